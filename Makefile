@@ -1,0 +1,31 @@
+# The two commands a newcomer runs: `make demo` and `make test`.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test lint bench clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+$(VENV)/.demo-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e ".[examples]"
+	touch $@
+
+$(VENV)/.test-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e ".[dev,examples]"
+	touch $@
+
+demo: $(VENV)/.demo-installed
+	$(BIN)/python examples/tour.py
+
+test: $(VENV)/.test-installed
+	$(BIN)/ruff check src tests benchmarks examples
+	$(BIN)/python -m pytest -n 2 tests
+
+bench: $(VENV)/.test-installed
+	$(BIN)/python -m benchmarks.run $(ARGS)
+
+clean:
+	rm -rf $(VENV) build src/*.egg-info

@@ -1,0 +1,98 @@
+"""ember: a deep-learning framework you can read end to end, with PyTorch's API as its face.
+
+`import ember as torch` runs ordinary PyTorch code: strided tensors over flat
+storages, broadcasting, a tape-based autograd engine, and nn / optim / data on top.
+"""
+
+from . import _dtype
+from ._device import device
+from ._dtype import (
+    can_cast,
+    dtype,
+    finfo,
+    get_default_dtype,
+    iinfo,
+    promote_types,
+    set_default_dtype,
+)
+from ._layout import (
+    channels_last,
+    contiguous_format,
+    layout,
+    memory_format,
+    preserve_format,
+    sparse_coo,
+    strided,
+)
+from ._tensor import Size, Tensor, is_tensor
+
+bool = _dtype.bool_
+uint8 = _dtype.uint8
+int8 = _dtype.int8
+int16 = _dtype.int16
+int32 = _dtype.int32
+int64 = _dtype.int64
+float16 = _dtype.float16
+bfloat16 = _dtype.bfloat16
+float32 = _dtype.float32
+float64 = _dtype.float64
+complex64 = _dtype.complex64
+complex128 = _dtype.complex128
+float = float32
+double = float64
+half = float16
+long = int64
+int = int32
+short = int16
+cfloat = complex64
+cdouble = complex128
+
+from . import autograd  # noqa: E402
+from .autograd.grad_mode import (  # noqa: E402
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from .ops import MODULES as _OP_MODULES  # noqa: E402
+
+for _m in _OP_MODULES:
+    for _name in _m.__all__:
+        globals()[_name] = getattr(_m, _name)
+del _m, _name
+
+from ._bind import bind_methods as _bind_methods  # noqa: E402
+
+_bind_methods()
+
+from . import cuda, random  # noqa: E402
+from .random import (  # noqa: E402
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
+
+
+def result_type(tensor1, tensor2) -> dtype:
+    """The dtype an elementwise op on these two operands produces (PyTorch's rules)."""
+    return _dtype.result_type(tensor1, tensor2)
+
+
+def numel(input: Tensor):
+    return input.numel()
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None,
+                     profile=None, sci_mode=None) -> None:
+    from ._printing import set_printoptions as _set
+
+    _set(precision, threshold, edgeitems, linewidth, profile, sci_mode)
+
+
+__version__ = "0.1.0"

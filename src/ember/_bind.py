@@ -1,0 +1,18 @@
+"""Attach every op module's `TENSOR_METHODS` to Tensor (one table per module, grep-able)."""
+
+from __future__ import annotations
+
+from .ops import MODULES
+from ._tensor import Tensor
+
+
+def bind_methods() -> None:
+    seen: dict[str, str] = {}
+    for mod in MODULES:
+        for name, fn in mod.TENSOR_METHODS.items():
+            if name in seen:
+                raise RuntimeError(
+                    f"Tensor.{name} is bound by both {seen[name]} and {mod.__name__}"
+                )
+            seen[name] = mod.__name__
+            setattr(Tensor, name, fn)

@@ -1,0 +1,85 @@
+"""Devices: `cpu`, `meta` and `cuda[:N]`, parsed as PyTorch parses them."""
+
+from __future__ import annotations
+
+_TYPES = ("cpu", "meta", "cuda")
+
+
+class device:
+    """Where a tensor's storage lives: `ember.device("cpu")`, `device("cuda", 0)`."""
+
+    __slots__ = ("type", "index")
+
+    def __new__(cls, type, index: int | None = None):
+        if isinstance(type, device):
+            if index is not None:
+                raise TypeError("device(): an index cannot be given with a device object")
+            return type
+        if isinstance(type, int) and not isinstance(type, bool):
+            type, index = "cuda", type
+        if not isinstance(type, str):
+            raise TypeError(f"device() expected a string or device, got {type.__class__.__name__}")
+        kind, _, idx = type.partition(":")
+        if idx:
+            if index is not None:
+                raise RuntimeError(f"type (string) must not include an index because index was "
+                                   f"passed explicitly: {type}")
+            if not idx.isdigit():
+                raise RuntimeError(f"Invalid device string: '{type}'")
+            index = int(idx)
+        if kind not in _TYPES:
+            raise RuntimeError(
+                "Expected one of cpu, cuda, meta device type at start of device string: " + type
+            )
+        if index is not None and index < 0:
+            raise RuntimeError(f"Device index must not be negative, got {index}")
+        key = (kind, index)
+        cached = _CACHE.get(key)
+        if cached is not None:
+            return cached
+        self = object.__new__(cls)
+        object.__setattr__(self, "type", kind)
+        object.__setattr__(self, "index", index)
+        _CACHE[key] = self
+        return self
+
+    def __setattr__(self, name, value):
+        raise AttributeError("device objects are immutable")
+
+    def __repr__(self) -> str:
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, str):
+            try:
+                other = device(other)
+            except RuntimeError:
+                return False
+        if not isinstance(other, device):
+            return NotImplemented
+        return self.type == other.type and self.index == other.index
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index))
+
+    def __reduce__(self):
+        return (device, (str(self),))
+
+
+_CACHE: dict = {}
+CPU = device("cpu")
+META = device("meta")
+
+
+def as_device(d) -> device:
+    """A device from None (cpu), a string, an int (cuda index) or a device."""
+    if d is None:
+        return CPU
+    if type(d) is device:
+        return d
+    return device(d)

@@ -1,0 +1,250 @@
+"""dtypes: the twelve element types, PyTorch's promotion lattice, finfo / iinfo.
+
+A `dtype` is a small immutable object naming a NumPy dtype (bfloat16 comes from
+ml_dtypes). Promotion follows PyTorch, not NumPy: categories bool < integer <
+floating < complex, and zero-dim tensors and Python scalars only raise the
+category, never the width, of the result.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import ml_dtypes
+import numpy as np
+
+from . import _names
+
+
+class dtype:
+    """An element type. Compare with `is` or `==`; print as `ember.float32`."""
+
+    __slots__ = ("name", "np", "itemsize", "is_floating_point", "is_complex", "is_signed",
+                 "_rank", "_kind", "__weakref__")
+
+    def __init__(self, name: str, np_dtype, rank: int, kind: int) -> None:
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.itemsize = self.np.itemsize
+        self._kind = kind  # 0 bool, 1 integer, 2 floating, 3 complex
+        self._rank = rank  # position in the promotion order within its kind
+        self.is_floating_point = kind == 2
+        self.is_complex = kind == 3
+        self.is_signed = name not in ("bool", "uint8")
+
+    def __repr__(self) -> str:
+        return f"{_names.prefix}.{self.name}"
+
+    def __reduce__(self):
+        return (_from_name, (self.name,))
+
+    def to_real(self) -> dtype:
+        return {complex64: float32, complex128: float64}.get(self, self)
+
+    def to_complex(self) -> dtype:
+        # NOTE: PyTorch would give complex32 for half; ember has no complex32, so cfloat.
+        return complex128 if self is float64 else (complex64 if self._kind == 2 else self)
+
+
+bool_ = dtype("bool", np.bool_, 0, 0)
+uint8 = dtype("uint8", np.uint8, 0, 1)
+int8 = dtype("int8", np.int8, 1, 1)
+int16 = dtype("int16", np.int16, 2, 1)
+int32 = dtype("int32", np.int32, 3, 1)
+int64 = dtype("int64", np.int64, 4, 1)
+float16 = dtype("float16", np.float16, 0, 2)
+bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, 1, 2)
+float32 = dtype("float32", np.float32, 2, 2)
+float64 = dtype("float64", np.float64, 3, 2)
+complex64 = dtype("complex64", np.complex64, 0, 3)
+complex128 = dtype("complex128", np.complex128, 1, 3)
+
+ALL = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
+       complex64, complex128)
+BY_NAME = {d.name: d for d in ALL}
+_BY_NP = {d.np: d for d in ALL}
+
+# PyTorch's aliases.
+ALIASES = {
+    "float": float32, "double": float64, "half": float16, "long": int64, "int": int32,
+    "short": int16, "cfloat": complex64, "cdouble": complex128, "bool": bool_,
+}
+
+
+def _from_name(name: str) -> dtype:
+    return BY_NAME[name]
+
+
+def from_numpy(np_dtype) -> dtype:
+    """The ember dtype of a NumPy dtype; TypeError for one ember cannot hold."""
+    d = _BY_NP.get(np.dtype(np_dtype))
+    if d is None:
+        raise TypeError(
+            f"can't convert np.ndarray of type {np.dtype(np_dtype)}. The only supported types "
+            "are: float64, float32, float16, bfloat16, complex64, complex128, int64, int32, "
+            "int16, int8, uint8, and bool."
+        )
+    return d
+
+
+# --- promotion -------------------------------------------------------------
+
+def _promote_uncached(a: dtype, b: dtype) -> dtype:
+    if a is b:
+        return a
+    if a._kind != b._kind:
+        hi, lo = (a, b) if a._kind > b._kind else (b, a)
+        if hi._kind == 3 and lo is float64:
+            return complex128
+        return hi
+    kind = a._kind
+    if kind == 1:
+        if uint8 in (a, b):
+            other = b if a is uint8 else a
+            return int16 if other is int8 else other
+        return a if a._rank > b._rank else b
+    if kind == 2 and {a, b} == {float16, bfloat16}:
+        return float32
+    return a if a._rank > b._rank else b
+
+
+_PROMOTE = {(a, b): _promote_uncached(a, b) for a in ALL for b in ALL}
+
+
+def promote_types(type1: dtype, type2: dtype) -> dtype:
+    """The smallest dtype both can be cast to without losing category (PyTorch's table)."""
+    return _PROMOTE[(type1, type2)]
+
+
+# --- default dtype ---------------------------------------------------------
+
+_default = threading.local()
+
+
+def get_default_dtype() -> dtype:
+    return getattr(_default, "dtype", float32)
+
+
+def set_default_dtype(d: dtype) -> None:
+    if d not in (float32, float64, float16, bfloat16):
+        raise TypeError(
+            "only floating-point types are supported as the default type, got " f"{d!r}"
+        )
+    _default.dtype = d
+
+
+def default_complex() -> dtype:
+    return complex128 if get_default_dtype() is float64 else complex64
+
+
+def scalar_dtype(value) -> dtype:
+    """The dtype PyTorch gives a Python scalar standing alone (`tensor(2.5)`)."""
+    if isinstance(value, bool):
+        return bool_
+    if isinstance(value, int):
+        return int64
+    if isinstance(value, float):
+        return get_default_dtype()
+    if isinstance(value, complex):
+        return default_complex()
+    if isinstance(value, np.generic):
+        return from_numpy(value.dtype)
+    raise TypeError(f"expected a number, got {type(value).__name__}")
+
+
+def _combine(higher: dtype | None, lower: dtype | None) -> dtype | None:
+    """Merge a higher-priority result with a lower-priority one (dim > zero-dim > scalar)."""
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    if higher._kind == 3:
+        return higher
+    if lower._kind == 3:
+        return higher.to_complex() if higher._kind == 2 else lower
+    if higher._kind == 2:
+        return higher
+    if higher is bool_ or lower._kind == 2:
+        return promote_types(higher, lower)
+    return higher
+
+
+def result_type(*operands) -> dtype:
+    """The dtype an elementwise op gives these tensors and scalars, by PyTorch's rules."""
+    dim = zero = wrapped = None
+    for x in operands:
+        d = getattr(x, "_dtype", None)
+        if d is not None:
+            if x.ndim == 0:
+                zero = d if zero is None else promote_types(zero, d)
+            else:
+                dim = d if dim is None else promote_types(dim, d)
+        else:
+            d = _wrapped_dtype(x)
+            wrapped = d if wrapped is None else promote_types(wrapped, d)
+    out = _combine(dim, _combine(zero, wrapped))
+    if out is None:
+        raise TypeError("result_type needs at least one tensor or number")
+    return out
+
+
+def _wrapped_dtype(x) -> dtype:
+    if isinstance(x, dtype):
+        raise TypeError("result_type takes tensors and numbers, not dtypes")
+    if isinstance(x, bool):
+        return bool_
+    if isinstance(x, int):
+        return int64
+    if isinstance(x, float):
+        return get_default_dtype()
+    if isinstance(x, complex):
+        return default_complex()
+    if isinstance(x, np.generic):
+        return from_numpy(x.dtype)
+    raise TypeError(f"expected a Tensor or a number, got {type(x).__name__}")
+
+
+def can_cast(from_: dtype, to: dtype) -> bool:
+    """PyTorch's same-kind rule: no cast to a lower category (float -> int, complex -> float)."""
+    return from_._kind <= to._kind
+
+
+# --- finfo / iinfo ----------------------------------------------------------
+
+class finfo:
+    """Machine limits of a floating-point dtype (`ember.finfo(ember.float32).eps`)."""
+
+    def __init__(self, type: dtype | None = None) -> None:
+        type = get_default_dtype() if type is None else type
+        if type._kind not in (2, 3):
+            raise TypeError(f"finfo expects a floating point dtype, got {type!r}")
+        self.dtype = type.to_real().name
+        info = ml_dtypes.finfo(type.to_real().np)
+        self.bits = info.bits
+        self.eps = float(info.eps)
+        self.max = float(info.max)
+        self.min = float(info.min)
+        self.tiny = float(info.tiny)
+        self.smallest_normal = self.tiny
+        self.resolution = float(info.resolution)
+
+    def __repr__(self) -> str:
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+                f"eps={self.eps:g}, smallest_normal={self.tiny:g}, tiny={self.tiny:g}, "
+                f"dtype={self.dtype})")
+
+
+class iinfo:
+    """Machine limits of an integer dtype."""
+
+    def __init__(self, type: dtype) -> None:
+        if type._kind not in (0, 1):
+            raise TypeError(f"iinfo expects an integer dtype, got {type!r}")
+        info = np.iinfo(np.uint8 if type is bool_ else type.np)
+        self.bits = info.bits
+        self.max = int(info.max) if type is not bool_ else 1
+        self.min = int(info.min)
+        self.dtype = type.name
+
+    def __repr__(self) -> str:
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"

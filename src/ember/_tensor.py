@@ -1,0 +1,618 @@
+"""The Tensor: metadata over a storage, plus autograd slots.
+
+A tensor is `shape`, `stride` (in elements), `storage_offset` and `dtype` laid
+over one flat `Storage`. Kernels see it as a strided NumPy array built from that
+metadata and cached in `_np`. Everything else a tensor can do (arithmetic,
+reductions, views, indexing) is an op in `ember.ops`, bound onto this class as
+a method by `ember/_bind.py`; this file holds only what a tensor *is*.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from . import _dtype as dt
+from . import _names
+from ._device import CPU, META, device
+from ._storage import Storage
+from ._view import contiguous_strides, is_contiguous, numel, storage_extent, wrap_dim
+from .autograd import grad_mode
+
+_new = object.__new__
+_grad_state = grad_mode.state
+_NP_TO_DTYPE = {d.np: d for d in dt.ALL}
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple of ints that prints as `ember.Size([2, 3])`."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"{_names.prefix}.Size({list(self)})"
+
+    def numel(self) -> int:
+        return numel(self)
+
+    def __getitem__(self, item):
+        out = tuple.__getitem__(self, item)
+        return Size(out) if isinstance(item, slice) else out
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, other))
+
+    def __radd__(self, other):
+        return Size(tuple.__add__(tuple(other), self))
+
+    def __reduce__(self):
+        return (Size, (tuple(self),))
+
+
+class Tensor:
+    """An n-dimensional strided view over a flat storage, with autograd slots.
+
+    `ember.tensor(data)` and the other creation functions make tensors; calling
+    `Tensor(...)` directly is PyTorch's legacy constructor.
+    """
+
+    __slots__ = (
+        "_storage",  # Storage, or None until first needed for a fresh kernel result
+        "_np",  # cached NumPy view (CPU), or None
+        "_shape",  # tuple of ints
+        "_stride",  # tuple of ints, or None: read it off _np (fresh kernel result)
+        "_offset",  # storage offset in elements
+        "_dtype",
+        "_vc",  # version counter: a one-element list shared by views; None for inference tensors
+        "_base",  # the tensor this one is a view of, or None
+        "_requires_grad",  # True for leaves that require grad and for every non-leaf
+        "_grad_fn",  # the node that made this tensor, or None for leaves
+        "_grad",
+        "_ag",  # rarely used autograd extras (AutogradMeta) or None
+        "__dict__",
+        "__weakref__",
+    )
+
+    def __new__(cls, *args, **kwargs):
+        from .ops.creation import legacy_tensor_new
+
+        return legacy_tensor_new(cls, *args, **kwargs)
+
+    # -- metadata -------------------------------------------------------------
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._shape)
+
+    def size(self, dim: int | None = None):
+        if dim is None:
+            return Size(self._shape)
+        return self._shape[wrap_dim(dim, len(self._shape))]
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    def dim(self) -> int:
+        return len(self._shape)
+
+    ndimension = dim
+
+    def numel(self) -> int:
+        return numel(self._shape)
+
+    nelement = numel
+
+    @property
+    def dtype(self) -> dt.dtype:
+        return self._dtype
+
+    @property
+    def device(self) -> device:
+        s = self._storage
+        return CPU if s is None else s.device
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.device.type == "cuda"
+
+    @property
+    def is_meta(self) -> bool:
+        return self.device.type == "meta"
+
+    @property
+    def is_cpu(self) -> bool:
+        return self.device.type == "cpu"
+
+    @property
+    def layout(self):
+        from ._layout import strided
+
+        return strided
+
+    @property
+    def is_sparse(self) -> bool:
+        return False
+
+    @property
+    def is_quantized(self) -> bool:
+        return False
+
+    def get_device(self) -> int:
+        d = self.device
+        return -1 if d.type == "cpu" else (d.index or 0)
+
+    def stride(self, dim: int | None = None):
+        s = self._stride
+        if s is None:
+            s = self._ensure_storage()
+        if dim is None:
+            return s
+        return s[wrap_dim(dim, len(self._shape))]
+
+    def storage_offset(self) -> int:
+        return self._offset
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        if memory_format is not None and getattr(memory_format, "name", "") == "channels_last":
+            from ._layout import is_channels_last
+
+            return is_channels_last(self._shape, self.stride())
+        if self._stride is None:
+            return bool(self._np.flags.c_contiguous)
+        return is_contiguous(self._shape, self._stride)
+
+    def element_size(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return numel(self._shape) * self._dtype.itemsize
+
+    def untyped_storage(self) -> Storage:
+        return self._ensure_storage_obj()
+
+    def data_ptr(self) -> int:
+        return self._ensure_storage_obj().data_ptr() + self._offset * self._dtype.itemsize
+
+    def is_floating_point(self) -> bool:
+        return self._dtype.is_floating_point
+
+    def is_complex(self) -> bool:
+        return self._dtype.is_complex
+
+    def is_signed(self) -> bool:
+        return self._dtype.is_signed
+
+    def is_inference(self) -> bool:
+        return self._vc is None
+
+    @property
+    def _version(self) -> int:
+        return 0 if self._vc is None else self._vc[0]
+
+    def _is_view(self) -> bool:
+        return self._base is not None
+
+    def __len__(self) -> int:
+        if not self._shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self._shape[0]
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    # -- storage and the NumPy view ------------------------------------------
+
+    def _ensure_storage_obj(self) -> Storage:
+        if self._storage is None:
+            self._ensure_storage()
+        return self._storage
+
+    def _ensure_storage(self) -> tuple[int, ...]:
+        """Give a fresh kernel result its Storage and explicit strides; returns the strides."""
+        if self._storage is not None:
+            return self._stride
+        arr = self._np
+        itemsize = arr.itemsize
+        if arr.flags.c_contiguous:
+            flat = arr.reshape(-1)
+            stride = contiguous_strides(arr.shape)
+        else:
+            order = sorted(range(arr.ndim), key=lambda d: -arr.strides[d])
+            dense = arr.transpose(order)
+            if not dense.flags.c_contiguous or min(arr.strides, default=0) < 0:
+                arr = self._np = np.ascontiguousarray(arr)
+                flat = arr.reshape(-1)
+                stride = contiguous_strides(arr.shape)
+            else:
+                flat = dense.reshape(-1)
+                stride = tuple(s // itemsize for s in arr.strides)
+        self._storage = Storage(flat, flat.nbytes, CPU)
+        self._stride = stride
+        return stride
+
+    def _array(self) -> np.ndarray:
+        """The tensor's data as a NumPy view (no copy); RuntimeError on meta."""
+        a = self._np
+        if a is not None:
+            return a
+        s = self._storage
+        if s.data is None:
+            raise RuntimeError(
+                f"Tensor on device {s.device} is not on the expected device cpu: meta tensors "
+                "have no data"
+            )
+        dtype = self._dtype.np
+        stride = self._stride
+        itemsize = dtype.itemsize
+        if stride == contiguous_strides(self._shape) and s.data.dtype == dtype:
+            n = numel(self._shape)
+            a = s.data[self._offset:self._offset + n].reshape(self._shape)
+        else:
+            a = np.ndarray(self._shape, dtype, buffer=s.bytes, offset=self._offset * itemsize,
+                           strides=tuple(x * itemsize for x in stride))
+        self._np = a
+        return a
+
+    # -- autograd slots ---------------------------------------------------------
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if self._grad_fn is not None:
+            if value:
+                return
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a "
+                "computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        if value and not (self._dtype.is_floating_point or self._dtype.is_complex):
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if value and self._vc is None and grad_mode.state.enabled is False:
+            pass
+        self._requires_grad = bool(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._grad_fn is None
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def output_nr(self) -> int:
+        ag = self._ag
+        return 0 if ag is None else ag.output_nr
+
+    @property
+    def grad(self) -> Tensor | None:
+        if self._grad_fn is not None and not (self._ag is not None and self._ag.retains_grad):
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
+                ".grad attribute won't be populated during autograd.backward(). If you indeed "
+                "want the .grad field to be populated for a non-leaf Tensor, use .retain_grad() "
+                "on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure "
+                "you access the leaf Tensor instead.",
+                UserWarning,
+                stacklevel=2,
+            )
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(
+                    f"assigned grad expected to be a Tensor or None but got grad of type "
+                    f"{type(value).__name__}"
+                )
+            if value._dtype is not self._dtype:
+                raise RuntimeError(
+                    "assigned grad has data of a different type: expected "
+                    f"{self._dtype!r}, got {value._dtype!r}"
+                )
+            if value.device != self.device:
+                raise RuntimeError(
+                    "assigned grad has data located on a different device: expected "
+                    f"{self.device}, got {value.device}"
+                )
+            if value._shape != self._shape:
+                raise RuntimeError(
+                    "assigned grad has data of a different size: expected "
+                    f"{list(self._shape)}, got {list(value._shape)}"
+                )
+        self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._ag is not None and self._ag.retains_grad
+
+    def retain_grad(self) -> None:
+        from .autograd.graph import retain_grad
+
+        retain_grad(self)
+
+    def register_hook(self, hook):
+        from .autograd.graph import register_tensor_hook
+
+        return register_tensor_hook(self, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        from .autograd.graph import register_post_accumulate_grad_hook
+
+        return register_post_accumulate_grad_hook(self, hook)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
+        from .autograd.engine import backward
+
+        backward((self,), None if gradient is None else (gradient,), retain_graph, create_graph,
+                 inputs=inputs)
+
+    def detach(self) -> Tensor:
+        """A tensor sharing this one's storage and version counter, outside the graph."""
+        t = _alias(self)
+        t._base = self._base
+        return t
+
+    def detach_(self) -> Tensor:
+        if self._base is not None and self._base._requires_grad:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
+                "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
+                "called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
+            )
+        self._grad_fn = None
+        self._requires_grad = False
+        return self
+
+    @property
+    def data(self) -> Tensor:
+        """This tensor's values as a new leaf with its own version counter (PyTorch's `.data`)."""
+        t = _alias(self)
+        t._vc = [0]
+        return t
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+        if value._dtype is not self._dtype and self._requires_grad:
+            pass  # PyTorch allows it; the grad then has the new dtype
+        self._storage = value._ensure_storage_obj()
+        self._np = value._np
+        self._shape = value._shape
+        self._stride = value._stride
+        self._offset = value._offset
+        self._dtype = value._dtype
+
+    # -- conversions ------------------------------------------------------------
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """The data as a NumPy array sharing memory (a copy with `force=True`)."""
+        if force:
+            return self.detach()._array().copy()
+        if self._requires_grad:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead."
+            )
+        if self.device.type != "cpu":
+            raise TypeError(
+                f"can't convert {self.device.type} device type tensor to numpy. Use "
+                "Tensor.cpu() to copy the tensor to host memory first."
+            )
+        return self._array()
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.detach()._array() if self.device.type == "cpu" else self.cpu()._array()
+        if dtype is not None:
+            a = a.astype(dtype, copy=False)
+        if copy:
+            a = a.copy()
+        return a
+
+    def tolist(self):
+        if self.device.type == "meta":
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+        a = self._array()
+        if self._dtype is dt.bfloat16:
+            a = a.astype(np.float32)
+        return a.tolist()
+
+    def item(self):
+        if numel(self._shape) != 1:
+            raise RuntimeError(
+                f"a Tensor with {numel(self._shape)} elements cannot be converted to Scalar"
+            )
+        if self.device.type == "meta":
+            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
+        v = self._array().reshape(-1)[0]
+        if self._dtype is dt.bfloat16 or self._dtype is dt.float16:
+            return float(v)
+        return v.item()
+
+    def __float__(self) -> float:
+        return float(self._scalar("float"))
+
+    def __int__(self) -> int:
+        return int(self._scalar("int"))
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar("complex"))
+
+    def __bool__(self) -> bool:
+        n = numel(self._shape)
+        if n != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with {'no values' if n == 0 else 'more than one value'} "
+                "is ambiguous"
+            )
+        return bool(self.item())
+
+    def __index__(self) -> int:
+        if self._dtype.is_floating_point or self._dtype.is_complex or numel(self._shape) != 1:
+            raise TypeError(
+                "only integer tensors of a single element can be converted to an index"
+            )
+        return int(self.item())
+
+    def _scalar(self, what: str):
+        if numel(self._shape) != 1:
+            raise ValueError(f"only one element tensors can be converted to Python scalars")
+        return self.item()
+
+    def __iter__(self):
+        if not self._shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __reversed__(self):
+        return iter(self.flip(0).unbind(0) if self._shape else ())
+
+    def __contains__(self, element) -> bool:
+        return bool((self == element).any().item())
+
+    def __dlpack__(self, stream=None, **kwargs):
+        if self._requires_grad:
+            raise RuntimeError(
+                "Can't export tensors that require gradient, use tensor.detach()"
+            )
+        return self._array().__dlpack__(**({"stream": stream} if stream is not None else {}))
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+    def __repr__(self, *, tensor_contents=None) -> str:
+        from ._printing import tensor_repr
+
+        return tensor_repr(self)
+
+    def __format__(self, spec: str) -> str:
+        if self.dim() == 0 and spec:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec) if spec else self.__repr__()
+
+    def __reduce_ex__(self, protocol):
+        from .serialization import _reduce_tensor
+
+        return _reduce_tensor(self)
+
+    def __deepcopy__(self, memo):
+        from .ops.creation import deepcopy_tensor
+
+        return deepcopy_tensor(self, memo)
+
+    # Tensors compare elementwise; `__eq__` is bound with the other ops.
+    __array_priority__ = 1000
+
+
+# --- construction helpers (used by every op) ---------------------------------
+
+def _wrap(arr, dtype: dt.dtype | None = None) -> Tensor:
+    """A new tensor owning the fresh array `arr` (a kernel's output)."""
+    if arr.__class__ is not np.ndarray:
+        arr = np.asarray(arr)
+    t = _new(Tensor)
+    t._np = arr
+    t._storage = None
+    t._shape = arr.shape
+    t._stride = None
+    t._offset = 0
+    t._dtype = _NP_TO_DTYPE[arr.dtype] if dtype is None else dtype
+    t._vc = [0] if _grad_state.inference is False else None
+    t._base = None
+    t._requires_grad = False
+    t._grad_fn = None
+    t._grad = None
+    t._ag = None
+    return t
+
+
+_FRESH = object()
+
+
+def _make(storage: Storage, shape, stride, offset: int, dtype: dt.dtype,
+          base: Tensor | None = None, vc=_FRESH) -> Tensor:
+    """A tensor laid over an existing storage (a view, or a fresh allocation)."""
+    t = _new(Tensor)
+    t._np = None
+    t._storage = storage
+    t._shape = tuple(shape)
+    t._stride = tuple(stride)
+    t._offset = offset
+    t._dtype = dtype
+    if vc is _FRESH:
+        vc = [0] if _grad_state.inference is False else None
+    t._vc = vc
+    t._base = base
+    t._requires_grad = False
+    t._grad_fn = None
+    t._grad = None
+    t._ag = None
+    return t
+
+
+def _alias(src: Tensor) -> Tensor:
+    """Same storage, metadata and version counter; no graph."""
+    t = _new(Tensor)
+    t._np = src._np
+    t._storage = src._storage
+    t._shape = src._shape
+    t._stride = src._stride
+    t._offset = src._offset
+    t._dtype = src._dtype
+    t._vc = src._vc
+    t._base = None
+    t._requires_grad = False
+    t._grad_fn = None
+    t._grad = None
+    t._ag = None
+    if src._storage is None:
+        # Both must agree on one Storage object once someone asks for it.
+        src._ensure_storage()
+        t._storage = src._storage
+        t._stride = src._stride
+    return t
+
+
+def _meta(shape, dtype: dt.dtype, stride=None) -> Tensor:
+    """A tensor on the meta device: metadata and a byte count, no memory."""
+    shape = tuple(shape)
+    stride = contiguous_strides(shape) if stride is None else tuple(stride)
+    nbytes = storage_extent(shape, stride, 0) * dtype.itemsize
+    return _make(Storage(None, nbytes, META), shape, stride, 0, dtype)
+
+
+def _view(src: Tensor, shape, stride, offset: int) -> Tensor:
+    """A view of `src` sharing its storage and version counter (no data touched)."""
+    storage = src._storage
+    if storage is None:
+        src._ensure_storage()
+        storage = src._storage
+    base = src._base if src._base is not None else src
+    return _make(storage, shape, stride, offset, src._dtype, base, src._vc)
+
+
+def is_tensor(obj) -> bool:
+    return isinstance(obj, Tensor)

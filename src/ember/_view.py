@@ -1,0 +1,203 @@
+"""Pure shape and stride arithmetic: contiguity, broadcasting, when `view` can avoid a copy.
+
+Everything here works on tuples of ints and never touches data, so it serves
+every device alike (the meta device is nothing but this module).
+Strides are counted in elements, as PyTorch counts them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
+    """Row-major strides for `shape` (a size-0 or size-1 dim gets the stride it would have)."""
+    strides = []
+    acc = 1
+    for n in reversed(shape):
+        strides.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+def is_contiguous(shape: Sequence[int], stride: Sequence[int]) -> bool:
+    """True when strides equal row-major strides, ignoring dims of size 1 (PyTorch's rule)."""
+    expected = 1
+    for n, s in zip(reversed(shape), reversed(stride)):
+        if n == 0:
+            return True
+        if n != 1:
+            if s != expected:
+                return False
+            expected *= n
+    return True
+
+
+def numel(shape: Sequence[int]) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def wrap_dim(dim: int, ndim: int) -> int:
+    """A dim in [-ndim, ndim) made non-negative; IndexError with PyTorch's text otherwise."""
+    if not isinstance(dim, int):
+        dim = int(dim.__index__())
+    lo, hi = (-ndim, ndim - 1) if ndim > 0 else (-1, 0)
+    if dim < lo or dim > hi:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})"
+        )
+    return dim + ndim if dim < 0 else (dim if ndim > 0 else 0)
+
+
+def wrap_dims(dims, ndim: int) -> tuple[int, ...]:
+    """Several dims wrapped; RuntimeError if one appears twice."""
+    if isinstance(dims, int):
+        dims = (dims,)
+    out = tuple(wrap_dim(d, ndim) for d in dims)
+    if len(set(out)) != len(out):
+        for d in out:
+            if out.count(d) > 1:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return out
+
+
+def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
+    """The common shape of broadcasting; RuntimeError naming the sizes that clash."""
+    if len(shapes) == 2 and shapes[0] == shapes[1]:
+        return tuple(shapes[0])
+    ndim = max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    for s in shapes:
+        off = ndim - len(s)
+        for i, n in enumerate(s):
+            j = off + i
+            cur = out[j]
+            if n == cur or n == 1:
+                continue
+            if cur == 1:
+                out[j] = n
+                continue
+            raise RuntimeError(
+                f"The size of tensor a ({cur}) must match the size of tensor b ({n}) at "
+                f"non-singleton dimension {i}"
+            )
+    return tuple(out)
+
+
+def expand_strides(shape, stride, new_shape) -> tuple[int, ...]:
+    """Strides that view `shape` as `new_shape` with stride 0 on broadcast dims."""
+    off = len(new_shape) - len(shape)
+    if off < 0:
+        raise RuntimeError(
+            f"expand(): the number of sizes provided ({len(new_shape)}) must be greater or "
+            f"equal to the number of dimensions in the tensor ({len(shape)})"
+        )
+    out = []
+    for i, n in enumerate(new_shape):
+        j = i - off
+        if j < 0:
+            if n < 0:
+                raise RuntimeError(
+                    f"expand(): the expanded size of the tensor ({n}) isn't allowed in a "
+                    "leading, non-existing dimension"
+                )
+            out.append(0)
+            continue
+        have = shape[j]
+        if n == -1 or n == have:
+            out.append(stride[j])
+        elif have == 1:
+            out.append(0)
+        else:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({n}) must match the existing size ({have}) at "
+                f"non-singleton dimension {i}.  Target sizes: {list(new_shape)}.  Tensor sizes: "
+                f"{list(shape)}"
+            )
+    return tuple(out)
+
+
+def infer_size(shape: Sequence[int], total: int) -> tuple[int, ...]:
+    """Resolve one -1 in a target shape; RuntimeError if the element count cannot match."""
+    shape = tuple(int(s) for s in shape)
+    infer = None
+    known = 1
+    for i, s in enumerate(shape):
+        if s == -1:
+            if infer is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            infer = i
+        elif s < 0:
+            raise RuntimeError(f"invalid shape dimension {s}")
+        else:
+            known *= s
+    if infer is not None:
+        if known == 0:
+            raise RuntimeError(
+                f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
+                "unspecified dimension size -1 can be any value and is ambiguous"
+            )
+        if total % known == 0:
+            return shape[:infer] + (total // known,) + shape[infer + 1:]
+    elif known == total:
+        return shape
+    raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {total}")
+
+
+def view_strides(shape, stride, new_shape) -> tuple[int, ...] | None:
+    """Strides that let `new_shape` view the same memory, or None when a copy is needed.
+
+    A view exists when each run of input dims that gets merged or split is itself
+    contiguous in memory (each stride equals the next stride times the next size).
+    """
+    if numel(shape) == 0 or not shape:
+        return contiguous_strides(new_shape)
+    new_stride = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_base_stride = stride[-1] if stride else 1
+    tensor_numel = 1
+    view_numel = 1
+    for tensor_d in range(len(shape) - 1, -1, -1):
+        tensor_numel *= shape[tensor_d]
+        if tensor_d == 0 or (
+            shape[tensor_d - 1] != 1 and stride[tensor_d - 1] != tensor_numel * chunk_base_stride
+        ):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new_stride[view_d] = view_numel * chunk_base_stride
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = stride[tensor_d - 1]
+                tensor_numel = 1
+                view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(new_stride)
+
+
+def storage_extent(shape, stride, offset: int) -> int:
+    """Elements of storage a view reaches: offset + 1 + sum((size-1)*stride); 0 if empty."""
+    if numel(shape) == 0:
+        return 0
+    return offset + 1 + sum((n - 1) * s for n, s in zip(shape, stride))
+
+
+def dense_order(stride: Sequence[int]) -> list[int]:
+    """Dims ordered outermost first by stride, ties keeping the original order."""
+    return sorted(range(len(stride)), key=lambda d: -stride[d])
+
+
+def non_overlapping(shape, stride) -> bool:
+    """True when no two indices of the view reach the same element."""
+    dims = sorted((s, n) for n, s in zip(shape, stride) if n > 1)
+    reach = 1
+    for s, n in dims:
+        if s < reach:
+            return False
+        reach = s * (n - 1) + reach
+    return True

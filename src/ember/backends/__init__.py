@@ -1,0 +1,25 @@
+"""Backends: where kernels run. `cpu` is NumPy, `meta` is metadata only, `cuda` is CuPy.
+
+The seam: a backend turns tensors into its own arrays, runs a primitive's kernel,
+and moves tensors to and from host memory. The cpu and meta paths are inlined in
+`ops.registry.apply` for speed; other backends plug in through `get_backend`.
+"""
+
+from __future__ import annotations
+
+from .._device import device
+
+
+def get_backend(kind: str):
+    if kind == "cuda":
+        from . import cuda
+
+        return cuda
+    raise RuntimeError(f"no backend for device type '{kind}'")
+
+
+def transfer(t, dev: device, dtype=None):
+    """A copy of `t` on `dev` (optionally cast), keeping the autograd graph."""
+    from ..ops.device_copy import to_device
+
+    return to_device(t, dev, dtype)

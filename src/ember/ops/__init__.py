@@ -1,0 +1,34 @@
+"""The op registry and every op module. Each module lists its public functions in
+`__all__` and the Tensor methods it provides in `TENSOR_METHODS`."""
+
+from . import (
+    activation,
+    binary,
+    binary_extra,
+    conv,
+    copy,
+    creation,
+    einsum,
+    index,
+    index_ops,
+    join,
+    linalg_ops,
+    matmul,
+    movement,
+    pooling,
+    random_ops,
+    reduce,
+    scan,
+    softmax,
+    sorting,
+    stats,
+    ternary,
+    unary,
+    unary_math,
+)
+
+MODULES = (
+    activation, binary, binary_extra, conv, copy, creation, einsum, index, index_ops, join,
+    linalg_ops, matmul, movement, pooling, random_ops, reduce, scan, softmax, sorting, stats,
+    ternary, unary, unary_math,
+)

@@ -1,0 +1,177 @@
+"""Helpers shared by the op modules: operand promotion, meta rules, `out=` handling."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .. import _dtype as dt
+from .._view import broadcast_shapes, contiguous_strides, numel
+from .._tensor import Tensor
+
+_SCALAR_KIND = {bool: 0, int: 1, float: 2, complex: 3}
+
+
+def is_scalar(x) -> bool:
+    return isinstance(x, numbers.Number) and not isinstance(x, Tensor)
+
+
+def scalar_kind(x) -> int:
+    k = _SCALAR_KIND.get(x.__class__)
+    if k is None:
+        if isinstance(x, np.generic):
+            return dt.from_numpy(x.dtype)._kind
+        if isinstance(x, bool):
+            return 0
+        if isinstance(x, numbers.Integral):
+            return 1
+        if isinstance(x, numbers.Real):
+            return 2
+        if isinstance(x, numbers.Complex):
+            return 3
+        raise TypeError(f"expected a Tensor or a number, got {type(x).__name__}")
+    return k
+
+
+def fit_scalar(x, d: dt.dtype):
+    """A Python number as the kernel should see it next to a tensor of dtype `d`."""
+    if x.__class__ is float and d._kind >= 2:
+        return x
+    if d._kind == 1 and d is not dt.int64 and isinstance(x, numbers.Integral):
+        # NumPy refuses out-of-range Python ints; C (and PyTorch) wrap them.
+        return np.array(int(x)).astype(d.np)[()]
+    if isinstance(x, np.generic):
+        return x.astype(d.np) if d._kind >= scalar_kind(x) else x
+    return x
+
+
+def to_tensor(x, like: Tensor | None = None) -> Tensor:
+    """A tensor from a tensor or a number (a 0-d tensor of the number's PyTorch dtype)."""
+    if isinstance(x, Tensor):
+        return x
+    from .creation import scalar_tensor
+
+    dev = None if like is None else like.device
+    return scalar_tensor(x, device=dev)
+
+
+def binary_operands(a, b):
+    """`a`, `b` cast to their common dtype by PyTorch's rules; numbers stay numbers.
+
+    Returns (a, b, dtype). At least one of `a`, `b` is a tensor.
+    """
+    ta = isinstance(a, Tensor)
+    tb = isinstance(b, Tensor)
+    if ta and tb:
+        if a._dtype is b._dtype:
+            return a, b, a._dtype
+        d = dt.result_type(a, b)
+        return (a if a._dtype is d else a.to(d)), (b if b._dtype is d else b.to(d)), d
+    if ta:
+        t, s = a, b
+    elif tb:
+        t, s = b, a
+    else:
+        raise TypeError(
+            f"expected at least one Tensor operand, got {type(a).__name__} and {type(b).__name__}"
+        )
+    if not is_scalar(s):
+        raise TypeError(
+            f"unsupported operand type(s): 'Tensor' and '{type(s).__name__}'"
+        )
+    d = t._dtype
+    if scalar_kind(s) > d._kind:
+        d = dt.result_type(t, s)
+        t = t.to(d)
+    s = fit_scalar(s, d)
+    return (t, s, d) if ta else (s, t, d)
+
+
+def elementwise_meta(*args, dtype: dt.dtype | None = None):
+    """Shape, dtype and strides of an elementwise result on meta (layout of the first input)."""
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    shape = broadcast_shapes(*(t._shape for t in tensors))
+    if dtype is None:
+        dtype = tensors[0]._dtype
+    return shape, dtype, layout_like(tensors, shape)
+
+
+def layout_like(tensors, shape) -> tuple[int, ...]:
+    """Output strides following the first full-shaped non-contiguous input, else row-major."""
+    for t in tensors:
+        if t._shape == shape and not t.is_contiguous() and numel(shape) > 1:
+            st = t.stride()
+            order = sorted(range(len(shape)), key=lambda d: (-st[d], -d))
+            out = [0] * len(shape)
+            acc = 1
+            for d in reversed(order):
+                out[d] = acc
+                acc *= max(shape[d], 1)
+            return tuple(out)
+    return contiguous_strides(shape)
+
+
+def same_meta(x: Tensor, dtype: dt.dtype | None = None):
+    return x._shape, dtype or x._dtype, layout_like([x], x._shape)
+
+
+def float_dtype_for(x: Tensor) -> dt.dtype:
+    """The dtype a floating-point op computes in: ints and bool go to the default dtype."""
+    d = x._dtype
+    return d if d._kind >= 2 else dt.get_default_dtype()
+
+
+def to_float(x: Tensor) -> Tensor:
+    return x if x._dtype._kind >= 2 else x.to(dt.get_default_dtype())
+
+
+def reduced_float(np_dtype) -> bool:
+    """True for float16 / bfloat16, which compute in float32 and round once."""
+    return np_dtype.itemsize == 2 and np_dtype.kind in "fV" or np_dtype == dt.bfloat16.np
+
+
+def write_out(result, out):
+    """Honour `out=`: copy `result` into `out` (resized if empty), return `out`."""
+    if out is None:
+        return result
+    if isinstance(out, (tuple, list)):
+        for r, o in zip(result, out):
+            write_out(r, o)
+        return out
+    if not isinstance(out, Tensor):
+        raise TypeError(f"out= expects a Tensor, got {type(out).__name__}")
+    if out._shape != result._shape:
+        if out.numel() != 0 and out._shape != ():
+            import warnings
+
+            warnings.warn(
+                f"An output with one or more elements was resized since it had shape "
+                f"{list(out._shape)}, which does not match the required output shape "
+                f"{list(result._shape)}. This behavior is deprecated, and in a future PyTorch "
+                "release outputs will not be resized unless they have zero elements. You can "
+                "explicitly reuse an out tensor t by resizing it, inplace, to zero elements with "
+                "t.resize_(0).",
+                UserWarning,
+                stacklevel=3,
+            )
+        out.resize_(result._shape)
+    if not dt.can_cast(result._dtype, out._dtype):
+        raise RuntimeError(
+            f"result type {_tn(result._dtype)} can't be cast to the desired output type "
+            f"{_tn(out._dtype)}"
+        )
+    from ..autograd import grad_mode
+
+    with grad_mode.no_grad():
+        out.copy_(result)
+    return out
+
+
+def _tn(d: dt.dtype) -> str:
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+            "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+            "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}[d.name]
+
+
+type_name = _tn

@@ -1,0 +1,210 @@
+"""Copies and conversions: clone, contiguous copies, `to` (dtype / device), `copy_`."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .. import _dtype as dt
+from .._device import as_device, device
+from .._view import broadcast_shapes
+from .._tensor import Tensor
+from ._common import same_meta
+from ..autograd import grad_mode
+from .registry import Primitive, apply, apply_, bump_version, check_inplace, defvjp, write_into
+
+_grad_state = grad_mode.state
+
+# --- clone ---------------------------------------------------------------------
+
+
+def _clone_kernel(a, *, contiguous=False):
+    return np.array(a, order="C" if contiguous else "K", copy=True)
+
+
+def _clone_meta(x, *, contiguous=False):
+    if contiguous:
+        return x._shape, x._dtype
+    return same_meta(x)
+
+
+clone_p = Primitive("clone", _clone_kernel, _clone_meta)
+defvjp(clone_p, lambda g, out, x, *, contiguous: g, reads=((),))
+
+
+def clone(x: Tensor, *, memory_format=None) -> Tensor:
+    """A copy with its own storage; keeps the graph (CloneBackward0)."""
+    contiguous = memory_format is not None and getattr(memory_format, "name", "") == "contiguous"
+    return apply(clone_p, x, contiguous=contiguous)
+
+
+def clone_contiguous(x: Tensor) -> Tensor:
+    return apply(clone_p, x, contiguous=True)
+
+
+def to_memory_format(x: Tensor, memory_format) -> Tensor:
+    from .._layout import channels_last_strides
+
+    if x.ndim != 4:
+        raise RuntimeError("required rank 4 tensor to use channels_last format")
+    from .creation import empty_strided
+
+    out = empty_strided(x._shape, channels_last_strides(x._shape), dtype=x._dtype,
+                        device=x.device)
+    return out.copy_(x) if not x._requires_grad else x.permute(0, 2, 3, 1).contiguous() \
+        .permute(0, 3, 1, 2)
+
+
+# --- dtype and device conversion ------------------------------------------------------
+
+def _cast_kernel(a, *, dtype):
+    if a.dtype.kind == "c" and dtype.np.kind != "c":
+        a = a.real
+    if dtype is dt.bool_:
+        return a != 0
+    return a.astype(dtype.np, order="K")
+
+
+to_copy_p = Primitive("to_copy", _cast_kernel, lambda x, *, dtype: same_meta(x, dtype),
+                      grad_name="ToCopyBackward0")
+# The engine casts the gradient back to the input's dtype (autograd.engine._fit).
+defvjp(to_copy_p, lambda g, out, x, *, dtype: g, reads=((),))
+
+
+def _cast(x: Tensor, dtype: dt.dtype, copy: bool = False) -> Tensor:
+    if dtype is x._dtype and not copy:
+        return x
+    if x._dtype.is_complex and not dtype.is_complex:
+        warnings.warn(
+            "Casting complex values to real discards the imaginary part", UserWarning,
+            stacklevel=3)
+    return apply(to_copy_p, x, dtype=dtype)
+
+
+def _to_device(x: Tensor, dev: device, dtype: dt.dtype | None) -> Tensor:
+    from ..backends import transfer
+
+    return transfer(x, dev, dtype)
+
+
+def _parse_to(args, kwargs):
+    dev = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    for a in args:
+        if isinstance(a, dt.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype, dev = a._dtype, a.device
+        elif isinstance(a, (str, device, int)) and not isinstance(a, bool):
+            dev = a
+        elif isinstance(a, bool):
+            continue
+        else:
+            raise TypeError(f"to() received an invalid combination of arguments: {a!r}")
+    return (None if dev is None else as_device(dev)), dtype, copy
+
+
+def to(x: Tensor, *args, **kwargs) -> Tensor:
+    """`to(dtype)`, `to(device)`, `to(device, dtype)`, `to(other)`; no copy when nothing changes."""
+    dev, dtype, copy = _parse_to(args, kwargs)
+    if dev is not None and dev != x.device:
+        return _to_device(x, dev, dtype)
+    if dtype is None:
+        return clone(x) if copy else x
+    return _cast(x, dtype, copy)
+
+
+def type_(x: Tensor, dtype=None, non_blocking=False, **kwargs):
+    if dtype is None:
+        return _legacy_type_name(x)
+    if isinstance(dtype, str):
+        from .creation import legacy_type_dtype
+
+        dtype = legacy_type_dtype(dtype)
+    if isinstance(dtype, type) and hasattr(dtype, "_ember_dtype"):
+        dtype = dtype._ember_dtype
+    return _cast(x, dtype)
+
+
+def _legacy_type_name(x: Tensor) -> str:
+    from ._common import type_name
+
+    return f"torch.{type_name(x._dtype)}Tensor"
+
+
+def _converter(d: dt.dtype):
+    def convert(x: Tensor, memory_format=None) -> Tensor:
+        return _cast(x, d)
+
+    convert.__name__ = d.name
+    return convert
+
+
+def cpu(x: Tensor, memory_format=None) -> Tensor:
+    return to(x, "cpu")
+
+
+def cuda(x: Tensor, device=None, non_blocking=False, memory_format=None) -> Tensor:
+    return to(x, "cuda" if device is None else as_device(
+        device if not isinstance(device, int) else f"cuda:{device}"))
+
+
+# --- copy_ ----------------------------------------------------------------------
+
+def _copy_kernel(dst, src):
+    out = np.empty(dst.shape, dst.dtype)
+    np.copyto(out, src.real if np.iscomplexobj(src) and out.dtype.kind != "c" else src,
+              casting="unsafe")
+    return out
+
+
+copy_p = Primitive("copy", _copy_kernel, lambda dst, src: same_meta(dst),
+                   grad_name="CopyBackwards")
+defvjp(copy_p, lambda g, out, dst, src: g * 0, lambda g, out, dst, src: g, reads=((), ()))
+
+
+def copy_(self: Tensor, src, non_blocking: bool = False) -> Tensor:
+    """Write `src` (broadcast, cast, from any device) into `self`."""
+    if not isinstance(src, Tensor):
+        from .creation import tensor
+
+        src = tensor(src)
+    broadcast = broadcast_shapes(self._shape, src._shape)
+    if broadcast != self._shape:
+        raise RuntimeError(
+            f"output with shape {list(self._shape)} doesn't match the broadcast shape "
+            f"{list(broadcast)}"
+        )
+    if src.device != self.device:
+        if self.device.type == "meta":
+            check_inplace(self)
+            return self
+        src = _to_device(src, self.device, None)
+    if src._dtype.is_complex and not self._dtype.is_complex:
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      UserWarning, stacklevel=2)
+    if self.device.type == "cpu" and not (_grad_state.enabled and (
+            self._requires_grad or src._requires_grad)):
+        check_inplace(self)
+        write_into(self, src)
+        bump_version(self)
+        return self
+    return apply_(copy_p, self, src)
+
+
+TENSOR_METHODS = {
+    "clone": clone, "to": to, "type": type_, "cpu": cpu, "cuda": cuda, "copy_": copy_,
+    "float": _converter(dt.float32), "double": _converter(dt.float64),
+    "half": _converter(dt.float16), "bfloat16": _converter(dt.bfloat16),
+    "long": _converter(dt.int64), "int": _converter(dt.int32), "short": _converter(dt.int16),
+    "char": _converter(dt.int8), "byte": _converter(dt.uint8), "bool": _converter(dt.bool_),
+    "cfloat": _converter(dt.complex64), "cdouble": _converter(dt.complex128),
+}
+
+__all__ = ["clone"]

@@ -1,0 +1,542 @@
+"""Tensor creation: `tensor`, `zeros`, `arange`, `*_like`, `from_numpy`, legacy constructors."""
+
+from __future__ import annotations
+
+import copy as _copy
+import math
+import numbers
+import warnings
+
+import numpy as np
+
+from .. import _dtype as dt
+from .._device import CPU, as_device
+from .._storage import Storage
+from .._view import contiguous_strides, storage_extent
+from ..autograd import grad_mode
+from .._tensor import Tensor, _make, _meta, _wrap
+
+_grad_state = grad_mode.state
+
+
+def _finish(t: Tensor, requires_grad: bool) -> Tensor:
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _place(arr: np.ndarray, dtype: dt.dtype | None, device, requires_grad: bool,
+           pin_memory: bool = False) -> Tensor:
+    """A fresh CPU array placed as a tensor on `device` (no copy on cpu)."""
+    dev = as_device(device)
+    t = _wrap(arr, dtype)
+    if dev.type != "cpu":
+        from ..backends import transfer
+
+        t = transfer(t, dev, None)
+    return _finish(t, requires_grad)
+
+
+def _sizes(size) -> tuple[int, ...]:
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = size[0]
+    elif len(size) == 1 and not isinstance(size[0], (int, np.integer)) and \
+            hasattr(size[0], "__iter__"):
+        size = tuple(size[0])
+    out = []
+    for s in size:
+        if isinstance(s, Tensor):
+            s = s.item()
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
+            raise TypeError(
+                f"{'empty'}(): argument 'size' must be tuple of ints, but found element of type "
+                f"{type(s).__name__}"
+            )
+        if s < 0:
+            raise RuntimeError(
+                f"Trying to create tensor with negative dimension {s}: {list(size)}"
+            )
+        out.append(int(s))
+    return tuple(out)
+
+
+def _filled(size, value, dtype, device, requires_grad) -> Tensor:
+    dev = as_device(device)
+    if dev.type == "meta":
+        return _finish(_meta(size, dtype), requires_grad)
+    arr = np.full(size, value, dtype=dtype.np) if value is not None else np.empty(size, dtype.np)
+    return _place(arr, dtype, dev, requires_grad)
+
+
+def _dtype_or_default(dtype) -> dt.dtype:
+    return dt.get_default_dtype() if dtype is None else dtype
+
+
+def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False) -> Tensor:
+    return _out(_filled(_sizes(size), 0, _dtype_or_default(dtype), device, requires_grad), out)
+
+
+def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+         pin_memory=False) -> Tensor:
+    return _out(_filled(_sizes(size), 1, _dtype_or_default(dtype), device, requires_grad), out)
+
+
+def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False, memory_format=None) -> Tensor:
+    return _out(_filled(_sizes(size), None, _dtype_or_default(dtype), device, requires_grad),
+                out)
+
+
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
+         requires_grad=False) -> Tensor:
+    if dtype is None:
+        dtype = dt.scalar_dtype(fill_value.item() if isinstance(fill_value, Tensor)
+                                else fill_value)
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    return _out(_filled(_sizes((size,)), fill_value, dtype, device, requires_grad), out)
+
+
+def _out(t: Tensor, out):
+    if out is None:
+        return t
+    from ._common import write_out
+
+    return write_out(t, out)
+
+
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
+                  pin_memory=False) -> Tensor:
+    dtype = _dtype_or_default(dtype)
+    size, stride = tuple(size), tuple(stride)
+    dev = as_device(device)
+    n = storage_extent(size, stride, 0)
+    if dev.type == "meta":
+        return _finish(_make(Storage(None, n * dtype.itemsize, dev), size, stride, 0, dtype),
+                       requires_grad)
+    buf = np.empty(n, dtype.np)
+    t = _make(Storage(buf, buf.nbytes, CPU), size, stride, 0, dtype)
+    if dev.type != "cpu":
+        from ..backends import transfer
+
+        t = transfer(t, dev, None)
+    return _finish(t, requires_grad)
+
+
+def scalar_tensor(value, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    if dtype is None:
+        dtype = dt.scalar_dtype(value)
+    return _filled((), value, dtype, device, requires_grad)
+
+
+def _like(fill):
+    def like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False,
+             memory_format=None) -> Tensor:
+        d = input._dtype if dtype is None else dtype
+        dev = input.device if device is None else as_device(device)
+        if dev.type == "meta":
+            return _finish(_meta(input._shape, d), requires_grad)
+        shape = input._shape
+        if fill is None:
+            arr = np.empty(shape, d.np)
+        else:
+            arr = np.full(shape, fill, d.np) if fill else np.zeros(shape, d.np)
+        return _place(arr, d, dev, requires_grad)
+
+    return like
+
+
+zeros_like = _like(0)
+ones_like = _like(1)
+empty_like = _like(None)
+
+
+def full_like(input: Tensor, fill_value, *, dtype=None, layout=None, device=None,
+              requires_grad=False, memory_format=None) -> Tensor:
+    d = input._dtype if dtype is None else dtype
+    return full(input._shape, fill_value, dtype=d,
+                device=input.device if device is None else device, requires_grad=requires_grad)
+
+
+# --- from Python data ------------------------------------------------------------
+
+def _infer(data):
+    """Flatten nested Python data into (values, shape, dtype), PyTorch's inference."""
+    kinds = set()
+    tensor_dtypes = []
+
+    def walk(x, depth, shape):
+        if isinstance(x, Tensor):
+            if x.ndim == 0:
+                tensor_dtypes.append(x._dtype)
+                return x.item()
+            if depth == len(shape):
+                shape.extend(x._shape)
+            tensor_dtypes.append(x._dtype)
+            return x.tolist()
+        if isinstance(x, np.ndarray):
+            tensor_dtypes.append(dt.from_numpy(x.dtype))
+            if depth == len(shape):
+                shape.extend(x.shape)
+            return x.tolist()
+        if isinstance(x, (list, tuple)):
+            if depth == len(shape):
+                shape.append(len(x))
+            elif shape[depth] != len(x):
+                raise ValueError(
+                    f"expected sequence of length {shape[depth]} at dim {depth} (got {len(x)})"
+                )
+            return [walk(v, depth + 1, shape) for v in x]
+        if depth < len(shape):
+            raise TypeError(
+                f"expected a sequence at dim {depth}, got {type(x).__name__}"
+            )
+        if isinstance(x, bool) or isinstance(x, np.bool_):
+            kinds.add(0)
+        elif isinstance(x, numbers.Integral):
+            kinds.add(1)
+        elif isinstance(x, numbers.Real):
+            kinds.add(2)
+        elif isinstance(x, numbers.Complex):
+            kinds.add(3)
+        else:
+            raise TypeError(
+                f"new(): invalid data type '{type(x).__name__}'"
+            )
+        if isinstance(x, np.generic):
+            tensor_dtypes.append(dt.from_numpy(x.dtype))
+        return x
+
+    shape: list[int] = []
+    values = walk(data, 0, shape)
+    k = max(kinds, default=-1)
+    d = None
+    for td in tensor_dtypes:
+        d = td if d is None else dt.promote_types(d, td)
+    scalar = {0: dt.bool_, 1: dt.int64, 2: dt.get_default_dtype(), 3: dt.default_complex()}.get(k)
+    if d is None:
+        d = scalar if scalar is not None else dt.get_default_dtype()
+    elif scalar is not None and scalar._kind > d._kind:
+        d = scalar
+    return values, tuple(shape), d
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
+    """A new tensor copying `data` (nested lists, numbers, arrays, tensors)."""
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach()."
+            "clone() or sourceTensor.detach().clone().requires_grad_(True), rather than "
+            "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
+        with grad_mode.no_grad():
+            t = data.detach().clone()
+            if dtype is not None or device is not None:
+                t = t.to(device=device, dtype=dtype)
+        return _finish(t, requires_grad)
+    if isinstance(data, np.ndarray):
+        src = dt.from_numpy(data.dtype)
+        d = src if dtype is None else dtype
+        arr = np.array(data, dtype=d.np, copy=True, order="C")
+        return _place(arr, d, device, requires_grad)
+    if isinstance(data, np.generic):
+        d = dt.from_numpy(data.dtype) if dtype is None else dtype
+        return _place(np.array(data, dtype=d.np), d, device, requires_grad)
+    if isinstance(data, (bool, int, float, complex)) and dtype is None:
+        d = dt.scalar_dtype(data)
+        return _place(_scalar_array(data, d), d, device, requires_grad)
+    values, shape, inferred = _infer(data)
+    d = inferred if dtype is None else dtype
+    arr = _values_array(values, shape, d)
+    return _place(arr, d, device, requires_grad)
+
+
+def _scalar_array(value, d: dt.dtype) -> np.ndarray:
+    if isinstance(value, int) and not isinstance(value, bool) and d._kind == 1 and \
+            not -(2 ** 63) <= value < 2 ** 63:
+        raise RuntimeError(f"Overflow when unpacking long")
+    return np.array(value, dtype=d.np)
+
+
+def _values_array(values, shape, d: dt.dtype) -> np.ndarray:
+    try:
+        if d is dt.bfloat16:
+            arr = np.array(values, dtype=np.float32).astype(d.np)
+        elif d._kind == 1 and d is not dt.int64:
+            arr = np.array(values, dtype=np.int64 if not _has_float(values) else np.float64)
+            arr = arr.astype(d.np)
+        else:
+            arr = np.array(values, dtype=d.np)
+    except OverflowError:
+        raise RuntimeError("Overflow when unpacking long") from None
+    except TypeError as e:
+        raise TypeError(f"can't convert data to a tensor of {d!r}: {e}") from None
+    return arr.reshape(shape)
+
+
+def _has_float(values) -> bool:
+    return np.asarray(values).dtype.kind in "fc"
+
+
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """Like `tensor`, but shares memory with a tensor or NumPy array when it can."""
+    if isinstance(data, Tensor):
+        return data.to(device=device, dtype=dtype) if (dtype or device) else data
+    if isinstance(data, np.ndarray) and (dtype is None or dtype.np == data.dtype) and \
+            as_device(device).type == "cpu":
+        return from_numpy(data)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False) -> Tensor:
+    if copy:
+        t = tensor(obj, dtype=dtype, device=device) if not isinstance(obj, Tensor) else \
+            obj.detach().clone().to(device=device, dtype=dtype)
+    elif hasattr(obj, "__dlpack__") and not isinstance(obj, (Tensor, np.ndarray)):
+        t = from_dlpack(obj)
+        if dtype is not None or device is not None:
+            t = t.to(device=device, dtype=dtype)
+    else:
+        t = as_tensor(obj, dtype=dtype, device=device)
+        if copy is False and isinstance(obj, np.ndarray) and not np.shares_memory(
+                t._array(), obj):
+            raise ValueError("asarray(copy=False) would have to copy")
+    return _finish(t, requires_grad)
+
+
+def from_numpy(arr: np.ndarray) -> Tensor:
+    """A tensor sharing `arr`'s memory (any non-negative strides)."""
+    if not isinstance(arr, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
+    d = dt.from_numpy(arr.dtype)
+    return _share(arr, d)
+
+
+def _share(arr: np.ndarray, d: dt.dtype) -> Tensor:
+    itemsize = arr.itemsize
+    if any(s < 0 for s in arr.strides):
+        raise ValueError(
+            "At least one stride in the given numpy array is negative, and tensors with negative "
+            "strides are not currently supported. (You can probably work around this by making "
+            "a copy of your array  with array.copy().) "
+        )
+    if any(s % itemsize for s in arr.strides):
+        raise ValueError("given numpy array strides not a multiple of the element byte size. "
+                         "Copy the numpy array to reallocate the memory.")
+    if not arr.flags.writeable:
+        warnings.warn(
+            "The given NumPy array is not writable, and PyTorch does not support non-writable "
+            "tensors. This means writing to this tensor will result in undefined behavior. You "
+            "may want to copy the array to protect its data or make it writable before "
+            "converting it to a tensor. This type of warning will be suppressed for the rest of "
+            "this program.", UserWarning, stacklevel=3)
+    stride = tuple(s // itemsize for s in arr.strides)
+    n = storage_extent(arr.shape, stride, 0)
+    flat = np.lib.stride_tricks.as_strided(arr, (n,), (itemsize,)) if arr.size else \
+        np.empty(0, arr.dtype)
+    if arr.size and arr.flags.c_contiguous:
+        flat = arr.reshape(-1)
+    t = _make(Storage(flat, n * itemsize, CPU), arr.shape, stride, 0, d)
+    t._np = arr
+    return t
+
+
+def from_dlpack(ext) -> Tensor:
+    """A tensor sharing memory with any DLPack exporter (NumPy, PyTorch ...)."""
+    if isinstance(ext, Tensor):
+        return ext
+    arr = np.from_dlpack(ext)
+    return _share(arr, dt.from_numpy(arr.dtype))
+
+
+# --- ranges ---------------------------------------------------------------------
+
+def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+           requires_grad=False) -> Tensor:
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    start, end, step = vals
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if dtype is None:
+        dtype = dt.int64 if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                                for v in vals) else dt.get_default_dtype()
+    n = math.ceil((end - start) / step)
+    if n < 0 or (step > 0 and start > end) or (step < 0 and start < end):
+        raise RuntimeError(
+            "upper bound and larger bound inconsistent with step sign"
+        )
+    dev = as_device(device)
+    if dev.type == "meta":
+        return _out(_finish(_meta((n,), dtype), requires_grad), out)
+    if dtype._kind == 1 or dtype is dt.bool_:
+        arr = (start + step * np.arange(n, dtype=np.int64)).astype(dtype.np)
+    else:
+        acc = np.float64
+        arr = (np.float64(start) + np.float64(step) * np.arange(n, dtype=acc)).astype(dtype.np)
+    return _out(_place(arr, dtype, dev, requires_grad), out)
+
+
+def range_(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+    warnings.warn("torch.range is deprecated and will be removed in a future release because "
+                  "its behavior is inconsistent with Python's range builtin. Instead, use "
+                  "torch.arange, which produces values in [start, end).", UserWarning,
+                  stacklevel=2)
+    if end is None:
+        start, end = 0, start
+    n = int(math.floor((end - start) / step)) + 1
+    d = dt.get_default_dtype() if dtype is None else dtype
+    arr = (start + step * np.arange(n, dtype=np.float64)).astype(d.np)
+    return _place(arr, d, device, requires_grad)
+
+
+def linspace(start, end, steps: int, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False) -> Tensor:
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    d = _dtype_or_default(dtype)
+    start = start.item() if isinstance(start, Tensor) else start
+    end = end.item() if isinstance(end, Tensor) else end
+    if as_device(device).type == "meta":
+        return _finish(_meta((steps,), d), requires_grad)
+    if steps == 1:
+        arr = np.array([start], dtype=np.float64)
+    else:
+        # PyTorch fills the first half from the start and the second half from the end.
+        step = (end - start) / (steps - 1)
+        idx = np.arange(steps, dtype=np.float64)
+        half = steps // 2
+        arr = np.where(idx < half, start + step * idx, end - step * (steps - 1 - idx))
+    if d._kind == 1:
+        arr = np.trunc(arr)
+    if d.is_complex:
+        arr = arr.astype(np.complex128)
+    return _out(_place(arr.astype(d.np), d, device, requires_grad), out)
+
+
+def logspace(start, end, steps: int, base: float = 10.0, *, out=None, dtype=None, layout=None,
+             device=None, requires_grad=False) -> Tensor:
+    d = _dtype_or_default(dtype)
+    exps = linspace(start, end, steps, dtype=dt.float64)._array()
+    arr = np.power(float(base), exps)
+    return _out(_place(arr.astype(d.np), d, device, requires_grad), out)
+
+
+def eye(n: int, m: int | None = None, *, out=None, dtype=None, layout=None, device=None,
+        requires_grad=False) -> Tensor:
+    m = n if m is None else m
+    if n < 0 or m < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {min(n, m)}")
+    d = _dtype_or_default(dtype)
+    if as_device(device).type == "meta":
+        return _finish(_meta((n, m), d), requires_grad)
+    return _out(_place(np.eye(n, m, dtype=d.np), d, device, requires_grad), out)
+
+
+# --- legacy constructors ------------------------------------------------------
+
+_LEGACY = {
+    "FloatTensor": dt.float32, "DoubleTensor": dt.float64, "HalfTensor": dt.float16,
+    "BFloat16Tensor": dt.bfloat16, "LongTensor": dt.int64, "IntTensor": dt.int32,
+    "ShortTensor": dt.int16, "CharTensor": dt.int8, "ByteTensor": dt.uint8,
+    "BoolTensor": dt.bool_,
+}
+
+
+def legacy_type_dtype(name: str) -> dt.dtype:
+    short = name.rsplit(".", 1)[-1]
+    if short not in _LEGACY:
+        raise ValueError(f"invalid type: '{name}'")
+    return _LEGACY[short]
+
+
+def legacy_new(dtype: dt.dtype, *args, device=None) -> Tensor:
+    """PyTorch's `Tensor(2, 3)` (uninitialised) / `Tensor([1, 2])` (data) constructors."""
+    if not args:
+        return empty(0, dtype=dtype, device=device)
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        return args[0]
+    if len(args) == 1 and isinstance(args[0], np.ndarray):
+        return tensor(args[0], dtype=dtype, device=device)
+    if all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args):
+        return empty(*args, dtype=dtype, device=device)
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        return tensor(args[0], dtype=dtype, device=device)
+    from .._device import device as _device
+
+    if len(args) == 1 and isinstance(args[0], _device):
+        return empty(0, dtype=dtype, device=args[0])
+    raise TypeError(f"new(): invalid arguments {args!r}")
+
+
+def legacy_tensor_new(cls, *args, **kwargs):
+    t = legacy_new(dt.get_default_dtype(), *args, device=kwargs.get("device"))
+    if cls is not Tensor:
+        return cls._make_subclass(cls, t) if hasattr(cls, "_make_subclass") else t
+    return t
+
+
+def deepcopy_tensor(t: Tensor, memo) -> Tensor:
+    if not t.is_leaf:
+        raise RuntimeError(
+            "Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+            "protocol at the moment.  If you were attempting to deepcopy a module, this may be "
+            "because of a torch.nn.utils.weight_norm usage, see "
+            "https://github.com/pytorch/pytorch/pull/103001"
+        )
+    if id(t) in memo:
+        return memo[id(t)]
+    with grad_mode.no_grad():
+        new = t.clone()
+    if type(t) is not Tensor:
+        new = type(t)._make_subclass(type(t), new, t._requires_grad) \
+            if hasattr(type(t), "_make_subclass") else new
+    new._requires_grad = t._requires_grad
+    if t._grad is not None:
+        new._grad = deepcopy_tensor(t._grad, memo)
+    if t.__dict__:
+        new.__dict__.update(_copy.deepcopy(t.__dict__, memo))
+    memo[id(t)] = new
+    return new
+
+
+def new_tensor(self: Tensor, data, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    return tensor(data, dtype=self._dtype if dtype is None else dtype,
+                  device=self.device if device is None else device, requires_grad=requires_grad)
+
+
+def _new_filled(fn):
+    def new(self: Tensor, *size, dtype=None, device=None, requires_grad=False, **kw) -> Tensor:
+        return fn(*size, dtype=self._dtype if dtype is None else dtype,
+                  device=self.device if device is None else device, requires_grad=requires_grad)
+
+    return new
+
+
+def new_full(self: Tensor, size, fill_value, *, dtype=None, device=None,
+             requires_grad=False) -> Tensor:
+    return full(size, fill_value, dtype=self._dtype if dtype is None else dtype,
+                device=self.device if device is None else device, requires_grad=requires_grad)
+
+
+def new_empty_strided(self: Tensor, size, stride, *, dtype=None, device=None,
+                      requires_grad=False) -> Tensor:
+    return empty_strided(size, stride, dtype=self._dtype if dtype is None else dtype,
+                         device=self.device if device is None else device,
+                         requires_grad=requires_grad)
+
+
+TENSOR_METHODS = {
+    "new_tensor": new_tensor, "new_zeros": _new_filled(zeros), "new_ones": _new_filled(ones),
+    "new_empty": _new_filled(empty), "new_full": new_full,
+    "new_empty_strided": new_empty_strided,
+    "new": lambda self, *args, **kw: legacy_new(self._dtype, *args, device=self.device),
+}
+
+__all__ = [
+    "tensor", "as_tensor", "asarray", "from_numpy", "from_dlpack", "zeros", "ones", "empty",
+    "full", "empty_strided", "scalar_tensor", "zeros_like", "ones_like", "empty_like",
+    "full_like", "arange", "linspace", "logspace", "eye",
+]
+_ = contiguous_strides

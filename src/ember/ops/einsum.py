@@ -1,0 +1,5 @@
+"""(to be filled)"""
+
+TENSOR_METHODS: dict = {}
+
+__all__: list = []

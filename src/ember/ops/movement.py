@@ -1,0 +1,650 @@
+"""View ops: new shape, stride and offset over the same storage, never a copy.
+
+A view primitive's rule maps (shape, stride, offset) to new metadata; it serves
+every device, `meta` included. Reshaping views (view, permute, expand, squeeze)
+have inverse views as VJPs. Selecting views (slice, select, diagonal, unfold,
+as_strided) scatter the gradient into zeros of the input's shape with
+`restride`, whose own VJP is `restride` again, so double backward works.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from .. import _dtype as dt
+from .._view import (
+    contiguous_strides,
+    expand_strides,
+    infer_size,
+    non_overlapping,
+    numel,
+    storage_extent,
+    view_strides,
+    wrap_dim,
+    wrap_dims,
+)
+from ..autograd import grad_mode
+from ..autograd.graph import MISSING, record
+from .._tensor import Tensor, _view
+from .registry import Primitive, apply, defvjp, vjp_rules
+
+_grad_state = grad_mode.state
+
+
+class ViewPrimitive(Primitive):
+    """A primitive whose result aliases its input: `rule` computes the new metadata."""
+
+    __slots__ = ("rule", "overlapping")
+
+    def __init__(self, name: str, rule: Callable, *, grad_name: str | None = None,
+                 overlapping: bool = False) -> None:
+        super().__init__(name, None, None, grad_name=grad_name)
+        self.rule = rule
+        self.overlapping = overlapping
+
+
+def apply_view(prim: ViewPrimitive, x: Tensor, **params) -> Tensor:
+    """Make the view `prim(x)` and record its node when grad is on."""
+    stride = x._stride if x._stride is not None else x._ensure_storage()
+    shape, stride, offset = prim.rule(x._shape, stride, x._offset, **params)
+    out = _view(x, shape, stride, offset)
+    if x._requires_grad and _grad_state.enabled:
+        record(prim, vjp_rules.get(prim, MISSING), (x,), params, out)
+    return out
+
+
+def _shape_args(shape) -> tuple[int, ...]:
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = shape[0]
+    elif len(shape) == 1 and hasattr(shape[0], "__iter__") and not isinstance(shape[0], Tensor):
+        shape = tuple(shape[0])
+    out = []
+    for s in shape:
+        if isinstance(s, Tensor):
+            s = s.item()
+        if not isinstance(s, (int, np.integer)):
+            raise TypeError(f"expected a sequence of integers, but got {type(s).__name__}")
+        out.append(int(s))
+    return tuple(out)
+
+
+# --- reshaping views ---------------------------------------------------------------
+
+def _view_rule(shape, stride, offset, *, size, in_shape=None):
+    new = view_strides(shape, stride, size)
+    if new is None:
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+        )
+    return size, new, offset
+
+
+view_p = ViewPrimitive("view", _view_rule)
+defvjp(view_p, lambda g, out, x, *, size, in_shape: g.reshape(in_shape), reads=((),))
+
+
+def view(x: Tensor, *shape) -> Tensor:
+    if len(shape) == 1 and isinstance(shape[0], dt.dtype):
+        return view_dtype(x, shape[0])
+    size = infer_size(_shape_args(shape), numel(x._shape))
+    return apply_view(view_p, x, size=size, in_shape=x._shape)
+
+
+def view_as(x: Tensor, other: Tensor) -> Tensor:
+    return view(x, other._shape)
+
+
+def reshape(x: Tensor, *shape) -> Tensor:
+    size = infer_size(_shape_args(shape), numel(x._shape))
+    stride = x.stride()
+    if view_strides(x._shape, stride, size) is not None:
+        return apply_view(view_p, x, size=size, in_shape=x._shape)
+    from .copy import clone_contiguous
+
+    c = clone_contiguous(x)
+    return apply_view(unsafe_view_p, c, size=size, in_shape=c._shape)._detach_base()
+
+
+unsafe_view_p = ViewPrimitive("unsafe_view", _view_rule)
+defvjp(unsafe_view_p, lambda g, out, x, *, size, in_shape: g.reshape(in_shape), reads=((),))
+
+
+def _detach_base(self: Tensor) -> Tensor:
+    # reshape-by-copy returns a fresh tensor, not a view of the temporary copy
+    self._base = None
+    return self
+
+
+def reshape_as(x: Tensor, other: Tensor) -> Tensor:
+    return reshape(x, other._shape)
+
+
+def flatten(x: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    nd = x.ndim
+    if nd == 0:
+        return reshape(x, (1,))
+    s = wrap_dim(start_dim, nd)
+    e = wrap_dim(end_dim, nd)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return x
+    shape = x._shape[:s] + (numel(x._shape[s:e + 1]),) + x._shape[e + 1:]
+    return reshape(x, shape)
+
+
+def unflatten(x: Tensor, dim: int, sizes) -> Tensor:
+    d = wrap_dim(dim, x.ndim)
+    sizes = tuple(int(s) for s in sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    sizes = infer_size(sizes, x._shape[d])
+    return view(x, x._shape[:d] + sizes + x._shape[d + 1:])
+
+
+def ravel(x: Tensor) -> Tensor:
+    return reshape(x, (-1,))
+
+
+def _permute_rule(shape, stride, offset, *, dims):
+    return tuple(shape[d] for d in dims), tuple(stride[d] for d in dims), offset
+
+
+def _inverse(dims):
+    inv = [0] * len(dims)
+    for i, d in enumerate(dims):
+        inv[d] = i
+    return tuple(inv)
+
+
+permute_p = ViewPrimitive("permute", _permute_rule)
+defvjp(permute_p, lambda g, out, x, *, dims: permute(g, _inverse(dims)), reads=((),))
+
+
+def permute(x: Tensor, *dims) -> Tensor:
+    dims = _shape_args(dims)
+    if len(dims) != x.ndim:
+        raise RuntimeError(
+            f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
+            f"length of the desired ordering of dimensions i.e. input.dim() = {x.ndim} is not "
+            f"equal to len(dims) = {len(dims)}"
+        )
+    return apply_view(permute_p, x, dims=wrap_dims(dims, x.ndim))
+
+
+def _transpose_rule(shape, stride, offset, *, dim0, dim1):
+    shape, stride = list(shape), list(stride)
+    shape[dim0], shape[dim1] = shape[dim1], shape[dim0]
+    stride[dim0], stride[dim1] = stride[dim1], stride[dim0]
+    return tuple(shape), tuple(stride), offset
+
+
+transpose_p = ViewPrimitive("transpose", _transpose_rule)
+defvjp(transpose_p, lambda g, out, x, *, dim0, dim1: transpose(g, dim0, dim1), reads=((),))
+t_p = ViewPrimitive("t", _transpose_rule, grad_name="TBackward0")
+defvjp(t_p, lambda g, out, x, *, dim0, dim1: transpose(g, dim0, dim1), reads=((),))
+
+
+def transpose(x: Tensor, dim0: int, dim1: int) -> Tensor:
+    nd = x.ndim
+    return apply_view(transpose_p, x, dim0=wrap_dim(dim0, nd), dim1=wrap_dim(dim1, nd))
+
+
+swapaxes = swapdims = transpose
+
+
+def t(x: Tensor) -> Tensor:
+    if x.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
+    if x.ndim < 2:
+        return apply_view(t_p, x, dim0=0, dim1=0) if x.ndim == 1 else x
+    return apply_view(t_p, x, dim0=0, dim1=1)
+
+
+def _T(x: Tensor) -> Tensor:
+    nd = x.ndim
+    if nd != 2 and nd != 0:
+        import warnings
+
+        warnings.warn(
+            "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+            "deprecated and it will throw an error in a future release. Consider `x.mT` to "
+            "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to "
+            "reverse the dimensions of a tensor.", UserWarning, stacklevel=2)
+    return permute(x, tuple(range(nd - 1, -1, -1)))
+
+
+def _mT(x: Tensor) -> Tensor:
+    if x.ndim < 2:
+        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
+                           f"Got {x.ndim}-D tensor.")
+    return transpose(x, -2, -1)
+
+
+def movedim(x: Tensor, source, destination) -> Tensor:
+    nd = x.ndim
+    src = wrap_dims(source if isinstance(source, (tuple, list)) else (source,), nd)
+    dst = wrap_dims(destination if isinstance(destination, (tuple, list)) else (destination,),
+                    nd)
+    if len(src) != len(dst):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({list(src)} dims) should "
+            f"contain the same number of dims as destination ({list(dst)} dims)"
+        )
+    order = [d for d in range(nd) if d not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return permute(x, tuple(order))
+
+
+moveaxis = movedim
+
+
+def _expand_rule(shape, stride, offset, *, size):
+    return tuple(size), expand_strides(shape, stride, size), offset
+
+
+expand_p = ViewPrimitive("expand", _expand_rule, overlapping=True)
+defvjp(expand_p, lambda g, out, x, *, size: g, reads=((),))  # the engine sums to x's shape
+
+
+def expand(x: Tensor, *size) -> Tensor:
+    size = _shape_args(size)
+    full = tuple(x._shape[i - (len(size) - x.ndim)] if s == -1 else s for i, s in enumerate(size))
+    expand_strides(x._shape, x.stride(), size)  # raises on a bad size
+    if full == x._shape:
+        return apply_view(expand_p, x, size=full)
+    return apply_view(expand_p, x, size=full)
+
+
+def expand_as(x: Tensor, other: Tensor) -> Tensor:
+    return expand(x, other._shape)
+
+
+def broadcast_to(x: Tensor, size) -> Tensor:
+    return expand(x, tuple(size))
+
+
+def _squeeze_rule(shape, stride, offset, *, dims, in_shape):
+    keep = [i for i in range(len(shape)) if not (i in dims and shape[i] == 1)]
+    return tuple(shape[i] for i in keep), tuple(stride[i] for i in keep), offset
+
+
+squeeze_p = ViewPrimitive("squeeze", _squeeze_rule)
+squeeze_dim_p = ViewPrimitive("squeeze_dim", _squeeze_rule, grad_name="SqueezeBackward1")
+squeeze_dims_p = ViewPrimitive("squeeze_dims", _squeeze_rule, grad_name="SqueezeBackward2")
+for _p in (squeeze_p, squeeze_dim_p, squeeze_dims_p):
+    defvjp(_p, lambda g, out, x, *, dims, in_shape: g.reshape(in_shape), reads=((),))
+
+
+def squeeze(x: Tensor, dim=None) -> Tensor:
+    nd = x.ndim
+    if dim is None:
+        return apply_view(squeeze_p, x, dims=tuple(range(nd)), in_shape=x._shape)
+    if isinstance(dim, (tuple, list)):
+        return apply_view(squeeze_dims_p, x, dims=wrap_dims(dim, max(nd, 1)), in_shape=x._shape)
+    return apply_view(squeeze_dim_p, x, dims=(wrap_dim(dim, max(nd, 1)),), in_shape=x._shape)
+
+
+def _unsqueeze_rule(shape, stride, offset, *, dim):
+    new_stride = stride[dim] * shape[dim] if dim < len(shape) else 1
+    return shape[:dim] + (1,) + shape[dim:], stride[:dim] + (new_stride,) + stride[dim:], offset
+
+
+unsqueeze_p = ViewPrimitive("unsqueeze", _unsqueeze_rule)
+defvjp(unsqueeze_p, lambda g, out, x, *, dim: g.squeeze(dim), reads=((),))
+
+
+def unsqueeze(x: Tensor, dim: int) -> Tensor:
+    return apply_view(unsqueeze_p, x, dim=wrap_dim(dim, x.ndim + 1))
+
+
+# --- selecting views ---------------------------------------------------------------
+
+def _slice_rule(shape, stride, offset, *, dim, start, stop, step, in_shape=None):
+    n = max(0, (stop - start + step - 1) // step)
+    return (shape[:dim] + (n,) + shape[dim + 1:],
+            stride[:dim] + (stride[dim] * step,) + stride[dim + 1:],
+            offset + start * stride[dim])
+
+
+def _select_rule(shape, stride, offset, *, dim, index, in_shape=None):
+    return shape[:dim] + shape[dim + 1:], stride[:dim] + stride[dim + 1:], \
+        offset + index * stride[dim]
+
+
+def _diagonal_rule(shape, stride, offset, *, offset_, dim1, dim2, in_shape=None):
+    if offset_ >= 0:
+        n = max(0, min(shape[dim1], shape[dim2] - offset_))
+        off = offset + offset_ * stride[dim2]
+    else:
+        n = max(0, min(shape[dim1] + offset_, shape[dim2]))
+        off = offset - offset_ * stride[dim1]
+    if n == 0:
+        off = offset
+    keep = [i for i in range(len(shape)) if i not in (dim1, dim2)]
+    return (tuple(shape[i] for i in keep) + (n,),
+            tuple(stride[i] for i in keep) + (stride[dim1] + stride[dim2],), off)
+
+
+def _unfold_rule(shape, stride, offset, *, dim, size, step, in_shape=None):
+    if not shape:
+        return (size,), (1,), offset
+    n = (shape[dim] - size) // step + 1
+    return (shape[:dim] + (n,) + shape[dim + 1:] + (size,),
+            stride[:dim] + (stride[dim] * step,) + stride[dim + 1:] + (stride[dim],), offset)
+
+
+def _selecting_vjp(rule):
+    """Scatter the gradient into zeros shaped like the input, where the view selected."""
+    def vjp(g, out, x, *, in_shape, **params):
+        dense = contiguous_strides(in_shape)
+        src = rule(in_shape, dense, 0, **params)
+        return restride(g, src, (in_shape, dense, 0))
+
+    return vjp
+
+
+slice_p = ViewPrimitive("slice", _slice_rule)
+select_p = ViewPrimitive("select", _select_rule)
+diagonal_p = ViewPrimitive("diagonal", _diagonal_rule)
+unfold_p = ViewPrimitive("unfold", _unfold_rule)
+for _p in (slice_p, select_p, diagonal_p, unfold_p):
+    defvjp(_p, _selecting_vjp(_p.rule), reads=((),))
+
+
+def _as_strided_rule(shape, stride, offset, *, size, stride_, storage_offset, in_shape,
+                     in_stride, in_offset):
+    return size, stride_, storage_offset
+
+
+def _as_strided_vjp(g, out, x, *, size, stride_, storage_offset, in_shape, in_stride,
+                    in_offset):
+    # Both geometries address the same storage: scatter through the view's, gather
+    # through the input's (PyTorch's as_strided_backward, without its special cases).
+    return restride(g, (size, stride_, storage_offset), (in_shape, in_stride, in_offset))
+
+
+as_strided_p = ViewPrimitive("as_strided", _as_strided_rule)
+defvjp(as_strided_p, _as_strided_vjp, reads=((),))
+
+
+def _slice_args(n: int, start, stop, step: int):
+    if step <= 0:
+        raise ValueError("step must be greater than zero")
+    start = 0 if start is None else int(start)
+    stop = n if stop is None else int(stop)
+    if start < 0:
+        start += n
+    if stop < 0:
+        stop += n
+    start = min(max(start, 0), n)
+    stop = min(max(stop, start), n)
+    return start, stop
+
+
+def slice_dim(x: Tensor, dim: int, start=None, stop=None, step: int = 1) -> Tensor:
+    """`x[..., start:stop:step, ...]` along `dim` (PyTorch's `slice` op)."""
+    d = wrap_dim(dim, x.ndim)
+    start, stop = _slice_args(x._shape[d], start, stop, step)
+    return apply_view(slice_p, x, dim=d, start=start, stop=stop, step=step, in_shape=x._shape)
+
+
+def narrow(x: Tensor, dim: int, start, length: int) -> Tensor:
+    if x.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, x.ndim)
+    n = x._shape[d]
+    start = int(start)
+    if start < -n or start > n:
+        raise IndexError(
+            f"start out of range (expected to be in range of [{-n}, {n}], but got {start})"
+        )
+    if start < 0:
+        start += n
+    if length < 0 or start + length > n:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    return apply_view(slice_p, x, dim=d, start=start, stop=start + length, step=1,
+                      in_shape=x._shape)
+
+
+def select(x: Tensor, dim: int, index: int) -> Tensor:
+    if x.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, x.ndim)
+    n = x._shape[d]
+    index = int(index)
+    if index < -n or index >= n:
+        raise IndexError(
+            f"index {index} is out of bounds for dimension {d} with size {n}"
+        )
+    if index < 0:
+        index += n
+    return apply_view(select_p, x, dim=d, index=index, in_shape=x._shape)
+
+
+def diagonal(x: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    nd = x.ndim
+    if nd < 2:
+        raise RuntimeError(f"diagonal dimensions requires ndim larger than 1, but got {nd}")
+    d1, d2 = wrap_dim(dim1, nd), wrap_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return apply_view(diagonal_p, x, offset_=offset, dim1=d1, dim2=d2, in_shape=x._shape)
+
+
+def unfold(x: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    d = wrap_dim(dimension, max(x.ndim, 1))
+    n = x._shape[d] if x.ndim else 1
+    if size > n:
+        raise RuntimeError(
+            f"maximum size for tensor at dimension {d} is {n} but size is {size}"
+        )
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    return apply_view(unfold_p, x, dim=d, size=size, step=step, in_shape=x._shape)
+
+
+def as_strided(x: Tensor, size, stride, storage_offset=None) -> Tensor:
+    size = tuple(int(s) for s in size)
+    stride = tuple(int(s) for s in stride)
+    off = x._offset if storage_offset is None else int(storage_offset)
+    if len(size) != len(stride):
+        raise RuntimeError(
+            f"mismatch in length of strides and shape: {len(stride)} vs {len(size)}"
+        )
+    if any(s < 0 for s in stride):
+        raise RuntimeError("as_strided: Negative strides are not supported at the moment, got "
+                           f"strides: {list(stride)}")
+    storage = x._ensure_storage_obj()
+    need = storage_extent(size, stride, off) * x._dtype.itemsize
+    if need > storage.nbytes():
+        raise RuntimeError(
+            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {off}, and "
+            f"itemsize {x._dtype.itemsize} requiring a storage size of {need} are out of bounds "
+            f"for storage of size {storage.nbytes()}"
+        )
+    return apply_view(as_strided_p, x, size=size, stride_=stride, storage_offset=off,
+                      in_shape=x._shape, in_stride=x.stride(), in_offset=x._offset)
+
+
+def unbind(x: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+    d = wrap_dim(dim, x.ndim)
+    return tuple(select(x, d, i) for i in range(x._shape[d]))
+
+
+def split(x: Tensor, split_size_or_sections, dim: int = 0) -> tuple[Tensor, ...]:
+    d = wrap_dim(dim, x.ndim)
+    n = x._shape[d]
+    if isinstance(split_size_or_sections, int):
+        size = split_size_or_sections
+        if size <= 0 and not (size == 0 and n == 0):
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
+                               f"dimension size of {n}")
+        sizes = [size] * (n // size) + ([n % size] if n % size else []) if size else [0]
+    else:
+        sizes = [int(s) for s in split_size_or_sections]
+        if sum(sizes) != n:
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
+                f"at dimension {d}), but got split_sizes={sizes}"
+            )
+    out, start = [], 0
+    for s in sizes:
+        out.append(narrow(x, d, start, s))
+        start += s
+    return tuple(out)
+
+
+def chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = wrap_dim(dim, x.ndim)
+    n = x._shape[d]
+    size = -(-n // chunks) if n else 0
+    return split(x, size, d) if size else tuple(narrow(x, d, 0, 0) for _ in range(min(chunks, 1)))
+
+
+def tensor_split(x: Tensor, indices_or_sections, dim: int = 0) -> tuple[Tensor, ...]:
+    d = wrap_dim(dim, x.ndim)
+    n = x._shape[d]
+    if isinstance(indices_or_sections, Tensor):
+        indices_or_sections = indices_or_sections.tolist()
+    if isinstance(indices_or_sections, int):
+        k = indices_or_sections
+        if k <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {k}")
+        q, r = divmod(n, k)
+        bounds = [0]
+        for i in range(k):
+            bounds.append(bounds[-1] + q + (1 if i < r else 0))
+    else:
+        bounds = [0] + [min(max(int(i) + (n if int(i) < 0 else 0), 0), n)
+                        for i in indices_or_sections] + [n]
+    return tuple(slice_dim(x, d, bounds[i], max(bounds[i], bounds[i + 1]))
+                 for i in range(len(bounds) - 1))
+
+
+def view_dtype(x: Tensor, dtype: dt.dtype) -> Tensor:
+    """Reinterpret the bytes as another dtype (last dim rescaled when sizes differ)."""
+    a, b = x._dtype.itemsize, dtype.itemsize
+    if x._requires_grad and _grad_state.enabled and a != b:
+        pass
+    if a == b:
+        out = _view(x, x._shape, x.stride(), x._offset)
+        out._dtype = dtype
+        return out
+    stride = x.stride()
+    if x.ndim == 0 or stride[-1] != 1:
+        raise RuntimeError(
+            f"self.stride(-1) must be 1 to view {x._dtype!r} as {dtype!r} (different element "
+            f"sizes), but got {stride[-1] if stride else 'a 0-dim tensor'}"
+        )
+    if a > b:
+        r = a // b
+        shape = x._shape[:-1] + (x._shape[-1] * r,)
+        new_stride = tuple(s * r for s in stride[:-1]) + (1,)
+        offset = x._offset * r
+    else:
+        r = b // a
+        if x._shape[-1] % r or x._offset % r or any(s % r for s in stride[:-1]):
+            raise RuntimeError(
+                f"self.size(-1) must be divisible by {r} to view {x._dtype!r} as {dtype!r} "
+                "(different element sizes), but got " + str(x._shape[-1])
+            )
+        shape = x._shape[:-1] + (x._shape[-1] // r,)
+        new_stride = tuple(s // r for s in stride[:-1]) + (1,)
+        offset = x._offset // r
+    out = _view(x, shape, new_stride, offset)
+    out._dtype = dtype
+    return out
+
+
+# --- restride: the linear map behind every selecting view's VJP ------------------------
+
+def _positions(geom, base: int) -> np.ndarray:
+    shape, stride, offset = geom
+    idx = np.zeros(shape, dtype=np.int64)
+    idx += offset - base
+    for d, (n, s) in enumerate(zip(shape, stride)):
+        r = np.arange(n, dtype=np.int64) * s
+        idx += r.reshape((n,) + (1,) * (len(shape) - d - 1))
+    return idx
+
+
+def _strided(flat: np.ndarray, geom, base: int) -> np.ndarray:
+    shape, stride, offset = geom
+    it = flat.itemsize
+    return np.lib.stride_tricks.as_strided(flat[offset - base:], shape, [s * it for s in stride],
+                                           writeable=True)
+
+
+def _restride_kernel(g, *, src, dst):
+    if numel(dst[0]) == 0:
+        return np.zeros(dst[0], dtype=g.dtype)
+    base = min(src[2], dst[2])
+    extent = max(storage_extent(*src), storage_extent(*dst)) - base
+    flat = np.zeros(extent, dtype=g.dtype)
+    if g.size:
+        if non_overlapping(src[0], src[1]):
+            _strided(flat, src, base)[...] = g
+        else:
+            np.add.at(flat, _positions(src, base), g)
+    if dst[2] == base and extent == numel(dst[0]) and dst[1] == contiguous_strides(dst[0]):
+        return flat.reshape(dst[0])
+    return _strided(flat, dst, base).copy()
+
+
+restride_p = Primitive("restride", _restride_kernel,
+                       lambda g, *, src, dst: (tuple(dst[0]), g._dtype),
+                       grad_name="AsStridedScatterBackward0")
+defvjp(restride_p, lambda gg, out, g, *, src, dst: restride(gg, dst, src), reads=((),))
+
+
+def restride(g: Tensor, src, dst) -> Tensor:
+    """Scatter-add `g` into a zero buffer through geometry `src`, read it back through `dst`.
+
+    Each geometry is (shape, stride, offset) over one shared flat buffer. The map is
+    linear and its transpose is the same map with the geometries swapped, which is
+    its VJP.
+    """
+    src = (tuple(src[0]), tuple(src[1]), int(src[2]))
+    dst = (tuple(dst[0]), tuple(dst[1]), int(dst[2]))
+    return apply(restride_p, g.contiguous() if g.device.type == "cpu" else g, src=src, dst=dst)
+
+
+# --- methods ---------------------------------------------------------------------
+
+def contiguous(x: Tensor, memory_format=None) -> Tensor:
+    if memory_format is not None and getattr(memory_format, "name", "") == "channels_last":
+        from .copy import to_memory_format
+
+        return to_memory_format(x, memory_format)
+    if x.is_contiguous():
+        return x
+    from .copy import clone_contiguous
+
+    return clone_contiguous(x)
+
+
+TENSOR_METHODS = {
+    "view": view, "view_as": view_as, "reshape": reshape, "reshape_as": reshape_as,
+    "flatten": flatten, "unflatten": unflatten, "ravel": ravel, "permute": permute,
+    "transpose": transpose, "swapaxes": transpose, "swapdims": transpose, "t": t,
+    "movedim": movedim, "moveaxis": movedim, "expand": expand, "expand_as": expand_as,
+    "broadcast_to": broadcast_to, "squeeze": squeeze, "unsqueeze": unsqueeze,
+    "narrow": narrow, "select": select, "diagonal": diagonal, "unfold": unfold,
+    "as_strided": as_strided, "unbind": unbind, "split": split, "chunk": chunk,
+    "tensor_split": tensor_split, "contiguous": contiguous, "_detach_base": _detach_base,
+    "T": property(_T), "mT": property(_mT), "H": property(lambda x: _T(x).conj()),
+    "mH": property(lambda x: _mT(x).conj()),
+}
+
+__all__ = [
+    "reshape", "flatten", "unflatten", "ravel", "permute", "transpose", "swapaxes", "swapdims",
+    "t", "movedim", "moveaxis", "broadcast_to", "squeeze", "unsqueeze", "narrow", "select",
+    "diagonal", "unfold", "as_strided", "unbind", "split", "chunk", "tensor_split",
+]
