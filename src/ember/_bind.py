@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .ops import MODULES
 from ._tensor import Tensor
+from .ops import MODULES
 
 
 def bind_methods() -> None:

@@ -479,7 +479,7 @@ class Tensor:
 
     def _scalar(self, what: str):
         if numel(self._shape) != 1:
-            raise ValueError(f"only one element tensors can be converted to Python scalars")
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return self.item()
 
     def __iter__(self):

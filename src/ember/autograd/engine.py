@@ -402,7 +402,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         allow_unused = materialize_grads
     if retain_graph is None:
         retain_graph = create_graph
-    for i, t in enumerate(inputs):
+    for t in inputs:
         if not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     for o in outputs:
@@ -417,7 +417,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     capture = {edge_of(t): None for t in inputs}
     captured = run(roots, grads, retain_graph, create_graph, capture, accumulate_leaves=False)
     result = []
-    for i, t in enumerate(inputs):
+    for t in inputs:
         g = captured.get(edge_of(t))
         if g is None:
             if materialize_grads:

@@ -7,8 +7,8 @@ import numbers
 import numpy as np
 
 from .. import _dtype as dt
-from .._view import broadcast_shapes, contiguous_strides, numel
 from .._tensor import Tensor
+from .._view import broadcast_shapes, contiguous_strides, numel
 
 _SCALAR_KIND = {bool: 0, int: 1, float: 2, complex: 3}
 

@@ -8,10 +8,10 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._device import as_device, device
-from .._view import broadcast_shapes
 from .._tensor import Tensor
-from ._common import same_meta
+from .._view import broadcast_shapes
 from ..autograd import grad_mode
+from ._common import same_meta
 from .registry import Primitive, apply, apply_, bump_version, check_inplace, defvjp, write_into
 
 _grad_state = grad_mode.state

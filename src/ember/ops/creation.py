@@ -12,9 +12,9 @@ import numpy as np
 from .. import _dtype as dt
 from .._device import CPU, as_device
 from .._storage import Storage
+from .._tensor import Tensor, _make, _meta, _wrap
 from .._view import contiguous_strides, storage_extent
 from ..autograd import grad_mode
-from .._tensor import Tensor, _make, _meta, _wrap
 
 _grad_state = grad_mode.state
 
@@ -254,7 +254,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
 def _scalar_array(value, d: dt.dtype) -> np.ndarray:
     if isinstance(value, int) and not isinstance(value, bool) and d._kind == 1 and \
             not -(2 ** 63) <= value < 2 ** 63:
-        raise RuntimeError(f"Overflow when unpacking long")
+        raise RuntimeError("Overflow when unpacking long")
     return np.array(value, dtype=d.np)
 
 

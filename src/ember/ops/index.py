@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as dt
-from ..autograd import grad_mode
 from .._tensor import Tensor
+from ..autograd import grad_mode
 from . import movement
 from .registry import Primitive, apply, apply_, bump_version, check_inplace, defvjp
 

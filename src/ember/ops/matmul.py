@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as dt
-from .._view import broadcast_shapes
 from .._tensor import Tensor
+from .._view import broadcast_shapes
 from ._common import write_out
 from .registry import Primitive, apply, defvjp
 
@@ -99,9 +99,9 @@ def _inner_mismatch(a: Tensor, b: Tensor) -> RuntimeError:
         )
     if a.ndim == 1 and b.ndim == 1:
         return RuntimeError(
-            "inconsistent tensor size, expected tensor [{}] and src [{}] to have the same number "
-            "of elements, but got {} and {} elements respectively".format(
-                a._shape[0], b._shape[0], a._shape[0], b._shape[0])
+            f"inconsistent tensor size, expected tensor [{a._shape[0]}] and src [{b._shape[0]}] "
+            f"to have the same number of elements, but got {a._shape[0]} and {b._shape[0]} "
+            "elements respectively"
         )
     if b.ndim == 1:
         return RuntimeError(
@@ -148,7 +148,7 @@ def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
 def bmm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
     _check(input, mat2, "bmm")
     if input.ndim != 3 or mat2.ndim != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor" if input.ndim != 3 else
+        raise RuntimeError("batch1 must be a 3D tensor" if input.ndim != 3 else
                            "batch2 must be a 3D tensor")
     if input._shape[0] != mat2._shape[0] or input._shape[2] != mat2._shape[1]:
         raise RuntimeError(

@@ -14,6 +14,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import _dtype as dt
+from .._tensor import Tensor, _view
 from .._view import (
     contiguous_strides,
     expand_strides,
@@ -27,7 +28,6 @@ from .._view import (
 )
 from ..autograd import grad_mode
 from ..autograd.graph import MISSING, record
-from .._tensor import Tensor, _view
 from .registry import Primitive, apply, defvjp, vjp_rules
 
 _grad_state = grad_mode.state

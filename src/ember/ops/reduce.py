@@ -6,13 +6,14 @@ float16 / bfloat16 accumulate in float32 and round once, as PyTorch's CPU kernel
 
 from __future__ import annotations
 
+import builtins
 from collections import namedtuple
 
 import numpy as np
 
 from .. import _dtype as dt
-from .._view import numel, wrap_dims
 from .._tensor import Tensor
+from .._view import numel, wrap_dims
 from ._common import write_out
 from .registry import Primitive, apply, defvjp, nondifferentiable
 
@@ -26,8 +27,8 @@ def norm_dims(dim, ndim: int) -> tuple[int, ...]:
     if isinstance(dim, (tuple, list)):
         if len(dim) == 0:
             return tuple(range(ndim))
-        return tuple(sorted(wrap_dims(tuple(dim), max(ndim, 1))))
-    return wrap_dims((dim,), max(ndim, 1))
+        return tuple(sorted(wrap_dims(tuple(dim), builtins.max(ndim, 1))))
+    return wrap_dims((dim,), builtins.max(ndim, 1))
 
 
 def reduced_shape(shape, dims, keepdim: bool) -> tuple[int, ...]:

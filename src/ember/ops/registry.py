@@ -19,9 +19,9 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import _dtype as dt
+from .._tensor import Tensor, _meta, _wrap
 from ..autograd import grad_mode
 from ..autograd.graph import MISSING, Node, record
-from .._tensor import Tensor, _meta, _wrap
 
 _grad_state = grad_mode.state
 _DT = {d.np: d for d in dt.ALL}
@@ -147,7 +147,7 @@ def wrap_np_scalar(value, dtype: dt.dtype):
 # --- in-place ---------------------------------------------------------------
 
 def check_inplace(self: Tensor) -> None:
-    """PyTorch's refusals for writing into `self` (a leaf that requires grad, an inference tensor)."""
+    """PyTorch's refusals to write into `self`: a leaf that requires grad, an inference tensor."""
     if _grad_state.enabled and self._requires_grad and self._grad_fn is None:
         if self._base is not None:
             raise RuntimeError(

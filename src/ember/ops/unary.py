@@ -136,6 +136,43 @@ bitwise_not_p = unary("bitwise_not", _bitwise_not_kernel)
 nondifferentiable(bitwise_not_p)
 
 
+conj_p = unary("conj", np.conjugate, grad_name="ConjBackward0")
+defvjp(conj_p, lambda g, out, x: g.conj(), reads=((),))
+
+
+def _real_kernel(a):
+    return np.array(a.real)
+
+
+def _complex_part_meta(x):
+    return same_meta(x, x._dtype.to_real())
+
+
+real_p = Primitive("real", _real_kernel, _complex_part_meta)
+defvjp(real_p, lambda g, out, x: g.to(_complex_of(g)), reads=((),))
+imag_p = Primitive("imag", lambda a: np.array(a.imag), _complex_part_meta)
+defvjp(imag_p, lambda g, out, x: g.to(_complex_of(g)) * 1j, reads=((),))
+
+
+def _complex_of(g):
+    return g._dtype.to_complex()
+
+
+def conj(input: Tensor) -> Tensor:
+    """Complex conjugate; the tensor itself for real dtypes."""
+    return apply(conj_p, input) if input._dtype.is_complex else input
+
+
+def real(input: Tensor) -> Tensor:
+    return apply(real_p, input) if input._dtype.is_complex else input
+
+
+def imag(input: Tensor) -> Tensor:
+    if not input._dtype.is_complex:
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return apply(imag_p, input)
+
+
 # --- public functions ------------------------------------------------------------
 
 exp, exp_ = _float_op(exp_p, "e to the power of each element.")
@@ -181,11 +218,13 @@ TENSOR_METHODS = {
     "relu": relu, "relu_": relu_, "logical_not": logical_not, "logical_not_": logical_not_,
     "bitwise_not": bitwise_not, "bitwise_not_": bitwise_not_,
     "__neg__": _neg_checked, "__abs__": abs, "__invert__": bitwise_not,
-    "__pos__": lambda x: x,
+    "__pos__": lambda x: x, "conj": conj, "resolve_conj": lambda x: x,
+    "resolve_neg": lambda x: x, "real": property(real), "imag": property(imag),
 }
 
 __all__ = [
     "exp", "exp_", "log", "log_", "sqrt", "sqrt_", "sin", "sin_", "cos", "cos_", "tanh",
     "tanh_", "sigmoid", "sigmoid_", "neg", "neg_", "negative", "negative_", "abs", "abs_",
-    "absolute", "sign", "sgn", "relu", "relu_", "logical_not", "bitwise_not",
+    "absolute", "sign", "sgn", "relu", "relu_", "logical_not", "bitwise_not", "conj", "real",
+    "imag",
 ]

@@ -1,0 +1,17 @@
+"""Shared pytest setup: every test starts from the same seeds and default dtype."""
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+
+@pytest.fixture(autouse=True)
+def _seed_and_defaults():
+    ember.manual_seed(0)
+    torch.manual_seed(0)
+    np.random.seed(0)
+    ember.set_default_dtype(ember.float32)
+    torch.set_default_dtype(torch.float32)
+    yield

@@ -1,0 +1,194 @@
+"""The one set of test helpers: run the same computation in ember and torch and compare.
+
+- `to_torch` / `to_ember` convert through NumPy (bfloat16 via its bits).
+- `assert_same(e, t)` compares shape, dtype, values (and optionally strides).
+- `check_op(fn_e, fn_t, *arrays)` runs an op on seeded inputs in both frameworks,
+  compares the outputs, then the gradients of every float input under a random
+  cotangent.
+- `check_grads(fn, *arrays)` compares ember's gradients with central finite
+  differences in float64 (for ops with no torch counterpart, and as a second oracle).
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import torch
+
+import ember
+
+DTYPE_PAIRS = [
+    (ember.bool, torch.bool), (ember.uint8, torch.uint8), (ember.int8, torch.int8),
+    (ember.int16, torch.int16), (ember.int32, torch.int32), (ember.int64, torch.int64),
+    (ember.float16, torch.float16), (ember.bfloat16, torch.bfloat16),
+    (ember.float32, torch.float32), (ember.float64, torch.float64),
+    (ember.complex64, torch.complex64), (ember.complex128, torch.complex128),
+]
+E2T = {e: t for e, t in DTYPE_PAIRS}
+T2E = {t: e for e, t in DTYPE_PAIRS}
+FLOAT_DTYPES = [ember.float16, ember.bfloat16, ember.float32, ember.float64]
+
+# Tolerances by dtype for value comparisons against torch.
+TOL = {
+    ember.float16: (1e-3, 1e-3), ember.bfloat16: (1e-2, 1e-2), ember.float32: (1e-5, 1e-6),
+    ember.float64: (1e-10, 1e-12), ember.complex64: (1e-5, 1e-6),
+    ember.complex128: (1e-10, 1e-12),
+}
+
+
+def to_numpy_t(t: torch.Tensor) -> np.ndarray:
+    t = t.detach()
+    if t.dtype == torch.bfloat16:
+        return t.view(torch.int16).numpy().view(ml_dtypes.bfloat16).copy()
+    return t.numpy().copy()
+
+
+def to_torch(e: ember.Tensor, requires_grad: bool | None = None) -> torch.Tensor:
+    """A torch tensor with ember tensor `e`'s values and dtype (contiguous copy)."""
+    a = np.ascontiguousarray(e.detach().numpy())
+    if e.dtype is ember.bfloat16:
+        t = torch.from_numpy(a.view(np.int16).copy()).view(torch.bfloat16)
+    else:
+        t = torch.from_numpy(a.copy())
+    if requires_grad if requires_grad is not None else e.requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def to_ember(t: torch.Tensor, requires_grad: bool | None = None) -> ember.Tensor:
+    e = ember.tensor(to_numpy_t(t))
+    if requires_grad if requires_grad is not None else t.requires_grad:
+        e.requires_grad_(True)
+    return e
+
+
+def assert_same(e, t, rtol: float | None = None, atol: float | None = None, *,
+                check_dtype: bool = True, check_stride: bool = False, equal_nan: bool = True):
+    """ember result `e` equals torch result `t`: type, shape, dtype, values (and strides)."""
+    if isinstance(t, (tuple, list)):
+        assert isinstance(e, (tuple, list)), f"expected a sequence, got {type(e).__name__}"
+        assert len(e) == len(t), f"length {len(e)} != {len(t)}"
+        for a, b in zip(e, t):
+            assert_same(a, b, rtol, atol, check_dtype=check_dtype, check_stride=check_stride)
+        return
+    if not isinstance(t, torch.Tensor):
+        if isinstance(e, ember.Tensor):
+            e = e.item()
+        if isinstance(t, float) and not np.isnan(t):
+            assert np.isclose(e, t, rtol=rtol or 1e-6, atol=atol or 1e-9), f"{e} != {t}"
+        else:
+            assert e == t or (e != e and t != t), f"{e!r} != {t!r}"
+        return
+    assert isinstance(e, ember.Tensor), f"expected an ember.Tensor, got {type(e).__name__}"
+    assert tuple(e.shape) == tuple(t.shape), f"shape {tuple(e.shape)} != {tuple(t.shape)}"
+    if check_dtype:
+        assert E2T[e.dtype] == t.dtype, f"dtype {e.dtype} != {t.dtype}"
+    if check_stride:
+        assert e.stride() == t.stride(), f"stride {e.stride()} != {t.stride()}"
+    if e.device.type == "meta":
+        return
+    a = e.detach().numpy()
+    b = to_numpy_t(t)
+    if a.dtype.kind in "fcV" or a.dtype == ml_dtypes.bfloat16:
+        r, at = TOL.get(e.dtype, (1e-5, 1e-6))
+        rtol = r if rtol is None else rtol
+        atol = at if atol is None else atol
+        np.testing.assert_allclose(a.astype(np.complex128 if a.dtype.kind == "c" else np.float64),
+                                   b.astype(np.complex128 if b.dtype.kind == "c" else np.float64),
+                                   rtol=rtol, atol=atol, equal_nan=equal_nan)
+    else:
+        np.testing.assert_array_equal(a, b)
+
+
+def rand_array(shape, dtype=np.float32, low=-2.0, high=2.0, seed=0) -> np.ndarray:
+    """Seeded test data of a NumPy dtype (ints in [low, high), bools half true)."""
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return rng.random(shape) < 0.5
+    if dtype.kind in "iu":
+        return rng.integers(int(low), int(high), size=shape).astype(dtype)
+    if dtype.kind == "c":
+        return (rng.uniform(low, high, shape) + 1j * rng.uniform(low, high, shape)).astype(dtype)
+    return rng.uniform(low, high, shape).astype(dtype)
+
+
+def check_op(fn_e, fn_t, *arrays, grad: bool = True, rtol=None, atol=None, grad_rtol=None,
+             grad_atol=None, check_stride: bool = False, seed: int = 1):
+    """Run `fn_e` on ember tensors and `fn_t` on torch tensors made from `arrays`; compare
+    outputs, then the gradients of each float input under one random cotangent."""
+    def floaty(a):
+        return isinstance(a, np.ndarray) and a.dtype.kind in "fc" or (
+            isinstance(a, np.ndarray) and a.dtype == ml_dtypes.bfloat16)
+
+    es, ts = [], []
+    for a in arrays:
+        if isinstance(a, np.ndarray):
+            e = ember.tensor(a)
+            t = to_torch(e)
+            if grad and floaty(a):
+                e.requires_grad_(True)
+                t.requires_grad_(True)
+            es.append(e)
+            ts.append(t)
+        else:
+            es.append(a)
+            ts.append(a)
+    out_e = fn_e(*es)
+    out_t = fn_t(*ts)
+    assert_same(out_e, out_t, rtol, atol, check_stride=check_stride)
+    if not grad:
+        return out_e, out_t
+    outs_e = out_e if isinstance(out_e, (tuple, list)) else (out_e,)
+    outs_t = out_t if isinstance(out_t, (tuple, list)) else (out_t,)
+    pairs = [(oe, ot) for oe, ot in zip(outs_e, outs_t)
+             if isinstance(ot, torch.Tensor) and ot.requires_grad]
+    if not pairs:
+        return out_e, out_t
+    rng = np.random.default_rng(seed)
+    loss_e, loss_t = 0, 0
+    for oe, ot in pairs:
+        cot = rng.standard_normal(tuple(ot.shape))
+        ce = ember.tensor(cot).to(oe.dtype)
+        ct = to_torch(ce)
+        loss_e = loss_e + (oe * ce).sum()
+        loss_t = loss_t + (ot * ct).sum()
+    if loss_e.dtype.is_complex:
+        loss_e, loss_t = loss_e.real, loss_t.real
+    loss_t.backward()
+    loss_e.backward()
+    for e, t in zip(es, ts):
+        if isinstance(t, torch.Tensor) and t.requires_grad:
+            if t.grad is None:
+                assert e.grad is None or not e.grad.numpy().any()
+                continue
+            assert e.grad is not None, "ember produced no gradient where torch did"
+            assert_same(e.grad, t.grad, grad_rtol if grad_rtol is not None else rtol,
+                        grad_atol if grad_atol is not None else atol)
+    return out_e, out_t
+
+
+def numeric_grad(fn, arrays, i: int, eps: float = 1e-6) -> np.ndarray:
+    """Central finite differences of sum(fn(...) * 1) with respect to arrays[i]."""
+    base = [np.array(a, dtype=np.float64) for a in arrays]
+    g = np.zeros_like(base[i])
+    flat = base[i].reshape(-1)
+    gflat = g.reshape(-1)
+    for k in range(flat.size):
+        old = flat[k]
+        flat[k] = old + eps
+        up = float(fn(*[ember.tensor(a) for a in base]).sum().item())
+        flat[k] = old - eps
+        down = float(fn(*[ember.tensor(a) for a in base]).sum().item())
+        flat[k] = old
+        gflat[k] = (up - down) / (2 * eps)
+    return g
+
+
+def check_grads(fn, *arrays, eps: float = 1e-6, rtol: float = 1e-5, atol: float = 1e-7):
+    """ember's gradient of sum(fn(*inputs)) equals finite differences, in float64."""
+    ts = [ember.tensor(np.asarray(a, dtype=np.float64), requires_grad=True) for a in arrays]
+    fn(*ts).sum().backward()
+    for i, t in enumerate(ts):
+        expected = numeric_grad(fn, arrays, i, eps)
+        np.testing.assert_allclose(t.grad.numpy(), expected, rtol=rtol, atol=atol)
