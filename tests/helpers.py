@@ -45,7 +45,7 @@ def to_numpy_t(t: torch.Tensor) -> np.ndarray:
 
 def to_torch(e: ember.Tensor, requires_grad: bool | None = None) -> torch.Tensor:
     """A torch tensor with ember tensor `e`'s values and dtype (contiguous copy)."""
-    a = np.ascontiguousarray(e.detach().numpy())
+    a = np.array(e.detach().numpy(), order="C")  # (ascontiguousarray would make 0-d 1-d)
     if e.dtype is ember.bfloat16:
         t = torch.from_numpy(a.view(np.int16).copy()).view(torch.bfloat16)
     else:
