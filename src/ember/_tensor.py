@@ -506,12 +506,13 @@ class Tensor:
     def __repr__(self, *, tensor_contents=None) -> str:
         from ._printing import tensor_repr
 
-        return tensor_repr(self)
+        return tensor_repr(self, tensor_contents)
 
     def __format__(self, spec: str) -> str:
-        if self.dim() == 0 and spec:
+        # PyTorch formats a 0-d tensor as its Python number (f"{t}" == "1.5", f"{t:.2f}").
+        if not self._shape and type(self) is Tensor and self.device.type != "meta":
             return self.item().__format__(spec)
-        return object.__format__(self, spec) if spec else self.__repr__()
+        return object.__format__(self, spec)
 
     def __reduce_ex__(self, protocol):
         from .serialization import _reduce_tensor
