@@ -9,6 +9,7 @@ from . import (
     copy,
     creation,
     einsum,
+    fill,
     index,
     index_ops,
     join,
@@ -28,7 +29,7 @@ from . import (
 )
 
 MODULES = (
-    activation, binary, binary_extra, conv, copy, creation, einsum, index, index_ops, join,
+    activation, binary, binary_extra, conv, copy, creation, einsum, fill, index, index_ops, join,
     linalg_ops, matmul, movement, pooling, random_ops, reduce, scan, softmax, sorting, stats,
     ternary, unary, unary_math,
 )
