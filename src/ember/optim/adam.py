@@ -1,0 +1,227 @@
+"""The Adam family: Adam, AdamW, Adamax, NAdam, RAdam (each one per-parameter update)."""
+
+from __future__ import annotations
+
+import math
+
+from .. import ops
+from .._tensor import Tensor
+from ..ops.creation import zeros_like
+from .optimizer import Optimizer, scalar_step
+
+
+def _check(lr, eps, betas, weight_decay) -> None:
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+    if not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+    if not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
+def _moments(p: Tensor, state: dict, *names: str) -> None:
+    state["step"] = scalar_step()
+    for name in names:
+        state[name] = zeros_like(p)
+
+
+def _bump(state: dict) -> float:
+    step = state["step"]
+    step.add_(1)
+    return step.item()
+
+
+class Adam(Optimizer):
+    r"""Adam: $m \leftarrow \beta_1 m + (1-\beta_1) g$, $v \leftarrow \beta_2 v + (1-\beta_2)
+    g^2$, $p \leftarrow p - \frac{\gamma}{1-\beta_1^t} \frac{m}{\sqrt{v}/\sqrt{1-\beta_2^t} +
+    \epsilon}$ ($v$ replaced by its running max with `amsgrad`). Weight decay adds $\lambda p$
+    to $g$, or with `decoupled_weight_decay` scales $p$ by $1-\gamma\lambda$ (AdamW).
+    """
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, amsgrad: bool = False, *, foreach=None,
+                 maximize: bool = False, capturable: bool = False, differentiable: bool = False,
+                 fused=None, decoupled_weight_decay: bool = False) -> None:
+        _check(lr, eps, betas, weight_decay)
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                        amsgrad=amsgrad, maximize=maximize, foreach=foreach,
+                        capturable=capturable, differentiable=differentiable, fused=fused,
+                        decoupled_weight_decay=decoupled_weight_decay)
+        super().__init__(params, defaults)
+
+    def _init_state(self, p, state, group) -> None:
+        names = ("exp_avg", "exp_avg_sq") + (("max_exp_avg_sq",) if group["amsgrad"] else ())
+        _moments(p, state, *names)
+
+    def _update(self, p, grad, state, group) -> None:
+        beta1, beta2 = group["betas"]
+        lr, wd, eps = group["lr"], group["weight_decay"], group["eps"]
+        if group["maximize"]:
+            grad = -grad
+        step = _bump(state)
+        if wd != 0:
+            if group["decoupled_weight_decay"]:
+                p.mul_(1 - lr * wd)
+            else:
+                grad = grad.add(p, alpha=wd)
+        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+        exp_avg.lerp_(grad, 1 - beta1)
+        exp_avg_sq.mul_(beta2).addcmul_(grad, grad.conj(), value=1 - beta2)
+        step_size = lr / (1 - beta1**step)
+        bias_correction2_sqrt = (1 - beta2**step) ** 0.5
+        if group["amsgrad"]:
+            mx = state["max_exp_avg_sq"]
+            ops.binary_extra.maximum(mx, exp_avg_sq, out=mx)
+            denom = (mx.sqrt() / bias_correction2_sqrt).add_(eps)
+        else:
+            denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+        p.addcdiv_(exp_avg, denom, value=-step_size)
+
+
+class AdamW(Adam):
+    r"""AdamW: Adam with decoupled weight decay, $p \leftarrow p(1-\gamma\lambda)$ before
+    the Adam step (default $\lambda = 10^{-2}$)."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 1e-2, amsgrad: bool = False, *, maximize: bool = False,
+                 foreach=None, capturable: bool = False, differentiable: bool = False,
+                 fused=None) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach,
+                         maximize=maximize, capturable=capturable,
+                         differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)
+
+
+class Adamax(Optimizer):
+    r"""Adamax: $m \leftarrow \beta_1 m + (1-\beta_1) g$, $u \leftarrow \max(\beta_2 u, |g| +
+    \epsilon)$, $p \leftarrow p - \frac{\gamma}{1-\beta_1^t} \frac{m}{u}$."""
+
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, foreach=None, *, maximize: bool = False,
+                 differentiable: bool = False, capturable: bool = False) -> None:
+        _check(lr, eps, betas, weight_decay)
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                        foreach=foreach, maximize=maximize, differentiable=differentiable,
+                        capturable=capturable)
+        super().__init__(params, defaults)
+
+    def _init_state(self, p, state, group) -> None:
+        _moments(p, state, "exp_avg", "exp_inf")
+
+    def _update(self, p, grad, state, group) -> None:
+        beta1, beta2 = group["betas"]
+        if group["maximize"]:
+            grad = -grad
+        step = _bump(state)
+        if group["weight_decay"] != 0:
+            grad = grad.add(p, alpha=group["weight_decay"])
+        exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
+        exp_avg.lerp_(grad, 1 - beta1)
+        ops.binary_extra.maximum(exp_inf.mul_(beta2), grad.abs().add_(group["eps"]),
+                                 out=exp_inf)
+        clr = group["lr"] / (1 - beta1**step)
+        p.addcdiv_(exp_avg, exp_inf, value=-clr)
+
+
+class NAdam(Optimizer):
+    r"""NAdam: Adam with Nesterov momentum; $\mu_t = \beta_1(1 - \frac12 0.96^{t\psi})$,
+    $p \leftarrow p - \gamma\frac{(1-\mu_t) g}{(1-\prod\mu)\,d} - \gamma\frac{\mu_{t+1} m}
+    {(1-\prod\mu\,\mu_{t+1})\,d}$ with $d = \sqrt{v/(1-\beta_2^t)} + \epsilon$."""
+
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, momentum_decay: float = 4e-3,
+                 decoupled_weight_decay: bool = False, *, foreach=None, maximize: bool = False,
+                 capturable: bool = False, differentiable: bool = False) -> None:
+        _check(lr, eps, betas, weight_decay)
+        if not 0.0 <= momentum_decay:
+            raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                        momentum_decay=momentum_decay,
+                        decoupled_weight_decay=decoupled_weight_decay, maximize=maximize,
+                        foreach=foreach, capturable=capturable, differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def _init_state(self, p, state, group) -> None:
+        from ..ops.creation import ones
+
+        state["step"] = scalar_step()
+        state["mu_product"] = ones((), dtype=state["step"].dtype)
+        state["exp_avg"] = zeros_like(p)
+        state["exp_avg_sq"] = zeros_like(p)
+
+    def _update(self, p, grad, state, group) -> None:
+        beta1, beta2 = group["betas"]
+        lr, wd, eps, psi = group["lr"], group["weight_decay"], group["eps"], \
+            group["momentum_decay"]
+        if group["maximize"]:
+            grad = -grad
+        step = _bump(state)
+        bias_correction2 = 1 - beta2**step
+        if wd != 0:
+            if group["decoupled_weight_decay"]:
+                p.mul_(1 - lr * wd)
+            else:
+                grad = grad.add(p, alpha=wd)
+        mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * psi)))
+        mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * psi)))
+        mu_product = state["mu_product"]
+        mu_product.mul_(mu)
+        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+        exp_avg.lerp_(grad, 1 - beta1)
+        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        denom = exp_avg_sq.div(bias_correction2).sqrt()
+        prod = mu_product.item()
+        mu_product_next = prod * mu_next
+        denom.add_(eps)
+        p.addcdiv_(grad, denom, value=(-lr * (1.0 - mu) / (1.0 - prod)))
+        p.addcdiv_(exp_avg, denom, value=(-lr * mu_next) / (1.0 - mu_product_next))
+
+
+class RAdam(Optimizer):
+    r"""RAdam: Adam whose adaptive term is switched on only once the variance of its
+    estimate is tractable ($\rho_t > 5$), scaled by the rectification factor $r_t$."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, decoupled_weight_decay: bool = False, *,
+                 foreach=None, maximize: bool = False, capturable: bool = False,
+                 differentiable: bool = False) -> None:
+        _check(lr, eps, betas, weight_decay)
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                        maximize=maximize, foreach=foreach, capturable=capturable,
+                        decoupled_weight_decay=decoupled_weight_decay,
+                        differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def _init_state(self, p, state, group) -> None:
+        _moments(p, state, "exp_avg", "exp_avg_sq")
+
+    def _update(self, p, grad, state, group) -> None:
+        beta1, beta2 = group["betas"]
+        lr, wd, eps = group["lr"], group["weight_decay"], group["eps"]
+        if group["maximize"]:
+            grad = -grad
+        step = _bump(state)
+        if wd != 0:
+            if group["decoupled_weight_decay"]:
+                p.mul_(1 - lr * wd)
+            else:
+                grad = grad.add(p, alpha=wd)
+        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+        exp_avg.lerp_(grad, 1 - beta1)
+        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        bias_correction1 = 1 - beta1**step
+        bias_correction2 = 1 - beta2**step
+        corrected = exp_avg / bias_correction1
+        rho_inf = 2 / (1 - beta2) - 1
+        rho_t = rho_inf - 2 * step * (beta2**step) / bias_correction2
+        if rho_t > 5.0:
+            rect = math.sqrt((rho_t - 4) * (rho_t - 2) * rho_inf
+                             / ((rho_inf - 4) * (rho_inf - 2) * rho_t))
+            adaptive = (bias_correction2**0.5) / exp_avg_sq.sqrt().add_(eps)
+            p.add_(corrected * lr * adaptive * rect, alpha=-1.0)
+        else:
+            p.add_(corrected * lr, alpha=-1.0)

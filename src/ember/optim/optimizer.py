@@ -1,0 +1,348 @@
+"""The Optimizer shell: param_groups, state, zero_grad, step hooks, state_dict.
+
+Its layout is PyTorch's, so `state_dict()` round-trips between the two: `state`
+maps an integer parameter id (order of appearance across groups) to that
+parameter's state, and `param_groups` holds each group's hyper-parameters with
+`params` replaced by those ids. An algorithm subclass supplies two per-parameter
+pieces: `_init_state(p, state, group)` and `_update(p, grad, state, group)`.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import warnings
+from collections import OrderedDict, defaultdict
+from collections.abc import Callable, Iterable
+from itertools import chain
+from typing import Any
+
+from .. import _dtype as dt
+from .._tensor import Tensor
+from ..autograd.graph import RemovableHandle
+from ..autograd.grad_mode import no_grad
+
+_global_pre_hooks: OrderedDict = OrderedDict()
+_global_post_hooks: OrderedDict = OrderedDict()
+
+
+def register_optimizer_step_pre_hook(hook: Callable) -> RemovableHandle:
+    """A hook run before every optimizer's step: `hook(optimizer, args, kwargs)`."""
+    h = RemovableHandle(_global_pre_hooks)
+    _global_pre_hooks[h.id] = hook
+    return h
+
+
+def register_optimizer_step_post_hook(hook: Callable) -> RemovableHandle:
+    h = RemovableHandle(_global_post_hooks)
+    _global_post_hooks[h.id] = hook
+    return h
+
+
+class _RequiredParameter:
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+
+def _type_name(t: Tensor) -> str:
+    from ..ops._common import type_name
+
+    return f"torch.{type_name(t.dtype)}Tensor"
+
+
+class Optimizer:
+    """Base class: holds param_groups and per-parameter state, runs `step`."""
+
+    def __init__(self, params, defaults: dict[str, Any]) -> None:
+        self.defaults = defaults
+        self.state: defaultdict = defaultdict(dict)
+        self.param_groups: list[dict[str, Any]] = []
+        self._optimizer_step_pre_hooks: OrderedDict = OrderedDict()
+        self._optimizer_step_post_hooks: OrderedDict = OrderedDict()
+        self._optimizer_state_dict_pre_hooks: OrderedDict = OrderedDict()
+        self._optimizer_state_dict_post_hooks: OrderedDict = OrderedDict()
+        self._optimizer_load_state_dict_pre_hooks: OrderedDict = OrderedDict()
+        self._optimizer_load_state_dict_post_hooks: OrderedDict = OrderedDict()
+        if isinstance(params, Tensor):
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of Tensors or "
+                f"dicts, but got {_type_name(params)}"
+            )
+        if not isinstance(params, Iterable):
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of Tensors or "
+                f"dicts, but got {type(params).__name__}"
+            )
+        groups = list(params)
+        if len(groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for g in groups:
+            self.add_param_group(g)
+
+    def __getstate__(self) -> dict:
+        return {"defaults": self.defaults, "state": self.state,
+                "param_groups": self.param_groups}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        for name in ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks",
+                     "_optimizer_state_dict_pre_hooks", "_optimizer_state_dict_post_hooks",
+                     "_optimizer_load_state_dict_pre_hooks",
+                     "_optimizer_load_state_dict_post_hooks"):
+            if name not in self.__dict__:
+                self.__dict__[name] = OrderedDict()
+
+    def __repr__(self) -> str:
+        lines = [self.__class__.__name__ + " ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            for key in sorted(group.keys()):
+                if key != "params":
+                    lines.append(f"    {key}: {group[key]}")
+        lines.append(")")
+        return "\n".join(lines)
+
+    # -- groups -------------------------------------------------------------------
+
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """Add a group of parameters with its own hyper-parameters (defaults fill the rest)."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            param_group["params"] = [params]
+        elif isinstance(params, set):
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but the "
+                "ordering of tensors in sets will change between runs. Please use a list instead."
+            )
+        else:
+            param_group["params"] = list(params)
+        if param_group["params"] and isinstance(param_group["params"][0], tuple):
+            names = [n for n, _ in param_group["params"]]
+            param_group["params"] = [p for _, p in param_group["params"]]
+            param_group["param_names"] = names
+        for p in param_group["params"]:
+            if not isinstance(p, Tensor):
+                raise TypeError(
+                    "optimizer can only optimize Tensors, but one of the params is "
+                    f"{type(p).__module__}.{type(p).__name__}"
+                )
+            if not self.defaults.get("differentiable", None) and not (
+                    p.is_leaf or p.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError(
+                    f"parameter group didn't specify a value of required optimization "
+                    f"parameter {name}"
+                )
+            param_group.setdefault(name, default)
+        ids = [id(p) for p in param_group["params"]]
+        if len(ids) != len(set(ids)):
+            warnings.warn(
+                "optimizer contains a parameter group with duplicate parameters; in future, this "
+                "will cause an error; see github.com/pytorch/pytorch/issues/40967 for more "
+                "information", stacklevel=3)
+        seen = set()
+        for group in self.param_groups:
+            seen.update(id(p) for p in group["params"])
+        if not seen.isdisjoint(ids):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    # -- gradients -------------------------------------------------------------------
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset every parameter's `.grad` (to None by default, else zero it in place)."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p._grad is None:
+                    continue
+                if set_to_none:
+                    p._grad = None
+                else:
+                    g = p._grad
+                    if g._grad_fn is not None:
+                        g.detach_()
+                    else:
+                        g.requires_grad_(False)
+                    g.zero_()
+
+    # -- step --------------------------------------------------------------------
+
+    def _step_groups(self) -> None:
+        """Apply the algorithm's update to every parameter that has a gradient."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                grad = p._grad
+                if grad is None:
+                    continue
+                state = self.state[p]
+                if not state:
+                    self._init_state(p, state, group)
+                self._update(p, grad, state, group)
+
+    @no_grad()
+    def step(self, closure: Callable | None = None):
+        """One optimisation step; `closure` re-evaluates the model and returns the loss."""
+        loss = None
+        if closure is not None:
+            from ..autograd.grad_mode import enable_grad
+
+            with enable_grad():
+                loss = closure()
+        self._step_groups()
+        return loss
+
+    def _init_state(self, p: Tensor, state: dict, group: dict) -> None:
+        raise NotImplementedError
+
+    def _update(self, p: Tensor, grad: Tensor, state: dict, group: dict) -> None:
+        raise NotImplementedError
+
+    # -- hooks -------------------------------------------------------------------
+
+    def register_step_pre_hook(self, hook: Callable) -> RemovableHandle:
+        h = RemovableHandle(self._optimizer_step_pre_hooks)
+        self._optimizer_step_pre_hooks[h.id] = hook
+        return h
+
+    def register_step_post_hook(self, hook: Callable) -> RemovableHandle:
+        h = RemovableHandle(self._optimizer_step_post_hooks)
+        self._optimizer_step_post_hooks[h.id] = hook
+        return h
+
+    def register_state_dict_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        return _add_hook(self._optimizer_state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        return _add_hook(self._optimizer_state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        return _add_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook, prepend: bool = False):
+        return _add_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+
+    # -- state_dict ----------------------------------------------------------------
+
+    def state_dict(self) -> dict[str, Any]:
+        """`{'state': {id: {...}}, 'param_groups': [{..., 'params': [ids]}]}` as in PyTorch."""
+        for hook in self._optimizer_state_dict_pre_hooks.values():
+            hook(self)
+        index: dict[int, int] = {}
+        start = 0
+
+        def pack(group):
+            nonlocal start
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for i, p in enumerate(group["params"], start):
+                index.setdefault(id(p), i)
+            packed["params"] = [index[id(p)] for p in group["params"]]
+            start += len(packed["params"])
+            return packed
+
+        groups = [pack(g) for g in self.param_groups]
+        state = {index[id(k)] if isinstance(k, Tensor) else k: v for k, v in self.state.items()}
+        sd = {"state": state, "param_groups": groups}
+        for hook in self._optimizer_state_dict_post_hooks.values():
+            out = hook(self, sd)
+            if out is not None:
+                sd = out
+        return sd
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore state saved by `state_dict()` (tensors cast to each parameter's dtype)."""
+        state_dict = dict(state_dict)
+        for hook in self._optimizer_load_state_dict_pre_hooks.values():
+            out = hook(self, state_dict)
+            if out is not None:
+                state_dict = out
+        groups = self.param_groups
+        saved_groups = copy.deepcopy(state_dict["param_groups"])
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+            raise ValueError(
+                "loaded state dict contains a parameter group that doesn't match the size of "
+                "optimizer's group"
+            )
+        id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
+                          chain.from_iterable(g["params"] for g in groups)))
+        state: defaultdict = defaultdict(dict)
+        for k, v in state_dict["state"].items():
+            if k in id_map:
+                p = id_map[k]
+                state[p] = {key: _cast_state(p, key, val) for key, val in v.items()}
+            else:
+                state[k] = v
+        new_groups = []
+        for g, s in zip(groups, saved_groups):
+            s["params"] = g["params"]
+            if "param_names" in g and "param_names" not in s:
+                s["param_names"] = g["param_names"]
+            new_groups.append(s)
+        self.__setstate__({"state": state, "param_groups": new_groups})
+        for hook in self._optimizer_load_state_dict_post_hooks.values():
+            hook(self)
+
+
+def _cast_state(p: Tensor, key, value):
+    """A saved state value prepared for parameter `p` (PyTorch keeps `step` as is)."""
+    if isinstance(value, Tensor):
+        if key == "step":
+            return value.clone()
+        if p.is_floating_point() or p.is_complex():
+            return value.to(dtype=p.dtype, device=p.device).clone()
+        return value.to(device=p.device).clone()
+    if isinstance(value, dict):
+        return {k: _cast_state(p, k, v) for k, v in value.items()}
+    return copy.deepcopy(value)
+
+
+def _add_hook(store: OrderedDict, hook, prepend: bool) -> RemovableHandle:
+    h = RemovableHandle(store)
+    store[h.id] = hook
+    if prepend:
+        store.move_to_end(h.id, last=False)
+    return h
+
+
+def _wrap_step(step):
+    """Run the per-optimizer and global step hooks around `step`."""
+    @functools.wraps(step)
+    def wrapper(self, *args, **kwargs):
+        for hook in chain(_global_pre_hooks.values(), self._optimizer_step_pre_hooks.values()):
+            out = hook(self, args, kwargs)
+            if out is not None:
+                args, kwargs = out
+        result = step(self, *args, **kwargs)
+        for hook in chain(self._optimizer_step_post_hooks.values(), _global_post_hooks.values()):
+            hook(self, args, kwargs)
+        return result
+
+    wrapper._hooked = True
+    return wrapper
+
+
+def _init_subclass(cls, **kwargs):
+    step = cls.__dict__.get("step")
+    if step is not None and not getattr(step, "_hooked", False):
+        cls.step = _wrap_step(step)
+
+
+Optimizer.__init_subclass__ = classmethod(_init_subclass)
+Optimizer.step = _wrap_step(Optimizer.step)
+
+
+def scalar_step() -> Tensor:
+    """A fresh `step` counter: a 0-d tensor of the default float dtype, as PyTorch keeps it."""
+    from ..ops.creation import zeros
+
+    return zeros((), dtype=dt.get_default_dtype())

@@ -1,0 +1,131 @@
+"""RMSprop, Adagrad and Adadelta: per-coordinate steps scaled by running squared gradients."""
+
+from __future__ import annotations
+
+from ..ops.creation import full_like, zeros_like
+from .optimizer import Optimizer, scalar_step
+
+
+def _nonneg(**values) -> None:
+    for name, v in values.items():
+        if not 0.0 <= v:
+            label = {"lr": "learning rate", "eps": "epsilon value"}.get(name, f"{name} value")
+            raise ValueError(f"Invalid {label}: {v}")
+
+
+class RMSprop(Optimizer):
+    r"""RMSprop: $v \leftarrow \alpha v + (1-\alpha) g^2$; centered subtracts $\bar g^2$;
+    $p \leftarrow p - \gamma g / (\sqrt{v} + \epsilon)$, or through a momentum buffer
+    $b \leftarrow \mu b + g / (\sqrt{v} + \epsilon)$, $p \leftarrow p - \gamma b$."""
+
+    def __init__(self, params, lr=1e-2, alpha: float = 0.99, eps: float = 1e-8,
+                 weight_decay: float = 0, momentum: float = 0, centered: bool = False,
+                 capturable: bool = False, foreach=None, maximize: bool = False,
+                 differentiable: bool = False) -> None:
+        _nonneg(lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha)
+        defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
+                        weight_decay=weight_decay, capturable=capturable, foreach=foreach,
+                        maximize=maximize, differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def _init_state(self, p, state, group) -> None:
+        state["step"] = scalar_step()
+        state["square_avg"] = zeros_like(p)
+        if group["momentum"] > 0:
+            state["momentum_buffer"] = zeros_like(p)
+        if group["centered"]:
+            state["grad_avg"] = zeros_like(p)
+
+    def _update(self, p, grad, state, group) -> None:
+        alpha, eps, lr = group["alpha"], group["eps"], group["lr"]
+        if group["maximize"]:
+            grad = -grad
+        state["step"].add_(1)
+        if group["weight_decay"] != 0:
+            grad = grad.add(p, alpha=group["weight_decay"])
+        square_avg = state["square_avg"]
+        square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
+        if group["centered"]:
+            grad_avg = state["grad_avg"]
+            grad_avg.lerp_(grad, 1 - alpha)
+            avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
+        else:
+            avg = square_avg.sqrt()
+        avg = avg.add_(eps)
+        if group["momentum"] > 0:
+            buf = state["momentum_buffer"]
+            buf.mul_(group["momentum"]).addcdiv_(grad, avg)
+            p.add_(buf, alpha=-lr)
+        else:
+            p.addcdiv_(grad, avg, value=-lr)
+
+
+class Adagrad(Optimizer):
+    r"""Adagrad: $s \leftarrow s + g^2$, $p \leftarrow p - \frac{\gamma}{1 + (t-1)\eta}
+    \frac{g}{\sqrt{s} + \epsilon}$."""
+
+    def __init__(self, params, lr=1e-2, lr_decay: float = 0, weight_decay: float = 0,
+                 initial_accumulator_value: float = 0, eps: float = 1e-10, foreach=None, *,
+                 maximize: bool = False, differentiable: bool = False, fused=None) -> None:
+        _nonneg(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
+                initial_accumulator_value=initial_accumulator_value, eps=eps)
+        defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                        initial_accumulator_value=initial_accumulator_value, foreach=foreach,
+                        maximize=maximize, differentiable=differentiable, fused=fused)
+        super().__init__(params, defaults)
+        # PyTorch creates Adagrad's state eagerly, at construction.
+        for group in self.param_groups:
+            for p in group["params"]:
+                self._init_state(p, self.state[p], group)
+
+    def _init_state(self, p, state, group) -> None:
+        state["step"] = scalar_step()
+        state["sum"] = full_like(p, group["initial_accumulator_value"])
+
+    def _update(self, p, grad, state, group) -> None:
+        if group["maximize"]:
+            grad = -grad
+        step = state["step"].add_(1).item()
+        if group["weight_decay"] != 0:
+            grad = grad.add(p, alpha=group["weight_decay"])
+        clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
+        state_sum = state["sum"]
+        state_sum.addcmul_(grad, grad, value=1)
+        std = state_sum.sqrt().add_(group["eps"])
+        p.addcdiv_(grad, std, value=-clr)
+
+
+class Adadelta(Optimizer):
+    r"""Adadelta: $v \leftarrow \rho v + (1-\rho) g^2$, $\Delta = \frac{\sqrt{u + \epsilon}}
+    {\sqrt{v + \epsilon}} g$, $u \leftarrow \rho u + (1-\rho)\Delta^2$, $p \leftarrow p -
+    \gamma\Delta$."""
+
+    def __init__(self, params, lr=1.0, rho: float = 0.9, eps: float = 1e-6,
+                 weight_decay: float = 0, foreach=None, *, capturable: bool = False,
+                 maximize: bool = False, differentiable: bool = False) -> None:
+        _nonneg(lr=lr, eps=eps, weight_decay=weight_decay)
+        if not 0.0 <= rho <= 1.0:
+            raise ValueError(f"Invalid rho value: {rho}")
+        defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
+                        capturable=capturable, foreach=foreach, differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def _init_state(self, p, state, group) -> None:
+        state["step"] = scalar_step()
+        state["square_avg"] = zeros_like(p)
+        state["acc_delta"] = zeros_like(p)
+
+    def _update(self, p, grad, state, group) -> None:
+        rho, eps = group["rho"], group["eps"]
+        if group["maximize"]:
+            grad = -grad
+        state["step"].add_(1)
+        if group["weight_decay"] != 0:
+            grad = grad.add(p, alpha=group["weight_decay"])
+        square_avg, acc_delta = state["square_avg"], state["acc_delta"]
+        square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)
+        std = square_avg.add(eps).sqrt_()
+        delta = acc_delta.add(eps).sqrt_()
+        delta.div_(std).mul_(grad)
+        acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
+        p.add_(delta, alpha=-group["lr"])

@@ -1,0 +1,47 @@
+"""Stochastic gradient descent, with momentum, dampening, Nesterov and weight decay."""
+
+from __future__ import annotations
+
+from .._tensor import Tensor
+from .optimizer import Optimizer, required
+
+
+class SGD(Optimizer):
+    r"""SGD: $g \leftarrow g + \lambda p$; $b \leftarrow \mu b + (1-\tau) g$ (first step
+    $b = g$); $g \leftarrow g + \mu b$ if Nesterov else $b$; $p \leftarrow p - \gamma g$.
+    """
+
+    def __init__(self, params, lr=1e-3, momentum: float = 0, dampening: float = 0,
+                 weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
+                 foreach=None, differentiable: bool = False, fused=None) -> None:
+        if lr is not required and lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        defaults = dict(lr=lr, momentum=momentum, dampening=dampening,
+                        weight_decay=weight_decay, nesterov=nesterov, maximize=maximize,
+                        foreach=foreach, differentiable=differentiable, fused=fused)
+        super().__init__(params, defaults)
+
+    def _init_state(self, p: Tensor, state: dict, group: dict) -> None:
+        if group["momentum"] != 0:
+            state["momentum_buffer"] = None
+
+    def _update(self, p: Tensor, grad: Tensor, state: dict, group: dict) -> None:
+        if group["maximize"]:
+            grad = -grad
+        wd, momentum = group["weight_decay"], group["momentum"]
+        if wd != 0:
+            grad = grad.add(p, alpha=wd)
+        if momentum != 0:
+            buf = state.get("momentum_buffer")
+            if buf is None:
+                buf = state["momentum_buffer"] = grad.detach().clone()
+            else:
+                buf.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
+            grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
+        p.add_(grad, alpha=-group["lr"])
