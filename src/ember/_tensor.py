@@ -255,7 +255,9 @@ class Tensor:
             n = numel(self._shape)
             a = s.data[self._offset:self._offset + n].reshape(self._shape)
         else:
-            a = np.ndarray(self._shape, dtype, buffer=s.bytes, offset=self._offset * itemsize,
+            # An empty view may sit past the end of its storage; NumPy wants it inside.
+            off = self._offset * itemsize if numel(self._shape) else 0
+            a = np.ndarray(self._shape, dtype, buffer=s.bytes, offset=off,
                            strides=tuple(x * itemsize for x in stride))
         self._np = a
         return a
