@@ -1,154 +1,233 @@
-"""Indexing: `x[key]` and `x[key] = value`, with PyTorch's (NumPy's) rules.
+"""Indexing: `x[key]`, `x[key] = value`, `index_put`, `gather`, `take_along_dim`, `nonzero`.
 
-Basic keys (ints, slices, None, ...) become views. Integer tensors, lists and
-bool masks are advanced indices: `index` gathers with them, and its VJP
-scatter-adds back (repeated indices accumulate). Assignment writes through
-NumPy directly when no graph is recorded, and otherwise through the
-`index_put` primitive, out of place, so that autograd sees it.
+A key is applied as PyTorch applies it: ints, slices, `None`, `...` and bool
+scalars first, as views; what is left (integer tensors / lists and bool masks,
+one index array per dim) is an advanced index, broadcast together, whose result
+dims land where the first indexed dim was when the indexed dims are adjacent,
+and in front otherwise (NumPy's rule, applied to the view). The gather is the
+`index` primitive; its VJP scatter-adds back, so repeated indices accumulate.
+
+Assignment writes through NumPy into the view when no graph is recorded, and
+otherwise through the `index_put` primitive (out of place, then copied in), with
+the key rewritten as one index array per dim of `x` so that no view is involved.
 """
 
 from __future__ import annotations
+
+import numbers
+import warnings
 
 import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor
+from .._view import broadcast_shapes, wrap_dim
 from ..autograd import grad_mode
 from . import movement
+from ._common import write_out
 from .registry import Primitive, apply, apply_, bump_version, check_inplace, defvjp
 
 _grad_state = grad_mode.state
+_BAD_KEY = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
+            "are valid indices (got {})")
 
 
 def _index_error(i, dim: int, size: int) -> IndexError:
     return IndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
 
 
-def _expand_key(x: Tensor, key) -> list:
-    """The key as a list with `...` expanded and bool scalars made explicit."""
-    if not isinstance(key, tuple):
-        key = (key,)
-    consumed = 0
-    for k in key:
-        if k is None or k is Ellipsis or isinstance(k, bool):
-            continue
-        if isinstance(k, Tensor) and k._dtype in (dt.bool_, dt.uint8):
-            consumed += k.ndim
-        elif isinstance(k, np.ndarray) and k.dtype == np.bool_:
-            consumed += k.ndim
-        else:
-            consumed += 1
-    if consumed > x.ndim:
-        raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
-    out = []
-    seen_ellipsis = False
-    for k in key:
-        if k is Ellipsis:
-            if seen_ellipsis:
-                raise IndexError("an index can only have a single ellipsis ('...')")
-            seen_ellipsis = True
-            out.extend([slice(None)] * (x.ndim - consumed))
-        else:
-            out.append(k)
-    return out
+# --- parsing a key ------------------------------------------------------------------------
+
+def _seq_as_tuple(key: list) -> bool:
+    """PyTorch (like old NumPy) reads a short list holding slices, tensors or lists as a tuple."""
+    if len(key) >= 32:
+        return False
+    return any(isinstance(k, (Tensor, np.ndarray, list, tuple, slice)) or k is None
+               or k is Ellipsis for k in key)
 
 
-def _as_index_array(k, dim_size: int | None = None):
-    """An advanced index as an int64 / bool NumPy array, validated like PyTorch."""
+def _items(key) -> tuple:
+    if isinstance(key, tuple):
+        return key
+    if isinstance(key, list) and _seq_as_tuple(key):
+        warnings.warn(
+            "Using a non-tuple sequence for multidimensional indexing is deprecated and will be "
+            "changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this "
+            "will be interpreted as tensor index, x[torch.tensor(seq)], which will result either "
+            "in an error or a different result", UserWarning, stacklevel=4)
+        return tuple(key)
+    return (key,)
+
+
+def _is_int(k) -> bool:
+    if isinstance(k, (int, np.integer)) and not isinstance(k, bool):
+        return True
+    if isinstance(k, (Tensor, np.ndarray)) and k.ndim == 0:
+        d = k.dtype
+        return (d._kind == 1 and d is not dt.uint8) if isinstance(k, Tensor) else d.kind in "iu"
+    return False
+
+
+def _index_array(k) -> np.ndarray:
+    """An advanced index as an int64 or bool array (meta tensors: zeros of their shape)."""
     if isinstance(k, Tensor):
-        if k._dtype is dt.bool_ or k._dtype is dt.uint8:
-            return k._array().astype(bool)
-        if k._dtype._kind != 1:
-            raise IndexError(
-                "tensors used as indices must be long, int, byte or bool tensors"
-            )
-        return k._array().astype(np.int64)
-    arr = np.asarray(k)
+        d = k._dtype
+        if d is not dt.bool_ and d is not dt.uint8 and d._kind != 1:
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        if k.device.type == "meta":
+            if d is dt.bool_ or d is dt.uint8:
+                raise NotImplementedError(
+                    "indexing with a bool mask needs the mask's values: it cannot run on 'meta'")
+            return np.broadcast_to(np.zeros((), np.int64), k._shape)
+        a = k._array()
+        return a.astype(bool) if d is dt.uint8 else (a if d is dt.bool_ else a.astype(np.int64))
+    if isinstance(k, np.ndarray):
+        if k.dtype == np.bool_:
+            return k
+        if k.dtype.kind not in "iu":
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        return k.astype(np.int64)
+    try:
+        arr = np.asarray(k)
+    except ValueError:
+        raise IndexError("too many indices: index lists must be rectangular") from None
     if arr.dtype == np.bool_:
         return arr
-    if arr.dtype.kind not in "iu":
-        if arr.size == 0:
-            return arr.astype(np.int64)
-        raise IndexError(
-            "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
-            "valid indices (got " + type(k).__name__ + ")"
-        )
+    if arr.dtype.kind not in "iuf":
+        raise TypeError("new(): invalid data type 'str'")
     return arr.astype(np.int64)
 
 
-def _basic(x: Tensor, key: list):
-    """Apply the basic parts of `key` as views; return (view, advanced key or None)."""
-    dim = 0
-    advanced = []
-    has_adv = False
-    for k in key:
+def _specified_dims(items) -> int:
+    n = 0
+    for k in items:
+        if k is None or k is Ellipsis or isinstance(k, bool):
+            continue
+        if isinstance(k, Tensor) and k._dtype in (dt.bool_, dt.uint8):
+            n += k.ndim
+        elif isinstance(k, np.ndarray) and k.dtype == np.bool_:
+            n += k.ndim
+        elif isinstance(k, list):
+            a = np.asarray(k)
+            n += a.ndim if a.dtype == np.bool_ else 1
+        else:
+            n += 1
+    return n
+
+
+def plan(x: Tensor, key):
+    """Apply the basic part of `key` to `x` as views; return (view, advanced key or None).
+
+    The advanced key is a tuple in NumPy's terms on the view: `slice(None)` or an int64
+    array per dim (bool masks already turned into their nonzero positions).
+    """
+    items = _items(key)
+    specified = _specified_dims(items)
+    if specified > x.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+    view, dim, idx = x, 0, {}
+    for k in items:
         if k is None:
-            x = movement.unsqueeze(x, dim)
-            advanced.append(slice(None))
+            view = movement.unsqueeze(view, dim)
             dim += 1
+        elif k is Ellipsis:
+            dim += x.ndim - specified
         elif isinstance(k, bool):
-            x = movement.unsqueeze(x, dim)
-            if not k:
-                x = movement.slice_dim(x, dim, 0, 0)
-            advanced.append(slice(None))
+            view = movement.unsqueeze(view, dim)
+            idx[dim] = np.zeros(1 if k else 0, np.int64)
             dim += 1
-        elif isinstance(k, (int, np.integer)) or (isinstance(k, Tensor) and k.ndim == 0 and
-                                                    k._dtype._kind == 1):
+        elif _is_int(k):
             i = int(k)
-            n = x._shape[dim]
+            n = view._shape[dim]
             if i < -n or i >= n:
                 raise _index_error(i, dim, n)
-            x = movement.select(x, dim, i)
+            view = movement.select(view, dim, i)
         elif isinstance(k, slice):
-            step = 1 if k.step is None else int(k.step)
-            if step <= 0:
-                raise ValueError("step must be greater than zero")
-            if k != slice(None):
-                x = movement.slice_dim(x, dim, k.start, k.stop, step)
-            advanced.append(slice(None))
+            view = _slice(view, dim, k)
             dim += 1
-        elif isinstance(k, (Tensor, list, tuple, np.ndarray)):
-            arr = _as_index_array(k)
-            has_adv = True
+        elif isinstance(k, (Tensor, np.ndarray, list, tuple)):
+            arr = _index_array(k)
             if arr.dtype == np.bool_:
-                for j in range(arr.ndim):
-                    if arr.shape[j] != x._shape[dim + j]:
-                        raise IndexError(
-                            f"The shape of the mask [{', '.join(map(str, arr.shape))}] at index "
-                            f"{j} does not match the shape of the indexed tensor "
-                            f"[{', '.join(map(str, x._shape))}] at index {dim + j}"
-                        )
-                advanced.append(arr)
-                dim += arr.ndim
-            else:
-                n = x._shape[dim]
-                if arr.size and (arr.max() >= n or arr.min() < -n):
-                    bad = arr[(arr >= n) | (arr < -n)].flat[0]
-                    raise _index_error(int(bad), dim, n)
-                advanced.append(arr)
-                dim += 1
-        elif isinstance(k, float):
-            raise IndexError(
-                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
-                "are valid indices (got float)"
-            )
+                dim = _put_mask(view, arr, dim, idx)
+                if arr.ndim == 0:
+                    view = movement.unsqueeze(view, dim - 1)
+                continue
+            n = view._shape[dim]
+            on_meta = isinstance(k, Tensor) and k.device.type == "meta"
+            if arr.size and not on_meta and (arr.max() >= n or arr.min() < -n):
+                raise _index_error(int(arr[(arr >= n) | (arr < -n)].flat[0]), dim, n)
+            idx[dim] = arr
+            dim += 1
         else:
+            name = type(k).__name__
+            if isinstance(k, str):
+                raise TypeError(f"new(): invalid data type '{name}'")
+            if isinstance(k, np.generic):
+                name = "numpy." + name
+            raise IndexError(_BAD_KEY.format(name))
+    if not idx:
+        return view, None
+    shapes = [a.shape for a in idx.values()]
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with "
+                         "shapes " + ", ".join(str(list(s)) for s in shapes)) from None
+    return view, tuple(idx.get(d, slice(None)) for d in range(max(idx) + 1))
+
+
+def _slice(view: Tensor, dim: int, k: slice) -> Tensor:
+    step = 1 if k.step is None else int(k.step)
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    if step < 0:
+        raise ValueError("step must be greater than zero")
+    if k.start is None and k.stop is None and step == 1:
+        return view
+    return movement.slice_dim(view, dim, k.start, k.stop, step)
+
+
+def _put_mask(view: Tensor, mask: np.ndarray, dim: int, idx: dict) -> int:
+    """Record a bool mask's nonzero positions as index arrays, one per dim it covers."""
+    if mask.ndim == 0:
+        idx[dim] = np.zeros(1 if mask else 0, np.int64)
+        return dim + 1
+    for j in range(mask.ndim):
+        if mask.shape[j] != view._shape[dim + j]:
             raise IndexError(
-                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
-                f"are valid indices (got {type(k).__name__})"
+                f"The shape of the mask [{', '.join(map(str, mask.shape))}] at index {j} does not "
+                f"match the shape of the indexed tensor [{', '.join(map(str, view._shape))}] at "
+                f"index {dim + j}"
             )
-    return x, (tuple(advanced) if has_adv else None)
+    for j, nz in enumerate(np.nonzero(mask)):
+        idx[dim + j] = nz
+    return dim + mask.ndim
 
 
-# --- advanced gather and its scatter-add VJP ---------------------------------------------
+# --- the advanced gather and its scatter-add transpose ------------------------------------
+
+def _take_axis(key) -> int | None:
+    """The axis when `key` is slices then one 1-D array (np.take's faster case), else None."""
+    last = key[-1]
+    if isinstance(last, np.ndarray) and last.ndim == 1 and all(
+            isinstance(k, slice) for k in key[:-1]):
+        return len(key) - 1
+    return None
+
 
 def _index_kernel(a, *, key):
+    axis = _take_axis(key)
+    if axis is not None:
+        return np.take(a, key[-1], axis=axis)
     return np.array(a[key])
 
 
+def _probe(shape) -> np.ndarray:
+    return np.lib.stride_tricks.as_strided(np.zeros(1, np.int8), shape, (0,) * len(shape))
+
+
 def _index_meta(x, *, key):
-    probe = np.lib.stride_tricks.as_strided(np.zeros(1, np.int8), x._shape, (0,) * x.ndim)
-    return probe[key].shape, x._dtype
+    return _probe(x._shape)[key].shape, x._dtype
 
 
 index_p = Primitive("index", _index_kernel, _index_meta)
@@ -156,13 +235,17 @@ index_p = Primitive("index", _index_kernel, _index_meta)
 
 def _index_put_acc_kernel(g, *, key, in_shape):
     buf = np.zeros(in_shape, dtype=g.dtype)
-    np.add.at(buf, key, g)
+    axis = _take_axis(key)
+    if axis is not None and axis == 0 and buf.ndim:
+        np.add.at(buf, key[-1], g)
+    else:
+        np.add.at(buf, key, g)
     return buf
 
 
 index_put_acc_p = Primitive("index_put_acc", _index_put_acc_kernel,
                             lambda g, *, key, in_shape: (tuple(in_shape), g._dtype),
-                            grad_name="IndexPutBackward0")
+                            grad_name="IndexBackward0")
 defvjp(index_p, lambda g, out, x, *, key: apply(index_put_acc_p, g, key=key,
                                                  in_shape=x._shape), reads=((0,),))
 defvjp(index_put_acc_p, lambda gg, out, g, *, key, in_shape: apply(index_p, gg, key=key),
@@ -170,133 +253,194 @@ defvjp(index_put_acc_p, lambda gg, out, g, *, key, in_shape: apply(index_p, gg, 
 
 
 def getitem(x: Tensor, key) -> Tensor:
-    if x.ndim == 0 and not (key is None or key is Ellipsis or isinstance(key, (bool, tuple))
-                            or key == slice(None)):
+    if x.ndim == 0 and _is_int(key):
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                          "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
-    view, adv = _basic(x, _expand_key(x, key))
+    view, adv = plan(x, key)
     if adv is None:
-        return view if view is not x else movement.apply_view(
-            movement.view_p, x, size=x._shape, in_shape=x._shape)
+        if view is x:
+            return movement.apply_view(movement.view_p, x, size=x._shape, in_shape=x._shape)
+        return view
     return apply(index_p, view, key=adv)
 
 
-# --- assignment ------------------------------------------------------------------------
+# --- index_put: the primitive behind assignment -------------------------------------------
 
-def _np_key(x: Tensor, key):
-    """The key in NumPy's terms, validated against PyTorch's rules."""
-    parts = _expand_key(x, key)
-    out = []
-    dim = 0
-    for k in parts:
-        if isinstance(k, Tensor):
-            if k.ndim == 0 and k._dtype._kind == 1:
-                k = int(k.item())
-            else:
-                arr = _as_index_array(k)
-                out.append(arr)
-                dim += arr.ndim if arr.dtype == np.bool_ else 1
-                continue
-        if isinstance(k, (int, np.integer)) and not isinstance(k, bool):
-            n = x._shape[dim]
-            if k < -n or k >= n:
-                raise _index_error(int(k), dim, n)
-            dim += 1
-        elif isinstance(k, slice):
-            if k.step is not None and k.step <= 0:
-                raise ValueError("step must be greater than zero")
-            dim += 1
-        elif isinstance(k, (list, np.ndarray)):
-            k = _as_index_array(k)
-            dim += k.ndim if k.dtype == np.bool_ else 1
-        elif isinstance(k, float):
-            raise IndexError(
-                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
-                "are valid indices (got float)"
-            )
-        out.append(k)
-    return tuple(out)
-
-
-def _setitem_kernel(a, v, *, key):
+def _index_put_kernel(a, v, *, key, accumulate):
     out = a.copy()
-    out[key] = v
+    if accumulate:
+        np.add.at(out, key, v)
+    else:
+        out[key] = v
     return out
 
 
-def _setitem_meta(x, v, *, key):
-    return x._shape, x._dtype
+index_put_p = Primitive("index_put", _index_put_kernel,
+                        lambda x, v, *, key, accumulate: (x._shape, x._dtype),
+                        grad_name="IndexPutBackward0")
 
 
-setitem_p = Primitive("index_put", _setitem_kernel, _setitem_meta,
-                      grad_name="IndexPutBackward0")
+def _index_put_grad_x(g, out, x, v, *, key, accumulate):
+    if accumulate:
+        return g
+    return apply(index_put_p, g, 0, key=key, accumulate=False)
 
 
-def _setitem_grad_x(g, out, x, v, *, key):
-    return index_put(g, key, 0.0)
+defvjp(index_put_p, _index_put_grad_x,
+       lambda g, out, x, v, *, key, accumulate: apply(index_p, g, key=key), reads=((), ()))
 
 
-def _setitem_grad_v(g, out, x, v, *, key):
-    picked = apply(index_p, g, key=key)
-    return picked
+def _flat_key(x: Tensor, key):
+    """`key` on `x` as one index array per dim of `x` (its elements in x[key]'s order).
+
+    Returns (target shape, NumPy key); x[numpy key] has the target's elements,
+    laid out as the target shape (or flattened, for a 0-d `x`).
+    """
+    from .creation import arange
+
+    with grad_mode.no_grad():
+        pos = arange(x.numel(), dtype=dt.int64).reshape(x._shape)
+        view, adv = plan(pos, key)
+        flat = view._array() if adv is None else view._array()[adv]
+    if x.ndim == 0:
+        return flat.shape, (np.ones(flat.shape, bool),)
+    return flat.shape, np.unravel_index(flat, x._shape)
 
 
-defvjp(setitem_p, _setitem_grad_x, _setitem_grad_v, reads=((), ()))
+def _value_tensor(value, x: Tensor) -> Tensor:
+    if isinstance(value, Tensor):
+        if value.device != x.device and value.ndim == 0:
+            value = value.to(x.device)
+        return value if value._dtype is x._dtype else value.to(x._dtype)
+    from .creation import scalar_tensor
+
+    return scalar_tensor(value, dtype=x._dtype, device=x.device)
 
 
-def index_put(x: Tensor, key, value) -> Tensor:
-    """Out of place: a copy of `x` with `x[key] = value` (differentiable in both)."""
-    return apply(setitem_p, x, value, key=key)
+def _check_value_shape(target, vshape, advanced: bool, dtype=dt.float32) -> None:
+    vshape = tuple(vshape)
+    while len(vshape) > len(target) and vshape[0] == 1:
+        vshape = vshape[1:]  # PyTorch drops a value's leading size-1 dims
+    try:
+        ok = broadcast_shapes(target, vshape) == tuple(target)
+    except RuntimeError:
+        ok = False
+    if ok:
+        return
+    if advanced:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(vshape)} cannot be "
+                           f"broadcast to indexing result of shape {list(target)}")
+    if len(vshape) > len(target):
+        raise RuntimeError(f"expand(torch.{_tn(dtype)}Tensor{{{list(vshape)}}}, "
+                           f"size={list(target)}): "
+                           f"the number of sizes provided ({len(target)}) must be greater or "
+                           f"equal to the number of dimensions in the tensor ({len(vshape)})")
+    for i in range(1, len(vshape) + 1):
+        if vshape[-i] not in (1, target[-i]):
+            raise RuntimeError(
+                f"The expanded size of the tensor ({target[-i]}) must match the existing size "
+                f"({vshape[-i]}) at non-singleton dimension {len(target) - i}.  Target sizes: "
+                f"{list(target)}.  Tensor sizes: {list(vshape)}")
 
 
 def setitem(x: Tensor, key, value) -> None:
-    if isinstance(value, Tensor) and value.device != x.device and value.ndim == 0:
-        value = value.to(x.device)
-    npkey = _np_key(x, key)
+    if not isinstance(value, (Tensor, numbers.Number)):
+        raise TypeError(f"can't assign a {_type_name(value)} to a torch.{_tn(x._dtype)}Tensor")
     needs_graph = _grad_state.enabled and (
         x._requires_grad or (isinstance(value, Tensor) and value._requires_grad))
     if not needs_graph and x.device.type == "cpu":
-        check_inplace(x)
-        dst = x._array()
-        if isinstance(value, Tensor):
-            src = value._array()
-            if src.dtype.kind == "c" and dst.dtype.kind != "c":
-                src = src.real
-        else:
-            src = value
-        try:
-            if isinstance(src, np.ndarray) and src.dtype != dst.dtype:
-                src = src.astype(dst.dtype)
-            dst[npkey] = src
-        except ValueError as e:
-            raise RuntimeError(_shape_mismatch(dst[npkey].shape, np.shape(src), e)) from None
-        bump_version(x)
+        _setitem_numpy(x, key, value)
         return
+    check_inplace(x)
     if x.device.type == "meta":
+        view, adv = plan(x, key)
+        target = view._shape if adv is None else _probe(view._shape)[adv].shape
+        _check_value_shape(target, np.shape(value) if not isinstance(value, Tensor)
+                           else value._shape, adv is not None, x._dtype)
         return
-    if not isinstance(value, Tensor):
-        from .creation import scalar_tensor
-
-        value = scalar_tensor(value, dtype=x._dtype, device=x.device)
-    elif value._dtype is not x._dtype:
-        value = value.to(x._dtype)
-    target_shape = _index_meta(x, key=npkey)[0]
-    from .._view import broadcast_shapes
-
-    try:
-        if broadcast_shapes(target_shape, value._shape) != tuple(target_shape):
-            raise RuntimeError
-    except RuntimeError:
-        raise RuntimeError(_shape_mismatch(target_shape, value._shape, None)) from None
-    apply_(setitem_p, x, value, key=npkey)
+    value = _value_tensor(value, x)
+    target, npkey = _flat_key(x, key)
+    _check_value_shape(target, value._shape, True)
+    while value.ndim > len(target):
+        value = value.squeeze(0)
+    if x.ndim == 0:
+        value = value.expand(target).reshape(-1)
+    apply_(index_put_p, x, value, key=npkey, accumulate=False)
 
 
-def _shape_mismatch(dst_shape, src_shape, err) -> str:
-    return (f"shape mismatch: value tensor of shape {list(src_shape)} cannot be broadcast to "
-            f"indexing result of shape {list(dst_shape)}")
+def _setitem_numpy(x: Tensor, key, value) -> None:
+    """Write straight into x's memory (no graph recorded)."""
+    check_inplace(x)
+    view, adv = plan(x, key)
+    dst = view._array()
+    if isinstance(value, Tensor):
+        src = value._array()
+        if src.dtype.kind == "c" and dst.dtype.kind != "c":
+            src = src.real
+        if src.dtype != dst.dtype:
+            src = src.astype(dst.dtype)
+    else:
+        src = value
+    target = dst.shape if adv is None else _probe(dst.shape)[adv].shape
+    if np.ndim(src):
+        _check_value_shape(target, np.shape(src), adv is not None, value._dtype)
+        while np.ndim(src) > len(target):
+            src = src[0]
+    if adv is None:
+        np.copyto(dst, src, casting="unsafe")
+    else:
+        dst[adv] = src
+    bump_version(x)
 
 
-# --- helpers other ops' VJPs use ------------------------------------------------------------
+def _index_put_args(x: Tensor, indices, values):
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError("index_put(): argument 'indices' must be tuple of Tensors")
+    items = tuple(slice(None) if i is None else i for i in indices)
+    for i in items:
+        if isinstance(i, Tensor) and i._dtype._kind not in (0, 1):
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if isinstance(values, Tensor) and values._dtype is not x._dtype:
+        raise RuntimeError(
+            "Index put requires the source and destination dtypes match, got "
+            f"{_tn(x._dtype)} for the destination and {_tn(values._dtype)} for the source.")
+    values = _value_tensor(values, x)
+    if x.device.type == "meta":
+        view, adv = plan(x, items)
+        return values, adv
+    target, npkey = _flat_key(x, items)
+    _check_value_shape(target, values._shape, True)
+    while values.ndim > len(target):
+        values = values.squeeze(0)
+    if x.ndim == 0:
+        values = values.expand(target).reshape(-1)
+    return values, npkey
+
+
+def _type_name(v) -> str:
+    t = type(v)
+    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+
+
+def _tn(d: dt.dtype) -> str:
+    from ._common import type_name
+
+    return type_name(d)
+
+
+def index_put(input: Tensor, indices, values, accumulate: bool = False) -> Tensor:
+    """A copy of `input` with `values` put at the advanced index `indices` (summed if
+    `accumulate`)."""
+    values, key = _index_put_args(input, indices, values)
+    return apply(index_put_p, input, values, key=key, accumulate=bool(accumulate))
+
+
+def index_put_(input: Tensor, indices, values, accumulate: bool = False) -> Tensor:
+    values, key = _index_put_args(input, indices, values)
+    return apply_(index_put_p, input, values, key=key, accumulate=bool(accumulate))
+
+
+# --- gather and its scatter transposes (other ops' VJPs use these too) --------------------
 
 def _scatter_zeros_kernel(src, idx, *, shape, dim):
     buf = np.zeros(shape, dtype=src.dtype)
@@ -310,6 +454,11 @@ scatter_zeros_p = Primitive("scatter_zeros", _scatter_zeros_kernel,
 
 
 def _gather_kernel(a, idx, *, dim):
+    if a.ndim == 0:
+        return a[idx]
+    if idx.shape != a.shape:
+        # take_along_axis wants equal sizes off `dim`; gather reads only the first ones.
+        a = a[tuple(slice(0, n) if i != dim else slice(None) for i, n in enumerate(idx.shape))]
     return np.take_along_axis(a, idx, axis=dim)
 
 
@@ -321,12 +470,21 @@ defvjp(gather_p, lambda g, out, a, idx, *, dim: _scatter_add_zeros(g, idx, a._sh
        None, reads=((0, 1), ()))
 
 
-def _scatter_add_kernel(src, idx, *, shape, dim):
-    buf = np.zeros(shape, dtype=src.dtype)
-    nd = len(shape)
+def scatter_grid(idx: np.ndarray, dim: int) -> tuple:
+    """The NumPy key that addresses `out[..., idx[i, j, ...], ...]` along `dim`."""
     grids = list(np.indices(idx.shape, sparse=True))
     grids[dim] = idx
-    np.add.at(buf, tuple(grids) if nd else (), src)
+    return tuple(grids)
+
+
+def _scatter_add_kernel(src, idx, *, shape, dim):
+    buf = np.zeros(shape, dtype=src.dtype)
+    if len(shape) == 0:
+        np.add.at(buf.reshape(1), idx.reshape(-1), src.reshape(-1))
+        return buf
+    if src.shape != idx.shape:
+        src = src[tuple(slice(0, n) for n in idx.shape)]
+    np.add.at(buf, scatter_grid(idx, dim), src)
     return buf
 
 
@@ -347,69 +505,107 @@ def scatter_into_zeros(shape, dim: int, idx: Tensor, src: Tensor) -> Tensor:
     return apply(scatter_zeros_p, src, idx, shape=tuple(shape), dim=dim)
 
 
-def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
-           out=None) -> Tensor:
-    from .._view import wrap_dim
-    from ._common import write_out
-
-    d = wrap_dim(dim, max(input.ndim, 1))
-    if index._dtype is not dt.int64:
-        raise RuntimeError("gather(): Expected dtype int64 for index")
-    if index.ndim != input.ndim and not (index.ndim <= 1 and input.ndim <= 1):
+def check_gather_index(name: str, input: Tensor, dim: int, index: Tensor, src=None) -> None:
+    """PyTorch's checks on a gather / scatter index: dtype, rank, sizes, bounds."""
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{name}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    if index._dtype is not dt.int64 and index._dtype is not dt.int32:
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+    nd = max(input.ndim, 1)
+    if max(index.ndim, 1) != nd:
         raise RuntimeError(
-            "Index tensor must have the same number of dimensions as input tensor"
-        )
-    for i, (a, b) in enumerate(zip(index._shape, input._shape)):
-        if i != d and a > b:
+            "Index tensor must have the same number of dimensions as "
+            f"{'input' if name == 'gather' else 'self'} tensor")
+    if index.numel() == 0:
+        return
+    ishape = index._shape or (1,)
+    sshape = input._shape or (1,)
+    for i, (a, b) in enumerate(zip(ishape, sshape)):
+        if i != dim and a > b:
             raise RuntimeError(
                 f"Size does not match at dimension {i} expected index {list(index._shape)} to "
-                f"be smaller than self {list(input._shape)} apart from dimension {d}"
-            )
-    if index.device.type == "cpu" and index.numel():
+                f"be no larger than self {list(input._shape)} apart from dimension {dim}")
+    if src is not None:
+        if max(src.ndim, 1) != nd:
+            raise RuntimeError("Index tensor must have the same number of dimensions as src "
+                               "tensor")
+        for i, (a, b) in enumerate(zip(ishape, src._shape or (1,))):
+            if a > b:
+                raise RuntimeError(
+                    f"Size does not match at dimension {i} expected index {list(index._shape)} "
+                    f"to be no larger than src {list(src._shape)}")
+    if index.device.type == "cpu":
         arr = index._array()
-        n = input._shape[d] if input.ndim else 1
-        if arr.min() < -n or arr.max() >= n:
-            bad = arr[(arr >= n) | (arr < -n)].flat[0]
-            raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {n}")
+        n = sshape[dim]
+        if arr.min() < 0 or arr.max() >= n:
+            bad = arr[(arr >= n) | (arr < 0)].flat[0]
+            raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {n}")
+
+
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
+           out=None) -> Tensor:
+    """out[i][j][k] = input[index[i][j][k]][j][k] (for dim 0): values picked along `dim`."""
+    d = wrap_dim(dim, max(input.ndim, 1))
+    check_gather_index("gather", input, d, index)
     return write_out(apply(gather_p, input, index, dim=d), out)
 
 
 def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None, *,
                    out=None) -> Tensor:
+    """Values along `dim` at `indices` (broadcast against `input` off `dim`), as in NumPy."""
     if dim is None:
-        return gather(input.reshape(-1), 0, indices.reshape(-1))
-    return gather(input, dim, indices.expand(
-        tuple(i if j == (dim % input.ndim) else max(i, s) for j, (i, s) in
-              enumerate(zip(indices._shape, input._shape)))), out=out)
+        return write_out(gather(input.reshape(-1), 0, indices.reshape(-1)), out)
+    if indices._dtype is not dt.int64:
+        raise RuntimeError("torch.take_along_dim(): dtype of indices should be int64 but got "
+                           f"{indices._dtype!r}")
+    if input.ndim != indices.ndim:
+        raise RuntimeError("torch.take_along_dim(): input and indices should have the same "
+                           f"number of dimensions, but got {input.ndim} dimensions for input, "
+                           f"and {indices.ndim} dimensions for indices")
+    d = wrap_dim(dim, max(input.ndim, 1))
+    shape_i = list(indices._shape)
+    shape_x = list(input._shape)
+    shape_i[d] = shape_x[d] = 1
+    common = broadcast_shapes(shape_i, shape_x)
+    x_shape = common[:d] + (input._shape[d],) + common[d + 1:]
+    i_shape = common[:d] + (indices._shape[d],) + common[d + 1:]
+    return write_out(gather(input.expand(x_shape), d, indices.expand(i_shape)), out)
 
+
+# --- nonzero / argwhere --------------------------------------------------------------------
 
 def _nonzero_kernel(a):
-    return np.stack(np.nonzero(a), axis=-1).astype(np.int64) if a.ndim else \
-        np.zeros((1 if a else 0, 0), np.int64)
+    if a.ndim == 0:
+        return np.zeros((1 if a else 0, 0), np.int64)
+    return np.stack(np.nonzero(a), axis=-1).astype(np.int64)
 
 
 nonzero_p = Primitive("nonzero", _nonzero_kernel, None)
 
 
 def nonzero(input: Tensor, *, out=None, as_tuple: bool = False):
+    """Indices of the nonzero elements: an (n, ndim) tensor, or one 1-D tensor per dim."""
     if input.device.type == "meta":
         raise NotImplementedError(
-            "nonzero's output shape depends on the data, so it cannot run on 'meta'"
-        )
-    r = apply(nonzero_p, input)
+            "nonzero's output shape depends on the data, so it cannot run on 'meta'")
+    with grad_mode.no_grad():
+        r = apply(nonzero_p, input)
     if as_tuple:
         if input.ndim == 0:
-            return (r.reshape(-1)[:0] if not bool(input.item()) else
+            return (r.reshape(-1)[:0] if r._shape[0] == 0 else
                     apply(nonzero_p, input.reshape(1)).reshape(-1),)
         return tuple(r[:, i] for i in range(input.ndim))
-    from ._common import write_out
-
     return write_out(r, out)
+
+
+def argwhere(input: Tensor) -> Tensor:
+    return nonzero(input)
 
 
 TENSOR_METHODS = {
     "__getitem__": getitem, "__setitem__": setitem, "gather": gather,
-    "take_along_dim": take_along_dim, "nonzero": nonzero,
+    "take_along_dim": take_along_dim, "nonzero": nonzero, "argwhere": argwhere,
+    "index_put": index_put, "index_put_": index_put_,
 }
 
-__all__ = ["gather", "take_along_dim", "nonzero"]
+__all__ = ["gather", "take_along_dim", "nonzero", "argwhere", "index_put", "index_put_"]
