@@ -1,5 +1,299 @@
-"""(to be filled)"""
+"""Convolutions (1-d, 2-d, 3-d, grouped, dilated, transposed) as three bilinear primitives.
+
+`conv(x, w)` is im2col through a strided view of the padded input followed by one
+batched matmul per call. Its two adjoints are primitives too:
+`conv_input_grad(g, w)` (col2im, which is also the transposed convolution) and
+`conv_weight_grad(x, g)`. Each one's VJP is written with the other two, so
+gradients of gradients work. Padding is a (low, high) pair per spatial dim, which
+covers PyTorch's asymmetric 'same' padding.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from .. import _dtype as dt
+from .._tensor import Tensor
+from .registry import Primitive, apply, defvjp
+
+_LOW = (np.dtype(np.float16), dt.bfloat16.np)
+
+
+def _out_size(size: int, k: int, s: int, d: int, lo: int, hi: int) -> int:
+    return (size + lo + hi - d * (k - 1) - 1) // s + 1
+
+
+def _geometry(x_shape, w_shape, stride, padding, dilation):
+    nd = len(x_shape) - 2
+    return tuple(_out_size(x_shape[2 + i], w_shape[2 + i], stride[i], dilation[i], *padding[i])
+                 for i in range(nd))
+
+
+def _compute(a: np.ndarray) -> np.ndarray:
+    return a.astype(np.float32) if a.dtype in _LOW else a
+
+
+def _cols(x, k, stride, padding, dilation, groups):
+    """im2col: (groups, N*L, C/groups * K) with L output positions and K kernel taps."""
+    nd = x.ndim - 2
+    xp = np.pad(x, ((0, 0), (0, 0)) + tuple(padding)) if any(map(any, padding)) else x
+    out = tuple(_out_size(x.shape[2 + i], k[i], stride[i], dilation[i], *padding[i])
+                for i in range(nd))
+    s = xp.strides
+    n, c = x.shape[:2]
+    view = as_strided(
+        xp, (n, c) + out + tuple(k),
+        s[:2] + tuple(s[2 + i] * stride[i] for i in range(nd))
+        + tuple(s[2 + i] * dilation[i] for i in range(nd)), writeable=False)
+    # (N, *out, C, *k): channel and taps last, so each row is one receptive field.
+    perm = (0,) + tuple(range(2, 2 + nd)) + (1,) + tuple(range(2 + nd, 2 + 2 * nd))
+    rows = n * int(np.prod(out, dtype=np.int64))
+    cols = view.transpose(perm).reshape(rows, groups, -1)
+    return cols.transpose(1, 0, 2), out
+
+
+def _conv_kernel(x, w, *, stride, padding, dilation, groups):
+    dtype = x.dtype
+    x, w = _compute(x), _compute(w)
+    cols, out = _cols(x, w.shape[2:], stride, padding, dilation, groups)
+    o = w.shape[0]
+    wg = w.reshape(groups, o // groups, -1)
+    res = np.matmul(cols, wg.transpose(0, 2, 1))  # (g, N*L, O/g)
+    n = x.shape[0]
+    res = res.transpose(1, 0, 2).reshape((n,) + out + (o,))
+    res = np.moveaxis(res, -1, 1)
+    return np.ascontiguousarray(res, dtype=dtype)
+
+
+def _conv_meta(x, w, *, stride, padding, dilation, groups):
+    out = _geometry(x._shape, w._shape, stride, padding, dilation)
+    return (x._shape[0], w._shape[0]) + out, x._dtype
+
+
+def _input_grad_kernel(g, w, *, stride, padding, dilation, groups, x_shape):
+    """col2im: scatter-add each tap's contribution back into the (padded) input."""
+    dtype = g.dtype
+    g, w = _compute(g), _compute(w)
+    nd = g.ndim - 2
+    n, o = g.shape[:2]
+    out = g.shape[2:]
+    k = w.shape[2:]
+    c = x_shape[1]
+    g2 = np.moveaxis(g, 1, -1).reshape(n * int(np.prod(out, dtype=np.int64)), groups, o // groups)
+    wg = w.reshape(groups, o // groups, -1)
+    cols = np.matmul(g2.transpose(1, 0, 2), wg)  # (g, N*L, C/g * K)
+    cols = cols.transpose(1, 0, 2).reshape((n,) + tuple(out) + (c,) + tuple(k))
+    padded = tuple(x_shape[2 + i] + padding[i][0] + padding[i][1] for i in range(nd))
+    xp = np.zeros((n, c) + padded, dtype=cols.dtype)
+    chan_first = (0, nd + 1) + tuple(range(1, nd + 1))
+    for tap in itertools.product(*(range(kk) for kk in k)):
+        dst = tuple(slice(tap[i] * dilation[i], tap[i] * dilation[i] + stride[i] * (out[i] - 1)
+                          + 1, stride[i]) for i in range(nd))
+        xp[(slice(None), slice(None)) + dst] += cols[(Ellipsis,) + tap].transpose(chan_first)
+    crop = tuple(slice(padding[i][0], padding[i][0] + x_shape[2 + i]) for i in range(nd))
+    return np.ascontiguousarray(xp[(slice(None), slice(None)) + crop], dtype=dtype)
+
+
+def _input_grad_meta(g, w, *, stride, padding, dilation, groups, x_shape):
+    return tuple(x_shape), g._dtype
+
+
+def _weight_grad_kernel(x, g, *, stride, padding, dilation, groups, w_shape):
+    dtype = x.dtype
+    x, g = _compute(x), _compute(g)
+    cols, out = _cols(x, w_shape[2:], stride, padding, dilation, groups)
+    n, o = g.shape[:2]
+    g2 = np.moveaxis(g, 1, -1).reshape(-1, groups, o // groups).transpose(1, 2, 0)
+    res = np.matmul(g2, cols)  # (g, O/g, C/g * K)
+    return np.ascontiguousarray(res.reshape(w_shape), dtype=dtype)
+
+
+def _weight_grad_meta(x, g, *, stride, padding, dilation, groups, w_shape):
+    return tuple(w_shape), x._dtype
+
+
+conv_p = Primitive("convolution", _conv_kernel, _conv_meta)
+conv_input_grad_p = Primitive("convolution_backward_input", _input_grad_kernel, _input_grad_meta,
+                              grad_name="ConvolutionBackwardBackward0")
+conv_weight_grad_p = Primitive("convolution_backward_weight", _weight_grad_kernel,
+                               _weight_grad_meta, grad_name="ConvolutionBackwardBackward0")
+
+# conv is bilinear in (x, w); with <g, conv(x, w)> = <x, input_grad(g, w)> = <w, weight_grad(x, g)>
+# each primitive's VJP is one of the other two.
+defvjp(conv_p,
+       lambda g, out, x, w, **p: apply(conv_input_grad_p, g, w, x_shape=x._shape, **p),
+       lambda g, out, x, w, **p: apply(conv_weight_grad_p, x, g, w_shape=w._shape, **p))
+defvjp(conv_input_grad_p,
+       lambda h, out, g, w, *, x_shape, **p: apply(conv_p, h, w, **p),
+       lambda h, out, g, w, *, x_shape, **p: apply(conv_weight_grad_p, h, g, w_shape=w._shape,
+                                                   **p))
+defvjp(conv_weight_grad_p,
+       lambda h, out, x, g, *, w_shape, **p: apply(conv_input_grad_p, g, h, x_shape=x._shape,
+                                                   **p),
+       lambda h, out, x, g, *, w_shape, **p: apply(conv_p, x, h, **p))
+
+
+# --- public functions ---------------------------------------------------------------------
+
+def _tuple(v, nd: int, name: str) -> tuple[int, ...]:
+    if isinstance(v, int):
+        return (v,) * nd
+    v = tuple(int(i) for i in v)
+    if len(v) == 1:
+        return v * nd
+    if len(v) != nd:
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of {nd} "
+                           f"values to match the convolution dimensions, but got {name}={list(v)}")
+    return v
+
+
+def _pairs(padding, k, dilation, nd: int, stride) -> tuple:
+    if isinstance(padding, str):
+        if padding == "valid":
+            return ((0, 0),) * nd
+        if padding != "same":
+            raise ValueError(f"Invalid padding string '{padding}', should be one of "
+                             "{'valid', 'same'}")
+        if any(s != 1 for s in stride):
+            raise ValueError("padding='same' is not supported for strided convolutions")
+        total = [dilation[i] * (k[i] - 1) for i in range(nd)]
+        return tuple((t // 2, t - t // 2) for t in total)
+    p = _tuple(padding, nd, "padding")
+    return tuple((i, i) for i in p)
+
+
+def _check(x: Tensor, w: Tensor, nd: int, groups: int, transposed: bool) -> None:
+    if x.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to "
+                           f"conv{nd}d, but got input of size: {list(x.shape)}")
+    if w.ndim != nd + 2:
+        raise RuntimeError("weight should have at least three dimensions" if nd == 1 else
+                           f"Expected {nd + 2}-dimensional weight for {nd + 2}-dimensional "
+                           f"input, but got {w.ndim}-dimensional weight of size {list(w.shape)}")
+    if x.dtype is not w.dtype:
+        raise RuntimeError(f"Input type ({_tname(x)}) and weight type ({_tname(w)}) should be "
+                           "the same")
+    c = x.shape[-nd - 1]
+    if not transposed and c != w.shape[1] * groups:
+        raise RuntimeError(
+            f"Given groups={groups}, weight of size {list(w.shape)}, expected input"
+            f"{list(x.shape if x.ndim == nd + 2 else (1,) + tuple(x.shape))} to have "
+            f"{w.shape[1] * groups} channels, but got {c} channels instead")
+    if transposed and c != w.shape[0]:
+        raise RuntimeError(
+            f"Given transposed=1, weight of size {list(w.shape)}, expected input"
+            f"{list(x.shape if x.ndim == nd + 2 else (1,) + tuple(x.shape))} to have "
+            f"{w.shape[0]} channels, but got {c} channels instead")
+
+
+def _tname(t: Tensor) -> str:
+    from ._common import type_name
+
+    return f"torch.{type_name(t.dtype)}Tensor"
+
+
+def _add_bias(out: Tensor, bias: Tensor | None, nd: int) -> Tensor:
+    if bias is None:
+        return out
+    return out + bias.reshape((-1,) + (1,) * nd)
+
+
+def _conv_nd(nd: int, input, weight, bias, stride, padding, dilation, groups) -> Tensor:
+    _check(input, weight, nd, groups, False)
+    unbatched = input.ndim == nd + 1
+    x = input.unsqueeze(0) if unbatched else input
+    stride = _tuple(stride, nd, "stride")
+    dilation = _tuple(dilation, nd, "dilation")
+    pads = _pairs(padding, weight.shape[2:], dilation, nd, stride)
+    for i in range(nd):
+        if x.shape[2 + i] + sum(pads[i]) < dilation[i] * (weight.shape[2 + i] - 1) + 1:
+            raise RuntimeError(
+                f"Calculated padded input size per channel: "
+                f"({' x '.join(str(x.shape[2 + j] + sum(pads[j])) for j in range(nd))}). "
+                f"Kernel size: ({' x '.join(str(s) for s in weight.shape[2:])}). Kernel size "
+                "can't be greater than actual input size")
+    out = apply(conv_p, x, weight, stride=stride, padding=pads, dilation=dilation,
+                groups=groups)
+    out = _add_bias(out, bias, nd)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
+           dilation=1, groups: int = 1) -> Tensor:
+    """1-d cross-correlation over (N, C, L) inputs."""
+    return _conv_nd(1, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
+           dilation=1, groups: int = 1) -> Tensor:
+    """2-d cross-correlation over (N, C, H, W) inputs."""
+    return _conv_nd(2, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
+           dilation=1, groups: int = 1) -> Tensor:
+    """3-d cross-correlation over (N, C, D, H, W) inputs."""
+    return _conv_nd(3, input, weight, bias, stride, padding, dilation, groups)
+
+
+def _conv_transpose_nd(nd: int, input, weight, bias, stride, padding, output_padding, groups,
+                       dilation) -> Tensor:
+    _check(input, weight, nd, groups, True)
+    unbatched = input.ndim == nd + 1
+    x = input.unsqueeze(0) if unbatched else input
+    stride = _tuple(stride, nd, "stride")
+    dilation = _tuple(dilation, nd, "dilation")
+    pad = _tuple(padding, nd, "padding")
+    opad = _tuple(output_padding, nd, "output_padding")
+    for i in range(nd):
+        if opad[i] >= stride[i] and opad[i] >= dilation[i]:
+            raise RuntimeError("output padding must be smaller than either stride or dilation, "
+                               f"but got output_padding_height: {opad[i]} stride: {stride[i]} "
+                               f"dilation: {dilation[i]}")
+    k = weight.shape[2:]
+    size = tuple((x.shape[2 + i] - 1) * stride[i] - 2 * pad[i] + dilation[i] * (k[i] - 1)
+                 + opad[i] + 1 for i in range(nd))
+    x_shape = (x.shape[0], weight.shape[1] * groups) + size
+    # The transposed convolution is the input-gradient of the convolution it transposes.
+    out = apply(conv_input_grad_p, x, weight, stride=stride,
+                padding=tuple((p, p) for p in pad), dilation=dilation, groups=groups,
+                x_shape=x_shape)
+    out = _add_bias(out, bias, nd)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,
+                     padding=0, output_padding=0, groups: int = 1, dilation=1) -> Tensor:
+    return _conv_transpose_nd(1, input, weight, bias, stride, padding, output_padding, groups,
+                              dilation)
+
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,
+                     padding=0, output_padding=0, groups: int = 1, dilation=1) -> Tensor:
+    return _conv_transpose_nd(2, input, weight, bias, stride, padding, output_padding, groups,
+                              dilation)
+
+
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,
+                     padding=0, output_padding=0, groups: int = 1, dilation=1) -> Tensor:
+    return _conv_transpose_nd(3, input, weight, bias, stride, padding, output_padding, groups,
+                              dilation)
+
+
+def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride, padding, dilation,
+                transposed: bool, output_padding, groups: int) -> Tensor:
+    """PyTorch's generic entry point: dispatches on the weight's rank and `transposed`."""
+    nd = weight.ndim - 2
+    if transposed:
+        return _conv_transpose_nd(nd, input, weight, bias, stride, padding, output_padding,
+                                  groups, dilation)
+    return _conv_nd(nd, input, weight, bias, stride, padding, dilation, groups)
+
 
 TENSOR_METHODS: dict = {}
 
-__all__: list = []
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+           "conv_transpose3d", "convolution"]

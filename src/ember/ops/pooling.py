@@ -1,5 +1,303 @@
-"""(to be filled)"""
+"""Pooling: max pooling as a primitive (values + argmax indices); average pooling composed.
+
+Max pooling reads windows through a strided view of the (-inf padded) input and
+records the flat index of each maximum, as PyTorch's `return_indices` does; its
+VJP scatters the gradient to those indices. Average pooling (plain and adaptive)
+is linear and separable, so it is composed from matmuls with small per-dim
+averaging matrices and needs no derivative of its own.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from .. import _dtype as dt
+from .._tensor import Tensor
+from .registry import Primitive, apply, defvjp
+
+_LOW = (np.dtype(np.float16), dt.bfloat16.np)
+
+
+def _pool_out(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
+    span = size + 2 * p - d * (k - 1) - 1
+    out = (-(-span // s) if ceil_mode else span // s) + 1
+    if ceil_mode and (out - 1) * s >= size + p:
+        out -= 1
+    return out
+
+
+def _max_pool_kernel(x, *, kernel, stride, padding, dilation, ceil_mode):
+    nd = len(kernel)
+    sp = x.shape[-nd:]
+    out = tuple(_pool_out(sp[i], kernel[i], stride[i], padding[i], dilation[i], ceil_mode)
+                for i in range(nd))
+    need = tuple((out[i] - 1) * stride[i] + dilation[i] * (kernel[i] - 1) + 1
+                 for i in range(nd))
+    lead = x.ndim - nd
+    pads = ((0, 0),) * lead + tuple(
+        (padding[i], max(need[i] - sp[i] - padding[i], 0)) for i in range(nd))
+    work = x.astype(np.float32) if x.dtype in _LOW else x
+    fill = -np.inf if work.dtype.kind == "f" else np.iinfo(work.dtype).min
+    xp = np.pad(work, pads, constant_values=fill)
+    s = xp.strides
+    view = as_strided(xp, xp.shape[:lead] + out + tuple(kernel),
+                      s[:lead] + tuple(s[lead + i] * stride[i] for i in range(nd))
+                      + tuple(s[lead + i] * dilation[i] for i in range(nd)), writeable=False)
+    flat = view.reshape(xp.shape[:lead] + out + (-1,))
+    # NOTE: a NaN in a window wins, as in PyTorch (argmax finds the first NaN).
+    arg = np.argmax(np.where(np.isnan(flat), np.inf, flat) if flat.dtype.kind == "f" else flat,
+                    axis=-1)
+    values = np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0].astype(x.dtype)
+    # The window tap -> position in the unpadded input, flattened over the spatial dims.
+    taps = np.unravel_index(arg, kernel)
+    index = np.zeros(arg.shape, np.int64)
+    for i in range(nd):
+        o = np.arange(out[i]).reshape((-1,) + (1,) * (nd - 1 - i))
+        pos = o * stride[i] + taps[i] * dilation[i] - padding[i]
+        index = index * sp[i] + pos
+    return values, index
+
+
+def _max_pool_meta(x, *, kernel, stride, padding, dilation, ceil_mode):
+    nd = len(kernel)
+    sp = x._shape[-nd:]
+    out = tuple(_pool_out(sp[i], kernel[i], stride[i], padding[i], dilation[i], ceil_mode)
+                for i in range(nd))
+    shape = x._shape[:-nd] + out
+    return (shape, x._dtype), (shape, dt.int64)
+
+
+def _max_pool_vjp(g, out, x, **params):
+    values, index = out
+    return max_pool_backward(g[0], index, x._shape, len(params["kernel"]))
+
+
+max_pool_p = Primitive("max_pool_with_indices", _max_pool_kernel, _max_pool_meta, n_outputs=2,
+                       grad_name="MaxPool2DWithIndicesBackward0")
+defvjp(max_pool_p, _max_pool_vjp, save_output=True)
+
+
+def _scatter_kernel(g, index, *, shape, nd):
+    lead = int(np.prod(shape[:-nd], dtype=np.int64))
+    plane = int(np.prod(shape[-nd:], dtype=np.int64))
+    work = g.astype(np.float32) if g.dtype in _LOW else g
+    gi = work.reshape(lead, -1)
+    ii = index.reshape(lead, -1) + (np.arange(lead) * plane)[:, None]
+    res = np.bincount(ii.ravel(), weights=gi.ravel(), minlength=lead * plane)
+    return res.astype(g.dtype).reshape(shape)
+
+
+max_pool_backward_p = Primitive("max_pool_backward", _scatter_kernel,
+                                lambda g, index, *, shape, nd: (tuple(shape), g._dtype),
+                                grad_name="MaxPool2DWithIndicesBackwardBackward0")
+
+
+def _gather_back(h, out, g, index, *, shape, nd):
+    flat = h.flatten(-nd) if nd > 1 else h
+    lead = h.shape[:-nd]
+    idx = index.reshape(tuple(lead) + (-1,))
+    return flat.reshape(tuple(lead) + (-1,)).gather(-1, idx).reshape(g.shape)
+
+
+defvjp(max_pool_backward_p, _gather_back, None)
+
+
+def max_pool_backward(g: Tensor, index: Tensor, shape, nd: int) -> Tensor:
+    """The gradient of max pooling: `g` added at each window's argmax."""
+    return apply(max_pool_backward_p, g, index, shape=tuple(shape), nd=nd)
+
+
+# --- public max pooling -------------------------------------------------------------------
+
+def _tuple(v, nd: int) -> tuple[int, ...]:
+    if isinstance(v, int):
+        return (v,) * nd
+    v = tuple(int(i) for i in v)
+    return v * nd if len(v) == 1 else v
+
+
+def max_pool_nd(nd: int, input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
+                ceil_mode: bool = False, return_indices: bool = False):
+    """Shared body of max_pool1d/2d/3d: checks, then the primitive."""
+    kernel = _tuple(kernel_size, nd)
+    stride = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) \
+        else _tuple(stride, nd)
+    padding = _tuple(padding, nd)
+    dilation = _tuple(dilation, nd)
+    if input.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(f"max_pool{nd}d: Expected {nd + 1}D or {nd + 2}D tensor for input, "
+                           f"but got {list(input.shape)}")
+    for i in range(nd):
+        if padding[i] > kernel[i] // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={padding[i]}, kernel_size={kernel[i]} and dilation="
+                               f"{dilation[i]}")
+        if stride[i] <= 0:
+            raise RuntimeError("stride should be greater than zero")
+        out = _pool_out(input.shape[-nd + i], kernel[i], stride[i], padding[i], dilation[i],
+                        ceil_mode)
+        if out <= 0:
+            raise RuntimeError(f"max_pool{nd}d(): Given input size: {tuple(input.shape)}. "
+                               "Calculated output size is too small")
+    values, index = apply(max_pool_p, input, kernel=kernel, stride=stride, padding=padding,
+                          dilation=dilation, ceil_mode=ceil_mode)
+    return (values, index) if return_indices else values
+
+
+def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
+               ceil_mode: bool = False, return_indices: bool = False):
+    return max_pool_nd(1, input, kernel_size, stride, padding, dilation, ceil_mode,
+                       return_indices)
+
+
+def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
+               ceil_mode: bool = False, return_indices: bool = False):
+    return max_pool_nd(2, input, kernel_size, stride, padding, dilation, ceil_mode,
+                       return_indices)
+
+
+def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
+               ceil_mode: bool = False, return_indices: bool = False):
+    return max_pool_nd(3, input, kernel_size, stride, padding, dilation, ceil_mode,
+                       return_indices)
+
+
+# --- average pooling (composed) -----------------------------------------------------------
+
+def _avg_matrix(size: int, k: int, s: int, p: int, ceil_mode: bool,
+                count_include_pad: bool, divide: bool) -> np.ndarray:
+    """(out, size) matrix whose rows average one window each, with PyTorch's divisors."""
+    out = _pool_out(size, k, s, p, 1, ceil_mode)
+    m = np.zeros((out, size))
+    for o in range(out):
+        start = o * s - p
+        end = min(start + k, size + p)
+        span = end - start
+        lo, hi = max(start, 0), min(end, size)
+        div = span if count_include_pad else hi - lo
+        m[o, lo:hi] = 1.0 / div if divide else 1.0
+    return m
+
+
+def _apply_matrices(x: Tensor, mats: list[np.ndarray]) -> Tensor:
+    """Contract each of the last len(mats) dims of `x` with its (out, in) matrix."""
+    from .creation import tensor
+
+    nd = len(mats)
+    for i, m in enumerate(mats):
+        dim = x.ndim - nd + i
+        mt = tensor(m, dtype=x.dtype if x.dtype.is_floating_point else None, device=x.device)
+        x = (x.movedim(dim, -1) @ mt.t()).movedim(-1, dim)
+    return x
+
+
+def avg_pool_nd(nd: int, input: Tensor, kernel_size, stride=None, padding=0,
+                ceil_mode: bool = False, count_include_pad: bool = True,
+                divisor_override=None) -> Tensor:
+    kernel = _tuple(kernel_size, nd)
+    stride = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) \
+        else _tuple(stride, nd)
+    padding = _tuple(padding, nd)
+    if input.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(f"avg_pool{nd}d: Expected {nd + 1}D or {nd + 2}D tensor for input, "
+                           f"but got {list(input.shape)}")
+    for i in range(nd):
+        if padding[i] > kernel[i] // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={padding[i]}, kernel_size={kernel[i]} and dilation=1")
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    divide = divisor_override is None
+    mats = [_avg_matrix(input.shape[-nd + i], kernel[i], stride[i], padding[i], ceil_mode,
+                        count_include_pad, divide) for i in range(nd)]
+    out = _apply_matrices(input, mats)
+    return out if divide else out / divisor_override
+
+
+def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+               count_include_pad: bool = True) -> Tensor:
+    return avg_pool_nd(1, input, kernel_size, stride, padding, ceil_mode, count_include_pad)
+
+
+def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override=None) -> Tensor:
+    return avg_pool_nd(2, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                       divisor_override)
+
+
+def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override=None) -> Tensor:
+    return avg_pool_nd(3, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                       divisor_override)
+
+
+def _adaptive_matrix(size: int, out: int) -> np.ndarray:
+    m = np.zeros((out, size))
+    for o in range(out):
+        start = (o * size) // out
+        end = -(-((o + 1) * size) // out)
+        m[o, start:end] = 1.0 / (end - start)
+    return m
+
+
+def adaptive_avg_pool_nd(nd: int, input: Tensor, output_size) -> Tensor:
+    if input.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(f"adaptive_avg_pool{nd}d(): Expected {nd + 1}D or {nd + 2}D tensor, "
+                           f"but got {list(input.shape)}")
+    sizes = (output_size,) * nd if isinstance(output_size, int) or output_size is None \
+        else tuple(output_size)
+    sp = input.shape[-nd:]
+    sizes = tuple(sp[i] if sizes[i] is None else sizes[i] for i in range(nd))
+    return _apply_matrices(input, [_adaptive_matrix(sp[i], sizes[i]) for i in range(nd)])
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
+    return adaptive_avg_pool_nd(1, input, output_size)
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
+    return adaptive_avg_pool_nd(2, input, output_size)
+
+
+def adaptive_max_pool_nd(nd: int, input: Tensor, output_size, return_indices: bool = False):
+    """Adaptive max pooling: one max_pool per output cell range (bins may overlap)."""
+    from .join import cat
+
+    sizes = (output_size,) * nd if isinstance(output_size, int) else tuple(output_size)
+    sp = input.shape[-nd:]
+    sizes = tuple(sp[i] if sizes[i] is None else sizes[i] for i in range(nd))
+    if all(sp[i] % sizes[i] == 0 for i in range(nd)):
+        k = tuple(sp[i] // sizes[i] for i in range(nd))
+        return max_pool_nd(nd, input, k, k, 0, 1, False, return_indices)
+    if nd != 1:
+        raise NotImplementedError("adaptive max pooling needs output sizes that divide the input")
+    vals, idxs = [], []
+    for o in range(sizes[0]):
+        start = (o * sp[0]) // sizes[0]
+        end = -(-((o + 1) * sp[0]) // sizes[0])
+        v, i = max_pool_nd(1, input.narrow(-1, start, end - start), end - start,
+                           return_indices=True)
+        vals.append(v)
+        idxs.append(i + start)
+    v, i = cat(vals, -1), cat(idxs, -1)
+    return (v, i) if return_indices else v
+
+
+def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False):
+    return adaptive_max_pool_nd(1, input, output_size, return_indices)
+
+
+def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False):
+    return adaptive_max_pool_nd(2, input, output_size, return_indices)
+
+
+def max_pool1d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode: bool = False):
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
 
 TENSOR_METHODS: dict = {}
 
-__all__: list = []
+__all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "adaptive_avg_pool1d",
+           "adaptive_max_pool1d", "max_pool1d_with_indices"]

@@ -1,0 +1,970 @@
+"""`Module`: the base class of every layer, with PyTorch's registration semantics.
+
+Assigning a `Parameter`, a `Buffer` or a `Module` to an attribute registers it in
+`_parameters`, `_buffers` or `_modules` (ordered dicts), which is what makes
+`state_dict` keys, `named_parameters` names and `repr` text match PyTorch's.
+`__call__` runs `forward` directly unless a hook was registered on the module.
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from collections import OrderedDict, namedtuple
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from ..._tensor import Tensor
+from ...autograd import grad_mode
+from ..parameter import Buffer, Parameter
+
+_EXTRA_STATE_KEY_SUFFIX = "_extra_state"
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What `load_state_dict` returns: the keys it could not match."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
+class RemovableHandle:
+    """Returned by `register_*_hook`; `remove()` unregisters the hook (also a context manager)."""
+
+    _next_id = itertools.count()
+
+    def __init__(self, hooks_dict: dict, *, extra_dict: dict | None = None) -> None:
+        self.hooks_dict = hooks_dict
+        self.extra_dict = extra_dict
+        self.id = next(RemovableHandle._next_id)
+
+    def remove(self) -> None:
+        self.hooks_dict.pop(self.id, None)
+        if self.extra_dict is not None:
+            self.extra_dict.pop(self.id, None)
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.remove()
+
+
+def _addindent(s: str, num_spaces: int) -> str:
+    lines = s.split("\n")
+    if len(lines) == 1:
+        return s
+    first = lines.pop(0)
+    return first + "\n" + "\n".join(num_spaces * " " + line for line in lines)
+
+
+def _typename(obj) -> str:
+    if isinstance(obj, Tensor):
+        return _tensor_type_name(obj)
+    module = type(obj).__module__
+    name = type(obj).__qualname__
+    return name if module in ("builtins", "__builtin__") else f"{module}.{name}"
+
+
+def _tensor_type_name(t: Tensor) -> str:
+    from ... import _names
+
+    if isinstance(t, Parameter):
+        return f"{_names.prefix}.nn.parameter.Parameter"
+    names = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+             "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
+             "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor",
+             "bool": "BoolTensor"}
+    return f"{_names.prefix}." + names.get(t.dtype.name, "Tensor")
+
+
+class Module:
+    """Base class for all neural-network modules; subclass it and define `forward`."""
+
+    dump_patches = False
+    _version = 1
+    training: bool
+    call_super_init = False
+
+    def __init__(self, *args, **kwargs) -> None:
+        if self.call_super_init is False and kwargs:
+            raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword "
+                            f"argument '{next(iter(kwargs))}'")
+        if self.call_super_init is False and args:
+            raise TypeError(f"{type(self).__name__}.__init__() takes 1 positional argument but "
+                            f"{len(args) + 1} were given")
+        d = self.__dict__
+        d["training"] = True
+        d["_parameters"] = {}
+        d["_buffers"] = {}
+        d["_non_persistent_buffers_set"] = set()
+        d["_backward_pre_hooks"] = OrderedDict()
+        d["_backward_hooks"] = OrderedDict()
+        d["_forward_hooks"] = OrderedDict()
+        d["_forward_hooks_with_kwargs"] = OrderedDict()
+        d["_forward_hooks_always_called"] = OrderedDict()
+        d["_forward_pre_hooks"] = OrderedDict()
+        d["_forward_pre_hooks_with_kwargs"] = OrderedDict()
+        d["_state_dict_hooks"] = OrderedDict()
+        d["_state_dict_pre_hooks"] = OrderedDict()
+        d["_load_state_dict_pre_hooks"] = OrderedDict()
+        d["_load_state_dict_post_hooks"] = OrderedDict()
+        d["_modules"] = {}
+        d["_hooked"] = False
+        if self.call_super_init:
+            super().__init__(*args, **kwargs)
+
+    def forward(self, *input: Any) -> Any:
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function'
+        )
+
+    # -- calling -----------------------------------------------------------------------
+
+    def __call__(self, *args, **kwargs):
+        # NOTE: the hot path. With no hooks registered this is one branch and one call.
+        if self._hooked:
+            return self._call_with_hooks(args, kwargs)
+        return self.forward(*args, **kwargs)
+
+    _call_impl = __call__
+
+    def _call_with_hooks(self, args: tuple, kwargs: dict):
+        for hook_id, hook in list(self._forward_pre_hooks.items()):
+            if hook_id in self._forward_pre_hooks_with_kwargs:
+                res = hook(self, args, kwargs)
+                if res is not None:
+                    if not (isinstance(res, tuple) and len(res) == 2):
+                        raise RuntimeError("forward pre-hook must return None or a tuple of "
+                                           f"(new_args, new_kwargs), but got {res}.")
+                    args, kwargs = res
+            else:
+                res = hook(self, args)
+                if res is not None:
+                    args = res if isinstance(res, tuple) else (res,)
+        bw = None
+        if self._backward_hooks or self._backward_pre_hooks:
+            bw = _BackwardHook(self)
+            args = bw.setup_input(args)
+        try:
+            result = self.forward(*args, **kwargs)
+        except Exception:
+            for hook_id, hook in list(self._forward_hooks.items()):
+                if hook_id in self._forward_hooks_always_called:
+                    try:
+                        if hook_id in self._forward_hooks_with_kwargs:
+                            hook(self, args, kwargs, None)
+                        else:
+                            hook(self, args, None)
+                    except Exception as e:
+                        warnings.warn(f"forward hook with always_call=True raised an exception "
+                                      f"that was silenced as another error was raised in "
+                                      f"forward: {e}", stacklevel=2)
+            raise
+        for hook_id, hook in list(self._forward_hooks.items()):
+            if hook_id in self._forward_hooks_with_kwargs:
+                res = hook(self, args, kwargs, result)
+            else:
+                res = hook(self, args, result)
+            if res is not None:
+                result = res
+        if bw is not None:
+            if not isinstance(result, (Tensor, tuple)):
+                warnings.warn("For backward hooks to be called, module output should be a "
+                              f"Tensor or a tuple of Tensors but received {type(result)}",
+                              stacklevel=2)
+            result = bw.setup_output(result)
+        return result
+
+    def _update_hooked(self) -> None:
+        self.__dict__["_hooked"] = bool(
+            self._forward_hooks or self._forward_pre_hooks or self._backward_hooks
+            or self._backward_pre_hooks
+        )
+
+    # -- hooks ---------------------------------------------------------------------------
+
+    def _add_hook(self, store: dict, hook: Callable, prepend: bool, extras=()) -> RemovableHandle:
+        handle = _ModuleHookHandle(self, store, extras)
+        store[handle.id] = hook
+        if prepend:
+            store.move_to_end(handle.id, last=False)
+        self._update_hooked()
+        return handle
+
+    def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> RemovableHandle:
+        """`hook(module, args)` (or `(module, args, kwargs)`) runs before `forward`."""
+        h = self._add_hook(self._forward_pre_hooks, hook, prepend,
+                           (self._forward_pre_hooks_with_kwargs,))
+        if with_kwargs:
+            self._forward_pre_hooks_with_kwargs[h.id] = True
+        return h
+
+    def register_forward_hook(self, hook: Callable, *, prepend: bool = False,
+                              with_kwargs: bool = False,
+                              always_call: bool = False) -> RemovableHandle:
+        """`hook(module, args, output)` runs after `forward`; a non-None return replaces it."""
+        h = self._add_hook(self._forward_hooks, hook, prepend,
+                           (self._forward_hooks_with_kwargs, self._forward_hooks_always_called))
+        if with_kwargs:
+            self._forward_hooks_with_kwargs[h.id] = True
+        if always_call:
+            self._forward_hooks_always_called[h.id] = True
+        return h
+
+    def register_full_backward_hook(self, hook: Callable,
+                                    prepend: bool = False) -> RemovableHandle:
+        """`hook(module, grad_input, grad_output)` runs when the inputs' gradients are known."""
+        return self._add_hook(self._backward_hooks, hook, prepend)
+
+    def register_full_backward_pre_hook(self, hook: Callable,
+                                        prepend: bool = False) -> RemovableHandle:
+        """`hook(module, grad_output)` runs when the outputs' gradients are known."""
+        return self._add_hook(self._backward_pre_hooks, hook, prepend)
+
+    def register_backward_hook(self, hook: Callable) -> RemovableHandle:
+        warnings.warn("register_backward_hook is deprecated; ember runs it as a full backward "
+                      "hook", stacklevel=2)
+        return self.register_full_backward_hook(hook)
+
+    def register_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
+        h = RemovableHandle(self._state_dict_pre_hooks)
+        self._state_dict_pre_hooks[h.id] = hook
+        return h
+
+    def register_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
+        h = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[h.id] = hook
+        return h
+
+    _register_state_dict_hook = register_state_dict_post_hook
+
+    def register_load_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
+        h = RemovableHandle(self._load_state_dict_pre_hooks)
+        self._load_state_dict_pre_hooks[h.id] = lambda sd, prefix, *rest: hook(
+            self, sd, prefix, *rest)
+        return h
+
+    def _register_load_state_dict_pre_hook(self, hook: Callable,
+                                           with_module: bool = False) -> RemovableHandle:
+        if with_module:
+            return self.register_load_state_dict_pre_hook(hook)
+        h = RemovableHandle(self._load_state_dict_pre_hooks)
+        self._load_state_dict_pre_hooks[h.id] = hook
+        return h
+
+    def register_load_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
+        h = RemovableHandle(self._load_state_dict_post_hooks)
+        self._load_state_dict_post_hooks[h.id] = hook
+        return h
+
+    # -- registration --------------------------------------------------------------------
+
+    def register_buffer(self, name: str, tensor: Tensor | None,
+                        persistent: bool = True) -> None:
+        """Register `tensor` as state (saved in `state_dict` unless `persistent=False`)."""
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"buffer name should be a string. Got {_typename(name)}")
+        if "." in name:
+            raise KeyError('buffer name can\'t contain "."')
+        if name == "":
+            raise KeyError('buffer name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError(f"attribute '{name}' already exists")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
+                            "(torch Tensor or None required)")
+        if isinstance(tensor, Buffer):
+            persistent = tensor.persistent
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Register `param` under `name` (None leaves a slot that `state_dict` skips)."""
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"parameter name should be a string. Got {_typename(name)}")
+        if "." in name:
+            raise KeyError('parameter name can\'t contain "."')
+        if name == "":
+            raise KeyError('parameter name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self._parameters:
+            raise KeyError(f"attribute '{name}' already exists")
+        if param is None:
+            self._parameters[name] = None
+        elif not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
+                            "(torch.nn.Parameter or None required)")
+        elif param.grad_fn is not None:
+            raise ValueError(
+                f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be "
+                f"created explicitly. To express '{name}' as a function of another Tensor, "
+                "compute the value in the forward() method."
+            )
+        else:
+            self._parameters[name] = param
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        """Register `module` as a child under `name`."""
+        if not isinstance(module, Module) and module is not None:
+            raise TypeError(f"{_typename(module)} is not a Module subclass")
+        if not isinstance(name, str):
+            raise TypeError(f"module name should be a string. Got {_typename(name)}")
+        if "_modules" not in self.__dict__:
+            raise AttributeError("cannot assign module before Module.__init__() call")
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(f"attribute '{name}' already exists")
+        if "." in name:
+            raise KeyError(f'module name can\'t contain ".", got: {name}')
+        if name == "":
+            raise KeyError('module name can\'t be empty string ""')
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def __getattr__(self, name: str):
+        d = self.__dict__
+        if "_parameters" not in d:
+            raise AttributeError(
+                f"'{type(self).__name__}' object has no attribute '{name}': its Module state "
+                f"is missing. Did {type(self).__name__}.__init__ call super().__init__()?"
+            )
+        p = d["_parameters"]
+        if name in p:
+            return p[name]
+        b = d["_buffers"]
+        if name in b:
+            return b[name]
+        m = d["_modules"]
+        if name in m:
+            return m[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __setattr__(self, name: str, value) -> None:
+        d = self.__dict__
+        params = d.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            _remove_from(name, d, self._buffers, self._modules, self._non_persistent_buffers_set)
+            self.register_parameter(name, value)
+            return
+        if params is not None and name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' "
+                                "(torch.nn.Parameter or None expected)")
+            self.register_parameter(name, value)
+            return
+        modules = d.get("_modules")
+        if isinstance(value, Module):
+            if modules is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            _remove_from(name, d, self._parameters, self._buffers,
+                         self._non_persistent_buffers_set)
+            modules[name] = value
+            return
+        if modules is not None and name in modules:
+            if value is not None:
+                raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
+                                "(torch.nn.Module or None expected)")
+            modules[name] = value
+            return
+        buffers = d.get("_buffers")
+        if isinstance(value, Buffer) or (buffers is not None and name in buffers):
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
+                                "(torch.nn.Buffer, torch.Tensor or None expected)")
+            if buffers is None:
+                raise AttributeError("cannot assign buffer before Module.__init__() call")
+            if isinstance(value, Buffer):
+                persistent = value.persistent
+            else:
+                persistent = name not in self._non_persistent_buffers_set
+            _remove_from(name, d, self._parameters, self._modules)
+            self.register_buffer(name, value, persistent)
+            return
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if name in self._parameters:
+            del self._parameters[name]
+        elif name in self._buffers:
+            del self._buffers[name]
+            self._non_persistent_buffers_set.discard(name)
+        elif name in self._modules:
+            del self._modules[name]
+        else:
+            object.__delattr__(self, name)
+
+    def __dir__(self):
+        keys = list(object.__dir__(self))
+        keys += list(self._parameters) + list(self._modules) + list(self._buffers)
+        return sorted(k for k in dict.fromkeys(keys) if not k[0].isdigit())
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.__dict__.setdefault("_hooked", False)
+
+    # -- traversal ---------------------------------------------------------------------------
+
+    def _named_members(self, get_members, prefix: str = "", recurse: bool = True,
+                       remove_duplicate: bool = True):
+        memo = set()
+        modules = (self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+                   if recurse else [(prefix, self)])
+        for module_prefix, module in modules:
+            for k, v in get_members(module):
+                if v is None or v in memo:
+                    continue
+                if remove_duplicate:
+                    memo.add(v)
+                yield (module_prefix + ("." if module_prefix else "") + k), v
+
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_parameters(self, prefix: str = "", recurse: bool = True,
+                         remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
+        yield from self._named_members(lambda m: m._parameters.items(), prefix, recurse,
+                                       remove_duplicate)
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True,
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
+        yield from self._named_members(lambda m: m._buffers.items(), prefix, recurse,
+                                       remove_duplicate)
+
+    def children(self) -> Iterator[Module]:
+        for _, m in self.named_children():
+            yield m
+
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        memo = set()
+        for name, module in self._modules.items():
+            if module is not None and module not in memo:
+                memo.add(module)
+                yield name, module
+
+    def modules(self) -> Iterator[Module]:
+        for _, m in self.named_modules():
+            yield m
+
+    def named_modules(self, memo: set | None = None, prefix: str = "",
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Module]]:
+        if memo is None:
+            memo = set()
+        if self in memo:
+            return
+        if remove_duplicate:
+            memo.add(self)
+        yield prefix, self
+        for name, module in self._modules.items():
+            if module is None:
+                continue
+            sub = prefix + ("." if prefix else "") + name
+            yield from module.named_modules(memo, sub, remove_duplicate)
+
+    def get_submodule(self, target: str) -> Module:
+        if target == "":
+            return self
+        mod = self
+        for item in target.split("."):
+            if not hasattr(mod, item):
+                raise AttributeError(mod._get_name() + " has no attribute `" + item + "`")
+            mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                raise AttributeError("`" + item + "` is not an nn.Module")
+        return mod
+
+    def get_parameter(self, target: str) -> Parameter:
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+        param = getattr(mod, name)
+        if not isinstance(param, Parameter):
+            raise AttributeError("`" + name + "` is not an nn.Parameter")
+        return param
+
+    def get_buffer(self, target: str) -> Tensor:
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+        if name not in mod._buffers:
+            raise AttributeError("`" + name + "` is not a buffer")
+        return getattr(mod, name)
+
+    def get_extra_state(self) -> Any:
+        raise RuntimeError(
+            "Reached a code path in Module.get_extra_state() that should never be called. "
+            "Please file an issue at https://github.com/pytorch/pytorch/issues/new?template="
+            "bug-report.yml to report this bug."
+        )
+
+    def set_extra_state(self, state: Any) -> None:
+        raise RuntimeError(
+            "Reached a code path in Module.set_extra_state() that should never be called. "
+            "Please file an issue at https://github.com/pytorch/pytorch/issues/new?template="
+            "bug-report.yml to report this bug."
+        )
+
+    # -- state_dict ------------------------------------------------------------------------
+
+    def _save_to_state_dict(self, destination: dict, prefix: str, keep_vars: bool) -> None:
+        for name, param in self._parameters.items():
+            if param is not None:
+                destination[prefix + name] = param if keep_vars else param.detach()
+        for name, buf in self._buffers.items():
+            if buf is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = buf if keep_vars else buf.detach()
+        if type(self).get_extra_state is not Module.get_extra_state:
+            destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
+
+    def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool = False):
+        """Parameters and persistent buffers by dotted name, in registration order."""
+        if args:
+            destination = args[0] if destination is None else destination
+            if len(args) > 1:
+                prefix = args[1]
+            if len(args) > 2:
+                keep_vars = args[2]
+        if destination is None:
+            destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = {"version": self._version}
+        for hook in self._state_dict_pre_hooks.values():
+            hook(self, prefix, keep_vars)
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, module in self._modules.items():
+            if module is not None:
+                module.state_dict(destination=destination, prefix=prefix + name + ".",
+                                  keep_vars=keep_vars)
+        for hook in self._state_dict_hooks.values():
+            res = hook(self, destination, prefix, {"version": self._version})
+            if res is not None:
+                destination = res
+        return destination
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs) -> None:
+        for hook in self._load_state_dict_pre_hooks.values():
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                 error_msgs)
+        persistent = {k: v for k, v in self._buffers.items()
+                      if k not in self._non_persistent_buffers_set}
+        local_state = {k: v for k, v in itertools.chain(self._parameters.items(),
+                                                        persistent.items()) if v is not None}
+        assign = local_metadata.get("assign_to_params_buffers", False)
+        for name, param in local_state.items():
+            key = prefix + name
+            if key not in state_dict:
+                if strict:
+                    missing_keys.append(key)
+                continue
+            value = state_dict[key]
+            if not isinstance(value, Tensor):
+                error_msgs.append(f'While copying the parameter named "{key}", expected '
+                                  "torch.Tensor or Tensor-like object from checkpoint but "
+                                  f"received {type(value)}")
+                continue
+            if param.ndim == 0 and value.ndim == 1:
+                value = value[0]
+            if value.shape != param.shape:
+                error_msgs.append(f"size mismatch for {key}: copying a param with shape "
+                                  f"{value.shape} from checkpoint, the shape in current model "
+                                  f"is {param.shape}.")
+                continue
+            if param.is_meta and not value.is_meta and not assign:
+                warnings.warn(f"for {key}: copying from a non-meta parameter in the checkpoint "
+                              "to a meta parameter in the current model, which is a no-op. "
+                              "(Did you mean to pass `assign=True` to assign items in the state "
+                              "dictionary to their corresponding key in the module instead of "
+                              "copying them in place?)", stacklevel=2)
+            try:
+                with grad_mode.no_grad():
+                    if assign:
+                        if isinstance(param, Parameter):
+                            if not isinstance(value, Parameter):
+                                value = Parameter(value, requires_grad=param.requires_grad)
+                            else:
+                                value.requires_grad_(param.requires_grad)
+                        setattr(self, name, value)
+                    elif not param.is_meta:
+                        param.copy_(value)
+            except Exception as ex:
+                error_msgs.append(f'While copying the parameter named "{key}", whose dimensions '
+                                  f"in the model are {param.size()} and whose dimensions in the "
+                                  f"checkpoint are {value.size()}, an exception occurred : "
+                                  f"{ex.args}.")
+        extra_key = prefix + _EXTRA_STATE_KEY_SUFFIX
+        if type(self).set_extra_state is not Module.set_extra_state:
+            if extra_key in state_dict:
+                self.set_extra_state(state_dict[extra_key])
+            elif strict:
+                missing_keys.append(extra_key)
+        elif strict and extra_key in state_dict:
+            unexpected_keys.append(extra_key)
+        if strict:
+            for key in state_dict.keys():
+                if key.startswith(prefix) and key != extra_key:
+                    parts = key[len(prefix):].split(".", 1)
+                    if len(parts) > 1:
+                        if parts[0] not in self._modules:
+                            unexpected_keys.append(key)
+                    elif parts[0] not in local_state:
+                        unexpected_keys.append(key)
+
+    def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True,
+                        assign: bool = False) -> _IncompatibleKeys:
+        """Copy values from `state_dict` into this module's parameters and buffers."""
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        missing: list[str] = []
+        unexpected: list[str] = []
+        errors: list[str] = []
+        metadata = getattr(state_dict, "_metadata", None)
+        state_dict = OrderedDict(state_dict)
+
+        def load(module: Module, local: dict, prefix: str = "") -> None:
+            meta = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
+            if assign:
+                meta["assign_to_params_buffers"] = assign
+            module._load_from_state_dict(local, prefix, meta, True, missing, unexpected, errors)
+            for name, child in module._modules.items():
+                if child is not None:
+                    child_prefix = prefix + name + "."
+                    load(child, {k: v for k, v in local.items() if k.startswith(child_prefix)},
+                         child_prefix)
+            keys = _IncompatibleKeys(missing, unexpected)
+            for hook in module._load_state_dict_post_hooks.values():
+                hook(module, keys)
+
+        load(self, state_dict)
+        if strict:
+            if unexpected:
+                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in unexpected)))
+            if missing:
+                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in missing)))
+        if errors:
+            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
+                type(self).__name__, "\n\t".join(errors)))
+        return _IncompatibleKeys(missing, unexpected)
+
+    # -- modes and conversions ---------------------------------------------------------------
+
+    def train(self, mode: bool = True) -> Module:
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        self.training = mode
+        for module in self.children():
+            module.train(mode)
+        return self
+
+    def eval(self) -> Module:
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        for p in self.parameters():
+            if p.grad is None:
+                continue
+            if set_to_none:
+                p.grad = None
+            else:
+                g = p.grad
+                if g.grad_fn is not None:
+                    g.detach_()
+                else:
+                    g.requires_grad_(False)
+                g.zero_()
+
+    def apply(self, fn: Callable[[Module], None]) -> Module:
+        for module in self.children():
+            module.apply(fn)
+        fn(self)
+        return self
+
+    def _apply(self, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> Module:
+        """Replace each parameter's and buffer's data with `fn(data)` (Parameters stay the same)."""
+        if recurse:
+            for module in self.children():
+                module._apply(fn)
+        for param in self._parameters.values():
+            if param is None:
+                continue
+            with grad_mode.no_grad():
+                new = fn(param)
+            param.data = new
+            if param.grad is not None:
+                with grad_mode.no_grad():
+                    g = fn(param.grad)
+                param.grad.data = g
+        for key, buf in self._buffers.items():
+            if buf is not None:
+                self._buffers[key] = fn(buf)
+        return self
+
+    def to(self, *args, **kwargs) -> Module:
+        """Move and/or cast parameters and buffers (dtype casts touch floating tensors only)."""
+        device, dtype, non_blocking = _parse_to(args, kwargs)
+        if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
+            raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got "
+                            f"desired dtype={dtype}")
+
+        def convert(t: Tensor) -> Tensor:
+            d = dtype if dtype is not None and (t.is_floating_point() or t.is_complex()) \
+                else None
+            return t.to(device=device, dtype=d)
+
+        return self._apply(convert)
+
+    def to_empty(self, *, device=None, recurse: bool = True) -> Module:
+        """Give every parameter and buffer fresh uninitialised memory on `device`."""
+        from ...ops.creation import empty_like
+
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
+
+    def _cast_floats(self, dtype) -> Module:
+        return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
+
+    def float(self) -> Module:
+        from ... import _dtype as dt
+
+        return self._cast_floats(dt.float32)
+
+    def double(self) -> Module:
+        from ... import _dtype as dt
+
+        return self._cast_floats(dt.float64)
+
+    def half(self) -> Module:
+        from ... import _dtype as dt
+
+        return self._cast_floats(dt.float16)
+
+    def bfloat16(self) -> Module:
+        from ... import _dtype as dt
+
+        return self._cast_floats(dt.bfloat16)
+
+    def type(self, dst_type) -> Module:
+        return self._apply(lambda t: t.type(dst_type))
+
+    def cpu(self) -> Module:
+        return self._apply(lambda t: t.cpu())
+
+    def cuda(self, device=None) -> Module:
+        return self._apply(lambda t: t.cuda(device))
+
+    def share_memory(self) -> Module:
+        return self
+
+    # -- printing ----------------------------------------------------------------------
+
+    def _get_name(self) -> str:
+        return type(self).__name__
+
+    def extra_repr(self) -> str:
+        """Extra text inside this module's `repr` parentheses; override in subclasses."""
+        return ""
+
+    def __repr__(self) -> str:
+        extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [f"({key}): " + _addindent(repr(module), 2)
+                       for key, module in self._modules.items()]
+        lines = extra_lines + child_lines
+        main = self._get_name() + "("
+        if lines:
+            if len(extra_lines) == 1 and not child_lines:
+                main += extra_lines[0]
+            else:
+                main += "\n  " + "\n  ".join(lines) + "\n"
+        return main + ")"
+
+
+def _remove_from(name: str, *stores) -> None:
+    for s in stores:
+        if name in s:
+            if isinstance(s, dict):
+                del s[name]
+            else:
+                s.discard(name)
+
+
+def _parse_to(args, kwargs):
+    from ... import _dtype as dt
+    from ..._device import as_device
+
+    device = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    non_blocking = kwargs.pop("non_blocking", False)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to() received an invalid combination of arguments: {list(kwargs)}")
+    for a in args:
+        if isinstance(a, dt.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            device, dtype = a.device, a.dtype
+        elif isinstance(a, bool):
+            non_blocking = a
+        elif a is not None:
+            device = a
+    if device is not None:
+        device = as_device(device)
+    return device, dtype, non_blocking
+
+
+class _ModuleHookHandle(RemovableHandle):
+    """A handle that also refreshes the module's "has hooks" flag when removed."""
+
+    def __init__(self, module: Module, store: dict, extras=()) -> None:
+        super().__init__(store)
+        self._module = module
+        self._extras = extras
+
+    def remove(self) -> None:
+        super().remove()
+        for e in self._extras:
+            e.pop(self.id, None)
+        self._module._update_hooked()
+
+
+# --- full backward hooks -----------------------------------------------------------------
+
+_identity_prims: dict = {}
+
+
+def _identity_prim(n: int):
+    """An n-in, n-out identity primitive: one graph node sees all the gradients at once."""
+    prim = _identity_prims.get(n)
+    if prim is None:
+        from ...ops.registry import Primitive, defvjp
+
+        def kernel(*arrays):
+            return tuple(a.copy() for a in arrays)
+
+        def meta(*ts):
+            return tuple((t._shape, t._dtype) for t in ts)
+
+        prim = Primitive("backward_hook_function", kernel, meta,
+                         grad_name="BackwardHookFunctionBackward", n_outputs=n)
+        defvjp(prim, *[_pick(i) for i in range(n)], reads=tuple(() for _ in range(n)))
+        _identity_prims[n] = prim
+    return prim
+
+
+def _pick(i: int):
+    return lambda g, out, *inputs: g[i]
+
+
+class _BackwardHook:
+    """Routes a module's inputs and outputs through identity nodes to call backward hooks.
+
+    The output node's pre-hook sees the gradients of the outputs (running the
+    backward pre-hooks, which may replace them); the input node's post-hook sees
+    the gradients of the inputs and calls `hook(module, grad_input, grad_output)`.
+    """
+
+    def __init__(self, module: Module) -> None:
+        self.module = module
+        self.grad_outputs = None
+        self.n_inputs = 0
+        self.has_inputs = False
+        self.input_ran = False
+
+    def _wrap(self, values, on_node):
+        items = values if isinstance(values, tuple) else (values,)
+        idx = [i for i, v in enumerate(items) if isinstance(v, Tensor) and v.requires_grad]
+        if not idx or not grad_mode.is_grad_enabled():
+            return values, None
+        from ...ops.registry import apply
+
+        outs = apply(_identity_prim(len(idx)), *[items[i] for i in idx])
+        new = list(items)
+        for j, i in enumerate(idx):
+            new[i] = outs[j]
+        on_node(outs[0].grad_fn, idx, len(items))
+        return (tuple(new) if isinstance(values, tuple) else new[0]), outs[0].grad_fn
+
+    def setup_input(self, args: tuple) -> tuple:
+        def on_node(node, idx, n):
+            def post(grad_inputs, grad_outputs):
+                self.input_ran = True
+                full = [None] * n
+                for j, i in enumerate(idx):
+                    full[i] = grad_outputs[j]
+                res = self._run_hooks(tuple(full))
+                if res is None:
+                    return None
+                return tuple(res[i] for i in idx)
+
+            node.register_hook(post)
+
+        new_args, node = self._wrap(args, on_node)
+        self.n_inputs = len(args)
+        self.has_inputs = node is not None
+        return new_args
+
+    def setup_output(self, result):
+        def on_node(node, idx, n):
+            def pre(grads):
+                full = [None] * n
+                for j, i in enumerate(idx):
+                    full[i] = grads[j]
+                full = tuple(full)
+                for hook in list(self.module._backward_pre_hooks.values()):
+                    r = hook(self.module, full)
+                    if r is not None:
+                        full = tuple(r) if isinstance(r, (tuple, list)) else (r,)
+                self.grad_outputs = full
+                if not self.has_inputs:
+                    self._run_hooks((None,) * self.n_inputs)
+                return tuple(full[i] for i in idx)
+
+            node.register_prehook(pre)
+
+        new, _ = self._wrap(result, on_node)
+        return new
+
+    def _run_hooks(self, grad_inputs: tuple):
+        res = None
+        for hook in list(self.module._backward_hooks.values()):
+            r = hook(self.module, grad_inputs, self.grad_outputs)
+            if r is not None:
+                if not isinstance(r, tuple):
+                    r = (r,)
+                if len(r) != len(grad_inputs):
+                    raise RuntimeError(
+                        f"Backward hook returned an invalid number of grad_input, got {len(r)}, "
+                        f"but expected {len(grad_inputs)}"
+                    )
+                grad_inputs = r
+                res = r
+        return res
