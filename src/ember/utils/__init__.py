@@ -1,0 +1,3 @@
+"""ember.utils: data loading (`ember.utils.data`) and file formats (`ember.utils.safetensors`)."""
+
+from . import data

@@ -1,0 +1,176 @@
+"""Datasets: map-style (`__getitem__` + `__len__`) and iterable, and ways to combine them."""
+
+from __future__ import annotations
+
+import bisect
+import math
+import warnings
+from collections.abc import Sequence
+
+from ..._tensor import Tensor
+
+__all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset",
+           "ChainDataset", "Subset", "random_split"]
+
+
+class Dataset:
+    """A map-style dataset: `dataset[i]` is one sample; subclasses define `__getitem__`."""
+
+    def __getitem__(self, index):
+        raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
+
+    def __add__(self, other: Dataset) -> ConcatDataset:
+        return ConcatDataset([self, other])
+
+
+class IterableDataset(Dataset):
+    """A dataset that is a stream: subclasses define `__iter__`."""
+
+    def __iter__(self):
+        raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+
+    def __add__(self, other):
+        return ChainDataset([self, other])
+
+
+class TensorDataset(Dataset):
+    """Samples are tuples of the i-th rows of tensors that share their first dimension."""
+
+    def __init__(self, *tensors: Tensor) -> None:
+        if any(tensors[0].size(0) != t.size(0) for t in tensors):
+            raise AssertionError("Size mismatch between tensors")
+        self.tensors = tensors
+
+    def __getitem__(self, index):
+        return tuple(t[index] for t in self.tensors)
+
+    def __len__(self) -> int:
+        return self.tensors[0].size(0)
+
+
+class StackDataset(Dataset):
+    """Zip datasets of equal length: samples are tuples (positional) or dicts (keyword)."""
+
+    def __init__(self, *args: Dataset, **kwargs: Dataset) -> None:
+        if args and kwargs:
+            raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via "
+                             "``kwargs``) like input/output, but both types are given.")
+        if args:
+            self._length = len(args[0])
+            if any(self._length != len(d) for d in args):
+                raise ValueError("Size mismatch between datasets")
+            self.datasets = args
+        elif kwargs:
+            values = list(kwargs.values())
+            self._length = len(values[0])
+            if any(self._length != len(d) for d in values):
+                raise ValueError("Size mismatch between datasets")
+            self.datasets = kwargs
+        else:
+            raise ValueError("At least one dataset should be passed")
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __len__(self) -> int:
+        return self._length
+
+
+class ConcatDataset(Dataset):
+    """Datasets end to end; index i finds its dataset by binary search on cumulative sizes."""
+
+    def __init__(self, datasets) -> None:
+        self.datasets = list(datasets)
+        if len(self.datasets) == 0:
+            raise AssertionError("datasets should not be an empty iterable")
+        for d in self.datasets:
+            if isinstance(d, IterableDataset):
+                raise AssertionError("ConcatDataset does not support IterableDataset")
+        self.cumulative_sizes = []
+        total = 0
+        for d in self.datasets:
+            total += len(d)
+            self.cumulative_sizes.append(total)
+
+    def __len__(self) -> int:
+        return self.cumulative_sizes[-1]
+
+    def __getitem__(self, idx):
+        if idx < 0:
+            if -idx > len(self):
+                raise ValueError("absolute value of index should not exceed dataset length")
+            idx = len(self) + idx
+        which = bisect.bisect_right(self.cumulative_sizes, idx)
+        start = self.cumulative_sizes[which - 1] if which else 0
+        return self.datasets[which][idx - start]
+
+
+class ChainDataset(IterableDataset):
+    """Iterable datasets one after another."""
+
+    def __init__(self, datasets) -> None:
+        self.datasets = datasets
+
+    def __iter__(self):
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield from d
+
+    def __len__(self) -> int:
+        return sum(len(d) for d in self.datasets)
+
+
+class Subset(Dataset):
+    """The samples of `dataset` at `indices`, in that order."""
+
+    def __init__(self, dataset: Dataset, indices: Sequence[int]) -> None:
+        self.dataset = dataset
+        self.indices = indices
+
+    def __getitem__(self, idx):
+        if isinstance(idx, list):
+            return self.dataset[[self.indices[i] for i in idx]]
+        return self.dataset[self.indices[idx]]
+
+    def __getitems__(self, indices: list[int]) -> list:
+        if callable(getattr(self.dataset, "__getitems__", None)):
+            return self.dataset.__getitems__([self.indices[i] for i in indices])
+        return [self.dataset[self.indices[i]] for i in indices]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+def random_split(dataset: Dataset, lengths, generator=None) -> list[Subset]:
+    """Split into non-overlapping Subsets of the given lengths (or fractions summing to 1)."""
+    from ...ops.random_ops import randperm
+    from ...random import default_generator
+
+    n = len(dataset)
+    lengths = list(lengths)
+    if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
+        counts = []
+        for i, frac in enumerate(lengths):
+            if frac < 0 or frac > 1:
+                raise ValueError(f"Fraction at index {i} is not between 0 and 1")
+            counts.append(int(math.floor(n * frac)))
+        for i in range(n - sum(counts)):
+            counts[i % len(counts)] += 1
+        for i, c in enumerate(counts):
+            if c == 0:
+                warnings.warn(f"Length of split at index {i} is 0. This might result in an empty "
+                              "dataset.", stacklevel=2)
+        lengths = counts
+    if sum(lengths) != n:
+        raise ValueError(
+            "Sum of input lengths does not equal the length of the input dataset!"
+        )
+    perm = randperm(sum(lengths), generator=generator or default_generator).tolist()
+    out, offset = [], 0
+    for length in lengths:
+        out.append(Subset(dataset, perm[offset:offset + length]))
+        offset += length
+    return out

@@ -1,0 +1,241 @@
+"""DataLoader, samplers, datasets and collation, against torch.utils.data."""
+
+import collections
+import os
+
+import numpy as np
+import pytest
+import torch
+import torch.utils.data as tdata
+from helpers import assert_same
+
+import ember
+import ember.utils.data as edata
+
+Point = collections.namedtuple("Point", ["x", "y"])
+
+
+class Squares(edata.Dataset):
+    """Sample i is a dict holding tensors, a number, a string and a namedtuple."""
+
+    def __init__(self, lib, n=10):
+        self.lib, self.n = lib, n
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        lib = self.lib
+        return {"x": lib.tensor([i, i * i], dtype=lib.float32), "label": i % 3,
+                "weight": i / 2, "name": f"s{i}",
+                "point": Point(lib.tensor(float(i)), np.array([i, -i]))}
+
+
+class TorchSquares(tdata.Dataset, Squares):
+    pass
+
+
+def _batches(lib, data_mod, dataset, **kw):
+    return list(data_mod.DataLoader(dataset, **kw))
+
+
+def _same_batches(be, bt):
+    assert len(be) == len(bt)
+    for e, t in zip(be, bt):
+        _same_structure(e, t)
+
+
+def _same_structure(e, t):
+    if isinstance(t, torch.Tensor):
+        assert_same(e, t)
+    elif isinstance(t, dict):
+        assert type(e) is dict and e.keys() == t.keys()
+        for k in t:
+            _same_structure(e[k], t[k])
+    elif isinstance(t, (list, tuple)):
+        assert type(e).__name__ == type(t).__name__ and len(e) == len(t)
+        for a, b in zip(e, t):
+            _same_structure(a, b)
+    else:
+        assert e == t
+
+
+@pytest.mark.parametrize("kw", [
+    dict(batch_size=3), dict(batch_size=3, drop_last=True), dict(batch_size=1),
+    dict(batch_size=None), dict(batch_size=4, collate_fn=lambda b: len(b)),
+])
+def test_batches_match_torch(kw):
+    be = _batches(ember, edata, Squares(ember), **kw)
+    bt = _batches(torch, tdata, TorchSquares(torch), **kw)
+    _same_batches(be, bt)
+    assert len(edata.DataLoader(Squares(ember), **kw)) == len(
+        tdata.DataLoader(TorchSquares(torch), **kw))
+
+
+def test_collation_of_nested_structures_and_dtypes():
+    batch = edata.default_collate([(1.5, 2, True, "a", np.float32(1.0)),
+                                   (2.5, 3, False, "b", np.float32(2.0))])
+    expect = tdata.default_collate([(1.5, 2, True, "a", np.float32(1.0)),
+                                    (2.5, 3, False, "b", np.float32(2.0))])
+    _same_structure(batch, expect)
+    with pytest.raises(RuntimeError, match="equal size"):
+        edata.default_collate([[1, 2], [1]])
+
+
+def test_tensor_dataset_and_shuffle_with_generator_is_reproducible():
+    x = ember.arange(20.0).reshape(10, 2)
+    ds = edata.TensorDataset(x, ember.arange(10))
+    g1, g2 = ember.Generator().manual_seed(3), ember.Generator().manual_seed(3)
+    a = [b[1].tolist() for b in edata.DataLoader(ds, batch_size=4, shuffle=True, generator=g1)]
+    b = [b[1].tolist() for b in edata.DataLoader(ds, batch_size=4, shuffle=True, generator=g2)]
+    assert a == b
+    assert sorted(sum(a, [])) == list(range(10))
+
+
+def test_shuffle_order_matches_torch_for_the_same_seed():
+    ember.manual_seed(7)
+    torch.manual_seed(7)
+    de = edata.DataLoader(edata.TensorDataset(ember.arange(13)), batch_size=5, shuffle=True)
+    dt_ = tdata.DataLoader(tdata.TensorDataset(torch.arange(13)), batch_size=5, shuffle=True)
+    for _ in range(2):  # two epochs: the per-epoch seed draws must stay in step too
+        assert [b[0].tolist() for b in de] == [b[0].tolist() for b in dt_]
+    assert ember.rand(3).tolist() == torch.rand(3).tolist()
+
+
+def test_samplers_match_torch():
+    w = [0.1, 0.5, 0.2, 0.9]
+    ge, gt = ember.Generator().manual_seed(5), torch.Generator().manual_seed(5)
+    assert list(edata.WeightedRandomSampler(w, 8, generator=ge)) == list(
+        tdata.WeightedRandomSampler(w, 8, generator=gt))
+    assert list(edata.SubsetRandomSampler([3, 5, 7, 9], generator=ge)) == list(
+        tdata.SubsetRandomSampler([3, 5, 7, 9], generator=gt))
+    assert list(edata.RandomSampler(range(50), replacement=True, num_samples=40,
+                                    generator=ge)) == list(
+        tdata.RandomSampler(range(50), replacement=True, num_samples=40, generator=gt))
+    assert list(edata.BatchSampler(edata.SequentialSampler(range(7)), 3, False)) == \
+        [[0, 1, 2], [3, 4, 5], [6]]
+
+
+def test_random_split_matches_torch():
+    ge, gt = ember.Generator().manual_seed(1), torch.Generator().manual_seed(1)
+    se = edata.random_split(range(10), [0.3, 0.7], generator=ge)
+    st = tdata.random_split(range(10), [0.3, 0.7], generator=gt)
+    assert [list(s) for s in se] == [list(s) for s in st]
+    with pytest.raises(ValueError):
+        edata.random_split(range(10), [3, 3])
+
+
+def test_concat_subset_stack_datasets():
+    a, b = list(range(5)), list(range(10, 13))
+    cat = edata.ConcatDataset([a, b])
+    assert len(cat) == 8 and cat[6] == 11 and cat[-1] == 12
+    sub = edata.Subset(cat, [7, 0, 5])
+    assert [sub[i] for i in range(3)] == [12, 0, 10]
+    st = edata.StackDataset(x=a, y=a)
+    assert st[2] == {"x": 2, "y": 2}
+    with pytest.raises(ValueError):
+        edata.StackDataset(a, b)
+
+
+class Stream(edata.IterableDataset):
+    def __init__(self, n):
+        self.n = n
+
+    def __iter__(self):
+        info = edata.get_worker_info()
+        start, step = (0, 1) if info is None else (info.id, info.num_workers)
+        return iter(range(start, self.n, step))
+
+    def __len__(self):
+        return self.n
+
+
+def test_iterable_dataset_batches_and_errors():
+    assert [b.tolist() for b in edata.DataLoader(Stream(7), batch_size=3)] == \
+        [[0, 1, 2], [3, 4, 5], [6]]
+    assert [b.tolist() for b in edata.DataLoader(Stream(7), batch_size=3, drop_last=True)] \
+        == [[0, 1, 2], [3, 4, 5]]
+    with pytest.raises(ValueError):
+        edata.DataLoader(Stream(3), shuffle=True)
+
+
+def test_invalid_options_raise_like_torch():
+    ds = list(range(4))
+    for mod in (edata, tdata):
+        with pytest.raises(ValueError):
+            mod.DataLoader(ds, num_workers=-1)
+        with pytest.raises(ValueError):
+            mod.DataLoader(ds, sampler=mod.SequentialSampler(ds), shuffle=True)
+        with pytest.raises(ValueError):
+            mod.DataLoader(ds, batch_sampler=[[0]], batch_size=2)
+        with pytest.raises(ValueError):
+            mod.DataLoader(ds, prefetch_factor=2)
+        with pytest.raises(ValueError):
+            mod.DataLoader(ds, persistent_workers=True)
+
+
+def test_two_workers_yield_the_same_batches_as_none():
+    ds = Squares(ember, 11)
+    single = _batches(ember, edata, ds, batch_size=3)
+    multi = _batches(ember, edata, ds, batch_size=3, num_workers=2)
+    _same_batches(multi, [_to_torch_tree(b) for b in single])
+
+
+def _to_torch_tree(x):
+    if isinstance(x, ember.Tensor):
+        return torch.from_numpy(x.numpy().copy())
+    if isinstance(x, dict):
+        return {k: _to_torch_tree(v) for k, v in x.items()}
+    if isinstance(x, tuple) and hasattr(x, "_fields"):
+        return type(x)(*(_to_torch_tree(v) for v in x))
+    if isinstance(x, list):
+        return [_to_torch_tree(v) for v in x]
+    return x
+
+
+def test_workers_with_iterable_dataset_and_worker_init_fn():
+    seen = []
+    loader = edata.DataLoader(Stream(9), batch_size=2, num_workers=2,
+                              worker_init_fn=lambda wid: seen.append(wid))
+    values = sorted(v for b in loader for v in b.tolist())
+    assert values == list(range(9))
+
+
+class Failing(edata.Dataset):
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, i):
+        if i == 5:
+            raise ValueError(f"bad sample {i}")
+        return i
+
+
+def test_failing_worker_raises_in_main_process_with_traceback():
+    loader = edata.DataLoader(Failing(), batch_size=2, num_workers=2, timeout=30)
+    with pytest.raises(ValueError) as info:
+        list(loader)
+    msg = str(info.value)
+    assert "bad sample 5" in msg and "DataLoader worker process" in msg
+    assert "Traceback" in msg
+
+
+class Dies(edata.Dataset):
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        os._exit(3)
+
+
+def test_dead_worker_raises_instead_of_hanging():
+    with pytest.raises(RuntimeError, match="exited unexpectedly"):
+        list(edata.DataLoader(Dies(), batch_size=2, num_workers=1))
+
+
+def test_persistent_workers_serve_several_epochs():
+    loader = edata.DataLoader(list(range(6)), batch_size=2, num_workers=2,
+                              persistent_workers=True)
+    first = [b.tolist() for b in loader]
+    second = [b.tolist() for b in loader]
+    assert first == second == [[0, 1], [2, 3], [4, 5]]
