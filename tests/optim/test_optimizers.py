@@ -9,9 +9,10 @@ training continues identically.
 import numpy as np
 import pytest
 import torch
-from helpers import to_ember, to_torch
 
 import ember
+
+from helpers import to_ember, to_torch
 
 STEPS = 50
 

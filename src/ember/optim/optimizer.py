@@ -19,8 +19,8 @@ from typing import Any
 
 from .. import _dtype as dt
 from .._tensor import Tensor
-from ..autograd.graph import RemovableHandle
 from ..autograd.grad_mode import no_grad
+from ..autograd.graph import RemovableHandle
 
 _global_pre_hooks: OrderedDict = OrderedDict()
 _global_post_hooks: OrderedDict = OrderedDict()

@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 import torch
 import torch.utils.data as tdata
-from helpers import assert_same
 
 import ember
 import ember.utils.data as edata
+
+from helpers import assert_same
 
 Point = collections.namedtuple("Point", ["x", "y"])
 
