@@ -19,20 +19,26 @@ class device:
             type, index = "cuda", type
         if not isinstance(type, str):
             raise TypeError(f"device() expected a string or device, got {type.__class__.__name__}")
-        kind, _, idx = type.partition(":")
-        if idx:
+        if not type:
+            raise RuntimeError("Device string must not be empty")
+        kind, colon, idx = type.partition(":")
+        if colon:
             if index is not None:
                 raise RuntimeError(f"type (string) must not include an index because index was "
                                    f"passed explicitly: {type}")
-            if not idx.isdigit():
+            # digits only, no sign, no leading zero (PyTorch's parser)
+            if not (idx.isascii() and idx.isdigit()) or (len(idx) > 1 and idx[0] == "0") \
+                    or not kind.isalpha():
                 raise RuntimeError(f"Invalid device string: '{type}'")
             index = int(idx)
+        elif not kind.isalpha():
+            raise RuntimeError(f"Invalid device string: '{type}'")
         if kind not in _TYPES:
             raise RuntimeError(
                 "Expected one of cpu, cuda, meta device type at start of device string: " + type
             )
         if index is not None and index < 0:
-            raise RuntimeError(f"Device index must not be negative, got {index}")
+            raise RuntimeError("Device index must not be negative")
         key = (kind, index)
         cached = _CACHE.get(key)
         if cached is not None:
@@ -55,11 +61,7 @@ class device:
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other) -> bool:
-        if isinstance(other, str):
-            try:
-                other = device(other)
-            except RuntimeError:
-                return False
+        # NOTE: like PyTorch, a device never equals a string (device("cpu") == "cpu" is False).
         if not isinstance(other, device):
             return NotImplemented
         return self.type == other.type and self.index == other.index

@@ -8,6 +8,7 @@ category, never the width, of the result.
 
 from __future__ import annotations
 
+import math
 import threading
 
 import ml_dtypes
@@ -226,7 +227,8 @@ class finfo:
         self.min = float(info.min)
         self.tiny = float(info.tiny)
         self.smallest_normal = self.tiny
-        self.resolution = float(info.resolution)
+        # PyTorch's resolution is 10**-precision, precision = floor(-log10(eps)).
+        self.resolution = 10.0 ** -math.floor(-math.log10(self.eps))
 
     def __repr__(self) -> str:
         return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
@@ -238,13 +240,13 @@ class iinfo:
     """Machine limits of an integer dtype."""
 
     def __init__(self, type: dtype) -> None:
-        if type._kind not in (0, 1):
-            raise TypeError(f"iinfo expects an integer dtype, got {type!r}")
-        info = np.iinfo(np.uint8 if type is bool_ else type.np)
+        if type._kind != 1:
+            raise TypeError(f"{type!r} is not supported by {_names.prefix}.iinfo")
+        info = np.iinfo(type.np)
         self.bits = info.bits
-        self.max = int(info.max) if type is not bool_ else 1
+        self.max = int(info.max)
         self.min = int(info.min)
         self.dtype = type.name
 
     def __repr__(self) -> str:
-        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"

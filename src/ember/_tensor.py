@@ -279,7 +279,8 @@ class Tensor:
                 "var_no_grad = var.detach()."
             )
         if value and not (self._dtype.is_floating_point or self._dtype.is_complex):
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients")
         if value and self._vc is None and grad_mode.state.enabled is False:
             pass
         self._requires_grad = bool(value)

@@ -21,11 +21,14 @@ def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
 
 
 def is_contiguous(shape: Sequence[int], stride: Sequence[int]) -> bool:
-    """True when strides equal row-major strides, ignoring dims of size 1 (PyTorch's rule)."""
+    """True when strides equal row-major strides, ignoring dims of size 1 (PyTorch's rule).
+
+    A tensor with no elements is always contiguous.
+    """
+    if 0 in shape:
+        return True
     expected = 1
     for n, s in zip(reversed(shape), reversed(stride)):
-        if n == 0:
-            return True
         if n != 1:
             if s != expected:
                 return False
@@ -201,3 +204,67 @@ def non_overlapping(shape, stride) -> bool:
             return False
         reach = s * (n - 1) + reach
     return True
+
+
+def is_non_overlapping_and_dense(shape, stride) -> bool:
+    """True when the view covers a block of memory exactly once, in some dim order."""
+    if is_contiguous(shape, stride):
+        return True
+    expected = 1
+    for d in sorted(range(len(shape)), key=lambda d: stride[d]):  # stable, as PyTorch sorts
+        if shape[d] == 1:
+            continue
+        if stride[d] != expected:
+            return False
+        expected *= shape[d]
+    return True
+
+
+def dense_strides_like(shape, stride) -> tuple[int, ...]:
+    """Row-major-in-the-input's-order strides for a fresh tensor (`empty_like`'s layout).
+
+    Dims are ordered by stride, innermost first; stride-0 dims compare as ties and
+    keep their place, and equal strides put the larger size outside (PyTorch's
+    `infer_dense_strides`).
+    """
+    nd = len(shape)
+    perm = list(range(nd - 1, -1, -1))
+
+    def should_swap(a: int, b: int) -> int:
+        sa, sb = stride[a], stride[b]
+        if sa == 0 or sb == 0:
+            return 0
+        if sa != sb:
+            return -1 if sa < sb else 1
+        return 1 if shape[a] > shape[b] else 0
+
+    for i in range(1, nd):
+        cur = i
+        for j in range(i - 1, -1, -1):
+            c = should_swap(perm[j], perm[cur])
+            if c > 0:
+                perm[j], perm[cur] = perm[cur], perm[j]
+                cur = j
+            elif c < 0:
+                break
+    out = [0] * nd
+    acc = 1
+    for d in perm:
+        out[d] = acc
+        if shape[d] > 1:
+            acc *= shape[d]
+    return tuple(out)
+
+
+def like_strides(shape, stride, memory_format=None) -> tuple[int, ...]:
+    """Strides of `*_like(x)`: x's own when dense (preserve_format), else a dense order."""
+    name = getattr(memory_format, "name", "preserve_format")
+    if name == "contiguous_format":
+        return contiguous_strides(shape)
+    if name == "channels_last":
+        from ._layout import channels_last_strides
+
+        return channels_last_strides(shape)
+    if is_non_overlapping_and_dense(shape, stride):
+        return tuple(stride)
+    return dense_strides_like(shape, stride)

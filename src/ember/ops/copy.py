@@ -9,7 +9,7 @@ import numpy as np
 from .. import _dtype as dt
 from .._device import as_device, device
 from .._tensor import Tensor
-from .._view import broadcast_shapes
+from .._view import broadcast_shapes, like_strides, storage_extent
 from ..autograd import grad_mode
 from ._common import same_meta
 from .registry import Primitive, apply, apply_, bump_version, check_inplace, defvjp, write_into
@@ -20,13 +20,21 @@ _grad_state = grad_mode.state
 
 
 def _clone_kernel(a, *, contiguous=False):
-    return np.array(a, order="C" if contiguous else "K", copy=True)
+    if contiguous or a.flags.c_contiguous or min(a.strides, default=0) < 0:
+        return np.array(a, order="C" if contiguous else "K", copy=True)
+    # preserve_format: keep a dense input's strides, else a dense layout in its dim order
+    it = a.itemsize
+    stride = like_strides(a.shape, tuple(s // it for s in a.strides))
+    buf = np.empty(storage_extent(a.shape, stride, 0), a.dtype)
+    out = np.lib.stride_tricks.as_strided(buf, a.shape, tuple(s * it for s in stride))
+    out[...] = a
+    return out
 
 
 def _clone_meta(x, *, contiguous=False):
     if contiguous:
         return x._shape, x._dtype
-    return same_meta(x)
+    return x._shape, x._dtype, like_strides(x._shape, x.stride())
 
 
 clone_p = Primitive("clone", _clone_kernel, _clone_meta)
@@ -35,7 +43,7 @@ defvjp(clone_p, lambda g, out, x, *, contiguous: g, reads=((),))
 
 def clone(x: Tensor, *, memory_format=None) -> Tensor:
     """A copy with its own storage; keeps the graph (CloneBackward0)."""
-    contiguous = memory_format is not None and getattr(memory_format, "name", "") == "contiguous"
+    contiguous = getattr(memory_format, "name", "") == "contiguous_format"
     return apply(clone_p, x, contiguous=contiguous)
 
 
@@ -58,12 +66,27 @@ def to_memory_format(x: Tensor, memory_format) -> Tensor:
 
 # --- dtype and device conversion ------------------------------------------------------
 
-def _cast_kernel(a, *, dtype):
-    if a.dtype.kind == "c" and dtype.np.kind != "c":
+def cast_array(a: np.ndarray, d: dt.dtype, copy: bool = True) -> np.ndarray:
+    """`a` converted to dtype `d` as PyTorch converts (a fresh array when `copy`).
+
+    Complex to real keeps the real part; anything to bool tests != 0; float16 and
+    bfloat16 are reached through float32, since PyTorch rounds a double to float
+    first and then to 16 bits (which can differ from rounding once).
+    """
+    if a.dtype == d.np:
+        return a.copy(order="K") if copy else a
+    if a.dtype.kind == "c" and not d.is_complex:
         a = a.real
-    if dtype is dt.bool_:
+    if d is dt.bool_:
         return a != 0
-    return a.astype(dtype.np, order="K")
+    with np.errstate(invalid="ignore", over="ignore"):
+        if d.itemsize == 2 and d._kind == 2 and a.dtype != np.float32:
+            a = a.astype(np.float32)
+        return a.astype(d.np, order="K")
+
+
+def _cast_kernel(a, *, dtype):
+    return cast_array(a, dtype)
 
 
 to_copy_p = Primitive("to_copy", _cast_kernel, lambda x, *, dtype: same_meta(x, dtype),
@@ -159,8 +182,7 @@ def cuda(x: Tensor, device=None, non_blocking=False, memory_format=None) -> Tens
 
 def _copy_kernel(dst, src):
     out = np.empty(dst.shape, dst.dtype)
-    np.copyto(out, src.real if np.iscomplexobj(src) and out.dtype.kind != "c" else src,
-              casting="unsafe")
+    np.copyto(out, cast_array(src, dt.from_numpy(dst.dtype), copy=False))
     return out
 
 
@@ -192,7 +214,7 @@ def copy_(self: Tensor, src, non_blocking: bool = False) -> Tensor:
     if self.device.type == "cpu" and not (_grad_state.enabled and (
             self._requires_grad or src._requires_grad)):
         check_inplace(self)
-        write_into(self, src)
+        write_into(self, cast_array(src._array(), self._dtype, copy=False))
         bump_version(self)
         return self
     return apply_(copy_p, self, src)

@@ -13,8 +13,9 @@ from .. import _dtype as dt
 from .._device import CPU, as_device
 from .._storage import Storage
 from .._tensor import Tensor, _make, _meta, _wrap
-from .._view import contiguous_strides, storage_extent
+from .._view import contiguous_strides, like_strides, numel, storage_extent
 from ..autograd import grad_mode
+from .copy import cast_array
 
 _grad_state = grad_mode.state
 
@@ -37,7 +38,8 @@ def _place(arr: np.ndarray, dtype: dt.dtype | None, device, requires_grad: bool,
     return _finish(t, requires_grad)
 
 
-def _sizes(size) -> tuple[int, ...]:
+def _sizes(size, name: str = "empty") -> tuple[int, ...]:
+    """Sizes given as `f(2, 3)`, `f((2, 3))` or `f([2, 3])`, checked as PyTorch checks them."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = size[0]
     elif len(size) == 1 and not isinstance(size[0], (int, np.integer)) and \
@@ -49,8 +51,8 @@ def _sizes(size) -> tuple[int, ...]:
             s = s.item()
         if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
             raise TypeError(
-                f"{'empty'}(): argument 'size' must be tuple of ints, but found element of type "
-                f"{type(s).__name__}"
+                f"{name}(): argument 'size' (position 1) must be tuple of ints, but found "
+                f"element of type {type(s).__name__}"
             )
         if s < 0:
             raise RuntimeError(
@@ -74,12 +76,14 @@ def _dtype_or_default(dtype) -> dt.dtype:
 
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False) -> Tensor:
-    return _out(_filled(_sizes(size), 0, _dtype_or_default(dtype), device, requires_grad), out)
+    d = _dtype_or_default(dtype)
+    return _out(_filled(_sizes(size, "zeros"), 0, d, device, requires_grad), out)
 
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False) -> Tensor:
-    return _out(_filled(_sizes(size), 1, _dtype_or_default(dtype), device, requires_grad), out)
+    d = _dtype_or_default(dtype)
+    return _out(_filled(_sizes(size, "ones"), 1, d, device, requires_grad), out)
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
@@ -93,9 +97,8 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
     if dtype is None:
         dtype = dt.scalar_dtype(fill_value.item() if isinstance(fill_value, Tensor)
                                 else fill_value)
-    if isinstance(fill_value, Tensor):
-        fill_value = fill_value.item()
-    return _out(_filled(_sizes((size,)), fill_value, dtype, device, requires_grad), out)
+    return _out(_filled(_sizes((size,), "full"), _fill_value(fill_value, dtype), dtype, device,
+                        requires_grad), out)
 
 
 def _out(t: Tensor, out):
@@ -130,20 +133,42 @@ def scalar_tensor(value, *, dtype=None, device=None, requires_grad=False) -> Ten
     return _filled((), value, dtype, device, requires_grad)
 
 
+def _fill_value(value, d: dt.dtype):
+    """A Python fill value as a NumPy scalar of `d`, with PyTorch's overflow checks."""
+    if isinstance(value, Tensor):
+        value = value.item()
+    return _values_array(value, (), d)[()]
+
+
+def _filled_like(input: Tensor, fill, d: dt.dtype, device, requires_grad: bool,
+                 memory_format) -> Tensor:
+    """A fresh tensor shaped like `input`, laid out as PyTorch lays out `*_like` results."""
+    dev = input.device if device is None else as_device(device)
+    shape = input._shape
+    stride = like_strides(shape, input.stride(), memory_format)
+    if dev.type == "meta":
+        return _finish(_meta(shape, d, stride), requires_grad)
+    if stride == contiguous_strides(shape):
+        arr = np.empty(shape, d.np) if fill is None else np.full(shape, fill, d.np)
+        return _place(arr, d, dev, requires_grad)
+    n = storage_extent(shape, stride, 0)
+    buf = np.empty(n, d.np) if fill is None else np.full(n, fill, d.np)
+    t = _make(Storage(buf, buf.nbytes, CPU), shape, stride, 0, d)
+    if dev.type != "cpu":
+        from ..backends import transfer
+
+        t = transfer(t, dev, None)
+    return _finish(t, requires_grad)
+
+
 def _like(fill):
     def like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False,
              memory_format=None) -> Tensor:
         d = input._dtype if dtype is None else dtype
-        dev = input.device if device is None else as_device(device)
-        if dev.type == "meta":
-            return _finish(_meta(input._shape, d), requires_grad)
-        shape = input._shape
-        if fill is None:
-            arr = np.empty(shape, d.np)
-        else:
-            arr = np.full(shape, fill, d.np) if fill else np.zeros(shape, d.np)
-        return _place(arr, d, dev, requires_grad)
+        return _filled_like(input, fill, d, device, requires_grad, memory_format)
 
+    like.__name__ = {0: "zeros_like", 1: "ones_like", None: "empty_like"}[fill]
+    like.__doc__ = f"A new tensor shaped (and strided) like `input`, {like.__name__[:-5]}."
     return like
 
 
@@ -154,72 +179,97 @@ empty_like = _like(None)
 
 def full_like(input: Tensor, fill_value, *, dtype=None, layout=None, device=None,
               requires_grad=False, memory_format=None) -> Tensor:
+    """A tensor shaped like `input` filled with `fill_value` (in `input`'s dtype by default)."""
     d = input._dtype if dtype is None else dtype
-    return full(input._shape, fill_value, dtype=d,
-                device=input.device if device is None else device, requires_grad=requires_grad)
+    return _filled_like(input, _fill_value(fill_value, d), d, device, requires_grad,
+                        memory_format)
 
 
 # --- from Python data ------------------------------------------------------------
 
-def _infer(data):
-    """Flatten nested Python data into (values, shape, dtype), PyTorch's inference."""
-    kinds = set()
-    tensor_dtypes = []
+_NUMBER_TYPES = (bool, int, float, complex)
 
-    def walk(x, depth, shape):
-        if isinstance(x, Tensor):
-            if x.ndim == 0:
-                tensor_dtypes.append(x._dtype)
-                return x.item()
-            if depth == len(shape):
-                shape.extend(x._shape)
-            tensor_dtypes.append(x._dtype)
-            return x.tolist()
+
+def _number_dtype(x) -> dt.dtype:
+    """The dtype PyTorch infers for one leaf of nested data."""
+    if isinstance(x, (bool, np.bool_)):
+        return dt.bool_
+    if isinstance(x, np.generic):
+        return dt.from_numpy(x.dtype)
+    if isinstance(x, numbers.Integral):
+        return dt.int64
+    if isinstance(x, numbers.Real):
+        return dt.get_default_dtype()
+    if isinstance(x, numbers.Complex):
+        return dt.default_complex()
+    if isinstance(x, str):
+        raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
+    raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
+
+
+def _data_shape(data) -> tuple[int, ...]:
+    """The shape, read off the first element at each depth (as PyTorch does)."""
+    shape = []
+    x = data
+    while True:
         if isinstance(x, np.ndarray):
-            tensor_dtypes.append(dt.from_numpy(x.dtype))
-            if depth == len(shape):
-                shape.extend(x.shape)
-            return x.tolist()
-        if isinstance(x, (list, tuple)):
-            if depth == len(shape):
-                shape.append(len(x))
-            elif shape[depth] != len(x):
-                raise ValueError(
-                    f"expected sequence of length {shape[depth]} at dim {depth} (got {len(x)})"
-                )
-            return [walk(v, depth + 1, shape) for v in x]
-        if depth < len(shape):
-            raise TypeError(
-                f"expected a sequence at dim {depth}, got {type(x).__name__}"
-            )
-        if isinstance(x, bool) or isinstance(x, np.bool_):
-            kinds.add(0)
-        elif isinstance(x, numbers.Integral):
-            kinds.add(1)
-        elif isinstance(x, numbers.Real):
-            kinds.add(2)
-        elif isinstance(x, numbers.Complex):
-            kinds.add(3)
-        else:
-            raise TypeError(
-                f"new(): invalid data type '{type(x).__name__}'"
-            )
-        if isinstance(x, np.generic):
-            tensor_dtypes.append(dt.from_numpy(x.dtype))
-        return x
+            shape.extend(x.shape)
+            return tuple(shape)
+        if not isinstance(x, (list, tuple)):
+            return tuple(shape)
+        shape.append(len(x))
+        if not x:
+            return tuple(shape)
+        x = x[0]
 
-    shape: list[int] = []
-    values = walk(data, 0, shape)
-    k = max(kinds, default=-1)
+
+def _infer(data):
+    """Nested data as (nested Python numbers, shape, dtype) by PyTorch's inference.
+
+    Every leaf's dtype (Python number, NumPy scalar or array, one-element tensor)
+    is combined with `promote_types`; tensors inside lists count as numbers.
+    """
+    shape = _data_shape(data)
+    nd = len(shape)
+    found: list[dt.dtype] = []
+
+    def leaf(x):
+        if isinstance(x, Tensor):
+            if numel(x._shape) != 1:
+                raise ValueError("only one element tensors can be converted to Python scalars")
+            found.append(x._dtype)
+            return x.item()
+        if isinstance(x, (list, tuple, np.ndarray)):
+            raise TypeError(f"'{type(x).__name__}' object cannot be interpreted as a number")
+        found.append(_number_dtype(x))
+        return x.item() if isinstance(x, np.generic) else x
+
+    def walk(x, dim):
+        if dim == nd:
+            return leaf(x)
+        if isinstance(x, np.ndarray):
+            if x.shape != shape[dim:]:
+                raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} "
+                                 f"(got {x.shape[0] if x.ndim else 'a scalar'})")
+            found.append(dt.from_numpy(x.dtype))
+            return (x.astype(np.float32) if x.dtype == dt.bfloat16.np else x).tolist()
+        if not isinstance(x, (list, tuple)):
+            raise TypeError("not a sequence")
+        if len(x) != shape[dim]:
+            raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} "
+                             f"(got {len(x)})")
+        if dim == nd - 1:
+            kinds = set(map(type, x))
+            if kinds <= set(_NUMBER_TYPES):  # fast path for plain numbers
+                found.extend(_number_dtype(k()) for k in kinds)
+                return x
+        return [walk(v, dim + 1) for v in x]
+
+    values = walk(data, 0)
     d = None
-    for td in tensor_dtypes:
-        d = td if d is None else dt.promote_types(d, td)
-    scalar = {0: dt.bool_, 1: dt.int64, 2: dt.get_default_dtype(), 3: dt.default_complex()}.get(k)
-    if d is None:
-        d = scalar if scalar is not None else dt.get_default_dtype()
-    elif scalar is not None and scalar._kind > d._kind:
-        d = scalar
-    return values, tuple(shape), d
+    for f in found:
+        d = f if d is None else dt.promote_types(d, f)
+    return values, shape, (dt.get_default_dtype() if d is None else d)
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
@@ -234,48 +284,49 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             if dtype is not None or device is not None:
                 t = t.to(device=device, dtype=dtype)
         return _finish(t, requires_grad)
-    if isinstance(data, np.ndarray):
-        src = dt.from_numpy(data.dtype)
-        d = src if dtype is None else dtype
-        arr = np.array(data, dtype=d.np, copy=True, order="C")
-        return _place(arr, d, device, requires_grad)
-    if isinstance(data, np.generic):
+    if isinstance(data, (np.ndarray, np.generic)):
         d = dt.from_numpy(data.dtype) if dtype is None else dtype
-        return _place(np.array(data, dtype=d.np), d, device, requires_grad)
-    if isinstance(data, (bool, int, float, complex)) and dtype is None:
-        d = dt.scalar_dtype(data)
-        return _place(_scalar_array(data, d), d, device, requires_grad)
+        # keeps a permuted array's memory order, as PyTorch does
+        arr = cast_array(np.array(data, copy=True, order="K"), d)
+        return _place(arr, d, device, requires_grad)
     values, shape, inferred = _infer(data)
     d = inferred if dtype is None else dtype
-    arr = _values_array(values, shape, d)
-    return _place(arr, d, device, requires_grad)
-
-
-def _scalar_array(value, d: dt.dtype) -> np.ndarray:
-    if isinstance(value, int) and not isinstance(value, bool) and d._kind == 1 and \
-            not -(2 ** 63) <= value < 2 ** 63:
-        raise RuntimeError("Overflow when unpacking long")
-    return np.array(value, dtype=d.np)
+    return _place(_values_array(values, shape, d), d, device, requires_grad)
 
 
 def _values_array(values, shape, d: dt.dtype) -> np.ndarray:
+    """Nested Python numbers as an array of dtype `d`, with PyTorch's overflow checks."""
     try:
-        if d is dt.bfloat16:
-            arr = np.array(values, dtype=np.float32).astype(d.np)
-        elif d._kind == 1 and d is not dt.int64:
-            arr = np.array(values, dtype=np.int64 if not _has_float(values) else np.float64)
-            arr = arr.astype(d.np)
-        else:
-            arr = np.array(values, dtype=d.np)
+        raw = np.array(values)
     except OverflowError:
-        raise RuntimeError("Overflow when unpacking long") from None
-    except TypeError as e:
-        raise TypeError(f"can't convert data to a tensor of {d!r}: {e}") from None
-    return arr.reshape(shape)
+        raw = np.array(values, dtype=object)
+    raw = raw.reshape(shape)
+    if raw.dtype.kind in "Ou":  # Python ints beyond int64
+        if d._kind <= 1 and d is not dt.bool_:
+            raise ValueError("Overflow when unpacking long long")
+        raw = raw.astype(np.bool_ if d is dt.bool_ else np.complex128 if d.is_complex
+                         else np.float64)
+    if raw.dtype.kind == "c" and not (d.is_complex or d is dt.bool_):
+        if d._kind == 1:
+            raise TypeError("'complex' object cannot be interpreted as an integer")
+        raise TypeError("must be real number, not complex")
+    if d._kind == 1:
+        _check_int_range(raw, d)
+        if raw.dtype.kind == "f":
+            raw = np.trunc(raw).astype(np.int64)
+    return cast_array(raw, d)
 
 
-def _has_float(values) -> bool:
-    return np.asarray(values).dtype.kind in "fc"
+def _check_int_range(raw: np.ndarray, d: dt.dtype) -> None:
+    if raw.size == 0 or raw.dtype.kind == "b":
+        return
+    info = np.iinfo(d.np)
+    # NOTE: PyTorch lets uint8 take -255..-1 and wraps them (tensor([-1], dtype=uint8) == 255).
+    lo = -int(info.max) if d is dt.uint8 else int(info.min)
+    with np.errstate(invalid="ignore"):
+        bad = ~np.isfinite(raw) if raw.dtype.kind == "f" else np.zeros((), bool)
+        if bad.any() or raw.min() < lo or raw.max() > info.max:
+            raise RuntimeError(f"value cannot be converted to type {d.name} without overflow")
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
@@ -365,7 +416,7 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
     n = math.ceil((end - start) / step)
     if n < 0 or (step > 0 and start > end) or (step < 0 and start < end):
         raise RuntimeError(
-            "upper bound and larger bound inconsistent with step sign"
+            "upper bound and lower bound inconsistent with step sign"
         )
     dev = as_device(device)
     if dev.type == "meta":
