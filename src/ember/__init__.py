@@ -70,6 +70,7 @@ _bind_methods()
 from . import cuda, random  # noqa: E402
 from . import nn  # noqa: E402
 from . import optim  # noqa: E402
+from . import utils  # noqa: E402
 from .random import (  # noqa: E402
     Generator,
     default_generator,

@@ -1,0 +1,1 @@
+"""Speed and memory of ember next to PyTorch, measured in one run (`make bench`)."""
