@@ -64,6 +64,8 @@ def binary_operands(a, b):
     ta = isinstance(a, Tensor)
     tb = isinstance(b, Tensor)
     if ta and tb:
+        if a._shape != b._shape:
+            broadcast_shapes(a._shape, b._shape)  # RuntimeError naming both sizes, as PyTorch
         if a._dtype is b._dtype:
             return a, b, a._dtype
         d = dt.result_type(a, b)
