@@ -2,22 +2,29 @@
 
 `run` counts, for every node reachable from the roots, how many edges point
 at it; a node runs once all its gradients have arrived (summed where paths
-meet). Ready nodes run newest first, as PyTorch orders them. The walk uses an
-explicit stack and a heap, never recursion, so deep graphs are fine.
+meet). Ready nodes run newest first, as PyTorch orders them (AccumulateGrad
+first of all). The walk uses an explicit stack and a heap, never recursion, so
+deep graphs are fine.
+
+Before a node runs, its hooks see the incoming gradients in PyTorch's order:
+tensor hooks, then retained grads, then node pre-hooks; node post-hooks see
+what it produced.
 """
 
 from __future__ import annotations
 
 import heapq
+import re
+import warnings
 
 from .. import _tensor as T
 from . import grad_mode
-from .graph import AccumulateGrad, Node, _anomaly
+from .graph import MISSING, AccumulateGrad, Node, _anomaly, edge_of
 
 _state = grad_mode.state
 
 
-def _retain_graph_error() -> RuntimeError:
+def retain_graph_error() -> RuntimeError:
     return RuntimeError(
         "Trying to backward through the graph a second time (or directly access saved tensors "
         "after they have already been freed). Saved intermediate values of the graph are freed "
@@ -27,25 +34,48 @@ def _retain_graph_error() -> RuntimeError:
     )
 
 
+def _short_name(node) -> str:
+    # PyTorch's message names the op without the "Backward0" suffix ("output 0 of Mul").
+    return re.sub(r"Backward\d*$", "", node.name())
+
+
+def version_error(t, expected: int, node=None, output_nr: int = 0) -> RuntimeError:
+    """PyTorch's error for a saved tensor modified in place before backward used it."""
+    which = ""
+    if node is not None:
+        which = f", which is output {output_nr} of {_short_name(node)},"
+    hint = (" Hint: the backtrace further above shows the operation that failed to compute its "
+            "gradient. The variable in question was changed in there or anywhere later. Good "
+            "luck!") if _anomaly.enabled else (
+        " Hint: enable anomaly detection to find the operation that failed to compute its "
+        "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+    return RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: [{_type_name(t)} {list(t._shape)}]{which} is at version {t._vc[0]}; "
+        f"expected version {expected} instead.{hint}"
+    )
+
+
 def _unpack(node: Node, create_graph: bool):
     """The node's saved inputs and output, checked against their versions at save time."""
     saved = node._saved
     if saved is None:
-        raise _retain_graph_error()
+        raise retain_graph_error()
     out = node._out
-    checked = saved
-    if out is not None:
-        checked = saved + (out if isinstance(out, tuple) else (out,))
-    for i, (s, v) in enumerate(zip(checked, node._versions)):
-        if v is not None and s._vc[0] != v:
-            which = f"input {i}" if i < len(saved) else f"output {i - len(saved)}"
-            raise RuntimeError(
-                "one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: [{_type_name(s)} {list(s._shape)}], which is {which} of "
-                f"{node.name()}, is at version {s._vc[0]}; expected version {v} instead. Hint: "
-                "enable anomaly detection to find the operation that failed to compute its "
-                "gradient, with torch.autograd.set_detect_anomaly(True)."
-            )
+    versions = node._versions
+    n = len(saved)
+    for i, v in enumerate(versions):
+        if v is None:
+            continue
+        if i < n:
+            s = saved[i]
+            if s._vc[0] != v:
+                fn = s._grad_fn
+                raise version_error(s, v, fn, s.output_nr if fn is not None else 0)
+        else:
+            s = out[i - n] if isinstance(out, tuple) else out
+            if s._vc[0] != v:
+                raise version_error(s, v, node, i - n)
     if out is not None and create_graph:
         out = _reattach(node, out)
     return saved, out
@@ -53,13 +83,13 @@ def _unpack(node: Node, create_graph: bool):
 
 def _reattach(node: Node, out):
     """Saved outputs, given back their grad_fn so that double backward sees through them."""
+    from .graph import ag_meta
+
     def one(o, i):
         t = T._alias(o)
         t._grad_fn = node
         t._requires_grad = True
         if i:
-            from .graph import ag_meta
-
             ag_meta(t).output_nr = i
         return t
 
@@ -68,11 +98,13 @@ def _reattach(node: Node, out):
     return one(out, 0)
 
 
+_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+               "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
+               "complex64": "ComplexFloatTensor", "complex128": "ComplexDoubleTensor"}
+
+
 def _type_name(t) -> str:
-    names = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-             "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
-             "complex64": "ComplexFloatTensor", "complex128": "ComplexDoubleTensor"}
-    return "torch." + names.get(t._dtype.name, "Tensor")
+    return "torch." + _TYPE_NAMES.get(t._dtype.name, "Tensor")
 
 
 def run_vjp(node: Node, grads: list, create_graph: bool) -> list:
@@ -80,8 +112,8 @@ def run_vjp(node: Node, grads: list, create_graph: bool) -> list:
     from ..ops.registry import vjp_rules
 
     prim = node.prim
-    rule = vjp_rules.get(prim)
-    if rule is None:
+    rule = vjp_rules.get(prim, MISSING)
+    if rule is MISSING or rule is None:
         raise RuntimeError(
             f"no VJP registered for primitive {prim.name} (inputs "
             f"{[m[0] if m else None for m in node._in_meta]})"
@@ -102,7 +134,7 @@ def run_vjp(node: Node, grads: list, create_graph: bool) -> list:
         gi = fns[i](g, out, *saved, **params)
         if gi is not None:
             shape, dtype = node._in_meta[i]
-            gi = _fit(gi, shape, dtype)
+            gi = fit(gi, shape, dtype)
         result.append(gi)
     return result
 
@@ -113,7 +145,7 @@ def _zeros_for(o):
     return None if o is None else zeros_like(o)
 
 
-def _fit(g, shape, dtype):
+def fit(g, shape, dtype):
     """Sum a broadcast gradient back to its input's shape and cast it to the input's dtype.
 
     This is the one place broadcasting is undone in backward.
@@ -128,24 +160,21 @@ def _fit(g, shape, dtype):
 
 
 def accumulate(var, g, create_graph: bool) -> None:
-    """Add `g` into `var.grad` (a leaf), running its tensor hooks first."""
+    """Add `g` into leaf `var`'s `.grad` (its tensor hooks already ran), then post hooks."""
     if g is None:
         return
-    ag = var._ag
-    if ag is not None and ag.hooks:
-        for hook in list(ag.hooks.values()):
-            r = hook(g)
-            if r is not None:
-                g = r
     cur = var._grad
     if cur is None:
         if create_graph:
-            var._grad = g
+            # NOTE: a fresh buffer copied from `g` with the graph kept (CopyBackwards, as in
+            # PyTorch), so `.grad` never aliases a gradient that other paths share.
+            from ..ops.creation import empty_like
+
+            var._grad = empty_like(g).copy_(g)
         else:
             # NOTE: cloned because `g` may be shared (add's VJP passes one tensor to both
             # inputs); PyTorch avoids the copy by checking reference counts.
-            with grad_mode.no_grad():
-                var._grad = g.detach().clone()
+            var._grad = T._alias(g).clone() if g._requires_grad else g.clone()
     elif create_graph or cur._requires_grad:
         var._grad = cur + g
     else:
@@ -154,6 +183,7 @@ def accumulate(var, g, create_graph: bool) -> None:
                 cur.add_(g)
             else:
                 var._grad = cur + g
+    ag = var._ag
     if ag is not None and ag.post_acc_hooks:
         for hook in list(ag.post_acc_hooks.values()):
             hook(var)
@@ -177,7 +207,7 @@ def _collect(roots: list) -> dict:
 
 
 def _needed(roots: list, targets: set) -> set:
-    """Nodes from which some target node can be reached (post-order, no recursion)."""
+    """Nodes that must run so gradients reach some target (post-order, no recursion)."""
     needed: set = set()
     visited: set = set()
     for root in roots:
@@ -197,7 +227,7 @@ def _needed(roots: list, targets: set) -> set:
             if advanced:
                 continue
             stack.pop()
-            if node in targets or any(n in needed for n, _ in node._edges if n is not None):
+            if any(n in targets or n in needed for n, _ in node._edges if n is not None):
                 needed.add(node)
     return needed
 
@@ -206,9 +236,9 @@ def run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
         capture: dict | None = None, accumulate_leaves: bool = True) -> dict:
     """Run backward from `roots` (pairs of node and output index) seeded with `root_grads`.
 
-    `capture` maps (node, output_nr) to a slot to fill with the gradient that
-    reaches it, for `autograd.grad`; with `accumulate_leaves=False` no `.grad` is
-    written.
+    `capture` holds the (node, output_nr) pairs whose incoming gradient to return,
+    for `autograd.grad`; with `accumulate_leaves=False` no `.grad` is written and
+    only nodes on a path to a captured pair run.
     """
     root_nodes = [n for n, _ in roots]
     deps = _collect(root_nodes)
@@ -217,7 +247,7 @@ def run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
         needed = _needed(root_nodes, {n for n, _ in capture})
     buffers: dict = {}
     for (node, nr), g in zip(roots, root_grads):
-        if node is None:
+        if node is None or g is None:
             continue
         buf = buffers.get(node)
         if buf is None:
@@ -227,35 +257,28 @@ def run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
     for node in dict.fromkeys(n for n in root_nodes if n is not None):
         if deps.get(node, 0) == 0:
             heapq.heappush(ready, (-node._seq, id(node), node))
-    captured = {}
+    captured: dict = {}
     prev_enabled = _state.enabled
     _state.enabled = create_graph
+    node = None
     try:
         while ready:
             _, _, node = heapq.heappop(ready)
             grads = buffers.pop(node, None) or [None] * node.n_outputs
-            grads = _pre_hooks(node, grads)
+            grads = _tensor_pre_hooks(node, grads)
             if capture is not None:
                 for nr, g in enumerate(grads):
                     key = (node, nr)
-                    if key in capture:
+                    if key in capture and g is not None:
                         captured[key] = g if key not in captured else captured[key] + g
             skip = (needed is not None and node not in needed) or (
                 isinstance(node, AccumulateGrad) and not accumulate_leaves)
             if skip or all(g is None for g in grads):
                 in_grads = [None] * len(node._edges)
             else:
-                in_grads = node.apply(grads, create_graph)
-                if node._post_hooks:
-                    for hook in list(node._post_hooks.values()):
-                        r = hook(tuple(in_grads), tuple(grads))
-                        if r is not None:
-                            in_grads = list(r)
-                if _anomaly.enabled and _anomaly.check_nan:
-                    _check_nan(node, in_grads)
-                if not retain_graph and not isinstance(node, AccumulateGrad):
-                    node._saved = None
-                    node._out = None
+                in_grads = _call(node, grads, create_graph)
+                if not retain_graph:
+                    node._release()
             for (nxt, nr), g in zip(node._edges, in_grads):
                 if nxt is None:
                     continue
@@ -268,41 +291,61 @@ def run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
                 deps[nxt] = d
                 if d == 0:
                     heapq.heappush(ready, (-nxt._seq, id(nxt), nxt))
-    except Exception as e:
-        if _anomaly.enabled and getattr(node, "_anomaly", None):
-            import warnings
-
+    except Exception:
+        if _anomaly.enabled and node is not None and node._anomaly:
             warnings.warn(
                 f"Error detected in {node.name()}. Traceback of forward call that caused the "
-                f"error:\n{node._anomaly}", stacklevel=2)
-        raise e
+                f"error:\n{node._anomaly}", UserWarning, stacklevel=3)
+        raise
     finally:
         _state.enabled = prev_enabled
     return captured
 
 
-def _pre_hooks(node: Node, grads: list) -> list:
-    """Tensor hooks (per output) and node pre-hooks; also fills retained grads."""
-    hooks = node._pre_hooks
-    if hooks:
-        for key, fn in list(hooks.values()):
-            if key == "node":
-                r = fn(tuple(grads))
+def _call(node: Node, grads: list, create_graph: bool) -> list:
+    """Node pre-hooks, the node itself, its post-hooks, and the anomaly NaN check."""
+    if node._pre_hooks:
+        for fn in list(node._pre_hooks.values()):
+            r = fn(tuple(grads))
+            if r is not None:
+                grads = list(r)
+    in_grads = node.apply(grads, create_graph)
+    if node._post_hooks:
+        for fn in list(node._post_hooks.values()):
+            r = fn(tuple(in_grads), tuple(grads))
+            if r is not None:
+                in_grads = list(r)
+    if _anomaly.enabled and _anomaly.check_nan:
+        _check_nan(node, in_grads)
+    return in_grads
+
+
+def _tensor_pre_hooks(node: Node, grads: list) -> list:
+    """Tensor hooks on the node's outputs (or on a leaf), then retained grads."""
+    if isinstance(node, AccumulateGrad):
+        ag = node.variable._ag
+        if ag is not None and ag.hooks and grads[0] is not None:
+            for fn in list(ag.hooks.values()):
+                r = fn(grads[0])
                 if r is not None:
-                    grads = list(r)
-            elif grads[key] is not None:
-                r = fn(grads[key])
+                    grads = [r]
+        return grads
+    hooks = node._tensor_hooks
+    if hooks:
+        for nr, fn in list(hooks.values()):
+            if grads[nr] is not None:
+                r = fn(grads[nr])
                 if r is not None:
                     grads = list(grads)
-                    grads[key] = r
+                    grads[nr] = r
     if node._retained:
         for nr, ref in node._retained:
             t = ref()
             g = grads[nr]
-            if t is None or g is None:
+            if t is None or g is None or t._grad_fn is not node:
                 continue
             if t._grad is None:
-                t._grad = g.detach().clone() if not _state.enabled else g
+                t._grad = g if _state.enabled else g.detach().clone()
             else:
                 t._grad = t._grad + g
     return grads
@@ -310,40 +353,47 @@ def _pre_hooks(node: Node, grads: list) -> list:
 
 def _check_nan(node: Node, grads: list) -> None:
     for i, g in enumerate(grads):
-        if g is not None and bool(g.isnan().any()):
+        if g is not None and g.device.type != "meta" and bool(g.isnan().any()):
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
 
 
 # --- public entry points -----------------------------------------------------
 
 def _make_root_grads(outputs, grad_tensors, is_grads_batched=False):
-    Tensor = T.Tensor
     out = []
     for i, o in enumerate(outputs):
-        g = grad_tensors[i] if grad_tensors is not None else None
+        g = grad_tensors[i] if grad_tensors is not None and i < len(grad_tensors) else None
         if g is None:
-            if not o._requires_grad:
-                out.append(None)
-                continue
             if o.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if not o._dtype.is_floating_point and not o._dtype.is_complex:
+            if not o._dtype.is_floating_point:
                 raise RuntimeError(
-                    f"grad can be implicitly created only for real scalar outputs but got "
+                    "grad can be implicitly created only for real scalar outputs but got "
                     f"{o._dtype!r}"
                 )
             from ..ops.creation import ones_like
 
             g = ones_like(o)
-        elif not isinstance(g, Tensor):
-            from ..ops.creation import tensor as make
-
-            g = make(g, dtype=o._dtype)
-        elif g._shape != o._shape and not is_grads_batched:
-            raise RuntimeError(
-                f"Mismatch in shape: grad_output[{i}] has a shape of {T.Size(g._shape)} and "
-                f"output[{i}] has a shape of {T.Size(o._shape)}."
+        elif not isinstance(g, T.Tensor):
+            raise TypeError(
+                f"grad_tensors must be Tensors or None, but got {type(g).__name__}"
             )
+        else:
+            shape = g._shape[1:] if is_grads_batched else g._shape
+            if shape != o._shape:
+                gs = "grad_output" if not is_grads_batched else "grad_output (without batch dim)"
+                raise RuntimeError(
+                    f"Mismatch in shape: {gs}[{i}] has a shape of {T.Size(shape)} and "
+                    f"output[{i}] has a shape of {T.Size(o._shape)}."
+                )
+            if o._dtype.is_complex != g._dtype.is_complex:
+                raise RuntimeError(
+                    "For complex Tensors, both grad_output and output are required to have the "
+                    f"same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of "
+                    f"{g._dtype!r} and output[{i}] has a dtype of {o._dtype!r}."
+                )
+            if g._dtype is not o._dtype:
+                g = g.to(o._dtype)
         out.append(g)
     return out
 
@@ -356,69 +406,95 @@ def _as_tuple(x):
     return tuple(x)
 
 
+def _check_outputs(outputs) -> None:
+    for i, t in enumerate(outputs):
+        if not isinstance(t, T.Tensor):
+            raise TypeError(f"expected a Tensor as element {i} of tensors, got "
+                            f"{type(t).__name__}")
+        if not t._requires_grad:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            )
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
              grad_variables=None, inputs=None) -> None:
-    """Compute gradients of `tensors` and accumulate them into the leaves' `.grad`."""
+    """Compute gradients of `tensors` and accumulate them into the leaves' `.grad`.
+
+    With `inputs`, only those tensors (leaves or not) receive gradients.
+    """
     tensors = _as_tuple(tensors)
+    if not tensors:
+        raise RuntimeError("backward() got no tensors to differentiate")
     grad_tensors = _as_tuple(grad_tensors if grad_tensors is not None else grad_variables)
     if retain_graph is None:
         retain_graph = create_graph
-    for t in tensors:
-        if not t._requires_grad:
-            raise RuntimeError(
-                "element 0 of tensors does not require grad and does not have a grad_fn"
-            )
-    grads = _make_root_grads(tensors, grad_tensors)
-    from .graph import edge_of
-
-    roots = [edge_of(t) for t in tensors]
     if inputs is not None:
         inputs = _as_tuple(inputs)
         if not inputs:
-            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
-        capture = {edge_of(t): None for t in inputs}
-        captured = run(roots, grads, retain_graph, create_graph, capture, accumulate_leaves=False)
-        for t in inputs:
-            g = captured.get(edge_of(t))
-            if g is not None:
-                accumulate(t, g, create_graph) if t._grad_fn is None else _acc_nonleaf(t, g)
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    _check_outputs(tensors)
+    grads = _make_root_grads(tensors, grad_tensors)
+    if create_graph:
+        warnings.warn(
+            "Using backward() with create_graph=True will create a reference cycle between the "
+            "parameter and its gradient which can cause a memory leak. We recommend using "
+            "autograd.grad when creating the graph to avoid this. If you have to use this "
+            "function, make sure to reset the .grad fields of your parameters to None after use "
+            "to break the cycle and avoid the leak.", UserWarning, stacklevel=3)
+    roots = [edge_of(t) for t in tensors]
+    if inputs is None:
+        run(roots, grads, retain_graph, create_graph)
         return
-    run(roots, grads, retain_graph, create_graph)
-
-
-def _acc_nonleaf(t, g) -> None:
-    t._grad = g if t._grad is None else t._grad + g
+    for t in inputs:
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    keys = [edge_of(t) for t in inputs]
+    captured = run(roots, grads, retain_graph, create_graph, dict.fromkeys(keys),
+                   accumulate_leaves=False)
+    for t, key in zip(inputs, keys):
+        g = captured.get(key)
+        if g is None:
+            continue
+        if t._grad_fn is None:
+            accumulate(t, g, create_graph)
+        else:
+            t._grad = g if t._grad is None else t._grad + g
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False,
          materialize_grads=False):
     """Gradients of `outputs` with respect to `inputs`, returned rather than accumulated."""
-    outputs = _as_tuple(outputs)
-    single = isinstance(inputs, T.Tensor)
-    inputs = _as_tuple(inputs)
-    grad_outputs = _as_tuple(grad_outputs)
+    if materialize_grads and allow_unused is False:
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True, but "
+            "got: allow_unused=False."
+        )
     if allow_unused is None:
         allow_unused = materialize_grads
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    grad_outputs = _as_tuple(grad_outputs)
     if retain_graph is None:
         retain_graph = create_graph
+    if is_grads_batched:
+        return _batched_grad(outputs, inputs, grad_outputs, create_graph, allow_unused,
+                             materialize_grads, retain_graph)
     for t in inputs:
+        if not isinstance(t, T.Tensor):
+            raise TypeError(f"grad() expected Tensors as inputs, got {type(t).__name__}")
         if not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    for o in outputs:
-        if not o._requires_grad:
-            raise RuntimeError(
-                "element 0 of tensors does not require grad and does not have a grad_fn"
-            )
+    _check_outputs(outputs)
     grads = _make_root_grads(outputs, grad_outputs)
-    from .graph import edge_of
-
     roots = [edge_of(t) for t in outputs]
-    capture = {edge_of(t): None for t in inputs}
-    captured = run(roots, grads, retain_graph, create_graph, capture, accumulate_leaves=False)
+    keys = [edge_of(t) for t in inputs]
+    captured = run(roots, grads, retain_graph, create_graph, dict.fromkeys(keys),
+                   accumulate_leaves=False)
     result = []
-    for t in inputs:
-        g = captured.get(edge_of(t))
+    for i, (t, key) in enumerate(zip(inputs, keys)):
+        g = captured.get(key)
         if g is None:
             if materialize_grads:
                 from ..ops.creation import zeros_like
@@ -426,11 +502,44 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 g = zeros_like(t)
             elif not allow_unused:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the "
-                    "graph. Set allow_unused=True if this is the desired behavior."
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior."
                 )
         elif not create_graph:
             g = g.detach()
         result.append(g)
-    del single
+    return tuple(result)
+
+
+def _batched_grad(outputs, inputs, grad_outputs, create_graph, allow_unused,
+                  materialize_grads, retain_graph):
+    """`is_grads_batched=True`: one backward per row of the batched grad_outputs, stacked."""
+    from ..ops.creation import zeros_like
+
+    _check_outputs(outputs)
+    _make_root_grads(outputs, grad_outputs, is_grads_batched=True)  # validates shapes
+    n = grad_outputs[0]._shape[0]
+    rows = []
+    for b in range(n):
+        go = tuple(g[b] for g in grad_outputs)
+        rows.append(grad(outputs, inputs, go, retain_graph=True if b < n - 1 else retain_graph,
+                         create_graph=create_graph, allow_unused=True))
+    from .. import stack
+
+    result = []
+    for i, t in enumerate(inputs):
+        col = [r[i] for r in rows]
+        if all(c is None for c in col):
+            if materialize_grads:
+                result.append(zeros_like(t).unsqueeze(0).expand((n,) + t._shape).contiguous())
+                continue
+            if not allow_unused:
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior."
+                )
+            result.append(None)
+            continue
+        col = [c if c is not None else zeros_like(t) for c in col]
+        result.append(stack(col))
     return tuple(result)

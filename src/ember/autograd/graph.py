@@ -4,6 +4,10 @@ A `Node` (`grad_fn`) keeps the primitive, its static parameters, the tensors
 its VJP reads (with their versions, to catch in-place changes), and one edge
 per input pointing at the node that produced that input. Leaves that require
 grad end in an `AccumulateGrad` node, which deposits the gradient on `.grad`.
+
+`record` is on the hot path of every op that needs a node, so it builds a node
+with a handful of slot writes; rarely used state (hooks, metadata, the
+anomaly traceback) lives in class-level defaults until first set.
 """
 
 from __future__ import annotations
@@ -16,6 +20,11 @@ from . import grad_mode
 
 _seq = itertools.count()
 _grad_state = grad_mode.state
+_new = object.__new__
+
+# Ops whose PyTorch overload takes `Tensor other`: a Python number there is wrapped
+# into a tensor, so it shows up in `next_functions` as `(None, 0)`.
+_WRAPS_SCALARS = frozenset({"add", "sub", "mul", "div", "where"})
 
 
 class AutogradMeta:
@@ -46,14 +55,12 @@ class RemovableHandle:
     _ids = itertools.count()
 
     def __init__(self, hooks: dict) -> None:
-        self.hooks_ref = weakref.ref(hooks) if hooks is not None else None
+        self._hooks = hooks
         self.id = next(RemovableHandle._ids)
-        self._store = hooks
 
     def remove(self) -> None:
-        store = self._store
-        if store is not None:
-            store.pop(self.id, None)
+        if self._hooks is not None:
+            self._hooks.pop(self.id, None)
 
     def __enter__(self):
         return self
@@ -62,12 +69,25 @@ class RemovableHandle:
         self.remove()
 
 
+def _add_hook(hooks: dict, value) -> RemovableHandle:
+    h = RemovableHandle(hooks)
+    hooks[h.id] = value
+    return h
+
+
 class Node:
     """One recorded op: edges to its inputs' nodes, saved values, and its VJP."""
 
     __slots__ = ("prim", "_edges", "_needs", "_saved", "_versions", "_out", "_params",
-                 "_in_meta", "_seq", "_pre_hooks", "_post_hooks", "_retained", "_freed",
-                 "_anomaly", "metadata", "__weakref__")
+                 "_in_meta", "_seq", "_vv", "__dict__", "__weakref__")
+
+    # Rarely used state: class-level defaults, set per node only when needed.
+    _pre_hooks = None  # node pre-hooks: fn(grad_outputs)
+    _tensor_hooks = None  # tensor hooks on this node's outputs: (output_nr, fn)
+    _post_hooks = None  # fn(grad_inputs, grad_outputs)
+    _retained = None  # [(output_nr, weakref to a tensor that retains its grad)]
+    _anomaly = None  # the forward traceback, when anomaly mode was on
+    _metadata = None
 
     def name(self) -> str:
         return type(self).__name__
@@ -77,67 +97,104 @@ class Node:
 
     @property
     def next_functions(self) -> tuple:
-        return tuple(e for e, n in zip(self._edges, self._needs) if n is not None)
+        """One (node, output_nr) per differentiable input, (None, 0) where none flows."""
+        from ..ops.registry import vjp_rules
+
+        rule = vjp_rules.get(self.prim)
+        fns = rule.fns if rule is not None and rule is not MISSING else None
+        wraps = self.prim is not None and self.prim.name in _WRAPS_SCALARS
+        out = []
+        for i, (e, need) in enumerate(zip(self._edges, self._needs)):
+            if fns is not None and i < len(fns) and fns[i] is None:
+                continue
+            if need is not None or wraps:
+                out.append(e)
+        return tuple(out)
+
+    @property
+    def metadata(self) -> dict:
+        m = self._metadata
+        if m is None:
+            m = self._metadata = {}
+        return m
 
     @property
     def n_outputs(self) -> int:
         return self.prim.n_outputs
 
+    def _sequence_nr(self) -> int:
+        return self._seq
+
     def register_hook(self, fn) -> RemovableHandle:
         """`fn(grad_inputs, grad_outputs)` runs after this node; may return new grad_inputs."""
         if self._post_hooks is None:
             self._post_hooks = {}
-        h = RemovableHandle(self._post_hooks)
-        self._post_hooks[h.id] = fn
-        return h
+        return _add_hook(self._post_hooks, fn)
 
     def register_prehook(self, fn) -> RemovableHandle:
         """`fn(grad_outputs)` runs before this node; may return new grad_outputs."""
         if self._pre_hooks is None:
             self._pre_hooks = {}
-        h = RemovableHandle(self._pre_hooks)
-        self._pre_hooks[h.id] = ("node", fn)
-        return h
+        return _add_hook(self._pre_hooks, fn)
 
     def _register_tensor_hook(self, output_nr: int, fn) -> RemovableHandle:
-        if self._pre_hooks is None:
-            self._pre_hooks = {}
-        h = RemovableHandle(self._pre_hooks)
-        self._pre_hooks[h.id] = (output_nr, fn)
-        return h
+        if self._tensor_hooks is None:
+            self._tensor_hooks = {}
+        return _add_hook(self._tensor_hooks, (output_nr, fn))
 
     @property
     def _saved_tensors(self):
-        return tuple(s for s in (self._saved or ()) if s is not None)
+        saved = self._saved
+        if saved is None:
+            from .engine import retain_graph_error
+
+            raise retain_graph_error()
+        return tuple(s for s in saved if isinstance(s, T.Tensor))
+
+    def _release(self) -> None:
+        """Drop what this node saved (a later backward through it then raises)."""
+        from ..ops.registry import vjp_rules
+
+        rule = vjp_rules.get(self.prim)
+        if rule is not None and not rule.save_output and not rule.wanted.get(self._needs, 1):
+            return  # it saved nothing (add, views, sum ...): nothing to free, as in PyTorch
+        self._saved = None
+        self._out = None
 
     def apply(self, grads: list, create_graph: bool) -> list:
         from .engine import run_vjp
 
         return run_vjp(self, grads, create_graph)
 
+    def __call__(self, *grads):
+        """Run this node's VJP directly on output gradients (as `grad_fn(g)` does in PyTorch)."""
+        return tuple(self.apply(list(grads), _grad_state.enabled))
+
 
 class AccumulateGrad(Node):
     """The node at a leaf: adds the incoming gradient into `variable.grad`."""
-
-    __slots__ = ("variable",)
 
     def __init__(self, variable) -> None:
         self.prim = None
         self.variable = variable
         self._edges = ()
         self._needs = ()
-        self._saved = None
-        self._seq = -1  # runs last among ready nodes, as in PyTorch
-        self._pre_hooks = None
-        self._post_hooks = None
-        self._retained = None
-        self._freed = False
-        self._anomaly = None
-        self.metadata = {}
+        self._saved = ()
+        # NOTE: PyTorch gives AccumulateGrad the largest sequence number, so a leaf's
+        # gradient is deposited as soon as it is complete.
+        self._seq = float("inf")
+        self._vv = None
+
+    @property
+    def next_functions(self) -> tuple:
+        return ()
 
     @property
     def n_outputs(self) -> int:
         return 1
+
+    def _release(self) -> None:
+        pass
 
     def apply(self, grads: list, create_graph: bool) -> list:
         from .engine import accumulate
@@ -158,11 +215,54 @@ def accumulate_node(t) -> AccumulateGrad:
 
 
 def edge_of(t) -> tuple:
+    """(node, output_nr) that gradients for `t` flow into."""
     fn = t._grad_fn
     if fn is None:
         return (accumulate_node(t), 0)
+    if t._base is not None and t._vc is not None and fn._vv != t._vc[0]:
+        fn = refresh_view(t)
+        if fn is None:
+            return (accumulate_node(t), 0)
     ag = t._ag
     return (fn, 0 if ag is None else ag.output_nr)
+
+
+def current_grad_fn(t):
+    """`t.grad_fn`, rebuilt first if `t` is a view whose base changed in place since."""
+    fn = t._grad_fn
+    if fn is not None and t._base is not None and t._vc is not None and fn._vv != t._vc[0]:
+        fn = refresh_view(t)
+    return fn
+
+
+def refresh_view(view):
+    """Give `view` a fresh grad_fn as a strided view of its (rewritten) base.
+
+    Its old node describes the view taken before the base was changed in place;
+    PyTorch regenerates it the same way (AsStridedBackward0).
+    """
+    from ..ops.movement import as_strided
+
+    base = view._base
+    if not base._requires_grad:
+        return view._grad_fn
+    with grad_mode.enable_grad():
+        fresh = as_strided(base, view._shape, view.stride(), view._offset)
+    take_node(view, fresh._grad_fn, 0)
+    return view._grad_fn
+
+
+def take_node(t, node, output_nr: int) -> None:
+    """Make `t` output `output_nr` of `node` (moving a retain_grad over with it)."""
+    t._grad_fn = node
+    t._requires_grad = True
+    ag = t._ag
+    if output_nr or ag is not None:
+        ag = ag_meta(t)
+        ag.output_nr = output_nr
+        if ag.retains_grad:
+            ag.retains_grad = False
+            retain_grad(t)
 
 
 MISSING = object()  # no rule registered: backward through the node raises
@@ -173,7 +273,7 @@ def record(prim, rule, args, params, out) -> None:
     if rule is None:  # not differentiable: outputs simply don't require grad
         return
     Tensor = T.Tensor
-    node = prim.node_class.__new__(prim.node_class)
+    node = _new(prim.node_class)
     node.prim = prim
     edges = []
     needs = []
@@ -185,67 +285,31 @@ def record(prim, rule, args, params, out) -> None:
                 needs.append(True)
                 in_meta.append((a._shape, a._dtype))
             else:
-                edges.append((None, 0))
+                edges.append(_NO_EDGE)
                 needs.append(False)
                 in_meta.append(None)
         else:
-            edges.append((None, 0))
+            edges.append(_NO_EDGE)
             needs.append(None)
             in_meta.append(None)
+    needs = tuple(needs)
+    multi = out.__class__ is tuple
     if rule is MISSING:
-        saved = None
+        node._saved = ()
         node._out = None
-        node._versions = None
+        node._versions = ()
     else:
-        fns = rule.fns
-        if len(fns) != len(args):
-            raise RuntimeError(
-                f"the VJP of {prim.name} covers {len(fns)} inputs but it was called with "
-                f"{len(args)}"
-            )
-        want = set()
-        for i, need in enumerate(needs):
-            if need:
-                if fns[i] is None:
-                    raise RuntimeError(
-                        f"the derivative for input {i} of '{prim.name}' is not implemented"
-                    )
-                want.update(rule.reads[i])
-        saved = tuple(
-            a if (i in want or not isinstance(a, Tensor)) else None for i, a in enumerate(args)
-        )
-        versions = []
-        for a in saved:
-            if isinstance(a, Tensor):
-                if a._vc is None:
-                    raise RuntimeError(
-                        "Inference tensors cannot be saved for backward. To work around you "
-                        "can make a clone to get a normal tensor and use it in autograd."
-                    )
-                versions.append(a._vc[0])
-            else:
-                versions.append(None)
-        if rule.save_output:
-            alias = T._alias
-            node._out = tuple(alias(o) for o in out) if isinstance(out, tuple) else alias(out)
-            for o in out if isinstance(out, tuple) else (out,):
-                versions.append(o._vc[0] if o._vc is not None else None)
-        else:
-            node._out = None
-        node._versions = tuple(versions)
+        _save(node, prim, rule, args, needs, out, multi)
     node._edges = tuple(edges)
-    node._needs = tuple(needs)
-    node._saved = saved
+    node._needs = needs
     node._params = params
     node._in_meta = tuple(in_meta)
     node._seq = next(_seq)
-    node._pre_hooks = None
-    node._post_hooks = None
-    node._retained = None
-    node._freed = False
-    node._anomaly = _anomaly_trace() if _anomaly.enabled else None
-    node.metadata = {}
-    if isinstance(out, tuple):
+    if _anomaly.enabled:
+        node._anomaly = _anomaly_trace()
+    if multi:
+        first = out[0]
+        node._vv = first._vc[0] if first._vc is not None else None
         for i, o in enumerate(out):
             if o._dtype.is_floating_point or o._dtype.is_complex:
                 o._grad_fn = node
@@ -253,13 +317,80 @@ def record(prim, rule, args, params, out) -> None:
                 if i:
                     ag_meta(o).output_nr = i
     else:
+        vc = out._vc
+        node._vv = vc[0] if vc is not None else None
         out._grad_fn = node
         out._requires_grad = True
 
 
-class _Anomaly:
-    enabled = False
-    check_nan = True
+_NO_EDGE = (None, 0)
+
+
+def _save(node, prim, rule, args, needs, out, multi) -> None:
+    """Keep the inputs (and output) the VJP reads, with their current versions."""
+    want = rule.wanted.get(needs)
+    if want is None:
+        want = rule.wanted[needs] = _wanted(prim, rule, args, needs)
+    Tensor = T.Tensor
+    saved = list(args)
+    versions = []
+    for i, a in enumerate(args):
+        if a.__class__ is Tensor or isinstance(a, Tensor):
+            if i in want:
+                vc = a._vc
+                if vc is None:
+                    raise _inference_save_error()
+                versions.append(vc[0])
+            else:
+                saved[i] = None
+                versions.append(None)
+        else:
+            versions.append(None)
+    if rule.save_output:
+        alias = T._alias
+        outs = out if multi else (out,)
+        for o in outs:
+            if o._vc is None:
+                raise _inference_save_error()
+            versions.append(o._vc[0])
+        node._out = tuple(alias(o) for o in out) if multi else alias(out)
+    else:
+        node._out = None
+    node._saved = tuple(saved)
+    node._versions = tuple(versions)
+
+
+def _wanted(prim, rule, args, needs) -> frozenset:
+    fns = rule.fns
+    if len(fns) != len(args):
+        raise RuntimeError(
+            f"the VJP of {prim.name} covers {len(fns)} inputs but it was called with "
+            f"{len(args)}"
+        )
+    want = set()
+    for i, need in enumerate(needs):
+        if need:
+            if fns[i] is None:
+                raise RuntimeError(
+                    f"the derivative for input {i} of '{prim.name}' is not implemented"
+                )
+            want.update(rule.reads[i])
+    return frozenset(want)
+
+
+def _inference_save_error() -> RuntimeError:
+    return RuntimeError(
+        "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+        "inference mode in computation tracked by autograd. To work around this, you can make "
+        "a clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` "
+        "instead of `torch.inference_mode()`."
+    )
+
+
+class _Anomaly(grad_mode.threading.local):
+    def __init__(self) -> None:
+        self.enabled = False
+        self.check_nan = True
 
 
 _anomaly = _Anomaly()
@@ -268,19 +399,26 @@ _anomaly = _Anomaly()
 def _anomaly_trace() -> str:
     import traceback
 
-    return "".join(traceback.format_stack()[:-3])
+    stack = traceback.extract_stack()
+    # Drop the frames inside ember itself so the trace ends at the user's call.
+    here = __file__.rsplit("/", 2)[0]
+    while stack and stack[-1].filename.startswith(here):
+        stack.pop()
+    return "".join(traceback.format_list(stack))
 
+
+# --- per-tensor hooks and retain_grad ---------------------------------------------------
 
 def retain_grad(t) -> None:
-    if t._grad_fn is None:
-        if not t._requires_grad:
-            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    if not t._requires_grad:
+        raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    node = current_grad_fn(t)
+    if node is None:
         return
     m = ag_meta(t)
     if m.retains_grad:
         return
     m.retains_grad = True
-    node = t._grad_fn
     if node._retained is None:
         node._retained = []
     node._retained.append((m.output_nr, weakref.ref(t)))
@@ -289,14 +427,13 @@ def retain_grad(t) -> None:
 def register_tensor_hook(t, hook) -> RemovableHandle:
     if not t._requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-    if t._grad_fn is not None:
-        return t._grad_fn._register_tensor_hook(t.output_nr, hook)
+    node = current_grad_fn(t)
+    if node is not None:
+        return node._register_tensor_hook(t.output_nr, hook)
     m = ag_meta(t)
     if m.hooks is None:
         m.hooks = {}
-    h = RemovableHandle(m.hooks)
-    m.hooks[h.id] = hook
-    return h
+    return _add_hook(m.hooks, hook)
 
 
 def register_post_accumulate_grad_hook(t, hook) -> RemovableHandle:
@@ -311,6 +448,13 @@ def register_post_accumulate_grad_hook(t, hook) -> RemovableHandle:
     m = ag_meta(t)
     if m.post_acc_hooks is None:
         m.post_acc_hooks = {}
-    h = RemovableHandle(m.post_acc_hooks)
-    m.post_acc_hooks[h.id] = hook
-    return h
+    return _add_hook(m.post_acc_hooks, hook)
+
+
+def increment_version(t) -> None:
+    """Bump `t`'s version counter, as an in-place op would (torch.autograd.graph's helper)."""
+    if t._vc is not None:
+        t._vc[0] += 1
+
+
+__all__ = ["Node", "RemovableHandle", "increment_version"]

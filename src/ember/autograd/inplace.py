@@ -3,67 +3,90 @@
 `x.op_()` on a tensor in the graph becomes `y = op(x)`; `y`'s values are copied
 into `x`'s memory and `x` takes over `y`'s node, so later uses of `x` see the
 new values and backward flows through the op. When `x` is a view, its base's
-history is rewritten too (`CopySlices`), as PyTorch does.
+history is rewritten as well (`CopySlices`, as PyTorch does): the base becomes
+`copy_slices(old_base, y)` and the view a fresh strided view of that new base.
+Other views of the same base notice the version change and refresh their own
+node when next used (`graph.refresh_view`).
 """
 
 from __future__ import annotations
 
 from .. import _tensor as T
 from . import grad_mode
-from .graph import ag_meta
+from .graph import record, refresh_view, take_node
 
 
 def inplace_with_grad(prim, self, args, params):
+    """`self.op_(*args)` when the result must be recorded in the graph."""
+    from ..ops.copy import clone
     from ..ops.registry import apply, bump_version, write_into
 
+    base = self._base
+    if base is not None and not self._requires_grad and base._requires_grad:
+        refresh_view(self)  # a view taken before its base joined the graph
     result = apply(prim, self, *args, **params)
+    if result.__class__ is tuple:
+        raise RuntimeError(f"in-place {prim.name} with several outputs is not supported")
+    if result._shape != self._shape:
+        raise RuntimeError(
+            f"output with shape {list(self._shape)} doesn't match the broadcast shape "
+            f"{list(result._shape)}"
+        )
+    if result._dtype is not self._dtype:
+        result = result.to(self._dtype)
     node = result._grad_fn
-    if node is not None and node._saved is not None:
-        # The VJP may read the old value of `self`, which is about to be overwritten.
-        saved = list(node._saved)
-        for i, s in enumerate(saved):
-            if s is self:
-                with grad_mode.no_grad():
-                    saved[i] = self.clone()
-                saved[i]._vc = [node._versions[i]]
-        node._saved = tuple(saved)
-    write_into(self, result)
+    if node is not None and node._saved:
+        _protect_saved(node, self, clone)
+    if self.device.type != "meta":
+        write_into(self, result)
     bump_version(self)
-    if result._grad_fn is None:
-        return self
-    if self._base is not None:
+    if base is not None:
         rebase_view(self, result)
-    else:
-        take_history(self, result)
+    elif node is not None:
+        take_node(self, node, result.output_nr)
+    else:  # the op has no derivative: what is in `self` now is a constant
+        self._grad_fn = None
+        self._requires_grad = False
     return self
 
 
-def take_history(self, result) -> None:
-    """Make `self` the output of `result`'s node (after its values were copied in)."""
-    self._grad_fn = result._grad_fn
-    self._requires_grad = True
-    nr = result.output_nr
-    if nr or self._ag is not None:
-        ag_meta(self).output_nr = nr
-    if self._ag is not None and self._ag.retains_grad:
-        self._ag.retains_grad = False
-        from .graph import retain_grad
+def _protect_saved(node, self, clone) -> None:
+    """The node may have saved `self`, which is about to be overwritten: save a copy.
 
-        retain_grad(self)
+    The copy is made with grad on, so a double backward still reaches `self`'s
+    old history through it.
+    """
+    saved = list(node._saved)
+    versions = list(node._versions)
+    copy = None
+    for i, s in enumerate(saved):
+        if s is self:
+            if copy is None:
+                with grad_mode.enable_grad():
+                    copy = clone(self)
+            saved[i] = copy
+            versions[i] = copy._vc[0] if copy._vc is not None else None
+    node._saved = tuple(saved)
+    node._versions = tuple(versions)
 
 
 def rebase_view(view, result) -> None:
-    """`view` of `base` was overwritten by `result`: rewrite both histories."""
-    from ..ops.inplace_view import copy_slices
+    """`view` of `base` was overwritten with `result`: rewrite both histories.
+
+    The base takes a CopySlices node (old base outside the region, `result`
+    inside), recorded directly: its values are already in memory. The view then
+    becomes a strided view of the new base.
+    """
+    from ..ops.inplace_view import copy_slices_p, geometry
+    from ..ops.registry import vjp_rules
 
     base = view._base
-    new_base = copy_slices(base, result, view)
-    take_history(base, new_base)
-    with grad_mode.enable_grad():
-        new_view = T._view(base, view._shape, view.stride(), view._offset)
-        from ..ops.movement import as_strided
-
-        regenerated = as_strided(base, view._shape, view.stride(), view._offset)
-    del new_view
-    view._grad_fn = regenerated._grad_fn
-    view._requires_grad = True
+    holder = T._alias(base)
+    if base._requires_grad or result._requires_grad:
+        record(copy_slices_p, vjp_rules[copy_slices_p], (base, result),
+               {"base_geom": geometry(base), "view_geom": geometry(view)}, holder)
+        take_node(base, holder._grad_fn, 0)
+        refresh_view(view)
+    else:
+        view._grad_fn = None
+        view._requires_grad = False

@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor, _meta, _wrap
+from .._view import non_overlapping
 from ..autograd import grad_mode
 from ..autograd.graph import MISSING, Node, record
 
@@ -56,12 +57,13 @@ class VJPRule:
     node saves only those (and `out` only when `save_output`).
     """
 
-    __slots__ = ("fns", "reads", "save_output")
+    __slots__ = ("fns", "reads", "save_output", "wanted")
 
     def __init__(self, fns, reads, save_output: bool) -> None:
         self.fns = fns
         self.reads = reads
         self.save_output = save_output
+        self.wanted: dict = {}  # which inputs are needed -> the positions to save (a cache)
 
 
 vjp_rules: dict[Primitive, VJPRule] = {}
@@ -147,25 +149,44 @@ def wrap_np_scalar(value, dtype: dt.dtype):
 # --- in-place ---------------------------------------------------------------
 
 def check_inplace(self: Tensor) -> None:
-    """PyTorch's refusals to write into `self`: a leaf that requires grad, an inference tensor."""
-    if _grad_state.enabled and self._requires_grad and self._grad_fn is None:
-        if self._base is not None:
-            raise RuntimeError(
-                "a view of a leaf Variable that requires grad is being used in an in-place "
-                "operation."
-            )
-        raise RuntimeError(
-            "a leaf Variable that requires grad is being used in an in-place operation."
-        )
+    """PyTorch's refusals to write into `self`: a leaf that requires grad (or a view of one),
+    a view made under no_grad of a tensor that requires grad, an inference tensor, and a
+    tensor whose elements overlap in memory."""
     if self._vc is None and not _grad_state.inference:
         raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
                            "allowed.You can make a clone to get a normal tensor before doing "
                            "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
                            "details.")
-    if self._base is not None and self._base._requires_grad and self._base._grad_fn is None \
-            and _grad_state.enabled:
+    base = self._base
+    if base is not None:
+        _check_overlap(self)
+    if not _grad_state.enabled:
+        return
+    if self._requires_grad and self._grad_fn is None:
+        raise RuntimeError(
+            ("a view of a leaf Variable" if base is not None else "a leaf Variable")
+            + " that requires grad is being used in an in-place operation."
+        )
+    if base is not None and base._requires_grad and base._grad_fn is None:
+        if not self._requires_grad:
+            raise RuntimeError(
+                "A view was created in no_grad mode and is being modified inplace with grad mode "
+                "enabled. Given that this use case is ambiguous and error-prone, it is "
+                "forbidden. You can clarify your code by moving both the view and the inplace "
+                "either both inside the no_grad block (if you don't want the inplace to be "
+                "tracked) or both outside (if you want the inplace to be tracked)."
+            )
         raise RuntimeError(
             "a view of a leaf Variable that requires grad is being used in an in-place operation."
+        )
+
+
+def _check_overlap(self: Tensor) -> None:
+    stride = self._stride if self._stride is not None else self._ensure_storage()
+    if not non_overlapping(self._shape, stride):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the operation."
         )
 
 
