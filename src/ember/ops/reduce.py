@@ -1,7 +1,9 @@
-"""Reductions: sum, mean, prod, amax / amin, max / min (with indices), argmax / argmin.
+"""Reductions: sum, mean, nansum, nanmean, prod, amax / amin, max / min (with indices),
+argmax / argmin, aminmax, any / all, count_nonzero, and `sum_to_size`.
 
 `dim` may be an int, a tuple or None; `keepdim` keeps reduced dims as size 1.
-float16 / bfloat16 accumulate in float32 and round once, as PyTorch's CPU kernels do.
+`dtype=` casts the input first, as PyTorch does. float16 / bfloat16 accumulate in
+float32 and round once, as PyTorch's CPU kernels do.
 """
 
 from __future__ import annotations
@@ -13,12 +15,14 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor
-from .._view import numel, wrap_dims
-from ._common import write_out
+from .._view import numel, wrap_dim, wrap_dims
+from ._common import type_name, write_out
 from .registry import Primitive, apply, defvjp, nondifferentiable
 
 _LOW = (np.dtype(np.float16), dt.bfloat16.np)
 
+
+# --- shared helpers (the other reduction modules use these too) ------------------------
 
 def norm_dims(dim, ndim: int) -> tuple[int, ...]:
     """Reduced dims as a sorted tuple; None or () means every dim."""
@@ -31,83 +35,139 @@ def norm_dims(dim, ndim: int) -> tuple[int, ...]:
     return wrap_dims((dim,), builtins.max(ndim, 1))
 
 
+def one_dim(dim, ndim: int, name: str) -> int:
+    """A single reduction dim (int), wrapped; TypeError for tuples as in PyTorch."""
+    if isinstance(dim, (tuple, list)) or not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+    return wrap_dim(int(dim), ndim)
+
+
 def reduced_shape(shape, dims, keepdim: bool) -> tuple[int, ...]:
     if keepdim:
         return tuple(1 if i in dims else n for i, n in enumerate(shape))
     return tuple(n for i, n in enumerate(shape) if i not in dims)
 
 
-def _reduce_meta(x, *, dims, keepdim, dtype=None, **_):
-    return reduced_shape(x._shape, dims, keepdim), dtype or x._dtype
-
-
-def _expand_back(g: Tensor, in_shape, dims, keepdim: bool) -> Tensor:
+def expand_back(g: Tensor, in_shape, dims, keepdim: bool) -> Tensor:
     """Undo a reduction's shape change on a gradient: unsqueeze, then expand."""
     if not keepdim:
         g = g.reshape(reduced_shape(in_shape, dims, True))
     return g.expand(in_shape)
 
 
-# --- sum / mean / prod ----------------------------------------------------------------
+def _axis(a, dims):
+    return dims if a.ndim else None
 
-def _sum_kernel(a, *, dims, keepdim, dtype, in_shape):
-    axis = dims if a.ndim else None
-    if a.dtype in _LOW and dtype.np == a.dtype:
-        return np.sum(a, axis=axis, keepdims=keepdim, dtype=np.float32).astype(a.dtype)
-    return np.asarray(np.sum(a, axis=axis, keepdims=keepdim, dtype=dtype.np))
+
+def _reduce_meta(x, *, dims, keepdim, **_):
+    return reduced_shape(x._shape, dims, keepdim), x._dtype
+
+
+def no_complex(x: Tensor, name: str, exc=RuntimeError) -> None:
+    if x._dtype.is_complex:
+        raise exc(f"{name}(): does not support complex input")
+
+
+def return_type(name: str, fields: list[str]) -> type:
+    """A named tuple type printing as PyTorch's `torch.return_types.<name>(...)`."""
+    base = namedtuple(name, fields)
+
+    def __repr__(self) -> str:
+        from .. import _names
+
+        body = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self))
+        return f"{_names.prefix}.return_types.{name}(\n{body})"
+
+    return type(name, (base,), {"__slots__": (), "__repr__": __repr__})
+
+
+def as_namedtuple(result_cls, values, out):
+    """A (values, indices)-style result, honouring `out=` (a pair of tensors)."""
+    if out is not None:
+        return result_cls(*write_out(values, out))
+    return result_cls(*values)
+
+
+# --- sum / nansum / mean ---------------------------------------------------------------
+
+def _sum_kernel(a, *, dims, keepdim, in_shape=None):
+    if a.dtype in _LOW:
+        return np.sum(a, axis=_axis(a, dims), keepdims=keepdim, dtype=np.float32).astype(a.dtype)
+    return np.asarray(np.sum(a, axis=_axis(a, dims), keepdims=keepdim, dtype=a.dtype))
+
+
+def _sum_vjp(g, out, x, *, dims, keepdim, in_shape):
+    return expand_back(g, in_shape, dims, keepdim)
 
 
 sum_p = Primitive("sum", _sum_kernel, _reduce_meta)
-defvjp(sum_p, lambda g, out, x, *, dims, keepdim, dtype, in_shape:
-       _expand_back(g, in_shape, dims, keepdim), reads=((),))
+defvjp(sum_p, _sum_vjp, reads=((),))
 sum_dim_p = Primitive("sum_dim", _sum_kernel, _reduce_meta, grad_name="SumBackward1")
-defvjp(sum_dim_p, lambda g, out, x, *, dims, keepdim, dtype, in_shape:
-       _expand_back(g, in_shape, dims, keepdim), reads=((),))
+defvjp(sum_dim_p, _sum_vjp, reads=((),))
 
 
-def _sum_dtype(x: Tensor, dtype) -> dt.dtype:
-    if dtype is not None:
-        return dtype
-    return dt.int64 if x._dtype._kind < 2 else x._dtype
+def _cast_for_sum(x: Tensor, dtype) -> Tensor:
+    """`x` in the dtype a sum-like reduction works in: `dtype`, else int64 for ints/bool."""
+    d = dtype if dtype is not None else (dt.int64 if x._dtype._kind < 2 else x._dtype)
+    return x if x._dtype is d else x.to(d)
 
 
 def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
+    """Sum over `dim` (all dims when None); ints and bool sum to int64."""
     if isinstance(dim, dt.dtype):
         dim, dtype = None, dim
-    d = _sum_dtype(input, dtype)
-    dims = norm_dims(dim, input.ndim)
+    x = _cast_for_sum(input, dtype)
     prim = sum_p if dim is None else sum_dim_p
-    return write_out(apply(prim, input, dims=dims, keepdim=keepdim, dtype=d,
-                           in_shape=input._shape), out)
+    return write_out(apply(prim, x, dims=norm_dims(dim, x.ndim), keepdim=keepdim,
+                           in_shape=x._shape), out)
 
 
 def sum_to_size(x: Tensor, *size) -> Tensor:
-    """Sum `x` down to `size` (the shape it was broadcast from)."""
+    """Sum `x` down to `size` (the shape it was broadcast from); the engine relies on this."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
-    size = tuple(size)
+    size = tuple(int(n) for n in size)
     if x._shape == size:
         return x
     lead = x.ndim - len(size)
-    dims = tuple(range(lead)) + tuple(
-        i + lead for i, n in enumerate(size) if n == 1 and x._shape[i + lead] != 1)
-    if lead < 0 or any(n != 1 and n != x._shape[i + lead] for i, n in enumerate(size)):
+    if lead < 0 or builtins.any(n != 1 and n != x._shape[i + lead] for i, n in enumerate(size)):
         raise RuntimeError(f"size {{{list(size)}}} is not expandable to size "
                            f"{{{list(x._shape)}}}.")
+    dims = tuple(range(lead)) + tuple(
+        i + lead for i, n in enumerate(size) if n == 1 and x._shape[i + lead] != 1)
     r = sum(x, dims, keepdim=True) if dims else x
     return r.reshape(size) if r._shape != size else r
 
 
-def _mean_kernel(a, *, dims, keepdim, dtype, in_shape):
-    axis = dims if a.ndim else None
+def _nansum_kernel(a, *, dims, keepdim):
     if a.dtype in _LOW:
-        return np.mean(a, axis=axis, keepdims=keepdim, dtype=np.float32).astype(dtype.np)
-    return np.asarray(np.mean(a, axis=axis, keepdims=keepdim, dtype=dtype.np))
+        return np.nansum(a, axis=_axis(a, dims), keepdims=keepdim,
+                         dtype=np.float32).astype(a.dtype)
+    return np.asarray(np.nansum(a, axis=_axis(a, dims), keepdims=keepdim, dtype=a.dtype))
 
 
-def _mean_vjp(g, out, x, *, dims, keepdim, dtype, in_shape):
+nansum_p = Primitive("nansum", _nansum_kernel, _reduce_meta)
+defvjp(nansum_p, lambda g, out, x, *, dims, keepdim:
+       (expand_back(g, x._shape, dims, keepdim) * (x == x)))
+
+
+def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
+    """Sum treating NaN as zero."""
+    if input._dtype.is_complex:
+        raise RuntimeError("nansum on CPU does not support complex inputs")
+    x = _cast_for_sum(input, dtype)
+    return write_out(apply(nansum_p, x, dims=norm_dims(dim, x.ndim), keepdim=keepdim), out)
+
+
+def _mean_kernel(a, *, dims, keepdim, in_shape=None):
+    if a.dtype in _LOW:
+        return np.mean(a, axis=_axis(a, dims), keepdims=keepdim, dtype=np.float32).astype(a.dtype)
+    return np.asarray(np.mean(a, axis=_axis(a, dims), keepdims=keepdim, dtype=a.dtype))
+
+
+def _mean_vjp(g, out, x, *, dims, keepdim, in_shape):
     n = numel([in_shape[d] for d in dims]) if in_shape else 1
-    return _expand_back(g / n, in_shape, dims, keepdim)
+    return expand_back(g / n, in_shape, dims, keepdim)
 
 
 mean_p = Primitive("mean", _mean_kernel, _reduce_meta)
@@ -117,36 +177,96 @@ defvjp(mean_dim_p, _mean_vjp, reads=((),))
 
 
 def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
+    """Mean over `dim`; integer inputs raise unless a floating `dtype` is given (as torch)."""
     if isinstance(dim, dt.dtype):
         dim, dtype = None, dim
     d = input._dtype if dtype is None else dtype
     if d._kind < 2:
+        which = "Input" if dtype is None else "Optional"
         raise RuntimeError(
-            "mean(): could not infer output dtype. Input dtype must be either a floating point "
-            f"or complex dtype. Got: {_title(input._dtype)}"
+            "mean(): could not infer output dtype. "
+            f"{which} dtype must be either a floating point or complex dtype. Got: {type_name(d)}"
         )
-    dims = norm_dims(dim, input.ndim)
-    prim = mean_p if dim is None else mean_dim_p
     x = input if input._dtype is d else input.to(d)
-    return write_out(apply(prim, x, dims=dims, keepdim=keepdim, dtype=d, in_shape=x._shape),
-                     out)
+    prim = mean_p if dim is None else mean_dim_p
+    return write_out(apply(prim, x, dims=norm_dims(dim, x.ndim), keepdim=keepdim,
+                           in_shape=x._shape), out)
 
 
-def _title(d: dt.dtype) -> str:
-    from ._common import type_name
+def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
+    """Mean of the non-NaN elements (a composite: nansum / count, as in PyTorch)."""
+    if input._dtype._kind != 2:
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {type_name(input._dtype)}")
+    count = (input == input).sum(dim, keepdim=keepdim)
+    return write_out(nansum(input, dim, keepdim, dtype=dtype) / count, out)
 
-    return type_name(d)
+
+# --- prod ----------------------------------------------------------------------------
+
+def _prod_kernel(a, *, dims, keepdim):
+    if a.dtype in _LOW:
+        return np.prod(a, axis=_axis(a, dims), keepdims=keepdim, dtype=np.float32).astype(a.dtype)
+    return np.asarray(np.prod(a, axis=_axis(a, dims), keepdims=keepdim, dtype=a.dtype))
 
 
-# --- amax / amin / max / min ---------------------------------------------------------
+def _prod_vjp(g, out, x, *, dims, keepdim):
+    # NOTE: PyTorch's rule for zeros: with no zero in a slice the gradient is out / x; with
+    # exactly one zero only that element gets the product of the others; with two or more,
+    # every element gets 0. Written with ember ops so it differentiates again.
+    from .ternary import where
 
-def _extreme_kernel(fn):
+    shape = x._shape
+    g = expand_back(g, shape, dims, keepdim)
+    if x.numel() == 0:
+        return g * 0
+    o = expand_back(out, shape, dims, keepdim)
+    is_zero = x == 0
+    if x.device.type == "cpu" and not is_zero._array().any():
+        ratio = o / x
+        return g * (ratio.conj() if x._dtype.is_complex else ratio)
+    n_zero = expand_back(is_zero.sum(dims, keepdim=True), shape, dims, True)
+    safe = where(is_zero, 1, x)
+    others = expand_back(prod_dims(safe, dims), shape, dims, True)
+    ratio = o / safe
+    if x._dtype.is_complex:
+        ratio, others = ratio.conj(), others.conj()
+    one_zero = where(n_zero == 1, is_zero, False)
+    return where(n_zero == 0, g * ratio, where(one_zero, g * others, 0))
+
+
+prod_p = Primitive("prod", _prod_kernel, _reduce_meta)
+defvjp(prod_p, _prod_vjp, save_output=True)
+prod_dim_p = Primitive("prod_dim", _prod_kernel, _reduce_meta, grad_name="ProdBackward1")
+defvjp(prod_dim_p, _prod_vjp, save_output=True)
+
+
+def prod_dims(x: Tensor, dims) -> Tensor:
+    """Product over several dims with keepdim (a helper for VJPs)."""
+    return apply(prod_dim_p, x, dims=tuple(dims), keepdim=True)
+
+
+def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
+    """Product over one dim (or all); ints and bool multiply in int64."""
+    if isinstance(dim, dt.dtype):
+        dim, dtype = None, dim
+    x = _cast_for_sum(input, dtype)
+    if dim is None:
+        return write_out(apply(prod_p, x, dims=tuple(range(x.ndim)), keepdim=False), out)
+    d = one_dim(dim, builtins.max(x.ndim, 1), "prod")
+    return write_out(apply(prod_dim_p, x, dims=(d,), keepdim=keepdim), out)
+
+
+# --- amax / amin / max / min -----------------------------------------------------------
+
+def _extreme_kernel(fn, name):
     def kernel(a, *, dims, keepdim):
-        if a.size == 0 and any(a.shape[d] == 0 for d in dims):
-            raise IndexError(
-                f"{fn.__name__}(): Expected reduction dim {dims[0]} to have non-zero size."
-            )
-        return np.asarray(fn(a, axis=dims if a.ndim else None, keepdims=keepdim))
+        if a.size == 0:
+            for d in dims:
+                if a.shape[d] == 0:
+                    raise IndexError(
+                        f"{name}(): Expected reduction dim {d} to have non-zero size.")
+        return np.asarray(fn(a, axis=_axis(a, dims), keepdims=keepdim))
 
     return kernel
 
@@ -154,41 +274,53 @@ def _extreme_kernel(fn):
 def _amax_vjp(g, out, x, *, dims, keepdim):
     # NOTE: ties share the gradient equally, as in PyTorch's amax/amin backward.
     in_shape = x._shape
-    o = _expand_back(out, in_shape, dims, keepdim)
-    mask = (x == o).to(g.dtype)
+    mask = (x == expand_back(out, in_shape, dims, keepdim)).to(g.dtype)
     count = mask.sum(dims, keepdim=True)
-    return _expand_back(g, in_shape, dims, keepdim) * mask / count
+    return expand_back(g, in_shape, dims, keepdim) * mask / count
 
 
-amax_p = Primitive("amax", _extreme_kernel(np.amax), _reduce_meta)
+amax_p = Primitive("amax", _extreme_kernel(np.amax, "amax"), _reduce_meta)
 defvjp(amax_p, _amax_vjp, save_output=True)
-amin_p = Primitive("amin", _extreme_kernel(np.amin), _reduce_meta)
+amin_p = Primitive("amin", _extreme_kernel(np.amin, "amin"), _reduce_meta)
 defvjp(amin_p, _amax_vjp, save_output=True)
-max_all_p = Primitive("max_all", _extreme_kernel(np.amax), _reduce_meta, grad_name="MaxBackward1")
+max_all_p = Primitive("max_all", _extreme_kernel(np.amax, "max"), _reduce_meta,
+                      grad_name="MaxBackward1")
 defvjp(max_all_p, _amax_vjp, save_output=True)
-min_all_p = Primitive("min_all", _extreme_kernel(np.amin), _reduce_meta, grad_name="MinBackward1")
+min_all_p = Primitive("min_all", _extreme_kernel(np.amin, "min"), _reduce_meta,
+                      grad_name="MinBackward1")
 defvjp(min_all_p, _amax_vjp, save_output=True)
 
 
+def _no_complex_values(x: Tensor, kernel: str) -> None:
+    if x._dtype.is_complex:
+        raise NotImplementedError(
+            f'"{kernel}" not implemented for \'{type_name(x._dtype)}\'')
+
+
 def amax(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
+    """Largest value over `dim` (all dims by default); ties share the gradient."""
+    _no_complex_values(input, "max_values_cpu")
     return write_out(apply(amax_p, input, dims=norm_dims(dim, input.ndim), keepdim=keepdim),
                      out)
 
 
 def amin(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
+    """Smallest value over `dim` (all dims by default); ties share the gradient."""
+    _no_complex_values(input, "min_values_cpu")
     return write_out(apply(amin_p, input, dims=norm_dims(dim, input.ndim), keepdim=keepdim),
                      out)
 
 
-def _arg_kernel(fn):
+def _arg_kernel(fn, name):
     def kernel(a, *, dim, keepdim):
-        if a.size == 0:
-            raise IndexError(
-                f"{fn.__name__}(): Expected reduction dim to be specified for input.numel() == 0."
-            )
         if dim is None:
+            if a.size == 0:
+                raise IndexError(f"{name}(): Expected reduction dim to be specified for "
+                                 "input.numel() == 0.")
             r = fn(a.reshape(-1))
             return np.asarray(r, dtype=np.int64).reshape((1,) * a.ndim if keepdim else ())
+        if a.ndim and a.shape[dim] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
         r = fn(a, axis=dim, keepdims=keepdim) if a.ndim else fn(a.reshape(1))
         return np.asarray(r, dtype=np.int64)
 
@@ -201,30 +333,35 @@ def _arg_meta(x, *, dim, keepdim):
     return reduced_shape(x._shape, (dim,), keepdim), dt.int64
 
 
-argmax_p = Primitive("argmax", _arg_kernel(np.argmax), _arg_meta)
-argmin_p = Primitive("argmin", _arg_kernel(np.argmin), _arg_meta)
+argmax_p = Primitive("argmax", _arg_kernel(np.argmax, "argmax"), _arg_meta)
+argmin_p = Primitive("argmin", _arg_kernel(np.argmin, "argmin"), _arg_meta)
 nondifferentiable(argmax_p)
 nondifferentiable(argmin_p)
 
 
-def argmax(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:
-    d = None if dim is None else norm_dims(dim, input.ndim)[0]
-    return write_out(apply(argmax_p, input, dim=d, keepdim=keepdim), out)
+def _arg(prim, name):
+    def op(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:
+        if input._dtype is dt.bool_:
+            raise RuntimeError(f"{name}(): does not support bool input")
+        no_complex(input, name)
+        d = None if dim is None else one_dim(dim, builtins.max(input.ndim, 1), name)
+        return write_out(apply(prim, input, dim=d, keepdim=keepdim), out)
+
+    op.__name__ = name
+    op.__doc__ = f"Index of the {name[3:]} value over `dim` (of the flattened input if None)."
+    return op
 
 
-def argmin(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:
-    d = None if dim is None else norm_dims(dim, input.ndim)[0]
-    return write_out(apply(argmin_p, input, dim=d, keepdim=keepdim), out)
+argmax = _arg(argmax_p, "argmax")
+argmin = _arg(argmin_p, "argmin")
 
 
-def _dim_extreme_kernel(fn, argfn):
-    def kernel(a, *, dim, keepdim):
-        if a.ndim and a.shape[dim] == 0:
-            raise IndexError(
-                f"{fn.__name__[1:]}(): Expected reduction dim {dim} to have non-zero size."
-            )
+def _dim_extreme_kernel(argfn, name):
+    def kernel(a, *, dim, keepdim, in_shape=None):
         if a.ndim == 0:
             return a.copy(), np.zeros((), np.int64)
+        if a.shape[dim] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
         idx = argfn(a, axis=dim, keepdims=True)
         vals = np.take_along_axis(a, idx, axis=dim)
         if not keepdim:
@@ -234,39 +371,48 @@ def _dim_extreme_kernel(fn, argfn):
     return kernel
 
 
-def _dim_extreme_meta(x, *, dim, keepdim):
+def dim_select_meta(x, *, dim, keepdim, **_):
+    """Meta rule of a (values, indices) reduction along one dim."""
     shape = reduced_shape(x._shape, (dim,), keepdim) if x.ndim else ()
     return (shape, x._dtype), (shape, dt.int64)
 
 
-def _max_dim_vjp(g, out, x, *, dim, keepdim):
+def select_vjp(g, out, x, *, dim, keepdim, in_shape, **_):
+    """VJP of a (values, indices) reduction: the gradient goes to the selected index.
+
+    Such primitives take `in_shape` (the input's shape) so the input need not be saved.
+    """
     from .index import scatter_into_zeros
 
     gv, _ = g
     _, idx = out
-    if x.ndim == 0:
+    if not in_shape:
         return gv
     if not keepdim:
         gv, idx = gv.unsqueeze(dim), idx.unsqueeze(dim)
-    return scatter_into_zeros(x._shape, dim, idx, gv)
+    return scatter_into_zeros(in_shape, dim, idx, gv)
 
 
-max_dim_p = Primitive("max_dim", _dim_extreme_kernel(np.amax, np.argmax), _dim_extreme_meta,
+max_dim_p = Primitive("max_dim", _dim_extreme_kernel(np.argmax, "max"), dim_select_meta,
                       grad_name="MaxBackward0", n_outputs=2)
-defvjp(max_dim_p, _max_dim_vjp, save_output=True)
-min_dim_p = Primitive("min_dim", _dim_extreme_kernel(np.amin, np.argmin), _dim_extreme_meta,
+defvjp(max_dim_p, select_vjp, reads=((),), save_output=True)
+min_dim_p = Primitive("min_dim", _dim_extreme_kernel(np.argmin, "min"), dim_select_meta,
                       grad_name="MinBackward0", n_outputs=2)
-defvjp(min_dim_p, _max_dim_vjp, save_output=True)
+defvjp(min_dim_p, select_vjp, reads=((),), save_output=True)
 
-max_result = namedtuple("max", ["values", "indices"])
-min_result = namedtuple("min", ["values", "indices"])
+max_result = return_type("max", ["values", "indices"])
+min_result = return_type("min", ["values", "indices"])
 
 
-def _extreme(all_p, dim_p, binary, result, name):
-    def reduce(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
-        if isinstance(dim, Tensor):
-            return binary(input, dim)
+def _extreme(all_p, dim_p, binary_name, result, name):
+    def reduce(input: Tensor, dim=None, keepdim: bool = False, *, out=None, other=None):
+        if isinstance(dim, Tensor) or other is not None:
+            from . import binary_extra
+
+            fn = getattr(binary_extra, binary_name)
+            return write_out(fn(input, dim if other is None else other), out)
         if dim is None:
+            _no_complex_values(input, f"{name}_all")
             if input.numel() == 0:
                 raise RuntimeError(
                     f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
@@ -274,33 +420,98 @@ def _extreme(all_p, dim_p, binary, result, name):
                 )
             return write_out(apply(all_p, input, dims=tuple(range(input.ndim)), keepdim=False),
                              out)
-        d = norm_dims(dim, input.ndim)[0]
-        r = result(*apply(dim_p, input, dim=d, keepdim=keepdim))
-        return write_out(r, out) if out is not None else r
+        no_complex(input, name)
+        d = one_dim(dim, builtins.max(input.ndim, 1), name)
+        return as_namedtuple(result, apply(dim_p, input, dim=d, keepdim=keepdim,
+                                           in_shape=input._shape), out)
 
     reduce.__name__ = name
+    reduce.__doc__ = (f"The {name}imum of all elements; with `dim`, a ({name}) named tuple "
+                      f"(values, indices); with a tensor second argument, `{binary_name}`.")
     return reduce
 
 
-def _maximum(a, b):
-    from .binary_extra import maximum
+max = _extreme(max_all_p, max_dim_p, "maximum", max_result, "max")
+min = _extreme(min_all_p, min_dim_p, "minimum", min_result, "min")
 
-    return maximum(a, b)
-
-
-def _minimum(a, b):
-    from .binary_extra import minimum
-
-    return minimum(a, b)
+aminmax_result = return_type("aminmax", ["min", "max"])
 
 
-max = _extreme(max_all_p, max_dim_p, _maximum, max_result, "max")
-min = _extreme(min_all_p, min_dim_p, _minimum, min_result, "min")
+def aminmax(input: Tensor, *, dim=None, keepdim: bool = False, out=None):
+    """(min, max) over one dim, or over everything when `dim` is None."""
+    _no_complex_values(input, "aminmax_cpu")
+    if dim is None:
+        if input.numel() == 0:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as "
+                               "the operation has no identity.")
+        dims = tuple(range(input.ndim))
+    else:
+        d = one_dim(dim, builtins.max(input.ndim, 1), "aminmax")
+        if input.ndim and input._shape[d] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
+        dims = (d,)
+    lo = apply(amin_p, input, dims=dims, keepdim=keepdim)
+    hi = apply(amax_p, input, dims=dims, keepdim=keepdim)
+    return as_namedtuple(aminmax_result, (lo, hi), out)
+
+
+# --- any / all / count_nonzero -----------------------------------------------------------
+
+def _truth_kernel(fn):
+    def kernel(a, *, dims, keepdim):
+        r = np.asarray(fn(a != 0, axis=_axis(a, dims), keepdims=keepdim))
+        return r.astype(np.uint8) if a.dtype == np.uint8 else r
+
+    return kernel
+
+
+def _truth_meta(x, *, dims, keepdim):
+    return reduced_shape(x._shape, dims, keepdim), dt.uint8 if x._dtype is dt.uint8 else dt.bool_
+
+
+any_p = Primitive("any", _truth_kernel(np.any), _truth_meta)
+all_p = Primitive("all", _truth_kernel(np.all), _truth_meta)
+nondifferentiable(any_p)
+nondifferentiable(all_p)
+
+
+def _truth(prim, name):
+    def op(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:
+        if isinstance(dim, (tuple, list)) and len(dim) == 0:
+            dims = ()  # NOTE: torch reduces nothing for an empty dim tuple here
+        else:
+            dims = norm_dims(dim, input.ndim)
+        return write_out(apply(prim, input, dims=dims, keepdim=keepdim), out)
+
+    op.__name__ = name
+    op.__doc__ = f"Whether {name} elements over `dim` are non-zero (bool; uint8 for uint8)."
+    return op
+
+
+any = _truth(any_p, "any")
+all = _truth(all_p, "all")
+
+
+def _count_nonzero_kernel(a, *, dims):
+    return np.asarray(np.count_nonzero(a != 0, axis=_axis(a, dims)), dtype=np.int64)
+
+
+count_nonzero_p = Primitive("count_nonzero", _count_nonzero_kernel,
+                            lambda x, *, dims: (reduced_shape(x._shape, dims, False), dt.int64))
+nondifferentiable(count_nonzero_p)
+
+
+def count_nonzero(input: Tensor, dim=None) -> Tensor:
+    """Number of non-zero elements over `dim` (int64)."""
+    return apply(count_nonzero_p, input, dims=norm_dims(dim, input.ndim))
 
 
 TENSOR_METHODS = {
-    "sum": sum, "mean": mean, "amax": amax, "amin": amin, "max": max, "min": min,
-    "argmax": argmax, "argmin": argmin, "sum_to_size": sum_to_size,
+    "sum": sum, "nansum": nansum, "mean": mean, "nanmean": nanmean, "prod": prod,
+    "amax": amax, "amin": amin, "max": max, "min": min, "argmax": argmax, "argmin": argmin,
+    "aminmax": aminmax, "any": any, "all": all, "count_nonzero": count_nonzero,
+    "sum_to_size": sum_to_size,
 }
 
-__all__ = ["sum", "mean", "amax", "amin", "max", "min", "argmax", "argmin"]
+__all__ = ["sum", "nansum", "mean", "nanmean", "prod", "amax", "amin", "max", "min", "argmax",
+           "argmin", "aminmax", "any", "all", "count_nonzero"]

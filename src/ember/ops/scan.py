@@ -1,5 +1,226 @@
-"""(to be filled)"""
+"""Scans (cumulative ops along one dim): cumsum, cumprod, cummax, cummin, logcumsumexp.
 
-TENSOR_METHODS: dict = {}
+`cumsum` and `logcumsumexp` take a `reverse` flag internally: each direction's VJP is
+the scan in the other direction, so gradients need no flips. Integer and bool inputs
+to cumsum / cumprod accumulate in int64; float16 / bfloat16 accumulate in float32.
+"""
 
-__all__: list = []
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype as dt
+from .._tensor import Tensor
+from .._view import wrap_dim
+from ._common import same_meta, type_name, write_out
+from .reduce import _LOW, _cast_for_sum, as_namedtuple, return_type
+from .registry import Primitive, apply, apply_, defvjp
+
+
+def _scan_dim(x: Tensor, dim) -> int:
+    if isinstance(dim, (tuple, list)) or dim is None:
+        raise TypeError(f"scan: argument 'dim' must be int, not {type(dim).__name__}")
+    return wrap_dim(int(dim), max(x.ndim, 1))
+
+
+def _scan_meta(x, *, dim, **_):
+    return same_meta(x)
+
+
+def _along(fn, a, dim, reverse):
+    """`fn(a, axis=dim)` as a fresh array, scanning from the end when `reverse`."""
+    if a.ndim == 0:
+        return np.array(fn(a.reshape(1), axis=0).reshape(()))
+    if not reverse:
+        return fn(a, axis=dim)
+    flip = [slice(None)] * a.ndim
+    flip[dim] = slice(None, None, -1)
+    flip = tuple(flip)
+    return np.ascontiguousarray(fn(a[flip], axis=dim)[flip])
+
+
+# --- cumsum ---------------------------------------------------------------------------
+
+def _cumsum_kernel(a, *, dim, reverse=False):
+    if a.dtype in _LOW:
+        return _along(lambda v, axis: np.cumsum(v, axis=axis, dtype=np.float32), a, dim,
+                      reverse).astype(a.dtype)
+    return _along(lambda v, axis: np.cumsum(v, axis=axis, dtype=a.dtype), a, dim, reverse)
+
+
+cumsum_p = Primitive("cumsum", _cumsum_kernel, _scan_meta)
+defvjp(cumsum_p, lambda g, out, x, *, dim, reverse=False:
+       apply(cumsum_p, g, dim=dim, reverse=not reverse), reads=((),))
+
+
+def cumsum(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
+    """Running sum along `dim`; ints and bool accumulate in int64."""
+    x = _cast_for_sum(input, dtype)
+    return write_out(apply(cumsum_p, x, dim=_scan_dim(x, dim)), out)
+
+
+def rev_cumsum(x: Tensor, dim: int) -> Tensor:
+    """Running sum from the end of `dim` backwards (a VJP helper)."""
+    return apply(cumsum_p, x, dim=dim, reverse=True)
+
+
+def cumsum_(self: Tensor, dim: int, *, dtype=None) -> Tensor:
+    return apply_(cumsum_p, self, dim=_scan_dim(self, dim))
+
+
+# --- cumprod --------------------------------------------------------------------------
+
+def _cumprod_kernel(a, *, dim):
+    if a.dtype in _LOW:
+        return _along(lambda v, axis: np.cumprod(v, axis=axis, dtype=np.float32), a, dim,
+                      False).astype(a.dtype)
+    return _along(lambda v, axis: np.cumprod(v, axis=axis, dtype=a.dtype), a, dim, False)
+
+
+def _cumprod_vjp(g, out, x, *, dim):
+    # NOTE: PyTorch's zero-safe rule. Before a slice's first zero, grad_i =
+    # sum_{k>=i} g_k out_k / x_i; at the first zero it is sum_{k>=z} g_k prod_{j<=k, j!=z} x_j
+    # (the cumprod with that zero replaced by 1); after it, 0.
+    from .ternary import where
+
+    cplx = x._dtype.is_complex
+    if x.numel() == 0:
+        return g * 0
+    is_zero = x == 0
+    if x.device.type == "cpu" and not is_zero._array().any():
+        r = rev_cumsum(g * (out.conj() if cplx else out), dim)
+        return r / (x.conj() if cplx else x)
+    seen = is_zero.cumsum(dim)
+    before = seen == 0
+    first = where(is_zero, seen == 1, False)
+    safe = where(before, x, 1)
+    grad_before = rev_cumsum(g * (out.conj() if cplx else out), dim) / (
+        safe.conj() if cplx else safe)
+    skip = cumprod(where(first, 1, x), dim)
+    grad_first = rev_cumsum(g * (skip.conj() if cplx else skip), dim)
+    return where(before, grad_before, where(first, grad_first, 0))
+
+
+cumprod_p = Primitive("cumprod", _cumprod_kernel, _scan_meta)
+defvjp(cumprod_p, _cumprod_vjp, save_output=True)
+
+
+def cumprod(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
+    """Running product along `dim`; ints and bool accumulate in int64."""
+    x = _cast_for_sum(input, dtype)
+    return write_out(apply(cumprod_p, x, dim=_scan_dim(x, dim)), out)
+
+
+def cumprod_(self: Tensor, dim: int, *, dtype=None) -> Tensor:
+    return apply_(cumprod_p, self, dim=_scan_dim(self, dim))
+
+
+# --- cummax / cummin --------------------------------------------------------------------
+
+def _cum_extreme_kernel(ufunc):
+    def kernel(a, *, dim, in_shape=None):
+        if a.ndim == 0:
+            return a.copy(), np.zeros((), np.int64)
+        vals = ufunc.accumulate(a, axis=dim)
+        # NOTE: ties and NaNs take the latest index, as PyTorch does.
+        hit = (a == vals) | (a != a) if a.dtype.kind in "fc" or a.dtype in _LOW else a == vals
+        pos = np.arange(a.shape[dim]).reshape([-1 if i == dim else 1 for i in range(a.ndim)])
+        idx = np.maximum.accumulate(np.where(hit, pos, 0), axis=dim)
+        return vals, idx.astype(np.int64)
+
+    return kernel
+
+
+def _cum_extreme_vjp(g, out, x, *, dim, in_shape):
+    from .index import _scatter_add_zeros
+
+    gv, _ = g
+    if not in_shape or gv.numel() == 0:
+        return gv
+    return _scatter_add_zeros(gv, out[1], in_shape, dim)
+
+
+def _cum_extreme_meta(x, *, dim, in_shape=None):
+    return same_meta(x), same_meta(x, dt.int64)
+
+
+cummax_p = Primitive("cummax", _cum_extreme_kernel(np.maximum), _cum_extreme_meta, n_outputs=2)
+defvjp(cummax_p, _cum_extreme_vjp, reads=((),), save_output=True)
+cummin_p = Primitive("cummin", _cum_extreme_kernel(np.minimum), _cum_extreme_meta, n_outputs=2)
+defvjp(cummin_p, _cum_extreme_vjp, reads=((),), save_output=True)
+
+cummax_result = return_type("cummax", ["values", "indices"])
+cummin_result = return_type("cummin", ["values", "indices"])
+
+
+def _cum_extreme(prim, result, name):
+    def op(input: Tensor, dim: int, *, out=None):
+        if input._dtype.is_complex:
+            raise NotImplementedError(
+                f'"{name}_cpu" not implemented for \'{type_name(input._dtype)}\'')
+        d = _scan_dim(input, dim)
+        return as_namedtuple(result, apply(prim, input, dim=d, in_shape=input._shape), out)
+
+    op.__name__ = name
+    op.__doc__ = f"Running {name[3:]}imum along `dim`: a (values, indices) named tuple."
+    return op
+
+
+cummax = _cum_extreme(cummax_p, cummax_result, "cummax")
+cummin = _cum_extreme(cummin_p, cummin_result, "cummin")
+
+
+# --- logcumsumexp --------------------------------------------------------------------
+
+def _logcumsumexp_kernel(a, *, dim, reverse=False):
+    w = a.astype(np.float32) if a.dtype in _LOW else a
+    if w.dtype.kind == "c":
+        # NOTE: complex: shift by the largest real part, then log(cumsum(exp)).
+        axis = dim if w.ndim else None
+        m = np.max(w.real, axis=axis, keepdims=True) if w.size else np.zeros(())
+        m = np.where(np.isfinite(m), m, 0)
+        with np.errstate(divide="ignore"):
+            r = np.log(_along(lambda v, axis: np.cumsum(v, axis=axis), np.exp(w - m), dim,
+                              reverse)) + m
+        return r.astype(a.dtype)
+    r = _along(np.logaddexp.accumulate, w, dim, reverse)
+    return r.astype(a.dtype) if a.dtype in _LOW else r
+
+
+def _logcumsumexp_vjp(g, out, x, *, dim, reverse=False):
+    # grad_i = sum_{k>=i} g_k exp(x_i - out_k). NOTE: kept stable as PyTorch does, by
+    # scanning log|g_k| - out_k separately for positive and negative g in log space.
+    from .ternary import where
+
+    if x._dtype.is_complex:
+        w = (g * (-out).exp().conj())
+        return apply(cumsum_p, w, dim=dim, reverse=not reverse) * x.exp().conj()
+    if x.numel() == 0:
+        return g * 0
+    neg_inf = float("-inf")
+
+    def part(mask):
+        logg = where(mask, where(mask, g, 1).abs().log() - out, neg_inf)
+        return (apply(logcumsumexp_p, logg, dim=dim, reverse=not reverse) + x).exp()
+
+    return part(g > 0) - part(g < 0)
+
+
+logcumsumexp_p = Primitive("logcumsumexp", _logcumsumexp_kernel, _scan_meta)
+defvjp(logcumsumexp_p, _logcumsumexp_vjp, save_output=True)
+
+
+def logcumsumexp(input: Tensor, dim: int, *, out=None) -> Tensor:
+    """log(cumsum(exp(x))) along `dim`, computed stably."""
+    if input._dtype._kind < 2:
+        raise NotImplementedError(
+            f"\"logcumsumexp_out_cpu\" not implemented for '{type_name(input._dtype)}'")
+    return write_out(apply(logcumsumexp_p, input, dim=_scan_dim(input, dim)), out)
+
+
+TENSOR_METHODS = {
+    "cumsum": cumsum, "cumsum_": cumsum_, "cumprod": cumprod, "cumprod_": cumprod_,
+    "cummax": cummax, "cummin": cummin, "logcumsumexp": logcumsumexp,
+}
+
+__all__ = ["cumsum", "cumprod", "cummax", "cummin", "logcumsumexp"]

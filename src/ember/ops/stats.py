@@ -1,5 +1,552 @@
-"""(to be filled)"""
+"""Statistics: var, std, var_mean, std_mean, norm, median, nanmedian, mode, quantile,
+nanquantile.
 
-TENSOR_METHODS: dict = {}
+Order statistics (median, mode, quantile) pick elements, so their gradient flows to
+the chosen positions only (a scatter / gather); an index-finding kernel does the
+sorting and the values are gathered with differentiable ops.
+"""
 
-__all__: list = []
+from __future__ import annotations
+
+import builtins
+import math
+import warnings
+
+import numpy as np
+
+from .. import _dtype as dt
+from .._tensor import Tensor
+from ._common import type_name, write_out
+from .reduce import (
+    _LOW,
+    as_namedtuple,
+    dim_select_meta,
+    expand_back,
+    norm_dims,
+    one_dim,
+    reduced_shape,
+    return_type,
+    select_vjp,
+)
+from .registry import Primitive, apply, defvjp, nondifferentiable
+
+
+def _axis(a, dims):
+    return dims if a.ndim else None
+
+
+def _work(a):
+    return a.astype(np.float32) if a.dtype in _LOW else a
+
+
+def _real_meta(x, *, dims, keepdim, **_):
+    return reduced_shape(x._shape, dims, keepdim), x._dtype.to_real()
+
+
+# --- var / std ---------------------------------------------------------------------------
+
+def _dof(shape, dims, correction) -> float:
+    n = math.prod(shape[d] for d in dims) if shape else 1
+    return builtins.max(n - correction, 0)
+
+
+def _var_kernel(a, *, dims, keepdim, correction, root=False):
+    w = _work(a)
+    axis = _axis(a, dims)
+    dev = w - np.mean(w, axis=axis, keepdims=True) if w.size else w.copy()
+    sq = (dev * dev.conj()).real if dev.dtype.kind == "c" else np.multiply(dev, dev, out=dev)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.sum(sq, axis=axis, keepdims=keepdim) / _dof(a.shape, dims if a.ndim else (),
+                                                            correction)
+        if root:
+            r = np.sqrt(r)
+    return np.asarray(r, dtype=a.real.dtype if a.dtype.kind == "c" else a.dtype)
+
+
+def _var_grad(g, x, dims, keepdim, correction):
+    dof = _dof(x._shape, dims if x.ndim else (), correction)
+    scale = 2.0 / dof if dof > 0 else math.inf
+    centred = x - x.mean(dims, keepdim=True)
+    return expand_back(g, x._shape, dims, keepdim) * scale * centred
+
+
+def _std_vjp(g, out, x, *, dims, keepdim, correction, root=True):
+    from .ternary import where
+
+    # NOTE: where the std is 0 the gradient is 0 (not NaN), as in PyTorch's std_backward.
+    zero = out == 0
+    half = where(zero, 0, g / (2 * where(zero, 1, out)))
+    return _var_grad(half, x, dims, keepdim, correction)
+
+
+var_p = Primitive("var", _var_kernel, _real_meta)
+defvjp(var_p, lambda g, out, x, *, dims, keepdim, correction, root=False:
+       _var_grad(g, x, dims, keepdim, correction))
+std_p = Primitive("std", _var_kernel, _real_meta)
+defvjp(std_p, _std_vjp, save_output=True)
+
+
+def _correction(name: str, dim, unbiased, correction):
+    if isinstance(dim, bool):  # var(x, False): the legacy positional `unbiased`
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise TypeError(f"{name}() received an invalid combination of arguments: both "
+                        "'unbiased' and 'correction' were given")
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    return dim, correction
+
+
+def _var_like(prim, name, root):
+    def op(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *,
+           correction=None, out=None) -> Tensor:
+        dim, c = _correction(name, dim, unbiased, correction)
+        if input._dtype._kind < 2:
+            raise RuntimeError("std and var only support floating point and complex dtypes")
+        dims = norm_dims(dim, input.ndim)
+        if _dof(input._shape, dims if input.ndim else (), c) <= 0:
+            warnings.warn(
+                f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
+                "than the reduction factor (input numel divided by output numel).",
+                UserWarning, stacklevel=2)
+        r = apply(prim, input, dims=dims, keepdim=keepdim, correction=c, root=root)
+        return write_out(r, out)
+
+    op.__name__ = name
+    return op
+
+
+var = _var_like(var_p, "var", False)
+var.__doc__ = "Variance over `dim` with Bessel's `correction` (1 unless unbiased=False)."
+std = _var_like(std_p, "std", True)
+std.__doc__ = "Standard deviation over `dim` (sqrt of `var`)."
+
+
+def var_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *,
+             correction=None, out=None):
+    """(var, mean) over `dim`, as a tuple."""
+    v = var(input, dim, unbiased, keepdim, correction=correction)
+    dim, _ = _correction("var_mean", dim, unbiased, correction)
+    m = input.mean(dim, keepdim=keepdim)
+    return tuple(write_out((v, m), out)) if out is not None else (v, m)
+
+
+def std_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *,
+             correction=None, out=None):
+    """(std, mean) over `dim`, as a tuple."""
+    s = std(input, dim, unbiased, keepdim, correction=correction)
+    dim, _ = _correction("std_mean", dim, unbiased, correction)
+    m = input.mean(dim, keepdim=keepdim)
+    return tuple(write_out((s, m), out)) if out is not None else (s, m)
+
+
+# --- norm ----------------------------------------------------------------------------
+
+def _vnorm_kernel(a, *, ord, dims, keepdim):
+    m = np.abs(_work(a))
+    axis = _axis(a, dims)
+    if math.isinf(ord):
+        if m.size == 0:
+            _empty_inf_norm(a.shape, dims)
+        r = (np.max if ord > 0 else np.min)(m, axis=axis, keepdims=keepdim)
+    elif ord == 0:
+        r = np.sum(m != 0, axis=axis, keepdims=keepdim, dtype=m.dtype)
+    elif ord == 1:
+        r = np.sum(m, axis=axis, keepdims=keepdim)
+    elif ord == 2:
+        r = np.sqrt(np.sum(np.multiply(m, m, out=m), axis=axis, keepdims=keepdim))
+    else:
+        with np.errstate(divide="ignore"):
+            r = np.sum(m ** ord, axis=axis, keepdims=keepdim) ** (1.0 / ord)
+    return np.asarray(r, dtype=a.real.dtype if a.dtype.kind == "c" else a.dtype)
+
+
+def _empty_inf_norm(shape, dims):
+    if len(dims) == len(shape):
+        raise RuntimeError("linalg.vector_norm cannot compute the inf norm on an empty tensor "
+                           "because the operation does not have an identity")
+    for d in dims:
+        if shape[d] == 0:
+            raise RuntimeError(
+                f"linalg.vector_norm cannot compute the inf norm on the dimension {d}because "
+                "this dimension is empty and the operation does not have an identity")
+
+
+def _vnorm_vjp(g, out, x, *, ord, dims, keepdim):
+    # PyTorch's linalg_vector_norm_backward, with safe denominators so that double
+    # backward stays finite where the norm (or an element) is zero.
+    from .ternary import where
+
+    shape = x._shape
+    g = expand_back(g, shape, dims, keepdim)
+    n = expand_back(out, shape, dims, keepdim)
+    if ord == 0:
+        return x * 0
+    if ord == 1:
+        return g * x.sgn()
+    if math.isinf(ord):
+        # NOTE: ties share the gradient equally, as for amax.
+        mask = (x.abs() == n).to(g.dtype)
+        return x.sgn() * mask * (g / mask.sum(dims, keepdim=True))
+    zero_n = n == 0
+    safe_n = where(zero_n, 1, n)
+    if ord == 2:
+        return x * where(zero_n, 0, g / safe_n)
+    if ord < 1:
+        zero_x = x == 0
+        scaled = x.sgn() * where(zero_x, 0, where(zero_x, 1, x.abs()) ** (ord - 1))
+        return scaled * g * n ** (1 - ord)
+    if ord < 2:
+        scaled = x.sgn() * x.abs() ** (ord - 1)
+    else:
+        scaled = x * x.abs() ** (ord - 2)
+    return scaled * where(zero_n, 0, g / safe_n ** (ord - 1))
+
+
+vector_norm_p = Primitive("linalg_vector_norm", _vnorm_kernel, _real_meta,
+                          grad_name="LinalgVectorNormBackward0")
+defvjp(vector_norm_p, _vnorm_vjp, save_output=True)
+
+
+def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """`linalg.vector_norm`: (sum |x|^ord)^(1/ord) over `dim` (all dims when None)."""
+    if x._dtype._kind < 2:
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {type_name(x._dtype)}")
+    if dtype is not None:
+        x = _cast_for_norm(x, dtype)
+    ord = float(ord)
+    if isinstance(dim, int):
+        dim = (dim,)
+    dims = norm_dims(dim, x.ndim)
+    return apply(vector_norm_p, x, ord=ord, dims=dims, keepdim=keepdim)
+
+
+def _cast_for_norm(x: Tensor, dtype) -> Tensor:
+    if dtype._kind < 2:
+        raise RuntimeError("linalg.vector_norm: dtype should be floating point or complex, "
+                           f"but got {type_name(dtype)}")
+    if x._dtype.is_complex and not dtype.is_complex:
+        raise RuntimeError("linalg.vector_norm: dtype should be complex for complex inputs, "
+                           f"but got {type_name(dtype)}")
+    if not dt.can_cast(x._dtype, dtype) or (
+            dt.promote_types(x._dtype, dtype) is not dtype):
+        raise RuntimeError(
+            f"linalg.vector_norm: the dtype of the input ({type_name(x._dtype)}) should be "
+            f"convertible without narrowing to the specified dtype ({type_name(dtype)})")
+    return x.to(dtype)
+
+
+def _nuc_kernel(a, *, dims, keepdim):
+    w = np.moveaxis(a, dims, (-2, -1))
+    s = np.linalg.svd(w, compute_uv=False).sum(-1)
+    if keepdim:
+        s = np.expand_dims(s, tuple(sorted(dims)))
+    return np.asarray(s, dtype=a.real.dtype if a.dtype.kind == "c" else a.dtype)
+
+
+def _polar_kernel(a, *, dims):
+    """U V^H of the SVD over `dims`: the gradient direction of the nuclear norm."""
+    w = np.moveaxis(a, dims, (-2, -1))
+    u, _, vh = np.linalg.svd(w, full_matrices=False)
+    return np.ascontiguousarray(np.moveaxis(u @ vh, (-2, -1), dims))
+
+
+def _nuc_meta(x, *, dims, keepdim):
+    return reduced_shape(x._shape, tuple(sorted(dims)), keepdim), x._dtype.to_real()
+
+
+polar_p = Primitive("svd_polar", _polar_kernel, lambda x, *, dims: (x._shape, x._dtype))
+nondifferentiable(polar_p)
+nuclear_norm_p = Primitive("nuclear_norm", _nuc_kernel, _nuc_meta,
+                           grad_name="LinalgMatrixNormBackward0")
+# NOTE: the nuclear norm's gradient is U V^H; it is computed by a non-differentiable
+# kernel, so a second derivative through 'nuc' treats U V^H as constant.
+defvjp(nuclear_norm_p, lambda g, out, x, *, dims, keepdim:
+       expand_back(g, x._shape, tuple(sorted(dims)), keepdim) * apply(polar_p, x, dims=dims))
+
+
+def _matrix_norm(x: Tensor, p, dims, keepdim: bool, dtype) -> Tensor:
+    """torch.norm's matrix branch: the nuclear norm, or matrix_norm's errors."""
+    if p not in ("fro", "nuc"):
+        raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+    if x.ndim < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
+                           "dimensions.")
+    if len(dims) != 2:
+        raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "
+                           + " ".join(str(d) for d in dims))
+    if x._dtype in (dt.float16, dt.bfloat16) or x._dtype._kind < 2:
+        raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. "
+                           f"Got {type_name(x._dtype)}")
+    from .._view import wrap_dims
+
+    d = wrap_dims(tuple(dims), x.ndim)
+    if dtype is not None:
+        x = _cast_for_norm(x, dtype)
+    return apply(nuclear_norm_p, x, dims=d, keepdim=keepdim)
+
+
+def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None,
+         dtype=None) -> Tensor:
+    """`torch.norm`: a vector p-norm ('fro' is the 2-norm), or the nuclear norm ('nuc')."""
+    dims = [dim] if isinstance(dim, int) else dim
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
+            r = vector_norm(input, 2, dims, keepdim, dtype=dtype)
+        else:
+            dims = list(range(input.ndim)) if dims is None else dims
+            r = _matrix_norm(input, p, list(dims), keepdim, dtype)
+    else:
+        r = vector_norm(input, 2.0 if p is None else p, dims, keepdim, dtype=dtype)
+    return write_out(r, out)
+
+
+# --- median / nanmedian / mode ------------------------------------------------------------
+
+def _median_index(a, axis: int, ignore_nan: bool):
+    """Index (kept dim) of the lower median along `axis`; NaN handling as in PyTorch."""
+    w = _work(a)
+    n = a.shape[axis]
+    order = np.argsort(w, axis=axis, kind="stable")  # NaNs sort last
+    if w.dtype.kind != "f":
+        return np.take(order, [(n - 1) // 2], axis=axis)
+    nan = np.isnan(w)
+    if ignore_nan:
+        k = np.maximum((n - nan.sum(axis, keepdims=True) - 1) // 2, 0)
+        return np.take_along_axis(order, k, axis=axis)
+    idx = np.take(order, [(n - 1) // 2], axis=axis)
+    # NOTE: a slice holding NaN has median NaN, at its first NaN (as PyTorch).
+    return np.where(nan.any(axis, keepdims=True), np.argmax(nan, axis, keepdims=True), idx)
+
+
+def _median_all_kernel(a, *, ignore_nan, in_shape=None):
+    flat = a.reshape(-1)
+    if flat.size == 0:
+        fill = np.nan if a.dtype.kind == "f" or a.dtype in _LOW else np.iinfo(a.dtype).min
+        return np.array(fill, dtype=a.dtype), np.zeros((), np.int64)
+    idx = _median_index(flat, 0, ignore_nan)
+    return flat[idx].reshape(()).copy(), idx.reshape(()).astype(np.int64)
+
+
+def _median_all_vjp(g, out, x, *, ignore_nan, in_shape):
+    from .index import scatter_into_zeros
+
+    n = math.prod(in_shape)
+    flat = scatter_into_zeros((n,), 0, out[1].reshape(1), g[0].reshape(1))
+    return flat.reshape(in_shape)
+
+
+def _median_dim_kernel(a, *, dim, keepdim, ignore_nan, in_shape=None):
+    name = "nanmedian" if ignore_nan else "median"
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), np.int64)
+    if a.shape[dim] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
+    idx = _median_index(a, dim, ignore_nan)
+    vals = np.take_along_axis(a, idx, axis=dim)
+    if not keepdim:
+        vals, idx = vals.squeeze(dim), idx.squeeze(dim)
+    return vals, idx.astype(np.int64)
+
+
+median_all_p = Primitive(
+    "median", _median_all_kernel,
+    lambda x, *, ignore_nan, in_shape: (((), x._dtype), ((), dt.int64)),
+    grad_name="MedianBackward0", n_outputs=2)
+defvjp(median_all_p, _median_all_vjp, reads=((),), save_output=True)
+median_dim_p = Primitive("median_dim", _median_dim_kernel, dim_select_meta,
+                         grad_name="MedianBackward1", n_outputs=2)
+defvjp(median_dim_p, select_vjp, reads=((),), save_output=True)
+nanmedian_all_p = Primitive("nanmedian", _median_all_kernel, median_all_p.meta,
+                            grad_name="NanmedianBackward0", n_outputs=2)
+defvjp(nanmedian_all_p, _median_all_vjp, reads=((),), save_output=True)
+nanmedian_dim_p = Primitive("nanmedian_dim", _median_dim_kernel, dim_select_meta,
+                            grad_name="NanmedianBackward1", n_outputs=2)
+defvjp(nanmedian_dim_p, select_vjp, reads=((),), save_output=True)
+
+median_result = return_type("median", ["values", "indices"])
+nanmedian_result = return_type("nanmedian", ["values", "indices"])
+mode_result = return_type("mode", ["values", "indices"])
+
+
+def _check_orderable(x: Tensor, kernel: str, allow_bool: bool = False) -> None:
+    if x._dtype.is_complex or (x._dtype is dt.bool_ and not allow_bool):
+        raise NotImplementedError(
+            f'"{kernel}" not implemented for \'{type_name(x._dtype)}\'')
+
+
+def _median_like(all_p, dim_p, result, name, ignore_nan):
+    def op(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
+        _check_orderable(input, "median_cpu")
+        if dim is None:
+            r = apply(all_p, input, ignore_nan=ignore_nan, in_shape=input._shape)[0]
+            return write_out(r, out)
+        d = one_dim(dim, builtins.max(input.ndim, 1), name)
+        r = apply(dim_p, input, dim=d, keepdim=keepdim, ignore_nan=ignore_nan,
+                  in_shape=input._shape)
+        return as_namedtuple(result, r, out)
+
+    op.__name__ = name
+    op.__doc__ = (f"The lower median{' ignoring NaN' if ignore_nan else ''}; with `dim`, a "
+                  "(values, indices) named tuple. The gradient goes to the chosen element.")
+    return op
+
+
+median = _median_like(median_all_p, median_dim_p, median_result, "median", False)
+nanmedian = _median_like(nanmedian_all_p, nanmedian_dim_p, nanmedian_result, "nanmedian",
+                         True)
+
+
+def _mode_kernel(a, *, dim, keepdim, in_shape=None):
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), np.int64)
+    if a.shape[dim] == 0:
+        raise IndexError(f"mode(): Expected reduction dim {dim} to have non-zero size.")
+    moved = np.moveaxis(a, dim, -1)
+    lead, n = moved.shape[:-1], moved.shape[-1]
+    rows = _work(moved).reshape(-1, n)
+    s = np.sort(rows, axis=1)
+    starts = np.ones(s.shape, bool)
+    starts[:, 1:] = s[:, 1:] != s[:, :-1]
+    pos = np.arange(n)
+    run = pos - np.maximum.accumulate(np.where(starts, pos, 0), axis=1)
+    # NOTE: the most frequent value, the smallest among ties, at its last position (as torch).
+    best = s[np.arange(len(s)), np.argmax(run, axis=1)]
+    idx = n - 1 - np.argmax((rows == best[:, None])[:, ::-1], axis=1)
+    idx = idx.reshape(lead + (1,))
+    vals = np.take_along_axis(moved, idx, axis=-1)
+    idx, vals = np.moveaxis(idx, -1, dim), np.moveaxis(vals, -1, dim)
+    if not keepdim:
+        vals, idx = vals.squeeze(dim), idx.squeeze(dim)
+    return np.ascontiguousarray(vals), np.ascontiguousarray(idx, dtype=np.int64)
+
+
+mode_p = Primitive("mode", _mode_kernel, dim_select_meta, n_outputs=2)
+defvjp(mode_p, select_vjp, reads=((),), save_output=True)
+
+
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out=None):
+    """The most frequent value along `dim` (the smallest on ties) and its index."""
+    _check_orderable(input, "mode_cpu", allow_bool=True)
+    d = one_dim(dim, builtins.max(input.ndim, 1), "mode")
+    r = apply(mode_p, input, dim=d, keepdim=keepdim, in_shape=input._shape)
+    return as_namedtuple(mode_result, r, out)
+
+
+# --- quantile ----------------------------------------------------------------------------
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile_index_kernel(a, *, qs, dim, interpolation, ignore_nan):
+    """Positions (lo, hi) along `dim` of each quantile, and the weight between them.
+
+    Shapes are (len(qs),) + a.shape with `dim` kept as size 1.
+    """
+    n = a.shape[dim]
+    order = np.argsort(a, axis=dim, kind="stable")  # NaNs sort last
+    nan = np.isnan(a)
+    count = n - nan.sum(dim, keepdims=True) if ignore_nan else np.full(
+        reduced_shape(a.shape, (dim,), True), n)
+    q = np.asarray(qs, dtype=a.dtype).reshape((-1,) + (1,) * a.ndim)
+    rank = q * np.maximum(count - 1, 0).astype(a.dtype)
+    if interpolation == "nearest":
+        rank = np.round(rank)  # half to even, like torch.round
+    below, above = np.floor(rank), np.ceil(rank)
+    if interpolation == "lower":
+        above = below
+    elif interpolation == "higher":
+        below = above
+    weight = (rank - below) if interpolation == "linear" else np.full_like(rank, 0.5)
+    shape = np.broadcast_shapes(rank.shape, count.shape)
+    lo = np.take_along_axis(order[None], np.broadcast_to(below.astype(np.int64), shape), dim + 1)
+    hi = np.take_along_axis(order[None], np.broadcast_to(above.astype(np.int64), shape), dim + 1)
+    if not ignore_nan:
+        # NOTE: a slice holding NaN has quantile NaN: point both ends at a NaN.
+        has_nan = nan.any(dim, keepdims=True)
+        first = np.argmax(nan, dim, keepdims=True)
+        lo = np.where(has_nan, first, lo)
+        hi = np.where(has_nan, first, hi)
+    weight = np.ascontiguousarray(np.broadcast_to(weight, shape), dtype=a.dtype)
+    return np.ascontiguousarray(lo), np.ascontiguousarray(hi), weight
+
+
+def _quantile_index_meta(x, *, qs, dim, interpolation, ignore_nan):
+    shape = (len(qs),) + reduced_shape(x._shape, (dim,), True)
+    return (shape, dt.int64), (shape, dt.int64), (shape, x._dtype)
+
+
+quantile_index_p = Primitive("quantile_index", _quantile_index_kernel, _quantile_index_meta,
+                             n_outputs=3)
+nondifferentiable(quantile_index_p)
+
+
+def _quantile_qs(input: Tensor, q, name: str):
+    """The quantile levels as a tuple of floats, and whether q was a scalar."""
+    if isinstance(q, Tensor):
+        if q.ndim > 1:
+            raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+        if q._dtype is not input._dtype:
+            raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
+        qs = tuple(float(v) for v in q.reshape(-1).tolist())
+        if any(not 0 <= v <= 1 for v in qs):
+            raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+        return qs, q.ndim == 0
+    qv = float(q)
+    if not 0 <= qv <= 1:
+        raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {qv}")
+    return (qv,), True
+
+
+def _quantile(input, q, dim, keepdim, interpolation, out, ignore_nan, name):
+    from .index import gather
+
+    if input._dtype not in (dt.float32, dt.float64):
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    qs, scalar = _quantile_qs(input, q, name)
+    if input.numel() == 0:
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, "
+                           f"midpoint or nearest, but got {interpolation}")
+    x = input.reshape(-1) if dim is None else input
+    d = 0 if dim is None else one_dim(dim, builtins.max(input.ndim, 1), name)
+    if x.ndim == 0:
+        x = x.reshape(1)
+    lo, hi, w = apply(quantile_index_p, x, qs=qs, dim=d, interpolation=interpolation,
+                      ignore_nan=ignore_nan)
+    xe = x.unsqueeze(0).expand((len(qs),) + tuple(x._shape))
+    below = gather(xe, d + 1, lo)
+    if interpolation in ("linear", "midpoint"):
+        r = below + w * (gather(xe, d + 1, hi) - below)
+    else:
+        r = below
+    if dim is None:
+        r = r.reshape((len(qs),) + ((1,) * input.ndim if keepdim else ()))
+    elif not keepdim or input.ndim == 0:
+        r = r.squeeze(d + 1)
+    if scalar:
+        r = r.squeeze(0)
+    return write_out(r, out)
+
+
+def quantile(input: Tensor, q, dim=None, keepdim: bool = False, *,
+             interpolation: str = "linear", out=None) -> Tensor:
+    """The q-th quantiles along `dim` (of the flattened input when None); NaN if any NaN."""
+    return _quantile(input, q, dim, keepdim, interpolation, out, False, "quantile")
+
+
+def nanquantile(input: Tensor, q, dim=None, keepdim: bool = False, *,
+                interpolation: str = "linear", out=None) -> Tensor:
+    """`quantile` ignoring NaN (NaN only where a slice is all NaN)."""
+    return _quantile(input, q, dim, keepdim, interpolation, out, True, "nanquantile")
+
+
+TENSOR_METHODS = {
+    "var": var, "std": std, "norm": norm, "median": median, "nanmedian": nanmedian,
+    "mode": mode, "quantile": quantile, "nanquantile": nanquantile,
+}
+
+__all__ = ["var", "std", "var_mean", "std_mean", "norm", "median", "nanmedian", "mode",
+           "quantile", "nanquantile"]
