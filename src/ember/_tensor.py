@@ -428,7 +428,8 @@ class Tensor:
         return self._array()
 
     def __array__(self, dtype=None, copy=None):
-        a = self.detach()._array() if self.device.type == "cpu" else self.cpu()._array()
+        # As in PyTorch: the same refusals as numpy() (requires grad, not on the cpu).
+        a = self.numpy()
         if dtype is not None:
             a = a.astype(dtype, copy=False)
         if copy:
@@ -483,7 +484,13 @@ class Tensor:
     def _scalar(self, what: str):
         if numel(self._shape) != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
-        return self.item()
+        v = self.item()
+        if what != "complex" and isinstance(v, complex):
+            if v.imag:
+                c_type = "double" if what == "float" else "int64_t"
+                raise RuntimeError(f"value cannot be converted to type {c_type} without overflow")
+            v = v.real
+        return v
 
     def __iter__(self):
         if not self._shape:
@@ -497,11 +504,14 @@ class Tensor:
         return bool((self == element).any().item())
 
     def __dlpack__(self, stream=None, **kwargs):
+        """Export without copying (NumPy, PyTorch ... read it with their `from_dlpack`)."""
         if self._requires_grad:
             raise RuntimeError(
                 "Can't export tensors that require gradient, use tensor.detach()"
             )
-        return self._array().__dlpack__(**({"stream": stream} if stream is not None else {}))
+        from ._dlpack import export
+
+        return export(self._array(), stream=stream, **kwargs)
 
     def __dlpack_device__(self):
         return (1, 0)

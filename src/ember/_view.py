@@ -85,7 +85,7 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
                 continue
             raise RuntimeError(
                 f"The size of tensor a ({cur}) must match the size of tensor b ({n}) at "
-                f"non-singleton dimension {i}"
+                f"non-singleton dimension {j}"
             )
     return tuple(out)
 

@@ -75,10 +75,10 @@ def cast_array(a: np.ndarray, d: dt.dtype, copy: bool = True) -> np.ndarray:
     """
     if a.dtype == d.np:
         return a.copy(order="K") if copy else a
-    if a.dtype.kind == "c" and not d.is_complex:
-        a = a.real
     if d is dt.bool_:
         return a != 0
+    if a.dtype.kind == "c" and not d.is_complex:
+        a = a.real
     with np.errstate(invalid="ignore", over="ignore"):
         if d.itemsize == 2 and d._kind == 2 and a.dtype != np.float32:
             a = a.astype(np.float32)

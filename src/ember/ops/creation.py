@@ -396,7 +396,9 @@ def from_dlpack(ext) -> Tensor:
     """A tensor sharing memory with any DLPack exporter (NumPy, PyTorch ...)."""
     if isinstance(ext, Tensor):
         return ext
-    arr = np.from_dlpack(ext)
+    from .._dlpack import import_array
+
+    arr = import_array(ext)
     return _share(arr, dt.from_numpy(arr.dtype))
 
 
