@@ -1,4 +1,13 @@
-"""ember.autograd: grad modes, the graph, the backward engine, custom Functions."""
+"""ember.autograd: grad modes, the graph, the backward engine, custom Functions.
+
+- grad_mode: no_grad / enable_grad / set_grad_enabled / inference_mode (thread-local)
+- graph: Node (`grad_fn`), AccumulateGrad, `record` (what every op calls), hooks
+- engine: `backward` and `grad`, the reverse walk over the graph
+- inplace: in-place ops under autograd, CopySlices for writes through views
+- function: `Function`, custom ops with a user-written backward
+- gradcheck / gradgradcheck, functional (jacobian, hessian, vjp, jvp, vhp, hvp),
+  anomaly (detect_anomaly, set_detect_anomaly)
+"""
 
 from .grad_mode import (
     enable_grad,
@@ -8,6 +17,7 @@ from .grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 
 def __getattr__(name):
@@ -19,14 +29,19 @@ def __getattr__(name):
         "backward": ("engine", "backward"),
         "grad": ("engine", "grad"),
         "Function": ("function", "Function"),
-        "gradcheck": ("gradcheck", "gradcheck"),
-        "gradgradcheck": ("gradcheck", "gradgradcheck"),
+        "FunctionCtx": ("function", "FunctionCtx"),
+        "once_differentiable": ("function", "once_differentiable"),
         "set_detect_anomaly": ("anomaly", "set_detect_anomaly"),
         "detect_anomaly": ("anomaly", "detect_anomaly"),
+        "is_anomaly_enabled": ("anomaly", "is_anomaly_enabled"),
+        "is_anomaly_check_nan_enabled": ("anomaly", "is_anomaly_check_nan_enabled"),
         "functional": ("functional", None),
+        "function": ("function", None),
         "graph": ("graph", None),
+        "anomaly_mode": ("anomaly", None),
         "forward_ad": ("forward_ad", None),
         "Variable": ("variable", "Variable"),
+        "variable": ("variable", None),
     }
     if name not in lazy:
         raise AttributeError(f"module 'ember.autograd' has no attribute '{name}'")

@@ -387,10 +387,11 @@ def _inference_save_error() -> RuntimeError:
     )
 
 
-class _Anomaly(grad_mode.threading.local):
-    def __init__(self) -> None:
-        self.enabled = False
-        self.check_nan = True
+class _Anomaly:
+    """Anomaly-mode flags; process-wide, as in PyTorch."""
+
+    enabled = False
+    check_nan = True
 
 
 _anomaly = _Anomaly()
