@@ -1,5 +1,363 @@
-"""(to be filled)"""
+"""Activation functions as elementwise primitives, each with its VJP beside it.
 
-TENSOR_METHODS: dict = {}
+`ember.relu`, `selu`, `celu`, `threshold` (and their `_` forms) are exported
+because `torch.<name>` exists; the others (`gelu`, `silu`, `softplus`, `mish`,
+`hardtanh`, `relu6`, `leaky_relu`, `elu`, `hardsigmoid`, `hardswish`,
+`logsigmoid`, `softsign`, `tanhshrink`) are module-level functions with
+`torch.nn.functional`'s signatures, for `ember.nn.functional` to bind.
+Kernels on float16 / bfloat16 compute in float32 and round once.
+"""
 
-__all__: list = []
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._tensor import Tensor
+from .registry import Primitive, apply, apply_, defvjp
+from .unary import (
+    BOOL_K,
+    COMPLEX_K,
+    INT_K,
+    check_tensor,
+    lowp,
+    not_implemented,
+    unary,
+)
+from .unary_math import _erf64
+
+_SQRT_2_PI = math.sqrt(2 / math.pi)
+_INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _where(cond, a, b):
+    from .ternary import where
+
+    return where(cond, a, b)
+
+
+def _run(prim: Primitive, input: Tensor, inplace: bool, reject, kname: str, **params):
+    """Check the dtype, then run `prim` out of place or into `input`."""
+    check_tensor(input, prim.name)
+    if input._dtype._kind in reject:
+        raise not_implemented(kname, input._dtype)
+    if inplace:
+        return apply_(prim, input, **params)
+    return apply(prim, input, **params)
+
+
+_FLOAT_ONLY = (BOOL_K, INT_K, COMPLEX_K)
+
+
+# --- relu, hardtanh, relu6, threshold (integers allowed) ----------------------------------
+
+def _relu_kernel(a):
+    return np.maximum(a, 0)
+
+
+relu_p = unary("relu", _relu_kernel)
+# NOTE: the derivative at 0 is taken as 0, as in PyTorch (threshold_backward).
+defvjp(relu_p, lambda g, out, x: g * (out > 0), reads=((),), save_output=True)
+
+
+def _no_bool(x, msg: str) -> None:
+    check_tensor(x, "relu")
+    if x._dtype._kind == BOOL_K:
+        raise RuntimeError(msg)
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """max(x, 0) elementwise."""
+    _no_bool(input, "Boolean inputs not supported for relu")
+    return _run(relu_p, input, inplace, (COMPLEX_K,), "clamp_min_scalar_cpu")
+
+
+def relu_(input: Tensor) -> Tensor:
+    return relu(input, inplace=True)
+
+
+def _hardtanh_kernel(a, min_val=-1.0, max_val=1.0):
+    if a.dtype.kind in "iu":
+        lo, hi = math.ceil(min_val), math.floor(max_val)
+        return np.minimum(np.maximum(a, lo), hi).astype(a.dtype)
+    return np.minimum(np.maximum(a, np.asarray(min_val, a.dtype)), np.asarray(max_val, a.dtype))
+
+
+hardtanh_p = unary("hardtanh", _hardtanh_kernel)
+defvjp(hardtanh_p, lambda g, out, x, min_val, max_val: g * ((x > min_val) & (x < max_val)))
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
+             inplace: bool = False) -> Tensor:
+    """x clipped to [min_val, max_val]."""
+    _no_bool(input, "Bool inputs not supported for hardtanh")
+    return _run(hardtanh_p, input, inplace, (COMPLEX_K,), "hardtanh_cpu",
+                min_val=min_val, max_val=max_val)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """min(max(x, 0), 6): hardtanh on [0, 6], as PyTorch computes it."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def _threshold_kernel(a, threshold, value):
+    return np.where(a > threshold, a, np.asarray(value).astype(a.dtype))
+
+
+threshold_p = unary("threshold", _threshold_kernel)
+defvjp(threshold_p, lambda g, out, x, threshold, value: g * (x > threshold))
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """x where x > threshold, else `value`."""
+    return _run(threshold_p, input, inplace, (BOOL_K, COMPLEX_K), "threshold_cpu",
+                threshold=threshold, value=value)
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    return _run(threshold_p, input, True, (BOOL_K, COMPLEX_K), "threshold_cpu",
+                threshold=threshold, value=value)
+
+
+# --- smooth activations -------------------------------------------------------------------
+
+@lowp
+def _gelu_kernel(a, approximate="none"):
+    if approximate == "tanh":
+        return 0.5 * a * (1 + np.tanh(_SQRT_2_PI * (a + 0.044715 * a * a * a)))
+    return (0.5 * a * (1 + _erf64(a * (1 / math.sqrt(2))))).astype(a.dtype)
+
+
+gelu_p = unary("gelu", _gelu_kernel)
+
+
+def _gelu_grad(g, out, x, approximate="none"):
+    if approximate == "tanh":
+        inner = _SQRT_2_PI * (x + 0.044715 * x * x * x)
+        t = inner.tanh()
+        dinner = _SQRT_2_PI * (1 + 3 * 0.044715 * x * x)
+        return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * dinner)
+    cdf = 0.5 * (1 + (x * (1 / math.sqrt(2))).erf())
+    return g * (cdf + x * _INV_SQRT_2PI * (-0.5 * x * x).exp())
+
+
+defvjp(gelu_p, _gelu_grad)
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """x * Phi(x), or its tanh approximation with approximate='tanh'."""
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    return _run(gelu_p, input, False, _FLOAT_ONLY, "GeluKernelImpl", approximate=approximate)
+
+
+def _sigmoid_np(a):
+    e = np.exp(-np.abs(a))
+    return np.where(a < 0, e, 1) / (1 + e)
+
+
+@lowp
+def _silu_kernel(a):
+    return a * _sigmoid_np(a)
+
+
+silu_p = unary("silu", _silu_kernel)
+
+
+def _silu_grad(g, out, x):
+    s = x.sigmoid()
+    return g * s * (1 + x * (1 - s))
+
+
+defvjp(silu_p, _silu_grad)
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * sigmoid(x) (also called swish)."""
+    return _run(silu_p, input, inplace, _FLOAT_ONLY, "silu_cpu")
+
+
+@lowp
+def _softplus_kernel(a, beta=1.0, threshold=20.0):
+    z = a * beta
+    # NOTE: log1p(exp(z)) = max(z, 0) + log1p(exp(-|z|)) never overflows.
+    soft = (np.maximum(z, 0) + np.log1p(np.exp(-np.abs(z)))) / beta
+    return np.where(z > threshold, a, soft)
+
+
+softplus_p = unary("softplus", _softplus_kernel)
+defvjp(softplus_p, lambda g, out, x, beta, threshold: _where(
+    x * beta > threshold, g, g * (x * beta).sigmoid()))
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """log(1 + exp(beta x)) / beta, and x itself where beta x > threshold."""
+    return _run(softplus_p, input, False, _FLOAT_ONLY, "softplus_cpu", beta=beta,
+                threshold=threshold)
+
+
+@lowp
+def _mish_kernel(a):
+    return a * np.tanh(np.maximum(a, 0) + np.log1p(np.exp(-np.abs(a))))
+
+
+mish_p = unary("mish", _mish_kernel)
+
+
+def _mish_grad(g, out, x):
+    t = softplus(x).tanh()
+    return g * (t + x * x.sigmoid() * (1 - t * t))
+
+
+defvjp(mish_p, _mish_grad)
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * tanh(softplus(x))."""
+    return _run(mish_p, input, inplace, _FLOAT_ONLY, "mish_cpu")
+
+
+@lowp
+def _leaky_relu_kernel(a, negative_slope=0.01):
+    return np.where(a > 0, a, a * negative_slope)
+
+
+leaky_relu_p = unary("leaky_relu", _leaky_relu_kernel)
+defvjp(leaky_relu_p, lambda g, out, x, negative_slope: _where(x > 0, g, g * negative_slope))
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """x where x > 0, else negative_slope * x."""
+    return _run(leaky_relu_p, input, inplace, _FLOAT_ONLY, "leaky_relu_cpu",
+                negative_slope=negative_slope)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+# --- the ELU family: scale * (x if x > 0 else alpha * (exp(x * input_scale) - 1)) ----------
+
+@lowp
+def _elu_kernel(a, alpha=1.0, scale=1.0, input_scale=1.0):
+    neg = alpha * np.expm1(np.minimum(a, 0) * input_scale)
+    return scale * np.where(a > 0, a, neg)
+
+
+def _elu_grad(g, out, x, alpha, scale, input_scale):
+    neg = g * (scale * alpha * input_scale) * (x * input_scale).exp()
+    return _where(x > 0, g * scale, neg)
+
+
+elu_p = unary("elu", _elu_kernel)
+defvjp(elu_p, _elu_grad)
+celu_p = unary("celu", _elu_kernel)
+defvjp(celu_p, _elu_grad)
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """x if x > 0 else alpha * (exp(x) - 1)."""
+    return _run(elu_p, input, inplace, _FLOAT_ONLY, "elu_cpu", alpha=alpha, scale=1.0,
+                input_scale=1.0)
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return elu(input, alpha, inplace=True)
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """The self-normalising ELU: scale * elu(x, alpha) with the fixed SELU constants."""
+    return _run(elu_p, input, inplace, _FLOAT_ONLY, "elu_cpu", alpha=SELU_ALPHA,
+                scale=SELU_SCALE, input_scale=1.0)
+
+
+def selu_(input: Tensor) -> Tensor:
+    return selu(input, inplace=True)
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError")
+    return _run(celu_p, input, inplace, _FLOAT_ONLY, "elu_cpu", alpha=alpha, scale=1.0,
+                input_scale=1.0 / alpha)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return celu(input, alpha, inplace=True)
+
+
+# --- hard approximations ---------------------------------------------------------------
+
+@lowp
+def _hardsigmoid_kernel(a):
+    return np.minimum(np.maximum(a + 3, 0), 6) / 6
+
+
+hardsigmoid_p = unary("hardsigmoid", _hardsigmoid_kernel)
+defvjp(hardsigmoid_p, lambda g, out, x: g * ((x > -3) & (x < 3)) / 6)
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """relu6(x + 3) / 6."""
+    return _run(hardsigmoid_p, input, inplace, _FLOAT_ONLY, "hardsigmoid_cpu")
+
+
+@lowp
+def _hardswish_kernel(a):
+    return a * np.minimum(np.maximum(a + 3, 0), 6) / 6
+
+
+hardswish_p = unary("hardswish", _hardswish_kernel)
+# NOTE: PyTorch's backward: 0 below -3, g above 3, g * (x / 3 + 0.5) on [-3, 3] (ends included).
+defvjp(hardswish_p, lambda g, out, x: _where(
+    x < -3, g * 0, _where(x <= 3, g * (x / 3 + 0.5), g)))
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * relu6(x + 3) / 6."""
+    return _run(hardswish_p, input, inplace, _FLOAT_ONLY, "hardswish_cpu")
+
+
+@lowp
+def _logsigmoid_kernel(a):
+    return np.minimum(a, 0) - np.log1p(np.exp(-np.abs(a)))
+
+
+logsigmoid_p = unary("log_sigmoid", _logsigmoid_kernel, grad_name="LogSigmoidBackward0")
+defvjp(logsigmoid_p, lambda g, out, x: g * (-x).sigmoid())
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """log(sigmoid(x)), without overflow for large |x|."""
+    return _run(logsigmoid_p, input, False, _FLOAT_ONLY, "log_sigmoid_cpu")
+
+
+def softsign(input: Tensor) -> Tensor:
+    """x / (1 + |x|) (a composite, as in PyTorch)."""
+    return input / (1 + input.abs())
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """x - tanh(x) (a composite, as in PyTorch)."""
+    return input - input.tanh()
+
+
+def _method(fn):
+    def method(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+
+    method.__name__ = fn.__name__
+    return method
+
+
+TENSOR_METHODS = {"relu": _method(relu), "relu_": relu_}
+
+__all__ = ["relu", "relu_", "selu", "selu_", "celu", "celu_", "threshold", "threshold_"]

@@ -1,8 +1,9 @@
-"""Binary arithmetic: add, sub, mul, div, pow and friends, with their VJPs.
+"""Binary arithmetic: add, sub, mul, div, pow and the comparisons, with their VJPs.
 
 Each public function promotes its operands by PyTorch's rules (`binary_operands`)
 and calls one primitive. Broadcasting needs nothing here: the engine sums a
 gradient back to its input's shape in one place (`autograd.engine._fit`).
+The Python operators bound onto Tensor go straight to these functions.
 """
 
 from __future__ import annotations
@@ -11,12 +12,44 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor
-from ._common import binary_operands, elementwise_meta, is_scalar, type_name, write_out
+from ._common import binary_operands, elementwise_meta, fit_scalar, is_scalar, type_name
+from ._common import write_out as _write_out
 from .registry import Primitive, apply, apply_, defvjp, nondifferentiable
+
+_F32 = np.dtype(np.float32)
 
 
 def _binary(name: str, kernel, grad_name: str | None = None) -> Primitive:
     return Primitive(name, kernel, elementwise_meta, grad_name=grad_name)
+
+
+def _cj(x):
+    """Conjugate of a complex tensor operand (VJPs multiply by conjugate derivatives)."""
+    if isinstance(x, Tensor) and x._dtype.is_complex:
+        return x.conj()
+    return x
+
+
+def lowp2(fn):
+    """Binary kernel that computes float16 / bfloat16 in float32 and rounds once."""
+    def kernel(a, b, **params):
+        d = a.dtype if isinstance(a, np.ndarray) else b.dtype
+        if d.itemsize == 2 and d.kind in "fV":
+            a = a.astype(_F32) if isinstance(a, np.ndarray) else a
+            b = b.astype(_F32) if isinstance(b, np.ndarray) else b
+            return np.asarray(fn(a, b, **params)).astype(d)
+        return fn(a, b, **params)
+
+    kernel.__name__ = getattr(fn, "__name__", "kernel")
+    return kernel
+
+
+def tensor_dtype(x) -> dt.dtype | None:
+    return x._dtype if isinstance(x, Tensor) else None
+
+
+def not_implemented(kname: str, d: dt.dtype) -> NotImplementedError:
+    return NotImplementedError(f'"{kname}" not implemented for \'{type_name(d)}\'')
 
 
 # --- add / sub / mul / div ----------------------------------------------------
@@ -28,100 +61,149 @@ sub_p = _binary("sub", np.subtract)
 defvjp(sub_p, lambda g, out, a, b: g, lambda g, out, a, b: -g, reads=((), ()))
 
 mul_p = _binary("mul", np.multiply)
-defvjp(mul_p, lambda g, out, a, b: g * _conj(b), lambda g, out, a, b: g * _conj(a),
+defvjp(mul_p, lambda g, out, a, b: g * _cj(b), lambda g, out, a, b: g * _cj(a),
        reads=((1,), (0,)))
 
 div_p = _binary("div", np.true_divide)
-defvjp(div_p, lambda g, out, a, b: g / _conj(b), lambda g, out, a, b: -g * _conj(a / (b * b)),
+defvjp(div_p, lambda g, out, a, b: g / _cj(b), lambda g, out, a, b: -g * _cj(a / (b * b)),
        reads=((1,), (0, 1)))
 
 
-def _conj(x):
-    if isinstance(x, Tensor) and x._dtype.is_complex:
-        return x.conj()
-    return x
-
-
-def _alpha_check(alpha, d: dt.dtype) -> None:
-    if alpha != 1:
-        if d._kind < 2 and not isinstance(alpha, (int, np.integer)):
-            raise RuntimeError(
-                "For integral input tensors, argument alpha must not be a floating point number."
-            )
-        if d is dt.bool_ and not isinstance(alpha, bool):
-            raise RuntimeError("Boolean alpha only supported for Boolean results.")
+def _scale(b, alpha, d: dt.dtype):
+    """`alpha * b` for add/sub's `alpha=`, checked and computed in the result dtype `d`."""
+    if d._kind < 2 and isinstance(alpha, (float, complex, np.floating)):
+        raise RuntimeError(
+            "For integral input tensors, argument alpha must not be a floating point number."
+        )
+    if d._kind < 3 and isinstance(alpha, complex):
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a "
+                           "complex number.")
+    if d is dt.bool_:
+        alpha = bool(alpha)
+    if isinstance(b, Tensor):
+        return mul(b, fit_scalar(alpha, d))
+    return b * alpha
 
 
 def add(input, other, *, alpha=1, out=None) -> Tensor:
+    """input + alpha * other, with broadcasting and type promotion."""
+    a, b, d = binary_operands(input, other)
     if alpha != 1:
-        other = mul(other, alpha)
-    a, b, d = binary_operands(input, other)
-    return write_out(apply(add_p, a, b), out)
+        b = _scale(b, alpha, d)
+    r = apply(add_p, a, b)
+    return r if out is None else _write_out(r, out)
 
 
-def sub(input, other, *, alpha=1, out=None) -> Tensor:
-    a, b, d = binary_operands(input, other)
-    if d is dt.bool_:
+def _sub_bool_check(input, other) -> None:
+    ba = tensor_dtype(input) is dt.bool_ or isinstance(input, (bool, np.bool_))
+    bb = tensor_dtype(other) is dt.bool_ or isinstance(other, (bool, np.bool_))
+    if ba and bb:
         raise RuntimeError(
             "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
             "or `logical_xor()` operator instead."
         )
+    if ba or bb:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+            "trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+
+
+def sub(input, other, *, alpha=1, out=None) -> Tensor:
+    """input - alpha * other; bool operands are refused, as in PyTorch."""
+    a, b, d = binary_operands(input, other)
+    if d is dt.bool_ or a is not input or b is not other:
+        _sub_bool_check(input, other)
     if alpha != 1:
-        _alpha_check(alpha, d)
-        b = mul(b, alpha)
-    return write_out(apply(sub_p, a, b), out)
+        b = _scale(b, alpha, d)
+    r = apply(sub_p, a, b)
+    return r if out is None else _write_out(r, out)
 
 
 subtract = sub
 
 
 def rsub(input, other, *, alpha=1) -> Tensor:
-    return sub(other, input, alpha=alpha)
+    """other - alpha * input."""
+    _sub_bool_check(input, other)
+    a, b, d = binary_operands(input, other)
+    return sub(b, _scale(a, alpha, d) if alpha != 1 else a)
 
 
 def mul(input, other, *, out=None) -> Tensor:
+    """input * other, with broadcasting and type promotion."""
     a, b, d = binary_operands(input, other)
-    return write_out(apply(mul_p, a, b), out)
+    r = apply(mul_p, a, b)
+    return r if out is None else _write_out(r, out)
 
 
 multiply = mul
 
-floor_divide_p = _binary("floor_divide", np.floor_divide, grad_name="DivBackward0")
-defvjp(floor_divide_p, lambda g, out, a, b: g * 0, lambda g, out, a, b: g * 0, reads=((), ()))
-trunc_divide_p = _binary("trunc_divide", lambda a, b: np.trunc(np.true_divide(a, b)).astype(
-    np.result_type(a, b)), grad_name="DivBackward0")
-defvjp(trunc_divide_p, lambda g, out, a, b: g * 0, lambda g, out, a, b: g * 0, reads=((), ()))
+
+def _trunc_div_kernel(a, b):
+    if np.result_type(a, b).kind in "iu":
+        q = np.floor_divide(a, b)
+        # Floor and truncation differ only for inexact negative quotients.
+        return np.where((q < 0) & (q * b != a), q + 1, q)
+    return np.trunc(np.true_divide(a, b))
 
 
-def _int_zero_check(b) -> None:
+floor_div_p = _binary("div_floor", lowp2(np.floor_divide), grad_name="DivBackward2")
+defvjp(floor_div_p, lambda g, out, a, b: g * 0, lambda g, out, a, b: g * 0, reads=((), ()))
+trunc_div_p = _binary("div_trunc", lowp2(_trunc_div_kernel), grad_name="DivBackward2")
+defvjp(trunc_div_p, lambda g, out, a, b: g * 0, lambda g, out, a, b: g * 0, reads=((), ()))
+floor_divide_p = _binary("floor_divide", lowp2(np.floor_divide), grad_name="NotImplemented")
+
+
+def _floor_divide_grad(g, out, a, b):
+    raise RuntimeError("the derivative for 'floor_divide' is not implemented.")
+
+
+defvjp(floor_divide_p, _floor_divide_grad, _floor_divide_grad, reads=((), ()))
+
+
+def int_zero_check(b, d: dt.dtype) -> None:
+    """Integer division (and remainder) by zero raises, as PyTorch's CPU kernels do."""
+    if d._kind >= 2:
+        return
     if isinstance(b, Tensor):
-        if b.device.type == "cpu" and not b._dtype.is_floating_point and \
-                not b._dtype.is_complex and bool((b._array() == 0).any()):
+        if b.device.type == "cpu" and not b._array().all():
             raise RuntimeError("ZeroDivisionError")
     elif b == 0:
         raise RuntimeError("ZeroDivisionError")
 
 
+def _int_to_float(x, d: dt.dtype):
+    if d._kind >= 2:
+        return x, d
+    fd = dt.get_default_dtype()
+    return (x.to(fd) if isinstance(x, Tensor) else x), fd
+
+
 def div(input, other, *, rounding_mode=None, out=None) -> Tensor:
+    """input / other: true division, or rounded with rounding_mode 'trunc' / 'floor'."""
     a, b, d = binary_operands(input, other)
     if rounding_mode is None:
         if d._kind < 2:
-            fd = dt.get_default_dtype()
-            a = a.to(fd) if isinstance(a, Tensor) else a
-            b = b.to(fd) if isinstance(b, Tensor) else b
-        return write_out(apply(div_p, a, b), out)
+            a, _ = _int_to_float(a, d)
+            b, _ = _int_to_float(b, d)
+        r = apply(div_p, a, b)
+        return r if out is None else _write_out(r, out)
+    return _write_out(apply(_rounded_div_prim(rounding_mode, d, b), a, b), out)
+
+
+def _rounded_div_prim(rounding_mode, d: dt.dtype, b) -> Primitive:
     if rounding_mode not in ("trunc", "floor"):
         raise RuntimeError(
             "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
             f"'{rounding_mode}'"
         )
-    if d._kind < 2:
-        _int_zero_check(b)
     if d is dt.bool_:
-        raise RuntimeError(f"\"{'div_floor' if rounding_mode == 'floor' else 'div_trunc'}_cpu\""
-                           " not implemented for 'Bool'")
-    prim = floor_divide_p if rounding_mode == "floor" else trunc_divide_p
-    return write_out(apply(prim, a, b), out)
+        raise not_implemented(f"div_{rounding_mode}_cpu", d)
+    if d._kind == 3:
+        raise not_implemented(f"div_{rounding_mode}_cpu", d)
+    int_zero_check(b, d)
+    return floor_div_p if rounding_mode == "floor" else trunc_div_p
 
 
 divide = div
@@ -132,26 +214,69 @@ def true_divide(input, other, *, out=None) -> Tensor:
 
 
 def floor_divide(input, other, *, out=None) -> Tensor:
-    return div(input, other, rounding_mode="floor", out=out)
+    """Floor of input / other (integers stay integers); has no derivative, as in PyTorch."""
+    a, b, d = binary_operands(input, other)
+    _rounded_div_prim("floor", d, b)
+    return _write_out(apply(floor_divide_p, a, b), out)
 
 
 # --- pow --------------------------------------------------------------------
 
+def _float_pow_scalar(a, e: float):
+    # NOTE: NumPy's generic float pow is ~250x slower than multiplication; PyTorch itself
+    # special-cases 2, 3, 0.5, -0.5, -1, -2, and small integer powers go by squaring in
+    # float64 here (one rounding to float32, as std::pow would give).
+    if e == 2:
+        return a * a
+    if e == 3:
+        return a * a * a
+    if e == 0.5:
+        return np.sqrt(a)
+    if e == -0.5:
+        return 1 / np.sqrt(a)
+    if e == -1:
+        return 1 / a
+    if e == -2:
+        return 1 / (a * a)
+    if e.is_integer() and abs(e) <= 16 and a.dtype.kind == "f":
+        x = a.astype(np.float64)
+        acc = np.ones_like(x)
+        n = int(abs(e))
+        while n:
+            if n & 1:
+                acc *= x
+            n >>= 1
+            if n:
+                x = x * x
+        return (1 / acc if e < 0 else acc).astype(a.dtype)
+    return np.power(a, e)
+
+
+def _int_pow(a, b):
+    """Integer pow with PyTorch's answer for negative exponents: 1, +-1 or 0."""
+    b_arr = np.asarray(b)
+    neg = b_arr < 0
+    if not neg.any():
+        return np.power(a, b)
+    res = np.power(a, np.where(neg, 0, b_arr).astype(b_arr.dtype))
+    odd = (b_arr % 2) != 0
+    special = np.where(np.equal(a, 1), 1, np.where(np.equal(a, -1), np.where(odd, -1, 1), 0))
+    return np.where(neg, special, res).astype(res.dtype)
+
+
 def _pow_kernel(a, b):
-    # NOTE: NumPy's generic float pow is ~250x slower than repeated multiplication
-    # for small integral exponents, which models use constantly (x ** 2).
-    if not isinstance(b, np.ndarray) and isinstance(a, np.ndarray):
-        if b == 2:
-            return a * a
-        if b == 3:
-            return a * a * a
-        if b == 1:
-            return a.copy()
-        if b == 0.5 and a.dtype.kind == "f":
-            return np.sqrt(a)
-        if b == -1 and a.dtype.kind in "fc":
-            return np.reciprocal(a)
-    return np.power(a, b)
+    if isinstance(a, np.ndarray) and not isinstance(b, np.ndarray):
+        d = a.dtype
+        if d.kind in "fV" or d.kind == "c":
+            if d.itemsize == 2:
+                return _float_pow_scalar(a.astype(_F32), float(b)).astype(d)
+            if d.kind == "c" or isinstance(b, complex):
+                return np.power(a, b)
+            return _float_pow_scalar(a, float(b))
+        return np.power(a, b)
+    if np.result_type(a, b).kind in "iu":
+        return _int_pow(a, b)
+    return lowp2(np.power)(a, b)
 
 
 pow_p = Primitive("pow", _pow_kernel, elementwise_meta)
@@ -161,55 +286,78 @@ def _pow_grad_base(g, out, a, b):
     if not isinstance(b, Tensor):
         if b == 0:
             return g * 0
-        return g * b * a ** (b - 1)
-    return g * b * _where_zero_exp(a, b)
-
-
-def _where_zero_exp(a, b):
-    # d/da a**b = b * a**(b-1); where b == 0 it is 0, even at a == 0.
+        return g * _cj(b * a ** (b - 1))
     from .ternary import where
 
-    return where(b == 0, 0.0, a ** (b - 1))
+    return where(b == 0, 0.0, g * _cj(b * a ** (b - 1)))
 
 
 def _pow_grad_exp(g, out, a, b):
     from .ternary import where
 
-    if not isinstance(a, Tensor):
-        return g * out * float(np.log(a)) if a > 0 else where(out == 0, 0.0, g * out * np.log(a))
-    return where((a == 0) & (b >= 0), 0.0, g * out * a.log())
+    if isinstance(a, Tensor):
+        return where((a == 0) & (b >= 0), 0.0, g * _cj(out * a.log()))
+    # A number as the base: log(a) is a constant (-inf at 0, NaN below 0 for real results).
+    log_a = complex(np.log(complex(a))) if out._dtype.is_complex else float(np.log(float(a)))
+    grad = g * _cj(out * log_a)
+    return where(b >= 0, 0.0, grad) if a == 0 else grad
 
 
 defvjp(pow_p, _pow_grad_base, _pow_grad_exp, save_output=True)
 
 
-def pow(input, exponent, *, out=None) -> Tensor:
-    a, b, d = binary_operands(input, exponent)
-    if d._kind == 1:
-        neg = (b < 0) if is_scalar(b) else (
-            b.device.type == "cpu" and bool((b._array() < 0).any()))
-        if neg:
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
+def _pow_checks(a, b, d: dt.dtype):
+    """PyTorch's refusals and bool handling; returns the operands to run."""
+    if d._kind == 1 and is_scalar(b) and b < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
     if d is dt.bool_:
-        a = a.to(dt.int64) if isinstance(a, Tensor) else a
-        b = b.to(dt.int64) if isinstance(b, Tensor) else b
-        return write_out(apply(pow_p, a, b).to(dt.bool_ if False else dt.int64), out)
-    return write_out(apply(pow_p, a, b), out)
+        if isinstance(a, Tensor) and isinstance(b, Tensor):
+            raise not_implemented("pow", d)
+        a = a.to(dt.int64) if isinstance(a, Tensor) else int(a)
+        b = b.to(dt.int64) if isinstance(b, Tensor) else int(b)
+        if is_scalar(b) and b < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+    return a, b
+
+
+def pow(input, exponent, *, out=None) -> Tensor:  # noqa: A001
+    """input ** exponent elementwise (a tensor or a number on either side)."""
+    a, b, d = binary_operands(input, exponent)
+    if d._kind < 2:
+        a, b = _pow_checks(a, b, d)
+    return _write_out(apply(pow_p, a, b), out)
 
 
 def float_power(input, exponent, *, out=None) -> Tensor:
-    target = dt.complex128 if any(
-        (isinstance(x, Tensor) and x._dtype.is_complex) or isinstance(x, complex)
-        for x in (input, exponent)) else dt.float64
+    """pow computed in float64 (complex128 if either side is complex)."""
+    target = _float_power_dtype(input, exponent)
     a = input.to(target) if isinstance(input, Tensor) else input
     b = exponent.to(target) if isinstance(exponent, Tensor) else exponent
-    return pow(a, b, out=out)
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        raise TypeError("float_power(): expected a Tensor operand")
+    if isinstance(b, bool):
+        b = int(b)
+    return _write_out(apply(pow_p, *binary_operands(a, b)[:2]), out)
+
+
+def _float_power_dtype(*xs) -> dt.dtype:
+    cplx = any(isinstance(x, complex) or (isinstance(x, Tensor) and x._dtype.is_complex)
+               for x in xs)
+    return dt.complex128 if cplx else dt.float64
+
+
+def float_power_(self: Tensor, exponent) -> Tensor:
+    target = _float_power_dtype(self, exponent)
+    if self._dtype is not target:
+        raise RuntimeError(f"the base given to float_power_ has dtype {type_name(self._dtype)} "
+                           f"but the operation's result requires dtype {type_name(target)}")
+    return pow_(self, exponent.to(target) if isinstance(exponent, Tensor) else exponent)
 
 
 # --- comparisons (not differentiable) --------------------------------------------
 
 def _compare(name: str, kernel) -> Primitive:
-    prim = Primitive(name, kernel, lambda *a: elementwise_meta(*a, dtype=dt.bool_))
+    prim = Primitive(name, lowp2(kernel), lambda *a: elementwise_meta(*a, dtype=dt.bool_))
     nondifferentiable(prim)
     return prim
 
@@ -220,12 +368,15 @@ lt_p = _compare("lt", np.less)
 le_p = _compare("le", np.less_equal)
 gt_p = _compare("gt", np.greater)
 ge_p = _compare("ge", np.greater_equal)
+_ORDERED = {lt_p, le_p, gt_p, ge_p}
 
 
 def _comparison(prim):
     def compare(input, other, *, out=None) -> Tensor:
-        a, b, _ = binary_operands(input, other)
-        return write_out(apply(prim, a, b), out)
+        a, b, d = binary_operands(input, other)
+        if d._kind == 3 and prim in _ORDERED:
+            raise not_implemented(f"{prim.name}_cpu", d)
+        return _write_out(apply(prim, a, b), out)
 
     compare.__name__ = prim.name
     compare.__doc__ = f"Elementwise `{prim.name}` as a bool tensor, with broadcasting."
@@ -245,6 +396,8 @@ not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
 
 def inplace_operand(self: Tensor, other):
     """`other` ready to combine into `self` in place; RuntimeError if the result can't be cast."""
+    if other.__class__ is Tensor and other._dtype is self._dtype:
+        return other
     d = dt.result_type(self, other)
     if not dt.can_cast(d, self._dtype):
         raise RuntimeError(
@@ -255,25 +408,22 @@ def inplace_operand(self: Tensor, other):
         if other._dtype is not d and d is not self._dtype:
             other = other.to(d)
         return other
-    from ._common import fit_scalar
-
+    if not is_scalar(other):
+        raise TypeError(f"expected a Tensor or a number, got {type(other).__name__}")
     return fit_scalar(other, d if d._kind >= self._dtype._kind else self._dtype)
 
 
 def add_(self: Tensor, other, *, alpha=1) -> Tensor:
     if alpha != 1:
-        other = mul(other, alpha)
+        other = _scale(other, alpha, dt.result_type(self, other))
     return apply_(add_p, self, inplace_operand(self, other))
 
 
 def sub_(self: Tensor, other, *, alpha=1) -> Tensor:
-    if self._dtype is dt.bool_:
-        raise RuntimeError(
-            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
-            "trying to invert a mask, use the `~` or `logical_not()` operator instead."
-        )
+    if self._dtype is dt.bool_ or tensor_dtype(other) is dt.bool_ or isinstance(other, bool):
+        _sub_bool_check(self, other)
     if alpha != 1:
-        other = mul(other, alpha)
+        other = _scale(other, alpha, dt.result_type(self, other))
     return apply_(sub_p, self, inplace_operand(self, other))
 
 
@@ -285,61 +435,84 @@ def div_(self: Tensor, other, *, rounding_mode=None) -> Tensor:
     if rounding_mode is None:
         if self._dtype._kind < 2:
             raise RuntimeError(
-                f"result type Float can't be cast to the desired output type "
-                f"{type_name(self._dtype)}"
+                f"result type {type_name(dt.get_default_dtype())} can't be cast to the desired "
+                f"output type {type_name(self._dtype)}"
             )
         return apply_(div_p, self, inplace_operand(self, other))
-    prim = floor_divide_p if rounding_mode == "floor" else trunc_divide_p
-    if self._dtype._kind < 2:
-        _int_zero_check(other)
-    return apply_(prim, self, inplace_operand(self, other))
+    b = inplace_operand(self, other)
+    return apply_(_rounded_div_prim(rounding_mode, dt.result_type(self, other), b), self, b)
 
 
-def pow_(self: Tensor, exponent) -> Tensor:
-    return apply_(pow_p, self, inplace_operand(self, exponent))
+def true_divide_(self: Tensor, other) -> Tensor:
+    return div_(self, other)
 
 
 def floor_divide_(self: Tensor, other) -> Tensor:
-    return div_(self, other, rounding_mode="floor")
+    b = inplace_operand(self, other)
+    _rounded_div_prim("floor", dt.result_type(self, other), b)
+    return apply_(floor_divide_p, self, b)
 
 
-def _inplace_cmp(prim):
+def pow_(self: Tensor, exponent) -> Tensor:
+    b = inplace_operand(self, exponent)
+    if self._dtype._kind < 2:
+        _pow_checks(self, b, self._dtype)
+    return apply_(pow_p, self, b)
+
+
+def _inplace_cmp(prim, fn):
     def compare_(self: Tensor, other) -> Tensor:
-        return apply_(prim, self, inplace_operand(self, other) if isinstance(other, Tensor)
-                      else other)
+        fn(self, other)  # the same checks as out of place
+        if isinstance(other, Tensor) and other._dtype is not self._dtype:
+            other = other.to(dt.result_type(self, other))
+        return apply_(prim, self, other)
 
     compare_.__name__ = prim.name + "_"
     return compare_
 
 
-eq_, ne_, lt_, le_, gt_, ge_ = (_inplace_cmp(p) for p in (eq_p, ne_p, lt_p, le_p, gt_p, ge_p))
+eq_, ne_, lt_, le_, gt_, ge_ = (_inplace_cmp(p, f) for p, f in (
+    (eq_p, eq), (ne_p, ne), (lt_p, lt), (le_p, le), (gt_p, gt), (ge_p, ge)))
 
 
 # --- Python operators -------------------------------------------------------------
 
-def _reflected(fn):
+def forward_op(fn):
+    """`tensor <op> other`: NotImplemented for operands ember cannot combine."""
     def op(self, other):
         if not isinstance(other, Tensor) and not is_scalar(other):
+            return NotImplemented
+        return fn(self, other)
+
+    op.__name__ = f"__{fn.__name__}__"
+    return op
+
+
+def reflected_op(fn):
+    """`other <op> tensor` (Python calls `tensor.__r<op>__(other)`)."""
+    def op(self, other):
+        if not is_scalar(other):
             return NotImplemented
         return fn(other, self)
 
+    op.__name__ = f"__r{fn.__name__}__"
     return op
 
 
-def _forward(fn):
-    def op(self, other):
-        if not isinstance(other, Tensor) and not is_scalar(other):
-            return NotImplemented
-        return fn(self, other)
+def _add_op(self, other):
+    try:
+        a, b, _ = binary_operands(self, other)
+    except TypeError:
+        return NotImplemented
+    return apply(add_p, a, b)
 
-    return op
 
-
-def _iop(fn):
-    def op(self, other):
-        return fn(self, other)
-
-    return op
+def _mul_op(self, other):
+    try:
+        a, b, _ = binary_operands(self, other)
+    except TypeError:
+        return NotImplemented
+    return apply(mul_p, a, b)
 
 
 TENSOR_METHODS = {
@@ -348,19 +521,19 @@ TENSOR_METHODS = {
     "float_power": float_power, "eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge,
     "not_equal": ne, "less": lt, "less_equal": le, "greater": gt, "greater_equal": ge,
     "add_": add_, "sub_": sub_, "subtract_": sub_, "mul_": mul_, "multiply_": mul_,
-    "div_": div_, "divide_": div_, "true_divide_": div_, "pow_": pow_,
-    "floor_divide_": floor_divide_, "eq_": eq_, "ne_": ne_, "lt_": lt_, "le_": le_,
-    "gt_": gt_, "ge_": ge_,
-    "__add__": _forward(add), "__radd__": _reflected(add),
-    "__sub__": _forward(sub), "__rsub__": _reflected(sub),
-    "__mul__": _forward(mul), "__rmul__": _reflected(mul),
-    "__truediv__": _forward(div), "__rtruediv__": _reflected(div),
-    "__floordiv__": _forward(floor_divide), "__rfloordiv__": _reflected(floor_divide),
-    "__pow__": _forward(pow), "__rpow__": _reflected(pow),
-    "__iadd__": _iop(add_), "__isub__": _iop(sub_), "__imul__": _iop(mul_),
-    "__itruediv__": _iop(div_), "__ifloordiv__": _iop(floor_divide_), "__ipow__": _iop(pow_),
-    "__eq__": _forward(eq), "__ne__": _forward(ne), "__lt__": _forward(lt),
-    "__le__": _forward(le), "__gt__": _forward(gt), "__ge__": _forward(ge),
+    "div_": div_, "divide_": div_, "true_divide_": true_divide_, "pow_": pow_,
+    "float_power_": float_power_, "floor_divide_": floor_divide_, "eq_": eq_, "ne_": ne_,
+    "lt_": lt_, "le_": le_, "gt_": gt_, "ge_": ge_, "not_equal_": ne_, "less_": lt_,
+    "less_equal_": le_, "greater_": gt_, "greater_equal_": ge_,
+    "__add__": _add_op, "__radd__": _add_op, "__sub__": forward_op(sub),
+    "__rsub__": reflected_op(sub), "__mul__": _mul_op, "__rmul__": _mul_op,
+    "__truediv__": forward_op(div), "__rtruediv__": reflected_op(div),
+    "__floordiv__": forward_op(floor_divide), "__rfloordiv__": reflected_op(floor_divide),
+    "__pow__": forward_op(pow), "__rpow__": reflected_op(pow),
+    "__iadd__": add_, "__isub__": sub_, "__imul__": mul_, "__itruediv__": div_,
+    "__ifloordiv__": floor_divide_, "__ipow__": pow_,
+    "__eq__": forward_op(eq), "__ne__": forward_op(ne), "__lt__": forward_op(lt),
+    "__le__": forward_op(le), "__gt__": forward_op(gt), "__ge__": forward_op(ge),
 }
 
 __all__ = [

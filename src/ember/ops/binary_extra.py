@@ -1,5 +1,369 @@
-"""(to be filled)"""
+"""More binary ops: remainder/fmod, atan2/hypot, maximum/minimum/fmax/fmin, closeness,
+logical and bitwise ops with shifts, and their Python operators (%, &, |, ^, <<, >>).
 
-TENSOR_METHODS: dict = {}
+Same pattern as `binary.py`: promote with `binary_operands`, run one primitive,
+derivative registered right below it.
+"""
 
-__all__: list = []
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype as dt
+from .._tensor import Tensor
+from ._common import binary_operands, elementwise_meta, to_float, type_name, write_out
+from .binary import (
+    forward_op,
+    inplace_operand,
+    int_zero_check,
+    lowp2,
+    not_implemented,
+    reflected_op,
+)
+from .registry import Primitive, apply, apply_, defvjp, nondifferentiable
+
+
+def _binary(name: str, kernel, grad_name: str | None = None) -> Primitive:
+    return Primitive(name, kernel, elementwise_meta, grad_name=grad_name)
+
+
+def _where(cond, a, b):
+    from .ternary import where
+
+    return where(cond, a, b)
+
+
+def _need_tensor(x, fname: str, pos: int, argname: str) -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be Tensor, not "
+                        f"{type(x).__name__}")
+
+
+def _refuse(d: dt.dtype, kinds, kname: str) -> None:
+    if d._kind in kinds:
+        raise not_implemented(kname, d)
+
+
+def _api(prim: Primitive, prepare, doc: str):
+    """Function `op(input, other, *, out=None)` and method `op_(self, other)` for `prim`.
+
+    `prepare(input, other)` checks and promotes, returning the operands the kernel gets.
+    """
+    def op(input, other, *, out=None) -> Tensor:
+        return write_out(apply(prim, *prepare(input, other)), out)
+
+    def op_(self: Tensor, other) -> Tensor:
+        a, b = prepare(self, other)
+        return apply_(prim, self, inplace_operand(self, b))
+
+    op.__name__, op_.__name__ = prim.name, prim.name + "_"
+    op.__doc__ = op_.__doc__ = doc
+    return op, op_
+
+
+# --- remainder and fmod -------------------------------------------------------------------
+
+remainder_p = _binary("remainder", lowp2(np.remainder))
+defvjp(remainder_p, lambda g, out, a, b: g,
+       lambda g, out, a, b: -g * a.div(b, rounding_mode="floor"), reads=((), (0, 1)))
+
+fmod_p = _binary("fmod", lowp2(np.fmod))
+defvjp(fmod_p, lambda g, out, a, b: g,
+       lambda g, out, a, b: -g * a.div(b, rounding_mode="trunc"), reads=((), (0, 1)))
+
+
+def _modulo_operands(kname: str):
+    def prepare(input, other):
+        a, b, d = binary_operands(input, other)
+        _refuse(d, (0, 3), kname)
+        int_zero_check(b, d)
+        return a, b
+
+    return prepare
+
+
+remainder, remainder_ = _api(remainder_p, _modulo_operands("remainder_cpu"),
+                             "Python's modulus: the result has the sign of `other`.")
+_fmod, fmod_ = _api(fmod_p, _modulo_operands("fmod_cpu"),
+                    "C's fmod: the result has the sign of `input`.")
+
+
+def fmod(input: Tensor, other, *, out=None) -> Tensor:
+    """C's fmod: the result has the sign of `input`."""
+    _need_tensor(input, "fmod", 1, "input")
+    return _fmod(input, other, out=out)
+
+
+# --- atan2 and hypot ----------------------------------------------------------------------
+
+atan2_p = _binary("atan2", lowp2(np.arctan2))
+defvjp(atan2_p, lambda g, out, a, b: g * b / (a * a + b * b),
+       lambda g, out, a, b: -g * a / (a * a + b * b))
+
+hypot_p = _binary("hypot", lowp2(np.hypot))
+defvjp(hypot_p, lambda g, out, a, b: g * a / out, lambda g, out, a, b: g * b / out,
+       reads=((0,), (1,)), save_output=True)
+
+
+def _atan2_operands(input, other):
+    _need_tensor(input, "atan2", 1, "input")
+    _need_tensor(other, "atan2", 2, "other")
+    a, b, d = binary_operands(input, other)
+    _refuse(d, (3,), "atan2_cpu")
+    return to_float(a), to_float(b)
+
+
+def _hypot_operands(input, other):
+    _need_tensor(input, "hypot", 1, "input")
+    _need_tensor(other, "hypot", 2, "other")
+    a, b, d = binary_operands(input, other)
+    _refuse(d, (0, 1, 3), "hypot_cpu")
+    return a, b
+
+
+atan2, atan2_ = _api(atan2_p, _atan2_operands, "The angle of (other, input), in (-pi, pi].")
+hypot, hypot_ = _api(hypot_p, _hypot_operands, "sqrt(input**2 + other**2) without overflow.")
+arctan2, arctan2_ = atan2, atan2_
+
+
+# --- maximum, minimum, fmax, fmin ------------------------------------------------------------
+
+maximum_p = _binary("maximum", np.maximum)
+minimum_p = _binary("minimum", np.minimum)
+fmax_p = _binary("fmax", np.fmax)
+fmin_p = _binary("fmin", np.fmin)
+
+
+def _extreme_grads(prim, beats):
+    """maximum/minimum: the winner gets the gradient, a tie splits it (PyTorch's rule)."""
+    def grad_a(g, out, a, b):
+        return _where(a == b, g / 2, g * beats(a, b))
+
+    def grad_b(g, out, a, b):
+        return _where(a == b, g / 2, g * beats(b, a))
+
+    defvjp(prim, grad_a, grad_b)
+
+
+_extreme_grads(maximum_p, lambda x, y: x > y)
+_extreme_grads(minimum_p, lambda x, y: x < y)
+# NOTE: fmax/fmin give ties and NaN-in-other to `input`, as PyTorch's formulas do.
+defvjp(fmax_p, lambda g, out, a, b: g * ((a >= b) | b.isnan()),
+       lambda g, out, a, b: g * ~((a >= b) | b.isnan()))
+defvjp(fmin_p, lambda g, out, a, b: g * ((a <= b) | b.isnan()),
+       lambda g, out, a, b: g * ~((a <= b) | b.isnan()))
+
+
+def _extreme_operands(name: str):
+    def prepare(input, other):
+        _need_tensor(input, name, 1, "input")
+        _need_tensor(other, name, 2, "other")
+        a, b, d = binary_operands(input, other)
+        if d.is_complex:
+            raise RuntimeError(f"{name} not implemented for complex tensors.")
+        return a, b
+
+    return prepare
+
+
+maximum, _ = _api(maximum_p, _extreme_operands("maximum"), "Elementwise max; NaN propagates.")
+minimum, _ = _api(minimum_p, _extreme_operands("minimum"), "Elementwise min; NaN propagates.")
+fmax, _ = _api(fmax_p, _extreme_operands("fmax"), "Elementwise max ignoring NaN.")
+fmin, _ = _api(fmin_p, _extreme_operands("fmin"), "Elementwise min ignoring NaN.")
+
+
+# --- logical ops ---------------------------------------------------------------------------
+
+def _truth(a):
+    return a if a.dtype == np.bool_ else a != 0
+
+
+def _logical(name: str, fn) -> Primitive:
+    prim = Primitive(name, lambda a, b: fn(_truth(a), _truth(b)),
+                     lambda a, b: elementwise_meta(a, b, dtype=dt.bool_))
+    nondifferentiable(prim)
+    return prim
+
+
+logical_and_p = _logical("logical_and", np.logical_and)
+logical_or_p = _logical("logical_or", np.logical_or)
+logical_xor_p = _logical("logical_xor", np.logical_xor)
+
+
+def _logical_operands(name: str):
+    def prepare(input, other):
+        _need_tensor(input, name, 1, "input")
+        _need_tensor(other, name, 2, "other")
+        if input._shape != other._shape:
+            from .._view import broadcast_shapes
+
+            broadcast_shapes(input._shape, other._shape)
+        return input, other
+
+    return prepare
+
+
+def _logical_api(prim):
+    prepare = _logical_operands(prim.name)
+
+    def op(input, other, *, out=None) -> Tensor:
+        return write_out(apply(prim, *prepare(input, other)), out)
+
+    def op_(self: Tensor, other) -> Tensor:
+        return apply_(prim, self, prepare(self, other)[1])
+
+    op.__name__, op_.__name__ = prim.name, prim.name + "_"
+    op.__doc__ = f"Elementwise {prim.name.split('_')[1].upper()} of truth values, as bool."
+    return op, op_
+
+
+logical_and, logical_and_ = _logical_api(logical_and_p)
+logical_or, logical_or_ = _logical_api(logical_or_p)
+logical_xor, logical_xor_ = _logical_api(logical_xor_p)
+
+
+# --- bitwise ops and shifts -------------------------------------------------------------------
+
+def _bitwise(name: str, kernel) -> Primitive:
+    prim = _binary(name, kernel)
+    nondifferentiable(prim)
+    return prim
+
+
+bitwise_and_p = _bitwise("bitwise_and", np.bitwise_and)
+bitwise_or_p = _bitwise("bitwise_or", np.bitwise_or)
+bitwise_xor_p = _bitwise("bitwise_xor", np.bitwise_xor)
+
+
+def _shift_parts(a, b):
+    rt = np.result_type(a, b)
+    b = np.asarray(b)
+    ok = (b >= 0) & (b < rt.itemsize * 8)
+    return rt, ok, np.where(ok, b, 0).astype(rt)
+
+
+def _lshift_kernel(a, b):
+    # NOTE: shifting by a negative count or by the width or more gives 0 (PyTorch's rule;
+    # C leaves it undefined).
+    rt, ok, safe = _shift_parts(a, b)
+    return np.where(ok, np.left_shift(a, safe), 0).astype(rt)
+
+
+def _rshift_kernel(a, b):
+    rt, ok, safe = _shift_parts(a, b)
+    return np.where(ok, np.right_shift(a, safe), np.where(np.less(a, 0), -1, 0)).astype(rt)
+
+
+lshift_p = _bitwise("bitwise_left_shift", _lshift_kernel)
+rshift_p = _bitwise("bitwise_right_shift", _rshift_kernel)
+
+
+def _bitwise_operands(kname: str, refuse=(2, 3)):
+    def prepare(input, other):
+        a, b, d = binary_operands(input, other)
+        _refuse(d, refuse, kname)
+        return a, b
+
+    return prepare
+
+
+bitwise_and, bitwise_and_ = _api(bitwise_and_p, _bitwise_operands("bitwise_and_cpu"),
+                                 "Bitwise AND (logical for bool).")
+bitwise_or, bitwise_or_ = _api(bitwise_or_p, _bitwise_operands("bitwise_or_cpu"),
+                               "Bitwise OR (logical for bool).")
+bitwise_xor, bitwise_xor_ = _api(bitwise_xor_p, _bitwise_operands("bitwise_xor_cpu"),
+                                 "Bitwise XOR (logical for bool).")
+bitwise_left_shift, bitwise_left_shift_ = _api(
+    lshift_p, _bitwise_operands("lshift_cpu", (0, 2, 3)), "input << other (integers).")
+bitwise_right_shift, bitwise_right_shift_ = _api(
+    rshift_p, _bitwise_operands("rshift_cpu", (0, 2, 3)),
+    "input >> other (arithmetic shift for signed integers).")
+
+
+# --- closeness and equality -------------------------------------------------------------
+
+def _isclose_kernel(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    close = np.equal(a, b)
+    if a.dtype == np.bool_ or (rtol == 0 and atol == 0):
+        return close
+    if a.dtype.kind in "iu":
+        a = a.astype(dt.get_default_dtype().np)
+        b = b.astype(a.dtype)
+    elif a.dtype.itemsize == 2 and a.dtype.kind in "fV":
+        a, b = a.astype(np.float32), b.astype(np.float32)
+    if equal_nan:
+        close |= np.isnan(a) & np.isnan(b)
+    diff = np.abs(a - b)
+    return close | (np.isfinite(diff) & (diff <= atol + np.abs(rtol * b)))
+
+
+isclose_p = Primitive("isclose", _isclose_kernel,
+                      lambda a, b, **p: elementwise_meta(a, b, dtype=dt.bool_))
+nondifferentiable(isclose_p)
+
+
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False) -> Tensor:
+    """|input - other| <= atol + rtol * |other|, elementwise (and equal infinities)."""
+    _need_tensor(input, "isclose", 1, "input")
+    _need_tensor(other, "isclose", 2, "other")
+    if input._dtype is not other._dtype:
+        raise RuntimeError(f"{type_name(input._dtype)} did not match {type_name(other._dtype)}")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+    if input._shape != other._shape:
+        from .._view import broadcast_shapes
+
+        broadcast_shapes(input._shape, other._shape)
+    return apply(isclose_p, input, other, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> bool:
+    """True when every element of `input` is close to `other` (see `isclose`)."""
+    return bool(isclose(input, other, rtol, atol, equal_nan).all().item())
+
+
+def equal(input: Tensor, other: Tensor) -> bool:
+    """True when both have the same shape and the same values (NaN is never equal)."""
+    _need_tensor(input, "equal", 1, "input")
+    _need_tensor(other, "equal", 2, "other")
+    if input._shape != other._shape:
+        return False
+    a, b, _ = binary_operands(input, other)
+    return bool(np.array_equal(a.detach()._array(), b.detach()._array()))
+
+
+# --- Python operators and tables ---------------------------------------------------------------
+
+TENSOR_METHODS = {
+    "remainder": remainder, "remainder_": remainder_, "fmod": fmod, "fmod_": fmod_,
+    "atan2": atan2, "atan2_": atan2_, "arctan2": arctan2, "arctan2_": arctan2_,
+    "hypot": hypot, "hypot_": hypot_, "maximum": maximum, "minimum": minimum,
+    "fmax": fmax, "fmin": fmin, "logical_and": logical_and, "logical_and_": logical_and_,
+    "logical_or": logical_or, "logical_or_": logical_or_, "logical_xor": logical_xor,
+    "logical_xor_": logical_xor_, "bitwise_and": bitwise_and, "bitwise_and_": bitwise_and_,
+    "bitwise_or": bitwise_or, "bitwise_or_": bitwise_or_, "bitwise_xor": bitwise_xor,
+    "bitwise_xor_": bitwise_xor_, "bitwise_left_shift": bitwise_left_shift,
+    "bitwise_left_shift_": bitwise_left_shift_, "bitwise_right_shift": bitwise_right_shift,
+    "bitwise_right_shift_": bitwise_right_shift_, "isclose": isclose, "allclose": allclose,
+    "equal": equal,
+    "__mod__": forward_op(remainder), "__rmod__": reflected_op(remainder),
+    "__imod__": remainder_,
+    "__and__": forward_op(bitwise_and), "__rand__": reflected_op(bitwise_and),
+    "__iand__": bitwise_and_, "__or__": forward_op(bitwise_or),
+    "__ror__": reflected_op(bitwise_or), "__ior__": bitwise_or_,
+    "__xor__": forward_op(bitwise_xor), "__rxor__": reflected_op(bitwise_xor),
+    "__ixor__": bitwise_xor_, "__lshift__": forward_op(bitwise_left_shift),
+    "__rlshift__": reflected_op(bitwise_left_shift), "__ilshift__": bitwise_left_shift_,
+    "__rshift__": forward_op(bitwise_right_shift),
+    "__rrshift__": reflected_op(bitwise_right_shift), "__irshift__": bitwise_right_shift_,
+}
+
+__all__ = [
+    "remainder", "fmod", "atan2", "arctan2", "hypot", "maximum", "minimum", "fmax", "fmin",
+    "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "bitwise_left_shift", "bitwise_right_shift", "isclose", "allclose", "equal",
+]

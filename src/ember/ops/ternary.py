@@ -1,4 +1,4 @@
-"""`where`: pick from two tensors by a bool condition, with broadcasting."""
+"""Ops of three operands: where, clamp / clip, lerp, addcmul, addcdiv, with their VJPs."""
 
 from __future__ import annotations
 
@@ -6,33 +6,58 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor
-from ._common import binary_operands, elementwise_meta, write_out
-from .registry import Primitive, apply, defvjp
+from ._common import binary_operands, elementwise_meta, fit_scalar, type_name, write_out
+from .binary import not_implemented
+from .registry import Primitive, apply, apply_, defvjp
 
+_F32 = np.dtype(np.float32)
+
+
+def _meta3(*args, **params):
+    return elementwise_meta(*(x for x in args if isinstance(x, Tensor)))
+
+
+def _lowp(fn):
+    """Kernel over several arrays: float16 / bfloat16 compute in float32, round once."""
+    def kernel(*arrays, **params):
+        d = next(a.dtype for a in arrays if isinstance(a, np.ndarray))
+        if d.itemsize == 2 and d.kind in "fV":
+            arrays = [a.astype(_F32) if isinstance(a, np.ndarray) else a for a in arrays]
+            return np.asarray(fn(*arrays, **params)).astype(d)
+        return fn(*arrays, **params)
+
+    return kernel
+
+
+def _cast_all(d: dt.dtype, *xs):
+    """Tensors cast to `d`, numbers fitted to it (None passes through)."""
+    return [x.to(d) if isinstance(x, Tensor) and x._dtype is not d
+            else (fit_scalar(x, d) if x is not None and not isinstance(x, Tensor) else x)
+            for x in xs]
+
+
+# --- where ---------------------------------------------------------------------------
 
 def _where_kernel(cond, a, b):
     return np.where(cond, a, b)
 
 
 def _where_meta(cond, a, b):
-    shape, dtype, stride = elementwise_meta(*(x for x in (cond, a, b) if isinstance(x, Tensor)))
+    shape, _, stride = elementwise_meta(*(x for x in (cond, a, b) if isinstance(x, Tensor)))
     kinds = [x._dtype for x in (a, b) if isinstance(x, Tensor)]
-    return shape, kinds[0] if kinds else dtype, stride
+    return shape, kinds[0], stride
 
 
 where_p = Primitive("where", _where_kernel, _where_meta, grad_name="WhereBackward0")
-defvjp(
-    where_p,
-    None,
-    lambda g, out, cond, a, b: _masked(g, cond, True),
-    lambda g, out, cond, a, b: _masked(g, cond, False),
-    reads=((), (0,), (0,)),
-)
 
 
 def _masked(g: Tensor, cond: Tensor, keep_true: bool) -> Tensor:
-    zero = 0 if not g.dtype.is_complex else 0j
+    zero = 0j if g._dtype.is_complex else 0
     return where(cond, g, zero) if keep_true else where(cond, zero, g)
+
+
+defvjp(where_p, None, lambda g, out, cond, a, b: _masked(g, cond, True),
+       lambda g, out, cond, a, b: _masked(g, cond, False), reads=((), (0,), (0,)))
 
 
 def where(condition: Tensor, input=None, other=None, *, out=None):
@@ -42,19 +67,247 @@ def where(condition: Tensor, input=None, other=None, *, out=None):
 
         return nonzero(condition, as_tuple=True)
     if not isinstance(condition, Tensor):
-        raise TypeError("where(): argument 'condition' must be Tensor")
+        raise TypeError("where(): argument 'condition' (position 1) must be Tensor, not "
+                        f"{type(condition).__name__}")
     if condition._dtype is not dt.bool_:
-        if condition._dtype is dt.uint8:
-            condition = condition.to(dt.bool_)
-        else:
+        if condition._dtype is not dt.uint8:
             raise RuntimeError(
-                f"where expected condition to be a boolean tensor, but got a tensor with dtype "
-                f"{condition._dtype.name.capitalize()}"
+                "where expected condition to be a boolean tensor, but got a tensor with dtype "
+                f"{type_name(condition._dtype)}"
             )
-    a, b, _ = binary_operands(input, other)
+        condition = condition.to(dt.bool_)
+    if isinstance(input, Tensor) or isinstance(other, Tensor):
+        a, b, _ = binary_operands(input, other)
+    else:
+        from .creation import scalar_tensor
+
+        d = dt.result_type(input, other)
+        a = scalar_tensor(input, dtype=d, device=condition.device)
+        b = other
     return write_out(apply(where_p, condition, a, b), out)
 
 
-TENSOR_METHODS = {"where": lambda self, condition, other: where(condition, self, other)}
+# --- clamp / clip ---------------------------------------------------------------------
 
-__all__ = ["where"]
+def _clamp_kernel(x, lo=None, hi=None):
+    out = x if lo is None else np.maximum(x, lo)
+    out = out if hi is None else np.minimum(out, hi)
+    return out.copy() if out is x else out
+
+
+def _clamp_grad_input(g, out, x, lo=None, hi=None):
+    keep = None
+    if lo is not None:
+        keep = x >= lo
+    if hi is not None:
+        keep = (x <= hi) if keep is None else keep & (x <= hi)
+    return g * keep
+
+
+def _clamp_grad_min(g, out, x, lo, hi):
+    # NOTE: PyTorch's clamp_backward_min_max: when min > max the result is max, so min gets
+    # no gradient there.
+    mask = x < lo if hi is None else (x < lo) & (lo < hi)
+    return g * mask
+
+
+def _clamp_grad_max(g, out, x, lo, hi):
+    mask = x > hi if lo is None else (x > hi) | (hi < lo)
+    return g * mask
+
+
+clamp_p = Primitive("clamp", _clamp_kernel, _meta3, grad_name="ClampBackward1")
+defvjp(clamp_p, _clamp_grad_input)
+clamp_tensor_p = Primitive("clamp", _clamp_kernel, _meta3, grad_name="ClampBackward0")
+defvjp(clamp_tensor_p, _clamp_grad_input, _clamp_grad_min, _clamp_grad_max)
+
+
+def _clamp_args(input: Tensor, min, max, name: str = "clamp"):
+    """The primitive, the promoted operands, and the result dtype of a clamp call."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    if min is None and max is None:
+        raise RuntimeError(f"torch.{name}: At least one of 'min' or 'max' must not be None")
+    bounds = [b for b in (min, max) if b is not None]
+    d = dt.result_type(input, *bounds)
+    if d.is_complex or input._dtype.is_complex:
+        raise NotImplementedError("clamp is not supported for complex types")
+    x, lo, hi = _cast_all(d, input, min, max)
+    tensor_bounds = isinstance(min, Tensor) or isinstance(max, Tensor)
+    return (clamp_tensor_p if tensor_bounds else clamp_p), x, lo, hi, d
+
+
+def clamp(input: Tensor, min=None, max=None, *, out=None) -> Tensor:
+    """Elementwise min(max(input, min), max); bounds are numbers or tensors, either may be None."""
+    prim, x, lo, hi, _ = _clamp_args(input, min, max)
+    if prim is clamp_p:
+        return write_out(apply(prim, x, lo=lo, hi=hi), out)
+    return write_out(apply(prim, x, lo, hi), out)
+
+
+def clamp_(self: Tensor, min=None, max=None) -> Tensor:
+    prim, _, lo, hi, d = _clamp_args(self, min, max)
+    if not dt.can_cast(d, self._dtype):
+        raise RuntimeError(f"result type {type_name(d)} can't be cast to the desired output "
+                           f"type {type_name(self._dtype)}")
+    if prim is clamp_p:
+        return apply_(prim, self, lo=lo, hi=hi)
+    return apply_(prim, self, lo, hi)
+
+
+def clamp_min(input: Tensor, min) -> Tensor:
+    return clamp(input, min=min)
+
+
+def clamp_max(input: Tensor, max) -> Tensor:
+    return clamp(input, max=max)
+
+
+def clamp_min_(self: Tensor, min) -> Tensor:
+    return clamp_(self, min=min)
+
+
+def clamp_max_(self: Tensor, max) -> Tensor:
+    return clamp_(self, max=max)
+
+
+clip, clip_ = clamp, clamp_
+
+
+# --- lerp --------------------------------------------------------------------------------
+
+@_lowp
+def _lerp_kernel(start, end, weight):
+    # NOTE: PyTorch's formula: from `start` for |w| < 0.5, from `end` otherwise, which keeps
+    # lerp(a, b, 1) == b exactly.
+    diff = end - start
+    return np.where(np.abs(weight) < 0.5, start + weight * diff, end - diff * (1 - weight))
+
+
+lerp_p = Primitive("lerp", _lerp_kernel, _meta3, grad_name="LerpBackward0")
+lerp_tensor_p = Primitive("lerp", _lerp_kernel, _meta3, grad_name="LerpBackward1")
+for _p in (lerp_p, lerp_tensor_p):
+    defvjp(_p, lambda g, out, a, b, w: g * (1 - w), lambda g, out, a, b, w: g * w,
+           lambda g, out, a, b, w: g * (b - a))
+
+_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+            "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int", "int16": "short int",
+            "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+            "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def _lerp_checks(input: Tensor, end: Tensor, weight) -> Primitive:
+    d = input._dtype
+    for name, x in (("end", end), ("weight", weight)):
+        if isinstance(x, Tensor) and x._dtype is not d:
+            raise RuntimeError(f"expected dtype {_C_NAMES[d.name]} for `{name}` but got dtype "
+                               f"{_C_NAMES[x._dtype.name]}")
+    tensor_w = isinstance(weight, Tensor)
+    if d._kind < 2:
+        raise not_implemented("lerp_kernel_tensor" if tensor_w else "lerp_kernel_scalar", d)
+    return lerp_tensor_p if tensor_w else lerp_p
+
+
+def lerp(input: Tensor, end: Tensor, weight, *, out=None) -> Tensor:
+    """input + weight * (end - input)."""
+    prim = _lerp_checks(input, end, weight)
+    return write_out(apply(prim, input, end, weight), out)
+
+
+def lerp_(self: Tensor, end: Tensor, weight) -> Tensor:
+    return apply_(_lerp_checks(self, end, weight), self, end, weight)
+
+
+# --- addcmul / addcdiv ----------------------------------------------------------------------
+
+def _addc_kernel(op):
+    def kernel(x, t1, t2, value=1):
+        d = np.result_type(x, t1, t2)
+        if d.itemsize == 2 and d.kind in "fV":
+            out = x.astype(_F32) + np.float32(value) * op(t1.astype(_F32), t2.astype(_F32))
+            return out.astype(d)
+        # NOTE: `value` is cast to the result dtype first, as PyTorch does (0.5 -> 0 for ints).
+        v = np.asarray(value).astype(d) if d.kind != "b" else bool(value)
+        return np.asarray(x + v * op(t1, t2)).astype(d)
+
+    return kernel
+
+
+addcmul_p = Primitive("addcmul", _addc_kernel(np.multiply), _meta3)
+defvjp(addcmul_p, lambda g, out, x, t1, t2, value: g,
+       lambda g, out, x, t1, t2, value: g * (value * _conj(t2)),
+       lambda g, out, x, t1, t2, value: g * (value * _conj(t1)),
+       reads=((), (2,), (1,)))
+addcdiv_p = Primitive("addcdiv", _addc_kernel(np.true_divide), _meta3)
+defvjp(addcdiv_p, lambda g, out, x, t1, t2, value: g,
+       lambda g, out, x, t1, t2, value: g * _conj(value / t2),
+       lambda g, out, x, t1, t2, value: -g * _conj(value * t1 / (t2 * t2)),
+       reads=((), (2,), (1, 2)))
+
+
+def _conj(t: Tensor) -> Tensor:
+    return t.conj() if t._dtype.is_complex else t
+
+
+def _addc_operands(input, tensor1, tensor2, value, div: bool):
+    for pos, (name, x) in enumerate((("input", input), ("tensor1", tensor1),
+                                     ("tensor2", tensor2)), 1):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{'addcdiv' if div else 'addcmul'}(): argument '{name}' (position "
+                            f"{pos}) must be Tensor, not {type(x).__name__}")
+    if div and tensor1._dtype._kind < 2 and tensor2._dtype._kind < 2:
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release "
+            "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
+            "behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2))."
+            "to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for "
+            "float inputs. The future addcdiv behavior is just the latter implementation: "
+            "(input + value * tensor1 / tensor2), for all dtypes."
+        )
+    d = dt.result_type(input, tensor1, tensor2)
+    if d._kind < 2 and isinstance(value, float):
+        value = int(value)
+    return _cast_all(d, input, tensor1, tensor2), value
+
+
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1, out=None) -> Tensor:
+    """input + value * tensor1 * tensor2."""
+    xs, value = _addc_operands(input, tensor1, tensor2, value, False)
+    return write_out(apply(addcmul_p, *xs, value=value), out)
+
+
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1, out=None) -> Tensor:
+    """input + value * tensor1 / tensor2."""
+    xs, value = _addc_operands(input, tensor1, tensor2, value, True)
+    return write_out(apply(addcdiv_p, *xs, value=value), out)
+
+
+def addcmul_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
+    xs, value = _addc_operands(self, tensor1, tensor2, value, False)
+    _inplace_check(self, xs[1])
+    return apply_(addcmul_p, self, *xs[1:], value=value)
+
+
+def addcdiv_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
+    xs, value = _addc_operands(self, tensor1, tensor2, value, True)
+    _inplace_check(self, xs[1])
+    return apply_(addcdiv_p, self, *xs[1:], value=value)
+
+
+def _inplace_check(self: Tensor, promoted: Tensor) -> None:
+    if not dt.can_cast(promoted._dtype, self._dtype):
+        raise RuntimeError(f"result type {type_name(promoted._dtype)} can't be cast to the "
+                           f"desired output type {type_name(self._dtype)}")
+
+
+TENSOR_METHODS = {
+    "where": lambda self, condition, other: where(condition, self, other),
+    "clamp": clamp, "clamp_": clamp_, "clip": clip, "clip_": clip_, "clamp_min": clamp_min,
+    "clamp_min_": clamp_min_, "clamp_max": clamp_max, "clamp_max_": clamp_max_,
+    "lerp": lerp, "lerp_": lerp_, "addcmul": addcmul, "addcmul_": addcmul_,
+    "addcdiv": addcdiv, "addcdiv_": addcdiv_,
+}
+
+__all__ = ["where", "clamp", "clamp_", "clip", "clip_", "clamp_min", "clamp_max", "lerp",
+           "addcmul", "addcdiv"]

@@ -1,131 +1,191 @@
-"""Unary elementwise math: each op is one primitive with its VJP on the next line.
+"""Unary elementwise ops: the shared factory, and the core math primitives.
 
-Integer and bool inputs to floating-point functions are first cast to the
-default dtype, as PyTorch does (`torch.tensor([1, 4]).sqrt()` is float32).
+Every op here is one primitive with its VJP on the next line. `unary_api`
+turns a primitive into its public function and in-place method under one of
+three dtype policies, the ones PyTorch's kernels follow:
+
+- FLOAT: integer and bool inputs are cast to the default dtype first
+  (`torch.tensor([1, 4]).sqrt()` is float32); in place on an integer tensor raises.
+- SAME: the result keeps the input's dtype (`neg`, `floor`, `sign` ...).
+- BOOL: the result is a bool tensor (`isnan`, `logical_not` ...).
+
+Dtypes an op does not support raise NotImplementedError with PyTorch's
+'"op_cpu" not implemented for ...' text. float16 / bfloat16 compute in float32
+and round once (`lowp`). The rest of the unary math lives in `unary_math.py`,
+the activations in `activation.py`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .. import _dtype as dt
 from .._tensor import Tensor
-from ._common import same_meta, to_float, write_out
+from ._common import same_meta, to_float, type_name, write_out
 from .registry import Primitive, apply, apply_, defvjp, nondifferentiable
 
+# NOTE: PyTorch never warns about log(-1), 1/0 or overflow; NumPy would on every such
+# kernel call, and a per-call `np.errstate` costs more than a small op itself.
+np.seterr(all="ignore")
 
-def unary(name: str, kernel, *, grad_name: str | None = None) -> Primitive:
-    return Primitive(name, kernel, same_meta, grad_name=grad_name)
+FLOAT, SAME, BOOL = "float", "same", "bool"
+BOOL_K, INT_K, FLOAT_K, COMPLEX_K = 0, 1, 2, 3
+_F32 = np.dtype(np.float32)
 
 
-def _float_op(prim: Primitive, doc: str):
-    """Public function and in-place method for a float-valued unary primitive."""
-    def op(input: Tensor, *, out=None) -> Tensor:
-        return write_out(apply(prim, to_float(input)), out)
+def lowp(fn):
+    """Run kernel `fn` in float32 for float16 / bfloat16 inputs and round the result once."""
+    def kernel(a, *args, **params):
+        d = a.dtype
+        if d.itemsize == 2 and d.kind in "fV":
+            return np.asarray(fn(a.astype(_F32), *args, **params)).astype(d)
+        return fn(a, *args, **params)
 
-    def op_(self: Tensor) -> Tensor:
-        if self._dtype._kind < 2:
-            from ._common import type_name
+    kernel.__name__ = getattr(fn, "__name__", "kernel")
+    return kernel
 
-            raise RuntimeError(
-                f"result type Float can't be cast to the desired output type "
-                f"{type_name(self._dtype)}"
-            )
-        return apply_(prim, self)
+
+def unary(name: str, kernel, *, grad_name: str | None = None, meta=same_meta) -> Primitive:
+    return Primitive(name, kernel, meta, grad_name=grad_name)
+
+
+def bool_meta(x: Tensor):
+    return same_meta(x, dt.bool_)
+
+
+def not_implemented(name: str, d: dt.dtype) -> NotImplementedError:
+    return NotImplementedError(f'"{name}" not implemented for \'{type_name(d)}\'')
+
+
+def check_tensor(x, fname: str) -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fname}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(x).__name__}")
+
+
+def unary_api(prim: Primitive, doc: str, *, result: str = FLOAT, reject=(), kname=None):
+    """The public function `op(input, *, out=None, **params)` and method `op_(self, **params)`.
+
+    `reject` lists dtype kinds (BOOL_K ... COMPLEX_K) the kernel does not take;
+    `kname` is the kernel name PyTorch's NotImplementedError quotes.
+    """
+    kname = kname or prim.name + "_cpu"
+    reject = frozenset(reject)
+
+    def check(x):
+        check_tensor(x, prim.name)
+        if x._dtype._kind in reject:
+            raise not_implemented(kname, x._dtype)
+
+    def op(input: Tensor, *, out=None, **params) -> Tensor:
+        check(input)
+        if result == FLOAT and input._dtype._kind < 2:
+            input = to_float(input)
+        return write_out(apply(prim, input, **params), out)
+
+    def op_(self: Tensor, **params) -> Tensor:
+        check(self)
+        if result == FLOAT and self._dtype._kind < 2 or result == BOOL and self._dtype._kind:
+            produced = dt.get_default_dtype() if result == FLOAT else dt.bool_
+            raise RuntimeError(f"result type {type_name(produced)} can't be cast to the desired "
+                               f"output type {type_name(self._dtype)}")
+        return apply_(prim, self, **params)
 
     op.__name__, op_.__name__ = prim.name, prim.name + "_"
-    op.__doc__ = doc
+    op.__doc__ = op_.__doc__ = doc
     return op, op_
 
 
-def _same_op(prim: Primitive, doc: str):
-    """Public function and in-place method for a dtype-preserving unary primitive."""
-    def op(input: Tensor, *, out=None) -> Tensor:
-        return write_out(apply(prim, input), out)
-
-    def op_(self: Tensor) -> Tensor:
-        return apply_(prim, self)
-
-    op.__name__, op_.__name__ = prim.name, prim.name + "_"
-    op.__doc__ = doc
-    return op, op_
+def cj(t: Tensor) -> Tensor:
+    """`t.conj()` for complex tensors (VJPs multiply by the conjugate derivative)."""
+    return t.conj() if t._dtype.is_complex else t
 
 
-# --- the primitives, each with its derivative --------------------------------------------
+def zero_grad(g, out, x, **params):
+    """VJP of a piecewise-constant op (floor, sign, round ...): zeros."""
+    return g * 0
+
+
+# --- the core primitives, each with its derivative ---------------------------------------
 
 neg_p = unary("neg", np.negative)
 defvjp(neg_p, lambda g, out, x: -g, reads=((),))
 
-exp_p = unary("exp", np.exp)
-defvjp(exp_p, lambda g, out, x: g * out.conj(), reads=((),), save_output=True)
+exp_p = unary("exp", lowp(np.exp))
+defvjp(exp_p, lambda g, out, x: g * cj(out), reads=((),), save_output=True)
 
-log_p = unary("log", np.log)
-defvjp(log_p, lambda g, out, x: g / x.conj())
+log_p = unary("log", lowp(np.log))
+defvjp(log_p, lambda g, out, x: g / cj(x))
 
-sqrt_p = unary("sqrt", np.sqrt)
-defvjp(sqrt_p, lambda g, out, x: g / (2 * out.conj()), reads=((),), save_output=True)
+sqrt_p = unary("sqrt", lowp(np.sqrt))
+defvjp(sqrt_p, lambda g, out, x: g / (2 * cj(out)), reads=((),), save_output=True)
 
-sin_p = unary("sin", np.sin)
-defvjp(sin_p, lambda g, out, x: g * x.cos().conj())
+sin_p = unary("sin", lowp(np.sin))
+defvjp(sin_p, lambda g, out, x: g * cj(x.cos()))
 
-cos_p = unary("cos", np.cos)
-defvjp(cos_p, lambda g, out, x: -g * x.sin().conj())
+cos_p = unary("cos", lowp(np.cos))
+defvjp(cos_p, lambda g, out, x: -g * cj(x.sin()))
 
-tanh_p = unary("tanh", np.tanh)
-defvjp(tanh_p, lambda g, out, x: g * (1 - out * out).conj(), reads=((),), save_output=True)
+tanh_p = unary("tanh", lowp(np.tanh))
+defvjp(tanh_p, lambda g, out, x: g * cj(1 - out * out), reads=((),), save_output=True)
 
 
+@lowp
 def _sigmoid_kernel(a):
-    # NOTE: split by sign so exp never overflows (PyTorch's CPU kernel is stable too).
-    out = np.empty_like(a)
-    pos = a >= 0
-    np.divide(1, 1 + np.exp(-a, where=pos, out=np.zeros_like(a)), where=pos, out=out)
-    e = np.exp(a, where=~pos, out=np.zeros_like(a))
-    np.divide(e, 1 + e, where=~pos, out=out)
-    return out
+    # NOTE: exp of -|a| never overflows; sigmoid(a) = 1 / (1 + e^-a) for a >= 0 and
+    # e^a / (1 + e^a) below, the same stable split as PyTorch's CPU kernel.
+    if a.dtype.kind == "c":
+        return 1 / (1 + np.exp(-a))
+    e = np.exp(-np.abs(a))
+    out = 1 / (1 + e)
+    return np.where(a < 0, e * out, out)
 
 
 sigmoid_p = unary("sigmoid", _sigmoid_kernel)
-defvjp(sigmoid_p, lambda g, out, x: g * (out * (1 - out)).conj(), reads=((),), save_output=True)
+defvjp(sigmoid_p, lambda g, out, x: g * cj(out * (1 - out)), reads=((),), save_output=True)
 
 
-def _abs_kernel(a):
-    return np.abs(a) if a.dtype != np.bool_ else a.copy()
+def _abs_meta(x):
+    return same_meta(x, x._dtype.to_real())
 
 
-abs_p = unary("abs", _abs_kernel)
+abs_p = unary("abs", np.abs, meta=_abs_meta)
 defvjp(abs_p, lambda g, out, x: g * x.sgn())
 
-sign_p = unary("sign", np.sign)
-defvjp(sign_p, lambda g, out, x: g * 0, reads=((),))
+
+def _sign_kernel(a):
+    return a.copy() if a.dtype == np.bool_ else np.sign(a)
 
 
-def _relu_kernel(a):
-    return np.maximum(a, 0) if a.dtype != np.bool_ else a.copy()
-
-
-relu_p = unary("relu", _relu_kernel)
-# NOTE: the derivative at 0 is taken as 0, as in PyTorch (threshold_backward).
-defvjp(relu_p, lambda g, out, x: g * (out > 0), reads=((),), save_output=True)
+sign_p = unary("sign", _sign_kernel)
+defvjp(sign_p, zero_grad, reads=((),))
 
 
 def _sgn_kernel(a):
-    if a.dtype.kind == "c":
-        mag = np.abs(a)
-        return np.where(mag == 0, 0, a / np.where(mag == 0, 1, mag)).astype(a.dtype)
-    return np.sign(a)
+    if a.dtype.kind != "c":
+        return _sign_kernel(a)
+    mag = np.abs(a)
+    return np.where(mag == 0, 0, a / np.where(mag == 0, 1, mag)).astype(a.dtype)
 
 
 sgn_p = unary("sgn", _sgn_kernel)
-defvjp(sgn_p, lambda g, out, x: g * 0, reads=((),))
 
-logical_not_p = Primitive("logical_not", np.logical_not, lambda x: same_meta(x, _bool()))
+
+def _sgn_grad(g, out, x):
+    # PyTorch's sgn_backward: (g - Re(g * conj(sgn)) * sgn) / |x|, zero where x == 0.
+    if not x._dtype.is_complex:
+        return g * 0
+    from .ternary import where
+
+    mag = x.abs()
+    proj = (g * out.conj()).real * out
+    return where(mag == 0, 0j, (g - proj) / where(mag == 0, 1.0, mag))
+
+
+defvjp(sgn_p, _sgn_grad, save_output=True)
+
+logical_not_p = Primitive("logical_not", np.logical_not, bool_meta)
 nondifferentiable(logical_not_p)
-
-
-def _bool():
-    from .. import _dtype as dt
-
-    return dt.bool_
 
 
 def _bitwise_not_kernel(a):
@@ -134,7 +194,6 @@ def _bitwise_not_kernel(a):
 
 bitwise_not_p = unary("bitwise_not", _bitwise_not_kernel)
 nondifferentiable(bitwise_not_p)
-
 
 conj_p = unary("conj", np.conjugate, grad_name="ConjBackward0")
 defvjp(conj_p, lambda g, out, x: g.conj(), reads=((),))
@@ -149,13 +208,9 @@ def _complex_part_meta(x):
 
 
 real_p = Primitive("real", _real_kernel, _complex_part_meta)
-defvjp(real_p, lambda g, out, x: g.to(_complex_of(g)), reads=((),))
+defvjp(real_p, lambda g, out, x: g.to(g._dtype.to_complex()), reads=((),))
 imag_p = Primitive("imag", lambda a: np.array(a.imag), _complex_part_meta)
-defvjp(imag_p, lambda g, out, x: g.to(_complex_of(g)) * 1j, reads=((),))
-
-
-def _complex_of(g):
-    return g._dtype.to_complex()
+defvjp(imag_p, lambda g, out, x: g.to(g._dtype.to_complex()) * 1j, reads=((),))
 
 
 def conj(input: Tensor) -> Tensor:
@@ -175,49 +230,100 @@ def imag(input: Tensor) -> Tensor:
 
 # --- public functions ------------------------------------------------------------
 
-exp, exp_ = _float_op(exp_p, "e to the power of each element.")
-log, log_ = _float_op(log_p, "Natural logarithm of each element.")
-sqrt, sqrt_ = _float_op(sqrt_p, "Square root of each element.")
-sin, sin_ = _float_op(sin_p, "Sine of each element (radians).")
-cos, cos_ = _float_op(cos_p, "Cosine of each element (radians).")
-tanh, tanh_ = _float_op(tanh_p, "Hyperbolic tangent of each element.")
-sigmoid, sigmoid_ = _float_op(sigmoid_p, "1 / (1 + exp(-x)), computed without overflow.")
-neg, neg_ = _same_op(neg_p, "Negation of each element.")
-abs, abs_ = _same_op(abs_p, "Absolute value of each element.")
-sign, sign_ = _same_op(sign_p, "Sign (-1, 0, 1) of each element.")
-sgn, sgn_ = _same_op(sgn_p, "Sign, and z / |z| for complex inputs.")
-relu, relu_ = _same_op(relu_p, "max(x, 0) elementwise.")
-bitwise_not, bitwise_not_ = _same_op(bitwise_not_p, "Bitwise (or, for bool, logical) NOT.")
-negative, negative_ = neg, neg_
-absolute, absolute_ = abs, abs_
+_NO_COMPLEX = (COMPLEX_K,)
+exp, exp_ = unary_api(exp_p, "e to the power of each element.")
+log, log_ = unary_api(log_p, "Natural logarithm of each element.")
+sqrt, sqrt_ = unary_api(sqrt_p, "Square root of each element.")
+sin, sin_ = unary_api(sin_p, "Sine of each element (radians).")
+cos, cos_ = unary_api(cos_p, "Cosine of each element (radians).")
+tanh, tanh_ = unary_api(tanh_p, "Hyperbolic tangent of each element.")
+sigmoid, sigmoid_ = unary_api(sigmoid_p, "1 / (1 + exp(-x)), computed without overflow.")
+abs, abs_ = unary_api(abs_p, "Absolute value (the modulus, as a real tensor, for complex).",
+                      result=SAME, reject=(BOOL_K,))
+sign, sign_ = unary_api(sign_p, "Sign (-1, 0, 1) of each element.", result=SAME,
+                        reject=_NO_COMPLEX)
+sgn, sgn_ = unary_api(sgn_p, "Sign, and z / |z| for complex inputs.", result=SAME)
+bitwise_not, bitwise_not_ = unary_api(bitwise_not_p, "Bitwise NOT (logical NOT for bool).",
+                                      result=SAME, reject=(FLOAT_K, COMPLEX_K))
+logical_not, _ = unary_api(logical_not_p, "Elementwise NOT as a bool tensor.", result=SAME)
 
 
-def _neg_checked(x: Tensor) -> Tensor:
-    if x._dtype.name == "bool":
+def _sign_complex_check(x: Tensor) -> None:
+    if x._dtype.is_complex:
+        raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex "
+                                  "numbers. Please use torch.sgn instead.")
+
+
+_abs_raw, _abs_raw_ = abs, abs_
+_sign_raw, _sign_raw_ = sign, sign_
+
+
+def abs(input: Tensor, *, out=None) -> Tensor:  # noqa: A001
+    """Absolute value (the modulus, as a real tensor, for complex inputs)."""
+    return _abs_raw(input, out=out)
+
+
+def abs_(self: Tensor) -> Tensor:
+    if self._dtype.is_complex:
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
+    return _abs_raw_(self)
+
+
+def sign(input: Tensor, *, out=None) -> Tensor:
+    """Sign (-1, 0, 1) of each element; complex inputs are refused (use `sgn`)."""
+    _sign_complex_check(input)
+    return _sign_raw(input, out=out)
+
+
+def sign_(self: Tensor) -> Tensor:
+    _sign_complex_check(self)
+    return _sign_raw_(self)
+
+
+def _neg_check(x: Tensor) -> None:
+    check_tensor(x, "neg")
+    if x._dtype is dt.bool_:
         raise RuntimeError(
             "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
             "invert a mask, use the `~` or `logical_not()` operator instead."
         )
-    return neg(x)
 
 
-def logical_not(input: Tensor, *, out=None) -> Tensor:
-    return write_out(apply(logical_not_p, input), out)
+def neg(input: Tensor, *, out=None) -> Tensor:
+    """Negation of each element (bool tensors are refused, as in PyTorch)."""
+    _neg_check(input)
+    return write_out(apply(neg_p, input), out)
+
+
+def neg_(self: Tensor) -> Tensor:
+    _neg_check(self)
+    return apply_(neg_p, self)
 
 
 def logical_not_(self: Tensor) -> Tensor:
+    """In-place NOT; any dtype may hold the 0 / 1 result."""
     return apply_(logical_not_p, self)
 
+
+def _invert(self: Tensor) -> Tensor:
+    if self._dtype._kind > INT_K:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
+                        "tensors")
+    return bitwise_not(self)
+
+
+negative, negative_ = neg, neg_
+absolute, absolute_ = abs, abs_
 
 TENSOR_METHODS = {
     "exp": exp, "exp_": exp_, "log": log, "log_": log_, "sqrt": sqrt, "sqrt_": sqrt_,
     "sin": sin, "sin_": sin_, "cos": cos, "cos_": cos_, "tanh": tanh, "tanh_": tanh_,
-    "sigmoid": sigmoid, "sigmoid_": sigmoid_, "neg": _neg_checked, "neg_": neg_,
-    "negative": _neg_checked, "negative_": neg_, "abs": abs, "abs_": abs_,
+    "sigmoid": sigmoid, "sigmoid_": sigmoid_, "neg": neg, "neg_": neg_,
+    "negative": neg, "negative_": neg_, "abs": abs, "abs_": abs_,
     "absolute": abs, "absolute_": abs_, "sign": sign, "sign_": sign_, "sgn": sgn, "sgn_": sgn_,
-    "relu": relu, "relu_": relu_, "logical_not": logical_not, "logical_not_": logical_not_,
+    "logical_not": logical_not, "logical_not_": logical_not_,
     "bitwise_not": bitwise_not, "bitwise_not_": bitwise_not_,
-    "__neg__": _neg_checked, "__abs__": abs, "__invert__": bitwise_not,
+    "__neg__": neg, "__abs__": abs, "__invert__": _invert,
     "__pos__": lambda x: x, "conj": conj, "resolve_conj": lambda x: x,
     "resolve_neg": lambda x: x, "real": property(real), "imag": property(imag),
 }
@@ -225,6 +331,5 @@ TENSOR_METHODS = {
 __all__ = [
     "exp", "exp_", "log", "log_", "sqrt", "sqrt_", "sin", "sin_", "cos", "cos_", "tanh",
     "tanh_", "sigmoid", "sigmoid_", "neg", "neg_", "negative", "negative_", "abs", "abs_",
-    "absolute", "sign", "sgn", "relu", "relu_", "logical_not", "bitwise_not", "conj", "real",
-    "imag",
+    "absolute", "sign", "sgn", "logical_not", "bitwise_not", "conj", "real", "imag",
 ]

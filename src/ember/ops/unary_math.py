@@ -1,5 +1,457 @@
-"""(to be filled)"""
+"""More unary math: exp2/expm1/logs, trig and hyperbolic, erf family, rounding, predicates.
 
-TENSOR_METHODS: dict = {}
+Each op is a primitive with its VJP below it (the factory and dtype policies are
+in `unary.py`). NumPy has no erf or erfinv, so they are built here: erf/erfc
+from Chebyshev interpolants of erf(x)/x and of the scaled erfcx(x) = e^{x^2}
+erfc(x) (fitted once at import against Python's `math.erf` / `math.erfc`), and
+the asymptotic series of erfcx for large x (Abramowitz & Stegun 7.1.23);
+erfinv from Winitzki's closed-form estimate refined by Halley steps on erf.
+"""
 
-__all__: list = []
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.polynomial import chebyshev as cheb
+
+from .. import _dtype as dt
+from .._tensor import Tensor
+from ._common import type_name, write_out
+from .binary import pow as _pow
+from .registry import Primitive, apply, defvjp, nondifferentiable
+from .unary import (
+    BOOL,
+    BOOL_K,
+    COMPLEX_K,
+    INT_K,
+    SAME,
+    bool_meta,
+    check_tensor,
+    cj,
+    lowp,
+    unary,
+    unary_api,
+    zero_grad,
+)
+
+LN2, LN10 = math.log(2.0), math.log(10.0)
+_NO_COMPLEX = (COMPLEX_K,)
+
+
+def _real_or_complex(real_fn, complex_fn):
+    """A float kernel that takes a different NumPy route for complex inputs."""
+    @lowp
+    def kernel(a):
+        return complex_fn(a) if a.dtype.kind == "c" else real_fn(a)
+
+    return kernel
+
+
+# --- exponentials and logarithms --------------------------------------------------
+
+def _rsqrt(a):
+    return 1 / np.sqrt(a)
+
+
+rsqrt_p = unary("rsqrt", lowp(_rsqrt))
+defvjp(rsqrt_p, lambda g, out, x: -0.5 * g * cj(out * out * out), reads=((),),
+       save_output=True)
+
+exp2_p = unary("exp2", _real_or_complex(np.exp2, lambda a: np.power(2, a)))
+defvjp(exp2_p, lambda g, out, x: g * cj(out) * LN2, reads=((),), save_output=True)
+
+expm1_p = unary("expm1", lowp(np.expm1))
+defvjp(expm1_p, lambda g, out, x: g * cj(out + 1), reads=((),), save_output=True)
+
+log2_p = unary("log2", lowp(np.log2))
+defvjp(log2_p, lambda g, out, x: g / cj(x * LN2))
+
+log10_p = unary("log10", lowp(np.log10))
+defvjp(log10_p, lambda g, out, x: g / cj(x * LN10))
+
+log1p_p = unary("log1p", lowp(np.log1p))
+defvjp(log1p_p, lambda g, out, x: g / cj(x + 1))
+
+reciprocal_p = unary("reciprocal", lowp(np.reciprocal))
+defvjp(reciprocal_p, lambda g, out, x: -g * cj(out * out), reads=((),), save_output=True)
+
+
+# --- trigonometric and hyperbolic -------------------------------------------------
+
+tan_p = unary("tan", lowp(np.tan))
+defvjp(tan_p, lambda g, out, x: g * cj(1 + out * out), reads=((),), save_output=True)
+
+asin_p = unary("asin", lowp(np.arcsin))
+defvjp(asin_p, lambda g, out, x: g * cj((1 - x * x).rsqrt()))
+
+acos_p = unary("acos", lowp(np.arccos))
+defvjp(acos_p, lambda g, out, x: -g * cj((1 - x * x).rsqrt()))
+
+atan_p = unary("atan", lowp(np.arctan))
+defvjp(atan_p, lambda g, out, x: g / cj(1 + x * x))
+
+sinh_p = unary("sinh", lowp(np.sinh))
+defvjp(sinh_p, lambda g, out, x: g * cj(x.cosh()))
+
+cosh_p = unary("cosh", lowp(np.cosh))
+defvjp(cosh_p, lambda g, out, x: g * cj(x.sinh()))
+
+asinh_p = unary("asinh", lowp(np.arcsinh))
+defvjp(asinh_p, lambda g, out, x: g * cj((x * x + 1).rsqrt()))
+
+acosh_p = unary("acosh", lowp(np.arccosh))
+
+
+def _acosh_grad(g, out, x):
+    if x._dtype.is_complex:
+        return g * ((x + 1).rsqrt() * (x - 1).rsqrt()).conj()
+    return g * (x * x - 1).rsqrt()
+
+
+defvjp(acosh_p, _acosh_grad)
+
+atanh_p = unary("atanh", lowp(np.arctanh))
+defvjp(atanh_p, lambda g, out, x: g / cj(1 - x * x))
+
+
+@lowp
+def _logit_kernel(a, eps=None):
+    if eps is not None:
+        a = np.clip(a, eps, 1 - eps)
+    return np.log(a / (1 - a))
+
+
+logit_p = unary("logit", _logit_kernel)
+
+
+def _logit_grad(g, out, x, eps=None):
+    from .ternary import where
+
+    inner = g / (x * (1 - x))
+    if eps is None:
+        return where((x < 0) | (x > 1), float("nan"), inner)
+    return where((x < eps) | (x > 1 - eps), 0.0, inner)
+
+
+defvjp(logit_p, _logit_grad)
+
+
+# --- erf, erfc, erfinv ---------------------------------------------------------------
+
+def _exp_neg_sq(x):
+    """exp(-x*x) with x*x split exactly (Veltkamp), so its rounding is not magnified by exp."""
+    t = x * 134217729.0
+    hi = t - (t - x)
+    lo = x - hi
+    return np.exp(-hi * hi) * np.exp(-lo * (x + hi))
+
+
+def _fit(f, lo: float, hi: float, deg: int):
+    nodes = cheb.chebpts1(deg + 1) * (hi - lo) / 2 + (hi + lo) / 2
+    return cheb.chebfit(cheb.chebpts1(deg + 1), [f(float(v)) for v in nodes], deg), lo, hi
+
+
+def _ev(fit, x):
+    c, lo, hi = fit
+    return cheb.chebval((2 * x - (hi + lo)) / (hi - lo), c)
+
+
+# erf(x) / x as a function of t = x^2 for |x| < 0.5; erfcx on three intervals up to 8.
+_ERF_SMALL = _fit(lambda t: math.erf(math.sqrt(t)) / math.sqrt(t) if t > 0
+                  else 2 / math.sqrt(math.pi), 0.0, 0.25, 16)
+_ERFCX = [_fit(lambda v: math.erfc(v) / float(_exp_neg_sq(np.float64(v))), a, b, 30)
+          for a, b in ((0.5, 2.0), (2.0, 4.0), (4.0, 8.0))]
+_ASYM_TERMS = 22
+
+
+def _erfc_pos(x):
+    """erfc for x >= 0.5 (float64 array)."""
+    out = np.empty_like(x)
+    for f in _ERFCX:
+        m = (x >= f[1]) & (x < f[2])
+        out[m] = _ev(f, x[m]) * _exp_neg_sq(x[m])
+    m = (x >= 8.0) & (x < 27.3)  # erfc underflows to 0 past 27.3
+    out[x >= 27.3] = 0.0
+    big = x[m]
+    z = 1 / (2 * big * big)
+    s = np.ones_like(big)
+    for n in range(_ASYM_TERMS, 0, -1):  # Horner on sum (-1)^n (2n-1)!! z^n
+        s = 1 - (2 * n - 1) * z * s
+    out[m] = s / (big * math.sqrt(math.pi)) * _exp_neg_sq(big)
+    return out
+
+
+def _erf64(x):
+    x = np.asarray(x, np.float64)
+    ax = np.abs(x)
+    out = np.empty_like(x)
+    small = ax < 0.5
+    out[small] = x[small] * _ev(_ERF_SMALL, x[small] ** 2)
+    big = ~small & ~np.isnan(x)
+    out[big] = np.copysign(1 - _erfc_pos(ax[big]), x[big])
+    out[np.isnan(x)] = np.nan
+    return out
+
+
+def _erfc64(x):
+    x = np.asarray(x, np.float64)
+    out = np.empty_like(x)
+    small = np.abs(x) < 0.5
+    out[small] = 1 - x[small] * _ev(_ERF_SMALL, x[small] ** 2)
+    pos = x >= 0.5
+    out[pos] = _erfc_pos(x[pos])
+    neg = x <= -0.5
+    out[neg] = 2 - _erfc_pos(-x[neg])
+    out[np.isnan(x)] = np.nan
+    return out
+
+
+def _erfinv64(y):
+    y = np.asarray(y, np.float64)
+    ay = np.abs(y)
+    # Winitzki's estimate (a = 0.147), good to ~2e-3, then Halley steps on erf(x) = |y|.
+    a = 0.147
+    ln = np.log((1 - ay) * (1 + ay))
+    t = 2 / (math.pi * a) + ln / 2
+    x = np.sqrt(np.sqrt(t * t - ln / a) - t)
+    tail = ay > 0.5
+    c = 2 / math.sqrt(math.pi)
+    for _ in range(3):
+        xc = np.clip(np.nan_to_num(x), 0, 6.0)
+        # erf(x) - |y|, through erfc near 1 so the difference keeps its digits.
+        r = np.where(tail, (1 - ay) - _erfc64(xc), _erf64(xc) - ay)
+        step = r / (c * _exp_neg_sq(xc))
+        x = xc - step / (1 + xc * step)
+    x = np.where(ay == 1, np.inf, np.where(ay > 1, np.nan, x))
+    return np.copysign(x, y)
+
+
+def _via_float64(fn):
+    """Kernel computing in float64 and rounding once to the input's float dtype."""
+    def kernel(a):
+        return fn(a).astype(a.dtype)
+
+    kernel.__name__ = fn.__name__
+    return kernel
+
+
+erf_p = unary("erf", _via_float64(_erf64))
+defvjp(erf_p, lambda g, out, x: g * (2 / math.sqrt(math.pi)) * (-x * x).exp())
+
+erfc_p = unary("erfc", _via_float64(_erfc64))
+defvjp(erfc_p, lambda g, out, x: g * (-2 / math.sqrt(math.pi)) * (-x * x).exp())
+
+erfinv_p = unary("erfinv", _via_float64(_erfinv64))
+defvjp(erfinv_p, lambda g, out, x: g * (math.sqrt(math.pi) / 2) * (out * out).exp(),
+       reads=((),), save_output=True)
+
+
+# --- rounding ---------------------------------------------------------------------------
+
+def _int_passthrough(fn):
+    """Rounding kernels return integer inputs unchanged (as a fresh copy)."""
+    def kernel(a, **params):
+        return a.copy() if a.dtype.kind in "iub" else fn(a, **params)
+
+    kernel.__name__ = fn.__name__
+    return kernel
+
+
+floor_p = unary("floor", _int_passthrough(np.floor))
+defvjp(floor_p, zero_grad, reads=((),))
+ceil_p = unary("ceil", _int_passthrough(np.ceil))
+defvjp(ceil_p, zero_grad, reads=((),))
+trunc_p = unary("trunc", _int_passthrough(np.trunc))
+defvjp(trunc_p, zero_grad, reads=((),))
+
+
+def _round_kernel(a, decimals=0):
+    # NOTE: like PyTorch, scale by 10**decimals in the tensor's own dtype, round half to
+    # even, and scale back (so float16 rounds at each step, as its CPU kernel does).
+    if decimals == 0:
+        return np.rint(a)
+    ten = np.asarray(10.0 ** abs(decimals), a.dtype)
+    return np.rint(a * ten) / ten if decimals > 0 else np.rint(a / ten) * ten
+
+
+round_p = unary("round", _int_passthrough(_round_kernel))
+defvjp(round_p, zero_grad, reads=((),))
+
+
+def _frac_kernel(a):
+    return a - np.trunc(a)
+
+
+frac_p = unary("frac", _frac_kernel)
+defvjp(frac_p, lambda g, out, x: g, reads=((),))
+
+
+# --- predicates and nan_to_num ----------------------------------------------------------
+
+def _predicate(name: str, fn, otherwise: bool) -> Primitive:
+    def kernel(a):
+        if a.dtype.kind in "iub":
+            return np.full(a.shape, otherwise)
+        return fn(a.astype(np.float32) if a.dtype.kind == "V" else a)
+
+    prim = Primitive(name, kernel, bool_meta)
+    nondifferentiable(prim)
+    return prim
+
+
+isnan_p = _predicate("isnan", np.isnan, False)
+isinf_p = _predicate("isinf", np.isinf, False)
+isfinite_p = _predicate("isfinite", np.isfinite, True)
+isposinf_p = _predicate("isposinf", np.isposinf, False)
+isneginf_p = _predicate("isneginf", np.isneginf, False)
+
+
+def _nan_to_num_kernel(a, nan=0.0, posinf=None, neginf=None):
+    if a.dtype.kind in "iub":
+        return a.copy()
+    if a.dtype.kind == "c":
+        parts = [_nan_to_num_kernel(np.array(p), nan, posinf, neginf) for p in (a.real, a.imag)]
+        return (parts[0] + 1j * parts[1]).astype(a.dtype)
+    info = dt.finfo(dt.from_numpy(a.dtype))
+    hi = np.asarray(info.max if posinf is None else posinf).astype(a.dtype)
+    lo = np.asarray(info.min if neginf is None else neginf).astype(a.dtype)
+    out = np.where(np.isnan(a), np.asarray(nan).astype(a.dtype), a)
+    out = np.where(out == np.inf, hi, out)
+    return np.where(out == -np.inf, lo, out).astype(a.dtype)
+
+
+nan_to_num_p = unary("nan_to_num", _nan_to_num_kernel)
+defvjp(nan_to_num_p, lambda g, out, x, **p: g * x.isfinite())
+
+
+# --- public functions ------------------------------------------------------------
+
+rsqrt, rsqrt_ = unary_api(rsqrt_p, "1 / sqrt(x) elementwise.")
+exp2, exp2_ = unary_api(exp2_p, "2 to the power of each element.")
+expm1, expm1_ = unary_api(expm1_p, "exp(x) - 1, accurate near 0.")
+log2, log2_ = unary_api(log2_p, "Base-2 logarithm.")
+log10, log10_ = unary_api(log10_p, "Base-10 logarithm.")
+log1p, log1p_ = unary_api(log1p_p, "log(1 + x), accurate near 0.")
+reciprocal, reciprocal_ = unary_api(reciprocal_p, "1 / x elementwise.")
+tan, tan_ = unary_api(tan_p, "Tangent (radians).")
+asin, asin_ = unary_api(asin_p, "Inverse sine.")
+acos, acos_ = unary_api(acos_p, "Inverse cosine.")
+atan, atan_ = unary_api(atan_p, "Inverse tangent.")
+sinh, sinh_ = unary_api(sinh_p, "Hyperbolic sine.")
+cosh, cosh_ = unary_api(cosh_p, "Hyperbolic cosine.")
+asinh, asinh_ = unary_api(asinh_p, "Inverse hyperbolic sine.")
+acosh, acosh_ = unary_api(acosh_p, "Inverse hyperbolic cosine.")
+atanh, atanh_ = unary_api(atanh_p, "Inverse hyperbolic tangent.")
+_logit, _logit_ = unary_api(logit_p, "log(p / (1 - p)).", reject=_NO_COMPLEX)
+erf, erf_ = unary_api(erf_p, "The error function.", reject=_NO_COMPLEX, kname="erf_vml_cpu")
+erfc, erfc_ = unary_api(erfc_p, "1 - erf(x), accurate where erf(x) is near 1.",
+                        reject=_NO_COMPLEX, kname="erfc_vml_cpu")
+erfinv, erfinv_ = unary_api(erfinv_p, "The inverse error function on (-1, 1).",
+                            reject=_NO_COMPLEX, kname="erfinv_cpu")
+floor, floor_ = unary_api(floor_p, "Largest integer <= x (integers unchanged).", result=SAME,
+                          reject=(BOOL_K, COMPLEX_K), kname="floor")
+ceil, ceil_ = unary_api(ceil_p, "Smallest integer >= x (integers unchanged).", result=SAME,
+                        reject=(BOOL_K, COMPLEX_K), kname="ceil")
+trunc, trunc_ = unary_api(trunc_p, "x rounded toward zero (integers unchanged).", result=SAME,
+                          reject=(BOOL_K, COMPLEX_K), kname="trunc")
+_round, _round_ = unary_api(round_p, "x rounded half to even.", result=SAME,
+                            reject=(BOOL_K, COMPLEX_K), kname="round_cpu")
+frac, frac_ = unary_api(frac_p, "x - trunc(x).", result=SAME,
+                        reject=(BOOL_K, INT_K, COMPLEX_K), kname="frac_cpu")
+isnan, _ = unary_api(isnan_p, "True where the element is NaN.", result=BOOL)
+isinf, _ = unary_api(isinf_p, "True where the element is +inf or -inf.", result=BOOL)
+isfinite, _ = unary_api(isfinite_p, "True where the element is neither inf nor NaN.",
+                        result=BOOL)
+_nan_to_num, _nan_to_num_ = unary_api(nan_to_num_p, "NaN and infinities replaced by numbers.",
+                                      result=SAME)
+arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
+arcsin_, arccos_, arctan_, arcsinh_, arccosh_, arctanh_ = (
+    asin_, acos_, atan_, asinh_, acosh_, atanh_)
+fix, fix_ = trunc, trunc_
+
+
+def square(input: Tensor, *, out=None) -> Tensor:
+    """x * x (as `pow(x, 2)`: bool becomes int64, like PyTorch)."""
+    check_tensor(input, "square")
+    return _pow(input, 2, out=out)
+
+
+def square_(self: Tensor) -> Tensor:
+    return self.pow_(2)
+
+
+def logit(input: Tensor, eps: float | None = None, *, out=None) -> Tensor:
+    """log(p / (1 - p)), with p clamped to [eps, 1 - eps] when `eps` is given."""
+    return _logit(input, eps=eps, out=out)
+
+
+def logit_(self: Tensor, eps: float | None = None) -> Tensor:
+    return _logit_(self, eps=eps)
+
+
+def round(input: Tensor, *, decimals: int = 0, out=None) -> Tensor:  # noqa: A001
+    """Round half to even, to `decimals` decimal places (negative: to tens, hundreds ...)."""
+    if decimals != 0 and input._dtype._kind == INT_K:
+        raise NotImplementedError(f"\"round_cpu\" not implemented for '{type_name(input._dtype)}'")
+    return _round(input, decimals=int(decimals), out=out)
+
+
+def round_(self: Tensor, *, decimals: int = 0) -> Tensor:
+    return _round_(self, decimals=int(decimals))
+
+
+def _signed_inf_check(name: str, x: Tensor) -> None:
+    check_tensor(x, name)
+    if x._dtype.is_complex:
+        raise RuntimeError(f"{name} does not support complex inputs.")
+
+
+def isposinf(input: Tensor, *, out=None) -> Tensor:
+    """True where the element is +inf."""
+    _signed_inf_check("isposinf", input)
+    return write_out(apply(isposinf_p, input), out)
+
+
+def isneginf(input: Tensor, *, out=None) -> Tensor:
+    """True where the element is -inf."""
+    _signed_inf_check("isneginf", input)
+    return write_out(apply(isneginf_p, input), out)
+
+
+def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None, *, out=None) -> Tensor:
+    """NaN -> `nan`, +inf -> `posinf`, -inf -> `neginf` (defaults: 0 and the dtype's extremes)."""
+    return _nan_to_num(input, nan=nan, posinf=posinf, neginf=neginf, out=out)
+
+
+def nan_to_num_(self: Tensor, nan: float = 0.0, posinf: float | None = None,
+                neginf: float | None = None) -> Tensor:
+    return _nan_to_num_(self, nan=nan, posinf=posinf, neginf=neginf)
+
+
+_FNS = {
+    "rsqrt": rsqrt, "exp2": exp2, "expm1": expm1, "log2": log2, "log10": log10,
+    "log1p": log1p, "reciprocal": reciprocal, "tan": tan, "asin": asin, "acos": acos,
+    "atan": atan, "sinh": sinh, "cosh": cosh, "asinh": asinh, "acosh": acosh, "atanh": atanh,
+    "arcsin": arcsin, "arccos": arccos, "arctan": arctan, "arcsinh": arcsinh,
+    "arccosh": arccosh, "arctanh": arctanh, "logit": logit, "erf": erf, "erfc": erfc,
+    "erfinv": erfinv, "floor": floor, "ceil": ceil, "trunc": trunc, "fix": fix, "round": round,
+    "frac": frac, "square": square, "nan_to_num": nan_to_num,
+}
+_INPLACE = {
+    "rsqrt_": rsqrt_, "exp2_": exp2_, "expm1_": expm1_, "log2_": log2_, "log10_": log10_,
+    "log1p_": log1p_, "reciprocal_": reciprocal_, "tan_": tan_, "asin_": asin_,
+    "acos_": acos_, "atan_": atan_, "sinh_": sinh_, "cosh_": cosh_, "asinh_": asinh_,
+    "acosh_": acosh_, "atanh_": atanh_, "arcsin_": arcsin_, "arccos_": arccos_,
+    "arctan_": arctan_, "arcsinh_": arcsinh_, "arccosh_": arccosh_, "arctanh_": arctanh_,
+    "logit_": logit_, "erf_": erf_, "erfc_": erfc_, "erfinv_": erfinv_, "floor_": floor_,
+    "ceil_": ceil_, "trunc_": trunc_, "fix_": fix_, "round_": round_, "frac_": frac_,
+    "square_": square_, "nan_to_num_": nan_to_num_,
+}
+_PREDICATES = {"isnan": isnan, "isinf": isinf, "isfinite": isfinite, "isposinf": isposinf,
+               "isneginf": isneginf}
+
+TENSOR_METHODS = {**_FNS, **_INPLACE, **_PREDICATES}
+
+__all__ = [*_FNS, *(n for n in _INPLACE if n != "erfinv_"), *_PREDICATES]
