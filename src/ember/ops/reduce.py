@@ -59,6 +59,19 @@ def _axis(a, dims):
     return dims if a.ndim else None
 
 
+def c_order(kernel):
+    """`kernel` with its result(s) in row-major order: PyTorch's reductions and scans
+    return contiguous tensors whatever the input's layout."""
+    def wrapped(*args, **params):
+        r = kernel(*args, **params)
+        if isinstance(r, tuple):
+            return tuple(np.asarray(v, order="C") for v in r)
+        return np.asarray(r, order="C")
+
+    wrapped.__name__ = kernel.__name__
+    return wrapped
+
+
 def _reduce_meta(x, *, dims, keepdim, **_):
     return reduced_shape(x._shape, dims, keepdim), x._dtype
 
@@ -100,9 +113,9 @@ def _sum_vjp(g, out, x, *, dims, keepdim, in_shape):
     return expand_back(g, in_shape, dims, keepdim)
 
 
-sum_p = Primitive("sum", _sum_kernel, _reduce_meta)
+sum_p = Primitive("sum", c_order(_sum_kernel), _reduce_meta)
 defvjp(sum_p, _sum_vjp, reads=((),))
-sum_dim_p = Primitive("sum_dim", _sum_kernel, _reduce_meta, grad_name="SumBackward1")
+sum_dim_p = Primitive("sum_dim", c_order(_sum_kernel), _reduce_meta, grad_name="SumBackward1")
 defvjp(sum_dim_p, _sum_vjp, reads=((),))
 
 
@@ -146,7 +159,7 @@ def _nansum_kernel(a, *, dims, keepdim):
     return np.asarray(np.nansum(a, axis=_axis(a, dims), keepdims=keepdim, dtype=a.dtype))
 
 
-nansum_p = Primitive("nansum", _nansum_kernel, _reduce_meta)
+nansum_p = Primitive("nansum", c_order(_nansum_kernel), _reduce_meta)
 defvjp(nansum_p, lambda g, out, x, *, dims, keepdim:
        (expand_back(g, x._shape, dims, keepdim) * (x == x)))
 
@@ -155,11 +168,17 @@ def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=No
     """Sum treating NaN as zero."""
     if input._dtype.is_complex:
         raise RuntimeError("nansum on CPU does not support complex inputs")
+    if dtype is not None and dtype.is_complex:
+        raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{type_name(dtype)}'")
     x = _cast_for_sum(input, dtype)
     return write_out(apply(nansum_p, x, dims=norm_dims(dim, x.ndim), keepdim=keepdim), out)
 
 
 def _mean_kernel(a, *, dims, keepdim, in_shape=None):
+    if a.size == 0:  # NaN, without NumPy's "mean of empty slice" warning
+        with np.errstate(invalid="ignore", divide="ignore"):
+            total = np.sum(a, axis=_axis(a, dims), keepdims=keepdim, dtype=a.dtype)
+            return np.asarray(total / a.dtype.type(0), dtype=a.dtype)
     if a.dtype in _LOW:
         return np.mean(a, axis=_axis(a, dims), keepdims=keepdim, dtype=np.float32).astype(a.dtype)
     return np.asarray(np.mean(a, axis=_axis(a, dims), keepdims=keepdim, dtype=a.dtype))
@@ -170,9 +189,9 @@ def _mean_vjp(g, out, x, *, dims, keepdim, in_shape):
     return expand_back(g / n, in_shape, dims, keepdim)
 
 
-mean_p = Primitive("mean", _mean_kernel, _reduce_meta)
+mean_p = Primitive("mean", c_order(_mean_kernel), _reduce_meta)
 defvjp(mean_p, _mean_vjp, reads=((),))
-mean_dim_p = Primitive("mean_dim", _mean_kernel, _reduce_meta, grad_name="MeanBackward1")
+mean_dim_p = Primitive("mean_dim", c_order(_mean_kernel), _reduce_meta, grad_name="MeanBackward1")
 defvjp(mean_dim_p, _mean_vjp, reads=((),))
 
 
@@ -235,9 +254,9 @@ def _prod_vjp(g, out, x, *, dims, keepdim):
     return where(n_zero == 0, g * ratio, where(one_zero, g * others, 0))
 
 
-prod_p = Primitive("prod", _prod_kernel, _reduce_meta)
+prod_p = Primitive("prod", c_order(_prod_kernel), _reduce_meta)
 defvjp(prod_p, _prod_vjp, save_output=True)
-prod_dim_p = Primitive("prod_dim", _prod_kernel, _reduce_meta, grad_name="ProdBackward1")
+prod_dim_p = Primitive("prod_dim", c_order(_prod_kernel), _reduce_meta, grad_name="ProdBackward1")
 defvjp(prod_dim_p, _prod_vjp, save_output=True)
 
 
@@ -271,24 +290,34 @@ def _extreme_kernel(fn, name):
     return kernel
 
 
-def _amax_vjp(g, out, x, *, dims, keepdim):
-    # NOTE: ties share the gradient equally, as in PyTorch's amax/amin backward.
+def _amax_vjp(g, out, x, *, dims, keepdim, nan_ties=False):
+    # NOTE: ties share the gradient equally, as in PyTorch's amax/amin backward. For a NaN
+    # result amax's gradient is NaN (no input equals it), while max()'s counts every NaN
+    # input as a tie (torch's evenly_distribute_backward).
+    from .ternary import where
+
     in_shape = x._shape
-    mask = (x == expand_back(out, in_shape, dims, keepdim)).to(g.dtype)
+    o = expand_back(out, in_shape, dims, keepdim)
+    mask = where(o != o, x != x, x == o) if nan_ties else x == o
+    mask = mask.to(g.dtype)
     count = mask.sum(dims, keepdim=True)
     return expand_back(g, in_shape, dims, keepdim) * mask / count
 
 
-amax_p = Primitive("amax", _extreme_kernel(np.amax, "amax"), _reduce_meta)
+def _max_all_vjp(g, out, x, *, dims, keepdim):
+    return _amax_vjp(g, out, x, dims=dims, keepdim=keepdim, nan_ties=True)
+
+
+amax_p = Primitive("amax", c_order(_extreme_kernel(np.amax, "amax")), _reduce_meta)
 defvjp(amax_p, _amax_vjp, save_output=True)
-amin_p = Primitive("amin", _extreme_kernel(np.amin, "amin"), _reduce_meta)
+amin_p = Primitive("amin", c_order(_extreme_kernel(np.amin, "amin")), _reduce_meta)
 defvjp(amin_p, _amax_vjp, save_output=True)
-max_all_p = Primitive("max_all", _extreme_kernel(np.amax, "max"), _reduce_meta,
+max_all_p = Primitive("max_all", c_order(_extreme_kernel(np.amax, "max")), _reduce_meta,
                       grad_name="MaxBackward1")
-defvjp(max_all_p, _amax_vjp, save_output=True)
-min_all_p = Primitive("min_all", _extreme_kernel(np.amin, "min"), _reduce_meta,
+defvjp(max_all_p, _max_all_vjp, save_output=True)
+min_all_p = Primitive("min_all", c_order(_extreme_kernel(np.amin, "min")), _reduce_meta,
                       grad_name="MinBackward1")
-defvjp(min_all_p, _amax_vjp, save_output=True)
+defvjp(min_all_p, _max_all_vjp, save_output=True)
 
 
 def _no_complex_values(x: Tensor, kernel: str) -> None:
@@ -333,8 +362,8 @@ def _arg_meta(x, *, dim, keepdim):
     return reduced_shape(x._shape, (dim,), keepdim), dt.int64
 
 
-argmax_p = Primitive("argmax", _arg_kernel(np.argmax, "argmax"), _arg_meta)
-argmin_p = Primitive("argmin", _arg_kernel(np.argmin, "argmin"), _arg_meta)
+argmax_p = Primitive("argmax", c_order(_arg_kernel(np.argmax, "argmax")), _arg_meta)
+argmin_p = Primitive("argmin", c_order(_arg_kernel(np.argmin, "argmin")), _arg_meta)
 nondifferentiable(argmax_p)
 nondifferentiable(argmin_p)
 
@@ -393,10 +422,10 @@ def select_vjp(g, out, x, *, dim, keepdim, in_shape, **_):
     return scatter_into_zeros(in_shape, dim, idx, gv)
 
 
-max_dim_p = Primitive("max_dim", _dim_extreme_kernel(np.argmax, "max"), dim_select_meta,
+max_dim_p = Primitive("max_dim", c_order(_dim_extreme_kernel(np.argmax, "max")), dim_select_meta,
                       grad_name="MaxBackward0", n_outputs=2)
 defvjp(max_dim_p, select_vjp, reads=((),), save_output=True)
-min_dim_p = Primitive("min_dim", _dim_extreme_kernel(np.argmin, "min"), dim_select_meta,
+min_dim_p = Primitive("min_dim", c_order(_dim_extreme_kernel(np.argmin, "min")), dim_select_meta,
                       grad_name="MinBackward0", n_outputs=2)
 defvjp(min_dim_p, select_vjp, reads=((),), save_output=True)
 
@@ -469,8 +498,8 @@ def _truth_meta(x, *, dims, keepdim):
     return reduced_shape(x._shape, dims, keepdim), dt.uint8 if x._dtype is dt.uint8 else dt.bool_
 
 
-any_p = Primitive("any", _truth_kernel(np.any), _truth_meta)
-all_p = Primitive("all", _truth_kernel(np.all), _truth_meta)
+any_p = Primitive("any", c_order(_truth_kernel(np.any)), _truth_meta)
+all_p = Primitive("all", c_order(_truth_kernel(np.all)), _truth_meta)
 nondifferentiable(any_p)
 nondifferentiable(all_p)
 
@@ -496,7 +525,7 @@ def _count_nonzero_kernel(a, *, dims):
     return np.asarray(np.count_nonzero(a != 0, axis=_axis(a, dims)), dtype=np.int64)
 
 
-count_nonzero_p = Primitive("count_nonzero", _count_nonzero_kernel,
+count_nonzero_p = Primitive("count_nonzero", c_order(_count_nonzero_kernel),
                             lambda x, *, dims: (reduced_shape(x._shape, dims, False), dt.int64))
 nondifferentiable(count_nonzero_p)
 

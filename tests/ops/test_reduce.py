@@ -1,0 +1,319 @@
+"""Reductions against PyTorch: sum, mean, nansum, nanmean, prod, amax/amin, max/min,
+argmax/argmin, aminmax, any/all, count_nonzero, sum_to_size.
+
+Values, dtypes, shapes, exception types and gradients come from torch; float64 finite
+differences are a second oracle for the gradient rules with special cases (prod's zeros,
+ties in amax / max).
+"""
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from op_oracle import array, check_double, meta_same, oracle, raises_like
+
+from helpers import DTYPE_PAIRS, assert_same, check_grads, check_op, to_torch
+
+ALL_DTYPES = [e for e, _ in DTYPE_PAIRS]
+
+# One row per call form; each runs on every dtype, and torch decides which dtypes are legal.
+CALLS = {
+    "sum": lambda x: x.sum(),
+    "sum_dim": lambda x: x.sum(1),
+    "sum_tuple_keepdim": lambda x: x.sum((0, 1), keepdim=True),
+    "nansum": lambda x: x.nansum(0),
+    "mean": lambda x: x.mean(),
+    "mean_dim": lambda x: x.mean(-1, keepdim=True),
+    "nanmean": lambda x: x.nanmean(1),
+    "prod": lambda x: x.prod(),
+    "prod_dim": lambda x: x.prod(0, keepdim=True),
+    "amax": lambda x: x.amax(1),
+    "amin_all": lambda x: x.amin(),
+    "max": lambda x: x.max(),
+    "max_dim": lambda x: x.max(1),
+    "min_dim_keepdim": lambda x: x.min(0, keepdim=True),
+    "argmax": lambda x: x.argmax(),
+    "argmin_dim": lambda x: x.argmin(1, keepdim=True),
+    "aminmax": lambda x: x.aminmax(),
+    "aminmax_dim": lambda x: x.aminmax(dim=0),
+    "any": lambda x: x.any(),
+    "all_dim": lambda x: x.all(1),
+    "count_nonzero": lambda x: x.count_nonzero(),
+    "count_nonzero_dim": lambda x: x.count_nonzero(0),
+}
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("call", CALLS, ids=str)
+def test_every_dtype_matches_torch(call, dtype):
+    # Integer data from [-2, 2) includes zeros and ties; floats are distinct.
+    oracle(CALLS[call], array((3, 4), dtype), grad=dtype in (ember.float32, ember.float64))
+
+
+SHAPES = [(), (5,), (2, 3, 4), (0, 3)]
+DIM_CALLS = {
+    "sum": lambda x: x.sum(),
+    "sum_last": lambda x: x.sum(-1),
+    "sum_list_keepdim": lambda x: x.sum([0, -1], keepdim=True),
+    "sum_empty_list": lambda x: x.sum([]),
+    "mean": lambda x: x.mean(),
+    "mean_first": lambda x: x.mean(0, keepdim=True),
+    "nansum_last": lambda x: x.nansum(-1),
+    "prod": lambda x: x.prod(),
+    "prod_first": lambda x: x.prod(0),
+    "amax_last": lambda x: x.amax(-1),
+    "amin_tuple": lambda x: x.amin((0, -1), keepdim=True),
+    "max_last": lambda x: x.max(-1),
+    "min": lambda x: x.min(),
+    "argmax_first": lambda x: x.argmax(0),
+    "argmin": lambda x: x.argmin(keepdim=True),
+    "any_last": lambda x: x.any(-1, keepdim=True),
+    "all_empty_tuple": lambda x: x.all(()),
+    "count_nonzero_first": lambda x: x.count_nonzero(0),
+}
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+@pytest.mark.parametrize("call", DIM_CALLS, ids=str)
+def test_shapes_dims_and_gradients(call, shape):
+    """0-d, 1-d, 3-d and empty inputs; errors (e.g. max of nothing) must match too."""
+    oracle(DIM_CALLS[call], array(shape, ember.float64))
+
+
+@pytest.mark.parametrize("call", ["sum_last", "mean_first", "prod_first", "amin_tuple",
+                                  "max_last", "argmax_first", "any_last"])
+def test_non_contiguous_inputs(call):
+    fn = DIM_CALLS[call]
+    oracle(lambda x: fn(x.permute(2, 0, 1)[:, ::2]), array((3, 4, 5), ember.float32))
+    oracle(lambda x: fn(x.transpose(0, 2)), array((3, 4, 5), ember.int32), grad=False)
+
+
+def test_reductions_return_contiguous_results():
+    a = array((3, 4, 5))
+    for fn in (lambda x: x.permute(2, 0, 1).sum(1, keepdim=True),
+               lambda x: x.permute(2, 0, 1).amax(1),
+               lambda x: x.transpose(0, 2).max(0, keepdim=True)):
+        check_op(fn, fn, a, check_stride=True)
+
+
+# --- numerics -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [ember.float16, ember.bfloat16], ids=str)
+def test_low_precision_sums_accumulate_in_float32(dtype):
+    # 10000 ones: a float16 accumulator would stall at 2048; float32 gets 10000 exactly.
+    ones = np.ones(10000, dtype.np)
+    for fn in (lambda x: x.sum(), lambda x: x.mean(), lambda x: x.nansum(),
+               lambda x: x.reshape(100, 100).sum(0)):
+        check_op(fn, fn, ones, grad=False, rtol=0, atol=0)
+    x = ember.tensor(ones)
+    assert x.sum().dtype is dtype
+    assert x.sum().item() == float(np.array(10000.0, np.float32).astype(dtype.np))
+
+
+def test_integer_sums_promote_to_int64_and_wrap():
+    big = np.full(4, 2**62, np.int64)
+    oracle(lambda x: x.sum(), big)
+    oracle(lambda x: x.prod(), np.array([2**40, 2**40], np.int64))
+    oracle(lambda x: x.sum(dtype=torch_dtype(x, "int32")), array((3, 4), ember.int8))
+
+
+def torch_dtype(x, name):
+    return getattr(torch if isinstance(x, torch.Tensor) else ember, name)
+
+
+@pytest.mark.parametrize("dtype_name", ["float64", "float16", "int16", "complex64"])
+def test_dtype_argument_casts_first(dtype_name):
+    a = array((3, 4))
+    oracle(lambda x: x.sum(1, dtype=torch_dtype(x, dtype_name)), a, grad=False)
+    oracle(lambda x: x.prod(dtype=torch_dtype(x, dtype_name)), a, grad=False)
+    oracle(lambda x: x.nansum(0, dtype=torch_dtype(x, dtype_name)), a, grad=False)
+    oracle(lambda x: x.mean(0, dtype=torch_dtype(x, dtype_name)), a, grad=False)
+    oracle(lambda x: x.mean(dtype=torch_dtype(x, dtype_name)), array((5,), ember.int64),
+           grad=False)
+
+
+def test_nan_handling():
+    a = array((3, 4), ember.float64)
+    a[0, 1] = a[2, 0] = a[2, 3] = np.nan
+    for fn in (lambda x: x.nansum(1), lambda x: x.nanmean(0), lambda x: x.nanmean(),
+               lambda x: x.sum(1), lambda x: x.amax(0), lambda x: x.max(1),
+               lambda x: x.argmin(1), lambda x: x.max(), lambda x: x.aminmax(dim=1)):
+        oracle(fn, a)
+
+
+# --- gradients --------------------------------------------------------------------------
+
+def test_max_routes_to_index_and_amax_shares_ties():
+    a = np.array([[1.0, 3.0, 3.0, 0.0], [2.0, 2.0, 2.0, 1.0]])
+    for fn in (lambda x: x.max(1), lambda x: x.min(0, keepdim=True), lambda x: x.amax(1),
+               lambda x: x.amin((0, 1)), lambda x: x.max(), lambda x: x.min(),
+               lambda x: x.aminmax(dim=1)):
+        oracle(fn, a)
+
+
+@pytest.mark.parametrize("zeros", [[], [(0, 1)], [(0, 1), (0, 3)], [(1, 0), (2, 2)]])
+def test_prod_gradient_with_zeros(zeros):
+    a = array((3, 4), ember.float64, seed=4)
+    for i, j in zeros:
+        a[i, j] = 0.0
+    for fn in (lambda x: x.prod(1), lambda x: x.prod(0, keepdim=True), lambda x: x.prod()):
+        oracle(fn, a)
+        check_grads(fn, a)
+
+
+def test_prod_gradient_complex():
+    a = array((2, 3), ember.complex128)
+    oracle(lambda x: x.prod(1), a)
+    a[0, 1] = 0
+    oracle(lambda x: x.prod(1), a)
+
+
+def test_finite_differences():
+    a = array((3, 4), ember.float64, seed=5)
+    for fn in (lambda x: x.sum(0), lambda x: x.mean((0, 1)), lambda x: x.amax(1),
+               lambda x: x.max(0).values, lambda x: x.min(1, keepdim=True).values,
+               lambda x: x.prod(1), lambda x: x.nansum(1) * x.nanmean(1)):
+        check_grads(fn, a)
+
+
+@pytest.mark.parametrize("shape,fn", [
+    ((3, 4), lambda x: (x.sum(1) ** 2)),
+    ((3, 4), lambda x: x.exp().sum((0, 1), keepdim=True) * x),
+    ((3, 4), lambda x: x.mean(0) ** 3),
+    ((2, 3, 4), lambda x: x.sin().mean((0, 2)) * x.sum((0, 2))),
+    ((), lambda x: x.sum() * x.mean()),
+])
+def test_second_derivatives_match_torch(shape, fn):
+    check_double(fn, array(shape, ember.float64))
+
+
+def test_second_derivative_through_prod():
+    check_double(lambda x: x.prod(1), array((2, 4), ember.float64))
+
+
+@pytest.mark.parametrize("call,expected", [
+    (lambda x: x.sum(), "SumBackward0"), (lambda x: x.sum(0), "SumBackward1"),
+    (lambda x: x.mean(), "MeanBackward0"), (lambda x: x.mean(0), "MeanBackward1"),
+    (lambda x: x.prod(), "ProdBackward0"), (lambda x: x.prod(0), "ProdBackward1"),
+    (lambda x: x.nansum(), "NansumBackward0"), (lambda x: x.amax(0), "AmaxBackward0"),
+    (lambda x: x.amin(0), "AminBackward0"), (lambda x: x.max(), "MaxBackward1"),
+    (lambda x: x.max(0)[0], "MaxBackward0"), (lambda x: x.min(), "MinBackward1"),
+    (lambda x: x.min(0)[0], "MinBackward0"),
+])
+def test_grad_fn_names_match_torch(call, expected):
+    t = torch.rand(2, 3, requires_grad=True)
+    e = ember.rand(2, 3, requires_grad=True)
+    assert type(call(t).grad_fn).__name__ == expected
+    assert type(call(e).grad_fn).__name__ == expected
+
+
+# --- named tuples, out=, binary max -----------------------------------------------------
+
+def test_named_tuples():
+    x = ember.tensor(array((3, 4)))
+    r = x.max(1)
+    assert type(r).__name__ == "max" and r.values is r[0] and r.indices is r[1]
+    assert type(x.min(dim=0)).__name__ == "min"
+    mm = ember.aminmax(x, dim=1, keepdim=True)
+    assert type(mm).__name__ == "aminmax" and mm.min.shape == (3, 1)
+    assert_same(mm.max, torch.aminmax(to_torch(x), dim=1, keepdim=True).max)
+    assert repr(r).startswith("ember.return_types.max(\nvalues=tensor(")
+
+
+def test_out_arguments():
+    a = array((3, 4))
+    x, t = ember.tensor(a), torch.tensor(a)
+    out_e, out_t = ember.empty(3), torch.empty(3)
+    assert ember.sum(x, 1, out=out_e) is out_e
+    torch.sum(t, 1, out=out_t)
+    assert_same(out_e, out_t)
+    vals, idx = ember.empty(4), ember.empty(4, dtype=ember.int64)
+    r = ember.max(x, 0, out=(vals, idx))
+    rt = torch.max(t, 0)
+    assert r.values is vals and r.indices is idx
+    assert_same(vals, rt.values)
+    assert_same(idx, rt.indices)
+    out_b = ember.empty(3, dtype=ember.bool)
+    ember.any(x > 1, 1, out=out_b)
+    assert_same(out_b, torch.any(t > 1, 1))
+
+
+def test_binary_max_min_dispatch():
+    from ember.ops import binary_extra
+
+    if not hasattr(binary_extra, "maximum"):
+        pytest.skip("maximum / minimum not implemented yet")
+    a, b = array((3, 4)), array((4,), seed=2)
+    oracle(lambda x, y: x.max(y), a, b)
+    oracle(lambda x, y: ember.min(x, y) if isinstance(x, ember.Tensor) else torch.min(x, y),
+           a, b)
+
+
+# --- errors -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("call", [
+    lambda x: x.sum(2), lambda x: x.sum((0, 0)), lambda x: x.sum((0, -2)),
+    lambda x: x.max(5), lambda x: x.argmax(-3), lambda x: x.prod((0, 1)),
+    lambda x: x.argmax((0, 1)), lambda x: x.mean(dtype=torch_dtype(x, "int64")),
+    lambda x: x.amax(3), lambda x: x.count_nonzero(2), lambda x: x.any(4),
+])
+def test_bad_arguments_raise_like_torch(call):
+    raises_like(call, array((3, 4)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: x.max(), lambda x: x.max(0), lambda x: x.amax(0), lambda x: x.argmax(),
+    lambda x: x.argmin(0), lambda x: x.aminmax(), lambda x: x.aminmax(dim=0),
+    lambda x: x.min(),
+])
+def test_reducing_an_empty_dim_without_identity_raises(call):
+    raises_like(call, np.zeros((0, 3), np.float32))
+
+
+def test_empty_reductions_with_identity():
+    e = np.zeros((0, 3), np.float32)
+    for fn in (lambda x: x.sum(0), lambda x: x.prod(0), lambda x: x.mean(0),
+               lambda x: x.amax(1), lambda x: x.max(1), lambda x: x.argmax(1),
+               lambda x: x.any(0), lambda x: x.all(0), lambda x: x.count_nonzero(),
+               lambda x: x.nansum(), lambda x: x.nanmean(0)):
+        oracle(fn, e)
+
+
+# --- sum_to_size -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("size", [(3, 4), (1, 4), (3, 1), (4,), (1,), (), (1, 1), (2, 1, 1)])
+def test_sum_to_size(size):
+    a = array((2, 3, 4), ember.float64)
+    oracle(lambda x: x.sum_to_size(size), a)
+    oracle(lambda x: x.sum_to_size(*size) if size else x.sum_to_size(size), a)
+
+
+def test_sum_to_size_errors():
+    raises_like(lambda x: x.sum_to_size((5,)), array((2, 3)))
+    raises_like(lambda x: x.sum_to_size((1, 2, 3)), array((2, 3)))
+
+
+def test_broadcast_gradients_use_sum_to_size():
+    check_op(lambda x, y: x * y, lambda x, y: x * y, array((2, 1, 4)), array((3, 1), seed=1))
+
+
+# --- meta ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("call", [
+    lambda x: x.sum(), lambda x: x.sum(1, keepdim=True), lambda x: x.mean((0, 2)),
+    lambda x: x.prod(0), lambda x: x.amax(-1), lambda x: x.max(1), lambda x: x.min(),
+    lambda x: x.argmax(2, keepdim=True), lambda x: x.argmin(), lambda x: x.any(0),
+    lambda x: x.all(), lambda x: x.count_nonzero((0, 1)), lambda x: x.nansum(1),
+    lambda x: x.aminmax(dim=1), lambda x: x.sum_to_size(1, 3, 1),
+    lambda x: x.sum(1, dtype=torch_dtype(x, "float64")),
+])
+@pytest.mark.parametrize("transpose", [False, True])
+def test_meta_shapes_dtypes_strides(call, transpose):
+    meta_same(call, (2, 3, 4) if not transpose else (4, 3, 2), transpose=transpose)
+
+
+def test_meta_integer_inputs():
+    meta_same(lambda x: x.sum(0), (2, 3), ember.int32)
+    meta_same(lambda x: x.prod(), (2, 3), ember.bool)
+    meta_same(lambda x: x.all(1), (2, 3), ember.uint8)
