@@ -1,5 +1,285 @@
-"""(to be filled)"""
+"""Matrix structure ops: trace diag diag_embed tril triu cross, and the top-level
+`ember.det / inverse / svd / ...` spellings of `ember.linalg` functions.
 
-TENSOR_METHODS: dict = {}
+tril / triu / diag_embed / trace / cross are primitives with VJPs beside them; the
+factorisations themselves live in `ember.linalg` (imported lazily here, since
+`ember.linalg` is built on these ops).
+"""
 
-__all__: list = []
+from __future__ import annotations
+
+import warnings
+from collections import namedtuple
+
+import numpy as np
+
+from .. import _dtype as dt
+from .._tensor import Tensor
+from .._view import broadcast_shapes, contiguous_strides, wrap_dim
+from ._common import write_out
+from .registry import Primitive, apply, apply_, defvjp
+
+_LOW = (np.dtype(np.float16), dt.bfloat16.np)
+
+# --- tril / triu -------------------------------------------------------------------------
+
+
+def _triangle_kernel(lower: bool):
+    def kernel(a, *, diagonal):
+        n, m = a.shape[-2:]
+        keep = np.tri(n, m, diagonal, dtype=bool) if lower else ~np.tri(n, m, diagonal - 1,
+                                                                         dtype=bool)
+        out = np.zeros(a.shape, a.dtype)
+        np.copyto(out, a, where=keep)
+        return out
+
+    return kernel
+
+
+def _triangle_meta(x, *, diagonal):
+    return x._shape, x._dtype, contiguous_strides(x._shape)
+
+
+tril_p = Primitive("tril", _triangle_kernel(True), _triangle_meta)
+defvjp(tril_p, lambda g, out, x, *, diagonal: g.tril(diagonal), reads=((),))
+triu_p = Primitive("triu", _triangle_kernel(False), _triangle_meta)
+defvjp(triu_p, lambda g, out, x, *, diagonal: g.triu(diagonal), reads=((),))
+
+
+def _check_2d(x: Tensor, name: str) -> None:
+    if x.ndim < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+
+
+def tril(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
+    """The lower triangle (on and below `diagonal`) of the last two dims; the rest zeroed."""
+    _check_2d(input, "tril")
+    return write_out(apply(tril_p, input, diagonal=int(diagonal)), out)
+
+
+def triu(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
+    """The upper triangle (on and above `diagonal`) of the last two dims; the rest zeroed."""
+    _check_2d(input, "triu")
+    return write_out(apply(triu_p, input, diagonal=int(diagonal)), out)
+
+
+def tril_(self: Tensor, diagonal: int = 0) -> Tensor:
+    _check_2d(self, "tril")
+    return apply_(tril_p, self, diagonal=int(diagonal))
+
+
+def triu_(self: Tensor, diagonal: int = 0) -> Tensor:
+    _check_2d(self, "triu")
+    return apply_(triu_p, self, diagonal=int(diagonal))
+
+
+# --- diag_embed / diag / trace ----------------------------------------------------------
+
+def _embed_shape(shape, offset: int, dim1: int, dim2: int) -> tuple[int, ...]:
+    n = shape[-1] + abs(offset) if shape else abs(offset) + 1
+    out = list(shape[:-1])
+    for d in sorted((dim1, dim2)):
+        out.insert(d, n)
+    return tuple(out)
+
+
+def _diag_embed_kernel(a, *, offset, dim1, dim2):
+    k = a.shape[-1]
+    n = k + abs(offset)
+    tmp = np.zeros(a.shape[:-1] + (n, n), a.dtype)
+    idx = np.arange(k)
+    tmp[..., idx + max(-offset, 0), idx + max(offset, 0)] = a
+    return np.ascontiguousarray(np.moveaxis(tmp, (-2, -1), (dim1, dim2)))
+
+
+diag_embed_p = Primitive(
+    "diag_embed", _diag_embed_kernel,
+    lambda x, *, offset, dim1, dim2: (_embed_shape(x._shape, offset, dim1, dim2), x._dtype))
+defvjp(diag_embed_p, lambda g, out, x, *, offset, dim1, dim2: g.diagonal(offset, dim1, dim2),
+       reads=((),))
+
+
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """A tensor whose (dim1, dim2) diagonals at `offset` hold input's last dim; zeros elsewhere."""
+    nd = input.ndim + 1
+    d1, d2 = wrap_dim(dim1, nd), wrap_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    x = input if input.ndim else input.reshape(1)
+    return apply(diag_embed_p, x, offset=int(offset), dim1=d1, dim2=d2)
+
+
+def diag(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
+    """1-D input: a square matrix with it on a diagonal; 2-D input: a copy of a diagonal."""
+    if input.ndim == 1:
+        return write_out(diag_embed(input, diagonal, 0, 1), out)
+    if input.ndim == 2:
+        return write_out(input.diagonal(diagonal).clone(), out)
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
+
+
+def _trace_kernel(a):
+    if a.dtype in _LOW:
+        return np.asarray(np.trace(a, dtype=np.float32)).astype(a.dtype)
+    acc = np.int64 if a.dtype.kind in "iu" else a.dtype
+    return np.asarray(np.trace(a, dtype=acc))
+
+
+def _trace_vjp(g, out, x):
+    from .creation import eye
+
+    n, m = x._shape
+    return g * eye(n, m, dtype=g.dtype, device=g.device)
+
+
+trace_p = Primitive(
+    "trace", _trace_kernel,
+    lambda x: ((), dt.int64 if x._dtype._kind < 2 else x._dtype))
+defvjp(trace_p, _trace_vjp, reads=((0,),))
+
+
+def trace(input: Tensor) -> Tensor:
+    """Sum of the main diagonal of a matrix (integers sum in int64)."""
+    if input.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    if input._dtype is dt.bool_:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+    return apply(trace_p, input)
+
+
+# --- cross ------------------------------------------------------------------------------
+
+def _cross_kernel(a, b, *, dim):
+    if a.dtype in _LOW:
+        return np.cross(a.astype(np.float32), b.astype(np.float32), axis=dim).astype(a.dtype)
+    return np.asarray(np.cross(a, b, axis=dim))
+
+
+def _cj(x: Tensor) -> Tensor:
+    return x.conj() if x._dtype.is_complex else x
+
+
+cross_p = Primitive("linalg_cross", _cross_kernel,
+                    lambda a, b, *, dim: (broadcast_shapes(a._shape, b._shape), a._dtype),
+                    grad_name="LinalgCrossBackward0")
+defvjp(cross_p,
+       lambda g, out, a, b, *, dim: apply(cross_p, _cj(b), g, dim=dim),
+       lambda g, out, a, b, *, dim: apply(cross_p, g, _cj(a), dim=dim),
+       reads=((1,), (0,)))
+
+
+def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1, out=None) -> Tensor:
+    """Cross product of 3-vectors along `dim`, broadcasting the other dims."""
+    if input.ndim != other.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    if input._dtype is not other._dtype:
+        from ._common import type_name
+
+        raise RuntimeError(f"expected scalar type {type_name(input._dtype)} but found "
+                           f"{type_name(other._dtype)}")
+    d = wrap_dim(dim, input.ndim)
+    if input._shape[d] != 3 or other._shape[d] != 3:
+        raise RuntimeError(
+            f"linalg.cross: inputs dimension {dim} must have length 3. Got {input._shape[d]} and "
+            f"{other._shape[d]}"
+        )
+    broadcast_shapes(input._shape, other._shape)
+    return write_out(apply(cross_p, input, other, dim=d - input.ndim), out)
+
+
+def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out=None) -> Tensor:
+    """torch.cross: like linalg.cross, but `dim=None` picks the first dim of size 3."""
+    if dim is None:
+        warnings.warn(
+            "Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass "
+            "the dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will "
+            "change to agree with that of linalg.cross in a future release.", UserWarning,
+            stacklevel=2)
+        shape = broadcast_shapes(input._shape, other._shape)
+        dim = next((i for i, n in enumerate(shape) if n == 3), -1)
+    return linalg_cross(input, other, dim=dim, out=out)
+
+
+# --- top-level spellings of ember.linalg functions --------------------------------------
+
+def det(input: Tensor) -> Tensor:
+    from ..linalg import det as f
+
+    return f(input)
+
+
+def logdet(input: Tensor) -> Tensor:
+    from ..linalg.solvers import logdet as f
+
+    return f(input)
+
+
+def slogdet(input: Tensor):
+    from ..linalg import slogdet as f
+
+    return f(input)
+
+
+def inverse(input: Tensor, *, out=None) -> Tensor:
+    from ..linalg import inv
+
+    return inv(input, out=out)
+
+
+def cholesky(input: Tensor, upper: bool = False, *, out=None) -> Tensor:
+    from ..linalg import cholesky as f
+
+    return f(input, upper=upper, out=out)
+
+
+QRTuple = namedtuple("qr", ["Q", "R"])
+SVDTuple = namedtuple("svd", ["U", "S", "V"])
+
+
+def qr(input: Tensor, some: bool = True, *, out=None):
+    """torch.qr: reduced (some=True) or complete QR."""
+    from ..linalg import qr as f
+
+    return write_out(QRTuple(*f(input, "reduced" if some else "complete")), out)
+
+
+def svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out=None):
+    """torch.svd: returns V (not V^H); with compute_uv=False, U and V are zero matrices."""
+    from ..linalg import svd as f
+    from ..linalg import svdvals
+
+    if not compute_uv:
+        from .creation import zeros
+
+        m, n = input._shape[-2:]
+        s = svdvals(input)
+        kw = dict(dtype=input._dtype, device=input.device)
+        return write_out(SVDTuple(zeros(input._shape[:-2] + (m, m), **kw), s,
+                                  zeros(input._shape[:-2] + (n, n), **kw)), out)
+    U, S, Vh = f(input, full_matrices=not some)
+    return write_out(SVDTuple(U, S, Vh.mH), out)
+
+
+def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
+    from ..linalg import pinv
+
+    return pinv(input, rtol=rcond)
+
+
+def matrix_power(input: Tensor, n: int) -> Tensor:
+    from ..linalg import matrix_power as f
+
+    return f(input, n)
+
+
+TENSOR_METHODS = {
+    "tril": tril, "triu": triu, "tril_": tril_, "triu_": triu_, "diag": diag,
+    "diag_embed": diag_embed, "trace": trace, "cross": cross, "det": det, "logdet": logdet,
+    "slogdet": slogdet, "inverse": inverse, "cholesky": cholesky, "qr": qr, "svd": svd,
+    "pinverse": pinverse, "matrix_power": matrix_power,
+}
+
+__all__ = [
+    "tril", "triu", "diag", "diag_embed", "trace", "cross", "det", "logdet", "slogdet",
+    "inverse", "cholesky", "qr", "svd", "pinverse", "matrix_power",
+]

@@ -1,6 +1,10 @@
-"""Matrix products: matmul / @ with PyTorch's rank rules, mm, bmm, mv, dot.
+"""Matrix products: matmul / @ with PyTorch's rank rules, mm bmm mv dot vdot, the fused
+`add*` family (addmm addmv baddbmm addbmm addr), and the composites inner outer tensordot kron.
 
-float16 / bfloat16 products accumulate in float32 and round once.
+Every product runs one `np.matmul` (BLAS for float32/64/complex). float16 / bfloat16
+operands are multiplied in float32 and rounded once, as PyTorch's CPU kernels do.
+The `add*` kernels write `beta * input` into the fresh product in place, so
+`addmm` (what `nn.Linear` calls) costs one BLAS call and no extra temporaries.
 """
 
 from __future__ import annotations
@@ -10,34 +14,47 @@ import numpy as np
 from .. import _dtype as dt
 from .._tensor import Tensor
 from .._view import broadcast_shapes
-from ._common import write_out
-from .registry import Primitive, apply, defvjp
+from ._common import type_name, write_out
+from .registry import Primitive, apply, apply_, defvjp
 
 _LOW = (np.dtype(np.float16), dt.bfloat16.np)
 
 
+def _up(a):
+    """float16 / bfloat16 arrays as float32 (the accumulation dtype); others unchanged."""
+    return a.astype(np.float32) if a.dtype in _LOW else a
+
+
 def _matmul_kernel(a, b):
     if a.dtype in _LOW:
-        return np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(a.dtype)
-    return np.matmul(a, b)
+        return np.asarray(np.matmul(_up(a), _up(b))).astype(a.dtype)
+    return np.asarray(np.matmul(a, b))
+
+
+def _matmul_shape(sa, sb) -> tuple[int, ...]:
+    """Result shape of matmul for operand shapes `sa`, `sb` (both at least 1-D)."""
+    if len(sa) == 1 and len(sb) == 1:
+        return ()
+    ma = sa if len(sa) > 1 else (1,) + tuple(sa)
+    mb = sb if len(sb) > 1 else tuple(sb) + (1,)
+    shape = broadcast_shapes(ma[:-2], mb[:-2]) + (ma[-2], mb[-1])
+    if len(sa) == 1:
+        shape = shape[:-2] + shape[-1:]
+    if len(sb) == 1:
+        shape = shape[:-1]
+    return shape
 
 
 def _matmul_meta(a, b):
-    if a.ndim == 1 and b.ndim == 1:
-        return (), a._dtype
-    sa = a._shape if a.ndim > 1 else (1,) + a._shape
-    sb = b._shape if b.ndim > 1 else b._shape + (1,)
-    batch = broadcast_shapes(sa[:-2], sb[:-2])
-    shape = batch + (sa[-2], sb[-1])
-    if a.ndim == 1:
-        shape = shape[:-2] + shape[-1:]
-    if b.ndim == 1:
-        shape = shape[:-1]
-    return shape, a._dtype
+    return _matmul_shape(a._shape, b._shape), a._dtype
+
+
+def _cj(x: Tensor) -> Tensor:
+    return x.conj() if x._dtype.is_complex else x
 
 
 def _grad_a(g, out, a, b):
-    bc = b.conj() if b.dtype.is_complex else b
+    bc = _cj(b)
     if a.ndim == 1 and b.ndim == 1:
         return g * bc
     if b.ndim == 1:
@@ -48,7 +65,7 @@ def _grad_a(g, out, a, b):
 
 
 def _grad_b(g, out, a, b):
-    ac = a.conj() if a.dtype.is_complex else a
+    ac = _cj(a)
     if a.ndim == 1 and b.ndim == 1:
         return g * ac
     if a.ndim == 1:
@@ -71,9 +88,27 @@ dot_p = _product("dot", "DotBackward0")
 matmul_p = _product("matmul", "MatmulBackward0")
 
 
-def _check(a: Tensor, b: Tensor, name: str) -> None:
-    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
-        raise TypeError(f"{name}(): argument 'input' and 'other' must be Tensor")
+def _vdot_kernel(a, b):
+    return np.asarray(np.vdot(_up(a), _up(b))).astype(a.dtype)
+
+
+vdot_p = Primitive("vdot", _vdot_kernel, lambda a, b: ((), a._dtype), grad_name="VdotBackward0")
+defvjp(vdot_p, lambda g, out, a, b: _cj(g) * b, lambda g, out, a, b: g * a, reads=((1,), (0,)))
+
+
+# --- argument checks (PyTorch's messages) ---------------------------------------------
+
+def _cname(t: Tensor) -> str:
+    return {"float32": "float", "float64": "double", "float16": "c10::Half",
+            "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
+            "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}.get(
+        t._dtype.name, t._dtype.name)
+
+
+def _check(a, b, name: str, kernel: str = "addmm_impl_cpu_") -> None:
+    for arg, t in (("input", a), ("other", b)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{name}(): argument '{arg}' must be Tensor, not {type(t).__name__}")
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError(
             f"both arguments to {name} need to be at least 1D, but they are {a.ndim}D and "
@@ -81,46 +116,61 @@ def _check(a: Tensor, b: Tensor, name: str) -> None:
         )
     if a._dtype is not b._dtype:
         raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {_tn(a)} != {_tn(b)}"
+            f"expected m1 and m2 to have the same dtype, but got: {_cname(a)} != {_cname(b)}"
         )
+    _no_bool(a, kernel)
 
 
-def _tn(t: Tensor) -> str:
-    return {"float32": "float", "float64": "double", "float16": "c10::Half",
-            "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int"}.get(
-        t._dtype.name, t._dtype.name)
+def _no_bool(t: Tensor, kernel: str) -> None:
+    if t._dtype is dt.bool_:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+
+
+def _mat_mismatch(a_shape, b_shape) -> RuntimeError:
+    return RuntimeError(
+        f"mat1 and mat2 shapes cannot be multiplied ({a_shape[0]}x{a_shape[1]} and "
+        f"{b_shape[0]}x{b_shape[1]})"
+    )
+
+
+def _vec_mismatch(n: int, m: int) -> RuntimeError:
+    return RuntimeError(
+        f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same number "
+        f"of elements, but got {n} and {m} elements respectively"
+    )
+
+
+def _mv_mismatch(rows: int, mat_shape, vec_n: int) -> RuntimeError:
+    return RuntimeError(
+        f"size mismatch, got input ({rows}), mat ({mat_shape[0]}x{mat_shape[1]}), vec ({vec_n})"
+    )
+
+
+def _batch_mismatch(batch: int, k: int, got) -> RuntimeError:
+    return RuntimeError(
+        f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {k}] but got: "
+        f"[{got[0]}, {got[1]}]."
+    )
 
 
 def _inner_mismatch(a: Tensor, b: Tensor) -> RuntimeError:
     if a.ndim == 2 and b.ndim == 2:
-        return RuntimeError(
-            f"mat1 and mat2 shapes cannot be multiplied ({a._shape[0]}x{a._shape[1]} and "
-            f"{b._shape[0]}x{b._shape[1]})"
-        )
+        return _mat_mismatch(a._shape, b._shape)
     if a.ndim == 1 and b.ndim == 1:
-        return RuntimeError(
-            f"inconsistent tensor size, expected tensor [{a._shape[0]}] and src [{b._shape[0]}] "
-            f"to have the same number of elements, but got {a._shape[0]} and {b._shape[0]} "
-            "elements respectively"
-        )
+        return _vec_mismatch(a._shape[0], b._shape[0])
     if b.ndim == 1:
-        return RuntimeError(
-            f"size mismatch, got input ({a._shape[-2]}), mat ({a._shape[-2]}x{a._shape[-1]}), "
-            f"vec ({b._shape[0]})"
-        )
-    return RuntimeError(
-        f"Expected size for first two dimensions of batch2 tensor to be: "
-        f"[{b._shape[0] if b.ndim > 2 else 1}, {a._shape[-1]}] but got: "
-        f"[{b._shape[0] if b.ndim > 2 else 1}, {b._shape[-2]}]."
-    )
+        return _mv_mismatch(a._shape[-2], a._shape[-2:], b._shape[0])
+    batch = b._shape[0] if b.ndim > 2 else 1
+    return _batch_mismatch(batch, a._shape[-1], (batch, b._shape[-2]))
 
+
+# --- matmul / mm / bmm / mv / dot / vdot --------------------------------------------------
 
 def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """Matrix product with PyTorch's rules for 1-D operands and broadcast batch dims."""
     _check(input, other, "matmul")
-    k_a = input._shape[-1]
     k_b = other._shape[0] if other.ndim == 1 else other._shape[-2]
-    if k_a != k_b:
+    if input._shape[-1] != k_b:
         raise _inner_mismatch(input, other)
     na, nb = input.ndim, other.ndim
     if na == 2 and nb == 2:
@@ -137,47 +187,368 @@ def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
 
 
 def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
+    """Product of two matrices (no broadcasting)."""
     _check(input, mat2, "mm")
     if input.ndim != 2 or mat2.ndim != 2:
         raise RuntimeError(f"{'self' if input.ndim != 2 else 'mat2'} must be a matrix")
     if input._shape[1] != mat2._shape[0]:
-        raise _inner_mismatch(input, mat2)
+        raise _mat_mismatch(input._shape, mat2._shape)
     return write_out(apply(mm_p, input, mat2), out)
 
 
 def bmm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
-    _check(input, mat2, "bmm")
+    """Batched product of (b, n, m) and (b, m, p) tensors (no broadcasting)."""
+    _check(input, mat2, "bmm", "bmm")
     if input.ndim != 3 or mat2.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if input.ndim != 3 else
                            "batch2 must be a 3D tensor")
     if input._shape[0] != mat2._shape[0] or input._shape[2] != mat2._shape[1]:
-        raise RuntimeError(
-            f"Expected size for first two dimensions of batch2 tensor to be: "
-            f"[{input._shape[0]}, {input._shape[2]}] but got: [{mat2._shape[0]}, "
-            f"{mat2._shape[1]}]."
-        )
+        raise _batch_mismatch(input._shape[0], input._shape[2], mat2._shape)
     return write_out(apply(bmm_p, input, mat2), out)
 
 
 def mv(input: Tensor, vec: Tensor, *, out=None) -> Tensor:
+    """Matrix-vector product."""
     _check(input, vec, "mv")
     if input.ndim != 2 or vec.ndim != 1:
-        raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {vec.ndim}")
+        raise RuntimeError(
+            f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}"
+        )
     if input._shape[1] != vec._shape[0]:
-        raise _inner_mismatch(input, vec)
+        raise _mv_mismatch(input._shape[0], input._shape, vec._shape[0])
     return write_out(apply(mv_p, input, vec), out)
 
 
-def dot(input: Tensor, tensor: Tensor, *, out=None) -> Tensor:
-    _check(input, tensor, "dot")
-    if input.ndim != 1 or tensor.ndim != 1:
+def _check_vectors(a: Tensor, b: Tensor, name: str) -> None:
+    for arg, t in (("input", a), ("tensor", b)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{name}(): argument '{arg}' must be Tensor, not {type(t).__name__}")
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a._dtype is not b._dtype:
         raise RuntimeError(
-            f"1D tensors expected, but got {input.ndim}D and {tensor.ndim}D tensors"
+            f"{name} : expected both vectors to have same dtype, but found "
+            f"{type_name(a._dtype)} and {type_name(b._dtype)}"
         )
-    if input._shape[0] != tensor._shape[0]:
-        raise _inner_mismatch(input, tensor)
+    _no_bool(a, name)
+    if a._shape[0] != b._shape[0]:
+        raise _vec_mismatch(a._shape[0], b._shape[0])
+
+
+def dot(input: Tensor, tensor: Tensor, *, out=None) -> Tensor:
+    """Inner product of two 1-D tensors (no conjugation)."""
+    _check_vectors(input, tensor, "dot")
     return write_out(apply(dot_p, input, tensor), out)
 
+
+def vdot(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    """sum(conj(input) * other) over two 1-D tensors."""
+    _check_vectors(input, other, "dot")
+    return write_out(apply(vdot_p, input, other), out)
+
+
+# --- the fused add* family: beta * input + alpha * product ------------------------------
+
+def _addprod_kernel(product):
+    def kernel(inp, m1, m2, *, beta, alpha):
+        low = m1.dtype in _LOW
+        r = product(_up(m1), _up(m2))  # fresh: the one BLAS call
+        if alpha != 1:
+            np.multiply(r, alpha, out=r, casting="unsafe")
+        if beta != 0:
+            src = _up(inp) if low else inp
+            if beta == 1:
+                np.add(r, src, out=r, casting="unsafe")
+            else:
+                np.add(r, np.multiply(src, beta), out=r, casting="unsafe")
+        return r.astype(m1.dtype) if low else r
+
+    return kernel
+
+
+def _sum_bmm(b1, b2):
+    """sum over the batch of b1[i] @ b2[i], as one matmul over a (batch * k) inner dim."""
+    n_batch, n, k = b1.shape
+    p = b2.shape[2]
+    left = np.moveaxis(b1, 0, 1).reshape(n, n_batch * k)
+    return np.asarray(np.matmul(left, b2.reshape(n_batch * k, p)))
+
+
+def _addprod_meta(shape_of):
+    def meta(inp, m1, m2, *, beta, alpha):
+        return shape_of(m1._shape, m2._shape), m1._dtype
+
+    return meta
+
+
+def _scaled(x: Tensor, s) -> Tensor:
+    if s == 1:
+        return x
+    return x * (s.conjugate() if isinstance(s, complex) else s)
+
+
+def _addprod(name: str, product, shape_of, grad_m1, grad_m2) -> Primitive:
+    prim = Primitive(name, _addprod_kernel(product), _addprod_meta(shape_of))
+    defvjp(
+        prim,
+        lambda g, out, inp, m1, m2, *, beta, alpha: _scaled(g, beta),
+        lambda g, out, inp, m1, m2, *, beta, alpha: _scaled(grad_m1(g, m2), alpha),
+        lambda g, out, inp, m1, m2, *, beta, alpha: _scaled(grad_m2(g, m1), alpha),
+        reads=((), (2,), (1,)),
+    )
+    return prim
+
+
+addmm_p = _addprod("addmm", np.matmul, _matmul_shape,
+                   lambda g, m2: g @ _cj(m2).mT, lambda g, m1: _cj(m1).mT @ g)
+baddbmm_p = _addprod("baddbmm", np.matmul, _matmul_shape,
+                     lambda g, m2: g @ _cj(m2).mT, lambda g, m1: _cj(m1).mT @ g)
+addmv_p = _addprod("addmv", np.matmul, _matmul_shape,
+                   lambda g, v: g.unsqueeze(-1) * _cj(v), lambda g, m: _cj(m).mT @ g)
+addbmm_p = _addprod("addbmm", _sum_bmm, lambda sa, sb: (sa[1], sb[2]),
+                    lambda g, b2: g.unsqueeze(0) @ _cj(b2).mT, lambda g, b1: _cj(b1).mT @ g)
+
+
+def _check_scalars(dtype: dt.dtype, beta, alpha) -> None:
+    for v in (beta, alpha):
+        if isinstance(v, complex) and not dtype.is_complex:
+            raise RuntimeError(f"value cannot be converted to type {_cname_d(dtype)} without "
+                               "overflow")
+
+
+def _cname_d(d: dt.dtype) -> str:
+    return {"float32": "float", "float64": "double"}.get(d.name, d.name)
+
+
+def _check_expand(inp: Tensor, shape) -> None:
+    """`inp` must broadcast *to* `shape` (it is expanded, never the other way)."""
+    ok = inp.ndim <= len(shape) and all(
+        s in (1, n) for s, n in zip(inp._shape[::-1], shape[::-1]))
+    if not ok:
+        lead = len(shape) - inp.ndim
+        bad = next((i for i, (s, n) in enumerate(zip(inp._shape, shape[lead:]))
+                    if s not in (1, n)), 0)
+        raise RuntimeError(
+            f"The expanded size of the tensor ({shape[bad + lead]}) must match the existing size "
+            f"({inp._shape[bad]}) at non-singleton dimension {bad + lead}.  Target sizes: "
+            f"{list(shape)}.  Tensor sizes: {list(inp._shape)}"
+        )
+
+
+def _same_dtypes(name: str, inp: Tensor, m1: Tensor, m2: Tensor) -> None:
+    if m1._dtype is not m2._dtype:
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {_cname(m1)} != {_cname(m2)}"
+        )
+    if inp._dtype is not m1._dtype:
+        raise RuntimeError(
+            f"self and mat2 must have the same dtype, but got {type_name(inp._dtype)} and "
+            f"{type_name(m2._dtype)}"
+        )
+
+
+def _run_addprod(prim, inp, m1, m2, beta, alpha, out, inplace: bool):
+    _check_scalars(m1._dtype, beta, alpha)
+    if m1._dtype._kind < 2:
+        beta, alpha = int(beta), int(alpha)
+    shape = prim.meta(inp, m1, m2, beta=beta, alpha=alpha)[0]
+    if inplace:
+        if inp._shape != shape:
+            raise RuntimeError(
+                f"Bad in-place call: input tensor size {list(inp._shape)} and output tensor size "
+                f"{list(shape)} should match"
+            )
+        return apply_(prim, inp, m1, m2, beta=beta, alpha=alpha)
+    _check_expand(inp, shape)
+    return write_out(apply(prim, inp, m1, m2, beta=beta, alpha=alpha), out)
+
+
+def _addmm(input, mat1, mat2, beta, alpha, out, inplace):
+    for name, t in (("mat1", mat1), ("mat2", mat2)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"addmm(): argument '{name}' must be Tensor, not {type(t).__name__}")
+        if t.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {t.ndim}-D tensor")
+    _same_dtypes("addmm", input, mat1, mat2)
+    _no_bool(mat1, "addmm_impl_cpu_")
+    if mat1._shape[1] != mat2._shape[0]:
+        raise _mat_mismatch(mat1._shape, mat2._shape)
+    return _run_addprod(addmm_p, input, mat1, mat2, beta, alpha, out, inplace)
+
+
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
+    """beta * input + alpha * (mat1 @ mat2), one fused primitive (AddmmBackward0)."""
+    return _addmm(input, mat1, mat2, beta, alpha, out, False)
+
+
+def addmm_(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    return _addmm(self, mat1, mat2, beta, alpha, None, True)
+
+
+def _addmv(input, mat, vec, beta, alpha, out, inplace):
+    if mat.ndim != 2 or vec.ndim != 1 or input.ndim > 1:
+        raise RuntimeError(
+            f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, {vec.ndim}"
+        )
+    if not (input._dtype is mat._dtype is vec._dtype):
+        raise RuntimeError(
+            "addmv input tensors must have the same dtype, but got "
+            f"{type_name(input._dtype)}, {type_name(mat._dtype)}, and {type_name(vec._dtype)}"
+        )
+    _no_bool(mat, "addmv_impl_cpu")
+    if mat._shape[1] != vec._shape[0] or (input.ndim and input._shape[0] not in (1,
+                                                                               mat._shape[0])):
+        raise _mv_mismatch(input._shape[0] if input.ndim else 1, mat._shape, vec._shape[0])
+    return _run_addprod(addmv_p, input, mat, vec, beta, alpha, out, inplace)
+
+
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
+    """beta * input + alpha * (mat @ vec)."""
+    return _addmv(input, mat, vec, beta, alpha, out, False)
+
+
+def addmv_(self: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor:
+    return _addmv(self, mat, vec, beta, alpha, None, True)
+
+
+def _check_batches(b1: Tensor, b2: Tensor) -> None:
+    if b1.ndim != 3 or b2.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor" if b1.ndim != 3 else
+                           "batch2 must be a 3D tensor")
+    _no_bool(b1, "bmm")
+    if b1._shape[0] != b2._shape[0] or b1._shape[2] != b2._shape[1]:
+        raise _batch_mismatch(b1._shape[0], b1._shape[2], b2._shape)
+
+
+def _batch_dtypes(input: Tensor, b1: Tensor, b2: Tensor) -> None:
+    if not (input._dtype is b1._dtype is b2._dtype):
+        raise RuntimeError(
+            f"Input dtypes must be the same, got: input {_cname(input)}, batch1: {_cname(b1)}, "
+            f"batch2: {_cname(b2)}"
+        )
+
+
+def _baddbmm(input, batch1, batch2, beta, alpha, out, inplace):
+    _check_batches(batch1, batch2)
+    _batch_dtypes(input, batch1, batch2)
+    return _run_addprod(baddbmm_p, input, batch1, batch2, beta, alpha, out, inplace)
+
+
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1,
+            out=None) -> Tensor:
+    """beta * input + alpha * bmm(batch1, batch2)."""
+    return _baddbmm(input, batch1, batch2, beta, alpha, out, False)
+
+
+def baddbmm_(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    return _baddbmm(self, batch1, batch2, beta, alpha, None, True)
+
+
+def _addbmm(input, batch1, batch2, beta, alpha, out, inplace):
+    if batch1.ndim == 3 and batch2.ndim == 3 and batch1._shape[0] != batch2._shape[0]:
+        raise RuntimeError(
+            f"batch1 and batch2 must have same number of batches, got {batch1._shape[0]} and "
+            f"{batch2._shape[0]}"
+        )
+    _check_batches(batch1, batch2)
+    _batch_dtypes(input, batch1, batch2)
+    return _run_addprod(addbmm_p, input, batch1, batch2, beta, alpha, out, inplace)
+
+
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1,
+           out=None) -> Tensor:
+    """beta * input + alpha * sum_i batch1[i] @ batch2[i]."""
+    return _addbmm(input, batch1, batch2, beta, alpha, out, False)
+
+
+def addbmm_(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    return _addbmm(self, batch1, batch2, beta, alpha, None, True)
+
+
+# --- composites: outer inner tensordot kron addr ------------------------------------------
+
+def outer(input: Tensor, vec2: Tensor, *, out=None) -> Tensor:
+    """Outer product of two vectors (dtypes promote, as for `mul`)."""
+    for name, t in (("self", input), ("vec2", vec2)):
+        if t.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.ndim}-D")
+    return write_out(input.unsqueeze(1) * vec2, out)
+
+
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
+    """beta * input + alpha * outer(vec1, vec2)."""
+    prod = _scaled_fwd(outer(vec1, vec2), alpha)
+    res = prod if beta == 0 else _scaled_fwd(input, beta) + prod
+    return write_out(res, out)
+
+
+def _scaled_fwd(x: Tensor, s) -> Tensor:
+    return x if s == 1 else x * s
+
+
+def inner(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    """Sum over the last dims of both; a plain product when either is 0-d."""
+    if input.ndim == 0 or other.ndim == 0:
+        return write_out(input * other, out)
+    if input._shape[-1] != other._shape[-1]:
+        raise RuntimeError(
+            "inner() the last dimension must match on both input tensors but got shapes "
+            f"{list(input._shape)} and {list(other._shape)}"
+        )
+    return write_out(tensordot(input, other, ([-1], [-1])), out)
+
+
+def _dims_lists(a: Tensor, b: Tensor, dims) -> tuple[list[int], list[int]]:
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, (int, np.integer)):
+        d = int(dims)
+        if d < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={d}")
+        if d > min(a.ndim, b.ndim):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={d}")
+        return list(range(a.ndim - d, a.ndim)), list(range(d))
+    da, db = dims
+    da = [da] if isinstance(da, (int, np.integer)) else list(da)
+    db = [db] if isinstance(db, (int, np.integer)) else list(db)
+    if len(da) != len(db):
+        raise RuntimeError("both dimension lists should have same length")
+    from .._view import wrap_dim
+
+    return [wrap_dim(d, a.ndim) for d in da], [wrap_dim(d, b.ndim) for d in db]
+
+
+def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
+    """Contract `dims` of `a` with `dims` of `b`: one permute-reshape-mm."""
+    if a._dtype is not b._dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    da, db = _dims_lists(a, b, dims)
+    for i, j in zip(da, db):
+        if a._shape[i] != b._shape[j]:
+            raise RuntimeError(
+                f"contracted dimensions need to match, but first has size {a._shape[i]} in dim "
+                f"{i} and second has size {b._shape[j]} in dim {j}"
+            )
+    free_a = [i for i in range(a.ndim) if i not in da]
+    free_b = [j for j in range(b.ndim) if j not in db]
+    k = int(np.prod([a._shape[i] for i in da], dtype=np.int64))
+    out_shape = tuple(a._shape[i] for i in free_a) + tuple(b._shape[j] for j in free_b)
+    left = a.permute(free_a + da).reshape(-1, k)
+    right = b.permute(db + free_b).reshape(k, -1)
+    return write_out(mm(left, right).reshape(out_shape), out)
+
+
+def kron(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    """Kronecker product; the operand with fewer dims is padded with leading 1s."""
+    nd = max(input.ndim, other.ndim)
+    sa = (1,) * (nd - input.ndim) + tuple(input._shape)
+    sb = (1,) * (nd - other.ndim) + tuple(other._shape)
+    a = input.reshape([s for n in sa for s in (n, 1)])
+    b = other.reshape([s for n in sb for s in (1, n)])
+    return write_out((a * b).reshape([x * y for x, y in zip(sa, sb)]), out)
+
+
+# --- Tensor methods -------------------------------------------------------------------
 
 def _rmatmul(self, other):
     if not isinstance(other, Tensor):
@@ -191,9 +562,22 @@ def _forward_matmul(self, other):
     return matmul(self, other)
 
 
+def _addr_(self: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    return self.copy_(addr(self, vec1, vec2, beta=beta, alpha=alpha))
+
+
 TENSOR_METHODS = {
-    "matmul": matmul, "mm": mm, "bmm": bmm, "mv": mv, "dot": dot,
+    "matmul": matmul, "mm": mm, "bmm": bmm, "mv": mv, "dot": dot, "vdot": vdot,
+    "inner": inner, "outer": outer, "ger": outer, "kron": kron,
+    "addmm": addmm, "addmm_": addmm_, "addmv": addmv, "addmv_": addmv_,
+    "baddbmm": baddbmm, "baddbmm_": baddbmm_, "addbmm": addbmm, "addbmm_": addbmm_,
+    "addr": addr, "addr_": _addr_,
     "__matmul__": _forward_matmul, "__rmatmul__": _rmatmul,
 }
 
-__all__ = ["matmul", "mm", "bmm", "mv", "dot"]
+__all__ = [
+    "matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "kron", "tensordot",
+    "addmm", "addmv", "addmv_", "baddbmm", "addbmm", "addr",
+]
+
+ger = outer

@@ -1,0 +1,314 @@
+"""Factorisations: cholesky qr svd eigh (and svdvals / eigvalsh on top of them).
+
+Kernels call NumPy's LAPACK wrappers, batched over leading dims; results come back
+column-major per matrix as in PyTorch. The VJPs are the standard formulas, written
+with ember ops so they differentiate again:
+  cholesky  gA = sym(L^-H Phi(L^H gL) L^-1), Phi = lower triangle with half the diagonal
+  qr        gA = (gQ + Q copyltu(M)) R^-H, M = R gR^H - gQ^H Q (m >= n; wide A splits)
+  eigh      gA = V (diag(gL) + F o (X - X^H) / 2) V^H, X = V^H gV, F_ij = 1 / (l_j - l_i)
+  svd       the formula for distinct singular values (see `_svd_vjp`).
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd import grad_mode
+from ..ops._common import write_out
+from ..ops.creation import eye
+from ..ops.linalg_ops import diag_embed
+from ..ops.registry import Primitive, apply, defvjp
+from ._common import LinAlgError, batch_prefix, check_matrix, fortran, fortran_strides
+from .solvers import solve_triangular
+
+# --- cholesky ---------------------------------------------------------------------------
+
+
+def _not_pd_order(m: np.ndarray) -> int:
+    """Order of the first leading minor that is not positive-definite (binary search)."""
+    lo, hi = 1, m.shape[-1]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        try:
+            np.linalg.cholesky(m[:mid, :mid])
+            lo = mid + 1
+        except np.linalg.LinAlgError:
+            hi = mid
+    return lo
+
+
+def _cholesky_kernel(a, *, upper):
+    try:
+        low = np.linalg.cholesky(a)
+    except np.linalg.LinAlgError:
+        raise _not_pd(a) from None
+    return fortran(np.swapaxes(low, -1, -2).conj() if upper else low)
+
+
+def _not_pd(a: np.ndarray) -> LinAlgError:
+    flat = a.reshape((-1,) + a.shape[-2:])
+    for i, m in enumerate(flat):
+        try:
+            np.linalg.cholesky(m)
+        except np.linalg.LinAlgError:
+            return LinAlgError(
+                f"linalg.cholesky: {batch_prefix(a.shape, i)}The factorization could not be "
+                "completed because the input is not positive-definite (the leading minor of "
+                f"order {_not_pd_order(m)} is not positive-definite)."
+            )
+    return LinAlgError("linalg.cholesky: the input is not positive-definite.")
+
+
+def _cholesky_vjp(g, out, A, *, upper):
+    L = out.mH if upper else out
+    gL = g.mH if upper else g
+    P = L.mH @ gL
+    phi = P.tril(-1) + diag_embed(0.5 * P.diagonal(0, -2, -1).real)
+    S = solve_triangular(L.mH, phi, upper=True)
+    gA = solve_triangular(L, S, upper=False, left=False)
+    return 0.5 * (gA + gA.mH)
+
+
+cholesky_p = Primitive("linalg_cholesky", _cholesky_kernel,
+                       lambda A, *, upper: (A._shape, A._dtype, fortran_strides(A._shape)),
+                       grad_name="LinalgCholeskyExBackward0")
+defvjp(cholesky_p, _cholesky_vjp, reads=((),), save_output=True)
+
+
+def cholesky(A: Tensor, *, upper: bool = False, out=None) -> Tensor:
+    """L with A = L L^H for Hermitian positive-definite A (U = L^H when `upper`)."""
+    check_matrix(A, "linalg.cholesky", square=True)
+    return write_out(apply(cholesky_p, A, upper=upper), out)
+
+
+# --- qr -------------------------------------------------------------------------------
+
+QRResult = namedtuple("linalg_qr", ["Q", "R"])
+
+
+def _qr_kernel(a, *, mode):
+    if mode == "r":
+        r = np.linalg.qr(a, mode="r")
+        return np.zeros((0,), a.dtype), fortran(r)
+    q, r = np.linalg.qr(a, mode=mode)
+    return fortran(q), fortran(r)
+
+
+def _qr_meta(A, *, mode):
+    m, n = A._shape[-2:]
+    k = min(m, n)
+    batch = A._shape[:-2]
+    rq = k if mode != "complete" else m
+    r_shape = batch + (rq, n)
+    q_shape = (0,) if mode == "r" else batch + (m, rq)
+    return ((q_shape, A._dtype, fortran_strides(q_shape)),
+            (r_shape, A._dtype, fortran_strides(r_shape)))
+
+
+def _copyltu(M: Tensor) -> Tensor:
+    """The Hermitian matrix with M's strict lower triangle, and the real part of its diagonal."""
+    low = M.tril(-1)
+    return low + low.mH + diag_embed(M.diagonal(0, -2, -1).real)
+
+
+def _qr_tall_vjp(gQ: Tensor, gR: Tensor, Q: Tensor, R: Tensor) -> Tensor:
+    M = R @ gR.mH - gQ.mH @ Q
+    b = gQ + Q @ _copyltu(M)
+    return solve_triangular(R.mH, b, upper=False, left=False)
+
+
+def _qr_vjp(g, out, A, *, mode):
+    gQ, gR = g
+    Q, R = out
+    m, n = A._shape[-2:]
+    if mode == "r":
+        raise RuntimeError(
+            "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
+            "Please use linalg.qr(A, mode='reduced') if you are going to differentiate through "
+            "linalg.qr."
+        )
+    if mode == "complete" and m > n:
+        raise RuntimeError(
+            "The QR decomposition is not differentiable when mode='complete' and nrows > ncols."
+        )
+    if m >= n:
+        return _qr_tall_vjp(gQ, gR, Q, R)
+    # Wide A = [X | Y]: X = Q R1 is a square QR, and Y = Q R2 just rides along.
+    gR1, gR2 = gR.narrow(-1, 0, m), gR.narrow(-1, m, n - m)
+    Y = A.narrow(-1, m, n - m)
+    gX = _qr_tall_vjp(gQ + Y @ gR2.mH, gR1, Q, R.narrow(-1, 0, m))
+    gY = Q @ gR2
+    put_x = eye(m, n, dtype=A._dtype, device=A.device)
+    put_y = eye(n, dtype=A._dtype, device=A.device).narrow(0, m, n - m)
+    return gX @ put_x + gY @ put_y
+
+
+qr_p = Primitive("linalg_qr", _qr_kernel, _qr_meta, n_outputs=2, grad_name="LinalgQrBackward0")
+defvjp(qr_p, _qr_vjp, reads=((0,),), save_output=True)
+
+
+def qr(A: Tensor, mode: str = "reduced", *, out=None) -> QRResult:
+    """Q R factorisation (Householder, as LAPACK's geqrf): mode 'reduced', 'complete' or 'r'."""
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(
+            f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
+            "'r', or 'complete'"
+        )
+    check_matrix(A, "linalg.qr")
+    return write_out(QRResult(*apply(qr_p, A, mode=mode)), out)
+
+
+# --- svd ------------------------------------------------------------------------------
+
+SVDResult = namedtuple("linalg_svd", ["U", "S", "Vh"])
+
+
+def _svd_kernel(a, *, full_matrices, compute_uv):
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    real = a.real.dtype
+    batch = a.shape[:-2]
+    if k == 0:
+        s = np.zeros(batch + (0,), real)
+        if not compute_uv:
+            return np.zeros((0,), a.dtype), s, np.zeros((0,), a.dtype)
+        u = np.broadcast_to(np.eye(m, m if full_matrices else 0, dtype=a.dtype), batch + (m, m
+                            if full_matrices else 0)).copy()
+        vh = np.broadcast_to(np.eye(n if full_matrices else 0, n, dtype=a.dtype), batch + (
+            n if full_matrices else 0, n)).copy()
+        return fortran(u), s, fortran(vh)
+    if not compute_uv:
+        s = np.linalg.svd(a, compute_uv=False)
+        return np.zeros((0,), a.dtype), np.ascontiguousarray(s), np.zeros((0,), a.dtype)
+    u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+    return fortran(u), np.ascontiguousarray(s), fortran(vh)
+
+
+def _svd_meta(A, *, full_matrices, compute_uv):
+    m, n = A._shape[-2:]
+    k = min(m, n)
+    batch = A._shape[:-2]
+    s = (batch + (k,), A._dtype.to_real())
+    if not compute_uv:
+        return ((0,), A._dtype), s, ((0,), A._dtype)
+    u = batch + (m, m if full_matrices else k)
+    vh = batch + (n if full_matrices else k, n)
+    return (u, A._dtype, fortran_strides(u)), s, (vh, A._dtype)
+
+
+def _svd_vjp(g, out, A, *, full_matrices, compute_uv):
+    """Gradient of A = U diag(S) Vh for distinct, nonzero singular values:
+    U [F o (skew(U^H gU) S + S skew(V^H gV)) + diag(gS)] Vh + the parts of gU, gVh outside
+    the spans of U and V, with F_ij = 1 / (s_j^2 - s_i^2) and skew(X) = X - X^H."""
+    gU, gS, gVh = g
+    U, S, Vh = out
+    if not compute_uv:
+        raise RuntimeError(
+            "linalg.svd: the derivative needs the singular vectors; call it with compute_uv=True"
+        )
+    m, n = A._shape[-2:]
+    k = min(m, n)
+    if full_matrices and m != n:
+        U, gU = U.narrow(-1, 0, k), gU.narrow(-1, 0, k)
+        Vh, gVh = Vh.narrow(-2, 0, k), gVh.narrow(-2, 0, k)
+    Sc = S.to(A._dtype)
+    UhgU = U.mH @ gU
+    VhgV = Vh @ gVh.mH
+    s2 = S * S
+    E = s2.unsqueeze(-2) - s2.unsqueeze(-1) + eye(k, dtype=S._dtype, device=S.device)
+    inner = ((UhgU - UhgU.mH) * Sc.unsqueeze(-2) + Sc.unsqueeze(-1) * (VhgV - VhgV.mH)) / E
+    inner = inner + diag_embed(gS.to(A._dtype))
+    if A._dtype.is_complex:
+        # NOTE: the phase of each singular pair is free; only U^H gU's imaginary diagonal
+        # reaches A, through Im(diag(U^H gU)) / s (PyTorch's svd_backward keeps this term).
+        inner = inner + diag_embed(UhgU.diagonal(0, -2, -1).imag / S * 1j)
+    gA = U @ inner @ Vh
+    if m > k:
+        gA = gA + ((gU - U @ UhgU) / Sc.unsqueeze(-2)) @ Vh
+    if n > k:
+        gA = gA + U @ ((gVh - VhgV.mH @ Vh) / Sc.unsqueeze(-1))
+    return gA
+
+
+svd_p = Primitive("linalg_svd", _svd_kernel, _svd_meta, n_outputs=3,
+                  grad_name="LinalgSvdBackward0")
+defvjp(svd_p, _svd_vjp, reads=((0,),), save_output=True)
+
+
+def _needs_grad(A: Tensor) -> bool:
+    return A._requires_grad and grad_mode.state.enabled
+
+
+def svd(A: Tensor, full_matrices: bool = True, *, driver=None, out=None) -> SVDResult:
+    """A = U diag(S) Vh, singular values descending (LAPACK gesdd, as PyTorch on CPU)."""
+    check_matrix(A, "linalg.svd")
+    return write_out(SVDResult(*apply(svd_p, A, full_matrices=full_matrices,
+                                      compute_uv=True)), out)
+
+
+def svdvals(A: Tensor, *, driver=None, out=None) -> Tensor:
+    """Singular values, descending; vectors are computed only when a gradient needs them."""
+    check_matrix(A, "linalg.svd")
+    uv = _needs_grad(A)
+    return write_out(apply(svd_p, A, full_matrices=False, compute_uv=uv)[1], out)
+
+
+# --- eigh -----------------------------------------------------------------------------
+
+EighResult = namedtuple("linalg_eigh", ["eigenvalues", "eigenvectors"])
+
+
+def _eigh_kernel(a, *, uplo, compute_v):
+    if not compute_v:
+        return np.ascontiguousarray(np.linalg.eigvalsh(a, UPLO=uplo)), np.zeros((0,), a.dtype)
+    w, v = np.linalg.eigh(a, UPLO=uplo)
+    return np.ascontiguousarray(w), fortran(v)
+
+
+def _eigh_meta(A, *, uplo, compute_v):
+    w = (A._shape[:-1], A._dtype.to_real())
+    if not compute_v:
+        return w, ((0,), A._dtype)
+    return w, (A._shape, A._dtype, fortran_strides(A._shape))
+
+
+def _eigh_vjp(g, out, A, *, uplo, compute_v):
+    gL, gV = g
+    L, V = out
+    if not compute_v:
+        raise RuntimeError(
+            "linalg.eigh: the derivative needs the eigenvectors; call it with compute_v=True"
+        )
+    n = A._shape[-1]
+    one = eye(n, dtype=L._dtype, device=L.device)
+    E = L.unsqueeze(-2) - L.unsqueeze(-1) + one
+    X = V.mH @ gV
+    inner = (X - X.mH) * 0.5 / E * (1 - one) + diag_embed(gL.to(A._dtype))
+    return V @ inner @ V.mH
+
+
+eigh_p = Primitive("linalg_eigh", _eigh_kernel, _eigh_meta, n_outputs=2,
+                   grad_name="LinalgEighBackward0")
+defvjp(eigh_p, _eigh_vjp, reads=((0,),), save_output=True)
+
+
+def _check_uplo(UPLO: str) -> None:
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+
+
+def eigh(A: Tensor, UPLO: str = "L", *, out=None) -> EighResult:
+    """Eigenvalues (ascending) and orthonormal eigenvectors of a Hermitian matrix."""
+    check_matrix(A, "linalg.eigh", square=True)
+    _check_uplo(UPLO)
+    return write_out(EighResult(*apply(eigh_p, A, uplo=UPLO, compute_v=True)), out)
+
+
+def eigvalsh(A: Tensor, UPLO: str = "L", *, out=None) -> Tensor:
+    """Eigenvalues (ascending) of a Hermitian matrix."""
+    check_matrix(A, "linalg.eigvalsh", square=True)
+    _check_uplo(UPLO)
+    return write_out(apply(eigh_p, A, uplo=UPLO, compute_v=_needs_grad(A))[0], out)

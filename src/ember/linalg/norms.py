@@ -1,0 +1,119 @@
+"""Norms and rank: norm, vector_norm, matrix_norm, matrix_rank.
+
+`vector_norm` is the one `linalg_vector_norm` primitive (defined in ops/stats.py,
+where `torch.norm` also uses it); matrix norms compose it with amax / amin, and
+the spectral and nuclear norms compose `svdvals`, so their gradients come for free.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import _dtype as dt
+from .._tensor import Tensor
+from .._view import wrap_dim
+from ..autograd import grad_mode
+from ..ops._common import write_out
+from ..ops.stats import vector_norm as _vector_norm
+from ._common import check_float, check_matrix
+from .decompositions import eigvalsh, svdvals
+from .solvers import _tols
+
+
+def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None,
+                out=None) -> Tensor:
+    """(sum |x|^ord)^(1/ord) over `dim` (every dim when None); ord may be inf, -inf or 0."""
+    check_float(x, "linalg.vector_norm", low_ok=True)
+    return write_out(_vector_norm(x, ord, dim, keepdim, dtype=dtype), out)
+
+
+def _matrix_dims(A: Tensor, dim) -> tuple[int, int]:
+    if not isinstance(dim, (tuple, list)) or len(dim) != 2:
+        shown = dim if not isinstance(dim, (tuple, list)) else list(dim)
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {shown}")
+    d0, d1 = wrap_dim(dim[0], A.ndim), wrap_dim(dim[1], A.ndim)
+    if d0 == d1:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, "
+                           f"{dim[1]})")
+    return d0, d1
+
+
+def _spectral(A: Tensor, d0: int, d1: int, keepdim: bool, reduce: str) -> Tensor:
+    """A function of the singular values of the (d0, d1) matrices: sum, max or min."""
+    s = svdvals(A.movedim((d0, d1), (-2, -1)))
+    r = {"sum": lambda: s.sum(-1), "max": lambda: s.amax(-1), "min": lambda: s.amin(-1)}[reduce]()
+    if keepdim:
+        for d in sorted((d0, d1)):
+            r = r.unsqueeze(d)
+    return r
+
+
+def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None,
+                out=None) -> Tensor:
+    """Frobenius, nuclear, spectral (2, -2) or max column / row sum (1, -1, inf, -inf) norms."""
+    check_matrix(A, "linalg.matrix_norm", low_ok=True)
+    d0, d1 = _matrix_dims(A, dim)
+    if dtype is not None:
+        A = A.to(dtype)
+    if ord == "fro":
+        return write_out(_vector_norm(A, 2, (d0, d1), keepdim), out)
+    if ord == "nuc":
+        return write_out(_spectral(A, d0, d1, keepdim, "sum"), out)
+    if isinstance(ord, str) or ord not in (1, -1, 2, -2, math.inf, -math.inf):
+        raise RuntimeError(f"linalg.matrix_norm: Order {_fmt(ord)} not supported.")
+    if abs(ord) == 2:
+        return write_out(_spectral(A, d0, d1, keepdim, "max" if ord > 0 else "min"), out)
+    # 1: largest column sum of |a| (sum over rows d0); inf: largest row sum (over cols d1).
+    summed, other = (d0, d1) if abs(ord) == 1 else (d1, d0)
+    col = _vector_norm(A, 1, summed, keepdim=True)
+    r = col.amax(other, keepdim=True) if ord > 0 else col.amin(other, keepdim=True)
+    if not keepdim:
+        r = r.squeeze((d0, d1))
+    return write_out(r, out)
+
+
+def _fmt(ord) -> str:
+    return ord if isinstance(ord, str) else f"{ord:g}"
+
+
+def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None,
+         out=None) -> Tensor:
+    """A vector norm (int or 1-tuple `dim`, or 1-D input) or a matrix norm (2-tuple, 2-D)."""
+    check_float(A, "linalg.norm", low_ok=True)
+    if dim is not None:
+        dims = (dim,) if isinstance(dim, int) else tuple(dim)
+        if len(dims) == 1:
+            return vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype, out=out)
+        if len(dims) == 2:
+            return matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype,
+                               out=out)
+        raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got "
+                           f"{list(dims)}")
+    if ord is None:
+        return vector_norm(A, 2, None, keepdim, dtype=dtype, out=out)
+    if A.ndim == 1:
+        return vector_norm(A, ord, None, keepdim, dtype=dtype, out=out)
+    if A.ndim == 2:
+        return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype, out=out)
+    raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D "
+                       f"or 2D. Got {A.ndim}D.")
+
+
+def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, tol=None,
+                out=None) -> Tensor:
+    """Number of singular values above max(atol, rtol * largest), as int64 (no gradient)."""
+    check_matrix(A, "linalg.matrix_rank")
+    from ..ops.creation import empty, tensor
+
+    if tol is not None:
+        atol, rtol = tol, 0.0
+    if A.device.type == "meta":
+        return empty(A._shape[:-2], dtype=dt.int64, device=A.device)
+    with grad_mode.no_grad():
+        s = (eigvalsh(A).abs() if hermitian else svdvals(A)).numpy()
+    a, r = _tols(A, atol, rtol)
+    smax = s.max(-1, keepdims=True) if s.shape[-1] else np.zeros(s.shape[:-1] + (1,), s.dtype)
+    rank = (s > np.maximum(a, r * smax)).sum(-1).astype(np.int64)
+    return write_out(tensor(rank), out)
