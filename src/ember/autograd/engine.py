@@ -19,7 +19,7 @@ import warnings
 
 from .. import _tensor as T
 from . import grad_mode
-from .graph import MISSING, AccumulateGrad, Node, _anomaly, edge_of
+from .graph import MISSING, AccumulateGrad, Node, _anomaly, edge_of, retain_grad
 
 _state = grad_mode.state
 
@@ -449,17 +449,15 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     for t in inputs:
         if not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
+        if t._grad_fn is not None:
+            retain_grad(t)  # as in PyTorch, a non-leaf input keeps its .grad from now on
     keys = [edge_of(t) for t in inputs]
     captured = run(roots, grads, retain_graph, create_graph, dict.fromkeys(keys),
                    accumulate_leaves=False)
     for t, key in zip(inputs, keys):
         g = captured.get(key)
-        if g is None:
-            continue
-        if t._grad_fn is None:
+        if g is not None and t._grad_fn is None:
             accumulate(t, g, create_graph)
-        else:
-            t._grad = g if t._grad is None else t._grad + g
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,

@@ -42,17 +42,24 @@ class _Mode:
             @functools.wraps(fn)
             def gen_wrapper(*args, **kwargs):
                 gen = fn(*args, **kwargs)
-                with mode.clone():
-                    response = gen.send(None)
-                while True:
-                    try:
-                        request = yield response
-                    except GeneratorExit:
-                        with mode.clone():
-                            gen.close()
-                        raise
+                try:
                     with mode.clone():
-                        response = gen.send(request)
+                        response = gen.send(None)
+                    while True:
+                        try:
+                            request = yield response
+                        except GeneratorExit:
+                            with mode.clone():
+                                gen.close()
+                            raise
+                        except BaseException as e:
+                            with mode.clone():
+                                response = gen.throw(e)
+                        else:
+                            with mode.clone():
+                                response = gen.send(request)
+                except StopIteration as stop:
+                    return stop.value
             return gen_wrapper
 
         @functools.wraps(fn)
@@ -115,8 +122,13 @@ class set_grad_enabled(_Mode):
         self.mode = bool(mode)
         state.enabled = self.mode
 
+    def __call__(self, fn=None):
+        # Used as a decorator, constructing it must not leave the mode switched.
+        state.enabled = self.prev
+        return super().__call__(fn)
+
     def __enter__(self) -> None:
-        pass
+        state.enabled = self.mode
 
     def __exit__(self, *exc) -> None:
         state.enabled = self.prev
