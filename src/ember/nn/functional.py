@@ -1,1 +1,17 @@
-"""ember.nn.functional."""
+"""ember.nn.functional: the functional form of every layer, activation and loss.
+
+Thin bindings: activations come from `ember.ops.activation`, convolution and
+pooling from `ember.ops.conv` / `ember.ops.pooling`, and the composites live in
+`ember.nn._functional` (one file per family). Nothing here has a VJP of its own.
+"""
+
+from ._functional.activation import *  # noqa: F403
+from ._functional.activation import __all__ as _act
+from ._functional.layers import *  # noqa: F403
+from ._functional.layers import __all__ as _layers
+from ._functional.loss import *  # noqa: F403
+from ._functional.loss import __all__ as _loss
+from ._functional.spatial import *  # noqa: F403
+from ._functional.spatial import __all__ as _spatial
+
+__all__ = [*_act, *_layers, *_loss, *_spatial]

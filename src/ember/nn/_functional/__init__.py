@@ -1,0 +1,1 @@
+"""The implementation files behind `ember.nn.functional` (one per family)."""

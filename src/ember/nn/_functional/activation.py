@@ -1,0 +1,144 @@
+"""Activation functions of `ember.nn.functional`.
+
+Most are primitives in `ember.ops.activation` (re-exported as they are); the rest
+(softmax family with F's argument order, glu, prelu, softmin, gumbel_softmax,
+shrinks) are composed here from ember ops.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import ember as E
+
+from ..._tensor import Tensor
+from ...ops.activation import (
+    celu,
+    celu_,
+    elu,
+    elu_,
+    gelu,
+    hardsigmoid,
+    hardswish,
+    hardtanh,
+    hardtanh_,
+    leaky_relu,
+    leaky_relu_,
+    logsigmoid,
+    mish,
+    relu,
+    relu6,
+    relu_,
+    selu,
+    selu_,
+    silu,
+    softplus,
+    softsign,
+    tanhshrink,
+    threshold,
+    threshold_,
+)
+from ...ops.softmax import implicit_softmax_dim
+
+__all__ = [
+    "celu", "celu_", "elu", "elu_", "gelu", "hardsigmoid", "hardswish", "hardtanh", "hardtanh_",
+    "leaky_relu", "leaky_relu_", "logsigmoid", "mish", "relu", "relu6", "relu_", "selu", "selu_",
+    "silu", "softplus", "softsign", "tanhshrink", "threshold", "threshold_", "sigmoid", "tanh",
+    "softmax", "log_softmax", "softmin", "glu", "prelu", "hardshrink", "softshrink",
+    "gumbel_softmax", "rrelu",
+]
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    return input.sigmoid()
+
+
+def tanh(input: Tensor) -> Tensor:
+    return input.tanh()
+
+
+def _dim(name: str, dim, ndim: int) -> int:
+    return implicit_softmax_dim(name, ndim) if dim is None else dim
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+            dtype=None) -> Tensor:
+    """exp(x) / sum(exp(x)) along `dim` (a primitive; numerically stable)."""
+    return E.softmax(input, _dim("softmax", dim, input.ndim), dtype=dtype)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+                dtype=None) -> Tensor:
+    """log(softmax(x)) along `dim`, computed as x - logsumexp(x) (a primitive)."""
+    return E.log_softmax(input, _dim("log_softmax", dim, input.ndim), dtype=dtype)
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+            dtype=None) -> Tensor:
+    """softmax(-x) along `dim`."""
+    x = input if dtype is None else input.to(dtype)
+    return E.softmax(-x, _dim("softmin", dim, input.ndim))
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """a * sigmoid(b), where a and b are the two halves of `input` along `dim`."""
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    n = input.shape[dim]
+    if n % 2:
+        d = dim % input.dim()
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {n}")
+    a, b = input.chunk(2, dim)
+    return a * b.sigmoid()
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """max(0, x) + weight * min(0, x), with one slope per channel (dim 1) or one overall."""
+    w = weight
+    if weight.numel() != 1:
+        if input.dim() == 0 or weight.numel() != input.shape[min(1, input.dim() - 1)]:
+            channels = input.shape[1] if input.dim() >= 2 else 1
+            raise RuntimeError(
+                "Mismatch of parameter numbers and input channel size. Found parameter numbers ="
+                f" {weight.numel()} and channel size = {channels}.")
+        if input.dim() >= 2:
+            w = weight.reshape((-1,) + (1,) * (input.dim() - 2))
+    return E.where(input > 0, input, w * input)
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    return E.where((input >= -lambd) & (input <= lambd), 0.0, input)
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+    return E.where(input > lambd, input - lambd, E.where(input < -lambd, input + lambd, 0.0))
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> Tensor:
+    """Leaky ReLU with a random slope in [lower, upper] when training, the mean slope otherwise."""
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2, inplace)
+    slope = E.empty_like(input).uniform_(lower, upper)
+    out = E.where(input >= 0, input, input * slope)
+    if inplace:
+        with E.no_grad():
+            input.copy_(out)
+        return input
+    return out
+
+
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10,
+                   dim: int = -1) -> Tensor:
+    """Samples from the Gumbel-softmax distribution; `hard=True` gives straight-through one-hots."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -E.empty_like(logits).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = E.zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft

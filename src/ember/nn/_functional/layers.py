@@ -1,0 +1,468 @@
+"""Functional forms of the dense layers: linear, bilinear, dropout, embedding, normalisation,
+distances and attention.
+
+All are compositions of ember ops except `embedding` (a primitive in
+`ember.ops.nn_ops`). Dropout draws its mask exactly as PyTorch's CPU kernel does
+(`empty_like(x).bernoulli_(1 - p)`, then `div_(1 - p)`), so seeded runs match.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import ember as E
+
+from ..._tensor import Tensor
+from ...ops import nn_ops
+
+__all__ = [
+    "linear", "bilinear", "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
+    "feature_alpha_dropout", "embedding", "embedding_bag", "one_hot", "layer_norm",
+    "group_norm", "rms_norm", "batch_norm", "instance_norm", "normalize", "cosine_similarity",
+    "pairwise_distance", "pdist", "scaled_dot_product_attention"
+]
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """input @ weight.T + bias (`addmm` for 2-D inputs with a bias)."""
+    if input.dim() == 2 and bias is not None and hasattr(E, "addmm"):
+        return E.addmm(bias, input, weight.t())
+    out = input.matmul(weight.t())
+    return out if bias is None else out + bias
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
+             bias: Tensor | None = None) -> Tensor:
+    """y_o = x1^T W_o x2 + b_o over the last dims of `input1` and `input2`."""
+    if input1.shape[:-1] != input2.shape[:-1]:
+        raise RuntimeError("bilinear(): input batch dimensions do not match: got "
+                           f"{list(input1.shape[:-1])} and {list(input2.shape[:-1])}")
+    o, i1, i2 = weight.shape
+    lead = input1.shape[:-1]
+    x1 = input1.reshape(-1, i1)
+    x2 = input2.reshape(-1, i2)
+    t = x1.matmul(weight.permute(1, 0, 2).reshape(i1, o * i2)).reshape(-1, o, i2)
+    out = (t * x2.unsqueeze(1)).sum(-1)
+    if bias is not None:
+        out = out + bias
+    return out.reshape(tuple(lead) + (o,))
+
+
+# --- dropout --------------------------------------------------------------------------
+
+
+def _check_p(p: float) -> None:
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _multiply(input: Tensor, noise: Tensor, inplace: bool) -> Tensor:
+    return input.mul_(noise) if inplace else input * noise
+
+
+def _dropout_impl(input: Tensor, p: float, train: bool, inplace: bool, feature: bool,
+                  alpha: bool) -> Tensor:
+    """PyTorch's CPU dropout, step for step (so the generator is consumed identically)."""
+    if p == 0 or not train or input.numel() == 0:
+        return input
+    if p == 1:
+        return _multiply(input, E.zeros((), dtype=input.dtype), inplace)
+    if feature:
+        noise = input.new_empty(tuple(input.shape[:2]) + (1,) * (input.dim() - 2))
+    else:
+        noise = E.empty_like(input)
+    with E.no_grad():
+        noise.bernoulli_(1 - p)
+        if alpha:
+            a_const = 1.7580993408473766
+            a = 1.0 / math.sqrt((a_const * a_const * p + 1) * (1 - p))
+            b = noise.add(-1).mul_(a_const * a).add_(a_const * a * p)
+            noise.mul_(a)
+        else:
+            noise.div_(1 - p)
+    out = _multiply(input, noise, inplace)
+    return out.add_(b) if alpha else out
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True,
+            inplace: bool = False) -> Tensor:
+    """Zero each element with probability p and scale the rest by 1 / (1 - p)."""
+    _check_p(p)
+    return _dropout_impl(input, p, training, inplace, False, False)
+
+
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
+                  inplace: bool = False) -> Tensor:
+    _check_p(p)
+    return _dropout_impl(input, p, training, inplace, False, True)
+
+
+def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
+                          inplace: bool = False) -> Tensor:
+    _check_p(p)
+    return _dropout_impl(input, p, training, inplace, True, True)
+
+
+def _feature_dropout(name: str, nd: int, input: Tensor, p: float, training: bool,
+                     inplace: bool) -> Tensor:
+    _check_p(p)
+    batched = input.dim() == nd + 2
+    if input.dim() not in (nd + 1, nd + 2):
+        raise RuntimeError(f"{name}: Expected {nd + 1}D or {nd + 2}D input, but received a "
+                           f"{input.dim()}D input. Note that {name} exists to provide channel-wise"
+                           " dropout on inputs with 1 spatial dimension, a channel dimension, "
+                           "and an optional batch dimension (i.e. 2D or 3D inputs).")
+    x = input if batched else input.unsqueeze(0)
+    out = _dropout_impl(x, p, training, False, True, False)
+    out = out if batched else out.squeeze(0)
+    if inplace:
+        with E.no_grad():
+            input.copy_(out)
+        return input
+    return out
+
+
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,
+              inplace: bool = False) -> Tensor:
+    """Zero whole channels of (N, C, L) or (C, L) inputs."""
+    return _feature_dropout("dropout1d", 1, input, p, training, inplace)
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
+              inplace: bool = False) -> Tensor:
+    """Zero whole channels (dim 1) of (N, C, H, W) inputs; 3-D inputs are read as (N, C, L)."""
+    _check_p(p)
+    nd = input.dim()
+    if nd not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {nd}-D input to dropout2d, which is deprecated "
+                      "and will result in an error in a future release. To retain the behavior "
+                      "and silence this warning, please use dropout instead. Note that dropout2d "
+                      "exists to provide channel-wise dropout on inputs with 2 spatial "
+                      "dimensions, a channel dimension, and an optional batch dimension (i.e. 3D "
+                      "or 4D inputs).", stacklevel=2)
+    if nd == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise "
+                      "1D dropout behavior is desired - input is interpreted as shape (N, C, L), "
+                      "where C is the channel dim. This behavior will change in a future release "
+                      "to interpret the input as one without a batch dimension, i.e. shape (C, H, "
+                      "W). To maintain the 1D channel-wise dropout behavior, please switch to "
+                      "using dropout1d instead.", stacklevel=2)
+    return _dropout_impl(input, p, training, inplace, True, False)
+
+
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
+              inplace: bool = False) -> Tensor:
+    return _feature_dropout("dropout3d", 3, input, p, training, inplace)
+
+
+# --- embedding ------------------------------------------------------------------------
+
+
+def _renorm_rows(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> None:
+    """Rescale (in place, untracked) the looked-up rows whose norm exceeds `max_norm`."""
+    with E.no_grad():
+        rows = E.tensor(sorted(set(input.reshape(-1).tolist())), dtype=E.int64)
+        if rows.numel() == 0:
+            return
+        sel = weight[rows]
+        norms = sel.abs().pow(norm_type).sum(1).pow(1.0 / norm_type)
+        scale = E.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+        weight[rows] = sel * scale.unsqueeze(1).to(weight.dtype)
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
+              max_norm: float | None = None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """Rows of `weight` picked by the integer tensor `input` (EmbeddingBackward0)."""
+    if padding_idx is not None:
+        if padding_idx > 0:
+            if padding_idx >= weight.size(0):
+                raise AssertionError("Padding_idx must be within num_embeddings")
+        elif padding_idx < 0:
+            if padding_idx < -weight.size(0):
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = weight.size(0) + padding_idx
+    else:
+        padding_idx = -1
+    if max_norm is not None:
+        _renorm_rows(weight, input.contiguous(), max_norm, norm_type)
+    return nn_ops.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
+
+
+def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
+                  max_norm: float | None = None, norm_type: float = 2, scale_grad_by_freq=False,
+                  mode: str = "mean", sparse: bool = False, per_sample_weights=None,
+                  include_last_offset: bool = False, padding_idx: int | None = None) -> Tensor:
+    """Sums, means or maxes of bags of embeddings, without the (bags, len, dim) intermediate
+    being visible to the caller."""
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError(f"mode has to be one of sum, mean or max, but got {mode}")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError("embedding_bag: per_sample_weights was not None. "
+                                  "per_sample_weights is only supported for mode='sum' (got "
+                                  f"mode='{mode}'). Please open a feature request on GitHub.")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated "
+                             "is a mini-batch of fixed length sequences. However, found offsets "
+                             f"of type {type(offsets)}")
+        n, length = input.shape
+        offsets = E.arange(0, n * length, length)
+        input = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    elif input.dim() != 1:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension "
+                         f"{input.dim()}")
+    elif offsets is None:
+        raise ValueError("offsets has to be a 1D Tensor but got None")
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx = weight.size(0) + padding_idx
+    rows = embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq)
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights.unsqueeze(1)
+    starts = offsets.tolist()
+    ends = starts[1:] + [input.shape[0]]
+    if include_last_offset:
+        starts, ends = starts[:-1], starts[1:]
+    ids = input.tolist()
+    bags = []
+    for s, e in zip(starts, ends):
+        keep = [i for i in range(s, e) if padding_idx is None or ids[i] != padding_idx]
+        if not keep:
+            bags.append(E.zeros(weight.shape[1], dtype=weight.dtype))
+            continue
+        part = rows[E.tensor(keep, dtype=E.int64)]
+        if mode == "sum":
+            bags.append(part.sum(0))
+        elif mode == "mean":
+            bags.append(part.mean(0))
+        else:
+            bags.append(part.max(0)[0])
+    if not bags:
+        return E.zeros(0, weight.shape[1], dtype=weight.dtype)
+    return E.stack(bags)
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """int64 one-hot encoding along a new last dim (classes inferred as max + 1 when -1)."""
+    if tensor.dtype is not E.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if tensor.numel() == 0:
+        if num_classes <= 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        return E.zeros(tuple(tensor.shape) + (num_classes,), dtype=E.int64)
+    lo, hi = int(tensor.min()), int(tensor.max())
+    if lo < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes == -1:
+        num_classes = hi + 1
+    elif hi >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    return (tensor.unsqueeze(-1) == E.arange(num_classes)).to(E.int64)
+
+
+# --- normalisation --------------------------------------------------------------------
+
+
+def _normalize_over(x: Tensor, dims: tuple, eps: float) -> Tensor:
+    mean = x.mean(dims, keepdim=True)
+    xc = x - mean
+    var = (xc * xc).mean(dims, keepdim=True)
+    return xc * (var + eps).rsqrt()
+
+
+def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Normalise over the trailing `normalized_shape` dims, then scale and shift."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(shape)
+    if tuple(input.shape[input.dim() - k:]) != shape or k > input.dim():
+        raise RuntimeError(
+            f"Given normalized_shape={list(shape)}, expected input with shape [*, "
+            f"{', '.join(str(s) for s in shape)}], but got input of size{list(input.shape)}")
+    out = _normalize_over(input, tuple(range(input.dim() - k, input.dim())), eps)
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
+             eps: float | None = None) -> Tensor:
+    """x / sqrt(mean(x^2) + eps) over the trailing dims (eps defaults to the dtype's eps)."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(shape)
+    if tuple(input.shape[input.dim() - k:]) != shape:
+        raise RuntimeError(
+            f"Given normalized_shape={list(shape)}, expected input with shape [*, "
+            f"{', '.join(str(s) for s in shape)}], but got input of size{list(input.shape)}")
+    if eps is None:
+        eps = E.finfo(input.dtype).eps
+    dims = tuple(range(input.dim() - k, input.dim()))
+    out = input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt()
+    return out if weight is None else out * weight
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Normalise over groups of channels (and all spatial positions) per sample."""
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
+                           f"{input.dim()}")
+    n, c = input.shape[:2]
+    if c % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, "
+                           f"but got input of shape {list(input.shape)} and num_groups="
+                           f"{num_groups}")
+    x = input.reshape(n, num_groups, -1)
+    out = _normalize_over(x, (2,), eps).reshape(input.shape)
+    view = (-1,) + (1,) * (input.dim() - 2)
+    if weight is not None:
+        out = out * weight.reshape(view)
+    if bias is not None:
+        out = out + bias.reshape(view)
+    return out
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+               weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
+               momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each channel (dim 1) by batch statistics (training) or running ones (eval).
+
+    In training the running buffers are updated in place: mean with the biased batch mean,
+    var with the unbiased batch variance, each as (1 - momentum) * old + momentum * new.
+    """
+    if training:
+        size = input.numel() // input.shape[1]
+        if size == 1:
+            raise ValueError("Expected more than 1 value per channel when training, got input "
+                             f"size {input.shape}")
+    dims = (0,) + tuple(range(2, input.dim()))
+    view = (1, -1) + (1,) * (input.dim() - 2)
+    if training or running_mean is None:
+        mean = input.mean(dims, keepdim=True)
+        xc = input - mean
+        var = (xc * xc).mean(dims, keepdim=True)
+        if training and running_mean is not None:
+            n = input.numel() // input.shape[1]
+            with E.no_grad():
+                running_mean.mul_(1 - momentum).add_(mean.reshape(-1).detach() * momentum)
+                unbiased = var.reshape(-1).detach() * (n / max(n - 1, 1))
+                running_var.mul_(1 - momentum).add_(unbiased * momentum)
+        out = xc * (var + eps).rsqrt()
+    else:
+        out = (input - running_mean.reshape(view)) * (running_var.reshape(view) + eps).rsqrt()
+    if weight is not None:
+        out = out * weight.reshape(view)
+    if bias is not None:
+        out = out + bias.reshape(view)
+    return out
+
+
+def instance_norm(input: Tensor, running_mean: Tensor | None = None,
+                  running_var: Tensor | None = None, weight: Tensor | None = None,
+                  bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each (sample, channel) plane over its spatial positions."""
+    n, c = input.shape[:2]
+    x = input.reshape((1, n * c) + tuple(input.shape[2:]))
+    rm = running_mean.repeat(n) if running_mean is not None else None
+    rv = running_var.repeat(n) if running_var is not None else None
+    out = batch_norm(x, rm, rv, None, None, use_input_stats, momentum, eps).reshape(input.shape)
+    if running_mean is not None and use_input_stats:
+        with E.no_grad():
+            running_mean.copy_(rm.reshape(n, c).mean(0))
+            running_var.copy_(rv.reshape(n, c).mean(0))
+    view = (-1,) + (1,) * (input.dim() - 2)
+    if weight is not None:
+        out = out * weight.reshape(view)
+    if bias is not None:
+        out = out + bias.reshape(view)
+    return out
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
+              out: Tensor | None = None) -> Tensor:
+    """input / max(||input||_p along dim, eps)."""
+    denom = _norm(input, p, dim, True).clamp_min(eps).expand_as(input)
+    res = input / denom
+    if out is not None:
+        out.copy_(res)
+        return out
+    return res
+
+
+def _norm(x: Tensor, p: float, dim, keepdim: bool) -> Tensor:
+    if hasattr(E, "linalg") and hasattr(E.linalg, "vector_norm"):
+        return E.linalg.vector_norm(x, p, dim=dim, keepdim=keepdim)
+    if p == 2:
+        return (x * x).sum(dim, keepdim=keepdim).sqrt()
+    if p == 1:
+        return x.abs().sum(dim, keepdim=keepdim)
+    if p == math.inf:
+        return x.abs().amax(dim, keepdim=keepdim)
+    return x.abs().pow(p).sum(dim, keepdim=keepdim).pow(1.0 / p)
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """Cosine of the angle between x1 and x2 along `dim` (each normalised first, as in ATen)."""
+    n1 = _norm(x1, 2, dim, True)
+    n2 = _norm(x2, 2, dim, True)
+    n1 = E.where(n1 < eps, eps, n1) if n1.requires_grad else n1.clamp_min(eps)
+    n2 = E.where(n2 < eps, eps, n2) if n2.requires_grad else n2.clamp_min(eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
+                      keepdim: bool = False) -> Tensor:
+    """||x1 - x2 + eps||_p along the last dim."""
+    dim = max(x1.dim(), x2.dim()) - 1
+    return _norm(x1 - x2 + eps, p, dim, keepdim)
+
+
+def pdist(input: Tensor, p: float = 2) -> Tensor:
+    """Distances between all pairs of rows (upper triangle, row-major)."""
+    n = input.shape[0]
+    idx_i, idx_j = zip(*[(i, j) for i in range(n) for j in range(i + 1, n)]) if n > 1 else ((), ())
+    if not idx_i:
+        return input.new_zeros(0)
+    a = input[E.tensor(list(idx_i), dtype=E.int64)]
+    b = input[E.tensor(list(idx_j), dtype=E.int64)]
+    return _norm(a - b, p, 1, False)
+
+
+# --- attention ------------------------------------------------------------------------
+
+
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
+                                 attn_mask: Tensor | None = None, dropout_p: float = 0.0,
+                                 is_causal: bool = False, scale: float | None = None,
+                                 enable_gqa: bool = False) -> Tensor:
+    """softmax(Q K^T * scale + mask) V, with a causal or boolean/additive mask and dropout."""
+    L, S = query.shape[-2], key.shape[-2]
+    factor = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
+                           "when is_causal=True")
+    if enable_gqa and key.dim() >= 3 and query.shape[-3] != key.shape[-3]:
+        rep = query.shape[-3] // key.shape[-3]
+        key = key.repeat_interleave(rep, -3)
+        value = value.repeat_interleave(rep, -3)
+    root = math.sqrt(abs(factor))
+    q = query * (root if factor >= 0 else -root)
+    scores = q.matmul(key.transpose(-2, -1) * root)
+    if is_causal:
+        keep = E.ones(L, S, dtype=E.bool).tril()
+        scores = scores.masked_fill(keep.logical_not(), float("-inf"))
+    elif attn_mask is not None:
+        if attn_mask.dtype is E.bool:
+            scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
+        else:
+            scores = scores + attn_mask
+    attn = scores.softmax(-1)
+    if dropout_p > 0.0:
+        attn = dropout(attn, dropout_p, True)
+    return attn.matmul(value)

@@ -1,0 +1,398 @@
+"""Loss functions of `ember.nn.functional`.
+
+`nll_loss` is a primitive (ember.ops.nn_ops); `cross_entropy` is log_softmax (a
+primitive) followed by it, or PyTorch's probability-target and label-smoothing
+formulas. The rest are short compositions that follow ATen's formulas, so values
+and gradients match PyTorch's.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import ember as E
+
+from ..._tensor import Tensor
+from ...ops import nn_ops
+from .layers import pairwise_distance
+
+__all__ = [
+    "nll_loss", "cross_entropy", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
+    "cosine_embedding_loss", "margin_ranking_loss", "triplet_margin_loss", "soft_margin_loss",
+    "hinge_embedding_loss", "poisson_nll_loss", "gaussian_nll_loss", "ctc_loss",
+    "multilabel_soft_margin_loss",
+]
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+def _legacy_reduction(size_average, reduce, reduction: str) -> str:
+    if size_average is None and reduce is None:
+        if reduction not in _REDUCTIONS:
+            raise ValueError(f"{reduction} is not a valid value for reduction")
+        return reduction
+    warnings.warn("size_average and reduce args will be deprecated, please use reduction='"
+                  f"{_legacy_string(size_average, reduce)}' instead.", stacklevel=3)
+    return _legacy_string(size_average, reduce)
+
+
+def _legacy_string(size_average, reduce) -> str:
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if size_average and reduce:
+        return "mean"
+    return "sum" if reduce else "none"
+
+
+def _reduce(loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def _check_target_size(input: Tensor, target: Tensor) -> None:
+    if target.shape != input.shape:
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
+                      f"({input.shape}). This will likely lead to incorrect results due to "
+                      "broadcasting. Please ensure they have the same size.", stacklevel=3)
+
+
+# --- classification -------------------------------------------------------------------
+
+
+def _check_nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int) -> Tensor:
+    if input.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
+    if input.dim() != 1 and input.shape[0] != (target.shape[0] if target.dim() else 1):
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
+                         f"batch_size ({target.shape[0] if target.dim() else 1}).")
+    if target.dtype not in (E.int64, E.uint8):
+        from ...ops._common import type_name
+
+        raise RuntimeError("expected target dtype to be Long or Byte, but got "
+                           f"{type_name(target.dtype)}")
+    n_classes = input.shape[0] if input.dim() == 1 else input.shape[1]
+    if input.dim() == 1 and target.dim() != 0:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if input.dim() > 2:
+        expected = (input.shape[0],) + tuple(input.shape[2:])
+        if tuple(target.shape) != expected:
+            raise RuntimeError(f"Expected target size {list(expected)}, got "
+                               f"{list(target.shape)}")
+    elif input.dim() == 2 and target.dim() != 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if weight is not None and weight.numel() != n_classes:
+        raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes "
+                           f"or no classes but got weight tensor of shape: {list(weight.shape)}")
+    if target.device.type == "cpu" and target.numel():
+        t = target.numpy()
+        bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
+        if bad.any():
+            raise IndexError(f"Target {int(t[bad].flat[0])} is out of bounds.")
+    return target if target.dtype is E.int64 else target.to(E.int64)
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
+             ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
+    """-input[n, target[n]] * weight[target[n]], averaged by the total weight for 'mean'."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    target = _check_nll(input, target, weight, ignore_index)
+    return nn_ops.nll_loss_prim(input, target, weight, reduction, ignore_index)
+
+
+def _class_view(weight: Tensor, input: Tensor) -> Tensor:
+    if input.dim() == 1:
+        return weight
+    return weight.reshape((1, -1) + (1,) * (input.dim() - 2))
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
+                  ignore_index: int = -100, reduce=None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
+    """log_softmax over the class dim followed by nll_loss, or the soft-target formula when
+    `target` holds class probabilities (same shape as `input`, floating)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    class_dim = 0 if input.dim() == 1 else 1
+    if target.shape == input.shape and target.dtype.is_floating_point:
+        return _cross_entropy_probs(input, target, weight, reduction, label_smoothing, class_dim)
+    logp = input.log_softmax(class_dim)
+    if label_smoothing <= 0.0:
+        return nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    n_classes = input.shape[class_dim]
+    ignore = target == ignore_index
+    if weight is not None:
+        smooth = -(logp * _class_view(weight, input)).sum(class_dim)
+    else:
+        smooth = -logp.sum(class_dim)
+    smooth = smooth.masked_fill(ignore, 0.0)
+    if reduction == "mean":
+        if weight is not None:
+            keep = target[ignore.logical_not()].reshape(-1).to(E.int64)
+            smooth = smooth.sum() / weight.gather(0, keep).sum()
+        else:
+            smooth = smooth.sum() / ignore.logical_not().sum()
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    return (1 - label_smoothing) * nll + smooth * (label_smoothing / n_classes)
+
+
+def _cross_entropy_probs(input, target, weight, reduction, label_smoothing, class_dim):
+    n_classes = input.shape[class_dim]
+    if weight is not None and (weight.dim() != 1 or weight.numel() != n_classes):
+        raise RuntimeError(f"cross_entropy: weight tensor should be 1D with {n_classes} "
+                           f"elements, but got {list(weight.shape)}")
+    logp = input.log_softmax(class_dim)
+    if label_smoothing > 0.0:
+        target = target * (1 - label_smoothing) + label_smoothing / n_classes
+    prod = logp * target
+    if weight is not None:
+        prod = prod * _class_view(weight, input)
+    if reduction == "mean":
+        if input.numel() == 0:
+            return -prod.sum() * float("nan")
+        return -prod.sum() / (input.numel() // n_classes)
+    if reduction == "sum":
+        return -prod.sum()
+    return -prod.sum(class_dim)
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                         size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    """-(t log x + (1 - t) log(1 - x)), each log clamped at -100 as PyTorch does."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if target.shape != input.shape:
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
+                         f"size ({input.shape}) is deprecated. Please ensure they have the same "
+                         "size.")
+    if input.device.type == "cpu" and input.numel():
+        a = input.detach().numpy()
+        if (a < 0).any() or (a > 1).any():
+            raise RuntimeError("all elements of input should be between 0 and 1")
+    log_x = input.log().clamp_min(-100)
+    log_1mx = (1 - input).log().clamp_min(-100)
+    loss = -(target * log_x + (1 - target) * log_1mx)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                     size_average=None, reduce=None, reduction: str = "mean",
+                                     pos_weight: Tensor | None = None) -> Tensor:
+    """(1 - t) x - w_pos(t) * logsigmoid(x): BCE on logits without overflow."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if target.shape != input.shape:
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size "
+                         f"({input.shape})")
+    from .activation import logsigmoid
+
+    log_sig = logsigmoid(input)
+    if pos_weight is not None:
+        log_sig = log_sig * ((pos_weight - 1) * target + 1)
+    loss = (1 - target) * input - log_sig
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+# --- regression -------------------------------------------------------------------------
+
+
+def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    """(input - target)^2, reduced."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_target_size(input, target)
+    d = input - target
+    loss = d * d
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+            reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    """|input - target|, reduced."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_target_size(input, target)
+    loss = (input - target).abs()
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+                   reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_target_size(input, target)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    d = (input - target).abs()
+    if beta == 0.0:
+        return _reduce(d, reduction)
+    loss = E.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta)
+    return _reduce(loss, reduction)
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
+               weight: Tensor | None = None) -> Tensor:
+    """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta)."""
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    _check_target_size(input, target)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    d = (input - target).abs()
+    loss = E.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
+           reduction: str = "mean", log_target: bool = False) -> Tensor:
+    """KL(target || exp(input)) pointwise: target (log target - input), then reduced."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_string(size_average, reduce)
+    elif reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
+                      "support size.'batchmean' divides only by the batch size, and aligns with "
+                      "the KL div math definition.'mean' will be changed to behave the same as "
+                      "'batchmean' in the next major release.", stacklevel=2)
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        loss = E.xlogy(target, target) - target * input
+    if reduction == "batchmean":
+        s = loss.sum()
+        return s / input.shape[0] if input.dim() != 0 else s
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return _reduce(loss, reduction)
+
+
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
+                     size_average=None, eps: float = 1e-8, reduce=None,
+                     reduction: str = "mean") -> Tensor:
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if log_input:
+        loss = input.exp() - target * input
+    else:
+        loss = input - target * (input + eps).log()
+    if full:
+        stirling = target * target.log() - target + 0.5 * (2 * 3.141592653589793 * target).log()
+        loss = loss + stirling.masked_fill(target <= 1, 0)
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input: Tensor, target: Tensor, var, full: bool = False, eps: float = 1e-6,
+                      reduction: str = "mean") -> Tensor:
+    import math
+
+    if not isinstance(var, Tensor):
+        var = E.full_like(input, float(var))
+    elif var.shape != input.shape and var.dim() == input.dim() - 1 + 0 \
+            and var.shape == input.shape[:-1]:
+        var = var.unsqueeze(-1)
+    if (var.detach() < 0).any():
+        raise ValueError("var has negative entry/entries")
+    var = var.clamp_min(eps) if not var.requires_grad else E.where(var < eps, eps, var)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
+def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+                     reduction: str = "mean") -> Tensor:
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    return _reduce((1 + (-target * input).exp()).log(), reduction)
+
+
+def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight=None, size_average=None,
+                                reduce=None, reduction: str = "mean") -> Tensor:
+    from .activation import logsigmoid
+
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    loss = loss.sum(-1) / input.shape[-1]
+    return _reduce(loss, reduction)
+
+
+# --- embeddings and ranking -----------------------------------------------------------
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
+                          size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    """1 - cos(x1, x2) for target 1; max(0, cos(x1, x2) - margin) for target -1."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    dim = input1.dim() - 1
+    if input1.dim() not in (1, 2):
+        raise RuntimeError(f"0D target tensor expects 1D input tensors, but found inputs with "
+                           f"sizes {list(input1.shape)} and {list(input2.shape)}.")
+    eps = 1e-12
+    prod = (input1 * input2).sum(dim)
+    mag1 = (input1 * input1).sum(dim) + eps
+    mag2 = (input2 * input2).sum(dim) + eps
+    cos = prod / (mag1 * mag2).sqrt()
+    zeros = E.zeros_like(cos)
+    pos = E.where(target == 1, 1 - cos, zeros)
+    neg = E.where(target == -1, (cos - margin).clamp_min(0), zeros)
+    return _reduce(pos + neg, reduction)
+
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
+                        size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    """max(0, -target * (x1 - x2) + margin)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension "
+                           f"but got sizes: input1: {input1.shape}, input2: {input2.shape}, "
+                           f"target: {target.shape} ")
+    return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)
+
+
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average=None,
+                         reduce=None, reduction: str = "mean") -> Tensor:
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    zeros = E.zeros_like(input)
+    margin_clamp = (margin - input).clamp_min(0)
+    out_margin = E.where(target != 1, margin_clamp, zeros)
+    out_self = E.where(target != -1, input, zeros)
+    return _reduce(out_margin + out_self, reduction)
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0,
+                        p: float = 2, eps: float = 1e-6, swap: bool = False, size_average=None,
+                        reduce=None, reduction: str = "mean") -> Tensor:
+    """max(0, margin + d(a, p) - d(a, n)) with d the p-norm pairwise distance."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    dims = {anchor.dim(), positive.dim(), negative.dim()}
+    if len(dims) != 1:
+        raise RuntimeError(
+            f"The anchor, positive, and negative tensors are expected to have the same number of "
+            f"dimensions, but got: anchor {anchor.dim()}D, positive {positive.dim()}D, and "
+            f"negative {negative.dim()}D inputs")
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_swap = pairwise_distance(positive, negative, p, eps)
+        d_neg = E.minimum(d_neg, d_swap)
+    return _reduce((margin + d_pos - d_neg).clamp_min(0), reduction)
+
+
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, blank: int = 0,
+             reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
+    """Connectionist temporal classification loss (a primitive with the alpha-beta gradient)."""
+    return nn_ops.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction,
+                zero_infinity)
+

@@ -1,0 +1,223 @@
+"""Primitives only `ember.nn` needs: embedding lookup and the negative log-likelihood loss.
+
+Both are linear in their differentiable input, so each one's VJP is a second
+primitive (the adjoint) whose own VJP is the first again; double backward works.
+# NOTE: listed exceptions to "compose everything": embedding (EmbeddingBackward0,
+# padding_idx rows get no gradient) and nll_loss (NllLossBackward0, fused gather and
+# weighting; cross_entropy = log_softmax + nll_loss).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype as dt
+from .._tensor import Tensor
+from .registry import Primitive, apply, defvjp
+
+# --- embedding ------------------------------------------------------------------------
+
+
+def _embedding_kernel(weight, indices, *, padding_idx, scale_grad_by_freq):
+    return np.take(weight, indices, axis=0)
+
+
+def _embedding_meta(weight, indices, *, padding_idx, scale_grad_by_freq):
+    return tuple(indices._shape) + tuple(weight._shape[1:]), weight._dtype
+
+
+def _row_scale(indices, num_weights: int, padding_idx, scale_grad_by_freq):
+    """Per-lookup gradient factor: 0 for padding_idx, 1/count with scale_grad_by_freq."""
+    flat = indices.reshape(-1)
+    scale = np.ones(flat.shape, np.float64)
+    if scale_grad_by_freq:
+        counts = np.bincount(flat, minlength=num_weights)
+        scale = 1.0 / counts[flat]
+    if padding_idx is not None and padding_idx >= 0:
+        scale = np.where(flat == padding_idx, 0.0, scale)
+    return scale
+
+
+def _embedding_backward_kernel(g, indices, *, num_weights, padding_idx, scale_grad_by_freq):
+    work = g.astype(np.float32) if g.dtype.itemsize == 2 else g
+    flat = indices.reshape(-1)
+    rows = work.reshape(flat.size, -1) * _row_scale(
+        indices, num_weights, padding_idx, scale_grad_by_freq)[:, None].astype(work.dtype)
+    out = np.zeros((num_weights, rows.shape[1]), work.dtype)
+    np.add.at(out, flat, rows)
+    return out.astype(g.dtype).reshape((num_weights,) + g.shape[indices.ndim:])
+
+
+def _embedding_backward_meta(g, indices, *, num_weights, padding_idx, scale_grad_by_freq):
+    return (num_weights,) + tuple(g._shape[indices.ndim:]), g._dtype
+
+
+embedding_p = Primitive("embedding", _embedding_kernel, _embedding_meta)
+embedding_backward_p = Primitive("embedding_backward", _embedding_backward_kernel,
+                                 _embedding_backward_meta,
+                                 grad_name="EmbeddingBackwardBackward0")
+
+
+def _embedding_vjp(g, out, weight, indices, *, padding_idx, scale_grad_by_freq):
+    return apply(embedding_backward_p, g, indices, num_weights=weight.shape[0],
+                 padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq)
+
+
+def _embedding_backward_vjp(h, out, g, indices, *, num_weights, padding_idx,
+                            scale_grad_by_freq):
+    rows = apply(embedding_p, h, indices, padding_idx=padding_idx,
+                 scale_grad_by_freq=scale_grad_by_freq)
+    from .creation import tensor
+
+    scale = _row_scale(indices.numpy(), num_weights, padding_idx, scale_grad_by_freq)
+    s = tensor(scale.reshape(tuple(indices.shape) + (1,) * (rows.ndim - indices.ndim)),
+               dtype=rows.dtype)
+    return rows * s
+
+
+defvjp(embedding_p, _embedding_vjp, None, reads=((1,), ()))
+defvjp(embedding_backward_p, _embedding_backward_vjp, None, reads=((1,), ()))
+
+
+def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1,
+              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """Rows of `weight` at `indices` (PyTorch's `torch.embedding` argument order)."""
+    if indices.dtype not in (dt.int64, dt.int32):
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
+                           "following scalar types: Long, Int; but got "
+                           f"{indices.type()} instead (while checking arguments for embedding)")
+    if indices.device.type == "cpu" and indices.numel():
+        a = indices.numpy()
+        if a.min() < 0 or a.max() >= weight.shape[0]:
+            raise IndexError("index out of range in self")
+    pad = None if padding_idx is None or padding_idx < 0 else int(padding_idx)
+    return apply(embedding_p, weight, indices, padding_idx=pad,
+                 scale_grad_by_freq=bool(scale_grad_by_freq))
+
+
+# --- nll_loss -------------------------------------------------------------------------
+
+
+def _flat(x, target):
+    """(M, C) scores with class last, and (M,) targets, for any (N, C, d1, ...) layout."""
+    if x.ndim == 1:
+        return x.reshape(1, -1), target.reshape(1)
+    return np.moveaxis(x, 1, -1).reshape(-1, x.shape[1]), target.reshape(-1)
+
+
+def _picked_weights(target, weight, ignore_index: int, n_classes: int, dtype):
+    valid = target != ignore_index
+    safe = np.where(valid, target, 0)
+    w = np.ones(target.shape, dtype) if weight is None else weight[safe].astype(dtype)
+    return np.where(valid, w, 0).astype(dtype), safe
+
+
+def _nll_kernel(x, target, weight, *, reduction, ignore_index):
+    work = x.astype(np.float32) if x.dtype.itemsize == 2 else x
+    xf, tf = _flat(work, target)
+    w, safe = _picked_weights(tf, weight, ignore_index, xf.shape[1], work.dtype)
+    losses = -xf[np.arange(tf.size), safe] * w
+    if reduction == "none":
+        shape = target.shape
+        return losses.reshape(shape).astype(x.dtype)
+    total = losses.sum(dtype=work.dtype)
+    if reduction == "mean":
+        with np.errstate(invalid="ignore", divide="ignore"):
+            total = total / w.sum(dtype=work.dtype)
+    return np.asarray(total, dtype=x.dtype)
+
+
+def _nll_meta(x, target, weight, *, reduction, ignore_index):
+    return (tuple(target._shape) if reduction == "none" else ()), x._dtype
+
+
+def _nll_backward_kernel(g, target, weight, *, reduction, ignore_index, in_shape):
+    work = g.astype(np.float32) if g.dtype.itemsize == 2 else g
+    n_classes = in_shape[0] if len(in_shape) == 1 else in_shape[1]
+    tf = target.reshape(-1)
+    w, safe = _picked_weights(tf, weight, ignore_index, n_classes, work.dtype)
+    if reduction == "none":
+        coef = -w * work.reshape(-1)
+    else:
+        coef = -w * work
+        if reduction == "mean":
+            with np.errstate(invalid="ignore", divide="ignore"):
+                coef = coef / w.sum(dtype=work.dtype)
+    grad = np.zeros((tf.size, n_classes), work.dtype)
+    grad[np.arange(tf.size), safe] = coef
+    if len(in_shape) == 1:
+        return grad.reshape(in_shape).astype(g.dtype)
+    moved = (in_shape[0],) + tuple(in_shape[2:]) + (n_classes,)
+    return np.ascontiguousarray(np.moveaxis(grad.reshape(moved), -1, 1), dtype=g.dtype)
+
+
+nll_loss_p = Primitive("nll_loss", _nll_kernel, _nll_meta, grad_name="NllLossBackward0")
+nll_loss_backward_p = Primitive(
+    "nll_loss_backward", _nll_backward_kernel,
+    lambda g, target, weight, *, reduction, ignore_index, in_shape: (tuple(in_shape), g._dtype),
+    grad_name="NllLossBackwardBackward0")
+
+defvjp(nll_loss_p,
+       lambda g, out, x, target, weight, *, reduction, ignore_index: apply(
+           nll_loss_backward_p, g, target, weight, reduction=reduction,
+           ignore_index=ignore_index, in_shape=x.shape),
+       None, None, reads=((0, 1, 2), (), ()))
+defvjp(nll_loss_backward_p,
+       lambda h, out, g, target, weight, *, reduction, ignore_index, in_shape: apply(
+           nll_loss_p, h, target, weight, reduction=reduction, ignore_index=ignore_index),
+       None, None, reads=((1, 2), (), ()))
+
+
+def nll_loss_prim(input: Tensor, target: Tensor, weight: Tensor | None, reduction: str,
+                  ignore_index: int) -> Tensor:
+    """Run the primitive; arguments are already checked and `target` is int64."""
+    return apply(nll_loss_p, input, target, weight, reduction=reduction,
+                 ignore_index=int(ignore_index))
+
+
+# --- constant padding -------------------------------------------------------------------
+
+
+def _pad_kernel(x, *, pads, value):
+    """`pads` is one (low, high) pair per dim; negative amounts crop."""
+    crop = tuple(slice(max(-lo, 0), x.shape[i] - max(-hi, 0)) for i, (lo, hi) in enumerate(pads))
+    x = x[crop]
+    grow = tuple((max(lo, 0), max(hi, 0)) for lo, hi in pads)
+    if not any(lo or hi for lo, hi in grow):
+        return x.copy()
+    return np.pad(x, grow, constant_values=value)
+
+
+def _pad_meta(x, *, pads, value):
+    return tuple(n + lo + hi for n, (lo, hi) in zip(x._shape, pads)), x._dtype
+
+
+constant_pad_p = Primitive("constant_pad_nd", _pad_kernel, _pad_meta)
+# Padding and cropping are adjoint: the gradient crops what was added (and pads, with
+# zeros, what was cropped).
+defvjp(constant_pad_p, lambda g, out, x, *, pads, value: apply(
+    constant_pad_p, g, pads=tuple((-lo, -hi) for lo, hi in pads), value=0), reads=((),))
+
+
+def constant_pad_nd(input: Tensor, pad, value=0) -> Tensor:
+    """Pad (or, with negative amounts, crop) the trailing dims; `pad` runs from the last dim."""
+    if len(pad) % 2:
+        raise RuntimeError("Length of pad must be even but instead it equals " + str(len(pad)))
+    if len(pad) // 2 > input.dim():
+        raise RuntimeError(f"Length of pad should be no more than twice the number of dimensions "
+                           f"of the input. Pad length is {len(pad)} while the input has "
+                           f"{input.dim()} dimensions.")
+    pairs = [(0, 0)] * input.dim()
+    for i in range(len(pad) // 2):
+        pairs[input.dim() - 1 - i] = (int(pad[2 * i]), int(pad[2 * i + 1]))
+    for d, (lo, hi) in enumerate(pairs):
+        if input.shape[d] + lo + hi < 0:
+            raise RuntimeError(f"The input size {input.shape[d]}, plus negative padding {lo} and "
+                               f"{hi} resulted in a negative output size, which is invalid. "
+                               f"Check dimension {d} of your input.")
+    return apply(constant_pad_p, input, pads=tuple(pairs), value=value)
+
+
+TENSOR_METHODS: dict = {}
+
+__all__ = ["embedding", "constant_pad_nd"]
