@@ -259,7 +259,7 @@ def getitem(x: Tensor, key) -> Tensor:
     view, adv = plan(x, key)
     if adv is None:
         if view is x:
-            return movement.apply_view(movement.view_p, x, size=x._shape, in_shape=x._shape)
+            return movement.alias(x)
         return view
     return apply(index_p, view, key=adv)
 
@@ -346,21 +346,28 @@ def _check_value_shape(target, vshape, advanced: bool, dtype=dt.float32) -> None
 def setitem(x: Tensor, key, value) -> None:
     if not isinstance(value, (Tensor, numbers.Number)):
         raise TypeError(f"can't assign a {_type_name(value)} to a torch.{_tn(x._dtype)}Tensor")
+    with grad_mode.no_grad():
+        view, adv = plan(x, key)
+    if adv is not None and isinstance(value, Tensor) and value._dtype is not x._dtype and not (
+            isinstance(key, Tensor) and key._dtype is dt.bool_ and value.numel() == 1):
+        # PyTorch casts only for a copy into a view, or a one-value fill through one mask.
+        raise RuntimeError(
+            "Index put requires the source and destination dtypes match, got "
+            f"{_tn(x._dtype)} for the destination and {_tn(value._dtype)} for the source.")
     needs_graph = _grad_state.enabled and (
         x._requires_grad or (isinstance(value, Tensor) and value._requires_grad))
-    if not needs_graph and x.device.type == "cpu":
-        _setitem_numpy(x, key, value)
-        return
     check_inplace(x)
+    if not needs_graph and x.device.type == "cpu":
+        _setitem_numpy(x, view, adv, value)
+        return
     if x.device.type == "meta":
-        view, adv = plan(x, key)
         target = view._shape if adv is None else _probe(view._shape)[adv].shape
         _check_value_shape(target, np.shape(value) if not isinstance(value, Tensor)
                            else value._shape, adv is not None, x._dtype)
         return
     value = _value_tensor(value, x)
     target, npkey = _flat_key(x, key)
-    _check_value_shape(target, value._shape, True)
+    _check_value_shape(target, value._shape, adv is not None, value._dtype)
     while value.ndim > len(target):
         value = value.squeeze(0)
     if x.ndim == 0:
@@ -368,10 +375,8 @@ def setitem(x: Tensor, key, value) -> None:
     apply_(index_put_p, x, value, key=npkey, accumulate=False)
 
 
-def _setitem_numpy(x: Tensor, key, value) -> None:
-    """Write straight into x's memory (no graph recorded)."""
-    check_inplace(x)
-    view, adv = plan(x, key)
+def _setitem_numpy(x: Tensor, view: Tensor, adv, value) -> None:
+    """Write straight into x's memory through the planned view (no graph recorded)."""
     dst = view._array()
     if isinstance(value, Tensor):
         src = value._array()
@@ -396,9 +401,12 @@ def _setitem_numpy(x: Tensor, key, value) -> None:
 def _index_put_args(x: Tensor, indices, values):
     if not isinstance(indices, (tuple, list)):
         raise TypeError("index_put(): argument 'indices' must be tuple of Tensors")
-    items = tuple(slice(None) if i is None else i for i in indices)
-    for i in items:
-        if isinstance(i, Tensor) and i._dtype._kind not in (0, 1):
+    items = tuple(indices)
+    for j, i in enumerate(items):
+        if not isinstance(i, Tensor):
+            raise TypeError(f"expected Tensor as element {j} in argument 1, but got "
+                            f"{type(i).__name__}")
+        if i._dtype._kind not in (0, 1):
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     if isinstance(values, Tensor) and values._dtype is not x._dtype:
         raise RuntimeError(

@@ -1,5 +1,718 @@
-"""(to be filled)"""
+"""Index-driven ops: index_select / add / copy / fill, the scatter family, masked ops, take.
 
-TENSOR_METHODS: dict = {}
+Each is one primitive (a NumPy kernel on a fresh copy) with its VJP beside it:
+selecting ops transpose to scatter-adds, writing ops zero the overwritten
+positions in the gradient and gather it for the written values.
+`masked_fill` is hot in attention code, so it stays a lean `np.where`.
+"""
 
-__all__: list = []
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .. import _dtype as dt
+from .._tensor import Tensor
+from .._view import broadcast_shapes, wrap_dim
+from ..autograd import grad_mode
+from ._common import type_name, write_out
+from .index import (
+    check_gather_index,
+    gather,
+    index_p,
+    index_put_acc_p,
+    scatter_grid,
+)
+from .registry import (
+    Primitive,
+    apply,
+    apply_,
+    bump_version,
+    check_inplace,
+    defvjp,
+    nondifferentiable,
+    wrap_np_scalar,
+)
+from .ternary import where
+
+_grad_state = grad_mode.state
+
+
+def _key(dim: int, idx) -> tuple:
+    return (slice(None),) * dim + (idx,)
+
+
+def _fill_value(value, d: dt.dtype, name: str):
+    """A fill value as a NumPy scalar of dtype `d`, or a 0-d tensor cast to `d`."""
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(f"{name} only supports a 0-dimensional value tensor, but got "
+                               f"tensor with {value.ndim} dimension(s).")
+        return value if value._dtype is d else value.to(d)
+    if not isinstance(value, numbers.Number):
+        raise TypeError(f"{name}(): argument 'value' must be Number, not {type(value).__name__}")
+    if isinstance(value, complex) and not d.is_complex:
+        value = value.real
+    return wrap_np_scalar(value, d)
+
+
+def _index_vector(name: str, index: Tensor, x: Tensor, dim: int, *, err=RuntimeError,
+                  prefix: str = "", negative_ok: bool = False) -> Tensor:
+    """Validate a 1-D (or 0-d) index into dim `dim` of `x`; PyTorch's messages.
+
+    `err=None` raises index_select's IndexError("index out of range in self").
+    """
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{name}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    if index._dtype is not dt.int64 and index._dtype is not dt.int32:
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+    if index.ndim > 1:
+        raise IndexError(f"{name}(): Index is supposed to be a vector")
+    if index.device.type == "cpu" and index.numel():
+        n = x._shape[dim] if x.ndim else 1
+        arr = index._array()
+        lo = -n if negative_ok else 0
+        if arr.min() < lo or arr.max() >= n:
+            bad = int(arr[(arr < lo) | (arr >= n)].flat[0])
+            if err is None:
+                raise IndexError("index out of range in self")
+            raise err(f"{prefix}index {bad} is out of bounds for dimension {dim} with size {n}")
+    return index
+
+
+# --- index_select / index_add / index_copy / index_fill -----------------------------------
+
+def _index_select_kernel(a, idx, *, dim):
+    if a.ndim == 0:
+        return a.copy()
+    return np.take(a, idx.reshape(-1), axis=dim)
+
+
+def _index_select_meta(x, idx, *, dim):
+    if x.ndim == 0:
+        return (), x._dtype
+    return x._shape[:dim] + (max(idx.numel(), 0),) + x._shape[dim + 1:], x._dtype
+
+
+index_select_p = Primitive("index_select", _index_select_kernel, _index_select_meta)
+defvjp(index_select_p,
+       lambda g, out, x, idx, *, dim: _index_add_zeros(x._shape, dim, idx, g), None,
+       reads=((0, 1), ()))
+
+
+def _index_add_zeros(shape, dim, idx, src):
+    key = _key(dim, idx._array().reshape(-1)) if idx.device.type == "cpu" else None
+    if len(shape) == 0:
+        return src.reshape(())
+    return apply(index_put_acc_p, src, key=key, in_shape=tuple(shape))
+
+
+def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
+    """The slices of `input` along `dim` at the positions in 1-D `index`."""
+    d = wrap_dim(dim, max(input.ndim, 1))
+    _index_vector("index_select", index, input, d, err=None)
+    return write_out(apply(index_select_p, input, index, dim=d), out)
+
+
+def _index_add_kernel(a, idx, src, *, dim, alpha):
+    out = a.copy()
+    if a.ndim == 0:
+        out += src.reshape(()) * alpha
+        return out
+    np.add.at(out, _key(dim, idx.reshape(-1)), src if alpha == 1 else src * alpha)
+    return out
+
+
+index_add_p = Primitive("index_add", _index_add_kernel,
+                        lambda x, idx, src, *, dim, alpha: (x._shape, x._dtype))
+defvjp(index_add_p, lambda g, out, x, idx, src, *, dim, alpha: g, None,
+       lambda g, out, x, idx, src, *, dim, alpha: _alpha(index_select(g, dim, idx), alpha),
+       reads=((), (), (1,)))
+
+
+def _alpha(t: Tensor, alpha) -> Tensor:
+    return t if alpha == 1 else t * alpha
+
+
+def _source_args(name: str, x: Tensor, dim, index: Tensor, source: Tensor, prefix=""):
+    d = wrap_dim(dim, max(x.ndim, 1))
+    _index_vector(name, index, x, d, err=IndexError if prefix else RuntimeError, prefix=prefix)
+    if source._dtype is not x._dtype:
+        raise RuntimeError(f"{name}(): self ({type_name(x._dtype)}) and source "
+                           f"({type_name(source._dtype)}) must have the same scalar type")
+    if x.ndim and source.ndim:
+        want = x._shape[:d] + (index.numel(),) + x._shape[d + 1:]
+        if source._shape != want:
+            raise RuntimeError(
+                "source tensor shape must match self tensor shape, excluding the specified "
+                f"dimension. Got self.shape = {list(x._shape)} source.shape = "
+                f"{list(source._shape)}")
+    return d
+
+
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1,
+              out=None) -> Tensor:
+    """`input` with `alpha * source` added at `index` along `dim` (repeats accumulate)."""
+    d = _source_args("index_add_", input, dim, index, source)
+    return write_out(apply(index_add_p, input, index, source, dim=d, alpha=alpha), out)
+
+
+def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
+    d = _source_args("index_add_", self, dim, index, source)
+    return apply_(index_add_p, self, index, source, dim=d, alpha=alpha)
+
+
+def _index_copy_kernel(a, idx, src, *, dim):
+    out = a.copy()
+    if a.ndim == 0:
+        out[...] = src.reshape(())
+        return out
+    out[_key(dim, idx.reshape(-1))] = src
+    return out
+
+
+index_copy_p = Primitive("index_copy", _index_copy_kernel,
+                         lambda x, idx, src, *, dim: (x._shape, x._dtype))
+defvjp(index_copy_p,
+       lambda g, out, x, idx, src, *, dim: index_fill(g, dim, idx, 0), None,
+       lambda g, out, x, idx, src, *, dim: index_select(g, dim, idx),
+       reads=((1,), (), (1,)))
+
+
+def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor, *, out=None) -> Tensor:
+    """`input` with the slices at `index` along `dim` replaced by `source`'s."""
+    d = _source_args("index_copy_", input, dim, index, source, prefix="index_copy_(): ")
+    return write_out(apply(index_copy_p, input, index, source, dim=d), out)
+
+
+def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    d = _source_args("index_copy_", self, dim, index, source, prefix="index_copy_(): ")
+    return apply_(index_copy_p, self, index, source, dim=d)
+
+
+def _index_fill_kernel(a, idx, value, *, dim):
+    out = a.copy()
+    if a.ndim == 0:
+        out[...] = value
+    else:
+        out[_key(dim, idx.reshape(-1))] = value
+    return out
+
+
+index_fill_p = Primitive("index_fill", _index_fill_kernel,
+                         lambda x, idx, value, *, dim: (x._shape, x._dtype))
+defvjp(index_fill_p,
+       lambda g, out, x, idx, value, *, dim: index_fill(g, dim, idx, 0), None,
+       lambda g, out, x, idx, value, *, dim: index_select(g, dim, idx).sum(),
+       reads=((1,), (), (1,)))
+
+
+def _index_fill_args(x: Tensor, dim, index: Tensor, value):
+    d = wrap_dim(dim, max(x.ndim, 1))
+    _index_vector("index_fill_", index, x, d, err=IndexError, negative_ok=True)
+    return d, _fill_value(value, x._dtype, "index_fill_")
+
+
+def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
+    """`input` with the slices at `index` along `dim` set to the scalar `value`."""
+    d, v = _index_fill_args(input, dim, index, value)
+    return apply(index_fill_p, input, index, v, dim=d)
+
+
+def index_fill_(self: Tensor, dim: int, index: Tensor, value) -> Tensor:
+    d, v = _index_fill_args(self, dim, index, value)
+    return apply_(index_fill_p, self, index, v, dim=d)
+
+
+# --- scatter family --------------------------------------------------------------------------
+
+def _grid(a, idx, dim):
+    """(target array, key, index shape) for writing along `dim`; 0-d made 1-d."""
+    if a.ndim == 0:
+        return a.reshape(1), (idx.reshape(-1),), idx.reshape(-1).shape
+    return a, scatter_grid(idx, dim), idx.shape
+
+
+def _src_part(src, shape):
+    if np.ndim(src) == 0:
+        return src
+    src = src.reshape(-1) if src.ndim == 0 else src
+    if src.shape != shape:
+        src = src[tuple(slice(0, n) for n in shape)]
+    return src
+
+
+def _scatter_kernel(a, idx, src, *, dim):
+    out = a.copy()
+    flat, key, shape = _grid(out, idx, dim)
+    flat[key] = _src_part(src, shape)
+    return out
+
+
+scatter_p = Primitive("scatter", _scatter_kernel,
+                      lambda x, idx, src, *, dim: (x._shape, x._dtype),
+                      grad_name="ScatterBackward0")
+scatter_value_p = Primitive("scatter_value", _scatter_kernel,
+                            lambda x, idx, src, *, dim: (x._shape, x._dtype),
+                            grad_name="ScatterBackward1")
+
+
+def _gather_into(g: Tensor, dim: int, idx: Tensor, src: Tensor) -> Tensor:
+    """g gathered at `idx`, zero-padded up to `src`'s shape when `src` is larger."""
+    picked = gather(g, dim, idx)
+    if picked._shape == src._shape or src.ndim == 0:
+        return picked.reshape(src._shape)
+    key = tuple(slice(0, n) for n in idx._shape)
+    return apply(index_put_acc_p, picked, key=key, in_shape=src._shape)
+
+
+defvjp(scatter_p,
+       lambda g, out, x, idx, src, *, dim: apply(scatter_value_p, g, idx, 0, dim=dim), None,
+       lambda g, out, x, idx, src, *, dim: _gather_into(g, dim, idx, src),
+       reads=((1,), (), (1, 2)))
+defvjp(scatter_value_p,
+       lambda g, out, x, idx, src, *, dim: apply(scatter_value_p, g, idx, 0, dim=dim), None,
+       None, reads=((1,), (), ()))
+
+
+def _scatter_add_kernel(a, idx, src, *, dim):
+    out = a.copy()
+    flat, key, shape = _grid(out, idx, dim)
+    np.add.at(flat, key, _src_part(src, shape))
+    return out
+
+
+scatter_add_p = Primitive("scatter_add", _scatter_add_kernel,
+                          lambda x, idx, src, *, dim: (x._shape, x._dtype))
+defvjp(scatter_add_p, lambda g, out, x, idx, src, *, dim: g, None,
+       lambda g, out, x, idx, src, *, dim: _gather_into(g, dim, idx, src),
+       reads=((), (), (1, 2)))
+
+
+_UFUNC = {"sum": np.add, "prod": np.multiply, "mean": np.add, "amax": np.maximum,
+          "amin": np.minimum}
+
+
+def _identity(reduce: str, dtype):
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    if dtype.kind == "f" or dtype == dt.bfloat16.np:
+        return -np.inf if reduce == "amax" else np.inf
+    if dtype.kind == "b":
+        return reduce == "amin"
+    info = np.iinfo(dtype)
+    return info.min if reduce == "amax" else info.max
+
+
+def _scatter_reduce_kernel(a, idx, src, *, dim, reduce, include_self):
+    out = a.copy()
+    flat, key, shape = _grid(out, idx, dim)
+    src = _src_part(src, shape)
+    if not include_self:
+        flat[key] = _identity(reduce, a.dtype)
+    _UFUNC[reduce].at(flat, key, src)
+    if reduce == "mean":
+        count = np.zeros(flat.shape, np.int64) + (1 if include_self else 0)
+        np.add.at(count, key, 1)
+        count = np.maximum(count, 1)
+        if flat.dtype.kind in "iub":
+            flat[...] = np.floor_divide(flat, count)
+        else:
+            flat[...] = flat / count.astype(flat.dtype)
+    return out
+
+
+scatter_reduce_p = Primitive(
+    "scatter_reduce", _scatter_reduce_kernel,
+    lambda x, idx, src, *, dim, reduce, include_self: (x._shape, x._dtype),
+    grad_name="ScatterReduceBackward0")
+
+
+def _scatter_reduce_vjp(g, out, x, idx, src, *, dim, reduce, include_self):
+    """(grad_self, grad_src), following PyTorch's scatter_reduce_backward."""
+    if reduce == "sum":
+        gs, gsrc = g, gather(g, dim, idx)
+    elif reduce == "mean":
+        ones = (x * 0 + 1) if include_self else x * 0
+        n = scatter_add(ones, dim, idx, _ones_like(src, idx))
+        n = n.masked_fill(n == 0, 1)
+        gs = g / n
+        gsrc = gather(gs, dim, idx)
+    elif reduce == "prod":
+        gs, gsrc = _prod_grads(g, out, x, idx, src, dim, include_self)
+    else:
+        # NOTE: ties share the gradient evenly; like PyTorch, `self` is counted among the
+        # ties even when include_self=False (its share is then dropped below).
+        value = gather(out, dim, idx)
+        self_is = (x == out).to(g.dtype)
+        src_is = (_src_view(src, idx) == value).to(g.dtype)
+        share = g / scatter_add(self_is, dim, idx, src_is)
+        gs = self_is * share
+        gsrc = src_is * gather(share, dim, idx)
+    if not include_self:
+        gs = apply(scatter_value_p, gs, idx, 0, dim=dim)
+    return gs, _pad_to(gsrc, idx, src)
+
+
+def _src_view(src: Tensor, idx: Tensor) -> Tensor:
+    if src._shape == idx._shape:
+        return src
+    if src.ndim == 0:
+        return src.reshape(idx._shape)
+    return src[tuple(slice(0, n) for n in idx._shape)]
+
+
+def _ones_like(src: Tensor, idx: Tensor) -> Tensor:
+    return _src_view(src, idx) * 0 + 1
+
+
+def _pad_to(gsrc: Tensor, idx: Tensor, src: Tensor) -> Tensor:
+    if gsrc._shape == src._shape:
+        return gsrc
+    if src.ndim == 0:
+        return gsrc.reshape(())
+    key = tuple(slice(0, n) for n in idx._shape)
+    return apply(index_put_acc_p, gsrc, key=key, in_shape=src._shape)
+
+
+def _prod_grads(g, out, x, idx, src, dim, include_self):
+    # NOTE: as PyTorch does, zeros are handled by recomputing the product with each zero
+    # masked to one, so a lone zero still receives the product of the others.
+    s = _src_view(src, idx)
+    masked_self = x.masked_fill(x == 0, 1)
+    masked_self_result = scatter_reduce(masked_self, dim, idx, s, "prod",
+                                        include_self=include_self)
+    gs = g * masked_self_result / masked_self
+    src_zero = s == 0
+    zeros_per_slot = scatter_add(x * 0, dim, idx, src_zero.to(x.dtype))
+    src_single_zero = src_zero & (gather(zeros_per_slot, dim, idx) == 1)
+    masked_src = s.masked_fill(src_single_zero, 1)
+    masked_src_result = scatter_reduce(x, dim, idx, masked_src, "prod",
+                                       include_self=include_self)
+    gsrc = where(src_single_zero, gather(g * masked_src_result, dim, idx),
+                 gather(g * out, dim, idx) / s.masked_fill(src_zero, 1))
+    return gs, gsrc
+
+
+def _sr_self(g, out, x, idx, src, **params):
+    return _scatter_reduce_vjp(g, out, x, idx, src, **params)[0]
+
+
+def _sr_src(g, out, x, idx, src, **params):
+    return _scatter_reduce_vjp(g, out, x, idx, src, **params)[1]
+
+
+defvjp(scatter_reduce_p, _sr_self, None, _sr_src, save_output=True)
+
+_REDUCES = ("sum", "prod", "mean", "amax", "amin")
+
+
+def _scatter_args(name: str, x: Tensor, dim, index: Tensor, src):
+    d = wrap_dim(dim, max(x.ndim, 1))
+    if isinstance(src, Tensor):
+        if src._dtype is not x._dtype:
+            raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
+        check_gather_index(name, x, d, index, src)
+    else:
+        check_gather_index(name, x, d, index)
+    return d
+
+
+def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None,
+            out=None) -> Tensor:
+    """`input` with `src` (or the scalar `value`) written at `index` along `dim`."""
+    return write_out(_scatter(input, dim, index, src, value, reduce, apply), out)
+
+
+def scatter_(self: Tensor, dim: int, index: Tensor, src=None, *, value=None,
+             reduce=None) -> Tensor:
+    return _scatter(self, dim, index, src, value, reduce, apply_)
+
+
+def _scatter(x, dim, index, src, value, reduce, run):
+    if src is None:
+        src = value
+    d = _scatter_args("scatter", x, dim, index, src)
+    if reduce is not None:
+        if reduce not in ("add", "multiply"):
+            raise RuntimeError("reduce argument must be either add or multiply.")
+        if not isinstance(src, Tensor):
+            src = _fill_value(src, x._dtype, "scatter")
+        return run(scatter_reduce_p, x, index, src, dim=d,
+                   reduce="sum" if reduce == "add" else "prod", include_self=True)
+    if isinstance(src, Tensor):
+        return run(scatter_p, x, index, src, dim=d)
+    return run(scatter_value_p, x, index, _fill_value(src, x._dtype, "scatter"), dim=d)
+
+
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """`input` with `src` added at `index` along `dim` (repeated indices accumulate)."""
+    d = _scatter_args("scatter_add", input, dim, index, src)
+    return apply(scatter_add_p, input, index, src, dim=d)
+
+
+def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    d = _scatter_args("scatter_add", self, dim, index, src)
+    return apply_(scatter_add_p, self, index, src, dim=d)
+
+
+def _scatter_reduce_args(x, dim, index, src, reduce):
+    if reduce not in _REDUCES:
+        raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got "
+                           f"{reduce}")
+    return _scatter_args("scatter_reduce", x, dim, index, src)
+
+
+def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
+                   include_self: bool = True, out=None) -> Tensor:
+    """`input` with `src` reduced into it at `index` along `dim` (sum/prod/mean/amax/amin)."""
+    d = _scatter_reduce_args(input, dim, index, src, reduce)
+    return write_out(apply(scatter_reduce_p, input, index, src, dim=d, reduce=reduce,
+                           include_self=bool(include_self)), out)
+
+
+def scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
+                    include_self: bool = True) -> Tensor:
+    d = _scatter_reduce_args(self, dim, index, src, reduce)
+    return apply_(scatter_reduce_p, self, index, src, dim=d, reduce=reduce,
+                  include_self=bool(include_self))
+
+
+# --- masked ops ------------------------------------------------------------------------------
+
+def _masked_fill_kernel(a, mask, value):
+    return np.where(mask, value, a)
+
+
+masked_fill_p = Primitive(
+    "masked_fill", _masked_fill_kernel,
+    lambda x, mask, value: (broadcast_shapes(x._shape, mask._shape), x._dtype))
+defvjp(masked_fill_p,
+       lambda g, out, x, mask, value: masked_fill(g, mask, 0), None,
+       lambda g, out, x, mask, value: masked_fill(g, ~mask, 0).sum(),
+       reads=((1,), (), (1,)))
+
+
+def _check_mask(name: str, mask) -> None:
+    if not isinstance(mask, Tensor):
+        raise TypeError(f"{name}(): argument 'mask' must be Tensor, not {type(mask).__name__}")
+    if mask._dtype is not dt.bool_:
+        raise RuntimeError(f"{name} only supports boolean masks, but got mask with dtype "
+                           f"{_c_name(mask._dtype)}")
+
+
+def _c_name(d: dt.dtype) -> str:
+    return {"uint8": "unsigned char", "int8": "signed char", "int16": "short", "int32": "int",
+            "int64": "long int", "float32": "float", "float64": "double",
+            "float16": "c10::Half", "bfloat16": "c10::BFloat16"}.get(d.name, d.name)
+
+
+def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
+    """`input` with `value` where `mask` is True (mask broadcasts)."""
+    _check_mask("masked_fill_", mask)
+    v = _fill_value(value, input._dtype, "masked_fill_")
+    return apply(masked_fill_p, input, mask, v)
+
+
+def masked_fill_(self: Tensor, mask: Tensor, value) -> Tensor:
+    _check_mask("masked_fill_", mask)
+    v = _fill_value(value, self._dtype, "masked_fill_")
+    if self.device.type == "cpu" and not isinstance(v, Tensor) and not (
+            _grad_state.enabled and self._requires_grad) and mask.device.type == "cpu":
+        check_inplace(self)
+        full = broadcast_shapes(self._shape, mask._shape)
+        if full != self._shape:
+            raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the "
+                               f"broadcast shape {list(full)}")
+        np.copyto(self._array(), v, where=mask._array())
+        bump_version(self)
+        return self
+    return apply_(masked_fill_p, self, mask, v)
+
+
+def _masked_select_kernel(a, mask):
+    a, mask = np.broadcast_arrays(a, mask)
+    return a[mask]
+
+
+masked_select_p = Primitive("masked_select", _masked_select_kernel, None)
+defvjp(masked_select_p,
+       lambda g, out, x, mask: masked_scatter(
+           _zeros(broadcast_shapes(x._shape, mask._shape), g), mask, g), None,
+       reads=((0, 1), ()))
+
+
+def _zeros(shape, like: Tensor) -> Tensor:
+    from .creation import zeros
+
+    return zeros(shape, dtype=like._dtype, device=like.device)
+
+
+def masked_select(input: Tensor, mask: Tensor, *, out=None) -> Tensor:
+    """The elements of `input` where `mask` is True, as a 1-D tensor."""
+    if not isinstance(mask, Tensor) or mask._dtype is not dt.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    if input.device.type == "meta":
+        raise NotImplementedError("masked_select's output shape depends on the mask's values: "
+                                  "it cannot run on 'meta'")
+    return write_out(apply(masked_select_p, input, mask), out)
+
+
+def _masked_scatter_kernel(a, mask, src):
+    shape = np.broadcast_shapes(a.shape, mask.shape)
+    out = np.array(np.broadcast_to(a, shape))
+    m = np.broadcast_to(mask, shape)
+    n = int(np.count_nonzero(m))
+    if n > src.size:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    out[m] = src.reshape(-1)[:n]
+    return out
+
+
+masked_scatter_p = Primitive(
+    "masked_scatter", _masked_scatter_kernel,
+    lambda x, mask, src: (broadcast_shapes(x._shape, mask._shape), x._dtype))
+
+
+def _masked_scatter_src_grad(g, out, x, mask, src):
+    picked = masked_select(g, mask)
+    rest = src.numel() - picked.numel()
+    if rest:
+        from .join import cat
+
+        picked = cat([picked, _zeros((rest,), g)])
+    return picked.reshape(src._shape)
+
+
+defvjp(masked_scatter_p, lambda g, out, x, mask, src: masked_fill(g, mask, 0), None,
+       _masked_scatter_src_grad, reads=((1,), (), (1, 2)))
+
+
+def _masked_scatter_args(x: Tensor, mask: Tensor, source: Tensor) -> None:
+    _check_mask("masked_scatter_", mask)
+    if source._dtype is not x._dtype:
+        raise RuntimeError("masked_scatter: expected self and source to have same dtypes but "
+                           f"got{type_name(x._dtype)} and {type_name(source._dtype)}")
+
+
+def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    """`input` with `source`'s leading elements copied, in order, where `mask` is True."""
+    _masked_scatter_args(input, mask, source)
+    return apply(masked_scatter_p, input, mask, source)
+
+
+def masked_scatter_(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    _masked_scatter_args(self, mask, source)
+    return apply_(masked_scatter_p, self, mask, source)
+
+
+# --- take / bincount / histc -------------------------------------------------------------
+
+def take(input: Tensor, index: Tensor) -> Tensor:
+    """`input` read as 1-D at `index` (result has index's shape)."""
+    if not isinstance(index, Tensor) or index._dtype is not dt.int64:
+        raise RuntimeError("take(): Expected a long tensor for index, but got "
+                           f"{getattr(index, 'dtype', type(index).__name__)}")
+    n = input.numel()
+    if index.device.type == "cpu" and index.numel():
+        arr = index._array()
+        if arr.min() < -n or arr.max() >= n:
+            bad = int(arr[(arr < -n) | (arr >= n)].flat[0])
+            raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
+                             "elements.")
+    flat = input.reshape(-1)
+    key = (index._array(),) if index.device.type == "cpu" else (
+        np.broadcast_to(np.zeros((), np.int64), index._shape),)
+    return apply(index_p, flat, key=key)
+
+
+def _bincount_kernel(a, *weights, minlength):
+    w = weights[0] if weights else None
+    out = np.bincount(a, weights=w, minlength=minlength)
+    if w is None:
+        return out.astype(np.int64)
+    return out.astype(np.float32 if w.dtype == np.float32 else np.float64)
+
+
+bincount_p = Primitive("bincount", _bincount_kernel, None)
+nondifferentiable(bincount_p)
+
+
+def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
+    """How often each non-negative integer occurs in 1-D `input` (optionally weighted)."""
+    if input._dtype._kind != 1:
+        raise NotImplementedError(f'"bincount_cpu" not implemented for '
+                                  f"'{type_name(input._dtype)}'")
+    if input.device.type == "meta":
+        raise NotImplementedError("bincount's output size depends on the data: it cannot run "
+                                  "on 'meta'")
+    if input.ndim != 1 or (input.numel() and input._array().min() < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if weights is None:
+        return apply(bincount_p, input, minlength=minlength)
+    if weights.ndim != 1 or weights._shape != input._shape:
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    return apply(bincount_p, input, weights, minlength=minlength)
+
+
+def _histc_kernel(a, *, bins, lo, hi):
+    x = a.astype(np.float32) if a.dtype.itemsize == 2 else a
+    lo_, hi_ = x.dtype.type(lo), x.dtype.type(hi)
+    inside = x[(x >= lo_) & (x <= hi_)]
+    # NOTE: PyTorch's bin rule: (x - lo) * bins / (hi - lo), truncated; x == hi -> last bin.
+    pos = ((inside - lo_) * bins / (hi_ - lo_)).astype(np.int64)
+    pos = np.minimum(pos, bins - 1)
+    return np.bincount(pos, minlength=bins)[:bins].astype(a.dtype)
+
+
+histc_p = Primitive("histc", _histc_kernel,
+                    lambda x, *, bins, lo, hi: ((bins,), x._dtype))
+nondifferentiable(histc_p)
+
+
+def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
+    """A histogram of `input` with `bins` equal bins over [min, max] (data range if equal)."""
+    if input._dtype._kind != 2:
+        raise NotImplementedError(f'"histogram_cpu" not implemented for '
+                                  f"'{type_name(input._dtype)}'")
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    lo, hi = float(min), float(max)
+    if lo > hi:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    if lo == hi and input.device.type == "cpu":
+        a = input._array()
+        if a.size:
+            lo, hi = float(a.min()), float(a.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        raise RuntimeError(f"torch.histc: range of [{_g(lo)}, {_g(hi)}] is not finite")
+    return write_out(apply(histc_p, input, bins=int(bins), lo=lo, hi=hi), out)
+
+
+def _g(v: float) -> str:
+    return "-nan" if v != v else ("inf" if v == np.inf else "-inf" if v == -np.inf else f"{v:g}")
+
+
+TENSOR_METHODS = {
+    "index_select": index_select, "index_add": index_add, "index_add_": index_add_,
+    "index_copy": index_copy, "index_copy_": index_copy_, "index_fill": index_fill,
+    "index_fill_": index_fill_, "scatter": scatter, "scatter_": scatter_,
+    "scatter_add": scatter_add, "scatter_add_": scatter_add_,
+    "scatter_reduce": scatter_reduce, "scatter_reduce_": scatter_reduce_,
+    "masked_fill": masked_fill, "masked_fill_": masked_fill_, "masked_select": masked_select,
+    "masked_scatter": masked_scatter, "masked_scatter_": masked_scatter_, "take": take,
+    "bincount": bincount, "histc": histc,
+}
+
+__all__ = [
+    "index_select", "index_add", "index_copy", "index_fill", "scatter", "scatter_add",
+    "scatter_reduce", "masked_fill", "masked_select", "masked_scatter", "take", "bincount",
+    "histc",
+]

@@ -1,5 +1,479 @@
-"""(to be filled)"""
+"""Joining and reordering: cat / stack (and the h/v/d/column variants), repeat, tile,
+repeat_interleave, broadcast_tensors / broadcast_shapes, flip, roll, rot90, meshgrid,
+cartesian_prod, combinations.
 
-TENSOR_METHODS: dict = {}
+`cat` is hot in training loops: one primitive, one `np.concatenate` (which also
+casts to the promoted dtype), and a VJP that hands each input its slice of the
+gradient. Primitives with a variable number of inputs (cat, stack) are made per
+input count, since a VJP rule lists one function per input.
+"""
 
-__all__: list = []
+from __future__ import annotations
+
+import functools
+import itertools
+import warnings
+
+import numpy as np
+
+from .. import _dtype as dt
+from .._tensor import Size, Tensor
+from .._view import wrap_dim, wrap_dims
+from . import movement
+from ._common import layout_like, write_out
+from .registry import Primitive, apply, defvjp
+
+# --- variadic primitives --------------------------------------------------------------------
+
+_VARIADIC: dict[tuple[str, int], Primitive] = {}
+
+
+def _variadic(name: str, n: int, kernel, meta, piece, grad_name: str) -> Primitive:
+    """The `name` primitive for `n` inputs; input i's VJP is `piece(g, i, **params)`."""
+    p = _VARIADIC.get((name, n))
+    if p is None:
+        p = Primitive(name, kernel, meta, grad_name=grad_name)
+        fns = [functools.partial(_piece_vjp, piece, i) for i in range(n)]
+        defvjp(p, *fns, reads=((),) * n)
+        _VARIADIC[(name, n)] = p
+    return p
+
+
+def _piece_vjp(piece, i, g, out, *inputs, **params):
+    return piece(g, i, **params)
+
+
+def _check_list(name: str, tensors) -> list:
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                        f"not {type(tensors).__name__}")
+    for t in tensors:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {list(tensors).index(t)} in argument "
+                            f"0, but got {type(t).__name__}")
+    return list(tensors)
+
+
+def _common_dtype(tensors) -> dt.dtype:
+    return functools.reduce(dt.promote_types, (t._dtype for t in tensors))
+
+
+# --- cat -------------------------------------------------------------------------------------
+
+def _cat_kernel(*arrays, dim, sizes, dtype):
+    if all(a.dtype == dtype.np for a in arrays):
+        return np.concatenate(arrays, axis=dim)
+    return np.concatenate([a.astype(dtype.np) for a in arrays], axis=dim)
+
+
+def _cat_meta(*xs, dim, sizes, dtype):
+    shape = list(xs[0]._shape)
+    shape[dim] = sum(sizes)
+    return tuple(shape), dtype
+
+
+def _cat_piece(g, i, *, dim, sizes, dtype):
+    start = sum(sizes[:i])
+    return movement.slice_dim(g, dim, start, start + sizes[i])
+
+
+def _check_cat_shapes(tensors, dim: int) -> None:
+    first = tensors[0]
+    for j, t in enumerate(tensors[1:], 1):
+        if t.ndim != first.ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {first.ndim} "
+                               f"and {t.ndim}")
+        for d, (a, b) in enumerate(zip(first._shape, t._shape)):
+            if d != dim and a != b:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {dim}. Expected size {a} "
+                    f"but got size {b} for tensor number {j} in the list.")
+
+
+def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
+    """The tensors joined along an existing dim `dim` (dtypes promoted as in PyTorch)."""
+    tensors = _check_list("cat", tensors)
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if t.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
+                               "concatenated")
+    dtype = _common_dtype(tensors)
+    # NOTE: PyTorch still skips 1-D empty tensors in cat, whatever the other shapes.
+    kept = [t for t in tensors if t._shape != (0,)] or tensors[:1]
+    d = wrap_dim(dim, kept[0].ndim)
+    _check_cat_shapes(kept, d)
+    sizes = tuple(t._shape[d] for t in kept)
+    p = _variadic("cat", len(kept), _cat_kernel, _cat_meta, _cat_piece, "CatBackward0")
+    r = apply(p, *kept, dim=d, sizes=sizes, dtype=dtype)
+    return write_out(r, out)
+
+
+concat = concatenate = cat
+
+
+# --- stack and friends -----------------------------------------------------------------------
+
+def _stack_kernel(*arrays, dim, dtype):
+    if all(a.dtype == dtype.np for a in arrays):
+        return np.stack(arrays, axis=dim)
+    return np.stack([a.astype(dtype.np) for a in arrays], axis=dim)
+
+
+def _stack_meta(*xs, dim, dtype):
+    shape = xs[0]._shape
+    return shape[:dim] + (len(xs),) + shape[dim:], dtype
+
+
+def _stack_piece(g, i, *, dim, dtype):
+    return movement.select(g, dim, i)
+
+
+def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
+    """The tensors (all the same shape) joined along a new dim `dim`."""
+    tensors = _check_list("stack", tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    first = tensors[0]
+    for i, t in enumerate(tensors[1:], 1):
+        if t._shape != first._shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(first._shape)} at entry 0 and {list(t._shape)} at entry "
+                               f"{i}")
+    d = wrap_dim(dim, first.ndim + 1)
+    p = _variadic("stack", len(tensors), _stack_kernel, _stack_meta, _stack_piece,
+                  "StackBackward0")
+    return write_out(apply(p, *tensors, dim=d, dtype=_common_dtype(tensors)), out)
+
+
+def _atleast(t: Tensor, n: int) -> Tensor:
+    if t.ndim >= n:
+        return t
+    if n == 3 and t.ndim == 2:
+        return t.unsqueeze(-1)
+    if n == 3:
+        return t.reshape(1, -1, 1)
+    return t.reshape((1,) * (n - 1) + (-1,))
+
+
+def hstack(tensors, *, out=None) -> Tensor:
+    """Stack column-wise: along dim 1, or dim 0 for 1-D tensors."""
+    ts = [_atleast(t, 1) for t in _check_list("hstack", tensors)]
+    if not ts:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    return cat(ts, 0 if ts[0].ndim == 1 else 1, out=out)
+
+
+def vstack(tensors, *, out=None) -> Tensor:
+    """Stack row-wise: 1-D tensors become rows, then cat along dim 0."""
+    return cat([_atleast(t, 2) for t in _check_list("vstack", tensors)], 0, out=out)
+
+
+row_stack = vstack
+
+
+def dstack(tensors, *, out=None) -> Tensor:
+    """Stack depth-wise: everything made at least 3-D, then cat along dim 2."""
+    return cat([_atleast(t, 3) for t in _check_list("dstack", tensors)], 2, out=out)
+
+
+def column_stack(tensors, *, out=None) -> Tensor:
+    """1-D (and 0-d) tensors become columns; then cat along dim 1."""
+    ts = [t.reshape(-1, 1) if t.ndim <= 1 else t for t in _check_list("column_stack", tensors)]
+    return cat(ts, 1, out=out)
+
+
+# --- repeat / tile / repeat_interleave -------------------------------------------------------
+
+def _repeat_kernel(a, *, reps):
+    return np.tile(a, reps) if a.size else np.zeros(
+        tuple(n * r for n, r in zip((1,) * (len(reps) - a.ndim) + a.shape, reps)), a.dtype)
+
+
+def _repeat_meta(x, *, reps):
+    shape = (1,) * (len(reps) - x.ndim) + x._shape
+    return tuple(n * r for n, r in zip(shape, reps)), x._dtype
+
+
+def _repeat_vjp(g, out, x, *, reps):
+    shape = (1,) * (len(reps) - x.ndim) + x._shape
+    split = tuple(itertools.chain.from_iterable(zip(reps, shape)))
+    summed = g.reshape(split).sum(tuple(range(0, 2 * len(reps), 2))) if reps else g
+    return summed.reshape(x._shape)
+
+
+repeat_p = Primitive("repeat", _repeat_kernel, _repeat_meta)
+defvjp(repeat_p, _repeat_vjp, reads=((),))
+
+
+def repeat(input: Tensor, *sizes) -> Tensor:
+    """`input` tiled `sizes[i]` times along each dim (leading new dims allowed)."""
+    reps = movement._shape_args(sizes)
+    if len(reps) < input.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
+                           "of dimensions of tensor")
+    for r in reps:
+        if r < 0:
+            shape = (1,) * (len(reps) - input.ndim) + input._shape
+            raise RuntimeError(f"Trying to create tensor with negative dimension {r}: "
+                               f"{[n * q for n, q in zip(shape, reps)]}")
+    return apply(repeat_p, input, reps=reps)
+
+
+def tile(input: Tensor, dims) -> Tensor:
+    """Like `repeat`, with too-short `dims` padded with leading ones."""
+    reps = movement._shape_args((dims,) if isinstance(dims, int) else tuple(dims))
+    reps = (1,) * (input.ndim - len(reps)) + reps
+    return repeat(input, reps)
+
+
+def _repeats_array(repeats, n: int, dim_label) -> np.ndarray:
+    if isinstance(repeats, Tensor):
+        if repeats.ndim > 1:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        r = repeats._array().astype(np.int64).reshape(-1)
+        if r.size == 1:
+            r = np.full(n, r[0])
+        elif r.size != n:
+            raise RuntimeError(f"repeats must have the same size as input along dim, but got "
+                               f"repeats.size(0) = {r.size} and input.size({dim_label}) = {n}")
+    else:
+        r = np.full(n, int(repeats), np.int64)
+    if r.size and r.min() < 0:
+        raise RuntimeError("repeats can not be negative")
+    return r
+
+
+def repeat_interleave(input: Tensor, repeats=None, dim: int | None = None, *,
+                      output_size: int | None = None) -> Tensor:
+    """Each element (or slice along `dim`) repeated `repeats` times in place.
+
+    With only a tensor of counts, returns the indices repeated by those counts.
+    """
+    from .creation import tensor
+    from .index_ops import index_select
+
+    if repeats is None:
+        counts = _repeats_array(input, input.numel(), 0)
+        return tensor(np.repeat(np.arange(counts.size, dtype=np.int64), counts),
+                      device=input.device)
+    x = input.reshape(-1) if dim is None else input
+    d = 0 if dim is None else wrap_dim(dim, max(x.ndim, 1))
+    n = x._shape[d] if x.ndim else 1
+    counts = _repeats_array(repeats, n, d)
+    idx = tensor(np.repeat(np.arange(n, dtype=np.int64), counts), device=x.device)
+    if output_size is not None and idx.numel() != output_size:
+        raise RuntimeError("allocated size does not match required size")
+    return index_select(x, d, idx)
+
+
+# --- broadcasting ---------------------------------------------------------------------------
+
+def broadcast_shapes(*shapes) -> Size:
+    """The shape all of `shapes` broadcast to (an int stands for a 1-D shape)."""
+    norm = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
+    ndim = max((len(s) for s in norm), default=0)
+    out = [1] * ndim
+    for i, s in enumerate(norm):
+        for j, n in enumerate(s):
+            k = ndim - len(s) + j
+            if n < 0:
+                raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
+                                   f"{list(s)}")
+            if n == out[k] or n == 1:
+                continue
+            if out[k] == 1:
+                out[k] = n
+                continue
+            raise RuntimeError(
+                f"Attempting to broadcast a dimension of length {n} at {k - ndim}! Mismatching "
+                f"argument at index {i} had {s}; but expected shape should be broadcastable to "
+                f"{_so_far(norm[:i], ndim)}")
+    return Size(out)
+
+
+def _so_far(shapes, ndim: int) -> list:
+    out = [1] * ndim
+    for s in shapes:
+        for j, n in enumerate(s):
+            k = ndim - len(s) + j
+            if n != 1:
+                out[k] = n
+    return out[ndim - max((len(s) for s in shapes), default=0):]
+
+
+def broadcast_tensors(*tensors) -> tuple[Tensor, ...]:
+    """Views of the tensors expanded to their common shape."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    from .._view import broadcast_shapes as _bs
+
+    shape = _bs(*(t._shape for t in tensors))
+    return tuple(t if t._shape == shape else t.expand(shape) for t in tensors)
+
+
+# --- flip / roll / rot90 ---------------------------------------------------------------------
+
+def _flip_kernel(a, *, dims):
+    return np.flip(a, dims).copy(order="K") if dims else a.copy(order="K")
+
+
+flip_p = Primitive("flip", _flip_kernel,
+                   lambda x, *, dims: (x._shape, x._dtype, layout_like([x], x._shape)))
+defvjp(flip_p, lambda g, out, x, *, dims: apply(flip_p, g, dims=dims), reads=((),))
+
+
+def flip(input: Tensor, dims) -> Tensor:
+    """`input` with the order of elements reversed along each of `dims`."""
+    dims = wrap_dims((dims,) if isinstance(dims, int) else tuple(dims), max(input.ndim, 1))
+    if input.ndim == 0:
+        dims = ()
+    return apply(flip_p, input, dims=dims)
+
+
+def fliplr(input: Tensor) -> Tensor:
+    if input.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return flip(input, (1,))
+
+
+def flipud(input: Tensor) -> Tensor:
+    if input.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return flip(input, (0,))
+
+
+def _roll_kernel(a, *, shifts, dims):
+    if dims is None:
+        return np.roll(a.reshape(-1), shifts).reshape(a.shape)
+    return np.ascontiguousarray(np.roll(a, shifts, axis=dims))
+
+
+roll_p = Primitive("roll", _roll_kernel, lambda x, *, shifts, dims: (x._shape, x._dtype))
+defvjp(roll_p, lambda g, out, x, *, shifts, dims: apply(
+    roll_p, g, shifts=tuple(-s for s in shifts) if dims is not None else -shifts, dims=dims),
+    reads=((),))
+
+
+def roll(input: Tensor, shifts, dims=None) -> Tensor:
+    """Elements shifted cyclically by `shifts` along `dims` (the flattened tensor if None)."""
+    shifts_t = (shifts,) if isinstance(shifts, int) else tuple(int(s) for s in shifts)
+    if dims is None:
+        if len(shifts_t) != 1:
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts_t)}, "
+                               "dims:0")
+        return apply(roll_p, input, shifts=shifts_t[0], dims=None)
+    dims_t = (dims,) if isinstance(dims, int) else tuple(dims)
+    if len(shifts_t) != len(dims_t):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts_t)}, dims:"
+                           f"{len(dims_t)}")
+    dims_t = tuple(wrap_dim(d, max(input.ndim, 1)) for d in dims_t)
+    return apply(roll_p, input, shifts=shifts_t, dims=dims_t)
+
+
+def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
+    """`input` rotated by 90 degrees `k` times in the plane of `dims` (from the first towards
+    the second)."""
+    dims = tuple(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input.ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.ndim}")
+    d0, d1 = wrap_dim(dims[0], input.ndim), wrap_dim(dims[1], input.ndim)
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and "
+                           f"dim1 = {d1}")
+    k %= 4
+    if k == 1:
+        return flip(input, (d1,)).transpose(d0, d1)
+    if k == 2:
+        return flip(input, (d0, d1))
+    if k == 3:
+        return flip(input, (d0,)).transpose(d0, d1)
+    from .copy import clone
+
+    return clone(input)
+
+
+# --- meshgrid / cartesian_prod / combinations --------------------------------------------
+
+def meshgrid(*tensors, indexing: str | None = None) -> tuple[Tensor, ...]:
+    """Coordinate grids from 1-D tensors: output i varies along dim i ('ij') or, for the
+    first two, swapped ('xy')."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    if indexing is None:
+        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the "
+                      "indexing argument.", UserWarning, stacklevel=2)
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but "
+                           f"received: {indexing}")
+    for t in tensors:
+        if t._dtype is not tensors[0]._dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+        if t.device != tensors[0].device:
+            raise RuntimeError("meshgrid expects all tensors to have the same device")
+        if t.ndim > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but "
+                               f"got: {t}")
+    ts = list(tensors)
+    swap = indexing == "xy" and len(ts) >= 2
+    if swap:
+        ts[0], ts[1] = ts[1], ts[0]
+    shape = tuple(t.numel() for t in ts)
+    grids = []
+    for i, t in enumerate(ts):
+        view = (1,) * i + (-1,) + (1,) * (len(ts) - i - 1)
+        grids.append(t.reshape(view).expand(shape))
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
+        grids = [g.transpose(0, 1) for g in grids]
+    return tuple(grids)
+
+
+def cartesian_prod(*tensors) -> Tensor:
+    """Every combination of one element from each 1-D tensor, as rows."""
+    for t in tensors:
+        if t.ndim != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t._shape)}")
+    if len(tensors) == 1:
+        return tensors[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        grids = meshgrid(*tensors, indexing="ij")
+    return stack([g.reshape(-1) for g in grids], 1)
+
+
+def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
+    """All length-`r` combinations of the elements of 1-D `input`, as rows."""
+    from .creation import tensor
+    from .index import index_p
+
+    if input.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input._shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return tensor([], dtype=input._dtype, device=input.device)
+    pick = itertools.combinations_with_replacement if with_replacement else \
+        itertools.combinations
+    idx = np.array(list(pick(range(input._shape[0]), r)), dtype=np.int64).reshape(-1, r)
+    if input.device.type == "meta":
+        return apply(index_p, input, key=(np.broadcast_to(np.zeros((), np.int64), idx.shape),))
+    return apply(index_p, input, key=(idx,))
+
+
+TENSOR_METHODS = {
+    "repeat": repeat, "tile": tile, "repeat_interleave": repeat_interleave, "flip": flip,
+    "fliplr": fliplr, "flipud": flipud, "roll": roll, "rot90": rot90,
+}
+
+__all__ = [
+    "cat", "concat", "concatenate", "stack", "hstack", "vstack", "row_stack", "dstack",
+    "column_stack", "repeat_interleave", "tile", "broadcast_shapes", "broadcast_tensors",
+    "flip", "fliplr", "flipud", "roll", "rot90", "meshgrid", "cartesian_prod", "combinations",
+]

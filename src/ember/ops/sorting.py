@@ -1,5 +1,331 @@
-"""(to be filled)"""
+"""Ordering ops: sort / argsort / msort, topk, kthvalue, unique, unique_consecutive,
+searchsorted, bucketize.
 
-TENSOR_METHODS: dict = {}
+Sorting is one stable NumPy argsort (NaN sorts as the largest value, as in
+PyTorch); descending order is the ascending sort of the reversed input, read
+backwards, so ties keep their original order. Values that come out of a sort
+are differentiable: their VJP scatters the gradient back to where each value
+came from. Indices, `unique` and the searches have no derivative.
+"""
 
-__all__: list = []
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from .. import _dtype as dt
+from .._tensor import Tensor
+from .._view import wrap_dim
+from ..autograd import grad_mode
+from ._common import layout_like, write_out
+from .index import scatter_into_zeros
+from .registry import Primitive, apply, defvjp, nondifferentiable
+
+sort_result = namedtuple("sort", ["values", "indices"])
+topk_result = namedtuple("topk", ["values", "indices"])
+kthvalue_result = namedtuple("kthvalue", ["values", "indices"])
+
+
+def _argsort(a: np.ndarray, axis: int, descending: bool) -> np.ndarray:
+    """Stable argsort along `axis`; descending keeps ties in their original order."""
+    if not descending:
+        return np.argsort(a, axis=axis, kind="stable")
+    rev = np.argsort(np.flip(a, axis), axis=axis, kind="stable")
+    return a.shape[axis] - 1 - np.flip(rev, axis)
+
+
+def _dense_order(a: np.ndarray) -> list[int]:
+    return sorted(range(a.ndim), key=lambda d: (-abs(a.strides[d]), d))
+
+
+def _in_input_layout(a: np.ndarray, dim: int, fn):
+    """Run `fn(array, axis)` on `a` permuted to its memory order, so that the results keep
+    the input's layout (PyTorch's sort returns tensors strided like its input)."""
+    order = _dense_order(a)
+    back = np.argsort(order)
+    outs = fn(a.transpose(order), order.index(dim))
+    return tuple(o.transpose(back) for o in outs)
+
+
+def _check_sortable(x: Tensor) -> None:
+    if x._dtype.is_complex:
+        raise RuntimeError(" Sort does not support complex dtypes on CPU")
+
+
+# --- sort / argsort --------------------------------------------------------------------
+
+def _sort_kernel(a, *, dim, descending):
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), np.int64)
+
+    def run(arr, axis):
+        idx = _argsort(arr, axis, descending)
+        return np.take_along_axis(arr, idx, axis=axis), idx.astype(np.int64, copy=False)
+
+    return _in_input_layout(a, dim, run)
+
+
+def _sort_meta(x, *, dim, descending):
+    stride = layout_like([x], x._shape)
+    return (x._shape, x._dtype, stride), (x._shape, dt.int64, stride)
+
+
+def _sort_vjp(g, out, x, *, dim, descending):
+    gv = g[0]
+    if x.ndim == 0:
+        return gv
+    return scatter_into_zeros(x._shape, dim, out[1], gv)
+
+
+sort_p = Primitive("sort", _sort_kernel, _sort_meta, grad_name="SortBackward0", n_outputs=2)
+defvjp(sort_p, _sort_vjp, reads=((),), save_output=True)
+
+
+def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool | None = False,
+         *, out=None):
+    """(values, indices) sorted along `dim`; the sort is always stable."""
+    _check_sortable(input)
+    d = wrap_dim(dim, max(input.ndim, 1))
+    r = sort_result(*apply(sort_p, input, dim=d, descending=bool(descending)))
+    return write_out(r, out) if out is not None else r
+
+
+def argsort(input: Tensor, dim: int = -1, descending: bool = False,
+            stable: bool = False) -> Tensor:
+    """The indices that sort `input` along `dim`."""
+    with grad_mode.no_grad():
+        return sort(input, dim, descending).indices
+
+
+def msort(input: Tensor, *, out=None) -> Tensor:
+    return write_out(sort(input, 0).values, out)
+
+
+# --- topk / kthvalue ----------------------------------------------------------------
+
+def _topk_kernel(a, *, k, dim, largest):
+    if a.ndim == 0:
+        return a.reshape(()).copy(), np.zeros((), np.int64)
+    idx = np.take(_argsort(a, dim, largest), np.arange(k), axis=dim)
+    return np.take_along_axis(a, idx, axis=dim), idx.astype(np.int64)
+
+
+def _topk_meta(x, *, k, dim, largest):
+    shape = x._shape[:dim] + (k,) + x._shape[dim + 1:] if x.ndim else ()
+    return (shape, x._dtype), (shape, dt.int64)
+
+
+topk_p = Primitive("topk", _topk_kernel, _topk_meta, n_outputs=2)
+defvjp(topk_p, lambda g, out, x, *, k, dim, largest: _pick_vjp(g, out, x, dim),
+       reads=((),), save_output=True)
+
+
+def _pick_vjp(g, out, x, dim, keepdim=True):
+    gv, idx = g[0], out[1]
+    if x.ndim == 0:
+        return gv.reshape(())
+    if not keepdim:
+        gv, idx = gv.unsqueeze(dim), idx.unsqueeze(dim)
+    return scatter_into_zeros(x._shape, dim, idx, gv)
+
+
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True,
+         *, out=None):
+    """The k largest (or smallest) values along `dim`, with their indices, in order."""
+    d = wrap_dim(dim, max(input.ndim, 1))
+    n = input._shape[d] if input.ndim else 1
+    if k < 0 or k > n:
+        raise RuntimeError("selected index k out of range")
+    r = topk_result(*apply(topk_p, input, k=int(k), dim=d, largest=bool(largest)))
+    return write_out(r, out) if out is not None else r
+
+
+def _kthvalue_kernel(a, *, k, dim, keepdim):
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), np.int64)
+    idx = np.take(np.argsort(a, axis=dim, kind="stable"), [k - 1], axis=dim)
+    vals = np.take_along_axis(a, idx, axis=dim)
+    if not keepdim:
+        vals, idx = vals.squeeze(dim), idx.squeeze(dim)
+    return vals, idx.astype(np.int64)
+
+
+def _kthvalue_meta(x, *, k, dim, keepdim):
+    if x.ndim == 0:
+        shape = ()
+    elif keepdim:
+        shape = x._shape[:dim] + (1,) + x._shape[dim + 1:]
+    else:
+        shape = x._shape[:dim] + x._shape[dim + 1:]
+    return (shape, x._dtype), (shape, dt.int64)
+
+
+kthvalue_p = Primitive("kthvalue", _kthvalue_kernel, _kthvalue_meta, n_outputs=2)
+defvjp(kthvalue_p,
+       lambda g, out, x, *, k, dim, keepdim: _pick_vjp(g, out, x, dim, keepdim),
+       reads=((),), save_output=True)
+
+
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out=None):
+    """The k-th smallest value along `dim` (1-based), with its index."""
+    d = wrap_dim(dim, max(input.ndim, 1))
+    n = input._shape[d] if input.ndim else 1
+    if k < 1 or k > n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    r = kthvalue_result(*apply(kthvalue_p, input, k=int(k), dim=d, keepdim=bool(keepdim)))
+    return write_out(r, out) if out is not None else r
+
+
+# --- unique / unique_consecutive ---------------------------------------------------------
+
+def _unique_kernel(a, *, dim, inverse, counts):
+    if dim is None:
+        vals, inv, cnt = np.unique(a.reshape(-1), return_inverse=True, return_counts=True,
+                                   equal_nan=False)
+        inv = inv.reshape(a.shape)
+    else:
+        vals, inv, cnt = np.unique(a, axis=dim, return_inverse=True, return_counts=True,
+                                   equal_nan=False)
+        inv = inv.reshape(-1)
+    return vals, inv.astype(np.int64), cnt.astype(np.int64)
+
+
+unique_p = Primitive("unique", _unique_kernel, None, n_outputs=3)
+nondifferentiable(unique_p)
+
+
+def _results(vals, inv, cnt, return_inverse: bool, return_counts: bool):
+    out = [vals]
+    if return_inverse:
+        out.append(inv)
+    if return_counts:
+        out.append(cnt)
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
+           return_counts: bool = False, dim: int | None = None):
+    """The distinct values (or slices along `dim`), sorted; optionally inverse and counts."""
+    if input.device.type == "meta":
+        raise NotImplementedError("unique's output size depends on the data: it cannot run on "
+                                  "'meta'")
+    d = None if dim is None else wrap_dim(dim, max(input.ndim, 1))
+    vals, inv, cnt = apply(unique_p, input, dim=d, inverse=return_inverse, counts=return_counts)
+    return _results(vals, inv, cnt, return_inverse, return_counts)
+
+
+def _unique_consecutive_kernel(a, *, dim):
+    if dim is None:
+        rows = a.reshape(-1, 1)
+        if a.ndim == 0:
+            rows = a.reshape(1, 1)
+    else:
+        rows = np.moveaxis(a, dim, 0).reshape(a.shape[dim], -1)
+    n = rows.shape[0]
+    new = np.ones(n, bool)
+    if n > 1:
+        new[1:] = (rows[1:] != rows[:-1]).any(axis=1)
+    starts = np.flatnonzero(new)
+    inv = (np.cumsum(new) - 1).astype(np.int64)
+    cnt = np.diff(np.append(starts, n)).astype(np.int64)
+    if dim is None:
+        vals = a.reshape(-1)[starts]
+        inv = inv.reshape(a.shape)
+    else:
+        vals = np.take(a, starts, axis=dim)
+    return vals, inv, cnt
+
+
+unique_consecutive_p = Primitive("unique_consecutive", _unique_consecutive_kernel, None,
+                                 n_outputs=3)
+nondifferentiable(unique_consecutive_p)
+
+
+def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
+                       dim: int | None = None):
+    """`input` with runs of equal consecutive values (or slices) collapsed to one."""
+    if input.device.type == "meta":
+        raise NotImplementedError("unique_consecutive's output size depends on the data: it "
+                                  "cannot run on 'meta'")
+    d = None if dim is None else wrap_dim(dim, max(input.ndim, 1))
+    vals, inv, cnt = apply(unique_consecutive_p, input, dim=d)
+    return _results(vals, inv, cnt, return_inverse, return_counts)
+
+
+# --- searchsorted / bucketize ----------------------------------------------------------------
+
+def _searchsorted_kernel(seq, values, *, side, int32):
+    out_dtype = np.int32 if int32 else np.int64
+    if seq.ndim == 1:
+        return np.asarray(np.searchsorted(seq, values, side=side), dtype=out_dtype)
+    out = np.empty(values.shape, out_dtype)
+    for i in np.ndindex(*seq.shape[:-1]):
+        out[i] = np.searchsorted(seq[i], values[i], side=side)
+    return out
+
+
+searchsorted_p = Primitive("searchsorted", _searchsorted_kernel, None)
+nondifferentiable(searchsorted_p)
+
+
+def _side(side, right: bool) -> str:
+    if side is None:
+        return "right" if right else "left"
+    if side not in ("left", "right"):
+        raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got "
+                           f"{side}")
+    if right and side == "left":
+        raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got "
+                           "side of left while right was True")
+    return side
+
+
+def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False,
+                 right: bool = False, side: str | None = None, sorter: Tensor | None = None,
+                 out=None) -> Tensor:
+    """Where each value of `input` would be inserted into the innermost dim of
+    `sorted_sequence` to keep it sorted."""
+    s = _side(side, right)
+    seq = sorted_sequence
+    if seq.ndim == 0:
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive "
+                           "dimension, but got 0 dimension")
+    if not isinstance(input, Tensor):
+        from .creation import scalar_tensor
+
+        if seq.ndim != 1:
+            raise RuntimeError("torch.searchsorted(): input value can be a scalar only when "
+                               "boundaries tensor dimension is 1, but we got boundaries tensor "
+                               f"dim({seq.ndim}) and input value's dim(0) numel(1)")
+        input = scalar_tensor(input, device=seq.device)
+    if seq.ndim > 1 and seq._shape[:-1] != input._shape[:-1]:
+        raise RuntimeError(
+            "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+            "dimensions of boundaries tensor and input value tensor must match, but we got "
+            f"boundaries tensor {list(seq._shape)} and input value tensor {list(input._shape)}")
+    if sorter is not None:
+        seq = seq.gather(-1, sorter)
+    d = dt.promote_types(seq._dtype, input._dtype)
+    seq, input = seq.to(d), input.to(d)
+    return write_out(apply(searchsorted_p, seq, input, side=s, int32=bool(out_int32)), out)
+
+
+def bucketize(input, boundaries: Tensor, *, out_int32: bool = False, right: bool = False,
+              out=None) -> Tensor:
+    """The bucket of each value: i such that boundaries[i-1] < x <= boundaries[i]
+    (`right=True`: boundaries[i-1] <= x < boundaries[i])."""
+    if boundaries.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right, out=out)
+
+
+TENSOR_METHODS = {
+    "sort": sort, "argsort": argsort, "msort": msort, "topk": topk, "kthvalue": kthvalue,
+    "unique": unique, "unique_consecutive": unique_consecutive,
+}
+
+__all__ = [
+    "sort", "argsort", "msort", "topk", "kthvalue", "unique", "unique_consecutive",
+    "searchsorted", "bucketize",
+]
