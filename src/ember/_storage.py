@@ -33,8 +33,8 @@ class Storage:
         return b
 
     def data_ptr(self) -> int:
-        if self.data is None:
-            return 0
+        if self.data is None or not self._nbytes:
+            return 0  # meta and zero-byte storages have no address, as in PyTorch
         return self.data.__array_interface__["data"][0]
 
     def nbytes(self) -> int:

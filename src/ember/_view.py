@@ -91,35 +91,45 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
 
 
 def expand_strides(shape, stride, new_shape) -> tuple[int, ...]:
-    """Strides that view `shape` as `new_shape` with stride 0 on broadcast dims."""
+    """Strides that view `shape` as `new_shape` with stride 0 on broadcast dims.
+
+    A new leading dim of size 1 gets the stride it would have if contiguous with
+    the dims inside it (PyTorch's `inferExpandGeometry`); -1 keeps a size.
+    """
     off = len(new_shape) - len(shape)
     if off < 0:
         raise RuntimeError(
             f"expand(): the number of sizes provided ({len(new_shape)}) must be greater or "
             f"equal to the number of dimensions in the tensor ({len(shape)})"
         )
-    out = []
-    for i, n in enumerate(new_shape):
-        j = i - off
+    sizes = [0] * len(new_shape)
+    out = [0] * len(new_shape)
+    for i in range(len(new_shape) - 1, -1, -1):
+        n, j = new_shape[i], i - off
         if j < 0:
             if n < 0:
                 raise RuntimeError(
                     f"expand(): the expanded size of the tensor ({n}) isn't allowed in a "
                     "leading, non-existing dimension"
                 )
-            out.append(0)
+            inner = i + 1 < len(new_shape)
+            out[i] = sizes[i + 1] * out[i + 1] if inner and n == 1 else 0
+            sizes[i] = n
             continue
         have = shape[j]
-        if n == -1 or n == have:
-            out.append(stride[j])
+        if n == -1:
+            n = have
+        if n == have:
+            out[i] = stride[j]
         elif have == 1:
-            out.append(0)
+            out[i] = 0
         else:
             raise RuntimeError(
                 f"The expanded size of the tensor ({n}) must match the existing size ({have}) at "
                 f"non-singleton dimension {i}.  Target sizes: {list(new_shape)}.  Tensor sizes: "
                 f"{list(shape)}"
             )
+        sizes[i] = n
     return tuple(out)
 
 
@@ -156,6 +166,8 @@ def view_strides(shape, stride, new_shape) -> tuple[int, ...] | None:
     A view exists when each run of input dims that gets merged or split is itself
     contiguous in memory (each stride equals the next stride times the next size).
     """
+    if numel(shape) == 0 and tuple(shape) == tuple(new_shape):
+        return tuple(stride)  # NOTE: PyTorch keeps an empty tensor's strides for its own shape
     if numel(shape) == 0 or not shape:
         return contiguous_strides(new_shape)
     new_stride = [0] * len(new_shape)

@@ -9,7 +9,7 @@ import numpy as np
 from .. import _dtype as dt
 from .._device import as_device, device
 from .._tensor import Tensor
-from .._view import broadcast_shapes, like_strides, storage_extent
+from .._view import broadcast_shapes, contiguous_strides, like_strides, storage_extent
 from ..autograd import grad_mode
 from ._common import same_meta
 from .registry import Primitive, apply, apply_, bump_version, check_inplace, defvjp, write_into
@@ -20,11 +20,13 @@ _grad_state = grad_mode.state
 
 
 def _clone_kernel(a, *, contiguous=False):
-    if contiguous or a.flags.c_contiguous or min(a.strides, default=0) < 0:
+    if contiguous or min(a.strides, default=0) < 0:
         return np.array(a, order="C" if contiguous else "K", copy=True)
     # preserve_format: keep a dense input's strides, else a dense layout in its dim order
     it = a.itemsize
     stride = like_strides(a.shape, tuple(s // it for s in a.strides))
+    if stride == contiguous_strides(a.shape):
+        return np.array(a, order="C", copy=True)
     buf = np.empty(storage_extent(a.shape, stride, 0), a.dtype)
     out = np.lib.stride_tricks.as_strided(buf, a.shape, tuple(s * it for s in stride))
     out[...] = a
@@ -44,7 +46,15 @@ defvjp(clone_p, lambda g, out, x, *, contiguous: g, reads=((),))
 def clone(x: Tensor, *, memory_format=None) -> Tensor:
     """A copy with its own storage; keeps the graph (CloneBackward0)."""
     contiguous = getattr(memory_format, "name", "") == "contiguous_format"
-    return apply(clone_p, x, contiguous=contiguous)
+    out = apply(clone_p, x, contiguous=contiguous)
+    if not contiguous and out._storage is None and x._stride is not None \
+            and x._stride != contiguous_strides(x._shape):
+        want = like_strides(x._shape, x._stride)
+        if out._ensure_storage() != want:
+            # NumPy reports C strides for size-1 dims and empty arrays; PyTorch keeps the
+            # input's. Both address the same elements, so take PyTorch's.
+            out._stride = want
+    return out
 
 
 def clone_contiguous(x: Tensor) -> Tensor:

@@ -93,6 +93,15 @@ def view(x: Tensor, *shape) -> Tensor:
     return apply_view(view_p, x, size=size, in_shape=x._shape)
 
 
+alias_p = ViewPrimitive("alias", lambda shape, stride, offset: (shape, stride, offset))
+defvjp(alias_p, lambda g, out, x: g, reads=((),))
+
+
+def alias(x: Tensor) -> Tensor:
+    """A new view with exactly `x`'s geometry (what `x[()]` and `x[...]` return)."""
+    return apply_view(alias_p, x)
+
+
 def view_as(x: Tensor, other: Tensor) -> Tensor:
     return view(x, other._shape)
 
@@ -252,11 +261,10 @@ defvjp(expand_p, lambda g, out, x, *, size: g, reads=((),))  # the engine sums t
 
 
 def expand(x: Tensor, *size) -> Tensor:
+    """A view with size-1 dims repeated (stride 0) and new leading dims; -1 keeps a size."""
     size = _shape_args(size)
+    expand_strides(x._shape, x.stride(), size)  # PyTorch's errors for a bad size
     full = tuple(x._shape[i - (len(size) - x.ndim)] if s == -1 else s for i, s in enumerate(size))
-    expand_strides(x._shape, x.stride(), size)  # raises on a bad size
-    if full == x._shape:
-        return apply_view(expand_p, x, size=full)
     return apply_view(expand_p, x, size=full)
 
 
