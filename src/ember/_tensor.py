@@ -295,6 +295,11 @@ class Tensor:
 
     @property
     def grad_fn(self):
+        if self._base is not None and self._grad_fn is not None:
+            # A view whose base was since written in place gets a fresh node (AsStrided).
+            from .autograd.graph import current_grad_fn
+
+            return current_grad_fn(self)
         return self._grad_fn
 
     @property
