@@ -1,0 +1,284 @@
+"""In-place ops under autograd: version counters, PyTorch's errors, and gradients through
+in-place writes on non-leaf tensors and on their views (the base's history is rewritten)."""
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+from helpers import assert_same, rand_array
+
+
+def compare(fn, *shapes, dtype=np.float64, second_order=False, rtol=None):
+    """fn(m, *leaves) -> (loss, extra tensors); compare values and leaf gradients with torch.
+
+    With `second_order`, also compare the gradient of sum(first-order grads) with torch's.
+    """
+    arrays = [rand_array(s, dtype, seed=i) for i, s in enumerate(shapes)]
+    res = {}
+    for m in (ember, torch):
+        leaves = [m.tensor(a, requires_grad=True) for a in arrays]
+        loss, extra = fn(m, *leaves)
+        grads = m.autograd.grad(loss, leaves, create_graph=second_order, allow_unused=True)
+        second = None
+        if second_order:
+            total = sum(g.pow(2).sum() for g in grads if g is not None and g.requires_grad)
+            second = m.autograd.grad(total, leaves, allow_unused=True)
+        res[m] = (loss, extra, grads, second)
+    (le, xe, ge, se), (lt, xt, gt, st) = res[ember], res[torch]
+    assert_same(le, lt, rtol)
+    for a, b in zip(xe, xt):
+        assert_same(a, b, rtol)
+    for a, b in zip(ge, gt):
+        assert (a is None) == (b is None)
+        if a is not None:
+            assert_same(a, b, rtol)
+    if second_order:
+        for a, b in zip(se, st):
+            if b is None:
+                assert a is None or not a.detach().numpy().any()
+            else:
+                assert_same(a, b)
+    return res
+
+
+def names(m_out):
+    return [type(t.grad_fn).__name__ if t.grad_fn is not None else None for t in m_out]
+
+
+# --- gradients through in-place writes ---------------------------------------------------------
+
+PATTERNS = {
+    "mul_on_non_leaf": lambda m, a: _ret((lambda x: (x.mul_(2), x)[1])(a * 1)),
+    "exp_then_use": lambda m, a: _ret((lambda x: (x.exp_(), x * x)[1])(a.clone())),
+    "chain_of_inplace": lambda m, a: _ret((lambda x: (x.sin_(), x.mul_(3), x.add_(1), x)[3])(
+        a * 1)),
+    "setitem_scalar_index": lambda m, a, b: _setitem(a, b, lambda x, v: x.__setitem__(
+        (0, 1), v[0, 0])),
+    "setitem_row": lambda m, a, b: _setitem(a, b, lambda x, v: x.__setitem__(1, v[0])),
+    "setitem_slice": lambda m, a, b: _setitem(a, b, lambda x, v: x.__setitem__(
+        (slice(None), slice(1, 3)), v[:, :2])),
+    "setitem_advanced_repeated": lambda m, a, b: _setitem(a, b, lambda x, v: x.__setitem__(
+        [0, 2], v[:2])),
+    "setitem_mask": lambda m, a, b: _setitem(a, b, lambda x, v: x.__setitem__(
+        x.detach() > 0, 0.0)),
+    "column_view_mul_": lambda m, a: _ret((lambda x: (x[:, 1].mul_(2), x * x)[1])(a * 1)),
+    "transposed_view_add_": lambda m, a: _view_op(a, lambda x: x.t(), lambda v: v.add_(1)),
+    "chained_views": lambda m, a, b: _view_op(
+        a, lambda x: x[1:][:, ::2], lambda v: v.mul_(b[0, :2])),
+    "view_mul_by_view": lambda m, a: _view_op(a, lambda x: x[0], lambda v: v.mul_(v.exp())),
+    "diagonal_view": lambda m, a: _view_op(a, lambda x: x.diagonal(), lambda v: v.mul_(3)),
+    "flattened_strided_view": lambda m, a, b: _view_op(
+        a, lambda x: x.view(-1)[::3], lambda v: v.add_(b.reshape(-1)[:4])),
+    "unsqueezed_select": lambda m, a, b: _view_op(
+        a, lambda x: x.unsqueeze(0)[0, 2], lambda v: v.div_(b[0, 0].exp())),
+    "copy_into_row_view": lambda m, a, b: _view_op(a, lambda x: x[2], lambda v: v.copy_(b[1])),
+    "view_of_view_twice": lambda m, a: _view_op(
+        a, lambda x: x[:, 1:], lambda v: (v.mul_(2), v[0].sub_(1))),
+}
+
+
+def _ret(x):
+    return (x * x.sin()).sum(), [x]
+
+
+def _setitem(a, b, write):
+    x = a * 1
+    write(x, b)
+    return (x * x).sum(), [x]
+
+
+def _view_op(a, take, op):
+    x = a * 1
+    v = take(x)
+    op(v)
+    return (x * x).sum() + (v * 3).sum(), [x, v]
+
+
+SHAPES = {1: [(3, 4)], 2: [(3, 4), (3, 4)]}
+
+
+@pytest.mark.parametrize("name", PATTERNS)
+def test_gradients_through_inplace_writes_match_torch(name):
+    fn = PATTERNS[name]
+    nargs = fn.__code__.co_argcount - 1
+    compare(fn, *SHAPES[nargs])
+
+
+@pytest.mark.parametrize("name", ["column_view_mul_", "chained_views", "view_mul_by_view",
+                                  "setitem_slice", "chain_of_inplace"])
+def test_second_derivatives_through_inplace_writes_match_torch(name):
+    fn = PATTERNS[name]
+    nargs = fn.__code__.co_argcount - 1
+    compare(fn, *SHAPES[nargs], second_order=True)
+
+
+def test_writes_into_a_base_that_does_not_require_grad():
+    def fn(m, b, c):
+        x = m.zeros(3, 4, dtype=m.float64)
+        x[1] = b[0]
+        x[:, 2].copy_(c[:, 0])
+        return (x * x.exp()).sum(), [x]
+
+    res = compare(fn, (3, 4), (3, 4))
+    assert names(res[ember][1]) == names(res[torch][1]) == ["CopySlices"]
+
+
+def test_grad_fn_after_writes_through_views_matches_torch():
+    out = {}
+    for m in (ember, torch):
+        a = m.ones(3, 3, requires_grad=True)
+        x = a * 1
+        y = x.t()
+        y.add_(1)
+        z = x[1:]
+        z[0].mul_(2)
+        out[m] = names([x, y, z])
+    assert out[ember] == out[torch] == ["CopySlices", "AsStridedBackward0", "AsStridedBackward0"]
+
+
+def test_an_op_reading_its_own_target_uses_the_old_value():
+    # NOTE: PyTorch refuses x.mul_(x) at backward (the saved `other` was modified); ember
+    # saves a copy of the old value and gives the out-of-place answer, x = x * x.
+    def fn(m, a):
+        x = a * 1
+        if m is ember:
+            x.mul_(x)
+        else:
+            x = x * x
+        return (x * x.sin()).sum(), [x]
+
+    compare(fn, (3, 4))
+
+
+def test_a_sibling_view_sees_the_base_rewritten():
+    def fn(m, a):
+        x = a * 1
+        col = x[:, 0]
+        row = x[0]  # overlaps col at [0, 0]
+        col.mul_(2)
+        return (row * row.exp()).sum() + (x * 2).sum(), [row, x]
+
+    compare(fn, (3, 4))
+
+
+def test_inplace_result_dtype_follows_self():
+    def fn(m, a, b):
+        x = (a * 1).float()
+        x.add_(b[0])  # float64 into float32: computed, then cast back
+        return (x * x).sum(), [x]
+
+    compare(fn, (3, 4), (3, 4), rtol=1e-6)
+
+
+def test_retain_grad_survives_an_inplace_op():
+    for m in (ember, torch):
+        a = m.ones(2, requires_grad=True)
+        x = a * 1
+        x.retain_grad()
+        x.mul_(3)
+        (x * x).sum().backward()
+        assert x.retains_grad and x.grad.tolist() == [6.0, 6.0]
+
+
+# --- version counters --------------------------------------------------------------------------
+
+def test_version_counter_is_shared_by_views_and_bumped_by_every_inplace_op():
+    x = ember.zeros(3, 4)
+    v = x[1]
+    assert x._version == v._version == 0
+    x.add_(1)
+    v.mul_(2)
+    x[0, 0] = 5
+    x[:, 1].zero_()
+    assert x._version == v._version == 4
+    assert x.detach()._version == 4
+    assert (x + 1)._version == 0
+
+
+def test_modified_saved_input_raises_pytorchs_error():
+    msgs = []
+    for m in (ember, torch):
+        a = m.ones(3, requires_grad=True)
+        x = a * 1
+        y = x.sin()
+        x.add_(1)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation") as e:
+            y.sum().backward()
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1].replace("torch.", "torch.")
+
+
+def test_modified_saved_output_raises_pytorchs_error():
+    msgs = []
+    for m in (ember, torch):
+        y = m.ones(3, requires_grad=True).exp()
+        y.add_(1)
+        with pytest.raises(RuntimeError, match="which is output 0 of Exp") as e:
+            y.sum().backward()
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]
+
+
+def test_modified_leaf_under_no_grad_raises_at_backward():
+    msgs = []
+    for m in (ember, torch):
+        x = m.ones(3, requires_grad=True)
+        y = x.sin()
+        with m.no_grad():
+            x.mul_(2)
+        assert x._version == 1
+        with pytest.raises(RuntimeError, match="is at version 1; expected version 0") as e:
+            y.sum().backward()
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]
+
+
+def test_inplace_on_a_tensor_no_one_saved_is_fine():
+    for m in (ember, torch):
+        a = m.ones(3, requires_grad=True)
+        x = a + 1  # add saves nothing
+        x.mul_(2)
+        x.sum().backward()
+        assert a.grad.tolist() == [2.0] * 3
+
+
+# --- errors ------------------------------------------------------------------------------------
+
+def test_inplace_on_a_leaf_that_requires_grad():
+    for m in (ember, torch):
+        x = m.ones(3, requires_grad=True)
+        with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used"):
+            x.add_(1)
+        with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+            x[:2].mul_(2)
+        with m.no_grad():
+            x.add_(1)  # allowed: not recorded
+        assert x.tolist() == [2.0] * 3
+
+
+def test_inplace_on_a_view_made_under_no_grad():
+    for m in (ember, torch):
+        x = m.ones(3, requires_grad=True)
+        with m.no_grad():
+            v = x[:2]
+        with pytest.raises(RuntimeError, match="A view was created in no_grad mode"):
+            v.mul_(2)
+
+
+def test_inplace_on_overlapping_memory():
+    for m in (ember, torch):
+        x = m.ones(3, requires_grad=True) * 1
+        with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+            x.expand(2, 3).add_(1)
+        with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+            m.zeros(3).expand(2, 3).add_(1)
+
+
+def test_inplace_result_must_fit_self():
+    for m in (ember, torch):
+        x = m.ones(3, requires_grad=True) * 1
+        with pytest.raises(RuntimeError, match=r"output with shape \[3\] doesn't match the "
+                                                r"broadcast shape \[2, 3\]"):
+            x.add_(m.ones(2, 3))
