@@ -192,3 +192,36 @@ def check_grads(fn, *arrays, eps: float = 1e-6, rtol: float = 1e-5, atol: float 
     for i, t in enumerate(ts):
         expected = numeric_grad(fn, arrays, i, eps)
         np.testing.assert_allclose(t.grad.numpy(), expected, rtol=rtol, atol=atol)
+
+
+# --- nn modules ---------------------------------------------------------------------------
+
+def copy_module_state(e_mod, t_mod) -> None:
+    """Give ember module `e_mod` the parameters and buffers of torch module `t_mod`."""
+    t_state = t_mod.state_dict()
+    e_keys = list(e_mod.state_dict().keys())
+    assert e_keys == list(t_state.keys()), f"state_dict keys {e_keys} != {list(t_state)}"
+    e_mod.load_state_dict({k: to_ember(v) for k, v in t_state.items()})
+
+
+def check_module(e_mod, t_mod, *arrays, rtol=None, atol=None, grad_rtol=None, grad_atol=None,
+                 int_arrays=(), seed: int = 1, copy: bool = True):
+    """Run ember and torch modules on the same inputs (weights copied from torch); compare
+    outputs, then input and parameter gradients under one random cotangent."""
+    if copy:
+        copy_module_state(e_mod, t_mod)
+    out_e, out_t = check_op(lambda *xs: e_mod(*xs), lambda *xs: t_mod(*xs), *arrays, rtol=rtol,
+                            atol=atol, grad_rtol=grad_rtol, grad_atol=grad_atol, seed=seed)
+    t_params = dict(t_mod.named_parameters())
+    for name, p in e_mod.named_parameters():
+        tp = t_params[name]
+        if tp.grad is None:
+            assert p.grad is None or not p.grad.numpy().any(), f"{name}: unexpected grad"
+            continue
+        assert p.grad is not None, f"{name}: ember produced no gradient"
+        assert_same(p.grad, tp.grad, grad_rtol if grad_rtol is not None else rtol,
+                    grad_atol if grad_atol is not None else atol)
+    t_bufs = dict(t_mod.named_buffers())
+    for name, b in e_mod.named_buffers():
+        assert_same(b, t_bufs[name], rtol, atol)
+    return out_e, out_t

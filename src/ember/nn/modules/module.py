@@ -867,15 +867,16 @@ def _identity_prim(n: int):
     if prim is None:
         from ...ops.registry import Primitive, defvjp
 
-        def kernel(*arrays):
-            return tuple(a.copy() for a in arrays)
-
-        def meta(*ts):
-            return tuple((t._shape, t._dtype) for t in ts)
-
-        prim = Primitive("backward_hook_function", kernel, meta,
-                         grad_name="BackwardHookFunctionBackward", n_outputs=n)
-        defvjp(prim, *[_pick(i) for i in range(n)], reads=tuple(() for _ in range(n)))
+        if n == 1:
+            prim = Primitive("backward_hook_function", lambda a: a.copy(),
+                             lambda t: (t._shape, t._dtype),
+                             grad_name="BackwardHookFunctionBackward")
+            defvjp(prim, lambda g, out, x: g, reads=((),))
+        else:
+            prim = Primitive("backward_hook_function", lambda *a: tuple(x.copy() for x in a),
+                             lambda *ts: tuple((t._shape, t._dtype) for t in ts),
+                             grad_name="BackwardHookFunctionBackward", n_outputs=n)
+            defvjp(prim, *[_pick(i) for i in range(n)], reads=tuple(() for _ in range(n)))
         _identity_prims[n] = prim
     return prim
 
@@ -907,6 +908,8 @@ class _BackwardHook:
         from ...ops.registry import apply
 
         outs = apply(_identity_prim(len(idx)), *[items[i] for i in idx])
+        if len(idx) == 1:
+            outs = (outs,)
         new = list(items)
         for j, i in enumerate(idx):
             new[i] = outs[j]
