@@ -207,7 +207,9 @@ def _draw_op(data, shape):
         key = draw(_index(shape))
         return f"[{key}]", lambda m, x: x[key]
     if name == "view_dtype":
-        return "view(int32)", lambda m, x: x.view(m.int32 if x.dtype == m.float32 else m.float32)
+        # same size, smaller and larger element types (the last two reshape the last dim)
+        target = draw(st.sampled_from(["int32", "int16", "float64"]))
+        return f"view({target})", lambda m, x: x.view(getattr(m, target))
     return name, lambda m, x: getattr(x, name)()
 
 
@@ -217,6 +219,7 @@ def _storage_ptr(x):
 
 def _assert_same_view(e, t, e_base, t_base, trail):
     assert tuple(e.shape) == tuple(t.shape), trail
+    assert repr(e.dtype).split(".")[1] == repr(t.dtype).split(".")[1], trail
     assert e.stride() == t.stride(), trail
     assert e.storage_offset() == t.storage_offset(), trail
     assert e.is_contiguous() == t.is_contiguous(), trail
