@@ -158,8 +158,9 @@ def _inner_mismatch(a: Tensor, b: Tensor) -> RuntimeError:
         return _mat_mismatch(a._shape, b._shape)
     if a.ndim == 1 and b.ndim == 1:
         return _vec_mismatch(a._shape[0], b._shape[0])
-    if b.ndim == 1:
-        return _mv_mismatch(a._shape[-2], a._shape[-2:], b._shape[0])
+    if b.ndim == 1:  # PyTorch folds the batch dims into the rows
+        rows = int(np.prod(a._shape[:-1]))
+        return _mv_mismatch(rows, (rows, a._shape[-1]), b._shape[0])
     batch = b._shape[0] if b.ndim > 2 else 1
     return _batch_mismatch(batch, a._shape[-1], (batch, b._shape[-2]))
 
@@ -173,6 +174,8 @@ def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     if input._shape[-1] != k_b:
         raise _inner_mismatch(input, other)
     na, nb = input.ndim, other.ndim
+    if na > 2 or nb > 2:
+        _matmul_shape(input._shape, other._shape)  # batch dims must broadcast
     if na == 2 and nb == 2:
         prim = mm_p
     elif na == 1 and nb == 1:
@@ -307,6 +310,8 @@ addmv_p = _addprod("addmv", np.matmul, _matmul_shape,
                    lambda g, v: g.unsqueeze(-1) * _cj(v), lambda g, m: _cj(m).mT @ g)
 addbmm_p = _addprod("addbmm", _sum_bmm, lambda sa, sb: (sa[1], sb[2]),
                     lambda g, b2: g.unsqueeze(0) @ _cj(b2).mT, lambda g, b1: _cj(b1).mT @ g)
+addr_p = _addprod("addr", np.multiply.outer, lambda sa, sb: (sa[0], sb[0]),
+                  lambda g, v2: g @ _cj(v2), lambda g, v1: g.mT @ _cj(v1))
 
 
 def _check_scalars(dtype: dt.dtype, beta, alpha) -> None:
@@ -465,7 +470,7 @@ def addbmm_(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) ->
     return _addbmm(self, batch1, batch2, beta, alpha, None, True)
 
 
-# --- composites: outer inner tensordot kron addr ------------------------------------------
+# --- composites: outer inner tensordot kron ------------------------------------------
 
 def outer(input: Tensor, vec2: Tensor, *, out=None) -> Tensor:
     """Outer product of two vectors (dtypes promote, as for `mul`)."""
@@ -475,15 +480,25 @@ def outer(input: Tensor, vec2: Tensor, *, out=None) -> Tensor:
     return write_out(input.unsqueeze(1) * vec2, out)
 
 
+def _addr(input, vec1, vec2, beta, alpha, out, inplace):
+    for name, t in (("vec1", vec1), ("vec2", vec2)):
+        if t.ndim != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {t.ndim}-D")
+    d = dt.promote_types(dt.result_type(vec1, vec2), input._dtype)
+    if inplace and d is not input._dtype:
+        d = input._dtype
+    vec1, vec2 = vec1.to(d), vec2.to(d)
+    return _run_addprod(addr_p, input if inplace else input.to(d), vec1, vec2, beta, alpha,
+                        out, inplace)
+
+
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
-    """beta * input + alpha * outer(vec1, vec2)."""
-    prod = _scaled_fwd(outer(vec1, vec2), alpha)
-    res = prod if beta == 0 else _scaled_fwd(input, beta) + prod
-    return write_out(res, out)
+    """beta * input + alpha * outer(vec1, vec2) (dtypes promote)."""
+    return _addr(input, vec1, vec2, beta, alpha, out, False)
 
 
-def _scaled_fwd(x: Tensor, s) -> Tensor:
-    return x if s == 1 else x * s
+def addr_(self: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    return _addr(self, vec1, vec2, beta, alpha, None, True)
 
 
 def inner(input: Tensor, other: Tensor, *, out=None) -> Tensor:
@@ -499,6 +514,7 @@ def inner(input: Tensor, other: Tensor, *, out=None) -> Tensor:
 
 
 def _dims_lists(a: Tensor, b: Tensor, dims) -> tuple[list[int], list[int]]:
+    """The contracted dims of `a` and `b` as given (an int d means a's last d, b's first d)."""
     if isinstance(dims, Tensor):
         dims = dims.tolist()
     if isinstance(dims, (int, np.integer)):
@@ -507,27 +523,29 @@ def _dims_lists(a: Tensor, b: Tensor, dims) -> tuple[list[int], list[int]]:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={d}")
         if d > min(a.ndim, b.ndim):
             raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={d}")
-        return list(range(a.ndim - d, a.ndim)), list(range(d))
+        return list(range(-d, 0)), list(range(d))
     da, db = dims
     da = [da] if isinstance(da, (int, np.integer)) else list(da)
     db = [db] if isinstance(db, (int, np.integer)) else list(db)
     if len(da) != len(db):
         raise RuntimeError("both dimension lists should have same length")
-    from .._view import wrap_dim
-
-    return [wrap_dim(d, a.ndim) for d in da], [wrap_dim(d, b.ndim) for d in db]
+    return [int(d) for d in da], [int(d) for d in db]
 
 
 def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
     """Contract `dims` of `a` with `dims` of `b`: one permute-reshape-mm."""
+    from .._view import wrap_dim
+
     if a._dtype is not b._dtype:
         raise RuntimeError("both inputs should have same dtype")
-    da, db = _dims_lists(a, b, dims)
-    for i, j in zip(da, db):
+    raw_a, raw_b = _dims_lists(a, b, dims)
+    da = [wrap_dim(d, a.ndim) for d in raw_a]
+    db = [wrap_dim(d, b.ndim) for d in raw_b]
+    for i, j, ri, rj in zip(da, db, raw_a, raw_b):
         if a._shape[i] != b._shape[j]:
             raise RuntimeError(
                 f"contracted dimensions need to match, but first has size {a._shape[i]} in dim "
-                f"{i} and second has size {b._shape[j]} in dim {j}"
+                f"{ri} and second has size {b._shape[j]} in dim {rj}"
             )
     free_a = [i for i in range(a.ndim) if i not in da]
     free_b = [j for j in range(b.ndim) if j not in db]
@@ -562,16 +580,12 @@ def _forward_matmul(self, other):
     return matmul(self, other)
 
 
-def _addr_(self: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tensor:
-    return self.copy_(addr(self, vec1, vec2, beta=beta, alpha=alpha))
-
-
 TENSOR_METHODS = {
     "matmul": matmul, "mm": mm, "bmm": bmm, "mv": mv, "dot": dot, "vdot": vdot,
     "inner": inner, "outer": outer, "ger": outer, "kron": kron,
     "addmm": addmm, "addmm_": addmm_, "addmv": addmv, "addmv_": addmv_,
     "baddbmm": baddbmm, "baddbmm_": baddbmm_, "addbmm": addbmm, "addbmm_": addbmm_,
-    "addr": addr, "addr_": _addr_,
+    "addr": addr, "addr_": addr_,
     "__matmul__": _forward_matmul, "__rmatmul__": _rmatmul,
 }
 

@@ -1,0 +1,369 @@
+"""Matrix products against PyTorch: matmul / @ rank rules, mm bmm mv dot vdot inner outer
+kron tensordot, and the fused addmm addmv baddbmm addbmm addr.
+
+Values, dtypes, shapes, gradients (first and second order), exception types and the
+meta device all come from torch; float64 finite differences are a second oracle.
+"""
+
+import ml_dtypes
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+from helpers import assert_same, check_grads, check_op, rand_array, to_torch
+
+# (shape of a, shape of b) for every rank rule of matmul.
+MATMUL_SHAPES = [
+    ((4,), (4,)),  # dot
+    ((3, 4), (4,)),  # mv
+    ((4,), (4, 5)),  # vector @ matrix
+    ((3, 4), (4, 5)),  # mm
+    ((2, 3, 4), (2, 4, 5)),  # bmm
+    ((2, 3, 4), (4, 5)),  # batch @ matrix
+    ((4,), (2, 4, 5)),  # vector @ batch
+    ((2, 3, 4), (4,)),  # batch @ vector
+    ((2, 1, 3, 4), (5, 4, 2)),  # broadcast batch dims
+    ((1, 3, 4), (2, 2, 4, 5)),
+    ((0, 3, 4), (4, 2)),  # empty batch
+    ((3, 0), (0, 2)),  # empty inner dim: zeros
+]
+
+
+def _matmul(a, b):
+    return a @ b
+
+
+@pytest.mark.parametrize("sa,sb", MATMUL_SHAPES, ids=str)
+def test_matmul_rank_rules_values_and_grads(sa, sb):
+    check_op(_matmul, _matmul, rand_array(sa), rand_array(sb, seed=1))
+
+
+@pytest.mark.parametrize("sa,sb", MATMUL_SHAPES[:9], ids=str)
+def test_matmul_finite_differences(sa, sb):
+    check_grads(torch_free_matmul, rand_array(sa, np.float64), rand_array(sb, np.float64, seed=2))
+
+
+def torch_free_matmul(a, b):
+    return ember.matmul(a, b)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex64, np.complex128, np.int64, np.int32],
+                         ids=str)
+def test_matmul_dtypes(dtype):
+    a, b = rand_array((2, 3, 4), dtype), rand_array((4, 5), dtype, seed=1)
+    check_op(_matmul, _matmul, a, b, grad=np.dtype(dtype).kind in "fc")
+
+
+@pytest.mark.parametrize("np_dtype,t_dtype", [(np.float16, torch.float16),
+                                              (ml_dtypes.bfloat16, torch.bfloat16)], ids=str)
+def test_low_precision_matmul_accumulates_in_float32(np_dtype, t_dtype):
+    # 256 products of ~1 each: accumulating in float16 would drift far from the float32 sum.
+    a = rand_array((8, 256), np.float32, 0.5, 1.5).astype(np_dtype)
+    b = rand_array((256, 8), np.float32, 0.5, 1.5, seed=1).astype(np_dtype)
+    e = ember.tensor(a) @ ember.tensor(b)
+    exact = (a.astype(np.float32) @ b.astype(np.float32)).astype(np_dtype)
+    assert e.dtype == ember.tensor(a).dtype
+    np.testing.assert_array_equal(e.numpy(), exact)  # rounded once, from a float32 sum
+    t = torch.from_numpy(a.astype(np.float32)).to(t_dtype) @ \
+        torch.from_numpy(b.astype(np.float32)).to(t_dtype)
+    assert_same(e, t)
+
+
+def test_named_products_match_torch():
+    v, w = rand_array((4,)), rand_array((4,), seed=1)
+    m, m2 = rand_array((3, 4)), rand_array((4, 5), seed=2)
+    b1, b2 = rand_array((2, 3, 4)), rand_array((2, 4, 5), seed=3)
+    check_op(ember.mm, torch.mm, m, m2)
+    check_op(ember.bmm, torch.bmm, b1, b2)
+    check_op(ember.mv, torch.mv, m, v)
+    check_op(ember.dot, torch.dot, v, w)
+    check_op(lambda a, b: a.matmul(b), lambda a, b: a.matmul(b), m, m2)
+
+
+def test_vdot_conjugates_its_first_argument():
+    v, w = rand_array((5,), np.complex128), rand_array((5,), np.complex128, seed=1)
+    check_op(ember.vdot, torch.vdot, v, w)
+    check_op(ember.vdot, torch.vdot, rand_array((5,)), rand_array((5,), seed=1))
+
+
+def test_complex_matmul_grads():
+    check_op(_matmul, _matmul, rand_array((2, 3, 4), np.complex64),
+             rand_array((4, 2), np.complex64, seed=1))
+
+
+@pytest.mark.parametrize("sa,sb", [((3, 4), (5, 4)), ((4,), (4,)), ((2, 3, 4), (4,)),
+                                   ((3,), (2, 5, 3)), ((), (3,)), ((2, 3), ())], ids=str)
+def test_inner(sa, sb):
+    check_op(ember.inner, torch.inner, rand_array(sa), rand_array(sb, seed=1))
+
+
+def test_outer_and_ger_promote_like_mul():
+    v, w = rand_array((3,)), rand_array((4,), np.float64, seed=1)
+    check_op(ember.outer, torch.outer, v, w)
+    check_op(lambda a, b: a.ger(b), lambda a, b: a.ger(b), v, w)
+    check_op(ember.outer, torch.outer, v, rand_array((4,), np.int64))
+
+
+@pytest.mark.parametrize("sa,sb", [((2, 3), (4, 5)), ((3,), (2, 2)), ((2, 1, 3), (3, 2)),
+                                   ((2,), (3,))], ids=str)
+def test_kron(sa, sb):
+    check_op(ember.kron, torch.kron, rand_array(sa), rand_array(sb, seed=1))
+
+
+@pytest.mark.parametrize("sa,sb,dims", [
+    ((3, 4), (2, 5), 0),
+    ((3, 4), (4, 5), 1),
+    ((3, 4, 2), (4, 2, 5), 2),
+    ((3, 4, 2), (4, 3, 5), ([1, 0], [0, 1])),
+    ((3, 4, 2), (2, 5), ([2], [0])),
+    ((3, 4, 2), (4, 2, 3), ((0, 2), (2, 1))),
+    ((3, 4), (4, 3), ([-1], [0])),
+], ids=str)
+def test_tensordot(sa, sb, dims):
+    check_op(lambda x, y: ember.tensordot(x, y, dims), lambda x, y: torch.tensordot(x, y, dims),
+             rand_array(sa), rand_array(sb, seed=1))
+
+
+# --- the fused add* family --------------------------------------------------------------
+
+ADD_CASES = {
+    "addmm": ((3, 5), (3, 4), (4, 5)),
+    "addmm_bias": ((5,), (3, 4), (4, 5)),
+    "addmv": ((3,), (3, 4), (4,)),
+    "addmv_scalar_input": ((1,), (3, 4), (4,)),
+    "baddbmm": ((2, 3, 5), (2, 3, 4), (2, 4, 5)),
+    "baddbmm_broadcast": ((3, 1), (2, 3, 4), (2, 4, 5)),
+    "addbmm": ((3, 5), (2, 3, 4), (2, 4, 5)),
+    "addr": ((3, 4), (3,), (4,)),
+}
+
+
+def _fn(name, lib, beta, alpha):
+    op = getattr(lib, name.split("_")[0])
+    return lambda i, a, b: op(i, a, b, beta=beta, alpha=alpha)
+
+
+@pytest.mark.parametrize("beta,alpha", [(1, 1), (0.5, 2.0), (0, 1), (-1, 0.25)], ids=str)
+@pytest.mark.parametrize("case", ADD_CASES, ids=str)
+def test_add_family_values_and_grads(case, beta, alpha):
+    shapes = ADD_CASES[case]
+    arrays = [rand_array(s, seed=i) for i, s in enumerate(shapes)]
+    check_op(_fn(case, ember, beta, alpha), _fn(case, torch, beta, alpha), *arrays)
+
+
+@pytest.mark.parametrize("case", ["addmm", "addmv", "baddbmm", "addbmm"])
+def test_add_family_grad_fn_names(case):
+    arrays = [ember.tensor(rand_array(s), requires_grad=True) for s in ADD_CASES[case]]
+    t_arrays = [to_torch(a) for a in arrays]
+    name_e = type(getattr(ember, case)(*arrays).grad_fn).__name__
+    assert name_e == type(getattr(torch, case)(*t_arrays).grad_fn).__name__
+
+
+def test_addmm_is_one_primitive_for_linear():
+    # nn.Linear's F.linear(x, W, b) = addmm(b, x, W.t()): one node, three edges.
+    x = ember.tensor(rand_array((4, 3)), requires_grad=True)
+    w = ember.tensor(rand_array((5, 3), seed=1), requires_grad=True)
+    b = ember.tensor(rand_array((5,), seed=2), requires_grad=True)
+    y = ember.addmm(b, x, w.t())
+    assert type(y.grad_fn).__name__ == "AddmmBackward0"
+    assert len(y.grad_fn.next_functions) == 3
+    check_op(lambda b, x, w: ember.addmm(b, x, w.t()), lambda b, x, w: torch.addmm(b, x, w.t()),
+             rand_array((5,), seed=2), rand_array((4, 3)), rand_array((5, 3), seed=1))
+
+
+def test_addmm_kernel_result_is_fresh_memory():
+    from ember.ops.matmul import addmm_p
+
+    inp, m1, m2 = rand_array((3, 5)), rand_array((3, 4)), rand_array((4, 5))
+    r = addmm_p.kernel(inp, m1, m2, beta=1, alpha=1)
+    assert not any(np.shares_memory(r, x) for x in (inp, m1, m2))
+    np.testing.assert_allclose(r, inp + m1 @ m2, rtol=1e-6)
+
+
+def test_beta_zero_ignores_nan_input():
+    nan = np.full((3, 5), np.nan, np.float32)
+    m1, m2 = rand_array((3, 4)), rand_array((4, 5), seed=1)
+    check_op(lambda i, a, b: ember.addmm(i, a, b, beta=0),
+             lambda i, a, b: torch.addmm(i, a, b, beta=0), nan, m1, m2, grad=False)
+
+
+@pytest.mark.parametrize("name", ["addmm_", "addmv_", "baddbmm_", "addbmm_", "addr_"])
+def test_inplace_add_family(name):
+    base = name[:-1] if name != "addmm_" else "addmm"
+    shapes = {"addmm": ADD_CASES["addmm"], "addmv": ADD_CASES["addmv"],
+              "baddbmm": ADD_CASES["baddbmm"], "addbmm": ADD_CASES["addbmm"],
+              "addr": ADD_CASES["addr"]}[base]
+    arrays = [rand_array(s, seed=i) for i, s in enumerate(shapes)]
+    e = [ember.tensor(a) for a in arrays]
+    t = [to_torch(x) for x in e]
+    r_e = getattr(e[0], name)(e[1], e[2], beta=0.5, alpha=2)
+    r_t = getattr(t[0], name)(t[1], t[2], beta=0.5, alpha=2)
+    assert r_e is e[0]
+    assert_same(e[0], t[0])
+    assert_same(r_e, r_t)
+
+
+def test_inplace_addmm_records_grad_through_self():
+    def f(lib):
+        def run(i, a, b):
+            s = i * 1
+            s.addmm_(a, b, alpha=0.5)
+            return s
+
+        return run
+
+    check_op(f(ember), f(torch), rand_array((3, 5)), rand_array((3, 4)), rand_array((4, 5)))
+
+
+def test_integer_addmm():
+    arrays = [rand_array(s, np.int64, -5, 5, seed=i)
+              for i, s in enumerate(ADD_CASES["addmm"])]
+    check_op(lambda i, a, b: ember.addmm(i, a, b, beta=2, alpha=3),
+             lambda i, a, b: torch.addmm(i, a, b, beta=2, alpha=3), *arrays, grad=False)
+
+
+# --- errors ---------------------------------------------------------------------------
+
+ERRORS = {
+    "matmul_inner": lambda m: m.matmul(m.randn(3, 4), m.randn(3, 5)),
+    "matmul_batch": lambda m: m.matmul(m.randn(2, 3, 4), m.randn(3, 4, 6)),
+    "matmul_vec_batch": lambda m: m.matmul(m.randn(4), m.randn(3, 5, 6)),
+    "matmul_batch_vec": lambda m: m.matmul(m.randn(2, 3, 4), m.randn(5)),
+    "matmul_vec_vec": lambda m: m.matmul(m.randn(3), m.randn(4)),
+    "matmul_0d": lambda m: m.matmul(m.randn(3), m.tensor(1.0)),
+    "matmul_dtype": lambda m: m.matmul(m.randn(3, 4), m.randn(4, 5, dtype=m.float64)),
+    "matmul_bool": lambda m: m.matmul(m.ones(3, 3, dtype=m.bool), m.ones(3, 3, dtype=m.bool)),
+    "matmul_number": lambda m: m.randn(3, 3) @ 2,
+    "mm_vector": lambda m: m.mm(m.randn(3, 4), m.randn(4)),
+    "mm_self_vector": lambda m: m.mm(m.randn(4), m.randn(4, 4)),
+    "mm_shapes": lambda m: m.mm(m.randn(3, 4), m.randn(5, 2)),
+    "bmm_2d": lambda m: m.bmm(m.randn(3, 4), m.randn(2, 4, 5)),
+    "bmm_batch": lambda m: m.bmm(m.randn(2, 3, 4), m.randn(3, 4, 5)),
+    "mv_matrix": lambda m: m.mv(m.randn(3, 4), m.randn(4, 1)),
+    "mv_size": lambda m: m.mv(m.randn(3, 4), m.randn(5)),
+    "dot_2d": lambda m: m.dot(m.randn(3, 1), m.randn(3)),
+    "dot_dtype": lambda m: m.dot(m.randn(3), m.randn(3, dtype=m.float64)),
+    "vdot_size": lambda m: m.vdot(m.randn(3), m.randn(4)),
+    "inner_size": lambda m: m.inner(m.randn(3, 4), m.randn(5, 3)),
+    "outer_2d": lambda m: m.outer(m.randn(3, 4), m.randn(3)),
+    "tensordot_size": lambda m: m.tensordot(m.randn(3, 4), m.randn(5, 3), 1),
+    "tensordot_lists": lambda m: m.tensordot(m.randn(3, 4), m.randn(5, 3), ([0, 1], [1])),
+    "tensordot_dtype": lambda m: m.tensordot(m.randn(3), m.randn(3, dtype=m.float64), 1),
+    "addmm_expand": lambda m: m.addmm(m.randn(2, 5), m.randn(3, 4), m.randn(4, 5)),
+    "addmm_shapes": lambda m: m.addmm(m.randn(3, 5), m.randn(3, 4), m.randn(3, 5)),
+    "addmm_dtype": lambda m: m.addmm(m.randn(3, 5, dtype=m.float64), m.randn(3, 4),
+                                     m.randn(4, 5)),
+    "addmm_vector": lambda m: m.addmm(m.randn(3, 5), m.randn(3), m.randn(4, 5)),
+    "addmm_inplace_shape": lambda m: m.ones(1, 3).addmm_(m.ones(3, 4), m.ones(4, 3)),
+    "addmv_size": lambda m: m.addmv(m.randn(2), m.randn(3, 4), m.randn(4)),
+    "addmv_dtype": lambda m: m.addmv(m.randn(3), m.randn(3, 4), m.randn(4, dtype=m.float64)),
+    "baddbmm_batch": lambda m: m.baddbmm(m.randn(2, 3, 5), m.randn(2, 3, 4), m.randn(3, 4, 5)),
+    "baddbmm_dtype": lambda m: m.baddbmm(m.randn(2, 3, 5, dtype=m.float64), m.randn(2, 3, 4),
+                                         m.randn(2, 4, 5)),
+    "addbmm_batches": lambda m: m.addbmm(m.randn(3, 5), m.randn(2, 3, 4), m.randn(3, 4, 5)),
+}
+
+
+@pytest.mark.parametrize("case", ERRORS, ids=str)
+def test_errors_match_torch(case):
+    with pytest.raises(Exception) as t_info:
+        ERRORS[case](torch)
+    with pytest.raises(Exception) as e_info:
+        ERRORS[case](ember)
+    assert type(e_info.value) is type(t_info.value), str(e_info.value)
+    assert str(e_info.value) == str(t_info.value)
+
+
+# --- second derivatives ------------------------------------------------------------------
+
+def _second_order(fn_e, fn_t, *arrays, seed=5):
+    """d/dx_i of <fn, v> (create_graph=True), then d/dx_j of <that, w>, against torch."""
+    rng = np.random.default_rng(seed)
+    xs_e = [ember.tensor(a, requires_grad=True) for a in arrays]
+    xs_t = [torch.tensor(a, requires_grad=True) for a in arrays]
+    out_t = fn_t(*xs_t)
+    v = rng.standard_normal(tuple(out_t.shape))
+    gs_t = torch.autograd.grad((out_t * torch.tensor(v)).sum(), xs_t, create_graph=True)
+    gs_e = ember.autograd.grad((fn_e(*xs_e) * ember.tensor(v)).sum(), xs_e, create_graph=True)
+    ws = [rng.standard_normal(a.shape) for a in arrays]
+    tot_t = sum((g * torch.tensor(w)).sum() for g, w in zip(gs_t, ws))
+    tot_e = sum((g * ember.tensor(w)).sum() for g, w in zip(gs_e, ws))
+    gg_t = torch.autograd.grad(tot_t, xs_t, allow_unused=True)
+    gg_e = ember.autograd.grad(tot_e, xs_e, allow_unused=True)
+    for a, b in zip(gs_e, gs_t):
+        assert_same(a, b, 1e-10, 1e-12)
+    for a, b in zip(gg_e, gg_t):
+        if b is None:
+            assert a is None or not a.numpy().any()
+        else:
+            assert_same(a, b, 1e-10, 1e-12)
+
+
+SECOND_ORDER = {
+    "matmul_broadcast": (lambda m: lambda a, b: (a @ b).sin(), [(2, 1, 3, 4), (3, 4, 2)]),
+    "mm": (lambda m: lambda a, b: m.mm(a, b) ** 2, [(3, 4), (4, 2)]),
+    "bmm": (lambda m: lambda a, b: m.bmm(a, b) ** 2, [(2, 3, 4), (2, 4, 2)]),
+    "mv": (lambda m: lambda a, b: m.mv(a, b) ** 2, [(3, 4), (4,)]),
+    "dot": (lambda m: lambda a, b: m.dot(a, b) ** 2, [(4,), (4,)]),
+    "vec_matrix": (lambda m: lambda a, b: (a @ b) ** 2, [(4,), (2, 4, 3)]),
+    "addmm": (lambda m: lambda i, a, b: m.addmm(i, a, b, beta=0.5, alpha=2) ** 2,
+              [(3,), (2, 4), (4, 3)]),
+    "addmv": (lambda m: lambda i, a, b: m.addmv(i, a, b, alpha=-1) ** 2, [(3,), (3, 4), (4,)]),
+    "baddbmm": (lambda m: lambda i, a, b: m.baddbmm(i, a, b, beta=2) ** 2,
+                [(2, 3, 2), (2, 3, 4), (2, 4, 2)]),
+    "addbmm": (lambda m: lambda i, a, b: m.addbmm(i, a, b) ** 2, [(3, 2), (2, 3, 4), (2, 4, 2)]),
+    "tensordot": (lambda m: lambda a, b: m.tensordot(a, b, ([0], [1])) ** 2, [(3, 4), (2, 3)]),
+    "kron": (lambda m: lambda a, b: m.kron(a, b) ** 2, [(2, 2), (2, 3)]),
+}
+
+
+@pytest.mark.parametrize("case", SECOND_ORDER, ids=str)
+def test_second_derivatives_match_torch(case):
+    make, shapes = SECOND_ORDER[case]
+    arrays = [rand_array(s, np.float64, seed=i) for i, s in enumerate(shapes)]
+    _second_order(make(ember), make(torch), *arrays)
+
+
+# --- meta ------------------------------------------------------------------------------
+
+META = {
+    "matmul": lambda m, d: m.matmul(m.empty(2, 1, 3, 4, **d), m.empty(5, 4, 2, **d)),
+    "vec_batch": lambda m, d: m.empty(4, **d) @ m.empty(2, 4, 5, **d),
+    "batch_vec": lambda m, d: m.empty(2, 3, 4, **d) @ m.empty(4, **d),
+    "mm_transposed": lambda m, d: m.mm(m.empty(4, 3, **d).t(), m.empty(4, 5, **d)),
+    "bmm": lambda m, d: m.bmm(m.empty(2, 3, 4, **d), m.empty(2, 4, 5, **d)),
+    "dot": lambda m, d: m.dot(m.empty(4, **d), m.empty(4, **d)),
+    "addmm": lambda m, d: m.addmm(m.empty(5, **d), m.empty(3, 4, **d), m.empty(4, 5, **d)),
+    "addmv": lambda m, d: m.addmv(m.empty(3, **d), m.empty(3, 4, **d), m.empty(4, **d)),
+    "baddbmm": lambda m, d: m.baddbmm(m.empty(3, 5, **d), m.empty(2, 3, 4, **d),
+                                      m.empty(2, 4, 5, **d)),
+    "addbmm": lambda m, d: m.addbmm(m.empty(3, 5, **d), m.empty(2, 3, 4, **d),
+                                    m.empty(2, 4, 5, **d)),
+    "outer": lambda m, d: m.outer(m.empty(3, **d), m.empty(4, **d)),
+    "kron": lambda m, d: m.kron(m.empty(2, 3, **d), m.empty(4, 2, **d)),
+    "tensordot": lambda m, d: m.tensordot(m.empty(2, 3, 4, **d), m.empty(4, 3, 5, **d),
+                                          ([1, 2], [1, 0])),
+}
+
+
+@pytest.mark.parametrize("case", META, ids=str)
+def test_meta_shapes_dtypes_strides(case):
+    e = META[case](ember, {"device": "meta", "dtype": ember.float64})
+    t = META[case](torch, {"device": "meta", "dtype": torch.float64})
+    assert e.device.type == "meta"
+    assert_same(e, t, check_stride=True)
+
+
+def test_meta_errors_like_cpu():
+    with pytest.raises(RuntimeError, match="cannot be multiplied"):
+        ember.mm(ember.empty(3, 4, device="meta"), ember.empty(5, 2, device="meta"))
+
+
+def test_out_argument():
+    a, b = rand_array((3, 4)), rand_array((4, 5), seed=1)
+    out_e, out_t = ember.empty(3, 5), torch.empty(3, 5)
+    ember.matmul(ember.tensor(a), ember.tensor(b), out=out_e)
+    torch.matmul(torch.tensor(a), torch.tensor(b), out=out_t)
+    assert_same(out_e, out_t)
