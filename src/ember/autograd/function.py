@@ -262,6 +262,8 @@ def _attach(node: FunctionNode, args, outputs) -> tuple:
             id(o) not in non_diff
         if id(o) in dirty:
             _check_dirty(o)
+            if o._vc is not None:
+                o._vc[0] += 1  # PyTorch counts mark_dirty as a write of its own
         if differentiable:
             _make_output(node, o, nr, id(o) in dirty)
         elif id(o) in dirty:

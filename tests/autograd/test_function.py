@@ -1,0 +1,332 @@
+"""Custom ops with ember.autograd.Function, each written once and run in ember and torch."""
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+from helpers import assert_same, rand_array
+
+
+def define(m):
+    """The same custom Functions, built on module `m`'s Function class."""
+    F = m.autograd.Function
+
+    class Exp(F):
+        @staticmethod
+        def forward(ctx, x):
+            y = x.exp()
+            ctx.save_for_backward(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, g):
+            (y,) = ctx.saved_tensors
+            return g * y
+
+    class ScaledMul(F):  # the setup_context form, with a non-tensor argument
+        @staticmethod
+        def forward(a, b, scale):
+            return a * b * scale
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            a, b, scale = inputs
+            ctx.save_for_backward(a, b)
+            ctx.scale = scale
+
+        @staticmethod
+        def backward(ctx, g):
+            a, b = ctx.saved_tensors
+            ga = g * b * ctx.scale if ctx.needs_input_grad[0] else None
+            gb = g * a * ctx.scale if ctx.needs_input_grad[1] else None
+            return ga, gb, None
+
+    class SortWithIndex(F):  # two outputs, one non-differentiable
+        @staticmethod
+        def forward(ctx, x):
+            values, idx = x.sort()
+            ctx.mark_non_differentiable(idx)
+            ctx.save_for_backward(idx)
+            return values, idx
+
+        @staticmethod
+        def backward(ctx, g, g_idx):
+            (idx,) = ctx.saved_tensors
+            out = g.new_zeros(g.shape) if hasattr(g, "new_zeros") else g * 0
+            out[idx] = g
+            return out
+
+    class AddOneInPlace(F):
+        @staticmethod
+        def forward(ctx, x):
+            x.add_(1)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    class TwoOutputs(F):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.set_materialize_grads(False)
+            return x * 2, x * 3
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            ctx.seen = (g1 is None, g2 is None)
+            out = 0
+            if g1 is not None:
+                out = out + g1 * 2
+            if g2 is not None:
+                out = out + g2 * 3
+            return out
+
+    class Cube(F):  # differentiable backward: double backward works
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x ** 3
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * 3 * x ** 2
+
+    return {"Exp": Exp, "ScaledMul": ScaledMul, "Sort": SortWithIndex,
+            "AddOne": AddOneInPlace, "Two": TwoOutputs, "Cube": Cube}
+
+
+FNS = {ember: define(ember), torch: define(torch)}
+
+
+def leaves(m, *shapes):
+    return [m.tensor(rand_array(s, np.float64, seed=i), requires_grad=True)
+            for i, s in enumerate(shapes)]
+
+
+def test_forward_ctx_form():
+    res = {}
+    for m in (ember, torch):
+        (x,) = leaves(m, (2, 3))
+        y = FNS[m]["Exp"].apply(x)
+        assert type(y.grad_fn).__name__ == "ExpBackward"
+        (y * y).sum().backward()
+        res[m] = (y, x.grad)
+    assert_same(res[ember], res[torch])
+
+
+def test_setup_context_form_and_needs_input_grad():
+    res = {}
+    for m in (ember, torch):
+        a, b = leaves(m, (3,), (3,))
+        b.requires_grad_(False)
+        y = FNS[m]["ScaledMul"].apply(a, b, 2.5)
+        y.sum().backward()
+        res[m] = (y, a.grad)
+        kinds = [None if f is None else type(f).__name__ for f, _ in y.grad_fn.next_functions]
+        assert kinds == ["AccumulateGrad", None]
+    assert_same(res[ember], res[torch])
+
+
+def test_no_node_when_no_input_requires_grad():
+    for m in (ember, torch):
+        y = FNS[m]["Exp"].apply(m.ones(2))
+        assert y.grad_fn is None and not y.requires_grad
+        with m.no_grad():
+            assert FNS[m]["Exp"].apply(m.ones(2, requires_grad=True)).grad_fn is None
+
+
+def test_mark_non_differentiable():
+    res = {}
+    for m in (ember, torch):
+        (x,) = leaves(m, (5,))
+        values, idx = FNS[m]["Sort"].apply(x)
+        assert values.requires_grad and not idx.requires_grad
+        (values * m.arange(5, dtype=m.float64)).sum().backward()
+        res[m] = x.grad
+    assert_same(res[ember], res[torch])
+
+
+def test_mark_dirty_rewrites_the_history_of_the_input():
+    res = {}
+    for m in (ember, torch):
+        (a,) = leaves(m, (3,))
+        x = a * 2
+        y = FNS[m]["AddOne"].apply(x)
+        assert y is x and x._version == 2  # add_ and mark_dirty each count, as in PyTorch
+        assert type(x.grad_fn).__name__ == "AddOneInPlaceBackward"
+        (x * x).sum().backward()
+        res[m] = a.grad
+        with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+            FNS[m]["AddOne"].apply(m.ones(2, requires_grad=True))
+    assert_same(res[ember], res[torch])
+
+
+def test_mark_dirty_on_a_view():
+    res = {}
+    for m in (ember, torch):
+        (a,) = leaves(m, (2, 3))
+        x = a * 1
+        FNS[m]["AddOne"].apply(x[1])
+        (x * x).sum().backward()
+        res[m] = (x, a.grad)
+        assert type(x.grad_fn).__name__ == "CopySlices"
+    assert_same(res[ember], res[torch])
+
+
+def test_set_materialize_grads_false_passes_none():
+    for m in (ember, torch):
+        (x,) = leaves(m, (3,))
+        y1, y2 = FNS[m]["Two"].apply(x)
+        y1.sum().backward()
+        assert y1.grad_fn.seen == (False, True)
+        assert x.grad.tolist() == [2.0] * 3
+
+
+def test_materialized_grads_are_zeros_by_default():
+    for m in (ember, torch):
+        (x,) = leaves(m, (4,))
+        values, _ = FNS[m]["Sort"].apply(x)
+        values[:2].sum().backward()
+        assert sorted(x.grad.tolist()) == [0.0, 0.0, 1.0, 1.0]
+
+
+def test_double_backward_through_a_custom_function():
+    res = {}
+    for m in (ember, torch):
+        (x,) = leaves(m, (3,))
+        (g,) = m.autograd.grad(FNS[m]["Cube"].apply(x).sum(), x, create_graph=True)
+        (gg,) = m.autograd.grad(g.sum(), x)
+        res[m] = (g, gg)
+    assert_same(res[ember], res[torch])
+
+
+def test_saved_output_unpacks_with_its_node_for_double_backward():
+    res = {}
+    for m in (ember, torch):
+        (x,) = leaves(m, (3,))
+        (g,) = m.autograd.grad(FNS[m]["Exp"].apply(x).sum(), x, create_graph=True)
+        (gg,) = m.autograd.grad(g.sum(), x)
+        res[m] = gg
+    assert_same(res[ember], res[torch])
+
+
+def test_saved_tensor_modified_in_place():
+    for m in (ember, torch):
+        (a,) = leaves(m, (3,))
+        x = a * 1
+        y = FNS[m]["Cube"].apply(x)
+        x.add_(1)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.sum().backward()
+
+
+def test_saved_tensors_after_backward_are_freed():
+    grads = []
+    for m in (ember, torch):
+        (x,) = leaves(m, (3,))
+        y = FNS[m]["Exp"].apply(x)
+        y.sum().backward()
+        with pytest.raises(RuntimeError, match="after they have already been freed"):
+            _ = y.grad_fn.saved_tensors
+        z = FNS[m]["Exp"].apply(x)
+        z.sum().backward(retain_graph=True)
+        z.sum().backward()
+        grads.append(x.grad)
+    assert_same(grads[0], grads[1])
+
+
+def test_wrong_number_of_gradients():
+    for m in (ember, torch):
+        class Bad(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, y):
+                return x * y
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+
+        a, b = leaves(m, (2,), (2,))
+        with pytest.raises(RuntimeError, match="returned an incorrect number of gradients"):
+            Bad.apply(a, b).sum().backward()
+
+
+def test_gradient_for_a_non_tensor_input_must_be_none():
+    for m in (ember, torch):
+        class Bad(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, k):
+                return x * k
+
+            @staticmethod
+            def backward(ctx, g):
+                return g, g
+
+        (a,) = leaves(m, (2,))
+        with pytest.raises(RuntimeError, match="returned a gradient different than None"):
+            Bad.apply(a, 2.0).sum().backward()
+
+
+def test_gradient_is_summed_to_the_input_shape():
+    for m in (ember, torch):
+        class Broadcasting(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x.sum()
+
+            @staticmethod
+            def backward(ctx, g):
+                return g.expand(2, 3)
+
+        x = m.ones(1, 3, requires_grad=True)
+        Broadcasting.apply(x).backward()
+        assert x.grad.tolist() == [[2.0, 2.0, 2.0]]
+
+
+def test_once_differentiable():
+    for m in (ember, torch):
+        from_mod = ember.autograd.function if m is ember else torch.autograd.function
+
+        class Sq(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * x
+
+            @staticmethod
+            @from_mod.once_differentiable
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                return 2 * x * g
+
+        x = m.ones(3, requires_grad=True)
+        (g,) = m.autograd.grad(Sq.apply(x).sum(), x)
+        assert g.tolist() == [2.0] * 3
+        v = m.ones(3, requires_grad=True)
+        (g,) = m.autograd.grad(Sq.apply(x), x, v, create_graph=True)
+        assert g.requires_grad
+        with pytest.raises(RuntimeError, match="marked with @once_differentiable"):
+            g.sum().backward()
+
+
+def test_input_returned_unchanged_is_a_new_tensor():
+    for m in (ember, torch):
+        class Identity(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+
+        x = m.ones(2, requires_grad=True)
+        y = Identity.apply(x)
+        assert y is not x and x.is_leaf and not y.is_leaf
+        y.sum().backward()
+        assert x.grad.tolist() == [2.0, 2.0]
