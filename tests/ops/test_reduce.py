@@ -188,8 +188,16 @@ def test_second_derivatives_match_torch(shape, fn):
     check_double(fn, array(shape, ember.float64))
 
 
-def test_second_derivative_through_prod():
-    check_double(lambda x: x.prod(1), array((2, 4), ember.float64))
+def test_second_derivatives_through_prod_and_max():
+    a = array((2, 4), ember.float64)
+    for fn in (lambda x: x.prod(1), lambda x: x.prod() * x, lambda x: x.max(1).values ** 2,
+               lambda x: x.amin(0) ** 2):
+        check_double(fn, a)
+    a[0, 1] = 0.0
+    check_double(lambda x: x.prod(1), a)
+    a[1, 1] = a[1, 3] = 0.0
+    check_double(lambda x: x.prod(1), a)
+    check_double(lambda x: x.prod(), a)
 
 
 @pytest.mark.parametrize("call,expected", [

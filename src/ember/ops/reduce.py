@@ -230,28 +230,34 @@ def _prod_kernel(a, *, dims, keepdim):
 
 
 def _prod_vjp(g, out, x, *, dims, keepdim):
-    # NOTE: PyTorch's rule for zeros: with no zero in a slice the gradient is out / x; with
-    # exactly one zero only that element gets the product of the others; with two or more,
-    # every element gets 0. Written with ember ops so it differentiates again.
-    from .ternary import where
-
+    # NOTE: PyTorch's rule: with no zero the gradient is out / x; with zeros it is the
+    # product of all the other elements, from exclusive cumulative products taken from
+    # both ends (exact with zeros, and differentiable again).
     shape = x._shape
     g = expand_back(g, shape, dims, keepdim)
-    if x.numel() == 0:
-        return g * 0
-    o = expand_back(out, shape, dims, keepdim)
-    is_zero = x == 0
-    if x.device.type == "cpu" and not is_zero._array().any():
-        ratio = o / x
+    if x.numel() == 0 or x.ndim == 0:
+        return g
+    if x.device.type == "cpu" and not (x == 0)._array().any():
+        ratio = expand_back(out, shape, dims, keepdim) / x
         return g * (ratio.conj() if x._dtype.is_complex else ratio)
-    n_zero = expand_back(is_zero.sum(dims, keepdim=True), shape, dims, True)
-    safe = where(is_zero, 1, x)
-    others = expand_back(prod_dims(safe, dims), shape, dims, True)
-    ratio = o / safe
-    if x._dtype.is_complex:
-        ratio, others = ratio.conj(), others.conj()
-    one_zero = where(n_zero == 1, is_zero, False)
-    return where(n_zero == 0, g * ratio, where(one_zero, g * others, 0))
+    if len(dims) == 1:
+        others = _others_product(x, dims[0])
+    else:
+        others = _others_product(x.reshape(-1), 0).reshape(shape)
+    return g * (others.conj() if x._dtype.is_complex else others)
+
+
+def _others_product(x: Tensor, d: int) -> Tensor:
+    """For each element, the product of the other elements of its slice along `d`."""
+    from .creation import ones
+    from .join import cat, flip
+    from .scan import cumprod
+
+    n = x._shape[d]
+    one = ones(reduced_shape(x._shape, (d,), True), dtype=x._dtype, device=x.device)
+    before = cumprod(cat([one, x.narrow(d, 0, n - 1)], d), d)
+    after = flip(cumprod(cat([one, flip(x.narrow(d, 1, n - 1), d)], d), d), d)
+    return before * after
 
 
 prod_p = Primitive("prod", c_order(_prod_kernel), _reduce_meta)
@@ -414,7 +420,7 @@ def select_vjp(g, out, x, *, dim, keepdim, in_shape, **_):
     from .index import scatter_into_zeros
 
     gv, _ = g
-    _, idx = out
+    idx = out[1].detach()  # NOTE: under create_graph the engine re-attaches every output
     if not in_shape:
         return gv
     if not keepdim:

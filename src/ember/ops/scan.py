@@ -12,8 +12,8 @@ import numpy as np
 from .. import _dtype as dt
 from .._tensor import Tensor
 from .._view import wrap_dim
-from ._common import same_meta, type_name, write_out
-from .reduce import _LOW, _cast_for_sum, as_namedtuple, return_type
+from ._common import type_name, write_out
+from .reduce import _LOW, _cast_for_sum, as_namedtuple, c_order, return_type
 from .registry import Primitive, apply, apply_, defvjp
 
 
@@ -24,7 +24,7 @@ def _scan_dim(x: Tensor, dim) -> int:
 
 
 def _scan_meta(x, *, dim, **_):
-    return same_meta(x)
+    return x._shape, x._dtype
 
 
 def _along(fn, a, dim, reverse):
@@ -48,7 +48,7 @@ def _cumsum_kernel(a, *, dim, reverse=False):
     return _along(lambda v, axis: np.cumsum(v, axis=axis, dtype=a.dtype), a, dim, reverse)
 
 
-cumsum_p = Primitive("cumsum", _cumsum_kernel, _scan_meta)
+cumsum_p = Primitive("cumsum", c_order(_cumsum_kernel), _scan_meta)
 defvjp(cumsum_p, lambda g, out, x, *, dim, reverse=False:
        apply(cumsum_p, g, dim=dim, reverse=not reverse), reads=((),))
 
@@ -78,30 +78,36 @@ def _cumprod_kernel(a, *, dim):
 
 
 def _cumprod_vjp(g, out, x, *, dim):
-    # NOTE: PyTorch's zero-safe rule. Before a slice's first zero, grad_i =
-    # sum_{k>=i} g_k out_k / x_i; at the first zero it is sum_{k>=z} g_k prod_{j<=k, j!=z} x_j
-    # (the cumprod with that zero replaced by 1); after it, 0.
+    # NOTE: PyTorch's zero-safe rule. Before a slice's first zero z, grad_i =
+    # sum_{k>=i} g_k out_k / x_i; at z it is the gradient of the cumprod with x_z set to 1;
+    # after z it is x_z times that gradient: 0, but with the right derivative in x_z, which
+    # a second derivative needs (so then the rule recurses, once per further zero).
+    from ..autograd import grad_mode
     from .ternary import where
 
     cplx = x._dtype.is_complex
     if x.numel() == 0:
         return g * 0
     is_zero = x == 0
+    w = g * (out.conj() if cplx else out)
     if x.device.type == "cpu" and not is_zero._array().any():
-        r = rev_cumsum(g * (out.conj() if cplx else out), dim)
-        return r / (x.conj() if cplx else x)
+        return rev_cumsum(w, dim) / (x.conj() if cplx else x)
     seen = is_zero.cumsum(dim)
     before = seen == 0
     first = where(is_zero, seen == 1, False)
     safe = where(before, x, 1)
-    grad_before = rev_cumsum(g * (out.conj() if cplx else out), dim) / (
-        safe.conj() if cplx else safe)
-    skip = cumprod(where(first, 1, x), dim)
-    grad_first = rev_cumsum(g * (skip.conj() if cplx else skip), dim)
-    return where(before, grad_before, where(first, grad_first, 0))
+    grad_before = rev_cumsum(w, dim) / (safe.conj() if cplx else safe)
+    y = where(first, 1, x)
+    y_out = cumprod(y, dim)
+    if not grad_mode.state.enabled:
+        at_first = rev_cumsum(g * (y_out.conj() if cplx else y_out), dim)
+        return where(before, grad_before, where(first, at_first, 0))
+    x_z = where(first, x, 0).sum(dim, keepdim=True)
+    rest = _cumprod_vjp(g, y_out, y, dim=dim)
+    return where(before, grad_before, where(first, 1, x_z.conj() if cplx else x_z) * rest)
 
 
-cumprod_p = Primitive("cumprod", _cumprod_kernel, _scan_meta)
+cumprod_p = Primitive("cumprod", c_order(_cumprod_kernel), _scan_meta)
 defvjp(cumprod_p, _cumprod_vjp, save_output=True)
 
 
@@ -137,16 +143,18 @@ def _cum_extreme_vjp(g, out, x, *, dim, in_shape):
     gv, _ = g
     if not in_shape or gv.numel() == 0:
         return gv
-    return _scatter_add_zeros(gv, out[1], in_shape, dim)
+    return _scatter_add_zeros(gv, out[1].detach(), in_shape, dim)
 
 
 def _cum_extreme_meta(x, *, dim, in_shape=None):
-    return same_meta(x), same_meta(x, dt.int64)
+    return (x._shape, x._dtype), (x._shape, dt.int64)
 
 
-cummax_p = Primitive("cummax", _cum_extreme_kernel(np.maximum), _cum_extreme_meta, n_outputs=2)
+cummax_p = Primitive("cummax", c_order(_cum_extreme_kernel(np.maximum)), _cum_extreme_meta,
+                     n_outputs=2)
 defvjp(cummax_p, _cum_extreme_vjp, reads=((),), save_output=True)
-cummin_p = Primitive("cummin", _cum_extreme_kernel(np.minimum), _cum_extreme_meta, n_outputs=2)
+cummin_p = Primitive("cummin", c_order(_cum_extreme_kernel(np.minimum)), _cum_extreme_meta,
+                     n_outputs=2)
 defvjp(cummin_p, _cum_extreme_vjp, reads=((),), save_output=True)
 
 cummax_result = return_type("cummax", ["values", "indices"])
@@ -206,7 +214,7 @@ def _logcumsumexp_vjp(g, out, x, *, dim, reverse=False):
     return part(g > 0) - part(g < 0)
 
 
-logcumsumexp_p = Primitive("logcumsumexp", _logcumsumexp_kernel, _scan_meta)
+logcumsumexp_p = Primitive("logcumsumexp", c_order(_logcumsumexp_kernel), _scan_meta)
 defvjp(logcumsumexp_p, _logcumsumexp_vjp, save_output=True)
 
 

@@ -15,8 +15,8 @@ import numpy as np
 
 from .._tensor import Tensor
 from .._view import wrap_dim
-from ._common import same_meta, to_float, type_name, write_out
-from .reduce import _LOW, _reduce_meta, expand_back, norm_dims
+from ._common import to_float, type_name, write_out
+from .reduce import _LOW, _reduce_meta, c_order, expand_back, norm_dims
 from .registry import Primitive, apply, defvjp
 
 
@@ -29,7 +29,7 @@ def _shifted(a, dim):
     """A fresh `a - max(a, dim)`, computed in float32 for low precision inputs."""
     w = _work(a)
     m = np.max(w, axis=dim, keepdims=True)
-    return np.subtract(w, m, dtype=w.dtype)
+    return np.subtract(w, m, dtype=w.dtype, order="C")
 
 
 # --- softmax / log_softmax -------------------------------------------------------------
@@ -60,14 +60,15 @@ def _log_softmax_kernel(a, *, dim):
 
 
 def _softmax_meta(x, *, dim):
-    return same_meta(x)
+    return x._shape, x._dtype
 
 
-softmax_p = Primitive("softmax", _softmax_kernel, _softmax_meta, grad_name="SoftmaxBackward0")
+softmax_p = Primitive("softmax", c_order(_softmax_kernel), _softmax_meta,
+                      grad_name="SoftmaxBackward0")
 defvjp(softmax_p, lambda g, out, x, *, dim:
        out * (g - (g * out).sum(dim, keepdim=True)), reads=((),), save_output=True)
 
-log_softmax_p = Primitive("log_softmax", _log_softmax_kernel, _softmax_meta,
+log_softmax_p = Primitive("log_softmax", c_order(_log_softmax_kernel), _softmax_meta,
                           grad_name="LogSoftmaxBackward0")
 defvjp(log_softmax_p, lambda g, out, x, *, dim:
        g - out.exp() * g.sum(dim, keepdim=True), reads=((),), save_output=True)
@@ -109,7 +110,9 @@ log_softmax.__doc__ = "x - logsumexp(x) along `dim`, stable; `dtype=` casts the 
 # --- logsumexp ---------------------------------------------------------------------------
 
 def _logsumexp_kernel(a, *, dims, keepdim):
-    axis = dims if a.ndim else None
+    if a.ndim == 0:
+        return _logsumexp_kernel(a.reshape(1), dims=(0,), keepdim=False).reshape(())
+    axis = dims
     w = _work(a)
     if w.size == 0:
         with np.errstate(divide="ignore"):
@@ -125,8 +128,7 @@ def _logsumexp_kernel(a, *, dims, keepdim):
     np.log(total, out=total)
     total += m
     if not keepdim:
-        total = total.reshape([n for i, n in enumerate(a.shape) if i not in dims]) \
-            if a.ndim else total.reshape(())
+        total = total.reshape([n for i, n in enumerate(a.shape) if i not in dims])
     return total.astype(a.dtype) if a.dtype in _LOW else total
 
 
@@ -136,7 +138,7 @@ def _logsumexp_vjp(g, out, x, *, dims, keepdim):
     return expand_back(g, shape, dims, keepdim) * (w.conj() if x._dtype.is_complex else w)
 
 
-logsumexp_p = Primitive("logsumexp", _logsumexp_kernel, _reduce_meta)
+logsumexp_p = Primitive("logsumexp", c_order(_logsumexp_kernel), _reduce_meta)
 defvjp(logsumexp_p, _logsumexp_vjp, save_output=True)
 
 

@@ -20,6 +20,7 @@ from ._common import type_name, write_out
 from .reduce import (
     _LOW,
     as_namedtuple,
+    c_order,
     dim_select_meta,
     expand_back,
     norm_dims,
@@ -79,10 +80,10 @@ def _std_vjp(g, out, x, *, dims, keepdim, correction, root=True):
     return _var_grad(half, x, dims, keepdim, correction)
 
 
-var_p = Primitive("var", _var_kernel, _real_meta)
+var_p = Primitive("var", c_order(_var_kernel), _real_meta)
 defvjp(var_p, lambda g, out, x, *, dims, keepdim, correction, root=False:
        _var_grad(g, x, dims, keepdim, correction))
-std_p = Primitive("std", _var_kernel, _real_meta)
+std_p = Primitive("std", c_order(_var_kernel), _real_meta)
 defvjp(std_p, _std_vjp, save_output=True)
 
 
@@ -203,7 +204,7 @@ def _vnorm_vjp(g, out, x, *, ord, dims, keepdim):
     return scaled * where(zero_n, 0, g / safe_n ** (ord - 1))
 
 
-vector_norm_p = Primitive("linalg_vector_norm", _vnorm_kernel, _real_meta,
+vector_norm_p = Primitive("linalg_vector_norm", c_order(_vnorm_kernel), _real_meta,
                           grad_name="LinalgVectorNormBackward0")
 defvjp(vector_norm_p, _vnorm_vjp, save_output=True)
 
@@ -237,54 +238,14 @@ def _cast_for_norm(x: Tensor, dtype) -> Tensor:
     return x.to(dtype)
 
 
-def _nuc_kernel(a, *, dims, keepdim):
-    w = np.moveaxis(a, dims, (-2, -1))
-    s = np.linalg.svd(w, compute_uv=False).sum(-1)
-    if keepdim:
-        s = np.expand_dims(s, tuple(sorted(dims)))
-    return np.asarray(s, dtype=a.real.dtype if a.dtype.kind == "c" else a.dtype)
-
-
-def _polar_kernel(a, *, dims):
-    """U V^H of the SVD over `dims`: the gradient direction of the nuclear norm."""
-    w = np.moveaxis(a, dims, (-2, -1))
-    u, _, vh = np.linalg.svd(w, full_matrices=False)
-    return np.ascontiguousarray(np.moveaxis(u @ vh, (-2, -1), dims))
-
-
-def _nuc_meta(x, *, dims, keepdim):
-    return reduced_shape(x._shape, tuple(sorted(dims)), keepdim), x._dtype.to_real()
-
-
-polar_p = Primitive("svd_polar", _polar_kernel, lambda x, *, dims: (x._shape, x._dtype))
-nondifferentiable(polar_p)
-nuclear_norm_p = Primitive("nuclear_norm", _nuc_kernel, _nuc_meta,
-                           grad_name="LinalgMatrixNormBackward0")
-# NOTE: the nuclear norm's gradient is U V^H; it is computed by a non-differentiable
-# kernel, so a second derivative through 'nuc' treats U V^H as constant.
-defvjp(nuclear_norm_p, lambda g, out, x, *, dims, keepdim:
-       expand_back(g, x._shape, tuple(sorted(dims)), keepdim) * apply(polar_p, x, dims=dims))
-
-
 def _matrix_norm(x: Tensor, p, dims, keepdim: bool, dtype) -> Tensor:
-    """torch.norm's matrix branch: the nuclear norm, or matrix_norm's errors."""
-    if p not in ("fro", "nuc"):
-        raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
-    if x.ndim < 2:
-        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
-                           "dimensions.")
-    if len(dims) != 2:
-        raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "
-                           + " ".join(str(d) for d in dims))
-    if x._dtype in (dt.float16, dt.bfloat16) or x._dtype._kind < 2:
+    """torch.norm's matrix branch ('nuc', or errors): `linalg.matrix_norm` does the work."""
+    from ..linalg import matrix_norm
+
+    if x._dtype in (dt.float16, dt.bfloat16) and p == "nuc":
         raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. "
                            f"Got {type_name(x._dtype)}")
-    from .._view import wrap_dims
-
-    d = wrap_dims(tuple(dims), x.ndim)
-    if dtype is not None:
-        x = _cast_for_norm(x, dtype)
-    return apply(nuclear_norm_p, x, dims=d, keepdim=keepdim)
+    return matrix_norm(x, p, dims, keepdim, dtype=dtype)
 
 
 def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None,
@@ -333,7 +294,7 @@ def _median_all_vjp(g, out, x, *, ignore_nan, in_shape):
     from .index import scatter_into_zeros
 
     n = math.prod(in_shape)
-    flat = scatter_into_zeros((n,), 0, out[1].reshape(1), g[0].reshape(1))
+    flat = scatter_into_zeros((n,), 0, out[1].detach().reshape(1), g[0].reshape(1))
     return flat.reshape(in_shape)
 
 
@@ -351,17 +312,17 @@ def _median_dim_kernel(a, *, dim, keepdim, ignore_nan, in_shape=None):
 
 
 median_all_p = Primitive(
-    "median", _median_all_kernel,
+    "median", c_order(_median_all_kernel),
     lambda x, *, ignore_nan, in_shape: (((), x._dtype), ((), dt.int64)),
     grad_name="MedianBackward0", n_outputs=2)
 defvjp(median_all_p, _median_all_vjp, reads=((),), save_output=True)
-median_dim_p = Primitive("median_dim", _median_dim_kernel, dim_select_meta,
+median_dim_p = Primitive("median_dim", c_order(_median_dim_kernel), dim_select_meta,
                          grad_name="MedianBackward1", n_outputs=2)
 defvjp(median_dim_p, select_vjp, reads=((),), save_output=True)
-nanmedian_all_p = Primitive("nanmedian", _median_all_kernel, median_all_p.meta,
+nanmedian_all_p = Primitive("nanmedian", c_order(_median_all_kernel), median_all_p.meta,
                             grad_name="NanmedianBackward0", n_outputs=2)
 defvjp(nanmedian_all_p, _median_all_vjp, reads=((),), save_output=True)
-nanmedian_dim_p = Primitive("nanmedian_dim", _median_dim_kernel, dim_select_meta,
+nanmedian_dim_p = Primitive("nanmedian_dim", c_order(_median_dim_kernel), dim_select_meta,
                             grad_name="NanmedianBackward1", n_outputs=2)
 defvjp(nanmedian_dim_p, select_vjp, reads=((),), save_output=True)
 
@@ -422,7 +383,7 @@ def _mode_kernel(a, *, dim, keepdim, in_shape=None):
     return np.ascontiguousarray(vals), np.ascontiguousarray(idx, dtype=np.int64)
 
 
-mode_p = Primitive("mode", _mode_kernel, dim_select_meta, n_outputs=2)
+mode_p = Primitive("mode", c_order(_mode_kernel), dim_select_meta, n_outputs=2)
 defvjp(mode_p, select_vjp, reads=((),), save_output=True)
 
 

@@ -1,0 +1,203 @@
+"""Scans against PyTorch: cumsum, cumprod, cummax, cummin, logcumsumexp (and cumsum_ /
+cumprod_). Gradients include cumprod's zeros and cummax's repeated indices."""
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from op_oracle import array, check_double, meta_same, oracle, raises_like
+
+from helpers import DTYPE_PAIRS, assert_same, check_grads, check_op
+
+ALL_DTYPES = [e for e, _ in DTYPE_PAIRS]
+
+
+def ns(x):
+    return ember if isinstance(x, ember.Tensor) else torch
+
+
+CALLS = {
+    "cumsum": lambda x: x.cumsum(1),
+    "cumsum_fn": lambda x: ns(x).cumsum(x, dim=0),
+    "cumprod": lambda x: x.cumprod(-1),
+    "cummax": lambda x: x.cummax(1),
+    "cummin": lambda x: ns(x).cummin(x, 0),
+    "logcumsumexp": lambda x: x.logcumsumexp(1),
+}
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("call", CALLS, ids=str)
+def test_every_dtype_matches_torch(call, dtype):
+    # Integer data from [-2, 2) has zeros and ties, which exercise cummax's indices.
+    oracle(CALLS[call], array((3, 4), dtype), grad=dtype in (ember.float32, ember.float64))
+
+
+@pytest.mark.parametrize("shape,dim", [((), 0), ((), -1), ((6,), 0), ((2, 3, 4), 1),
+                                       ((2, 3, 4), -1), ((0, 3), 0), ((0, 3), 1)])
+@pytest.mark.parametrize("op", ["cumsum", "cumprod", "cummax", "cummin", "logcumsumexp"])
+def test_shapes_and_dims(op, shape, dim):
+    oracle(lambda x: getattr(x, op)(dim), array(shape, ember.float64))
+
+
+@pytest.mark.parametrize("op", ["cumsum", "cumprod", "cummax", "logcumsumexp"])
+def test_non_contiguous_inputs_give_contiguous_results(op):
+    a = array((3, 4, 5))
+    fn = (lambda x: getattr(x.permute(2, 0, 1), op)(1))
+    check_op(fn, fn, a, check_stride=True)
+    oracle(lambda x: getattr(x.transpose(0, 2)[:, ::2], op)(0), a)
+
+
+def test_dtype_argument():
+    for name in ("float64", "int32", "float16"):
+        oracle(lambda x, n=name: x.cumsum(0, dtype=getattr(ns(x), n)), array((3, 4)),
+               grad=False)
+        oracle(lambda x, n=name: x.cumprod(1, dtype=getattr(ns(x), n)),
+               array((3, 4), ember.int16), grad=False)
+
+
+def test_low_precision_accumulates_in_float32():
+    ones = np.ones(5000, np.float16)
+    check_op(lambda x: x.cumsum(0), lambda x: x.cumsum(0), ones, grad=False, rtol=0, atol=0)
+
+
+def test_cumsum_backward_is_a_reverse_cumsum_and_exact():
+    # Exact on integers-valued floats: the reverse scan adds no cancellation error.
+    g = ember.tensor([1.0, 2.0, 3.0, 4.0])
+    x = ember.zeros(4, requires_grad=True)
+    x.cumsum(0).backward(g)
+    assert x.grad.tolist() == [10.0, 9.0, 7.0, 4.0]
+
+
+def test_in_place_variants():
+    a = array((3, 4))
+    for op in ("cumsum_", "cumprod_"):
+        e, t = ember.tensor(a), torch.tensor(a)
+        assert getattr(e, op)(1) is e
+        getattr(t, op)(1)
+        assert_same(e, t)
+    e, t = ember.tensor(a).t(), torch.tensor(a).t()
+    e.cumsum_(0)
+    t.cumsum_(0)
+    assert_same(e, t)
+
+
+def test_nan_and_ties_take_the_latest_index():
+    nan = np.nan
+    a = np.array([[1.0, nan, 0.0, 2.0], [3.0, 1.0, 3.0, 3.0], [nan, 1.0, nan, 0.0]])
+    for fn in (lambda x: x.cummax(1), lambda x: x.cummin(1), lambda x: x.cumsum(1),
+               lambda x: x.logcumsumexp(1)):
+        oracle(fn, a, grad=False)
+    oracle(lambda x: x.cummax(1), a[1:2])
+
+
+def test_logcumsumexp_stable_on_large_and_infinite_inputs():
+    a = np.array([[1000.0, 1001.0, -1000.0], [-np.inf, -np.inf, 0.0], [-np.inf, 5.0, -np.inf]])
+    out, _ = oracle(lambda x: x.logcumsumexp(1), a[:1])
+    assert np.isfinite(out.detach().numpy()).all()
+    oracle(lambda x: x.logcumsumexp(1), a, grad=False)
+
+
+def test_logcumsumexp_complex():
+    a = array((2, 4), ember.complex128, low=-1, high=1)
+    oracle(lambda x: x.logcumsumexp(1), a, grad=False)
+    cot = array((2, 4), ember.complex128, seed=1)
+    e, t = ember.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    (e.logcumsumexp(1) * ember.tensor(cot)).sum().real.backward()
+    (t.logcumsumexp(1) * torch.tensor(cot)).sum().real.backward()
+    np.testing.assert_allclose(e.grad.numpy(), t.grad.resolve_conj().numpy(), rtol=1e-10)
+
+
+# --- gradients -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("zeros", [[], [(0, 1)], [(0, 1), (0, 3)], [(1, 0), (2, 4)],
+                                   [(2, 0), (2, 1), (2, 2)]])
+def test_cumprod_gradient_with_zeros(zeros):
+    a = array((3, 5), ember.float64, seed=4)
+    for i, j in zeros:
+        a[i, j] = 0.0
+    for dim in (0, 1):
+        oracle(lambda x, d=dim: x.cumprod(d), a)
+        check_grads(lambda x, d=dim: x.cumprod(d), a)
+
+
+def test_cumprod_gradient_complex():
+    a = array((2, 4), ember.complex128)
+    oracle(lambda x: x.cumprod(1), a)
+    a[0, 1] = 0
+    oracle(lambda x: x.cumprod(1), a)
+
+
+def test_finite_differences():
+    a = array((3, 5), ember.float64, seed=6)
+    for fn in (lambda x: x.cumsum(1) ** 2, lambda x: x.cummax(1).values * x,
+               lambda x: x.cummin(0).values, lambda x: x.logcumsumexp(1) * x.cos(),
+               lambda x: x.logcumsumexp(0).sin()):
+        check_grads(fn, a)
+
+
+def test_cummax_gradient_accumulates_on_repeated_indices():
+    a = np.array([[3.0, 1.0, 2.0, 5.0, 4.0]])
+    oracle(lambda x: x.cummax(1), a)
+    oracle(lambda x: x.cummin(1), a)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: x.cumsum(1) ** 2, lambda x: x.cumprod(1), lambda x: x.cumprod(0) * x,
+    lambda x: x.logcumsumexp(1), lambda x: x.logcumsumexp(0) * x,
+    lambda x: x.cummax(1).values ** 2,
+])
+def test_second_derivatives_match_torch(fn):
+    check_double(fn, array((3, 4), ember.float64, seed=7))
+
+
+def test_cumprod_second_derivative_with_a_zero():
+    a = array((2, 4), ember.float64, seed=8)
+    a[0, 2] = 0.0
+    check_double(lambda x: x.cumprod(1), a)
+
+
+def test_grad_fn_names():
+    e, t = ember.rand(2, 3, requires_grad=True), torch.rand(2, 3, requires_grad=True)
+    for fn in (lambda x: x.cumsum(0), lambda x: x.cumprod(1), lambda x: x.cummax(0)[0],
+               lambda x: x.cummin(0)[0], lambda x: x.logcumsumexp(1)):
+        assert type(fn(e).grad_fn).__name__ == type(fn(t).grad_fn).__name__
+
+
+# --- named tuples, out=, errors, meta ---------------------------------------------------
+
+def test_named_tuples_and_out():
+    x = ember.tensor(array((3, 4)))
+    r = x.cummax(1)
+    assert type(r).__name__ == "cummax" and r.values is r[0] and r.indices is r[1]
+    assert type(x.cummin(0)).__name__ == "cummin"
+    vals, idx = ember.empty(3, 4), ember.empty(3, 4, dtype=ember.int64)
+    ember.cummax(x, 1, out=(vals, idx))
+    assert_same(idx, torch.tensor(x.numpy()).cummax(1).indices)
+    out = ember.empty(3, 4)
+    assert ember.cumsum(x, 0, out=out) is out
+    assert_same(out, torch.tensor(x.numpy()).cumsum(0))
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: x.cumsum(2), lambda x: x.cumprod(-3), lambda x: x.cummax(5),
+    lambda x: x.logcumsumexp(2), lambda x: x.cumsum((0, 1)), lambda x: x.cumsum(),
+])
+def test_bad_arguments_raise_like_torch(call):
+    raises_like(call, array((3, 4)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: x.cumsum(1), lambda x: x.cumprod(0), lambda x: x.cummax(1),
+    lambda x: x.cummin(0), lambda x: x.logcumsumexp(-1),
+    lambda x: x.cumsum(0, dtype=ns(x).float64),
+])
+@pytest.mark.parametrize("transpose", [False, True])
+def test_meta_shapes_dtypes_strides(call, transpose):
+    meta_same(call, (2, 3, 4), transpose=transpose)
+
+
+def test_meta_integer_inputs_accumulate_in_int64():
+    meta_same(lambda x: x.cumsum(0), (2, 3), ember.int8)
+    meta_same(lambda x: x.cumprod(1), (2, 3), ember.bool)

@@ -1,0 +1,178 @@
+"""The softmax family against PyTorch: softmax, log_softmax, logsumexp.
+
+Besides values and gradients: numerical stability on large inputs, infinities, the fused
+nodes' names, second derivatives (create_graph=True) and meta shapes.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from op_oracle import array, check_double, meta_same, oracle, raises_like
+
+from helpers import DTYPE_PAIRS, assert_same, check_grads, check_op
+
+ALL_DTYPES = [e for e, _ in DTYPE_PAIRS]
+
+
+def ns(x):
+    """The namespace (ember or torch) matching tensor `x`."""
+    return ember if isinstance(x, ember.Tensor) else torch
+
+
+CALLS = {
+    "softmax": lambda x: x.softmax(1),
+    "softmax_fn": lambda x: ns(x).softmax(x, 0),
+    "log_softmax": lambda x: x.log_softmax(-1),
+    "log_softmax_fn": lambda x: ns(x).log_softmax(x, dim=0),
+    "logsumexp": lambda x: x.logsumexp(1),
+    "logsumexp_tuple": lambda x: ns(x).logsumexp(x, (0, 1), keepdim=True),
+}
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("call", CALLS, ids=str)
+def test_every_dtype_matches_torch(call, dtype):
+    # Integers: softmax raises NotImplementedError, logsumexp computes in float32.
+    oracle(CALLS[call], array((3, 4), dtype), grad=dtype in (ember.float32, ember.float64))
+
+
+@pytest.mark.parametrize("shape,dim", [((), 0), ((), -1), ((5,), 0), ((2, 3, 4), 1),
+                                       ((2, 3, 4), -1), ((0, 3), 1), ((3, 0), 1),
+                                       ((0, 3), 0)])
+@pytest.mark.parametrize("op", ["softmax", "log_softmax", "logsumexp"])
+def test_shapes_and_dims(op, shape, dim):
+    oracle(lambda x: getattr(x, op)(dim), array(shape, ember.float64))
+
+
+@pytest.mark.parametrize("op", ["softmax", "log_softmax", "logsumexp"])
+def test_non_contiguous_inputs_give_contiguous_results(op):
+    a = array((3, 4, 5))
+    fn = (lambda x: getattr(x.permute(2, 0, 1), op)(1))
+    check_op(fn, fn, a, check_stride=True)
+    oracle(lambda x: getattr(x.transpose(0, 2)[::2], op)(0), a)
+
+
+def test_numerically_stable_on_large_inputs():
+    a = np.array([[1000.0, 1001.0, 999.0], [-1000.0, -1002.0, -1001.0]], np.float32)
+    for fn in (lambda x: x.softmax(1), lambda x: x.log_softmax(1), lambda x: x.logsumexp(1),
+               lambda x: x.logsumexp(0)):
+        out, _ = oracle(fn, a)
+        assert np.isfinite(out.detach().numpy()).all()
+
+
+def test_infinities_and_nan_match_torch():
+    inf = np.inf
+    a = np.array([[inf, 1.0, 0.0], [-inf, -inf, -inf], [-inf, 2.0, 1.0], [np.nan, 1, 2]],
+                 np.float64)
+    for fn in (lambda x: x.softmax(1), lambda x: x.log_softmax(1), lambda x: x.logsumexp(1)):
+        oracle(fn, a, grad=False)
+    oracle(lambda x: x.logsumexp(1), a[2:3])  # gradient with a -inf entry
+
+
+def test_low_precision_rounds_once_from_float32():
+    a = array((4, 50), ember.float16, low=-8, high=8)
+    for fn in (lambda x: x.softmax(1), lambda x: x.log_softmax(1), lambda x: x.logsumexp(1)):
+        check_op(fn, fn, a, grad=False, rtol=1e-3, atol=1e-4)
+
+
+@pytest.mark.parametrize("name", ["float64", "float16", "bfloat16"])
+def test_dtype_argument_casts_first(name):
+    for op in ("softmax", "log_softmax"):
+        oracle(lambda x, op=op: getattr(ns(x), op)(x, 1, dtype=getattr(ns(x), name)),
+               array((3, 4)), grad=False)
+    oracle(lambda x: x.softmax(0, dtype=getattr(ns(x), name)), array((3,), ember.int64),
+           grad=False)
+
+
+def test_implicit_dim_warns_and_picks_torchs_dim():
+    a = array((2, 3, 4))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = ember.softmax(ember.tensor(a), None)
+    assert any("Implicit dimension" in str(w.message) for w in caught)
+    assert_same(out, torch.nn.functional.softmax(torch.tensor(a), dim=0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert_same(ember.log_softmax(ember.tensor(a[0]), None),
+                    torch.nn.functional.log_softmax(torch.tensor(a[0]), dim=1))
+
+
+def test_softmax_rows_sum_to_one():
+    x = ember.tensor(array((6, 7), ember.float64, low=-30, high=30))
+    np.testing.assert_allclose(x.softmax(1).sum(1).numpy(), np.ones(6), rtol=1e-12)
+    np.testing.assert_allclose(x.log_softmax(0).exp().sum(0).numpy(), np.ones(7), rtol=1e-12)
+
+
+def test_errors_match_torch():
+    raises_like(lambda x: x.softmax(2), array((3, 4)))
+    raises_like(lambda x: x.log_softmax(-3), array((3, 4)))
+    raises_like(lambda x: x.logsumexp(2), array((3, 4)))
+    raises_like(lambda x: x.logsumexp((0, 0)), array((3, 4)))
+    raises_like(lambda x: x.softmax(0), array((3,), ember.complex64))
+
+
+# --- gradients -------------------------------------------------------------------------
+
+def test_fused_nodes_have_torchs_names():
+    for e, t in ((ember.rand(2, 3, requires_grad=True), torch.rand(2, 3, requires_grad=True)),):
+        for op in ("softmax", "log_softmax", "logsumexp"):
+            assert type(getattr(e, op)(1).grad_fn).__name__ == \
+                type(getattr(t, op)(1).grad_fn).__name__
+
+
+def test_finite_differences():
+    a = array((3, 5), ember.float64, seed=2)
+    for fn in (lambda x: x.softmax(1) * x, lambda x: x.log_softmax(0) ** 2,
+               lambda x: x.logsumexp(1), lambda x: x.logsumexp((0, 1)) * x.sum()):
+        check_grads(fn, a)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: x.softmax(1), lambda x: x.softmax(0), lambda x: x.log_softmax(1),
+    lambda x: x.log_softmax(0) * x, lambda x: x.logsumexp(1), lambda x: x.logsumexp((0, 1)),
+    lambda x: x.logsumexp(0, keepdim=True) * x,
+])
+def test_second_derivatives_match_torch(fn):
+    check_double(fn, array((3, 4), ember.float64))
+
+
+def test_second_derivatives_on_0d_and_3d():
+    check_double(lambda x: x.softmax(0), array((), ember.float64))
+    check_double(lambda x: x.log_softmax(2) * x, array((2, 3, 4), ember.float64))
+
+
+def test_complex_logsumexp_gradient():
+    oracle(lambda x: x.logsumexp(1), array((2, 3), ember.complex128))
+
+
+def test_softmax_cross_entropy_shape_workload():
+    # The issue-9 workload shape, in small: log_softmax + gather of the targets.
+    a = array((64, 100), ember.float32, low=-5, high=5)
+    targets = np.arange(64) % 100
+
+    def loss(x):
+        lp = x.log_softmax(1)
+        idx = (ember if isinstance(x, ember.Tensor) else torch).tensor(targets).reshape(-1, 1)
+        return -lp.gather(1, idx).mean()
+
+    check_op(loss, loss, a)
+
+
+# --- meta ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("call", [
+    lambda x: x.softmax(1), lambda x: x.log_softmax(0), lambda x: x.logsumexp(1),
+    lambda x: x.logsumexp((0, 2), keepdim=True),
+    lambda x: x.softmax(-1, dtype=ns(x).float64),
+])
+@pytest.mark.parametrize("transpose", [False, True])
+def test_meta_shapes_dtypes_strides(call, transpose):
+    meta_same(call, (2, 3, 4), transpose=transpose)
+
+
+def test_meta_logsumexp_of_integers_is_float():
+    meta_same(lambda x: x.logsumexp(0), (2, 3), ember.int32)
