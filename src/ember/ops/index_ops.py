@@ -9,6 +9,7 @@ positions in the gradient and gather it for the written values.
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 
@@ -439,7 +440,11 @@ def _scatter(x, dim, index, src, value, reduce, run):
     if reduce is not None:
         if reduce not in ("add", "multiply"):
             raise RuntimeError("reduce argument must be either add or multiply.")
-        if not isinstance(src, Tensor):
+        if isinstance(src, Tensor):
+            warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and "
+                          "will be removed in a future PyTorch release. Use torch.scatter_reduce "
+                          "instead for more reduction options.", UserWarning, stacklevel=3)
+        else:
             src = _fill_value(src, x._dtype, "scatter")
         return run(scatter_reduce_p, x, index, src, dim=d,
                    reduce="sum" if reduce == "add" else "prod", include_self=True)
@@ -460,23 +465,24 @@ def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
 
 
 def _scatter_reduce_args(x, dim, index, src, reduce):
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)  # PyTorch takes these too
     if reduce not in _REDUCES:
         raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce}")
-    return _scatter_args("scatter_reduce", x, dim, index, src)
+    return _scatter_args("scatter_reduce", x, dim, index, src), reduce
 
 
 def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
                    include_self: bool = True, out=None) -> Tensor:
     """`input` with `src` reduced into it at `index` along `dim` (sum/prod/mean/amax/amin)."""
-    d = _scatter_reduce_args(input, dim, index, src, reduce)
+    d, reduce = _scatter_reduce_args(input, dim, index, src, reduce)
     return write_out(apply(scatter_reduce_p, input, index, src, dim=d, reduce=reduce,
                            include_self=bool(include_self)), out)
 
 
 def scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
                     include_self: bool = True) -> Tensor:
-    d = _scatter_reduce_args(self, dim, index, src, reduce)
+    d, reduce = _scatter_reduce_args(self, dim, index, src, reduce)
     return apply_(scatter_reduce_p, self, index, src, dim=d, reduce=reduce,
                   include_self=bool(include_self))
 
@@ -661,10 +667,10 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
 
 
 def _histc_kernel(a, *, bins, lo, hi):
-    x = a.astype(np.float32) if a.dtype.itemsize == 2 else a
-    lo_, hi_ = x.dtype.type(lo), x.dtype.type(hi)
-    inside = x[(x >= lo_) & (x <= hi_)]
-    # NOTE: PyTorch's bin rule: (x - lo) * bins / (hi - lo), truncated; x == hi -> last bin.
+    lo_, hi_ = a.dtype.type(lo), a.dtype.type(hi)
+    inside = a[(a >= lo_) & (a <= hi_)]
+    # NOTE: PyTorch's bin rule: (x - lo) * bins / (hi - lo), truncated, each step rounded to
+    # the input's dtype (float16 too); x == hi goes to the last bin.
     pos = ((inside - lo_) * bins / (hi_ - lo_)).astype(np.int64)
     pos = np.minimum(pos, bins - 1)
     return np.bincount(pos, minlength=bins)[:bins].astype(a.dtype)

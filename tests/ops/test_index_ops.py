@@ -1,0 +1,377 @@
+"""index_select / add / copy / fill, scatter family, masked ops, take, bincount, histc vs torch."""
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+from helpers import assert_same, check_grads, check_op, rand_array
+
+
+def _e(a):
+    return ember.tensor(a)
+
+
+def _t(a):
+    return torch.tensor(a)
+
+
+def both(fn, *arrays):
+    """fn(lib, convert) run for ember and torch; the results compared."""
+    out_e = fn(ember, _e)
+    out_t = fn(torch, _t)
+    assert_same(out_e, out_t)
+    return out_e
+
+
+def raises_like_torch(exc, fn):
+    with pytest.raises(exc):
+        fn(torch, _t)
+    with pytest.raises(exc):
+        fn(ember, _e)
+
+
+IDX = np.array([2, 0, 2, 1])
+
+# --- index_select ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_index_select_values_and_accumulated_grads(dim):
+    check_op(lambda x: x.index_select(dim, _e(IDX)), lambda x: x.index_select(dim, _t(IDX)),
+             rand_array((3, 3, 4), np.float64))
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.bool_, np.float16])
+def test_index_select_dtypes_and_int32_index(dtype):
+    idx = IDX.astype(np.int32)
+    check_op(lambda x: ember.index_select(x, 0, _e(idx)),
+             lambda x: torch.index_select(x, 0, _t(idx)), rand_array((3, 2), dtype))
+
+
+def test_index_select_zero_dim_and_noncontiguous():
+    check_op(lambda x: x.index_select(0, _e(np.array(0))),
+             lambda x: x.index_select(0, _t(np.array(0))), np.array(1.5))
+    check_op(lambda x: x.t().index_select(1, _e(IDX)), lambda x: x.t().index_select(1, _t(IDX)),
+             rand_array((3, 5)))
+    check_grads(lambda x: x.index_select(1, _e(IDX[:3])) ** 2, rand_array((2, 3)))
+
+
+@pytest.mark.parametrize("idx, exc", [
+    (np.array([3]), IndexError), (np.array([-1]), IndexError), (np.array([[0]]), IndexError),
+    (np.array([0.0]), RuntimeError),
+])
+def test_index_select_errors(idx, exc):
+    raises_like_torch(exc, lambda lib, c: lib.zeros(3, 2).index_select(0, c(idx)))
+
+
+def test_index_select_on_meta():
+    e = ember.empty(3, 4, device="meta").index_select(1, ember.empty(5, dtype=ember.int64,
+                                                                     device="meta"))
+    t = torch.empty(3, 4, device="meta").index_select(1, torch.empty(5, dtype=torch.int64,
+                                                                     device="meta"))
+    assert_same(e, t, check_stride=True)
+
+
+# --- index_add / index_copy / index_fill -----------------------------------------------------
+
+@pytest.mark.parametrize("alpha", [1, 2.5])
+def test_index_add_accumulates_repeats(alpha):
+    check_op(lambda x, s: x.index_add(1, _e(IDX), s, alpha=alpha),
+             lambda x, s: x.index_add(1, _t(IDX), s, alpha=alpha),
+             rand_array((2, 3), np.float64), rand_array((2, 4), np.float64, seed=1))
+
+
+def test_index_add_inplace_and_integer():
+    both(lambda lib, c: c(np.arange(6).reshape(3, 2)).index_add_(0, c(IDX), c(np.ones((4, 2),
+                                                                                np.int64))), )
+    check_grads(lambda x, s: x.index_add(0, _e(IDX), s, alpha=3), rand_array((3, 2)),
+                rand_array((4, 2), seed=3))
+
+
+def test_index_add_errors():
+    raises_like_torch(RuntimeError, lambda lib, c: lib.zeros(3, 2).index_add(
+        0, c(IDX), lib.ones(4, 2, dtype=lib.float64)))
+    raises_like_torch(RuntimeError, lambda lib, c: lib.zeros(3, 2).index_add(
+        0, c(IDX), lib.ones(4, 3)))
+    raises_like_torch(RuntimeError, lambda lib, c: lib.zeros(3, 2).index_add(
+        0, c(np.array([0, 3])), lib.ones(2, 2)))
+
+
+def test_index_copy_matches_torch():
+    idx = np.array([2, 0])
+    check_op(lambda x, s: x.index_copy(0, _e(idx), s), lambda x, s: x.index_copy(0, _t(idx), s),
+             rand_array((3, 4), np.float64), rand_array((2, 4), np.float64, seed=2))
+    both(lambda lib, c: lib.zeros(2, 3).index_copy_(1, c(np.array([1])), lib.ones(2, 1)))
+    raises_like_torch(IndexError, lambda lib, c: lib.zeros(3).index_copy(
+        0, c(np.array([-1])), lib.ones(1)))
+
+
+@pytest.mark.parametrize("value", [7, -1.5, True])
+def test_index_fill_matches_torch(value):
+    idx = np.array([0, -1])
+    check_op(lambda x: x.index_fill(1, _e(idx), value), lambda x: x.index_fill(1, _t(idx), value),
+             rand_array((3, 4), np.float64))
+    both(lambda lib, c: c(np.arange(6).reshape(2, 3)).index_fill_(1, c(idx), value))
+
+
+def test_index_fill_with_tensor_value_gets_its_gradient():
+    idx = np.array([0, 2])
+    check_op(lambda x, v: x.index_fill(0, _e(idx), v), lambda x, v: x.index_fill(0, _t(idx), v),
+             rand_array((3, 2), np.float64), np.array(2.0))
+    raises_like_torch(RuntimeError, lambda lib, c: lib.zeros(3).index_fill(
+        0, c(idx), lib.ones(1)))
+    raises_like_torch(IndexError, lambda lib, c: lib.zeros(3).index_fill(0, c(np.array([3])), 1))
+
+
+# --- scatter family ----------------------------------------------------------------------
+
+def _perm_index(shape, dim, n, seed=0):
+    """An index of `shape` with distinct entries along `dim` (writes don't collide)."""
+    rng = np.random.default_rng(seed)
+    out = np.empty(shape, np.int64)
+    for pos in np.ndindex(*[s for d, s in enumerate(shape) if d != dim]):
+        p = list(pos)
+        p.insert(dim, slice(None))
+        out[tuple(p)] = rng.permutation(n)[:shape[dim]]
+    return out
+
+
+@pytest.mark.parametrize("dim", [0, 1])
+def test_scatter_src_values_and_grads(dim):
+    idx = _perm_index((2, 3), dim, 3 if dim == 0 else 4)
+    check_op(lambda x, s: x.scatter(dim, _e(idx), s), lambda x, s: x.scatter(dim, _t(idx), s),
+             rand_array((3, 4), np.float64), rand_array((2, 3), np.float64, seed=1))
+
+
+def test_scatter_src_larger_than_index():
+    idx = np.array([[1, 0]])
+    out = both(lambda lib, c: lib.zeros(3, 4).scatter(0, c(idx), c(np.ones((3, 4), np.float32))))
+    assert out.shape == (3, 4)
+    # PyTorch's ScatterBackward0 cannot give src a gradient here; ember pads it with zeros.
+    check_grads(lambda x, s: x.scatter(0, _e(idx), s), rand_array((3, 4)), rand_array((2, 3)))
+
+
+def test_scatter_value_and_reduce_arguments():
+    idx = np.array([[0, 1, 2], [2, 2, 0]])
+    check_op(lambda x: x.scatter(0, _e(idx), 2.5), lambda x: x.scatter(0, _t(idx), 2.5),
+             rand_array((3, 3), np.float64))
+    with pytest.warns(UserWarning, match="deprecated"):
+        both(lambda lib, c: lib.ones(3, 3).scatter(0, c(idx), c(np.full((2, 3), 2.0, np.float32)),
+                                                  reduce="add"))
+    both(lambda lib, c: lib.ones(3, 3).scatter(0, c(idx), 3.0, reduce="multiply"))
+    both(lambda lib, c: c(np.arange(9).reshape(3, 3)).scatter_(1, c(idx), 7))
+    both(lambda lib, c: c(np.zeros(3, np.int32)).scatter(0, c(np.array([1])), 2.7))
+    both(lambda lib, c: lib.tensor(3.0).scatter(0, c(np.array(0)), lib.tensor(5.0)))
+
+
+@pytest.mark.parametrize("fn, exc", [
+    (lambda lib, c: lib.zeros(3, 4).scatter(0, c(np.array([[3]])), 1.0), RuntimeError),
+    (lambda lib, c: lib.zeros(3, 4).scatter(0, c(np.array([[-1]])), 1.0), RuntimeError),
+    (lambda lib, c: lib.zeros(3, 4).scatter(0, c(np.array([0])), 1.0), RuntimeError),
+    (lambda lib, c: lib.zeros(3, 4).scatter(0, c(np.array([[0]], np.int16)), 1.0), RuntimeError),
+    (lambda lib, c: lib.zeros(3, 4).scatter(0, c(np.array([[0]])), lib.ones(1, 1,
+                                                                         dtype=lib.float64)),
+     RuntimeError),
+    (lambda lib, c: lib.zeros(3, 4).scatter(2, c(np.array([[0]])), 1.0), IndexError),
+    (lambda lib, c: lib.zeros(3, 4).scatter(0, c(np.array([[0]])), 1.0, reduce="mean"),
+     RuntimeError),
+    (lambda lib, c: lib.zeros(3, 4).scatter_reduce(0, c(np.array([[0]])), lib.ones(1, 1),
+                                                   "add"), RuntimeError),
+])
+def test_scatter_errors(fn, exc):
+    raises_like_torch(exc, fn)
+
+
+def test_scatter_add_accumulates_and_differentiates():
+    idx = np.array([[0, 0, 1], [0, 2, 1]])
+    check_op(lambda x, s: x.scatter_add(0, _e(idx), s), lambda x, s: x.scatter_add(0, _t(idx), s),
+             rand_array((3, 3), np.float64), rand_array((2, 3), np.float64, seed=4))
+    both(lambda lib, c: c(np.zeros((3, 3), np.int64)).scatter_add_(0, c(idx),
+                                                                   c(np.ones((2, 3), np.int64))))
+    check_grads(lambda x, s: ember.scatter_add(x, 1, _e(idx), s) ** 2, rand_array((2, 3)),
+                rand_array((2, 3), seed=9))
+
+
+REDUCES = ["sum", "prod", "mean", "amax", "amin"]
+
+
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("reduce", REDUCES)
+def test_scatter_reduce_values_and_grads(reduce, include_self):
+    idx = np.array([[0, 1, 0, 2], [0, 1, 1, 2], [2, 1, 0, 0]])
+    check_op(lambda x, s: x.scatter_reduce(0, _e(idx), s, reduce, include_self=include_self),
+             lambda x, s: x.scatter_reduce(0, _t(idx), s, reduce, include_self=include_self),
+             rand_array((4, 4), np.float64), rand_array((3, 4), np.float64, seed=5))
+
+
+def test_scatter_reduce_ties_and_zeros_match_torch_grads():
+    idx = np.array([0, 0, 1, 1, 1])
+    x = np.array([2.0, 0.0, 5.0])
+    src = np.array([2.0, 1.0, 0.0, 3.0, 0.0])
+    for reduce in ["amax", "prod"]:
+        for include_self in [True, False]:
+            check_op(lambda a, b, r=reduce, i=include_self: a.scatter_reduce(0, _e(idx), b, r,
+                                                                             include_self=i),
+                     lambda a, b, r=reduce, i=include_self: a.scatter_reduce(0, _t(idx), b, r,
+                                                                             include_self=i),
+                     x, src)
+
+
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("reduce", REDUCES)
+def test_scatter_reduce_on_integers(reduce, include_self):
+    idx = np.array([0, 0, 2, 0])
+    both(lambda lib, c: c(np.array([5, 2, -3], np.int32)).scatter_reduce(
+        0, c(idx), c(np.array([1, 4, 3, 2], np.int32)), reduce, include_self=include_self))
+
+
+def test_scatter_reduce_inplace_and_finite_differences():
+    idx = np.array([1, 0, 1])
+    both(lambda lib, c: lib.ones(2).scatter_reduce(0, c(idx), c(np.array([2.0, 3, 4],
+                                                                         np.float32)), "max"))
+    both(lambda lib, c: lib.ones(2).scatter_reduce_(0, c(idx), c(np.array([2.0, 3, 4],
+                                                                          np.float32)), "prod"))
+    check_grads(lambda x, s: x.scatter_reduce(0, _e(idx), s, "mean", include_self=False),
+                rand_array((2,)), rand_array((3,), seed=2))
+
+
+def test_scatter_on_meta():
+    x = ember.empty(3, 4, device="meta")
+    i = ember.empty(2, 4, dtype=ember.int64, device="meta")
+    tx = torch.empty(3, 4, device="meta")
+    ti = torch.empty(2, 4, dtype=torch.int64, device="meta")
+    assert_same(x.scatter(0, i, 1.0), tx.scatter(0, ti, 1.0))
+    assert_same(x.scatter_add(0, i, ember.empty(2, 4, device="meta")),
+                tx.scatter_add(0, ti, torch.empty(2, 4, device="meta")))
+
+
+# --- masked ops ------------------------------------------------------------------------------
+
+MASK = rand_array((3, 4), np.bool_, seed=7)
+
+
+@pytest.mark.parametrize("value", [-1e9, 0, 3, True])
+def test_masked_fill_values_and_grads(value):
+    check_op(lambda x: x.masked_fill(_e(MASK), value), lambda x: x.masked_fill(_t(MASK), value),
+             rand_array((3, 4), np.float64))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.int32, np.uint8, np.bool_])
+def test_masked_fill_keeps_dtype(dtype):
+    check_op(lambda x: ember.masked_fill(x, _e(MASK), 2.7),
+             lambda x: torch.masked_fill(x, _t(MASK), 2.7), rand_array((3, 4), dtype))
+
+
+def test_masked_fill_broadcasts_mask_and_input():
+    m = MASK[:, :1]
+    check_op(lambda x: x.masked_fill(_e(m), float("-inf")),
+             lambda x: x.masked_fill(_t(m), float("-inf")), rand_array((2, 3, 4)))
+    check_op(lambda x: x.masked_fill(_e(MASK), 1.0), lambda x: x.masked_fill(_t(MASK), 1.0),
+             rand_array((4,)))
+
+
+def test_masked_fill_tensor_value_gets_its_gradient():
+    check_op(lambda x, v: x.masked_fill(_e(MASK), v), lambda x, v: x.masked_fill(_t(MASK), v),
+             rand_array((3, 4), np.float64), np.array(0.5))
+
+
+def test_masked_fill_inplace_paths():
+    both(lambda lib, c: lib.zeros(3, 4).masked_fill_(c(MASK), 2.0))
+    both(lambda lib, c: lib.zeros(3, 4).t().masked_fill_(c(MASK.T), 2.0))
+    x = ember.tensor(rand_array((3, 4)), requires_grad=True)
+    t = torch.tensor(rand_array((3, 4)), requires_grad=True)
+    ye, yt = x * 2, t * 2
+    ye.masked_fill_(_e(MASK), 0.0)
+    yt.masked_fill_(_t(MASK), 0.0)
+    ye.sum().backward()
+    yt.sum().backward()
+    assert_same(x.grad, t.grad)
+    raises_like_torch(RuntimeError, lambda lib, c: lib.zeros(4).masked_fill_(c(MASK), 1.0))
+
+
+def test_masked_fill_errors():
+    raises_like_torch(RuntimeError, lambda lib, c: lib.zeros(3, 4).masked_fill(
+        c(MASK.astype(np.int32)), 1.0))
+    raises_like_torch(RuntimeError, lambda lib, c: lib.zeros(3, 4).masked_fill(
+        c(MASK), lib.ones(1)))
+
+
+def test_masked_fill_on_meta():
+    e = ember.empty(3, 4, device="meta").masked_fill(ember.empty(4, dtype=ember.bool,
+                                                                 device="meta"), 1.0)
+    t = torch.empty(3, 4, device="meta").masked_fill(torch.empty(4, dtype=torch.bool,
+                                                                 device="meta"), 1.0)
+    assert_same(e, t)
+
+
+def test_masked_select_values_and_grads():
+    check_op(lambda x: x.masked_select(_e(MASK)), lambda x: x.masked_select(_t(MASK)),
+             rand_array((3, 4), np.float64))
+    check_op(lambda x: ember.masked_select(x, _e(MASK)), lambda x: torch.masked_select(x, _t(MASK)),
+             rand_array((4,), np.float64))  # input broadcast to the mask: grads sum back
+    raises_like_torch(RuntimeError, lambda lib, c: lib.zeros(3, 4).masked_select(
+        c(MASK.astype(np.uint8))))
+
+
+def test_masked_scatter_values_and_grads():
+    n = int(MASK.sum())
+    check_op(lambda x, s: x.masked_scatter(_e(MASK), s),
+             lambda x, s: x.masked_scatter(_t(MASK), s),
+             rand_array((3, 4), np.float64), rand_array((n + 3,), np.float64, seed=3))
+    check_op(lambda x, s: x.masked_scatter(_e(MASK), s),
+             lambda x, s: x.masked_scatter(_t(MASK), s),
+             rand_array((4,), np.float64), rand_array((3, 4), np.float64, seed=3))
+    both(lambda lib, c: lib.zeros(3, 4).masked_scatter_(c(MASK), lib.ones(12)))
+
+
+def test_masked_scatter_errors():
+    raises_like_torch(RuntimeError, lambda lib, c: lib.zeros(3, 4).masked_scatter(
+        c(MASK), lib.ones(1)))
+    raises_like_torch(RuntimeError, lambda lib, c: lib.zeros(3, 4).masked_scatter(
+        c(MASK), lib.ones(12, dtype=lib.float64)))
+
+
+# --- take / bincount / histc --------------------------------------------------------------
+
+def test_take_values_grads_and_errors():
+    idx = np.array([[0, 11], [-12, 3], [3, 3]])
+    check_op(lambda x: ember.take(x, _e(idx)), lambda x: torch.take(x, _t(idx)),
+             rand_array((3, 4), np.float64))
+    check_op(lambda x: x.t().take(_e(idx)), lambda x: x.t().take(_t(idx)), rand_array((3, 4)))
+    raises_like_torch(IndexError, lambda lib, c: lib.zeros(3, 4).take(c(np.array([12]))))
+    raises_like_torch(IndexError, lambda lib, c: lib.zeros(3, 4).take(c(np.array([-13]))))
+
+
+@pytest.mark.parametrize("weights", [None, np.float32, np.float64, np.float16, np.int64])
+def test_bincount_matches_torch(weights):
+    x = np.array([0, 3, 3, 1, 7])
+    w = None if weights is None else rand_array((5,), weights, low=0, high=4)
+    both(lambda lib, c: lib.bincount(c(x), None if w is None else c(w)))
+    both(lambda lib, c: c(x).bincount(minlength=10))
+    both(lambda lib, c: lib.bincount(c(np.array([], np.int64))))
+
+
+@pytest.mark.parametrize("fn, exc", [
+    (lambda lib, c: lib.bincount(c(np.array([0, -1]))), RuntimeError),
+    (lambda lib, c: lib.bincount(c(np.array([[0, 1]]))), RuntimeError),
+    (lambda lib, c: lib.bincount(c(np.array([0.0]))), NotImplementedError),
+    (lambda lib, c: lib.bincount(c(np.array([0, 1])), c(np.array([1.0]))), RuntimeError),
+    (lambda lib, c: lib.histc(c(np.array([1, 2]))), NotImplementedError),
+    (lambda lib, c: lib.histc(c(np.array([1.0])), bins=0), RuntimeError),
+    (lambda lib, c: lib.histc(c(np.array([1.0])), min=2, max=1), RuntimeError),
+    (lambda lib, c: lib.histc(c(np.array([1.0, np.inf]))), RuntimeError),
+])
+def test_bincount_histc_errors(fn, exc):
+    raises_like_torch(exc, fn)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_histc_matches_torch(dtype):
+    x = rand_array((200,), dtype, low=-3, high=3)
+    both(lambda lib, c: lib.histc(c(x), bins=7, min=-2, max=2.5))
+    both(lambda lib, c: c(x).histc(bins=10))
+    edges = np.array([0.0, 1.0, 1.0, 3.0, 2.999], dtype)
+    both(lambda lib, c: lib.histc(c(edges), bins=3, min=0, max=3))
+    both(lambda lib, c: lib.histc(c(np.array([1.0, 1.0], dtype)), bins=4))
