@@ -77,7 +77,8 @@ def _grad_b(g, out, a, b):
 
 def _product(name: str, grad_name: str) -> Primitive:
     prim = Primitive(name, _matmul_kernel, _matmul_meta, grad_name=grad_name)
-    defvjp(prim, _grad_a, _grad_b, reads=((1,), (0,)))
+    # Each rule also looks at the other operand's ndim, so both are saved.
+    defvjp(prim, _grad_a, _grad_b, reads=((0, 1), (0, 1)))
     return prim
 
 
