@@ -1,0 +1,211 @@
+"""The Tensor itself against torch: metadata, storage sharing, conversions, DLPack."""
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from ember import _names
+from helpers import DTYPE_PAIRS, E2T, assert_same, to_torch
+
+# --- metadata ------------------------------------------------------------------------------
+
+
+def test_shape_size_dim_numel():
+    e, t = ember.zeros(2, 3, 4), torch.zeros(2, 3, 4)
+    assert isinstance(e.shape, ember.Size) and isinstance(e.shape, tuple)
+    assert e.shape == t.shape and e.size() == t.size()
+    assert repr(e.shape) == repr(t.shape).replace("torch.", f"{_names.prefix}.")
+    assert e.size(1) == t.size(1) and e.size(-1) == t.size(-1)
+    assert (e.dim(), e.ndim, e.numel(), e.nelement()) == (t.dim(), t.ndim, t.numel(), t.nelement())
+    assert e.shape[1:] == ember.Size([3, 4]) and isinstance(e.shape[1:], ember.Size)
+    assert e.shape.numel() == t.shape.numel()
+    with pytest.raises(IndexError):
+        e.size(3)
+    assert ember.zeros(()).shape == () and ember.zeros(()).numel() == 1
+
+
+def test_strides_offsets_contiguity_follow_torch():
+    e, t = ember.arange(24).reshape(2, 3, 4), torch.arange(24).reshape(2, 3, 4)
+    for fe, ft in [(e, t), (e[1:, ::2], t[1:, ::2]), (e.transpose(0, 2), t.transpose(0, 2)),
+                   (e[:, :1], t[:, :1]), (e[1, 2], t[1, 2])]:
+        assert fe.stride() == ft.stride()
+        assert fe.storage_offset() == ft.storage_offset()
+        assert fe.is_contiguous() == ft.is_contiguous()
+        if fe.ndim:
+            assert fe.stride(-1) == ft.stride(-1)
+
+
+@pytest.mark.parametrize("e,t", DTYPE_PAIRS, ids=str)
+def test_bytes_per_element_for_every_dtype(e, t):
+    a, b = ember.zeros(3, 5, dtype=e), torch.zeros(3, 5, dtype=t)
+    assert a.element_size() == b.element_size() and a.itemsize == b.itemsize
+    assert a.nbytes == b.nbytes == a.numel() * a.element_size()
+    assert a[:, 1:].nbytes == b[:, 1:].nbytes
+    assert a.untyped_storage().nbytes() == b.untyped_storage().nbytes()
+
+
+def test_views_share_storage_and_report_offsets_in_data_ptr():
+    e, t = ember.zeros(4, 3), torch.zeros(4, 3)
+    for fe, ft in [(e[1:], t[1:]), (e.t(), t.t()), (e[2, 1:], t[2, 1:]), (e.view(-1), t.view(-1))]:
+        assert fe.untyped_storage().data_ptr() == e.untyped_storage().data_ptr()
+        assert fe.data_ptr() - e.data_ptr() == ft.data_ptr() - t.data_ptr()
+    assert e.clone().untyped_storage().data_ptr() != e.untyped_storage().data_ptr()
+    assert ember.zeros(0).data_ptr() == torch.zeros(0).data_ptr() == 0
+
+
+def test_views_see_writes_to_their_base():
+    base = ember.zeros(3, 4)
+    view = base.t()[1:]
+    base.numpy()[1, 2] = 5.0
+    assert view[1, 1].item() == 5.0
+    view.numpy()[0, 0] = 7.0
+    assert base[0, 1].item() == 7.0
+
+
+# --- conversions -----------------------------------------------------------------------------
+
+
+def test_numpy_shares_memory_and_keeps_strides():
+    e = ember.arange(6.0).reshape(2, 3)
+    a = e.numpy()
+    a[0, 0] = 10
+    assert e[0, 0].item() == 10
+    at = e.t().numpy()
+    assert at.strides == torch.arange(6.0).reshape(2, 3).t().numpy().strides
+    assert np.shares_memory(at, a)
+
+
+def test_numpy_refuses_tensors_that_require_grad():
+    e, t = ember.ones(2, requires_grad=True), torch.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError) as err_t:
+        t.numpy()
+    with pytest.raises(RuntimeError) as err_e:
+        e.numpy()
+    assert str(err_e.value) == str(err_t.value)
+    with pytest.raises(RuntimeError):
+        np.asarray(e)
+    np.testing.assert_array_equal(e.detach().numpy(), t.detach().numpy())
+    np.testing.assert_array_equal(e.numpy(force=True), t.numpy(force=True))
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch's __array__ lacks copy=
+def test_array_protocol():
+    e, t = ember.arange(4).reshape(2, 2), torch.arange(4).reshape(2, 2)
+    np.testing.assert_array_equal(np.asarray(e), np.asarray(t))
+    assert np.array(e, dtype=np.float32).dtype == np.array(t, dtype=np.float32).dtype
+    assert np.shares_memory(np.asarray(e), e.numpy())
+
+
+@pytest.mark.parametrize("e,t", DTYPE_PAIRS, ids=str)
+def test_tolist_and_item_for_every_dtype(e, t):
+    values = [[1.5, -2.0], [0.0, 3.25]] if (e.is_floating_point or e.is_complex) else [[1, 0],
+                                                                                       [0, 1]]
+    a, b = ember.tensor(values).to(e), torch.tensor(values).to(t)
+    assert a.tolist() == b.tolist()
+    assert a[0, 0].tolist() == b[0, 0].tolist()
+    assert a[1, 1].item() == b[1, 1].item()
+    assert type(a[1, 1].item()) is type(b[1, 1].item())
+
+
+def test_item_errors():
+    for bad in ([1, 2], []):
+        with pytest.raises(RuntimeError):
+            torch.tensor(bad).item()
+        with pytest.raises(RuntimeError, match="cannot be converted to Scalar"):
+            ember.tensor(bad).item()
+    assert ember.tensor([[3]]).item() == 3
+
+
+def test_python_number_conversions():
+    for value in (2.7, -2.7, 0.0, 3):
+        e, t = ember.tensor(value), torch.tensor(value)
+        assert int(e) == int(t) and float(e) == float(t) and bool(e) == bool(t)
+        assert complex(e) == complex(t)
+    assert [10, 20, 30][ember.tensor(1)] == 20
+    for bad in (lambda m: bool(m.tensor([1, 2])), lambda m: bool(m.tensor([])),
+                lambda m: int(m.tensor([1, 2])), lambda m: float(m.tensor(1 + 1j)),
+                lambda m: [1, 2][m.tensor(1.0)]):
+        with pytest.raises(Exception) as err_t:
+            bad(torch)
+        with pytest.raises(err_t.type):
+            bad(ember)
+
+
+def test_len_and_iteration():
+    e, t = ember.arange(6).reshape(3, 2), torch.arange(6).reshape(3, 2)
+    assert len(e) == len(t) == 3
+    rows = list(e)
+    assert len(rows) == 3
+    for re, rt in zip(rows, t):
+        assert_same(re, rt)
+    assert rows[1].untyped_storage().data_ptr() == e.untyped_storage().data_ptr()
+    for bad in (len, iter):
+        with pytest.raises(TypeError):
+            bad(torch.tensor(1))
+        with pytest.raises(TypeError):
+            bad(ember.tensor(1))
+
+
+# --- DLPack ------------------------------------------------------------------------------------
+
+DLPACK_DTYPES = [ember.float32, ember.float64, ember.float16, ember.bfloat16, ember.int64,
+                 ember.int8, ember.uint8, ember.bool, ember.complex64]
+
+
+def _samples(dtype):
+    base = ember.arange(12).reshape(3, 4).to(dtype)
+    return [base, base.t(), base[1:, ::2], base[1, 1], base[:0]]
+
+
+@pytest.mark.parametrize("dtype", DLPACK_DTYPES, ids=str)
+def test_torch_reads_ember_tensors_through_dlpack_without_copying(dtype):
+    for e in _samples(dtype):
+        t = torch.from_dlpack(e)
+        assert t.dtype == E2T[dtype] and t.shape == e.shape and t.stride() == e.stride()
+        assert_same(e, t)
+        if e.numel():
+            assert t.data_ptr() == e.data_ptr()
+
+
+@pytest.mark.parametrize("dtype", DLPACK_DTYPES, ids=str)
+def test_ember_reads_torch_tensors_through_dlpack_without_copying(dtype):
+    base = torch.arange(12).reshape(3, 4).to(E2T[dtype])
+    for t in (base, base.t(), base[1:, ::2], base[1, 1]):
+        e = ember.from_dlpack(t)
+        assert e.dtype is dtype and e.stride() == t.stride()
+        assert_same(e, t)
+        assert e.data_ptr() == t.data_ptr()
+
+
+def test_dlpack_with_numpy_both_ways_shares_memory():
+    a = np.zeros(3)
+    e = ember.from_dlpack(a)
+    e.numpy()[2] = 9
+    assert a[2] == 9
+    b = np.from_dlpack(ember.ones(2, 3).t())
+    assert b.shape == (3, 2) and b.flags.writeable
+    e2 = ember.zeros(3)
+    np.from_dlpack(e2)[0] = 1
+    assert e2[0].item() == 1
+
+
+def test_dlpack_writes_are_shared_with_torch():
+    e = ember.zeros(3)
+    torch.from_dlpack(e)[0] = 5
+    assert e.tolist() == [5.0, 0.0, 0.0]
+    t = torch.zeros(3, dtype=torch.bfloat16)
+    ember.from_dlpack(t).numpy()[1] = 7
+    assert t.tolist() == [0.0, 7.0, 0.0]
+
+
+def test_dlpack_refuses_tensors_that_require_grad():
+    with pytest.raises(RuntimeError, match="detach"):
+        torch.from_dlpack(ember.ones(2, requires_grad=True))
+    assert ember.ones(1).__dlpack_device__() == tuple(torch.ones(1).__dlpack_device__())
+
+
+def test_to_torch_helper_roundtrip_of_every_dtype():
+    for e, t in DTYPE_PAIRS:
+        x = ember.ones(2, dtype=e)
+        assert to_torch(x).dtype == t
