@@ -6,6 +6,7 @@ import pytest
 import torch
 
 import ember
+
 from helpers import E2T
 
 

@@ -7,6 +7,7 @@ import torch
 
 import ember
 from ember import _names
+
 from helpers import DTYPE_PAIRS, E2T
 
 DTYPES = [e for e, _ in DTYPE_PAIRS]

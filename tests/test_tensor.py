@@ -6,6 +6,7 @@ import torch
 
 import ember
 from ember import _names
+
 from helpers import DTYPE_PAIRS, E2T, assert_same, to_torch
 
 # --- metadata ------------------------------------------------------------------------------
