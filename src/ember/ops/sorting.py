@@ -72,10 +72,10 @@ def _sort_meta(x, *, dim, descending):
 
 
 def _sort_vjp(g, out, x, *, dim, descending):
-    gv = g[0]
-    if x.ndim == 0:
+    gv, idx = g[0], out[1]
+    if idx.ndim == 0:
         return gv
-    return scatter_into_zeros(x._shape, dim, out[1], gv)
+    return scatter_into_zeros(idx._shape, dim, idx, gv)
 
 
 sort_p = Primitive("sort", _sort_kernel, _sort_meta, grad_name="SortBackward0", n_outputs=2)
@@ -104,30 +104,30 @@ def msort(input: Tensor, *, out=None) -> Tensor:
 
 # --- topk / kthvalue ----------------------------------------------------------------
 
-def _topk_kernel(a, *, k, dim, largest):
+def _topk_kernel(a, *, k, dim, largest, in_shape):
     if a.ndim == 0:
         return a.reshape(()).copy(), np.zeros((), np.int64)
     idx = np.take(_argsort(a, dim, largest), np.arange(k), axis=dim)
     return np.take_along_axis(a, idx, axis=dim), idx.astype(np.int64)
 
 
-def _topk_meta(x, *, k, dim, largest):
+def _topk_meta(x, *, k, dim, largest, in_shape):
     shape = x._shape[:dim] + (k,) + x._shape[dim + 1:] if x.ndim else ()
     return (shape, x._dtype), (shape, dt.int64)
 
 
 topk_p = Primitive("topk", _topk_kernel, _topk_meta, n_outputs=2)
-defvjp(topk_p, lambda g, out, x, *, k, dim, largest: _pick_vjp(g, out, x, dim),
+defvjp(topk_p, lambda g, out, x, *, k, dim, largest, in_shape: _pick_vjp(g, out, in_shape, dim),
        reads=((),), save_output=True)
 
 
-def _pick_vjp(g, out, x, dim, keepdim=True):
+def _pick_vjp(g, out, in_shape, dim, keepdim=True):
     gv, idx = g[0], out[1]
-    if x.ndim == 0:
+    if not in_shape:
         return gv.reshape(())
     if not keepdim:
         gv, idx = gv.unsqueeze(dim), idx.unsqueeze(dim)
-    return scatter_into_zeros(x._shape, dim, idx, gv)
+    return scatter_into_zeros(in_shape, dim, idx, gv)
 
 
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True,
@@ -137,11 +137,12 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     n = input._shape[d] if input.ndim else 1
     if k < 0 or k > n:
         raise RuntimeError("selected index k out of range")
-    r = topk_result(*apply(topk_p, input, k=int(k), dim=d, largest=bool(largest)))
+    r = topk_result(*apply(topk_p, input, k=int(k), dim=d, largest=bool(largest),
+                           in_shape=input._shape))
     return write_out(r, out) if out is not None else r
 
 
-def _kthvalue_kernel(a, *, k, dim, keepdim):
+def _kthvalue_kernel(a, *, k, dim, keepdim, in_shape):
     if a.ndim == 0:
         return a.copy(), np.zeros((), np.int64)
     idx = np.take(np.argsort(a, axis=dim, kind="stable"), [k - 1], axis=dim)
@@ -151,7 +152,7 @@ def _kthvalue_kernel(a, *, k, dim, keepdim):
     return vals, idx.astype(np.int64)
 
 
-def _kthvalue_meta(x, *, k, dim, keepdim):
+def _kthvalue_meta(x, *, k, dim, keepdim, in_shape):
     if x.ndim == 0:
         shape = ()
     elif keepdim:
@@ -163,7 +164,7 @@ def _kthvalue_meta(x, *, k, dim, keepdim):
 
 kthvalue_p = Primitive("kthvalue", _kthvalue_kernel, _kthvalue_meta, n_outputs=2)
 defvjp(kthvalue_p,
-       lambda g, out, x, *, k, dim, keepdim: _pick_vjp(g, out, x, dim, keepdim),
+       lambda g, out, x, *, k, dim, keepdim, in_shape: _pick_vjp(g, out, in_shape, dim, keepdim),
        reads=((),), save_output=True)
 
 
@@ -173,7 +174,8 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out
     n = input._shape[d] if input.ndim else 1
     if k < 1 or k > n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
-    r = kthvalue_result(*apply(kthvalue_p, input, k=int(k), dim=d, keepdim=bool(keepdim)))
+    r = kthvalue_result(*apply(kthvalue_p, input, k=int(k), dim=d, keepdim=bool(keepdim),
+                               in_shape=input._shape))
     return write_out(r, out) if out is not None else r
 
 

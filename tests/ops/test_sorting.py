@@ -1,0 +1,210 @@
+"""sort / argsort / msort / topk / kthvalue / unique / searchsorted / bucketize vs torch."""
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+from helpers import assert_same, check_grads, check_op, rand_array
+
+
+def _e(a):
+    return ember.tensor(a)
+
+
+def _t(a):
+    return torch.tensor(a)
+
+
+def both(fn):
+    out_e, out_t = fn(ember, _e), fn(torch, _t)
+    assert_same(out_e, out_t)
+    return out_e
+
+
+def raises_like_torch(exc, fn):
+    with pytest.raises(exc):
+        fn(torch, _t)
+    with pytest.raises(exc):
+        fn(ember, _e)
+
+
+WITH_NAN = np.array([[3.0, np.nan, 1.0, -np.inf], [0.5, 2.0, np.nan, 2.5]])
+TIES = np.array([[2, 1, 2, 0, 1, 2], [5, 5, 5, 1, 1, 0]], np.int32)
+
+
+@pytest.mark.parametrize("descending", [False, True])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_sort_values_indices_and_grads(dim, descending):
+    check_op(lambda x: x.sort(dim, descending), lambda x: x.sort(dim, descending),
+             rand_array((3, 4, 5), np.float64))
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_stable_sort_keeps_ties_in_order(descending):
+    for dim in (0, 1):
+        both(lambda lib, c, d=dim: lib.sort(c(TIES), dim=d, descending=descending, stable=True))
+        both(lambda lib, c, d=dim: lib.argsort(c(TIES), dim=d, descending=descending,
+                                              stable=True))
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_puts_nan_last_like_torch(descending):
+    both(lambda lib, c: c(WITH_NAN).sort(descending=descending))
+    both(lambda lib, c: c(WITH_NAN).argsort(dim=0, descending=descending))
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.uint8, np.int8, np.int64, np.float16,
+                                   np.float32])
+def test_sort_dtypes(dtype):
+    x = rand_array((4, 6), dtype, low=-5, high=5)
+    both(lambda lib, c: lib.sort(c(x), stable=True))
+    both(lambda lib, c: lib.sort(c(x), dim=0, descending=True, stable=True))
+
+
+def test_sort_edge_shapes_and_layout():
+    both(lambda lib, c: lib.sort(c(np.array(3.0))))
+    both(lambda lib, c: lib.sort(c(np.zeros((2, 0)))))
+    x = rand_array((3, 4))
+    e, t = ember.tensor(x).t().sort(0), torch.tensor(x).t().sort(0)
+    assert_same(e, t, check_stride=True)  # the result keeps the input's layout, as in torch
+    check_grads(lambda a: a.t().sort(0).values * ember.arange(3.0), rand_array((3, 4)))
+    assert_same(ember.msort(ember.tensor(x)), torch.msort(torch.tensor(x)))
+
+
+def test_sort_on_meta_and_errors():
+    e = ember.empty(3, 4, device="meta").t().sort(0)
+    t = torch.empty(3, 4, device="meta").t().sort(0)
+    assert_same(e, t, check_stride=True)
+    raises_like_torch(RuntimeError, lambda lib, c: lib.sort(c(np.array([1 + 1j]))))
+    raises_like_torch(IndexError, lambda lib, c: lib.sort(c(np.zeros(3)), 1))
+
+
+def test_sort_grad_fn_name_and_indices_need_no_grad():
+    x = ember.tensor(rand_array((4,)), requires_grad=True)
+    v, i = x.sort()
+    assert type(v.grad_fn).__name__ == "SortBackward0"
+    assert not i.requires_grad
+    assert not x.argsort().requires_grad
+
+
+@pytest.mark.parametrize("largest", [True, False])
+@pytest.mark.parametrize("dim", [0, -1])
+def test_topk_values_indices_and_grads(dim, largest):
+    check_op(lambda x: x.topk(2, dim, largest), lambda x: x.topk(2, dim, largest),
+             rand_array((4, 5), np.float64))
+
+
+def test_topk_edge_cases():
+    both(lambda lib, c: lib.topk(c(WITH_NAN), 2))
+    both(lambda lib, c: lib.topk(c(WITH_NAN), 2, largest=False))
+    both(lambda lib, c: lib.topk(c(np.arange(6.0).reshape(2, 3)), 0))
+    both(lambda lib, c: lib.topk(c(np.array(2.0)), 1))
+    raises_like_torch(RuntimeError, lambda lib, c: lib.topk(c(np.zeros(3)), 4))
+    raises_like_torch(RuntimeError, lambda lib, c: lib.topk(c(np.zeros(3)), -1))
+    e = ember.empty(3, 4, device="meta").t().topk(2, 0)
+    t = torch.empty(3, 4, device="meta").t().topk(2, 0)
+    assert_same(e, t, check_stride=True)
+
+
+@pytest.mark.parametrize("keepdim", [False, True])
+@pytest.mark.parametrize("k, dim", [(1, 0), (3, 1), (5, -1)])
+def test_kthvalue_values_indices_and_grads(k, dim, keepdim):
+    check_op(lambda x: x.kthvalue(k, dim, keepdim), lambda x: x.kthvalue(k, dim, keepdim),
+             rand_array((5, 5), np.float64))
+
+
+def test_kthvalue_edge_cases():
+    both(lambda lib, c: lib.kthvalue(c(WITH_NAN), 4))
+    both(lambda lib, c: lib.kthvalue(c(np.array(2.0)), 1))
+    raises_like_torch(RuntimeError, lambda lib, c: lib.kthvalue(c(np.zeros((2, 3))), 4))
+    raises_like_torch(RuntimeError, lambda lib, c: lib.kthvalue(c(np.zeros((2, 3))), 0))
+    e = ember.empty(3, 4, device="meta").kthvalue(2, 0, True)
+    t = torch.empty(3, 4, device="meta").kthvalue(2, 0, True)
+    assert_same(e, t, check_stride=True)
+
+
+# --- unique ---------------------------------------------------------------------------------
+
+X_INT = np.array([[3, 1, 2], [1, 3, 3], [3, 1, 2]])
+
+
+@pytest.mark.parametrize("return_inverse", [False, True])
+@pytest.mark.parametrize("return_counts", [False, True])
+def test_unique_matches_torch(return_inverse, return_counts):
+    kw = dict(return_inverse=return_inverse, return_counts=return_counts)
+    both(lambda lib, c: lib.unique(c(X_INT), **kw))
+    both(lambda lib, c: c(X_INT).unique(sorted=False, **kw))
+    for dim in (0, 1, -1):
+        both(lambda lib, c, d=dim: lib.unique(c(X_INT), dim=d, **kw))
+
+
+def test_unique_floats_bools_nans_and_zero_dim():
+    both(lambda lib, c: lib.unique(c(np.array([1.0, np.nan, 2.0, np.nan, 1.0]))))
+    both(lambda lib, c: lib.unique(c(np.array([True, False, True])), return_counts=True))
+    both(lambda lib, c: lib.unique(c(np.array(3)), return_inverse=True))
+    both(lambda lib, c: lib.unique(c(np.zeros((0,), np.float32)), return_inverse=True))
+
+
+@pytest.mark.parametrize("return_inverse", [False, True])
+@pytest.mark.parametrize("return_counts", [False, True])
+def test_unique_consecutive_matches_torch(return_inverse, return_counts):
+    kw = dict(return_inverse=return_inverse, return_counts=return_counts)
+    x = np.array([1, 1, 2, 2, 3, 1, 1, 2])
+    both(lambda lib, c: lib.unique_consecutive(c(x), **kw))
+    both(lambda lib, c: lib.unique_consecutive(c(x.reshape(2, 4)), **kw))
+    rows = np.array([[1, 1], [1, 1], [2, 2], [1, 1]])
+    both(lambda lib, c: c(rows).unique_consecutive(dim=0, **kw))
+    both(lambda lib, c: c(rows).unique_consecutive(dim=1, **kw))
+    both(lambda lib, c: lib.unique_consecutive(c(np.array(3)), **kw))
+
+
+def test_unique_on_meta_raises_not_implemented():
+    with pytest.raises(NotImplementedError):
+        ember.unique(ember.empty(3, device="meta"))
+
+
+# --- searchsorted / bucketize --------------------------------------------------------------
+
+SEQ = np.array([1.0, 2.0, 2.0, 3.0, 5.0])
+VALS = np.array([[0.0, 2.0, 2.5], [5.0, 6.0, np.nan]])
+
+
+@pytest.mark.parametrize("right", [False, True])
+@pytest.mark.parametrize("out_int32", [False, True])
+def test_searchsorted_1d_boundaries(right, out_int32):
+    kw = dict(right=right, out_int32=out_int32)
+    both(lambda lib, c: lib.searchsorted(c(SEQ), c(VALS), **kw))
+    both(lambda lib, c: lib.searchsorted(c(SEQ), 2.0, **kw))
+    both(lambda lib, c: lib.searchsorted(c(SEQ), c(np.array([2, 4])), **kw))
+    side = "right" if right else "left"
+    both(lambda lib, c: lib.searchsorted(c(SEQ), c(VALS), side=side))
+
+
+def test_searchsorted_batched_boundaries_and_sorter():
+    seq = np.sort(rand_array((2, 3, 6)), axis=-1)
+    vals = rand_array((2, 3, 4), seed=4)
+    both(lambda lib, c: lib.searchsorted(c(seq), c(vals)))
+    both(lambda lib, c: lib.searchsorted(c(seq), c(vals), right=True))
+    unsorted = np.array([3.0, 1.0, 2.0])
+    both(lambda lib, c: lib.searchsorted(c(unsorted), c(np.array([2.5, 0.0])),
+                                         sorter=c(np.argsort(unsorted))))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, c: lib.searchsorted(c(np.zeros((2, 3))), c(np.zeros((3, 1)))),
+    lambda lib, c: lib.searchsorted(c(SEQ), c(VALS), side="left", right=True),
+    lambda lib, c: lib.searchsorted(c(SEQ), c(VALS), side="middle"),
+    lambda lib, c: lib.searchsorted(c(np.array(1.0)), c(VALS)),
+    lambda lib, c: lib.bucketize(c(VALS), c(np.zeros((2, 3)))),
+])
+def test_searchsorted_errors(fn):
+    raises_like_torch(RuntimeError, fn)
+
+
+@pytest.mark.parametrize("right", [False, True])
+def test_bucketize_matches_torch(right):
+    both(lambda lib, c: lib.bucketize(c(VALS), c(SEQ), right=right))
+    both(lambda lib, c: lib.bucketize(3, c(SEQ), right=right, out_int32=True))
+    both(lambda lib, c: lib.bucketize(c(np.array([3, 0, 9])), c(SEQ), right=right))
