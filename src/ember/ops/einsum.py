@@ -129,22 +129,22 @@ class _Spec:
             else:
                 labels.append(ord(tok))
         seen: dict[int, int] = {}
-        for lab, n in zip(labels, t._shape):
+        for d, (lab, n) in enumerate(zip(labels, t._shape)):
             if lab in seen and seen[lab] != n:
                 raise RuntimeError(f"einsum(): subscript {chr(lab)} is repeated for operand {i} "
-                                   f"but the sizes don't match, {seen[lab]} != {n}")
+                                   f"but the sizes don't match, {n} != {seen[lab]}")
             seen[lab] = n
-            self._see(lab, n, i)
+            self._see(lab, n, i, d)
         return labels
 
-    def _see(self, lab: int, n: int, i: int) -> None:
+    def _see(self, lab: int, n: int, i: int, d: int) -> None:
         old = self.sizes.get(lab)
         if old is None or old == 1:
             self.sizes[lab] = n
         elif n not in (1, old):
             if lab >= _ELLIPSIS:
                 raise RuntimeError(
-                    f"einsum(): dimension {lab - _ELLIPSIS} covered by ellipsis in operand {i}"
+                    f"einsum(): dimension {d} covered by ellipsis in operand {i}"
                     f"has size {n} which does not broadcast with previously seen ellipsis with "
                     f"size {old} for the respective dimension")
             raise RuntimeError(f"einsum(): subscript {chr(lab)} has size {n} for operand {i} "
