@@ -3,9 +3,9 @@ exceptions, gradients (vs torch, finite differences, second order), in-place and
 
 import pytest
 import torch
-from ops._elementwise import Spec, make, same_outcome, unary_tests
 
 import ember
+from ops._elementwise import Spec, make, same_outcome, unary_tests
 
 POS = ((0.1, 3.0),)
 SPECS = [

@@ -21,6 +21,7 @@ from .unary import (
     COMPLEX_K,
     INT_K,
     check_tensor,
+    cj,
     lowp,
     not_implemented,
     unary,
@@ -115,15 +116,26 @@ threshold_p = unary("threshold", _threshold_kernel)
 defvjp(threshold_p, lambda g, out, x, threshold, value: g * (x > threshold))
 
 
+def _fits(x: Tensor, *values) -> None:
+    """Integer tensors refuse numbers outside their range, as PyTorch's Scalar conversion does."""
+    if x._dtype._kind == INT_K:
+        info = np.iinfo(x._dtype.np)
+        for v in values:
+            if not info.min <= v <= info.max:
+                raise RuntimeError(f"value cannot be converted to type {x._dtype.name}_t "
+                                   "without overflow")
+
+
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """x where x > threshold, else `value`."""
+    check_tensor(input, "threshold")
+    _fits(input, threshold, value)
     return _run(threshold_p, input, inplace, (BOOL_K, COMPLEX_K), "threshold_cpu",
                 threshold=threshold, value=value)
 
 
 def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
-    return _run(threshold_p, input, True, (BOOL_K, COMPLEX_K), "threshold_cpu",
-                threshold=threshold, value=value)
+    return globals()["threshold"](input, threshold, value, inplace=True)
 
 
 # --- smooth activations -------------------------------------------------------------------
@@ -165,6 +177,8 @@ def _sigmoid_np(a):
 
 @lowp
 def _silu_kernel(a):
+    if a.dtype.kind == "c":
+        return a / (1 + np.exp(-a))
     return a * _sigmoid_np(a)
 
 
@@ -173,7 +187,7 @@ silu_p = unary("silu", _silu_kernel)
 
 def _silu_grad(g, out, x):
     s = x.sigmoid()
-    return g * s * (1 + x * (1 - s))
+    return g * cj(s * (1 + x * (1 - s)))
 
 
 defvjp(silu_p, _silu_grad)
@@ -181,7 +195,7 @@ defvjp(silu_p, _silu_grad)
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """x * sigmoid(x) (also called swish)."""
-    return _run(silu_p, input, inplace, _FLOAT_ONLY, "silu_cpu")
+    return _run(silu_p, input, inplace, (BOOL_K, INT_K), "silu_cpu")
 
 
 @lowp
@@ -302,7 +316,9 @@ def _hardsigmoid_kernel(a):
 
 
 hardsigmoid_p = unary("hardsigmoid", _hardsigmoid_kernel)
-defvjp(hardsigmoid_p, lambda g, out, x: g * ((x > -3) & (x < 3)) / 6)
+# NOTE: PyTorch's backward multiplies by 1/6 rounded to float32, even for float64.
+_ONE_SIXTH_F32 = float(np.float32(1 / 6))
+defvjp(hardsigmoid_p, lambda g, out, x: g * ((x > -3) & (x < 3)) * _ONE_SIXTH_F32)
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:

@@ -45,7 +45,11 @@ def lowp(fn):
     return kernel
 
 
-def unary(name: str, kernel, *, grad_name: str | None = None, meta=same_meta) -> Primitive:
+def _same_meta(x, **params):
+    return same_meta(x)
+
+
+def unary(name: str, kernel, *, grad_name: str | None = None, meta=_same_meta) -> Primitive:
     return Primitive(name, kernel, meta, grad_name=grad_name)
 
 
@@ -154,7 +158,10 @@ defvjp(abs_p, lambda g, out, x: g * x.sgn())
 
 
 def _sign_kernel(a):
-    return a.copy() if a.dtype == np.bool_ else np.sign(a)
+    if a.dtype == np.bool_:
+        return a.copy()
+    # NOTE: written as (a > 0) - (a < 0) so NaN gives 0, as PyTorch's sign does.
+    return (np.greater(a, 0).astype(np.int8) - np.less(a, 0)).astype(a.dtype)
 
 
 sign_p = unary("sign", _sign_kernel)

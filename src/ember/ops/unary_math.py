@@ -266,9 +266,9 @@ trunc_p = unary("trunc", _int_passthrough(np.trunc))
 defvjp(trunc_p, zero_grad, reads=((),))
 
 
+@lowp
 def _round_kernel(a, decimals=0):
-    # NOTE: like PyTorch, scale by 10**decimals in the tensor's own dtype, round half to
-    # even, and scale back (so float16 rounds at each step, as its CPU kernel does).
+    # NOTE: like PyTorch, scale by 10**decimals, round half to even, and scale back.
     if decimals == 0:
         return np.rint(a)
     ten = np.asarray(10.0 ** abs(decimals), a.dtype)
@@ -390,14 +390,20 @@ def logit_(self: Tensor, eps: float | None = None) -> Tensor:
     return _logit_(self, eps=eps)
 
 
+def _round_decimals_check(x: Tensor, decimals: int) -> None:
+    check_tensor(x, "round")
+    if decimals != 0 and x._dtype._kind == INT_K:
+        raise NotImplementedError(f"\"round_cpu\" not implemented for '{type_name(x._dtype)}'")
+
+
 def round(input: Tensor, *, decimals: int = 0, out=None) -> Tensor:  # noqa: A001
     """Round half to even, to `decimals` decimal places (negative: to tens, hundreds ...)."""
-    if decimals != 0 and input._dtype._kind == INT_K:
-        raise NotImplementedError(f"\"round_cpu\" not implemented for '{type_name(input._dtype)}'")
+    _round_decimals_check(input, decimals)
     return _round(input, decimals=int(decimals), out=out)
 
 
 def round_(self: Tensor, *, decimals: int = 0) -> Tensor:
+    _round_decimals_check(self, decimals)
     return _round_(self, decimals=int(decimals))
 
 

@@ -1,0 +1,97 @@
+"""Activation ops (activation.py) against torch.nn.functional: every dtype, 0-d / empty /
+transposed inputs, gradients (vs torch, finite differences, second order), in-place, meta."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import ember
+from ember.ops import activation as A
+from ops._elementwise import Spec, make, same_outcome, unary_tests
+
+
+def _inplace(e_fn, t_fn):
+    """In-place forms as the `inplace=True` keyword of the F-style functions."""
+    return (lambda x: e_fn(x, inplace=True), lambda x: t_fn(x, inplace=True))
+
+
+SPECS = [
+    Spec("relu", ember.relu, torch.relu),
+    Spec("relu6", A.relu6, F.relu6, inplace=_inplace(A.relu6, F.relu6)),
+    Spec("gelu", A.gelu, F.gelu, inplace=None),
+    Spec("gelu_tanh", lambda x: A.gelu(x, approximate="tanh"),
+         lambda x: F.gelu(x, approximate="tanh"), inplace=None),
+    Spec("silu", A.silu, F.silu, inplace=_inplace(A.silu, F.silu)),
+    Spec("softplus", A.softplus, F.softplus, inplace=None),
+    Spec("softplus_beta", lambda x: A.softplus(x, beta=2.0, threshold=1.5),
+         lambda x: F.softplus(x, beta=2.0, threshold=1.5), inplace=None),
+    Spec("mish", A.mish, F.mish, inplace=_inplace(A.mish, F.mish)),
+    Spec("hardtanh", lambda x, **k: A.hardtanh(x, -0.5, 1.5, **k),
+         lambda x, **k: F.hardtanh(x, -0.5, 1.5, **k),
+         inplace=(lambda x: A.hardtanh_(x, -0.5, 1.5), lambda x: F.hardtanh_(x, -0.5, 1.5))),
+    Spec("leaky_relu", lambda x: A.leaky_relu(x, 0.2), lambda x: F.leaky_relu(x, 0.2),
+         inplace=(lambda x: A.leaky_relu_(x, 0.2), lambda x: F.leaky_relu_(x, 0.2))),
+    Spec("elu", lambda x: A.elu(x, 0.7), lambda x: F.elu(x, 0.7),
+         inplace=(lambda x: A.elu_(x, 0.7), lambda x: F.elu_(x, 0.7))),
+    Spec("selu", ember.selu, torch.selu),
+    # NOTE: torch's celu backward is off by ~3e-8 relative in float64 (it rounds alpha).
+    Spec("celu", lambda x: ember.celu(x, 1.3), lambda x: torch.celu(x, 1.3), tol=(1e-6, 1e-8),
+         inplace=(lambda x: ember.celu_(x, 1.3), lambda x: torch.celu_(x, 1.3))),
+    Spec("hardsigmoid", A.hardsigmoid, F.hardsigmoid, ((-4.0, 4.0),),
+         inplace=_inplace(A.hardsigmoid, F.hardsigmoid)),
+    Spec("hardswish", A.hardswish, F.hardswish, ((-4.0, 4.0),),
+         inplace=_inplace(A.hardswish, F.hardswish)),
+    Spec("logsigmoid", A.logsigmoid, F.logsigmoid, inplace=None),
+    Spec("softsign", A.softsign, F.softsign, inplace=None),
+    Spec("tanhshrink", A.tanhshrink, F.tanhshrink, inplace=None),
+    Spec("threshold", lambda x: ember.threshold(x, 0.3, -2.0),
+         lambda x: torch.threshold(x, 0.3, -2.0),
+         inplace=(lambda x: ember.threshold_(x, 0.3, -2.0),
+                  lambda x: torch.threshold_(x, 0.3, -2.0))),
+]
+test_values, test_grad_vs_torch, test_grad_fd, test_inplace, test_meta = unary_tests(SPECS)
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=[s.name for s in SPECS])
+def test_extreme_inputs_stay_finite_like_torch(spec):
+    vals = [-1000.0, -30.0, -3.0, -1e-3, 0.0, 1e-3, 3.0, 30.0, 1000.0]
+    for dtype in (torch.float32, torch.float16, torch.bfloat16):
+        t = torch.tensor(vals, dtype=dtype)
+        e = ember.tensor(vals).to(getattr(ember, str(dtype).split(".")[1]))
+        same_outcome(spec.e, spec.t, (e,), (t,))
+
+
+def test_grad_fn_names_match_torch():
+    pairs = [(ember.relu, torch.relu), (A.gelu, F.gelu), (A.silu, F.silu),
+             (A.softplus, F.softplus), (A.mish, F.mish), (A.hardtanh, F.hardtanh),
+             (A.relu6, F.relu6), (A.leaky_relu, F.leaky_relu), (A.elu, F.elu),
+             (ember.selu, torch.selu), (ember.celu, torch.celu), (A.hardsigmoid, F.hardsigmoid),
+             (A.hardswish, F.hardswish), (A.logsigmoid, F.logsigmoid)]
+    for fe, ft in pairs:
+        e = ember.tensor([0.5, -1.5], requires_grad=True)
+        t = torch.tensor([0.5, -1.5], requires_grad=True)
+        assert type(fe(e).grad_fn).__name__ == type(ft(t).grad_fn).__name__, fe.__name__
+
+
+def test_gelu_rejects_unknown_approximation():
+    e, t = make((3,), ember.float32)
+    same_outcome(lambda x: A.gelu(x, approximate="fast"),
+                 lambda x: F.gelu(x, approximate="fast"), (e,), (t,))
+
+
+def test_exported_names_follow_torch_namespace():
+    for name in A.__all__:
+        assert hasattr(torch, name), name
+    for name in ("gelu", "silu", "softplus", "mish", "hardswish"):
+        assert not hasattr(ember, name) or hasattr(torch, name)
+
+
+def test_relu_inplace_on_non_leaf_keeps_gradient_path():
+    xe = ember.tensor([[-1.0, 2.0], [3.0, -4.0]], requires_grad=True)
+    xt = torch.tensor([[-1.0, 2.0], [3.0, -4.0]], requires_grad=True)
+    ye, yt = xe * 2, xt * 2
+    ye.relu_()
+    yt.relu_()
+    (ye * ye).sum().backward()
+    (yt * yt).sum().backward()
+    same_outcome(lambda x: x, lambda x: x, (xe.grad,), (xt.grad,))

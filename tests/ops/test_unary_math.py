@@ -1,0 +1,130 @@
+"""unary_math.py against torch: exp/log family, trig, erf family, rounding, predicates,
+nan_to_num, over every dtype, with gradients, in-place, and meta."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from ops._elementwise import Spec, make, same_outcome, unary_tests
+
+POS = ((0.1, 3.0),)
+UNIT = ((-0.9, 0.9),)
+SPECS = [
+    Spec("rsqrt", ember.rsqrt, torch.rsqrt, POS),
+    Spec("square", ember.square, torch.square),
+    Spec("exp2", ember.exp2, torch.exp2),
+    Spec("expm1", ember.expm1, torch.expm1),
+    Spec("log2", ember.log2, torch.log2, POS),
+    Spec("log10", ember.log10, torch.log10, POS),
+    Spec("log1p", ember.log1p, torch.log1p, POS),
+    Spec("reciprocal", ember.reciprocal, torch.reciprocal, POS),
+    Spec("tan", ember.tan, torch.tan, UNIT),
+    Spec("asin", ember.asin, torch.asin, UNIT),
+    Spec("acos", ember.acos, torch.acos, UNIT),
+    Spec("atan", ember.atan, torch.atan),
+    Spec("sinh", ember.sinh, torch.sinh),
+    Spec("cosh", ember.cosh, torch.cosh),
+    Spec("asinh", ember.asinh, torch.asinh),
+    Spec("acosh", ember.acosh, torch.acosh, ((1.1, 3.0),)),
+    Spec("atanh", ember.atanh, torch.atanh, UNIT),
+    Spec("arcsin", ember.arcsin, torch.arcsin, UNIT),
+    Spec("logit", ember.logit, torch.logit, ((0.05, 0.95),)),
+    Spec("logit_eps", lambda x: ember.logit(x, 0.2), lambda x: torch.logit(x, 0.2),
+         ((0.05, 0.95),), inplace=(lambda x: x.logit_(0.2), lambda x: x.logit_(0.2))),
+    Spec("erf", ember.erf, torch.erf),
+    Spec("erfc", ember.erfc, torch.erfc),
+    Spec("erfinv", ember.erfinv, torch.erfinv, UNIT),
+    Spec("floor", ember.floor, torch.floor, fd=False),
+    Spec("ceil", ember.ceil, torch.ceil, fd=False),
+    Spec("trunc", ember.trunc, torch.trunc, fd=False),
+    Spec("fix", ember.fix, torch.fix, fd=False),
+    Spec("round", ember.round, torch.round, fd=False),
+    Spec("round_decimals", lambda x: ember.round(x, decimals=2),
+         lambda x: torch.round(x, decimals=2), fd=False,
+         inplace=(lambda x: x.round_(decimals=2), lambda x: x.round_(decimals=2))),
+    Spec("round_negative_decimals", lambda x: ember.round(x * 100, decimals=-1),
+         lambda x: torch.round(x * 100, decimals=-1), fd=False, inplace=None),
+    Spec("frac", ember.frac, torch.frac),
+    Spec("isnan", ember.isnan, torch.isnan, grad=False, inplace=None),
+    Spec("isinf", ember.isinf, torch.isinf, grad=False, inplace=None),
+    Spec("isfinite", ember.isfinite, torch.isfinite, grad=False, inplace=None),
+    Spec("isposinf", ember.isposinf, torch.isposinf, grad=False, inplace=None),
+    Spec("isneginf", ember.isneginf, torch.isneginf, grad=False, inplace=None),
+    Spec("nan_to_num", ember.nan_to_num, torch.nan_to_num),
+]
+test_values, test_grad_vs_torch, test_grad_fd, test_inplace, test_meta = unary_tests(SPECS)
+
+COMPLEX_GRAD = [s for s in SPECS if s.name in (
+    "rsqrt", "square", "exp2", "expm1", "log2", "log10", "log1p", "reciprocal", "tan", "asin",
+    "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh")]
+
+
+@pytest.mark.parametrize("spec", COMPLEX_GRAD, ids=[s.name for s in COMPLEX_GRAD])
+def test_complex_grad_vs_torch(spec):
+    from ops._elementwise import _grad_compare
+
+    e, t = make((3, 4), ember.complex128, (0.2, 0.8), seed=4)
+    _grad_compare(spec, [e], [t])
+
+
+SPECIALS = [float("nan"), float("inf"), -float("inf"), 0.0, -0.0, 1.0, -1.0, 1e-30, 1e30,
+            0.5, -0.5, 2.5, -2.5, 1.0 - 1e-7, 30.0, -30.0]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16])
+@pytest.mark.parametrize("name", ["erf", "erfc", "erfinv", "exp2", "expm1", "log1p", "rsqrt",
+                                  "floor", "round", "frac", "nan_to_num", "isposinf", "logit",
+                                  "reciprocal", "atanh", "isfinite", "sign", "sigmoid"])
+def test_special_values(name, dtype):
+    t = torch.tensor(SPECIALS, dtype=dtype)
+    e = ember.tensor(t.numpy())
+    same_outcome(getattr(ember, name), getattr(torch, name), (e,), (t,))
+
+
+def test_erf_family_accuracy_in_float64():
+    x = np.concatenate([np.linspace(-7, 7, 20001), np.geomspace(1e-300, 1, 200)])
+    for name in ("erf", "erfc"):
+        got = getattr(ember, name)(ember.tensor(x)).numpy()
+        ref = np.array([getattr(math, name)(v) for v in x])
+        np.testing.assert_allclose(got, ref, rtol=5e-15, atol=0)
+    y = np.concatenate([np.linspace(-0.999999, 0.999999, 20001), 1 - np.geomspace(1e-15, 0.1, 50)])
+    got = ember.erfinv(ember.tensor(y)).numpy()
+    np.testing.assert_allclose(ember.erf(ember.tensor(got)).numpy(), y, rtol=1e-15, atol=0)
+    # The far tail of erfc keeps its relative accuracy (no 1 - erf cancellation).
+    tail = np.array([10.0, 15.0, 20.0, 26.0])
+    np.testing.assert_allclose(ember.erfc(ember.tensor(tail)).numpy(),
+                               [math.erfc(v) for v in tail], rtol=5e-14)
+
+
+def test_nan_to_num_with_replacements_and_float16():
+    vals = [float("nan"), float("inf"), -float("inf"), 1.5]
+    for dtype in (torch.float16, torch.float32, torch.complex64):
+        t = torch.tensor(vals, dtype=dtype)
+        e = ember.tensor(t.numpy())
+        same_outcome(lambda x: ember.nan_to_num(x, nan=1.0, posinf=2.0, neginf=-3.0),
+                     lambda x: torch.nan_to_num(x, nan=1.0, posinf=2.0, neginf=-3.0), (e,), (t,))
+
+
+def test_round_decimals_on_integers_raises_as_torch():
+    e, t = ember.tensor([1234, 2500]), torch.tensor([1234, 2500])
+    same_outcome(lambda x: ember.round(x, decimals=-2), lambda x: torch.round(x, decimals=-2),
+                 (e,), (t,))
+
+
+def test_logit_outside_unit_interval_gradients_follow_torch():
+    vals = [-0.5, 0.0, 0.3, 1.0, 1.5]
+    for eps in (None, 0.1):
+        e = ember.tensor(vals, dtype=ember.float64, requires_grad=True)
+        t = torch.tensor(vals, dtype=torch.float64, requires_grad=True)
+        ember.logit(e, eps).sum().backward()
+        torch.logit(t, eps).sum().backward()
+        same_outcome(lambda x: x, lambda x: x, (e.grad,), (t.grad,))
+
+
+def test_integer_powers_of_ints_and_bool_square():
+    e, t = make((5,), ember.bool)
+    same_outcome(ember.square, torch.square, (e,), (t,))
+    same_outcome(lambda x: x.square_(), lambda x: x.square_(), (e,), (t,))
