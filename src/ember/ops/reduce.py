@@ -310,7 +310,9 @@ def _amax_vjp(g, out, x, *, dims, keepdim, nan_ties=False):
     return expand_back(g, in_shape, dims, keepdim) * mask / count
 
 
-def _max_all_vjp(g, out, x, *, dims, keepdim):
+def evenly_distribute_vjp(g, out, x, *, dims, keepdim, **_):
+    """VJP of a full reduction that picks a value (max(), median()): equal elements share
+    the gradient, and a NaN result is shared by the NaN inputs (torch's rule)."""
     return _amax_vjp(g, out, x, dims=dims, keepdim=keepdim, nan_ties=True)
 
 
@@ -320,10 +322,10 @@ amin_p = Primitive("amin", c_order(_extreme_kernel(np.amin, "amin")), _reduce_me
 defvjp(amin_p, _amax_vjp, save_output=True)
 max_all_p = Primitive("max_all", c_order(_extreme_kernel(np.amax, "max")), _reduce_meta,
                       grad_name="MaxBackward1")
-defvjp(max_all_p, _max_all_vjp, save_output=True)
+defvjp(max_all_p, evenly_distribute_vjp, save_output=True)
 min_all_p = Primitive("min_all", c_order(_extreme_kernel(np.amin, "min")), _reduce_meta,
                       grad_name="MinBackward1")
-defvjp(min_all_p, _max_all_vjp, save_output=True)
+defvjp(min_all_p, evenly_distribute_vjp, save_output=True)
 
 
 def _no_complex_values(x: Tensor, kernel: str) -> None:

@@ -19,9 +19,11 @@ from .._tensor import Tensor
 from ._common import type_name, write_out
 from .reduce import (
     _LOW,
+    _reduce_meta,
     as_namedtuple,
     c_order,
     dim_select_meta,
+    evenly_distribute_vjp,
     expand_back,
     norm_dims,
     one_dim,
@@ -52,6 +54,10 @@ def _dof(shape, dims, correction) -> float:
 
 
 def _var_kernel(a, *, dims, keepdim, correction, root=False):
+    if a.ndim == 0:
+        r = _var_kernel(a.reshape(1), dims=(0,), keepdim=False, correction=correction,
+                        root=root)
+        return r.reshape(())
     w = _work(a)
     axis = _axis(a, dims)
     dev = w - np.mean(w, axis=axis, keepdims=True) if w.size else w.copy()
@@ -144,6 +150,8 @@ def std_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *,
 # --- norm ----------------------------------------------------------------------------
 
 def _vnorm_kernel(a, *, ord, dims, keepdim):
+    if a.ndim == 0:
+        return _vnorm_kernel(a.reshape(1), ord=ord, dims=(0,), keepdim=False).reshape(())
     m = np.abs(_work(a))
     axis = _axis(a, dims)
     if math.isinf(ord):
@@ -281,21 +289,12 @@ def _median_index(a, axis: int, ignore_nan: bool):
     return np.where(nan.any(axis, keepdims=True), np.argmax(nan, axis, keepdims=True), idx)
 
 
-def _median_all_kernel(a, *, ignore_nan, in_shape=None):
+def _median_all_kernel(a, *, dims, keepdim, ignore_nan):
     flat = a.reshape(-1)
     if flat.size == 0:
         fill = np.nan if a.dtype.kind == "f" or a.dtype in _LOW else np.iinfo(a.dtype).min
-        return np.array(fill, dtype=a.dtype), np.zeros((), np.int64)
-    idx = _median_index(flat, 0, ignore_nan)
-    return flat[idx].reshape(()).copy(), idx.reshape(()).astype(np.int64)
-
-
-def _median_all_vjp(g, out, x, *, ignore_nan, in_shape):
-    from .index import scatter_into_zeros
-
-    n = math.prod(in_shape)
-    flat = scatter_into_zeros((n,), 0, out[1].detach().reshape(1), g[0].reshape(1))
-    return flat.reshape(in_shape)
+        return np.array(fill, dtype=a.dtype)
+    return flat[_median_index(flat, 0, ignore_nan)].reshape(()).copy()
 
 
 def _median_dim_kernel(a, *, dim, keepdim, ignore_nan, in_shape=None):
@@ -311,17 +310,17 @@ def _median_dim_kernel(a, *, dim, keepdim, ignore_nan, in_shape=None):
     return vals, idx.astype(np.int64)
 
 
-median_all_p = Primitive(
-    "median", c_order(_median_all_kernel),
-    lambda x, *, ignore_nan, in_shape: (((), x._dtype), ((), dt.int64)),
-    grad_name="MedianBackward0", n_outputs=2)
-defvjp(median_all_p, _median_all_vjp, reads=((),), save_output=True)
+# NOTE: a full median's gradient is shared by all elements equal to it (torch's
+# evenly_distribute_backward); with `dim` it goes to the returned index.
+median_all_p = Primitive("median", c_order(_median_all_kernel), _reduce_meta,
+                         grad_name="MedianBackward0")
+defvjp(median_all_p, evenly_distribute_vjp, save_output=True)
 median_dim_p = Primitive("median_dim", c_order(_median_dim_kernel), dim_select_meta,
                          grad_name="MedianBackward1", n_outputs=2)
 defvjp(median_dim_p, select_vjp, reads=((),), save_output=True)
-nanmedian_all_p = Primitive("nanmedian", c_order(_median_all_kernel), median_all_p.meta,
-                            grad_name="NanmedianBackward0", n_outputs=2)
-defvjp(nanmedian_all_p, _median_all_vjp, reads=((),), save_output=True)
+nanmedian_all_p = Primitive("nanmedian", c_order(_median_all_kernel), _reduce_meta,
+                            grad_name="NanmedianBackward0")
+defvjp(nanmedian_all_p, evenly_distribute_vjp, save_output=True)
 nanmedian_dim_p = Primitive("nanmedian_dim", c_order(_median_dim_kernel), dim_select_meta,
                             grad_name="NanmedianBackward1", n_outputs=2)
 defvjp(nanmedian_dim_p, select_vjp, reads=((),), save_output=True)
@@ -341,7 +340,8 @@ def _median_like(all_p, dim_p, result, name, ignore_nan):
     def op(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
         _check_orderable(input, "median_cpu")
         if dim is None:
-            r = apply(all_p, input, ignore_nan=ignore_nan, in_shape=input._shape)[0]
+            r = apply(all_p, input, dims=tuple(range(input.ndim)), keepdim=False,
+                      ignore_nan=ignore_nan)
             return write_out(r, out)
         d = one_dim(dim, builtins.max(input.ndim, 1), name)
         r = apply(dim_p, input, dim=d, keepdim=keepdim, ignore_nan=ignore_nan,
@@ -380,7 +380,7 @@ def _mode_kernel(a, *, dim, keepdim, in_shape=None):
     idx, vals = np.moveaxis(idx, -1, dim), np.moveaxis(vals, -1, dim)
     if not keepdim:
         vals, idx = vals.squeeze(dim), idx.squeeze(dim)
-    return np.ascontiguousarray(vals), np.ascontiguousarray(idx, dtype=np.int64)
+    return vals, idx.astype(np.int64)
 
 
 mode_p = Primitive("mode", c_order(_mode_kernel), dim_select_meta, n_outputs=2)

@@ -1,0 +1,274 @@
+"""Statistics against PyTorch: var, std, var_mean, std_mean, norm, median, nanmedian, mode,
+quantile, nanquantile. Order statistics send their gradient to the chosen elements."""
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from op_oracle import array, check_double, meta_same, oracle, raises_like
+
+from helpers import DTYPE_PAIRS, assert_same, check_grads
+
+ALL_DTYPES = [e for e, _ in DTYPE_PAIRS]
+
+
+def ns(x):
+    return ember if isinstance(x, ember.Tensor) else torch
+
+
+CALLS = {
+    "var": lambda x: x.var(),
+    "var_dim": lambda x: x.var(1, keepdim=True),
+    "std": lambda x: x.std(0),
+    "var_mean": lambda x: ns(x).var_mean(x, 1),
+    "std_mean": lambda x: ns(x).std_mean(x),
+    "norm": lambda x: x.norm(),
+    "norm_1_dim": lambda x: x.norm(1, dim=1),
+    "median": lambda x: x.median(),
+    "median_dim": lambda x: x.median(1),
+    "nanmedian_dim": lambda x: x.nanmedian(0),
+    "mode": lambda x: x.mode(1),
+    "quantile": lambda x: x.quantile(0.3),
+    "nanquantile_dim": lambda x: x.nanquantile(0.6, dim=1),
+}
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("call", CALLS, ids=str)
+def test_every_dtype_matches_torch(call, dtype):
+    data = array((3, 4), dtype)
+    if call in ("median", "median_dim", "nanmedian_dim", "mode") and dtype.is_floating_point:
+        data = array((3, 4), dtype, low=-100, high=100)  # no low-precision ties
+    oracle(CALLS[call], data, grad=dtype in (ember.float32, ember.float64))
+
+
+# --- var / std ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("shape", [(), (5,), (2, 3, 4)], ids=str)
+@pytest.mark.parametrize("call", [
+    lambda x: x.var(), lambda x: x.std(-1), lambda x: x.var((0, -1), keepdim=True),
+    lambda x: x.var(correction=0), lambda x: x.std(0, correction=2),
+    lambda x: x.var(0, False), lambda x: x.std(False), lambda x: x.var(unbiased=True),
+    lambda x: x.std(dim=None, keepdim=True),
+    lambda x: ns(x).var_mean(x, 0, keepdim=True), lambda x: ns(x).std_mean(x, correction=0),
+])
+def test_var_std_forms(call, shape):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # zero degrees of freedom on tiny shapes
+        oracle(call, array(shape, ember.float64))
+
+
+def test_var_std_non_contiguous_and_complex():
+    oracle(lambda x: x.transpose(0, 2)[:, ::2].var(1), array((3, 4, 5)))
+    oracle(lambda x: x.permute(2, 0, 1).std((1, 2)), array((3, 4, 5)))
+    oracle(lambda x: x.var(1), array((3, 4), ember.complex128))
+    oracle(lambda x: x.std(), array((3, 4), ember.complex64))
+
+
+def test_zero_degrees_of_freedom_warns_like_torch():
+    a = array((3, 4))
+    for fn in (lambda x: x.var(0, correction=3), lambda x: x.std(1, correction=5),
+               lambda x: x[:1].var(0)):
+        with pytest.warns(UserWarning, match="degrees of freedom is <= 0"):
+            oracle(fn, a, grad=False)
+
+
+def test_std_gradient_is_zero_where_std_is_zero():
+    a = np.array([[2.0, 2.0, 2.0], [1.0, 2.0, 4.0]])
+    oracle(lambda x: x.std(1), a)
+    check_double(lambda x: x.std(1), a[1:])
+
+
+def test_var_low_precision():
+    a = array((4, 64), ember.float16)
+    oracle(lambda x: x.var(1), a, grad=False, rtol=2e-3)
+    oracle(lambda x: x.std(1), array((4, 64), ember.bfloat16), grad=False, rtol=1e-2)
+
+
+# --- norm ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("p", [2, 1, 3, 0.5, 1.5, 0, float("inf"), float("-inf"), -1, "fro",
+                               None])
+@pytest.mark.parametrize("dim", [None, 1, (0, 1), -1])
+def test_norm_orders_and_dims(p, dim):
+    oracle(lambda x: x.norm(p, dim), array((3, 4), ember.float64))
+
+
+def test_norm_keepdim_dtype_complex_and_3d():
+    a = array((2, 3, 4), ember.float64)
+    oracle(lambda x: x.norm(dim=(0, 2), keepdim=True), a)
+    oracle(lambda x: ns(x).norm(x, 3, dim=1, keepdim=True), a)
+    oracle(lambda x: x.norm(dtype=ns(x).float64), array((3, 4)))
+    oracle(lambda x: x.norm(), array((3, 4), ember.complex128))
+    oracle(lambda x: x.norm(1, 0), array((3, 4), ember.complex64))
+    oracle(lambda x: x.norm(float("inf"), 1), array((3, 4), ember.complex128))
+    oracle(lambda x: x.norm(), array((), ember.float64))
+    oracle(lambda x: x.transpose(0, 2).norm(3, 0), a)
+
+
+def test_nuclear_norm():
+    oracle(lambda x: x.norm("nuc"), array((3, 4), ember.float64))
+    oracle(lambda x: x.norm("nuc", dim=(0, 2), keepdim=True), array((3, 2, 4), ember.float64))
+
+
+def test_norm_gradient_at_zero_matches_torch():
+    a = np.zeros((2, 3))
+    a[1] = [0.0, 1.0, -2.0]
+    for p in (2, 1, 3, 0.5, 1.5, float("inf"), 0):
+        oracle(lambda x, p=p: x.norm(p, 1), a)
+
+
+def test_norm_ties_share_the_inf_gradient():
+    oracle(lambda x: x.norm(float("inf"), 1), np.array([[1.0, -3.0, 3.0], [2.0, 2.0, 2.0]]))
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: x.norm(p="nuc", dim=0), lambda x: x.norm(p="fro", dim=(0, 1, 1)),
+    lambda x: x.norm(p="foo"), lambda x: x[0].norm(p="nuc"), lambda x: x.half().norm("nuc"),
+    lambda x: x.long().norm(), lambda x: x.norm(dtype=ns(x).float16),
+    lambda x: x.norm(dtype=ns(x).int64), lambda x: x.norm(3, 2),
+    lambda x: x[:0].norm(float("inf")), lambda x: x[:0].norm(float("inf"), 0),
+])
+def test_norm_errors(call):
+    raises_like(call, array((3, 4)))
+
+
+def test_norm_of_empty():
+    for fn in (lambda x: x.norm(), lambda x: x.norm(dim=0), lambda x: x.norm(float("-inf"), 1),
+               lambda x: x.norm(0)):
+        oracle(fn, np.zeros((0, 3)))
+
+
+# --- median / nanmedian / mode ------------------------------------------------------------
+
+def test_median_ties_and_indices():
+    a = np.array([[1, 2, 2, 1, 3, 3], [5, 5, 5, 4, 4, 4], [0, 0, 0, 0, 0, 0], [1, 2, 3, 4, 5, 6]])
+    for fn in (lambda x: x.median(1), lambda x: x.median(), lambda x: x.mode(1),
+               lambda x: x.mode(0), lambda x: x.median(0, keepdim=True)):
+        oracle(fn, a)
+        oracle(fn, a.astype(np.float64))
+
+
+def test_median_and_nanmedian_with_nan():
+    nan = np.nan
+    a = np.array([[1.0, nan, 0.0], [nan, nan, 2.0], [3.0, 1.0, 2.0], [nan, nan, nan]])
+    for fn in (lambda x: x.median(1), lambda x: x.nanmedian(1), lambda x: x.median(),
+               lambda x: x.nanmedian(), lambda x: x[:3].nanmedian(0)):
+        oracle(fn, a)
+
+
+@pytest.mark.parametrize("shape", [(), (7,), (2, 3, 4), (0, 3)], ids=str)
+@pytest.mark.parametrize("call", [
+    lambda x: x.median(), lambda x: x.median(-1), lambda x: x.nanmedian(0, keepdim=True),
+    lambda x: x.mode(), lambda x: x.mode(0, True), lambda x: x.nanmedian(),
+])
+def test_order_statistics_shapes(call, shape):
+    oracle(call, array(shape, ember.float64))
+
+
+def test_order_statistics_non_contiguous_and_named():
+    a = array((3, 4, 5), ember.float64)
+    oracle(lambda x: x.transpose(0, 2)[::2].median(1), a)
+    oracle(lambda x: x.permute(2, 0, 1).mode(1), a.round())
+    x = ember.tensor(a)
+    for name in ("median", "nanmedian", "mode"):
+        r = getattr(x, name)(1)
+        assert type(r).__name__ == name and r.values is r[0] and r.indices is r[1]
+    vals, idx = ember.empty(3, 5, dtype=ember.float64), ember.empty(3, 5, dtype=ember.int64)
+    ember.median(x, 1, out=(vals, idx))
+    assert_same(vals, torch.tensor(a).median(1).values)
+
+
+def test_median_gradient_goes_to_the_chosen_element():
+    a = array((3, 5), ember.float64, seed=3)
+    for fn in (lambda x: x.median(1).values, lambda x: x.median(), lambda x: x.mode(0).values,
+               lambda x: x.nanmedian(0).values):
+        check_grads(fn, a)
+    check_double(lambda x: x.median(1).values ** 2, a)
+
+
+def test_grad_fn_names():
+    e, t = ember.rand(3, 5, requires_grad=True), torch.rand(3, 5, requires_grad=True)
+    for fn in (lambda x: x.var(), lambda x: x.std(0), lambda x: x.norm(), lambda x: x.norm(1, 0),
+               lambda x: x.median(), lambda x: x.median(0)[0], lambda x: x.nanmedian(),
+               lambda x: x.nanmedian(1)[0], lambda x: x.mode(0)[0]):
+        assert type(fn(e).grad_fn).__name__ == type(fn(t).grad_fn).__name__
+
+
+# --- quantile ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("interpolation", ["linear", "lower", "higher", "midpoint", "nearest"])
+@pytest.mark.parametrize("dim,keepdim", [(None, False), (None, True), (1, False), (0, True),
+                                         (-1, True)])
+def test_quantile_forms(interpolation, dim, keepdim):
+    a = array((4, 6), ember.float64)
+    for q in (0.0, 0.3, 0.5, 1.0):
+        oracle(lambda x, q=q: x.quantile(q, dim, keepdim, interpolation=interpolation), a)
+    oracle(lambda x: x.quantile(ns(x).tensor([0.25, 0.5, 0.9], dtype=ns(x).float64), dim,
+                                keepdim, interpolation=interpolation), a)
+    oracle(lambda x: x.nanquantile(ns(x).tensor(0.7, dtype=ns(x).float64), dim, keepdim,
+                                   interpolation=interpolation), a)
+
+
+def test_quantile_nearest_rounds_half_to_even():
+    a = np.arange(5.0)
+    for q in (0.125, 0.375, 0.625, 0.875):
+        oracle(lambda x, q=q: x.quantile(q, interpolation="nearest"), a)
+
+
+def test_quantile_with_nan():
+    nan = np.nan
+    a = np.array([[1.0, nan, 0.0, 4.0], [nan, nan, nan, nan], [3.0, 1.0, 2.0, 0.5]])
+    fns = (lambda x: x.quantile(0.4, 1), lambda x: x.nanquantile(0.4, 1),
+           lambda x: x.nanquantile(ns(x).tensor([0.0, 0.5, 1.0], dtype=ns(x).float64), 1),
+           lambda x: x.quantile(0.5), lambda x: x.nanquantile(0.5))
+    for fn in fns:
+        oracle(fn, a, grad=False)
+        # Gradients where the NaN is unique (torch's unstable sort orders equal NaNs freely).
+        oracle(fn, a[[0, 2]])
+
+
+def test_quantile_shapes_and_layouts():
+    oracle(lambda x: x.quantile(0.5), array((), ember.float64))
+    oracle(lambda x: x.quantile(0.5, 0, keepdim=True), array((), ember.float64))
+    oracle(lambda x: x.transpose(0, 2).quantile(0.2, 1), array((3, 4, 5)))
+    oracle(lambda x: x.quantile(ns(x).tensor([0.1, 0.9]), dim=None, keepdim=True),
+           array((3, 4, 5)))
+
+
+def test_quantile_gradients():
+    a = array((3, 6), ember.float64, seed=5)
+    for fn in (lambda x: x.quantile(0.3, 1), lambda x: x.quantile(0.5),
+               lambda x: x.nanquantile(0.8, 0, interpolation="midpoint")):
+        check_grads(fn, a)
+    check_double(lambda x: x.quantile(0.35, 1) ** 2, a)
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: x.quantile(1.5), lambda x: x.quantile(-0.1),
+    lambda x: x.quantile(ns(x).tensor([[0.1]])), lambda x: x.quantile(ns(x).tensor([0.1, 1.2])),
+    lambda x: x.quantile(ns(x).tensor([0.5], dtype=ns(x).float64)),
+    lambda x: x.quantile(0.3, interpolation="foo"), lambda x: x.long().quantile(0.5),
+    lambda x: x.half().quantile(0.5), lambda x: x[:0].quantile(0.5),
+    lambda x: x.quantile(0.5, dim=2), lambda x: x.nanquantile(0.5, dim=(0, 1)),
+])
+def test_quantile_errors(call):
+    raises_like(call, array((3, 4)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: x.var(1), lambda x: x.std((0, 2), keepdim=True), lambda x: x.norm(),
+    lambda x: x.norm(3, 1), lambda x: ns(x).var_mean(x, 1), lambda x: x.median(1),
+    lambda x: x.nanmedian(0, keepdim=True), lambda x: x.mode(2),
+])
+@pytest.mark.parametrize("transpose", [False, True])
+def test_meta_shapes_dtypes_strides(call, transpose):
+    meta_same(call, (2, 3, 4), transpose=transpose)
+
+
+def test_meta_complex_var_is_real():
+    meta_same(lambda x: x.var(0), (2, 3), ember.complex64)
+    meta_same(lambda x: x.norm(dim=1), (2, 3), ember.complex128)
