@@ -1,0 +1,297 @@
+"""Creation ops against torch: dtype inference, both size forms, ranges, *_like, NumPy sharing."""
+
+import warnings
+
+import ml_dtypes
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+from helpers import E2T, assert_same
+
+
+def both(fn):
+    """Run `fn(module)` for ember and torch; return both results."""
+    return fn(ember), fn(torch)
+
+
+def check(fn, **kw):
+    e, t = both(fn)
+    assert_same(e, t, check_stride=True, **kw)
+    return e, t
+
+
+def check_raises(fn):
+    """ember raises the exception type torch raises."""
+    with pytest.raises(Exception) as err:
+        fn(torch)
+    with pytest.raises(err.type):
+        fn(ember)
+
+
+# --- tensor(): inference --------------------------------------------------------------------
+
+TENSOR_DATA = [
+    [1, 2, 3], [1, 2.5], [True, False], [True, 2], [1, 2j], 3, 3.5, True, 2 + 1j,
+    [[1, 2], [3, 4.0]], [], [[], []], (1, 2), [[[1], [2]], [[3], [4]]],
+    [np.float32(1.5), 2], [np.int16(1), 2], [np.int32(1)], [np.float16(1), np.int8(2)],
+    [np.complex64(1j)], [[np.float32(1)], [2.5]], np.float32(2.5), np.int64(7),
+    [float("nan"), float("inf")], [-(2**63)], [2**62],
+]
+
+
+@pytest.mark.parametrize("data", TENSOR_DATA, ids=repr)
+def test_tensor_infers_dtype_and_shape_like_torch(data):
+    check(lambda m: m.tensor(data))
+
+
+def test_tensor_of_tensors_and_arrays():
+    check(lambda m: m.tensor([m.tensor(1), m.tensor(2)]))
+    check(lambda m: m.tensor([m.tensor(1, dtype=m.int32), m.tensor(2, dtype=m.int32)]))
+    check(lambda m: m.tensor([m.tensor(1, dtype=m.int32), 2]))
+    check(lambda m: m.tensor([m.tensor([1.5])]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        check(lambda m: m.tensor([np.array([1, 2], dtype=np.int32), [3, 4]]))
+        check(lambda m: m.tensor(m.tensor([1, 2]), dtype=m.float64))
+
+
+@pytest.mark.parametrize("dtype", [ember.float16, ember.bfloat16, ember.int8, ember.uint8,
+                                   ember.int32, ember.bool, ember.complex128], ids=str)
+def test_tensor_with_dtype_converts_like_torch(dtype):
+    check(lambda m: m.tensor([1.7, 2.7, 0.0, 100.0], dtype=E2T[dtype] if m is torch else dtype))
+    if dtype.is_signed:
+        check(lambda m: m.tensor([-1.7, -2.7], dtype=E2T[dtype] if m is torch else dtype))
+    check(lambda m: m.tensor([1, 0, 3], dtype=E2T[dtype] if m is torch else dtype))
+
+
+def test_python_double_rounds_to_half_through_float_like_torch():
+    value = 1 + 2**-11 + 2**-30  # rounds differently directly and through float32
+    check(lambda m: m.tensor([value], dtype=m.float16))
+    check(lambda m: m.tensor(np.array([value]), dtype=m.float16))
+    check(lambda m: m.tensor([1 + 2**-8 + 2**-30], dtype=m.bfloat16))
+
+
+@pytest.mark.parametrize("bad", [
+    lambda m: m.tensor([[1, 2], [3]]), lambda m: m.tensor([[1, 2], 3]),
+    lambda m: m.tensor([1, [2]]), lambda m: m.tensor("a"), lambda m: m.tensor([1, "a"]),
+    lambda m: m.tensor(None), lambda m: m.tensor([None]), lambda m: m.tensor(2**63),
+    lambda m: m.tensor([2**63], dtype=m.int64), lambda m: m.tensor([300], dtype=m.uint8),
+    lambda m: m.tensor([-300], dtype=m.uint8), lambda m: m.tensor([128], dtype=m.int8),
+    lambda m: m.tensor([-1.5], dtype=m.uint8),
+    lambda m: m.tensor([1e10], dtype=m.int32), lambda m: m.tensor([float("nan")], dtype=m.int64),
+    lambda m: m.tensor([127.9], dtype=m.int8), lambda m: m.tensor([3 + 4j], dtype=m.float32),
+    lambda m: m.tensor([m.tensor([1.0, 2.0]), m.tensor([3.0, 4.0])]),
+    lambda m: m.tensor([1, 2], requires_grad=True),
+])
+def test_tensor_errors_match_torch(bad):
+    check_raises(bad)
+
+
+def test_tensor_wraps_small_negative_uint8_like_torch():
+    check(lambda m: m.tensor([-1, -255], dtype=m.uint8))
+
+
+def test_tensor_from_numpy_copies_and_keeps_memory_order():
+    a = np.arange(24).reshape(2, 3, 4)
+    for arr in (a, a.transpose(2, 0, 1), a[:, ::2], a.astype(np.float32), a.astype(np.uint8)):
+        e, _ = check(lambda m, arr=arr: m.tensor(arr))
+        assert not np.shares_memory(e.numpy(), arr)
+    b = np.arange(3.0).astype(ml_dtypes.bfloat16)
+    assert ember.tensor(b).dtype is ember.bfloat16
+
+
+def test_tensor_requires_grad_device_and_copy_warning():
+    e = ember.tensor([1.0, 2.0], requires_grad=True)
+    assert e.requires_grad and e.is_leaf
+    assert ember.tensor([1.0], device="meta").is_meta
+    src = ember.ones(2)
+    with pytest.warns(UserWarning, match="copy construct"):
+        copy = ember.tensor(src)
+    assert copy.data_ptr() != src.data_ptr()
+
+
+# --- filled tensors and the two size forms ----------------------------------------------------
+
+@pytest.mark.parametrize("make", ["zeros", "ones", "empty"])
+def test_size_forms_dtype_and_device(make):
+    for sizes in [(2, 3), ((2, 3),), ([2, 3],), (ember.Size([2, 3]),), ((),), (0,), (4, 0, 2)]:
+        e = getattr(ember, make)(*sizes)
+        t = getattr(torch, make)(*(torch.Size(s) if isinstance(s, ember.Size) else s
+                                   for s in sizes))
+        assert e.shape == t.shape and e.stride() == t.stride() and E2T[e.dtype] == t.dtype
+        if make != "empty":
+            assert_same(e, t)
+    e = getattr(ember, make)(2, 3, dtype=ember.int8, device="meta")
+    assert e.is_meta and e.dtype is ember.int8 and e.shape == (2, 3)
+    check_raises(lambda m: getattr(m, make)(-1))
+    check_raises(lambda m: getattr(m, make)(2.0))
+
+
+@pytest.mark.parametrize("value", [3, 3.5, True, 1j, -0.0])
+def test_full_infers_dtype_from_the_fill_value(value):
+    check(lambda m: m.full((2, 3), value))
+    if isinstance(value, complex):
+        check_raises(lambda m: m.full([2], value, dtype=m.float64))
+    else:
+        check(lambda m: m.full([2], value, dtype=m.float64))
+
+
+def test_full_errors_and_conversions():
+    check(lambda m: m.full((2,), 7, dtype=m.float16))
+    check(lambda m: m.full((2,), 2.7, dtype=m.int32))
+    check(lambda m: m.full((2,), m.tensor(1.5)))
+    check(lambda m: m.full((2,), -1, dtype=m.uint8))
+    check(lambda m: m.full((2,), 1 + 0j, dtype=m.float32))
+    check(lambda m: m.full((2,), 2j, dtype=m.bool))
+    for value, dtype in [(300, "uint8"), (-1.5, "uint8"), (float("nan"), "int32"),
+                         (1e300, "float32"), (1j, "int64")]:
+        check_raises(lambda m, value=value, dtype=dtype: m.full((2,), value,
+                                                              dtype=getattr(m, dtype)))
+    check_raises(lambda m: m.full((-1,), 2))
+    assert ember.full((3,), 1.5, device="meta").is_meta
+
+
+@pytest.mark.parametrize("args", [(3,), (2, 4), (0,), (3, 0)])
+def test_eye(args):
+    check(lambda m: m.eye(*args))
+    check(lambda m: m.eye(*args, dtype=m.int64))
+    check(lambda m: m.eye(*args, dtype=m.bool))
+    assert ember.eye(*args, device="meta").shape == torch.eye(*args).shape
+
+
+def test_eye_rejects_negative():
+    check_raises(lambda m: m.eye(-1))
+
+
+# --- ranges -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args", [
+    (5,), (1, 4), (0, 1, 0.1), (10, 0, -3), (0.5, 3), (3, 3), (-2.5, 2.5, 0.5), (1, 2, 0.3),
+    (np.int64(3),), (0, 10**10, 10**9),
+])
+def test_arange(args):
+    check(lambda m: m.arange(*args))
+    check(lambda m: m.arange(*args, dtype=m.float64))
+
+
+def test_arange_dtypes_and_errors():
+    check(lambda m: m.arange(5, dtype=m.float32))
+    check(lambda m: m.arange(0.5, 4.5, dtype=m.int64))
+    check(lambda m: m.arange(m.tensor(3)))
+    check(lambda m: m.arange(5, dtype=m.bfloat16))
+    check_raises(lambda m: m.arange(0, 10, -1))
+    check_raises(lambda m: m.arange(0, 10, 0))
+    assert ember.arange(5, device="meta").shape == (5,)
+
+
+@pytest.mark.parametrize("args", [(0, 1, 5), (-3, 7.3, 11), (2, 3, 1), (2, 3, 0), (1, -1, 4),
+                                  (0, 1, 100)])
+def test_linspace(args):
+    check(lambda m: m.linspace(*args))
+    check(lambda m: m.linspace(*args, dtype=m.float64))
+
+
+def test_linspace_integer_and_bad_steps():
+    check(lambda m: m.linspace(0, 10, 4, dtype=m.int64))
+    check(lambda m: m.linspace(-5, 5, 7, dtype=m.int32))
+    check_raises(lambda m: m.linspace(2, 3, -1))
+    assert ember.linspace(0, 1, 5, device="meta").shape == (5,)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"base": 2}, {"base": 2.5}, {"dtype": "float64"},
+                                    {"dtype": "int64"}])
+def test_logspace(kwargs):
+    def run(m):
+        kw = dict(kwargs)
+        if "dtype" in kw:
+            kw["dtype"] = getattr(m, kw["dtype"])
+        return m.logspace(0, 3, 7, **kw)
+
+    check(run)
+
+
+# --- *_like --------------------------------------------------------------------------------------
+
+LIKE_INPUTS = [
+    lambda m: m.ones(2, 3, dtype=m.int32),
+    lambda m: m.ones(2, 3).t(),
+    lambda m: m.ones(2, 3, 4).permute(2, 0, 1),
+    lambda m: m.ones(4, 6)[:, ::2],
+    lambda m: m.ones(3, 1).expand(3, 4),
+    lambda m: m.ones(0, 3).t(),
+]
+
+
+@pytest.mark.parametrize("src", LIKE_INPUTS)
+def test_like_functions_keep_dtype_and_dense_layouts(src):
+    for fn in ("zeros_like", "ones_like"):
+        check(lambda m, fn=fn: getattr(m, fn)(src(m)))
+        check(lambda m, fn=fn: getattr(m, fn)(src(m), dtype=m.float64))
+    check(lambda m: m.full_like(src(m), 2.7))
+    e, t = both(lambda m: m.empty_like(src(m)))
+    assert e.shape == t.shape and e.stride() == t.stride() and E2T[e.dtype] == t.dtype
+    e, t = both(lambda m: m.zeros_like(src(m), memory_format=m.contiguous_format))
+    assert e.stride() == t.stride()
+
+
+def test_like_on_meta_and_requires_grad():
+    x = ember.ones(2, 3)
+    m = ember.ones_like(x, device="meta")
+    assert m.is_meta and m.shape == (2, 3)
+    assert ember.zeros_like(ember.ones(2, 3, device="meta")).is_meta
+    assert ember.zeros_like(x, requires_grad=True).requires_grad
+    check_raises(lambda m: m.zeros_like(m.ones(2), dtype=m.int64, requires_grad=True))
+
+
+# --- sharing memory with NumPy ---------------------------------------------------------------------
+
+def test_from_numpy_shares_memory_and_strides():
+    a = np.arange(12.0).reshape(3, 4)
+    for arr in (a, a.T, a[:, ::2], a[1:]):
+        e, t = ember.from_numpy(arr), torch.from_numpy(arr)
+        assert e.shape == t.shape and e.stride() == t.stride()
+        assert e.storage_offset() == t.storage_offset()
+        assert np.shares_memory(e.numpy(), arr)
+    e = ember.from_numpy(a)
+    a[0, 0] = 100
+    assert e[0, 0].item() == 100
+    e.numpy()[2, 3] = -1
+    assert a[2, 3] == -1
+
+
+def test_from_numpy_errors_match_torch():
+    check_raises(lambda m: m.from_numpy(np.arange(4)[::-1]))
+    check_raises(lambda m: m.from_numpy([1, 2]))
+    check_raises(lambda m: m.from_numpy(np.array(["a"])))
+
+
+def test_as_tensor_and_asarray_share_when_they_can():
+    a = np.arange(3.0)
+    assert np.shares_memory(ember.as_tensor(a).numpy(), a)
+    assert np.shares_memory(ember.asarray(a).numpy(), a)
+    x = ember.arange(3)
+    assert ember.as_tensor(x) is x
+    assert not np.shares_memory(ember.as_tensor(a, dtype=ember.float32).numpy(), a)
+    check(lambda m: m.as_tensor([1, 2]))
+    check(lambda m: m.as_tensor(m.tensor([1, 2]), dtype=m.float32))
+    check(lambda m: m.asarray([1.5, 2]))
+    check(lambda m: m.asarray(np.arange(3, dtype=np.int16)))
+    check(lambda m: m.asarray([1, 2], dtype=m.float64))
+    check(lambda m: m.asarray(3.5))
+    t = torch.arange(4.0)
+    assert ember.asarray(t).data_ptr() == t.data_ptr()
+    copied = ember.asarray(a, copy=True)
+    assert not np.shares_memory(copied.numpy(), a)
+
+
+def test_legacy_and_new_constructors():
+    check(lambda m: m.Tensor([1, 2]))
+    assert ember.Tensor(2, 3).shape == (2, 3) and ember.Tensor(2, 3).dtype is ember.float32
+    check(lambda m: m.ones(2, dtype=m.int32).new_zeros(3))
+    check(lambda m: m.ones(2, dtype=m.int32).new_ones((2, 2)))
+    check(lambda m: m.ones(2, dtype=m.int32).new_tensor([1.5]))
+    check(lambda m: m.ones(2, dtype=m.int32).new_full((2,), 3.5))
+    check(lambda m: m.empty_strided((2, 3), (1, 2)).fill_(1.0))
