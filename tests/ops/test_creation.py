@@ -246,7 +246,7 @@ def test_like_on_meta_and_requires_grad():
     check_raises(lambda m: m.zeros_like(m.ones(2), dtype=m.int64, requires_grad=True))
 
 
-# --- sharing memory with NumPy ---------------------------------------------------------------------
+# --- sharing memory with NumPy --------------------------------------------------------------
 
 def test_from_numpy_shares_memory_and_strides():
     a = np.arange(12.0).reshape(3, 4)
