@@ -75,13 +75,22 @@ def _embedding_backward_vjp(h, out, g, indices, *, num_weights, padding_idx,
     return rows * s
 
 
-defvjp(embedding_p, _embedding_vjp, None, reads=((1,), ()))
+# NOTE: the rule reads the weight only for its row count (the node keeps a reference).
+defvjp(embedding_p, _embedding_vjp, None, reads=((0, 1), ()))
 defvjp(embedding_backward_p, _embedding_backward_vjp, None, reads=((1,), ()))
 
 
 def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1,
               scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
     """Rows of `weight` at `indices` (PyTorch's `torch.embedding` argument order)."""
+    check_embedding_indices(weight, indices)
+    pad = None if padding_idx is None or padding_idx < 0 else int(padding_idx)
+    return apply(embedding_p, weight, indices, padding_idx=pad,
+                 scale_grad_by_freq=bool(scale_grad_by_freq))
+
+
+def check_embedding_indices(weight: Tensor, indices: Tensor) -> None:
+    """PyTorch's dtype and range checks on embedding indices."""
     if indices.dtype not in (dt.int64, dt.int32):
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
                            "following scalar types: Long, Int; but got "
@@ -90,9 +99,6 @@ def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1,
         a = indices.numpy()
         if a.min() < 0 or a.max() >= weight.shape[0]:
             raise IndexError("index out of range in self")
-    pad = None if padding_idx is None or padding_idx < 0 else int(padding_idx)
-    return apply(embedding_p, weight, indices, padding_idx=pad,
-                 scale_grad_by_freq=bool(scale_grad_by_freq))
 
 
 # --- nll_loss -------------------------------------------------------------------------

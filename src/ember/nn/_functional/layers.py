@@ -186,6 +186,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
     else:
         padding_idx = -1
     if max_norm is not None:
+        nn_ops.check_embedding_indices(weight, input)
         _renorm_rows(weight, input.contiguous(), max_norm, norm_type)
     return nn_ops.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
 
