@@ -110,7 +110,12 @@ def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
     return write_out(r, out)
 
 
-concat = concatenate = cat
+concat = cat
+
+
+def concatenate(tensors, axis: int = 0, out=None) -> Tensor:
+    """`cat` with NumPy's argument name."""
+    return cat(tensors, axis, out=out)
 
 
 # --- stack and friends -----------------------------------------------------------------------
@@ -186,21 +191,21 @@ def column_stack(tensors, *, out=None) -> Tensor:
 
 # --- repeat / tile / repeat_interleave -------------------------------------------------------
 
-def _repeat_kernel(a, *, reps):
+def _repeat_kernel(a, *, reps, in_shape):
     return np.tile(a, reps) if a.size else np.zeros(
         tuple(n * r for n, r in zip((1,) * (len(reps) - a.ndim) + a.shape, reps)), a.dtype)
 
 
-def _repeat_meta(x, *, reps):
+def _repeat_meta(x, *, reps, in_shape):
     shape = (1,) * (len(reps) - x.ndim) + x._shape
     return tuple(n * r for n, r in zip(shape, reps)), x._dtype
 
 
-def _repeat_vjp(g, out, x, *, reps):
-    shape = (1,) * (len(reps) - x.ndim) + x._shape
+def _repeat_vjp(g, out, x, *, reps, in_shape):
+    shape = (1,) * (len(reps) - len(in_shape)) + in_shape
     split = tuple(itertools.chain.from_iterable(zip(reps, shape)))
     summed = g.reshape(split).sum(tuple(range(0, 2 * len(reps), 2))) if reps else g
-    return summed.reshape(x._shape)
+    return summed.reshape(in_shape)
 
 
 repeat_p = Primitive("repeat", _repeat_kernel, _repeat_meta)
@@ -218,12 +223,18 @@ def repeat(input: Tensor, *sizes) -> Tensor:
             shape = (1,) * (len(reps) - input.ndim) + input._shape
             raise RuntimeError(f"Trying to create tensor with negative dimension {r}: "
                                f"{[n * q for n, q in zip(shape, reps)]}")
-    return apply(repeat_p, input, reps=reps)
+    return apply(repeat_p, input, reps=reps, in_shape=input._shape)
 
 
 def tile(input: Tensor, dims) -> Tensor:
     """Like `repeat`, with too-short `dims` padded with leading ones."""
-    reps = movement._shape_args((dims,) if isinstance(dims, int) else tuple(dims))
+    if isinstance(dims, int):
+        raise TypeError("tile(): argument 'dims' (position 2) must be tuple of ints, not int")
+    return _tile(input, dims)
+
+
+def _tile(input: Tensor, *dims) -> Tensor:
+    reps = movement._shape_args(dims)
     reps = (1,) * (input.ndim - len(reps)) + reps
     return repeat(input, reps)
 
@@ -431,7 +442,6 @@ def meshgrid(*tensors, indexing: str | None = None) -> tuple[Tensor, ...]:
         grids.append(t.reshape(view).expand(shape))
     if swap:
         grids[0], grids[1] = grids[1], grids[0]
-        grids = [g.transpose(0, 1) for g in grids]
     return tuple(grids)
 
 
@@ -468,7 +478,7 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
 
 
 TENSOR_METHODS = {
-    "repeat": repeat, "tile": tile, "repeat_interleave": repeat_interleave, "flip": flip,
+    "repeat": repeat, "tile": _tile, "repeat_interleave": repeat_interleave, "flip": flip,
     "fliplr": fliplr, "flipud": flipud, "roll": roll, "rot90": rot90,
 }
 

@@ -1,0 +1,320 @@
+"""cat / stack family, repeat / tile / repeat_interleave, broadcasting, flip / roll / rot90,
+meshgrid, cartesian_prod, combinations against torch."""
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+from helpers import assert_same, check_grads, check_op, rand_array
+
+DTYPES = [(np.float32, ember.float32), (np.float64, ember.float64), (np.int64, ember.int64),
+          (np.int32, ember.int32), (np.bool_, ember.bool), (np.float16, ember.float16)]
+
+
+def _e(a):
+    return ember.tensor(a)
+
+
+def _t(a):
+    return torch.tensor(a)
+
+
+def both(fn, **kw):
+    out_e, out_t = fn(ember, _e), fn(torch, _t)
+    assert_same(out_e, out_t, **kw)
+    return out_e
+
+
+def raises_like_torch(exc, fn):
+    with pytest.raises(exc):
+        fn(torch, _t)
+    with pytest.raises(exc):
+        fn(ember, _e)
+
+
+# --- cat ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_cat_values_and_grads(dim):
+    shapes = [(2, 3, 4), (2, 3, 4)]
+    shapes = [tuple(n + i if d == dim % 3 else n for d, n in enumerate(s))
+              for i, s in enumerate(shapes)] + [shapes[0]]
+    arrays = [rand_array(s, np.float64, seed=i) for i, s in enumerate(shapes)]
+    check_op(lambda *xs: ember.cat(xs, dim), lambda *xs: torch.cat(xs, dim), *arrays)
+
+
+def test_cat_aliases_out_and_single_input():
+    a, b = rand_array((2, 3)), rand_array((1, 3), seed=1)
+    check_op(lambda x, y: ember.concat((x, y)), lambda x, y: torch.concat((x, y)), a, b)
+    check_op(lambda x, y: ember.concatenate([y.t(), x.t()], axis=1),
+             lambda x, y: torch.concatenate([y.t(), x.t()], axis=1), a, b)
+    check_op(lambda x: ember.cat([x]), lambda x: torch.cat([x]), a)
+    out_e, out_t = ember.empty(3, 3), torch.empty(3, 3)
+    ember.cat([_e(a), _e(b)], out=out_e)
+    torch.cat([_t(a), _t(b)], out=out_t)
+    assert_same(out_e, out_t)
+
+
+@pytest.mark.parametrize("da", DTYPES)
+@pytest.mark.parametrize("db", DTYPES)
+def test_cat_promotes_dtypes_like_torch(da, db):
+    a = rand_array((2, 2), da[0], seed=1)
+    b = rand_array((1, 2), db[0], seed=2)
+    both(lambda lib, c: lib.cat([c(a), c(b)]))
+
+
+def test_cat_bfloat16_and_noncontiguous():
+    a = ember.tensor(rand_array((2, 3))).to(ember.bfloat16)
+    b = ember.tensor(rand_array((2, 3), seed=3))
+    assert_same(ember.cat([a, b.t().t()]), torch.cat([torch.tensor(a.float().numpy()).bfloat16(),
+                                                      torch.tensor(b.numpy())]))
+    check_op(lambda x, y: ember.cat([x.t(), y[:, ::2]], 1),
+             lambda x, y: torch.cat([x.t(), y[:, ::2]], 1),
+             rand_array((3, 4)), rand_array((4, 6), seed=1))
+
+
+def test_cat_skips_legacy_empty_1d_tensors():
+    both(lambda lib, c: lib.cat([c(rand_array((2, 3))), lib.zeros(0)]))
+    both(lambda lib, c: lib.cat([lib.zeros(0), lib.zeros(0)]))
+    both(lambda lib, c: lib.cat([lib.zeros(2, 0), lib.zeros(2, 3)], 1))
+
+
+def test_cat_grad_fn_and_double_backward():
+    x = ember.tensor(rand_array((2,), np.float64), requires_grad=True)
+    y = ember.cat([x, x * x])
+    assert type(y.grad_fn).__name__ == "CatBackward0"
+    check_grads(lambda a, b: ember.cat([a * b, b.exp()], 0) ** 2, rand_array((2, 2)),
+                rand_array((2, 2), seed=1))
+    (g,) = ember.autograd.grad((y ** 2).sum(), x, create_graph=True)
+    g.sum().backward()
+    tx = torch.tensor(x.detach().numpy(), requires_grad=True)
+    (tg,) = torch.autograd.grad((torch.cat([tx, tx * tx]) ** 2).sum(), tx, create_graph=True)
+    tg.sum().backward()
+    assert_same(x.grad, tx.grad)
+
+
+@pytest.mark.parametrize("fn, exc", [
+    (lambda lib, c: lib.cat([]), ValueError),
+    (lambda lib, c: lib.cat([lib.zeros(2, 3), lib.zeros(2, 4)]), RuntimeError),
+    (lambda lib, c: lib.cat([lib.zeros(2, 3), lib.zeros(3)]), RuntimeError),
+    (lambda lib, c: lib.cat([lib.tensor(1.0), lib.tensor(2.0)]), RuntimeError),
+    (lambda lib, c: lib.cat([lib.zeros(2, 3), lib.zeros(2, 3)], 2), IndexError),
+    (lambda lib, c: lib.cat(lib.zeros(2, 3)), TypeError),
+    (lambda lib, c: lib.stack([]), RuntimeError),
+    (lambda lib, c: lib.stack([lib.zeros(2), lib.zeros(3)]), RuntimeError),
+    (lambda lib, c: lib.stack([lib.zeros(2), lib.zeros(2)], 2), IndexError),
+])
+def test_cat_and_stack_errors(fn, exc):
+    raises_like_torch(exc, fn)
+
+
+def test_cat_mismatch_message_matches_torch():
+    with pytest.raises(RuntimeError) as te:
+        torch.cat([torch.zeros(2, 3), torch.zeros(2, 4)])
+    with pytest.raises(RuntimeError) as ee:
+        ember.cat([ember.zeros(2, 3), ember.zeros(2, 4)])
+    assert str(ee.value) == str(te.value)
+
+
+def test_cat_on_meta():
+    e = ember.cat([ember.empty(2, 3, device="meta"), ember.empty(4, 3, device="meta",
+                                                                dtype=ember.float64)])
+    t = torch.cat([torch.empty(2, 3, device="meta"), torch.empty(4, 3, device="meta",
+                                                                dtype=torch.float64)])
+    assert_same(e, t, check_stride=True)
+
+
+# --- stack family --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dim", [0, 1, 2, -1])
+def test_stack_values_and_grads(dim):
+    arrays = [rand_array((2, 3), np.float64, seed=i) for i in range(3)]
+    check_op(lambda *xs: ember.stack(xs, dim), lambda *xs: torch.stack(xs, dim), *arrays,
+             check_stride=True)
+
+
+def test_stack_promotes_and_on_meta():
+    both(lambda lib, c: lib.stack([c(np.arange(3)), c(np.ones(3, np.float32))], 1))
+    e = ember.stack([ember.empty(2, 3, device="meta")] * 2, 1)
+    t = torch.stack([torch.empty(2, 3, device="meta")] * 2, 1)
+    assert_same(e, t, check_stride=True)
+
+
+SHAPE_SETS = [[(), (3,)], [(3,), (3,)], [(2, 3), (2, 1)], [(2, 3, 1), (2, 3, 2)], [(3,), ()]]
+
+
+@pytest.mark.parametrize("shapes", SHAPE_SETS)
+@pytest.mark.parametrize("name", ["hstack", "vstack", "dstack", "column_stack", "row_stack"])
+def test_hvd_column_stack(name, shapes):
+    arrays = [rand_array(s, np.float64, seed=i) for i, s in enumerate(shapes)]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = getattr(torch, name)([torch.tensor(a) for a in arrays])
+    except RuntimeError:
+        with pytest.raises(RuntimeError):
+            getattr(ember, name)([ember.tensor(a) for a in arrays])
+        return
+    check_op(lambda *xs: getattr(ember, name)(xs), lambda *xs: getattr(torch, name)(xs),
+             *arrays)
+    assert expected.shape == getattr(ember, name)([ember.tensor(a) for a in arrays]).shape
+
+
+# --- repeat / tile / repeat_interleave -----------------------------------------------------
+
+@pytest.mark.parametrize("reps", [(2, 1), (1, 3), (2, 2, 2), (3, 0, 1), (1, 1)])
+def test_repeat_values_and_grads(reps):
+    check_op(lambda x: x.repeat(*reps), lambda x: x.repeat(*reps), rand_array((2, 3), np.float64))
+
+
+def test_repeat_edge_cases():
+    check_op(lambda x: x.repeat(2, 3), lambda x: x.repeat(2, 3), np.array(1.5))
+    check_op(lambda x: x.t().repeat((2, 1)), lambda x: x.t().repeat((2, 1)), rand_array((2, 3)))
+    both(lambda lib, c: c(np.arange(4).reshape(2, 2)).repeat(1, 2))
+    raises_like_torch(RuntimeError, lambda lib, c: lib.zeros(2, 3).repeat(2))
+    raises_like_torch(RuntimeError, lambda lib, c: lib.zeros(2, 3).repeat(-1, 1))
+    check_grads(lambda x: x.repeat(3, 2) ** 2, rand_array((2, 2)))
+    e = ember.empty(2, 3, device="meta").repeat(2, 1, 2)
+    assert_same(e, torch.empty(2, 3, device="meta").repeat(2, 1, 2), check_stride=True)
+
+
+@pytest.mark.parametrize("dims", [(2,), (2, 1), (1, 2, 2), 3])
+def test_tile_matches_torch(dims):
+    check_op(lambda x: x.tile(dims), lambda x: x.tile(dims), rand_array((2, 3), np.float64))
+    fdims = (dims,) if isinstance(dims, int) else dims
+    check_op(lambda x: ember.tile(x, fdims), lambda x: torch.tile(x, fdims), rand_array((3,)))
+    raises_like_torch(TypeError, lambda lib, c: lib.tile(lib.zeros(2), 2))
+
+
+@pytest.mark.parametrize("dim", [None, 0, 1])
+def test_repeat_interleave_values_and_grads(dim):
+    x = rand_array((2, 3), np.float64)
+    check_op(lambda t: t.repeat_interleave(2, dim), lambda t: t.repeat_interleave(2, dim), x)
+    n = 6 if dim is None else x.shape[dim]
+    reps = np.arange(n) % 3
+    check_op(lambda t: ember.repeat_interleave(t, _e(reps), dim),
+             lambda t: torch.repeat_interleave(t, _t(reps), dim), x)
+
+
+def test_repeat_interleave_counts_only_and_errors():
+    both(lambda lib, c: lib.repeat_interleave(c(np.array([1, 0, 3]))))
+    both(lambda lib, c: lib.repeat_interleave(c(np.arange(3)), c(np.array(2)), dim=0))
+    both(lambda lib, c: lib.repeat_interleave(c(np.arange(3)), 2, output_size=6))
+    raises_like_torch(RuntimeError, lambda lib, c: lib.repeat_interleave(
+        lib.zeros(2, 3), c(np.array([1, 2])), dim=1))
+    raises_like_torch(RuntimeError, lambda lib, c: lib.repeat_interleave(
+        lib.zeros(2, 3), c(np.array([-1, 2])), dim=0))
+
+
+# --- broadcasting ---------------------------------------------------------------------------
+
+def test_broadcast_shapes_and_tensors():
+    for shapes in [((2, 1), (3,)), ((1,), ()), (4, (3, 1)), ((5, 1, 2), (1, 3, 1), (2,))]:
+        assert ember.broadcast_shapes(*shapes) == torch.broadcast_shapes(*shapes)
+    assert isinstance(ember.broadcast_shapes((2, 1), (3,)), ember.Size)
+    raises_like_torch(RuntimeError, lambda lib, c: lib.broadcast_shapes((2, 3), (3, 3)))
+    with pytest.raises(RuntimeError) as te:
+        torch.broadcast_shapes((2, 3), (3, 3))
+    with pytest.raises(RuntimeError) as ee:
+        ember.broadcast_shapes((2, 3), (3, 3))
+    assert str(ee.value) == str(te.value)
+    check_op(lambda a, b: ember.broadcast_tensors(a, b), lambda a, b: torch.broadcast_tensors(a, b),
+             rand_array((2, 1)), rand_array((3,), seed=1), check_stride=True)
+    raises_like_torch(RuntimeError, lambda lib, c: lib.broadcast_tensors(lib.zeros(2, 3),
+                                                                         lib.zeros(2, 4)))
+
+
+# --- flip / roll / rot90 ------------------------------------------------------------------
+
+@pytest.mark.parametrize("dims", [(0,), (1,), (0, 2), (-1,), ()])
+def test_flip_values_grads_and_layout(dims):
+    check_op(lambda x: x.flip(dims), lambda x: x.flip(dims), rand_array((2, 3, 4), np.float64))
+    check_op(lambda x: x.transpose(0, 2).flip(dims), lambda x: x.transpose(0, 2).flip(dims),
+             rand_array((2, 3, 4)), check_stride=True)
+
+
+def test_fliplr_flipud_and_errors():
+    check_op(ember.fliplr, torch.fliplr, rand_array((2, 3)))
+    check_op(ember.flipud, torch.flipud, rand_array((2, 3)))
+    both(lambda lib, c: lib.flip(c(np.array(2.0)), (0,)))
+    raises_like_torch(RuntimeError, lambda lib, c: lib.fliplr(lib.zeros(3)))
+    raises_like_torch(RuntimeError, lambda lib, c: lib.flipud(lib.tensor(1.0)))
+    raises_like_torch(RuntimeError, lambda lib, c: lib.flip(lib.zeros(2, 3), (0, 0)))
+    e = ember.empty(3, 4, device="meta").t().flip(0)
+    assert_same(e, torch.empty(3, 4, device="meta").t().flip(0), check_stride=True)
+
+
+@pytest.mark.parametrize("shifts, dims", [(1, 0), (-2, 1), ((1, 2), (0, 1)), (5, None),
+                                          ((3,), (-1,))])
+def test_roll_values_and_grads(shifts, dims):
+    check_op(lambda x: x.roll(shifts, dims), lambda x: x.roll(shifts, dims),
+             rand_array((3, 4), np.float64))
+    check_op(lambda x: ember.roll(x.t(), shifts, dims), lambda x: torch.roll(x.t(), shifts, dims),
+             rand_array((4, 3)), check_stride=True)
+
+
+def test_roll_errors():
+    raises_like_torch(RuntimeError, lambda lib, c: lib.roll(lib.zeros(2, 3), (1, 2)))
+    raises_like_torch(RuntimeError, lambda lib, c: lib.roll(lib.zeros(2, 3), (1, 2), (0,)))
+
+
+@pytest.mark.parametrize("k", [-1, 0, 1, 2, 3, 6])
+@pytest.mark.parametrize("dims", [(0, 1), (1, 0), (0, 2), (-1, -2)])
+def test_rot90_values_grads_and_strides(k, dims):
+    check_op(lambda x: x.rot90(k, dims), lambda x: x.rot90(k, dims),
+             rand_array((2, 3, 4), np.float64), check_stride=True)
+
+
+def test_rot90_errors():
+    raises_like_torch(RuntimeError, lambda lib, c: lib.rot90(lib.zeros(3)))
+    raises_like_torch(RuntimeError, lambda lib, c: lib.rot90(lib.zeros(2, 3), 1, (0, 0)))
+    raises_like_torch(RuntimeError, lambda lib, c: lib.rot90(lib.zeros(2, 3), 1, (0, 1, 1)))
+
+
+# --- meshgrid / cartesian_prod / combinations ---------------------------------------------
+
+@pytest.mark.parametrize("indexing", ["ij", "xy"])
+def test_meshgrid_values_grads_and_strides(indexing):
+    arrays = [rand_array((3,), np.float64), rand_array((2,), np.float64, seed=1),
+              rand_array((4,), np.float64, seed=2)]
+    check_op(lambda *xs: ember.meshgrid(*xs, indexing=indexing),
+             lambda *xs: torch.meshgrid(*xs, indexing=indexing), *arrays, check_stride=True)
+    check_op(lambda *xs: ember.meshgrid(list(xs), indexing=indexing),
+             lambda *xs: torch.meshgrid(list(xs), indexing=indexing), *arrays[:2],
+             check_stride=True)
+    both(lambda lib, c: lib.meshgrid(c(np.array(2.0)), c(np.arange(3.0)), indexing=indexing))
+
+
+def test_meshgrid_default_warns_and_errors():
+    with pytest.warns(UserWarning, match="indexing argument"):
+        out = ember.meshgrid(ember.arange(3), ember.arange(2))
+    assert out[0].shape == (3, 2)
+    raises_like_torch(RuntimeError, lambda lib, c: lib.meshgrid(lib.arange(3), lib.zeros(2),
+                                                                indexing="ij"))
+    raises_like_torch(RuntimeError, lambda lib, c: lib.meshgrid(indexing="ij"))
+    raises_like_torch(RuntimeError, lambda lib, c: lib.meshgrid(lib.zeros(2, 2), indexing="ij"))
+
+
+def test_cartesian_prod_matches_torch():
+    check_op(lambda a, b, c: ember.cartesian_prod(a, b, c),
+             lambda a, b, c: torch.cartesian_prod(a, b, c),
+             rand_array((3,), np.float64), rand_array((2,), np.float64, seed=1),
+             rand_array((2,), np.float64, seed=2))
+    both(lambda lib, c: lib.cartesian_prod(c(np.arange(3))))
+    raises_like_torch(RuntimeError, lambda lib, c: lib.cartesian_prod(lib.zeros(2, 2)))
+
+
+@pytest.mark.parametrize("r", [0, 1, 2, 3, 5])
+@pytest.mark.parametrize("with_replacement", [False, True])
+def test_combinations_matches_torch(r, with_replacement):
+    check_op(lambda x: ember.combinations(x, r, with_replacement),
+             lambda x: torch.combinations(x, r, with_replacement), rand_array((4,), np.float64))
+
+
+def test_combinations_errors():
+    raises_like_torch(RuntimeError, lambda lib, c: lib.combinations(lib.zeros(2, 2)))
+    raises_like_torch(RuntimeError, lambda lib, c: lib.combinations(lib.zeros(3), -1))
