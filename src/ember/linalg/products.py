@@ -117,11 +117,11 @@ def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
 def matrix_power(A: Tensor, n: int) -> Tensor:
     """A^n by repeated squaring; n = 0 gives the identity and n < 0 uses inv(A)."""
     _check_square_any(A)
-    if n == 0:
+    if n == 0:  # the identity, written into a copy of A so the graph still reaches A
         from ..ops.creation import eye
 
         k = A._shape[-1]
-        return eye(k, dtype=A._dtype, device=A.device).expand(A._shape).clone()
+        return A.clone().copy_(eye(k, dtype=A._dtype, device=A.device).expand(A._shape))
     if n < 0:
         from .solvers import inv
 

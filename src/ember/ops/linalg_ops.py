@@ -114,7 +114,9 @@ def diag(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
     if input.ndim == 1:
         return write_out(diag_embed(input, diagonal, 0, 1), out)
     if input.ndim == 2:
-        return write_out(input.diagonal(diagonal).clone(), out)
+        from .copy import clone_contiguous
+
+        return write_out(clone_contiguous(input.diagonal(diagonal)), out)
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
 
 

@@ -1,0 +1,261 @@
+"""tril triu diag diag_embed trace cross and the top-level spellings of linalg functions
+(det logdet slogdet inverse cholesky qr svd pinverse matrix_power) against PyTorch."""
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+from helpers import assert_same, check_grads, check_op, rand_array, to_torch
+
+DTYPES = [np.float32, np.float64, np.float16, np.int64, np.int32, np.bool_, np.complex64]
+
+
+def _grad_ok(dtype) -> bool:
+    return np.dtype(dtype).kind in "fc" and np.dtype(dtype) != np.float16
+
+
+@pytest.mark.parametrize("diagonal", [0, 1, -1, 3, -4])
+@pytest.mark.parametrize("op", ["tril", "triu"])
+def test_tril_triu_diagonals(op, diagonal):
+    check_op(lambda x: getattr(ember, op)(x, diagonal), lambda x: getattr(torch, op)(x, diagonal),
+             rand_array((2, 3, 4)))
+    check_op(lambda x: getattr(x, op)(diagonal=diagonal),
+             lambda x: getattr(x, op)(diagonal=diagonal), rand_array((4, 3)))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("op", ["tril", "triu"])
+def test_tril_triu_dtypes(op, dtype):
+    check_op(getattr(ember, op), getattr(torch, op), rand_array((3, 3), dtype),
+             grad=_grad_ok(dtype))
+
+
+@pytest.mark.parametrize("op", ["tril", "triu"])
+def test_tril_triu_transposed_and_empty_inputs(op):
+    f_e, f_t = getattr(ember, op), getattr(torch, op)
+    check_op(lambda x: f_e(x.mT, 1), lambda x: f_t(x.mT, 1), rand_array((2, 3, 4)),
+             check_stride=True)
+    check_op(f_e, f_t, rand_array((0, 3)), check_stride=True)
+
+
+@pytest.mark.parametrize("op", ["tril_", "triu_"])
+def test_inplace_tril_triu(op):
+    a = rand_array((3, 4))
+    e, t = ember.tensor(a), torch.tensor(a)
+    assert getattr(e, op)(1) is e
+    getattr(t, op)(1)
+    assert_same(e, t)
+
+    def chained(x):
+        y = x * 2
+        getattr(y, op)(-1)
+        return y
+
+    check_op(chained, chained, a)
+
+
+def test_tril_needs_a_matrix():
+    for lib in (ember, torch):
+        with pytest.raises(RuntimeError, match="tril: input tensor must have at least 2 dim"):
+            lib.tril(lib.ones(3))
+
+
+@pytest.mark.parametrize("offset,dim1,dim2", [(0, -2, -1), (1, 0, 2), (-2, 2, 0), (0, 1, 0)],
+                         ids=str)
+def test_diag_embed(offset, dim1, dim2):
+    check_op(lambda x: ember.diag_embed(x, offset, dim1, dim2),
+             lambda x: torch.diag_embed(x, offset, dim1, dim2), rand_array((2, 3)),
+             check_stride=True)
+
+
+def test_diag_embed_bool_and_errors():
+    check_op(ember.diag_embed, torch.diag_embed, rand_array((3,), np.bool_), grad=False)
+    for lib in (ember, torch):
+        with pytest.raises(RuntimeError, match="diagonal dimensions cannot be identical 0, 0"):
+            lib.diag_embed(lib.ones(3), dim1=0, dim2=0)
+
+
+@pytest.mark.parametrize("shape,k", [((4,), 0), ((4,), 2), ((4,), -1), ((3, 4), 0), ((3, 4), 1),
+                                     ((3, 4), -2), ((3, 4), 5)], ids=str)
+def test_diag(shape, k):
+    check_op(lambda x: ember.diag(x, k), lambda x: torch.diag(x, k), rand_array(shape),
+             check_stride=True)
+    check_op(lambda x: x.diag(k), lambda x: x.diag(k), rand_array(shape))
+
+
+def test_diag_rejects_3d():
+    for lib in (ember, torch):
+        with pytest.raises(RuntimeError, match=r"diag\(\): Supports 1D or 2D tensors. Got 3D"):
+            lib.diag(lib.ones(2, 2, 2))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int32, np.int64,
+                                   np.uint8, np.complex128], ids=str)
+def test_trace_dtypes(dtype):
+    check_op(ember.trace, torch.trace, rand_array((3, 4), dtype), grad=_grad_ok(dtype))
+    check_op(lambda x: x.trace(), lambda x: x.trace(), rand_array((4, 3), dtype),
+             grad=_grad_ok(dtype))
+
+
+def test_trace_errors():
+    for lib, exc in ((ember, RuntimeError), (torch, RuntimeError)):
+        with pytest.raises(exc, match="trace: expected a matrix, but got tensor with dim 1"):
+            lib.trace(lib.ones(3))
+        with pytest.raises(NotImplementedError, match="\"trace\" not implemented for 'Bool'"):
+            lib.trace(lib.ones(2, 2, dtype=lib.bool))
+
+
+def test_structure_ops_finite_differences():
+    a = rand_array((3, 4), np.float64)
+    check_grads(lambda x: ember.tril(x, 1) * ember.triu(x, -1), a)
+    check_grads(lambda x: ember.diag_embed(x, 1) ** 2, a)
+    check_grads(lambda x: ember.trace(x @ x.mT), a)
+    check_grads(lambda x: ember.diag(x, 1) * 3, a)
+
+
+SECOND_ORDER = {
+    "tril": lambda lib, x: lib.tril(x, -1) ** 3,
+    "triu": lambda lib, x: lib.triu(x) ** 3,
+    "diag_embed": lambda lib, x: lib.diag_embed(x) ** 3,
+    "trace": lambda lib, x: lib.trace(x @ x) ** 2,
+}
+
+
+@pytest.mark.parametrize("case", SECOND_ORDER, ids=str)
+def test_structure_ops_second_order(case):
+    f = SECOND_ORDER[case]
+    a = rand_array((3, 3), np.float64)
+    xe = ember.tensor(a, requires_grad=True)
+    xt = torch.tensor(a, requires_grad=True)
+    (ge,) = ember.autograd.grad(f(ember, xe).sum(), xe, create_graph=True)
+    (gt,) = torch.autograd.grad(f(torch, xt).sum(), xt, create_graph=True)
+    assert_same(ge, gt, 1e-10, 1e-12)
+    assert_same(ember.autograd.grad(ge.sin().sum(), xe)[0],
+                torch.autograd.grad(gt.sin().sum(), xt)[0], 1e-10, 1e-12)
+
+
+# --- cross --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("sa,sb,dim", [((4, 3), (4, 3), -1), ((3, 5), (3, 5), 0),
+                                       ((2, 1, 3), (1, 4, 3), -1), ((4, 3), (1, 3), 1)], ids=str)
+def test_linalg_cross(sa, sb, dim):
+    check_op(lambda a, b: ember.linalg.cross(a, b, dim=dim),
+             lambda a, b: torch.linalg.cross(a, b, dim=dim), rand_array(sa), rand_array(sb, seed=1))
+    check_grads(lambda a, b: ember.linalg.cross(a, b, dim=dim), rand_array(sa, np.float64),
+                rand_array(sb, np.float64, seed=1))
+
+
+def test_cross_complex_and_int():
+    check_op(lambda a, b: ember.linalg.cross(a, b), lambda a, b: torch.linalg.cross(a, b),
+             rand_array((2, 3), np.complex128), rand_array((2, 3), np.complex128, seed=1))
+    check_op(lambda a, b: ember.linalg.cross(a, b), lambda a, b: torch.linalg.cross(a, b),
+             rand_array((2, 3), np.int64, -5, 5), rand_array((2, 3), np.int64, -5, 5, seed=1))
+
+
+def test_torch_cross_default_dim_warns_and_picks_first_size_3():
+    a, b = rand_array((3, 4)), rand_array((3, 4), seed=1)
+    with pytest.warns(UserWarning, match="without specifying the dim arg is deprecated"):
+        e = ember.cross(ember.tensor(a), ember.tensor(b))
+    with pytest.warns(UserWarning):
+        t = torch.cross(torch.tensor(a), torch.tensor(b))
+    assert_same(e, t)
+    check_op(lambda x, y: x.cross(y, dim=0), lambda x, y: x.cross(y, dim=0), a, b)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.linalg.cross(m.randn(4, 3), m.randn(4, 2)),
+    lambda m: m.linalg.cross(m.randn(4, 3), m.randn(3)),
+    lambda m: m.linalg.cross(m.randn(4, 3), m.randn(4, 3, dtype=m.float64)),
+    lambda m: m.linalg.cross(m.randn(4, 3), m.randn(2, 3)),
+])
+def test_cross_errors(call):
+    with pytest.raises(RuntimeError) as t_info:
+        call(torch)
+    with pytest.raises(RuntimeError) as e_info:
+        call(ember)
+    assert type(e_info.value) is type(t_info.value)
+
+
+# --- top-level linalg spellings -------------------------------------------------------------
+
+def _spd(n=4, batch=(), seed=0):
+    a = rand_array(batch + (n, n), np.float64, seed=seed)
+    return a @ np.swapaxes(a, -1, -2) + n * np.eye(n)
+
+
+def test_top_level_det_inverse_logdet_slogdet():
+    a = _spd(3, (2,))
+    check_op(ember.det, torch.det, a)
+    check_op(ember.inverse, torch.inverse, a)
+    check_op(ember.logdet, torch.logdet, a)
+    check_op(lambda x: tuple(ember.slogdet(x)), lambda x: tuple(torch.slogdet(x)), a)
+    check_op(lambda x: x.det(), lambda x: x.det(), a)
+    check_op(lambda x: x.inverse(), lambda x: x.inverse(), a)
+
+
+def test_logdet_of_negative_determinant_is_nan():
+    a = np.diag([-1.0, 2.0, 3.0])
+    check_op(ember.logdet, torch.logdet, a, grad=False)
+    check_op(ember.logdet, torch.logdet, np.zeros((2, 2)), grad=False)
+
+
+def test_top_level_cholesky_upper_and_lower():
+    a = _spd(4)
+    check_op(ember.cholesky, torch.cholesky, a)
+    check_op(lambda x: ember.cholesky(x, upper=True), lambda x: torch.cholesky(x, upper=True), a)
+
+
+def test_top_level_qr_some_flag():
+    a = rand_array((5, 3), np.float64)
+    check_op(lambda x: tuple(ember.qr(x)), lambda x: tuple(torch.qr(x)), a)
+    check_op(lambda x: tuple(ember.qr(x, some=False)), lambda x: tuple(torch.qr(x, some=False)),
+             a, grad=False)
+
+
+def test_top_level_svd_returns_v_not_vh():
+    a = rand_array((5, 3), np.float64)
+    check_op(lambda x: [t.abs() for t in ember.svd(x)], lambda x: [t.abs() for t in torch.svd(x)],
+             a)
+    e, t = ember.svd(ember.tensor(a), compute_uv=False), torch.svd(torch.tensor(a),
+                                                                   compute_uv=False)
+    for x, y in zip(e, t):
+        assert_same(x, y)
+    e = ember.svd(ember.tensor(a), some=False)
+    assert tuple(e.U.shape) == (5, 5) and tuple(e.V.shape) == (3, 3)
+
+
+def test_top_level_pinverse_and_matrix_power():
+    a = rand_array((4, 3), np.float64)
+    check_op(ember.pinverse, torch.pinverse, a)
+    sq = rand_array((3, 3), np.float64) + 2 * np.eye(3)
+    for n in (0, 1, 3, -2):
+        check_op(lambda x, n=n: ember.matrix_power(x, n), lambda x, n=n: torch.matrix_power(x, n),
+                 sq)
+    check_op(lambda x: x.matrix_power(5), lambda x: x.matrix_power(5),
+             rand_array((3, 3), np.int64, -2, 3), grad=False)
+
+
+META = {
+    "tril": lambda m, d: m.tril(m.empty(2, 3, 4, **d).mT, 1),
+    "diag_embed": lambda m, d: m.diag_embed(m.empty(2, 3, **d), 1, 0, 2),
+    "diag_vec": lambda m, d: m.diag(m.empty(4, **d), -1),
+    "diag_mat": lambda m, d: m.diag(m.empty(3, 4, **d), 1),
+    "trace": lambda m, d: m.trace(m.empty(3, 4, **d)),
+    "cross": lambda m, d: m.linalg.cross(m.empty(2, 1, 3, **d), m.empty(1, 4, 3, **d)),
+}
+
+
+@pytest.mark.parametrize("case", META, ids=str)
+def test_meta(case):
+    e = META[case](ember, {"device": "meta"})
+    t = META[case](torch, {"device": "meta"})
+    assert e.device.type == "meta"
+    assert_same(e, t, check_stride=True)
+
+
+def test_tensor_methods_bound():
+    x = ember.tensor(rand_array((3, 3)))
+    assert_same(x.tril(), torch.tril(to_torch(x)))
+    assert_same(x.diag_embed(), torch.diag_embed(to_torch(x)))
