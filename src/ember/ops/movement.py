@@ -436,9 +436,7 @@ def select(x: Tensor, dim: int, index: int) -> Tensor:
 
 def diagonal(x: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     nd = x.ndim
-    if nd < 2:
-        raise RuntimeError(f"diagonal dimensions requires ndim larger than 1, but got {nd}")
-    d1, d2 = wrap_dim(dim1, nd), wrap_dim(dim2, nd)
+    d1, d2 = wrap_dim(dim1, max(nd, 1)), wrap_dim(dim2, max(nd, 1))  # IndexError first
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     return apply_view(diagonal_p, x, offset_=offset, dim1=d1, dim2=d2, in_shape=x._shape)
