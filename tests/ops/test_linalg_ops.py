@@ -201,12 +201,14 @@ def test_logdet_of_negative_determinant_is_nan():
     check_op(ember.logdet, torch.logdet, np.zeros((2, 2)), grad=False)
 
 
+@pytest.mark.filterwarnings("ignore:torch.cholesky is deprecated")
 def test_top_level_cholesky_upper_and_lower():
     a = _spd(4)
     check_op(ember.cholesky, torch.cholesky, a)
     check_op(lambda x: ember.cholesky(x, upper=True), lambda x: torch.cholesky(x, upper=True), a)
 
 
+@pytest.mark.filterwarnings("ignore:torch.qr is deprecated")
 def test_top_level_qr_some_flag():
     a = rand_array((5, 3), np.float64)
     check_op(lambda x: tuple(ember.qr(x)), lambda x: tuple(torch.qr(x)), a)
@@ -214,6 +216,7 @@ def test_top_level_qr_some_flag():
              a, grad=False)
 
 
+@pytest.mark.filterwarnings("ignore:torch.svd is deprecated")
 def test_top_level_svd_returns_v_not_vh():
     a = rand_array((5, 3), np.float64)
     check_op(lambda x: [t.abs() for t in ember.svd(x)], lambda x: [t.abs() for t in torch.svd(x)],

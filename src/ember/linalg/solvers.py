@@ -196,7 +196,7 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True, out=None) -> Tensor:
     vec = _is_vector_rhs(A, B)
     n = A._shape[-1]
     rows = B._shape[-1] if vec or not left else B._shape[-2]
-    if rows != n:
+    if rows != n or (vec and not left):  # a vector B is n x 1: X A = B has no solution shape
         shape_b = f"{B._shape[-1]}x1" if vec else f"{B._shape[-2]}x{B._shape[-1]}"
         eq = "AX = B" if left else "XA = B"
         raise RuntimeError(
@@ -204,8 +204,7 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True, out=None) -> Tensor:
             f"{shape_b})"
         )
     if not left:
-        res = apply(solve_p, A.mT, B if vec else B.mT, vec=vec)
-        return write_out(res if vec else res.mT, out)
+        return write_out(apply(solve_p, A.mT, B.mT, vec=False).mT, out)
     return write_out(apply(solve_p, A, B, vec=vec), out)
 
 

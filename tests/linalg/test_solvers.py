@@ -1,0 +1,272 @@
+"""ember.linalg solvers against PyTorch: inv det slogdet solve solve_triangular pinv lstsq.
+
+Inputs are well-conditioned (A A^T + n I, or a random matrix plus a multiple of I), so
+float32 results agree with torch to ~1e-5; gradients are compared with torch and with
+float64 finite differences, second derivatives through create_graph=True.
+"""
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from ember import linalg as L
+
+from helpers import assert_same, check_grads, check_op, rand_array
+
+TL = torch.linalg
+
+
+def spd(n=4, batch=(), dtype=np.float64, seed=0):
+    """A symmetric (Hermitian) positive-definite matrix: A A^H + n I."""
+    a = rand_array(batch + (n, n), dtype, seed=seed)
+    return (a @ np.conj(np.swapaxes(a, -1, -2)) + n * np.eye(n)).astype(dtype)
+
+
+def wellcond(n=4, batch=(), dtype=np.float64, seed=0):
+    """A non-symmetric matrix with a dominant diagonal (condition number ~ a few)."""
+    return (rand_array(batch + (n, n), dtype, seed=seed) + 2 * n * np.eye(n)).astype(dtype)
+
+
+F32 = {"rtol": 1e-5, "atol": 1e-5}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128], ids=str)
+@pytest.mark.parametrize("batch", [(), (2,), (2, 3)], ids=str)
+def test_inv_det_slogdet(batch, dtype):
+    a = wellcond(3, batch, dtype)
+    tol = F32 if dtype == np.float32 else {}
+    check_op(L.inv, TL.inv, a, **tol)
+    check_op(L.det, TL.det, a, rtol=1e-4 if dtype == np.float32 else None)
+    check_op(lambda x: tuple(L.slogdet(x)), lambda x: tuple(TL.slogdet(x)), a, **tol)
+
+
+def test_det_of_negative_and_empty_matrices():
+    check_op(L.det, TL.det, np.diag([-1.0, 2.0, 3.0]))
+    check_op(lambda x: tuple(L.slogdet(x)), lambda x: tuple(TL.slogdet(x)), np.diag([-1.0, 2, 3]))
+    check_op(L.det, TL.det, np.zeros((2, 0, 0)), grad=False)
+    check_op(L.inv, TL.inv, np.zeros((0, 0)), grad=False)
+
+
+def test_slogdet_result_is_a_named_tuple():
+    r = L.slogdet(ember.tensor(wellcond(3)))
+    t = TL.slogdet(torch.tensor(wellcond(3)))
+    assert_same(r.sign, t.sign)
+    assert_same(r.logabsdet, t.logabsdet)
+
+
+def test_inv_det_solve_finite_differences():
+    a, b = wellcond(3), rand_array((3, 2), np.float64, seed=1)
+    check_grads(L.inv, a)
+    check_grads(L.det, a)
+    check_grads(lambda x: L.slogdet(x).logabsdet, a)
+    check_grads(L.solve, a, b)
+
+
+SOLVE_CASES = {
+    "matrix": ((3, 3), (3, 2)),
+    "vector": ((3, 3), (3,)),
+    "batched_vector": ((2, 3, 3), (2, 3)),
+    "batched": ((2, 3, 3), (2, 3, 4)),
+    "broadcast_a": ((3, 3), (2, 3, 4)),
+    "broadcast_b": ((2, 1, 3, 3), (4, 3, 1)),
+    "vector_vs_batch": ((2, 3, 3), (3,)),
+}
+
+
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("case", SOLVE_CASES, ids=str)
+def test_solve(case, left):
+    sa, sb = SOLVE_CASES[case]
+    if not left and len(sb) > 1 and sb != sa[:-1]:
+        sb = sb[:-2] + (sb[-1], sb[-2])  # X A = B: B has n columns
+    a = wellcond(sa[-1], sa[:-2])
+    b = rand_array(sb, np.float64, seed=1)
+    if not left and "vector" in case:  # B is then n x 1, which X A = B cannot produce
+        with pytest.raises(RuntimeError) as t_info:
+            TL.solve(torch.tensor(a), torch.tensor(b), left=False)
+        with pytest.raises(RuntimeError, match="equation XA = B") as e_info:
+            L.solve(ember.tensor(a), ember.tensor(b), left=False)
+        assert str(e_info.value) == str(t_info.value)
+        return
+    check_op(lambda x, y: L.solve(x, y, left=left), lambda x, y: TL.solve(x, y, left=left), a, b)
+
+
+def test_solve_float32_and_complex():
+    check_op(L.solve, TL.solve, wellcond(4, (2,), np.float32), rand_array((2, 4, 3), seed=1),
+             **F32)
+    check_op(L.solve, TL.solve, wellcond(4, (), np.complex128),
+             rand_array((4, 2), np.complex128, seed=1))
+
+
+@pytest.mark.parametrize("upper", [True, False])
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("unitriangular", [False, True])
+def test_solve_triangular(upper, left, unitriangular):
+    a = wellcond(4, (2,))
+    b = rand_array((2, 4, 3) if left else (2, 3, 4), np.float64, seed=1)
+
+    def f(lib):
+        return lambda x, y: lib.linalg.solve_triangular(x, y, upper=upper, left=left,
+                                                        unitriangular=unitriangular)
+
+    check_op(f(ember), f(torch), a, b)
+
+
+def test_solve_triangular_zero_pivot_gives_inf_like_torch():
+    a = np.triu(wellcond(3))
+    a[1, 1] = 0
+    b = rand_array((3, 2), np.float64, seed=1)
+    e = L.solve_triangular(ember.tensor(a), ember.tensor(b), upper=True)
+    t = TL.solve_triangular(torch.tensor(a), torch.tensor(b), upper=True)
+    np.testing.assert_array_equal(np.isfinite(e.numpy()), np.isfinite(t.numpy()))
+
+
+@pytest.mark.parametrize("hermitian", [False, True])
+@pytest.mark.parametrize("shape", [(4, 3), (3, 5), (2, 4, 4)], ids=str)
+def test_pinv_full_rank(shape, hermitian):
+    if hermitian and shape[-1] != shape[-2]:
+        pytest.skip("hermitian needs square input")
+    a = spd(4, shape[:-2]) if hermitian else rand_array(shape, np.float64)
+    check_op(lambda x: L.pinv(x, hermitian=hermitian), lambda x: TL.pinv(x, hermitian=hermitian),
+             a)
+
+
+def test_pinv_rank_deficient_and_tolerances():
+    u = rand_array((5, 2), np.float64)
+    a = u @ rand_array((2, 4), np.float64, seed=1)  # rank 2
+    check_op(L.pinv, TL.pinv, a, rtol=1e-6, atol=1e-8)
+    check_op(lambda x: L.pinv(x, atol=0.5), lambda x: TL.pinv(x, atol=0.5), a, grad=False)
+    check_op(lambda x: L.pinv(x, rtol=0.9), lambda x: TL.pinv(x, rtol=0.9), a, grad=False)
+    check_op(ember.pinverse, torch.pinverse, a, grad=False)
+
+
+def test_pinv_finite_differences():
+    check_grads(L.pinv, rand_array((4, 3), np.float64))
+    check_grads(L.pinv, rand_array((2, 3), np.float64))
+
+
+@pytest.mark.parametrize("driver", [None, "gels", "gelsy", "gelsd", "gelss"])
+def test_lstsq_matches_torch_tuple(driver):
+    a, b = rand_array((6, 3), np.float64), rand_array((6, 2), np.float64, seed=1)
+    e = L.lstsq(ember.tensor(a), ember.tensor(b), driver=driver)
+    t = TL.lstsq(torch.tensor(a), torch.tensor(b), driver=driver)
+    for name in ("solution", "residuals", "rank", "singular_values"):
+        assert_same(getattr(e, name), getattr(t, name)), name
+
+
+def test_lstsq_batched_vector_and_wide():
+    check_op(lambda x, y: L.lstsq(x, y).solution, lambda x, y: TL.lstsq(x, y).solution,
+             rand_array((2, 5, 3), np.float64), rand_array((2, 5, 4), np.float64, seed=1))
+    check_op(lambda x, y: tuple(L.lstsq(x, y, driver="gelsd"))[:2],
+             lambda x, y: tuple(TL.lstsq(x, y, driver="gelsd"))[:2],
+             rand_array((5, 3), np.float64), rand_array((5,), np.float64, seed=1))
+    check_op(lambda x, y: L.lstsq(x, y, driver="gelsd").solution,
+             lambda x, y: TL.lstsq(x, y, driver="gelsd").solution,
+             rand_array((3, 5), np.float64), rand_array((3, 2), np.float64, seed=1))
+
+
+def test_lstsq_finite_differences():
+    check_grads(lambda a, b: L.lstsq(a, b).solution, rand_array((5, 3), np.float64),
+                rand_array((5, 2), np.float64, seed=1))
+
+
+# --- errors -------------------------------------------------------------------------------
+
+ERRORS = {
+    "inv_int": lambda m: m.linalg.inv(m.ones(3, 3, dtype=m.int64)),
+    "inv_half": lambda m: m.linalg.inv(m.ones(3, 3).half()),
+    "inv_rect": lambda m: m.linalg.inv(m.ones(3, 4)),
+    "inv_1d": lambda m: m.linalg.inv(m.ones(3)),
+    "inv_singular": lambda m: m.linalg.inv(m.zeros(3, 3)),
+    "inv_singular_batch": lambda m: m.linalg.inv(m.tensor(np.stack([np.eye(3), np.ones((3, 3))]))),
+    "det_rect": lambda m: m.linalg.det(m.ones(3, 4)),
+    "det_int": lambda m: m.linalg.det(m.ones(3, 3, dtype=m.int64)),
+    "solve_singular": lambda m: m.linalg.solve(m.zeros(3, 3), m.ones(3)),
+    "solve_shape_vec": lambda m: m.linalg.solve(m.eye(3), m.ones(4)),
+    "solve_shape": lambda m: m.linalg.solve(m.eye(3), m.ones(2, 3)),
+    "solve_dtype": lambda m: m.linalg.solve(m.eye(3), m.ones(3, 3, dtype=m.float64)),
+    "solve_tri_1d": lambda m: m.linalg.solve_triangular(m.eye(3), m.ones(3), upper=True),
+    "lstsq_driver": lambda m: m.linalg.lstsq(m.ones(5, 3), m.ones(5, 2), driver="gel"),
+    "lstsq_rows": lambda m: m.linalg.lstsq(m.ones(5, 3), m.ones(4, 2)),
+    "lstsq_dims": lambda m: m.linalg.lstsq(m.ones(5, 3), m.ones(2, 2, 5, 2)),
+}
+
+
+@pytest.mark.parametrize("case", ERRORS, ids=str)
+def test_errors_match_torch(case):
+    with pytest.raises(Exception) as t_info:
+        ERRORS[case](torch)
+    with pytest.raises(Exception) as e_info:
+        ERRORS[case](ember)
+    assert isinstance(e_info.value, RuntimeError)
+    if isinstance(t_info.value, torch.linalg.LinAlgError):
+        assert isinstance(e_info.value, L.LinAlgError)
+    else:
+        assert type(e_info.value) is type(t_info.value)
+    assert str(e_info.value) == str(t_info.value)
+
+
+# --- second order and meta ----------------------------------------------------------------
+
+SECOND = {
+    "inv": (lambda m: lambda a: m.linalg.inv(a), [wellcond(3)]),
+    "det": (lambda m: lambda a: m.linalg.det(a), [wellcond(3)]),
+    "slogdet": (lambda m: lambda a: m.linalg.slogdet(a)[1], [wellcond(3)]),
+    "solve": (lambda m: lambda a, b: m.linalg.solve(a, b), [wellcond(3), rand_array((3, 2))]),
+    "solve_triangular": (lambda m: lambda a, b: m.linalg.solve_triangular(a, b, upper=False),
+                         [wellcond(3), rand_array((3, 2))]),
+    "pinv": (lambda m: lambda a: m.linalg.pinv(a), [rand_array((4, 3), np.float64)]),
+}
+
+
+@pytest.mark.parametrize("case", SECOND, ids=str)
+def test_second_derivatives_match_torch(case):
+    make, arrays = SECOND[case]
+    arrays = [np.asarray(a, np.float64) for a in arrays]
+    rng = np.random.default_rng(4)
+    xe = [ember.tensor(a, requires_grad=True) for a in arrays]
+    xt = [torch.tensor(a, requires_grad=True) for a in arrays]
+    out_t = make(torch)(*xt)
+    v = rng.standard_normal(tuple(out_t.shape))
+    gt = torch.autograd.grad((out_t * torch.tensor(v)).sum(), xt, create_graph=True)
+    ge = ember.autograd.grad((make(ember)(*xe) * ember.tensor(v)).sum(), xe, create_graph=True)
+    ggt = torch.autograd.grad(sum((g ** 2).sum() for g in gt), xt)
+    gge = ember.autograd.grad(sum((g ** 2).sum() for g in ge), xe)
+    for a, b in zip(list(ge) + list(gge), list(gt) + list(ggt)):
+        assert_same(a, b, 1e-8, 1e-10)
+
+
+META = {
+    "inv": lambda m, A, R, B: m.linalg.inv(A),
+    "det": lambda m, A, R, B: m.linalg.det(A),
+    "slogdet": lambda m, A, R, B: tuple(m.linalg.slogdet(A)),
+    "solve": lambda m, A, R, B: m.linalg.solve(A, B),
+    "solve_vec": lambda m, A, R, B: m.linalg.solve(A, B[..., 0]),
+    "solve_right": lambda m, A, R, B: m.linalg.solve(A, B.mT, left=False),
+    "solve_triangular": lambda m, A, R, B: m.linalg.solve_triangular(A, B, upper=True),
+    "pinv": lambda m, A, R, B: m.linalg.pinv(R),
+}
+
+
+@pytest.mark.parametrize("case", META, ids=str)
+def test_meta_shapes_dtypes_strides(case):
+    def run(m):
+        kw = {"device": "meta", "dtype": m.float64}
+        return META[case](m, m.empty(2, 4, 4, **kw), m.empty(2, 5, 3, **kw),
+                          m.empty(2, 4, 2, **kw))
+
+    e, t = run(ember), run(torch)
+    e = e if isinstance(e, tuple) else (e,)
+    t = t if isinstance(t, tuple) else (t,)
+    for x, y in zip(e, t):
+        assert x.device.type == "meta"
+        assert_same(x, y, check_stride=True)
+
+
+def test_cpu_results_have_torch_strides():
+    a, b = wellcond(4, (2,)), rand_array((2, 4, 2), np.float64, seed=1)
+    check_op(L.inv, TL.inv, a, check_stride=True, grad=False)
+    check_op(L.solve, TL.solve, a, b, check_stride=True, grad=False)
+    check_op(lambda x, y: L.solve(x, y[..., 0]), lambda x, y: TL.solve(x, y[..., 0]), a, b,
+             check_stride=True, grad=False)
