@@ -72,6 +72,9 @@ from . import linalg  # noqa: E402
 from . import nn  # noqa: E402
 from . import optim  # noqa: E402
 from . import utils  # noqa: E402
+from . import accelerator, amp, backends, distributed, jit, onnx  # noqa: E402
+from ._runtime import *  # noqa: E402
+from .amp import autocast  # noqa: E402
 from .random import (  # noqa: E402
     Generator,
     default_generator,
@@ -97,6 +100,12 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
     from ._printing import set_printoptions as _set
 
     _set(precision, threshold, edgeitems, linewidth, profile, sci_mode)
+
+
+def __getattr__(name: str):
+    from .compat import missing
+
+    raise missing(__name__, name)
 
 
 __version__ = "0.1.0"

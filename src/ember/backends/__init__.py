@@ -8,6 +8,8 @@ and moves tensors to and from host memory. The cpu and meta paths are inlined in
 from __future__ import annotations
 
 from .._device import device
+from . import cpu_flags as cpu
+from . import cuda, cudnn, mkldnn, mps, openmp
 
 
 def get_backend(kind: str):

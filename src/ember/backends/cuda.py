@@ -44,3 +44,34 @@ def run(prim, args, params):
     raise NotImplementedError(
         f"the cuda backend has no kernel for '{prim.name}' yet; it runs only where a GPU exists"
     )
+
+
+# --- torch.backends.cuda flags (read by programs; no effect without a GPU) -----------
+
+class _MatmulFlags:
+    allow_tf32 = False
+    allow_fp16_reduced_precision_reduction = True
+    allow_bf16_reduced_precision_reduction = True
+
+
+matmul = _MatmulFlags()
+
+
+def is_built() -> bool:
+    return is_available()
+
+
+def flash_sdp_enabled() -> bool:
+    return False
+
+
+def enable_flash_sdp(enabled: bool) -> None:
+    """No flash-attention kernels here; the flag is accepted and ignored."""
+
+
+def enable_mem_efficient_sdp(enabled: bool) -> None:
+    """Accepted and ignored, as above."""
+
+
+def enable_math_sdp(enabled: bool) -> None:
+    """Accepted and ignored: ember always uses the math path."""

@@ -1,0 +1,125 @@
+"""Process-level settings and compatibility names a CPU PyTorch program touches:
+threads, matmul precision, `compile`, legacy tensor types, `typename`."""
+
+from __future__ import annotations
+
+import os
+
+from . import _dtype as dt
+from ._tensor import Tensor
+
+_threads = {"intra": os.cpu_count() or 1, "inter": os.cpu_count() or 1}
+_matmul_precision = ["highest"]
+
+
+def set_num_threads(n: int) -> None:
+    """Record the intra-op thread count (NumPy's BLAS sizes its own pool at start-up)."""
+    if not isinstance(n, int) or n <= 0:
+        raise RuntimeError(f"set_num_threads expects a positive integer, but got {n}")
+    _threads["intra"] = n
+
+
+def get_num_threads() -> int:
+    return _threads["intra"]
+
+
+def set_num_interop_threads(n: int) -> None:
+    _threads["inter"] = n
+
+
+def get_num_interop_threads() -> int:
+    return _threads["inter"]
+
+
+def set_float32_matmul_precision(precision: str) -> None:
+    if precision not in ("highest", "high", "medium"):
+        raise RuntimeError(f"Invalid precision '{precision}': expected 'highest', 'high' or "
+                           "'medium'")
+    _matmul_precision[0] = precision
+
+
+def get_float32_matmul_precision() -> str:
+    return _matmul_precision[0]
+
+
+def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend="inductor",
+            mode=None, options=None, disable: bool = False):
+    """Returns `model` unchanged (eager) until ember's own compiler exists."""
+    if model is None:
+        return lambda m: m
+    return model
+
+
+def typename(obj) -> str:
+    if isinstance(obj, Tensor):
+        from .ops._common import type_name
+
+        return f"torch.{type_name(obj.dtype)}Tensor"
+    module = type(obj).__module__
+    return f"{module}.{type(obj).__qualname__}" if module != "builtins" else \
+        type(obj).__qualname__
+
+
+def is_floating_point(input: Tensor) -> bool:
+    return input.dtype.is_floating_point
+
+
+def is_complex(input: Tensor) -> bool:
+    return input.dtype.is_complex
+
+
+def is_nonzero(input: Tensor) -> bool:
+    if input.numel() != 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return bool(input.item())
+
+
+def set_default_tensor_type(t) -> None:
+    d = getattr(t, "_ember_dtype", None)
+    if d is None:
+        from .ops.creation import legacy_type_dtype
+
+        d = legacy_type_dtype(t) if isinstance(t, str) else None
+    if d is None or not d.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    dt.set_default_dtype(d)
+
+
+class _LegacyType(type):
+    """`isinstance(t, FloatTensor)` checks the dtype; `FloatTensor(...)` constructs."""
+
+    def __instancecheck__(cls, obj) -> bool:
+        return isinstance(obj, Tensor) and obj.dtype is cls._ember_dtype and \
+            obj.device.type == "cpu"
+
+    def __call__(cls, *args, device=None):
+        from .ops.creation import legacy_new
+
+        return legacy_new(cls._ember_dtype, *args, device=device)
+
+    def __repr__(cls) -> str:
+        return f"<class 'torch.{cls.__name__}'>"
+
+
+def _legacy(name: str, d: dt.dtype):
+    return _LegacyType(name, (), {"_ember_dtype": d, "dtype": d, "is_cuda": False})
+
+
+FloatTensor = _legacy("FloatTensor", dt.float32)
+DoubleTensor = _legacy("DoubleTensor", dt.float64)
+HalfTensor = _legacy("HalfTensor", dt.float16)
+BFloat16Tensor = _legacy("BFloat16Tensor", dt.bfloat16)
+LongTensor = _legacy("LongTensor", dt.int64)
+IntTensor = _legacy("IntTensor", dt.int32)
+ShortTensor = _legacy("ShortTensor", dt.int16)
+CharTensor = _legacy("CharTensor", dt.int8)
+ByteTensor = _legacy("ByteTensor", dt.uint8)
+BoolTensor = _legacy("BoolTensor", dt.bool_)
+
+__all__ = [
+    "set_num_threads", "get_num_threads", "set_num_interop_threads", "get_num_interop_threads",
+    "set_float32_matmul_precision", "get_float32_matmul_precision", "compile", "typename",
+    "is_floating_point", "is_complex", "is_nonzero", "set_default_tensor_type",
+    "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
+    "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor",
+]

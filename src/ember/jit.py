@@ -1,0 +1,44 @@
+"""ember.jit: TorchScript entry points as pass-throughs (ember runs eagerly)."""
+
+from __future__ import annotations
+
+
+def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
+    """Returns `obj` unchanged: the eager module or function behaves the same."""
+    return obj
+
+
+def trace(func, example_inputs=None, *args, **kwargs):
+    """Returns `func` unchanged (tracing would record the same eager computation)."""
+    return func
+
+
+def ignore(drop=False, **kwargs):
+    if callable(drop):
+        return drop
+    return lambda fn: fn
+
+
+def unused(fn):
+    return fn
+
+
+def export(fn):
+    return fn
+
+
+def is_scripting() -> bool:
+    return False
+
+
+def is_tracing() -> bool:
+    return False
+
+
+def save(m, f, _extra_files=None) -> None:
+    raise NotImplementedError("torch.jit.save is not implemented in ember; use ember.save on "
+                              "the state_dict")
+
+
+def load(f, map_location=None, _extra_files=None):
+    raise NotImplementedError("torch.jit.load is not implemented in ember")
