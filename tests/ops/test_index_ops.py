@@ -375,3 +375,41 @@ def test_histc_matches_torch(dtype):
     edges = np.array([0.0, 1.0, 1.0, 3.0, 2.999], dtype)
     both(lambda lib, c: lib.histc(c(edges), bins=3, min=0, max=3))
     both(lambda lib, c: lib.histc(c(np.array([1.0, 1.0], dtype)), bins=4))
+
+
+# --- result layouts (cpu and meta) ---------------------------------------------------------
+
+LAYOUT_CASES = {
+    "masked_fill": lambda l, t, d: t.masked_fill(l.ones(4, 3, dtype=l.bool, device=d), 1.0),
+    "index_select": lambda l, t, d: t.index_select(1, l.tensor([1, 0], device=d)),
+    "index_add": lambda l, t, d: t.index_add(0, l.tensor([1, 0], device=d), l.ones(2, 3, device=d)),
+    "index_copy": lambda l, t, d: t.index_copy(0, l.tensor([1, 0], device=d),
+                                               l.ones(2, 3, device=d)),
+    "index_fill": lambda l, t, d: t.index_fill(0, l.tensor([1, 0], device=d), 2.0),
+    "index_put": lambda l, t, d: t.index_put((l.tensor([1, 0], device=d),),
+                                             l.tensor(1.0, device=d)),
+    "scatter": lambda l, t, d: t.scatter(0, l.tensor([[1, 0, 0]], device=d), 1.0),
+    "scatter_add": lambda l, t, d: t.scatter_add(0, l.tensor([[1, 0, 0]], device=d),
+                                                 l.ones(1, 3, device=d)),
+    "scatter_reduce": lambda l, t, d: t.scatter_reduce(0, l.tensor([[1, 0, 0]], device=d),
+                                                       l.ones(1, 3, device=d), "amax"),
+    "gather": lambda l, t, d: t.gather(0, l.tensor([[1, 0, 0]], device=d)),
+    "take_along_dim": lambda l, t, d: l.take_along_dim(t, l.tensor([[1, 0, 0]], device=d), 0),
+}
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+@pytest.mark.parametrize("name", list(LAYOUT_CASES))
+def test_result_layout_of_transposed_input_matches_torch(name, device):
+    fn = LAYOUT_CASES[name]
+    x = rand_array((3, 4))
+    te = ember.tensor(x).to(device).t()
+    tt = torch.tensor(x).to(device).t()
+    assert_same(fn(ember, te, device), fn(torch, tt, device), check_stride=True)
+
+
+def test_masked_scatter_result_is_contiguous_like_torch():
+    x = rand_array((3, 4))
+    m = x > 0
+    assert_same(_e(x).t().masked_scatter(_e(m).t(), ember.ones(12)),
+                _t(x).t().masked_scatter(_t(m).t(), torch.ones(12)), check_stride=True)

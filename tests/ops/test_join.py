@@ -318,3 +318,15 @@ def test_combinations_matches_torch(r, with_replacement):
 def test_combinations_errors():
     raises_like_torch(RuntimeError, lambda lib, c: lib.combinations(lib.zeros(2, 2)))
     raises_like_torch(RuntimeError, lambda lib, c: lib.combinations(lib.zeros(3), -1))
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+def test_cat_result_layout_follows_torch(device):
+    x = rand_array((2, 3, 4, 5))
+    e = ember.tensor(x).to(device).contiguous(memory_format=ember.channels_last)
+    t = torch.tensor(x).to(device).contiguous(memory_format=torch.channels_last)
+    assert_same(ember.cat([e, e], 1), torch.cat([t, t], 1), check_stride=True)
+    assert_same(ember.cat([e, e.contiguous()], 1), torch.cat([t, t.contiguous()], 1),
+                check_stride=True)
+    assert_same(ember.cat([e[0, 0].t(), e[0, 0].t()], 1), torch.cat([t[0, 0].t(), t[0, 0].t()], 1),
+                check_stride=True)

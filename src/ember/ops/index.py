@@ -24,7 +24,7 @@ from .._tensor import Tensor
 from .._view import broadcast_shapes, wrap_dim
 from ..autograd import grad_mode
 from . import movement
-from ._common import write_out
+from ._common import same_meta, write_out
 from .registry import Primitive, apply, apply_, bump_version, check_inplace, defvjp
 
 _grad_state = grad_mode.state
@@ -267,7 +267,7 @@ def getitem(x: Tensor, key) -> Tensor:
 # --- index_put: the primitive behind assignment -------------------------------------------
 
 def _index_put_kernel(a, v, *, key, accumulate):
-    out = a.copy()
+    out = a.copy(order="K")  # PyTorch keeps the input's layout here
     if accumulate:
         np.add.at(out, key, v)
     else:
@@ -276,7 +276,7 @@ def _index_put_kernel(a, v, *, key, accumulate):
 
 
 index_put_p = Primitive("index_put", _index_put_kernel,
-                        lambda x, v, *, key, accumulate: (x._shape, x._dtype),
+                        lambda x, v, *, key, accumulate: same_meta(x),
                         grad_name="IndexPutBackward0")
 
 

@@ -17,7 +17,7 @@ from .. import _dtype as dt
 from .._tensor import Tensor
 from .._view import broadcast_shapes, wrap_dim
 from ..autograd import grad_mode
-from ._common import type_name, write_out
+from ._common import same_meta, type_name, write_out
 from .index import (
     check_gather_index,
     gather,
@@ -193,7 +193,7 @@ def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
 
 
 def _index_fill_kernel(a, idx, value, *, dim):
-    out = a.copy()
+    out = a.copy(order="K")  # PyTorch keeps the input's layout here
     if a.ndim == 0:
         out[...] = value
     else:
@@ -202,7 +202,7 @@ def _index_fill_kernel(a, idx, value, *, dim):
 
 
 index_fill_p = Primitive("index_fill", _index_fill_kernel,
-                         lambda x, idx, value, *, dim: (x._shape, x._dtype))
+                         lambda x, idx, value, *, dim: same_meta(x))
 defvjp(index_fill_p,
        lambda g, out, x, idx, value, *, dim: index_fill(g, dim, idx, 0), None,
        lambda g, out, x, idx, value, *, dim: index_select(g, dim, idx).sum(),
@@ -490,7 +490,8 @@ def scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
 # --- masked ops ------------------------------------------------------------------------------
 
 def _masked_fill_kernel(a, mask, value):
-    return np.where(mask, value, a)
+    out = np.where(mask, value, a)
+    return out if out.flags.c_contiguous else np.ascontiguousarray(out)
 
 
 masked_fill_p = Primitive(
@@ -569,7 +570,7 @@ def masked_select(input: Tensor, mask: Tensor, *, out=None) -> Tensor:
 
 def _masked_scatter_kernel(a, mask, src):
     shape = np.broadcast_shapes(a.shape, mask.shape)
-    out = np.array(np.broadcast_to(a, shape))
+    out = np.array(np.broadcast_to(a, shape), order="C")
     m = np.broadcast_to(mask, shape)
     n = int(np.count_nonzero(m))
     if n > src.size:

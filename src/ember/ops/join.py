@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype as dt
+from .._layout import channels_last_strides, is_channels_last
 from .._tensor import Size, Tensor
 from .._view import wrap_dim, wrap_dims
 from . import movement
@@ -60,19 +61,23 @@ def _common_dtype(tensors) -> dt.dtype:
 
 # --- cat -------------------------------------------------------------------------------------
 
-def _cat_kernel(*arrays, dim, sizes, dtype):
-    if all(a.dtype == dtype.np for a in arrays):
-        return np.concatenate(arrays, axis=dim)
-    return np.concatenate([a.astype(dtype.np) for a in arrays], axis=dim)
+def _cat_kernel(*arrays, dim, sizes, dtype, channels_last):
+    shape = list(arrays[0].shape)
+    shape[dim] = sum(sizes)
+    if channels_last:
+        out = np.empty((shape[0], shape[2], shape[3], shape[1]), dtype.np).transpose(0, 3, 1, 2)
+    else:
+        out = np.empty(shape, dtype.np)
+    return np.concatenate(arrays, axis=dim, out=out, casting="unsafe")
 
 
-def _cat_meta(*xs, dim, sizes, dtype):
+def _cat_meta(*xs, dim, sizes, dtype, channels_last):
     shape = list(xs[0]._shape)
     shape[dim] = sum(sizes)
-    return tuple(shape), dtype
+    return tuple(shape), dtype, channels_last_strides(shape) if channels_last else None
 
 
-def _cat_piece(g, i, *, dim, sizes, dtype):
+def _cat_piece(g, i, *, dim, sizes, dtype, channels_last):
     start = sum(sizes[:i])
     return movement.slice_dim(g, dim, start, start + sizes[i])
 
@@ -105,8 +110,11 @@ def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
     d = wrap_dim(dim, kept[0].ndim)
     _check_cat_shapes(kept, d)
     sizes = tuple(t._shape[d] for t in kept)
+    # NOTE: like PyTorch, the result is channels-last when every input is, else contiguous.
+    cl = all(t.ndim == 4 and not t.is_contiguous() and is_channels_last(t._shape, t.stride())
+             for t in kept)
     p = _variadic("cat", len(kept), _cat_kernel, _cat_meta, _cat_piece, "CatBackward0")
-    r = apply(p, *kept, dim=d, sizes=sizes, dtype=dtype)
+    r = apply(p, *kept, dim=d, sizes=sizes, dtype=dtype, channels_last=cl)
     return write_out(r, out)
 
 
