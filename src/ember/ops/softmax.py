@@ -25,53 +25,109 @@ def _work(a):
     return a.astype(np.float32) if a.dtype in _LOW else a
 
 
-def _shifted(a, dim):
-    """A fresh `a - max(a, dim)`, computed in float32 for low precision inputs."""
-    w = _work(a)
-    m = np.max(w, axis=dim, keepdims=True)
-    return np.subtract(w, m, dtype=w.dtype, order="C")
+_BLOCK_BYTES = 1 << 18  # a block of rows that stays in cache through a kernel's passes
 
 
-# --- softmax / log_softmax -------------------------------------------------------------
-
-def _softmax_kernel(a, *, dim):
-    if a.ndim == 0:
-        return np.ones_like(a)
-    if a.shape[dim] == 0:
-        return np.empty_like(a)
-    out = _shifted(a, dim)
-    np.exp(out, out=out)
-    total = np.sum(out, axis=dim, keepdims=True)
-    np.divide(out, total, out=out)
-    return out.astype(a.dtype) if a.dtype in _LOW else out
+def _rows(a, n: int):
+    return a if a.ndim == 2 else a.reshape(-1, n)
 
 
-def _log_softmax_kernel(a, *, dim):
-    if a.ndim == 0:
-        return np.zeros_like(a)
-    if a.shape[dim] == 0:
-        return np.empty_like(a)
-    out = _shifted(a, dim)
-    tmp = np.exp(out)
-    total = np.sum(tmp, axis=dim, keepdims=True)
-    np.log(total, out=total)
-    np.subtract(out, total, out=out)
-    return out.astype(a.dtype) if a.dtype in _LOW else out
+def _rowwise(inputs, dim: int, body):
+    """A fresh C-order result of `body(*srcs, dst, axis, scratch)` run over `inputs`.
+
+    Over the last dim of a large array, rows go through in cache-sized blocks, so the
+    kernel's several passes (max, subtract, exp, sum, ...) touch main memory about once.
+    float16 / bfloat16 compute in float32 and round once at the end.
+    """
+    first = inputs[0]
+    ws = [_work(a) for a in inputs]
+    out = np.empty(first.shape, ws[0].dtype)
+    n = first.shape[dim]
+    if dim == first.ndim - 1 and out.nbytes > 4 * _BLOCK_BYTES:
+        srcs, dst = [_rows(w, n) for w in ws], out.reshape(-1, n)
+        rows = max(1, _BLOCK_BYTES // (n * out.itemsize))
+        scratch = np.empty((rows, n), out.dtype)
+        for i in range(0, dst.shape[0], rows):
+            k = min(rows, dst.shape[0] - i)
+            body(*(s[i:i + k] for s in srcs), dst[i:i + k], 1, scratch[:k])
+    else:
+        body(*ws, out, dim, np.empty_like(out))
+    return out.astype(first.dtype) if first.dtype in _LOW else out
 
 
-def _softmax_meta(x, *, dim):
+def _fused(body, empty_value):
+    """A softmax-family kernel: `body` over rows, with the 0-d and empty cases."""
+    def kernel(*arrays, dim):
+        a = arrays[0]
+        if a.ndim == 0:
+            return np.full_like(a, empty_value)
+        if a.shape[dim] == 0:
+            return np.empty_like(a)
+        return _rowwise(arrays, dim, body)
+
+    return c_order(kernel)
+
+
+def _softmax_meta(x, *more, dim):
     return x._shape, x._dtype
 
 
-softmax_p = Primitive("softmax", c_order(_softmax_kernel), _softmax_meta,
-                      grad_name="SoftmaxBackward0")
-defvjp(softmax_p, lambda g, out, x, *, dim:
-       out * (g - (g * out).sum(dim, keepdim=True)), reads=((),), save_output=True)
+# --- softmax ----------------------------------------------------------------------------
 
-log_softmax_p = Primitive("log_softmax", c_order(_log_softmax_kernel), _softmax_meta,
+def _softmax_body(src, dst, axis, scratch):
+    np.subtract(src, np.max(src, axis=axis, keepdims=True), out=dst)
+    np.exp(dst, out=dst)
+    np.divide(dst, np.sum(dst, axis=axis, keepdims=True), out=dst)
+
+
+def _softmax_backward_body(g, out, dst, axis, scratch):
+    # out * (g - sum(g * out))
+    np.multiply(g, out, out=dst)
+    total = np.sum(dst, axis=axis, keepdims=True)
+    np.subtract(dst, np.multiply(out, total, out=scratch), out=dst)
+
+
+softmax_p = Primitive("softmax", _fused(_softmax_body, 1), _softmax_meta,
+                      grad_name="SoftmaxBackward0")
+softmax_backward_p = Primitive("softmax_backward_data", _fused(_softmax_backward_body, 0),
+                               _softmax_meta, grad_name="SoftmaxBackwardDataBackward0")
+defvjp(softmax_p, lambda g, out, x, *, dim: apply(softmax_backward_p, g, out, dim=dim),
+       reads=((),), save_output=True)
+# The backward is a primitive too (one fused pass), differentiable again for double
+# backward: h = out * (g - s) with s = sum(g * out).
+defvjp(softmax_backward_p,
+       lambda v, h, g, out, *, dim: apply(softmax_backward_p, v, out, dim=dim),
+       lambda v, h, g, out, *, dim: (v * (g - (g * out).sum(dim, keepdim=True))
+                                     - g * (v * out).sum(dim, keepdim=True)))
+
+
+# --- log_softmax ------------------------------------------------------------------------
+
+def _log_softmax_body(src, dst, axis, scratch):
+    np.subtract(src, np.max(src, axis=axis, keepdims=True), out=dst)
+    e = np.exp(dst, out=scratch)
+    total = np.sum(e, axis=axis, keepdims=True)
+    np.subtract(dst, np.log(total, out=total), out=dst)
+
+
+def _log_softmax_backward_body(g, out, dst, axis, scratch):
+    # g - exp(out) * sum(g)
+    np.exp(out, out=dst)
+    np.multiply(dst, np.sum(g, axis=axis, keepdims=True), out=dst)
+    np.subtract(g, dst, out=dst)
+
+
+log_softmax_p = Primitive("log_softmax", _fused(_log_softmax_body, 0), _softmax_meta,
                           grad_name="LogSoftmaxBackward0")
-defvjp(log_softmax_p, lambda g, out, x, *, dim:
-       g - out.exp() * g.sum(dim, keepdim=True), reads=((),), save_output=True)
+log_softmax_backward_p = Primitive(
+    "log_softmax_backward_data", _fused(_log_softmax_backward_body, 0), _softmax_meta,
+    grad_name="LogSoftmaxBackwardDataBackward0")
+defvjp(log_softmax_p, lambda g, out, x, *, dim: apply(log_softmax_backward_p, g, out, dim=dim),
+       reads=((),), save_output=True)
+# h = g - exp(out) * sum(g), differentiable again for double backward.
+defvjp(log_softmax_backward_p,
+       lambda v, h, g, out, *, dim: v - (v * out.exp()).sum(dim, keepdim=True),
+       lambda v, h, g, out, *, dim: -v * out.exp() * g.sum(dim, keepdim=True))
 
 
 def implicit_softmax_dim(name: str, ndim: int) -> int:
