@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .._device import device
 from .._tensor import Tensor, _meta
+from .._view import like_strides
 from .registry import Primitive, defvjp
 
 
@@ -27,7 +28,7 @@ def to_device(x: Tensor, dst: device, dtype=None) -> Tensor:
 
         cuda.require()
     if dst.type == "meta":
-        out = _meta(x._shape, d)
+        out = _meta(x._shape, d, like_strides(x._shape, x.stride()))
     elif dst.type == "cpu" and src.type == "meta":
         raise NotImplementedError(
             "Cannot copy out of meta tensor; no data! Please use torch.nn.Module.to_empty() "

@@ -1,0 +1,190 @@
+"""Copies and conversions against torch: clone, contiguous, to(), .float() & co., copy_."""
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+from helpers import DTYPE_PAIRS, E2T, assert_same, check_grads, check_op, rand_array, to_torch
+
+VALUES = [0.0, 1.7, -2.7, 0.5, 255.0, -1.0, 1e-3, 300.0, 65536.0, 1 + 2**-11 + 2**-30]
+
+
+def _source(dtype):
+    e = ember.tensor(VALUES, dtype=ember.float64)
+    if dtype.is_complex:
+        e = e.to(ember.complex128) + ember.tensor(VALUES[::-1]).to(ember.complex128) * 1j
+    elif dtype is ember.bool:
+        e = e != 0
+    elif not dtype.is_floating_point:
+        e = e.abs().to(ember.int64) if dtype is ember.uint8 else e.to(ember.int64)
+    return e.to(dtype)
+
+
+@pytest.mark.parametrize("src", [e for e, _ in DTYPE_PAIRS], ids=str)
+def test_to_dtype_converts_every_pair_like_torch(src):
+    e = _source(src)
+    t = to_torch(e)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # complex -> real discards the imaginary part
+        for dst, tdst in DTYPE_PAIRS:
+            assert_same(e.to(dst), t.to(tdst), rtol=0, atol=0)
+
+
+METHODS = ["float", "double", "half", "bfloat16", "long", "int", "short", "char", "byte",
+           "bool", "cfloat", "cdouble"]
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_conversion_methods(method):
+    e = ember.tensor([[1.7, -2.7], [0.0, 3.5]])
+    t = torch.tensor([[1.7, -2.7], [0.0, 3.5]])
+    if method == "byte":
+        e, t = e.abs(), t.abs()
+    assert_same(getattr(e, method)(), getattr(t, method)())
+    assert_same(getattr(e.t(), method)(), getattr(t.t(), method)(), check_stride=True)
+
+
+def test_to_returns_self_when_nothing_changes():
+    x = ember.arange(3)
+    assert x.to(ember.int64) is x and x.to("cpu") is x and x.long() is x
+    assert x.to(ember.int64, copy=True) is not x
+    y = x.to(ember.float32, copy=True)
+    assert y.data_ptr() != x.data_ptr()
+
+
+def test_to_argument_forms():
+    e, t = ember.arange(3), torch.arange(3)
+    assert_same(e.to("cpu", ember.float64), t.to("cpu", torch.float64))
+    assert_same(e.to(ember.device("cpu")), t.to(torch.device("cpu")))
+    assert_same(e.to(dtype=ember.float16, device="cpu"), t.to(dtype=torch.float16, device="cpu"))
+    assert_same(e.to(ember.zeros(1, dtype=ember.float16)), t.to(torch.zeros(1,
+                                                                          dtype=torch.float16)))
+    assert_same(e.type(ember.float32), t.type(torch.float32))
+    assert e.type() == t.type()
+    assert_same(e.type("torch.DoubleTensor"), t.type("torch.DoubleTensor"))
+    for bad in (lambda m: m.arange(3).to("foo"), lambda m: m.arange(3).to(bogus=1)):
+        with pytest.raises(Exception) as err:
+            bad(torch)
+        with pytest.raises(err.type):
+            bad(ember)
+
+
+def test_to_meta_and_back():
+    x = ember.arange(6.0).reshape(2, 3)
+    m = x.to("meta")
+    assert m.is_meta and m.shape == (2, 3) and m.dtype is ember.float32
+    assert x.to("meta", ember.float16).dtype is ember.float16
+    with pytest.raises(NotImplementedError):
+        m.to("cpu")
+
+
+def test_to_keeps_the_graph():
+    check_op(lambda x: x.to(ember.float32) * 2, lambda x: x.to(torch.float32) * 2,
+             rand_array((3,), np.float64))
+    check_op(lambda x: x.double().half().float(), lambda x: x.double().half().float(),
+             rand_array((2, 2), np.float32), rtol=1e-3, atol=1e-3)
+    x = ember.ones(2, requires_grad=True)
+    assert type(x.double().grad_fn).__name__ == type(torch.ones(2, requires_grad=True)
+                                                     .double().grad_fn).__name__
+
+
+# --- clone and contiguous ---------------------------------------------------------------------
+
+CLONE_INPUTS = [
+    lambda m: m.arange(24.0).reshape(2, 3, 4),
+    lambda m: m.arange(24.0).reshape(2, 3, 4).permute(2, 0, 1),
+    lambda m: m.arange(24.0).reshape(2, 3, 4)[:, ::2],
+    lambda m: m.arange(24.0).reshape(2, 3, 4)[:, :1].expand(2, 5, 4),
+    lambda m: m.arange(24.0).reshape(2, 3, 4).transpose(0, 2)[1:],
+    lambda m: m.arange(2.0).reshape(1, 2).unfold(0, 1, 1),
+    lambda m: m.arange(0.0).reshape(0, 3).t(),
+]
+
+
+@pytest.mark.parametrize("make", CLONE_INPUTS)
+def test_clone_copies_and_preserves_dense_layouts(make):
+    e, t = make(ember), make(torch)
+    ce, ct = e.clone(), t.clone()
+    assert_same(ce, ct, check_stride=True)
+    if e.numel():
+        assert ce.untyped_storage().data_ptr() != e.untyped_storage().data_ptr()
+    assert_same(e.clone(memory_format=ember.contiguous_format),
+                t.clone(memory_format=torch.contiguous_format), check_stride=True)
+    cm = e.to("meta").clone()
+    assert cm.stride() == t.to("meta").clone().stride()
+
+
+@pytest.mark.parametrize("make", CLONE_INPUTS)
+def test_contiguous_copies_only_when_needed(make):
+    e, t = make(ember), make(torch)
+    ce, ct = e.contiguous(), t.contiguous()
+    assert_same(ce, ct, check_stride=True)
+    assert (ce is e) == (ct is t)
+
+
+def test_clone_and_contiguous_gradients():
+    check_op(lambda x: x.t().clone() * 3, lambda x: x.t().clone() * 3, rand_array((2, 3),
+                                                                                    np.float64))
+    check_op(lambda x: x.t().contiguous().view(-1), lambda x: x.t().contiguous().view(-1),
+             rand_array((2, 3), np.float64))
+    check_grads(lambda x: x.transpose(0, 1).contiguous() * x.t(), rand_array((2, 3)))
+    e = ember.ones(2, requires_grad=True).clone()
+    assert type(e.grad_fn).__name__ == "CloneBackward0"
+
+
+# --- copy_ ------------------------------------------------------------------------------------------
+
+def test_copy_broadcasts_and_casts():
+    for dst, src in [(lambda m: m.zeros(2, 3), lambda m: m.arange(3)),
+                     (lambda m: m.zeros(2, 3, dtype=m.int32), lambda m: m.tensor([[1.7], [-2.7]])),
+                     (lambda m: m.zeros(3, 2).t(), lambda m: m.arange(6.0).reshape(2, 3)),
+                     (lambda m: m.zeros(3, dtype=m.float16), lambda m: m.tensor(
+                         [1 + 2**-11 + 2**-30, 2.0, 3.0], dtype=m.float64)),
+                     (lambda m: m.zeros(2, dtype=m.bool), lambda m: m.tensor([0.0, 0.5]))]:
+        e, t = dst(ember), dst(torch)
+        e.copy_(src(ember))
+        t.copy_(src(torch))
+        assert_same(e, t, check_stride=True)
+
+
+def test_copy_into_views_writes_the_base():
+    e, t = ember.zeros(3, 4), torch.zeros(3, 4)
+    e[:, 1].copy_(ember.arange(3.0))
+    t[:, 1].copy_(torch.arange(3.0))
+    e.t()[2:].copy_(ember.ones(2, 3))
+    t.t()[2:].copy_(torch.ones(2, 3))
+    assert_same(e, t)
+
+
+def test_copy_errors_and_version_counter():
+    for bad in (lambda m: m.zeros(2).copy_(m.zeros(3)),
+                lambda m: m.zeros(2, requires_grad=True).copy_(m.ones(2))):
+        with pytest.raises(Exception) as err:
+            bad(torch)
+        with pytest.raises(err.type):
+            bad(ember)
+    x = ember.zeros(2)
+    before = x._version
+    x.copy_(ember.ones(2))
+    assert x._version == before + 1
+
+
+def test_copy_gradients():
+    def fn(m):
+        def f(a, b):
+            out = a * 1
+            out.copy_(b.t())
+            return out * a
+        return f
+
+    check_op(fn(ember), fn(torch), rand_array((3, 2), np.float64), rand_array((2, 3), np.float64))
+
+
+def test_element_bytes_for_every_dtype_after_conversion():
+    x = ember.arange(10)
+    for e, t in DTYPE_PAIRS:
+        assert x.to(e).nbytes == torch.arange(10).to(t).nbytes == 10 * E2T[e].itemsize
