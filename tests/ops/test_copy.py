@@ -136,7 +136,7 @@ def test_clone_and_contiguous_gradients():
     assert type(e.grad_fn).__name__ == "CloneBackward0"
 
 
-# --- copy_ ------------------------------------------------------------------------------------------
+# --- copy_ ------------------------------------------------------------------------------------
 
 def test_copy_broadcasts_and_casts():
     for dst, src in [(lambda m: m.zeros(2, 3), lambda m: m.arange(3)),
