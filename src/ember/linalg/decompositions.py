@@ -3,7 +3,7 @@
 Kernels call NumPy's LAPACK wrappers, batched over leading dims; results come back
 column-major per matrix as in PyTorch. The VJPs are the standard formulas, written
 with ember ops so they differentiate again:
-  cholesky  gA = sym(L^-H Phi(L^H gL) L^-1), Phi = lower triangle with half the diagonal
+  cholesky  gA = L^-H Phi(L^H gL) L^-1, Phi = lower triangle + its mirror, half the diagonal
   qr        gA = (gQ + Q copyltu(M)) R^-H, M = R gR^H - gQ^H Q (m >= n; wide A splits)
   eigh      gA = V (diag(gL) + F o (X - X^H) / 2) V^H, X = V^H gV, F_ij = 1 / (l_j - l_i)
   svd       the formula for distinct singular values (see `_svd_vjp`).
@@ -65,11 +65,11 @@ def _not_pd(a: np.ndarray) -> LinAlgError:
 def _cholesky_vjp(g, out, A, *, upper):
     L = out.mH if upper else out
     gL = g.mH if upper else g
-    P = L.mH @ gL
-    phi = P.tril(-1) + diag_embed(0.5 * P.diagonal(0, -2, -1).real)
-    S = solve_triangular(L.mH, phi, upper=True)
-    gA = solve_triangular(L, S, upper=False, left=False)
-    return 0.5 * (gA + gA.mH)
+    P = (L.mH @ gL).tril()
+    # Phi*(L^H gL) made Hermitian off the diagonal: 0.5 * (P + P^H - diag(P)), as PyTorch.
+    M = 0.5 * (P + P.tril(-1).mH)
+    S = solve_triangular(L.mH, M, upper=True)
+    return solve_triangular(L, S, upper=False, left=False)
 
 
 cholesky_p = Primitive("linalg_cholesky", _cholesky_kernel,
