@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor
-from .registry import Primitive, apply, defvjp
+from .registry import Primitive, apply, defvjp, nondifferentiable
 
 # --- embedding ------------------------------------------------------------------------
 
@@ -222,6 +222,128 @@ def constant_pad_nd(input: Tensor, pad, value=0) -> Tensor:
                                f"{hi} resulted in a negative output size, which is invalid. "
                                f"Check dimension {d} of your input.")
     return apply(constant_pad_p, input, pads=tuple(pairs), value=value)
+
+
+# --- CTC loss -------------------------------------------------------------------------
+
+_NEG = -np.inf
+
+
+def _ctc_tables(lp, ext, skip, t_len):
+    """Log-space forward (alpha) and backward (beta) tables; both include the emissions."""
+    n = ext.size
+    em = lp[:t_len][:, ext]
+    la = np.full((t_len, n), _NEG)
+    lb = np.full((t_len, n), _NEG)
+    la[0, :min(2, n)] = em[0, :min(2, n)]
+    for t in range(1, t_len):
+        prev = la[t - 1]
+        one = np.concatenate(([_NEG], prev[:-1]))
+        two = np.where(skip, np.concatenate(([_NEG, _NEG], prev[:-2]))[:n], _NEG)
+        la[t] = np.logaddexp(np.logaddexp(prev, one), two) + em[t]
+    lb[t_len - 1, max(n - 2, 0):] = em[t_len - 1, max(n - 2, 0):]
+    skip_next = np.concatenate((skip[2:], [False, False]))[:n]
+    for t in range(t_len - 2, -1, -1):
+        nxt = lb[t + 1]
+        one = np.concatenate((nxt[1:], [_NEG]))
+        two = np.where(skip_next, np.concatenate((nxt[2:], [_NEG, _NEG]))[:n], _NEG)
+        lb[t] = np.logaddexp(np.logaddexp(nxt, one), two) + em[t]
+    return la, lb
+
+
+def _ctc_sample(lp, target, t_len: int, blank: int, with_grad: bool):
+    ext = np.full(2 * target.size + 1, blank, dtype=np.int64)
+    ext[1::2] = target
+    skip = np.zeros(ext.size, bool)
+    skip[2:] = (ext[2:] != blank) & (ext[2:] != ext[:-2])
+    if t_len == 0:
+        return (0.0 if target.size == 0 else np.inf), np.zeros_like(lp)
+    la, lb = _ctc_tables(lp, ext, skip, t_len)
+    nll = -np.logaddexp(la[-1, -1], la[-1, -2] if ext.size > 1 else _NEG)
+    if not with_grad:
+        return nll, None
+    # PyTorch's gradient: exp(lp) - exp(log sum_{s: ext_s = c} alpha beta + nll - lp).
+    grad = np.zeros_like(lp)
+    lcab = np.full((t_len, lp.shape[1]), _NEG)
+    for c in np.unique(ext):
+        cols = ext == c
+        lcab[:, c] = np.logaddexp.reduce(la[:, cols] + lb[:, cols], axis=1)
+    with np.errstate(invalid="ignore", over="ignore"):
+        grad[:t_len] = np.exp(lp[:t_len]) - np.exp(lcab + nll - lp[:t_len])
+    return nll, grad
+
+
+def _ctc_split(targets, target_lengths):
+    if targets.ndim == 2:
+        return [targets[i, :n] for i, n in enumerate(target_lengths)]
+    starts = np.concatenate(([0], np.cumsum(target_lengths)[:-1]))
+    return [targets[s:s + n] for s, n in zip(starts, target_lengths)]
+
+
+def _ctc_run(lp, targets, *, input_lengths, target_lengths, blank, zero_infinity, with_grad):
+    work = lp.astype(np.float64)
+    parts = _ctc_split(targets, target_lengths)
+    losses, grads = [], []
+    for i, tgt in enumerate(parts):
+        nll, grad = _ctc_sample(work[:, i], tgt.astype(np.int64), input_lengths[i], blank,
+                                with_grad)
+        if zero_infinity and np.isinf(nll):
+            nll = 0.0
+            grad = None if grad is None else np.zeros_like(grad)
+        losses.append(nll)
+        grads.append(grad)
+    return np.asarray(losses, dtype=lp.dtype), grads
+
+
+def _ctc_kernel(lp, targets, **params):
+    return _ctc_run(lp, targets, with_grad=False, **params)[0]
+
+
+def _ctc_grad_kernel(g, lp, targets, **params):
+    _, grads = _ctc_run(lp, targets, with_grad=True, **params)
+    out = np.stack(grads, axis=1) * g.astype(np.float64)[None, :, None]
+    return out.astype(lp.dtype)
+
+
+ctc_loss_p = Primitive("ctc_loss", _ctc_kernel,
+                       lambda lp, targets, **p: ((lp._shape[1],), lp._dtype),
+                       grad_name="CtcLossBackward0")
+ctc_grad_p = Primitive("ctc_loss_backward", _ctc_grad_kernel,
+                       lambda g, lp, targets, **p: (lp._shape, lp._dtype))
+nondifferentiable(ctc_grad_p)
+defvjp(ctc_loss_p, lambda g, out, lp, targets, **p: apply(ctc_grad_p, g, lp, targets, **p),
+       None, reads=((0, 1), ()))
+
+
+def _lengths(x) -> tuple[int, ...]:
+    if isinstance(x, Tensor):
+        return tuple(int(v) for v in x.reshape(-1).tolist())
+    return tuple(int(v) for v in x)
+
+
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths,
+             blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
+    """CTC loss of (T, N, C) log-probabilities against padded or concatenated targets."""
+    unbatched = log_probs.dim() == 2
+    lp = log_probs.unsqueeze(1) if unbatched else log_probs
+    tg = targets.unsqueeze(0) if unbatched else targets
+    in_len = _lengths([input_lengths] if isinstance(input_lengths, int) else input_lengths)
+    tgt_len = _lengths([target_lengths] if isinstance(target_lengths, int) else target_lengths)
+    if len(in_len) != lp.shape[1] or len(tgt_len) != lp.shape[1]:
+        raise RuntimeError(f"input_lengths must be of size batch_size ({lp.shape[1]})")
+    per_sample = apply(ctc_loss_p, lp, tg.to(dt.int64), input_lengths=in_len,
+                       target_lengths=tgt_len, blank=int(blank),
+                       zero_infinity=bool(zero_infinity))
+    if unbatched:
+        per_sample = per_sample.squeeze(0)
+    if reduction == "none":
+        return per_sample
+    if reduction == "sum":
+        return per_sample.sum()
+    from .creation import tensor
+
+    denom = tensor([max(n, 1) for n in tgt_len], dtype=per_sample.dtype)
+    return (per_sample / (denom.squeeze(0) if unbatched else denom)).mean()
 
 
 TENSOR_METHODS: dict = {}

@@ -269,13 +269,21 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
     if log_target:
         loss = target.exp() * (target - input)
     else:
-        loss = E.xlogy(target, target) - target * input
+        loss = _xlogx(target) - target * input
     if reduction == "batchmean":
         s = loss.sum()
         return s / input.shape[0] if input.dim() != 0 else s
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     return _reduce(loss, reduction)
+
+
+def _xlogx(t: Tensor) -> Tensor:
+    """t log t with 0 log 0 = 0 (and a finite gradient there)."""
+    if hasattr(E, "xlogy"):
+        return E.xlogy(t, t)
+    pos = t > 0
+    return E.where(pos, t * E.where(pos, t, 1.0).log(), 0.0)
 
 
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,

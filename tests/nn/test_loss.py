@@ -1,0 +1,212 @@
+"""Every loss against torch: values and input gradients, each reduction, and torch's errors."""
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from ember import nn
+from ember.nn import functional as F
+
+from helpers import assert_same, check_grads, check_module, check_op, rand_array, to_ember
+
+REDUCTIONS = ["mean", "sum", "none"]
+
+
+def _labels(shape, n, seed=0, ignore=None):
+    t = np.random.default_rng(seed).integers(0, n, size=shape)
+    if ignore is not None:
+        t.reshape(-1)[::3] = ignore
+    return t
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_cross_entropy_class_indices(reduction):
+    for shape, tshape in (((5, 4), (5,)), ((2, 4, 3, 2), (2, 3, 2)), ((4,), ())):
+        x = rand_array(shape)
+        t = np.array(_labels(tshape, 4))
+        check_module(nn.CrossEntropyLoss(reduction=reduction),
+                     torch.nn.CrossEntropyLoss(reduction=reduction), x, t)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_cross_entropy_weight_ignore_index_label_smoothing(reduction):
+    x = rand_array((6, 5, 2))
+    t = _labels((6, 2), 5, ignore=-100)
+    w = rand_array((5,), low=0.5, high=2.0, seed=3)
+    for smoothing in (0.0, 0.2):
+        e = nn.CrossEntropyLoss(weight=ember.tensor(w), reduction=reduction,
+                                label_smoothing=smoothing)
+        tm = torch.nn.CrossEntropyLoss(weight=torch.tensor(w), reduction=reduction,
+                                       label_smoothing=smoothing)
+        check_module(e, tm, x, t)
+        e = nn.CrossEntropyLoss(ignore_index=2, reduction=reduction, label_smoothing=smoothing)
+        tm = torch.nn.CrossEntropyLoss(ignore_index=2, reduction=reduction,
+                                       label_smoothing=smoothing)
+        check_module(e, tm, x, _labels((6, 2), 5, seed=1))
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_cross_entropy_probabilities(reduction):
+    x = rand_array((4, 3, 2))
+    p = np.random.default_rng(0).dirichlet(np.ones(3), size=(4, 2)).transpose(0, 2, 1)
+    p = p.astype(np.float32)
+    w = rand_array((3,), low=0.5, high=2.0, seed=2)
+    for kw in ({}, {"label_smoothing": 0.1}):
+        check_op(lambda a, b, kw=kw: F.cross_entropy(a, b, reduction=reduction, **kw),
+                 lambda a, b, kw=kw: torch.nn.functional.cross_entropy(a, b, reduction=reduction,
+                                                                       **kw),
+                 x, p)
+    check_op(lambda a, b: F.cross_entropy(a, b, ember.tensor(w), reduction=reduction),
+             lambda a, b: torch.nn.functional.cross_entropy(a, b, torch.tensor(w),
+                                                            reduction=reduction), x, p)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_nll_loss(reduction):
+    x = rand_array((5, 4))
+    t = _labels((5,), 4, ignore=-1)
+    w = rand_array((4,), low=0.5, high=2.0, seed=5)
+    e = nn.NLLLoss(weight=ember.tensor(w), ignore_index=-1, reduction=reduction)
+    tm = torch.nn.NLLLoss(weight=torch.tensor(w), ignore_index=-1, reduction=reduction)
+    out, _ = check_module(e, tm, x, t)
+    if reduction == "mean":
+        assert type(out.grad_fn).__name__ == "NllLossBackward0"
+
+
+def test_nll_loss_double_backward_matches_torch():
+    x = rand_array((3, 4), np.float64)
+    w = rand_array((4,), np.float64, low=0.5, high=2.0, seed=1)
+    grads = []
+    for lib, fn in ((ember, F), (torch, torch.nn.functional)):
+        xt = lib.tensor(x, requires_grad=True)
+        loss = fn.nll_loss(xt.log_softmax(1) * xt, lib.tensor([1, 0, 3]), lib.tensor(w))
+        g, = lib.autograd.grad(loss, xt, create_graph=True)
+        (g * g).sum().backward()
+        grads.append(xt.grad)
+    assert_same(grads[0], grads[1])
+    check_grads(lambda a: F.nll_loss(a, ember.tensor([2, 1]), reduction="none"),
+                rand_array((2, 3), np.float64))
+
+
+def test_classification_target_errors_match_torch():
+    x_e, x_t = ember.zeros(3, 4), torch.zeros(3, 4)
+    cases = [
+        (ember.tensor([1.0, 2.0, 3.0]), torch.tensor([1.0, 2.0, 3.0])),  # float class indices
+        (ember.tensor([1, 2]), torch.tensor([1, 2])),  # batch size
+        (ember.tensor([1, 2, 7]), torch.tensor([1, 2, 7])),  # out of bounds
+    ]
+    for te, tt in cases:
+        with pytest.raises(Exception) as ee:
+            F.cross_entropy(x_e, te)
+        with pytest.raises(Exception) as et:
+            torch.nn.functional.cross_entropy(x_t, tt)
+        assert type(ee.value) is type(et.value)
+        assert str(ee.value) == str(et.value)
+    with pytest.raises(ValueError, match="is not a valid value for reduction"):
+        F.nll_loss(x_e, ember.tensor([0, 1, 2]), reduction="avg")
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_regression_losses(reduction):
+    x, y = rand_array((4, 3)), rand_array((4, 3), seed=1)
+    pairs = [
+        (nn.MSELoss(reduction=reduction), torch.nn.MSELoss(reduction=reduction)),
+        (nn.L1Loss(reduction=reduction), torch.nn.L1Loss(reduction=reduction)),
+        (nn.SmoothL1Loss(reduction=reduction, beta=0.5),
+         torch.nn.SmoothL1Loss(reduction=reduction, beta=0.5)),
+        (nn.HuberLoss(reduction=reduction, delta=0.7),
+         torch.nn.HuberLoss(reduction=reduction, delta=0.7)),
+        (nn.PoissonNLLLoss(reduction=reduction), torch.nn.PoissonNLLLoss(reduction=reduction)),
+    ]
+    for e, t in pairs:
+        check_module(e, t, x, y)
+    sign = np.sign(y)
+    check_op(lambda a: F.soft_margin_loss(a, ember.tensor(sign), reduction=reduction),
+             lambda a: torch.nn.functional.soft_margin_loss(a, torch.tensor(sign),
+                                                            reduction=reduction), x)
+
+
+def test_mse_warns_on_broadcasting_targets_like_torch():
+    with pytest.warns(UserWarning, match="Using a target size"):
+        F.mse_loss(ember.zeros(3), ember.zeros(2, 3))
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_binary_cross_entropy(reduction):
+    x = rand_array((4, 3), low=0.05, high=0.95)
+    y = rand_array((4, 3), low=0.0, high=1.0, seed=1)
+    w = rand_array((3,), low=0.5, high=1.5, seed=2)
+    check_module(nn.BCELoss(weight=ember.tensor(w), reduction=reduction),
+                 torch.nn.BCELoss(weight=torch.tensor(w), reduction=reduction), x, y)
+    with pytest.raises(RuntimeError, match="all elements of input should be between 0 and 1"):
+        F.binary_cross_entropy(ember.tensor([1.5]), ember.tensor([1.0]))
+    with pytest.raises(ValueError, match="Using a target size"):
+        F.binary_cross_entropy(ember.tensor([0.5]), ember.tensor([1.0, 0.0]))
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_bce_with_logits_pos_weight(reduction):
+    x = rand_array((4, 3), low=-30, high=30)
+    y = rand_array((4, 3), low=0.0, high=1.0, seed=1)
+    pw = rand_array((3,), low=0.5, high=3.0, seed=2)
+    e = nn.BCEWithLogitsLoss(pos_weight=ember.tensor(pw), reduction=reduction)
+    t = torch.nn.BCEWithLogitsLoss(pos_weight=torch.tensor(pw), reduction=reduction)
+    check_module(e, t, x, y)
+    assert list(e.state_dict()) == list(t.state_dict()) == ["pos_weight"]
+
+
+@pytest.mark.parametrize("reduction", ["batchmean", "sum", "none"])
+def test_kl_div(reduction):
+    x = np.log(np.random.default_rng(0).dirichlet(np.ones(4), size=3)).astype(np.float32)
+    y = np.random.default_rng(1).dirichlet(np.ones(4), size=3).astype(np.float32)
+    for log_target in (False, True):
+        tgt = np.log(y + 1e-3).astype(np.float32) if log_target else y
+        check_module(nn.KLDivLoss(reduction=reduction, log_target=log_target),
+                     torch.nn.KLDivLoss(reduction=reduction, log_target=log_target), x, tgt)
+    y[0, 0] = 0.0  # 0 log 0 counts as 0
+    check_op(lambda a: F.kl_div(a, ember.tensor(y), reduction=reduction),
+             lambda a: torch.nn.functional.kl_div(a, torch.tensor(y), reduction=reduction), x)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_embedding_and_ranking_losses(reduction):
+    a, b, c = (rand_array((5, 4), seed=s) for s in range(3))
+    sign = np.array([1, -1, 1, -1, -1])
+    check_module(nn.CosineEmbeddingLoss(margin=0.1, reduction=reduction),
+                 torch.nn.CosineEmbeddingLoss(margin=0.1, reduction=reduction), a, b, sign)
+    check_module(nn.MarginRankingLoss(margin=0.2, reduction=reduction),
+                 torch.nn.MarginRankingLoss(margin=0.2, reduction=reduction), a[:, 0], b[:, 0],
+                 sign.astype(np.float32))
+    for kw in ({}, {"p": 1.0, "swap": True}):
+        check_module(nn.TripletMarginLoss(margin=0.5, reduction=reduction, **kw),
+                     torch.nn.TripletMarginLoss(margin=0.5, reduction=reduction, **kw), a, b, c)
+    check_module(nn.HingeEmbeddingLoss(reduction=reduction),
+                 torch.nn.HingeEmbeddingLoss(reduction=reduction), a, np.sign(b))
+
+
+def test_ctc_loss_matches_torch():
+    T, N, C = 6, 3, 5
+    logits = rand_array((T, N, C))
+    log_probs = torch.tensor(logits).log_softmax(2).numpy()
+    targets = np.array([[1, 2, 2], [3, 1, 0], [4, 4, 4]])
+    in_len, tgt_len = [6, 5, 6], [3, 2, 1]
+    for reduction in REDUCTIONS:
+        check_op(lambda lp, r=reduction: F.ctc_loss(lp, ember.tensor(targets), in_len, tgt_len,
+                                                    reduction=r),
+                 lambda lp, r=reduction: torch.nn.functional.ctc_loss(
+                     lp, torch.tensor(targets), in_len, tgt_len, reduction=r),
+                 log_probs, rtol=1e-4, atol=1e-5)
+    flat = np.array([1, 2, 2, 3, 1, 4])
+    check_op(lambda lp: F.ctc_loss(lp, ember.tensor(flat), ember.tensor(in_len),
+                                   ember.tensor(tgt_len)),
+             lambda lp: torch.nn.functional.ctc_loss(lp, torch.tensor(flat),
+                                                     torch.tensor(in_len), torch.tensor(tgt_len)),
+             log_probs, rtol=1e-4, atol=1e-5)
+    # An impossible alignment (target longer than input) is inf, or 0 with zero_infinity.
+    lp = to_ember(torch.tensor(log_probs[:2]))
+    bad = F.ctc_loss(lp, ember.tensor([[1, 2, 3]] * 3), [2, 2, 2], [3, 3, 3], reduction="none")
+    assert np.isinf(bad.numpy()).all()
+    z = F.ctc_loss(lp, ember.tensor([[1, 2, 3]] * 3), [2, 2, 2], [3, 3, 3], zero_infinity=True)
+    assert float(z) == 0.0
+    assert_same(z, torch.tensor(0.0))
