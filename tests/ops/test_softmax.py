@@ -176,3 +176,12 @@ def test_meta_shapes_dtypes_strides(call, transpose):
 
 def test_meta_logsumexp_of_integers_is_float():
     meta_same(lambda x: x.logsumexp(0), (2, 3), ember.int32)
+
+
+def test_large_inputs_take_the_blocked_threaded_path():
+    # > 4 MiB of float32 rows: the kernels run in cache-sized blocks spread over threads.
+    a = array((1037, 1013), ember.float32, low=-20, high=20)
+    for fn in (lambda x: x.softmax(1), lambda x: x.log_softmax(-1)):
+        check_op(fn, fn, a)
+    check_op(lambda x: x.softmax(1), lambda x: x.softmax(1), array((97, 9000), ember.float16),
+             grad=False)

@@ -9,7 +9,9 @@ works). float16 / bfloat16 compute in float32 and round once.
 
 from __future__ import annotations
 
+import os
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -36,8 +38,10 @@ def _rowwise(inputs, dim: int, body):
     """A fresh C-order result of `body(*srcs, dst, axis, scratch)` run over `inputs`.
 
     Over the last dim of a large array, rows go through in cache-sized blocks, so the
-    kernel's several passes (max, subtract, exp, sum, ...) touch main memory about once.
-    float16 / bfloat16 compute in float32 and round once at the end.
+    kernel's several passes (max, subtract, exp, sum, ...) touch main memory about once,
+    and the blocks are shared out to a few threads (NumPy releases the GIL in its loops;
+    PyTorch's CPU kernels are multi-threaded too). float16 / bfloat16 compute in float32
+    and round once at the end.
     """
     first = inputs[0]
     ws = [_work(a) for a in inputs]
@@ -46,13 +50,41 @@ def _rowwise(inputs, dim: int, body):
     if dim == first.ndim - 1 and out.nbytes > 4 * _BLOCK_BYTES:
         srcs, dst = [_rows(w, n) for w in ws], out.reshape(-1, n)
         rows = max(1, _BLOCK_BYTES // (n * out.itemsize))
-        scratch = np.empty((rows, n), out.dtype)
-        for i in range(0, dst.shape[0], rows):
-            k = min(rows, dst.shape[0] - i)
-            body(*(s[i:i + k] for s in srcs), dst[i:i + k], 1, scratch[:k])
+
+        def run(span):
+            scratch = np.empty((rows, n), out.dtype)
+            for i in range(span[0], span[1], rows):
+                k = min(rows, span[1] - i)
+                body(*(s[i:i + k] for s in srcs), dst[i:i + k], 1, scratch[:k])
+
+        pool, workers = _thread_pool()
+        total = dst.shape[0]
+        if pool is None or out.nbytes < _THREADED_BYTES:
+            run((0, total))
+        else:
+            step = -(-total // (workers * rows)) * rows
+            list(pool.map(run, [(i, min(i + step, total)) for i in range(0, total, step)]))
     else:
         body(*ws, out, dim, np.empty_like(out))
     return out.astype(first.dtype) if first.dtype in _LOW else out
+
+
+_THREADED_BYTES = 1 << 22  # below this, threads cost more than they save
+_pool_state: list = [None, None, 1]  # pid, executor, workers
+
+
+def _thread_pool():
+    """The kernels' thread pool (None on one core); rebuilt in a forked child."""
+    pid = os.getpid()
+    if _pool_state[0] != pid:
+        try:
+            workers = min(len(os.sched_getaffinity(0)), 8)
+        except AttributeError:
+            workers = min(os.cpu_count() or 1, 8)
+        pool = ThreadPoolExecutor(workers, thread_name_prefix="ember-kernel") \
+            if workers > 1 else None
+        _pool_state[:] = [pid, pool, workers]
+    return _pool_state[1], _pool_state[2]
 
 
 def _fused(body, empty_value):
