@@ -30,9 +30,12 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
 
 
 def _matrix_dims(A: Tensor, dim) -> tuple[int, int]:
-    if not isinstance(dim, (tuple, list)) or len(dim) != 2:
-        shown = dim if not isinstance(dim, (tuple, list)) else list(dim)
-        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {shown}")
+    if isinstance(dim, int):
+        raise TypeError(f"linalg_matrix_norm(): argument 'dim' must be tuple of ints, not int "
+                        f"({dim})")
+    if len(dim) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
+                           f"{' '.join(str(d) for d in dim)}")
     d0, d1 = wrap_dim(dim[0], A.ndim), wrap_dim(dim[1], A.ndim)
     if d0 == d1:
         raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, "
@@ -84,6 +87,9 @@ def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None,
     check_float(A, "linalg.norm", low_ok=True)
     if dim is not None:
         dims = (dim,) if isinstance(dim, int) else tuple(dim)
+        if isinstance(ord, str) and len(dims) != 2:
+            raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
+                               f"{' '.join(str(d) for d in dims)}")
         if len(dims) == 1:
             return vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype, out=out)
         if len(dims) == 2:
@@ -104,6 +110,8 @@ def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None,
 def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, tol=None,
                 out=None) -> Tensor:
     """Number of singular values above max(atol, rtol * largest), as int64 (no gradient)."""
+    if isinstance(A, Tensor) and A._dtype._kind < 2:
+        raise RuntimeError("This function doesn't handle types other than float and double")
     check_matrix(A, "linalg.matrix_rank")
     from ..ops.creation import empty, tensor
 

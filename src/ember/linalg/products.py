@@ -67,8 +67,6 @@ def multi_dot(tensors, *, out=None) -> Tensor:
     """A chain of matrix products, bracketed to minimise work; first / last may be vectors."""
     tensors = list(tensors)
     _check_chain(tensors)
-    if len(tensors) == 2:
-        return write_out(matmul(tensors[0], tensors[1]), out)
     first_vec, last_vec = tensors[0].ndim == 1, tensors[-1].ndim == 1
     mats = list(tensors)
     if first_vec:
@@ -81,6 +79,8 @@ def multi_dot(tensors, *, out=None) -> Tensor:
                 f"multi_dot(): tensors {i} and {i + 1} with shapes {list(tensors[i]._shape)} and "
                 f"{list(tensors[i + 1]._shape)} cannot be multiplied"
             )
+    if len(tensors) == 2:
+        return write_out(matmul(tensors[0], tensors[1]), out)
     order, _ = chain_order([m._shape for m in mats])
 
     def run(node):
