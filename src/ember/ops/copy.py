@@ -89,7 +89,12 @@ def cast_array(a: np.ndarray, d: dt.dtype, copy: bool = True) -> np.ndarray:
         return a != 0
     if a.dtype.kind == "c" and not d.is_complex:
         a = a.real
-    with np.errstate(invalid="ignore", over="ignore"):
+    if a.dtype.kind not in "fcV" or a.dtype.itemsize <= d.itemsize and d._kind != 1:
+        if d.itemsize == 2 and d._kind == 2 and a.dtype.itemsize > 2:
+            a = a.astype(np.float32)  # int -> float -> half, as PyTorch converts
+        return a.astype(d.np, order="K")  # nothing to overflow
+    # narrowing floats overflow to inf and float -> int keeps C's result, as in PyTorch
+    with np.errstate(over="ignore", invalid="ignore"):
         if d.itemsize == 2 and d._kind == 2 and a.dtype != np.float32:
             a = a.astype(np.float32)
         return a.astype(d.np, order="K")

@@ -217,6 +217,11 @@ _NUMBER_TYPES = (bool, int, float, complex)
 
 def _number_dtype(x) -> dt.dtype:
     """The dtype PyTorch infers for one leaf of nested data."""
+    cls = x.__class__
+    if cls is float:
+        return dt.get_default_dtype()
+    if cls is int:
+        return dt.int64
     if isinstance(x, (bool, np.bool_)):
         return dt.bool_
     if isinstance(x, np.generic):
@@ -314,6 +319,9 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         # keeps a permuted array's memory order, as PyTorch does
         arr = cast_array(np.array(data, copy=True, order="K"), d)
         return _place(arr, d, device, requires_grad)
+    if data.__class__ in _NUMBER_TYPES:  # fast path for a lone Python number
+        d = _number_dtype(data) if dtype is None else dtype
+        return _place(_values_array(data, (), d), d, device, requires_grad)
     values, shape, inferred = _infer(data)
     d = inferred if dtype is None else dtype
     return _place(_values_array(values, shape, d), d, device, requires_grad)
