@@ -205,13 +205,15 @@ def copy_module_state(e_mod, t_mod) -> None:
 
 
 def check_module(e_mod, t_mod, *arrays, rtol=None, atol=None, grad_rtol=None, grad_atol=None,
-                 int_arrays=(), seed: int = 1, copy: bool = True):
+                 seed: int = 1, copy: bool = True, wrap=None):
     """Run ember and torch modules on the same inputs (weights copied from torch); compare
-    outputs, then input and parameter gradients under one random cotangent."""
+    outputs, then input and parameter gradients under one random cotangent. `wrap(module)`
+    may adapt the call (e.g. to pass a tuple of states)."""
     if copy:
         copy_module_state(e_mod, t_mod)
-    out_e, out_t = check_op(lambda *xs: e_mod(*xs), lambda *xs: t_mod(*xs), *arrays, rtol=rtol,
-                            atol=atol, grad_rtol=grad_rtol, grad_atol=grad_atol, seed=seed)
+    wrap = wrap or (lambda m: m)
+    out_e, out_t = check_op(wrap(e_mod), wrap(t_mod), *arrays, rtol=rtol, atol=atol,
+                            grad_rtol=grad_rtol, grad_atol=grad_atol, seed=seed)
     t_params = dict(t_mod.named_parameters())
     for name, p in e_mod.named_parameters():
         tp = t_params[name]

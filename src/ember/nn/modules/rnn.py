@@ -1,0 +1,400 @@
+"""Recurrent layers: RNN, LSTM, GRU (multi-layer, bidirectional, batch_first) and their cells.
+
+Parameters are named and shaped as in PyTorch (`weight_ih_l0`, `bias_hh_l1_reverse`, ...;
+gates stacked in PyTorch's order: LSTM i, f, g, o; GRU r, z, n), so state dicts load
+directly. Each layer projects the whole input sequence with one matmul, then steps
+through time with the recurrent matmul; autograd differentiates the unrolled loop.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+
+import ember as E
+
+from ..._tensor import Tensor
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+_GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
+
+
+def _check_args(input_size, hidden_size, num_layers, bias, batch_first, dropout,
+                proj_size) -> None:
+    if not isinstance(dropout, numbers.Number) or not 0 <= dropout <= 1 or \
+            isinstance(dropout, bool):
+        raise ValueError("dropout should be a number in range [0, 1] representing the "
+                         "probability of an element being zeroed")
+    if dropout > 0 and num_layers == 1:
+        warnings.warn("dropout option adds dropout after all but last recurrent layer, so "
+                      "non-zero dropout expects num_layers greater than 1, but got "
+                      f"dropout={dropout} and num_layers={num_layers}", stacklevel=3)
+    if not isinstance(bias, bool):
+        raise TypeError(f"bias should be of type bool, got: {type(bias).__name__}")
+    if not isinstance(batch_first, bool):
+        raise TypeError(f"batch_first should be of type bool, got: {type(batch_first).__name__}")
+    if not isinstance(input_size, int):
+        raise TypeError(f"input_size should be of type int, got: {type(input_size).__name__}")
+    if input_size <= 0:
+        raise ValueError("input_size must be greater than zero")
+    if not isinstance(hidden_size, int):
+        raise TypeError(f"hidden_size should be of type int, got: {type(hidden_size).__name__}")
+    if hidden_size <= 0:
+        raise ValueError("hidden_size must be greater than zero")
+    if num_layers <= 0:
+        raise ValueError("num_layers must be greater than zero")
+    if proj_size < 0:
+        raise ValueError("proj_size should be a positive integer or zero to disable projections")
+    if proj_size >= hidden_size:
+        raise ValueError("proj_size has to be smaller than hidden_size")
+
+
+# --- one step of each cell type -----------------------------------------------------------
+
+
+def _rnn_step(xw: Tensor, h: Tensor, w_hh: Tensor, b_hh, relu: bool) -> Tensor:
+    pre = xw + F.linear(h, w_hh, b_hh)
+    return pre.relu() if relu else pre.tanh()
+
+
+def _lstm_step(xw: Tensor, state, w_hh: Tensor, b_hh, w_hr) -> tuple:
+    h, c = state
+    gates = xw + F.linear(h, w_hh, b_hh)
+    i, f, g, o = gates.chunk(4, -1)
+    c = f.sigmoid() * c + i.sigmoid() * g.tanh()
+    h = o.sigmoid() * c.tanh()
+    if w_hr is not None:
+        h = F.linear(h, w_hr)
+    return h, c
+
+
+def _gru_step(xw: Tensor, h: Tensor, w_hh: Tensor, b_hh) -> Tensor:
+    hw = F.linear(h, w_hh, b_hh)
+    x_r, x_z, x_n = xw.chunk(3, -1)
+    h_r, h_z, h_n = hw.chunk(3, -1)
+    r = (x_r + h_r).sigmoid()
+    z = (x_z + h_z).sigmoid()
+    n = (x_n + r * h_n).tanh()
+    return (1 - z) * n + z * h
+
+
+class RNNBase(Module):
+    """Shared machinery of RNN, LSTM and GRU: parameters, checks, the layer loop."""
+
+    def __init__(self, mode: str, input_size: int, hidden_size: int, num_layers: int = 1,
+                 bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
+                 bidirectional: bool = False, proj_size: int = 0, device=None,
+                 dtype=None) -> None:
+        super().__init__()
+        if mode not in _GATES:
+            raise ValueError("Unrecognized RNN mode: " + mode)
+        _check_args(input_size, hidden_size, num_layers, bias, batch_first, dropout, proj_size)
+        if proj_size and mode != "LSTM":
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        self.mode = mode
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.num_layers = num_layers
+        self.bias = bias
+        self.batch_first = batch_first
+        self.dropout = float(dropout)
+        self.bidirectional = bidirectional
+        self.proj_size = proj_size
+        dirs = 2 if bidirectional else 1
+        gate = _GATES[mode] * hidden_size
+        real_hidden = proj_size if proj_size > 0 else hidden_size
+        self._flat_weights_names: list[str] = []
+        self._all_weights: list[list[str]] = []
+        for layer in range(num_layers):
+            for direction in range(dirs):
+                in_size = input_size if layer == 0 else real_hidden * dirs
+                suffix = f"_l{layer}" + ("_reverse" if direction == 1 else "")
+                shapes = [("weight_ih", (gate, in_size)), ("weight_hh", (gate, real_hidden))]
+                if bias:
+                    shapes += [("bias_ih", (gate,)), ("bias_hh", (gate,))]
+                if proj_size > 0:
+                    shapes += [("weight_hr", (proj_size, hidden_size))]
+                names = []
+                for base, shape in shapes:
+                    name = base + suffix
+                    setattr(self, name, Parameter(E.empty(shape, device=device, dtype=dtype)))
+                    names.append(name)
+                self._flat_weights_names.extend(names)
+                self._all_weights.append(names)
+        self.reset_parameters()
+
+    @property
+    def _flat_weights(self) -> list:
+        return [getattr(self, n) for n in self._flat_weights_names]
+
+    @property
+    def all_weights(self) -> list:
+        return [[getattr(self, n) for n in names] for names in self._all_weights]
+
+    def flatten_parameters(self) -> None:
+        """A no-op (cuDNN weight packing has no meaning here)."""
+
+    def reset_parameters(self) -> None:
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def extra_repr(self) -> str:
+        s = "{input_size}, {hidden_size}"
+        if self.proj_size != 0:
+            s += ", proj_size={proj_size}"
+        if self.num_layers != 1:
+            s += ", num_layers={num_layers}"
+        if self.bias is not True:
+            s += ", bias={bias}"
+        if self.batch_first is not False:
+            s += ", batch_first={batch_first}"
+        if self.dropout != 0:
+            s += ", dropout={dropout}"
+        if self.bidirectional is not False:
+            s += ", bidirectional={bidirectional}"
+        return s.format(**self.__dict__)
+
+    # -- forward -------------------------------------------------------------------------
+
+    def _prepare(self, input: Tensor):
+        if input.dim() not in (2, 3):
+            what = "D tensor" if self.mode.startswith("RNN") else "D"
+            raise ValueError(f"{self.mode[:4].rstrip('_')}: Expected input to be 2D or 3D, got "
+                             f"{input.dim()}{what} instead")
+        w = self._flat_weights[0]
+        if input.dtype is not w.dtype:
+            raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype "
+                             f"({w.dtype}). Convert input: input.to({w.dtype}), or convert "
+                             f"model: model.to({input.dtype})")
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
+                               f"{self.input_size}, got {input.shape[-1]}")
+        batched = input.dim() == 3
+        if not batched:
+            input = input.unsqueeze(0 if self.batch_first else 1)
+        if self.batch_first:
+            input = input.transpose(0, 1)
+        return input, batched
+
+    def _state_shape(self, batch: int, proj: bool = True) -> tuple[int, int, int]:
+        dirs = 2 if self.bidirectional else 1
+        size = self.proj_size if proj and self.proj_size > 0 else self.hidden_size
+        return (self.num_layers * dirs, batch, size)
+
+    def _check_hidden(self, hx: Tensor, expected, batched: bool, what: str = "hidden") -> Tensor:
+        if batched and hx.dim() != 3:
+            raise RuntimeError(f"For batched 3-D input, hx should also be 3-D but got "
+                               f"{hx.dim()}-D tensor")
+        if not batched:
+            if hx.dim() != 2:
+                raise RuntimeError(f"For unbatched 2-D input, hx should also be 2-D but got "
+                                   f"{hx.dim()}-D tensor")
+            hx = hx.unsqueeze(1)
+        if tuple(hx.shape) != tuple(expected):
+            label = "Expected hidden size {}, got {}" if what == "hidden" else \
+                "Expected hidden[1] size {}, got {}"
+            raise RuntimeError(label.format(tuple(expected), list(hx.shape)))
+        return hx
+
+    def _run(self, x: Tensor, states: list):
+        """Run every layer and direction over x (L, N, H); `states[k]` is the initial state
+        of layer k // dirs, direction k % dirs. Returns the output and the final states."""
+        dirs = 2 if self.bidirectional else 1
+        finals = []
+        for layer in range(self.num_layers):
+            outs = []
+            for d in range(dirs):
+                k = layer * dirs + d
+                params = self.all_weights[k]
+                seq, final = self._run_direction(x, states[k], params, reverse=d == 1)
+                outs.append(seq)
+                finals.append(final)
+            x = outs[0] if dirs == 1 else E.cat(outs, -1)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                x = F.dropout(x, self.dropout, True)
+        return x, finals
+
+    def _run_direction(self, x: Tensor, state, params, reverse: bool):
+        w_ih, w_hh = params[0], params[1]
+        b_ih = params[2] if self.bias else None
+        b_hh = params[3] if self.bias else None
+        w_hr = params[-1] if self.proj_size > 0 else None
+        xw = F.linear(x, w_ih, b_ih)  # (L, N, gates): the input projection for all steps
+        steps = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
+        outputs = [None] * x.shape[0]
+        for t in steps:
+            if self.mode == "LSTM":
+                state = _lstm_step(xw[t], state, w_hh, b_hh, w_hr)
+                outputs[t] = state[0]
+            elif self.mode == "GRU":
+                state = _gru_step(xw[t], state, w_hh, b_hh)
+                outputs[t] = state
+            else:
+                state = _rnn_step(xw[t], state, w_hh, b_hh, self.mode == "RNN_RELU")
+                outputs[t] = state
+        return E.stack(outputs), state
+
+    def _finish(self, out: Tensor, batched: bool) -> Tensor:
+        if self.batch_first:
+            out = out.transpose(0, 1)
+        return out if batched else out.squeeze(0 if self.batch_first else 1)
+
+    def forward(self, input: Tensor, hx: Tensor | None = None):
+        x, batched = self._prepare(input)
+        expected = self._state_shape(x.shape[1])
+        if hx is None:
+            hx = E.zeros(expected, dtype=x.dtype, device=x.device)
+        else:
+            hx = self._check_hidden(hx, expected, batched)
+        out, finals = self._run(x, list(hx.unbind(0)))
+        h_n = E.stack(finals)
+        return self._finish(out, batched), (h_n if batched else h_n.squeeze(1))
+
+
+class RNN(RNNBase):
+    """Elman RNN: h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh) (or relu)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        if "proj_size" in kwargs:
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        if len(args) > 3:
+            self.nonlinearity = args[3]
+            args = args[:3] + args[4:]
+        else:
+            self.nonlinearity = kwargs.pop("nonlinearity", "tanh")
+        if self.nonlinearity == "tanh":
+            mode = "RNN_TANH"
+        elif self.nonlinearity == "relu":
+            mode = "RNN_RELU"
+        else:
+            raise ValueError(f"Unknown nonlinearity '{self.nonlinearity}'. Select from 'tanh' "
+                             "or 'relu'.")
+        super().__init__(mode, *args, **kwargs)
+
+
+class LSTM(RNNBase):
+    """Long short-term memory; `forward` returns output, (h_n, c_n)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__("LSTM", *args, **kwargs)
+
+    def forward(self, input: Tensor, hx=None):
+        x, batched = self._prepare(input)
+        h_shape = self._state_shape(x.shape[1])
+        c_shape = self._state_shape(x.shape[1], proj=False)
+        if hx is None:
+            h0 = E.zeros(h_shape, dtype=x.dtype, device=x.device)
+            c0 = E.zeros(c_shape, dtype=x.dtype, device=x.device)
+        else:
+            h0 = self._check_hidden(hx[0], h_shape, batched)
+            c0 = self._check_hidden(hx[1], c_shape, batched, "cell")
+        states = list(zip(h0.unbind(0), c0.unbind(0)))
+        out, finals = self._run(x, states)
+        h_n = E.stack([h for h, _ in finals])
+        c_n = E.stack([c for _, c in finals])
+        if not batched:
+            h_n, c_n = h_n.squeeze(1), c_n.squeeze(1)
+        return self._finish(out, batched), (h_n, c_n)
+
+
+class GRU(RNNBase):
+    """Gated recurrent unit: gates r, z and candidate n, h_t = (1 - z) n + z h_{t-1}."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        if "proj_size" in kwargs:
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        super().__init__("GRU", *args, **kwargs)
+
+
+# --- cells ------------------------------------------------------------------------------
+
+
+class RNNCellBase(Module):
+    __constants__ = ["input_size", "hidden_size", "bias"]
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool, num_chunks: int,
+                 device=None, dtype=None) -> None:
+        super().__init__()
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.bias = bias
+        g = num_chunks * hidden_size
+        self.weight_ih = Parameter(E.empty((g, input_size), device=device, dtype=dtype))
+        self.weight_hh = Parameter(E.empty((g, hidden_size), device=device, dtype=dtype))
+        if bias:
+            self.bias_ih = Parameter(E.empty(g, device=device, dtype=dtype))
+            self.bias_hh = Parameter(E.empty(g, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    def extra_repr(self) -> str:
+        s = "{input_size}, {hidden_size}"
+        if "bias" in self.__dict__ and self.bias is not True:
+            s += ", bias={bias}"
+        if "nonlinearity" in self.__dict__ and self.nonlinearity != "tanh":
+            s += ", nonlinearity={nonlinearity}"
+        return s.format(**self.__dict__)
+
+    def reset_parameters(self) -> None:
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def _batch(self, input: Tensor, hx, n_states: int = 1):
+        if input.dim() not in (1, 2):
+            raise ValueError(f"{type(self).__name__}: Expected input to be 1D or 2D, got "
+                             f"{input.dim()}D instead")
+        batched = input.dim() == 2
+        x = input if batched else input.unsqueeze(0)
+        if hx is None:
+            zeros = E.zeros(x.shape[0], self.hidden_size, dtype=x.dtype, device=x.device)
+            hx = zeros if n_states == 1 else (zeros, zeros)
+        elif not batched:
+            hx = hx.unsqueeze(0) if n_states == 1 else tuple(h.unsqueeze(0) for h in hx)
+        return x, hx, batched
+
+
+class RNNCell(RNNCellBase):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
+                 nonlinearity: str = "tanh", device=None, dtype=None) -> None:
+        super().__init__(input_size, hidden_size, bias, 1, device, dtype)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
+        if self.nonlinearity not in ("tanh", "relu"):
+            raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
+        x, h, batched = self._batch(input, hx)
+        out = _rnn_step(F.linear(x, self.weight_ih, self.bias_ih), h, self.weight_hh,
+                        self.bias_hh, self.nonlinearity == "relu")
+        return out if batched else out.squeeze(0)
+
+
+class LSTMCell(RNNCellBase):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None,
+                 dtype=None) -> None:
+        super().__init__(input_size, hidden_size, bias, 4, device, dtype)
+
+    def forward(self, input: Tensor, hx=None) -> tuple[Tensor, Tensor]:
+        x, state, batched = self._batch(input, hx, 2)
+        h, c = _lstm_step(F.linear(x, self.weight_ih, self.bias_ih), state, self.weight_hh,
+                          self.bias_hh, None)
+        return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
+
+
+class GRUCell(RNNCellBase):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None,
+                 dtype=None) -> None:
+        super().__init__(input_size, hidden_size, bias, 3, device, dtype)
+
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
+        x, h, batched = self._batch(input, hx)
+        out = _gru_step(F.linear(x, self.weight_ih, self.bias_ih), h, self.weight_hh,
+                        self.bias_hh)
+        return out if batched else out.squeeze(0)

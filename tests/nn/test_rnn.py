@@ -1,0 +1,90 @@
+"""RNN, LSTM, GRU and their cells against torch: outputs, final states and all gradients."""
+
+import pytest
+import torch
+
+import ember
+from ember import nn
+
+from helpers import assert_same, check_module, rand_array
+
+TOL = {"rtol": 1e-4, "atol": 1e-5}
+
+CASES = [
+    ("rnn_tanh", lambda ns: ns.RNN(3, 4), (5, 2, 3)),
+    ("rnn_relu_2layer", lambda ns: ns.RNN(3, 4, 2, nonlinearity="relu"), (4, 2, 3)),
+    ("rnn_bidir_batch_first", lambda ns: ns.RNN(3, 4, bidirectional=True, batch_first=True),
+     (2, 5, 3)),
+    ("rnn_unbatched_nobias", lambda ns: ns.RNN(3, 2, bias=False), (4, 3)),
+    ("lstm", lambda ns: ns.LSTM(3, 4), (5, 2, 3)),
+    ("lstm_2layer_bidir", lambda ns: ns.LSTM(3, 4, num_layers=2, bidirectional=True),
+     (4, 3, 3)),
+    ("lstm_proj_batch_first", lambda ns: ns.LSTM(3, 5, proj_size=2, batch_first=True),
+     (2, 4, 3)),
+    ("lstm_unbatched", lambda ns: ns.LSTM(2, 3), (4, 2)),
+    ("gru", lambda ns: ns.GRU(3, 4), (5, 2, 3)),
+    ("gru_3layer_bidir", lambda ns: ns.GRU(2, 3, num_layers=3, bidirectional=True), (3, 2, 2)),
+    ("rnn_cell", lambda ns: ns.RNNCell(3, 4, nonlinearity="relu"), (2, 3)),
+    ("lstm_cell", lambda ns: ns.LSTMCell(3, 4), (2, 3)),
+    ("gru_cell", lambda ns: ns.GRUCell(3, 4, bias=False), (3,)),
+]
+
+
+@pytest.mark.filterwarnings("ignore:LSTM with projections")
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_recurrent_layer_matches_torch(case):
+    _, factory, shape = case
+    e_mod, t_mod = factory(nn), factory(torch.nn)
+    assert repr(e_mod) == repr(t_mod)
+    assert [(n, tuple(p.shape)) for n, p in e_mod.named_parameters()] == \
+        [(n, tuple(p.shape)) for n, p in t_mod.named_parameters()]
+    check_module(e_mod, t_mod, rand_array(shape), **TOL)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_recurrent_layer_seeded_init_matches_torch(case):
+    _, factory, _ = case
+    ember.manual_seed(11)
+    torch.manual_seed(11)
+    e_mod, t_mod = factory(nn), factory(torch.nn)
+    t_state = t_mod.state_dict()
+    for k, v in e_mod.state_dict().items():
+        assert_same(v, t_state[k])
+
+
+def test_initial_states_are_used_and_differentiated():
+    x = rand_array((4, 2, 3))
+    h0 = rand_array((2, 2, 5), seed=1)
+    c0 = rand_array((2, 2, 5), seed=2)
+    lstm_e, lstm_t = nn.LSTM(3, 5, num_layers=2), torch.nn.LSTM(3, 5, num_layers=2)
+    check_module(lstm_e, lstm_t, x, h0, c0, **TOL, wrap=lambda m: lambda x, h, c: m(x, (h, c)))
+    check_module(nn.GRU(3, 5, num_layers=2), torch.nn.GRU(3, 5, num_layers=2), x, h0, **TOL)
+    check_module(nn.LSTMCell(3, 5), torch.nn.LSTMCell(3, 5), x[0], h0[0], c0[0], **TOL,
+                 wrap=lambda m: lambda x, h, c: m(x, (h, c)))
+
+
+def test_dropout_between_layers_matches_torch_under_the_same_seed():
+    factory = lambda ns: ns.LSTM(3, 4, num_layers=3, dropout=0.4)  # noqa: E731
+    e_mod, t_mod = factory(nn), factory(torch.nn)
+    ember.manual_seed(5)
+    torch.manual_seed(5)
+    check_module(e_mod, t_mod, rand_array((4, 2, 3)), **TOL)
+
+
+def test_rnn_errors_match_torch():
+    e, t = nn.GRU(3, 4), torch.nn.GRU(3, 4)
+    for shape in ((2, 3, 5), (5,)):
+        with pytest.raises(Exception) as ee:
+            e(ember.zeros(shape))
+        with pytest.raises(Exception) as et:
+            t(torch.zeros(shape))
+        assert type(ee.value) is type(et.value) and str(ee.value) == str(et.value)
+    with pytest.raises(RuntimeError) as ee:
+        e(ember.zeros(2, 2, 3), ember.zeros(1, 3, 4))
+    with pytest.raises(RuntimeError) as et:
+        t(torch.zeros(2, 2, 3), torch.zeros(1, 3, 4))
+    assert str(ee.value) == str(et.value)
+    with pytest.raises(ValueError, match="proj_size has to be smaller"):
+        nn.LSTM(3, 4, proj_size=4)
+    with pytest.warns(UserWarning, match="dropout option adds dropout"):
+        nn.GRU(3, 4, dropout=0.5)
