@@ -37,7 +37,8 @@ def scalar_kind(x) -> int:
 def fit_scalar(x, d: dt.dtype):
     """A Python number as the kernel should see it next to a tensor of dtype `d`."""
     if x.__class__ is float and d._kind >= 2:
-        return x
+        # ml_dtypes promotes bfloat16 with a Python float to float32: hand it a bfloat16.
+        return x if d is not dt.bfloat16 else d.np.type(x)
     if d._kind == 1 and d is not dt.int64 and isinstance(x, numbers.Integral):
         # NumPy refuses out-of-range Python ints; C (and PyTorch) wrap them.
         return np.array(int(x)).astype(d.np)[()]

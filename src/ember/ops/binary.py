@@ -82,7 +82,7 @@ def _scale(b, alpha, d: dt.dtype):
         alpha = bool(alpha)
     if isinstance(b, Tensor):
         return mul(b, fit_scalar(alpha, d))
-    return b * alpha
+    return bool(b and alpha) if d is dt.bool_ else b * alpha
 
 
 def add(input, other, *, alpha=1, out=None) -> Tensor:
@@ -109,10 +109,22 @@ def _sub_bool_check(input, other) -> None:
         )
 
 
+def need_tensor(x, fname: str, pos: int = 1, argname: str = "input") -> None:
+    """PyTorch's TypeError for a number where its signature wants a Tensor."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be Tensor, not "
+                        f"{type(x).__name__}")
+
+
 def sub(input, other, *, alpha=1, out=None) -> Tensor:
     """input - alpha * other; bool operands are refused, as in PyTorch."""
+    return _sub(input, other, alpha, out)
+
+
+def _sub(input, other, alpha=1, out=None) -> Tensor:
     a, b, d = binary_operands(input, other)
-    if d is dt.bool_ or a is not input or b is not other:
+    if d is dt.bool_ or a is not input or b is not other or other.__class__ is bool \
+            or input.__class__ is bool:
         _sub_bool_check(input, other)
     if alpha != 1:
         b = _scale(b, alpha, d)
@@ -125,9 +137,10 @@ subtract = sub
 
 def rsub(input, other, *, alpha=1) -> Tensor:
     """other - alpha * input."""
+    need_tensor(input, "rsub")
     _sub_bool_check(input, other)
     a, b, d = binary_operands(input, other)
-    return sub(b, _scale(a, alpha, d) if alpha != 1 else a)
+    return _sub(b, _scale(a, alpha, d) if alpha != 1 else a)
 
 
 def mul(input, other, *, out=None) -> Tensor:
@@ -177,7 +190,7 @@ def _int_to_float(x, d: dt.dtype):
     if d._kind >= 2:
         return x, d
     fd = dt.get_default_dtype()
-    return (x.to(fd) if isinstance(x, Tensor) else x), fd
+    return (x.to(fd) if isinstance(x, Tensor) else float(x)), fd
 
 
 def div(input, other, *, rounding_mode=None, out=None) -> Tensor:
@@ -279,7 +292,9 @@ def _pow_kernel(a, b):
     return lowp2(np.power)(a, b)
 
 
-pow_p = Primitive("pow", _pow_kernel, elementwise_meta)
+pow_p = Primitive("pow", _pow_kernel, elementwise_meta)  # tensor ** number
+pow_tensor_p = Primitive("pow", _pow_kernel, elementwise_meta, grad_name="PowBackward1")
+rpow_p = Primitive("pow", _pow_kernel, elementwise_meta, grad_name="PowBackward2")
 
 
 def _pow_grad_base(g, out, a, b):
@@ -303,20 +318,22 @@ def _pow_grad_exp(g, out, a, b):
     return where(b >= 0, 0.0, grad) if a == 0 else grad
 
 
-defvjp(pow_p, _pow_grad_base, _pow_grad_exp, save_output=True)
+for _p in (pow_p, pow_tensor_p, rpow_p):
+    defvjp(_p, _pow_grad_base, _pow_grad_exp, save_output=True)
+
+
+def _pow_prim(a, b) -> Primitive:
+    if isinstance(a, Tensor):
+        return pow_tensor_p if isinstance(b, Tensor) else pow_p
+    return rpow_p
 
 
 def _pow_checks(a, b, d: dt.dtype):
     """PyTorch's refusals and bool handling; returns the operands to run."""
     if d._kind == 1 and is_scalar(b) and b < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
-    if d is dt.bool_:
-        if isinstance(a, Tensor) and isinstance(b, Tensor):
-            raise not_implemented("pow", d)
-        a = a.to(dt.int64) if isinstance(a, Tensor) else int(a)
-        b = b.to(dt.int64) if isinstance(b, Tensor) else int(b)
-        if is_scalar(b) and b < 0:
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if d is dt.bool_ and (isinstance(b, Tensor) or not isinstance(a, Tensor)):
+        raise not_implemented("pow", d)
     return a, b
 
 
@@ -325,7 +342,9 @@ def pow(input, exponent, *, out=None) -> Tensor:  # noqa: A001
     a, b, d = binary_operands(input, exponent)
     if d._kind < 2:
         a, b = _pow_checks(a, b, d)
-    return _write_out(apply(pow_p, a, b), out)
+        if d is dt.bool_:  # bool tensor ** bool: the tensor itself, or all True
+            return _write_out(apply(pow_p, a.to(dt.uint8), int(b)).to(dt.bool_), out)
+    return _write_out(apply(_pow_prim(a, b), a, b), out)
 
 
 def float_power(input, exponent, *, out=None) -> Tensor:
@@ -337,7 +356,8 @@ def float_power(input, exponent, *, out=None) -> Tensor:
         raise TypeError("float_power(): expected a Tensor operand")
     if isinstance(b, bool):
         b = int(b)
-    return _write_out(apply(pow_p, *binary_operands(a, b)[:2]), out)
+    a, b, _ = binary_operands(a, b)
+    return _write_out(apply(_pow_prim(a, b), a, b), out)
 
 
 def _float_power_dtype(*xs) -> dt.dtype:
@@ -357,7 +377,7 @@ def float_power_(self: Tensor, exponent) -> Tensor:
 # --- comparisons (not differentiable) --------------------------------------------
 
 def _compare(name: str, kernel) -> Primitive:
-    prim = Primitive(name, lowp2(kernel), lambda *a: elementwise_meta(*a, dtype=dt.bool_))
+    prim = Primitive(name, kernel, lambda *a: elementwise_meta(*a, dtype=dt.bool_))
     nondifferentiable(prim)
     return prim
 
@@ -373,6 +393,7 @@ _ORDERED = {lt_p, le_p, gt_p, ge_p}
 
 def _comparison(prim):
     def compare(input, other, *, out=None) -> Tensor:
+        need_tensor(input, prim.name)
         a, b, d = binary_operands(input, other)
         if d._kind == 3 and prim in _ORDERED:
             raise not_implemented(f"{prim.name}_cpu", d)
@@ -457,7 +478,7 @@ def pow_(self: Tensor, exponent) -> Tensor:
     b = inplace_operand(self, exponent)
     if self._dtype._kind < 2:
         _pow_checks(self, b, self._dtype)
-    return apply_(pow_p, self, b)
+    return apply_(_pow_prim(self, b), self, b)
 
 
 def _inplace_cmp(prim, fn):
@@ -526,7 +547,7 @@ TENSOR_METHODS = {
     "lt_": lt_, "le_": le_, "gt_": gt_, "ge_": ge_, "not_equal_": ne_, "less_": lt_,
     "less_equal_": le_, "greater_": gt_, "greater_equal_": ge_,
     "__add__": _add_op, "__radd__": _add_op, "__sub__": forward_op(sub),
-    "__rsub__": reflected_op(sub), "__mul__": _mul_op, "__rmul__": _mul_op,
+    "__rsub__": reflected_op(_sub), "__mul__": _mul_op, "__rmul__": _mul_op,
     "__truediv__": forward_op(div), "__rtruediv__": reflected_op(div),
     "__floordiv__": forward_op(floor_divide), "__rfloordiv__": reflected_op(floor_divide),
     "__pow__": forward_op(pow), "__rpow__": reflected_op(pow),

@@ -1,0 +1,219 @@
+"""binary.py against torch: add/sub/mul/div/pow/float_power and the comparisons, over every
+dtype, broadcast / 0-d / empty / transposed operands and Python scalars on either side;
+gradients, in-place forms, Python operators, PyTorch's special integer cases, and meta."""
+
+import operator
+import timeit
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from ops._elementwise import Spec, binary_tests, make, same_outcome
+
+from helpers import assert_same, check_op, rand_array
+
+NONZERO = ((-2.0, 2.0), (0.5, 3.0))
+POS_BASE = ((0.5, 2.0), (-2.0, 2.0))
+SPECS = [
+    Spec("add", ember.add, torch.add),
+    Spec("add_alpha", lambda a, b: ember.add(a, b, alpha=2), lambda a, b: torch.add(a, b, alpha=2),
+         inplace=(lambda a, b: a.add_(b, alpha=2), lambda a, b: a.add_(b, alpha=2))),
+    Spec("sub", ember.sub, torch.sub),
+    Spec("sub_alpha", lambda a, b: ember.sub(a, b, alpha=3), lambda a, b: torch.sub(a, b, alpha=3),
+         inplace=(lambda a, b: a.sub_(b, alpha=3), lambda a, b: a.sub_(b, alpha=3))),
+    Spec("rsub", ember.rsub, torch.rsub, inplace=None, scalars=False,
+         extra={"meta_stride": False}),
+    Spec("mul", ember.mul, torch.mul),
+    Spec("div", ember.div, torch.div, NONZERO),
+    Spec("div_trunc", lambda a, b: ember.div(a, b, rounding_mode="trunc"),
+         lambda a, b: torch.div(a, b, rounding_mode="trunc"), NONZERO, fd=False,
+         extra={"meta_stride": False},
+         inplace=(lambda a, b: a.div_(b, rounding_mode="trunc"),
+                  lambda a, b: a.div_(b, rounding_mode="trunc"))),
+    Spec("div_floor", lambda a, b: ember.div(a, b, rounding_mode="floor"),
+         lambda a, b: torch.div(a, b, rounding_mode="floor"), NONZERO, fd=False,
+         extra={"meta_stride": False},
+         inplace=(lambda a, b: a.div_(b, rounding_mode="floor"),
+                  lambda a, b: a.div_(b, rounding_mode="floor"))),
+    Spec("true_divide", ember.true_divide, torch.true_divide, NONZERO),
+    Spec("floor_divide", ember.floor_divide, torch.floor_divide, NONZERO, grad=False,
+         extra={"meta_stride": False}),
+    Spec("pow", ember.pow, torch.pow, POS_BASE),
+    Spec("float_power", ember.float_power, torch.float_power, POS_BASE,
+         grad_dtypes=(ember.float64,)),
+    Spec("eq", ember.eq, torch.eq, grad=False),
+    Spec("ne", ember.ne, torch.ne, grad=False),
+    Spec("lt", ember.lt, torch.lt, grad=False),
+    Spec("le", ember.le, torch.le, grad=False),
+    Spec("gt", ember.gt, torch.gt, grad=False),
+    Spec("ge", ember.ge, torch.ge, grad=False),
+]
+test_values, test_grad_vs_torch, test_grad_fd, test_inplace, test_meta = binary_tests(SPECS)
+
+OPERATORS = [operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
+             operator.pow, operator.eq, operator.ne, operator.lt, operator.le, operator.gt,
+             operator.ge, operator.mod, operator.and_, operator.or_, operator.xor,
+             operator.lshift, operator.rshift]
+IOPERATORS = [operator.iadd, operator.isub, operator.imul, operator.itruediv,
+              operator.ifloordiv, operator.ipow, operator.imod, operator.iand, operator.ior,
+              operator.ixor, operator.ilshift, operator.irshift]
+
+
+@pytest.mark.parametrize("op", OPERATORS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("dtype", [ember.int64, ember.float32, ember.bool, ember.uint8])
+def test_python_operators_and_reflected_forms(op, dtype):
+    a = make((3, 4), dtype, (1.0, 4.0), seed=1)
+    b = make((4,), dtype, (1.0, 3.0), seed=2)
+    same_outcome(op, op, (a[0], b[0]), (a[1], b[1]))
+    for s in (2, 1.5, True):
+        same_outcome(op, op, (a[0], s), (a[1], s))
+        same_outcome(op, op, (s, a[0]), (s, a[1]))
+
+
+@pytest.mark.parametrize("op", IOPERATORS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("dtype", [ember.int64, ember.float32, ember.bool])
+def test_augmented_assignment_mutates_in_place(op, dtype):
+    a = make((3, 4), dtype, (1.0, 4.0), seed=1)
+    b = make((4,), dtype, (1.0, 3.0), seed=2)
+    ea = a[0]
+    got = same_outcome(op, op, (a[0], b[0]), (a[1], b[1]))
+    if got is not None:
+        assert got is ea
+    same_outcome(op, op, (make((2,), dtype)[0], 2), (make((2,), dtype)[1], 2))
+
+
+def test_operators_with_unsupported_types_raise_type_error():
+    e, t = make((2,), ember.float32)
+    for op in (operator.add, operator.mul, operator.sub, operator.and_):
+        same_outcome(op, op, (e, "x"), (t, "x"))
+        same_outcome(op, op, ("x", e), ("x", t))
+    assert (e == None) is False  # noqa: E711 - torch returns False too
+    assert (t == None) is False  # noqa: E711
+
+
+def _as(x, name: str):
+    """`x` cast to the dtype called `name`, in whichever framework `x` belongs to."""
+    return x.to(getattr(torch if isinstance(x, torch.Tensor) else ember, name))
+
+
+INT_CASES = [
+    ("int // 0", lambda x: x // 0),
+    ("int % 0", lambda x: x % 0),
+    ("int / 0", lambda x: x / 0),
+    ("fmod int 0", lambda x: x.fmod(0)),
+    ("div trunc by zero tensor", lambda x: x.div(x * 0, rounding_mode="trunc")),
+    ("float // 0", lambda x: x.float() // 0),
+    ("float % 0", lambda x: x.float() % 0),
+    ("int ** -1", lambda x: x ** -1),
+    ("int ** negative tensor", lambda x: x ** (-x.abs() - 1)),
+    ("negative tensor exponent edge bases", lambda x: (x % 3 - 1) ** (-x.abs())),
+    ("2 ** int", lambda x: 2 ** x),
+    ("int ** 2.5", lambda x: x ** 2.5),
+    ("-2 ** int", lambda x: (-2) ** x),
+    ("bool ** 2", lambda x: (x > 0) ** 2),
+    ("bool ** bool", lambda x: (x > 0) ** (x > 1)),
+    ("bool ** -1", lambda x: (x > 0) ** -1),
+    ("2 ** bool", lambda x: 2 ** (x > 0)),
+    ("bool - bool", lambda x: (x > 0) - (x > 1)),
+    ("bool - int", lambda x: (x > 0) - 1),
+    ("float - bool", lambda x: x.float() - (x > 0)),
+    ("1 - bool", lambda x: 1 - (x > 0)),
+    ("bool.sub_(True)", lambda x: (x > 0).sub_(True)),
+    ("bool + bool", lambda x: (x > 0) + (x > 1)),
+    ("bool / bool", lambda x: (x > 0) / (x > 1)),
+    ("bool // bool", lambda x: (x > 0) // (x > 1)),
+    ("uint8 wraps", lambda x: _as(x, "uint8") - 3),
+    ("int8 * 300", lambda x: _as(x, "int8") * 300),
+    ("int add float alpha", lambda x: x.add(x, alpha=0.5)),
+    ("bool add alpha", lambda x: (x > 0).add(x > 1, alpha=2)),
+    ("int.add_(1.5)", lambda x: x.add_(1.5)),
+    ("int.div_(2)", lambda x: x.div_(2)),
+    ("int.div_ floor", lambda x: x.div_(2, rounding_mode="floor")),
+    ("int.pow_(2.5)", lambda x: x.pow_(2.5)),
+    ("int.pow_(-1)", lambda x: x.pow_(-1)),
+    ("float.float_power_", lambda x: x.float().float_power_(2)),
+    ("double.float_power_", lambda x: x.double().float_power_(2)),
+    ("float_power int", lambda x: x.float_power(2)),
+    ("float_power complex", lambda x: x.float_power(2j)),
+    ("rounding mode bad", lambda x: x.div(2, rounding_mode="round")),
+    ("complex lt", lambda x: _as(x, "complex64") < 1),
+    ("complex eq", lambda x: _as(x, "complex64") == 1j),
+    ("bool ** True", lambda x: (x > 0) ** True),
+    ("bool ** False", lambda x: (x > 0) ** False),
+    ("True ** bool", lambda x: True ** (x > 0)),
+]
+
+
+@pytest.mark.parametrize("case", INT_CASES, ids=[c[0] for c in INT_CASES])
+def test_pytorch_integer_and_bool_semantics(case):
+    values = [5, -5, 0, 3, -1, 1, 7]
+    same_outcome(case[1], case[1], (ember.tensor(values),), (torch.tensor(values),))
+
+
+@pytest.mark.parametrize("exponent", [0, 1, 2, 3, 4, 5, -1, -2, -3, 0.5, -0.5, 2.0, 7, 16, 1.5])
+@pytest.mark.parametrize("dtype", [ember.float16, ember.bfloat16, ember.float32, ember.float64])
+def test_pow_small_exponent_fast_paths_match_torch(exponent, dtype):
+    e, t = make((50,), dtype, (0.3, 2.0))
+    same_outcome(lambda x: x ** exponent, lambda x: x ** exponent, (e,), (t,))
+
+
+def test_pow_by_small_integer_avoids_numpys_generic_path():
+    # x ** 3 must cost about as much as x * x * x, not NumPy's generic pow (~250x slower).
+    x = ember.rand(100_000)
+    t_pow = min(timeit.repeat(lambda: x ** 3, number=5, repeat=3))
+    t_mul = min(timeit.repeat(lambda: np.power(x.numpy(), 3.0001), number=5, repeat=3))
+    assert t_pow < t_mul  # the generic path is far slower than the special case
+
+
+def test_pow_gradients_at_zero_and_scalar_bases():
+    check_op(lambda a, b: a ** b, lambda a, b: a ** b, np.array([0.0, 0.0, 2.0, 3.0]),
+             np.array([0.0, 2.0, 0.0, 1.5]))
+    check_op(lambda b: 2.5 ** b, lambda b: 2.5 ** b, rand_array((3, 2)))
+    check_op(lambda b: 0.0 ** b, lambda b: 0.0 ** b, np.array([0.0, 1.0, 2.0]))
+    check_op(lambda a: a ** 0, lambda a: a ** 0, rand_array((3,)))
+
+
+def test_grad_fn_names_match_torch():
+    def name(x):
+        return type(x.grad_fn).__name__
+
+    pairs = [lambda a, b: a + b, lambda a, b: a - b, lambda a, b: a * b, lambda a, b: a / b,
+             lambda a, b: a ** 2, lambda a, b: a ** b, lambda a, b: a.div(b, rounding_mode="floor")]
+    for f in pairs:
+        ea, eb = ember.tensor([1.5, 2.0], requires_grad=True), ember.tensor([0.5, 3.0])
+        ta, tb = torch.tensor([1.5, 2.0], requires_grad=True), torch.tensor([0.5, 3.0])
+        assert name(f(ea, eb)) == name(f(ta, tb))
+
+
+def test_floor_divide_has_no_derivative_like_torch():
+    e = ember.tensor([3.0, 4.0], requires_grad=True)
+    t = torch.tensor([3.0, 4.0], requires_grad=True)
+    same_outcome(lambda x: (x // 2).sum().backward(), lambda x: (x // 2).sum().backward(),
+                 (e,), (t,))
+
+
+def test_out_argument():
+    a, b = make((2, 3), ember.float32), make((3,), ember.float32, seed=1)
+    oe, ot = ember.empty(2, 3), torch.empty(2, 3)
+    assert ember.add(a[0], b[0], out=oe) is oe
+    torch.add(a[1], b[1], out=ot)
+    assert_same(oe, ot)
+    same_outcome(lambda x, y: ember.add(x, y, out=ember.empty(2, 3, dtype=ember.int64)),
+                 lambda x, y: torch.add(x, y, out=torch.empty(2, 3, dtype=torch.int64)),
+                 (a[0], b[0]), (a[1], b[1]))
+
+
+def test_incompatible_shapes_raise_runtime_error():
+    a, b = make((2, 3), ember.float32), make((4,), ember.float32)
+    for f in (ember.add, ember.mul, ember.pow, ember.eq, ember.div):
+        tf = getattr(torch, f.__name__)
+        same_outcome(f, tf, (a[0], b[0]), (a[1], b[1]))
+
+
+def test_mixed_devices_raise():
+    e = ember.ones(2)
+    m = ember.ones(2, device="meta")
+    with pytest.raises(RuntimeError):
+        e + m
