@@ -76,9 +76,9 @@ def _reduce_meta(x, *, dims, keepdim, **_):
     return reduced_shape(x._shape, dims, keepdim), x._dtype
 
 
-def no_complex(x: Tensor, name: str, exc=RuntimeError) -> None:
+def no_complex(x: Tensor, name: str) -> None:
     if x._dtype.is_complex:
-        raise exc(f"{name}(): does not support complex input")
+        raise RuntimeError(f"{name}(): does not support complex input")
 
 
 def return_type(name: str, fields: list[str]) -> type:

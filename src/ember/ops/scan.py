@@ -65,6 +65,7 @@ def rev_cumsum(x: Tensor, dim: int) -> Tensor:
 
 
 def cumsum_(self: Tensor, dim: int, *, dtype=None) -> Tensor:
+    """In-place running sum along `dim`."""
     return apply_(cumsum_p, self, dim=_scan_dim(self, dim))
 
 
@@ -118,6 +119,7 @@ def cumprod(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
 
 
 def cumprod_(self: Tensor, dim: int, *, dtype=None) -> Tensor:
+    """In-place running product along `dim`."""
     return apply_(cumprod_p, self, dim=_scan_dim(self, dim))
 
 
