@@ -119,7 +119,8 @@ def plan(x: Tensor, key):
     """Apply the basic part of `key` to `x` as views; return (view, advanced key or None).
 
     The advanced key is a tuple in NumPy's terms on the view: `slice(None)` or an int64
-    array per dim (bool masks already turned into their nonzero positions).
+    array per dim; a bool mask stays a mask when it is the only advanced index (NumPy then
+    reads it as PyTorch does, and faster), else it becomes its nonzero positions.
     """
     items = _items(key)
     specified = _specified_dims(items)
@@ -148,9 +149,13 @@ def plan(x: Tensor, key):
         elif isinstance(k, (Tensor, np.ndarray, list, tuple)):
             arr = _index_array(k)
             if arr.dtype == np.bool_:
-                dim = _put_mask(view, arr, dim, idx)
                 if arr.ndim == 0:
-                    view = movement.unsqueeze(view, dim - 1)
+                    view = movement.unsqueeze(view, dim)
+                    arr = np.zeros(1 if arr else 0, np.int64)
+                else:
+                    _check_mask(view, arr, dim)
+                idx[dim] = arr
+                dim += max(arr.ndim, 1)
                 continue
             n = view._shape[dim]
             on_meta = isinstance(k, Tensor) and k.device.type == "meta"
@@ -167,6 +172,12 @@ def plan(x: Tensor, key):
             raise IndexError(_BAD_KEY.format(name))
     if not idx:
         return view, None
+    if len(idx) == 1:
+        (d, arr), = idx.items()
+        return view, (slice(None),) * d + (arr,)
+    for d, arr in list(idx.items()):
+        if arr.dtype == np.bool_:
+            idx.update((d + j, nz) for j, nz in enumerate(np.nonzero(arr)))
     shapes = [a.shape for a in idx.values()]
     try:
         np.broadcast_shapes(*shapes)
@@ -187,11 +198,7 @@ def _slice(view: Tensor, dim: int, k: slice) -> Tensor:
     return movement.slice_dim(view, dim, k.start, k.stop, step)
 
 
-def _put_mask(view: Tensor, mask: np.ndarray, dim: int, idx: dict) -> int:
-    """Record a bool mask's nonzero positions as index arrays, one per dim it covers."""
-    if mask.ndim == 0:
-        idx[dim] = np.zeros(1 if mask else 0, np.int64)
-        return dim + 1
+def _check_mask(view: Tensor, mask: np.ndarray, dim: int) -> None:
     for j in range(mask.ndim):
         if mask.shape[j] != view._shape[dim + j]:
             raise IndexError(
@@ -199,9 +206,6 @@ def _put_mask(view: Tensor, mask: np.ndarray, dim: int, idx: dict) -> int:
                 f"match the shape of the indexed tensor [{', '.join(map(str, view._shape))}] at "
                 f"index {dim + j}"
             )
-    for j, nz in enumerate(np.nonzero(mask)):
-        idx[dim + j] = nz
-    return dim + mask.ndim
 
 
 # --- the advanced gather and its scatter-add transpose ------------------------------------
@@ -209,7 +213,7 @@ def _put_mask(view: Tensor, mask: np.ndarray, dim: int, idx: dict) -> int:
 def _take_axis(key) -> int | None:
     """The axis when `key` is slices then one 1-D array (np.take's faster case), else None."""
     last = key[-1]
-    if isinstance(last, np.ndarray) and last.ndim == 1 and all(
+    if isinstance(last, np.ndarray) and last.ndim == 1 and last.dtype != np.bool_ and all(
             isinstance(k, slice) for k in key[:-1]):
         return len(key) - 1
     return None
@@ -233,10 +237,17 @@ def _index_meta(x, *, key):
 index_p = Primitive("index", _index_kernel, _index_meta)
 
 
+def _is_mask_key(key) -> bool:
+    last = key[-1]
+    return isinstance(last, np.ndarray) and last.dtype == np.bool_
+
+
 def _index_put_acc_kernel(g, *, key, in_shape):
     buf = np.zeros(in_shape, dtype=g.dtype)
     axis = _take_axis(key)
-    if axis is not None and axis == 0 and buf.ndim:
+    if _is_mask_key(key):
+        buf[key] = g  # a mask picks each position once: nothing to accumulate
+    elif axis is not None and axis == 0 and buf.ndim:
         np.add.at(buf, key[-1], g)
     else:
         np.add.at(buf, key, g)
@@ -268,7 +279,9 @@ def getitem(x: Tensor, key) -> Tensor:
 
 def _index_put_kernel(a, v, *, key, accumulate):
     out = a.copy(order="K")  # PyTorch keeps the input's layout here
-    if accumulate:
+    if accumulate and _is_mask_key(key):
+        out[key] += v
+    elif accumulate:
         np.add.at(out, key, v)
     else:
         out[key] = v
@@ -344,7 +357,8 @@ def _check_value_shape(target, vshape, advanced: bool, dtype=dt.float32) -> None
 
 
 def setitem(x: Tensor, key, value) -> None:
-    if not isinstance(value, (Tensor, numbers.Number)):
+    vcls = value.__class__
+    if vcls is not float and vcls is not int and not isinstance(value, (Tensor, numbers.Number)):
         raise TypeError(f"can't assign a {_type_name(value)} to a torch.{_tn(x._dtype)}Tensor")
     with grad_mode.no_grad():
         view, adv = plan(x, key)
@@ -386,9 +400,9 @@ def _setitem_numpy(x: Tensor, view: Tensor, adv, value) -> None:
             src = src.astype(dst.dtype)
     else:
         src = value
-    target = dst.shape if adv is None else _probe(dst.shape)[adv].shape
-    if np.ndim(src):
-        _check_value_shape(target, np.shape(src), adv is not None, value._dtype)
+    if isinstance(src, np.ndarray) and src.ndim:
+        target = dst.shape if adv is None else _probe(dst.shape)[adv].shape
+        _check_value_shape(target, src.shape, adv is not None, value._dtype)
         while np.ndim(src) > len(target):
             src = src[0]
     if adv is None:

@@ -62,13 +62,13 @@ def _common_dtype(tensors) -> dt.dtype:
 # --- cat -------------------------------------------------------------------------------------
 
 def _cat_kernel(*arrays, dim, sizes, dtype, channels_last):
-    shape = list(arrays[0].shape)
-    shape[dim] = sum(sizes)
     if channels_last:
+        shape = list(arrays[0].shape)
+        shape[dim] = sum(sizes)
         out = np.empty((shape[0], shape[2], shape[3], shape[1]), dtype.np).transpose(0, 3, 1, 2)
-    else:
-        out = np.empty(shape, dtype.np)
-    return np.concatenate(arrays, axis=dim, out=out, casting="unsafe")
+        return np.concatenate(arrays, axis=dim, out=out, casting="unsafe")
+    out = np.concatenate(arrays, axis=dim, dtype=dtype.np, casting="unsafe")
+    return out if out.flags.c_contiguous else np.ascontiguousarray(out)
 
 
 def _cat_meta(*xs, dim, sizes, dtype, channels_last):
@@ -97,25 +97,39 @@ def _check_cat_shapes(tensors, dim: int) -> None:
 
 def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
     """The tensors joined along an existing dim `dim` (dtypes promoted as in PyTorch)."""
-    tensors = _check_list("cat", tensors)
+    if tensors.__class__ is not list and tensors.__class__ is not tuple:
+        tensors = _check_list("cat", tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    dtype, kept = None, []
     for i, t in enumerate(tensors):
-        if t.ndim == 0:
+        if not isinstance(t, Tensor):
+            _check_list("cat", tensors)
+        if not t._shape:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
                                "concatenated")
-    dtype = _common_dtype(tensors)
-    # NOTE: PyTorch still skips 1-D empty tensors in cat, whatever the other shapes.
-    kept = [t for t in tensors if t._shape != (0,)] or tensors[:1]
-    d = wrap_dim(dim, kept[0].ndim)
-    _check_cat_shapes(kept, d)
+        d = t._dtype
+        dtype = d if dtype is None or dtype is d else dt.promote_types(dtype, d)
+        # NOTE: PyTorch still skips 1-D empty tensors in cat, whatever the other shapes.
+        if t._shape != (0,):
+            kept.append(t)
+    if not kept:
+        kept = [tensors[0]]
+    nd = len(kept[0]._shape)
+    d = dim if 0 <= dim < nd else wrap_dim(dim, nd)
+    ref = kept[0]._shape
+    for t in kept:
+        s = t._shape
+        if len(s) != nd or s[:d] != ref[:d] or s[d + 1:] != ref[d + 1:]:
+            _check_cat_shapes(kept, d)
     sizes = tuple(t._shape[d] for t in kept)
     # NOTE: like PyTorch, the result is channels-last when every input is, else contiguous.
-    cl = all(t.ndim == 4 and not t.is_contiguous() and is_channels_last(t._shape, t.stride())
-             for t in kept)
-    p = _variadic("cat", len(kept), _cat_kernel, _cat_meta, _cat_piece, "CatBackward0")
+    cl = nd == 4 and all(not t.is_contiguous() and is_channels_last(t._shape, t.stride())
+                         for t in kept)
+    p = _VARIADIC.get(("cat", len(kept))) or _variadic(
+        "cat", len(kept), _cat_kernel, _cat_meta, _cat_piece, "CatBackward0")
     r = apply(p, *kept, dim=d, sizes=sizes, dtype=dtype, channels_last=cl)
-    return write_out(r, out)
+    return r if out is None else write_out(r, out)
 
 
 concat = cat

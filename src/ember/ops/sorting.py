@@ -27,11 +27,12 @@ topk_result = namedtuple("topk", ["values", "indices"])
 kthvalue_result = namedtuple("kthvalue", ["values", "indices"])
 
 
-def _argsort(a: np.ndarray, axis: int, descending: bool) -> np.ndarray:
-    """Stable argsort along `axis`; descending keeps ties in their original order."""
+def _argsort(a: np.ndarray, axis: int, descending: bool, stable: bool = True) -> np.ndarray:
+    """Argsort along `axis`; when stable, descending keeps ties in their original order."""
+    kind = "stable" if stable else "quicksort"
     if not descending:
-        return np.argsort(a, axis=axis, kind="stable")
-    rev = np.argsort(np.flip(a, axis), axis=axis, kind="stable")
+        return np.argsort(a, axis=axis, kind=kind)
+    rev = np.argsort(np.flip(a, axis), axis=axis, kind=kind)
     return a.shape[axis] - 1 - np.flip(rev, axis)
 
 
@@ -55,23 +56,23 @@ def _check_sortable(x: Tensor) -> None:
 
 # --- sort / argsort --------------------------------------------------------------------
 
-def _sort_kernel(a, *, dim, descending):
+def _sort_kernel(a, *, dim, descending, stable):
     if a.ndim == 0:
         return a.copy(), np.zeros((), np.int64)
 
     def run(arr, axis):
-        idx = _argsort(arr, axis, descending)
+        idx = _argsort(arr, axis, descending, stable)
         return np.take_along_axis(arr, idx, axis=axis), idx.astype(np.int64, copy=False)
 
     return _in_input_layout(a, dim, run)
 
 
-def _sort_meta(x, *, dim, descending):
+def _sort_meta(x, *, dim, descending, stable):
     stride = layout_like([x], x._shape)
     return (x._shape, x._dtype, stride), (x._shape, dt.int64, stride)
 
 
-def _sort_vjp(g, out, x, *, dim, descending):
+def _sort_vjp(g, out, x, *, dim, descending, stable):
     gv, idx = g[0], out[1]
     if idx.ndim == 0:
         return gv
@@ -84,10 +85,12 @@ defvjp(sort_p, _sort_vjp, reads=((),), save_output=True)
 
 def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool | None = False,
          *, out=None):
-    """(values, indices) sorted along `dim`; the sort is always stable."""
+    """(values, indices) sorted along `dim`; `stable` keeps equal values in their order
+    (otherwise, as in PyTorch, the order of ties is unspecified)."""
     _check_sortable(input)
     d = wrap_dim(dim, max(input.ndim, 1))
-    r = sort_result(*apply(sort_p, input, dim=d, descending=bool(descending)))
+    r = sort_result(*apply(sort_p, input, dim=d, descending=bool(descending),
+                           stable=bool(stable)))
     return write_out(r, out) if out is not None else r
 
 
@@ -95,7 +98,7 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False,
             stable: bool = False) -> Tensor:
     """The indices that sort `input` along `dim`."""
     with grad_mode.no_grad():
-        return sort(input, dim, descending).indices
+        return sort(input, dim, descending, stable).indices
 
 
 def msort(input: Tensor, *, out=None) -> Tensor:
@@ -107,7 +110,16 @@ def msort(input: Tensor, *, out=None) -> Tensor:
 def _topk_kernel(a, *, k, dim, largest, in_shape):
     if a.ndim == 0:
         return a.reshape(()).copy(), np.zeros((), np.int64)
-    idx = np.take(_argsort(a, dim, largest), np.arange(k), axis=dim)
+    n = a.shape[dim]
+    if 0 < k < n // 2:
+        # Partition first (O(n)), then sort only the k candidates.
+        kth = n - k if largest else k - 1
+        part = np.argpartition(a, kth, axis=dim)
+        cand = np.take(part, np.arange(n - k, n) if largest else np.arange(k), axis=dim)
+        order = _argsort(np.take_along_axis(a, cand, axis=dim), dim, largest, False)
+        idx = np.take_along_axis(cand, order, axis=dim)
+    else:
+        idx = np.take(_argsort(a, dim, largest, False), np.arange(k), axis=dim)
     return np.take_along_axis(a, idx, axis=dim), idx.astype(np.int64)
 
 
@@ -145,7 +157,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
 def _kthvalue_kernel(a, *, k, dim, keepdim, in_shape):
     if a.ndim == 0:
         return a.copy(), np.zeros((), np.int64)
-    idx = np.take(np.argsort(a, axis=dim, kind="stable"), [k - 1], axis=dim)
+    idx = np.take(np.argpartition(a, k - 1, axis=dim), [k - 1], axis=dim)
     vals = np.take_along_axis(a, idx, axis=dim)
     if not keepdim:
         vals, idx = vals.squeeze(dim), idx.squeeze(dim)
