@@ -127,3 +127,17 @@ def test_meta(case):
     t = META[case](torch, torch.empty(2, 3, 4, device="meta"))
     assert e.device.type == "meta"
     assert_same(e, t)
+
+
+@pytest.mark.parametrize("p", [None, 2, -2, "fro", "nuc", 1, -1, INF, -INF], ids=str)
+def test_cond(p):
+    a = rand_array((2, 3, 3), np.float64) + 2 * np.eye(3)
+    spectral = p in (None, 2, -2)
+    # NOTE: torch 2.13's own backward fails for the norm-based p (an in-place op in its cond).
+    check_op(lambda x: L.cond(x, p), lambda x: TL.cond(x, p), a, grad=spectral)
+    if not spectral:
+        check_grads(lambda x: L.cond(x, p), a[0])
+
+
+def test_cond_rectangular_spectral():
+    check_op(L.cond, TL.cond, rand_array((4, 3), np.float64))

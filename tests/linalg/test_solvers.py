@@ -48,6 +48,12 @@ def test_det_of_negative_and_empty_matrices():
     check_op(L.inv, TL.inv, np.zeros((0, 0)), grad=False)
 
 
+def test_det_gradient_of_singular_matrices_is_zero_as_in_torch():
+    singular = np.array([[1.0, 2, 3], [2, 4, 6], [1, 0, 1]])
+    check_op(L.det, TL.det, np.stack([singular, wellcond(3)]))
+    check_op(L.det, TL.det, np.zeros((3, 3)))
+
+
 def test_slogdet_result_is_a_named_tuple():
     r = L.slogdet(ember.tensor(wellcond(3)))
     t = TL.slogdet(torch.tensor(wellcond(3)))
@@ -270,3 +276,34 @@ def test_cpu_results_have_torch_strides():
     check_op(L.solve, TL.solve, a, b, check_stride=True, grad=False)
     check_op(lambda x, y: L.solve(x, y[..., 0]), lambda x, y: TL.solve(x, y[..., 0]), a, b,
              check_stride=True, grad=False)
+
+
+# --- *_ex variants ----------------------------------------------------------------------------
+
+def test_inv_ex_and_solve_ex_info_codes():
+    a = np.stack([wellcond(3), np.zeros((3, 3)), np.diag([1.0, 0.0, 2.0])])
+    b = rand_array((3, 3), np.float64, seed=1)
+    e, t = L.inv_ex(ember.tensor(a)), TL.inv_ex(torch.tensor(a))
+    assert_same(e.info, t.info)
+    assert_same(e.inverse[0], t.inverse[0])
+    e, t = L.solve_ex(ember.tensor(a), ember.tensor(b)), TL.solve_ex(torch.tensor(a),
+                                                                      torch.tensor(b))
+    assert_same(e.info, t.info)
+    assert_same(e.result[0], t.result[0])
+    with pytest.raises(L.LinAlgError):
+        L.inv_ex(ember.tensor(a), check_errors=True)
+
+
+def test_ex_variants_are_differentiable_when_they_succeed():
+    check_op(lambda x: tuple(L.inv_ex(x)), lambda x: tuple(TL.inv_ex(x)), wellcond(3, (2,)))
+    check_op(lambda x: tuple(L.cholesky_ex(x)), lambda x: tuple(TL.cholesky_ex(x)),
+             wellcond(3) @ wellcond(3).T)
+
+
+def test_cholesky_ex_info_codes():
+    bad = np.eye(3)
+    bad[2, 2] = -1
+    a = np.stack([np.eye(3) * 2, bad, -np.eye(3)])
+    e, t = L.cholesky_ex(ember.tensor(a)), TL.cholesky_ex(torch.tensor(a))
+    assert_same(e.info, t.info)
+    assert_same(e.L[0], t.L[0])

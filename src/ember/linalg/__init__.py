@@ -1,20 +1,22 @@
 """`ember.linalg`: PyTorch's `torch.linalg` namespace.
 
-solvers.py        inv det slogdet solve solve_triangular pinv lstsq (primitives + VJPs)
-decompositions.py cholesky qr svd svdvals eigh eigvalsh (primitives + VJPs)
-norms.py          norm vector_norm matrix_norm matrix_rank
+solvers.py        inv det slogdet solve solve_triangular pinv lstsq (primitives + VJPs), inv_ex
+                  solve_ex
+decompositions.py cholesky qr svd svdvals eigh eigvalsh (primitives + VJPs), cholesky_ex
+norms.py          norm vector_norm matrix_norm cond matrix_rank
 products.py       multi_dot (cheapest bracketing) vecdot matrix_power, aliases
 """
 
 from ..ops.matmul import matmul
 from ._common import LinAlgError
-from .decompositions import cholesky, eigh, eigvalsh, qr, svd, svdvals
-from .norms import matrix_norm, matrix_rank, norm, vector_norm
+from .decompositions import cholesky, cholesky_ex, eigh, eigvalsh, qr, svd, svdvals
+from .norms import cond, matrix_norm, matrix_rank, norm, vector_norm
 from .products import cross, diagonal, matrix_power, multi_dot, vecdot
-from .solvers import det, inv, lstsq, pinv, slogdet, solve, solve_triangular
+from .solvers import det, inv, inv_ex, lstsq, pinv, slogdet, solve, solve_ex, solve_triangular
 
 __all__ = [
-    "LinAlgError", "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "lstsq",
-    "matmul", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr",
-    "slogdet", "solve", "solve_triangular", "svd", "svdvals", "vecdot", "vector_norm",
+    "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh",
+    "eigvalsh", "inv", "inv_ex", "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank",
+    "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd",
+    "svdvals", "vecdot", "vector_norm",
 ]

@@ -22,7 +22,7 @@ from ..ops.creation import eye
 from ..ops.linalg_ops import diag_embed
 from ..ops.registry import Primitive, apply, defvjp
 from ._common import LinAlgError, batch_prefix, check_matrix, fortran, fortran_strides
-from .solvers import solve_triangular
+from .solvers import run_ex, solve_triangular
 
 # --- cholesky ---------------------------------------------------------------------------
 
@@ -82,6 +82,26 @@ def cholesky(A: Tensor, *, upper: bool = False, out=None) -> Tensor:
     """L with A = L L^H for Hermitian positive-definite A (U = L^H when `upper`)."""
     check_matrix(A, "linalg.cholesky", square=True)
     return write_out(apply(cholesky_p, A, upper=upper), out)
+
+
+CholeskyExResult = namedtuple("linalg_cholesky_ex", ["L", "info"])
+
+
+def _pd_info(m: np.ndarray) -> int:
+    try:
+        np.linalg.cholesky(m)
+        return 0
+    except np.linalg.LinAlgError:
+        return _not_pd_order(m)
+
+
+def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False,
+                out=None) -> CholeskyExResult:
+    """cholesky(A) with an info code per matrix (the order of the first leading minor that
+    is not positive-definite) instead of raising."""
+    check_matrix(A, "linalg.cholesky_ex", square=True)
+    res = run_ex(A, lambda a: cholesky(a, upper=upper), _pd_info, check_errors)
+    return write_out(CholeskyExResult(*res), out)
 
 
 # --- qr -------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Norms and rank: norm, vector_norm, matrix_norm, matrix_rank.
+"""Norms and rank: norm, vector_norm, matrix_norm, cond, matrix_rank.
 
 `vector_norm` is the one `linalg_vector_norm` primitive (defined in ops/stats.py,
 where `torch.norm` also uses it); matrix norms compose it with amax / amin, and
@@ -105,6 +105,21 @@ def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None,
         return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype, out=out)
     raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D "
                        f"or 2D. Got {A.ndim}D.")
+
+
+def cond(A: Tensor, p=None, *, out=None) -> Tensor:
+    """Condition number: s_max / s_min for p in (None, 2), s_min / s_max for -2, else
+    matrix_norm(A, p) * matrix_norm(inv(A), p)."""
+    check_matrix(A, "linalg.cond")
+    if p in (None, 2, -2):
+        s = svdvals(A)
+        big, small = s.narrow(-1, 0, 1), s.narrow(-1, s._shape[-1] - 1, 1)
+        r = (big / small if p != -2 else small / big).squeeze(-1)
+        return write_out(r, out)
+    check_matrix(A, "linalg.cond", square=True)
+    from .solvers import inv
+
+    return write_out(matrix_norm(A, p) * matrix_norm(inv(A), p), out)
 
 
 def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, tol=None,

@@ -88,8 +88,11 @@ def _det_kernel(a):
 
 
 def _det_vjp(g, out, A):
-    # NOTE: uses A^-1, so it needs a non-singular A (PyTorch falls back to an SVD there).
-    return (g * out.conj()).unsqueeze(-1).unsqueeze(-1) * inv(A).mH
+    # NOTE: for an exactly singular A, det = 0 zeroes the product, so pinv stands in for the
+    # missing inverse; the gradient there is 0, as PyTorch 2.13 returns.
+    singular = out.device.type == "cpu" and bool((out == 0).any())
+    a_inv = pinv(A) if singular else inv(A)
+    return (g * out.conj()).unsqueeze(-1).unsqueeze(-1) * a_inv.mH
 
 
 det_p = Primitive("linalg_det", _det_kernel, lambda A: (A._shape[:-2], A._dtype),
@@ -436,3 +439,51 @@ def _rank_and_sv(A: Tensor, batch, rcond: float, driver: str):
     sv = tensor(np.ascontiguousarray(s)) if driver in ("gelsd", "gelss") else empty(
         (0,), dtype=real)
     return rank, sv
+
+
+# --- the *_ex variants: an info code per matrix instead of an error ---------------------
+
+def run_ex(A: Tensor, run, info_of, check_errors: bool):
+    """`run(A)` and int32 info codes (0 = fine); failing matrices give nan unless
+    `check_errors`, in which case the LinAlgError propagates."""
+    from ..ops.creation import eye, tensor, zeros
+    from ..ops.ternary import where
+
+    try:
+        return run(A), zeros(A._shape[:-2], dtype=dt.int32, device=A.device)
+    except LinAlgError:
+        if check_errors:
+            raise
+    a = A.detach().numpy()
+    flat = a.reshape((-1,) + a.shape[-2:])
+    codes = np.array([info_of(m) for m in flat], np.int32).reshape(a.shape[:-2])
+    bad = tensor(codes != 0)
+    n = A._shape[-1]
+    res = run(where(bad.reshape(bad._shape + (1, 1)), eye(n, dtype=A._dtype), A))
+    trailing = res.ndim - len(_batch_of(res, A))
+    return where(bad.reshape(bad._shape + (1,) * trailing), float("nan"), res), tensor(codes)
+
+
+def _batch_of(res: Tensor, A: Tensor) -> tuple[int, ...]:
+    """The batch dims of a result: all but its trailing matrix (or vector) dims."""
+    return res._shape[:-2] if res.ndim >= A.ndim else res._shape[:-1]
+
+
+InvExResult = namedtuple("linalg_inv_ex", ["inverse", "info"])
+SolveExResult = namedtuple("linalg_solve_ex", ["result", "info"])
+
+
+def inv_ex(A: Tensor, *, check_errors: bool = False, out=None) -> InvExResult:
+    """inv(A) with an info code per matrix (the 1-based index of a zero pivot) instead of
+    raising for singular input."""
+    check_matrix(A, "linalg.inv_ex", square=True)
+    return write_out(InvExResult(*run_ex(A, inv, _zero_pivot, check_errors)),
+                     out)
+
+
+def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False,
+             out=None) -> SolveExResult:
+    """solve(A, B) with an info code per matrix instead of raising for singular A."""
+    check_matrix(A, "linalg.solve_ex", square=True)
+    res = run_ex(A, lambda a: solve(a, B, left=left), _zero_pivot, check_errors)
+    return write_out(SolveExResult(*res), out)
