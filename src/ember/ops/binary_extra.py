@@ -44,17 +44,22 @@ def _refuse(d: dt.dtype, kinds, kname: str) -> None:
         raise not_implemented(kname, d)
 
 
-def _api(prim: Primitive, prepare, doc: str):
+def _api(prim: Primitive, prepare, doc: str, tensor_prim: Primitive | None = None):
     """Function `op(input, other, *, out=None)` and method `op_(self, other)` for `prim`.
 
-    `prepare(input, other)` checks and promotes, returning the operands the kernel gets.
+    `prepare(input, other)` checks and promotes, returning the operands the kernel gets;
+    `tensor_prim` (same kernel, PyTorch's other grad_fn name) runs when `other` is a tensor.
     """
+    def pick(b) -> Primitive:
+        return tensor_prim if tensor_prim is not None and isinstance(b, Tensor) else prim
+
     def op(input, other, *, out=None) -> Tensor:
-        return write_out(apply(prim, *prepare(input, other)), out)
+        a, b = prepare(input, other)
+        return write_out(apply(pick(other), a, b), out)
 
     def op_(self: Tensor, other) -> Tensor:
         a, b = prepare(self, other)
-        return apply_(prim, self, inplace_operand(self, b))
+        return apply_(pick(other), self, inplace_operand(self, b))
 
     op.__name__, op_.__name__ = prim.name, prim.name + "_"
     op.__doc__ = op_.__doc__ = doc
@@ -63,13 +68,17 @@ def _api(prim: Primitive, prepare, doc: str):
 
 # --- remainder and fmod -------------------------------------------------------------------
 
-remainder_p = _binary("remainder", lowp2(np.remainder))
-defvjp(remainder_p, lambda g, out, a, b: g,
-       lambda g, out, a, b: -g * a.div(b, rounding_mode="floor"), reads=((), (0, 1)))
+remainder_p = _binary("remainder", lowp2(np.remainder))  # tensor % number
+remainder_tensor_p = _binary("remainder", lowp2(np.remainder), "RemainderBackward1")
+for _p in (remainder_p, remainder_tensor_p):
+    defvjp(_p, lambda g, out, a, b: g,
+           lambda g, out, a, b: -g * a.div(b, rounding_mode="floor"), reads=((), (0, 1)))
 
 fmod_p = _binary("fmod", lowp2(np.fmod))
-defvjp(fmod_p, lambda g, out, a, b: g,
-       lambda g, out, a, b: -g * a.div(b, rounding_mode="trunc"), reads=((), (0, 1)))
+fmod_tensor_p = _binary("fmod", lowp2(np.fmod), "FmodBackward1")
+for _p in (fmod_p, fmod_tensor_p):
+    defvjp(_p, lambda g, out, a, b: g,
+           lambda g, out, a, b: -g * a.div(b, rounding_mode="trunc"), reads=((), (0, 1)))
 
 
 def _modulo_operands(kname: str):
@@ -83,9 +92,10 @@ def _modulo_operands(kname: str):
 
 
 remainder, remainder_ = _api(remainder_p, _modulo_operands("remainder_cpu"),
-                             "Python's modulus: the result has the sign of `other`.")
+                             "Python's modulus: the result has the sign of `other`.",
+                             remainder_tensor_p)
 _fmod, fmod_ = _api(fmod_p, _modulo_operands("fmod_cpu"),
-                    "C's fmod: the result has the sign of `input`.")
+                    "C's fmod: the result has the sign of `input`.", fmod_tensor_p)
 
 
 def fmod(input: Tensor, other, *, out=None) -> Tensor:
@@ -134,19 +144,20 @@ fmax_p = _binary("fmax", np.fmax)
 fmin_p = _binary("fmin", np.fmin)
 
 
-def _extreme_grads(prim, beats):
-    """maximum/minimum: the winner gets the gradient, a tie splits it (PyTorch's rule)."""
+def _extreme_grads(prim, loses):
+    """maximum/minimum: the loser gets no gradient, a tie splits it, NaN gives it to both
+    (PyTorch's rule)."""
     def grad_a(g, out, a, b):
-        return _where(a == b, g / 2, g * beats(a, b))
+        return _where(a == b, g / 2, g * ~loses(a, b))
 
     def grad_b(g, out, a, b):
-        return _where(a == b, g / 2, g * beats(b, a))
+        return _where(a == b, g / 2, g * ~loses(b, a))
 
     defvjp(prim, grad_a, grad_b)
 
 
-_extreme_grads(maximum_p, lambda x, y: x > y)
-_extreme_grads(minimum_p, lambda x, y: x < y)
+_extreme_grads(maximum_p, lambda x, y: x < y)
+_extreme_grads(minimum_p, lambda x, y: x > y)
 # NOTE: fmax/fmin give ties and NaN-in-other to `input`, as PyTorch's formulas do.
 defvjp(fmax_p, lambda g, out, a, b: g * ((a >= b) | b.isnan()),
        lambda g, out, a, b: g * ~((a >= b) | b.isnan()))

@@ -1,0 +1,110 @@
+"""binary_extra.py against torch: remainder/fmod, atan2/hypot, maximum/minimum/fmax/fmin,
+logical and bitwise ops with shifts, isclose/allclose/equal: every dtype, broadcast / 0-d /
+empty / transposed operands, scalars, gradients, in-place forms and meta."""
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from ops._elementwise import Spec, binary_tests, make, same_outcome
+
+from helpers import check_op
+
+NONZERO = ((-3.0, 3.0), (0.5, 3.0))
+SPECS = [
+    Spec("remainder", ember.remainder, torch.remainder, NONZERO),
+    Spec("fmod", ember.fmod, torch.fmod, NONZERO),
+    Spec("atan2", ember.atan2, torch.atan2, scalars=False),
+    Spec("arctan2", ember.arctan2, torch.arctan2, scalars=False),
+    Spec("hypot", ember.hypot, torch.hypot, scalars=False),
+    Spec("maximum", ember.maximum, torch.maximum, inplace=None, scalars=False),
+    Spec("minimum", ember.minimum, torch.minimum, inplace=None, scalars=False),
+    Spec("fmax", ember.fmax, torch.fmax, inplace=None, scalars=False),
+    Spec("fmin", ember.fmin, torch.fmin, inplace=None, scalars=False),
+    Spec("logical_and", ember.logical_and, torch.logical_and, grad=False, scalars=False),
+    Spec("logical_or", ember.logical_or, torch.logical_or, grad=False, scalars=False),
+    Spec("logical_xor", ember.logical_xor, torch.logical_xor, grad=False, scalars=False),
+    Spec("bitwise_and", ember.bitwise_and, torch.bitwise_and, grad=False),
+    Spec("bitwise_or", ember.bitwise_or, torch.bitwise_or, grad=False),
+    Spec("bitwise_xor", ember.bitwise_xor, torch.bitwise_xor, grad=False),
+    Spec("bitwise_left_shift", ember.bitwise_left_shift, torch.bitwise_left_shift,
+         ((-8.0, 8.0), (0.0, 5.0)), grad=False),
+    Spec("bitwise_right_shift", ember.bitwise_right_shift, torch.bitwise_right_shift,
+         ((-8.0, 8.0), (0.0, 5.0)), grad=False),
+    Spec("isclose", lambda a, b: ember.isclose(a, a + b * 1e-6),
+         lambda a, b: torch.isclose(a, a + b * 1e-6), grad=False, inplace=None, scalars=False,
+         extra={"meta_stride": False}),
+]
+test_values, test_grad_vs_torch, test_grad_fd, test_inplace, test_meta = binary_tests(SPECS)
+
+
+def test_ties_split_the_gradient_like_torch():
+    a = np.array([1.0, 2.0, 3.0, np.nan, 5.0])
+    b = np.array([1.0, 3.0, 2.0, 4.0, np.nan])
+    for name in ("maximum", "minimum", "fmax", "fmin"):
+        check_op(getattr(ember, name), getattr(torch, name), a, b)
+
+
+def test_nan_propagation():
+    a = [1.0, float("nan"), float("nan"), 2.0]
+    b = [float("nan"), 1.0, float("nan"), 3.0]
+    for name in ("maximum", "minimum", "fmax", "fmin", "hypot", "atan2", "remainder", "fmod"):
+        same_outcome(getattr(ember, name), getattr(torch, name),
+                     (ember.tensor(a), ember.tensor(b)), (torch.tensor(a), torch.tensor(b)))
+
+
+SHIFT_COUNTS = [-1, 0, 1, 7, 8, 15, 31, 63, 64, 70]
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32", "int64"])
+def test_shifts_by_out_of_range_counts_follow_torch(dtype):
+    values = [1, -1, 5, -7, 100, 0]
+    t = torch.tensor(values).to(getattr(torch, dtype))
+    e = ember.tensor(values).to(getattr(ember, dtype))
+    for k in SHIFT_COUNTS:
+        for op in (lambda x, s: x << s, lambda x, s: x >> s):
+            same_outcome(op, op, (e, k), (t, k))
+        kt, ke = torch.full((6,), k, dtype=t.dtype), ember.full((6,), k, dtype=e.dtype)
+        same_outcome(ember.bitwise_right_shift, torch.bitwise_right_shift, (e, ke), (t, kt))
+
+
+def test_isclose_options_and_errors():
+    a = [1.0, float("nan"), float("inf"), -float("inf"), 1.0 + 1e-9, 0.0]
+    b = [1.0, float("nan"), float("inf"), float("inf"), 1.0, 1e-9]
+    ea, eb, ta, tb = ember.tensor(a), ember.tensor(b), torch.tensor(a), torch.tensor(b)
+    for kw in ({}, {"equal_nan": True}, {"rtol": 0, "atol": 0}, {"atol": 1e-8, "rtol": 0},
+               {"rtol": -1.0}, {"atol": -1.0}):
+        for fe, ft in ((ember.isclose, torch.isclose), (ember.allclose, torch.allclose)):
+            same_outcome(lambda x, y, f=fe, k=kw: f(x, y, **k),
+                         lambda x, y, f=ft, k=kw: f(x, y, **k), (ea, eb), (ta, tb))
+    # Mismatched dtypes are refused; integers compare in floating point.
+    same_outcome(ember.isclose, torch.isclose, (ember.tensor([1, 2]), ember.tensor([1.0, 2.0])),
+                 (torch.tensor([1, 2]), torch.tensor([1.0, 2.0])))
+    same_outcome(ember.isclose, torch.isclose, (ember.tensor([100, 2]), ember.tensor([101, 2])),
+                 (torch.tensor([100, 2]), torch.tensor([101, 2])))
+
+
+def test_equal_compares_shapes_and_values():
+    cases = [([1, 2], [1, 2]), ([1, 2], [1.0, 2.0]), ([1, 2], [1, 3]), ([1, 2], [1]),
+             ([float("nan")], [float("nan")]), ([[1, 2]], [1, 2])]
+    for a, b in cases:
+        same_outcome(ember.equal, torch.equal, (ember.tensor(a), ember.tensor(b)),
+                     (torch.tensor(a), torch.tensor(b)))
+
+
+@pytest.mark.parametrize("name", ["fmod", "atan2", "hypot", "maximum", "logical_and", "isclose"])
+def test_number_where_a_tensor_is_required_raises_type_error(name):
+    e, t = make((3,), ember.float32)
+    same_outcome(getattr(ember, name), getattr(torch, name), (2.0, e), (2.0, t))
+    if name != "fmod":
+        same_outcome(getattr(ember, name), getattr(torch, name), (e, 2.0), (t, 2.0))
+
+
+def test_grad_fn_names_match_torch():
+    for name in ("remainder", "fmod", "atan2", "hypot", "maximum", "minimum", "fmax", "fmin"):
+        e = ember.tensor([0.5, 1.5], requires_grad=True)
+        t = torch.tensor([0.5, 1.5], requires_grad=True)
+        ye = getattr(ember, name)(e, ember.tensor([1.0, 1.0]))
+        yt = getattr(torch, name)(t, torch.tensor([1.0, 1.0]))
+        assert type(ye.grad_fn).__name__ == type(yt.grad_fn).__name__, name
