@@ -413,3 +413,45 @@ def test_masked_scatter_result_is_contiguous_like_torch():
     m = x > 0
     assert_same(_e(x).t().masked_scatter(_e(m).t(), ember.ones(12)),
                 _t(x).t().masked_scatter(_t(m).t(), torch.ones(12)), check_stride=True)
+
+
+# --- in-place variants under autograd --------------------------------------------------------
+
+INPLACE_CASES = {
+    "masked_fill_": lambda l, c, y, s: y.masked_fill_(c(MASK), s.sum()),
+    "index_add_": lambda l, c, y, s: y.index_add_(0, c(np.array([2, 0, 2])), s, alpha=2),
+    "index_copy_": lambda l, c, y, s: y.index_copy_(0, c(np.array([2, 0, 1])), s),
+    "index_fill_": lambda l, c, y, s: y.index_fill_(1, c(np.array([3, 1])), s.sum()),
+    "index_put_": lambda l, c, y, s: y.index_put_((c(np.array([0, 2, 0])),), s, accumulate=True),
+    "scatter_": lambda l, c, y, s: y.scatter_(0, c(np.array([[2, 1, 0, 2]])), s[:1]),
+    "scatter_add_": lambda l, c, y, s: y.scatter_add_(0, c(np.array([[0, 0, 1, 2]])), s[:1]),
+    "scatter_reduce_": lambda l, c, y, s: y.scatter_reduce_(
+        0, c(np.array([[0, 0, 1, 2], [0, 1, 1, 2]])), s[:2], "amax", include_self=False),
+    "masked_scatter_": lambda l, c, y, s: y.masked_scatter_(c(MASK), s),
+}
+
+
+@pytest.mark.parametrize("name", list(INPLACE_CASES))
+def test_inplace_variants_record_the_graph(name):
+    fn = INPLACE_CASES[name]
+
+    def run(lib, c, x, s):
+        y = x * 1
+        out = fn(lib, c, y, s)
+        assert out is y
+        return y * 2
+
+    check_op(lambda x, s: run(ember, _e, x, s), lambda x, s: run(torch, _t, x, s),
+             rand_array((3, 4), np.float64), rand_array((3, 4), np.float64, seed=11))
+
+
+@pytest.mark.parametrize("name", list(INPLACE_CASES))
+def test_inplace_variants_without_grad_write_into_memory(name):
+    fn = INPLACE_CASES[name]
+    x, s = rand_array((3, 4)), rand_array((3, 4), seed=2)
+    e, t = _e(x), _t(x)
+    ptr, version = e.data_ptr(), e._version
+    fn(ember, _e, e, _e(s))
+    fn(torch, _t, t, _t(s))
+    assert_same(e, t)
+    assert e.data_ptr() == ptr and e._version > version

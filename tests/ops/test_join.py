@@ -330,3 +330,26 @@ def test_cat_result_layout_follows_torch(device):
                 check_stride=True)
     assert_same(ember.cat([e[0, 0].t(), e[0, 0].t()], 1), torch.cat([t[0, 0].t(), t[0, 0].t()], 1),
                 check_stride=True)
+
+
+META_CASES = {
+    "roll": lambda l, x: l.roll(x, (1, -1), (0, 2)),
+    "roll_flat": lambda l, x: x.roll(3),
+    "rot90": lambda l, x: x.rot90(1, (1, 2)),
+    "flip": lambda l, x: x.flip(1),
+    "tile": lambda l, x: x.tile((2, 1, 1, 1)),
+    "repeat_interleave": lambda l, x: x.repeat_interleave(2, 1),
+    "broadcast_tensors": lambda l, x: l.broadcast_tensors(x, x[:1, :, :1])[1],
+    "meshgrid": lambda l, x: l.meshgrid(x[0, 0], x[0, :, 0], indexing="xy")[0],
+    "hstack": lambda l, x: l.hstack([x, x]),
+    "dstack": lambda l, x: l.dstack([x[0], x[1]]),
+    "column_stack": lambda l, x: l.column_stack([x[0, :, 0], x[0]]),
+    "stack": lambda l, x: l.stack([x, x], -1),
+}
+
+
+@pytest.mark.parametrize("name", list(META_CASES))
+def test_ops_on_meta_report_torch_shape_dtype_strides(name):
+    fn = META_CASES[name]
+    assert_same(fn(ember, ember.empty(2, 3, 4, device="meta")),
+                fn(torch, torch.empty(2, 3, 4, device="meta")), check_stride=True)
