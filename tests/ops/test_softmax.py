@@ -89,16 +89,22 @@ def test_dtype_argument_casts_first(name):
 
 
 def test_implicit_dim_warns_and_picks_torchs_dim():
+    # ember.softmax needs a dim (as torch.softmax does); nn.functional's legacy dim=None
+    # goes through implicit_softmax_dim.
+    import ember.nn.functional as F
+
     a = array((2, 3, 4))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        out = ember.softmax(ember.tensor(a), None)
+        out = F.softmax(ember.tensor(a), None)
     assert any("Implicit dimension" in str(w.message) for w in caught)
     assert_same(out, torch.nn.functional.softmax(torch.tensor(a), dim=0))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        assert_same(ember.log_softmax(ember.tensor(a[0]), None),
+        assert_same(F.log_softmax(ember.tensor(a[0]), None),
                     torch.nn.functional.log_softmax(torch.tensor(a[0]), dim=1))
+    raises_like(lambda x: ns(x).softmax(x, None), a)
+    raises_like(lambda x: ns(x).logsumexp(x, None), a)
 
 
 def test_softmax_rows_sum_to_one():

@@ -334,18 +334,24 @@ def _no_complex_values(x: Tensor, kernel: str) -> None:
             f'"{kernel}" not implemented for \'{type_name(x._dtype)}\'')
 
 
-def amax(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
-    """Largest value over `dim` (all dims by default); ties share the gradient."""
-    _no_complex_values(input, "max_values_cpu")
-    return write_out(apply(amax_p, input, dims=norm_dims(dim, input.ndim), keepdim=keepdim),
-                     out)
+def _extreme_values(prim, name):
+    def op(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
+        dims = norm_dims(dim, input.ndim)
+        _no_complex_values(input, f"{name[1:]}_values_cpu")
+        if input.numel() == 0 and (dim is None or not isinstance(dim, int) and len(dim) == 0):
+            raise RuntimeError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument.")
+        return write_out(apply(prim, input, dims=dims, keepdim=keepdim), out)
+
+    op.__name__ = name
+    op.__doc__ = (f"The {name[1:]}imum over `dim` (all dims by default); ties share the "
+                  "gradient equally.")
+    return op
 
 
-def amin(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
-    """Smallest value over `dim` (all dims by default); ties share the gradient."""
-    _no_complex_values(input, "min_values_cpu")
-    return write_out(apply(amin_p, input, dims=norm_dims(dim, input.ndim), keepdim=keepdim),
-                     out)
+amax = _extreme_values(amax_p, "amax")
+amin = _extreme_values(amin_p, "amin")
 
 
 def _arg_kernel(fn, name):
@@ -378,6 +384,8 @@ nondifferentiable(argmin_p)
 
 def _arg(prim, name):
     def op(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:
+        if isinstance(dim, (tuple, list)):
+            raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
         if input._dtype is dt.bool_:
             raise RuntimeError(f"{name}(): does not support bool input")
         no_complex(input, name)

@@ -165,10 +165,10 @@ cummin_result = return_type("cummin", ["values", "indices"])
 
 def _cum_extreme(prim, result, name):
     def op(input: Tensor, dim: int, *, out=None):
+        d = _scan_dim(input, dim)
         if input._dtype.is_complex:
             raise NotImplementedError(
                 f'"{name}_cpu" not implemented for \'{type_name(input._dtype)}\'')
-        d = _scan_dim(input, dim)
         return as_namedtuple(result, apply(prim, input, dim=d, in_shape=input._shape), out)
 
     op.__name__ = name
@@ -222,10 +222,11 @@ defvjp(logcumsumexp_p, _logcumsumexp_vjp, save_output=True)
 
 def logcumsumexp(input: Tensor, dim: int, *, out=None) -> Tensor:
     """log(cumsum(exp(x))) along `dim`, computed stably."""
+    d = _scan_dim(input, dim)
     if input._dtype._kind < 2:
         raise NotImplementedError(
             f"\"logcumsumexp_out_cpu\" not implemented for '{type_name(input._dtype)}'")
-    return write_out(apply(logcumsumexp_p, input, dim=_scan_dim(input, dim)), out)
+    return write_out(apply(logcumsumexp_p, input, dim=d), out)
 
 
 TENSOR_METHODS = {

@@ -93,7 +93,7 @@ def _fused(body, empty_value):
         a = arrays[0]
         if a.ndim == 0:
             return np.full_like(a, empty_value)
-        if a.shape[dim] == 0:
+        if a.size == 0:
             return np.empty_like(a)
         return _rowwise(arrays, dim, body)
 
@@ -171,18 +171,17 @@ def implicit_softmax_dim(name: str, ndim: int) -> int:
 
 
 def _softmax_like(prim, name, kernel_name):
-    def op(input: Tensor, dim: int | None = None, dtype=None, *, out=None,
-           _stacklevel: int = 3) -> Tensor:
-        if dim is None:
-            dim = implicit_softmax_dim(name, input.ndim)
+    def op(input: Tensor, dim: int, dtype=None, *, out=None, _stacklevel: int = 3) -> Tensor:
+        if dim is None or isinstance(dim, (tuple, list)):
+            # NOTE: nn.functional.softmax picks the legacy implicit dim before calling this.
+            raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+        d = wrap_dim(dim, max(input.ndim, 1))
         x = input if dtype is None or input._dtype is dtype else input.to(dtype)
-        if x._dtype._kind != 2:
-            suffix = "_lastdim" if x.ndim == 0 or wrap_dim(dim, max(x.ndim, 1)) == x.ndim - 1 \
-                else ""
+        if x._dtype._kind != 2 and x.numel():
+            suffix = "_lastdim" if x.ndim == 0 or d == x.ndim - 1 else ""
             raise NotImplementedError(
                 f'"{kernel_name}{suffix}_kernel_impl" not implemented for '
                 f"'{type_name(x._dtype)}'")
-        d = wrap_dim(dim, max(x.ndim, 1))
         return write_out(apply(prim, x, dim=d), out)
 
     op.__name__ = name
@@ -230,8 +229,10 @@ logsumexp_p = Primitive("logsumexp", c_order(_logsumexp_kernel), _reduce_meta)
 defvjp(logsumexp_p, _logsumexp_vjp, save_output=True)
 
 
-def logsumexp(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:
+def logsumexp(input: Tensor, dim, keepdim: bool = False, *, out=None) -> Tensor:
     """log(sum(exp(x))) over `dim`, stable; integer inputs compute in the default dtype."""
+    if dim is None:
+        raise TypeError("logsumexp(): argument 'dim' must be tuple of ints, not NoneType")
     x = to_float(input)
     return write_out(apply(logsumexp_p, x, dims=norm_dims(dim, x.ndim), keepdim=keepdim), out)
 

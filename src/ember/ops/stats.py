@@ -338,12 +338,12 @@ def _check_orderable(x: Tensor, kernel: str, allow_bool: bool = False) -> None:
 
 def _median_like(all_p, dim_p, result, name, ignore_nan):
     def op(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
+        d = None if dim is None else one_dim(dim, builtins.max(input.ndim, 1), name)
         _check_orderable(input, "median_cpu")
         if dim is None:
             r = apply(all_p, input, dims=tuple(range(input.ndim)), keepdim=False,
                       ignore_nan=ignore_nan)
             return write_out(r, out)
-        d = one_dim(dim, builtins.max(input.ndim, 1), name)
         r = apply(dim_p, input, dim=d, keepdim=keepdim, ignore_nan=ignore_nan,
                   in_shape=input._shape)
         return as_namedtuple(result, r, out)
@@ -389,8 +389,8 @@ defvjp(mode_p, select_vjp, reads=((),), save_output=True)
 
 def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out=None):
     """The most frequent value along `dim` (the smallest on ties) and its index."""
-    _check_orderable(input, "mode_cpu", allow_bool=True)
     d = one_dim(dim, builtins.max(input.ndim, 1), "mode")
+    _check_orderable(input, "mode_cpu", allow_bool=True)
     r = apply(mode_p, input, dim=d, keepdim=keepdim, in_shape=input._shape)
     return as_namedtuple(mode_result, r, out)
 
