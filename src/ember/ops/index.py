@@ -219,7 +219,7 @@ def _take_axis(key) -> int | None:
     return None
 
 
-def _index_kernel(a, *, key):
+def _index_kernel(a, *, key, in_shape):
     axis = _take_axis(key)
     if axis is not None:
         return np.take(a, key[-1], axis=axis)
@@ -230,7 +230,7 @@ def _probe(shape) -> np.ndarray:
     return np.lib.stride_tricks.as_strided(np.zeros(1, np.int8), shape, (0,) * len(shape))
 
 
-def _index_meta(x, *, key):
+def _index_meta(x, *, key, in_shape):
     return _probe(x._shape)[key].shape, x._dtype
 
 
@@ -257,10 +257,14 @@ def _index_put_acc_kernel(g, *, key, in_shape):
 index_put_acc_p = Primitive("index_put_acc", _index_put_acc_kernel,
                             lambda g, *, key, in_shape: (tuple(in_shape), g._dtype),
                             grad_name="IndexBackward0")
-defvjp(index_p, lambda g, out, x, *, key: apply(index_put_acc_p, g, key=key,
-                                                 in_shape=x._shape), reads=((0,),))
-defvjp(index_put_acc_p, lambda gg, out, g, *, key, in_shape: apply(index_p, gg, key=key),
-       reads=((),))
+defvjp(index_p, lambda g, out, x, *, key, in_shape: apply(index_put_acc_p, g, key=key,
+                                                           in_shape=in_shape), reads=((),))
+defvjp(index_put_acc_p, lambda gg, out, g, *, key, in_shape: index_by(gg, key), reads=((),))
+
+
+def index_by(x: Tensor, key: tuple) -> Tensor:
+    """x[key] for a key already in NumPy's terms (see `plan`): the `index` primitive."""
+    return apply(index_p, x, key=key, in_shape=x._shape)
 
 
 def getitem(x: Tensor, key) -> Tensor:
@@ -272,7 +276,7 @@ def getitem(x: Tensor, key) -> Tensor:
         if view is x:
             return movement.alias(x)
         return view
-    return apply(index_p, view, key=adv)
+    return index_by(view, adv)
 
 
 # --- index_put: the primitive behind assignment -------------------------------------------
@@ -300,7 +304,7 @@ def _index_put_grad_x(g, out, x, v, *, key, accumulate):
 
 
 defvjp(index_put_p, _index_put_grad_x,
-       lambda g, out, x, v, *, key, accumulate: apply(index_p, g, key=key), reads=((), ()))
+       lambda g, out, x, v, *, key, accumulate: index_by(g, key), reads=((), ()))
 
 
 def _flat_key(x: Tensor, key):
@@ -475,7 +479,7 @@ scatter_zeros_p = Primitive("scatter_zeros", _scatter_zeros_kernel,
                             grad_name="ScatterBackward0")
 
 
-def _gather_kernel(a, idx, *, dim):
+def _gather_kernel(a, idx, *, dim, in_shape):
     if a.ndim == 0:
         return a[idx]
     if idx.shape != a.shape:
@@ -485,11 +489,18 @@ def _gather_kernel(a, idx, *, dim):
 
 
 gather_p = Primitive("gather", _gather_kernel,
-                     lambda a, idx, *, dim: (idx._shape, a._dtype))
-defvjp(scatter_zeros_p, lambda g, out, src, idx, *, shape, dim: apply(gather_p, g, idx, dim=dim),
+                     lambda a, idx, *, dim, in_shape: (idx._shape, a._dtype))
+
+
+def _gather(a: Tensor, idx: Tensor, dim: int) -> Tensor:
+    return apply(gather_p, a, idx, dim=dim, in_shape=a._shape)
+
+
+defvjp(scatter_zeros_p, lambda g, out, src, idx, *, shape, dim: _gather(g, idx, dim),
        None, reads=((1,), ()))
-defvjp(gather_p, lambda g, out, a, idx, *, dim: _scatter_add_zeros(g, idx, a._shape, dim),
-       None, reads=((0, 1), ()))
+defvjp(gather_p, lambda g, out, a, idx, *, dim, in_shape: _scatter_add_zeros(g, idx, in_shape,
+                                                                              dim),
+       None, reads=((1,), ()))
 
 
 def scatter_grid(idx: np.ndarray, dim: int) -> tuple:
@@ -514,7 +525,7 @@ scatter_add_zeros_p = Primitive("scatter_add_zeros", _scatter_add_kernel,
                                 lambda src, idx, *, shape, dim: (tuple(shape), src._dtype),
                                 grad_name="ScatterAddBackward0")
 defvjp(scatter_add_zeros_p,
-       lambda g, out, src, idx, *, shape, dim: apply(gather_p, g, idx, dim=dim), None,
+       lambda g, out, src, idx, *, shape, dim: _gather(g, idx, dim), None,
        reads=((1,), ()))
 
 
@@ -569,7 +580,7 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
     """out[i][j][k] = input[index[i][j][k]][j][k] (for dim 0): values picked along `dim`."""
     d = wrap_dim(dim, max(input.ndim, 1))
     check_gather_index("gather", input, d, index)
-    return write_out(apply(gather_p, input, index, dim=d), out)
+    return write_out(_gather(input, index, d), out)
 
 
 def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None, *,

@@ -21,7 +21,7 @@ from ._common import same_meta, type_name, write_out
 from .index import (
     check_gather_index,
     gather,
-    index_p,
+    index_by,
     index_put_acc_p,
     scatter_grid,
 )
@@ -84,13 +84,13 @@ def _index_vector(name: str, index: Tensor, x: Tensor, dim: int, *, err=RuntimeE
 
 # --- index_select / index_add / index_copy / index_fill -----------------------------------
 
-def _index_select_kernel(a, idx, *, dim):
+def _index_select_kernel(a, idx, *, dim, in_shape):
     if a.ndim == 0:
         return a.copy()
     return np.take(a, idx.reshape(-1), axis=dim)
 
 
-def _index_select_meta(x, idx, *, dim):
+def _index_select_meta(x, idx, *, dim, in_shape):
     if x.ndim == 0:
         return (), x._dtype
     return x._shape[:dim] + (max(idx.numel(), 0),) + x._shape[dim + 1:], x._dtype
@@ -98,8 +98,8 @@ def _index_select_meta(x, idx, *, dim):
 
 index_select_p = Primitive("index_select", _index_select_kernel, _index_select_meta)
 defvjp(index_select_p,
-       lambda g, out, x, idx, *, dim: _index_add_zeros(x._shape, dim, idx, g), None,
-       reads=((0, 1), ()))
+       lambda g, out, x, idx, *, dim, in_shape: _index_add_zeros(in_shape, dim, idx, g), None,
+       reads=((1,), ()))
 
 
 def _index_add_zeros(shape, dim, idx, src):
@@ -113,7 +113,7 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
     """The slices of `input` along `dim` at the positions in 1-D `index`."""
     d = wrap_dim(dim, max(input.ndim, 1))
     _index_vector("index_select", index, input, d, err=None)
-    return write_out(apply(index_select_p, input, index, dim=d), out)
+    return write_out(apply(index_select_p, input, index, dim=d, in_shape=input._shape), out)
 
 
 def _index_add_kernel(a, idx, src, *, dim, alpha):
@@ -540,16 +540,16 @@ def masked_fill_(self: Tensor, mask: Tensor, value) -> Tensor:
     return apply_(masked_fill_p, self, mask, v)
 
 
-def _masked_select_kernel(a, mask):
+def _masked_select_kernel(a, mask, *, in_shape):
     a, mask = np.broadcast_arrays(a, mask)
     return a[mask]
 
 
 masked_select_p = Primitive("masked_select", _masked_select_kernel, None)
 defvjp(masked_select_p,
-       lambda g, out, x, mask: masked_scatter(
-           _zeros(broadcast_shapes(x._shape, mask._shape), g), mask, g), None,
-       reads=((0, 1), ()))
+       lambda g, out, x, mask, *, in_shape: masked_scatter(
+           _zeros(broadcast_shapes(in_shape, mask._shape), g), mask, g), None,
+       reads=((1,), ()))
 
 
 def _zeros(shape, like: Tensor) -> Tensor:
@@ -565,7 +565,7 @@ def masked_select(input: Tensor, mask: Tensor, *, out=None) -> Tensor:
     if input.device.type == "meta":
         raise NotImplementedError("masked_select's output shape depends on the mask's values: "
                                   "it cannot run on 'meta'")
-    return write_out(apply(masked_select_p, input, mask), out)
+    return write_out(apply(masked_select_p, input, mask, in_shape=input._shape), out)
 
 
 def _masked_scatter_kernel(a, mask, src):
@@ -633,7 +633,7 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     flat = input.reshape(-1)
     key = (index._array(),) if index.device.type == "cpu" else (
         np.broadcast_to(np.zeros((), np.int64), index._shape),)
-    return apply(index_p, flat, key=key)
+    return index_by(flat, key)
 
 
 def _bincount_kernel(a, *weights, minlength):

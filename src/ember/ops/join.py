@@ -483,7 +483,7 @@ def cartesian_prod(*tensors) -> Tensor:
 def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
     """All length-`r` combinations of the elements of 1-D `input`, as rows."""
     from .creation import tensor
-    from .index import index_p
+    from .index import index_by
 
     if input.ndim != 1:
         raise RuntimeError(f"Expect a 1D vector, but got shape {list(input._shape)}")
@@ -495,8 +495,8 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
         itertools.combinations
     idx = np.array(list(pick(range(input._shape[0]), r)), dtype=np.int64).reshape(-1, r)
     if input.device.type == "meta":
-        return apply(index_p, input, key=(np.broadcast_to(np.zeros((), np.int64), idx.shape),))
-    return apply(index_p, input, key=(idx,))
+        return index_by(input, (np.broadcast_to(np.zeros((), np.int64), idx.shape),))
+    return index_by(input, (idx,))
 
 
 TENSOR_METHODS = {
