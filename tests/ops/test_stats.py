@@ -262,7 +262,8 @@ def test_quantile_errors(call):
 @pytest.mark.parametrize("call", [
     lambda x: x.var(1), lambda x: x.std((0, 2), keepdim=True), lambda x: x.norm(),
     lambda x: x.norm(3, 1), lambda x: ns(x).var_mean(x, 1), lambda x: x.median(1),
-    lambda x: x.nanmedian(0, keepdim=True), lambda x: x.mode(2),
+    lambda x: x.nanmedian(0, keepdim=True), lambda x: x.mode(2), lambda x: x.quantile(0.3, 1),
+    lambda x: x.nanquantile(0.5, keepdim=True), lambda x: x.median(),
 ])
 @pytest.mark.parametrize("transpose", [False, True])
 def test_meta_shapes_dtypes_strides(call, transpose):
