@@ -7,6 +7,8 @@ pooling from `ember.ops.conv` / `ember.ops.pooling`, and the composites live in
 
 from ._functional.activation import *  # noqa: F403
 from ._functional.activation import __all__ as _act
+from ._functional.attention import *  # noqa: F403
+from ._functional.attention import __all__ as _attention
 from ._functional.layers import *  # noqa: F403
 from ._functional.layers import __all__ as _layers
 from ._functional.loss import *  # noqa: F403
@@ -14,4 +16,4 @@ from ._functional.loss import __all__ as _loss
 from ._functional.spatial import *  # noqa: F403
 from ._functional.spatial import __all__ as _spatial
 
-__all__ = [*_act, *_layers, *_loss, *_spatial]
+__all__ = [*_act, *_attention, *_layers, *_loss, *_spatial]

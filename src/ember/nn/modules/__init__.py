@@ -79,3 +79,12 @@ from .pooling import (
 )
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding, EmbeddingBag
+from .transformer import (
+    MultiheadAttention,
+    NonDynamicallyQuantizableLinear,
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)

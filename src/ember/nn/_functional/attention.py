@@ -1,0 +1,139 @@
+"""Multi-head attention, functional form (PyTorch's `multi_head_attention_forward`).
+
+Inputs are (L, N, E) (or unbatched (L, E)). Boolean masks mean "True = masked out"
+and are turned into additive -inf masks, as PyTorch does; with `need_weights` the
+attention weights are computed explicitly (and returned, averaged over heads by
+default), otherwise the call goes through `scaled_dot_product_attention`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import ember as E
+
+from ..._tensor import Tensor
+from .layers import dropout, linear, scaled_dot_product_attention
+
+__all__ = ["multi_head_attention_forward"]
+
+
+def canonical_mask(mask: Tensor | None, name: str, dtype) -> Tensor | None:
+    """A boolean mask as an additive float mask (-inf where True); float masks pass through."""
+    if mask is None:
+        return None
+    if mask.dtype is E.bool:
+        return E.zeros(mask.shape, dtype=dtype).masked_fill(mask, float("-inf"))
+    if not mask.dtype.is_floating_point:
+        raise AssertionError(f"only bool and floating types of {name} are supported")
+    return mask
+
+
+def _project(query, key, value, in_w, in_b, q_w, k_w, v_w, e: int):
+    if in_w is not None:
+        w_q, w_k, w_v = in_w.chunk(3)
+    else:
+        w_q, w_k, w_v = q_w, k_w, v_w
+    b_q, b_k, b_v = in_b.chunk(3) if in_b is not None else (None, None, None)
+    return linear(query, w_q, b_q), linear(key, w_k, b_k), linear(value, w_v, b_v)
+
+
+def _pad_last(mask: Tensor | None) -> Tensor | None:
+    """Append one zero column (for the extra key added by bias_k or add_zero_attn)."""
+    if mask is None:
+        return None
+    zeros = E.zeros(tuple(mask.shape[:-1]) + (1,), dtype=mask.dtype)
+    return E.cat([mask, zeros], -1)
+
+
+def multi_head_attention_forward(
+        query: Tensor, key: Tensor, value: Tensor, embed_dim_to_check: int, num_heads: int,
+        in_proj_weight: Tensor | None, in_proj_bias: Tensor | None, bias_k: Tensor | None,
+        bias_v: Tensor | None, add_zero_attn: bool, dropout_p: float, out_proj_weight: Tensor,
+        out_proj_bias: Tensor | None, training: bool = True,
+        key_padding_mask: Tensor | None = None, need_weights: bool = True,
+        attn_mask: Tensor | None = None, use_separate_proj_weight: bool = False,
+        q_proj_weight: Tensor | None = None, k_proj_weight: Tensor | None = None,
+        v_proj_weight: Tensor | None = None, static_k=None, static_v=None,
+        average_attn_weights: bool = True, is_causal: bool = False):
+    """Attention of `query` over `key`/`value` with `num_heads` heads; returns (output,
+    weights or None)."""
+    batched = query.dim() == 3
+    if not batched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    tgt_len, bsz, embed_dim = query.shape
+    src_len = key.shape[0]
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but "
+                             f"got {embed_dim}")
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the "
+                           "Transformer module method `generate_square_subsequent_mask` to "
+                           "create this mask.")
+    key_padding_mask = canonical_mask(key_padding_mask, "key_padding_mask", query.dtype)
+    if is_causal and key_padding_mask is None and not need_weights:
+        attn_mask = None  # scaled_dot_product_attention applies the causal mask itself
+    else:
+        attn_mask = canonical_mask(attn_mask, "attn_mask", query.dtype)
+        if key_padding_mask is not None:
+            is_causal = False
+    q, k, v = _project(query, key, value, None if use_separate_proj_weight else in_proj_weight,
+                       in_proj_bias, q_proj_weight, k_proj_weight, v_proj_weight, embed_dim)
+    if attn_mask is not None and attn_mask.dim() == 2:
+        if tuple(attn_mask.shape) != (tgt_len, src_len):
+            raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but should "
+                               f"be {(tgt_len, src_len)}.")
+        attn_mask = attn_mask.unsqueeze(0)
+    if bias_k is not None and bias_v is not None:
+        k = E.cat([k, bias_k.repeat(1, bsz, 1)])
+        v = E.cat([v, bias_v.repeat(1, bsz, 1)])
+        attn_mask = _pad_last(attn_mask)
+        key_padding_mask = _pad_last(key_padding_mask)
+    q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
+    k = k.reshape(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    v = v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    if add_zero_attn:
+        k = E.cat([k, E.zeros((bsz * num_heads, 1, head_dim), dtype=k.dtype)], 1)
+        v = E.cat([v, E.zeros((bsz * num_heads, 1, head_dim), dtype=v.dtype)], 1)
+        attn_mask = _pad_last(attn_mask)
+        key_padding_mask = _pad_last(key_padding_mask)
+    src_len = k.shape[1]
+    if key_padding_mask is not None:
+        kpm = key_padding_mask.reshape(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1)
+        kpm = kpm.reshape(bsz * num_heads, 1, src_len)
+        attn_mask = kpm if attn_mask is None else attn_mask + kpm
+    if not training:
+        dropout_p = 0.0
+    if need_weights:
+        scores = (q * math.sqrt(1.0 / float(head_dim))).matmul(k.transpose(-2, -1))
+        if attn_mask is not None:
+            scores = scores + attn_mask
+        weights = scores.softmax(-1)
+        if dropout_p > 0.0:
+            weights = dropout(weights, p=dropout_p)
+        out = weights.matmul(v)
+        out = out.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
+        out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
+        weights = weights.reshape(bsz, num_heads, tgt_len, src_len)
+        if average_attn_weights:
+            weights = weights.mean(1)
+        if not batched:
+            return out.squeeze(1), weights.squeeze(0)
+        return out, weights
+    if attn_mask is not None:
+        if attn_mask.shape[0] == 1 and attn_mask.dim() == 3:
+            attn_mask = attn_mask.unsqueeze(0)
+        else:
+            attn_mask = attn_mask.reshape(bsz, num_heads, -1, src_len)
+    q = q.reshape(bsz, num_heads, tgt_len, head_dim)
+    k = k.reshape(bsz, num_heads, src_len, head_dim)
+    v = v.reshape(bsz, num_heads, src_len, head_dim)
+    out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
+    out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
+    out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
+    return (out if batched else out.squeeze(1)), None

@@ -1,0 +1,337 @@
+"""MultiheadAttention and the Transformer encoder/decoder layers and stacks.
+
+Names, child order, initialisation order and reprs follow PyTorch, so a torch
+state_dict loads as is and a seeded construction draws the same weights. Stacks
+deep-copy their layer, so every layer starts from the same weights, as in PyTorch.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import ember as E
+
+from ..._tensor import Tensor
+from .. import functional as F
+from .._functional.attention import canonical_mask, multi_head_attention_forward
+from ..init import constant_, xavier_normal_, xavier_uniform_
+from ..parameter import Parameter
+from .activation import GELU, ReLU
+from .container import ModuleList
+from .dropout import Dropout
+from .linear import Linear
+from .module import Module
+from .normalization import LayerNorm
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """A Linear under another name (PyTorch uses it for MultiheadAttention.out_proj)."""
+
+
+class MultiheadAttention(Module):
+    """Attention with `num_heads` heads over embeddings of size `embed_dim`."""
+
+    __constants__ = ["batch_first"]
+
+    def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
+                 add_bias_kv: bool = False, add_zero_attn: bool = False, kdim=None, vdim=None,
+                 batch_first: bool = False, device=None, dtype=None) -> None:
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim="
+                             f"{embed_dim} and num_heads={num_heads} instead")
+        super().__init__()
+        kw = {"device": device, "dtype": dtype}
+        self.embed_dim = embed_dim
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.num_heads = num_heads
+        self.dropout = dropout
+        self.batch_first = batch_first
+        self.head_dim = embed_dim // num_heads
+        if self.head_dim * num_heads != embed_dim:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        if not self._qkv_same_embed_dim:
+            self.q_proj_weight = Parameter(E.empty((embed_dim, embed_dim), **kw))
+            self.k_proj_weight = Parameter(E.empty((embed_dim, self.kdim), **kw))
+            self.v_proj_weight = Parameter(E.empty((embed_dim, self.vdim), **kw))
+            self.register_parameter("in_proj_weight", None)
+        else:
+            self.in_proj_weight = Parameter(E.empty((3 * embed_dim, embed_dim), **kw))
+            self.register_parameter("q_proj_weight", None)
+            self.register_parameter("k_proj_weight", None)
+            self.register_parameter("v_proj_weight", None)
+        if bias:
+            self.in_proj_bias = Parameter(E.empty(3 * embed_dim, **kw))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **kw)
+        if add_bias_kv:
+            self.bias_k = Parameter(E.empty((1, 1, embed_dim), **kw))
+            self.bias_v = Parameter(E.empty((1, 1, embed_dim), **kw))
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
+        self._reset_parameters()
+
+    def _reset_parameters(self) -> None:
+        if self._qkv_same_embed_dim:
+            xavier_uniform_(self.in_proj_weight)
+        else:
+            xavier_uniform_(self.q_proj_weight)
+            xavier_uniform_(self.k_proj_weight)
+            xavier_uniform_(self.v_proj_weight)
+        if self.in_proj_bias is not None:
+            constant_(self.in_proj_bias, 0.0)
+            constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            xavier_normal_(self.bias_k)
+        if self.bias_v is not None:
+            xavier_normal_(self.bias_v)
+
+    def forward(self, query: Tensor, key: Tensor, value: Tensor,
+                key_padding_mask: Tensor | None = None, need_weights: bool = True,
+                attn_mask: Tensor | None = None, average_attn_weights: bool = True,
+                is_causal: bool = False):
+        batched = query.dim() == 3
+        if self.batch_first and batched:
+            query, key, value = (x.transpose(0, 1) for x in (query, key, value))
+        out, weights = multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
+            self.in_proj_bias, self.bias_k, self.bias_v, self.add_zero_attn, self.dropout,
+            self.out_proj.weight, self.out_proj.bias, training=self.training,
+            key_padding_mask=key_padding_mask, need_weights=need_weights, attn_mask=attn_mask,
+            use_separate_proj_weight=not self._qkv_same_embed_dim,
+            q_proj_weight=self.q_proj_weight, k_proj_weight=self.k_proj_weight,
+            v_proj_weight=self.v_proj_weight, average_attn_weights=average_attn_weights,
+            is_causal=is_causal)
+        if self.batch_first and batched:
+            out = out.transpose(0, 1)
+        return out, weights
+
+
+def _activation(activation):
+    if isinstance(activation, str):
+        if activation == "relu":
+            return F.relu
+        if activation == "gelu":
+            return F.gelu
+        raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+    return activation
+
+
+def _relu_or_gelu(activation) -> int:
+    if activation is F.relu or isinstance(activation, ReLU):
+        return 1
+    if activation is F.gelu or isinstance(activation, GELU):
+        return 2
+    return 0
+
+
+class TransformerEncoderLayer(Module):
+    """Self-attention then a feed-forward block, each with a residual and a LayerNorm."""
+
+    __constants__ = ["norm_first"]
+
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
+                 dropout: float = 0.1, activation="relu", layer_norm_eps: float = 1e-5,
+                 batch_first: bool = False, norm_first: bool = False, bias: bool = True,
+                 device=None, dtype=None) -> None:
+        super().__init__()
+        kw = {"device": device, "dtype": dtype}
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                            batch_first=batch_first, **kw)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        activation = _activation(activation)
+        self.activation_relu_or_gelu = _relu_or_gelu(activation)
+        self.activation = activation
+
+    def forward(self, src: Tensor, src_mask: Tensor | None = None,
+                src_key_padding_mask: Tensor | None = None, is_causal: bool = False) -> Tensor:
+        src_key_padding_mask = canonical_mask(src_key_padding_mask, "src_key_padding_mask",
+                                              src.dtype)
+        src_mask = canonical_mask(src_mask, "src_mask", src.dtype)
+        x = src
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
+            x = x + self._ff_block(self.norm2(x))
+        else:
+            x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
+            x = self.norm2(x + self._ff_block(x))
+        return x
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False) -> Tensor:
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                           need_weights=False, is_causal=is_causal)[0]
+        return self.dropout1(x)
+
+    def _ff_block(self, x: Tensor) -> Tensor:
+        return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+
+class TransformerDecoderLayer(Module):
+    """Self-attention, attention over `memory`, then feed-forward; residuals and LayerNorms."""
+
+    __constants__ = ["norm_first"]
+
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
+                 dropout: float = 0.1, activation="relu", layer_norm_eps: float = 1e-5,
+                 batch_first: bool = False, norm_first: bool = False, bias: bool = True,
+                 device=None, dtype=None) -> None:
+        super().__init__()
+        kw = {"device": device, "dtype": dtype}
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
+                                            batch_first=batch_first, bias=bias, **kw)
+        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
+                                                 batch_first=batch_first, bias=bias, **kw)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        self.dropout3 = Dropout(dropout)
+        self.activation = _activation(activation)
+
+    def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None,
+                memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None,
+                memory_key_padding_mask: Tensor | None = None, tgt_is_causal: bool = False,
+                memory_is_causal: bool = False) -> Tensor:
+        x = tgt
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal)
+            x = x + self._mha_block(self.norm2(x), memory, memory_mask,
+                                    memory_key_padding_mask, memory_is_causal)
+            x = x + self._ff_block(self.norm3(x))
+        else:
+            x = self.norm1(x + self._sa_block(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal))
+            x = self.norm2(x + self._mha_block(x, memory, memory_mask, memory_key_padding_mask,
+                                               memory_is_causal))
+            x = self.norm3(x + self._ff_block(x))
+        return x
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False) -> Tensor:
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                           is_causal=is_causal, need_weights=False)[0]
+        return self.dropout1(x)
+
+    def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal=False) -> Tensor:
+        x = self.multihead_attn(x, mem, mem, attn_mask=attn_mask,
+                                key_padding_mask=key_padding_mask, is_causal=is_causal,
+                                need_weights=False)[0]
+        return self.dropout2(x)
+
+    def _ff_block(self, x: Tensor) -> Tensor:
+        return self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+
+def _clones(module: Module, n: int) -> ModuleList:
+    return ModuleList([copy.deepcopy(module) for _ in range(n)])
+
+
+class TransformerEncoder(Module):
+    """`num_layers` copies of an encoder layer, then an optional final norm."""
+
+    def __init__(self, encoder_layer: TransformerEncoderLayer, num_layers: int,
+                 norm: Module | None = None, enable_nested_tensor: bool = True,
+                 mask_check: bool = True) -> None:
+        super().__init__()
+        self.layers = _clones(encoder_layer, num_layers)
+        self.num_layers = num_layers
+        self.norm = norm
+        self.enable_nested_tensor = enable_nested_tensor
+        self.use_nested_tensor = False
+        self.mask_check = mask_check
+
+    def forward(self, src: Tensor, mask: Tensor | None = None,
+                src_key_padding_mask: Tensor | None = None,
+                is_causal: bool | None = None) -> Tensor:
+        out = src
+        for mod in self.layers:
+            out = mod(out, src_mask=mask, is_causal=bool(is_causal),
+                      src_key_padding_mask=src_key_padding_mask)
+        return self.norm(out) if self.norm is not None else out
+
+
+class TransformerDecoder(Module):
+    """`num_layers` copies of a decoder layer, then an optional final norm."""
+
+    def __init__(self, decoder_layer: TransformerDecoderLayer, num_layers: int,
+                 norm: Module | None = None) -> None:
+        super().__init__()
+        self.layers = _clones(decoder_layer, num_layers)
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None,
+                memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None,
+                memory_key_padding_mask: Tensor | None = None,
+                tgt_is_causal: bool | None = None, memory_is_causal: bool = False) -> Tensor:
+        out = tgt
+        for mod in self.layers:
+            out = mod(out, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                      tgt_key_padding_mask=tgt_key_padding_mask,
+                      memory_key_padding_mask=memory_key_padding_mask,
+                      tgt_is_causal=bool(tgt_is_causal), memory_is_causal=memory_is_causal)
+        return self.norm(out) if self.norm is not None else out
+
+
+class Transformer(Module):
+    """Encoder-decoder Transformer (Vaswani et al.) built from the layers above."""
+
+    def __init__(self, d_model: int = 512, nhead: int = 8, num_encoder_layers: int = 6,
+                 num_decoder_layers: int = 6, dim_feedforward: int = 2048, dropout: float = 0.1,
+                 activation="relu", custom_encoder=None, custom_decoder=None,
+                 layer_norm_eps: float = 1e-5, batch_first: bool = False,
+                 norm_first: bool = False, bias: bool = True, device=None, dtype=None) -> None:
+        super().__init__()
+        kw = {"device": device, "dtype": dtype}
+        if custom_encoder is not None:
+            self.encoder = custom_encoder
+        else:
+            layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation,
+                                            layer_norm_eps, batch_first, norm_first, bias, **kw)
+            norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+            self.encoder = TransformerEncoder(layer, num_encoder_layers, norm)
+        if custom_decoder is not None:
+            self.decoder = custom_decoder
+        else:
+            layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation,
+                                            layer_norm_eps, batch_first, norm_first, bias, **kw)
+            norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+            self.decoder = TransformerDecoder(layer, num_decoder_layers, norm)
+        self._reset_parameters()
+        self.d_model = d_model
+        self.nhead = nhead
+        self.batch_first = batch_first
+
+    def _reset_parameters(self) -> None:
+        for p in self.parameters():
+            if p.dim() > 1:
+                xavier_uniform_(p)
+
+    def forward(self, src: Tensor, tgt: Tensor, src_mask=None, tgt_mask=None, memory_mask=None,
+                src_key_padding_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, src_is_causal=None, tgt_is_causal=None,
+                memory_is_causal: bool = False) -> Tensor:
+        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask,
+                              is_causal=src_is_causal)
+        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                            tgt_key_padding_mask=tgt_key_padding_mask,
+                            memory_key_padding_mask=memory_key_padding_mask,
+                            tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
+
+    @staticmethod
+    def generate_square_subsequent_mask(sz: int, device=None, dtype=None) -> Tensor:
+        """An (sz, sz) float mask: -inf above the diagonal, 0 elsewhere."""
+        return E.triu(E.full((sz, sz), float("-inf"), dtype=dtype, device=device), diagonal=1)

@@ -1,0 +1,162 @@
+"""Attention and Transformer layers against torch: outputs, weights, masks and gradients."""
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from ember import nn
+from ember.nn import functional as F
+
+from helpers import assert_same, check_module, check_op, copy_module_state, rand_array
+
+TOL = {"rtol": 1e-4, "atol": 1e-5}
+
+
+def _causal_bool(n):
+    return np.triu(np.ones((n, n), bool), 1)
+
+
+def test_scaled_dot_product_attention_matches_torch():
+    q, k, v = rand_array((2, 3, 5, 4)), rand_array((2, 3, 6, 4), seed=1), \
+        rand_array((2, 3, 6, 4), seed=2)
+    sdpa_t = torch.nn.functional.scaled_dot_product_attention
+    check_op(F.scaled_dot_product_attention, sdpa_t, q, k, v, **TOL)
+    qs = q[:, :, :, :]
+    check_op(lambda a, b, c: F.scaled_dot_product_attention(a, b, c, is_causal=True, scale=0.3),
+             lambda a, b, c: sdpa_t(a, b, c, is_causal=True, scale=0.3), qs, qs, qs, **TOL)
+    keep = np.random.default_rng(0).random((5, 6)) > 0.3
+    keep[:, 0] = True
+    check_op(lambda a, b, c: F.scaled_dot_product_attention(a, b, c, ember.tensor(keep)),
+             lambda a, b, c: sdpa_t(a, b, c, torch.tensor(keep)), q, k, v, **TOL)
+    bias = rand_array((5, 6), seed=3)
+    check_op(lambda a, b, c, m: F.scaled_dot_product_attention(a, b, c, m),
+             lambda a, b, c, m: sdpa_t(a, b, c, m), q, k, v, bias, **TOL)
+
+
+MHA_CASES = [
+    ("self", lambda ns: ns.MultiheadAttention(8, 2), "self", {}),
+    ("weights_per_head", lambda ns: ns.MultiheadAttention(8, 4), "self",
+     {"average_attn_weights": False}),
+    ("no_weights", lambda ns: ns.MultiheadAttention(8, 2), "self", {"need_weights": False}),
+    ("cross_kdim_vdim", lambda ns: ns.MultiheadAttention(8, 2, kdim=3, vdim=5), "cross", {}),
+    ("batch_first_bias_kv_zero_attn", lambda ns: ns.MultiheadAttention(
+        8, 2, add_bias_kv=True, add_zero_attn=True, batch_first=True), "self", {}),
+    ("no_bias", lambda ns: ns.MultiheadAttention(6, 3, bias=False), "self", {}),
+]
+
+
+@pytest.mark.parametrize("case", MHA_CASES, ids=[c[0] for c in MHA_CASES])
+@pytest.mark.parametrize("mask", ["none", "bool", "float", "padding"])
+def test_multihead_attention_matches_torch(case, mask):
+    _, factory, kind, kwargs = case
+    e_mod, t_mod = factory(nn), factory(torch.nn)
+    e_dim = e_mod.embed_dim
+    L, S, N = 4, 5, 2
+    batch_first = e_mod.batch_first
+    shape = (lambda n, d: (N, n, d)) if batch_first else (lambda n, d: (n, N, d))
+    q = rand_array(shape(L if kind == "cross" else S, e_dim))
+    if kind == "cross":
+        k, v = rand_array(shape(S, e_mod.kdim), seed=1), rand_array(shape(S, e_mod.vdim), seed=2)
+        arrays = (q, k, v)
+
+        def call(m, lib):
+            return lambda a, b, c: m(a, b, c, **_masks(lib, mask, L, S, N), **kwargs)
+    else:
+        arrays = (q,)
+        L = S
+
+        def call(m, lib):
+            return lambda a: m(a, a, a, **_masks(lib, mask, L, S, N), **kwargs)
+
+    copy_module_state(e_mod, t_mod)
+    out_e, out_t = check_op(call(e_mod, ember), call(t_mod, torch), *arrays, **TOL)
+    assert (out_e[1] is None) == (out_t[1] is None)
+
+
+def _masks(lib, kind, L, S, N):
+    if kind == "bool":
+        return {"attn_mask": lib.tensor(_causal_bool(max(L, S))[:L, :S])}
+    if kind == "float":
+        return {"attn_mask": lib.tensor(rand_array((L, S), seed=7))}
+    if kind == "padding":
+        pad = np.zeros((N, S), bool)
+        pad[0, -2:] = True
+        return {"key_padding_mask": lib.tensor(pad)}
+    return {}
+
+
+def test_multihead_attention_unbatched_and_seeded_init():
+    ember.manual_seed(4)
+    torch.manual_seed(4)
+    e_mod, t_mod = nn.MultiheadAttention(6, 2), torch.nn.MultiheadAttention(6, 2)
+    for k, v in e_mod.state_dict().items():
+        assert_same(v, t_mod.state_dict()[k])
+    x = rand_array((3, 6))
+    check_op(lambda a: e_mod(a, a, a), lambda a: t_mod(a, a, a), x, **TOL)
+    assert repr(e_mod) == repr(t_mod)
+
+
+LAYER_CASES = [
+    ("encoder_post_norm", lambda ns: ns.TransformerEncoderLayer(8, 2, 16, dropout=0.0)),
+    ("encoder_pre_norm_gelu_batch_first", lambda ns: ns.TransformerEncoderLayer(
+        8, 2, 12, dropout=0.0, activation="gelu", norm_first=True, batch_first=True)),
+    ("encoder_module_activation", lambda ns: ns.TransformerEncoderLayer(
+        8, 4, 12, dropout=0.0, activation=ns.GELU(approximate="tanh"))),
+    ("encoder_stack", lambda ns: ns.TransformerEncoder(
+        ns.TransformerEncoderLayer(8, 2, 16, dropout=0.0), 2, norm=ns.LayerNorm(8))),
+]
+
+
+@pytest.mark.filterwarnings("ignore:enable_nested_tensor is True")
+@pytest.mark.parametrize("case", LAYER_CASES, ids=[c[0] for c in LAYER_CASES])
+@pytest.mark.parametrize("mode", ["train", "eval"])
+def test_encoder_layers_match_torch(case, mode):
+    _, factory = case
+    e_mod, t_mod = factory(nn), factory(torch.nn)
+    assert repr(e_mod) == repr(t_mod)
+    if mode == "eval":
+        e_mod.eval()
+        t_mod.eval()
+    first = getattr(e_mod, "self_attn", None) is not None and e_mod.self_attn.batch_first
+    x = rand_array((2, 5, 8) if first else (5, 2, 8))
+    check_module(e_mod, t_mod, x, **TOL)
+    mask = _causal_bool(5)
+    check_module(e_mod, t_mod, x, copy=False, **TOL,
+                 wrap=lambda m: lambda a: m(a, ember.tensor(mask) if isinstance(m, nn.Module)
+                                            else torch.tensor(mask)))
+
+
+@pytest.mark.parametrize("mode", ["train", "eval"])
+def test_decoder_stack_matches_torch(mode):
+    def factory(ns):
+        layer = ns.TransformerDecoderLayer(8, 2, 16, dropout=0.0)
+        return ns.TransformerDecoder(layer, 2, norm=ns.LayerNorm(8))
+
+    e_mod, t_mod = factory(nn), factory(torch.nn)
+    assert repr(e_mod) == repr(t_mod)
+    assert list(e_mod.state_dict()) == list(t_mod.state_dict())
+    if mode == "eval":
+        e_mod.eval()
+        t_mod.eval()
+    tgt, mem = rand_array((4, 2, 8)), rand_array((6, 2, 8), seed=1)
+    mask = np.triu(np.full((4, 4), -np.inf, np.float32), 1)
+
+    def wrap(m):
+        lib = ember if isinstance(m, nn.Module) else torch
+        return lambda t, s: m(t, s, tgt_mask=lib.tensor(mask))
+
+    check_module(e_mod, t_mod, tgt, mem, **TOL, wrap=wrap)
+    for name in ("decoder_pre_norm", "decoder_post_norm"):
+        f = (lambda ns: ns.TransformerDecoderLayer(8, 2, 8, dropout=0.0, norm_first=True)) \
+            if name == "decoder_pre_norm" else \
+            (lambda ns: ns.TransformerDecoderLayer(8, 2, 8, dropout=0.0, batch_first=True))
+        t_in, m_in = (tgt, mem) if name == "decoder_pre_norm" else \
+            (tgt.transpose(1, 0, 2), mem.transpose(1, 0, 2))
+        check_module(f(nn), f(torch.nn), np.ascontiguousarray(t_in), np.ascontiguousarray(m_in),
+                     **TOL)
+
+
+def test_transformer_generate_square_subsequent_mask():
+    assert_same(nn.Transformer.generate_square_subsequent_mask(4),
+                torch.nn.Transformer.generate_square_subsequent_mask(4))
