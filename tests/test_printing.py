@@ -196,3 +196,12 @@ def test_size_and_dtype_reprs():
     assert repr(ember.zeros(()).shape) == f"{_names.prefix}.Size([])"
     for e, t in DTYPE_PAIRS:
         assert repr(e) == repr(t).replace("torch.", f"{_names.prefix}.")
+
+
+def test_torch_prefix_prints_byte_for_byte_like_torch(monkeypatch):
+    monkeypatch.setattr(_names, "prefix", "torch")
+    e, t = both(RNG.standard_normal((3, 4)), ember.float64)
+    assert repr(e) == repr(t)
+    assert repr(ember.zeros(2, 3, dtype=ember.int64, device="meta")) == repr(
+        torch.zeros(2, 3, dtype=torch.int64, device="meta"))
+    assert repr(e.shape) == repr(t.shape)
