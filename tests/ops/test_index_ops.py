@@ -6,7 +6,7 @@ import torch
 
 import ember
 
-from helpers import assert_same, check_grads, check_op, rand_array
+from helpers import DTYPE_PAIRS, assert_same, check_grads, check_op, rand_array, to_torch
 
 
 def _e(a):
@@ -455,3 +455,43 @@ def test_inplace_variants_without_grad_write_into_memory(name):
     fn(torch, _t, t, _t(s))
     assert_same(e, t)
     assert e.data_ptr() == ptr and e._version > version
+
+
+# --- every dtype -------------------------------------------------------------------------------
+
+DTYPE_CASES = {
+    "getitem": lambda l, t: t[l.tensor([2, 0, 2])],
+    "getitem_mask": lambda l, t: t[l.tensor([True, False, True])],
+    "index_select": lambda l, t: t.index_select(1, l.tensor([3, 0, 3])),
+    "gather": lambda l, t: t.gather(1, l.tensor([[0, 3], [1, 1], [2, 0]])),
+    "scatter": lambda l, t: t.scatter(1, l.tensor([[0, 3], [1, 2], [2, 0]]), t[:, :2]),
+    "scatter_add": lambda l, t: t.scatter_add(1, l.tensor([[0, 0], [1, 1], [2, 0]]), t[:, :2]),
+    "scatter_reduce_amax": lambda l, t: t.scatter_reduce(
+        1, l.tensor([[0, 0], [1, 1], [2, 0]]), t[:, :2], "amax"),
+    "scatter_reduce_mean": lambda l, t: t.scatter_reduce(
+        1, l.tensor([[0, 0], [1, 1], [2, 0]]), t[:, :2], "mean", include_self=False),
+    "index_add": lambda l, t: t.index_add(0, l.tensor([0, 0]), t[:2]),
+    "index_copy": lambda l, t: t.index_copy(0, l.tensor([2, 0]), t[:2]),
+    "index_fill": lambda l, t: t.index_fill(0, l.tensor([2, 0]), 1),
+    "index_put_acc": lambda l, t: t.index_put((l.tensor([0, 0]),), t[1], accumulate=True),
+    "masked_fill": lambda l, t: t.masked_fill(l.tensor([True, False, True, False]), 1),
+    "masked_select": lambda l, t: t.masked_select(l.tensor([True, False, True, False])),
+    "masked_scatter": lambda l, t: t.masked_scatter(l.tensor([True, False, True, False]),
+                                                    t.flatten()),
+    "take": lambda l, t: t.take(l.tensor([0, 11, 5])),
+}
+
+
+@pytest.mark.parametrize("dtype", [e for e, _ in DTYPE_PAIRS], ids=lambda d: d.name)
+@pytest.mark.parametrize("name", list(DTYPE_CASES))
+def test_every_dtype_matches_torch_or_raises_alike(name, dtype):
+    fn = DTYPE_CASES[name]
+    e = ember.tensor(rand_array((3, 4), np.float64, low=-3, high=3)).to(dtype)
+    t = to_torch(e)
+    try:
+        expected = fn(torch, t)
+    except (RuntimeError, NotImplementedError) as err:
+        with pytest.raises(type(err)):
+            fn(ember, e)
+        return
+    assert_same(fn(ember, e), expected)

@@ -9,7 +9,7 @@ import torch
 
 import ember
 
-from helpers import assert_same, check_grads, check_op, rand_array
+from helpers import DTYPE_PAIRS, assert_same, check_grads, check_op, rand_array, to_torch
 
 DTYPES = [(np.float32, ember.float32), (np.float64, ember.float64), (np.int64, ember.int64),
           (np.int32, ember.int32), (np.bool_, ember.bool), (np.float16, ember.float16)]
@@ -353,3 +353,24 @@ def test_ops_on_meta_report_torch_shape_dtype_strides(name):
     fn = META_CASES[name]
     assert_same(fn(ember, ember.empty(2, 3, 4, device="meta")),
                 fn(torch, torch.empty(2, 3, 4, device="meta")), check_stride=True)
+
+
+JOIN_DTYPE_CASES = {
+    "cat": lambda l, t: l.cat([t, t[:1]]),
+    "stack": lambda l, t: l.stack([t, t], 1),
+    "flip": lambda l, t: t.flip(0),
+    "roll": lambda l, t: t.roll(1, 1),
+    "repeat": lambda l, t: t.repeat(2, 1),
+    "repeat_interleave": lambda l, t: t.repeat_interleave(2, 0),
+    "rot90": lambda l, t: t.rot90(),
+    "combinations": lambda l, t: l.combinations(t[0]),
+    "meshgrid": lambda l, t: l.meshgrid(t[0], t[1], indexing="ij"),
+}
+
+
+@pytest.mark.parametrize("dtype", [e for e, _ in DTYPE_PAIRS], ids=lambda d: d.name)
+@pytest.mark.parametrize("name", list(JOIN_DTYPE_CASES))
+def test_every_dtype_matches_torch(name, dtype):
+    fn = JOIN_DTYPE_CASES[name]
+    e = ember.tensor(rand_array((3, 4), np.float64, low=-3, high=3)).to(dtype)
+    assert_same(fn(ember, e), fn(torch, to_torch(e)))

@@ -6,7 +6,7 @@ import torch
 
 import ember
 
-from helpers import assert_same, check_grads, check_op, rand_array
+from helpers import DTYPE_PAIRS, assert_same, check_grads, check_op, rand_array, to_torch
 
 
 def _e(a):
@@ -208,3 +208,32 @@ def test_bucketize_matches_torch(right):
     both(lambda lib, c: lib.bucketize(c(VALS), c(SEQ), right=right))
     both(lambda lib, c: lib.bucketize(3, c(SEQ), right=right, out_int32=True))
     both(lambda lib, c: lib.bucketize(c(np.array([3, 0, 9])), c(SEQ), right=right))
+
+
+SORT_DTYPE_CASES = {
+    "sort": lambda l, t: t.sort(stable=True),
+    "argsort_desc": lambda l, t: t.argsort(descending=True, stable=True),
+    "topk": lambda l, t: t.topk(2),
+    "kthvalue": lambda l, t: t.kthvalue(2),
+    "unique": lambda l, t: l.unique(t, return_counts=True, return_inverse=True),
+    "unique_dim": lambda l, t: l.unique(t, dim=1),
+    "unique_consecutive": lambda l, t: l.unique_consecutive(t, return_counts=True),
+    "searchsorted": lambda l, t: l.searchsorted(t.flatten().sort().values, t),
+}
+
+
+@pytest.mark.parametrize("dtype", [e for e, _ in DTYPE_PAIRS], ids=lambda d: d.name)
+@pytest.mark.parametrize("name", list(SORT_DTYPE_CASES))
+def test_every_dtype_matches_torch_or_raises_alike(name, dtype):
+    fn = SORT_DTYPE_CASES[name]
+    # distinct values (a permutation) so that ties cannot reorder indices
+    values = np.random.default_rng(0).permutation(12).reshape(3, 4) - 4
+    e = ember.tensor(values.astype(np.float64)).to(dtype)
+    t = to_torch(e)
+    try:
+        expected = fn(torch, t)
+    except (RuntimeError, NotImplementedError) as err:
+        with pytest.raises(type(err)):
+            fn(ember, e)
+        return
+    assert_same(fn(ember, e), expected)

@@ -469,6 +469,10 @@ def _scatter_reduce_args(x, dim, index, src, reduce):
     if reduce not in _REDUCES:
         raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce}")
+    if (x._dtype.is_complex and reduce in ("amax", "amin")) or (
+            x._dtype is dt.bool_ and reduce == "mean"):
+        raise NotImplementedError(f'"scatter_gather_tensor_cpu_reduce_{reduce}" not implemented '
+                                  f"for '{type_name(x._dtype)}'")
     return _scatter_args("scatter_reduce", x, dim, index, src), reduce
 
 

@@ -18,7 +18,7 @@ from .. import _dtype as dt
 from .._tensor import Tensor
 from .._view import wrap_dim
 from ..autograd import grad_mode
-from ._common import layout_like, write_out
+from ._common import layout_like, type_name, write_out
 from .index import scatter_into_zeros
 from .registry import Primitive, apply, defvjp, nondifferentiable
 
@@ -52,6 +52,12 @@ def _in_input_layout(a: np.ndarray, dim: int, fn):
 def _check_sortable(x: Tensor) -> None:
     if x._dtype.is_complex:
         raise RuntimeError(" Sort does not support complex dtypes on CPU")
+
+
+def _not_for(name: str, x: Tensor, *, bool_too: bool = False) -> None:
+    """PyTorch's NotImplementedError for a kernel without complex (or bool) support."""
+    if x._dtype.is_complex or (bool_too and x._dtype is dt.bool_):
+        raise NotImplementedError(f'"{name}" not implemented for \'{type_name(x._dtype)}\'')
 
 
 # --- sort / argsort --------------------------------------------------------------------
@@ -145,6 +151,10 @@ def _pick_vjp(g, out, in_shape, dim, keepdim=True):
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True,
          *, out=None):
     """The k largest (or smallest) values along `dim`, with their indices, in order."""
+    if input._dtype is dt.bool_:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
+    if input._dtype.is_complex:
+        raise RuntimeError(" topk does not support complex dtypes on CPU")
     d = wrap_dim(dim, max(input.ndim, 1))
     n = input._shape[d] if input.ndim else 1
     if k < 0 or k > n:
@@ -182,6 +192,7 @@ defvjp(kthvalue_p,
 
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out=None):
     """The k-th smallest value along `dim` (1-based), with its index."""
+    _not_for("kthvalue_cpu", input, bool_too=True)
     d = wrap_dim(dim, max(input.ndim, 1))
     n = input._shape[d] if input.ndim else 1
     if k < 1 or k > n:
@@ -224,6 +235,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
     if input.device.type == "meta":
         raise NotImplementedError("unique's output size depends on the data: it cannot run on "
                                   "'meta'")
+    _not_for("unique" if dim is None else "unique_dim", input)
     d = None if dim is None else wrap_dim(dim, max(input.ndim, 1))
     vals, inv, cnt = apply(unique_p, input, dim=d, inverse=return_inverse, counts=return_counts)
     return _results(vals, inv, cnt, return_inverse, return_counts)
@@ -262,6 +274,7 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
     if input.device.type == "meta":
         raise NotImplementedError("unique_consecutive's output size depends on the data: it "
                                   "cannot run on 'meta'")
+    _not_for("unique", input)
     d = None if dim is None else wrap_dim(dim, max(input.ndim, 1))
     vals, inv, cnt = apply(unique_consecutive_p, input, dim=d)
     return _results(vals, inv, cnt, return_inverse, return_counts)
@@ -318,6 +331,8 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False,
             "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
             "dimensions of boundaries tensor and input value tensor must match, but we got "
             f"boundaries tensor {list(seq._shape)} and input value tensor {list(input._shape)}")
+    _not_for("searchsorted_out_cpu", seq, bool_too=True)
+    _not_for("searchsorted_out_cpu", input, bool_too=True)
     if sorter is not None:
         seq = seq.gather(-1, sorter)
     d = dt.promote_types(seq._dtype, input._dtype)
