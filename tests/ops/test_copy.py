@@ -188,3 +188,15 @@ def test_element_bytes_for_every_dtype_after_conversion():
     x = ember.arange(10)
     for e, t in DTYPE_PAIRS:
         assert x.to(e).nbytes == torch.arange(10).to(t).nbytes == 10 * E2T[e].itemsize
+
+
+def test_channels_last_contiguous_and_clone():
+    for make in (lambda m: m.arange(24.0).reshape(1, 2, 3, 4), lambda m: m.ones(2, 3, 1, 1),
+                 lambda m: m.arange(48.0).reshape(2, 3, 2, 4).permute(0, 2, 3, 1)):
+        e = make(ember).contiguous(memory_format=ember.channels_last)
+        t = make(torch).contiguous(memory_format=torch.channels_last)
+        assert_same(e, t, check_stride=True)
+        assert e.is_contiguous(memory_format=ember.channels_last)
+        assert e.is_contiguous() == t.is_contiguous()
+        assert_same(e.clone(), t.clone(), check_stride=True)
+        assert e.contiguous(memory_format=ember.channels_last) is e

@@ -626,6 +626,8 @@ def restride(g: Tensor, src, dst) -> Tensor:
 
 def contiguous(x: Tensor, memory_format=None) -> Tensor:
     if memory_format is not None and getattr(memory_format, "name", "") == "channels_last":
+        if x.is_contiguous(memory_format=memory_format):
+            return x
         from .copy import to_memory_format
 
         return to_memory_format(x, memory_format)
