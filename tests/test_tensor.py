@@ -210,3 +210,58 @@ def test_to_torch_helper_roundtrip_of_every_dtype():
     for e, t in DTYPE_PAIRS:
         x = ember.ones(2, dtype=e)
         assert to_torch(x).dtype == t
+
+
+# --- operators ------------------------------------------------------------------------------
+
+OPERATORS = [
+    lambda a, b: a + b, lambda a, b: a - b, lambda a, b: a * b, lambda a, b: a / b,
+    lambda a, b: a // b, lambda a, b: a % b, lambda a, b: a**b, lambda a, b: a == b,
+    lambda a, b: a != b, lambda a, b: a < b, lambda a, b: a <= b, lambda a, b: a > b,
+    lambda a, b: a >= b,
+]
+
+
+@pytest.mark.parametrize("op", OPERATORS)
+def test_operators_broadcast_and_promote_like_torch(op):
+    a = np.arange(1, 7, dtype=np.int64).reshape(2, 3)
+    b = np.array([1.5, 2.0, 3.0], dtype=np.float32)
+    for x, y in [(a, b), (b, a), (a, a[:1]), (b[:, None], b)]:
+        assert_same(op(ember.tensor(x), ember.tensor(y)), op(torch.tensor(x), torch.tensor(y)))
+    for scalar in (2, 2.5, True):
+        for fn in (lambda m: op(m.tensor(a), scalar), lambda m: op(scalar, m.tensor(b))):
+            try:
+                want = fn(torch)
+            except RuntimeError:  # e.g. subtracting a bool
+                with pytest.raises(RuntimeError):
+                    fn(ember)
+                continue
+            assert_same(fn(ember), want)
+
+
+def test_unary_matmul_and_in_place_operators():
+    x = np.arange(6.0).reshape(2, 3)
+    e, t = ember.tensor(x), torch.tensor(x)
+    assert_same(-e, -t)
+    assert_same(e @ e.t(), t @ t.t())
+    assert_same(e @ ember.ones(3, dtype=ember.float64), t @ torch.ones(3, dtype=torch.float64))
+    view_e, view_t = e[:, 1], t[:, 1]
+    view_e += 1
+    view_t += 1
+    e *= 2
+    t *= 2
+    assert_same(e, t)
+    with pytest.raises(RuntimeError):
+        i = torch.arange(3)
+        i += 1.5
+    with pytest.raises(RuntimeError):
+        i = ember.arange(3)
+        i += 1.5
+
+
+def test_broadcast_failure_names_both_sizes():
+    with pytest.raises(RuntimeError) as err_t:
+        torch.zeros(2, 3) + torch.zeros(4)
+    with pytest.raises(RuntimeError) as err_e:
+        ember.zeros(2, 3) + ember.zeros(4)
+    assert str(err_e.value) == str(err_t.value)
