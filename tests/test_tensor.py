@@ -229,7 +229,8 @@ def test_operators_broadcast_and_promote_like_torch(op):
     for x, y in [(a, b), (b, a), (a, a[:1]), (b[:, None], b)]:
         assert_same(op(ember.tensor(x), ember.tensor(y)), op(torch.tensor(x), torch.tensor(y)))
     for scalar in (2, 2.5, True):
-        for fn in (lambda m: op(m.tensor(a), scalar), lambda m: op(scalar, m.tensor(b))):
+        for fn in (lambda m, s=scalar: op(m.tensor(a), s),
+                   lambda m, s=scalar: op(s, m.tensor(b))):
             try:
                 want = fn(torch)
             except RuntimeError:  # e.g. subtracting a bool
