@@ -129,12 +129,18 @@ def _clamp_args(input: Tensor, min, max, name: str = "clamp"):
                         f"{type(input).__name__}")
     if min is None and max is None:
         raise RuntimeError(f"torch.{name}: At least one of 'min' or 'max' must not be None")
+    if (isinstance(min, Tensor) or isinstance(max, Tensor)) and not (
+            min is None or max is None or isinstance(min, Tensor) and isinstance(max, Tensor)):
+        raise TypeError(f"{name}() received an invalid combination of arguments: min and max "
+                        "must both be Tensors or both be numbers")
     bounds = [b for b in (min, max) if b is not None]
     d = dt.result_type(input, *bounds)
     if d.is_complex or input._dtype.is_complex:
         raise NotImplementedError("clamp is not supported for complex types")
-    x, lo, hi = _cast_all(d, input, min, max)
     tensor_bounds = isinstance(min, Tensor) or isinstance(max, Tensor)
+    if tensor_bounds and d is dt.bool_ and min is not None and max is not None:
+        raise not_implemented("clamp_cpu", d)
+    x, lo, hi = _cast_all(d, input, min, max)
     return (clamp_tensor_p if tensor_bounds else clamp_p), x, lo, hi, d
 
 
@@ -266,6 +272,8 @@ def _addc_operands(input, tensor1, tensor2, value, div: bool):
             "(input + value * tensor1 / tensor2), for all dtypes."
         )
     d = dt.result_type(input, tensor1, tensor2)
+    if d is dt.bool_:
+        raise not_implemented(f"{'addcdiv' if div else 'addcmul'}_cpu_out", d)
     if d._kind < 2 and isinstance(value, float):
         value = int(value)
     return _cast_all(d, input, tensor1, tensor2), value

@@ -1,0 +1,212 @@
+"""ternary.py against torch: where, clamp / clip (scalar and tensor bounds), lerp, addcmul,
+addcdiv: values over dtypes and broadcast shapes, exceptions, gradients, in-place, meta."""
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from ops._elementwise import ALL_DTYPES, Spec, _grad_compare, make, same_outcome
+
+from helpers import check_grads, check_op, rand_array
+
+SHAPES3 = [((3, 4), (3, 4), (3, 4)), ((3, 1), (1, 4), (4,)), ((), (2, 3), ()),
+           ((0, 2), (2,), (1, 2)), ((2, 3, 4), (3, 1), (4,))]
+
+
+def triple(shapes, dtypes, domains=((-2, 2),) * 3, transpose_first=True):
+    out = []
+    for k, (shape, d, dom) in enumerate(zip(shapes, dtypes, domains)):
+        out.append(make(shape, d, dom, seed=60 + k, transpose=transpose_first and k == 0))
+    return [e for e, _ in out], [t for _, t in out]
+
+
+def cond(shape, seed=1):
+    e, t = make(shape, ember.bool, seed=seed)
+    return e, t
+
+
+# --- where -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_where_values_over_shapes(dtype):
+    for shapes in SHAPES3:
+        c, ce = cond(shapes[0])
+        es, ts = triple(shapes[1:] + ((),), (dtype, dtype, dtype))
+        same_outcome(ember.where, torch.where, (c, es[0], es[1]), (ce, ts[0], ts[1]))
+    e, t = make((3, 4), dtype)
+    c, ct = cond((3, 4))
+    for s in (2, 1.5, True):
+        same_outcome(ember.where, torch.where, (c, e, s), (ct, t, s))
+        same_outcome(ember.where, torch.where, (c, s, e), (ct, s, t))
+
+
+def test_where_scalars_promotion_and_condition_dtypes():
+    c, ct = cond((4,))
+    for a, b in ((1, 2), (1.0, 2), (True, False), (1, 2.5j)):
+        same_outcome(ember.where, torch.where, (c, a, b), (ct, a, b))
+    i, it = make((4,), ember.int64)
+    same_outcome(ember.where, torch.where, (i, 1, 2), (it, 1, 2))
+    f, ft = make((4,), ember.float32)
+    same_outcome(lambda x: ember.where(x > 0, x, ember.tensor(0, dtype=ember.float64)),
+                 lambda x: torch.where(x > 0, x, torch.tensor(0, dtype=torch.float64)), (f,), (ft,))
+    same_outcome(lambda x: ember.where(x > 0), lambda x: torch.where(x > 0), (f,), (ft,))
+    same_outcome(ember.where, torch.where, (c, f, make((3,), ember.float32)[0]),
+                 (ct, ft, make((3,), ember.float32)[1]))
+
+
+def test_where_gradients_and_method():
+    c = rand_array((3, 4), np.bool_)
+    ce, ct = ember.tensor(c), torch.tensor(c)
+    check_op(lambda a, b: ember.where(ce, a, b), lambda a, b: torch.where(ct, a, b),
+             rand_array((3, 4)), rand_array((4,), seed=2))
+    check_op(lambda a: a.where(ce, 0.5), lambda a: a.where(ct, 0.5), rand_array((3, 4)))
+    check_grads(lambda a, b: ember.where(ce, a * b, b), rand_array((3, 4)), rand_array((4,)))
+
+
+# --- clamp ----------------------------------------------------------------------------------
+
+CLAMP_BOUNDS = [(-0.5, 0.5), (None, 0.3), (-0.3, None), (1.0, -1.0), (0, 1), (0.5, None),
+                (float("nan"), None)]
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_clamp_with_number_bounds(dtype):
+    e, t = make((3, 4), dtype, transpose=True)
+    for lo, hi in CLAMP_BOUNDS:
+        same_outcome(lambda x, a=lo, b=hi: ember.clamp(x, a, b),
+                     lambda x, a=lo, b=hi: torch.clamp(x, a, b), (e,), (t,))
+        same_outcome(lambda x, a=lo, b=hi: x.clip(min=a, max=b),
+                     lambda x, a=lo, b=hi: x.clip(min=a, max=b), (e,), (t,))
+    same_outcome(ember.clamp, torch.clamp, (e,), (t,))  # neither bound: RuntimeError
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_clamp_with_tensor_bounds(dtype):
+    for shapes in SHAPES3:
+        es, ts = triple(shapes, (dtype, dtype, dtype))
+        same_outcome(ember.clamp, torch.clamp, es, ts)
+        same_outcome(lambda x, lo: ember.clamp(x, min=lo), lambda x, lo: torch.clamp(x, min=lo),
+                     es[:2], ts[:2])
+        same_outcome(lambda x, hi: x.clamp(max=hi), lambda x, hi: x.clamp(max=hi),
+                     es[::2], ts[::2])
+    i, it = make((4,), ember.int64)
+    f, ft = make((4,), ember.float32)
+    # A tensor bound next to a number bound is refused (TypeError), as torch's overloads do.
+    same_outcome(lambda x, lo: ember.clamp(x, lo, 1), lambda x, lo: torch.clamp(x, lo, 1),
+                 (i, f), (it, ft))
+
+
+def test_clamp_in_place_and_aliases():
+    for dtype in (ember.float32, ember.int32, ember.bool):
+        for lo, hi in ((-0.5, 0.5), (0, 1), (-1, None)):
+            e, t = make((3, 4), dtype)
+            got = same_outcome(lambda x, a=lo, b=hi: x.clamp_(a, b),
+                               lambda x, a=lo, b=hi: x.clamp_(a, b), (e,), (t,))
+            assert got is None or got is e
+            e, t = make((3, 4), dtype)
+            same_outcome(lambda x: x.clamp_min_(0), lambda x: x.clamp_min_(0), (e,), (t,))
+            same_outcome(lambda x: x.clamp_max_(0), lambda x: x.clamp_max_(0), (e,), (t,))
+    e, t = make((3, 4), ember.float32)
+    same_outcome(ember.clamp_min, torch.clamp_min, (e, 0.2), (t, 0.2))
+    same_outcome(ember.clamp_max, torch.clamp_max, (e, 0.2), (t, 0.2))
+    lo, lot = make((4,), ember.float32, seed=3)
+    same_outcome(lambda x, b: x.clamp_(min=b), lambda x, b: x.clamp_(min=b), (e, lo), (t, lot))
+
+
+def test_clamp_gradients_for_input_and_tensor_bounds():
+    x = rand_array((3, 4), seed=1)
+    lo = rand_array((4,), low=-1.0, high=0.0, seed=2)
+    hi = rand_array((3, 1), low=0.0, high=1.0, seed=3)
+    check_op(ember.clamp, torch.clamp, x, lo, hi)
+    check_op(lambda a, b: ember.clamp(a, max=b), lambda a, b: torch.clamp(a, max=b), x, hi)
+    # min > max: the result is max everywhere, and max takes the gradient.
+    check_op(ember.clamp, torch.clamp, x, hi.reshape(3, 1) + 1, lo.reshape(1, 4))
+    check_op(lambda a: a.clamp(-0.5, 0.5), lambda a: a.clamp(-0.5, 0.5), x)
+    check_grads(ember.clamp, x.astype(np.float64) * 1.37, lo, hi)
+    spec = Spec("clamp", ember.clamp, torch.clamp)
+    es, ts = triple(((3, 4), (4,), (3, 1)), (ember.float64,) * 3)
+    _grad_compare(spec, es, ts)
+
+
+def test_clamp_grad_fn_names_and_complex():
+    e = ember.tensor([0.5, 1.5], requires_grad=True)
+    t = torch.tensor([0.5, 1.5], requires_grad=True)
+    assert type(e.clamp(0, 1).grad_fn).__name__ == type(t.clamp(0, 1).grad_fn).__name__
+    assert type(e.clamp(e * 0).grad_fn).__name__ == type(t.clamp(t * 0).grad_fn).__name__
+    c, ct = make((3,), ember.complex64)
+    same_outcome(lambda x: x.clamp(0, 1), lambda x: x.clamp(0, 1), (c,), (ct,))
+
+
+def test_clamp_on_meta():
+    e = ember.empty(4, 3, device="meta").t()
+    t = torch.empty(4, 3, device="meta").t()
+    same_outcome(lambda x: x.clamp(0, 1), lambda x: x.clamp(0, 1), (e,), (t,), check_stride=True)
+    lo, lot = ember.empty(3, 1, device="meta"), torch.empty(3, 1, device="meta")
+    same_outcome(ember.clamp, torch.clamp, (e, lo), (t, lot), check_stride=True)
+
+
+# --- lerp -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_lerp_values_and_dtype_rules(dtype):
+    for shapes in SHAPES3:
+        es, ts = triple(shapes, (dtype,) * 3, ((-2, 2), (-2, 2), (-0.5, 1.5)))
+        same_outcome(ember.lerp, torch.lerp, es, ts)
+        for w in (0.25, 0.75, 1.0):
+            same_outcome(ember.lerp, torch.lerp, (*es[:2], w), (*ts[:2], w))
+    es, ts = triple(((3,), (3,), (3,)), (dtype, ember.float64, ember.float32))
+    same_outcome(ember.lerp, torch.lerp, es, ts)
+
+
+def test_lerp_gradients_in_place_and_meta():
+    a, b, w = rand_array((3, 4)), rand_array((4,), seed=2), rand_array((3, 1), seed=3)
+    check_op(ember.lerp, torch.lerp, a, b, w)
+    check_op(lambda x, y: ember.lerp(x, y, 0.3), lambda x, y: torch.lerp(x, y, 0.3), a, b)
+    check_grads(ember.lerp, a, b, w)
+    for weight in (0.3, None):
+        (e, f), (t, u) = triple(((3, 4), (4,)), (ember.float32,) * 2)
+        we, wt = (weight, weight) if weight is not None else make((4,), ember.float32, seed=9)
+        got = same_outcome(lambda x, y, z: x.lerp_(y, z), lambda x, y, z: x.lerp_(y, z),
+                           (e, f, we), (t, u, wt))
+        assert got is e
+    m = ember.empty(4, 3, device="meta").t()
+    mt = torch.empty(4, 3, device="meta").t()
+    same_outcome(lambda x: x.lerp(x, 0.5), lambda x: x.lerp(x, 0.5), (m,), (mt,),
+                 check_stride=True)
+
+
+# --- addcmul / addcdiv ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["addcmul", "addcdiv"])
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_addc_values_over_shapes_and_values(name, dtype):
+    fe, ft = getattr(ember, name), getattr(torch, name)
+    for shapes in SHAPES3:
+        es, ts = triple(shapes, (dtype,) * 3, ((-2, 2), (-2, 2), (0.5, 2)))
+        same_outcome(fe, ft, es, ts)
+        for v in (0.5, 2, -1):
+            same_outcome(lambda *xs, v=v: fe(*xs, value=v), lambda *xs, v=v: ft(*xs, value=v),
+                         es, ts)
+
+
+@pytest.mark.parametrize("name", ["addcmul", "addcdiv"])
+def test_addc_mixed_dtypes_gradients_and_in_place(name):
+    fe, ft = getattr(ember, name), getattr(torch, name)
+    for dtypes in ((ember.float32, ember.int64, ember.float64), (ember.int64,) * 3,
+                   (ember.float32, ember.int32, ember.int64), (ember.int32, ember.float32,
+                                                              ember.float32)):
+        es, ts = triple(((3,), (3,), (3,)), dtypes, ((-2, 2), (-2, 2), (1, 3)))
+        same_outcome(fe, ft, es, ts)
+        same_outcome(lambda *xs: getattr(xs[0], name + "_")(*xs[1:], value=2),
+                     lambda *xs: getattr(xs[0], name + "_")(*xs[1:], value=2), es, ts)
+    arrays = (rand_array((3, 4)), rand_array((4,), seed=2),
+              rand_array((3, 1), np.float32, 0.5, 2.0, seed=3))
+    check_op(lambda *xs: fe(*xs, value=0.7), lambda *xs: ft(*xs, value=0.7), *arrays)
+    check_grads(lambda *xs: fe(*xs, value=0.7), *arrays)
+    e = ember.tensor([0.5, 1.5], requires_grad=True)
+    t = torch.tensor([0.5, 1.5], requires_grad=True)
+    assert type(fe(e, e, e).grad_fn).__name__ == type(ft(t, t, t).grad_fn).__name__
+    m = ember.empty(4, 3, device="meta").t()
+    mt = torch.empty(4, 3, device="meta").t()
+    same_outcome(lambda x: fe(x, x, x), lambda x: ft(x, x, x), (m,), (mt,), check_stride=True)
