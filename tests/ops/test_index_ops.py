@@ -1,4 +1,4 @@
-"""index_select / add / copy / fill, scatter family, masked ops, take, bincount, histc vs torch."""
+"""index_select / add / copy / fill, the scatter family, masked ops and take against torch."""
 
 import numpy as np
 import pytest
@@ -333,7 +333,7 @@ def test_masked_scatter_errors():
         c(MASK), lib.ones(12, dtype=lib.float64)))
 
 
-# --- take / bincount / histc --------------------------------------------------------------
+# --- take ------------------------------------------------------------------------------------
 
 def test_take_values_grads_and_errors():
     idx = np.array([[0, 11], [-12, 3], [3, 3]])
@@ -342,39 +342,6 @@ def test_take_values_grads_and_errors():
     check_op(lambda x: x.t().take(_e(idx)), lambda x: x.t().take(_t(idx)), rand_array((3, 4)))
     raises_like_torch(IndexError, lambda lib, c: lib.zeros(3, 4).take(c(np.array([12]))))
     raises_like_torch(IndexError, lambda lib, c: lib.zeros(3, 4).take(c(np.array([-13]))))
-
-
-@pytest.mark.parametrize("weights", [None, np.float32, np.float64, np.float16, np.int64])
-def test_bincount_matches_torch(weights):
-    x = np.array([0, 3, 3, 1, 7])
-    w = None if weights is None else rand_array((5,), weights, low=0, high=4)
-    both(lambda lib, c: lib.bincount(c(x), None if w is None else c(w)))
-    both(lambda lib, c: c(x).bincount(minlength=10))
-    both(lambda lib, c: lib.bincount(c(np.array([], np.int64))))
-
-
-@pytest.mark.parametrize("fn, exc", [
-    (lambda lib, c: lib.bincount(c(np.array([0, -1]))), RuntimeError),
-    (lambda lib, c: lib.bincount(c(np.array([[0, 1]]))), RuntimeError),
-    (lambda lib, c: lib.bincount(c(np.array([0.0]))), NotImplementedError),
-    (lambda lib, c: lib.bincount(c(np.array([0, 1])), c(np.array([1.0]))), RuntimeError),
-    (lambda lib, c: lib.histc(c(np.array([1, 2]))), NotImplementedError),
-    (lambda lib, c: lib.histc(c(np.array([1.0])), bins=0), RuntimeError),
-    (lambda lib, c: lib.histc(c(np.array([1.0])), min=2, max=1), RuntimeError),
-    (lambda lib, c: lib.histc(c(np.array([1.0, np.inf]))), RuntimeError),
-])
-def test_bincount_histc_errors(fn, exc):
-    raises_like_torch(exc, fn)
-
-
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
-def test_histc_matches_torch(dtype):
-    x = rand_array((200,), dtype, low=-3, high=3)
-    both(lambda lib, c: lib.histc(c(x), bins=7, min=-2, max=2.5))
-    both(lambda lib, c: c(x).histc(bins=10))
-    edges = np.array([0.0, 1.0, 1.0, 3.0, 2.999], dtype)
-    both(lambda lib, c: lib.histc(c(edges), bins=3, min=0, max=3))
-    both(lambda lib, c: lib.histc(c(np.array([1.0, 1.0], dtype)), bins=4))
 
 
 # --- result layouts (cpu and meta) ---------------------------------------------------------

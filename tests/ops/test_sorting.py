@@ -1,4 +1,5 @@
-"""sort / argsort / msort / topk / kthvalue / unique / searchsorted / bucketize vs torch."""
+"""sort / argsort / topk / kthvalue / unique / searchsorted / bucketize / bincount / histc
+against torch."""
 
 import numpy as np
 import pytest
@@ -237,3 +238,38 @@ def test_every_dtype_matches_torch_or_raises_alike(name, dtype):
             fn(ember, e)
         return
     assert_same(fn(ember, e), expected)
+
+
+# --- bincount / histc ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("weights", [None, np.float32, np.float64, np.float16, np.int64])
+def test_bincount_matches_torch(weights):
+    x = np.array([0, 3, 3, 1, 7])
+    w = None if weights is None else rand_array((5,), weights, low=0, high=4)
+    both(lambda lib, c: lib.bincount(c(x), None if w is None else c(w)))
+    both(lambda lib, c: c(x).bincount(minlength=10))
+    both(lambda lib, c: lib.bincount(c(np.array([], np.int64))))
+
+
+@pytest.mark.parametrize("fn, exc", [
+    (lambda lib, c: lib.bincount(c(np.array([0, -1]))), RuntimeError),
+    (lambda lib, c: lib.bincount(c(np.array([[0, 1]]))), RuntimeError),
+    (lambda lib, c: lib.bincount(c(np.array([0.0]))), NotImplementedError),
+    (lambda lib, c: lib.bincount(c(np.array([0, 1])), c(np.array([1.0]))), RuntimeError),
+    (lambda lib, c: lib.histc(c(np.array([1, 2]))), NotImplementedError),
+    (lambda lib, c: lib.histc(c(np.array([1.0])), bins=0), RuntimeError),
+    (lambda lib, c: lib.histc(c(np.array([1.0])), min=2, max=1), RuntimeError),
+    (lambda lib, c: lib.histc(c(np.array([1.0, np.inf]))), RuntimeError),
+])
+def test_bincount_histc_errors(fn, exc):
+    raises_like_torch(exc, fn)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_histc_matches_torch(dtype):
+    x = rand_array((200,), dtype, low=-3, high=3)
+    both(lambda lib, c: lib.histc(c(x), bins=7, min=-2, max=2.5))
+    both(lambda lib, c: c(x).histc(bins=10))
+    edges = np.array([0.0, 1.0, 1.0, 3.0, 2.999], dtype)
+    both(lambda lib, c: lib.histc(c(edges), bins=3, min=0, max=3))
+    both(lambda lib, c: lib.histc(c(np.array([1.0, 1.0], dtype)), bins=4))

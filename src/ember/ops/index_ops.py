@@ -32,7 +32,6 @@ from .registry import (
     bump_version,
     check_inplace,
     defvjp,
-    nondifferentiable,
     wrap_np_scalar,
 )
 from .ternary import where
@@ -620,7 +619,7 @@ def masked_scatter_(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     return apply_(masked_scatter_p, self, mask, source)
 
 
-# --- take / bincount / histc -------------------------------------------------------------
+# --- take ------------------------------------------------------------------------------------
 
 def take(input: Tensor, index: Tensor) -> Tensor:
     """`input` read as 1-D at `index` (result has index's shape)."""
@@ -640,77 +639,6 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     return index_by(flat, key)
 
 
-def _bincount_kernel(a, *weights, minlength):
-    w = weights[0] if weights else None
-    out = np.bincount(a, weights=w, minlength=minlength)
-    if w is None:
-        return out.astype(np.int64)
-    return out.astype(np.float32 if w.dtype == np.float32 else np.float64)
-
-
-bincount_p = Primitive("bincount", _bincount_kernel, None)
-nondifferentiable(bincount_p)
-
-
-def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
-    """How often each non-negative integer occurs in 1-D `input` (optionally weighted)."""
-    if input._dtype._kind != 1:
-        raise NotImplementedError(f'"bincount_cpu" not implemented for '
-                                  f"'{type_name(input._dtype)}'")
-    if input.device.type == "meta":
-        raise NotImplementedError("bincount's output size depends on the data: it cannot run "
-                                  "on 'meta'")
-    if input.ndim != 1 or (input.numel() and input._array().min() < 0):
-        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
-    if minlength < 0:
-        raise RuntimeError("minlength should be >= 0")
-    if weights is None:
-        return apply(bincount_p, input, minlength=minlength)
-    if weights.ndim != 1 or weights._shape != input._shape:
-        raise RuntimeError("weights should be 1-d and have the same length as input")
-    return apply(bincount_p, input, weights, minlength=minlength)
-
-
-def _histc_kernel(a, *, bins, lo, hi):
-    lo_, hi_ = a.dtype.type(lo), a.dtype.type(hi)
-    inside = a[(a >= lo_) & (a <= hi_)]
-    # NOTE: PyTorch's bin rule: (x - lo) * bins / (hi - lo), truncated, each step rounded to
-    # the input's dtype (float16 too); x == hi goes to the last bin.
-    pos = ((inside - lo_) * bins / (hi_ - lo_)).astype(np.int64)
-    pos = np.minimum(pos, bins - 1)
-    return np.bincount(pos, minlength=bins)[:bins].astype(a.dtype)
-
-
-histc_p = Primitive("histc", _histc_kernel,
-                    lambda x, *, bins, lo, hi: ((bins,), x._dtype))
-nondifferentiable(histc_p)
-
-
-def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
-    """A histogram of `input` with `bins` equal bins over [min, max] (data range if equal)."""
-    if input._dtype._kind != 2:
-        raise NotImplementedError(f'"histogram_cpu" not implemented for '
-                                  f"'{type_name(input._dtype)}'")
-    if bins <= 0:
-        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
-    lo, hi = float(min), float(max)
-    if lo > hi:
-        raise RuntimeError("torch.histc: max must be larger than min")
-    if lo == hi and input.device.type == "cpu":
-        a = input._array()
-        if a.size:
-            lo, hi = float(a.min()), float(a.max())
-    if lo == hi:
-        lo, hi = lo - 1, hi + 1
-    if not (np.isfinite(lo) and np.isfinite(hi)):
-        raise RuntimeError(f"torch.histc: range of [{_g(lo)}, {_g(hi)}] is not finite")
-    return write_out(apply(histc_p, input, bins=int(bins), lo=lo, hi=hi), out)
-
-
-def _g(v: float) -> str:
-    return "-nan" if v != v else ("inf" if v == np.inf else "-inf" if v == -np.inf else f"{v:g}")
-
-
 TENSOR_METHODS = {
     "index_select": index_select, "index_add": index_add, "index_add_": index_add_,
     "index_copy": index_copy, "index_copy_": index_copy_, "index_fill": index_fill,
@@ -719,11 +647,9 @@ TENSOR_METHODS = {
     "scatter_reduce": scatter_reduce, "scatter_reduce_": scatter_reduce_,
     "masked_fill": masked_fill, "masked_fill_": masked_fill_, "masked_select": masked_select,
     "masked_scatter": masked_scatter, "masked_scatter_": masked_scatter_, "take": take,
-    "bincount": bincount, "histc": histc,
 }
 
 __all__ = [
     "index_select", "index_add", "index_copy", "index_fill", "scatter", "scatter_add",
-    "scatter_reduce", "masked_fill", "masked_select", "masked_scatter", "take", "bincount",
-    "histc",
+    "scatter_reduce", "masked_fill", "masked_select", "masked_scatter", "take",
 ]

@@ -1,5 +1,5 @@
-"""Ordering ops: sort / argsort / msort, topk, kthvalue, unique, unique_consecutive,
-searchsorted, bucketize.
+"""Ordering and counting ops: sort / argsort / msort, topk, kthvalue, unique,
+unique_consecutive, searchsorted, bucketize, bincount, histc.
 
 Sorting is one stable NumPy argsort (NaN sorts as the largest value, as in
 PyTorch); descending order is the ascending sort of the reversed input, read
@@ -349,12 +349,86 @@ def bucketize(input, boundaries: Tensor, *, out_int32: bool = False, right: bool
     return searchsorted(boundaries, input, out_int32=out_int32, right=right, out=out)
 
 
+# --- counting: bincount / histc ----------------------------------------------------------
+
+def _bincount_kernel(a, *weights, minlength):
+    w = weights[0] if weights else None
+    out = np.bincount(a, weights=w, minlength=minlength)
+    if w is None:
+        return out.astype(np.int64)
+    return out.astype(np.float32 if w.dtype == np.float32 else np.float64)
+
+
+bincount_p = Primitive("bincount", _bincount_kernel, None)
+nondifferentiable(bincount_p)
+
+
+def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
+    """How often each non-negative integer occurs in 1-D `input` (optionally weighted)."""
+    if input._dtype._kind != 1:
+        raise NotImplementedError(f'"bincount_cpu" not implemented for '
+                                  f"'{type_name(input._dtype)}'")
+    if input.device.type == "meta":
+        raise NotImplementedError("bincount's output size depends on the data: it cannot run "
+                                  "on 'meta'")
+    if input.ndim != 1 or (input.numel() and input._array().min() < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if weights is None:
+        return apply(bincount_p, input, minlength=minlength)
+    if weights.ndim != 1 or weights._shape != input._shape:
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    return apply(bincount_p, input, weights, minlength=minlength)
+
+
+def _histc_kernel(a, *, bins, lo, hi):
+    lo_, hi_ = a.dtype.type(lo), a.dtype.type(hi)
+    inside = a[(a >= lo_) & (a <= hi_)]
+    # NOTE: PyTorch's bin rule: (x - lo) * bins / (hi - lo), truncated, each step rounded to
+    # the input's dtype (float16 too); x == hi goes to the last bin.
+    pos = ((inside - lo_) * bins / (hi_ - lo_)).astype(np.int64)
+    pos = np.minimum(pos, bins - 1)
+    return np.bincount(pos, minlength=bins)[:bins].astype(a.dtype)
+
+
+histc_p = Primitive("histc", _histc_kernel,
+                    lambda x, *, bins, lo, hi: ((bins,), x._dtype))
+nondifferentiable(histc_p)
+
+
+def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
+    """A histogram of `input` with `bins` equal bins over [min, max] (data range if equal)."""
+    if input._dtype._kind != 2:
+        raise NotImplementedError(f'"histogram_cpu" not implemented for '
+                                  f"'{type_name(input._dtype)}'")
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    lo, hi = float(min), float(max)
+    if lo > hi:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    if lo == hi and input.device.type == "cpu":
+        a = input._array()
+        if a.size:
+            lo, hi = float(a.min()), float(a.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        raise RuntimeError(f"torch.histc: range of [{_g(lo)}, {_g(hi)}] is not finite")
+    return write_out(apply(histc_p, input, bins=int(bins), lo=lo, hi=hi), out)
+
+
+def _g(v: float) -> str:
+    return "-nan" if v != v else ("inf" if v == np.inf else "-inf" if v == -np.inf else f"{v:g}")
+
+
 TENSOR_METHODS = {
     "sort": sort, "argsort": argsort, "msort": msort, "topk": topk, "kthvalue": kthvalue,
-    "unique": unique, "unique_consecutive": unique_consecutive,
+    "unique": unique, "unique_consecutive": unique_consecutive, "bincount": bincount,
+    "histc": histc,
 }
 
 __all__ = [
     "sort", "argsort", "msort", "topk", "kthvalue", "unique", "unique_consecutive",
-    "searchsorted", "bucketize",
+    "searchsorted", "bucketize", "bincount", "histc",
 ]
