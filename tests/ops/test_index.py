@@ -321,6 +321,16 @@ def test_setitem_value_requiring_grad_into_plain_tensor():
     assert_same(v.grad, torch.tensor([1.0, 100.0]))
 
 
+@pytest.mark.parametrize("key", [None, Ellipsis, True, False, (None, None), (), (False, None)])
+def test_setitem_on_zero_dim_tensor_with_grad(key):
+    def run(x, v):
+        y = x * 1
+        y[key] = v * 3
+        return y
+
+    check_op(run, run, np.array(2.0), np.array(5.0))
+
+
 def test_setitem_on_meta_checks_shapes_only():
     x = ember.empty(3, 4, device="meta")
     x[:, [0, 1]] = ember.empty(3, 2, device="meta")

@@ -319,8 +319,8 @@ def _flat_key(x: Tensor, key):
         pos = arange(x.numel(), dtype=dt.int64).reshape(x._shape)
         view, adv = plan(pos, key)
         flat = view._array() if adv is None else view._array()[adv]
-    if x.ndim == 0:
-        return flat.shape, (np.ones(flat.shape, bool),)
+    if x.ndim == 0:  # a 0-d bool mask: x[mask] is x as shape (1,), or empty
+        return flat.shape, (np.array(flat.size > 0),)
     return flat.shape, np.unravel_index(flat, x._shape)
 
 
@@ -364,6 +364,8 @@ def setitem(x: Tensor, key, value) -> None:
     vcls = value.__class__
     if vcls is not float and vcls is not int and not isinstance(value, (Tensor, numbers.Number)):
         raise TypeError(f"can't assign a {_type_name(value)} to a torch.{_tn(x._dtype)}Tensor")
+    if key is False:
+        return  # PyTorch writes nothing and records nothing for `x[False] = v`
     with grad_mode.no_grad():
         view, adv = plan(x, key)
     if adv is not None and isinstance(value, Tensor) and value._dtype is not x._dtype and not (
