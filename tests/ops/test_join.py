@@ -237,6 +237,12 @@ def test_flip_values_grads_and_layout(dims):
              rand_array((2, 3, 4)), check_stride=True)
 
 
+def test_flip_method_takes_varargs():
+    both(lambda lib, c: c(rand_array((2, 3))).flip(0, 1))
+    both(lambda lib, c: c(rand_array((2, 3))).flip(1))
+    raises_like_torch(TypeError, lambda lib, c: lib.flip(lib.zeros(2), 0))
+
+
 def test_fliplr_flipud_and_errors():
     check_op(ember.fliplr, torch.fliplr, rand_array((2, 3)))
     check_op(ember.flipud, torch.flipud, rand_array((2, 3)))

@@ -359,10 +359,17 @@ defvjp(flip_p, lambda g, out, x, *, dims: apply(flip_p, g, dims=dims), reads=(()
 
 def flip(input: Tensor, dims) -> Tensor:
     """`input` with the order of elements reversed along each of `dims`."""
-    dims = wrap_dims((dims,) if isinstance(dims, int) else tuple(dims), max(input.ndim, 1))
+    if isinstance(dims, int):
+        raise TypeError("flip(): argument 'dims' (position 2) must be tuple of ints, not int")
+    dims = wrap_dims(tuple(dims), max(input.ndim, 1))
     if input.ndim == 0:
         dims = ()
     return apply(flip_p, input, dims=dims)
+
+
+def _flip_method(self: Tensor, *dims) -> Tensor:
+    """`x.flip(0, 1)` and `x.flip((0, 1))` both work on the method, as in PyTorch."""
+    return flip(self, dims[0] if len(dims) == 1 and not isinstance(dims[0], int) else dims)
 
 
 def fliplr(input: Tensor) -> Tensor:
@@ -500,7 +507,8 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
 
 
 TENSOR_METHODS = {
-    "repeat": repeat, "tile": _tile, "repeat_interleave": repeat_interleave, "flip": flip,
+    "repeat": repeat, "tile": _tile, "repeat_interleave": repeat_interleave,
+    "flip": _flip_method,
     "fliplr": fliplr, "flipud": flipud, "roll": roll, "rot90": rot90,
 }
 
