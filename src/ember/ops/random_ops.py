@@ -1,77 +1,703 @@
-"""Random sampling ops (placeholder streams; made PyTorch-exact later)."""
+"""Random sampling ops, bit for bit as PyTorch's CPU kernels draw them.
+
+Every function here takes words from an `ember.Generator` (PyTorch's MT19937)
+and turns them into values with the same formulas, in the same element order
+and the same compute precision as PyTorch 2.13 on a CPU, so a seeded program
+draws identical numbers and leaves the generator in the identical state:
+
+- element order is memory order (PyTorch's TensorIterator), so in-place ops on
+  transposed or strided tensors fill them as PyTorch does;
+- `normal_` has two paths, as PyTorch: a block-of-16 Box-Muller "fill" for
+  contiguous tensors of 16+ elements, and a serial one with a cached sample;
+- floating-point steps that PyTorch's AVX2 build fuses into FMAs are fused here
+  (`ember.random.set_kernel_profile('default')` reproduces the scalar build).
+
+The per-kernel arithmetic lives in `_rng_math.py`; the formulas and how many
+words each call consumes are noted at each kernel below.
+"""
 
 from __future__ import annotations
+
+import math
+import numbers
 
 import numpy as np
 
 from .. import _dtype as dt
-from .._tensor import Tensor
-from .creation import _place, _sizes
+from .._device import CPU, as_device
+from .._storage import Storage
+from .._tensor import Tensor, _make, _meta, _wrap
+from .._view import (
+    contiguous_strides,
+    dense_order,
+    is_contiguous,
+    is_non_overlapping_and_dense,
+    non_overlapping,
+    numel,
+)
+from . import _rng_kernels as K
+from . import _rng_math as M
+from ._common import same_meta, type_name, write_out
+from .creation import _sizes
+from .registry import Primitive, apply_, defvjp
+
+f32, f64 = np.float32, np.float64
 
 
-def _gen(generator):
-    from ..random import default_generator
+# --- plumbing ------------------------------------------------------------------
 
-    return default_generator if generator is None else generator
+def _gen(generator, fn: str = "random"):
+    from ..random import Generator, default_generator
+
+    if generator is None:
+        return default_generator
+    if not isinstance(generator, Generator):
+        raise TypeError(
+            f"{fn}(): argument 'generator' must be torch.Generator, not "
+            f"{type(generator).__name__}"
+        )
+    return generator
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None,
-         layout=None, pin_memory=False) -> Tensor:
+def _fmt(x) -> str:
+    """A number as PyTorch's C++ messages print it (`2`, `0.5`, `1e-07`)."""
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
+def _scalar(x):
+    if isinstance(x, Tensor):
+        return x.item()
+    return x
+
+
+def _arrange(flat: np.ndarray, shape, stride) -> np.ndarray:
+    """Values generated in memory order (PyTorch's TensorIterator order) laid out as an
+    array of `shape`: element I gets flat[rank of I's address]."""
+    order = dense_order(stride)
+    arr = flat.reshape([shape[d] for d in order])
+    return arr.transpose(np.argsort(order))
+
+
+def _in_memory_order(arr: np.ndarray, stride) -> np.ndarray:
+    """The elements of `arr` (shaped like a tensor with `stride`) in that tensor's
+    memory order, flattened."""
+    return np.ascontiguousarray(arr.transpose(dense_order(stride))).reshape(-1)
+
+
+def _like_strides(x: Tensor) -> tuple[int, ...]:
+    """The strides `empty_like(x)` gives (PyTorch's preserve_format): x's dim order, dense."""
+    shape, stride = x._shape, x.stride()
+    if is_non_overlapping_and_dense(shape, stride):
+        return tuple(stride)
+    order = dense_order(stride)
+    out = [0] * len(shape)
+    acc = 1
+    for d in reversed(order):
+        out[d] = acc
+        acc *= max(shape[d], 1)
+    return tuple(out)
+
+
+def _result(flat: np.ndarray, shape, stride, d: dt.dtype, device, requires_grad) -> Tensor:
+    """A new tensor holding `flat` (memory order) with the given dense strides."""
+    shape = tuple(shape)
+    if stride is None or tuple(stride) == contiguous_strides(shape):
+        t = _wrap(flat.reshape(shape), d)
+    else:
+        t = _make(Storage(flat, flat.nbytes, CPU), shape, stride, 0, d)
+    dev = as_device(device) if device is not None else CPU
+    if dev.type != "cpu":
+        t = t.to(dev)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _real(d: dt.dtype) -> dt.dtype:
+    return d.to_real() if d.is_complex else d
+
+
+def _check_float(d: dt.dtype, kernel: str) -> None:
+    if not (d.is_floating_point or d.is_complex):
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{type_name(d)}\'')
+
+
+def _fill_kernel(dst, values):
+    return values.copy()
+
+
+def _fill_prim(grad_name: str) -> Primitive:
+    """An in-place random fill: the values are drawn before the op runs, so the kernel
+    only copies them; the old values get a zero gradient, as in PyTorch."""
+    p = Primitive("random_fill", _fill_kernel, lambda dst, values: same_meta(dst),
+                  grad_name=grad_name)
+    defvjp(p, lambda g, out, dst, values: g.new_zeros(g.shape), None, reads=((), ()))
+    return p
+
+
+_FILL = {name: _fill_prim(name) for name in (
+    "UniformBackward0", "NormalBackward0", "RandomBackward0", "BernoulliBackward0",
+    "BernoulliBackward1", "ExponentialBackward0", "CauchyBackward0", "LogNormalBackward0",
+    "GeometricBackward0")}
+
+
+def _inplace(self: Tensor, grad_name: str, make) -> Tensor:
+    """Fill `self` with `make(n, contiguous)` (values in memory order, self's dtype or,
+    for complex self, its real dtype with 2n values)."""
+    from .registry import check_inplace
+
+    if self.device.type == "meta":
+        check_inplace(self)
+        return self
+    shape, stride = self._shape, self.stride()
+    if not non_overlapping(shape, stride):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to "
+            "a single memory location. Please clone() the tensor before performing the "
+            "operation."
+        )
+    n = numel(shape)
+    contiguous = is_contiguous(shape, stride)
+    flat = make(n, contiguous)
+    if self._dtype.is_complex:
+        flat = np.ascontiguousarray(flat).view(self._dtype.np)
+    values = _wrap(np.ascontiguousarray(_arrange(flat, shape, stride)), self._dtype)
+    return apply_(_FILL[grad_name], self, values)
+
+
+# --- uniform ---------------------------------------------------------------------
+
+def _check_uniform(d: dt.dtype, a: float, b: float) -> None:
+    if not a <= b:
+        raise RuntimeError(
+            f"uniform_ expects to return a [from, to) range, but found from={_fmt(a)} > "
+            f"to={_fmt(b)}"
+        )
+    info = dt.finfo(_real(d))
+    if b - a > info.max:
+        raise RuntimeError(
+            f"uniform_ expects to-from <= std::numeric_limits<{type_name(_real(d))}>::max(), "
+            f"but found to={_fmt(b)} and from={_fmt(a)} which result in to-from to exceed "
+            "the limit"
+        )
+
+
+def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None,
+             **kwargs) -> Tensor:
+    """Fill with U[a, b) samples (PyTorch's `uniform_`, also `from=`/`to=`)."""
+    a = float(_scalar(kwargs.pop("from", a)))
+    b = float(_scalar(kwargs.pop("to", b)))
+    _check_float(self._dtype, "check_uniform_bounds")
+    _check_uniform(self._dtype, a, b)
+    g = _gen(generator, "uniform_")
+    rd = _real(self._dtype)
+    k = 2 if self._dtype.is_complex else 1
+    return _inplace(self, "UniformBackward0", lambda n, c: K.uniform(g, n * k, rd, a, b))
+
+
+def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+         requires_grad: bool = False, pin_memory: bool = False, names=None) -> Tensor:
+    """Uniform samples in [0, 1): one 32-bit word each (float64: two)."""
     d = dt.get_default_dtype() if dtype is None else dtype
-    arr = _gen(generator)._rs.random_sample(_sizes(size)).astype(d.np)
-    return _place(arr, d, device, requires_grad)
+    _check_float(d, "check_uniform_bounds")
+    shape = _sizes(size)
+    if as_device(device).type == "meta":
+        return _meta(shape, d).requires_grad_(requires_grad)
+    g = _gen(generator, "rand")
+    n = numel(shape) * (2 if d.is_complex else 1)
+    flat = K.uniform(g, n, _real(d), 0.0, 1.0)
+    if d.is_complex:
+        flat = flat.view(d.np)
+    return write_out(_result(flat, shape, None, d, device, requires_grad), out)
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None,
-          layout=None, pin_memory=False) -> Tensor:
-    d = dt.get_default_dtype() if dtype is None else dtype
-    arr = _gen(generator)._rs.standard_normal(_sizes(size)).astype(d.np)
-    return _place(arr, d, device, requires_grad)
+# --- normal ----------------------------------------------------------------------
 
-
-def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
-            requires_grad=False, out=None) -> Tensor:
-    if high is None:
-        low, high = 0, low
-    d = dt.int64 if dtype is None else dtype
-    arr = _gen(generator)._rs.randint(low, high, size=tuple(size)).astype(d.np)
-    return _place(arr, d, device, requires_grad)
-
-
-def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad=False,
-             out=None) -> Tensor:
-    d = dt.int64 if dtype is None else dtype
-    return _place(_gen(generator)._rs.permutation(n).astype(d.np), d, device, requires_grad)
-
-
-def rand_like(input: Tensor, *, dtype=None, device=None, requires_grad=False, **kw) -> Tensor:
-    return rand(input._shape, dtype=dtype or input._dtype, device=device or input.device,
-                requires_grad=requires_grad)
-
-
-def randn_like(input: Tensor, *, dtype=None, device=None, requires_grad=False, **kw) -> Tensor:
-    return randn(input._shape, dtype=dtype or input._dtype, device=device or input.device,
-                 requires_grad=requires_grad)
-
-
-def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None) -> Tensor:
-    vals = _gen(generator)._rs.uniform(a, b, self._shape)
-    from ..autograd import grad_mode
-
-    with grad_mode.no_grad():
-        self.copy_(_place(np.asarray(vals).astype(self._dtype.np), self._dtype, None, False))
-    return self
+def _check_std(std: float) -> None:
+    if not std >= 0.0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
 
 
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
-    vals = _gen(generator)._rs.normal(mean, std, self._shape)
+    """Fill with N(mean, std^2) samples (complex: std/sqrt(2) per part)."""
+    mean, std = float(_scalar(mean)), float(_scalar(std))
+    _check_float(self._dtype, "normal_kernel_cpu")
+    _check_std(std)
+    g = _gen(generator, "normal_")
+    rd = _real(self._dtype)
+    if self._dtype.is_complex:
+        std = std / math.sqrt(2)
+        return _inplace(self, "NormalBackward0",
+                        lambda n, c: K.normal(g, 2 * n, rd, mean, std, c))
+    return _inplace(self, "NormalBackward0",
+                    lambda n, c: K.normal(g, n, rd, mean, std, c))
+
+
+def _normal_new(shape, stride, d: dt.dtype, mean, std, g, device, requires_grad) -> Tensor:
+    shape = tuple(shape)
+    if as_device(device).type == "meta":
+        return _meta(shape, d, stride).requires_grad_(requires_grad)
+    contiguous = stride is None or is_contiguous(shape, stride)
+    n = numel(shape)
+    if d.is_complex:
+        flat = K.normal(g, 2 * n, _real(d), mean, std / math.sqrt(2), contiguous)
+        flat = flat.view(d.np)
+    else:
+        flat = K.normal(g, n, d, mean, std, contiguous)
+    return _result(flat, shape, stride, d, device, requires_grad)
+
+
+def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+          requires_grad: bool = False, pin_memory: bool = False, names=None) -> Tensor:
+    """Standard normal samples (PyTorch's `normal_(0, 1)`)."""
+    d = dt.get_default_dtype() if dtype is None else dtype
+    _check_float(d, "normal_kernel_cpu")
+    g = _gen(generator, "randn")
+    t = _normal_new(_sizes(size), None, d, 0.0, 1.0, g, device, requires_grad)
+    return write_out(t, out)
+
+
+def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
+           device=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    """N(mean, std^2) samples; `mean` / `std` may be tensors (broadcast together).
+
+    As PyTorch: draw N(0, 1) (or N(0, std) for a tensor mean and float std) into the
+    result, then multiply by a tensor std and add the mean, as separate ops."""
+    g = _gen(generator, "normal")
+    tm, ts = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not tm and not ts:
+        if size is None:
+            raise TypeError("normal() missing required argument 'size' when mean and std "
+                            "are floats")
+        d = dt.get_default_dtype() if dtype is None else dtype
+        _check_float(d, "normal_kernel_cpu")
+        _check_std(float(std))
+        t = _normal_new(_sizes((size,)), None, d, float(mean), float(std), g, device,
+                        requires_grad)
+        return write_out(t, out)
+    from .._view import broadcast_shapes
     from ..autograd import grad_mode
 
+    if ts and (std < 0).any().item():
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    ref = mean if tm else std
+    d = ref._dtype
+    _check_float(d, "normal_kernel_cpu")
+    shape = broadcast_shapes(mean._shape if tm else (), std._shape if ts else ())
     with grad_mode.no_grad():
-        self.copy_(_place(np.asarray(vals).astype(self._dtype.np), self._dtype, None, False))
-    return self
+        if tm and not ts:
+            _check_std(float(std))
+            t = _normal_new(shape, None, d, 0.0, float(std), g, ref.device, False)
+            t = t.add_(mean)
+        else:
+            t = _normal_new(shape, None, d, 0.0, 1.0, g, ref.device, False)
+            t = t.mul_(std).add_(mean if tm else float(mean))
+    return write_out(t, out)
 
 
-TENSOR_METHODS = {"uniform_": uniform_, "normal_": normal_}
+# --- integers ----------------------------------------------------------------------
 
-__all__ = ["rand", "randn", "randint", "randperm", "rand_like", "randn_like"]
+def _update_from(frm: int, d: dt.dtype) -> int:
+    """PyTorch's update_from: a float dtype's first representable value >= from."""
+    plus1 = int(np.array(frm + 1, f64).astype(d.np).astype(f64))
+    if plus1 < frm:
+        n = abs(frm + 1).bit_length() - 1
+        frm = plus1 + (1 << (n - K.DIGITS[d.name] + 1))
+    return frm
+
+
+def _update_to(to: int, d: dt.dtype) -> int:
+    minus1 = int(np.array(to - 1, f64).astype(d.np).astype(f64))
+    if minus1 >= to:
+        n = abs(to - 1).bit_length() - 1
+        to = minus1 - (1 << (n - K.DIGITS[d.name] + 1))
+    return to
+
+
+def _check_in_range(frm: int, to_inc: int, d: dt.dtype) -> None:
+    if d._kind == 2:
+        lim = 2 ** K.DIGITS[d.name]
+        lo, hi = -lim, lim
+    elif d is dt.bool_:
+        lo, hi = 0, 1
+    else:
+        info = np.iinfo(d.np)
+        lo, hi = int(info.min), int(info.max)
+    tn = type_name(d)
+    if not lo <= frm <= hi:
+        raise RuntimeError(f"from is out of bounds for {tn}")
+    if not lo <= to_inc <= hi:
+        raise RuntimeError(f"to - 1 is out of bounds for {tn}")
+
+
+def _random_maker(g, d: dt.dtype, frm, to):
+    """A `make(n)` for random_(from, to) on dtype d, after PyTorch's checks."""
+    if d.is_complex:
+        raise NotImplementedError(
+            f'"random_from_to_kernel_cpu" not implemented for \'{type_name(d)}\'')
+    if frm is None:
+        return lambda n: K.random_full(g, n, d)
+    frm = int(frm)
+    if to is not None:
+        to = int(to)
+        if not frm < to:
+            raise RuntimeError(
+                f"random_ expects 'from' to be less than 'to', but got from={frm} >= to={to}"
+            )
+        if d._kind == 2:
+            frm, to = _update_from(frm, d), _update_to(to, d)
+            if not frm < to:
+                raise RuntimeError(
+                    "random_ expects 'from' casted to dtype to be less than 'to' casted to "
+                    f"dtype, but got from={frm} >= to={to}"
+                )
+        _check_in_range(frm, to - 1, d)
+        return lambda n: K.random_range(g, n, d, frm, to - frm)
+    if frm == -(2**63):
+        if d.name not in K.WIDE:
+            raise RuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, "
+                               "double, float and bfloat16")
+        return lambda n: K.ints_to(g._words64(n), d)
+    if d._kind == 2:
+        to_inc = 2 ** K.DIGITS[d.name]
+        frm = _update_from(frm, d)
+        if not frm < to_inc:
+            raise RuntimeError(
+                "random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' "
+                f"casted to dtype, but got from={frm} > to_inc={to_inc}"
+            )
+    else:
+        to_inc = 1 if d is dt.bool_ else int(np.iinfo(d.np).max)
+    _check_in_range(frm, to_inc, d)
+    return lambda n: K.random_range(g, n, d, frm, to_inc - frm + 1)
+
+
+def random_(self: Tensor, *args, generator=None, **kwargs) -> Tensor:
+    """random_() / random_(to) / random_(from, to): integers drawn uniformly."""
+    frm, to = kwargs.pop("from", None), kwargs.pop("to", None)
+    if len(args) == 1:
+        frm, to = 0, args[0]
+    elif len(args) == 2:
+        frm, to = args
+    elif args:
+        raise TypeError(f"random_() takes at most 2 positional arguments ({len(args)} given)")
+    if frm is None and to is not None:
+        frm = 0
+    make = _random_maker(_gen(generator, "random_"), self._dtype, frm, to)
+    return _inplace(self, "RandomBackward0", lambda n, c: make(n))
+
+
+def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None,
+            device=None, requires_grad: bool = False, pin_memory: bool = False,
+            low=None, high=None) -> Tensor:
+    """Integers uniform in [low, high): `randint(high, size)` / `randint(low, high, size)`."""
+    args = list(args)
+    if size is None and args and isinstance(args[-1], (tuple, list, Tensor)) and \
+            not isinstance(args[-1], numbers.Number):
+        size = args.pop()
+    if len(args) == 2:
+        low, high = args
+    elif len(args) == 1:
+        if high is None:
+            high = args[0]
+        else:
+            low = args[0]
+    elif args:
+        raise TypeError("randint() received an invalid combination of arguments")
+    if high is None or size is None:
+        raise TypeError("randint() missing required arguments 'high' and 'size'")
+    low = 0 if low is None else int(_scalar(low))
+    high = int(_scalar(high))
+    d = dt.int64 if dtype is None else dtype
+    shape = _sizes((size,))
+    make = _random_maker(_gen(generator, "randint"), d, low, high)
+    if as_device(device).type == "meta":
+        return _meta(shape, d).requires_grad_(requires_grad)
+    t = _result(make(numel(shape)), shape, None, d, device, requires_grad)
+    return write_out(t, out)
+
+
+# --- randperm ----------------------------------------------------------------------
+
+def randperm(n: int, *, generator=None, out=None, dtype=None, layout=None, device=None,
+             requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    """A random permutation of 0..n-1."""
+    n = int(_scalar(n))
+    d = dt.int64 if dtype is None else dtype
+    if n < 0:
+        raise RuntimeError(f"n must be non-negative, got{n}")
+    if d._kind == 2 and n > 2 ** K.DIGITS[d.name] + 1 or d._kind < 2 and d is not dt.bool_ \
+            and n > int(np.iinfo(d.np).max) + 1 or d is dt.bool_ and n > 2:
+        raise RuntimeError(f"n is too large for result tensor type: '{type_name(d)}'")
+    if as_device(device).type == "meta":
+        return _meta((n,), d).requires_grad_(requires_grad)
+    flat = K.ints_to(K.randperm(_gen(generator, "randperm"), n).view(np.uint64), d)
+    return write_out(_result(flat, (n,), None, d, device, requires_grad), out)
+
+
+# --- bernoulli, dropout ----------------------------------------------------------------
+# bernoulli_(p float): one double uniform per element (2 words), u < p.
+# bernoulli_(p tensor) / bernoulli(probs): u < p with a double uniform if p is float64,
+# else a float uniform (1 word).
+
+def _check_p(p: float) -> None:
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_fmt(p)}")
+
+
+def _bernoulli_tensor_flat(g, n: int, p: Tensor, shape, stride) -> np.ndarray:
+    if not p._dtype.is_floating_point:
+        raise NotImplementedError(f'"bernoulli_tensor_cpu_p_" not implemented for '
+                           f"'{type_name(p._dtype)}'")
+    pa = np.broadcast_to(p.detach()._array(), shape)
+    pv = _in_memory_order(pa, stride)
+    if not ((pv >= 0) & (pv <= 1)).all():
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+    if p._dtype is dt.float64:
+        return g._doubles(n) < pv
+    return g._floats(n) < pv.astype(f32)
+
+
+def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
+    """Fill with 0/1 draws: 1 with probability p (a float or a broadcastable tensor)."""
+    g = _gen(generator, "bernoulli_")
+    d = self._dtype
+    if d.is_complex:
+        raise NotImplementedError(f'"bernoulli_scalar_cpu_" not implemented for \'{type_name(d)}\'')
+    if isinstance(p, Tensor):
+        from .._view import broadcast_shapes
+
+        if broadcast_shapes(self._shape, p._shape) != self._shape:
+            raise RuntimeError(
+                f"The size of tensor a ({p._shape}) must match the size of tensor b "
+                f"({self._shape})"
+            )
+        return _inplace(self, "BernoulliBackward1", lambda n, c: K.to_dtype(
+            _bernoulli_tensor_flat(g, n, p, self._shape, self.stride()), d))
+    p = float(p)
+    _check_p(p)
+    return _inplace(self, "BernoulliBackward0",
+                    lambda n, c: K.to_dtype(g._doubles(n) < p, d))
+
+
+def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
+    """0/1 draws with probabilities `input` (or a float `p`), in input's dtype."""
+    from ..autograd import grad_mode
+
+    g = _gen(generator, "bernoulli")
+    res = _result(np.empty(input.numel(), input._dtype.np), input._shape, None, input._dtype,
+                  input.device, False)
+    with grad_mode.no_grad():
+        bernoulli_(res, input if p is None else float(p), generator=g)
+    return write_out(res, out)
+
+
+def dropout_mask(input: Tensor, p: float, *, feature: bool = False,
+                 generator=None) -> Tensor | None:
+    """The tensor F.dropout multiplies `input` by in training, drawn as PyTorch's CPU
+    kernel draws it: `empty_like(input).bernoulli_(1 - p).div_(1 - p)`.
+
+    Returns None when PyTorch skips the draw (p == 0 or an empty input) and zeros,
+    without drawing, for p == 1. `feature=True` gives the (N, C, 1, ...) mask of
+    dropout2d / dropout3d / feature dropout.
+    """
+    d = input._dtype
+    if p == 1:
+        return input.new_zeros(())
+    if p == 0 or input.numel() == 0:
+        return None
+    g = _gen(generator, "dropout")
+    q = 1.0 - p
+    if feature:
+        shape = input._shape[:2] + (1,) * (input.ndim - 2)
+        stride = None
+    else:
+        shape, stride = input._shape, _like_strides(input)
+    keep = g._doubles(numel(shape)) < q
+    # NOTE: PyTorch divides by (1 - p) cast to the op's math type: float for
+    # float/half/bfloat16 (then rounded), double for double.
+    if d is dt.float64:
+        scale = 1.0 / q
+        flat = np.where(keep, scale, 0.0)
+    else:
+        scale = f32(1) / f32(q)
+        flat = np.where(keep, scale, f32(0)).astype(d.np)
+    return _result(flat, shape, stride, d, input.device, False)
+
+
+# --- exponential, cauchy, log-normal, geometric (serial, double math) ------------------
+
+def exponential_(self: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
+    """Fill with Exp(lambd) samples: -(1/lambd) log1p(-u), one double uniform each."""
+    lambd = float(_scalar(lambd))
+    _check_float(self._dtype, "exponential_cpu")
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
+    g = _gen(generator, "exponential_")
+    d = self._dtype
+    return _inplace(self, "ExponentialBackward0",
+                    lambda n, c: K.to_dtype(K.exponential(g, n, lambd), d))
+
+
+def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *,
+            generator=None) -> Tensor:
+    """Fill with Cauchy samples: median + sigma * tan(pi (u - 1/2))."""
+    _check_float(self._dtype, "cauchy_cpu")
+    g = _gen(generator, "cauchy_")
+    d = self._dtype
+
+    def make(n, c):
+        t = M._map(math.tan, math.pi * (g._doubles(n) - 0.5))
+        v = M.fma64(f64(sigma), t, f64(median)) if K.avx2() else median + sigma * t
+        return K.to_dtype(v, d)
+
+    return _inplace(self, "CauchyBackward0", make)
+
+
+def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *,
+                generator=None) -> Tensor:
+    """Fill with exp(N(mean, std^2)) samples (the serial normal, cache included)."""
+    _check_float(self._dtype, "log_normal_cpu")
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(float(std))}")
+    g = _gen(generator, "log_normal_")
+    d = self._dtype
+    return _inplace(self, "LogNormalBackward0", lambda n, c: K.to_dtype(
+        M._map(math.exp, K.normal_serial(g, n, float(mean), float(std))), d))
+
+
+def geometric_(self: Tensor, p: float, *, generator=None) -> Tensor:
+    """Fill with Geometric(p) samples: ceil(log(u) / log1p(-p))."""
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(float(p))}")
+    g = _gen(generator, "geometric_")
+    d = self._dtype
+    denom = math.log1p(-p)
+    return _inplace(self, "GeometricBackward0", lambda n, c: K.to_dtype(
+        np.ceil(M.libm_log(g._doubles(n)) / denom), d))
+
+
+# --- multinomial, poisson ----------------------------------------------------------------
+
+def _check_probs(input: Tensor, num_samples: int, replacement: bool) -> None:
+    if input.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if not input._dtype.is_floating_point:
+        raise RuntimeError(
+            f"multinomial only supports floating-point dtypes for input, got: "
+            f"{type_name(input._dtype)}"
+        )
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    n_cat = input._shape[-1]
+    if not replacement and num_samples > n_cat:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                           "replacement")
+    if n_cat > 2**24:
+        raise RuntimeError("number of categories cannot exceed 2^24")
+
+
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
+                generator=None, out=None) -> Tensor:
+    """Indices sampled from rows of (unnormalised) probabilities.
+
+    Without replacement, or one sample: argmax / top-k of probs / q with q ~ Exp(1)
+    drawn like `empty_like(probs).exponential_()`. With replacement: per row, a
+    sequential cumulative sum normalised to 1 and a binary search per double uniform.
+    """
+    _check_probs(input, num_samples, replacement)
+    g = _gen(generator, "multinomial")
+    d = input._dtype
+    pa = input.detach()._array()
+    p2 = pa.reshape(-1, pa.shape[-1]).astype(f64 if d is dt.float64 else f32)
+    if not replacement or num_samples == 1:
+        if not (np.all(p2 >= 0) and np.all(p2 < np.inf)):
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if np.any(p2.sum(-1) == 0):
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        q = K.to_dtype(K.exponential(g, p2.size, 1.0), d)
+        q = _arrange(q, input._shape, _like_strides(input)).reshape(p2.shape)
+        s = (p2 / q.astype(p2.dtype)).astype(d.np).astype(p2.dtype)
+        if num_samples == 1:
+            idx = np.argmax(s, axis=-1)[:, None]
+        else:
+            idx = np.argsort(-s, axis=-1, kind="stable")[:, :num_samples]
+    else:
+        idx = K.multinomial_with_replacement(g, p2, num_samples)
+    idx = idx.astype(np.int64)
+    if input.ndim == 1:
+        idx = idx.reshape(-1)
+    return write_out(_result(idx.reshape(-1), idx.shape, None, dt.int64, input.device,
+                             False), out)
+
+
+def poisson(input: Tensor, generator=None) -> Tensor:
+    """Poisson samples with rates `input` (elementwise, in memory order)."""
+    _check_float(input._dtype, "poisson_cpu")
+    g = _gen(generator, "poisson")
+    rates = input.detach()._array()
+    if np.any(rates < 0) or np.any(np.isnan(rates)):
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    stride = _like_strides(input)
+    flat = _in_memory_order(rates, stride).astype(f64)
+    vals = np.array([K.poisson_one(g, lam) for lam in flat.tolist()], f64)
+    return _result(K.to_dtype(vals, input._dtype), input._shape, stride, input._dtype,
+                   input.device, False)
+
+
+# --- *_like ------------------------------------------------------------------------------
+
+def _like_args(input: Tensor, dtype, device):
+    d = input._dtype if dtype is None else dtype
+    dev = input.device if device is None else as_device(device)
+    return d, dev, _like_strides(input)
+
+
+def rand_like(input: Tensor, *, dtype=None, layout=None, device=None,
+              requires_grad: bool = False, memory_format=None, generator=None) -> Tensor:
+    d, dev, stride = _like_args(input, dtype, device)
+    _check_float(d, "check_uniform_bounds")
+    if dev.type == "meta":
+        return _meta(input._shape, d, stride).requires_grad_(requires_grad)
+    g = _gen(generator, "rand_like")
+    k = 2 if d.is_complex else 1
+    flat = K.uniform(g, numel(input._shape) * k, _real(d), 0.0, 1.0)
+    if d.is_complex:
+        flat = flat.view(d.np)
+    return _result(flat, input._shape, stride, d, dev, requires_grad)
+
+
+def randn_like(input: Tensor, *, dtype=None, layout=None, device=None,
+               requires_grad: bool = False, memory_format=None, generator=None) -> Tensor:
+    d, dev, stride = _like_args(input, dtype, device)
+    _check_float(d, "normal_kernel_cpu")
+    return _normal_new(input._shape, stride, d, 0.0, 1.0, _gen(generator, "randn_like"),
+                       dev, requires_grad)
+
+
+def randint_like(input: Tensor, low=0, high=None, *, dtype=None, layout=None, device=None,
+                 requires_grad: bool = False, memory_format=None, generator=None) -> Tensor:
+    if high is None:
+        low, high = 0, low
+    d, dev, stride = _like_args(input, dtype, device)
+    make = _random_maker(_gen(generator, "randint_like"), d, int(_scalar(low)),
+                         int(_scalar(high)))
+    if dev.type == "meta":
+        return _meta(input._shape, d, stride).requires_grad_(requires_grad)
+    return _result(make(numel(input._shape)), input._shape, stride, d, dev, requires_grad)
+
+
+def _bernoulli_method(self: Tensor, p=None, *, generator=None) -> Tensor:
+    return bernoulli(self, p, generator=generator)
+
+
+TENSOR_METHODS = {
+    "uniform_": uniform_, "normal_": normal_, "random_": random_, "bernoulli_": bernoulli_,
+    "bernoulli": _bernoulli_method, "exponential_": exponential_, "cauchy_": cauchy_,
+    "log_normal_": log_normal_, "geometric_": geometric_, "multinomial": multinomial,
+}
+
+__all__ = [
+    "rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "poisson",
+    "rand_like", "randn_like", "randint_like",
+]
