@@ -410,6 +410,7 @@ def _norm(x: Tensor, p: float, dim, keepdim: bool) -> Tensor:
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """Cosine of the angle between x1 and x2 along `dim` (each normalised first, as in ATen)."""
+    x1, x2 = E.broadcast_tensors(x1, x2)
     n1 = _norm(x1, 2, dim, True)
     n2 = _norm(x2, 2, dim, True)
     n1 = E.where(n1 < eps, eps, n1) if n1.requires_grad else n1.clamp_min(eps)

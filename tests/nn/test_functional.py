@@ -1,0 +1,172 @@
+"""nn.functional helpers against torch.nn.functional: padding, resizing, unfold/fold,
+normalisation, distances, one_hot, embedding, dropout and the softmax family."""
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as TF
+
+import ember
+from ember.nn import functional as F
+
+from helpers import assert_same, check_grads, check_op, rand_array
+
+
+@pytest.mark.parametrize("mode", ["constant", "reflect", "replicate", "circular"])
+def test_pad_matches_torch(mode):
+    kw = {"value": 0.5} if mode == "constant" else {}
+    for shape, pads in (((2, 3, 5, 4), (2, 1, 0, 3)), ((2, 3, 5, 4), (1, 1, 2, 2, 1, 0)),
+                        ((2, 3, 5), (1, 2)), ((3, 5, 4), (2, 1, 0, 3))):
+        check_op(lambda a, p=pads: F.pad(a, p, mode=mode, **kw),
+                 lambda a, p=pads: TF.pad(a, p, mode=mode, **kw), rand_array(shape))
+    if mode == "constant":
+        x = rand_array((2, 3, 5, 4))
+        check_op(lambda a: F.pad(a, (-1, 2, 1, -2)), lambda a: TF.pad(a, (-1, 2, 1, -2)), x)
+        check_grads(lambda a: F.pad(a, (2, -1)), rand_array((2, 3), np.float64))
+
+
+def test_pad_errors_match_torch():
+    for args in (((2, 3), (1,), "constant"), ((2, 3), (3, 0), "reflect"),
+                 ((2, 3, 4, 5), (1, 1), "reflect")):
+        shape, pads, mode = args
+        with pytest.raises(Exception) as ee:
+            F.pad(ember.zeros(shape), pads, mode=mode)
+        with pytest.raises(Exception) as et:
+            TF.pad(torch.zeros(shape), pads, mode=mode)
+        assert type(ee.value) is type(et.value)
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"size": (7, 3), "mode": "nearest"}, {"scale_factor": 2, "mode": "nearest"},
+    {"scale_factor": 1.7, "mode": "nearest"}, {"size": (5, 9), "mode": "nearest-exact"},
+    {"size": (7, 3), "mode": "bilinear"}, {"scale_factor": 2.5, "mode": "bilinear"},
+    {"size": (6, 8), "mode": "bilinear", "align_corners": True},
+    {"scale_factor": 0.5, "mode": "bilinear", "recompute_scale_factor": True},
+    {"size": (2, 3), "mode": "area"},
+], ids=str)
+def test_interpolate_2d_matches_torch(kwargs):
+    check_op(lambda a: F.interpolate(a, **kwargs), lambda a: TF.interpolate(a, **kwargs),
+             rand_array((2, 3, 4, 5)))
+
+
+def test_interpolate_1d_linear_and_errors():
+    check_op(lambda a: F.interpolate(a, size=9, mode="linear"),
+             lambda a: TF.interpolate(a, size=9, mode="linear"), rand_array((2, 2, 4)))
+    with pytest.raises(ValueError, match="align_corners option can only be set"):
+        F.interpolate(ember.zeros(1, 1, 2, 2), size=3, align_corners=True)
+
+
+def test_unfold_fold_match_torch():
+    x = rand_array((2, 3, 6, 5))
+    kw = {"kernel_size": (2, 3), "dilation": (1, 2), "padding": 1, "stride": (2, 1)}
+    check_op(lambda a: F.unfold(a, **kw), lambda a: TF.unfold(a, **kw), x)
+    cols = TF.unfold(torch.tensor(x), **kw).numpy()
+    check_op(lambda a: F.fold(a, (6, 5), **kw), lambda a: TF.fold(a, (6, 5), **kw), cols)
+
+
+def test_pixel_shuffle_round_trip_matches_torch():
+    x = rand_array((2, 8, 3, 2))
+    check_op(lambda a: F.pixel_shuffle(a, 2), lambda a: TF.pixel_shuffle(a, 2), x)
+    check_op(lambda a: F.pixel_unshuffle(a, 2), lambda a: TF.pixel_unshuffle(a, 2),
+             rand_array((2, 2, 4, 6)))
+
+
+def test_norm_functions_match_torch():
+    x = rand_array((4, 6, 3))
+    check_op(lambda a: F.layer_norm(a, (6, 3)), lambda a: TF.layer_norm(a, (6, 3)), x)
+    check_op(lambda a, w, b: F.group_norm(a, 3, w, b), lambda a, w, b: TF.group_norm(a, 3, w, b),
+             x, rand_array((6,), seed=1), rand_array((6,), seed=2))
+    check_op(lambda a: F.rms_norm(a, (3,)), lambda a: TF.rms_norm(a, (3,)), x)
+    check_op(lambda a: F.instance_norm(a), lambda a: TF.instance_norm(a), x)
+    rm_e, rv_e = ember.zeros(6), ember.ones(6)
+    rm_t, rv_t = torch.zeros(6), torch.ones(6)
+    check_op(lambda a: F.batch_norm(a, rm_e, rv_e, training=True, momentum=0.2),
+             lambda a: TF.batch_norm(a, rm_t, rv_t, training=True, momentum=0.2), x)
+    assert_same(rm_e, rm_t)
+    assert_same(rv_e, rv_t)
+    check_op(lambda a: F.batch_norm(a, rm_e, rv_e), lambda a: TF.batch_norm(a, rm_t, rv_t), x)
+    with pytest.raises(RuntimeError) as ee:
+        F.layer_norm(ember.zeros(2, 3), (4,))
+    with pytest.raises(RuntimeError) as et:
+        TF.layer_norm(torch.zeros(2, 3), (4,))
+    assert str(ee.value) == str(et.value)
+
+
+def test_distances_and_normalize_match_torch():
+    a, b = rand_array((4, 5)), rand_array((4, 5), seed=1)
+    check_op(lambda x: F.normalize(x, p=2, dim=1), lambda x: TF.normalize(x, p=2, dim=1), a)
+    check_op(lambda x: F.normalize(x, p=1, dim=0), lambda x: TF.normalize(x, p=1, dim=0), a)
+    check_op(F.cosine_similarity, TF.cosine_similarity, a, b)
+    check_op(lambda x, y: F.cosine_similarity(x, y, dim=0),
+             lambda x, y: TF.cosine_similarity(x, y, dim=0), a, b[:1])
+    check_op(F.pairwise_distance, TF.pairwise_distance, a, b)
+    check_op(lambda x, y: F.pairwise_distance(x, y, p=1, keepdim=True),
+             lambda x, y: TF.pairwise_distance(x, y, p=1, keepdim=True), a, b)
+    check_op(F.pdist, TF.pdist, a)
+
+
+def test_one_hot_matches_torch():
+    t = np.array([[0, 2], [3, 1]])
+    assert_same(F.one_hot(ember.tensor(t)), TF.one_hot(torch.tensor(t)))
+    assert_same(F.one_hot(ember.tensor(t), 6), TF.one_hot(torch.tensor(t), 6))
+    for bad in (ember.tensor([1.0]), ember.tensor([-1]), ember.tensor([3])):
+        with pytest.raises(RuntimeError):
+            F.one_hot(bad, 3)
+
+
+def test_softmax_family_and_glu_match_torch():
+    x = rand_array((3, 4, 2))
+    for name in ("softmax", "log_softmax", "softmin"):
+        check_op(lambda a, n=name: getattr(F, n)(a, dim=1),
+                 lambda a, n=name: getattr(TF, n)(a, dim=1), x)
+    check_op(lambda a: F.softmax(a, 0, dtype=ember.float64),
+             lambda a: TF.softmax(a, 0, dtype=torch.float64), x)
+    check_op(lambda a: F.glu(a, 1), lambda a: TF.glu(a, 1), x)
+    with pytest.raises(RuntimeError, match="Halving dimension must be even"):
+        F.glu(ember.zeros(3))
+    check_op(F.logsigmoid, TF.logsigmoid, x)
+    check_op(lambda a: F.hardshrink(a, 0.3), lambda a: TF.hardshrink(a, 0.3), x)
+    check_op(lambda a: F.softshrink(a, 0.3), lambda a: TF.softshrink(a, 0.3), x)
+    check_op(lambda a, w: F.prelu(a, w), lambda a, w: TF.prelu(a, w), x,
+             rand_array((4,), seed=3))
+
+
+def test_gumbel_softmax_properties():
+    logits = ember.tensor(rand_array((5, 4)), requires_grad=True)
+    soft = F.gumbel_softmax(logits, tau=0.5)
+    np.testing.assert_allclose(soft.sum(-1).detach().numpy(), np.ones(5), rtol=1e-5)
+    hard = F.gumbel_softmax(logits, hard=True)
+    h = hard.detach().numpy()
+    assert set(np.unique(h)) <= {0.0, 1.0} and (h.sum(-1) == 1).all()
+    hard.sum().backward()
+    assert logits.grad is not None
+
+
+def test_linear_bilinear_embedding_functions():
+    x, w, b = rand_array((3, 4)), rand_array((5, 4), seed=1), rand_array((5,), seed=2)
+    out, _ = check_op(F.linear, TF.linear, x, w, b)
+    check_op(F.linear, TF.linear, rand_array((2, 3, 4)), w)
+    check_op(F.bilinear, TF.bilinear, rand_array((3, 2)), rand_array((3, 4), seed=1),
+             rand_array((5, 2, 4), seed=2), b)
+    idx = np.array([[0, 3], [2, 2]])
+    check_op(lambda t: F.embedding(ember.tensor(idx), t, padding_idx=2),
+             lambda t: TF.embedding(torch.tensor(idx), t, padding_idx=2),
+             rand_array((4, 3)))
+    check_grads(lambda t: F.embedding(ember.tensor(idx), t) ** 2, rand_array((4, 3), np.float64))
+    check_op(lambda t: F.embedding(ember.tensor(idx), t, scale_grad_by_freq=True),
+             lambda t: TF.embedding(torch.tensor(idx), t, scale_grad_by_freq=True),
+             rand_array((4, 3)))
+
+
+def test_dropout_functions_match_torch_under_the_same_seed():
+    x = rand_array((4, 6, 3))
+    for name, kw in (("dropout", {"p": 0.3}), ("dropout1d", {"p": 0.5}),
+                     ("alpha_dropout", {"p": 0.2, "training": True}),
+                     ("feature_alpha_dropout", {"p": 0.4, "training": True})):
+        ember.manual_seed(9)
+        torch.manual_seed(9)
+        check_op(lambda a, n=name, k=kw: getattr(F, n)(a, **k),
+                 lambda a, n=name, k=kw: getattr(TF, n)(a, **k), x)
+    x = ember.ones(3)
+    assert F.dropout(x, 0.5, training=False) is x
+    assert float(F.dropout(x, 1.0).sum()) == 0.0
