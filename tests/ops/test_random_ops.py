@@ -433,3 +433,19 @@ def test_bfloat16_values_are_bfloat16():
     ember.manual_seed(0)
     a = ember.rand(4, dtype=ember.bfloat16)
     assert a.dtype is ember.bfloat16 and a.numpy().dtype == ml_dtypes.bfloat16
+
+
+def test_zero_dim_and_empty_tensors():
+    calls = [
+        lambda L: L.empty((), dtype=L.int64).random_(),
+        lambda L: L.empty(()).normal_(),
+        lambda L: L.empty((), dtype=L.float64).uniform_(-1, 1),
+        lambda L: L.empty(()).bernoulli_(0.5),
+        lambda L: L.randn(0, 3),
+        lambda L: L.empty(0).exponential_(),
+        lambda L: L.randperm(0),
+    ]
+    seed_both(4)
+    for i, call in enumerate(calls):
+        assert_same_bits(call(ember), call(torch), f"call {i}")
+        assert_same_state(f"call {i}")

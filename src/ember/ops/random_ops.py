@@ -161,7 +161,7 @@ def _inplace(self: Tensor, grad_name: str, make) -> Tensor:
     flat = make(n, contiguous)
     if self._dtype.is_complex:
         flat = np.ascontiguousarray(flat).view(self._dtype.np)
-    values = _wrap(np.ascontiguousarray(_arrange(flat, shape, stride)), self._dtype)
+    values = _wrap(_arrange(flat, shape, stride), self._dtype)
     return apply_(_FILL[grad_name], self, values)
 
 
