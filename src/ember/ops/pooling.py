@@ -70,7 +70,9 @@ def _max_pool_meta(x, *, kernel, stride, padding, dilation, ceil_mode):
 
 def _max_pool_vjp(g, out, x, **params):
     values, index = out
-    return max_pool_backward(g[0], index, x._shape, len(params["kernel"]))
+    # NOTE: with create_graph the saved outputs come back attached to the graph; the
+    # integer indices are a constant of the gradient, so they are detached.
+    return max_pool_backward(g[0], index.detach(), x._shape, len(params["kernel"]))
 
 
 max_pool_p = Primitive("max_pool_with_indices", _max_pool_kernel, _max_pool_meta, n_outputs=2,

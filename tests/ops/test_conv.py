@@ -1,0 +1,112 @@
+"""The convolution primitives: values and gradients against torch, gradients of gradients
+by finite differences, low-precision dtypes and the meta device."""
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as TF
+
+import ember
+from ember.ops import conv as C
+
+from helpers import assert_same, check_grads, check_op, rand_array
+
+TOL = {"rtol": 1e-4, "atol": 1e-5}
+
+
+@pytest.mark.parametrize("kw", [
+    {}, {"stride": 2, "padding": 1}, {"dilation": 2, "groups": 2}, {"padding": "same"},
+    {"stride": (1, 2), "padding": (2, 0), "dilation": (2, 1)},
+], ids=str)
+def test_conv2d_matches_torch(kw):
+    check_op(lambda x, w, b: C.conv2d(x, w, b, **kw), lambda x, w, b: TF.conv2d(x, w, b, **kw),
+             rand_array((2, 4, 7, 6)), rand_array((6, 4 // kw.get("groups", 1), 3, 2), seed=1),
+             rand_array((6,), seed=2), **TOL)
+
+
+def test_conv1d_conv3d_and_transposed_match_torch():
+    check_op(lambda x, w: C.conv1d(x, w, stride=3, padding=2),
+             lambda x, w: TF.conv1d(x, w, stride=3, padding=2),
+             rand_array((2, 3, 11)), rand_array((4, 3, 4), seed=1), **TOL)
+    check_op(lambda x, w: C.conv3d(x, w, padding=1, groups=2),
+             lambda x, w: TF.conv3d(x, w, padding=1, groups=2),
+             rand_array((1, 4, 4, 3, 5)), rand_array((2, 2, 3, 2, 3), seed=1), **TOL)
+    check_op(lambda x, w, b: C.conv_transpose1d(x, w, b, stride=2, output_padding=1,
+                                                dilation=2),
+             lambda x, w, b: TF.conv_transpose1d(x, w, b, stride=2, output_padding=1,
+                                                 dilation=2),
+             rand_array((2, 3, 5)), rand_array((3, 2, 3), seed=1), rand_array((2,), seed=2),
+             **TOL)
+    check_op(lambda x, w: C.conv_transpose3d(x, w, stride=(2, 1, 1), padding=1),
+             lambda x, w: TF.conv_transpose3d(x, w, stride=(2, 1, 1), padding=1),
+             rand_array((1, 2, 3, 3, 3)), rand_array((2, 3, 3, 3, 3), seed=1), **TOL)
+
+
+def test_conv_double_backward_by_finite_differences():
+    x0, w0 = rand_array((1, 2, 5, 4), np.float64), rand_array((3, 2, 2, 3), np.float64, seed=1)
+    kw = {"stride": (2, 1), "padding": (1, 1), "dilation": (1, 2)}
+
+    def grad_norms(x, w):
+        # check_grads also calls this on plain tensors (finite differences).
+        x, w = (t if t.requires_grad else t.requires_grad_() for t in (x, w))
+        y = C.conv2d(x, w, **kw)
+        gx, gw = ember.autograd.grad((y * y).sum(), (x, w), create_graph=True)
+        return (gx * gx).sum() + (gw ** 3).sum()
+
+    def by_x(x):
+        return grad_norms(x, ember.tensor(w0).requires_grad_())
+
+    check_grads(by_x, x0, rtol=1e-4, atol=1e-6)
+    check_grads(lambda w: grad_norms(ember.tensor(x0).requires_grad_(), w), w0, rtol=1e-4,
+                atol=1e-6)
+
+
+def test_conv_transposed_double_backward_by_finite_differences():
+    w0 = rand_array((2, 3, 3, 3), np.float64, seed=1)
+
+    def f(x):
+        w = ember.tensor(w0, requires_grad=True)
+        y = C.conv_transpose2d(x, w, stride=2, padding=1, output_padding=1)
+        gw, = ember.autograd.grad((y ** 2).sum(), (w,), create_graph=True)
+        return (gw * gw).sum()
+
+    check_grads(f, rand_array((1, 2, 3, 2), np.float64), rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [ember.float16, ember.bfloat16, ember.float64])
+def test_conv_dtypes_match_torch(dtype):
+    from helpers import E2T
+
+    x, w = rand_array((2, 3, 5, 5)), rand_array((4, 3, 3, 3), seed=1)
+    out = C.conv2d(ember.tensor(x).to(dtype), ember.tensor(w).to(dtype), padding=1)
+    ref = TF.conv2d(torch.tensor(x).to(E2T[dtype]), torch.tensor(w).to(E2T[dtype]), padding=1)
+    tol = {ember.float64: 1e-10, ember.float16: 2e-3, ember.bfloat16: 2e-2}[dtype]
+    assert_same(out, ref, rtol=tol, atol=tol * 4)
+
+
+def test_conv_meta_shapes_match_torch():
+    x = ember.empty(2, 4, 9, 8, device="meta")
+    w = ember.empty(6, 2, 3, 3, device="meta")
+    out = C.conv2d(x, w, stride=2, padding=1, groups=2)
+    ref = TF.conv2d(torch.empty(2, 4, 9, 8, device="meta"), torch.empty(6, 2, 3, 3, device="meta"),
+                    stride=2, padding=1, groups=2)
+    assert out.is_meta and tuple(out.shape) == tuple(ref.shape)
+    xt = ember.empty(2, 4, 5, 5, device="meta")
+    out = C.conv_transpose2d(xt, ember.empty(4, 3, 3, 3, device="meta"), stride=2)
+    assert tuple(out.shape) == (2, 3, 11, 11)
+
+
+def test_conv_errors_match_torch():
+    cases = [
+        ((1, 3, 5, 5), (4, 2, 3, 3), {}),
+        ((1, 4, 5, 5), (4, 2, 3, 3), {"groups": 2, "stride": (1, 1, 1)}),
+        ((3, 5), (4, 3, 3, 3), {}),
+    ]
+    for xs, ws, kw in cases:
+        with pytest.raises(RuntimeError) as ee:
+            C.conv2d(ember.zeros(xs), ember.zeros(ws), **kw)
+        with pytest.raises(RuntimeError) as et:
+            TF.conv2d(torch.zeros(xs), torch.zeros(ws), **kw)
+        assert str(ee.value) == str(et.value)
+    with pytest.raises(RuntimeError, match="should be the same"):
+        C.conv2d(ember.zeros(1, 1, 3, 3), ember.zeros(1, 1, 2, 2, dtype=ember.float64))

@@ -1,0 +1,76 @@
+"""Pooling: max pooling (a primitive with indices) and composed average pooling vs torch."""
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as TF
+
+import ember
+from ember.ops import pooling as P
+
+from helpers import assert_same, check_grads, check_op, rand_array
+
+
+@pytest.mark.parametrize("kw", [
+    {"kernel_size": 2}, {"kernel_size": 3, "stride": 2, "padding": 1},
+    {"kernel_size": (2, 3), "stride": 1, "dilation": (2, 1)},
+    {"kernel_size": 3, "stride": 2, "ceil_mode": True},
+], ids=str)
+def test_max_pool2d_values_indices_grads(kw):
+    check_op(lambda x: P.max_pool2d(x, return_indices=True, **kw),
+             lambda x: TF.max_pool2d(x, return_indices=True, **kw), rand_array((2, 3, 7, 6)))
+
+
+def test_max_pool_1d_3d_and_unbatched():
+    check_op(lambda x: P.max_pool1d(x, 3, 2, 1), lambda x: TF.max_pool1d(x, 3, 2, 1),
+             rand_array((2, 8)))
+    check_op(lambda x: P.max_pool3d(x, 2, ceil_mode=True),
+             lambda x: TF.max_pool3d(x, 2, ceil_mode=True), rand_array((1, 2, 3, 5, 4)))
+
+
+def test_max_pool_ties_nan_and_double_backward():
+    x = np.array([[[1.0, 1.0, 0.0, np.nan, 2.0, 2.0]]], np.float32)
+    e, i_e = P.max_pool1d(ember.tensor(x), 2, return_indices=True)
+    t, i_t = TF.max_pool1d(torch.tensor(x), 2, return_indices=True)
+    assert_same(e, t)
+    assert_same(i_e, i_t)
+
+    def f(a):
+        a = a if a.requires_grad else a.requires_grad_()  # finite differences pass plain ones
+        y = P.max_pool2d(a, 2)
+        g, = ember.autograd.grad((y ** 3).sum(), a, create_graph=True)
+        return g * a
+
+    check_grads(f, rand_array((1, 1, 4, 4), np.float64))
+
+
+def test_avg_pool_matches_torch():
+    x = rand_array((2, 3, 7, 6))
+    for kw in ({"kernel_size": 2}, {"kernel_size": 3, "stride": 2, "padding": 1},
+               {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True,
+                "count_include_pad": False},
+               {"kernel_size": (3, 2), "divisor_override": 4}):
+        check_op(lambda a, k=kw: P.avg_pool2d(a, **k), lambda a, k=kw: TF.avg_pool2d(a, **k), x)
+    check_op(lambda a: P.avg_pool1d(a, 4, 3, 2, True, False),
+             lambda a: TF.avg_pool1d(a, 4, 3, 2, True, False), rand_array((2, 3, 10)))
+
+
+def test_adaptive_pools_match_torch():
+    x = rand_array((2, 3, 7, 5))
+    for size in ((3, 2), 4, (None, 2), 1):
+        check_op(lambda a, s=size: P.adaptive_avg_pool2d(a, s),
+                 lambda a, s=size: TF.adaptive_avg_pool2d(a, s), x)
+    check_op(lambda a: P.adaptive_max_pool1d(a, 3, True),
+             lambda a: TF.adaptive_max_pool1d(a, 3, True), rand_array((2, 3, 8)))
+    check_op(lambda a: P.adaptive_max_pool2d(a, (2, 2)),
+             lambda a: TF.adaptive_max_pool2d(a, (2, 2)), rand_array((1, 2, 6, 4)))
+
+
+def test_pool_meta_and_errors():
+    out = P.max_pool2d(ember.empty(2, 3, 9, 9, device="meta"), 3, 2, 1)
+    assert out.is_meta and tuple(out.shape) == (2, 3, 5, 5)
+    with pytest.raises(RuntimeError) as ee:
+        P.max_pool2d(ember.zeros(1, 1, 4, 4), 2, padding=2)
+    with pytest.raises(RuntimeError) as et:
+        TF.max_pool2d(torch.zeros(1, 1, 4, 4), 2, padding=2)
+    assert str(ee.value) == str(et.value)
