@@ -377,9 +377,7 @@ class Tensor:
 
     def detach(self) -> Tensor:
         """A tensor sharing this one's storage and version counter, outside the graph."""
-        t = _alias(self)
-        t._base = self._base
-        return t
+        return _alias(self)  # not a view, as in PyTorch: it may be written in place freely
 
     def detach_(self) -> Tensor:
         if self._base is not None and self._base._requires_grad:

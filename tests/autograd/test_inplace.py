@@ -282,3 +282,12 @@ def test_inplace_result_must_fit_self():
         with pytest.raises(RuntimeError, match=r"output with shape \[3\] doesn't match the "
                                                 r"broadcast shape \[2, 3\]"):
             x.add_(m.ones(2, 3))
+
+
+def test_a_detached_view_may_be_written_in_place():
+    for m in (ember, torch):
+        x = m.ones(3, requires_grad=True)
+        d = x[:2].detach()
+        assert not d._is_view()
+        d.add_(1)
+        assert x.tolist() == [2.0, 2.0, 1.0] and x._version == 1

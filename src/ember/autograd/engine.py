@@ -19,7 +19,7 @@ import warnings
 
 from .. import _tensor as T
 from . import grad_mode
-from .graph import MISSING, AccumulateGrad, Node, _anomaly, edge_of, retain_grad
+from .graph import MISSING, AccumulateGrad, Node, _anomaly, edge_of, retain_grad, vjp_rules
 
 _state = grad_mode.state
 
@@ -109,8 +109,6 @@ def _type_name(t) -> str:
 
 def run_vjp(node: Node, grads: list, create_graph: bool) -> list:
     """Gradients for each input edge of `node`, given gradients for its outputs."""
-    from ..ops.registry import vjp_rules
-
     prim = node.prim
     rule = vjp_rules.get(prim, MISSING)
     if rule is MISSING or rule is None:
@@ -263,23 +261,24 @@ def run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
     node = None
     try:
         while ready:
-            _, _, node = heapq.heappop(ready)
+            node = heapq.heappop(ready)[2]
             grads = buffers.pop(node, None) or [None] * node.n_outputs
-            grads = _tensor_pre_hooks(node, grads)
+            if node._tensor_hooks or node._retained or node.__class__ is AccumulateGrad:
+                grads = _tensor_pre_hooks(node, grads)
             if capture is not None:
                 for nr, g in enumerate(grads):
                     key = (node, nr)
                     if key in capture and g is not None:
                         captured[key] = g if key not in captured else captured[key] + g
-            skip = (needed is not None and node not in needed) or (
-                isinstance(node, AccumulateGrad) and not accumulate_leaves)
-            if skip or all(g is None for g in grads):
-                in_grads = [None] * len(node._edges)
+            edges = node._edges
+            if (needed is not None and node not in needed) or not _any_grad(grads) \
+                    or (not accumulate_leaves and node.__class__ is AccumulateGrad):
+                in_grads = [None] * len(edges)
             else:
                 in_grads = _call(node, grads, create_graph)
                 if not retain_graph:
                     node._release()
-            for (nxt, nr), g in zip(node._edges, in_grads):
+            for (nxt, nr), g in zip(edges, in_grads):
                 if nxt is None:
                     continue
                 if g is not None:
@@ -302,8 +301,17 @@ def run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
     return captured
 
 
+def _any_grad(grads: list) -> bool:
+    for g in grads:  # (not `list.count`: Tensor == is elementwise)
+        if g is not None:
+            return True
+    return False
+
+
 def _call(node: Node, grads: list, create_graph: bool) -> list:
     """Node pre-hooks, the node itself, its post-hooks, and the anomaly NaN check."""
+    if node._pre_hooks is None and node._post_hooks is None and not _anomaly.enabled:
+        return node.apply(grads, create_graph)
     if node._pre_hooks:
         for fn in list(node._pre_hooks.values()):
             r = fn(tuple(grads))

@@ -22,6 +22,11 @@ _seq = itertools.count()
 _grad_state = grad_mode.state
 _new = object.__new__
 
+# The VJP table (Primitive -> VJPRule, or None when not differentiable). It lives here so
+# the graph can read it without importing the op layer; ember.ops.registry re-exports it
+# and `defvjp` fills it.
+vjp_rules: dict = {}
+
 # Ops whose PyTorch overload takes `Tensor other`: a Python number there is wrapped
 # into a tensor, so it shows up in `next_functions` as `(None, 0)`.
 _WRAPS_SCALARS = frozenset({"add", "sub", "mul", "div", "where"})
@@ -98,8 +103,6 @@ class Node:
     @property
     def next_functions(self) -> tuple:
         """One (node, output_nr) per differentiable input, (None, 0) where none flows."""
-        from ..ops.registry import vjp_rules
-
         rule = vjp_rules.get(self.prim)
         fns = rule.fns if rule is not None and rule is not MISSING else None
         wraps = self.prim is not None and self.prim.name in _WRAPS_SCALARS
@@ -153,8 +156,6 @@ class Node:
 
     def _release(self) -> None:
         """Drop what this node saved (a later backward through it then raises)."""
-        from ..ops.registry import vjp_rules
-
         rule = vjp_rules.get(self.prim)
         if rule is not None and not rule.save_output and not rule.wanted.get(self._needs, 1):
             return  # it saved nothing (add, views, sum ...): nothing to free, as in PyTorch

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .. import _tensor as T
 from . import grad_mode
-from .graph import record, refresh_view, take_node
+from .graph import record, refresh_view, take_node, vjp_rules
 
 
 def inplace_with_grad(prim, self, args, params):
@@ -78,7 +78,6 @@ def rebase_view(view, result) -> None:
     becomes a strided view of the new base.
     """
     from ..ops.inplace_view import copy_slices_p, geometry
-    from ..ops.registry import vjp_rules
 
     base = view._base
     holder = T._alias(base)

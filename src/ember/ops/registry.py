@@ -22,7 +22,7 @@ from .. import _dtype as dt
 from .._tensor import Tensor, _meta, _wrap
 from .._view import non_overlapping
 from ..autograd import grad_mode
-from ..autograd.graph import MISSING, Node, record
+from ..autograd.graph import MISSING, Node, record, vjp_rules
 
 _grad_state = grad_mode.state
 _DT = {d.np: d for d in dt.ALL}
@@ -66,7 +66,8 @@ class VJPRule:
         self.wanted: dict = {}  # which inputs are needed -> the positions to save (a cache)
 
 
-vjp_rules: dict[Primitive, VJPRule] = {}
+# `vjp_rules` (Primitive -> VJPRule, or None when not differentiable) is the dict the
+# autograd graph reads; it is created in autograd.graph and filled here by `defvjp`.
 jvp_rules: dict[Primitive, Callable] = {}
 
 
