@@ -256,7 +256,7 @@ def _others_product(x: Tensor, d: int) -> Tensor:
     n = x._shape[d]
     one = ones(reduced_shape(x._shape, (d,), True), dtype=x._dtype, device=x.device)
     before = cumprod(cat([one, x.narrow(d, 0, n - 1)], d), d)
-    after = flip(cumprod(cat([one, flip(x.narrow(d, 1, n - 1), d)], d), d), d)
+    after = flip(cumprod(cat([one, flip(x.narrow(d, 1, n - 1), (d,))], d), d), (d,))
     return before * after
 
 
