@@ -330,3 +330,24 @@ def test_input_returned_unchanged_is_a_new_tensor():
         assert y is not x and x.is_leaf and not y.is_leaf
         y.sum().backward()
         assert x.grad.tolist() == [2.0, 2.0]
+
+
+def test_a_view_returned_by_forward_keeps_the_custom_backward():
+    for m in (ember, torch):
+        class FirstRow(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x[0]
+
+            @staticmethod
+            def backward(ctx, g):
+                out = m.zeros(2, 3, dtype=g.dtype)
+                out[0] = g * 5
+                return out
+
+        a = m.ones(2, 3, requires_grad=True)
+        x = a * 1
+        y = FirstRow.apply(x)
+        assert type(y.grad_fn).__name__ == "FirstRowBackward"
+        y.sum().backward()
+        assert a.grad.tolist() == [[5.0] * 3, [0.0] * 3]

@@ -249,6 +249,7 @@ def _attach(node: FunctionNode, args, outputs) -> tuple:
     dirty = {id(t) for t in node._dirty}
     non_diff = {id(t) for t in node._non_diff}
     inputs = {id(a) for a in args if isinstance(a, T.Tensor)}
+    node._vv = None
     out_list, out_meta = [], []
     for nr, o in enumerate(outputs):
         if not isinstance(o, T.Tensor):
@@ -271,7 +272,6 @@ def _attach(node: FunctionNode, args, outputs) -> tuple:
             o._requires_grad = False
         out_list.append(o)
     node._out_meta = tuple(out_meta)
-    node._vv = None
     _keep_saved(node, outputs, out_list)
     return tuple(out_list)
 
@@ -293,7 +293,8 @@ def _make_output(node: FunctionNode, o, nr: int, dirty: bool) -> None:
         rebase_view(o, holder)
         return
     take_node(o, node, nr)
-    node._vv = o._vc[0] if o._vc is not None else None
+    if o._base is not None and o._vc is not None:
+        node._vv = o._vc[0]  # a view output: it is current as of this version
 
 
 def _keep_saved(node: FunctionNode, raw_outputs, outputs) -> None:
