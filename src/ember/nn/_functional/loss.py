@@ -69,9 +69,11 @@ def _check_nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_inde
     if input.dim() != 1 and input.shape[0] != (target.shape[0] if target.dim() else 1):
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
                          f"batch_size ({target.shape[0] if target.dim() else 1}).")
-    if target.dtype not in (E.int64, E.uint8):
-        from ...ops._common import type_name
+    from ...ops._common import type_name
 
+    if input.dim() > 2 and target.dtype is not E.int64:
+        raise RuntimeError(f"expected scalar type Long but found {type_name(target.dtype)}")
+    if target.dtype not in (E.int64, E.uint8):
         raise RuntimeError("expected target dtype to be Long or Byte, but got "
                            f"{type_name(target.dtype)}")
     n_classes = input.shape[0] if input.dim() == 1 else input.shape[1]

@@ -1,0 +1,66 @@
+"""The nn-only primitives (embedding, nll_loss, constant_pad_nd, ctc_loss): meta shapes,
+dtypes, and gradients of gradients."""
+
+import numpy as np
+import torch
+import torch.nn.functional as TF
+
+import ember
+from ember.ops import nn_ops
+
+from helpers import assert_same, check_grads, check_op, rand_array
+
+
+def test_nll_loss_kdim_uint8_targets_and_meta():
+    x = rand_array((2, 4, 3, 2))
+    t = np.random.default_rng(0).integers(0, 4, size=(2, 3, 2))
+    check_op(lambda a: ember.nn.functional.nll_loss(a[:, :, 0, 0], ember.tensor(t[:, 0, 0]
+                                                                                .astype(np.uint8))),
+             lambda a: TF.nll_loss(a[:, :, 0, 0], torch.tensor(t[:, 0, 0].astype(np.uint8))), x)
+    for reduction in ("mean", "none"):
+        check_op(lambda a, r=reduction: ember.nn.functional.nll_loss(a, ember.tensor(t),
+                                                                      reduction=r),
+                 lambda a, r=reduction: TF.nll_loss(a, torch.tensor(t), reduction=r), x)
+    out = nn_ops.nll_loss_prim(ember.empty(5, 3, device="meta"),
+                               ember.empty(5, dtype=ember.int64, device="meta"), None, "none",
+                               -100)
+    assert out.is_meta and tuple(out.shape) == (5,)
+
+
+def test_nll_loss_all_ignored_is_nan_like_torch():
+    x = rand_array((3, 2))
+    e = ember.nn.functional.nll_loss(ember.tensor(x), ember.tensor([-100, -100, -100]))
+    t = TF.nll_loss(torch.tensor(x), torch.tensor([-100, -100, -100]))
+    assert_same(e, t)
+
+
+def test_embedding_double_backward_and_meta():
+    idx = ember.tensor([[0, 2], [2, 1]])
+
+    def f(w):
+        w = w if w.requires_grad else w.requires_grad_()
+        y = nn_ops.embedding(w, idx, padding_idx=1)
+        g, = ember.autograd.grad((y ** 3).sum(), w, create_graph=True)
+        return g * w
+
+    check_grads(f, rand_array((3, 2), np.float64))
+    out = nn_ops.embedding(ember.empty(7, 3, device="meta"),
+                           ember.empty(2, 5, dtype=ember.int64, device="meta"))
+    assert out.is_meta and tuple(out.shape) == (2, 5, 3)
+
+
+def test_constant_pad_grad_and_meta():
+    check_grads(lambda a: nn_ops.constant_pad_nd(a, (1, -1, 2, 0), 3.0) ** 2,
+                rand_array((3, 4), np.float64))
+    out = nn_ops.constant_pad_nd(ember.empty(2, 3, device="meta"), (1, 2))
+    assert out.is_meta and tuple(out.shape) == (2, 6)
+    check_op(lambda a: nn_ops.constant_pad_nd(a.half(), (1, 1), 2.0),
+             lambda a: TF.pad(a.half(), (1, 1), value=2.0), rand_array((2, 2)))
+
+
+def test_ctc_unbatched_matches_torch():
+    lp = torch.tensor(rand_array((5, 4))).log_softmax(1).numpy()
+    check_op(lambda a: ember.nn.functional.ctc_loss(a, ember.tensor([1, 2]), ember.tensor(5),
+                                                    ember.tensor(2)),
+             lambda a: TF.ctc_loss(a, torch.tensor([1, 2]), torch.tensor(5), torch.tensor(2)),
+             lp, rtol=1e-4, atol=1e-5)
