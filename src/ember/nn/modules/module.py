@@ -17,6 +17,7 @@ from typing import Any
 from ..._tensor import Tensor
 from ...autograd import grad_mode
 from ..parameter import Buffer, Parameter
+from .hooks import RemovableHandle, _BackwardHook, _ModuleHookHandle
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 
@@ -32,28 +33,6 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
         return super().__repr__()
 
     __str__ = __repr__
-
-
-class RemovableHandle:
-    """Returned by `register_*_hook`; `remove()` unregisters the hook (also a context manager)."""
-
-    _next_id = itertools.count()
-
-    def __init__(self, hooks_dict: dict, *, extra_dict: dict | None = None) -> None:
-        self.hooks_dict = hooks_dict
-        self.extra_dict = extra_dict
-        self.id = next(RemovableHandle._next_id)
-
-    def remove(self) -> None:
-        self.hooks_dict.pop(self.id, None)
-        if self.extra_dict is not None:
-            self.extra_dict.pop(self.id, None)
-
-    def __enter__(self) -> RemovableHandle:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.remove()
 
 
 def _addindent(s: str, num_spaces: int) -> str:
@@ -839,135 +818,3 @@ def _parse_to(args, kwargs):
     if device is not None:
         device = as_device(device)
     return device, dtype, non_blocking
-
-
-class _ModuleHookHandle(RemovableHandle):
-    """A handle that also refreshes the module's "has hooks" flag when removed."""
-
-    def __init__(self, module: Module, store: dict, extras=()) -> None:
-        super().__init__(store)
-        self._module = module
-        self._extras = extras
-
-    def remove(self) -> None:
-        super().remove()
-        for e in self._extras:
-            e.pop(self.id, None)
-        self._module._update_hooked()
-
-
-# --- full backward hooks -----------------------------------------------------------------
-
-_identity_prims: dict = {}
-
-
-def _identity_prim(n: int):
-    """An n-in, n-out identity primitive: one graph node sees all the gradients at once."""
-    prim = _identity_prims.get(n)
-    if prim is None:
-        from ...ops.registry import Primitive, defvjp
-
-        if n == 1:
-            prim = Primitive("backward_hook_function", lambda a: a.copy(),
-                             lambda t: (t._shape, t._dtype),
-                             grad_name="BackwardHookFunctionBackward")
-            defvjp(prim, lambda g, out, x: g, reads=((),))
-        else:
-            prim = Primitive("backward_hook_function", lambda *a: tuple(x.copy() for x in a),
-                             lambda *ts: tuple((t._shape, t._dtype) for t in ts),
-                             grad_name="BackwardHookFunctionBackward", n_outputs=n)
-            defvjp(prim, *[_pick(i) for i in range(n)], reads=tuple(() for _ in range(n)))
-        _identity_prims[n] = prim
-    return prim
-
-
-def _pick(i: int):
-    return lambda g, out, *inputs: g[i]
-
-
-class _BackwardHook:
-    """Routes a module's inputs and outputs through identity nodes to call backward hooks.
-
-    The output node's pre-hook sees the gradients of the outputs (running the
-    backward pre-hooks, which may replace them); the input node's post-hook sees
-    the gradients of the inputs and calls `hook(module, grad_input, grad_output)`.
-    """
-
-    def __init__(self, module: Module) -> None:
-        self.module = module
-        self.grad_outputs = None
-        self.n_inputs = 0
-        self.has_inputs = False
-        self.input_ran = False
-
-    def _wrap(self, values, on_node):
-        items = values if isinstance(values, tuple) else (values,)
-        idx = [i for i, v in enumerate(items) if isinstance(v, Tensor) and v.requires_grad]
-        if not idx or not grad_mode.is_grad_enabled():
-            return values, None
-        from ...ops.registry import apply
-
-        outs = apply(_identity_prim(len(idx)), *[items[i] for i in idx])
-        if len(idx) == 1:
-            outs = (outs,)
-        new = list(items)
-        for j, i in enumerate(idx):
-            new[i] = outs[j]
-        on_node(outs[0].grad_fn, idx, len(items))
-        return (tuple(new) if isinstance(values, tuple) else new[0]), outs[0].grad_fn
-
-    def setup_input(self, args: tuple) -> tuple:
-        def on_node(node, idx, n):
-            def post(grad_inputs, grad_outputs):
-                self.input_ran = True
-                full = [None] * n
-                for j, i in enumerate(idx):
-                    full[i] = grad_outputs[j]
-                res = self._run_hooks(tuple(full))
-                if res is None:
-                    return None
-                return tuple(res[i] for i in idx)
-
-            node.register_hook(post)
-
-        new_args, node = self._wrap(args, on_node)
-        self.n_inputs = len(args)
-        self.has_inputs = node is not None
-        return new_args
-
-    def setup_output(self, result):
-        def on_node(node, idx, n):
-            def pre(grads):
-                full = [None] * n
-                for j, i in enumerate(idx):
-                    full[i] = grads[j]
-                full = tuple(full)
-                for hook in list(self.module._backward_pre_hooks.values()):
-                    r = hook(self.module, full)
-                    if r is not None:
-                        full = tuple(r) if isinstance(r, (tuple, list)) else (r,)
-                self.grad_outputs = full
-                if not self.has_inputs:
-                    self._run_hooks((None,) * self.n_inputs)
-                return tuple(full[i] for i in idx)
-
-            node.register_prehook(pre)
-
-        new, _ = self._wrap(result, on_node)
-        return new
-
-    def _run_hooks(self, grad_inputs: tuple):
-        res = None
-        for hook in list(self.module._backward_hooks.values()):
-            r = hook(self.module, grad_inputs, self.grad_outputs)
-            if r is not None:
-                if not isinstance(r, tuple):
-                    r = (r,)
-                if len(r) != len(grad_inputs):
-                    raise RuntimeError(
-                        f"Backward hook returned an invalid number of grad_input, got {len(r)}, "
-                        f"but expected {len(grad_inputs)}"
-                    )
-                grad_inputs = r
-                res = r
-        return res
