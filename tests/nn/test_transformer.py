@@ -160,3 +160,33 @@ def test_decoder_stack_matches_torch(mode):
 def test_transformer_generate_square_subsequent_mask():
     assert_same(nn.Transformer.generate_square_subsequent_mask(4),
                 torch.nn.Transformer.generate_square_subsequent_mask(4))
+
+
+def test_attention_dropout_matches_torch_under_the_same_seed():
+    q = rand_array((2, 2, 4, 8))
+    ember.manual_seed(1)
+    torch.manual_seed(1)
+    check_op(lambda a: F.scaled_dot_product_attention(a, a, a, dropout_p=0.3),
+             lambda a: torch.nn.functional.scaled_dot_product_attention(a, a, a, dropout_p=0.3),
+             q, **TOL)
+    e_mod, t_mod = nn.MultiheadAttention(8, 2, dropout=0.25), \
+        torch.nn.MultiheadAttention(8, 2, dropout=0.25)
+    copy_module_state(e_mod, t_mod)
+    x = rand_array((4, 2, 8))
+    ember.manual_seed(2)
+    torch.manual_seed(2)
+    check_op(lambda a: e_mod(a, a, a), lambda a: t_mod(a, a, a), x, **TOL)
+
+
+def test_low_precision_layers_match_torch():
+    for dt, tdt in ((ember.float16, torch.float16), (ember.bfloat16, torch.bfloat16)):
+        for factory, shape in ((lambda ns: ns.Linear(8, 4), (3, 8)),
+                               (lambda ns: ns.LayerNorm(8), (3, 8)),
+                               (lambda ns: ns.Conv2d(2, 3, 3), (1, 2, 5, 5))):
+            e_mod, t_mod = factory(nn), factory(torch.nn)
+            copy_module_state(e_mod, t_mod)
+            e_mod.to(dt)
+            t_mod.to(tdt)
+            x = rand_array(shape)
+            assert_same(e_mod(ember.tensor(x).to(dt)), t_mod(torch.tensor(x).to(tdt)),
+                        rtol=2e-2, atol=2e-2)
