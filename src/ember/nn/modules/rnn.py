@@ -2,8 +2,8 @@
 
 Parameters are named and shaped as in PyTorch (`weight_ih_l0`, `bias_hh_l1_reverse`, ...;
 gates stacked in PyTorch's order: LSTM i, f, g, o; GRU r, z, n), so state dicts load
-directly. Each layer projects the whole input sequence with one matmul, then steps
-through time with the recurrent matmul; autograd differentiates the unrolled loop.
+directly. Each layer steps through time with its input and recurrent matmuls; autograd
+differentiates the unrolled loop.
 """
 
 from __future__ import annotations
@@ -203,41 +203,49 @@ class RNNBase(Module):
 
     def _run(self, x: Tensor, states: list):
         """Run every layer and direction over x (L, N, H); `states[k]` is the initial state
-        of layer k // dirs, direction k % dirs. Returns the output and the final states."""
+        of layer k // dirs, direction k % dirs. Returns the output and the final states.
+
+        Layers pass lists of per-step tensors to each other, so backward stays linear in
+        the sequence length (slicing one big tensor per step would make it quadratic).
+        """
         dirs = 2 if self.bidirectional else 1
+        steps = list(x.unbind(0))
         finals = []
         for layer in range(self.num_layers):
             outs = []
             for d in range(dirs):
                 k = layer * dirs + d
-                params = self.all_weights[k]
-                seq, final = self._run_direction(x, states[k], params, reverse=d == 1)
+                seq, final = self._run_direction(steps, states[k], self.all_weights[k],
+                                                 reverse=d == 1)
                 outs.append(seq)
                 finals.append(final)
-            x = outs[0] if dirs == 1 else E.cat(outs, -1)
+            steps = outs[0] if dirs == 1 else [E.cat(pair, -1) for pair in zip(*outs)]
             if self.dropout and self.training and layer < self.num_layers - 1:
-                x = F.dropout(x, self.dropout, True)
-        return x, finals
+                # One mask for the whole layer output, drawn as F.dropout draws it.
+                shape = (len(steps),) + tuple(steps[0].shape)
+                mask = F.dropout(E.ones(shape, dtype=x.dtype, device=x.device), self.dropout)
+                steps = [s * m for s, m in zip(steps, mask.unbind(0))]
+        return E.stack(steps), finals
 
-    def _run_direction(self, x: Tensor, state, params, reverse: bool):
+    def _run_direction(self, xs: list, state, params, reverse: bool):
         w_ih, w_hh = params[0], params[1]
         b_ih = params[2] if self.bias else None
         b_hh = params[3] if self.bias else None
         w_hr = params[-1] if self.proj_size > 0 else None
-        xw = F.linear(x, w_ih, b_ih)  # (L, N, gates): the input projection for all steps
-        steps = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
-        outputs = [None] * x.shape[0]
-        for t in steps:
+        order = range(len(xs) - 1, -1, -1) if reverse else range(len(xs))
+        outputs = [None] * len(xs)
+        for t in order:
+            xw = F.linear(xs[t], w_ih, b_ih)
             if self.mode == "LSTM":
-                state = _lstm_step(xw[t], state, w_hh, b_hh, w_hr)
+                state = _lstm_step(xw, state, w_hh, b_hh, w_hr)
                 outputs[t] = state[0]
             elif self.mode == "GRU":
-                state = _gru_step(xw[t], state, w_hh, b_hh)
+                state = _gru_step(xw, state, w_hh, b_hh)
                 outputs[t] = state
             else:
-                state = _rnn_step(xw[t], state, w_hh, b_hh, self.mode == "RNN_RELU")
+                state = _rnn_step(xw, state, w_hh, b_hh, self.mode == "RNN_RELU")
                 outputs[t] = state
-        return E.stack(outputs), state
+        return outputs, state
 
     def _finish(self, out: Tensor, batched: bool) -> Tensor:
         if self.batch_first:
