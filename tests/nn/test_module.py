@@ -371,3 +371,18 @@ def test_deepcopy_and_pickle_round_trip_of_a_module():
         m2.eval()
         np.testing.assert_array_equal(m(x).detach().numpy(), m2(x).detach().numpy())
         assert isinstance(m2[0].weight, nn.Parameter) and m2[0].weight is not m[0].weight
+
+
+def test_load_state_dict_assign_materialises_a_meta_model():
+    src = nn.Sequential(nn.Linear(3, 2), nn.BatchNorm1d(2))
+    meta = nn.Sequential(nn.Linear(3, 2, device="meta"), nn.BatchNorm1d(2, device="meta"))
+    with pytest.warns(UserWarning, match="copying from a non-meta parameter"):
+        meta.load_state_dict(src.state_dict())
+    assert meta[0].weight.is_meta
+    meta.load_state_dict(src.state_dict(), assign=True)
+    assert isinstance(meta[0].weight, nn.Parameter) and meta[0].weight.requires_grad
+    assert not meta[0].weight.is_meta and not meta[1].running_var.is_meta
+    x = ember.randn(4, 3)
+    src.eval()
+    meta.eval()
+    np.testing.assert_array_equal(src(x).detach().numpy(), meta(x).detach().numpy())
