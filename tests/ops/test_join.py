@@ -137,6 +137,12 @@ def test_stack_values_and_grads(dim):
              check_stride=True)
 
 
+def test_stack_of_transposed_inputs_is_contiguous_like_torch():
+    check_op(lambda *xs: ember.stack([x.t() for x in xs], 1),
+             lambda *xs: torch.stack([x.t() for x in xs], 1),
+             rand_array((3, 4)), rand_array((3, 4), seed=1), check_stride=True)
+
+
 def test_stack_promotes_and_on_meta():
     both(lambda lib, c: lib.stack([c(np.arange(3)), c(np.ones(3, np.float32))], 1))
     e = ember.stack([ember.empty(2, 3, device="meta")] * 2, 1)

@@ -143,9 +143,8 @@ def concatenate(tensors, axis: int = 0, out=None) -> Tensor:
 # --- stack and friends -----------------------------------------------------------------------
 
 def _stack_kernel(*arrays, dim, dtype):
-    if all(a.dtype == dtype.np for a in arrays):
-        return np.stack(arrays, axis=dim)
-    return np.stack([a.astype(dtype.np) for a in arrays], axis=dim)
+    out = np.stack(arrays, axis=dim, dtype=dtype.np, casting="unsafe")
+    return out if out.flags.c_contiguous else np.ascontiguousarray(out)
 
 
 def _stack_meta(*xs, dim, dtype):
