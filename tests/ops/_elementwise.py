@@ -276,12 +276,16 @@ def binary_tests(specs):
     def test_meta(spec):
         ones = torch.ones(3, 4)
         d = ember.float32 if _torch_accepts(spec.t, ones, ones) else ember.int64
-        for shape_a, shape_b in (((4, 3), (3, 4)), ((4, 3), (4,)), ((2, 4, 3), (1, 3, 4))):
+        for shape_a, shape_b in (((4, 3), (3, 4)), ((4, 3), (4,)), ((2, 4, 3), (1, 3, 4)),
+                                 ((4, 3), (4, 3)), ((2, 4, 3), (4, 1))):
             e = ember.empty(*shape_a, dtype=d, device="meta").transpose(-1, -2)
             t = torch.empty(*shape_a, dtype=E2T[d], device="meta").transpose(-1, -2)
             eb = ember.empty(*shape_b, dtype=d, device="meta")
             tb = torch.empty(*shape_b, dtype=E2T[d], device="meta")
-            same_outcome(spec.e, spec.t, (e, eb), (t, tb),
-                         check_stride=spec.extra.get("meta_stride", True))
+            if len(shape_b) == len(shape_a) and shape_b == shape_a:
+                eb, tb = eb.transpose(-1, -2).contiguous(), tb.transpose(-1, -2).contiguous()
+            for pair_e, pair_t in (((e, eb), (t, tb)), ((eb, e), (tb, t))):
+                same_outcome(spec.e, spec.t, pair_e, pair_t,
+                             check_stride=spec.extra.get("meta_stride", True))
 
     return test_values, test_grad_vs_torch, test_grad_finite_differences, test_inplace, test_meta

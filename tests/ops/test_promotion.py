@@ -88,9 +88,9 @@ def test_binary_result_dtype_shape_and_errors_match_torch(name, shapes, data):
 
 
 def _half_with_complex(a, b) -> bool:
-    torch_type = torch.result_type(as_torch(a) if isinstance(a, ember.Tensor) else
-                                   torch.tensor(a), as_torch(b))
-    return torch_type == torch.complex32
+    if not isinstance(a, ember.Tensor):
+        a, b = b, a
+    return torch.result_type(as_torch(a), as_torch(b)) == torch.complex32
 
 
 @settings(max_examples=150, deadline=None)

@@ -101,18 +101,50 @@ def elementwise_meta(*args, dtype: dt.dtype | None = None):
 
 
 def layout_like(tensors, shape) -> tuple[int, ...]:
-    """Output strides following the first full-shaped non-contiguous input, else row-major."""
+    """Output strides as PyTorch's TensorIterator lays them out for these inputs.
+
+    Dimensions are ordered innermost-first by the inputs' strides, the first input
+    with a clear preference deciding (broadcast dimensions abstain); the result is
+    dense in that order. Same-shaped contiguous inputs and empty results are row-major.
+    """
+    nd = len(shape)
+    if nd <= 1 or numel(shape) == 0 or all(
+            t._shape == shape and t.is_contiguous() for t in tensors):
+        return contiguous_strides(shape)
+    ops = []
     for t in tensors:
-        if t._shape == shape and not t.is_contiguous() and numel(shape) > 1:
-            st = t.stride()
-            order = sorted(range(len(shape)), key=lambda d: (-st[d], -d))
-            out = [0] * len(shape)
-            acc = 1
-            for d in reversed(order):
-                out[d] = acc
-                acc *= max(shape[d], 1)
-            return tuple(out)
-    return contiguous_strides(shape)
+        ts, st = t._shape, t.stride()
+        off = nd - len(ts)
+        ops.append([0] * off + [0 if ts[i] == 1 and shape[off + i] != 1 else st[i]
+                                for i in range(len(ts))])
+
+    def should_swap(d0: int, d1: int) -> int:
+        for s in ops:
+            a, b = s[d0], s[d1]
+            if a == 0 or b == 0:
+                continue
+            if a != b:
+                return -1 if a < b else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(nd - 1, -1, -1))  # innermost first
+    for i in range(1, nd):  # insertion sort, as TensorIterator::reorder_dimensions does
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            c = should_swap(perm[dim0], perm[dim1])
+            if c > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif c < 0:
+                break
+    out = [0] * nd
+    acc = 1
+    for d in perm:
+        out[d] = acc
+        acc *= max(shape[d], 1)
+    return tuple(out)
 
 
 def same_meta(x: Tensor, dtype: dt.dtype | None = None):

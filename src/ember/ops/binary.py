@@ -536,6 +536,14 @@ def _mul_op(self, other):
     return apply(mul_p, a, b)
 
 
+def _rtruediv(self, other):
+    # NOTE: PyTorch computes `number / tensor` as `tensor.reciprocal() * number` (so its
+    # grad_fn is MulBackward0 and the reciprocal rounds in the tensor's dtype).
+    if not is_scalar(other):
+        return NotImplemented
+    return self.reciprocal() * other
+
+
 TENSOR_METHODS = {
     "add": add, "sub": sub, "subtract": sub, "mul": mul, "multiply": mul, "div": div,
     "divide": div, "true_divide": true_divide, "floor_divide": floor_divide, "pow": pow,
@@ -548,7 +556,7 @@ TENSOR_METHODS = {
     "less_equal_": le_, "greater_": gt_, "greater_equal_": ge_,
     "__add__": _add_op, "__radd__": _add_op, "__sub__": forward_op(sub),
     "__rsub__": reflected_op(_sub), "__mul__": _mul_op, "__rmul__": _mul_op,
-    "__truediv__": forward_op(div), "__rtruediv__": reflected_op(div),
+    "__truediv__": forward_op(div), "__rtruediv__": _rtruediv,
     "__floordiv__": forward_op(floor_divide), "__rfloordiv__": reflected_op(floor_divide),
     "__pow__": forward_op(pow), "__rpow__": reflected_op(pow),
     "__iadd__": add_, "__isub__": sub_, "__imul__": mul_, "__itruediv__": div_,
