@@ -223,7 +223,8 @@ def _index_kernel(a, *, key, in_shape):
     axis = _take_axis(key)
     if axis is not None:
         return np.take(a, key[-1], axis=axis)
-    return np.array(a[key])
+    out = a[key]  # a fresh array, but NumPy may lay it out transposed
+    return out if out.flags.c_contiguous else np.ascontiguousarray(out)
 
 
 def _probe(shape) -> np.ndarray:
