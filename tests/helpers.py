@@ -37,7 +37,7 @@ TOL = {
 
 
 def to_numpy_t(t: torch.Tensor) -> np.ndarray:
-    t = t.detach()
+    t = t.detach().resolve_conj().resolve_neg()
     if t.dtype == torch.bfloat16:
         return t.view(torch.int16).numpy().view(ml_dtypes.bfloat16).copy()
     return t.numpy().copy()
