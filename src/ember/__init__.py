@@ -72,7 +72,7 @@ from . import linalg  # noqa: E402
 from . import nn  # noqa: E402
 from . import optim  # noqa: E402
 from . import utils  # noqa: E402
-from . import accelerator, amp, backends, distributed, jit, onnx  # noqa: E402
+from . import accelerator, amp, backends, compiler, distributed, jit, onnx  # noqa: E402
 from ._runtime import *  # noqa: E402
 from .amp import autocast  # noqa: E402
 from .random import (  # noqa: E402
@@ -84,6 +84,7 @@ from .random import (  # noqa: E402
     seed,
     set_rng_state,
 )
+from .serialization import load, save  # noqa: E402
 
 
 def result_type(tensor1, tensor2) -> dtype:
