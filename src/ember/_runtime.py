@@ -7,9 +7,16 @@ import os
 
 from . import _dtype as dt
 from ._tensor import Tensor
+from .amp.autocast_mode import (
+    get_autocast_cpu_dtype,
+    get_autocast_dtype,
+    is_autocast_cpu_enabled,
+    is_autocast_enabled,
+)
 
 _threads = {"intra": os.cpu_count() or 1, "inter": os.cpu_count() or 1}
 _matmul_precision = ["highest"]
+_deterministic = {"on": False, "warn_only": False}
 
 
 def set_num_threads(n: int) -> None:
@@ -40,6 +47,19 @@ def set_float32_matmul_precision(precision: str) -> None:
 
 def get_float32_matmul_precision() -> str:
     return _matmul_precision[0]
+
+
+def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
+    """Record the flag; ember's CPU kernels are deterministic either way."""
+    _deterministic["on"], _deterministic["warn_only"] = bool(mode), bool(warn_only)
+
+
+def are_deterministic_algorithms_enabled() -> bool:
+    return _deterministic["on"]
+
+
+def is_deterministic_algorithms_warn_only_enabled() -> bool:
+    return _deterministic["warn_only"]
 
 
 def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend="inductor",
@@ -119,6 +139,9 @@ BoolTensor = _legacy("BoolTensor", dt.bool_)
 __all__ = [
     "set_num_threads", "get_num_threads", "set_num_interop_threads", "get_num_interop_threads",
     "set_float32_matmul_precision", "get_float32_matmul_precision", "compile", "typename",
+    "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
+    "is_deterministic_algorithms_warn_only_enabled", "is_autocast_enabled",
+    "is_autocast_cpu_enabled", "get_autocast_dtype", "get_autocast_cpu_dtype",
     "is_floating_point", "is_complex", "is_nonzero", "set_default_tensor_type",
     "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
     "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor",

@@ -21,25 +21,58 @@ def _get() -> tuple[bool, dt.dtype]:
 
 
 def is_autocast_enabled(device_type: str | None = None) -> bool:
-    return _get()[0] if device_type in (None, "cpu") else False
+    """Whether an autocast region is active for `device_type` (no argument means CUDA)."""
+    return _get()[0] if device_type == "cpu" else False
+
+
+def is_autocast_cpu_enabled() -> bool:
+    return _get()[0]
 
 
 def get_autocast_dtype(device_type: str = "cpu") -> dt.dtype:
+    return _get()[1] if device_type == "cpu" else dt.float16
+
+
+def get_autocast_cpu_dtype() -> dt.dtype:
     return _get()[1]
 
 
+def is_autocast_available(device_type: str) -> bool:
+    return device_type in ("cpu", "cuda")
+
+
+def custom_fwd(fwd=None, *, device_type: str = "cuda", cast_inputs=None):
+    """Decorator for a custom Function's forward; ember's autocast needs no bookkeeping."""
+    if fwd is None:
+        return lambda f: f
+    return fwd
+
+
+def custom_bwd(bwd=None, *, device_type: str = "cuda"):
+    if bwd is None:
+        return lambda f: f
+    return bwd
+
+
 def cast_for(policy: str, *tensors):
-    """The inputs as an autocast region wants them for an op of this policy."""
-    enabled, low = _get()
-    if not enabled:
+    """The inputs as an autocast region wants them for an op of this policy.
+
+    "lower": floating tensors other than float64 go to the region's dtype (bfloat16 on
+    the CPU by default); "fp32": float16/bfloat16 tensors go to float32. Anything else
+    (None, numbers, integer tensors) passes through. Outside a region this returns
+    `tensors` untouched, so ops can call it unconditionally.
+    """
+    if not getattr(_state, "enabled", False):
         return tensors
-    target = low if policy == "lower" else dt.float32
+    low = _state.dtype
     out = []
     for t in tensors:
         d = getattr(t, "_dtype", None)
-        if d is not None and d.is_floating_point and d is not target and (
-                policy == "lower" or d in (dt.float16, dt.bfloat16)):
-            t = t.to(target)
+        if d is not None and d.is_floating_point:
+            if policy == "lower" and d is not low and d is not dt.float64:
+                t = t.to(low)
+            elif policy == "fp32" and d in (dt.float16, dt.bfloat16):
+                t = t.to(dt.float32)
         out.append(t)
     return tuple(out)
 

@@ -17,6 +17,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from .. import _dtype as dt
 from .._tensor import Tensor
+from ..amp.autocast_mode import cast_for
 from .registry import Primitive, apply, defvjp
 
 _LOW = (np.dtype(np.float16), dt.bfloat16.np)
@@ -202,6 +203,7 @@ def _add_bias(out: Tensor, bias: Tensor | None, nd: int) -> Tensor:
 
 
 def _conv_nd(nd: int, input, weight, bias, stride, padding, dilation, groups) -> Tensor:
+    input, weight, bias = cast_for("lower", input, weight, bias)
     _check(input, weight, nd, groups, False)
     unbatched = input.ndim == nd + 1
     x = input.unsqueeze(0) if unbatched else input
@@ -241,6 +243,7 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
 
 def _conv_transpose_nd(nd: int, input, weight, bias, stride, padding, output_padding, groups,
                        dilation) -> Tensor:
+    input, weight, bias = cast_for("lower", input, weight, bias)
     _check(input, weight, nd, groups, True)
     unbatched = input.ndim == nd + 1
     x = input.unsqueeze(0) if unbatched else input

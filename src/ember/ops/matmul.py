@@ -14,6 +14,7 @@ import numpy as np
 from .. import _dtype as dt
 from .._tensor import Tensor
 from .._view import broadcast_shapes
+from ..amp.autocast_mode import cast_for
 from ._common import type_name, write_out
 from .registry import Primitive, apply, apply_, defvjp
 
@@ -170,6 +171,7 @@ def _inner_mismatch(a: Tensor, b: Tensor) -> RuntimeError:
 
 def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """Matrix product with PyTorch's rules for 1-D operands and broadcast batch dims."""
+    input, other = cast_for("lower", input, other)
     _check(input, other, "matmul")
     k_b = other._shape[0] if other.ndim == 1 else other._shape[-2]
     if input._shape[-1] != k_b:
@@ -192,6 +194,7 @@ def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
 
 def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
     """Product of two matrices (no broadcasting)."""
+    input, mat2 = cast_for("lower", input, mat2)
     _check(input, mat2, "mm")
     if input.ndim != 2 or mat2.ndim != 2:
         raise RuntimeError(f"{'self' if input.ndim != 2 else 'mat2'} must be a matrix")
@@ -202,6 +205,7 @@ def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
 
 def bmm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
     """Batched product of (b, n, m) and (b, m, p) tensors (no broadcasting)."""
+    input, mat2 = cast_for("lower", input, mat2)
     _check(input, mat2, "bmm", "bmm")
     if input.ndim != 3 or mat2.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if input.ndim != 3 else
@@ -384,6 +388,7 @@ def _addmm(input, mat1, mat2, beta, alpha, out, inplace):
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """beta * input + alpha * (mat1 @ mat2), one fused primitive (AddmmBackward0)."""
+    input, mat1, mat2 = cast_for("lower", input, mat1, mat2)
     return _addmm(input, mat1, mat2, beta, alpha, out, False)
 
 
@@ -443,6 +448,7 @@ def _baddbmm(input, batch1, batch2, beta, alpha, out, inplace):
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1,
             out=None) -> Tensor:
     """beta * input + alpha * bmm(batch1, batch2)."""
+    input, batch1, batch2 = cast_for("lower", input, batch1, batch2)
     return _baddbmm(input, batch1, batch2, beta, alpha, out, False)
 
 
@@ -464,6 +470,7 @@ def _addbmm(input, batch1, batch2, beta, alpha, out, inplace):
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1,
            out=None) -> Tensor:
     """beta * input + alpha * sum_i batch1[i] @ batch2[i]."""
+    input, batch1, batch2 = cast_for("lower", input, batch1, batch2)
     return _addbmm(input, batch1, batch2, beta, alpha, out, False)
 
 

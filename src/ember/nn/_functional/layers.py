@@ -14,6 +14,7 @@ import warnings
 import ember as E
 
 from ..._tensor import Tensor
+from ...amp.autocast_mode import cast_for
 from ...ops import nn_ops
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """input @ weight.T + bias (`addmm` for 2-D inputs with a bias)."""
+    input, weight, bias = cast_for("lower", input, weight, bias)
     if input.dim() == 2 and bias is not None and hasattr(E, "addmm"):
         return E.addmm(bias, input, weight.t())
     out = input.matmul(weight.t())
@@ -444,6 +446,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
                                  is_causal: bool = False, scale: float | None = None,
                                  enable_gqa: bool = False) -> Tensor:
     """softmax(Q K^T * scale + mask) V, with a causal or boolean/additive mask and dropout."""
+    query, key, value, attn_mask = cast_for("lower", query, key, value, attn_mask)
     L, S = query.shape[-2], key.shape[-2]
     factor = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
     if is_causal and attn_mask is not None:

@@ -13,6 +13,7 @@ import warnings
 import ember as E
 
 from ..._tensor import Tensor
+from ...amp.autocast_mode import cast_for
 from ...ops import nn_ops
 from .layers import pairwise_distance
 
@@ -100,6 +101,7 @@ def _check_nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_inde
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
              ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
     """-input[n, target[n]] * weight[target[n]], averaged by the total weight for 'mean'."""
+    input, target, weight = cast_for("fp32", input, target, weight)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     target = _check_nll(input, target, weight, ignore_index)
     return nn_ops.nll_loss_prim(input, target, weight, reduction, ignore_index)
@@ -116,6 +118,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
                   label_smoothing: float = 0.0) -> Tensor:
     """log_softmax over the class dim followed by nll_loss, or the soft-target formula when
     `target` holds class probabilities (same shape as `input`, floating)."""
+    input, target, weight = cast_for("fp32", input, target, weight)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
@@ -167,6 +170,7 @@ def _cross_entropy_probs(input, target, weight, reduction, label_smoothing, clas
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                          size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """-(t log x + (1 - t) log(1 - x)), each log clamped at -100 as PyTorch does."""
+    input, target, weight = cast_for("fp32", input, target, weight)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if target.shape != input.shape:
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
@@ -188,6 +192,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
                                      size_average=None, reduce=None, reduction: str = "mean",
                                      pos_weight: Tensor | None = None) -> Tensor:
     """(1 - t) x - w_pos(t) * logsigmoid(x): BCE on logits without overflow."""
+    input, target, weight, pos_weight = cast_for("fp32", input, target, weight, pos_weight)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
@@ -209,6 +214,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
 def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
              reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     """(input - target)^2, reduced."""
+    input, target, weight = cast_for("fp32", input, target, weight)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_target_size(input, target)
     d = input - target
@@ -221,6 +227,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
 def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     """|input - target|, reduced."""
+    input, target, weight = cast_for("fp32", input, target, weight)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_target_size(input, target)
     loss = (input - target).abs()
@@ -232,6 +239,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:
     """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta."""
+    input, target = cast_for("fp32", input, target)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_target_size(input, target)
     if beta < 0:
@@ -246,6 +254,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
     """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta)."""
+    input, target, weight = cast_for("fp32", input, target, weight)
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     _check_target_size(input, target)
@@ -261,6 +270,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
 def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
            reduction: str = "mean", log_target: bool = False) -> Tensor:
     """KL(target || exp(input)) pointwise: target (log target - input), then reduced."""
+    input, target = cast_for("fp32", input, target)
     if size_average is not None or reduce is not None:
         reduction = _legacy_string(size_average, reduce)
     elif reduction == "mean":
