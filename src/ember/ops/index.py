@@ -210,8 +210,15 @@ def _check_mask(view: Tensor, mask: np.ndarray, dim: int) -> None:
 
 # --- the advanced gather and its scatter-add transpose ------------------------------------
 
+def _unique_key(key) -> bool:
+    """True when `key` reaches each position at most once (no integer index arrays)."""
+    return not any(isinstance(k, np.ndarray) and k.dtype != np.bool_ for k in key)
+
+
 def _take_axis(key) -> int | None:
     """The axis when `key` is slices then one 1-D array (np.take's faster case), else None."""
+    if not key:
+        return None
     last = key[-1]
     if isinstance(last, np.ndarray) and last.ndim == 1 and last.dtype != np.bool_ and all(
             isinstance(k, slice) for k in key[:-1]):
@@ -223,6 +230,8 @@ def _index_kernel(a, *, key, in_shape):
     axis = _take_axis(key)
     if axis is not None:
         return np.take(a, key[-1], axis=axis)
+    if not any(isinstance(k, np.ndarray) for k in key):
+        return a[key].copy()  # a basic key makes a view: copy it
     out = a[key]  # a fresh array, but NumPy may lay it out transposed
     return out if out.flags.c_contiguous else np.ascontiguousarray(out)
 
@@ -238,16 +247,11 @@ def _index_meta(x, *, key, in_shape):
 index_p = Primitive("index", _index_kernel, _index_meta)
 
 
-def _is_mask_key(key) -> bool:
-    last = key[-1]
-    return isinstance(last, np.ndarray) and last.dtype == np.bool_
-
-
 def _index_put_acc_kernel(g, *, key, in_shape):
     buf = np.zeros(in_shape, dtype=g.dtype)
     axis = _take_axis(key)
-    if _is_mask_key(key):
-        buf[key] = g  # a mask picks each position once: nothing to accumulate
+    if _unique_key(key):
+        buf[key] = g  # each position is picked once: nothing to accumulate
     elif axis is not None and axis == 0 and buf.ndim:
         np.add.at(buf, key[-1], g)
     else:
@@ -284,7 +288,7 @@ def getitem(x: Tensor, key) -> Tensor:
 
 def _index_put_kernel(a, v, *, key, accumulate):
     out = a.copy(order="K")  # PyTorch keeps the input's layout here
-    if accumulate and _is_mask_key(key):
+    if accumulate and _unique_key(key):
         out[key] += v
     elif accumulate:
         np.add.at(out, key, v)
@@ -387,13 +391,33 @@ def setitem(x: Tensor, key, value) -> None:
                            else value._shape, adv is not None, x._dtype)
         return
     value = _value_tensor(value, x)
-    target, npkey = _flat_key(x, key)
+    npkey = None if adv is not None else _basic_key(key)
+    if npkey is not None:
+        target = view._shape  # ints, slices, None and one `...` mean the same in NumPy
+    else:
+        target, npkey = _flat_key(x, key)
     _check_value_shape(target, value._shape, adv is not None, value._dtype)
     while value.ndim > len(target):
         value = value.squeeze(0)
-    if x.ndim == 0:
+    if x.ndim == 0 and adv is not None:
         value = value.expand(target).reshape(-1)
     apply_(index_put_p, x, value, key=npkey, accumulate=False)
+
+
+def _basic_key(key) -> tuple | None:
+    """A key of ints, slices, None and at most one `...` in NumPy's terms, else None."""
+    out, ellipsis = [], False
+    for k in _items(key):
+        if k is Ellipsis:
+            if ellipsis:
+                return None
+            ellipsis = True
+        elif _is_int(k):
+            k = int(k)
+        elif not (k is None or isinstance(k, slice)):
+            return None
+        out.append(k)
+    return tuple(out)
 
 
 def _setitem_numpy(x: Tensor, view: Tensor, adv, value) -> None:
