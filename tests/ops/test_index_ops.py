@@ -462,3 +462,34 @@ def test_every_dtype_matches_torch_or_raises_alike(name, dtype):
             fn(ember, e)
         return
     assert_same(fn(ember, e), expected)
+
+
+SECOND_ORDER = {
+    "getitem": lambda l, c, x: (x * x)[c(np.array([1, 1, 0]))],
+    "getitem_mask": lambda l, c, x: (x * x)[c(MASK[:2, :3])],
+    "index_select": lambda l, c, x: (x * x).index_select(1, c(np.array([2, 2, 0]))),
+    "gather": lambda l, c, x: (x * x).gather(1, c(np.array([[2, 2], [0, 1]]))),
+    "scatter_add": lambda l, c, x: (x * x).scatter_add(0, c(np.array([[1, 1, 0]])), x[:1] * x[1:]),
+    "scatter_reduce_mean": lambda l, c, x: (x * x).scatter_reduce(
+        0, c(np.array([[1, 1, 0]])), x[:1] * x[1:], "mean"),
+    "index_add": lambda l, c, x: (x * x).index_add(0, c(np.array([1, 1])), x * 2),
+    "masked_fill": lambda l, c, x: (x * x).masked_fill(c(MASK[:2, :3]), 0.0),
+    "masked_select": lambda l, c, x: (x * x).masked_select(c(MASK[:2, :3])),
+    "masked_scatter": lambda l, c, x: (x * x).masked_scatter(c(MASK[:2, :3]), x.exp()),
+    "take": lambda l, c, x: (x * x).take(c(np.array([5, 5, 0]))),
+    "index_put": lambda l, c, x: (x * x).index_put((c(np.array([0, 0])),), x[1] * x[0],
+                                                   accumulate=True),
+}
+
+
+@pytest.mark.parametrize("name", list(SECOND_ORDER))
+def test_double_backward_matches_torch(name):
+    fn = SECOND_ORDER[name]
+    a = rand_array((2, 3), np.float64)
+    results = []
+    for lib, c in ((ember, _e), (torch, _t)):
+        x = lib.tensor(a, requires_grad=True)
+        (g,) = lib.autograd.grad((fn(lib, c, x) ** 2).sum(), x, create_graph=True)
+        (gg,) = lib.autograd.grad((g ** 2).sum(), x)
+        results.append((g, gg))
+    assert_same(*results)

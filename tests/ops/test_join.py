@@ -386,3 +386,29 @@ def test_every_dtype_matches_torch(name, dtype):
     fn = JOIN_DTYPE_CASES[name]
     e = ember.tensor(rand_array((3, 4), np.float64, low=-3, high=3)).to(dtype)
     assert_same(fn(ember, e), fn(torch, to_torch(e)))
+
+
+def _second_derivative(lib, fn, x):
+    (g,) = lib.autograd.grad((fn(x) ** 2).sum(), x, create_graph=True)
+    (gg,) = lib.autograd.grad((g ** 2).sum(), x)
+    return g, gg
+
+
+@pytest.mark.parametrize("name", ["cat", "stack", "flip", "roll", "repeat", "rot90",
+                                  "repeat_interleave", "combinations"])
+def test_double_backward_matches_torch(name):
+    fns = {
+        "cat": lambda l, x: l.cat([x, x * x], 1),
+        "stack": lambda l, x: l.stack([x, x.exp()], 0),
+        "flip": lambda l, x: (x * x).flip((0,)),
+        "roll": lambda l, x: (x * x).roll(1, 1),
+        "repeat": lambda l, x: (x * x).repeat(2, 1),
+        "rot90": lambda l, x: (x * x).rot90(),
+        "repeat_interleave": lambda l, x: (x * x).repeat_interleave(2, 0),
+        "combinations": lambda l, x: l.combinations((x * x)[0]),
+    }
+    a = rand_array((2, 3), np.float64)
+    xe = ember.tensor(a, requires_grad=True)
+    xt = torch.tensor(a, requires_grad=True)
+    assert_same(_second_derivative(ember, lambda x: fns[name](ember, x), xe),
+                _second_derivative(torch, lambda x: fns[name](torch, x), xt))

@@ -273,3 +273,18 @@ def test_histc_matches_torch(dtype):
     edges = np.array([0.0, 1.0, 1.0, 3.0, 2.999], dtype)
     both(lambda lib, c: lib.histc(c(edges), bins=3, min=0, max=3))
     both(lambda lib, c: lib.histc(c(np.array([1.0, 1.0], dtype)), bins=4))
+
+
+@pytest.mark.parametrize("name", ["sort", "topk", "kthvalue"])
+def test_double_backward_matches_torch(name):
+    fns = {"sort": lambda x: (x * x).sort(1, descending=True).values,
+           "topk": lambda x: (x * x).topk(2, 0).values,
+           "kthvalue": lambda x: (x * x).kthvalue(2, 1).values}
+    a = rand_array((3, 4), np.float64)
+    results = []
+    for lib in (ember, torch):
+        x = lib.tensor(a, requires_grad=True)
+        (g,) = lib.autograd.grad((fns[name](x) ** 2).sum(), x, create_graph=True)
+        (gg,) = lib.autograd.grad((g ** 2).sum(), x)
+        results.append((g, gg))
+    assert_same(*results)
