@@ -312,6 +312,48 @@ def test_adamw_state_continues_training_in_torch():
     assert torch.equal(model.weight, model2.weight) and torch.equal(model.bias, model2.bias)
 
 
+def test_adamw_training_continues_in_the_other_framework():
+    torch.manual_seed(0)
+    data = torch.randn(6, 3)
+
+    def build(lib):
+        return lib.nn.Sequential(lib.nn.BatchNorm1d(3), lib.nn.Linear(3, 4), lib.nn.Tanh(),
+                                 lib.nn.Linear(4, 2))
+
+    def step(model, opt, x):
+        opt.zero_grad()
+        model(x).square().mean().backward()
+        opt.step()
+
+    def same_weights(tm, em):
+        for (k, a), b in zip(tm.state_dict().items(), em.state_dict().values()):
+            np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=0, atol=1e-5, err_msg=k)
+
+    tm = build(torch)
+    topt = torch.optim.AdamW(tm.parameters(), lr=0.05)
+    for _ in range(3):
+        step(tm, topt, data)
+    ck = ember.load(io.BytesIO(torch_bytes({"model": tm.state_dict(), "opt": topt.state_dict()})))
+    em = build(ember)
+    eopt = ember.optim.AdamW(em.parameters(), lr=0.01)
+    em.load_state_dict(ck["model"])
+    eopt.load_state_dict(ck["opt"])
+    x = ember.tensor(data.numpy())
+    for _ in range(3):  # torch -> ember: ember continues where torch left off
+        step(tm, topt, data)
+        step(em, eopt, x)
+    same_weights(tm, em)
+    back = torch_load_strict(ember_bytes({"model": em.state_dict(), "opt": eopt.state_dict()}))
+    tm2 = build(torch)
+    topt2 = torch.optim.AdamW(tm2.parameters())
+    tm2.load_state_dict(back["model"])
+    topt2.load_state_dict(back["opt"])
+    for _ in range(3):  # ember -> torch
+        step(tm2, topt2, data)
+        step(em, eopt, x)
+    same_weights(tm2, em)
+
+
 def test_meta_tensors_round_trip():
     out = torch_load_strict(ember_bytes({"m": ember.empty(2, 3, device="meta")}))
     assert out["m"].is_meta and out["m"].shape == (2, 3)
