@@ -79,7 +79,7 @@ def _sort_meta(x, *, dim, descending, stable):
 
 
 def _sort_vjp(g, out, x, *, dim, descending, stable):
-    gv, idx = g[0], out[1]
+    gv, idx = g[0], out[1].detach()  # indices carry no gradient, even under create_graph
     if idx.ndim == 0:
         return gv
     return scatter_into_zeros(idx._shape, dim, idx, gv)
@@ -140,7 +140,7 @@ defvjp(topk_p, lambda g, out, x, *, k, dim, largest, in_shape: _pick_vjp(g, out,
 
 
 def _pick_vjp(g, out, in_shape, dim, keepdim=True):
-    gv, idx = g[0], out[1]
+    gv, idx = g[0], out[1].detach()
     if not in_shape:
         return gv.reshape(())
     if not keepdim:
