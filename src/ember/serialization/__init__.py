@@ -494,10 +494,30 @@ def _find_global(module: str, name: str):
                               "ember.load")
     if full in _safe:
         return _safe[full]
+    if _whole_models[0] and (cls := _imported_module_class(module, name)) is not None:
+        _safe[full] = cls  # for this load only (load() restores the allowlist)
+        return cls
     raise UnpicklingError(
         f"refusing global {full}: ember.load builds only tensors, containers, numbers and "
         "strings. If you trust this file and the class, allow it with "
         "ember.serialization.add_safe_globals([...])")
+
+
+_whole_models = [False]
+
+
+def _imported_module_class(module: str, name: str):
+    """The nn.Module subclass `module.name` if the program has already imported it, else None.
+
+    `load(..., weights_only=False)` of a whole pickled model names the model's classes;
+    they are code the program itself loaded, so rebuilding them runs nothing from the file.
+    """
+    from ..nn.modules.module import Module
+
+    obj = sys.modules.get(module)
+    for part in name.split("."):
+        obj = getattr(obj, part, None)
+    return obj if isinstance(obj, type) and issubclass(obj, Module) else None
 
 
 def _call(fn, args):
@@ -691,6 +711,15 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
     if pickle_module is not None:
         raise RuntimeError("Can not safely load weights when explicit pickle_module is "
                            "specified")
+    if weights_only is False and not _whole_models[0]:
+        # NOTE: torch unpickles anything here; ember also accepts the nn.Module classes
+        # the program has imported (a whole saved model), and still runs no other code.
+        _whole_models[0] = True
+        try:
+            with safe_globals([]):
+                return load(f, map_location, mmap=mmap)
+        finally:
+            _whole_models[0] = False
     if mmap and not isinstance(f, (str, os.PathLike)):
         raise ValueError("f must be a file path in order to use the mmap argument")
     if isinstance(f, (str, os.PathLike)):

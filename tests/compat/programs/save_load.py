@@ -73,7 +73,7 @@ with tempfile.TemporaryDirectory() as tmp:
     try:
         torch.load(path, weights_only=True)
     except Exception as e:
-        print(type(e).__name__, "WeightsUnpickler error" in str(e))
+        print(type(e).__name__)
     allowed = [TheModelClass, nn.Conv2d, nn.MaxPool2d, nn.Linear, nn.BatchNorm1d, set]
     with torch.serialization.safe_globals(allowed):
         safe = torch.load(path, weights_only=True)
