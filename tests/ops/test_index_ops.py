@@ -493,3 +493,23 @@ def test_double_backward_matches_torch(name):
         (gg,) = lib.autograd.grad((g ** 2).sum(), x)
         results.append((g, gg))
     assert_same(*results)
+
+
+EMPTY_CASES = {
+    "index_select": lambda l, c, x: x.index_select(0, c(np.zeros(0, np.int64))),
+    "gather": lambda l, c, x: x.gather(1, c(np.zeros((3, 0), np.int64))),
+    "scatter": lambda l, c, x: x.scatter(1, c(np.zeros((3, 0), np.int64)), x[:, :0]),
+    "scatter_add": lambda l, c, x: x.scatter_add(0, c(np.zeros((0, 4), np.int64)), x[:0]),
+    "index_add": lambda l, c, x: x.index_add(0, c(np.zeros(0, np.int64)), x[:0]),
+    "masked_select": lambda l, c, x: x.masked_select(c(np.zeros((3, 4), bool))),
+    "masked_fill_empty": lambda l, c, x: x[:, :0].masked_fill(c(np.zeros((3, 0), bool)), 1.0),
+    "take": lambda l, c, x: x.take(c(np.zeros((2, 0), np.int64))),
+    "getitem_empty": lambda l, c, x: x[c(np.zeros((0, 2), np.int64))],
+}
+
+
+@pytest.mark.parametrize("name", list(EMPTY_CASES))
+def test_empty_indices_and_results_match_torch(name):
+    fn = EMPTY_CASES[name]
+    check_op(lambda x: fn(ember, _e, x), lambda x: fn(torch, _t, x),
+             rand_array((3, 4), np.float64))
