@@ -256,6 +256,9 @@ def test_multinomial(dtype, replacement):
 def test_poisson(dtype):
     same_stream(lambda L, n: L.poisson(same(L, PROBS[n] * 20).to(dt(L, dtype))),
                 sizes=tuple(range(1, 30)) + (1000,))
+    # The result is contiguous and drawn in row-major order even for a transposed input.
+    same_stream(lambda L, n: L.poisson(same(L, np.stack([PROBS[n], PROBS[n] * 12]).T.copy())
+                                       .to(dt(L, dtype)).t()), sizes=range(1, 21))
 
 
 # --- generators, sequences, layouts ----------------------------------------------------

@@ -12,8 +12,9 @@ draws identical numbers and leaves the generator in the identical state:
 - floating-point steps that PyTorch's AVX2 build fuses into FMAs are fused here
   (`ember.random.set_kernel_profile('default')` reproduces the scalar build).
 
-The per-kernel arithmetic lives in `_rng_math.py`; the formulas and how many
-words each call consumes are noted at each kernel below.
+This module is the tensor-facing layer (argument checks, layouts, in-place
+semantics, autograd); `_rng_kernels.py` holds one function per PyTorch kernel
+(formulas and the words each consumes), `_rng_math.py` the bit-exact arithmetic.
 """
 
 from __future__ import annotations
@@ -122,6 +123,11 @@ def _check_float(d: dt.dtype, kernel: str) -> None:
         raise NotImplementedError(f'"{kernel}" not implemented for \'{type_name(d)}\'')
 
 
+def _check_real_float(d: dt.dtype, kernel: str) -> None:
+    if not d.is_floating_point:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{type_name(d)}\'')
+
+
 def _fill_kernel(dst, values):
     return values.copy()
 
@@ -187,6 +193,8 @@ def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None,
     """Fill with U[a, b) samples (PyTorch's `uniform_`, also `from=`/`to=`)."""
     a = float(_scalar(kwargs.pop("from", a)))
     b = float(_scalar(kwargs.pop("to", b)))
+    if kwargs:
+        raise TypeError(f"uniform_() got an unexpected keyword argument '{next(iter(kwargs))}'")
     _check_float(self._dtype, "check_uniform_bounds")
     _check_uniform(self._dtype, a, b)
     g = _gen(generator, "uniform_")
@@ -375,6 +383,8 @@ def _random_maker(g, d: dt.dtype, frm, to):
 def random_(self: Tensor, *args, generator=None, **kwargs) -> Tensor:
     """random_() / random_(to) / random_(from, to): integers drawn uniformly."""
     frm, to = kwargs.pop("from", None), kwargs.pop("to", None)
+    if kwargs:
+        raise TypeError(f"random_() got an unexpected keyword argument '{next(iter(kwargs))}'")
     if len(args) == 1:
         frm, to = 0, args[0]
     elif len(args) == 2:
@@ -447,8 +457,8 @@ def _check_p(p: float) -> None:
 
 def _bernoulli_tensor_flat(g, n: int, p: Tensor, shape, stride) -> np.ndarray:
     if not p._dtype.is_floating_point:
-        raise NotImplementedError(f'"bernoulli_tensor_cpu_p_" not implemented for '
-                           f"'{type_name(p._dtype)}'")
+        raise NotImplementedError(
+            f'"bernoulli_tensor_cpu_p_" not implemented for \'{type_name(p._dtype)}\'')
     pa = np.broadcast_to(p.detach()._array(), shape)
     pv = _in_memory_order(pa, stride)
     if not ((pv >= 0) & (pv <= 1)).all():
@@ -463,7 +473,8 @@ def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
     g = _gen(generator, "bernoulli_")
     d = self._dtype
     if d.is_complex:
-        raise NotImplementedError(f'"bernoulli_scalar_cpu_" not implemented for \'{type_name(d)}\'')
+        raise NotImplementedError(
+            f'"bernoulli_scalar_cpu_" not implemented for \'{type_name(d)}\'')
     if isinstance(p, Tensor):
         from .._view import broadcast_shapes
 
@@ -530,7 +541,7 @@ def dropout_mask(input: Tensor, p: float, *, feature: bool = False,
 def exponential_(self: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
     """Fill with Exp(lambd) samples: -(1/lambd) log1p(-u), one double uniform each."""
     lambd = float(_scalar(lambd))
-    _check_float(self._dtype, "exponential_cpu")
+    _check_real_float(self._dtype, "exponential_cpu")
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
     g = _gen(generator, "exponential_")
@@ -542,7 +553,7 @@ def exponential_(self: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
 def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *,
             generator=None) -> Tensor:
     """Fill with Cauchy samples: median + sigma * tan(pi (u - 1/2))."""
-    _check_float(self._dtype, "cauchy_cpu")
+    _check_real_float(self._dtype, "cauchy_cpu")
     g = _gen(generator, "cauchy_")
     d = self._dtype
 
@@ -557,7 +568,7 @@ def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *,
 def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *,
                 generator=None) -> Tensor:
     """Fill with exp(N(mean, std^2)) samples (the serial normal, cache included)."""
-    _check_float(self._dtype, "log_normal_cpu")
+    _check_real_float(self._dtype, "log_normal_cpu")
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(float(std))}")
     g = _gen(generator, "log_normal_")
@@ -632,16 +643,17 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
 
 
 def poisson(input: Tensor, generator=None) -> Tensor:
-    """Poisson samples with rates `input` (elementwise, in memory order)."""
-    _check_float(input._dtype, "poisson_cpu")
+    """Poisson samples with rates `input` (elementwise)."""
+    _check_real_float(input._dtype, "poisson_cpu")
     g = _gen(generator, "poisson")
     rates = input.detach()._array()
     if np.any(rates < 0) or np.any(np.isnan(rates)):
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    stride = _like_strides(input)
-    flat = _in_memory_order(rates, stride).astype(f64)
+    # NOTE: the result is contiguous and filled in row-major order, whatever the layout
+    # of the rates (PyTorch allocates it with zeros(sizes)).
+    flat = rates.astype(f64).reshape(-1)
     vals = np.array([K.poisson_one(g, lam) for lam in flat.tolist()], f64)
-    return _result(K.to_dtype(vals, input._dtype), input._shape, stride, input._dtype,
+    return _result(K.to_dtype(vals, input._dtype), input._shape, None, input._dtype,
                    input.device, False)
 
 
