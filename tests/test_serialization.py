@@ -185,6 +185,36 @@ def test_legacy_and_protocol_4_files():
         assert storage_of(out["head_t"]) is storage_of(out["embed.weight"])
 
 
+def _rezip(raw: bytes, edit) -> bytes:
+    """A copy of a checkpoint with `edit(name, payload) -> payload` applied to each record."""
+    src = zipfile.ZipFile(io.BytesIO(raw))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as dst:
+        for info in src.infolist():
+            dst.writestr(info.filename, edit(info.filename, src.read(info.filename)))
+    return out.getvalue()
+
+
+def test_big_endian_files_load_as_in_torch():
+    sd = {"f": torch.arange(5.0), "i": torch.arange(3, dtype=torch.int16), "b": torch.ones(2)
+          .to(torch.bfloat16)}
+    dtypes = {"0": np.float32, "1": np.int16, "2": np.uint16}
+
+    def to_big(name, payload):
+        if name.endswith("byteorder"):
+            return b"big"
+        key = name.rsplit("/", 1)[-1]
+        if "/data/" in name:
+            return np.frombuffer(payload, dtypes[key]).byteswap().tobytes()
+        return payload
+
+    raw = _rezip(torch_bytes(sd), to_big)
+    theirs, ours = torch.load(io.BytesIO(raw)), ember.load(io.BytesIO(raw))
+    for k in sd:
+        assert_same_tensor(ours[k], theirs[k])
+        assert_same_tensor(ours[k], sd[k])
+
+
 def test_mmap_is_copy_on_write(tmp_path):
     path = tmp_path / "m.pt"
     torch.save({"a": torch.arange(1000.0), "b": torch.arange(1000.0)[10:20]}, path)
@@ -503,6 +533,19 @@ def test_truncated_and_corrupted_files_raise_clearly():
         ember.load(io.BytesIO(b""))
     with pytest.raises(CheckpointError):
         ember.load(io.BytesIO(b"hello, not a checkpoint"))
+
+
+def test_compressed_records_are_refused():
+    # Checkpoints store records raw; a compressed one could be a zip bomb.
+    raw = torch_bytes({"w": torch.zeros(1000)})
+    src = zipfile.ZipFile(io.BytesIO(raw))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as dst:
+        for info in src.infolist():
+            dst.writestr(info.filename, src.read(info.filename), zipfile.ZIP_DEFLATED
+                         if "/data/" in info.filename else zipfile.ZIP_STORED)
+    with pytest.raises(CheckpointError, match="compressed"):
+        ember.load(io.BytesIO(out.getvalue()))
 
 
 def test_torchscript_archives_are_refused(tmp_path):
