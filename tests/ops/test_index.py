@@ -316,6 +316,22 @@ def test_setitem_errors():
         leaf[0] = 1.0
 
 
+@pytest.mark.parametrize("dst, src", [
+    ((slice(2, 6),), (slice(0, 4),)), ((slice(None, None, 2),), (slice(1, None, 2),)),
+    ((slice(None),), (slice(None),)), (([2, 3],), (slice(0, 2),)), ((slice(1, 3),), (0,)),
+])
+def test_setitem_from_overlapping_memory_like_torch(dst, src):
+    e, t = ember.arange(10.0), torch.arange(10.0)
+    try:
+        t[dst] = t[src]
+    except RuntimeError:
+        with pytest.raises(RuntimeError, match="single memory location"):
+            e[dst] = e[src]
+        return
+    e[dst] = e[src]
+    assert_same(e, t)
+
+
 def test_setitem_value_requiring_grad_into_plain_tensor():
     v = ember.tensor([1.0, 2.0], requires_grad=True)
     x = ember.zeros(3)

@@ -8,8 +8,9 @@ and in front otherwise (NumPy's rule, applied to the view). The gather is the
 `index` primitive; its VJP scatter-adds back, so repeated indices accumulate.
 
 Assignment writes through NumPy into the view when no graph is recorded, and
-otherwise through the `index_put` primitive (out of place, then copied in), with
-the key rewritten as one index array per dim of `x` so that no view is involved.
+otherwise through the `index_put` primitive (out of place, then copied in) on `x`
+itself: a basic key is already NumPy's; any other is rewritten as one index array
+per dim of `x`, so that no view is involved.
 """
 
 from __future__ import annotations
@@ -420,10 +421,23 @@ def _basic_key(key) -> tuple | None:
     return tuple(out)
 
 
+def _check_overlap(dst: Tensor, src: Tensor) -> None:
+    """PyTorch refuses to copy between contiguous tensors whose memory partly overlaps."""
+    if dst._storage is None or dst._storage is not src._storage:
+        return
+    a, b = (dst._offset, dst.numel()), (src._offset, src.numel())
+    if a != b and a[0] < b[0] + b[1] and b[0] < a[0] + a[1] and dst.is_contiguous() \
+            and src.is_contiguous():
+        raise RuntimeError("unsupported operation: some elements of the input tensor and the "
+                           "written-to tensor refer to a single memory location. Please clone() "
+                           "the tensor before performing the operation.")
+
+
 def _setitem_numpy(x: Tensor, view: Tensor, adv, value) -> None:
     """Write straight into x's memory through the planned view (no graph recorded)."""
     dst = view._array()
     if isinstance(value, Tensor):
+        _check_overlap(view, value)
         src = value._array()
         if src.dtype.kind == "c" and dst.dtype.kind != "c":
             src = src.real
