@@ -341,9 +341,7 @@ def test_a_view_returned_by_forward_keeps_the_custom_backward():
 
             @staticmethod
             def backward(ctx, g):
-                out = m.zeros(2, 3, dtype=g.dtype)
-                out[0] = g * 5
-                return out
+                return (g * 5).unsqueeze(0) * g.new_tensor([[1.0], [0.0]])
 
         a = m.ones(2, 3, requires_grad=True)
         x = a * 1
