@@ -35,7 +35,7 @@ _WRAPS_SCALARS = frozenset({"add", "sub", "mul", "div", "where"})
 class AutogradMeta:
     """Rarely used per-tensor autograd state, allocated on first need."""
 
-    __slots__ = ("retains_grad", "hooks", "post_acc_hooks", "grad_acc", "output_nr", "view_fn",
+    __slots__ = ("retains_grad", "hooks", "post_acc_hooks", "grad_acc", "output_nr",
                  "__weakref__")
 
     def __init__(self) -> None:
@@ -44,7 +44,6 @@ class AutogradMeta:
         self.post_acc_hooks = None
         self.grad_acc = None
         self.output_nr = 0
-        self.view_fn = None
 
 
 def ag_meta(t) -> AutogradMeta:
