@@ -54,14 +54,16 @@ def uniform(g, n: int, d: dt.dtype, low: float, high: float) -> np.ndarray:
             return x
         a, b = f64(low), f64(high)
         v = M.fma64(x, b - a, a) if avx2() else x * (b - a) + a
-        return np.where(v == b, a, v)
+        v[v == b] = a
+        return v
     x = g._floats(n)
     if low == 0.0 and high == 1.0 and d is dt.float32:
         return x
     a, b = f32(low), f32(high)
     v = M.fma32(x, b - a, a) if avx2() else x * (b - a) + a
-    v = v.astype(d.np)
-    return np.where(v == b.astype(d.np), a.astype(d.np), v)
+    v = v.astype(d.np, copy=False)
+    v[v == b.astype(d.np)] = a.astype(d.np)
+    return v
 
 
 # --- normal ----------------------------------------------------------------------------

@@ -45,19 +45,23 @@ def fma32_fast(a, b, c) -> np.ndarray:
 
 def fma32(a, b, c) -> np.ndarray:
     """float32 fma(a, b, c) with a single rounding, for any float32 inputs."""
-    p = np.asarray(a, f64) * np.asarray(b, f64)  # exact: 24 + 24 bits fit in 53
-    s = p + c
+    a, b, c = np.asarray(a, f32), np.asarray(b, f32), np.asarray(c, f32)
+    s = a.astype(f64)
+    s = s * b  # exact: 24 + 24 bits fit in 53 (broadcasts if `a` is the scalar)
+    s += c
     r = s.astype(f32)
     # Rounding s (already rounded once) to float32 is wrong only when s sits exactly
     # halfway between two floats (low 29 of its 52 mantissa bits are 1000...0) while
     # the exact sum was not; float32 subnormals have fewer bits, so check those too.
     low = s.view(np.uint64) & np.uint64(0x1FFFFFFF)
-    suspect = (low == np.uint64(0x10000000)) | (np.abs(s) < 2.0**-125)
+    suspect = low == np.uint64(0x10000000)
+    suspect |= np.abs(r) < f32(2.0**-125)
     if suspect.any():
         idx = np.flatnonzero(suspect)
+        shape = s.shape
+        pa = np.broadcast_to(a, shape)[idx].astype(f64) * np.broadcast_to(b, shape)[idx]
         r = r.copy()
-        r[idx] = _fma32_careful(np.broadcast_to(p, s.shape)[idx], np.broadcast_to(
-            np.asarray(c, f64), s.shape)[idx])
+        r[idx] = _fma32_careful(pa, np.broadcast_to(c, shape)[idx].astype(f64))
     return r
 
 

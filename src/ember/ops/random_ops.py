@@ -36,13 +36,15 @@ from .._view import (
     non_overlapping,
     numel,
 )
+from ..autograd import grad_mode
 from . import _rng_kernels as K
 from . import _rng_math as M
 from ._common import same_meta, type_name, write_out
 from .creation import _sizes
-from .registry import Primitive, apply_, defvjp
+from .registry import Primitive, apply_, bump_version, check_inplace, defvjp, write_into
 
 f32, f64 = np.float32, np.float64
+_grad_state = grad_mode.state
 
 
 # --- plumbing ------------------------------------------------------------------
@@ -150,8 +152,6 @@ _FILL = {name: _fill_prim(name) for name in (
 def _inplace(self: Tensor, grad_name: str, make) -> Tensor:
     """Fill `self` with `make(n, contiguous)` (values in memory order, self's dtype or,
     for complex self, its real dtype with 2n values)."""
-    from .registry import check_inplace
-
     if self.device.type == "meta":
         check_inplace(self)
         return self
@@ -167,8 +167,14 @@ def _inplace(self: Tensor, grad_name: str, make) -> Tensor:
     flat = make(n, contiguous)
     if self._dtype.is_complex:
         flat = np.ascontiguousarray(flat).view(self._dtype.np)
-    values = _wrap(_arrange(flat, shape, stride), self._dtype)
-    return apply_(_FILL[grad_name], self, values)
+    values = _arrange(flat, shape, stride)
+    if not (_grad_state.enabled and self._requires_grad):
+        # Nothing to record: write straight into self (the common, no-grad case).
+        check_inplace(self)
+        write_into(self, values)
+        bump_version(self)
+        return self
+    return apply_(_FILL[grad_name], self, _wrap(values, self._dtype))
 
 
 # --- uniform ---------------------------------------------------------------------
