@@ -88,3 +88,46 @@ def test_rnn_errors_match_torch():
         nn.LSTM(3, 4, proj_size=4)
     with pytest.warns(UserWarning, match="dropout option adds dropout"):
         nn.GRU(3, 4, dropout=0.5)
+
+
+def test_packed_sequences_match_torch():
+    from torch.nn.utils import rnn as rnn_t
+
+    from ember.nn.utils import rnn as rnn_e
+
+    lengths = [3, 5, 2]
+    x = rand_array((5, 3, 4))
+    h0 = rand_array((4, 3, 6), seed=1)
+    for factory in (lambda ns: ns.GRU(4, 6, num_layers=2, bidirectional=True),
+                    lambda ns: ns.LSTM(4, 6, num_layers=2, bidirectional=True)):
+        e_mod, t_mod = factory(nn), factory(torch.nn)
+        lstm = isinstance(e_mod, nn.LSTM)
+
+        def run(mod, lib, utils, a, h, lstm=lstm):
+            packed = utils.pack_padded_sequence(a, lengths, enforce_sorted=False)
+            out, state = mod(packed, (h, h * 0.5) if lstm else h)
+            padded, lens = utils.pad_packed_sequence(out, total_length=6)
+            return padded, lens.to(lib.float32), state
+
+        check_module(e_mod, t_mod, x, h0, **TOL,
+                     wrap=lambda m: (lambda a, h: run(m, ember, rnn_e, a, h))
+                     if isinstance(m, nn.Module) else (lambda a, h: run(m, torch, rnn_t, a, h)))
+
+
+def test_sequence_utils_match_torch():
+    from torch.nn.utils import rnn as rnn_t
+
+    from ember.nn.utils import rnn as rnn_e
+
+    seqs = [rand_array((n, 2), seed=n) for n in (2, 4, 1)]
+    for kw in ({}, {"batch_first": True, "padding_value": -1.0}, {"padding_side": "left"}):
+        assert_same(rnn_e.pad_sequence([ember.tensor(s) for s in seqs], **kw),
+                    rnn_t.pad_sequence([torch.tensor(s) for s in seqs], **kw))
+    pe = rnn_e.pack_sequence([ember.tensor(s) for s in seqs], enforce_sorted=False)
+    pt = rnn_t.pack_sequence([torch.tensor(s) for s in seqs], enforce_sorted=False)
+    for a, b in zip(pe, pt):
+        assert_same(a, b)
+    for a, b in zip(rnn_e.unpack_sequence(pe), rnn_t.unpack_sequence(pt)):
+        assert_same(a, b)
+    with pytest.raises(RuntimeError, match="must be sorted in decreasing order"):
+        rnn_e.pack_padded_sequence(ember.zeros(4, 2, 1), [2, 4])

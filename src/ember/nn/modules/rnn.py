@@ -201,15 +201,16 @@ class RNNBase(Module):
             raise RuntimeError(label.format(tuple(expected), list(hx.shape)))
         return hx
 
-    def _run(self, x: Tensor, states: list):
-        """Run every layer and direction over x (L, N, H); `states[k]` is the initial state
-        of layer k // dirs, direction k % dirs. Returns the output and the final states.
+    def _run(self, steps: list, states: list):
+        """Run every layer and direction over `steps` (one (B_t, H) tensor per time step,
+        B_t non-increasing: packed sequences drop finished rows); `states[k]` is the initial
+        state of layer k // dirs, direction k % dirs. Returns the per-step outputs of the last
+        layer and the final states.
 
         Layers pass lists of per-step tensors to each other, so backward stays linear in
         the sequence length (slicing one big tensor per step would make it quadratic).
         """
         dirs = 2 if self.bidirectional else 1
-        steps = list(x.unbind(0))
         finals = []
         for layer in range(self.num_layers):
             outs = []
@@ -221,30 +222,43 @@ class RNNBase(Module):
                 finals.append(final)
             steps = outs[0] if dirs == 1 else [E.cat(pair, -1) for pair in zip(*outs)]
             if self.dropout and self.training and layer < self.num_layers - 1:
-                # One mask for the whole layer output, drawn as F.dropout draws it.
-                shape = (len(steps),) + tuple(steps[0].shape)
-                mask = F.dropout(E.ones(shape, dtype=x.dtype, device=x.device), self.dropout)
-                steps = [s * m for s, m in zip(steps, mask.unbind(0))]
-        return E.stack(steps), finals
+                steps = self._dropout_steps(steps)
+        return steps, finals
+
+    def _dropout_steps(self, steps: list) -> list:
+        """Dropout between layers, with one mask drawn for all steps as PyTorch draws it."""
+        rows = [s.shape[0] for s in steps]
+        first = steps[0]
+        ones = E.ones((sum(rows),) + tuple(first.shape[1:]), dtype=first.dtype,
+                      device=first.device)
+        mask = F.dropout(ones, self.dropout)
+        return [s * m for s, m in zip(steps, mask.split(rows))]
 
     def _run_direction(self, xs: list, state, params, reverse: bool):
         w_ih, w_hh = params[0], params[1]
         b_ih = params[2] if self.bias else None
         b_hh = params[3] if self.bias else None
         w_hr = params[-1] if self.proj_size > 0 else None
+        lstm = self.mode == "LSTM"
+        full = (state[0] if lstm else state).shape[0]
         order = range(len(xs) - 1, -1, -1) if reverse else range(len(xs))
         outputs = [None] * len(xs)
         for t in order:
             xw = F.linear(xs[t], w_ih, b_ih)
-            if self.mode == "LSTM":
-                state = _lstm_step(xw, state, w_hh, b_hh, w_hr)
-                outputs[t] = state[0]
+            n = xs[t].shape[0]
+            cur = state if n == full else (
+                tuple(z[:n] for z in state) if lstm else state[:n])
+            if lstm:
+                new = _lstm_step(xw, cur, w_hh, b_hh, w_hr)
+                outputs[t] = new[0]
             elif self.mode == "GRU":
-                state = _gru_step(xw, state, w_hh, b_hh)
-                outputs[t] = state
+                new = outputs[t] = _gru_step(xw, cur, w_hh, b_hh)
             else:
-                state = _rnn_step(xw, state, w_hh, b_hh, self.mode == "RNN_RELU")
-                outputs[t] = state
+                new = outputs[t] = _rnn_step(xw, cur, w_hh, b_hh, self.mode == "RNN_RELU")
+            if n != full:  # rows n.. belong to sequences that have not started or have ended
+                new = tuple(E.cat([a, z[n:]]) for a, z in zip(new, state)) if lstm else \
+                    E.cat([new, state[n:]])
+            state = new
         return outputs, state
 
     def _finish(self, out: Tensor, batched: bool) -> Tensor:
@@ -252,16 +266,51 @@ class RNNBase(Module):
             out = out.transpose(0, 1)
         return out if batched else out.squeeze(0 if self.batch_first else 1)
 
-    def forward(self, input: Tensor, hx: Tensor | None = None):
-        x, batched = self._prepare(input)
-        expected = self._state_shape(x.shape[1])
+    def _initial(self, hx, batch: int, batched: bool, like: Tensor, sorted_indices):
+        """The initial state(s) per layer and direction, checked and in the packed order."""
+        lstm = self.mode == "LSTM"
+        shapes = [self._state_shape(batch)] + ([self._state_shape(batch, False)] if lstm else [])
         if hx is None:
-            hx = E.zeros(expected, dtype=x.dtype, device=x.device)
+            parts = [E.zeros(s, dtype=like.dtype, device=like.device) for s in shapes]
         else:
-            hx = self._check_hidden(hx, expected, batched)
-        out, finals = self._run(x, list(hx.unbind(0)))
-        h_n = E.stack(finals)
-        return self._finish(out, batched), (h_n if batched else h_n.squeeze(1))
+            given = hx if lstm else (hx,)
+            parts = [self._check_hidden(h, s, batched, "hidden" if i == 0 else "cell")
+                     for i, (h, s) in enumerate(zip(given, shapes))]
+            if sorted_indices is not None:
+                parts = [p.index_select(1, sorted_indices) for p in parts]
+        if lstm:
+            return list(zip(parts[0].unbind(0), parts[1].unbind(0)))
+        return list(parts[0].unbind(0))
+
+    def forward(self, input, hx=None):
+        from ..utils.rnn import PackedSequence
+
+        packed = isinstance(input, PackedSequence)
+        if packed:
+            sizes = input.batch_sizes.tolist()
+            steps = list(input.data.split(sizes))
+            batched, batch, like = True, sizes[0], input.data
+            sorted_indices, unsorted_indices = input.sorted_indices, input.unsorted_indices
+        else:
+            x, batched = self._prepare(input)
+            steps = list(x.unbind(0))
+            batch, like = x.shape[1], x
+            sorted_indices = unsorted_indices = None
+        outs, finals = self._run(steps, self._initial(hx, batch, batched, like,
+                                                      sorted_indices))
+        if self.mode == "LSTM":
+            state = (E.stack([h for h, _ in finals]), E.stack([c for _, c in finals]))
+        else:
+            state = (E.stack(finals),)
+        if unsorted_indices is not None:
+            state = tuple(s.index_select(1, unsorted_indices) for s in state)
+        if not batched:
+            state = tuple(s.squeeze(1) for s in state)
+        state = state if self.mode == "LSTM" else state[0]
+        if packed:
+            return PackedSequence(E.cat(outs), input.batch_sizes, sorted_indices,
+                                  unsorted_indices), state
+        return self._finish(E.stack(outs), batched), state
 
 
 class RNN(RNNBase):
@@ -290,24 +339,6 @@ class LSTM(RNNBase):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__("LSTM", *args, **kwargs)
-
-    def forward(self, input: Tensor, hx=None):
-        x, batched = self._prepare(input)
-        h_shape = self._state_shape(x.shape[1])
-        c_shape = self._state_shape(x.shape[1], proj=False)
-        if hx is None:
-            h0 = E.zeros(h_shape, dtype=x.dtype, device=x.device)
-            c0 = E.zeros(c_shape, dtype=x.dtype, device=x.device)
-        else:
-            h0 = self._check_hidden(hx[0], h_shape, batched)
-            c0 = self._check_hidden(hx[1], c_shape, batched, "cell")
-        states = list(zip(h0.unbind(0), c0.unbind(0)))
-        out, finals = self._run(x, states)
-        h_n = E.stack([h for h, _ in finals])
-        c_n = E.stack([c for _, c in finals])
-        if not batched:
-            h_n, c_n = h_n.squeeze(1), c_n.squeeze(1)
-        return self._finish(out, batched), (h_n, c_n)
 
 
 class GRU(RNNBase):

@@ -1,6 +1,6 @@
 """ember.nn.utils: gradient clipping and parameter/vector conversion."""
 
-from . import clip_grad, convert_parameters
+from . import clip_grad, convert_parameters, rnn
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
@@ -9,3 +9,4 @@ from .clip_grad import (
     get_total_norm,
 )
 from .convert_parameters import parameters_to_vector, vector_to_parameters
+from .rnn import PackedSequence
