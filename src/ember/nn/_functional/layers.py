@@ -16,6 +16,7 @@ import ember as E
 from ..._tensor import Tensor
 from ...amp.autocast_mode import cast_for
 from ...ops import nn_ops
+from ...ops.matmul import addmm
 
 __all__ = [
     "linear", "bilinear", "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
@@ -28,8 +29,8 @@ __all__ = [
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """input @ weight.T + bias (`addmm` for 2-D inputs with a bias)."""
     input, weight, bias = cast_for("lower", input, weight, bias)
-    if input.dim() == 2 and bias is not None and hasattr(E, "addmm"):
-        return E.addmm(bias, input, weight.t())
+    if input.dim() == 2 and bias is not None:
+        return addmm(bias, input, weight.t())
     out = input.matmul(weight.t())
     return out if bias is None else out + bias
 
