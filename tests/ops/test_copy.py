@@ -200,3 +200,28 @@ def test_channels_last_contiguous_and_clone():
         assert e.is_contiguous() == t.is_contiguous()
         assert_same(e.clone(), t.clone(), check_stride=True)
         assert e.contiguous(memory_format=ember.channels_last) is e
+
+
+def test_resize_reuses_or_grows_storage_like_torch():
+    for shape, new in [((6,), (2, 2)), ((4,), (3, 3)), ((2, 3), (6,))]:
+        e = ember.arange(float(np.prod(shape))).reshape(shape).contiguous()
+        t = torch.arange(float(np.prod(shape))).reshape(shape).contiguous()
+        e.resize_(*new)
+        t.resize_(*new)
+        assert e.shape == t.shape and e.stride() == t.stride()
+        n = min(np.prod(shape), np.prod(new))
+        assert e.flatten()[:n].tolist() == t.flatten()[:n].tolist()
+    with pytest.raises(RuntimeError, match="require grad"):
+        ember.ones(2, requires_grad=True).resize_(3)
+
+
+def test_out_with_empty_tensor_is_resized():
+    out = ember.empty(0)
+    ember.add(ember.ones(2, 2), 1, out=out)
+    assert out.shape == (2, 2) and out.tolist() == [[2.0, 2.0], [2.0, 2.0]]
+
+
+def test_to_memory_format_channels_last_matches_torch():
+    e = ember.ones(2, 3, 4, 5).to(memory_format=ember.channels_last)
+    t = torch.ones(2, 3, 4, 5).to(memory_format=torch.channels_last)
+    assert e.stride() == t.stride()

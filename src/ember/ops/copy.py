@@ -131,7 +131,7 @@ def _parse_to(args, kwargs):
     dtype = kwargs.pop("dtype", None)
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
-    kwargs.pop("memory_format", None)
+    fmt = kwargs.pop("memory_format", None)
     if kwargs:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
     for a in args:
@@ -145,17 +145,23 @@ def _parse_to(args, kwargs):
             continue
         else:
             raise TypeError(f"to() received an invalid combination of arguments: {a!r}")
-    return (None if dev is None else as_device(dev)), dtype, copy
+    return (None if dev is None else as_device(dev)), dtype, copy, fmt
 
 
 def to(x: Tensor, *args, **kwargs) -> Tensor:
     """`to(dtype)`, `to(device)`, `to(device, dtype)`, `to(other)`; no copy when nothing changes."""
-    dev, dtype, copy = _parse_to(args, kwargs)
+    dev, dtype, copy, fmt = _parse_to(args, kwargs)
     if dev is not None and dev != x.device:
-        return _to_device(x, dev, dtype)
-    if dtype is None:
-        return clone(x) if copy else x
-    return _cast(x, dtype, copy)
+        x = _to_device(x, dev, dtype)
+    elif dtype is None:
+        x = clone(x) if copy else x
+    else:
+        x = _cast(x, dtype, copy)
+    if fmt is not None and getattr(fmt, "name", "") != "preserve_format":
+        from .movement import contiguous
+
+        x = contiguous(x, memory_format=fmt)
+    return x
 
 
 def type_(x: Tensor, dtype=None, non_blocking=False, **kwargs):
@@ -235,7 +241,41 @@ def copy_(self: Tensor, src, non_blocking: bool = False) -> Tensor:
     return apply_(copy_p, self, src)
 
 
+# --- resize_ ---------------------------------------------------------------------
+
+def resize_(self: Tensor, *sizes, memory_format=None) -> Tensor:
+    """Reshape in place to `sizes` (row-major), growing the storage if it is too small.
+
+    Elements past the old ones are uninitialised, as in PyTorch.
+    """
+    from .._view import contiguous_strides, numel
+    from .creation import _sizes
+
+    if self._requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    shape = _sizes(sizes)
+    storage = self._ensure_storage_obj()
+    need = (self._offset + numel(shape)) * self._dtype.itemsize
+    if need > storage.nbytes() and storage.data is not None:
+        grown = np.zeros(need, np.uint8)
+        old = storage.bytes
+        grown[:old.size] = old
+        storage.data, storage._bytes, storage._nbytes = grown, grown, need
+    elif need > storage.nbytes():
+        storage._nbytes = need
+    self._shape = shape
+    self._stride = contiguous_strides(shape)
+    self._np = None
+    bump_version(self)
+    return self
+
+
+def resize_as_(self: Tensor, other: Tensor, memory_format=None) -> Tensor:
+    return resize_(self, other._shape)
+
+
 TENSOR_METHODS = {
+    "resize_": resize_, "resize_as_": resize_as_,
     "clone": clone, "to": to, "type": type_, "cpu": cpu, "cuda": cuda, "copy_": copy_,
     "float": _converter(dt.float32), "double": _converter(dt.float64),
     "half": _converter(dt.float16), "bfloat16": _converter(dt.bfloat16),
