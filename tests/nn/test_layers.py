@@ -177,6 +177,9 @@ def test_batchnorm_running_stats_follow_torch_over_steps():
         e_mod(ember.zeros(2, 3))
     with pytest.raises(ValueError, match="Expected more than 1 value per channel"):
         nn.BatchNorm1d(3)(ember.zeros(1, 3))
+    # Like torch, a plain dict without num_batches_tracked (an old checkpoint) still loads.
+    old = {k: v for k, v in e_mod.state_dict().items() if k != "num_batches_tracked"}
+    assert repr(nn.BatchNorm2d(3).load_state_dict(old)) == "<All keys matched successfully>"
 
 
 def test_dropout_masks_match_torch_under_the_same_seed():

@@ -63,6 +63,20 @@ class _NormBase(Module):
     def _check_input_dim(self, input: Tensor) -> None:
         raise NotImplementedError
 
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs) -> None:
+        # NOTE: as in PyTorch, checkpoints from before version 2 (or without metadata) may
+        # lack num_batches_tracked; the current counter (or 0) stands in for it.
+        version = local_metadata.get("version", None)
+        key = prefix + "num_batches_tracked"
+        if (version is None or version < 2) and self.track_running_stats and \
+                key not in state_dict:
+            nbt = self.num_batches_tracked
+            state_dict[key] = nbt if nbt is not None and not nbt.is_meta else \
+                ops.creation.tensor(0, dtype=dt.int64)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
+
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
                 f"affine={self.affine}, bias={self.bias is not None}, "
