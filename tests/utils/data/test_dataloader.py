@@ -32,7 +32,7 @@ class Squares(edata.Dataset):
                 "point": Point(lib.tensor(float(i)), np.array([i, -i]))}
 
 
-class TorchSquares(tdata.Dataset, Squares):
+class TorchSquares(Squares, tdata.Dataset):
     pass
 
 
