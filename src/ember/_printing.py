@@ -237,7 +237,7 @@ def _add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
 
 def _prefix(t) -> str:
     cls = type(t)
-    if cls.__name__ in ("Tensor", "Parameter") and cls.__module__.startswith("ember"):
+    if cls.__name__ in ("Tensor", "Parameter") and cls.__module__.startswith(("ember", "torch")):
         return "tensor("
     return f"{cls.__name__}("
 

@@ -18,6 +18,7 @@ from . import _names
 
 _saved: dict | None = None
 _finder = None
+_renamed: dict[type, str] = {}  # class -> its ember __module__, while installed
 
 
 def torch_name(module_name: str) -> str:
@@ -53,9 +54,36 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def exec_module(self, module) -> None:
         # The import system stamped the torch spec onto ember's module; put ember's back.
         module.__spec__ = self._specs.pop(id(module), module.__spec__)
+        _rename_classes(module)
 
     def __init__(self) -> None:
         self._specs: dict = {}
+
+
+def _public_module(cls: type) -> str:
+    """Where PyTorch keeps the class ember defines in `cls.__module__`.
+
+    ember's tree mirrors torch's (`ember.nn.modules.linear` is `torch.nn.modules.linear`);
+    the core types that live in private files (`ember._tensor.Tensor`) are `torch.Tensor`.
+    """
+    module = cls.__module__
+    top = sys.modules.get("ember")
+    private = any(part.startswith("_") for part in module.split(".")[1:])
+    if private and getattr(top, cls.__name__, None) is cls:
+        return "torch"
+    return _names.prefix + module[len("ember"):]
+
+
+def _rename_classes(module) -> None:
+    """Give the classes defined in an ember module torch's module path (for `type(x)`,
+    `torch.typename` and pickles that name classes); `uninstall()` restores them."""
+    name = getattr(module, "__name__", "")
+    if name != "ember" and not name.startswith("ember."):
+        return
+    for obj in list(vars(module).values()):
+        if isinstance(obj, type) and obj.__module__ == name and obj not in _renamed:
+            _renamed[obj] = name
+            obj.__module__ = _public_module(obj)
 
 
 def install() -> None:
@@ -72,6 +100,9 @@ def install() -> None:
     _finder = _Finder()
     sys.meta_path.insert(0, _finder)
     _names.prefix = "torch"
+    for name, mod in list(sys.modules.items()):
+        if name == "ember" or name.startswith("ember."):
+            _rename_classes(mod)
 
 
 def uninstall() -> None:
@@ -86,6 +117,9 @@ def uninstall() -> None:
     sys.modules.update(_saved or {})
     _saved = None
     _names.prefix = "ember"
+    for cls, module in _renamed.items():
+        cls.__module__ = module
+    _renamed.clear()
 
 
 def is_installed() -> bool:

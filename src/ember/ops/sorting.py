@@ -10,8 +10,6 @@ came from. Indices, `unique` and the searches have no derivative.
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 import numpy as np
 
 from .. import _dtype as dt
@@ -20,11 +18,12 @@ from .._view import wrap_dim
 from ..autograd import grad_mode
 from ._common import layout_like, type_name, write_out
 from .index import scatter_into_zeros
+from .reduce import return_type
 from .registry import Primitive, apply, defvjp, nondifferentiable
 
-sort_result = namedtuple("sort", ["values", "indices"])
-topk_result = namedtuple("topk", ["values", "indices"])
-kthvalue_result = namedtuple("kthvalue", ["values", "indices"])
+sort_result = return_type("sort", ["values", "indices"])
+topk_result = return_type("topk", ["values", "indices"])
+kthvalue_result = return_type("kthvalue", ["values", "indices"])
 
 
 def _argsort(a: np.ndarray, axis: int, descending: bool, stable: bool = True) -> np.ndarray:

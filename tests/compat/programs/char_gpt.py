@@ -38,11 +38,11 @@ print(f"{len(text)} characters, vocabulary {vocab_size}: {''.join(chars)!r}")
 print(data[:24])
 
 # -- hyperparameters ------------------------------------------------------------------
-batch_size = 16
-block_size = 32
+batch_size = 12
+block_size = 24
 max_iters = 300
 eval_interval = 100
-eval_iters = 5
+eval_iters = 4
 learning_rate = 3e-3
 n_embd = 32
 n_head = 4

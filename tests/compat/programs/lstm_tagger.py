@@ -58,7 +58,7 @@ with torch.no_grad():
     tag_scores = model(inputs)
     print(tag_scores)
 
-for epoch in range(150):
+for epoch in range(100):
     total = 0.0
     for sentence, tags in training_data:
         model.zero_grad()
@@ -69,7 +69,7 @@ for epoch in range(150):
         loss.backward()
         optimizer.step()
         total += loss.item()
-    if epoch % 30 == 0 or epoch == 149:
+    if epoch % 25 == 0 or epoch == 99:
         print(f"epoch {epoch:3d}  mean loss {total / len(training_data):.4f}")
 
 with torch.no_grad():
