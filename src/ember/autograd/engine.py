@@ -87,10 +87,11 @@ def _reattach(node: Node, out):
 
     def one(o, i):
         t = T._alias(o)
-        t._grad_fn = node
-        t._requires_grad = True
-        if i:
-            ag_meta(t).output_nr = i
+        if o._dtype.is_floating_point or o._dtype.is_complex:  # indices stay constants
+            t._grad_fn = node
+            t._requires_grad = True
+            if i:
+                ag_meta(t).output_nr = i
         return t
 
     if isinstance(out, tuple):
