@@ -210,3 +210,26 @@ def test_ctc_loss_matches_torch():
     z = F.ctc_loss(lp, ember.tensor([[1, 2, 3]] * 3), [2, 2, 2], [3, 3, 3], zero_infinity=True)
     assert float(z) == 0.0
     assert_same(z, torch.tensor(0.0))
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_likelihood_and_multilabel_losses(reduction):
+    x, y = rand_array((4, 3)), rand_array((4, 3), seed=1)
+    var = rand_array((4, 3), low=0.1, high=2, seed=2)
+    check_module(nn.GaussianNLLLoss(reduction=reduction, full=True),
+                 torch.nn.GaussianNLLLoss(reduction=reduction, full=True), x, y, var)
+    check_op(lambda a: F.gaussian_nll_loss(a, ember.tensor(y), ember.tensor(var[:, :1]),
+                                           reduction=reduction),
+             lambda a: torch.nn.functional.gaussian_nll_loss(
+                 a, torch.tensor(y), torch.tensor(var[:, :1]), reduction=reduction), x)
+    labels = (rand_array((4, 3), seed=3) > 0).astype(np.float32)
+    check_op(lambda a: F.multilabel_soft_margin_loss(a, ember.tensor(labels),
+                                                     reduction=reduction),
+             lambda a: torch.nn.functional.multilabel_soft_margin_loss(
+                 a, torch.tensor(labels), reduction=reduction), x)
+    rate = np.abs(y)
+    check_op(lambda a: F.poisson_nll_loss(a, ember.tensor(rate), log_input=False, full=True,
+                                          reduction=reduction),
+             lambda a: torch.nn.functional.poisson_nll_loss(
+                 a, torch.tensor(rate), log_input=False, full=True, reduction=reduction),
+             np.abs(x) + 0.1)
