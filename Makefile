@@ -18,7 +18,7 @@ $(VENV)/.test-installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 demo: $(VENV)/.demo-installed
-	$(BIN)/python examples/tour.py
+	$(BIN)/python examples/digits.py
 
 test: $(VENV)/.test-installed
 	$(BIN)/ruff check src tests benchmarks examples

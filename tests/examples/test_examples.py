@@ -1,0 +1,57 @@
+"""The example programs run and print what they claim (small settings, so CI stays fast)."""
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "examples")
+
+
+def run(name, *args, timeout=300):
+    out = subprocess.run([sys.executable, os.path.join(EXAMPLES, name), *args],
+                         capture_output=True, text=True, timeout=timeout)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return out.stdout
+
+
+def test_tour_shows_views_and_bytes():
+    text = run("tour.py")
+    assert "view" in text and "reshape" in text and "bytes" in text
+
+
+def test_gradient_walk_reaches_1260_and_960():
+    text = run("gradient_walk.py")
+    assert "a.grad = 1260, b.grad = 960" in text
+
+
+def test_quadratic_descent_converges(tmp_path):
+    text = run("quadratic_descent.py", "--dim", "10", "--cond", "10", "--steps", "200",
+               "--out", str(tmp_path))
+    dist = float(re.search(r"distance to the minimiser: (\S+)", text).group(1))
+    assert dist < 1e-6
+    assert (tmp_path / "quadratic_descent.png").stat().st_size > 0
+
+
+def test_logistic_regression_separates_the_blobs():
+    text = run("logistic_regression.py")
+    acc = float(re.findall(r"accuracy (\S+)", text)[-1])
+    assert acc > 0.9
+
+
+def test_char_model_learns_the_grammar():
+    text = run("char_model.py", "--steps", "100")
+    losses = [float(v) for v in re.findall(r"loss (\S+)", text)]
+    assert losses[-1] < losses[0] * 0.7
+    assert text.count("sample:") == 1
+
+
+@pytest.mark.parametrize("flags", [[], ["--cnn"]])
+def test_digits_trains_saves_and_reloads(tmp_path, flags):
+    text = run("digits.py", "--epochs", "3", "--out", str(tmp_path), *flags)
+    acc = float(re.search(r"test accuracy ([\d.]+)%", text).group(1))
+    assert acc > 70
+    assert "same predictions: True" in text
+    assert (tmp_path / "digits.pt").exists() and (tmp_path / "digits.png").exists()
