@@ -83,6 +83,9 @@ CASES = [
     ("instance_norm2d", lambda ns: ns.InstanceNorm2d(3), [(2, 3, 4, 4)], F32),
     ("instance_norm1d_affine_tracked", lambda ns: ns.InstanceNorm1d(
         3, affine=True, track_running_stats=True), [(2, 3, 5)], F32),
+    ("local_response_norm", lambda ns: ns.LocalResponseNorm(3), [(2, 5, 4, 3)], F32),
+    ("local_response_norm_3d", lambda ns: ns.LocalResponseNorm(2, k=2.0), [(2, 5, 4)], F32),
+    ("channel_shuffle", lambda ns: ns.ChannelShuffle(2), [(2, 6, 2, 2)], F32),
     # activations
     ("relu", lambda ns: ns.ReLU(), [(4, 5)], F32),
     ("relu6", lambda ns: ns.ReLU6(), [(4, 5)], F32),
@@ -225,3 +228,18 @@ def test_conv_errors_match_torch():
                 dict(padding_mode="wrap")):
         with pytest.raises(ValueError):
             nn.Conv2d(3, 4, 3, **bad)
+
+
+def test_max_unpool_inverts_max_pool_like_torch():
+    def run(ns):
+        pool, unpool = ns.MaxPool2d(2, return_indices=True), ns.MaxUnpool2d(2)
+
+        def f(a):
+            y, i = pool(a)
+            return unpool(y, i, output_size=(7, 5))
+        return f
+
+    from helpers import check_op
+
+    check_op(run(nn), run(torch.nn), rand_array((2, 3, 7, 5)))
+    assert repr(nn.MaxUnpool2d(2)) == repr(torch.nn.MaxUnpool2d(2))

@@ -233,3 +233,21 @@ def test_likelihood_and_multilabel_losses(reduction):
              lambda a: torch.nn.functional.poisson_nll_loss(
                  a, torch.tensor(rate), log_input=False, full=True, reduction=reduction),
              np.abs(x) + 0.1)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_multi_margin_and_triplet_distance_losses(reduction):
+    x = rand_array((4, 3))
+    t = np.array([1, 0, 2, 2])
+    w = np.array([0.5, 1.0, 2.0], np.float32)
+    for p in (1, 2):
+        check_module(nn.MultiMarginLoss(p=p, margin=0.7, weight=ember.tensor(w),
+                                        reduction=reduction),
+                     torch.nn.MultiMarginLoss(p=p, margin=0.7, weight=torch.tensor(w),
+                                              reduction=reduction), x, t)
+    labels = np.array([[2, 0, -1], [1, -1, 0], [0, 1, 2], [-1, 1, 1]])
+    check_module(nn.MultiLabelMarginLoss(reduction=reduction),
+                 torch.nn.MultiLabelMarginLoss(reduction=reduction), x, labels)
+    check_module(nn.TripletMarginWithDistanceLoss(swap=True, reduction=reduction),
+                 torch.nn.TripletMarginWithDistanceLoss(swap=True, reduction=reduction),
+                 x, rand_array((4, 3), seed=1), rand_array((4, 3), seed=2))

@@ -22,7 +22,8 @@ __all__ = [
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
     "cosine_embedding_loss", "margin_ranking_loss", "triplet_margin_loss", "soft_margin_loss",
     "hinge_embedding_loss", "poisson_nll_loss", "gaussian_nll_loss", "ctc_loss",
-    "multilabel_soft_margin_loss",
+    "multilabel_soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss",
+    "triplet_margin_with_distance_loss",
 ]
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -416,3 +417,65 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, 
     return nn_ops.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction,
                 zero_infinity)
 
+
+
+def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,
+                      weight: Tensor | None = None, size_average=None, reduce=None,
+                      reduction: str = "mean") -> Tensor:
+    """sum_{i != y} max(0, margin - x[y] + x[i])^p / C, weighted by weight[y]."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    x = input if input.dim() > 1 else input.unsqueeze(0)
+    t = target.reshape(-1, 1)
+    picked = x.gather(1, t)
+    losses = (margin - picked + x).clamp_min(0)
+    if p == 2:
+        losses = losses * losses
+    if weight is not None:
+        losses = losses * weight[t]
+    losses = losses.masked_fill(E.arange(x.shape[1]).unsqueeze(0) == t, 0.0)
+    loss = losses.sum(1) / x.shape[1]
+    if input.dim() == 1:
+        loss = loss.squeeze(0)
+    return _reduce(loss, reduction)
+
+
+def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+                           reduction: str = "mean") -> Tensor:
+    """sum over target classes j and non-target classes i of max(0, 1 - (x[j] - x[i])) / C;
+    `target` lists class indices, ended by the first -1."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    x = input if input.dim() > 1 else input.unsqueeze(0)
+    t = (target if target.dim() > 1 else target.unsqueeze(0)).tolist()
+    c = x.shape[1]
+    rows = []
+    for i, labels in enumerate(t):
+        labels = labels[:labels.index(-1)] if -1 in labels else labels
+        is_target = E.zeros(c, dtype=E.bool)
+        if labels:
+            is_target[E.tensor(labels, dtype=E.int64)] = True
+        total = x[i].sum() * 0
+        for j in labels:
+            hinge = (1 - (x[i, j] - x[i])).clamp_min(0)
+            total = total + hinge.masked_fill(is_target, 0.0).sum()
+        rows.append(total / c)
+    loss = E.stack(rows)
+    if input.dim() == 1:
+        loss = loss.squeeze(0)
+    return _reduce(loss, reduction)
+
+
+def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
+                                      distance_function=None, margin: float = 1.0,
+                                      swap: bool = False, reduction: str = "mean") -> Tensor:
+    """max(0, margin + d(a, p) - d(a, n)) with any distance function (pairwise by default)."""
+    if margin <= 0:
+        raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, "
+                         f"got {margin} instead")
+    dist = distance_function if distance_function is not None else pairwise_distance
+    d_pos = dist(anchor, positive)
+    d_neg = dist(anchor, negative)
+    if swap:
+        d_neg = E.minimum(d_neg, dist(positive, negative))
+    return _reduce((margin + d_pos - d_neg).clamp_min(0), reduction)

@@ -45,7 +45,8 @@ __all__ = [
     "avg_pool1d", "avg_pool2d", "avg_pool3d", "max_pool1d", "max_pool2d", "max_pool3d",
     "max_pool1d_with_indices", "max_pool2d_with_indices", "pad", "interpolate", "upsample",
     "upsample_nearest", "upsample_bilinear", "unfold", "fold", "pixel_shuffle",
-    "pixel_unshuffle",
+    "pixel_unshuffle", "max_unpool1d", "max_unpool2d", "local_response_norm",
+    "channel_shuffle",
 ]
 
 
@@ -301,3 +302,84 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     x = input.reshape(*lead, c, h // r, r, w // r, r)
     x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
     return x.reshape(*lead, c * r * r, h // r, w // r)
+
+
+# --- unpooling, local response norm, channel shuffle ------------------------------------------
+
+
+def _unpool_size(input: Tensor, kernel, stride, padding, output_size) -> list[int]:
+    nd = len(kernel)
+    default = [(input.shape[-nd + d] - 1) * stride[d] + kernel[d] - 2 * padding[d]
+               for d in range(nd)]
+    if output_size is None:
+        return default
+    output_size = list(output_size)
+    if len(output_size) == nd + 2:
+        output_size = output_size[2:]
+    if len(output_size) != nd:
+        raise ValueError(f"output_size should be a sequence containing {nd} or {nd + 2} "
+                         f"elements, but it has a length of '{len(output_size)}'")
+    for d in range(nd):
+        lo, hi = default[d] - stride[d], default[d] + stride[d]
+        if not lo < output_size[d] < hi:
+            raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between '
+                             f"{lo} and {hi})")
+    return output_size
+
+
+def _max_unpool(nd: int, input: Tensor, indices: Tensor, kernel_size, stride, padding,
+                output_size) -> Tensor:
+    """Scatter each value to the position its max-pool index names; zeros elsewhere."""
+    def tup(v):
+        return (v,) * nd if isinstance(v, int) else tuple(v)
+
+    kernel = tup(kernel_size)
+    stride = kernel if stride is None else tup(stride)
+    size = _unpool_size(input, kernel, stride, tup(padding), output_size)
+    lead = tuple(input.shape[:-nd])
+    plane = 1
+    for n in size:
+        plane *= n
+    flat = input.reshape(lead + (-1,))
+    out = E.zeros(lead + (plane,), dtype=input.dtype, device=input.device)
+    out = out.scatter(-1, indices.reshape(lead + (-1,)), flat)
+    return out.reshape(lead + tuple(size))
+
+
+def max_unpool1d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0,
+                 output_size=None) -> Tensor:
+    return _max_unpool(1, input, indices, kernel_size, stride, padding, output_size)
+
+
+def max_unpool2d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0,
+                 output_size=None) -> Tensor:
+    """A partial inverse of max_pool2d: values go back to their argmax positions."""
+    return _max_unpool(2, input, indices, kernel_size, stride, padding, output_size)
+
+
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,
+                        k: float = 1.0) -> Tensor:
+    """x / (k + alpha * mean of x^2 over `size` neighbouring channels) ** beta."""
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    div = (input * input).unsqueeze(1)
+    if dim == 3:
+        div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = input.shape
+        div = div.reshape(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1).reshape(sizes)
+    return input / (div * alpha + k).pow(beta)
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """Interleave channels: (N, g * c, *) viewed as (N, g, c, *), transposed to (N, c, g, *)."""
+    n, ch = input.shape[:2]
+    rest = tuple(input.shape[2:])
+    x = input.reshape((n, groups, ch // groups) + rest).transpose(1, 2)
+    return x.reshape((n, ch) + rest)

@@ -135,3 +135,35 @@ class AdaptiveMaxPool1d(_AdaptiveMaxPool):
 
 class AdaptiveMaxPool2d(_AdaptiveMaxPool):
     _fn = staticmethod(F.adaptive_max_pool2d)
+
+
+class _MaxUnpoolNd(Module):
+    _fn = None
+
+    def __init__(self, kernel_size, stride=None, padding=0) -> None:
+        super().__init__()
+        n = self._n
+        self.kernel_size = (kernel_size,) * n if isinstance(kernel_size, int) \
+            else tuple(kernel_size)
+        stride = stride if stride is not None else kernel_size
+        self.stride = (stride,) * n if isinstance(stride, int) else tuple(stride)
+        self.padding = (padding,) * n if isinstance(padding, int) else tuple(padding)
+
+    def forward(self, input: Tensor, indices: Tensor, output_size=None) -> Tensor:
+        return type(self)._fn(input, indices, self.kernel_size, self.stride, self.padding,
+                              output_size)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    _n = 1
+    _fn = staticmethod(F.max_unpool1d)
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """A partial inverse of MaxPool2d, driven by its indices."""
+
+    _n = 2
+    _fn = staticmethod(F.max_unpool2d)
