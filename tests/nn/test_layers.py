@@ -154,6 +154,11 @@ def test_embedding_matches_torch_with_padding_and_max_norm():
     assert_same(e_mod.weight, t_mod.weight)  # max_norm renormalised the looked-up rows
     with pytest.raises(IndexError, match="index out of range in self"):
         e_mod(ember.tensor([5]))
+    table = rand_array((4, 3))
+    pre_e = nn.Embedding.from_pretrained(ember.tensor(table), padding_idx=1)
+    pre_t = torch.nn.Embedding.from_pretrained(torch.tensor(table), padding_idx=1)
+    assert not pre_e.weight.requires_grad and repr(pre_e) == repr(pre_t)
+    assert_same(pre_e(ember.tensor([[1, 3]])), pre_t(torch.tensor([[1, 3]])))
     with pytest.raises(RuntimeError, match="'indices' to have one of the following"):
         e_mod(ember.tensor([1.0]))
 

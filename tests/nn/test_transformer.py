@@ -190,3 +190,26 @@ def test_low_precision_layers_match_torch():
             x = rand_array(shape)
             assert_same(e_mod(ember.tensor(x).to(dt)), t_mod(torch.tensor(x).to(tdt)),
                         rtol=2e-2, atol=2e-2)
+
+
+@pytest.mark.filterwarnings("ignore:enable_nested_tensor is True")
+def test_full_transformer_matches_torch_including_seeded_init():
+    def factory(ns):
+        return ns.Transformer(d_model=8, nhead=2, num_encoder_layers=2, num_decoder_layers=1,
+                              dim_feedforward=12, dropout=0.0)
+
+    ember.manual_seed(3)
+    torch.manual_seed(3)
+    e_mod, t_mod = factory(nn), factory(torch.nn)
+    t_state = t_mod.state_dict()
+    assert list(e_mod.state_dict()) == list(t_state)
+    for k, v in e_mod.state_dict().items():
+        assert_same(v, t_state[k])
+    src, tgt = rand_array((5, 2, 8)), rand_array((4, 2, 8), seed=1)
+    mask = np.triu(np.full((4, 4), -np.inf, np.float32), 1)
+
+    def wrap(m):
+        lib = ember if isinstance(m, nn.Module) else torch
+        return lambda s, t: m(s, t, tgt_mask=lib.tensor(mask))
+
+    check_module(e_mod, t_mod, src, tgt, **TOL, wrap=wrap)
