@@ -591,3 +591,13 @@ def test_fuzzed_pickles_only_ever_raise_checkpoint_errors():
         except (UnpicklingError, CheckpointError):
             pass
 
+
+
+def test_tensor_attributes_load_but_never_reach_internals():
+    t = torch.ones(2)
+    t.note = "kept"
+    assert ember.load(io.BytesIO(torch_bytes({"t": t})))["t"].note == "kept"
+    bad = torch.ones(2)
+    bad._storage = 5  # would overwrite an ember tensor's internals
+    with pytest.raises(UnpicklingError, match="_storage"):
+        ember.load(io.BytesIO(torch_bytes({"t": bad})))

@@ -351,9 +351,9 @@ def _random_maker(g, d: dt.dtype, frm, to):
             f'"random_from_to_kernel_cpu" not implemented for \'{type_name(d)}\'')
     if frm is None:
         return lambda n: K.random_full(g, n, d)
-    frm = int(frm)
+    frm = int(_scalar(frm))
     if to is not None:
-        to = int(to)
+        to = int(_scalar(to))
         if not frm < to:
             raise RuntimeError(
                 f"random_ expects 'from' to be less than 'to', but got from={frm} >= to={to}"

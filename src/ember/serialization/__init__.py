@@ -349,7 +349,8 @@ def _set_attrs(obj, state):
     if not isinstance(state, dict):
         raise UnpicklingError("tensor state must be a dict")
     for k, v in state.items():
-        if not isinstance(k, str) or not k.isidentifier() or k.startswith("__"):
+        if not isinstance(k, str) or not k.isidentifier() or k.startswith("_"):
+            # NOTE: underscore names would reach the tensor's own internals (_storage ...)
             raise UnpicklingError(f"refusing to set attribute {k!r} on a tensor")
         setattr(obj, k, v)
     return obj
@@ -1009,3 +1010,9 @@ def get_unsafe_globals_in_checkpoint(f) -> list[str]:
         if op.name == "STOP":
             break
     return out
+
+
+def __getattr__(name: str):
+    from ..compat import submodule_or_missing
+
+    return submodule_or_missing(__name__, name)
