@@ -104,9 +104,9 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
 
 
 def __getattr__(name: str):
-    from .compat import missing
+    from .compat import submodule_or_missing
 
-    raise missing(__name__, name)
+    return submodule_or_missing(__name__, name)
 
 
 __version__ = "0.1.0"

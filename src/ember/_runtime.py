@@ -62,6 +62,22 @@ def is_deterministic_algorithms_warn_only_enabled() -> bool:
     return _deterministic["warn_only"]
 
 
+def get_default_device():
+    """The device factory functions use when given none: always the CPU in ember."""
+    from ._device import device
+
+    return device("cpu")
+
+
+def set_default_device(device) -> None:
+    """Accepts the CPU (or None); ember's factories cannot default to another device."""
+    from ._device import device as _device
+
+    if device is not None and _device(device).type != "cpu":
+        raise RuntimeError(f"ember cannot make {_device(device)} the default device: factory "
+                           "functions always create tensors on the CPU unless given device=")
+
+
 def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend="inductor",
             mode=None, options=None, disable: bool = False):
     """Returns `model` unchanged (eager) until ember's own compiler exists."""
@@ -142,6 +158,7 @@ __all__ = [
     "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
     "is_deterministic_algorithms_warn_only_enabled", "is_autocast_enabled",
     "is_autocast_cpu_enabled", "get_autocast_dtype", "get_autocast_cpu_dtype",
+    "get_default_device", "set_default_device",
     "is_floating_point", "is_complex", "is_nonzero", "set_default_tensor_type",
     "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
     "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor",

@@ -25,3 +25,9 @@ def synchronize(device=None) -> None:
     from .cuda import synchronize as sync
 
     sync(device)
+
+
+def __getattr__(name: str):
+    from .compat import missing
+
+    raise missing(__name__, name)

@@ -28,7 +28,24 @@ def torch_name(module_name: str) -> str:
 
 def missing(module_name: str, attr: str) -> AttributeError:
     """The AttributeError for an API that ember does not provide."""
+    if attr.startswith("__") and attr.endswith("__"):  # a protocol probe, not an API
+        return AttributeError(f"module '{module_name}' has no attribute '{attr}'")
     return AttributeError(f"{torch_name(module_name)}.{attr} is not implemented in ember")
+
+
+_absent: set[str] = set()
+
+
+def submodule_or_missing(package: str, name: str):
+    """`package.name` imported on first use when it is a submodule (torch imports its
+    submodules eagerly, so programs use `torch.utils.checkpoint` without importing it);
+    otherwise the AttributeError naming the missing PyTorch API."""
+    full = f"{package}.{name}"
+    if name.isidentifier() and not name.startswith("__") and full not in _absent:
+        if importlib.util.find_spec(full) is not None:
+            return importlib.import_module(full)
+        _absent.add(full)
+    raise missing(package, name)
 
 
 class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):

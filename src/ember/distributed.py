@@ -11,3 +11,9 @@ def is_initialized() -> bool:
 
 def is_torchelastic_launched() -> bool:
     return False
+
+
+def __getattr__(name: str):
+    from .compat import missing
+
+    raise missing(__name__, name)

@@ -42,3 +42,9 @@ def save(m, f, _extra_files=None) -> None:
 
 def load(f, map_location=None, _extra_files=None):
     raise NotImplementedError("torch.jit.load is not implemented in ember")
+
+
+def __getattr__(name: str):
+    from .compat import missing
+
+    raise missing(__name__, name)

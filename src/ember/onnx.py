@@ -7,3 +7,9 @@ def export(*args, **kwargs):
 
 def is_in_onnx_export() -> bool:
     return False
+
+
+def __getattr__(name: str):
+    from .compat import missing
+
+    raise missing(__name__, name)

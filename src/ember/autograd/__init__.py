@@ -44,7 +44,9 @@ def __getattr__(name):
         "variable": ("variable", None),
     }
     if name not in lazy:
-        raise AttributeError(f"module 'ember.autograd' has no attribute '{name}'")
+        from ..compat import missing
+
+        raise missing(__name__, name)
     mod, attr = lazy[name]
     m = importlib.import_module(f".{mod}", __name__)
     value = m if attr is None else getattr(m, attr)

@@ -25,3 +25,9 @@ def transfer(t, dev: device, dtype=None):
     from ..ops.device_copy import to_device
 
     return to_device(t, dev, dtype)
+
+
+def __getattr__(name: str):
+    from ..compat import submodule_or_missing
+
+    return submodule_or_missing(__name__, name)

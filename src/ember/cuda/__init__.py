@@ -45,3 +45,9 @@ def get_device_name(device=None) -> str:
 
 
 from . import amp  # noqa: E402
+
+
+def __getattr__(name: str):
+    from ..compat import submodule_or_missing
+
+    return submodule_or_missing(__name__, name)

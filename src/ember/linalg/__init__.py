@@ -20,3 +20,9 @@ __all__ = [
     "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd",
     "svdvals", "vecdot", "vector_norm",
 ]
+
+
+def __getattr__(name: str):
+    from ..compat import submodule_or_missing
+
+    return submodule_or_missing(__name__, name)

@@ -3,3 +3,9 @@
 from . import functional, init, utils
 from .modules import *
 from .parameter import Buffer, Parameter, UninitializedParameter
+
+
+def __getattr__(name: str):
+    from ..compat import submodule_or_missing
+
+    return submodule_or_missing(__name__, name)

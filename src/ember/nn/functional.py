@@ -17,3 +17,9 @@ from ._functional.spatial import *  # noqa: F403
 from ._functional.spatial import __all__ as _spatial
 
 __all__ = [*_act, *_attention, *_layers, *_loss, *_spatial]
+
+
+def __getattr__(name: str):
+    from ..compat import missing
+
+    raise missing(__name__, name)

@@ -289,3 +289,9 @@ kaiming_uniform = _deprecated(kaiming_uniform_)
 kaiming_normal = _deprecated(kaiming_normal_)
 orthogonal = _deprecated(orthogonal_)
 sparse = _deprecated(sparse_)
+
+
+def __getattr__(name: str):
+    from ..compat import missing
+
+    raise missing(__name__, name)

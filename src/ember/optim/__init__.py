@@ -9,3 +9,9 @@ from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "RMSprop",
            "Adagrad", "Adadelta", "LBFGS", "lr_scheduler"]
+
+
+def __getattr__(name: str):
+    from ..compat import submodule_or_missing
+
+    return submodule_or_missing(__name__, name)

@@ -773,3 +773,9 @@ class ReduceLROnPlateau(LRScheduler):
 
 
 _LRScheduler = LRScheduler
+
+
+def __getattr__(name: str):
+    from ..compat import missing
+
+    raise missing(__name__, name)

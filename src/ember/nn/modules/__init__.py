@@ -126,3 +126,9 @@ from .upsampling import (
     UpsamplingBilinear2d,
     UpsamplingNearest2d,
 )
+
+
+def __getattr__(name: str):
+    from ...compat import submodule_or_missing
+
+    return submodule_or_missing(__name__, name)

@@ -10,3 +10,9 @@ from .clip_grad import (
 )
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 from .rnn import PackedSequence
+
+
+def __getattr__(name: str):
+    from ...compat import submodule_or_missing
+
+    return submodule_or_missing(__name__, name)

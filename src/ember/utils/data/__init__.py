@@ -27,3 +27,9 @@ __all__ = [
     "Subset", "random_split", "Sampler", "SequentialSampler", "RandomSampler",
     "SubsetRandomSampler", "WeightedRandomSampler", "BatchSampler",
 ]
+
+
+def __getattr__(name: str):
+    from ...compat import submodule_or_missing
+
+    return submodule_or_missing(__name__, name)

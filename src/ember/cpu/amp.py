@@ -1,0 +1,28 @@
+"""torch.cpu.amp: the deprecated CPU-specific spellings of ember.amp."""
+
+from __future__ import annotations
+
+import warnings
+
+from .. import _dtype as dt
+from ..amp import GradScaler as _GradScaler
+from ..amp import autocast as _autocast
+
+
+class autocast(_autocast):
+    def __init__(self, enabled: bool = True, dtype=dt.bfloat16, cache_enabled: bool = True):
+        warnings.warn("`torch.cpu.amp.autocast(args...)` is deprecated. Please use "
+                      "`torch.amp.autocast('cpu', args...)` instead.", FutureWarning,
+                      stacklevel=2)
+        super().__init__("cpu", dtype, enabled, cache_enabled)
+
+
+class GradScaler(_GradScaler):
+    def __init__(self, init_scale: float = 2.0**16, growth_factor: float = 2.0,
+                 backoff_factor: float = 0.5, growth_interval: int = 2000,
+                 enabled: bool = True) -> None:
+        warnings.warn("`torch.cpu.amp.GradScaler(args...)` is deprecated. Please use "
+                      "`torch.amp.GradScaler('cpu', args...)` instead.", FutureWarning,
+                      stacklevel=2)
+        super().__init__("cpu", init_scale, growth_factor, backoff_factor, growth_interval,
+                         enabled)

@@ -1,0 +1,5 @@
+"""`torch.optim.adamax`'s path: ember keeps Adamax beside Adam (ember.optim.adam)."""
+
+from .adam import Adamax
+
+__all__ = ["Adamax"]
