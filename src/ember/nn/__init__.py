@@ -2,6 +2,7 @@
 
 from . import functional, init, utils
 from .modules import *
+from .parallel import DataParallel
 from .parameter import Buffer, Parameter, UninitializedParameter
 
 

@@ -10,6 +10,7 @@ from .clip_grad import (
 )
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 from .rnn import PackedSequence
+from .weight_norm import remove_weight_norm, weight_norm
 
 
 def __getattr__(name: str):

@@ -1,0 +1,81 @@
+"""Weight normalisation (Salimans & Kingma) through a forward pre-hook, PyTorch's legacy API.
+
+`weight_norm(module)` replaces `weight` by `weight_g` (magnitude) and `weight_v`
+(direction) and recomputes weight = g * v / ||v|| before every forward.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from ..._tensor import Tensor
+from ..parameter import Parameter
+
+__all__ = ["WeightNorm", "weight_norm", "remove_weight_norm", "norm_except_dim"]
+
+
+def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:
+    """The `pow`-norm of v over every dim but `dim` (kept, with size-1 dims elsewhere)."""
+    if dim == -1:
+        return v.abs().pow(pow).sum().pow(1.0 / pow)
+    dims = tuple(d for d in range(v.dim()) if d != dim)
+    return v.abs().pow(pow).sum(dims, keepdim=True).pow(1.0 / pow)
+
+
+class WeightNorm:
+    """The forward pre-hook that rebuilds the weight from its magnitude and direction."""
+
+    def __init__(self, name: str, dim: int | None) -> None:
+        self.name = name
+        self.dim = -1 if dim is None else dim
+
+    def compute_weight(self, module) -> Tensor:
+        g = getattr(module, self.name + "_g")
+        v = getattr(module, self.name + "_v")
+        return v * (g / norm_except_dim(v, 2, self.dim))
+
+    @staticmethod
+    def apply(module, name: str, dim: int | None) -> WeightNorm:
+        warnings.warn("`torch.nn.utils.weight_norm` is deprecated in favor of "
+                      "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning,
+                      stacklevel=3)
+        for hook in module._forward_pre_hooks.values():
+            if isinstance(hook, WeightNorm) and hook.name == name:
+                raise RuntimeError(f"Cannot register two weight_norm hooks on the same "
+                                   f"parameter {name}")
+        fn = WeightNorm(name, dim)
+        weight = getattr(module, name)
+        del module._parameters[name]
+        module.register_parameter(name + "_g", Parameter(norm_except_dim(weight, 2,
+                                                                          fn.dim).data))
+        module.register_parameter(name + "_v", Parameter(weight.data))
+        setattr(module, name, fn.compute_weight(module))
+        module.register_forward_pre_hook(fn)
+        return fn
+
+    def remove(self, module) -> None:
+        weight = self.compute_weight(module)
+        delattr(module, self.name)
+        del module._parameters[self.name + "_g"]
+        del module._parameters[self.name + "_v"]
+        setattr(module, self.name, Parameter(weight.data))
+
+    def __call__(self, module, inputs) -> None:
+        setattr(module, self.name, self.compute_weight(module))
+
+
+def weight_norm(module, name: str = "weight", dim: int | None = 0):
+    """Reparameterise `module.<name>` as g * v / ||v|| (norm over all dims but `dim`)."""
+    WeightNorm.apply(module, name, dim)
+    return module
+
+
+def remove_weight_norm(module, name: str = "weight"):
+    """Fold g and v back into a single `name` parameter."""
+    for k, hook in list(module._forward_pre_hooks.items()):
+        if isinstance(hook, WeightNorm) and hook.name == name:
+            hook.remove(module)
+            del module._forward_pre_hooks[k]
+            module._update_hooked()
+            return module
+    raise ValueError(f"weight_norm of '{name}' not found in {module}")
