@@ -170,3 +170,17 @@ def test_dropout_functions_match_torch_under_the_same_seed():
     x = ember.ones(3)
     assert F.dropout(x, 0.5, training=False) is x
     assert float(F.dropout(x, 1.0).sum()) == 0.0
+
+
+def test_low_precision_norms_round_once_like_torch():
+    x = rand_array((4, 64), low=-3, high=3)
+    w = rand_array((64,), seed=1)
+    for dt, tdt in ((ember.float16, torch.float16), (ember.bfloat16, torch.bfloat16)):
+        xe, xt = ember.tensor(x).to(dt), torch.tensor(x).to(tdt)
+        assert_same(F.layer_norm(xe, (64,), ember.tensor(w).to(dt)),
+                    TF.layer_norm(xt, (64,), torch.tensor(w).to(tdt)), rtol=0, atol=0)
+        assert_same(F.group_norm(xe.reshape(4, 8, 8), 2), TF.group_norm(xt.reshape(4, 8, 8), 2),
+                    rtol=0, atol=0)
+        small = ember.full((1, 4), 0.01, dtype=dt)
+        assert_same(F.rms_norm(small, (4,)), TF.rms_norm(torch.full((1, 4), 0.01, dtype=tdt),
+                                                         (4,)), rtol=0, atol=0)

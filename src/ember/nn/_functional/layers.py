@@ -270,6 +270,24 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 # --- normalisation --------------------------------------------------------------------
 
 
+def _low_precision(*tensors) -> bool:
+    return any(t is not None and t.dtype in (E.float16, E.bfloat16) for t in tensors)
+
+
+def _in_float32(fn):
+    """Run a normalisation in float32 for float16 / bfloat16 inputs and round once at the end,
+    as PyTorch's CPU kernels do."""
+    def wrapper(input, *args, **kwargs):
+        if not _low_precision(input):
+            return fn(input, *args, **kwargs)
+        cast = [a.float() if isinstance(a, Tensor) and a.dtype.is_floating_point else a
+                for a in args]
+        return fn(input.float(), *cast, **kwargs).to(input.dtype)
+
+    wrapper.__name__, wrapper.__doc__ = fn.__name__, fn.__doc__
+    return wrapper
+
+
 def _normalize_over(x: Tensor, dims: tuple, eps: float) -> Tensor:
     mean = x.mean(dims, keepdim=True)
     xc = x - mean
@@ -277,6 +295,7 @@ def _normalize_over(x: Tensor, dims: tuple, eps: float) -> Tensor:
     return xc * (var + eps).rsqrt()
 
 
+@_in_float32
 def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalise over the trailing `normalized_shape` dims, then scale and shift."""
@@ -294,6 +313,7 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
     return out
 
 
+@_in_float32
 def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
              eps: float | None = None) -> Tensor:
     """x / sqrt(mean(x^2) + eps) over the trailing dims (eps defaults to the dtype's eps)."""
@@ -310,6 +330,7 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
     return out if weight is None else out * weight
 
 
+@_in_float32
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalise over groups of channels (and all spatial positions) per sample."""
