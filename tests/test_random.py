@@ -183,3 +183,21 @@ def test_seeded_mlp_training_matches_torch_step_by_step():
     assert len(ours) == len(theirs) == 12
     np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-5)
     assert ember_state() == torch_state()
+
+
+@pytest.mark.parametrize("name, args, kwargs", [
+    ("Linear", (8, 5), {}), ("Bilinear", (3, 4, 5), {}), ("Conv1d", (3, 4, 3), {}),
+    ("Conv2d", (3, 4, 3), {}), ("ConvTranspose2d", (3, 4, 3), {}), ("Embedding", (10, 4), {}),
+    ("LSTM", (4, 5), {"num_layers": 2}), ("GRU", (4, 5), {"bidirectional": True}),
+    ("MultiheadAttention", (8, 2), {}),
+    ("TransformerEncoderLayer", (8, 2), {"dim_feedforward": 16}),
+])
+def test_default_layer_initialisation_draws_torchs_numbers(name, args, kwargs):
+    ember.manual_seed(0)
+    torch.manual_seed(0)
+    ours = getattr(ember.nn, name)(*args, **kwargs).state_dict()
+    theirs = getattr(torch.nn, name)(*args, **kwargs).state_dict()
+    assert list(ours) == list(theirs)
+    for k in theirs:
+        assert np.array_equal(ours[k].numpy(), theirs[k].numpy()), k
+    assert ember_state() == torch_state()
