@@ -366,3 +366,26 @@ def test_runner_names_the_missing_api_and_supports_module_mode(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout == "tensor(2.)\n"
+
+
+def test_spawned_workers_see_torch_as_ember_too(tmp_path):
+    (tmp_path / "prog.py").write_text(textwrap.dedent("""
+        import torch
+        from torch.utils.data import DataLoader, Dataset
+
+        class Squares(Dataset):
+            def __len__(self):
+                return 6
+
+            def __getitem__(self, i):
+                return torch.tensor([i, i * i])
+
+        if __name__ == "__main__":
+            loader = DataLoader(Squares(), batch_size=3, num_workers=2,
+                                multiprocessing_context="spawn")
+            print([b.tolist() for b in loader], torch.__name__)
+    """))
+    out = subprocess.run([sys.executable, "-m", "ember.run", str(tmp_path / "prog.py")],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "[[[0, 0], [1, 1], [2, 4]], [[3, 9], [4, 16], [5, 25]]] ember\n"

@@ -103,6 +103,27 @@ def _rename_classes(module) -> None:
             obj.__module__ = _public_module(obj)
 
 
+def _patch_spawn(on: bool) -> None:
+    """Make processes started with the "spawn" method install the alias before they import
+    the program's main module (DataLoader workers, multiprocessing pools)."""
+    import multiprocessing.spawn as spawn
+
+    if on and not hasattr(spawn.get_command_line, "_ember_original"):
+        original = spawn.get_command_line
+
+        def get_command_line(**kwds):
+            cmd = original(**kwds)
+            if "-c" in cmd:
+                i = cmd.index("-c") + 1
+                cmd[i] = "from ember import compat; compat.install(); " + cmd[i]
+            return cmd
+
+        get_command_line._ember_original = original
+        spawn.get_command_line = get_command_line
+    elif not on and hasattr(spawn.get_command_line, "_ember_original"):
+        spawn.get_command_line = spawn.get_command_line._ember_original
+
+
 def install() -> None:
     """Make `torch` mean ember in this process (idempotent)."""
     global _saved, _finder
@@ -120,6 +141,7 @@ def install() -> None:
     for name, mod in list(sys.modules.items()):
         if name == "ember" or name.startswith("ember."):
             _rename_classes(mod)
+    _patch_spawn(True)
 
 
 def uninstall() -> None:
@@ -137,6 +159,7 @@ def uninstall() -> None:
     for cls, module in _renamed.items():
         cls.__module__ = module
     _renamed.clear()
+    _patch_spawn(False)
 
 
 def is_installed() -> bool:
