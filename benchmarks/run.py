@@ -1,11 +1,13 @@
-"""Run every workload in ember and torch in this one process and print ratios.
+"""Run every workload in ember and in torch, one after the other, and print ratios.
 
     python -m benchmarks.run [--quick] [--only a,b] [--json out.json]
 
-Timing: warm-up, then `repeats` samples of an adaptive number of calls; the
-median, min and max per call are reported with ember / torch ratios. Peak memory
-is measured in a fresh subprocess per framework (Linux VmHWM, reset before the
-workload runs), so one framework's allocations never count against the other.
+Each (workload, framework) pair is timed in a fresh subprocess of this one run:
+NumPy's OpenBLAS threads and torch's OpenMP threads spin between calls, and
+sharing two cores inside one process slows both unpredictably. Timing: warm-up,
+then `repeats` samples of an adaptive number of calls; the median, min and max
+per call are reported with ember / torch ratios. Peak memory is the Linux VmHWM
+of that subprocess, reset just before the measured call.
 """
 
 from __future__ import annotations
@@ -22,15 +24,6 @@ import time
 import numpy as np
 
 from .workloads import WORKLOADS, Workload
-
-
-def _libs():
-    import torch
-
-    import ember
-
-    torch.set_num_threads(os.cpu_count() or 1)
-    return {"ember": ember, "torch": torch}
 
 
 def time_call(fn, budget: float, repeats: int) -> list[float]:
@@ -50,33 +43,6 @@ def time_call(fn, budget: float, repeats: int) -> list[float]:
     return samples
 
 
-def peak_memory(name: str, lib_name: str, quick: bool) -> int | None:
-    """Peak resident bytes above the post-setup level while running one call (subprocess)."""
-    code = (
-        "import sys, gc\n"
-        f"from benchmarks.workloads import WORKLOADS\n"
-        f"import {lib_name} as lib\n"
-        f"w = next(w for w in WORKLOADS if w.name == {name!r})\n"
-        f"step = w.setup(lib, {quick})\n"
-        "step()\n"
-        "gc.collect()\n"
-        "def rss(key):\n"
-        "    for line in open('/proc/self/status'):\n"
-        "        if line.startswith(key):\n"
-        "            return int(line.split()[1]) * 1024\n"
-        "base = rss('VmRSS:')\n"
-        "open('/proc/self/clear_refs', 'w').write('5')\n"
-        "step()\n"
-        "print(rss('VmHWM:') - base)\n"
-    )
-    try:
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             timeout=600, cwd=os.path.dirname(os.path.dirname(__file__)))
-        return int(out.stdout.strip().splitlines()[-1])
-    except (ValueError, IndexError, OSError, subprocess.SubprocessError):
-        return None
-
-
 def machine_limits(quick: bool) -> dict:
     """What NumPy itself reaches here: copy bandwidth and float32 matmul rate."""
     n = (64 if quick else 256) * 1024 * 1024 // 4
@@ -89,23 +55,70 @@ def machine_limits(quick: bool) -> dict:
     return {"copy_GBps": 2 * n * 4 / t / 1e9, "matmul_GFLOPs": 2 * m**3 / tm / 1e9}
 
 
-def run(selected: list[Workload], quick: bool, memory: bool) -> list[dict]:
-    libs = _libs()
+def measure(name: str, lib_name: str, quick: bool, memory: bool) -> dict:
+    """Time one workload in one framework inside this (fresh) process."""
+    import importlib
+
+    lib = importlib.import_module(lib_name)
+    if lib_name == "torch":
+        lib.set_num_threads(os.cpu_count() or 1)
+    w = next(w for w in WORKLOADS if w.name == name)
     budget, repeats = (0.5, 5) if quick else (2.0, 7)
+    if name == "digits_e2e":
+        budget, repeats = budget * 2, 3
+    lib.manual_seed(0)
+    step = w.setup(lib, quick)
+    samples = time_call(step, budget, repeats)
+    row = {"median": statistics.median(samples), "min": min(samples), "max": max(samples)}
+    if w.rate is not None:
+        row["rate"] = w.rate(row["median"], quick)
+    if memory and w.memory:
+        row["peak_bytes"] = _peak_of(step)
+    return row
+
+
+def _rss(key: str) -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(key):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def _peak_of(step) -> int | None:
+    """Bytes of resident memory one call adds at its peak (Linux only)."""
+    import gc
+
+    gc.collect()
+    try:
+        base = _rss("VmRSS:")
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        return None
+    step()
+    return max(_rss("VmHWM:") - base, 0)
+
+
+def _in_subprocess(name: str, lib_name: str, quick: bool, memory: bool) -> dict:
+    args = [sys.executable, "-m", "benchmarks.run", "--worker", name, lib_name]
+    if quick:
+        args.append("--quick")
+    if not memory:
+        args.append("--no-memory")
+    out = subprocess.run(args, capture_output=True, text=True, timeout=1800,
+                         cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    if out.returncode != 0:
+        raise RuntimeError(f"{name} on {lib_name} failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def run(selected: list[Workload], quick: bool, memory: bool) -> list[dict]:
     results = []
     for w in selected:
         row = {"name": w.name, "target": w.target}
-        for lib_name, lib in libs.items():
-            lib.manual_seed(0)
-            step = w.setup(lib, quick)
-            samples = time_call(step, budget if w.name != "digits_e2e" else budget * 2,
-                                repeats if w.name != "digits_e2e" else 3)
-            row[lib_name] = {"median": statistics.median(samples), "min": min(samples),
-                             "max": max(samples)}
-            if w.rate is not None:
-                row[lib_name]["rate"] = w.rate(row[lib_name]["median"])
-            if memory and w.memory:
-                row[lib_name]["peak_bytes"] = peak_memory(w.name, lib_name, quick)
+        for lib_name in ("ember", "torch"):
+            row[lib_name] = _in_subprocess(w.name, lib_name, quick, memory)
         row["ratio"] = row["ember"]["median"] / row["torch"]["median"]
         pe, pt = row["ember"].get("peak_bytes"), row["torch"].get("peak_bytes")
         if pe and pt:
@@ -138,8 +151,12 @@ def main(argv=None) -> int:
     p.add_argument("--only", default="", help="comma-separated workload names")
     p.add_argument("--json", default=os.path.join(os.path.dirname(__file__), "results",
                                                   "latest.json"))
-    p.add_argument("--no-memory", action="store_true", help="skip peak-memory subprocesses")
+    p.add_argument("--no-memory", action="store_true", help="skip peak-memory measurement")
+    p.add_argument("--worker", nargs=2, metavar=("WORKLOAD", "LIB"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    if args.worker:
+        print(json.dumps(measure(*args.worker, args.quick, not args.no_memory)))
+        return 0
     names = [n for n in args.only.split(",") if n]
     selected = [w for w in WORKLOADS if not names or w.name in names]
     if names and len(selected) != len(names):

@@ -7,8 +7,8 @@ unit of work. `WORKLOADS` lists them with how to turn a time into a rate.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -18,7 +18,7 @@ class Workload:
     name: str
     setup: Callable
     target: float | None  # the ember / torch median ratio to stay under
-    rate: Callable[[float], str] | None = None  # seconds per call -> a throughput string
+    rate: Callable[[float, bool], str] | None = None  # (seconds per call, quick) -> rate
     memory: bool = False  # also compare peak memory
 
 
@@ -88,7 +88,8 @@ def elementwise(lib, quick):
 
 
 def _gbps(n):
-    return lambda s: f"{4 * n * 4 / s / 1e9:.1f} GB/s"  # three reads, one write, float32
+    # three reads and one write of float32
+    return lambda s, quick: f"{4 * (n // 16 if quick else n) * 4 / s / 1e9:.1f} GB/s"
 
 
 # 4. matmul ------------------------------------------------------------------------------
@@ -103,7 +104,7 @@ def matmul(n):
 
 
 def _gflops(n):
-    return lambda s: f"{2 * n**3 / s / 1e9:.1f} GFLOP/s"
+    return lambda s, quick: f"{2 * (n // 2 if quick else n)**3 / s / 1e9:.1f} GFLOP/s"
 
 
 # 5. softmax + cross-entropy --------------------------------------------------------------
