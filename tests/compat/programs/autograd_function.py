@@ -1,28 +1,25 @@
-"""Autograd: gradients of a small graph, a custom torch.autograd.Function, a polynomial fit
-with hand-written updates, gradcheck, and higher-order gradients."""
-
-import math
+"""Autograd: gradients of a small graph, custom torch.autograd.Functions (old and new style),
+a curve fit with hand-written updates, gradcheck, .data / .grad assignment, hooks and
+higher-order gradients."""
 
 import torch
 
 torch.manual_seed(0)
 
 # -- a small graph ------------------------------------------------------------
-x = torch.ones(5)
-y = torch.zeros(3)
-w = torch.randn(5, 3, requires_grad=True)
-b = torch.randn(3, requires_grad=True)
-z = torch.matmul(x, w) + b
-loss = torch.nn.functional.binary_cross_entropy_with_logits(z, y)
-print(f"Gradient function for z = {type(z.grad_fn).__name__}")
-print(z.grad_fn.name(), [type(f).__name__ for f, _ in z.grad_fn.next_functions][1:])
-loss.backward()
-print(w.grad)
-print(b.grad)
-print(z.requires_grad, z.is_leaf, w.is_leaf)
+features = torch.linspace(-1, 1, 6).reshape(3, 2)
+target = torch.tensor([0.5, -0.25, 1.0])
+weights = torch.randn(2, requires_grad=True)
+offset = torch.zeros(1, requires_grad=True)
+pred = features @ weights + offset
+err = torch.nn.functional.mse_loss(pred, target)
+print(pred.grad_fn.name(), f"{err.item():.6f}")
+err.backward()
+print(weights.grad, offset.grad)
+print(pred.requires_grad, pred.is_leaf, weights.is_leaf, offset.grad_fn)
 with torch.no_grad():
-    z = torch.matmul(x, w) + b
-print(z.requires_grad, z.detach().requires_grad)
+    frozen = features @ weights
+print(frozen.requires_grad, pred.detach().requires_grad, pred.detach().grad_fn)
 
 a = torch.tensor(2.0, requires_grad=True)
 c = torch.tensor(3.0, requires_grad=True)
@@ -31,19 +28,20 @@ f.backward()
 print(f, a.grad, c.grad)
 
 
-# -- a custom Function: the cubic Legendre-like polynomial P(x) = (5x^3 - 3x) / 2 ----------
-class Cubic(torch.autograd.Function):
-    """P(x) = (5x^3 - 3x)/2 with its derivative written by hand."""
+# -- custom Functions -------------------------------------------------------------------
+class SoftSign(torch.autograd.Function):
+    """x / (1 + |x|), with its derivative 1 / (1 + |x|)^2 written by hand."""
 
     @staticmethod
-    def forward(ctx, input):
-        ctx.save_for_backward(input)
-        return 0.5 * (5 * input**3 - 3 * input)
+    def forward(ctx, x):
+        denom = 1 + x.abs()
+        ctx.save_for_backward(denom)
+        return x / denom
 
     @staticmethod
     def backward(ctx, grad_output):
-        (input,) = ctx.saved_tensors
-        return grad_output * 1.5 * (5 * input**2 - 1)
+        (denom,) = ctx.saved_tensors
+        return grad_output / (denom * denom)
 
 
 class ScaledSoftplus(torch.autograd.Function):
@@ -80,33 +78,22 @@ class ClampGrad(torch.autograd.Function):
         return grad.clamp(-ctx.limit, ctx.limit), None
 
 
-dtype = torch.float
-xs = torch.linspace(-math.pi, math.pi, 2000, dtype=dtype)
-ys = torch.sin(xs)
-
-a = torch.full((), 0.0, dtype=dtype, requires_grad=True)
-b = torch.full((), -1.0, dtype=dtype, requires_grad=True)
-c = torch.full((), 0.0, dtype=dtype, requires_grad=True)
-d = torch.full((), 0.3, dtype=dtype, requires_grad=True)
-
-learning_rate = 5e-6
-for t in range(2000):
-    P3 = Cubic.apply
-    y_pred = a + b * P3(c + d * xs)
-    loss = (y_pred - ys).pow(2).sum()
-    if t % 400 == 99:
-        print(t, f"{loss.item():.4f}")
+# fit y = tanh(2x) - 0.5 on [-2, 2] with y = a * softsign(b * x + c) + d, by hand
+xs = torch.linspace(-2, 2, 400)
+ys = torch.tanh(2 * xs) - 0.5
+params = [torch.tensor(v, requires_grad=True) for v in (0.5, 1.0, 0.2, 0.0)]
+lr = 0.05
+for step in range(1, 601):
+    a, b, c, d = params
+    loss = ((a * SoftSign.apply(b * xs + c) + d - ys) ** 2).mean()
     loss.backward()
     with torch.no_grad():
-        a -= learning_rate * a.grad
-        b -= learning_rate * b.grad
-        c -= learning_rate * c.grad
-        d -= learning_rate * d.grad
-        a.grad = None
-        b.grad = None
-        c.grad = None
-        d.grad = None
-print(f"Result: y = {a.item():.4f} + {b.item():.4f} * P3({c.item():.4f} + {d.item():.4f} x)")
+        for p in params:
+            p -= lr * p.grad
+            p.grad = None
+    if step % 150 == 0:
+        print(f"step {step}: loss {loss.item():.5f}")
+print("fit:", ", ".join(f"{p.item():.4f}" for p in params))
 
 s = torch.randn(4, requires_grad=True)
 out = ScaledSoftplus.apply(s, 2.0)
@@ -119,7 +106,7 @@ clipped, mask = ClampGrad.apply(v, 1.0)
 print(clipped, mask, mask.requires_grad, v.grad)
 
 x64 = torch.randn(3, dtype=torch.double, requires_grad=True)
-print(torch.autograd.gradcheck(Cubic.apply, (x64,)))
+print(torch.autograd.gradcheck(SoftSign.apply, (x64,)))
 print(torch.autograd.gradcheck(lambda t: ScaledSoftplus.apply(t, 1.5), (x64,)))
 
 # -- .data, .grad assignment, accumulation, retain_graph -----------------------------------
@@ -143,15 +130,15 @@ t = torch.tensor(1.5, requires_grad=True)
 (g3,) = torch.autograd.grad(g2, t)
 print(g1, g2, g3)
 
-inp = torch.eye(4, 5, requires_grad=True)
-out = (inp + 1).pow(2).t()
-out.backward(torch.ones_like(out), retain_graph=True)
-print(f"First call\n{inp.grad}")
-out.backward(torch.ones_like(out), retain_graph=True)
-print(f"\nSecond call\n{inp.grad}")
-inp.grad.zero_()
-out.backward(torch.ones_like(out), retain_graph=True)
-print(f"\nCall after zeroing gradients\n{inp.grad}")
+m = torch.arange(6.0).reshape(2, 3).requires_grad_()
+out = (m * m).t()
+v = torch.tensor([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
+out.backward(v, retain_graph=True)
+print(m.grad)
+out.backward(v)
+print(m.grad)
+m.grad = None
+print(torch.autograd.functional.jacobian(lambda t: t.sin() * t, torch.tensor([0.0, 1.0])))
 
 # -- hooks and detach ----------------------------------------------------------------------
 h = torch.randn(3, requires_grad=True)

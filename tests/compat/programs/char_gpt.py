@@ -37,191 +37,128 @@ train_data, val_data = data[:n], data[n:]
 print(f"{len(text)} characters, vocabulary {vocab_size}: {''.join(chars)!r}")
 print(data[:24])
 
-# -- hyperparameters ------------------------------------------------------------------
-batch_size = 12
-block_size = 24
-max_iters = 300
-eval_interval = 100
-eval_iters = 4
-learning_rate = 3e-3
-n_embd = 32
-n_head = 4
-n_layer = 2
-dropout = 0.1
+# -- model and training settings -----------------------------------------------------
+BATCH, CONTEXT, WIDTH, HEADS, LAYERS = 12, 24, 32, 4, 2
+STEPS, EVAL_EVERY, EVAL_BATCHES = 300, 100, 4
+DROPOUT, LR = 0.1, 3e-3
 
 
-def get_batch(split):
-    d = train_data if split == "train" else val_data
-    ix = torch.randint(len(d) - block_size, (batch_size,))
-    x = torch.stack([d[i:i + block_size] for i in ix])
-    y = torch.stack([d[i + 1:i + block_size + 1] for i in ix])
+def sample_batch(split):
+    """BATCH random windows of CONTEXT characters and the same windows shifted by one."""
+    source = train_data if split == "train" else val_data
+    starts = torch.randint(len(source) - CONTEXT, (BATCH,))
+    x = torch.stack([source[s:s + CONTEXT] for s in starts])
+    y = torch.stack([source[s + 1:s + 1 + CONTEXT] for s in starts])
     return x, y
 
 
-@torch.no_grad()
-def estimate_loss(model):
-    out = {}
-    model.eval()
-    for split in ["train", "val"]:
-        losses = torch.zeros(eval_iters)
-        for k in range(eval_iters):
-            X, Y = get_batch(split)
-            _, loss = model(X, Y)
-            losses[k] = loss.item()
-        out[split] = losses.mean()
-    model.train()
-    return out
+class SelfAttention(nn.Module):
+    """Multi-head causal self-attention; `fused` uses scaled_dot_product_attention,
+    otherwise the scores are masked and normalised by hand."""
 
-
-class Head(nn.Module):
-    """One head of causal self-attention, written out."""
-
-    def __init__(self, head_size):
+    def __init__(self, fused: bool):
         super().__init__()
-        self.key = nn.Linear(n_embd, head_size, bias=False)
-        self.query = nn.Linear(n_embd, head_size, bias=False)
-        self.value = nn.Linear(n_embd, head_size, bias=False)
-        self.register_buffer("tril", torch.tril(torch.ones(block_size, block_size)))
-        self.dropout = nn.Dropout(dropout)
+        self.fused = fused
+        self.qkv = nn.Linear(WIDTH, 3 * WIDTH, bias=not fused)
+        self.out = nn.Linear(WIDTH, WIDTH)
+        self.drop = nn.Dropout(DROPOUT)
+        future = torch.triu(torch.ones(CONTEXT, CONTEXT, dtype=torch.bool), diagonal=1)
+        self.register_buffer("future", future, persistent=False)
 
     def forward(self, x):
         B, T, C = x.shape
-        k = self.key(x)
-        q = self.query(x)
-        wei = q @ k.transpose(-2, -1) * k.shape[-1] ** -0.5
-        wei = wei.masked_fill(self.tril[:T, :T] == 0, float("-inf"))
-        wei = F.softmax(wei, dim=-1)
-        wei = self.dropout(wei)
-        return wei @ self.value(x)
-
-
-class MultiHeadAttention(nn.Module):
-    def __init__(self, num_heads, head_size):
-        super().__init__()
-        self.heads = nn.ModuleList([Head(head_size) for _ in range(num_heads)])
-        self.proj = nn.Linear(head_size * num_heads, n_embd)
-        self.dropout = nn.Dropout(dropout)
-
-    def forward(self, x):
-        out = torch.cat([h(x) for h in self.heads], dim=-1)
-        return self.dropout(self.proj(out))
-
-
-class FusedAttention(nn.Module):
-    """The same computation with one projection and scaled_dot_product_attention."""
-
-    def __init__(self):
-        super().__init__()
-        self.c_attn = nn.Linear(n_embd, 3 * n_embd)
-        self.c_proj = nn.Linear(n_embd, n_embd)
-
-    def forward(self, x):
-        B, T, C = x.size()
-        q, k, v = self.c_attn(x).split(n_embd, dim=2)
-        k = k.view(B, T, n_head, C // n_head).transpose(1, 2)
-        q = q.view(B, T, n_head, C // n_head).transpose(1, 2)
-        v = v.view(B, T, n_head, C // n_head).transpose(1, 2)
-        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-        y = y.transpose(1, 2).contiguous().view(B, T, C)
-        return self.c_proj(y)
-
-
-class FeedForward(nn.Module):
-    def __init__(self, n_embd):
-        super().__init__()
-        self.net = nn.Sequential(
-            nn.Linear(n_embd, 4 * n_embd),
-            nn.GELU(),
-            nn.Linear(4 * n_embd, n_embd),
-            nn.Dropout(dropout),
-        )
-
-    def forward(self, x):
-        return self.net(x)
+        q, k, v = (t.reshape(B, T, HEADS, C // HEADS).transpose(1, 2)
+                   for t in self.qkv(x).chunk(3, dim=-1))
+        if self.fused:
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        else:
+            scores = (q @ k.transpose(-1, -2)) / math.sqrt(C // HEADS)
+            scores = scores.masked_fill(self.future[:T, :T], float("-inf"))
+            y = self.drop(scores.softmax(dim=-1)) @ v
+        return self.drop(self.out(y.transpose(1, 2).reshape(B, T, C)))
 
 
 class Block(nn.Module):
-    def __init__(self, n_embd, n_head, fused):
+    def __init__(self, fused: bool):
         super().__init__()
-        self.sa = FusedAttention() if fused else MultiHeadAttention(n_head, n_embd // n_head)
-        self.ffwd = FeedForward(n_embd)
-        self.ln1 = nn.LayerNorm(n_embd)
-        self.ln2 = nn.LayerNorm(n_embd)
+        self.norm1 = nn.LayerNorm(WIDTH)
+        self.attn = SelfAttention(fused)
+        self.norm2 = nn.LayerNorm(WIDTH)
+        self.mlp = nn.Sequential(nn.Linear(WIDTH, 4 * WIDTH), nn.GELU(),
+                                 nn.Linear(4 * WIDTH, WIDTH), nn.Dropout(DROPOUT))
 
     def forward(self, x):
-        x = x + self.sa(self.ln1(x))
-        return x + self.ffwd(self.ln2(x))
+        x = x + self.attn(self.norm1(x))
+        return x + self.mlp(self.norm2(x))
 
 
-class GPTLanguageModel(nn.Module):
+class CharGPT(nn.Module):
     def __init__(self):
         super().__init__()
-        self.token_embedding_table = nn.Embedding(vocab_size, n_embd)
-        self.position_embedding_table = nn.Embedding(block_size, n_embd)
-        self.blocks = nn.Sequential(*[Block(n_embd, n_head, fused=i % 2 == 1)
-                                      for i in range(n_layer)])
-        self.ln_f = nn.LayerNorm(n_embd)
-        self.lm_head = nn.Linear(n_embd, vocab_size)
-        self.apply(self._init_weights)
-
-    def _init_weights(self, module):
-        if isinstance(module, nn.Linear):
-            torch.nn.init.normal_(module.weight, mean=0.0, std=0.02)
-            if module.bias is not None:
-                torch.nn.init.zeros_(module.bias)
-        elif isinstance(module, nn.Embedding):
-            torch.nn.init.normal_(module.weight, mean=0.0, std=0.02)
+        self.tokens = nn.Embedding(vocab_size, WIDTH)
+        self.positions = nn.Parameter(torch.zeros(CONTEXT, WIDTH))
+        self.blocks = nn.ModuleList([Block(fused=i % 2 == 1) for i in range(LAYERS)])
+        self.norm = nn.LayerNorm(WIDTH)
+        self.head = nn.Linear(WIDTH, vocab_size, bias=False)
+        for name, p in self.named_parameters():
+            if p.dim() == 2:
+                nn.init.normal_(p, std=0.02)
+            elif name.endswith("bias"):
+                nn.init.zeros_(p)
 
     def forward(self, idx, targets=None):
-        B, T = idx.shape
-        tok_emb = self.token_embedding_table(idx)
-        pos_emb = self.position_embedding_table(torch.arange(T))
-        x = self.blocks(tok_emb + pos_emb)
-        logits = self.lm_head(self.ln_f(x))
+        x = self.tokens(idx) + self.positions[: idx.shape[1]]
+        for block in self.blocks:
+            x = block(x)
+        logits = self.head(self.norm(x))
         if targets is None:
             return logits, None
-        B, T, C = logits.shape
-        loss = F.cross_entropy(logits.view(B * T, C), targets.view(B * T))
-        return logits, loss
+        return logits, F.cross_entropy(logits.flatten(0, 1), targets.flatten())
 
     @torch.no_grad()
-    def generate(self, idx, max_new_tokens):
-        for _ in range(max_new_tokens):
-            idx_cond = idx[:, -block_size:]
-            logits, _ = self(idx_cond)
-            probs = F.softmax(logits[:, -1, :], dim=-1)
-            idx_next = torch.multinomial(probs, num_samples=1)
-            idx = torch.cat((idx, idx_next), dim=1)
+    def sample(self, prompt, n):
+        idx = prompt
+        for _ in range(n):
+            logits, _ = self(idx[:, -CONTEXT:])
+            nxt = torch.multinomial(F.softmax(logits[:, -1], dim=-1), num_samples=1)
+            idx = torch.cat([idx, nxt], dim=1)
         return idx
 
 
-model = GPTLanguageModel()
+@torch.no_grad()
+def mean_loss(model, split):
+    model.eval()
+    total = sum(model(*sample_batch(split))[1].item() for _ in range(EVAL_BATCHES))
+    model.train()
+    return total / EVAL_BATCHES
+
+
+model = CharGPT()
 print(sum(p.numel() for p in model.parameters()), "parameters")
 print(model.blocks[1])
-decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
-no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
-optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1},
-                               {"params": no_decay, "weight_decay": 0.0}],
-                              lr=learning_rate, betas=(0.9, 0.95))
-print(f"initial loss {model(*get_batch('train'))[1].item():.4f} "
-      f"(uniform would be {math.log(vocab_size):.4f})")
+matrices = [p for p in model.parameters() if p.dim() >= 2]
+others = [p for p in model.parameters() if p.dim() < 2]
+optimizer = torch.optim.AdamW([{"params": matrices, "weight_decay": 0.1},
+                               {"params": others, "weight_decay": 0.0}],
+                              lr=LR, betas=(0.9, 0.95))
+print(f"loss before training {model(*sample_batch('train'))[1].item():.4f} "
+      f"(a uniform guess scores {math.log(vocab_size):.4f})")
 
-for it in range(max_iters + 1):
-    if it % eval_interval == 0:
-        losses = estimate_loss(model)
-        print(f"step {it}: train loss {losses['train']:.4f}, val loss {losses['val']:.4f}")
-    if it == max_iters:
+for step in range(STEPS + 1):
+    if step % EVAL_EVERY == 0:
+        print(f"step {step}: train {mean_loss(model, 'train'):.4f}, "
+              f"val {mean_loss(model, 'val'):.4f}")
+    if step == STEPS:
         break
-    xb, yb = get_batch("train")
-    logits, loss = model(xb, yb)
+    x, y = sample_batch("train")
+    _, loss = model(x, y)
     optimizer.zero_grad(set_to_none=True)
     loss.backward()
     norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
     optimizer.step()
-    if it % 50 == 0:
-        print(f"iter {it:3d}  loss {loss.item():.4f}  grad norm {norm.item():.4f}")
+    if step % 50 == 0:
+        print(f"  step {step:3d}  loss {loss.item():.4f}  grad norm {norm.item():.4f}")
 
 model.eval()
-context = torch.tensor([encode("the ")], dtype=torch.long)
-sample = model.generate(context, max_new_tokens=60)[0].tolist()
-print(repr(decode(sample)))
+prompt = torch.tensor([encode("the ")], dtype=torch.long)
+print(repr(decode(model.sample(prompt, 60)[0].tolist())))

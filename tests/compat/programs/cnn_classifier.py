@@ -66,16 +66,13 @@ for epoch in range(1, 4):
         loss.backward()
         optimizer.step()
         if batch_idx % 4 == 0:
-            print(f"Train Epoch: {epoch} [{batch_idx * len(data)}/{len(train_loader.dataset)} "
-                  f"({100.0 * batch_idx / len(train_loader):.0f}%)]\tLoss: {loss.item():.6f}")
+            print(f"epoch {epoch} batch {batch_idx}/{len(train_loader)}  nll {loss.item():.6f}")
     model.eval()
     with torch.no_grad():
         output = model(test_images)
-        test_loss = F.nll_loss(output, test_labels, reduction="sum").item() / len(test_labels)
-        pred = output.argmax(dim=1, keepdim=True)
-        correct = pred.eq(test_labels.view_as(pred)).sum().item()
-    print(f"\nTest set: Average loss: {test_loss:.4f}, Accuracy: {correct}/{len(test_labels)} "
-          f"({100.0 * correct / len(test_labels):.0f}%)\n")
+        held_out = F.nll_loss(output, test_labels, reduction="sum").item() / len(test_labels)
+        right = output.argmax(dim=1).eq(test_labels).sum().item()
+    print(f"held-out nll {held_out:.4f}, {right} of {len(test_labels)} right")
 
 print(model.bn1.running_mean, model.bn1.running_var, model.bn1.num_batches_tracked)
 print(model.conv1.weight.grad.shape, model.conv1.weight.grad.abs().sum() > 0)

@@ -1,5 +1,5 @@
-"""A custom Dataset and DataLoader, train/test loops as in the quickstart, an LR scheduler,
-and evaluation under torch.no_grad()."""
+"""A custom Dataset and DataLoader, a training loop with an LR scheduler, evaluation under
+torch.no_grad(), the other schedulers, and other loaders (splits, drop_last, dict batches)."""
 
 import torch
 from torch import nn
@@ -30,79 +30,70 @@ class BlobDataset(Dataset):
 
 
 g = torch.Generator().manual_seed(123)
-training_data = BlobDataset(600, g, transform=lambda p: p / 2)
-test_data = BlobDataset(200, g, transform=lambda p: p / 2)
-print(len(training_data), training_data[0], training_data[599][1].item())
+train_set = BlobDataset(600, g, transform=lambda p: p / 2)
+eval_set = BlobDataset(200, g, transform=lambda p: p / 2)
+point, label = train_set[0]
+print(len(train_set), point, label, train_set[599][1].item())
 
-batch_size = 32
-train_dataloader = DataLoader(training_data, batch_size=batch_size, shuffle=True)
-test_dataloader = DataLoader(test_data, batch_size=batch_size)
-for X, y in test_dataloader:
-    print(f"Shape of X [N, C]: {X.shape}")
-    print(f"Shape of y: {y.shape} {y.dtype}")
-    break
-print(len(train_dataloader), len(test_dataloader))
+train_loader = DataLoader(train_set, batch_size=32, shuffle=True)
+eval_loader = DataLoader(eval_set, batch_size=50)
+xb, yb = next(iter(eval_loader))
+print(f"a batch: points {tuple(xb.shape)} {xb.dtype}, labels {tuple(yb.shape)} {yb.dtype}")
+print(len(train_loader), len(eval_loader))
 
 
-class NeuralNetwork(nn.Module):
-    def __init__(self):
+class Classifier(nn.Module):
+    def __init__(self, width: int = 32):
         super().__init__()
-        self.linear_relu_stack = nn.Sequential(
-            nn.Linear(2, 32),
-            nn.ReLU(),
-            nn.Dropout(0.1),
-            nn.Linear(32, 32),
-            nn.ReLU(),
-            nn.Linear(32, 4),
+        self.net = nn.Sequential(
+            nn.Linear(2, width), nn.ReLU(), nn.Dropout(0.1),
+            nn.Linear(width, width), nn.ReLU(),
+            nn.Linear(width, 4),
         )
 
     def forward(self, x):
-        return self.linear_relu_stack(x)
+        return self.net(x)
 
 
-model = NeuralNetwork()
+model = Classifier()
 print(model)
-loss_fn = nn.CrossEntropyLoss()
+criterion = nn.CrossEntropyLoss()
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
 scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=2, gamma=0.5)
 
 
-def train(dataloader, model, loss_fn, optimizer):
-    size = len(dataloader.dataset)
+def run_epoch(loader):
     model.train()
-    for batch, (X, y) in enumerate(dataloader):
-        pred = model(X)
-        loss = loss_fn(pred, y)
+    seen = 0
+    for i, (points, labels) in enumerate(loader):
+        optimizer.zero_grad()
+        loss = criterion(model(points), labels)
         loss.backward()
         optimizer.step()
-        optimizer.zero_grad()
-        if batch % 6 == 0:
-            loss, current = loss.item(), (batch + 1) * len(X)
-            print(f"loss: {loss:>7f}  [{current:>5d}/{size:>5d}]")
+        seen += len(points)
+        if i % 6 == 5:
+            print(f"    {seen:4d}/{len(loader.dataset)} seen, batch loss {loss.item():.6f}")
 
 
-def test(dataloader, model, loss_fn):
-    size = len(dataloader.dataset)
-    num_batches = len(dataloader)
+@torch.no_grad()
+def evaluate(loader):
     model.eval()
-    test_loss, correct = 0, 0
-    with torch.no_grad():
-        for X, y in dataloader:
-            pred = model(X)
-            test_loss += loss_fn(pred, y).item()
-            correct += (pred.argmax(1) == y).type(torch.float).sum().item()
-    test_loss /= num_batches
-    correct /= size
-    print(f"Test Error: \n Accuracy: {(100 * correct):>0.1f}%, Avg loss: {test_loss:>8f} \n")
+    hits, loss_sum = 0, 0.0
+    for points, labels in loader:
+        logits = model(points)
+        loss_sum += criterion(logits, labels).item() * len(labels)
+        hits += (logits.argmax(dim=1) == labels).sum().item()
+    n = len(loader.dataset)
+    return hits / n, loss_sum / n
 
 
-epochs = 4
-for t in range(epochs):
-    print(f"Epoch {t + 1} (lr {scheduler.get_last_lr()[0]})\n-------------------------------")
-    train(train_dataloader, model, loss_fn, optimizer)
-    test(test_dataloader, model, loss_fn)
+for epoch in range(1, 5):
+    print(f"epoch {epoch}: lr {scheduler.get_last_lr()[0]:.4f}")
+    run_epoch(train_loader)
+    accuracy, avg_loss = evaluate(eval_loader)
+    print(f"  eval accuracy {accuracy:.1%}, mean loss {avg_loss:.5f}")
     scheduler.step()
-print("Done!", scheduler.state_dict()["last_epoch"], optimizer.param_groups[0]["lr"])
+print("finished:", scheduler.state_dict()["last_epoch"], optimizer.param_groups[0]["lr"])
 
 # -- other schedulers, stepped without training -----------------------------------------
 params = [nn.Parameter(torch.zeros(1))]

@@ -6,79 +6,65 @@ from torch import nn, optim
 
 torch.manual_seed(1)
 
-training_data = [
-    ("the dog ate the apple".split(), ["DET", "NN", "V", "DET", "NN"]),
-    ("everybody read that book".split(), ["NN", "V", "DET", "NN"]),
-    ("a cat saw the small bird".split(), ["DET", "NN", "V", "DET", "ADJ", "NN"]),
-    ("the old man ate a red apple".split(), ["DET", "ADJ", "NN", "V", "DET", "ADJ", "NN"]),
-    ("that bird read a book".split(), ["DET", "NN", "V", "DET", "NN"]),
-    ("everybody saw the red dog".split(), ["NN", "V", "DET", "ADJ", "NN"]),
+corpus = [
+    ("the dog ate the apple", "DET NN V DET NN"),
+    ("everybody read that book", "NN V DET NN"),
+    ("a cat saw the small bird", "DET NN V DET ADJ NN"),
+    ("the old man ate a red apple", "DET ADJ NN V DET ADJ NN"),
+    ("that bird read a book", "DET NN V DET NN"),
+    ("everybody saw the red dog", "NN V DET ADJ NN"),
 ]
-word_to_ix: dict[str, int] = {}
-for sent, _tags in training_data:
-    for word in sent:
-        if word not in word_to_ix:
-            word_to_ix[word] = len(word_to_ix)
-tag_to_ix = {"DET": 0, "NN": 1, "V": 2, "ADJ": 3}
-ix_to_tag = {v: k for k, v in tag_to_ix.items()}
-print(word_to_ix)
-
-EMBEDDING_DIM = 8
-HIDDEN_DIM = 8
+pairs = [(words.split(), tags.split()) for words, tags in corpus]
+vocab = {w: i for i, w in enumerate(dict.fromkeys(w for ws, _ in pairs for w in ws))}
+tagset = ["DET", "NN", "V", "ADJ"]
+tag_index = {t: i for i, t in enumerate(tagset)}
+print(len(vocab), "words:", " ".join(vocab))
 
 
-def prepare_sequence(seq, to_ix):
-    idxs = [to_ix[w] for w in seq]
-    return torch.tensor(idxs, dtype=torch.long)
+def encode(items, index):
+    return torch.tensor([index[x] for x in items], dtype=torch.long)
 
 
-class LSTMTagger(nn.Module):
-    def __init__(self, embedding_dim, hidden_dim, vocab_size, tagset_size):
+class Tagger(nn.Module):
+    """Embed each word, run an LSTM over the sentence, score the tags at every position."""
+
+    def __init__(self, vocab_size, n_tags, emb=8, hidden=8):
         super().__init__()
-        self.hidden_dim = hidden_dim
-        self.word_embeddings = nn.Embedding(vocab_size, embedding_dim)
-        self.lstm = nn.LSTM(embedding_dim, hidden_dim)
-        self.hidden2tag = nn.Linear(hidden_dim, tagset_size)
+        self.embed = nn.Embedding(vocab_size, emb)
+        self.rnn = nn.LSTM(emb, hidden)
+        self.to_tags = nn.Linear(hidden, n_tags)
 
-    def forward(self, sentence):
-        embeds = self.word_embeddings(sentence)
-        lstm_out, _ = self.lstm(embeds.view(len(sentence), 1, -1))
-        tag_space = self.hidden2tag(lstm_out.view(len(sentence), -1))
-        return F.log_softmax(tag_space, dim=1)
+    def forward(self, words):
+        seq = self.embed(words).unsqueeze(1)  # (length, batch=1, emb)
+        states, _ = self.rnn(seq)
+        return F.log_softmax(self.to_tags(states.squeeze(1)), dim=-1)
 
 
-model = LSTMTagger(EMBEDDING_DIM, HIDDEN_DIM, len(word_to_ix), len(tag_to_ix))
-print(model)
-print([(n, tuple(p.shape)) for n, p in model.lstm.named_parameters()])
-loss_function = nn.NLLLoss()
-optimizer = optim.SGD(model.parameters(), lr=0.1)
+tagger = Tagger(len(vocab), len(tagset))
+print(tagger)
+print([(n, tuple(p.shape)) for n, p in tagger.rnn.named_parameters()])
+nll = nn.NLLLoss()
+opt = optim.SGD(tagger.parameters(), lr=0.1)
 
 with torch.no_grad():
-    inputs = prepare_sequence(training_data[0][0], word_to_ix)
-    tag_scores = model(inputs)
-    print(tag_scores)
+    print(tagger(encode(pairs[0][0], vocab)))
 
 for epoch in range(100):
-    total = 0.0
-    for sentence, tags in training_data:
-        model.zero_grad()
-        sentence_in = prepare_sequence(sentence, word_to_ix)
-        targets = prepare_sequence(tags, tag_to_ix)
-        tag_scores = model(sentence_in)
-        loss = loss_function(tag_scores, targets)
+    running = 0.0
+    for words, tags in pairs:
+        tagger.zero_grad()
+        loss = nll(tagger(encode(words, vocab)), encode(tags, tag_index))
         loss.backward()
-        optimizer.step()
-        total += loss.item()
+        opt.step()
+        running += loss.item()
     if epoch % 25 == 0 or epoch == 99:
-        print(f"epoch {epoch:3d}  mean loss {total / len(training_data):.4f}")
+        print(f"epoch {epoch:3d}  mean loss {running / len(pairs):.4f}")
 
 with torch.no_grad():
     for sentence in ["the dog saw a bird", "everybody ate the old apple"]:
-        inputs = prepare_sequence(sentence.split(), word_to_ix)
-        tag_scores = model(inputs)
-        best = tag_scores.argmax(dim=1)
-        print(sentence, "->", [ix_to_tag[i] for i in best.tolist()])
-    print(tag_scores.exp().max(dim=1).values)
+        scores = tagger(encode(sentence.split(), vocab))
+        print(f"{sentence!r}: {' '.join(tagset[i] for i in scores.argmax(dim=1).tolist())}")
+    print(scores.exp().max(dim=1).values)
 
 # a batched, bidirectional, two-layer LSTM over padded sequences, with an explicit state
 torch.manual_seed(3)

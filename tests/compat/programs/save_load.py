@@ -12,7 +12,7 @@ import torch.optim as optim
 torch.manual_seed(0)
 
 
-class TheModelClass(nn.Module):
+class SmallConvNet(nn.Module):
     def __init__(self):
         super().__init__()
         self.conv1 = nn.Conv2d(1, 4, 3)
@@ -28,9 +28,9 @@ class TheModelClass(nn.Module):
         return self.fc2(x)
 
 
-model = TheModelClass()
+model = SmallConvNet()
 optimizer = optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-print(optimizer.state_dict())
+print(optimizer.state_dict())  # no state before the first step
 x = torch.randn(8, 1, 8, 8)
 target = torch.randint(0, 3, (8,))
 for _ in range(3):
@@ -42,19 +42,16 @@ model.eval()
 with torch.no_grad():
     reference = model(x)
 
-print("Model's state_dict:")
-for param_tensor in model.state_dict():
-    print(param_tensor, "\t", model.state_dict()[param_tensor].size())
-print("Optimizer's state_dict:")
-for var_name in optimizer.state_dict():
-    print(var_name, "\t", list(optimizer.state_dict()[var_name]))
-print(optimizer.state_dict()["param_groups"])
+for key, value in model.state_dict().items():
+    print(f"{key:<24} {str(value.dtype):<14} {tuple(value.shape)}")
+opt_state = optimizer.state_dict()
+print(sorted(opt_state), list(opt_state["state"]), opt_state["param_groups"][0]["params"])
 
 with tempfile.TemporaryDirectory() as tmp:
-    # 1. the recommended way: a state_dict, loaded with weights_only=True
-    path = os.path.join(tmp, "model_weights.pth")
+    # 1. weights only: a state_dict, loaded with weights_only=True
+    path = os.path.join(tmp, "weights.pt")
     torch.save(model.state_dict(), path)
-    fresh = TheModelClass()
+    fresh = SmallConvNet()
     result = fresh.load_state_dict(torch.load(path, weights_only=True))
     print(result)
     fresh.eval()
@@ -62,7 +59,7 @@ with tempfile.TemporaryDirectory() as tmp:
         print(torch.equal(fresh(x), reference), fresh.bn.num_batches_tracked)
 
     # 2. the whole model, pickled with its class
-    path = os.path.join(tmp, "model.pth")
+    path = os.path.join(tmp, "whole.pt")
     torch.save(model, path)
     whole = torch.load(path, weights_only=False)
     print(type(whole).__name__, whole.fc2, whole.training)
@@ -74,7 +71,7 @@ with tempfile.TemporaryDirectory() as tmp:
         torch.load(path, weights_only=True)
     except Exception as e:
         print(type(e).__name__)
-    allowed = [TheModelClass, nn.Conv2d, nn.MaxPool2d, nn.Linear, nn.BatchNorm1d, set]
+    allowed = [SmallConvNet, nn.Conv2d, nn.MaxPool2d, nn.Linear, nn.BatchNorm1d, set]
     with torch.serialization.safe_globals(allowed):
         safe = torch.load(path, weights_only=True)
     with torch.no_grad():
@@ -82,22 +79,22 @@ with tempfile.TemporaryDirectory() as tmp:
     torch.serialization.add_safe_globals(allowed)
     print(type(torch.load(path, weights_only=True)).__name__)
 
-    # 4. a general checkpoint for resuming training
-    path = os.path.join(tmp, "checkpoint.tar")
+    # 4. everything needed to resume training, in one dict
+    path = os.path.join(tmp, "resume.ckpt")
     torch.save({
-        "epoch": 3,
-        "model_state_dict": model.state_dict(),
-        "optimizer_state_dict": optimizer.state_dict(),
+        "steps": 3,
+        "model": model.state_dict(),
+        "optim": optimizer.state_dict(),
         "loss": loss,
         "note": "three steps",
         "sizes": (1, 2.5, None, [True]),
     }, path)
     checkpoint = torch.load(path, weights_only=True)
-    model2 = TheModelClass()
+    model2 = SmallConvNet()
     optimizer2 = optim.SGD(model2.parameters(), lr=0.5)
-    model2.load_state_dict(checkpoint["model_state_dict"])
-    optimizer2.load_state_dict(checkpoint["optimizer_state_dict"])
-    print(checkpoint["epoch"], checkpoint["loss"], checkpoint["note"], checkpoint["sizes"])
+    model2.load_state_dict(checkpoint["model"])
+    optimizer2.load_state_dict(checkpoint["optim"])
+    print(checkpoint["steps"], checkpoint["loss"], checkpoint["note"], checkpoint["sizes"])
     print(optimizer2.param_groups[0]["lr"], optimizer2.param_groups[0]["momentum"])
     buf = optimizer2.state[model2.fc2.bias]["momentum_buffer"]
     print(torch.equal(buf, optimizer.state[model.fc2.bias]["momentum_buffer"]))
@@ -120,5 +117,5 @@ torch.save(param, buffer)
 buffer.seek(0)
 print(torch.load(buffer))
 print(list(model.state_dict().keys()) == list(model2.state_dict().keys()))
-missing = TheModelClass().load_state_dict({"fc2.weight": torch.zeros(3, 16)}, strict=False)
+missing = SmallConvNet().load_state_dict({"fc2.weight": torch.zeros(3, 16)}, strict=False)
 print(missing.missing_keys[:3], missing.unexpected_keys)

@@ -17,7 +17,7 @@ device = (
     else "mps" if torch.backends.mps.is_available()
     else "cpu"
 )
-print(f"Using {device} device", torch.device(device), torch.cuda.device_count())
+print(f"running on: {device}", torch.device(device), torch.cuda.device_count())
 acc = torch.accelerator.current_accelerator().type if torch.accelerator.is_available() else "cpu"
 print(acc, torch.accelerator.is_available(), torch.backends.mps.is_built() in (True, False))
 print(torch.cuda.is_bf16_supported() in (True, False), dist.is_available() in (True, False))

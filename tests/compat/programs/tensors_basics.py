@@ -6,40 +6,35 @@ import torch
 torch.manual_seed(0)
 
 # -- creating tensors ---------------------------------------------------------
-data = [[1, 2], [3, 4]]
-x_data = torch.tensor(data)
-print(x_data, x_data.dtype)
+grid = [[5, -1, 0], [2, 7, 3]]
+from_list = torch.tensor(grid)
+print(from_list, from_list.dtype, torch.tensor([[0.5], [1.5]]).dtype)
 
-np_array = np.array(data)
-x_np = torch.from_numpy(np_array)
-print(f"From NumPy:\n{x_np}\n")
+shared = torch.from_numpy(np.array(grid))
+print(f"shared with NumPy -> {shared}")
 
-x_ones = torch.ones_like(x_data)
-print(f"Ones Tensor:\n {x_ones}\n")
-x_rand = torch.rand_like(x_data, dtype=torch.float)
-print(f"Random Tensor:\n {x_rand}\n")
+like = torch.zeros_like(from_list), torch.full_like(from_list, 9), torch.rand_like(
+    from_list, dtype=torch.float64)
+for t in like:
+    print(f"  {t.dtype}: {t.tolist()}")
 
-shape = (2, 3)
-print(f"Random: {torch.rand(shape)}")
-print(f"Ones: {torch.ones(shape)}")
-print(f"Zeros: {torch.zeros(shape)}")
+size = (3, 2)
+print("uniform:", torch.rand(size))
+print("normal:", torch.randn(size))
+print("ones/zeros:", torch.ones(size).sum().item(), torch.zeros(size, dtype=torch.long))
 print(torch.arange(10), torch.arange(1, 4, 0.5))
 print(torch.linspace(0, 1, steps=5), torch.logspace(0, 2, steps=3))
 print(torch.eye(3), torch.full((2, 2), 7.5), torch.empty(0, 3).shape)
 print(torch.zeros(2, 3, dtype=torch.int32), torch.ones(2, dtype=torch.bool))
 
 # -- attributes ---------------------------------------------------------------
-tensor = torch.rand(3, 4)
-print(f"Shape of tensor: {tensor.shape}")
-print(f"Datatype of tensor: {tensor.dtype}")
-print(f"Device tensor is stored on: {tensor.device}")
-print(tensor.ndim, tensor.dim(), tensor.numel(), tensor.size(1), tensor.element_size())
+block = torch.rand(3, 4)
+print(f"block is {tuple(block.shape)} {block.dtype} on {block.device} ({block.layout})")
+print(block.ndim, block.dim(), block.numel(), block.size(1), block.element_size(), block.nbytes)
 
 # -- indexing and slicing -----------------------------------------------------
 tensor = torch.arange(16.0).reshape(4, 4)
-print(f"First row: {tensor[0]}")
-print(f"First column: {tensor[:, 0]}")
-print(f"Last column: {tensor[..., -1]}")
+print("row 0 =", tensor[0], "col 0 =", tensor[:, 0], "last col =", tensor[..., -1])
 tensor[:, 1] = 0
 print(tensor)
 print(tensor[tensor > 5])
@@ -54,24 +49,19 @@ print(masked)
 
 # -- joining ------------------------------------------------------------------
 t1 = torch.cat([tensor, tensor, tensor], dim=1)
-print(t1.shape, torch.stack([x_data, x_data]).shape, torch.hstack([x_data, x_data]))
+print(t1.shape, torch.stack([from_list, from_list]).shape, torch.hstack([from_list, from_list]))
 print(torch.chunk(torch.arange(7), 3), torch.split(torch.arange(5), [2, 3]))
 
 # -- arithmetic ---------------------------------------------------------------
-y1 = tensor @ tensor.T
-y2 = tensor.matmul(tensor.T)
-y3 = torch.rand_like(y1)
-torch.matmul(tensor, tensor.T, out=y3)
-print(y1, torch.equal(y1, y2), torch.equal(y1, y3))
-z1 = tensor * tensor
-z3 = torch.rand_like(tensor)
-torch.mul(tensor, tensor, out=z3)
-print(z1[2], torch.allclose(z1, z3))
-agg = tensor.sum()
-agg_item = agg.item()
-print(agg_item, type(agg_item))
-print(f"{tensor}\n")
-tensor.add_(5)
+gram = tensor @ tensor.mT
+out = torch.empty(4, 4)
+torch.mm(tensor, tensor.mT, out=out)
+print(gram, torch.equal(gram, tensor.matmul(tensor.mT)), torch.equal(gram, out))
+squares = tensor.pow(2)
+print(squares[2], torch.allclose(squares, tensor * tensor), (tensor / 4)[3])
+total = tensor.sum()
+print(total, total.item(), type(total.item()), tensor.mean(dim=0))
+tensor.mul_(0.5).sub_(1)
 print(tensor)
 print(torch.tensor([7, -7]) // 2, torch.tensor([7, -7]) % 3, torch.tensor([1, 2]) / 2)
 
@@ -93,14 +83,14 @@ w[0, 0] = 100
 print(v[0, 0].item(), v.data_ptr() == w.data_ptr(), v.expand(2, 3, 4).stride())
 
 # -- NumPy bridge -----------------------------------------------------------------
-t = torch.ones(5)
-n = t.numpy()
-t.add_(1)
-print(f"t: {t}\nn: {n}")
-n2 = np.ones(3)
-t2 = torch.from_numpy(n2)
-np.add(n2, 1, out=n2)
-print(t2)
+ones = torch.ones(4)
+view = ones.numpy()
+ones[1:3] += 2
+print(ones, view, view.dtype)
+arr = np.linspace(0.0, 1.0, 3)
+back = torch.from_numpy(arr)
+arr *= 10
+print(back, torch.as_tensor(arr, dtype=torch.float32))
 
 # -- printing ---------------------------------------------------------------------
 print(torch.tensor([1e-8, 1.0, 1e8]))
