@@ -11,8 +11,6 @@ with ember ops so they differentiate again:
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 import numpy as np
 
 from .._tensor import Tensor
@@ -20,6 +18,7 @@ from ..autograd import grad_mode
 from ..ops._common import write_out
 from ..ops.creation import eye
 from ..ops.linalg_ops import diag_embed
+from ..ops.reduce import return_type
 from ..ops.registry import Primitive, apply, defvjp
 from ._common import LinAlgError, batch_prefix, check_matrix, fortran, fortran_strides
 from .solvers import run_ex, solve_triangular
@@ -84,7 +83,7 @@ def cholesky(A: Tensor, *, upper: bool = False, out=None) -> Tensor:
     return write_out(apply(cholesky_p, A, upper=upper), out)
 
 
-CholeskyExResult = namedtuple("linalg_cholesky_ex", ["L", "info"])
+CholeskyExResult = return_type("linalg_cholesky_ex", ["L", "info"])
 
 
 def _pd_info(m: np.ndarray) -> int:
@@ -106,7 +105,7 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False,
 
 # --- qr -------------------------------------------------------------------------------
 
-QRResult = namedtuple("linalg_qr", ["Q", "R"])
+QRResult = return_type("linalg_qr", ["Q", "R"])
 
 
 def _qr_kernel(a, *, mode):
@@ -183,7 +182,7 @@ def qr(A: Tensor, mode: str = "reduced", *, out=None) -> QRResult:
 
 # --- svd ------------------------------------------------------------------------------
 
-SVDResult = namedtuple("linalg_svd", ["U", "S", "Vh"])
+SVDResult = return_type("linalg_svd", ["U", "S", "Vh"])
 
 
 def _svd_kernel(a, *, full_matrices, compute_uv):
@@ -278,7 +277,7 @@ def svdvals(A: Tensor, *, driver=None, out=None) -> Tensor:
 
 # --- eigh -----------------------------------------------------------------------------
 
-EighResult = namedtuple("linalg_eigh", ["eigenvalues", "eigenvectors"])
+EighResult = return_type("linalg_eigh", ["eigenvalues", "eigenvectors"])
 
 
 def _eigh_kernel(a, *, uplo, compute_v):

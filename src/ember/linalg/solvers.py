@@ -11,8 +11,6 @@ Results come back column-major per matrix, as LAPACK (and PyTorch) lay them out.
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 import numpy as np
 
 from .. import _dtype as dt
@@ -20,6 +18,7 @@ from .._tensor import Tensor
 from .._view import broadcast_shapes
 from ..autograd import grad_mode
 from ..ops._common import write_out
+from ..ops.reduce import return_type
 from ..ops.registry import Primitive, apply, defvjp
 from ._common import (
     LinAlgError,
@@ -130,7 +129,7 @@ slogdet_p = Primitive("linalg_slogdet", _slogdet_kernel, _slogdet_meta, n_output
                       grad_name="LinalgSlogdetBackward0")
 defvjp(slogdet_p, _slogdet_vjp, reads=((0,),), save_output=True)
 
-SlogdetResult = namedtuple("linalg_slogdet", ["sign", "logabsdet"])
+SlogdetResult = return_type("linalg_slogdet", ["sign", "logabsdet"])
 
 
 def slogdet(A: Tensor, *, out=None):
@@ -367,7 +366,7 @@ def _lstsq_grad_b(g, out, A, B, *, rcond, vec):
 lstsq_p = Primitive("linalg_lstsq", _lstsq_kernel, _lstsq_meta, grad_name="LinalgLstsqBackward0")
 defvjp(lstsq_p, _lstsq_grad_a, _lstsq_grad_b, reads=((0, 1), (0,)))
 
-LstsqResult = namedtuple("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
+LstsqResult = return_type("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
 _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
 
@@ -469,8 +468,8 @@ def _batch_of(res: Tensor, A: Tensor) -> tuple[int, ...]:
     return res._shape[:-2] if res.ndim >= A.ndim else res._shape[:-1]
 
 
-InvExResult = namedtuple("linalg_inv_ex", ["inverse", "info"])
-SolveExResult = namedtuple("linalg_solve_ex", ["result", "info"])
+InvExResult = return_type("linalg_inv_ex", ["inverse", "info"])
+SolveExResult = return_type("linalg_solve_ex", ["result", "info"])
 
 
 def inv_ex(A: Tensor, *, check_errors: bool = False, out=None) -> InvExResult:

@@ -5,6 +5,7 @@ from . import (
     activation,
     binary,
     binary_extra,
+    composite,
     conv,
     copy,
     creation,
@@ -29,7 +30,7 @@ from . import (
 )
 
 MODULES = (
-    activation, binary, binary_extra, conv, copy, creation, einsum, fill, index, index_ops, join,
-    linalg_ops, matmul, movement, pooling, random_ops, reduce, scan, softmax, sorting, stats,
-    ternary, unary, unary_math,
+    activation, binary, binary_extra, composite, conv, copy, creation, einsum, fill, index,
+    index_ops, join, linalg_ops, matmul, movement, pooling, random_ops, reduce, scan, softmax,
+    sorting, stats, ternary, unary, unary_math,
 )

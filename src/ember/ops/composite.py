@@ -1,0 +1,234 @@
+"""Composite ops: PyTorch functions built entirely from other ops, so they need no VJP.
+
+diff, trapezoid, cumulative_trapezoid, isin, tril_indices / triu_indices,
+block_diag, cdist, vander, histogram, complex, polar, view_as_real,
+view_as_complex.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype as dt
+from .._tensor import Tensor
+from .._view import wrap_dim
+from ..autograd import grad_mode
+from .creation import _place, arange, tensor, zeros
+from .reduce import return_type
+
+
+def diff(input: Tensor, n: int = 1, dim: int = -1, prepend=None, append=None) -> Tensor:
+    """n-th forward difference along `dim` (with optional values joined on either side)."""
+    from .join import cat
+
+    if input.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = wrap_dim(dim, input.ndim)
+    parts = [p for p in (prepend, input, append) if p is not None]
+    x = cat(parts, d) if len(parts) > 1 else input
+    for _ in range(n):
+        size = x.shape[d]
+        if size == 0:
+            break
+        a, b = x.narrow(d, 1, size - 1), x.narrow(d, 0, size - 1)
+        x = (a ^ b) if x.dtype is dt.bool_ else a - b
+    return x
+
+
+def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
+              dim: int = -1) -> Tensor:
+    """Integral of `y` along `dim` by the trapezoidal rule (spacing `dx` or sample points `x`)."""
+    d = wrap_dim(dim, y.ndim)
+    n = y.shape[d]
+    if n == 0:
+        return (y * 0).sum(d)
+    mid = (y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)) / 2
+    if x is not None:
+        if x.ndim == 1:
+            spacing = diff(x)
+            shape = [1] * y.ndim
+            shape[d] = n - 1
+            spacing = spacing.reshape(shape)
+        else:
+            spacing = diff(x, dim=d)
+        return (mid * spacing).sum(d)
+    return mid.sum(d) * (1.0 if dx is None else dx)
+
+
+def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
+                         dim: int = -1) -> Tensor:
+    d = wrap_dim(dim, y.ndim)
+    n = y.shape[d]
+    mid = (y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)) / 2
+    if x is not None:
+        spacing = diff(x, dim=-1 if x.ndim == 1 else d)
+        if x.ndim == 1:
+            shape = [1] * y.ndim
+            shape[d] = n - 1
+            spacing = spacing.reshape(shape)
+        mid = mid * spacing
+    elif dx is not None:
+        mid = mid * dx
+    return mid.cumsum(d)
+
+
+def isin(elements, test_elements, *, assume_unique: bool = False,
+         invert: bool = False) -> Tensor:
+    """Whether each element of `elements` appears in `test_elements` (bool, same shape)."""
+    e = elements if isinstance(elements, Tensor) else tensor(elements)
+    t = test_elements if isinstance(test_elements, Tensor) else tensor(test_elements)
+    out = np.isin(e._array(), t._array(), invert=invert)
+    return _place(np.asarray(out), dt.bool_, e.device, False)
+
+
+def _tri_indices(row: int, col: int, offset: int, lower: bool, dtype, device) -> Tensor:
+    r, c = np.indices((row, col))
+    keep = (c - r <= offset) if lower else (c - r >= offset)
+    idx = np.stack([r[keep], c[keep]]).astype((dtype or dt.int64).np)
+    return _place(idx, dtype or dt.int64, device, False)
+
+
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None,
+                 layout=None) -> Tensor:
+    """Coordinates (2 x N) of the lower triangle, row-major, as `tril` keeps them."""
+    return _tri_indices(row, col, offset, True, dtype, device)
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None,
+                 layout=None) -> Tensor:
+    """Coordinates (2 x N) of the upper triangle, row-major, as `triu` keeps them."""
+    return _tri_indices(row, col, offset, False, dtype, device)
+
+
+def block_diag(*tensors: Tensor) -> Tensor:
+    """The tensors (0-, 1- or 2-D) placed along the diagonal of one zero matrix."""
+    from .join import cat
+
+    mats = []
+    for t in tensors:
+        if t.ndim > 2:
+            raise RuntimeError(
+                "torch.block_diag: Input tensors must have 2 or fewer dimensions. Input "
+                f"{len(mats)} has {t.ndim} dimensions"
+            )
+        mats.append(t.reshape(1, -1) if t.ndim < 2 else t)
+    if not mats:
+        return zeros(1, 0)
+    d = mats[0].dtype
+    for m in mats[1:]:
+        d = dt.promote_types(d, m.dtype)
+    cols = sum(m.shape[1] for m in mats)
+    rows, left = [], 0
+    for m in mats:
+        parts = [zeros(m.shape[0], left, dtype=d, device=m.device), m.to(d),
+                 zeros(m.shape[0], cols - left - m.shape[1], dtype=d, device=m.device)]
+        rows.append(cat(parts, 1))
+        left += m.shape[1]
+    return cat(rows, 0)
+
+
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
+          compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
+    """p-norm distances between each row of `x1` and each row of `x2` (batched)."""
+    if x1.ndim < 2 or x2.ndim < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(
+            f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: "
+            f"{x2.shape[-1]}"
+        )
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    delta = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    return delta.abs().pow(p).sum(-1).pow(1.0 / p) if p not in (0, float("inf")) else \
+        (delta != 0).sum(-1).to(x1.dtype) if p == 0 else delta.abs().amax(-1)
+
+
+def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
+    """Columns are powers of `x`: x**(N-1), ..., x**0 (or ascending)."""
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    powers = arange(n)
+    if not increasing:
+        powers = powers.flip(0)
+    base = x if x.dtype.is_floating_point or x.dtype.is_complex else x.to(dt.int64)
+    return base.unsqueeze(-1) ** powers.to(base.dtype)
+
+
+histogram_result = return_type("histogram", ["hist", "bin_edges"])
+
+
+def histogram(input: Tensor, bins=100, *, range=None, weight=None, density: bool = False):
+    """Counts of `input` in equal-width (or given) bins, and the bin edges."""
+    a = input._array().reshape(-1)
+    b = bins._array() if isinstance(bins, Tensor) else bins
+    w = None if weight is None else weight._array().reshape(-1)
+    hist, edges = np.histogram(a, bins=b, range=range, weights=w, density=density)
+    d = input.dtype
+    return histogram_result(_place(hist.astype(d.np), d, input.device, False),
+                            _place(edges.astype(d.np), d, input.device, False))
+
+
+def complex(real: Tensor, imag: Tensor) -> Tensor:
+    """real + i * imag, for float32 / float64 inputs of the same dtype."""
+    if real.dtype is not imag.dtype:
+        raise RuntimeError(
+            f"Expected object of scalar type {real.dtype.name} but got scalar type "
+            f"{imag.dtype.name} for second argument"
+        )
+    if real.dtype not in (dt.float32, dt.float64, dt.float16):
+        raise RuntimeError(
+            "Expected both inputs to be Half, Float or Double tensors but got "
+            f"{real.dtype.name} and {imag.dtype.name}"
+        )
+    target = dt.complex128 if real.dtype is dt.float64 else dt.complex64
+    return real.to(target) + imag.to(target) * 1j
+
+
+def polar(abs: Tensor, angle: Tensor) -> Tensor:
+    """abs * (cos(angle) + i sin(angle))."""
+    return complex(abs * angle.cos(), abs * angle.sin())
+
+
+def view_as_real(input: Tensor) -> Tensor:
+    """A complex tensor as real pairs in a last dim of size 2 (a view when no grad flows)."""
+    if not input.dtype.is_complex:
+        raise RuntimeError("view_as_real is only supported for complex tensors")
+    if input._requires_grad and grad_mode.state.enabled:
+        # NOTE: a stacked copy, not a view, so the graph has a differentiable path.
+        from .join import stack
+
+        return stack([input.real, input.imag], -1)
+    real = dt.float64 if input.dtype is dt.complex128 else dt.float32
+    flat = input.unsqueeze(-1).view(real)
+    return flat
+
+
+def view_as_complex(input: Tensor) -> Tensor:
+    """Real pairs in a last dim of size 2 as one complex tensor."""
+    if input.dtype not in (dt.float32, dt.float64):
+        raise RuntimeError(
+            "view_as_complex is only supported for float and double tensors, but got a tensor "
+            f"of scalar type: {input.dtype.name}"
+        )
+    if input.ndim == 0 or input.shape[-1] != 2:
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    if input._requires_grad and grad_mode.state.enabled:
+        return complex(input[..., 0], input[..., 1])
+    target = dt.complex128 if input.dtype is dt.float64 else dt.complex64
+    return input.view(target).squeeze(-1)
+
+
+TENSOR_METHODS = {"diff": diff}
+
+__all__ = [
+    "diff", "trapezoid", "trapz", "cumulative_trapezoid", "isin", "tril_indices",
+    "triu_indices", "block_diag", "cdist", "vander", "histogram", "complex", "polar",
+    "view_as_real", "view_as_complex",
+]
+trapz = trapezoid

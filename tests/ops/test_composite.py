@@ -1,0 +1,110 @@
+"""Composite ops (diff, trapezoid, isin, tri indices, block_diag, cdist, vander, histogram,
+complex views) against torch, gradients included where torch differentiates them."""
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+from helpers import assert_same, check_grads, check_op, rand_array
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(n=2), dict(dim=0), dict(n=3, dim=1)])
+def test_diff_matches_torch(kw):
+    check_op(lambda x: ember.diff(x, **kw), lambda x: torch.diff(x, **kw), rand_array((4, 5)))
+
+
+def test_diff_prepend_append_and_bool():
+    a, p = rand_array((3, 4)), rand_array((3, 1), seed=2)
+    check_op(lambda x, y: x.diff(prepend=y, append=y), lambda x, y: x.diff(prepend=y, append=y),
+             a, p)
+    b = np.array([True, False, False, True])
+    assert_same(ember.diff(ember.tensor(b)), torch.diff(torch.tensor(b)))
+    with pytest.raises(RuntimeError):
+        ember.diff(ember.tensor(1.0))
+
+
+def test_trapezoid_and_cumulative_match_torch():
+    y, x = rand_array((3, 6)), np.sort(rand_array(6, seed=3))
+    check_op(lambda a: ember.trapezoid(a), lambda a: torch.trapezoid(a), y)
+    check_op(lambda a: ember.trapezoid(a, dx=0.5, dim=0), lambda a: torch.trapezoid(a, dx=0.5,
+                                                                                 dim=0), y)
+    check_op(lambda a, b: ember.trapezoid(a, b), lambda a, b: torch.trapezoid(a, b), y, x)
+    check_op(lambda a, b: ember.cumulative_trapezoid(a, b),
+             lambda a, b: torch.cumulative_trapezoid(a, b), y, x)
+    check_grads(lambda a: ember.trapezoid(a, dx=0.3), y.astype(np.float64))
+
+
+def test_isin_matches_torch():
+    e, t = np.array([[1, 5, 3], [4, 2, 9]]), np.array([2, 3, 7])
+    for invert in (False, True):
+        assert_same(ember.isin(ember.tensor(e), ember.tensor(t), invert=invert),
+                    torch.isin(torch.tensor(e), torch.tensor(t), invert=invert))
+    assert_same(ember.isin(ember.tensor(e), 5), torch.isin(torch.tensor(e), 5))
+
+
+@pytest.mark.parametrize("args", [(3, 3), (3, 4, 1), (4, 3, -1), (2, 5, 10), (0, 3)])
+def test_tril_triu_indices_match_torch(args):
+    assert_same(ember.tril_indices(*args), torch.tril_indices(*args))
+    assert_same(ember.triu_indices(*args), torch.triu_indices(*args))
+
+
+def test_block_diag_matches_torch_and_differentiates():
+    arrays = [rand_array((2, 2)), rand_array((1, 3), seed=1), rand_array(2, seed=2)]
+    check_op(ember.block_diag, torch.block_diag, *arrays)
+    assert_same(ember.block_diag(ember.tensor(5), ember.tensor([[1, 2]])),
+                torch.block_diag(torch.tensor(5), torch.tensor([[1, 2]])))
+
+
+@pytest.mark.parametrize("p", [1.0, 2.0, 3.0, 0.0, float("inf")])
+def test_cdist_matches_torch(p):
+    a, b = rand_array((2, 4, 3)), rand_array((2, 5, 3), seed=1)
+    check_op(lambda x, y: ember.cdist(x, y, p=p), lambda x, y: torch.cdist(x, y, p=p), a, b,
+             grad=p not in (0.0,), rtol=1e-5, atol=1e-5)
+    with pytest.raises(RuntimeError):
+        ember.cdist(ember.ones(2, 3), ember.ones(2, 4))
+
+
+def test_vander_matches_torch():
+    for x in (np.array([1, 2, 3]), np.array([0.5, -1.0, 2.0], np.float32)):
+        for kw in (dict(), dict(N=4), dict(increasing=True)):
+            assert_same(ember.vander(ember.tensor(x), **kw), torch.vander(torch.tensor(x), **kw))
+
+
+def test_histogram_matches_torch():
+    x = rand_array(50)
+    e = ember.histogram(ember.tensor(x), bins=7)
+    t = torch.histogram(torch.tensor(x), bins=7)
+    assert_same(e.hist, t.hist)
+    assert_same(e.bin_edges, t.bin_edges)
+    w = rand_array(50, seed=4, low=0, high=1)
+    e = ember.histogram(ember.tensor(x), bins=3, range=(-1.0, 1.0), weight=ember.tensor(w),
+                        density=True)
+    t = torch.histogram(torch.tensor(x), bins=3, range=(-1.0, 1.0), weight=torch.tensor(w),
+                        density=True)
+    assert_same(e.hist, t.hist)
+
+
+def test_complex_polar_and_views_match_torch():
+    re_, im = rand_array(4), rand_array(4, seed=1)
+    check_op(ember.complex, torch.complex, re_, im)
+    check_op(ember.polar, torch.polar, np.abs(re_), im)
+    z = (re_ + 1j * im).astype(np.complex64)
+    e, t = ember.tensor(z), torch.tensor(z)
+    v = ember.view_as_real(e)
+    assert_same(v, torch.view_as_real(t), check_stride=True)
+    v[0, 0] = 9.0  # a true view: the write shows in the complex tensor
+    assert e[0].real.item() == 9.0
+    back = ember.view_as_complex(v)
+    assert back.shape == e.shape and back.tolist() == e.tolist()
+    assert back.data_ptr() == e.data_ptr()
+    with pytest.raises(RuntimeError):
+        ember.view_as_real(ember.ones(2))
+    with pytest.raises(RuntimeError):
+        ember.view_as_complex(ember.ones(2, 3))
+
+
+def test_view_as_real_differentiates_like_torch():
+    z = (rand_array((2, 3)) + 1j * rand_array((2, 3), seed=1)).astype(np.complex64)
+    check_op(lambda a: ember.view_as_real(a) * 2, lambda a: torch.view_as_real(a) * 2, z)
