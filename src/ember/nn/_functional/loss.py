@@ -14,7 +14,7 @@ import ember as E
 
 from ..._tensor import Tensor
 from ...amp.autocast_mode import cast_for
-from ...ops import nn_ops
+from ...ops import loss_ops, nn_ops
 from .layers import pairwise_distance
 
 __all__ = [
@@ -181,11 +181,11 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
         a = input.detach().numpy()
         if (a < 0).any() or (a > 1).any():
             raise RuntimeError("all elements of input should be between 0 and 1")
+    if weight is None:
+        return loss_ops.pointwise_loss(loss_ops.bce_p, input, target, reduction)
     log_x = input.log().clamp_min(-100)
     log_1mx = (1 - input).log().clamp_min(-100)
-    loss = -(target * log_x + (1 - target) * log_1mx)
-    if weight is not None:
-        loss = loss * weight
+    loss = -(target * log_x + (1 - target) * log_1mx) * weight
     return _reduce(loss, reduction)
 
 
@@ -198,6 +198,8 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape})")
+    if weight is None and pos_weight is None:
+        return loss_ops.pointwise_loss(loss_ops.bce_logits_p, input, target, reduction)
     from .activation import logsigmoid
 
     log_sig = logsigmoid(input)
@@ -218,11 +220,10 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
     input, target, weight = cast_for("fp32", input, target, weight)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_target_size(input, target)
+    if weight is None:
+        return loss_ops.pointwise_loss(loss_ops.mse_loss_p, input, target, reduction)
     d = input - target
-    loss = d * d
-    if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction)
+    return _reduce(d * d * weight, reduction)
 
 
 def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
@@ -245,11 +246,10 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     _check_target_size(input, target)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    d = (input - target).abs()
     if beta == 0.0:
-        return _reduce(d, reduction)
-    loss = E.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta)
-    return _reduce(loss, reduction)
+        return _reduce((input - target).abs(), reduction)
+    return loss_ops.pointwise_loss(loss_ops.smooth_l1_loss_p, input, target, reduction,
+                                   beta=beta)
 
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
@@ -261,11 +261,12 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     _check_target_size(input, target)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    if weight is None:
+        return loss_ops.pointwise_loss(loss_ops.huber_loss_p, input, target, reduction,
+                                       delta=delta)
     d = (input - target).abs()
     loss = E.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
-    if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction)
+    return _reduce(loss * weight, reduction)
 
 
 def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
@@ -334,7 +335,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var, full: bool = False, ep
 def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                      reduction: str = "mean") -> Tensor:
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    return _reduce((1 + (-target * input).exp()).log(), reduction)
+    return loss_ops.pointwise_loss(loss_ops.soft_margin_p, input, target, reduction)
 
 
 def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight=None, size_average=None,
