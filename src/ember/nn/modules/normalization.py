@@ -16,6 +16,21 @@ def _shape(normalized_shape) -> tuple[int, ...]:
     return tuple(normalized_shape)
 
 
+def _affine_parameters(module: Module, shape, affine: bool, bias: bool, device, dtype) -> None:
+    """Register `weight` and `bias` of `shape` (None where not wanted), in that order."""
+    for name, wanted in (("weight", affine), ("bias", affine and bias)):
+        p = Parameter(ops.creation.empty(shape, device=device, dtype=dtype)) if wanted else None
+        module.register_parameter(name, p)
+
+
+def _reset_affine(module: Module) -> None:
+    """Scale 1, shift 0: the normalisation starts as the identity affine map."""
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if module.bias is not None:
+        init.zeros_(module.bias)
+
+
 class LayerNorm(Module):
     """Normalise over the trailing `normalized_shape` dims, then scale and shift."""
 
@@ -27,24 +42,11 @@ class LayerNorm(Module):
         self.normalized_shape = _shape(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(ops.creation.empty(self.normalized_shape, device=device,
-                                                       dtype=dtype))
-            if bias:
-                self.bias = Parameter(ops.creation.empty(self.normalized_shape, device=device,
-                                                         dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, self.normalized_shape, elementwise_affine, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -68,23 +70,11 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if affine:
-            self.weight = Parameter(ops.creation.empty(num_channels, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(ops.creation.empty(num_channels, device=device,
-                                                         dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, (num_channels,), affine, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
