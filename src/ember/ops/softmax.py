@@ -9,15 +9,14 @@ works). float16 / bfloat16 compute in float32 and round once.
 
 from __future__ import annotations
 
-import os
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from .._tensor import Tensor
 from .._view import wrap_dim
 from ._common import to_float, type_name, write_out
+from ._parallel import thread_pool
 from .reduce import _LOW, _reduce_meta, c_order, expand_back, norm_dims
 from .registry import Primitive, apply, defvjp
 
@@ -57,7 +56,7 @@ def _rowwise(inputs, dim: int, body):
                 k = min(rows, span[1] - i)
                 body(*(s[i:i + k] for s in srcs), dst[i:i + k], 1, scratch[:k])
 
-        pool, workers = _thread_pool()
+        pool, workers = thread_pool()
         total = dst.shape[0]
         if pool is None or out.nbytes < _THREADED_BYTES:
             run((0, total))
@@ -70,21 +69,6 @@ def _rowwise(inputs, dim: int, body):
 
 
 _THREADED_BYTES = 1 << 22  # below this, threads cost more than they save
-_pool_state: list = [None, None, 1]  # pid, executor, workers
-
-
-def _thread_pool():
-    """The kernels' thread pool (None on one core); rebuilt in a forked child."""
-    pid = os.getpid()
-    if _pool_state[0] != pid:
-        try:
-            workers = min(len(os.sched_getaffinity(0)), 8)
-        except AttributeError:
-            workers = min(os.cpu_count() or 1, 8)
-        pool = ThreadPoolExecutor(workers, thread_name_prefix="ember-kernel") \
-            if workers > 1 else None
-        _pool_state[:] = [pid, pool, workers]
-    return _pool_state[1], _pool_state[2]
 
 
 def _fused(body, empty_value):

@@ -14,6 +14,7 @@ from .activation import (
     LogSigmoid,
     LogSoftmax,
     Mish,
+    MultiheadAttention,
     PReLU,
     ReLU,
     ReLU6,
@@ -50,7 +51,7 @@ from .dropout import (
     FeatureAlphaDropout,
 )
 from .flatten import Flatten, Unflatten
-from .linear import Bilinear, Identity, Linear
+from .linear import Bilinear, Identity, Linear, NonDynamicallyQuantizableLinear
 from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -110,8 +111,6 @@ from .pooling import (
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding, EmbeddingBag
 from .transformer import (
-    MultiheadAttention,
-    NonDynamicallyQuantizableLinear,
     Transformer,
     TransformerDecoder,
     TransformerDecoderLayer,

@@ -663,6 +663,9 @@ class Module:
     def eval(self) -> Module:
         return self.train(False)
 
+    def compile(self, *args, **kwargs) -> None:
+        """PyTorch compiles `forward` in place; ember runs eagerly, so this changes nothing."""
+
     def requires_grad_(self, requires_grad: bool = True) -> Module:
         for p in self.parameters():
             p.requires_grad_(requires_grad)

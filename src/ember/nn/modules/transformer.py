@@ -13,101 +13,14 @@ import ember as E
 
 from ..._tensor import Tensor
 from .. import functional as F
-from .._functional.attention import canonical_mask, multi_head_attention_forward
-from ..init import constant_, xavier_normal_, xavier_uniform_
-from ..parameter import Parameter
-from .activation import GELU, ReLU
+from .._functional.attention import canonical_mask
+from ..init import xavier_uniform_
+from .activation import GELU, MultiheadAttention, ReLU
 from .container import ModuleList
 from .dropout import Dropout
 from .linear import Linear
 from .module import Module
 from .normalization import LayerNorm
-
-
-class NonDynamicallyQuantizableLinear(Linear):
-    """A Linear under another name (PyTorch uses it for MultiheadAttention.out_proj)."""
-
-
-class MultiheadAttention(Module):
-    """Attention with `num_heads` heads over embeddings of size `embed_dim`."""
-
-    __constants__ = ["batch_first"]
-
-    def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
-                 add_bias_kv: bool = False, add_zero_attn: bool = False, kdim=None, vdim=None,
-                 batch_first: bool = False, device=None, dtype=None) -> None:
-        if embed_dim <= 0 or num_heads <= 0:
-            raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim="
-                             f"{embed_dim} and num_heads={num_heads} instead")
-        super().__init__()
-        kw = {"device": device, "dtype": dtype}
-        self.embed_dim = embed_dim
-        self.kdim = kdim if kdim is not None else embed_dim
-        self.vdim = vdim if vdim is not None else embed_dim
-        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
-        self.num_heads = num_heads
-        self.dropout = dropout
-        self.batch_first = batch_first
-        self.head_dim = embed_dim // num_heads
-        if self.head_dim * num_heads != embed_dim:
-            raise AssertionError("embed_dim must be divisible by num_heads")
-        if not self._qkv_same_embed_dim:
-            self.q_proj_weight = Parameter(E.empty((embed_dim, embed_dim), **kw))
-            self.k_proj_weight = Parameter(E.empty((embed_dim, self.kdim), **kw))
-            self.v_proj_weight = Parameter(E.empty((embed_dim, self.vdim), **kw))
-            self.register_parameter("in_proj_weight", None)
-        else:
-            self.in_proj_weight = Parameter(E.empty((3 * embed_dim, embed_dim), **kw))
-            self.register_parameter("q_proj_weight", None)
-            self.register_parameter("k_proj_weight", None)
-            self.register_parameter("v_proj_weight", None)
-        if bias:
-            self.in_proj_bias = Parameter(E.empty(3 * embed_dim, **kw))
-        else:
-            self.register_parameter("in_proj_bias", None)
-        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **kw)
-        if add_bias_kv:
-            self.bias_k = Parameter(E.empty((1, 1, embed_dim), **kw))
-            self.bias_v = Parameter(E.empty((1, 1, embed_dim), **kw))
-        else:
-            self.bias_k = self.bias_v = None
-        self.add_zero_attn = add_zero_attn
-        self._reset_parameters()
-
-    def _reset_parameters(self) -> None:
-        if self._qkv_same_embed_dim:
-            xavier_uniform_(self.in_proj_weight)
-        else:
-            xavier_uniform_(self.q_proj_weight)
-            xavier_uniform_(self.k_proj_weight)
-            xavier_uniform_(self.v_proj_weight)
-        if self.in_proj_bias is not None:
-            constant_(self.in_proj_bias, 0.0)
-            constant_(self.out_proj.bias, 0.0)
-        if self.bias_k is not None:
-            xavier_normal_(self.bias_k)
-        if self.bias_v is not None:
-            xavier_normal_(self.bias_v)
-
-    def forward(self, query: Tensor, key: Tensor, value: Tensor,
-                key_padding_mask: Tensor | None = None, need_weights: bool = True,
-                attn_mask: Tensor | None = None, average_attn_weights: bool = True,
-                is_causal: bool = False):
-        batched = query.dim() == 3
-        if self.batch_first and batched:
-            query, key, value = (x.transpose(0, 1) for x in (query, key, value))
-        out, weights = multi_head_attention_forward(
-            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
-            self.in_proj_bias, self.bias_k, self.bias_v, self.add_zero_attn, self.dropout,
-            self.out_proj.weight, self.out_proj.bias, training=self.training,
-            key_padding_mask=key_padding_mask, need_weights=need_weights, attn_mask=attn_mask,
-            use_separate_proj_weight=not self._qkv_same_embed_dim,
-            q_proj_weight=self.q_proj_weight, k_proj_weight=self.k_proj_weight,
-            v_proj_weight=self.v_proj_weight, average_attn_weights=average_attn_weights,
-            is_causal=is_causal)
-        if self.batch_first and batched:
-            out = out.transpose(0, 1)
-        return out, weights
 
 
 def _activation(activation):

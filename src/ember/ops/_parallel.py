@@ -1,0 +1,47 @@
+"""The kernels' thread pool, and splitting one large elementwise kernel across it.
+
+NumPy releases the GIL inside its loops, so a kernel run on disjoint slices from a
+few threads scales with the cores (PyTorch's CPU kernels are multi-threaded too).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+_pool_state: list = [None, None, 1]  # pid, executor, workers
+MIN_CHUNK = 1 << 16  # elements: below two of these per worker, threads cost more than they save
+
+
+def thread_pool():
+    """(executor, workers): the kernels' thread pool (None on one core); rebuilt in a fork."""
+    pid = os.getpid()
+    if _pool_state[0] != pid:
+        try:
+            workers = min(len(os.sched_getaffinity(0)), 8)
+        except AttributeError:
+            workers = min(os.cpu_count() or 1, 8)
+        pool = ThreadPoolExecutor(workers, thread_name_prefix="ember-kernel") \
+            if workers > 1 else None
+        _pool_state[:] = [pid, pool, workers]
+    return _pool_state[1], _pool_state[2]
+
+
+def over_chunks(fn: Callable[[int, int], None], n: int) -> None:
+    """Call `fn(lo, hi)` over [0, n): in one piece, or one contiguous chunk per worker."""
+    pool, workers = thread_pool()
+    if pool is None or n < 2 * MIN_CHUNK:
+        fn(0, n)
+        return
+    step = max(-(-n // workers), MIN_CHUNK)
+    list(pool.map(lambda lo: fn(lo, min(lo + step, n)), range(0, n, step)))
+
+
+def elementwise(body: Callable, out, *srcs) -> None:
+    """Run `body(out, *srcs)` (same-shaped arrays) on chunks in parallel when all are C-order."""
+    if not (out.flags.c_contiguous and all(s.flags.c_contiguous for s in srcs)):
+        body(out, *srcs)
+        return
+    flat = [a.reshape(-1) for a in (out, *srcs)]
+    over_chunks(lambda lo, hi: body(*(a[lo:hi] for a in flat)), out.size)
