@@ -95,3 +95,35 @@ def test_relu_inplace_on_non_leaf_keeps_gradient_path():
     (ye * ye).sum().backward()
     (yt * yt).sum().backward()
     same_outcome(lambda x: x, lambda x: x, (xe.grad,), (xt.grad,))
+
+
+def test_gelu_float32_is_accurate_across_the_range_and_in_chunks():
+    # Large enough to be split across the kernel threads. The lower tail keeps its digits
+    # (PyTorch's float32 1 + erf loses them past x = -3, so torch is compared inside that).
+    import math
+
+    import numpy as np
+
+    x = np.linspace(-12.0, 12.0, 300_001).astype(np.float32)
+    ref = np.array([0.5 * v * math.erfc(-v / math.sqrt(2)) for v in x.astype(np.float64)])
+    got = A.gelu(ember.tensor(x)).numpy().astype(np.float64)
+    np.testing.assert_allclose(got, ref, rtol=5e-6, atol=1e-37)
+    mid = np.linspace(-3.0, 3.0, 200_001).astype(np.float32)
+    same_outcome(A.gelu, F.gelu, (ember.tensor(mid),), (torch.tensor(mid),))
+    xe, xt = ember.tensor(mid, requires_grad=True), torch.tensor(mid, requires_grad=True)
+    A.gelu(xe).sum().backward()
+    F.gelu(xt).sum().backward()
+    same_outcome(lambda g: g, lambda g: g, (xe.grad,), (xt.grad,))
+
+
+def test_gelu_double_backward_matches_torch():
+    vals = [[-3.0, -0.7, 0.0], [0.4, 1.5, 5.0]]
+    xe = ember.tensor(vals, dtype=ember.float64, requires_grad=True)
+    xt = torch.tensor(vals, dtype=torch.float64, requires_grad=True)
+    (ge,) = ember.autograd.grad(A.gelu(xe).pow(2).sum(), xe, create_graph=True)
+    (gt,) = torch.autograd.grad(F.gelu(xt).pow(2).sum(), xt, create_graph=True)
+    assert type(ge.grad_fn).__name__ == type(gt.grad_fn).__name__
+    same_outcome(lambda g: g, lambda g: g, (ge,), (gt,))
+    ge.sum().backward()
+    gt.sum().backward()
+    same_outcome(lambda g: g, lambda g: g, (xe.grad,), (xt.grad,))

@@ -39,7 +39,8 @@ def over_chunks(fn: Callable[[int, int], None], n: int) -> None:
 
 
 def elementwise(body: Callable, out, *srcs) -> None:
-    """Run `body(out, *srcs)` (same-shaped arrays) on chunks in parallel when all are C-order."""
+    """Run `body(out, *srcs)` (same-shaped arrays), split across the workers when all are
+    C-order and large."""
     if not (out.flags.c_contiguous and all(s.flags.c_contiguous for s in srcs)):
         body(out, *srcs)
         return
