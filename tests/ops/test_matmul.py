@@ -173,6 +173,35 @@ def test_addmm_is_one_primitive_for_linear():
              rand_array((5,), seed=2), rand_array((4, 3)), rand_array((5, 3), seed=1))
 
 
+def _grad_fn_chain(y) -> list[str]:
+    names, fn = [], y.grad_fn
+    while fn is not None and fn.next_functions:
+        names.append(type(fn).__name__)
+        fn = fn.next_functions[0][0]
+    return names
+
+
+@pytest.mark.parametrize("perm", [(0, 1, 2), (1, 0, 2)], ids=["contiguous", "transposed"])
+def test_batch_dims_fold_into_one_product_as_in_torch(perm):
+    # (..., n, k) @ (k, m) is one mm over the folded rows, then an unsafe view (a copy first
+    # when the rows cannot be viewed); F.linear on a contiguous batch folds into addmm.
+    x, w, b = rand_array((2, 3, 4)), rand_array((5, 4), seed=1), rand_array((5,), seed=2)
+
+    def matmul_case(x, w, b):
+        return x.permute(perm) @ w.t()
+
+    def linear_case(fn):
+        return lambda x, w, b: fn(x.permute(perm), w, b)
+
+    for t_fn, e_fn in ((matmul_case, matmul_case),
+                       (linear_case(torch.nn.functional.linear),
+                        linear_case(ember.nn.functional.linear))):
+        xe, we, be = (ember.tensor(a, requires_grad=True) for a in (x, w, b))
+        xt, wt, bt = (torch.tensor(a, requires_grad=True) for a in (x, w, b))
+        assert _grad_fn_chain(e_fn(xe, we, be)) == _grad_fn_chain(t_fn(xt, wt, bt))
+        check_op(e_fn, t_fn, x, w, b)
+
+
 def test_addmm_kernel_result_is_fresh_memory():
     from ember.ops.matmul import addmm_p
 

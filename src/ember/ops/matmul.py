@@ -16,6 +16,7 @@ from .._tensor import Tensor
 from .._view import broadcast_shapes
 from ..amp.autocast_mode import cast_for
 from ._common import type_name, write_out
+from .movement import unsafe_view
 from .registry import Primitive, apply, apply_, defvjp
 
 _LOW = (np.dtype(np.float16), dt.bfloat16.np)
@@ -178,7 +179,12 @@ def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
         raise _inner_mismatch(input, other)
     na, nb = input.ndim, other.ndim
     if na > 2 or nb > 2:
-        _matmul_shape(input._shape, other._shape)  # batch dims must broadcast
+        shape = _matmul_shape(input._shape, other._shape)  # batch dims must broadcast
+        if na > 2 and nb <= 2 and out is None:
+            # NOTE: as PyTorch does, the batch dims fold into the rows: one BLAS call, and a
+            # weight gradient that is one product rather than a batch of them summed.
+            rows = input.reshape(-1, input._shape[-1])
+            return unsafe_view(apply(mm_p if nb == 2 else mv_p, rows, other), shape)
     if na == 2 and nb == 2:
         prim = mm_p
     elif na == 1 and nb == 1:

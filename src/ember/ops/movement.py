@@ -113,12 +113,17 @@ def reshape(x: Tensor, *shape) -> Tensor:
         return apply_view(view_p, x, size=size, in_shape=x._shape)
     from .copy import clone_contiguous
 
-    c = clone_contiguous(x)
-    return apply_view(unsafe_view_p, c, size=size, in_shape=c._shape)._detach_base()
+    return unsafe_view(clone_contiguous(x), size)
 
 
 unsafe_view_p = ViewPrimitive("unsafe_view", _view_rule)
 defvjp(unsafe_view_p, lambda g, out, x, *, size, in_shape: g.reshape(in_shape), reads=((),))
+
+
+def unsafe_view(fresh: Tensor, size) -> Tensor:
+    """`fresh` (a contiguous op result nothing else sees) reshaped, as a new tensor rather
+    than a view (PyTorch's `_unsafe_view`, UnsafeViewBackward0)."""
+    return apply_view(unsafe_view_p, fresh, size=tuple(size), in_shape=fresh._shape)._detach_base()
 
 
 def _detach_base(self: Tensor) -> Tensor:

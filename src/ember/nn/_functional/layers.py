@@ -31,6 +31,10 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     input, weight, bias = cast_for("lower", input, weight, bias)
     if input.dim() == 2 and bias is not None:
         return addmm(bias, input, weight.t())
+    if input.dim() > 2 and bias is not None and input.is_contiguous():
+        # As PyTorch: the leading dims fold into the rows of one addmm (a view each way).
+        out = addmm(bias, input.view(-1, input.shape[-1]), weight.t())
+        return out.view(input.shape[:-1] + out.shape[-1:])
     out = input.matmul(weight.t())
     return out if bias is None else out + bias
 
