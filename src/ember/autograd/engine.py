@@ -17,6 +17,8 @@ import heapq
 import re
 import warnings
 
+import numpy as np
+
 from .. import _tensor as T
 from . import grad_mode
 from .graph import MISSING, AccumulateGrad, Node, _anomaly, edge_of, retain_grad, vjp_rules
@@ -171,9 +173,9 @@ def accumulate(var, g, create_graph: bool) -> None:
 
             var._grad = empty_like(g).copy_(g)
         else:
-            # NOTE: cloned because `g` may be shared (add's VJP passes one tensor to both
+            # NOTE: copied because `g` may be shared (add's VJP passes one tensor to both
             # inputs); PyTorch avoids the copy by checking reference counts.
-            var._grad = T._alias(g).clone() if g._requires_grad else g.clone()
+            var._grad = _grad_copy(g, var)
     elif create_graph or cur._requires_grad:
         var._grad = cur + g
     else:
@@ -186,6 +188,14 @@ def accumulate(var, g, create_graph: bool) -> None:
     if ag is not None and ag.post_acc_hooks:
         for hook in list(ag.post_acc_hooks.values()):
             hook(var)
+
+
+def _grad_copy(g, var):
+    """A copy of `g` to become `var.grad`, laid out like a contiguous `var` (PyTorch's
+    gradient layout contract); one NumPy copy on the CPU rather than a graph op."""
+    if g._dtype is var._dtype and g.device.type == "cpu" and var.is_contiguous():
+        return T._wrap(np.array(g._array(), order="C"), var._dtype)
+    return T._alias(g).clone() if g._requires_grad else g.clone()
 
 
 def _collect(roots: list) -> dict:
