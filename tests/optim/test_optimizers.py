@@ -206,3 +206,25 @@ def test_step_hooks_run_in_order():
     h.remove()
     opt.step()
     assert calls == ["pre", "post", "pre"]
+
+
+FUSED = [c for c in CASES if c[0] in ("SGD", "Adam", "AdamW")]
+
+
+@pytest.mark.parametrize("case", FUSED, ids=[_ids(c) for c in FUSED])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fused_numpy_update_equals_the_tensor_op_form(case, dtype, monkeypatch):
+    # On the CPU, SGD and Adam update through NumPy arrays in place; with that path switched
+    # off they run as tensor ops (as on other devices). Both must round identically.
+    from ember.optim import adam, sgd
+
+    name, kwargs = case
+    init, x, y = _data(4)
+    init, x, y = [a.astype(dtype) for a in init], x.astype(dtype), y.astype(dtype)
+    fused, _ = _run(ember, getattr(ember.optim, name), kwargs, init, x, y, 10)
+    assert all(p._version > 0 for p in fused)  # in-place updates bump version counters
+    for module in (adam, sgd):
+        monkeypatch.setattr(module, "cpu_arrays", lambda *tensors: None)
+    ops, _ = _run(ember, getattr(ember.optim, name), kwargs, init, x, y, 10)
+    for a, b in zip(fused, ops):
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .. import ops
 from .._tensor import Tensor
 from ..ops.creation import zeros_like
-from .optimizer import Optimizer, scalar_step
+from .optimizer import Optimizer, bump_versions, cpu_arrays, scalar_step
 
 
 def _check(lr, eps, betas, weight_decay) -> None:
@@ -31,8 +33,13 @@ def _moments(p: Tensor, state: dict, *names: str) -> None:
 
 def _bump(state: dict) -> float:
     step = state["step"]
-    step.add_(1)
-    return step.item()
+    arrays = cpu_arrays(step)
+    if arrays is None:
+        step.add_(1)
+        return step.item()
+    np.add(arrays[0], 1, out=arrays[0])
+    bump_versions(step)
+    return arrays[0].item()
 
 
 class Adam(Optimizer):
@@ -60,6 +67,14 @@ class Adam(Optimizer):
     def _update(self, p, grad, state, group) -> None:
         beta1, beta2 = group["betas"]
         lr, wd, eps = group["lr"], group["weight_decay"], group["eps"]
+        moments = [state["exp_avg"], state["exp_avg_sq"]]
+        if group["amsgrad"]:
+            moments.append(state["max_exp_avg_sq"])
+        arrays = cpu_arrays(p, grad, *moments)
+        if arrays is not None:
+            _adam_arrays(arrays, _bump(state), group)
+            bump_versions(p, *moments)
+            return
         if group["maximize"]:
             grad = -grad
         step = _bump(state)
@@ -80,6 +95,46 @@ class Adam(Optimizer):
         else:
             denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
         p.addcdiv_(exp_avg, denom, value=-step_size)
+
+
+def _lerp_(start, end, weight: float, scratch) -> None:
+    """start.lerp_(end, weight) for a scalar weight, with PyTorch's two-sided formula."""
+    np.subtract(end, start, out=scratch)
+    if abs(weight) < 0.5:
+        np.multiply(scratch, weight, out=scratch)
+        np.add(start, scratch, out=start)
+    else:
+        np.multiply(scratch, 1 - weight, out=scratch)
+        np.subtract(end, scratch, out=start)
+
+
+def _adam_arrays(arrays: list, step: float, group: dict) -> None:
+    """Adam's update on NumPy arrays: parameter, gradient, exp_avg, exp_avg_sq (and
+    max_exp_avg_sq with amsgrad), step for step as `Adam._update`'s tensor ops."""
+    p, grad, exp_avg, exp_avg_sq = arrays[:4]
+    beta1, beta2 = group["betas"]
+    lr, wd, eps = group["lr"], group["weight_decay"], group["eps"]
+    if group["maximize"]:
+        grad = np.negative(grad)
+    if wd != 0:
+        if group["decoupled_weight_decay"]:
+            np.multiply(p, 1 - lr * wd, out=p)
+        else:
+            grad = np.add(grad, np.multiply(p, wd))
+    scratch = np.empty_like(exp_avg)
+    _lerp_(exp_avg, grad, 1 - beta1, scratch)
+    np.multiply(exp_avg_sq, beta2, out=exp_avg_sq)
+    np.multiply(grad, grad, out=scratch)
+    np.multiply(scratch, exp_avg_sq.dtype.type(1 - beta2), out=scratch)
+    np.add(exp_avg_sq, scratch, out=exp_avg_sq)
+    if group["amsgrad"]:
+        np.maximum(arrays[4], exp_avg_sq, out=arrays[4])
+    np.sqrt(arrays[4] if group["amsgrad"] else exp_avg_sq, out=scratch)
+    np.divide(scratch, (1 - beta2**step) ** 0.5, out=scratch)
+    np.add(scratch, eps, out=scratch)
+    np.divide(exp_avg, scratch, out=scratch)
+    np.multiply(scratch, p.dtype.type(-lr / (1 - beta1**step)), out=scratch)
+    np.add(p, scratch, out=p)
 
 
 class AdamW(Adam):

@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterable
 from itertools import chain
 from typing import Any
 
+import numpy as np
+
 from .. import _dtype as dt
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
@@ -339,6 +341,32 @@ def _init_subclass(cls, **kwargs):
 
 Optimizer.__init_subclass__ = classmethod(_init_subclass)
 Optimizer.step = _wrap_step(Optimizer.step)
+
+
+def cpu_arrays(*tensors: Tensor) -> list | None:
+    """The NumPy arrays of `tensors` when all are float32 or float64 of one dtype on the CPU,
+    else None. An algorithm then runs its update as a fused NumPy kernel (one pass per
+    arithmetic step, in place, no graph or dispatch per op), computing what its tensor-op
+    form computes, rounding for rounding; the op form serves every other case."""
+    d = tensors[0]._dtype
+    if d is not dt.float32 and d is not dt.float64:
+        return None
+    for t in tensors:
+        s = t._storage
+        if t._dtype is not d or t._vc is None or (s is not None and s.device.type != "cpu"):
+            return None
+    return [t._array() for t in tensors]
+
+
+def bump_versions(*tensors: Tensor) -> None:
+    """What each in-place op of a fused update would have done to the version counters."""
+    for t in tensors:
+        t._vc[0] += 1
+
+
+def axpy(y, x, alpha) -> None:
+    """y += alpha * x in place, rounding as `y.add_(x, alpha=alpha)` does."""
+    np.add(y, x if alpha == 1 else np.multiply(x, alpha), out=y)
 
 
 def scalar_step() -> Tensor:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from .._tensor import Tensor
-from .optimizer import Optimizer, required
+import numpy as np
+
+from .._tensor import Tensor, _wrap
+from .optimizer import Optimizer, axpy, bump_versions, cpu_arrays, required
 
 
 class SGD(Optimizer):
@@ -32,6 +34,12 @@ class SGD(Optimizer):
             state["momentum_buffer"] = None
 
     def _update(self, p: Tensor, grad: Tensor, state: dict, group: dict) -> None:
+        buf = state.get("momentum_buffer")
+        arrays = cpu_arrays(p, grad, *(() if buf is None else (buf,)))
+        if arrays is not None:
+            _sgd_arrays(arrays, state, group)
+            bump_versions(p, *(() if buf is None else (buf,)))
+            return
         if group["maximize"]:
             grad = -grad
         wd, momentum = group["weight_decay"], group["momentum"]
@@ -45,3 +53,23 @@ class SGD(Optimizer):
                 buf.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
             grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
         p.add_(grad, alpha=-group["lr"])
+
+
+def _sgd_arrays(arrays: list, state: dict, group: dict) -> None:
+    """The update above on NumPy arrays (parameter, gradient, momentum buffer if any)."""
+    p, grad = arrays[0], arrays[1]
+    if group["maximize"]:
+        grad = np.negative(grad)
+    wd, momentum = group["weight_decay"], group["momentum"]
+    if wd != 0:
+        grad = np.add(grad, np.multiply(p, wd))
+    if momentum != 0:
+        if len(arrays) == 2:
+            buf = np.array(grad)
+            state["momentum_buffer"] = _wrap(buf)
+        else:
+            buf = arrays[2]
+            np.multiply(buf, momentum, out=buf)
+            axpy(buf, grad, 1 - group["dampening"])
+        grad = np.add(grad, np.multiply(buf, momentum)) if group["nesterov"] else buf
+    axpy(p, grad, -group["lr"])
