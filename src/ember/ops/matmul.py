@@ -55,6 +55,13 @@ def _cj(x: Tensor) -> Tensor:
     return x.conj() if x._dtype.is_complex else x
 
 
+def _times(x: Tensor, y: Tensor) -> Tensor:
+    """x @ y inside a VJP: two matrices go straight to `mm` (operands are known good)."""
+    if len(x._shape) == 2 and len(y._shape) == 2:
+        return apply(mm_p, x, y)
+    return x @ y
+
+
 def _grad_a(g, out, a, b):
     bc = _cj(b)
     if a.ndim == 1 and b.ndim == 1:
@@ -63,7 +70,7 @@ def _grad_a(g, out, a, b):
         return g.unsqueeze(-1) * bc
     if a.ndim == 1:
         return (g.unsqueeze(-2) @ bc.mT).squeeze(-2)
-    return g @ bc.mT
+    return _times(g, bc.mT)
 
 
 def _grad_b(g, out, a, b):
@@ -74,7 +81,7 @@ def _grad_b(g, out, a, b):
         return ac.unsqueeze(-1) * g.unsqueeze(-2)
     if b.ndim == 1:
         return (ac.mT @ g.unsqueeze(-1)).squeeze(-1)
-    return ac.mT @ g
+    return _times(ac.mT, g)
 
 
 def _product(name: str, grad_name: str) -> Primitive:
@@ -314,7 +321,7 @@ def _addprod(name: str, product, shape_of, grad_m1, grad_m2) -> Primitive:
 
 
 addmm_p = _addprod("addmm", np.matmul, _matmul_shape,
-                   lambda g, m2: g @ _cj(m2).mT, lambda g, m1: _cj(m1).mT @ g)
+                   lambda g, m2: _times(g, _cj(m2).mT), lambda g, m1: _times(_cj(m1).mT, g))
 baddbmm_p = _addprod("baddbmm", np.matmul, _matmul_shape,
                      lambda g, m2: g @ _cj(m2).mT, lambda g, m1: _cj(m1).mT @ g)
 addmv_p = _addprod("addmv", np.matmul, _matmul_shape,

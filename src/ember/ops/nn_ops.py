@@ -108,28 +108,39 @@ def _flat(x, target):
     """(M, C) scores with class last, and (M,) targets, for any (N, C, d1, ...) layout."""
     if x.ndim == 1:
         return x.reshape(1, -1), target.reshape(1)
+    if x.ndim == 2:
+        return x, target
     return np.moveaxis(x, 1, -1).reshape(-1, x.shape[1]), target.reshape(-1)
 
 
 def _picked_weights(target, weight, ignore_index: int, n_classes: int, dtype):
+    """Each target's weight (0 where ignored) and the targets made safe to index with;
+    the weights are None when all are 1 (no class weights, nothing ignored)."""
     valid = target != ignore_index
+    if weight is None and valid.all():
+        return None, target
     safe = np.where(valid, target, 0)
     w = np.ones(target.shape, dtype) if weight is None else weight[safe].astype(dtype)
     return np.where(valid, w, 0).astype(dtype), safe
+
+
+def _total_weight(w, n: int, dtype):
+    return dtype.type(n) if w is None else w.sum(dtype=dtype)
 
 
 def _nll_kernel(x, target, weight, *, reduction, ignore_index):
     work = x.astype(np.float32) if x.dtype.itemsize == 2 else x
     xf, tf = _flat(work, target)
     w, safe = _picked_weights(tf, weight, ignore_index, xf.shape[1], work.dtype)
-    losses = -xf[np.arange(tf.size), safe] * w
+    losses = np.negative(xf[np.arange(tf.size), safe])
+    if w is not None:
+        np.multiply(losses, w, out=losses)
     if reduction == "none":
         shape = target.shape
         return losses.reshape(shape).astype(x.dtype)
     total = losses.sum(dtype=work.dtype)
     if reduction == "mean":
-        with np.errstate(invalid="ignore", divide="ignore"):
-            total = total / w.sum(dtype=work.dtype)
+        total = total / _total_weight(w, tf.size, work.dtype)  # 0 / 0 is NaN, as in PyTorch
     return np.asarray(total, dtype=x.dtype)
 
 
@@ -142,13 +153,13 @@ def _nll_backward_kernel(g, target, weight, *, reduction, ignore_index, in_shape
     n_classes = in_shape[0] if len(in_shape) == 1 else in_shape[1]
     tf = target.reshape(-1)
     w, safe = _picked_weights(tf, weight, ignore_index, n_classes, work.dtype)
+    ones = np.ones(tf.shape, work.dtype) if w is None else w
     if reduction == "none":
-        coef = -w * work.reshape(-1)
+        coef = -ones * work.reshape(-1)
     else:
-        coef = -w * work
+        coef = -ones * work
         if reduction == "mean":
-            with np.errstate(invalid="ignore", divide="ignore"):
-                coef = coef / w.sum(dtype=work.dtype)
+            coef = coef / _total_weight(w, tf.size, work.dtype)
     grad = np.zeros((tf.size, n_classes), work.dtype)
     grad[np.arange(tf.size), safe] = coef
     if len(in_shape) == 1:

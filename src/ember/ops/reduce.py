@@ -146,9 +146,10 @@ def sum_to_size(x: Tensor, *size) -> Tensor:
     if lead < 0 or builtins.any(n != 1 and n != x._shape[i + lead] for i, n in enumerate(size)):
         raise RuntimeError(f"size {{{list(size)}}} is not expandable to size "
                            f"{{{list(x._shape)}}}.")
-    dims = tuple(range(lead)) + tuple(
-        i + lead for i, n in enumerate(size) if n == 1 and x._shape[i + lead] != 1)
-    r = sum(x, dims, keepdim=True) if dims else x
+    inner = tuple(i + lead for i, n in enumerate(size) if n == 1 and x._shape[i + lead] != 1)
+    if not inner:  # only leading dims go: summed away directly, no reshape after
+        return sum(x, tuple(range(lead)))
+    r = sum(x, tuple(range(lead)) + inner, keepdim=True)
     return r.reshape(size) if r._shape != size else r
 
 

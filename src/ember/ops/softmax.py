@@ -90,16 +90,21 @@ def _softmax_meta(x, *more, dim):
 
 # --- softmax ----------------------------------------------------------------------------
 
+# The reductions as ufunc methods: NumPy's np.max / np.sum wrappers cost more than the
+# reduction itself on the small rows a classifier head produces.
+_max, _sum = np.maximum.reduce, np.add.reduce
+
+
 def _softmax_body(src, dst, axis, scratch):
-    np.subtract(src, np.max(src, axis=axis, keepdims=True), out=dst)
+    np.subtract(src, _max(src, axis=axis, keepdims=True), out=dst)
     np.exp(dst, out=dst)
-    np.divide(dst, np.sum(dst, axis=axis, keepdims=True), out=dst)
+    np.divide(dst, _sum(dst, axis=axis, keepdims=True), out=dst)
 
 
 def _softmax_backward_body(g, out, dst, axis, scratch):
     # out * (g - sum(g * out))
     np.multiply(g, out, out=dst)
-    total = np.sum(dst, axis=axis, keepdims=True)
+    total = _sum(dst, axis=axis, keepdims=True)
     np.subtract(dst, np.multiply(out, total, out=scratch), out=dst)
 
 
@@ -120,16 +125,16 @@ defvjp(softmax_backward_p,
 # --- log_softmax ------------------------------------------------------------------------
 
 def _log_softmax_body(src, dst, axis, scratch):
-    np.subtract(src, np.max(src, axis=axis, keepdims=True), out=dst)
+    np.subtract(src, _max(src, axis=axis, keepdims=True), out=dst)
     e = np.exp(dst, out=scratch)
-    total = np.sum(e, axis=axis, keepdims=True)
+    total = _sum(e, axis=axis, keepdims=True)
     np.subtract(dst, np.log(total, out=total), out=dst)
 
 
 def _log_softmax_backward_body(g, out, dst, axis, scratch):
     # g - exp(out) * sum(g)
     np.exp(out, out=dst)
-    np.multiply(dst, np.sum(g, axis=axis, keepdims=True), out=dst)
+    np.multiply(dst, _sum(g, axis=axis, keepdims=True), out=dst)
     np.subtract(g, dst, out=dst)
 
 

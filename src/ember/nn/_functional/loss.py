@@ -93,9 +93,10 @@ def _check_nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_inde
                            f"or no classes but got weight tensor of shape: {list(weight.shape)}")
     if target.device.type == "cpu" and target.numel():
         t = target.numpy()
-        bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
-        if bad.any():
-            raise IndexError(f"Target {int(t[bad].flat[0])} is out of bounds.")
+        if t.min() < 0 or t.max() >= n_classes:  # then find the first real offender
+            bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
+            if bad.any():
+                raise IndexError(f"Target {int(t[bad].flat[0])} is out of bounds.")
     return target if target.dtype is E.int64 else target.to(E.int64)
 
 
