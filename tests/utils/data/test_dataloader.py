@@ -93,6 +93,29 @@ def test_tensor_dataset_and_shuffle_with_generator_is_reproducible():
     assert sorted(sum(a, [])) == list(range(10))
 
 
+def test_tensor_dataset_batches_equal_torchs_stacked_samples():
+    # ember gathers a TensorDataset batch with one index op per tensor (`__getitems__`);
+    # the batches must equal torch's per-sample stacking, and a custom collate_fn still
+    # receives a list of sample tuples.
+    x = np.arange(66, dtype=np.float32).reshape(11, 2, 3)
+    y = np.arange(11) % 4
+    ember.manual_seed(2)
+    torch.manual_seed(2)
+    de = edata.DataLoader(edata.TensorDataset(ember.tensor(x), ember.tensor(y)), batch_size=4,
+                          shuffle=True)
+    dt_ = tdata.DataLoader(tdata.TensorDataset(torch.tensor(x), torch.tensor(y)), batch_size=4,
+                           shuffle=True)
+    for be, bt in zip(de, dt_, strict=True):
+        assert isinstance(be, list) and len(be) == 2
+        for e, t in zip(be, bt):
+            assert_same(e, t, check_stride=True)
+    seen = []
+    ds = edata.TensorDataset(ember.tensor(x), ember.tensor(y))
+    for batch in edata.DataLoader(ds, batch_size=5, collate_fn=lambda b: seen.append(b) or b):
+        assert isinstance(batch, list) and isinstance(batch[0], tuple)
+        assert_same(batch[-1][0], torch.tensor(x)[len(seen) * 5 - 5 + len(batch) - 1])
+
+
 def test_shuffle_order_matches_torch_for_the_same_seed():
     ember.manual_seed(7)
     torch.manual_seed(7)

@@ -47,7 +47,10 @@ def default_collate(batch):
     namedtuples and sequences; keep strings as lists (PyTorch's rules)."""
     from ...ops.creation import as_tensor, tensor
     from ...ops.join import stack
+    from .dataset import SampleBatch
 
+    if isinstance(batch, SampleBatch):  # already one tensor per field
+        return list(batch.columns)
     elem = batch[0]
     if isinstance(elem, Tensor):
         return stack(batch, 0)

@@ -23,7 +23,7 @@ import numpy as np
 from ... import _dtype as dt
 from ..._tensor import Tensor
 from ._collate import default_collate, default_convert
-from .dataset import IterableDataset
+from .dataset import IterableDataset, SampleBatch
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 __all__ = ["DataLoader", "get_worker_info", "default_collate", "default_convert"]
@@ -109,6 +109,8 @@ class _MapFetcher:
         if self.auto_collation:
             getitems = getattr(self.dataset, "__getitems__", None)
             data = getitems(index) if getitems else [self.dataset[i] for i in index]
+            if isinstance(data, SampleBatch) and self.collate_fn is not default_collate:
+                data = list(data)  # a custom collate_fn sees a plain list of samples
         else:
             data = self.dataset[index]
         return self.collate_fn(data)

@@ -44,8 +44,30 @@ class TensorDataset(Dataset):
     def __getitem__(self, index):
         return tuple(t[index] for t in self.tensors)
 
+    def __getitems__(self, indices) -> SampleBatch:
+        """The samples at `indices`, gathered with one indexing op per tensor."""
+        indices = list(indices)
+        return SampleBatch(tuple(t[indices] for t in self.tensors))
+
     def __len__(self) -> int:
         return self.tensors[0].size(0)
+
+
+class SampleBatch(Sequence):
+    """Samples held as one batched tensor per field (what `TensorDataset.__getitems__`
+    returns). It reads as a sequence of sample tuples; `default_collate` takes the
+    fields as they are, which equals stacking the samples one by one."""
+
+    def __init__(self, columns: tuple) -> None:
+        self.columns = columns
+
+    def __len__(self) -> int:
+        return self.columns[0].size(0)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        return tuple(c[i] for c in self.columns)
 
 
 class StackDataset(Dataset):
