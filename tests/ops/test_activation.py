@@ -127,3 +127,21 @@ def test_gelu_double_backward_matches_torch():
     ge.sum().backward()
     gt.sum().backward()
     same_outcome(lambda g: g, lambda g: g, (xe.grad,), (xt.grad,))
+
+
+def test_relu_and_threshold_backward_match_torch_on_special_values():
+    # threshold_backward keeps g where x > t (NaN x included) and zeroes it elsewhere, even
+    # an inf or NaN g; double backward goes through ThresholdBackwardBackward0.
+    x = [-1.0, 0.0, 2.0, float("nan"), 3.0, -2.0]
+    g = [float("inf"), 5.0, 1.0, 2.0, float("nan"), float("nan")]
+    for fe, ft in ((ember.relu, torch.relu), (lambda v: ember.threshold(v, 0.5, -1.0),
+                                              lambda v: torch.threshold(v, 0.5, -1.0))):
+        for dtype in ("float32", "float64", "bfloat16"):
+            xe = ember.tensor(x, dtype=getattr(ember, dtype), requires_grad=True)
+            xt = torch.tensor(x, dtype=getattr(torch, dtype), requires_grad=True)
+            ge = ember.tensor(g, dtype=getattr(ember, dtype))
+            gt = torch.tensor(g, dtype=getattr(torch, dtype))
+            (de,) = ember.autograd.grad(fe(xe), xe, ge, create_graph=True)
+            (dt,) = torch.autograd.grad(ft(xt), xt, gt, create_graph=True)
+            assert type(de.grad_fn).__name__ == type(dt.grad_fn).__name__
+            same_outcome(lambda d: d, lambda d: d, (de,), (dt,))
