@@ -210,3 +210,24 @@ def test_addc_mixed_dtypes_gradients_and_in_place(name):
     m = ember.empty(4, 3, device="meta").t()
     mt = torch.empty(4, 3, device="meta").t()
     same_outcome(lambda x: fe(x, x, x), lambda x: ft(x, x, x), (m,), (mt,), check_stride=True)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "int64", "int8", "bool",
+                                   "complex64", "complex128"])
+def test_large_where_and_masked_fill_select_exactly(dtype):
+    # Past a few thousand elements the select is branch-free on the values' bits; it must
+    # give torch's results bit for bit, with broadcast conditions and scalar operands.
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((2, 64, 80)) * 3
+    cond = rng.random((64, 80)) < 0.5
+    row = rng.random((1, 80)) < 0.5
+    e = [ember.tensor(v).to(getattr(ember, dtype)) for v in (a, b)]
+    t = [torch.tensor(v).to(getattr(torch, dtype)) for v in (a, b)]
+    for c in (cond, row):
+        ce, ct = ember.tensor(c), torch.tensor(c)
+        same_outcome(ember.where, torch.where, (ce, *e), (ct, *t))
+        same_outcome(lambda x, m: x.masked_fill(m, 1), lambda x, m: x.masked_fill(m, 1),
+                     (e[0], ce), (t[0], ct))
+    if dtype.startswith("float"):
+        same_outcome(lambda m, x: ember.where(m, x, 0.5), lambda m, x: torch.where(m, x, 0.5),
+                     (ember.tensor(cond), e[0]), (torch.tensor(cond), t[0]))

@@ -17,7 +17,7 @@ from .. import _dtype as dt
 from .._tensor import Tensor
 from .._view import broadcast_shapes, wrap_dim
 from ..autograd import grad_mode
-from ._common import same_meta, type_name, write_out
+from ._common import same_meta, select, type_name, write_out
 from .index import (
     check_gather_index,
     gather,
@@ -493,7 +493,7 @@ def scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
 # --- masked ops ------------------------------------------------------------------------------
 
 def _masked_fill_kernel(a, mask, value):
-    out = np.where(mask, value, a)
+    out = select(mask, value, a)
     return out if out.flags.c_contiguous else np.ascontiguousarray(out)
 
 

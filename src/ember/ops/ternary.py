@@ -6,7 +6,14 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor
-from ._common import binary_operands, elementwise_meta, fit_scalar, type_name, write_out
+from ._common import (
+    binary_operands,
+    elementwise_meta,
+    fit_scalar,
+    select,
+    type_name,
+    write_out,
+)
 from .binary import not_implemented
 from .registry import Primitive, apply, apply_, defvjp
 
@@ -39,7 +46,7 @@ def _cast_all(d: dt.dtype, *xs):
 # --- where ---------------------------------------------------------------------------
 
 def _where_kernel(cond, a, b):
-    return np.where(cond, a, b)
+    return select(cond, a, b)
 
 
 def _where_meta(cond, a, b):
