@@ -355,3 +355,27 @@ def test_no_warning_on_plain_backward():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         (x * x).sum().backward()
+
+
+def test_leaf_grad_never_aliases_a_gradient_someone_else_holds():
+    # A fresh gradient only the engine holds becomes .grad without a copy; one that is
+    # shared (add hands the same tensor to both inputs), passed in by the caller, or kept
+    # by a hook is copied, so later in-place accumulation touches nothing else.
+    a = ember.tensor([1.0, 2.0], requires_grad=True)
+    b = ember.tensor([3.0, 4.0], requires_grad=True)
+    (a + b).sum().backward()
+    a.grad.add_(10)
+    assert b.grad.tolist() == [1.0, 1.0]
+    user = ember.tensor([1.0, 1.0])
+    (a + 0).backward(user)
+    b.backward(user)
+    assert user.tolist() == [1.0, 1.0]
+    kept = []
+    b.grad = None
+    b.register_hook(lambda g: kept.append(g))
+    (b * 2).sum().backward()
+    b.grad.mul_(0)
+    assert kept[0].tolist() == [2.0, 2.0]
+    c = ember.tensor([1.0, 2.0], requires_grad=True)
+    (c * 3).sum().backward()  # the common case: taken over, and right
+    assert c.grad.tolist() == [3.0, 3.0] and c.grad.is_contiguous()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import heapq
 import re
+import sys
 import warnings
 
 import numpy as np
@@ -172,9 +173,12 @@ def accumulate(var, g, create_graph: bool) -> None:
             from ..ops.creation import empty_like
 
             var._grad = empty_like(g).copy_(g)
+        elif sys.getrefcount(g) == _ENGINE_REFS and _stealable(g, var):
+            # NOTE: as PyTorch does, a fresh gradient that only the engine's buffer holds
+            # becomes `.grad` itself; any other (add's VJP hands one tensor to both inputs, a
+            # hook or the caller may keep it) is copied.
+            var._grad = g
         else:
-            # NOTE: copied because `g` may be shared (add's VJP passes one tensor to both
-            # inputs); PyTorch avoids the copy by checking reference counts.
             var._grad = _grad_copy(g, var)
     elif create_graph or cur._requires_grad:
         var._grad = cur + g
@@ -188,6 +192,24 @@ def accumulate(var, g, create_graph: bool) -> None:
     if ag is not None and ag.post_acc_hooks:
         for hook in list(ag.post_acc_hooks.values()):
             hook(var)
+
+
+def _listed(x) -> int:
+    return sys.getrefcount(x)
+
+
+_probe = [object()]
+_ENGINE_REFS = _listed(_probe[0])  # refs to an argument held only by one list, from inside
+del _probe
+
+
+def _stealable(g, var) -> bool:
+    """`g` owns fresh C-order memory that no other tensor or array shares, laid out as `var`."""
+    arr = g._np
+    return (g.__class__ is T.Tensor and g._storage is None and g._base is None
+            and not g._requires_grad and arr is not None and arr.flags.owndata
+            and arr.flags.c_contiguous and sys.getrefcount(arr) <= 3
+            and g._dtype is var._dtype and g._shape == var._shape and var.is_contiguous())
 
 
 def _grad_copy(g, var):
@@ -281,26 +303,14 @@ def run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
                     key = (node, nr)
                     if key in capture and g is not None:
                         captured[key] = g if key not in captured else captured[key] + g
-            edges = node._edges
             if (needed is not None and node not in needed) or not _any_grad(grads) \
                     or (not accumulate_leaves and node.__class__ is AccumulateGrad):
-                in_grads = [None] * len(edges)
+                _route(node._edges, None, buffers, deps, ready)
             else:
-                in_grads = _call(node, grads, create_graph)
+                # (no local name holds the results: `accumulate` counts references)
+                _route(node._edges, _call(node, grads, create_graph), buffers, deps, ready)
                 if not retain_graph:
                     node._release()
-            for (nxt, nr), g in zip(edges, in_grads):
-                if nxt is None:
-                    continue
-                if g is not None:
-                    buf = buffers.get(nxt)
-                    if buf is None:
-                        buf = buffers[nxt] = [None] * nxt.n_outputs
-                    buf[nr] = g if buf[nr] is None else buf[nr] + g
-                d = deps[nxt] - 1
-                deps[nxt] = d
-                if d == 0:
-                    heapq.heappush(ready, (-nxt._seq, id(nxt), nxt))
     except Exception:
         if _anomaly.enabled and node is not None and node._anomaly:
             warnings.warn(
@@ -310,6 +320,24 @@ def run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
     finally:
         _state.enabled = prev_enabled
     return captured
+
+
+def _route(edges, in_grads, buffers: dict, deps: dict, ready: list) -> None:
+    """Add a node's input gradients into the buffers of the nodes they flow to; queue those
+    whose gradients are now complete."""
+    for i, (nxt, nr) in enumerate(edges):
+        if nxt is None:
+            continue
+        g = None if in_grads is None else in_grads[i]
+        if g is not None:
+            buf = buffers.get(nxt)
+            if buf is None:
+                buf = buffers[nxt] = [None] * nxt.n_outputs
+            buf[nr] = g if buf[nr] is None else buf[nr] + g
+        d = deps[nxt] - 1
+        deps[nxt] = d
+        if d == 0:
+            heapq.heappush(ready, (-nxt._seq, id(nxt), nxt))
 
 
 def _any_grad(grads: list) -> bool:
