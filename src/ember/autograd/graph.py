@@ -162,9 +162,7 @@ class Node:
         self._out = None
 
     def apply(self, grads: list, create_graph: bool) -> list:
-        from .engine import run_vjp
-
-        return run_vjp(self, grads, create_graph)
+        return _engine.run_vjp(self, grads, create_graph)
 
     def __call__(self, *grads):
         """Run this node's VJP directly on output gradients (as `grad_fn(g)` does in PyTorch)."""
@@ -197,9 +195,7 @@ class AccumulateGrad(Node):
         pass
 
     def apply(self, grads: list, create_graph: bool) -> list:
-        from .engine import accumulate
-
-        accumulate(self.variable, grads[0], create_graph)
+        _engine.accumulate(self.variable, grads[0], create_graph)
         return []
 
 
@@ -281,7 +277,11 @@ def record(prim, rule, args, params, out) -> None:
     for a in args:
         if isinstance(a, Tensor):
             if a._requires_grad:
-                edges.append(edge_of(a))
+                fn = a._grad_fn
+                if fn is not None and a._base is None and a._ag is None:
+                    edges.append((fn, 0))  # the common case of edge_of, inline
+                else:
+                    edges.append(edge_of(a))
                 needs.append(True)
                 in_meta.append((a._shape, a._dtype))
             else:
@@ -459,3 +459,6 @@ def increment_version(t) -> None:
 
 
 __all__ = ["Node", "RemovableHandle", "increment_version"]
+
+# The engine imports this module; bound last, so either may be imported first.
+from . import engine as _engine  # noqa: E402

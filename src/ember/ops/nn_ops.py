@@ -164,6 +164,8 @@ def _nll_backward_kernel(g, target, weight, *, reduction, ignore_index, in_shape
     grad[np.arange(tf.size), safe] = coef
     if len(in_shape) == 1:
         return grad.reshape(in_shape).astype(g.dtype)
+    if len(in_shape) == 2:
+        return grad if grad.dtype == g.dtype else grad.astype(g.dtype)
     moved = (in_shape[0],) + tuple(in_shape[2:]) + (n_classes,)
     return np.ascontiguousarray(np.moveaxis(grad.reshape(moved), -1, 1), dtype=g.dtype)
 

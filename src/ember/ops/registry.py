@@ -108,16 +108,31 @@ def _device_of(args) -> object:
 
 def apply(prim: Primitive, *args, **params):
     """Run `prim` on `args` (tensors and constants) and record the graph node if needed."""
-    dev = _device_of(args)
-    if dev == "cpu" or dev is None:
-        arrays = [a._np if a.__class__ is Tensor and a._np is not None
-                  else (a._array() if isinstance(a, Tensor) else a) for a in args]
-        res = prim.kernel(*arrays, **params)
-        if prim.n_outputs == 1:
-            out = _wrap(res)
+    # NOTE: the hot path: one pass over the arguments for the CPU case.
+    arrays = []
+    grad = False
+    for a in args:
+        if isinstance(a, Tensor):
+            s = a._storage
+            if s is not None and s.device.type != "cpu":
+                return _apply_off_cpu(prim, args, params)
+            arr = a._np
+            arrays.append(arr if arr is not None else a._array())
+            if a._requires_grad:
+                grad = True
         else:
-            out = tuple(_wrap(r) for r in res)
-    elif dev == "meta":
+            arrays.append(a)
+    res = prim.kernel(*arrays, **params)
+    out = _wrap(res) if prim.n_outputs == 1 else tuple(_wrap(r) for r in res)
+    if grad and _grad_state.enabled:
+        record(prim, vjp_rules.get(prim, MISSING), args, params, out)
+    return out
+
+
+def _apply_off_cpu(prim: Primitive, args, params):
+    """`apply` when a tensor is on the meta device or a non-CPU backend (or devices mix)."""
+    dev = _device_of(args)
+    if dev == "meta":
         if prim.meta is None:
             raise NotImplementedError(f"{prim.name} has no meta rule: it cannot run on 'meta'")
         res = prim.meta(*args, **params)
