@@ -396,3 +396,23 @@ def test_out_argument():
     ember.matmul(ember.tensor(a), ember.tensor(b), out=out_e)
     torch.matmul(torch.tensor(a), torch.tensor(b), out=out_t)
     assert_same(out_e, out_t)
+
+
+def test_small_products_run_on_one_blas_thread_and_restore_the_setting():
+    from ember.ops import _parallel
+
+    setter = _parallel._set_blas_threads
+    if setter is None:
+        pytest.skip("NumPy's OpenBLAS thread control is not available")
+    calls = []
+    real = setter
+    _parallel._set_blas_threads = lambda n: calls.append(n) or real(n)
+    try:
+        before = real(2)
+        a, b = rand_array((8, 4)), rand_array((4, 3), seed=1)
+        check_op(_matmul, _matmul, a, b)  # small: one thread, then back
+        big = ember.ones(256, 256) @ ember.ones(256, 256)  # 2 * 256**3 flops: left alone
+        assert big[0, 0].item() == 256.0
+        assert real(before) == 2 and 1 in calls and calls.count(1) * 2 == len(calls)
+    finally:
+        _parallel._set_blas_threads = real

@@ -46,3 +46,41 @@ def elementwise(body: Callable, out, *srcs) -> None:
         return
     flat = [a.reshape(-1) for a in (out, *srcs)]
     over_chunks(lambda lo, hi: body(*(a[lo:hi] for a in flat)), out.size)
+
+
+# --- BLAS threads ----------------------------------------------------------------------
+
+def _openblas_thread_setter():
+    """NumPy's bundled OpenBLAS `openblas_set_num_threads_local` (sets this thread's BLAS
+    thread count, returns the previous one), or None when it cannot be found."""
+    import ctypes
+    import glob
+
+    import numpy as np
+
+    libs = os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs")
+    for path in sorted(glob.glob(os.path.join(libs, "lib*openblas*.so*"))):
+        try:
+            fn = ctypes.CDLL(path).openblas_set_num_threads_local
+        except (OSError, AttributeError):
+            continue
+        fn.argtypes, fn.restype = [ctypes.c_int], ctypes.c_int
+        return fn
+    return None
+
+
+_set_blas_threads = _openblas_thread_setter()
+SMALL_PRODUCT = 1 << 23  # flops of one matrix product below which one BLAS thread is faster
+
+
+def blas(fn: Callable, a, b, flops: int):
+    """`fn(a, b)`, a BLAS product, on one thread when it is small: waking OpenBLAS's other
+    threads costs more than they save there, and they then spin against the interpreter
+    (PyTorch's MKL makes the same choice internally). The caller's setting is restored."""
+    if flops >= SMALL_PRODUCT or _set_blas_threads is None:
+        return fn(a, b)
+    prev = _set_blas_threads(1)
+    try:
+        return fn(a, b)
+    finally:
+        _set_blas_threads(prev)

@@ -16,6 +16,7 @@ from .._tensor import Tensor
 from .._view import broadcast_shapes
 from ..amp.autocast_mode import cast_for
 from ._common import type_name, write_out
+from ._parallel import blas
 from .movement import unsafe_view
 from .registry import Primitive, apply, apply_, defvjp
 
@@ -27,10 +28,16 @@ def _up(a):
     return a.astype(np.float32) if a.dtype in _LOW else a
 
 
+def _flops(a, b) -> int:
+    """Flops of one matrix product of the (possibly batched) operands."""
+    k = a.shape[-1]
+    return 2 * k * (a.shape[-2] if a.ndim > 1 else 1) * (b.shape[-1] if b.ndim > 1 else 1)
+
+
 def _matmul_kernel(a, b):
     if a.dtype in _LOW:
-        return np.asarray(np.matmul(_up(a), _up(b))).astype(a.dtype)
-    return np.asarray(np.matmul(a, b))
+        return np.asarray(blas(np.matmul, _up(a), _up(b), _flops(a, b))).astype(a.dtype)
+    return np.asarray(blas(np.matmul, a, b, _flops(a, b)))
 
 
 def _matmul_shape(sa, sb) -> tuple[int, ...]:
@@ -273,7 +280,7 @@ def vdot(input: Tensor, other: Tensor, *, out=None) -> Tensor:
 def _addprod_kernel(product):
     def kernel(inp, m1, m2, *, beta, alpha):
         low = m1.dtype in _LOW
-        r = product(_up(m1), _up(m2))  # fresh: the one BLAS call
+        r = blas(product, _up(m1), _up(m2), _flops(m1, m2))  # fresh: the one BLAS call
         if alpha != 1:
             np.multiply(r, alpha, out=r, casting="unsafe")
         if beta != 0:
