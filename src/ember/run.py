@@ -5,30 +5,11 @@ Also `python -m ember.run -m package.module [ARGS...]`, and the `ember-run` comm
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import os
 import runpy
 import sys
 
-_M_TOP_PAD = -2  # glibc mallopt parameter
-
-
-def tune_allocator(top_pad: int = 64 << 20) -> bool:
-    """Ask glibc's malloc to keep `top_pad` spare bytes at the top of the heap.
-
-    A training loop frees and reallocates the same few megabytes of NumPy buffers every
-    step; by default glibc hands them back to the OS each time (a brk call and fresh
-    zeroed pages on every step), which can cost as much as the arithmetic. Returns False
-    where there is no glibc (the program then runs with the default allocator).
-    """
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        return bool(libc.mallopt(_M_TOP_PAD, top_pad))
-    except (OSError, AttributeError):
-        return False
+from ._allocator import tune_allocator
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,7 +19,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0 if argv else 2
     from . import compat
 
-    tune_allocator()
+    tune_allocator()  # (idempotent: importing ember did it already)
     compat.install()
     if argv[0] == "-m":
         if len(argv) < 2:
