@@ -6,8 +6,8 @@ Each (workload, framework) pair is timed in a fresh subprocess of this one run:
 NumPy's OpenBLAS threads and torch's OpenMP threads spin between calls, and
 sharing two cores inside one process slows both unpredictably. Timing: warm-up,
 then `repeats` samples of an adaptive number of calls; the median, min and max
-per call are reported with ember / torch ratios. Peak memory is the Linux VmHWM
-of that subprocess, reset just before the measured call.
+per call are reported with ember / torch ratios. Peak memory is the growth of the
+Linux VmHWM of that subprocess over its first call (made before the timed ones).
 """
 
 from __future__ import annotations
@@ -68,12 +68,15 @@ def measure(name: str, lib_name: str, quick: bool, memory: bool) -> dict:
         budget, repeats = budget * 2, 3
     lib.manual_seed(0)
     step = w.setup(lib, quick)
+    # Peak memory of the first call, before any warm-up: later calls reuse memory the
+    # allocator kept (each library's differently), which would hide what a step needs.
+    peak = _peak_of(step) if memory and w.memory else None
     samples = time_call(step, budget, repeats)
     row = {"median": statistics.median(samples), "min": min(samples), "max": max(samples)}
     if w.rate is not None:
         row["rate"] = w.rate(row["median"], quick)
-    if memory and w.memory:
-        row["peak_bytes"] = _peak_of(step)
+    if peak is not None:
+        row["peak_bytes"] = peak
     return row
 
 
