@@ -416,3 +416,14 @@ def test_small_products_run_on_one_blas_thread_and_restore_the_setting():
         assert real(before) == 2 and 1 in calls and calls.count(1) * 2 == len(calls)
     finally:
         _parallel._set_blas_threads = real
+    # The count is process-wide: threads multiplying at once still leave it as it was.
+    import threading
+
+    before = real(3)
+    x = ember.ones(16, 16)
+    threads = [threading.Thread(target=lambda: [x @ x for _ in range(200)]) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert real(before) == 3

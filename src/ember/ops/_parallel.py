@@ -7,6 +7,7 @@ few threads scales with the cores (PyTorch's CPU kernels are multi-threaded too)
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
@@ -51,8 +52,8 @@ def elementwise(body: Callable, out, *srcs) -> None:
 # --- BLAS threads ----------------------------------------------------------------------
 
 def _openblas_thread_setter():
-    """NumPy's bundled OpenBLAS `openblas_set_num_threads_local` (sets this thread's BLAS
-    thread count, returns the previous one), or None when it cannot be found."""
+    """NumPy's bundled OpenBLAS `openblas_set_num_threads_local` (sets the BLAS thread count,
+    returns the previous one; process-wide in NumPy's pthreads build), or None."""
     import ctypes
     import glob
 
@@ -71,16 +72,26 @@ def _openblas_thread_setter():
 
 _set_blas_threads = _openblas_thread_setter()
 SMALL_PRODUCT = 1 << 23  # flops of one matrix product below which one BLAS thread is faster
+_single = {"active": 0, "saved": None}  # small products in flight, and the setting to restore
+_single_lock = threading.Lock()
 
 
 def blas(fn: Callable, a, b, flops: int):
     """`fn(a, b)`, a BLAS product, on one thread when it is small: waking OpenBLAS's other
     threads costs more than they save there, and they then spin against the interpreter
-    (PyTorch's MKL makes the same choice internally). The caller's setting is restored."""
-    if flops >= SMALL_PRODUCT or _set_blas_threads is None:
+    (PyTorch's MKL makes the same choice internally). The setting is process-wide, so
+    concurrent callers share one count and the last one out restores it."""
+    setter = _set_blas_threads
+    if flops >= SMALL_PRODUCT or setter is None:
         return fn(a, b)
-    prev = _set_blas_threads(1)
+    with _single_lock:
+        if _single["active"] == 0:
+            _single["saved"] = setter(1)
+        _single["active"] += 1
     try:
         return fn(a, b)
     finally:
-        _set_blas_threads(prev)
+        with _single_lock:
+            _single["active"] -= 1
+            if _single["active"] == 0:
+                setter(_single["saved"])
