@@ -1,7 +1,8 @@
-"""The kernels' thread pool, and splitting one large elementwise kernel across it.
+"""The kernels' thread pool, and sharing out one large kernel or BLAS product across it.
 
 NumPy releases the GIL inside its loops, so a kernel run on disjoint slices from a
 few threads scales with the cores (PyTorch's CPU kernels are multi-threaded too).
+Matrix products use the same pool, with OpenBLAS kept to one thread (see `blas`).
 """
 
 from __future__ import annotations
@@ -11,7 +12,10 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
+
 _pool_state: list = [None, None, 1]  # pid, executor, workers
+_PREFIX = "ember-kernel"
 MIN_CHUNK = 1 << 16  # elements: below two of these per worker, threads cost more than they save
 
 
@@ -23,7 +27,7 @@ def thread_pool():
             workers = min(len(os.sched_getaffinity(0)), 8)
         except AttributeError:
             workers = min(os.cpu_count() or 1, 8)
-        pool = ThreadPoolExecutor(workers, thread_name_prefix="ember-kernel") \
+        pool = ThreadPoolExecutor(workers, thread_name_prefix=_PREFIX) \
             if workers > 1 else None
         _pool_state[:] = [pid, pool, workers]
     return _pool_state[1], _pool_state[2]
@@ -57,8 +61,6 @@ def _openblas_thread_setter():
     import ctypes
     import glob
 
-    import numpy as np
-
     libs = os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs")
     for path in sorted(glob.glob(os.path.join(libs, "lib*openblas*.so*"))):
         try:
@@ -71,27 +73,55 @@ def _openblas_thread_setter():
 
 
 _set_blas_threads = _openblas_thread_setter()
-SMALL_PRODUCT = 1 << 23  # flops of one matrix product below which one BLAS thread is faster
-_single = {"active": 0, "saved": None}  # small products in flight, and the setting to restore
+SMALL_PRODUCT = 1 << 23  # flops of one matrix product below which one thread is faster
+_single = {"active": 0, "saved": None}  # products in flight, and the setting to restore
 _single_lock = threading.Lock()
 
 
 def blas(fn: Callable, a, b, flops: int):
-    """`fn(a, b)`, a BLAS product, on one thread when it is small: waking OpenBLAS's other
-    threads costs more than they save there, and they then spin against the interpreter
-    (PyTorch's MKL makes the same choice internally). The setting is process-wide, so
-    concurrent callers share one count and the last one out restores it."""
+    """`fn(a, b)`, a BLAS product, with OpenBLAS held to one thread.
+
+    OpenBLAS's own threads busy-wait after every threaded call, which takes the cores
+    from ember's threaded kernels that follow (a GELU after its matmul lost all of its
+    second thread). So a large `np.matmul` is split across ember's kernel pool instead,
+    one OpenBLAS thread per chunk (as fast, for half the CPU time), and a small one runs
+    on the calling thread (waking any pool costs more than it saves there). The thread
+    count is process-wide in NumPy's build: concurrent callers share it, and the last
+    one out restores the caller's setting.
+    """
     setter = _set_blas_threads
-    if flops >= SMALL_PRODUCT or setter is None:
+    if setter is None:
         return fn(a, b)
     with _single_lock:
         if _single["active"] == 0:
             _single["saved"] = setter(1)
         _single["active"] += 1
     try:
-        return fn(a, b)
+        if flops < SMALL_PRODUCT or fn is not np.matmul:
+            return fn(a, b)
+        return _split_product(a, b)
     finally:
         with _single_lock:
             _single["active"] -= 1
             if _single["active"] == 0:
                 setter(_single["saved"])
+
+
+def _split_product(a, b):
+    """a @ b with the leading dim of `a` (and of `b` when batched alike) shared out to the
+    kernel threads; other shapes run whole."""
+    pool, workers = thread_pool()
+    batched = a.ndim > 2 and a.shape[:-2] == b.shape[:-2]
+    if pool is None or a.ndim < 2 or not (batched or (a.ndim == 2 and b.ndim == 2)) \
+            or a.shape[0] < workers or threading.current_thread().name.startswith(_PREFIX):
+        return np.matmul(a, b)  # (a kernel thread waiting on its own pool would deadlock)
+    out = np.empty(a.shape[:-1] + b.shape[-1:], np.result_type(a, b))
+    n = a.shape[0]
+    step = -(-n // workers)
+
+    def run(lo: int) -> None:
+        hi = min(lo + step, n)
+        np.matmul(a[lo:hi], b[lo:hi] if batched else b, out=out[lo:hi])
+
+    list(pool.map(run, range(0, n, step)))
+    return out
