@@ -64,3 +64,12 @@ def test_ctc_unbatched_matches_torch():
                                                     ember.tensor(2)),
              lambda a: TF.ctc_loss(a, torch.tensor([1, 2]), torch.tensor(5), torch.tensor(2)),
              lp, rtol=1e-4, atol=1e-5)
+
+
+def test_embedding_gradient_sums_repeated_rows_like_torch():
+    # Many lookups of few rows (a token embedding), padding_idx and frequency scaling.
+    idx = np.random.default_rng(1).integers(0, 50, size=(40, 64))
+    w = rand_array((50, 16))
+    for kw in (dict(), dict(padding_idx=3), dict(padding_idx=7, scale_grad_by_freq=True)):
+        check_op(lambda x, kw=kw: ember.nn.functional.embedding(ember.tensor(idx), x, **kw),
+                 lambda x, kw=kw: TF.embedding(torch.tensor(idx), x, **kw), w)

@@ -43,9 +43,22 @@ def _embedding_backward_kernel(g, indices, *, num_weights, padding_idx, scale_gr
     flat = indices.reshape(-1)
     rows = work.reshape(flat.size, -1) * _row_scale(
         indices, num_weights, padding_idx, scale_grad_by_freq)[:, None].astype(work.dtype)
-    out = np.zeros((num_weights, rows.shape[1]), work.dtype)
-    np.add.at(out, flat, rows)
-    return out.astype(g.dtype).reshape((num_weights,) + g.shape[indices.ndim:])
+    return _sum_rows_into(rows, flat, num_weights).astype(g.dtype).reshape(
+        (num_weights,) + g.shape[indices.ndim:])
+
+
+def _sum_rows_into(rows, index, n: int):
+    """out[index[i]] += rows[i] for every i, into zeros of n rows: rows sorted by index (a
+    stable sort, so each row sums in the original order, as `np.add.at` would) and summed
+    per run with `reduceat`, several times faster than `np.add.at`."""
+    out = np.zeros((n, rows.shape[1]), rows.dtype)
+    if index.size == 0:
+        return out
+    order = np.argsort(index, kind="stable")
+    ordered = index[order]
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    out[ordered[starts]] = np.add.reduceat(rows[order], starts, axis=0)
+    return out
 
 
 def _embedding_backward_meta(g, indices, *, num_weights, padding_idx, scale_grad_by_freq):
