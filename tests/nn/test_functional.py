@@ -184,3 +184,26 @@ def test_low_precision_norms_round_once_like_torch():
         small = ember.full((1, 4), 0.01, dtype=dt)
         assert_same(F.rms_norm(small, (4,)), TF.rms_norm(torch.full((1, 4), 0.01, dtype=tdt),
                                                          (4,)), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("affine", [True, False])
+def test_layer_norm_is_one_node_with_torchs_first_and_second_derivatives(affine):
+    x = rand_array((3, 4, 5), np.float64)
+    w, b = rand_array((4, 5), np.float64, seed=1), rand_array((4, 5), np.float64, seed=2)
+    xs = [ember.tensor(a, requires_grad=True) for a in (x, w, b)]
+    ts = [torch.tensor(a, requires_grad=True) for a in (x, w, b)]
+    ye = F.layer_norm(xs[0], (4, 5), *(xs[1:] if affine else ()))
+    yt = TF.layer_norm(ts[0], (4, 5), *(ts[1:] if affine else ()))
+    assert type(ye.grad_fn).__name__ == type(yt.grad_fn).__name__ == "NativeLayerNormBackward0"
+    assert len(ye.grad_fn.next_functions) == len(yt.grad_fn.next_functions) == 3
+    assert_same(ye, yt)
+    ge = ember.autograd.grad((ye * ye).sum(), xs[:1], create_graph=True)[0]
+    gt = torch.autograd.grad((yt * yt).sum(), ts[:1], create_graph=True)[0]
+    assert_same(ge, gt)
+    n = 3 if affine else 1
+    assert_same(ember.autograd.grad(ge.pow(3).sum(), xs[:n]),
+                torch.autograd.grad(gt.pow(3).sum(), ts[:n]))
+    check_op(lambda a: F.layer_norm(a, (5,)), lambda a: TF.layer_norm(a, (5,)),
+             rand_array((0, 5)))
+    meta = F.layer_norm(ember.empty(2, 7, device="meta"), (7,))
+    assert meta.shape == (2, 7) and meta.device.type == "meta"

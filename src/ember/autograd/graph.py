@@ -29,7 +29,7 @@ vjp_rules: dict = {}
 
 # Ops whose PyTorch overload takes `Tensor other`: a Python number there is wrapped
 # into a tensor, so it shows up in `next_functions` as `(None, 0)`.
-_WRAPS_SCALARS = frozenset({"add", "sub", "mul", "div", "where"})
+_WRAPS_SCALARS = frozenset({"add", "sub", "mul", "div", "where", "native_layer_norm"})
 
 
 class AutogradMeta:

@@ -233,3 +233,20 @@ def select(cond, a, b):
     r = np.bitwise_and(np.bitwise_xor(a, b), mask)
     np.bitwise_xor(r, b, out=r)
     return r.view(d)
+
+
+_ONES: dict = {}
+
+
+def row_sums(a):
+    """Sums of the rows of a 2-D array, shape (rows, 1): a BLAS matrix-vector product with
+    ones for float32 / float64 (NumPy's add.reduce along short rows is about 5x slower)."""
+    if a.dtype.kind != "f" or a.dtype.itemsize < 4 or a.ndim != 2:
+        return np.add.reduce(a, axis=-1, keepdims=True)
+    from ._parallel import blas
+
+    key = (a.shape[1], a.dtype)
+    ones = _ONES.get(key)
+    if ones is None:
+        ones = _ONES[key] = np.ones(a.shape[1], a.dtype)
+    return blas(np.matmul, a, ones, 2 * a.size).reshape(-1, 1)

@@ -9,11 +9,17 @@ primitive (the adjoint) whose own VJP is the first again; double backward works.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor
+from ..autograd import grad_mode
+from ._common import row_sums
 from .registry import Primitive, apply, defvjp, nondifferentiable
+
+_grad_mode = grad_mode.state
 
 # --- embedding ------------------------------------------------------------------------
 
@@ -205,6 +211,98 @@ def nll_loss_prim(input: Tensor, target: Tensor, weight: Tensor | None, reductio
     """Run the primitive; arguments are already checked and `target` is int64."""
     return apply(nll_loss_p, input, target, weight, reduction=reduction,
                  ignore_index=int(ignore_index))
+
+
+# --- layer_norm -------------------------------------------------------------------------
+# NOTE: a listed exception too: one kernel normalises the rows (the composite took nine
+# ops and as many fresh buffers) and returns, beside the result, the normalised rows and
+# their 1/std for the backward (PyTorch's native_layer_norm keeps mean and 1/std). The
+# backward is one fused kernel when no graph of it is wanted, the same formula in ember
+# ops otherwise; both take the gradients that double backward sends to those two outputs.
+
+
+def _rows(a, k: int):
+    """`a` as a matrix with its trailing k dims flattened into each row."""
+    lead, row = a.shape[:a.ndim - k], a.shape[a.ndim - k:]
+    return a.reshape(math.prod(lead), math.prod(row))
+
+
+def _layer_norm_kernel(x, weight, bias, *, k, eps):
+    rows = _rows(x, k)
+    n = rows.shape[1]
+    mean = row_sums(rows)
+    np.divide(mean, n, out=mean)
+    xhat = np.subtract(rows, mean)
+    var = row_sums(np.square(xhat))
+    np.divide(var, n, out=var)
+    rstd = np.divide(1, np.sqrt(np.add(var, eps, out=var), out=var), out=var)
+    np.multiply(xhat, rstd, out=xhat)
+    out = xhat if weight is None else np.multiply(xhat, weight.reshape(-1))
+    out = np.add(out, bias.reshape(-1), out=None if out is xhat else out) \
+        if bias is not None else (out.copy() if out is xhat else out)
+    stat = x.shape[:x.ndim - k] + (1,) * k
+    return out.reshape(x.shape), xhat.reshape(x.shape), rstd.reshape(stat)
+
+
+def _layer_norm_meta(x, weight, bias, *, k, eps):
+    stat = tuple(x._shape[:len(x._shape) - k]) + (1,) * k
+    return (x._shape, x._dtype), (x._shape, x._dtype), (stat, x._dtype)
+
+
+def _layer_norm_backward_kernel(g, xhat, rstd, weight, *, k):
+    """dx = rstd (gw - mean(gw) - xhat mean(gw xhat)), gw = g * weight, per row."""
+    rows = _rows(xhat, k)
+    n = rows.shape[1]
+    gw = np.multiply(_rows(g, k), weight.reshape(-1)) if weight is not None \
+        else np.array(_rows(g, k))
+    a = row_sums(gw) / n
+    b = row_sums(np.multiply(gw, rows)) / n
+    xb = np.multiply(rows, b)
+    np.subtract(gw, a, out=gw)
+    np.subtract(gw, xb, out=gw)
+    np.multiply(gw, rstd.reshape(-1, 1), out=gw)
+    return gw.reshape(xhat.shape)
+
+
+layer_norm_p = Primitive("native_layer_norm", _layer_norm_kernel, _layer_norm_meta,
+                         grad_name="NativeLayerNormBackward0", n_outputs=3)
+layer_norm_backward_p = Primitive(
+    "native_layer_norm_backward", _layer_norm_backward_kernel,
+    lambda g, xhat, rstd, weight, *, k: (xhat._shape, xhat._dtype))
+nondifferentiable(layer_norm_backward_p)  # used only when no graph of the backward is built
+
+
+def _layer_norm_dx(g_all, out, x, weight, bias, *, k, eps):
+    g, g_xhat, g_rstd = g_all
+    _, xhat, rstd = out
+    if _nonzero(g_xhat):  # only under double backward: x reaches it through xhat too
+        g = g * weight + g_xhat if weight is not None else g + g_xhat
+        weight = None
+    if _grad_mode.enabled:  # a graph of the backward is wanted: ember ops
+        dims = tuple(range(xhat.ndim - k, xhat.ndim))
+        gw = g if weight is None else g * weight
+        dx = rstd * (gw - gw.mean(dims, keepdim=True)
+                     - xhat * (gw * xhat).mean(dims, keepdim=True))
+    else:
+        dx = apply(layer_norm_backward_p, g, xhat, rstd, weight, k=k)
+    if _nonzero(g_rstd):  # likewise through 1/std: d rstd / dx = -rstd^2 xhat / n
+        dx = dx - g_rstd * rstd * rstd * xhat / (xhat.numel() // max(rstd.numel(), 1))
+    return dx
+
+
+def _nonzero(t: Tensor) -> bool:
+    return t.device.type != "cpu" or bool(t._array().any())
+
+
+defvjp(layer_norm_p, _layer_norm_dx,
+       lambda g, out, x, weight, bias, *, k, eps: g[0] * out[1],
+       lambda g, out, x, weight, bias, *, k, eps: g[0],
+       reads=((1,), (), ()), save_output=True)
+
+
+def layer_norm_prim(x: Tensor, weight, bias, k: int, eps: float) -> Tensor:
+    """Normalise `x` over its trailing `k` dims, then scale and shift."""
+    return apply(layer_norm_p, x, weight, bias, k=k, eps=float(eps))[0]
 
 
 # --- constant padding -------------------------------------------------------------------

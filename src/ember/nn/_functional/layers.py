@@ -309,12 +309,7 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
         raise RuntimeError(
             f"Given normalized_shape={list(shape)}, expected input with shape [*, "
             f"{', '.join(str(s) for s in shape)}], but got input of size{list(input.shape)}")
-    out = _normalize_over(input, tuple(range(input.dim() - k, input.dim())), eps)
-    if weight is not None:
-        out = out * weight
-    if bias is not None:
-        out = out + bias
-    return out
+    return nn_ops.layer_norm_prim(input, weight, bias, k, eps)
 
 
 @_in_float32
