@@ -15,7 +15,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from .._view import wrap_dim
-from ._common import to_float, type_name, write_out
+from ._common import row_sums, to_float, type_name, write_out
 from ._parallel import thread_pool
 from .reduce import _LOW, _reduce_meta, c_order, expand_back, norm_dims
 from .registry import Primitive, apply, defvjp
@@ -90,9 +90,15 @@ def _softmax_meta(x, *more, dim):
 
 # --- softmax ----------------------------------------------------------------------------
 
-# The reductions as ufunc methods: NumPy's np.max / np.sum wrappers cost more than the
-# reduction itself on the small rows a classifier head produces.
-_max, _sum = np.maximum.reduce, np.add.reduce
+# The reductions as ufunc methods (NumPy's np.max / np.sum wrappers cost more than the
+# reduction itself on a classifier head's small rows); row sums as BLAS products.
+_max = np.maximum.reduce
+
+
+def _sum(a, axis: int, keepdims: bool):
+    if a.ndim == 2 and axis % 2 == 1 and keepdims:
+        return row_sums(a)
+    return np.add.reduce(a, axis=axis, keepdims=keepdims)
 
 
 def _softmax_body(src, dst, axis, scratch):
