@@ -40,7 +40,8 @@ def over_chunks(fn: Callable[[int, int], None], n: int) -> None:
         fn(0, n)
         return
     step = max(-(-n // workers), MIN_CHUNK)
-    list(pool.map(lambda lo: fn(lo, min(lo + step, n)), range(0, n, step)))
+    with one_blas_thread:  # (a kernel may call BLAS; see `blas`)
+        list(pool.map(lambda lo: fn(lo, min(lo + step, n)), range(0, n, step)))
 
 
 def elementwise(body: Callable, out, *srcs) -> None:
@@ -74,8 +75,32 @@ def _openblas_thread_setter():
 
 _set_blas_threads = _openblas_thread_setter()
 SMALL_PRODUCT = 1 << 23  # flops of one matrix product below which one thread is faster
-_single = {"active": 0, "saved": None}  # products in flight, and the setting to restore
-_single_lock = threading.Lock()
+class _OneBlasThread:
+    """`with one_blas_thread:` holds OpenBLAS to one thread. Its setting is process-wide in
+    NumPy's build, so nested and concurrent users share a count and the last one out
+    restores what the caller had (setting it is a library call: done only at the edges)."""
+
+    def __init__(self) -> None:
+        self.active = 0
+        self.saved = None
+        self.lock = threading.Lock()
+
+    def __enter__(self) -> None:
+        if _set_blas_threads is not None:
+            with self.lock:
+                if self.active == 0:
+                    self.saved = _set_blas_threads(1)
+                self.active += 1
+
+    def __exit__(self, *exc) -> None:
+        if _set_blas_threads is not None:
+            with self.lock:
+                self.active -= 1
+                if self.active == 0:
+                    _set_blas_threads(self.saved)
+
+
+one_blas_thread = _OneBlasThread()
 
 
 def blas(fn: Callable, a, b, flops: int):
@@ -85,26 +110,12 @@ def blas(fn: Callable, a, b, flops: int):
     from ember's threaded kernels that follow (a GELU after its matmul lost all of its
     second thread). So a large `np.matmul` is split across ember's kernel pool instead,
     one OpenBLAS thread per chunk (as fast, for half the CPU time), and a small one runs
-    on the calling thread (waking any pool costs more than it saves there). The thread
-    count is process-wide in NumPy's build: concurrent callers share it, and the last
-    one out restores the caller's setting.
+    on the calling thread (waking any pool costs more than it saves there).
     """
-    setter = _set_blas_threads
-    if setter is None:
-        return fn(a, b)
-    with _single_lock:
-        if _single["active"] == 0:
-            _single["saved"] = setter(1)
-        _single["active"] += 1
-    try:
+    with one_blas_thread:
         if flops < SMALL_PRODUCT or fn is not np.matmul:
             return fn(a, b)
         return _split_product(a, b)
-    finally:
-        with _single_lock:
-            _single["active"] -= 1
-            if _single["active"] == 0:
-                setter(_single["saved"])
 
 
 def _split_product(a, b):
