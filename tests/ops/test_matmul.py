@@ -399,9 +399,10 @@ def test_out_argument():
 
 
 def test_products_hold_openblas_to_one_thread_and_restore_the_setting():
-    # Small products run on the caller's thread, large ones are shared out to ember's
-    # kernel threads (2-D rows or a batch), each on one OpenBLAS thread; the process-wide
-    # OpenBLAS setting is the caller's again afterwards, even with threads racing.
+    # Small products run on the caller's thread, large 2-D ones are shared out to ember's
+    # kernel threads on one OpenBLAS thread each (large batches stay OpenBLAS's); the
+    # process-wide OpenBLAS setting is the caller's again afterwards, even with threads
+    # racing.
     import threading
 
     from ember.ops import _parallel
@@ -414,7 +415,7 @@ def test_products_hold_openblas_to_one_thread_and_restore_the_setting():
     try:
         before = real(2)
         check_op(_matmul, _matmul, rand_array((8, 4)), rand_array((4, 3), seed=1))
-        for sa, sb in (((300, 200), (200, 150)), ((4, 200, 120), (4, 120, 200))):
+        for sa, sb in (((300, 200), (200, 150)), ((4, 200, 120), (4, 120, 200)), ((3, 40), (40,))):
             a, b = rand_array(sa, np.float64), rand_array(sb, np.float64, seed=1)
             np.testing.assert_allclose((ember.tensor(a) @ ember.tensor(b)).numpy(), a @ b,
                                        rtol=1e-12)

@@ -108,31 +108,32 @@ def blas(fn: Callable, a, b, flops: int):
 
     OpenBLAS's own threads busy-wait after every threaded call, which takes the cores
     from ember's threaded kernels that follow (a GELU after its matmul lost all of its
-    second thread). So a large `np.matmul` is split across ember's kernel pool instead,
-    one OpenBLAS thread per chunk (as fast, for half the CPU time), and a small one runs
-    on the calling thread (waking any pool costs more than it saves there).
+    second thread). So a large product of two matrices is split across ember's kernel
+    pool instead, one OpenBLAS thread per chunk (as fast, for half the CPU time), and a
+    small one runs on the calling thread (waking any pool costs more than it saves
+    there). A large batch of products is left to OpenBLAS: NumPy's loop over the batch
+    does not run in parallel from several threads.
     """
-    with one_blas_thread:
-        if flops < SMALL_PRODUCT or fn is not np.matmul:
+    if flops < SMALL_PRODUCT:
+        with one_blas_thread:
             return fn(a, b)
+    if fn is not np.matmul or a.ndim != 2 or b.ndim != 2:
+        return fn(a, b)
+    with one_blas_thread:
         return _split_product(a, b)
 
 
 def _split_product(a, b):
-    """a @ b with the leading dim of `a` (and of `b` when batched alike) shared out to the
-    kernel threads; other shapes run whole."""
+    """a @ b (two matrices) with the rows of `a` shared out to the kernel threads."""
     pool, workers = thread_pool()
-    batched = a.ndim > 2 and a.shape[:-2] == b.shape[:-2]
-    if pool is None or a.ndim < 2 or not (batched or (a.ndim == 2 and b.ndim == 2)) \
-            or a.shape[0] < workers or threading.current_thread().name.startswith(_PREFIX):
-        return np.matmul(a, b)  # (a kernel thread waiting on its own pool would deadlock)
-    out = np.empty(a.shape[:-1] + b.shape[-1:], np.result_type(a, b))
     n = a.shape[0]
+    if pool is None or n < workers or threading.current_thread().name.startswith(_PREFIX):
+        return np.matmul(a, b)  # (a kernel thread waiting on its own pool would deadlock)
+    out = np.empty((n, b.shape[1]), np.result_type(a, b))
     step = -(-n // workers)
 
     def run(lo: int) -> None:
-        hi = min(lo + step, n)
-        np.matmul(a[lo:hi], b[lo:hi] if batched else b, out=out[lo:hi])
+        np.matmul(a[lo:lo + step], b, out=out[lo:lo + step])
 
     list(pool.map(run, range(0, n, step)))
     return out
