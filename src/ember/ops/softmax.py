@@ -26,7 +26,7 @@ def _work(a):
     return a.astype(np.float32) if a.dtype in _LOW else a
 
 
-_BLOCK_BYTES = 1 << 18  # a block of rows that stays in cache through a kernel's passes
+_BLOCK_BYTES = 1 << 19  # a block of rows that stays in cache through a kernel's passes
 
 
 def _rows(a, n: int):
