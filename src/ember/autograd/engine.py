@@ -418,9 +418,12 @@ def _make_root_grads(outputs, grad_tensors, is_grads_batched=False):
                     "grad can be implicitly created only for real scalar outputs but got "
                     f"{o._dtype!r}"
                 )
-            from ..ops.creation import ones_like
+            if o._np is not None:  # the usual loss on the CPU: one NumPy call
+                g = T._wrap(np.ones(o._shape, o._np.dtype), o._dtype)
+            else:
+                from ..ops.creation import ones_like
 
-            g = ones_like(o)
+                g = ones_like(o)
         elif not isinstance(g, T.Tensor):
             raise TypeError(
                 f"grad_tensors must be Tensors or None, but got {type(g).__name__}"

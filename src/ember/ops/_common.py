@@ -241,7 +241,7 @@ _ONES: dict = {}
 def row_sums(a):
     """Sums of the rows of a 2-D array, shape (rows, 1): a BLAS matrix-vector product with
     ones for float32 / float64 (NumPy's add.reduce along short rows is about 5x slower)."""
-    if a.dtype.kind != "f" or a.dtype.itemsize < 4 or a.ndim != 2:
+    if a.dtype.kind != "f" or a.dtype.itemsize < 4 or a.ndim != 2 or a.size < 4096:
         return np.add.reduce(a, axis=-1, keepdims=True)
     from ._parallel import blas
 

@@ -75,6 +75,7 @@ def _openblas_thread_setter():
 
 _set_blas_threads = _openblas_thread_setter()
 SMALL_PRODUCT = 1 << 23  # flops of one matrix product below which one thread is faster
+OPENBLAS_SERIAL = 1 << 19  # flops below which OpenBLAS itself uses one thread (m n k < 2^18)
 class _OneBlasThread:
     """`with one_blas_thread:` holds OpenBLAS to one thread. Its setting is process-wide in
     NumPy's build, so nested and concurrent users share a count and the last one out
@@ -114,6 +115,8 @@ def blas(fn: Callable, a, b, flops: int):
     there). A large batch of products is left to OpenBLAS: NumPy's loop over the batch
     does not run in parallel from several threads.
     """
+    if flops < OPENBLAS_SERIAL:  # OpenBLAS runs these on one thread by itself
+        return fn(a, b)
     if flops < SMALL_PRODUCT:
         with one_blas_thread:
             return fn(a, b)
