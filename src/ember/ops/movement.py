@@ -36,13 +36,16 @@ _grad_state = grad_mode.state
 class ViewPrimitive(Primitive):
     """A primitive whose result aliases its input: `rule` computes the new metadata."""
 
-    __slots__ = ("rule", "overlapping")
+    __slots__ = ("rule", "overlapping", "np_view")
 
     def __init__(self, name: str, rule: Callable, *, grad_name: str | None = None,
-                 overlapping: bool = False) -> None:
+                 overlapping: bool = False, np_view: Callable | None = None) -> None:
         super().__init__(name, None, None, grad_name=grad_name)
         self.rule = rule
         self.overlapping = overlapping
+        # Optional: the same view taken of the input's NumPy array (cheaper than building
+        # the result's array from its metadata later).
+        self.np_view = np_view
 
 
 def apply_view(prim: ViewPrimitive, x: Tensor, **params) -> Tensor:
@@ -50,6 +53,8 @@ def apply_view(prim: ViewPrimitive, x: Tensor, **params) -> Tensor:
     stride = x._stride if x._stride is not None else x._ensure_storage()
     shape, stride, offset = prim.rule(x._shape, stride, x._offset, **params)
     out = _view(x, shape, stride, offset)
+    if prim.np_view is not None and x._np is not None:
+        out._np = prim.np_view(x._np, **params)
     if x._requires_grad and _grad_state.enabled:
         record(prim, vjp_rules.get(prim, MISSING), (x,), params, out)
     return out
@@ -196,9 +201,13 @@ def _transpose_rule(shape, stride, offset, *, dim0, dim1):
     return tuple(shape), tuple(stride), offset
 
 
-transpose_p = ViewPrimitive("transpose", _transpose_rule)
+def _swapaxes(a, *, dim0, dim1):
+    return a.swapaxes(dim0, dim1)
+
+
+transpose_p = ViewPrimitive("transpose", _transpose_rule, np_view=_swapaxes)
 defvjp(transpose_p, lambda g, out, x, *, dim0, dim1: transpose(g, dim0, dim1), reads=((),))
-t_p = ViewPrimitive("t", _transpose_rule, grad_name="TBackward0")
+t_p = ViewPrimitive("t", _transpose_rule, grad_name="TBackward0", np_view=_swapaxes)
 defvjp(t_p, lambda g, out, x, *, dim0, dim1: transpose(g, dim0, dim1), reads=((),))
 
 
