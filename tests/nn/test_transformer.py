@@ -213,3 +213,48 @@ def test_full_transformer_matches_torch_including_seeded_init():
         return lambda s, t: m(s, t, tgt_mask=lib.tensor(mask))
 
     check_module(e_mod, t_mod, src, tgt, **TOL, wrap=wrap)
+
+
+def test_4d_attention_is_one_fused_node_with_torchs_derivatives():
+    # 4-D inputs without dropout take the fused kernel (PyTorch's flash path on the CPU),
+    # causal with more keys than queries included; double backward through it agrees.
+    q, k, v = rand_array((2, 3, 5, 4), np.float64), rand_array((2, 3, 7, 4), np.float64, seed=1), \
+        rand_array((2, 3, 7, 4), np.float64, seed=2)
+    sdpa_t = torch.nn.functional.scaled_dot_product_attention
+    bias, keep = rand_array((5, 7), seed=3), np.random.default_rng(4).random((5, 7)) > 0.3
+    keep[:, 0] = True
+    for kw in (dict(is_causal=True), dict(scale=0.7), dict(attn_mask=bias),
+               dict(attn_mask=keep)):
+        es = [ember.tensor(a, requires_grad=True) for a in (q, k, v)]
+        ts = [torch.tensor(a, requires_grad=True) for a in (q, k, v)]
+        ekw = {n: ember.tensor(a) if n == "attn_mask" else a for n, a in kw.items()}
+        tkw = {n: torch.tensor(a) if n == "attn_mask" else a for n, a in kw.items()}
+        ye, yt = F.scaled_dot_product_attention(*es, **ekw), sdpa_t(*ts, **tkw)
+        assert type(ye.grad_fn).__name__ == type(yt.grad_fn).__name__
+        assert_same(ye, yt)
+        ge = ember.autograd.grad((ye * ye).sum(), es, create_graph=True)
+        gt = torch.autograd.grad((yt * yt).sum(), ts, create_graph=True)
+        assert_same(ge, gt)
+        # torch's flash kernel has no double backward: its math formula is the oracle.
+        yt = _attention_formula(*ts, **tkw)
+        gt = torch.autograd.grad((yt * yt).sum(), ts, create_graph=True)
+        assert_same(ember.autograd.grad(sum((g * g).sum() for g in ge), es),
+                    torch.autograd.grad(sum((g * g).sum() for g in gt), ts))
+    meta = F.scaled_dot_product_attention(*(ember.empty(2, 3, 5, 4, device="meta"),) * 3)
+    assert meta.shape == (2, 3, 5, 4) and meta.device.type == "meta"
+    wide_v = rand_array((2, 3, 7, 6), np.float64, seed=5)  # head sizes differ: the composite
+    assert type(F.scaled_dot_product_attention(
+        ember.tensor(q, requires_grad=True), ember.tensor(k), ember.tensor(wide_v)).grad_fn
+    ).__name__ == type(sdpa_t(torch.tensor(q, requires_grad=True), torch.tensor(k),
+                              torch.tensor(wide_v)).grad_fn).__name__
+
+
+def _attention_formula(q, k, v, attn_mask=None, is_causal=False, scale=None):
+    scores = q @ k.mT * (scale if scale is not None else q.shape[-1] ** -0.5)
+    if is_causal:
+        attn_mask = torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool).tril()
+    if attn_mask is not None and attn_mask.dtype == torch.bool:
+        scores = scores.masked_fill(~attn_mask, float("-inf"))
+    elif attn_mask is not None:
+        scores = scores + attn_mask
+    return scores.softmax(-1) @ v

@@ -127,13 +127,16 @@ def run_vjp(node: Node, grads: list, create_graph: bool) -> list:
         g = tuple(gi if gi is not None else _zeros_for(o) for gi, o in
                   zip(grads, out if out is not None else (None,) * len(grads)))
     params = node._params
+    needs = node._needs
+    if rule.joint is not None:
+        joint = rule.joint(g, out, *saved, needs=needs, **params)
     fns = rule.fns
     result = []
-    for i, need in enumerate(node._needs):
+    for i, need in enumerate(needs):
         if not need:
             result.append(None)
             continue
-        gi = fns[i](g, out, *saved, **params)
+        gi = joint[i] if rule.joint is not None else fns[i](g, out, *saved, **params)
         if gi is not None:
             shape, dtype = node._in_meta[i]
             gi = fit(gi, shape, dtype)

@@ -57,13 +57,14 @@ class VJPRule:
     node saves only those (and `out` only when `save_output`).
     """
 
-    __slots__ = ("fns", "reads", "save_output", "wanted")
+    __slots__ = ("fns", "reads", "save_output", "wanted", "joint")
 
-    def __init__(self, fns, reads, save_output: bool) -> None:
+    def __init__(self, fns, reads, save_output: bool, joint: Callable | None = None) -> None:
         self.fns = fns
         self.reads = reads
         self.save_output = save_output
         self.wanted: dict = {}  # which inputs are needed -> the positions to save (a cache)
+        self.joint = joint  # one function for all inputs (see defvjp_joint), or None
 
 
 # `vjp_rules` (Primitive -> VJPRule, or None when not differentiable) is the dict the
@@ -82,6 +83,19 @@ def defvjp(prim: Primitive, *fns: Callable | None, reads=None, save_output: bool
     if reads is None:
         reads = tuple(tuple(range(n)) for _ in range(n))
     vjp_rules[prim] = VJPRule(fns, tuple(tuple(r) for r in reads), save_output)
+
+
+def defvjp_joint(prim: Primitive, fn: Callable, differentiable, *, reads=None,
+                 save_output: bool = False) -> None:
+    """Register a VJP computing every input's gradient in one call, for a fused kernel whose
+    gradients share work: `fn(g, out, *inputs, needs=..., **params)` returns one gradient
+    (or None) per input; `needs[i]` says whether input i wants one. `differentiable[i]`
+    False marks an input with no derivative."""
+    n = len(differentiable)
+    fns = tuple(fn if d else None for d in differentiable)
+    if reads is None:
+        reads = tuple(tuple(range(n)) for _ in range(n))
+    vjp_rules[prim] = VJPRule(fns, tuple(tuple(r) for r in reads), save_output, joint=fn)
 
 
 def nondifferentiable(prim: Primitive) -> None:

@@ -477,6 +477,15 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
         rep = query.shape[-3] // key.shape[-3]
         key = key.repeat_interleave(rep, -3)
         value = value.repeat_interleave(rep, -3)
+    if dropout_p == 0.0 and query.dim() == 4 and key.dim() == 4 and value.dim() == 4 and not (
+            attn_mask is not None and attn_mask.requires_grad and E.is_grad_enabled()) \
+            and query.shape[:2] == key.shape[:2] == value.shape[:2] \
+            and query.shape[-1] == key.shape[-1] == value.shape[-1] \
+            and query.dtype in (E.float32, E.float64) and key.dtype is query.dtype \
+            and value.dtype is query.dtype:
+        # As PyTorch's CPU build: 4-D inputs of one head size without dropout take the
+        # fused (flash) kernel.
+        return nn_ops.attention_prim(query, key, value, attn_mask, factor, is_causal)
     root = math.sqrt(abs(factor))
     q = query * (root if factor >= 0 else -root)
     scores = q.matmul(key.transpose(-2, -1) * root)
