@@ -430,3 +430,14 @@ def test_products_hold_openblas_to_one_thread_and_restore_the_setting():
     for t in threads:
         t.join()
     assert real(before) == 3
+
+
+@pytest.mark.parametrize("sa,sb", [((2, 3, 5, 4), (2, 3, 4, 6)), ((2, 1, 3, 4), (5, 4, 2))],
+                         ids=str)
+def test_batched_products_are_one_bmm_as_in_torch(sa, sb):
+    # Batch dims expanded to their common shape, folded into one bmm, viewed back.
+    a, b = rand_array(sa), rand_array(sb, seed=1)
+    ae, be = ember.tensor(a, requires_grad=True), ember.tensor(b, requires_grad=True)
+    at, bt = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    assert _grad_fn_chain(ae @ be) == _grad_fn_chain(at @ bt)
+    check_op(_matmul, _matmul, a, b)

@@ -199,6 +199,13 @@ def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
             # weight gradient that is one product rather than a batch of them summed.
             rows = input.reshape(-1, input._shape[-1])
             return unsafe_view(apply(mm_p if nb == 2 else mv_p, rows, other), shape)
+        if na > 2 and nb > 2 and out is None and not (
+                na == 3 and nb == 3 and input._shape[0] == other._shape[0]):
+            # Likewise batches: both expanded to the common batch shape, one bmm.
+            batch = shape[:-2]
+            a3 = input.expand(batch + input._shape[-2:]).reshape(-1, *input._shape[-2:])
+            b3 = other.expand(batch + other._shape[-2:]).reshape(-1, *other._shape[-2:])
+            return unsafe_view(apply(bmm_p, a3, b3), shape)
     if na == 2 and nb == 2:
         prim = mm_p
     elif na == 1 and nb == 1:
