@@ -250,54 +250,61 @@ def _layer_norm_meta(x, weight, bias, *, k, eps):
 
 
 def _layer_norm_backward_kernel(g, xhat, rstd, weight, *, k):
-    """dx = rstd (gw - mean(gw) - xhat mean(gw xhat)), gw = g * weight, per row."""
-    rows = _rows(xhat, k)
+    """(dx, dweight, dbias): dx = rstd (gw - mean(gw) - xhat mean(gw xhat)) per row with
+    gw = g * weight; dweight and dbias sum g * xhat and g over the rows."""
+    rows, g_rows = _rows(xhat, k), _rows(g, k)
     n = rows.shape[1]
-    gw = np.multiply(_rows(g, k), weight.reshape(-1)) if weight is not None \
-        else np.array(_rows(g, k))
+    gx = np.multiply(g_rows, rows)
+    dweight = np.add.reduce(gx, axis=0).reshape(xhat.shape[xhat.ndim - k:])
+    dbias = np.add.reduce(g_rows, axis=0).reshape(dweight.shape)
+    if weight is not None:
+        gw = np.multiply(g_rows, weight.reshape(-1))
+        np.multiply(gx, weight.reshape(-1), out=gx)  # now gw * xhat
+    else:
+        gw = np.array(g_rows)
     a = row_sums(gw) / n
-    b = row_sums(np.multiply(gw, rows)) / n
-    xb = np.multiply(rows, b)
+    b = row_sums(gx) / n
+    np.multiply(rows, b, out=gx)
     np.subtract(gw, a, out=gw)
-    np.subtract(gw, xb, out=gw)
+    np.subtract(gw, gx, out=gw)
     np.multiply(gw, rstd.reshape(-1, 1), out=gw)
-    return gw.reshape(xhat.shape)
+    return gw.reshape(xhat.shape), dweight, dbias
 
 
 layer_norm_p = Primitive("native_layer_norm", _layer_norm_kernel, _layer_norm_meta,
                          grad_name="NativeLayerNormBackward0", n_outputs=3)
 layer_norm_backward_p = Primitive(
     "native_layer_norm_backward", _layer_norm_backward_kernel,
-    lambda g, xhat, rstd, weight, *, k: (xhat._shape, xhat._dtype))
+    lambda g, xhat, rstd, weight, *, k: ((xhat._shape, xhat._dtype),) + (
+        (tuple(xhat._shape[len(xhat._shape) - k:]), xhat._dtype),) * 2, n_outputs=3)
 nondifferentiable(layer_norm_backward_p)  # used only when no graph of the backward is built
 
 
-def _layer_norm_dx(g_all, out, x, weight, bias, *, k, eps):
+def _layer_norm_vjp(g_all, out, x, weight, bias, *, needs, k, eps):
     g, g_xhat, g_rstd = g_all
     _, xhat, rstd = out
-    if _nonzero(g_xhat):  # only under double backward: x reaches it through xhat too
-        g = g * weight + g_xhat if weight is not None else g + g_xhat
+    twice = _nonzero(g_xhat) or _nonzero(g_rstd)  # only under double backward
+    if not _grad_mode.enabled and not twice:
+        dx, dweight, dbias = apply(layer_norm_backward_p, g, xhat, rstd, weight, k=k)
+        return dx, dweight, dbias
+    dweight, dbias = g * xhat, g  # (the engine sums them down to the parameters' shape)
+    if twice:  # x also reaches xhat and 1/std directly
+        g = (g * weight if weight is not None else g) + g_xhat
         weight = None
-    if _grad_mode.enabled:  # a graph of the backward is wanted: ember ops
-        dims = tuple(range(xhat.ndim - k, xhat.ndim))
-        gw = g if weight is None else g * weight
-        dx = rstd * (gw - gw.mean(dims, keepdim=True)
-                     - xhat * (gw * xhat).mean(dims, keepdim=True))
-    else:
-        dx = apply(layer_norm_backward_p, g, xhat, rstd, weight, k=k)
-    if _nonzero(g_rstd):  # likewise through 1/std: d rstd / dx = -rstd^2 xhat / n
+    dims = tuple(range(xhat.ndim - k, xhat.ndim))
+    gw = g if weight is None else g * weight
+    dx = rstd * (gw - gw.mean(dims, keepdim=True) - xhat * (gw * xhat).mean(dims, keepdim=True))
+    if twice:  # d rstd / dx = -rstd^2 xhat / n
         dx = dx - g_rstd * rstd * rstd * xhat / (xhat.numel() // max(rstd.numel(), 1))
-    return dx
+    return dx, dweight, dbias
 
 
 def _nonzero(t: Tensor) -> bool:
     return t.device.type != "cpu" or bool(t._array().any())
 
 
-defvjp(layer_norm_p, _layer_norm_dx,
-       lambda g, out, x, weight, bias, *, k, eps: g[0] * out[1],
-       lambda g, out, x, weight, bias, *, k, eps: g[0],
-       reads=((1,), (), ()), save_output=True)
+defvjp_joint(layer_norm_p, _layer_norm_vjp, (True, True, True), reads=((1,), (), ()),
+             save_output=True)
 
 
 def layer_norm_prim(x: Tensor, weight, bias, k: int, eps: float) -> Tensor:
