@@ -528,7 +528,7 @@ def reflected_op(fn):
 def _into_temporary(prim, self, other, refs, a, b, d: dt.dtype):
     """`prim(a, b)` computed into the buffer of `self` or `other` when that operand is a
     temporary about to die (ember.ops._elision); None when neither is."""
-    if _elision.TEMP_REFS is None or d._kind < 2 or _grad_state.enabled and (
+    if _elision.TEMP_REFS not in refs or d._kind < 2 or _grad_state.enabled and (
             getattr(a, "_requires_grad", False) or getattr(b, "_requires_grad", False)):
         return None
     for x, n, y in ((self, refs[0], other), (other, refs[1], self)):
