@@ -15,6 +15,7 @@ import ember as E
 from ..._tensor import Tensor
 from ...amp.autocast_mode import cast_for
 from ...ops import loss_ops, nn_ops
+from ...ops._common import type_name
 from .layers import pairwise_distance
 
 __all__ = [
@@ -66,38 +67,39 @@ def _check_target_size(input: Tensor, target: Tensor) -> None:
 
 
 def _check_nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int) -> Tensor:
-    if input.dim() < 1:
-        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
-    if input.dim() != 1 and input.shape[0] != (target.shape[0] if target.dim() else 1):
-        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
-                         f"batch_size ({target.shape[0] if target.dim() else 1}).")
-    from ...ops._common import type_name
-
-    if input.dim() > 2 and target.dtype is not E.int64:
-        raise RuntimeError(f"expected scalar type Long but found {type_name(target.dtype)}")
-    if target.dtype not in (E.int64, E.uint8):
+    shape, tshape = input._shape, target._shape
+    nd = len(shape)
+    if nd < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {nd})")
+    if nd != 1 and shape[0] != (tshape[0] if tshape else 1):
+        raise ValueError(f"Expected input batch_size ({shape[0]}) to match target "
+                         f"batch_size ({tshape[0] if tshape else 1}).")
+    tdtype = target._dtype
+    if nd > 2 and tdtype is not E.int64:
+        raise RuntimeError(f"expected scalar type Long but found {type_name(tdtype)}")
+    if tdtype is not E.int64 and tdtype is not E.uint8:
         raise RuntimeError("expected target dtype to be Long or Byte, but got "
-                           f"{type_name(target.dtype)}")
-    n_classes = input.shape[0] if input.dim() == 1 else input.shape[1]
-    if input.dim() == 1 and target.dim() != 0:
+                           f"{type_name(tdtype)}")
+    n_classes = shape[0] if nd == 1 else shape[1]
+    if nd == 1 and tshape:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    if input.dim() > 2:
-        expected = (input.shape[0],) + tuple(input.shape[2:])
-        if tuple(target.shape) != expected:
-            raise RuntimeError(f"Expected target size {list(expected)}, got "
-                               f"{list(target.shape)}")
-    elif input.dim() == 2 and target.dim() != 1:
+    if nd > 2:
+        expected = (shape[0],) + tuple(shape[2:])
+        if tuple(tshape) != expected:
+            raise RuntimeError(f"Expected target size {list(expected)}, got {list(tshape)}")
+    elif nd == 2 and len(tshape) != 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if weight is not None and weight.numel() != n_classes:
         raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes "
                            f"or no classes but got weight tensor of shape: {list(weight.shape)}")
-    if target.device.type == "cpu" and target.numel():
-        t = target.numpy()
-        if t.min() < 0 or t.max() >= n_classes:  # then find the first real offender
-            bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
-            if bad.any():
-                raise IndexError(f"Target {int(t[bad].flat[0])} is out of bounds.")
-    return target if target.dtype is E.int64 else target.to(E.int64)
+    t = target._np
+    if t is None and target.device.type == "cpu":
+        t = target._array()
+    if t is not None and t.size and (t.min() < 0 or t.max() >= n_classes):
+        bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))  # the first real offender
+        if bad.any():
+            raise IndexError(f"Target {int(t[bad].flat[0])} is out of bounds.")
+    return target if tdtype is E.int64 else target.to(E.int64)
 
 
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
