@@ -359,6 +359,8 @@ def _cname_d(d: dt.dtype) -> str:
 
 def _check_expand(inp: Tensor, shape) -> None:
     """`inp` must broadcast *to* `shape` (it is expanded, never the other way)."""
+    if inp._shape == shape or inp._shape == shape[-1:]:  # a full input, or a bias row
+        return
     ok = inp.ndim <= len(shape) and all(
         s in (1, n) for s, n in zip(inp._shape[::-1], shape[::-1]))
     if not ok:
@@ -388,7 +390,8 @@ def _run_addprod(prim, inp, m1, m2, beta, alpha, out, inplace: bool):
     _check_scalars(m1._dtype, beta, alpha)
     if m1._dtype._kind < 2:
         beta, alpha = int(beta), int(alpha)
-    shape = prim.meta(inp, m1, m2, beta=beta, alpha=alpha)[0]
+    shape = (m1._shape[0], m2._shape[1]) if prim is addmm_p \
+        else prim.meta(inp, m1, m2, beta=beta, alpha=alpha)[0]
     if inplace:
         if inp._shape != shape:
             raise RuntimeError(
