@@ -299,7 +299,8 @@ def run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
         while ready:
             node = heapq.heappop(ready)[2]
             grads = buffers.pop(node, None) or [None] * node.n_outputs
-            if node._tensor_hooks or node._retained or node.__class__ is AccumulateGrad:
+            if node._tensor_hooks or node._retained or (
+                    node.__class__ is AccumulateGrad and node.variable._ag is not None):
                 grads = _tensor_pre_hooks(node, grads)
             if capture is not None:
                 for nr, g in enumerate(grads):
