@@ -41,7 +41,17 @@ def over_chunks(fn: Callable[[int, int], None], n: int) -> None:
         return
     step = max(-(-n // workers), MIN_CHUNK)
     with one_blas_thread:  # (a kernel may call BLAS; see `blas`)
-        list(pool.map(lambda lo: fn(lo, min(lo + step, n)), range(0, n, step)))
+        list(pool.map(quiet(lambda lo: fn(lo, min(lo + step, n))), range(0, n, step)))
+
+
+def quiet(fn: Callable) -> Callable:
+    """`fn` for a kernel thread: NumPy's error state is per thread, and ember's (no warnings
+    for 1/0 or overflow, as PyTorch) is set on the importing thread only."""
+    def run(*args):
+        with np.errstate(all="ignore"):
+            return fn(*args)
+
+    return run
 
 
 def elementwise(body: Callable, out, *srcs) -> None:

@@ -226,14 +226,18 @@ def _gelu_body(out, x) -> None:
     np.multiply(out, x, out=out)
 
 
-def _gelu_grad_body(out, g, x) -> None:
-    """g * (Phi(x) + x phi(x))."""
-    t, e = np.empty_like(x), np.empty_like(x)
-    _cdf_f32(x, out, t, e)
+def _gelu_grad_body(res, g, x, y) -> None:
+    """g * (Phi(x) + x phi(x)), with Phi(x) read off the forward's y = x Phi(x) (0.5 at 0):
+    ten passes instead of evaluating Phi again."""
+    np.divide(y, x, out=res)
+    np.copyto(res, 0.5, where=x == 0)  # (a mask nearly all False: no branch mispredicts)
+    e = np.square(x)
+    np.multiply(e, -0.5, out=e)
+    np.exp(e, out=e)
     np.multiply(e, x, out=e)
     np.multiply(e, _INV_SQRT_2PI, out=e)
-    np.add(out, e, out=out)
-    np.multiply(out, g, out=out)
+    np.add(res, e, out=res)
+    np.multiply(res, g, out=res)
 
 
 def _gelu_f32(x):
@@ -242,10 +246,10 @@ def _gelu_f32(x):
     return out
 
 
-def _gelu_grad_f32(g, x):
-    out = np.empty_like(x)
-    elementwise(_gelu_grad_body, out, g, x)
-    return out
+def _gelu_grad_f32(g, x, y):
+    res = np.empty_like(x)
+    elementwise(_gelu_grad_body, res, g, x, y)
+    return res
 
 
 @lowp
@@ -260,24 +264,27 @@ def _gelu_kernel(a, approximate="none"):
 gelu_p = unary("gelu", _gelu_kernel)
 
 
-def _gelu_backward_kernel(g, x):
+def _gelu_backward_kernel(g, x, y):
+    if x.dtype == np.float32:
+        return _gelu_grad_f32(g, x, y)
     d = x.dtype
-    if d.itemsize == 2:  # float16 / bfloat16: in float32, rounded once
-        return _gelu_grad_f32(g.astype(np.float32), x.astype(np.float32)).astype(d)
-    if d == np.float32:
-        return _gelu_grad_f32(g, x)
+    if d.itemsize == 2:  # float16 / bfloat16: in float32 (Phi anew: y has too few digits)
+        x, g = x.astype(np.float32), g.astype(np.float32)
+        return _gelu_grad_f32(g, x, _gelu_f32(x)).astype(d)
     cdf = 0.5 * (1 + _erf64(x * (1 / math.sqrt(2))))
     return (g * (cdf + x * _INV_SQRT_2PI * np.exp(-0.5 * x * x))).astype(d)
 
 
-# GELU's derivative as one fused primitive (PyTorch's gelu_backward); its own VJP, in ember
+# GELU's derivative as one fused primitive (PyTorch's gelu_backward), given the forward's
+# output `y` too (a cache of x Phi(x), so its own derivative is zero). Its VJP, in ember
 # ops, keeps double backward working: d/dx of g (Phi + x phi) is g phi (2 - x^2).
 gelu_backward_p = Primitive("gelu_backward", _gelu_backward_kernel,
-                            lambda g, x: same_meta(x), grad_name="GeluBackwardBackward0")
+                            lambda g, x, y: same_meta(x), grad_name="GeluBackwardBackward0")
 defvjp(gelu_backward_p,
-       lambda v, out, g, x: apply(gelu_backward_p, v, x),
-       lambda v, out, g, x: v * g * (-0.5 * x * x).exp() * _INV_SQRT_2PI * (2 - x * x),
-       reads=((1,), (0, 1)))
+       lambda v, out, g, x, y: apply(gelu_backward_p, v, x, y),
+       lambda v, out, g, x, y: v * g * (-0.5 * x * x).exp() * _INV_SQRT_2PI * (2 - x * x),
+       lambda v, out, g, x, y: _zeros_like(y),
+       reads=((1, 2), (0, 1), (2,)))
 
 
 def _gelu_grad(g, out, x, approximate="none"):
@@ -286,10 +293,10 @@ def _gelu_grad(g, out, x, approximate="none"):
         t = inner.tanh()
         dinner = _SQRT_2_PI * (1 + 3 * 0.044715 * x * x)
         return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * dinner)
-    return apply(gelu_backward_p, g, x)
+    return apply(gelu_backward_p, g, x, out)
 
 
-defvjp(gelu_p, _gelu_grad)
+defvjp(gelu_p, _gelu_grad, save_output=True)
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:

@@ -16,7 +16,7 @@ import numpy as np
 from .._tensor import Tensor
 from .._view import wrap_dim
 from ._common import row_sums, to_float, type_name, write_out
-from ._parallel import one_blas_thread, thread_pool
+from ._parallel import one_blas_thread, quiet, thread_pool
 from .reduce import _LOW, _reduce_meta, c_order, expand_back, norm_dims
 from .registry import Primitive, apply, defvjp
 
@@ -63,7 +63,8 @@ def _rowwise(inputs, dim: int, body):
         else:
             step = -(-total // (workers * rows)) * rows
             with one_blas_thread:
-                list(pool.map(run, [(i, min(i + step, total)) for i in range(0, total, step)]))
+                list(pool.map(quiet(run),
+                              [(i, min(i + step, total)) for i in range(0, total, step)]))
     else:
         body(*ws, out, dim, np.empty_like(out))
     return out.astype(first.dtype) if first.dtype in _LOW else out
