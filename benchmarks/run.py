@@ -4,7 +4,7 @@
 
 Each (workload, framework) pair is timed in its own fresh subprocess: NumPy's OpenBLAS
 threads and torch's OpenMP threads spin between calls, and sharing two cores inside
-one process slows both unpredictably. Each pair runs twice, ember and torch
+one process slows both unpredictably. Each pair runs three times, ember and torch
 alternating, and each library's better run is kept, so a burst of load from elsewhere
 on a shared machine does not decide a ratio. Timing: warm-up, then `repeats` samples
 of an adaptive number of calls; the median, min and max per call are reported with
@@ -118,7 +118,7 @@ def _in_subprocess(name: str, lib_name: str, quick: bool, memory: bool) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-ROUNDS = 2  # worker runs per library, alternating; the one with the lower median is kept
+ROUNDS = 3  # worker runs per library, alternating; the one with the lower median is kept
 
 
 def run(selected: list[Workload], quick: bool, memory: bool) -> list[dict]:
