@@ -256,3 +256,15 @@ def test_expression_temporaries_are_reused_without_changing_results():
     w = ember.tensor(xs[0], requires_grad=True)
     (w * b + c).sum().backward()
     assert_same(w.grad, tb)
+
+
+def test_integer_division_by_zero_of_an_empty_tensor_divides_nothing():
+    # PyTorch raises ZeroDivisionError only when something is divided.
+    for fe, ft in ((lambda a, b: a % b, lambda a, b: a % b),
+                   (lambda a, b: a // b, lambda a, b: a // b),
+                   (lambda a, b: ember.div(a, b, rounding_mode="trunc"),
+                    lambda a, b: torch.div(a, b, rounding_mode="trunc"))):
+        assert_same(fe(ember.tensor([], dtype=ember.uint8), ember.tensor(0, dtype=ember.uint8)),
+                    ft(torch.tensor([], dtype=torch.uint8), torch.tensor(0, dtype=torch.uint8)))
+        with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+            fe(ember.tensor([3], dtype=ember.uint8), ember.tensor(0, dtype=ember.uint8))

@@ -180,9 +180,10 @@ def _floor_divide_grad(g, out, a, b):
 defvjp(floor_divide_p, _floor_divide_grad, _floor_divide_grad, reads=((), ()))
 
 
-def int_zero_check(b, d: dt.dtype) -> None:
-    """Integer division (and remainder) by zero raises, as PyTorch's CPU kernels do."""
-    if d._kind >= 2:
+def int_zero_check(b, d: dt.dtype, a=None) -> None:
+    """Integer division (and remainder) by zero raises, as PyTorch's CPU kernels do (not
+    when the dividend `a` is empty: then nothing is divided)."""
+    if d._kind >= 2 or (isinstance(a, Tensor) and a.numel() == 0):
         return
     if isinstance(b, Tensor):
         if b.device.type == "cpu" and not b._array().all():
@@ -207,10 +208,10 @@ def div(input, other, *, rounding_mode=None, out=None) -> Tensor:
             b, _ = _int_to_float(b, d)
         r = apply(div_p, a, b)
         return r if out is None else _write_out(r, out)
-    return _write_out(apply(_rounded_div_prim(rounding_mode, d, b), a, b), out)
+    return _write_out(apply(_rounded_div_prim(rounding_mode, d, b, a), a, b), out)
 
 
-def _rounded_div_prim(rounding_mode, d: dt.dtype, b) -> Primitive:
+def _rounded_div_prim(rounding_mode, d: dt.dtype, b, a=None) -> Primitive:
     if rounding_mode not in ("trunc", "floor"):
         raise RuntimeError(
             "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
@@ -220,7 +221,7 @@ def _rounded_div_prim(rounding_mode, d: dt.dtype, b) -> Primitive:
         raise not_implemented(f"div_{rounding_mode}_cpu", d)
     if d._kind == 3:
         raise not_implemented(f"div_{rounding_mode}_cpu", d)
-    int_zero_check(b, d)
+    int_zero_check(b, d, a)
     return floor_div_p if rounding_mode == "floor" else trunc_div_p
 
 
@@ -234,7 +235,7 @@ def true_divide(input, other, *, out=None) -> Tensor:
 def floor_divide(input, other, *, out=None) -> Tensor:
     """Floor of input / other (integers stay integers); has no derivative, as in PyTorch."""
     a, b, d = binary_operands(input, other)
-    _rounded_div_prim("floor", d, b)
+    _rounded_div_prim("floor", d, b, a)
     return _write_out(apply(floor_divide_p, a, b), out)
 
 
@@ -466,7 +467,8 @@ def div_(self: Tensor, other, *, rounding_mode=None) -> Tensor:
             )
         return apply_(div_p, self, inplace_operand(self, other))
     b = inplace_operand(self, other)
-    return apply_(_rounded_div_prim(rounding_mode, dt.result_type(self, other), b), self, b)
+    return apply_(_rounded_div_prim(rounding_mode, dt.result_type(self, other), b, self), self,
+                  b)
 
 
 def true_divide_(self: Tensor, other) -> Tensor:
@@ -475,7 +477,7 @@ def true_divide_(self: Tensor, other) -> Tensor:
 
 def floor_divide_(self: Tensor, other) -> Tensor:
     b = inplace_operand(self, other)
-    _rounded_div_prim("floor", dt.result_type(self, other), b)
+    _rounded_div_prim("floor", dt.result_type(self, other), b, self)
     return apply_(floor_divide_p, self, b)
 
 

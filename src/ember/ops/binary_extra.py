@@ -85,7 +85,7 @@ def _modulo_operands(kname: str):
     def prepare(input, other):
         a, b, d = binary_operands(input, other)
         _refuse(d, (0, 3), kname)
-        int_zero_check(b, d)
+        int_zero_check(b, d, a)
         return a, b
 
     return prepare
