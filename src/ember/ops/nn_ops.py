@@ -135,12 +135,22 @@ def _flat(x, target):
 def _picked_weights(target, weight, ignore_index: int, n_classes: int, dtype):
     """Each target's weight (0 where ignored) and the targets made safe to index with;
     the weights are None when all are 1 (no class weights, nothing ignored)."""
-    valid = target != ignore_index
-    if weight is None and valid.all():
+    if weight is None and _none_ignored(target, ignore_index):
         return None, target
+    valid = target != ignore_index
     safe = np.where(valid, target, 0)
     w = np.ones(target.shape, dtype) if weight is None else weight[safe].astype(dtype)
     return np.where(valid, w, 0).astype(dtype), safe
+
+
+def _none_ignored(target, ignore_index: int) -> bool:
+    """No target equals `ignore_index`: one reduction when it lies outside the targets'
+    range (the usual -100), an elementwise test otherwise."""
+    if target.size == 0:
+        return True
+    if ignore_index < 0:
+        return np.minimum.reduce(target, axis=None) > ignore_index
+    return not (target == ignore_index).any()
 
 
 def _total_weight(w, n: int, dtype):
@@ -172,13 +182,11 @@ def _nll_backward_kernel(g, target, weight, *, reduction, ignore_index, in_shape
     n_classes = in_shape[0] if len(in_shape) == 1 else in_shape[1]
     tf = target.reshape(-1)
     w, safe = _picked_weights(tf, weight, ignore_index, n_classes, work.dtype)
-    ones = np.ones(tf.shape, work.dtype) if w is None else w
-    if reduction == "none":
-        coef = -ones * work.reshape(-1)
-    else:
-        coef = -ones * work
-        if reduction == "mean":
-            coef = coef / _total_weight(w, tf.size, work.dtype)
+    coef = np.negative(work.reshape(-1) if reduction == "none" else work)
+    if w is not None:
+        coef = coef * w
+    if reduction == "mean":
+        coef = coef / _total_weight(w, tf.size, work.dtype)
     grad = np.zeros((tf.size, n_classes), work.dtype)
     grad[np.arange(tf.size), safe] = coef
     if len(in_shape) == 1:

@@ -16,7 +16,7 @@ import numpy as np
 from .. import _dtype as dt
 from .._tensor import Tensor
 from .._view import numel, wrap_dim, wrap_dims
-from ._common import type_name, write_out
+from ._common import along, type_name, write_out
 from .registry import Primitive, apply, defvjp, nondifferentiable
 
 _LOW = (np.dtype(np.float16), dt.bfloat16.np)
@@ -107,7 +107,7 @@ def _sum_kernel(a, *, dims, keepdim, in_shape=None):
     if a.dtype in _LOW:
         return np.sum(a, axis=_axis(a, dims), keepdims=keepdim, dtype=np.float32).astype(a.dtype)
     # (the ufunc method: np.sum's Python wrapper costs more than a small reduction)
-    return np.asarray(np.add.reduce(a, axis=_axis(a, dims), keepdims=keepdim, dtype=a.dtype))
+    return np.asarray(along(np.add.reduce, a, _axis(a, dims), keepdim, dtype=a.dtype))
 
 
 def _sum_vjp(g, out, x, *, dims, keepdim, in_shape):
@@ -183,7 +183,7 @@ def _mean_kernel(a, *, dims, keepdim, in_shape=None):
             return np.asarray(total / a.dtype.type(0), dtype=a.dtype)
     if a.dtype in _LOW:
         return np.mean(a, axis=_axis(a, dims), keepdims=keepdim, dtype=np.float32).astype(a.dtype)
-    return np.asarray(np.mean(a, axis=_axis(a, dims), keepdims=keepdim, dtype=a.dtype))
+    return np.asarray(along(np.mean, a, _axis(a, dims), keepdim, dtype=a.dtype))
 
 
 def _mean_vjp(g, out, x, *, dims, keepdim, in_shape):
@@ -293,7 +293,7 @@ def _extreme_kernel(fn, name):
                 if a.shape[d] == 0:
                     raise IndexError(
                         f"{name}(): Expected reduction dim {d} to have non-zero size.")
-        return np.asarray(fn(a, axis=_axis(a, dims), keepdims=keepdim))
+        return np.asarray(along(fn, a, _axis(a, dims), keepdim))
 
     return kernel
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from .._view import wrap_dim
-from ._common import row_sums, to_float, type_name, write_out
+from ._common import along, row_sums, to_float, type_name, write_out
 from ._parallel import one_blas_thread, quiet, thread_pool
 from .reduce import _LOW, _reduce_meta, c_order, expand_back, norm_dims
 from .registry import Primitive, apply, defvjp
@@ -94,17 +94,20 @@ def _softmax_meta(x, *more, dim):
 
 # The reductions as ufunc methods (NumPy's np.max / np.sum wrappers cost more than the
 # reduction itself on a classifier head's small rows); row sums as BLAS products.
-_max = np.maximum.reduce
+
+def _max(a, axis: int):
+    """The max along `axis`, kept as a dim of size 1."""
+    return along(np.maximum.reduce, a, axis, True)
 
 
 def _sum(a, axis: int, keepdims: bool):
     if a.ndim == 2 and axis % 2 == 1 and keepdims:
         return row_sums(a)
-    return np.add.reduce(a, axis=axis, keepdims=keepdims)
+    return along(np.add.reduce, a, axis, keepdims)
 
 
 def _softmax_body(src, dst, axis, scratch):
-    np.subtract(src, _max(src, axis=axis, keepdims=True), out=dst)
+    np.subtract(src, _max(src, axis), out=dst)
     np.exp(dst, out=dst)
     np.divide(dst, _sum(dst, axis=axis, keepdims=True), out=dst)
 
@@ -133,7 +136,7 @@ defvjp(softmax_backward_p,
 # --- log_softmax ------------------------------------------------------------------------
 
 def _log_softmax_body(src, dst, axis, scratch):
-    np.subtract(src, _max(src, axis=axis, keepdims=True), out=dst)
+    np.subtract(src, _max(src, axis), out=dst)
     e = np.exp(dst, out=scratch)
     total = _sum(e, axis=axis, keepdims=True)
     np.subtract(dst, np.log(total, out=total), out=dst)
@@ -203,12 +206,12 @@ def _logsumexp_kernel(a, *, dims, keepdim):
             r = np.log(np.sum(np.exp(w), axis=axis, keepdims=keepdim))
         return np.asarray(r, dtype=a.dtype)
     real = w.real if w.dtype.kind == "c" else w
-    m = np.max(real, axis=axis, keepdims=True)
+    m = along(np.max, real, axis, True)
     # NOTE: an infinite max is not subtracted (inf - inf would be NaN), as in PyTorch.
     m = np.where(np.isfinite(m), m, 0).astype(real.dtype)
     shifted = np.subtract(w, m)
     np.exp(shifted, out=shifted)
-    total = np.sum(shifted, axis=axis, keepdims=True)
+    total = along(np.add.reduce, shifted, axis, True)
     np.log(total, out=total)
     total += m
     if not keepdim:
