@@ -72,6 +72,10 @@ def test_nll_loss(reduction):
     out, _ = check_module(e, tm, x, t)
     if reduction == "mean":
         assert type(out.grad_fn).__name__ == "NllLossBackward0"
+    # without class weights: some targets ignored, then none
+    for labels in (t, _labels((5,), 4)):
+        check_module(nn.NLLLoss(ignore_index=-1, reduction=reduction),
+                     torch.nn.NLLLoss(ignore_index=-1, reduction=reduction), x, labels)
 
 
 def test_nll_loss_double_backward_matches_torch():
