@@ -613,6 +613,28 @@ def _alias(src: Tensor) -> Tensor:
     return t
 
 
+def _saved_copy_of(src: Tensor) -> Tensor:
+    """What a graph node keeps of an output it saves: `_alias` without the Storage object a
+    fresh kernel result does not have yet (the same NumPy array and version counter; no
+    one can ask the saved tensor for its storage, so none is made)."""
+    if src._storage is not None:
+        return _alias(src)
+    t = _new(Tensor)
+    t._np = src._np
+    t._storage = None
+    t._shape = src._shape
+    t._stride = None
+    t._offset = src._offset
+    t._dtype = src._dtype
+    t._vc = src._vc
+    t._base = None
+    t._requires_grad = False
+    t._grad_fn = None
+    t._grad = None
+    t._ag = None
+    return t
+
+
 def _meta(shape, dtype: dt.dtype, stride=None) -> Tensor:
     """A tensor on the meta device: metadata and a byte count, no memory."""
     shape = tuple(shape)

@@ -347,7 +347,7 @@ def _save(node, prim, rule, args, needs, out, multi) -> None:
         else:
             versions.append(None)
     if rule.save_output:
-        alias = T._alias
+        alias = T._saved_copy_of
         outs = out if multi else (out,)
         for o in outs:
             if o._vc is None:
