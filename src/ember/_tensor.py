@@ -590,8 +590,12 @@ def _make(storage: Storage, shape, stride, offset: int, dtype: dt.dtype,
     return t
 
 
-def _alias(src: Tensor) -> Tensor:
-    """Same storage, metadata and version counter; no graph."""
+def _alias(src: Tensor, *, storage: bool = True) -> Tensor:
+    """Same storage, metadata and version counter; no graph.
+
+    With `storage=False` (what a graph node keeps of an output it saves) a fresh kernel
+    result is shared as its NumPy array, without making the Storage object it does not
+    have yet: no one can ask a saved tensor for its storage."""
     t = _new(Tensor)
     t._np = src._np
     t._storage = src._storage
@@ -605,33 +609,11 @@ def _alias(src: Tensor) -> Tensor:
     t._grad_fn = None
     t._grad = None
     t._ag = None
-    if src._storage is None:
+    if src._storage is None and storage:
         # Both must agree on one Storage object once someone asks for it.
         src._ensure_storage()
         t._storage = src._storage
         t._stride = src._stride
-    return t
-
-
-def _saved_copy_of(src: Tensor) -> Tensor:
-    """What a graph node keeps of an output it saves: `_alias` without the Storage object a
-    fresh kernel result does not have yet (the same NumPy array and version counter; no
-    one can ask the saved tensor for its storage, so none is made)."""
-    if src._storage is not None:
-        return _alias(src)
-    t = _new(Tensor)
-    t._np = src._np
-    t._storage = None
-    t._shape = src._shape
-    t._stride = None
-    t._offset = src._offset
-    t._dtype = src._dtype
-    t._vc = src._vc
-    t._base = None
-    t._requires_grad = False
-    t._grad_fn = None
-    t._grad = None
-    t._ag = None
     return t
 
 

@@ -347,13 +347,14 @@ def _save(node, prim, rule, args, needs, out, multi) -> None:
         else:
             versions.append(None)
     if rule.save_output:
-        alias = T._saved_copy_of
+        alias = T._alias
         outs = out if multi else (out,)
         for o in outs:
             if o._vc is None:
                 raise _inference_save_error()
             versions.append(o._vc[0])
-        node._out = tuple(alias(o) for o in out) if multi else alias(out)
+        node._out = tuple(alias(o, storage=False) for o in out) if multi \
+            else alias(out, storage=False)
     else:
         node._out = None
     node._saved = tuple(saved)
