@@ -306,6 +306,53 @@ def test_setitem_shape_mismatch_raises_runtime_error(key, shape):
         ember.zeros(3, 4)[key] = ember.ones(shape)
 
 
+def test_setitem_with_a_basic_key_writes_through_views_and_counts_versions():
+    """ints, slices, None and `...` (ember writes these through NumPy's own indexing)."""
+    for lib in (ember, torch):
+        base = lib.arange(12.0).reshape(3, 4)
+        x = base.t()  # a non-contiguous view: writes must reach `base`
+        v0 = x._version
+        x[1] = lib.tensor([10.0, 20.0, 30.0])
+        x[-1, 2] = -5.0
+        x[:, None, 0] = lib.ones(4, 1)
+        x[..., 2:] = 7.0
+        vec = lib.zeros(3)
+        vec[2] = 4.0  # a full set of ints: one element
+        scalar = lib.tensor(1.0)
+        scalar[()] = 2.0
+        scalar[...] = scalar + 1
+        if lib is ember:
+            e = (base, vec, scalar, x._version - v0)
+        else:
+            assert_same(e[0], base)
+            assert_same(e[1], vec)
+            assert_same(e[2], scalar)
+            assert e[3] == x._version - v0 == 4
+
+
+@pytest.mark.parametrize("key", [(0, 5), (None, 0, 9), (Ellipsis, 9), (0, slice(None), 9),
+                                 (None, None, 2, 9), (slice(0, 1), 4), (-4,)], ids=str)
+def test_out_of_range_int_keys_raise_like_torch(key):
+    """The message names the key's item as PyTorch does (not the dim of the view)."""
+    with pytest.raises(IndexError) as t:
+        torch.zeros(3, 4, 5)[key] = 1.0
+    with pytest.raises(IndexError) as e:
+        ember.zeros(3, 4, 5)[key] = 1.0
+    assert str(e.value) == str(t.value)
+    with pytest.raises(IndexError) as e:
+        ember.zeros(3, 4, 5)[key]
+    assert str(e.value) == str(t.value)
+
+
+def test_setitem_basic_key_errors_match_torch():
+    with pytest.raises(IndexError, match="too many indices"):
+        ember.zeros(3)[0, 0] = 1.0
+    with pytest.raises(ValueError, match="step must be greater than zero"):
+        ember.zeros(3)[::-1] = 1.0
+    with pytest.raises(RuntimeError, match="leaf Variable"):
+        ember.zeros(3, requires_grad=True)[1:] = 1.0
+
+
 def test_setitem_errors():
     with pytest.raises(IndexError):
         ember.zeros(3)[3] = 1.0

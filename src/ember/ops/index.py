@@ -128,7 +128,7 @@ def plan(x: Tensor, key):
     if specified > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
     view, dim, idx = x, 0, {}
-    for k in items:
+    for pos, k in enumerate(items):
         if k is None:
             view = movement.unsqueeze(view, dim)
             dim += 1
@@ -142,7 +142,7 @@ def plan(x: Tensor, key):
             i = int(k)
             n = view._shape[dim]
             if i < -n or i >= n:
-                raise _index_error(i, dim, n)
+                raise _index_error(i, pos, n)  # (PyTorch names the key's item, not the dim)
             view = movement.select(view, dim, i)
         elif isinstance(k, slice):
             view = _slice(view, dim, k)
@@ -372,6 +372,13 @@ def setitem(x: Tensor, key, value) -> None:
         raise TypeError(f"can't assign a {_type_name(value)} to a torch.{_tn(x._dtype)}Tensor")
     if key is False:
         return  # PyTorch writes nothing and records nothing for `x[False] = v`
+    if x._storage is None or x._storage.device.type == "cpu":
+        dst = _basic_target(x, key, value)
+        if dst is not None and not (_grad_state.enabled and (
+                x._requires_grad or getattr(value, "_requires_grad", False))):
+            check_inplace(x)
+            _write(x, dst, None, value)
+            return
     with grad_mode.no_grad():
         view, adv = plan(x, key)
     if adv is not None and isinstance(value, Tensor) and value._dtype is not x._dtype and not (
@@ -384,7 +391,9 @@ def setitem(x: Tensor, key, value) -> None:
         x._requires_grad or (isinstance(value, Tensor) and value._requires_grad))
     check_inplace(x)
     if not needs_graph and x.device.type == "cpu":
-        _setitem_numpy(x, view, adv, value)
+        if isinstance(value, Tensor):
+            _check_overlap(view, value)
+        _write(x, view._array(), adv, value)
         return
     if x.device.type == "meta":
         target = view._shape if adv is None else _probe(view._shape)[adv].shape
@@ -433,11 +442,30 @@ def _check_overlap(dst: Tensor, src: Tensor) -> None:
                            "the tensor before performing the operation.")
 
 
-def _setitem_numpy(x: Tensor, view: Tensor, adv, value) -> None:
-    """Write straight into x's memory through the planned view (no graph recorded)."""
-    dst = view._array()
+def _basic_target(x: Tensor, key, value) -> np.ndarray | None:
+    """x[key] as a NumPy view of x's memory when `key` holds only ints, forward slices, None
+    and one `...` (NumPy reads those as PyTorch does) and `value` is not a view of x; None
+    otherwise, and for an index out of range (the general path words the error)."""
+    if isinstance(value, Tensor) and value._storage is not None \
+            and value._storage is x._storage:
+        return None
+    npkey = _basic_key(key)
+    if npkey is None or not all(k.step is None or k.step > 0 for k in npkey
+                                if k.__class__ is slice):
+        return None
+    if Ellipsis not in npkey:
+        npkey += (Ellipsis,)  # (so that a full set of ints gives a 0-d view, not a scalar)
+    try:
+        dst = x._array()[npkey]
+    except IndexError:
+        return None
+    return dst if dst.__class__ is np.ndarray else None
+
+
+def _write(x: Tensor, dst: np.ndarray, adv, value) -> None:
+    """Write `value` straight into x's memory at `dst` (a view of it), through the advanced
+    key `adv` if any; no graph recorded."""
     if isinstance(value, Tensor):
-        _check_overlap(view, value)
         src = value._array()
         if src.dtype.kind == "c" and dst.dtype.kind != "c":
             src = src.real
