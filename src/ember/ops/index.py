@@ -102,9 +102,11 @@ def _index_array(k) -> np.ndarray:
 def _specified_dims(items) -> int:
     n = 0
     for k in items:
-        if k is None or k is Ellipsis or isinstance(k, bool):
+        if k.__class__ is int or k.__class__ is slice:
+            n += 1
+        elif k is None or k is Ellipsis or isinstance(k, bool):
             continue
-        if isinstance(k, Tensor) and k._dtype in (dt.bool_, dt.uint8):
+        elif isinstance(k, Tensor) and k._dtype in (dt.bool_, dt.uint8):
             n += k.ndim
         elif isinstance(k, np.ndarray) and k.dtype == np.bool_:
             n += k.ndim
@@ -129,7 +131,10 @@ def plan(x: Tensor, key):
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
     view, dim, idx = x, 0, {}
     for pos, k in enumerate(items):
-        if k is None:
+        if k.__class__ is slice:
+            view = _slice(view, dim, k)
+            dim += 1
+        elif k is None:
             view = movement.unsqueeze(view, dim)
             dim += 1
         elif k is Ellipsis:
@@ -143,7 +148,8 @@ def plan(x: Tensor, key):
             n = view._shape[dim]
             if i < -n or i >= n:
                 raise _index_error(i, pos, n)  # (PyTorch names the key's item, not the dim)
-            view = movement.select(view, dim, i)
+            view = movement.apply_view(movement.select_p, view, dim=dim, index=i % n,
+                                       in_shape=view._shape)
         elif isinstance(k, slice):
             view = _slice(view, dim, k)
             dim += 1
