@@ -148,12 +148,14 @@ def _fmt_time(s: float) -> str:
 
 def _format_row(r: dict) -> str:
     e, t = r["ember"], r["torch"]
-    ok = "ok" if r["target"] is None or r["ratio"] <= r["target"] else "MISS"
+    if r["target"] is None:
+        verdict = "(no target)"
+    else:
+        verdict = f"(target <= {r['target']}) " + ("ok" if r["ratio"] <= r["target"] else "MISS")
     mem = f"  mem x{r['memory_ratio']:.2f}" if "memory_ratio" in r else ""
     rate = f"  [{e['rate']} vs {t['rate']}]" if "rate" in e else ""
     return (f"{r['name']:<18} ember {_fmt_time(e['median'])} (min {_fmt_time(e['min'])})  "
-            f"torch {_fmt_time(t['median'])}  ratio {r['ratio']:5.2f} "
-            f"(target <= {r['target']}) {ok}{mem}{rate}")
+            f"torch {_fmt_time(t['median'])}  ratio {r['ratio']:5.2f} {verdict}{mem}{rate}")
 
 
 def main(argv=None) -> int:

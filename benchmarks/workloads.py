@@ -209,6 +209,40 @@ def digits(lib, quick):
     return run
 
 
+# Beyond the issue's list: calls real programs make most often (shared/research/api-usage.md)
+
+def index_get(lib, quick):
+    x = _t(lib, _arr((32, 16)))
+
+    def step():
+        return x[3], x[:, 2], x[1:5]
+
+    return step
+
+
+def index_set(lib, quick):
+    x, v = _t(lib, _arr((32, 16))), _t(lib, _arr(16, 1))
+
+    def step():
+        x[3] = v
+        x[:, 2] = 0.5
+
+    return step
+
+
+def classifier_head(lib, quick):
+    """What a training loop does with a batch's class scores besides the loss."""
+    logits = _t(lib, _arr((4096, 10)))
+    y = lib.tensor(np.random.default_rng(1).integers(0, 10, 4096))
+
+    def step():
+        probs = logits.softmax(1)
+        accuracy = (logits.argmax(1) == y).float().mean()
+        return probs.amax(1).sum(), accuracy
+
+    return step
+
+
 WORKLOADS = [
     Workload("dispatch_add", dispatch_add, 3.0),
     Workload("dispatch_mul_grad", dispatch_mul_grad, 3.0),
@@ -219,4 +253,7 @@ WORKLOADS = [
     Workload("softmax_xent", softmax_xent, 2.0, memory=True),
     Workload("gpt_step", gpt_step, 1.3, memory=True),
     Workload("digits_e2e", digits, 1.0),
+    Workload("index_get", index_get, None),
+    Workload("index_set", index_set, None),
+    Workload("classifier_head", classifier_head, None),
 ]
