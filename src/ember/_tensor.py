@@ -452,12 +452,12 @@ class Tensor:
             raise RuntimeError(
                 f"a Tensor with {numel(self._shape)} elements cannot be converted to Scalar"
             )
-        if self.device.type == "meta":
-            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
-        v = self._array().reshape(-1)[0]
-        if self._dtype is dt.bfloat16 or self._dtype is dt.float16:
-            return float(v)
-        return v.item()
+        a = self._np
+        if a is None:
+            if self.device.type == "meta":
+                raise RuntimeError("Tensor.item() cannot be called on meta tensors")
+            a = self._array()
+        return a.item()  # (a Python float for float16 and bfloat16 too)
 
     def __float__(self) -> float:
         return float(self._scalar("float"))
