@@ -118,14 +118,16 @@ def _in_subprocess(name: str, lib_name: str, quick: bool, memory: bool) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-ROUNDS = 3  # worker runs per library, alternating; the one with the lower median is kept
+# Worker runs per library, alternating (so a burst of load elsewhere hits both); the one
+# with the lower median is kept. A workload without a target only informs: one round.
+ROUNDS = 3
 
 
 def run(selected: list[Workload], quick: bool, memory: bool) -> list[dict]:
     results = []
     for w in selected:
         row = {"name": w.name, "target": w.target}
-        for _ in range(ROUNDS):  # alternating, so a burst of load elsewhere hits both
+        for _ in range(ROUNDS if w.target is not None else 1):
             for lib_name in ("ember", "torch"):
                 got = _in_subprocess(w.name, lib_name, quick, memory)
                 if lib_name not in row or got["median"] < row[lib_name]["median"]:
