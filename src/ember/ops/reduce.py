@@ -148,10 +148,13 @@ def sum_to_size(x: Tensor, *size) -> Tensor:
         raise RuntimeError(f"size {{{list(size)}}} is not expandable to size "
                            f"{{{list(x._shape)}}}.")
     inner = tuple(i + lead for i, n in enumerate(size) if n == 1 and x._shape[i + lead] != 1)
-    if not inner:  # only leading dims go: summed away directly, no reshape after
-        return sum(x, tuple(range(lead)))
-    r = sum(x, tuple(range(lead)) + inner, keepdim=True)
-    return r.reshape(size) if r._shape != size else r
+    dims = tuple(range(lead)) + inner  # (sorted and in range: no need for `sum`'s parsing)
+    if x._dtype._kind < 2:
+        r = sum(x, dims, keepdim=bool(inner))
+    else:
+        r = apply(sum_dim_p, x, dims=dims, keepdim=bool(inner), in_shape=x._shape)
+    # (only leading dims: summed away directly, no reshape after)
+    return r.reshape(size) if inner and r._shape != size else r
 
 
 def _nansum_kernel(a, *, dims, keepdim):
