@@ -45,6 +45,8 @@ def numel(shape: Sequence[int]) -> int:
 
 def wrap_dim(dim: int, ndim: int) -> int:
     """A dim in [-ndim, ndim) made non-negative; IndexError with PyTorch's text otherwise."""
+    if dim.__class__ is int and -ndim <= dim < ndim:
+        return dim + ndim if dim < 0 else dim
     if not isinstance(dim, int):
         dim = int(dim.__index__())
     lo, hi = (-ndim, ndim - 1) if ndim > 0 else (-1, 0)

@@ -139,7 +139,8 @@ def run_vjp(node: Node, grads: list, create_graph: bool) -> list:
         gi = joint[i] if rule.joint is not None else fns[i](g, out, *saved, **params)
         if gi is not None:
             shape, dtype = node._in_meta[i]
-            gi = fit(gi, shape, dtype)
+            if gi._shape != shape or gi._dtype is not dtype:
+                gi = fit(gi, shape, dtype)
         result.append(gi)
     return result
 
@@ -300,7 +301,7 @@ def run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
             node = heapq.heappop(ready)[2]
             grads = buffers.pop(node, None) or [None] * node.n_outputs
             if node._tensor_hooks or node._retained or (
-                    node.__class__ is AccumulateGrad and node.variable._ag is not None):
+                    node.__class__ is AccumulateGrad and _has_hooks(node.variable)):
                 grads = _tensor_pre_hooks(node, grads)
             if capture is not None:
                 for nr, g in enumerate(grads):
@@ -342,6 +343,11 @@ def _route(edges, in_grads, buffers: dict, deps: dict, ready: list) -> None:
         deps[nxt] = d
         if d == 0:
             heapq.heappush(ready, (-nxt._seq, id(nxt), nxt))
+
+
+def _has_hooks(leaf) -> bool:
+    ag = leaf._ag
+    return ag is not None and bool(ag.hooks)
 
 
 def _any_grad(grads: list) -> bool:

@@ -195,6 +195,8 @@ def permute(x: Tensor, *dims) -> Tensor:
 
 
 def _transpose_rule(shape, stride, offset, *, dim0, dim1):
+    if len(shape) == 2 and dim0 != dim1:  # a matrix (`t()`, `.mT`, TBackward0)
+        return (shape[1], shape[0]), (stride[1], stride[0]), offset
     shape, stride = list(shape), list(stride)
     shape[dim0], shape[dim1] = shape[dim1], shape[dim0]
     stride[dim0], stride[dim1] = stride[dim1], stride[dim0]
