@@ -65,6 +65,9 @@ def _rowwise(inputs, dim: int, body):
             with one_blas_thread:
                 list(pool.map(quiet(run),
                               [(i, min(i + step, total)) for i in range(0, total, step)]))
+    elif dim == first.ndim - 1 and first.ndim > 2:  # as rows: their sums are BLAS products
+        dst = out.reshape(-1, n)
+        body(*(_rows(w, n) for w in ws), dst, 1, np.empty_like(dst))
     else:
         body(*ws, out, dim, np.empty_like(out))
     return out.astype(first.dtype) if first.dtype in _LOW else out
