@@ -45,16 +45,16 @@ def numel(shape: Sequence[int]) -> int:
 
 def wrap_dim(dim: int, ndim: int) -> int:
     """A dim in [-ndim, ndim) made non-negative; IndexError with PyTorch's text otherwise."""
-    if dim.__class__ is int and -ndim <= dim < ndim:
-        return dim + ndim if dim < 0 else dim
     if not isinstance(dim, int):
         dim = int(dim.__index__())
+    if -ndim <= dim < ndim:
+        return dim + ndim if dim < 0 else dim
+    if ndim == 0 and dim in (-1, 0):  # a 0-d tensor takes dim 0 or -1, as in PyTorch
+        return dim
     lo, hi = (-ndim, ndim - 1) if ndim > 0 else (-1, 0)
-    if dim < lo or dim > hi:
-        raise IndexError(
-            f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})"
-        )
-    return dim + ndim if dim < 0 else (dim if ndim > 0 else 0)
+    raise IndexError(
+        f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})"
+    )
 
 
 def wrap_dims(dims, ndim: int) -> tuple[int, ...]:

@@ -235,10 +235,8 @@ def select(cond, a, b):
     return r.view(d)
 
 
-_ONES: dict = {}
-
-
-_SHORT_ROW = 16
+_SHORT_ROW = 16  # a last dim this short, over at least _MANY_ROWS rows, goes column-wise
+_MANY_ROWS = 64
 
 
 def along(fn, a, axis, keepdims: bool, **kw):
@@ -247,11 +245,14 @@ def along(fn, a, axis, keepdims: bool, **kw):
     instead: NumPy reduces each short contiguous row in its own inner loop, 5-10x slower."""
     nd = a.ndim
     if (nd >= 2 and axis in (nd - 1, -1, (nd - 1,)) and a.shape[-1] <= _SHORT_ROW
-            and a.size >= 64 * a.shape[-1] and a.flags.c_contiguous):
+            and a.size >= _MANY_ROWS * a.shape[-1] and a.flags.c_contiguous):
         cols = a.T if nd == 2 else a.transpose((nd - 1, *range(nd - 1)))
         r = fn(np.ascontiguousarray(cols), axis=0, **kw)
         return r[..., None] if keepdims else r
     return fn(a, axis=axis, keepdims=keepdims, **kw)
+
+
+_ONES: dict = {}  # (row length, dtype) -> the ones vector row_sums multiplies by
 
 
 def row_sums(a):

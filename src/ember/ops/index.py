@@ -150,9 +150,6 @@ def plan(x: Tensor, key):
                 raise _index_error(i, pos, n)  # (PyTorch names the key's item, not the dim)
             view = movement.apply_view(movement.select_p, view, dim=dim, index=i % n,
                                        in_shape=view._shape)
-        elif isinstance(k, slice):
-            view = _slice(view, dim, k)
-            dim += 1
         elif isinstance(k, (Tensor, np.ndarray, list, tuple)):
             arr = _index_array(k)
             if arr.dtype == np.bool_:
@@ -378,10 +375,12 @@ def setitem(x: Tensor, key, value) -> None:
         raise TypeError(f"can't assign a {_type_name(value)} to a torch.{_tn(x._dtype)}Tensor")
     if key is False:
         return  # PyTorch writes nothing and records nothing for `x[False] = v`
-    if x._storage is None or x._storage.device.type == "cpu":
+    needs_graph = _grad_state.enabled and (
+        x._requires_grad or (isinstance(value, Tensor) and value._requires_grad))
+    on_cpu = x._storage is None or x._storage.device.type == "cpu"
+    if on_cpu and not needs_graph:
         dst = _basic_target(x, key, value)
-        if dst is not None and not (_grad_state.enabled and (
-                x._requires_grad or getattr(value, "_requires_grad", False))):
+        if dst is not None:
             check_inplace(x)
             _write(x, dst, None, value)
             return
@@ -393,10 +392,8 @@ def setitem(x: Tensor, key, value) -> None:
         raise RuntimeError(
             "Index put requires the source and destination dtypes match, got "
             f"{_tn(x._dtype)} for the destination and {_tn(value._dtype)} for the source.")
-    needs_graph = _grad_state.enabled and (
-        x._requires_grad or (isinstance(value, Tensor) and value._requires_grad))
     check_inplace(x)
-    if not needs_graph and x.device.type == "cpu":
+    if on_cpu and not needs_graph:
         if isinstance(value, Tensor):
             _check_overlap(view, value)
         _write(x, view._array(), adv, value)

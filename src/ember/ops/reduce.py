@@ -148,12 +148,11 @@ def sum_to_size(x: Tensor, *size) -> Tensor:
         raise RuntimeError(f"size {{{list(size)}}} is not expandable to size "
                            f"{{{list(x._shape)}}}.")
     inner = tuple(i + lead for i, n in enumerate(size) if n == 1 and x._shape[i + lead] != 1)
-    dims = tuple(range(lead)) + inner  # (sorted and in range: no need for `sum`'s parsing)
-    if x._dtype._kind < 2:
-        r = sum(x, dims, keepdim=bool(inner))
-    else:
-        r = apply(sum_dim_p, x, dims=dims, keepdim=bool(inner), in_shape=x._shape)
-    # (only leading dims: summed away directly, no reshape after)
+    # The dims are sorted and in range already, so the primitive runs without `sum`'s
+    # argument parsing; only leading dims are summed away directly, with no reshape after.
+    x = _cast_for_sum(x, None)
+    r = apply(sum_dim_p, x, dims=tuple(range(lead)) + inner, keepdim=bool(inner),
+              in_shape=x._shape)
     return r.reshape(size) if inner and r._shape != size else r
 
 

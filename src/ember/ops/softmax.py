@@ -96,7 +96,9 @@ def _softmax_meta(x, *more, dim):
 # --- softmax ----------------------------------------------------------------------------
 
 # The reductions as ufunc methods (NumPy's np.max / np.sum wrappers cost more than the
-# reduction itself on a classifier head's small rows); row sums as BLAS products.
+# reduction itself on a classifier head's small rows), short rows column-wise (`along`),
+# row sums as BLAS products.
+
 
 def _max(a, axis: int):
     """The max along `axis`, kept as a dim of size 1."""
