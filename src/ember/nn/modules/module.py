@@ -4,35 +4,26 @@ Assigning a `Parameter`, a `Buffer` or a `Module` to an attribute registers it i
 `_parameters`, `_buffers` or `_modules` (ordered dicts), which is what makes
 `state_dict` keys, `named_parameters` names and `repr` text match PyTorch's.
 `__call__` runs `forward` directly unless a hook was registered on the module.
+`Module` inherits its state-dict methods from `_state_dict.py` and its moving and
+casting methods (`to`, `float`, `cpu`, ...) from `_conversion.py`.
 """
 
 from __future__ import annotations
 
-import itertools
 import warnings
-from collections import OrderedDict, namedtuple
-from collections.abc import Callable, Iterator, Mapping
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..._tensor import Tensor
-from ...autograd import grad_mode
 from ..parameter import Buffer, Parameter
+from ._conversion import _ConversionMixin, _parse_to  # noqa: F401  (_parse_to: re-exported)
+from ._state_dict import (  # noqa: F401  (re-exported: they lived here)
+    _EXTRA_STATE_KEY_SUFFIX,
+    _IncompatibleKeys,
+    _StateDictMixin,
+)
 from .hooks import RemovableHandle, _BackwardHook, _ModuleHookHandle
-
-_EXTRA_STATE_KEY_SUFFIX = "_extra_state"
-
-
-class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
-    """What `load_state_dict` returns: the keys it could not match."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        if not self.missing_keys and not self.unexpected_keys:
-            return "<All keys matched successfully>"
-        return super().__repr__()
-
-    __str__ = __repr__
 
 
 def _addindent(s: str, num_spaces: int) -> str:
@@ -63,7 +54,7 @@ def _tensor_type_name(t: Tensor) -> str:
     return f"{_names.prefix}." + names.get(t.dtype.name, "Tensor")
 
 
-class Module:
+class Module(_StateDictMixin, _ConversionMixin):
     """Base class for all neural-network modules; subclass it and define `forward`."""
 
     dump_patches = False
@@ -212,37 +203,6 @@ class Module:
         warnings.warn("register_backward_hook is deprecated; ember runs it as a full backward "
                       "hook", stacklevel=2)
         return self.register_full_backward_hook(hook)
-
-    def register_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
-        h = RemovableHandle(self._state_dict_pre_hooks)
-        self._state_dict_pre_hooks[h.id] = hook
-        return h
-
-    def register_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
-        h = RemovableHandle(self._state_dict_hooks)
-        self._state_dict_hooks[h.id] = hook
-        return h
-
-    _register_state_dict_hook = register_state_dict_post_hook
-
-    def register_load_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
-        h = RemovableHandle(self._load_state_dict_pre_hooks)
-        self._load_state_dict_pre_hooks[h.id] = lambda sd, prefix, *rest: hook(
-            self, sd, prefix, *rest)
-        return h
-
-    def _register_load_state_dict_pre_hook(self, hook: Callable,
-                                           with_module: bool = False) -> RemovableHandle:
-        if with_module:
-            return self.register_load_state_dict_pre_hook(hook)
-        h = RemovableHandle(self._load_state_dict_pre_hooks)
-        self._load_state_dict_pre_hooks[h.id] = hook
-        return h
-
-    def register_load_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
-        h = RemovableHandle(self._load_state_dict_post_hooks)
-        self._load_state_dict_post_hooks[h.id] = hook
-        return h
 
     # -- registration --------------------------------------------------------------------
 
@@ -491,165 +451,6 @@ class Module:
             raise AttributeError("`" + name + "` is not a buffer")
         return getattr(mod, name)
 
-    def get_extra_state(self) -> Any:
-        raise RuntimeError(
-            "Reached a code path in Module.get_extra_state() that should never be called. "
-            "Please file an issue at https://github.com/pytorch/pytorch/issues/new?template="
-            "bug-report.yml to report this bug."
-        )
-
-    def set_extra_state(self, state: Any) -> None:
-        raise RuntimeError(
-            "Reached a code path in Module.set_extra_state() that should never be called. "
-            "Please file an issue at https://github.com/pytorch/pytorch/issues/new?template="
-            "bug-report.yml to report this bug."
-        )
-
-    # -- state_dict ------------------------------------------------------------------------
-
-    def _save_to_state_dict(self, destination: dict, prefix: str, keep_vars: bool) -> None:
-        for name, param in self._parameters.items():
-            if param is not None:
-                destination[prefix + name] = param if keep_vars else param.detach()
-        for name, buf in self._buffers.items():
-            if buf is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = buf if keep_vars else buf.detach()
-        if type(self).get_extra_state is not Module.get_extra_state:
-            destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
-
-    def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool = False):
-        """Parameters and persistent buffers by dotted name, in registration order."""
-        if args:
-            destination = args[0] if destination is None else destination
-            if len(args) > 1:
-                prefix = args[1]
-            if len(args) > 2:
-                keep_vars = args[2]
-        if destination is None:
-            destination = OrderedDict()
-            destination._metadata = OrderedDict()
-        if hasattr(destination, "_metadata"):
-            destination._metadata[prefix[:-1]] = {"version": self._version}
-        for hook in self._state_dict_pre_hooks.values():
-            hook(self, prefix, keep_vars)
-        self._save_to_state_dict(destination, prefix, keep_vars)
-        for name, module in self._modules.items():
-            if module is not None:
-                module.state_dict(destination=destination, prefix=prefix + name + ".",
-                                  keep_vars=keep_vars)
-        for hook in self._state_dict_hooks.values():
-            res = hook(self, destination, prefix, {"version": self._version})
-            if res is not None:
-                destination = res
-        return destination
-
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
-                              unexpected_keys, error_msgs) -> None:
-        for hook in self._load_state_dict_pre_hooks.values():
-            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                 error_msgs)
-        persistent = {k: v for k, v in self._buffers.items()
-                      if k not in self._non_persistent_buffers_set}
-        local_state = {k: v for k, v in itertools.chain(self._parameters.items(),
-                                                        persistent.items()) if v is not None}
-        assign = local_metadata.get("assign_to_params_buffers", False)
-        for name, param in local_state.items():
-            key = prefix + name
-            if key not in state_dict:
-                if strict:
-                    missing_keys.append(key)
-                continue
-            value = state_dict[key]
-            if not isinstance(value, Tensor):
-                error_msgs.append(f'While copying the parameter named "{key}", expected '
-                                  "torch.Tensor or Tensor-like object from checkpoint but "
-                                  f"received {type(value)}")
-                continue
-            if param.ndim == 0 and value.ndim == 1:
-                value = value[0]
-            if value.shape != param.shape:
-                error_msgs.append(f"size mismatch for {key}: copying a param with shape "
-                                  f"{value.shape} from checkpoint, the shape in current model "
-                                  f"is {param.shape}.")
-                continue
-            if param.is_meta and not value.is_meta and not assign:
-                warnings.warn(f"for {key}: copying from a non-meta parameter in the checkpoint "
-                              "to a meta parameter in the current model, which is a no-op. "
-                              "(Did you mean to pass `assign=True` to assign items in the state "
-                              "dictionary to their corresponding key in the module instead of "
-                              "copying them in place?)", stacklevel=2)
-            try:
-                with grad_mode.no_grad():
-                    if assign:
-                        if isinstance(param, Parameter):
-                            if not isinstance(value, Parameter):
-                                value = Parameter(value, requires_grad=param.requires_grad)
-                            else:
-                                value.requires_grad_(param.requires_grad)
-                        setattr(self, name, value)
-                    elif not param.is_meta:
-                        param.copy_(value)
-            except Exception as ex:
-                error_msgs.append(f'While copying the parameter named "{key}", whose dimensions '
-                                  f"in the model are {param.size()} and whose dimensions in the "
-                                  f"checkpoint are {value.size()}, an exception occurred : "
-                                  f"{ex.args}.")
-        extra_key = prefix + _EXTRA_STATE_KEY_SUFFIX
-        if type(self).set_extra_state is not Module.set_extra_state:
-            if extra_key in state_dict:
-                self.set_extra_state(state_dict[extra_key])
-            elif strict:
-                missing_keys.append(extra_key)
-        elif strict and extra_key in state_dict:
-            unexpected_keys.append(extra_key)
-        if strict:
-            for key in state_dict.keys():
-                if key.startswith(prefix) and key != extra_key:
-                    parts = key[len(prefix):].split(".", 1)
-                    if len(parts) > 1:
-                        if parts[0] not in self._modules:
-                            unexpected_keys.append(key)
-                    elif parts[0] not in local_state:
-                        unexpected_keys.append(key)
-
-    def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True,
-                        assign: bool = False) -> _IncompatibleKeys:
-        """Copy values from `state_dict` into this module's parameters and buffers."""
-        if not isinstance(state_dict, Mapping):
-            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        missing: list[str] = []
-        unexpected: list[str] = []
-        errors: list[str] = []
-        metadata = getattr(state_dict, "_metadata", None)
-        state_dict = OrderedDict(state_dict)
-
-        def load(module: Module, local: dict, prefix: str = "") -> None:
-            meta = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
-            if assign:
-                meta["assign_to_params_buffers"] = assign
-            module._load_from_state_dict(local, prefix, meta, True, missing, unexpected, errors)
-            for name, child in module._modules.items():
-                if child is not None:
-                    child_prefix = prefix + name + "."
-                    load(child, {k: v for k, v in local.items() if k.startswith(child_prefix)},
-                         child_prefix)
-            keys = _IncompatibleKeys(missing, unexpected)
-            for hook in module._load_state_dict_post_hooks.values():
-                hook(module, keys)
-
-        load(self, state_dict)
-        if strict:
-            if unexpected:
-                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in unexpected)))
-            if missing:
-                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in missing)))
-        if errors:
-            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
-                type(self).__name__, "\n\t".join(errors)))
-        return _IncompatibleKeys(missing, unexpected)
-
     # -- modes and conversions ---------------------------------------------------------------
 
     def train(self, mode: bool = True) -> Module:
@@ -691,81 +492,6 @@ class Module:
         fn(self)
         return self
 
-    def _apply(self, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> Module:
-        """Replace each parameter's and buffer's data with `fn(data)` (Parameters stay the same)."""
-        if recurse:
-            for module in self.children():
-                module._apply(fn)
-        for param in self._parameters.values():
-            if param is None:
-                continue
-            with grad_mode.no_grad():
-                new = fn(param)
-            param.data = new
-            if param.grad is not None:
-                with grad_mode.no_grad():
-                    g = fn(param.grad)
-                param.grad.data = g
-        for key, buf in self._buffers.items():
-            if buf is not None:
-                self._buffers[key] = fn(buf)
-        return self
-
-    def to(self, *args, **kwargs) -> Module:
-        """Move and/or cast parameters and buffers (dtype casts touch floating tensors only)."""
-        device, dtype, non_blocking = _parse_to(args, kwargs)
-        if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
-            raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got "
-                            f"desired dtype={dtype}")
-
-        def convert(t: Tensor) -> Tensor:
-            d = dtype if dtype is not None and (t.is_floating_point() or t.is_complex()) \
-                else None
-            return t.to(device=device, dtype=d)
-
-        return self._apply(convert)
-
-    def to_empty(self, *, device=None, recurse: bool = True) -> Module:
-        """Give every parameter and buffer fresh uninitialised memory on `device`."""
-        from ...ops.creation import empty_like
-
-        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
-
-    def _cast_floats(self, dtype) -> Module:
-        return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
-
-    def float(self) -> Module:
-        from ... import _dtype as dt
-
-        return self._cast_floats(dt.float32)
-
-    def double(self) -> Module:
-        from ... import _dtype as dt
-
-        return self._cast_floats(dt.float64)
-
-    def half(self) -> Module:
-        from ... import _dtype as dt
-
-        return self._cast_floats(dt.float16)
-
-    def bfloat16(self) -> Module:
-        from ... import _dtype as dt
-
-        return self._cast_floats(dt.bfloat16)
-
-    def type(self, dst_type) -> Module:
-        return self._apply(lambda t: t.type(dst_type))
-
-    def cpu(self) -> Module:
-        return self._apply(lambda t: t.cpu())
-
-    def cuda(self, device=None) -> Module:
-        return self._apply(lambda t: t.cuda(device))
-
-    def share_memory(self) -> Module:
-        return self
-
     # -- printing ----------------------------------------------------------------------
 
     def _get_name(self) -> str:
@@ -797,27 +523,3 @@ def _remove_from(name: str, *stores) -> None:
                 del s[name]
             else:
                 s.discard(name)
-
-
-def _parse_to(args, kwargs):
-    from ... import _dtype as dt
-    from ..._device import as_device
-
-    device = kwargs.pop("device", None)
-    dtype = kwargs.pop("dtype", None)
-    non_blocking = kwargs.pop("non_blocking", False)
-    kwargs.pop("memory_format", None)
-    if kwargs:
-        raise TypeError(f"to() received an invalid combination of arguments: {list(kwargs)}")
-    for a in args:
-        if isinstance(a, dt.dtype):
-            dtype = a
-        elif isinstance(a, Tensor):
-            device, dtype = a.device, a.dtype
-        elif isinstance(a, bool):
-            non_blocking = a
-        elif a is not None:
-            device = a
-    if device is not None:
-        device = as_device(device)
-    return device, dtype, non_blocking

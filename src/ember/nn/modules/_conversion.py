@@ -1,0 +1,120 @@
+"""`Module`'s moving and casting methods: `to`, `to_empty`, `float`/`double`/`half`, `cpu`, ...
+
+`_ConversionMixin` holds them and `_apply`, through which they all rewrite every parameter's
+and buffer's data; `Module` (in `module.py`) inherits them. `_parse_to` reads `Module.to`'s
+arguments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ..._tensor import Tensor
+from ...autograd import grad_mode
+
+if TYPE_CHECKING:
+    from .module import Module
+
+
+class _ConversionMixin:
+    """Moving and casting methods of `Module`; they all go through `_apply`."""
+
+    def _apply(self, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> Module:
+        """Replace each parameter's and buffer's data with `fn(data)` (Parameters stay the same)."""
+        if recurse:
+            for module in self.children():
+                module._apply(fn)
+        for param in self._parameters.values():
+            if param is None:
+                continue
+            with grad_mode.no_grad():
+                new = fn(param)
+            param.data = new
+            if param.grad is not None:
+                with grad_mode.no_grad():
+                    g = fn(param.grad)
+                param.grad.data = g
+        for key, buf in self._buffers.items():
+            if buf is not None:
+                self._buffers[key] = fn(buf)
+        return self
+
+    def to(self, *args, **kwargs) -> Module:
+        """Move and/or cast parameters and buffers (dtype casts touch floating tensors only)."""
+        device, dtype, non_blocking = _parse_to(args, kwargs)
+        if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
+            raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got "
+                            f"desired dtype={dtype}")
+
+        def convert(t: Tensor) -> Tensor:
+            d = dtype if dtype is not None and (t.is_floating_point() or t.is_complex()) \
+                else None
+            return t.to(device=device, dtype=d)
+
+        return self._apply(convert)
+
+    def to_empty(self, *, device=None, recurse: bool = True) -> Module:
+        """Give every parameter and buffer fresh uninitialised memory on `device`."""
+        from ...ops.creation import empty_like
+
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
+
+    def _cast_floats(self, dtype) -> Module:
+        return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
+
+    def float(self) -> Module:
+        from ... import _dtype as dt
+
+        return self._cast_floats(dt.float32)
+
+    def double(self) -> Module:
+        from ... import _dtype as dt
+
+        return self._cast_floats(dt.float64)
+
+    def half(self) -> Module:
+        from ... import _dtype as dt
+
+        return self._cast_floats(dt.float16)
+
+    def bfloat16(self) -> Module:
+        from ... import _dtype as dt
+
+        return self._cast_floats(dt.bfloat16)
+
+    def type(self, dst_type) -> Module:
+        return self._apply(lambda t: t.type(dst_type))
+
+    def cpu(self) -> Module:
+        return self._apply(lambda t: t.cpu())
+
+    def cuda(self, device=None) -> Module:
+        return self._apply(lambda t: t.cuda(device))
+
+    def share_memory(self) -> Module:
+        return self
+
+
+def _parse_to(args, kwargs):
+    from ... import _dtype as dt
+    from ..._device import as_device
+
+    device = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    non_blocking = kwargs.pop("non_blocking", False)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to() received an invalid combination of arguments: {list(kwargs)}")
+    for a in args:
+        if isinstance(a, dt.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            device, dtype = a.device, a.dtype
+        elif isinstance(a, bool):
+            non_blocking = a
+        elif a is not None:
+            device = a
+    if device is not None:
+        device = as_device(device)
+    return device, dtype, non_blocking
