@@ -1,0 +1,198 @@
+"""The allowlist: which globals a checkpoint's pickle may name and what each resolves
+to (`_find_global`: a stand-in from `_standins.py`, a dtype, a marker, or a refusal),
+what the unpickler may call, BUILD or NEWOBJ (`_call`, `_build`, `_newobj`), and the
+user's own additions (PyTorch's `add_safe_globals`, `get_safe_globals`,
+`clear_safe_globals` and the `safe_globals` context manager).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections import OrderedDict
+
+from .. import _dtype as dt
+from ._dtypes import _STORAGE_CLASSES, _UNSUPPORTED_DTYPES, _V3_NUMPY, _dtype_named
+from ._standins import (
+    _PARAMETER_TYPE,
+    _TENSOR_TYPE,
+    _bytearray,
+    _bytes_empty,
+    _collection,
+    _complex,
+    _counter,
+    _device_of,
+    _encode,
+    _get_layout,
+    _ordered_dict,
+    _rebuild_from_type_v2,
+    _rebuild_meta_tensor_no_storage,
+    _rebuild_parameter,
+    _rebuild_parameter_with_state,
+    _rebuild_tensor_v2,
+    _rebuild_tensor_v3,
+    _size,
+    _StorageType,
+)
+from ._unpickler import UnpicklingError
+
+_CALLABLE = {
+    "torch._utils._rebuild_tensor_v2": _rebuild_tensor_v2,
+    "torch._utils._rebuild_tensor_v3": _rebuild_tensor_v3,
+    "torch._utils._rebuild_parameter": _rebuild_parameter,
+    "torch._utils._rebuild_parameter_with_state": _rebuild_parameter_with_state,
+    "torch._utils._rebuild_meta_tensor_no_storage": _rebuild_meta_tensor_no_storage,
+    "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2,
+    "collections.OrderedDict": _ordered_dict,
+    "collections.Counter": _counter,
+    "builtins.set": _collection(set),
+    "builtins.frozenset": _collection(frozenset),
+    "builtins.complex": _complex,
+    "builtins.bytearray": _bytearray,
+    "builtins.bytes": _bytes_empty,
+    "_codecs.encode": _encode,
+    "torch.Size": _size,
+    "torch.device": _device_of,
+    "torch.serialization._get_layout": _get_layout,
+}
+_CALLABLES = set(map(id, _CALLABLE.values()))
+_KNOWN_UNSUPPORTED = {
+    "torch._utils._rebuild_sparse_tensor": "sparse tensors",
+    "torch._utils._rebuild_qtensor": "quantized tensors",
+    "torch._utils._rebuild_nested_tensor": "nested tensors",
+    "torch._utils._rebuild_wrapper_subclass": "tensor subclasses",
+    "torch._utils._rebuild_device_tensor_from_numpy": "tensors rebuilt from NumPy",
+    "torch._utils._rebuild_xla_tensor": "XLA tensors",
+    "torch._tensor._rebuild_from_type": "tensor subclasses",
+}
+_NEVER = ("os", "posix", "nt", "sys", "subprocess", "importlib", "runpy", "shutil", "socket",
+          "pty", "ctypes", "code", "pickle", "marshal", "types")
+_NEVER_BUILTINS = {"eval", "exec", "compile", "getattr", "setattr", "delattr", "__import__",
+                   "open", "input", "globals", "locals", "vars", "breakpoint", "apply",
+                   "execfile", "memoryview", "type", "object", "super", "classmethod"}
+_safe: dict[str, object] = {}
+
+
+def _find_global(module: str, name: str):
+    module = "builtins" if module == "__builtin__" else module
+    full = f"{module}.{name}"
+    top = module.split(".")[0]
+    if top in _NEVER or module == "builtins" and name in _NEVER_BUILTINS:
+        raise UnpicklingError(f"refusing global {full}: a checkpoint never needs it")
+    if full in _CALLABLE:
+        return _CALLABLE[full]
+    if module in ("torch", "torch.storage", "torch.cuda"):
+        if name in _STORAGE_CLASSES:
+            return _StorageType(_STORAGE_CLASSES[name])
+        if name == "UntypedStorage":
+            return _StorageType(None)
+        if name in dt.BY_NAME or name in _V3_NUMPY:
+            return _dtype_named(name)
+        if name in _UNSUPPORTED_DTYPES:
+            raise UnpicklingError(f"dtype torch.{name} is not supported by ember")
+    if full in ("torch.Tensor", "torch._tensor.Tensor"):
+        return _TENSOR_TYPE
+    if full == "torch.nn.parameter.Parameter":
+        return _PARAMETER_TYPE
+    if full in _KNOWN_UNSUPPORTED:
+        raise UnpicklingError(f"{_KNOWN_UNSUPPORTED[full]} ({full}) are not supported by "
+                              "ember.load")
+    if full in _safe:
+        return _safe[full]
+    if _whole_models[0] and (cls := _imported_module_class(module, name)) is not None:
+        _safe[full] = cls  # for this load only (load() restores the allowlist)
+        return cls
+    raise UnpicklingError(
+        f"refusing global {full}: ember.load builds only tensors, containers, numbers and "
+        "strings. If you trust this file and the class, allow it with "
+        "ember.serialization.add_safe_globals([...])")
+
+
+_whole_models = [False]
+
+
+def _imported_module_class(module: str, name: str):
+    """The nn.Module subclass `module.name` if the program has already imported it, else None.
+
+    `load(..., weights_only=False)` of a whole pickled model names the model's classes;
+    they are code the program itself loaded, so rebuilding them runs nothing from the file.
+    """
+    from ..nn.modules.module import Module
+
+    obj = sys.modules.get(module)
+    for part in name.split("."):
+        obj = getattr(obj, part, None)
+    return obj if isinstance(obj, type) and issubclass(obj, Module) else None
+
+
+def _call(fn, args):
+    if id(fn) in _CALLABLES or any(fn is v for v in _safe.values()):
+        try:
+            return fn(*args)
+        except UnpicklingError:
+            raise
+        except (TypeError, ValueError) as e:
+            raise UnpicklingError(f"bad arguments in checkpoint: {e}") from None
+    if isinstance(fn, _StorageType):
+        raise UnpicklingError("refusing to call a storage class: storages come only from "
+                              "the file's storage records")
+    raise UnpicklingError(f"refusing to call {type(fn).__name__} object {fn!r}")
+
+
+def _build(obj, state) -> None:
+    if type(obj) is OrderedDict and isinstance(state, dict) and set(state) <= {"_metadata"}:
+        for k, v in state.items():
+            setattr(obj, k, v)
+        return
+    if any(type(obj) is v for v in _safe.values()):
+        setstate = getattr(obj, "__setstate__", None)
+        if setstate is not None and not isinstance(state, dict):
+            setstate(state)
+        elif isinstance(state, dict):
+            obj.__dict__.update(state)
+        else:
+            raise UnpicklingError(f"cannot restore state of {type(obj).__name__}")
+        return
+    raise UnpicklingError(f"refusing BUILD on a {type(obj).__name__}: only an OrderedDict's "
+                          "_metadata may be restored that way")
+
+
+def _newobj(cls, args):
+    if isinstance(cls, type) and any(cls is v for v in _safe.values()):
+        return cls.__new__(cls, *args)
+    raise UnpicklingError(f"refusing NEWOBJ of {cls!r}: only classes allowlisted with "
+                          "ember.serialization.add_safe_globals may be instantiated")
+
+
+# --- user allowlist (PyTorch's add_safe_globals) -----------------------------------------------
+
+def add_safe_globals(safe_globals) -> None:
+    """Allow checkpoints to name these classes or functions (objects, or (object, "module.name")
+    pairs). ember.load will call them with the file's arguments: list only what you trust."""
+    for item in safe_globals:
+        obj, name = item if isinstance(item, tuple) else (item, None)
+        name = name or f"{obj.__module__}.{obj.__qualname__}"
+        module, _, short = name.rpartition(".")
+        if module.split(".")[0] in _NEVER or module == "builtins" and short in _NEVER_BUILTINS:
+            raise ValueError(f"{name} can never be allowed in a checkpoint")
+        _safe[name] = obj
+
+
+def get_safe_globals() -> list:
+    return list(_safe.values())
+
+
+def clear_safe_globals() -> None:
+    _safe.clear()
+
+
+@contextlib.contextmanager
+def safe_globals(globals_list):
+    """Allow these globals inside the `with` block only."""
+    saved = dict(_safe)
+    add_safe_globals(globals_list)
+    try:
+        yield
+    finally:
+        _safe.clear()
+        _safe.update(saved)
