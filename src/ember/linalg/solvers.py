@@ -87,11 +87,26 @@ def _det_kernel(a):
 
 
 def _det_vjp(g, out, A):
-    # NOTE: for an exactly singular A, det = 0 zeroes the product, so pinv stands in for the
-    # missing inverse; the gradient there is 0, as PyTorch 2.13 returns.
+    # NOTE: for an exactly singular A there is no inverse, but the gradient of det is still
+    # the adjugate's conjugate transpose (nonzero at rank n-1), read off an SVD.
     singular = out.device.type == "cpu" and bool((out == 0).any())
-    a_inv = pinv(A) if singular else inv(A)
-    return (g * out.conj()).unsqueeze(-1).unsqueeze(-1) * a_inv.mH
+    adj = _adjugate(A) if singular else out.unsqueeze(-1).unsqueeze(-1) * inv(A)
+    return g.unsqueeze(-1).unsqueeze(-1) * adj.mH
+
+
+def _adjugate(A: Tensor) -> Tensor:
+    """adj(A) = det(A) inv(A), for any square A: with A = U S Vh it is
+    det(U) det(Vh) Vh^H diag(prod of the other singular values) U^H."""
+    from ..ops.join import cat
+    from ..ops.scan import cumprod
+    from .decompositions import svd
+
+    U, S, Vh = svd(A)
+    one = S[..., :1] * 0 + 1
+    left = cumprod(cat([one, S[..., :-1]], -1), -1)
+    right = cumprod(cat([one, S.flip(-1)[..., :-1]], -1), -1).flip(-1)
+    sign = (det(U) * det(Vh)).unsqueeze(-1).unsqueeze(-1)
+    return sign * (Vh.mH * (left * right).unsqueeze(-2).to(A.dtype)) @ U.mH
 
 
 det_p = Primitive("linalg_det", _det_kernel, lambda A: (A._shape[:-2], A._dtype),
