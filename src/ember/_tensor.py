@@ -14,11 +14,11 @@ import warnings
 import numpy as np
 
 from . import _dtype as dt
+from . import _grad_mode as grad_mode
 from . import _names
 from ._device import CPU, META, device
 from ._storage import Storage
 from ._view import contiguous_strides, is_contiguous, numel, storage_extent, wrap_dim
-from .autograd import grad_mode
 
 _new = object.__new__
 _grad_state = grad_mode.state

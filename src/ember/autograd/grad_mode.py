@@ -1,166 +1,18 @@
-"""Grad modes: whether ops record graph nodes, per thread.
+"""Grad modes (`no_grad`, `enable_grad`, `set_grad_enabled`, `inference_mode`).
 
-`no_grad`, `enable_grad`, `set_grad_enabled` and `inference_mode` are context
-managers that also decorate functions, as in PyTorch.
+They live in `ember._grad_mode`, at the bottom layer, because every op reads them;
+this module is their public name, as in PyTorch (`torch.autograd.grad_mode`).
 """
 
-from __future__ import annotations
+from .._grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+    state,
+)
 
-import functools
-import inspect
-import threading
-
-
-class _State(threading.local):
-    def __init__(self) -> None:
-        self.enabled = True
-        self.inference = False
-
-
-state = _State()
-
-
-def is_grad_enabled() -> bool:
-    return state.enabled
-
-
-def is_inference_mode_enabled() -> bool:
-    return state.inference
-
-
-class _Mode:
-    """Base for grad-mode objects: usable as `with mode():` and as `@mode()` / `@mode`."""
-
-    def __call__(self, fn=None):
-        if fn is None:
-            return self
-        if inspect.isclass(fn):
-            raise TypeError("grad-mode decorators apply to functions, not classes")
-        mode = self
-
-        if inspect.isgeneratorfunction(fn):
-            @functools.wraps(fn)
-            def gen_wrapper(*args, **kwargs):
-                gen = fn(*args, **kwargs)
-                try:
-                    with mode.clone():
-                        response = gen.send(None)
-                    while True:
-                        try:
-                            request = yield response
-                        except GeneratorExit:
-                            with mode.clone():
-                                gen.close()
-                            raise
-                        except BaseException as e:
-                            with mode.clone():
-                                response = gen.throw(e)
-                        else:
-                            with mode.clone():
-                                response = gen.send(request)
-                except StopIteration as stop:
-                    return stop.value
-            return gen_wrapper
-
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with mode.clone():
-                return fn(*args, **kwargs)
-        return wrapper
-
-    def clone(self):
-        return self.__class__()
-
-
-class no_grad(_Mode):
-    """Within it, no op records a graph node (results have requires_grad=False)."""
-
-    def __new__(cls, orig_func=None):
-        self = super().__new__(cls)
-        if callable(orig_func):  # used as a bare decorator: @no_grad
-            self.__init__()
-            return self(orig_func)
-        return self
-
-    def __init__(self, orig_func=None) -> None:
-        self.prev = True
-
-    def __enter__(self) -> None:
-        self.prev = state.enabled
-        state.enabled = False
-
-    def __exit__(self, *exc) -> None:
-        state.enabled = self.prev
-
-
-class enable_grad(_Mode):
-    """Re-enables recording inside a `no_grad` block."""
-
-    def __new__(cls, orig_func=None):
-        self = super().__new__(cls)
-        if callable(orig_func):
-            self.__init__()
-            return self(orig_func)
-        return self
-
-    def __init__(self, orig_func=None) -> None:
-        self.prev = False
-
-    def __enter__(self) -> None:
-        self.prev = state.enabled
-        state.enabled = True
-
-    def __exit__(self, *exc) -> None:
-        state.enabled = self.prev
-
-
-class set_grad_enabled(_Mode):
-    """Sets grad mode on or off; takes effect at construction, as in PyTorch."""
-
-    def __init__(self, mode: bool) -> None:
-        self.prev = state.enabled
-        self.mode = bool(mode)
-        state.enabled = self.mode
-
-    def __call__(self, fn=None):
-        # Used as a decorator, constructing it must not leave the mode switched.
-        state.enabled = self.prev
-        return super().__call__(fn)
-
-    def __enter__(self) -> None:
-        state.enabled = self.mode
-
-    def __exit__(self, *exc) -> None:
-        state.enabled = self.prev
-
-    def clone(self):
-        return self.__class__(self.mode)
-
-
-class inference_mode(_Mode):
-    """Like `no_grad`, and tensors made inside are inference tensors (no version counter)."""
-
-    def __new__(cls, mode=True):
-        self = super().__new__(cls)
-        if callable(mode) and not isinstance(mode, bool):
-            self.__init__(True)
-            return self(mode)
-        return self
-
-    def __init__(self, mode: bool = True) -> None:
-        self.mode = bool(mode)
-        self.prev = (True, False)
-
-    def __enter__(self) -> None:
-        self.prev = (state.enabled, state.inference)
-        if self.mode:
-            state.enabled = False
-            state.inference = True
-        else:
-            state.inference = False
-
-    def __exit__(self, *exc) -> None:
-        state.enabled, state.inference = self.prev
-
-    def clone(self):
-        return self.__class__(self.mode)
+__all__ = ["enable_grad", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled",
+           "no_grad", "set_grad_enabled", "state"]

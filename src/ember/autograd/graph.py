@@ -16,16 +16,12 @@ import itertools
 import weakref
 
 from .. import _tensor as T
+from .._core import MISSING, set_autograd, vjp_rules
 from . import grad_mode
 
 _seq = itertools.count()
 _grad_state = grad_mode.state
 _new = object.__new__
-
-# The VJP table (Primitive -> VJPRule, or None when not differentiable). It lives here so
-# the graph can read it without importing the op layer; ember.ops.registry re-exports it
-# and `defvjp` fills it.
-vjp_rules: dict = {}
 
 # Ops whose PyTorch overload takes `Tensor other`: a Python number there is wrapped
 # into a tensor, so it shows up in `next_functions` as `(None, 0)`.
@@ -261,7 +257,15 @@ def take_node(t, node, output_nr: int) -> None:
             retain_grad(t)
 
 
-MISSING = object()  # no rule registered: backward through the node raises
+_node_classes: dict = {}
+
+
+def node_class(prim) -> type:
+    """The Node subclass of `prim`'s nodes, named as PyTorch names it (`MulBackward0`)."""
+    cls = _node_classes.get(prim)
+    if cls is None:
+        cls = _node_classes[prim] = type(prim.grad_name, (Node,), {"__slots__": ()})
+    return cls
 
 
 def record(prim, rule, args, params, out) -> None:
@@ -269,7 +273,8 @@ def record(prim, rule, args, params, out) -> None:
     if rule is None:  # not differentiable: outputs simply don't require grad
         return
     Tensor = T.Tensor
-    node = _new(prim.node_class)
+    cls = _node_classes.get(prim)
+    node = _new(cls if cls is not None else node_class(prim))
     node.prim = prim
     edges = []
     needs = []
@@ -463,3 +468,6 @@ __all__ = ["Node", "RemovableHandle", "increment_version"]
 
 # The engine imports this module; bound last, so either may be imported first.
 from . import engine as _engine  # noqa: E402
+from .inplace import inplace_with_grad  # noqa: E402
+
+set_autograd(record, inplace_with_grad)

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
-from ..autograd import grad_mode
 from ..ops._common import write_out
 from ..ops.creation import eye
 from ..ops.linalg_ops import diag_embed

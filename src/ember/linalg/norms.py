@@ -12,9 +12,9 @@ import math
 import numpy as np
 
 from .. import _dtype as dt
+from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
 from .._view import wrap_dim
-from ..autograd import grad_mode
 from ..ops._common import write_out
 from ..ops.stats import vector_norm as _vector_norm
 from ._common import check_float, check_matrix

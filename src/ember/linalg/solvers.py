@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as dt
+from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
 from .._view import broadcast_shapes
-from ..autograd import grad_mode
 from ..ops._common import write_out
 from ..ops.reduce import return_type
 from ..ops.registry import Primitive, apply, defvjp

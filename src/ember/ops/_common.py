@@ -196,7 +196,7 @@ def write_out(result, out):
             f"result type {_tn(result._dtype)} can't be cast to the desired output type "
             f"{_tn(out._dtype)}"
         )
-    from ..autograd import grad_mode
+    from .. import _grad_mode as grad_mode
 
     with grad_mode.no_grad():
         out.copy_(result)

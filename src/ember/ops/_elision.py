@@ -18,8 +18,8 @@ from __future__ import annotations
 import dis
 import sys
 
+from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
-from ..autograd import grad_mode
 
 MIN_BYTES = 1 << 18  # NumPy's threshold too: below it, allocation is cheap
 _grad_state = grad_mode.state

@@ -13,8 +13,8 @@ import sys
 import numpy as np
 
 from .. import _dtype as dt
+from .. import _grad_mode as grad_mode
 from .._tensor import Tensor, _wrap
-from ..autograd import grad_mode
 from . import _elision
 from ._common import binary_operands, elementwise_meta, fit_scalar, is_scalar, type_name
 from ._common import write_out as _write_out

@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as dt
+from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
 from .._view import wrap_dim
-from ..autograd import grad_mode
 from .creation import _place, arange, tensor, zeros
 from .reduce import return_type
 

@@ -7,10 +7,10 @@ import warnings
 import numpy as np
 
 from .. import _dtype as dt
+from .. import _grad_mode as grad_mode
 from .._device import as_device, device
 from .._tensor import Tensor
 from .._view import broadcast_shapes, contiguous_strides, like_strides, storage_extent
-from ..autograd import grad_mode
 from ._common import same_meta
 from .registry import Primitive, apply, apply_, bump_version, check_inplace, defvjp, write_into
 

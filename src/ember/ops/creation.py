@@ -11,11 +11,11 @@ import ml_dtypes
 import numpy as np
 
 from .. import _dtype as dt
+from .. import _grad_mode as grad_mode
 from .._device import CPU, as_device
 from .._storage import Storage
 from .._tensor import Tensor, _make, _meta, _wrap
 from .._view import contiguous_strides, like_strides, numel, storage_extent
-from ..autograd import grad_mode
 from .copy import cast_array
 
 _grad_state = grad_mode.state

@@ -17,9 +17,9 @@ defvjp(to_device_p, _to_device_vjp, reads=((),))
 
 
 def to_device(x: Tensor, dst: device, dtype=None) -> Tensor:
-    from ..autograd import grad_mode
-    from ..autograd.graph import MISSING, record
-    from .registry import vjp_rules
+    from .. import _grad_mode as grad_mode
+    from .._core.dispatch import autograd
+    from .registry import MISSING, vjp_rules
 
     src = x.device
     d = x._dtype if dtype is None else dtype
@@ -37,6 +37,6 @@ def to_device(x: Tensor, dst: device, dtype=None) -> Tensor:
     else:
         out = x.detach().to(d).clone() if src.type == "cpu" else x
     if grad_mode.state.enabled and x._requires_grad:
-        record(to_device_p, vjp_rules.get(to_device_p, MISSING), (x,),
+        autograd.record(to_device_p, vjp_rules.get(to_device_p, MISSING), (x,),
                {"dst": dst, "src": src, "dtype": dtype}, out)
     return out

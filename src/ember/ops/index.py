@@ -21,9 +21,9 @@ import warnings
 import numpy as np
 
 from .. import _dtype as dt
+from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
 from .._view import broadcast_shapes, wrap_dim
-from ..autograd import grad_mode
 from . import movement
 from ._common import same_meta, write_out
 from .registry import Primitive, apply, apply_, bump_version, check_inplace, defvjp

@@ -14,9 +14,9 @@ import warnings
 import numpy as np
 
 from .. import _dtype as dt
+from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
 from .._view import broadcast_shapes, wrap_dim
-from ..autograd import grad_mode
 from ._common import same_meta, select, type_name, write_out
 from .index import (
     check_gather_index,

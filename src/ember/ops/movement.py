@@ -14,6 +14,8 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import _dtype as dt
+from .. import _grad_mode as grad_mode
+from .._core.dispatch import autograd
 from .._tensor import Tensor, _view
 from .._view import (
     contiguous_strides,
@@ -26,9 +28,7 @@ from .._view import (
     wrap_dim,
     wrap_dims,
 )
-from ..autograd import grad_mode
-from ..autograd.graph import MISSING, record
-from .registry import Primitive, apply, defvjp, vjp_rules
+from .registry import MISSING, Primitive, apply, bind, defvjp, vjp_rules
 
 _grad_state = grad_mode.state
 
@@ -41,6 +41,7 @@ class ViewPrimitive(Primitive):
     def __init__(self, name: str, rule: Callable, *, grad_name: str | None = None,
                  overlapping: bool = False, np_view: Callable | None = None) -> None:
         super().__init__(name, None, None, grad_name=grad_name)
+        self.impl = _eval_view
         self.rule = rule
         self.overlapping = overlapping
         # Optional: the same view taken of the input's NumPy array (cheaper than building
@@ -49,14 +50,21 @@ class ViewPrimitive(Primitive):
 
 
 def apply_view(prim: ViewPrimitive, x: Tensor, **params) -> Tensor:
-    """Make the view `prim(x)` and record its node when grad is on."""
+    """The view `prim(x)`, through the core's dispatch."""
+    return bind(prim, x, **params)
+
+
+def _eval_view(prim: ViewPrimitive, args: tuple, params: dict) -> Tensor:
+    """Eager evaluation of a view: new metadata over `x`'s storage, and its node when grad
+    is on."""
+    x = args[0]
     stride = x._stride if x._stride is not None else x._ensure_storage()
     shape, stride, offset = prim.rule(x._shape, stride, x._offset, **params)
     out = _view(x, shape, stride, offset)
     if prim.np_view is not None and x._np is not None:
         out._np = prim.np_view(x._np, **params)
     if x._requires_grad and _grad_state.enabled:
-        record(prim, vjp_rules.get(prim, MISSING), (x,), params, out)
+        autograd.record(prim, vjp_rules.get(prim, MISSING), args, params, out)
     return out
 
 

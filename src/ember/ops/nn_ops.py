@@ -14,8 +14,8 @@ import math
 import numpy as np
 
 from .. import _dtype as dt
+from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
-from ..autograd import grad_mode
 from ._common import row_sums
 from .registry import Primitive, apply, defvjp, defvjp_joint, nondifferentiable
 

@@ -25,6 +25,7 @@ import numbers
 import numpy as np
 
 from .. import _dtype as dt
+from .. import _grad_mode as grad_mode
 from .._device import CPU, as_device
 from .._storage import Storage
 from .._tensor import Tensor, _make, _meta, _wrap
@@ -36,7 +37,6 @@ from .._view import (
     non_overlapping,
     numel,
 )
-from ..autograd import grad_mode
 from . import _rng_kernels as K
 from . import _rng_math as M
 from ._common import same_meta, type_name, write_out
@@ -289,8 +289,8 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
         t = _normal_new(_sizes((size,)), None, d, float(mean), float(std), g, device,
                         requires_grad)
         return write_out(t, out)
+    from .. import _grad_mode as grad_mode
     from .._view import broadcast_shapes
-    from ..autograd import grad_mode
 
     if ts and (std < 0).any().item():
         raise RuntimeError("normal expects all elements of std >= 0.0")
@@ -499,7 +499,7 @@ def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
 
 def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
     """0/1 draws with probabilities `input` (or a float `p`), in input's dtype."""
-    from ..autograd import grad_mode
+    from .. import _grad_mode as grad_mode
 
     g = _gen(generator, "bernoulli")
     res = _result(np.empty(input.numel(), input._dtype.np), input._shape, None, input._dtype,

@@ -83,7 +83,7 @@ def _cumprod_vjp(g, out, x, *, dim):
     # sum_{k>=i} g_k out_k / x_i; at z it is the gradient of the cumprod with x_z set to 1;
     # after z it is x_z times that gradient: 0, but with the right derivative in x_z, which
     # a second derivative needs (so then the rule recurses, once per further zero).
-    from ..autograd import grad_mode
+    from .. import _grad_mode as grad_mode
     from .ternary import where
 
     cplx = x._dtype.is_complex

@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as dt
+from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
 from .._view import wrap_dim
-from ..autograd import grad_mode
 from ._common import layout_like, type_name, write_out
 from .index import scatter_into_zeros
 from .reduce import return_type

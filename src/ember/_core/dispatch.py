@@ -1,0 +1,197 @@
+"""`bind`, the one call every op ends in, and the stack of interpreters it consults.
+
+`bind(prim, *args, **params)` gives the call to the innermost active interpreter.
+With none pushed, that is eager evaluation: `prim.impl` runs the kernel on the
+inputs' backend and, when grad mode is on and an input requires grad, autograd's
+recorder attaches a graph node. A transform pushes an `Interpreter` with
+`interpret(...)`; its `process` sees every op bound inside, and hands an op on
+to the interpreter below it with `self.lower(...)`, during which the interpreter
+below is the innermost one (so ops that run inside are not seen twice).
+
+Positional arguments are tensors and constants (Python scalars); keyword params are
+static values (dims, flags) that rules may read but never tensor data.
+"""
+
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+
+import numpy as np
+
+from .. import _grad_mode as grad_mode
+from .._tensor import Tensor, _meta, _wrap
+from .primitive import MISSING, kernels, meta_rules, vjp_rules
+
+_grad_state = grad_mode.state
+_cpu = kernels["cpu"]
+
+
+class _Stack(threading.local):
+    top = None  # the innermost interpreter, or None for plain eager evaluation
+
+
+_stack = _Stack()
+
+
+def bind(prim, *args, **params):
+    """Run primitive `prim` on `args` under the innermost interpreter."""
+    top = _stack.top
+    if top is None:
+        return prim.impl(prim, args, params)
+    return top.process(prim, args, params)
+
+
+class Interpreter:
+    """A level of the stack. Subclasses override `process`; the default passes the op down."""
+
+    parent: Interpreter | None = None
+
+    def process(self, prim, args: tuple, params: dict):
+        return self.lower(prim, args, params)
+
+    def lower(self, prim, args: tuple, params: dict):
+        """Evaluate the op with the interpreter below this one."""
+        below = self.parent
+        saved = _stack.top
+        _stack.top = below
+        try:
+            return prim.impl(prim, args, params) if below is None else \
+                below.process(prim, args, params)
+        finally:
+            _stack.top = saved
+
+
+@contextmanager
+def interpret(interpreter: Interpreter):
+    """Push `interpreter` for the duration of a `with` block."""
+    interpreter.parent = _stack.top
+    _stack.top = interpreter
+    try:
+        yield interpreter
+    finally:
+        _stack.top = interpreter.parent
+
+
+def current_interpreter() -> Interpreter | None:
+    return _stack.top
+
+
+# --- autograd's hook -----------------------------------------------------------------------
+
+class _Autograd:
+    """Autograd's entry points, plugged in from above when `ember.autograd` is imported."""
+
+    record = None  # record(prim, rule, args, params, out): attach a graph node to `out`
+    inplace = None  # inplace(prim, self, args, params): an in-place op that needs a node
+
+
+autograd = _Autograd()
+
+
+def set_autograd(record, inplace) -> None:
+    autograd.record = record
+    autograd.inplace = inplace
+
+
+# --- eager evaluation ----------------------------------------------------------------------
+
+try:  # NumPy 2: the floating-point error state is a context variable; switch it per kernel
+    from numpy._core._ufunc_config import _extobj_contextvar as _fp_state
+
+    with np.errstate(all="ignore"):
+        _FP_QUIET = _fp_state.get()
+    _fp_set, _fp_reset = _fp_state.set, _fp_state.reset
+except ImportError:  # pragma: no cover - NumPy 1.26: a context manager per call instead
+    _fp_state = None
+
+    def _fp_set(_):
+        quiet = np.errstate(all="ignore")
+        quiet.__enter__()
+        return quiet
+
+    def _fp_reset(quiet):
+        quiet.__exit__(None, None, None)
+
+    _FP_QUIET = None
+
+
+def run_quiet(fn, *args, **kwargs):
+    """`fn(*args, **kwargs)` with NumPy's floating-point warnings off for this call only:
+    PyTorch never warns about 1/0, log(-1) or overflow. The caller's error state is left
+    as it was (scoped, not process-wide)."""
+    if _fp_state is None:  # pragma: no cover
+        with np.errstate(all="ignore"):
+            return fn(*args, **kwargs)
+    token = _fp_state.set(_FP_QUIET)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        _fp_state.reset(token)
+
+
+def eval_kernel(prim, args: tuple, params: dict):
+    """Eager evaluation of a standard primitive: its backend's kernel on the inputs' arrays,
+    the result wrapped as new tensors, and a graph node recorded when one is needed."""
+    # NOTE: the hot path: one pass over the arguments for the CPU case.
+    arrays = []
+    grad = False
+    for a in args:
+        if isinstance(a, Tensor):
+            s = a._storage
+            if s is not None and s.device.type != "cpu":
+                return _eval_off_cpu(prim, args, params)
+            arr = a._np
+            arrays.append(arr if arr is not None else a._array())
+            if a._requires_grad:
+                grad = True
+        else:
+            arrays.append(a)
+    token = _fp_set(_FP_QUIET)  # run_quiet, inline: this is every op's path
+    try:
+        res = _cpu[prim](*arrays, **params)
+    finally:
+        _fp_reset(token)
+    out = _wrap(res) if prim.n_outputs == 1 else tuple(_wrap(r) for r in res)
+    if grad and _grad_state.enabled:
+        autograd.record(prim, vjp_rules.get(prim, MISSING), args, params, out)
+    return out
+
+
+def device_of(args) -> str | None:
+    """The one device type of the tensors in `args` (RuntimeError naming both when mixed)."""
+    dev = None
+    for a in args:
+        if isinstance(a, Tensor):
+            s = a._storage
+            d = "cpu" if s is None else s.device.type
+            if dev is None:
+                dev = d
+                first = a
+            elif d != dev:
+                raise RuntimeError(
+                    "Expected all tensors to be on the same device, but found at least two "
+                    f"devices, {first.device} and {a.device}!"
+                )
+    return dev
+
+
+def _eval_off_cpu(prim, args, params):
+    """Eager evaluation when a tensor is on the meta device or another backend."""
+    dev = device_of(args)
+    if dev == "meta":
+        meta = meta_rules.get(prim)
+        if meta is None:
+            raise NotImplementedError(f"{prim.name} has no meta rule: it cannot run on 'meta'")
+        res = meta(*args, **params)
+        out = _meta(*res) if prim.n_outputs == 1 else tuple(_meta(*r) for r in res)
+    else:
+        from ..backends import get_backend
+
+        out = get_backend(dev).run(prim, args, params)
+    if _grad_state.enabled:
+        for a in args:
+            if isinstance(a, Tensor) and a._requires_grad:
+                autograd.record(prim, vjp_rules.get(prim, MISSING), args, params, out)
+                break
+    return out
