@@ -252,10 +252,7 @@ default_generator = Generator()
 def manual_seed(seed) -> Generator:
     """Seed the default generator and return it."""
     seed = _check_seed(seed)
-    from . import cuda
-
-    cuda.manual_seed_all(seed)
-    return default_generator.manual_seed(seed)
+    return default_generator.manual_seed(seed)  # (no CUDA generators without a GPU)
 
 
 def seed() -> int:

@@ -19,6 +19,7 @@ from .primitive import (
     Primitive,
     VJPRule,
     batch_rules,
+    data_dependent,
     defvjp,
     defvjp_joint,
     jvp_rules,
@@ -31,6 +32,7 @@ from .primitive import (
 
 __all__ = [
     "MISSING", "NOT_DIFFERENTIABLE", "Interpreter", "Primitive", "VJPRule", "batch_rules",
+    "data_dependent",
     "bind", "current_interpreter", "defvjp", "defvjp_joint", "grad_mode", "interpret",
     "jvp_rules", "kernels", "meta_rules", "nondifferentiable", "primitives", "set_autograd",
     "vjp_rules",

@@ -113,6 +113,18 @@ def defvjp_joint(prim: Primitive, fn: Callable, differentiable, *, reads=None,
     vjp_rules[prim] = VJPRule(fns, tuple(tuple(r) for r in reads), save_output, joint=fn)
 
 
+def data_dependent(prim: Primitive) -> None:
+    """Mark `prim` as having no meta rule because its output shape depends on the input's
+    values (nonzero, unique ...): on `meta` it raises, saying so."""
+    def meta(*args, **params):
+        raise NotImplementedError(
+            f"{prim.name}: the output shape depends on the input's values, so it cannot run "
+            "on the 'meta' device")
+
+    meta.data_dependent = True
+    meta_rules[prim] = meta
+
+
 def nondifferentiable(prim: Primitive) -> None:
     """Mark `prim` as having no derivative (comparisons, integer ops, argmax ...)."""
     vjp_rules[prim] = NOT_DIFFERENTIABLE

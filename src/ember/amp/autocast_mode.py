@@ -88,7 +88,7 @@ class autocast:
         self.fast_dtype = dt.bfloat16 if dtype is None else dtype
         self._enabled = enabled
         if device_type == "cuda" and enabled:
-            from ..cuda import is_available
+            from ..backends.cuda import is_available
 
             if not is_available():
                 warnings.warn("User provided device_type of 'cuda', but CUDA is not available. "

@@ -20,7 +20,7 @@ class GradScaler:
         self._device = device
         self._enabled = enabled
         if enabled and device == "cuda":
-            from ..cuda import is_available
+            from ..backends.cuda import is_available
 
             if not is_available():
                 warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not "
@@ -55,7 +55,7 @@ class GradScaler:
         if self._unscaled.get(id(optimizer)) is not None:
             raise RuntimeError("unscale_() has already been called on this optimizer since the "
                                "last update().")
-        from ..autograd.grad_mode import no_grad
+        from .._grad_mode import no_grad
 
         inv = 1.0 / self._scale
         found = False

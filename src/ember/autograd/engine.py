@@ -21,6 +21,7 @@ import warnings
 import numpy as np
 
 from .. import _tensor as T
+from .._core.dispatch import run_quiet
 from . import grad_mode
 from .graph import MISSING, AccumulateGrad, Node, _anomaly, edge_of, retain_grad, vjp_rules
 
@@ -269,6 +270,14 @@ def _needed(roots: list, targets: set) -> set:
 
 def run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
         capture: dict | None = None, accumulate_leaves: bool = True) -> dict:
+    """`_run` with NumPy's floating-point warnings off: the engine's own gradient
+    arithmetic (sums where paths meet, VJPs on arrays) is ember's, and PyTorch never warns."""
+    return run_quiet(_run, roots, root_grads, retain_graph, create_graph, capture,
+                     accumulate_leaves)
+
+
+def _run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
+         capture: dict | None = None, accumulate_leaves: bool = True) -> dict:
     """Run backward from `roots` (pairs of node and output index) seeded with `root_grads`.
 
     `capture` holds the (node, output_nr) pairs whose incoming gradient to return,
@@ -582,7 +591,7 @@ def _batched_grad(outputs, inputs, grad_outputs, create_graph, allow_unused,
         go = tuple(g[b] for g in grad_outputs)
         rows.append(grad(outputs, inputs, go, retain_graph=True if b < n - 1 else retain_graph,
                          create_graph=create_graph, allow_unused=True))
-    from .. import stack
+    from ..ops.join import stack
 
     result = []
     for i, t in enumerate(inputs):

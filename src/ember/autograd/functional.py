@@ -270,18 +270,10 @@ def jacobian(func, inputs, create_graph: bool = False, strict: bool = False,
 
 
 def _stack(rows: list):
-    """Rows stacked along a new first dim (differentiably, by assignment into zeros)."""
-    import ember
+    """Rows stacked along a new first dim."""
+    from ..ops.join import stack
 
-    if hasattr(ember, "stack"):
-        return ember.stack(rows)
-    from ..ops.creation import zeros
-
-    first = rows[0]
-    out = zeros((len(rows),) + tuple(first.shape), dtype=first.dtype)
-    for k, r in enumerate(rows):
-        out[k] = r
-    return out
+    return stack(rows)
 
 
 def hessian(func, inputs, create_graph: bool = False, strict: bool = False,

@@ -20,13 +20,6 @@ def get_backend(kind: str):
     raise RuntimeError(f"no backend for device type '{kind}'")
 
 
-def transfer(t, dev: device, dtype=None):
-    """A copy of `t` on `dev` (optionally cast), keeping the autograd graph."""
-    from ..ops.device_copy import to_device
-
-    return to_device(t, dev, dtype)
-
-
 def __getattr__(name: str):
     from ..compat import submodule_or_missing
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
+from .._core.dispatch import run_quiet
 from .._tensor import Tensor, _wrap
 from . import _elision
 from ._common import binary_operands, elementwise_meta, fit_scalar, is_scalar, type_name
@@ -536,7 +537,8 @@ def _into_temporary(prim, self, other, refs, a, b, d: dt.dtype):
     for x, n, y in ((self, refs[0], other), (other, refs[1], self)):
         if (x is a or x is b) and _elision.reusable(x, n, y, d, depth=2):
             arr = x._np
-            prim.kernel(arr if a is x else _operand(a), arr if b is x else _operand(b), out=arr)
+            run_quiet(prim.kernel, arr if a is x else _operand(a), arr if b is x else _operand(b),
+                      out=arr)
             return _wrap(arr, d)
     return None
 

@@ -121,9 +121,9 @@ def _cast(x: Tensor, dtype: dt.dtype, copy: bool = False) -> Tensor:
 
 
 def _to_device(x: Tensor, dev: device, dtype: dt.dtype | None) -> Tensor:
-    from ..backends import transfer
+    from .device_copy import to_device
 
-    return transfer(x, dev, dtype)
+    return to_device(x, dev, dtype)
 
 
 def _parse_to(args, kwargs):

@@ -33,9 +33,9 @@ def _place(arr: np.ndarray, dtype: dt.dtype | None, device, requires_grad: bool,
     dev = as_device(device)
     t = _wrap(arr, dtype)
     if dev.type != "cpu":
-        from ..backends import transfer
+        from .device_copy import to_device
 
-        t = transfer(t, dev, None)
+        t = to_device(t, dev, None)
     return _finish(t, requires_grad)
 
 
@@ -122,9 +122,9 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
     buf = np.empty(n, dtype.np)
     t = _make(Storage(buf, buf.nbytes, CPU), size, stride, 0, dtype)
     if dev.type != "cpu":
-        from ..backends import transfer
+        from .device_copy import to_device
 
-        t = transfer(t, dev, None)
+        t = to_device(t, dev, None)
     return _finish(t, requires_grad)
 
 
@@ -180,9 +180,9 @@ def _filled_like(input: Tensor, fill, d: dt.dtype, device, requires_grad: bool,
     buf = np.empty(n, d.np) if fill is None else np.full(n, fill, d.np)
     t = _make(Storage(buf, buf.nbytes, CPU), shape, stride, 0, d)
     if dev.type != "cpu":
-        from ..backends import transfer
+        from .device_copy import to_device
 
-        t = transfer(t, dev, None)
+        t = to_device(t, dev, None)
     return _finish(t, requires_grad)
 
 

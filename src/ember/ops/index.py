@@ -22,11 +22,21 @@ import numpy as np
 
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
+from .._core import data_dependent
+from .._core.dispatch import run_quiet
 from .._tensor import Tensor
 from .._view import broadcast_shapes, wrap_dim
 from . import movement
 from ._common import same_meta, write_out
-from .registry import Primitive, apply, apply_, bump_version, check_inplace, defvjp
+from .registry import (
+    Primitive,
+    apply,
+    apply_,
+    bump_version,
+    check_inplace,
+    defvjp,
+    nondifferentiable,
+)
 
 _grad_state = grad_mode.state
 _BAD_KEY = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
@@ -382,7 +392,7 @@ def setitem(x: Tensor, key, value) -> None:
         dst = _basic_target(x, key, value)
         if dst is not None:
             check_inplace(x)
-            _write(x, dst, None, value)
+            run_quiet(_write, x, dst, None, value)
             return
     with grad_mode.no_grad():
         view, adv = plan(x, key)
@@ -396,7 +406,7 @@ def setitem(x: Tensor, key, value) -> None:
     if on_cpu and not needs_graph:
         if isinstance(value, Tensor):
             _check_overlap(view, value)
-        _write(x, view._array(), adv, value)
+        run_quiet(_write, x, view._array(), adv, value)
         return
     if x.device.type == "meta":
         target = view._shape if adv is None else _probe(view._shape)[adv].shape
@@ -686,6 +696,8 @@ def _nonzero_kernel(a):
 
 
 nonzero_p = Primitive("nonzero", _nonzero_kernel, None)
+nondifferentiable(nonzero_p)
+data_dependent(nonzero_p)
 
 
 def nonzero(input: Tensor, *, out=None, as_tuple: bool = False):

@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
+from .._core import data_dependent
 from .._tensor import Tensor
 from .._view import broadcast_shapes, wrap_dim
 from ._common import same_meta, select, type_name, write_out
@@ -549,6 +550,7 @@ def _masked_select_kernel(a, mask, *, in_shape):
 
 
 masked_select_p = Primitive("masked_select", _masked_select_kernel, None)
+data_dependent(masked_select_p)
 defvjp(masked_select_p,
        lambda g, out, x, mask, *, in_shape: masked_scatter(
            _zeros(broadcast_shapes(in_shape, mask._shape), g), mask, g), None,

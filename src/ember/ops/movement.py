@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
+from .._core import meta_rules
 from .._core.dispatch import autograd
 from .._tensor import Tensor, _view
 from .._view import (
@@ -43,10 +44,17 @@ class ViewPrimitive(Primitive):
         super().__init__(name, None, None, grad_name=grad_name)
         self.impl = _eval_view
         self.rule = rule
+        meta_rules[self] = self._meta
         self.overlapping = overlapping
         # Optional: the same view taken of the input's NumPy array (cheaper than building
         # the result's array from its metadata later).
         self.np_view = np_view
+
+    def _meta(self, x: Tensor, **params) -> tuple:
+        """(shape, dtype, strides) of the view: its metadata rule, read as a meta rule."""
+        stride = x._stride if x._stride is not None else x._ensure_storage()
+        shape, stride, _ = self.rule(x._shape, stride, x._offset, **params)
+        return shape, x._dtype, stride
 
 
 def apply_view(prim: ViewPrimitive, x: Tensor, **params) -> Tensor:

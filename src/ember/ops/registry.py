@@ -107,7 +107,7 @@ def write_into(self: Tensor, value) -> None:
     if dst.dtype != getattr(value, "dtype", None) and np.iscomplexobj(value) \
             and not np.iscomplexobj(dst):
         value = value.real
-    np.copyto(dst, value, casting="unsafe")
+    run_quiet(np.copyto, dst, value, casting="unsafe")
 
 
 class InplacePrimitive(Primitive):

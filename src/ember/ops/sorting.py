@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
+from .._core import data_dependent
 from .._tensor import Tensor
 from .._view import wrap_dim
 from ._common import layout_like, type_name, write_out
@@ -217,6 +218,7 @@ def _unique_kernel(a, *, dim, inverse, counts):
 
 unique_p = Primitive("unique", _unique_kernel, None, n_outputs=3)
 nondifferentiable(unique_p)
+data_dependent(unique_p)
 
 
 def _results(vals, inv, cnt, return_inverse: bool, return_counts: bool):
@@ -265,6 +267,7 @@ def _unique_consecutive_kernel(a, *, dim):
 unique_consecutive_p = Primitive("unique_consecutive", _unique_consecutive_kernel, None,
                                  n_outputs=3)
 nondifferentiable(unique_consecutive_p)
+data_dependent(unique_consecutive_p)
 
 
 def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
@@ -291,7 +294,9 @@ def _searchsorted_kernel(seq, values, *, side, int32):
     return out
 
 
-searchsorted_p = Primitive("searchsorted", _searchsorted_kernel, None)
+searchsorted_p = Primitive(
+    "searchsorted", _searchsorted_kernel,
+    lambda seq, values, *, side, int32: (values._shape, dt.int32 if int32 else dt.int64))
 nondifferentiable(searchsorted_p)
 
 
@@ -360,6 +365,7 @@ def _bincount_kernel(a, *weights, minlength):
 
 bincount_p = Primitive("bincount", _bincount_kernel, None)
 nondifferentiable(bincount_p)
+data_dependent(bincount_p)
 
 
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:

@@ -24,10 +24,6 @@ from .._tensor import Tensor
 from ._common import same_meta, to_float, type_name, write_out
 from .registry import Primitive, apply, apply_, defvjp, nondifferentiable
 
-# NOTE: PyTorch never warns about log(-1), 1/0 or overflow; NumPy would on every such
-# kernel call, and a per-call `np.errstate` costs more than a small op itself.
-np.seterr(all="ignore")
-
 FLOAT, SAME, BOOL = "float", "same", "bool"
 BOOL_K, INT_K, FLOAT_K, COMPLEX_K = 0, 1, 2, 3
 _F32 = np.dtype(np.float32)

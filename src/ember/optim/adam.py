@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from .. import ops
+from .._core.dispatch import run_quiet
 from .._tensor import Tensor
 from ..ops.creation import zeros_like
 from .optimizer import Optimizer, bump_versions, cpu_arrays, scalar_step
@@ -72,7 +73,7 @@ class Adam(Optimizer):
             moments.append(state["max_exp_avg_sq"])
         arrays = cpu_arrays(p, grad, *moments)
         if arrays is not None:
-            _adam_arrays(arrays, _bump(state), group)
+            run_quiet(_adam_arrays, arrays, _bump(state), group)
             bump_versions(p, *moments)
             return
         if group["maximize"]:

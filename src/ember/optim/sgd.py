@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._core.dispatch import run_quiet
 from .._tensor import Tensor, _wrap
 from .optimizer import Optimizer, axpy, bump_versions, cpu_arrays, required
 
@@ -37,7 +38,7 @@ class SGD(Optimizer):
         buf = state.get("momentum_buffer")
         arrays = cpu_arrays(p, grad, *(() if buf is None else (buf,)))
         if arrays is not None:
-            _sgd_arrays(arrays, state, group)
+            run_quiet(_sgd_arrays, arrays, state, group)
             bump_versions(p, *(() if buf is None else (buf,)))
             return
         if group["maximize"]:

@@ -1,0 +1,32 @@
+"""The primitives that fuse what could be composed from smaller ones, and why each does.
+
+Everything else that is not one piece of math should be a composition; this list is
+the one place that says which fused kernels exist and what they buy.
+"""
+
+FUSED = {
+    "softmax": "one max-shifted pass per row: composed exp / sum loses range and is 3x slower",
+    "log_softmax": "log-sum-exp shift in the same pass: composed log(softmax) underflows to -inf",
+    "softmax_backward_data": "y * (g - sum(g * y)) in one pass over each row",
+    "log_softmax_backward_data": "g - exp(y) * sum(g) in one pass over each row",
+    "logsumexp": "the max shift must be inside the reduction to keep range",
+    "nll_loss": "ignore_index, class weights and the weighted mean in one gather",
+    "nll_loss_backward": "the scatter of -weight / total without a dense one-hot",
+    "native_layer_norm": "mean, variance and the affine in one kernel; saves mean and rstd",
+    "native_layer_norm_backward": "one joint VJP for input, weight and bias",
+    "convolution": "an im2col product through BLAS; composed unfold + matmul doubles memory",
+    "convolution_backward_input": "the transposed convolution as one BLAS product",
+    "convolution_backward_weight": "the weight gradient as one BLAS product",
+    "scaled_dot_product_attention": "scores, mask, softmax and the value product without "
+                                    "keeping every intermediate",
+    "scaled_dot_product_attention_backward": "one joint VJP for query, key and value",
+    "gelu": "the erf form in float32 for half inputs, as PyTorch rounds it",
+    "gelu_backward": "reads Phi(x) off the saved output (ten passes instead of thirty)",
+    "addmm": "bias + matrix product in one BLAS call (nn.Linear's forward)",
+    "max_pool_with_indices": "the window max and its argmax in one strided pass",
+    "max_pool_backward": "a scatter through the saved indices",
+    "embedding_backward": "an index_add with padding_idx and scale_grad_by_freq",
+    "ctc_loss": "the alpha recursion over time is a loop no composition expresses",
+    "ctc_loss_backward": "the beta recursion, sharing the forward's alphas",
+    "binary_cross_entropy_with_logits": "log-sigmoid in a stable form (no log(1 - sigmoid))",
+}

@@ -1,0 +1,87 @@
+"""bind and the interpreter stack: an interpreter pushed on the stack sees the ops bound
+inside it, passes them down, and leaves nothing behind."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from ember._core import Interpreter, bind, current_interpreter, interpret
+from ember.ops.binary import add_p
+
+
+class Recorder(Interpreter):
+    """Records each op's primitive name, then evaluates it below."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def process(self, prim, args, params):
+        self.names.append(prim.name)
+        return self.lower(prim, args, params)
+
+
+def test_a_recorder_sees_functional_method_operator_view_and_inplace_ops():
+    x = ember.arange(6.0).reshape(2, 3)
+    with interpret(Recorder()) as rec:
+        y = (x * 2).t()
+        y.add_(1)
+        z = ember.matmul(y, x)
+    assert rec.names == ["mul", "t", "add_", "mm"]
+    t = torch.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(z.numpy(), ((t * 2).t() + 1).matmul(t).numpy())
+
+
+def test_backward_runs_its_vjps_through_bind():
+    w = ember.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    x = ember.tensor([[1.0], [1.0]])
+    loss = (w @ x).relu().sum()
+    with interpret(Recorder()) as rec:
+        loss.backward()
+    assert "mm" in rec.names  # MmBackward's gradient is a matrix product, bound like any op
+    np.testing.assert_array_equal(w.grad.numpy(), [[1.0, 1.0], [1.0, 1.0]])
+
+
+def test_ops_inside_lower_are_not_seen_twice_and_the_stack_unwinds():
+    outer, inner = Recorder(), Recorder()
+    with interpret(outer):
+        with interpret(inner):
+            assert current_interpreter() is inner
+            ember.tensor([1.0, 2.0]).exp() + 1
+        assert current_interpreter() is outer
+    assert current_interpreter() is None
+    assert inner.names == outer.names == ["exp", "add"]
+
+
+def test_an_interpreter_can_replace_an_op():
+    class AddIsSub(Interpreter):
+        def process(self, prim, args, params):
+            if prim is add_p:
+                return self.lower(prim, (args[0], -args[1]), params)
+            return self.lower(prim, args, params)
+
+    with interpret(AddIsSub()):
+        r = bind(add_p, ember.tensor([5.0]), ember.tensor([2.0]))
+    assert r.item() == 3.0
+
+
+def test_the_stack_unwinds_when_an_op_raises():
+    with pytest.raises(RuntimeError, match="size of tensor a"):
+        with interpret(Recorder()):
+            ember.ones(2) + ember.ones(3)
+    assert current_interpreter() is None
+
+
+def test_import_leaves_numpy_error_state_alone():
+    code = ("import numpy as np; e = np.geterr(); import ember; "
+            "x = ember.tensor([1.0, 0.0]); y = (1 / x).log(); assert np.geterr() == e, "
+            "np.geterr(); print(y.tolist())")
+    out = subprocess.run([sys.executable, "-W", "error::RuntimeWarning", "-c", code],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[0.0, inf]"  # and no NumPy warning was raised
