@@ -242,6 +242,12 @@ def _nesting() -> list[Case]:
         Case("nest_legacy_header", legacy(b"", sys_info=PROTO4 + MARK + deep_tuple +
                                           FROZENSET + STOP), U, "nest"),
     ]
+    # Each list is appended to its parent while still empty, so only the finished object
+    # shows how deep the chain goes.
+    top_down = EMPTY_LIST + put(0) + POP + b"".join(
+        get(i - 1) + EMPTY_LIST + put(i) + APPEND + POP for i in range(1, 100_000)) + get(0)
+    out.append(Case("nest_list_filled_after_nesting", checkpoint(PROTO2 + top_down + STOP), U,
+                    "nests containers more than 1000 deep"))
     for kind, level in per_level.items():
         levels = 100_000 if kind != "odict" else 30_000
         body = NONE + put(0) + POP + (level + put(0) + POP) * levels + get(0)

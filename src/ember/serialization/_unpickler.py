@@ -13,7 +13,9 @@ out-of-band buffer opcodes.
 
 Bounded: the stack and MARK depth; how deeply containers nest (`_MAX_NESTING`, so no
 C-level recursion such as hashing a tuple can overflow the interpreter's stack; a
-container's depth is its deepest item's plus one, recorded when it is built or filled);
+container's depth is its deepest item's plus one, recorded when it is built or filled,
+and the finished object is measured once more, since a list filled after it was nested
+deepens its parents too);
 and every str/bytes the pickle builds is charged to the load's byte budget (`_limits`).
 Low-level failures (recursion, memory, struct) surface as UnpicklingError.
 """
@@ -104,6 +106,37 @@ class Unpickler:
             self._deepen(None, d)
         return d
 
+    def _check_depth(self, root) -> None:
+        """Refuse a finished object nesting deeper than `_MAX_NESTING` through what this
+        pickle built (walked without recursion; an edge back into the current path, a
+        cycle, adds nothing)."""
+        built = self.depth
+        if id(root) not in built:
+            return
+        done: dict[int, int] = {}
+        deepest = {id(root): 0}
+        path = [(root, iter(_children(root)))]
+        while path:
+            obj, items = path[-1]
+            child = next(items, _END)
+            if child is _END:
+                path.pop()
+                d = done[id(obj)] = 1 + deepest.pop(id(obj))
+                if path:
+                    up = id(path[-1][0])
+                    deepest[up] = max(deepest[up], d)
+                continue
+            key = id(child)
+            if key not in built or key in deepest:  # not a container from here, or a cycle
+                continue
+            if key in done:
+                deepest[id(obj)] = max(deepest[id(obj)], done[key])
+                continue
+            if len(path) >= _MAX_NESTING:
+                self._deepen(None, _MAX_NESTING + 1)
+            deepest[key] = 0
+            path.append((child, iter(_children(child))))
+
     def _holds(self, obj, items) -> None:
         """`obj` contains `items` (checked before anything hashes or stores them)."""
         self._deepen(obj, self._nesting(items))
@@ -184,6 +217,7 @@ class Unpickler:
             if op == b".":
                 if len(self.stack) != 1 or self.metastack:
                     raise UnpicklingError("pickle ended with a malformed stack (corrupt data)")
+                self._check_depth(self.stack[-1])
                 return self.stack.pop(), self.pos
             handler = _DISPATCH.get(op)
             if handler is None:
@@ -424,6 +458,19 @@ def _as(obj, kind, op: str):
         raise UnpicklingError(f"refusing {op} on a {type(obj).__name__}: only "
                               f"{kind.__name__} objects may be modified that way")
     return obj
+
+
+_END = object()
+
+
+def _children(obj):
+    """What a container built by the pickle holds (for `_check_depth`)."""
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        return obj
+    if isinstance(obj, dict):
+        return [*obj.keys(), *obj.values()]
+    attrs = getattr(obj, "__dict__", None)
+    return list(attrs.values()) if type(attrs) is dict else ()
 
 
 _ATOMS = frozenset({type(None), bool, int, float, complex, str, bytes})
