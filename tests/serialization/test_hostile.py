@@ -166,7 +166,7 @@ def test_deep_tuples_are_refused_instead_of_crashing_the_interpreter(loaded):
     for name in ("nest_tuple_hashed_by_frozenset", "nest_tuple_as_dict_key",
                  "nest_tuple_in_set", "nest_legacy_header"):
         _refused(loaded, name, "UnpicklingError", r"nests containers more than 1000 deep")
-    for kind in ("list", "dict", "frozenset", "odict"):
+    for kind in ("list", "dict", "frozenset", "odict", "list_filled_after_nesting"):
         _refused(loaded, f"nest_{kind}", "UnpicklingError", "deep")
 
 
