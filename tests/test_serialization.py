@@ -601,3 +601,99 @@ def test_tensor_attributes_load_but_never_reach_internals():
     bad._storage = 5  # would overwrite an ember tensor's internals
     with pytest.raises(UnpicklingError, match="_storage"):
         ember.load(io.BytesIO(torch_bytes({"t": bad})))
+
+
+# --- reliability: files that must be refused cleanly (more in tests/serialization/) ----------
+
+def test_duplicate_record_names_are_refused():
+    # torch reads the first of two same-named records, zipfile the last: a scanner and a
+    # loader could see different pickles. Refuse the file.
+    out = io.BytesIO()
+    with warnings.catch_warnings(), zipfile.ZipFile(out, "w") as z:
+        warnings.simplefilter("ignore")  # zipfile warns about the duplicate it writes
+        z.writestr("archive/data.pkl", pickle.dumps(1, protocol=2))
+        z.writestr("archive/version", b"3\n")
+        z.writestr("archive/data.pkl", pickle.dumps(2, protocol=2))
+    with pytest.raises(CheckpointError, match="duplicate records named 'archive/data.pkl'"):
+        ember.load(io.BytesIO(out.getvalue()))
+
+
+def test_compressed_data_pkl_is_refused():
+    # torch.save stores data.pkl raw; a deflated one could inflate to gigabytes.
+    raw = torch_bytes({"w": torch.zeros(3)})
+    src = zipfile.ZipFile(io.BytesIO(raw))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as dst:
+        for info in src.infolist():
+            dst.writestr(info.filename, src.read(info.filename), zipfile.ZIP_DEFLATED
+                         if info.filename.endswith("data.pkl") else zipfile.ZIP_STORED)
+    with pytest.raises(CheckpointError, match="data.pkl is compressed"):
+        ember.load(io.BytesIO(out.getvalue()))
+
+
+def test_mmap_of_a_file_that_is_not_a_zip_raises_like_torch(tmp_path):
+    path = tmp_path / "legacy.pt"
+    torch.save(torch.ones(2), path, _use_new_zipfile_serialization=False)
+    with pytest.raises(RuntimeError, match="mmap can only be used") as theirs:
+        torch.load(path, mmap=True)
+    with pytest.raises(CheckpointError, match="mmap can only be used") as ours:
+        ember.load(path, mmap=True)
+    assert isinstance(ours.value, type(theirs.value))
+
+
+def test_refusals_are_pickle_unpickling_errors_like_torchs():
+    raw = torch_bytes({"sched": torch.optim.lr_scheduler.StepLR})
+    with pytest.raises(pickle.UnpicklingError) as theirs:
+        torch.load(io.BytesIO(raw))
+    with pytest.raises(UnpicklingError) as ours:
+        ember.load(io.BytesIO(raw))
+    assert isinstance(ours.value, type(theirs.value))
+    assert UnpicklingError.__module__ == "ember.serialization"
+
+
+def test_module_constructors_never_run_from_a_file():
+    # Pickle rebuilds a module as NEWOBJ + BUILD; a file calling the class instead would
+    # run its constructor with sizes of its choosing (Linear(20000, 20000) is 1.5 GiB).
+    evil = (b"\x80\x02cember.nn.modules.linear\nLinear\nK\x03K\x05\x86R.")
+    with pytest.raises(UnpicklingError, match="constructor of ember.nn.modules.linear.Linear"):
+        ember.load(io.BytesIO(_zip_with(evil)), weights_only=False)
+
+
+def test_whole_model_is_rebuilt_through_setstate_not_init(tmp_path):
+    class Counted(ember.nn.Module):
+        inits = 0
+
+        def __init__(self):
+            super().__init__()
+            type(self).inits += 1
+            self.fc = ember.nn.Linear(2, 3)
+
+        def __setstate__(self, state):
+            super().__setstate__(state)
+            self.restored = True
+
+    model = Counted()
+    ember.save(model, tmp_path / "m.pt")
+    with ember.serialization.safe_globals([Counted]):
+        back = ember.load(tmp_path / "m.pt", weights_only=False)
+    assert Counted.inits == 1 and back.restored is True
+    assert ember.equal(back.fc.weight, model.fc.weight) and back.fc.weight.shape == (3, 2)
+
+
+def test_error_messages_name_hostile_values_briefly():
+    key = "k" * 100_000
+    buf = io.BytesIO()
+    _CheckpointPickler(buf, protocol=2).dump({"x": _FakeTensor(_StorageRef(key, 4), 0, (4,),
+                                                               (1,))})
+    with pytest.raises(UnpicklingError, match="bad storage key 'kkk") as info:
+        ember.load(io.BytesIO(_zip_with(buf.getvalue())))
+    assert len(str(info.value)) < 200
+
+
+def test_neg_and_conj_views_still_load_as_in_torch():
+    z = torch.tensor([1 + 2j, 3 - 4j], dtype=torch.complex64)
+    saved = {"conj": z.conj(), "neg": z.clone().conj().imag, "plain": z}
+    assert saved["conj"].is_conj() and saved["neg"].is_neg()
+    back = ember.load(io.BytesIO(torch_bytes(saved)))
+    for name, t in saved.items():
+        assert np.array_equal(back[name].numpy(), t.resolve_conj().resolve_neg().numpy())

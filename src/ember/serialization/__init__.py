@@ -8,14 +8,17 @@ numel)`; tensors that share a key share memory (views, tied weights).
 
 Loading is data-only: the pickle runs on ember's own interpreter (`_unpickler.py`)
 against a fixed table of stand-ins, so no code named in a file ever runs. Every
-view is checked against the bytes actually present before it is made. Files from
+view is checked against the bytes actually present before it is made, and a hostile
+file is refused (CheckpointError / UnpicklingError) without crashing the interpreter or
+building more than a bound proportional to its size. Files from
 `torch.save` load here (also the pre-1.6 "legacy" stream format), and files from
 `ember.save` load in `torch.load` with its default `weights_only=True`.
 
 Layout: `_dtypes.py` (dtype and storage-class tables), `_save.py` (save),
 `_standins.py` and `_allowlist.py` (what a checkpoint's globals resolve to; the
-user allowlist), `_load.py` (load, inspection), `_pickling.py` (plain Python
-pickling of tensors), over `_pickler.py`, `_unpickler.py` and `_zip.py`.
+user allowlist), `_load.py` (load, inspection), `_limits.py` (what one load may
+build, bounded by the file's size), `_pickling.py` (plain Python pickling of
+tensors), over `_pickler.py`, `_unpickler.py` and `_zip.py`.
 """
 
 from __future__ import annotations

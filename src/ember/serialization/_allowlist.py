@@ -3,16 +3,22 @@ to (`_find_global`: a stand-in from `_standins.py`, a dtype, a marker, or a refu
 what the unpickler may call, BUILD or NEWOBJ (`_call`, `_build`, `_newobj`), and the
 user's own additions (PyTorch's `add_safe_globals`, `get_safe_globals`,
 `clear_safe_globals` and the `safe_globals` context manager).
+
+An `nn.Module` class is never called: modules are rebuilt as pickle rebuilds them,
+`object.__new__` plus their saved state (`__setstate__`), so a file cannot make a
+constructor allocate whatever sizes it names.
 """
 
 from __future__ import annotations
 
 import contextlib
+import inspect
 import sys
 from collections import OrderedDict
 
 from .. import _dtype as dt
 from ._dtypes import _STORAGE_CLASSES, _UNSUPPORTED_DTYPES, _V3_NUMPY, _dtype_named
+from ._limits import describe
 from ._standins import (
     _PARAMETER_TYPE,
     _TENSOR_TYPE,
@@ -74,6 +80,9 @@ _safe: dict[str, object] = {}
 
 
 def _find_global(module: str, name: str):
+    if len(module) + len(name) > 256:
+        raise UnpicklingError(f"refusing global {describe(module)}.{describe(name)}: a name "
+                              "that long is no global a checkpoint names")
     module = "builtins" if module == "__builtin__" else module
     full = f"{module}.{name}"
     top = module.split(".")[0]
@@ -121,22 +130,44 @@ def _imported_module_class(module: str, name: str):
 
     obj = sys.modules.get(module)
     for part in name.split("."):
-        obj = getattr(obj, part, None)
+        # NOTE: static lookup: no module __getattr__ (lazy imports) or property runs.
+        obj = inspect.getattr_static(obj, part, None)
     return obj if isinstance(obj, type) and issubclass(obj, Module) else None
 
 
+def _name_of(x) -> str:
+    """A global's dotted name if it is a class or function, else a short description."""
+    if isinstance(x, type) or callable(x) and hasattr(x, "__qualname__"):
+        return f"{getattr(x, '__module__', '?')}.{x.__qualname__}"[:200]
+    return describe(x)
+
+
+def _is_module_class(obj) -> bool:
+    if not isinstance(obj, type):
+        return False
+    from ..nn.modules.module import Module
+
+    return issubclass(obj, Module)
+
+
 def _call(fn, args):
+    if _is_module_class(fn):
+        raise UnpicklingError(
+            f"refusing to call the constructor of {fn.__module__}.{fn.__qualname__}: "
+            "ember.load rebuilds a module from its saved state (NEWOBJ + BUILD, as pickle "
+            "writes it), never by running its constructor with arguments from the file")
     if id(fn) in _CALLABLES or any(fn is v for v in _safe.values()):
         try:
             return fn(*args)
         except UnpicklingError:
             raise
         except (TypeError, ValueError) as e:
-            raise UnpicklingError(f"bad arguments in checkpoint: {e}") from None
+            raise UnpicklingError(f"bad arguments in checkpoint: {str(e)[:200]}") from None
     if isinstance(fn, _StorageType):
         raise UnpicklingError("refusing to call a storage class: storages come only from "
                               "the file's storage records")
-    raise UnpicklingError(f"refusing to call {type(fn).__name__} object {fn!r}")
+    raise UnpicklingError(f"refusing to call {_name_of(fn)}: only the rebuild functions and "
+                          "containers a checkpoint needs (and allowlisted globals) are called")
 
 
 def _build(obj, state) -> None:
@@ -145,8 +176,12 @@ def _build(obj, state) -> None:
             setattr(obj, k, v)
         return
     if any(type(obj) is v for v in _safe.values()):
+        # As pickle does: the class's own __setstate__ if it has one, else the instance dict.
         setstate = getattr(obj, "__setstate__", None)
-        if setstate is not None and not isinstance(state, dict):
+        if isinstance(state, dict) and any(type(k) is not str for k in state):
+            raise UnpicklingError(f"cannot restore state of {type(obj).__name__}: attribute "
+                                  "names must be strings")
+        if setstate is not None:
             setstate(state)
         elif isinstance(state, dict):
             obj.__dict__.update(state)
@@ -159,8 +194,15 @@ def _build(obj, state) -> None:
 
 def _newobj(cls, args):
     if isinstance(cls, type) and any(cls is v for v in _safe.values()):
+        if _is_module_class(cls):
+            if args:
+                raise UnpicklingError(
+                    f"refusing NEWOBJ of {cls.__module__}.{cls.__qualname__} with arguments: "
+                    "a module is rebuilt from its saved state, never by a constructor or "
+                    "__new__ given values from the file")
+            return object.__new__(cls)
         return cls.__new__(cls, *args)
-    raise UnpicklingError(f"refusing NEWOBJ of {cls!r}: only classes allowlisted with "
+    raise UnpicklingError(f"refusing NEWOBJ of {_name_of(cls)}: only classes allowlisted with "
                           "ember.serialization.add_safe_globals may be instantiated")
 
 

@@ -12,8 +12,10 @@ import io
 import mmap as _mmap
 import os
 import re
+import struct
 import sys
 import zipfile
+import zlib
 
 import numpy as np
 
@@ -23,6 +25,7 @@ from .._device import device as _device
 from .._storage import Storage
 from ._allowlist import _build, _call, _find_global, _newobj, _whole_models, safe_globals
 from ._dtypes import _V3_NUMPY, _dtype_named
+from ._limits import budget, describe
 from ._standins import (
     _int,
     _LoadedStorage,
@@ -78,9 +81,9 @@ class _Reader:
         if not isinstance(cls, _StorageType):
             raise UnpicklingError("a persistent id must name a storage class")
         if not isinstance(key, str) or not _KEY.fullmatch(key):
-            raise UnpicklingError(f"bad storage key {key!r}")
+            raise UnpicklingError(f"bad storage key {describe(key)}")
         if not isinstance(location, str) or not _LOCATION.fullmatch(location):
-            raise UnpicklingError(f"bad storage location {location!r}")
+            raise UnpicklingError(f"bad storage location {describe(location)}")
         numel = _int(numel, "storage size")
         if len(pid) == 6 and pid[5] is not None:
             raise UnpicklingError("storage views from torch < 0.4 are not supported")
@@ -173,25 +176,55 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
             _whole_models[0] = False
     if mmap and not isinstance(f, (str, os.PathLike)):
         raise ValueError("f must be a file path in order to use the mmap argument")
+    try:
+        return _load_file(f, map_location, mmap)
+    except (CheckpointError, UnpicklingError):
+        raise
+    except RecursionError:
+        raise CheckpointError("the checkpoint nests its objects too deeply to read (hostile "
+                              "or corrupt file)") from None
+    except MemoryError:
+        raise CheckpointError("the checkpoint asks for more memory than this process may "
+                              "use (hostile or corrupt file)") from None
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, struct.error, EOFError,
+            OverflowError, NotImplementedError) as e:
+        raise CheckpointError(f"not a readable checkpoint (truncated or corrupt: "
+                              f"{type(e).__name__}: {str(e)[:200]})") from None
+
+
+def _load_file(f, map_location, mmap):
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as stream:
-            if mmap:
-                if os.fstat(stream.fileno()).st_size == 0:
-                    raise CheckpointError(f"{os.fspath(f)} is empty, not a checkpoint")
+            size = os.fstat(stream.fileno()).st_size
+            if not mmap:
+                with budget(size):
+                    return _load_stream(stream, map_location)
+            if size == 0:
+                raise CheckpointError(f"{os.fspath(f)} is empty, not a checkpoint")
+            try:
                 buf = _mmap.mmap(stream.fileno(), 0, access=_mmap.ACCESS_COPY)
-                if buf[:4] != b"PK\x03\x04":
-                    raise ValueError("mmap can only be used with files saved with "
-                                     "`torch.save(_use_new_zipfile_serialization=True)`")
+            except (OSError, ValueError) as e:
+                raise CheckpointError(f"cannot memory-map {os.fspath(f)}: {e}") from None
+            if buf[:4] != b"PK\x03\x04":
+                buf.close()
+                # NOTE: RuntimeError (CheckpointError is one), as torch.load raises here.
+                raise CheckpointError("mmap can only be used with files saved with "
+                                      "`torch.save(_use_new_zipfile_serialization=True)`; "
+                                      "this file does not start with a ZIP header")
+            with budget(size):
                 return _load_zip(stream, map_location, buf)
-            return _load_stream(stream, map_location)
     if isinstance(f, (bytes, bytearray, memoryview)):
-        return _load_stream(io.BytesIO(f), map_location)
-    return _load_stream(f, map_location)
+        f = io.BytesIO(f)
+    if not (hasattr(f, "seek") and f.seekable()):
+        f = io.BytesIO(f.read())
+    start = f.tell()
+    size = f.seek(0, io.SEEK_END) - start
+    f.seek(start)
+    with budget(size):
+        return _load_stream(f, map_location)
 
 
 def _load_stream(stream, map_location):
-    if not (hasattr(stream, "seek") and stream.seekable()):
-        stream = io.BytesIO(stream.read())
     start = stream.tell()
     head = stream.read(512)
     stream.seek(start)
@@ -208,39 +241,101 @@ def _load_stream(stream, map_location):
                           "header nor the legacy magic number")
 
 
+_SMALL_RECORD = 64  # bytes: the most a `version` or `byteorder` record may hold
+
+
+class _Archive:
+    """A checkpoint ZIP whose directory has been checked against the file itself: one
+    top-level folder, no two records with one name, no record claiming more bytes than
+    the file holds, no compression method other than stored or deflated."""
+
+    def __init__(self, stream) -> None:
+        start = stream.tell()
+        self.total = stream.seek(0, io.SEEK_END) - start
+        stream.seek(start)
+        try:
+            self.zf = zipfile.ZipFile(stream)
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError,
+                struct.error) as e:
+            raise CheckpointError(f"not a readable checkpoint (truncated or corrupt ZIP: "
+                                  f"{str(e)[:200]})") from None
+        infos = self.zf.infolist()
+        names = [i.filename for i in infos]
+        if len(set(names)) != len(names):
+            dup = next(n for n in names if names.count(n) > 1)
+            # NOTE: readers disagree on which copy wins (torch takes the first, zipfile the
+            # last), so a file could show a scanner one pickle and a loader another.
+            raise CheckpointError(f"checkpoint has duplicate records named {describe(dup)}")
+        for info in infos:
+            end = info.header_offset + info.compress_size
+            if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+                raise CheckpointError(f"record {describe(info.filename)} uses compression "
+                                      f"method {info.compress_type}; checkpoints store records")
+            if info.compress_type == zipfile.ZIP_STORED and info.file_size != \
+                    info.compress_size or end > self.total:
+                raise CheckpointError(
+                    f"record {describe(info.filename)} claims {info.file_size} bytes "
+                    f"({info.compress_size} stored) but the file holds only {self.total}")
+        self.names = names
+        self.prefix = names[0].split("/")[0] if names and "/" in names[0] else None
+        if self.prefix is None or any(not n.startswith(self.prefix + "/") for n in names):
+            raise CheckpointError("checkpoint records must all sit in one top-level folder")
+
+    def info(self, name: str, what: str = "") -> zipfile.ZipInfo:
+        try:
+            return self.zf.getinfo(f"{self.prefix}/{name}")
+        except KeyError:
+            raise CheckpointError(f"checkpoint has no {self.prefix}/{name} record"
+                                  f"{what}") from None
+
+    def data_pkl(self) -> bytes:
+        """The pickle record, which must be stored raw (as torch writes it): a compressed
+        one could inflate to gigabytes."""
+        info = self.info("data.pkl")
+        if info.compress_type != zipfile.ZIP_STORED:
+            raise CheckpointError(f"record {self.prefix}/data.pkl is compressed; torch stores "
+                                  "it raw, and ember refuses a compressed one")
+        return self.read(info, self.total)
+
+    def read(self, info: zipfile.ZipInfo, limit: int) -> bytes:
+        """A whole record of at most `limit` bytes (declared and inflated), CRC-checked."""
+        if info.file_size > limit:
+            raise CheckpointError(f"record {info.filename} claims {info.file_size} bytes; at "
+                                  f"most {limit} make sense there")
+        try:
+            with self.zf.open(info) as fh:
+                out = fh.read(limit + 1)
+        except (zipfile.BadZipFile, OSError, EOFError, ValueError, zlib.error,
+                NotImplementedError) as e:
+            raise CheckpointError(f"record {info.filename} is corrupt: {str(e)[:200]}") \
+                from None
+        if len(out) != info.file_size:
+            raise CheckpointError(f"record {info.filename} is truncated or corrupt")
+        return out
+
+
 def _load_zip(stream, map_location, mapped):
-    try:
-        zf = zipfile.ZipFile(stream)
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
-        raise CheckpointError(f"not a readable checkpoint (truncated or corrupt ZIP: {e})") \
-            from None
-    names = zf.namelist()
-    prefix = names[0].split("/")[0] if names and "/" in names[0] else None
-    if prefix is None or any(not n.startswith(prefix + "/") for n in names):
-        raise CheckpointError("checkpoint records must all sit in one top-level folder")
+    arc = _Archive(stream)
+    prefix, names, zf = arc.prefix, arc.names, arc.zf
     if f"{prefix}/constants.pkl" in names or any(n.startswith(f"{prefix}/code/")
                                                   for n in names):
         raise CheckpointError("this is a TorchScript archive (torch.jit.save); ember.load "
                               "reads torch.save checkpoints only")
-    data_pkl = _read_record(zf, f"{prefix}/data.pkl")
+    data_pkl = arc.data_pkl()
     if f"{prefix}/version" in names:
-        version = _read_record(zf, f"{prefix}/version").strip()
+        version = arc.read(arc.info("version"), _SMALL_RECORD).strip()
         if not version.isdigit() or not 1 <= int(version) <= 20:
-            raise CheckpointError(f"unsupported checkpoint version {version!r}")
+            raise CheckpointError(f"unsupported checkpoint version {describe(version)}")
     byteorder = "little"
     if f"{prefix}/byteorder" in names:
-        byteorder = _read_record(zf, f"{prefix}/byteorder").decode("ascii", "replace")
+        byteorder = arc.read(arc.info("byteorder"), _SMALL_RECORD).decode("ascii", "replace")
         if byteorder not in ("little", "big"):
-            raise CheckpointError(f"bad byteorder record {byteorder!r}")
+            raise CheckpointError(f"bad byteorder record {describe(byteorder)}")
     total = len(mapped) if mapped is not None else None
 
     def fetch(key, np_dtype, nbytes):
         name = f"{prefix}/data/{key}"
-        try:
-            info = zf.getinfo(name)
-        except KeyError:
-            raise CheckpointError(f"checkpoint has no record {name} for a storage it "
-                                  "uses") from None
+        info = arc.info(f"data/{key}", " for a storage it uses")
         if info.compress_type != zipfile.ZIP_STORED:
             raise CheckpointError(f"record {name} is compressed; checkpoints store them raw")
         if info.file_size != nbytes:
@@ -255,13 +350,14 @@ def _load_zip(stream, map_location, mapped):
             if at + nbytes > total:
                 raise CheckpointError(f"record {name} runs past the end of the file")
             return np.frombuffer(mapped, np_dtype, count, at)
+        # NOTE: safe to allocate: _Archive checked the record lies inside the file.
         arr = np.empty(count, np_dtype)
         if nbytes:
             try:
                 with zf.open(info) as fh:
                     got = fh.readinto(memoryview(arr.view(np.uint8)))
-            except (zipfile.BadZipFile, OSError, EOFError) as e:
-                raise CheckpointError(f"record {name} is corrupt: {e}") from None
+            except (zipfile.BadZipFile, OSError, EOFError, ValueError) as e:
+                raise CheckpointError(f"record {name} is corrupt: {str(e)[:200]}") from None
             if got != nbytes:
                 raise CheckpointError(f"record {name} is truncated")
         return arr
@@ -269,19 +365,6 @@ def _load_zip(stream, map_location, mapped):
     reader = _Reader(fetch, byteorder, map_location)
     obj, _ = _unpickle(data_pkl, 0, reader)
     return obj
-
-
-def _read_record(zf, name: str) -> bytes:
-    try:
-        info = zf.getinfo(name)
-    except KeyError:
-        raise CheckpointError(f"checkpoint has no {name} record") from None
-    if info.file_size > 2**31:
-        raise CheckpointError(f"record {name} is implausibly large")
-    try:
-        return zf.read(info)
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as e:
-        raise CheckpointError(f"record {name} is corrupt: {e}") from None
 
 
 def _load_legacy(data: bytes, map_location):
@@ -298,7 +381,7 @@ def _load_legacy(data: bytes, map_location):
         raise CheckpointError("invalid magic number; corrupt file?")
     proto, pos = small(pos)
     if proto != 1001:
-        raise CheckpointError(f"invalid protocol version: {proto}")
+        raise CheckpointError(f"invalid protocol version: {describe(proto)}")
     sys_info, pos = small(pos)
     if not isinstance(sys_info, dict):
         raise CheckpointError("bad sys_info record")
@@ -321,7 +404,7 @@ def _load_legacy(data: bytes, map_location):
     for key in keys:
         pid = described.get(key)
         if pid is None:
-            raise CheckpointError(f"storage {key!r} is listed but never used")
+            raise CheckpointError(f"storage {describe(key)} is listed but never used")
         cls = pid[1]
         itemsize = 1 if cls.dtype_name is None else _dtype_named(cls.dtype_name).itemsize
         if pos + 8 > len(data):
@@ -335,7 +418,7 @@ def _load_legacy(data: bytes, map_location):
 
     def fetch(key, np_dtype, nbytes):
         if key not in blobs:
-            raise CheckpointError(f"legacy checkpoint has no data for storage {key!r}")
+            raise CheckpointError(f"legacy checkpoint has no data for storage {describe(key)}")
         at, have = blobs[key]
         if have != nbytes:
             raise UnpicklingError(f"storage {key} claims {nbytes} bytes but holds {have}")
@@ -379,7 +462,6 @@ def _dry_build(obj, state) -> None:
 
 def get_unsafe_globals_in_checkpoint(f) -> list[str]:
     """The globals a checkpoint names that ember.load would refuse (nothing is loaded)."""
-    import pickletools
 
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as stream:
@@ -387,16 +469,23 @@ def get_unsafe_globals_in_checkpoint(f) -> list[str]:
     else:
         raw = f.read()
     if raw[:4] == b"PK\x03\x04":
-        zf = zipfile.ZipFile(io.BytesIO(raw))
-        name = next((n for n in zf.namelist() if n.endswith("/data.pkl")), None)
-        if name is None:
-            raise CheckpointError("checkpoint has no data.pkl record")
-        raw = zf.read(name)
+        raw = _Archive(io.BytesIO(raw)).data_pkl()
+    try:
+        return _globals_named(raw)
+    except (ValueError, EOFError, struct.error, RecursionError, MemoryError) as e:
+        raise CheckpointError(f"not a readable pickle: {type(e).__name__}: "
+                              f"{str(e)[:200]}") from None
+
+
+def _globals_named(raw: bytes) -> list[str]:
+    import pickletools
+
     out, strings = [], []
     for op, arg, _ in pickletools.genops(raw):
         if op.name in ("GLOBAL", "STACK_GLOBAL"):
             module, name = arg.split(" ", 1) if op.name == "GLOBAL" else (
                 strings[-2] if len(strings) > 1 else "?", strings[-1] if strings else "?")
+            module, name = module[:128], name[:128]
             try:
                 _find_global(module, name)
             except UnpicklingError:

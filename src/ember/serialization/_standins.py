@@ -5,6 +5,11 @@ which check every view against the bytes present before making it) and the
 containers and small values a pickle may construct (OrderedDict, set, complex,
 torch.Size, torch.device ...), each checking its arguments. Which name maps to which
 stand-in is decided in `_allowlist.py`.
+
+Anything a stand-in builds beyond what the file literally holds (copies of memoised
+bytes, containers copied from a list, views materialised for their neg/conj bits) is
+charged to the load's byte budget first (`_limits.charge`), and error messages name
+values with `_limits.describe`, never their repr.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import numpy as np
 from .. import _dtype as dt
 from .._device import device as _device
 from .._storage import Storage
+from ._limits import charge, describe
 from ._unpickler import UnpicklingError
 
 
@@ -57,6 +63,8 @@ class _LoadedStorage:
 def _int(x, what: str) -> int:
     if type(x) is not int:
         raise UnpicklingError(f"{what} must be an int, got {type(x).__name__}")
+    if not -2**63 <= x < 2**63:
+        raise UnpicklingError(f"{what} {describe(x)} does not fit in 64 bits")
     return x
 
 
@@ -67,6 +75,7 @@ def _ints(x, what: str) -> tuple[int, ...]:
 
 
 _MAX_NUMEL = 2**48
+_SLOT = 64  # bytes charged per item of a container a stand-in copies
 
 
 def _make_tensor(st, offset, size, stride, requires_grad, dtype: dt.dtype, metadata=None):
@@ -99,11 +108,17 @@ def _make_tensor(st, offset, size, stride, requires_grad, dtype: dt.dtype, metad
             f"element {last}, past the end of its storage of {capacity} elements")
     if metadata:
         if not isinstance(metadata, dict) or set(metadata) - {"conj", "neg"}:
-            raise UnpicklingError(f"unsupported tensor metadata {metadata!r}")
+            raise UnpicklingError(f"unsupported tensor metadata ({describe(metadata)} with "
+                                  "keys other than 'conj' and 'neg')")
     t = _make(st.storage, size, stride, offset, dtype)
     if metadata and (metadata.get("conj") or metadata.get("neg")):
         from ..ops.creation import tensor as _tensor
 
+        # NOTE: ember has no lazy neg/conj bits, so this copies the view: a stride-0 view
+        # of a few bytes would become gigabytes. Charge the copies before making them.
+        copies = bool(metadata.get("conj")) + bool(metadata.get("neg")) + 1
+        charge(copies * numel * dtype.itemsize,
+               f"materialising the neg/conj bits of a {numel}-element tensor view")
         a = t.numpy()
         a = np.conj(a) if metadata.get("conj") else a
         t = _tensor(-a if metadata.get("neg") else a.copy())
@@ -188,7 +203,7 @@ def _set_attrs(obj, state):
     for k, v in state.items():
         if not isinstance(k, str) or not k.isidentifier() or k.startswith("_"):
             # NOTE: underscore names would reach the tensor's own internals (_storage ...)
-            raise UnpicklingError(f"refusing to set attribute {k!r} on a tensor")
+            raise UnpicklingError(f"refusing to set attribute {describe(k)} on a tensor")
         setattr(obj, k, v)
     return obj
 
@@ -196,6 +211,7 @@ def _set_attrs(obj, state):
 def _ordered_dict(items=()):
     if not isinstance(items, (list, tuple, dict)):
         raise UnpicklingError("OrderedDict() takes a list of pairs")
+    charge(_SLOT * len(items), f"OrderedDict() of {len(items)} items")
     pairs = items.items() if isinstance(items, dict) else items
     out = OrderedDict()
     for pair in pairs:
@@ -208,6 +224,7 @@ def _ordered_dict(items=()):
 def _counter(items=()):
     if not isinstance(items, dict):
         raise UnpicklingError("Counter() takes a dict")
+    charge(_SLOT * len(items), f"Counter() of {len(items)} items")
     return Counter(items)
 
 
@@ -215,6 +232,7 @@ def _collection(kind):
     def build(items=()):
         if not isinstance(items, (list, tuple, set, frozenset)):
             raise UnpicklingError(f"{kind.__name__}() takes a list")
+        charge(_SLOT * len(items), f"{kind.__name__}() of {len(items)} items")
         return kind(items)
 
     return build
@@ -228,6 +246,7 @@ def _complex(re=0.0, im=0.0):
 
 def _bytearray(data=b""):
     if isinstance(data, (bytes, bytearray)):
+        charge(len(data), f"bytearray() of {len(data)} bytes")
         return bytearray(data)
     raise UnpicklingError("bytearray() takes bytes")
 
@@ -235,6 +254,7 @@ def _bytearray(data=b""):
 def _encode(text, encoding="utf-8"):
     if not isinstance(text, str) or encoding not in ("latin1", "latin-1"):
         raise UnpicklingError("_codecs.encode is allowed only as (str, 'latin1')")
+    charge(len(text), f"_codecs.encode() of {len(text)} characters")
     return text.encode("latin1")
 
 
@@ -264,7 +284,7 @@ def _get_layout(name):
     from .. import _layout
 
     if name != "torch.strided":
-        raise UnpicklingError(f"layout {name!r} is not supported by ember")
+        raise UnpicklingError(f"layout {describe(name)} is not supported by ember")
     return _layout.strided
 
 

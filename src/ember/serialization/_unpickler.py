@@ -7,9 +7,17 @@ only what that lookup returned, and every mutating opcode is limited to the
 container types a checkpoint needs. Every length read from the file is checked
 against the bytes actually present before anything is allocated.
 
-Refused outright: INST, OBJ, NEWOBJ(_EX) (unless the class was allowlisted by the
-user), EXT*, PERSID and the other protocol-0 text opcodes, and the protocol-5
+Refused outright: INST, OBJ, NEWOBJ (unless the class was allowlisted by the user),
+NEWOBJ_EX, EXT*, PERSID and the other protocol-0 text opcodes, and the protocol-5
 out-of-band buffer opcodes.
+
+Bounded: the stack and MARK depth; how deeply containers nest (`_MAX_NESTING`, so no
+C-level recursion such as hashing a tuple can overflow the interpreter's stack; a
+container's depth is its deepest item's plus one, recorded when it is built or filled,
+and the finished object is measured once more, since a list filled after it was nested
+deepens its parents too);
+and every str/bytes the pickle builds is charged to the load's byte budget (`_limits`).
+Low-level failures (recursion, memory, struct) surface as UnpicklingError.
 """
 
 from __future__ import annotations
@@ -18,12 +26,19 @@ import pickle
 import struct
 from collections import Counter, OrderedDict
 
+from ._limits import charge
+
 _MAX_LONG = 4096  # bytes in one LONG4 integer
 _MAX_DEPTH = 100_000  # stack entries
+_MAX_NESTING = 1000  # containers inside containers
 
 
 class UnpicklingError(pickle.UnpicklingError):
     """A checkpoint's pickle was refused: it uses something a data-only loader won't run."""
+
+
+# NOTE: public (and named in tracebacks) as ember.serialization.UnpicklingError.
+UnpicklingError.__module__ = "ember.serialization"
 
 
 _S_I = struct.Struct("<i")
@@ -37,6 +52,7 @@ _REFUSED = {
     b"i": "INST", b"o": "OBJ", b"\x82": "EXT1", b"\x83": "EXT2", b"\x84": "EXT4",
     b"P": "PERSID", b"p": "PUT", b"g": "GET", b"I": "INT", b"L": "LONG", b"F": "FLOAT",
     b"S": "STRING", b"V": "UNICODE", b"\x97": "NEXT_BUFFER", b"\x98": "READONLY_BUFFER",
+    b"\x92": "NEWOBJ_EX",
 }
 
 
@@ -61,6 +77,69 @@ class Unpickler:
         self.stack: list = []
         self.metastack: list = []
         self.memo: dict = {}
+        self.depth: dict[int, int] = {}  # id -> nesting depth, for containers built here
+        self.held: list = []  # keeps those containers alive, so their ids stay theirs
+
+    # -- nesting -------------------------------------------------------------------
+
+    def _depth_of(self, obj) -> int:
+        return self.depth.get(id(obj), 0)
+
+    def _deepen(self, obj, d: int) -> None:
+        """Record that `obj` now nests `d` deep; refuse beyond `_MAX_NESTING`."""
+        if d > _MAX_NESTING:
+            raise UnpicklingError(f"pickle nests containers more than {_MAX_NESTING} deep; "
+                                  "no checkpoint needs that (hostile or corrupt data)")
+        if type(obj) in _ATOMS:
+            return
+        old = self.depth.get(id(obj))
+        if old is None:
+            self.held.append(obj)
+        elif old >= d:
+            return
+        self.depth[id(obj)] = d
+
+    def _nesting(self, items) -> int:
+        """The depth of a container holding `items`: one more than the deepest of them."""
+        d = 1 + max(map(self._depth_of, items), default=0)
+        if d > _MAX_NESTING:
+            self._deepen(None, d)
+        return d
+
+    def _check_depth(self, root) -> None:
+        """Refuse a finished object nesting deeper than `_MAX_NESTING` through what this
+        pickle built (walked without recursion; an edge back into the current path, a
+        cycle, adds nothing)."""
+        built = self.depth
+        if id(root) not in built:
+            return
+        done: dict[int, int] = {}
+        deepest = {id(root): 0}
+        path = [(root, iter(_children(root)))]
+        while path:
+            obj, items = path[-1]
+            child = next(items, _END)
+            if child is _END:
+                path.pop()
+                d = done[id(obj)] = 1 + deepest.pop(id(obj))
+                if path:
+                    up = id(path[-1][0])
+                    deepest[up] = max(deepest[up], d)
+                continue
+            key = id(child)
+            if key not in built or key in deepest:  # not a container from here, or a cycle
+                continue
+            if key in done:
+                deepest[id(obj)] = max(deepest[id(obj)], done[key])
+                continue
+            if len(path) >= _MAX_NESTING:
+                self._deepen(None, _MAX_NESTING + 1)
+            deepest[key] = 0
+            path.append((child, iter(_children(child))))
+
+    def _holds(self, obj, items) -> None:
+        """`obj` contains `items` (checked before anything hashes or stores them)."""
+        self._deepen(obj, self._nesting(items))
 
     # -- reading -------------------------------------------------------------------
 
@@ -72,6 +151,13 @@ class Unpickler:
             )
         out = bytes(self.data[self.pos:self.pos + n])
         self.pos += n
+        return out
+
+    def _blob(self, n: int) -> bytes:
+        """`_read` for the payload of a str/bytes opcode, charged to the load's budget."""
+        out = self._read(n)
+        if n > 64:
+            charge(n, "a string in the pickle")
         return out
 
     def _line(self) -> bytes:
@@ -118,11 +204,20 @@ class Unpickler:
 
     def load(self):
         """Run to STOP; returns (object, position after STOP)."""
+        at = self.pos
+        try:
+            return self._run()
+        except (RecursionError, MemoryError, struct.error, OverflowError) as e:
+            raise UnpicklingError(f"the pickle starting at offset {at} is corrupt or hostile: "
+                                  f"{type(e).__name__} near offset {self.pos}") from None
+
+    def _run(self):
         while True:
             op = self._read(1)
             if op == b".":
                 if len(self.stack) != 1 or self.metastack:
                     raise UnpicklingError("pickle ended with a malformed stack (corrupt data)")
+                self._check_depth(self.stack[-1])
                 return self.stack.pop(), self.pos
             handler = _DISPATCH.get(op)
             if handler is None:
@@ -206,28 +301,28 @@ class Unpickler:
         self._push(_S_F.unpack(self._read(8))[0])
 
     def op_binunicode(self):
-        self._push(self._text(self._read(_S_L.unpack(self._read(4))[0])))
+        self._push(self._text(self._blob(_S_L.unpack(self._read(4))[0])))
 
     def op_short_binunicode(self):
         self._push(self._text(self._read(self._read(1)[0])))
 
     def op_binunicode8(self):
-        self._push(self._text(self._read(_S_I64.unpack(self._read(8))[0])))
+        self._push(self._text(self._blob(_S_I64.unpack(self._read(8))[0])))
 
     def op_binbytes(self):
-        self._push(self._read(_S_L.unpack(self._read(4))[0]))
+        self._push(self._blob(_S_L.unpack(self._read(4))[0]))
 
     def op_short_binbytes(self):
         self._push(self._read(self._read(1)[0]))
 
     def op_binbytes8(self):
-        self._push(self._read(_S_I64.unpack(self._read(8))[0]))
+        self._push(self._blob(_S_I64.unpack(self._read(8))[0]))
 
     def op_bytearray8(self):
-        self._push(bytearray(self._read(_S_I64.unpack(self._read(8))[0])))
+        self._push(bytearray(self._blob(_S_I64.unpack(self._read(8))[0])))
 
     def op_binstring(self):  # Python 2 str: decoded as latin-1, like torch's encoding
-        self._push(self._read(_S_I.unpack(self._read(4))[0]).decode("latin1"))
+        self._push(self._blob(_S_I.unpack(self._read(4))[0]).decode("latin1"))
 
     def op_short_binstring(self):
         self._push(self._read(self._read(1)[0]).decode("latin1"))
@@ -245,61 +340,76 @@ class Unpickler:
         self._push(set())
 
     def op_list(self):
-        self._push(self._pop_mark())
+        items = self._pop_mark()
+        self._holds(items, items)
+        self._push(items)
+
+    def _push_tuple(self, items) -> None:
+        t = tuple(items)
+        self._holds(t, t)
+        self._push(t)
 
     def op_tuple(self):
-        items = self._pop_mark()  # NOTE: pop first (it swaps stacks), then push
-        self._push(tuple(items))
+        self._push_tuple(self._pop_mark())  # NOTE: pop first (it swaps stacks), then push
 
     def op_tuple1(self):
-        self._push((self._pop(),))
+        self._push_tuple((self._pop(),))
 
     def op_tuple2(self):
         b = self._pop()
-        self._push((self._pop(), b))
+        self._push_tuple((self._pop(), b))
 
     def op_tuple3(self):
         c = self._pop()
         b = self._pop()
-        self._push((self._pop(), b, c))
+        self._push_tuple((self._pop(), b, c))
 
     def op_dict(self):
         items = self._pop_mark()
         if len(items) % 2:
             raise UnpicklingError("DICT with an odd number of items (corrupt data)")
         d = {}
+        self._holds(d, items)
         for i in range(0, len(items), 2):
             d[_key(items[i])] = items[i + 1]
         self._push(d)
 
     def op_frozenset(self):
         items = self._pop_mark()
-        self._push(frozenset(_key(x) for x in items))
+        d = self._nesting(items)  # NOTE: refuses a too-deep item before hashing it
+        fs = frozenset(_key(x) for x in items)
+        self._deepen(fs, d)
+        self._push(fs)
 
     def op_append(self):
         value = self._pop()
-        _as(self._top(), list, "APPEND").append(value)
+        self._holds(_as(self._top(), list, "APPEND"), (value,))
+        self._top().append(value)
 
     def op_appends(self):
         items = self._pop_mark()
-        _as(self._top(), list, "APPENDS").extend(items)
+        self._holds(_as(self._top(), list, "APPENDS"), items)
+        self._top().extend(items)
 
     def op_setitem(self):
         value = self._pop()
         key = self._pop()
-        _as(self._top(), dict, "SETITEM")[_key(key)] = value
+        self._holds(_as(self._top(), dict, "SETITEM"), (key, value))
+        self._top()[_key(key)] = value
 
     def op_setitems(self):
         items = self._pop_mark()
         if len(items) % 2:
             raise UnpicklingError("SETITEMS with an odd number of items (corrupt data)")
         d = _as(self._top(), dict, "SETITEMS")
+        self._holds(d, items)
         for i in range(0, len(items), 2):
             d[_key(items[i])] = items[i + 1]
 
     def op_additems(self):
         items = self._pop_mark()
         s = _as(self._top(), set, "ADDITEMS")
+        self._holds(s, items)
         for x in items:
             s.add(_key(x))
 
@@ -320,7 +430,9 @@ class Unpickler:
         fn = self._pop()
         if not isinstance(args, tuple):
             raise UnpicklingError("REDUCE arguments must be a tuple (corrupt data)")
-        self._push(self.call(fn, args))
+        out = self.call(fn, args)
+        self._deepen(out, self._depth_of(args))
+        self._push(out)
 
     def op_newobj(self):
         args = self._pop()
@@ -328,10 +440,13 @@ class Unpickler:
         if self.newobj is None or not isinstance(args, tuple):
             raise UnpicklingError("refusing pickle opcode NEWOBJ: only classes allowlisted "
                                   "with ember.serialization.add_safe_globals may be built")
-        self._push(self.newobj(cls, args))
+        out = self.newobj(cls, args)
+        self._deepen(out, self._depth_of(args))
+        self._push(out)
 
     def op_build(self):
         state = self._pop()
+        self._holds(self._top(), (state,))
         self.build(self._top(), state)
 
     def op_binpersid(self):
@@ -345,6 +460,20 @@ def _as(obj, kind, op: str):
     return obj
 
 
+_END = object()
+
+
+def _children(obj):
+    """What a container built by the pickle holds (for `_check_depth`)."""
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        return obj
+    if isinstance(obj, dict):
+        return [*obj.keys(), *obj.values()]
+    attrs = getattr(obj, "__dict__", None)
+    return list(attrs.values()) if type(attrs) is dict else ()
+
+
+_ATOMS = frozenset({type(None), bool, int, float, complex, str, bytes})
 _ALLOWED_TARGETS = {list: (list,), dict: (dict, OrderedDict, Counter), set: (set,)}
 
 
