@@ -4,7 +4,7 @@
 storages, broadcasting, a tape-based autograd engine, and nn / optim / data on top.
 """
 
-from . import _allocator, _dtype
+from . import _dtype
 from ._device import device
 from ._dtype import (
     can_cast,
@@ -110,5 +110,3 @@ def __getattr__(name: str):
 
 
 __version__ = "0.1.0"
-
-_allocator.tune_allocator()  # NOTE: see ember/_allocator.py: warm buffers every step

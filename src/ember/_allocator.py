@@ -6,7 +6,10 @@ goes back to the OS and the next step page-faults it in again, zeroed: measured 
 the GPT benchmark step, 5,000 page faults and about 15 ms of kernel time per 50 ms
 step. Keeping spare heap at the top makes those buffers come back warm. PyTorch
 avoids most of this by allocating less (fused kernels, in-place autograd buffers);
-ember, whose kernels are NumPy calls, asks the allocator instead, once, at import.
+ember, whose kernels are NumPy calls, can ask the allocator instead.
+
+It is a process-wide setting, so importing ember never makes it: a program opts in by
+calling `tune_allocator()` once (`python -m ember.run` and the benchmarks do).
 """
 
 from __future__ import annotations

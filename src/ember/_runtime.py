@@ -14,20 +14,28 @@ from .amp.autocast_mode import (
     is_autocast_enabled,
 )
 
-_threads = {"intra": os.cpu_count() or 1, "inter": os.cpu_count() or 1}
+_threads = {"inter": os.cpu_count() or 1}
 _matmul_precision = ["highest"]
 _deterministic = {"on": False, "warn_only": False}
 
 
 def set_num_threads(n: int) -> None:
-    """Record the intra-op thread count (NumPy's BLAS sizes its own pool at start-up)."""
-    if not isinstance(n, int) or n <= 0:
-        raise RuntimeError(f"set_num_threads expects a positive integer, but got {n}")
-    _threads["intra"] = n
+    """Size ember's kernel thread pool (large elementwise kernels and matrix products are
+    shared out over it); 1 runs every kernel on the calling thread. OpenBLAS's own pool,
+    which NumPy sizes at start-up, is left as it is."""
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise RuntimeError(f"set_num_threads expects an int, but got {type(n).__name__}")
+    if n <= 0:
+        raise RuntimeError("set_num_threads expects a positive integer")
+    from .ops import _parallel
+
+    _parallel.set_workers(n)
 
 
 def get_num_threads() -> int:
-    return _threads["intra"]
+    from .ops import _parallel
+
+    return _parallel.workers()
 
 
 def set_num_interop_threads(n: int) -> None:

@@ -19,7 +19,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0 if argv else 2
     from . import compat
 
-    tune_allocator()  # (idempotent: importing ember did it already)
+    tune_allocator()  # the runner owns the process: it opts in (see ember/_allocator.py)
     compat.install()
     if argv[0] == "-m":
         if len(argv) < 2:

@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 _pool_state: list = [None, None, 1]  # pid, executor, workers
+_requested: list = [None]  # the thread count set by `ember.set_num_threads`, or None
 _PREFIX = "ember-kernel"
 MIN_CHUNK = 1 << 16  # elements: below two of these per worker, threads cost more than they save
 
@@ -23,14 +24,32 @@ def thread_pool():
     """(executor, workers): the kernels' thread pool (None on one core); rebuilt in a fork."""
     pid = os.getpid()
     if _pool_state[0] != pid:
-        try:
-            workers = min(len(os.sched_getaffinity(0)), 8)
-        except AttributeError:
-            workers = min(os.cpu_count() or 1, 8)
+        workers = _requested[0] or default_workers()
         pool = ThreadPoolExecutor(workers, thread_name_prefix=_PREFIX) \
             if workers > 1 else None
         _pool_state[:] = [pid, pool, workers]
     return _pool_state[1], _pool_state[2]
+
+
+def default_workers() -> int:
+    """One kernel thread per core this process may run on (at most 8)."""
+    try:
+        return min(len(os.sched_getaffinity(0)), 8)
+    except AttributeError:
+        return min(os.cpu_count() or 1, 8)
+
+
+def set_workers(n: int) -> None:
+    """Size the kernel pool to `n` threads (1: kernels run on the calling thread only)."""
+    old = _pool_state[1] if _pool_state[0] == os.getpid() else None
+    _requested[0] = n
+    _pool_state[:] = [None, None, 1]
+    if old is not None:
+        old.shutdown(wait=True)
+
+
+def workers() -> int:
+    return thread_pool()[1]
 
 
 def over_chunks(fn: Callable[[int, int], None], n: int) -> None:

@@ -1,0 +1,52 @@
+"""Process-level settings: threads, and what importing ember leaves alone."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import ember
+from ember.ops import _parallel
+
+
+def test_set_num_threads_sizes_the_kernel_pool():
+    before = ember.get_num_threads()
+    x = ember.arange(1 << 18, dtype=ember.float32)
+    try:
+        ember.set_num_threads(1)
+        assert ember.get_num_threads() == 1 and _parallel.thread_pool()[0] is None
+        one = (x * 3 + 1).numpy()
+        ember.set_num_threads(2)
+        assert ember.get_num_threads() == 2 and _parallel.thread_pool()[0] is not None
+        two = (x * 3 + 1).numpy()
+    finally:
+        ember.set_num_threads(before)
+    np.testing.assert_array_equal(one, two)
+    np.testing.assert_array_equal(one, np.arange(1 << 18, dtype=np.float32) * 3 + 1)
+
+
+@pytest.mark.parametrize("bad, message", [(0, "a positive integer"), (-1, "a positive integer"),
+                                          (1.5, "an int, but got float"),
+                                          (True, "an int, but got bool")])
+def test_set_num_threads_refuses_what_torch_refuses(bad, message):
+    import torch
+
+    with pytest.raises(RuntimeError, match=message):
+        torch.set_num_threads(bad)
+    with pytest.raises(RuntimeError, match=message):
+        ember.set_num_threads(bad)
+
+
+def test_import_does_not_touch_the_c_allocator():
+    code = ("import ctypes\nloaded = []\nreal = ctypes.CDLL\n"
+            "class Spy(real):\n    def __init__(self, name, *a, **k):\n"
+            "        loaded.append(str(name)); super().__init__(name, *a, **k)\n"
+            "ctypes.CDLL = Spy\nimport ember\nember.ones(3).sum()\n"
+            "print([n for n in loaded if 'libc' in n])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
