@@ -17,6 +17,7 @@ from .._storage import Storage
 from .._tensor import Tensor, _make, _meta, _wrap
 from .._view import contiguous_strides, like_strides, numel, storage_extent
 from .copy import cast_array
+from .registry import Primitive, bind, nondifferentiable
 
 _grad_state = grad_mode.state
 
@@ -63,12 +64,56 @@ def _sizes(size, name: str = "empty") -> tuple[int, ...]:
     return tuple(out)
 
 
+class FactoryPrimitive(Primitive):
+    """A primitive with no tensor inputs: its params say the shape, dtype and device."""
+
+    __slots__ = ()
+
+    def __init__(self, name: str, kernel, meta) -> None:
+        super().__init__(name, kernel, meta)
+        self.impl = _eval_factory
+        nondifferentiable(self)
+
+
+def _eval_factory(prim: FactoryPrimitive, args: tuple, params: dict) -> Tensor:
+    """Eager evaluation of a factory: the meta rule on `meta`, else the NumPy kernel, moved
+    to the device when it is not the CPU."""
+    device = params["device"]
+    if device.type == "meta":
+        return _meta(*prim.meta(*args, **params))
+    t = _wrap(prim.kernel(*args, **params), params["dtype"])
+    if device.type != "cpu":
+        from .device_copy import to_device
+
+        t = to_device(t, device, None)
+    return t
+
+
+full_p = FactoryPrimitive(
+    "full", lambda *, shape, value, dtype, device: np.full(shape, value, dtype=dtype.np),
+    lambda *, shape, value, dtype, device: (shape, dtype))
+empty_p = FactoryPrimitive(
+    "empty", lambda *, shape, dtype, device: np.empty(shape, dtype.np),
+    lambda *, shape, dtype, device: (shape, dtype))
+
+
+def _arange_kernel(*, start, step, n, dtype, device):
+    if dtype._kind == 1 or dtype is dt.bool_:
+        return (start + step * np.arange(n, dtype=np.int64)).astype(dtype.np)
+    return (np.float64(start) + np.float64(step) * np.arange(n, dtype=np.float64)
+            ).astype(dtype.np)
+
+
+arange_p = FactoryPrimitive("arange", _arange_kernel,
+                            lambda *, start, step, n, dtype, device: ((n,), dtype))
+
+
 def _filled(size, value, dtype, device, requires_grad) -> Tensor:
     dev = as_device(device)
-    if dev.type == "meta":
-        return _finish(_meta(size, dtype), requires_grad)
-    arr = np.full(size, value, dtype=dtype.np) if value is not None else np.empty(size, dtype.np)
-    return _place(arr, dtype, dev, requires_grad)
+    if value is None:
+        return _finish(bind(empty_p, shape=size, dtype=dtype, device=dev), requires_grad)
+    return _finish(bind(full_p, shape=size, value=value, dtype=dtype, device=dev),
+                   requires_grad)
 
 
 def _dtype_or_default(dtype) -> dt.dtype:
@@ -453,15 +498,8 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
         raise RuntimeError(
             "upper bound and lower bound inconsistent with step sign"
         )
-    dev = as_device(device)
-    if dev.type == "meta":
-        return _out(_finish(_meta((n,), dtype), requires_grad), out)
-    if dtype._kind == 1 or dtype is dt.bool_:
-        arr = (start + step * np.arange(n, dtype=np.int64)).astype(dtype.np)
-    else:
-        acc = np.float64
-        arr = (np.float64(start) + np.float64(step) * np.arange(n, dtype=acc)).astype(dtype.np)
-    return _out(_place(arr, dtype, dev, requires_grad), out)
+    t = bind(arange_p, start=start, step=step, n=n, dtype=dtype, device=as_device(device))
+    return _out(_finish(t, requires_grad), out)
 
 
 def range_(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):

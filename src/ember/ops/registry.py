@@ -36,7 +36,8 @@ _device_of = device_of
 
 apply = bind  # every op's call into the core: `apply(prim, *args, **params)`
 
-__all__ = ["MISSING", "Primitive", "VJPRule", "apply", "apply_", "bind", "bump_version",
+__all__ = ["MISSING", "Primitive", "UpdatePrimitive", "VJPRule", "apply", "apply_", "bind",
+           "bump_version",
            "check_inplace", "defvjp", "defvjp_joint", "inplace", "jvp_rules",
            "nondifferentiable", "vjp_rules", "wrap_np_scalar", "write_into"]
 
@@ -179,6 +180,29 @@ def _eval_inplace(iprim: InplacePrimitive, args: tuple, params: dict) -> Tensor:
         np.copyto(dst, res, casting="unsafe")
     bump_version(self)
     return self
+
+
+class UpdatePrimitive(Primitive):
+    """A fused in-place update of several tensors (an optimizer step): the kernel writes
+    into the inputs at positions `writes` and returns nothing. Not differentiable; run on
+    CPU float tensors of one dtype (the caller checks), otherwise composed from ops."""
+
+    __slots__ = ("writes",)
+
+    def __init__(self, name: str, kernel, writes: tuple[int, ...]) -> None:
+        super().__init__(name, kernel, lambda *args, **params: None)
+        self.writes = writes
+        self.impl = _eval_update
+        nondifferentiable(self)
+
+
+def _eval_update(prim: UpdatePrimitive, args: tuple, params: dict) -> None:
+    arrays = [a._array() if isinstance(a, Tensor) else a for a in args]
+    run_quiet(prim.kernel, *arrays, **params)
+    for i in prim.writes:
+        vc = getattr(args[i], "_vc", None)
+        if vc is not None:
+            vc[0] += 1
 
 
 def _check_out_shape(prim, self, arrays) -> None:

@@ -7,9 +7,9 @@ import math
 import numpy as np
 
 from .. import ops
-from .._core.dispatch import run_quiet
 from .._tensor import Tensor
 from ..ops.creation import zeros_like
+from ..ops.registry import UpdatePrimitive, bind
 from .optimizer import Optimizer, bump_versions, cpu_arrays, scalar_step
 
 
@@ -71,10 +71,10 @@ class Adam(Optimizer):
         moments = [state["exp_avg"], state["exp_avg_sq"]]
         if group["amsgrad"]:
             moments.append(state["max_exp_avg_sq"])
-        arrays = cpu_arrays(p, grad, *moments)
-        if arrays is not None:
-            run_quiet(_adam_arrays, arrays, _bump(state), group)
-            bump_versions(p, *moments)
+        if cpu_arrays(p, grad, *moments) is not None and cpu_arrays(state["step"]) is not None:
+            bind(adam_step_p, p, grad, *moments[:2], moments[2] if len(moments) == 3 else None,
+                 state["step"], lr=lr, beta1=beta1, beta2=beta2, eps=eps, weight_decay=wd,
+                 decoupled=group["decoupled_weight_decay"], maximize=group["maximize"])
             return
         if group["maximize"]:
             grad = -grad
@@ -109,16 +109,18 @@ def _lerp_(start, end, weight: float, scratch) -> None:
         np.subtract(end, scratch, out=start)
 
 
-def _adam_arrays(arrays: list, step: float, group: dict) -> None:
-    """Adam's update on NumPy arrays: parameter, gradient, exp_avg, exp_avg_sq (and
-    max_exp_avg_sq with amsgrad), step for step as `Adam._update`'s tensor ops."""
-    p, grad, exp_avg, exp_avg_sq = arrays[:4]
-    beta1, beta2 = group["betas"]
-    lr, wd, eps = group["lr"], group["weight_decay"], group["eps"]
-    if group["maximize"]:
+def _adam_kernel(p, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step_count, *, lr, beta1,
+                 beta2, eps, weight_decay, decoupled, maximize) -> None:
+    """Adam's update on NumPy arrays, in place: the step counter, parameter and moments
+    (max_exp_avg_sq is None without amsgrad), step for step as `Adam._update`'s tensor ops,
+    rounding for rounding."""
+    np.add(step_count, 1, out=step_count)
+    step = step_count.item()
+    wd = weight_decay
+    if maximize:
         grad = np.negative(grad)
     if wd != 0:
-        if group["decoupled_weight_decay"]:
+        if decoupled:
             np.multiply(p, 1 - lr * wd, out=p)
         else:
             grad = np.add(grad, np.multiply(p, wd))
@@ -128,15 +130,19 @@ def _adam_arrays(arrays: list, step: float, group: dict) -> None:
     np.multiply(grad, grad, out=scratch)
     np.multiply(scratch, exp_avg_sq.dtype.type(1 - beta2), out=scratch)
     np.add(exp_avg_sq, scratch, out=exp_avg_sq)
-    if group["amsgrad"]:
-        np.maximum(arrays[4], exp_avg_sq, out=arrays[4])
-    np.sqrt(arrays[4] if group["amsgrad"] else exp_avg_sq, out=scratch)
+    if max_exp_avg_sq is not None:
+        np.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq)
+    np.sqrt(exp_avg_sq if max_exp_avg_sq is None else max_exp_avg_sq, out=scratch)
     np.divide(scratch, (1 - beta2**step) ** 0.5, out=scratch)
     np.add(scratch, eps, out=scratch)
     np.divide(exp_avg, scratch, out=scratch)
     np.multiply(scratch, p.dtype.type(-lr / (1 - beta1**step)), out=scratch)
     np.add(p, scratch, out=p)
 
+
+
+# the fused update: writes the parameter, the moments and the step counter
+adam_step_p = UpdatePrimitive("adam_step", _adam_kernel, writes=(0, 2, 3, 4, 5))
 
 class AdamW(Adam):
     r"""AdamW: Adam with decoupled weight decay, $p \leftarrow p(1-\gamma\lambda)$ before

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.dispatch import run_quiet
-from .._tensor import Tensor, _wrap
-from .optimizer import Optimizer, axpy, bump_versions, cpu_arrays, required
+from .._tensor import Tensor
+from ..ops.registry import UpdatePrimitive, bind
+from .optimizer import Optimizer, axpy, cpu_arrays, required
 
 
 class SGD(Optimizer):
@@ -36,10 +36,11 @@ class SGD(Optimizer):
 
     def _update(self, p: Tensor, grad: Tensor, state: dict, group: dict) -> None:
         buf = state.get("momentum_buffer")
-        arrays = cpu_arrays(p, grad, *(() if buf is None else (buf,)))
-        if arrays is not None:
-            run_quiet(_sgd_arrays, arrays, state, group)
-            bump_versions(p, *(() if buf is None else (buf,)))
+        first = buf is None and group["momentum"] != 0  # (the ops below make the buffer)
+        if not first and cpu_arrays(p, grad, *(() if buf is None else (buf,))) is not None:
+            bind(sgd_step_p, p, grad, buf, lr=group["lr"], momentum=group["momentum"],
+                 dampening=group["dampening"], weight_decay=group["weight_decay"],
+                 nesterov=group["nesterov"], maximize=group["maximize"])
             return
         if group["maximize"]:
             grad = -grad
@@ -56,21 +57,19 @@ class SGD(Optimizer):
         p.add_(grad, alpha=-group["lr"])
 
 
-def _sgd_arrays(arrays: list, state: dict, group: dict) -> None:
-    """The update above on NumPy arrays (parameter, gradient, momentum buffer if any)."""
-    p, grad = arrays[0], arrays[1]
-    if group["maximize"]:
+def _sgd_kernel(p, grad, buf, *, lr, momentum, dampening, weight_decay, nesterov,
+                maximize) -> None:
+    """The update above on NumPy arrays, in place (parameter and momentum buffer, which
+    exists whenever momentum is nonzero), rounding as the tensor ops round."""
+    if maximize:
         grad = np.negative(grad)
-    wd, momentum = group["weight_decay"], group["momentum"]
-    if wd != 0:
-        grad = np.add(grad, np.multiply(p, wd))
+    if weight_decay != 0:
+        grad = np.add(grad, np.multiply(p, weight_decay))
     if momentum != 0:
-        if len(arrays) == 2:
-            buf = np.array(grad)
-            state["momentum_buffer"] = _wrap(buf)
-        else:
-            buf = arrays[2]
-            np.multiply(buf, momentum, out=buf)
-            axpy(buf, grad, 1 - group["dampening"])
-        grad = np.add(grad, np.multiply(buf, momentum)) if group["nesterov"] else buf
-    axpy(p, grad, -group["lr"])
+        np.multiply(buf, momentum, out=buf)
+        axpy(buf, grad, 1 - dampening)
+        grad = np.add(grad, np.multiply(buf, momentum)) if nesterov else buf
+    axpy(p, grad, -lr)
+
+
+sgd_step_p = UpdatePrimitive("sgd_step", _sgd_kernel, writes=(0, 2))
