@@ -23,6 +23,7 @@ from .._tensor import Tensor, _meta, _wrap
 from .._view import non_overlapping
 from ..autograd import grad_mode
 from ..autograd.graph import MISSING, Node, record, vjp_rules
+from ._inplace_kernel import run_inplace
 
 _grad_state = grad_mode.state
 _DT = {d.np: d for d in dt.ALL}
@@ -261,14 +262,7 @@ def apply_(prim: Primitive, self: Tensor, *args, **params) -> Tensor:
     dst = self._array()
     arrays = [a._np if a.__class__ is Tensor and a._np is not None
               else (a._array() if isinstance(a, Tensor) else a) for a in args]
-    if isinstance(prim.kernel, np.ufunc):
-        _check_out_shape(prim, self, arrays)
-        prim.kernel(dst, *arrays, out=dst, casting="unsafe", **params)
-    else:
-        res = prim.kernel(dst, *arrays, **params)
-        if np.shape(res) != dst.shape:
-            _check_out_shape(prim, self, [res])
-        np.copyto(dst, res, casting="unsafe")
+    run_inplace(prim, self, dst, arrays, params, _check_out_shape)
     bump_version(self)
     return self
 
