@@ -88,22 +88,24 @@ def run_inplace(prim, self, dst: np.ndarray, arrays: list, params: dict,
     shape cannot be written into `self`; it is skipped when every operand is a scalar or an
     array of `dst`'s shape, which it would accept."""
     kernel = prim.kernel
+    shape = dst.shape
     if kernel.__class__ is not _ufunc:
         res = kernel(dst, *arrays, **params)
-        if np.shape(res) != dst.shape:
+        if res.__class__ is not _ndarray:
+            if np.shape(res) != shape:
+                check_shape(prim, self, [res])
+        elif res.shape != shape:
             check_shape(prim, self, [res])
-        result_into(dst, res)
+        if res.base is not None or res is dst or res is dst.base:  # maybe overlapping dst
+            result_into(dst, res)
+        else:
+            np.copyto(dst, res, casting="unsafe")
         return
     # One pass over the operands for the shape check and `direct_ok(dst, [dst, *arrays])`,
     # inlined: this is every in-place op's hot path.
-    shape = dst.shape
     check = False
     direct = dst.flags.c_contiguous
-    if direct:
-        dst_owner = dst.base
-        if dst_owner is None:
-            dst_owner = dst
-        plain = dst_owner.__class__ is _ndarray and dst_owner.base is None
+    dst_owner = None
     for a in arrays:
         if a.__class__ is not _ndarray:
             if not isinstance(a, _SCALARS):
@@ -116,6 +118,11 @@ def run_inplace(prim, self, dst: np.ndarray, arrays: list, params: dict,
         owner = a.base
         if owner is None:
             owner = a
+        if dst_owner is None:
+            dst_owner = dst.base
+            if dst_owner is None:
+                dst_owner = dst
+            plain = dst_owner.__class__ is _ndarray and dst_owner.base is None
         if plain and owner is not dst_owner and owner.__class__ is _ndarray \
                 and owner.base is None:
             continue  # two different NumPy allocations

@@ -16,7 +16,6 @@ import ml_dtypes
 import numpy as np
 
 from .. import _dtype as dt
-from .copy import cast_array
 
 C_TYPE = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
           "int64": "int64_t", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
@@ -25,6 +24,11 @@ C_TYPE = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "in
 
 _I64_MIN, _U64_END = -(2 ** 63), 2 ** 64
 _F32_MAX = float(np.finfo(np.float32).max)
+_FLOAT_MAX = {d: float(ml_dtypes.finfo(d.np).max) for d in dt.ALL if d._kind == 2}
+_INT_RANGE = {d: (int(np.iinfo(d.np).min), int(np.iinfo(d.np).max)) for d in dt.ALL
+              if d._kind == 1}
+_INF = float("inf")
+_f32 = np.float32
 
 
 def _overflow(d: dt.dtype) -> RuntimeError:
@@ -49,6 +53,14 @@ def scalar_value(value, d: dt.dtype):
     the integer dtype's range, NaN or inf into an integer dtype, a finite value beyond a
     float dtype's largest (inf and NaN themselves are kept), a complex number with an
     imaginary part into a real dtype. Bool takes any number (nonzero is True)."""
+    cls = value.__class__
+    if cls is float or cls is int:  # the usual case first: a real Python number
+        fast = _FLOAT_FAST.get(d)
+        if fast is not None and (cls is float or _I64_MIN <= value < _U64_END):
+            top, make = fast
+            if -top <= value <= top or value != value or cls is float and abs(value) == _INF:
+                return make(value)
+            raise _overflow(d)
     value = _python_number(value)
     if d is dt.bool_:
         return np.bool_(value != 0)
@@ -63,28 +75,44 @@ def scalar_value(value, d: dt.dtype):
             raise _overflow(d)
         value = value.real
     if d._kind == 1:
-        info = np.iinfo(d.np)
+        lo, hi = _INT_RANGE[d]
         if isinstance(value, float) and not math.isfinite(value):
             raise _overflow(d)
         # NOTE: as for tensor(), an integer down to -255 wraps into uint8; a float does not.
-        lo = -int(info.max) if d is dt.uint8 and not isinstance(value, float) else info.min
-        if value < lo or value > info.max:
+        if d is dt.uint8 and not isinstance(value, float):
+            lo = -hi
+        if value < lo or value > hi:
             raise _overflow(d)
-        return np.array(int(value)).astype(d.np)[()]
+        return d.np.type(int(value) % 256 if value < 0 and d is dt.uint8 else int(value))
     value = float(value)
-    if math.isfinite(value) and abs(value) > float(ml_dtypes.finfo(d.np).max):
+    if math.isfinite(value) and abs(value) > _FLOAT_MAX[d]:
         raise _overflow(d)
-    return cast_array(np.array(value), d)[()]
+    return _as_float(value, d)
+
+
+_FLOAT_FAST = {d: (_FLOAT_MAX[d], (lambda v, t=d.np.type: t(_f32(v))) if d.itemsize == 2
+                   else d.np.type) for d in _FLOAT_MAX}
+
+
+def _as_float(value: float, d: dt.dtype):
+    """A Python float as a scalar of float dtype `d`; to 16 bits through float32, as PyTorch
+    rounds (see ember.ops.copy.cast_array)."""
+    if d.itemsize == 2:
+        return d.np.type(np.float32(value))
+    return d.np.type(value)
 
 
 def setitem_value(value, d: dt.dtype):
     """`x[i] = value`'s conversion: PyTorch unpacks a Python int as a C long long (ValueError
     beyond int64) and, for float16 / bfloat16, converts through double (so 1e6 saturates to
     inf there, as it does in PyTorch, instead of raising)."""
-    if isinstance(value, int) and not isinstance(value, bool) and \
+    cls = value.__class__
+    if cls is float and d.itemsize != 2:
+        return scalar_value(value, d)
+    if (cls is int or isinstance(value, int) and cls is not bool) and \
             not _I64_MIN <= value < -_I64_MIN:
         raise ValueError("Overflow when unpacking long long")
     if d is dt.float16 or d is dt.bfloat16:
         with np.errstate(over="ignore"):
-            return cast_array(np.array(scalar_value(value, dt.float64)), d)[()]
+            return _as_float(float(scalar_value(value, dt.float64)), d)
     return scalar_value(value, d)

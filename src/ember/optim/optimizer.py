@@ -353,14 +353,15 @@ def cpu_arrays(*tensors: Tensor) -> list | None:
     d = tensors[0]._dtype
     if d is not dt.float32 and d is not dt.float64:
         return None
+    arrays = []
     for t in tensors:
         s = t._storage
         if t._dtype is not d or t._vc is None or (s is not None and s.device.type != "cpu"):
             return None
-    arrays = [t._array() for t in tensors]
-    for a in arrays:
+        a = t._array()
         if not a.flags.c_contiguous:
             return None
+        arrays.append(a)
     return arrays
 
 
