@@ -19,6 +19,7 @@ from .._tensor import Tensor, _wrap
 from . import _elision
 from ._common import binary_operands, elementwise_meta, fit_scalar, is_scalar, type_name
 from ._common import write_out as _write_out
+from ._inplace_kernel import ufunc_into
 from .registry import Primitive, apply, apply_, defvjp, nondifferentiable
 
 _F32 = np.dtype(np.float32)
@@ -537,8 +538,8 @@ def _into_temporary(prim, self, other, refs, a, b, d: dt.dtype):
     for x, n, y in ((self, refs[0], other), (other, refs[1], self)):
         if (x is a or x is b) and _elision.reusable(x, n, y, d, depth=2):
             arr = x._np
-            run_quiet(prim.kernel, arr if a is x else _operand(a), arr if b is x else _operand(b),
-                      out=arr)
+            run_quiet(ufunc_into, prim.kernel, arr, [arr if a is x else _operand(a),
+                                          arr if b is x else _operand(b)], {})
             return _wrap(arr, d)
     return None
 

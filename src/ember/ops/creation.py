@@ -7,7 +7,6 @@ import math
 import numbers
 import warnings
 
-import ml_dtypes
 import numpy as np
 
 from .. import _dtype as dt
@@ -16,6 +15,7 @@ from .._device import CPU, as_device
 from .._storage import Storage
 from .._tensor import Tensor, _make, _meta, _wrap
 from .._view import contiguous_strides, like_strides, numel, storage_extent
+from ._scalar_value import scalar_value as _fill_value
 from .copy import cast_array
 from .registry import Primitive, bind, nondifferentiable
 
@@ -177,37 +177,6 @@ def scalar_tensor(value, *, dtype=None, device=None, requires_grad=False) -> Ten
     if dtype is None:
         dtype = dt.scalar_dtype(value)
     return _filled((), value, dtype, device, requires_grad)
-
-
-_C_TYPE = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
-           "int64": "int64_t", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-           "float32": "float", "float64": "double"}
-
-
-def _fill_value(value, d: dt.dtype):
-    """A fill value as a NumPy scalar of `d`, refused where PyTorch's Scalar would overflow."""
-    if isinstance(value, (Tensor, np.generic)):
-        value = value.item()
-    if d is dt.bool_ or d.is_complex:
-        return np.array(value).astype(d.np)[()] if d.is_complex else np.bool_(value != 0)
-    overflow = RuntimeError(f"value cannot be converted to type {_C_TYPE[d.name]} without "
-                            "overflow")
-    if isinstance(value, complex):
-        if value.imag:
-            raise overflow
-        value = value.real
-    if d._kind == 1:
-        info = np.iinfo(d.np)
-        if isinstance(value, float) and not math.isfinite(value):
-            raise overflow
-        # NOTE: as for tensor(), an integer down to -255 wraps into uint8; a float does not.
-        lo = -int(info.max) if d is dt.uint8 and not isinstance(value, float) else info.min
-        if value < lo or value > info.max:
-            raise overflow
-        return np.array(int(value)).astype(d.np)[()]
-    if math.isfinite(value) and abs(value) > float(ml_dtypes.finfo(d.np).max):
-        raise overflow
-    return cast_array(np.array(float(value)), d)[()]
 
 
 def _filled_like(input: Tensor, fill, d: dt.dtype, device, requires_grad: bool,

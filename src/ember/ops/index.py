@@ -28,6 +28,7 @@ from .._tensor import Tensor
 from .._view import broadcast_shapes, wrap_dim
 from . import movement
 from ._common import same_meta, write_out
+from ._scalar_value import setitem_value
 from .registry import (
     Primitive,
     apply,
@@ -383,6 +384,8 @@ def setitem(x: Tensor, key, value) -> None:
     vcls = value.__class__
     if vcls is not float and vcls is not int and not isinstance(value, (Tensor, numbers.Number)):
         raise TypeError(f"can't assign a {_type_name(value)} to a torch.{_tn(x._dtype)}Tensor")
+    if not isinstance(value, Tensor):
+        value = setitem_value(value, x._dtype)  # refused where it overflows x's dtype
     if key is False:
         return  # PyTorch writes nothing and records nothing for `x[False] = v`
     needs_graph = _grad_state.enabled and (

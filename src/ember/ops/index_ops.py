@@ -19,6 +19,7 @@ from .._core import data_dependent
 from .._tensor import Tensor
 from .._view import broadcast_shapes, wrap_dim
 from ._common import same_meta, select, type_name, write_out
+from ._scalar_value import scalar_value
 from .index import (
     check_gather_index,
     gather,
@@ -33,7 +34,6 @@ from .registry import (
     bump_version,
     check_inplace,
     defvjp,
-    wrap_np_scalar,
 )
 from .ternary import where
 
@@ -45,17 +45,21 @@ def _key(dim: int, idx) -> tuple:
 
 
 def _fill_value(value, d: dt.dtype, name: str):
-    """A fill value as a NumPy scalar of dtype `d`, or a 0-d tensor cast to `d`."""
+    """A fill value as a NumPy scalar of dtype `d`, or a 0-d tensor cast to `d`; either
+    refused (as PyTorch does) when its value overflows `d`."""
     if isinstance(value, Tensor):
         if value.ndim != 0:
             raise RuntimeError(f"{name} only supports a 0-dimensional value tensor, but got "
                                f"tensor with {value.ndim} dimension(s).")
+        if value.device.type != "meta":
+            scalar_value(value.item(), d)
         return value if value._dtype is d else value.to(d)
     if not isinstance(value, numbers.Number):
         raise TypeError(f"{name}(): argument 'value' must be Number, not {type(value).__name__}")
-    if isinstance(value, complex) and not d.is_complex:
-        value = value.real
-    return wrap_np_scalar(value, d)
+    if name == "index_fill_" and isinstance(value, complex) and not d.is_complex:
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not "
+                           "supported")
+    return scalar_value(value, d)
 
 
 def _index_vector(name: str, index: Tensor, x: Tensor, dim: int, *, err=RuntimeError,

@@ -133,14 +133,15 @@ def _flat(x, target):
 
 
 def _picked_weights(target, weight, ignore_index: int, n_classes: int, dtype):
-    """Each target's weight (0 where ignored) and the targets made safe to index with;
-    the weights are None when all are 1 (no class weights, nothing ignored)."""
+    """Each target's weight (0 where ignored), the targets made safe to index with, and the
+    mask of ignored targets; the weights and mask are None when all weights are 1 (no class
+    weights, nothing ignored)."""
     if weight is None and _none_ignored(target, ignore_index):
-        return None, target
-    valid = target != ignore_index
-    safe = np.where(valid, target, 0)
+        return None, target, None
+    ignored = target == ignore_index
+    safe = np.where(ignored, 0, target)
     w = np.ones(target.shape, dtype) if weight is None else weight[safe].astype(dtype)
-    return np.where(valid, w, 0).astype(dtype), safe
+    return np.where(ignored, 0, w).astype(dtype), safe, ignored
 
 
 def _none_ignored(target, ignore_index: int) -> bool:
@@ -160,10 +161,11 @@ def _total_weight(w, n: int, dtype):
 def _nll_kernel(x, target, weight, *, reduction, ignore_index):
     work = x.astype(np.float32) if x.dtype.itemsize == 2 else x
     xf, tf = _flat(work, target)
-    w, safe = _picked_weights(tf, weight, ignore_index, xf.shape[1], work.dtype)
+    w, safe, ignored = _picked_weights(tf, weight, ignore_index, xf.shape[1], work.dtype)
     losses = np.negative(xf[np.arange(tf.size), safe])
     if w is not None:
         np.multiply(losses, w, out=losses)
+        losses[ignored] = 0  # exactly 0, even when the row's scores are inf or NaN
     if reduction == "none":
         shape = target.shape
         return losses.reshape(shape).astype(x.dtype)
@@ -181,12 +183,14 @@ def _nll_backward_kernel(g, target, weight, *, reduction, ignore_index, in_shape
     work = g.astype(np.float32) if g.dtype.itemsize == 2 else g
     n_classes = in_shape[0] if len(in_shape) == 1 else in_shape[1]
     tf = target.reshape(-1)
-    w, safe = _picked_weights(tf, weight, ignore_index, n_classes, work.dtype)
+    w, safe, ignored = _picked_weights(tf, weight, ignore_index, n_classes, work.dtype)
     coef = np.negative(work.reshape(-1) if reduction == "none" else work)
     if w is not None:
         coef = coef * w
     if reduction == "mean":
         coef = coef / _total_weight(w, tf.size, work.dtype)
+    if ignored is not None:
+        coef[ignored] = 0  # whatever gradient arrives, and when every target is ignored
     grad = np.zeros((tf.size, n_classes), work.dtype)
     grad[np.arange(tf.size), safe] = coef
     if len(in_shape) == 1:

@@ -29,6 +29,7 @@ from .._core import (  # re-exported: op modules import these from here
 from .._core.dispatch import autograd, device_of, run_quiet
 from .._tensor import Tensor
 from .._view import non_overlapping
+from ._inplace_kernel import run_inplace
 
 _grad_state = grad_mode.state
 _DT = {d.np: d for d in dt.ALL}
@@ -169,15 +170,7 @@ def _eval_inplace(iprim: InplacePrimitive, args: tuple, params: dict) -> Tensor:
     dst = self._array()
     arrays = [a._np if a.__class__ is Tensor and a._np is not None
               else (a._array() if isinstance(a, Tensor) else a) for a in args]
-    kernel = prim.kernel
-    if isinstance(kernel, np.ufunc):
-        _check_out_shape(prim, self, arrays)
-        run_quiet(kernel, dst, *arrays, out=dst, casting="unsafe", **params)
-    else:
-        res = run_quiet(kernel, dst, *arrays, **params)
-        if np.shape(res) != dst.shape:
-            _check_out_shape(prim, self, [res])
-        np.copyto(dst, res, casting="unsafe")
+    run_quiet(run_inplace, prim, self, dst, arrays, params, _check_out_shape)
     bump_version(self)
     return self
 

@@ -344,18 +344,25 @@ Optimizer.step = _wrap_step(Optimizer.step)
 
 
 def cpu_arrays(*tensors: Tensor) -> list | None:
-    """The NumPy arrays of `tensors` when all are float32 or float64 of one dtype on the CPU,
-    else None. An algorithm then runs its update as a fused NumPy kernel (one pass per
-    arithmetic step, in place, no graph or dispatch per op), computing what its tensor-op
-    form computes, rounding for rounding; the op form serves every other case."""
+    """The NumPy arrays of `tensors` when all are C-contiguous float32 or float64 of one
+    dtype on the CPU, else None. An algorithm then runs its update as a fused NumPy kernel
+    (one pass per arithmetic step, in place through `out=`, no graph or dispatch per op),
+    computing what its tensor-op form computes, rounding for rounding; the op form serves
+    every other case. Contiguity is required because `out=` aliasing an input is trusted
+    only there (see ember.ops._inplace_kernel); strided tensors take the op form."""
     d = tensors[0]._dtype
     if d is not dt.float32 and d is not dt.float64:
         return None
+    arrays = []
     for t in tensors:
         s = t._storage
         if t._dtype is not d or t._vc is None or (s is not None and s.device.type != "cpu"):
             return None
-    return [t._array() for t in tensors]
+        a = t._array()
+        if not a.flags.c_contiguous:
+            return None
+        arrays.append(a)
+    return arrays
 
 
 def bump_versions(*tensors: Tensor) -> None:
