@@ -1,7 +1,7 @@
 """A short printed tour of the ember Tensor: one flat block of memory, read through metadata.
 
-Run it with `make demo` (or `python examples/tour.py`). Every line it prints is
-what PyTorch would print for the same code, with `ember` in place of `torch`.
+Run it with `.venv/bin/python examples/tour.py` (after `make demo` has made `.venv`). Every
+line it prints is what PyTorch would print for the same code, with `ember` in place of `torch`.
 """
 
 import ember

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import numbers
 
 import numpy as np
@@ -32,6 +33,28 @@ def scalar_kind(x) -> int:
             return 3
         raise TypeError(f"expected a Tensor or a number, got {type(x).__name__}")
     return k
+
+
+def broadcast_errors(kernel):
+    """`kernel` with NumPy's broadcasting ValueError raised as PyTorch's RuntimeError.
+
+    For kernels of several tensor operands whose callers do not check the shapes first
+    (binary ops do, in `binary_operands`): the success path costs nothing extra, and a clash
+    is reported as PyTorch reports it, naming the sizes and the dim.
+    """
+    @functools.wraps(kernel)
+    def run(*arrays, **params):
+        try:
+            return kernel(*arrays, **params)
+        except ValueError:
+            shapes = [a.shape for a in arrays if isinstance(a, np.ndarray)]
+            try:
+                broadcast_shapes(*shapes)
+            except RuntimeError as clash:
+                raise clash from None
+            raise  # broadcastable: some other ValueError, not ours to rename
+
+    return run
 
 
 def fit_scalar(x, d: dt.dtype):

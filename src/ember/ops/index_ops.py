@@ -18,7 +18,7 @@ from .. import _grad_mode as grad_mode
 from .._core import data_dependent
 from .._tensor import Tensor
 from .._view import broadcast_shapes, wrap_dim
-from ._common import same_meta, select, type_name, write_out
+from ._common import broadcast_errors, same_meta, select, type_name, write_out
 from ._scalar_value import scalar_value
 from .index import (
     check_gather_index,
@@ -497,6 +497,7 @@ def scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
 
 # --- masked ops ------------------------------------------------------------------------------
 
+@broadcast_errors
 def _masked_fill_kernel(a, mask, value):
     out = select(mask, value, a)
     return out if out.flags.c_contiguous else np.ascontiguousarray(out)
@@ -548,6 +549,7 @@ def masked_fill_(self: Tensor, mask: Tensor, value) -> Tensor:
     return apply_(masked_fill_p, self, mask, v)
 
 
+@broadcast_errors
 def _masked_select_kernel(a, mask, *, in_shape):
     a, mask = np.broadcast_arrays(a, mask)
     return a[mask]
@@ -577,6 +579,7 @@ def masked_select(input: Tensor, mask: Tensor, *, out=None) -> Tensor:
     return write_out(apply(masked_select_p, input, mask, in_shape=input._shape), out)
 
 
+@broadcast_errors
 def _masked_scatter_kernel(a, mask, src):
     shape = np.broadcast_shapes(a.shape, mask.shape)
     out = np.array(np.broadcast_to(a, shape), order="C")

@@ -162,12 +162,12 @@ def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     first = tensors[0]
+    d = wrap_dim(dim, first.ndim + 1)  # the dim is checked before the sizes, as in PyTorch
     for i, t in enumerate(tensors[1:], 1):
         if t._shape != first._shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
                                f"{list(first._shape)} at entry 0 and {list(t._shape)} at entry "
                                f"{i}")
-    d = wrap_dim(dim, first.ndim + 1)
     p = _variadic("stack", len(tensors), _stack_kernel, _stack_meta, _stack_piece,
                   "StackBackward0")
     return write_out(apply(p, *tensors, dim=d, dtype=_common_dtype(tensors)), out)

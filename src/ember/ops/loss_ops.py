@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._view import broadcast_shapes, numel
+from ._common import broadcast_errors
 from .registry import Primitive, apply, defvjp
 
 
@@ -41,8 +42,9 @@ def _scale(g, a, b, reduction: str):
 
 
 def _loss_primitive(name: str, elementwise, grad_name: str) -> Primitive:
+    @broadcast_errors
     def kernel(a, b, *, reduction, **params):
-        return _reduce_array(elementwise(a, b, **params), reduction)
+        return _reduce_array(np.asarray(elementwise(a, b, **params)), reduction)
 
     return Primitive(name, kernel, _loss_meta, grad_name=grad_name)
 
@@ -50,7 +52,8 @@ def _loss_primitive(name: str, elementwise, grad_name: str) -> Primitive:
 # --- mse -----------------------------------------------------------------------------
 
 def _mse(a, b):
-    d = np.subtract(a, b)
+    # NOTE: asarray: NumPy returns a scalar, not an array, for two 0-d operands
+    d = np.asarray(np.subtract(a, b))
     np.multiply(d, d, out=d)
     return d
 

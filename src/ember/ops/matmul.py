@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor
-from .._view import broadcast_shapes
+from .._view import broadcast_shapes, numel
 from ..amp.autocast_mode import cast_for
 from ._common import type_name, write_out
 from ._parallel import blas
@@ -171,15 +171,23 @@ def _batch_mismatch(batch: int, k: int, got) -> RuntimeError:
 
 
 def _inner_mismatch(a: Tensor, b: Tensor) -> RuntimeError:
-    if a.ndim == 2 and b.ndim == 2:
-        return _mat_mismatch(a._shape, b._shape)
+    """The error PyTorch's matmul gives for these ranks, after the product it folds them into."""
+    sa, sb = a._shape, b._shape
     if a.ndim == 1 and b.ndim == 1:
-        return _vec_mismatch(a._shape[0], b._shape[0])
-    if b.ndim == 1:  # PyTorch folds the batch dims into the rows
-        rows = int(np.prod(a._shape[:-1]))
-        return _mv_mismatch(rows, (rows, a._shape[-1]), b._shape[0])
-    batch = b._shape[0] if b.ndim > 2 else 1
-    return _batch_mismatch(batch, a._shape[-1], (batch, b._shape[-2]))
+        return _vec_mismatch(sa[0], sb[0])
+    if b.ndim == 1:  # the batch dims fold into the rows of one mv
+        rows = numel(sa[:-1])
+        return _mv_mismatch(rows, (rows, sa[-1]), sb[0])
+    if a.ndim == 1 and b.ndim > 2 and b.mT.is_contiguous():
+        # computed as b^T @ a with b's batch dims folded likewise, when that is a view
+        rows = numel(sb[:-2]) * sb[-1]
+        return _mv_mismatch(rows, (rows, sb[-2]), sa[0])
+    if b.ndim == 2:  # a row, a matrix, or a's batch dims folded into rows: one mm
+        return _mat_mismatch((numel(sa[:-1]), sa[-1]), sb)
+    batch = numel(broadcast_shapes(sa[:-2], sb[:-2]))  # a clash of batch dims comes first
+    if a.ndim == 1:
+        sa = (1,) + sa
+    return _batch_mismatch(batch, sa[-1], (batch, sb[-2]))
 
 
 # --- matmul / mm / bmm / mv / dot / vdot --------------------------------------------------
@@ -197,14 +205,16 @@ def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
         if na > 2 and nb <= 2 and out is None:
             # NOTE: as PyTorch does, the batch dims fold into the rows: one BLAS call, and a
             # weight gradient that is one product rather than a batch of them summed.
-            rows = input.reshape(-1, input._shape[-1])
+            # (the row count is explicit: -1 is ambiguous when the inner size is 0)
+            rows = input.reshape(numel(input._shape[:-1]), input._shape[-1])
             return unsafe_view(apply(mm_p if nb == 2 else mv_p, rows, other), shape)
         if na > 2 and nb > 2 and out is None and not (
                 na == 3 and nb == 3 and input._shape[0] == other._shape[0]):
             # Likewise batches: both expanded to the common batch shape, one bmm.
             batch = shape[:-2]
-            a3 = input.expand(batch + input._shape[-2:]).reshape(-1, *input._shape[-2:])
-            b3 = other.expand(batch + other._shape[-2:]).reshape(-1, *other._shape[-2:])
+            n = numel(batch)
+            a3 = input.expand(batch + input._shape[-2:]).reshape(n, *input._shape[-2:])
+            b3 = other.expand(batch + other._shape[-2:]).reshape(n, *other._shape[-2:])
             return unsafe_view(apply(bmm_p, a3, b3), shape)
     if na == 2 and nb == 2:
         prim = mm_p

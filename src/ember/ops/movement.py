@@ -160,6 +160,8 @@ def reshape_as(x: Tensor, other: Tensor) -> Tensor:
 def flatten(x: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     nd = x.ndim
     if nd == 0:
+        wrap_dim(start_dim, 0)  # a 0-d tensor takes dims 0 and -1 only, as in PyTorch
+        wrap_dim(end_dim, 0)
         return reshape(x, (1,))
     s = wrap_dim(start_dim, nd)
     e = wrap_dim(end_dim, nd)
@@ -172,6 +174,9 @@ def flatten(x: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 
 def unflatten(x: Tensor, dim: int, sizes) -> Tensor:
+    if x.ndim == 0:
+        raise RuntimeError(f"unflatten got an unexpected error:\nDimension specified as {dim} but "
+                           "tensor has no dimensions")
     d = wrap_dim(dim, x.ndim)
     sizes = tuple(int(s) for s in sizes)
     if not sizes:
@@ -200,6 +205,8 @@ defvjp(permute_p, lambda g, out, x, *, dims: permute(g, _inverse(dims)), reads=(
 
 
 def permute(x: Tensor, *dims) -> Tensor:
+    if not dims:
+        raise TypeError('permute() missing 1 required positional arguments: "dims"')
     dims = _shape_args(dims)
     if len(dims) != x.ndim:
         raise RuntimeError(
@@ -207,10 +214,15 @@ def permute(x: Tensor, *dims) -> Tensor:
             f"length of the desired ordering of dimensions i.e. input.dim() = {x.ndim} is not "
             f"equal to len(dims) = {len(dims)}"
         )
-    return apply_view(permute_p, x, dims=wrap_dims(dims, x.ndim))
+    wrapped = tuple(wrap_dim(d, x.ndim) for d in dims)
+    if len(set(wrapped)) != len(wrapped):
+        raise RuntimeError(f"permute(): duplicate dims are not allowed: got {list(dims)}")
+    return apply_view(permute_p, x, dims=wrapped)
 
 
 def _transpose_rule(shape, stride, offset, *, dim0, dim1):
+    if not shape:  # a 0-d tensor: transpose(0, 0) / (-1, -1) is the identity view
+        return shape, stride, offset
     if len(shape) == 2 and dim0 != dim1:  # a matrix (`t()`, `.mT`, TBackward0)
         return (shape[1], shape[0]), (stride[1], stride[0]), offset
     shape, stride = list(shape), list(stride)
@@ -220,7 +232,7 @@ def _transpose_rule(shape, stride, offset, *, dim0, dim1):
 
 
 def _swapaxes(a, *, dim0, dim1):
-    return a.swapaxes(dim0, dim1)
+    return a.swapaxes(dim0, dim1) if a.ndim else a.view()
 
 
 transpose_p = ViewPrimitive("transpose", _transpose_rule, np_view=_swapaxes)
@@ -245,9 +257,19 @@ def t(x: Tensor) -> Tensor:
     return apply_view(t_p, x, dim0=0, dim1=1)
 
 
+def _identity_0d(x: Tensor, what: str, advice: str) -> Tensor:
+    """A 0-d tensor through T / H / mT / mH / adjoint: PyTorch's deprecated identity."""
+    import warnings
+
+    warnings.warn(f"{what} is deprecated on 0-D tensors. {advice}", UserWarning, stacklevel=3)
+    return x
+
+
 def _T(x: Tensor) -> Tensor:
     nd = x.ndim
-    if nd != 2 and nd != 0:
+    if nd == 0:
+        return _identity_0d(x, "Tensor.T", "This function is the identity in these cases.")
+    if nd != 2:
         import warnings
 
         warnings.warn(
@@ -258,23 +280,53 @@ def _T(x: Tensor) -> Tensor:
     return permute(x, tuple(range(nd - 1, -1, -1)))
 
 
-def _mT(x: Tensor) -> Tensor:
+def _mT(x: Tensor, name: str = "mT") -> Tensor:
+    if x.ndim == 0:  # NOTE: still accepted on 0-d (deprecated); 1-d is refused
+        return _identity_0d(x, "Tensor.mT", "This function is the identity in these cases.")
     if x.ndim < 2:
-        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
+        raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of matrices. "
                            f"Got {x.ndim}-D tensor.")
     return transpose(x, -2, -1)
 
 
+def _H(x: Tensor) -> Tensor:
+    if x.ndim == 0:
+        return _identity_0d(x, "Tensor.H", "Consider using x.conj().").conj()
+    return _T(x).conj()
+
+
+def _mH(x: Tensor) -> Tensor:
+    if x.ndim == 0:
+        return _identity_0d(x, "Tensor.mH", "Consider using x.conj().").conj()
+    return _mT(x, "mH").conj()
+
+
+def adjoint(x: Tensor) -> Tensor:
+    """The conjugate transpose of the last two dims (`x.mH`)."""
+    if x.ndim == 0:
+        return _identity_0d(x, "adjoint()", "Consider using x.conj().").conj()
+    return _mT(x, "adjoint()").conj()
+
+
+def _movedim_dims(dims, nd: int, name: str) -> tuple[int, ...]:
+    dims = tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
+    out = tuple(wrap_dim(d, nd) for d in dims)
+    if len(set(out)) != len(out):
+        raise RuntimeError(f"movedim: repeated dim in `{name}` ({list(dims)})")
+    return out
+
+
 def movedim(x: Tensor, source, destination) -> Tensor:
     nd = x.ndim
-    src = wrap_dims(source if isinstance(source, (tuple, list)) else (source,), nd)
-    dst = wrap_dims(destination if isinstance(destination, (tuple, list)) else (destination,),
-                    nd)
+    src = _movedim_dims(source, nd, "source")
+    dst = _movedim_dims(destination, nd, "destination")
     if len(src) != len(dst):
         raise RuntimeError(
             f"movedim: Invalid source or destination dims: source ({list(src)} dims) should "
             f"contain the same number of dims as destination ({list(dst)} dims)"
         )
+    if nd == 0:  # dims 0 / -1 on a 0-d tensor: nothing moves
+        return alias(x)
     order = [d for d in range(nd) if d not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -514,21 +566,33 @@ def unbind(x: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     return tuple(select(x, d, i) for i in range(x._shape[d]))
 
 
+def _need_dims(x: Tensor, name: str) -> None:
+    if x.ndim == 0:
+        raise RuntimeError(f"{name} expects at least a 1-dimensional tensor")
+
+
 def split(x: Tensor, split_size_or_sections, dim: int = 0) -> tuple[Tensor, ...]:
+    _need_dims(x, "split")
     d = wrap_dim(dim, x.ndim)
     n = x._shape[d]
     if isinstance(split_size_or_sections, int):
         size = split_size_or_sections
-        if size <= 0 and not (size == 0 and n == 0):
+        if size < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got "
+                               f"split_size={size}")
+        if size == 0 and n != 0:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
                                f"dimension size of {n}")
-        sizes = [size] * (n // size) + ([n % size] if n % size else []) if size else [0]
+        # NOTE: always at least one piece, as in PyTorch: a size-0 dim splits into one empty
+        # piece, and the last piece holds the remainder.
+        count = max(-(-n // size), 1) if size else 1
+        sizes = [size] * (count - 1) + [n - size * (count - 1)]
     else:
         sizes = [int(s) for s in split_size_or_sections]
         if sum(sizes) != n:
             raise RuntimeError(
                 f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
-                f"at dimension {d}), but got split_sizes={sizes}"
+                f"at dimension {dim}), but got split_sizes={sizes}"
             )
     out, start = [], 0
     for s in sizes:
@@ -538,12 +602,14 @@ def split(x: Tensor, split_size_or_sections, dim: int = 0) -> tuple[Tensor, ...]
 
 
 def chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    _need_dims(x, "chunk")
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = wrap_dim(dim, x.ndim)
     n = x._shape[d]
-    size = -(-n // chunks) if n else 0
-    return split(x, size, d) if size else tuple(narrow(x, d, 0, 0) for _ in range(min(chunks, 1)))
+    if n == 0:  # a size-0 dim gives `chunks` empty pieces, as in PyTorch
+        return tuple(narrow(x, d, 0, 0) for _ in range(chunks))
+    return split(x, -(-n // chunks), d)
 
 
 def tensor_split(x: Tensor, indices_or_sections, dim: int = 0) -> tuple[Tensor, ...]:
@@ -679,12 +745,12 @@ TENSOR_METHODS = {
     "narrow": narrow, "select": select, "diagonal": diagonal, "unfold": unfold,
     "as_strided": as_strided, "unbind": unbind, "split": split, "chunk": chunk,
     "tensor_split": tensor_split, "contiguous": contiguous, "_detach_base": _detach_base,
-    "T": property(_T), "mT": property(_mT), "H": property(lambda x: _T(x).conj()),
-    "mH": property(lambda x: _mT(x).conj()),
+    "T": property(_T), "mT": property(_mT), "H": property(_H), "mH": property(_mH),
+    "adjoint": adjoint,
 }
 
 __all__ = [
     "reshape", "flatten", "unflatten", "ravel", "permute", "transpose", "swapaxes", "swapdims",
     "t", "movedim", "moveaxis", "broadcast_to", "squeeze", "unsqueeze", "narrow", "select",
-    "diagonal", "unfold", "as_strided", "unbind", "split", "chunk", "tensor_split",
+    "diagonal", "unfold", "as_strided", "unbind", "split", "chunk", "tensor_split", "adjoint",
 ]

@@ -8,6 +8,7 @@ from .. import _dtype as dt
 from .._tensor import Tensor
 from ._common import (
     binary_operands,
+    broadcast_errors,
     elementwise_meta,
     fit_scalar,
     select,
@@ -45,6 +46,7 @@ def _cast_all(d: dt.dtype, *xs):
 
 # --- where ---------------------------------------------------------------------------
 
+@broadcast_errors
 def _where_kernel(cond, a, b):
     return select(cond, a, b)
 
@@ -96,6 +98,7 @@ def where(condition: Tensor, input=None, other=None, *, out=None):
 
 # --- clamp / clip ---------------------------------------------------------------------
 
+@broadcast_errors
 def _clamp_kernel(x, lo=None, hi=None):
     out = x if lo is None else np.maximum(x, lo)
     out = out if hi is None else np.minimum(out, hi)
@@ -190,6 +193,7 @@ clip, clip_ = clamp, clamp_
 
 # --- lerp --------------------------------------------------------------------------------
 
+@broadcast_errors
 @_lowp
 def _lerp_kernel(start, end, weight):
     # NOTE: PyTorch's formula: from `start` for |w| < 0.5, from `end` otherwise, which keeps
@@ -244,7 +248,7 @@ def _addc_kernel(op):
         v = np.asarray(value).astype(d) if d.kind != "b" else bool(value)
         return np.asarray(x + v * op(t1, t2)).astype(d)
 
-    return kernel
+    return broadcast_errors(kernel)
 
 
 addcmul_p = Primitive("addcmul", _addc_kernel(np.multiply), _meta3)

@@ -33,7 +33,9 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         return addmm(bias, input, weight.t())
     if input.dim() > 2 and bias is not None and input.is_contiguous():
         # As PyTorch: the leading dims fold into the rows of one addmm (a view each way).
-        out = addmm(bias, input.view(-1, input.shape[-1]), weight.t())
+        # (the row count is explicit: -1 is ambiguous when the inner size is 0)
+        rows = math.prod(input.shape[:-1])
+        out = addmm(bias, input.view(rows, input.shape[-1]), weight.t())
         return out.view(input.shape[:-1] + out.shape[-1:])
     out = input.matmul(weight.t())
     return out if bias is None else out + bias

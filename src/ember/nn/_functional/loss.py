@@ -63,6 +63,24 @@ def _check_target_size(input: Tensor, target: Tensor) -> None:
                       "broadcasting. Please ensure they have the same size.", stacklevel=3)
 
 
+def _check_weight_dtype(input: Tensor, weight: Tensor | None) -> None:
+    """Class weights must share the input's dtype: PyTorch's kernels refuse to mix them."""
+    if weight is not None and weight._dtype is not input._dtype:
+        raise RuntimeError(f"expected scalar type {type_name(input._dtype)} but found "
+                           f"{type_name(weight._dtype)}")
+
+
+def _check_weight_size(input: Tensor, weight: Tensor) -> None:
+    if weight.shape != input.shape:
+        raise ValueError("Weights and input must have the same size.")
+
+
+def _in_dtype_of(loss: Tensor, input: Tensor) -> Tensor:
+    """`loss` in the input's dtype: PyTorch multiplies the weight in place into a loss of
+    the input's dtype, so a weight of another float dtype does not change the result's."""
+    return loss if loss._dtype is input._dtype else loss.to(input._dtype)
+
+
 # --- classification -------------------------------------------------------------------
 
 
@@ -108,6 +126,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     input, target, weight = cast_for("fp32", input, target, weight)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     target = _check_nll(input, target, weight, ignore_index)
+    _check_weight_dtype(input, weight)
     return nn_ops.nll_loss_prim(input, target, weight, reduction, ignore_index)
 
 
@@ -189,7 +208,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     log_x = input.log().clamp_min(-100)
     log_1mx = (1 - input).log().clamp_min(-100)
     loss = -(target * log_x + (1 - target) * log_1mx) * weight
-    return _reduce(loss, reduction)
+    return _reduce(_in_dtype_of(loss, input), reduction)
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
@@ -211,7 +230,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     loss = (1 - target) * input - log_sig
     if weight is not None:
         loss = loss * weight
-    return _reduce(loss, reduction)
+    return _reduce(_in_dtype_of(loss, input), reduction)
 
 
 # --- regression -------------------------------------------------------------------------
@@ -225,8 +244,9 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
     _check_target_size(input, target)
     if weight is None:
         return loss_ops.pointwise_loss(loss_ops.mse_loss_p, input, target, reduction)
+    _check_weight_size(input, weight)
     d = input - target
-    return _reduce(d * d * weight, reduction)
+    return _weighted_reduce(d * d * weight, weight, reduction)
 
 
 def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
@@ -236,8 +256,16 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_target_size(input, target)
     loss = (input - target).abs()
-    if weight is not None:
-        loss = loss * weight
+    if weight is None:
+        return _reduce(loss, reduction)
+    _check_weight_size(input, weight)
+    return _weighted_reduce(loss * weight, weight, reduction)
+
+
+def _weighted_reduce(loss: Tensor, weight: Tensor, reduction: str) -> Tensor:
+    """mse / l1 with a weight: 'mean' is the weighted mean, sum(w * loss) / sum(w)."""
+    if reduction == "mean":
+        return loss.sum() / weight.sum()
     return _reduce(loss, reduction)
 
 
@@ -267,6 +295,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     if weight is None:
         return loss_ops.pointwise_loss(loss_ops.huber_loss_p, input, target, reduction,
                                        delta=delta)
+    _check_weight_size(input, weight)
     d = (input - target).abs()
     loss = E.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
     return _reduce(loss * weight, reduction)
@@ -430,6 +459,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
+    _check_weight_dtype(input, weight)
     x = input if input.dim() > 1 else input.unsqueeze(0)
     t = target.reshape(-1, 1)
     picked = x.gather(1, t)

@@ -13,7 +13,9 @@ import itertools
 import multiprocessing
 import queue
 import random
+import signal
 import sys
+import time
 import traceback
 from dataclasses import dataclass
 from multiprocessing.reduction import ForkingPickler
@@ -29,6 +31,28 @@ from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 __all__ = ["DataLoader", "get_worker_info", "default_collate", "default_convert"]
 
 _POLL_SECONDS = 1.0
+# After a worker fault or a timeout the other workers get this long to stop on their own
+# (one stuck in the dataset would otherwise hold the error back for the full grace).
+_FAULT_GRACE_SECONDS = 0.5
+
+
+def _died_message(dead) -> str:
+    """Why workers ended: PyTorch's 'exited unexpectedly', with each exit code or signal."""
+    pids = ", ".join(str(w.pid) for _, w in dead)
+    causes = []
+    for i, w in dead:
+        code = w.exitcode
+        if code is not None and code < 0:
+            try:
+                name = signal.strsignal(-code) or signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            causes.append(f"worker {i} (pid {w.pid}) is killed by signal: {name}.")
+        else:
+            causes.append(f"worker {i} (pid {w.pid}) exited unexpectedly with exit code {code}.")
+    return (f"DataLoader worker (pid(s) {pids}) exited unexpectedly: " + " ".join(causes)
+            + " Its own error, if any, was printed by the worker; rerunning with "
+            "num_workers=0 raises it in this process.")
 
 
 # --- worker bookkeeping -----------------------------------------------------------
@@ -338,15 +362,12 @@ class _MultiProcessIter(_BaseIter):
                 return self._data_queue.get(timeout=max(wait, 0.01))
             except queue.Empty:
                 waited += wait
-                dead = [w for w in self._workers if not w.is_alive()]
+                dead = [(i, w) for i, w in enumerate(self._workers) if not w.is_alive()]
                 if dead:
-                    pids = ", ".join(str(w.pid) for w in dead)
-                    self._shutdown_workers()
-                    raise RuntimeError(
-                        f"DataLoader worker (pid(s) {pids}) exited unexpectedly"
-                    ) from None
+                    self._shutdown_workers(grace=_FAULT_GRACE_SECONDS)
+                    raise RuntimeError(_died_message(dead)) from None
                 if self._timeout and waited >= self._timeout:
-                    self._shutdown_workers()
+                    self._shutdown_workers(grace=_FAULT_GRACE_SECONDS)
                     raise RuntimeError(
                         f"DataLoader timed out after {self._timeout} seconds"
                     ) from None
@@ -386,12 +407,14 @@ class _MultiProcessIter(_BaseIter):
     def _process(self, data):
         self._try_put_index()
         if isinstance(data, _ExceptionWrapper):
-            self._shutdown_workers()
+            self._shutdown_workers(grace=_FAULT_GRACE_SECONDS)
             data.reraise()
         self._num_yielded += 1
         return data
 
-    def _shutdown_workers(self) -> None:
+    def _shutdown_workers(self, grace: float = 5.0) -> None:
+        """Ask the workers to stop; those still running after `grace` seconds (in all) are
+        terminated, then killed, and every one is reaped, so no process is left behind."""
         if self._shutdown:
             return
         self._shutdown = True
@@ -401,10 +424,16 @@ class _MultiProcessIter(_BaseIter):
                 iq.put(None)
             except (OSError, ValueError):
                 pass
+        deadline = time.monotonic() + grace
         for w in self._workers:
-            w.join(timeout=5.0)
+            w.join(timeout=max(deadline - time.monotonic(), 0.0))
+        for w in self._workers:
             if w.is_alive():
                 w.terminate()
+                w.join(timeout=1.0)
+            if w.is_alive():
+                w.kill()
+                w.join()
         for iq in self._index_queues:
             iq.cancel_join_thread()
             iq.close()
