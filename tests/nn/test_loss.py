@@ -255,3 +255,45 @@ def test_multi_margin_and_triplet_distance_losses(reduction):
     check_module(nn.TripletMarginWithDistanceLoss(swap=True, reduction=reduction),
                  torch.nn.TripletMarginWithDistanceLoss(swap=True, reduction=reduction),
                  x, rand_array((4, 3), seed=1), rand_array((4, 3), seed=2))
+
+
+# --- found by the differential fuzzer (python -m fuzz) -----------------------------------
+
+def _half(L, dtype="float32"):
+    return L.full((2, 3), 0.5, dtype=getattr(L, dtype))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.nn.functional.binary_cross_entropy(_half(L), _half(L, "float64")),
+    lambda L: L.nn.functional.binary_cross_entropy(_half(L, "float64"), L.ones(2, 3).long()),
+    lambda L: L.nn.functional.binary_cross_entropy(L.ones(2).long(), L.ones(2).long()),
+    lambda L: L.nn.functional.binary_cross_entropy(_half(L), _half(L) * 4),   # target > 1
+    lambda L: L.nn.functional.binary_cross_entropy(L.tensor([float("nan")]), L.tensor([0.5])),
+    lambda L: L.nn.functional.binary_cross_entropy(L.tensor([0.5]), L.tensor([float("nan")])),
+    lambda L: L.nn.functional.binary_cross_entropy_with_logits(L.ones(2).byte(),
+                                                               L.ones(2).byte()),
+    lambda L: L.nn.functional.binary_cross_entropy_with_logits(L.ones(2), L.ones(2).long()),
+    lambda L: L.nn.functional.nll_loss(L.ones(4, 3).byte(), L.zeros(4).long()),
+    lambda L: L.nn.functional.nll_loss(L.ones(3).long(), L.tensor(4)),  # dtype before bounds
+    lambda L: L.nn.functional.nll_loss(L.ones(2, 2, 3, 4).int(), L.zeros(2, 3, 4).long()),
+    lambda L: L.nn.functional.cross_entropy(L.ones(4, 2).long(), L.ones(4, 2).long()),
+])
+def test_loss_dtype_and_range_checks(call):
+    from helpers import same_error
+
+    same_error(call)
+
+
+@pytest.mark.parametrize("dtypes", [("float32", "float16"), ("float64", "bfloat16"),
+                                    ("float16", "float32"), ("float32", "float64")])
+@pytest.mark.parametrize("kw", [{}, {"reduction": "none"}, {"pos_weight": True}])
+def test_bce_with_logits_has_the_targets_dtype(dtypes, kw):
+    from helpers import same_result
+
+    def call(L):
+        x = L.tensor([-1.5, 0.25, 2.0], dtype=getattr(L, dtypes[0]))
+        y = L.tensor([0.0, 0.5, 1.0], dtype=getattr(L, dtypes[1]))
+        extra = {"pos_weight": L.tensor([1.0, 2.0, 0.5])} if kw.get("pos_weight") else kw
+        return L.nn.functional.binary_cross_entropy_with_logits(x, y, **extra)
+
+    same_result(call, rtol=1e-2, atol=1e-2)

@@ -268,3 +268,22 @@ def test_integer_division_by_zero_of_an_empty_tensor_divides_nothing():
                     ft(torch.tensor([], dtype=torch.uint8), torch.tensor(0, dtype=torch.uint8)))
         with pytest.raises(RuntimeError, match="ZeroDivisionError"):
             fe(ember.tensor([3], dtype=ember.uint8), ember.tensor(0, dtype=ember.uint8))
+
+
+# --- found by the differential fuzzer (python -m fuzz) -----------------------------------
+
+@pytest.mark.parametrize("call", [
+    # a non-broadcastable `other`: RuntimeError naming the shapes (NumPy's ValueError before)
+    lambda L: L.ones(2, 4).pow_(L.ones(3, 4)),
+    lambda L: L.ones(3, 3, dtype=L.bfloat16).floor_divide_(L.ones(4, 3, dtype=L.bfloat16)),
+    lambda L: L.ones(4, dtype=L.bool).div_(L.ones(5, dtype=L.bool), rounding_mode="floor"),
+    # the output shape is checked before the dtype
+    lambda L: L.ones(2, 1, dtype=L.int64).ge_(L.ones(2, 3, dtype=L.complex64)),
+    lambda L: L.ones((), dtype=L.complex128).floor_divide_(L.ones(2, dtype=L.complex128)),
+    # a string is no operand: TypeError before the cast check
+    lambda L: L.ones((), dtype=L.int64).true_divide_("x"),
+])
+def test_in_place_shape_and_type_checks_come_first(call):
+    from helpers import same_error
+
+    same_error(call)

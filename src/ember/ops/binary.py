@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor, _wrap
+from .._view import broadcast_shapes
 from ..autograd import grad_mode
 from . import _elision
 from ._common import binary_operands, elementwise_meta, fit_scalar, is_scalar, type_name
@@ -440,6 +441,20 @@ def inplace_operand(self: Tensor, other):
     return fit_scalar(other, d if d._kind >= self._dtype._kind else self._dtype)
 
 
+def inplace_shape_check(self: Tensor, other, name: str) -> None:
+    """What PyTorch checks of `self.<name>_(other)` before any dtype: that `other` is a tensor
+    or a number (TypeError), and that the broadcast result has `self`'s shape."""
+    if isinstance(other, Tensor):
+        if other._shape != self._shape:
+            shape = broadcast_shapes(self._shape, other._shape)
+            if shape != self._shape:
+                raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the "
+                                   f"broadcast shape {list(shape)}")
+    elif not is_scalar(other):
+        raise TypeError(f"{name}_(): argument 'other' must be Tensor or Number, not "
+                        f"{type(other).__name__}")
+
+
 def add_(self: Tensor, other, *, alpha=1) -> Tensor:
     if alpha != 1:
         other = _scale(other, alpha, dt.result_type(self, other))
@@ -459,6 +474,7 @@ def mul_(self: Tensor, other) -> Tensor:
 
 
 def div_(self: Tensor, other, *, rounding_mode=None) -> Tensor:
+    inplace_shape_check(self, other, "div")
     if rounding_mode is None:
         if self._dtype._kind < 2:
             raise RuntimeError(
@@ -476,12 +492,14 @@ def true_divide_(self: Tensor, other) -> Tensor:
 
 
 def floor_divide_(self: Tensor, other) -> Tensor:
+    inplace_shape_check(self, other, "floor_divide")
     b = inplace_operand(self, other)
     _rounded_div_prim("floor", dt.result_type(self, other), b, self)
     return apply_(floor_divide_p, self, b)
 
 
 def pow_(self: Tensor, exponent) -> Tensor:
+    inplace_shape_check(self, exponent, "pow")
     b = inplace_operand(self, exponent)
     if self._dtype._kind < 2:
         _pow_checks(self, b, self._dtype)
@@ -490,6 +508,7 @@ def pow_(self: Tensor, exponent) -> Tensor:
 
 def _inplace_cmp(prim, fn):
     def compare_(self: Tensor, other) -> Tensor:
+        inplace_shape_check(self, other, prim.name)
         fn(self, other)  # the same checks as out of place
         if isinstance(other, Tensor) and other._dtype is not self._dtype:
             other = other.to(dt.result_type(self, other))

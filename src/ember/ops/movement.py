@@ -141,7 +141,16 @@ def reshape_as(x: Tensor, other: Tensor) -> Tensor:
     return reshape(x, other._shape)
 
 
+def _need_int(value, fname: str, argname: str, pos: int) -> None:
+    """TypeError, as PyTorch's argument parser gives, for a dim-like argument that is no int."""
+    if not hasattr(value, "__index__"):
+        raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be int, not "
+                        f"{type(value).__name__}")
+
+
 def flatten(x: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    _need_int(start_dim, "flatten", "start_dim", 2)
+    _need_int(end_dim, "flatten", "end_dim", 3)
     nd = x.ndim
     if nd == 0:
         return reshape(x, (1,))
@@ -310,6 +319,7 @@ def squeeze(x: Tensor, dim=None) -> Tensor:
         return apply_view(squeeze_p, x, dims=tuple(range(nd)), in_shape=x._shape)
     if isinstance(dim, (tuple, list)):
         return apply_view(squeeze_dims_p, x, dims=wrap_dims(dim, max(nd, 1)), in_shape=x._shape)
+    _need_int(dim, "squeeze", "dim", 2)
     return apply_view(squeeze_dim_p, x, dims=(wrap_dim(dim, max(nd, 1)),), in_shape=x._shape)
 
 
@@ -323,6 +333,7 @@ defvjp(unsqueeze_p, lambda g, out, x, *, dim: g.squeeze(dim), reads=((),))
 
 
 def unsqueeze(x: Tensor, dim: int) -> Tensor:
+    _need_int(dim, "unsqueeze", "dim", 2)
     return apply_view(unsqueeze_p, x, dim=wrap_dim(dim, x.ndim + 1))
 
 
@@ -451,6 +462,7 @@ def select(x: Tensor, dim: int, index: int) -> Tensor:
 
 
 def diagonal(x: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    _need_int(offset, "diagonal", "offset", 2)
     nd = x.ndim
     d1, d2 = wrap_dim(dim1, max(nd, 1)), wrap_dim(dim2, max(nd, 1))  # IndexError first
     if d1 == d2:
@@ -499,6 +511,8 @@ def unbind(x: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
 
 
 def split(x: Tensor, split_size_or_sections, dim: int = 0) -> tuple[Tensor, ...]:
+    if x.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = wrap_dim(dim, x.ndim)
     n = x._shape[d]
     if isinstance(split_size_or_sections, int):
@@ -522,6 +536,8 @@ def split(x: Tensor, split_size_or_sections, dim: int = 0) -> tuple[Tensor, ...]
 
 
 def chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    if x.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = wrap_dim(dim, x.ndim)

@@ -76,8 +76,9 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
             dtype=None) -> Tensor:
     """softmax(-x) along `dim`."""
-    x = input if dtype is None else input.to(dtype)
-    return E.softmax(-x, _dim("softmin", dim, input.ndim))
+    # Negated before the cast, as PyTorch does (so a bool input is refused).
+    x = -input
+    return E.softmax(x if dtype is None else x.to(dtype), _dim("softmin", dim, input.ndim))
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
