@@ -169,3 +169,12 @@ def test_numeric_parameters_still_take_ints_and_bools():
 
     same_result(lambda L: L.nn.functional.leaky_relu(L.tensor([-2.0, 3.0]), 1))
     same_result(lambda L: L.nn.functional.softplus(L.tensor([-2.0, 3.0]), True))
+
+
+def test_torch_relu_takes_the_tensor_alone_and_f_relu_its_inplace_flag():
+    from helpers import same_error, same_result
+
+    same_error(lambda L: L.relu(L.ones(3), "x"))
+    same_error(lambda L: L.ones(3).relu(True))
+    same_result(lambda L: L.nn.functional.relu(L.tensor([-1.0, 2.0]), True))
+    same_result(lambda L: L.tensor([-1.0, 2.0]).relu())

@@ -287,3 +287,14 @@ def test_in_place_shape_and_type_checks_come_first(call):
     from helpers import same_error
 
     same_error(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.tensor([2, 1], dtype=L.uint8) ** -1,  # -1 fitted to uint8 read 255
+    lambda L: L.tensor([2, 1], dtype=L.uint8).pow_(-1),
+    lambda L: L.tensor([[1], [0]], dtype=L.uint8).expand(2, 0).pow(-2),  # no elements
+])
+def test_integer_tensor_to_a_negative_int_power_is_refused(call):
+    from helpers import same_error
+
+    same_error(call)

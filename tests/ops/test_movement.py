@@ -246,3 +246,12 @@ def test_bad_arguments_raise_pytorchs_error_type(call):
     from helpers import same_error
 
     same_error(call)
+
+
+def test_view_and_reshape_need_a_shape():
+    from helpers import same_error, same_result
+
+    same_error(lambda L: L.ones(1, 1).view())
+    same_error(lambda L: L.ones(()).reshape())
+    same_result(lambda L: L.ones(1, 1).reshape(()))
+    same_result(lambda L: L.ones(1, 1).view(()))

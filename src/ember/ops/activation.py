@@ -108,14 +108,19 @@ def _no_bool(x, msg: str) -> None:
         raise RuntimeError(msg)
 
 
-def relu(input: Tensor, inplace: bool = False) -> Tensor:
-    """max(x, 0) elementwise."""
+def functional_relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """max(x, 0) elementwise (`nn.functional.relu`, with its `inplace` flag)."""
     _no_bool(input, "Boolean inputs not supported for relu")
     return _run(relu_p, input, inplace, (COMPLEX_K,), "clamp_min_scalar_cpu")
 
 
+def relu(input: Tensor) -> Tensor:
+    """max(x, 0) elementwise (`torch.relu` and `Tensor.relu` take the tensor alone)."""
+    return functional_relu(input)
+
+
 def relu_(input: Tensor) -> Tensor:
-    return relu(input, inplace=True)
+    return functional_relu(input, inplace=True)
 
 
 def _hardtanh_kernel(a, min_val=-1.0, max_val=1.0):

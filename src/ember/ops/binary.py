@@ -335,6 +335,13 @@ def _pow_prim(a, b) -> Primitive:
     return rpow_p
 
 
+def _negative_int_power(d: dt.dtype, exponent) -> None:
+    """Refuse an integer result with a negative Python-number exponent (checked on the number
+    as given: fitted to uint8, -1 would read 255)."""
+    if d._kind == 1 and isinstance(exponent, (int, np.integer)) and exponent < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+
+
 def _pow_checks(a, b, d: dt.dtype):
     """PyTorch's refusals and bool handling; returns the operands to run."""
     if d._kind == 1 and is_scalar(b) and b < 0:
@@ -348,6 +355,7 @@ def pow(input, exponent, *, out=None) -> Tensor:  # noqa: A001
     """input ** exponent elementwise (a tensor or a number on either side)."""
     a, b, d = binary_operands(input, exponent)
     if d._kind < 2:
+        _negative_int_power(d, exponent)
         a, b = _pow_checks(a, b, d)
         if d is dt.bool_:  # bool tensor ** bool: the tensor itself, or all True
             return _write_out(apply(pow_p, a.to(dt.uint8), int(b)).to(dt.bool_), out)
@@ -502,6 +510,7 @@ def pow_(self: Tensor, exponent) -> Tensor:
     inplace_shape_check(self, exponent, "pow")
     b = inplace_operand(self, exponent)
     if self._dtype._kind < 2:
+        _negative_int_power(self._dtype, exponent)
         _pow_checks(self, b, self._dtype)
     return apply_(_pow_prim(self, b), self, b)
 

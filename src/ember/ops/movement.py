@@ -92,6 +92,9 @@ defvjp(view_p, lambda g, out, x, *, size, in_shape: g.reshape(in_shape), reads=(
 
 
 def view(x: Tensor, *shape) -> Tensor:
+    if not shape:
+        raise TypeError("view() received an invalid combination of arguments - got (), but "
+                        "expected one of: (torch.dtype dtype), (tuple of ints size)")
     if len(shape) == 1 and isinstance(shape[0], dt.dtype):
         return view_dtype(x, shape[0])
     size = infer_size(_shape_args(shape), numel(x._shape))
@@ -112,6 +115,8 @@ def view_as(x: Tensor, other: Tensor) -> Tensor:
 
 
 def reshape(x: Tensor, *shape) -> Tensor:
+    if not shape:
+        raise TypeError('reshape() missing 1 required positional arguments: "shape"')
     size = infer_size(_shape_args(shape), numel(x._shape))
     stride = x.stride()
     if view_strides(x._shape, stride, size) is not None:

@@ -17,6 +17,7 @@ from ...ops.activation import (
     celu_,
     elu,
     elu_,
+    functional_relu,
     gelu,
     hardsigmoid,
     hardswish,
@@ -26,7 +27,6 @@ from ...ops.activation import (
     leaky_relu_,
     logsigmoid,
     mish,
-    relu,
     relu6,
     relu_,
     selu,
@@ -39,6 +39,8 @@ from ...ops.activation import (
     threshold_,
 )
 from ...ops.softmax import implicit_softmax_dim
+
+relu = functional_relu  # F.relu(input, inplace=False); torch.relu takes the tensor alone
 
 __all__ = [
     "celu", "celu_", "elu", "elu_", "gelu", "hardsigmoid", "hardswish", "hardtanh", "hardtanh_",

@@ -245,12 +245,28 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
 # --- regression -------------------------------------------------------------------------
 
 
+def _broadcasts(a, b) -> bool:
+    return all(x == y or x == 1 or y == 1 for x, y in zip(reversed(a), reversed(b)))
+
+
+def _promoted_pair(input: Tensor, target: Tensor, kname: str) -> tuple[Tensor, Tensor]:
+    """input and target in their promoted dtype, which must be floating (PyTorch's fused
+    pointwise losses have no integer, bool or complex kernels)."""
+    d = E.result_type(input, target)
+    if not d.is_floating_point and _broadcasts(input.shape, target.shape):
+        # (non-broadcastable shapes are reported first, by the loss itself)
+        raise NotImplementedError(f"\"{kname}\" not implemented for '{type_name(d)}'")
+    return (input if input.dtype is d else input.to(d)), (target if target.dtype is d else
+                                                         target.to(d))
+
+
 def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
              reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     """(input - target)^2, reduced."""
     input, target, weight = cast_for("fp32", input, target, weight)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_target_size(input, target)
+    input, target = _promoted_pair(input, target, "mse_cpu")
     if weight is None:
         return loss_ops.pointwise_loss(loss_ops.mse_loss_p, input, target, reduction)
     d = input - target
@@ -275,6 +291,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     input, target = cast_for("fp32", input, target)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_target_size(input, target)
+    input, target = _promoted_pair(input, target, "smooth_l1_cpu")
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     if beta == 0.0:
