@@ -81,6 +81,14 @@ def format_report(res: Result, verbose: bool = False) -> str:
              f"  agree (equal or same exception): {100 * res.agree:.2f}%",
              f"  differences listed in {known_mod.KNOWN_FILE.name}: {len(res.listed)}, "
              f"unlisted: {len(res.unlisted)}, crash/hang: {len(res.broken)}"]
+    by_bucket = Counter(entry.bucket for _, entry in res.listed)
+    if by_bucket:
+        lines.append("  listed by bucket: " + ", ".join(
+            f"{b} {by_bucket[b]}" for b in known_mod.BUCKETS if by_bucket[b]))
+        rest = res.n - by_bucket["being-fixed-elsewhere"]
+        ok = res.counts["equal"] + res.counts["same-exception"]
+        lines.append(f"  agree among calls outside the being-fixed-elsewhere classes: "
+                     f"{100 * ok / max(rest, 1):.2f}%")
     by_entry = Counter(entry.id for _, entry in res.listed)
     if by_entry:
         lines.append("\nknown differences hit (entry: count)")

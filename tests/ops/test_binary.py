@@ -298,3 +298,10 @@ def test_integer_tensor_to_a_negative_int_power_is_refused(call):
     from helpers import same_error
 
     same_error(call)
+
+
+def test_bfloat16_in_place_power_by_an_int64_tensor():
+    from helpers import same_result
+
+    same_result(lambda L: L.tensor([[1.5, -2.0], [0.5, 3.0]], dtype=L.bfloat16).pow_(
+        L.tensor([[2], [-1]], dtype=L.int64).transpose(0, 1)))

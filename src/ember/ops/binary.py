@@ -512,6 +512,8 @@ def pow_(self: Tensor, exponent) -> Tensor:
     if self._dtype._kind < 2:
         _negative_int_power(self._dtype, exponent)
         _pow_checks(self, b, self._dtype)
+    elif isinstance(b, Tensor) and b._dtype is not self._dtype:
+        b = b.to(self._dtype)  # (NumPy has no bfloat16 ** int64 loop; the result is self's)
     return apply_(_pow_prim(self, b), self, b)
 
 
