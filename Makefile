@@ -21,7 +21,7 @@ demo: $(VENV)/.demo-installed
 	$(BIN)/python examples/digits.py
 
 test: $(VENV)/.test-installed
-	$(BIN)/ruff check src tests benchmarks examples
+	$(BIN)/ruff check src tests benchmarks examples fuzz
 	$(BIN)/python -m pytest -n 2 tests
 
 bench: $(VENV)/.test-installed

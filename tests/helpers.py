@@ -227,3 +227,29 @@ def check_module(e_mod, t_mod, *arrays, rtol=None, atol=None, grad_rtol=None, gr
     for name, b in e_mod.named_buffers():
         assert_same(b, t_bufs[name], rtol, atol)
     return out_e, out_t
+
+
+# --- one call in both libraries (the fuzzer's reproducers, as tests) ----------------------
+
+def same_error(call) -> type:
+    """`call(L)` raises in torch, and ember (`L=ember`) raises the same exception type."""
+    try:
+        call(torch)
+    except Exception as exc:  # noqa: BLE001 - any torch error must be ember's error type too
+        expected = type(exc)
+    else:
+        raise AssertionError("torch did not raise")
+    try:
+        call(ember)
+    except Exception as exc:  # noqa: BLE001
+        assert type(exc) is expected, f"ember raised {type(exc).__name__}: {exc}; torch " \
+                                      f"raised {expected.__name__}"
+        return expected
+    raise AssertionError(f"ember returned; torch raised {expected.__name__}")
+
+
+def same_result(call, rtol=None, atol=None):
+    """`call(L)` gives the same result (type, shape, dtype, values) in ember and torch."""
+    out_e = call(ember)
+    assert_same(out_e, call(torch), rtol, atol)
+    return out_e

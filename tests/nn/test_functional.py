@@ -207,3 +207,14 @@ def test_layer_norm_is_one_node_with_torchs_first_and_second_derivatives(affine)
              rand_array((0, 5)))
     meta = F.layer_norm(ember.empty(2, 7, device="meta"), (7,))
     assert meta.shape == (2, 7) and meta.device.type == "meta"
+
+
+# --- found by the differential fuzzer (python -m fuzz) -----------------------------------
+
+def test_softmin_negates_before_the_dtype_cast():
+    from helpers import same_error, same_result
+
+    same_error(lambda L: L.nn.functional.softmin(L.ones(3, dtype=L.bool), dim=0,
+                                                 dtype=L.float64))
+    same_result(lambda L: L.nn.functional.softmin(L.tensor([1, -2, 3], dtype=L.int8), dim=0,
+                                                  dtype=L.float64))

@@ -145,3 +145,36 @@ def test_relu_and_threshold_backward_match_torch_on_special_values():
             (dt,) = torch.autograd.grad(ft(xt), xt, gt, create_graph=True)
             assert type(de.grad_fn).__name__ == type(dt.grad_fn).__name__
             same_outcome(lambda d: d, lambda d: d, (de,), (dt,))
+
+
+# --- found by the differential fuzzer (python -m fuzz) -----------------------------------
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.nn.functional.softplus(L.ones(2), "x"),
+    lambda L: L.nn.functional.leaky_relu(L.ones(2), "x"),
+    lambda L: L.nn.functional.elu(L.ones(2, dtype=L.int32), "x"),  # TypeError before dtype
+    lambda L: L.nn.functional.celu(L.ones(2), None),
+    lambda L: L.nn.functional.gelu(L.ones(2), "tanh"),  # approximate is keyword-only
+    lambda L: L.nn.functional.hardtanh(L.ones(2, dtype=L.bool), "x"),
+    lambda L: L.nn.functional.hardtanh(L.ones(2), 2.0, 1.0),  # min_val > max_val
+])
+def test_bad_parameters_raise_pytorchs_error_type(call):
+    from helpers import same_error
+
+    same_error(call)
+
+
+def test_numeric_parameters_still_take_ints_and_bools():
+    from helpers import same_result
+
+    same_result(lambda L: L.nn.functional.leaky_relu(L.tensor([-2.0, 3.0]), 1))
+    same_result(lambda L: L.nn.functional.softplus(L.tensor([-2.0, 3.0]), True))
+
+
+def test_torch_relu_takes_the_tensor_alone_and_f_relu_its_inplace_flag():
+    from helpers import same_error, same_result
+
+    same_error(lambda L: L.relu(L.ones(3), "x"))
+    same_error(lambda L: L.ones(3).relu(True))
+    same_result(lambda L: L.nn.functional.relu(L.tensor([-1.0, 2.0]), True))
+    same_result(lambda L: L.tensor([-1.0, 2.0]).relu())

@@ -268,3 +268,40 @@ def test_integer_division_by_zero_of_an_empty_tensor_divides_nothing():
                     ft(torch.tensor([], dtype=torch.uint8), torch.tensor(0, dtype=torch.uint8)))
         with pytest.raises(RuntimeError, match="ZeroDivisionError"):
             fe(ember.tensor([3], dtype=ember.uint8), ember.tensor(0, dtype=ember.uint8))
+
+
+# --- found by the differential fuzzer (python -m fuzz) -----------------------------------
+
+@pytest.mark.parametrize("call", [
+    # a non-broadcastable `other`: RuntimeError naming the shapes (NumPy's ValueError before)
+    lambda L: L.ones(2, 4).pow_(L.ones(3, 4)),
+    lambda L: L.ones(3, 3, dtype=L.bfloat16).floor_divide_(L.ones(4, 3, dtype=L.bfloat16)),
+    lambda L: L.ones(4, dtype=L.bool).div_(L.ones(5, dtype=L.bool), rounding_mode="floor"),
+    # the output shape is checked before the dtype
+    lambda L: L.ones(2, 1, dtype=L.int64).ge_(L.ones(2, 3, dtype=L.complex64)),
+    lambda L: L.ones((), dtype=L.complex128).floor_divide_(L.ones(2, dtype=L.complex128)),
+    # a string is no operand: TypeError before the cast check
+    lambda L: L.ones((), dtype=L.int64).true_divide_("x"),
+])
+def test_in_place_shape_and_type_checks_come_first(call):
+    from helpers import same_error
+
+    same_error(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.tensor([2, 1], dtype=L.uint8) ** -1,  # -1 fitted to uint8 read 255
+    lambda L: L.tensor([2, 1], dtype=L.uint8).pow_(-1),
+    lambda L: L.tensor([[1], [0]], dtype=L.uint8).expand(2, 0).pow(-2),  # no elements
+])
+def test_integer_tensor_to_a_negative_int_power_is_refused(call):
+    from helpers import same_error
+
+    same_error(call)
+
+
+def test_bfloat16_in_place_power_by_an_int64_tensor():
+    from helpers import same_result
+
+    same_result(lambda L: L.tensor([[1.5, -2.0], [0.5, 3.0]], dtype=L.bfloat16).pow_(
+        L.tensor([[2], [-1]], dtype=L.int64).transpose(0, 1)))

@@ -111,3 +111,28 @@ def test_grad_fn_names_match_torch():
         ye = getattr(ember, name)(e, ember.tensor([1.0, 1.0]))
         yt = getattr(torch, name)(t, torch.tensor([1.0, 1.0]))
         assert type(ye.grad_fn).__name__ == type(yt.grad_fn).__name__, name
+
+
+# --- found by the differential fuzzer (python -m fuzz) -----------------------------------
+
+def test_fmod_and_remainder_in_place_take_a_number_on_bfloat16():
+    from helpers import same_result
+
+    for op in ("fmod_", "remainder_"):
+        same_result(lambda L, op=op: getattr(L.tensor([-2.25, 1.5], dtype=L.bfloat16), op)(0.5))
+
+
+@pytest.mark.parametrize("call", [
+    # the result type (float) can't be cast into the int tensor: checked before the kernel
+    lambda L: L.ones(4, 2, dtype=L.int32).bitwise_and_(1.5),
+    lambda L: L.ones(3, dtype=L.uint8).bitwise_or_(L.ones(3, dtype=L.float16)),
+    # the broadcast shape is checked before the dtype
+    lambda L: L.ones((), dtype=L.uint8).hypot_(L.ones(3, dtype=L.uint8)),
+    lambda L: L.ones(4, 3, dtype=L.bool).hypot_(L.ones(1, 4, 3, dtype=L.bool)),
+    # hypot_ takes a tensor only
+    lambda L: L.ones(1, 3, dtype=L.uint8).hypot_(1.5),
+])
+def test_in_place_checks_come_in_pytorchs_order(call):
+    from helpers import same_error
+
+    same_error(call)

@@ -513,3 +513,13 @@ def test_nonzero_on_meta_raises_not_implemented():
     with pytest.raises(NotImplementedError):
         ember.empty(3, device="meta").nonzero()
 
+
+
+# --- found by the differential fuzzer (python -m fuzz) -----------------------------------
+
+def test_gather_from_a_0d_tensor():
+    from helpers import same_error, same_result
+
+    same_result(lambda L: L.gather(L.tensor(2.5), 0, L.tensor(0)))
+    same_result(lambda L: L.tensor(2.5).gather(-1, L.tensor([0, 0])))
+    same_error(lambda L: L.gather(L.tensor(2.5), 0, L.tensor(1)))

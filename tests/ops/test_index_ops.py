@@ -513,3 +513,26 @@ def test_empty_indices_and_results_match_torch(name):
     fn = EMPTY_CASES[name]
     check_op(lambda x: fn(ember, _e, x), lambda x: fn(torch, _t, x),
              rand_array((3, 4), np.float64))
+
+
+# --- found by the differential fuzzer (python -m fuzz) -----------------------------------
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.ones(0, 1).index_select(0, L.tensor([0])),    # RuntimeError, not IndexError
+    lambda L: L.ones(2, 0).index_select(-1, L.tensor([0])),
+    lambda L: L.ones(0).index_select(0, L.tensor([0])),       # 1-D: IndexError, as before
+    lambda L: L.tensor(1.0).index_select(0, L.tensor([0, 0])),
+    lambda L: L.tensor(1.0).index_select(0, L.tensor([], dtype=L.int64)),
+    lambda L: L.ones(3).masked_select(L.ones(4, dtype=L.bool)),  # was NumPy's ValueError
+])
+def test_index_select_and_masked_select_errors(call):
+    from helpers import same_error
+
+    same_error(call)
+
+
+def test_index_select_on_empty_and_0d_inputs():
+    from helpers import same_result
+
+    same_result(lambda L: L.ones(0, 1).index_select(0, L.tensor([], dtype=L.int64)))
+    same_result(lambda L: L.tensor(1.5).index_select(0, L.tensor([0])))

@@ -412,3 +412,27 @@ def test_double_backward_matches_torch(name):
     xt = torch.tensor(a, requires_grad=True)
     assert_same(_second_derivative(ember, lambda x: fns[name](ember, x), xe),
                 _second_derivative(torch, lambda x: fns[name](torch, x), xt))
+
+
+# --- found by the differential fuzzer (python -m fuzz) -----------------------------------
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.ones(2).flip("x"),          # was AttributeError
+    lambda L: L.flip(L.ones(2), 1.5),
+    lambda L: L.roll(L.ones(2), "x"),       # was ValueError
+    lambda L: L.roll(L.ones(2), [1.5], 0),
+    lambda L: L.roll(L.tensor(1.0), 1, 0),  # 0-d: IndexError (was NumPy's AxisError)
+    lambda L: L.roll(L.tensor(1.0), 1, -1),
+    lambda L: L.hstack([]),                 # RuntimeError, not cat's ValueError
+    lambda L: L.vstack([]),
+])
+def test_bad_arguments_raise_pytorchs_error_type(call):
+    from helpers import same_error
+
+    same_error(call)
+
+
+def test_roll_of_a_0d_tensor_without_dims_is_the_tensor():
+    from helpers import same_result
+
+    same_result(lambda L: L.roll(L.tensor(1.5), 1))

@@ -227,3 +227,31 @@ def test_writes_through_views_reach_the_base():
         fn(e).add_(1)
         fn(t).add_(1)
     assert_same(e, t)
+
+
+# --- found by the differential fuzzer (python -m fuzz) -----------------------------------
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.ones(()).unsqueeze("x"),      # TypeError (was AttributeError)
+    lambda L: L.squeeze(L.ones(4, 1), "x"),
+    lambda L: L.ones(4).flatten("x"),
+    lambda L: L.flatten(L.ones(4), 0, 1.5),
+    lambda L: L.diagonal(L.ones(3), "x"),     # TypeError before the dims' IndexError
+    lambda L: L.split(L.tensor(1.0), [1], dim=-1),  # 0-d: RuntimeError (was IndexError)
+    lambda L: L.tensor(1.0).split(2),
+    lambda L: L.chunk(L.tensor(1.0), 2),
+    lambda L: L.tensor(True).chunk(1, dim=0),
+])
+def test_bad_arguments_raise_pytorchs_error_type(call):
+    from helpers import same_error
+
+    same_error(call)
+
+
+def test_view_and_reshape_need_a_shape():
+    from helpers import same_error, same_result
+
+    same_error(lambda L: L.ones(1, 1).view())
+    same_error(lambda L: L.ones(()).reshape())
+    same_result(lambda L: L.ones(1, 1).reshape(()))
+    same_result(lambda L: L.ones(1, 1).view(()))

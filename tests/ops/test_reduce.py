@@ -343,3 +343,30 @@ def test_meta_integer_inputs():
     meta_same(lambda x: x.sum(0), (2, 3), ember.int32)
     meta_same(lambda x: x.prod(), (2, 3), ember.bool)
     meta_same(lambda x: x.all(1), (2, 3), ember.uint8)
+
+
+# --- found by the differential fuzzer (python -m fuzz) -----------------------------------
+
+@pytest.mark.parametrize("call", [
+    # the dim / size errors come before the complex (or bool) refusal, as in PyTorch
+    lambda L: L.min(L.ones(3, 2, 1, dtype=L.complex64), 5),
+    lambda L: L.ones(2, 3, dtype=L.complex128).max(4),
+    lambda L: L.ones(0, 4, 1, dtype=L.complex64).min(),
+    lambda L: L.ones(2, 0, dtype=L.complex64).min(-1, keepdim=True),
+    lambda L: L.nansum(L.ones(3, dtype=L.complex64), -2),
+    lambda L: L.ones(1, 0, dtype=L.complex128).amax((1,)),
+    lambda L: L.ones(0, 2, dtype=L.complex64).amin(dim=0),
+    lambda L: L.median(L.ones(0, dtype=L.complex64), 0),
+    lambda L: L.ones(0, 4, dtype=L.bool).median(0, keepdim=True),
+])
+def test_reductions_check_dims_before_dtypes(call):
+    from helpers import same_error
+
+    same_error(call)
+
+
+def test_nansum_of_bfloat16_skips_nan():
+    from helpers import same_result
+
+    same_result(lambda L: L.nansum(L.tensor([[2.0, 1.0], [float("nan"), 3.0],
+                                             [float("inf"), 0.5]], dtype=L.bfloat16), (0,)))

@@ -288,3 +288,15 @@ def test_double_backward_matches_torch(name):
         (gg,) = lib.autograd.grad((g ** 2).sum(), x)
         results.append((g, gg))
     assert_same(*results)
+
+
+# --- found by the differential fuzzer (python -m fuzz) -----------------------------------
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.kthvalue(L.ones(2, 0), 1, dim=-1),  # IndexError, not k out of range
+    lambda L: L.ones(0, 3, 3, dtype=L.bool).kthvalue(1, dim=0),  # before the bool refusal
+])
+def test_kthvalue_over_an_empty_dim(call):
+    from helpers import same_error
+
+    same_error(call)

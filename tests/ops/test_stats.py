@@ -273,3 +273,15 @@ def test_meta_shapes_dtypes_strides(call, transpose):
 def test_meta_complex_var_is_real():
     meta_same(lambda x: x.var(0), (2, 3), ember.complex64)
     meta_same(lambda x: x.norm(dim=1), (2, 3), ember.complex128)
+
+
+# --- found by the differential fuzzer (python -m fuzz) -----------------------------------
+
+@pytest.mark.parametrize("p", [-2, -1, float("inf"), float("-inf")])
+def test_norm_without_identity_over_an_empty_dim_is_refused(p):
+    from helpers import same_error, same_result
+
+    same_error(lambda L: L.zeros(0, 2, 2).norm(p))
+    same_error(lambda L: L.zeros(0, 2).norm(p, dim=0))
+    same_result(lambda L: L.zeros(0, 2).norm(p, dim=1))  # reduces nothing empty
+    same_result(lambda L: L.zeros(0, 2).norm(2))

@@ -128,3 +128,13 @@ def test_integer_powers_of_ints_and_bool_square():
     e, t = make((5,), ember.bool)
     same_outcome(ember.square, torch.square, (e,), (t,))
     same_outcome(lambda x: x.square_(), lambda x: x.square_(), (e,), (t,))
+
+
+# --- found by the differential fuzzer (python -m fuzz) -----------------------------------
+
+def test_nan_to_num_refuses_a_string_replacement_with_type_error():
+    from helpers import same_error, same_result
+
+    same_error(lambda L: L.nan_to_num(L.ones(2), "x"))
+    same_error(lambda L: L.ones(2).nan_to_num_(posinf="x"))
+    same_result(lambda L: L.nan_to_num(L.tensor([float("nan"), 1.0]), 1))  # an int is fine

@@ -11,6 +11,7 @@ Kernels on float16 / bfloat16 compute in float32 and round once.
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 
@@ -53,6 +54,15 @@ def _run(prim: Primitive, input: Tensor, inplace: bool, reject, kname: str, **pa
 
 
 _FLOAT_ONLY = (BOOL_K, INT_K, COMPLEX_K)
+
+
+def _number(value, fname: str, argname: str, pos: int) -> None:
+    """TypeError, as PyTorch's argument parser gives, when `value` is not a number."""
+    if isinstance(value, (numbers.Number, np.generic)) or (
+            isinstance(value, Tensor) and value.numel() == 1):
+        return
+    raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be Number, not "
+                    f"{type(value).__name__}")
 
 
 # --- relu, hardtanh, relu6, threshold (integers allowed) ----------------------------------
@@ -98,14 +108,19 @@ def _no_bool(x, msg: str) -> None:
         raise RuntimeError(msg)
 
 
-def relu(input: Tensor, inplace: bool = False) -> Tensor:
-    """max(x, 0) elementwise."""
+def functional_relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """max(x, 0) elementwise (`nn.functional.relu`, with its `inplace` flag)."""
     _no_bool(input, "Boolean inputs not supported for relu")
     return _run(relu_p, input, inplace, (COMPLEX_K,), "clamp_min_scalar_cpu")
 
 
+def relu(input: Tensor) -> Tensor:
+    """max(x, 0) elementwise (`torch.relu` and `Tensor.relu` take the tensor alone)."""
+    return functional_relu(input)
+
+
 def relu_(input: Tensor) -> Tensor:
-    return relu(input, inplace=True)
+    return functional_relu(input, inplace=True)
 
 
 def _hardtanh_kernel(a, min_val=-1.0, max_val=1.0):
@@ -122,6 +137,8 @@ defvjp(hardtanh_p, lambda g, out, x, min_val, max_val: g * ((x > min_val) & (x <
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
              inplace: bool = False) -> Tensor:
     """x clipped to [min_val, max_val]."""
+    if min_val > max_val:  # (a TypeError for non-numbers, as in PyTorch)
+        raise ValueError("min_val cannot be greater than max_val")
     _no_bool(input, "Bool inputs not supported for hardtanh")
     return _run(hardtanh_p, input, inplace, (COMPLEX_K,), "hardtanh_cpu",
                 min_val=min_val, max_val=max_val)
@@ -299,7 +316,7 @@ def _gelu_grad(g, out, x, approximate="none"):
 defvjp(gelu_p, _gelu_grad, save_output=True)
 
 
-def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+def gelu(input: Tensor, *, approximate: str = "none") -> Tensor:
     """x * Phi(x), or its tanh approximation with approximate='tanh'."""
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
@@ -349,6 +366,8 @@ defvjp(softplus_p, lambda g, out, x, beta, threshold: _where(
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """log(1 + exp(beta x)) / beta, and x itself where beta x > threshold."""
+    _number(beta, "softplus", "beta", 2)
+    _number(threshold, "softplus", "threshold", 3)
     return _run(softplus_p, input, False, _FLOAT_ONLY, "softplus_cpu", beta=beta,
                 threshold=threshold)
 
@@ -385,6 +404,7 @@ defvjp(leaky_relu_p, lambda g, out, x, negative_slope: _where(x > 0, g, g * nega
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x where x > 0, else negative_slope * x."""
+    _number(negative_slope, "leaky_relu", "negative_slope", 2)
     return _run(leaky_relu_p, input, inplace, _FLOAT_ONLY, "leaky_relu_cpu",
                 negative_slope=negative_slope)
 
@@ -414,6 +434,7 @@ defvjp(celu_p, _elu_grad)
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x if x > 0 else alpha * (exp(x) - 1)."""
+    _number(alpha, "elu", "alpha", 2)
     return _run(elu_p, input, inplace, _FLOAT_ONLY, "elu_cpu", alpha=alpha, scale=1.0,
                 input_scale=1.0)
 
@@ -434,6 +455,7 @@ def selu_(input: Tensor) -> Tensor:
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+    _number(alpha, "celu", "alpha", 2)
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError")
     return _run(celu_p, input, inplace, _FLOAT_ONLY, "elu_cpu", alpha=alpha, scale=1.0,

@@ -16,6 +16,7 @@ from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._core.dispatch import run_quiet
 from .._tensor import Tensor, _wrap
+from .._view import broadcast_shapes
 from . import _elision
 from ._common import binary_operands, elementwise_meta, fit_scalar, is_scalar, type_name
 from ._common import write_out as _write_out
@@ -336,6 +337,13 @@ def _pow_prim(a, b) -> Primitive:
     return rpow_p
 
 
+def _negative_int_power(d: dt.dtype, exponent) -> None:
+    """Refuse an integer result with a negative Python-number exponent (checked on the number
+    as given: fitted to uint8, -1 would read 255)."""
+    if d._kind == 1 and isinstance(exponent, (int, np.integer)) and exponent < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+
+
 def _pow_checks(a, b, d: dt.dtype):
     """PyTorch's refusals and bool handling; returns the operands to run."""
     if d._kind == 1 and is_scalar(b) and b < 0:
@@ -349,6 +357,7 @@ def pow(input, exponent, *, out=None) -> Tensor:  # noqa: A001
     """input ** exponent elementwise (a tensor or a number on either side)."""
     a, b, d = binary_operands(input, exponent)
     if d._kind < 2:
+        _negative_int_power(d, exponent)
         a, b = _pow_checks(a, b, d)
         if d is dt.bool_:  # bool tensor ** bool: the tensor itself, or all True
             return _write_out(apply(pow_p, a.to(dt.uint8), int(b)).to(dt.bool_), out)
@@ -442,6 +451,20 @@ def inplace_operand(self: Tensor, other):
     return fit_scalar(other, d if d._kind >= self._dtype._kind else self._dtype)
 
 
+def inplace_shape_check(self: Tensor, other, name: str) -> None:
+    """What PyTorch checks of `self.<name>_(other)` before any dtype: that `other` is a tensor
+    or a number (TypeError), and that the broadcast result has `self`'s shape."""
+    if isinstance(other, Tensor):
+        if other._shape != self._shape:
+            shape = broadcast_shapes(self._shape, other._shape)
+            if shape != self._shape:
+                raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the "
+                                   f"broadcast shape {list(shape)}")
+    elif not is_scalar(other):
+        raise TypeError(f"{name}_(): argument 'other' must be Tensor or Number, not "
+                        f"{type(other).__name__}")
+
+
 def add_(self: Tensor, other, *, alpha=1) -> Tensor:
     if alpha != 1:
         other = _scale(other, alpha, dt.result_type(self, other))
@@ -461,6 +484,7 @@ def mul_(self: Tensor, other) -> Tensor:
 
 
 def div_(self: Tensor, other, *, rounding_mode=None) -> Tensor:
+    inplace_shape_check(self, other, "div")
     if rounding_mode is None:
         if self._dtype._kind < 2:
             raise RuntimeError(
@@ -478,20 +502,26 @@ def true_divide_(self: Tensor, other) -> Tensor:
 
 
 def floor_divide_(self: Tensor, other) -> Tensor:
+    inplace_shape_check(self, other, "floor_divide")
     b = inplace_operand(self, other)
     _rounded_div_prim("floor", dt.result_type(self, other), b, self)
     return apply_(floor_divide_p, self, b)
 
 
 def pow_(self: Tensor, exponent) -> Tensor:
+    inplace_shape_check(self, exponent, "pow")
     b = inplace_operand(self, exponent)
     if self._dtype._kind < 2:
+        _negative_int_power(self._dtype, exponent)
         _pow_checks(self, b, self._dtype)
+    elif isinstance(b, Tensor) and b._dtype is not self._dtype:
+        b = b.to(self._dtype)  # (NumPy has no bfloat16 ** int64 loop; the result is self's)
     return apply_(_pow_prim(self, b), self, b)
 
 
 def _inplace_cmp(prim, fn):
     def compare_(self: Tensor, other) -> Tensor:
+        inplace_shape_check(self, other, prim.name)
         fn(self, other)  # the same checks as out of place
         if isinstance(other, Tensor) and other._dtype is not self._dtype:
             other = other.to(dt.result_type(self, other))

@@ -11,10 +11,18 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor
-from ._common import binary_operands, elementwise_meta, to_float, type_name, write_out
+from ._common import (
+    binary_operands,
+    elementwise_meta,
+    is_scalar,
+    to_float,
+    type_name,
+    write_out,
+)
 from .binary import (
     forward_op,
     inplace_operand,
+    inplace_shape_check,
     int_zero_check,
     lowp2,
     not_implemented,
@@ -44,11 +52,21 @@ def _refuse(d: dt.dtype, kinds, kname: str) -> None:
         raise not_implemented(kname, d)
 
 
-def _api(prim: Primitive, prepare, doc: str, tensor_prim: Primitive | None = None):
+def _inplace_first_checks(self: Tensor, other) -> None:
+    """What PyTorch checks of `self.op_(other)` before the kernel's dtypes: that the result
+    has `self`'s shape, then that its dtype casts into `self`."""
+    if isinstance(other, Tensor) or is_scalar(other):
+        inplace_shape_check(self, other, "")
+        inplace_operand(self, other)  # RuntimeError when the result type can't be cast
+
+
+def _api(prim: Primitive, prepare, doc: str, tensor_prim: Primitive | None = None,
+         number_other: bool = True):
     """Function `op(input, other, *, out=None)` and method `op_(self, other)` for `prim`.
 
     `prepare(input, other)` checks and promotes, returning the operands the kernel gets;
-    `tensor_prim` (same kernel, PyTorch's other grad_fn name) runs when `other` is a tensor.
+    `tensor_prim` (same kernel, PyTorch's other grad_fn name) runs when `other` is a tensor;
+    `number_other=False` says `other` must be a tensor (`prepare` raises the TypeError).
     """
     def pick(b) -> Primitive:
         return tensor_prim if tensor_prim is not None and isinstance(b, Tensor) else prim
@@ -58,8 +76,13 @@ def _api(prim: Primitive, prepare, doc: str, tensor_prim: Primitive | None = Non
         return write_out(apply(pick(other), a, b), out)
 
     def op_(self: Tensor, other) -> Tensor:
+        if number_other or isinstance(other, Tensor):
+            _inplace_first_checks(self, other)
         a, b = prepare(self, other)
-        return apply_(pick(other), self, inplace_operand(self, b))
+        # A number goes in as given: `prepare` may have made it a NumPy scalar (bfloat16
+        # among them) that `inplace_operand` does not take.
+        return apply_(pick(other), self,
+                      inplace_operand(self, b if isinstance(other, Tensor) else other))
 
     op.__name__, op_.__name__ = prim.name, prim.name + "_"
     op.__doc__ = op_.__doc__ = doc
@@ -131,8 +154,10 @@ def _hypot_operands(input, other):
     return a, b
 
 
-atan2, atan2_ = _api(atan2_p, _atan2_operands, "The angle of (other, input), in (-pi, pi].")
-hypot, hypot_ = _api(hypot_p, _hypot_operands, "sqrt(input**2 + other**2) without overflow.")
+atan2, atan2_ = _api(atan2_p, _atan2_operands, "The angle of (other, input), in (-pi, pi].",
+                     number_other=False)
+hypot, hypot_ = _api(hypot_p, _hypot_operands, "sqrt(input**2 + other**2) without overflow.",
+                     number_other=False)
 arctan2, arctan2_ = atan2, atan2_
 
 

@@ -565,8 +565,8 @@ scatter_zeros_p = Primitive("scatter_zeros", _scatter_zeros_kernel,
 
 
 def _gather_kernel(a, idx, *, dim, in_shape):
-    if a.ndim == 0:
-        return a[idx]
+    if a.ndim == 0:  # every index is 0 (checked): the one value, in the index's shape
+        return np.broadcast_to(a, idx.shape).copy()
     if idx.shape != a.shape:
         # take_along_axis wants equal sizes off `dim`; gather reads only the first ones.
         a = a[tuple(slice(0, n) if i != dim else slice(None) for i, n in enumerate(idx.shape))]

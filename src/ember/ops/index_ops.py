@@ -116,6 +116,12 @@ def _index_add_zeros(shape, dim, idx, src):
 def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
     """The slices of `input` along `dim` at the positions in 1-D `index`."""
     d = wrap_dim(dim, max(input.ndim, 1))
+    if isinstance(index, Tensor):
+        if input.ndim >= 2 and input._shape[d] == 0 and index.numel():
+            raise RuntimeError("index_select(): self indexing axis dim should be positive")
+        if input.ndim == 0 and index.numel() != 1:
+            raise RuntimeError("index_select(): Index to scalar can have only 1 value, got "
+                               f"{index.numel()} value(s)")
     _index_vector("index_select", index, input, d, err=None)
     return write_out(apply(index_select_p, input, index, dim=d, in_shape=input._shape), out)
 
@@ -576,6 +582,7 @@ def masked_select(input: Tensor, mask: Tensor, *, out=None) -> Tensor:
     if input.device.type == "meta":
         raise NotImplementedError("masked_select's output shape depends on the mask's values: "
                                   "it cannot run on 'meta'")
+    broadcast_shapes(input._shape, mask._shape)  # RuntimeError naming the clash, as PyTorch
     return write_out(apply(masked_select_p, input, mask, in_shape=input._shape), out)
 
 

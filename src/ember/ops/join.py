@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import operator
 import warnings
 
 import numpy as np
@@ -187,13 +188,16 @@ def hstack(tensors, *, out=None) -> Tensor:
     """Stack column-wise: along dim 1, or dim 0 for 1-D tensors."""
     ts = [_atleast(t, 1) for t in _check_list("hstack", tensors)]
     if not ts:
-        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+        raise RuntimeError("hstack expects a non-empty TensorList")
     return cat(ts, 0 if ts[0].ndim == 1 else 1, out=out)
 
 
 def vstack(tensors, *, out=None) -> Tensor:
     """Stack row-wise: 1-D tensors become rows, then cat along dim 0."""
-    return cat([_atleast(t, 2) for t in _check_list("vstack", tensors)], 0, out=out)
+    ts = [_atleast(t, 2) for t in _check_list("vstack", tensors)]
+    if not ts:
+        raise RuntimeError("vstack expects a non-empty TensorList")
+    return cat(ts, 0, out=out)
 
 
 row_stack = vstack
@@ -356,11 +360,21 @@ flip_p = Primitive("flip", _flip_kernel,
 defvjp(flip_p, lambda g, out, x, *, dims: apply(flip_p, g, dims=dims), reads=((),))
 
 
+def _int_tuple(seq, fname: str, argname: str) -> tuple:
+    """`seq` as a tuple of ints; TypeError (as PyTorch's parser) for anything else."""
+    try:
+        if isinstance(seq, (str, bytes)) or not hasattr(seq, "__iter__"):
+            raise TypeError
+        return tuple(operator.index(s) for s in seq)
+    except TypeError:
+        raise TypeError(f"{fname}(): argument '{argname}' (position 2) must be tuple of ints, "
+                        f"not {type(seq).__name__}") from None
+
+
 def flip(input: Tensor, dims) -> Tensor:
     """`input` with the order of elements reversed along each of `dims`."""
-    if isinstance(dims, int):
-        raise TypeError("flip(): argument 'dims' (position 2) must be tuple of ints, not int")
-    dims = wrap_dims(tuple(dims), max(input.ndim, 1))
+    dims = _int_tuple(dims, "flip", "dims")
+    dims = wrap_dims(dims, max(input.ndim, 1))
     if input.ndim == 0:
         dims = ()
     return apply(flip_p, input, dims=dims)
@@ -397,7 +411,7 @@ defvjp(roll_p, lambda g, out, x, *, shifts, dims: apply(
 
 def roll(input: Tensor, shifts, dims=None) -> Tensor:
     """Elements shifted cyclically by `shifts` along `dims` (the flattened tensor if None)."""
-    shifts_t = (shifts,) if isinstance(shifts, int) else tuple(int(s) for s in shifts)
+    shifts_t = (shifts,) if isinstance(shifts, int) else _int_tuple(shifts, "roll", "shifts")
     if dims is None:
         if len(shifts_t) != 1:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts_t)}, "
@@ -407,7 +421,9 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
     if len(shifts_t) != len(dims_t):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts_t)}, dims:"
                            f"{len(dims_t)}")
-    dims_t = tuple(wrap_dim(d, max(input.ndim, 1)) for d in dims_t)
+    if input.ndim == 0:
+        raise IndexError(f"Dimension specified as {dims_t[0]} but tensor has no dimensions")
+    dims_t = tuple(wrap_dim(d, input.ndim) for d in dims_t)
     return apply(roll_p, input, shifts=shifts_t, dims=dims_t)
 
 

@@ -108,6 +108,9 @@ defvjp(view_p, lambda g, out, x, *, size, in_shape: g.reshape(in_shape), reads=(
 
 
 def view(x: Tensor, *shape) -> Tensor:
+    if not shape:
+        raise TypeError("view() received an invalid combination of arguments - got (), but "
+                        "expected one of: (torch.dtype dtype), (tuple of ints size)")
     if len(shape) == 1 and isinstance(shape[0], dt.dtype):
         return view_dtype(x, shape[0])
     size = infer_size(_shape_args(shape), numel(x._shape))
@@ -128,6 +131,8 @@ def view_as(x: Tensor, other: Tensor) -> Tensor:
 
 
 def reshape(x: Tensor, *shape) -> Tensor:
+    if not shape:
+        raise TypeError('reshape() missing 1 required positional arguments: "shape"')
     size = infer_size(_shape_args(shape), numel(x._shape))
     stride = x.stride()
     if view_strides(x._shape, stride, size) is not None:
@@ -157,7 +162,16 @@ def reshape_as(x: Tensor, other: Tensor) -> Tensor:
     return reshape(x, other._shape)
 
 
+def _need_int(value, fname: str, argname: str, pos: int) -> None:
+    """TypeError, as PyTorch's argument parser gives, for a dim-like argument that is no int."""
+    if not hasattr(value, "__index__"):
+        raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be int, not "
+                        f"{type(value).__name__}")
+
+
 def flatten(x: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    _need_int(start_dim, "flatten", "start_dim", 2)
+    _need_int(end_dim, "flatten", "end_dim", 3)
     nd = x.ndim
     if nd == 0:
         wrap_dim(start_dim, 0)  # a 0-d tensor takes dims 0 and -1 only, as in PyTorch
@@ -378,6 +392,7 @@ def squeeze(x: Tensor, dim=None) -> Tensor:
         return apply_view(squeeze_p, x, dims=tuple(range(nd)), in_shape=x._shape)
     if isinstance(dim, (tuple, list)):
         return apply_view(squeeze_dims_p, x, dims=wrap_dims(dim, max(nd, 1)), in_shape=x._shape)
+    _need_int(dim, "squeeze", "dim", 2)
     return apply_view(squeeze_dim_p, x, dims=(wrap_dim(dim, max(nd, 1)),), in_shape=x._shape)
 
 
@@ -391,6 +406,7 @@ defvjp(unsqueeze_p, lambda g, out, x, *, dim: g.squeeze(dim), reads=((),))
 
 
 def unsqueeze(x: Tensor, dim: int) -> Tensor:
+    _need_int(dim, "unsqueeze", "dim", 2)
     return apply_view(unsqueeze_p, x, dim=wrap_dim(dim, x.ndim + 1))
 
 
@@ -519,6 +535,7 @@ def select(x: Tensor, dim: int, index: int) -> Tensor:
 
 
 def diagonal(x: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    _need_int(offset, "diagonal", "offset", 2)
     nd = x.ndim
     d1, d2 = wrap_dim(dim1, max(nd, 1)), wrap_dim(dim2, max(nd, 1))  # IndexError first
     if d1 == d2:

@@ -157,9 +157,9 @@ def sum_to_size(x: Tensor, *size) -> Tensor:
 
 
 def _nansum_kernel(a, *, dims, keepdim):
-    if a.dtype in _LOW:
-        return np.nansum(a, axis=_axis(a, dims), keepdims=keepdim,
-                         dtype=np.float32).astype(a.dtype)
+    if a.dtype in _LOW:  # (in float32: NumPy's nansum sees no NaN in ml_dtypes' bfloat16)
+        return np.nansum(a.astype(np.float32), axis=_axis(a, dims),
+                         keepdims=keepdim).astype(a.dtype)
     return np.asarray(np.nansum(a, axis=_axis(a, dims), keepdims=keepdim, dtype=a.dtype))
 
 
@@ -171,6 +171,7 @@ defvjp(nansum_p, lambda g, out, x, *, dims, keepdim:
 def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
     """Sum treating NaN as zero."""
     if input._dtype.is_complex:
+        norm_dims(dim, input.ndim)  # an out-of-range dim is reported first
         raise RuntimeError("nansum on CPU does not support complex inputs")
     if dtype is not None and dtype.is_complex:
         raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{type_name(dtype)}'")
@@ -341,11 +342,14 @@ def _no_complex_values(x: Tensor, kernel: str) -> None:
 def _extreme_values(prim, name):
     def op(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
         dims = norm_dims(dim, input.ndim)
-        _no_complex_values(input, f"{name[1:]}_values_cpu")
         if input.numel() == 0 and (dim is None or not isinstance(dim, int) and len(dim) == 0):
             raise RuntimeError(
                 f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                 "Specify the reduction dim with the 'dim' argument.")
+        for d in dims if input.ndim else ():  # (PyTorch checks the sizes before the dtype)
+            if input._shape[d] == 0:
+                raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+        _no_complex_values(input, f"{name[1:]}_values_cpu")
         return write_out(apply(prim, input, dims=dims, keepdim=keepdim), out)
 
     op.__name__ = name
@@ -461,16 +465,18 @@ def _extreme(all_p, dim_p, binary_name, result, name):
             fn = getattr(binary_extra, binary_name)
             return write_out(fn(input, dim if other is None else other), out)
         if dim is None:
-            _no_complex_values(input, f"{name}_all")
             if input.numel() == 0:
                 raise RuntimeError(
                     f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                     "Specify the reduction dim with the 'dim' argument."
                 )
+            _no_complex_values(input, f"{name}_all")
             return write_out(apply(all_p, input, dims=tuple(range(input.ndim)), keepdim=False),
                              out)
+        d = one_dim(dim, builtins.max(input.ndim, 1), name)  # IndexError before the dtype
+        if input.ndim and input._shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
         no_complex(input, name)
-        d = one_dim(dim, builtins.max(input.ndim, 1), name)
         return as_namedtuple(result, apply(dim_p, input, dim=d, keepdim=keepdim,
                                            in_shape=input._shape), out)
 

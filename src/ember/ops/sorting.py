@@ -192,9 +192,11 @@ defvjp(kthvalue_p,
 
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out=None):
     """The k-th smallest value along `dim` (1-based), with its index."""
-    _not_for("kthvalue_cpu", input, bool_too=True)
     d = wrap_dim(dim, max(input.ndim, 1))
     n = input._shape[d] if input.ndim else 1
+    if n == 0:  # PyTorch checks this before the dtype
+        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
+    _not_for("kthvalue_cpu", input, bool_too=True)
     if k < 1 or k > n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     r = kthvalue_result(*apply(kthvalue_p, input, k=int(k), dim=d, keepdim=bool(keepdim),

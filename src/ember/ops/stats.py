@@ -228,6 +228,10 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
     if isinstance(dim, int):
         dim = (dim,)
     dims = norm_dims(dim, x.ndim)
+    if (ord < 0 or ord == float("inf")) and x.ndim and any(x._shape[d] == 0 for d in dims):
+        # a max / min / negative power over nothing has no value to start from
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {ord:g} norm on an empty "
+                           "tensor because the operation does not have an identity")
     return apply(vector_norm_p, x, ord=ord, dims=dims, keepdim=keepdim)
 
 
@@ -339,6 +343,8 @@ def _check_orderable(x: Tensor, kernel: str, allow_bool: bool = False) -> None:
 def _median_like(all_p, dim_p, result, name, ignore_nan):
     def op(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
         d = None if dim is None else one_dim(dim, builtins.max(input.ndim, 1), name)
+        if d is not None and input.ndim and input._shape[d] == 0:  # before the dtype check
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
         _check_orderable(input, "median_cpu")
         if dim is None:
             r = apply(all_p, input, dims=tuple(range(input.ndim)), keepdim=False,

@@ -425,14 +425,26 @@ def isneginf(input: Tensor, *, out=None) -> Tensor:
     return write_out(apply(isneginf_p, input), out)
 
 
+def _check_fill_values(nan, posinf, neginf) -> None:
+    """TypeError, as PyTorch's argument parser gives, for a replacement that is no real number."""
+    for name, v in (("nan", nan), ("posinf", posinf), ("neginf", neginf)):
+        if v is None and name != "nan":
+            continue
+        if not isinstance(v, (int, float, np.integer, np.floating)):
+            raise TypeError(f"nan_to_num(): argument '{name}' must be float, not "
+                            f"{type(v).__name__}")
+
+
 def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
                neginf: float | None = None, *, out=None) -> Tensor:
     """NaN -> `nan`, +inf -> `posinf`, -inf -> `neginf` (defaults: 0 and the dtype's extremes)."""
+    _check_fill_values(nan, posinf, neginf)
     return _nan_to_num(input, nan=nan, posinf=posinf, neginf=neginf, out=out)
 
 
 def nan_to_num_(self: Tensor, nan: float = 0.0, posinf: float | None = None,
                 neginf: float | None = None) -> Tensor:
+    _check_fill_values(nan, posinf, neginf)
     return _nan_to_num_(self, nan=nan, posinf=posinf, neginf=neginf)
 
 

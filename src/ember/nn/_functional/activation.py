@@ -17,6 +17,7 @@ from ...ops.activation import (
     celu_,
     elu,
     elu_,
+    functional_relu,
     gelu,
     hardsigmoid,
     hardswish,
@@ -26,7 +27,6 @@ from ...ops.activation import (
     leaky_relu_,
     logsigmoid,
     mish,
-    relu,
     relu6,
     relu_,
     selu,
@@ -39,6 +39,8 @@ from ...ops.activation import (
     threshold_,
 )
 from ...ops.softmax import implicit_softmax_dim
+
+relu = functional_relu  # F.relu(input, inplace=False); torch.relu takes the tensor alone
 
 __all__ = [
     "celu", "celu_", "elu", "elu_", "gelu", "hardsigmoid", "hardswish", "hardtanh", "hardtanh_",
@@ -76,8 +78,9 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
             dtype=None) -> Tensor:
     """softmax(-x) along `dim`."""
-    x = input if dtype is None else input.to(dtype)
-    return E.softmax(-x, _dim("softmin", dim, input.ndim))
+    # Negated before the cast, as PyTorch does (so a bool input is refused).
+    x = -input
+    return E.softmax(x if dtype is None else x.to(dtype), _dim("softmin", dim, input.ndim))
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:

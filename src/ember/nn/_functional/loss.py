@@ -125,6 +125,9 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     """-input[n, target[n]] * weight[target[n]], averaged by the total weight for 'mean'."""
     input, target, weight = cast_for("fp32", input, target, weight)
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    if not input.dtype.is_floating_point:
+        kname = "nll_loss_out_frame" if input.dim() <= 2 else "nll_loss2d_forward_out_frame"
+        raise NotImplementedError(f"\"{kname}\" not implemented for '{type_name(input.dtype)}'")
     target = _check_nll(input, target, weight, ignore_index)
     _check_weight_dtype(input, weight)
     return nn_ops.nll_loss_prim(input, target, weight, reduction, ignore_index)
@@ -146,7 +149,10 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     class_dim = 0 if input.dim() == 1 else 1
-    if target.shape == input.shape and target.dtype.is_floating_point:
+    if target.shape == input.shape:
+        if not target.dtype.is_floating_point:
+            raise RuntimeError("Expected floating point type for target with class "
+                               f"probabilities, got {type_name(target.dtype)}")
         return _cross_entropy_probs(input, target, weight, reduction, label_smoothing, class_dim)
     logp = input.log_softmax(class_dim)
     if label_smoothing <= 0.0:
@@ -199,16 +205,31 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
                          f"size ({input.shape}) is deprecated. Please ensure they have the same "
                          "size.")
+    if target.dtype is not input.dtype:
+        raise RuntimeError(f"Found dtype {type_name(target.dtype)} but expected "
+                           f"{type_name(input.dtype)}")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(
+            f"\"binary_cross_entropy\" not implemented for '{type_name(input.dtype)}'")
     if input.device.type == "cpu" and input.numel():
         a = input.detach().numpy()
-        if (a < 0).any() or (a > 1).any():
+        if not ((a >= 0) & (a <= 1)).all():  # (NaN fails too, as in PyTorch)
             raise RuntimeError("all elements of input should be between 0 and 1")
+        y = target.detach().numpy()
+        if not ((y >= 0) & (y <= 1)).all():
+            raise RuntimeError("all elements of target should be between 0 and 1")
     if weight is None:
         return loss_ops.pointwise_loss(loss_ops.bce_p, input, target, reduction)
     log_x = input.log().clamp_min(-100)
     log_1mx = (1 - input).log().clamp_min(-100)
     loss = -(target * log_x + (1 - target) * log_1mx) * weight
     return _reduce(_in_dtype_of(loss, input), reduction)
+
+
+def _in_target_dtype(loss: Tensor, target: Tensor) -> Tensor:
+    """PyTorch's BCE-with-logits computes into a tensor of the target's dtype, so the loss
+    has the target's floating dtype even when the input's is wider."""
+    return loss if loss.dtype is target.dtype else loss.to(target.dtype)
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
@@ -220,8 +241,15 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape})")
+    if not input.dtype.is_floating_point:  # PyTorch's first kernel is log_sigmoid's
+        raise NotImplementedError(
+            f"\"log_sigmoid_cpu\" not implemented for '{type_name(input.dtype)}'")
+    if not target.dtype.is_floating_point:
+        raise RuntimeError(f"result type {type_name(input.dtype)} can't be cast to the desired "
+                           f"output type {type_name(target.dtype)}")
     if weight is None and pos_weight is None:
-        return loss_ops.pointwise_loss(loss_ops.bce_logits_p, input, target, reduction)
+        loss = loss_ops.pointwise_loss(loss_ops.bce_logits_p, input, target, reduction)
+        return _in_target_dtype(loss, target)
     from .activation import logsigmoid
 
     log_sig = logsigmoid(input)
@@ -230,10 +258,25 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     loss = (1 - target) * input - log_sig
     if weight is not None:
         loss = loss * weight
-    return _reduce(_in_dtype_of(loss, input), reduction)
+    return _reduce(_in_target_dtype(loss, target), reduction)
 
 
 # --- regression -------------------------------------------------------------------------
+
+
+def _broadcasts(a, b) -> bool:
+    return all(x == y or x == 1 or y == 1 for x, y in zip(reversed(a), reversed(b)))
+
+
+def _promoted_pair(input: Tensor, target: Tensor, kname: str) -> tuple[Tensor, Tensor]:
+    """input and target in their promoted dtype, which must be floating (PyTorch's fused
+    pointwise losses have no integer, bool or complex kernels)."""
+    d = E.result_type(input, target)
+    if not d.is_floating_point and _broadcasts(input.shape, target.shape):
+        # (non-broadcastable shapes are reported first, by the loss itself)
+        raise NotImplementedError(f"\"{kname}\" not implemented for '{type_name(d)}'")
+    return (input if input.dtype is d else input.to(d)), (target if target.dtype is d else
+                                                         target.to(d))
 
 
 def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
@@ -242,6 +285,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
     input, target, weight = cast_for("fp32", input, target, weight)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_target_size(input, target)
+    input, target = _promoted_pair(input, target, "mse_cpu")
     if weight is None:
         return loss_ops.pointwise_loss(loss_ops.mse_loss_p, input, target, reduction)
     _check_weight_size(input, weight)
@@ -275,6 +319,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     input, target = cast_for("fp32", input, target)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_target_size(input, target)
+    input, target = _promoted_pair(input, target, "smooth_l1_cpu")
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     if beta == 0.0:
