@@ -210,7 +210,10 @@ def dense_order(stride: Sequence[int]) -> list[int]:
 
 
 def non_overlapping(shape, stride) -> bool:
-    """True when no two indices of the view reach the same element."""
+    """True when no two indices of the view reach the same element (an empty view has
+    none to reach)."""
+    if 0 in shape:
+        return True
     dims = sorted((s, n) for n, s in zip(shape, stride) if n > 1)
     reach = 1
     for s, n in dims:

@@ -21,7 +21,7 @@ from . import _elision
 from ._common import binary_operands, elementwise_meta, fit_scalar, is_scalar, type_name
 from ._common import write_out as _write_out
 from ._inplace_kernel import ufunc_into
-from .registry import Primitive, apply, apply_, defvjp, nondifferentiable
+from .registry import Primitive, apply, apply_, check_overlap, defvjp, nondifferentiable
 
 _F32 = np.dtype(np.float32)
 _grad_state = grad_mode.state
@@ -434,6 +434,8 @@ not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
 
 def inplace_operand(self: Tensor, other):
     """`other` ready to combine into `self` in place; RuntimeError if the result can't be cast."""
+    if self._base is not None:
+        check_overlap(self)
     if other.__class__ is Tensor and other._dtype is self._dtype:
         return other
     d = dt.result_type(self, other)
@@ -454,6 +456,7 @@ def inplace_operand(self: Tensor, other):
 def inplace_shape_check(self: Tensor, other, name: str) -> None:
     """What PyTorch checks of `self.<name>_(other)` before any dtype: that `other` is a tensor
     or a number (TypeError), and that the broadcast result has `self`'s shape."""
+    check_overlap(self)
     if isinstance(other, Tensor):
         if other._shape != self._shape:
             shape = broadcast_shapes(self._shape, other._shape)

@@ -39,7 +39,7 @@ apply = bind  # every op's call into the core: `apply(prim, *args, **params)`
 
 __all__ = ["MISSING", "Primitive", "UpdatePrimitive", "VJPRule", "apply", "apply_", "bind",
            "bump_version",
-           "check_inplace", "defvjp", "defvjp_joint", "inplace", "jvp_rules",
+           "check_inplace", "check_overlap", "defvjp", "defvjp_joint", "inplace", "jvp_rules",
            "nondifferentiable", "vjp_rules", "wrap_np_scalar", "write_into"]
 
 def wrap_np_scalar(value, dtype: dt.dtype):
@@ -84,6 +84,13 @@ def check_inplace(self: Tensor) -> None:
         raise RuntimeError(
             "a view of a leaf Variable that requires grad is being used in an in-place operation."
         )
+
+
+def check_overlap(self: Tensor) -> None:
+    """PyTorch's first check of any in-place op, before shapes and dtypes: refuse a view
+    whose elements overlap in memory (an expanded view)."""
+    if self._base is not None:
+        _check_overlap(self)
 
 
 def _check_overlap(self: Tensor) -> None:

@@ -22,7 +22,7 @@ import numpy as np
 from .. import _dtype as dt
 from .._tensor import Tensor
 from ._common import same_meta, to_float, type_name, write_out
-from .registry import Primitive, apply, apply_, defvjp, nondifferentiable
+from .registry import Primitive, apply, apply_, check_overlap, defvjp, nondifferentiable
 
 FLOAT, SAME, BOOL = "float", "same", "bool"
 BOOL_K, INT_K, FLOAT_K, COMPLEX_K = 0, 1, 2, 3
@@ -84,6 +84,7 @@ def unary_api(prim: Primitive, doc: str, *, result: str = FLOAT, reject=(), knam
         return write_out(apply(prim, input, **params), out)
 
     def op_(self: Tensor, **params) -> Tensor:
+        check_overlap(self)
         check(self)
         if result == FLOAT and self._dtype._kind < 2 or result == BOOL and self._dtype._kind:
             produced = dt.get_default_dtype() if result == FLOAT else dt.bool_

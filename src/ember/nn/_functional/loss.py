@@ -13,6 +13,7 @@ import warnings
 import ember as E
 
 from ..._tensor import Tensor
+from ..._view import broadcast_shapes
 from ...amp.autocast_mode import cast_for
 from ...ops import loss_ops, nn_ops
 from ...ops._common import type_name
@@ -319,6 +320,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     input, target = cast_for("fp32", input, target)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_target_size(input, target)
+    broadcast_shapes(input._shape, target._shape)  # (sizes before dtypes, as PyTorch)
     input, target = _promoted_pair(input, target, "smooth_l1_cpu")
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
