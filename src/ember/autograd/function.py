@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 
 from .. import _tensor as T
+from .._core import Primitive, bind
 from . import grad_mode
 from .graph import Node, _anomaly, _anomaly_trace, _seq, edge_of, take_node
 
@@ -156,6 +157,7 @@ class Function:
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
         cls._node_cls = type(cls.__name__ + "Backward", (FunctionNode,), {"_fn_cls": cls})
+        cls._prim = FunctionPrimitive(cls)
 
     def __init__(self, *args, **kwargs) -> None:
         pass
@@ -195,29 +197,50 @@ class Function:
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        """Run forward (under no_grad) and record a node when an input requires grad."""
-        if cls.backward is Function.backward and cls.vjp is not Function.vjp:
-            cls.backward = cls.vjp
-        node = cls._node_cls.__new__(cls._node_cls)
-        node._saved = ()
-        node._versions = ()
-        tensors = [a for a in args if isinstance(a, T.Tensor)]
-        record = grad_mode.state.enabled and any(t._requires_grad for t in tensors)
-        node.needs_input_grad = tuple(
-            isinstance(a, T.Tensor) and a._requires_grad and record for a in args)
-        custom_setup = cls.setup_context is not Function.setup_context
-        with grad_mode.no_grad():
-            if custom_setup:
-                output = cls.forward(*args, **kwargs)
-                cls.setup_context(node, args, output)
-            else:
-                output = cls.forward(node, *args, **kwargs)
-        single = not isinstance(output, tuple)
-        outputs = (output,) if single else output
-        if not record:
-            return output
-        outputs = _attach(node, args, outputs)
-        return outputs[0] if single else outputs
+        """Run forward (under no_grad) and record a node when an input requires grad: one
+        primitive of its own, bound like any op (so an interpreter sees `cls` by name)."""
+        return bind(cls._prim, *args, **kwargs)
+
+
+class FunctionPrimitive(Primitive):
+    """A user's `autograd.Function` subclass as a primitive. It is the user's op, not part
+    of ember's catalogue, so it is not added to the primitive list."""
+
+    __slots__ = ("fn_cls",)
+
+    def __init__(self, cls: type) -> None:
+        self.name = cls.__name__
+        self.grad_name = cls.__name__ + "Backward"
+        self.n_outputs = 1
+        self.fn_cls = cls
+        self.impl = _eval_function
+
+
+def _eval_function(prim: FunctionPrimitive, args: tuple, kwargs: dict):
+    """Eager evaluation of a custom Function: its forward under no_grad, then its node."""
+    cls = prim.fn_cls
+    if cls.backward is Function.backward and cls.vjp is not Function.vjp:
+        cls.backward = cls.vjp
+    node = cls._node_cls.__new__(cls._node_cls)
+    node._saved = ()
+    node._versions = ()
+    tensors = [a for a in args if isinstance(a, T.Tensor)]
+    record = grad_mode.state.enabled and any(t._requires_grad for t in tensors)
+    node.needs_input_grad = tuple(
+        isinstance(a, T.Tensor) and a._requires_grad and record for a in args)
+    custom_setup = cls.setup_context is not Function.setup_context
+    with grad_mode.no_grad():
+        if custom_setup:
+            output = cls.forward(*args, **kwargs)
+            cls.setup_context(node, args, output)
+        else:
+            output = cls.forward(node, *args, **kwargs)
+    single = not isinstance(output, tuple)
+    outputs = (output,) if single else output
+    if not record:
+        return output
+    outputs = _attach(node, args, outputs)
+    return outputs[0] if single else outputs
 
 
 def _attach(node: FunctionNode, args, outputs) -> tuple:

@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
+from .._core import kernels, meta_rules
 from .._device import CPU, as_device
 from .._storage import Storage
 from .._tensor import Tensor, _make, _meta, _wrap
@@ -18,6 +19,8 @@ from .._view import contiguous_strides, like_strides, numel, storage_extent
 from ._scalar_value import scalar_value as _fill_value
 from .copy import cast_array
 from .registry import Primitive, bind, nondifferentiable
+
+_cpu_kernels = kernels["cpu"]
 
 _grad_state = grad_mode.state
 
@@ -80,8 +83,8 @@ def _eval_factory(prim: FactoryPrimitive, args: tuple, params: dict) -> Tensor:
     to the device when it is not the CPU."""
     device = params["device"]
     if device.type == "meta":
-        return _meta(*prim.meta(*args, **params))
-    t = _wrap(prim.kernel(*args, **params), params["dtype"])
+        return _meta(*meta_rules[prim](*args, **params))
+    t = _wrap(_cpu_kernels[prim](*args, **params), params["dtype"])
     if device.type != "cpu":
         from .device_copy import to_device
 

@@ -33,6 +33,7 @@ from .registry import (
     Primitive,
     apply,
     apply_,
+    bind,
     bump_version,
     check_inplace,
     defvjp,
@@ -381,6 +382,24 @@ def _check_value_shape(target, vshape, advanced: bool, dtype=dt.float32) -> None
 
 
 def setitem(x: Tensor, key, value) -> None:
+    """`x[key] = value`, bound as the primitive `setitem` (its eager impl writes through
+    NumPy's own indexing when no graph is needed, else records `index_put`)."""
+    bind(setitem_p, x, value, key=key)
+
+
+class _SetitemPrimitive(Primitive):
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        super().__init__("setitem", None, lambda x, value, *, key: None)
+        self.impl = _eval_setitem
+        nondifferentiable(self)  # (with a graph, it records index_put's node instead)
+
+
+def _eval_setitem(prim, args: tuple, params: dict) -> None:
+    """Eager evaluation of `x[key] = value`."""
+    x, value = args
+    key = params["key"]
     vcls = value.__class__
     if vcls is not float and vcls is not int and not isinstance(value, (Tensor, numbers.Number)):
         raise TypeError(f"can't assign a {_type_name(value)} to a torch.{_tn(x._dtype)}Tensor")
@@ -395,7 +414,7 @@ def setitem(x: Tensor, key, value) -> None:
         dst = _basic_target(x, key, value)
         if dst is not None:
             check_inplace(x)
-            run_quiet(_write, x, dst, None, value)
+            _write(x, dst, None, value)
             return
     with grad_mode.no_grad():
         view, adv = plan(x, key)
@@ -409,7 +428,7 @@ def setitem(x: Tensor, key, value) -> None:
     if on_cpu and not needs_graph:
         if isinstance(value, Tensor):
             _check_overlap(view, value)
-        run_quiet(_write, x, view._array(), adv, value)
+        _write(x, view._array(), adv, value)
         return
     if x.device.type == "meta":
         target = view._shape if adv is None else _probe(view._shape)[adv].shape
@@ -428,6 +447,9 @@ def setitem(x: Tensor, key, value) -> None:
     if x.ndim == 0 and adv is not None:
         value = value.expand(target).reshape(-1)
     apply_(index_put_p, x, value, key=npkey, accumulate=False)
+
+
+setitem_p = _SetitemPrimitive()
 
 
 def _basic_key(key) -> tuple | None:
@@ -494,11 +516,18 @@ def _write(x: Tensor, dst: np.ndarray, adv, value) -> None:
         _check_value_shape(target, src.shape, adv is not None, value._dtype)
         while np.ndim(src) > len(target):
             src = src[0]
+    if dst.dtype.kind in "iub":  # (only a cast into integers can warn: NaN, inf, overflow)
+        run_quiet(_assign, dst, adv, src)
+    else:
+        _assign(dst, adv, src)
+    bump_version(x)
+
+
+def _assign(dst: np.ndarray, adv, src) -> None:
     if adv is None:
         np.copyto(dst, src, casting="unsafe")
     else:
         dst[adv] = src
-    bump_version(x)
 
 
 def _index_put_args(x: Tensor, indices, values):

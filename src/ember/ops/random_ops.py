@@ -41,7 +41,14 @@ from . import _rng_kernels as K
 from . import _rng_math as M
 from ._common import same_meta, type_name, write_out
 from .creation import _sizes
-from .registry import Primitive, apply_, bump_version, check_inplace, defvjp, write_into
+from .registry import (
+    Primitive,
+    apply_,
+    bind,
+    check_inplace,
+    defvjp,
+    nondifferentiable,
+)
 
 f32, f64 = np.float32, np.float64
 _grad_state = grad_mode.state
@@ -131,7 +138,7 @@ def _check_real_float(d: dt.dtype, kernel: str) -> None:
 
 
 def _fill_kernel(dst, values):
-    return values.copy()
+    return values  # (fresh from the draw: nothing else holds it)
 
 
 def _fill_prim(grad_name: str) -> Primitive:
@@ -168,12 +175,7 @@ def _inplace(self: Tensor, grad_name: str, make) -> Tensor:
     if self._dtype.is_complex:
         flat = np.ascontiguousarray(flat).view(self._dtype.np)
     values = _arrange(flat, shape, stride)
-    if not (_grad_state.enabled and self._requires_grad):
-        # Nothing to record: write straight into self (the common, no-grad case).
-        check_inplace(self)
-        write_into(self, values)
-        bump_version(self)
-        return self
+    # the drawn values are the op's input: an interpreter sees (and could replay) them
     return apply_(_FILL[grad_name], self, _wrap(values, self._dtype))
 
 
@@ -518,12 +520,16 @@ def dropout_mask(input: Tensor, p: float, *, feature: bool = False,
     without drawing, for p == 1. `feature=True` gives the (N, C, 1, ...) mask of
     dropout2d / dropout3d / feature dropout.
     """
-    d = input._dtype
     if p == 1:
         return input.new_zeros(())
     if p == 0 or input.numel() == 0:
         return None
-    g = _gen(generator, "dropout")
+    return bind(dropout_mask_p, input, _gen(generator, "dropout"), p=p, feature=feature)
+
+
+def _dropout_mask(input: Tensor, g, *, p: float, feature: bool) -> Tensor:
+    """The draw itself (the generator is an explicit input: its state advances)."""
+    d = input._dtype
     q = 1.0 - p
     if feature:
         shape = input._shape[:2] + (1,) * (input.ndim - 2)
@@ -540,6 +546,24 @@ def dropout_mask(input: Tensor, p: float, *, feature: bool = False,
         scale = f32(1) / f32(q)
         flat = np.where(keep, scale, f32(0)).astype(d.np)
     return _result(flat, shape, stride, d, input.device, False)
+
+
+class _DrawPrimitive(Primitive):
+    """A random draw bound as a primitive; its eager impl reads the generator it is given."""
+
+    __slots__ = ("draw",)
+
+    def __init__(self, name: str, draw, meta) -> None:
+        super().__init__(name, None, meta)
+        self.draw = draw
+        self.impl = lambda prim, args, params: prim.draw(*args, **params)
+        nondifferentiable(self)
+
+
+dropout_mask_p = _DrawPrimitive(
+    "dropout_mask", _dropout_mask,
+    lambda input, g, *, p, feature: (input._shape[:2] + (1,) * (input.ndim - 2) if feature
+                                     else input._shape, input._dtype))
 
 
 # --- exponential, cauchy, log-normal, geometric (serial, double math) ------------------
