@@ -25,7 +25,7 @@ from .. import _grad_mode as grad_mode
 from .._core import data_dependent
 from .._core.dispatch import run_quiet
 from .._tensor import Tensor
-from .._view import broadcast_shapes, wrap_dim
+from .._view import broadcast_shapes, non_overlapping, wrap_dim
 from . import movement
 from ._common import same_meta, write_out
 from ._scalar_value import setitem_value
@@ -38,6 +38,8 @@ from .registry import (
     check_inplace,
     defvjp,
     nondifferentiable,
+    overlapping,
+    refuse_overlap,
 )
 
 _grad_state = grad_mode.state
@@ -413,7 +415,10 @@ def _eval_setitem(prim, args: tuple, params: dict) -> None:
     if on_cpu and not needs_graph:
         dst = _basic_target(x, key, value)
         if dst is not None:
-            check_inplace(x)
+            check_inplace(x, aliased_ok=True)
+            if x._base is not None and not non_overlapping(
+                    dst.shape, tuple(s // dst.itemsize for s in dst.strides)):
+                refuse_overlap()
             _write(x, dst, None, value)
             return
     with grad_mode.no_grad():
@@ -424,8 +429,12 @@ def _eval_setitem(prim, args: tuple, params: dict) -> None:
         raise RuntimeError(
             "Index put requires the source and destination dtypes match, got "
             f"{_tn(x._dtype)} for the destination and {_tn(value._dtype)} for the source.")
-    check_inplace(x)
+    # As PyTorch: a copy into a basic view refuses a destination whose elements share memory;
+    # an advanced-index write (index_put_) writes through it.
+    check_inplace(x, aliased_ok=on_cpu and not needs_graph)
     if on_cpu and not needs_graph:
+        if adv is None and overlapping(view):
+            refuse_overlap()
         if isinstance(value, Tensor):
             _check_overlap(view, value)
         _write(x, view._array(), adv, value)

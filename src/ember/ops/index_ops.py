@@ -29,11 +29,13 @@ from .index import (
 )
 from .registry import (
     Primitive,
+    UpdatePrimitive,
     apply,
     apply_,
-    bump_version,
+    bind,
     check_inplace,
     defvjp,
+    overlapping,
 )
 from .ternary import where
 
@@ -539,18 +541,30 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     return apply(masked_fill_p, input, mask, v)
 
 
+def _masked_fill_kernel_(a, mask, value) -> None:
+    np.copyto(a, value, where=mask, casting="unsafe")
+
+
+# masked_fill_ without a graph: the value written where the mask is True, in place
+masked_fill_update_p = UpdatePrimitive("masked_fill_update", _masked_fill_kernel_, writes=(0,))
+
+
 def masked_fill_(self: Tensor, mask: Tensor, value) -> Tensor:
     _check_mask("masked_fill_", mask)
     v = _fill_value(value, self._dtype, "masked_fill_")
     if self.device.type == "cpu" and not isinstance(v, Tensor) and not (
             _grad_state.enabled and self._requires_grad) and mask.device.type == "cpu":
-        check_inplace(self)
         full = broadcast_shapes(self._shape, mask._shape)
         if full != self._shape:
             raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the "
                                f"broadcast shape {list(full)}")
-        np.copyto(self._array(), v, where=mask._array())
-        bump_version(self)
+        if overlapping(self):  # one value written where the mask says: order does not matter
+            warnings.warn("Use of masked_fill_ on expanded tensors is deprecated. Please clone() "
+                          "the tensor before performing this operation. This also applies to "
+                          "advanced indexing e.g. tensor[mask] = scalar", UserWarning,
+                          stacklevel=2)
+        check_inplace(self, aliased_ok=True)
+        bind(masked_fill_update_p, self, mask, v)
         return self
     return apply_(masked_fill_p, self, mask, v)
 

@@ -14,21 +14,27 @@ from collections import namedtuple
 import numpy as np
 
 from .. import _dtype as dt
+from .. import _grad_mode
 from .._tensor import Tensor
 from .._view import broadcast_shapes, contiguous_strides, wrap_dim
 from ._common import write_out
-from .registry import Primitive, apply, apply_, defvjp
+from .registry import Primitive, UpdatePrimitive, apply, apply_, bind, check_inplace, defvjp
+
+_grad_state = _grad_mode.state
 
 _LOW = (np.dtype(np.float16), dt.bfloat16.np)
 
 # --- tril / triu -------------------------------------------------------------------------
 
 
+def _keep(n: int, m: int, diagonal: int, lower: bool) -> np.ndarray:
+    return np.tri(n, m, diagonal, dtype=bool) if lower else ~np.tri(n, m, diagonal - 1,
+                                                                    dtype=bool)
+
+
 def _triangle_kernel(lower: bool):
     def kernel(a, *, diagonal):
-        n, m = a.shape[-2:]
-        keep = np.tri(n, m, diagonal, dtype=bool) if lower else ~np.tri(n, m, diagonal - 1,
-                                                                         dtype=bool)
+        keep = _keep(*a.shape[-2:], diagonal, lower)
         out = np.zeros(a.shape, a.dtype)
         np.copyto(out, a, where=keep)
         return out
@@ -63,14 +69,31 @@ def triu(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
     return write_out(apply(triu_p, input, diagonal=int(diagonal)), out)
 
 
+def _zero_triangle_kernel(a, *, diagonal: int, lower: bool) -> None:
+    np.copyto(a, a.dtype.type(0), where=~_keep(*a.shape[-2:], diagonal, lower))
+
+
+# `tril_` / `triu_` without a graph: zeros written where they belong, nothing else touched
+# (so on an expanded view the result does not depend on the order of the writes, and
+# PyTorch, which writes the same way, does not refuse it)
+zero_triangle_p = UpdatePrimitive("zero_triangle", _zero_triangle_kernel, writes=(0,))
+
+
+def _triangle_(self: Tensor, diagonal: int, lower: bool) -> Tensor:
+    _check_2d(self, "tril" if lower else "triu")
+    if self.device.type == "cpu" and not (_grad_state.enabled and self._requires_grad):
+        check_inplace(self, aliased_ok=True)
+        bind(zero_triangle_p, self, diagonal=int(diagonal), lower=lower)
+        return self
+    return apply_(tril_p if lower else triu_p, self, diagonal=int(diagonal))
+
+
 def tril_(self: Tensor, diagonal: int = 0) -> Tensor:
-    _check_2d(self, "tril")
-    return apply_(tril_p, self, diagonal=int(diagonal))
+    return _triangle_(self, diagonal, True)
 
 
 def triu_(self: Tensor, diagonal: int = 0) -> Tensor:
-    _check_2d(self, "triu")
-    return apply_(triu_p, self, diagonal=int(diagonal))
+    return _triangle_(self, diagonal, False)
 
 
 # --- diag_embed / diag / trace ----------------------------------------------------------

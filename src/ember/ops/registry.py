@@ -38,9 +38,9 @@ _device_of = device_of
 apply = bind  # every op's call into the core: `apply(prim, *args, **params)`
 
 __all__ = ["MISSING", "Primitive", "UpdatePrimitive", "VJPRule", "apply", "apply_", "bind",
-           "bump_version",
-           "check_inplace", "check_overlap", "defvjp", "defvjp_joint", "inplace", "jvp_rules",
-           "nondifferentiable", "vjp_rules", "wrap_np_scalar", "write_into"]
+           "bump_version", "check_inplace", "check_overlap", "defvjp", "defvjp_joint",
+           "inplace", "jvp_rules", "nondifferentiable", "overlapping", "refuse_overlap",
+           "vjp_rules", "wrap_np_scalar", "write_into"]
 
 def wrap_np_scalar(value, dtype: dt.dtype):
     """A Python number as a NumPy scalar of `dtype`, wrapping integers as C would."""
@@ -53,17 +53,18 @@ def wrap_np_scalar(value, dtype: dt.dtype):
 
 # --- in-place ---------------------------------------------------------------
 
-def check_inplace(self: Tensor) -> None:
+def check_inplace(self: Tensor, *, aliased_ok: bool = False) -> None:
     """PyTorch's refusals to write into `self`: a leaf that requires grad (or a view of one),
-    a view made under no_grad of a tensor that requires grad, an inference tensor, and a
-    tensor whose elements overlap in memory."""
+    a view made under no_grad of a tensor that requires grad, an inference tensor, and (unless
+    `aliased_ok`, for the writes whose result does not depend on their order) a tensor whose
+    elements overlap in memory."""
     if self._vc is None and not _grad_state.inference:
         raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
                            "allowed.You can make a clone to get a normal tensor before doing "
                            "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
                            "details.")
     base = self._base
-    if base is not None:
+    if base is not None and not aliased_ok:
         _check_overlap(self)
     if not _grad_state.enabled:
         return
@@ -93,13 +94,25 @@ def check_overlap(self: Tensor) -> None:
         _check_overlap(self)
 
 
+def overlapping(self: Tensor) -> bool:
+    """Whether two elements of `self` share memory (an expanded view)."""
+    if self._base is None:
+        return False
+    stride = self._stride if self._stride is not None else self._ensure_storage()
+    return not non_overlapping(self._shape, stride)
+
+
 def _check_overlap(self: Tensor) -> None:
     stride = self._stride if self._stride is not None else self._ensure_storage()
     if not non_overlapping(self._shape, stride):
-        raise RuntimeError(
-            "unsupported operation: more than one element of the written-to tensor refers to a "
-            "single memory location. Please clone() the tensor before performing the operation."
-        )
+        refuse_overlap()
+
+
+def refuse_overlap():
+    raise RuntimeError(
+        "unsupported operation: more than one element of the written-to tensor refers to a "
+        "single memory location. Please clone() the tensor before performing the operation."
+    )
 
 
 def bump_version(self: Tensor) -> None:
