@@ -23,6 +23,7 @@ from .._core import (  # re-exported: op modules import these from here
     defvjp,
     defvjp_joint,
     jvp_rules,
+    kernels,
     nondifferentiable,
     vjp_rules,
 )
@@ -32,6 +33,7 @@ from .._view import non_overlapping
 from ._inplace_kernel import run_inplace
 
 _grad_state = grad_mode.state
+_cpu_kernels = kernels["cpu"]
 _DT = {d.np: d for d in dt.ALL}
 _device_of = device_of
 
@@ -210,8 +212,13 @@ class UpdatePrimitive(Primitive):
 
 
 def _eval_update(prim: UpdatePrimitive, args: tuple, params: dict) -> None:
-    arrays = [a._array() if isinstance(a, Tensor) else a for a in args]
-    run_quiet(prim.kernel, *arrays, **params)
+    arrays = []
+    for a in args:
+        if isinstance(a, Tensor):
+            arr = a._np
+            a = arr if arr is not None else a._array()
+        arrays.append(a)
+    run_quiet(_cpu_kernels[prim], *arrays, **params)
     for i in prim.writes:
         vc = getattr(args[i], "_vc", None)
         if vc is not None:
