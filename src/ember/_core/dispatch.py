@@ -32,14 +32,16 @@ class _Stack(threading.local):
 
 
 _stack = _Stack()
+_pushed = [0]  # interpreters pushed in any thread: while 0, no thread has a stack to read
 
 
 def bind(prim, *args, **params):
     """Run primitive `prim` on `args` under the innermost interpreter."""
-    top = _stack.top
-    if top is None:
-        return prim.impl(prim, args, params)
-    return top.process(prim, args, params)
+    if _pushed[0]:
+        top = _stack.top
+        if top is not None:
+            return top.process(prim, args, params)
+    return prim.impl(prim, args, params)
 
 
 class Interpreter:
@@ -67,9 +69,11 @@ def interpret(interpreter: Interpreter):
     """Push `interpreter` for the duration of a `with` block."""
     interpreter.parent = _stack.top
     _stack.top = interpreter
+    _pushed[0] += 1
     try:
         yield interpreter
     finally:
+        _pushed[0] -= 1
         _stack.top = interpreter.parent
 
 

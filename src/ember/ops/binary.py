@@ -587,8 +587,11 @@ def _add_op(self, other):
         a, b, d = binary_operands(self, other)
     except TypeError:
         return NotImplemented
-    r = _into_temporary(add_p, self, other, refs, a, b, d)
-    return apply(add_p, a, b) if r is None else r
+    if _elision.TEMP_REFS in refs:
+        r = _into_temporary(add_p, self, other, refs, a, b, d)
+        if r is not None:
+            return r
+    return apply(add_p, a, b)
 
 
 def _mul_op(self, other):
@@ -597,8 +600,11 @@ def _mul_op(self, other):
         a, b, d = binary_operands(self, other)
     except TypeError:
         return NotImplemented
-    r = _into_temporary(mul_p, self, other, refs, a, b, d)
-    return apply(mul_p, a, b) if r is None else r
+    if _elision.TEMP_REFS in refs:
+        r = _into_temporary(mul_p, self, other, refs, a, b, d)
+        if r is not None:
+            return r
+    return apply(mul_p, a, b)
 
 
 def _elidable_op(prim, fn):
