@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 KNOWN_FILE = Path(__file__).with_name("KNOWN_DIFFERENCES.toml")
-BUCKETS = ("being-fixed-elsewhere", "torch-inconsistent", "open")
+BUCKETS = ("torch-inconsistent", "open")
 
 
 @dataclass(frozen=True)

@@ -85,10 +85,6 @@ def format_report(res: Result, verbose: bool = False) -> str:
     if by_bucket:
         lines.append("  listed by bucket: " + ", ".join(
             f"{b} {by_bucket[b]}" for b in known_mod.BUCKETS if by_bucket[b]))
-        rest = res.n - by_bucket["being-fixed-elsewhere"]
-        ok = res.counts["equal"] + res.counts["same-exception"]
-        lines.append(f"  agree among calls outside the being-fixed-elsewhere classes: "
-                     f"{100 * ok / max(rest, 1):.2f}%")
     by_entry = Counter(entry.id for _, entry in res.listed)
     if by_entry:
         lines.append("\nknown differences hit (entry: count)")

@@ -305,3 +305,17 @@ def test_bfloat16_in_place_power_by_an_int64_tensor():
 
     same_result(lambda L: L.tensor([[1.5, -2.0], [0.5, 3.0]], dtype=L.bfloat16).pow_(
         L.tensor([[2], [-1]], dtype=L.int64).transpose(0, 1)))
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int32", "bool"])
+@pytest.mark.parametrize("number", [-1, -3, 2, 300])
+def test_integer_true_division_by_a_number_does_not_wrap_it(dtype, number):
+    # a fuzzer find: uint8 / -1 gave 1/255 (the -1 was wrapped into uint8 before dividing)
+    for reverse in (False, True):
+        e = ember.tensor([0, 1, 3], dtype=getattr(ember, dtype))
+        t = torch.tensor([0, 1, 3], dtype=getattr(torch, dtype))
+        if reverse:
+            assert_same(number / e, number / t)
+        else:
+            assert_same(ember.div(e, number), torch.div(t, number))
+            assert_same(e / number, t / number)

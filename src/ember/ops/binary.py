@@ -195,20 +195,14 @@ def int_zero_check(b, d: dt.dtype, a=None) -> None:
         raise RuntimeError("ZeroDivisionError")
 
 
-def _int_to_float(x, d: dt.dtype):
-    if d._kind >= 2:
-        return x, d
-    fd = dt.get_default_dtype()
-    return (x.to(fd) if isinstance(x, Tensor) else float(x)), fd
-
-
 def div(input, other, *, rounding_mode=None, out=None) -> Tensor:
     """input / other: true division, or rounded with rounding_mode 'trunc' / 'floor'."""
     a, b, d = binary_operands(input, other)
     if rounding_mode is None:
-        if d._kind < 2:
-            a, _ = _int_to_float(a, d)
-            b, _ = _int_to_float(b, d)
+        if d._kind < 2:  # integers divide in the default float dtype, from the operands as
+            fd = dt.get_default_dtype()  # given (a number is not first wrapped into uint8)
+            a = input.to(fd) if isinstance(input, Tensor) else float(input)
+            b = other.to(fd) if isinstance(other, Tensor) else float(other)
         r = apply(div_p, a, b)
         return r if out is None else _write_out(r, out)
     return _write_out(apply(_rounded_div_prim(rounding_mode, d, b, a), a, b), out)

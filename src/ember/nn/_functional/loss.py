@@ -286,6 +286,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
     input, target, weight = cast_for("fp32", input, target, weight)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_target_size(input, target)
+    broadcast_shapes(input._shape, target._shape)  # (sizes before dtypes, as PyTorch)
     input, target = _promoted_pair(input, target, "mse_cpu")
     if weight is None:
         return loss_ops.pointwise_loss(loss_ops.mse_loss_p, input, target, reduction)
@@ -300,6 +301,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
     input, target, weight = cast_for("fp32", input, target, weight)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_target_size(input, target)
+    broadcast_shapes(input._shape, target._shape)  # (sizes before dtypes, as PyTorch)
     loss = (input - target).abs()
     if weight is None:
         return _reduce(loss, reduction)
