@@ -20,6 +20,9 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .._core import kernels
+
+_cpu_kernels = kernels["cpu"]
 _ndarray = np.ndarray
 _may_share = np.may_share_memory
 _ufunc = np.ufunc
@@ -87,7 +90,7 @@ def run_inplace(prim, self, dst: np.ndarray, arrays: list, params: dict,
     the result into `dst`. `check_shape(prim, self, arrays)` raises when a result of that
     shape cannot be written into `self`; it is skipped when every operand is a scalar or an
     array of `dst`'s shape, which it would accept."""
-    kernel = prim.kernel
+    kernel = _cpu_kernels[prim]
     shape = dst.shape
     if kernel.__class__ is not _ufunc:
         res = kernel(dst, *arrays, **params)

@@ -389,15 +389,6 @@ def setitem(x: Tensor, key, value) -> None:
     bind(setitem_p, x, value, key=key)
 
 
-class _SetitemPrimitive(Primitive):
-    __slots__ = ()
-
-    def __init__(self) -> None:
-        super().__init__("setitem", None, lambda x, value, *, key: None)
-        self.impl = _eval_setitem
-        nondifferentiable(self)  # (with a graph, it records index_put's node instead)
-
-
 def _eval_setitem(prim, args: tuple, params: dict) -> None:
     """Eager evaluation of `x[key] = value`."""
     x, value = args
@@ -458,7 +449,10 @@ def _eval_setitem(prim, args: tuple, params: dict) -> None:
     apply_(index_put_p, x, value, key=npkey, accumulate=False)
 
 
-setitem_p = _SetitemPrimitive()
+# `x[key] = value`: no outputs (on `meta` the impl checks shapes); with a graph it records
+# index_put's node, so it has no derivative of its own
+setitem_p = Primitive("setitem", None, lambda x, value, *, key: None, impl=_eval_setitem)
+nondifferentiable(setitem_p)
 
 
 def _basic_key(key) -> tuple | None:

@@ -44,10 +44,8 @@ from .creation import _sizes
 from .registry import (
     Primitive,
     apply_,
-    bind,
     check_inplace,
     defvjp,
-    nondifferentiable,
 )
 
 f32, f64 = np.float32, np.float64
@@ -524,11 +522,7 @@ def dropout_mask(input: Tensor, p: float, *, feature: bool = False,
         return input.new_zeros(())
     if p == 0 or input.numel() == 0:
         return None
-    return bind(dropout_mask_p, input, _gen(generator, "dropout"), p=p, feature=feature)
-
-
-def _dropout_mask(input: Tensor, g, *, p: float, feature: bool) -> Tensor:
-    """The draw itself (the generator is an explicit input: its state advances)."""
+    g = _gen(generator, "dropout")
     d = input._dtype
     q = 1.0 - p
     if feature:
@@ -546,24 +540,6 @@ def _dropout_mask(input: Tensor, g, *, p: float, feature: bool) -> Tensor:
         scale = f32(1) / f32(q)
         flat = np.where(keep, scale, f32(0)).astype(d.np)
     return _result(flat, shape, stride, d, input.device, False)
-
-
-class _DrawPrimitive(Primitive):
-    """A random draw bound as a primitive; its eager impl reads the generator it is given."""
-
-    __slots__ = ("draw",)
-
-    def __init__(self, name: str, draw, meta) -> None:
-        super().__init__(name, None, meta)
-        self.draw = draw
-        self.impl = lambda prim, args, params: prim.draw(*args, **params)
-        nondifferentiable(self)
-
-
-dropout_mask_p = _DrawPrimitive(
-    "dropout_mask", _dropout_mask,
-    lambda input, g, *, p, feature: (input._shape[:2] + (1,) * (input.ndim - 2) if feature
-                                     else input._shape, input._dtype))
 
 
 # --- exponential, cauchy, log-normal, geometric (serial, double math) ------------------

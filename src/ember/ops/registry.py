@@ -35,7 +35,6 @@ from ._inplace_kernel import run_inplace
 _grad_state = grad_mode.state
 _cpu_kernels = kernels["cpu"]
 _DT = {d.np: d for d in dt.ALL}
-_device_of = device_of
 
 apply = bind  # every op's call into the core: `apply(prim, *args, **params)`
 
@@ -66,8 +65,8 @@ def check_inplace(self: Tensor, *, aliased_ok: bool = False) -> None:
                            "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
                            "details.")
     base = self._base
-    if base is not None and not aliased_ok:
-        _check_overlap(self)
+    if not aliased_ok and overlapping(self):
+        refuse_overlap()
     if not _grad_state.enabled:
         return
     if self._requires_grad and self._grad_fn is None:
@@ -92,22 +91,16 @@ def check_inplace(self: Tensor, *, aliased_ok: bool = False) -> None:
 def check_overlap(self: Tensor) -> None:
     """PyTorch's first check of any in-place op, before shapes and dtypes: refuse a view
     whose elements overlap in memory (an expanded view)."""
-    if self._base is not None:
-        _check_overlap(self)
+    if overlapping(self):
+        refuse_overlap()
 
 
 def overlapping(self: Tensor) -> bool:
-    """Whether two elements of `self` share memory (an expanded view)."""
+    """Whether two elements of `self` share memory (only a view can: an expanded one)."""
     if self._base is None:
         return False
     stride = self._stride if self._stride is not None else self._ensure_storage()
     return not non_overlapping(self._shape, stride)
-
-
-def _check_overlap(self: Tensor) -> None:
-    stride = self._stride if self._stride is not None else self._ensure_storage()
-    if not non_overlapping(self._shape, stride):
-        refuse_overlap()
 
 
 def refuse_overlap():

@@ -10,7 +10,7 @@ from .. import ops
 from .._tensor import Tensor
 from ..ops.creation import zeros_like
 from ..ops.registry import UpdatePrimitive, bind
-from .optimizer import Optimizer, bump_versions, cpu_arrays, scalar_step
+from .optimizer import Optimizer, bump_versions, cpu_arrays, fusable, scalar_step
 
 
 def _check(lr, eps, betas, weight_decay) -> None:
@@ -71,7 +71,7 @@ class Adam(Optimizer):
         moments = [state["exp_avg"], state["exp_avg_sq"]]
         if group["amsgrad"]:
             moments.append(state["max_exp_avg_sq"])
-        if cpu_arrays(p, grad, *moments) is not None and cpu_arrays(state["step"]) is not None:
+        if fusable(p, grad, *moments) and fusable(state["step"]):
             bind(adam_step_p, p, grad, *moments[:2], moments[2] if len(moments) == 3 else None,
                  state["step"], lr=lr, beta1=beta1, beta2=beta2, eps=eps, weight_decay=wd,
                  decoupled=group["decoupled_weight_decay"], maximize=group["maximize"])

@@ -343,26 +343,28 @@ Optimizer.__init_subclass__ = classmethod(_init_subclass)
 Optimizer.step = _wrap_step(Optimizer.step)
 
 
-def cpu_arrays(*tensors: Tensor) -> list | None:
-    """The NumPy arrays of `tensors` when all are C-contiguous float32 or float64 of one
-    dtype on the CPU, else None. An algorithm then runs its update as a fused NumPy kernel
-    (one pass per arithmetic step, in place through `out=`, no graph or dispatch per op),
+def fusable(*tensors: Tensor) -> bool:
+    """Whether `tensors` are all C-contiguous float32 or float64 of one dtype on the CPU. An
+    algorithm then runs its update as one fused update primitive over their arrays (one
+    pass per arithmetic step, in place through `out=`, no graph or dispatch per op),
     computing what its tensor-op form computes, rounding for rounding; the op form serves
     every other case. Contiguity is required because `out=` aliasing an input is trusted
     only there (see ember.ops._inplace_kernel); strided tensors take the op form."""
     d = tensors[0]._dtype
     if d is not dt.float32 and d is not dt.float64:
-        return None
-    arrays = []
+        return False
     for t in tensors:
         s = t._storage
         if t._dtype is not d or t._vc is None or (s is not None and s.device.type != "cpu"):
-            return None
-        a = t._array()
-        if not a.flags.c_contiguous:
-            return None
-        arrays.append(a)
-    return arrays
+            return False
+        if not t._array().flags.c_contiguous:
+            return False
+    return True
+
+
+def cpu_arrays(*tensors: Tensor) -> list | None:
+    """The NumPy arrays of `tensors` when they are `fusable`, else None."""
+    return [t._array() for t in tensors] if fusable(*tensors) else None
 
 
 def bump_versions(*tensors: Tensor) -> None:

@@ -6,7 +6,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..ops.registry import UpdatePrimitive, bind
-from .optimizer import Optimizer, axpy, cpu_arrays, required
+from .optimizer import Optimizer, axpy, fusable, required
 
 
 class SGD(Optimizer):
@@ -37,7 +37,7 @@ class SGD(Optimizer):
     def _update(self, p: Tensor, grad: Tensor, state: dict, group: dict) -> None:
         buf = state.get("momentum_buffer")
         first = buf is None and group["momentum"] != 0  # (the ops below make the buffer)
-        if not first and cpu_arrays(p, grad, *(() if buf is None else (buf,))) is not None:
+        if not first and fusable(p, grad, *(() if buf is None else (buf,))):
             bind(sgd_step_p, p, grad, buf, lr=group["lr"], momentum=group["momentum"],
                  dampening=group["dampening"], weight_decay=group["weight_decay"],
                  nesterov=group["nesterov"], maximize=group["maximize"])
