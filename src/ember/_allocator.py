@@ -19,7 +19,7 @@ import ctypes.util
 import sys
 
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc mallopt parameters
-MMAP_THRESHOLD = 64 << 20  # larger blocks still get their own mapping
+MMAP_THRESHOLD = 256 << 20  # larger blocks still get their own mapping
 TRIM_THRESHOLD = 256 << 20  # free heap kept before any goes back to the OS
 
 

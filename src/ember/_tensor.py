@@ -376,8 +376,20 @@ class Tensor:
                  inputs=inputs)
 
     def detach(self) -> Tensor:
-        """A tensor sharing this one's storage and version counter, outside the graph."""
+        """A tensor sharing this one's storage and version counter, outside the graph.
+        (Replaced by the `detach` primitive's binding when the ops load.)"""
         return _alias(self)  # not a view, as in PyTorch: it may be written in place freely
+
+    @staticmethod
+    def _make_subclass(cls, data: Tensor, require_grad: bool = False) -> Tensor:
+        """An instance of Tensor subclass `cls` over `data`'s storage and version counter,
+        outside `data`'s graph (how `Parameter` and user subclasses wrap a tensor)."""
+        t = _alias(data, cls=cls)
+        if t._vc is None:  # an inference tensor's data: the new tensor counts versions
+            t._vc = [0]
+        if require_grad:
+            t.requires_grad_(True)
+        return t
 
     def detach_(self) -> Tensor:
         if self._base is not None and self._base._requires_grad:
@@ -590,13 +602,14 @@ def _make(storage: Storage, shape, stride, offset: int, dtype: dt.dtype,
     return t
 
 
-def _alias(src: Tensor, *, storage: bool = True) -> Tensor:
+def _alias(src: Tensor, *, storage: bool = True, cls: type | None = None) -> Tensor:
     """Same storage, metadata and version counter; no graph.
 
     With `storage=False` (what a graph node keeps of an output it saves) a fresh kernel
     result is shared as its NumPy array, without making the Storage object it does not
-    have yet: no one can ask a saved tensor for its storage."""
-    t = _new(Tensor)
+    have yet: no one can ask a saved tensor for its storage. `cls` makes an instance of a
+    Tensor subclass instead."""
+    t = _new(Tensor if cls is None else cls)
     t._np = src._np
     t._storage = src._storage
     t._shape = src._shape

@@ -168,3 +168,99 @@ def test_a_recorder_sees_every_path_of_a_training_step_and_changes_nothing():
         assert name in rec.names, name
     for a, b in zip(seen, _training_step()):  # bit for bit what the step gives unobserved
         np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+class Tape(Interpreter):
+    """Records every op with its inputs and outputs, so the record can be run again.
+
+    A tensor an op reads that no recorded op made is an input of the record: its value is
+    copied when first read (before later ops change it in place). A graph node's saved copy
+    of an output shares the output's array; it stands for that output."""
+
+    def __init__(self) -> None:
+        self.ops: list = []
+        self.inputs: dict = {}  # id -> (tensor, its value when first read)
+        self.made: dict = {}  # id -> tensor, for every tensor a recorded op returned
+        self.saved: dict = {}  # id(array) -> the made tensor that owns it
+        self.aliases: dict = {}  # id(saved copy) -> the output it stands for
+        self._copying = False
+
+    def process(self, prim, args, params):
+        if self._copying:
+            return self.lower(prim, args, params)
+        for a in _tensors(args):
+            owner = self.saved.get(id(a._np))
+            if owner is not None and id(a) not in self.made:
+                self.made[id(a)] = a
+                self.inputs.pop(id(a), None)
+                self.aliases[id(a)] = owner
+            if id(a) not in self.made and id(a) not in self.inputs:
+                self._copying = True
+                try:
+                    self.inputs[id(a)] = (a, a.detach().numpy().copy())
+                finally:
+                    self._copying = False
+        out = self.lower(prim, args, params)
+        for o in _tensors(out if isinstance(out, tuple) else (out,)):
+            self.made[id(o)] = o
+            if o._np is not None:
+                self.saved[id(o._np)] = o
+        self.ops.append((prim, args, params, out))
+        return out
+
+    def replay(self) -> dict:
+        """Run the record on fresh copies of its inputs; maps id(original) -> replayed."""
+        env = {k: ember.tensor(v) for k, (_, v) in self.inputs.items()}
+        with ember.no_grad():  # the record holds the backward pass's ops explicitly
+            for prim, args, params, out in self.ops:
+                for k, owner in self.aliases.items():
+                    if id(owner) in env:
+                        env[k] = env[id(owner)]
+                res = bind(prim, *_substitute(args, env), **params)
+                outs = out if isinstance(out, tuple) else (out,)
+                news = res if isinstance(res, tuple) else (res,)
+                for o, n in zip(outs, news):
+                    if isinstance(o, ember.Tensor):
+                        env[id(o)] = n
+        return env
+
+
+def _tensors(xs):
+    for x in xs:
+        if isinstance(x, ember.Tensor):
+            yield x
+        elif isinstance(x, (tuple, list)):
+            yield from _tensors(x)
+
+
+def _substitute(xs, env):
+    return tuple(env.get(id(x), x) if isinstance(x, ember.Tensor)
+                 else _substitute(x, env) if isinstance(x, (tuple, list)) else x for x in xs)
+
+
+def test_replaying_the_record_of_a_training_step_reproduces_it_bit_for_bit():
+    tape = Tape()
+    ember.manual_seed(0)
+    net = _Net()
+    opt = ember.optim.Adam(net.parameters(), lr=0.01)
+    img, tok = ember.randn(5, 1, 4, 4), ember.randint(0, 10, (5,))
+    y = ember.randint(0, 3, (5,))
+    with interpret(tape):
+        for _ in range(2):  # the second step reads the optimizer state the first one made
+            loss = ember.nn.functional.cross_entropy(_Square.apply(net(img, tok)), y)
+            opt.zero_grad()
+            loss.backward()
+            ember.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
+            opt.step()
+            img.mul_(0.5)
+            img[0, 0, 0] = 1.0
+    results = [loss, img] + list(net.parameters())
+    # The record's inputs are the step's data, the parameters' first values and the
+    # dropout draws: every gradient, optimizer state and update was made by a recorded op.
+    params = {id(p) for p in net.parameters()}
+    outside = [t for k, (t, _) in tape.inputs.items() if k not in params]
+    assert len(outside) == 8, [tuple(t.shape) for t in outside]  # img tok y, bn's 3, 2 draws
+    env = tape.replay()
+    for r in results:
+        np.testing.assert_array_equal(env[id(r)].numpy(), r.detach().numpy())
+    assert not np.array_equal(env[id(img)].numpy(), tape.inputs[id(img)][1])  # it did run

@@ -107,3 +107,15 @@ def test_the_core_knows_nothing_of_ops_or_autograd():
         if name.startswith("ember._core"):
             targets = {t for t, _ in imports(name, path, known)}
             assert not {t for t in targets if t.startswith(("ember.ops", "ember.autograd"))}
+
+
+def test_the_api_layer_never_reaches_into_a_tensors_data():
+    # A tensor's array is read by the core and the kernels (`_np`, `_array()`); nn, optim
+    # and the data utilities go through ops, so an interpreter sees what they do.
+    found = []
+    for name, path in modules().items():
+        if layer(name) == API and name.split(".")[1:2] in (["nn"], ["optim"], ["utils"]):
+            for n, line in enumerate(path.read_text().splitlines(), 1):
+                if "._np" in line or "._array(" in line:
+                    found.append(f"{name}:{n}: {line.strip()}")
+    assert not found, "\n".join(found)

@@ -224,13 +224,10 @@ def test_mixed_devices_raise():
         e + m
 
 
-def test_expression_temporaries_are_reused_without_changing_results():
-    # `a * b + c` computes the sum into the dying product's buffer (PyTorch allocates twice;
-    # the values are the same). Named tensors, arrays shared with NumPy, graphs and sums
-    # run by C code never lend their buffers.
-    import tracemalloc
-
-    n = 1 << 17  # 512 KiB per float32 operand: above the elision threshold
+def test_expressions_never_write_into_their_operands():
+    # Each operator returns a fresh tensor, as PyTorch's do: an intermediate, a named
+    # tensor and an array shared with NumPy all keep their values.
+    n = 1 << 17
     rng = np.random.default_rng(0)
     xs = [rng.standard_normal(n).astype(np.float32) for _ in range(3)]
     a, b, c = (ember.tensor(x) for x in xs)
@@ -241,11 +238,6 @@ def test_expression_temporaries_are_reused_without_changing_results():
                    (lambda a, b, c: a * b + c[:1].double(), lambda a, b, c: a * b + c[:1].double()),
                    (lambda a, b, c: sum([a * b, c]), lambda a, b, c: sum([a * b, c]))):
         assert_same(fe(a, b, c), ft(ta, tb, tc))
-    tracemalloc.start()
-    r = a * b + c
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    assert peak < 1.1 * r.numel() * 4
     prod = a * b
     kept = prod.numpy().copy()
     _ = prod + c

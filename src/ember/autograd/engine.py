@@ -15,10 +15,7 @@ from __future__ import annotations
 
 import heapq
 import re
-import sys
 import warnings
-
-import numpy as np
 
 from .. import _tensor as T
 from .._core.dispatch import run_quiet
@@ -166,8 +163,12 @@ def fit(g, shape, dtype):
     return g
 
 
-def accumulate(var, g, create_graph: bool) -> None:
-    """Add `g` into leaf `var`'s `.grad` (its tensor hooks already ran), then post hooks."""
+def accumulate(var, g, create_graph: bool, owned: bool = False) -> None:
+    """Add `g` into leaf `var`'s `.grad` (its tensor hooks already ran), then post hooks.
+
+    `owned` says the engine holds the only reference to `g` (see `_fresh`): then, as in
+    PyTorch, `g` itself becomes `.grad` when it is laid out as `var`; otherwise it is copied,
+    so `.grad` never aliases a gradient that another path, a hook or the caller holds."""
     if g is None:
         return
     cur = var._grad
@@ -178,10 +179,8 @@ def accumulate(var, g, create_graph: bool) -> None:
             from ..ops.creation import empty_like
 
             var._grad = empty_like(g).copy_(g)
-        elif sys.getrefcount(g) == _ENGINE_REFS and _stealable(g, var):
-            # NOTE: as PyTorch does, a fresh gradient that only the engine's buffer holds
-            # becomes `.grad` itself; any other (add's VJP hands one tensor to both inputs, a
-            # hook or the caller may keep it) is copied.
+        elif owned and g._dtype is var._dtype and g._shape == var._shape \
+                and g._np.flags.c_contiguous and var.is_contiguous():
             var._grad = g
         else:
             var._grad = _grad_copy(g, var)
@@ -199,30 +198,40 @@ def accumulate(var, g, create_graph: bool) -> None:
             hook(var)
 
 
-def _listed(x) -> int:
-    return sys.getrefcount(x)
-
-
-_probe = [object()]
-_ENGINE_REFS = _listed(_probe[0])  # refs to an argument held only by one list, from inside
-del _probe
-
-
-def _stealable(g, var) -> bool:
-    """`g` owns fresh C-order memory that no other tensor or array shares, laid out as `var`."""
+def _fresh(g, i: int, in_grads: list, grads: list, node) -> bool:
+    """Whether input gradient `i` of `node` is a tensor the engine alone holds: made by the
+    node's VJP into memory of its own (no storage shared with a view, no NumPy base), not
+    handed to two edges, not one of the node's incoming `grads` passed through, not a
+    tensor the node saved, and no post-hook of the node has seen it."""
+    if g._storage is not None or g._base is not None or g._requires_grad \
+            or g.__class__ is not T.Tensor or node._post_hooks is not None:
+        return False
     arr = g._np
-    return (g.__class__ is T.Tensor and g._storage is None and g._base is None
-            and not g._requires_grad and arr is not None and arr.flags.owndata
-            and arr.flags.c_contiguous and sys.getrefcount(arr) <= 3
-            and g._dtype is var._dtype and g._shape == var._shape and var.is_contiguous())
+    if arr is None or not arr.flags.owndata:
+        return False
+    for j, h in enumerate(in_grads):
+        if h is g and j != i:
+            return False
+    for h in grads:
+        if h is g:
+            return False
+    saved = node._saved
+    if saved:
+        for h in saved:
+            if h is g:
+                return False
+    out = node._out
+    return out is not g and not (isinstance(out, tuple) and any(o is g for o in out))
 
 
 def _grad_copy(g, var):
     """A copy of `g` to become `var.grad`, laid out like a contiguous `var` (PyTorch's
-    gradient layout contract); one NumPy copy on the CPU rather than a graph op."""
-    if g._dtype is var._dtype and g.device.type == "cpu" and var.is_contiguous():
-        return T._wrap(np.array(g._array(), order="C"), var._dtype)
-    return T._alias(g).clone() if g._requires_grad else g.clone()
+    gradient layout contract)."""
+    from ..ops.copy import clone_contiguous
+
+    if g._requires_grad:
+        g = T._alias(g)
+    return clone_contiguous(g) if var.is_contiguous() else g.clone()
 
 
 def _collect(roots: list) -> dict:
@@ -302,6 +311,7 @@ def _run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
         if deps.get(node, 0) == 0:
             heapq.heappush(ready, (-node._seq, id(node), node))
     captured: dict = {}
+    owned: set = set()  # AccumulateGrad nodes whose buffered gradient only the engine holds
     prev_enabled = _state.enabled
     _state.enabled = create_graph
     node = None
@@ -312,17 +322,22 @@ def _run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
             if node._tensor_hooks or node._retained or (
                     node.__class__ is AccumulateGrad and _has_hooks(node.variable)):
                 grads = _tensor_pre_hooks(node, grads)
+                owned.discard(node)  # a hook has seen (and may keep) the gradient
             if capture is not None:
                 for nr, g in enumerate(grads):
                     key = (node, nr)
                     if key in capture and g is not None:
                         captured[key] = g if key not in captured else captured[key] + g
+                        owned.discard(node)
             if (needed is not None and node not in needed) or not _any_grad(grads) \
                     or (not accumulate_leaves and node.__class__ is AccumulateGrad):
-                _route(node._edges, None, buffers, deps, ready)
+                _route(node, None, (), buffers, deps, ready, owned)
+            elif node.__class__ is AccumulateGrad and node._pre_hooks is None \
+                    and node._post_hooks is None:
+                accumulate(node.variable, grads[0], create_graph, node in owned)
             else:
-                # (no local name holds the results: `accumulate` counts references)
-                _route(node._edges, _call(node, grads, create_graph), buffers, deps, ready)
+                _route(node, _call(node, grads, create_graph), grads, buffers, deps, ready,
+                       owned)
                 if not retain_graph:
                     node._release()
     except Exception:
@@ -336,10 +351,11 @@ def _run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
     return captured
 
 
-def _route(edges, in_grads, buffers: dict, deps: dict, ready: list) -> None:
-    """Add a node's input gradients into the buffers of the nodes they flow to; queue those
-    whose gradients are now complete."""
-    for i, (nxt, nr) in enumerate(edges):
+def _route(node, in_grads, grads, buffers: dict, deps: dict, ready: list, owned: set) -> None:
+    """Add `node`'s input gradients into the buffers of the nodes they flow to; queue those
+    whose gradients are now complete. A leaf's buffer is marked `owned` when the engine
+    alone holds it: a fresh VJP result (`_fresh`) or a sum the engine made."""
+    for i, (nxt, nr) in enumerate(node._edges):
         if nxt is None:
             continue
         g = None if in_grads is None else in_grads[i]
@@ -347,7 +363,14 @@ def _route(edges, in_grads, buffers: dict, deps: dict, ready: list) -> None:
             buf = buffers.get(nxt)
             if buf is None:
                 buf = buffers[nxt] = [None] * nxt.n_outputs
-            buf[nr] = g if buf[nr] is None else buf[nr] + g
+            if buf[nr] is None:
+                buf[nr] = g
+                if nxt.__class__ is AccumulateGrad and _fresh(g, i, in_grads, grads, node):
+                    owned.add(nxt)
+            else:
+                buf[nr] = buf[nr] + g
+                if nxt.__class__ is AccumulateGrad:
+                    owned.add(nxt)
         d = deps[nxt] - 1
         deps[nxt] = d
         if d == 0:
@@ -437,12 +460,9 @@ def _make_root_grads(outputs, grad_tensors, is_grads_batched=False):
                     "grad can be implicitly created only for real scalar outputs but got "
                     f"{o._dtype!r}"
                 )
-            if o._np is not None:  # the usual loss on the CPU: one NumPy call
-                g = T._wrap(np.ones(o._shape, o._np.dtype), o._dtype)
-            else:
-                from ..ops.creation import ones_like
+            from ..ops.creation import ones_like
 
-                g = ones_like(o)
+            g = ones_like(o)
         elif not isinstance(g, T.Tensor):
             raise TypeError(
                 f"grad_tensors must be Tensors or None, but got {type(g).__name__}"

@@ -7,27 +7,7 @@ with `_is_buffer` so that assigning it to a Module attribute registers it.
 
 from __future__ import annotations
 
-from .._tensor import Tensor, _new
-
-
-def _as_subclass(cls, data: Tensor) -> Tensor:
-    """A `cls` instance over `data`'s storage and version counter, detached from its graph."""
-    if data._storage is None:
-        data._ensure_storage()
-    t = _new(cls)
-    t._np = data._np
-    t._storage = data._storage
-    t._shape = data._shape
-    t._stride = data._stride
-    t._offset = data._offset
-    t._dtype = data._dtype
-    t._vc = data._vc if data._vc is not None else [0]
-    t._base = None
-    t._requires_grad = False
-    t._grad_fn = None
-    t._grad = None
-    t._ag = None
-    return t
+from .._tensor import Tensor
 
 
 class Parameter(Tensor):
@@ -42,10 +22,7 @@ class Parameter(Tensor):
             raise TypeError(
                 f"Parameter(): argument 'data' must be Tensor, not {type(data).__name__}"
             )
-        t = _as_subclass(cls, data)
-        if requires_grad:
-            t.requires_grad = True
-        return t
+        return Tensor._make_subclass(cls, data, requires_grad)
 
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()

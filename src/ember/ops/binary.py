@@ -8,19 +8,14 @@ The Python operators bound onto Tensor go straight to these functions.
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
-from .._core.dispatch import run_quiet
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor
 from .._view import broadcast_shapes
-from . import _elision
 from ._common import binary_operands, elementwise_meta, fit_scalar, is_scalar, type_name
 from ._common import write_out as _write_out
-from ._inplace_kernel import ufunc_into
 from .registry import Primitive, apply, apply_, check_overlap, defvjp, nondifferentiable
 
 _F32 = np.dtype(np.float32)
@@ -556,67 +551,20 @@ def reflected_op(fn):
     return op
 
 
-def _into_temporary(prim, self, other, refs, a, b, d: dt.dtype):
-    """`prim(a, b)` computed into the buffer of `self` or `other` when that operand is a
-    temporary about to die (ember.ops._elision); None when neither is."""
-    if _elision.TEMP_REFS not in refs or d._kind < 2 or _grad_state.enabled and (
-            getattr(a, "_requires_grad", False) or getattr(b, "_requires_grad", False)):
-        return None
-    for x, n, y in ((self, refs[0], other), (other, refs[1], self)):
-        if (x is a or x is b) and _elision.reusable(x, n, y, d, depth=2):
-            arr = x._np
-            run_quiet(ufunc_into, prim.kernel, arr, [arr if a is x else _operand(a),
-                                          arr if b is x else _operand(b)], {})
-            return _wrap(arr, d)
-    return None
-
-
-def _operand(x):
-    return x._array() if isinstance(x, Tensor) else x
-
-
 def _add_op(self, other):
-    refs = (sys.getrefcount(self), sys.getrefcount(other))
     try:
-        a, b, d = binary_operands(self, other)
+        a, b, _ = binary_operands(self, other)
     except TypeError:
         return NotImplemented
-    if _elision.TEMP_REFS in refs:
-        r = _into_temporary(add_p, self, other, refs, a, b, d)
-        if r is not None:
-            return r
     return apply(add_p, a, b)
 
 
 def _mul_op(self, other):
-    refs = (sys.getrefcount(self), sys.getrefcount(other))
     try:
-        a, b, d = binary_operands(self, other)
+        a, b, _ = binary_operands(self, other)
     except TypeError:
         return NotImplemented
-    if _elision.TEMP_REFS in refs:
-        r = _into_temporary(mul_p, self, other, refs, a, b, d)
-        if r is not None:
-            return r
     return apply(mul_p, a, b)
-
-
-def _elidable_op(prim, fn):
-    """`tensor - other` / `tensor / other`: into a dying temporary when possible, else `fn`."""
-    def op(self, other):
-        refs = (sys.getrefcount(self), sys.getrefcount(other))
-        if not isinstance(other, Tensor) and not is_scalar(other):
-            return NotImplemented
-        if other.__class__ is not bool:
-            a, b, d = binary_operands(self, other)
-            if d._kind >= 2 and tensor_dtype(other) is not dt.bool_:
-                r = _into_temporary(prim, self, other, refs, a, b, d)
-                if r is not None:
-                    return r
-        return fn(self, other)
-
-    op.__name__ = f"__{fn.__name__}__"
-    return op
 
 
 def _rtruediv(self, other):
@@ -637,9 +585,9 @@ TENSOR_METHODS = {
     "float_power_": float_power_, "floor_divide_": floor_divide_, "eq_": eq_, "ne_": ne_,
     "lt_": lt_, "le_": le_, "gt_": gt_, "ge_": ge_, "not_equal_": ne_, "less_": lt_,
     "less_equal_": le_, "greater_": gt_, "greater_equal_": ge_,
-    "__add__": _add_op, "__radd__": _add_op, "__sub__": _elidable_op(sub_p, sub),
+    "__add__": _add_op, "__radd__": _add_op, "__sub__": forward_op(sub),
     "__rsub__": reflected_op(_sub), "__mul__": _mul_op, "__rmul__": _mul_op,
-    "__truediv__": _elidable_op(div_p, div), "__rtruediv__": _rtruediv,
+    "__truediv__": forward_op(div), "__rtruediv__": _rtruediv,
     "__floordiv__": forward_op(floor_divide), "__rfloordiv__": reflected_op(floor_divide),
     "__pow__": forward_op(pow), "__rpow__": reflected_op(pow),
     "__iadd__": add_, "__isub__": sub_, "__imul__": mul_, "__itruediv__": div_,

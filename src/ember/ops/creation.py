@@ -188,11 +188,12 @@ def _filled_like(input: Tensor, fill, d: dt.dtype, device, requires_grad: bool,
     dev = input.device if device is None else as_device(device)
     shape = input._shape
     stride = like_strides(shape, input.stride(), memory_format)
+    if stride == contiguous_strides(shape):
+        t = bind(empty_p, shape=shape, dtype=d, device=dev) if fill is None else \
+            bind(full_p, shape=shape, value=fill, dtype=d, device=dev)
+        return _finish(t, requires_grad)
     if dev.type == "meta":
         return _finish(_meta(shape, d, stride), requires_grad)
-    if stride == contiguous_strides(shape):
-        arr = np.empty(shape, d.np) if fill is None else np.full(shape, fill, d.np)
-        return _place(arr, d, dev, requires_grad)
     n = storage_extent(shape, stride, 0)
     buf = np.empty(n, d.np) if fill is None else np.full(n, fill, d.np)
     t = _make(Storage(buf, buf.nbytes, CPU), shape, stride, 0, d)

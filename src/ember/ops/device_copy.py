@@ -2,25 +2,25 @@
 
 from __future__ import annotations
 
+from .. import _grad_mode as grad_mode
+from .._core.dispatch import autograd
 from .._device import device
 from .._tensor import Tensor, _meta
 from .._view import like_strides
-from .registry import Primitive, defvjp
+from .registry import MISSING, Primitive, bind, defvjp, vjp_rules
 
 
 def _to_device_vjp(g, out, x, *, dst, src, dtype):
     return to_device(g, src, None)
 
 
-to_device_p = Primitive("to_device", None, None, grad_name="ToCopyBackward0")
-defvjp(to_device_p, _to_device_vjp, reads=((),))
+def _to_device_meta(x: Tensor, *, dst, src, dtype) -> tuple:
+    return x._shape, x._dtype if dtype is None else dtype, like_strides(x._shape, x.stride())
 
 
-def to_device(x: Tensor, dst: device, dtype=None) -> Tensor:
-    from .. import _grad_mode as grad_mode
-    from .._core.dispatch import autograd
-    from .registry import MISSING, vjp_rules
-
+def _eval_to_device(prim, args: tuple, params: dict) -> Tensor:
+    """Eager evaluation: a copy on `dst` (shapes only on meta), and its node."""
+    x, dst, dtype = args[0], params["dst"], params["dtype"]
     src = x.device
     d = x._dtype if dtype is None else dtype
     if dst.type == "cuda":
@@ -28,7 +28,7 @@ def to_device(x: Tensor, dst: device, dtype=None) -> Tensor:
 
         cuda.require()
     if dst.type == "meta":
-        out = _meta(x._shape, d, like_strides(x._shape, x.stride()))
+        out = _meta(*_to_device_meta(x, **params))
     elif dst.type == "cpu" and src.type == "meta":
         raise NotImplementedError(
             "Cannot copy out of meta tensor; no data! Please use torch.nn.Module.to_empty() "
@@ -37,6 +37,15 @@ def to_device(x: Tensor, dst: device, dtype=None) -> Tensor:
     else:
         out = x.detach().to(d).clone() if src.type == "cpu" else x
     if grad_mode.state.enabled and x._requires_grad:
-        autograd.record(to_device_p, vjp_rules.get(to_device_p, MISSING), (x,),
-               {"dst": dst, "src": src, "dtype": dtype}, out)
+        autograd.record(prim, vjp_rules.get(prim, MISSING), args, params, out)
     return out
+
+
+to_device_p = Primitive("to_device", None, _to_device_meta, impl=_eval_to_device,
+                        grad_name="ToCopyBackward0")
+defvjp(to_device_p, _to_device_vjp, reads=((),))
+
+
+def to_device(x: Tensor, dst: device, dtype=None) -> Tensor:
+    """`x` copied to device `dst` (and cast to `dtype`), differentiably."""
+    return bind(to_device_p, x, dst=dst, src=x.device, dtype=dtype)

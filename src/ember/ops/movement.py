@@ -17,7 +17,7 @@ from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._core import meta_rules
 from .._core.dispatch import autograd
-from .._tensor import Tensor, _view
+from .._tensor import Tensor, _alias, _view
 from .._view import (
     contiguous_strides,
     expand_strides,
@@ -29,7 +29,7 @@ from .._view import (
     wrap_dim,
     wrap_dims,
 )
-from .registry import MISSING, Primitive, apply, bind, defvjp, vjp_rules
+from .registry import MISSING, Primitive, apply, bind, defvjp, nondifferentiable, vjp_rules
 
 _grad_state = grad_mode.state
 
@@ -122,6 +122,26 @@ defvjp(alias_p, lambda g, out, x: g, reads=((),))
 def alias(x: Tensor) -> Tensor:
     """A new view with exactly `x`'s geometry (what `x[()]` and `x[...]` return)."""
     return apply_view(alias_p, x)
+
+
+def _eval_detach(prim, args: tuple, params: dict) -> Tensor:
+    return _alias(args[0])
+
+
+def _detach_meta(x: Tensor) -> tuple:
+    return x._shape, x._dtype, x._stride if x._stride is not None else x._ensure_storage()
+
+
+# `detach` is a primitive so that every interpreter sees where a value leaves the graph
+# (a vmap or jvp level must drop its own tangent there too); no gradient flows through it.
+detach_p = Primitive("detach", None, _detach_meta, impl=_eval_detach)
+nondifferentiable(detach_p)
+
+
+def detach(x: Tensor) -> Tensor:
+    """A tensor sharing `x`'s storage and version counter, outside the graph (not a view,
+    as in PyTorch: it may be written in place freely)."""
+    return bind(detach_p, x)
 
 
 def view_as(x: Tensor, other: Tensor) -> Tensor:
@@ -752,8 +772,9 @@ def contiguous(x: Tensor, memory_format=None) -> Tensor:
 
 
 TENSOR_METHODS = {
-    "view": view, "view_as": view_as, "reshape": reshape, "reshape_as": reshape_as,
-    "flatten": flatten, "unflatten": unflatten, "ravel": ravel, "permute": permute,
+    "detach": detach, "view": view, "view_as": view_as, "reshape": reshape,
+    "reshape_as": reshape_as, "flatten": flatten, "unflatten": unflatten, "ravel": ravel,
+    "permute": permute,
     "transpose": transpose, "swapaxes": transpose, "swapdims": transpose, "t": t,
     "movedim": movedim, "moveaxis": movedim, "expand": expand, "expand_as": expand_as,
     "broadcast_to": broadcast_to, "squeeze": squeeze, "unsqueeze": unsqueeze,

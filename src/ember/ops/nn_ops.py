@@ -158,9 +158,18 @@ def _total_weight(w, n: int, dtype):
     return dtype.type(n) if w is None else w.sum(dtype=dtype)
 
 
+def _check_classes(t, n_classes: int, ignore_index: int) -> None:
+    """IndexError naming the first target outside [0, n_classes) that is not ignored."""
+    if t.size and (t.min() < 0 or t.max() >= n_classes):
+        bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
+        if bad.any():
+            raise IndexError(f"Target {int(t[bad].flat[0])} is out of bounds.")
+
+
 def _nll_kernel(x, target, weight, *, reduction, ignore_index):
     work = x.astype(np.float32) if x.dtype.itemsize == 2 else x
     xf, tf = _flat(work, target)
+    _check_classes(tf, xf.shape[1], ignore_index)
     w, safe, ignored = _picked_weights(tf, weight, ignore_index, xf.shape[1], work.dtype)
     losses = np.negative(xf[np.arange(tf.size), safe])
     if w is not None:

@@ -10,7 +10,7 @@ from .. import ops
 from .._tensor import Tensor
 from ..ops.creation import zeros_like
 from ..ops.registry import UpdatePrimitive, bind
-from .optimizer import Optimizer, bump_versions, cpu_arrays, fusable, scalar_step
+from .optimizer import Optimizer, fusable, scalar_step
 
 
 def _check(lr, eps, betas, weight_decay) -> None:
@@ -33,14 +33,10 @@ def _moments(p: Tensor, state: dict, *names: str) -> None:
 
 
 def _bump(state: dict) -> float:
+    """Count one more step and return the new count (bias corrections read it)."""
     step = state["step"]
-    arrays = cpu_arrays(step)
-    if arrays is None:
-        step.add_(1)
-        return step.item()
-    np.add(arrays[0], 1, out=arrays[0])
-    bump_versions(step)
-    return arrays[0].item()
+    step.add_(1)
+    return step.item()
 
 
 class Adam(Optimizer):

@@ -357,20 +357,9 @@ def fusable(*tensors: Tensor) -> bool:
         s = t._storage
         if t._dtype is not d or t._vc is None or (s is not None and s.device.type != "cpu"):
             return False
-        if not t._array().flags.c_contiguous:
+        if not t.is_contiguous():
             return False
     return True
-
-
-def cpu_arrays(*tensors: Tensor) -> list | None:
-    """The NumPy arrays of `tensors` when they are `fusable`, else None."""
-    return [t._array() for t in tensors] if fusable(*tensors) else None
-
-
-def bump_versions(*tensors: Tensor) -> None:
-    """What each in-place op of a fused update would have done to the version counters."""
-    for t in tensors:
-        t._vc[0] += 1
 
 
 def axpy(y, x, alpha) -> None:

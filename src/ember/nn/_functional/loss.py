@@ -111,13 +111,6 @@ def _check_nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_inde
     if weight is not None and weight.numel() != n_classes:
         raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes "
                            f"or no classes but got weight tensor of shape: {list(weight.shape)}")
-    t = target._np
-    if t is None and target.device.type == "cpu":
-        t = target._array()
-    if t is not None and t.size and (t.min() < 0 or t.max() >= n_classes):
-        bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))  # the first real offender
-        if bad.any():
-            raise IndexError(f"Target {int(t[bad].flat[0])} is out of bounds.")
     return target if tdtype is E.int64 else target.to(E.int64)
 
 
