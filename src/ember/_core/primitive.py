@@ -37,13 +37,14 @@ class Primitive:
     __slots__ = ("name", "grad_name", "n_outputs", "impl", "__weakref__")
 
     def __init__(self, name: str, kernel: Callable | None, meta: Callable | None = None, *,
-                 grad_name: str | None = None, n_outputs: int = 1,
+                 grad_name: str | Callable | None = None, n_outputs: int = 1,
                  impl: Callable | None = None) -> None:
         from .dispatch import eval_kernel
 
         self.name = name
         self.n_outputs = n_outputs
-        # PyTorch's node name for this primitive's grad_fn (`MulBackward0`)
+        # PyTorch's node name for this primitive's grad_fn (`MulBackward0`), or, where
+        # PyTorch names the node after the overload called, `grad_name(args, params)`
         self.grad_name = grad_name or "".join(
             p.capitalize() for p in name.split("_")) + "Backward0"
         self.impl = eval_kernel if impl is None else impl
@@ -78,27 +79,33 @@ class VJPRule:
     node saves only those (and `out` only when `save_output`).
     """
 
-    __slots__ = ("fns", "reads", "save_output", "wanted", "joint")
+    __slots__ = ("fns", "reads", "save_output", "wanted", "joint", "in_shape")
 
-    def __init__(self, fns, reads, save_output: bool, joint: Callable | None = None) -> None:
+    def __init__(self, fns, reads, save_output: bool, joint: Callable | None = None,
+                 in_shape: bool = False) -> None:
         self.fns = fns
         self.reads = reads
         self.save_output = save_output
         self.wanted: dict = {}  # which inputs are needed -> the positions to save (a cache)
         self.joint = joint  # one function for all inputs (see defvjp_joint), or None
+        self.in_shape = in_shape  # the rules take `in_shape=`, the first input's shape
 
 
-def defvjp(prim: Primitive, *fns: Callable | None, reads=None, save_output: bool = False):
+def defvjp(prim: Primitive, *fns: Callable | None, reads=None, save_output: bool = False,
+           in_shape: bool = False):
     """Register the VJP of `prim`: `fns[i](g, out, *inputs, **params)` is input i's gradient.
 
     A None entry marks an input that is not differentiable. `reads` (a tuple per
     input of input positions) limits what is saved; by default every rule may read
-    every input.
+    every input. With `in_shape`, the rules also get `in_shape=`, the shape the first
+    input had (metadata the node keeps, so a rule that undoes a reduction or a view
+    needs neither the input itself nor a param that repeats its shape).
     """
     n = len(fns)
     if reads is None:
         reads = tuple(tuple(range(n)) for _ in range(n))
-    vjp_rules[prim] = VJPRule(fns, tuple(tuple(r) for r in reads), save_output)
+    vjp_rules[prim] = VJPRule(fns, tuple(tuple(r) for r in reads), save_output,
+                              in_shape=in_shape)
 
 
 def defvjp_joint(prim: Primitive, fn: Callable, differentiable, *, reads=None,

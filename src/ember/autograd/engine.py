@@ -125,6 +125,8 @@ def run_vjp(node: Node, grads: list, create_graph: bool) -> list:
         g = tuple(gi if gi is not None else _zeros_for(o) for gi, o in
                   zip(grads, out if out is not None else (None,) * len(grads)))
     params = node._params
+    if rule.in_shape:
+        params = {**params, "in_shape": node._in_meta[0][0]}
     needs = node._needs
     if rule.joint is not None:
         joint = rule.joint(g, out, *saved, needs=needs, **params)

@@ -260,11 +260,20 @@ def take_node(t, node, output_nr: int) -> None:
 _node_classes: dict = {}
 
 
-def node_class(prim) -> type:
-    """The Node subclass of `prim`'s nodes, named as PyTorch names it (`MulBackward0`)."""
-    cls = _node_classes.get(prim)
+def node_class(prim, args: tuple = (), params: dict | None = None) -> type:
+    """The Node subclass of `prim`'s nodes, named as PyTorch names it (`MulBackward0`).
+
+    A primitive whose PyTorch name depends on the call (`PowBackward0` for a number
+    exponent, `PowBackward1` for a tensor one) has a function as its `grad_name`; its
+    classes are cached per name."""
+    name = prim.grad_name
+    key = prim
+    if name.__class__ is not str:
+        name = name(args, params or {})
+        key = (prim, name)
+    cls = _node_classes.get(key)
     if cls is None:
-        cls = _node_classes[prim] = type(prim.grad_name, (Node,), {"__slots__": ()})
+        cls = _node_classes[key] = type(name, (Node,), {"__slots__": ()})
     return cls
 
 
@@ -274,7 +283,7 @@ def record(prim, rule, args, params, out) -> None:
         return
     Tensor = T.Tensor
     cls = _node_classes.get(prim)
-    node = _new(cls if cls is not None else node_class(prim))
+    node = _new(cls if cls is not None else node_class(prim, args, params))
     node.prim = prim
     edges = []
     needs = []

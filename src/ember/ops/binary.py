@@ -290,9 +290,14 @@ def _pow_kernel(a, b):
     return lowp2(np.power)(a, b)
 
 
-pow_p = Primitive("pow", _pow_kernel, elementwise_meta)  # tensor ** number
-pow_tensor_p = Primitive("pow", _pow_kernel, elementwise_meta, grad_name="PowBackward1")
-rpow_p = Primitive("pow", _pow_kernel, elementwise_meta, grad_name="PowBackward2")
+def _pow_node_name(args: tuple, params: dict) -> str:
+    """PyTorch's three overloads: tensor ** number, tensor ** tensor, number ** tensor."""
+    if isinstance(args[0], Tensor):
+        return "PowBackward1" if isinstance(args[1], Tensor) else "PowBackward0"
+    return "PowBackward2"
+
+
+pow_p = Primitive("pow", _pow_kernel, elementwise_meta, grad_name=_pow_node_name)
 
 
 def _pow_grad_base(g, out, a, b):
@@ -316,14 +321,7 @@ def _pow_grad_exp(g, out, a, b):
     return where(b >= 0, 0.0, grad) if a == 0 else grad
 
 
-for _p in (pow_p, pow_tensor_p, rpow_p):
-    defvjp(_p, _pow_grad_base, _pow_grad_exp, save_output=True)
-
-
-def _pow_prim(a, b) -> Primitive:
-    if isinstance(a, Tensor):
-        return pow_tensor_p if isinstance(b, Tensor) else pow_p
-    return rpow_p
+defvjp(pow_p, _pow_grad_base, _pow_grad_exp, save_output=True)
 
 
 def _negative_int_power(d: dt.dtype, exponent) -> None:
@@ -350,7 +348,7 @@ def pow(input, exponent, *, out=None) -> Tensor:  # noqa: A001
         a, b = _pow_checks(a, b, d)
         if d is dt.bool_:  # bool tensor ** bool: the tensor itself, or all True
             return _write_out(apply(pow_p, a.to(dt.uint8), int(b)).to(dt.bool_), out)
-    return _write_out(apply(_pow_prim(a, b), a, b), out)
+    return _write_out(apply(pow_p, a, b), out)
 
 
 def float_power(input, exponent, *, out=None) -> Tensor:
@@ -363,7 +361,7 @@ def float_power(input, exponent, *, out=None) -> Tensor:
     if isinstance(b, bool):
         b = int(b)
     a, b, _ = binary_operands(a, b)
-    return _write_out(apply(_pow_prim(a, b), a, b), out)
+    return _write_out(apply(pow_p, a, b), out)
 
 
 def _float_power_dtype(*xs) -> dt.dtype:
@@ -508,7 +506,7 @@ def pow_(self: Tensor, exponent) -> Tensor:
         _pow_checks(self, b, self._dtype)
     elif isinstance(b, Tensor) and b._dtype is not self._dtype:
         b = b.to(self._dtype)  # (NumPy has no bfloat16 ** int64 loop; the result is self's)
-    return apply_(_pow_prim(self, b), self, b)
+    return apply_(pow_p, self, b)
 
 
 def _inplace_cmp(prim, fn):

@@ -60,20 +60,15 @@ def _inplace_first_checks(self: Tensor, other) -> None:
         inplace_operand(self, other)  # RuntimeError when the result type can't be cast
 
 
-def _api(prim: Primitive, prepare, doc: str, tensor_prim: Primitive | None = None,
-         number_other: bool = True):
+def _api(prim: Primitive, prepare, doc: str, number_other: bool = True):
     """Function `op(input, other, *, out=None)` and method `op_(self, other)` for `prim`.
 
     `prepare(input, other)` checks and promotes, returning the operands the kernel gets;
-    `tensor_prim` (same kernel, PyTorch's other grad_fn name) runs when `other` is a tensor;
     `number_other=False` says `other` must be a tensor (`prepare` raises the TypeError).
     """
-    def pick(b) -> Primitive:
-        return tensor_prim if tensor_prim is not None and isinstance(b, Tensor) else prim
-
     def op(input, other, *, out=None) -> Tensor:
         a, b = prepare(input, other)
-        return write_out(apply(pick(other), a, b), out)
+        return write_out(apply(prim, a, b), out)
 
     def op_(self: Tensor, other) -> Tensor:
         if number_other or isinstance(other, Tensor):
@@ -81,7 +76,7 @@ def _api(prim: Primitive, prepare, doc: str, tensor_prim: Primitive | None = Non
         a, b = prepare(self, other)
         # A number goes in as given: `prepare` may have made it a NumPy scalar (bfloat16
         # among them) that `inplace_operand` does not take.
-        return apply_(pick(other), self,
+        return apply_(prim, self,
                       inplace_operand(self, b if isinstance(other, Tensor) else other))
 
     op.__name__, op_.__name__ = prim.name, prim.name + "_"
@@ -91,17 +86,21 @@ def _api(prim: Primitive, prepare, doc: str, tensor_prim: Primitive | None = Non
 
 # --- remainder and fmod -------------------------------------------------------------------
 
-remainder_p = _binary("remainder", lowp2(np.remainder))  # tensor % number
-remainder_tensor_p = _binary("remainder", lowp2(np.remainder), "RemainderBackward1")
-for _p in (remainder_p, remainder_tensor_p):
-    defvjp(_p, lambda g, out, a, b: g,
-           lambda g, out, a, b: -g * a.div(b, rounding_mode="floor"), reads=((), (0, 1)))
+def _by_other(op: str):
+    """PyTorch's node names for `op(tensor, number)` (Backward0) and `op(tensor, tensor)`."""
+    def name(args: tuple, params: dict) -> str:
+        return f"{op}Backward1" if isinstance(args[1], Tensor) else f"{op}Backward0"
 
-fmod_p = _binary("fmod", lowp2(np.fmod))
-fmod_tensor_p = _binary("fmod", lowp2(np.fmod), "FmodBackward1")
-for _p in (fmod_p, fmod_tensor_p):
-    defvjp(_p, lambda g, out, a, b: g,
-           lambda g, out, a, b: -g * a.div(b, rounding_mode="trunc"), reads=((), (0, 1)))
+    return name
+
+
+remainder_p = _binary("remainder", lowp2(np.remainder), _by_other("Remainder"))
+defvjp(remainder_p, lambda g, out, a, b: g,
+       lambda g, out, a, b: -g * a.div(b, rounding_mode="floor"), reads=((), (0, 1)))
+
+fmod_p = _binary("fmod", lowp2(np.fmod), _by_other("Fmod"))
+defvjp(fmod_p, lambda g, out, a, b: g,
+       lambda g, out, a, b: -g * a.div(b, rounding_mode="trunc"), reads=((), (0, 1)))
 
 
 def _modulo_operands(kname: str):
@@ -115,10 +114,9 @@ def _modulo_operands(kname: str):
 
 
 remainder, remainder_ = _api(remainder_p, _modulo_operands("remainder_cpu"),
-                             "Python's modulus: the result has the sign of `other`.",
-                             remainder_tensor_p)
+                             "Python's modulus: the result has the sign of `other`.")
 _fmod, fmod_ = _api(fmod_p, _modulo_operands("fmod_cpu"),
-                    "C's fmod: the result has the sign of `input`.", fmod_tensor_p)
+                    "C's fmod: the result has the sign of `input`.")
 
 
 def fmod(input: Tensor, other, *, out=None) -> Tensor:

@@ -162,8 +162,7 @@ def plan(x: Tensor, key):
             n = view._shape[dim]
             if i < -n or i >= n:
                 raise _index_error(i, pos, n)  # (PyTorch names the key's item, not the dim)
-            view = movement.apply_view(movement.select_p, view, dim=dim, index=i % n,
-                                       in_shape=view._shape)
+            view = movement.apply_view(movement.select_p, view, dim=dim, index=i % n)
         elif isinstance(k, (Tensor, np.ndarray, list, tuple)):
             arr = _index_array(k)
             if arr.dtype == np.bool_:
@@ -244,7 +243,7 @@ def _take_axis(key) -> int | None:
     return None
 
 
-def _index_kernel(a, *, key, in_shape):
+def _index_kernel(a, *, key):
     axis = _take_axis(key)
     if axis is not None:
         return np.take(a, key[-1], axis=axis)
@@ -258,15 +257,15 @@ def _probe(shape) -> np.ndarray:
     return np.lib.stride_tricks.as_strided(np.zeros(1, np.int8), shape, (0,) * len(shape))
 
 
-def _index_meta(x, *, key, in_shape):
+def _index_meta(x, *, key):
     return _probe(x._shape)[key].shape, x._dtype
 
 
 index_p = Primitive("index", _index_kernel, _index_meta)
 
 
-def _index_put_acc_kernel(g, *, key, in_shape):
-    buf = np.zeros(in_shape, dtype=g.dtype)
+def _index_put_acc_kernel(g, *, key, shape):
+    buf = np.zeros(shape, dtype=g.dtype)
     axis = _take_axis(key)
     if _unique_key(key):
         buf[key] = g  # each position is picked once: nothing to accumulate
@@ -278,16 +277,17 @@ def _index_put_acc_kernel(g, *, key, in_shape):
 
 
 index_put_acc_p = Primitive("index_put_acc", _index_put_acc_kernel,
-                            lambda g, *, key, in_shape: (tuple(in_shape), g._dtype),
+                            lambda g, *, key, shape: (tuple(shape), g._dtype),
                             grad_name="IndexBackward0")
 defvjp(index_p, lambda g, out, x, *, key, in_shape: apply(index_put_acc_p, g, key=key,
-                                                           in_shape=in_shape), reads=((),))
-defvjp(index_put_acc_p, lambda gg, out, g, *, key, in_shape: index_by(gg, key), reads=((),))
+                                                           shape=in_shape),
+       reads=((),), in_shape=True)
+defvjp(index_put_acc_p, lambda gg, out, g, *, key, shape: index_by(gg, key), reads=((),))
 
 
 def index_by(x: Tensor, key: tuple) -> Tensor:
     """x[key] for a key already in NumPy's terms (see `plan`): the `index` primitive."""
-    return apply(index_p, x, key=key, in_shape=x._shape)
+    return apply(index_p, x, key=key)
 
 
 def getitem(x: Tensor, key) -> Tensor:
@@ -596,7 +596,7 @@ scatter_zeros_p = Primitive("scatter_zeros", _scatter_zeros_kernel,
                             grad_name="ScatterBackward0")
 
 
-def _gather_kernel(a, idx, *, dim, in_shape):
+def _gather_kernel(a, idx, *, dim):
     if a.ndim == 0:  # every index is 0 (checked): the one value, in the index's shape
         return np.broadcast_to(a, idx.shape).copy()
     if idx.shape != a.shape:
@@ -606,18 +606,18 @@ def _gather_kernel(a, idx, *, dim, in_shape):
 
 
 gather_p = Primitive("gather", _gather_kernel,
-                     lambda a, idx, *, dim, in_shape: (idx._shape, a._dtype))
+                     lambda a, idx, *, dim: (idx._shape, a._dtype))
 
 
 def _gather(a: Tensor, idx: Tensor, dim: int) -> Tensor:
-    return apply(gather_p, a, idx, dim=dim, in_shape=a._shape)
+    return apply(gather_p, a, idx, dim=dim)
 
 
 defvjp(scatter_zeros_p, lambda g, out, src, idx, *, shape, dim: _gather(g, idx, dim),
        None, reads=((1,), ()))
 defvjp(gather_p, lambda g, out, a, idx, *, dim, in_shape: _scatter_add_zeros(g, idx, in_shape,
                                                                               dim),
-       None, reads=((1,), ()))
+       None, reads=((1,), ()), in_shape=True)
 
 
 def scatter_grid(idx: np.ndarray, dim: int) -> tuple:

@@ -102,7 +102,8 @@ def _view_rule(shape, stride, offset, *, size, in_shape=None):
 
 
 view_p = ViewPrimitive("view", _view_rule)
-defvjp(view_p, lambda g, out, x, *, size, in_shape: g.reshape(in_shape), reads=((),))
+defvjp(view_p, lambda g, out, x, *, size, in_shape: g.reshape(in_shape), reads=((),),
+       in_shape=True)
 
 
 def view(x: Tensor, *shape) -> Tensor:
@@ -112,7 +113,7 @@ def view(x: Tensor, *shape) -> Tensor:
     if len(shape) == 1 and isinstance(shape[0], dt.dtype):
         return view_dtype(x, shape[0])
     size = infer_size(_shape_args(shape), numel(x._shape))
-    return apply_view(view_p, x, size=size, in_shape=x._shape)
+    return apply_view(view_p, x, size=size)
 
 
 alias_p = ViewPrimitive("alias", lambda shape, stride, offset: (shape, stride, offset))
@@ -154,20 +155,21 @@ def reshape(x: Tensor, *shape) -> Tensor:
     size = infer_size(_shape_args(shape), numel(x._shape))
     stride = x.stride()
     if view_strides(x._shape, stride, size) is not None:
-        return apply_view(view_p, x, size=size, in_shape=x._shape)
+        return apply_view(view_p, x, size=size)
     from .copy import clone_contiguous
 
     return unsafe_view(clone_contiguous(x), size)
 
 
 unsafe_view_p = ViewPrimitive("unsafe_view", _view_rule)
-defvjp(unsafe_view_p, lambda g, out, x, *, size, in_shape: g.reshape(in_shape), reads=((),))
+defvjp(unsafe_view_p, lambda g, out, x, *, size, in_shape: g.reshape(in_shape), reads=((),),
+       in_shape=True)
 
 
 def unsafe_view(fresh: Tensor, size) -> Tensor:
     """`fresh` (a contiguous op result nothing else sees) reshaped, as a new tensor rather
     than a view (PyTorch's `_unsafe_view`, UnsafeViewBackward0)."""
-    return apply_view(unsafe_view_p, fresh, size=tuple(size), in_shape=fresh._shape)._detach_base()
+    return apply_view(unsafe_view_p, fresh, size=tuple(size))._detach_base()
 
 
 def _detach_base(self: Tensor) -> Tensor:
@@ -392,26 +394,27 @@ def broadcast_to(x: Tensor, size) -> Tensor:
     return expand(x, tuple(size))
 
 
-def _squeeze_rule(shape, stride, offset, *, dims, in_shape):
+def _squeeze_rule(shape, stride, offset, *, dims, overload):
     keep = [i for i in range(len(shape)) if not (i in dims and shape[i] == 1)]
     return tuple(shape[i] for i in keep), tuple(stride[i] for i in keep), offset
 
 
-squeeze_p = ViewPrimitive("squeeze", _squeeze_rule)
-squeeze_dim_p = ViewPrimitive("squeeze_dim", _squeeze_rule, grad_name="SqueezeBackward1")
-squeeze_dims_p = ViewPrimitive("squeeze_dims", _squeeze_rule, grad_name="SqueezeBackward2")
-for _p in (squeeze_p, squeeze_dim_p, squeeze_dims_p):
-    defvjp(_p, lambda g, out, x, *, dims, in_shape: g.reshape(in_shape), reads=((),))
+# `overload` is the form called, which names PyTorch's node: squeeze() 0, squeeze(dim) 1,
+# squeeze(dims) 2.
+squeeze_p = ViewPrimitive("squeeze", _squeeze_rule,
+                          grad_name=lambda args, params: f"SqueezeBackward{params['overload']}")
+defvjp(squeeze_p, lambda g, out, x, *, dims, overload, in_shape: g.reshape(in_shape),
+       reads=((),), in_shape=True)
 
 
 def squeeze(x: Tensor, dim=None) -> Tensor:
     nd = x.ndim
     if dim is None:
-        return apply_view(squeeze_p, x, dims=tuple(range(nd)), in_shape=x._shape)
+        return apply_view(squeeze_p, x, dims=tuple(range(nd)), overload=0)
     if isinstance(dim, (tuple, list)):
-        return apply_view(squeeze_dims_p, x, dims=wrap_dims(dim, max(nd, 1)), in_shape=x._shape)
+        return apply_view(squeeze_p, x, dims=wrap_dims(dim, max(nd, 1)), overload=2)
     _need_int(dim, "squeeze", "dim", 2)
-    return apply_view(squeeze_dim_p, x, dims=(wrap_dim(dim, max(nd, 1)),), in_shape=x._shape)
+    return apply_view(squeeze_p, x, dims=(wrap_dim(dim, max(nd, 1)),), overload=1)
 
 
 def _unsqueeze_rule(shape, stride, offset, *, dim):
@@ -430,19 +433,19 @@ def unsqueeze(x: Tensor, dim: int) -> Tensor:
 
 # --- selecting views ---------------------------------------------------------------
 
-def _slice_rule(shape, stride, offset, *, dim, start, stop, step, in_shape=None):
+def _slice_rule(shape, stride, offset, *, dim, start, stop, step):
     n = max(0, (stop - start + step - 1) // step)
     return (shape[:dim] + (n,) + shape[dim + 1:],
             stride[:dim] + (stride[dim] * step,) + stride[dim + 1:],
             offset + start * stride[dim])
 
 
-def _select_rule(shape, stride, offset, *, dim, index, in_shape=None):
+def _select_rule(shape, stride, offset, *, dim, index):
     return shape[:dim] + shape[dim + 1:], stride[:dim] + stride[dim + 1:], \
         offset + index * stride[dim]
 
 
-def _diagonal_rule(shape, stride, offset, *, offset_, dim1, dim2, in_shape=None):
+def _diagonal_rule(shape, stride, offset, *, offset_, dim1, dim2):
     if offset_ >= 0:
         n = max(0, min(shape[dim1], shape[dim2] - offset_))
         off = offset + offset_ * stride[dim2]
@@ -456,7 +459,7 @@ def _diagonal_rule(shape, stride, offset, *, offset_, dim1, dim2, in_shape=None)
             tuple(stride[i] for i in keep) + (stride[dim1] + stride[dim2],), off)
 
 
-def _unfold_rule(shape, stride, offset, *, dim, size, step, in_shape=None):
+def _unfold_rule(shape, stride, offset, *, dim, size, step):
     if not shape:
         return (size,), (1,), offset
     n = (shape[dim] - size) // step + 1
@@ -479,7 +482,7 @@ select_p = ViewPrimitive("select", _select_rule)
 diagonal_p = ViewPrimitive("diagonal", _diagonal_rule)
 unfold_p = ViewPrimitive("unfold", _unfold_rule)
 for _p in (slice_p, select_p, diagonal_p, unfold_p):
-    defvjp(_p, _selecting_vjp(_p.rule), reads=((),))
+    defvjp(_p, _selecting_vjp(_p.rule), reads=((),), in_shape=True)
 
 
 def _as_strided_rule(shape, stride, offset, *, size, stride_, storage_offset, in_shape,
@@ -516,7 +519,7 @@ def slice_dim(x: Tensor, dim: int, start=None, stop=None, step: int = 1) -> Tens
     """`x[..., start:stop:step, ...]` along `dim` (PyTorch's `slice` op)."""
     d = wrap_dim(dim, x.ndim)
     start, stop = _slice_args(x._shape[d], start, stop, step)
-    return apply_view(slice_p, x, dim=d, start=start, stop=stop, step=step, in_shape=x._shape)
+    return apply_view(slice_p, x, dim=d, start=start, stop=stop, step=step)
 
 
 def narrow(x: Tensor, dim: int, start, length: int) -> Tensor:
@@ -533,8 +536,7 @@ def narrow(x: Tensor, dim: int, start, length: int) -> Tensor:
         start += n
     if length < 0 or start + length > n:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
-    return apply_view(slice_p, x, dim=d, start=start, stop=start + length, step=1,
-                      in_shape=x._shape)
+    return apply_view(slice_p, x, dim=d, start=start, stop=start + length, step=1)
 
 
 def select(x: Tensor, dim: int, index: int) -> Tensor:
@@ -549,7 +551,7 @@ def select(x: Tensor, dim: int, index: int) -> Tensor:
         )
     if index < 0:
         index += n
-    return apply_view(select_p, x, dim=d, index=index, in_shape=x._shape)
+    return apply_view(select_p, x, dim=d, index=index)
 
 
 def diagonal(x: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
@@ -558,7 +560,7 @@ def diagonal(x: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor
     d1, d2 = wrap_dim(dim1, max(nd, 1)), wrap_dim(dim2, max(nd, 1))  # IndexError first
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    return apply_view(diagonal_p, x, offset_=offset, dim1=d1, dim2=d2, in_shape=x._shape)
+    return apply_view(diagonal_p, x, offset_=offset, dim1=d1, dim2=d2)
 
 
 def unfold(x: Tensor, dimension: int, size: int, step: int) -> Tensor:
@@ -570,7 +572,7 @@ def unfold(x: Tensor, dimension: int, size: int, step: int) -> Tensor:
         )
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
-    return apply_view(unfold_p, x, dim=d, size=size, step=step, in_shape=x._shape)
+    return apply_view(unfold_p, x, dim=d, size=size, step=step)
 
 
 def as_strided(x: Tensor, size, stride, storage_offset=None) -> Tensor:

@@ -135,23 +135,18 @@ def _check_real_float(d: dt.dtype, kernel: str) -> None:
         raise NotImplementedError(f'"{kernel}" not implemented for \'{type_name(d)}\'')
 
 
-def _fill_kernel(dst, values):
+def _fill_kernel(dst, values, *, draw):
     return values  # (fresh from the draw: nothing else holds it)
 
 
-def _fill_prim(grad_name: str) -> Primitive:
-    """An in-place random fill: the values are drawn before the op runs, so the kernel
-    only copies them; the old values get a zero gradient, as in PyTorch."""
-    p = Primitive("random_fill", _fill_kernel, lambda dst, values: same_meta(dst),
-                  grad_name=grad_name)
-    defvjp(p, lambda g, out, dst, values: g.new_zeros(g.shape), None, reads=((), ()))
-    return p
-
-
-_FILL = {name: _fill_prim(name) for name in (
-    "UniformBackward0", "NormalBackward0", "RandomBackward0", "BernoulliBackward0",
-    "BernoulliBackward1", "ExponentialBackward0", "CauchyBackward0", "LogNormalBackward0",
-    "GeometricBackward0")}
+# An in-place random fill: the values are drawn before the op runs (they are its input),
+# so the kernel only copies them; the old values get a zero gradient, as in PyTorch, whose
+# node is named after the distribution drawn from (`NormalBackward0` ...): the `draw` param.
+random_fill_p = Primitive("random_fill", _fill_kernel,
+                          lambda dst, values, *, draw: same_meta(dst),
+                          grad_name=lambda args, params: params["draw"])
+defvjp(random_fill_p, lambda g, out, dst, values, *, draw: g.new_zeros(g.shape), None,
+       reads=((), ()))
 
 
 def _inplace(self: Tensor, grad_name: str, make) -> Tensor:
@@ -174,7 +169,7 @@ def _inplace(self: Tensor, grad_name: str, make) -> Tensor:
         flat = np.ascontiguousarray(flat).view(self._dtype.np)
     values = _arrange(flat, shape, stride)
     # the drawn values are the op's input: an interpreter sees (and could replay) them
-    return apply_(_FILL[grad_name], self, _wrap(values, self._dtype))
+    return apply_(random_fill_p, self, _wrap(values, self._dtype), draw=grad_name)
 
 
 # --- uniform ---------------------------------------------------------------------

@@ -126,14 +126,18 @@ def _clamp_grad_max(g, out, x, lo, hi):
     return g * mask
 
 
-clamp_p = Primitive("clamp", _clamp_kernel, _meta3, grad_name="ClampBackward1")
-defvjp(clamp_p, _clamp_grad_input)
-clamp_tensor_p = Primitive("clamp", _clamp_kernel, _meta3, grad_name="ClampBackward0")
-defvjp(clamp_tensor_p, _clamp_grad_input, _clamp_grad_min, _clamp_grad_max)
+def _clamp_node_name(args: tuple, params: dict) -> str:
+    """PyTorch's overloads: bounds that are numbers (Backward1) or tensors (Backward0)."""
+    tensor_bounds = isinstance(args[1], Tensor) or isinstance(args[2], Tensor)
+    return "ClampBackward0" if tensor_bounds else "ClampBackward1"
+
+
+clamp_p = Primitive("clamp", _clamp_kernel, _meta3, grad_name=_clamp_node_name)
+defvjp(clamp_p, _clamp_grad_input, _clamp_grad_min, _clamp_grad_max)
 
 
 def _clamp_args(input: Tensor, min, max, name: str = "clamp"):
-    """The primitive, the promoted operands, and the result dtype of a clamp call."""
+    """The promoted operands and the result dtype of a clamp call."""
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
@@ -151,25 +155,21 @@ def _clamp_args(input: Tensor, min, max, name: str = "clamp"):
     if tensor_bounds and d is dt.bool_ and min is not None and max is not None:
         raise not_implemented("clamp_cpu", d)
     x, lo, hi = _cast_all(d, input, min, max)
-    return (clamp_tensor_p if tensor_bounds else clamp_p), x, lo, hi, d
+    return x, lo, hi, d
 
 
 def clamp(input: Tensor, min=None, max=None, *, out=None) -> Tensor:
     """Elementwise min(max(input, min), max); bounds are numbers or tensors, either may be None."""
-    prim, x, lo, hi, _ = _clamp_args(input, min, max)
-    if prim is clamp_p:
-        return write_out(apply(prim, x, lo=lo, hi=hi), out)
-    return write_out(apply(prim, x, lo, hi), out)
+    x, lo, hi, _ = _clamp_args(input, min, max)
+    return write_out(apply(clamp_p, x, lo, hi), out)
 
 
 def clamp_(self: Tensor, min=None, max=None) -> Tensor:
-    prim, _, lo, hi, d = _clamp_args(self, min, max)
+    _, lo, hi, d = _clamp_args(self, min, max)
     if not dt.can_cast(d, self._dtype):
         raise RuntimeError(f"result type {type_name(d)} can't be cast to the desired output "
                            f"type {type_name(self._dtype)}")
-    if prim is clamp_p:
-        return apply_(prim, self, lo=lo, hi=hi)
-    return apply_(prim, self, lo, hi)
+    return apply_(clamp_p, self, lo, hi)
 
 
 def clamp_min(input: Tensor, min) -> Tensor:
@@ -202,11 +202,10 @@ def _lerp_kernel(start, end, weight):
     return np.where(np.abs(weight) < 0.5, start + weight * diff, end - diff * (1 - weight))
 
 
-lerp_p = Primitive("lerp", _lerp_kernel, _meta3, grad_name="LerpBackward0")
-lerp_tensor_p = Primitive("lerp", _lerp_kernel, _meta3, grad_name="LerpBackward1")
-for _p in (lerp_p, lerp_tensor_p):
-    defvjp(_p, lambda g, out, a, b, w: g * (1 - w), lambda g, out, a, b, w: g * w,
-           lambda g, out, a, b, w: g * (b - a))
+lerp_p = Primitive("lerp", _lerp_kernel, _meta3, grad_name=lambda args, params: (
+    "LerpBackward1" if isinstance(args[2], Tensor) else "LerpBackward0"))  # weight a tensor?
+defvjp(lerp_p, lambda g, out, a, b, w: g * (1 - w), lambda g, out, a, b, w: g * w,
+       lambda g, out, a, b, w: g * (b - a))
 
 _C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
             "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int", "int16": "short int",
@@ -214,7 +213,7 @@ _C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
             "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 
 
-def _lerp_checks(input: Tensor, end: Tensor, weight) -> Primitive:
+def _lerp_checks(input: Tensor, end: Tensor, weight) -> None:
     d = input._dtype
     for name, x in (("end", end), ("weight", weight)):
         if isinstance(x, Tensor) and x._dtype is not d:
@@ -223,17 +222,17 @@ def _lerp_checks(input: Tensor, end: Tensor, weight) -> Primitive:
     tensor_w = isinstance(weight, Tensor)
     if d._kind < 2:
         raise not_implemented("lerp_kernel_tensor" if tensor_w else "lerp_kernel_scalar", d)
-    return lerp_tensor_p if tensor_w else lerp_p
 
 
 def lerp(input: Tensor, end: Tensor, weight, *, out=None) -> Tensor:
     """input + weight * (end - input)."""
-    prim = _lerp_checks(input, end, weight)
-    return write_out(apply(prim, input, end, weight), out)
+    _lerp_checks(input, end, weight)
+    return write_out(apply(lerp_p, input, end, weight), out)
 
 
 def lerp_(self: Tensor, end: Tensor, weight) -> Tensor:
-    return apply_(_lerp_checks(self, end, weight), self, end, weight)
+    _lerp_checks(self, end, weight)
+    return apply_(lerp_p, self, end, weight)
 
 
 # --- addcmul / addcdiv ----------------------------------------------------------------------
