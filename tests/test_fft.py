@@ -25,7 +25,7 @@ def arr(shape, complex_=False, dtype=np.float32):
 
 
 @pytest.mark.parametrize("norm", [None, "backward", "forward", "ortho"])
-@pytest.mark.parametrize("n", [None, 5, 12])
+@pytest.mark.parametrize("n", [None, 5, 12, 20])
 @pytest.mark.parametrize("name", ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"])
 def test_one_dimensional(name, n, norm):
     x = arr((3, 8), complex_=name in ("fft", "ifft", "irfft", "hfft"))
@@ -41,18 +41,18 @@ def test_real_input_of_a_complex_transform_gets_real_gradients(name):
 
 @pytest.mark.parametrize("s,dim", [(None, None), ((3, 5), None), (None, (0, 2)),
                                    ((5, -1), (2, 0)), ((4,), (1,))], ids=str)
-@pytest.mark.parametrize("name", ["fftn", "ifftn", "rfftn", "irfftn"])
+@pytest.mark.parametrize("name", ["fftn", "ifftn", "rfftn", "irfftn", "hfftn", "ihfftn"])
 def test_n_dimensional(name, s, dim):
-    x = arr((2, 4, 6), complex_=name in ("fftn", "irfftn"), dtype=np.float64)
+    x = arr((2, 4, 6), complex_=name in ("fftn", "irfftn", "hfftn"), dtype=np.float64)
     kw = {} if dim is None else {"dim": dim}
     check_op(lambda a: getattr(E, name)(a, s=s, norm="ortho", **kw),
              lambda a: getattr(T, name)(a, s=s, norm="ortho", **kw), x)
 
 
 @pytest.mark.parametrize("s", [None, (3, 7)], ids=str)
-@pytest.mark.parametrize("name", ["fft2", "ifft2", "rfft2", "irfft2"])
+@pytest.mark.parametrize("name", ["fft2", "ifft2", "rfft2", "irfft2", "hfft2", "ihfft2"])
 def test_two_dimensional(name, s):
-    x = arr((2, 4, 6), complex_=name in ("ifft2", "irfft2"))
+    x = arr((2, 4, 6), complex_=name in ("ifft2", "irfft2", "hfft2"))
     check_op(lambda a: getattr(E, name)(a, s=s), lambda a: getattr(T, name)(a, s=s), x, **F32)
 
 
@@ -120,3 +120,9 @@ def test_errors(call):
 def test_reachable_as_torch_fft():
     assert ember.fft is E
     assert set(E.__all__) <= set(dir(T))
+
+
+def test_meta_shapes_and_dtypes():
+    e = E.irfft(E.rfft(ember.empty(3, 8, device="meta"), n=10), n=7)
+    t = T.irfft(T.rfft(torch.empty(3, 8, device="meta"), n=10), n=7)
+    assert e.shape == t.shape and str(e.dtype) == str(t.dtype).replace("torch", "ember")

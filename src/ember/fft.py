@@ -32,7 +32,8 @@ from .ops.registry import Primitive, apply, defvjp
 
 __all__ = [
     "fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",
-    "rfftn", "irfftn", "hfft", "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift",
+    "rfftn", "irfftn", "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn", "fftfreq",
+    "rfftfreq", "fftshift", "ifftshift",
 ]
 
 # NumPy's `norm=` that applies `scale` in each direction.
@@ -314,19 +315,51 @@ def irfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (
     return write_out(_c2r(input, s, dim, norm, "irfft2"), out)
 
 
+def _hermitian(x, s, dim, norm, fname):
+    x = _check_dtype(x, fname)
+    return _c2r(_complex(x).conj(), s, dim, norm, fname, forward=True)
+
+
+def _ihermitian(x, s, dim, norm, fname):
+    return _r2c(x, s, dim, norm, fname, forward=False).conj()
+
+
 def hfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
          out=None) -> Tensor:
     """Transform of a Hermitian-symmetric signal given by its first half: a real result."""
     s, d = _one(dim, n)
-    x = _check_dtype(input, "hfft")
-    return write_out(_c2r(_complex(x).conj(), s, d, norm, "hfft", forward=True), out)
+    return write_out(_hermitian(input, s, d, norm, "hfft"), out)
 
 
 def ihfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
           out=None) -> Tensor:
-    """Inverse of `hfft`: the onesided transform of a real signal, conjugated."""
+    """Inverse of `hfft`: the onesided inverse transform of a real signal."""
     s, d = _one(dim, n)
-    return write_out(_r2c(input, s, d, norm, "ihfft", forward=False).conj(), out)
+    return write_out(_ihermitian(input, s, d, norm, "ihfft"), out)
+
+
+def hfftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None,
+          norm: str | None = None, *, out=None) -> Tensor:
+    """N-dimensional `hfft` (the last transformed dim holds the onesided half)."""
+    return write_out(_hermitian(input, s, dim, norm, "hfftn"), out)
+
+
+def ihfftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None,
+           norm: str | None = None, *, out=None) -> Tensor:
+    """Inverse of `hfftn`."""
+    return write_out(_ihermitian(input, s, dim, norm, "ihfftn"), out)
+
+
+def hfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1),
+          norm: str | None = None, *, out=None) -> Tensor:
+    """Two-dimensional `hfft`."""
+    return write_out(_hermitian(input, s, dim, norm, "hfft2"), out)
+
+
+def ihfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1),
+           norm: str | None = None, *, out=None) -> Tensor:
+    """Inverse of `hfft2`."""
+    return write_out(_ihermitian(input, s, dim, norm, "ihfft2"), out)
 
 
 # --- frequencies and shifts ---------------------------------------------------------------

@@ -79,3 +79,12 @@ def test_singular_input():
 ], ids=["1-d", "int", "no-pivot"])
 def test_errors(call):
     same_error(call)
+
+
+def test_meta_shapes():
+    for shape in [(3, 4), (2, 5, 3)]:
+        e = L.lu(ember.empty(*shape, device="meta"))
+        t = TL.lu(torch.empty(*shape, device="meta"))
+        assert [x.shape for x in e] == [x.shape for x in t]
+        assert L.lu_factor(ember.empty(*shape, device="meta")).pivots.shape == \
+            TL.lu_factor(torch.empty(*shape, device="meta")).pivots.shape
