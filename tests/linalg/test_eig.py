@@ -70,3 +70,14 @@ def test_eigvals_gradient():
 ], ids=["not-square", "1-d", "int", "bfloat16"])
 def test_errors(call):
     same_error(call)
+
+
+def test_loss_depending_on_the_eigenvector_phase_is_refused():
+    a = np.array([[0.0, -2.0, 0.1], [1.0, 0.0, 0.3], [0.2, 0.5, 1.0]])
+
+    def call(T):
+        x = T.tensor(a, requires_grad=True)
+        V = T.linalg.eig(x).eigenvectors
+        (V.real.sum() + V.imag.sum()).backward()
+
+    same_error(call)

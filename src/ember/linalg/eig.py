@@ -4,7 +4,9 @@ The kernel is LAPACK geev through NumPy (as PyTorch on CPU): eigenvalues in geev
 order, eigenvectors of unit norm with their largest component real; results are always
 complex. The VJP is the standard one for distinct eigenvalues,
   gA = V^-H (diag(gL) + (V^H gV - V^H V diag(Re diag(V^H gV))) / conj(E)) V^H,
-E_ij = L_j - L_i off the diagonal, with the real part taken for a real A.
+E_ij = L_j - L_i off the diagonal, with the real part taken for a real A. A loss that
+depends on the free phase of an eigenvector (Im diag(V^H gV) != 0) is refused, as in
+PyTorch.
 """
 
 from __future__ import annotations
@@ -53,6 +55,13 @@ def _eig_vjp(g, out, A, *, compute_v):
     Lc = L.conj()
     E = Lc.unsqueeze(-2) - Lc.unsqueeze(-1) + one
     VhgV = V.mH @ gV
+    phase = VhgV.diagonal(0, -2, -1).imag.detach().numpy()
+    if np.abs(phase).max(initial=0.0) > 1e-2:
+        raise RuntimeError(
+            "linalg_eig_backward: The eigenvectors in the complex case are specified up to "
+            "multiplication by e^{i phi}. The specified loss function depends on this "
+            "quantity, so it is ill-defined."
+        )
     inner = VhgV - V.mH @ (V * VhgV.diagonal(0, -2, -1).real.unsqueeze(-2))
     inner = inner / E * (1 - one) + diag_embed(gL)
     gA = solve(V.mH, inner @ V.mH)
