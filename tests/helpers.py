@@ -5,6 +5,7 @@
 - `check_op(fn_e, fn_t, *arrays)` runs an op on seeded inputs in both frameworks,
   compares the outputs, then the gradients of every float input under a random
   cotangent.
+- `check_dist(make, attrs, *arrays)` compares a distribution's properties and methods.
 - `check_grads(fn, *arrays)` compares ember's gradients with central finite
   differences in float64 (for ops with no torch counterpart, and as a second oracle).
 """
@@ -253,3 +254,28 @@ def same_result(call, rtol=None, atol=None):
     out_e = call(ember)
     assert_same(out_e, call(torch), rtol, atol)
     return out_e
+
+
+# --- distributions ------------------------------------------------------------------------
+
+def _dist_call(D, L, make, what, params, seed):
+    d = make(D, *params)
+    if isinstance(what, str):
+        r = getattr(d, what)
+        return r() if callable(r) else r
+    name, *args = what
+    L.manual_seed(seed)
+    args = [L.tensor(a) if isinstance(a, np.ndarray) else a for a in args]
+    return getattr(d, name)(*args)
+
+
+def check_dist(make, attrs, *arrays, seed: int = 0, **tol):
+    """`make(D, *params)` builds a distribution from `D` (ember.distributions or
+    torch.distributions); each entry of `attrs` (a property or no-argument method name, or
+    `(method, *args)` with NumPy arrays for tensors) is compared with check_op, gradients
+    of the float parameters included. Both generators are seeded alike before a call, so
+    samples compare as values."""
+    for what in attrs:
+        check_op(lambda *p, w=what: _dist_call(ember.distributions, ember, make, w, p, seed),
+                 lambda *p, w=what: _dist_call(torch.distributions, torch, make, w, p, seed),
+                 *arrays, **tol)

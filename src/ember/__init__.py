@@ -68,8 +68,9 @@ from ._bind import bind_methods as _bind_methods  # noqa: E402
 _bind_methods()
 
 from . import cuda, random  # noqa: E402
-from . import linalg  # noqa: E402
+from . import fft, linalg  # noqa: E402
 from . import nn  # noqa: E402
+from . import distributions  # noqa: E402
 from . import optim  # noqa: E402
 from . import utils  # noqa: E402
 from . import accelerator, amp, backends, compiler, distributed, jit, onnx  # noqa: E402

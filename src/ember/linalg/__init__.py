@@ -4,21 +4,25 @@ solvers.py        inv det slogdet solve solve_triangular pinv lstsq (primitives 
                   solve_ex
 decompositions.py cholesky qr svd svdvals eigh eigvalsh (primitives + VJPs), cholesky_ex
 norms.py          norm vector_norm matrix_norm cond matrix_rank
+lu.py             lu_factor lu_factor_ex lu lu_unpack (one getrf primitive + VJP)
+eig.py            eig eigvals (geev primitive + VJP)
 products.py       multi_dot (cheapest bracketing) vecdot matrix_power, aliases
 """
 
 from ..ops.matmul import matmul
 from ._common import LinAlgError
 from .decompositions import cholesky, cholesky_ex, eigh, eigvalsh, qr, svd, svdvals
+from .eig import eig, eigvals
+from .lu import lu, lu_factor, lu_factor_ex
 from .norms import cond, matrix_norm, matrix_rank, norm, vector_norm
 from .products import cross, diagonal, matrix_power, multi_dot, vecdot
 from .solvers import det, inv, inv_ex, lstsq, pinv, slogdet, solve, solve_ex, solve_triangular
 
 __all__ = [
-    "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh",
-    "eigvalsh", "inv", "inv_ex", "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank",
-    "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd",
-    "svdvals", "vecdot", "vector_norm",
+    "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh",
+    "eigvals", "eigvalsh", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex", "matmul",
+    "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet",
+    "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "vecdot", "vector_norm",
 ]
 
 

@@ -28,8 +28,10 @@ def _binary(name: str, kernel, grad_name: str | None = None) -> Primitive:
 
 def _cj(x):
     """Conjugate of a complex tensor operand (VJPs multiply by conjugate derivatives)."""
-    if isinstance(x, Tensor) and x._dtype.is_complex:
-        return x.conj()
+    if isinstance(x, Tensor):
+        return x.conj() if x._dtype.is_complex else x
+    if isinstance(x, (complex, np.complexfloating)):
+        return x.conjugate()
     return x
 
 

@@ -297,14 +297,29 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
     return f(input, n)
 
 
+def lu(A: Tensor, pivot: bool = True, get_infos: bool = False, out=None):
+    """torch.lu (deprecated in PyTorch, kept by programs): packed LU, pivots (and infos)."""
+    from ..linalg import lu_factor_ex
+
+    LU, piv, info = lu_factor_ex(A, pivot=pivot, check_errors=not get_infos)
+    return write_out((LU, piv, info) if get_infos else (LU, piv), out)
+
+
+def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,
+              unpack_pivots: bool = True, *, out=None):
+    from ..linalg.lu import lu_unpack as f
+
+    return f(LU_data, LU_pivots, unpack_data, unpack_pivots, out=out)
+
+
 TENSOR_METHODS = {
     "tril": tril, "triu": triu, "tril_": tril_, "triu_": triu_, "diag": diag,
     "diag_embed": diag_embed, "trace": trace, "cross": cross, "det": det, "logdet": logdet,
     "slogdet": slogdet, "inverse": inverse, "cholesky": cholesky, "qr": qr, "svd": svd,
-    "pinverse": pinverse, "matrix_power": matrix_power,
+    "pinverse": pinverse, "matrix_power": matrix_power, "lu": lu,
 }
 
 __all__ = [
     "tril", "triu", "diag", "diag_embed", "trace", "cross", "det", "logdet", "slogdet",
-    "inverse", "cholesky", "qr", "svd", "pinverse", "matrix_power",
+    "inverse", "cholesky", "qr", "svd", "pinverse", "matrix_power", "lu", "lu_unpack",
 ]

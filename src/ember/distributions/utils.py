@@ -1,0 +1,67 @@
+"""Helpers shared by the distributions: parameter broadcasting, the probs <-> logits maps,
+and `lazy_property` (a parameter computed from the other one on first use)."""
+
+from __future__ import annotations
+
+import numbers
+
+from .. import _dtype as dt
+from .._tensor import Tensor
+from ..ops.creation import tensor
+
+__all__ = ["broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs",
+           "probs_to_logits"]
+
+
+def broadcast_all(*values):
+    """Numbers and tensors as tensors of one broadcast shape (numbers take the dtype of the
+    first tensor, or the default dtype when all are numbers)."""
+    from ..ops.join import broadcast_tensors
+
+    if not all(isinstance(v, (Tensor, numbers.Number)) for v in values):
+        raise ValueError("Input arguments must all be instances of numbers.Number, "
+                         "torch.Tensor or objects implementing __torch_function__.")
+    if all(isinstance(v, Tensor) for v in values):
+        return broadcast_tensors(*values)
+    like = next((v for v in values if isinstance(v, Tensor)), None)
+    kw = ({"dtype": dt.get_default_dtype()} if like is None
+          else {"dtype": like.dtype, "device": like.device})
+    values = [v if isinstance(v, Tensor) else tensor(v, **kw) for v in values]
+    return broadcast_tensors(*values)
+
+
+def clamp_probs(probs: Tensor) -> Tensor:
+    """Probabilities kept eps away from 0 and 1, so their logs stay finite."""
+    eps = dt.finfo(probs.dtype).eps
+    return probs.clamp(min=eps, max=1 - eps)
+
+
+def probs_to_logits(probs: Tensor, is_binary: bool = False) -> Tensor:
+    p = clamp_probs(probs)
+    return p.log() - (-p).log1p() if is_binary else p.log()
+
+
+def logits_to_probs(logits: Tensor, is_binary: bool = False) -> Tensor:
+    from ..nn.functional import softmax
+
+    return logits.sigmoid() if is_binary else softmax(logits, dim=-1)
+
+
+class lazy_property:
+    """A read-only attribute computed once, on first access, then stored on the instance
+    (under grad mode, so that gradients flow to the parameter it was computed from)."""
+
+    def __init__(self, fn) -> None:
+        self.wrapped = fn
+        self.__doc__ = fn.__doc__
+        self.__name__ = fn.__name__
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        from ..autograd.grad_mode import enable_grad
+
+        with enable_grad():
+            value = self.wrapped(instance)
+        setattr(instance, self.wrapped.__name__, value)
+        return value

@@ -1,0 +1,417 @@
+"""`ember.fft`: PyTorch's `torch.fft` namespace (discrete Fourier transforms and helpers).
+
+Three primitives do the transforms, over a tuple of dims whose sizes are already what
+the transform needs (the public functions trim or zero-pad with ember ops first, so that
+part differentiates by itself):
+  fft_c2c  complex -> complex, forward (e^-) or inverse (e^+)
+  fft_r2c  real -> complex, the last dim keeps n // 2 + 1 entries (onesided)
+  fft_c2r  complex (onesided) -> real, the last dim grows to `last`
+Each carries a `scale` ("none", "n" for 1/n, "sqrt" for 1/sqrt(n)), the factor applied
+to the sum; `norm=` of the public functions picks it by direction as PyTorch does. The
+VJPs are the adjoint transforms with the same scale:
+  c2c  the other direction
+  r2c  zero-pad the onesided gradient to full length, c2c inverse, real part
+  c2r  r2c of the gradient, with the entries that stand for two (conjugate) bins doubled
+float32 computes and returns complex64, float64 complex128; integers go to the default
+dtype; float16 / bfloat16 are refused as on PyTorch's CPU.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from . import _dtype as dt
+from ._tensor import Tensor
+from ._view import wrap_dim
+from .ops._common import type_name, write_out
+from .ops.creation import zeros
+from .ops.join import cat, roll
+from .ops.registry import Primitive, apply, defvjp
+
+__all__ = [
+    "fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",
+    "rfftn", "irfftn", "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn", "fftfreq",
+    "rfftfreq", "fftshift", "ifftshift",
+]
+
+# NumPy's `norm=` that applies `scale` in each direction.
+_NP_NORM = {
+    (True, "none"): "backward", (True, "n"): "forward", (True, "sqrt"): "ortho",
+    (False, "none"): "forward", (False, "n"): "backward", (False, "sqrt"): "ortho",
+}
+
+
+def _replace(shape, dim: int, size: int) -> tuple[int, ...]:
+    shape = list(shape)
+    shape[dim] = size
+    return tuple(shape)
+
+
+# --- primitives ---------------------------------------------------------------------------
+
+def _c2c_kernel(a, *, dims, forward, scale):
+    fn = np.fft.fftn if forward else np.fft.ifftn
+    if not dims:
+        return np.array(a, dtype=a.dtype)
+    return fn(a, axes=dims, norm=_NP_NORM[forward, scale]).astype(a.dtype, copy=False)
+
+
+def _c2c_meta(x, *, dims, forward, scale):
+    return x._shape, x._dtype
+
+
+def _c2c_vjp(g, out, x, *, dims, forward, scale):
+    return apply(fft_c2c_p, g, dims=dims, forward=not forward, scale=scale)
+
+
+fft_c2c_p = Primitive("fft_c2c", _c2c_kernel, _c2c_meta, grad_name="FftC2CBackward0")
+defvjp(fft_c2c_p, _c2c_vjp, reads=((),))
+
+
+def _r2c_kernel(a, *, dims, scale):
+    out = np.fft.rfftn(a, axes=dims, norm=_NP_NORM[True, scale])
+    return out.astype(np.complex64 if a.dtype == np.float32 else np.complex128, copy=False)
+
+
+def _r2c_meta(x, *, dims, scale):
+    return _replace(x._shape, dims[-1], x._shape[dims[-1]] // 2 + 1), x._dtype.to_complex()
+
+
+def _r2c_vjp(g, out, x, *, dims, scale):
+    last = dims[-1]
+    n, m = x._shape[last], g._shape[last]
+    if n > m:
+        g = cat([g, zeros(_replace(g._shape, last, n - m), dtype=g._dtype, device=g.device)],
+                last)
+    return apply(fft_c2c_p, g, dims=dims, forward=False, scale=scale).real
+
+
+fft_r2c_p = Primitive("fft_r2c", _r2c_kernel, _r2c_meta, grad_name="FftR2CBackward0")
+defvjp(fft_r2c_p, _r2c_vjp, reads=((0,),))  # the input's length along the last dim
+
+
+def _c2r_kernel(a, *, dims, last, scale):
+    s = [a.shape[d] for d in dims[:-1]] + [last]
+    out = np.fft.irfftn(a, s=s, axes=dims, norm=_NP_NORM[False, scale])
+    return out.astype(np.float32 if a.dtype == np.complex64 else np.float64, copy=False)
+
+
+def _c2r_meta(x, *, dims, last, scale):
+    return _replace(x._shape, dims[-1], last), x._dtype.to_real()
+
+
+def _c2r_vjp(g, out, x, *, dims, last, scale):
+    gx = apply(fft_r2c_p, g, dims=dims, scale=scale)
+    m = last // 2 + 1
+    doubled = last - m  # bins 1..doubled stand for themselves and their mirror images
+    if doubled > 0:
+        w = np.ones(m, g._dtype.np)
+        w[1:1 + doubled] = 2
+        shape = [1] * g.ndim
+        shape[dims[-1]] = m
+        from .ops.creation import tensor
+
+        gx = gx * tensor(w.reshape(shape), device=g.device)
+    return gx
+
+
+fft_c2r_p = Primitive("fft_c2r", _c2r_kernel, _c2r_meta, grad_name="FftC2RBackward0")
+defvjp(fft_c2r_p, _c2r_vjp, reads=((),))
+
+
+# --- argument handling --------------------------------------------------------------------
+
+def _scale(norm: str | None, forward: bool) -> str:
+    if norm is None or norm == "backward":
+        return "none" if forward else "n"
+    if norm == "forward":
+        return "n" if forward else "none"
+    if norm == "ortho":
+        return "sqrt"
+    raise RuntimeError(f'Invalid normalization mode: "{norm}"')
+
+
+def _check_dtype(x: Tensor, fname: str, real_only: bool = False) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fname}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(x).__name__}")
+    d = x._dtype
+    if d in (dt.float16, dt.bfloat16) or d is getattr(dt, "complex32", None):
+        raise RuntimeError(f"Unsupported dtype {type_name(d)}")
+    if real_only and d.is_complex:
+        raise RuntimeError(f"{fname} expects a real input tensor, but got {type_name(d)}")
+    if d._kind < 2:
+        x = x.to(dt.get_default_dtype())
+    return x
+
+
+def _complex(x: Tensor) -> Tensor:
+    return x if x._dtype.is_complex else x.to(x._dtype.to_complex())
+
+
+def _dims_and_sizes(x: Tensor, s, dim, default_all: bool = True):
+    """The wrapped transform dims and the size each should have (PyTorch's fftn rules)."""
+    if isinstance(dim, int):
+        dim = (dim,)
+    if isinstance(s, int):
+        s = (s,)
+    if s is not None and dim is not None and len(s) != len(dim):
+        raise RuntimeError("When given, dim and shape arguments must have the same length")
+    if dim is None:
+        if s is not None:
+            if len(s) > x.ndim:
+                raise RuntimeError(f"Got shape with {len(s)} values but input tensor only has "
+                                   f"{x.ndim} dimensions.")
+            dims = tuple(range(x.ndim - len(s), x.ndim))
+        else:
+            dims = tuple(range(x.ndim)) if default_all else ()
+    else:
+        dims = tuple(wrap_dim(d, x.ndim) for d in dim)
+        if x.ndim == 0 and dims:
+            raise IndexError(f"Dimension specified as {dim[0]} but tensor has no dimensions")
+        if len(set(dims)) != len(dims):
+            raise RuntimeError("FFT dims must be unique")
+    if s is None:
+        sizes = tuple(x._shape[d] for d in dims)
+    else:
+        sizes = tuple(x._shape[d] if n == -1 else n for d, n in zip(dims, s))
+    for n in sizes:
+        if n < 1:
+            raise RuntimeError(f"Invalid number of data points ({n}) specified")
+    return dims, sizes
+
+
+def _resize(x: Tensor, dims, sizes) -> Tensor:
+    """`x` trimmed or zero-padded (at the end) to `sizes` along `dims`."""
+    for d, n in zip(dims, sizes):
+        have = x._shape[d]
+        if n < have:
+            x = x.narrow(d, 0, n)
+        elif n > have:
+            x = cat([x, zeros(_replace(x._shape, d, n - have), dtype=x._dtype,
+                              device=x.device)], d)
+    return x
+
+
+def _one(dim, n):
+    return (None if n is None else (n,)), (dim,)
+
+
+# --- complex-to-complex -------------------------------------------------------------------
+
+def _c2c(x, s, dim, norm, forward, fname, default_all=True):
+    x = _check_dtype(x, fname)
+    dims, sizes = _dims_and_sizes(x, s, dim, default_all)
+    x = _resize(_complex(x), dims, sizes)
+    return apply(fft_c2c_p, x, dims=dims, forward=forward, scale=_scale(norm, forward))
+
+
+def fft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
+        out=None) -> Tensor:
+    """One-dimensional discrete Fourier transform along `dim`."""
+    s, d = _one(dim, n)
+    return write_out(_c2c(input, s, d, norm, True, "fft"), out)
+
+
+def ifft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
+         out=None) -> Tensor:
+    """Inverse of `fft`."""
+    s, d = _one(dim, n)
+    return write_out(_c2c(input, s, d, norm, False, "ifft"), out)
+
+
+def fftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None,
+         norm: str | None = None, *, out=None) -> Tensor:
+    """N-dimensional transform over `dim` (all dims, or the last len(s), by default)."""
+    return write_out(_c2c(input, s, dim, norm, True, "fftn"), out)
+
+
+def ifftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None,
+          norm: str | None = None, *, out=None) -> Tensor:
+    """Inverse of `fftn`."""
+    return write_out(_c2c(input, s, dim, norm, False, "ifftn"), out)
+
+
+def fft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1),
+         norm: str | None = None, *, out=None) -> Tensor:
+    """Two-dimensional transform over the last two dims."""
+    return write_out(_c2c(input, s, dim, norm, True, "fft2"), out)
+
+
+def ifft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1),
+          norm: str | None = None, *, out=None) -> Tensor:
+    """Inverse of `fft2`."""
+    return write_out(_c2c(input, s, dim, norm, False, "ifft2"), out)
+
+
+# --- real-to-complex and back -------------------------------------------------------------
+
+def _r2c(x, s, dim, norm, fname, forward=True):
+    x = _check_dtype(x, fname, real_only=True)
+    dims, sizes = _dims_and_sizes(x, s, dim)
+    if not dims:
+        raise RuntimeError(f"{fname} must transform at least one axis")
+    x = _resize(x, dims, sizes)
+    return apply(fft_r2c_p, x, dims=dims, scale=_scale(norm, forward))
+
+
+def _c2r(x, s, dim, norm, fname, forward=False):
+    x = _check_dtype(x, fname)
+    if isinstance(dim, int):
+        dim = (dim,)
+    if isinstance(s, int):
+        s = (s,)
+    dims, sizes = _dims_and_sizes(x, s, dim)
+    if not dims:
+        raise RuntimeError(f"{fname} must transform at least one axis")
+    if s is None or s[-1] == -1:
+        last = 2 * (x._shape[dims[-1]] - 1)
+    else:
+        last = sizes[-1]
+    if last < 1:
+        raise RuntimeError(f"Invalid number of data points ({last}) specified")
+    sizes = sizes[:-1] + (last // 2 + 1,)
+    x = _resize(_complex(x), dims, sizes)
+    return apply(fft_c2r_p, x, dims=dims, last=last, scale=_scale(norm, forward))
+
+
+def rfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
+         out=None) -> Tensor:
+    """Transform of a real signal: the n // 2 + 1 non-negative frequencies."""
+    s, d = _one(dim, n)
+    return write_out(_r2c(input, s, d, norm, "rfft"), out)
+
+
+def irfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
+          out=None) -> Tensor:
+    """Inverse of `rfft`: a real signal of length n (default 2 * (size - 1))."""
+    s, d = _one(dim, n)
+    return write_out(_c2r(input, s, d, norm, "irfft"), out)
+
+
+def rfftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None,
+          norm: str | None = None, *, out=None) -> Tensor:
+    """N-dimensional `rfft` (onesided in the last transformed dim)."""
+    return write_out(_r2c(input, s, dim, norm, "rfftn"), out)
+
+
+def irfftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None,
+           norm: str | None = None, *, out=None) -> Tensor:
+    """Inverse of `rfftn`."""
+    return write_out(_c2r(input, s, dim, norm, "irfftn"), out)
+
+
+def rfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1),
+          norm: str | None = None, *, out=None) -> Tensor:
+    """Two-dimensional `rfft`."""
+    return write_out(_r2c(input, s, dim, norm, "rfft2"), out)
+
+
+def irfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1),
+           norm: str | None = None, *, out=None) -> Tensor:
+    """Inverse of `rfft2`."""
+    return write_out(_c2r(input, s, dim, norm, "irfft2"), out)
+
+
+def _hermitian(x, s, dim, norm, fname):
+    x = _check_dtype(x, fname)
+    return _c2r(_complex(x).conj(), s, dim, norm, fname, forward=True)
+
+
+def _ihermitian(x, s, dim, norm, fname):
+    return _r2c(x, s, dim, norm, fname, forward=False).conj()
+
+
+def hfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
+         out=None) -> Tensor:
+    """Transform of a Hermitian-symmetric signal given by its first half: a real result."""
+    s, d = _one(dim, n)
+    return write_out(_hermitian(input, s, d, norm, "hfft"), out)
+
+
+def ihfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
+          out=None) -> Tensor:
+    """Inverse of `hfft`: the onesided inverse transform of a real signal."""
+    s, d = _one(dim, n)
+    return write_out(_ihermitian(input, s, d, norm, "ihfft"), out)
+
+
+def hfftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None,
+          norm: str | None = None, *, out=None) -> Tensor:
+    """N-dimensional `hfft` (the last transformed dim holds the onesided half)."""
+    return write_out(_hermitian(input, s, dim, norm, "hfftn"), out)
+
+
+def ihfftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None,
+           norm: str | None = None, *, out=None) -> Tensor:
+    """Inverse of `hfftn`."""
+    return write_out(_ihermitian(input, s, dim, norm, "ihfftn"), out)
+
+
+def hfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1),
+          norm: str | None = None, *, out=None) -> Tensor:
+    """Two-dimensional `hfft`."""
+    return write_out(_hermitian(input, s, dim, norm, "hfft2"), out)
+
+
+def ihfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1),
+           norm: str | None = None, *, out=None) -> Tensor:
+    """Inverse of `hfft2`."""
+    return write_out(_ihermitian(input, s, dim, norm, "ihfft2"), out)
+
+
+# --- frequencies and shifts ---------------------------------------------------------------
+
+def fftfreq(n: int, d: float = 1.0, *, out=None, dtype=None, layout=None, device=None,
+            requires_grad: bool = False) -> Tensor:
+    """Sample frequencies of an n-point transform: [0, 1, ..., -(n // 2), ..., -1] / (d n)."""
+    k = np.concatenate([np.arange(0, (n - 1) // 2 + 1), np.arange(-(n // 2), 0)])
+    return write_out(_ramp(k, d * n, dtype, device, requires_grad), out)
+
+
+def rfftfreq(n: int, d: float = 1.0, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad: bool = False) -> Tensor:
+    """Non-negative sample frequencies of an n-point `rfft`: [0, 1, ..., n // 2] / (d n)."""
+    return write_out(_ramp(np.arange(n // 2 + 1), d * n, dtype, device, requires_grad), out)
+
+
+def _ramp(k: np.ndarray, denom: float, dtype, device, requires_grad: bool) -> Tensor:
+    # As PyTorch: the integer ramp in the result dtype, times 1 / (d n) rounded to that dtype.
+    from .ops.creation import tensor
+
+    dtype = dtype or dt.get_default_dtype()
+    values = k.astype(dtype.np) * np.asarray(1.0 / denom, dtype=dtype.np)
+    return tensor(values, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def _shift_dims(x: Tensor, dim) -> tuple[int, ...]:
+    if dim is None:
+        return tuple(range(x.ndim))
+    if isinstance(dim, int):
+        dim = (dim,)
+    return tuple(wrap_dim(d, x.ndim) for d in dim)
+
+
+def fftshift(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
+    """Move the zero frequency to the centre (a roll by size // 2 along each dim)."""
+    dims = _shift_dims(input, dim)
+    if not dims:
+        return input.clone()
+    return roll(input, [input._shape[d] // 2 for d in dims], list(dims))
+
+
+def ifftshift(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
+    """Inverse of `fftshift` (a roll by (size + 1) // 2 along each dim)."""
+    dims = _shift_dims(input, dim)
+    if not dims:
+        return input.clone()
+    return roll(input, [(input._shape[d] + 1) // 2 for d in dims], list(dims))
+
+
+def __getattr__(name: str):
+    from .compat import submodule_or_missing
+
+    return submodule_or_missing(__name__, name)
+

@@ -1,0 +1,203 @@
+"""LU factorisation with partial pivoting: lu_factor lu_factor_ex lu lu_unpack.
+
+One primitive, `linalg_lu_factor`, returns LAPACK getrf's packed result (LU, 1-based int32
+row-swap pivots, info). The kernel is a right-looking elimination over the batch at
+once, choosing as pivot the first entry of largest |re| + |im| in the column (getrf's
+rule). `lu` and `lu_unpack` split LU into L and U with ember ops, so their gradients
+flow into the one VJP, which for A = P L U (square) is
+  gA = P L^-H (tril(L^H gL, -1) + triu(gU U^H)) U^-H,
+and for a wide A = P L [U1 U2] or tall A = P [L1; L2] U the trailing block is solved
+for and its gradient folded into the square one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype as dt
+from .._tensor import Tensor
+from ..ops._common import type_name, write_out
+from ..ops.creation import eye, tensor
+from ..ops.join import cat
+from ..ops.reduce import return_type
+from ..ops.registry import Primitive, apply, defvjp
+from ._common import check_matrix, fortran, fortran_strides
+from .solvers import solve_triangular
+
+LUFactorResult = return_type("linalg_lu_factor", ["LU", "pivots"])
+LUFactorExResult = return_type("linalg_lu_factor_ex", ["LU", "pivots", "info"])
+LUResult = return_type("linalg_lu", ["P", "L", "U"])
+LUUnpackResult = return_type("lu_unpack", ["P", "L", "U"])
+
+
+def _lu_kernel(a):
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    batch = a.shape[:-2]
+    lu = np.array(a.reshape((-1, m, n)), dtype=a.dtype)
+    count = lu.shape[0]
+    piv = np.zeros((count, k), np.int32)
+    info = np.zeros(count, np.int32)
+    rows = np.arange(count)
+    for j in range(k):
+        col = lu[:, j:, j]
+        size = np.abs(col.real) + np.abs(col.imag) if lu.dtype.kind == "c" else np.abs(col)
+        p = j + np.argmax(size, axis=1)
+        piv[:, j] = p + 1
+        top = lu[rows, j].copy()
+        lu[rows, j] = lu[rows, p]
+        lu[rows, p] = top
+        pivot = lu[:, j, j]
+        zero = pivot == 0
+        info[zero & (info == 0)] = j + 1
+        # A zero pivot means the column below is zero too: leave it, as getrf does.
+        lu[:, j + 1:, j] /= np.where(zero, 1, pivot)[:, None]
+        lu[:, j + 1:, j + 1:] -= lu[:, j + 1:, j:j + 1] * lu[:, j:j + 1, j + 1:]
+    return (fortran(lu.reshape(batch + (m, n))), piv.reshape(batch + (k,)),
+            info.reshape(batch))
+
+
+def _lu_meta(A):
+    m, n = A._shape[-2:]
+    batch = A._shape[:-2]
+    return ((A._shape, A._dtype, fortran_strides(A._shape)),
+            (batch + (min(m, n),), dt.int32), (batch, dt.int32))
+
+
+def _square_grad(L: Tensor, U: Tensor, gL: Tensor, gU: Tensor) -> Tensor:
+    """P^T gA for square A = P L U."""
+    inner = (L.mH @ gL).tril(-1) + (gU @ U.mH).triu()
+    x = solve_triangular(L.mH, inner, upper=True, unitriangular=True)
+    return solve_triangular(U.mH, x, upper=False, left=False)
+
+
+def _lu_vjp(g, out, A, **_):
+    gLU = g[0]
+    LU, piv, _info = out
+    m, n = A._shape[-2:]
+    k = min(m, n)
+    P = _permutation(piv, m, A._dtype, A.device)
+    one = eye(k, dtype=A._dtype, device=A.device)
+    L = LU.narrow(-1, 0, k).tril(-1) + (one if m == k else eye(m, k, dtype=A._dtype,
+                                                               device=A.device))
+    U = LU.narrow(-2, 0, k).triu()
+    gL, gU = gLU.narrow(-1, 0, k).tril(-1), gLU.narrow(-2, 0, k).triu()
+    if m == n:
+        return P @ _square_grad(L, U, gL, gU)
+    if m < n:  # A = P L [U1 U2]: U2 = L^-1 P^T A2
+        U1, U2 = U.narrow(-1, 0, k), U.narrow(-1, k, n - k)
+        gU1, gU2 = gU.narrow(-1, 0, k), gU.narrow(-1, k, n - k)
+        g2 = solve_triangular(L.mH, gU2, upper=True, unitriangular=True)
+        g1 = _square_grad(L, U1, gL - g2 @ U2.mH, gU1)
+        return P @ cat([g1, g2], -1)
+    # A = P [L1; L2] U: L2 = (P^T A)_2 U^-1
+    L1, L2 = L.narrow(-2, 0, k), L.narrow(-2, k, m - k)
+    gL1, gL2 = gL.narrow(-2, 0, k), gL.narrow(-2, k, m - k)
+    g2 = solve_triangular(U.mH, gL2, upper=False, left=False)
+    g1 = _square_grad(L1, U, gL1, gU - L2.mH @ g2)
+    return P @ cat([g1, g2], -2)
+
+
+lu_factor_p = Primitive("linalg_lu_factor", _lu_kernel, _lu_meta, n_outputs=3,
+                        grad_name="LinalgLuFactorExBackward0")
+defvjp(lu_factor_p, _lu_vjp, reads=((0,),), save_output=True)
+
+
+def _permutation(piv: Tensor, m: int, dtype, device) -> Tensor:
+    """P (A = P L U) from getrf's sequential 1-based row swaps; a constant of `dtype`."""
+    if piv.device.type == "meta":
+        from ..ops.creation import empty
+
+        return empty(tuple(piv.shape[:-1]) + (m, m), dtype=dtype, device=piv.device)
+    p = piv.detach().numpy()
+    k = p.shape[-1]
+    flat = p.reshape(-1, k)
+    perm = np.tile(np.arange(m), (flat.shape[0], 1))
+    rows = np.arange(flat.shape[0])
+    for j in range(k):
+        s = flat[:, j] - 1
+        top = perm[rows, j].copy()
+        perm[rows, j] = perm[rows, s]
+        perm[rows, s] = top
+    mats = np.zeros((flat.shape[0], m, m), dtype.np)
+    mats[rows[:, None], perm, np.arange(m)] = 1  # row perm[i] of A is row i of L U
+    return tensor(mats.reshape(p.shape[:-1] + (m, m)), device=device)
+
+
+def _check(A: Tensor, fname: str) -> None:
+    if isinstance(A, Tensor) and (A._dtype._kind < 2 or A._dtype in (dt.float16, dt.bfloat16)):
+        raise NotImplementedError(f'"lu_cpu" not implemented for \'{type_name(A._dtype)}\'')
+    check_matrix(A, fname)
+
+
+def _check_pivot(pivot: bool, fname: str) -> None:
+    if not pivot:
+        raise RuntimeError(f"{fname}: LU without pivoting is not implemented on the CPU")
+
+
+def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False,
+                 out=None) -> LUFactorExResult:
+    """Packed LU (unit L below the diagonal, U on and above), pivots, and an info code per
+    matrix (i > 0: U[i, i] (1-based) is exactly zero)."""
+    _check(A, "linalg.lu_factor_ex")
+    _check_pivot(pivot, "linalg.lu_factor")
+    LU, piv, info = apply(lu_factor_p, A)
+    if check_errors:
+        _raise_on(info, "torch.linalg.lu_factor_ex")
+    return write_out(LUFactorExResult(LU, piv, info), out)
+
+
+def _raise_on(info: Tensor, fname: str) -> None:
+    if info.device.type == "meta":
+        return
+    codes = info.numpy().reshape(-1)
+    bad = np.flatnonzero(codes)
+    if bad.size:
+        i = int(bad[0])
+        prefix = f"(Batch element {i}): " if info.ndim else ""
+        c = int(codes[i])
+        raise RuntimeError(  # PyTorch raises a plain RuntimeError here, not LinAlgError
+            f"{fname}: {prefix}U[{c},{c}] is zero and using it on lu_solve would result in a "
+            "division by zero. If you still want to perform the factorization, consider "
+            "calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)"
+        )
+
+
+def lu_factor(A: Tensor, *, pivot: bool = True, out=None) -> LUFactorResult:
+    """Packed LU and pivots; raises when a pivot is exactly zero (use lu_factor_ex not to)."""
+    _check(A, "linalg.lu_factor")
+    _check_pivot(pivot, "linalg.lu_factor")
+    LU, piv, info = apply(lu_factor_p, A)
+    _raise_on(info, "torch.linalg.lu_factor")
+    return write_out(LUFactorResult(LU, piv), out)
+
+
+def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,
+              unpack_pivots: bool = True, *, out=None) -> LUUnpackResult:
+    """P, L, U from lu_factor's packed result (empty tensors for the parts not asked for)."""
+    from ..ops.creation import empty
+
+    m, n = LU_data._shape[-2:]
+    k = min(m, n)
+    kw = dict(dtype=LU_data._dtype, device=LU_data.device)
+    if unpack_data:
+        L = LU_data.narrow(-1, 0, k).tril(-1) + eye(m, k, **kw)
+        U = LU_data.narrow(-2, 0, k).triu()
+    else:
+        L, U = empty(0, **kw), empty(0, **kw)
+    if unpack_pivots:
+        P = _permutation(LU_pivots, m, LU_data._dtype, LU_data.device)
+    else:
+        P = empty(0, **kw)
+    return write_out(LUUnpackResult(P, L, U), out)
+
+
+def lu(A: Tensor, *, pivot: bool = True, out=None) -> LUResult:
+    """A = P L U with L unit lower-trapezoidal (m x k) and U upper-trapezoidal (k x n)."""
+    if isinstance(A, Tensor) and A.ndim < 2:
+        raise RuntimeError("linalg.lu: Expected tensor with 2 or more dimensions. Got size: "
+                           f"{list(A._shape)} instead")
+    _check(A, "linalg.lu")
+    _check_pivot(pivot, "linalg.lu_factor")
+    LU, piv, _ = apply(lu_factor_p, A)
+    return write_out(LUResult(*lu_unpack(LU, piv)), out)

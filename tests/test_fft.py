@@ -1,0 +1,128 @@
+"""ember.fft against torch.fft: values, dtypes and gradients of every transform, with `n` / `s`
+trimming and padding, `dim`, each `norm`; the frequency helpers and shifts; PyTorch's errors.
+
+Gradients go through check_op's random real cotangent (the real part of <out, c> for complex
+outputs), so they test the adjoint transforms with torch's conventions for complex gradients.
+"""
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from ember import fft as E
+
+from helpers import assert_same, check_grads, check_op, rand_array, same_error
+
+T = torch.fft
+F32 = {"rtol": 1e-4, "atol": 1e-5}
+
+
+def arr(shape, complex_=False, dtype=np.float32):
+    if complex_:
+        return rand_array(shape, np.complex64 if dtype == np.float32 else np.complex128)
+    return rand_array(shape, dtype)
+
+
+@pytest.mark.parametrize("norm", [None, "backward", "forward", "ortho"])
+@pytest.mark.parametrize("n", [None, 5, 12, 20])
+@pytest.mark.parametrize("name", ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"])
+def test_one_dimensional(name, n, norm):
+    x = arr((3, 8), complex_=name in ("fft", "ifft", "irfft", "hfft"))
+    check_op(lambda a: getattr(E, name)(a, n=n, norm=norm),
+             lambda a: getattr(T, name)(a, n=n, norm=norm), x, **F32)
+
+
+@pytest.mark.parametrize("name", ["fft", "ifft", "irfft", "hfft"])
+def test_real_input_of_a_complex_transform_gets_real_gradients(name):
+    check_op(lambda a: getattr(E, name)(a, dim=0), lambda a: getattr(T, name)(a, dim=0),
+             arr((6, 3), dtype=np.float64))
+
+
+@pytest.mark.parametrize("s,dim", [(None, None), ((3, 5), None), (None, (0, 2)),
+                                   ((5, -1), (2, 0)), ((4,), (1,))], ids=str)
+@pytest.mark.parametrize("name", ["fftn", "ifftn", "rfftn", "irfftn", "hfftn", "ihfftn"])
+def test_n_dimensional(name, s, dim):
+    x = arr((2, 4, 6), complex_=name in ("fftn", "irfftn", "hfftn"), dtype=np.float64)
+    kw = {} if dim is None else {"dim": dim}
+    check_op(lambda a: getattr(E, name)(a, s=s, norm="ortho", **kw),
+             lambda a: getattr(T, name)(a, s=s, norm="ortho", **kw), x)
+
+
+@pytest.mark.parametrize("s", [None, (3, 7)], ids=str)
+@pytest.mark.parametrize("name", ["fft2", "ifft2", "rfft2", "irfft2", "hfft2", "ihfft2"])
+def test_two_dimensional(name, s):
+    x = arr((2, 4, 6), complex_=name in ("ifft2", "irfft2", "hfft2"))
+    check_op(lambda a: getattr(E, name)(a, s=s), lambda a: getattr(T, name)(a, s=s), x, **F32)
+
+
+@pytest.mark.parametrize("dtype,want", [(ember.float32, torch.complex64),
+                                        (ember.float64, torch.complex128),
+                                        (ember.int64, torch.complex64)], ids=str)
+def test_result_dtypes(dtype, want):
+    x = ember.arange(6).to(dtype)
+    assert_same(E.fft(x), T.fft(torch.arange(6).to(want.to_real() if dtype._kind >= 2
+                                                      else torch.int64)))
+    assert E.rfft(x).dtype is {torch.complex64: ember.complex64,
+                               torch.complex128: ember.complex128}[want]
+    assert E.irfft(E.rfft(x)).dtype is E.rfft(x).dtype.to_real()
+
+
+def test_round_trip_and_finite_differences():
+    x = ember.tensor(rand_array((2, 9), np.float64))
+    np.testing.assert_allclose(E.irfft(E.rfft(x), n=9).numpy(), x.numpy(), atol=1e-12)
+    check_grads(lambda a: E.irfft(E.rfft(a) * (1 + 0.5j), n=9) ** 2, rand_array((9,), np.float64))
+    check_grads(lambda a: E.fft2(a).abs(), rand_array((3, 4), np.float64, seed=2))
+
+
+def test_double_backward():
+    xe = ember.tensor(rand_array((6,), np.float64), requires_grad=True)
+    xt = torch.tensor(xe.detach().numpy(), requires_grad=True)
+    for L, x in ((ember, xe), (torch, xt)):
+        (g,) = L.autograd.grad(L.fft.rfft(x).abs().pow(2).sum(), x, create_graph=True)
+        g.pow(2).sum().backward()
+    assert_same(xe.grad, xt.grad)
+
+
+@pytest.mark.parametrize("d", [1.0, 0.1])
+@pytest.mark.parametrize("n", [1, 6, 7])
+def test_frequencies(n, d):
+    assert_same(E.fftfreq(n, d), T.fftfreq(n, d), rtol=0, atol=0)
+    assert_same(E.rfftfreq(n, d), T.rfftfreq(n, d), rtol=0, atol=0)
+    assert_same(E.fftfreq(n, d, dtype=ember.float64), T.fftfreq(n, d, dtype=torch.float64),
+                rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("dim", [None, 0, (1, 0), -1])
+def test_shifts(dim):
+    x = arr((5, 6))
+    check_op(lambda a: E.fftshift(a, dim), lambda a: T.fftshift(a, dim), x)
+    check_op(lambda a: E.ifftshift(a, dim), lambda a: T.ifftshift(a, dim), x)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.fft.fft(L.ones(4, dtype=L.float16)),
+    lambda L: L.fft.fft(L.ones(4, dtype=L.bfloat16)),
+    lambda L: L.fft.fft(L.ones(4), norm="bad"),
+    lambda L: L.fft.fft(L.ones(4), n=0),
+    lambda L: L.fft.irfft(L.ones(1, dtype=L.complex64)),
+    lambda L: L.fft.rfft(L.ones(4, dtype=L.complex64)),
+    lambda L: L.fft.fftn(L.ones(3, 4), s=(2,), dim=(0, 1)),
+    lambda L: L.fft.fftn(L.ones(3, 4), dim=(0, -2)),
+    lambda L: L.fft.fft(L.ones(4), dim=3),
+    lambda L: L.fft.fft(L.tensor(1.0)),
+], ids=["half", "bfloat16", "norm", "n0", "irfft-n0", "rfft-complex", "s-dim", "repeat-dim",
+        "dim-range", "0-d"])
+def test_errors(call):
+    same_error(call)
+
+
+def test_reachable_as_torch_fft():
+    assert ember.fft is E
+    assert set(E.__all__) <= set(dir(T))
+
+
+def test_meta_shapes_and_dtypes():
+    e = E.irfft(E.rfft(ember.empty(3, 8, device="meta"), n=10), n=7)
+    t = T.irfft(T.rfft(torch.empty(3, 8, device="meta"), n=10), n=7)
+    assert e.shape == t.shape and str(e.dtype) == str(t.dtype).replace("torch", "ember")
