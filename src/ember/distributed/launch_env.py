@@ -16,23 +16,27 @@ import sys
 _FROM_MPI = {
     "RANK": ("OMPI_COMM_WORLD_RANK", "PMI_RANK"),
     "WORLD_SIZE": ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE"),
-    "LOCAL_RANK": ("OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID"),
     "LOCAL_WORLD_SIZE": ("OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"),
 }
 
 
 def export_ranks(environ=os.environ) -> None:
-    """Set torchrun's rank variables from the MPI launcher's, where it provides them."""
+    """Set torchrun's rank variables from the MPI launcher's, where it provides them.
+
+    The launcher places ranks node by node in blocks of LOCAL_WORLD_SIZE, so the local rank
+    and node index follow from the rank as under torchrun (MPI's own local numbering may
+    follow its placement over sockets instead).
+    """
     for ours, names in _FROM_MPI.items():
         for name in names:
             if name in environ:
                 environ[ours] = environ[name]
                 break
     if "RANK" in environ and "WORLD_SIZE" in environ:
-        environ.setdefault("LOCAL_RANK", environ["RANK"])
-        environ.setdefault("LOCAL_WORLD_SIZE", environ["WORLD_SIZE"])
-        environ.setdefault("GROUP_RANK", str(int(environ["RANK"]) // max(
-            1, int(environ["LOCAL_WORLD_SIZE"]))))
+        rank = int(environ["RANK"])
+        per_node = int(environ.setdefault("LOCAL_WORLD_SIZE", environ["WORLD_SIZE"]))
+        environ["LOCAL_RANK"] = str(rank % per_node)
+        environ["GROUP_RANK"] = str(rank // per_node)
 
 
 def main(argv: list[str] | None = None) -> None:
