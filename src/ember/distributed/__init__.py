@@ -42,6 +42,7 @@ from .group import (
     new_group,
 )
 from .objects import all_gather_object, broadcast_object_list, gather_object, scatter_object_list
+from .watchdog import DistBackendError
 from .work import Work
 
 

@@ -11,7 +11,7 @@ import sys
 from datetime import timedelta
 
 from . import _mpi
-from .watchdog import Watchdog
+from .watchdog import DistBackendError, Watchdog
 
 DEFAULT_TIMEOUT = timedelta(minutes=30)
 _BACKENDS = ("mpi", "gloo", "nccl")
@@ -116,10 +116,15 @@ def watchdog() -> Watchdog:
 
 
 def _abort_on_uncaught(exc_type, exc, tb) -> None:
-    """Report the exception, then end every rank: the others would wait on this one."""
+    """Report the exception, then end every rank: the others would wait on this one.
+
+    (A timed-out collective just ends this rank: see `watchdog`.)"""
     prev = _state.prev_excepthook or sys.__excepthook__
     prev(exc_type, exc, tb)
     world = _state.world
+    if issubclass(exc_type, DistBackendError):
+        sys.stderr.flush()
+        os._exit(1)
     if world is not None and world.size() > 1:
         sys.stderr.flush()
         _mpi.mpi().COMM_WORLD.Abort(1)
@@ -152,7 +157,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size:
         print(f"ember.distributed: backend '{name}' runs on MPI here", file=sys.stderr)
     _state.world = ProcessGroup(comm, list(range(n)), seconds, str(name))
     GroupMember.WORLD = _state.world
-    _state.watchdog = Watchdog(me, lambda: MPI.COMM_WORLD.Abort(1))
+    _state.watchdog = Watchdog(me)
     if sys.excepthook is not _abort_on_uncaught:
         _state.prev_excepthook = sys.excepthook
         sys.excepthook = _abort_on_uncaught

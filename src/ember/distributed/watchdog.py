@@ -2,8 +2,12 @@
 
 A blocking MPI call cannot be interrupted from Python, so while one runs a watchdog thread
 holds its deadline; past it the thread reports the stuck operation on stderr as a
-RuntimeError and aborts the MPI job. Nonblocking operations are polled against the same
-deadline and raise RuntimeError in the calling thread (see `Work.wait`).
+RuntimeError and ends the process. Nonblocking operations are polled against the same
+deadline and raise `DistBackendError` (a RuntimeError) in the calling thread (`Work.wait`).
+
+A timed-out rank exits rather than calling MPI_Abort: its peer is most likely gone already,
+every surviving rank reaches its own deadline, and Open MPI's launcher was seen to hang now
+and then when aborts raced with a dead rank.
 """
 
 from __future__ import annotations
@@ -15,20 +19,23 @@ import time
 from contextlib import contextmanager
 
 
-def timeout_error(op: str, rank: int, seconds: float) -> RuntimeError:
-    return RuntimeError(
+class DistBackendError(RuntimeError):
+    """A collective failed (here: it did not complete within the process group's timeout)."""
+
+
+def timeout_error(op: str, rank: int, seconds: float) -> DistBackendError:
+    return DistBackendError(
         f"ember.distributed: rank {rank}: {op} did not complete within the timeout "
         f"({seconds:g} s); a peer rank has probably failed, exited or stopped calling "
-        "collectives. Aborting the job."
+        "collectives."
     )
 
 
 class Watchdog:
     """One daemon thread per process group; `guard(op)` arms it around a blocking call."""
 
-    def __init__(self, rank: int, abort) -> None:
+    def __init__(self, rank: int) -> None:
         self._rank = rank
-        self._abort = abort
         self._cv = threading.Condition()
         self._op: str | None = None
         self._timeout = 0.0
@@ -69,5 +76,4 @@ class Watchdog:
                 err = timeout_error(self._op, self._rank, self._timeout)
                 sys.stderr.write(f"RuntimeError: {err}\n")
                 sys.stderr.flush()
-                self._abort()
-                os._exit(1)  # (only if the abort itself returned)
+                os._exit(1)

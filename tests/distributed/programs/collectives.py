@@ -123,9 +123,9 @@ objs = [None] * n
 dist.all_gather_object(objs, {"rank": me, "tensor": ember.tensor([float(me)])})
 assert [o["rank"] for o in objs] == list(range(n))
 assert [o["tensor"].item() for o in objs] == [float(r) for r in range(n)]
-box = [me, "from rank %d" % me]
+box = [me, f"from rank {me}"]
 dist.broadcast_object_list(box, src=n - 1)
-assert box == [n - 1, "from rank %d" % (n - 1)], box
+assert box == [n - 1, f"from rank {n - 1}"], box
 
 # a subgroup of ranks 0 and 1: its collectives see only those two
 pair = dist.new_group([0, 1])
