@@ -42,13 +42,14 @@ class Work:
 
         seconds = self._group.timeout if timeout is None else _seconds(timeout)
         testall = _mpi.mpi().Request.Testall
-        deadline = time.monotonic() + seconds
-        pause = 0.0
+        start = time.monotonic()
+        deadline = start + seconds
         while not testall(self._requests):
-            if time.monotonic() > deadline:
+            now = time.monotonic()
+            if now > deadline:
                 raise timeout_error(self._op, self._group.ranks[self._group.rank()], seconds)
-            time.sleep(pause)
-            pause = min(pause * 2 or 2e-5, 1e-3)
+            # Spin (yielding the core) while a reply is likely soon, then back off to 1 ms.
+            time.sleep(0 if now - start < 0.01 else 1e-3)
         self._complete()
         return True
 
