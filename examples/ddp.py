@@ -24,13 +24,13 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
 def worker(args) -> None:
+    from digits import CNN, MLP, accuracy, load_data
+
     import ember
     import ember.distributed as dist
     import ember.nn.functional as F
     from ember.nn.parallel import DistributedDataParallel as DDP
     from ember.utils.data import DataLoader, DistributedSampler, TensorDataset
-
-    from digits import CNN, MLP, accuracy, load_data
 
     dist.init_process_group("gloo")  # runs on MPI; unmodified PyTorch scripts say "gloo"
     rank, world = dist.get_rank(), dist.get_world_size()
