@@ -2,10 +2,13 @@
 
 Also checks, on the way: gradients are averaged before `backward()` returns, with bucket
 all-reduces started while backward was still producing gradients; `no_sync()` accumulates
-locally; `find_unused_parameters` handles a head that only one rank uses.
+locally; `find_unused_parameters` handles a head that only one rank uses; a checkpoint
+saved on rank 0 (into the folder given as argv[1]) loads on every rank.
 """
 
 import datetime
+import os
+import sys
 
 import numpy as np
 
@@ -73,6 +76,14 @@ for step, (x, y) in enumerate(loader):
 
 params = flat(model.parameters())
 assert all(ember.equal(p, params) for p in gathered(params)), "replicas differ"
+
+ckpt = os.path.join(sys.argv[1], "ddp.pt")
+if me == 0:
+    ember.save({"model": ddp.state_dict(), "optimizer": opt.state_dict()}, ckpt)
+dist.barrier()
+restored = DDP(digits_mlp(seed=5))
+restored.load_state_dict(ember.load(ckpt)["model"])
+assert ember.equal(flat(restored.parameters()), params)
 
 if me == 0:
     # One process, same start, on the batches of all ranks concatenated step by step.
