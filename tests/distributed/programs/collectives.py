@@ -137,6 +137,18 @@ if me < 2:
 else:
     assert dist.get_rank(pair) == -1
 
+# bad arguments: the exception types PyTorch raises
+for bad, kind in [(lambda: dist.all_reduce([1.0]), TypeError),
+                  (lambda: dist.all_gather([ember.zeros(2)] * (n + 1), ember.zeros(2)), ValueError),
+                  (lambda: dist.broadcast(ember.zeros(2), src=n), ValueError),
+                  (lambda: dist.send(ember.zeros(2), dst=me), ValueError)]:
+    try:
+        bad()
+    except kind:
+        pass
+    else:
+        raise AssertionError(f"no {kind.__name__}")
+
 dist.barrier()
 env = {k: os.environ.get(k) for k in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE",
                                       "MASTER_ADDR", "MASTER_PORT")}
