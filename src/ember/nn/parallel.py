@@ -197,13 +197,16 @@ class DistributedDataParallel(Module):
         self._buckets[b].pending -= 1
         self._ready += 1
         while self._next < len(self._buckets) and self._buckets[self._next].pending == 0:
-            self._launch(self._buckets[self._next])
+            last = self._ready == len(self._params) and self._next == len(self._buckets) - 1
+            self._launch(self._buckets[self._next], last)
             self._events.append(("launch", self._next))
             self._next += 1
         if self._ready == len(self._params):
             self._finish()
 
-    def _launch(self, bucket: _Bucket) -> None:
+    def _launch(self, bucket: _Bucket, last: bool) -> None:
+        """Pack the bucket's gradients and start their all-reduce (the last one, waited for at
+        once, runs as MPI's blocking call, which has less latency than polling a request)."""
         from .. import distributed as dist
         from .._tensor import _wrap
 
@@ -216,7 +219,7 @@ class DistributedDataParallel(Module):
                 bucket.flat[at:at + n] = g._array().reshape(-1)
             at += n
         bucket.work = dist.all_reduce(_wrap(bucket.flat, bucket.params[0].dtype),
-                                      group=self.process_group, async_op=True)
+                                      group=self.process_group, async_op=not last)
 
     def _finish(self) -> None:
         """Wait for every bucket and write the averaged gradients into `.grad`."""
@@ -230,7 +233,8 @@ class DistributedDataParallel(Module):
             dist.all_reduce(used, op=dist.ReduceOp.MAX, group=self.process_group)
             used_anywhere = dict(zip(map(id, self._params), used.tolist()))
         for bucket in self._buckets:
-            bucket.work.wait()
+            if bucket.work is not None:
+                bucket.work.wait()
             bucket.flat /= self._world
             at = 0
             for p, n in zip(bucket.params, bucket.sizes):
