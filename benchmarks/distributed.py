@@ -6,7 +6,9 @@ Not part of `make bench`: it starts MPI jobs and moves up to 256 MB per rank. Th
 starts the workers through `ember.distributed.run`. Bandwidth: each size's float32 tensor is
 all-reduced (SUM) by `ember.distributed.all_reduce` and, on a NumPy array of the same size,
 by mpi4py's `Allreduce` (the engine underneath, without ember), alternating, best of `reps`;
-the ratio is ember's time over mpi4py's. DDP: the digits MLP (examples/digits.py) on a global
+the ratio is ember's time over mpi4py's. The async columns time `all_reduce(async_op=True)`
+then `wait()` (MPI's nonblocking Iallreduce, which DDP's buckets use) against the same.
+DDP: the digits MLP (examples/digits.py) on a global
 batch of 64, one optimizer step per call, median of timed steps on 1 process and on 2
 (three runs of each, alternating, the best kept).
 """
@@ -34,26 +36,30 @@ def bandwidth(sizes_mb: list[int], reps: int) -> None:
     me = dist.get_rank()
     if me == 0:
         print(f"all_reduce on {dist.get_world_size()} ranks (float32, SUM), best of {reps}")
-        print(f"{'size':>8} {'ember ms':>10} {'mpi4py ms':>10} {'ember GB/s':>11} {'ratio':>6}")
+        print(f"{'size':>8} {'ember ms':>10} {'mpi4py ms':>10} {'ember GB/s':>11} {'ratio':>6} "
+              f"{'async ms':>9} {'async ratio':>11}")
     for mb in sizes_mb:
         n = mb * 2**20 // 4
         t = ember.ones(n)
         a = np.ones(n, np.float32)
-        best = {"ember": float("inf"), "mpi4py": float("inf")}
+        best = {"ember": float("inf"), "mpi4py": float("inf"), "async": float("inf")}
         for _ in range(reps):
-            for name in ("ember", "mpi4py"):
+            for name in best:
                 comm.Barrier()
                 t0 = time.perf_counter()
                 if name == "ember":
                     dist.all_reduce(t)
+                elif name == "async":
+                    dist.all_reduce(t, async_op=True).wait()
                 else:
                     comm.Allreduce(MPI.IN_PLACE, a)
                 took = comm.allreduce(time.perf_counter() - t0, op=MPI.MAX)
                 best[name] = min(best[name], took)
         if me == 0:
             e, m = best["ember"], best["mpi4py"]
+            a = best["async"]
             print(f"{mb:>6}MB {e * 1e3:>10.2f} {m * 1e3:>10.2f} {mb / 1024 / e:>11.2f} "
-                  f"{e / m:>6.2f}", flush=True)
+                  f"{e / m:>6.2f} {a * 1e3:>9.2f} {a / m:>11.2f}", flush=True)
         del t, a
     dist.destroy_process_group()
 

@@ -32,48 +32,39 @@ def timeout_error(op: str, rank: int, seconds: float) -> DistBackendError:
 
 
 class Watchdog:
-    """One daemon thread per process group; `guard(op)` arms it around a blocking call."""
+    """One daemon thread per process; `guard(op, timeout)` arms it around a blocking call.
 
-    def __init__(self, rank: int) -> None:
+    Arming is two attribute writes (no lock, no wake-up), so a small collective pays almost
+    nothing; the thread looks every `tick` seconds, so it fires at most that late.
+    """
+
+    def __init__(self, rank: int, tick: float = 0.1) -> None:
         self._rank = rank
-        self._cv = threading.Condition()
-        self._op: str | None = None
-        self._timeout = 0.0
-        self._deadline = 0.0
-        self._stopped = False
+        self._tick = tick
+        self._current: tuple | None = None  # (op, deadline, timeout) while a call runs
+        self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="ember-dist-watchdog",
                                         daemon=True)
         self._thread.start()
 
     @contextmanager
     def guard(self, op: str, timeout: float):
-        with self._cv:
-            self._op, self._timeout = op, timeout
-            self._deadline = time.monotonic() + timeout
-            self._cv.notify()
+        self._current = (op, time.monotonic() + timeout, timeout)
         try:
             yield
         finally:
-            with self._cv:
-                self._op = None
+            self._current = None
 
     def stop(self) -> None:
-        with self._cv:
-            self._stopped = True
-            self._cv.notify()
+        self._stopped.set()
         self._thread.join()
 
     def _loop(self) -> None:
-        with self._cv:
-            while not self._stopped:
-                if self._op is None:
-                    self._cv.wait()
-                    continue
-                left = self._deadline - time.monotonic()
-                if left > 0:
-                    self._cv.wait(left)
-                    continue
-                err = timeout_error(self._op, self._rank, self._timeout)
-                sys.stderr.write(f"RuntimeError: {err}\n")
-                sys.stderr.flush()
-                os._exit(1)
+        while not self._stopped.wait(self._tick):
+            current = self._current
+            if current is None or time.monotonic() <= current[1]:
+                continue
+            op, _, timeout = current
+            sys.stderr.write(f"RuntimeError: {timeout_error(op, self._rank, timeout)}\n")
+            sys.stderr.flush()
+            os._exit(1)
