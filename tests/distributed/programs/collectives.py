@@ -102,6 +102,10 @@ dist.all_to_all(outs, ins)
 for i in range(n):
     check(outs[i], np.full(2, 10.0 * i + me), "all_to_all")
 
+out = ember.zeros(2 * n)
+dist.all_to_all_single(out, ember.arange(2.0 * n) + 100 * me)
+check(out, [100 * i + 2 * me + k for i in range(n) for k in range(2)], "all_to_all_single")
+
 # point to point round a ring, blocking and not
 right, left = (me + 1) % n, (me - 1) % n
 got = ember.zeros(3, 4)
