@@ -12,6 +12,7 @@ from .dataset import (
     TensorDataset,
     random_split,
 )
+from .distributed import DistributedSampler
 from .sampler import (
     BatchSampler,
     RandomSampler,
@@ -25,7 +26,7 @@ __all__ = [
     "DataLoader", "get_worker_info", "default_collate", "default_convert", "Dataset",
     "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset", "ChainDataset",
     "Subset", "random_split", "Sampler", "SequentialSampler", "RandomSampler",
-    "SubsetRandomSampler", "WeightedRandomSampler", "BatchSampler",
+    "SubsetRandomSampler", "WeightedRandomSampler", "BatchSampler", "DistributedSampler",
 ]
 
 

@@ -2,6 +2,7 @@
 
 Shuffling draws one `randperm` from a generator seeded with `seed + epoch`, so every
 replica computes the same order and takes every `num_replicas`-th index from its rank.
+Without `num_replicas` / `rank` it asks the default process group for them.
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ class DistributedSampler(Sampler):
 
             if not distributed.is_available():
                 raise RuntimeError("Requires distributed package to be available")
-            raise ValueError("Default process group has not been initialized, please make "
-                             "sure to call init_process_group.")
+            if num_replicas is None:
+                num_replicas = distributed.get_world_size()
+            if rank is None:
+                rank = distributed.get_rank()
         if rank >= num_replicas or rank < 0:
             raise ValueError(f"Invalid rank {rank}, rank should be in the interval "
                              f"[0, {num_replicas - 1}]")
