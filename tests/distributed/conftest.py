@@ -1,6 +1,7 @@
 """Fixtures that start a program in tests/distributed/programs on several local processes."""
 
 import os
+import signal
 import subprocess
 import sys
 
@@ -19,17 +20,31 @@ def _env() -> dict:
     return env
 
 
+def _run(cmd: list, timeout: float) -> subprocess.CompletedProcess:
+    """`cmd` in a session of its own: on timeout the launcher, MPI's daemons and every rank
+    are killed together (a rank left behind would hold the pipes open forever)."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=_env(), start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
 def _launch(program: str, nproc: int, *args: str, timeout: float = 120):
     """Through ember's launcher, as `python -m ember.distributed.run --nproc-per-node N`."""
     cmd = [sys.executable, "-m", "ember.distributed.run", "--nproc-per-node", str(nproc),
            os.path.join(PROGRAMS, program), *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=_env())
+    return _run(cmd, timeout)
 
 
 def _mpiexec(program: str, nproc: int, *args: str, timeout: float = 120):
     """Straight through mpiexec, so the program learns its rank from MPI alone."""
     cmd = mpiexec_command(nproc) + [sys.executable, os.path.join(PROGRAMS, program), *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=_env())
+    return _run(cmd, timeout)
 
 
 @pytest.fixture
