@@ -17,6 +17,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from .. import _grad_mode as grad_mode
+from ..ops.creation import zeros, zeros_like
 from .modules.module import Module
 
 __all__ = ["DataParallel", "DistributedDataParallel"]
@@ -42,7 +43,8 @@ class _Bucket:
     def __init__(self, params: list) -> None:
         self.params = params
         self.sizes = [p.numel() for p in params]
-        self.flat = np.zeros(sum(self.sizes), params[0].dtype.np)
+        with grad_mode.no_grad():
+            self.flat = zeros(sum(self.sizes), dtype=params[0].dtype)
         self.pending = len(params)
         self.work = None
 
@@ -208,44 +210,43 @@ class DistributedDataParallel(Module):
         """Pack the bucket's gradients and start their all-reduce (the last one, waited for at
         once, runs as MPI's blocking call, which has less latency than polling a request)."""
         from .. import distributed as dist
-        from .._tensor import _wrap
 
         at = 0
-        for p, n in zip(bucket.params, bucket.sizes):
-            g = p.grad
-            if g is None:
-                bucket.flat[at:at + n] = 0
-            else:
-                bucket.flat[at:at + n] = g._array().reshape(-1)
-            at += n
-        bucket.work = dist.all_reduce(_wrap(bucket.flat, bucket.params[0].dtype),
-                                      group=self.process_group, async_op=not last)
+        with grad_mode.no_grad():
+            for p, n in zip(bucket.params, bucket.sizes):
+                seg = bucket.flat[at:at + n]
+                if p.grad is None:
+                    seg.zero_()
+                else:
+                    seg.copy_(p.grad.reshape(-1))
+                at += n
+        bucket.work = dist.all_reduce(bucket.flat, group=self.process_group,
+                                      async_op=not last)
 
     def _finish(self) -> None:
         """Wait for every bucket and write the averaged gradients into `.grad`."""
         from .. import distributed as dist
         from .._tensor import _wrap
-        from ..ops.creation import zeros_like
 
         used_anywhere = None
         if self._used is not None:
             used = _wrap(self._used.copy(), _uint8())
             dist.all_reduce(used, op=dist.ReduceOp.MAX, group=self.process_group)
             used_anywhere = dict(zip(map(id, self._params), used.tolist()))
-        for bucket in self._buckets:
-            if bucket.work is not None:
-                bucket.work.wait()
-            bucket.flat /= self._world
-            at = 0
-            for p, n in zip(bucket.params, bucket.sizes):
-                avg = bucket.flat[at:at + n].reshape(tuple(p.shape))
-                at += n
-                if p.grad is None:
-                    if used_anywhere is not None and not used_anywhere[id(p)]:
-                        continue
-                    with grad_mode.no_grad():
+        with grad_mode.no_grad():
+            for bucket in self._buckets:
+                if bucket.work is not None:
+                    bucket.work.wait()
+                bucket.flat.div_(self._world)
+                at = 0
+                for p, n in zip(bucket.params, bucket.sizes):
+                    avg = bucket.flat[at:at + n].view(p.shape)
+                    at += n
+                    if p.grad is None:
+                        if used_anywhere is not None and not used_anywhere[id(p)]:
+                            continue
                         p.grad = zeros_like(p)
-                p.grad._array()[...] = avg
+                    p.grad.copy_(avg)
         self._armed = False
         self._reset()
 
