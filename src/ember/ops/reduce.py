@@ -103,21 +103,27 @@ def as_namedtuple(result_cls, values, out):
 
 # --- sum / nansum / mean ---------------------------------------------------------------
 
-def _sum_kernel(a, *, dims, keepdim, in_shape=None):
+def full_or_dim(name: str):
+    """`grad_name` of a reduction PyTorch names by overload: `<Name>Backward0` for the
+    reduction over everything (called without `dim`, which the call marks `full=True`),
+    `<Name>Backward1` for the one over given dims."""
+    names = (f"{name}Backward1", f"{name}Backward0")
+    return lambda args, params: names[params.get("full", False)]
+
+
+def _sum_kernel(a, *, dims, keepdim, full=False):
     if a.dtype in _LOW:
         return np.sum(a, axis=_axis(a, dims), keepdims=keepdim, dtype=np.float32).astype(a.dtype)
     # (the ufunc method: np.sum's Python wrapper costs more than a small reduction)
     return np.asarray(along(np.add.reduce, a, _axis(a, dims), keepdim, dtype=a.dtype))
 
 
-def _sum_vjp(g, out, x, *, dims, keepdim, in_shape):
+def _sum_vjp(g, out, x, *, dims, keepdim, in_shape, full=False):
     return expand_back(g, in_shape, dims, keepdim)
 
 
-sum_p = Primitive("sum", c_order(_sum_kernel), _reduce_meta)
-defvjp(sum_p, _sum_vjp, reads=((),))
-sum_dim_p = Primitive("sum_dim", c_order(_sum_kernel), _reduce_meta, grad_name="SumBackward1")
-defvjp(sum_dim_p, _sum_vjp, reads=((),))
+sum_p = Primitive("sum", c_order(_sum_kernel), _reduce_meta, grad_name=full_or_dim("Sum"))
+defvjp(sum_p, _sum_vjp, reads=((),), in_shape=True)
 
 
 def _cast_for_sum(x: Tensor, dtype) -> Tensor:
@@ -131,9 +137,10 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None)
     if isinstance(dim, dt.dtype):
         dim, dtype = None, dim
     x = _cast_for_sum(input, dtype)
-    prim = sum_p if dim is None else sum_dim_p
-    return write_out(apply(prim, x, dims=norm_dims(dim, x.ndim), keepdim=keepdim,
-                           in_shape=x._shape), out)
+    if dim is None:
+        return write_out(apply(sum_p, x, dims=norm_dims(None, x.ndim), keepdim=keepdim,
+                               full=True), out)
+    return write_out(apply(sum_p, x, dims=norm_dims(dim, x.ndim), keepdim=keepdim), out)
 
 
 def sum_to_size(x: Tensor, *size) -> Tensor:
@@ -151,8 +158,7 @@ def sum_to_size(x: Tensor, *size) -> Tensor:
     # The dims are sorted and in range already, so the primitive runs without `sum`'s
     # argument parsing; only leading dims are summed away directly, with no reshape after.
     x = _cast_for_sum(x, None)
-    r = apply(sum_dim_p, x, dims=tuple(range(lead)) + inner, keepdim=bool(inner),
-              in_shape=x._shape)
+    r = apply(sum_p, x, dims=tuple(range(lead)) + inner, keepdim=bool(inner))
     return r.reshape(size) if inner and r._shape != size else r
 
 
@@ -179,7 +185,7 @@ def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=No
     return write_out(apply(nansum_p, x, dims=norm_dims(dim, x.ndim), keepdim=keepdim), out)
 
 
-def _mean_kernel(a, *, dims, keepdim, in_shape=None):
+def _mean_kernel(a, *, dims, keepdim, full=False):
     if a.size == 0:  # NaN, without NumPy's "mean of empty slice" warning
         with np.errstate(invalid="ignore", divide="ignore"):
             total = np.sum(a, axis=_axis(a, dims), keepdims=keepdim, dtype=a.dtype)
@@ -189,15 +195,13 @@ def _mean_kernel(a, *, dims, keepdim, in_shape=None):
     return np.asarray(along(np.mean, a, _axis(a, dims), keepdim, dtype=a.dtype))
 
 
-def _mean_vjp(g, out, x, *, dims, keepdim, in_shape):
+def _mean_vjp(g, out, x, *, dims, keepdim, in_shape, full=False):
     n = numel([in_shape[d] for d in dims]) if in_shape else 1
     return expand_back(g / n, in_shape, dims, keepdim)
 
 
-mean_p = Primitive("mean", c_order(_mean_kernel), _reduce_meta)
-defvjp(mean_p, _mean_vjp, reads=((),))
-mean_dim_p = Primitive("mean_dim", c_order(_mean_kernel), _reduce_meta, grad_name="MeanBackward1")
-defvjp(mean_dim_p, _mean_vjp, reads=((),))
+mean_p = Primitive("mean", c_order(_mean_kernel), _reduce_meta, grad_name=full_or_dim("Mean"))
+defvjp(mean_p, _mean_vjp, reads=((),), in_shape=True)
 
 
 def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
@@ -212,9 +216,10 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
             f"{which} dtype must be either a floating point or complex dtype. Got: {type_name(d)}"
         )
     x = input if input._dtype is d else input.to(d)
-    prim = mean_p if dim is None else mean_dim_p
-    return write_out(apply(prim, x, dims=norm_dims(dim, x.ndim), keepdim=keepdim,
-                           in_shape=x._shape), out)
+    if dim is None:
+        return write_out(apply(mean_p, x, dims=norm_dims(None, x.ndim), keepdim=keepdim,
+                               full=True), out)
+    return write_out(apply(mean_p, x, dims=norm_dims(dim, x.ndim), keepdim=keepdim), out)
 
 
 def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
@@ -228,13 +233,13 @@ def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=N
 
 # --- prod ----------------------------------------------------------------------------
 
-def _prod_kernel(a, *, dims, keepdim):
+def _prod_kernel(a, *, dims, keepdim, full=False):
     if a.dtype in _LOW:
         return np.prod(a, axis=_axis(a, dims), keepdims=keepdim, dtype=np.float32).astype(a.dtype)
     return np.asarray(np.prod(a, axis=_axis(a, dims), keepdims=keepdim, dtype=a.dtype))
 
 
-def _prod_vjp(g, out, x, *, dims, keepdim):
+def _prod_vjp(g, out, x, *, dims, keepdim, full=False):
     # NOTE: PyTorch's rule: with no zero the gradient is out / x; with zeros it is the
     # product of all the other elements, from exclusive cumulative products taken from
     # both ends (exact with zeros, and differentiable again).
@@ -265,15 +270,13 @@ def _others_product(x: Tensor, d: int) -> Tensor:
     return before * after
 
 
-prod_p = Primitive("prod", c_order(_prod_kernel), _reduce_meta)
+prod_p = Primitive("prod", c_order(_prod_kernel), _reduce_meta, grad_name=full_or_dim("Prod"))
 defvjp(prod_p, _prod_vjp, save_output=True)
-prod_dim_p = Primitive("prod_dim", c_order(_prod_kernel), _reduce_meta, grad_name="ProdBackward1")
-defvjp(prod_dim_p, _prod_vjp, save_output=True)
 
 
 def prod_dims(x: Tensor, dims) -> Tensor:
     """Product over several dims with keepdim (a helper for VJPs)."""
-    return apply(prod_dim_p, x, dims=tuple(dims), keepdim=True)
+    return apply(prod_p, x, dims=tuple(dims), keepdim=True)
 
 
 def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
@@ -282,26 +285,24 @@ def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
         dim, dtype = None, dim
     x = _cast_for_sum(input, dtype)
     if dim is None:
-        return write_out(apply(prod_p, x, dims=tuple(range(x.ndim)), keepdim=False), out)
+        return write_out(apply(prod_p, x, dims=tuple(range(x.ndim)), keepdim=False,
+                               full=True), out)
     d = one_dim(dim, builtins.max(x.ndim, 1), "prod")
-    return write_out(apply(prod_dim_p, x, dims=(d,), keepdim=keepdim), out)
+    return write_out(apply(prod_p, x, dims=(d,), keepdim=keepdim), out)
 
 
 # --- amax / amin / max / min -----------------------------------------------------------
 
-def _extreme_kernel(fn, name):
-    def kernel(a, *, dims, keepdim):
-        if a.size == 0:
-            for d in dims:
-                if a.shape[d] == 0:
-                    raise IndexError(
-                        f"{name}(): Expected reduction dim {d} to have non-zero size.")
-        return np.asarray(along(fn, a, _axis(a, dims), keepdim))
-
-    return kernel
+def _extremum_kernel(a, *, dims, keepdim, largest, nan_ties=False):
+    if a.size == 0:
+        for d in dims:
+            if a.shape[d] == 0:
+                raise IndexError(f"{'amax' if largest else 'amin'}(): Expected reduction dim "
+                                 f"{d} to have non-zero size.")
+    return np.asarray(along(np.amax if largest else np.amin, a, _axis(a, dims), keepdim))
 
 
-def _amax_vjp(g, out, x, *, dims, keepdim, nan_ties=False):
+def _amax_vjp(g, out, x, *, dims, keepdim, largest=True, nan_ties=False):
     # NOTE: ties share the gradient equally, as in PyTorch's amax/amin backward. For a NaN
     # result amax's gradient is NaN (no input equals it), while max()'s counts every NaN
     # input as a tie (torch's evenly_distribute_backward).
@@ -321,16 +322,14 @@ def evenly_distribute_vjp(g, out, x, *, dims, keepdim, **_):
     return _amax_vjp(g, out, x, dims=dims, keepdim=keepdim, nan_ties=True)
 
 
-amax_p = Primitive("amax", c_order(_extreme_kernel(np.amax, "amax")), _reduce_meta)
-defvjp(amax_p, _amax_vjp, save_output=True)
-amin_p = Primitive("amin", c_order(_extreme_kernel(np.amin, "amin")), _reduce_meta)
-defvjp(amin_p, _amax_vjp, save_output=True)
-max_all_p = Primitive("max_all", c_order(_extreme_kernel(np.amax, "max")), _reduce_meta,
-                      grad_name="MaxBackward1")
-defvjp(max_all_p, evenly_distribute_vjp, save_output=True)
-min_all_p = Primitive("min_all", c_order(_extreme_kernel(np.amin, "min")), _reduce_meta,
-                      grad_name="MinBackward1")
-defvjp(min_all_p, evenly_distribute_vjp, save_output=True)
+# amax / amin (`largest`) and max() / min() with no dim (`nan_ties`: a NaN result's gradient
+# goes to the NaN inputs) are one reduction; PyTorch names the four nodes apart.
+_EXTREMUM_NAMES = {(True, False): "AmaxBackward0", (False, False): "AminBackward0",
+                   (True, True): "MaxBackward1", (False, True): "MinBackward1"}
+extremum_p = Primitive("extremum", c_order(_extremum_kernel), _reduce_meta,
+                       grad_name=lambda args, params: _EXTREMUM_NAMES[
+                           params["largest"], params.get("nan_ties", False)])
+defvjp(extremum_p, _amax_vjp, save_output=True)
 
 
 def _no_complex_values(x: Tensor, kernel: str) -> None:
@@ -339,7 +338,7 @@ def _no_complex_values(x: Tensor, kernel: str) -> None:
             f'"{kernel}" not implemented for \'{type_name(x._dtype)}\'')
 
 
-def _extreme_values(prim, name):
+def _extreme_values(largest: bool, name: str):
     def op(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
         dims = norm_dims(dim, input.ndim)
         if input.numel() == 0 and (dim is None or not isinstance(dim, int) and len(dim) == 0):
@@ -350,7 +349,8 @@ def _extreme_values(prim, name):
             if input._shape[d] == 0:
                 raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
         _no_complex_values(input, f"{name[1:]}_values_cpu")
-        return write_out(apply(prim, input, dims=dims, keepdim=keepdim), out)
+        return write_out(apply(extremum_p, input, dims=dims, keepdim=keepdim, largest=largest),
+                         out)
 
     op.__name__ = name
     op.__doc__ = (f"The {name[1:]}imum over `dim` (all dims by default); ties share the "
@@ -358,39 +358,36 @@ def _extreme_values(prim, name):
     return op
 
 
-amax = _extreme_values(amax_p, "amax")
-amin = _extreme_values(amin_p, "amin")
+amax = _extreme_values(True, "amax")
+amin = _extreme_values(False, "amin")
 
 
-def _arg_kernel(fn, name):
-    def kernel(a, *, dim, keepdim):
-        if dim is None:
-            if a.size == 0:
-                raise IndexError(f"{name}(): Expected reduction dim to be specified for "
-                                 "input.numel() == 0.")
-            r = fn(a.reshape(-1))
-            return np.asarray(r, dtype=np.int64).reshape((1,) * a.ndim if keepdim else ())
-        if a.ndim and a.shape[dim] == 0:
-            raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
-        r = fn(a, axis=dim, keepdims=keepdim) if a.ndim else fn(a.reshape(1))
-        return np.asarray(r, dtype=np.int64)
-
-    return kernel
+def _argextremum_kernel(a, *, dim, keepdim, largest):
+    fn, name = (np.argmax, "argmax") if largest else (np.argmin, "argmin")
+    if dim is None:
+        if a.size == 0:
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for "
+                             "input.numel() == 0.")
+        r = fn(a.reshape(-1))
+        return np.asarray(r, dtype=np.int64).reshape((1,) * a.ndim if keepdim else ())
+    if a.ndim and a.shape[dim] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
+    r = fn(a, axis=dim, keepdims=keepdim) if a.ndim else fn(a.reshape(1))
+    return np.asarray(r, dtype=np.int64)
 
 
-def _arg_meta(x, *, dim, keepdim):
+def _arg_meta(x, *, dim, keepdim, largest):
     if dim is None:
         return ((1,) * x.ndim if keepdim else ()), dt.int64
     return reduced_shape(x._shape, (dim,), keepdim), dt.int64
 
 
-argmax_p = Primitive("argmax", c_order(_arg_kernel(np.argmax, "argmax")), _arg_meta)
-argmin_p = Primitive("argmin", c_order(_arg_kernel(np.argmin, "argmin")), _arg_meta)
-nondifferentiable(argmax_p)
-nondifferentiable(argmin_p)
+# argmax and argmin (`largest`): one index-of-the-extremum reduction
+argextremum_p = Primitive("argextremum", c_order(_argextremum_kernel), _arg_meta)
+nondifferentiable(argextremum_p)
 
 
-def _arg(prim, name):
+def _arg(largest: bool, name: str):
     def op(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:
         if isinstance(dim, (tuple, list)):
             raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
@@ -398,30 +395,29 @@ def _arg(prim, name):
             raise RuntimeError(f"{name}(): does not support bool input")
         no_complex(input, name)
         d = None if dim is None else one_dim(dim, builtins.max(input.ndim, 1), name)
-        return write_out(apply(prim, input, dim=d, keepdim=keepdim), out)
+        return write_out(apply(argextremum_p, input, dim=d, keepdim=keepdim, largest=largest),
+                         out)
 
     op.__name__ = name
     op.__doc__ = f"Index of the {name[3:]} value over `dim` (of the flattened input if None)."
     return op
 
 
-argmax = _arg(argmax_p, "argmax")
-argmin = _arg(argmin_p, "argmin")
+argmax = _arg(True, "argmax")
+argmin = _arg(False, "argmin")
 
 
-def _dim_extreme_kernel(argfn, name):
-    def kernel(a, *, dim, keepdim, in_shape=None):
-        if a.ndim == 0:
-            return a.copy(), np.zeros((), np.int64)
-        if a.shape[dim] == 0:
-            raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
-        idx = argfn(a, axis=dim, keepdims=True)
-        vals = np.take_along_axis(a, idx, axis=dim)
-        if not keepdim:
-            vals, idx = vals.squeeze(dim), idx.squeeze(dim)
-        return vals, idx.astype(np.int64)
-
-    return kernel
+def _extremum_dim_kernel(a, *, dim, keepdim, largest, in_shape=None):
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), np.int64)
+    if a.shape[dim] == 0:
+        raise IndexError(f"{'max' if largest else 'min'}(): Expected reduction dim {dim} to "
+                         "have non-zero size.")
+    idx = (np.argmax if largest else np.argmin)(a, axis=dim, keepdims=True)
+    vals = np.take_along_axis(a, idx, axis=dim)
+    if not keepdim:
+        vals, idx = vals.squeeze(dim), idx.squeeze(dim)
+    return vals, idx.astype(np.int64)
 
 
 def dim_select_meta(x, *, dim, keepdim, **_):
@@ -446,18 +442,18 @@ def select_vjp(g, out, x, *, dim, keepdim, in_shape, **_):
     return scatter_into_zeros(in_shape, dim, idx, gv)
 
 
-max_dim_p = Primitive("max_dim", c_order(_dim_extreme_kernel(np.argmax, "max")), dim_select_meta,
-                      grad_name="MaxBackward0", n_outputs=2)
-defvjp(max_dim_p, select_vjp, reads=((),), save_output=True)
-min_dim_p = Primitive("min_dim", c_order(_dim_extreme_kernel(np.argmin, "min")), dim_select_meta,
-                      grad_name="MinBackward0", n_outputs=2)
-defvjp(min_dim_p, select_vjp, reads=((),), save_output=True)
+# max(dim) and min(dim) (`largest`): the values and indices of the extremum along one dim
+extremum_dim_p = Primitive("extremum_dim", c_order(_extremum_dim_kernel), dim_select_meta,
+                           grad_name=lambda args, params: (
+                               "MaxBackward0" if params["largest"] else "MinBackward0"),
+                           n_outputs=2)
+defvjp(extremum_dim_p, select_vjp, reads=((),), save_output=True)
 
 max_result = return_type("max", ["values", "indices"])
 min_result = return_type("min", ["values", "indices"])
 
 
-def _extreme(all_p, dim_p, binary_name, result, name):
+def _extreme(largest: bool, binary_name: str, result, name: str):
     def reduce(input: Tensor, dim=None, keepdim: bool = False, *, out=None, other=None):
         if isinstance(dim, Tensor) or other is not None:
             from . import binary_extra
@@ -471,14 +467,14 @@ def _extreme(all_p, dim_p, binary_name, result, name):
                     "Specify the reduction dim with the 'dim' argument."
                 )
             _no_complex_values(input, f"{name}_all")
-            return write_out(apply(all_p, input, dims=tuple(range(input.ndim)), keepdim=False),
-                             out)
+            return write_out(apply(extremum_p, input, dims=tuple(range(input.ndim)),
+                                   keepdim=False, largest=largest, nan_ties=True), out)
         d = one_dim(dim, builtins.max(input.ndim, 1), name)  # IndexError before the dtype
         if input.ndim and input._shape[d] == 0:
             raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
         no_complex(input, name)
-        return as_namedtuple(result, apply(dim_p, input, dim=d, keepdim=keepdim,
-                                           in_shape=input._shape), out)
+        return as_namedtuple(result, apply(extremum_dim_p, input, dim=d, keepdim=keepdim,
+                                           largest=largest, in_shape=input._shape), out)
 
     reduce.__name__ = name
     reduce.__doc__ = (f"The {name}imum of all elements; with `dim`, a ({name}) named tuple "
@@ -486,8 +482,8 @@ def _extreme(all_p, dim_p, binary_name, result, name):
     return reduce
 
 
-max = _extreme(max_all_p, max_dim_p, "maximum", max_result, "max")
-min = _extreme(min_all_p, min_dim_p, "minimum", min_result, "min")
+max = _extreme(True, "maximum", max_result, "max")
+min = _extreme(False, "minimum", min_result, "min")
 
 aminmax_result = return_type("aminmax", ["min", "max"])
 
@@ -505,46 +501,42 @@ def aminmax(input: Tensor, *, dim=None, keepdim: bool = False, out=None):
         if input.ndim and input._shape[d] == 0:
             raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
         dims = (d,)
-    lo = apply(amin_p, input, dims=dims, keepdim=keepdim)
-    hi = apply(amax_p, input, dims=dims, keepdim=keepdim)
+    lo = apply(extremum_p, input, dims=dims, keepdim=keepdim, largest=False)
+    hi = apply(extremum_p, input, dims=dims, keepdim=keepdim, largest=True)
     return as_namedtuple(aminmax_result, (lo, hi), out)
 
 
 # --- any / all / count_nonzero -----------------------------------------------------------
 
-def _truth_kernel(fn):
-    def kernel(a, *, dims, keepdim):
-        r = np.asarray(fn(a != 0, axis=_axis(a, dims), keepdims=keepdim))
-        return r.astype(np.uint8) if a.dtype == np.uint8 else r
-
-    return kernel
+def _truth_kernel(a, *, dims, keepdim, every):
+    r = np.asarray((np.all if every else np.any)(a != 0, axis=_axis(a, dims), keepdims=keepdim))
+    return r.astype(np.uint8) if a.dtype == np.uint8 else r
 
 
-def _truth_meta(x, *, dims, keepdim):
+def _truth_meta(x, *, dims, keepdim, every):
     return reduced_shape(x._shape, dims, keepdim), dt.uint8 if x._dtype is dt.uint8 else dt.bool_
 
 
-any_p = Primitive("any", c_order(_truth_kernel(np.any)), _truth_meta)
-all_p = Primitive("all", c_order(_truth_kernel(np.all)), _truth_meta)
-nondifferentiable(any_p)
-nondifferentiable(all_p)
+# any and all (`every`): the OR and the AND of the elements' truth over `dims`
+truth_p = Primitive("any_all", c_order(_truth_kernel), _truth_meta)
+nondifferentiable(truth_p)
 
 
-def _truth(prim, name):
+def _truth(every: bool, name: str):
     def op(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:
         if isinstance(dim, (tuple, list)) and len(dim) == 0:
             dims = ()  # NOTE: torch reduces nothing for an empty dim tuple here
         else:
             dims = norm_dims(dim, input.ndim)
-        return write_out(apply(prim, input, dims=dims, keepdim=keepdim), out)
+        return write_out(apply(truth_p, input, dims=dims, keepdim=keepdim, every=every), out)
 
     op.__name__ = name
     op.__doc__ = f"Whether {name} elements over `dim` are non-zero (bool; uint8 for uint8)."
     return op
 
 
-any = _truth(any_p, "any")
-all = _truth(all_p, "all")
+any = _truth(False, "any")
+all = _truth(True, "all")
 
 
 def _count_nonzero_kernel(a, *, dims):

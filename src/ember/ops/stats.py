@@ -77,20 +77,21 @@ def _var_grad(g, x, dims, keepdim, correction):
     return expand_back(g, x._shape, dims, keepdim) * scale * centred
 
 
-def _std_vjp(g, out, x, *, dims, keepdim, correction, root=True):
+def _var_vjp(g, out, x, *, dims, keepdim, correction, root):
     from .ternary import where
 
+    if not root:
+        return _var_grad(g, x, dims, keepdim, correction)
     # NOTE: where the std is 0 the gradient is 0 (not NaN), as in PyTorch's std_backward.
     zero = out == 0
     half = where(zero, 0, g / (2 * where(zero, 1, out)))
     return _var_grad(half, x, dims, keepdim, correction)
 
 
-var_p = Primitive("var", c_order(_var_kernel), _real_meta)
-defvjp(var_p, lambda g, out, x, *, dims, keepdim, correction, root=False:
-       _var_grad(g, x, dims, keepdim, correction))
-std_p = Primitive("std", c_order(_var_kernel), _real_meta)
-defvjp(std_p, _std_vjp, save_output=True)
+# var and std (`root`: its square root) are one primitive; std's VJP reads the output
+var_p = Primitive("var", c_order(_var_kernel), _real_meta, grad_name=lambda args, params: (
+    "StdBackward0" if params["root"] else "VarBackward0"))
+defvjp(var_p, _var_vjp, save_output=True)
 
 
 def _correction(name: str, dim, unbiased, correction):
@@ -104,7 +105,7 @@ def _correction(name: str, dim, unbiased, correction):
     return dim, correction
 
 
-def _var_like(prim, name, root):
+def _var_like(name: str, root: bool):
     def op(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *,
            correction=None, out=None) -> Tensor:
         dim, c = _correction(name, dim, unbiased, correction)
@@ -116,16 +117,16 @@ def _var_like(prim, name, root):
                 f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
                 "than the reduction factor (input numel divided by output numel).",
                 UserWarning, stacklevel=2)
-        r = apply(prim, input, dims=dims, keepdim=keepdim, correction=c, root=root)
+        r = apply(var_p, input, dims=dims, keepdim=keepdim, correction=c, root=root)
         return write_out(r, out)
 
     op.__name__ = name
     return op
 
 
-var = _var_like(var_p, "var", False)
+var = _var_like("var", False)
 var.__doc__ = "Variance over `dim` with Bessel's `correction` (1 unless unbiased=False)."
-std = _var_like(std_p, "std", True)
+std = _var_like("std", True)
 std.__doc__ = "Standard deviation over `dim` (sqrt of `var`)."
 
 
@@ -316,18 +317,18 @@ def _median_dim_kernel(a, *, dim, keepdim, ignore_nan, in_shape=None):
 
 # NOTE: a full median's gradient is shared by all elements equal to it (torch's
 # evenly_distribute_backward); with `dim` it goes to the returned index.
+# (median and nanmedian are one primitive each way, told apart by `ignore_nan`)
+def _median_name(overload: int):
+    names = (f"MedianBackward{overload}", f"NanmedianBackward{overload}")
+    return lambda args, params: names[params["ignore_nan"]]
+
+
 median_all_p = Primitive("median", c_order(_median_all_kernel), _reduce_meta,
-                         grad_name="MedianBackward0")
+                         grad_name=_median_name(0))
 defvjp(median_all_p, evenly_distribute_vjp, save_output=True)
 median_dim_p = Primitive("median_dim", c_order(_median_dim_kernel), dim_select_meta,
-                         grad_name="MedianBackward1", n_outputs=2)
+                         grad_name=_median_name(1), n_outputs=2)
 defvjp(median_dim_p, select_vjp, reads=((),), save_output=True)
-nanmedian_all_p = Primitive("nanmedian", c_order(_median_all_kernel), _reduce_meta,
-                            grad_name="NanmedianBackward0")
-defvjp(nanmedian_all_p, evenly_distribute_vjp, save_output=True)
-nanmedian_dim_p = Primitive("nanmedian_dim", c_order(_median_dim_kernel), dim_select_meta,
-                            grad_name="NanmedianBackward1", n_outputs=2)
-defvjp(nanmedian_dim_p, select_vjp, reads=((),), save_output=True)
 
 median_result = return_type("median", ["values", "indices"])
 nanmedian_result = return_type("nanmedian", ["values", "indices"])
@@ -340,17 +341,17 @@ def _check_orderable(x: Tensor, kernel: str, allow_bool: bool = False) -> None:
             f'"{kernel}" not implemented for \'{type_name(x._dtype)}\'')
 
 
-def _median_like(all_p, dim_p, result, name, ignore_nan):
+def _median_like(result, name: str, ignore_nan: bool):
     def op(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
         d = None if dim is None else one_dim(dim, builtins.max(input.ndim, 1), name)
         if d is not None and input.ndim and input._shape[d] == 0:  # before the dtype check
             raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
         _check_orderable(input, "median_cpu")
         if dim is None:
-            r = apply(all_p, input, dims=tuple(range(input.ndim)), keepdim=False,
+            r = apply(median_all_p, input, dims=tuple(range(input.ndim)), keepdim=False,
                       ignore_nan=ignore_nan)
             return write_out(r, out)
-        r = apply(dim_p, input, dim=d, keepdim=keepdim, ignore_nan=ignore_nan,
+        r = apply(median_dim_p, input, dim=d, keepdim=keepdim, ignore_nan=ignore_nan,
                   in_shape=input._shape)
         return as_namedtuple(result, r, out)
 
@@ -360,9 +361,8 @@ def _median_like(all_p, dim_p, result, name, ignore_nan):
     return op
 
 
-median = _median_like(median_all_p, median_dim_p, median_result, "median", False)
-nanmedian = _median_like(nanmedian_all_p, nanmedian_dim_p, nanmedian_result, "nanmedian",
-                         True)
+median = _median_like(median_result, "median", False)
+nanmedian = _median_like(nanmedian_result, "nanmedian", True)
 
 
 def _mode_kernel(a, *, dim, keepdim, in_shape=None):
