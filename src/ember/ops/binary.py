@@ -166,18 +166,24 @@ def _trunc_div_kernel(a, b):
     return np.trunc(np.true_divide(a, b))
 
 
-floor_div_p = _binary("div_floor", lowp2(np.floor_divide), grad_name="DivBackward2")
-defvjp(floor_div_p, lambda g, out, a, b: g * 0, lambda g, out, a, b: g * 0, reads=((), ()))
-trunc_div_p = _binary("div_trunc", lowp2(_trunc_div_kernel), grad_name="DivBackward2")
-defvjp(trunc_div_p, lambda g, out, a, b: g * 0, lambda g, out, a, b: g * 0, reads=((), ()))
-floor_divide_p = _binary("floor_divide", lowp2(np.floor_divide), grad_name="NotImplemented")
+def _rounded_div_kernel(a, b, *, rounding_mode, floor_divide=False):
+    return np.floor_divide(a, b) if rounding_mode == "floor" else _trunc_div_kernel(a, b)
 
 
-def _floor_divide_grad(g, out, a, b):
-    raise RuntimeError("the derivative for 'floor_divide' is not implemented.")
+def _rounded_div_grad(g, out, a, b, *, rounding_mode, floor_divide=False):
+    if floor_divide:
+        raise RuntimeError("the derivative for 'floor_divide' is not implemented.")
+    return g * 0  # a step function: zero almost everywhere
 
 
-defvjp(floor_divide_p, _floor_divide_grad, _floor_divide_grad, reads=((), ()))
+# div(rounding_mode='trunc' / 'floor') and floor_divide (`floor_divide=True`: the same
+# quotient, but PyTorch gives it no derivative and a node named NotImplemented). True
+# division stays `div_p`: a plain ufunc (written in place directly) with a real derivative.
+rounded_div_p = Primitive("div_rounded", lowp2(_rounded_div_kernel),
+                          lambda a, b, **params: elementwise_meta(a, b),
+                          grad_name=lambda args, params: (
+                              "NotImplemented" if params.get("floor_divide") else "DivBackward2"))
+defvjp(rounded_div_p, _rounded_div_grad, _rounded_div_grad, reads=((), ()))
 
 
 def int_zero_check(b, d: dt.dtype, a=None) -> None:
@@ -202,10 +208,11 @@ def div(input, other, *, rounding_mode=None, out=None) -> Tensor:
             b = other.to(fd) if isinstance(other, Tensor) else float(other)
         r = apply(div_p, a, b)
         return r if out is None else _write_out(r, out)
-    return _write_out(apply(_rounded_div_prim(rounding_mode, d, b, a), a, b), out)
+    _check_rounded_div(rounding_mode, d, b, a)
+    return _write_out(apply(rounded_div_p, a, b, rounding_mode=rounding_mode), out)
 
 
-def _rounded_div_prim(rounding_mode, d: dt.dtype, b, a=None) -> Primitive:
+def _check_rounded_div(rounding_mode, d: dt.dtype, b, a=None) -> None:
     if rounding_mode not in ("trunc", "floor"):
         raise RuntimeError(
             "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
@@ -216,7 +223,6 @@ def _rounded_div_prim(rounding_mode, d: dt.dtype, b, a=None) -> Primitive:
     if d._kind == 3:
         raise not_implemented(f"div_{rounding_mode}_cpu", d)
     int_zero_check(b, d, a)
-    return floor_div_p if rounding_mode == "floor" else trunc_div_p
 
 
 divide = div
@@ -229,8 +235,8 @@ def true_divide(input, other, *, out=None) -> Tensor:
 def floor_divide(input, other, *, out=None) -> Tensor:
     """Floor of input / other (integers stay integers); has no derivative, as in PyTorch."""
     a, b, d = binary_operands(input, other)
-    _rounded_div_prim("floor", d, b, a)
-    return _write_out(apply(floor_divide_p, a, b), out)
+    _check_rounded_div("floor", d, b, a)
+    return _write_out(apply(rounded_div_p, a, b, rounding_mode="floor", floor_divide=True), out)
 
 
 # --- pow --------------------------------------------------------------------
@@ -485,8 +491,8 @@ def div_(self: Tensor, other, *, rounding_mode=None) -> Tensor:
             )
         return apply_(div_p, self, inplace_operand(self, other))
     b = inplace_operand(self, other)
-    return apply_(_rounded_div_prim(rounding_mode, dt.result_type(self, other), b, self), self,
-                  b)
+    _check_rounded_div(rounding_mode, dt.result_type(self, other), b, self)
+    return apply_(rounded_div_p, self, b, rounding_mode=rounding_mode)
 
 
 def true_divide_(self: Tensor, other) -> Tensor:
@@ -496,8 +502,8 @@ def true_divide_(self: Tensor, other) -> Tensor:
 def floor_divide_(self: Tensor, other) -> Tensor:
     inplace_shape_check(self, other, "floor_divide")
     b = inplace_operand(self, other)
-    _rounded_div_prim("floor", dt.result_type(self, other), b, self)
-    return apply_(floor_divide_p, self, b)
+    _check_rounded_div("floor", dt.result_type(self, other), b, self)
+    return apply_(rounded_div_p, self, b, rounding_mode="floor", floor_divide=True)
 
 
 def pow_(self: Tensor, exponent) -> Tensor:
