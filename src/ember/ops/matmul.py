@@ -65,7 +65,7 @@ def _cj(x: Tensor) -> Tensor:
 def _times(x: Tensor, y: Tensor) -> Tensor:
     """x @ y inside a VJP: two matrices go straight to `mm` (operands are known good)."""
     if len(x._shape) == 2 and len(y._shape) == 2:
-        return apply(mm_p, x, y)
+        return apply(matmul_p, x, y)
     return x @ y
 
 
@@ -91,18 +91,24 @@ def _grad_b(g, out, a, b):
     return _times(ac.mT, g)
 
 
-def _product(name: str, grad_name: str) -> Primitive:
-    prim = Primitive(name, _matmul_kernel, _matmul_meta, grad_name=grad_name)
-    # Each rule also looks at the other operand's ndim, so both are saved.
-    defvjp(prim, _grad_a, _grad_b, reads=((0, 1), (0, 1)))
-    return prim
+def _product_name(args, params) -> str:
+    """PyTorch's node for a product, which it names by the kernel the operands' ranks pick:
+    dot (1-D, 1-D), mv (2-D, 1-D), mm (2-D, 2-D), bmm (3-D, 3-D, one batch), else matmul."""
+    sa, sb = args[0]._shape, args[1]._shape
+    ranks = (len(sa), len(sb))
+    if ranks == (2, 2):
+        return "MmBackward0"
+    if ranks == (3, 3) and sa[0] == sb[0]:
+        return "BmmBackward0"
+    return _RANK_NAMES.get(ranks, "MatmulBackward0")
 
 
-mm_p = _product("mm", "MmBackward0")
-bmm_p = _product("bmm", "BmmBackward0")
-mv_p = _product("mv", "MvBackward0")
-dot_p = _product("dot", "DotBackward0")
-matmul_p = _product("matmul", "MatmulBackward0")
+_RANK_NAMES = {(1, 1): "DotBackward0", (2, 1): "MvBackward0"}
+
+# mm, bmm, mv, dot and matmul are one product (one np.matmul); the node name follows the ranks
+matmul_p = Primitive("matmul", _matmul_kernel, _matmul_meta, grad_name=_product_name)
+# Each rule also looks at the other operand's ndim, so both are saved.
+defvjp(matmul_p, _grad_a, _grad_b, reads=((0, 1), (0, 1)))
 
 
 def _vdot_kernel(a, b):
@@ -207,7 +213,7 @@ def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
             # weight gradient that is one product rather than a batch of them summed.
             # (the row count is explicit: -1 is ambiguous when the inner size is 0)
             rows = input.reshape(numel(input._shape[:-1]), input._shape[-1])
-            return unsafe_view(apply(mm_p if nb == 2 else mv_p, rows, other), shape)
+            return unsafe_view(apply(matmul_p, rows, other), shape)
         if na > 2 and nb > 2 and out is None and not (
                 na == 3 and nb == 3 and input._shape[0] == other._shape[0]):
             # Likewise batches: both expanded to the common batch shape, one bmm.
@@ -215,18 +221,8 @@ def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
             n = numel(batch)
             a3 = input.expand(batch + input._shape[-2:]).reshape(n, *input._shape[-2:])
             b3 = other.expand(batch + other._shape[-2:]).reshape(n, *other._shape[-2:])
-            return unsafe_view(apply(bmm_p, a3, b3), shape)
-    if na == 2 and nb == 2:
-        prim = mm_p
-    elif na == 1 and nb == 1:
-        prim = dot_p
-    elif na == 2 and nb == 1:
-        prim = mv_p
-    elif na == 3 and nb == 3 and input._shape[0] == other._shape[0]:
-        prim = bmm_p
-    else:
-        prim = matmul_p
-    return write_out(apply(prim, input, other), out)
+            return unsafe_view(apply(matmul_p, a3, b3), shape)
+    return write_out(apply(matmul_p, input, other), out)
 
 
 def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
@@ -237,7 +233,7 @@ def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
         raise RuntimeError(f"{'self' if input.ndim != 2 else 'mat2'} must be a matrix")
     if input._shape[1] != mat2._shape[0]:
         raise _mat_mismatch(input._shape, mat2._shape)
-    return write_out(apply(mm_p, input, mat2), out)
+    return write_out(apply(matmul_p, input, mat2), out)
 
 
 def bmm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
@@ -249,7 +245,7 @@ def bmm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
                            "batch2 must be a 3D tensor")
     if input._shape[0] != mat2._shape[0] or input._shape[2] != mat2._shape[1]:
         raise _batch_mismatch(input._shape[0], input._shape[2], mat2._shape)
-    return write_out(apply(bmm_p, input, mat2), out)
+    return write_out(apply(matmul_p, input, mat2), out)
 
 
 def mv(input: Tensor, vec: Tensor, *, out=None) -> Tensor:
@@ -261,7 +257,7 @@ def mv(input: Tensor, vec: Tensor, *, out=None) -> Tensor:
         )
     if input._shape[1] != vec._shape[0]:
         raise _mv_mismatch(input._shape[0], input._shape, vec._shape[0])
-    return write_out(apply(mv_p, input, vec), out)
+    return write_out(apply(matmul_p, input, vec), out)
 
 
 def _check_vectors(a: Tensor, b: Tensor, name: str) -> None:
@@ -283,7 +279,7 @@ def _check_vectors(a: Tensor, b: Tensor, name: str) -> None:
 def dot(input: Tensor, tensor: Tensor, *, out=None) -> Tensor:
     """Inner product of two 1-D tensors (no conjugation)."""
     _check_vectors(input, tensor, "dot")
-    return write_out(apply(dot_p, input, tensor), out)
+    return write_out(apply(matmul_p, input, tensor), out)
 
 
 def vdot(input: Tensor, other: Tensor, *, out=None) -> Tensor:
@@ -332,8 +328,8 @@ def _scaled(x: Tensor, s) -> Tensor:
     return x * (s.conjugate() if isinstance(s, complex) else s)
 
 
-def _addprod(name: str, product, shape_of, grad_m1, grad_m2) -> Primitive:
-    prim = Primitive(name, _addprod_kernel(product), _addprod_meta(shape_of))
+def _addprod(name: str, product, shape_of, grad_m1, grad_m2, grad_name=None) -> Primitive:
+    prim = Primitive(name, _addprod_kernel(product), _addprod_meta(shape_of), grad_name=grad_name)
     defvjp(
         prim,
         lambda g, out, inp, m1, m2, *, beta, alpha: _scaled(g, beta),
@@ -344,12 +340,26 @@ def _addprod(name: str, product, shape_of, grad_m1, grad_m2) -> Primitive:
     return prim
 
 
-addmm_p = _addprod("addmm", np.matmul, _matmul_shape,
-                   lambda g, m2: _times(g, _cj(m2).mT), lambda g, m1: _times(_cj(m1).mT, g))
-baddbmm_p = _addprod("baddbmm", np.matmul, _matmul_shape,
-                     lambda g, m2: g @ _cj(m2).mT, lambda g, m1: _cj(m1).mT @ g)
-addmv_p = _addprod("addmv", np.matmul, _matmul_shape,
-                   lambda g, v: g.unsqueeze(-1) * _cj(v), lambda g, m: _cj(m).mT @ g)
+def _addmm_grad1(g, m2):
+    if g.ndim == 1:  # addmv: m2 is the vector
+        return g.unsqueeze(-1) * _cj(m2)
+    return _times(g, _cj(m2).mT)
+
+
+def _addmm_grad2(g, m1):
+    return _cj(m1).mT @ g if g.ndim == 1 else _times(_cj(m1).mT, g)
+
+
+def _addmm_name(args, params) -> str:
+    """addmm, addmv and baddbmm are one fused product; the ranks name the node."""
+    m1, m2 = args[1], args[2]
+    if len(m2._shape) == 1:
+        return "AddmvBackward0"
+    return "BaddbmmBackward0" if len(m1._shape) == 3 else "AddmmBackward0"
+
+
+addmm_p = _addprod("addmm", np.matmul, _matmul_shape, _addmm_grad1, _addmm_grad2,
+                   grad_name=_addmm_name)
 addbmm_p = _addprod("addbmm", _sum_bmm, lambda sa, sb: (sa[1], sb[2]),
                     lambda g, b2: g.unsqueeze(0) @ _cj(b2).mT, lambda g, b1: _cj(b1).mT @ g)
 addr_p = _addprod("addr", np.multiply.outer, lambda sa, sb: (sa[0], sb[0]),
@@ -400,8 +410,10 @@ def _run_addprod(prim, inp, m1, m2, beta, alpha, out, inplace: bool):
     _check_scalars(m1._dtype, beta, alpha)
     if m1._dtype._kind < 2:
         beta, alpha = int(beta), int(alpha)
-    shape = (m1._shape[0], m2._shape[1]) if prim is addmm_p \
-        else prim.meta(inp, m1, m2, beta=beta, alpha=alpha)[0]
+    if prim is addmm_p and len(m1._shape) == 2 and len(m2._shape) == 2:  # (Linear: no meta call)
+        shape = (m1._shape[0], m2._shape[1])
+    else:
+        shape = prim.meta(inp, m1, m2, beta=beta, alpha=alpha)[0]
     if inplace:
         if inp._shape != shape:
             raise RuntimeError(
@@ -450,7 +462,7 @@ def _addmv(input, mat, vec, beta, alpha, out, inplace):
     if mat._shape[1] != vec._shape[0] or (input.ndim and input._shape[0] not in (1,
                                                                                mat._shape[0])):
         raise _mv_mismatch(input._shape[0] if input.ndim else 1, mat._shape, vec._shape[0])
-    return _run_addprod(addmv_p, input, mat, vec, beta, alpha, out, inplace)
+    return _run_addprod(addmm_p, input, mat, vec, beta, alpha, out, inplace)
 
 
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
@@ -482,7 +494,7 @@ def _batch_dtypes(input: Tensor, b1: Tensor, b2: Tensor) -> None:
 def _baddbmm(input, batch1, batch2, beta, alpha, out, inplace):
     _check_batches(batch1, batch2)
     _batch_dtypes(input, batch1, batch2)
-    return _run_addprod(baddbmm_p, input, batch1, batch2, beta, alpha, out, inplace)
+    return _run_addprod(addmm_p, input, batch1, batch2, beta, alpha, out, inplace)
 
 
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1,
