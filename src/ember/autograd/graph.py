@@ -269,8 +269,7 @@ def node_class(prim, args: tuple = (), params: dict | None = None) -> type:
     name = prim.grad_name
     key = prim
     if name.__class__ is not str:
-        name = name(args, params or {})
-        key = (prim, name)
+        key = name = name(args, params or {})  # (classes of call-named nodes: one per name)
     cls = _node_classes.get(key)
     if cls is None:
         cls = _node_classes[key] = type(name, (Node,), {"__slots__": ()})
@@ -283,7 +282,12 @@ def record(prim, rule, args, params, out) -> None:
         return
     Tensor = T.Tensor
     cls = _node_classes.get(prim)
-    node = _new(cls if cls is not None else node_class(prim, args, params))
+    if cls is None:
+        name = prim.grad_name
+        # (a name that depends on the call: the class is cached per name, found inline)
+        cls = node_class(prim, args, params) if name.__class__ is str else \
+            _node_classes.get(name(args, params)) or node_class(prim, args, params)
+    node = _new(cls)
     node.prim = prim
     edges = []
     needs = []

@@ -341,21 +341,22 @@ def _addprod(name: str, product, shape_of, grad_m1, grad_m2, grad_name=None) -> 
 
 
 def _addmm_grad1(g, m2):
-    if g.ndim == 1:  # addmv: m2 is the vector
+    if len(g._shape) == 1:  # addmv: m2 is the vector
         return g.unsqueeze(-1) * _cj(m2)
     return _times(g, _cj(m2).mT)
 
 
 def _addmm_grad2(g, m1):
-    return _cj(m1).mT @ g if g.ndim == 1 else _times(_cj(m1).mT, g)
+    return _times(_cj(m1).mT, g)  # (a matrix-vector or batched product when not 2-D)
+
+
+# addmm, addmv and baddbmm are one fused product; the second operand's rank (2, 1, 3) names
+# the node
+_ADDMM_NAMES = ("", "AddmvBackward0", "AddmmBackward0", "BaddbmmBackward0")
 
 
 def _addmm_name(args, params) -> str:
-    """addmm, addmv and baddbmm are one fused product; the ranks name the node."""
-    m1, m2 = args[1], args[2]
-    if len(m2._shape) == 1:
-        return "AddmvBackward0"
-    return "BaddbmmBackward0" if len(m1._shape) == 3 else "AddmmBackward0"
+    return _ADDMM_NAMES[len(args[2]._shape)]
 
 
 addmm_p = _addprod("addmm", np.matmul, _matmul_shape, _addmm_grad1, _addmm_grad2,
@@ -406,13 +407,11 @@ def _same_dtypes(name: str, inp: Tensor, m1: Tensor, m2: Tensor) -> None:
         )
 
 
-def _run_addprod(prim, inp, m1, m2, beta, alpha, out, inplace: bool):
+def _run_addprod(prim, inp, m1, m2, beta, alpha, out, inplace: bool, shape=None):
     _check_scalars(m1._dtype, beta, alpha)
     if m1._dtype._kind < 2:
         beta, alpha = int(beta), int(alpha)
-    if prim is addmm_p and len(m1._shape) == 2 and len(m2._shape) == 2:  # (Linear: no meta call)
-        shape = (m1._shape[0], m2._shape[1])
-    else:
+    if shape is None:
         shape = prim.meta(inp, m1, m2, beta=beta, alpha=alpha)[0]
     if inplace:
         if inp._shape != shape:
@@ -435,7 +434,8 @@ def _addmm(input, mat1, mat2, beta, alpha, out, inplace):
     _no_bool(mat1, "addmm_impl_cpu_")
     if mat1._shape[1] != mat2._shape[0]:
         raise _mat_mismatch(mat1._shape, mat2._shape)
-    return _run_addprod(addmm_p, input, mat1, mat2, beta, alpha, out, inplace)
+    return _run_addprod(addmm_p, input, mat1, mat2, beta, alpha, out, inplace,
+                        (mat1._shape[0], mat2._shape[1]))
 
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
