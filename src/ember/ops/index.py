@@ -585,15 +585,22 @@ def index_put_(input: Tensor, indices, values, accumulate: bool = False) -> Tens
 
 # --- gather and its scatter transposes (other ops' VJPs use these too) --------------------
 
-def _scatter_zeros_kernel(src, idx, *, shape, dim):
+def _scatter_zeros_kernel(src, idx, *, shape, dim, accumulate=False):
+    if accumulate:
+        return _scatter_add_kernel(src, idx, shape=shape, dim=dim)
     buf = np.zeros(shape, dtype=src.dtype)
     np.put_along_axis(buf, idx, src, axis=dim)
     return buf
 
 
+# `src` put (or with `accumulate`, added) at `idx` along `dim` into zeros of `shape`: the
+# transpose of gather, which other ops' VJPs use
 scatter_zeros_p = Primitive("scatter_zeros", _scatter_zeros_kernel,
-                            lambda src, idx, *, shape, dim: (tuple(shape), src._dtype),
-                            grad_name="ScatterBackward0")
+                            lambda src, idx, *, shape, dim, accumulate=False: (
+                                tuple(shape), src._dtype),
+                            grad_name=lambda args, params: (
+                                "ScatterAddBackward0" if params.get("accumulate")
+                                else "ScatterBackward0"))
 
 
 def _gather_kernel(a, idx, *, dim):
@@ -613,8 +620,8 @@ def _gather(a: Tensor, idx: Tensor, dim: int) -> Tensor:
     return apply(gather_p, a, idx, dim=dim)
 
 
-defvjp(scatter_zeros_p, lambda g, out, src, idx, *, shape, dim: _gather(g, idx, dim),
-       None, reads=((1,), ()))
+defvjp(scatter_zeros_p, lambda g, out, src, idx, *, shape, dim, accumulate=False:
+       _gather(g, idx, dim), None, reads=((1,), ()))
 defvjp(gather_p, lambda g, out, a, idx, *, dim, in_shape: _scatter_add_zeros(g, idx, in_shape,
                                                                               dim),
        None, reads=((1,), ()), in_shape=True)
@@ -638,16 +645,8 @@ def _scatter_add_kernel(src, idx, *, shape, dim):
     return buf
 
 
-scatter_add_zeros_p = Primitive("scatter_add_zeros", _scatter_add_kernel,
-                                lambda src, idx, *, shape, dim: (tuple(shape), src._dtype),
-                                grad_name="ScatterAddBackward0")
-defvjp(scatter_add_zeros_p,
-       lambda g, out, src, idx, *, shape, dim: _gather(g, idx, dim), None,
-       reads=((1,), ()))
-
-
 def _scatter_add_zeros(g, idx, shape, dim):
-    return apply(scatter_add_zeros_p, g, idx, shape=tuple(shape), dim=dim)
+    return apply(scatter_zeros_p, g, idx, shape=tuple(shape), dim=dim, accumulate=True)
 
 
 def scatter_into_zeros(shape, dim: int, idx: Tensor, src: Tensor) -> Tensor:

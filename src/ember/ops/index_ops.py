@@ -263,12 +263,12 @@ def _scatter_kernel(a, idx, src, *, dim):
     return out
 
 
+# scatter of a tensor (ScatterBackward0) or of a number (ScatterBackward1, no src gradient)
 scatter_p = Primitive("scatter", _scatter_kernel,
                       lambda x, idx, src, *, dim: (x._shape, x._dtype),
-                      grad_name="ScatterBackward0")
-scatter_value_p = Primitive("scatter_value", _scatter_kernel,
-                            lambda x, idx, src, *, dim: (x._shape, x._dtype),
-                            grad_name="ScatterBackward1")
+                      grad_name=lambda args, params: (
+                          "ScatterBackward0" if isinstance(args[2], Tensor)
+                          else "ScatterBackward1"))
 
 
 def _gather_into(g: Tensor, dim: int, idx: Tensor, src: Tensor) -> Tensor:
@@ -281,12 +281,9 @@ def _gather_into(g: Tensor, dim: int, idx: Tensor, src: Tensor) -> Tensor:
 
 
 defvjp(scatter_p,
-       lambda g, out, x, idx, src, *, dim: apply(scatter_value_p, g, idx, 0, dim=dim), None,
+       lambda g, out, x, idx, src, *, dim: apply(scatter_p, g, idx, 0, dim=dim), None,
        lambda g, out, x, idx, src, *, dim: _gather_into(g, dim, idx, src),
        reads=((1,), (), (1, 2)))
-defvjp(scatter_value_p,
-       lambda g, out, x, idx, src, *, dim: apply(scatter_value_p, g, idx, 0, dim=dim), None,
-       None, reads=((1,), (), ()))
 
 
 def _scatter_add_kernel(a, idx, src, *, dim):
@@ -366,7 +363,7 @@ def _scatter_reduce_vjp(g, out, x, idx, src, *, dim, reduce, include_self):
         gs = self_is * share
         gsrc = src_is * gather(share, dim, idx)
     if not include_self:
-        gs = apply(scatter_value_p, gs, idx, 0, dim=dim)
+        gs = apply(scatter_p, gs, idx, 0, dim=dim)
     return gs, _pad_to(gsrc, idx, src)
 
 
@@ -462,7 +459,7 @@ def _scatter(x, dim, index, src, value, reduce, run):
                    reduce="sum" if reduce == "add" else "prod", include_self=True)
     if isinstance(src, Tensor):
         return run(scatter_p, x, index, src, dim=d)
-    return run(scatter_value_p, x, index, _fill_value(src, x._dtype, "scatter"), dim=d)
+    return run(scatter_p, x, index, _fill_value(src, x._dtype, "scatter"), dim=d)
 
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
