@@ -125,21 +125,18 @@ def cumprod_(self: Tensor, dim: int, *, dtype=None) -> Tensor:
 
 # --- cummax / cummin --------------------------------------------------------------------
 
-def _cum_extreme_kernel(ufunc):
-    def kernel(a, *, dim, in_shape=None):
-        if a.ndim == 0:
-            return a.copy(), np.zeros((), np.int64)
-        vals = ufunc.accumulate(a, axis=dim)
-        # NOTE: ties and NaNs take the latest index, as PyTorch does.
-        hit = (a == vals) | (a != a) if a.dtype.kind in "fc" or a.dtype in _LOW else a == vals
-        pos = np.arange(a.shape[dim]).reshape([-1 if i == dim else 1 for i in range(a.ndim)])
-        idx = np.maximum.accumulate(np.where(hit, pos, 0), axis=dim)
-        return vals, idx.astype(np.int64)
-
-    return kernel
+def _cum_extreme_kernel(a, *, dim, largest, in_shape=None):
+    if a.ndim == 0:
+        return a.copy(), np.zeros((), np.int64)
+    vals = (np.maximum if largest else np.minimum).accumulate(a, axis=dim)
+    # NOTE: ties and NaNs take the latest index, as PyTorch does.
+    hit = (a == vals) | (a != a) if a.dtype.kind in "fc" or a.dtype in _LOW else a == vals
+    pos = np.arange(a.shape[dim]).reshape([-1 if i == dim else 1 for i in range(a.ndim)])
+    idx = np.maximum.accumulate(np.where(hit, pos, 0), axis=dim)
+    return vals, idx.astype(np.int64)
 
 
-def _cum_extreme_vjp(g, out, x, *, dim, in_shape):
+def _cum_extreme_vjp(g, out, x, *, dim, largest, in_shape):
     from .index import _scatter_add_zeros
 
     gv, _ = g
@@ -148,36 +145,36 @@ def _cum_extreme_vjp(g, out, x, *, dim, in_shape):
     return _scatter_add_zeros(gv, out[1].detach(), in_shape, dim)
 
 
-def _cum_extreme_meta(x, *, dim, in_shape=None):
+def _cum_extreme_meta(x, *, dim, largest, in_shape=None):
     return (x._shape, x._dtype), (x._shape, dt.int64)
 
 
-cummax_p = Primitive("cummax", c_order(_cum_extreme_kernel(np.maximum)), _cum_extreme_meta,
-                     n_outputs=2)
-defvjp(cummax_p, _cum_extreme_vjp, reads=((),), save_output=True)
-cummin_p = Primitive("cummin", c_order(_cum_extreme_kernel(np.minimum)), _cum_extreme_meta,
-                     n_outputs=2)
-defvjp(cummin_p, _cum_extreme_vjp, reads=((),), save_output=True)
+# cummax and cummin (`largest`): the running extremum and where it was
+cum_extremum_p = Primitive("cum_extremum", c_order(_cum_extreme_kernel), _cum_extreme_meta,
+                           n_outputs=2, grad_name=lambda args, params: (
+                               "CummaxBackward0" if params["largest"] else "CumminBackward0"))
+defvjp(cum_extremum_p, _cum_extreme_vjp, reads=((),), save_output=True)
 
 cummax_result = return_type("cummax", ["values", "indices"])
 cummin_result = return_type("cummin", ["values", "indices"])
 
 
-def _cum_extreme(prim, result, name):
+def _cum_extreme(largest: bool, result, name: str):
     def op(input: Tensor, dim: int, *, out=None):
         d = _scan_dim(input, dim)
         if input._dtype.is_complex:
             raise NotImplementedError(
                 f'"{name}_cpu" not implemented for \'{type_name(input._dtype)}\'')
-        return as_namedtuple(result, apply(prim, input, dim=d, in_shape=input._shape), out)
+        return as_namedtuple(result, apply(cum_extremum_p, input, dim=d, largest=largest,
+                                           in_shape=input._shape), out)
 
     op.__name__ = name
     op.__doc__ = f"Running {name[3:]}imum along `dim`: a (values, indices) named tuple."
     return op
 
 
-cummax = _cum_extreme(cummax_p, cummax_result, "cummax")
-cummin = _cum_extreme(cummin_p, cummin_result, "cummin")
+cummax = _cum_extreme(True, cummax_result, "cummax")
+cummin = _cum_extreme(False, cummin_result, "cummin")
 
 
 # --- logcumsumexp --------------------------------------------------------------------

@@ -301,10 +301,19 @@ def _predicate(name: str, fn, otherwise: bool) -> Primitive:
 
 
 isnan_p = _predicate("isnan", np.isnan, False)
-isinf_p = _predicate("isinf", np.isinf, False)
 isfinite_p = _predicate("isfinite", np.isfinite, True)
-isposinf_p = _predicate("isposinf", np.isposinf, False)
-isneginf_p = _predicate("isneginf", np.isneginf, False)
+
+
+def _isinf_kernel(a, *, sign=0):
+    if a.dtype.kind in "iub":
+        return np.full(a.shape, False)
+    a = a.astype(np.float32) if a.dtype.kind == "V" else a
+    return np.isinf(a) if sign == 0 else (np.isposinf(a) if sign > 0 else np.isneginf(a))
+
+
+# isinf, and with `sign` +1 / -1 isposinf / isneginf
+isinf_p = Primitive("isinf", _isinf_kernel, lambda x, *, sign=0: bool_meta(x))
+nondifferentiable(isinf_p)
 
 
 def _nan_to_num_kernel(a, nan=0.0, posinf=None, neginf=None):
@@ -416,13 +425,13 @@ def _signed_inf_check(name: str, x: Tensor) -> None:
 def isposinf(input: Tensor, *, out=None) -> Tensor:
     """True where the element is +inf."""
     _signed_inf_check("isposinf", input)
-    return write_out(apply(isposinf_p, input), out)
+    return write_out(apply(isinf_p, input, sign=1), out)
 
 
 def isneginf(input: Tensor, *, out=None) -> Tensor:
     """True where the element is -inf."""
     _signed_inf_check("isneginf", input)
-    return write_out(apply(isneginf_p, input), out)
+    return write_out(apply(isinf_p, input, sign=-1), out)
 
 
 def _check_fill_values(nan, posinf, neginf) -> None:
