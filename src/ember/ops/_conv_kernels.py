@@ -13,15 +13,12 @@ forward product, which writes (b, g, O/g, L) straight into the output, and read 
 from __future__ import annotations
 
 import itertools
-import threading
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ._parallel import _PREFIX, SMALL_PRODUCT, one_blas_thread, quiet, thread_pool
-
-CHUNK_BYTES = 4 << 20  # im2col buffer per chunk: large products, still cache-sized
+from ._parallel import over_batch
 
 
 @dataclass(frozen=True)
@@ -67,35 +64,6 @@ def geometry(x_shape, k, stride, padding, dilation, groups) -> Geometry:
                 for i in range(len(k)))
     return Geometry(tuple(k), tuple(stride), tuple(tuple(p) for p in padding),
                     tuple(dilation), groups, out)
-
-
-# --- chunks of the batch over the kernel threads ----------------------------------------
-
-def over_batch(n: int, sample_bytes: int, flops: int, fn, scratch: int = 0, dtype=None):
-    """Call `fn(lo, hi, buf)` over chunks of the batch [0, n); `buf` is a flat scratch
-    array of `scratch` elements per sample, reused across a thread's chunks. Returns the
-    list of what each thread's last call returned (partial sums, for the weight grad)."""
-    pool, workers = thread_pool()
-    chunk = max(1, min(n, CHUNK_BYTES // max(sample_bytes, 1)))
-    serial = (pool is None or n < 2 or flops < SMALL_PRODUCT
-              or threading.current_thread().name.startswith(_PREFIX))
-    if not serial:
-        chunk = min(chunk, -(-n // workers))
-    bounds = [(lo, min(lo + chunk, n)) for lo in range(0, n, chunk)]
-
-    def run(group):
-        buf = np.empty(scratch * chunk, dtype) if scratch else None
-        acc = None
-        for lo, hi in group:
-            acc = fn(lo, hi, buf, acc)
-        return acc
-
-    if serial:
-        return [run(bounds)]
-    per = -(-len(bounds) // workers)
-    groups = [bounds[i:i + per] for i in range(0, len(bounds), per)]
-    with one_blas_thread:
-        return list(pool.map(quiet(run), groups))
 
 
 # --- im2col and col2im ------------------------------------------------------------------
