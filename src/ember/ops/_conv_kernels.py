@@ -177,6 +177,9 @@ def input_grad(gy: np.ndarray, w: np.ndarray, geo: Geometry, x_shape) -> np.ndar
     n, o = gy.shape[:2]
     c, g = x_shape[1], geo.groups
     L, K = geo.positions, geo.taps
+    full = _as_full_convolution(geo, x_shape, o)
+    if full is not None and not _depthwise(geo, c, o) and not geo.pointwise:
+        return forward(gy, _flipped(w, g), full)
     dx = np.zeros(tuple(x_shape), gy.dtype)
     flops = 2 * n * o * (c // g) * K * L
     g4 = gy.reshape(n, g, o // g, L)
@@ -214,6 +217,32 @@ def input_grad(gy: np.ndarray, w: np.ndarray, geo: Geometry, x_shape) -> np.ndar
 
     over_batch(n, per * gy.itemsize, flops, general, per, gy.dtype)
     return dx
+
+
+def _as_full_convolution(geo: Geometry, x_shape, o: int) -> Geometry | None:
+    """At stride 1 the input gradient is itself a convolution: of the output gradient,
+    padded by the kernel's reach less the forward padding, with the flipped kernel. Its
+    product writes dx directly (no zero fill, no scatter-add per tap). None otherwise."""
+    if any(s != 1 for s in geo.stride):
+        return None
+    # padded so that the result spans x (a transposed convolution's output padding
+    # included: rows no window reached get zeros)
+    pads = tuple((d * (k - 1) - lo, size - out + lo) for d, k, (lo, _), size, out in
+                 zip(geo.dilation, geo.k, geo.padding, x_shape[2:], geo.out))
+    if any(lo < 0 or hi < 0 for lo, hi in pads):
+        return None
+    return geometry((0, o) + tuple(geo.out), geo.k, geo.stride, pads, geo.dilation,
+                    geo.groups)
+
+
+def _flipped(w: np.ndarray, groups: int) -> np.ndarray:
+    """The weight of the transposed convolution: (C, O/g, *k), each group's in and out
+    channels swapped and every kernel dim reversed."""
+    o, cg = w.shape[:2]
+    nd = w.ndim - 2
+    wg = w.reshape((groups, o // groups, cg) + w.shape[2:]).swapaxes(1, 2)
+    wg = wg[(Ellipsis,) + (slice(None, None, -1),) * nd]
+    return np.ascontiguousarray(wg).reshape((groups * cg, o // groups) + w.shape[2:])
 
 
 def weight_grad(x: np.ndarray, gy: np.ndarray, geo: Geometry, w_shape) -> np.ndarray:

@@ -60,6 +60,7 @@ def _weight_grad_kernel(x, g, *, stride, padding, dilation, groups, w_shape):
     dtype = x.dtype
     x, g = _compute(x), _compute(g)
     geo = K.geometry(x.shape, w_shape[2:], stride, padding, dilation, groups)
+    geo = K.Geometry(geo.k, geo.stride, geo.padding, geo.dilation, groups, g.shape[2:])
     return K.weight_grad(x, g, geo, w_shape).astype(dtype, copy=False)
 
 
@@ -78,14 +79,23 @@ conv_weight_grad_p = Primitive("convolution_backward_weight", _weight_grad_kerne
 defvjp(conv_p,
        lambda g, out, x, w, **p: apply(conv_input_grad_p, g, w, x_shape=x._shape, **p),
        lambda g, out, x, w, **p: apply(conv_weight_grad_p, x, g, w_shape=w._shape, **p))
+def _conv_like(x, w, like, p):
+    """conv(x, w) cut to the shape of `like`: where a transposed convolution's output
+    padding exceeds its stride (dilation allows it), x has rows no window of `like` reads."""
+    out = apply(conv_p, x, w, **p)
+    if out._shape[2:] != like._shape[2:]:
+        out = out[(slice(None), slice(None)) + tuple(slice(0, n) for n in like._shape[2:])]
+    return out
+
+
 defvjp(conv_input_grad_p,
-       lambda h, out, g, w, *, x_shape, **p: apply(conv_p, h, w, **p),
+       lambda h, out, g, w, *, x_shape, **p: _conv_like(h, w, g, p),
        lambda h, out, g, w, *, x_shape, **p: apply(conv_weight_grad_p, h, g, w_shape=w._shape,
                                                    **p))
 defvjp(conv_weight_grad_p,
        lambda h, out, x, g, *, w_shape, **p: apply(conv_input_grad_p, g, h, x_shape=x._shape,
                                                    **p),
-       lambda h, out, x, g, *, w_shape, **p: apply(conv_p, x, h, **p))
+       lambda h, out, x, g, *, w_shape, **p: _conv_like(x, h, g, p))
 
 
 # --- public functions ---------------------------------------------------------------------
