@@ -367,8 +367,10 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         if size == 1:
             raise ValueError("Expected more than 1 value per channel when training, got input "
                              f"size {input.shape}")
+    elif running_mean is None or running_var is None:
+        raise RuntimeError("running_mean must be defined in evaluation mode")
     view = (1, -1) + (1,) * (input.dim() - 2)
-    if training or running_mean is None:
+    if training:
         out, mean, var = batch_norm_stats(input, weight, bias, eps)
         if training and running_mean is not None:
             n = input.numel() // input.shape[1]
