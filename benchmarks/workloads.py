@@ -243,6 +243,140 @@ def classifier_head(lib, quick):
     return step
 
 
+# 8. convolutional networks ------------------------------------------------------------
+
+def _init_params(lib, model, scale=0.1):
+    rng = np.random.default_rng(0)
+    with lib.no_grad():
+        for p in model.parameters():
+            p.copy_(lib.tensor(rng.standard_normal(tuple(p.shape)).astype(np.float32) * scale))
+
+
+def build_resnet(lib, widths=(32, 64, 128), classes=10):
+    """A ResNet-18-style stack: a 3x3 stem, one basic block per width (the later ones
+    stride 2 with a 1x1 projection shortcut), global average pooling, a linear head."""
+    nn, F = lib.nn, lib.nn.functional
+
+    class Block(nn.Module):
+        def __init__(self, c_in, c_out, stride):
+            super().__init__()
+            self.conv1 = nn.Conv2d(c_in, c_out, 3, stride, 1, bias=False)
+            self.bn1 = nn.BatchNorm2d(c_out)
+            self.conv2 = nn.Conv2d(c_out, c_out, 3, 1, 1, bias=False)
+            self.bn2 = nn.BatchNorm2d(c_out)
+            self.short = nn.Sequential()
+            if stride != 1 or c_in != c_out:
+                self.short = nn.Sequential(nn.Conv2d(c_in, c_out, 1, stride, bias=False),
+                                           nn.BatchNorm2d(c_out))
+
+        def forward(self, x):
+            y = F.relu(self.bn1(self.conv1(x)))
+            return F.relu(self.bn2(self.conv2(y)) + self.short(x))
+
+    class ResNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.stem = nn.Sequential(nn.Conv2d(3, widths[0], 3, 1, 1, bias=False),
+                                      nn.BatchNorm2d(widths[0]), nn.ReLU())
+            blocks, c = [], widths[0]
+            for i, w in enumerate(widths):
+                blocks.append(Block(c, w, 1 if i == 0 else 2))
+                c = w
+            self.blocks = nn.Sequential(*blocks)
+            self.head = nn.Linear(c, classes)
+
+        def forward(self, x):
+            x = self.blocks(self.stem(x))
+            return self.head(F.adaptive_avg_pool2d(x, 1).flatten(1))
+
+    model = ResNet()
+    _init_params(lib, model)
+    with lib.no_grad():  # BatchNorm starts as the identity affine, as PyTorch initialises it
+        for m in model.modules():
+            if isinstance(m, nn.BatchNorm2d):
+                m.weight.fill_(1.0)
+                m.bias.zero_()
+    return model
+
+
+def resnet_step(lib, quick):
+    model = build_resnet(lib)
+    opt = lib.optim.Adam(model.parameters(), lr=1e-3)
+    batch = 8 if quick else 32
+    x = _t(lib, _arr((batch, 3, 32, 32)))
+    y = lib.tensor(np.random.default_rng(1).integers(0, 10, batch))
+    F = lib.nn.functional
+
+    def step():
+        opt.zero_grad()
+        F.cross_entropy(model(x), y).backward()
+        opt.step()
+
+    return step
+
+
+def build_mnist_cnn(lib):
+    """The network of PyTorch's MNIST example (examples/mnist/main.py)."""
+    nn, F = lib.nn, lib.nn.functional
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv2d(1, 32, 3, 1)
+            self.conv2 = nn.Conv2d(32, 64, 3, 1)
+            self.dropout1 = nn.Dropout(0.25)
+            self.dropout2 = nn.Dropout(0.5)
+            self.fc1 = nn.Linear(9216, 128)
+            self.fc2 = nn.Linear(128, 10)
+
+        def forward(self, x):
+            x = F.relu(self.conv1(x))
+            x = F.relu(self.conv2(x))
+            x = F.max_pool2d(x, 2)
+            x = self.dropout1(x)
+            x = lib.flatten(x, 1)
+            x = F.relu(self.fc1(x))
+            x = self.dropout2(x)
+            return F.log_softmax(self.fc2(x), dim=1)
+
+    model = Net()
+    _init_params(lib, model, 0.05)
+    return model
+
+
+def mnist_cnn_step(lib, quick):
+    model = build_mnist_cnn(lib)
+    opt = lib.optim.Adadelta(model.parameters(), lr=1.0)
+    batch = 16 if quick else 64
+    x = _t(lib, _arr((batch, 1, 28, 28)))
+    y = lib.tensor(np.random.default_rng(1).integers(0, 10, batch))
+    F = lib.nn.functional
+
+    def step():
+        opt.zero_grad()
+        F.nll_loss(model(x), y).backward()
+        opt.step()
+
+    return step
+
+
+def conv2d(c_in, c_out, k, stride, size, groups=1):
+    """conv2d forward and backward (input and weight gradients) alone, batch 32."""
+    def setup(lib, quick):
+        batch = 8 if quick else 32
+        x = _t(lib, _arr((batch, c_in, size, size)), True)
+        w = _t(lib, _arr((c_out, c_in // groups, k, k), 1) * 0.1, True)
+        F = lib.nn.functional
+
+        def step():
+            x.grad = w.grad = None
+            F.conv2d(x, w, None, stride, k // 2, 1, groups).sum().backward()
+
+        return step
+
+    return setup
+
+
 WORKLOADS = [
     Workload("dispatch_add", dispatch_add, 3.0),
     Workload("dispatch_mul_grad", dispatch_mul_grad, 3.0),
@@ -256,4 +390,10 @@ WORKLOADS = [
     Workload("index_get", index_get, None),
     Workload("index_set", index_set, None),
     Workload("classifier_head", classifier_head, None),
+    Workload("resnet_step", resnet_step, 1.2, memory=True),
+    Workload("mnist_cnn_step", mnist_cnn_step, 1.0, memory=True),
+    Workload("conv2d_3x3", conv2d(64, 64, 3, 1, 16), None, memory=True),
+    Workload("conv2d_1x1", conv2d(64, 128, 1, 1, 16), None, memory=True),
+    Workload("conv2d_stride2", conv2d(64, 128, 3, 2, 16), None, memory=True),
+    Workload("conv2d_depthwise", conv2d(128, 128, 3, 1, 16, groups=128), None, memory=True),
 ]

@@ -14,6 +14,9 @@ FUSED = {
     "nll_loss_backward": "the scatter of -weight / total without a dense one-hot",
     "native_layer_norm": "mean, variance and the affine in one kernel; saves mean and rstd",
     "native_layer_norm_backward": "one joint VJP for input, weight and bias",
+    "native_batch_norm": "batch statistics, normalise and affine in three chunked passes "
+                         "(composed: about ten); saves xhat and 1/std",
+    "native_batch_norm_backward": "one joint VJP for input, weight and bias in three passes",
     "convolution": "an im2col product through BLAS; composed unfold + matmul doubles memory",
     "convolution_backward_input": "the transposed convolution as one BLAS product",
     "convolution_backward_weight": "the weight gradient as one BLAS product",

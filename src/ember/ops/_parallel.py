@@ -63,6 +63,38 @@ def over_chunks(fn: Callable[[int, int], None], n: int) -> None:
         list(pool.map(quiet(lambda lo: fn(lo, min(lo + step, n))), range(0, n, step)))
 
 
+BATCH_CHUNK_BYTES = 4 << 20  # a batch chunk's working set: large products, still cache-sized
+
+
+def over_batch(n: int, sample_bytes: int, flops: int, fn, scratch: int = 0, dtype=None):
+    """Call `acc = fn(lo, hi, buf, acc)` over chunks of a batch [0, n), each chunk's working
+    set about BATCH_CHUNK_BYTES (`sample_bytes` per sample), shared out to the kernel
+    threads (one OpenBLAS thread each) unless `flops` is too small to pay for them. `buf`
+    is a flat scratch array of `scratch` elements per sample, reused across a thread's
+    chunks; `acc` starts as None on each thread. Returns each thread's final `acc`."""
+    pool, workers = thread_pool()
+    chunk = max(1, min(n, BATCH_CHUNK_BYTES // max(sample_bytes, 1)))
+    serial = (pool is None or n < 2 or flops < SMALL_PRODUCT
+              or threading.current_thread().name.startswith(_PREFIX))
+    if not serial:
+        chunk = min(chunk, -(-n // workers))
+    bounds = [(lo, min(lo + chunk, n)) for lo in range(0, n, chunk)]
+
+    def run(group):
+        buf = np.empty(scratch * chunk, dtype) if scratch else None
+        acc = None
+        for lo, hi in group:
+            acc = fn(lo, hi, buf, acc)
+        return acc
+
+    if serial:
+        return [run(bounds)]
+    per = -(-len(bounds) // workers)
+    groups = [bounds[i:i + per] for i in range(0, len(bounds), per)]
+    with one_blas_thread:
+        return list(pool.map(quiet(run), groups))
+
+
 def quiet(fn: Callable) -> Callable:
     """`fn` for a kernel thread: NumPy's error state is per thread, and ember's (no warnings
     for 1/0 or overflow, as PyTorch) is set on the importing thread only."""

@@ -1,7 +1,8 @@
 """Convolutions (1-d, 2-d, 3-d, grouped, dilated, transposed) as three bilinear primitives.
 
-`conv(x, w)` is im2col through a strided view of the padded input followed by one
-batched matmul per call. Its two adjoints are primitives too:
+`conv(x, w)` is im2col through a strided view of the padded input followed by batched
+BLAS products, chunk by chunk over the batch (`_conv_kernels` holds the NumPy kernels,
+with direct paths for 1x1 and depthwise kernels). Its two adjoints are primitives too:
 `conv_input_grad(g, w)` (col2im, which is also the transposed convolution) and
 `conv_weight_grad(x, g)`. Each one's VJP is written with the other two, so
 gradients of gradients work. Padding is a (low, high) pair per spatial dim, which
@@ -10,26 +11,20 @@ covers PyTorch's asymmetric 'same' padding.
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 from .. import _dtype as dt
 from .._tensor import Tensor
 from ..amp.autocast_mode import cast_for
+from . import _conv_kernels as K
 from .registry import Primitive, apply, defvjp
 
 _LOW = (np.dtype(np.float16), dt.bfloat16.np)
 
 
-def _out_size(size: int, k: int, s: int, d: int, lo: int, hi: int) -> int:
-    return (size + lo + hi - d * (k - 1) - 1) // s + 1
-
-
 def _geometry(x_shape, w_shape, stride, padding, dilation):
     nd = len(x_shape) - 2
-    return tuple(_out_size(x_shape[2 + i], w_shape[2 + i], stride[i], dilation[i], *padding[i])
+    return tuple(K.out_size(x_shape[2 + i], w_shape[2 + i], stride[i], dilation[i], *padding[i])
                  for i in range(nd))
 
 
@@ -37,36 +32,11 @@ def _compute(a: np.ndarray) -> np.ndarray:
     return a.astype(np.float32) if a.dtype in _LOW else a
 
 
-def _cols(x, k, stride, padding, dilation, groups):
-    """im2col: (groups, N*L, C/groups * K) with L output positions and K kernel taps."""
-    nd = x.ndim - 2
-    xp = np.pad(x, ((0, 0), (0, 0)) + tuple(padding)) if any(map(any, padding)) else x
-    out = tuple(_out_size(x.shape[2 + i], k[i], stride[i], dilation[i], *padding[i])
-                for i in range(nd))
-    s = xp.strides
-    n, c = x.shape[:2]
-    view = as_strided(
-        xp, (n, c) + out + tuple(k),
-        s[:2] + tuple(s[2 + i] * stride[i] for i in range(nd))
-        + tuple(s[2 + i] * dilation[i] for i in range(nd)), writeable=False)
-    # (N, *out, C, *k): channel and taps last, so each row is one receptive field.
-    perm = (0,) + tuple(range(2, 2 + nd)) + (1,) + tuple(range(2 + nd, 2 + 2 * nd))
-    rows = n * int(np.prod(out, dtype=np.int64))
-    cols = view.transpose(perm).reshape(rows, groups, -1)
-    return cols.transpose(1, 0, 2), out
-
-
 def _conv_kernel(x, w, *, stride, padding, dilation, groups):
     dtype = x.dtype
     x, w = _compute(x), _compute(w)
-    cols, out = _cols(x, w.shape[2:], stride, padding, dilation, groups)
-    o = w.shape[0]
-    wg = w.reshape(groups, o // groups, -1)
-    res = np.matmul(cols, wg.transpose(0, 2, 1))  # (g, N*L, O/g)
-    n = x.shape[0]
-    res = res.transpose(1, 0, 2).reshape((n,) + out + (o,))
-    res = np.moveaxis(res, -1, 1)
-    return np.ascontiguousarray(res, dtype=dtype)
+    geo = K.geometry(x.shape, w.shape[2:], stride, padding, dilation, groups)
+    return K.forward(x, w, geo).astype(dtype, copy=False)
 
 
 def _conv_meta(x, w, *, stride, padding, dilation, groups):
@@ -75,27 +45,11 @@ def _conv_meta(x, w, *, stride, padding, dilation, groups):
 
 
 def _input_grad_kernel(g, w, *, stride, padding, dilation, groups, x_shape):
-    """col2im: scatter-add each tap's contribution back into the (padded) input."""
     dtype = g.dtype
     g, w = _compute(g), _compute(w)
-    nd = g.ndim - 2
-    n, o = g.shape[:2]
-    out = g.shape[2:]
-    k = w.shape[2:]
-    c = x_shape[1]
-    g2 = np.moveaxis(g, 1, -1).reshape(n * int(np.prod(out, dtype=np.int64)), groups, o // groups)
-    wg = w.reshape(groups, o // groups, -1)
-    cols = np.matmul(g2.transpose(1, 0, 2), wg)  # (g, N*L, C/g * K)
-    cols = cols.transpose(1, 0, 2).reshape((n,) + tuple(out) + (c,) + tuple(k))
-    padded = tuple(x_shape[2 + i] + padding[i][0] + padding[i][1] for i in range(nd))
-    xp = np.zeros((n, c) + padded, dtype=cols.dtype)
-    chan_first = (0, nd + 1) + tuple(range(1, nd + 1))
-    for tap in itertools.product(*(range(kk) for kk in k)):
-        dst = tuple(slice(tap[i] * dilation[i], tap[i] * dilation[i] + stride[i] * (out[i] - 1)
-                          + 1, stride[i]) for i in range(nd))
-        xp[(slice(None), slice(None)) + dst] += cols[(Ellipsis,) + tap].transpose(chan_first)
-    crop = tuple(slice(padding[i][0], padding[i][0] + x_shape[2 + i]) for i in range(nd))
-    return np.ascontiguousarray(xp[(slice(None), slice(None)) + crop], dtype=dtype)
+    geo = K.geometry(x_shape, w.shape[2:], stride, padding, dilation, groups)
+    geo = K.Geometry(geo.k, geo.stride, geo.padding, geo.dilation, groups, g.shape[2:])
+    return K.input_grad(g, w, geo, x_shape).astype(dtype, copy=False)
 
 
 def _input_grad_meta(g, w, *, stride, padding, dilation, groups, x_shape):
@@ -105,11 +59,9 @@ def _input_grad_meta(g, w, *, stride, padding, dilation, groups, x_shape):
 def _weight_grad_kernel(x, g, *, stride, padding, dilation, groups, w_shape):
     dtype = x.dtype
     x, g = _compute(x), _compute(g)
-    cols, out = _cols(x, w_shape[2:], stride, padding, dilation, groups)
-    n, o = g.shape[:2]
-    g2 = np.moveaxis(g, 1, -1).reshape(-1, groups, o // groups).transpose(1, 2, 0)
-    res = np.matmul(g2, cols)  # (g, O/g, C/g * K)
-    return np.ascontiguousarray(res.reshape(w_shape), dtype=dtype)
+    geo = K.geometry(x.shape, w_shape[2:], stride, padding, dilation, groups)
+    geo = K.Geometry(geo.k, geo.stride, geo.padding, geo.dilation, groups, g.shape[2:])
+    return K.weight_grad(x, g, geo, w_shape).astype(dtype, copy=False)
 
 
 def _weight_grad_meta(x, g, *, stride, padding, dilation, groups, w_shape):
@@ -127,14 +79,23 @@ conv_weight_grad_p = Primitive("convolution_backward_weight", _weight_grad_kerne
 defvjp(conv_p,
        lambda g, out, x, w, **p: apply(conv_input_grad_p, g, w, x_shape=x._shape, **p),
        lambda g, out, x, w, **p: apply(conv_weight_grad_p, x, g, w_shape=w._shape, **p))
+def _conv_like(x, w, like, p):
+    """conv(x, w) cut to the shape of `like`: where a transposed convolution's output
+    padding exceeds its stride (dilation allows it), x has rows no window of `like` reads."""
+    out = apply(conv_p, x, w, **p)
+    if out._shape[2:] != like._shape[2:]:
+        out = out[(slice(None), slice(None)) + tuple(slice(0, n) for n in like._shape[2:])]
+    return out
+
+
 defvjp(conv_input_grad_p,
-       lambda h, out, g, w, *, x_shape, **p: apply(conv_p, h, w, **p),
+       lambda h, out, g, w, *, x_shape, **p: _conv_like(h, w, g, p),
        lambda h, out, g, w, *, x_shape, **p: apply(conv_weight_grad_p, h, g, w_shape=w._shape,
                                                    **p))
 defvjp(conv_weight_grad_p,
        lambda h, out, x, g, *, w_shape, **p: apply(conv_input_grad_p, g, h, x_shape=x._shape,
                                                    **p),
-       lambda h, out, x, g, *, w_shape, **p: apply(conv_p, x, h, **p))
+       lambda h, out, x, g, *, w_shape, **p: _conv_like(x, h, g, p))
 
 
 # --- public functions ---------------------------------------------------------------------

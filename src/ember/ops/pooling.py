@@ -9,8 +9,9 @@ averaging matrices and needs no derivative of its own.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 from .. import _dtype as dt
 from .._tensor import Tensor
@@ -35,28 +36,39 @@ def _max_pool_kernel(x, *, kernel, stride, padding, dilation, ceil_mode):
     need = tuple((out[i] - 1) * stride[i] + dilation[i] * (kernel[i] - 1) + 1
                  for i in range(nd))
     lead = x.ndim - nd
-    pads = ((0, 0),) * lead + tuple(
-        (padding[i], max(need[i] - sp[i] - padding[i], 0)) for i in range(nd))
     work = x.astype(np.float32) if x.dtype in _LOW else x
-    fill = -np.inf if work.dtype.kind == "f" else np.iinfo(work.dtype).min
-    xp = np.pad(work, pads, constant_values=fill)
-    s = xp.strides
-    view = as_strided(xp, xp.shape[:lead] + out + tuple(kernel),
-                      s[:lead] + tuple(s[lead + i] * stride[i] for i in range(nd))
-                      + tuple(s[lead + i] * dilation[i] for i in range(nd)), writeable=False)
-    flat = view.reshape(xp.shape[:lead] + out + (-1,))
-    # NOTE: a NaN in a window wins, as in PyTorch (argmax finds the first NaN).
-    arg = np.argmax(np.where(np.isnan(flat), np.inf, flat) if flat.dtype.kind == "f" else flat,
-                    axis=-1)
-    values = np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0].astype(x.dtype)
-    # The window tap -> position in the unpadded input, flattened over the spatial dims.
-    taps = np.unravel_index(arg, kernel)
-    index = np.zeros(arg.shape, np.int64)
+    floating = work.dtype.kind == "f"
+    pads = tuple((padding[i], max(need[i] - sp[i] - padding[i], 0)) for i in range(nd))
+    if any(lo or hi for lo, hi in pads):
+        fill = -np.inf if floating else np.iinfo(work.dtype).min
+        work = np.pad(work, ((0, 0),) * lead + pads, constant_values=fill)
+    # One pass per window tap over strided views of the input (no window copies). A tap
+    # wins where it is larger or NaN, as in PyTorch's kernel (the first of equal maxima,
+    # the last NaN). Taps come in increasing offset order, so "the latest winner's offset"
+    # is a running maximum of (won) * offset.
+    plane = np.cumprod((1,) + tuple(sp[:0:-1]))[::-1]  # unpadded strides of the spatial dims
+    values = offset = None
+    for tap in itertools.product(*(range(k) for k in kernel)):
+        view = work[(Ellipsis,) + tuple(
+            slice(tap[i] * dilation[i], tap[i] * dilation[i] + (out[i] - 1) * stride[i] + 1,
+                  stride[i]) for i in range(nd))]
+        if values is None:
+            values = view.copy()
+            offset = np.zeros(values.shape, np.int64)
+            continue
+        won = np.greater(view, values)
+        if floating:
+            np.logical_or(won, np.isnan(view), out=won)
+        np.maximum(values, view, out=values)
+        step = int(sum(tap[i] * dilation[i] * plane[i] for i in range(nd)))
+        np.maximum(offset, np.multiply(won, step, dtype=np.int64), out=offset)
+    # Add each window's origin in the unpadded input, flattened over the spatial dims.
+    origin = 0
     for i in range(nd):
-        o = np.arange(out[i]).reshape((-1,) + (1,) * (nd - 1 - i))
-        pos = o * stride[i] + taps[i] * dilation[i] - padding[i]
-        index = index * sp[i] + pos
-    return values, index
+        o = np.arange(out[i]) * stride[i] - padding[i]
+        origin = origin + (o * int(plane[i])).reshape((-1,) + (1,) * (nd - 1 - i))
+    np.add(offset, origin, out=offset)
+    return values.astype(x.dtype, copy=False), offset
 
 
 def _max_pool_meta(x, *, kernel, stride, padding, dilation, ceil_mode):
@@ -84,10 +96,10 @@ def _scatter_kernel(g, index, *, shape, nd):
     lead = int(np.prod(shape[:-nd], dtype=np.int64))
     plane = int(np.prod(shape[-nd:], dtype=np.int64))
     work = g.astype(np.float32) if g.dtype in _LOW else g
-    gi = work.reshape(lead, -1)
-    ii = index.reshape(lead, -1) + (np.arange(lead) * plane)[:, None]
-    res = np.bincount(ii.ravel(), weights=gi.ravel(), minlength=lead * plane)
-    return res.astype(g.dtype).reshape(shape)
+    flat = index.reshape(lead, -1) + (np.arange(lead) * plane)[:, None]
+    res = np.zeros(lead * plane, work.dtype)
+    np.add.at(res, flat.ravel(), work.reshape(-1))  # (windows may overlap: an add, not a put)
+    return res.astype(g.dtype, copy=False).reshape(shape)
 
 
 max_pool_backward_p = Primitive("max_pool_backward", _scatter_kernel,

@@ -16,6 +16,7 @@ import ember as E
 from ..._tensor import Tensor
 from ...amp.autocast_mode import cast_for
 from ...ops import nn_ops
+from ...ops.batch_norm import batch_norm_stats
 from ...ops.matmul import addmm
 
 __all__ = [
@@ -366,26 +367,26 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         if size == 1:
             raise ValueError("Expected more than 1 value per channel when training, got input "
                              f"size {input.shape}")
-    dims = (0,) + tuple(range(2, input.dim()))
+    elif running_mean is None or running_var is None:
+        raise RuntimeError("running_mean must be defined in evaluation mode")
     view = (1, -1) + (1,) * (input.dim() - 2)
-    if training or running_mean is None:
-        mean = input.mean(dims, keepdim=True)
-        xc = input - mean
-        var = (xc * xc).mean(dims, keepdim=True)
+    if training:
+        out, mean, var = batch_norm_stats(input, weight, bias, eps)
         if training and running_mean is not None:
             n = input.numel() // input.shape[1]
             with E.no_grad():
-                running_mean.mul_(1 - momentum).add_(mean.reshape(-1).detach() * momentum)
-                unbiased = var.reshape(-1).detach() * (n / max(n - 1, 1))
+                running_mean.mul_(1 - momentum).add_(mean.detach() * momentum)
+                unbiased = var.detach() * (n / max(n - 1, 1))
                 running_var.mul_(1 - momentum).add_(unbiased * momentum)
-        out = xc * (var + eps).rsqrt()
-    else:
-        out = (input - running_mean.reshape(view)) * (running_var.reshape(view) + eps).rsqrt()
+        return out
+    # Running statistics: one scale and one shift per channel (two passes over the input).
+    scale = (running_var + eps).rsqrt()
     if weight is not None:
-        out = out * weight.reshape(view)
+        scale = scale * weight
+    shift = -running_mean * scale
     if bias is not None:
-        out = out + bias.reshape(view)
-    return out
+        shift = shift + bias
+    return input * scale.reshape(view) + shift.reshape(view)
 
 
 def instance_norm(input: Tensor, running_mean: Tensor | None = None,

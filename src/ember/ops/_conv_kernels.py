@@ -1,0 +1,269 @@
+"""NumPy kernels of the convolution primitives: im2col from a strided view into a reused
+buffer, batched BLAS products, and direct paths for 1x1 and depthwise convolutions.
+
+Layouts: x (N, C, *S), w (O, C/g, *k), out (N, O, *out), with K = prod(k) taps and
+L = prod(out) output positions. The batch is cut into chunks small enough for a chunk's
+buffer to stay in cache, and the chunks are shared out to ember's kernel threads (one
+OpenBLAS thread each), so the copies run in parallel as well as the products. A chunk's
+im2col buffer is laid out (C, *k, b, *out): read as (b, g, C/g*K, L) it feeds the
+forward product, which writes (b, g, O/g, L) straight into the output, and read as
+(g, C/g*K, b*L) it feeds the weight gradient as one product per chunk.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from ._parallel import over_batch
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """One convolution's shape: the spatial parameters and the sizes derived from them."""
+
+    k: tuple
+    stride: tuple
+    padding: tuple  # (low, high) per spatial dim
+    dilation: tuple
+    groups: int
+    out: tuple
+
+    @property
+    def nd(self) -> int:
+        return len(self.k)
+
+    @property
+    def taps(self) -> int:
+        return int(np.prod(self.k, dtype=np.int64))
+
+    @property
+    def positions(self) -> int:
+        return int(np.prod(self.out, dtype=np.int64))
+
+    @property
+    def padded(self) -> bool:
+        return any(lo or hi for lo, hi in self.padding)
+
+    @property
+    def pointwise(self) -> bool:
+        """A 1x1 kernel at stride 1 without padding: the convolution is a plain product."""
+        return (all(k == 1 for k in self.k) and all(s == 1 for s in self.stride)
+                and not self.padded)
+
+
+def out_size(size: int, k: int, s: int, d: int, lo: int, hi: int) -> int:
+    return (size + lo + hi - d * (k - 1) - 1) // s + 1
+
+
+def geometry(x_shape, k, stride, padding, dilation, groups) -> Geometry:
+    out = tuple(out_size(x_shape[2 + i], k[i], stride[i], dilation[i], *padding[i])
+                for i in range(len(k)))
+    return Geometry(tuple(k), tuple(stride), tuple(tuple(p) for p in padding),
+                    tuple(dilation), groups, out)
+
+
+# --- im2col and col2im ------------------------------------------------------------------
+
+def _pad(x: np.ndarray, geo: Geometry) -> np.ndarray:
+    """x with zeros added around its spatial dims (x itself when there is no padding)."""
+    if not geo.padded:
+        return x
+    shape = x.shape[:2] + tuple(x.shape[2 + i] + lo + hi for i, (lo, hi) in
+                                enumerate(geo.padding))
+    xp = np.zeros(shape, x.dtype)
+    inner = tuple(slice(lo, lo + x.shape[2 + i]) for i, (lo, _) in enumerate(geo.padding))
+    xp[(slice(None), slice(None)) + inner] = x
+    return xp
+
+
+def windows(xp: np.ndarray, geo: Geometry) -> np.ndarray:
+    """The read-only view (b, C, *k, *out) of every receptive field of a padded input."""
+    s, nd = xp.strides, geo.nd
+    return as_strided(
+        xp, xp.shape[:2] + geo.k + geo.out,
+        s[:2] + tuple(s[2 + i] * geo.dilation[i] for i in range(nd))
+        + tuple(s[2 + i] * geo.stride[i] for i in range(nd)), writeable=False)
+
+
+def im2col(x: np.ndarray, geo: Geometry, buf: np.ndarray) -> np.ndarray:
+    """Copy the receptive fields of samples `x` (b, C, *S) into `buf`, laid out
+    (C, *k, b, *out); returns that array."""
+    nd, b, c = geo.nd, x.shape[0], x.shape[1]
+    cols = buf[:c * geo.taps * b * geo.positions].reshape((c,) + geo.k + (b,) + geo.out)
+    view = windows(_pad(x, geo), geo)
+    perm = (1,) + tuple(range(2, 2 + nd)) + (0,) + tuple(range(2 + nd, 2 + 2 * nd))
+    np.copyto(cols, view.transpose(perm))
+    return cols
+
+
+def col2im(part, geo: Geometry, dst: np.ndarray) -> None:
+    """Add each kernel tap's contribution `part(t, tap)` (b, C, *out) into `dst`
+    (b, C, *S), a fresh zero array: the adjoint of im2col, one strided add per tap."""
+    nd = geo.nd
+    if geo.padded:
+        xp = np.zeros(dst.shape[:2] + tuple(dst.shape[2 + i] + lo + hi for i, (lo, hi) in
+                                            enumerate(geo.padding)), dst.dtype)
+    else:
+        xp = dst
+    for t, tap in enumerate(itertools.product(*(range(k) for k in geo.k))):
+        sl = tuple(slice(tap[i] * geo.dilation[i],
+                         tap[i] * geo.dilation[i] + geo.stride[i] * (geo.out[i] - 1) + 1,
+                         geo.stride[i]) for i in range(nd))
+        region = xp[(slice(None), slice(None)) + sl]
+        np.add(region, part(t, tap), out=region)
+    if geo.padded:
+        crop = tuple(slice(lo, lo + dst.shape[2 + i]) for i, (lo, _) in
+                     enumerate(geo.padding))
+        np.copyto(dst, xp[(slice(None), slice(None)) + crop])
+
+
+def _depthwise(geo: Geometry, c: int, o: int) -> bool:
+    return geo.groups == c == o and c > 1
+
+
+# --- the three products -----------------------------------------------------------------
+
+def forward(x: np.ndarray, w: np.ndarray, geo: Geometry) -> np.ndarray:
+    """conv(x, w): (N, O, *out)."""
+    n, c = x.shape[:2]
+    o, g = w.shape[0], geo.groups
+    L, K = geo.positions, geo.taps
+    out = np.empty((n, o) + geo.out, x.dtype)
+    flops = 2 * n * o * (c // g) * K * L
+    if _depthwise(geo, c, o):
+        wt = w.reshape(c, K)
+
+        def depthwise(lo, hi, buf, acc):
+            view = windows(_pad(x[lo:hi], geo), geo)
+            dst = out[lo:hi]
+            tmp = np.empty_like(dst)
+            for t, tap in enumerate(itertools.product(*(range(k) for k in geo.k))):
+                part = view[(slice(None), slice(None)) + tap]
+                scale = wt[:, t].reshape((c,) + (1,) * geo.nd)
+                if t == 0:
+                    np.multiply(part, scale, out=dst)
+                else:
+                    np.add(dst, np.multiply(part, scale, out=tmp), out=dst)
+
+        over_batch(n, 2 * x[:1].nbytes, flops, depthwise)
+        return out
+    out4 = out.reshape(n, g, o // g, L)
+    wg = w.reshape(g, o // g, (c // g) * K)
+    if geo.pointwise:
+        x4 = x.reshape(n, g, c // g, L)
+
+        def pointwise(lo, hi, buf, acc):
+            np.matmul(wg, x4[lo:hi], out=out4[lo:hi])
+
+        over_batch(n, x[:1].nbytes, flops, pointwise)
+        return out
+    per = c * K * L
+
+    def general(lo, hi, buf, acc):
+        cols = im2col(x[lo:hi], geo, buf).reshape(g, (c // g) * K, hi - lo, L)
+        np.matmul(wg, cols.transpose(2, 0, 1, 3), out=out4[lo:hi])
+
+    over_batch(n, per * x.itemsize, flops, general, per, x.dtype)
+    return out
+
+
+def input_grad(gy: np.ndarray, w: np.ndarray, geo: Geometry, x_shape) -> np.ndarray:
+    """The adjoint of `forward` in x (col2im of w^T gy): (N, C, *S). Also the transposed
+    convolution."""
+    n, o = gy.shape[:2]
+    c, g = x_shape[1], geo.groups
+    L, K = geo.positions, geo.taps
+    full = _as_full_convolution(geo, x_shape, o)
+    if full is not None and not _depthwise(geo, c, o) and not geo.pointwise:
+        return forward(gy, _flipped(w, g), full)
+    dx = np.zeros(tuple(x_shape), gy.dtype)
+    flops = 2 * n * o * (c // g) * K * L
+    g4 = gy.reshape(n, g, o // g, L)
+    if _depthwise(geo, c, o):
+        wt = w.reshape(c, K)
+
+        def depthwise(lo, hi, buf, acc):
+            src = gy[lo:hi]
+            tmp = np.empty_like(src)
+
+            def part(t, tap):
+                return np.multiply(src, wt[:, t].reshape((c,) + (1,) * geo.nd), out=tmp)
+
+            col2im(part, geo, dx[lo:hi])
+
+        over_batch(n, 2 * dx[:1].nbytes, flops, depthwise)
+        return dx
+    wt = w.reshape(g, o // g, (c // g) * K).transpose(0, 2, 1)
+    if geo.pointwise:
+        dx4 = dx.reshape(n, g, c // g, L)
+
+        def pointwise(lo, hi, buf, acc):
+            np.matmul(wt, g4[lo:hi], out=dx4[lo:hi])
+
+        over_batch(n, dx[:1].nbytes, flops, pointwise)
+        return dx
+    per = c * K * L
+
+    def general(lo, hi, buf, acc):
+        b = hi - lo
+        cols = buf[:b * per].reshape(b, g, (c // g) * K, L)
+        np.matmul(wt, g4[lo:hi], out=cols)
+        cols = cols.reshape((b, c) + geo.k + geo.out)
+        col2im(lambda t, tap: cols[(slice(None), slice(None)) + tap], geo, dx[lo:hi])
+
+    over_batch(n, per * gy.itemsize, flops, general, per, gy.dtype)
+    return dx
+
+
+def _as_full_convolution(geo: Geometry, x_shape, o: int) -> Geometry | None:
+    """At stride 1 the input gradient is itself a convolution: of the output gradient,
+    padded by the kernel's reach less the forward padding, with the flipped kernel. Its
+    product writes dx directly (no zero fill, no scatter-add per tap). None otherwise."""
+    if any(s != 1 for s in geo.stride):
+        return None
+    # padded so that the result spans x (a transposed convolution's output padding
+    # included: rows no window reached get zeros)
+    pads = tuple((d * (k - 1) - lo, size - out + lo) for d, k, (lo, _), size, out in
+                 zip(geo.dilation, geo.k, geo.padding, x_shape[2:], geo.out))
+    if any(lo < 0 or hi < 0 for lo, hi in pads):
+        return None
+    return geometry((0, o) + tuple(geo.out), geo.k, geo.stride, pads, geo.dilation,
+                    geo.groups)
+
+
+def _flipped(w: np.ndarray, groups: int) -> np.ndarray:
+    """The weight of the transposed convolution: (C, O/g, *k), each group's in and out
+    channels swapped and every kernel dim reversed."""
+    o, cg = w.shape[:2]
+    nd = w.ndim - 2
+    wg = w.reshape((groups, o // groups, cg) + w.shape[2:]).swapaxes(1, 2)
+    wg = wg[(Ellipsis,) + (slice(None, None, -1),) * nd]
+    return np.ascontiguousarray(wg).reshape((groups * cg, o // groups) + w.shape[2:])
+
+
+def weight_grad(x: np.ndarray, gy: np.ndarray, geo: Geometry, w_shape) -> np.ndarray:
+    """The adjoint of `forward` in w (gy times the im2col columns, summed over the batch):
+    w_shape."""
+    n, c = x.shape[:2]
+    o, g = gy.shape[1], geo.groups
+    L, K = geo.positions, geo.taps
+    flops = 2 * n * o * (c // g) * K * L
+    g4 = gy.reshape(n, g, o // g, L)
+    per = c * K * L
+
+    def general(lo, hi, buf, acc):
+        b = hi - lo
+        cols = im2col(x[lo:hi], geo, buf).reshape(g, (c // g) * K, b * L)
+        gg = np.ascontiguousarray(g4[lo:hi].transpose(1, 2, 0, 3)).reshape(g, o // g, b * L)
+        part = np.matmul(gg, cols.transpose(0, 2, 1))
+        return part if acc is None else np.add(acc, part, out=acc)
+
+    parts = over_batch(n, per * x.itemsize, flops, general, per, x.dtype)
+    total = parts[0]
+    for p in parts[1:]:
+        total = total + p
+    return total.reshape(w_shape)

@@ -1,0 +1,168 @@
+"""Batch normalisation with batch statistics as one fused primitive, and its backward.
+
+# NOTE: a listed exception to "compose everything" (`_core/fused.py`): composed, a
+# training-mode BatchNorm is about ten passes over the activation forward and fifteen
+# backward. Here the forward is three passes (channel sums; centre and square; scale
+# and shift) and the backward three, each over cache-sized chunks of the batch shared
+# out to the kernel threads. PyTorch's node is NativeBatchNormBackward0. Evaluation
+# mode (running statistics) stays composed: it is one scale and one shift per channel.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype as dt
+from .. import _grad_mode as grad_mode
+from .._tensor import Tensor
+from ._common import row_sums
+from ._parallel import over_batch
+from .nn_ops import _nonzero
+from .registry import Primitive, apply, defvjp_joint, nondifferentiable
+
+_grad_mode = grad_mode.state
+_LOW = (np.dtype(np.float16), dt.bfloat16.np)
+
+
+def _channel_sums(a3: np.ndarray) -> np.ndarray:
+    """Per-channel sums of an (n, C, L) array: (C,)."""
+    n, c, length = a3.shape
+    if length == 1:
+        return np.add.reduce(a3[:, :, 0], axis=0)
+    return np.add.reduce(row_sums(a3.reshape(n * c, length)).reshape(n, c), axis=0)
+
+
+def _chunked_sums(n: int, sample_bytes: int, body) -> np.ndarray:
+    """The sum over batch chunks of `body(lo, hi)` (per-channel partial sums)."""
+    parts = over_batch(n, sample_bytes, 4 * sample_bytes * n,
+                       lambda lo, hi, buf, acc: body(lo, hi) if acc is None
+                       else np.add(acc, body(lo, hi), out=acc))
+    total = parts[0]
+    for p in parts[1:]:
+        total = total + p
+    return total
+
+
+def _batch_norm_kernel(x, weight, bias, *, eps):
+    """(out, xhat, mean, var, rstd) over dims (0, 2, ...); var is the biased variance."""
+    dtype = x.dtype
+    work = x.astype(np.float32) if dtype in _LOW else x
+    n, c = x.shape[:2]
+    x3 = work.reshape(n, c, -1)
+    count = x3.shape[0] * x3.shape[2]
+    per = x3[:1].nbytes
+    mean = _chunked_sums(n, per, lambda lo, hi: _channel_sums(x3[lo:hi]))
+    mean /= count
+    xhat = np.empty(x3.shape, x3.dtype)
+    out = np.empty(x3.shape, x3.dtype)
+    m3 = mean.reshape(1, c, 1)
+
+    def centre(lo, hi):
+        np.subtract(x3[lo:hi], m3, out=xhat[lo:hi])
+        return _channel_sums(np.square(xhat[lo:hi], out=out[lo:hi]))
+
+    var = _chunked_sums(n, 3 * per, centre)
+    var /= count
+    rstd = 1.0 / np.sqrt(var + eps)
+    scale = rstd if weight is None else rstd * weight.astype(rstd.dtype, copy=False)
+    r3, s3 = rstd.reshape(1, c, 1), scale.reshape(1, c, 1)
+    b3 = None if bias is None else bias.astype(rstd.dtype, copy=False).reshape(1, c, 1)
+
+    def normalise(lo, hi, buf, acc):
+        np.multiply(xhat[lo:hi], s3, out=out[lo:hi])
+        if b3 is not None:
+            np.add(out[lo:hi], b3, out=out[lo:hi])
+        np.multiply(xhat[lo:hi], r3, out=xhat[lo:hi])
+
+    over_batch(n, 2 * per, 4 * per * n, normalise)
+    res = (out.reshape(x.shape), xhat.reshape(x.shape), mean, var, rstd)
+    return tuple(a.astype(dtype, copy=False) for a in res)
+
+
+def _batch_norm_meta(x, weight, bias, *, eps):
+    stat = ((x._shape[1],), x._dtype)
+    return (x._shape, x._dtype), (x._shape, x._dtype), stat, stat, stat
+
+
+def _batch_norm_backward_kernel(g, xhat, rstd, weight):
+    """(dx, dweight, dbias): dx = weight rstd (g - mean(g) - xhat mean(g xhat)) per channel,
+    dweight = sum(g xhat), dbias = sum(g)."""
+    dtype = g.dtype
+    low = dtype in _LOW
+    g3 = (g.astype(np.float32) if low else g).reshape(g.shape[0], g.shape[1], -1)
+    x3 = (xhat.astype(np.float32) if low else xhat).reshape(g3.shape)
+    n, c = g3.shape[:2]
+    count = n * g3.shape[2]
+    per = g3[:1].nbytes
+    dx = np.empty(g3.shape, g3.dtype)
+
+    def sums(lo, hi):
+        gx = np.multiply(g3[lo:hi], x3[lo:hi], out=dx[lo:hi])
+        return np.stack([_channel_sums(g3[lo:hi]), _channel_sums(gx)])
+
+    dbias, dweight = _chunked_sums(n, 3 * per, sums)
+    scale = rstd.astype(g3.dtype) if weight is None else \
+        (rstd * weight).astype(g3.dtype, copy=False)
+    a3 = (dweight / count).reshape(1, c, 1)
+    b3 = (dbias / count * scale).reshape(1, c, 1)
+    s3 = scale.reshape(1, c, 1)
+
+    def apply_(lo, hi, buf, acc):
+        d = dx[lo:hi]
+        np.multiply(x3[lo:hi], a3, out=d)
+        np.subtract(g3[lo:hi], d, out=d)
+        np.multiply(d, s3, out=d)
+        np.subtract(d, b3, out=d)
+
+    over_batch(n, 3 * per, 4 * per * n, apply_)
+    return (dx.reshape(g.shape).astype(dtype, copy=False), dweight.astype(dtype, copy=False),
+            dbias.astype(dtype, copy=False))
+
+
+batch_norm_p = Primitive("native_batch_norm", _batch_norm_kernel, _batch_norm_meta,
+                         grad_name="NativeBatchNormBackward0", n_outputs=5)
+batch_norm_backward_p = Primitive(
+    "native_batch_norm_backward", _batch_norm_backward_kernel,
+    lambda g, xhat, rstd, weight: ((xhat._shape, xhat._dtype),) + (
+        ((xhat._shape[1],), xhat._dtype),) * 2, n_outputs=3)
+nondifferentiable(batch_norm_backward_p)  # used only when no graph of the backward is built
+
+
+def _batch_norm_vjp(g_all, out, x, weight, bias, *, needs, eps):
+    g, g_xhat, g_mean, g_var, g_rstd = g_all
+    _, xhat, _, _, rstd = out
+    # The statistics reach the caller only detached (running averages); xhat and rstd
+    # get cotangents under double backward, where this rule's own graph used them.
+    twice = any(_nonzero(t) for t in (g_xhat, g_mean, g_var, g_rstd))
+    if not _grad_mode.enabled and not twice:
+        return apply(batch_norm_backward_p, g, xhat, rstd, weight)
+    dims = (0,) + tuple(range(2, xhat.ndim))
+    view = (1, -1) + (1,) * (xhat.ndim - 2)
+    count = xhat.numel() // max(xhat.shape[1], 1)
+    dweight, dbias = (g * xhat).sum(dims), g.sum(dims)
+    gw = g if weight is None else g * weight.reshape(view)
+    gw = gw + g_xhat
+    r = rstd.reshape(view)
+    dx = r * (gw - gw.mean(dims, keepdim=True) - xhat * (gw * xhat).mean(dims, keepdim=True))
+    # d rstd / dx = -rstd^2 xhat / count; d mean / dx = 1 / count;
+    # d var / dx = 2 xhat / (rstd count)
+    dx = dx - g_rstd.reshape(view) * r * r * xhat / count + g_mean.reshape(view) / count \
+        + g_var.reshape(view) * 2 * xhat / (r * count)
+    return dx, dweight, dbias
+
+
+defvjp_joint(batch_norm_p, _batch_norm_vjp, (True, True, True), reads=((1,), (), ()),
+             save_output=True)
+
+
+def batch_norm_stats(x: Tensor, weight: Tensor | None, bias: Tensor | None,
+                     eps: float) -> tuple[Tensor, Tensor, Tensor]:
+    """Normalise `x` by its own per-channel (dim 1) statistics, then scale and shift:
+    (out, batch mean, biased batch variance)."""
+    out, _, mean, var, _ = apply(batch_norm_p, x, weight, bias, eps=float(eps))
+    return out, mean, var
+
+
+TENSOR_METHODS: dict = {}
+
+__all__: list = []

@@ -1,0 +1,131 @@
+"""The convolution kernels' paths (1x1, depthwise, grouped, stride-1 input gradient as a
+full convolution, col2im, batch chunks over the kernel threads): values and the gradients
+of input and weight against torch, and gradients of gradients by finite differences."""
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as TF
+
+import ember
+from ember.ops import _parallel
+from ember.ops import conv as C
+
+from helpers import check_grads, check_op, rand_array
+
+TOL = {"rtol": 1e-4, "atol": 1e-4}
+
+
+def _conv2d(x_shape, w_shape, **kw):
+    check_op(lambda x, w: C.conv2d(x, w, **kw), lambda x, w: TF.conv2d(x, w, **kw),
+             rand_array(x_shape), rand_array(w_shape, seed=1), **TOL)
+
+
+@pytest.mark.parametrize("x_shape, w_shape, kw", [
+    ((3, 8, 5, 6), (4, 8, 1, 1), {}),  # 1x1: a plain product
+    ((3, 8, 5, 6), (4, 8, 1, 1), {"stride": 2}),  # 1x1 strided: im2col of a subsample
+    ((3, 8, 5, 6), (6, 4, 1, 1), {"groups": 2}),  # grouped 1x1
+    ((2, 4, 7, 6), (6, 4, 3, 3), {"padding": 1}),  # stride 1: dx is a full convolution
+    ((2, 4, 7, 6), (6, 4, 3, 3), {"padding": 3}),  # padding past the kernel's reach: col2im
+    ((2, 4, 9, 8), (6, 4, 3, 3), {"stride": 2, "padding": 1}),
+    ((2, 4, 9, 8), (6, 2, 3, 2), {"stride": (2, 1), "dilation": 2, "groups": 2}),
+    ((2, 4, 7, 6), (5, 4, 2, 4), {"padding": "same", "dilation": (1, 2)}),
+], ids=str)
+def test_conv2d_paths_match_torch(x_shape, w_shape, kw):
+    _conv2d(x_shape, w_shape, **kw)
+
+
+@pytest.mark.parametrize("kw", [
+    {"padding": 1}, {"stride": 2, "padding": 1}, {"dilation": 2, "padding": 2},
+    {"padding": (0, 2)}, {},
+], ids=str)
+def test_depthwise_matches_torch(kw):
+    _conv2d((2, 6, 8, 7), (6, 1, 3, 3), groups=6, **kw)
+    # a channel multiplier of two goes through the grouped product instead
+    _conv2d((2, 6, 8, 7), (12, 1, 3, 3), groups=6, **kw)
+
+
+def test_conv1d_conv3d_paths_match_torch():
+    check_op(lambda x, w: C.conv1d(x, w), lambda x, w: TF.conv1d(x, w),
+             rand_array((3, 5, 9)), rand_array((4, 5, 1), seed=1), **TOL)
+    check_op(lambda x, w: C.conv1d(x, w, padding=2, groups=5),
+             lambda x, w: TF.conv1d(x, w, padding=2, groups=5),
+             rand_array((3, 5, 9)), rand_array((5, 1, 3), seed=1), **TOL)
+    check_op(lambda x, w: C.conv3d(x, w, padding=1, groups=3),
+             lambda x, w: TF.conv3d(x, w, padding=1, groups=3),
+             rand_array((2, 3, 4, 5, 4)), rand_array((3, 1, 3, 3, 2), seed=1), **TOL)
+    check_op(lambda x, w: C.conv3d(x, w, stride=(1, 2, 1)),
+             lambda x, w: TF.conv3d(x, w, stride=(1, 2, 1)),
+             rand_array((2, 3, 4, 5, 4)), rand_array((4, 3, 1, 1, 1), seed=1), **TOL)
+
+
+def test_transposed_paths_match_torch():
+    # stride 1: the transposed convolution's own forward goes through the full convolution
+    check_op(lambda x, w: C.conv_transpose2d(x, w, padding=1, groups=2),
+             lambda x, w: TF.conv_transpose2d(x, w, padding=1, groups=2),
+             rand_array((2, 4, 5, 6)), rand_array((4, 3, 3, 3), seed=1), **TOL)
+    # output padding that dilation allows past the stride
+    check_op(lambda x, w: C.conv_transpose2d(x, w, stride=1, output_padding=1, dilation=2),
+             lambda x, w: TF.conv_transpose2d(x, w, stride=1, output_padding=1, dilation=2),
+             rand_array((2, 3, 5, 4)), rand_array((3, 2, 3, 3), seed=1), **TOL)
+    check_op(lambda x, w: C.conv_transpose2d(x, w, stride=2, groups=3),
+             lambda x, w: TF.conv_transpose2d(x, w, stride=2, groups=3),
+             rand_array((2, 3, 4, 4)), rand_array((3, 1, 3, 3), seed=1), **TOL)
+
+
+@pytest.mark.parametrize("kw, w_shape", [
+    ({"padding": 1}, (6, 4, 3, 3)), ({"stride": 2}, (6, 4, 1, 1)),
+    ({"padding": 1, "groups": 4}, (4, 1, 3, 3)),
+], ids=str)
+def test_float64_matches_torch(kw, w_shape):
+    check_op(lambda x, w: C.conv2d(x, w, **kw), lambda x, w: TF.conv2d(x, w, **kw),
+             rand_array((2, 4, 7, 6), np.float64), rand_array(w_shape, np.float64, seed=1),
+             rtol=1e-10, atol=1e-10)
+
+
+def test_non_contiguous_input_matches_torch():
+    base = rand_array((2, 6, 9, 8))
+    for view, c in ((lambda a: a.permute(0, 1, 3, 2), 6), (lambda a: a[:, ::2, 1:, ::2], 3)):
+        w = rand_array((5, c, 3, 3), seed=1)
+        x_e = view(ember.tensor(base)).requires_grad_()
+        x_t = view(torch.tensor(base)).requires_grad_()
+        assert not x_e.is_contiguous()
+        w_e, w_t = ember.tensor(w, requires_grad=True), torch.tensor(w, requires_grad=True)
+        out_e = C.conv2d(x_e, w_e, padding=1)
+        out_t = TF.conv2d(x_t, w_t, padding=1)
+        np.testing.assert_allclose(out_e.detach().numpy(), out_t.detach().numpy(), **TOL)
+        out_e.sum().backward()
+        out_t.sum().backward()
+        np.testing.assert_allclose(x_e.grad.numpy(), x_t.grad.numpy(), **TOL)
+        np.testing.assert_allclose(w_e.grad.numpy(), w_t.grad.numpy(), rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("chunk_bytes", [1, 1 << 30], ids=["one-sample-chunks", "one-chunk"])
+def test_batch_chunks_and_threads_match_torch(monkeypatch, chunk_bytes):
+    """A batch large enough to share out to the kernel threads, cut into one-sample chunks
+    (scratch buffers reused across chunks, partial weight gradients summed) or not."""
+    monkeypatch.setattr(_parallel, "BATCH_CHUNK_BYTES", chunk_bytes)
+    for w_shape, kw in (((32, 16, 3, 3), {"padding": 1}), ((32, 16, 3, 3), {"stride": 2}),
+                        ((32, 16, 1, 1), {}), ((16, 1, 3, 3), {"padding": 1, "groups": 16})):
+        check_op(lambda x, w, k=kw: C.conv2d(x, w, **k),
+                 lambda x, w, k=kw: TF.conv2d(x, w, **k),
+                 rand_array((24, 16, 16, 16)), rand_array(w_shape, seed=1),
+                 rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("kw, w_shape", [
+    ({"groups": 2, "padding": 1}, (2, 1, 2, 3)),  # depthwise
+    ({"stride": 2}, (3, 2, 1, 1)),  # 1x1 strided
+    ({}, (3, 2, 1, 1)),  # 1x1 plain product
+], ids=str)
+def test_double_backward_by_finite_differences(kw, w_shape):
+    x0, w0 = rand_array((2, 2, 5, 4), np.float64), rand_array(w_shape, np.float64, seed=1)
+
+    def grad_norms(x, w):
+        x, w = (t if t.requires_grad else t.requires_grad_() for t in (x, w))
+        y = C.conv2d(x, w, **kw)
+        gx, gw = ember.autograd.grad((y * y).sum(), (x, w), create_graph=True)
+        return (gx * gx).sum() + (gw ** 3).sum()
+
+    check_grads(lambda x: grad_norms(x, ember.tensor(w0)), x0, rtol=1e-4, atol=1e-6)
+    check_grads(lambda w: grad_norms(ember.tensor(x0), w), w0, rtol=1e-4, atol=1e-6)
