@@ -154,11 +154,12 @@ defvjp(to_dense_p, lambda g, out, s: _grad_at(g, s, coalesce=True))
 
 
 def _to_sparse_kernel(a: np.ndarray, *, sparse_dim: int) -> COO:
+    if sparse_dim == 0:  # one entry holding the whole tensor
+        return COO(np.zeros((0, 1), np.int64), a[None].copy(), a.shape, True)
     lead = a.shape[:sparse_dim]
     mask = (a != 0).reshape(lead + (-1,)).any(-1) if a.ndim > sparse_dim else a != 0
     nz = np.nonzero(mask)
-    idx = np.stack(nz).astype(np.int64) if nz else np.zeros((0, int(mask)), np.int64)
-    return COO(idx.reshape(sparse_dim, -1), a[nz], a.shape, True)
+    return COO(np.stack(nz).astype(np.int64), a[nz], a.shape, True)
 
 
 to_sparse_p = _sparse_prim("to_sparse", _to_sparse_kernel)
@@ -194,8 +195,9 @@ def _grad_at(g: Tensor, s: SparseTensor, coalesce: bool) -> Tensor:
             return g
         g = apply(to_dense_p, g)
     vals = apply(gather_p, g, pattern)
-    return apply(sparse_coo_p, pattern, vals, size=s._shape,
-                 coalesced=coalesce or s._sp_coalesced)
+    # NOTE: PyTorch flags this gradient coalesced only when `s` was (even on a coalesced
+    # pattern), so a leaf's sparse .grad reports what torch's does.
+    return apply(sparse_coo_p, pattern, vals, size=s._shape, coalesced=s._sp_coalesced)
 
 
 # --- sparse @ dense -------------------------------------------------------------------------
@@ -219,7 +221,7 @@ def _mm_grad_sparse(g, out, s, d, *, masked):
     pattern = _pattern(s, coalesce=True)
     rows, cols = pattern[0:1], pattern[1:2]
     vals = (apply(gather_p, g, rows) * apply(gather_p, d, cols)).sum(-1)
-    return apply(sparse_coo_p, pattern, vals, size=s._shape, coalesced=True)
+    return apply(sparse_coo_p, pattern, vals, size=s._shape, coalesced=s._sp_coalesced)
 
 
 def _mm_grad_dense(g, out, s, d, *, masked):
@@ -324,6 +326,9 @@ def to_sparse(self: Tensor, sparse_dim: int | None = None, *, layout=None) -> Sp
     if not 0 <= sd <= self.ndim:
         raise RuntimeError(f"dense_to_sparse: sparse_dim argument must be in [0,{self.ndim}] "
                            f"range, but {sd} is given")
+    if sd == 0 and self.ndim:
+        raise RuntimeError("dense_to_sparse: sparse_dim argument must be in >0 when "
+                           "self.dim()>0")
     return apply(to_sparse_p, self, sparse_dim=sd)
 
 
@@ -462,7 +467,8 @@ def select_first(s: SparseTensor, i: int) -> Tensor:
     if s.sparse_dim() == 1:
         return vals.sum(0)
     idx = _wrap(np.ascontiguousarray(s._sp_indices._array()[1:, rows]))
-    return apply(sparse_coo_p, idx, vals, size=s._shape[1:], coalesced=s._sp_coalesced)
+    return apply(sparse_coo_p, idx, vals, size=s._shape[1:],
+                 coalesced=s._sp_coalesced or len(rows) <= 1)
 
 
 # --- Tensor methods --------------------------------------------------------------------
