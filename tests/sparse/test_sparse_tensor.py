@@ -6,10 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from helpers import same_error
 
 import ember
 from ember.ops.sparse_tensor import SparseTensor
+
+from helpers import same_error
 
 pytestmark = pytest.mark.filterwarnings("ignore:Sparse invariant checks:UserWarning")
 

@@ -204,9 +204,45 @@ def _grad_at(g: Tensor, s: SparseTensor, coalesce: bool) -> Tensor:
 
 def _mm_kernel(s: COO, d: np.ndarray, *, masked: bool) -> np.ndarray:
     rows, cols = s.indices
-    out = np.zeros((s.shape[0], d.shape[1]), _up(d).dtype)
-    np.add.at(out, rows, _up(s.values)[:, None] * _up(d)[cols])
-    return out.astype(d.dtype, copy=False)
+    vals = s.values
+    if d.dtype == np.float32 or d.dtype in _LOW:
+        return _fma_rows(rows, cols, _up(vals), _up(d), s.shape[0]).astype(d.dtype, copy=False)
+    out = np.zeros((s.shape[0], d.shape[1]), d.dtype)
+    np.add.at(out, rows, vals[:, None] * d[cols])
+    return out
+
+
+def _fma_rows(rows, cols, vals, d, m: int, max_rounds: int = 256) -> np.ndarray:
+    """out[rows[j]] += vals[j] * d[cols[j]] for j in order, each step one fused multiply-add
+    rounded to float32.
+
+    NOTE: PyTorch's CPU kernel walks the entries in their stored order with an axpy per
+    entry (a fused multiply-add), so the float32 rounding depends on that order. Here the
+    j-th entry of every row goes in round j: one vectorized step per round, computed in
+    float64 (a float32 product is exact there) and rounded once. Past `max_rounds` entries
+    in a row, the rest are summed in float64 and rounded once (off by an ulp at most)."""
+    out = np.zeros((m, d.shape[1]), np.float32)
+    nnz = len(rows)
+    if nnz == 0:
+        return out
+    order = np.argsort(rows, kind="stable")
+    sorted_rows = rows[order]
+    starts = np.flatnonzero(np.r_[True, sorted_rows[1:] != sorted_rows[:-1]])
+    rank = np.empty(nnz, np.int64)
+    rank[order] = np.arange(nnz) - np.repeat(starts, np.diff(np.r_[starts, nnz]))
+    by_rank = np.argsort(rank, kind="stable")
+    bounds = np.r_[0, np.cumsum(np.bincount(rank))]
+    v64, d64 = vals.astype(np.float64), d.astype(np.float64)
+    for r in range(min(len(bounds) - 1, max_rounds)):
+        j = by_rank[bounds[r]:bounds[r + 1]]
+        rj = rows[j]
+        out[rj] = out[rj].astype(np.float64) + v64[j, None] * d64[cols[j]]
+    if len(bounds) - 1 > max_rounds:
+        j = by_rank[bounds[max_rounds]:]
+        rest = out.astype(np.float64)
+        np.add.at(rest, rows[j], v64[j, None] * d64[cols[j]])
+        out = rest.astype(np.float32)
+    return out
 
 
 sparse_mm_p = _sparse_prim(
@@ -218,9 +254,10 @@ sparse_mm_p = _sparse_prim(
 def _mm_grad_sparse(g, out, s, d, *, masked):
     if not masked:  # torch.mm / @: a dense gradient, as PyTorch gives
         return g @ d.mT
+    # NOTE: the whole product g @ d^T, then its entries on the pattern: PyTorch's way, and
+    # so its rounding (a dot product per entry would sum in another order).
     pattern = _pattern(s, coalesce=True)
-    rows, cols = pattern[0:1], pattern[1:2]
-    vals = (apply(gather_p, g, rows) * apply(gather_p, d, cols)).sum(-1)
+    vals = apply(gather_p, g @ d.mT, pattern)
     return apply(sparse_coo_p, pattern, vals, size=s._shape, coalesced=s._sp_coalesced)
 
 
