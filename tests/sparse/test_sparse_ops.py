@@ -104,6 +104,8 @@ def test_coalesce_and_round_trips_over_dtypes(e_dt, t_dt):
     assert_same(d_e.to_sparse().to_dense(), d_t)
     assert_same(e.coalesce().indices(), t.coalesce().indices())
     assert_same(e.coalesce().values(), t.coalesce().values())
+    assert same_error(lambda L: L.sparse_coo_tensor([[0, 1]], [1.0, 2.0], (2,)).values()) \
+        is RuntimeError
 
 
 def test_coalesce_sums_duplicates_and_sorts():
@@ -144,6 +146,8 @@ def _pair(L, idx=IDX, val=VAL, size=(3, 3)):
     lambda s: s * 2, lambda s: 2.5 * s, lambda s: s / 4, lambda s: -s, lambda s: s.t(),
     lambda s: s + s, lambda s: s.coalesce() + s.coalesce().t(), lambda s: s + s.coalesce(),
     lambda s: s.coalesce() * 3, lambda s: s[2], lambda s: s.coalesce()[0],
+    lambda s: s - s.coalesce(), lambda s: s.coalesce().sub(s, alpha=2), lambda s: list(s)[1],
+    lambda s: __import__("copy").deepcopy(s),
 ])
 def test_sparse_results_match(op):
     assert_sparse(op(_pair(ember)), op(_pair(torch)))
@@ -282,3 +286,36 @@ def test_dense_operand_grad_by_finite_differences():
 def test_to_ember_round_trip_of_dense_results():
     t = _pair(torch).to_dense()
     assert_same(to_ember(t).to_sparse().to_dense(), to_torch(to_ember(t)))
+
+
+def test_float32_product_rounds_as_torch_bit_for_bit():
+    # many entries per row, in no particular order: the sum's rounding depends on both
+    rng = np.random.default_rng(3)
+    m, k, n, nnz = 20, 30, 7, 400
+    idx = np.stack([rng.integers(0, m, nnz), rng.integers(0, k, nnz)])
+    vals = rng.standard_normal(nnz).astype(np.float32)
+    d = rng.standard_normal((k, n)).astype(np.float32)
+    g = rng.standard_normal((m, n)).astype(np.float32)
+    res = {}
+    for L in (ember, torch):
+        s = L.sparse_coo_tensor(L.tensor(idx), L.tensor(vals), (m, k), requires_grad=True)
+        dd = L.tensor(d, requires_grad=True)
+        y = L.sparse.mm(s, dd)
+        y.backward(L.tensor(g))
+        res[L] = (y.detach().numpy(), dd.grad.numpy(), s.grad._values().numpy())
+    for a, b in zip(res[ember], res[torch]):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_a_row_with_more_entries_than_rounds_still_sums_right():
+    from ember.ops.sparse_ops import _fma_rows
+
+    rng = np.random.default_rng(4)
+    rows = np.zeros(50, np.int64)
+    cols = rng.integers(0, 5, 50)
+    vals = rng.standard_normal(50).astype(np.float32)
+    d = rng.standard_normal((5, 3)).astype(np.float32)
+    want = (vals.astype(np.float64)[:, None] * d.astype(np.float64)[cols]).sum(0)
+    got = _fma_rows(rows, cols, vals, d, 2, max_rounds=8)
+    np.testing.assert_allclose(got[0], want, rtol=1e-6)
+    assert not got[1].any()

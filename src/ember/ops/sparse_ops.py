@@ -346,7 +346,15 @@ def coalesce(s: SparseTensor) -> SparseTensor:
 
 
 def values(s: SparseTensor) -> Tensor:
+    """The values of `s`, in the graph (a gradient for them flows back to `s`)."""
     return apply(values_p, s)
+
+
+def _public_values(self: SparseTensor) -> Tensor:
+    if not self._sp_coalesced:
+        raise RuntimeError(
+            "Cannot get values on an uncoalesced tensor, please call .coalesce() first")
+    return values(self)
 
 
 def to_dense(self: Tensor, dtype=None, *, masked_grad: bool | None = None) -> Tensor:
@@ -558,7 +566,7 @@ def _sum(self: SparseTensor, dim=None, keepdim: bool = False, *, dtype=None) -> 
 
 SPARSE_METHODS = {
     "coalesce": coalesce,
-    "values": values,
+    "values": _public_values,
     "_values": lambda self: self._sp_values,
     "to_dense": to_dense,
     "to_sparse": to_sparse,
@@ -571,6 +579,10 @@ SPARSE_METHODS = {
     "__radd__": _radd,
     "add_": _add_,
     "__iadd__": _add_,
+    "sub": lambda self, other, *, alpha=1: add(self, other, -alpha),
+    "__sub__": lambda self, other: add(self, other, -1),
+    "__iter__": lambda self: iter([select_first(self, i) for i in range(len(self))]),
+    "__deepcopy__": lambda self, memo: _clone(self),
     "mul": scale,
     "__mul__": scale,
     "__rmul__": scale,
