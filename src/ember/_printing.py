@@ -278,3 +278,31 @@ def tensor_repr(t, tensor_contents: str | None = None) -> str:
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + body, suffixes, indent)
+
+
+def sparse_repr(t) -> str:
+    """`repr` of a sparse COO tensor, laid out as PyTorch prints one: its indices and values
+    as nested tensor bodies, then size, nnz, dtype (when not a default) and layout."""
+    prefix = "tensor("
+    indent = len(prefix)
+    suffixes = [f"size={tuple(t._shape)}", f"nnz={t._nnz()}"]
+    d = t._dtype
+    if d not in (dt.get_default_dtype(), dt.default_complex(), dt.int64, dt.bool_):
+        suffixes.append(f"dtype={d!r}")
+    suffixes.append(f"layout={t.layout!r}")
+    parts = []
+    for name, part in (("indices", t._sp_indices), ("values", t._sp_values)):
+        head = f"{name}=tensor("
+        a = part._array()
+        body = "[]" if a.size == 0 else _data_str(a, part._dtype, indent + len(head))
+        if a.size == 0:
+            body += f", size={tuple(a.shape)}"
+        parts.append(head + body + ")")
+    text = prefix + (",\n" + " " * indent).join(parts)
+    if t._grad_fn is not None:
+        suffixes.append(f"grad_fn=<{t._grad_fn.name()}>")
+    elif t._requires_grad:
+        suffixes.append("requires_grad=True")
+    # NOTE: PyTorch starts a sparse tensor's suffixes on a line of their own.
+    text += ",\n" + " " * indent + suffixes[0]
+    return _add_suffixes(text, suffixes[1:], indent)

@@ -182,7 +182,7 @@ def accumulate(var, g, create_graph: bool, owned: bool = False) -> None:
 
             var._grad = empty_like(g).copy_(g)
         elif owned and g._dtype is var._dtype and g._shape == var._shape \
-                and g._np.flags.c_contiguous and var.is_contiguous():
+                and g._np is not None and g._np.flags.c_contiguous and var.is_contiguous():
             var._grad = g
         else:
             var._grad = _grad_copy(g, var)

@@ -1,0 +1,614 @@
+"""Sparse COO primitives: construction, coalesce, to_dense / to_sparse, a gather at
+coordinates, and the sparse @ dense product; and the sparse ops composed from them.
+
+A sparse operand reaches a kernel as a `COO` record (NumPy indices, values, shape,
+coalesced flag); a kernel returns either a NumPy array (a dense result) or a `COO` (a
+sparse one). `_eval_sparse` is these primitives' eager evaluation: the standard path
+would read a strided array off every operand, which a sparse tensor does not have.
+
+Gradients follow PyTorch: a sparse input's gradient is a sparse tensor on its own
+coalesced pattern (`to_dense`, `sparse.mm`), except through `mm` / `@`, whose gradient
+for the sparse operand is dense; the values of `sparse_coo_tensor(i, v)` get a dense
+gradient gathered at `i`.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import _dtype as dt
+from .. import _grad_mode as grad_mode
+from .._core.dispatch import autograd, run_quiet
+from .._tensor import Tensor, _wrap
+from .._view import wrap_dim
+from .registry import MISSING, Primitive, apply, defvjp, vjp_rules
+from .sparse_tensor import SparseTensor, make_sparse
+
+_grad_state = grad_mode.state
+_LOW = (np.dtype(np.float16), dt.bfloat16.np)
+
+
+class COO(NamedTuple):
+    """A sparse operand or result as a kernel sees it."""
+
+    indices: np.ndarray  # int64, (sparse_dim, nnz)
+    values: np.ndarray  # (nnz, *dense_shape)
+    shape: tuple
+    coalesced: bool
+
+
+def _eval_sparse(prim, args: tuple, params: dict):
+    """Eager evaluation of a sparse primitive: kernel on arrays and COO records, the result
+    wrapped as a dense or sparse tensor, and a graph node when an input requires grad."""
+    arrays = []
+    grad = False
+    for a in args:
+        if isinstance(a, Tensor):
+            if a.device.type != "cpu":
+                raise NotImplementedError(
+                    f"{prim.name}: sparse tensors are supported on the cpu device only")
+            if a.__class__ is SparseTensor:
+                arrays.append(COO(a._sp_indices._array(), a._sp_values._array(), a._shape,
+                                  a._sp_coalesced))
+            else:
+                arrays.append(a._array())
+            grad = grad or a._requires_grad
+        else:
+            arrays.append(a)
+    res = run_quiet(prim.kernel, *arrays, **params)
+    if isinstance(res, COO):
+        out = make_sparse(_wrap(res.indices), _wrap(res.values), res.shape, res.coalesced)
+    else:
+        out = _wrap(res)
+    if grad and _grad_state.enabled:
+        autograd.record(prim, vjp_rules.get(prim, MISSING), args, params, out)
+    return out
+
+
+def _no_meta(*args, **params):
+    raise NotImplementedError("sparse tensors cannot be on the 'meta' device")
+
+
+def _sparse_prim(name: str, kernel, meta=_no_meta, **kw) -> Primitive:
+    return Primitive(name, kernel, meta, impl=_eval_sparse, **kw)
+
+
+# --- NumPy helpers ----------------------------------------------------------------------
+
+def _up(a: np.ndarray) -> np.ndarray:
+    return a.astype(np.float32) if a.dtype in _LOW else a
+
+
+def _scatter_sum(shape, index, values: np.ndarray) -> np.ndarray:
+    """zeros(shape) with `values` added at `index` (duplicates summed), in values' dtype;
+    half types accumulate in float32 and round once."""
+    out = np.zeros(shape, _up(values).dtype)
+    np.add.at(out, index, _up(values))
+    return out.astype(values.dtype, copy=False)
+
+
+def _coalesce_arrays(indices: np.ndarray, values: np.ndarray, shape) -> COO:
+    """Sorted unique coordinates with the values of duplicates summed."""
+    sd = indices.shape[0]
+    if indices.shape[1] == 0 or sd == 0:
+        if sd == 0 and indices.shape[1] > 1:  # every entry at the one coordinate ()
+            return COO(indices[:, :1], values.sum(0, keepdims=True), shape, True)
+        return COO(indices, values, shape, True)
+    lin = np.ravel_multi_index(tuple(indices), shape[:sd])
+    uniq, inv = np.unique(lin, return_inverse=True)
+    vals = _scatter_sum((len(uniq),) + values.shape[1:], inv.reshape(-1), values)
+    idx = np.stack(np.unravel_index(uniq, shape[:sd])).astype(np.int64).reshape(sd, -1)
+    return COO(idx, vals, shape, True)
+
+
+# --- construction and coalesce -------------------------------------------------------------
+
+def _coo_kernel(indices, values, *, size, coalesced):
+    return COO(indices, values, tuple(size), coalesced)
+
+
+sparse_coo_p = _sparse_prim("sparse_coo", _coo_kernel,
+                            grad_name="SparseCooTensorWithDimsAndTensorsBackward0")
+
+
+def _same_pattern(g: Tensor, indices: Tensor) -> bool:
+    gi = g._sp_indices
+    return gi is indices or (gi._shape == indices._shape and
+                             bool(np.array_equal(gi._array(), indices._array())))
+
+
+def _values_grad(g, out, indices, values, *, size, coalesced):
+    if g.__class__ is SparseTensor:
+        if _same_pattern(g, indices):
+            return apply(values_p, g)
+        g = apply(to_dense_p, g)
+    return apply(gather_p, g, indices)
+
+
+defvjp(sparse_coo_p, None, _values_grad, reads=((), (0,)))
+
+
+def _coalesce_kernel(s: COO) -> COO:
+    return s if s.coalesced else _coalesce_arrays(s.indices, s.values, s.shape)
+
+
+coalesce_p = _sparse_prim("coalesce", _coalesce_kernel)
+defvjp(coalesce_p, lambda g, out, s: _grad_at(g, s, coalesce=False))
+
+values_p = _sparse_prim("values", lambda s: s.values, lambda s: ((s._nnz(),) + s._shape[
+    s.sparse_dim():], s._dtype))
+defvjp(values_p, lambda g, out, s: apply(sparse_coo_p, s._sp_indices, g, size=s._shape,
+                                         coalesced=s._sp_coalesced))
+
+
+# --- to_dense, to_sparse, gather -------------------------------------------------------------
+
+def _to_dense_kernel(s: COO) -> np.ndarray:
+    return _scatter_sum(s.shape, tuple(s.indices), s.values)
+
+
+to_dense_p = _sparse_prim("to_dense", _to_dense_kernel, lambda s: (s._shape, s._dtype))
+defvjp(to_dense_p, lambda g, out, s: _grad_at(g, s, coalesce=True))
+
+
+def _to_sparse_kernel(a: np.ndarray, *, sparse_dim: int) -> COO:
+    if sparse_dim == 0:  # one entry holding the whole tensor
+        return COO(np.zeros((0, 1), np.int64), a[None].copy(), a.shape, True)
+    lead = a.shape[:sparse_dim]
+    mask = (a != 0).reshape(lead + (-1,)).any(-1) if a.ndim > sparse_dim else a != 0
+    nz = np.nonzero(mask)
+    return COO(np.stack(nz).astype(np.int64), a[nz], a.shape, True)
+
+
+to_sparse_p = _sparse_prim("to_sparse", _to_sparse_kernel)
+defvjp(to_sparse_p, lambda g, out, a, **p: apply(to_dense_p, g)
+       if g.__class__ is SparseTensor else g, reads=((),))
+
+
+def _gather_kernel(a: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a[tuple(indices)])
+
+
+gather_p = _sparse_prim("gather_coo", _gather_kernel,
+                        lambda a, i: ((i._shape[1],) + a._shape[i._shape[0]:], a._dtype),
+                        grad_name="IndexBackward0")
+defvjp(gather_p, lambda g, out, a, i, in_shape: apply(
+    to_dense_p, apply(sparse_coo_p, i, g, size=in_shape, coalesced=False)), None,
+    reads=((1,), ()), in_shape=True)
+
+
+def _pattern(s: SparseTensor, coalesce: bool) -> Tensor:
+    """`s`'s indices, or those of its coalesced form."""
+    if coalesce and not s._sp_coalesced:
+        with grad_mode.no_grad():
+            return apply(coalesce_p, s.detach())._sp_indices
+    return s._sp_indices
+
+
+def _grad_at(g: Tensor, s: SparseTensor, coalesce: bool) -> Tensor:
+    """`g` (dense or sparse) as a sparse gradient on `s`'s pattern (coalesced if asked)."""
+    pattern = _pattern(s, coalesce)
+    if g.__class__ is SparseTensor:
+        if _same_pattern(g, pattern):
+            return g
+        g = apply(to_dense_p, g)
+    vals = apply(gather_p, g, pattern)
+    # NOTE: PyTorch flags this gradient coalesced only when `s` was (even on a coalesced
+    # pattern), so a leaf's sparse .grad reports what torch's does.
+    return apply(sparse_coo_p, pattern, vals, size=s._shape, coalesced=s._sp_coalesced)
+
+
+# --- sparse @ dense -------------------------------------------------------------------------
+
+def _mm_kernel(s: COO, d: np.ndarray, *, masked: bool) -> np.ndarray:
+    rows, cols = s.indices
+    vals = s.values
+    if d.dtype == np.float32 or d.dtype in _LOW:
+        return _fma_rows(rows, cols, _up(vals), _up(d), s.shape[0]).astype(d.dtype, copy=False)
+    out = np.zeros((s.shape[0], d.shape[1]), d.dtype)
+    np.add.at(out, rows, vals[:, None] * d[cols])
+    return out
+
+
+def _fma_rows(rows, cols, vals, d, m: int, max_rounds: int = 256) -> np.ndarray:
+    """out[rows[j]] += vals[j] * d[cols[j]] for j in order, each step one fused multiply-add
+    rounded to float32.
+
+    NOTE: PyTorch's CPU kernel walks the entries in their stored order with an axpy per
+    entry (a fused multiply-add), so the float32 rounding depends on that order. Here the
+    j-th entry of every row goes in round j: one vectorized step per round, computed in
+    float64 (a float32 product is exact there) and rounded once. Past `max_rounds` entries
+    in a row, the rest are summed in float64 and rounded once (off by an ulp at most)."""
+    out = np.zeros((m, d.shape[1]), np.float32)
+    nnz = len(rows)
+    if nnz == 0:
+        return out
+    order = np.argsort(rows, kind="stable")
+    sorted_rows = rows[order]
+    starts = np.flatnonzero(np.r_[True, sorted_rows[1:] != sorted_rows[:-1]])
+    rank = np.empty(nnz, np.int64)
+    rank[order] = np.arange(nnz) - np.repeat(starts, np.diff(np.r_[starts, nnz]))
+    by_rank = np.argsort(rank, kind="stable")
+    bounds = np.r_[0, np.cumsum(np.bincount(rank))]
+    v64, d64 = vals.astype(np.float64), d.astype(np.float64)
+    for r in range(min(len(bounds) - 1, max_rounds)):
+        j = by_rank[bounds[r]:bounds[r + 1]]
+        rj = rows[j]
+        out[rj] = out[rj].astype(np.float64) + v64[j, None] * d64[cols[j]]
+    if len(bounds) - 1 > max_rounds:
+        j = by_rank[bounds[max_rounds]:]
+        rest = out.astype(np.float64)
+        np.add.at(rest, rows[j], v64[j, None] * d64[cols[j]])
+        out = rest.astype(np.float32)
+    return out
+
+
+sparse_mm_p = _sparse_prim(
+    "sparse_mm", _mm_kernel, lambda s, d, masked: ((s._shape[0], d._shape[1]), d._dtype),
+    grad_name=lambda args, params: "SparseAddmmBackward0" if params.get("masked")
+    else "MmBackward0")
+
+
+def _mm_grad_sparse(g, out, s, d, *, masked):
+    if not masked:  # torch.mm / @: a dense gradient, as PyTorch gives
+        return g @ d.mT
+    # NOTE: the whole product g @ d^T, then its entries on the pattern: PyTorch's way, and
+    # so its rounding (a dot product per entry would sum in another order).
+    pattern = _pattern(s, coalesce=True)
+    vals = apply(gather_p, g @ d.mT, pattern)
+    return apply(sparse_coo_p, pattern, vals, size=s._shape, coalesced=s._sp_coalesced)
+
+
+def _mm_grad_dense(g, out, s, d, *, masked):
+    return apply(sparse_mm_p, transpose(s), g, masked=masked)
+
+
+defvjp(sparse_mm_p, _mm_grad_sparse, _mm_grad_dense, reads=((0, 1), (0,)))
+
+
+# --- public functions -------------------------------------------------------------------
+
+def _long_indices(indices) -> Tensor:
+    from .creation import as_tensor
+
+    t = indices if isinstance(indices, Tensor) else as_tensor(indices)
+    if t.__class__ is SparseTensor:
+        raise TypeError("sparse_coo_tensor(): indices must be a strided tensor")
+    if t._dtype is not dt.int64:
+        t = t.to(dt.int64)
+    return t.detach()
+
+
+def _check_invariants(idx: np.ndarray, shape) -> None:
+    for d in range(idx.shape[0]):
+        if idx.shape[1] == 0:
+            break
+        lo, hi = int(idx[d].min()), int(idx[d].max())
+        if lo < 0:
+            raise RuntimeError(f"found negative index {lo} for dim {d}")
+        if hi >= shape[d]:
+            raise RuntimeError(f"size is inconsistent with indices: for dim {d}, size is "
+                               f"{shape[d]} but found index {hi}")
+
+
+def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None,
+                      requires_grad: bool = False, check_invariants: bool | None = None,
+                      is_coalesced: bool | None = None) -> SparseTensor:
+    """A sparse COO tensor with `values[k]` at coordinate `indices[:, k]`.
+
+    Duplicate coordinates are kept (they sum on `coalesce()` and `to_dense()`); `size`
+    defaults to the smallest one holding every index. Gradients flow to `values`.
+    """
+    from .creation import as_tensor
+
+    idx = _long_indices(indices)
+    vals = values if isinstance(values, Tensor) else as_tensor(values, dtype=dtype)
+    if dtype is not None and vals._dtype is not dtype:
+        vals = vals.to(dtype)
+    if device is not None and str(device) != "cpu":
+        raise NotImplementedError("sparse tensors are supported on the cpu device only")
+    if idx.ndim != 2:
+        raise RuntimeError(f"indices must be sparse_dim x nnz, but got: {list(idx._shape)}")
+    sd, nnz = idx._shape
+    if vals.ndim == 0:
+        vals = vals.reshape(1)
+    if vals._shape[0] != nnz:
+        raise RuntimeError("indices and values must have same nnz, but got nnz from indices: "
+                           f"{nnz}, nnz from values: {vals._shape[0]}")
+    dense = tuple(vals._shape[1:])
+    if size is None:
+        a = idx._array()
+        lead = tuple(int(m) + 1 for m in a.max(1)) if nnz else (0,) * sd
+        shape = lead + dense
+    else:
+        shape = tuple(int(s) for s in size)
+        if len(shape) != sd + len(dense):
+            raise RuntimeError(
+                f"'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = "
+                f"{len(shape)}, sparse_dim = {sd}, dense_dim = {len(dense)}")
+        if shape[sd:] != dense:
+            raise RuntimeError(f"values has incorrect size, expected {[nnz, *shape[sd:]]}, "
+                               f"got {list(vals._shape)}")
+    if check_invariants:
+        _check_invariants(idx._array(), shape)
+    coalesced = (nnz <= 1 and sd > 0) or nnz == 0 if is_coalesced is None else is_coalesced
+    out = apply(sparse_coo_p, idx, vals, size=shape, coalesced=bool(coalesced))
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
+
+
+def coalesce(s: SparseTensor) -> SparseTensor:
+    """Sorted, unique coordinates with duplicates summed (`s` itself if already so)."""
+    return s if s._sp_coalesced else apply(coalesce_p, s)
+
+
+def values(s: SparseTensor) -> Tensor:
+    """The values of `s`, in the graph (a gradient for them flows back to `s`)."""
+    return apply(values_p, s)
+
+
+def _public_values(self: SparseTensor) -> Tensor:
+    if not self._sp_coalesced:
+        raise RuntimeError(
+            "Cannot get values on an uncoalesced tensor, please call .coalesce() first")
+    return values(self)
+
+
+def to_dense(self: Tensor, dtype=None, *, masked_grad: bool | None = None) -> Tensor:
+    """The dense tensor; a strided tensor is returned as it is."""
+    out = apply(to_dense_p, self) if self.__class__ is SparseTensor else self
+    return out if dtype is None or dtype is out._dtype else out.to(dtype)
+
+
+def to_sparse(self: Tensor, sparse_dim: int | None = None, *, layout=None) -> SparseTensor:
+    """The coalesced sparse COO form of a dense tensor over its first `sparse_dim` dims."""
+    if self.__class__ is SparseTensor:
+        return self
+    sd = self.ndim if sparse_dim is None else sparse_dim
+    if not 0 <= sd <= self.ndim:
+        raise RuntimeError(f"dense_to_sparse: sparse_dim argument must be in [0,{self.ndim}] "
+                           f"range, but {sd} is given")
+    if sd == 0 and self.ndim:
+        raise RuntimeError("dense_to_sparse: sparse_dim argument must be in >0 when "
+                           "self.dim()>0")
+    return apply(to_sparse_p, self, sparse_dim=sd)
+
+
+def transpose(s: SparseTensor) -> SparseTensor:
+    """The transpose of a sparse matrix (its index rows swapped)."""
+    if len(s._shape) > 2 or s.sparse_dim() < len(s._shape):
+        raise RuntimeError(f"t() expects a tensor with <= 2 sparse and 0 dense dimensions, "
+                           f"but self is {s.sparse_dim()} sparse and {s.dense_dim()} dense")
+    if len(s._shape) < 2:
+        return s
+    idx = s._sp_indices.flip(0)
+    return apply(sparse_coo_p, idx, values(s), size=s._shape[::-1], coalesced=False)
+
+
+def _scalar_name(d: dt.dtype) -> str:
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+            "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+            "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"
+            }.get(d.name, d.name)
+
+
+def mm(s: SparseTensor, d: Tensor, *, masked: bool = False) -> Tensor:
+    """sparse (m, k) @ dense (k, n) (or (k,)); `masked` is `ember.sparse.mm`, whose gradient
+    for `s` is sparse on its pattern (SparseAddmmBackward0) rather than dense."""
+    if not isinstance(d, Tensor) or d.__class__ is SparseTensor:
+        raise NotImplementedError("sparse @ sparse is not supported: make one operand dense")
+    if s.sparse_dim() != 2 or s.dense_dim() != 0:
+        raise RuntimeError(f"addmm: matrices expected, got {s.sparse_dim()}D sparse tensor")
+    if d._dtype is not s._dtype:
+        raise RuntimeError(f"expected scalar type {_scalar_name(s._dtype)} but found "
+                           f"{_scalar_name(d._dtype)}")
+    vec = d.ndim == 1
+    if vec:
+        d = d.unsqueeze(1)
+    if d.ndim != 2:
+        raise RuntimeError(f"addmm: matrices expected, got {d.ndim}D tensor")
+    if d._shape[0] != s._shape[1]:
+        raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {s._shape[1]}, "
+                           f"got {d._shape[0]}")
+    out = apply(sparse_mm_p, s, d, masked=masked)
+    return out.squeeze(1) if vec else out
+
+
+def _merge_plan(ia: np.ndarray, ib: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """PyTorch's sparse add as positions: one walk over both coordinate lists, taking the
+    smaller coordinate (both when equal); -1 where an output takes nothing from a side."""
+    ta, tb = [tuple(c) for c in ia.T.tolist()], [tuple(c) for c in ib.T.tolist()]
+    na, nb = len(ta), len(tb)
+    pa, pb = [], []
+    i = j = 0
+    while i < na or j < nb:
+        c = -1 if i >= na else 1 if j >= nb else (ta[i] < tb[j]) - (ta[i] > tb[j])
+        pa.append(i if c >= 0 else -1)
+        pb.append(j if c <= 0 else -1)
+        i += c >= 0
+        j += c <= 0
+    return np.array(pa, np.int64), np.array(pb, np.int64)
+
+
+def _take_or_zero(v: Tensor, pos: np.ndarray) -> Tensor:
+    """Rows `pos` of `v`, a zero row where `pos` is -1 (differentiable in `v`)."""
+    from .creation import as_tensor
+    from .join import cat
+
+    padded = cat([v, v.new_zeros((1,) + v._shape[1:])])
+    pos = np.where(pos < 0, v._shape[0], pos).reshape(1, -1)
+    return apply(gather_p, padded, as_tensor(pos))
+
+
+def add(a: SparseTensor, b, alpha=1) -> SparseTensor:
+    """sparse + sparse as PyTorch adds them: one merge walk over both coordinate lists
+    (equal coordinates summed), so coalesced inputs give a coalesced sum."""
+    from .creation import as_tensor
+
+    if not isinstance(b, Tensor) or b.__class__ is not SparseTensor:
+        raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
+    if a._shape != b._shape:
+        raise RuntimeError(
+            f"add: expected 'self' and 'other' to have same size, but self has size "
+            f"{list(a._shape)} while other has size {list(b._shape)} (FYI: dense-sparse "
+            "addition does not currently support broadcasting)")
+    va, vb = values(a), values(b)
+    if alpha != 1:
+        vb = vb * alpha
+    d = dt.promote_types(va._dtype, vb._dtype)
+    ia, ib = a._sp_indices._array(), b._sp_indices._array()
+    pa, pb = _merge_plan(ia, ib)
+    idx = np.where(pa >= 0, ia[:, np.maximum(pa, 0)] if ia.size else 0,
+                   ib[:, np.maximum(pb, 0)] if ib.size else 0)
+    v = _take_or_zero(va.to(d), pa) + _take_or_zero(vb.to(d), pb)
+    return apply(sparse_coo_p, as_tensor(idx.reshape(len(ia), -1).astype(np.int64)), v,
+                 size=a._shape, coalesced=a._sp_coalesced and b._sp_coalesced)
+
+
+def scale(s: SparseTensor, c) -> SparseTensor:
+    """The sparse tensor with every value multiplied by the scalar (or 0-d tensor) `c`."""
+    if isinstance(c, Tensor) and (c.__class__ is SparseTensor or c.ndim):
+        raise NotImplementedError("sparse * tensor is supported for a scalar factor only")
+    return apply(sparse_coo_p, s._sp_indices, values(s) * c, size=s._shape,
+                 coalesced=s._sp_coalesced)
+
+
+def sparse_sum(s: Tensor, dim=None, dtype=None) -> Tensor:
+    """Sum over all entries (a dense 0-d tensor) or over the sparse dims `dim` (sparse,
+    coalesced; dense when no sparse dim is left)."""
+    if s.__class__ is not SparseTensor:
+        return s.sum() if dim is None else s.sum(dim)
+    v = values(s)
+    if dtype is not None:
+        v = v.to(dtype)
+    if dim is None:
+        return v.sum()
+    sd = s.sparse_dim()
+    dims = sorted({wrap_dim(d, len(s._shape)) for d in ((dim,) if isinstance(dim, int)
+                                                          else dim)})
+    if any(d >= sd for d in dims):
+        raise NotImplementedError("sparse.sum over dense dims is not supported")
+    keep = [d for d in range(sd) if d not in dims]
+    if not keep:
+        return v.sum(0)
+    idx = s._sp_indices[keep]
+    shape = tuple(s._shape[d] for d in keep) + s._shape[sd:]
+    return coalesce(apply(sparse_coo_p, idx, v, size=shape, coalesced=False))
+
+
+def select_first(s: SparseTensor, i: int) -> Tensor:
+    """`s[i]`: the slice at index `i` of the first dim (sparse unless no sparse dim is left)."""
+    from .creation import as_tensor
+
+    n = s._shape[0]
+    if not -n <= i < n:
+        raise IndexError(f"index {i} is out of bounds for dimension 0 with size {n}")
+    i %= n
+    rows = np.nonzero(s._sp_indices._array()[0] == i)[0]
+    vals = apply(gather_p, values(s), as_tensor(rows.reshape(1, -1)))
+    if s.sparse_dim() == 1:
+        return vals.sum(0)
+    idx = _wrap(np.ascontiguousarray(s._sp_indices._array()[1:, rows]))
+    return apply(sparse_coo_p, idx, vals, size=s._shape[1:],
+                 coalesced=s._sp_coalesced or len(rows) <= 1)
+
+
+# --- Tensor methods --------------------------------------------------------------------
+
+def _getitem(self: SparseTensor, key):
+    if isinstance(key, int) and not isinstance(key, bool) and self._shape:
+        return select_first(self, key)
+    raise NotImplementedError(
+        "Could not run 'aten::index' with arguments from the 'SparseCPU' backend: a sparse "
+        "tensor can be indexed with one integer only. Call .to_dense() first.")
+
+
+def _detach(self: SparseTensor) -> SparseTensor:
+    return make_sparse(self._sp_indices, self._sp_values, self._shape, self._sp_coalesced)
+
+
+def _clone(self: SparseTensor, *, memory_format=None) -> SparseTensor:
+    from .copy import clone
+
+    return apply(sparse_coo_p, self._sp_indices.clone(), clone(values(self)), size=self._shape,
+                 coalesced=self._sp_coalesced)
+
+
+def _add_(self: SparseTensor, other, *, alpha=1) -> SparseTensor:
+    """In place: how the engine accumulates a sparse gradient into a sparse `.grad`."""
+    res = add(self, other, alpha)
+    self._sp_indices, self._sp_values = res._sp_indices, res._sp_values
+    self._sp_coalesced = res._sp_coalesced
+    self._dtype = res._dtype
+    if self._vc is not None:
+        self._vc[0] += 1
+    return self
+
+
+def _radd(self: SparseTensor, other):
+    if isinstance(other, Tensor):  # dense + sparse is dense, as in PyTorch
+        return other + to_dense(self)
+    raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
+
+
+def _to(self: SparseTensor, *args, **kwargs) -> SparseTensor:
+    v = values(self).to(*args, **kwargs)
+    return apply(sparse_coo_p, self._sp_indices, v, size=self._shape,
+                 coalesced=self._sp_coalesced)
+
+
+def _sum(self: SparseTensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    return sparse_sum(self, dim, dtype)
+
+
+SPARSE_METHODS = {
+    "coalesce": coalesce,
+    "values": _public_values,
+    "_values": lambda self: self._sp_values,
+    "to_dense": to_dense,
+    "to_sparse": to_sparse,
+    "t": transpose,
+    "mm": mm,
+    "matmul": mm,
+    "__matmul__": mm,
+    "add": add,
+    "__add__": add,
+    "__radd__": _radd,
+    "add_": _add_,
+    "__iadd__": _add_,
+    "sub": lambda self, other, *, alpha=1: add(self, other, -alpha),
+    "__sub__": lambda self, other: add(self, other, -1),
+    "__iter__": lambda self: iter([select_first(self, i) for i in range(len(self))]),
+    "__deepcopy__": lambda self, memo: _clone(self),
+    "mul": scale,
+    "__mul__": scale,
+    "__rmul__": scale,
+    "__truediv__": lambda self, c: scale(self, 1.0 / c),
+    "__neg__": lambda self: scale(self, -1),
+    "sum": _sum,
+    "__getitem__": _getitem,
+    "detach": _detach,
+    "clone": _clone,
+    "to": _to,
+    "double": lambda self: _to(self, dt.float64),
+    "float": lambda self: _to(self, dt.float32),
+    "__repr__": lambda self, *, tensor_contents=None: _repr(self),
+}
+
+
+def _repr(self: SparseTensor) -> str:
+    from .._printing import sparse_repr
+
+    return sparse_repr(self)
+
+
+for _name, _fn in SPARSE_METHODS.items():
+    setattr(SparseTensor, _name, _fn)
+del _name, _fn
+
+TENSOR_METHODS = {"to_dense": to_dense, "to_sparse": to_sparse}
+
+__all__ = ["sparse_coo_tensor"]
