@@ -133,3 +133,14 @@ def test_affine_grid_then_sample_identity():
     grid = EF.affine_grid(theta, [1, 2, 4, 5], align_corners=True)
     out = EF.grid_sample(ember.tensor(x), grid, align_corners=True)
     assert_same(out, torch.tensor(x), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("align", [False, True])
+@pytest.mark.parametrize("size", [(3, 1, 16, 16), (2, 1, 5, 7), (2, 2, 28, 40), (1, 1, 3, 4, 6)])
+def test_affine_grid_float32_bitwise(size, align):
+    """The base grid reproduces torch.linspace's values and the product rounds as torch's."""
+    nd = len(size) - 2
+    theta = torch.tensor(rand_array((size[0], nd, nd + 1), np.float32, seed=4))
+    want = TF.affine_grid(theta, list(size), align).numpy()
+    got = EF.affine_grid(ember.tensor(theta.numpy()), list(size), align).numpy()
+    np.testing.assert_array_equal(got, want)

@@ -2,7 +2,8 @@
 
 `grid_sample` checks its string options and binds `ember.ops.sampling`'s primitives;
 `affine_grid` is a composite: a constant base grid of normalised pixel centres
-times the transposed affine matrices, so its gradient comes from matmul's.
+times the transposed affine matrices, written out term by term with elementwise ops so
+that it rounds as torch does; its gradient comes from theirs.
 """
 
 from __future__ import annotations
@@ -38,16 +39,29 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
     return grid_sampler(input, grid, MODES[mode], PADDINGS[padding_mode], align_corners)
 
 
+def _fma(a, b, c):
+    """a * b + c rounded once in float32 (a fused multiply-add), or plainly in float64."""
+    if np.result_type(a, b, c) == np.float32:
+        return (np.float64(a) * np.float64(b) + np.float64(c)).astype(np.float32)
+    return a * b + c
+
+
+def _linspace(n: int, t) -> np.ndarray:
+    """torch.linspace(-1, 1, n) in precision `t`, value for value: the first half counts up
+    from -1 and the second half down from 1, each point one fused multiply-add."""
+    start, end = t(-1), t(1)
+    step = (end - start) / t(n - 1)
+    i = np.arange(n)
+    return np.where(i < n // 2, _fma(step, i.astype(t), start),
+                    _fma(-step, (n - i - 1).astype(t), end)).astype(t)
+
+
 def _steps(n: int, align: bool, t) -> np.ndarray:
     """n points spread over [-1, 1] as torch.linspace spreads them (in `t`), pulled in to
     the pixel centres when not aligning corners."""
     if n <= 1:  # a single point sits at the centre
         return np.zeros(max(n, 0), t)
-    step = t(2) / t(n - 1)
-    i = np.arange(n)
-    lo = (t(-1) + step * i.astype(t)).astype(t)
-    hi = (t(1) - step * (n - 1 - i).astype(t)).astype(t)
-    r = np.where(i < n // 2, lo, hi)
+    r = _linspace(n, t)
     if not align:
         r = (r * t(n - 1)) / t(n)
     return r.astype(t)
@@ -97,7 +111,12 @@ def affine_grid(theta: Tensor, size, align_corners: bool | None = None) -> Tenso
     nd = len(spatial)
     t = theta.dtype.np.type
     base = E.tensor(_base_grid(spatial, bool(align_corners), t), dtype=theta.dtype,
-                    device=theta.device)
-    flat = base.reshape(1, -1, nd + 1).expand(size[0], -1, -1)
-    grid = flat.bmm(theta.transpose(1, 2))
+                    device=theta.device).reshape(1, -1, nd + 1)
+    # grid = base @ theta^T, summed term by term in coordinate order (as torch's kernel
+    # rounds it); the homogeneous coordinate is 1, so its term is the translation itself
+    th = theta.unsqueeze(1)  # (N, 1, nd, nd + 1)
+    grid = base[..., 0:1] * th[..., 0]
+    for k in range(1, nd):
+        grid = grid + base[..., k:k + 1] * th[..., k]
+    grid = grid + th[..., nd]
     return grid.reshape([size[0]] + spatial + [nd])
