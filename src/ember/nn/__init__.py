@@ -3,7 +3,7 @@
 from . import functional, init, utils
 from .modules import *
 from .parallel import DataParallel
-from .parameter import Buffer, Parameter, UninitializedParameter
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
 
 def __getattr__(name: str):

@@ -68,9 +68,76 @@ class Buffer(Tensor, metaclass=_BufferMeta):
         return t
 
 
-class UninitializedParameter(Parameter):
-    """Placeholder for lazy modules (not supported: lazy modules are not part of ember.nn)."""
+class UninitializedTensorMixin:
+    """A placeholder with no shape yet: lazy modules `materialize` it on their first forward,
+    which gives it a shape and turns it into `cls_to_become`."""
+
+    cls_to_become: type = Tensor
+
+    def materialize(self, shape, device=None, dtype=None) -> None:
+        """Give this placeholder uninitialised memory of `shape` and its final class."""
+        from ..ops.creation import empty
+
+        if device is None:
+            device = self.data.device
+        if dtype is None:
+            dtype = self.data.dtype
+        self.data = empty(tuple(shape), device=device, dtype=dtype)
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. This error usually "
+            "happens in `load_state_dict` when trying to load an uninitialized parameter into an "
+            "initialized one. Call `forward` to initialize the parameters before accessing their "
+            "attributes.")
+
+    def share_memory_(self):
+        raise RuntimeError(
+            "Can't share memory on an uninitialized parameter or buffer. Call `forward` to "
+            "initialize the parameters before calling `module.share_memory()`.")
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}>"
+
+    def __reduce_ex__(self, protocol):
+        return (type(self), (self.requires_grad,))
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """A parameter whose shape a lazy module infers from its first input."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad: bool = True, device=None, dtype=None):
+        from ..ops.creation import empty
+
+        return Tensor._make_subclass(cls, empty(0, device=device, dtype=dtype), requires_grad)
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        result = type(self)(self.requires_grad, self.data.device, self.data.dtype)
+        memo[id(self)] = result
+        return result
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    """A buffer whose shape a lazy module infers from its first input."""
+
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad: bool = False, device=None, dtype=None,
+                persistent: bool = True):
+        from ..ops.creation import empty
+
+        t = Tensor._make_subclass(cls, empty(0, device=device, dtype=dtype), requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t
 
 
 def is_lazy(param) -> bool:
-    return isinstance(param, UninitializedParameter)
+    """Whether `param` is a placeholder still waiting for its shape."""
+    return isinstance(param, UninitializedTensorMixin)

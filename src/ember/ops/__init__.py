@@ -22,6 +22,7 @@ from . import (
     pooling,
     random_ops,
     reduce,
+    sampling,
     scan,
     softmax,
     sorting,
@@ -34,6 +35,6 @@ from . import (
 
 MODULES = (
     activation, binary, binary_extra, composite, conv, copy, creation, einsum, fill, index,
-    index_ops, join, linalg_ops, matmul, movement, pooling, random_ops, reduce, scan, softmax,
-    sorting, sparse_ops, stats, ternary, unary, unary_math,
+    index_ops, join, linalg_ops, matmul, movement, pooling, random_ops, reduce, sampling, scan,
+    softmax, sorting, sparse_ops, stats, ternary, unary, unary_math,
 )

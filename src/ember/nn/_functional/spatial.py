@@ -143,10 +143,41 @@ def _linear_matrix(n_in: int, n_out: int, scale, align_corners: bool, dtype) -> 
     return m
 
 
+def _cubic_weights(t, dt):
+    """The four cubic-convolution weights (A = -0.75) of the taps at -1, 0, 1, 2 for offset t,
+    computed in `dt` as ATen computes them."""
+    a = dt(-0.75)
+
+    def near(x):  # |x| <= 1
+        return ((a + dt(2)) * x - (a + dt(3))) * x * x + dt(1)
+
+    def far(x):  # 1 < |x| < 2
+        return ((a * x - dt(5) * a) * x + dt(8) * a) * x - dt(4) * a
+
+    return far(t + dt(1)), near(t), near(dt(1) - t), far(dt(1) - t + dt(1))
+
+
+def _cubic_matrix(n_in: int, n_out: int, scale, align_corners: bool, dtype) -> np.ndarray:
+    """(out, in) weights of 1-d cubic interpolation, border pixels repeated outward."""
+    t = np.float64 if dtype == np.float64 else np.float32
+    m = np.zeros((n_out, n_in), t)
+    if align_corners:
+        ratio = t(n_in - 1) / t(n_out - 1) if n_out > 1 else t(0)
+    else:
+        ratio = t(1.0 / scale) if scale is not None and scale > 0 else t(n_in) / t(n_out)
+    for o in range(n_out):
+        src = ratio * t(o) if align_corners else ratio * (t(o) + t(0.5)) - t(0.5)
+        i0 = min(int(math.floor(src)), n_in - 1)
+        lam = min(max(src - t(i0), t(0)), t(1))
+        for k, w in enumerate(_cubic_weights(lam, t)):
+            m[o, min(max(i0 - 1 + k, 0), n_in - 1)] += w
+    return m
+
+
 def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
                 align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
                 antialias: bool = False) -> Tensor:
-    """Resize the spatial dims: nearest, nearest-exact, (bi/tri)linear or area."""
+    """Resize the spatial dims: nearest, nearest-exact, (bi/tri)linear, bicubic or area."""
     nd = input.dim() - 2
     if nd < 1:
         raise ValueError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
@@ -185,14 +216,15 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     if mode == "area":
         return adaptive_avg_pool2d(input, out) if nd == 2 else \
             adaptive_avg_pool1d(input, out) if nd == 1 else _separable_area(input, out)
-    if mode in linear_modes and mode != "bicubic":
-        expected = {"linear": 1, "bilinear": 2, "trilinear": 3}[mode]
+    if mode in linear_modes:
+        expected = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}[mode]
         if nd != expected:
             raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs "
                                       f"{expected + 2}D input")
         x = input
         for i in range(nd):
-            m = _linear_matrix(sp[i], out[i], scales[i], align_corners, input.dtype.np)
+            make = _cubic_matrix if mode == "bicubic" else _linear_matrix
+            m = make(sp[i], out[i], scales[i], align_corners, input.dtype.np)
             w = E.tensor(m, dtype=input.dtype)
             x = x.movedim(2 + i, -1).matmul(w.t()).movedim(-1, 2 + i)
         return x

@@ -51,6 +51,7 @@ from .dropout import (
     FeatureAlphaDropout,
 )
 from .flatten import Flatten, Unflatten
+from .lazy import LazyConv1d, LazyConv2d, LazyConv3d, LazyLinear, LazyModuleMixin
 from .linear import Bilinear, Identity, Linear, NonDynamicallyQuantizableLinear
 from .loss import (
     BCELoss,

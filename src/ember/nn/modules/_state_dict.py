@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..._tensor import Tensor
 from ...autograd import grad_mode
-from ..parameter import Parameter
+from ..parameter import Parameter, is_lazy
 from .hooks import RemovableHandle
 
 if TYPE_CHECKING:
@@ -147,9 +147,10 @@ class _StateDictMixin:
                                   "torch.Tensor or Tensor-like object from checkpoint but "
                                   f"received {type(value)}")
                 continue
-            if param.ndim == 0 and value.ndim == 1:
+            lazy = is_lazy(param)  # a placeholder takes any shape (its hook materialised it)
+            if not lazy and param.ndim == 0 and value.ndim == 1:
                 value = value[0]
-            if value.shape != param.shape:
+            if not lazy and value.shape != param.shape:
                 error_msgs.append(f"size mismatch for {key}: copying a param with shape "
                                   f"{value.shape} from checkpoint, the shape in current model "
                                   f"is {param.shape}.")

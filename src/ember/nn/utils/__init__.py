@@ -1,6 +1,6 @@
-"""ember.nn.utils: gradient clipping and parameter/vector conversion."""
+"""ember.nn.utils: gradient clipping, parameter/vector conversion and parametrizations."""
 
-from . import clip_grad, convert_parameters, rnn
+from . import clip_grad, convert_parameters, parametrizations, parametrize, rnn
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,

@@ -1,0 +1,412 @@
+"""Grid sampling (`grid_sample`'s 4-d and 5-d cases) as primitives.
+
+`grid_sampler_2d(input, grid)` reads `input` (N, C, H, W) at the points `grid`
+(N, Ho, Wo, 2) holds, normalised to [-1, 1], with bilinear, nearest or bicubic
+interpolation and zeros / border / reflection padding; `grid_sampler_3d` does the same
+for (N, C, D, H, W) volumes (bilinear and nearest). Each has one backward primitive
+that returns the input's and the grid's gradients together (they share every gather),
+and, like PyTorch's, that backward has no derivative of its own.
+
+The kernels follow the arithmetic of PyTorch's CPU kernels step by step, including
+where its compiled code fuses a multiply and an add into one rounding (`_fma`), so
+float32 results agree bit for bit; gradients scattered into the input are added in the
+order PyTorch adds them (`_scatter`). Everything is vectorised over batch, channels and
+output points.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor
+from .registry import Primitive, apply, defvjp_joint, nondifferentiable
+
+MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+PADDINGS = {"zeros": 0, "border": 1, "reflection": 2}
+_A = -0.75  # the cubic convolution constant PyTorch uses
+# PyTorch's kernels work on SIMD vectors of this many points (AVX-512); it fixes the
+# order in which gradients reach a shared input pixel, so it only affects rounding.
+_LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}
+
+
+def _fma(a, b, c):
+    """a * b + c with one rounding in float32 (as a fused multiply-add rounds)."""
+    a = np.asarray(a)
+    if a.dtype == np.float32:
+        return (a.astype(np.float64) * b + c).astype(np.float32)
+    return a * b + c
+
+
+class _Axis:
+    """Unnormalising and padding the coordinates of one spatial axis of `size` pixels."""
+
+    def __init__(self, size: int, align: bool, padding: int, t) -> None:
+        self.t, self.align, self.padding = t, align, padding
+        self.max_val = t(size - 1)
+        self.scale = t(size - 1) / t(2) if align else t(size) / t(2)
+        self.low = t(0) if align else t(-0.5)
+        self.twice_span = t(size - 1) * t(2) if align else t(size) * t(2)
+        self.empty = size <= 1 if align else size <= 0
+
+    def unnormalize(self, g):
+        if self.align:
+            return (g + self.t(1)) * self.scale
+        return _fma(g + self.t(1), self.scale, self.t(-0.5))
+
+    def clip(self, x):
+        return np.fmin(self.max_val, np.fmax(x, self.t(0)))  # NaN becomes 0
+
+    def _reflect(self, x):
+        """(reflected x, the sign of d reflected / d x)."""
+        t = self.t
+        if self.empty:
+            return np.zeros_like(x), np.zeros_like(x)
+        shifted = x - self.low
+        a = np.abs(shifted)
+        flips = np.trunc(a / self.twice_span)
+        extra = _fma(-flips, self.twice_span, a)
+        other = self.twice_span - extra
+        more = extra > other
+        sign = np.where(more ^ (shifted < 0), t(-1), t(1))
+        return np.where(more, other, extra) + self.low, sign
+
+    def coords(self, x):
+        """Padding applied to unnormalised coordinates."""
+        if self.padding == 1:
+            return self.clip(x)
+        if self.padding == 2:
+            return self.clip(self._reflect(x)[0])
+        return x
+
+    def apply(self, g):
+        return self.coords(self.unnormalize(g))
+
+    def apply_grad(self, g):
+        """The coordinates and d coordinates / d grid."""
+        x = self.unnormalize(g)
+        mult = np.full_like(x, self.scale)
+        if self.padding == 0:
+            return x, mult
+        if self.padding == 2:
+            x, sign = self._reflect(x)
+            mult = sign * mult
+        lo = np.fmax(x, self.t(0))
+        res = np.fmin(lo, self.max_val)
+        inside = (lo != 0) & (res != self.max_val)  # the borders count as outside
+        return res, np.where(inside, mult, self.t(0))
+
+
+def _axes(shape, align: bool, padding: int, t) -> list[_Axis]:
+    """One `_Axis` per spatial dim of `shape`, in grid-coordinate order (x first)."""
+    return [_Axis(n, align, padding, t) for n in reversed(shape[2:])]
+
+
+def _flat_index(pos, sizes):
+    """Flat in-plane index of integer coordinates (x, y[, z]) and whether all are inside."""
+    idx = 0
+    inside = True
+    for p, n in zip(reversed(pos), sizes):
+        inside = inside & (p > -1) & (p < n)
+        idx = idx * n + np.clip(p, 0, n - 1).astype(np.int64)
+    return idx, inside
+
+
+def _gather(planes, idx, inside):
+    """planes (N, C, S) read at idx (N, P): (N, C, P), zero where not `inside`."""
+    vals = np.take_along_axis(planes, idx[:, None, :], axis=2)
+    return np.where(inside[:, None, :], vals, planes.dtype.type(0))
+
+
+def _scatter(shape, dtype, adds):
+    """Sum contributions into a zero (N, C, S) array in PyTorch's order.
+
+    `adds` lists (idx (N, P), inside (N, P), values (N, C, P)) per tap; within one plane
+    PyTorch walks the points a vector of lanes at a time and, per vector, every tap in
+    turn, so contributions are ordered (chunk, tap, lane) before one sequential add.
+    """
+    n, c, s = shape
+    p = adds[0][0].shape[1]
+    lanes = _LANES.get(np.dtype(dtype), 8)
+    chunks = -(-p // lanes)
+    pad = chunks * lanes - p
+
+    def arrange(a, fill):  # (..., P) -> (..., chunks, 1, lanes)
+        a = np.concatenate([a, np.full(a.shape[:-1] + (pad,), fill, a.dtype)], -1) \
+            if pad else a
+        return a.reshape(a.shape[:-1] + (chunks, 1, lanes))
+
+    idx = np.concatenate([arrange(i, 0) for i, _, _ in adds], -2)  # (N, chunks, taps, lanes)
+    ok = np.concatenate([arrange(np.broadcast_to(m, i.shape), False) for i, m, _ in adds], -2)
+    vals = np.concatenate([arrange(v, 0) for _, _, v in adds], -2)  # (N, C, chunks, taps, L)
+    base = (np.arange(n * c, dtype=np.int64) * s).reshape(n, c, 1, 1, 1)
+    flat_idx = (idx[:, None] + base)
+    keep = np.broadcast_to(ok[:, None], flat_idx.shape)
+    out = np.zeros(n * c * s, dtype)
+    np.add.at(out, flat_idx[keep], vals[keep])
+    return out.reshape(shape)
+
+
+# --- interpolation weights ---------------------------------------------------------------
+
+def _cubic(tx, t):
+    """The four cubic convolution weights of the taps at -1, 0, 1, 2 for offsets tx."""
+    a = t(_A)
+
+    def outer(x):  # 1 < |x| < 2
+        return _fma(_fma(_fma(a, x, -t(5) * a), x, t(8) * a), x, -t(4) * a)
+
+    def inner(x):  # |x| <= 1
+        return _fma(_fma(a + t(2), x, -(a + t(3))) * x, x, t(1))
+
+    return [outer(tx + t(1)), inner(tx), inner(t(1) - tx), outer(t(2) - tx)]
+
+
+def _cubic_grad(tx, t):
+    """d weight / d tx of `_cubic`'s four weights."""
+    a = t(_A)
+    x0, x1, x2, x3 = t(-1) - tx, t(0) - tx, t(1) - tx, t(2) - tx
+    return [_fma(_fma(t(-3) * a, x0, -t(10) * a), x0, -t(8) * a),
+            _fma(t(-3) * (a + t(2)), x1, -t(2) * (a + t(3))) * x1,
+            _fma(t(3) * (a + t(2)), x2, -t(2) * (a + t(3))) * x2,
+            _fma(_fma(t(3) * a, x3, -t(10) * a), x3, t(8) * a)]
+
+
+def _linear_taps(pos):
+    """Per axis: (floor, weight of the low tap, weight of the high tap)."""
+    out = []
+    for x in pos:
+        lo = np.floor(x)
+        frac = x - lo
+        out.append((lo, np.subtract(frac.dtype.type(1), frac), frac))
+    return out
+
+
+def _corner_weights(taps, corner):
+    """Weight of one corner (bits pick low/high per axis), multiplied as PyTorch orders it."""
+    w = None
+    for k in reversed(range(len(taps))):  # y-weight times x-weight (2-d), z*y*x (3-d)
+        f = taps[k][2] if corner[k] else taps[k][1]
+        w = f if w is None else w * f
+    return w
+
+
+def _corners(nd: int):
+    """Corner order of PyTorch's kernels: x varies fastest, then y, then z."""
+    return [tuple((i >> k) & 1 for k in range(nd)) for i in range(2 ** nd)]
+
+
+# --- forward -------------------------------------------------------------------------------
+
+def _prepare(inp, grid, align, padding):
+    t = inp.dtype.type
+    n, c = inp.shape[:2]
+    sizes = inp.shape[2:]
+    planes = inp.reshape(n, c, -1)
+    g = grid.reshape(n, -1, grid.shape[-1])
+    axes = _axes(inp.shape, align, padding, t)
+    return t, planes, sizes, [g[..., k] for k in range(len(axes))], axes
+
+
+def _sample_kernel(inp, grid, *, mode, padding, align):
+    t, planes, sizes, gs, axes = _prepare(inp, grid, align, padding)
+    nd = len(axes)
+    if mode == 1:  # nearest (round half to even)
+        pos = [np.rint(ax.apply(g)) for ax, g in zip(axes, gs)]
+        out = _gather(planes, *_flat_index(pos, sizes))
+    elif mode == 0:
+        taps = _linear_taps([ax.apply(g) for ax, g in zip(axes, gs)])
+        out = None
+        for corner in _corners(nd):
+            pos = [taps[k][0] + corner[k] for k in range(nd)]
+            v = _gather(planes, *_flat_index(pos, sizes))
+            w = _corner_weights(taps, corner)[:, None, :]
+            out = v * w if out is None else _fma(v, w, out)
+    else:
+        out = _bicubic_forward(t, planes, sizes, gs, axes)
+    return out.reshape(inp.shape[:2] + grid.shape[1:-1]).astype(inp.dtype, copy=False)
+
+
+def _bicubic_points(axes, gs, t):
+    xs = [ax.unnormalize(g) for ax, g in zip(axes, gs)]
+    lows = [np.floor(x) for x in xs]
+    return xs, lows, [x - lo for x, lo in zip(xs, lows)]
+
+
+def _bicubic_tap(axes, lows, i, j, sizes):
+    """Flat index and in-bounds mask of the tap (x + i - 1, y + j - 1), padded."""
+    px = axes[0].coords(lows[0] + (i - 1))
+    py = axes[1].coords(lows[1] + (j - 1))
+    return _flat_index([np.trunc(px), np.trunc(py)], sizes)
+
+
+def _bicubic_forward(t, planes, sizes, gs, axes):
+    _, lows, fr = _bicubic_points(axes, gs, t)
+    cx, cy = _cubic(fr[0], t), _cubic(fr[1], t)
+    out = None
+    for j in range(4):
+        row = None
+        for i in range(4):
+            v = _gather(planes, *_bicubic_tap(axes, lows, i, j, sizes))
+            row = v * cx[i][:, None] if row is None else _fma(cx[i][:, None], v, row)
+        out = cy[j][:, None] * row if out is None else _fma(cy[j][:, None], row, out)
+    return out
+
+
+# --- backward ------------------------------------------------------------------------------
+
+def _sample_backward_kernel(g, inp, grid, *, mode, padding, align, input_grad):
+    t, planes, sizes, gs, axes = _prepare(inp, grid, align, padding)
+    n, c = inp.shape[:2]
+    nd = len(axes)
+    go = g.reshape(n, c, -1).astype(inp.dtype, copy=False)
+    shape = (n, c, planes.shape[2])
+    ggrid = np.zeros(gs[0].shape + (nd,), inp.dtype)
+    adds = []
+    if mode == 1:
+        if input_grad:
+            pos = [np.rint(ax.apply(gk)) for ax, gk in zip(axes, gs)]
+            adds.append(_flat_index(pos, sizes) + (go,))
+    elif mode == 0:
+        pairs = [ax.apply_grad(gk) for ax, gk in zip(axes, gs)]
+        taps = _linear_taps([p[0] for p in pairs])
+        vals = {}
+        for corner in _corners(nd):
+            pos = [taps[k][0] + corner[k] for k in range(nd)]
+            idx, inside = _flat_index(pos, sizes)
+            vals[corner] = _gather(planes, idx, inside)
+            if input_grad:
+                adds.append((idx, inside, _corner_weights(taps, corner)[:, None] * go))
+        ggrid = _linear_grid_grad(vals, taps, go, [p[1] for p in pairs], t)
+    else:
+        ggrid = _bicubic_backward(t, planes, sizes, gs, axes, go, adds, input_grad)
+    gin = _scatter(shape, inp.dtype, adds).reshape(inp.shape) if input_grad else None
+    if gin is None:
+        gin = np.zeros((0,), inp.dtype)
+    return gin, ggrid.reshape(grid.shape)
+
+
+def _linear_grid_grad(vals, taps, go, mults, t):
+    """d out / d grid of (bi/tri)linear sampling, summed over channels in order."""
+    nd = len(taps)
+    n, c, p = go.shape
+    acc = [np.zeros((n, p), go.dtype) for _ in range(nd)]
+    for ch in range(c):  # channels are summed one after another, as PyTorch does
+        gch = go[:, ch]
+        for k in range(nd):
+            # d/dx_k: for each pair of corners differing in axis k, (high - low) times the
+            # weights of the other axes
+            terms = []
+            for corner in _corners(nd):
+                if corner[k]:
+                    continue
+                hi = tuple(1 if m == k else corner[m] for m in range(nd))
+                diff = vals[hi][:, ch] - vals[corner][:, ch]
+                w = None
+                for m in reversed(range(nd)):
+                    if m != k:
+                        f = taps[m][2] if corner[m] else taps[m][1]
+                        w = f if w is None else w * f
+                terms.append((diff, w))
+            s = terms[0][0] * terms[0][1]
+            for diff, w in terms[1:]:
+                s = _fma(diff, w, s)
+            acc[k] = _fma(s, gch, acc[k])
+    return np.stack([a * m for a, m in zip(acc, mults)], -1)
+
+
+def _bicubic_backward(t, planes, sizes, gs, axes, go, adds, input_grad):
+    _, lows, fr = _bicubic_points(axes, gs, t)
+    cx, cy = _cubic(fr[0], t), _cubic(fr[1], t)
+    dx, dy = _cubic_grad(fr[0], t), _cubic_grad(fr[1], t)
+    n, c, p = go.shape
+    taps = []
+    for i in range(4):
+        for j in range(4):
+            idx, inside = _bicubic_tap(axes, lows, i, j, sizes)
+            if input_grad:  # PyTorch's order within a plane: (chunk, i, j, lane)
+                adds.append((idx, inside, go * cx[i][:, None] * cy[j][:, None]))
+            taps.append((i, j, _gather(planes, idx, inside) * go))
+    gx = np.zeros((n, p), go.dtype)
+    gy = np.zeros((n, p), go.dtype)
+    for ch in range(c):  # one running sum over channels and taps, in PyTorch's order
+        for i, j, vg in taps:
+            gx = _fma(-(vg[:, ch] * dx[i]), cy[j], gx)
+            gy = _fma(-(vg[:, ch] * dy[j]), cx[i], gy)
+    return np.stack([gx * axes[0].scale, gy * axes[1].scale], -1)
+
+
+# --- primitives ----------------------------------------------------------------------------
+
+def _meta(inp, grid, **_):
+    return tuple(inp._shape[:2]) + tuple(grid._shape[1:-1]), inp._dtype
+
+
+def _backward_meta(g, inp, grid, *, input_grad, **_):
+    gin = tuple(inp._shape) if input_grad else (0,)
+    return (gin, inp._dtype), (tuple(grid._shape), grid._dtype)
+
+
+def _vjp(g, out, inp, grid, *, needs, mode, padding, align):
+    want_in = bool(needs[0])
+    gin, ggrid = apply(_backward_of[len(inp.shape)], g, inp, grid, mode=mode,
+                       padding=padding, align=align, input_grad=want_in)
+    return (gin if want_in else None), ggrid
+
+
+grid_sampler_2d_p = Primitive("grid_sampler_2d", _sample_kernel, _meta,
+                              grad_name="GridSampler2DBackward0")
+grid_sampler_3d_p = Primitive("grid_sampler_3d", _sample_kernel, _meta,
+                              grad_name="GridSampler3DBackward0")
+grid_sampler_2d_backward_p = Primitive("grid_sampler_2d_backward", _sample_backward_kernel,
+                                       _backward_meta, n_outputs=2)
+grid_sampler_3d_backward_p = Primitive("grid_sampler_3d_backward", _sample_backward_kernel,
+                                       _backward_meta, n_outputs=2)
+_backward_of = {4: grid_sampler_2d_backward_p, 5: grid_sampler_3d_backward_p}
+for _p in (grid_sampler_2d_backward_p, grid_sampler_3d_backward_p):
+    nondifferentiable(_p)  # PyTorch has no double backward here either
+for _p in (grid_sampler_2d_p, grid_sampler_3d_p):
+    defvjp_joint(_p, _vjp, (True, True))
+
+
+def _check(input: Tensor, grid: Tensor, mode: int) -> None:
+    """PyTorch's checks of grid_sampler's arguments (all RuntimeError)."""
+    if input.device != grid.device:
+        raise RuntimeError(f"grid_sampler(): expected input and grid to be on same device, but "
+                           f"input is on {input.device} and grid is on {grid.device}")
+    if input.dtype != grid.dtype:
+        raise RuntimeError(f"grid_sampler(): expected input and grid to have same dtype, but "
+                           f"input has {input.dtype} and grid has {grid.dtype}")
+    if input.shape[0] != grid.shape[0]:
+        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, "
+                           f"but got input with sizes {list(input.shape)} and grid with sizes "
+                           f"{list(grid.shape)}")
+    if grid.shape[-1] != input.dim() - 2:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {input.dim() - 2} in "
+                           f"last dimension, but got grid with sizes {list(grid.shape)}")
+    for i in range(2, input.dim()):
+        if input.shape[i] == 0:
+            raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial "
+                               f"dimensions, but input has sizes {list(input.shape)} with "
+                               f"dimension {i} being empty")
+    if input.dim() not in (4, 5) or grid.dim() != input.dim():
+        raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number "
+                           f"of dimensions, but got input with sizes {list(input.shape)} and "
+                           f"grid with sizes {list(grid.shape)}")
+    if input.dim() == 5 and mode == 2:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    if input.dtype.np not in _LANES:
+        raise RuntimeError(f'"grid_sampler" not implemented for {input.dtype}')
+
+
+def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,
+                 align_corners: bool) -> Tensor:
+    """Sample `input` (N, C, *spatial) at the normalised points of `grid`; the mode and
+    padding are the enum ints `nn.functional.grid_sample` passes (see MODES, PADDINGS)."""
+    _check(input, grid, interpolation_mode)
+    prim = grid_sampler_2d_p if input.dim() == 4 else grid_sampler_3d_p
+    return apply(prim, input, grid, mode=int(interpolation_mode), padding=int(padding_mode),
+                 align=bool(align_corners))
+
+
+TENSOR_METHODS: dict = {}
+__all__ = ["grid_sampler"]
