@@ -25,7 +25,7 @@ from . import (
     scan,
     softmax,
     sorting,
-    sparse_ops,
+    sparse_functions,
     stats,
     ternary,
     unary,
@@ -35,5 +35,5 @@ from . import (
 MODULES = (
     activation, binary, binary_extra, composite, conv, copy, creation, einsum, fill, index,
     index_ops, join, linalg_ops, matmul, movement, pooling, random_ops, reduce, scan, softmax,
-    sorting, sparse_ops, stats, ternary, unary, unary_math,
+    sorting, sparse_functions, stats, ternary, unary, unary_math,
 )
