@@ -26,7 +26,7 @@ from . import (
     scan,
     softmax,
     sorting,
-    sparse_ops,
+    sparse_functions,
     stats,
     ternary,
     unary,
@@ -36,5 +36,5 @@ from . import (
 MODULES = (
     activation, binary, binary_extra, composite, conv, copy, creation, einsum, fill, index,
     index_ops, join, linalg_ops, matmul, movement, pooling, random_ops, reduce, sampling, scan,
-    softmax, sorting, sparse_ops, stats, ternary, unary, unary_math,
+    softmax, sorting, sparse_functions, stats, ternary, unary, unary_math,
 )

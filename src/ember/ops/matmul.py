@@ -200,7 +200,7 @@ def _inner_mismatch(a: Tensor, b: Tensor) -> RuntimeError:
 
 def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """Matrix product with PyTorch's rules for 1-D operands and broadcast batch dims."""
-    if input.__class__ is not Tensor and input.is_sparse:
+    if input.__class__ is not Tensor and getattr(input, "is_sparse", False):
         return input.matmul(other)
     input, other = cast_for("lower", input, other)
     _check(input, other, "matmul")
@@ -229,7 +229,7 @@ def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
 
 def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
     """Product of two matrices (no broadcasting)."""
-    if input.__class__ is not Tensor and input.is_sparse:
+    if input.__class__ is not Tensor and getattr(input, "is_sparse", False):
         return input.mm(mat2)
     input, mat2 = cast_for("lower", input, mat2)
     _check(input, mat2, "mm")

@@ -2,13 +2,13 @@
 `Tensor.to_sparse()`), as `torch.sparse` offers them.
 
 The tensor type and its primitives live in the op layer (`ember/ops/sparse_tensor.py`,
-`ember/ops/sparse_ops.py`); this package is their public face.
+`sparse_ops.py`, `sparse_functions.py`); this package is their public face.
 """
 
 from __future__ import annotations
 
 from .._tensor import Tensor
-from ..ops import sparse_ops as _ops
+from ..ops import sparse_functions as _ops
 
 
 def mm(mat1: Tensor, mat2: Tensor, reduce: str | None = None) -> Tensor:

@@ -1,0 +1,366 @@
+"""Sparse COO functions and the sparse tensor's methods, composed from the primitives in
+`sparse_ops.py`: `sparse_coo_tensor`, coalesce, to_dense / to_sparse, transpose, sparse @
+dense, sparse + sparse, scaling, sums and integer indexing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype as dt
+from .._tensor import Tensor, _wrap
+from .._view import wrap_dim
+from .registry import apply
+from .sparse_ops import (
+    coalesce_p,
+    gather_p,
+    sparse_coo_p,
+    sparse_mm_p,
+    to_dense_p,
+    to_sparse_p,
+    transpose_2d,
+    values_p,
+)
+from .sparse_tensor import SparseTensor, make_sparse
+
+# --- public functions -------------------------------------------------------------------
+
+def _long_indices(indices) -> Tensor:
+    from .creation import as_tensor
+
+    t = indices if isinstance(indices, Tensor) else as_tensor(indices)
+    if t.__class__ is SparseTensor:
+        raise TypeError("sparse_coo_tensor(): indices must be a strided tensor")
+    if t._dtype is not dt.int64:
+        t = t.to(dt.int64)
+    return t.detach()
+
+
+def _check_invariants(idx: np.ndarray, shape) -> None:
+    for d in range(idx.shape[0]):
+        if idx.shape[1] == 0:
+            break
+        lo, hi = int(idx[d].min()), int(idx[d].max())
+        if lo < 0:
+            raise RuntimeError(f"found negative index {lo} for dim {d}")
+        if hi >= shape[d]:
+            raise RuntimeError(f"size is inconsistent with indices: for dim {d}, size is "
+                               f"{shape[d]} but found index {hi}")
+
+
+def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None,
+                      requires_grad: bool = False, check_invariants: bool | None = None,
+                      is_coalesced: bool | None = None) -> SparseTensor:
+    """A sparse COO tensor with `values[k]` at coordinate `indices[:, k]`.
+
+    Duplicate coordinates are kept (they sum on `coalesce()` and `to_dense()`); `size`
+    defaults to the smallest one holding every index. Gradients flow to `values`.
+    """
+    from .creation import as_tensor
+
+    idx = _long_indices(indices)
+    vals = values if isinstance(values, Tensor) else as_tensor(values, dtype=dtype)
+    if dtype is not None and vals._dtype is not dtype:
+        vals = vals.to(dtype)
+    if device is not None and str(device) != "cpu":
+        raise NotImplementedError("sparse tensors are supported on the cpu device only")
+    if idx.ndim != 2:
+        raise RuntimeError(f"indices must be sparse_dim x nnz, but got: {list(idx._shape)}")
+    sd, nnz = idx._shape
+    if vals.ndim == 0:
+        vals = vals.reshape(1)
+    if vals._shape[0] != nnz:
+        raise RuntimeError("indices and values must have same nnz, but got nnz from indices: "
+                           f"{nnz}, nnz from values: {vals._shape[0]}")
+    dense = tuple(vals._shape[1:])
+    if size is None:
+        a = idx._array()
+        lead = tuple(int(m) + 1 for m in a.max(1)) if nnz else (0,) * sd
+        shape = lead + dense
+    else:
+        shape = tuple(int(s) for s in size)
+        if len(shape) != sd + len(dense):
+            raise RuntimeError(
+                f"'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = "
+                f"{len(shape)}, sparse_dim = {sd}, dense_dim = {len(dense)}")
+        if shape[sd:] != dense:
+            raise RuntimeError(f"values has incorrect size, expected {[nnz, *shape[sd:]]}, "
+                               f"got {list(vals._shape)}")
+    if check_invariants:
+        _check_invariants(idx._array(), shape)
+    coalesced = (nnz <= 1 and sd > 0) or nnz == 0 if is_coalesced is None else is_coalesced
+    out = apply(sparse_coo_p, idx, vals, size=shape, coalesced=bool(coalesced))
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
+
+
+def coalesce(s: SparseTensor) -> SparseTensor:
+    """Sorted, unique coordinates with duplicates summed (`s` itself if already so)."""
+    return s if s._sp_coalesced else apply(coalesce_p, s)
+
+
+def values(s: SparseTensor) -> Tensor:
+    """The values of `s`, in the graph (a gradient for them flows back to `s`)."""
+    return apply(values_p, s)
+
+
+def _public_values(self: SparseTensor) -> Tensor:
+    if not self._sp_coalesced:
+        raise RuntimeError(
+            "Cannot get values on an uncoalesced tensor, please call .coalesce() first")
+    return values(self)
+
+
+def to_dense(self: Tensor, dtype=None, *, masked_grad: bool | None = None) -> Tensor:
+    """The dense tensor; a strided tensor is returned as it is."""
+    out = apply(to_dense_p, self) if self.__class__ is SparseTensor else self
+    return out if dtype is None or dtype is out._dtype else out.to(dtype)
+
+
+def to_sparse(self: Tensor, sparse_dim: int | None = None, *, layout=None) -> SparseTensor:
+    """The coalesced sparse COO form of a dense tensor over its first `sparse_dim` dims."""
+    if self.__class__ is SparseTensor:
+        return self
+    sd = self.ndim if sparse_dim is None else sparse_dim
+    if not 0 <= sd <= self.ndim:
+        raise RuntimeError(f"dense_to_sparse: sparse_dim argument must be in [0,{self.ndim}] "
+                           f"range, but {sd} is given")
+    if sd == 0 and self.ndim:
+        raise RuntimeError("dense_to_sparse: sparse_dim argument must be in >0 when "
+                           "self.dim()>0")
+    return apply(to_sparse_p, self, sparse_dim=sd)
+
+
+def transpose(s: SparseTensor) -> SparseTensor:
+    """The transpose of a sparse matrix (its index rows swapped)."""
+    if len(s._shape) > 2 or s.sparse_dim() < len(s._shape):
+        raise RuntimeError(f"t() expects a tensor with <= 2 sparse and 0 dense dimensions, "
+                           f"but self is {s.sparse_dim()} sparse and {s.dense_dim()} dense")
+    return s if len(s._shape) < 2 else transpose_2d(s)
+
+
+def _scalar_name(d: dt.dtype) -> str:
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+            "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+            "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"
+            }.get(d.name, d.name)
+
+
+def mm(s: SparseTensor, d: Tensor, *, masked: bool = False) -> Tensor:
+    """sparse (m, k) @ dense (k, n) (or (k,)); `masked` is `ember.sparse.mm`, whose gradient
+    for `s` is sparse on its pattern (SparseAddmmBackward0) rather than dense."""
+    if not isinstance(d, Tensor) or d.__class__ is SparseTensor:
+        raise NotImplementedError("sparse @ sparse is not supported: make one operand dense")
+    if s.sparse_dim() != 2 or s.dense_dim() != 0:
+        raise RuntimeError(f"addmm: matrices expected, got {s.sparse_dim()}D sparse tensor")
+    if d._dtype is not s._dtype:
+        raise RuntimeError(f"expected scalar type {_scalar_name(s._dtype)} but found "
+                           f"{_scalar_name(d._dtype)}")
+    vec = d.ndim == 1
+    if vec:
+        d = d.unsqueeze(1)
+    if d.ndim != 2:
+        raise RuntimeError(f"addmm: matrices expected, got {d.ndim}D tensor")
+    if d._shape[0] != s._shape[1]:
+        raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {s._shape[1]}, "
+                           f"got {d._shape[0]}")
+    out = apply(sparse_mm_p, s, d, masked=masked)
+    return out.squeeze(1) if vec else out
+
+
+def _merge_plan(ia: np.ndarray, ib: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """PyTorch's sparse add as positions: one walk over both coordinate lists, taking the
+    smaller coordinate (both when equal); -1 where an output takes nothing from a side."""
+    ta, tb = [tuple(c) for c in ia.T.tolist()], [tuple(c) for c in ib.T.tolist()]
+    na, nb = len(ta), len(tb)
+    pa, pb = [], []
+    i = j = 0
+    while i < na or j < nb:
+        c = -1 if i >= na else 1 if j >= nb else (ta[i] < tb[j]) - (ta[i] > tb[j])
+        pa.append(i if c >= 0 else -1)
+        pb.append(j if c <= 0 else -1)
+        i += c >= 0
+        j += c <= 0
+    return np.array(pa, np.int64), np.array(pb, np.int64)
+
+
+def _take_or_zero(v: Tensor, pos: np.ndarray) -> Tensor:
+    """Rows `pos` of `v`, a zero row where `pos` is -1 (differentiable in `v`)."""
+    from .creation import as_tensor
+    from .join import cat
+
+    padded = cat([v, v.new_zeros((1,) + v._shape[1:])])
+    pos = np.where(pos < 0, v._shape[0], pos).reshape(1, -1)
+    return apply(gather_p, padded, as_tensor(pos))
+
+
+def add(a: SparseTensor, b, alpha=1) -> SparseTensor:
+    """sparse + sparse as PyTorch adds them: one merge walk over both coordinate lists
+    (equal coordinates summed), so coalesced inputs give a coalesced sum."""
+    from .creation import as_tensor
+
+    if not isinstance(b, Tensor) or b.__class__ is not SparseTensor:
+        raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
+    if a._shape != b._shape:
+        raise RuntimeError(
+            f"add: expected 'self' and 'other' to have same size, but self has size "
+            f"{list(a._shape)} while other has size {list(b._shape)} (FYI: dense-sparse "
+            "addition does not currently support broadcasting)")
+    va, vb = values(a), values(b)
+    if alpha != 1:
+        vb = vb * alpha
+    d = dt.promote_types(va._dtype, vb._dtype)
+    ia, ib = a._sp_indices._array(), b._sp_indices._array()
+    pa, pb = _merge_plan(ia, ib)
+    idx = np.where(pa >= 0, ia[:, np.maximum(pa, 0)] if ia.size else 0,
+                   ib[:, np.maximum(pb, 0)] if ib.size else 0)
+    v = _take_or_zero(va.to(d), pa) + _take_or_zero(vb.to(d), pb)
+    return apply(sparse_coo_p, as_tensor(idx.reshape(len(ia), -1).astype(np.int64)), v,
+                 size=a._shape, coalesced=a._sp_coalesced and b._sp_coalesced)
+
+
+def scale(s: SparseTensor, c) -> SparseTensor:
+    """The sparse tensor with every value multiplied by the scalar (or 0-d tensor) `c`."""
+    if isinstance(c, Tensor) and (c.__class__ is SparseTensor or c.ndim):
+        raise NotImplementedError("sparse * tensor is supported for a scalar factor only")
+    return apply(sparse_coo_p, s._sp_indices, values(s) * c, size=s._shape,
+                 coalesced=s._sp_coalesced)
+
+
+def sparse_sum(s: Tensor, dim=None, dtype=None) -> Tensor:
+    """Sum over all entries (a dense 0-d tensor) or over the sparse dims `dim` (sparse,
+    coalesced; dense when no sparse dim is left)."""
+    if s.__class__ is not SparseTensor:
+        return s.sum() if dim is None else s.sum(dim)
+    v = values(s)
+    if dtype is not None:
+        v = v.to(dtype)
+    if dim is None:
+        return v.sum()
+    sd = s.sparse_dim()
+    dims = sorted({wrap_dim(d, len(s._shape)) for d in ((dim,) if isinstance(dim, int)
+                                                          else dim)})
+    if any(d >= sd for d in dims):
+        raise NotImplementedError("sparse.sum over dense dims is not supported")
+    keep = [d for d in range(sd) if d not in dims]
+    if not keep:
+        return v.sum(0)
+    idx = s._sp_indices[keep]
+    shape = tuple(s._shape[d] for d in keep) + s._shape[sd:]
+    return coalesce(apply(sparse_coo_p, idx, v, size=shape, coalesced=False))
+
+
+def select_first(s: SparseTensor, i: int) -> Tensor:
+    """`s[i]`: the slice at index `i` of the first dim (sparse unless no sparse dim is left)."""
+    from .creation import as_tensor
+
+    n = s._shape[0]
+    if not -n <= i < n:
+        raise IndexError(f"index {i} is out of bounds for dimension 0 with size {n}")
+    i %= n
+    rows = np.nonzero(s._sp_indices._array()[0] == i)[0]
+    vals = apply(gather_p, values(s), as_tensor(rows.reshape(1, -1)))
+    if s.sparse_dim() == 1:
+        return vals.sum(0)
+    idx = _wrap(np.ascontiguousarray(s._sp_indices._array()[1:, rows]))
+    return apply(sparse_coo_p, idx, vals, size=s._shape[1:],
+                 coalesced=s._sp_coalesced or len(rows) <= 1)
+
+
+# --- Tensor methods --------------------------------------------------------------------
+
+def _getitem(self: SparseTensor, key):
+    if isinstance(key, int) and not isinstance(key, bool) and self._shape:
+        return select_first(self, key)
+    raise NotImplementedError(
+        "Could not run 'aten::index' with arguments from the 'SparseCPU' backend: a sparse "
+        "tensor can be indexed with one integer only. Call .to_dense() first.")
+
+
+def _detach(self: SparseTensor) -> SparseTensor:
+    return make_sparse(self._sp_indices, self._sp_values, self._shape, self._sp_coalesced)
+
+
+def _clone(self: SparseTensor, *, memory_format=None) -> SparseTensor:
+    from .copy import clone
+
+    return apply(sparse_coo_p, self._sp_indices.clone(), clone(values(self)), size=self._shape,
+                 coalesced=self._sp_coalesced)
+
+
+def _add_(self: SparseTensor, other, *, alpha=1) -> SparseTensor:
+    """In place: how the engine accumulates a sparse gradient into a sparse `.grad`."""
+    res = add(self, other, alpha)
+    self._sp_indices, self._sp_values = res._sp_indices, res._sp_values
+    self._sp_coalesced = res._sp_coalesced
+    self._dtype = res._dtype
+    if self._vc is not None:
+        self._vc[0] += 1
+    return self
+
+
+def _radd(self: SparseTensor, other):
+    if isinstance(other, Tensor):  # dense + sparse is dense, as in PyTorch
+        return other + to_dense(self)
+    raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
+
+
+def _to(self: SparseTensor, *args, **kwargs) -> SparseTensor:
+    v = values(self).to(*args, **kwargs)
+    return apply(sparse_coo_p, self._sp_indices, v, size=self._shape,
+                 coalesced=self._sp_coalesced)
+
+
+def _sum(self: SparseTensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    return sparse_sum(self, dim, dtype)
+
+
+SPARSE_METHODS = {
+    "coalesce": coalesce,
+    "values": _public_values,
+    "_values": lambda self: self._sp_values,
+    "to_dense": to_dense,
+    "to_sparse": to_sparse,
+    "t": transpose,
+    "mm": mm,
+    "matmul": mm,
+    "__matmul__": mm,
+    "add": add,
+    "__add__": add,
+    "__radd__": _radd,
+    "add_": _add_,
+    "__iadd__": _add_,
+    "sub": lambda self, other, *, alpha=1: add(self, other, -alpha),
+    "__sub__": lambda self, other: add(self, other, -1),
+    "__iter__": lambda self: iter([select_first(self, i) for i in range(len(self))]),
+    "__deepcopy__": lambda self, memo: _clone(self),
+    "mul": scale,
+    "__mul__": scale,
+    "__rmul__": scale,
+    "__truediv__": lambda self, c: scale(self, 1.0 / c),
+    "__neg__": lambda self: scale(self, -1),
+    "sum": _sum,
+    "__getitem__": _getitem,
+    "detach": _detach,
+    "clone": _clone,
+    "to": _to,
+    "double": lambda self: _to(self, dt.float64),
+    "float": lambda self: _to(self, dt.float32),
+    "__repr__": lambda self, *, tensor_contents=None: _repr(self),
+}
+
+
+def _repr(self: SparseTensor) -> str:
+    from .._printing import sparse_repr
+
+    return sparse_repr(self)
+
+
+for _name, _fn in SPARSE_METHODS.items():
+    setattr(SparseTensor, _name, _fn)
+del _name, _fn
+
+TENSOR_METHODS = {"to_dense": to_dense, "to_sparse": to_sparse}
+
+__all__ = ["sparse_coo_tensor"]
