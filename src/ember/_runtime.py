@@ -118,6 +118,14 @@ def is_nonzero(input: Tensor) -> bool:
     return bool(input.item())
 
 
+def is_inference(input: Tensor) -> bool:
+    """Whether `input` was made under `inference_mode` (it then has no version counter)."""
+    if not isinstance(input, Tensor):
+        raise TypeError("is_inference(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    return input.is_inference()
+
+
 def set_default_tensor_type(t) -> None:
     d = getattr(t, "_ember_dtype", None)
     if d is None:
@@ -167,7 +175,7 @@ __all__ = [
     "is_deterministic_algorithms_warn_only_enabled", "is_autocast_enabled",
     "is_autocast_cpu_enabled", "get_autocast_dtype", "get_autocast_cpu_dtype",
     "get_default_device", "set_default_device",
-    "is_floating_point", "is_complex", "is_nonzero", "set_default_tensor_type",
+    "is_floating_point", "is_complex", "is_nonzero", "is_inference", "set_default_tensor_type",
     "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
     "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor",
 ]

@@ -14,6 +14,7 @@ from . import (
     fill,
     index,
     index_ops,
+    inplace_movement,
     inplace_view,
     join,
     linalg_ops,
@@ -34,5 +35,5 @@ from . import (
 MODULES = (
     activation, binary, binary_extra, composite, conv, copy, creation, einsum, fill, index,
     index_ops, join, linalg_ops, matmul, movement, pooling, random_ops, reduce, scan, softmax,
-    sorting, stats, ternary, unary, unary_math,
+    sorting, stats, ternary, unary, unary_math, inplace_movement,
 )
