@@ -3,6 +3,7 @@ threads, matmul precision, `compile`, legacy tensor types, `typename`."""
 
 from __future__ import annotations
 
+import math
 import os
 
 from . import _dtype as dt
@@ -13,6 +14,9 @@ from .amp.autocast_mode import (
     is_autocast_cpu_enabled,
     is_autocast_enabled,
 )
+
+# The constants PyTorch re-exports (`torch.pi`, `x[:, torch.newaxis]`).
+pi, e, inf, nan, newaxis = math.pi, math.e, math.inf, math.nan, None
 
 _threads = {"inter": os.cpu_count() or 1}
 _matmul_precision = ["highest"]
@@ -169,6 +173,7 @@ ByteTensor = _legacy("ByteTensor", dt.uint8)
 BoolTensor = _legacy("BoolTensor", dt.bool_)
 
 __all__ = [
+    "pi", "e", "inf", "nan", "newaxis",
     "set_num_threads", "get_num_threads", "set_num_interop_threads", "get_num_interop_threads",
     "set_float32_matmul_precision", "get_float32_matmul_precision", "compile", "typename",
     "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",

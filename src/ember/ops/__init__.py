@@ -6,6 +6,7 @@ from . import (
     binary,
     binary_extra,
     composite,
+    composite_extra,
     conv,
     copy,
     creation,
@@ -36,4 +37,5 @@ MODULES = (
     activation, binary, binary_extra, composite, conv, copy, creation, einsum, fill, index,
     index_ops, join, linalg_ops, matmul, movement, pooling, random_ops, reduce, scan, softmax,
     sorting, stats, ternary, unary, unary_math, inplace_movement,
+    composite_extra,
 )
