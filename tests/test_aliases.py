@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pickle
 
+import numpy as np
 import pytest
 import torch
 
@@ -185,3 +186,28 @@ def test_wrapped_functions_keep_signature_and_pickle():
     assert pickle.loads(pickle.dumps(ember.Tensor.cumsum)) is ember.Tensor.cumsum
     # Functions with no dim are bound as they are (no wrapper, no cost).
     assert ember.add is ember.ops.binary.add
+
+
+@pytest.mark.parametrize("space", ["linalg", "special"])
+def test_linalg_and_special_aliases(space):
+    """torch.linalg and torch.special parse their arguments natively too: same sweep."""
+    covered = []
+    for name in getattr(ember, space).__all__:
+        if not hasattr(getattr(torch, space), name):
+            continue
+
+        def call(L, kw, name=name):
+            x = L.tensor(np.arange(1.0, 33.0).reshape(2, 4, 4) / 9)
+            return getattr(getattr(L, space), name)(x, **kw)
+
+        for kw in ({"dim": 1, "keepdim": True}, {"dim": (1, 2), "keepdim": True}, {"dim": 1}):
+            try:
+                call(torch, kw)
+            except Exception:  # noqa: BLE001 - not this template
+                continue
+            spelled = {{"dim": "axis", "keepdim": "keepdims"}[k]: v for k, v in kw.items()}
+            _same(lambda L, spelled=spelled, call=call: call(L, spelled))
+            same_error(lambda L, kw=kw, call=call: call(L, {**kw, "axis": 1}))
+            covered.append(name)
+            break
+    assert len(covered) >= 3, covered

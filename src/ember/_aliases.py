@@ -50,14 +50,18 @@ def _renames(params, method: bool) -> dict:
     return rename
 
 
-def with_aliases(fn: Callable, name: str, *, method: bool = False) -> Callable:
+def with_aliases(fn: Callable, name: str, *, method: bool = False, module: str = "ember",
+                 python_level: frozenset | None = None) -> Callable:
     """`fn`, accepting PyTorch's keyword aliases when it takes `dim` or `keepdim`.
 
+    `module` is the namespace it is bound into (`ember.linalg` ...), and `python_level`
+    the names there that PyTorch writes in Python (default: those of `torch` / `Tensor`).
     Calls that spell no alias go straight through: one frame and a set test, and the
     keyword dict is rebuilt only when an alias is present.
     """
-    skip = PYTHON_LEVEL_METHODS if method else PYTHON_LEVEL_FUNCTIONS
-    if name in skip or not callable(fn):
+    if python_level is None:
+        python_level = PYTHON_LEVEL_METHODS if method else PYTHON_LEVEL_FUNCTIONS
+    if name in python_level or not callable(fn) or getattr(fn, "_takes_aliases", False):
         return fn
     try:
         params = inspect.signature(fn).parameters
@@ -75,7 +79,8 @@ def with_aliases(fn: Callable, name: str, *, method: bool = False) -> Callable:
         return fn(*args, **kwargs)
 
     # Pickle finds a function by module and qualified name: point both at the wrapper.
-    call.__module__ = "ember._tensor" if method else "ember"
+    call._takes_aliases = True
+    call.__module__ = "ember._tensor" if method else module
     call.__qualname__ = f"Tensor.{name}" if method else name
     return call
 
