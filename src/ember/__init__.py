@@ -56,11 +56,12 @@ from .autograd.grad_mode import (  # noqa: E402
     no_grad,
     set_grad_enabled,
 )
+from ._aliases import with_aliases as _with_aliases  # noqa: E402
 from .ops import MODULES as _OP_MODULES  # noqa: E402
 
 for _m in _OP_MODULES:
     for _name in _m.__all__:
-        globals()[_name] = getattr(_m, _name)
+        globals()[_name] = _with_aliases(getattr(_m, _name), _name)
 del _m, _name
 
 from ._bind import bind_methods as _bind_methods  # noqa: E402
@@ -75,6 +76,7 @@ from . import optim  # noqa: E402
 from . import utils  # noqa: E402
 from . import accelerator, amp, backends, compiler, distributed, jit, onnx  # noqa: E402
 from ._runtime import *  # noqa: E402
+from ._frombuffer import frombuffer  # noqa: E402
 from .amp import autocast  # noqa: E402
 from .random import (  # noqa: E402
     Generator,

@@ -1,7 +1,9 @@
-"""Attach every op module's `TENSOR_METHODS` to Tensor (one table per module, grep-able)."""
+"""Attach every op module's `TENSOR_METHODS` to Tensor (one table per module, grep-able),
+with PyTorch's keyword aliases (`axis=`, `keepdims=`) where it takes them."""
 
 from __future__ import annotations
 
+from ._aliases import with_aliases
 from ._tensor import Tensor
 from .ops import MODULES
 
@@ -15,4 +17,4 @@ def bind_methods() -> None:
                     f"Tensor.{name} is bound by both {seen[name]} and {mod.__name__}"
                 )
             seen[name] = mod.__name__
-            setattr(Tensor, name, fn)
+            setattr(Tensor, name, with_aliases(fn, name, method=True))

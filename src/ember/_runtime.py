@@ -3,6 +3,7 @@ threads, matmul precision, `compile`, legacy tensor types, `typename`."""
 
 from __future__ import annotations
 
+import math
 import os
 
 from . import _dtype as dt
@@ -13,6 +14,9 @@ from .amp.autocast_mode import (
     is_autocast_cpu_enabled,
     is_autocast_enabled,
 )
+
+# The constants PyTorch re-exports (`torch.pi`, `x[:, torch.newaxis]`).
+pi, e, inf, nan, newaxis = math.pi, math.e, math.inf, math.nan, None
 
 _threads = {"inter": os.cpu_count() or 1}
 _matmul_precision = ["highest"]
@@ -118,6 +122,14 @@ def is_nonzero(input: Tensor) -> bool:
     return bool(input.item())
 
 
+def is_inference(input: Tensor) -> bool:
+    """Whether `input` was made under `inference_mode` (it then has no version counter)."""
+    if not isinstance(input, Tensor):
+        raise TypeError("is_inference(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    return input.is_inference()
+
+
 def set_default_tensor_type(t) -> None:
     d = getattr(t, "_ember_dtype", None)
     if d is None:
@@ -161,13 +173,14 @@ ByteTensor = _legacy("ByteTensor", dt.uint8)
 BoolTensor = _legacy("BoolTensor", dt.bool_)
 
 __all__ = [
+    "pi", "e", "inf", "nan", "newaxis",
     "set_num_threads", "get_num_threads", "set_num_interop_threads", "get_num_interop_threads",
     "set_float32_matmul_precision", "get_float32_matmul_precision", "compile", "typename",
     "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
     "is_deterministic_algorithms_warn_only_enabled", "is_autocast_enabled",
     "is_autocast_cpu_enabled", "get_autocast_dtype", "get_autocast_cpu_dtype",
     "get_default_device", "set_default_device",
-    "is_floating_point", "is_complex", "is_nonzero", "set_default_tensor_type",
+    "is_floating_point", "is_complex", "is_nonzero", "is_inference", "set_default_tensor_type",
     "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
     "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor",
 ]

@@ -13,9 +13,9 @@ import warnings
 
 import numpy as np
 
+from . import _aliases, _names
 from . import _dtype as dt
 from . import _grad_mode as grad_mode
-from . import _names
 from ._device import CPU, META, device
 from ._storage import Storage
 from ._view import contiguous_strides, is_contiguous, numel, storage_extent, wrap_dim
@@ -85,7 +85,9 @@ class Tensor:
     def shape(self) -> Size:
         return Size(self._shape)
 
-    def size(self, dim: int | None = None):
+    def size(self, dim: int | None = None, *, axis: int | None = None):
+        if axis is not None:
+            dim = _aliases.dim_or_axis("size", dim, axis)
         if dim is None:
             return Size(self._shape)
         return self._shape[wrap_dim(dim, len(self._shape))]
@@ -125,6 +127,11 @@ class Tensor:
     def is_cpu(self) -> bool:
         return self.device.type == "cpu"
 
+    # Devices and formats ember never holds a tensor on or in (PyTorch's CPU build says the
+    # same of its own tensors).
+    is_xpu = is_mps = is_ipu = is_mtia = is_maia = is_vulkan = is_xla = is_mkldnn = \
+        is_nested = property(lambda self: False)
+
     @property
     def layout(self):
         from ._layout import strided
@@ -143,7 +150,9 @@ class Tensor:
         d = self.device
         return -1 if d.type == "cpu" else (d.index or 0)
 
-    def stride(self, dim: int | None = None):
+    def stride(self, dim: int | None = None, *, axis: int | None = None):
+        if axis is not None:
+            dim = _aliases.dim_or_axis("stride", dim, axis)
         s = self._stride
         if s is None:
             s = self._ensure_storage()

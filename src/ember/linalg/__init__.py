@@ -25,6 +25,14 @@ __all__ = [
     "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "vecdot", "vector_norm",
 ]
 
+# NumPy's `axis=` / `keepdims=` spellings, which PyTorch's linalg functions also take.
+from .._aliases import with_aliases as _with_aliases  # noqa: E402
+
+for _name in __all__:
+    globals()[_name] = _with_aliases(globals()[_name], _name, module=__name__,
+                                     python_level=frozenset())
+del _name
+
 
 def __getattr__(name: str):
     from ..compat import submodule_or_missing

@@ -6,6 +6,7 @@ from . import (
     binary,
     binary_extra,
     composite,
+    composite_extra,
     conv,
     copy,
     creation,
@@ -14,6 +15,7 @@ from . import (
     fill,
     index,
     index_ops,
+    inplace_movement,
     inplace_view,
     join,
     linalg_ops,
@@ -36,5 +38,6 @@ from . import (
 MODULES = (
     activation, binary, binary_extra, composite, conv, copy, creation, einsum, fill, index,
     index_ops, join, linalg_ops, matmul, movement, pooling, random_ops, reduce, sampling, scan,
-    softmax, sorting, sparse_functions, stats, ternary, unary, unary_math,
+    softmax, sorting, sparse_functions, stats, ternary, unary, unary_math, inplace_movement,
+    composite_extra,
 )

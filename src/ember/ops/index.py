@@ -57,7 +57,7 @@ def _seq_as_tuple(key: list) -> bool:
     """PyTorch (like old NumPy) reads a short list holding slices, tensors or lists as a tuple."""
     if len(key) >= 32:
         return False
-    return any(isinstance(k, (Tensor, np.ndarray, list, tuple, slice)) or k is None
+    return any(isinstance(k, (Tensor, np.ndarray, list, tuple, range, slice)) or k is None
                or k is Ellipsis for k in key)
 
 
@@ -79,7 +79,9 @@ def _is_int(k) -> bool:
         return True
     if isinstance(k, (Tensor, np.ndarray)) and k.ndim == 0:
         d = k.dtype
-        return (d._kind == 1 and d is not dt.uint8) if isinstance(k, Tensor) else d.kind in "iu"
+        if isinstance(k, Tensor):
+            return d._kind == 1 and d is not dt.uint8
+        return d.kind in "iu" and d != np.uint8  # (a uint8 array is a mask, as in PyTorch)
     return False
 
 
@@ -97,10 +99,15 @@ def _index_array(k) -> np.ndarray:
         a = k._array()
         return a.astype(bool) if d is dt.uint8 else (a if d is dt.bool_ else a.astype(np.int64))
     if isinstance(k, np.ndarray):
-        if k.dtype == np.bool_:
-            return k
-        if k.dtype.kind not in "iu":
-            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        # NOTE: PyTorch reads a NumPy array as it reads a list: bool and uint8 arrays are
+        # masks, any other number becomes int64 (floats truncate, as in x[[0.5, 1.0]]).
+        if k.dtype == np.bool_ or k.dtype == np.uint8:
+            return k.astype(bool, copy=False)
+        if k.dtype.kind == "c":
+            k = k.real
+        if k.dtype.kind not in "iuf":
+            raise TypeError(f"can't convert np.ndarray of type numpy.{k.dtype.type.__name__}: "
+                            "only numbers and bools index a tensor")
         return k.astype(np.int64)
     try:
         arr = np.asarray(k)
@@ -122,7 +129,7 @@ def _specified_dims(items) -> int:
             continue
         elif isinstance(k, Tensor) and k._dtype in (dt.bool_, dt.uint8):
             n += k.ndim
-        elif isinstance(k, np.ndarray) and k.dtype == np.bool_:
+        elif isinstance(k, np.ndarray) and k.dtype in (np.bool_, np.uint8):
             n += k.ndim
         elif isinstance(k, list):
             a = np.asarray(k)
@@ -163,7 +170,7 @@ def plan(x: Tensor, key):
             if i < -n or i >= n:
                 raise _index_error(i, pos, n)  # (PyTorch names the key's item, not the dim)
             view = movement.apply_view(movement.select_p, view, dim=dim, index=i % n)
-        elif isinstance(k, (Tensor, np.ndarray, list, tuple)):
+        elif isinstance(k, (Tensor, np.ndarray, list, tuple, range)):
             arr = _index_array(k)
             if arr.dtype == np.bool_:
                 if arr.ndim == 0:

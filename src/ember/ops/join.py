@@ -136,9 +136,9 @@ def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
 concat = cat
 
 
-def concatenate(tensors, axis: int = 0, out=None) -> Tensor:
-    """`cat` with NumPy's argument name."""
-    return cat(tensors, axis, out=out)
+def concatenate(tensors, dim: int = 0, out=None) -> Tensor:
+    """`cat` under NumPy's name (its `axis=` spelling is bound in `ember._aliases`)."""
+    return cat(tensors, dim, out=out)
 
 
 # --- stack and friends -----------------------------------------------------------------------

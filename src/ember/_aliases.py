@@ -1,0 +1,94 @@
+"""NumPy's keyword spellings that PyTorch's argument parser also accepts.
+
+PyTorch's natively parsed functions and Tensor methods take `axis=` for `dim=` and
+`keepdims=` for `keepdim=` (and `x=`, `a=`, `x1=` for `input=`, `x2=` for `other=`), so
+notebooks write `counts.sum(1, keepdims=True)`. ember accepts them in this one place:
+`with_aliases` wraps each op function that has a `dim` or `keepdim` parameter where it is
+bound into `ember` and onto `Tensor`; the ops themselves keep PyTorch's canonical names.
+The functions PyTorch writes in Python (`split`, `norm`, `unique` ...) take no alias
+there, and take none here.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+
+ALIASES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input", "x1": "input",
+           "x2": "other"}
+
+# NOTE: PyTorch defines these in Python (torch/functional.py, torch/_tensor.py), outside
+# the parser that knows the aliases, so `torch.split(t, 2, axis=0)` is a TypeError there.
+PYTHON_LEVEL_FUNCTIONS = frozenset({"split", "norm", "unique", "unique_consecutive"})
+PYTHON_LEVEL_METHODS = frozenset({"split", "norm", "unique", "unique_consecutive", "unflatten"})
+
+
+def _renamed(name: str, kwargs: dict, rename: dict) -> dict:
+    """`kwargs` with each alias in `rename` replaced by the parameter it spells."""
+    out = {}
+    for key, value in kwargs.items():
+        if key in rename:
+            canonical = rename[key]
+            if canonical in kwargs or canonical in out:
+                raise TypeError(f"{name}() got an unexpected keyword argument '{key}': it "
+                                f"spells '{canonical}', which is given too")
+            key = canonical
+        out[key] = value
+    return out
+
+
+def _renames(params, method: bool) -> dict:
+    """alias -> parameter name, for the aliases this signature can take."""
+    names = list(params)
+    rename = {k: v for k, v in ALIASES.items() if v in params and v != "input"}
+    # The tensor operand is `input` in PyTorch; some ember ops call it `x`. A method's
+    # operand is `self`, which PyTorch lets no keyword name.
+    operand = "input" if "input" in params else ("x" if names[:1] == ["x"] else None)
+    if operand is not None and not method:
+        rename.update({k: operand for k in ("input", "x", "a", "x1") if k != operand})
+    return rename
+
+
+def with_aliases(fn: Callable, name: str, *, method: bool = False, module: str = "ember",
+                 python_level: frozenset | None = None) -> Callable:
+    """`fn`, accepting PyTorch's keyword aliases when it takes `dim` or `keepdim`.
+
+    `module` is the namespace it is bound into (`ember.linalg` ...), and `python_level`
+    the names there that PyTorch writes in Python (default: those of `torch` / `Tensor`).
+    Calls that spell no alias go straight through: one frame and a set test, and the
+    keyword dict is rebuilt only when an alias is present.
+    """
+    if python_level is None:
+        python_level = PYTHON_LEVEL_METHODS if method else PYTHON_LEVEL_FUNCTIONS
+    if name in python_level or not callable(fn) or getattr(fn, "_takes_aliases", False):
+        return fn
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return fn
+    if "dim" not in params and "keepdim" not in params:
+        return fn
+    rename = _renames(params, method)
+    spelled = frozenset(rename)
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        if kwargs and not spelled.isdisjoint(kwargs):
+            kwargs = _renamed(name, kwargs, rename)
+        return fn(*args, **kwargs)
+
+    # Pickle finds a function by module and qualified name: point both at the wrapper.
+    call._takes_aliases = True
+    call.__module__ = "ember._tensor" if method else module
+    call.__qualname__ = f"Tensor.{name}" if method else name
+    return call
+
+
+def dim_or_axis(name: str, dim, axis):
+    """`axis` as the `dim` of a hot method that spells it inline (`Tensor.size`,
+    `Tensor.stride`: a wrapper would double their cost); both given is a TypeError."""
+    if dim is not None:
+        raise TypeError(f"{name}() got an unexpected keyword argument 'axis': it spells "
+                        "'dim', which is given too")
+    return axis

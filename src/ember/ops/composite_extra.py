@@ -1,0 +1,311 @@
+"""Everyday composites the API audit found missing (docs/api-coverage.md), built from
+other ops so they need no VJP: angle conversions, logaddexp / logaddexp2, xlogy, signbit,
+copysign, sinc, heaviside, isreal, positive, the atleast_* and h/v/dsplit shape helpers,
+unravel_index, diagflat, dist, cov and corrcoef, and the conj/neg-bit predicates.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .. import _dtype as dt
+from .._tensor import Tensor
+from ._common import type_name
+
+
+def _floating(x: Tensor) -> Tensor:
+    """`x`, or `x` in the default float dtype when it holds integers or bools."""
+    return x if x.dtype._kind >= 2 else x.to(dt.get_default_dtype())
+
+
+def _tensors(name: str, **args) -> None:
+    for arg, (pos, v) in args.items():
+        if not isinstance(v, Tensor):
+            raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not "
+                            f"{type(v).__name__}")
+
+
+def deg2rad(input: Tensor) -> Tensor:
+    if input.dtype.is_complex:
+        raise RuntimeError("deg2rad is not supported for complex tensors.")
+    return _floating(input) * (math.pi / 180.0)
+
+
+def rad2deg(input: Tensor) -> Tensor:
+    if input.dtype.is_complex:
+        raise RuntimeError("rad2deg is not supported for complex tensors.")
+    return _floating(input) * (180.0 / math.pi)
+
+
+def _log_add(name: str, a: Tensor, b: Tensor, log1p_pow) -> Tensor:
+    from .binary_extra import maximum
+    from .ternary import where
+
+    _tensors(name, input=(1, a), other=(2, b))
+    for x in (a, b):
+        if x.dtype._kind < 2:
+            raise NotImplementedError(f'"{name}_cpu" not implemented for '
+                                      f"'{type_name(x.dtype)}'")
+    # log(e^a + e^b) = max + log1p(e^-|a-b|); equal infinities give themselves (not NaN).
+    out = maximum(a, b) + log1p_pow(-(a - b).abs())
+    return where((a == b) & a.isinf(), a, out)
+
+
+def logaddexp(input: Tensor, other: Tensor) -> Tensor:
+    return _log_add("logaddexp", input, other, lambda d: d.exp().log1p())
+
+
+def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
+    return _log_add("logaddexp2", input, other,
+                    lambda d: (d * math.log(2.0)).exp().log1p() / math.log(2.0))
+
+
+def xlogy(input, other) -> Tensor:
+    """input * log(other), and 0 where input is 0 (unless other is NaN)."""
+    from .creation import tensor
+    from .ternary import where
+
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise TypeError("xlogy(): expected at least one Tensor argument")
+    if not isinstance(other, Tensor):  # (its log in double precision, as PyTorch's)
+        log_y = math.log(other) if other > 0 else (-math.inf if other == 0 else math.nan)
+        if other > 0 or math.isnan(other):
+            return _floating(input) * log_y
+        return input * where(input == 0, 0.0, tensor(log_y, dtype=dt.get_default_dtype()))
+    log_y = _floating(other).log()
+    # NOTE: the zero is taken inside the log (not by a `where` on the product) so that the
+    # gradient for input is log(other) where input is 0, as PyTorch gives.
+    zero = (other <= 0) & (input == 0)
+    return input * where(zero, 0.0, log_y)
+
+
+def signbit(input: Tensor) -> Tensor:
+    """True where the sign bit is set: negatives, -0.0 and NaNs with the bit set."""
+    d = input.dtype
+    if d.is_complex:
+        raise RuntimeError("signbit is not implemented for complex tensors.")
+    if d._kind == 2:
+        bits = {2: dt.int16, 4: dt.int32, 8: dt.int64}[d.itemsize]
+        return input.detach().contiguous().view(bits) < 0
+    return input < 0
+
+
+def copysign(input: Tensor, other) -> Tensor:
+    """|input| with the sign of `other` (a tensor or a number), in a floating dtype."""
+    from .ternary import where
+
+    _tensors("copysign", input=(1, input))
+    mag = _floating(input).abs()
+    if not isinstance(other, Tensor):
+        return mag * math.copysign(1.0, other)
+    if other.dtype._kind > mag.dtype._kind or (other.dtype._kind == 2 and other.dtype.itemsize
+                                               > mag.dtype.itemsize):
+        mag = mag.to(dt.promote_types(mag.dtype, other.dtype))
+    # NOTE: PyTorch gives `other` a zero gradient (not none): link it in through sign()
+    # (whose derivative is zero) as a +0.0, which subtracting leaves every sign alone.
+    link = (where(other.isnan(), 0.0, other.sign()) * 0.0).abs().to(mag.dtype)
+    return where(signbit(other), -mag, mag) - link
+
+
+def sinc(input: Tensor) -> Tensor:
+    """sin(pi x) / (pi x), and 1 at 0."""
+    from .ternary import where
+
+    x = _floating(input)
+    at_zero = x == 0
+    safe = where(at_zero, 1.0, x) * math.pi  # (keeps 0/0 out of the gradient at 0)
+    return where(at_zero, 1.0, safe.sin() / safe)
+
+
+def heaviside(input: Tensor, values: Tensor) -> Tensor:
+    from .ternary import where
+
+    _tensors("heaviside", input=(1, input), values=(2, values))
+    if input.dtype is not values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    return where(input == 0, values, (input > 0).to(input.dtype))
+
+
+def isreal(input: Tensor) -> Tensor:
+    if input.dtype.is_complex:
+        return input.imag == 0
+    from .creation import ones
+
+    return ones(input.shape, dtype=dt.bool_, device=input.device)
+
+
+def positive(input: Tensor) -> Tensor:
+    if input.dtype is dt.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+def is_signed(input: Tensor) -> bool:
+    return input.dtype.is_signed
+
+
+def is_conj(input: Tensor) -> bool:
+    """ember conjugates eagerly, so no tensor carries a lazy conjugate bit."""
+    return False
+
+
+def is_neg(input: Tensor) -> bool:
+    """No tensor carries a lazy negative bit in ember."""
+    return False
+
+
+def resolve_conj(input: Tensor) -> Tensor:
+    return input
+
+
+def resolve_neg(input: Tensor) -> Tensor:
+    return input
+
+
+def is_nonzero(self: Tensor) -> bool:
+    """The one value of `self` as a bool (Tensor.is_nonzero; ember.is_nonzero is its twin)."""
+    n = self.numel()
+    if n != 1:
+        raise RuntimeError(f"Boolean value of Tensor with {'no' if n == 0 else 'more than one'} "
+                           f"value{'s' if n == 0 else ''} is ambiguous")
+    return bool(self.item())
+
+
+def is_same_size(input: Tensor, other: Tensor) -> bool:
+    return input.shape == other.shape
+
+
+def _atleast(name: str, shape_of, tensors):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        return tuple(_atleast(name, shape_of, (t,)) for t in tensors[0])
+    out = tuple(t if t.ndim >= len(shape_of(t)) and t.shape == shape_of(t)
+                else t.reshape(shape_of(t)) for t in tensors)
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_1d(*tensors):
+    return _atleast("atleast_1d", lambda t: t.shape if t.ndim >= 1 else (1,), tensors)
+
+
+def atleast_2d(*tensors):
+    return _atleast("atleast_2d", lambda t: t.shape if t.ndim >= 2 else
+                    (1,) * (2 - t.ndim) + tuple(t.shape), tensors)
+
+
+def atleast_3d(*tensors):
+    def shape(t):
+        s = tuple(t.shape)
+        return {0: (1, 1, 1), 1: (1,) + s + (1,), 2: s + (1,)}.get(t.ndim, s)
+
+    return _atleast("atleast_3d", shape, tensors)
+
+
+def _split_along(name: str, x: Tensor, sections, dim: int, min_dims: int):
+    from .movement import tensor_split
+
+    if x.ndim < min_dims:
+        raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dims} dimension, "
+                           f"but got a tensor with {x.ndim} dimensions!")
+    if isinstance(sections, int) and (sections == 0 or x.shape[dim] % sections):
+        raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the size "
+                           f"of the dimension {x.shape[dim]} is not divisible by the split_size "
+                           f"{sections}!")
+    return tensor_split(x, sections, dim)
+
+
+def hsplit(input: Tensor, indices_or_sections):
+    return _split_along("hsplit", input, indices_or_sections, 1 if input.ndim > 1 else 0, 1)
+
+
+def vsplit(input: Tensor, indices_or_sections):
+    return _split_along("vsplit", input, indices_or_sections, 0, 2)
+
+
+def dsplit(input: Tensor, indices_or_sections):
+    return _split_along("dsplit", input, indices_or_sections, 2, 3)
+
+
+def unravel_index(indices: Tensor, shape) -> tuple[Tensor, ...]:
+    """The coordinates in a C-ordered array of `shape` of each flat index."""
+    if isinstance(shape, int):
+        shape = (shape,)
+    if indices.dtype._kind != 1:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    if any(s < 0 for s in shape):
+        raise ValueError("'shape' cannot have negative values, but got " + str(tuple(shape)))
+    total = math.prod(shape)
+    # NOTE: as in PyTorch, indices wrap around the array's size (no range check).
+    rest = indices.to(dt.int64) % max(total, 1)
+    coords = []
+    for size in reversed(tuple(shape)):
+        coords.append(rest % size)
+        rest = rest.div(size, rounding_mode="floor")
+    return tuple(reversed(coords))
+
+
+def diagflat(input: Tensor, offset: int = 0) -> Tensor:
+    from .linalg_ops import diag
+
+    return diag(input.reshape(-1), offset)
+
+
+def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
+    from ..linalg import vector_norm
+
+    return vector_norm(input - other, p)
+
+
+def cov(input: Tensor, *, correction: int = 1, fweights=None, aweights=None) -> Tensor:
+    """Covariance of the rows (variables) of `input` over its columns (observations)."""
+    if input.ndim > 2:
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an "
+                         f"input with {input.ndim} dimensions")
+    x = _floating(input)
+    x = x.reshape(1, -1) if x.ndim < 2 else x
+    w = None
+    for weights in (fweights, aweights):
+        if weights is not None:
+            w = weights if w is None else w * weights
+    n_obs = x.shape[1]
+    if w is None:
+        avg = x.mean(1, keepdim=True)
+        norm = n_obs - correction
+    else:
+        w = _floating(w).to(x.dtype)
+        w_sum = w.sum()
+        avg = (x * w).sum(1, keepdim=True) / w_sum
+        if correction == 0 or aweights is None:
+            norm = w_sum - correction
+        else:
+            norm = w_sum - correction * (w * aweights).sum() / w_sum
+    xm = x - avg
+    c = (xm * w if w is not None else xm) @ xm.mT.conj()
+    c = c / (norm if not isinstance(norm, (int, float)) else float(max(norm, 0)))
+    return c.squeeze() if input.ndim < 2 else c
+
+
+def corrcoef(input: Tensor) -> Tensor:
+    """Pearson correlation coefficients of the rows of `input`."""
+    c = cov(input)
+    if c.ndim == 0:
+        return c / c
+    d = c.diagonal()
+    std = d.real.sqrt() if d.dtype.is_complex else d.sqrt()
+    c = c / std[:, None] / std[None, :]
+    return c if c.dtype.is_complex else c.clamp(-1, 1)
+
+
+TENSOR_METHODS = {
+    "deg2rad": deg2rad, "rad2deg": rad2deg, "logaddexp": logaddexp, "logaddexp2": logaddexp2,
+    "xlogy": xlogy, "signbit": signbit, "copysign": copysign, "sinc": sinc,
+    "heaviside": heaviside, "isreal": isreal, "positive": positive, "is_conj": is_conj,
+    "is_neg": is_neg, "is_same_size": is_same_size, "is_nonzero": is_nonzero,
+    "hsplit": hsplit, "vsplit": vsplit, "dsplit": dsplit,
+    "diagflat": diagflat, "dist": dist, "cov": cov, "corrcoef": corrcoef,
+}
+
+__all__ = ["deg2rad", "rad2deg", "logaddexp", "logaddexp2", "xlogy", "signbit", "copysign",
+           "sinc", "heaviside", "isreal", "positive", "is_signed", "is_conj", "is_neg",
+           "resolve_conj", "resolve_neg", "is_same_size", "atleast_1d", "atleast_2d",
+           "atleast_3d", "hsplit", "vsplit", "dsplit", "unravel_index", "diagflat", "dist",
+           "cov", "corrcoef"]

@@ -1,0 +1,159 @@
+"""The audit's everyday composites against torch: values, dtypes, gradients, errors."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+from helpers import assert_same, check_op, same_error
+
+F = np.array([[1.5, -2.0, 0.0, 3.0], [-0.5, 0.25, 2.0, -1.0]])
+G = np.array([[0.5, 1.0, -3.0, 3.0], [2.0, -0.25, 1.0, 4.0]])
+POS = np.array([[0.5, 2.0, 1e-3, 3.0], [1.0, 0.25, 7.0, 4.0]])
+I = np.array([180, -90, 0, 45])
+EDGE = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0])
+
+UNARY = ["deg2rad", "rad2deg", "sinc", "signbit", "isreal", "positive", "atleast_1d",
+         "atleast_2d", "atleast_3d", "diagflat", "corrcoef", "cov"]
+
+
+@pytest.mark.parametrize("name", UNARY)
+@pytest.mark.parametrize("arr", [F, F[0], np.array(2.5), I, F.astype(np.float32)],
+                         ids=["2d", "1d", "0d", "int", "f32"])
+def test_unary_matches_torch(name, arr):
+    if name in ("corrcoef", "cov", "diagflat") and arr.ndim == 0 and name != "diagflat":
+        pytest.skip("needs at least one dim")
+    grad = name not in ("signbit", "isreal")
+    check_op(getattr(ember, name), getattr(torch, name), arr, grad=grad)
+
+
+@pytest.mark.parametrize("name", ["deg2rad", "rad2deg", "sinc", "signbit", "isreal", "positive"])
+def test_unary_on_edge_values(name):
+    check_op(getattr(ember, name), getattr(torch, name), EDGE, grad=False)
+
+
+def test_signbit_sees_negative_zero_and_nan_sign():
+    x = np.array([-0.0, 0.0, -np.nan, np.nan, -1.0], np.float32)
+    for d in (np.float16, np.float32, np.float64):
+        assert_same(ember.signbit(ember.tensor(x.astype(d))),
+                    torch.signbit(torch.tensor(x.astype(d))))
+
+
+def test_sinc_gradient_at_zero_is_zero():
+    check_op(ember.sinc, torch.sinc, np.array([0.0, 0.5, -1.5]))
+
+
+@pytest.mark.parametrize("name", ["logaddexp", "logaddexp2", "xlogy", "copysign", "dist"])
+@pytest.mark.parametrize("a,b", [(F, G), (F, G[0]), (POS, G)], ids=["same", "bcast", "pos"])
+def test_binary_matches_torch(name, a, b):
+    check_op(getattr(ember, name), getattr(torch, name), a, b)
+
+
+@pytest.mark.parametrize("name", ["logaddexp", "logaddexp2"])
+def test_logaddexp_infinities(name):
+    inf = np.array([-np.inf, np.inf, -np.inf, 1.0])
+    check_op(getattr(ember, name), getattr(torch, name), inf, np.array([-np.inf, np.inf, 2.0,
+                                                                         np.inf]), grad=False)
+
+
+def test_xlogy_zeros_nans_and_scalars():
+    x = np.array([0.0, 0.0, 0.0, 0.0, 2.0])
+    y = np.array([0.0, np.nan, -1.0, 3.0, 0.5])
+    check_op(ember.xlogy, torch.xlogy, x, y)
+    check_op(lambda y: ember.xlogy(2, y), lambda y: torch.xlogy(2, y), POS)
+    check_op(lambda x: ember.xlogy(x, 3), lambda x: torch.xlogy(x, 3), F)
+    check_op(ember.xlogy, torch.xlogy, I, I, grad=False)
+
+
+def test_copysign_scalars_and_ints():
+    check_op(lambda a: ember.copysign(a, -1), lambda a: torch.copysign(a, -1), F)
+    check_op(ember.copysign, torch.copysign, I, I, grad=False)
+    check_op(ember.copysign, torch.copysign, F.astype(np.float32), G, grad=False)
+    check_op(ember.copysign, torch.copysign, F, np.array([-0.0, 0.0, -0.0, 0.0]))
+
+
+def test_heaviside():
+    check_op(ember.heaviside, torch.heaviside, F, np.array([0.5]), grad=False)
+    check_op(ember.heaviside, torch.heaviside, I, np.array([7]), grad=False)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.heaviside(L.ones(2), 0.5),
+    lambda L: L.heaviside(L.ones(2, dtype=L.int64), L.ones(1)),
+    lambda L: L.logaddexp(L.ones(2, dtype=L.int64), L.ones(2, dtype=L.int64)),
+    lambda L: L.logaddexp(L.ones(2), 1.0),
+    lambda L: L.deg2rad(L.ones(2, dtype=L.complex64)),
+    lambda L: L.positive(L.ones(2, dtype=L.bool)),
+    lambda L: L.vsplit(L.ones(4), 2),
+    lambda L: L.dsplit(L.ones(2, 4), 2),
+    lambda L: L.hsplit(L.ones(2, 4), 3),
+    lambda L: L.ones(3).is_nonzero(),
+    lambda L: L.ones(0).is_nonzero(),
+    lambda L: L.cov(L.ones(2, 2, 2)),
+    lambda L: L.unravel_index(L.tensor([1.0]), (2, 2)),
+])
+def test_errors_match_torch(call):
+    same_error(call)
+
+
+@pytest.mark.parametrize("name,arg", [("hsplit", 2), ("hsplit", [1, 3]), ("vsplit", [1]),
+                                      ("vsplit", 2), ("dsplit", [1, 2])])
+def test_splits(name, arg):
+    a = np.arange(2 * 4 * 4, dtype=np.float64).reshape(2, 4, 4)
+    check_op(lambda x: getattr(ember, name)(x, arg), lambda x: getattr(torch, name)(x, arg), a)
+    check_op(lambda x: getattr(x, name)(arg), lambda x: getattr(x, name)(arg), a)
+    check_op(lambda x: ember.hsplit(x, 2), lambda x: torch.hsplit(x, 2), np.arange(4.0))
+
+
+def test_atleast_many_and_sequence():
+    a, b = np.array(1.0), np.arange(3.0)
+    check_op(lambda x, y: ember.atleast_2d(x, y), lambda x, y: torch.atleast_2d(x, y), a, b)
+    check_op(lambda x, y: ember.atleast_3d([x, y]), lambda x, y: torch.atleast_3d([x, y]), a, b)
+    e = ember.ones(2, 3)
+    assert ember.atleast_2d(e) is e
+
+
+@pytest.mark.parametrize("idx,shape", [([5, 7, 0], (2, 4)), (3, (4,)), ([[1, 5], [6, 0]],
+                                                                       (2, 1, 4)),
+                                       ([-1, -8], (2, 4)), ([], (3, 3)),
+                                       ([4, 9, -1, -5], (2, 2))])
+def test_unravel_index(idx, shape):
+    e = ember.unravel_index(ember.tensor(idx, dtype=ember.int64), shape)
+    t = torch.unravel_index(torch.tensor(idx, dtype=torch.int64), shape)
+    assert_same(e, t)
+
+
+def test_cov_with_weights_and_correction():
+    x = np.array([[1.0, 2.0, 4.0, 0.5], [3.0, 1.0, 0.0, 2.0], [0.5, 0.5, 1.0, 9.0]])
+    fw, aw = np.array([1, 2, 1, 3]), np.array([0.5, 1.0, 2.0, 0.25])
+    for kw in ({}, {"correction": 0}, {"correction": 2}):
+        check_op(lambda v, kw=kw: ember.cov(v, **kw), lambda v, kw=kw: torch.cov(v, **kw), x)
+    check_op(lambda v, a: ember.cov(v, fweights=ember.tensor(fw), aweights=a),
+             lambda v, a: torch.cov(v, fweights=torch.tensor(fw), aweights=a), x, aw)
+    check_op(lambda v: ember.cov(v, fweights=ember.tensor(fw), correction=0),
+             lambda v: torch.cov(v, fweights=torch.tensor(fw), correction=0), x)
+    check_op(lambda v: ember.corrcoef(v), lambda v: torch.corrcoef(v), x)
+
+
+def test_predicates():
+    for L in (torch, ember):
+        x = L.ones(2, 3)
+        assert L.is_same_size(x, L.zeros(2, 3)) and not x.is_same_size(L.zeros(3, 2))
+        assert not L.is_conj(x) and not x.is_conj() and not L.is_neg(x) and not x.is_neg()
+        assert L.resolve_conj(x) is x and L.resolve_neg(x) is x
+        assert L.positive(x) is x
+        assert L.ones(1).is_nonzero() and not L.zeros(1, 1).is_nonzero()
+    for e, t in [(ember.bool, torch.bool), (ember.uint8, torch.uint8), (ember.int8, torch.int8),
+                 (ember.float16, torch.float16), (ember.complex64, torch.complex64)]:
+        assert ember.is_signed(ember.ones(1, dtype=e)) == torch.is_signed(torch.ones(1, dtype=t))
+
+
+def test_constants():
+    assert (ember.pi, ember.e, ember.inf, ember.newaxis) == (torch.pi, torch.e, torch.inf,
+                                                             torch.newaxis)
+    assert math.isnan(ember.nan) and math.isnan(torch.nan)
+    x = np.arange(6.0).reshape(2, 3)
+    assert_same(ember.tensor(x)[:, ember.newaxis], torch.tensor(x)[:, torch.newaxis])

@@ -1,0 +1,213 @@
+"""NumPy keyword spellings (`axis=`, `keepdims=`, `x=`, `x2=` ...) against torch.
+
+The generated sweep asks torch at test time which of its natively parsed functions and
+Tensor methods take `dim` / `keepdim` (their ATen schemas), calls each that ember has with
+both spellings in both frameworks, and compares results and exception types.
+"""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from ember._aliases import ALIASES
+
+from helpers import assert_same, same_error
+
+_SCHEMAS = torch._C._jit_get_schemas_for_operator
+
+
+def _dim_names(namespace) -> list[str]:
+    """Public names in a torch native namespace whose schemas take `dim` or `keepdim`."""
+    out = []
+    for name in sorted(dir(namespace)):
+        if name.startswith("_"):
+            continue
+        args = (a.name for s in _SCHEMAS(f"aten::{name}") for a in s.arguments)
+        if any(a in ("dim", "keepdim") for a in args):
+            out.append(name)
+    return out
+
+
+FUNCTIONS = [n for n in _dim_names(torch._C._VariableFunctions) if hasattr(torch, n)]
+METHODS = [n for n in _dim_names(torch._C.TensorBase) if hasattr(torch.Tensor, n)]
+
+
+def _inputs(L):
+    x = L.tensor([[0.5, -1.0, 2.0, 3.0], [1.5, 0.25, -2.0, 4.0], [0.0, 1.0, 7.0, -3.0]])
+    idx = L.tensor([[0, 2, 1], [3, 3, 0], [1, 0, 2]])
+    i = L.tensor([0, 2])
+    return x, idx, i
+
+
+def _templates(L):
+    """Argument sets (canonical spellings) tried in turn until torch accepts one."""
+    x, idx, i = _inputs(L)
+    x3 = L.tensor([[1.0, 2.0, 3.0], [0.5, -1.0, 4.0]])
+    return [
+        ((x,), {"dim": 1, "keepdim": True}),
+        ((x,), {"dim": 1}),
+        (([x, x],), {"dim": 1}),
+        ((x, 2), {"dim": 1}),
+        ((x, 0.5), {"dim": 1}),
+        ((x,), {"dim": 1, "index": 0}),
+        ((x,), {"dim": 1, "start": 1, "length": 2}),
+        ((x,), {"dim": 1, "index": i}),
+        ((x,), {"dim": 1, "index": idx}),
+        ((x, idx), {"dim": 1}),
+        ((x,), {"dim": 1, "index": idx, "src": x * 2}),
+        ((x,), {"dim": 1, "index": idx, "src": x * 2, "reduce": "sum"}),
+        ((x,), {"dim": 1, "index": i, "source": x[:, :2] * 3}),
+        ((x,), {"dim": 1, "index": i, "value": 2.0}),
+        ((x3, x3.flip(0)), {"dim": 1}),
+        ((x,), {"dim": 1, "sizes": (2, 2)}),
+    ]
+
+
+def _call(L, name, method, args, kwargs):
+    if method:
+        return getattr(args[0], name)(*args[1:], **kwargs)
+    return getattr(L, name)(*args, **kwargs)
+
+
+def _same(make):
+    """`make(L)` gives the same result in both frameworks, or the same exception type."""
+    try:
+        expected = make(torch)
+    except Exception:  # noqa: BLE001 - whatever torch raises, ember must raise in kind
+        same_error(make)
+        return "error"
+    assert_same(make(ember), expected)
+    return "value"
+
+
+def _spellings(method: bool, args, kwargs):
+    """(args, kwargs) variants of one call that spell its keywords through aliases."""
+    out = []
+    for alias, canonical in ALIASES.items():
+        if canonical in kwargs:
+            kw = {(alias if k == canonical else k): v for k, v in kwargs.items()}
+            out.append((args, kw))
+    renamed = {{"dim": "axis", "keepdim": "keepdims"}.get(k, k): v for k, v in kwargs.items()}
+    out.append((args, renamed))
+    if not method:
+        for alias in ("x", "a", "x1"):
+            out.append((args[1:], {alias: args[0], **kwargs}))
+        if len(args) > 1:
+            out.append(((args[0], *args[2:]), {"x2": args[1], **kwargs}))
+    return out
+
+
+def _sweep(names, method):
+    covered, skipped = [], []
+    for name in names:
+        if not hasattr(ember.Tensor if method else ember, name):
+            continue
+        chosen = None
+        for k, (targs, tkw) in enumerate(_templates(torch)):
+            if method and isinstance(targs[0], list):
+                continue
+            try:
+                _call(torch, name, method, targs, tkw)
+            except Exception:  # noqa: BLE001 - not this template
+                continue
+            chosen = k
+            break
+        if chosen is None:
+            skipped.append(name)
+            continue
+
+        def run(spell, L, k=chosen, name=name):
+            args, kwargs = _templates(L)[k]
+            a, kw = spell(args, kwargs)
+            return _call(L, name, method, a, kw)
+
+        _same(lambda L: run(lambda a, kw: (a, kw), L))
+        n_variants = len(_spellings(method, *_templates(torch)[chosen]))
+        for j in range(n_variants):
+            _same(lambda L, j=j: run(lambda a, kw: _spellings(method, a, kw)[j], L))
+        # dim and axis together: torch raises TypeError, so must ember.
+        if "dim" in _templates(torch)[chosen][1]:
+            same_error(lambda L: run(lambda a, kw: (a, {**kw, "axis": 1}), L))
+        covered.append(name)
+    return covered, skipped
+
+
+def test_every_torch_function_alias_ember_has():
+    covered, skipped = _sweep(FUNCTIONS, method=False)
+    # The sweep must not pass vacuously: ember has most of torch's dim-taking functions.
+    assert len(covered) >= 55, covered
+    assert not skipped, f"no argument template fits {skipped}: add one"
+
+
+def test_every_torch_method_alias_ember_has():
+    covered, skipped = _sweep(METHODS, method=True)
+    assert len(covered) >= 55, covered
+    assert not skipped, f"no argument template fits {skipped}: add one"
+
+
+def test_notebook_spellings():
+    counts = [[3.0, 1.0], [2.0, 2.0]]
+    for L in (torch, ember):
+        c = L.tensor(counts)
+        p = c / c.sum(1, keepdims=True)
+        assert tuple(p.shape) == (2, 2)
+    assert_same(ember.tensor(counts).sum(1, keepdims=True),
+                torch.tensor(counts).sum(1, keepdims=True))
+    assert_same(ember.tensor(counts).argmax(axis=1), torch.tensor(counts).argmax(axis=1))
+    assert_same(ember.softmax(ember.tensor(counts), axis=0),
+                torch.softmax(torch.tensor(counts), axis=0))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.split(L.ones(4), 2, axis=0),           # written in Python in torch
+    lambda L: L.ones(4).split(2, axis=0),
+    lambda L: L.ones(2, 2).unflatten(axis=1, sizes=(2, 1)),
+    lambda L: L.nn.functional.softmax(L.ones(2, 2), axis=1),
+    lambda L: L.ones(2, 2).sum(1, axis=1),              # dim positional and by alias
+    lambda L: L.sum(L.ones(2), x=L.ones(2)),            # input positional and by alias
+    lambda L: L.ones(2, 2).sum(axis=1, keepdim=True, keepdims=True),
+    lambda L: L.add(L.ones(2), L.ones(2), x2=L.ones(2)) if L is torch else L.add(
+        L.ones(2), L.ones(2), other=L.ones(2)),
+])
+def test_alias_errors_match(call):
+    assert same_error(call) is TypeError
+
+
+def test_wrapped_functions_keep_signature_and_pickle():
+    import inspect
+
+    assert list(inspect.signature(ember.sum).parameters)[:3] == ["input", "dim", "keepdim"]
+    assert pickle.loads(pickle.dumps(ember.sum)) is ember.sum
+    assert pickle.loads(pickle.dumps(ember.Tensor.cumsum)) is ember.Tensor.cumsum
+    # Functions with no dim are bound as they are (no wrapper, no cost).
+    assert ember.add is ember.ops.binary.add
+
+
+@pytest.mark.parametrize("space", ["linalg", "special"])
+def test_linalg_and_special_aliases(space):
+    """torch.linalg and torch.special parse their arguments natively too: same sweep."""
+    covered = []
+    for name in getattr(ember, space).__all__:
+        if not hasattr(getattr(torch, space), name):
+            continue
+
+        def call(L, kw, name=name):
+            x = L.tensor(np.arange(1.0, 33.0).reshape(2, 4, 4) / 9)
+            return getattr(getattr(L, space), name)(x, **kw)
+
+        for kw in ({"dim": 1, "keepdim": True}, {"dim": (1, 2), "keepdim": True}, {"dim": 1}):
+            try:
+                call(torch, kw)
+            except Exception:  # noqa: BLE001 - not this template
+                continue
+            spelled = {{"dim": "axis", "keepdim": "keepdims"}[k]: v for k, v in kw.items()}
+            _same(lambda L, spelled=spelled, call=call: call(L, spelled))
+            same_error(lambda L, kw=kw, call=call: call(L, {**kw, "axis": 1}))
+            covered.append(name)
+            break
+    assert len(covered) >= 3, covered
