@@ -258,14 +258,6 @@ def _int_passthrough(fn):
     return kernel
 
 
-floor_p = unary("floor", _int_passthrough(np.floor))
-defvjp(floor_p, zero_grad, reads=((),))
-ceil_p = unary("ceil", _int_passthrough(np.ceil))
-defvjp(ceil_p, zero_grad, reads=((),))
-trunc_p = unary("trunc", _int_passthrough(np.trunc))
-defvjp(trunc_p, zero_grad, reads=((),))
-
-
 @lowp
 def _round_kernel(a, decimals=0):
     # NOTE: like PyTorch, scale by 10**decimals, round half to even, and scale back.
@@ -275,7 +267,24 @@ def _round_kernel(a, decimals=0):
     return np.rint(a * ten) / ten if decimals > 0 else np.rint(a / ten) * ten
 
 
-round_p = unary("round", _int_passthrough(_round_kernel))
+_TO_INTEGER = {"floor": np.floor, "ceil": np.ceil, "trunc": np.trunc}
+
+
+def _rounding_kernel(a, *, mode, decimals=0):
+    if mode == "half_even":
+        return _round_kernel(a, decimals)
+    return _TO_INTEGER[mode](a)
+
+
+def _rounding_name(args, params) -> str:
+    mode = params["mode"]
+    if mode == "half_even":
+        return "RoundBackward1" if params.get("decimals") else "RoundBackward0"
+    return mode.capitalize() + "Backward0"
+
+
+# floor, ceil, trunc and round (half to even, at `decimals`) are one rounding, `mode` the rule
+round_p = unary("round", _int_passthrough(_rounding_kernel), grad_name=_rounding_name)
 defvjp(round_p, zero_grad, reads=((),))
 
 
@@ -358,14 +367,18 @@ erfc, erfc_ = unary_api(erfc_p, "1 - erf(x), accurate where erf(x) is near 1.",
                         reject=_NO_COMPLEX, kname="erfc_vml_cpu")
 erfinv, erfinv_ = unary_api(erfinv_p, "The inverse error function on (-1, 1).",
                             reject=_NO_COMPLEX, kname="erfinv_cpu")
-floor, floor_ = unary_api(floor_p, "Largest integer <= x (integers unchanged).", result=SAME,
-                          reject=(BOOL_K, COMPLEX_K), kname="floor")
-ceil, ceil_ = unary_api(ceil_p, "Smallest integer >= x (integers unchanged).", result=SAME,
-                        reject=(BOOL_K, COMPLEX_K), kname="ceil")
-trunc, trunc_ = unary_api(trunc_p, "x rounded toward zero (integers unchanged).", result=SAME,
-                          reject=(BOOL_K, COMPLEX_K), kname="trunc")
+floor, floor_ = unary_api(round_p, "Largest integer <= x (integers unchanged).", result=SAME,
+                          reject=(BOOL_K, COMPLEX_K), kname="floor", name="floor",
+                          fixed={"mode": "floor"})
+ceil, ceil_ = unary_api(round_p, "Smallest integer >= x (integers unchanged).", result=SAME,
+                        reject=(BOOL_K, COMPLEX_K), kname="ceil", name="ceil",
+                        fixed={"mode": "ceil"})
+trunc, trunc_ = unary_api(round_p, "x rounded toward zero (integers unchanged).", result=SAME,
+                          reject=(BOOL_K, COMPLEX_K), kname="trunc", name="trunc",
+                          fixed={"mode": "trunc"})
 _round, _round_ = unary_api(round_p, "x rounded half to even.", result=SAME,
-                            reject=(BOOL_K, COMPLEX_K), kname="round_cpu")
+                            reject=(BOOL_K, COMPLEX_K), kname="round_cpu",
+                            fixed={"mode": "half_even"})
 frac, frac_ = unary_api(frac_p, "x - trunc(x).", result=SAME,
                         reject=(BOOL_K, INT_K, COMPLEX_K), kname="frac_cpu")
 isnan, _ = unary_api(isnan_p, "True where the element is NaN.", result=BOOL)
