@@ -298,31 +298,19 @@ defvjp(frac_p, lambda g, out, x: g, reads=((),))
 
 # --- predicates and nan_to_num ----------------------------------------------------------
 
-def _predicate(name: str, fn, otherwise: bool) -> Primitive:
-    def kernel(a):
-        if a.dtype.kind in "iub":
-            return np.full(a.shape, otherwise)
-        return fn(a.astype(np.float32) if a.dtype.kind == "V" else a)
-
-    prim = Primitive(name, kernel, bool_meta)
-    nondifferentiable(prim)
-    return prim
+_FLOAT_TESTS = {"nan": np.isnan, "inf": np.isinf, "posinf": np.isposinf,
+                "neginf": np.isneginf, "finite": np.isfinite}
 
 
-isnan_p = _predicate("isnan", np.isnan, False)
-isfinite_p = _predicate("isfinite", np.isfinite, True)
+def _float_class_kernel(a, *, test):
+    if a.dtype.kind in "iub":  # integers are finite, never NaN or infinite
+        return np.full(a.shape, test == "finite")
+    return _FLOAT_TESTS[test](a.astype(np.float32) if a.dtype.kind == "V" else a)
 
 
-def _isinf_kernel(a, *, sign=0):
-    if a.dtype.kind in "iub":
-        return np.full(a.shape, False)
-    a = a.astype(np.float32) if a.dtype.kind == "V" else a
-    return np.isinf(a) if sign == 0 else (np.isposinf(a) if sign > 0 else np.isneginf(a))
-
-
-# isinf, and with `sign` +1 / -1 isposinf / isneginf
-isinf_p = Primitive("isinf", _isinf_kernel, lambda x, *, sign=0: bool_meta(x))
-nondifferentiable(isinf_p)
+# isnan / isinf / isposinf / isneginf / isfinite: one classification of floats, `test` the class
+float_class_p = Primitive("float_class", _float_class_kernel, lambda x, *, test: bool_meta(x))
+nondifferentiable(float_class_p)
 
 
 def _nan_to_num_kernel(a, nan=0.0, posinf=None, neginf=None):
@@ -381,10 +369,12 @@ _round, _round_ = unary_api(round_p, "x rounded half to even.", result=SAME,
                             fixed={"mode": "half_even"})
 frac, frac_ = unary_api(frac_p, "x - trunc(x).", result=SAME,
                         reject=(BOOL_K, INT_K, COMPLEX_K), kname="frac_cpu")
-isnan, _ = unary_api(isnan_p, "True where the element is NaN.", result=BOOL)
-isinf, _ = unary_api(isinf_p, "True where the element is +inf or -inf.", result=BOOL)
-isfinite, _ = unary_api(isfinite_p, "True where the element is neither inf nor NaN.",
-                        result=BOOL)
+isnan, _ = unary_api(float_class_p, "True where the element is NaN.", result=BOOL,
+                     name="isnan", fixed={"test": "nan"})
+isinf, _ = unary_api(float_class_p, "True where the element is +inf or -inf.", result=BOOL,
+                     name="isinf", fixed={"test": "inf"})
+isfinite, _ = unary_api(float_class_p, "True where the element is neither inf nor NaN.",
+                        result=BOOL, name="isfinite", fixed={"test": "finite"})
 _nan_to_num, _nan_to_num_ = unary_api(nan_to_num_p, "NaN and infinities replaced by numbers.",
                                       result=SAME)
 arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
@@ -438,13 +428,13 @@ def _signed_inf_check(name: str, x: Tensor) -> None:
 def isposinf(input: Tensor, *, out=None) -> Tensor:
     """True where the element is +inf."""
     _signed_inf_check("isposinf", input)
-    return write_out(apply(isinf_p, input, sign=1), out)
+    return write_out(apply(float_class_p, input, test="posinf"), out)
 
 
 def isneginf(input: Tensor, *, out=None) -> Tensor:
     """True where the element is -inf."""
     _signed_inf_check("isneginf", input)
-    return write_out(apply(isinf_p, input, sign=-1), out)
+    return write_out(apply(float_class_p, input, test="neginf"), out)
 
 
 def _check_fill_values(nan, posinf, neginf) -> None:
