@@ -234,18 +234,20 @@ conj_p = unary("conj", np.conjugate, grad_name="ConjBackward0")
 defvjp(conj_p, lambda g, out, x: g.conj(), reads=((),))
 
 
-def _real_kernel(a):
-    return np.array(a.real)
+def _real_kernel(a, *, imag):
+    return np.array(a.imag if imag else a.real)
 
 
-def _complex_part_meta(x):
+def _complex_part_meta(x, *, imag):
     return same_meta(x, x._dtype.to_real())
 
 
-real_p = Primitive("real", _real_kernel, _complex_part_meta)
-defvjp(real_p, lambda g, out, x: g.to(g._dtype.to_complex()), reads=((),))
-imag_p = Primitive("imag", lambda a: np.array(a.imag), _complex_part_meta)
-defvjp(imag_p, lambda g, out, x: g.to(g._dtype.to_complex()) * 1j, reads=((),))
+# the real or (`imag`) the imaginary part of a complex tensor
+complex_part_p = Primitive("complex_part", _real_kernel, _complex_part_meta,
+                           grad_name=lambda args, params: (
+                               "ImagBackward0" if params["imag"] else "RealBackward0"))
+defvjp(complex_part_p, lambda g, out, x, *, imag: (
+    g.to(g._dtype.to_complex()) * 1j if imag else g.to(g._dtype.to_complex())), reads=((),))
 
 
 def conj(input: Tensor) -> Tensor:
@@ -254,13 +256,13 @@ def conj(input: Tensor) -> Tensor:
 
 
 def real(input: Tensor) -> Tensor:
-    return apply(real_p, input) if input._dtype.is_complex else input
+    return apply(complex_part_p, input, imag=False) if input._dtype.is_complex else input
 
 
 def imag(input: Tensor) -> Tensor:
     if not input._dtype.is_complex:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return apply(imag_p, input)
+    return apply(complex_part_p, input, imag=True)
 
 
 # --- public functions ------------------------------------------------------------
