@@ -24,7 +24,7 @@ from .index import (
     check_gather_index,
     gather,
     index_by,
-    index_put_acc_p,
+    put_into_zeros,
     scatter_grid,
 )
 from .registry import (
@@ -112,7 +112,7 @@ def _index_add_zeros(shape, dim, idx, src):
     key = _key(dim, idx._array().reshape(-1)) if idx.device.type == "cpu" else None
     if len(shape) == 0:
         return src.reshape(())
-    return apply(index_put_acc_p, src, key=key, shape=tuple(shape))
+    return put_into_zeros(shape, key, src)
 
 
 def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
@@ -277,7 +277,7 @@ def _gather_into(g: Tensor, dim: int, idx: Tensor, src: Tensor) -> Tensor:
     if picked._shape == src._shape or src.ndim == 0:
         return picked.reshape(src._shape)
     key = tuple(slice(0, n) for n in idx._shape)
-    return apply(index_put_acc_p, picked, key=key, shape=src._shape)
+    return put_into_zeros(src._shape, key, picked)
 
 
 defvjp(scatter_p,
@@ -385,7 +385,7 @@ def _pad_to(gsrc: Tensor, idx: Tensor, src: Tensor) -> Tensor:
     if src.ndim == 0:
         return gsrc.reshape(())
     key = tuple(slice(0, n) for n in idx._shape)
-    return apply(index_put_acc_p, gsrc, key=key, shape=src._shape)
+    return put_into_zeros(src._shape, key, gsrc)
 
 
 def _prod_grads(g, out, x, idx, src, dim, include_self):
