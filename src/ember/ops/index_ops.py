@@ -251,19 +251,27 @@ def _src_part(src, shape):
     return src
 
 
-def _scatter_kernel(a, idx, src, *, dim):
+def _scatter_kernel(a, idx, src, *, dim, accumulate=False):
     out = a.copy()
     flat, key, shape = _grid(out, idx, dim)
-    flat[key] = _src_part(src, shape)
+    if accumulate:
+        np.add.at(flat, key, _src_part(src, shape))
+    else:
+        flat[key] = _src_part(src, shape)
     return out
 
 
-# scatter of a tensor (ScatterBackward0) or of a number (ScatterBackward1, no src gradient)
+def _scatter_name(args, params) -> str:
+    if params.get("accumulate"):
+        return "ScatterAddBackward0"
+    return "ScatterBackward0" if isinstance(args[2], Tensor) else "ScatterBackward1"
+
+
+# src written at idx along dim: a tensor (ScatterBackward0) or a number (ScatterBackward1, no
+# src gradient), or with `accumulate` added (scatter_add)
 scatter_p = Primitive("scatter", _scatter_kernel,
-                      lambda x, idx, src, *, dim: (x._shape, x._dtype),
-                      grad_name=lambda args, params: (
-                          "ScatterBackward0" if isinstance(args[2], Tensor)
-                          else "ScatterBackward1"))
+                      lambda x, idx, src, *, dim, accumulate=False: (x._shape, x._dtype),
+                      grad_name=_scatter_name)
 
 
 def _gather_into(g: Tensor, dim: int, idx: Tensor, src: Tensor) -> Tensor:
@@ -276,23 +284,10 @@ def _gather_into(g: Tensor, dim: int, idx: Tensor, src: Tensor) -> Tensor:
 
 
 defvjp(scatter_p,
-       lambda g, out, x, idx, src, *, dim: apply(scatter_p, g, idx, 0, dim=dim), None,
-       lambda g, out, x, idx, src, *, dim: _gather_into(g, dim, idx, src),
+       lambda g, out, x, idx, src, *, dim, accumulate=False: (
+           g if accumulate else apply(scatter_p, g, idx, 0, dim=dim)), None,
+       lambda g, out, x, idx, src, *, dim, accumulate=False: _gather_into(g, dim, idx, src),
        reads=((1,), (), (1, 2)))
-
-
-def _scatter_add_kernel(a, idx, src, *, dim):
-    out = a.copy()
-    flat, key, shape = _grid(out, idx, dim)
-    np.add.at(flat, key, _src_part(src, shape))
-    return out
-
-
-scatter_add_p = Primitive("scatter_add", _scatter_add_kernel,
-                          lambda x, idx, src, *, dim: (x._shape, x._dtype))
-defvjp(scatter_add_p, lambda g, out, x, idx, src, *, dim: g, None,
-       lambda g, out, x, idx, src, *, dim: _gather_into(g, dim, idx, src),
-       reads=((), (), (1, 2)))
 
 
 _UFUNC = {"sum": np.add, "prod": np.multiply, "mean": np.add, "amax": np.maximum,
@@ -460,12 +455,12 @@ def _scatter(x, dim, index, src, value, reduce, run):
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """`input` with `src` added at `index` along `dim` (repeated indices accumulate)."""
     d = _scatter_args("scatter_add", input, dim, index, src)
-    return apply(scatter_add_p, input, index, src, dim=d)
+    return apply(scatter_p, input, index, src, dim=d, accumulate=True)
 
 
 def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     d = _scatter_args("scatter_add", self, dim, index, src)
-    return apply_(scatter_add_p, self, index, src, dim=d)
+    return apply_(scatter_p, self, index, src, dim=d, accumulate=True)
 
 
 def _scatter_reduce_args(x, dim, index, src, reduce):
