@@ -33,7 +33,7 @@ def test_every_primitive_has_a_meta_rule_or_says_its_shape_depends_on_data():
 def test_every_primitive_has_a_vjp_or_is_marked_not_differentiable():
     assert [p.name for p in primitives if p not in vjp_rules] == []
     none = {p.name for p in primitives if vjp_rules[p] is NOT_DIFFERENTIABLE}
-    assert {"eq", "argextremum", "nonzero", "bitwise_and"} <= none
+    assert {"compare", "argextremum", "nonzero", "bitwise"} <= none
     assert not {"add", "mul", "mm", "softmax"} & none
 
 
@@ -57,7 +57,7 @@ def test_the_inventory_script_prints_the_count_and_the_fused_list():
                          timeout=120)
     assert out.returncode == 0, out.stderr
     count = int(re.match(r"(\d+) primitives", out.stdout).group(1))  # (this process may
-    assert 200 < count <= len(primitives)  # hold primitives that tests defined)
+    assert 100 < count <= len(primitives)  # hold primitives that tests defined)
     assert re.search(rf"vjp +{count} / {count}", out.stdout)
     assert f"{len(FUSED)} fused primitives:" in out.stdout
     assert "native_layer_norm" in out.stdout

@@ -523,3 +523,19 @@ def test_gather_from_a_0d_tensor():
     same_result(lambda L: L.gather(L.tensor(2.5), 0, L.tensor(0)))
     same_result(lambda L: L.tensor(2.5).gather(-1, L.tensor([0, 0])))
     same_error(lambda L: L.gather(L.tensor(2.5), 0, L.tensor(1)))
+
+
+def test_the_gradient_of_indexing_is_one_put_into_zeros_named_as_pytorch_names_it():
+    # x[idx]'s VJP accumulates into zeros (repeated rows add up); under create_graph its
+    # node is PyTorch's IndexPutImplBackward0, and its own gradient indexes again.
+    def run(m):
+        x = m.arange(6.0, dtype=m.float64).reshape(2, 3).requires_grad_()
+        v = m.arange(9.0, dtype=m.float64).reshape(3, 3).requires_grad_()
+        (g,) = m.autograd.grad(x[m.tensor([0, 1, 1])], x, v, create_graph=True)
+        (gv,) = m.autograd.grad((g * g).sum(), v)
+        return g, gv
+
+    (g, gv), (tg, tgv) = run(ember), run(torch)
+    assert type(g.grad_fn).__name__ == type(tg.grad_fn).__name__ == "IndexPutImplBackward0"
+    assert_same(g, tg)
+    assert_same(gv, tgv)

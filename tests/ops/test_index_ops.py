@@ -536,3 +536,24 @@ def test_index_select_on_empty_and_0d_inputs():
 
     same_result(lambda L: L.ones(0, 1).index_select(0, L.tensor([], dtype=L.int64)))
     same_result(lambda L: L.tensor(1.5).index_select(0, L.tensor([0])))
+
+
+def test_index_add_copy_and_fill_nodes_and_gradients_match_torch():
+    # one primitive for the three (accumulate / fill params); the nodes keep PyTorch's names,
+    # including index_fill's two overloads (a number, a 0-d tensor value)
+    def run(m):
+        x = m.arange(6.0, dtype=m.float64).reshape(2, 3).requires_grad_()
+        s = m.ones(2, 2, dtype=m.float64, requires_grad=True)
+        v = m.tensor(5.0, dtype=m.float64, requires_grad=True)
+        i = m.tensor([0, 2])
+        outs = (x.index_add(1, i, s, alpha=2), x.index_copy(1, i, s), x.index_fill(1, i, v),
+                x.index_fill(1, i, 3.0))
+        sum((o * o).sum() for o in outs).backward()
+        return [type(o.grad_fn).__name__ for o in outs], outs, (x.grad, s.grad, v.grad)
+
+    names, outs, grads = run(ember)
+    t_names, t_outs, t_grads = run(torch)
+    assert names == t_names == ["IndexAddBackward0", "IndexCopyBackward0", "IndexFillBackward1",
+                                "IndexFillBackward0"]
+    for a, b in zip(outs + grads, t_outs + t_grads):
+        assert_same(a, b)

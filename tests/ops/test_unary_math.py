@@ -10,6 +10,8 @@ import torch
 import ember
 from ops._elementwise import Spec, make, same_outcome, unary_tests
 
+from helpers import assert_same
+
 POS = ((0.1, 3.0),)
 UNIT = ((-0.9, 0.9),)
 SPECS = [
@@ -138,3 +140,20 @@ def test_nan_to_num_refuses_a_string_replacement_with_type_error():
     same_error(lambda L: L.nan_to_num(L.ones(2), "x"))
     same_error(lambda L: L.ones(2).nan_to_num_(posinf="x"))
     same_result(lambda L: L.nan_to_num(L.tensor([float("nan"), 1.0]), 1))  # an int is fine
+
+
+def test_rounding_is_one_primitive_with_pytorch_node_names_and_zero_gradients():
+    # floor / ceil / trunc / fix / round share one primitive (a mode param); the nodes keep
+    # PyTorch's names, round with decimals being its second overload
+    def run(m):
+        x = m.tensor([[1.26, -2.5], [3.5, -0.45]], dtype=m.float64, requires_grad=True)
+        outs = (x.floor(), x.ceil(), x.trunc(), m.fix(x), m.round(x), m.round(x, decimals=1))
+        sum(o.sum() for o in outs).backward()
+        return [type(o.grad_fn).__name__ for o in outs], outs, x.grad
+
+    names, outs, grad = run(ember)
+    t_names, t_outs, t_grad = run(torch)
+    assert names == t_names
+    assert names[-2:] == ["RoundBackward0", "RoundBackward1"]
+    for a, b in zip(outs + (grad,), t_outs + (t_grad,)):
+        assert_same(a, b)

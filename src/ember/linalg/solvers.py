@@ -87,11 +87,11 @@ def _det_kernel(a):
 
 
 def _det_vjp(g, out, A):
-    # NOTE: for an exactly singular A there is no inverse, but the gradient of det is still
-    # the adjugate's conjugate transpose (nonzero at rank n-1), read off an SVD.
-    singular = out.device.type == "cpu" and bool((out == 0).any())
-    adj = _adjugate(A) if singular else out.unsqueeze(-1).unsqueeze(-1) * inv(A)
-    return g.unsqueeze(-1).unsqueeze(-1) * adj.mH
+    # NOTE: the gradient of det is the adjugate's conjugate transpose. det(A) inv(A) would
+    # need A invertible, and choosing by whether det(A) == 0 would read data; the adjugate
+    # read off an SVD holds for every A (nonzero at rank n-1) and is differentiable again,
+    # as PyTorch's own rule is when the graph is kept.
+    return g.unsqueeze(-1).unsqueeze(-1) * _adjugate(A).mH
 
 
 def _adjugate(A: Tensor) -> Tensor:
@@ -111,7 +111,7 @@ def _adjugate(A: Tensor) -> Tensor:
 
 det_p = Primitive("linalg_det", _det_kernel, lambda A: (A._shape[:-2], A._dtype),
                   grad_name="LinalgDetBackward0")
-defvjp(det_p, _det_vjp, reads=((0,),), save_output=True)
+defvjp(det_p, _det_vjp, reads=((0,),))
 
 
 def det(A: Tensor, *, out=None) -> Tensor:

@@ -416,20 +416,20 @@ def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
 # --- the ELU family: scale * (x if x > 0 else alpha * (exp(x * input_scale) - 1)) ----------
 
 @lowp
-def _elu_kernel(a, alpha=1.0, scale=1.0, input_scale=1.0):
+def _elu_kernel(a, alpha=1.0, scale=1.0, input_scale=1.0, celu=False):
     neg = alpha * np.expm1(np.minimum(a, 0) * input_scale)
     return scale * np.where(a > 0, a, neg)
 
 
-def _elu_grad(g, out, x, alpha, scale, input_scale):
+def _elu_grad(g, out, x, alpha, scale, input_scale, celu=False):
     neg = g * (scale * alpha * input_scale) * (x * input_scale).exp()
     return _where(x > 0, g * scale, neg)
 
 
-elu_p = unary("elu", _elu_kernel)
+# elu, selu and celu (which PyTorch names apart: `celu=True`) are one ELU with its constants
+elu_p = unary("elu", _elu_kernel, grad_name=lambda args, params: (
+    "CeluBackward0" if params.get("celu") else "EluBackward0"))
 defvjp(elu_p, _elu_grad)
-celu_p = unary("celu", _elu_kernel)
-defvjp(celu_p, _elu_grad)
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
@@ -458,8 +458,8 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     _number(alpha, "celu", "alpha", 2)
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError")
-    return _run(celu_p, input, inplace, _FLOAT_ONLY, "elu_cpu", alpha=alpha, scale=1.0,
-                input_scale=1.0 / alpha)
+    return _run(elu_p, input, inplace, _FLOAT_ONLY, "elu_cpu", alpha=alpha, scale=1.0,
+                input_scale=1.0 / alpha, celu=True)
 
 
 def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:

@@ -388,40 +388,36 @@ def float_power_(self: Tensor, exponent) -> Tensor:
 
 # --- comparisons (not differentiable) --------------------------------------------
 
-def _compare(name: str, kernel) -> Primitive:
-    prim = Primitive(name, kernel, lambda *a: elementwise_meta(*a, dtype=dt.bool_))
-    nondifferentiable(prim)
-    return prim
+_RELATIONS = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+              "gt": np.greater, "ge": np.greater_equal}
+
+# one comparison, the relation (`op`) a static param
+compare_p = Primitive("compare", lambda a, b, *, op: _RELATIONS[op](a, b),
+                      lambda a, b, *, op: elementwise_meta(a, b, dtype=dt.bool_))
+nondifferentiable(compare_p)
 
 
-eq_p = _compare("eq", np.equal)
-ne_p = _compare("ne", np.not_equal)
-lt_p = _compare("lt", np.less)
-le_p = _compare("le", np.less_equal)
-gt_p = _compare("gt", np.greater)
-ge_p = _compare("ge", np.greater_equal)
-_ORDERED = {lt_p, le_p, gt_p, ge_p}
+def _comparison(op: str):
+    ordered = op not in ("eq", "ne")
 
-
-def _comparison(prim):
     def compare(input, other, *, out=None) -> Tensor:
-        need_tensor(input, prim.name)
+        need_tensor(input, op)
         a, b, d = binary_operands(input, other)
-        if d._kind == 3 and prim in _ORDERED:
-            raise not_implemented(f"{prim.name}_cpu", d)
-        return _write_out(apply(prim, a, b), out)
+        if d._kind == 3 and ordered:
+            raise not_implemented(f"{op}_cpu", d)
+        return _write_out(apply(compare_p, a, b, op=op), out)
 
-    compare.__name__ = prim.name
-    compare.__doc__ = f"Elementwise `{prim.name}` as a bool tensor, with broadcasting."
+    compare.__name__ = op
+    compare.__doc__ = f"Elementwise `{op}` as a bool tensor, with broadcasting."
     return compare
 
 
-eq = _comparison(eq_p)
-ne = _comparison(ne_p)
-lt = _comparison(lt_p)
-le = _comparison(le_p)
-gt = _comparison(gt_p)
-ge = _comparison(ge_p)
+eq = _comparison("eq")
+ne = _comparison("ne")
+lt = _comparison("lt")
+le = _comparison("le")
+gt = _comparison("gt")
+ge = _comparison("ge")
 not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
 
 
@@ -517,20 +513,21 @@ def pow_(self: Tensor, exponent) -> Tensor:
     return apply_(pow_p, self, b)
 
 
-def _inplace_cmp(prim, fn):
+def _inplace_cmp(fn):
+    op = fn.__name__
+
     def compare_(self: Tensor, other) -> Tensor:
-        inplace_shape_check(self, other, prim.name)
+        inplace_shape_check(self, other, op)
         fn(self, other)  # the same checks as out of place
         if isinstance(other, Tensor) and other._dtype is not self._dtype:
             other = other.to(dt.result_type(self, other))
-        return apply_(prim, self, other)
+        return apply_(compare_p, self, other, op=op)
 
-    compare_.__name__ = prim.name + "_"
+    compare_.__name__ = op + "_"
     return compare_
 
 
-eq_, ne_, lt_, le_, gt_, ge_ = (_inplace_cmp(p, f) for p, f in (
-    (eq_p, eq), (ne_p, ne), (lt_p, lt), (le_p, le), (gt_p, gt), (ge_p, ge)))
+eq_, ne_, lt_, le_, gt_, ge_ = (_inplace_cmp(f) for f in (eq, ne, lt, le, gt, ge))
 
 
 # --- Python operators -------------------------------------------------------------

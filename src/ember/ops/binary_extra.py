@@ -60,15 +60,17 @@ def _inplace_first_checks(self: Tensor, other) -> None:
         inplace_operand(self, other)  # RuntimeError when the result type can't be cast
 
 
-def _api(prim: Primitive, prepare, doc: str, number_other: bool = True):
-    """Function `op(input, other, *, out=None)` and method `op_(self, other)` for `prim`.
+def _api(prim: Primitive, prepare, doc: str, number_other: bool = True, name: str | None = None,
+         **params):
+    """Function `op(input, other, *, out=None)` and method `op_(self, other)` for `prim`
+    (called `name`, and bound with the static `params`, when one primitive serves several).
 
     `prepare(input, other)` checks and promotes, returning the operands the kernel gets;
     `number_other=False` says `other` must be a tensor (`prepare` raises the TypeError).
     """
     def op(input, other, *, out=None) -> Tensor:
         a, b = prepare(input, other)
-        return write_out(apply(prim, a, b), out)
+        return write_out(apply(prim, a, b, **params), out)
 
     def op_(self: Tensor, other) -> Tensor:
         if number_other or isinstance(other, Tensor):
@@ -77,9 +79,10 @@ def _api(prim: Primitive, prepare, doc: str, number_other: bool = True):
         # A number goes in as given: `prepare` may have made it a NumPy scalar (bfloat16
         # among them) that `inplace_operand` does not take.
         return apply_(prim, self,
-                      inplace_operand(self, b if isinstance(other, Tensor) else other))
+                      inplace_operand(self, b if isinstance(other, Tensor) else other), **params)
 
-    op.__name__, op_.__name__ = prim.name, prim.name + "_"
+    name = name or prim.name
+    op.__name__, op_.__name__ = name, name + "_"
     op.__doc__ = op_.__doc__ = doc
     return op, op_
 
@@ -161,31 +164,40 @@ arctan2, arctan2_ = atan2, atan2_
 
 # --- maximum, minimum, fmax, fmin ------------------------------------------------------------
 
-maximum_p = _binary("maximum", np.maximum)
-minimum_p = _binary("minimum", np.minimum)
-fmax_p = _binary("fmax", np.fmax)
-fmin_p = _binary("fmin", np.fmin)
+# maximum / minimum (NaN propagates) and fmax / fmin (NaN loses) are one primitive per NaN
+# rule, `largest` telling max from min; the node names follow it.
+def _pair_names(big: str, small: str):
+    return lambda args, params: big if params["largest"] else small
 
 
-def _extreme_grads(prim, loses):
-    """maximum/minimum: the loser gets no gradient, a tie splits it, NaN gives it to both
-    (PyTorch's rule)."""
-    def grad_a(g, out, a, b):
-        return _where(a == b, g / 2, g * ~loses(a, b))
-
-    def grad_b(g, out, a, b):
-        return _where(a == b, g / 2, g * ~loses(b, a))
-
-    defvjp(prim, grad_a, grad_b)
+maximum_p = Primitive("maximum_minimum",
+                      lambda a, b, *, largest: np.maximum(a, b) if largest else np.minimum(a, b),
+                      lambda a, b, **params: elementwise_meta(a, b),
+                      grad_name=_pair_names("MaximumBackward0", "MinimumBackward0"))
+fmax_p = Primitive("fmax_fmin",
+                   lambda a, b, *, largest: np.fmax(a, b) if largest else np.fmin(a, b),
+                   lambda a, b, **params: elementwise_meta(a, b),
+                   grad_name=_pair_names("FmaxBackward0", "FminBackward0"))
 
 
-_extreme_grads(maximum_p, lambda x, y: x < y)
-_extreme_grads(minimum_p, lambda x, y: x > y)
+def _loses(x, y, largest: bool):
+    return x < y if largest else x > y
+
+
+# maximum/minimum: the loser gets no gradient, a tie splits it, NaN gives it to both
+# (PyTorch's rule).
+defvjp(maximum_p,
+       lambda g, out, a, b, *, largest: _where(a == b, g / 2, g * ~_loses(a, b, largest)),
+       lambda g, out, a, b, *, largest: _where(a == b, g / 2, g * ~_loses(b, a, largest)))
+
+
+def _input_wins(a, b, largest: bool):
+    return ((a >= b) if largest else (a <= b)) | b.isnan()
+
+
 # NOTE: fmax/fmin give ties and NaN-in-other to `input`, as PyTorch's formulas do.
-defvjp(fmax_p, lambda g, out, a, b: g * ((a >= b) | b.isnan()),
-       lambda g, out, a, b: g * ~((a >= b) | b.isnan()))
-defvjp(fmin_p, lambda g, out, a, b: g * ((a <= b) | b.isnan()),
-       lambda g, out, a, b: g * ~((a <= b) | b.isnan()))
+defvjp(fmax_p, lambda g, out, a, b, *, largest: g * _input_wins(a, b, largest),
+       lambda g, out, a, b, *, largest: g * ~_input_wins(a, b, largest))
 
 
 def _extreme_operands(name: str):
@@ -200,10 +212,14 @@ def _extreme_operands(name: str):
     return prepare
 
 
-maximum, _ = _api(maximum_p, _extreme_operands("maximum"), "Elementwise max; NaN propagates.")
-minimum, _ = _api(minimum_p, _extreme_operands("minimum"), "Elementwise min; NaN propagates.")
-fmax, _ = _api(fmax_p, _extreme_operands("fmax"), "Elementwise max ignoring NaN.")
-fmin, _ = _api(fmin_p, _extreme_operands("fmin"), "Elementwise min ignoring NaN.")
+maximum, _ = _api(maximum_p, _extreme_operands("maximum"), "Elementwise max; NaN propagates.",
+                  name="maximum", largest=True)
+minimum, _ = _api(maximum_p, _extreme_operands("minimum"), "Elementwise min; NaN propagates.",
+                  name="minimum", largest=False)
+fmax, _ = _api(fmax_p, _extreme_operands("fmax"), "Elementwise max ignoring NaN.", name="fmax",
+               largest=True)
+fmin, _ = _api(fmax_p, _extreme_operands("fmin"), "Elementwise min ignoring NaN.", name="fmin",
+               largest=False)
 
 
 # --- logical ops ---------------------------------------------------------------------------
@@ -212,16 +228,12 @@ def _truth(a):
     return a if a.dtype == np.bool_ else a != 0
 
 
-def _logical(name: str, fn) -> Primitive:
-    prim = Primitive(name, lambda a, b: fn(_truth(a), _truth(b)),
-                     lambda a, b: elementwise_meta(a, b, dtype=dt.bool_))
-    nondifferentiable(prim)
-    return prim
+_LOGICAL = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
 
-
-logical_and_p = _logical("logical_and", np.logical_and)
-logical_or_p = _logical("logical_or", np.logical_or)
-logical_xor_p = _logical("logical_xor", np.logical_xor)
+# logical and / or / xor of the operands' truth values (`op`)
+logical_p = Primitive("logical", lambda a, b, *, op: _LOGICAL[op](_truth(a), _truth(b)),
+                      lambda a, b, *, op: elementwise_meta(a, b, dtype=dt.bool_))
+nondifferentiable(logical_p)
 
 
 def _logical_operands(name: str):
@@ -237,37 +249,27 @@ def _logical_operands(name: str):
     return prepare
 
 
-def _logical_api(prim):
-    prepare = _logical_operands(prim.name)
+def _logical_api(which: str):
+    name = f"logical_{which}"
+    prepare = _logical_operands(name)
 
     def op(input, other, *, out=None) -> Tensor:
-        return write_out(apply(prim, *prepare(input, other)), out)
+        return write_out(apply(logical_p, *prepare(input, other), op=which), out)
 
     def op_(self: Tensor, other) -> Tensor:
-        return apply_(prim, self, prepare(self, other)[1])
+        return apply_(logical_p, self, prepare(self, other)[1], op=which)
 
-    op.__name__, op_.__name__ = prim.name, prim.name + "_"
-    op.__doc__ = f"Elementwise {prim.name.split('_')[1].upper()} of truth values, as bool."
+    op.__name__, op_.__name__ = name, name + "_"
+    op.__doc__ = f"Elementwise {which.upper()} of truth values, as bool."
     return op, op_
 
 
-logical_and, logical_and_ = _logical_api(logical_and_p)
-logical_or, logical_or_ = _logical_api(logical_or_p)
-logical_xor, logical_xor_ = _logical_api(logical_xor_p)
+logical_and, logical_and_ = _logical_api("and")
+logical_or, logical_or_ = _logical_api("or")
+logical_xor, logical_xor_ = _logical_api("xor")
 
 
 # --- bitwise ops and shifts -------------------------------------------------------------------
-
-def _bitwise(name: str, kernel) -> Primitive:
-    prim = _binary(name, kernel)
-    nondifferentiable(prim)
-    return prim
-
-
-bitwise_and_p = _bitwise("bitwise_and", np.bitwise_and)
-bitwise_or_p = _bitwise("bitwise_or", np.bitwise_or)
-bitwise_xor_p = _bitwise("bitwise_xor", np.bitwise_xor)
-
 
 def _shift_parts(a, b):
     rt = np.result_type(a, b)
@@ -288,8 +290,13 @@ def _rshift_kernel(a, b):
     return np.where(ok, np.right_shift(a, safe), np.where(np.less(a, 0), -1, 0)).astype(rt)
 
 
-lshift_p = _bitwise("bitwise_left_shift", _lshift_kernel)
-rshift_p = _bitwise("bitwise_right_shift", _rshift_kernel)
+_BITWISE = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
+            "left_shift": _lshift_kernel, "right_shift": _rshift_kernel}
+
+# bitwise and / or / xor and the shifts (`op`), on integers and bool
+bitwise_p = Primitive("bitwise", lambda a, b, *, op: _BITWISE[op](a, b),
+                      lambda a, b, *, op: elementwise_meta(a, b))
+nondifferentiable(bitwise_p)
 
 
 def _bitwise_operands(kname: str, refuse=(2, 3)):
@@ -301,17 +308,19 @@ def _bitwise_operands(kname: str, refuse=(2, 3)):
     return prepare
 
 
-bitwise_and, bitwise_and_ = _api(bitwise_and_p, _bitwise_operands("bitwise_and_cpu"),
-                                 "Bitwise AND (logical for bool).")
-bitwise_or, bitwise_or_ = _api(bitwise_or_p, _bitwise_operands("bitwise_or_cpu"),
-                               "Bitwise OR (logical for bool).")
-bitwise_xor, bitwise_xor_ = _api(bitwise_xor_p, _bitwise_operands("bitwise_xor_cpu"),
-                                 "Bitwise XOR (logical for bool).")
+bitwise_and, bitwise_and_ = _api(bitwise_p, _bitwise_operands("bitwise_and_cpu"),
+                                 "Bitwise AND (logical for bool).", name="bitwise_and", op="and")
+bitwise_or, bitwise_or_ = _api(bitwise_p, _bitwise_operands("bitwise_or_cpu"),
+                               "Bitwise OR (logical for bool).", name="bitwise_or", op="or")
+bitwise_xor, bitwise_xor_ = _api(bitwise_p, _bitwise_operands("bitwise_xor_cpu"),
+                                 "Bitwise XOR (logical for bool).", name="bitwise_xor", op="xor")
 bitwise_left_shift, bitwise_left_shift_ = _api(
-    lshift_p, _bitwise_operands("lshift_cpu", (0, 2, 3)), "input << other (integers).")
+    bitwise_p, _bitwise_operands("lshift_cpu", (0, 2, 3)), "input << other (integers).",
+    name="bitwise_left_shift", op="left_shift")
 bitwise_right_shift, bitwise_right_shift_ = _api(
-    rshift_p, _bitwise_operands("rshift_cpu", (0, 2, 3)),
-    "input >> other (arithmetic shift for signed integers).")
+    bitwise_p, _bitwise_operands("rshift_cpu", (0, 2, 3)),
+    "input >> other (arithmetic shift for signed integers).", name="bitwise_right_shift",
+    op="right_shift")
 
 
 # --- closeness and equality -------------------------------------------------------------

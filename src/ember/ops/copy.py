@@ -19,7 +19,9 @@ _grad_state = grad_mode.state
 # --- clone ---------------------------------------------------------------------
 
 
-def _clone_kernel(a, *, contiguous=False):
+def _clone_kernel(a, *, contiguous=False, dtype=None):
+    if dtype is not None:  # `to(dtype)`: the copy cast, in the input's element order
+        return cast_array(a, dtype)
     if contiguous or min(a.strides, default=0) < 0:
         return np.array(a, order="C" if contiguous else "K", copy=True)
     # preserve_format: keep a dense input's strides, else a dense layout in its dim order
@@ -33,14 +35,20 @@ def _clone_kernel(a, *, contiguous=False):
     return out
 
 
-def _clone_meta(x, *, contiguous=False):
+def _clone_meta(x, *, contiguous=False, dtype=None):
+    if dtype is not None:
+        return same_meta(x, dtype)
     if contiguous:
         return x._shape, x._dtype
     return x._shape, x._dtype, like_strides(x._shape, x.stride())
 
 
-clone_p = Primitive("clone", _clone_kernel, _clone_meta)
-defvjp(clone_p, lambda g, out, x, *, contiguous: g, reads=((),))
+# A copy with its own storage: clone (CloneBackward0), or with `dtype` the cast copy that
+# `to(dtype)` makes (ToCopyBackward0). The engine casts the gradient back to the input's
+# dtype (autograd.engine.fit), so the VJP is the identity either way.
+clone_p = Primitive("clone", _clone_kernel, _clone_meta, grad_name=lambda args, params: (
+    "CloneBackward0" if params.get("dtype") is None else "ToCopyBackward0"))
+defvjp(clone_p, lambda g, out, x, *, contiguous=False, dtype=None: g, reads=((),))
 
 
 def clone(x: Tensor, *, memory_format=None) -> Tensor:
@@ -100,16 +108,6 @@ def cast_array(a: np.ndarray, d: dt.dtype, copy: bool = True) -> np.ndarray:
         return a.astype(d.np, order="K")
 
 
-def _cast_kernel(a, *, dtype):
-    return cast_array(a, dtype)
-
-
-to_copy_p = Primitive("to_copy", _cast_kernel, lambda x, *, dtype: same_meta(x, dtype),
-                      grad_name="ToCopyBackward0")
-# The engine casts the gradient back to the input's dtype (autograd.engine._fit).
-defvjp(to_copy_p, lambda g, out, x, *, dtype: g, reads=((),))
-
-
 def _cast(x: Tensor, dtype: dt.dtype, copy: bool = False) -> Tensor:
     if dtype is x._dtype and not copy:
         return x
@@ -117,7 +115,7 @@ def _cast(x: Tensor, dtype: dt.dtype, copy: bool = False) -> Tensor:
         warnings.warn(
             "Casting complex values to real discards the imaginary part", UserWarning,
             stacklevel=3)
-    return apply(to_copy_p, x, dtype=dtype)
+    return apply(clone_p, x, dtype=dtype)
 
 
 def _to_device(x: Tensor, dev: device, dtype: dt.dtype | None) -> Tensor:

@@ -92,12 +92,15 @@ def _eval_factory(prim: FactoryPrimitive, args: tuple, params: dict) -> Tensor:
     return t
 
 
-full_p = FactoryPrimitive(
-    "full", lambda *, shape, value, dtype, device: np.full(shape, value, dtype=dtype.np),
-    lambda *, shape, value, dtype, device: (shape, dtype))
-empty_p = FactoryPrimitive(
-    "empty", lambda *, shape, dtype, device: np.empty(shape, dtype.np),
-    lambda *, shape, dtype, device: (shape, dtype))
+def _full_kernel(*, shape, value=None, dtype, device):
+    if value is None:  # `empty`: memory with no value written
+        return np.empty(shape, dtype.np)
+    return np.full(shape, value, dtype=dtype.np)
+
+
+# `full`, and without a `value` `empty`
+full_p = FactoryPrimitive("full", _full_kernel,
+                          lambda *, shape, value=None, dtype, device: (shape, dtype))
 
 
 def _arange_kernel(*, start, step, n, dtype, device):
@@ -114,7 +117,7 @@ arange_p = FactoryPrimitive("arange", _arange_kernel,
 def _filled(size, value, dtype, device, requires_grad) -> Tensor:
     dev = as_device(device)
     if value is None:
-        return _finish(bind(empty_p, shape=size, dtype=dtype, device=dev), requires_grad)
+        return _finish(bind(full_p, shape=size, dtype=dtype, device=dev), requires_grad)
     return _finish(bind(full_p, shape=size, value=value, dtype=dtype, device=dev),
                    requires_grad)
 
@@ -189,7 +192,7 @@ def _filled_like(input: Tensor, fill, d: dt.dtype, device, requires_grad: bool,
     shape = input._shape
     stride = like_strides(shape, input.stride(), memory_format)
     if stride == contiguous_strides(shape):
-        t = bind(empty_p, shape=shape, dtype=d, device=dev) if fill is None else \
+        t = bind(full_p, shape=shape, dtype=d, device=dev) if fill is None else \
             bind(full_p, shape=shape, value=fill, dtype=d, device=dev)
         return _finish(t, requires_grad)
     if dev.type == "meta":

@@ -271,25 +271,8 @@ def _index_meta(x, *, key):
 index_p = Primitive("index", _index_kernel, _index_meta)
 
 
-def _index_put_acc_kernel(g, *, key, shape):
-    buf = np.zeros(shape, dtype=g.dtype)
-    axis = _take_axis(key)
-    if _unique_key(key):
-        buf[key] = g  # each position is picked once: nothing to accumulate
-    elif axis is not None and axis == 0 and buf.ndim:
-        np.add.at(buf, key[-1], g)
-    else:
-        np.add.at(buf, key, g)
-    return buf
-
-
-index_put_acc_p = Primitive("index_put_acc", _index_put_acc_kernel,
-                            lambda g, *, key, shape: (tuple(shape), g._dtype),
-                            grad_name="IndexBackward0")
-defvjp(index_p, lambda g, out, x, *, key, in_shape: apply(index_put_acc_p, g, key=key,
-                                                           shape=in_shape),
+defvjp(index_p, lambda g, out, x, *, key, in_shape: put_into_zeros(in_shape, key, g),
        reads=((),), in_shape=True)
-defvjp(index_put_acc_p, lambda gg, out, g, *, key, shape: index_by(gg, key), reads=((),))
 
 
 def index_by(x: Tensor, key: tuple) -> Tensor:
@@ -311,30 +294,46 @@ def getitem(x: Tensor, key) -> Tensor:
 
 # --- index_put: the primitive behind assignment -------------------------------------------
 
-def _index_put_kernel(a, v, *, key, accumulate):
-    out = a.copy(order="K")  # PyTorch keeps the input's layout here
+def _index_put_kernel(a, v, *, key, accumulate, shape=None):
+    if shape is not None:  # into zeros of `shape` (`a` is the number 0): the VJP of x[key]
+        out = np.zeros(shape, dtype=v.dtype)
+    else:
+        out = a.copy(order="K")  # PyTorch keeps the input's layout here
     if accumulate and _unique_key(key):
-        out[key] += v
+        out[key] += v  # each position is picked once: nothing to accumulate
     elif accumulate:
-        np.add.at(out, key, v)
+        axis = _take_axis(key)
+        np.add.at(out, key[-1] if axis == 0 and out.ndim else key, v)
     else:
         out[key] = v
     return out
 
 
-index_put_p = Primitive("index_put", _index_put_kernel,
-                        lambda x, v, *, key, accumulate: same_meta(x),
-                        grad_name="IndexPutBackward0")
+def _index_put_meta(x, v, *, key, accumulate, shape=None):
+    return same_meta(x) if shape is None else (tuple(shape), v._dtype)
 
 
-def _index_put_grad_x(g, out, x, v, *, key, accumulate):
+# x with v written (or added) at key; with `shape`, zeros of that shape instead of x (the
+# gradient of indexing, which PyTorch computes with its _index_put_impl_)
+index_put_p = Primitive("index_put", _index_put_kernel, _index_put_meta,
+                        grad_name=lambda args, params: (
+                            "IndexPutBackward0" if params.get("shape") is None
+                            else "IndexPutImplBackward0"))
+
+
+def _index_put_grad_x(g, out, x, v, *, key, accumulate, shape=None):
     if accumulate:
         return g
     return apply(index_put_p, g, 0, key=key, accumulate=False)
 
 
 defvjp(index_put_p, _index_put_grad_x,
-       lambda g, out, x, v, *, key, accumulate: index_by(g, key), reads=((), ()))
+       lambda g, out, x, v, *, key, accumulate, shape=None: index_by(g, key), reads=((), ()))
+
+
+def put_into_zeros(shape, key: tuple, v: Tensor) -> Tensor:
+    """Zeros of `shape` with `v` added at `key` (a key in NumPy's terms, see `plan`)."""
+    return apply(index_put_p, 0, v, key=key, accumulate=True, shape=tuple(shape))
 
 
 def _flat_key(x: Tensor, key):

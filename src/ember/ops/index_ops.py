@@ -24,7 +24,7 @@ from .index import (
     check_gather_index,
     gather,
     index_by,
-    index_put_acc_p,
+    put_into_zeros,
     scatter_grid,
 )
 from .registry import (
@@ -112,7 +112,7 @@ def _index_add_zeros(shape, dim, idx, src):
     key = _key(dim, idx._array().reshape(-1)) if idx.device.type == "cpu" else None
     if len(shape) == 0:
         return src.reshape(())
-    return apply(index_put_acc_p, src, key=key, shape=tuple(shape))
+    return put_into_zeros(shape, key, src)
 
 
 def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
@@ -128,20 +128,48 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
     return write_out(apply(index_select_p, input, index, dim=d, in_shape=input._shape), out)
 
 
-def _index_add_kernel(a, idx, src, *, dim, alpha):
-    out = a.copy()
-    if a.ndim == 0:
-        out += src.reshape(()) * alpha
-        return out
-    np.add.at(out, _key(dim, idx.reshape(-1)), src if alpha == 1 else src * alpha)
+def _index_copy_kernel(a, idx, src, *, dim, accumulate=False, alpha=1, fill=False):
+    out = a.copy(order="K" if fill else "C")  # (index_fill keeps the input's layout)
+    if accumulate:
+        if a.ndim == 0:
+            out += np.reshape(src, ()) * alpha
+        else:
+            np.add.at(out, _key(dim, idx.reshape(-1)), src if alpha == 1 else src * alpha)
+    elif a.ndim == 0:
+        out[...] = np.reshape(src, ())
+    else:
+        out[_key(dim, idx.reshape(-1))] = src
     return out
 
 
-index_add_p = Primitive("index_add", _index_add_kernel,
-                        lambda x, idx, src, *, dim, alpha: (x._shape, x._dtype))
-defvjp(index_add_p, lambda g, out, x, idx, src, *, dim, alpha: g, None,
-       lambda g, out, x, idx, src, *, dim, alpha: _alpha(index_select(g, dim, idx), alpha),
-       reads=((), (), (1,)))
+def _index_copy_meta(x, idx, src, *, dim, accumulate=False, alpha=1, fill=False):
+    return same_meta(x) if fill else (x._shape, x._dtype)
+
+
+def _index_copy_name(args, params) -> str:
+    if params.get("accumulate"):
+        return "IndexAddBackward0"
+    if params.get("fill"):  # (a number, or a 0-d tensor value: PyTorch's two overloads)
+        return "IndexFillBackward1" if isinstance(args[2], Tensor) else "IndexFillBackward0"
+    return "IndexCopyBackward0"
+
+
+# The slices of x at idx along dim replaced by src's (index_copy), by one value (index_fill:
+# `fill`), or with alpha * src added (index_add: `accumulate`). A value's gradient is the
+# selected slices' sum, which the engine's fit to its 0-d shape does.
+index_copy_p = Primitive("index_copy", _index_copy_kernel, _index_copy_meta,
+                         grad_name=_index_copy_name)
+
+
+def _index_copy_grad_x(g, out, x, idx, src, *, dim, accumulate=False, alpha=1, fill=False):
+    return g if accumulate else index_fill(g, dim, idx, 0)
+
+
+def _index_copy_grad_src(g, out, x, idx, src, *, dim, accumulate=False, alpha=1, fill=False):
+    return _alpha(index_select(g, dim, idx), alpha)
+
+
+defvjp(index_copy_p, _index_copy_grad_x, None, _index_copy_grad_src, reads=((1,), (), (1,)))
 
 
 def _alpha(t: Tensor, alpha) -> Tensor:
@@ -168,29 +196,13 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1
               out=None) -> Tensor:
     """`input` with `alpha * source` added at `index` along `dim` (repeats accumulate)."""
     d = _source_args("index_add_", input, dim, index, source)
-    return write_out(apply(index_add_p, input, index, source, dim=d, alpha=alpha), out)
+    return write_out(apply(index_copy_p, input, index, source, dim=d, accumulate=True,
+                           alpha=alpha), out)
 
 
 def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
     d = _source_args("index_add_", self, dim, index, source)
-    return apply_(index_add_p, self, index, source, dim=d, alpha=alpha)
-
-
-def _index_copy_kernel(a, idx, src, *, dim):
-    out = a.copy()
-    if a.ndim == 0:
-        out[...] = src.reshape(())
-        return out
-    out[_key(dim, idx.reshape(-1))] = src
-    return out
-
-
-index_copy_p = Primitive("index_copy", _index_copy_kernel,
-                         lambda x, idx, src, *, dim: (x._shape, x._dtype))
-defvjp(index_copy_p,
-       lambda g, out, x, idx, src, *, dim: index_fill(g, dim, idx, 0), None,
-       lambda g, out, x, idx, src, *, dim: index_select(g, dim, idx),
-       reads=((1,), (), (1,)))
+    return apply_(index_copy_p, self, index, source, dim=d, accumulate=True, alpha=alpha)
 
 
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor, *, out=None) -> Tensor:
@@ -204,23 +216,6 @@ def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     return apply_(index_copy_p, self, index, source, dim=d)
 
 
-def _index_fill_kernel(a, idx, value, *, dim):
-    out = a.copy(order="K")  # PyTorch keeps the input's layout here
-    if a.ndim == 0:
-        out[...] = value
-    else:
-        out[_key(dim, idx.reshape(-1))] = value
-    return out
-
-
-index_fill_p = Primitive("index_fill", _index_fill_kernel,
-                         lambda x, idx, value, *, dim: same_meta(x))
-defvjp(index_fill_p,
-       lambda g, out, x, idx, value, *, dim: index_fill(g, dim, idx, 0), None,
-       lambda g, out, x, idx, value, *, dim: index_select(g, dim, idx).sum(),
-       reads=((1,), (), (1,)))
-
-
 def _index_fill_args(x: Tensor, dim, index: Tensor, value):
     d = wrap_dim(dim, max(x.ndim, 1))
     _index_vector("index_fill_", index, x, d, err=IndexError, negative_ok=True)
@@ -230,12 +225,12 @@ def _index_fill_args(x: Tensor, dim, index: Tensor, value):
 def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
     """`input` with the slices at `index` along `dim` set to the scalar `value`."""
     d, v = _index_fill_args(input, dim, index, value)
-    return apply(index_fill_p, input, index, v, dim=d)
+    return apply(index_copy_p, input, index, v, dim=d, fill=True)
 
 
 def index_fill_(self: Tensor, dim: int, index: Tensor, value) -> Tensor:
     d, v = _index_fill_args(self, dim, index, value)
-    return apply_(index_fill_p, self, index, v, dim=d)
+    return apply_(index_copy_p, self, index, v, dim=d, fill=True)
 
 
 # --- scatter family --------------------------------------------------------------------------
@@ -256,19 +251,27 @@ def _src_part(src, shape):
     return src
 
 
-def _scatter_kernel(a, idx, src, *, dim):
+def _scatter_kernel(a, idx, src, *, dim, accumulate=False):
     out = a.copy()
     flat, key, shape = _grid(out, idx, dim)
-    flat[key] = _src_part(src, shape)
+    if accumulate:
+        np.add.at(flat, key, _src_part(src, shape))
+    else:
+        flat[key] = _src_part(src, shape)
     return out
 
 
-# scatter of a tensor (ScatterBackward0) or of a number (ScatterBackward1, no src gradient)
+def _scatter_name(args, params) -> str:
+    if params.get("accumulate"):
+        return "ScatterAddBackward0"
+    return "ScatterBackward0" if isinstance(args[2], Tensor) else "ScatterBackward1"
+
+
+# src written at idx along dim: a tensor (ScatterBackward0) or a number (ScatterBackward1, no
+# src gradient), or with `accumulate` added (scatter_add)
 scatter_p = Primitive("scatter", _scatter_kernel,
-                      lambda x, idx, src, *, dim: (x._shape, x._dtype),
-                      grad_name=lambda args, params: (
-                          "ScatterBackward0" if isinstance(args[2], Tensor)
-                          else "ScatterBackward1"))
+                      lambda x, idx, src, *, dim, accumulate=False: (x._shape, x._dtype),
+                      grad_name=_scatter_name)
 
 
 def _gather_into(g: Tensor, dim: int, idx: Tensor, src: Tensor) -> Tensor:
@@ -277,27 +280,14 @@ def _gather_into(g: Tensor, dim: int, idx: Tensor, src: Tensor) -> Tensor:
     if picked._shape == src._shape or src.ndim == 0:
         return picked.reshape(src._shape)
     key = tuple(slice(0, n) for n in idx._shape)
-    return apply(index_put_acc_p, picked, key=key, shape=src._shape)
+    return put_into_zeros(src._shape, key, picked)
 
 
 defvjp(scatter_p,
-       lambda g, out, x, idx, src, *, dim: apply(scatter_p, g, idx, 0, dim=dim), None,
-       lambda g, out, x, idx, src, *, dim: _gather_into(g, dim, idx, src),
+       lambda g, out, x, idx, src, *, dim, accumulate=False: (
+           g if accumulate else apply(scatter_p, g, idx, 0, dim=dim)), None,
+       lambda g, out, x, idx, src, *, dim, accumulate=False: _gather_into(g, dim, idx, src),
        reads=((1,), (), (1, 2)))
-
-
-def _scatter_add_kernel(a, idx, src, *, dim):
-    out = a.copy()
-    flat, key, shape = _grid(out, idx, dim)
-    np.add.at(flat, key, _src_part(src, shape))
-    return out
-
-
-scatter_add_p = Primitive("scatter_add", _scatter_add_kernel,
-                          lambda x, idx, src, *, dim: (x._shape, x._dtype))
-defvjp(scatter_add_p, lambda g, out, x, idx, src, *, dim: g, None,
-       lambda g, out, x, idx, src, *, dim: _gather_into(g, dim, idx, src),
-       reads=((), (), (1, 2)))
 
 
 _UFUNC = {"sum": np.add, "prod": np.multiply, "mean": np.add, "amax": np.maximum,
@@ -385,7 +375,7 @@ def _pad_to(gsrc: Tensor, idx: Tensor, src: Tensor) -> Tensor:
     if src.ndim == 0:
         return gsrc.reshape(())
     key = tuple(slice(0, n) for n in idx._shape)
-    return apply(index_put_acc_p, gsrc, key=key, shape=src._shape)
+    return put_into_zeros(src._shape, key, gsrc)
 
 
 def _prod_grads(g, out, x, idx, src, dim, include_self):
@@ -465,12 +455,12 @@ def _scatter(x, dim, index, src, value, reduce, run):
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """`input` with `src` added at `index` along `dim` (repeated indices accumulate)."""
     d = _scatter_args("scatter_add", input, dim, index, src)
-    return apply(scatter_add_p, input, index, src, dim=d)
+    return apply(scatter_p, input, index, src, dim=d, accumulate=True)
 
 
 def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     d = _scatter_args("scatter_add", self, dim, index, src)
-    return apply_(scatter_add_p, self, index, src, dim=d)
+    return apply_(scatter_p, self, index, src, dim=d, accumulate=True)
 
 
 def _scatter_reduce_args(x, dim, index, src, reduce):

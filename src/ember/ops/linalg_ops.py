@@ -32,24 +32,23 @@ def _keep(n: int, m: int, diagonal: int, lower: bool) -> np.ndarray:
                                                                     dtype=bool)
 
 
-def _triangle_kernel(lower: bool):
-    def kernel(a, *, diagonal):
-        keep = _keep(*a.shape[-2:], diagonal, lower)
-        out = np.zeros(a.shape, a.dtype)
-        np.copyto(out, a, where=keep)
-        return out
-
-    return kernel
+def _triangle_kernel(a, *, diagonal, lower):
+    keep = _keep(*a.shape[-2:], diagonal, lower)
+    out = np.zeros(a.shape, a.dtype)
+    np.copyto(out, a, where=keep)
+    return out
 
 
-def _triangle_meta(x, *, diagonal):
+def _triangle_meta(x, *, diagonal, lower):
     return x._shape, x._dtype, contiguous_strides(x._shape)
 
 
-tril_p = Primitive("tril", _triangle_kernel(True), _triangle_meta)
-defvjp(tril_p, lambda g, out, x, *, diagonal: g.tril(diagonal), reads=((),))
-triu_p = Primitive("triu", _triangle_kernel(False), _triangle_meta)
-defvjp(triu_p, lambda g, out, x, *, diagonal: g.triu(diagonal), reads=((),))
+# tril and triu (`lower`): one triangle mask, which is also its own VJP
+triangle_p = Primitive("triangle", _triangle_kernel, _triangle_meta,
+                       grad_name=lambda args, params: (
+                           "TrilBackward0" if params["lower"] else "TriuBackward0"))
+defvjp(triangle_p, lambda g, out, x, *, diagonal, lower: apply(
+    triangle_p, g, diagonal=diagonal, lower=lower), reads=((),))
 
 
 def _check_2d(x: Tensor, name: str) -> None:
@@ -60,13 +59,13 @@ def _check_2d(x: Tensor, name: str) -> None:
 def tril(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
     """The lower triangle (on and below `diagonal`) of the last two dims; the rest zeroed."""
     _check_2d(input, "tril")
-    return write_out(apply(tril_p, input, diagonal=int(diagonal)), out)
+    return write_out(apply(triangle_p, input, diagonal=int(diagonal), lower=True), out)
 
 
 def triu(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
     """The upper triangle (on and above `diagonal`) of the last two dims; the rest zeroed."""
     _check_2d(input, "triu")
-    return write_out(apply(triu_p, input, diagonal=int(diagonal)), out)
+    return write_out(apply(triangle_p, input, diagonal=int(diagonal), lower=False), out)
 
 
 def _zero_triangle_kernel(a, *, diagonal: int, lower: bool) -> None:
@@ -85,7 +84,7 @@ def _triangle_(self: Tensor, diagonal: int, lower: bool) -> Tensor:
         check_inplace(self, aliased_ok=True)
         bind(zero_triangle_p, self, diagonal=int(diagonal), lower=lower)
         return self
-    return apply_(tril_p if lower else triu_p, self, diagonal=int(diagonal))
+    return apply_(triangle_p, self, diagonal=int(diagonal), lower=lower)
 
 
 def tril_(self: Tensor, diagonal: int = 0) -> Tensor:

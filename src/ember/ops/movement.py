@@ -39,7 +39,7 @@ class ViewPrimitive(Primitive):
 
     __slots__ = ("rule", "overlapping", "np_view")
 
-    def __init__(self, name: str, rule: Callable, *, grad_name: str | None = None,
+    def __init__(self, name: str, rule: Callable, *, grad_name: str | Callable | None = None,
                  overlapping: bool = False, np_view: Callable | None = None) -> None:
         super().__init__(name, None, None, grad_name=grad_name)
         self.impl = _eval_view
@@ -91,7 +91,9 @@ def _shape_args(shape) -> tuple[int, ...]:
 
 # --- reshaping views ---------------------------------------------------------------
 
-def _view_rule(shape, stride, offset, *, size, in_shape=None):
+def _view_rule(shape, stride, offset, *, size=None, kind=None):
+    if kind == "alias":  # the same geometry
+        return shape, stride, offset
     new = view_strides(shape, stride, size)
     if new is None:
         raise RuntimeError(
@@ -101,9 +103,14 @@ def _view_rule(shape, stride, offset, *, size, in_shape=None):
     return size, new, offset
 
 
-view_p = ViewPrimitive("view", _view_rule)
-defvjp(view_p, lambda g, out, x, *, size, in_shape: g.reshape(in_shape), reads=((),),
-       in_shape=True)
+_VIEW_NAMES = {None: "ViewBackward0", "unsafe": "UnsafeViewBackward0", "alias": "AliasBackward0"}
+
+# view, alias (`kind="alias"`: the input's own geometry, what x[...] returns) and the
+# unsafe_view a reshape-by-copy returns (`kind="unsafe"`): one reshaping view
+view_p = ViewPrimitive("view", _view_rule,
+                       grad_name=lambda args, params: _VIEW_NAMES[params.get("kind")])
+defvjp(view_p, lambda g, out, x, *, in_shape, size=None, kind=None: (
+    g if kind == "alias" else g.reshape(in_shape)), reads=((),), in_shape=True)
 
 
 def view(x: Tensor, *shape) -> Tensor:
@@ -116,13 +123,9 @@ def view(x: Tensor, *shape) -> Tensor:
     return apply_view(view_p, x, size=size)
 
 
-alias_p = ViewPrimitive("alias", lambda shape, stride, offset: (shape, stride, offset))
-defvjp(alias_p, lambda g, out, x: g, reads=((),))
-
-
 def alias(x: Tensor) -> Tensor:
     """A new view with exactly `x`'s geometry (what `x[()]` and `x[...]` return)."""
-    return apply_view(alias_p, x)
+    return apply_view(view_p, x, kind="alias")
 
 
 def _eval_detach(prim, args: tuple, params: dict) -> Tensor:
@@ -161,15 +164,10 @@ def reshape(x: Tensor, *shape) -> Tensor:
     return unsafe_view(clone_contiguous(x), size)
 
 
-unsafe_view_p = ViewPrimitive("unsafe_view", _view_rule)
-defvjp(unsafe_view_p, lambda g, out, x, *, size, in_shape: g.reshape(in_shape), reads=((),),
-       in_shape=True)
-
-
 def unsafe_view(fresh: Tensor, size) -> Tensor:
     """`fresh` (a contiguous op result nothing else sees) reshaped, as a new tensor rather
     than a view (PyTorch's `_unsafe_view`, UnsafeViewBackward0)."""
-    return apply_view(unsafe_view_p, fresh, size=tuple(size))._detach_base()
+    return apply_view(view_p, fresh, size=tuple(size), kind="unsafe")._detach_base()
 
 
 def _detach_base(self: Tensor) -> Tensor:

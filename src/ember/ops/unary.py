@@ -63,17 +63,22 @@ def check_tensor(x, fname: str) -> None:
                         f"{type(x).__name__}")
 
 
-def unary_api(prim: Primitive, doc: str, *, result: str = FLOAT, reject=(), kname=None):
+def unary_api(prim: Primitive, doc: str, *, result: str = FLOAT, reject=(), kname=None,
+              name: str | None = None, fixed: dict | None = None):
     """The public function `op(input, *, out=None, **params)` and method `op_(self, **params)`.
 
     `reject` lists dtype kinds (BOOL_K ... COMPLEX_K) the kernel does not take;
-    `kname` is the kernel name PyTorch's NotImplementedError quotes.
+    `kname` is the kernel name PyTorch's NotImplementedError quotes. Where one primitive
+    serves several functions, `name` is this one's and `fixed` the static params it binds.
     """
-    kname = kname or prim.name + "_cpu"
+    name = name or prim.name
+    kname = kname or name + "_cpu"
     reject = frozenset(reject)
+    if fixed:
+        return _unary_api_fixed(prim, doc, result, reject, kname, name, fixed)
 
     def check(x):
-        check_tensor(x, prim.name)
+        check_tensor(x, name)
         if x._dtype._kind in reject:
             raise not_implemented(kname, x._dtype)
 
@@ -92,7 +97,33 @@ def unary_api(prim: Primitive, doc: str, *, result: str = FLOAT, reject=(), knam
                                f"output type {type_name(self._dtype)}")
         return apply_(prim, self, **params)
 
-    op.__name__, op_.__name__ = prim.name, prim.name + "_"
+    op.__name__, op_.__name__ = name, name + "_"
+    op.__doc__ = op_.__doc__ = doc
+    return op, op_
+
+
+def _unary_api_fixed(prim, doc, result, reject, kname, name, fixed):
+    """`unary_api` for one of several functions sharing `prim`, binding `fixed` params."""
+    def op(input: Tensor, *, out=None, **params) -> Tensor:
+        check_tensor(input, name)
+        if input._dtype._kind in reject:
+            raise not_implemented(kname, input._dtype)
+        if result == FLOAT and input._dtype._kind < 2:
+            input = to_float(input)
+        return write_out(apply(prim, input, **fixed, **params), out)
+
+    def op_(self: Tensor, **params) -> Tensor:
+        check_overlap(self)
+        check_tensor(self, name)
+        if self._dtype._kind in reject:
+            raise not_implemented(kname, self._dtype)
+        if result == FLOAT and self._dtype._kind < 2 or result == BOOL and self._dtype._kind:
+            produced = dt.get_default_dtype() if result == FLOAT else dt.bool_
+            raise RuntimeError(f"result type {type_name(produced)} can't be cast to the desired "
+                               f"output type {type_name(self._dtype)}")
+        return apply_(prim, self, **fixed, **params)
+
+    op.__name__, op_.__name__ = name, name + "_"
     op.__doc__ = op_.__doc__ = doc
     return op, op_
 
@@ -203,18 +234,20 @@ conj_p = unary("conj", np.conjugate, grad_name="ConjBackward0")
 defvjp(conj_p, lambda g, out, x: g.conj(), reads=((),))
 
 
-def _real_kernel(a):
-    return np.array(a.real)
+def _real_kernel(a, *, imag):
+    return np.array(a.imag if imag else a.real)
 
 
-def _complex_part_meta(x):
+def _complex_part_meta(x, *, imag):
     return same_meta(x, x._dtype.to_real())
 
 
-real_p = Primitive("real", _real_kernel, _complex_part_meta)
-defvjp(real_p, lambda g, out, x: g.to(g._dtype.to_complex()), reads=((),))
-imag_p = Primitive("imag", lambda a: np.array(a.imag), _complex_part_meta)
-defvjp(imag_p, lambda g, out, x: g.to(g._dtype.to_complex()) * 1j, reads=((),))
+# the real or (`imag`) the imaginary part of a complex tensor
+complex_part_p = Primitive("complex_part", _real_kernel, _complex_part_meta,
+                           grad_name=lambda args, params: (
+                               "ImagBackward0" if params["imag"] else "RealBackward0"))
+defvjp(complex_part_p, lambda g, out, x, *, imag: (
+    g.to(g._dtype.to_complex()) * 1j if imag else g.to(g._dtype.to_complex())), reads=((),))
 
 
 def conj(input: Tensor) -> Tensor:
@@ -223,13 +256,13 @@ def conj(input: Tensor) -> Tensor:
 
 
 def real(input: Tensor) -> Tensor:
-    return apply(real_p, input) if input._dtype.is_complex else input
+    return apply(complex_part_p, input, imag=False) if input._dtype.is_complex else input
 
 
 def imag(input: Tensor) -> Tensor:
     if not input._dtype.is_complex:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return apply(imag_p, input)
+    return apply(complex_part_p, input, imag=True)
 
 
 # --- public functions ------------------------------------------------------------

@@ -258,14 +258,6 @@ def _int_passthrough(fn):
     return kernel
 
 
-floor_p = unary("floor", _int_passthrough(np.floor))
-defvjp(floor_p, zero_grad, reads=((),))
-ceil_p = unary("ceil", _int_passthrough(np.ceil))
-defvjp(ceil_p, zero_grad, reads=((),))
-trunc_p = unary("trunc", _int_passthrough(np.trunc))
-defvjp(trunc_p, zero_grad, reads=((),))
-
-
 @lowp
 def _round_kernel(a, decimals=0):
     # NOTE: like PyTorch, scale by 10**decimals, round half to even, and scale back.
@@ -275,7 +267,24 @@ def _round_kernel(a, decimals=0):
     return np.rint(a * ten) / ten if decimals > 0 else np.rint(a / ten) * ten
 
 
-round_p = unary("round", _int_passthrough(_round_kernel))
+_TO_INTEGER = {"floor": np.floor, "ceil": np.ceil, "trunc": np.trunc}
+
+
+def _rounding_kernel(a, *, mode, decimals=0):
+    if mode == "half_even":
+        return _round_kernel(a, decimals)
+    return _TO_INTEGER[mode](a)
+
+
+def _rounding_name(args, params) -> str:
+    mode = params["mode"]
+    if mode == "half_even":
+        return "RoundBackward1" if params.get("decimals") else "RoundBackward0"
+    return mode.capitalize() + "Backward0"
+
+
+# floor, ceil, trunc and round (half to even, at `decimals`) are one rounding, `mode` the rule
+round_p = unary("round", _int_passthrough(_rounding_kernel), grad_name=_rounding_name)
 defvjp(round_p, zero_grad, reads=((),))
 
 
@@ -289,31 +298,19 @@ defvjp(frac_p, lambda g, out, x: g, reads=((),))
 
 # --- predicates and nan_to_num ----------------------------------------------------------
 
-def _predicate(name: str, fn, otherwise: bool) -> Primitive:
-    def kernel(a):
-        if a.dtype.kind in "iub":
-            return np.full(a.shape, otherwise)
-        return fn(a.astype(np.float32) if a.dtype.kind == "V" else a)
-
-    prim = Primitive(name, kernel, bool_meta)
-    nondifferentiable(prim)
-    return prim
+_FLOAT_TESTS = {"nan": np.isnan, "inf": np.isinf, "posinf": np.isposinf,
+                "neginf": np.isneginf, "finite": np.isfinite}
 
 
-isnan_p = _predicate("isnan", np.isnan, False)
-isfinite_p = _predicate("isfinite", np.isfinite, True)
+def _float_class_kernel(a, *, test):
+    if a.dtype.kind in "iub":  # integers are finite, never NaN or infinite
+        return np.full(a.shape, test == "finite")
+    return _FLOAT_TESTS[test](a.astype(np.float32) if a.dtype.kind == "V" else a)
 
 
-def _isinf_kernel(a, *, sign=0):
-    if a.dtype.kind in "iub":
-        return np.full(a.shape, False)
-    a = a.astype(np.float32) if a.dtype.kind == "V" else a
-    return np.isinf(a) if sign == 0 else (np.isposinf(a) if sign > 0 else np.isneginf(a))
-
-
-# isinf, and with `sign` +1 / -1 isposinf / isneginf
-isinf_p = Primitive("isinf", _isinf_kernel, lambda x, *, sign=0: bool_meta(x))
-nondifferentiable(isinf_p)
+# isnan / isinf / isposinf / isneginf / isfinite: one classification of floats, `test` the class
+float_class_p = Primitive("float_class", _float_class_kernel, lambda x, *, test: bool_meta(x))
+nondifferentiable(float_class_p)
 
 
 def _nan_to_num_kernel(a, nan=0.0, posinf=None, neginf=None):
@@ -358,20 +355,26 @@ erfc, erfc_ = unary_api(erfc_p, "1 - erf(x), accurate where erf(x) is near 1.",
                         reject=_NO_COMPLEX, kname="erfc_vml_cpu")
 erfinv, erfinv_ = unary_api(erfinv_p, "The inverse error function on (-1, 1).",
                             reject=_NO_COMPLEX, kname="erfinv_cpu")
-floor, floor_ = unary_api(floor_p, "Largest integer <= x (integers unchanged).", result=SAME,
-                          reject=(BOOL_K, COMPLEX_K), kname="floor")
-ceil, ceil_ = unary_api(ceil_p, "Smallest integer >= x (integers unchanged).", result=SAME,
-                        reject=(BOOL_K, COMPLEX_K), kname="ceil")
-trunc, trunc_ = unary_api(trunc_p, "x rounded toward zero (integers unchanged).", result=SAME,
-                          reject=(BOOL_K, COMPLEX_K), kname="trunc")
+floor, floor_ = unary_api(round_p, "Largest integer <= x (integers unchanged).", result=SAME,
+                          reject=(BOOL_K, COMPLEX_K), kname="floor", name="floor",
+                          fixed={"mode": "floor"})
+ceil, ceil_ = unary_api(round_p, "Smallest integer >= x (integers unchanged).", result=SAME,
+                        reject=(BOOL_K, COMPLEX_K), kname="ceil", name="ceil",
+                        fixed={"mode": "ceil"})
+trunc, trunc_ = unary_api(round_p, "x rounded toward zero (integers unchanged).", result=SAME,
+                          reject=(BOOL_K, COMPLEX_K), kname="trunc", name="trunc",
+                          fixed={"mode": "trunc"})
 _round, _round_ = unary_api(round_p, "x rounded half to even.", result=SAME,
-                            reject=(BOOL_K, COMPLEX_K), kname="round_cpu")
+                            reject=(BOOL_K, COMPLEX_K), kname="round_cpu",
+                            fixed={"mode": "half_even"})
 frac, frac_ = unary_api(frac_p, "x - trunc(x).", result=SAME,
                         reject=(BOOL_K, INT_K, COMPLEX_K), kname="frac_cpu")
-isnan, _ = unary_api(isnan_p, "True where the element is NaN.", result=BOOL)
-isinf, _ = unary_api(isinf_p, "True where the element is +inf or -inf.", result=BOOL)
-isfinite, _ = unary_api(isfinite_p, "True where the element is neither inf nor NaN.",
-                        result=BOOL)
+isnan, _ = unary_api(float_class_p, "True where the element is NaN.", result=BOOL,
+                     name="isnan", fixed={"test": "nan"})
+isinf, _ = unary_api(float_class_p, "True where the element is +inf or -inf.", result=BOOL,
+                     name="isinf", fixed={"test": "inf"})
+isfinite, _ = unary_api(float_class_p, "True where the element is neither inf nor NaN.",
+                        result=BOOL, name="isfinite", fixed={"test": "finite"})
 _nan_to_num, _nan_to_num_ = unary_api(nan_to_num_p, "NaN and infinities replaced by numbers.",
                                       result=SAME)
 arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
@@ -425,13 +428,13 @@ def _signed_inf_check(name: str, x: Tensor) -> None:
 def isposinf(input: Tensor, *, out=None) -> Tensor:
     """True where the element is +inf."""
     _signed_inf_check("isposinf", input)
-    return write_out(apply(isinf_p, input, sign=1), out)
+    return write_out(apply(float_class_p, input, test="posinf"), out)
 
 
 def isneginf(input: Tensor, *, out=None) -> Tensor:
     """True where the element is -inf."""
     _signed_inf_check("isneginf", input)
-    return write_out(apply(isinf_p, input, sign=-1), out)
+    return write_out(apply(float_class_p, input, test="neginf"), out)
 
 
 def _check_fill_values(nan, posinf, neginf) -> None:
