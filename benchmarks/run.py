@@ -1,6 +1,7 @@
 """Run every workload in ember and in torch, one after the other, and print ratios.
 
     python -m benchmarks.run [--quick] [--only a,b] [--json out.json]
+                             [--threads N] [--cpu-time]
 
 Each (workload, framework) pair is timed in its own fresh subprocess: NumPy's OpenBLAS
 threads and torch's OpenMP threads spin between calls, and sharing two cores inside
@@ -10,6 +11,12 @@ on a shared machine does not decide a ratio. Timing: warm-up, then `repeats` sam
 of an adaptive number of calls; the median, min and max per call are reported with
 ember / torch ratios. Peak memory is the growth of the Linux VmHWM of that subprocess
 over its first call (made before the timed ones).
+
+On a machine shared with other jobs, `--threads 1 --cpu-time` compares the work each
+library does per call instead: one thread each (OpenBLAS held to one as well) and
+process CPU time, which other tenants' load barely moves (wall time with two threads is
+where a loaded machine hurts most: a kernel split over both cores waits for its slower
+half, and torch's OpenMP threads spin).
 """
 
 from __future__ import annotations
@@ -28,20 +35,20 @@ import numpy as np
 from .workloads import WORKLOADS, Workload
 
 
-def time_call(fn, budget: float, repeats: int) -> list[float]:
+def time_call(fn, budget: float, repeats: int, clock=time.perf_counter) -> list[float]:
     """Seconds per call: `repeats` samples, each of enough calls to fill budget/repeats."""
     fn()
-    t0 = time.perf_counter()
+    t0 = clock()
     fn()
-    once = max(time.perf_counter() - t0, 1e-7)
+    once = max(clock() - t0, 1e-7)
     per_sample = budget / repeats
     number = max(1, int(per_sample / once))
     samples = []
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        t0 = clock()
         for _ in range(number):
             fn()
-        samples.append((time.perf_counter() - t0) / number)
+        samples.append((clock() - t0) / number)
     return samples
 
 
@@ -57,17 +64,24 @@ def machine_limits(quick: bool) -> dict:
     return {"copy_GBps": 2 * n * 4 / t / 1e9, "matmul_GFLOPs": 2 * m**3 / tm / 1e9}
 
 
-def measure(name: str, lib_name: str, quick: bool, memory: bool) -> dict:
+def measure(name: str, lib_name: str, quick: bool, memory: bool, threads: int = 0,
+            cpu_time: bool = False) -> dict:
     """Time one workload in one framework inside this (fresh) process."""
     import importlib
 
     lib = importlib.import_module(lib_name)
     if lib_name == "torch":
-        lib.set_num_threads(os.cpu_count() or 1)
+        lib.set_num_threads(threads or os.cpu_count() or 1)
     else:  # ember's documented opt-in (importing ember leaves the allocator alone)
         from ember._allocator import tune_allocator
 
         tune_allocator()
+        if threads:
+            lib.set_num_threads(threads)
+        if threads == 1:  # OpenBLAS's own pool too, for the rest of this worker process
+            from ember.ops._parallel import one_blas_thread
+
+            one_blas_thread.__enter__()
     w = next(w for w in WORKLOADS if w.name == name)
     budget, repeats = (0.5, 5) if quick else (2.0, 7)
     if name == "digits_e2e":
@@ -77,7 +91,7 @@ def measure(name: str, lib_name: str, quick: bool, memory: bool) -> dict:
     # Peak memory of the first call, before any warm-up: later calls reuse memory the
     # allocator kept (each library's differently), which would hide what a step needs.
     peak = _peak_of(step) if memory and w.memory else None
-    samples = time_call(step, budget, repeats)
+    samples = time_call(step, budget, repeats, time.process_time if cpu_time else time.perf_counter)
     row = {"median": statistics.median(samples), "min": min(samples), "max": max(samples)}
     if w.rate is not None:
         row["rate"] = w.rate(row["median"], quick)
@@ -109,8 +123,12 @@ def _peak_of(step) -> int | None:
     return max(_rss("VmHWM:") - base, 0)
 
 
-def _in_subprocess(name: str, lib_name: str, quick: bool, memory: bool) -> dict:
-    args = [sys.executable, "-m", "benchmarks.run", "--worker", name, lib_name]
+def _in_subprocess(name: str, lib_name: str, quick: bool, memory: bool, threads: int = 0,
+                   cpu_time: bool = False) -> dict:
+    args = [sys.executable, "-m", "benchmarks.run", "--worker", name, lib_name,
+            "--threads", str(threads)]
+    if cpu_time:
+        args.append("--cpu-time")
     if quick:
         args.append("--quick")
     if not memory:
@@ -127,13 +145,14 @@ def _in_subprocess(name: str, lib_name: str, quick: bool, memory: bool) -> dict:
 ROUNDS = 3
 
 
-def run(selected: list[Workload], quick: bool, memory: bool) -> list[dict]:
+def run(selected: list[Workload], quick: bool, memory: bool, threads: int = 0,
+        cpu_time: bool = False) -> list[dict]:
     results = []
     for w in selected:
         row = {"name": w.name, "target": w.target}
         for _ in range(ROUNDS if w.target is not None else 1):
             for lib_name in ("ember", "torch"):
-                got = _in_subprocess(w.name, lib_name, quick, memory)
+                got = _in_subprocess(w.name, lib_name, quick, memory, threads, cpu_time)
                 if lib_name not in row or got["median"] < row[lib_name]["median"]:
                     row[lib_name] = got
         row["ratio"] = row["ember"]["median"] / row["torch"]["median"]
@@ -171,10 +190,15 @@ def main(argv=None) -> int:
     p.add_argument("--json", default=os.path.join(os.path.dirname(__file__), "results",
                                                   "latest.json"))
     p.add_argument("--no-memory", action="store_true", help="skip peak-memory measurement")
+    p.add_argument("--threads", type=int, default=0,
+                   help="threads per library (default: one per core)")
+    p.add_argument("--cpu-time", action="store_true",
+                   help="time with process CPU time (with --threads 1: work per call)")
     p.add_argument("--worker", nargs=2, metavar=("WORKLOAD", "LIB"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.worker:
-        print(json.dumps(measure(*args.worker, args.quick, not args.no_memory)))
+        print(json.dumps(measure(*args.worker, args.quick, not args.no_memory, args.threads,
+                                 args.cpu_time)))
         return 0
     names = [n for n in args.only.split(",") if n]
     selected = [w for w in WORKLOADS if not names or w.name in names]
@@ -186,7 +210,7 @@ def main(argv=None) -> int:
     limits = machine_limits(args.quick)
     print(f"machine: copy {limits['copy_GBps']:.1f} GB/s, NumPy float32 matmul "
           f"{limits['matmul_GFLOPs']:.1f} GFLOP/s")
-    results = run(selected, args.quick, not args.no_memory)
+    results = run(selected, args.quick, not args.no_memory, args.threads, args.cpu_time)
     os.makedirs(os.path.dirname(args.json), exist_ok=True)
     with open(args.json, "w") as f:
         json.dump({"machine": limits, "quick": args.quick, "results": results}, f, indent=2)

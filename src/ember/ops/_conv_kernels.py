@@ -125,6 +125,42 @@ def _depthwise(geo: Geometry, c: int, o: int) -> bool:
     return geo.groups == c == o and c > 1
 
 
+def _depthwise_chunk(x: np.ndarray, wt: np.ndarray, geo: Geometry, dst: np.ndarray) -> None:
+    """dst = the depthwise convolution of samples x with per-channel taps wt (C, K): one
+    multiply-add per tap. At stride 1 each tap is a constant offset into the flattened
+    padded plane, so the passes run over long contiguous rows; the columns between the
+    output rows are computed and dropped."""
+    c, nd = x.shape[1], geo.nd
+    xp = _pad(x, geo)
+    taps = list(itertools.product(*(range(k) for k in geo.k)))
+    if all(s == 1 for s in geo.stride):
+        plane = xp.shape[2:]
+        pstride = tuple(int(np.prod(plane[i + 1:], dtype=np.int64)) for i in range(nd))
+        span = sum((geo.out[i] - 1) * pstride[i] for i in range(nd)) + 1
+        flat = np.ascontiguousarray(xp).reshape(xp.shape[:2] + (-1,))
+        acc = np.empty(flat.shape[:2] + (span,), x.dtype)
+        tmp = np.empty_like(acc)
+        for t, tap in enumerate(taps):
+            off = sum(tap[i] * geo.dilation[i] * pstride[i] for i in range(nd))
+            part = np.multiply(flat[:, :, off:off + span], wt[:, t:t + 1],
+                               out=acc if t == 0 else tmp)
+            if t:
+                np.add(acc, part, out=acc)
+        it = acc.itemsize
+        np.copyto(dst, as_strided(acc, dst.shape, acc.strides[:2] + tuple(
+            p * it for p in pstride), writeable=False))
+        return
+    view = windows(xp, geo)
+    tmp = np.empty_like(dst)
+    for t, tap in enumerate(taps):
+        part = view[(slice(None), slice(None)) + tap]
+        scale = wt[:, t].reshape((c,) + (1,) * nd)
+        if t == 0:
+            np.multiply(part, scale, out=dst)
+        else:
+            np.add(dst, np.multiply(part, scale, out=tmp), out=dst)
+
+
 # --- the three products -----------------------------------------------------------------
 
 def forward(x: np.ndarray, w: np.ndarray, geo: Geometry) -> np.ndarray:
@@ -138,18 +174,9 @@ def forward(x: np.ndarray, w: np.ndarray, geo: Geometry) -> np.ndarray:
         wt = w.reshape(c, K)
 
         def depthwise(lo, hi, buf, acc):
-            view = windows(_pad(x[lo:hi], geo), geo)
-            dst = out[lo:hi]
-            tmp = np.empty_like(dst)
-            for t, tap in enumerate(itertools.product(*(range(k) for k in geo.k))):
-                part = view[(slice(None), slice(None)) + tap]
-                scale = wt[:, t].reshape((c,) + (1,) * geo.nd)
-                if t == 0:
-                    np.multiply(part, scale, out=dst)
-                else:
-                    np.add(dst, np.multiply(part, scale, out=tmp), out=dst)
+            _depthwise_chunk(x[lo:hi], wt, geo, out[lo:hi])
 
-        over_batch(n, 2 * x[:1].nbytes, flops, depthwise)
+        over_batch(n, 8 * x[:1].nbytes, flops, depthwise)
         return out
     out4 = out.reshape(n, g, o // g, L)
     wg = w.reshape(g, o // g, (c // g) * K)
@@ -178,7 +205,7 @@ def input_grad(gy: np.ndarray, w: np.ndarray, geo: Geometry, x_shape) -> np.ndar
     c, g = x_shape[1], geo.groups
     L, K = geo.positions, geo.taps
     full = _as_full_convolution(geo, x_shape, o)
-    if full is not None and not _depthwise(geo, c, o) and not geo.pointwise:
+    if full is not None and not geo.pointwise:
         return forward(gy, _flipped(w, g), full)
     dx = np.zeros(tuple(x_shape), gy.dtype)
     flops = 2 * n * o * (c // g) * K * L
@@ -222,8 +249,12 @@ def input_grad(gy: np.ndarray, w: np.ndarray, geo: Geometry, x_shape) -> np.ndar
 def _as_full_convolution(geo: Geometry, x_shape, o: int) -> Geometry | None:
     """At stride 1 the input gradient is itself a convolution: of the output gradient,
     padded by the kernel's reach less the forward padding, with the flipped kernel. Its
-    product writes dx directly (no zero fill, no scatter-add per tap). None otherwise."""
-    if any(s != 1 for s in geo.stride):
+    product writes dx directly (no zero fill, no scatter-add per tap). It computes every
+    input position's sum, so where x is much larger than the output (no padding) col2im,
+    which does the output's, is faster (measured: 1.35x the other way at "same" padding,
+    0.87x at 26x26 -> 24x24). None where col2im is the better or only choice."""
+    if any(s != 1 for s in geo.stride) or \
+            np.prod(x_shape[2:], dtype=np.int64) > 1.1 * geo.positions:
         return None
     # padded so that the result spans x (a transposed convolution's output padding
     # included: rows no window reached get zeros)

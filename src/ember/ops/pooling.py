@@ -39,27 +39,35 @@ def _max_pool_kernel(x, *, kernel, stride, padding, dilation, ceil_mode):
     work = x.astype(np.float32) if x.dtype in _LOW else x
     floating = work.dtype.kind == "f"
     pads = tuple((padding[i], max(need[i] - sp[i] - padding[i], 0)) for i in range(nd))
-    if any(lo or hi for lo, hi in pads):
+    padded = any(lo or hi for lo, hi in pads)
+    if padded:
         fill = -np.inf if floating else np.iinfo(work.dtype).min
         work = np.pad(work, ((0, 0),) * lead + pads, constant_values=fill)
     # One pass per window tap over strided views of the input (no window copies). A tap
     # wins where it is larger or NaN, as in PyTorch's kernel (the first of equal maxima,
     # the last NaN). Taps come in increasing offset order, so "the latest winner's offset"
-    # is a running maximum of (won) * offset.
+    # is a running maximum of (won) * offset. Where a window starts in the padding, its
+    # first tap inside the input wins over the fill (an all -inf window points there).
     plane = np.cumprod((1,) + tuple(sp[:0:-1]))[::-1]  # unpadded strides of the spatial dims
-    values = offset = None
+    values = offset = from_fill = None
     for tap in itertools.product(*(range(k) for k in kernel)):
         view = work[(Ellipsis,) + tuple(
             slice(tap[i] * dilation[i], tap[i] * dilation[i] + (out[i] - 1) * stride[i] + 1,
                   stride[i]) for i in range(nd))]
+        inside = _tap_inside(tap, out, sp, stride, padding, dilation) if padded else None
         if values is None:
             values = view.copy()
             offset = np.zeros(values.shape, np.int64)
+            if padded:
+                from_fill = np.broadcast_to(~inside, values.shape).copy()
             continue
         won = np.greater(view, values)
         if floating:
             np.logical_or(won, np.isnan(view), out=won)
-        np.maximum(values, view, out=values)
+        if padded:
+            np.logical_or(won, from_fill & inside, out=won)
+            np.logical_and(from_fill, ~won, out=from_fill)
+        np.maximum(values, view, out=values)  # (the fill is the dtype's lowest value)
         step = int(sum(tap[i] * dilation[i] * plane[i] for i in range(nd)))
         np.maximum(offset, np.multiply(won, step, dtype=np.int64), out=offset)
     # Add each window's origin in the unpadded input, flattened over the spatial dims.
@@ -69,6 +77,17 @@ def _max_pool_kernel(x, *, kernel, stride, padding, dilation, ceil_mode):
         origin = origin + (o * int(plane[i])).reshape((-1,) + (1,) * (nd - 1 - i))
     np.add(offset, origin, out=offset)
     return values.astype(x.dtype, copy=False), offset
+
+
+def _tap_inside(tap, out, sp, stride, padding, dilation) -> np.ndarray:
+    """Whether window tap `tap` of each output position falls inside the unpadded input:
+    a boolean array broadcastable to the output's spatial shape."""
+    nd = len(out)
+    mask = np.ones((1,) * nd, bool)
+    for i in range(nd):
+        pos = np.arange(out[i]) * stride[i] - padding[i] + tap[i] * dilation[i]
+        mask = mask & ((pos >= 0) & (pos < sp[i])).reshape((-1,) + (1,) * (nd - 1 - i))
+    return mask
 
 
 def _max_pool_meta(x, *, kernel, stride, padding, dilation, ceil_mode):
