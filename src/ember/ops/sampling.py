@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from .creation import _fma as fused_multiply_add
 from .registry import Primitive, apply, defvjp_joint, nondifferentiable
 
 MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
@@ -30,11 +31,13 @@ _LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}
 
 
 def _fma(a, b, c):
-    """a * b + c with one rounding in float32 (as a fused multiply-add rounds)."""
+    """a * b + c rounded once (a fused multiply-add), in the arrays' precision."""
     a = np.asarray(a)
     if a.dtype == np.float32:
         return (a.astype(np.float64) * b + c).astype(np.float32)
-    return a * b + c
+    shape = np.broadcast_shapes(a.shape, np.shape(b), np.shape(c))
+    t = a.dtype.type
+    return fused_multiply_add(*(np.broadcast_to(np.asarray(x, dtype=t), shape) for x in (a, b, c)))
 
 
 class _Axis:
