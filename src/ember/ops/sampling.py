@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _grad_mode
 from .._tensor import Tensor
 from .creation import _fma as fused_multiply_add
 from .registry import Primitive, apply, defvjp_joint, nondifferentiable
 
 MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
 PADDINGS = {"zeros": 0, "border": 1, "reflection": 2}
+_grad_state = _grad_mode.state
 _A = -0.75  # the cubic convolution constant PyTorch uses
 # PyTorch's kernels work on SIMD vectors of this many points (AVX-512); it fixes the
 # order in which gradients reach a shared input pixel, so it only affects rounding.
@@ -350,10 +352,24 @@ def _backward_meta(g, inp, grid, *, input_grad, **_):
 
 
 def _vjp(g, out, inp, grid, *, needs, mode, padding, align):
+    if _grad_state.enabled:  # a graph of the backward is wanted: differentiate the composite
+        return _vjp_with_graph(g, inp, grid, needs, mode, padding, align)
     want_in = bool(needs[0])
     gin, ggrid = apply(_backward_of[len(inp.shape)], g, inp, grid, mode=mode,
                        padding=padding, align=align, input_grad=want_in)
     return (gin if want_in else None), ggrid
+
+
+def _vjp_with_graph(g, inp, grid, needs, mode, padding, align):
+    from .. import autograd
+    from .sampling_graph import grid_sample_graph
+
+    wanted = [t for t, need in zip((inp, grid), needs) if need]
+    y = grid_sample_graph(inp, grid, mode, padding, align)
+    grads = autograd.grad(y, wanted, g, create_graph=True, allow_unused=True)
+    # nearest sampling does not depend on the grid: its gradient is zeros, as in PyTorch
+    grads = iter(d if d is not None else t.detach() * 0 for d, t in zip(grads, wanted))
+    return tuple(next(grads) if need else None for need in needs)
 
 
 grid_sampler_2d_p = Primitive("grid_sampler_2d", _sample_kernel, _meta,
