@@ -1,11 +1,12 @@
 """Constrained layers with torch.nn.utils.parametrize and shape inference with lazy modules:
 a regression net whose first layer is LazyLinear, whose hidden layer is weight-normed and
-whose square layer is kept symmetric by a custom parametrization with a right_inverse."""
+whose square layer is kept symmetric by a custom parametrization with a right_inverse; then
+an orthogonal layer learning a rotation, and spectral norm."""
 
 import torch
 import torch.nn as nn
 import torch.nn.utils.parametrize as P
-from torch.nn.utils.parametrizations import spectral_norm, weight_norm
+from torch.nn.utils.parametrizations import orthogonal, spectral_norm, weight_norm
 
 torch.manual_seed(0)
 
@@ -83,3 +84,25 @@ layer = spectral_norm(nn.Linear(6, 4))
 for _ in range(10):
     layer(torch.randn(2, 6))
 print(f"{torch.linalg.matrix_norm(layer.weight, ord=2).item():.4f}", sorted(layer.state_dict()))
+
+# an orthogonal layer (matrix exponential of a skew-symmetric matrix) learns a rotation
+torch.manual_seed(4)
+angle = torch.tensor(0.6)
+rotation = torch.eye(4)
+rotation[:2, :2] = torch.stack([torch.stack([angle.cos(), -angle.sin()]),
+                                torch.stack([angle.sin(), angle.cos()])])
+points = torch.randn(32, 4)
+rotate = orthogonal(nn.Linear(4, 4, bias=False))
+opt = torch.optim.SGD(rotate.parameters(), lr=0.1)
+for step in range(1, 31):
+    opt.zero_grad()
+    loss = (rotate(points) - points @ rotation.T).pow(2).mean()
+    loss.backward()
+    opt.step()
+    if step % 10 == 0:
+        w = rotate.weight
+        still = (w.T @ w - torch.eye(4)).abs().max().item() < 1e-5
+        print(f"step {step} mse {loss.item():.5f} orthogonal {still}")
+tall = orthogonal(nn.Linear(3, 5))  # Householder map for a non-square weight
+print(f"{(tall.weight.T @ tall.weight - torch.eye(3)).abs().max().item() < 1e-5}",
+      sorted(tall.state_dict()))
