@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import math
 
-import ember as E
-
 from .._tensor import Tensor
+from ..ops.creation import arange, eye
+from .solvers import solve
 
 __all__ = ["matrix_exp", "householder_product"]
 
@@ -43,22 +43,22 @@ def matrix_exp(A: Tensor) -> Tensor:
         squarings = max(0, math.ceil(math.log2(norm / _THETA[13])))
         A = A / (2.0 ** squarings)
     b = _PADE[degree]
-    eye = E.eye(A.shape[-1], dtype=A.dtype, device=A.device).expand(A.shape)
+    ident = eye(A.shape[-1], dtype=A.dtype, device=A.device).expand(A.shape)
     a2 = A @ A
     if degree == 13:
         a4 = a2 @ a2
         a6 = a4 @ a2
         u = A @ (a6 @ (b[13] * a6 + b[11] * a4 + b[9] * a2)
-                 + b[7] * a6 + b[5] * a4 + b[3] * a2 + b[1] * eye)
+                 + b[7] * a6 + b[5] * a4 + b[3] * a2 + b[1] * ident)
         v = a6 @ (b[12] * a6 + b[10] * a4 + b[8] * a2) + b[6] * a6 + b[4] * a4 + b[2] * a2 \
-            + b[0] * eye
+            + b[0] * ident
     else:
-        powers = [eye, a2]
+        powers = [ident, a2]
         while len(powers) <= degree // 2:
             powers.append(powers[-1] @ a2)
         u = A @ sum(b[2 * i + 1] * powers[i] for i in range(degree // 2 + 1))
         v = sum(b[2 * i] * powers[i] for i in range(degree // 2 + 1))
-    r = E.linalg.solve(v - u, v + u)
+    r = solve(v - u, v + u)
     for _ in range(squarings):
         r = r @ r
     return r
@@ -78,8 +78,8 @@ def householder_product(A: Tensor, tau: Tensor) -> Tensor:
     if n < k:
         raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater "
                            "than or equal to tau.shape[-1]")
-    q = E.eye(m, n, dtype=A.dtype, device=A.device).expand(A.shape)
-    rows = E.arange(m, device=A.device)
+    q = eye(m, n, dtype=A.dtype, device=A.device).expand(A.shape)
+    rows = arange(m, device=A.device)
     for i in reversed(range(k)):
         below = (rows > i).to(A.dtype)
         v = A[..., :, i] * below + (rows == i).to(A.dtype)  # (..., m)

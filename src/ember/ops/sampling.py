@@ -367,15 +367,9 @@ def _vjp(g, out, inp, grid, *, needs, mode, padding, align):
 
 
 def _vjp_with_graph(g, inp, grid, needs, mode, padding, align):
-    from .. import autograd
-    from .sampling_graph import grid_sample_graph
+    from .sampling_graph import grid_sample_vjp
 
-    wanted = [t for t, need in zip((inp, grid), needs) if need]
-    y = grid_sample_graph(inp, grid, mode, padding, align)
-    grads = autograd.grad(y, wanted, g, create_graph=True, allow_unused=True)
-    # nearest sampling does not depend on the grid: its gradient is zeros, as in PyTorch
-    grads = iter(d if d is not None else t.detach() * 0 for d, t in zip(grads, wanted))
-    return tuple(next(grads) if need else None for need in needs)
+    return grid_sample_vjp(g, inp, grid, needs, mode, padding, align)
 
 
 grid_sampler_2d_p = Primitive("grid_sampler_2d", _sample_kernel, _meta,
