@@ -335,3 +335,14 @@ def test_non_leaf_grad_warns_and_is_none():
             assert y.grad is None
         assert len(w) == 1 and issubclass(w[0].category, UserWarning)
         assert "is not a leaf Tensor is being accessed" in str(w[0].message)
+
+
+def test_integer_and_bool_results_never_require_grad():
+    """Regression: `x.int()` of a tensor requiring grad kept a ToCopyBackward0 node, so a
+    product with it sent gradient back through the cast (torch cuts the graph there)."""
+    for L in (torch, ember):
+        x = L.tensor([1.5, -2.0], requires_grad=True)
+        for y in (x.int(), x.long(), x.to(L.bool), x.round().to(L.int16)):
+            assert not y.requires_grad and y.grad_fn is None
+        (x * x.int()).sum().backward()
+        assert x.grad.tolist() == [1.0, -2.0]

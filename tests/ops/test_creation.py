@@ -295,3 +295,14 @@ def test_legacy_and_new_constructors():
     check(lambda m: m.ones(2, dtype=m.int32).new_tensor([1.5]))
     check(lambda m: m.ones(2, dtype=m.int32).new_full((2,), 3.5))
     check(lambda m: m.empty_strided((2, 3), (1, 2)).fill_(1.0))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_linspace_bitwise_matches_torch(dtype):
+    """Regression: linspace was computed in float64 and rounded, off by an ulp from torch's
+    kernel (which rounds each point once in the dtype) for about a third of the points."""
+    for n in (2, 3, 7, 16, 28, 54, 100, 257):
+        for a, b in ((-1, 1), (0, 5), (-3.5, 2.25), (0.1, 0.7), (3, -2)):
+            want = torch.linspace(a, b, n, dtype=getattr(torch, dtype)).numpy()
+            got = ember.linspace(a, b, n, dtype=getattr(ember, dtype)).numpy()
+            np.testing.assert_array_equal(got, want)

@@ -144,3 +144,26 @@ def test_affine_grid_float32_bitwise(size, align):
     want = TF.affine_grid(theta, list(size), align).numpy()
     got = EF.affine_grid(ember.tensor(theta.numpy()), list(size), align).numpy()
     np.testing.assert_array_equal(got, want)
+
+
+def _penalty(L, x0, g0, mode, pad, align):
+    """A gradient penalty: the gradients of grid_sample, differentiated again."""
+    x = L.tensor(x0, requires_grad=True)
+    g = L.tensor(g0, requires_grad=True)
+    y = L.nn.functional.grid_sample(x, g, mode, pad, align)
+    w = L.tensor(np.linspace(-1, 1, y.numel()).reshape(tuple(y.shape)))
+    gx, gg = L.autograd.grad((y * w).sum(), (x, g), create_graph=True)
+    (gx.square().sum() + gg.sin().sum()).backward()
+    return [t.detach().numpy() for t in (gx, gg, x.grad, g.grad)]
+
+
+@pytest.mark.parametrize("align", [False, True])
+@pytest.mark.parametrize("pad", PADS)
+@pytest.mark.parametrize("mode, nd", [("bilinear", 2), ("bicubic", 2), ("bilinear", 3)])
+def test_grid_sample_double_backward(mode, nd, pad, align):
+    shape = (2, 3, 4, 5) if nd == 2 else (1, 2, 3, 4, 5)
+    x0 = rand_array(shape, np.float64, seed=11)
+    g0 = _grid((shape[0], 3, 2, 2) if nd == 2 else (shape[0], 2, 3, 2, 3), np.float64, seed=12)
+    for got, want in zip(_penalty(ember, x0, g0, mode, pad, align),
+                         _penalty(torch, x0, g0, mode, pad, align)):
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)

@@ -7,6 +7,7 @@ norms.py          norm vector_norm matrix_norm cond matrix_rank
 lu.py             lu_factor lu_factor_ex lu lu_unpack (one getrf primitive + VJP)
 eig.py            eig eigvals (geev primitive + VJP)
 products.py       multi_dot (cheapest bracketing) vecdot matrix_power, aliases
+matrix_functions.py matrix_exp householder_product (composites)
 """
 
 from ..ops.matmul import matmul
@@ -14,15 +15,17 @@ from ._common import LinAlgError
 from .decompositions import cholesky, cholesky_ex, eigh, eigvalsh, qr, svd, svdvals
 from .eig import eig, eigvals
 from .lu import lu, lu_factor, lu_factor_ex
+from .matrix_functions import householder_product, matrix_exp
 from .norms import cond, matrix_norm, matrix_rank, norm, vector_norm
 from .products import cross, diagonal, matrix_power, multi_dot, vecdot
 from .solvers import det, inv, inv_ex, lstsq, pinv, slogdet, solve, solve_ex, solve_triangular
 
 __all__ = [
     "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh",
-    "eigvals", "eigvalsh", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex", "matmul",
-    "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet",
-    "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "vecdot", "vector_norm",
+    "eigvals", "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor",
+    "lu_factor_ex", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank",
+    "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd",
+    "svdvals", "vecdot", "vector_norm",
 ]
 
 # NumPy's `axis=` / `keepdims=` spellings, which PyTorch's linalg functions also take.

@@ -500,6 +500,10 @@ def linspace(start, end, steps: int, *, out=None, dtype=None, layout=None, devic
     end = end.item() if isinstance(end, Tensor) else end
     if as_device(device).type == "meta":
         return _finish(_meta((steps,), d), requires_grad)
+    if steps > 1 and d in (dt.float32, dt.float64) and not (
+            isinstance(start, complex) or isinstance(end, complex)):
+        return _out(_place(_linspace_float(start, end, steps, d.np.type), d, device,
+                           requires_grad), out)
     if steps == 1:
         arr = np.array([start], dtype=np.float64)
     else:
@@ -513,6 +517,41 @@ def linspace(start, end, steps: int, *, out=None, dtype=None, layout=None, devic
     if d.is_complex:
         arr = arr.astype(np.complex128)
     return _out(_place(arr.astype(d.np), d, device, requires_grad), out)
+
+
+def _fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """a * b + c rounded once, as a fused multiply-add (float32 or float64 arrays)."""
+    if a.dtype == np.float32:
+        return (a.astype(np.float64) * b + c).astype(np.float32)
+    # float64: the exact product as a sum of two doubles (Dekker), then two error-free sums
+    p = a * b
+    split = np.float64(134217729.0)  # 2**27 + 1
+
+    def halves(x):
+        t = split * x
+        hi = t - (t - x)
+        return hi, x - hi
+
+    ah, al = halves(a)
+    bh, bl = halves(b)
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    s = p + c
+    bb = s - p
+    t = (p - (s - bb)) + (c - bb)
+    return s + (t + e)
+
+
+def _linspace_float(start, end, steps: int, t) -> np.ndarray:
+    """linspace in float32 / float64 as PyTorch's CPU kernel computes it, value for value:
+    the step in the dtype, the first half counted up from `start` and the second half down
+    from `end`, each point one fused multiply-add."""
+    start, end = t(start), t(end)
+    step = np.asarray((end - start) / t(steps - 1))
+    i = np.arange(steps)
+    n = len(i)
+    up = _fma(np.broadcast_to(step, (n,)), i.astype(t), np.full(n, start))
+    down = _fma(np.broadcast_to(-step, (n,)), (steps - 1 - i).astype(t), np.full(n, end))
+    return np.where(i < steps // 2, up, down)
 
 
 def logspace(start, end, steps: int, base: float = 10.0, *, out=None, dtype=None, layout=None,

@@ -18,11 +18,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _grad_mode
 from .._tensor import Tensor
+from .creation import _fma as fused_multiply_add
 from .registry import Primitive, apply, defvjp_joint, nondifferentiable
 
 MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
 PADDINGS = {"zeros": 0, "border": 1, "reflection": 2}
+_grad_state = _grad_mode.state
 _A = -0.75  # the cubic convolution constant PyTorch uses
 # PyTorch's kernels work on SIMD vectors of this many points (AVX-512); it fixes the
 # order in which gradients reach a shared input pixel, so it only affects rounding.
@@ -30,11 +33,15 @@ _LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}
 
 
 def _fma(a, b, c):
-    """a * b + c with one rounding in float32 (as a fused multiply-add rounds)."""
+    """a * b + c rounded once (a fused multiply-add), in the arrays' precision."""
     a = np.asarray(a)
     if a.dtype == np.float32:
-        return (a.astype(np.float64) * b + c).astype(np.float32)
-    return a * b + c
+        r = np.multiply(a, b, dtype=np.float64)  # exact: 24 + 24 bits fit in 53
+        r += c
+        return r.astype(np.float32)
+    shape = np.broadcast_shapes(a.shape, np.shape(b), np.shape(c))
+    t = a.dtype.type
+    return fused_multiply_add(*(np.broadcast_to(np.asarray(x, dtype=t), shape) for x in (a, b, c)))
 
 
 class _Axis:
@@ -111,16 +118,19 @@ def _flat_index(pos, sizes):
     return idx, inside
 
 
-def _gather(planes, idx, inside):
-    """planes (N, C, S) read at idx (N, P): (N, C, P), zero where not `inside`."""
-    vals = np.take_along_axis(planes, idx[:, None, :], axis=2)
-    return np.where(inside[:, None, :], vals, planes.dtype.type(0))
+def _gather(pixels, idx, inside):
+    """pixels (N, S, C) (channels last: a gather reads C contiguous values per point)
+    read at idx (N, P): (N, P, C), zero where not `inside`."""
+    n, s, c = pixels.shape
+    rows = (idx + (np.arange(n, dtype=np.int64) * s)[:, None]).ravel()
+    vals = pixels.reshape(n * s, c).take(rows, axis=0).reshape(idx.shape + (c,))
+    return np.where(inside[..., None], vals, pixels.dtype.type(0))
 
 
 def _scatter(shape, dtype, adds):
     """Sum contributions into a zero (N, C, S) array in PyTorch's order.
 
-    `adds` lists (idx (N, P), inside (N, P), values (N, C, P)) per tap; within one plane
+    `adds` lists (idx (N, P), inside (N, P), values (N, P, C)) per tap; within one plane
     PyTorch walks the points a vector of lanes at a time and, per vector, every tap in
     turn, so contributions are ordered (chunk, tap, lane) before one sequential add.
     """
@@ -130,17 +140,17 @@ def _scatter(shape, dtype, adds):
     chunks = -(-p // lanes)
     pad = chunks * lanes - p
 
-    def arrange(a, fill):  # (..., P) -> (..., chunks, 1, lanes)
-        a = np.concatenate([a, np.full(a.shape[:-1] + (pad,), fill, a.dtype)], -1) \
-            if pad else a
-        return a.reshape(a.shape[:-1] + (chunks, 1, lanes))
+    def arrange(a, fill):  # (N, P, ...) -> (N, chunks, 1, lanes, ...)
+        if pad:
+            a = np.concatenate([a, np.full((n, pad) + a.shape[2:], fill, a.dtype)], 1)
+        return a.reshape((n, chunks, 1, lanes) + a.shape[2:])
 
-    idx = np.concatenate([arrange(i, 0) for i, _, _ in adds], -2)  # (N, chunks, taps, lanes)
-    ok = np.concatenate([arrange(np.broadcast_to(m, i.shape), False) for i, m, _ in adds], -2)
-    vals = np.concatenate([arrange(v, 0) for _, _, v in adds], -2)  # (N, C, chunks, taps, L)
-    base = (np.arange(n * c, dtype=np.int64) * s).reshape(n, c, 1, 1, 1)
-    flat_idx = (idx[:, None] + base)
-    keep = np.broadcast_to(ok[:, None], flat_idx.shape)
+    idx = np.concatenate([arrange(i, 0) for i, _, _ in adds], 2)  # (N, chunks, taps, lanes)
+    ok = np.concatenate([arrange(np.broadcast_to(m, i.shape), False) for i, m, _ in adds], 2)
+    vals = np.concatenate([arrange(v, 0) for _, _, v in adds], 2)  # (N, chunks, taps, L, C)
+    base = (np.arange(n * c, dtype=np.int64) * s).reshape(n, 1, 1, 1, c)
+    flat_idx = idx[..., None] + base
+    keep = np.broadcast_to(ok[..., None], flat_idx.shape)
     out = np.zeros(n * c * s, dtype)
     np.add.at(out, flat_idx[keep], vals[keep])
     return out.reshape(shape)
@@ -201,29 +211,30 @@ def _prepare(inp, grid, align, padding):
     t = inp.dtype.type
     n, c = inp.shape[:2]
     sizes = inp.shape[2:]
-    planes = inp.reshape(n, c, -1)
+    pixels = np.ascontiguousarray(inp.reshape(n, c, -1).transpose(0, 2, 1))  # (N, S, C)
     g = grid.reshape(n, -1, grid.shape[-1])
     axes = _axes(inp.shape, align, padding, t)
-    return t, planes, sizes, [g[..., k] for k in range(len(axes))], axes
+    return t, pixels, sizes, [g[..., k] for k in range(len(axes))], axes
 
 
 def _sample_kernel(inp, grid, *, mode, padding, align):
-    t, planes, sizes, gs, axes = _prepare(inp, grid, align, padding)
+    t, pixels, sizes, gs, axes = _prepare(inp, grid, align, padding)
     nd = len(axes)
     if mode == 1:  # nearest (round half to even)
         pos = [np.rint(ax.apply(g)) for ax, g in zip(axes, gs)]
-        out = _gather(planes, *_flat_index(pos, sizes))
+        out = _gather(pixels, *_flat_index(pos, sizes))
     elif mode == 0:
         taps = _linear_taps([ax.apply(g) for ax, g in zip(axes, gs)])
         out = None
         for corner in _corners(nd):
             pos = [taps[k][0] + corner[k] for k in range(nd)]
-            v = _gather(planes, *_flat_index(pos, sizes))
-            w = _corner_weights(taps, corner)[:, None, :]
+            v = _gather(pixels, *_flat_index(pos, sizes))
+            w = _corner_weights(taps, corner)[..., None]
             out = v * w if out is None else _fma(v, w, out)
     else:
-        out = _bicubic_forward(t, planes, sizes, gs, axes)
-    return out.reshape(inp.shape[:2] + grid.shape[1:-1]).astype(inp.dtype, copy=False)
+        out = _bicubic_forward(t, pixels, sizes, gs, axes)
+    out = out.transpose(0, 2, 1).astype(inp.dtype, copy=False)
+    return np.ascontiguousarray(out).reshape(inp.shape[:2] + grid.shape[1:-1])
 
 
 def _bicubic_points(axes, gs, t):
@@ -239,27 +250,27 @@ def _bicubic_tap(axes, lows, i, j, sizes):
     return _flat_index([np.trunc(px), np.trunc(py)], sizes)
 
 
-def _bicubic_forward(t, planes, sizes, gs, axes):
+def _bicubic_forward(t, pixels, sizes, gs, axes):
     _, lows, fr = _bicubic_points(axes, gs, t)
     cx, cy = _cubic(fr[0], t), _cubic(fr[1], t)
     out = None
     for j in range(4):
         row = None
         for i in range(4):
-            v = _gather(planes, *_bicubic_tap(axes, lows, i, j, sizes))
-            row = v * cx[i][:, None] if row is None else _fma(cx[i][:, None], v, row)
-        out = cy[j][:, None] * row if out is None else _fma(cy[j][:, None], row, out)
+            v = _gather(pixels, *_bicubic_tap(axes, lows, i, j, sizes))
+            row = v * cx[i][..., None] if row is None else _fma(cx[i][..., None], v, row)
+        out = cy[j][..., None] * row if out is None else _fma(cy[j][..., None], row, out)
     return out
 
 
 # --- backward ------------------------------------------------------------------------------
 
 def _sample_backward_kernel(g, inp, grid, *, mode, padding, align, input_grad):
-    t, planes, sizes, gs, axes = _prepare(inp, grid, align, padding)
+    t, pixels, sizes, gs, axes = _prepare(inp, grid, align, padding)
     n, c = inp.shape[:2]
     nd = len(axes)
-    go = g.reshape(n, c, -1).astype(inp.dtype, copy=False)
-    shape = (n, c, planes.shape[2])
+    go = g.reshape(n, c, -1).astype(inp.dtype, copy=False).transpose(0, 2, 1)  # (N, P, C)
+    shape = (n, c, pixels.shape[1])
     ggrid = np.zeros(gs[0].shape + (nd,), inp.dtype)
     adds = []
     if mode == 1:
@@ -273,12 +284,12 @@ def _sample_backward_kernel(g, inp, grid, *, mode, padding, align, input_grad):
         for corner in _corners(nd):
             pos = [taps[k][0] + corner[k] for k in range(nd)]
             idx, inside = _flat_index(pos, sizes)
-            vals[corner] = _gather(planes, idx, inside)
+            vals[corner] = _gather(pixels, idx, inside)
             if input_grad:
-                adds.append((idx, inside, _corner_weights(taps, corner)[:, None] * go))
+                adds.append((idx, inside, _corner_weights(taps, corner)[..., None] * go))
         ggrid = _linear_grid_grad(vals, taps, go, [p[1] for p in pairs], t)
     else:
-        ggrid = _bicubic_backward(t, planes, sizes, gs, axes, go, adds, input_grad)
+        ggrid = _bicubic_backward(t, pixels, sizes, gs, axes, go, adds, input_grad)
     gin = _scatter(shape, inp.dtype, adds).reshape(inp.shape) if input_grad else None
     if gin is None:
         gin = np.zeros((0,), inp.dtype)
@@ -288,10 +299,10 @@ def _sample_backward_kernel(g, inp, grid, *, mode, padding, align, input_grad):
 def _linear_grid_grad(vals, taps, go, mults, t):
     """d out / d grid of (bi/tri)linear sampling, summed over channels in order."""
     nd = len(taps)
-    n, c, p = go.shape
+    n, p, c = go.shape
     acc = [np.zeros((n, p), go.dtype) for _ in range(nd)]
     for ch in range(c):  # channels are summed one after another, as PyTorch does
-        gch = go[:, ch]
+        gch = go[..., ch]
         for k in range(nd):
             # d/dx_k: for each pair of corners differing in axis k, (high - low) times the
             # weights of the other axes
@@ -300,7 +311,7 @@ def _linear_grid_grad(vals, taps, go, mults, t):
                 if corner[k]:
                     continue
                 hi = tuple(1 if m == k else corner[m] for m in range(nd))
-                diff = vals[hi][:, ch] - vals[corner][:, ch]
+                diff = vals[hi][..., ch] - vals[corner][..., ch]
                 w = None
                 for m in reversed(range(nd)):
                     if m != k:
@@ -314,24 +325,24 @@ def _linear_grid_grad(vals, taps, go, mults, t):
     return np.stack([a * m for a, m in zip(acc, mults)], -1)
 
 
-def _bicubic_backward(t, planes, sizes, gs, axes, go, adds, input_grad):
+def _bicubic_backward(t, pixels, sizes, gs, axes, go, adds, input_grad):
     _, lows, fr = _bicubic_points(axes, gs, t)
     cx, cy = _cubic(fr[0], t), _cubic(fr[1], t)
     dx, dy = _cubic_grad(fr[0], t), _cubic_grad(fr[1], t)
-    n, c, p = go.shape
+    n, p, c = go.shape
     taps = []
     for i in range(4):
         for j in range(4):
             idx, inside = _bicubic_tap(axes, lows, i, j, sizes)
             if input_grad:  # PyTorch's order within a plane: (chunk, i, j, lane)
-                adds.append((idx, inside, go * cx[i][:, None] * cy[j][:, None]))
-            taps.append((i, j, _gather(planes, idx, inside) * go))
+                adds.append((idx, inside, go * cx[i][..., None] * cy[j][..., None]))
+            taps.append((i, j, _gather(pixels, idx, inside) * go))
     gx = np.zeros((n, p), go.dtype)
     gy = np.zeros((n, p), go.dtype)
     for ch in range(c):  # one running sum over channels and taps, in PyTorch's order
         for i, j, vg in taps:
-            gx = _fma(-(vg[:, ch] * dx[i]), cy[j], gx)
-            gy = _fma(-(vg[:, ch] * dy[j]), cx[i], gy)
+            gx = _fma(-(vg[..., ch] * dx[i]), cy[j], gx)
+            gy = _fma(-(vg[..., ch] * dy[j]), cx[i], gy)
     return np.stack([gx * axes[0].scale, gy * axes[1].scale], -1)
 
 
@@ -347,10 +358,18 @@ def _backward_meta(g, inp, grid, *, input_grad, **_):
 
 
 def _vjp(g, out, inp, grid, *, needs, mode, padding, align):
+    if _grad_state.enabled:  # a graph of the backward is wanted: differentiate the composite
+        return _vjp_with_graph(g, inp, grid, needs, mode, padding, align)
     want_in = bool(needs[0])
     gin, ggrid = apply(_backward_of[len(inp.shape)], g, inp, grid, mode=mode,
                        padding=padding, align=align, input_grad=want_in)
     return (gin if want_in else None), ggrid
+
+
+def _vjp_with_graph(g, inp, grid, needs, mode, padding, align):
+    from .sampling_graph import grid_sample_vjp
+
+    return grid_sample_vjp(g, inp, grid, needs, mode, padding, align)
 
 
 grid_sampler_2d_p = Primitive("grid_sampler_2d", _sample_kernel, _meta,

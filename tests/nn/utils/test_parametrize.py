@@ -235,3 +235,33 @@ def test_spectral_norm_matches_torch(make):
     assert_same(e.weight, t.weight, rtol=1e-5, atol=1e-6)
     with pytest.raises(IndexError):
         ember.nn.utils.parametrizations.spectral_norm(ember.nn.Linear(2, 2), dim=3)
+
+
+@pytest.mark.parametrize("shape, kw", [
+    ((4, 4), {}), ((6, 3), {}), ((3, 6), {}), ((4, 4), {"orthogonal_map": "cayley"}),
+    ((5, 3), {"orthogonal_map": "matrix_exp"}), ((4, 4), {"orthogonal_map": "householder"}),
+    ((3, 3), {"use_trivialization": False}),
+])
+def test_orthogonal_matches_torch(shape, kw):
+    def build(L):
+        m = L.nn.Linear(shape[1], shape[0])
+        return L.nn.utils.parametrizations.orthogonal(m, **kw)
+
+    e, t = _both(build)
+    assert repr(e) == repr(t)
+    assert sorted(e.state_dict()) == sorted(t.state_dict())
+    assert_same(e.weight, t.weight, rtol=1e-5, atol=1e-6)
+    w = e.weight.detach().numpy()
+    gram = w @ w.T if shape[0] <= shape[1] else w.T @ w
+    np.testing.assert_allclose(gram, np.eye(min(shape)), atol=1e-5)
+    x = np.linspace(-1, 1, 2 * shape[1], dtype=np.float32).reshape(2, shape[1])
+    e(ember.tensor(x)).square().sum().backward()
+    t(torch.tensor(x)).square().sum().backward()
+    assert_same(e.parametrizations.weight.original.grad,
+                t.parametrizations.weight.original.grad, rtol=1e-4, atol=1e-5)
+    if kw.get("use_trivialization", True):
+        with ember.no_grad():
+            e.weight = ember.eye(*shape)
+        with torch.no_grad():
+            t.weight = torch.eye(*shape)
+        assert_same(e.weight, t.weight, rtol=1e-5, atol=1e-6)

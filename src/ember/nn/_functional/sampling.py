@@ -15,6 +15,7 @@ import numpy as np
 import ember as E
 
 from ..._tensor import Tensor
+from ...ops.creation import _linspace_float
 from ...ops.sampling import MODES, PADDINGS, grid_sampler
 
 __all__ = ["grid_sample", "affine_grid"]
@@ -39,29 +40,12 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
     return grid_sampler(input, grid, MODES[mode], PADDINGS[padding_mode], align_corners)
 
 
-def _fma(a, b, c):
-    """a * b + c rounded once in float32 (a fused multiply-add), or plainly in float64."""
-    if np.result_type(a, b, c) == np.float32:
-        return (np.float64(a) * np.float64(b) + np.float64(c)).astype(np.float32)
-    return a * b + c
-
-
-def _linspace(n: int, t) -> np.ndarray:
-    """torch.linspace(-1, 1, n) in precision `t`, value for value: the first half counts up
-    from -1 and the second half down from 1, each point one fused multiply-add."""
-    start, end = t(-1), t(1)
-    step = (end - start) / t(n - 1)
-    i = np.arange(n)
-    return np.where(i < n // 2, _fma(step, i.astype(t), start),
-                    _fma(-step, (n - i - 1).astype(t), end)).astype(t)
-
-
 def _steps(n: int, align: bool, t) -> np.ndarray:
     """n points spread over [-1, 1] as torch.linspace spreads them (in `t`), pulled in to
     the pixel centres when not aligning corners."""
     if n <= 1:  # a single point sits at the centre
         return np.zeros(max(n, 0), t)
-    r = _linspace(n, t)
+    r = _linspace_float(-1, 1, n, t)  # torch.linspace's values, bit for bit
     if not align:
         r = (r * t(n - 1)) / t(n)
     return r.astype(t)

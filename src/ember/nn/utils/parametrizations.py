@@ -1,4 +1,4 @@
-"""Ready-made parametrizations: `weight_norm` and `spectral_norm`, registered through
+"""Ready-made parametrizations: `orthogonal`, `weight_norm` and `spectral_norm`, registered through
 `parametrize`, so their tensors live under `parametrizations.<name>.original*` and their
 state_dict keys are PyTorch's."""
 
@@ -12,7 +12,117 @@ from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ..modules.module import Module
 from . import parametrize
 
-__all__ = ["weight_norm", "spectral_norm"]
+__all__ = ["orthogonal", "weight_norm", "spectral_norm"]
+
+
+_MAPS = ("matrix_exp", "cayley", "householder")
+
+
+def _is_orthogonal(q: Tensor) -> bool:
+    n, k = q.shape[-2], q.shape[-1]
+    eye = E.eye(k, dtype=q.dtype, device=q.device)
+    return bool(E.allclose(q.mH @ q, eye, atol=10.0 * n * E.finfo(q.dtype).eps))
+
+
+def _make_orthogonal(a: Tensor) -> Tensor:
+    """The Q of a's QR decomposition with R's diagonal made positive."""
+    q, r = E.linalg.qr(a)
+    return q * r.diagonal(dim1=-2, dim2=-1).sgn().unsqueeze(-2)
+
+
+class _Orthogonal(Module):
+    """Maps an unconstrained matrix to one with orthonormal columns (or rows, when wide):
+    through the exponential or the Cayley transform of its skew-symmetric part, or as a
+    product of Householder reflections; with `use_trivialization`, the result multiplies a
+    fixed orthogonal `base` that assignment updates."""
+
+    def __init__(self, weight: Tensor, orthogonal_map: str, *,
+                 use_trivialization: bool = True) -> None:
+        super().__init__()
+        if weight.is_complex() and orthogonal_map == "householder":
+            raise ValueError("The householder parametrization does not support complex "
+                             "tensors.")
+        self.shape = weight.shape
+        self.orthogonal_map = orthogonal_map
+        if use_trivialization:
+            self.register_buffer("base", None)
+
+    def forward(self, x: Tensor) -> Tensor:
+        n, k = x.shape[-2], x.shape[-1]
+        transposed = n < k
+        if transposed:
+            x = x.mT
+            n, k = k, n
+        if self.orthogonal_map in ("matrix_exp", "cayley"):
+            x = x.tril()
+            if n != k:
+                x = E.cat([x, x.new_zeros(n, n - k).expand(*x.shape[:-2], -1, -1)], dim=-1)
+            a = x - x.mH
+            if self.orthogonal_map == "matrix_exp":
+                q = E.linalg.matrix_exp(a)
+            else:
+                eye = E.eye(n, dtype=a.dtype, device=a.device)
+                q = E.linalg.solve(eye - 0.5 * a, eye + 0.5 * a)
+            if n != k:
+                q = q[..., :k]
+        else:
+            a = x.tril(diagonal=-1)
+            tau = 2.0 / (1.0 + (a * a).sum(dim=-2))
+            q = E.linalg.householder_product(a, tau)
+            q = q * x.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)
+        if hasattr(self, "base"):
+            q = self.base @ q
+        if transposed:
+            q = q.mT
+        return q
+
+    def right_inverse(self, q: Tensor) -> Tensor:
+        with E.no_grad():
+            if q.shape != self.shape:
+                raise ValueError(f"Expected a matrix or batch of matrices of shape {self.shape}. "
+                                 f"Got a tensor of shape {q.shape}.")
+            q_init = q
+            n, k = q.shape[-2], q.shape[-1]
+            transpose = n < k
+            if transpose:
+                q = q.mT
+                n, k = k, n
+            if not hasattr(self, "base"):
+                raise NotImplementedError(
+                    "It is not possible to assign to the matrix exponential or the Cayley "
+                    "parametrizations when use_trivialization=False." if self.orthogonal_map
+                    != "householder" else "ember does not implement assigning to a Householder "
+                    "parametrization without trivialization (it needs geqrf).")
+            if n == k:
+                q = q.clone() if _is_orthogonal(q) else _make_orthogonal(q)
+            else:
+                noise = E.randn(*(tuple(q.shape[:-2]) + (n, n - k)), dtype=q.dtype,
+                                device=q.device)
+                q = _make_orthogonal(E.cat([q, noise], dim=-1))
+            self.base = q
+            neg_eye = E.zeros_like(q_init)
+            neg_eye.diagonal(dim1=-2, dim2=-1).fill_(-1.0)
+            return neg_eye
+
+
+def orthogonal(module: Module, name: str = "weight", orthogonal_map: str | None = None, *,
+               use_trivialization: bool = True) -> Module:
+    """Keep `module.<name>` orthogonal (orthonormal rows or columns) through training."""
+    weight = getattr(module, name, None)
+    if not isinstance(weight, Tensor):
+        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
+    if weight.ndim < 2:
+        raise ValueError("Expected a matrix or batch of matrices. Got a tensor of "
+                         f"{weight.ndim} dimensions.")
+    if orthogonal_map is None:
+        orthogonal_map = "matrix_exp" if weight.shape[-2] == weight.shape[-1] or \
+            weight.is_complex() else "householder"
+    if orthogonal_map not in _MAPS:
+        raise ValueError('orthogonal_map has to be one of "matrix_exp", "cayley", '
+                         f'"householder". Got: {orthogonal_map}')
+    orth = _Orthogonal(weight, orthogonal_map, use_trivialization=use_trivialization)
+    parametrize.register_parametrization(module, name, orth, unsafe=True)
+    return module
 
 
 class _WeightNorm(Module):
