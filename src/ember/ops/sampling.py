@@ -4,14 +4,16 @@
 (N, Ho, Wo, 2) holds, normalised to [-1, 1], with bilinear, nearest or bicubic
 interpolation and zeros / border / reflection padding; `grid_sampler_3d` does the same
 for (N, C, D, H, W) volumes (bilinear and nearest). Each has one backward primitive
-that returns the input's and the grid's gradients together (they share every gather),
-and, like PyTorch's, that backward has no derivative of its own.
+that returns the input's and the grid's gradients together (they share every gather);
+it is used when no graph of the backward is wanted. Under `create_graph=True` the VJP
+builds the same gradients from differentiable ops instead (`sampling_graph.py`), so
+gradients of gradients work as in PyTorch.
 
 The kernels follow the arithmetic of PyTorch's CPU kernels step by step, including
 where its compiled code fuses a multiply and an add into one rounding (`_fma`), so
-float32 results agree bit for bit; gradients scattered into the input are added in the
-order PyTorch adds them (`_scatter`). Everything is vectorised over batch, channels and
-output points.
+float32 results agree bit for bit for bilinear and nearest (bicubic within a few ulps);
+gradients scattered into the input are added in the order PyTorch adds them
+(`_scatter`). Everything is vectorised over batch, channels and output points.
 """
 
 from __future__ import annotations
@@ -382,7 +384,7 @@ grid_sampler_3d_backward_p = Primitive("grid_sampler_3d_backward", _sample_backw
                                        _backward_meta, n_outputs=2)
 _backward_of = {4: grid_sampler_2d_backward_p, 5: grid_sampler_3d_backward_p}
 for _p in (grid_sampler_2d_backward_p, grid_sampler_3d_backward_p):
-    nondifferentiable(_p)  # PyTorch has no double backward here either
+    nondifferentiable(_p)  # only run when no graph is built (see sampling_graph)
 for _p in (grid_sampler_2d_p, grid_sampler_3d_p):
     defvjp_joint(_p, _vjp, (True, True))
 
