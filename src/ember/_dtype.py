@@ -72,6 +72,15 @@ ALIASES = {
 }
 
 
+# Python's scalar types stand for dtypes wherever PyTorch takes one (`x.to(int)`).
+_PY_TYPES = {bool: bool_, int: int64, float: float64, complex: complex128}
+
+
+def as_dtype(d):
+    """`d` itself, or the dtype a Python scalar type names (`int` is int64, `float` float64)."""
+    return _PY_TYPES.get(d, d) if d.__class__ is type else d
+
+
 def _from_name(name: str) -> dtype:
     return BY_NAME[name]
 

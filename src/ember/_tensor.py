@@ -280,12 +280,15 @@ class Tensor:
             )
         if value and not (self._dtype.is_floating_point or self._dtype.is_complex):
             raise RuntimeError(
-                "Only Tensors of floating point and complex dtype can require gradients")
+                "only Tensors of floating point and complex dtype can require gradients")
         if value and self._vc is None and grad_mode.state.enabled is False:
             pass
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        if requires_grad and not (self._dtype.is_floating_point or self._dtype.is_complex):
+            # NOTE: PyTorch's method words it without "complex" (its setter says both).
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
         return self
 

@@ -281,6 +281,8 @@ def record(prim, rule, args, params, out) -> None:
     """Attach a new node for `prim` (derivative `rule`) to `out`, a tensor or tuple of them."""
     if rule is None:  # not differentiable: outputs simply don't require grad
         return
+    if out.__class__ is not tuple and not (out._dtype.is_floating_point or out._dtype.is_complex):
+        return  # an integer or bool result (a cast, a view as int) never requires grad
     Tensor = T.Tensor
     cls = _node_classes.get(prim)
     node = _new(cls if cls is not None else node_class(prim, args, params))

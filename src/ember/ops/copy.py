@@ -128,15 +128,15 @@ def _to_device(x: Tensor, dev: device, dtype: dt.dtype | None) -> Tensor:
 
 def _parse_to(args, kwargs):
     dev = kwargs.pop("device", None)
-    dtype = kwargs.pop("dtype", None)
+    dtype = dt.as_dtype(kwargs.pop("dtype", None))
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
     fmt = kwargs.pop("memory_format", None)
     if kwargs:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
     for a in args:
-        if isinstance(a, dt.dtype):
-            dtype = a
+        if isinstance(a, dt.dtype) or (a.__class__ is type and a in dt._PY_TYPES):
+            dtype = dt.as_dtype(a)
         elif isinstance(a, Tensor):
             dtype, dev = a._dtype, a.device
         elif isinstance(a, (str, device, int)) and not isinstance(a, bool):
@@ -144,7 +144,10 @@ def _parse_to(args, kwargs):
         elif isinstance(a, bool):
             continue
         else:
-            raise TypeError(f"to() received an invalid combination of arguments: {a!r}")
+            raise TypeError(
+                f"to() received an invalid combination of arguments - got "
+                f"({type(a).__name__}), but expected one of: (device, dtype), (dtype) or "
+                "(Tensor), each followed by non_blocking and copy")
     return (None if dev is None else as_device(dev)), dtype, copy, fmt
 
 
@@ -173,6 +176,10 @@ def type_(x: Tensor, dtype=None, non_blocking=False, **kwargs):
         dtype = legacy_type_dtype(dtype)
     if isinstance(dtype, type) and hasattr(dtype, "_ember_dtype"):
         dtype = dtype._ember_dtype
+    elif isinstance(dtype, type):
+        raise ValueError(f"invalid type: '{dtype.__name__}'")
+    elif not isinstance(dtype, dt.dtype):
+        raise TypeError("dtype must be a type, str, or dtype object")
     return _cast(x, dtype)
 
 

@@ -27,6 +27,9 @@ _grad_state = grad_mode.state
 
 def _finish(t: Tensor, requires_grad: bool) -> Tensor:
     if requires_grad:
+        if not (t._dtype.is_floating_point or t._dtype.is_complex):
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients")
         t.requires_grad_(True)
     return t
 
@@ -120,7 +123,7 @@ def _filled(size, value, dtype, device, requires_grad) -> Tensor:
 
 
 def _dtype_or_default(dtype) -> dt.dtype:
-    return dt.get_default_dtype() if dtype is None else dtype
+    return dt.get_default_dtype() if dtype is None else dt.as_dtype(dtype)
 
 
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
@@ -322,6 +325,7 @@ def _infer(data):
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
     """A new tensor copying `data` (nested lists, numbers, arrays, tensors)."""
+    dtype = dt.as_dtype(dtype)
     if isinstance(data, Tensor):
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach()."
