@@ -194,7 +194,9 @@ class Tensor:
 
     @property
     def _version(self) -> int:
-        return 0 if self._vc is None else self._vc[0]
+        if self._vc is None:
+            raise RuntimeError("Inference tensors do not track version counter.")
+        return self._vc[0]
 
     def _is_view(self) -> bool:
         return self._base is not None
@@ -281,8 +283,9 @@ class Tensor:
         if value and not (self._dtype.is_floating_point or self._dtype.is_complex):
             raise RuntimeError(
                 "only Tensors of floating point and complex dtype can require gradients")
-        if value and self._vc is None and grad_mode.state.enabled is False:
-            pass
+        if value and self._vc is None and not grad_mode.state.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:

@@ -12,7 +12,16 @@ from .._device import as_device, device
 from .._tensor import Tensor
 from .._view import broadcast_shapes, contiguous_strides, like_strides, storage_extent
 from ._common import same_meta
-from .registry import Primitive, apply, apply_, bump_version, check_inplace, defvjp, write_into
+from .registry import (
+    Primitive,
+    apply,
+    apply_,
+    bump_version,
+    check_inplace,
+    check_not_inference,
+    defvjp,
+    write_into,
+)
 
 _grad_state = grad_mode.state
 
@@ -260,6 +269,7 @@ def resize_(self: Tensor, *sizes, memory_format=None) -> Tensor:
 
     if self._requires_grad:
         raise RuntimeError("cannot resize variables that require grad")
+    check_not_inference(self)
     shape = _sizes(sizes)
     storage = self._ensure_storage_obj()
     need = (self._offset + numel(shape)) * self._dtype.itemsize

@@ -54,16 +54,21 @@ def wrap_np_scalar(value, dtype: dt.dtype):
 
 # --- in-place ---------------------------------------------------------------
 
-def check_inplace(self: Tensor, *, aliased_ok: bool = False) -> None:
-    """PyTorch's refusals to write into `self`: a leaf that requires grad (or a view of one),
-    a view made under no_grad of a tensor that requires grad, an inference tensor, and (unless
-    `aliased_ok`, for the writes whose result does not depend on their order) a tensor whose
-    elements overlap in memory."""
+def check_not_inference(self: Tensor) -> None:
+    """An inference tensor is written only inside inference mode (RuntimeError outside)."""
     if self._vc is None and not _grad_state.inference:
         raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
                            "allowed.You can make a clone to get a normal tensor before doing "
                            "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
                            "details.")
+
+
+def check_inplace(self: Tensor, *, aliased_ok: bool = False) -> None:
+    """PyTorch's refusals to write into `self`: a leaf that requires grad (or a view of one),
+    a view made under no_grad of a tensor that requires grad, an inference tensor, and (unless
+    `aliased_ok`, for the writes whose result does not depend on their order) a tensor whose
+    elements overlap in memory."""
+    check_not_inference(self)
     base = self._base
     if not aliased_ok and overlapping(self):
         refuse_overlap()
