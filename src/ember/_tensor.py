@@ -10,6 +10,7 @@ a method by `ember/_bind.py`; this file holds only what a tensor *is*.
 from __future__ import annotations
 
 import warnings
+import weakref
 
 import numpy as np
 
@@ -651,7 +652,20 @@ def _view(src: Tensor, shape, stride, offset: int) -> Tensor:
         src._ensure_storage()
         storage = src._storage
     base = src._base if src._base is not None else src
-    return _make(storage, shape, stride, offset, src._dtype, base, src._vc)
+    out = _make(storage, shape, stride, offset, src._dtype, base, src._vc)
+    if src._requires_grad and not _grad_state.enabled:
+        _no_grad_views[id(out)] = weakref.ref(out, lambda _, k=id(out): _no_grad_views.pop(k, 0))
+    return out
+
+
+# Views made under no_grad of a tensor that requires grad, by id: PyTorch refuses to write
+# them in place with grad on (ember.ops.registry.check_inplace asks `made_under_no_grad`).
+_no_grad_views: dict = {}
+
+
+def made_under_no_grad(view: Tensor) -> bool:
+    ref = _no_grad_views.get(id(view))
+    return ref is not None and ref() is view
 
 
 def is_tensor(obj) -> bool:
