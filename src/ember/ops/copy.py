@@ -211,8 +211,10 @@ def cpu(x: Tensor, memory_format=None) -> Tensor:
 
 
 def cuda(x: Tensor, device=None, non_blocking=False, memory_format=None) -> Tensor:
-    return to(x, "cuda" if device is None else as_device(
-        device if not isinstance(device, int) else f"cuda:{device}"))
+    dev = as_device("cuda" if device is None else device)  # a bare int needs a GPU
+    if dev.type != "cuda":
+        raise RuntimeError("Invalid device, must be cuda device")
+    return to(x, dev)
 
 
 # --- copy_ ----------------------------------------------------------------------
@@ -293,8 +295,26 @@ def resize_as_(self: Tensor, other: Tensor, memory_format=None) -> Tensor:
     return resize_(self, other._shape)
 
 
+def xpu(x: Tensor, device=None, non_blocking=False, memory_format=None) -> Tensor:
+    return to(x, "xpu" if device is None else device)
+
+
+def pin_memory(x: Tensor, device=None) -> Tensor:
+    """Page-locked host memory is for copies to a GPU: PyTorch's CPU build refuses it."""
+    from ..backends.cuda import is_available
+
+    if not is_available():
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    return x  # NOTE: CuPy copies from ordinary host memory; nothing to pin
+
+
+def is_pinned(x: Tensor, device=None) -> bool:
+    return False
+
+
 TENSOR_METHODS = {
-    "resize_": resize_, "resize_as_": resize_as_,
+    "resize_": resize_, "resize_as_": resize_as_, "xpu": xpu, "pin_memory": pin_memory,
+    "is_pinned": is_pinned,
     "clone": clone, "to": to, "type": type_, "cpu": cpu, "cuda": cuda, "copy_": copy_,
     "float": _converter(dt.float32), "double": _converter(dt.float64),
     "half": _converter(dt.float16), "bfloat16": _converter(dt.bfloat16),

@@ -87,6 +87,10 @@ def _eval_factory(prim: FactoryPrimitive, args: tuple, params: dict) -> Tensor:
     device = params["device"]
     if device.type == "meta":
         return _meta(*meta_rules[prim](*args, **params))
+    if device.type != "cpu":
+        from ..backends import refuse_unavailable
+
+        refuse_unavailable(device, factory=True)
     t = _wrap(_cpu_kernels[prim](*args, **params), params["dtype"])
     if device.type != "cpu":
         from .device_copy import to_device
