@@ -11,6 +11,7 @@ constructor allocate whatever sizes it names.
 
 from __future__ import annotations
 
+import _compat_pickle
 import contextlib
 import inspect
 import sys
@@ -52,7 +53,6 @@ _CALLABLE = {
     "collections.OrderedDict": _ordered_dict,
     "collections.Counter": _counter,
     "builtins.set": _collection(set),
-    "builtins.frozenset": _collection(frozenset),
     "builtins.complex": _complex,
     "builtins.bytearray": _bytearray,
     "builtins.bytes": _bytes_empty,
@@ -83,7 +83,12 @@ def _find_global(module: str, name: str):
     if len(module) + len(name) > 256:
         raise UnpicklingError(f"refusing global {describe(module)}.{describe(name)}: a name "
                               "that long is no global a checkpoint names")
-    module = "builtins" if module == "__builtin__" else module
+    # Python 2's names, which protocol-2 pickles use (`__builtin__.xrange` is `range`), read
+    # as pickle reads them.
+    if (module, name) in _compat_pickle.NAME_MAPPING:
+        module, name = _compat_pickle.NAME_MAPPING[(module, name)]
+    else:
+        module = _compat_pickle.IMPORT_MAPPING.get(module, module)
     full = f"{module}.{name}"
     top = module.split(".")[0]
     if top in _NEVER or module == "builtins" and name in _NEVER_BUILTINS:
