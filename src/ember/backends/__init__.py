@@ -1,8 +1,10 @@
-"""Backends: where kernels run. `cpu` is NumPy, `meta` is metadata only, `cuda` is CuPy.
+"""Backends: where kernels run. `cpu` is NumPy, `meta` is metadata only; `cuda` is a seam
+with no kernels yet (it detects CuPy and a GPU, and runs nothing: see README, "Devices").
 
 The seam: a backend turns tensors into its own arrays, runs a primitive's kernel,
 and moves tensors to and from host memory. The cpu and meta paths are inlined in
 `ops.registry.apply` for speed; other backends plug in through `get_backend`.
+`refuse_unavailable` raises what PyTorch's CPU build raises for the devices ember lacks.
 """
 
 from __future__ import annotations

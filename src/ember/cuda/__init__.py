@@ -1,4 +1,5 @@
-"""ember.cuda: PyTorch's CPU-build answers on a machine without a GPU, CuPy where there is one.
+"""ember.cuda: PyTorch's CPU-build answers on a machine without a GPU (ember has no CUDA
+kernels; where CuPy finds a GPU the queries below ask CuPy, untested).
 
 Without a GPU (or without CuPy) this module behaves as `torch.cuda` does in PyTorch's CPU
 build: the queries answer (`is_available()` is False, `device_count()` 0, the seeding and
