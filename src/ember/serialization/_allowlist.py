@@ -17,7 +17,10 @@ import inspect
 import sys
 from collections import OrderedDict
 
+import numpy as np
+
 from .. import _dtype as dt
+from . import _numpy
 from ._dtypes import _STORAGE_CLASSES, _UNSUPPORTED_DTYPES, _V3_NUMPY, _dtype_named
 from ._limits import describe
 from ._standins import (
@@ -61,7 +64,7 @@ _CALLABLE = {
     "torch.device": _device_of,
     "torch.serialization._get_layout": _get_layout,
 }
-_CALLABLES = set(map(id, _CALLABLE.values()))
+_CALLABLES = set(map(id, _CALLABLE.values())) | set(map(id, _numpy.CALLABLES))
 _KNOWN_UNSUPPORTED = {
     "torch._utils._rebuild_sparse_tensor": "sparse tensors",
     "torch._utils._rebuild_qtensor": "quantized tensors",
@@ -113,6 +116,8 @@ def _find_global(module: str, name: str):
                               "ember.load")
     if full in _safe:
         return _safe[full]
+    if _whole_models[0] and full in _numpy.GLOBALS:  # torch loads these unless weights_only
+        return _numpy.GLOBALS[full]
     if _whole_models[0] and (cls := _imported_module_class(module, name)) is not None:
         _safe[full] = cls  # for this load only (load() restores the allowlist)
         return cls
@@ -193,6 +198,10 @@ def _build(obj, state) -> None:
         else:
             raise UnpicklingError(f"cannot restore state of {type(obj).__name__}")
         return
+    if _whole_models[0] and type(obj) is np.ndarray:  # made by `_numpy._reconstruct`
+        return _numpy.set_array_state(obj, state)
+    if _whole_models[0] and isinstance(obj, np.dtype):  # made by `_numpy._dtype`: a copy
+        return _numpy.set_dtype_state(obj, state)
     raise UnpicklingError(f"refusing BUILD on a {type(obj).__name__}: only an OrderedDict's "
                           "_metadata may be restored that way")
 
