@@ -130,20 +130,33 @@ def _dtype_or_default(dtype) -> dt.dtype:
     return dt.get_default_dtype() if dtype is None else dt.as_dtype(dtype)
 
 
+def _refuse_pinned(pin_memory: bool, device) -> None:
+    """Pinned host memory needs a GPU: PyTorch's CPU build refuses `pin_memory=True`."""
+    if pin_memory and as_device(device).type != "meta":
+        from ..backends.cuda import is_available
+
+        if not is_available():
+            raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; "
+                               "no pinned memory allocator is available on this system.")
+
+
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False) -> Tensor:
+    _refuse_pinned(pin_memory, device)
     d = _dtype_or_default(dtype)
     return _out(_filled(_sizes(size, "zeros"), 0, d, device, requires_grad), out)
 
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False) -> Tensor:
+    _refuse_pinned(pin_memory, device)
     d = _dtype_or_default(dtype)
     return _out(_filled(_sizes(size, "ones"), 1, d, device, requires_grad), out)
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, memory_format=None) -> Tensor:
+    _refuse_pinned(pin_memory, device)
     return _out(_filled(_sizes(size), None, _dtype_or_default(dtype), device, requires_grad),
                 out)
 
@@ -167,6 +180,7 @@ def _out(t: Tensor, out):
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
                   pin_memory=False) -> Tensor:
+    _refuse_pinned(pin_memory, device)
     dtype = _dtype_or_default(dtype)
     size, stride = tuple(size), tuple(stride)
     dev = as_device(device)
@@ -329,6 +343,7 @@ def _infer(data):
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
     """A new tensor copying `data` (nested lists, numbers, arrays, tensors)."""
+    _refuse_pinned(pin_memory, device)
     dtype = dt.as_dtype(dtype)
     if isinstance(data, Tensor):
         warnings.warn(
