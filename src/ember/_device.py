@@ -1,8 +1,14 @@
-"""Devices: `cpu`, `meta` and `cuda[:N]`, parsed as PyTorch parses them."""
+"""Devices: `cpu`, `meta`, `cuda[:N]` and PyTorch's other names, parsed as PyTorch parses them."""
 
 from __future__ import annotations
 
-_TYPES = ("cpu", "meta", "cuda")
+# Every device type PyTorch's parser knows, in its order (its error message lists them).
+# ember holds tensors on cpu and meta, and on cuda where CuPy finds a GPU; the others
+# parse, and creating a tensor there fails as it does in PyTorch's CPU build
+# (`ember.backends.refuse_unavailable`).
+_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
+          "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
+          "privateuseone")
 
 
 class device:
@@ -16,6 +22,10 @@ class device:
                 raise TypeError("device(): an index cannot be given with a device object")
             return type
         if isinstance(type, int) and not isinstance(type, bool):
+            from .backends.cuda import is_available
+
+            if not is_available():  # a bare index names the accelerator, and there is none
+                raise RuntimeError("Cannot access accelerator device when none is available.")
             type, index = "cuda", type
         if not isinstance(type, str):
             raise TypeError(f"device() expected a string or device, got {type.__class__.__name__}")
@@ -35,8 +45,8 @@ class device:
             raise RuntimeError(f"Invalid device string: '{type}'")
         if kind not in _TYPES:
             raise RuntimeError(
-                "Expected one of cpu, cuda, meta device type at start of device string: " + type
-            )
+                f"Expected one of {', '.join(_TYPES)} device type at start of device string: "
+                + type)
         if index is not None and index < 0:
             raise RuntimeError("Device index must not be negative")
         key = (kind, index)

@@ -72,6 +72,15 @@ ALIASES = {
 }
 
 
+# Python's scalar types stand for dtypes wherever PyTorch takes one (`x.to(int)`).
+_PY_TYPES = {bool: bool_, int: int64, float: float64, complex: complex128}
+
+
+def as_dtype(d):
+    """`d` itself, or the dtype a Python scalar type names (`int` is int64, `float` float64)."""
+    return _PY_TYPES.get(d, d) if d.__class__ is type else d
+
+
 def _from_name(name: str) -> dtype:
     return BY_NAME[name]
 
@@ -218,7 +227,9 @@ class finfo:
     def __init__(self, type: dtype | None = None) -> None:
         type = get_default_dtype() if type is None else type
         if type._kind not in (2, 3):
-            raise TypeError(f"finfo expects a floating point dtype, got {type!r}")
+            p = _names.prefix  # PyTorch's wording, quotes and all
+            raise TypeError(f"{p}.finfo() requires a floating point input type. Use {p}.iinfo "
+                            f"to handle '{p}.finfo'")
         self.dtype = type.to_real().name
         info = ml_dtypes.finfo(type.to_real().np)
         self.bits = info.bits
@@ -240,6 +251,10 @@ class iinfo:
     """Machine limits of an integer dtype."""
 
     def __init__(self, type: dtype) -> None:
+        if type._kind in (2, 3):
+            p = _names.prefix  # PyTorch's wording, quotes and all
+            raise TypeError(f"{p}.iinfo() requires an integer input type. Use {p}.finfo to "
+                            f"handle '{p}.iinfo'")
         if type._kind != 1:
             raise TypeError(f"{type!r} is not supported by {_names.prefix}.iinfo")
         info = np.iinfo(type.np)

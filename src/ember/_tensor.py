@@ -10,6 +10,7 @@ a method by `ember/_bind.py`; this file holds only what a tensor *is*.
 from __future__ import annotations
 
 import warnings
+import weakref
 
 import numpy as np
 
@@ -124,6 +125,14 @@ class Tensor:
         return self.device.type == "meta"
 
     @property
+    def is_mps(self) -> bool:
+        return self.device.type == "mps"
+
+    @property
+    def is_xpu(self) -> bool:
+        return self.device.type == "xpu"
+
+    @property
     def is_cpu(self) -> bool:
         return self.device.type == "cpu"
 
@@ -203,7 +212,9 @@ class Tensor:
 
     @property
     def _version(self) -> int:
-        return 0 if self._vc is None else self._vc[0]
+        if self._vc is None:
+            raise RuntimeError("Inference tensors do not track version counter.")
+        return self._vc[0]
 
     def _is_view(self) -> bool:
         return self._base is not None
@@ -289,12 +300,16 @@ class Tensor:
             )
         if value and not (self._dtype.is_floating_point or self._dtype.is_complex):
             raise RuntimeError(
-                "Only Tensors of floating point and complex dtype can require gradients")
-        if value and self._vc is None and grad_mode.state.enabled is False:
-            pass
+                "only Tensors of floating point and complex dtype can require gradients")
+        if value and self._vc is None and not grad_mode.state.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        if requires_grad and not (self._dtype.is_floating_point or self._dtype.is_complex):
+            # NOTE: PyTorch's method words it without "complex" (its setter says both).
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
         return self
 
@@ -654,7 +669,20 @@ def _view(src: Tensor, shape, stride, offset: int) -> Tensor:
         src._ensure_storage()
         storage = src._storage
     base = src._base if src._base is not None else src
-    return _make(storage, shape, stride, offset, src._dtype, base, src._vc)
+    out = _make(storage, shape, stride, offset, src._dtype, base, src._vc)
+    if src._requires_grad and not _grad_state.enabled:
+        _no_grad_views[id(out)] = weakref.ref(out, lambda _, k=id(out): _no_grad_views.pop(k, 0))
+    return out
+
+
+# Views made under no_grad of a tensor that requires grad, by id: PyTorch refuses to write
+# them in place with grad on (ember.ops.registry.check_inplace asks `made_under_no_grad`).
+_no_grad_views: dict = {}
+
+
+def made_under_no_grad(view: Tensor) -> bool:
+    ref = _no_grad_views.get(id(view))
+    return ref is not None and ref() is view
 
 
 def is_tensor(obj) -> bool:

@@ -50,6 +50,16 @@ class Generator:
         from ._device import as_device
 
         self.device = as_device(device)
+        if self.device.type == "cuda":
+            from .backends.cuda import is_available
+
+            if not is_available():
+                raise RuntimeError(
+                    "Cannot get CUDA generator without ATen_cuda library. PyTorch splits its "
+                    "backend into two shared libraries: a CPU library and a CUDA library; this "
+                    "error has occurred because you are trying to use some CUDA functionality, "
+                    "but the CUDA library has not been loaded by the dynamic linker for some "
+                    "reason.")
         self._rs = np.random.RandomState()
         self._tail = bytes(8)  # PyTorch's float-normal cache, kept only to round-trip states
         self.manual_seed(_DEFAULT_SEED)

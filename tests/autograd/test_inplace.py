@@ -352,3 +352,100 @@ def test_random_view_and_inplace_programs_match_torch(seed):
         assert (e is None) == (t is None)
         if t is not None:
             assert_same(e, t)
+
+
+# --- writes into views of leaves and multi-output views (issue 14) -----------------------
+
+def _leaf(L, *shape):
+    return L.ones(*(shape or (3,)), requires_grad=True)
+
+
+def _no_grad_view_written(L, nonleaf):
+    x = _leaf(L) * 1 if nonleaf else _leaf(L)
+    with L.no_grad():
+        v = x.view(3)
+    return v.add_(1)
+
+
+VIEW_WRITES = {
+    "select_add_": lambda L: _leaf(L)[0].add_(1),
+    "view_mul_": lambda L: _leaf(L).view(3).mul_(2),
+    "slice_zero_": lambda L: _leaf(L)[:2].zero_(),
+    "t_fill_": lambda L: _leaf(L, 2, 2).t().fill_(1),
+    "unsqueeze_copy_": lambda L: _leaf(L).unsqueeze(0).copy_(L.ones(1, 3)),
+    "view_uniform_": lambda L: _leaf(L).view(3).uniform_(),
+    "diagonal_add_": lambda L: _leaf(L, 2, 2).diagonal().add_(1),
+    "iadd_select": lambda L: _leaf(L)[0].__iadd__(1),
+    "expand_add_": lambda L: _leaf(L, 1).expand(3).add_(1),
+    "expand_neg_": lambda L: _leaf(L, 1).expand(3).neg_(),
+    "expand_mul_tensor": lambda L: _leaf(L, 1).expand(3).mul_(L.ones(3)),
+    "expand_copy_": lambda L: _leaf(L, 1).expand(3).copy_(L.ones(3)),
+    "leaf_add_complex": lambda L: _leaf(L).add_(L.ones(3, dtype=L.complex64)),
+    "leaf_add_bad_shape": lambda L: _leaf(L).add_(L.ones(4)),
+    "setitem_int": lambda L: _leaf(L).__setitem__(0, 2.0),
+    "setitem_none": lambda L: _leaf(L).__setitem__(None, 2.0),
+    "setitem_full_slice": lambda L: _leaf(L).__setitem__(slice(None), 2.0),
+    "setitem_list": lambda L: _leaf(L).__setitem__([0], 2.0),
+    "setitem_view": lambda L: _leaf(L).view(3).__setitem__(0, 1.0),
+    "no_grad_view_of_leaf": lambda L: _no_grad_view_written(L, False),
+    "no_grad_view_of_nonleaf": lambda L: _no_grad_view_written(L, True),
+    "unbind_leaf": lambda L: _leaf(L, 3, 2).unbind(1)[1].mul_(2),
+    "unbind_nonleaf": lambda L: (_leaf(L, 3, 2) * 1).unbind(0)[1].add_(1),
+    "split_nonleaf": lambda L: (_leaf(L, 3, 2) * 1).split(1, 1)[1].mul_(2),
+    "split_sizes_leaf": lambda L: _leaf(L, 3, 2).split([1, 2])[1].add_(1),
+    "chunk_nonleaf": lambda L: (_leaf(L, 3, 2) * 1).chunk(3)[2].mul_(2),
+    "tensor_split_leaf": lambda L: _leaf(L, 3, 2).tensor_split(2)[0].add_(1),
+    "view_made_leaf": lambda L: L.ones(3).view(3).requires_grad_().add_(1),
+}
+
+
+@pytest.mark.parametrize("name", list(VIEW_WRITES))
+def test_write_into_view_of_leaf_raises_like_torch(name):
+    def outcome(L):
+        try:
+            VIEW_WRITES[name](L)
+        except RuntimeError as exc:
+            return str(exc)
+        return None
+
+    expected = outcome(torch)
+    assert expected is not None
+    assert outcome(ember) == expected
+
+
+@pytest.mark.parametrize("L", [ember, torch], ids=["ember", "torch"])
+def test_writes_that_stay_allowed(L):
+    x = L.ones(3, 2, requires_grad=True) * 1
+    with L.no_grad():
+        x.unbind(0)[1].add_(1)  # inside no_grad: nothing to refuse
+    assert x.sum().item() == 8.0
+    assert L.ones(3).unbind(0)[1].add_(1).item() == 2.0  # nothing requires grad
+    d = _leaf(L).detach()
+    d[0] = 5.0
+    assert d.tolist() == [5.0, 1.0, 1.0]
+
+
+def test_view_taken_before_its_base_joined_the_graph_is_written_with_grad():
+    # PyTorch gives these gradients once the view's grad_fn has been regenerated (reading
+    # `v.grad_fn` first); without that read it raises a leaf error.
+    grads = {}
+    for L in (ember, torch):
+        for how in ("mul_", "copy_", "fill_", "setitem"):
+            x = L.ones(3, requires_grad=True)
+            b = L.zeros(3)
+            v = b[:2]
+            b.add_(x * 1)
+            if L is torch:
+                assert v.grad_fn is not None  # regenerates v's node (see above)
+            if how == "mul_":
+                v.mul_(2)
+            elif how == "copy_":
+                v.copy_(L.full((2,), 3.0))
+            elif how == "fill_":
+                v.fill_(7.0)
+            else:
+                v[0] = 5.0
+            b.sum().backward()
+            grads[L.__name__, how] = x.grad.tolist()
+    for how in ("mul_", "copy_", "fill_", "setitem"):
+        assert grads["ember", how] == grads["torch", how], how

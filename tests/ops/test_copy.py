@@ -225,3 +225,88 @@ def test_to_memory_format_channels_last_matches_torch():
     e = ember.ones(2, 3, 4, 5).to(memory_format=ember.channels_last)
     t = torch.ones(2, 3, 4, 5).to(memory_format=torch.channels_last)
     assert e.stride() == t.stride()
+
+
+# --- casts and requires_grad (issue 14): integer and bool results never require grad ------
+
+CASTS = {
+    "long": lambda L, x: x.long(), "int": lambda L, x: x.int(), "bool": lambda L, x: x.bool(),
+    "byte": lambda L, x: x.byte(), "short": lambda L, x: x.short(),
+    "to_int64": lambda L, x: x.to(L.int64), "to_py_int": lambda L, x: x.to(int),
+    "to_py_bool": lambda L, x: x.to(bool), "to_cpu_int": lambda L, x: x.to("cpu", int),
+    "to_dtype_kw_int": lambda L, x: x.to(dtype=int),
+    "type_LongTensor": lambda L, x: x.type(L.LongTensor),
+    "type_str": lambda L, x: x.type("torch.LongTensor"),
+    "to_like_long": lambda L, x: x.to(L.zeros(1, dtype=L.long)),
+    "double": lambda L, x: x.double(), "half": lambda L, x: x.half(),
+    "bfloat16": lambda L, x: x.bfloat16(), "to_py_float": lambda L, x: x.to(float),
+    "to_py_complex": lambda L, x: x.to(complex), "cfloat": lambda L, x: x.cfloat(),
+    "type_DoubleTensor": lambda L, x: x.type(L.DoubleTensor),
+    "float_same": lambda L, x: x.float(), "to_same": lambda L, x: x.to(L.float32),
+    "nonleaf_long": lambda L, x: (x * 2).long(), "nonleaf_double": lambda L, x: (x * 2).double(),
+}
+
+
+def _cast_flags(L, name, src_dtype, grad=True):
+    x = L.tensor([1.5, -2.0, 3.0], dtype=getattr(L, src_dtype), requires_grad=True)
+    with L.set_grad_enabled(grad), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # complex -> real
+        y = CASTS[name](L, x)
+    fn = y.grad_fn
+    return (str(y.dtype).split(".")[1], y.requires_grad, y.is_leaf,
+            None if fn is None else type(fn).__name__)
+
+
+@pytest.mark.parametrize("grad", [True, False], ids=["grad", "no_grad"])
+@pytest.mark.parametrize("src", ["float32", "complex64"])
+@pytest.mark.parametrize("name", list(CASTS))
+def test_cast_requires_grad_and_node_like_torch(name, src, grad):
+    assert _cast_flags(ember, name, src, grad) == _cast_flags(torch, name, src, grad)
+
+
+def test_float_cast_keeps_graph_and_int_cast_cuts_it():
+    x = ember.tensor([1.5, -2.0], requires_grad=True)
+    assert x.long().requires_grad is False and x.long().grad_fn is None
+    y = x.double()
+    assert type(y.grad_fn).__name__ == "ToCopyBackward0"
+    (y * 3).sum().backward()
+    assert x.grad.dtype is ember.float32 and x.grad.tolist() == [3.0, 3.0]
+
+
+def _message(call, L):
+    try:
+        call(L)
+    except Exception as exc:  # noqa: BLE001 - compared with torch's below
+        return type(exc), str(exc).splitlines()[0].split(" - got")[0]
+    return None
+
+
+REQUIRES_GRAD_ERRORS = {
+    "method": lambda L: L.ones(2, dtype=L.long).requires_grad_(),
+    "setter": lambda L: setattr(L.ones(2, dtype=L.int32), "requires_grad", True),
+    "factory": lambda L: L.ones(2, dtype=L.long, requires_grad=True),
+    "tensor": lambda L: L.tensor([1, 2], requires_grad=True),
+    "bool_factory": lambda L: L.zeros(2, dtype=L.bool, requires_grad=True),
+    "cast_then_method": lambda L: L.ones(2, requires_grad=True).long().requires_grad_(),
+    "type_py_int": lambda L: L.ones(2).type(int),
+    "type_number": lambda L: L.ones(2).type(3),
+    "to_str_type": lambda L: L.ones(2).to(str),
+    "to_list": lambda L: L.ones(2).to([1]),
+}
+
+
+@pytest.mark.parametrize("name", list(REQUIRES_GRAD_ERRORS))
+def test_cast_and_requires_grad_errors_like_torch(name):
+    call = REQUIRES_GRAD_ERRORS[name]
+    expected = _message(call, torch)
+    assert expected is not None
+    assert _message(call, ember) == expected
+
+
+@pytest.mark.parametrize("py, name", [(int, "int64"), (float, "float64"), (bool, "bool"),
+                                      (complex, "complex128")])
+def test_python_types_name_dtypes_like_torch(py, name):
+    assert str(ember.ones(2, dtype=py).dtype) == str(torch.ones(2, dtype=py).dtype) \
+        .replace("torch", "ember") == f"ember.{name}"
+    assert ember.tensor([1], dtype=py).dtype is getattr(ember, name)
+    assert ember.ones(2).to(py).dtype is getattr(ember, name)

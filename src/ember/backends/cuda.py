@@ -1,7 +1,6 @@
-"""The CUDA backend: CuPy arrays behind the same kernels (NumPy API, via CuPy's protocols).
-
-Only used where CuPy and a GPU are present; `ember.cuda.is_available()` says so.
-Primitives whose NumPy kernel CuPy cannot run set `Primitive.cuda_kernel`.
+"""The CUDA backend's seam: it detects CuPy and a GPU (`ember.cuda.is_available()`), and
+has no kernels yet: `run` refuses every primitive, and no primitive sets
+`Primitive.cuda_kernel`. Nothing here has run on a GPU.
 """
 
 from __future__ import annotations

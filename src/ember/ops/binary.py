@@ -425,8 +425,7 @@ not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
 
 def inplace_operand(self: Tensor, other):
     """`other` ready to combine into `self` in place; RuntimeError if the result can't be cast."""
-    if self._base is not None:
-        check_overlap(self)
+    check_overlap(self)
     if other.__class__ is Tensor and other._dtype is self._dtype:
         return other
     d = dt.result_type(self, other)

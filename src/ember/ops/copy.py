@@ -12,7 +12,16 @@ from .._device import as_device, device
 from .._tensor import Tensor
 from .._view import broadcast_shapes, contiguous_strides, like_strides, storage_extent
 from ._common import same_meta
-from .registry import Primitive, apply, apply_, bump_version, check_inplace, defvjp, write_into
+from .registry import (
+    Primitive,
+    apply,
+    apply_,
+    bump_version,
+    check_inplace,
+    check_not_inference,
+    defvjp,
+    write_into,
+)
 
 _grad_state = grad_mode.state
 
@@ -126,15 +135,15 @@ def _to_device(x: Tensor, dev: device, dtype: dt.dtype | None) -> Tensor:
 
 def _parse_to(args, kwargs):
     dev = kwargs.pop("device", None)
-    dtype = kwargs.pop("dtype", None)
+    dtype = dt.as_dtype(kwargs.pop("dtype", None))
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
     fmt = kwargs.pop("memory_format", None)
     if kwargs:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
     for a in args:
-        if isinstance(a, dt.dtype):
-            dtype = a
+        if isinstance(a, dt.dtype) or (a.__class__ is type and a in dt._PY_TYPES):
+            dtype = dt.as_dtype(a)
         elif isinstance(a, Tensor):
             dtype, dev = a._dtype, a.device
         elif isinstance(a, (str, device, int)) and not isinstance(a, bool):
@@ -142,7 +151,10 @@ def _parse_to(args, kwargs):
         elif isinstance(a, bool):
             continue
         else:
-            raise TypeError(f"to() received an invalid combination of arguments: {a!r}")
+            raise TypeError(
+                f"to() received an invalid combination of arguments - got "
+                f"({type(a).__name__}), but expected one of: (device, dtype), (dtype) or "
+                "(Tensor), each followed by non_blocking and copy")
     return (None if dev is None else as_device(dev)), dtype, copy, fmt
 
 
@@ -171,6 +183,10 @@ def type_(x: Tensor, dtype=None, non_blocking=False, **kwargs):
         dtype = legacy_type_dtype(dtype)
     if isinstance(dtype, type) and hasattr(dtype, "_ember_dtype"):
         dtype = dtype._ember_dtype
+    elif isinstance(dtype, type):
+        raise ValueError(f"invalid type: '{dtype.__name__}'")
+    elif not isinstance(dtype, dt.dtype):
+        raise TypeError("dtype must be a type, str, or dtype object")
     return _cast(x, dtype)
 
 
@@ -193,8 +209,10 @@ def cpu(x: Tensor, memory_format=None) -> Tensor:
 
 
 def cuda(x: Tensor, device=None, non_blocking=False, memory_format=None) -> Tensor:
-    return to(x, "cuda" if device is None else as_device(
-        device if not isinstance(device, int) else f"cuda:{device}"))
+    dev = as_device("cuda" if device is None else device)  # a bare int needs a GPU
+    if dev.type != "cuda":
+        raise RuntimeError("Invalid device, must be cuda device")
+    return to(x, dev)
 
 
 # --- copy_ ----------------------------------------------------------------------
@@ -230,8 +248,10 @@ def copy_(self: Tensor, src, non_blocking: bool = False) -> Tensor:
     if src._dtype.is_complex and not self._dtype.is_complex:
         warnings.warn("Casting complex values to real discards the imaginary part",
                       UserWarning, stacklevel=2)
+    base = self._base
     if self.device.type == "cpu" and not (_grad_state.enabled and (
-            self._requires_grad or src._requires_grad)):
+            self._requires_grad or src._requires_grad or (
+                base is not None and base._requires_grad))):
         check_inplace(self)
         write_into(self, cast_array(src._array(), self._dtype, copy=False))
         bump_version(self)
@@ -251,6 +271,7 @@ def resize_(self: Tensor, *sizes, memory_format=None) -> Tensor:
 
     if self._requires_grad:
         raise RuntimeError("cannot resize variables that require grad")
+    check_not_inference(self)
     shape = _sizes(sizes)
     storage = self._ensure_storage_obj()
     need = (self._offset + numel(shape)) * self._dtype.itemsize
@@ -272,8 +293,26 @@ def resize_as_(self: Tensor, other: Tensor, memory_format=None) -> Tensor:
     return resize_(self, other._shape)
 
 
+def xpu(x: Tensor, device=None, non_blocking=False, memory_format=None) -> Tensor:
+    return to(x, "xpu" if device is None else device)
+
+
+def pin_memory(x: Tensor, device=None) -> Tensor:
+    """Page-locked host memory is for copies to a GPU: PyTorch's CPU build refuses it."""
+    from ..backends.cuda import is_available
+
+    if not is_available():
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    return x  # NOTE: CuPy copies from ordinary host memory; nothing to pin
+
+
+def is_pinned(x: Tensor, device=None) -> bool:
+    return False
+
+
 TENSOR_METHODS = {
-    "resize_": resize_, "resize_as_": resize_as_,
+    "resize_": resize_, "resize_as_": resize_as_, "xpu": xpu, "pin_memory": pin_memory,
+    "is_pinned": is_pinned,
     "clone": clone, "to": to, "type": type_, "cpu": cpu, "cuda": cuda, "copy_": copy_,
     "float": _converter(dt.float32), "double": _converter(dt.float64),
     "half": _converter(dt.float16), "bfloat16": _converter(dt.bfloat16),

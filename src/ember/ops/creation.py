@@ -27,6 +27,9 @@ _grad_state = grad_mode.state
 
 def _finish(t: Tensor, requires_grad: bool) -> Tensor:
     if requires_grad:
+        if not (t._dtype.is_floating_point or t._dtype.is_complex):
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients")
         t.requires_grad_(True)
     return t
 
@@ -84,6 +87,10 @@ def _eval_factory(prim: FactoryPrimitive, args: tuple, params: dict) -> Tensor:
     device = params["device"]
     if device.type == "meta":
         return _meta(*meta_rules[prim](*args, **params))
+    if device.type != "cpu":
+        from ..backends import refuse_unavailable
+
+        refuse_unavailable(device, factory=True)
     t = _wrap(_cpu_kernels[prim](*args, **params), params["dtype"])
     if device.type != "cpu":
         from .device_copy import to_device
@@ -123,23 +130,36 @@ def _filled(size, value, dtype, device, requires_grad) -> Tensor:
 
 
 def _dtype_or_default(dtype) -> dt.dtype:
-    return dt.get_default_dtype() if dtype is None else dtype
+    return dt.get_default_dtype() if dtype is None else dt.as_dtype(dtype)
+
+
+def _refuse_pinned(pin_memory: bool, device) -> None:
+    """Pinned host memory needs a GPU: PyTorch's CPU build refuses `pin_memory=True`."""
+    if pin_memory and as_device(device).type != "meta":
+        from ..backends.cuda import is_available
+
+        if not is_available():
+            raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; "
+                               "no pinned memory allocator is available on this system.")
 
 
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False) -> Tensor:
+    _refuse_pinned(pin_memory, device)
     d = _dtype_or_default(dtype)
     return _out(_filled(_sizes(size, "zeros"), 0, d, device, requires_grad), out)
 
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False) -> Tensor:
+    _refuse_pinned(pin_memory, device)
     d = _dtype_or_default(dtype)
     return _out(_filled(_sizes(size, "ones"), 1, d, device, requires_grad), out)
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, memory_format=None) -> Tensor:
+    _refuse_pinned(pin_memory, device)
     return _out(_filled(_sizes(size), None, _dtype_or_default(dtype), device, requires_grad),
                 out)
 
@@ -163,6 +183,7 @@ def _out(t: Tensor, out):
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
                   pin_memory=False) -> Tensor:
+    _refuse_pinned(pin_memory, device)
     dtype = _dtype_or_default(dtype)
     size, stride = tuple(size), tuple(stride)
     dev = as_device(device)
@@ -325,6 +346,8 @@ def _infer(data):
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
     """A new tensor copying `data` (nested lists, numbers, arrays, tensors)."""
+    _refuse_pinned(pin_memory, device)
+    dtype = dt.as_dtype(dtype)
     if isinstance(data, Tensor):
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach()."

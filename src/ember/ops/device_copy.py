@@ -23,9 +23,10 @@ def _eval_to_device(prim, args: tuple, params: dict) -> Tensor:
     x, dst, dtype = args[0], params["dst"], params["dtype"]
     src = x.device
     d = x._dtype if dtype is None else dtype
-    if dst.type == "cuda":
-        from ..backends import cuda
+    if dst.type != "cpu" and dst.type != "meta":
+        from ..backends import cuda, refuse_unavailable
 
+        refuse_unavailable(dst)
         cuda.require()
     if dst.type == "meta":
         out = _meta(*_to_device_meta(x, **params))

@@ -407,7 +407,8 @@ def _eval_setitem(prim, args: tuple, params: dict) -> None:
     if key is False:
         return  # PyTorch writes nothing and records nothing for `x[False] = v`
     needs_graph = _grad_state.enabled and (
-        x._requires_grad or (isinstance(value, Tensor) and value._requires_grad))
+        x._requires_grad or (isinstance(value, Tensor) and value._requires_grad) or (
+            x._base is not None and x._base._requires_grad))
     on_cpu = x._storage is None or x._storage.device.type == "cpu"
     if on_cpu and not needs_graph:
         dst = _basic_target(x, key, value)
@@ -428,6 +429,10 @@ def _eval_setitem(prim, args: tuple, params: dict) -> None:
             f"{_tn(x._dtype)} for the destination and {_tn(value._dtype)} for the source.")
     # As PyTorch: a copy into a basic view refuses a destination whose elements share memory;
     # an advanced-index write (index_put_) writes through it.
+    if needs_graph and adv is None and x._grad_fn is None and x._requires_grad and (
+            view._shape, view.stride(), view._offset) != (x._shape, x.stride(), x._offset):
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")  # PyTorch writes through x[key], a view
     check_inplace(x, aliased_ok=on_cpu and not needs_graph)
     if on_cpu and not needs_graph:
         if adv is None and overlapping(view):

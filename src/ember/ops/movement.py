@@ -29,7 +29,16 @@ from .._view import (
     wrap_dim,
     wrap_dims,
 )
-from .registry import MISSING, Primitive, apply, bind, defvjp, nondifferentiable, vjp_rules
+from .registry import (
+    MISSING,
+    Primitive,
+    apply,
+    bind,
+    defvjp,
+    mark_multi_output,
+    nondifferentiable,
+    vjp_rules,
+)
 
 _grad_state = grad_mode.state
 
@@ -598,7 +607,7 @@ def as_strided(x: Tensor, size, stride, storage_offset=None) -> Tensor:
 
 def unbind(x: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     d = wrap_dim(dim, x.ndim)
-    return tuple(select(x, d, i) for i in range(x._shape[d]))
+    return mark_multi_output(tuple(select(x, d, i) for i in range(x._shape[d])), "Unbind")
 
 
 def _need_dims(x: Tensor, name: str) -> None:
@@ -633,7 +642,8 @@ def split(x: Tensor, split_size_or_sections, dim: int = 0) -> tuple[Tensor, ...]
     for s in sizes:
         out.append(narrow(x, d, start, s))
         start += s
-    return tuple(out)
+    return mark_multi_output(tuple(out), "Split" if isinstance(split_size_or_sections, int)
+                             else "SplitWithSizes")
 
 
 def chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:

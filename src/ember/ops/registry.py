@@ -11,6 +11,8 @@ eager evaluation writes the kernel's result into `x`'s memory.
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from .. import _dtype as dt
@@ -28,7 +30,7 @@ from .._core import (  # re-exported: op modules import these from here
     vjp_rules,
 )
 from .._core.dispatch import autograd, device_of, run_quiet
-from .._tensor import Tensor
+from .._tensor import Tensor, made_under_no_grad
 from .._view import non_overlapping
 from ._inplace_kernel import run_inplace
 
@@ -40,8 +42,8 @@ apply = bind  # every op's call into the core: `apply(prim, *args, **params)`
 
 __all__ = ["MISSING", "Primitive", "UpdatePrimitive", "VJPRule", "apply", "apply_", "bind",
            "bump_version", "check_inplace", "check_overlap", "defvjp", "defvjp_joint",
-           "inplace", "jvp_rules", "nondifferentiable", "overlapping", "refuse_overlap",
-           "vjp_rules", "wrap_np_scalar", "write_into"]
+           "inplace", "jvp_rules", "mark_multi_output", "nondifferentiable", "overlapping",
+           "refuse_overlap", "vjp_rules", "wrap_np_scalar", "write_into"]
 
 def wrap_np_scalar(value, dtype: dt.dtype):
     """A Python number as a NumPy scalar of `dtype`, wrapping integers as C would."""
@@ -54,43 +56,88 @@ def wrap_np_scalar(value, dtype: dt.dtype):
 
 # --- in-place ---------------------------------------------------------------
 
-def check_inplace(self: Tensor, *, aliased_ok: bool = False) -> None:
-    """PyTorch's refusals to write into `self`: a leaf that requires grad (or a view of one),
-    a view made under no_grad of a tensor that requires grad, an inference tensor, and (unless
-    `aliased_ok`, for the writes whose result does not depend on their order) a tensor whose
-    elements overlap in memory."""
+def check_not_inference(self: Tensor) -> None:
+    """An inference tensor is written only inside inference mode (RuntimeError outside)."""
     if self._vc is None and not _grad_state.inference:
         raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
                            "allowed.You can make a clone to get a normal tensor before doing "
                            "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
                            "details.")
-    base = self._base
+
+
+def check_inplace(self: Tensor, *, aliased_ok: bool = False) -> None:
+    """PyTorch's refusals to write into `self`, in its order: an inference tensor; with grad
+    on, one of several views a single op returned (`unbind`, `split`), a view made under
+    no_grad of a tensor that requires grad, a leaf that requires grad or a view of one; then
+    (unless `aliased_ok`, for the writes whose result does not depend on their order) a
+    tensor whose elements overlap in memory."""
+    check_not_inference(self)
+    check_grad_write(self)
     if not aliased_ok and overlapping(self):
         refuse_overlap()
+
+
+def check_grad_write(self: Tensor) -> None:
+    """The autograd refusals of an in-place write into `self` (PyTorch makes them before
+    it looks at shapes, dtypes or overlap)."""
     if not _grad_state.enabled:
         return
-    if self._requires_grad and self._grad_fn is None:
+    base = self._base
+    if base is not None:
+        _check_view_write(self, base)
+    elif self._requires_grad and self._grad_fn is None:
         raise RuntimeError(
-            ("a view of a leaf Variable" if base is not None else "a leaf Variable")
-            + " that requires grad is being used in an in-place operation."
+            "a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def _check_view_write(self: Tensor, base: Tensor) -> None:
+    if not base._requires_grad:
+        if self._requires_grad and self._grad_fn is None:  # a view made a leaf itself
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
+                               "an in-place operation.")
+        return
+    mark = _multi_output.get(id(self))
+    if mark is not None and mark[0]() is self:
+        raise RuntimeError(
+            f"Output {mark[2]} of {mark[1]} is a view and is being modified inplace. This view "
+            "is the output of a function that returns multiple views. Such functions do not "
+            "allow the output views to be modified inplace. You should replace the inplace "
+            "operation by an out-of-place one.")
+    if not self._requires_grad and made_under_no_grad(self):
+        raise RuntimeError(
+            "A view was created in no_grad mode and is being modified inplace with grad mode "
+            "enabled. Given that this use case is ambiguous and error-prone, it is "
+            "forbidden. You can clarify your code by moving both the view and the inplace "
+            "either both inside the no_grad block (if you don't want the inplace to be "
+            "tracked) or both outside (if you want the inplace to be tracked)."
         )
-    if base is not None and base._requires_grad and base._grad_fn is None:
-        if not self._requires_grad:
-            raise RuntimeError(
-                "A view was created in no_grad mode and is being modified inplace with grad mode "
-                "enabled. Given that this use case is ambiguous and error-prone, it is "
-                "forbidden. You can clarify your code by moving both the view and the inplace "
-                "either both inside the no_grad block (if you don't want the inplace to be "
-                "tracked) or both outside (if you want the inplace to be tracked)."
-            )
+    if base._grad_fn is None:
         raise RuntimeError(
             "a view of a leaf Variable that requires grad is being used in an in-place operation."
         )
 
 
+# The views that one call returned several of (`unbind`, `split`), by id: (weak reference,
+# the op's name as PyTorch's message gives it, output index). PyTorch refuses to write them
+# in place when they require grad, since one node cannot be rebased for a single output.
+_multi_output: dict = {}
+
+
+def mark_multi_output(views: tuple, name: str) -> tuple:
+    """Record that `views` came from one call of `name` (only when they require grad)."""
+    if not (_grad_state.enabled and views and views[0]._requires_grad):
+        return views
+    for i, v in enumerate(views):
+        key = id(v)
+        _multi_output[key] = (weakref.ref(v, lambda _, k=key: _multi_output.pop(k, None)),
+                              name, i)
+    return views
+
+
 def check_overlap(self: Tensor) -> None:
     """PyTorch's first check of any in-place op, before shapes and dtypes: refuse a view
-    whose elements overlap in memory (an expanded view)."""
+    whose elements overlap in memory (an expanded view), after the autograd refusals."""
+    check_grad_write(self)
     if overlapping(self):
         refuse_overlap()
 
@@ -166,8 +213,10 @@ def _eval_inplace(iprim: InplacePrimitive, args: tuple, params: dict) -> Tensor:
     prim = iprim.base
     self, args = args[0], args[1:]
     check_inplace(self)
+    base = self._base  # a view taken before its base joined the graph is written with grad
     if _grad_state.enabled and (self._requires_grad or any(
-            isinstance(a, Tensor) and a._requires_grad for a in args)):
+            isinstance(a, Tensor) and a._requires_grad for a in args) or (
+            base is not None and base._requires_grad)):
         return autograd.inplace(prim, self, args, params)
     dev = self.device.type
     if dev == "meta":

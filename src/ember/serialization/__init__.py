@@ -16,9 +16,10 @@ building more than a bound proportional to its size. Files from
 
 Layout: `_dtypes.py` (dtype and storage-class tables), `_save.py` (save),
 `_standins.py` and `_allowlist.py` (what a checkpoint's globals resolve to; the
-user allowlist), `_load.py` (load, inspection), `_limits.py` (what one load may
-build, bounded by the file's size), `_pickling.py` (plain Python pickling of
-tensors), over `_pickler.py`, `_unpickler.py` and `_zip.py`.
+user allowlist), `_numpy.py` (NumPy values, with `weights_only=False` only),
+`_load.py` (load, inspection), `_limits.py` (what one load may build, bounded by
+the file's size), `_pickling.py` (plain Python pickling of tensors), over
+`_pickler.py`, `_unpickler.py` and `_zip.py`.
 """
 
 from __future__ import annotations

@@ -11,12 +11,16 @@ constructor allocate whatever sizes it names.
 
 from __future__ import annotations
 
+import _compat_pickle
 import contextlib
 import inspect
 import sys
 from collections import OrderedDict
 
+import numpy as np
+
 from .. import _dtype as dt
+from . import _numpy
 from ._dtypes import _STORAGE_CLASSES, _UNSUPPORTED_DTYPES, _V3_NUMPY, _dtype_named
 from ._limits import describe
 from ._standins import (
@@ -52,7 +56,6 @@ _CALLABLE = {
     "collections.OrderedDict": _ordered_dict,
     "collections.Counter": _counter,
     "builtins.set": _collection(set),
-    "builtins.frozenset": _collection(frozenset),
     "builtins.complex": _complex,
     "builtins.bytearray": _bytearray,
     "builtins.bytes": _bytes_empty,
@@ -61,7 +64,7 @@ _CALLABLE = {
     "torch.device": _device_of,
     "torch.serialization._get_layout": _get_layout,
 }
-_CALLABLES = set(map(id, _CALLABLE.values()))
+_CALLABLES = set(map(id, _CALLABLE.values())) | set(map(id, _numpy.CALLABLES))
 _KNOWN_UNSUPPORTED = {
     "torch._utils._rebuild_sparse_tensor": "sparse tensors",
     "torch._utils._rebuild_qtensor": "quantized tensors",
@@ -83,7 +86,12 @@ def _find_global(module: str, name: str):
     if len(module) + len(name) > 256:
         raise UnpicklingError(f"refusing global {describe(module)}.{describe(name)}: a name "
                               "that long is no global a checkpoint names")
-    module = "builtins" if module == "__builtin__" else module
+    # Python 2's names, which protocol-2 pickles use (`__builtin__.xrange` is `range`), read
+    # as pickle reads them.
+    if (module, name) in _compat_pickle.NAME_MAPPING:
+        module, name = _compat_pickle.NAME_MAPPING[(module, name)]
+    else:
+        module = _compat_pickle.IMPORT_MAPPING.get(module, module)
     full = f"{module}.{name}"
     top = module.split(".")[0]
     if top in _NEVER or module == "builtins" and name in _NEVER_BUILTINS:
@@ -108,6 +116,8 @@ def _find_global(module: str, name: str):
                               "ember.load")
     if full in _safe:
         return _safe[full]
+    if _whole_models[0] and full in _numpy.GLOBALS:  # torch loads these unless weights_only
+        return _numpy.GLOBALS[full]
     if _whole_models[0] and (cls := _imported_module_class(module, name)) is not None:
         _safe[full] = cls  # for this load only (load() restores the allowlist)
         return cls
@@ -188,6 +198,10 @@ def _build(obj, state) -> None:
         else:
             raise UnpicklingError(f"cannot restore state of {type(obj).__name__}")
         return
+    if _whole_models[0] and type(obj) is np.ndarray:  # made by `_numpy._reconstruct`
+        return _numpy.set_array_state(obj, state)
+    if _whole_models[0] and isinstance(obj, np.dtype):  # made by `_numpy._dtype`: a copy
+        return _numpy.set_dtype_state(obj, state)
     raise UnpicklingError(f"refusing BUILD on a {type(obj).__name__}: only an OrderedDict's "
                           "_metadata may be restored that way")
 

@@ -167,7 +167,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
                            "specified")
     if weights_only is False and not _whole_models[0]:
         # NOTE: torch unpickles anything here; ember also accepts the nn.Module classes
-        # the program has imported (a whole saved model), and still runs no other code.
+        # the program has imported (a whole saved model) and NumPy arrays, scalars and
+        # plain dtypes (checked stand-ins, `_numpy.py`), and still runs no other code.
         _whole_models[0] = True
         try:
             with safe_globals([]):

@@ -6,19 +6,18 @@ torch, so it writes the opcodes itself. Tensors become calls to PyTorch's rebuil
 functions over persistent storage ids; everything else in a state_dict (dicts,
 OrderedDicts with `_metadata`, lists, tuples, numbers, strings, bytes, sets,
 dtypes, sizes, devices) is written the way `pickle` writes it at protocol 2, using
-only globals that `torch.load(weights_only=True)` accepts. Other objects fall back
-to their `__reduce_ex__`, as pickle does (loading those needs an allowlist).
+only globals that `torch.load(weights_only=True)` accepts. Other objects (NumPy arrays
+and scalars, frozensets, `argparse.Namespace` ...) fall back to their `__reduce_ex__`,
+as pickle does, so torch.save and ember.save write the same file; loading those needs
+`weights_only=False` in torch, an allowlist in both.
 """
 
 from __future__ import annotations
 
+import _compat_pickle
 import copyreg
 import struct
 from collections import Counter, OrderedDict
-
-import numpy as np
-
-_BUILTIN_NAMES = {"builtins": "__builtin__"}  # protocol 2 spells it the Python 2 way
 
 
 class StorageRecord:
@@ -69,7 +68,12 @@ class Pickler:
         self.w(b"h" + bytes([i]) if i < 256 else b"j" + struct.pack("<I", i))
 
     def save_global(self, module: str, name: str) -> None:
-        key = (_BUILTIN_NAMES.get(module, module), name)
+        if self.protocol < 3:  # Python 2's names, as pickle writes them (`__builtin__.long`)
+            if (module, name) in _compat_pickle.REVERSE_NAME_MAPPING:
+                module, name = _compat_pickle.REVERSE_NAME_MAPPING[(module, name)]
+            elif module in _compat_pickle.REVERSE_IMPORT_MAPPING:
+                module = _compat_pickle.REVERSE_IMPORT_MAPPING[module]
+        key = (module, name)
         i = self.globals_memo.get(key)
         if i is not None:
             self.get(i)
@@ -152,8 +156,6 @@ class Pickler:
             self.w(b"N")
         elif obj is True or obj is False:
             self.w(b"\x88" if obj else b"\x89")
-        elif isinstance(obj, np.generic) and not isinstance(obj, np.ndarray):
-            self.save(obj.item())  # NOTE: NumPy scalars are written as Python numbers
         elif type(obj) is int:
             self.save_int(obj)
         elif type(obj) is float:
@@ -212,9 +214,6 @@ class Pickler:
             self.save_call("builtins", type(obj).__name__, (list(obj),))
         elif type(obj) is Counter:
             self.save_call("collections", "Counter", (dict(obj),))
-        elif isinstance(obj, np.ndarray):
-            raise TypeError("ember.save cannot write NumPy arrays (torch.load would refuse "
-                            "them); convert with ember.from_numpy first")
         elif isinstance(obj, type) or callable(obj) and hasattr(obj, "__qualname__"):
             self.save_global(obj.__module__, obj.__qualname__)
             return
