@@ -32,7 +32,10 @@ class STN(nn.Module):
             nn.Conv2d(4, 6, kernel_size=3), nn.MaxPool2d(2), nn.ReLU())
         self.fc_loc = nn.Sequential(nn.Linear(6 * 2 * 2, 16), nn.ReLU(), nn.Linear(16, 6))
         self.fc_loc[2].weight.data.zero_()
-        self.fc_loc[2].bias.data.copy_(torch.tensor([1, 0, 0, 0, 1, 0], dtype=torch.float))
+        # Near the identity, not at it: the identity samples exactly at pixel centres, where
+        # bilinear sampling has a kink, so the grid's gradient would hang on the last bit of
+        # theta and a one-ulp difference upstream would change the whole run.
+        self.fc_loc[2].bias.data.copy_(torch.tensor([0.95, 0.02, 0.013, -0.03, 0.97, 0.011]))
         self.conv = nn.Conv2d(1, 4, kernel_size=3, padding=1)
         self.fc = nn.Linear(4 * 4 * 4, 2)
 
