@@ -76,23 +76,24 @@ def over_batch(n: int, sample_bytes: int, flops: int, fn, scratch: int = 0, dtyp
     chunk = max(1, min(n, BATCH_CHUNK_BYTES // max(sample_bytes, 1)))
     serial = (pool is None or n < 2 or flops < SMALL_PRODUCT
               or threading.current_thread().name.startswith(_PREFIX))
-    if not serial:
-        chunk = min(chunk, -(-n // workers))
-    bounds = [(lo, min(lo + chunk, n)) for lo in range(0, n, chunk)]
 
-    def run(group):
-        buf = np.empty(scratch * chunk, dtype) if scratch else None
+    def run(span):
+        lo, hi = span
+        size = -(-(hi - lo) // -(-(hi - lo) // chunk))  # equal chunks of at most `chunk`
+        buf = np.empty(scratch * size, dtype) if scratch else None
         acc = None
-        for lo, hi in group:
-            acc = fn(lo, hi, buf, acc)
+        for start in range(lo, hi, size):
+            acc = fn(start, min(start + size, hi), buf, acc)
         return acc
 
     if serial:
-        return [run(bounds)]
-    per = -(-len(bounds) // workers)
-    groups = [bounds[i:i + per] for i in range(0, len(bounds), per)]
+        return [run((0, n))]
+    # An equal share of the batch per thread (each cut into chunks), so no thread waits
+    # on another's extra chunk.
+    parts = min(workers, n)
+    cuts = [n * i // parts for i in range(parts + 1)]
     with one_blas_thread:
-        return list(pool.map(quiet(run), groups))
+        return list(pool.map(quiet(run), zip(cuts, cuts[1:])))
 
 
 def quiet(fn: Callable) -> Callable:
