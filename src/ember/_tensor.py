@@ -138,7 +138,7 @@ class Tensor:
 
     # Devices and formats ember never holds a tensor on or in (PyTorch's CPU build says the
     # same of its own tensors).
-    is_xpu = is_mps = is_ipu = is_mtia = is_maia = is_vulkan = is_xla = is_mkldnn = \
+    is_ipu = is_mtia = is_maia = is_vulkan = is_xla = is_mkldnn = \
         is_nested = property(lambda self: False)
 
     @property

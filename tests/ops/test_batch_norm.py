@@ -95,3 +95,12 @@ def test_batch_norm_double_backward_by_finite_differences():
     x0 = rand_array((4, 3, 2, 2), np.float64)
     check_grads(lambda x: grad_norm(x, ember.tensor(w0)), x0, rtol=1e-4, atol=1e-6)
     check_grads(lambda w: grad_norm(ember.tensor(x0), w), w0, rtol=1e-4, atol=1e-6)
+
+
+def test_an_in_place_activation_may_overwrite_the_normalised_output():
+    # BatchNorm2d then ReLU(inplace=True), as DCGAN writes it: the backward reads the saved
+    # normalised input and 1/std, never the output the ReLU overwrote.
+    x, w, b = rand_array((4, 3, 5, 5)), rand_array((3,), seed=1), rand_array((3,), seed=2)
+    check_op(lambda a, wt, bs: F.relu(F.batch_norm(a, None, None, wt, bs, True), inplace=True),
+             lambda a, wt, bs: TF.relu(TF.batch_norm(a, None, None, wt, bs, True), inplace=True),
+             x, w, b, rtol=1e-4, atol=1e-5)

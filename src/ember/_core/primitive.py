@@ -76,12 +76,13 @@ class VJPRule:
 
     Each function is called as `rule(g, out, *inputs, **params)` and returns the
     gradient for its input; `reads[i]` lists the input positions rule i uses, so a
-    node saves only those (and `out` only when `save_output`).
+    node saves only those (and `out` only when `save_output`: True for every output,
+    or a tuple of the output positions read, the others passed to the rule as None).
     """
 
     __slots__ = ("fns", "reads", "save_output", "wanted", "joint", "in_shape")
 
-    def __init__(self, fns, reads, save_output: bool, joint: Callable | None = None,
+    def __init__(self, fns, reads, save_output: bool | tuple, joint: Callable | None = None,
                  in_shape: bool = False) -> None:
         self.fns = fns
         self.reads = reads
@@ -91,7 +92,7 @@ class VJPRule:
         self.in_shape = in_shape  # the rules take `in_shape=`, the first input's shape
 
 
-def defvjp(prim: Primitive, *fns: Callable | None, reads=None, save_output: bool = False,
+def defvjp(prim: Primitive, *fns: Callable | None, reads=None, save_output: bool | tuple = False,
            in_shape: bool = False):
     """Register the VJP of `prim`: `fns[i](g, out, *inputs, **params)` is input i's gradient.
 
@@ -109,7 +110,7 @@ def defvjp(prim: Primitive, *fns: Callable | None, reads=None, save_output: bool
 
 
 def defvjp_joint(prim: Primitive, fn: Callable, differentiable, *, reads=None,
-                 save_output: bool = False) -> None:
+                 save_output: bool | tuple = False) -> None:
     """Register a VJP computing every input's gradient in one call, for a fused kernel whose
     gradients share work: `fn(g, out, *inputs, needs=..., **params)` returns one gradient
     (or None) per input; `needs[i]` says whether input i wants one. `differentiable[i]`

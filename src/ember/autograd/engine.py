@@ -87,6 +87,8 @@ def _reattach(node: Node, out):
     from .graph import ag_meta
 
     def one(o, i):
+        if o is None:  # an output the rule does not read was not saved
+            return None
         t = T._alias(o)
         if o._dtype.is_floating_point or o._dtype.is_complex:  # indices stay constants
             t._grad_fn = node

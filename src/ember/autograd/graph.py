@@ -367,15 +367,20 @@ def _save(node, prim, rule, args, needs, out, multi) -> None:
                 versions.append(None)
         else:
             versions.append(None)
-    if rule.save_output:
+    keep = rule.save_output
+    if keep:
         alias = T._alias
-        outs = out if multi else (out,)
-        for o in outs:
-            if o._vc is None:
-                raise _inference_save_error()
-            versions.append(o._vc[0])
-        node._out = tuple(alias(o, storage=False) for o in out) if multi \
-            else alias(out, storage=False)
+        kept = []
+        for j, o in enumerate(out if multi else (out,)):
+            if keep is True or j in keep:
+                if o._vc is None:
+                    raise _inference_save_error()
+                versions.append(o._vc[0])
+                kept.append(alias(o, storage=False))
+            else:  # an output the rule never reads: an in-place op may overwrite it
+                versions.append(None)
+                kept.append(None)
+        node._out = tuple(kept) if multi else kept[0]
     else:
         node._out = None
     node._saved = tuple(saved)

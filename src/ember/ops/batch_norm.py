@@ -17,6 +17,7 @@ from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
 from ._common import row_sums
 from ._parallel import over_batch
+from .creation import zeros_like
 from .nn_ops import _nonzero
 from .registry import Primitive, apply, defvjp_joint, nondifferentiable
 
@@ -129,11 +130,15 @@ nondifferentiable(batch_norm_backward_p)  # used only when no graph of the backw
 
 
 def _batch_norm_vjp(g_all, out, x, weight, bias, *, needs, eps):
+    # Cotangents of the outputs the node did not save (the output, the batch statistics)
+    # arrive as None when no path reached them.
     g, g_xhat, g_mean, g_var, g_rstd = g_all
     _, xhat, _, _, rstd = out
+    if g is None:
+        g = zeros_like(xhat)
     # The statistics reach the caller only detached (running averages); xhat and rstd
     # get cotangents under double backward, where this rule's own graph used them.
-    twice = any(_nonzero(t) for t in (g_xhat, g_mean, g_var, g_rstd))
+    twice = any(t is not None and _nonzero(t) for t in (g_xhat, g_mean, g_var, g_rstd))
     if not _grad_mode.enabled and not twice:
         return apply(batch_norm_backward_p, g, xhat, rstd, weight)
     dims = (0,) + tuple(range(2, xhat.ndim))
@@ -141,18 +146,25 @@ def _batch_norm_vjp(g_all, out, x, weight, bias, *, needs, eps):
     count = xhat.numel() // max(xhat.shape[1], 1)
     dweight, dbias = (g * xhat).sum(dims), g.sum(dims)
     gw = g if weight is None else g * weight.reshape(view)
-    gw = gw + g_xhat
+    if g_xhat is not None:
+        gw = gw + g_xhat
     r = rstd.reshape(view)
     dx = r * (gw - gw.mean(dims, keepdim=True) - xhat * (gw * xhat).mean(dims, keepdim=True))
     # d rstd / dx = -rstd^2 xhat / count; d mean / dx = 1 / count;
     # d var / dx = 2 xhat / (rstd count)
-    dx = dx - g_rstd.reshape(view) * r * r * xhat / count + g_mean.reshape(view) / count \
-        + g_var.reshape(view) * 2 * xhat / (r * count)
+    if g_rstd is not None:
+        dx = dx - g_rstd.reshape(view) * r * r * xhat / count
+    if g_mean is not None:
+        dx = dx + g_mean.reshape(view) / count
+    if g_var is not None:
+        dx = dx + g_var.reshape(view) * 2 * xhat / (r * count)
     return dx, dweight, dbias
 
 
+# xhat and rstd only: the normalised output itself may be overwritten (BatchNorm then an
+# in-place ReLU), as PyTorch allows.
 defvjp_joint(batch_norm_p, _batch_norm_vjp, (True, True, True), reads=((1,), (), ()),
-             save_output=True)
+             save_output=(1, 4))
 
 
 def batch_norm_stats(x: Tensor, weight: Tensor | None, bias: Tensor | None,
