@@ -5,14 +5,37 @@ from __future__ import annotations
 from . import erf, erfc, erfinv, exp2, expm1, log1p, logit, logsumexp, round, sigmoid
 from ._aliases import with_aliases
 from .nn.functional import log_softmax, softmax
+from .ops.composite_extra import sinc, xlogy
+from .ops.special_ops import (
+    digamma,
+    entr,
+    erfcx,
+    i0,
+    i0e,
+    i1,
+    i1e,
+    log_ndtr,
+    ndtr,
+    ndtri,
+    polygamma,
+    xlog1py,
+    zeta,
+)
+from .ops.special_ops import igamma as gammainc
+from .ops.special_ops import igammac as gammaincc
+from .ops.special_ops import lgamma as gammaln
+from .ops.special_ops import mvlgamma as multigammaln
 
 expit = sigmoid
+psi = digamma
 # torch.special's softmax and log_softmax take `axis=` (torch.nn.functional's do not).
 log_softmax = with_aliases(log_softmax, "log_softmax", module=__name__)
 softmax = with_aliases(softmax, "softmax", module=__name__)
 
-__all__ = ["erf", "erfc", "erfinv", "exp2", "expit", "expm1", "log1p", "log_softmax", "logit",
-           "logsumexp", "round", "softmax"]
+__all__ = ["digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1",
+           "gammainc", "gammaincc", "gammaln", "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr",
+           "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma",
+           "psi", "round", "sinc", "softmax", "xlog1py", "xlogy", "zeta"]
 
 
 def __getattr__(name: str):

@@ -27,6 +27,7 @@ from . import (
     scan,
     softmax,
     sorting,
+    special_ops,
     stats,
     ternary,
     unary,
@@ -37,5 +38,5 @@ MODULES = (
     activation, binary, binary_extra, composite, conv, copy, creation, einsum, fill, index,
     index_ops, join, linalg_ops, matmul, movement, pooling, random_ops, reduce, scan, softmax,
     sorting, stats, ternary, unary, unary_math, inplace_movement,
-    composite_extra,
+    composite_extra, special_ops,
 )

@@ -16,7 +16,6 @@ from . import movement
 from .copy import to
 from .registry import bump_version, check_inplace
 
-
 # The view node's name -> the in-place overload's (PyTorch's numbering).
 _INPLACE_NODE = {
     "TBackward0": "TBackward1", "TransposeBackward0": "TransposeBackward1",
