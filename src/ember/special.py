@@ -7,6 +7,8 @@ from ._aliases import with_aliases
 from .nn.functional import log_softmax, softmax
 from .ops.composite_extra import sinc, xlogy
 from .ops.special_ops import (
+    bessel_j0,
+    bessel_j1,
     digamma,
     entr,
     erfcx,
@@ -15,9 +17,12 @@ from .ops.special_ops import (
     i1,
     i1e,
     log_ndtr,
+    modified_bessel_i0,
+    modified_bessel_i1,
     ndtr,
     ndtri,
     polygamma,
+    spherical_bessel_j0,
     xlog1py,
     zeta,
 )
@@ -32,10 +37,11 @@ psi = digamma
 log_softmax = with_aliases(log_softmax, "log_softmax", module=__name__)
 softmax = with_aliases(softmax, "softmax", module=__name__)
 
-__all__ = ["digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1",
-           "gammainc", "gammaincc", "gammaln", "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr",
-           "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma",
-           "psi", "round", "sinc", "softmax", "xlog1py", "xlogy", "zeta"]
+__all__ = ["bessel_j0", "bessel_j1", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2",
+           "expit", "expm1", "gammainc", "gammaincc", "gammaln", "i0", "i0e", "i1", "i1e", "log1p",
+           "log_ndtr", "log_softmax", "logit", "logsumexp", "modified_bessel_i0",
+           "modified_bessel_i1", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round",
+           "sinc", "softmax", "spherical_bessel_j0", "xlog1py", "xlogy", "zeta"]
 
 
 def __getattr__(name: str):

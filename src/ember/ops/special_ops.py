@@ -26,9 +26,9 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor
-from ._common import binary_operands, elementwise_meta, to_float, write_out
-from .registry import Primitive, apply, apply_, defvjp
-from .unary import COMPLEX_K, check_tensor, not_implemented, unary, unary_api
+from ._common import binary_operands, elementwise_meta, write_out
+from .registry import Primitive, apply, apply_, defvjp, nondifferentiable
+from .unary import COMPLEX_K, not_implemented, unary, unary_api
 from .unary_math import _ERFCX, _erfc64, _erfinv64, _ev
 
 _F64, _F32 = np.dtype(np.float64), np.dtype(np.float32)
@@ -190,6 +190,13 @@ def _polygamma64(x, n=0):
         return (-1.0) ** (n + 1) * math.factorial(n) * _zeta64(n + 1.0, x)
 
 
+def _mvlgamma64(x, p=1):
+    acc = np.full(x.shape, p * (p - 1) / 4 * math.log(math.pi))
+    for i in range(p):
+        acc += _lgamma64(x - i / 2)
+    return acc
+
+
 _REAL = (COMPLEX_K,)
 
 lgamma_p = unary("lgamma", _via64(_lgamma64))
@@ -198,6 +205,17 @@ polygamma_p = unary("polygamma", _via64(_polygamma64))
 defvjp(lgamma_p, lambda g, out, x: g * apply(digamma_p, x))
 defvjp(digamma_p, lambda g, out, x: g * apply(polygamma_p, x, n=1))
 defvjp(polygamma_p, lambda g, out, x, n: g * apply(polygamma_p, x, n=n + 1))
+mvlgamma_p = unary("mvlgamma", _via64(_mvlgamma64))
+
+
+def _mvlgamma_grad(g, out, x, p):
+    from .creation import arange
+
+    shifts = arange(p, dtype=x.dtype, device=x.device) * -0.5
+    return g * apply(digamma_p, x.unsqueeze(-1) + shifts).sum(-1)
+
+
+defvjp(mvlgamma_p, _mvlgamma_grad)
 
 
 # --- modified Bessel functions I0, I1 ---------------------------------------------------
@@ -229,7 +247,8 @@ def _bessel_i(x, nu: int, scaled: bool):
             out[big] = acc / root
         else:  # exp(x/2) twice, so the result overflows only where I_nu itself does
             h = np.exp(xb / 2)
-            out[big] = np.where(np.isinf(xb), np.inf, h * (h * acc / root))
+            out[big] = h * (h * acc / root)
+            out[np.isinf(x)] = np.nan  # (PyTorch's value at +-inf)
     out[np.isnan(x)] = np.nan
     return np.copysign(out, x) if nu == 1 else out
 
@@ -277,6 +296,96 @@ defvjp(i0_p, lambda g, out, x: g * apply(i1_p, x))
 defvjp(i0e_p, lambda g, out, x: g * (apply(i1e_p, x) - x.sign() * out), save_output=True)
 defvjp(i1_p, _i1_grad, save_output=True)
 defvjp(i1e_p, _i1e_grad, save_output=True)
+
+
+# --- Bessel functions of the first kind J0, J1 -------------------------------------------
+
+def _bessel_j(x, nu: int):
+    """J_nu(x) for nu = 0 or 1: power series below 2, Miller's backward recurrence
+    (normalised by J0 + 2 J2 + 2 J4 + ... = 1) up to 25, Hankel's expansion beyond."""
+    ax = np.abs(x)
+    out = np.empty_like(x)
+    r = ax < 2
+    xs = ax[r]
+    t = -xs * xs / 4
+    term = np.ones_like(xs) if nu == 0 else xs / 2
+    acc = term.copy()
+    for k in range(1, 25):  # sum (-1)^k (x/2)^(2k + nu) / (k! (k + nu)!), terms below 1
+        term = term * t / (k * (k + nu))
+        acc += term
+    out[r] = acc
+    r = (ax >= 2) & (ax < 25)
+    xm = ax[r]
+    nxt, cur = np.zeros_like(xm), np.full_like(xm, 1e-30)
+    norm, j0, j1 = np.zeros_like(xm), None, None
+    top = 80  # J_80(25) ~ 1e-32: far below round-off
+    for n in range(top, 0, -1):  # J_{n-1} = (2n / x) J_n - J_{n+1}
+        prev = 2 * n / xm * cur - nxt
+        nxt, cur = cur, prev
+        if (n - 1) % 2 == 0 and n - 1 > 0:
+            norm += 2 * cur
+        if n - 1 == 1:
+            j1 = cur
+    j0 = cur
+    norm += j0
+    out[r] = (j0 if nu == 0 else j1) / norm
+    r = ax >= 25
+    xb = ax[r]
+    mu = 4.0 * nu * nu
+    p_, q_ = np.ones_like(xb), np.zeros_like(xb)
+    term = np.ones_like(xb)
+    for k in range(1, 40):  # a_k(nu) / x^k: even k to P, odd k to Q, alternating in pairs
+        term = term * (mu - (2 * k - 1) ** 2) / (8 * k * xb)
+        if k % 2:
+            q_ += term if k % 4 == 1 else -term
+        else:
+            p_ += -term if k % 4 == 2 else term
+    c, sn = np.cos(xb), np.sin(xb)
+    # cos / sin of x - (2 nu + 1) pi / 4 from those of x (no rounding of the shift)
+    if nu == 0:
+        cs, ss = (c + sn), (sn - c)
+    else:
+        cs, ss = (sn - c), -(sn + c)
+    with np.errstate(invalid="ignore"):
+        out[r] = np.sqrt(1 / (math.pi * xb)) * (p_ * cs - q_ * ss)
+    out[np.isinf(x)] = np.nan  # (PyTorch's value at +-inf)
+    out[np.isnan(x)] = np.nan
+    return np.where(x < 0, -out, out) if nu == 1 else out  # (J1 is odd)
+
+
+def _j0(x):
+    return _bessel_j(x, 0)
+
+
+def _j1(x):
+    return _bessel_j(x, 1)
+
+
+def _spherical_j0(x):
+    small = np.abs(x) < 0.5
+    with np.errstate(invalid="ignore"):
+        xs = np.where(small, 1.0, x)
+        out = np.sin(xs) / xs
+    x2 = np.where(small, x * x, 0.0)  # sin(x)/x = 1 - x^2/3! + x^4/5! - ... for |x| < 0.5
+    term, acc = np.ones_like(x), np.ones_like(x)
+    for k in range(1, 10):
+        term = -term * x2 / ((2 * k) * (2 * k + 1))
+        acc += term
+    out = np.where(small, acc, out)
+    return np.where(np.isinf(x), 0.0, out)
+
+
+def _nondiff(name: str, fn) -> Primitive:
+    prim = unary(name, _via64(fn))
+    nondifferentiable(prim)  # PyTorch records no graph for these
+    return prim
+
+
+bessel_j0_p = _nondiff("special_bessel_j0", _j0)
+bessel_j1_p = _nondiff("special_bessel_j1", _j1)
+modified_bessel_i0_p = _nondiff("special_modified_bessel_i0", _i0)
+modified_bessel_i1_p = _nondiff("special_modified_bessel_i1", _i1)
+spherical_bessel_j0_p = _nondiff("special_spherical_bessel_j0", _spherical_j0)
 
 
 # --- erfcx and the normal distribution -----------------------------------------------------
@@ -524,6 +633,7 @@ _log_ndtr, _ = unary_api(log_ndtr_p, "log of the standard normal CDF, accurate i
                          reject=_REAL, kname="log_ndtr_cpu")
 entr, _ = unary_api(entr_p, "-x log(x), 0 at 0 and -inf below.", reject=_REAL,
                     kname="entr_cpu")
+_mvlgamma, _mvlgamma_ = unary_api(mvlgamma_p, "mvlgamma", reject=_REAL, kname="mvlgamma")
 _polygamma, _polygamma_ = unary_api(polygamma_p, "polygamma", reject=_REAL,
                                     kname="polygamma")
 
@@ -552,6 +662,32 @@ def log_ndtr(input: Tensor, *, out=None) -> Tensor:
     return _log_ndtr(input, out=out)
 
 
+def _full_precision_only(prim: Primitive, kname: str, doc: str):
+    """A special function PyTorch has no float16 / bfloat16 kernel for."""
+    fn, _ = unary_api(prim, doc, reject=_REAL, kname=kname)
+
+    def op(input: Tensor, *, out=None) -> Tensor:
+        _no_half(input, kname)
+        return fn(input, out=out)
+
+    op.__name__, op.__doc__ = prim.name.removeprefix("special_"), doc
+    return op
+
+
+bessel_j0 = _full_precision_only(bessel_j0_p, "bessel_j0_cpu",
+                                 "Bessel function of the first kind, order 0.")
+bessel_j1 = _full_precision_only(bessel_j1_p, "bessel_j1_cpu",
+                                 "Bessel function of the first kind, order 1.")
+modified_bessel_i0 = _full_precision_only(
+    modified_bessel_i0_p, "modified_bessel_i0_cpu",
+    "I0(x), as i0, with no derivative (as PyTorch's modified_bessel_i0).")
+modified_bessel_i1 = _full_precision_only(
+    modified_bessel_i1_p, "modified_bessel_i1_cpu",
+    "I1(x), as i1, with no derivative (as PyTorch's modified_bessel_i1).")
+spherical_bessel_j0 = _full_precision_only(spherical_bessel_j0_p, "spherical_bessel_j0_cpu",
+                                           "sin(x) / x, the spherical Bessel function j0.")
+
+
 def _check_n(n) -> int:
     if isinstance(n, Tensor) or not isinstance(n, (int, np.integer)) or isinstance(n, bool):
         raise TypeError(f"polygamma(): argument 'n' (position 1) must be int, not "
@@ -576,19 +712,17 @@ def polygamma_(self: Tensor, n: int) -> Tensor:
 
 def mvlgamma(input: Tensor, p: int, *, out=None) -> Tensor:
     """Log of the multivariate gamma function of dimension p."""
-    check_tensor(input, "mvlgamma")
-    if p < 1:
-        raise RuntimeError("p has to be greater than or equal to 1")
-    x = to_float(input)
-    from .creation import arange
-
-    shifts = arange(p, dtype=x.dtype, device=x.device) * -0.5
-    res = apply(lgamma_p, x.unsqueeze(-1) + shifts).sum(-1) + p * (p - 1) / 4 * math.log(math.pi)
-    return write_out(res, out)
+    return _mvlgamma(input, p=_check_p(p), out=out)
 
 
 def mvlgamma_(self: Tensor, p: int) -> Tensor:
-    return self.copy_(mvlgamma(self, p))
+    return _mvlgamma_(self, p=_check_p(p))
+
+
+def _check_p(p) -> int:
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    return int(p)
 
 
 def _two_operands(name: str, kname: str, a, b, *, ints: bool = True):
