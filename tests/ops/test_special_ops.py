@@ -276,6 +276,11 @@ def test_methods_and_inplace():
         assert_same(e, t)
         assert_same(getattr(ember, name)(ember.tensor(x), ember.tensor(x)),
                     getattr(torch, name)(torch.tensor(x), torch.tensor(x)))
+    # in place, the other operand is promoted, the result cast into self's dtype
+    e, t = ember.tensor(x, dtype=ember.float32), torch.tensor(x, dtype=torch.float32)
+    assert_same(e.igamma_(ember.tensor(x)), t.igamma_(torch.tensor(x)))
+    e, t = ember.tensor(x), torch.tensor(x)
+    assert_same(e.igammac_(ember.tensor([1, 2, 3])), t.igammac_(torch.tensor([1, 2, 3])))
     out = ember.empty(3, dtype=ember.float64)
     ember.special.i1(ember.tensor(x), out=out)
     assert_same(out, torch.special.i1(torch.tensor(x)))
@@ -291,6 +296,10 @@ def test_methods_and_inplace():
     lambda L: L.special.gammainc(L.ones(2), 1.0),
     lambda L: L.ones(2, dtype=L.int64).lgamma_(),
     lambda L: L.lgamma([1.0]),
+    lambda L: L.ones(2, dtype=L.int64).igamma_(L.ones(2)),
+    lambda L: L.ones(2, dtype=L.int64).igammac_(L.ones(2, dtype=L.int64)),
+    lambda L: L.ones(2, dtype=L.bool).igamma_(L.ones(2)),
+    lambda L: L.ones(2).igamma_(L.ones(2, 3)),
 ])
 def test_errors_match(call):
     same_error(call)

@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor
-from ._common import binary_operands, elementwise_meta, write_out
+from ._common import binary_operands, elementwise_meta, type_name, write_out
 from .registry import Primitive, apply, apply_, defvjp, nondifferentiable
 from .unary import COMPLEX_K, not_implemented, unary, unary_api
 from .unary_math import _ERFCX, _erfc64, _erfinv64, _ev
@@ -776,14 +776,21 @@ def igammac(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     return write_out(apply(igammac_p, a, b), out)
 
 
+def _igamma_inplace(prim: Primitive, name: str, self: Tensor, other: Tensor) -> Tensor:
+    _tensor_pair(name, self, other)
+    a, b = _two_operands(name, name.rstrip("_") + "_cpu", self, other, ints=False)
+    if self._dtype._kind < 2:  # (the result is floating: it cannot go into an integer tensor)
+        raise RuntimeError(f"result type {type_name(a._dtype)} can't be cast to the desired "
+                           f"output type {type_name(self._dtype)}")
+    return apply_(prim, self, b.to(self._dtype))
+
+
 def igamma_(self: Tensor, other: Tensor) -> Tensor:
-    _tensor_pair("igamma_", self, other)
-    return apply_(igamma_p, self, other.to(self.dtype))
+    return _igamma_inplace(igamma_p, "igamma_", self, other)
 
 
 def igammac_(self: Tensor, other: Tensor) -> Tensor:
-    _tensor_pair("igammac_", self, other)
-    return apply_(igammac_p, self, other.to(self.dtype))
+    return _igamma_inplace(igammac_p, "igammac_", self, other)
 
 
 def heaviside_values(input: Tensor, values: Tensor) -> Tensor:
