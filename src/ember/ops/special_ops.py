@@ -1,17 +1,21 @@
 """Special functions: the gamma family (lgamma, digamma, polygamma, mvlgamma, Hurwitz zeta,
-regularised incomplete gamma), modified Bessel I0/I1 (plain and exp-scaled), the normal
-distribution (ndtr, ndtri, log_ndtr), erfcx, xlog1py and entr.
+regularised incomplete gamma), Bessel J0/J1, modified Bessel I0/I1 (plain and exp-scaled),
+spherical j0, the normal distribution (ndtr, ndtri, log_ndtr), erfcx, xlog1py and entr;
+and heaviside's primitive (so that its backward refuses, as PyTorch's does).
 
 NumPy has none of these, so each kernel is built here from the math, in float64 (float32
 rounds once at the end; float16 / bfloat16 go through float32 as the other unary ops do):
 
 - Hurwitz zeta: direct sum until the shift passes a threshold, then the Euler-Maclaurin
-  tail with Bernoulli numbers. polygamma(n >= 1) is (-1)^(n+1) n! zeta(n+1, x).
+  tail with Bernoulli numbers; negative q by a reflection onto (0, 1). polygamma(n >= 1)
+  is (-1)^(n+1) n! zeta(n+1, x).
 - lgamma: the Taylor series of lgamma(1+z) (coefficients zeta(k)/k) on [0.5, 2.5), which
   keeps the roots at 1 and 2 exact in relative terms; upward recurrence below, downward
   products up to 10, Stirling's series beyond; reflection for negative x.
 - digamma: recurrence up to 10 and the asymptotic series; reflection for negative x.
 - I0/I1: the power series (all terms positive) up to 20, Hankel's asymptotic series beyond.
+- J0/J1: the power series below 2, Miller's backward recurrence up to 25, Hankel's
+  expansion beyond with the phase taken from cos x and sin x (no rounded shift).
 - ndtri: erfinv in the middle, Newton steps on log_ndtr in the tails.
 - gammainc: the power series below x = a + 1, Legendre's continued fraction above.
 Each op is a primitive with its VJP beside it (written in ember ops, so it differentiates
@@ -58,32 +62,48 @@ def _via64(fn):
 
 # --- Hurwitz zeta -------------------------------------------------------------------------
 
+def _zeta_direct(s, q):
+    """zeta(s, q) for s > 1 and finite q (negative q only with s an integer, and then not far
+    below 0): direct terms until q + k passes a threshold, then the Euler-Maclaurin tail."""
+    a = q.copy()
+    total = np.zeros(a.shape)
+    # (past 200, a^-s underflows for every s that would need more direct terms)
+    limit = np.clip(s, 20.0, 200.0)
+    while True:
+        m = a < limit
+        if not m.any():
+            break
+        total[m] += a[m] ** -s[m]
+        a[m] += 1
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        p = a ** -s
+        tail = a ** (1 - s) / (s - 1) + p / 2
+        term = s * p / a  # B_2k/(2k)! * s(s+1)...(s+2k-2) a^(-s-2k+1), k = 1, 2 ...
+        for k, c in enumerate(_B2K_FACT):
+            tail += c * term
+            term = term * (s + 2 * k + 1) * (s + 2 * k + 2) / (a * a)
+    return total + tail
+
+
 def _zeta64(s, q):
     """zeta(s, q) = sum_{k>=0} (q + k)^-s, with PyTorch's domain: nan for s < 1, inf at
     s = 1 and at non-positive integer q, nan for other negative q unless s is an integer."""
     s, q = np.broadcast_arrays(np.asarray(s, _F64), np.asarray(q, _F64))
-    s, q = s.copy(), q.copy()
     out = np.zeros(s.shape)
     pole = (s == 1) | ((q <= 0) & (q == np.floor(q)))
     bad = (s < 1) | ((q < 0) & (s != np.floor(s))) | np.isnan(s) | np.isnan(q)
     ok = ~pole & ~bad & np.isfinite(q)
-    a, ss = q[ok], s[ok]
-    total = np.zeros(a.shape)
-    limit = np.maximum(20.0, ss)
-    for _ in range(4096):  # direct terms until a >= limit
-        m = a < limit
-        if not m.any():
-            break
-        total[m] += a[m] ** -ss[m]
-        a[m] += 1
-    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        p = a ** -ss
-        tail = a ** (1 - ss) / (ss - 1) + p / 2
-        term = ss * p / a  # B_2k/(2k)! * s(s+1)...(s+2k-2) a^(-s-2k+1), k = 1, 2 ...
-        for k, c in enumerate(_B2K_FACT):
-            tail += c * term
-            term = term * (ss + 2 * k + 1) * (ss + 2 * k + 2) / (a * a)
-    out[ok] = total + tail
+    near = ok & (q > -100)
+    out[near] = _zeta_direct(s[near], q[near])
+    # far below 0 (s an integer): with M = ceil(-q) and r = q + M in (0, 1) (exact),
+    # zeta(s, q) = zeta(s, r) + (-1)^s (zeta(s, 1 - r) - zeta(s, M + 1 - r)).
+    neg = ok & (q <= -100)
+    sn, qn = s[neg], q[neg]
+    big_m = np.ceil(-qn)
+    r = qn + big_m
+    sign = np.where(sn % 2 == 0, 1.0, -1.0)
+    out[neg] = _zeta_direct(sn, r) + sign * (_zeta_direct(sn, 1 - r)
+                                             - _zeta_direct(sn, big_m + 1 - r))
     out[pole] = np.inf
     out[bad] = np.nan
     out[~pole & ~bad & np.isposinf(q)] = np.nan  # (as PyTorch gives)
@@ -317,7 +337,7 @@ def _bessel_j(x, nu: int):
     r = (ax >= 2) & (ax < 25)
     xm = ax[r]
     nxt, cur = np.zeros_like(xm), np.full_like(xm, 1e-30)
-    norm, j0, j1 = np.zeros_like(xm), None, None
+    norm, j1 = np.zeros_like(xm), None
     top = 80  # J_80(25) ~ 1e-32: far below round-off
     for n in range(top, 0, -1):  # J_{n-1} = (2n / x) J_n - J_{n+1}
         prev = 2 * n / xm * cur - nxt
