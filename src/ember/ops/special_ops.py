@@ -473,10 +473,19 @@ def _ndtri64(p):
     pt = p[tail]
     q = np.where(pt < 0.5, pt, 1 - pt)  # exact: 1 - p for p > 0.75
     lq = np.log(q)
-    x = -np.sqrt(-2 * lq)  # left of the root: Newton on the concave log_ndtr climbs to it
-    for _ in range(12):
-        ln = _log_ndtr64(x)
-        x = x - (ln - lq) / np.exp(-x * x / 2 - ln - 0.5 * _LOG2PI)
+    # start from the tail asymptote log q ~ -x^2/2 - log|x| - log(2 pi)/2; Newton on the
+    # concave, increasing log_ndtr converges from either side (from the right it steps left)
+    t2 = -2 * lq
+    x = -np.sqrt(np.maximum(t2 - np.log(t2) - _LOG2PI, 0.25 * t2))
+    live = np.arange(x.size)  # the elements still moving
+    for _ in range(10):
+        xl, ql = x[live], lq[live]
+        ln = _log_ndtr64(xl)
+        step = (ln - ql) / np.exp(-xl * xl / 2 - ln - 0.5 * _LOG2PI)
+        x[live] = xl - step
+        live = live[np.abs(step) > 1e-15 * np.abs(xl)]
+        if live.size == 0:
+            break
     out[tail] = np.where(pt < 0.5, x, -x)
     out[p == 0] = -np.inf
     out[p == 1] = np.inf
