@@ -5,14 +5,43 @@ from __future__ import annotations
 from . import erf, erfc, erfinv, exp2, expm1, log1p, logit, logsumexp, round, sigmoid
 from ._aliases import with_aliases
 from .nn.functional import log_softmax, softmax
+from .ops.composite_extra import sinc, xlogy
+from .ops.special_ops import (
+    bessel_j0,
+    bessel_j1,
+    digamma,
+    entr,
+    erfcx,
+    i0,
+    i0e,
+    i1,
+    i1e,
+    log_ndtr,
+    modified_bessel_i0,
+    modified_bessel_i1,
+    ndtr,
+    ndtri,
+    polygamma,
+    spherical_bessel_j0,
+    xlog1py,
+    zeta,
+)
+from .ops.special_ops import igamma as gammainc
+from .ops.special_ops import igammac as gammaincc
+from .ops.special_ops import lgamma as gammaln
+from .ops.special_ops import mvlgamma as multigammaln
 
 expit = sigmoid
+psi = digamma
 # torch.special's softmax and log_softmax take `axis=` (torch.nn.functional's do not).
 log_softmax = with_aliases(log_softmax, "log_softmax", module=__name__)
 softmax = with_aliases(softmax, "softmax", module=__name__)
 
-__all__ = ["erf", "erfc", "erfinv", "exp2", "expit", "expm1", "log1p", "log_softmax", "logit",
-           "logsumexp", "round", "softmax"]
+__all__ = ["bessel_j0", "bessel_j1", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2",
+           "expit", "expm1", "gammainc", "gammaincc", "gammaln", "i0", "i0e", "i1", "i1e", "log1p",
+           "log_ndtr", "log_softmax", "logit", "logsumexp", "modified_bessel_i0",
+           "modified_bessel_i1", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round",
+           "sinc", "softmax", "spherical_bessel_j0", "xlog1py", "xlogy", "zeta"]
 
 
 def __getattr__(name: str):

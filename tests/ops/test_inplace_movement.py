@@ -46,15 +46,24 @@ def test_inplace_view_matches_torch(name, arr, args):
 
 @pytest.mark.parametrize("name,arr,args", CASES, ids=[f"{c[0]}{i}" for i, c in enumerate(CASES)])
 def test_gradient_through_inplace_view(name, arr, args):
-    grads = {}
+    grads, nodes = {}, {}
     for L in (torch, ember):
         leaf = L.tensor(np.ascontiguousarray(arr), requires_grad=True)
         y = leaf * 2
         getattr(y, name)(*args)
-        assert y.grad_fn is not None
+        nodes[L] = y.grad_fn.name()  # the in-place overload's node (TBackward1 ...)
         (y * L.arange(float(y.numel()), dtype=L.float64).reshape(y.shape)).sum().backward()
         grads[L] = leaf.grad
+    assert nodes[ember] == nodes[torch]
     assert_same(grads[ember], grads[torch])
+
+
+def test_inplace_view_leaves_the_out_of_place_node_name_alone():
+    y = ember.ones(2, 3, requires_grad=True) * 2
+    assert y.t().grad_fn.name() == "TBackward0"
+    y.t_()
+    assert y.grad_fn.name() == "TBackward1"
+    assert y.t().grad_fn.name() == "TBackward0"
 
 
 @pytest.mark.parametrize("call", [

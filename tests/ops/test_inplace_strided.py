@@ -84,6 +84,7 @@ def _args(name: str, v: ember.Tensor):
         "pow_": ((2,), None), "float_power_": ((2,), None),
         "round_": ((), None), "nan_to_num_": ((), None), "logit_": ((), None),
         "tril_": ((), None), "triu_": ((), None),
+        "polygamma_": ((1,), None), "mvlgamma_": ((2,), None),
         "addmv_": ((_values((n, 3), d, 1), _values((3,), d, 2)), None),
         "addr_": ((_values((n,), d, 1), _values(s[1:], d, 2)), None),
         "addmm_": ((_values((n, 3), d, 1), _values((3,) + s[1:], d, 2)), None),

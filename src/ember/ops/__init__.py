@@ -29,6 +29,7 @@ from . import (
     softmax,
     sorting,
     sparse_functions,
+    special_ops,
     stats,
     ternary,
     unary,
@@ -39,5 +40,5 @@ MODULES = (
     activation, binary, binary_extra, composite, conv, copy, creation, einsum, fill, index,
     index_ops, join, linalg_ops, matmul, movement, pooling, random_ops, reduce, sampling, scan,
     softmax, sorting, sparse_functions, stats, ternary, unary, unary_math, inplace_movement,
-    composite_extra,
+    composite_extra, special_ops,
 )

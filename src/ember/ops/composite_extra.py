@@ -118,12 +118,13 @@ def sinc(input: Tensor) -> Tensor:
 
 
 def heaviside(input: Tensor, values: Tensor) -> Tensor:
-    from .ternary import where
+    """0 below 0, 1 above, `values` at 0; like PyTorch, its backward raises."""
+    from .special_ops import heaviside_values
 
     _tensors("heaviside", input=(1, input), values=(2, values))
     if input.dtype is not values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
-    return where(input == 0, values, (input > 0).to(input.dtype))
+    return heaviside_values(input, values)
 
 
 def isreal(input: Tensor) -> Tensor:

@@ -3,7 +3,9 @@
 
 An in-place view op writes no element: it binds the view op and then re-describes
 `self` with the view's shape, strides and offset over the same storage, taking over
-the view's history (so `a.t_()` has `TBackward0`, as in PyTorch). As in PyTorch the
+the view's history. PyTorch numbers the in-place overload after the out-of-place
+ones, so the node is renamed to match (`a.t_()` has `TBackward1`, `squeeze_(d)`
+`SqueezeBackward4`). As in PyTorch the
 version counter moves and a leaf that requires grad refuses.
 """
 
@@ -14,9 +16,32 @@ from . import movement
 from .copy import to
 from .registry import bump_version, check_inplace
 
+# The view node's name -> the in-place overload's (PyTorch's numbering).
+_INPLACE_NODE = {
+    "TBackward0": "TBackward1", "TransposeBackward0": "TransposeBackward1",
+    "SqueezeBackward0": "SqueezeBackward3", "SqueezeBackward1": "SqueezeBackward4",
+    "SqueezeBackward2": "SqueezeBackward5", "UnsqueezeBackward0": "UnsqueezeBackward1",
+    "AsStridedBackward0": "AsStridedBackward1",
+}
+_renamed_classes: dict = {}
+
+
+def _rename_node(node) -> None:
+    """Give the fresh view node `node` the class named as PyTorch's in-place overload."""
+    cls = type(node)
+    name = _INPLACE_NODE.get(cls.__name__)
+    if name is None:
+        return
+    new = _renamed_classes.get(name)
+    if new is None:  # same layout as the view node's class, only the name differs
+        new = _renamed_classes[name] = type(name, cls.__bases__, {"__slots__": ()})
+    node.__class__ = new
+
 
 def _adopt(self: Tensor, view: Tensor) -> Tensor:
     """`self`, re-described as `view` (a view of it), with the view's history."""
+    if view._grad_fn is not None and view._grad_fn is not self._grad_fn:
+        _rename_node(view._grad_fn)
     self._storage = view._ensure_storage_obj()
     self._shape, self._stride, self._offset = view._shape, view.stride(), view._offset
     self._np = view._np
