@@ -25,6 +25,16 @@ def _tensors(name: str, **args) -> None:
                             f"{type(v).__name__}")
 
 
+def _common_floating(name: str, a, b) -> dt.dtype:
+    """The floating dtype two operands compute in (integers promote to the default float);
+    complex is refused, as PyTorch's real-only kernels do."""
+    da = a.dtype if isinstance(a, Tensor) else b.dtype
+    common = dt.promote_types(da, b.dtype)
+    if common._kind == 3:
+        raise NotImplementedError(f'"{name}_cpu" not implemented for \'{type_name(common)}\'')
+    return common if common._kind == 2 else dt.get_default_dtype()
+
+
 def deg2rad(input: Tensor) -> Tensor:
     if input.dtype.is_complex:
         raise RuntimeError("deg2rad is not supported for complex tensors.")
@@ -42,10 +52,17 @@ def _log_add(name: str, a: Tensor, b: Tensor, log1p_pow) -> Tensor:
     from .ternary import where
 
     _tensors(name, input=(1, a), other=(2, b))
-    for x in (a, b):
-        if x.dtype._kind < 2:
-            raise NotImplementedError(f'"{name}_cpu" not implemented for '
-                                      f"'{type_name(x.dtype)}'")
+    # The dtype the two promote to decides (an int tensor with a float one is fine).
+    common = dt.promote_types(a.dtype, b.dtype)
+    if common._kind < 2 or (common._kind == 3 and name != "logaddexp"):
+        raise NotImplementedError(f'"{name}_cpu" not implemented for '
+                                  f"'{type_name(common)}'")
+    a, b = a.to(common), b.to(common)
+    if common._kind == 3:
+        # Complex: factor out the operand with the larger real part.
+        hi = where(a.real >= b.real, a, b)
+        out = hi + (a + b - 2 * hi).exp().log1p()
+        return where((a == b) & a.isinf(), a, out)
     # log(e^a + e^b) = max + log1p(e^-|a-b|); equal infinities give themselves (not NaN).
     out = maximum(a, b) + log1p_pow(-(a - b).abs())
     return where((a == b) & a.isinf(), a, out)
@@ -69,10 +86,14 @@ def xlogy(input, other) -> Tensor:
         raise TypeError("xlogy(): expected at least one Tensor argument")
     if not isinstance(other, Tensor):  # (its log in double precision, as PyTorch's)
         log_y = math.log(other) if other > 0 else (-math.inf if other == 0 else math.nan)
+        if input.dtype.is_complex or isinstance(other, complex):
+            _common_floating("xlogy", other, input)
+        x = _floating(input)
         if other > 0 or math.isnan(other):
-            return _floating(input) * log_y
-        return input * where(input == 0, 0.0, tensor(log_y, dtype=dt.get_default_dtype()))
-    log_y = _floating(other).log()
+            return x * log_y
+        return x * where(x == 0, 0.0, tensor(log_y, dtype=x.dtype))
+    common = _common_floating("xlogy", input, other)
+    log_y = other.to(common).log()
     # NOTE: the zero is taken inside the log (not by a `where` on the product) so that the
     # gradient for input is log(other) where input is 0, as PyTorch gives.
     zero = (other <= 0) & (input == 0)
@@ -83,7 +104,7 @@ def signbit(input: Tensor) -> Tensor:
     """True where the sign bit is set: negatives, -0.0 and NaNs with the bit set."""
     d = input.dtype
     if d.is_complex:
-        raise RuntimeError("signbit is not implemented for complex tensors.")
+        raise NotImplementedError("signbit is not implemented for complex tensors.")
     if d._kind == 2:
         bits = {2: dt.int16, 4: dt.int32, 8: dt.int64}[d.itemsize]
         return input.detach().contiguous().view(bits) < 0
@@ -98,9 +119,7 @@ def copysign(input: Tensor, other) -> Tensor:
     mag = _floating(input).abs()
     if not isinstance(other, Tensor):
         return mag * math.copysign(1.0, other)
-    if other.dtype._kind > mag.dtype._kind or (other.dtype._kind == 2 and other.dtype.itemsize
-                                               > mag.dtype.itemsize):
-        mag = mag.to(dt.promote_types(mag.dtype, other.dtype))
+    mag = input.to(_common_floating("copysign", input, other)).abs()
     # NOTE: PyTorch gives `other` a zero gradient (not none): link it in through sign()
     # (whose derivative is zero) as a +0.0, which subtracting leaves every sign alone.
     link = (where(other.isnan(), 0.0, other.sign()) * 0.0).abs().to(mag.dtype)
@@ -179,6 +198,10 @@ def is_same_size(input: Tensor, other: Tensor) -> bool:
 def _atleast(name: str, shape_of, tensors):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         return tuple(_atleast(name, shape_of, (t,)) for t in tensors[0])
+    for k, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{name}(): expected Tensor as element {k} in argument 0, but got "
+                            f"{type(t).__name__}")
     out = tuple(t if t.ndim >= len(shape_of(t)) and t.shape == shape_of(t)
                 else t.reshape(shape_of(t)) for t in tensors)
     return out[0] if len(out) == 1 else out
@@ -282,7 +305,7 @@ def cov(input: Tensor, *, correction: int = 1, fweights=None, aweights=None) -> 
     xm = x - avg
     c = (xm * w if w is not None else xm) @ xm.mT.conj()
     c = c / (norm if not isinstance(norm, (int, float)) else float(max(norm, 0)))
-    return c.squeeze() if input.ndim < 2 else c
+    return c.reshape(()) if c.shape[0] == 1 else c  # one variable: a 0-d result
 
 
 def corrcoef(input: Tensor) -> Tensor:

@@ -51,7 +51,11 @@ def _via64(fn):
     bfloat16 through float32, as PyTorch computes them in float32 and rounds once)."""
     def kernel(*arrays, **params):
         d = arrays[0].dtype
-        out = np.asarray(fn(*(np.asarray(a, _F64) for a in arrays), **params))
+        # At least 1-d inside: NumPy turns 0-d arithmetic into scalars, which the kernels'
+        # masked assignments cannot write into.
+        shape = np.broadcast_shapes(*(np.shape(a) for a in arrays))
+        args = (np.atleast_1d(np.asarray(a, _F64)) for a in arrays)
+        out = np.asarray(fn(*args, **params)).reshape(shape)
         if d.itemsize == 2:
             out = out.astype(_F32)
         return out.astype(d)
