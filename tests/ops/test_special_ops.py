@@ -375,3 +375,17 @@ def test_mvlgamma_node_and_gradient():
     assert ember.mvlgamma(e, 3).grad_fn.name() == torch.mvlgamma(t, 3).grad_fn.name()
     check_op(lambda v: ember.mvlgamma(v, 3), lambda v: torch.mvlgamma(v, 3), x)
     check_grads(lambda v: ember.mvlgamma(v, 3), x, rtol=1e-6)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L, t: L.digamma(t), lambda L, t: L.special.psi(t), lambda L, t: L.special.entr(t),
+    lambda L, t: L.polygamma(0, t), lambda L, t: L.polygamma(2, t),
+    lambda L, t: L.special.xlog1py(t, t), lambda L, t: L.special.zeta(t + 2, t),
+])
+@pytest.mark.parametrize("v", [-2.5, 0.0, 1.5, -3.0])
+def test_zero_dim_inputs(call, v):
+    # Found by the fuzzer: 0-d inputs reached the kernels as NumPy scalars, which the
+    # kernels' masked writes (out[mask] = ...) cannot take.
+    e = call(ember, ember.tensor(v))
+    t = call(torch, torch.tensor(v))
+    assert_same(e, t)
