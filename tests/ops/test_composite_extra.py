@@ -201,3 +201,19 @@ def test_fuzz_found_dtypes_shapes_and_values(call):
 ])
 def test_fuzz_found_errors(call):
     same_error(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.tensor([1 - 2j, 0.5j]).heaviside(L.tensor([1j])),
+    lambda L: L.ones(3, 3).heaviside(L.ones(4, 3)),
+])
+def test_fuzz_found_heaviside_errors(call):
+    same_error(call)
+
+
+def test_fuzz_found_cov_weights_widen_the_input():
+    e = ember.cov(ember.tensor([-0.009, 0.0, 1.5], dtype=ember.bfloat16),
+                  aweights=ember.tensor([0.25, 0.75, 1.0]))
+    t = torch.cov(torch.tensor([-0.009, 0.0, 1.5], dtype=torch.bfloat16),
+                  aweights=torch.tensor([0.25, 0.75, 1.0]))
+    assert_same(e, t)

@@ -140,7 +140,12 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
     """0 below 0, 1 above, `values` at 0; like PyTorch, its backward raises."""
     from .special_ops import heaviside_values
 
+    from .._view import broadcast_shapes
+
     _tensors("heaviside", input=(1, input), values=(2, values))
+    broadcast_shapes(input.shape, values.shape)
+    if input.dtype.is_complex or values.dtype.is_complex:
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     if input.dtype is not values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     return heaviside_values(input, values)
@@ -285,6 +290,8 @@ def cov(input: Tensor, *, correction: int = 1, fweights=None, aweights=None) -> 
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an "
                          f"input with {input.ndim} dimensions")
     x = _floating(input)
+    if isinstance(aweights, Tensor):  # (float weights widen a narrower input)
+        x = x.to(dt.promote_types(x.dtype, aweights.dtype))
     x = x.reshape(1, -1) if x.ndim < 2 else x
     w = None
     for weights in (fweights, aweights):

@@ -94,9 +94,14 @@ def _zeta64(s, q):
     s = 1 and at non-positive integer q, nan for other negative q unless s is an integer."""
     s, q = np.broadcast_arrays(np.asarray(s, _F64), np.asarray(q, _F64))
     out = np.zeros(s.shape)
-    pole = (s == 1) | ((q <= 0) & (q == np.floor(q)))
-    bad = (s < 1) | ((q < 0) & (s != np.floor(s))) | np.isnan(s) | np.isnan(q)
+    # The domain checks in PyTorch's order: s = 1, s < 1, a pole in q, then negative q
+    # with a non-integer s (so a NaN s at a pole in q gives inf, as PyTorch's does).
+    q_pole = (q <= 0) & (q == np.floor(q))
+    pole = (s == 1) | (q_pole & ~(s < 1))
+    bad = ~pole & ((s < 1) | ((q < 0) & (s != np.floor(s))) | np.isnan(s) | np.isnan(q))
     ok = ~pole & ~bad & np.isfinite(q)
+    s_inf = ok & np.isposinf(s)
+    ok &= ~s_inf
     near = ok & (q > -100)
     out[near] = _zeta_direct(s[near], q[near])
     # far below 0 (s an integer): with M = ceil(-q) and r = q + M in (0, 1) (exact),
@@ -108,6 +113,8 @@ def _zeta64(s, q):
     sign = np.where(sn % 2 == 0, 1.0, -1.0)
     out[neg] = _zeta_direct(sn, r) + sign * (_zeta_direct(sn, 1 - r)
                                              - _zeta_direct(sn, big_m + 1 - r))
+    # s = +inf: q^-inf is inf below 1 and 1 at 1; past 1 PyTorch gives NaN (not the limit 0)
+    out[s_inf] = np.where(q[s_inf] < 1, np.inf, np.where(q[s_inf] == 1, 1.0, np.nan))
     out[pole] = np.inf
     out[bad] = np.nan
     out[~pole & ~bad & np.isposinf(q)] = np.nan  # (as PyTorch gives)
@@ -604,10 +611,11 @@ def _igam64(a, x, upper: bool = False):
         p[ser], p[~ser] = p_ser, 1 - q_cf
     out[ok] = p
     lo, hi = (1.0, 0.0) if upper else (0.0, 1.0)
-    zero_x = (x == 0) & (a > 0)
+    # (PyTorch decides x = 0 and x = inf before it looks at a NaN a)
+    zero_x = (x == 0) & ((a > 0) | np.isnan(a))
     out[zero_x] = lo
     out[(a == 0) & (x > 0)] = hi
-    out[np.isposinf(x) & (a >= 0) & np.isfinite(a)] = hi
+    out[np.isposinf(x) & (((a >= 0) & np.isfinite(a)) | np.isnan(a))] = hi
     out[np.isposinf(a) & (x >= 0) & np.isfinite(x)] = lo
     return out
 
@@ -764,7 +772,11 @@ def _two_operands(name: str, kname: str, a, b, *, ints: bool = True):
     from .creation import scalar_tensor
 
     like = a if isinstance(a, Tensor) else b
+    raw = (a, b)
     a, b, d = binary_operands(a, b)
+    # Each operand goes to `d` from its own value: binary_operands may have wrapped a
+    # number or a 0-d tensor into the other's integer dtype, where -2 becomes 254 in uint8.
+    a, b = raw
     if d._kind in (COMPLEX_K,) or (not ints and d._kind <= 1):
         raise not_implemented(kname, d)
     if d._kind < 2:
@@ -810,7 +822,18 @@ def igammac(input: Tensor, other: Tensor, *, out=None) -> Tensor:
 
 
 def _igamma_inplace(prim: Primitive, name: str, self: Tensor, other: Tensor) -> Tensor:
+    from .._view import broadcast_shapes
+
     _tensor_pair(name, self, other)
+    # PyTorch's order: the output's shape, then whether the result type fits, then dtypes.
+    shape = broadcast_shapes(self.shape, other.shape)
+    if tuple(shape) != tuple(self.shape):
+        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
+                           f"shape {list(shape)}")
+    common = dt.promote_types(self._dtype, other._dtype)
+    if not dt.can_cast(common, self._dtype):
+        raise RuntimeError(f"result type {type_name(common)} can't be cast to the desired "
+                           f"output type {type_name(self._dtype)}")
     a, b = _two_operands(name, name.rstrip("_") + "_cpu", self, other, ints=False)
     if self._dtype._kind < 2:  # (the result is floating: it cannot go into an integer tensor)
         raise RuntimeError(f"result type {type_name(a._dtype)} can't be cast to the desired "
