@@ -138,9 +138,8 @@ def sinc(input: Tensor) -> Tensor:
 
 def heaviside(input: Tensor, values: Tensor) -> Tensor:
     """0 below 0, 1 above, `values` at 0; like PyTorch, its backward raises."""
-    from .special_ops import heaviside_values
-
     from .._view import broadcast_shapes
+    from .special_ops import heaviside_values
 
     _tensors("heaviside", input=(1, input), values=(2, values))
     broadcast_shapes(input.shape, values.shape)
