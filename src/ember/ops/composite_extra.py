@@ -288,6 +288,11 @@ def cov(input: Tensor, *, correction: int = 1, fweights=None, aweights=None) -> 
     if input.ndim > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an "
                          f"input with {input.ndim} dimensions")
+    if input.dtype is dt.bool_:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
+    for kind, wt in (("fweights", fweights), ("aweights", aweights)):
+        if isinstance(wt, Tensor) and not bool((wt >= 0).all()):  # (NaN fails too)
+            raise RuntimeError(f"cov(): {kind} cannot be negative")
     x = _floating(input)
     if isinstance(aweights, Tensor):  # (float weights widen a narrower input)
         x = x.to(dt.promote_types(x.dtype, aweights.dtype))
@@ -301,13 +306,17 @@ def cov(input: Tensor, *, correction: int = 1, fweights=None, aweights=None) -> 
         avg = x.mean(1, keepdim=True)
         norm = n_obs - correction
     else:
-        w = _floating(w).to(x.dtype)
+        # (the weights keep their own dtype, as in PyTorch: an integer sum stays exact)
         w_sum = w.sum()
+        if float(w_sum.abs()) == 0:
+            raise RuntimeError("cov(): weights sum to zero, can't be normalized")
         avg = (x * w).sum(1, keepdim=True) / w_sum
         if correction == 0 or aweights is None:
             norm = w_sum - correction
         else:
             norm = w_sum - correction * (w * aweights).sum() / w_sum
+        # (too few observations: PyTorch divides by 0, never by a negative number)
+        norm = (norm.real if norm.dtype.is_complex else norm).clamp(min=0)
     xm = x - avg
     c = (xm * w if w is not None else xm) @ xm.mT.conj()
     c = c / (norm if not isinstance(norm, (int, float)) else float(max(norm, 0)))
