@@ -217,3 +217,20 @@ def test_fuzz_found_cov_weights_widen_the_input():
     t = torch.cov(torch.tensor([-0.009, 0.0, 1.5], dtype=torch.bfloat16),
                   aweights=torch.tensor([0.25, 0.75, 1.0]))
     assert_same(e, t)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.xlogy(L.zeros(4, 2, 0, 2), complex(-0.5, 0.5)),
+    lambda L: L.copysign(L.ones(2), 1j),
+    lambda L: L.diagflat(L.ones(2), "x"),
+    lambda L: L.mvlgamma(L.tensor([True]), 1),
+    lambda L: L.logaddexp(L.ones(2, dtype=L.int16), L.ones(3)),
+])
+def test_fuzz_found_more_errors(call):
+    same_error(call)
+
+
+def test_fuzz_found_zero_dim_operand_ranks_lower():
+    def run(L):
+        return L.logaddexp(L.tensor([0.5, -1.0]), L.tensor(2.0, dtype=L.float64))
+    assert_same(run(ember), run(torch))

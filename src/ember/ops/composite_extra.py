@@ -28,11 +28,26 @@ def _tensors(name: str, **args) -> None:
 def _common_floating(name: str, a, b) -> dt.dtype:
     """The floating dtype two operands compute in (integers promote to the default float);
     complex is refused, as PyTorch's real-only kernels do."""
-    da = a.dtype if isinstance(a, Tensor) else b.dtype
-    common = dt.promote_types(da, b.dtype)
+    from .._view import broadcast_shapes
+
+    if isinstance(a, Tensor):  # (a shape mismatch is reported before a dtype)
+        broadcast_shapes(a.shape, b.shape)
+    common = _result_dtype(a, b)
     if common._kind == 3:
         raise NotImplementedError(f'"{name}_cpu" not implemented for \'{type_name(common)}\'')
     return common if common._kind == 2 else dt.get_default_dtype()
+
+
+def _result_dtype(a, b) -> dt.dtype:
+    """The dtype PyTorch computes `a` op `b` in (0-d tensors and numbers rank lower)."""
+    from ._common import binary_operands
+
+    return binary_operands(a, b)[2]
+
+
+def _with_complex(d: dt.dtype) -> dt.dtype:
+    """The complex dtype a complex Python number gives with a tensor of dtype `d`."""
+    return d if d.is_complex else (dt.complex128 if d is dt.float64 else dt.complex64)
 
 
 def deg2rad(input: Tensor) -> Tensor:
@@ -48,12 +63,14 @@ def rad2deg(input: Tensor) -> Tensor:
 
 
 def _log_add(name: str, a: Tensor, b: Tensor, log1p_pow) -> Tensor:
+    from .._view import broadcast_shapes
     from .binary_extra import maximum
     from .ternary import where
 
     _tensors(name, input=(1, a), other=(2, b))
+    broadcast_shapes(a.shape, b.shape)
     # The dtype the two promote to decides (an int tensor with a float one is fine).
-    common = dt.promote_types(a.dtype, b.dtype)
+    common = _result_dtype(a, b)
     if common._kind < 2 or (common._kind == 3 and name != "logaddexp"):
         raise NotImplementedError(f'"{name}_cpu" not implemented for '
                                   f"'{type_name(common)}'")
@@ -85,9 +102,10 @@ def xlogy(input, other) -> Tensor:
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         raise TypeError("xlogy(): expected at least one Tensor argument")
     if not isinstance(other, Tensor):  # (its log in double precision, as PyTorch's)
-        log_y = math.log(other) if other > 0 else (-math.inf if other == 0 else math.nan)
         if input.dtype.is_complex or isinstance(other, complex):
-            _common_floating("xlogy", other, input)
+            raise NotImplementedError(f'"xlogy_cpu" not implemented for '
+                                      f"'{type_name(_with_complex(input.dtype))}'")
+        log_y = math.log(other) if other > 0 else (-math.inf if other == 0 else math.nan)
         x = _floating(input)
         if other > 0 or math.isnan(other):
             return x * log_y
@@ -118,6 +136,9 @@ def copysign(input: Tensor, other) -> Tensor:
     _tensors("copysign", input=(1, input))
     mag = _floating(input).abs()
     if not isinstance(other, Tensor):
+        if isinstance(other, complex) or input.dtype.is_complex:
+            raise NotImplementedError(f'"copysign_cpu" not implemented for '
+                                      f"'{type_name(_with_complex(input.dtype))}'")
         return mag * math.copysign(1.0, other)
     mag = input.to(_common_floating("copysign", input, other)).abs()
     # NOTE: PyTorch gives `other` a zero gradient (not none): link it in through sign()
@@ -272,6 +293,8 @@ def unravel_index(indices: Tensor, shape) -> tuple[Tensor, ...]:
 
 
 def diagflat(input: Tensor, offset: int = 0) -> Tensor:
+    if not isinstance(offset, int):
+        raise TypeError(f"diagflat(): argument 'offset' must be int, not {type(offset).__name__}")
     from .linalg_ops import diag
 
     return diag(input.reshape(-1), offset)

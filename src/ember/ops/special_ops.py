@@ -753,14 +753,16 @@ def polygamma_(self: Tensor, n: int) -> Tensor:
 
 def mvlgamma(input: Tensor, p: int, *, out=None) -> Tensor:
     """Log of the multivariate gamma function of dimension p."""
-    return _mvlgamma(input, p=_check_p(p), out=out)
+    return _mvlgamma(input, p=_check_p(p, input), out=out)
 
 
 def mvlgamma_(self: Tensor, p: int) -> Tensor:
-    return _mvlgamma_(self, p=_check_p(p))
+    return _mvlgamma_(self, p=_check_p(p, self))
 
 
-def _check_p(p) -> int:
+def _check_p(p, x: Tensor | None = None) -> int:
+    if x is not None and x.dtype is dt.bool_:
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     return int(p)
