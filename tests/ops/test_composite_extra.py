@@ -234,3 +234,9 @@ def test_fuzz_found_zero_dim_operand_ranks_lower():
     def run(L):
         return L.logaddexp(L.tensor([0.5, -1.0]), L.tensor(2.0, dtype=L.float64))
     assert_same(run(ember), run(torch))
+
+
+@pytest.mark.parametrize("name", ["xlogy", "copysign"])
+def test_fuzz_found_non_number_other_is_a_type_error(name):
+    same_error(lambda L: getattr(L, name)(L.tensor([1 + 2j]), "x"))
+    same_error(lambda L: getattr(L, name)(L.tensor([1.0]), "x"))
