@@ -4,7 +4,10 @@ argument family. Adding an op is adding a row."""
 from __future__ import annotations
 
 from .catalogue import BAD_SHARE, FAMILIES, Case, Op
+from .catalogue_extra import EXTRA_FAMILIES
 from .inputs import FLOATS, INTS, Gen
+
+FAMILIES = {**FAMILIES, **EXTRA_FAMILIES}
 
 FM = ("fn", "method")
 FMI = ("fn", "method", "inplace")
@@ -79,6 +82,39 @@ OPS: list = [
     *[Op(n, "convert", ("method",)) for n in ("to", "float", "double", "half", "bfloat16",
                                                "int", "long", "bool", "item", "tolist")],
     Op("tril", "tri", FMI), Op("triu", "tri", FMI),
+    # --- special functions and the other top-level functions added later ---------------
+    *_unary(["lgamma", "digamma", "i0"]),
+    *_unary(["sinc", "signbit", "deg2rad", "rad2deg", "isposinf", "isneginf", "isreal"], FM),
+    *_unary([f"special.{n}" for n in (
+        "erfcx", "ndtri", "log_ndtr", "ndtr", "i0e", "i1", "i1e", "entr", "expit", "logit",
+        "gammaln", "psi", "digamma", "bessel_j0", "bessel_j1", "spherical_bessel_j0",
+        "modified_bessel_i0", "modified_bessel_i1", "erf", "erfc", "erfinv", "exp2",
+        "expm1", "log1p", "round", "sinc", "i0")], ("fn",)),
+    *[Op(n, "binary", FM) for n in ("xlogy", "logaddexp", "logaddexp2", "copysign",
+                                    "heaviside")],
+    *[Op(n, "binary", FMI) for n in ("igamma", "igammac")],
+    *[Op(f"special.{n}", "binary", ("fn",)) for n in ("xlogy", "xlog1py", "zeta",
+                                                      "gammainc", "gammaincc")],
+    Op("polygamma", "polygamma", ("fn", "method", "inplace", "special")),
+    Op("mvlgamma", "mvlgamma", ("fn", "method", "inplace", "special")),
+    *[Op(n, "atleast", ("fn",)) for n in ("atleast_1d", "atleast_2d", "atleast_3d")],
+    Op("diagflat", "diagflat", FM), Op("kron", "pairwise", FM), Op("dist", "pairwise", FM),
+    Op("cov", "cov", FM), Op("corrcoef", "cov", FM),
+    Op("cartesian_prod", "cartesian", ("fn",)), Op("block_diag", "block_diag", ("fn",)),
+    Op("take_along_dim", "take_along", FM), Op("unravel_index", "unravel", ("fn",)),
+    Op("vdot", "matmul", FM), Op("inner", "matmul", FM),
+    *[Op(n, "scatter", FMI) for n in ("scatter", "scatter_add", "scatter_reduce",
+                                      "index_copy", "index_add", "index_fill")],
+    *[Op(n, "view_inplace", ("method",)) for n in ("t_", "transpose_", "swapaxes_",
+                                                    "squeeze_", "unsqueeze_",
+                                                    "as_strided_")],
+    *[Op(n, "reduce_np", FM, o) for n, o in [
+        ("sum", {}), ("mean", {}), ("amax", {}), ("amin", {}), ("all", {}), ("any", {}),
+        ("std", {}), ("var", {}), ("nansum", {}), ("logsumexp", {}),
+        ("argmax", {"tuple_dims": False}), ("max", {"tuple_dims": False}),
+        ("prod", {"tuple_dims": False})]],
+    Op("getitem_keys", "index_keys", ("op",)), Op("setitem_keys", "index_keys", ("op",)),
+    Op("round", "rounding", FMI),
 ]
 
 
@@ -103,6 +139,8 @@ def make_case(seed: int, index: int, ops: list | None = None) -> Case:
         tags.add("bad")
     if form == "inplace":
         tags.add("inplace")
+    if op.family == "reduce_np":
+        tags.add("np-kw")
     for v in args.values():
         if hasattr(v, "layout"):
             shape = v.shape

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from . import erf, erfc, erfinv, exp2, expm1, log1p, logit, logsumexp, round, sigmoid
+from . import Tensor, erf, erfc, erfinv, exp2, expm1, log1p, logit, logsumexp, sigmoid
+from . import round as _round
 from ._aliases import with_aliases
 from .nn.functional import log_softmax, softmax
 from .ops.composite_extra import sinc, xlogy
@@ -32,6 +33,13 @@ from .ops.special_ops import lgamma as gammaln
 from .ops.special_ops import mvlgamma as multigammaln
 
 expit = sigmoid
+
+
+def round(input: Tensor, *, decimals: int = 0, out=None) -> Tensor:  # noqa: A001
+    """torch.special.round: always the decimals form of round (so integers are refused)."""
+    return _round(input, decimals=decimals, out=out)
+
+
 psi = digamma
 # torch.special's softmax and log_softmax take `axis=` (torch.nn.functional's do not).
 log_softmax = with_aliases(log_softmax, "log_softmax", module=__name__)

@@ -108,3 +108,16 @@ def test_complex_polar_and_views_match_torch():
 def test_view_as_real_differentiates_like_torch():
     z = (rand_array((2, 3)) + 1j * rand_array((2, 3), seed=1)).astype(np.complex64)
     check_op(lambda a: ember.view_as_real(a) * 2, lambda a: torch.view_as_real(a) * 2, z)
+
+
+@pytest.mark.parametrize("dtypes", [
+    # a 0-d tensor decides the dtype only from a higher kind (found by the fuzzer)
+    (("int64", ()), ("int32", (3, 4))),
+    (("int64", ()), ("float32", ()), ("bfloat16", (1, 2))),
+    (("float64", ()), ("int32", (2,))),
+    (("float16", (2, 2)), ("float32", (1,))),
+])
+def test_block_diag_result_dtype(dtypes):
+    def run(L):
+        return L.block_diag(*(L.ones(s, dtype=getattr(L, d)) for d, s in dtypes))
+    assert_same(run(ember), run(torch))

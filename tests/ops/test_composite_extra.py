@@ -157,3 +157,86 @@ def test_constants():
     assert math.isnan(ember.nan) and math.isnan(torch.nan)
     x = np.arange(6.0).reshape(2, 3)
     assert_same(ember.tensor(x)[:, ember.newaxis], torch.tensor(x)[:, torch.newaxis])
+
+
+# --- found by the differential fuzzer (python -m fuzz) --------------------------------
+
+def _both(fn):
+    return fn(ember), fn(torch)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.logaddexp(L.tensor([0, 2], dtype=L.uint8), L.tensor([-1.5, 3.0],
+                                                                      dtype=L.bfloat16)),
+    lambda L: L.logaddexp(L.tensor([True, False]), L.tensor([0.5, -2.0])),
+    lambda L: L.logaddexp2(L.tensor([1, 0], dtype=L.int32), L.tensor([0.5, -2.0])),
+    lambda L: L.logaddexp(L.tensor([-0.26 + 2.49j, 1j, 3 - 1j]),
+                          L.tensor([1.38, -1.5, -2.8], dtype=L.float64)),
+    lambda L: L.xlogy(L.tensor([-1.813, -2.132], dtype=L.float64),
+                      L.tensor([0.534, -0.535], dtype=L.float32)),
+    lambda L: L.xlogy(L.tensor([[-1.66, 0.0, 1.45]], dtype=L.float16), -1),
+    lambda L: L.xlogy(2, L.tensor([0.5, 3.0], dtype=L.float16)),
+    lambda L: L.copysign(L.tensor([-2, 3]), L.tensor([-2.4, 2.0], dtype=L.float16)),
+    lambda L: L.cov(L.tensor([[1.0, 2.0, 4.0]])),
+    lambda L: L.corrcoef(L.tensor([[1.0, 2.0, 4.0]])),
+    lambda L: L.cov(L.ones(1, 0)),
+    lambda L: L.cov(L.tensor([[1.0, 2.0, 4.0], [0.0, 1.0, -1.0]]))[None, :].squeeze(0),
+])
+def test_fuzz_found_dtypes_shapes_and_values(call):
+    e, t = _both(call)
+    assert_same(e, t)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.logaddexp2(L.tensor([1j]), L.tensor([1j])),
+    lambda L: L.logaddexp(L.tensor([1, 2]), L.tensor([3, 4])),
+    lambda L: L.xlogy(L.tensor([1j]), L.tensor([2.0])),
+    lambda L: L.xlogy(L.tensor([1j]), 2.0),
+    lambda L: L.copysign(L.tensor([1.0]), L.tensor([1j])),
+    lambda L: L.signbit(L.tensor([1j])),
+    lambda L: L.atleast_1d(L.ones(2), "x"),
+    lambda L: L.atleast_3d(L.ones(2), L.ones(1), "x"),
+    lambda L: L.kron(L.ones(2), "x"),
+    lambda L: L.ones(2).kron("x"),
+])
+def test_fuzz_found_errors(call):
+    same_error(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.tensor([1 - 2j, 0.5j]).heaviside(L.tensor([1j])),
+    lambda L: L.ones(3, 3).heaviside(L.ones(4, 3)),
+])
+def test_fuzz_found_heaviside_errors(call):
+    same_error(call)
+
+
+def test_fuzz_found_cov_weights_widen_the_input():
+    e = ember.cov(ember.tensor([-0.009, 0.0, 1.5], dtype=ember.bfloat16),
+                  aweights=ember.tensor([0.25, 0.75, 1.0]))
+    t = torch.cov(torch.tensor([-0.009, 0.0, 1.5], dtype=torch.bfloat16),
+                  aweights=torch.tensor([0.25, 0.75, 1.0]))
+    assert_same(e, t)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.xlogy(L.zeros(4, 2, 0, 2), complex(-0.5, 0.5)),
+    lambda L: L.copysign(L.ones(2), 1j),
+    lambda L: L.diagflat(L.ones(2), "x"),
+    lambda L: L.mvlgamma(L.tensor([True]), 1),
+    lambda L: L.logaddexp(L.ones(2, dtype=L.int16), L.ones(3)),
+])
+def test_fuzz_found_more_errors(call):
+    same_error(call)
+
+
+def test_fuzz_found_zero_dim_operand_ranks_lower():
+    def run(L):
+        return L.logaddexp(L.tensor([0.5, -1.0]), L.tensor(2.0, dtype=L.float64))
+    assert_same(run(ember), run(torch))
+
+
+@pytest.mark.parametrize("name", ["xlogy", "copysign"])
+def test_fuzz_found_non_number_other_is_a_type_error(name):
+    same_error(lambda L: getattr(L, name)(L.tensor([1 + 2j]), "x"))
+    same_error(lambda L: getattr(L, name)(L.tensor([1.0]), "x"))

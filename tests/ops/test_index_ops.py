@@ -557,3 +557,34 @@ def test_index_add_copy_and_fill_nodes_and_gradients_match_torch():
                                 "IndexFillBackward0"]
     for a, b in zip(outs + grads, t_outs + t_grads):
         assert_same(a, b)
+
+
+# --- 0-d operands, found by the differential fuzzer (python -m fuzz) ---------------------
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.tensor(0.091).index_fill(-1, L.zeros(0, dtype=L.int64), 5.0),
+    lambda L: L.tensor(2.0).index_fill(0, L.tensor([0]), 5.0),
+    lambda L: L.tensor(2.0).index_add(0, L.tensor([0]), L.tensor(1.0)),
+    lambda L: L.tensor(2.0).index_copy(0, L.tensor([0]), L.tensor(1.0)),
+])
+def test_zero_dim_index_fill_add_copy(call):
+    assert_same(call(ember), call(torch))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.tensor(2).index_add(0, L.zeros(0, dtype=L.int64), L.tensor(1)),
+    lambda L: L.tensor(True).index_add_(0, L.zeros(0, dtype=L.int64), L.tensor(False)),
+    lambda L: L.tensor(2.0).index_copy(-1, L.zeros(0, dtype=L.int64), L.tensor(1.0)),
+    lambda L: L.ones(3).index_copy(0, L.zeros(0, dtype=L.int64), L.tensor(1.0)),
+    # (the scalar-source check comes before the dtype check, as in PyTorch)
+    lambda L: L.ones(3).index_copy(0, L.zeros(0, dtype=L.int64), L.tensor(1, dtype=L.int8)),
+    # (and index_add's dtype check before its 0-d check)
+    lambda L: L.tensor(3).index_add(-1, L.zeros(0, dtype=L.int64), L.tensor(1.5)),
+])
+def test_zero_dim_index_add_copy_errors(call):
+    for lib in (torch, ember):
+        with pytest.raises(Exception) as info:
+            call(lib)
+        if lib is torch:
+            expected = info.type
+    assert info.type is expected

@@ -5,6 +5,7 @@ large a, ndtr's left tail, i0 beyond exp's range) the test says so and checks th
 against an identity instead."""
 
 import math
+from math import inf, nan
 
 import numpy as np
 import pytest
@@ -375,3 +376,48 @@ def test_mvlgamma_node_and_gradient():
     assert ember.mvlgamma(e, 3).grad_fn.name() == torch.mvlgamma(t, 3).grad_fn.name()
     check_op(lambda v: ember.mvlgamma(v, 3), lambda v: torch.mvlgamma(v, 3), x)
     check_grads(lambda v: ember.mvlgamma(v, 3), x, rtol=1e-6)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L, t: L.digamma(t), lambda L, t: L.special.psi(t), lambda L, t: L.special.entr(t),
+    lambda L, t: L.polygamma(0, t), lambda L, t: L.polygamma(2, t),
+    lambda L, t: L.special.xlog1py(t, t), lambda L, t: L.special.zeta(t + 2, t),
+])
+@pytest.mark.parametrize("v", [-2.5, 0.0, 1.5, -3.0])
+def test_zero_dim_inputs(call, v):
+    # Found by the fuzzer: 0-d inputs reached the kernels as NumPy scalars, which the
+    # kernels' masked writes (out[mask] = ...) cannot take.
+    e = call(ember, ember.tensor(v))
+    t = call(torch, torch.tensor(v))
+    assert_same(e, t)
+
+
+@pytest.mark.parametrize("call", [
+    # PyTorch's domain order: a pole in q before a non-integer s; s = +inf; a NaN s at a pole
+    lambda L: L.special.zeta(L.tensor([2.055, 0.51, nan, 3.0, 0.5]),
+                             L.tensor([-3.0, -3.0, -3.0, -2.5, -3.0])),
+    lambda L: L.special.zeta(L.tensor([inf, inf, inf, inf], dtype=L.float64),
+                             L.tensor([0.5, 1.0, 1.5, 2.0], dtype=L.float64)),
+    # a negative number (or 0-d tensor) with an unsigned tensor keeps its value
+    lambda L: L.special.zeta(L.tensor([[3]], dtype=L.uint8), -2),
+    lambda L: L.special.zeta(L.tensor([3, 2], dtype=L.uint8), L.tensor(-3)),
+    # x = 0 and x = inf decide before a NaN a
+    lambda L: L.special.gammainc(L.tensor([nan, nan, 2.0]), L.tensor([0.0, inf, 0.0])),
+    lambda L: L.special.gammaincc(L.tensor([nan, nan, 2.0]), L.tensor([0.0, inf, 0.0])),
+])
+def test_fuzz_found_domain_edges(call):
+    assert_same(call(ember), call(torch))
+
+
+@pytest.mark.parametrize("call", [
+    # in place: the output's shape first, then whether the result type fits, then dtypes
+    lambda L: L.zeros((0, 1), dtype=L.bool).igamma_(L.ones(4, 0, 1, dtype=L.bool)),
+    lambda L: L.tensor(-3, dtype=L.int8).igamma_(L.tensor(1j, dtype=L.complex128)),
+    lambda L: L.zeros(2, dtype=L.bool).igammac_(L.ones(2, dtype=L.uint8)),
+    lambda L: L.ones(2, dtype=L.int64).igamma_(L.ones(2)),
+])
+def test_fuzz_found_inplace_error_order(call):
+    with pytest.raises(RuntimeError):
+        call(torch)
+    with pytest.raises(RuntimeError):
+        call(ember)

@@ -157,3 +157,29 @@ def test_rounding_is_one_primitive_with_pytorch_node_names_and_zero_gradients():
     assert names[-2:] == ["RoundBackward0", "RoundBackward1"]
     for a, b in zip(outs + (grad,), t_outs + (t_grad,)):
         assert_same(a, b)
+
+
+@pytest.mark.parametrize("call", [
+    # Passing decimals at all (even 0) selects the floating kernel, which integers lack;
+    # torch.special.round always does. (Found by the differential fuzzer.)
+    lambda L: L.round(L.tensor([1, 2]), decimals=0),
+    lambda L: L.tensor([1, 2], dtype=L.int8).round(decimals=2),
+    lambda L: L.special.round(L.tensor([1, 2])),
+    lambda L: L.round(L.tensor([1.5]), decimals="x"),
+    lambda L: L.tensor([1], dtype=L.uint8).round_(decimals="x"),
+])
+def test_round_decimals_refusals(call):
+    for lib in (torch, ember):
+        with pytest.raises(Exception) as info:
+            call(lib)
+        if lib is torch:
+            expected = info.type
+    assert info.type is expected
+
+
+def test_round_without_decimals_keeps_integers():
+    for d in ("int64", "uint8"):
+        assert_same(ember.round(ember.tensor([1, 2], dtype=getattr(ember, d))),
+                    torch.round(torch.tensor([1, 2], dtype=getattr(torch, d))))
+    assert_same(ember.special.round(ember.tensor([0.5, 1.5, -2.5])),
+                torch.special.round(torch.tensor([0.5, 1.5, -2.5])))

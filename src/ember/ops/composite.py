@@ -7,6 +7,8 @@ view_as_complex.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .. import _dtype as dt
@@ -102,6 +104,16 @@ def triu_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None
     return _tri_indices(row, col, offset, False, dtype, device)
 
 
+def _result_dtype(tensors) -> dt.dtype:
+    """Type promotion over several tensors: a 0-d tensor only decides the dtype when its
+    kind (bool < int < float < complex) is above every dimensioned tensor's."""
+    dims = [t.dtype for t in tensors if t.ndim] or [t.dtype for t in tensors]
+    zero = [t.dtype for t in tensors if not t.ndim]
+    d = functools.reduce(dt.promote_types, dims)
+    z = functools.reduce(dt.promote_types, zero) if zero else d
+    return dt.promote_types(d, z) if z._kind > d._kind else d
+
+
 def block_diag(*tensors: Tensor) -> Tensor:
     """The tensors (0-, 1- or 2-D) placed along the diagonal of one zero matrix."""
     from .join import cat
@@ -116,9 +128,7 @@ def block_diag(*tensors: Tensor) -> Tensor:
         mats.append(t.reshape(1, -1) if t.ndim < 2 else t)
     if not mats:
         return zeros(1, 0)
-    d = mats[0].dtype
-    for m in mats[1:]:
-        d = dt.promote_types(d, m.dtype)
+    d = _result_dtype(tensors)
     cols = sum(m.shape[1] for m in mats)
     rows, left = [], 0
     for m in mats:

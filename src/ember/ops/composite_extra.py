@@ -25,6 +25,38 @@ def _tensors(name: str, **args) -> None:
                             f"{type(v).__name__}")
 
 
+def _common_floating(name: str, a, b) -> dt.dtype:
+    """The floating dtype two operands compute in (integers promote to the default float);
+    complex is refused, as PyTorch's real-only kernels do."""
+    from .._view import broadcast_shapes
+
+    if isinstance(a, Tensor):  # (a shape mismatch is reported before a dtype)
+        broadcast_shapes(a.shape, b.shape)
+    common = _result_dtype(a, b)
+    if common._kind == 3:
+        raise NotImplementedError(f'"{name}_cpu" not implemented for \'{type_name(common)}\'')
+    return common if common._kind == 2 else dt.get_default_dtype()
+
+
+def _number(name: str, v) -> None:
+    """A TypeError (checked before any dtype) unless `v` is a Python number."""
+    if not isinstance(v, (bool, int, float, complex)):
+        raise TypeError(f"{name}(): argument 'other' must be Tensor or Number, not "
+                        f"{type(v).__name__}")
+
+
+def _result_dtype(a, b) -> dt.dtype:
+    """The dtype PyTorch computes `a` op `b` in (0-d tensors and numbers rank lower)."""
+    from ._common import binary_operands
+
+    return binary_operands(a, b)[2]
+
+
+def _with_complex(d: dt.dtype) -> dt.dtype:
+    """The complex dtype a complex Python number gives with a tensor of dtype `d`."""
+    return d if d.is_complex else (dt.complex128 if d is dt.float64 else dt.complex64)
+
+
 def deg2rad(input: Tensor) -> Tensor:
     if input.dtype.is_complex:
         raise RuntimeError("deg2rad is not supported for complex tensors.")
@@ -38,14 +70,23 @@ def rad2deg(input: Tensor) -> Tensor:
 
 
 def _log_add(name: str, a: Tensor, b: Tensor, log1p_pow) -> Tensor:
+    from .._view import broadcast_shapes
     from .binary_extra import maximum
     from .ternary import where
 
     _tensors(name, input=(1, a), other=(2, b))
-    for x in (a, b):
-        if x.dtype._kind < 2:
-            raise NotImplementedError(f'"{name}_cpu" not implemented for '
-                                      f"'{type_name(x.dtype)}'")
+    broadcast_shapes(a.shape, b.shape)
+    # The dtype the two promote to decides (an int tensor with a float one is fine).
+    common = _result_dtype(a, b)
+    if common._kind < 2 or (common._kind == 3 and name != "logaddexp"):
+        raise NotImplementedError(f'"{name}_cpu" not implemented for '
+                                  f"'{type_name(common)}'")
+    a, b = a.to(common), b.to(common)
+    if common._kind == 3:
+        # Complex: factor out the operand with the larger real part.
+        hi = where(a.real >= b.real, a, b)
+        out = hi + (a + b - 2 * hi).exp().log1p()
+        return where((a == b) & a.isinf(), a, out)
     # log(e^a + e^b) = max + log1p(e^-|a-b|); equal infinities give themselves (not NaN).
     out = maximum(a, b) + log1p_pow(-(a - b).abs())
     return where((a == b) & a.isinf(), a, out)
@@ -68,11 +109,17 @@ def xlogy(input, other) -> Tensor:
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         raise TypeError("xlogy(): expected at least one Tensor argument")
     if not isinstance(other, Tensor):  # (its log in double precision, as PyTorch's)
+        _number("xlogy", other)
+        if input.dtype.is_complex or isinstance(other, complex):
+            raise NotImplementedError(f'"xlogy_cpu" not implemented for '
+                                      f"'{type_name(_with_complex(input.dtype))}'")
         log_y = math.log(other) if other > 0 else (-math.inf if other == 0 else math.nan)
+        x = _floating(input)
         if other > 0 or math.isnan(other):
-            return _floating(input) * log_y
-        return input * where(input == 0, 0.0, tensor(log_y, dtype=dt.get_default_dtype()))
-    log_y = _floating(other).log()
+            return x * log_y
+        return x * where(x == 0, 0.0, tensor(log_y, dtype=x.dtype))
+    common = _common_floating("xlogy", input, other)
+    log_y = other.to(common).log()
     # NOTE: the zero is taken inside the log (not by a `where` on the product) so that the
     # gradient for input is log(other) where input is 0, as PyTorch gives.
     zero = (other <= 0) & (input == 0)
@@ -83,7 +130,7 @@ def signbit(input: Tensor) -> Tensor:
     """True where the sign bit is set: negatives, -0.0 and NaNs with the bit set."""
     d = input.dtype
     if d.is_complex:
-        raise RuntimeError("signbit is not implemented for complex tensors.")
+        raise NotImplementedError("signbit is not implemented for complex tensors.")
     if d._kind == 2:
         bits = {2: dt.int16, 4: dt.int32, 8: dt.int64}[d.itemsize]
         return input.detach().contiguous().view(bits) < 0
@@ -97,10 +144,12 @@ def copysign(input: Tensor, other) -> Tensor:
     _tensors("copysign", input=(1, input))
     mag = _floating(input).abs()
     if not isinstance(other, Tensor):
+        _number("copysign", other)
+        if isinstance(other, complex) or input.dtype.is_complex:
+            raise NotImplementedError(f'"copysign_cpu" not implemented for '
+                                      f"'{type_name(_with_complex(input.dtype))}'")
         return mag * math.copysign(1.0, other)
-    if other.dtype._kind > mag.dtype._kind or (other.dtype._kind == 2 and other.dtype.itemsize
-                                               > mag.dtype.itemsize):
-        mag = mag.to(dt.promote_types(mag.dtype, other.dtype))
+    mag = input.to(_common_floating("copysign", input, other)).abs()
     # NOTE: PyTorch gives `other` a zero gradient (not none): link it in through sign()
     # (whose derivative is zero) as a +0.0, which subtracting leaves every sign alone.
     link = (where(other.isnan(), 0.0, other.sign()) * 0.0).abs().to(mag.dtype)
@@ -119,9 +168,13 @@ def sinc(input: Tensor) -> Tensor:
 
 def heaviside(input: Tensor, values: Tensor) -> Tensor:
     """0 below 0, 1 above, `values` at 0; like PyTorch, its backward raises."""
+    from .._view import broadcast_shapes
     from .special_ops import heaviside_values
 
     _tensors("heaviside", input=(1, input), values=(2, values))
+    broadcast_shapes(input.shape, values.shape)
+    if input.dtype.is_complex or values.dtype.is_complex:
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     if input.dtype is not values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     return heaviside_values(input, values)
@@ -179,6 +232,10 @@ def is_same_size(input: Tensor, other: Tensor) -> bool:
 def _atleast(name: str, shape_of, tensors):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         return tuple(_atleast(name, shape_of, (t,)) for t in tensors[0])
+    for k, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{name}(): expected Tensor as element {k} in argument 0, but got "
+                            f"{type(t).__name__}")
     out = tuple(t if t.ndim >= len(shape_of(t)) and t.shape == shape_of(t)
                 else t.reshape(shape_of(t)) for t in tensors)
     return out[0] if len(out) == 1 else out
@@ -245,6 +302,8 @@ def unravel_index(indices: Tensor, shape) -> tuple[Tensor, ...]:
 
 
 def diagflat(input: Tensor, offset: int = 0) -> Tensor:
+    if not isinstance(offset, int):
+        raise TypeError(f"diagflat(): argument 'offset' must be int, not {type(offset).__name__}")
     from .linalg_ops import diag
 
     return diag(input.reshape(-1), offset)
@@ -261,7 +320,14 @@ def cov(input: Tensor, *, correction: int = 1, fweights=None, aweights=None) -> 
     if input.ndim > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an "
                          f"input with {input.ndim} dimensions")
+    if input.dtype is dt.bool_:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
+    for kind, wt in (("fweights", fweights), ("aweights", aweights)):
+        if isinstance(wt, Tensor) and not bool((wt >= 0).all()):  # (NaN fails too)
+            raise RuntimeError(f"cov(): {kind} cannot be negative")
     x = _floating(input)
+    if isinstance(aweights, Tensor):  # (float weights widen a narrower input)
+        x = x.to(dt.promote_types(x.dtype, aweights.dtype))
     x = x.reshape(1, -1) if x.ndim < 2 else x
     w = None
     for weights in (fweights, aweights):
@@ -272,17 +338,21 @@ def cov(input: Tensor, *, correction: int = 1, fweights=None, aweights=None) -> 
         avg = x.mean(1, keepdim=True)
         norm = n_obs - correction
     else:
-        w = _floating(w).to(x.dtype)
+        # (the weights keep their own dtype, as in PyTorch: an integer sum stays exact)
         w_sum = w.sum()
+        if float(w_sum.abs()) == 0:
+            raise RuntimeError("cov(): weights sum to zero, can't be normalized")
         avg = (x * w).sum(1, keepdim=True) / w_sum
         if correction == 0 or aweights is None:
             norm = w_sum - correction
         else:
             norm = w_sum - correction * (w * aweights).sum() / w_sum
+        # (too few observations: PyTorch divides by 0, never by a negative number)
+        norm = (norm.real if norm.dtype.is_complex else norm).clamp(min=0)
     xm = x - avg
     c = (xm * w if w is not None else xm) @ xm.mT.conj()
     c = c / (norm if not isinstance(norm, (int, float)) else float(max(norm, 0)))
-    return c.squeeze() if input.ndim < 2 else c
+    return c.reshape(()) if c.shape[0] == 1 else c  # one variable: a 0-d result
 
 
 def corrcoef(input: Tensor) -> Tensor:

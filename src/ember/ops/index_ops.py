@@ -136,7 +136,8 @@ def _index_copy_kernel(a, idx, src, *, dim, accumulate=False, alpha=1, fill=Fals
         else:
             np.add.at(out, _key(dim, idx.reshape(-1)), src if alpha == 1 else src * alpha)
     elif a.ndim == 0:
-        out[...] = np.reshape(src, ())
+        if idx.size:  # (an empty index leaves a 0-d input alone)
+            out[...] = np.reshape(src, ())
     else:
         out[_key(dim, idx.reshape(-1))] = src
     return out
@@ -179,9 +180,15 @@ def _alpha(t: Tensor, alpha) -> Tensor:
 def _source_args(name: str, x: Tensor, dim, index: Tensor, source: Tensor, prefix=""):
     d = wrap_dim(dim, max(x.ndim, 1))
     _index_vector(name, index, x, d, err=IndexError if prefix else RuntimeError, prefix=prefix)
+    # (PyTorch's checks on 0-d operands, in its order, which the fuzzer found missing)
+    if prefix and source.ndim == 0 and index.numel() != 1:
+        raise IndexError(f"{prefix}When source is scalar, index should have one element "
+                         f"(got {index.numel()})")
     if source._dtype is not x._dtype:
         raise RuntimeError(f"{name}(): self ({type_name(x._dtype)}) and source "
                            f"({type_name(source._dtype)}) must have the same scalar type")
+    if not prefix and x.ndim == 0 and index.numel() == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     if x.ndim and source.ndim:
         want = x._shape[:d] + (index.numel(),) + x._shape[d + 1:]
         if source._shape != want:

@@ -622,6 +622,10 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
 
 def kron(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """Kronecker product; the operand with fewer dims is padded with leading 1s."""
+    for pos, (arg, v) in enumerate((("input", input), ("other", other)), 1):
+        if not isinstance(v, Tensor):
+            raise TypeError(f"kron(): argument '{arg}' (position {pos}) must be Tensor, not "
+                            f"{type(v).__name__}")
     nd = max(input.ndim, other.ndim)
     sa = (1,) * (nd - input.ndim) + tuple(input._shape)
     sb = (1,) * (nd - other.ndim) + tuple(other._shape)

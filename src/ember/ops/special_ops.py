@@ -51,7 +51,11 @@ def _via64(fn):
     bfloat16 through float32, as PyTorch computes them in float32 and rounds once)."""
     def kernel(*arrays, **params):
         d = arrays[0].dtype
-        out = np.asarray(fn(*(np.asarray(a, _F64) for a in arrays), **params))
+        # At least 1-d inside: NumPy turns 0-d arithmetic into scalars, which the kernels'
+        # masked assignments cannot write into.
+        shape = np.broadcast_shapes(*(np.shape(a) for a in arrays))
+        args = (np.atleast_1d(np.asarray(a, _F64)) for a in arrays)
+        out = np.asarray(fn(*args, **params)).reshape(shape)
         if d.itemsize == 2:
             out = out.astype(_F32)
         return out.astype(d)
@@ -90,9 +94,14 @@ def _zeta64(s, q):
     s = 1 and at non-positive integer q, nan for other negative q unless s is an integer."""
     s, q = np.broadcast_arrays(np.asarray(s, _F64), np.asarray(q, _F64))
     out = np.zeros(s.shape)
-    pole = (s == 1) | ((q <= 0) & (q == np.floor(q)))
-    bad = (s < 1) | ((q < 0) & (s != np.floor(s))) | np.isnan(s) | np.isnan(q)
+    # The domain checks in PyTorch's order: s = 1, s < 1, a pole in q, then negative q
+    # with a non-integer s (so a NaN s at a pole in q gives inf, as PyTorch's does).
+    q_pole = (q <= 0) & (q == np.floor(q))
+    pole = (s == 1) | (q_pole & ~(s < 1))
+    bad = ~pole & ((s < 1) | ((q < 0) & (s != np.floor(s))) | np.isnan(s) | np.isnan(q))
     ok = ~pole & ~bad & np.isfinite(q)
+    s_inf = ok & np.isposinf(s)
+    ok &= ~s_inf
     near = ok & (q > -100)
     out[near] = _zeta_direct(s[near], q[near])
     # far below 0 (s an integer): with M = ceil(-q) and r = q + M in (0, 1) (exact),
@@ -104,6 +113,8 @@ def _zeta64(s, q):
     sign = np.where(sn % 2 == 0, 1.0, -1.0)
     out[neg] = _zeta_direct(sn, r) + sign * (_zeta_direct(sn, 1 - r)
                                              - _zeta_direct(sn, big_m + 1 - r))
+    # s = +inf: q^-inf is inf below 1 and 1 at 1; past 1 PyTorch gives NaN (not the limit 0)
+    out[s_inf] = np.where(q[s_inf] < 1, np.inf, np.where(q[s_inf] == 1, 1.0, np.nan))
     out[pole] = np.inf
     out[bad] = np.nan
     out[~pole & ~bad & np.isposinf(q)] = np.nan  # (as PyTorch gives)
@@ -600,10 +611,11 @@ def _igam64(a, x, upper: bool = False):
         p[ser], p[~ser] = p_ser, 1 - q_cf
     out[ok] = p
     lo, hi = (1.0, 0.0) if upper else (0.0, 1.0)
-    zero_x = (x == 0) & (a > 0)
+    # (PyTorch decides x = 0 and x = inf before it looks at a NaN a)
+    zero_x = (x == 0) & ((a > 0) | np.isnan(a))
     out[zero_x] = lo
     out[(a == 0) & (x > 0)] = hi
-    out[np.isposinf(x) & (a >= 0) & np.isfinite(a)] = hi
+    out[np.isposinf(x) & (((a >= 0) & np.isfinite(a)) | np.isnan(a))] = hi
     out[np.isposinf(a) & (x >= 0) & np.isfinite(x)] = lo
     return out
 
@@ -741,14 +753,16 @@ def polygamma_(self: Tensor, n: int) -> Tensor:
 
 def mvlgamma(input: Tensor, p: int, *, out=None) -> Tensor:
     """Log of the multivariate gamma function of dimension p."""
-    return _mvlgamma(input, p=_check_p(p), out=out)
+    return _mvlgamma(input, p=_check_p(p, input), out=out)
 
 
 def mvlgamma_(self: Tensor, p: int) -> Tensor:
-    return _mvlgamma_(self, p=_check_p(p))
+    return _mvlgamma_(self, p=_check_p(p, self))
 
 
-def _check_p(p) -> int:
+def _check_p(p, x: Tensor | None = None) -> int:
+    if x is not None and x.dtype is dt.bool_:
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     return int(p)
@@ -760,7 +774,11 @@ def _two_operands(name: str, kname: str, a, b, *, ints: bool = True):
     from .creation import scalar_tensor
 
     like = a if isinstance(a, Tensor) else b
+    raw = (a, b)
     a, b, d = binary_operands(a, b)
+    # Each operand goes to `d` from its own value: binary_operands may have wrapped a
+    # number or a 0-d tensor into the other's integer dtype, where -2 becomes 254 in uint8.
+    a, b = raw
     if d._kind in (COMPLEX_K,) or (not ints and d._kind <= 1):
         raise not_implemented(kname, d)
     if d._kind < 2:
@@ -806,7 +824,18 @@ def igammac(input: Tensor, other: Tensor, *, out=None) -> Tensor:
 
 
 def _igamma_inplace(prim: Primitive, name: str, self: Tensor, other: Tensor) -> Tensor:
+    from .._view import broadcast_shapes
+
     _tensor_pair(name, self, other)
+    # PyTorch's order: the output's shape, then whether the result type fits, then dtypes.
+    shape = broadcast_shapes(self.shape, other.shape)
+    if tuple(shape) != tuple(self.shape):
+        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
+                           f"shape {list(shape)}")
+    common = dt.promote_types(self._dtype, other._dtype)
+    if not dt.can_cast(common, self._dtype):
+        raise RuntimeError(f"result type {type_name(common)} can't be cast to the desired "
+                           f"output type {type_name(self._dtype)}")
     a, b = _two_operands(name, name.rstrip("_") + "_cpu", self, other, ints=False)
     if self._dtype._kind < 2:  # (the result is floating: it cannot go into an integer tensor)
         raise RuntimeError(f"result type {type_name(a._dtype)} can't be cast to the desired "

@@ -402,21 +402,28 @@ def logit_(self: Tensor, eps: float | None = None) -> Tensor:
     return _logit_(self, eps=eps)
 
 
-def _round_decimals_check(x: Tensor, decimals: int) -> None:
+def _round_decimals_check(x: Tensor, decimals: int | None) -> int:
+    """The number of decimals; as in PyTorch, passing `decimals` at all (even 0) selects the
+    floating-point kernel, which integer tensors do not have."""
     check_tensor(x, "round")
-    if decimals != 0 and x._dtype._kind == INT_K:
-        raise NotImplementedError(f"\"round_cpu\" not implemented for '{type_name(x._dtype)}'")
+    if decimals is None:
+        return 0
+    if not isinstance(decimals, int):
+        raise TypeError(f"round(): argument 'decimals' must be int, not "
+                        f"{type(decimals).__name__}")
+    if x._dtype._kind == INT_K:
+        kernel = "round_vml_cpu" if decimals == 0 else "round_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_name(x._dtype)}'")
+    return int(decimals)
 
 
-def round(input: Tensor, *, decimals: int = 0, out=None) -> Tensor:  # noqa: A001
+def round(input: Tensor, *, decimals: int | None = None, out=None) -> Tensor:  # noqa: A001
     """Round half to even, to `decimals` decimal places (negative: to tens, hundreds ...)."""
-    _round_decimals_check(input, decimals)
-    return _round(input, decimals=int(decimals), out=out)
+    return _round(input, decimals=_round_decimals_check(input, decimals), out=out)
 
 
-def round_(self: Tensor, *, decimals: int = 0) -> Tensor:
-    _round_decimals_check(self, decimals)
-    return _round_(self, decimals=int(decimals))
+def round_(self: Tensor, *, decimals: int | None = None) -> Tensor:
+    return _round_(self, decimals=_round_decimals_check(self, decimals))
 
 
 def _signed_inf_check(name: str, x: Tensor) -> None:
