@@ -77,3 +77,22 @@ ZEROS = np.array([[1.5, 0.0, -2.0, 0.5], [0.0, 3.0, 0.0, -1.0], [0.7, 1.1, -0.3,
 def test_products_with_zeros(fn, order):
     e, t = backward_without_reads(fn, ZEROS, order)
     np.testing.assert_allclose(e, t, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("order", [1, 2])
+@pytest.mark.parametrize("fn", [
+    lambda x: x.index_select(1, idx(x, [2, 0, 2])) ** 2,
+    lambda x: x.index_select(0, idx(x, [1, 1])).sin(),
+    lambda x: x.index_add(1, idx(x, [0, 3, 0]), x[:, :3] * x[:, 1:]) ** 2,
+    lambda x: x.index_copy(1, idx(x, [3, 1]), x[:, :2].exp()) ** 2,
+    lambda x: x.index_fill(0, idx(x, [2]), 1.5) ** 2,
+], ids=["select_1", "select_0", "add", "copy", "fill"])
+def test_index_ops(fn, order):
+    e, t = backward_without_reads(fn, ZEROS, order)
+    np.testing.assert_allclose(e, t, rtol=1e-12, atol=1e-12)
+
+
+def idx(x, values):
+    """An int64 index tensor of the same library as `x`."""
+    lib = ember if isinstance(x, ember.Tensor) else torch
+    return lib.tensor(values)

@@ -109,10 +109,14 @@ defvjp(index_select_p,
 
 
 def _index_add_zeros(shape, dim, idx, src):
-    key = _key(dim, idx._array().reshape(-1)) if idx.device.type == "cpu" else None
+    """Zeros of `shape` with `src` added at `idx` along `dim`: the index is an input of
+    index_add, so the rule never looks at its values."""
+    from .creation import zeros
+
     if len(shape) == 0:
         return src.reshape(())
-    return put_into_zeros(shape, key, src)
+    base = zeros(shape, dtype=src._dtype, device=src.device)
+    return apply(index_copy_p, base, idx, src, dim=dim, accumulate=True)
 
 
 def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
@@ -162,11 +166,13 @@ index_copy_p = Primitive("index_copy", _index_copy_kernel, _index_copy_meta,
 
 
 def _index_copy_grad_x(g, out, x, idx, src, *, dim, accumulate=False, alpha=1, fill=False):
-    return g if accumulate else index_fill(g, dim, idx, 0)
+    return g if accumulate else apply(index_copy_p, g, idx, 0, dim=dim, fill=True)
 
 
 def _index_copy_grad_src(g, out, x, idx, src, *, dim, accumulate=False, alpha=1, fill=False):
-    return _alpha(index_select(g, dim, idx), alpha)
+    if g.ndim == 0:
+        return _alpha(g, alpha)
+    return _alpha(apply(index_select_p, g, idx, dim=dim, in_shape=g._shape), alpha)
 
 
 defvjp(index_copy_p, _index_copy_grad_x, None, _index_copy_grad_src, reads=((1,), (), (1,)))
