@@ -96,3 +96,49 @@ def idx(x, values):
     """An int64 index tensor of the same library as `x`."""
     lib = ember if isinstance(x, ember.Tensor) else torch
     return lib.tensor(values)
+
+
+def _f(x):
+    return (ember if isinstance(x, ember.Tensor) else torch).nn.functional
+
+
+WEIGHTS = np.array([0.5, -1.0, 2.0, 1.5])
+
+
+def _w(x):
+    return (ember if isinstance(x, ember.Tensor) else torch).tensor(WEIGHTS)
+
+
+# A linear loss leaves the main output without a cotangent under double backward (only
+# the saved normalised input and 1/std are reached): the rule gets None there.
+@pytest.mark.parametrize("order", [1, 2])
+@pytest.mark.parametrize("fn", [
+    lambda x: _f(x).layer_norm(x, (4,)) * _w(x),
+    lambda x: _f(x).layer_norm(x, (4,), _w(x)) ** 2,
+    lambda x: _f(x).batch_norm(x, None, None, training=True) * _w(x),
+    lambda x: _f(x).batch_norm(x, None, None, _w(x), training=True) ** 2,
+], ids=["layer_norm_linear", "layer_norm_square", "batch_norm_linear", "batch_norm_square"])
+def test_normalisations(fn, order):
+    e, t = backward_without_reads(fn, ZEROS, order)
+    np.testing.assert_allclose(e, t, rtol=1e-10, atol=1e-12)
+
+
+def test_attention():  # (PyTorch's CPU flash attention has no double backward to compare)
+    e, t = backward_without_reads(
+        lambda x: _f(x).scaled_dot_product_attention(*(x.reshape(1, 1, 3, 4),) * 3) ** 2,
+        ZEROS, 1)
+    np.testing.assert_allclose(e, t, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: x.max(1).values * 2, lambda x: x.sort(0).values ** 2,
+    lambda x: x.cummax(1).values * x, lambda x: x.topk(2, 1).values.exp(),
+    lambda x: (lambda q, r: q.sum() + r ** 2)(*(ember if isinstance(x, ember.Tensor)
+                                               else torch).linalg.qr(x)),
+    lambda x: (ember if isinstance(x, ember.Tensor) else torch).linalg.svd(
+        x, full_matrices=False).S,
+], ids=["max", "sort", "cummax", "topk", "qr", "svdvals"])
+def test_multi_output_rules_with_a_missing_cotangent(fn):
+    distinct = np.array([[1.5, 0.2, -2.0, 0.5], [0.1, 3.0, 0.4, -1.0], [0.7, 1.1, -0.3, 2.0]])
+    e, t = backward_without_reads(fn, distinct, 1)
+    np.testing.assert_allclose(e, t, rtol=1e-10, atol=1e-12)
