@@ -1,43 +1,15 @@
-"""No VJP rule reads tensor data: backward runs with every data read outside the kernels
-(`_array()`, `item()`, `tolist()`, `bool()`) turned into an error, and the gradients still
-match PyTorch's."""
+"""No VJP rule and no op's wrapper reads tensor data: backward (and the ops at the end)
+run with every data read outside the kernels (`_array()`, `item()`, `tolist()`, `bool()`)
+turned into an error, and the results still match PyTorch's."""
 
 from __future__ import annotations
-
-import sys
-from contextlib import contextmanager
 
 import numpy as np
 import pytest
 import torch
 
 import ember
-from ember import _tensor
-from ember._core import dispatch
-
-
-@contextmanager
-def no_data_reads():
-    """Within the block, only `bind`'s eager kernel path may read a tensor's data."""
-    cls = _tensor.Tensor
-    saved = {name: getattr(cls, name) for name in ("_array", "item", "tolist", "__bool__")}
-
-    def guard(name):
-        real = saved[name]
-
-        def read(self, *args, **kwargs):
-            if sys._getframe(1).f_code.co_filename != dispatch.__file__:
-                raise AssertionError(f"a rule called Tensor.{name}() during backward")
-            return real(self, *args, **kwargs)
-        return read
-
-    for name in saved:
-        setattr(cls, name, guard(name))
-    try:
-        yield
-    finally:
-        for name, fn in saved.items():
-            setattr(cls, name, fn)
+from helpers import assert_same, no_data_reads
 
 
 def backward_without_reads(fn, a: np.ndarray, order: int = 1):
@@ -142,3 +114,66 @@ def test_multi_output_rules_with_a_missing_cotangent(fn):
     distinct = np.array([[1.5, 0.2, -2.0, 0.5], [0.1, 3.0, 0.4, -1.0], [0.7, 1.1, -0.3, 2.0]])
     e, t = backward_without_reads(fn, distinct, 1)
     np.testing.assert_allclose(e, t, rtol=1e-10, atol=1e-12)
+
+
+# --- wrappers: the op reaches its kernel through bind, the data only there ---------------
+
+def _both(inputs, op):
+    """op(lib, *tensors) in ember (under `no_data_reads`) and torch."""
+    e_in = [ember.tensor(a) for a in inputs]
+    with no_data_reads():
+        e = op(ember, *e_in)
+    return e, op(torch, *[torch.tensor(a) for a in inputs])
+
+
+I3 = ([7, -7, 9], [2, 3, -4])
+
+
+@pytest.mark.parametrize("inputs,op", [
+    (([[1, 5], [3, 2]], [2, 3]), lambda L, a, b: L.isin(a, b)),
+    (([1, 5, 3], [5]), lambda L, a, b: L.isin(a, b, invert=True)),
+    (([0.5, 2.0, 2.0, -1.0],), lambda L, a: L.histc(a, bins=4)),
+    (([3.0, 3.0],), lambda L, a: L.histc(a, bins=3)),
+    (([0.5, 2.0, 7.0],), lambda L, a: L.histc(a, bins=5, min=0, max=4)),
+    (I3, lambda L, a, b: a // b),
+    (I3, lambda L, a, b: L.remainder(a, b)),
+    (I3, lambda L, a, b: L.fmod(a, b)),
+    (I3, lambda L, a, b: a.div_(b, rounding_mode="trunc")),
+], ids=["isin", "isin_invert", "histc_data_range", "histc_one_value", "histc_range",
+        "floor_divide", "remainder", "fmod", "trunc_div_"])
+def test_wrappers_read_no_data(inputs, op):
+    e, t = _both(inputs, op)
+    assert_same(e, t)
+
+
+def test_histogram_reads_no_data():
+    x, w = [0.5, 2.0, 2.0, -1.0, 3.5], [1.0, 2.0, 0.5, 1.0, 3.0]
+    for kw in ({"bins": 4}, {"bins": 3, "range": (0.0, 3.0), "density": True}):
+        e, t = _both((x, w), lambda L, a, b, kw=kw: L.histogram(a, weight=b, **kw))
+        for a, b in zip(e, t):
+            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12)
+    e, t = _both((x, [-1.0, 0.0, 2.5, 4.0]), lambda L, a, b: L.histogram(a, b))
+    np.testing.assert_allclose(e.hist.numpy(), t.hist.numpy())
+
+
+@pytest.mark.parametrize("inputs,op", [
+    (([7, 1], [2, 0]), lambda L, a, b: a // b),
+    (([7, 1], [0, 3]), lambda L, a, b: L.remainder(a, b)),
+    (([7, 1], [2, 0]), lambda L, a, b: a.fmod_(b)),
+    (([1.0, float("inf")],), lambda L, a: L.histc(a)),
+])
+def test_errors_found_in_the_kernel(inputs, op):
+    with pytest.raises(RuntimeError) as t_err:
+        op(torch, *[torch.tensor(a) for a in inputs])
+    e_in = [ember.tensor(a) for a in inputs]
+    with no_data_reads(), pytest.raises(RuntimeError) as e_err:
+        op(ember, *e_in)
+    assert str(e_err.value) == str(t_err.value)
+
+
+def test_isin_and_histogram_run_on_meta():
+    x = ember.empty(3, 4, device="meta")
+    assert ember.isin(x, ember.empty(5, device="meta")).shape == (3, 4)
+    h = ember.histogram(x, bins=6)
+    assert h.hist.shape == (6,) and h.bin_edges.shape == (7,)
+    assert h.hist.device.type == "meta" and h.hist.dtype is ember.float32
