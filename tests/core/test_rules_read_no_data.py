@@ -9,6 +9,7 @@ import pytest
 import torch
 
 import ember
+
 from helpers import assert_same, no_data_reads
 
 
