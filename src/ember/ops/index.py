@@ -410,10 +410,11 @@ def setitem(x: Tensor, key, value) -> None:
     tensor stood, so an interpreter sees the index data as data.
     """
     if key.__class__ is tuple:
-        if any(isinstance(k, Tensor) for k in key):
-            bind(setitem_p, x, value, *[k for k in key if isinstance(k, Tensor)],
-                 key=tuple(TENSOR_SLOT if isinstance(k, Tensor) else k for k in key))
-            return
+        for k in key:  # (a loop, not any(): this is every assignment's path)
+            if isinstance(k, Tensor):
+                bind(setitem_p, x, value, *[k for k in key if isinstance(k, Tensor)],
+                     key=tuple(TENSOR_SLOT if isinstance(k, Tensor) else k for k in key))
+                return
     elif isinstance(key, Tensor):
         bind(setitem_p, x, value, key, key=TENSOR_SLOT)
         return
