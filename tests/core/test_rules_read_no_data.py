@@ -178,3 +178,26 @@ def test_isin_and_histogram_run_on_meta():
     h = ember.histogram(x, bins=6)
     assert h.hist.shape == (6,) and h.bin_edges.shape == (7,)
     assert h.hist.device.type == "meta" and h.hist.dtype is ember.float32
+
+
+def _gidx(x):
+    return idx(x, [[0, 3, 3], [1, 1, 0], [2, 0, 1]])
+
+
+@pytest.mark.parametrize("order", [1, 2])
+@pytest.mark.parametrize("fn", [
+    lambda x: x.gather(1, _gidx(x)) ** 2,
+    lambda x: x.scatter_add(1, _gidx(x), x[:, :3] ** 2) ** 2,
+    lambda x: _f(x).max_pool2d(x.reshape(1, 1, 3, 4), 2, 1) ** 2,
+], ids=["gather", "scatter_add", "max_pool2d"])
+def test_gather_family(fn, order):
+    e, t = backward_without_reads(fn, ZEROS + np.arange(12.0).reshape(3, 4) / 7, order)
+    np.testing.assert_allclose(e, t, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("reduce", ["sum", "mean", "prod", "amax", "amin"])
+def test_scatter_reduce(reduce):
+    e, t = backward_without_reads(
+        lambda x: x.scatter_reduce(1, _gidx(x), x[:, 1:] * 2, reduce, include_self=False),
+        ZEROS + np.arange(12.0).reshape(3, 4) / 7, 1)
+    np.testing.assert_allclose(e, t, rtol=1e-12, atol=1e-12)
