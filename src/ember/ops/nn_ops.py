@@ -87,12 +87,19 @@ def _embedding_backward_vjp(h, out, g, indices, *, num_weights, padding_idx,
                             scale_grad_by_freq):
     rows = apply(embedding_p, h, indices, padding_idx=padding_idx,
                  scale_grad_by_freq=scale_grad_by_freq)
-    from .creation import tensor
+    s = apply(row_scale_p, indices, num_weights=num_weights, padding_idx=padding_idx,
+              scale_grad_by_freq=scale_grad_by_freq, dtype=rows._dtype)
+    return rows * s.reshape(tuple(indices.shape) + (1,) * (rows.ndim - indices.ndim))
 
-    scale = _row_scale(indices.numpy(), num_weights, padding_idx, scale_grad_by_freq)
-    s = tensor(scale.reshape(tuple(indices.shape) + (1,) * (rows.ndim - indices.ndim)),
-               dtype=rows.dtype)
-    return rows * s
+
+# Each lookup's factor in the embedding gradient (0 at padding_idx, 1/count with
+# scale_grad_by_freq), from the indices as an input: for the rule above, which reads no data.
+row_scale_p = Primitive(
+    "embedding_row_scale",
+    lambda idx, *, num_weights, padding_idx, scale_grad_by_freq, dtype: _row_scale(
+        idx, num_weights, padding_idx, scale_grad_by_freq).astype(dtype.np).reshape(idx.shape),
+    lambda idx, *, num_weights, padding_idx, scale_grad_by_freq, dtype: (idx._shape, dtype))
+nondifferentiable(row_scale_p)
 
 
 # NOTE: the rule reads the weight only for its row count (the node keeps a reference).
