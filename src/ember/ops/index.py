@@ -431,8 +431,10 @@ def _full_key(key, tensors: tuple):
 
 def _eval_setitem(prim, args: tuple, params: dict) -> None:
     """Eager evaluation of `x[key] = value`."""
-    x, value, *tensors = args
-    key = params["key"] if not tensors else _full_key(params["key"], tensors)
+    x, value = args[0], args[1]
+    key = params["key"]
+    if len(args) > 2:
+        key = _full_key(key, args[2:])
     vcls = value.__class__
     if vcls is not float and vcls is not int and not isinstance(value, (Tensor, numbers.Number)):
         raise TypeError(f"can't assign a {_type_name(value)} to a torch.{_tn(x._dtype)}Tensor")
