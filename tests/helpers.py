@@ -12,6 +12,9 @@
 
 from __future__ import annotations
 
+import sys
+from contextlib import contextmanager
+
 import ml_dtypes
 import numpy as np
 import torch
@@ -279,3 +282,37 @@ def check_dist(make, attrs, *arrays, seed: int = 0, **tol):
         check_op(lambda *p, w=what: _dist_call(ember.distributions, ember, make, w, p, seed),
                  lambda *p, w=what: _dist_call(torch.distributions, torch, make, w, p, seed),
                  *arrays, **tol)
+
+
+# --- data reads ---------------------------------------------------------------------------
+
+@contextmanager
+def no_data_reads():
+    """Within the block, only `bind`'s eager kernel path may read a tensor's data: any other
+    `_array()`, `item()`, `tolist()` or `bool()` raises AssertionError (to show that a rule
+    or a wrapper works from metadata alone)."""
+    from ember import _tensor
+    from ember._core import dispatch
+    from ember.ops import registry
+
+    cls = _tensor.Tensor
+    saved = {name: getattr(cls, name) for name in ("_array", "item", "tolist", "__bool__")}
+
+    def guard(name):
+        real = saved[name]
+
+        def read(self, *args, **kwargs):
+            code = sys._getframe(1).f_code  # eager evaluation: bind's kernel paths
+            if code.co_filename != dispatch.__file__ and not (
+                    code.co_filename == registry.__file__ and code.co_name.startswith("_eval")):
+                raise AssertionError(f"Tensor.{name}() read data outside a kernel")
+            return real(self, *args, **kwargs)
+        return read
+
+    for name in saved:
+        setattr(cls, name, guard(name))
+    try:
+        yield
+    finally:
+        for name, fn in saved.items():
+            setattr(cls, name, fn)

@@ -306,3 +306,11 @@ def test_linspace_bitwise_matches_torch(dtype):
             want = torch.linspace(a, b, n, dtype=getattr(torch, dtype)).numpy()
             got = ember.linspace(a, b, n, dtype=getattr(ember, dtype)).numpy()
             np.testing.assert_array_equal(got, want)
+
+
+def test_logspace_is_built_from_bound_ops():
+    # (no data read outside a kernel, so it runs on meta and an interpreter sees it)
+    m = ember.logspace(0, 2, 5, device="meta", dtype=ember.float32)
+    assert m.shape == (5,) and m.device.type == "meta" and m.dtype is ember.float32
+    assert ember.logspace(0, 2, 5, requires_grad=True).requires_grad
+    check(lambda lib: lib.logspace(-1.5, 2, 6, base=3, dtype=lib.float32))

@@ -539,3 +539,48 @@ def test_the_gradient_of_indexing_is_one_put_into_zeros_named_as_pytorch_names_i
     assert type(g.grad_fn).__name__ == type(tg.grad_fn).__name__ == "IndexPutImplBackward0"
     assert_same(g, tg)
     assert_same(gv, tgv)
+
+
+# --- x[key] = v: index tensors are inputs of the op, the key param is static ---------------
+
+class _SetitemRecorder(ember._core.Interpreter):
+    """Keeps every `setitem` op's inputs and params, then evaluates it below."""
+
+    def __init__(self) -> None:
+        self.calls: list = []
+
+    def process(self, prim, args, params):
+        if prim.name == "setitem":
+            self.calls.append((prim, args, params))
+        return self.lower(prim, args, params)
+
+
+@pytest.mark.parametrize("key", [
+    lambda L: L.tensor([2, 0]), lambda L: (slice(None), L.tensor([1, 1, 3])),
+    lambda L: (L.tensor([0, 2]), None, L.tensor([3, 1])), lambda L: (Ellipsis, L.tensor(2)),
+    lambda L: L.tensor([True, False, True]), lambda L: (1, L.tensor([[0, 3], [1, 2]])),
+])
+def test_setitem_takes_index_tensors_as_inputs(key):
+    rec = _SetitemRecorder()
+    e, t = ember.zeros(3, 4), torch.zeros(3, 4)
+    with ember._core.interpret(rec):
+        e[key(ember)] = 5.0
+    t[key(torch)] = 5.0
+    assert_same(e, t)
+    (prim, args, params), = rec.calls
+    static = params["key"] if isinstance(params["key"], tuple) else (params["key"],)
+    assert not any(isinstance(k, ember.Tensor) for k in static)
+    tensors = [k for k in (key(ember) if isinstance(key(ember), tuple) else (key(ember),))
+               if isinstance(k, ember.Tensor)]
+    assert len(args) == 2 + len(tensors)
+    # replayed with other index values, the recorded op writes where those point
+    other = [ember.zeros_like(i) for i in args[2:]]
+    target = ember.zeros(3, 4)
+    ember._core.bind(prim, target, 7.0, *other, **params)
+    t_target = torch.zeros(3, 4)
+    t_key = key(torch)
+    t_other = iter([torch.zeros_like(torch.as_tensor(i.numpy())) for i in args[2:]])
+    t_key = tuple(next(t_other) if isinstance(k, torch.Tensor) else k for k in t_key) \
+        if isinstance(t_key, tuple) else next(t_other)
+    t_target[t_key] = 7.0
+    assert_same(target, t_target)

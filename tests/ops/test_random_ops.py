@@ -18,7 +18,7 @@ import torch.nn.functional as F
 import ember
 from ember.ops.random_ops import dropout_mask
 
-from helpers import to_numpy_t, to_torch
+from helpers import no_data_reads, to_numpy_t, to_torch
 
 SEEDS = (0, 1, 42)
 SIZES = tuple(range(1, 101)) + (1000, 10007)
@@ -452,3 +452,22 @@ def test_zero_dim_and_empty_tensors():
     for i, call in enumerate(calls):
         assert_same_bits(call(ember), call(torch), f"call {i}")
         assert_same_state(f"call {i}")
+
+
+@pytest.mark.parametrize("draw", [
+    lambda L, p: L.bernoulli(p), lambda L, p: p.new_zeros(7, 2).t().bernoulli_(p),
+    lambda L, p: L.multinomial(p, 3), lambda L, p: L.multinomial(p, 9, True),
+    lambda L, p: L.poisson(p * 30),
+], ids=["bernoulli", "bernoulli_", "multinomial", "multinomial_replacement", "poisson"])
+def test_draws_from_tensors_bind_their_kernels(draw):
+    # the probabilities or rates are read only by the op's kernel (the noise is drawn
+    # before it, in PyTorch's order), so the stream stays PyTorch's bit for bit
+    probs = np.stack([PROBS[7], PROBS[7][::-1]])
+    seed_both(3)
+    p = ember.tensor(probs) * 1  # (built outside the guard)
+    with no_data_reads():
+        e = draw(ember, p)
+    assert_same_bits(e, draw(torch, torch.tensor(probs)), "guarded")
+    assert_same_state("guarded")
+    m = draw(ember, ember.empty(2, 7, device="meta"))
+    assert m.device.type == "meta" and m.shape == e.shape and m.dtype is e.dtype

@@ -121,11 +121,9 @@ def run_vjp(node: Node, grads: list, create_graph: bool) -> list:
             f"{[m[0] if m else None for m in node._in_meta]})"
         )
     saved, out = _unpack(node, create_graph)
-    if prim.n_outputs == 1:
-        g = grads[0]
-    else:
-        g = tuple(gi if gi is not None else _zeros_for(o) for gi, o in
-                  zip(grads, out if out is not None else (None,) * len(grads)))
+    # An output no path reached has cotangent None: the rule sees that (and may skip its
+    # terms) rather than a tensor of zeros it would have to read to recognise.
+    g = grads[0] if prim.n_outputs == 1 else tuple(grads)
     params = node._params
     if rule.in_shape:
         params = {**params, "in_shape": node._in_meta[0][0]}
@@ -145,12 +143,6 @@ def run_vjp(node: Node, grads: list, create_graph: bool) -> list:
                 gi = fit(gi, shape, dtype)
         result.append(gi)
     return result
-
-
-def _zeros_for(o):
-    from ..ops.creation import zeros_like
-
-    return None if o is None else zeros_like(o)
 
 
 def fit(g, shape, dtype):

@@ -19,7 +19,7 @@ from ..ops._common import write_out
 from ..ops.creation import eye
 from ..ops.linalg_ops import diag_embed
 from ..ops.reduce import return_type
-from ..ops.registry import Primitive, apply, defvjp
+from ..ops.registry import Primitive, apply, defvjp, zero_missing
 from ._common import LinAlgError, batch_prefix, check_matrix, fortran, fortran_strides
 from .solvers import run_ex, solve_triangular
 
@@ -140,7 +140,7 @@ def _qr_tall_vjp(gQ: Tensor, gR: Tensor, Q: Tensor, R: Tensor) -> Tensor:
 
 
 def _qr_vjp(g, out, A, *, mode):
-    gQ, gR = g
+    gQ, gR = zero_missing(g, out)
     Q, R = out
     m, n = A._shape[-2:]
     if mode == "r":
@@ -222,7 +222,7 @@ def _svd_vjp(g, out, A, *, full_matrices, compute_uv):
     """Gradient of A = U diag(S) Vh for distinct, nonzero singular values:
     U [F o (skew(U^H gU) S + S skew(V^H gV)) + diag(gS)] Vh + the parts of gU, gVh outside
     the spans of U and V, with F_ij = 1 / (s_j^2 - s_i^2) and skew(X) = X - X^H."""
-    gU, gS, gVh = g
+    gU, gS, gVh = zero_missing(g, out)
     U, S, Vh = out
     if not compute_uv:
         raise RuntimeError(
@@ -295,7 +295,7 @@ def _eigh_meta(A, *, uplo, compute_v):
 
 
 def _eigh_vjp(g, out, A, *, uplo, compute_v):
-    gL, gV = g
+    gL, gV = zero_missing(g, out)
     L, V = out
     if not compute_v:
         raise RuntimeError(

@@ -20,7 +20,7 @@ from ..ops._common import type_name, write_out
 from ..ops.creation import eye
 from ..ops.linalg_ops import diag_embed
 from ..ops.reduce import return_type
-from ..ops.registry import Primitive, apply, defvjp
+from ..ops.registry import Primitive, apply, defvjp, zero_missing
 from ._common import check_matrix, fortran, fortran_strides
 from .solvers import solve
 
@@ -44,7 +44,7 @@ def _eig_meta(A, *, compute_v):
 
 
 def _eig_vjp(g, out, A, *, compute_v):
-    gL, gV = g
+    gL, gV = zero_missing(g, out)
     L, V = out
     if not compute_v:
         raise RuntimeError(

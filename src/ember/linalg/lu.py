@@ -17,10 +17,10 @@ import numpy as np
 from .. import _dtype as dt
 from .._tensor import Tensor
 from ..ops._common import type_name, write_out
-from ..ops.creation import eye, tensor
+from ..ops.creation import eye
 from ..ops.join import cat
 from ..ops.reduce import return_type
-from ..ops.registry import Primitive, apply, defvjp
+from ..ops.registry import Primitive, apply, defvjp, nondifferentiable
 from ._common import check_matrix, fortran, fortran_strides
 from .solvers import solve_triangular
 
@@ -103,13 +103,7 @@ lu_factor_p = Primitive("linalg_lu_factor", _lu_kernel, _lu_meta, n_outputs=3,
 defvjp(lu_factor_p, _lu_vjp, reads=((0,),), save_output=True)
 
 
-def _permutation(piv: Tensor, m: int, dtype, device) -> Tensor:
-    """P (A = P L U) from getrf's sequential 1-based row swaps; a constant of `dtype`."""
-    if piv.device.type == "meta":
-        from ..ops.creation import empty
-
-        return empty(tuple(piv.shape[:-1]) + (m, m), dtype=dtype, device=piv.device)
-    p = piv.detach().numpy()
+def _permutation_kernel(p, *, m, dtype):
     k = p.shape[-1]
     flat = p.reshape(-1, k)
     perm = np.tile(np.arange(m), (flat.shape[0], 1))
@@ -121,7 +115,20 @@ def _permutation(piv: Tensor, m: int, dtype, device) -> Tensor:
         perm[rows, s] = top
     mats = np.zeros((flat.shape[0], m, m), dtype.np)
     mats[rows[:, None], perm, np.arange(m)] = 1  # row perm[i] of A is row i of L U
-    return tensor(mats.reshape(p.shape[:-1] + (m, m)), device=device)
+    return mats.reshape(p.shape[:-1] + (m, m))
+
+
+# P (A = P L U) from getrf's sequential 1-based row swaps (the pivots are its input, so
+# the rules that need P read no data themselves)
+lu_permutation_p = Primitive(
+    "lu_permutation", _permutation_kernel,
+    lambda piv, *, m, dtype: (tuple(piv._shape[:-1]) + (m, m), dtype))
+nondifferentiable(lu_permutation_p)
+
+
+def _permutation(piv: Tensor, m: int, dtype, device) -> Tensor:
+    """P (A = P L U) from the pivots, a constant of `dtype`."""
+    return apply(lu_permutation_p, piv.detach(), m=m, dtype=dtype)
 
 
 def _check(A: Tensor, fname: str) -> None:

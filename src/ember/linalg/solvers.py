@@ -19,7 +19,7 @@ from .._tensor import Tensor
 from .._view import broadcast_shapes
 from ..ops._common import write_out
 from ..ops.reduce import return_type
-from ..ops.registry import Primitive, apply, defvjp
+from ..ops.registry import Primitive, apply, defvjp, zero_missing
 from ._common import (
     LinAlgError,
     batch_prefix,
@@ -132,7 +132,7 @@ def _slogdet_meta(A):
 
 
 def _slogdet_vjp(g, out, A):
-    g_sign, g_logabs = g
+    g_sign, g_logabs = zero_missing(g, out)
     c = g_logabs
     if A._dtype.is_complex:
         # d log det = tr(A^-1 dA); logabsdet is its real part and sign = exp(i * imag part).

@@ -222,10 +222,11 @@ def exponential(g, n: int, lambd: float) -> np.ndarray:
     return (-1.0 / lambd) * M.libm_log1p(-g._doubles(n))
 
 
-def multinomial_with_replacement(g, p2: np.ndarray, k: int) -> np.ndarray:
-    """k draws per row of probabilities p2 (rows, categories): a sequential cumulative
-    sum in the probs' precision, normalised, last entry forced to 1; then per sample a
-    double uniform and the first bucket with cum >= u (PyTorch's binary search)."""
+def multinomial_with_replacement(p2: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Draws per row of probabilities p2 (rows, categories) for the double uniforms u
+    (rows, k), drawn beforehand: a sequential cumulative sum in the probs' precision,
+    normalised, last entry forced to 1; then per sample the first bucket with cum >= u
+    (PyTorch's binary search)."""
     if not (np.all(p2 >= 0) and np.all(np.isfinite(p2))):
         raise RuntimeError("invalid multinomial distribution (encountering probability entry "
                            "< 0)" if np.any(p2 < 0) else
@@ -238,7 +239,7 @@ def multinomial_with_replacement(g, p2: np.ndarray, k: int) -> np.ndarray:
     cum /= total
     cum[:, -1] = 1
     rows, n_cat = cum.shape
-    u = g._doubles(rows * k).reshape(rows, k)
+    k = u.shape[1]
     # Binary search for the first bucket with cum >= u, exactly as PyTorch's loop.
     left = np.zeros((rows, k), np.int64)
     right = np.full((rows, k), n_cat, np.int64)

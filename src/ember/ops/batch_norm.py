@@ -18,7 +18,6 @@ from .._tensor import Tensor
 from ._common import row_sums
 from ._parallel import over_batch
 from .creation import zeros_like
-from .nn_ops import _nonzero
 from .registry import Primitive, apply, defvjp_joint, nondifferentiable
 
 _grad_mode = grad_mode.state
@@ -138,7 +137,7 @@ def _batch_norm_vjp(g_all, out, x, weight, bias, *, needs, eps):
         g = zeros_like(xhat)
     # The statistics reach the caller only detached (running averages); xhat and rstd
     # get cotangents under double backward, where this rule's own graph used them.
-    twice = any(t is not None and _nonzero(t) for t in (g_xhat, g_mean, g_var, g_rstd))
+    twice = any(t is not None for t in (g_xhat, g_mean, g_var, g_rstd))
     if not _grad_mode.enabled and not twice:
         return apply(batch_norm_backward_p, g, xhat, rstd, weight)
     dims = (0,) + tuple(range(2, xhat.ndim))

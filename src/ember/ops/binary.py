@@ -158,6 +158,25 @@ def mul(input, other, *, out=None) -> Tensor:
 multiply = mul
 
 
+def _integral(x) -> bool:
+    if isinstance(x, np.ndarray):
+        return x.dtype.kind in "iub"
+    return isinstance(x, (int, np.integer))
+
+
+def int_zero_checked(fn):
+    """A division-like kernel that raises on a zero in an integer divisor array, as
+    PyTorch's CPU kernels do (unless the dividend is empty)."""
+    def kernel(a, b, **params):
+        if isinstance(b, np.ndarray) and np.size(a) and _integral(a) and _integral(b) \
+                and not b.all():
+            raise RuntimeError("ZeroDivisionError")
+        return fn(a, b, **params)
+
+    kernel.__name__ = getattr(fn, "__name__", "kernel")
+    return kernel
+
+
 def _trunc_div_kernel(a, b):
     if np.result_type(a, b).kind in "iu":
         q = np.floor_divide(a, b)
@@ -179,7 +198,7 @@ def _rounded_div_grad(g, out, a, b, *, rounding_mode, floor_divide=False):
 # div(rounding_mode='trunc' / 'floor') and floor_divide (`floor_divide=True`: the same
 # quotient, but PyTorch gives it no derivative and a node named NotImplemented). True
 # division stays `div_p`: a plain ufunc (written in place directly) with a real derivative.
-rounded_div_p = Primitive("div_rounded", lowp2(_rounded_div_kernel),
+rounded_div_p = Primitive("div_rounded", int_zero_checked(lowp2(_rounded_div_kernel)),
                           lambda a, b, **params: elementwise_meta(a, b),
                           grad_name=lambda args, params: (
                               "NotImplemented" if params.get("floor_divide") else "DivBackward2"))
@@ -187,14 +206,12 @@ defvjp(rounded_div_p, _rounded_div_grad, _rounded_div_grad, reads=((), ()))
 
 
 def int_zero_check(b, d: dt.dtype, a=None) -> None:
-    """Integer division (and remainder) by zero raises, as PyTorch's CPU kernels do (not
-    when the dividend `a` is empty: then nothing is divided)."""
+    """Integer division (and remainder) by the number zero raises, as PyTorch's CPU kernels
+    do (not when the dividend `a` is empty: then nothing is divided). A tensor divisor is
+    checked by the kernel (`int_zero_checked`): the wrapper does not read data."""
     if d._kind >= 2 or (isinstance(a, Tensor) and a.numel() == 0):
         return
-    if isinstance(b, Tensor):
-        if b.device.type == "cpu" and not b._array().all():
-            raise RuntimeError("ZeroDivisionError")
-    elif b == 0:
+    if not isinstance(b, Tensor) and b == 0:
         raise RuntimeError("ZeroDivisionError")
 
 

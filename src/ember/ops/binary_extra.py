@@ -24,6 +24,7 @@ from .binary import (
     inplace_operand,
     inplace_shape_check,
     int_zero_check,
+    int_zero_checked,
     lowp2,
     not_implemented,
     reflected_op,
@@ -97,11 +98,11 @@ def _by_other(op: str):
     return name
 
 
-remainder_p = _binary("remainder", lowp2(np.remainder), _by_other("Remainder"))
+remainder_p = _binary("remainder", int_zero_checked(lowp2(np.remainder)), _by_other("Remainder"))
 defvjp(remainder_p, lambda g, out, a, b: g,
        lambda g, out, a, b: -g * a.div(b, rounding_mode="floor"), reads=((), (0, 1)))
 
-fmod_p = _binary("fmod", lowp2(np.fmod), _by_other("Fmod"))
+fmod_p = _binary("fmod", int_zero_checked(lowp2(np.fmod)), _by_other("Fmod"))
 defvjp(fmod_p, lambda g, out, a, b: g,
        lambda g, out, a, b: -g * a.div(b, rounding_mode="trunc"), reads=((), (0, 1)))
 

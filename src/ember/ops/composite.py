@@ -1,8 +1,8 @@
 """Composite ops: PyTorch functions built entirely from other ops, so they need no VJP.
 
-diff, trapezoid, cumulative_trapezoid, isin, tril_indices / triu_indices,
-block_diag, cdist, vander, histogram, complex, polar, view_as_real,
-view_as_complex.
+diff, trapezoid, cumulative_trapezoid, tril_indices / triu_indices, block_diag, cdist,
+vander, complex, polar, view_as_real, view_as_complex; and two small non-differentiable
+primitives, isin and histogram (a NumPy kernel each, bound like any op).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from .._tensor import Tensor
 from .._view import wrap_dim
 from .creation import _place, arange, tensor, zeros
 from .reduce import return_type
+from .registry import Primitive, apply, nondifferentiable
 
 
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend=None, append=None) -> Tensor:
@@ -76,13 +77,20 @@ def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None
     return mid.cumsum(d)
 
 
+def _isin_kernel(a, b, *, invert):
+    return np.asarray(np.isin(a, b, invert=invert))
+
+
+isin_p = Primitive("isin", _isin_kernel, lambda e, t, *, invert: (e._shape, dt.bool_))
+nondifferentiable(isin_p)
+
+
 def isin(elements, test_elements, *, assume_unique: bool = False,
          invert: bool = False) -> Tensor:
     """Whether each element of `elements` appears in `test_elements` (bool, same shape)."""
     e = elements if isinstance(elements, Tensor) else tensor(elements)
     t = test_elements if isinstance(test_elements, Tensor) else tensor(test_elements)
-    out = np.isin(e._array(), t._array(), invert=invert)
-    return _place(np.asarray(out), dt.bool_, e.device, False)
+    return apply(isin_p, e, t, invert=bool(invert))
 
 
 def _tri_indices(row: int, col: int, offset: int, lower: bool, dtype, device) -> Tensor:
@@ -173,15 +181,30 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
 histogram_result = return_type("histogram", ["hist", "bin_edges"])
 
 
+def _histogram_kernel(a, edges, w, *, bins, range, density):
+    hist, edges = np.histogram(a.reshape(-1), bins=bins if edges is None else edges,
+                               range=range, weights=None if w is None else w.reshape(-1),
+                               density=density)
+    return hist.astype(a.dtype), edges.astype(a.dtype)
+
+
+def _histogram_meta(x, edges, w, *, bins, range, density):
+    n = bins if edges is None else edges.numel() - 1
+    return ((n,), x._dtype), ((n + 1,), x._dtype)
+
+
+# The bin edges, when given as a tensor, are an input; a bin count is a param.
+histogram_p = Primitive("histogram", _histogram_kernel, _histogram_meta, n_outputs=2)
+nondifferentiable(histogram_p)
+
+
 def histogram(input: Tensor, bins=100, *, range=None, weight=None, density: bool = False):
     """Counts of `input` in equal-width (or given) bins, and the bin edges."""
-    a = input._array().reshape(-1)
-    b = bins._array() if isinstance(bins, Tensor) else bins
-    w = None if weight is None else weight._array().reshape(-1)
-    hist, edges = np.histogram(a, bins=b, range=range, weights=w, density=density)
-    d = input.dtype
-    return histogram_result(_place(hist.astype(d.np), d, input.device, False),
-                            _place(edges.astype(d.np), d, input.device, False))
+    edges = bins if isinstance(bins, Tensor) else None
+    hist, edges = apply(histogram_p, input, edges, weight,
+                        bins=None if edges is not None else int(bins),
+                        range=None if range is None else tuple(range), density=bool(density))
+    return histogram_result(hist, edges)
 
 
 def complex(real: Tensor, imag: Tensor) -> Tensor:

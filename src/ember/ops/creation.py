@@ -579,10 +579,12 @@ def _linspace_float(start, end, steps: int, t) -> np.ndarray:
 
 def logspace(start, end, steps: int, base: float = 10.0, *, out=None, dtype=None, layout=None,
              device=None, requires_grad=False) -> Tensor:
+    """base ** linspace(start, end, steps), computed in float64 and cast once to `dtype`."""
+    from .binary import pow as power
+
     d = _dtype_or_default(dtype)
-    exps = linspace(start, end, steps, dtype=dt.float64)._array()
-    arr = np.power(float(base), exps)
-    return _out(_place(arr.astype(d.np), d, device, requires_grad), out)
+    exps = linspace(start, end, steps, dtype=dt.float64, device=device)
+    return _out(_finish(power(float(base), exps).to(d), requires_grad), out)
 
 
 def eye(n: int, m: int | None = None, *, out=None, dtype=None, layout=None, device=None,

@@ -389,16 +389,52 @@ def _check_value_shape(target, vshape, advanced: bool, dtype=dt.float32) -> None
                 f"{list(target)}.  Tensor sizes: {list(vshape)}")
 
 
+class _TensorSlot:
+    """Where a tensor stood in a `setitem` key: the tensor itself is an input of the op."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<tensor input>"
+
+
+TENSOR_SLOT = _TensorSlot()
+
+
 def setitem(x: Tensor, key, value) -> None:
     """`x[key] = value`, bound as the primitive `setitem` (its eager impl writes through
-    NumPy's own indexing when no graph is needed, else records `index_put`)."""
+    NumPy's own indexing when no graph is needed, else records `index_put`).
+
+    The index tensors in `key` are inputs of the op, after `x` and `value`; the `key`
+    param keeps the static rest (ints, slices, None, `...`), a `TENSOR_SLOT` where each
+    tensor stood, so an interpreter sees the index data as data.
+    """
+    if key.__class__ is tuple:
+        for k in key:  # (a loop, not any(): this is every assignment's path)
+            if isinstance(k, Tensor):
+                bind(setitem_p, x, value, *[k for k in key if isinstance(k, Tensor)],
+                     key=tuple(TENSOR_SLOT if isinstance(k, Tensor) else k for k in key))
+                return
+    elif isinstance(key, Tensor):
+        bind(setitem_p, x, value, key, key=TENSOR_SLOT)
+        return
     bind(setitem_p, x, value, key=key)
+
+
+def _full_key(key, tensors: tuple):
+    """The key `setitem` was given, from its static structure and its tensor inputs."""
+    if key is TENSOR_SLOT:
+        return tensors[0]
+    rest = iter(tensors)
+    return tuple(next(rest) if k is TENSOR_SLOT else k for k in key)
 
 
 def _eval_setitem(prim, args: tuple, params: dict) -> None:
     """Eager evaluation of `x[key] = value`."""
-    x, value = args
+    x, value = args[0], args[1]
     key = params["key"]
+    if len(args) > 2:
+        key = _full_key(key, args[2:])
     vcls = value.__class__
     if vcls is not float and vcls is not int and not isinstance(value, (Tensor, numbers.Number)):
         raise TypeError(f"can't assign a {_type_name(value)} to a torch.{_tn(x._dtype)}Tensor")
@@ -462,7 +498,7 @@ def _eval_setitem(prim, args: tuple, params: dict) -> None:
 
 # `x[key] = value`: no outputs (on `meta` the impl checks shapes); with a graph it records
 # index_put's node, so it has no derivative of its own
-setitem_p = Primitive("setitem", None, lambda x, value, *, key: None, impl=_eval_setitem)
+setitem_p = Primitive("setitem", None, lambda x, value, *index, key: None, impl=_eval_setitem)
 nondifferentiable(setitem_p)
 
 

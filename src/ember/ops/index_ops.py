@@ -22,7 +22,7 @@ from ._common import broadcast_errors, same_meta, select, type_name, write_out
 from ._scalar_value import scalar_value
 from .index import (
     check_gather_index,
-    gather,
+    gather_p,
     index_by,
     put_into_zeros,
     scatter_grid,
@@ -40,6 +40,24 @@ from .registry import (
 from .ternary import where
 
 _grad_state = grad_mode.state
+
+
+# For VJP rules: gather / scatter-add / scatter-reduce bound directly, without the public
+# wrappers' bounds checks (which read the index; a rule reads no data, and the forward
+# already checked these indices).
+
+def _take(t: Tensor, dim: int, idx: Tensor) -> Tensor:
+    return apply(gather_p, t, idx, dim=wrap_dim(dim, max(t.ndim, 1)))
+
+
+def _add_at(t: Tensor, dim: int, idx: Tensor, src: Tensor) -> Tensor:
+    return apply(scatter_p, t, idx, src, dim=wrap_dim(dim, max(t.ndim, 1)), accumulate=True)
+
+
+def _reduce_at(t: Tensor, dim: int, idx: Tensor, src: Tensor, reduce: str, *,
+               include_self: bool) -> Tensor:
+    return apply(scatter_reduce_p, t, idx, src, dim=wrap_dim(dim, max(t.ndim, 1)),
+                 reduce=reduce, include_self=include_self)
 
 
 def _key(dim: int, idx) -> tuple:
@@ -109,10 +127,14 @@ defvjp(index_select_p,
 
 
 def _index_add_zeros(shape, dim, idx, src):
-    key = _key(dim, idx._array().reshape(-1)) if idx.device.type == "cpu" else None
+    """Zeros of `shape` with `src` added at `idx` along `dim`: the index is an input of
+    index_add, so the rule never looks at its values."""
+    from .creation import zeros
+
     if len(shape) == 0:
         return src.reshape(())
-    return put_into_zeros(shape, key, src)
+    base = zeros(shape, dtype=src._dtype, device=src.device)
+    return apply(index_copy_p, base, idx, src, dim=dim, accumulate=True)
 
 
 def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
@@ -163,11 +185,13 @@ index_copy_p = Primitive("index_copy", _index_copy_kernel, _index_copy_meta,
 
 
 def _index_copy_grad_x(g, out, x, idx, src, *, dim, accumulate=False, alpha=1, fill=False):
-    return g if accumulate else index_fill(g, dim, idx, 0)
+    return g if accumulate else apply(index_copy_p, g, idx, 0, dim=dim, fill=True)
 
 
 def _index_copy_grad_src(g, out, x, idx, src, *, dim, accumulate=False, alpha=1, fill=False):
-    return _alpha(index_select(g, dim, idx), alpha)
+    if g.ndim == 0:
+        return _alpha(g, alpha)
+    return _alpha(apply(index_select_p, g, idx, dim=dim, in_shape=g._shape), alpha)
 
 
 defvjp(index_copy_p, _index_copy_grad_x, None, _index_copy_grad_src, reads=((1,), (), (1,)))
@@ -283,7 +307,7 @@ scatter_p = Primitive("scatter", _scatter_kernel,
 
 def _gather_into(g: Tensor, dim: int, idx: Tensor, src: Tensor) -> Tensor:
     """g gathered at `idx`, zero-padded up to `src`'s shape when `src` is larger."""
-    picked = gather(g, dim, idx)
+    picked = _take(g, dim, idx)
     if picked._shape == src._shape or src.ndim == 0:
         return picked.reshape(src._shape)
     key = tuple(slice(0, n) for n in idx._shape)
@@ -341,24 +365,24 @@ scatter_reduce_p = Primitive(
 def _scatter_reduce_vjp(g, out, x, idx, src, *, dim, reduce, include_self):
     """(grad_self, grad_src), following PyTorch's scatter_reduce_backward."""
     if reduce == "sum":
-        gs, gsrc = g, gather(g, dim, idx)
+        gs, gsrc = g, _take(g, dim, idx)
     elif reduce == "mean":
         ones = (x * 0 + 1) if include_self else x * 0
-        n = scatter_add(ones, dim, idx, _ones_like(src, idx))
+        n = _add_at(ones, dim, idx, _ones_like(src, idx))
         n = n.masked_fill(n == 0, 1)
         gs = g / n
-        gsrc = gather(gs, dim, idx)
+        gsrc = _take(gs, dim, idx)
     elif reduce == "prod":
         gs, gsrc = _prod_grads(g, out, x, idx, src, dim, include_self)
     else:
         # NOTE: ties share the gradient evenly; like PyTorch, `self` is counted among the
         # ties even when include_self=False (its share is then dropped below).
-        value = gather(out, dim, idx)
+        value = _take(out, dim, idx)
         self_is = (x == out).to(g.dtype)
         src_is = (_src_view(src, idx) == value).to(g.dtype)
-        share = g / scatter_add(self_is, dim, idx, src_is)
+        share = g / _add_at(self_is, dim, idx, src_is)
         gs = self_is * share
-        gsrc = src_is * gather(share, dim, idx)
+        gsrc = src_is * _take(share, dim, idx)
     if not include_self:
         gs = apply(scatter_p, gs, idx, 0, dim=dim)
     return gs, _pad_to(gsrc, idx, src)
@@ -390,17 +414,17 @@ def _prod_grads(g, out, x, idx, src, dim, include_self):
     # masked to one, so a lone zero still receives the product of the others.
     s = _src_view(src, idx)
     masked_self = x.masked_fill(x == 0, 1)
-    masked_self_result = scatter_reduce(masked_self, dim, idx, s, "prod",
+    masked_self_result = _reduce_at(masked_self, dim, idx, s, "prod",
                                         include_self=include_self)
     gs = g * masked_self_result / masked_self
     src_zero = s == 0
-    zeros_per_slot = scatter_add(x * 0, dim, idx, src_zero.to(x.dtype))
-    src_single_zero = src_zero & (gather(zeros_per_slot, dim, idx) == 1)
+    zeros_per_slot = _add_at(x * 0, dim, idx, src_zero.to(x.dtype))
+    src_single_zero = src_zero & (_take(zeros_per_slot, dim, idx) == 1)
     masked_src = s.masked_fill(src_single_zero, 1)
-    masked_src_result = scatter_reduce(x, dim, idx, masked_src, "prod",
+    masked_src_result = _reduce_at(x, dim, idx, masked_src, "prod",
                                        include_self=include_self)
-    gsrc = where(src_single_zero, gather(g * masked_src_result, dim, idx),
-                 gather(g * out, dim, idx) / s.masked_fill(src_zero, 1))
+    gsrc = where(src_single_zero, _take(g * masked_src_result, dim, idx),
+                 _take(g * out, dim, idx) / s.masked_fill(src_zero, 1))
     return gs, gsrc
 
 

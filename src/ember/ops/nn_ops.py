@@ -17,6 +17,7 @@ from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
 from ._common import row_sums
+from .creation import zeros_like
 from .registry import Primitive, apply, defvjp, defvjp_joint, nondifferentiable
 
 _grad_mode = grad_mode.state
@@ -86,12 +87,19 @@ def _embedding_backward_vjp(h, out, g, indices, *, num_weights, padding_idx,
                             scale_grad_by_freq):
     rows = apply(embedding_p, h, indices, padding_idx=padding_idx,
                  scale_grad_by_freq=scale_grad_by_freq)
-    from .creation import tensor
+    s = apply(row_scale_p, indices, num_weights=num_weights, padding_idx=padding_idx,
+              scale_grad_by_freq=scale_grad_by_freq, dtype=rows._dtype)
+    return rows * s.reshape(tuple(indices.shape) + (1,) * (rows.ndim - indices.ndim))
 
-    scale = _row_scale(indices.numpy(), num_weights, padding_idx, scale_grad_by_freq)
-    s = tensor(scale.reshape(tuple(indices.shape) + (1,) * (rows.ndim - indices.ndim)),
-               dtype=rows.dtype)
-    return rows * s
+
+# Each lookup's factor in the embedding gradient (0 at padding_idx, 1/count with
+# scale_grad_by_freq), from the indices as an input: for the rule above, which reads no data.
+row_scale_p = Primitive(
+    "embedding_row_scale",
+    lambda idx, *, num_weights, padding_idx, scale_grad_by_freq, dtype: _row_scale(
+        idx, num_weights, padding_idx, scale_grad_by_freq).astype(dtype.np).reshape(idx.shape),
+    lambda idx, *, num_weights, padding_idx, scale_grad_by_freq, dtype: (idx._shape, dtype))
+nondifferentiable(row_scale_p)
 
 
 # NOTE: the rule reads the weight only for its row count (the node keeps a reference).
@@ -304,24 +312,25 @@ nondifferentiable(layer_norm_backward_p)  # used only when no graph of the backw
 def _layer_norm_vjp(g_all, out, x, weight, bias, *, needs, k, eps):
     g, g_xhat, g_rstd = g_all
     _, xhat, rstd = out
-    twice = _nonzero(g_xhat) or _nonzero(g_rstd)  # only under double backward
+    if g is None:  # (under double backward only xhat or 1/std may have been reached)
+        g = zeros_like(xhat)
+    # xhat and 1/std get cotangents only under double backward, where this rule's own
+    # graph used them; otherwise they arrive as None.
+    twice = g_xhat is not None or g_rstd is not None
     if not _grad_mode.enabled and not twice:
         dx, dweight, dbias = apply(layer_norm_backward_p, g, xhat, rstd, weight, k=k)
         return dx, dweight, dbias
     dweight, dbias = g * xhat, g  # (the engine sums them down to the parameters' shape)
     if twice:  # x also reaches xhat and 1/std directly
-        g = (g * weight if weight is not None else g) + g_xhat
+        g = g * weight if weight is not None else g
+        g = g if g_xhat is None else g + g_xhat
         weight = None
     dims = tuple(range(xhat.ndim - k, xhat.ndim))
     gw = g if weight is None else g * weight
     dx = rstd * (gw - gw.mean(dims, keepdim=True) - xhat * (gw * xhat).mean(dims, keepdim=True))
-    if twice:  # d rstd / dx = -rstd^2 xhat / n
+    if g_rstd is not None:  # d rstd / dx = -rstd^2 xhat / n
         dx = dx - g_rstd * rstd * rstd * xhat / (xhat.numel() // max(rstd.numel(), 1))
     return dx, dweight, dbias
-
-
-def _nonzero(t: Tensor) -> bool:
-    return t.device.type != "cpu" or bool(t._array().any())
 
 
 defvjp_joint(layer_norm_p, _layer_norm_vjp, (True, True, True), reads=((1,), (), ()),
@@ -401,9 +410,10 @@ nondifferentiable(attention_backward_p)  # used only when no graph of the backwa
 
 
 def _attention_vjp(g, out, q, k, v, mask, *, needs, scale, causal):
-    g_out, g_weights = g
+    g_out, g_weights = g  # (g_weights is None but under double backward)
     weights = out[1]
-    g_weights = g_weights if _nonzero(g_weights) else None  # (only under double backward)
+    if g_out is None:
+        g_out = zeros_like(out[0])
     if not _grad_mode.enabled:
         return (*apply(attention_backward_p, g_out, g_weights, q, k, v, weights, scale=scale),
                 None)

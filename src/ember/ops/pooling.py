@@ -127,10 +127,14 @@ max_pool_backward_p = Primitive("max_pool_backward", _scatter_kernel,
 
 
 def _gather_back(h, out, g, index, *, shape, nd):
+    from .index import _gather
+
     flat = h.flatten(-nd) if nd > 1 else h
     lead = h.shape[:-nd]
     idx = index.reshape(tuple(lead) + (-1,))
-    return flat.reshape(tuple(lead) + (-1,)).gather(-1, idx).reshape(g.shape)
+    flat = flat.reshape(tuple(lead) + (-1,))
+    # (gather bound directly: the public one's bounds check would read the indices)
+    return _gather(flat, idx, flat.ndim - 1).reshape(g.shape)
 
 
 defvjp(max_pool_backward_p, _gather_back, None)

@@ -43,9 +43,11 @@ from ._common import same_meta, type_name, write_out
 from .creation import _sizes
 from .registry import (
     Primitive,
+    apply,
     apply_,
     check_inplace,
     defvjp,
+    nondifferentiable,
 )
 
 f32, f64 = np.float32, np.float64
@@ -84,12 +86,6 @@ def _arrange(flat: np.ndarray, shape, stride) -> np.ndarray:
     order = dense_order(stride)
     arr = flat.reshape([shape[d] for d in order])
     return arr.transpose(np.argsort(order))
-
-
-def _in_memory_order(arr: np.ndarray, stride) -> np.ndarray:
-    """The elements of `arr` (shaped like a tensor with `stride`) in that tensor's
-    memory order, flattened."""
-    return np.ascontiguousarray(arr.transpose(dense_order(stride))).reshape(-1)
 
 
 def _like_strides(x: Tensor) -> tuple[int, ...]:
@@ -149,6 +145,15 @@ defvjp(random_fill_p, lambda g, out, dst, values, *, draw: g.new_zeros(g.shape),
        reads=((), ()))
 
 
+def _check_no_overlap(shape, stride) -> None:
+    if not non_overlapping(shape, stride):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to "
+            "a single memory location. Please clone() the tensor before performing the "
+            "operation."
+        )
+
+
 def _inplace(self: Tensor, grad_name: str, make) -> Tensor:
     """Fill `self` with `make(n, contiguous)` (values in memory order, self's dtype or,
     for complex self, its real dtype with 2n values)."""
@@ -156,12 +161,7 @@ def _inplace(self: Tensor, grad_name: str, make) -> Tensor:
         check_inplace(self)
         return self
     shape, stride = self._shape, self.stride()
-    if not non_overlapping(shape, stride):
-        raise RuntimeError(
-            "unsupported operation: more than one element of the written-to tensor refers to "
-            "a single memory location. Please clone() the tensor before performing the "
-            "operation."
-        )
+    _check_no_overlap(shape, stride)
     n = numel(shape)
     contiguous = is_contiguous(shape, stride)
     flat = make(n, contiguous)
@@ -456,17 +456,33 @@ def _check_p(p: float) -> None:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_fmt(p)}")
 
 
-def _bernoulli_tensor_flat(g, n: int, p: Tensor, shape, stride) -> np.ndarray:
+def _bernoulli_tensor_kernel(u, p, *, dtype):
+    if not ((p >= 0) & (p <= 1)).all():
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+    return K.to_dtype(u < (p if u.dtype == f64 else p.astype(f32)), dtype)
+
+
+# u < p, elementwise: the uniforms `u` (doubles for float64 probabilities, else floats)
+# are drawn before the op, in the filled tensor's memory order, and are its input.
+bernoulli_tensor_p = Primitive("bernoulli_tensor", _bernoulli_tensor_kernel,
+                               lambda u, p, *, dtype: (u._shape, dtype))
+nondifferentiable(bernoulli_tensor_p)
+
+
+def _bernoulli_tensor_(self: Tensor, g, p: Tensor) -> Tensor:
     if not p._dtype.is_floating_point:
         raise NotImplementedError(
             f'"bernoulli_tensor_cpu_p_" not implemented for \'{type_name(p._dtype)}\'')
-    pa = np.broadcast_to(p.detach()._array(), shape)
-    pv = _in_memory_order(pa, stride)
-    if not ((pv >= 0) & (pv <= 1)).all():
-        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
-    if p._dtype is dt.float64:
-        return g._doubles(n) < pv
-    return g._floats(n) < pv.astype(f32)
+    if self.device.type == "meta":
+        check_inplace(self)
+        return self
+    shape, stride = self._shape, self.stride()
+    _check_no_overlap(shape, stride)
+    n = numel(shape)
+    ud = dt.float64 if p._dtype is dt.float64 else dt.float32
+    u = _wrap(_arrange(g._doubles(n) if ud is dt.float64 else g._floats(n), shape, stride), ud)
+    values = apply(bernoulli_tensor_p, u, p.detach(), dtype=self._dtype)
+    return apply_(random_fill_p, self, values, draw="BernoulliBackward1")
 
 
 def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
@@ -484,8 +500,7 @@ def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
                 f"The size of tensor a ({p._shape}) must match the size of tensor b "
                 f"({self._shape})"
             )
-        return _inplace(self, "BernoulliBackward1", lambda n, c: K.to_dtype(
-            _bernoulli_tensor_flat(g, n, p, self._shape, self.stride()), d))
+        return _bernoulli_tensor_(self, g, p)
     p = float(p)
     _check_p(p)
     return _inplace(self, "BernoulliBackward0",
@@ -620,42 +635,69 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
     _check_probs(input, num_samples, replacement)
     g = _gen(generator, "multinomial")
     d = input._dtype
-    pa = input.detach()._array()
-    p2 = pa.reshape(-1, pa.shape[-1]).astype(f64 if d is dt.float64 else f32)
-    if not replacement or num_samples == 1:
+    rows = numel(input._shape[:-1])
+    if input.device.type == "meta":  # (nothing drawn)
+        noise = _meta(input._shape, d) if not replacement or num_samples == 1 else \
+            _meta((rows, num_samples), dt.float64)
+    elif not replacement or num_samples == 1:
+        # q ~ Exp(1), drawn like empty_like(probs).exponential_()
+        noise = _wrap(_arrange(K.to_dtype(K.exponential(g, numel(input._shape), 1.0), d),
+                               input._shape, _like_strides(input)), d)
+    else:
+        noise = _wrap(g._doubles(rows * num_samples).reshape(rows, num_samples), dt.float64)
+    idx = apply(multinomial_p, input.detach(), noise, num_samples=num_samples,
+                replacement=bool(replacement) and num_samples != 1)
+    return write_out(idx, out)
+
+
+def _multinomial_kernel(p, noise, *, num_samples, replacement):
+    p2 = p.reshape(-1, p.shape[-1]).astype(f64 if p.dtype == f64 else f32)
+    if replacement:
+        idx = K.multinomial_with_replacement(p2, noise)
+    else:
         if not (np.all(p2 >= 0) and np.all(p2 < np.inf)):
             raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
         if np.any(p2.sum(-1) == 0):
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-        q = K.to_dtype(K.exponential(g, p2.size, 1.0), d)
-        q = _arrange(q, input._shape, _like_strides(input)).reshape(p2.shape)
-        s = (p2 / q.astype(p2.dtype)).astype(d.np).astype(p2.dtype)
+        s = (p2 / noise.reshape(p2.shape).astype(p2.dtype)).astype(p.dtype).astype(p2.dtype)
         if num_samples == 1:
             idx = np.argmax(s, axis=-1)[:, None]
         else:
             idx = np.argsort(-s, axis=-1, kind="stable")[:, :num_samples]
-    else:
-        idx = K.multinomial_with_replacement(g, p2, num_samples)
     idx = idx.astype(np.int64)
-    if input.ndim == 1:
-        idx = idx.reshape(-1)
-    return write_out(_result(idx.reshape(-1), idx.shape, None, dt.int64, input.device,
-                             False), out)
+    return idx.reshape(-1) if p.ndim == 1 else idx
+
+
+# Category indices from probabilities and the noise drawn for them beforehand (Exp(1)
+# per probability without replacement, a double uniform per sample with it).
+multinomial_p = Primitive(
+    "multinomial", _multinomial_kernel,
+    lambda p, noise, *, num_samples, replacement: (p._shape[:-1] + (num_samples,), dt.int64))
+nondifferentiable(multinomial_p)
 
 
 def poisson(input: Tensor, generator=None) -> Tensor:
     """Poisson samples with rates `input` (elementwise)."""
     _check_real_float(input._dtype, "poisson_cpu")
-    g = _gen(generator, "poisson")
-    rates = input.detach()._array()
+    return apply(poisson_p, input.detach(), generator=_gen(generator, "poisson"),
+                 dtype=input._dtype)
+
+
+def _poisson_kernel(rates, *, generator, dtype):
     if np.any(rates < 0) or np.any(np.isnan(rates)):
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     # NOTE: the result is contiguous and filled in row-major order, whatever the layout
     # of the rates (PyTorch allocates it with zeros(sizes)).
     flat = rates.astype(f64).reshape(-1)
-    vals = np.array([K.poisson_one(g, lam) for lam in flat.tolist()], f64)
-    return _result(K.to_dtype(vals, input._dtype), input._shape, None, input._dtype,
-                   input.device, False)
+    vals = np.array([K.poisson_one(generator, lam) for lam in flat.tolist()], f64)
+    return K.to_dtype(vals, dtype).reshape(rates.shape)
+
+
+# How many words each sample takes depends on its rate (rejection sampling), so the
+# draws cannot be made before the op: the generator is the kernel's param.
+poisson_p = Primitive("poisson", _poisson_kernel,
+                      lambda rates, *, generator, dtype: (rates._shape, dtype))
+nondifferentiable(poisson_p)
 
 
 # --- *_like ------------------------------------------------------------------------------

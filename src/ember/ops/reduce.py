@@ -240,16 +240,14 @@ def _prod_kernel(a, *, dims, keepdim, full=False):
 
 
 def _prod_vjp(g, out, x, *, dims, keepdim, full=False):
-    # NOTE: PyTorch's rule: with no zero the gradient is out / x; with zeros it is the
-    # product of all the other elements, from exclusive cumulative products taken from
-    # both ends (exact with zeros, and differentiable again).
+    # NOTE: each element's gradient is the product of all the other elements, from
+    # exclusive cumulative products taken from both ends: exact with any number of zeros,
+    # differentiable again, and the same work whatever the values (no rule reads data;
+    # PyTorch divides out / x when it finds no zero, which can differ in the last bit).
     shape = x._shape
     g = expand_back(g, shape, dims, keepdim)
     if x.numel() == 0 or x.ndim == 0:
         return g
-    if x.device.type == "cpu" and not (x == 0)._array().any():
-        ratio = expand_back(out, shape, dims, keepdim) / x
-        return g * (ratio.conj() if x._dtype.is_complex else ratio)
     if len(dims) == 1:
         others = _others_product(x, dims[0])
     else:
@@ -271,7 +269,7 @@ def _others_product(x: Tensor, d: int) -> Tensor:
 
 
 prod_p = Primitive("prod", c_order(_prod_kernel), _reduce_meta, grad_name=full_or_dim("Prod"))
-defvjp(prod_p, _prod_vjp, save_output=True)
+defvjp(prod_p, _prod_vjp)
 
 
 def prod_dims(x: Tensor, dims) -> Tensor:

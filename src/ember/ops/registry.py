@@ -45,6 +45,15 @@ __all__ = ["MISSING", "Primitive", "UpdatePrimitive", "VJPRule", "apply", "apply
            "inplace", "jvp_rules", "mark_multi_output", "nondifferentiable", "overlapping",
            "refuse_overlap", "vjp_rules", "wrap_np_scalar", "write_into"]
 
+def zero_missing(g: tuple, out: tuple) -> tuple:
+    """A multi-output VJP's cotangents with each missing one (None: no path reached that
+    output) replaced by zeros shaped as the saved output, for rules whose algebra wants
+    every term."""
+    from .creation import zeros_like
+
+    return tuple(zeros_like(o) if gi is None else gi for gi, o in zip(g, out))
+
+
 def wrap_np_scalar(value, dtype: dt.dtype):
     """A Python number as a NumPy scalar of `dtype`, wrapping integers as C would."""
     t = dtype.np.type

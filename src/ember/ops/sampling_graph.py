@@ -14,6 +14,7 @@ import itertools
 
 from .._tensor import Tensor
 from .creation import zeros
+from .index_ops import _add_at, _take  # (no bounds check: the indices are in range)
 from .join import stack
 from .ternary import where
 
@@ -138,9 +139,9 @@ def grid_sample_vjp(g: Tensor, inp: Tensor, grid: Tensor, needs, mode: int, padd
         for t in taps:
             weight = weight * t[1]
         if needs[0]:
-            gin = gin.scatter_add(2, idx, gout * (weight * mask).unsqueeze(1))
+            gin = _add_at(gin, 2, idx, gout * (weight * mask).unsqueeze(1))
         if needs[1] and mode != 1:
-            gv = (gout * planes.gather(2, idx)).sum(1) * mask  # (N, P)
+            gv = (gout * _take(planes, 2, idx)).sum(1) * mask  # (N, P)
             for k in range(nd):
                 part = taps[k][2]
                 for m in range(nd):

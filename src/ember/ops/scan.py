@@ -79,33 +79,52 @@ def _cumprod_kernel(a, *, dim):
 
 
 def _cumprod_vjp(g, out, x, *, dim):
-    # NOTE: PyTorch's zero-safe rule. Before a slice's first zero z, grad_i =
-    # sum_{k>=i} g_k out_k / x_i; at z it is the gradient of the cumprod with x_z set to 1;
-    # after z it is x_z times that gradient: 0, but with the right derivative in x_z, which
-    # a second derivative needs (so then the rule recurses, once per further zero).
+    # NOTE: written without looking at the values (no rule reads data). Before a slice's
+    # first zero z, grad_i = sum_{k>=i} g_k out_k / x_i; at z it is the gradient of the
+    # cumprod with x_z set to 1; after z it is 0. That value is right, but its derivative
+    # in x_z is not, so when a graph of the backward is being built the rule takes the
+    # pairwise form instead (`_cumprod_vjp_pairs`), exact and differentiable again.
     from .. import _grad_mode as grad_mode
     from .ternary import where
 
-    cplx = x._dtype.is_complex
     if x.numel() == 0:
         return g * 0
+    if x.ndim == 0:
+        return g
+    if grad_mode.state.enabled:
+        return _cumprod_vjp_pairs(g, x, dim)
+    cplx = x._dtype.is_complex
     is_zero = x == 0
-    w = g * (out.conj() if cplx else out)
-    if x.device.type == "cpu" and not is_zero._array().any():
-        return rev_cumsum(w, dim) / (x.conj() if cplx else x)
     seen = is_zero.cumsum(dim)
     before = seen == 0
-    first = where(is_zero, seen == 1, False)
+    first = is_zero & (seen == 1)
     safe = where(before, x, 1)
-    grad_before = rev_cumsum(w, dim) / (safe.conj() if cplx else safe)
-    y = where(first, 1, x)
-    y_out = cumprod(y, dim)
-    if not grad_mode.state.enabled:
-        at_first = rev_cumsum(g * (y_out.conj() if cplx else y_out), dim)
-        return where(before, grad_before, where(first, at_first, 0))
-    x_z = where(first, x, 0).sum(dim, keepdim=True)
-    rest = _cumprod_vjp(g, y_out, y, dim=dim)
-    return where(before, grad_before, where(first, 1, x_z.conj() if cplx else x_z) * rest)
+    grad_before = rev_cumsum(g * (out.conj() if cplx else out), dim) / (
+        safe.conj() if cplx else safe)
+    y_out = cumprod(where(first, 1, x), dim)
+    at_first = rev_cumsum(g * (y_out.conj() if cplx else y_out), dim)
+    return where(before, grad_before, where(first, at_first, 0))
+
+
+def _cumprod_vjp_pairs(g: Tensor, x: Tensor, dim: int) -> Tensor:
+    """cumprod's gradient as grad_i = prod_{j<i} x_j * sum_{k>=i} g_k prod_{i<j<=k} x_j,
+    from an n-by-n table of partial products per slice: no division, so zeros need no
+    special case, and built from differentiable ops (for higher derivatives)."""
+    from .creation import arange, ones
+    from .join import cat
+    from .ternary import where
+
+    cplx = x._dtype.is_complex
+    n = x._shape[dim]
+    xt, gt = x.movedim(dim, -1), g.movedim(dim, -1)
+    j = arange(n, device=x.device)
+    later = j.unsqueeze(0) > j.unsqueeze(1)  # [i, j]: j after i
+    spans = where(j.unsqueeze(0) >= j.unsqueeze(1),
+                  cumprod(where(later, xt.unsqueeze(-2), 1), -1), 0)  # [..., i, k]
+    tail = ((spans.conj() if cplx else spans) * gt.unsqueeze(-2)).sum(-1)
+    one = ones(xt._shape[:-1] + (1,), dtype=x._dtype, device=x.device)
+    head = cumprod(cat([one, xt.narrow(-1, 0, n - 1)], -1), -1)
+    return ((head.conj() if cplx else head) * tail).movedim(-1, dim)
 
 
 cumprod_p = Primitive("cumprod", c_order(_cumprod_kernel), _scan_meta)

@@ -390,6 +390,12 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
 
 
 def _histc_kernel(a, *, bins, lo, hi):
+    if lo == hi:  # the data's own range (widened by one each side when it is one value)
+        if a.size:
+            lo, hi = float(a.min()), float(a.max())
+        if lo == hi:
+            lo, hi = lo - 1, hi + 1
+        _check_histc_range(lo, hi)
     lo_, hi_ = a.dtype.type(lo), a.dtype.type(hi)
     inside = a[(a >= lo_) & (a <= hi_)]
     # NOTE: PyTorch's bin rule: (x - lo) * bins / (hi - lo), truncated, each step rounded to
@@ -414,15 +420,14 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
     lo, hi = float(min), float(max)
     if lo > hi:
         raise RuntimeError("torch.histc: max must be larger than min")
-    if lo == hi and input.device.type == "cpu":
-        a = input._array()
-        if a.size:
-            lo, hi = float(a.min()), float(a.max())
-    if lo == hi:
-        lo, hi = lo - 1, hi + 1
+    if lo != hi:  # (equal: the kernel takes the data's range)
+        _check_histc_range(lo, hi)
+    return write_out(apply(histc_p, input, bins=int(bins), lo=lo, hi=hi), out)
+
+
+def _check_histc_range(lo: float, hi: float) -> None:
     if not (np.isfinite(lo) and np.isfinite(hi)):
         raise RuntimeError(f"torch.histc: range of [{_g(lo)}, {_g(hi)}] is not finite")
-    return write_out(apply(histc_p, input, bins=int(bins), lo=lo, hi=hi), out)
 
 
 def _g(v: float) -> str:
