@@ -21,7 +21,7 @@ demo: $(VENV)/.demo-installed
 	$(BIN)/python examples/digits.py
 
 test: $(VENV)/.test-installed
-	$(BIN)/ruff check src tests benchmarks examples fuzz
+	$(BIN)/ruff check src tests benchmarks examples fuzz tools
 	$(BIN)/python -m pytest -n 2 tests
 
 bench: $(VENV)/.test-installed
