@@ -59,6 +59,14 @@ def test_logaddexp_infinities(name):
                                                                          np.inf]), grad=False)
 
 
+def test_complex_logaddexp_with_an_infinite_operand():
+    # the operand with the infinite real part wins (a fuzzer find: ember gave nan+nanj)
+    inf = np.inf
+    a = np.array([0.73 + 1.64j, 1 + 2j, 1 + 1j, -0.5 + 0.2j])
+    b = np.array([complex(inf, 0), complex(-inf, 0), complex(inf, 3), 0.25 - 1j])
+    check_op(ember.logaddexp, torch.logaddexp, a, b, grad=False)
+
+
 def test_xlogy_zeros_nans_and_scalars():
     x = np.array([0.0, 0.0, 0.0, 0.0, 2.0])
     y = np.array([0.0, np.nan, -1.0, 3.0, 0.5])

@@ -84,8 +84,9 @@ def _log_add(name: str, a: Tensor, b: Tensor, log1p_pow) -> Tensor:
     a, b = a.to(common), b.to(common)
     if common._kind == 3:
         # Complex: factor out the operand with the larger real part.
-        hi = where(a.real >= b.real, a, b)
-        out = hi + (a + b - 2 * hi).exp().log1p()
+        first = a.real >= b.real
+        hi, lo = where(first, a, b), where(first, b, a)
+        out = hi + (lo - hi).exp().log1p()  # an infinite hi (or lo at -inf) gives hi
         return where((a == b) & a.isinf(), a, out)
     # log(e^a + e^b) = max + log1p(e^-|a-b|); equal infinities give themselves (not NaN).
     out = maximum(a, b) + log1p_pow(-(a - b).abs())
