@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import _grad_mode as grad_mode
 from .._tensor import Tensor, _meta, _wrap
-from .primitive import MISSING, kernels, meta_rules, vjp_rules
+from .primitive import MISSING, ByParam, kernels, meta_rules, vjp_rule, vjp_rules
 
 _grad_state = grad_mode.state
 _cpu = kernels["cpu"]
@@ -158,7 +158,10 @@ def eval_kernel(prim, args: tuple, params: dict):
         _fp_reset(token)
     out = _wrap(res) if prim.n_outputs == 1 else tuple(_wrap(r) for r in res)
     if grad and _grad_state.enabled:
-        autograd.record(prim, vjp_rules.get(prim, MISSING), args, params, out)
+        rule = vjp_rules.get(prim, MISSING)
+        if rule.__class__ is ByParam:  # a family: the member's rule
+            rule = rule.pick(params)
+        autograd.record(prim, rule, args, params, out)
     return out
 
 
@@ -196,6 +199,6 @@ def _eval_off_cpu(prim, args, params):
     if _grad_state.enabled:
         for a in args:
             if isinstance(a, Tensor) and a._requires_grad:
-                autograd.record(prim, vjp_rules.get(prim, MISSING), args, params, out)
+                autograd.record(prim, vjp_rule(prim, params), args, params, out)
                 break
     return out

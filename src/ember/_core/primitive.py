@@ -8,10 +8,22 @@ to know about it lives in a table keyed by the primitive:
 - `meta_rules`: input tensors' metadata in, `(shape, dtype[, strides])` out, no data read
   (the `meta` device runs this);
 - `vjp_rules`: the derivative, written in ember ops (`defvjp`, next to the op);
-- `jvp_rules` and `batch_rules`: forward mode and vmap (filled as those transforms land).
+- `jvp_rules`: forward mode, `rule(primals, tangents, out, **params)` -> the output's
+  tangent (a tuple for several outputs), written in ember ops and linear in `tangents`
+  (None where an input's tangent is zero or the input is a constant);
+  `BY_VJP` instead says the tangent is the VJP transposed (`jvp_by_vjp`, with the reason);
+- `batch_rules`: vmap, `rule(args, dims, **params)` -> `(out, out_dim)`, where `dims[i]`
+  is the axis of `args[i]` that is the batch (None: not batched); `BY_LOOP` instead says
+  the transform runs the primitive once per batch element and stacks the results.
 
-`NOT_DIFFERENTIABLE` in `vjp_rules` (via `nondifferentiable`) marks a primitive with no
-derivative, so a missing rule and a deliberate "none" can be told apart.
+`NOT_DIFFERENTIABLE` in `vjp_rules` and `jvp_rules` (via `nondifferentiable`) marks a
+primitive with no derivative, so a missing rule and a deliberate "none" can be told apart.
+
+A `Family` is one primitive for many functions of the same kind of math (every unary
+elementwise function is `unary` with `fn=exp`, `fn=log` ...): the function is a static
+param, a `Member` holding its own kernel, meta rule, node name and derivatives. The
+family's table entries delegate to the member (`ByParam`), and a transform that treats
+the whole family alike (vmap of an elementwise map) needs one rule for all of it.
 """
 
 from __future__ import annotations
@@ -19,7 +31,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 MISSING = object()  # no rule registered: backward through the node raises
-NOT_DIFFERENTIABLE = None  # the vjp_rules entry of a primitive that has no derivative
+NOT_DIFFERENTIABLE = None  # the vjp / jvp entry of a primitive that has no derivative
+BY_LOOP = "by loop"  # the batch entry of a primitive vmap runs once per element
+BY_VJP = "by vjp"  # the jvp entry of a primitive whose tangent comes from its VJP, transposed
 
 primitives: list[Primitive] = []  # every primitive, in the order defined
 kernels: dict[str, dict] = {"cpu": {}, "cuda": {}}
@@ -105,8 +119,8 @@ def defvjp(prim: Primitive, *fns: Callable | None, reads=None, save_output: bool
     n = len(fns)
     if reads is None:
         reads = tuple(tuple(range(n)) for _ in range(n))
-    vjp_rules[prim] = VJPRule(fns, tuple(tuple(r) for r in reads), save_output,
-                              in_shape=in_shape)
+    _put(vjp_rules, prim, VJPRule(fns, tuple(tuple(r) for r in reads), save_output,
+                                  in_shape=in_shape))
 
 
 def defvjp_joint(prim: Primitive, fn: Callable, differentiable, *, reads=None,
@@ -119,7 +133,7 @@ def defvjp_joint(prim: Primitive, fn: Callable, differentiable, *, reads=None,
     fns = tuple(fn if d else None for d in differentiable)
     if reads is None:
         reads = tuple(tuple(range(n)) for _ in range(n))
-    vjp_rules[prim] = VJPRule(fns, tuple(tuple(r) for r in reads), save_output, joint=fn)
+    _put(vjp_rules, prim, VJPRule(fns, tuple(tuple(r) for r in reads), save_output, joint=fn))
 
 
 def data_dependent(prim: Primitive) -> None:
@@ -131,9 +145,170 @@ def data_dependent(prim: Primitive) -> None:
             "on the 'meta' device")
 
     meta.data_dependent = True
-    meta_rules[prim] = meta
+    if prim.__class__ is Member:
+        prim.meta = meta
+    else:
+        meta_rules[prim] = meta
 
 
 def nondifferentiable(prim: Primitive) -> None:
-    """Mark `prim` as having no derivative (comparisons, integer ops, argmax ...)."""
-    vjp_rules[prim] = NOT_DIFFERENTIABLE
+    """Mark `prim` as having no derivative (comparisons, integer ops, argmax ...): no VJP,
+    and its outputs carry no tangent in forward mode."""
+    _put(vjp_rules, prim, NOT_DIFFERENTIABLE)
+    _put(jvp_rules, prim, NOT_DIFFERENTIABLE)
+
+
+def defjvp(prim: Primitive, rule: Callable) -> None:
+    """Register the forward-mode rule of `prim`: `rule(primals, tangents, out, **params)`
+    returns the output's tangent, linear in `tangents` (None entries are zero)."""
+    _put(jvp_rules, prim, rule)
+
+
+def deflinear(prim: Primitive) -> None:
+    """Register the JVP of a primitive linear in its tensor inputs (views, sums, add):
+    the tangent is the primitive itself applied to the tangents."""
+    from .dispatch import bind
+
+    target = prim.family if prim.__class__ is Member else prim
+
+    extra = {"fn": prim} if target is not prim else {}
+
+    def jvp(primals, tangents, out, **params):
+        args = [t if t is not None else (zeros_like(p) if hasattr(p, "_shape") else p)
+                for p, t in zip(primals, tangents)]
+        return bind(target, *args, **extra, **params)
+
+    jvp.linear = True
+    _put(jvp_rules, prim, jvp)
+
+
+def jvp_by_vjp(prim: Primitive, reason: str) -> None:
+    """Say that forward mode gets `prim`'s tangent by transposing its VJP (two reverse
+    passes: `ember.autograd.jvp_from_vjp`), and why it has no rule of its own (a fused
+    backward kernel, a recursion no closed form expresses)."""
+    _put(jvp_rules, prim, BY_VJP)
+    vjp_jvp_reasons[prim] = reason
+
+
+vjp_jvp_reasons: dict = {}  # primitive (or member) -> why its jvp is its VJP transposed
+
+
+def defbatch(prim: Primitive, rule: Callable) -> None:
+    """Register the vmap rule of `prim`: `rule(args, dims, **params)` -> `(out, out_dim)`."""
+    batch_rules[prim] = rule
+
+
+def batch_by_loop(prim: Primitive, reason: str) -> None:
+    """Say that vmap runs `prim` once per batch element and stacks the results, and why
+    (the output's shape depends on the data, or no vectorised form exists yet)."""
+    batch_rules[prim] = BY_LOOP
+    loop_reasons[prim] = reason
+
+
+loop_reasons: dict = {}  # primitive -> why vmap loops over it
+
+
+def zeros_like(x):
+    """Zeros shaped and typed as tensor `x`, made by the op layer (plugged in from above)."""
+    return _op_layer.zeros_like(x)
+
+
+class _OpLayer:
+    zeros_like = None  # set by ember.ops.creation
+
+
+_op_layer = _OpLayer()
+
+
+# --- families: one primitive for many functions of one kind ------------------------------
+
+class ByParam:
+    """A family's entry in a rule table: the rule is the one its member (params["fn"])
+    registered."""
+
+    __slots__ = ("table",)
+
+    def __init__(self) -> None:
+        self.table: dict = {}
+
+    def pick(self, params: dict):
+        return self.table.get(params["fn"], MISSING)
+
+
+class Family(Primitive):
+    """One primitive for a kind of math whose functions differ only in their pointwise
+    math (`unary(x, fn=exp)`): kernel and meta delegate to the member, `vjp` and `jvp`
+    are the member's, and `batch` is one rule for the family. The node name is the
+    member's (`ExpBackward0`)."""
+
+    __slots__ = ("members",)
+
+    def __init__(self, name: str, *, n_outputs: int = 1, impl: Callable | None = None) -> None:
+        super().__init__(name, _family_kernel, _family_meta, n_outputs=n_outputs, impl=impl,
+                         grad_name=_member_grad_name)
+        self.members: dict[str, Member] = {}
+        vjp_rules[self] = ByParam()
+        jvp_rules[self] = ByParam()
+
+
+def _family_kernel(*arrays, fn, **params):
+    return fn.kernel(*arrays, **params)
+
+
+def _family_meta(*args, fn, **params):
+    return fn.meta(*args, **params)
+
+
+def _member_grad_name(args, params) -> str:
+    return params["fn"].grad_name
+
+
+class Member:
+    """One function of a `Family`: its name, kernel, meta rule and node name. Register its
+    derivatives with `defvjp(member, ...)` / `defjvp(member, ...)` as for a primitive; they
+    are called with the call's params less `fn` (`rule_params`)."""
+
+    __slots__ = ("name", "family", "kernel", "meta", "grad_name", "__weakref__")
+
+    def __init__(self, family: Family, name: str, kernel: Callable, meta: Callable, *,
+                 grad_name: str | None = None) -> None:
+        if name in family.members:
+            raise ValueError(f"{family.name} already has a member named {name}")
+        self.name = name
+        self.family = family
+        self.kernel = kernel
+        self.meta = meta
+        self.grad_name = grad_name or "".join(
+            p.capitalize() for p in name.split("_")) + "Backward0"
+        family.members[name] = self
+
+    def __repr__(self) -> str:
+        return f"<{self.family.name} {self.name}>"
+
+
+def _put(table: dict, prim, rule) -> None:
+    """`table[prim] = rule`, or into the family's entry when `prim` is a family member."""
+    if prim.__class__ is Member:
+        table[prim.family].table[prim] = rule
+    else:
+        table[prim] = rule
+
+
+def rule_params(prim, params: dict) -> dict:
+    """The params a rule of `prim` is called with: a family member's rules get the call's
+    params without `fn` (each member knows which function it is)."""
+    if prim.__class__ is Family:
+        return {k: v for k, v in params.items() if k != "fn"}
+    return params
+
+
+def vjp_rule(prim, params: dict):
+    """The VJP rule a call of `prim` with `params` uses (a family's is its member's)."""
+    rule = vjp_rules.get(prim, MISSING)
+    return rule.pick(params) if rule.__class__ is ByParam else rule
+
+
+def jvp_rule(prim, params: dict):
+    """The JVP rule a call of `prim` with `params` uses (MISSING when none is registered)."""
+    rule = jvp_rules.get(prim, MISSING)
+    return rule.pick(params) if rule.__class__ is ByParam else rule

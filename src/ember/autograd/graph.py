@@ -16,7 +16,7 @@ import itertools
 import weakref
 
 from .. import _tensor as T
-from .._core import MISSING, set_autograd, vjp_rules
+from .._core import MISSING, set_autograd, vjp_rule
 from . import grad_mode
 
 _seq = itertools.count()
@@ -98,7 +98,7 @@ class Node:
     @property
     def next_functions(self) -> tuple:
         """One (node, output_nr) per differentiable input, (None, 0) where none flows."""
-        rule = vjp_rules.get(self.prim)
+        rule = vjp_rule(self.prim, self._params)
         fns = rule.fns if rule is not None and rule is not MISSING else None
         wraps = self.prim is not None and self.prim.name in _WRAPS_SCALARS
         out = []
@@ -151,8 +151,9 @@ class Node:
 
     def _release(self) -> None:
         """Drop what this node saved (a later backward through it then raises)."""
-        rule = vjp_rules.get(self.prim)
-        if rule is not None and not rule.save_output and not rule.wanted.get(self._needs, 1):
+        rule = vjp_rule(self.prim, self._params)
+        if rule is not None and rule is not MISSING and not rule.save_output \
+                and not rule.wanted.get(self._needs, 1):
             return  # it saved nothing (add, views, sum ...): nothing to free, as in PyTorch
         self._saved = None
         self._out = None

@@ -12,8 +12,9 @@ node when next used (`graph.refresh_view`).
 from __future__ import annotations
 
 from .. import _tensor as T
+from .._core import vjp_rules
 from . import grad_mode
-from .graph import record, refresh_view, take_node, vjp_rules
+from .graph import record, refresh_view, take_node
 
 
 def inplace_with_grad(prim, self, args, params):

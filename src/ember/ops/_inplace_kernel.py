@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .._core import kernels
+from .._core import Family, kernels
 
 _cpu_kernels = kernels["cpu"]
 _ndarray = np.ndarray
@@ -91,6 +91,9 @@ def run_inplace(prim, self, dst: np.ndarray, arrays: list, params: dict,
     shape cannot be written into `self`; it is skipped when every operand is a scalar or an
     array of `dst`'s shape, which it would accept."""
     kernel = _cpu_kernels[prim]
+    if prim.__class__ is Family:  # the member's own kernel (a ufunc may write in place)
+        params = dict(params)
+        kernel = params.pop("fn").kernel
     shape = dst.shape
     if kernel.__class__ is not _ufunc:
         res = kernel(dst, *arrays, **params)

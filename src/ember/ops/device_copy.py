@@ -7,7 +7,7 @@ from .._core.dispatch import autograd
 from .._device import device
 from .._tensor import Tensor, _meta
 from .._view import like_strides
-from .registry import MISSING, Primitive, bind, defvjp, vjp_rules
+from .registry import Primitive, bind, defvjp, vjp_rule
 
 
 def _to_device_vjp(g, out, x, *, dst, src, dtype):
@@ -38,7 +38,7 @@ def _eval_to_device(prim, args: tuple, params: dict) -> Tensor:
     else:
         out = x.detach().to(d).clone() if src.type == "cpu" else x
     if grad_mode.state.enabled and x._requires_grad:
-        autograd.record(prim, vjp_rules.get(prim, MISSING), args, params, out)
+        autograd.record(prim, vjp_rule(prim, params), args, params, out)
     return out
 
 

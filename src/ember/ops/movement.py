@@ -30,14 +30,13 @@ from .._view import (
     wrap_dims,
 )
 from .registry import (
-    MISSING,
     Primitive,
     apply,
     bind,
     defvjp,
     mark_multi_output,
     nondifferentiable,
-    vjp_rules,
+    vjp_rule,
 )
 
 _grad_state = grad_mode.state
@@ -79,7 +78,7 @@ def _eval_view(prim: ViewPrimitive, args: tuple, params: dict) -> Tensor:
     if prim.np_view is not None and x._np is not None:
         out._np = prim.np_view(x._np, **params)
     if x._requires_grad and _grad_state.enabled:
-        autograd.record(prim, vjp_rules.get(prim, MISSING), args, params, out)
+        autograd.record(prim, vjp_rule(prim, params), args, params, out)
     return out
 
 

@@ -18,15 +18,24 @@ import numpy as np
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._core import (  # re-exported: op modules import these from here
+    BY_LOOP,
     MISSING,
+    Family,
+    Member,
     Primitive,
     VJPRule,
+    batch_by_loop,
     bind,
+    defbatch,
+    defjvp,
+    deflinear,
     defvjp,
     defvjp_joint,
+    jvp_by_vjp,
     jvp_rules,
     kernels,
     nondifferentiable,
+    vjp_rule,
     vjp_rules,
 )
 from .._core.dispatch import autograd, device_of, run_quiet
@@ -40,10 +49,11 @@ _DT = {d.np: d for d in dt.ALL}
 
 apply = bind  # every op's call into the core: `apply(prim, *args, **params)`
 
-__all__ = ["MISSING", "Primitive", "UpdatePrimitive", "VJPRule", "apply", "apply_", "bind",
-           "bump_version", "check_inplace", "check_overlap", "defvjp", "defvjp_joint",
-           "inplace", "jvp_rules", "mark_multi_output", "nondifferentiable", "overlapping",
-           "refuse_overlap", "vjp_rules", "wrap_np_scalar", "write_into"]
+__all__ = ["BY_LOOP", "MISSING", "Family", "Member", "Primitive", "UpdatePrimitive", "VJPRule",
+           "apply", "apply_", "batch_by_loop", "bind", "bump_version", "check_inplace",
+           "check_overlap", "defbatch", "defjvp", "deflinear", "defvjp", "defvjp_joint",
+           "inplace", "jvp_by_vjp", "jvp_rules", "mark_multi_output", "nondifferentiable",
+           "overlapping", "refuse_overlap", "vjp_rule", "vjp_rules", "wrap_np_scalar", "write_into"]
 
 def zero_missing(g: tuple, out: tuple) -> tuple:
     """A multi-output VJP's cotangents with each missing one (None: no path reached that

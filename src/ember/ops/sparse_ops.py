@@ -23,7 +23,7 @@ from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._core.dispatch import autograd, run_quiet
 from .._tensor import Tensor, _wrap
-from .registry import MISSING, Primitive, apply, defvjp, vjp_rules
+from .registry import Primitive, apply, defvjp, vjp_rule
 from .sparse_tensor import SparseTensor, make_sparse
 
 _grad_state = grad_mode.state
@@ -63,7 +63,7 @@ def _eval_sparse(prim, args: tuple, params: dict):
     else:
         out = _wrap(res)
     if grad and _grad_state.enabled:
-        autograd.record(prim, vjp_rules.get(prim, MISSING), args, params, out)
+        autograd.record(prim, vjp_rule(prim, params), args, params, out)
     return out
 
 
