@@ -18,7 +18,7 @@ import re
 import warnings
 
 from .. import _tensor as T
-from .._core import rule_params, vjp_rule
+from .._core import ByParam, rule_params, vjp_rules
 from .._core.dispatch import run_quiet
 from . import grad_mode
 from .graph import MISSING, AccumulateGrad, Node, _anomaly, edge_of, retain_grad
@@ -115,7 +115,11 @@ def _type_name(t) -> str:
 def run_vjp(node: Node, grads: list, create_graph: bool) -> list:
     """Gradients for each input edge of `node`, given gradients for its outputs."""
     prim = node.prim
-    rule = vjp_rule(prim, node._params)
+    rule = vjp_rules.get(prim, MISSING)
+    params = node._params
+    if rule.__class__ is ByParam:  # a family: its member's rule, called without `fn`
+        rule = rule.pick(params)
+        params = rule_params(prim, params)
     if rule is MISSING or rule is None:
         raise RuntimeError(
             f"no VJP registered for primitive {prim.name} (inputs "
@@ -125,7 +129,6 @@ def run_vjp(node: Node, grads: list, create_graph: bool) -> list:
     # An output no path reached has cotangent None: the rule sees that (and may skip its
     # terms) rather than a tensor of zeros it would have to read to recognise.
     g = grads[0] if prim.n_outputs == 1 else tuple(grads)
-    params = rule_params(prim, node._params)
     if rule.in_shape:
         params = {**params, "in_shape": node._in_meta[0][0]}
     needs = node._needs

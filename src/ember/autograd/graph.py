@@ -16,7 +16,7 @@ import itertools
 import weakref
 
 from .. import _tensor as T
-from .._core import MISSING, set_autograd, vjp_rule
+from .._core import MISSING, ByParam, set_autograd, vjp_rule, vjp_rules
 from . import grad_mode
 
 _seq = itertools.count()
@@ -151,7 +151,9 @@ class Node:
 
     def _release(self) -> None:
         """Drop what this node saved (a later backward through it then raises)."""
-        rule = vjp_rule(self.prim, self._params)
+        rule = vjp_rules.get(self.prim)
+        if rule.__class__ is ByParam:
+            rule = rule.pick(self._params)
         if rule is not None and rule is not MISSING and not rule.save_output \
                 and not rule.wanted.get(self._needs, 1):
             return  # it saved nothing (add, views, sum ...): nothing to free, as in PyTorch
