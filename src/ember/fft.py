@@ -1,6 +1,6 @@
 """`ember.fft`: PyTorch's `torch.fft` namespace (discrete Fourier transforms and helpers).
 
-One primitive, `fft`, does the transforms, over a tuple of dims whose sizes are already
+One primitive, `fft`, does the transforms, over a tuple of dims (`dim`) whose sizes are already
 what the transform needs (the public functions trim or zero-pad with ember ops first, so
 that part differentiates by itself); its `kind` is one of
   c2c  complex -> complex, forward (e^-) or inverse (e^+)
@@ -51,21 +51,21 @@ def _replace(shape, dim: int, size: int) -> tuple[int, ...]:
 
 # --- the primitive -----------------------------------------------------------------------
 
-def _c2c_kernel(a, *, dims, forward, scale):
+def _c2c_kernel(a, *, dim, forward, scale):
     fn = np.fft.fftn if forward else np.fft.ifftn
-    if not dims:
+    if not dim:
         return np.array(a, dtype=a.dtype)
-    return fn(a, axes=dims, norm=_NP_NORM[forward, scale]).astype(a.dtype, copy=False)
+    return fn(a, axes=dim, norm=_NP_NORM[forward, scale]).astype(a.dtype, copy=False)
 
 
-def _r2c_kernel(a, *, dims, scale):
-    out = np.fft.rfftn(a, axes=dims, norm=_NP_NORM[True, scale])
+def _r2c_kernel(a, *, dim, scale):
+    out = np.fft.rfftn(a, axes=dim, norm=_NP_NORM[True, scale])
     return out.astype(np.complex64 if a.dtype == np.float32 else np.complex128, copy=False)
 
 
-def _c2r_kernel(a, *, dims, last, scale):
-    s = [a.shape[d] for d in dims[:-1]] + [last]
-    out = np.fft.irfftn(a, s=s, axes=dims, norm=_NP_NORM[False, scale])
+def _c2r_kernel(a, *, dim, last, scale):
+    s = [a.shape[d] for d in dim[:-1]] + [last]
+    out = np.fft.irfftn(a, s=s, axes=dim, norm=_NP_NORM[False, scale])
     return out.astype(np.float32 if a.dtype == np.complex64 else np.float64, copy=False)
 
 
@@ -76,36 +76,36 @@ def _fft_kernel(a, *, kind, **params):
     return _KERNELS[kind](a, **params)
 
 
-def _fft_meta(x, *, kind, dims, scale, forward=True, last=0):
+def _fft_meta(x, *, kind, dim, scale, forward=True, last=0):
     if kind == "c2c":
         return x._shape, x._dtype
     if kind == "r2c":
-        return _replace(x._shape, dims[-1], x._shape[dims[-1]] // 2 + 1), x._dtype.to_complex()
-    return _replace(x._shape, dims[-1], last), x._dtype.to_real()
+        return _replace(x._shape, dim[-1], x._shape[dim[-1]] // 2 + 1), x._dtype.to_complex()
+    return _replace(x._shape, dim[-1], last), x._dtype.to_real()
 
 
-def _c2c_vjp(g, in_shape, *, dims, forward, scale):
-    return apply(fft_p, g, kind="c2c", dims=dims, forward=not forward, scale=scale)
+def _c2c_vjp(g, in_shape, *, dim, forward, scale):
+    return apply(fft_p, g, kind="c2c", dim=dim, forward=not forward, scale=scale)
 
 
-def _r2c_vjp(g, in_shape, *, dims, scale):
-    last = dims[-1]
+def _r2c_vjp(g, in_shape, *, dim, scale):
+    last = dim[-1]
     n, m = in_shape[last], g._shape[last]
     if n > m:
         g = cat([g, zeros(_replace(g._shape, last, n - m), dtype=g._dtype, device=g.device)],
                 last)
-    return apply(fft_p, g, kind="c2c", dims=dims, forward=False, scale=scale).real
+    return apply(fft_p, g, kind="c2c", dim=dim, forward=False, scale=scale).real
 
 
-def _c2r_vjp(g, in_shape, *, dims, last, scale):
-    gx = apply(fft_p, g, kind="r2c", dims=dims, scale=scale)
+def _c2r_vjp(g, in_shape, *, dim, last, scale):
+    gx = apply(fft_p, g, kind="r2c", dim=dim, scale=scale)
     m = last // 2 + 1
     doubled = last - m  # bins 1..doubled stand for themselves and their mirror images
     if doubled > 0:
         w = np.ones(m, g._dtype.np)
         w[1:1 + doubled] = 2
         shape = [1] * g.ndim
-        shape[dims[-1]] = m
+        shape[dim[-1]] = m
         from .ops.creation import tensor
 
         gx = gx * tensor(w.reshape(shape), device=g.device)
@@ -119,10 +119,9 @@ def _fft_vjp(g, out, x, *, kind, in_shape, **params):
     return _VJPS[kind](g, in_shape, **params)
 
 
-def _fft_batch(args, dims, *, kind, **params):
+def _fft_batch(args, dims, *, kind, dim, **params):
     x = args[0].movedim(dims[0], 0)
-    params["dims"] = tuple(d + 1 for d in params["dims"])
-    return apply(fft_p, x, kind=kind, **params), 0
+    return apply(fft_p, x, kind=kind, dim=tuple(d + 1 for d in dim), **params), 0
 
 
 # One transform primitive; `kind` says which (c2c, r2c, c2r), and PyTorch names the node
@@ -219,7 +218,7 @@ def _c2c(x, s, dim, norm, forward, fname, default_all=True):
     x = _check_dtype(x, fname)
     dims, sizes = _dims_and_sizes(x, s, dim, default_all)
     x = _resize(_complex(x), dims, sizes)
-    return apply(fft_p, x, kind="c2c", dims=dims, forward=forward, scale=_scale(norm, forward))
+    return apply(fft_p, x, kind="c2c", dim=dims, forward=forward, scale=_scale(norm, forward))
 
 
 def fft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
@@ -268,7 +267,7 @@ def _r2c(x, s, dim, norm, fname, forward=True):
     if not dims:
         raise RuntimeError(f"{fname} must transform at least one axis")
     x = _resize(x, dims, sizes)
-    return apply(fft_p, x, kind="r2c", dims=dims, scale=_scale(norm, forward))
+    return apply(fft_p, x, kind="r2c", dim=dims, scale=_scale(norm, forward))
 
 
 def _c2r(x, s, dim, norm, fname, forward=False):
@@ -288,7 +287,7 @@ def _c2r(x, s, dim, norm, fname, forward=False):
         raise RuntimeError(f"Invalid number of data points ({last}) specified")
     sizes = sizes[:-1] + (last // 2 + 1,)
     x = _resize(_complex(x), dims, sizes)
-    return apply(fft_p, x, kind="c2r", dims=dims, last=last, scale=_scale(norm, forward))
+    return apply(fft_p, x, kind="c2r", dim=dims, last=last, scale=_scale(norm, forward))
 
 
 def rfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
