@@ -1,17 +1,19 @@
 """`ember.fft`: PyTorch's `torch.fft` namespace (discrete Fourier transforms and helpers).
 
-One primitive, `fft`, does the transforms, over a tuple of dims (`dim`) whose sizes are already
-what the transform needs (the public functions trim or zero-pad with ember ops first, so
-that part differentiates by itself); its `kind` is one of
+One primitive, `fft`, does the transforms, over a tuple of dims (`dim`) whose sizes are
+already what the transform needs (the public functions trim or zero-pad with ember ops
+first, so that part differentiates by itself); its `kind` is one of PyTorch's three ops,
+whose node names it keeps (FftC2CBackward0 ...):
   c2c  complex -> complex, forward (e^-) or inverse (e^+)
   r2c  real -> complex, the last dim keeps n // 2 + 1 entries (onesided)
   c2r  complex (onesided) -> real, the last dim grows to `last`
-(PyTorch's three ops, whose node names it keeps: FftC2CBackward0 ...). Each carries a `scale` ("none", "n" for 1/n, "sqrt" for 1/sqrt(n)), the factor applied
+Each carries a `scale` ("none", "n" for 1/n, "sqrt" for 1/sqrt(n)), the factor applied
 to the sum; `norm=` of the public functions picks it by direction as PyTorch does. The
 VJPs are the adjoint transforms with the same scale:
   c2c  the other direction
   r2c  zero-pad the onesided gradient to full length, c2c inverse, real part
   c2r  r2c of the gradient, with the entries that stand for two (conjugate) bins doubled
+Every kind is linear over the reals, so a tangent is the transform of the tangent.
 float32 computes and returns complex64, float64 complex128; integers go to the default
 dtype; float16 / bfloat16 are refused as on PyTorch's CPU.
 """
