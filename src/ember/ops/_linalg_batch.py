@@ -33,3 +33,19 @@ def align(args: tuple, dims: tuple, cores: tuple[int, ...]) -> tuple:
                 a = a.reshape(a._shape[:1] + (1,) * missing + a._shape[1:])
         out.append(a)
     return tuple(out)
+
+
+def leading(prim, empty=None):
+    """The batch rule of a one-input primitive whose kernel takes leading batch dims: the
+    batch axis moved first, the primitive itself, every output batched along dim 0 except
+    the empty placeholders (`empty(params)`: their output positions) a mode leaves out."""
+    from .._core import bind
+
+    def rule(args, dims, **params):
+        out = bind(prim, front(args[0], dims[0]), *args[1:], **params)
+        if prim.n_outputs == 1:
+            return out, 0
+        skip = empty(params) if empty is not None else ()
+        return out, tuple(None if i in skip else 0 for i in range(prim.n_outputs))
+
+    return rule
