@@ -113,18 +113,8 @@ sparse_coo_p = _sparse_prim("sparse_coo", _coo_kernel,
                             grad_name="SparseCooTensorWithDimsAndTensorsBackward0")
 
 
-def _same_pattern(g: Tensor, indices: Tensor) -> bool:
-    gi = g._sp_indices
-    return gi is indices or (gi._shape == indices._shape and
-                             bool(np.array_equal(gi._array(), indices._array())))
-
-
 def _values_grad(g, out, indices, values, *, size, coalesced):
-    if g.__class__ is SparseTensor:
-        if _same_pattern(g, indices):
-            return apply(values_p, g)
-        g = apply(convert_p, g, layout="strided")
-    return apply(gather_p, g, indices)
+    return apply(gather_p, g, indices)  # g dense or sparse: the kernel tells the patterns
 
 
 defvjp(sparse_coo_p, None, _values_grad, reads=((), (0,)))
@@ -201,7 +191,11 @@ defjvp(convert_p, _convert_jvp)
 
 # --- gather -----------------------------------------------------------------------------------
 
-def _gather_kernel(a: np.ndarray, indices: np.ndarray) -> np.ndarray:
+def _gather_kernel(a, indices: np.ndarray) -> np.ndarray:
+    if isinstance(a, COO):  # a sparse gradient: its values as they are on its own pattern
+        if a.indices.shape == indices.shape and np.array_equal(a.indices, indices):
+            return a.values
+        a = _to_dense_kernel(a)
     return np.ascontiguousarray(a[tuple(indices)])
 
 
@@ -226,10 +220,6 @@ def _pattern(s: SparseTensor, coalesce: bool) -> Tensor:
 def _grad_at(g: Tensor, s: SparseTensor, coalesce: bool) -> Tensor:
     """`g` (dense or sparse) as a sparse gradient on `s`'s pattern (coalesced if asked)."""
     pattern = _pattern(s, coalesce)
-    if g.__class__ is SparseTensor:
-        if _same_pattern(g, pattern):
-            return g
-        g = apply(convert_p, g, layout="strided")
     vals = apply(gather_p, g, pattern)
     # NOTE: PyTorch flags this gradient coalesced only when `s` was (even on a coalesced
     # pattern), so a leaf's sparse .grad reports what torch's does.
