@@ -127,7 +127,8 @@ def to_sparse(self: Tensor, sparse_dim: int | None = None, *, layout=None) -> Sp
     if sd == 0 and self.ndim:
         raise RuntimeError("dense_to_sparse: sparse_dim argument must be in >0 when "
                            "self.dim()>0")
-    return apply(convert_p, self, layout="sparse", sparse_dim=sd)
+    # sparse_dim None (all dims) is the overload PyTorch names ToSparseBackward1
+    return apply(convert_p, self, layout="sparse", sparse_dim=None if sparse_dim is None else sd)
 
 
 def transpose(s: SparseTensor) -> SparseTensor:

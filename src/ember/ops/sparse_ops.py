@@ -136,7 +136,9 @@ def _to_dense_kernel(s: COO) -> np.ndarray:
     return _scatter_sum(s.shape, tuple(s.indices), s.values)
 
 
-def _to_sparse_kernel(a: np.ndarray, *, sparse_dim: int) -> COO:
+def _to_sparse_kernel(a: np.ndarray, *, sparse_dim: int | None) -> COO:
+    if sparse_dim is None:
+        sparse_dim = a.ndim
     if sparse_dim == 0:  # one entry holding the whole tensor
         return COO(np.zeros((0, 1), np.int64), a[None].copy(), a.shape, True)
     lead = a.shape[:sparse_dim]
@@ -182,9 +184,10 @@ def _convert_jvp(primals, tangents, out, *, layout, **params):
 # PyTorch's node names
 convert_p = _sparse_prim(
     "sparse_convert", _convert_kernel, _convert_meta,
-    grad_name=lambda args, params: _CONVERT_NAMES[params["layout"]])
-_CONVERT_NAMES = {"strided": "ToDenseBackward0", "sparse": "ToSparseBackward0",
-                  "coalesced": "CoalesceBackward0"}
+    grad_name=lambda args, params: _CONVERT_NAMES[
+        params["layout"], params.get("sparse_dim", 0) is None])
+_CONVERT_NAMES = {("strided", False): "ToDenseBackward0", ("sparse", False): "ToSparseBackward0",
+                  ("sparse", True): "ToSparseBackward1", ("coalesced", False): "CoalesceBackward0"}
 defvjp(convert_p, _convert_vjp)
 defjvp(convert_p, _convert_jvp)
 
