@@ -47,6 +47,12 @@ def spd(n, *batch):
     return ember.tensor(m @ np.swapaxes(m, -1, -2) + n * np.eye(n))
 
 
+def hpd(n):
+    """Hermitian positive-definite, complex."""
+    m = _rng.standard_normal((n, n)) + 1j * _rng.standard_normal((n, n))
+    return ember.tensor(m @ m.conj().T + n * np.eye(n))
+
+
 def spread(n, *batch, symmetric=True):
     """Eigenvalues 1..n (distinct), in a random basis; not symmetric unless asked."""
     q = _rng.standard_normal(batch + (n, n))
@@ -107,6 +113,14 @@ CALLS = [
     ("lu_factor tall", L.lu_factor, lambda: (t(5, 3),), 1, 1),
     ("lu_permutation", lambda p: bind(lu_permutation_p, p, m=3, dtype=ember.float64),
      lambda: (_lu_pivots(),), 0, 1),
+    # complex inputs, where the result is unique (no free phase)
+    ("cholesky complex", L.cholesky, lambda: (hpd(3),), 1, 1),
+    ("qr complex wide", L.qr, lambda: (t(3, 4, dtype=ember.complex128),), 1, 1),
+    ("solve complex", L.solve, lambda: (hpd(3), t(3, 2, dtype=ember.complex128)), 1, 1),
+    ("pinv hermitian complex", lambda a: L.pinv(a, hermitian=True), lambda: (hpd(3),), 1, 1),
+    ("eigvalsh complex", L.eigvalsh, lambda: (hpd(3),), 1, 1),
+    ("svdvals complex", L.svdvals, lambda: (t(4, 3, dtype=ember.complex128),), 1, 1),
+    ("lu_factor complex", L.lu_factor, lambda: (t(3, 3, dtype=ember.complex128),), 1, 1),
     ("tril", lambda x: ember.tril(x, 1), lambda: (t(3, 4),), 1, 1),
     ("triu", lambda x: ember.triu(x, -1), lambda: (t(2, 3, 4),), 1, 1),
     ("diag_embed", lambda v: ember.diag_embed(v, 1, 0, 2), lambda: (t(2, 3),), 1, 1),

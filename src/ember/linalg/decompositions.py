@@ -7,6 +7,8 @@ with ember ops so they differentiate again:
   qr        gA = (gQ + Q copyltu(M)) R^-H, M = R gR^H - gQ^H Q (m >= n; wide A splits)
   eigh      gA = V (diag(gL) + F o (X - X^H) / 2) V^H, X = V^H gV, F_ij = 1 / (l_j - l_i)
   svd       the formula for distinct singular values (see `_svd_vjp`).
+The forward rules beside them differentiate what the kernel reads: cholesky and eigh
+read one triangle of A (LAPACK's), so their tangent is that triangle's, mirrored.
 """
 
 from __future__ import annotations

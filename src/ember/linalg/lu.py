@@ -7,7 +7,8 @@ rule). `lu` and `lu_unpack` split LU into L and U with ember ops, so their gradi
 flow into the one VJP, which for A = P L U (square) is
   gA = P L^-H (tril(L^H gL, -1) + triu(gU U^H)) U^-H,
 and for a wide A = P L [U1 U2] or tall A = P [L1; L2] U the trailing block is solved
-for and its gradient folded into the square one.
+for and its gradient folded into the square one. The forward rule is the same algebra
+the other way: X = L^-1 P^T dA U^-1, dL = L tril(X, -1), dU = triu(X) U (`_lu_jvp`).
 """
 
 from __future__ import annotations

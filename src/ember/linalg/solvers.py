@@ -1,11 +1,13 @@
 """Inverses and linear solves: inv det slogdet solve solve_triangular pinv lstsq.
 
-Each is one primitive whose kernel calls NumPy's LAPACK wrappers (batched over
-leading dims) and whose VJP is written with ember ops, so it differentiates again:
-  inv:   gA = -X^H g X^H                   (X = A^-1)
-  det:   gA = g conj(det A) A^-H
-  solve: gB = A^-H g,  gA = -gB X^H        (X = A^-1 B)
-  pinv:  the constant-rank formula of Golub & Pereyra (see `_pinv_vjp`).
+Five primitives (solve_triangular is `linalg_solve` on a triangle of A, lstsq is
+`linalg_pinv` applied to B), each with a kernel calling NumPy's LAPACK wrappers (batched
+over leading dims) and a VJP and forward rule written with ember ops, so they
+differentiate again:
+  inv:   gA = -X^H g X^H,  dX = -X dA X                  (X = A^-1)
+  det:   gA = g conj(det A) A^-H,  d det = tr(adj(A) dA)
+  solve: gB = A^-H g,  gA = -gB X^H,  dX = A^-1 (dB - dA X)   (X = A^-1 B)
+  pinv:  the constant-rank formulas of Golub & Pereyra (`_pinv_vjp_from`, `_pinv_tangent`).
 Results come back column-major per matrix, as LAPACK (and PyTorch) lay them out.
 """
 
