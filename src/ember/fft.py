@@ -1,17 +1,19 @@
 """`ember.fft`: PyTorch's `torch.fft` namespace (discrete Fourier transforms and helpers).
 
-Three primitives do the transforms, over a tuple of dims whose sizes are already what
-the transform needs (the public functions trim or zero-pad with ember ops first, so that
-part differentiates by itself):
-  fft_c2c  complex -> complex, forward (e^-) or inverse (e^+)
-  fft_r2c  real -> complex, the last dim keeps n // 2 + 1 entries (onesided)
-  fft_c2r  complex (onesided) -> real, the last dim grows to `last`
+One primitive, `fft`, does the transforms, over a tuple of dims (`dim`) whose sizes are
+already what the transform needs (the public functions trim or zero-pad with ember ops
+first, so that part differentiates by itself); its `kind` is one of PyTorch's three ops,
+whose node names it keeps (FftC2CBackward0 ...):
+  c2c  complex -> complex, forward (e^-) or inverse (e^+)
+  r2c  real -> complex, the last dim keeps n // 2 + 1 entries (onesided)
+  c2r  complex (onesided) -> real, the last dim grows to `last`
 Each carries a `scale` ("none", "n" for 1/n, "sqrt" for 1/sqrt(n)), the factor applied
 to the sum; `norm=` of the public functions picks it by direction as PyTorch does. The
 VJPs are the adjoint transforms with the same scale:
   c2c  the other direction
   r2c  zero-pad the onesided gradient to full length, c2c inverse, real part
   c2r  r2c of the gradient, with the entries that stand for two (conjugate) bins doubled
+Every kind is linear over the reals, so a tangent is the transform of the tangent.
 float32 computes and returns complex64, float64 complex128; integers go to the default
 dtype; float16 / bfloat16 are refused as on PyTorch's CPU.
 """
@@ -28,7 +30,7 @@ from ._view import wrap_dim
 from .ops._common import type_name, write_out
 from .ops.creation import zeros
 from .ops.join import cat, roll
-from .ops.registry import Primitive, apply, defvjp
+from .ops.registry import Primitive, apply, defbatch, deflinear, defvjp
 
 __all__ = [
     "fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",
@@ -49,76 +51,89 @@ def _replace(shape, dim: int, size: int) -> tuple[int, ...]:
     return tuple(shape)
 
 
-# --- primitives ---------------------------------------------------------------------------
+# --- the primitive -----------------------------------------------------------------------
 
-def _c2c_kernel(a, *, dims, forward, scale):
+def _c2c_kernel(a, *, dim, forward, scale):
     fn = np.fft.fftn if forward else np.fft.ifftn
-    if not dims:
+    if not dim:
         return np.array(a, dtype=a.dtype)
-    return fn(a, axes=dims, norm=_NP_NORM[forward, scale]).astype(a.dtype, copy=False)
+    return fn(a, axes=dim, norm=_NP_NORM[forward, scale]).astype(a.dtype, copy=False)
 
 
-def _c2c_meta(x, *, dims, forward, scale):
-    return x._shape, x._dtype
-
-
-def _c2c_vjp(g, out, x, *, dims, forward, scale):
-    return apply(fft_c2c_p, g, dims=dims, forward=not forward, scale=scale)
-
-
-fft_c2c_p = Primitive("fft_c2c", _c2c_kernel, _c2c_meta, grad_name="FftC2CBackward0")
-defvjp(fft_c2c_p, _c2c_vjp, reads=((),))
-
-
-def _r2c_kernel(a, *, dims, scale):
-    out = np.fft.rfftn(a, axes=dims, norm=_NP_NORM[True, scale])
+def _r2c_kernel(a, *, dim, scale):
+    out = np.fft.rfftn(a, axes=dim, norm=_NP_NORM[True, scale])
     return out.astype(np.complex64 if a.dtype == np.float32 else np.complex128, copy=False)
 
 
-def _r2c_meta(x, *, dims, scale):
-    return _replace(x._shape, dims[-1], x._shape[dims[-1]] // 2 + 1), x._dtype.to_complex()
-
-
-def _r2c_vjp(g, out, x, *, dims, scale):
-    last = dims[-1]
-    n, m = x._shape[last], g._shape[last]
-    if n > m:
-        g = cat([g, zeros(_replace(g._shape, last, n - m), dtype=g._dtype, device=g.device)],
-                last)
-    return apply(fft_c2c_p, g, dims=dims, forward=False, scale=scale).real
-
-
-fft_r2c_p = Primitive("fft_r2c", _r2c_kernel, _r2c_meta, grad_name="FftR2CBackward0")
-defvjp(fft_r2c_p, _r2c_vjp, reads=((0,),))  # the input's length along the last dim
-
-
-def _c2r_kernel(a, *, dims, last, scale):
-    s = [a.shape[d] for d in dims[:-1]] + [last]
-    out = np.fft.irfftn(a, s=s, axes=dims, norm=_NP_NORM[False, scale])
+def _c2r_kernel(a, *, dim, last, scale):
+    s = [a.shape[d] for d in dim[:-1]] + [last]
+    out = np.fft.irfftn(a, s=s, axes=dim, norm=_NP_NORM[False, scale])
     return out.astype(np.float32 if a.dtype == np.complex64 else np.float64, copy=False)
 
 
-def _c2r_meta(x, *, dims, last, scale):
-    return _replace(x._shape, dims[-1], last), x._dtype.to_real()
+_KERNELS = {"c2c": _c2c_kernel, "r2c": _r2c_kernel, "c2r": _c2r_kernel}
 
 
-def _c2r_vjp(g, out, x, *, dims, last, scale):
-    gx = apply(fft_r2c_p, g, dims=dims, scale=scale)
+def _fft_kernel(a, *, kind, **params):
+    return _KERNELS[kind](a, **params)
+
+
+def _fft_meta(x, *, kind, dim, scale, forward=True, last=0):
+    if kind == "c2c":
+        return x._shape, x._dtype
+    if kind == "r2c":
+        return _replace(x._shape, dim[-1], x._shape[dim[-1]] // 2 + 1), x._dtype.to_complex()
+    return _replace(x._shape, dim[-1], last), x._dtype.to_real()
+
+
+def _c2c_vjp(g, in_shape, *, dim, forward, scale):
+    return apply(fft_p, g, kind="c2c", dim=dim, forward=not forward, scale=scale)
+
+
+def _r2c_vjp(g, in_shape, *, dim, scale):
+    last = dim[-1]
+    n, m = in_shape[last], g._shape[last]
+    if n > m:
+        g = cat([g, zeros(_replace(g._shape, last, n - m), dtype=g._dtype, device=g.device)],
+                last)
+    return apply(fft_p, g, kind="c2c", dim=dim, forward=False, scale=scale).real
+
+
+def _c2r_vjp(g, in_shape, *, dim, last, scale):
+    gx = apply(fft_p, g, kind="r2c", dim=dim, scale=scale)
     m = last // 2 + 1
     doubled = last - m  # bins 1..doubled stand for themselves and their mirror images
     if doubled > 0:
         w = np.ones(m, g._dtype.np)
         w[1:1 + doubled] = 2
         shape = [1] * g.ndim
-        shape[dims[-1]] = m
+        shape[dim[-1]] = m
         from .ops.creation import tensor
 
         gx = gx * tensor(w.reshape(shape), device=g.device)
     return gx
 
 
-fft_c2r_p = Primitive("fft_c2r", _c2r_kernel, _c2r_meta, grad_name="FftC2RBackward0")
-defvjp(fft_c2r_p, _c2r_vjp, reads=((),))
+_VJPS = {"c2c": _c2c_vjp, "r2c": _r2c_vjp, "c2r": _c2r_vjp}
+
+
+def _fft_vjp(g, out, x, *, kind, in_shape, **params):
+    return _VJPS[kind](g, in_shape, **params)
+
+
+def _fft_batch(args, dims, *, kind, dim, **params):
+    x = args[0].movedim(dims[0], 0)
+    return apply(fft_p, x, kind=kind, dim=tuple(d + 1 for d in dim), **params), 0
+
+
+# One transform primitive; `kind` says which (c2c, r2c, c2r), and PyTorch names the node
+# after it (FftC2CBackward0 ...). Every kind is linear (over the reals), so its tangent is
+# the transform of the tangent.
+fft_p = Primitive("fft", _fft_kernel, _fft_meta,
+                  grad_name=lambda args, params: f"Fft{params['kind'].upper()}Backward0")
+defvjp(fft_p, _fft_vjp, reads=((),), in_shape=True)  # r2c: the input's length
+deflinear(fft_p)
+defbatch(fft_p, _fft_batch)
 
 
 # --- argument handling --------------------------------------------------------------------
@@ -205,7 +220,7 @@ def _c2c(x, s, dim, norm, forward, fname, default_all=True):
     x = _check_dtype(x, fname)
     dims, sizes = _dims_and_sizes(x, s, dim, default_all)
     x = _resize(_complex(x), dims, sizes)
-    return apply(fft_c2c_p, x, dims=dims, forward=forward, scale=_scale(norm, forward))
+    return apply(fft_p, x, kind="c2c", dim=dims, forward=forward, scale=_scale(norm, forward))
 
 
 def fft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
@@ -254,7 +269,7 @@ def _r2c(x, s, dim, norm, fname, forward=True):
     if not dims:
         raise RuntimeError(f"{fname} must transform at least one axis")
     x = _resize(x, dims, sizes)
-    return apply(fft_r2c_p, x, dims=dims, scale=_scale(norm, forward))
+    return apply(fft_p, x, kind="r2c", dim=dims, scale=_scale(norm, forward))
 
 
 def _c2r(x, s, dim, norm, fname, forward=False):
@@ -274,7 +289,7 @@ def _c2r(x, s, dim, norm, fname, forward=False):
         raise RuntimeError(f"Invalid number of data points ({last}) specified")
     sizes = sizes[:-1] + (last // 2 + 1,)
     x = _resize(_complex(x), dims, sizes)
-    return apply(fft_c2r_p, x, dims=dims, last=last, scale=_scale(norm, forward))
+    return apply(fft_p, x, kind="c2r", dim=dims, last=last, scale=_scale(norm, forward))
 
 
 def rfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,

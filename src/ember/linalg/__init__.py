@@ -1,8 +1,8 @@
 """`ember.linalg`: PyTorch's `torch.linalg` namespace.
 
-solvers.py        inv det slogdet solve solve_triangular pinv lstsq (primitives + VJPs), inv_ex
-                  solve_ex
-decompositions.py cholesky qr svd svdvals eigh eigvalsh (primitives + VJPs), cholesky_ex
+solvers.py        inv det slogdet solve solve_triangular pinv lstsq (primitives + VJPs, jvp
+                  and batch rules), inv_ex solve_ex
+decompositions.py cholesky qr svd svdvals eigh eigvalsh (primitives + rules), cholesky_ex
 norms.py          norm vector_norm matrix_norm cond matrix_rank
 lu.py             lu_factor lu_factor_ex lu lu_unpack (one getrf primitive + VJP)
 eig.py            eig eigvals (geev primitive + VJP)

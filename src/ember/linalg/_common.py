@@ -88,3 +88,15 @@ def first_failure(a: np.ndarray, ok) -> tuple[int, np.ndarray]:
 
 def eps(d: dt.dtype) -> float:
     return float(np.finfo(d.to_real().np).eps)
+
+
+def hermitian_part(dA, uplo: str):
+    """The Hermitian matrix a kernel that reads only the `uplo` triangle of its input sees
+    in `dA` (LAPACK's eigh and friends): that triangle, mirrored, the diagonal's real part."""
+    low = dA.tril(-1) if uplo == "L" else dA.triu(1).mH
+    d = dA.diagonal(0, -2, -1)
+    if d.dtype.is_complex:
+        d = d.real.to(d.dtype)
+    from ..ops.linalg_ops import diag_embed
+
+    return low + low.mH + diag_embed(d)

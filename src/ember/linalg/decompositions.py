@@ -7,6 +7,8 @@ with ember ops so they differentiate again:
   qr        gA = (gQ + Q copyltu(M)) R^-H, M = R gR^H - gQ^H Q (m >= n; wide A splits)
   eigh      gA = V (diag(gL) + F o (X - X^H) / 2) V^H, X = V^H gV, F_ij = 1 / (l_j - l_i)
   svd       the formula for distinct singular values (see `_svd_vjp`).
+The forward rules beside them differentiate what the kernel reads: cholesky and eigh
+read one triangle of A (LAPACK's), so their tangent is that triangle's, mirrored.
 """
 
 from __future__ import annotations
@@ -16,11 +18,20 @@ import numpy as np
 from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
 from ..ops._common import write_out
+from ..ops._linalg_batch import leading
 from ..ops.creation import eye
+from ..ops.join import cat
 from ..ops.linalg_ops import diag_embed
 from ..ops.reduce import return_type
-from ..ops.registry import Primitive, apply, defvjp, zero_missing
-from ._common import LinAlgError, batch_prefix, check_matrix, fortran, fortran_strides
+from ..ops.registry import Primitive, apply, defbatch, defjvp, defvjp, zero_missing
+from ._common import (
+    LinAlgError,
+    batch_prefix,
+    check_matrix,
+    fortran,
+    fortran_strides,
+    hermitian_part,
+)
 from .solvers import run_ex, solve_triangular
 
 # --- cholesky ---------------------------------------------------------------------------
@@ -75,6 +86,21 @@ cholesky_p = Primitive("linalg_cholesky", _cholesky_kernel,
                        lambda A, *, upper: (A._shape, A._dtype, fortran_strides(A._shape)),
                        grad_name="LinalgCholeskyExBackward0")
 defvjp(cholesky_p, _cholesky_vjp, reads=((),), save_output=True)
+
+
+def _cholesky_jvp(primals, tangents, out, *, upper):
+    """dL = L Phi(L^-1 dA L^-H), Phi = the strict lower triangle and half the diagonal;
+    dA is what the kernel reads (its lower triangle, mirrored)."""
+    L = out.mH if upper else out
+    dA = hermitian_part(tangents[0], "L")
+    Y = solve_triangular(L, dA, upper=False)
+    X = solve_triangular(L, Y.mH, upper=False)
+    dL = L @ (X.tril(-1) + 0.5 * diag_embed(X.diagonal(0, -2, -1)))
+    return dL.mH if upper else dL
+
+
+defjvp(cholesky_p, _cholesky_jvp)
+defbatch(cholesky_p, leading(cholesky_p))
 
 
 def cholesky(A: Tensor, *, upper: bool = False, out=None) -> Tensor:
@@ -139,10 +165,7 @@ def _qr_tall_vjp(gQ: Tensor, gR: Tensor, Q: Tensor, R: Tensor) -> Tensor:
     return solve_triangular(R.mH, b, upper=False, left=False)
 
 
-def _qr_vjp(g, out, A, *, mode):
-    gQ, gR = zero_missing(g, out)
-    Q, R = out
-    m, n = A._shape[-2:]
+def _qr_differentiable(mode: str, m: int, n: int) -> None:
     if mode == "r":
         raise RuntimeError(
             "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
@@ -153,6 +176,13 @@ def _qr_vjp(g, out, A, *, mode):
         raise RuntimeError(
             "The QR decomposition is not differentiable when mode='complete' and nrows > ncols."
         )
+
+
+def _qr_vjp(g, out, A, *, mode):
+    gQ, gR = zero_missing(g, out)
+    Q, R = out
+    m, n = A._shape[-2:]
+    _qr_differentiable(mode, m, n)
     if m >= n:
         return _qr_tall_vjp(gQ, gR, Q, R)
     # Wide A = [X | Y]: X = Q R1 is a square QR, and Y = Q R2 just rides along.
@@ -167,6 +197,35 @@ def _qr_vjp(g, out, A, *, mode):
 
 qr_p = Primitive("linalg_qr", _qr_kernel, _qr_meta, n_outputs=2, grad_name="LinalgQrBackward0")
 defvjp(qr_p, _qr_vjp, reads=((0,),), save_output=True)
+
+
+def _qr_tall_jvp(dA: Tensor, Q: Tensor, R: Tensor) -> tuple[Tensor, Tensor]:
+    """With C = Q^H dA R^-1: Q^H dQ = Om (skew-Hermitian, from C's strict lower triangle)
+    and dR R^-1 = C - Om (upper triangular)."""
+    C = solve_triangular(R, Q.mH @ dA, upper=True, left=False)
+    low = C.tril(-1)
+    Om = low - low.mH
+    if C._dtype.is_complex:  # R's diagonal is real: the imaginary diagonal is Q's
+        Om = Om + diag_embed(C.diagonal(0, -2, -1).imag * 1j)
+    K = C - Om
+    return solve_triangular(R, dA, upper=True, left=False) - Q @ K, K @ R
+
+
+def _qr_jvp(primals, tangents, out, *, mode):
+    (A,), (dA,) = primals, tangents
+    Q, R = out
+    m, n = A._shape[-2:]
+    _qr_differentiable(mode, m, n)
+    if m >= n:
+        return _qr_tall_jvp(dA, Q, R)
+    # wide A = [X | Y]: X = Q R1 is a square QR and R2 = Q^H Y
+    dQ, dR1 = _qr_tall_jvp(dA.narrow(-1, 0, m), Q, R.narrow(-1, 0, m))
+    dR2 = dQ.mH @ A.narrow(-1, m, n - m) + Q.mH @ dA.narrow(-1, m, n - m)
+    return dQ, cat([dR1, dR2], -1)
+
+
+defjvp(qr_p, _qr_jvp)
+defbatch(qr_p, leading(qr_p, lambda params: (0,) if params["mode"] == "r" else ()))
 
 
 def qr(A: Tensor, mode: str = "reduced", *, out=None) -> QRResult:
@@ -257,6 +316,46 @@ svd_p = Primitive("linalg_svd", _svd_kernel, _svd_meta, n_outputs=3,
 defvjp(svd_p, _svd_vjp, reads=((0,),), save_output=True)
 
 
+def _svd_jvp(primals, tangents, out, *, full_matrices, compute_uv):
+    """With P = U^H dA V: dS = Re diag(P), U^H dU = F o (P S + S P^H), V^H dV =
+    F o (S P + P^H S) (F_ij = 1 / (s_j^2 - s_i^2), zero diagonal; a complex U takes the
+    free phase, i Im(P_ii) / s_i), plus the parts of dA outside the spans of U and V."""
+    (A,), (dA,) = primals, tangents
+    m, n = A._shape[-2:]
+    k = min(m, n)
+    if not compute_uv:
+        U, S, Vh = apply(svd_p, A, full_matrices=False, compute_uv=True)
+        return None, (U.mH @ dA @ Vh.mH).diagonal(0, -2, -1).real, None
+    if full_matrices and m != n:
+        raise RuntimeError(
+            "linalg.svd: forward-mode differentiation of the singular vectors needs "
+            "full_matrices=False when the matrix is not square")
+    U, S, Vh = out
+    V = Vh.mH
+    P = U.mH @ dA @ V
+    dS = P.diagonal(0, -2, -1).real
+    Sc = S.to(A._dtype)
+    one = eye(k, dtype=S._dtype, device=S.device)
+    s2 = S * S
+    F = (1 - one) / (s2.unsqueeze(-2) - s2.unsqueeze(-1) + one)
+    Ph = P.mH
+    wU = F * (P * Sc.unsqueeze(-2) + Sc.unsqueeze(-1) * Ph)
+    wV = F * (Sc.unsqueeze(-1) * P + Ph * Sc.unsqueeze(-2))
+    if A._dtype.is_complex:
+        wU = wU + diag_embed(P.diagonal(0, -2, -1).imag / S * 1j)
+    dU = U @ wU
+    dV = V @ wV
+    if m > k:
+        dU = dU + (dA @ V - U @ P) / Sc.unsqueeze(-2)
+    if n > k:
+        dV = dV + (dA.mH @ U - V @ Ph) / Sc.unsqueeze(-2)
+    return dU, dS, dV.mH
+
+
+defjvp(svd_p, _svd_jvp)
+defbatch(svd_p, leading(svd_p, lambda params: () if params["compute_uv"] else (0, 2)))
+
+
 def _needs_grad(A: Tensor) -> bool:
     return A._requires_grad and grad_mode.state.enabled
 
@@ -312,6 +411,24 @@ def _eigh_vjp(g, out, A, *, uplo, compute_v):
 eigh_p = Primitive("linalg_eigh", _eigh_kernel, _eigh_meta, n_outputs=2,
                    grad_name="LinalgEighBackward0")
 defvjp(eigh_p, _eigh_vjp, reads=((0,),), save_output=True)
+
+
+def _eigh_jvp(primals, tangents, out, *, uplo, compute_v):
+    """With C = V^H dA V (dA: what the kernel reads, its `uplo` triangle mirrored):
+    dL = Re diag(C), dV = V (F o C), F_ij = 1 / (l_j - l_i) off the diagonal."""
+    (A,), (dA,) = primals, tangents
+    L, V = out if compute_v else apply(eigh_p, A, uplo=uplo, compute_v=True)
+    C = V.mH @ hermitian_part(dA, uplo) @ V
+    dL = C.diagonal(0, -2, -1).real
+    if not compute_v:
+        return dL, None
+    one = eye(A._shape[-1], dtype=L._dtype, device=L.device)
+    F = (1 - one) / (L.unsqueeze(-2) - L.unsqueeze(-1) + one)
+    return dL, V @ (F * C)
+
+
+defjvp(eigh_p, _eigh_jvp)
+defbatch(eigh_p, leading(eigh_p, lambda params: () if params["compute_v"] else (1,)))
 
 
 def _check_uplo(UPLO: str) -> None:

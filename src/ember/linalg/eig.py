@@ -17,10 +17,11 @@ from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
 from ..ops._common import type_name, write_out
+from ..ops._linalg_batch import leading
 from ..ops.creation import eye
 from ..ops.linalg_ops import diag_embed
 from ..ops.reduce import return_type
-from ..ops.registry import Primitive, apply, defvjp, zero_missing
+from ..ops.registry import Primitive, apply, defbatch, defjvp, defvjp, zero_missing
 from ._common import check_matrix, fortran, fortran_strides
 from .solvers import solve
 
@@ -71,6 +72,28 @@ def _eig_vjp(g, out, A, *, compute_v):
 eig_p = Primitive("linalg_eig", _eig_kernel, _eig_meta, n_outputs=2,
                   grad_name="LinalgEigBackward0")
 defvjp(eig_p, _eig_vjp, reads=((0,),), save_output=True)
+
+
+def _eig_jvp(primals, tangents, out, *, compute_v):
+    """With C = V^-1 dA V: dL = diag(C), and dV = V (F o C) (F_ij = 1 / (l_j - l_i) off
+    the diagonal), then kept in geev's gauge: each column of unit norm (the real part of
+    v^H dv removed) with its largest component real (the imaginary part there removed)."""
+    (A,), (dA,) = primals, tangents
+    L, V = out if compute_v else apply(eig_p, A, compute_v=True)
+    C = solve(V, dA.to(V._dtype) @ V)
+    dL = C.diagonal(0, -2, -1)
+    if not compute_v:
+        return dL, None
+    one = eye(A._shape[-1], dtype=L._dtype, device=L.device)
+    dV = V @ ((1 - one) / (L.unsqueeze(-2) - L.unsqueeze(-1) + one) * C)
+    dV = dV - V * (V.conj() * dV).sum(-2, keepdim=True).real
+    top = V.abs().argmax(-2, keepdim=True)
+    dV = dV - V * ((dV.gather(-2, top) / V.gather(-2, top)).imag * 1j)
+    return dL, dV
+
+
+defjvp(eig_p, _eig_jvp)
+defbatch(eig_p, leading(eig_p, lambda params: () if params["compute_v"] else (1,)))
 
 
 def _check(A: Tensor, fname: str) -> None:

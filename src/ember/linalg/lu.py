@@ -7,7 +7,8 @@ rule). `lu` and `lu_unpack` split LU into L and U with ember ops, so their gradi
 flow into the one VJP, which for A = P L U (square) is
   gA = P L^-H (tril(L^H gL, -1) + triu(gU U^H)) U^-H,
 and for a wide A = P L [U1 U2] or tall A = P [L1; L2] U the trailing block is solved
-for and its gradient folded into the square one.
+for and its gradient folded into the square one. The forward rule is the same algebra
+the other way: X = L^-1 P^T dA U^-1, dL = L tril(X, -1), dU = triu(X) U (`_lu_jvp`).
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ import numpy as np
 from .. import _dtype as dt
 from .._tensor import Tensor
 from ..ops._common import type_name, write_out
+from ..ops._linalg_batch import leading
 from ..ops.creation import eye
 from ..ops.join import cat
 from ..ops.reduce import return_type
-from ..ops.registry import Primitive, apply, defvjp, nondifferentiable
+from ..ops.registry import Primitive, apply, defbatch, defjvp, defvjp, nondifferentiable
 from ._common import check_matrix, fortran, fortran_strides
 from .solvers import solve_triangular
 
@@ -103,6 +105,41 @@ lu_factor_p = Primitive("linalg_lu_factor", _lu_kernel, _lu_meta, n_outputs=3,
 defvjp(lu_factor_p, _lu_vjp, reads=((0,),), save_output=True)
 
 
+def _square_tangent(L: Tensor, U: Tensor, dA: Tensor) -> tuple[Tensor, Tensor]:
+    """dL, dU of square P^T A = L U along P^T dA: with X = L^-1 P^T dA U^-1,
+    dL = L tril(X, -1) and dU = triu(X) U."""
+    Y = solve_triangular(L, dA, upper=False, unitriangular=True)
+    X = solve_triangular(U, Y, upper=True, left=False)
+    return L @ X.tril(-1), X.triu() @ U
+
+
+def _lu_jvp(primals, tangents, out):
+    (A,), (dA,) = primals, tangents
+    LU, piv, _info = out
+    m, n = A._shape[-2:]
+    k = min(m, n)
+    dA = _permutation(piv, m, A._dtype, A.device).mT @ dA
+    L = LU.narrow(-1, 0, k).tril(-1) + eye(m, k, dtype=A._dtype, device=A.device)
+    U = LU.narrow(-2, 0, k).triu()
+    if m == n:
+        dL, dU = _square_tangent(L, U, dA)
+        return dL + dU, None, None
+    if m < n:  # P^T A = L [U1 U2]: dU2 = L^-1 (P^T dA2 - dL U2)
+        dL, dU1 = _square_tangent(L, U.narrow(-1, 0, k), dA.narrow(-1, 0, k))
+        rest = dA.narrow(-1, k, n - k) - dL @ U.narrow(-1, k, n - k)
+        dU2 = solve_triangular(L, rest, upper=False, unitriangular=True)
+        return cat([dL + dU1, dU2], -1), None, None
+    # P^T A = [L1; L2] U: dL2 = (P^T dA2 - L2 dU) U^-1
+    dL1, dU = _square_tangent(L.narrow(-2, 0, k), U, dA.narrow(-2, 0, k))
+    rest = dA.narrow(-2, k, m - k) - L.narrow(-2, k, m - k) @ dU
+    dL2 = solve_triangular(U, rest, upper=True, left=False)
+    return cat([dL1 + dU, dL2], -2), None, None
+
+
+defjvp(lu_factor_p, _lu_jvp)
+defbatch(lu_factor_p, leading(lu_factor_p))
+
+
 def _permutation_kernel(p, *, m, dtype):
     k = p.shape[-1]
     flat = p.reshape(-1, k)
@@ -124,11 +161,12 @@ lu_permutation_p = Primitive(
     "lu_permutation", _permutation_kernel,
     lambda piv, *, m, dtype: (tuple(piv._shape[:-1]) + (m, m), dtype))
 nondifferentiable(lu_permutation_p)
+defbatch(lu_permutation_p, leading(lu_permutation_p))
 
 
 def _permutation(piv: Tensor, m: int, dtype, device) -> Tensor:
     """P (A = P L U) from the pivots, a constant of `dtype`."""
-    return apply(lu_permutation_p, piv.detach(), m=m, dtype=dtype)
+    return apply(lu_permutation_p, piv, m=m, dtype=dtype)
 
 
 def _check(A: Tensor, fname: str) -> None:

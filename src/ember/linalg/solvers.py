@@ -1,11 +1,13 @@
 """Inverses and linear solves: inv det slogdet solve solve_triangular pinv lstsq.
 
-Each is one primitive whose kernel calls NumPy's LAPACK wrappers (batched over
-leading dims) and whose VJP is written with ember ops, so it differentiates again:
-  inv:   gA = -X^H g X^H                   (X = A^-1)
-  det:   gA = g conj(det A) A^-H
-  solve: gB = A^-H g,  gA = -gB X^H        (X = A^-1 B)
-  pinv:  the constant-rank formula of Golub & Pereyra (see `_pinv_vjp`).
+Five primitives (solve_triangular is `linalg_solve` on a triangle of A, lstsq is
+`linalg_pinv` applied to B), each with a kernel calling NumPy's LAPACK wrappers (batched
+over leading dims) and a VJP and forward rule written with ember ops, so they
+differentiate again:
+  inv:   gA = -X^H g X^H,  dX = -X dA X                  (X = A^-1)
+  det:   gA = g conj(det A) A^-H,  d det = tr(adj(A) dA)
+  solve: gB = A^-H g,  gA = -gB X^H,  dX = A^-1 (dB - dA X)   (X = A^-1 B)
+  pinv:  the constant-rank formulas of Golub & Pereyra (`_pinv_vjp_from`, `_pinv_tangent`).
 Results come back column-major per matrix, as LAPACK (and PyTorch) lay them out.
 """
 
@@ -14,12 +16,12 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as dt
-from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
 from .._view import broadcast_shapes
 from ..ops._common import write_out
+from ..ops._linalg_batch import align, front, leading
 from ..ops.reduce import return_type
-from ..ops.registry import Primitive, apply, defvjp, zero_missing
+from ..ops.registry import Primitive, apply, defbatch, defjvp, defvjp, zero_missing
 from ._common import (
     LinAlgError,
     batch_prefix,
@@ -29,6 +31,7 @@ from ._common import (
     eps,
     fortran,
     fortran_strides,
+    hermitian_part,
 )
 
 # --- inv ------------------------------------------------------------------------------
@@ -72,6 +75,8 @@ inv_p = Primitive("linalg_inv", _inv_kernel,
                   lambda A: (A._shape, A._dtype, fortran_strides(A._shape)),
                   grad_name="LinalgInvExBackward0")
 defvjp(inv_p, lambda g, out, A: -(out.mH @ g @ out.mH), reads=((),), save_output=True)
+defjvp(inv_p, lambda primals, tangents, out: -(out @ tangents[0] @ out))
+defbatch(inv_p, leading(inv_p))
 
 
 def inv(A: Tensor, *, out=None) -> Tensor:
@@ -112,6 +117,10 @@ def _adjugate(A: Tensor) -> Tensor:
 det_p = Primitive("linalg_det", _det_kernel, lambda A: (A._shape[:-2], A._dtype),
                   grad_name="LinalgDetBackward0")
 defvjp(det_p, _det_vjp, reads=((0,),))
+# d det = tr(adj(A) dA), with the adjugate that holds for singular A too
+defjvp(det_p, lambda primals, tangents, out: (
+    _adjugate(primals[0]).mT * tangents[0]).sum((-2, -1)))
+defbatch(det_p, leading(det_p))
 
 
 def det(A: Tensor, *, out=None) -> Tensor:
@@ -144,6 +153,19 @@ slogdet_p = Primitive("linalg_slogdet", _slogdet_kernel, _slogdet_meta, n_output
                       grad_name="LinalgSlogdetBackward0")
 defvjp(slogdet_p, _slogdet_vjp, reads=((0,),), save_output=True)
 
+
+def _slogdet_jvp(primals, tangents, out):
+    # d log det = tr(A^-1 dA): its real part moves log|det|, its imaginary part the phase
+    A = primals[0]
+    c = apply(solve_p, A, tangents[0], vec=False).diagonal(0, -2, -1).sum(-1)
+    if not A._dtype.is_complex:
+        return None, c
+    return out[0] * (1j * c.imag), c.real
+
+
+defjvp(slogdet_p, _slogdet_jvp)
+defbatch(slogdet_p, leading(slogdet_p))
+
 SlogdetResult = return_type("linalg_slogdet", ["sign", "logabsdet"])
 
 
@@ -165,7 +187,9 @@ def logdet(A: Tensor) -> Tensor:
 
 # --- solve ---------------------------------------------------------------------------
 
-def _solve_kernel(a, b, *, vec):
+def _solve_kernel(a, b, *, vec, upper=None, unit=False):
+    if upper is not None:
+        return _solve_tri_kernel(a, b, upper, unit)
     try:
         x = np.linalg.solve(a, b[..., None] if vec else b)
     except np.linalg.LinAlgError:
@@ -174,31 +198,94 @@ def _solve_kernel(a, b, *, vec):
     return fortran(x[..., 0] if vec else x)
 
 
+def _triangle(a, upper: bool, unit: bool):
+    t = np.triu(a) if upper else np.tril(a)
+    if unit:
+        np.einsum("...ii->...i", t)[...] = 1
+    return t
+
+
+def _substitute(t, b, upper: bool):
+    """Row-by-row substitution: slower than LU, but gives inf / nan for a zero pivot."""
+    n = t.shape[-1]
+    x = np.zeros(np.broadcast_shapes(t.shape[:-2], b.shape[:-2]) + b.shape[-2:],
+                 np.result_type(t, b))
+    for i in reversed(range(n)) if upper else range(n):
+        rest = slice(i + 1, n) if upper else slice(0, i)
+        acc = b[..., i, :] - np.einsum("...j,...jk->...k", t[..., i, rest], x[..., rest, :])
+        x[..., i, :] = acc / t[..., i, i:i + 1]
+    return x
+
+
+def _solve_tri_kernel(a, b, upper: bool, unit: bool):
+    t = _triangle(a, upper, unit)
+    try:
+        return fortran(np.linalg.solve(t, b))
+    except np.linalg.LinAlgError:
+        # NOTE: a zero on the diagonal gives inf / nan (no error), as LAPACK's trtrs does.
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return fortran(_substitute(t, b, upper))
+
+
 def _solve_shape(A, B, vec: bool) -> tuple[int, ...]:
     if vec:
         return broadcast_shapes(A._shape[:-2], B._shape[:-1]) + B._shape[-1:]
     return broadcast_shapes(A._shape[:-2], B._shape[:-2]) + B._shape[-2:]
 
 
-def _solve_meta(A, B, *, vec):
+def _solve_meta(A, B, *, vec, upper=None, unit=False):
     shape = _solve_shape(A, B, vec)
     return shape, A._dtype, fortran_strides(shape)
 
 
-def _solve_grad_b(g, out, A, B, *, vec):
-    return apply(solve_p, A.mH, g, vec=vec)
+def _adjoint(params: dict) -> dict:
+    """The params that solve with A^H: a triangular A's triangle flips."""
+    upper = params.get("upper")
+    return params if upper is None else dict(params, upper=not upper)
 
 
-def _solve_grad_a(g, out, A, B, *, vec):
-    gb = apply(solve_p, A.mH, g, vec=vec)
-    if vec:
+def _read_part(dA: Tensor, upper, unit: bool) -> Tensor:
+    """The part of dA the kernel reads: all of it, or (triangular) its triangle."""
+    if upper is None:
+        return dA
+    k = 1 if unit else 0
+    return dA.triu(k) if upper else dA.tril(-k)
+
+
+def _solve_grad_b(g, out, A, B, **params):
+    return apply(solve_p, A.mH, g, **_adjoint(params))
+
+
+def _solve_grad_a(g, out, A, B, **params):
+    gb = apply(solve_p, A.mH, g, **_adjoint(params))
+    if params["vec"]:
         return -(gb.unsqueeze(-1) * out.conj().unsqueeze(-2))
-    return -(gb @ out.mH)
+    return _read_part(-(gb @ out.mH), params.get("upper"), params.get("unit", False))
 
 
+def _solve_jvp(primals, tangents, out, **params):
+    """dX = A^-1 (dB - dA X), dA restricted to what the kernel reads."""
+    (A, _), (dA, dB) = primals, tangents
+    rhs = dB
+    if dA is not None:
+        dA = _read_part(dA, params.get("upper"), params.get("unit", False))
+        dAX = (dA @ out.unsqueeze(-1)).squeeze(-1) if params["vec"] else dA @ out
+        rhs = -dAX if rhs is None else rhs - dAX
+    return apply(solve_p, A, rhs, **params)
+
+
+def _solve_batch(args, dims, **params):
+    return apply(solve_p, *align(args, dims, (2, 1 if params["vec"] else 2)), **params), 0
+
+
+# A X = B, for a general A or (`upper` True / False) the triangle of A, unit on the
+# diagonal when `unit`: one primitive, PyTorch's two node names
 solve_p = Primitive("linalg_solve", _solve_kernel, _solve_meta,
-                    grad_name="LinalgSolveExBackward0")
+                    grad_name=lambda args, params: "LinalgSolveExBackward0"
+                    if params.get("upper") is None else "LinalgSolveTriangularBackward0")
 defvjp(solve_p, _solve_grad_a, _solve_grad_b, reads=((0,), (0,)), save_output=True)
+defjvp(solve_p, _solve_jvp)
+defbatch(solve_p, _solve_batch)
 
 
 def _is_vector_rhs(A: Tensor, B: Tensor) -> bool:
@@ -227,51 +314,6 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True, out=None) -> Tensor:
 
 # --- solve_triangular -------------------------------------------------------------------
 
-def _triangle(a, upper: bool, unit: bool):
-    t = np.triu(a) if upper else np.tril(a)
-    if unit:
-        np.einsum("...ii->...i", t)[...] = 1
-    return t
-
-
-def _substitute(t, b, upper: bool):
-    """Row-by-row substitution: slower than LU, but gives inf / nan for a zero pivot."""
-    n = t.shape[-1]
-    x = np.zeros(np.broadcast_shapes(t.shape[:-2], b.shape[:-2]) + b.shape[-2:],
-                 np.result_type(t, b))
-    for i in reversed(range(n)) if upper else range(n):
-        rest = slice(i + 1, n) if upper else slice(0, i)
-        acc = b[..., i, :] - np.einsum("...j,...jk->...k", t[..., i, rest], x[..., rest, :])
-        x[..., i, :] = acc / t[..., i, i:i + 1]
-    return x
-
-
-def _solve_tri_kernel(a, b, *, upper, unit):
-    t = _triangle(a, upper, unit)
-    try:
-        return fortran(np.linalg.solve(t, b))
-    except np.linalg.LinAlgError:
-        # NOTE: a zero on the diagonal gives inf / nan (no error), as LAPACK's trtrs does.
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return fortran(_substitute(t, b, upper))
-
-
-def _solve_tri_grad_a(g, out, A, B, *, upper, unit):
-    gb = apply(solve_tri_p, A.mH, g, upper=not upper, unit=unit)
-    ga = -(gb @ out.mH)
-    k = 1 if unit else 0
-    return ga.triu(k) if upper else ga.tril(-k)
-
-
-solve_tri_p = Primitive("linalg_solve_triangular", _solve_tri_kernel,
-                        lambda A, B, *, upper, unit: _solve_meta(A, B, vec=False),
-                        grad_name="LinalgSolveTriangularBackward0")
-defvjp(solve_tri_p, _solve_tri_grad_a,
-       lambda g, out, A, B, *, upper, unit: apply(solve_tri_p, A.mH, g, upper=not upper,
-                                                  unit=unit),
-       reads=((0,), (0,)), save_output=True)
-
-
 def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
                      unitriangular: bool = False, out=None) -> Tensor:
     """X with A X = B for triangular A (only the `upper` / lower triangle of A is read)."""
@@ -289,9 +331,9 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
             f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {B._shape[-2]}x{B._shape[-1]})"
         )
     if not left:
-        res = apply(solve_tri_p, A.mT, B.mT, upper=not upper, unit=unitriangular).mT
+        res = apply(solve_p, A.mT, B.mT, vec=False, upper=not upper, unit=unitriangular).mT
         return write_out(res, out)
-    return write_out(apply(solve_tri_p, A, B, upper=upper, unit=unitriangular), out)
+    return write_out(apply(solve_p, A, B, vec=False, upper=upper, unit=unitriangular), out)
 
 
 # --- pinv ------------------------------------------------------------------------------
@@ -300,7 +342,11 @@ def _tolerance(s_max, atol, rtol):
     return np.maximum(atol, rtol * s_max)
 
 
-def _pinv_kernel(a, *, atol, rtol, hermitian):
+def _pinv_kernel(a, b=None, *, atol, rtol, hermitian, vec=False):
+    if b is not None:  # lstsq: pinv(A) @ B
+        x = np.matmul(_pinv_kernel(a, atol=atol, rtol=rtol, hermitian=False),
+                      b[..., None] if vec else b)
+        return np.ascontiguousarray(x[..., 0] if vec else x)
     m, n = a.shape[-2:]
     if m == 0 or n == 0:
         return np.zeros(a.shape[:-2] + (n, m), a.dtype)
@@ -316,6 +362,15 @@ def _pinv_kernel(a, *, atol, rtol, hermitian):
                      np.swapaxes(u.conj(), -1, -2))
 
 
+def _pinv_meta(A, B, *, atol, rtol, hermitian, vec=False):
+    m, n = A._shape[-2:]
+    if B is None:
+        return A._shape[:-2] + (n, m), A._dtype
+    if vec:
+        return broadcast_shapes(A._shape[:-2], B._shape[:-1]) + (n,), A._dtype
+    return broadcast_shapes(A._shape[:-2], B._shape[:-2]) + (n, B._shape[-1]), A._dtype
+
+
 def _pinv_vjp_from(g: Tensor, A: Tensor, P: Tensor) -> Tensor:
     """Gradient through P = pinv(A) given dL/dP = g (valid while the rank stays constant):
     -P^H g P^H + (I - A P) g^H P P^H + P^H P g^H (I - P A)."""
@@ -325,11 +380,62 @@ def _pinv_vjp_from(g: Tensor, A: Tensor, P: Tensor) -> Tensor:
     return -(ph @ g @ ph) + (y - A @ (P @ y)) + (z - (z @ P) @ A)
 
 
-pinv_p = Primitive("linalg_pinv", _pinv_kernel,
-                   lambda A, **_: (A._shape[:-2] + (A._shape[-1], A._shape[-2]), A._dtype),
-                   grad_name="LinalgPinvBackward0")
-defvjp(pinv_p, lambda g, out, A, **_: _pinv_vjp_from(g, A, out), reads=((0,),),
-       save_output=True)
+def _pinv_of(A: Tensor, params: dict) -> Tensor:
+    return apply(pinv_p, A, None, **dict(params, vec=False))
+
+
+def _pinv_grad_a(g, out, A, B, **params):
+    if B is None:
+        return _pinv_vjp_from(g, A, out)
+    gp = g.unsqueeze(-1) * B.conj().unsqueeze(-2) if params["vec"] else g @ B.mH
+    return _pinv_vjp_from(gp, A, _pinv_of(A, params))
+
+
+def _pinv_grad_b(g, out, A, B, **params):
+    ph = _pinv_of(A, params).mH
+    return (ph @ g.unsqueeze(-1)).squeeze(-1) if params["vec"] else ph @ g
+
+
+def _pinv_tangent(A: Tensor, P: Tensor, dA: Tensor) -> Tensor:
+    """dP = -P dA P + P P^H dA^H (I - A P) + (I - P A) dA^H P^H P (constant rank)."""
+    dh = dA.mH
+    x = (P @ P.mH) @ dh
+    y = dh @ (P.mH @ P)
+    return -(P @ dA @ P) + (x - (x @ A) @ P) + (y - P @ (A @ y))
+
+
+def _pinv_jvp(primals, tangents, out, **params):
+    (A, B), (dA, dB) = primals, tangents
+    if params["hermitian"] and dA is not None:
+        dA = hermitian_part(dA, "L")  # eigh reads the lower triangle
+    if B is None:
+        return _pinv_tangent(A, out, dA)
+    vec = params["vec"]
+    P = _pinv_of(A, params)
+    res = None
+    if dA is not None:
+        dP = _pinv_tangent(A, P, dA)
+        res = (dP @ B.unsqueeze(-1)).squeeze(-1) if vec else dP @ B
+    if dB is not None:
+        pb = (P @ dB.unsqueeze(-1)).squeeze(-1) if vec else P @ dB
+        res = pb if res is None else res + pb
+    return res
+
+
+def _pinv_batch(args, dims, **params):
+    if args[1] is None:
+        return apply(pinv_p, front(args[0], dims[0]), None, **params), 0
+    return apply(pinv_p, *align(args, dims, (2, 1 if params["vec"] else 2)), **params), 0
+
+
+# pinv(A), and lstsq's pinv(A) @ B (B the second input, None for pinv): the same
+# pseudo-inverse, PyTorch's two node names
+pinv_p = Primitive("linalg_pinv", _pinv_kernel, _pinv_meta,
+                   grad_name=lambda args, params: "LinalgPinvBackward0" if args[1] is None
+                   else "LinalgLstsqBackward0")
+defvjp(pinv_p, _pinv_grad_a, _pinv_grad_b, reads=((0, 1), (0,)), save_output=True)
+defjvp(pinv_p, _pinv_jvp)
+defbatch(pinv_p, _pinv_batch)
 
 
 def _tols(A: Tensor, atol, rtol):
@@ -349,37 +455,10 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, out=None) 
     """Moore-Penrose pseudo-inverse via the SVD (or eigh when `hermitian`)."""
     check_matrix(A, "linalg.pinv")
     a, r = _tols(A, atol, rtol)
-    return write_out(apply(pinv_p, A, atol=a, rtol=r, hermitian=hermitian), out)
+    return write_out(apply(pinv_p, A, None, atol=a, rtol=r, hermitian=hermitian), out)
 
 
 # --- lstsq -----------------------------------------------------------------------------
-
-def _lstsq_kernel(a, b, *, rcond, vec):
-    p = _pinv_kernel(a, atol=0.0, rtol=rcond, hermitian=False)
-    x = np.matmul(p, b[..., None] if vec else b)
-    return np.ascontiguousarray(x[..., 0] if vec else x)
-
-
-def _lstsq_meta(A, B, *, rcond, vec):
-    n = A._shape[-1]
-    if vec:
-        return broadcast_shapes(A._shape[:-2], B._shape[:-1]) + (n,), A._dtype
-    return broadcast_shapes(A._shape[:-2], B._shape[:-2]) + (n, B._shape[-1]), A._dtype
-
-
-def _lstsq_grad_a(g, out, A, B, *, rcond, vec):
-    P = apply(pinv_p, A, atol=0.0, rtol=rcond, hermitian=False)
-    gp = g.unsqueeze(-1) * B.conj().unsqueeze(-2) if vec else g @ B.mH
-    return _pinv_vjp_from(gp, A, P)
-
-
-def _lstsq_grad_b(g, out, A, B, *, rcond, vec):
-    ph = apply(pinv_p, A, atol=0.0, rtol=rcond, hermitian=False).mH
-    return (ph @ g.unsqueeze(-1)).squeeze(-1) if vec else ph @ g
-
-
-lstsq_p = Primitive("linalg_lstsq", _lstsq_kernel, _lstsq_meta, grad_name="LinalgLstsqBackward0")
-defvjp(lstsq_p, _lstsq_grad_a, _lstsq_grad_b, reads=((0, 1), (0,)))
 
 LstsqResult = return_type("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
 _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
@@ -417,42 +496,48 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None) -> LstsqResult:
     m, n = A._shape[-2:]
     if rcond is None:
         rcond = eps(A._dtype) * max(m, n)
-    x = apply(lstsq_p, A, B, rcond=float(rcond), vec=vec)
+    x = apply(pinv_p, A, B, atol=0.0, rtol=float(rcond), hermitian=False, vec=vec)
     batch = x._shape[:-1] if vec else x._shape[:-2]
     real = A._dtype.to_real()
-    rank, sv = _rank_and_sv(A, batch, rcond, driver)
-    residuals = A.new_empty((0,), dtype=real)
-    full_rank = driver == "gels" or (A.device.type != "meta" and bool((rank == n).all()))
+    rank, sv, full_rank = _rank_and_sv(A, batch, rcond, driver)
     if m > n and driver != "gelsy" and full_rank:
         r = A @ (x.unsqueeze(-1) if vec else x) - (B.unsqueeze(-1) if vec else B)
         residuals = (r.abs() ** 2).sum(-2)
+    else:
+        residuals = _empty((0,), real, A.device)
     return LstsqResult(x, residuals, rank, sv)
 
 
+def _empty(shape, dtype, device) -> Tensor:
+    from ..ops.creation import empty, tensor
+
+    if device.type == "meta":
+        return empty(shape, dtype=dtype, device=device)
+    return tensor(np.zeros(shape, dtype.np), dtype=dtype)
+
+
 def _rank_and_sv(A: Tensor, batch, rcond: float, driver: str):
-    """rank (all drivers but gels) and singular values (gelsd, gelss), not differentiable."""
-    from ..ops.creation import empty
+    """rank (all drivers but gels), singular values (gelsd, gelss), both not differentiable,
+    and whether every matrix has full column rank (gels assumes it). Metadata and NumPy
+    only: no op enters a graph or a transform."""
+    from ..ops.creation import tensor
 
     real = A._dtype.to_real()
     k = min(A._shape[-2:])
     dev = A.device
     if dev.type == "meta":
-        rank = empty(batch if driver != "gels" else (0,), dtype=dt.int64, device=dev)
-        sv = empty(batch + (k,) if driver in ("gelsd", "gelss") else (0,), dtype=real,
-                   device=dev)
-        return rank, sv
-    with grad_mode.no_grad():
-        s = np.linalg.svd(A.detach().numpy(), compute_uv=False) if k else np.zeros(
-            A._shape[:-2] + (0,), real.np)
-        s = np.broadcast_to(s, tuple(batch) + (k,))
-        smax = s[..., :1] if k else np.zeros(s.shape[:-1] + (1,), s.dtype)
-        count = (s > rcond * smax).sum(-1).astype(np.int64)
-    from ..ops.creation import tensor
-
-    rank = tensor(count) if driver != "gels" else empty((0,), dtype=dt.int64)
-    sv = tensor(np.ascontiguousarray(s)) if driver in ("gelsd", "gelss") else empty(
-        (0,), dtype=real)
-    return rank, sv
+        rank = _empty(batch if driver != "gels" else (0,), dt.int64, dev)
+        sv = _empty(batch + (k,) if driver in ("gelsd", "gelss") else (0,), real, dev)
+        return rank, sv, True
+    a = A._array()
+    s = np.linalg.svd(a, compute_uv=False) if k else np.zeros(A._shape[:-2] + (0,), real.np)
+    s = np.broadcast_to(s, tuple(batch) + (k,))
+    smax = s[..., :1] if k else np.zeros(s.shape[:-1] + (1,), s.dtype)
+    count = (s > rcond * smax).sum(-1).astype(np.int64)
+    rank = tensor(count) if driver != "gels" else _empty((0,), dt.int64, dev)
+    sv = tensor(np.ascontiguousarray(s)) if driver in ("gelsd", "gelss") else _empty(
+        (0,), real, dev)
+    return rank, sv, driver == "gels" or bool((count == A._shape[-1]).all())
 
 
 # --- the *_ex variants: an info code per matrix instead of an error ---------------------

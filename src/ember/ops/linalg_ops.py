@@ -18,7 +18,18 @@ from .. import _grad_mode
 from .._tensor import Tensor
 from .._view import broadcast_shapes, contiguous_strides, wrap_dim
 from ._common import write_out
-from .registry import Primitive, UpdatePrimitive, apply, apply_, bind, check_inplace, defvjp
+from ._linalg_batch import align, front
+from .registry import (
+    Primitive,
+    apply,
+    apply_,
+    bind,
+    check_inplace,
+    defbatch,
+    defjvp,
+    deflinear,
+    defvjp,
+)
 
 _grad_state = _grad_mode.state
 
@@ -49,6 +60,9 @@ triangle_p = Primitive("triangle", _triangle_kernel, _triangle_meta,
                            "TrilBackward0" if params["lower"] else "TriuBackward0"))
 defvjp(triangle_p, lambda g, out, x, *, diagonal, lower: apply(
     triangle_p, g, diagonal=diagonal, lower=lower), reads=((),))
+deflinear(triangle_p)
+defbatch(triangle_p, lambda args, dims, **params: (
+    apply(triangle_p, front(args[0], dims[0]), **params), 0))
 
 
 def _check_2d(x: Tensor, name: str) -> None:
@@ -68,21 +82,19 @@ def triu(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
     return write_out(apply(triangle_p, input, diagonal=int(diagonal), lower=False), out)
 
 
-def _zero_triangle_kernel(a, *, diagonal: int, lower: bool) -> None:
-    np.copyto(a, a.dtype.type(0), where=~_keep(*a.shape[-2:], diagonal, lower))
-
-
-# `tril_` / `triu_` without a graph: zeros written where they belong, nothing else touched
-# (so on an expanded view the result does not depend on the order of the writes, and
-# PyTorch, which writes the same way, does not refuse it)
-zero_triangle_p = UpdatePrimitive("zero_triangle", _zero_triangle_kernel, writes=(0,))
-
-
 def _triangle_(self: Tensor, diagonal: int, lower: bool) -> Tensor:
     _check_2d(self, "tril" if lower else "triu")
     if self.device.type == "cpu" and not (_grad_state.enabled and self._requires_grad):
+        # NOTE: without a graph, zeros are written where they belong and nothing else is
+        # touched (masked_fill's update), so on an expanded view the result does not depend
+        # on the order of the writes, and PyTorch, which writes the same way, does not
+        # refuse it
+        from .creation import tensor
+        from .index_ops import masked_fill_update_p
+
         check_inplace(self, aliased_ok=True)
-        bind(zero_triangle_p, self, diagonal=int(diagonal), lower=lower)
+        drop = tensor(~_keep(*self._shape[-2:], int(diagonal), lower))
+        bind(masked_fill_update_p, self, drop, self._dtype.np.type(0))
         return self
     return apply_(triangle_p, self, diagonal=int(diagonal), lower=lower)
 
@@ -119,6 +131,10 @@ diag_embed_p = Primitive(
     lambda x, *, offset, dim1, dim2: (_embed_shape(x._shape, offset, dim1, dim2), x._dtype))
 defvjp(diag_embed_p, lambda g, out, x, *, offset, dim1, dim2: g.diagonal(offset, dim1, dim2),
        reads=((),))
+deflinear(diag_embed_p)
+defbatch(diag_embed_p, lambda args, dims, *, offset, dim1, dim2: (
+    apply(diag_embed_p, front(args[0], dims[0]), offset=offset, dim1=dim1 + 1, dim2=dim2 + 1),
+    0))
 
 
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
@@ -160,6 +176,9 @@ trace_p = Primitive(
     "trace", _trace_kernel,
     lambda x: ((), dt.int64 if x._dtype._kind < 2 else x._dtype))
 defvjp(trace_p, _trace_vjp, reads=((0,),))
+deflinear(trace_p)
+# the kernel (NumPy's trace) sums the first two dims: a batch sums each matrix's diagonal
+defbatch(trace_p, lambda args, dims: (front(args[0], dims[0]).diagonal(0, -2, -1).sum(-1), 0))
 
 
 def trace(input: Tensor) -> Tensor:
@@ -190,6 +209,22 @@ defvjp(cross_p,
        lambda g, out, a, b, *, dim: apply(cross_p, _cj(b), g, dim=dim),
        lambda g, out, a, b, *, dim: apply(cross_p, g, _cj(a), dim=dim),
        reads=((1,), (0,)))
+
+
+def _cross_jvp(primals, tangents, out, *, dim):
+    (a, b), (ta, tb) = primals, tangents
+    da = None if ta is None else apply(cross_p, ta, b, dim=dim)
+    db = None if tb is None else apply(cross_p, a, tb, dim=dim)
+    return db if da is None else da if db is None else da + db
+
+
+def _cross_batch(args, dims, *, dim):
+    # `dim` is negative: it names the same dim once the batch dims lead
+    return apply(cross_p, *align(args, dims, (0, 0)), dim=dim), 0
+
+
+defjvp(cross_p, _cross_jvp)
+defbatch(cross_p, _cross_batch)
 
 
 def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1, out=None) -> Tensor:

@@ -12,12 +12,10 @@ from .._tensor import Tensor, _wrap
 from .._view import wrap_dim
 from .registry import apply
 from .sparse_ops import (
-    coalesce_p,
+    convert_p,
     gather_p,
     sparse_coo_p,
     sparse_mm_p,
-    to_dense_p,
-    to_sparse_p,
     transpose_2d,
     values_p,
 )
@@ -97,7 +95,7 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None,
 
 def coalesce(s: SparseTensor) -> SparseTensor:
     """Sorted, unique coordinates with duplicates summed (`s` itself if already so)."""
-    return s if s._sp_coalesced else apply(coalesce_p, s)
+    return s if s._sp_coalesced else apply(convert_p, s, layout="coalesced")
 
 
 def values(s: SparseTensor) -> Tensor:
@@ -114,7 +112,7 @@ def _public_values(self: SparseTensor) -> Tensor:
 
 def to_dense(self: Tensor, dtype=None, *, masked_grad: bool | None = None) -> Tensor:
     """The dense tensor; a strided tensor is returned as it is."""
-    out = apply(to_dense_p, self) if self.__class__ is SparseTensor else self
+    out = apply(convert_p, self, layout="strided") if self.__class__ is SparseTensor else self
     return out if dtype is None or dtype is out._dtype else out.to(dtype)
 
 
@@ -129,7 +127,8 @@ def to_sparse(self: Tensor, sparse_dim: int | None = None, *, layout=None) -> Sp
     if sd == 0 and self.ndim:
         raise RuntimeError("dense_to_sparse: sparse_dim argument must be in >0 when "
                            "self.dim()>0")
-    return apply(to_sparse_p, self, sparse_dim=sd)
+    # sparse_dim None (all dims) is the overload PyTorch names ToSparseBackward1
+    return apply(convert_p, self, layout="sparse", sparse_dim=None if sparse_dim is None else sd)
 
 
 def transpose(s: SparseTensor) -> SparseTensor:

@@ -1,6 +1,6 @@
-"""Sparse COO primitives: construction, coalesce, values, to_dense / to_sparse, a gather at
-coordinates, and the sparse @ dense product (the public functions composed from them are in
-`sparse_functions.py`).
+"""Sparse COO primitives: construction, values, the conversions (to_dense, to_sparse,
+coalesce: one primitive), a gather at coordinates, and the sparse @ dense product (the
+public functions composed from them are in `sparse_functions.py`).
 
 A sparse operand reaches a kernel as a `COO` record (NumPy indices, values, shape,
 coalesced flag); a kernel returns either a NumPy array (a dense result) or a `COO` (a
@@ -23,7 +23,7 @@ from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._core.dispatch import autograd, run_quiet
 from .._tensor import Tensor, _wrap
-from .registry import Primitive, apply, defvjp, vjp_rule
+from .registry import Primitive, apply, batch_by_loop, defjvp, defvjp, vjp_rule
 from .sparse_tensor import SparseTensor, make_sparse
 
 _grad_state = grad_mode.state
@@ -113,47 +113,32 @@ sparse_coo_p = _sparse_prim("sparse_coo", _coo_kernel,
                             grad_name="SparseCooTensorWithDimsAndTensorsBackward0")
 
 
-def _same_pattern(g: Tensor, indices: Tensor) -> bool:
-    gi = g._sp_indices
-    return gi is indices or (gi._shape == indices._shape and
-                             bool(np.array_equal(gi._array(), indices._array())))
-
-
 def _values_grad(g, out, indices, values, *, size, coalesced):
-    if g.__class__ is SparseTensor:
-        if _same_pattern(g, indices):
-            return apply(values_p, g)
-        g = apply(to_dense_p, g)
-    return apply(gather_p, g, indices)
+    return apply(gather_p, g, indices)  # g dense or sparse: the kernel tells the patterns
 
 
 defvjp(sparse_coo_p, None, _values_grad, reads=((), (0,)))
+defjvp(sparse_coo_p, lambda primals, tangents, out, **params: None if tangents[1] is None
+       else apply(sparse_coo_p, primals[0], tangents[1], **params))
 
-
-def _coalesce_kernel(s: COO) -> COO:
-    return s if s.coalesced else _coalesce_arrays(s.indices, s.values, s.shape)
-
-
-coalesce_p = _sparse_prim("coalesce", _coalesce_kernel)
-defvjp(coalesce_p, lambda g, out, s: _grad_at(g, s, coalesce=False))
 
 values_p = _sparse_prim("values", lambda s: s.values, lambda s: ((s._nnz(),) + s._shape[
     s.sparse_dim():], s._dtype))
 defvjp(values_p, lambda g, out, s: apply(sparse_coo_p, s._sp_indices, g, size=s._shape,
                                          coalesced=s._sp_coalesced))
+# a sparse tangent has its primal's pattern, so its values line up with the primal's
+defjvp(values_p, lambda primals, tangents, out: apply(values_p, tangents[0]))
 
 
-# --- to_dense, to_sparse, gather -------------------------------------------------------------
+# --- conversions: to_dense, to_sparse, coalesce --------------------------------------------
 
 def _to_dense_kernel(s: COO) -> np.ndarray:
     return _scatter_sum(s.shape, tuple(s.indices), s.values)
 
 
-to_dense_p = _sparse_prim("to_dense", _to_dense_kernel, lambda s: (s._shape, s._dtype))
-defvjp(to_dense_p, lambda g, out, s: _grad_at(g, s, coalesce=True))
-
-
-def _to_sparse_kernel(a: np.ndarray, *, sparse_dim: int) -> COO:
+def _to_sparse_kernel(a: np.ndarray, *, sparse_dim: int | None) -> COO:
+    if sparse_dim is None:
+        sparse_dim = a.ndim
     if sparse_dim == 0:  # one entry holding the whole tensor
         return COO(np.zeros((0, 1), np.int64), a[None].copy(), a.shape, True)
     lead = a.shape[:sparse_dim]
@@ -162,12 +147,58 @@ def _to_sparse_kernel(a: np.ndarray, *, sparse_dim: int) -> COO:
     return COO(np.stack(nz).astype(np.int64), a[nz], a.shape, True)
 
 
-to_sparse_p = _sparse_prim("to_sparse", _to_sparse_kernel)
-defvjp(to_sparse_p, lambda g, out, a, **p: apply(to_dense_p, g)
-       if g.__class__ is SparseTensor else g, reads=((),))
+def _coalesce_kernel(s: COO) -> COO:
+    return s if s.coalesced else _coalesce_arrays(s.indices, s.values, s.shape)
 
 
-def _gather_kernel(a: np.ndarray, indices: np.ndarray) -> np.ndarray:
+def _convert_kernel(a, *, layout, **params):
+    if layout == "strided":
+        return _to_dense_kernel(a)
+    return _to_sparse_kernel(a, **params) if layout == "sparse" else _coalesce_kernel(a)
+
+
+def _convert_meta(x, *, layout, **params):
+    if layout == "strided":
+        return x._shape, x._dtype
+    return _no_meta()
+
+
+def _convert_vjp(g, out, x, *, layout, **params):
+    if layout == "sparse":  # to_sparse: the gradient goes back dense
+        return apply(convert_p, g, layout="strided") if g.__class__ is SparseTensor else g
+    # to_dense: onto the coalesced pattern; coalesce: onto the input's own
+    return _grad_at(g, x, coalesce=layout == "strided")
+
+
+def _convert_jvp(primals, tangents, out, *, layout, **params):
+    t = tangents[0]
+    if layout != "sparse":  # linear, and a sparse tangent shares its primal's pattern
+        return apply(convert_p, t, layout=layout, **params)
+    # to_sparse: the tangent on the pattern the values picked
+    return apply(sparse_coo_p, out._sp_indices, apply(gather_p, t, out._sp_indices),
+                 size=out._shape, coalesced=True)
+
+
+# One conversion primitive, `layout` the result's: "strided" (to_dense), "sparse"
+# (to_sparse of a dense tensor, over `sparse_dim` dims) or "coalesced" (coalesce), with
+# PyTorch's node names
+convert_p = _sparse_prim(
+    "sparse_convert", _convert_kernel, _convert_meta,
+    grad_name=lambda args, params: _CONVERT_NAMES[
+        params["layout"], params.get("sparse_dim", 0) is None])
+_CONVERT_NAMES = {("strided", False): "ToDenseBackward0", ("sparse", False): "ToSparseBackward0",
+                  ("sparse", True): "ToSparseBackward1", ("coalesced", False): "CoalesceBackward0"}
+defvjp(convert_p, _convert_vjp)
+defjvp(convert_p, _convert_jvp)
+
+
+# --- gather -----------------------------------------------------------------------------------
+
+def _gather_kernel(a, indices: np.ndarray) -> np.ndarray:
+    if isinstance(a, COO):  # a sparse gradient: its values as they are on its own pattern
+        if a.indices.shape == indices.shape and np.array_equal(a.indices, indices):
+            return a.values
+        a = _to_dense_kernel(a)
     return np.ascontiguousarray(a[tuple(indices)])
 
 
@@ -175,8 +206,9 @@ gather_p = _sparse_prim("gather_coo", _gather_kernel,
                         lambda a, i: ((i._shape[1],) + a._shape[i._shape[0]:], a._dtype),
                         grad_name="IndexBackward0")
 defvjp(gather_p, lambda g, out, a, i, in_shape: apply(
-    to_dense_p, apply(sparse_coo_p, i, g, size=in_shape, coalesced=False)), None,
-    reads=((1,), ()), in_shape=True)
+    convert_p, apply(sparse_coo_p, i, g, size=in_shape, coalesced=False), layout="strided"),
+    None, reads=((1,), ()), in_shape=True)
+defjvp(gather_p, lambda primals, tangents, out: apply(gather_p, tangents[0], primals[1]))
 
 
 def _pattern(s: SparseTensor, coalesce: bool) -> Tensor:
@@ -184,17 +216,13 @@ def _pattern(s: SparseTensor, coalesce: bool) -> Tensor:
     if coalesce and not s._sp_coalesced:
         with grad_mode.no_grad():
             plain = make_sparse(s._sp_indices, s._sp_values, s._shape, False)
-            return apply(coalesce_p, plain)._sp_indices
+            return apply(convert_p, plain, layout="coalesced")._sp_indices
     return s._sp_indices
 
 
 def _grad_at(g: Tensor, s: SparseTensor, coalesce: bool) -> Tensor:
     """`g` (dense or sparse) as a sparse gradient on `s`'s pattern (coalesced if asked)."""
     pattern = _pattern(s, coalesce)
-    if g.__class__ is SparseTensor:
-        if _same_pattern(g, pattern):
-            return g
-        g = apply(to_dense_p, g)
     vals = apply(gather_p, g, pattern)
     # NOTE: PyTorch flags this gradient coalesced only when `s` was (even on a coalesced
     # pattern), so a leaf's sparse .grad reports what torch's does.
@@ -274,3 +302,18 @@ def transpose_2d(s: SparseTensor) -> SparseTensor:
 
 
 defvjp(sparse_mm_p, _mm_grad_sparse, _mm_grad_dense, reads=((0, 1), (0,)))
+
+
+def _mm_jvp(primals, tangents, out, *, masked):
+    (s, d), (ts, td) = primals, tangents
+    a = None if ts is None else apply(sparse_mm_p, ts, d, masked=masked)
+    b = None if td is None else apply(sparse_mm_p, s, td, masked=masked)
+    return b if a is None else a if b is None else a + b
+
+
+defjvp(sparse_mm_p, _mm_jvp)
+
+_LOOP = ("a COO tensor has no batch axis to vectorise over (its nnz, and so its shape, "
+         "differ per element)")
+for _prim in (sparse_coo_p, values_p, convert_p, gather_p, sparse_mm_p):
+    batch_by_loop(_prim, _LOOP)
