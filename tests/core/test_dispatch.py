@@ -11,18 +11,19 @@ import pytest
 import torch
 
 import ember
-from ember._core import Interpreter, bind, current_interpreter, interpret
+from ember._core import Family, Interpreter, bind, current_interpreter, interpret
 from ember.ops.binary import add_p
 
 
 class Recorder(Interpreter):
-    """Records each op's primitive name, then evaluates it below."""
+    """Records each op's primitive name (a family's: its member's), then evaluates it
+    below."""
 
     def __init__(self) -> None:
         self.names: list[str] = []
 
     def process(self, prim, args, params):
-        self.names.append(prim.name)
+        self.names.append(params["fn"].name if isinstance(prim, Family) else prim.name)
         return self.lower(prim, args, params)
 
 
