@@ -446,9 +446,9 @@ _BATCH = {
 _BATCH[squeeze_dim] = _BATCH[squeeze_dims] = _BATCH[squeeze]
 
 
-def _view_batch(args, dims, **params):
+def _view_batch(args, bdims, /, **params):
     """vmap of a view: the batch dim moved to the front, the view's dims shifted past it."""
-    x, d = args[0], dims[0]
+    x, d = args[0], bdims[0]
     if d is None:
         return bind(view_p, x, **params), None
     return _BATCH[params["fn"]](move_to_front(x, d), params), 0
