@@ -12,13 +12,18 @@ from .._device import as_device, device
 from .._tensor import Tensor
 from .._view import broadcast_shapes, contiguous_strides, like_strides, storage_extent
 from ._common import same_meta
+from .fill import fill_p
 from .registry import (
+    Member,
     Primitive,
     apply,
     apply_,
+    bind,
     bump_version,
     check_inplace,
     check_not_inference,
+    defbatch,
+    deflinear,
     defvjp,
     write_into,
 )
@@ -58,6 +63,8 @@ def _clone_meta(x, *, contiguous=False, dtype=None):
 clone_p = Primitive("clone", _clone_kernel, _clone_meta, grad_name=lambda args, params: (
     "CloneBackward0" if params.get("dtype") is None else "ToCopyBackward0"))
 defvjp(clone_p, lambda g, out, x, *, contiguous=False, dtype=None: g, reads=((),))
+deflinear(clone_p)
+defbatch(clone_p, lambda args, dims, **params: (bind(clone_p, *args, **params), dims[0]))
 
 
 def clone(x: Tensor, *, memory_format=None) -> Tensor:
@@ -223,9 +230,11 @@ def _copy_kernel(dst, src):
     return out
 
 
-copy_p = Primitive("copy", _copy_kernel, lambda dst, src: same_meta(dst),
-                   grad_name="CopyBackwards")
-defvjp(copy_p, lambda g, out, dst, src: g * 0, lambda g, out, dst, src: g, reads=((), ()))
+# `src` cast and broadcast to `dst`: the write `copy_` makes, a member of `fill`
+COPY = Member(fill_p, "copy", _copy_kernel, lambda dst, src: same_meta(dst),
+              grad_name="CopyBackwards")
+defvjp(COPY, lambda g, out, dst, src: g * 0, lambda g, out, dst, src: g, reads=((), ()))
+deflinear(COPY)
 
 
 def copy_(self: Tensor, src, non_blocking: bool = False) -> Tensor:
@@ -256,7 +265,7 @@ def copy_(self: Tensor, src, non_blocking: bool = False) -> Tensor:
         write_into(self, cast_array(src._array(), self._dtype, copy=False))
         bump_version(self)
         return self
-    return apply_(copy_p, self, src)
+    return apply_(fill_p, self, src, fn=COPY)
 
 
 # --- resize_ ---------------------------------------------------------------------

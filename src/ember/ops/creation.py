@@ -19,7 +19,7 @@ from .._tensor import Tensor, _make, _meta, _wrap
 from .._view import contiguous_strides, like_strides, numel, storage_extent
 from ._scalar_value import scalar_value as _fill_value
 from .copy import cast_array
-from .registry import Primitive, bind, nondifferentiable
+from .registry import Family, Member, batch_by_loop, bind, nondifferentiable
 
 _cpu_kernels = kernels["cpu"]
 
@@ -71,18 +71,7 @@ def _sizes(size, name: str = "empty") -> tuple[int, ...]:
     return tuple(out)
 
 
-class FactoryPrimitive(Primitive):
-    """A primitive with no tensor inputs: its params say the shape, dtype and device."""
-
-    __slots__ = ()
-
-    def __init__(self, name: str, kernel, meta) -> None:
-        super().__init__(name, kernel, meta)
-        self.impl = _eval_factory
-        nondifferentiable(self)
-
-
-def _eval_factory(prim: FactoryPrimitive, args: tuple, params: dict) -> Tensor:
+def _eval_factory(prim, args: tuple, params: dict) -> Tensor:
     """Eager evaluation of a factory: the meta rule on `meta`, else the NumPy kernel, moved
     to the device when it is not the CPU."""
     device = params["device"]
@@ -100,6 +89,13 @@ def _eval_factory(prim: FactoryPrimitive, args: tuple, params: dict) -> Tensor:
     return t
 
 
+# The factories: no tensor inputs, their params say the values, shape, dtype and device.
+# One primitive, each kind a member: `bind(factory_p, fn=FULL, shape=..., dtype=..., ...)`.
+factory_p = Family("factory", impl=_eval_factory)
+batch_by_loop(factory_p, "no tensor input to vectorise over: each example's call is the "
+                         "same constant")
+
+
 def _full_kernel(*, shape, value=None, dtype, device):
     if value is None:  # `empty`: memory with no value written
         return np.empty(shape, dtype.np)
@@ -107,8 +103,8 @@ def _full_kernel(*, shape, value=None, dtype, device):
 
 
 # `full`, and without a `value` `empty`
-full_p = FactoryPrimitive("full", _full_kernel,
-                          lambda *, shape, value=None, dtype, device: (shape, dtype))
+FULL = Member(factory_p, "full", _full_kernel,
+              lambda *, shape, value=None, dtype, device: (shape, dtype))
 
 
 def _arange_kernel(*, start, step, n, dtype, device):
@@ -118,15 +114,17 @@ def _arange_kernel(*, start, step, n, dtype, device):
             ).astype(dtype.np)
 
 
-arange_p = FactoryPrimitive("arange", _arange_kernel,
-                            lambda *, start, step, n, dtype, device: ((n,), dtype))
+ARANGE = Member(factory_p, "arange", _arange_kernel,
+                lambda *, start, step, n, dtype, device: ((n,), dtype))
+for _m in (FULL, ARANGE):
+    nondifferentiable(_m)
 
 
 def _filled(size, value, dtype, device, requires_grad) -> Tensor:
     dev = as_device(device)
     if value is None:
-        return _finish(bind(full_p, shape=size, dtype=dtype, device=dev), requires_grad)
-    return _finish(bind(full_p, shape=size, value=value, dtype=dtype, device=dev),
+        return _finish(bind(factory_p, fn=FULL, shape=size, dtype=dtype, device=dev), requires_grad)
+    return _finish(bind(factory_p, fn=FULL, shape=size, value=value, dtype=dtype, device=dev),
                    requires_grad)
 
 
@@ -214,8 +212,8 @@ def _filled_like(input: Tensor, fill, d: dt.dtype, device, requires_grad: bool,
     shape = input._shape
     stride = like_strides(shape, input.stride(), memory_format)
     if stride == contiguous_strides(shape):
-        t = bind(full_p, shape=shape, dtype=d, device=dev) if fill is None else \
-            bind(full_p, shape=shape, value=fill, dtype=d, device=dev)
+        t = bind(factory_p, fn=FULL, shape=shape, dtype=d, device=dev) if fill is None else \
+            bind(factory_p, fn=FULL, shape=shape, value=fill, dtype=d, device=dev)
         return _finish(t, requires_grad)
     if dev.type == "meta":
         return _finish(_meta(shape, d, stride), requires_grad)
@@ -499,7 +497,8 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
         raise RuntimeError(
             "upper bound and lower bound inconsistent with step sign"
         )
-    t = bind(arange_p, start=start, step=step, n=n, dtype=dtype, device=as_device(device))
+    t = bind(factory_p, fn=ARANGE, start=start, step=step, n=n, dtype=dtype,
+             device=as_device(device))
     return _out(_finish(t, requires_grad), out)
 
 

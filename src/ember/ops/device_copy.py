@@ -7,7 +7,7 @@ from .._core.dispatch import autograd
 from .._device import device
 from .._tensor import Tensor, _meta
 from .._view import like_strides
-from .registry import Primitive, bind, defvjp, vjp_rule
+from .registry import Primitive, bind, defbatch, deflinear, defvjp, vjp_rule
 
 
 def _to_device_vjp(g, out, x, *, dst, src, dtype):
@@ -45,6 +45,8 @@ def _eval_to_device(prim, args: tuple, params: dict) -> Tensor:
 to_device_p = Primitive("to_device", None, _to_device_meta, impl=_eval_to_device,
                         grad_name="ToCopyBackward0")
 defvjp(to_device_p, _to_device_vjp, reads=((),))
+deflinear(to_device_p)
+defbatch(to_device_p, lambda args, dims, **params: (bind(to_device_p, *args, **params), dims[0]))
 
 
 def to_device(x: Tensor, dst: device, dtype=None) -> Tensor:

@@ -169,7 +169,7 @@ def plan(x: Tensor, key):
             n = view._shape[dim]
             if i < -n or i >= n:
                 raise _index_error(i, pos, n)  # (PyTorch names the key's item, not the dim)
-            view = movement.apply_view(movement.select_p, view, dim=dim, index=i % n)
+            view = bind(movement.view_p, view, fn=movement.select_p, dim=dim, index=i % n)
         elif isinstance(k, (Tensor, np.ndarray, list, tuple, range)):
             arr = _index_array(k)
             if arr.dtype == np.bool_:

@@ -16,15 +16,10 @@ import numpy as np
 
 from .._tensor import Tensor
 from .._view import numel, storage_extent
-from .movement import restride
-from .registry import Primitive, apply, defvjp
-
-
-def _strided(flat: np.ndarray, geom, lo: int) -> np.ndarray:
-    shape, stride, offset = geom
-    it = flat.itemsize
-    return np.lib.stride_tricks.as_strided(flat[offset - lo:], shape, [s * it for s in stride],
-                                           writeable=True)
+from .registry import Primitive, apply, bind, defbatch, deflinear, defvjp
+from .views import batched_geometry, move_to_front, restride, strided, view_p
+from .views import expand as _expand
+from .views import unsqueeze as _unsqueeze
 
 
 def _copy_slices_kernel(base, src, *, base_geom, view_geom):
@@ -36,10 +31,10 @@ def _copy_slices_kernel(base, src, *, base_geom, view_geom):
     lo = min(base_geom[2], view_geom[2])
     extent = max(storage_extent(*base_geom), storage_extent(*view_geom)) - lo
     flat = np.empty(extent, dtype=base.dtype)
-    _strided(flat, base_geom, lo)[...] = base
+    strided(flat, base_geom, lo)[...] = base
     if numel(view_geom[0]):
-        _strided(flat, view_geom, lo)[...] = src
-    return _strided(flat, base_geom, lo).copy()
+        strided(flat, view_geom, lo)[...] = src
+    return strided(flat, base_geom, lo).copy()
 
 
 copy_slices_p = Primitive("copy_slices", _copy_slices_kernel,
@@ -50,6 +45,30 @@ defvjp(copy_slices_p,
        apply(copy_slices_p, g, 0, base_geom=base_geom, view_geom=view_geom),
        lambda g, out, base, src, *, base_geom, view_geom: restride(g, base_geom, view_geom),
        reads=((), ()))
+deflinear(copy_slices_p)
+
+
+def _copy_slices_batch(args, dims, *, base_geom, view_geom):
+    # Each example's storage laid end to end: one copy_slices over batched geometries.
+    base, src = args
+    n = next(a._shape[d] for a, d in zip(args, dims) if d is not None)
+    step = max(storage_extent(*base_geom), storage_extent(*view_geom))
+    base = _batched(base, dims[0], n)
+    if isinstance(src, Tensor):
+        src = _batched(src, dims[1], n)
+    return copy_slices_geom(base, src, batched_geometry(base_geom, n, step),
+                            batched_geometry(view_geom, n, step)), 0
+
+
+def _batched(x: Tensor, d, n: int) -> Tensor:
+    """`x` with its batch dim `d` in front, or (unbatched) expanded to `n` copies."""
+    if d is not None:
+        return move_to_front(x, d)
+    x = bind(view_p, x, fn=_unsqueeze, dim=0)
+    return bind(view_p, x, fn=_expand, size=(n,) + x._shape[1:])
+
+
+defbatch(copy_slices_p, _copy_slices_batch)
 
 
 def geometry(t: Tensor) -> tuple:
@@ -60,6 +79,12 @@ def geometry(t: Tensor) -> tuple:
 def copy_slices(base: Tensor, src, view: Tensor) -> Tensor:
     """`base` with the elements `view` addresses replaced by `src` (out of place)."""
     return apply(copy_slices_p, base, src, base_geom=geometry(base), view_geom=geometry(view))
+
+
+def copy_slices_geom(base: Tensor, src, base_geom, view_geom) -> Tensor:
+    """`base` laid out through geometry `base_geom`, `src` written through `view_geom`, and
+    the result read back through `base_geom`: `copy_slices` with both geometries given."""
+    return apply(copy_slices_p, base, src, base_geom=base_geom, view_geom=view_geom)
 
 
 TENSOR_METHODS: dict = {}

@@ -23,7 +23,8 @@ from .._tensor import Size, Tensor
 from .._view import wrap_dim, wrap_dims
 from . import movement
 from ._common import layout_like, write_out
-from .registry import Primitive, apply, defvjp
+from .registry import Primitive, apply, bind, defbatch, deflinear, defvjp
+from .views import move_to_front, unsqueeze, view_p
 
 # --- variadic primitives --------------------------------------------------------------------
 
@@ -235,6 +236,17 @@ def _repeat_vjp(g, out, x, *, reps, in_shape):
 
 repeat_p = Primitive("repeat", _repeat_kernel, _repeat_meta)
 defvjp(repeat_p, _repeat_vjp, reads=((),))
+deflinear(repeat_p)
+
+
+def _repeat_batch(args, dims, *, reps, in_shape):
+    x = move_to_front(args[0], dims[0])
+    for _ in range(len(reps) - len(in_shape)):  # new leading dims go after the batch dim
+        x = bind(view_p, x, fn=unsqueeze, dim=1)
+    return apply(repeat_p, x, reps=(1,) + reps, in_shape=x._shape), 0
+
+
+defbatch(repeat_p, _repeat_batch)
 
 
 def repeat(input: Tensor, *sizes) -> Tensor:
@@ -358,6 +370,15 @@ def _flip_kernel(a, *, dims):
 flip_p = Primitive("flip", _flip_kernel,
                    lambda x, *, dims: (x._shape, x._dtype, layout_like([x], x._shape)))
 defvjp(flip_p, lambda g, out, x, *, dims: apply(flip_p, g, dims=dims), reads=((),))
+deflinear(flip_p)
+
+
+def _flip_batch(args, bdims, *, dims):
+    x = move_to_front(args[0], bdims[0])
+    return apply(flip_p, x, dims=tuple(d + 1 for d in dims)), 0
+
+
+defbatch(flip_p, _flip_batch)
 
 
 def _int_tuple(seq, fname: str, argname: str) -> tuple:
@@ -407,6 +428,18 @@ roll_p = Primitive("roll", _roll_kernel, lambda x, *, shifts, dims: (x._shape, x
 defvjp(roll_p, lambda g, out, x, *, shifts, dims: apply(
     roll_p, g, shifts=tuple(-s for s in shifts) if dims is not None else -shifts, dims=dims),
     reads=((),))
+deflinear(roll_p)
+
+
+def _roll_batch(args, bdims, *, shifts, dims):
+    x = move_to_front(args[0], bdims[0])
+    if dims is None:  # each example rolled flat: the rows of (batch, numel)
+        flat = x.reshape(x._shape[0], -1)
+        return apply(roll_p, flat, shifts=(shifts,), dims=(1,)).reshape(x._shape), 0
+    return apply(roll_p, x, shifts=shifts, dims=tuple(d + 1 for d in dims)), 0
+
+
+defbatch(roll_p, _roll_batch)
 
 
 def roll(input: Tensor, shifts, dims=None) -> Tensor:

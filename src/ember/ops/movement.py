@@ -1,28 +1,20 @@
 """View ops: new shape, stride and offset over the same storage, never a copy.
 
-A view primitive's rule maps (shape, stride, offset) to new metadata; it serves
-every device, `meta` included. Reshaping views (view, permute, expand, squeeze)
-have inverse views as VJPs. Selecting views (slice, select, diagonal, unfold,
-as_strided) scatter the gradient into zeros of the input's shape with
-`restride`, whose own VJP is `restride` again, so double backward works.
+The public functions check their arguments as PyTorch does and bind the one `view`
+primitive (`views.py`) with the kind of view as its `fn`; reshape, flatten, movedim,
+split, chunk ... are compositions of those views.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 import numpy as np
 
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
-from .._core import meta_rules
-from .._core.dispatch import autograd
 from .._tensor import Tensor, _alias, _view
 from .._view import (
-    contiguous_strides,
     expand_strides,
     infer_size,
-    non_overlapping,
     numel,
     storage_extent,
     view_strides,
@@ -31,55 +23,70 @@ from .._view import (
 )
 from .registry import (
     Primitive,
-    apply,
     bind,
-    defvjp,
+    defbatch,
     mark_multi_output,
     nondifferentiable,
-    vjp_rule,
+)
+from .views import (  # noqa: F401  (restride, view_p: re-exported for the op modules)
+    alias as V_ALIAS,
+)
+from .views import (
+    as_strided as V_AS_STRIDED,
+)
+from .views import (
+    diagonal as V_DIAGONAL,
+)
+from .views import (
+    expand as V_EXPAND,
+)
+from .views import (
+    permute as V_PERMUTE,
+)
+from .views import (
+    select as V_SELECT,
+)
+from .views import (
+    slice_ as V_SLICE,
+)
+from .views import (
+    squeeze as V_SQUEEZE,
+)
+from .views import (
+    squeeze_dim as V_SQUEEZE_DIM,
+)
+from .views import (
+    squeeze_dims as V_SQUEEZE_DIMS,
+)
+from .views import (
+    t as V_T,
+)
+from .views import (
+    transpose as V_TRANSPOSE,
+)
+from .views import (
+    unfold as V_UNFOLD,
+)
+from .views import (
+    unsafe_view as V_UNSAFE,
+)
+from .views import (
+    unsqueeze as V_UNSQUEEZE,
+)
+from .views import (
+    view_ as V_VIEW,
+)
+from .views import (
+    view_p,
 )
 
 _grad_state = grad_mode.state
+select_p = V_SELECT  # (index.py takes a select view with `apply_view(select_p, ...)`)
 
 
-class ViewPrimitive(Primitive):
-    """A primitive whose result aliases its input: `rule` computes the new metadata."""
-
-    __slots__ = ("rule", "overlapping", "np_view")
-
-    def __init__(self, name: str, rule: Callable, *, grad_name: str | Callable | None = None,
-                 overlapping: bool = False, np_view: Callable | None = None) -> None:
-        super().__init__(name, None, None, grad_name=grad_name)
-        self.impl = _eval_view
-        self.rule = rule
-        meta_rules[self] = self._meta
-        self.overlapping = overlapping
-        # Optional: the same view taken of the input's NumPy array (cheaper than building
-        # the result's array from its metadata later).
-        self.np_view = np_view
-
-    def _meta(self, x: Tensor, **params) -> tuple:
-        """(shape, dtype, strides) of the view: its metadata rule, read as a meta rule."""
-        stride = x._stride if x._stride is not None else x._ensure_storage()
-        shape, stride, _ = self.rule(x._shape, stride, x._offset, **params)
-        return shape, x._dtype, stride
-
-
-apply_view = bind  # `apply_view(prim, x, **params)`: a view is bound like any op
-
-
-def _eval_view(prim: ViewPrimitive, args: tuple, params: dict) -> Tensor:
-    """Eager evaluation of a view: new metadata over `x`'s storage, and its node when grad
-    is on."""
-    x = args[0]
-    stride = x._stride if x._stride is not None else x._ensure_storage()
-    shape, stride, offset = prim.rule(x._shape, stride, x._offset, **params)
-    out = _view(x, shape, stride, offset)
-    if prim.np_view is not None and x._np is not None:
-        out._np = prim.np_view(x._np, **params)
-    if x._requires_grad and _grad_state.enabled:
-        autograd.record(prim, vjp_rule(prim, params), args, params, out)
-    return out
+def apply_view(kind, x: Tensor, **params) -> Tensor:
+    """`x` viewed through the view kind `kind` (a member of the `view` primitive)."""
+    return bind(view_p, x, fn=kind, **params)
 
 
 def _shape_args(shape) -> tuple[int, ...]:
@@ -99,28 +106,6 @@ def _shape_args(shape) -> tuple[int, ...]:
 
 # --- reshaping views ---------------------------------------------------------------
 
-def _view_rule(shape, stride, offset, *, size=None, kind=None):
-    if kind == "alias":  # the same geometry
-        return shape, stride, offset
-    new = view_strides(shape, stride, size)
-    if new is None:
-        raise RuntimeError(
-            "view size is not compatible with input tensor's size and stride (at least one "
-            "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
-        )
-    return size, new, offset
-
-
-_VIEW_NAMES = {None: "ViewBackward0", "unsafe": "UnsafeViewBackward0", "alias": "AliasBackward0"}
-
-# view, alias (`kind="alias"`: the input's own geometry, what x[...] returns) and the
-# unsafe_view a reshape-by-copy returns (`kind="unsafe"`): one reshaping view
-view_p = ViewPrimitive("view", _view_rule,
-                       grad_name=lambda args, params: _VIEW_NAMES[params.get("kind")])
-defvjp(view_p, lambda g, out, x, *, in_shape, size=None, kind=None: (
-    g if kind == "alias" else g.reshape(in_shape)), reads=((),), in_shape=True)
-
-
 def view(x: Tensor, *shape) -> Tensor:
     if not shape:
         raise TypeError("view() received an invalid combination of arguments - got (), but "
@@ -128,12 +113,12 @@ def view(x: Tensor, *shape) -> Tensor:
     if len(shape) == 1 and isinstance(shape[0], dt.dtype):
         return view_dtype(x, shape[0])
     size = infer_size(_shape_args(shape), numel(x._shape))
-    return apply_view(view_p, x, size=size)
+    return bind(view_p, x, fn=V_VIEW, size=size)
 
 
 def alias(x: Tensor) -> Tensor:
     """A new view with exactly `x`'s geometry (what `x[()]` and `x[...]` return)."""
-    return apply_view(view_p, x, kind="alias")
+    return bind(view_p, x, fn=V_ALIAS)
 
 
 def _eval_detach(prim, args: tuple, params: dict) -> Tensor:
@@ -148,6 +133,7 @@ def _detach_meta(x: Tensor) -> tuple:
 # (a vmap or jvp level must drop its own tangent there too); no gradient flows through it.
 detach_p = Primitive("detach", None, _detach_meta, impl=_eval_detach)
 nondifferentiable(detach_p)
+defbatch(detach_p, lambda args, dims: (bind(detach_p, args[0]), dims[0]))
 
 
 def detach(x: Tensor) -> Tensor:
@@ -166,7 +152,7 @@ def reshape(x: Tensor, *shape) -> Tensor:
     size = infer_size(_shape_args(shape), numel(x._shape))
     stride = x.stride()
     if view_strides(x._shape, stride, size) is not None:
-        return apply_view(view_p, x, size=size)
+        return bind(view_p, x, fn=V_VIEW, size=size)
     from .copy import clone_contiguous
 
     return unsafe_view(clone_contiguous(x), size)
@@ -175,7 +161,7 @@ def reshape(x: Tensor, *shape) -> Tensor:
 def unsafe_view(fresh: Tensor, size) -> Tensor:
     """`fresh` (a contiguous op result nothing else sees) reshaped, as a new tensor rather
     than a view (PyTorch's `_unsafe_view`, UnsafeViewBackward0)."""
-    return apply_view(view_p, fresh, size=tuple(size), kind="unsafe")._detach_base()
+    return bind(view_p, fresh, fn=V_UNSAFE, size=tuple(size))._detach_base()
 
 
 def _detach_base(self: Tensor) -> Tensor:
@@ -229,21 +215,6 @@ def ravel(x: Tensor) -> Tensor:
     return reshape(x, (-1,))
 
 
-def _permute_rule(shape, stride, offset, *, dims):
-    return tuple(shape[d] for d in dims), tuple(stride[d] for d in dims), offset
-
-
-def _inverse(dims):
-    inv = [0] * len(dims)
-    for i, d in enumerate(dims):
-        inv[d] = i
-    return tuple(inv)
-
-
-permute_p = ViewPrimitive("permute", _permute_rule)
-defvjp(permute_p, lambda g, out, x, *, dims: permute(g, _inverse(dims)), reads=((),))
-
-
 def permute(x: Tensor, *dims) -> Tensor:
     if not dims:
         raise TypeError('permute() missing 1 required positional arguments: "dims"')
@@ -257,33 +228,12 @@ def permute(x: Tensor, *dims) -> Tensor:
     wrapped = tuple(wrap_dim(d, x.ndim) for d in dims)
     if len(set(wrapped)) != len(wrapped):
         raise RuntimeError(f"permute(): duplicate dims are not allowed: got {list(dims)}")
-    return apply_view(permute_p, x, dims=wrapped)
-
-
-def _transpose_rule(shape, stride, offset, *, dim0, dim1):
-    if not shape:  # a 0-d tensor: transpose(0, 0) / (-1, -1) is the identity view
-        return shape, stride, offset
-    if len(shape) == 2 and dim0 != dim1:  # a matrix (`t()`, `.mT`, TBackward0)
-        return (shape[1], shape[0]), (stride[1], stride[0]), offset
-    shape, stride = list(shape), list(stride)
-    shape[dim0], shape[dim1] = shape[dim1], shape[dim0]
-    stride[dim0], stride[dim1] = stride[dim1], stride[dim0]
-    return tuple(shape), tuple(stride), offset
-
-
-def _swapaxes(a, *, dim0, dim1):
-    return a.swapaxes(dim0, dim1) if a.ndim else a.view()
-
-
-transpose_p = ViewPrimitive("transpose", _transpose_rule, np_view=_swapaxes)
-defvjp(transpose_p, lambda g, out, x, *, dim0, dim1: transpose(g, dim0, dim1), reads=((),))
-t_p = ViewPrimitive("t", _transpose_rule, grad_name="TBackward0", np_view=_swapaxes)
-defvjp(t_p, lambda g, out, x, *, dim0, dim1: transpose(g, dim0, dim1), reads=((),))
+    return bind(view_p, x, fn=V_PERMUTE, dims=wrapped)
 
 
 def transpose(x: Tensor, dim0: int, dim1: int) -> Tensor:
     nd = x.ndim
-    return apply_view(transpose_p, x, dim0=wrap_dim(dim0, nd), dim1=wrap_dim(dim1, nd))
+    return bind(view_p, x, fn=V_TRANSPOSE, dim0=wrap_dim(dim0, nd), dim1=wrap_dim(dim1, nd))
 
 
 swapaxes = swapdims = transpose
@@ -293,8 +243,8 @@ def t(x: Tensor) -> Tensor:
     if x.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
     if x.ndim < 2:
-        return apply_view(t_p, x, dim0=0, dim1=0) if x.ndim == 1 else x
-    return apply_view(t_p, x, dim0=0, dim1=1)
+        return bind(view_p, x, fn=V_T, dim0=0, dim1=0) if x.ndim == 1 else x
+    return bind(view_p, x, fn=V_T, dim0=0, dim1=1)
 
 
 def _identity_0d(x: Tensor, what: str, advice: str) -> Tensor:
@@ -376,20 +326,12 @@ def movedim(x: Tensor, source, destination) -> Tensor:
 moveaxis = movedim
 
 
-def _expand_rule(shape, stride, offset, *, size):
-    return tuple(size), expand_strides(shape, stride, size), offset
-
-
-expand_p = ViewPrimitive("expand", _expand_rule, overlapping=True)
-defvjp(expand_p, lambda g, out, x, *, size: g, reads=((),))  # the engine sums to x's shape
-
-
 def expand(x: Tensor, *size) -> Tensor:
     """A view with size-1 dims repeated (stride 0) and new leading dims; -1 keeps a size."""
     size = _shape_args(size)
     expand_strides(x._shape, x.stride(), size)  # PyTorch's errors for a bad size
     full = tuple(x._shape[i - (len(size) - x.ndim)] if s == -1 else s for i, s in enumerate(size))
-    return apply_view(expand_p, x, size=full)
+    return bind(view_p, x, fn=V_EXPAND, size=full)
 
 
 def expand_as(x: Tensor, other: Tensor) -> Tensor:
@@ -400,112 +342,22 @@ def broadcast_to(x: Tensor, size) -> Tensor:
     return expand(x, tuple(size))
 
 
-def _squeeze_rule(shape, stride, offset, *, dims, overload):
-    keep = [i for i in range(len(shape)) if not (i in dims and shape[i] == 1)]
-    return tuple(shape[i] for i in keep), tuple(stride[i] for i in keep), offset
-
-
-# `overload` is the form called, which names PyTorch's node: squeeze() 0, squeeze(dim) 1,
-# squeeze(dims) 2.
-squeeze_p = ViewPrimitive("squeeze", _squeeze_rule,
-                          grad_name=lambda args, params: f"SqueezeBackward{params['overload']}")
-defvjp(squeeze_p, lambda g, out, x, *, dims, overload, in_shape: g.reshape(in_shape),
-       reads=((),), in_shape=True)
-
-
 def squeeze(x: Tensor, dim=None) -> Tensor:
     nd = x.ndim
     if dim is None:
-        return apply_view(squeeze_p, x, dims=tuple(range(nd)), overload=0)
+        return bind(view_p, x, fn=V_SQUEEZE, dims=tuple(range(nd)))
     if isinstance(dim, (tuple, list)):
-        return apply_view(squeeze_p, x, dims=wrap_dims(dim, max(nd, 1)), overload=2)
+        return bind(view_p, x, fn=V_SQUEEZE_DIMS, dims=wrap_dims(dim, max(nd, 1)))
     _need_int(dim, "squeeze", "dim", 2)
-    return apply_view(squeeze_p, x, dims=(wrap_dim(dim, max(nd, 1)),), overload=1)
-
-
-def _unsqueeze_rule(shape, stride, offset, *, dim):
-    new_stride = stride[dim] * shape[dim] if dim < len(shape) else 1
-    return shape[:dim] + (1,) + shape[dim:], stride[:dim] + (new_stride,) + stride[dim:], offset
-
-
-unsqueeze_p = ViewPrimitive("unsqueeze", _unsqueeze_rule)
-defvjp(unsqueeze_p, lambda g, out, x, *, dim: g.squeeze(dim), reads=((),))
+    return bind(view_p, x, fn=V_SQUEEZE_DIM, dims=(wrap_dim(dim, max(nd, 1)),))
 
 
 def unsqueeze(x: Tensor, dim: int) -> Tensor:
     _need_int(dim, "unsqueeze", "dim", 2)
-    return apply_view(unsqueeze_p, x, dim=wrap_dim(dim, x.ndim + 1))
+    return bind(view_p, x, fn=V_UNSQUEEZE, dim=wrap_dim(dim, x.ndim + 1))
 
 
 # --- selecting views ---------------------------------------------------------------
-
-def _slice_rule(shape, stride, offset, *, dim, start, stop, step):
-    n = max(0, (stop - start + step - 1) // step)
-    return (shape[:dim] + (n,) + shape[dim + 1:],
-            stride[:dim] + (stride[dim] * step,) + stride[dim + 1:],
-            offset + start * stride[dim])
-
-
-def _select_rule(shape, stride, offset, *, dim, index):
-    return shape[:dim] + shape[dim + 1:], stride[:dim] + stride[dim + 1:], \
-        offset + index * stride[dim]
-
-
-def _diagonal_rule(shape, stride, offset, *, offset_, dim1, dim2):
-    if offset_ >= 0:
-        n = max(0, min(shape[dim1], shape[dim2] - offset_))
-        off = offset + offset_ * stride[dim2]
-    else:
-        n = max(0, min(shape[dim1] + offset_, shape[dim2]))
-        off = offset - offset_ * stride[dim1]
-    if n == 0:
-        off = offset
-    keep = [i for i in range(len(shape)) if i not in (dim1, dim2)]
-    return (tuple(shape[i] for i in keep) + (n,),
-            tuple(stride[i] for i in keep) + (stride[dim1] + stride[dim2],), off)
-
-
-def _unfold_rule(shape, stride, offset, *, dim, size, step):
-    if not shape:
-        return (size,), (1,), offset
-    n = (shape[dim] - size) // step + 1
-    return (shape[:dim] + (n,) + shape[dim + 1:] + (size,),
-            stride[:dim] + (stride[dim] * step,) + stride[dim + 1:] + (stride[dim],), offset)
-
-
-def _selecting_vjp(rule):
-    """Scatter the gradient into zeros shaped like the input, where the view selected."""
-    def vjp(g, out, x, *, in_shape, **params):
-        dense = contiguous_strides(in_shape)
-        src = rule(in_shape, dense, 0, **params)
-        return restride(g, src, (in_shape, dense, 0))
-
-    return vjp
-
-
-slice_p = ViewPrimitive("slice", _slice_rule)
-select_p = ViewPrimitive("select", _select_rule)
-diagonal_p = ViewPrimitive("diagonal", _diagonal_rule)
-unfold_p = ViewPrimitive("unfold", _unfold_rule)
-for _p in (slice_p, select_p, diagonal_p, unfold_p):
-    defvjp(_p, _selecting_vjp(_p.rule), reads=((),), in_shape=True)
-
-
-def _as_strided_rule(shape, stride, offset, *, size, stride_, storage_offset, in_shape,
-                     in_stride, in_offset):
-    return size, stride_, storage_offset
-
-
-def _as_strided_vjp(g, out, x, *, size, stride_, storage_offset, in_shape, in_stride,
-                    in_offset):
-    # Both geometries address the same storage: scatter through the view's, gather
-    # through the input's (PyTorch's as_strided_backward, without its special cases).
-    return restride(g, (size, stride_, storage_offset), (in_shape, in_stride, in_offset))
-
-
-as_strided_p = ViewPrimitive("as_strided", _as_strided_rule)
-defvjp(as_strided_p, _as_strided_vjp, reads=((),))
-
 
 def _slice_args(n: int, start, stop, step: int):
     if step <= 0:
@@ -525,7 +377,7 @@ def slice_dim(x: Tensor, dim: int, start=None, stop=None, step: int = 1) -> Tens
     """`x[..., start:stop:step, ...]` along `dim` (PyTorch's `slice` op)."""
     d = wrap_dim(dim, x.ndim)
     start, stop = _slice_args(x._shape[d], start, stop, step)
-    return apply_view(slice_p, x, dim=d, start=start, stop=stop, step=step)
+    return bind(view_p, x, fn=V_SLICE, dim=d, start=start, stop=stop, step=step)
 
 
 def narrow(x: Tensor, dim: int, start, length: int) -> Tensor:
@@ -542,7 +394,7 @@ def narrow(x: Tensor, dim: int, start, length: int) -> Tensor:
         start += n
     if length < 0 or start + length > n:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
-    return apply_view(slice_p, x, dim=d, start=start, stop=start + length, step=1)
+    return bind(view_p, x, fn=V_SLICE, dim=d, start=start, stop=start + length, step=1)
 
 
 def select(x: Tensor, dim: int, index: int) -> Tensor:
@@ -557,7 +409,7 @@ def select(x: Tensor, dim: int, index: int) -> Tensor:
         )
     if index < 0:
         index += n
-    return apply_view(select_p, x, dim=d, index=index)
+    return bind(view_p, x, fn=V_SELECT, dim=d, index=index)
 
 
 def diagonal(x: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
@@ -566,7 +418,7 @@ def diagonal(x: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor
     d1, d2 = wrap_dim(dim1, max(nd, 1)), wrap_dim(dim2, max(nd, 1))  # IndexError first
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    return apply_view(diagonal_p, x, offset_=offset, dim1=d1, dim2=d2)
+    return bind(view_p, x, fn=V_DIAGONAL, offset_=offset, dim1=d1, dim2=d2)
 
 
 def unfold(x: Tensor, dimension: int, size: int, step: int) -> Tensor:
@@ -578,7 +430,7 @@ def unfold(x: Tensor, dimension: int, size: int, step: int) -> Tensor:
         )
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
-    return apply_view(unfold_p, x, dim=d, size=size, step=step)
+    return bind(view_p, x, fn=V_UNFOLD, dim=d, size=size, step=step)
 
 
 def as_strided(x: Tensor, size, stride, storage_offset=None) -> Tensor:
@@ -600,7 +452,7 @@ def as_strided(x: Tensor, size, stride, storage_offset=None) -> Tensor:
             f"itemsize {x._dtype.itemsize} requiring a storage size of {need} are out of bounds "
             f"for storage of size {storage.nbytes()}"
         )
-    return apply_view(as_strided_p, x, size=size, stride_=stride, storage_offset=off,
+    return bind(view_p, x, fn=V_AS_STRIDED, size=size, stride_=stride, storage_offset=off,
                       in_shape=x._shape, in_stride=x.stride(), in_offset=x._offset)
 
 
@@ -709,59 +561,6 @@ def view_dtype(x: Tensor, dtype: dt.dtype) -> Tensor:
     out = _view(x, shape, new_stride, offset)
     out._dtype = dtype
     return out
-
-
-# --- restride: the linear map behind every selecting view's VJP ------------------------
-
-def _positions(geom, base: int) -> np.ndarray:
-    shape, stride, offset = geom
-    idx = np.zeros(shape, dtype=np.int64)
-    idx += offset - base
-    for d, (n, s) in enumerate(zip(shape, stride)):
-        r = np.arange(n, dtype=np.int64) * s
-        idx += r.reshape((n,) + (1,) * (len(shape) - d - 1))
-    return idx
-
-
-def _strided(flat: np.ndarray, geom, base: int) -> np.ndarray:
-    shape, stride, offset = geom
-    it = flat.itemsize
-    return np.lib.stride_tricks.as_strided(flat[offset - base:], shape, [s * it for s in stride],
-                                           writeable=True)
-
-
-def _restride_kernel(g, *, src, dst):
-    if numel(dst[0]) == 0:
-        return np.zeros(dst[0], dtype=g.dtype)
-    base = min(src[2], dst[2])
-    extent = max(storage_extent(*src), storage_extent(*dst)) - base
-    flat = np.zeros(extent, dtype=g.dtype)
-    if g.size:
-        if non_overlapping(src[0], src[1]):
-            _strided(flat, src, base)[...] = g
-        else:
-            np.add.at(flat, _positions(src, base), g)
-    if dst[2] == base and extent == numel(dst[0]) and dst[1] == contiguous_strides(dst[0]):
-        return flat.reshape(dst[0])
-    return _strided(flat, dst, base).copy()
-
-
-restride_p = Primitive("restride", _restride_kernel,
-                       lambda g, *, src, dst: (tuple(dst[0]), g._dtype),
-                       grad_name="AsStridedScatterBackward0")
-defvjp(restride_p, lambda gg, out, g, *, src, dst: restride(gg, dst, src), reads=((),))
-
-
-def restride(g: Tensor, src, dst) -> Tensor:
-    """Scatter-add `g` into a zero buffer through geometry `src`, read it back through `dst`.
-
-    Each geometry is (shape, stride, offset) over one shared flat buffer. The map is
-    linear and its transpose is the same map with the geometries swapped, which is
-    its VJP.
-    """
-    src = (tuple(src[0]), tuple(src[1]), int(src[2]))
-    dst = (tuple(dst[0]), tuple(dst[1]), int(dst[2]))
-    return apply(restride_p, g.contiguous() if g.device.type == "cpu" else g, src=src, dst=dst)
 
 
 # --- methods ---------------------------------------------------------------------

@@ -41,11 +41,15 @@ from . import _rng_kernels as K
 from . import _rng_math as M
 from ._common import same_meta, type_name, write_out
 from .creation import _sizes
+from .fill import fill_p
 from .registry import (
-    Primitive,
+    Family,
+    Member,
     apply,
     apply_,
+    batch_by_loop,
     check_inplace,
+    deflinear,
     defvjp,
     nondifferentiable,
 )
@@ -131,18 +135,32 @@ def _check_real_float(d: dt.dtype, kernel: str) -> None:
         raise NotImplementedError(f'"{kernel}" not implemented for \'{type_name(d)}\'')
 
 
-def _fill_kernel(dst, values, *, draw):
+def _draw_kernel(dst, values):
     return values  # (fresh from the draw: nothing else holds it)
 
 
-# An in-place random fill: the values are drawn before the op runs (they are its input),
-# so the kernel only copies them; the old values get a zero gradient, as in PyTorch, whose
-# node is named after the distribution drawn from (`NormalBackward0` ...): the `draw` param.
-random_fill_p = Primitive("random_fill", _fill_kernel,
-                          lambda dst, values, *, draw: same_meta(dst),
-                          grad_name=lambda args, params: params["draw"])
-defvjp(random_fill_p, lambda g, out, dst, values, *, draw: g.new_zeros(g.shape), None,
-       reads=((), ()))
+def _draw(name: str, grad_name: str | None = None) -> Member:
+    """An in-place random fill, a member of `fill`: the values are drawn before the op runs
+    (they are its input), so the kernel only hands them on; the old values get a zero
+    gradient, as in PyTorch, whose node is named after the distribution drawn from."""
+    m = Member(fill_p, name, _draw_kernel, lambda dst, values: same_meta(dst),
+               grad_name=grad_name)
+    defvjp(m, lambda g, out, dst, values: g.new_zeros(g.shape), None, reads=((), ()))
+    deflinear(m)  # (the values hold no tangent in practice: they are drawn, constants)
+    return m
+
+
+_DRAWS = {m.grad_name: m for m in (
+    _draw("uniform"), _draw("normal"), _draw("random"), _draw("bernoulli"),
+    _draw("bernoulli_p", "BernoulliBackward1"), _draw("exponential"), _draw("cauchy"),
+    _draw("log_normal"), _draw("geometric"))}
+
+
+# The samplers: draws from a distribution whose noise (or generator) is an input, so the
+# op itself is deterministic given it. One primitive, a member per distribution (below).
+sample_p = Family("sample")
+batch_by_loop(sample_p, "random: the randomness semantics of vmap (same or different draws "
+                        "per example) come with vmap itself")
 
 
 def _check_no_overlap(shape, stride) -> None:
@@ -169,7 +187,7 @@ def _inplace(self: Tensor, grad_name: str, make) -> Tensor:
         flat = np.ascontiguousarray(flat).view(self._dtype.np)
     values = _arrange(flat, shape, stride)
     # the drawn values are the op's input: an interpreter sees (and could replay) them
-    return apply_(random_fill_p, self, _wrap(values, self._dtype), draw=grad_name)
+    return apply_(fill_p, self, _wrap(values, self._dtype), fn=_DRAWS[grad_name])
 
 
 # --- uniform ---------------------------------------------------------------------
@@ -464,9 +482,9 @@ def _bernoulli_tensor_kernel(u, p, *, dtype):
 
 # u < p, elementwise: the uniforms `u` (doubles for float64 probabilities, else floats)
 # are drawn before the op, in the filled tensor's memory order, and are its input.
-bernoulli_tensor_p = Primitive("bernoulli_tensor", _bernoulli_tensor_kernel,
-                               lambda u, p, *, dtype: (u._shape, dtype))
-nondifferentiable(bernoulli_tensor_p)
+BERNOULLI = Member(sample_p, "bernoulli_tensor", _bernoulli_tensor_kernel,
+                   lambda u, p, *, dtype: (u._shape, dtype))
+nondifferentiable(BERNOULLI)
 
 
 def _bernoulli_tensor_(self: Tensor, g, p: Tensor) -> Tensor:
@@ -481,8 +499,8 @@ def _bernoulli_tensor_(self: Tensor, g, p: Tensor) -> Tensor:
     n = numel(shape)
     ud = dt.float64 if p._dtype is dt.float64 else dt.float32
     u = _wrap(_arrange(g._doubles(n) if ud is dt.float64 else g._floats(n), shape, stride), ud)
-    values = apply(bernoulli_tensor_p, u, p.detach(), dtype=self._dtype)
-    return apply_(random_fill_p, self, values, draw="BernoulliBackward1")
+    values = apply(sample_p, u, p.detach(), fn=BERNOULLI, dtype=self._dtype)
+    return apply_(fill_p, self, values, fn=_DRAWS["BernoulliBackward1"])
 
 
 def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
@@ -645,7 +663,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
                                input._shape, _like_strides(input)), d)
     else:
         noise = _wrap(g._doubles(rows * num_samples).reshape(rows, num_samples), dt.float64)
-    idx = apply(multinomial_p, input.detach(), noise, num_samples=num_samples,
+    idx = apply(sample_p, input.detach(), noise, fn=MULTINOMIAL, num_samples=num_samples,
                 replacement=bool(replacement) and num_samples != 1)
     return write_out(idx, out)
 
@@ -670,16 +688,16 @@ def _multinomial_kernel(p, noise, *, num_samples, replacement):
 
 # Category indices from probabilities and the noise drawn for them beforehand (Exp(1)
 # per probability without replacement, a double uniform per sample with it).
-multinomial_p = Primitive(
-    "multinomial", _multinomial_kernel,
+MULTINOMIAL = Member(
+    sample_p, "multinomial", _multinomial_kernel,
     lambda p, noise, *, num_samples, replacement: (p._shape[:-1] + (num_samples,), dt.int64))
-nondifferentiable(multinomial_p)
+nondifferentiable(MULTINOMIAL)
 
 
 def poisson(input: Tensor, generator=None) -> Tensor:
     """Poisson samples with rates `input` (elementwise)."""
     _check_real_float(input._dtype, "poisson_cpu")
-    return apply(poisson_p, input.detach(), generator=_gen(generator, "poisson"),
+    return apply(sample_p, input.detach(), fn=POISSON, generator=_gen(generator, "poisson"),
                  dtype=input._dtype)
 
 
@@ -695,9 +713,9 @@ def _poisson_kernel(rates, *, generator, dtype):
 
 # How many words each sample takes depends on its rate (rejection sampling), so the
 # draws cannot be made before the op: the generator is the kernel's param.
-poisson_p = Primitive("poisson", _poisson_kernel,
-                      lambda rates, *, generator, dtype: (rates._shape, dtype))
-nondifferentiable(poisson_p)
+POISSON = Member(sample_p, "poisson", _poisson_kernel,
+                 lambda rates, *, generator, dtype: (rates._shape, dtype))
+nondifferentiable(POISSON)
 
 
 # --- *_like ------------------------------------------------------------------------------
