@@ -34,7 +34,9 @@ def _flops(a, b) -> int:
     return 2 * k * (a.shape[-2] if a.ndim > 1 else 1) * (b.shape[-1] if b.ndim > 1 else 1)
 
 
-def _matmul_kernel(a, b):
+def _matmul_kernel(a, b, conj=False):
+    if conj:  # vdot: sum(conj(a) * b) of two vectors
+        return np.asarray(np.vdot(_up(a), _up(b))).astype(a.dtype)
     if a.dtype in _LOW:
         return np.asarray(blas(np.matmul, _up(a), _up(b), _flops(a, b))).astype(a.dtype)
     return np.asarray(blas(np.matmul, a, b, _flops(a, b)))
@@ -54,7 +56,7 @@ def _matmul_shape(sa, sb) -> tuple[int, ...]:
     return shape
 
 
-def _matmul_meta(a, b):
+def _matmul_meta(a, b, conj=False):
     return _matmul_shape(a._shape, b._shape), a._dtype
 
 
@@ -69,7 +71,9 @@ def _times(x: Tensor, y: Tensor) -> Tensor:
     return x @ y
 
 
-def _grad_a(g, out, a, b):
+def _grad_a(g, out, a, b, conj=False):
+    if conj:
+        return _cj(g) * b
     bc = _cj(b)
     if a.ndim == 1 and b.ndim == 1:
         return g * bc
@@ -80,7 +84,9 @@ def _grad_a(g, out, a, b):
     return _times(g, bc.mT)
 
 
-def _grad_b(g, out, a, b):
+def _grad_b(g, out, a, b, conj=False):
+    if conj:
+        return g * a
     ac = _cj(a)
     if a.ndim == 1 and b.ndim == 1:
         return g * ac
@@ -93,7 +99,10 @@ def _grad_b(g, out, a, b):
 
 def _product_name(args, params) -> str:
     """PyTorch's node for a product, which it names by the kernel the operands' ranks pick:
-    dot (1-D, 1-D), mv (2-D, 1-D), mm (2-D, 2-D), bmm (3-D, 3-D, one batch), else matmul."""
+    dot (1-D, 1-D), mv (2-D, 1-D), mm (2-D, 2-D), bmm (3-D, 3-D, one batch), else matmul;
+    vdot (`conj=True`) is its own."""
+    if params:
+        return "VdotBackward0"
     sa, sb = args[0]._shape, args[1]._shape
     ranks = (len(sa), len(sb))
     if ranks == (2, 2):
@@ -105,18 +114,12 @@ def _product_name(args, params) -> str:
 
 _RANK_NAMES = {(1, 1): "DotBackward0", (2, 1): "MvBackward0"}
 
-# mm, bmm, mv, dot and matmul are one product (one np.matmul); the node name follows the ranks
+# mm, bmm, mv, dot and matmul are one product (one np.matmul); the node name follows the
+# ranks. vdot is the same product with the first operand conjugated (`conj=True`).
 matmul_p = Primitive("matmul", _matmul_kernel, _matmul_meta, grad_name=_product_name)
 # Each rule also looks at the other operand's ndim, so both are saved.
 defvjp(matmul_p, _grad_a, _grad_b, reads=((0, 1), (0, 1)))
 
-
-def _vdot_kernel(a, b):
-    return np.asarray(np.vdot(_up(a), _up(b))).astype(a.dtype)
-
-
-vdot_p = Primitive("vdot", _vdot_kernel, lambda a, b: ((), a._dtype), grad_name="VdotBackward0")
-defvjp(vdot_p, lambda g, out, a, b: _cj(g) * b, lambda g, out, a, b: g * a, reads=((1,), (0,)))
 
 
 # --- argument checks (PyTorch's messages) ---------------------------------------------
@@ -289,26 +292,32 @@ def dot(input: Tensor, tensor: Tensor, *, out=None) -> Tensor:
 def vdot(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """sum(conj(input) * other) over two 1-D tensors."""
     _check_vectors(input, other, "dot")
-    return write_out(apply(vdot_p, input, other), out)
+    return write_out(apply(matmul_p, input, other, conj=True), out)
 
 
 # --- the fused add* family: beta * input + alpha * product ------------------------------
 
-def _addprod_kernel(product):
-    def kernel(inp, m1, m2, *, beta, alpha):
-        low = m1.dtype in _LOW
-        r = blas(product, _up(m1), _up(m2), _flops(m1, m2))  # fresh: the one BLAS call
-        if alpha != 1:
-            np.multiply(r, alpha, out=r, casting="unsafe")
-        if beta != 0:
-            src = _up(inp) if low else inp
-            if beta == 1:
-                np.add(r, src, out=r, casting="unsafe")
-            else:
-                np.add(r, np.multiply(src, beta), out=r, casting="unsafe")
-        return r.astype(m1.dtype) if low else r
+def _product_of(m1, batch_sum: bool):
+    """The product an add* call takes: a sum of batch products (addbmm), an outer product
+    of two vectors (addr), else matmul (addmm, addmv, baddbmm)."""
+    if batch_sum:
+        return _sum_bmm
+    return np.multiply.outer if m1.ndim == 1 else np.matmul
 
-    return kernel
+
+def _addmm_kernel(inp, m1, m2, *, beta, alpha, batch_sum=False):
+    low = m1.dtype in _LOW
+    product = np.matmul if m1.ndim == 2 and not batch_sum else _product_of(m1, batch_sum)
+    r = blas(product, _up(m1), _up(m2), _flops(m1, m2))  # fresh: the one BLAS call
+    if alpha != 1:
+        np.multiply(r, alpha, out=r, casting="unsafe")
+    if beta != 0:
+        src = _up(inp) if low else inp
+        if beta == 1:
+            np.add(r, src, out=r, casting="unsafe")
+        else:
+            np.add(r, np.multiply(src, beta), out=r, casting="unsafe")
+    return r.astype(m1.dtype) if low else r
 
 
 def _sum_bmm(b1, b2):
@@ -319,11 +328,16 @@ def _sum_bmm(b1, b2):
     return np.asarray(np.matmul(left, b2.reshape(n_batch * k, p)))
 
 
-def _addprod_meta(shape_of):
-    def meta(inp, m1, m2, *, beta, alpha):
-        return shape_of(m1._shape, m2._shape), m1._dtype
+def _addmm_shape(sa, sb, batch_sum: bool = False) -> tuple[int, ...]:
+    if batch_sum:
+        return (sa[1], sb[2])
+    if len(sa) == 1:
+        return (sa[0], sb[0])
+    return _matmul_shape(sa, sb)
 
-    return meta
+
+def _addmm_meta(inp, m1, m2, *, beta, alpha, batch_sum=False):
+    return _addmm_shape(m1._shape, m2._shape, batch_sum), m1._dtype
 
 
 def _scaled(x: Tensor, s) -> Tensor:
@@ -332,43 +346,48 @@ def _scaled(x: Tensor, s) -> Tensor:
     return x * (s.conjugate() if isinstance(s, complex) else s)
 
 
-def _addprod(name: str, product, shape_of, grad_m1, grad_m2, grad_name=None) -> Primitive:
-    prim = Primitive(name, _addprod_kernel(product), _addprod_meta(shape_of), grad_name=grad_name)
-    defvjp(
-        prim,
-        lambda g, out, inp, m1, m2, *, beta, alpha: _scaled(g, beta),
-        lambda g, out, inp, m1, m2, *, beta, alpha: _scaled(grad_m1(g, m2), alpha),
-        lambda g, out, inp, m1, m2, *, beta, alpha: _scaled(grad_m2(g, m1), alpha),
-        reads=((), (2,), (1,)),
-    )
-    return prim
-
-
-def _addmm_grad1(g, m2):
-    if len(g._shape) == 1:  # addmv: m2 is the vector
-        return g.unsqueeze(-1) * _cj(m2)
+def _addmm_grad1(g, m2, batch_sum):
+    if batch_sum:  # addbmm
+        return g.unsqueeze(0) @ _cj(m2).mT
+    if len(m2._shape) == 1:
+        if len(g._shape) == 2:  # addr: g @ conj(v2)
+            return g @ _cj(m2)
+        return g.unsqueeze(-1) * _cj(m2)  # addmv: m2 is the vector
     return _times(g, _cj(m2).mT)
 
 
-def _addmm_grad2(g, m1):
+def _addmm_grad2(g, m1, batch_sum):
+    if batch_sum:
+        return _cj(m1).mT @ g
+    if len(m1._shape) == 1:  # addr
+        return g.mT @ _cj(m1)
     return _times(_cj(m1).mT, g)  # (a matrix-vector or batched product when not 2-D)
 
 
-# addmm, addmv and baddbmm are one fused product; the second operand's rank (2, 1, 3) names
-# the node
+# addmm, addmv, baddbmm, addbmm and addr are one fused primitive: beta * input + alpha *
+# product, the product picked by the operands' ranks (and `batch_sum` for addbmm, which
+# sums baddbmm's batch); the ranks name the node as PyTorch does.
 _ADDMM_NAMES = ("", "AddmvBackward0", "AddmmBackward0", "BaddbmmBackward0")
 
 
 def _addmm_name(args, params) -> str:
+    if params.get("batch_sum"):
+        return "AddbmmBackward0"
+    if len(args[1]._shape) == 1:
+        return "AddrBackward0"
     return _ADDMM_NAMES[len(args[2]._shape)]
 
 
-addmm_p = _addprod("addmm", np.matmul, _matmul_shape, _addmm_grad1, _addmm_grad2,
-                   grad_name=_addmm_name)
-addbmm_p = _addprod("addbmm", _sum_bmm, lambda sa, sb: (sa[1], sb[2]),
-                    lambda g, b2: g.unsqueeze(0) @ _cj(b2).mT, lambda g, b1: _cj(b1).mT @ g)
-addr_p = _addprod("addr", np.multiply.outer, lambda sa, sb: (sa[0], sb[0]),
-                  lambda g, v2: g @ _cj(v2), lambda g, v1: g.mT @ _cj(v1))
+addmm_p = Primitive("addmm", _addmm_kernel, _addmm_meta, grad_name=_addmm_name)
+defvjp(
+    addmm_p,
+    lambda g, out, inp, m1, m2, *, beta, alpha, batch_sum=False: _scaled(g, beta),
+    lambda g, out, inp, m1, m2, *, beta, alpha, batch_sum=False: _scaled(
+        _addmm_grad1(g, m2, batch_sum), alpha),
+    lambda g, out, inp, m1, m2, *, beta, alpha, batch_sum=False: _scaled(
+        _addmm_grad2(g, m1, batch_sum), alpha),
+    reads=((), (2,), (1,)),
+)
 
 
 def _check_scalars(dtype: dt.dtype, beta, alpha) -> None:
@@ -411,21 +430,21 @@ def _same_dtypes(name: str, inp: Tensor, m1: Tensor, m2: Tensor) -> None:
         )
 
 
-def _run_addprod(prim, inp, m1, m2, beta, alpha, out, inplace: bool, shape=None):
+def _run_addprod(inp, m1, m2, beta, alpha, out, inplace: bool, shape=None, **params):
     _check_scalars(m1._dtype, beta, alpha)
     if m1._dtype._kind < 2:
         beta, alpha = int(beta), int(alpha)
     if shape is None:
-        shape = prim.meta(inp, m1, m2, beta=beta, alpha=alpha)[0]
+        shape = _addmm_shape(m1._shape, m2._shape, **params)
     if inplace:
         if inp._shape != shape:
             raise RuntimeError(
                 f"Bad in-place call: input tensor size {list(inp._shape)} and output tensor size "
                 f"{list(shape)} should match"
             )
-        return apply_(prim, inp, m1, m2, beta=beta, alpha=alpha)
+        return apply_(addmm_p, inp, m1, m2, beta=beta, alpha=alpha, **params)
     _check_expand(inp, shape)
-    return write_out(apply(prim, inp, m1, m2, beta=beta, alpha=alpha), out)
+    return write_out(apply(addmm_p, inp, m1, m2, beta=beta, alpha=alpha, **params), out)
 
 
 def _addmm(input, mat1, mat2, beta, alpha, out, inplace):
@@ -438,7 +457,7 @@ def _addmm(input, mat1, mat2, beta, alpha, out, inplace):
     _no_bool(mat1, "addmm_impl_cpu_")
     if mat1._shape[1] != mat2._shape[0]:
         raise _mat_mismatch(mat1._shape, mat2._shape)
-    return _run_addprod(addmm_p, input, mat1, mat2, beta, alpha, out, inplace,
+    return _run_addprod(input, mat1, mat2, beta, alpha, out, inplace,
                         (mat1._shape[0], mat2._shape[1]))
 
 
@@ -466,7 +485,7 @@ def _addmv(input, mat, vec, beta, alpha, out, inplace):
     if mat._shape[1] != vec._shape[0] or (input.ndim and input._shape[0] not in (1,
                                                                                mat._shape[0])):
         raise _mv_mismatch(input._shape[0] if input.ndim else 1, mat._shape, vec._shape[0])
-    return _run_addprod(addmm_p, input, mat, vec, beta, alpha, out, inplace)
+    return _run_addprod(input, mat, vec, beta, alpha, out, inplace)
 
 
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
@@ -498,7 +517,7 @@ def _batch_dtypes(input: Tensor, b1: Tensor, b2: Tensor) -> None:
 def _baddbmm(input, batch1, batch2, beta, alpha, out, inplace):
     _check_batches(batch1, batch2)
     _batch_dtypes(input, batch1, batch2)
-    return _run_addprod(addmm_p, input, batch1, batch2, beta, alpha, out, inplace)
+    return _run_addprod(input, batch1, batch2, beta, alpha, out, inplace)
 
 
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1,
@@ -520,7 +539,7 @@ def _addbmm(input, batch1, batch2, beta, alpha, out, inplace):
         )
     _check_batches(batch1, batch2)
     _batch_dtypes(input, batch1, batch2)
-    return _run_addprod(addbmm_p, input, batch1, batch2, beta, alpha, out, inplace)
+    return _run_addprod(input, batch1, batch2, beta, alpha, out, inplace, batch_sum=True)
 
 
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1,
@@ -552,8 +571,8 @@ def _addr(input, vec1, vec2, beta, alpha, out, inplace):
     if inplace and d is not input._dtype:
         d = input._dtype
     vec1, vec2 = vec1.to(d), vec2.to(d)
-    return _run_addprod(addr_p, input if inplace else input.to(d), vec1, vec2, beta, alpha,
-                        out, inplace)
+    return _run_addprod(input if inplace else input.to(d), vec1, vec2, beta, alpha, out,
+                        inplace)
 
 
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
