@@ -15,10 +15,11 @@ from .. import _dtype as dt
 from .._tensor import Tensor
 from .._view import broadcast_shapes, numel
 from ..amp.autocast_mode import cast_for
+from ._batching import batch_size, batched, front
 from ._common import type_name, write_out
 from ._parallel import blas
 from .movement import unsafe_view
-from .registry import Primitive, apply, apply_, defvjp
+from .registry import Primitive, apply, apply_, bind, defbatch, defjvp, defvjp
 
 _LOW = (np.dtype(np.float16), dt.bfloat16.np)
 
@@ -119,6 +120,51 @@ _RANK_NAMES = {(1, 1): "DotBackward0", (2, 1): "MvBackward0"}
 matmul_p = Primitive("matmul", _matmul_kernel, _matmul_meta, grad_name=_product_name)
 # Each rule also looks at the other operand's ndim, so both are saved.
 defvjp(matmul_p, _grad_a, _grad_b, reads=((0, 1), (0, 1)))
+
+
+def _matmul_jvp(primals, tangents, out, conj=False):
+    """Bilinear: d(a @ b) = da @ b + a @ db (vdot likewise, conjugating the first)."""
+    (a, b), (ta, tb) = primals, tangents
+    p = {"conj": True} if conj else {}
+    t = None if ta is None else bind(matmul_p, ta, b, **p)
+    if tb is not None:
+        u = bind(matmul_p, a, tb, **p)
+        t = u if t is None else t + u
+    return t
+
+
+def _matmul_batch(args, dims, conj=False):
+    """Vectors made matrices, the batch put in front with size-1 axes after it so that
+    it lines up with the batch of the other operand (or broadcasts over an unbatched
+    one), one product, and the vector axes squeezed out again."""
+    a, b = args
+    if conj:
+        a = _cj(a)
+    ra, rb = (x.ndim - (d is not None) for x, d in zip(args, dims))
+    a, b = front(a, dims[0]), front(b, dims[1])
+    if ra == 1:
+        a = a.unsqueeze(-2)
+    if rb == 1:
+        b = b.unsqueeze(-1)
+    top = max(ra, rb, 2)
+    a, b = (_pad_batch(x, d, top) for x, d in ((a, dims[0]), (b, dims[1])))
+    out = bind(matmul_p, a, b)
+    if ra == 1:
+        out = out.squeeze(-2)
+    if rb == 1:
+        out = out.squeeze(-1)
+    return out, 0
+
+
+def _pad_batch(x: Tensor, d, rank: int) -> Tensor:
+    """A batch-first `x` given size-1 axes after the batch up to logical rank `rank`."""
+    if d is None or x.ndim - 1 >= rank:
+        return x
+    return x.reshape((x._shape[0],) + (1,) * (rank - x.ndim + 1) + tuple(x._shape[1:]))
+
+
+defjvp(matmul_p, _matmul_jvp)
+defbatch(matmul_p, _matmul_batch)
 
 
 
@@ -388,6 +434,60 @@ defvjp(
         _addmm_grad2(g, m1, batch_sum), alpha),
     reads=((), (2,), (1,)),
 )
+
+
+def _addmm_jvp(primals, tangents, out, *, beta, alpha, batch_sum=False):
+    """Linear in input, bilinear in (m1, m2): each product term is one more addmm, the
+    input's tangent riding on the first (beta = 0 where it has none)."""
+    inp, m1, m2 = primals
+    ti, t1, t2 = tangents
+    t = None
+    for x1, x2 in ((t1, m2), (m1, t2)):
+        if x1 is None or x2 is None:
+            continue
+        u = bind(addmm_p, inp if ti is None else ti, x1, x2, beta=0 if ti is None else beta,
+                 alpha=alpha, batch_sum=batch_sum)
+        ti = None
+        t = u if t is None else t + u
+    if ti is not None:
+        u = (ti if beta == 1 else ti * beta).expand(out._shape)
+        t = u if t is None else t + u
+    return t
+
+
+def _addmm_batch(args, dims, *, beta, alpha, batch_sum=False):
+    """Every form lifted to a batched matrix product (an outer product as a (n, 1) @ (1, p)
+    one, a matrix-vector product with the vector a column, addbmm's sum as one product over
+    a batch * k inner dim) with the batch in front, then one addmm."""
+    inp, m1, m2 = args
+    di, d1, d2 = dims
+    size = batch_size(args, dims)
+    r1, r2 = m1.ndim - (d1 is not None), m2.ndim - (d2 is not None)
+    ri = inp.ndim - (di is not None)
+    m1, m2, inp = front(m1, d1), front(m2, d2), front(inp, di)
+    if batch_sum:  # (b, n, k), (b, k, p) -> (n, b k), (b k, p)
+        nb, n, k = m1._shape[-3:]
+        m1 = m1.movedim(-3, -2).reshape(tuple(m1._shape[:-3]) + (n, nb * k))
+        m2 = m2.reshape(tuple(m2._shape[:-3]) + (nb * k, m2._shape[-1]))
+        r1 = r2 = 2
+    elif r1 == 1:  # addr: the outer product of a column and a row
+        m1, m2 = m1.unsqueeze(-1), m2.unsqueeze(-2)
+        r1 = r2 = 2
+    vector = r2 == 1
+    if vector:  # addmv: the vector a column, the input too
+        m2 = m2.unsqueeze(-1)
+        if ri:
+            inp = inp.unsqueeze(-1)
+            ri += 1
+    if d1 is None and d2 is None:
+        m1, d1 = batched(m1, None, size), 0
+    inp = _pad_batch(inp, di, max(r1, 2))
+    out = bind(addmm_p, inp, m1, m2, beta=beta, alpha=alpha)
+    return (out.squeeze(-1) if vector else out), 0
+
+
+defjvp(addmm_p, _addmm_jvp)
+defbatch(addmm_p, _addmm_batch)
 
 
 def _check_scalars(dtype: dt.dtype, beta, alpha) -> None:

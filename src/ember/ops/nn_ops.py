@@ -1,7 +1,8 @@
-"""Primitives only `ember.nn` needs: embedding lookup and the negative log-likelihood loss.
+"""Primitives only `ember.nn` needs: embedding lookup, the negative log-likelihood loss,
+constant padding and the CTC loss (layer norm and attention have files of their own).
 
-Both are linear in their differentiable input, so each one's VJP is a second
-primitive (the adjoint) whose own VJP is the first again; double backward works.
+Embedding and nll_loss are linear in their differentiable input, so each one's VJP is a
+second primitive (the adjoint) whose own VJP is the first again; double backward works.
 # NOTE: listed exceptions to "compose everything": embedding (EmbeddingBackward0,
 # padding_idx rows get no gradient) and nll_loss (NllLossBackward0, fused gather and
 # weighting; cross_entropy = log_softmax + nll_loss).
@@ -9,16 +10,12 @@ primitive (the adjoint) whose own VJP is the first again; double backward works.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
-from ._common import row_sums
-from .creation import zeros_like
-from .registry import Primitive, apply, defvjp, defvjp_joint, nondifferentiable
+from .registry import Primitive, apply, defvjp, nondifferentiable
 
 _grad_mode = grad_mode.state
 
@@ -240,197 +237,6 @@ def nll_loss_prim(input: Tensor, target: Tensor, weight: Tensor | None, reductio
     """Run the primitive; arguments are already checked and `target` is int64."""
     return apply(nll_loss_p, input, target, weight, reduction=reduction,
                  ignore_index=int(ignore_index))
-
-
-# --- layer_norm -------------------------------------------------------------------------
-# NOTE: a listed exception too: one kernel normalises the rows (the composite took nine
-# ops and as many fresh buffers) and returns, beside the result, the normalised rows and
-# their 1/std for the backward (PyTorch's native_layer_norm keeps mean and 1/std). The
-# backward is one fused kernel when no graph of it is wanted, the same formula in ember
-# ops otherwise; both take the gradients that double backward sends to those two outputs.
-
-
-def _rows(a, k: int):
-    """`a` as a matrix with its trailing k dims flattened into each row."""
-    lead, row = a.shape[:a.ndim - k], a.shape[a.ndim - k:]
-    return a.reshape(math.prod(lead), math.prod(row))
-
-
-def _layer_norm_kernel(x, weight, bias, *, k, eps):
-    rows = _rows(x, k)
-    n = rows.shape[1]
-    mean = row_sums(rows)
-    np.divide(mean, n, out=mean)
-    xhat = np.subtract(rows, mean)
-    var = row_sums(np.square(xhat))
-    np.divide(var, n, out=var)
-    rstd = np.divide(1, np.sqrt(np.add(var, eps, out=var), out=var), out=var)
-    np.multiply(xhat, rstd, out=xhat)
-    out = xhat if weight is None else np.multiply(xhat, weight.reshape(-1))
-    out = np.add(out, bias.reshape(-1), out=None if out is xhat else out) \
-        if bias is not None else (out.copy() if out is xhat else out)
-    stat = x.shape[:x.ndim - k] + (1,) * k
-    return out.reshape(x.shape), xhat.reshape(x.shape), rstd.reshape(stat)
-
-
-def _layer_norm_meta(x, weight, bias, *, k, eps):
-    stat = tuple(x._shape[:len(x._shape) - k]) + (1,) * k
-    return (x._shape, x._dtype), (x._shape, x._dtype), (stat, x._dtype)
-
-
-def _layer_norm_backward_kernel(g, xhat, rstd, weight, *, k):
-    """(dx, dweight, dbias): dx = rstd (gw - mean(gw) - xhat mean(gw xhat)) per row with
-    gw = g * weight; dweight and dbias sum g * xhat and g over the rows."""
-    rows, g_rows = _rows(xhat, k), _rows(g, k)
-    n = rows.shape[1]
-    gx = np.multiply(g_rows, rows)
-    dweight = np.add.reduce(gx, axis=0).reshape(xhat.shape[xhat.ndim - k:])
-    dbias = np.add.reduce(g_rows, axis=0).reshape(dweight.shape)
-    if weight is not None:
-        gw = np.multiply(g_rows, weight.reshape(-1))
-        np.multiply(gx, weight.reshape(-1), out=gx)  # now gw * xhat
-    else:
-        gw = np.array(g_rows)
-    a = row_sums(gw) / n
-    b = row_sums(gx) / n
-    np.multiply(rows, b, out=gx)
-    np.subtract(gw, a, out=gw)
-    np.subtract(gw, gx, out=gw)
-    np.multiply(gw, rstd.reshape(-1, 1), out=gw)
-    return gw.reshape(xhat.shape), dweight, dbias
-
-
-layer_norm_p = Primitive("native_layer_norm", _layer_norm_kernel, _layer_norm_meta,
-                         grad_name="NativeLayerNormBackward0", n_outputs=3)
-layer_norm_backward_p = Primitive(
-    "native_layer_norm_backward", _layer_norm_backward_kernel,
-    lambda g, xhat, rstd, weight, *, k: ((xhat._shape, xhat._dtype),) + (
-        (tuple(xhat._shape[len(xhat._shape) - k:]), xhat._dtype),) * 2, n_outputs=3)
-nondifferentiable(layer_norm_backward_p)  # used only when no graph of the backward is built
-
-
-def _layer_norm_vjp(g_all, out, x, weight, bias, *, needs, k, eps):
-    g, g_xhat, g_rstd = g_all
-    _, xhat, rstd = out
-    if g is None:  # (under double backward only xhat or 1/std may have been reached)
-        g = zeros_like(xhat)
-    # xhat and 1/std get cotangents only under double backward, where this rule's own
-    # graph used them; otherwise they arrive as None.
-    twice = g_xhat is not None or g_rstd is not None
-    if not _grad_mode.enabled and not twice:
-        dx, dweight, dbias = apply(layer_norm_backward_p, g, xhat, rstd, weight, k=k)
-        return dx, dweight, dbias
-    dweight, dbias = g * xhat, g  # (the engine sums them down to the parameters' shape)
-    if twice:  # x also reaches xhat and 1/std directly
-        g = g * weight if weight is not None else g
-        g = g if g_xhat is None else g + g_xhat
-        weight = None
-    dims = tuple(range(xhat.ndim - k, xhat.ndim))
-    gw = g if weight is None else g * weight
-    dx = rstd * (gw - gw.mean(dims, keepdim=True) - xhat * (gw * xhat).mean(dims, keepdim=True))
-    if g_rstd is not None:  # d rstd / dx = -rstd^2 xhat / n
-        dx = dx - g_rstd * rstd * rstd * xhat / (xhat.numel() // max(rstd.numel(), 1))
-    return dx, dweight, dbias
-
-
-defvjp_joint(layer_norm_p, _layer_norm_vjp, (True, True, True), reads=((1,), (), ()),
-             save_output=True)
-
-
-def layer_norm_prim(x: Tensor, weight, bias, k: int, eps: float) -> Tensor:
-    """Normalise `x` over its trailing `k` dims, then scale and shift."""
-    return apply(layer_norm_p, x, weight, bias, k=k, eps=float(eps))[0]
-
-
-# --- scaled dot-product attention ----------------------------------------------------------
-# NOTE: a listed exception as well, for 4-D inputs without dropout, where PyTorch's CPU
-# build runs its flash kernel (ScaledDotProductFlashAttentionForCpuBackward0; other calls
-# are the composite in nn.functional). One kernel: scores, mask, a row softmax, the
-# weighted sum; it keeps the attention weights for the backward, one kernel too (ember
-# ops under create_graph).
-
-_CAUSAL: dict = {}
-
-
-def _causal_bias(n_rows: int, n_cols: int, dtype):
-    """0 on and below the diagonal, -inf above it (PyTorch's top-left causal mask)."""
-    key = (n_rows, n_cols, dtype)
-    bias = _CAUSAL.get(key)
-    if bias is None:
-        bias = np.where(np.tri(n_rows, n_cols, dtype=bool), 0, -np.inf).astype(dtype)
-        _CAUSAL[key] = bias
-    return bias
-
-
-def _attention_kernel(q, k, v, mask, *, scale, causal):
-    from ._parallel import blas
-    from .softmax import softmax_p
-
-    scores = blas(np.matmul, q, k.swapaxes(-1, -2), 2 * q.shape[-2] * q.shape[-1] * k.shape[-2])
-    np.multiply(scores, scores.dtype.type(scale), out=scores)
-    if causal:
-        np.add(scores, _causal_bias(q.shape[-2], k.shape[-2], scores.dtype), out=scores)
-    elif mask is not None and mask.dtype == np.bool_:
-        scores = np.where(mask, scores, -np.inf).astype(scores.dtype, copy=False)
-    elif mask is not None:
-        np.add(scores, mask, out=scores, casting="unsafe")
-    weights = softmax_p.kernel(scores, dim=scores.ndim - 1)
-    out = blas(np.matmul, weights, v, 2 * q.shape[-2] * k.shape[-2] * v.shape[-1])
-    return out, weights
-
-
-def _attention_meta(q, k, v, mask, *, scale, causal):
-    lead = tuple(q._shape[:-1])
-    return (lead + (v._shape[-1],), q._dtype), (lead + (k._shape[-2],), q._dtype)
-
-
-def _attention_backward_kernel(g, g_weights, q, k, v, weights, *, scale):
-    from ._parallel import blas
-    from .softmax import softmax_backward_p
-
-    L, S, E, Ev = q.shape[-2], k.shape[-2], q.shape[-1], v.shape[-1]
-    dv = blas(np.matmul, weights.swapaxes(-1, -2), g, 2 * S * L * Ev)
-    dw = blas(np.matmul, g, v.swapaxes(-1, -2), 2 * L * Ev * S)
-    if g_weights is not None:
-        np.add(dw, g_weights, out=dw)
-    ds = softmax_backward_p.kernel(dw, weights, dim=dw.ndim - 1)
-    np.multiply(ds, ds.dtype.type(scale), out=ds)
-    dq = blas(np.matmul, ds, k, 2 * L * S * E)
-    dk = blas(np.matmul, ds.swapaxes(-1, -2), q, 2 * S * L * E)
-    return dq, dk, dv
-
-
-attention_p = Primitive("scaled_dot_product_attention", _attention_kernel, _attention_meta,
-                        grad_name="ScaledDotProductFlashAttentionForCpuBackward0", n_outputs=2)
-attention_backward_p = Primitive(
-    "scaled_dot_product_attention_backward", _attention_backward_kernel,
-    lambda g, gw, q, k, v, w, *, scale: ((q._shape, q._dtype), (k._shape, k._dtype),
-                                         (v._shape, v._dtype)), n_outputs=3)
-nondifferentiable(attention_backward_p)  # used only when no graph of the backward is built
-
-
-def _attention_vjp(g, out, q, k, v, mask, *, needs, scale, causal):
-    g_out, g_weights = g  # (g_weights is None but under double backward)
-    weights = out[1]
-    if g_out is None:
-        g_out = zeros_like(out[0])
-    if not _grad_mode.enabled:
-        return (*apply(attention_backward_p, g_out, g_weights, q, k, v, weights, scale=scale),
-                None)
-    dw = g_out @ v.mT
-    if g_weights is not None:
-        dw = dw + g_weights
-    ds = weights * (dw - (dw * weights).sum(-1, keepdim=True)) * scale
-    return ds @ k, ds.mT @ q, weights.mT @ g_out, None
-
-
-defvjp_joint(attention_p, _attention_vjp, (True, True, True, False),
-             reads=((0, 1, 2),) * 3 + ((),), save_output=True)
-
-
-def attention_prim(q: Tensor, k: Tensor, v: Tensor, mask, scale: float, causal: bool):
-    """softmax(q k^T * scale + mask) v for 4-D q, k, v (no dropout)."""
-    return apply(attention_p, q, k, v, mask, scale=float(scale), causal=bool(causal))[0]
 
 
 # --- constant padding -------------------------------------------------------------------
