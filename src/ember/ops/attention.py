@@ -13,8 +13,17 @@ import numpy as np
 
 from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
+from ._batching import batch_size, batched, front
 from .creation import zeros_like
-from .registry import Primitive, apply, defvjp_joint, nondifferentiable
+from .registry import (
+    Primitive,
+    apply,
+    bind,
+    defbatch,
+    defjvp,
+    defvjp_joint,
+    nondifferentiable,
+)
 
 _grad_mode = grad_mode.state
 
@@ -100,3 +109,50 @@ defvjp_joint(attention_p, _attention_vjp, (True, True, True, False),
 def attention_prim(q: Tensor, k: Tensor, v: Tensor, mask, scale: float, causal: bool):
     """softmax(q k^T * scale + mask) v for 4-D q, k, v (no dropout)."""
     return apply(attention_p, q, k, v, mask, scale=float(scale), causal=bool(causal))[0]
+
+
+# --- forward mode and vmap ------------------------------------------------------------------
+
+def _attention_jvp(primals, tangents, out, *, scale, causal):
+    """d scores = scale (dq k^T + q dk^T) + d mask; d weights = w (ds - sum(w ds));
+    d out = d weights v + w dv."""
+    q, k, v, _ = primals
+    tq, tk, tv, tm = tangents
+    _, weights = out
+    ts = None
+    for t in (None if tq is None else tq @ k.mT * scale,
+              None if tk is None else q @ tk.mT * scale, tm):
+        if t is not None:
+            ts = t if ts is None else ts + t
+    t_out = t_weights = None
+    if ts is not None:
+        t_weights = weights * (ts - (weights * ts).sum(-1, keepdim=True))
+        t_out = t_weights @ v
+    if tv is not None:
+        u = weights @ tv
+        t_out = u if t_out is None else t_out + u
+    return t_out, t_weights
+
+
+def _attention_batch(args, dims, *, scale, causal):
+    """One more leading dim: the kernel's products and softmax run over any leading dims,
+    so q, k and v get the batch in front (an unbatched one expanded) and a batched mask
+    size-1 dims up to rank 4 after it."""
+    q, k, v, mask = args
+    size = batch_size(args, dims)
+    q, k, v = (batched(a, d, size) for a, d in zip(args[:3], dims[:3]))
+    if dims[3] is not None:
+        mask = front(mask, dims[3])
+        mask = mask.reshape((size,) + (1,) * (5 - mask.ndim) + tuple(mask._shape[1:]))
+    return bind(attention_p, q, k, v, mask, scale=scale, causal=causal), (0, 0)
+
+
+def _attention_backward_batch(args, dims, *, scale):
+    size = batch_size(args, dims)
+    full = [a if a is None else batched(a, d, size) for a, d in zip(args, dims)]
+    return bind(attention_backward_p, *full, scale=scale), (0, 0, 0)
+
+
+defjvp(attention_p, _attention_jvp)
+defbatch(attention_p, _attention_batch)
+defbatch(attention_backward_p, _attention_backward_batch)

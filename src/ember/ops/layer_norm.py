@@ -16,9 +16,18 @@ import numpy as np
 
 from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
+from ._batching import batch_size, batched, front
 from ._common import row_sums
 from .creation import zeros_like
-from .registry import Primitive, apply, defvjp_joint, nondifferentiable
+from .registry import (
+    Primitive,
+    apply,
+    bind,
+    defbatch,
+    defjvp,
+    defvjp_joint,
+    nondifferentiable,
+)
 
 _grad_mode = grad_mode.state
 
@@ -112,3 +121,77 @@ defvjp_joint(layer_norm_p, _layer_norm_vjp, (True, True, True), reads=((1,), (),
 def layer_norm_prim(x: Tensor, weight, bias, k: int, eps: float) -> Tensor:
     """Normalise `x` over its trailing `k` dims, then scale and shift."""
     return apply(layer_norm_p, x, weight, bias, k=k, eps=float(eps))[0]
+
+
+# --- forward mode and vmap ------------------------------------------------------------------
+
+def _layer_norm_jvp(primals, tangents, out, *, k, eps):
+    """With means over the normalised dims: d xhat = rstd (dx - mean(dx) - xhat mean(xhat dx)),
+    d rstd = -rstd^2 mean(xhat dx), and the affine's product rule on top."""
+    x, weight, _ = primals
+    tx, tw, tb = tangents
+    _, xhat, rstd = out
+    t_out = t_xhat = t_rstd = None
+    if tx is not None:
+        dims = tuple(range(x.ndim - k, x.ndim))
+        m = (xhat * tx).mean(dims, keepdim=True)
+        t_xhat = rstd * (tx - tx.mean(dims, keepdim=True) - xhat * m)
+        t_rstd = -(rstd * rstd) * m
+        t_out = t_xhat if weight is None else t_xhat * weight
+    for t in (None if tw is None else xhat * tw, tb):
+        if t is not None:
+            t_out = t if t_out is None else t_out + t
+    if t_out._shape != x._shape:
+        t_out = t_out.expand(x._shape)
+    return t_out, t_xhat, t_rstd
+
+
+def _affine_batched(t, d, lead: int):
+    """A batched weight or bias, batch in front, broadcastable over `lead` leading dims."""
+    if t is None or d is None:
+        return t
+    t = front(t, d)
+    return t.reshape((t._shape[0],) + (1,) * lead + tuple(t._shape[1:]))
+
+
+def _layer_norm_batch(args, dims, *, k, eps):
+    """The batch is one more leading dim of x; a batched weight or bias is applied after
+    normalising without them."""
+    x, weight, bias = args
+    dx, dw, db = dims
+    x = front(x, dx)
+    if dw is None and db is None:
+        return bind(layer_norm_p, x, weight, bias, k=k, eps=eps), (0, 0, 0)
+    _, xhat, rstd = bind(layer_norm_p, x, None, None, k=k, eps=eps)
+    lead = x.ndim - (dx is not None) - k
+    out = xhat
+    if weight is not None:
+        out = out * _affine_batched(weight, dw, lead)
+    if bias is not None:
+        out = out + _affine_batched(bias, db, lead)
+    xd = None if dx is None else 0
+    return (out, xhat, rstd), (0, xd, xd)
+
+
+def _layer_norm_backward_batch(args, dims, *, k):
+    """The fused kernel sums dweight and dbias over every row, the batch's too, so the
+    batched form is its formula in ember ops, summing per batch element."""
+    g, xhat, rstd, weight = args
+    size = batch_size(args, dims)
+    g, xhat, rstd = (batched(a, d, size) for a, d in zip(args[:3], dims[:3]))
+    norm = tuple(range(xhat.ndim - k, xhat.ndim))
+    rows = tuple(range(1, xhat.ndim - k))
+    if weight is not None:
+        weight = _affine_batched(weight, dims[3], len(rows))
+    gw = g if weight is None else g * weight
+    dx = rstd * (gw - gw.mean(norm, keepdim=True)
+                 - xhat * (gw * xhat).mean(norm, keepdim=True))
+    dweight, dbias = g * xhat, g
+    if rows:
+        dweight, dbias = dweight.sum(rows), dbias.sum(rows)
+    return (dx, dweight, dbias), (0, 0, 0)
+
+
+defjvp(layer_norm_p, _layer_norm_jvp)
+defbatch(layer_norm_p, _layer_norm_batch)
+defbatch(layer_norm_backward_p, _layer_norm_backward_batch)

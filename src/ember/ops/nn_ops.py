@@ -15,7 +15,9 @@ import numpy as np
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
-from .registry import Primitive, apply, defvjp, nondifferentiable
+from ._batching import batch_size, batched, front, loop
+from .creation import zeros, zeros_like
+from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp, nondifferentiable
 
 _grad_mode = grad_mode.state
 
@@ -402,6 +404,251 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths,
 
     denom = tensor([max(n, 1) for n in tgt_len], dtype=per_sample.dtype)
     return (per_sample / (denom.squeeze(0) if unbatched else denom)).mean()
+
+
+# --- forward mode and vmap -------------------------------------------------------------------
+# embedding and its adjoint are linear in the table / the gradient; a batched index
+# addresses a table of its own by an offset of b * rows per element. nll_loss is linear
+# in the scores and, for "none" and "sum", in the class weights (mean divides by their
+# total, hence the quotient rule). The CTC tangent contracts the per-sample gradient
+# (the backward kernel at g = 1) with the tangent of the log-probabilities.
+
+
+def _offset(idx: Tensor, size: int, rows: int) -> Tensor:
+    """Batch-first indices shifted by b * rows for element b (each its own table)."""
+    from .creation import arange
+
+    step = arange(size, dtype=idx.dtype).reshape((size,) + (1,) * (idx.ndim - 1)) * rows
+    return idx + step
+
+
+def _embedding_jvp(primals, tangents, out, **params):
+    return None if tangents[0] is None else bind(embedding_p, tangents[0], primals[1], **params)
+
+
+def _embedding_batch(args, dims, *, padding_idx, scale_grad_by_freq):
+    """A batched table only: its batch is one more feature dim. Batched indices: the batch
+    elements' tables stacked into one, each addressed by an offset (padding_idx, which
+    only decides which row gets no gradient, cannot name one row of every table and is
+    dropped there)."""
+    weight, indices = args
+    dw, di = dims
+    if di is None:
+        w = front(weight, dw).movedim(0, 1)
+        return bind(embedding_p, w, indices, padding_idx=padding_idx,
+                    scale_grad_by_freq=scale_grad_by_freq), indices.ndim
+    idx = front(indices, di)
+    if dw is None:
+        return bind(embedding_p, weight, idx, padding_idx=padding_idx,
+                    scale_grad_by_freq=scale_grad_by_freq), 0
+    w = front(weight, dw)
+    size, rows = w._shape[0], w._shape[1]
+    flat = w.reshape((size * rows,) + tuple(w._shape[2:]))
+    return bind(embedding_p, flat, _offset(idx, size, rows), padding_idx=None,
+                scale_grad_by_freq=scale_grad_by_freq), 0
+
+
+def _embedding_backward_jvp(primals, tangents, out, **params):
+    return None if tangents[0] is None else bind(embedding_backward_p, tangents[0],
+                                                 primals[1], **params)
+
+
+def _not_padding(idx: Tensor, padding_idx, like: Tensor, trailing: int):
+    """1 where a lookup is not padding_idx, 0 where it is, shaped to scale `like`."""
+    keep = (idx != padding_idx).to(like.dtype)
+    return keep.reshape(tuple(keep._shape) + (1,) * trailing)
+
+
+def _embedding_backward_batch(args, dims, *, num_weights, padding_idx, scale_grad_by_freq):
+    """Unbatched indices: the batch is one more feature dim of the gradient. Batched
+    indices: each element's rows scatter into a table of its own (offset indices, so the
+    frequency counts are per element too); padding lookups are zeroed beforehand."""
+    g, indices = args
+    dg, di = dims
+    if di is None:
+        g = front(g, dg).movedim(0, indices.ndim)
+        return bind(embedding_backward_p, g, indices, num_weights=num_weights,
+                    padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq), 1
+    size = batch_size(args, dims)
+    idx = front(indices, di)
+    g = batched(g, dg, size)
+    if padding_idx is not None:
+        g = g * _not_padding(idx, padding_idx, g, g.ndim - idx.ndim)
+    out = bind(embedding_backward_p, g, _offset(idx, size, num_weights),
+               num_weights=size * num_weights, padding_idx=None,
+               scale_grad_by_freq=scale_grad_by_freq)
+    return out.reshape((size, num_weights) + tuple(out._shape[1:])), 0
+
+
+def _row_scale_batch(args, dims, *, num_weights, padding_idx, scale_grad_by_freq, dtype):
+    idx = front(args[0], dims[0])
+    size = idx._shape[0]
+    s = bind(row_scale_p, _offset(idx, size, num_weights), num_weights=size * num_weights,
+             padding_idx=None, scale_grad_by_freq=scale_grad_by_freq, dtype=dtype)
+    if padding_idx is not None:
+        s = s * _not_padding(idx, padding_idx, s, 0)
+    return s, 0
+
+
+def _nll_total(like: Tensor, target: Tensor, weight, ignore_index: int, reduction: str):
+    """The weights the targets pick (0 where ignored), summed ("sum") or not ("none"):
+    nll_loss of scores that are -1 everywhere."""
+    return bind(nll_loss_p, zeros_like(like) - 1, target, weight, reduction=reduction,
+                ignore_index=ignore_index)
+
+
+def _nll_jvp(primals, tangents, out, *, reduction, ignore_index):
+    x, target, weight = primals
+    tx, _, tw = tangents
+    red = "sum" if reduction == "mean" else reduction
+    t = None
+    for a, w in ((tx, weight), (x, tw)):
+        if a is not None and (w is not None or a is tx):
+            u = bind(nll_loss_p, a, target, w, reduction=red, ignore_index=ignore_index)
+            t = u if t is None else t + u
+    if reduction != "mean":
+        return t
+    total = _nll_total(x, target, weight, ignore_index, "sum")
+    t = t / total
+    if tw is not None:
+        t = t - out * _nll_total(x, target, tw, ignore_index, "sum") / total
+    return t
+
+
+def _nll_backward_jvp(primals, tangents, out, *, reduction, ignore_index, in_shape):
+    g, target, weight = primals
+    tg, _, tw = tangents
+    p = {"reduction": reduction, "ignore_index": ignore_index, "in_shape": in_shape}
+    t = None if tg is None else bind(nll_loss_backward_p, tg, target, weight, **p)
+    if tw is not None:  # (for "mean", the quotient rule over the total weight)
+        u = bind(nll_loss_backward_p, g, target, tw,
+                 **(dict(p, reduction="sum") if reduction == "mean" else p))
+        if reduction == "mean":
+            u = (u - out * _nll_total(out, target, tw, ignore_index, "sum")) / _nll_total(
+                out, target, weight, ignore_index, "sum")
+        t = u if t is None else t + u
+    return t
+
+
+def _samples(x: Tensor, one: bool) -> Tensor:
+    """A batch-first argument with the batch folded into the sample dim N (a single
+    sample's argument already has the batch as its N)."""
+    return x if one else x.reshape((-1,) + tuple(x._shape[2:]))
+
+
+def _nll_batch(args, dims, *, reduction, ignore_index):
+    """The batch folded into the samples, the losses kept per element ("none") and then
+    reduced per element; per-element class weights are looped over."""
+    if dims[2] is not None:
+        return loop(nll_loss_p, args, dims, {"reduction": reduction,
+                                             "ignore_index": ignore_index})
+    x, target, weight = args
+    size = batch_size(args, dims)
+    one = x.ndim - (dims[0] is not None) == 1
+    xb, tb = batched(x, dims[0], size), batched(target, dims[1], size)
+    xf, tf = _samples(xb, one), _samples(tb, one)
+    loss = bind(nll_loss_p, xf, tf, weight, reduction="none",
+                ignore_index=ignore_index).reshape(tb._shape)
+    if reduction == "none":
+        return loss, 0
+    rest = tuple(range(1, loss.ndim))
+    total = loss.sum(rest) if rest else loss
+    if reduction == "sum":
+        return total, 0
+    w = _nll_total(xf, tf, weight, ignore_index, "none").reshape(tb._shape)
+    return total / (w.sum(rest) if rest else w), 0
+
+
+def _nll_backward_batch(args, dims, *, reduction, ignore_index, in_shape):
+    """As nll_loss's rule: a per-element incoming gradient (divided by the element's total
+    weight for "mean") spread over its targets, then one "none" backward."""
+    params = {"reduction": reduction, "ignore_index": ignore_index, "in_shape": in_shape}
+    if dims[2] is not None:
+        return loop(nll_loss_backward_p, args, dims, params)
+    g, target, weight = args
+    size = batch_size(args, dims)
+    one = len(in_shape) == 1
+    gb, tb = batched(g, dims[0], size), batched(target, dims[1], size)
+    tf = _samples(tb, one)
+    flat_shape = (size,) + tuple(in_shape) if one else (size * in_shape[0],) + tuple(
+        in_shape[1:])
+    if reduction != "none":
+        if reduction == "mean":
+            w = _nll_total(zeros(flat_shape, dtype=gb.dtype), tf, weight, ignore_index, "none")
+            w = w.reshape(tb._shape)
+            gb = gb / (w.sum(tuple(range(1, w.ndim))) if w.ndim > 1 else w)
+        gb = gb.reshape((size,) + (1,) * (tb.ndim - 1)).expand(tb._shape)
+    out = bind(nll_loss_backward_p, _samples(gb, one), tf, weight, reduction="none",
+               ignore_index=ignore_index, in_shape=flat_shape)
+    return out.reshape((size,) + tuple(in_shape)), 0
+
+
+def _pad_jvp(primals, tangents, out, *, pads, value):
+    """Linear in x; the padding of a tangent is zeros whatever the fill value."""
+    return bind(constant_pad_p, tangents[0], pads=pads, value=0)
+
+
+def _pad_batch(args, dims, *, pads, value):
+    return bind(constant_pad_p, front(args[0], dims[0]), pads=((0, 0),) + pads,
+                value=value), 0
+
+
+def _ctc_jvp(primals, tangents, out, **params):
+    """PyTorch's CTC gradient is exp(lp) - (the true derivative's magnitude), the form that
+    assumes lp comes from log_softmax; the tangent takes the true derivative, the backward
+    kernel's gradient at g = 1 less exp(lp) over each sample's live time steps (none for a
+    loss zero_infinity zeroed)."""
+    from .creation import arange, tensor
+
+    lp, targets = primals
+    grad = bind(ctc_grad_p, zeros_like(out) + 1, lp, targets, **params)
+    live = arange(lp._shape[0]).reshape(-1, 1, 1) < tensor(
+        params["input_lengths"]).reshape(1, -1, 1)
+    if params["zero_infinity"]:
+        live = live & (out != 0).reshape(1, -1, 1)
+    return ((grad - lp.exp() * live.to(lp.dtype)) * tangents[0]).sum((0, 2))
+
+
+def _ctc_fold(args, dims, params):
+    """log-probs (T, N, C) with the batch folded into N, targets likewise (padded rows or
+    the concatenation, element after element) and the lengths repeated per element."""
+    lp, targets = args[-2:]
+    size = batch_size(args, dims)
+    lp = batched(lp, dims[-2], size).movedim(0, 1)
+    lp = lp.reshape((lp._shape[0], -1) + tuple(lp._shape[3:]))
+    tg = batched(targets, dims[-1], size)
+    tg = tg.reshape((-1,) + tuple(tg._shape[2:]))
+    p = dict(params, input_lengths=params["input_lengths"] * size,
+             target_lengths=params["target_lengths"] * size)
+    return size, lp, tg, p
+
+
+def _ctc_batch(args, dims, **params):
+    size, lp, tg, p = _ctc_fold(args, dims, params)
+    return bind(ctc_loss_p, lp, tg, **p).reshape(size, -1), 0
+
+
+def _ctc_grad_batch(args, dims, **params):
+    size, lp, tg, p = _ctc_fold(args, dims, params)
+    g = batched(args[0], dims[0], size).reshape(-1)
+    out = bind(ctc_grad_p, g, lp, tg, **p)
+    return out.reshape((out._shape[0], size, -1) + tuple(out._shape[2:])), 1
+
+
+defjvp(embedding_p, _embedding_jvp)
+defbatch(embedding_p, _embedding_batch)
+defjvp(embedding_backward_p, _embedding_backward_jvp)
+defbatch(embedding_backward_p, _embedding_backward_batch)
+defbatch(row_scale_p, _row_scale_batch)
+defjvp(nll_loss_p, _nll_jvp)
+defbatch(nll_loss_p, _nll_batch)
+defjvp(nll_loss_backward_p, _nll_backward_jvp)
+defbatch(nll_loss_backward_p, _nll_backward_batch)
+defjvp(constant_pad_p, _pad_jvp)
+defbatch(constant_pad_p, _pad_batch)
+defjvp(ctc_loss_p, _ctc_jvp)
+defbatch(ctc_loss_p, _ctc_batch)
+defbatch(ctc_grad_p, _ctc_grad_batch)
 
 
 TENSOR_METHODS: dict = {}
