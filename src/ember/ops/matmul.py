@@ -343,17 +343,14 @@ def vdot(input: Tensor, other: Tensor, *, out=None) -> Tensor:
 
 # --- the fused add* family: beta * input + alpha * product ------------------------------
 
-def _product_of(m1, batch_sum: bool):
-    """The product an add* call takes: a sum of batch products (addbmm), an outer product
-    of two vectors (addr), else matmul (addmm, addmv, baddbmm)."""
-    if batch_sum:
-        return _sum_bmm
-    return np.multiply.outer if m1.ndim == 1 else np.matmul
+_np_matmul, _outer = np.matmul, np.multiply.outer
 
 
 def _addmm_kernel(inp, m1, m2, *, beta, alpha, batch_sum=False):
     low = m1.dtype in _LOW
-    product = np.matmul if m1.ndim == 2 and not batch_sum else _product_of(m1, batch_sum)
+    # the product: a sum of batch products (addbmm), an outer product of two vectors
+    # (addr), else matmul (addmm, addmv, baddbmm)
+    product = _sum_bmm if batch_sum else _np_matmul if m1.ndim > 1 else _outer
     r = blas(product, _up(m1), _up(m2), _flops(m1, m2))  # fresh: the one BLAS call
     if alpha != 1:
         np.multiply(r, alpha, out=r, casting="unsafe")
@@ -393,12 +390,12 @@ def _scaled(x: Tensor, s) -> Tensor:
 
 
 def _addmm_grad1(g, m2, batch_sum):
-    if batch_sum:  # addbmm
-        return g.unsqueeze(0) @ _cj(m2).mT
     if len(m2._shape) == 1:
         if len(g._shape) == 2:  # addr: g @ conj(v2)
             return g @ _cj(m2)
         return g.unsqueeze(-1) * _cj(m2)  # addmv: m2 is the vector
+    if batch_sum:  # addbmm
+        return g.unsqueeze(0) @ _cj(m2).mT
     return _times(g, _cj(m2).mT)
 
 
@@ -413,15 +410,15 @@ def _addmm_grad2(g, m1, batch_sum):
 # addmm, addmv, baddbmm, addbmm and addr are one fused primitive: beta * input + alpha *
 # product, the product picked by the operands' ranks (and `batch_sum` for addbmm, which
 # sums baddbmm's batch); the ranks name the node as PyTorch does.
-_ADDMM_NAMES = ("", "AddmvBackward0", "AddmmBackward0", "BaddbmmBackward0")
+# (indexed by the operands' ranks, r1 + 2 r2: addr 3, addmv 4, addmm 6, baddbmm 9)
+_ADDMM_NAMES = ("", "", "", "AddrBackward0", "AddmvBackward0", "", "AddmmBackward0", "", "",
+                "BaddbmmBackward0")
 
 
 def _addmm_name(args, params) -> str:
-    if params.get("batch_sum"):
+    if "batch_sum" in params:
         return "AddbmmBackward0"
-    if len(args[1]._shape) == 1:
-        return "AddrBackward0"
-    return _ADDMM_NAMES[len(args[2]._shape)]
+    return _ADDMM_NAMES[len(args[1]._shape) + 2 * len(args[2]._shape)]
 
 
 addmm_p = Primitive("addmm", _addmm_kernel, _addmm_meta, grad_name=_addmm_name)
@@ -446,7 +443,7 @@ def _addmm_jvp(primals, tangents, out, *, beta, alpha, batch_sum=False):
         if x1 is None or x2 is None:
             continue
         u = bind(addmm_p, inp if ti is None else ti, x1, x2, beta=0 if ti is None else beta,
-                 alpha=alpha, batch_sum=batch_sum)
+                 alpha=alpha, **({"batch_sum": True} if batch_sum else {}))
         ti = None
         t = u if t is None else t + u
     if ti is not None:
