@@ -441,3 +441,19 @@ def test_batched_products_are_one_bmm_as_in_torch(sa, sb):
     at, bt = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
     assert _grad_fn_chain(ae @ be) == _grad_fn_chain(at @ bt)
     check_op(_matmul, _matmul, a, b)
+
+
+@pytest.mark.parametrize("name, shapes", [
+    ("addmm", ((3, 2), (3, 4), (4, 2))), ("addmv", ((3,), (3, 4), (4,))),
+    ("baddbmm", ((2, 3, 5), (2, 3, 4), (2, 4, 5))), ("addbmm", ((3, 5), (2, 3, 4), (2, 4, 5))),
+    ("addr", ((3, 5), (3,), (5,))), ("vdot", ((4,), (4,))), ("dot", ((4,), (4,))),
+    ("mv", ((3, 4), (4,))), ("mm", ((3, 4), (4, 2))), ("bmm", ((2, 3, 4), (2, 4, 5))),
+    ("matmul", ((2, 1, 3, 4), (3, 4, 2))),
+])
+def test_one_product_primitive_keeps_pytorchs_node_names(name, shapes):
+    """mm bmm mv dot vdot matmul are one primitive, addmm addmv baddbmm addbmm addr
+    another; the node name comes from the ranks (and params), as PyTorch's overloads."""
+    arrays = [rand_array(s, seed=i) for i, s in enumerate(shapes)]
+    e = getattr(ember, name)(*[ember.tensor(a, requires_grad=True) for a in arrays])
+    t = getattr(torch, name)(*[torch.tensor(a, requires_grad=True) for a in arrays])
+    assert type(e.grad_fn).__name__ == type(t.grad_fn).__name__

@@ -167,3 +167,18 @@ def test_grid_sample_double_backward(mode, nd, pad, align):
     for got, want in zip(_penalty(ember, x0, g0, mode, pad, align),
                          _penalty(torch, x0, g0, mode, pad, align)):
         np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+def test_the_2d_and_3d_cases_are_one_primitive_named_as_pytorch_names_them():
+    x2, g2 = rand_array((1, 2, 3, 4)), rand_array((1, 2, 2, 2), seed=1)
+    x3, g3 = rand_array((1, 2, 3, 4, 2)), rand_array((1, 2, 2, 1, 3), seed=1)
+    for x, g in ((x2, g2), (x3, g3)):
+        e = EF.grid_sample(ember.tensor(x, requires_grad=True), ember.tensor(g),
+                           align_corners=False)
+        t = TF.grid_sample(torch.tensor(x, requires_grad=True), torch.tensor(g),
+                           align_corners=False)
+        assert type(e.grad_fn).__name__ == type(t.grad_fn).__name__
+    from ember.ops.sampling import grid_sampler_p
+
+    assert type(e.grad_fn).__name__ == "GridSampler3DBackward0"
+    assert grid_sampler_p.name == "grid_sampler"

@@ -31,10 +31,10 @@ FUSED = {
     "embedding_backward": "an index_add with padding_idx and scale_grad_by_freq",
     "ctc_loss": "the alpha recursion over time is a loop no composition expresses",
     "ctc_loss_backward": "the beta recursion, sharing the forward's alphas",
-    "binary_cross_entropy_with_logits": "log-sigmoid in a stable form (no log(1 - sigmoid))",
-    "grid_sampler_2d": "each point's 4 or 16 taps gathered and weighted in one pass, rounded as "
-                       "torch's kernel rounds (composed: a dozen (N, C, P) temporaries)",
-    "grid_sampler_2d_backward": "one joint VJP for input and grid sharing the gathers",
-    "grid_sampler_3d": "the 8 taps of trilinear sampling in one pass",
-    "grid_sampler_3d_backward": "one joint VJP for input and grid sharing the gathers",
+    "pointwise_loss": "each loss and its reduction in one pass (one node, PyTorch's name); "
+                      "binary_cross_entropy_with_logits as a stable log-sigmoid (no "
+                      "log(1 - sigmoid))",
+    "grid_sampler": "each point's 4, 8 or 16 taps gathered and weighted in one pass, rounded "
+                    "as torch's kernel rounds (composed: a dozen (N, C, P) temporaries)",
+    "grid_sampler_backward": "one joint VJP for input and grid sharing the gathers",
 }

@@ -15,10 +15,19 @@ import numpy as np
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
+from ._batching import batch_size, batched
 from ._common import row_sums
 from ._parallel import over_batch
 from .creation import zeros_like
-from .registry import Primitive, apply, defvjp_joint, nondifferentiable
+from .registry import (
+    Primitive,
+    apply,
+    bind,
+    defbatch,
+    defjvp,
+    defvjp_joint,
+    nondifferentiable,
+)
 
 _grad_mode = grad_mode.state
 _LOW = (np.dtype(np.float16), dt.bfloat16.np)
@@ -164,6 +173,72 @@ def _batch_norm_vjp(g_all, out, x, weight, bias, *, needs, eps):
 # in-place ReLU), as PyTorch allows.
 defvjp_joint(batch_norm_p, _batch_norm_vjp, (True, True, True), reads=((1,), (), ()),
              save_output=(1, 4))
+
+
+def _batch_norm_jvp(primals, tangents, out, *, eps):
+    """Through the batch statistics, with means over all but the channel dim:
+    d mean = mean(dx), d rstd = -rstd^2 mean(xhat dx), d var = 2 mean(xhat dx) / rstd,
+    d xhat = rstd (dx - mean(dx)) + xhat d rstd / rstd, and the affine's product rule."""
+    x, weight, _ = primals
+    tx, tw, tb = tangents
+    _, xhat, _, _, rstd = out
+    view = (1, -1) + (1,) * (x.ndim - 2)
+    t_out = t_xhat = t_mean = t_var = t_rstd = None
+    if tx is not None:
+        dims = (0,) + tuple(range(2, x.ndim))
+        t_mean = tx.mean(dims)
+        m = (xhat * tx).mean(dims)
+        t_rstd = -(rstd * rstd) * m
+        t_var = 2 * m / rstd
+        t_xhat = rstd.reshape(view) * (tx - t_mean.reshape(view) - xhat * m.reshape(view))
+        t_out = t_xhat if weight is None else t_xhat * weight.reshape(view)
+    for t in (None if tw is None else xhat * tw.reshape(view),
+              None if tb is None else tb.reshape(view)):
+        if t is not None:
+            t_out = t if t_out is None else t_out + t
+    if t_out._shape != x._shape:
+        t_out = t_out.expand(x._shape)
+    return t_out, t_xhat, t_mean, t_var, t_rstd
+
+
+def _channels(x, d, size: int):
+    """(B, N, C, ...) as (N, B C, ...): each element's channels normalised on their own."""
+    x = batched(x, d, size).movedim(0, 1)
+    return x.reshape((x._shape[0], -1) + tuple(x._shape[3:]))
+
+
+def _per_channel(v, d, size: int):
+    """A (C,) argument as (B C,), or None."""
+    return None if v is None else batched(v, d, size).reshape(-1)
+
+
+def _unfold(outs, size: int, n_full: int):
+    """The first `n_full` results (N, B C, ...) as (N, B, C, ...); the rest (B C,) as (B, C)."""
+    return tuple(o.reshape((o._shape[0], size, -1) + tuple(o._shape[2:])) if i < n_full
+                 else o.reshape(size, -1) for i, o in enumerate(outs))
+
+
+def _batch_norm_batch(args, dims, *, eps):
+    """Statistics are per channel, so the batch folds into the channels."""
+    x, weight, bias = args
+    size = batch_size(args, dims)
+    outs = bind(batch_norm_p, _channels(x, dims[0], size), _per_channel(weight, dims[1], size),
+                _per_channel(bias, dims[2], size), eps=eps)
+    return _unfold(outs, size, 2), (1, 1, 0, 0, 0)
+
+
+def _batch_norm_backward_batch(args, dims):
+    g, xhat, rstd, weight = args
+    size = batch_size(args, dims)
+    outs = bind(batch_norm_backward_p, _channels(g, dims[0], size),
+                _channels(xhat, dims[1], size), _per_channel(rstd, dims[2], size),
+                _per_channel(weight, dims[3], size))
+    return _unfold(outs, size, 1), (1, 0, 0)
+
+
+defjvp(batch_norm_p, _batch_norm_jvp)
+defbatch(batch_norm_p, _batch_norm_batch)
+defbatch(batch_norm_backward_p, _batch_norm_backward_batch)
 
 
 def batch_norm_stats(x: Tensor, weight: Tensor | None, bias: Tensor | None,

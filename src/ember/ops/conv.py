@@ -17,7 +17,8 @@ from .. import _dtype as dt
 from .._tensor import Tensor
 from ..amp.autocast_mode import cast_for
 from . import _conv_kernels as K
-from .registry import Primitive, apply, defvjp
+from ._batching import batch_size, batched
+from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp
 
 _LOW = (np.dtype(np.float16), dt.bfloat16.np)
 
@@ -96,6 +97,91 @@ defvjp(conv_weight_grad_p,
        lambda h, out, x, g, *, w_shape, **p: apply(conv_input_grad_p, g, h, x_shape=x._shape,
                                                    **p),
        lambda h, out, x, g, *, w_shape, **p: _conv_like(x, h, g, p))
+
+
+# --- forward mode: all three are bilinear --------------------------------------------------
+
+def _bilinear_jvp(prim):
+    """d f(a, b) = f(da, b) + f(a, db) for a primitive linear in each operand."""
+    def jvp(primals, tangents, out, **params):
+        (a, b), (ta, tb) = primals, tangents
+        t = None if ta is None else bind(prim, ta, b, **params)
+        if tb is not None:
+            u = bind(prim, a, tb, **params)
+            t = u if t is None else t + u
+        return t
+
+    return jvp
+
+
+for _p in (conv_p, conv_input_grad_p, conv_weight_grad_p):
+    defjvp(_p, _bilinear_jvp(_p))
+
+
+# --- vmap: the batch folded into N, or into the channel groups -------------------------------
+
+def _into_n(x: Tensor, d, size: int) -> Tensor:
+    """(B, N, C, ...) as (B N, C, ...)."""
+    x = batched(x, d, size)
+    return x.reshape((-1,) + tuple(x._shape[2:]))
+
+
+def _into_channels(x: Tensor, d, size: int) -> Tensor:
+    """(B, N, C, ...) as (N, B C, ...): each element's channels a group of their own."""
+    x = batched(x, d, size).movedim(0, 1)
+    return x.reshape((x._shape[0], -1) + tuple(x._shape[3:]))
+
+
+def _out_of_channels(out: Tensor, size: int) -> Tensor:
+    """(N, B C, ...) back to (N, B, C, ...)."""
+    return out.reshape((out._shape[0], size, -1) + tuple(out._shape[2:]))
+
+
+def _stacked_weight(w: Tensor, d, size: int) -> Tensor:
+    """(B, O, C/g, ...) as (B O, C/g, ...)."""
+    w = batched(w, d, size)
+    return w.reshape((-1,) + tuple(w._shape[2:]))
+
+
+def _conv_batch(args, dims, *, groups, **p):
+    """An unbatched weight: the batch is more samples (folded into N). A batched weight:
+    B convolutions side by side as one grouped convolution with B groups times as many."""
+    x, w = args
+    size = batch_size(args, dims)
+    if dims[1] is None:
+        out = bind(conv_p, _into_n(x, dims[0], size), w, groups=groups, **p)
+        return out.reshape((size, -1) + tuple(out._shape[1:])), 0
+    out = bind(conv_p, _into_channels(x, dims[0], size), _stacked_weight(w, dims[1], size),
+               groups=groups * size, **p)
+    return _out_of_channels(out, size), 1
+
+
+def _input_grad_batch(args, dims, *, groups, x_shape, **p):
+    g, w = args
+    size = batch_size(args, dims)
+    if dims[1] is None:
+        out = bind(conv_input_grad_p, _into_n(g, dims[0], size), w, groups=groups,
+                   x_shape=(size * x_shape[0],) + tuple(x_shape[1:]), **p)
+        return out.reshape((size, -1) + tuple(out._shape[1:])), 0
+    out = bind(conv_input_grad_p, _into_channels(g, dims[0], size),
+               _stacked_weight(w, dims[1], size), groups=groups * size,
+               x_shape=(x_shape[0], size * x_shape[1]) + tuple(x_shape[2:]), **p)
+    return _out_of_channels(out, size), 1
+
+
+def _weight_grad_batch(args, dims, *, groups, w_shape, **p):
+    """The weight gradient sums over N, so the batch always goes into the groups."""
+    x, g = args
+    size = batch_size(args, dims)
+    out = bind(conv_weight_grad_p, _into_channels(x, dims[0], size),
+               _into_channels(g, dims[1], size), groups=groups * size,
+               w_shape=(size * w_shape[0],) + tuple(w_shape[1:]), **p)
+    return out.reshape((size, -1) + tuple(out._shape[1:])), 0
+
+
+defbatch(conv_p, _conv_batch)
+defbatch(conv_input_grad_p, _input_grad_batch)
+defbatch(conv_weight_grad_p, _weight_grad_batch)
 
 
 # --- public functions ---------------------------------------------------------------------

@@ -1,13 +1,17 @@
-"""Pointwise losses as fused primitives: mse, smooth L1, Huber, BCE, BCE with logits,
-soft margin.
+"""Pointwise losses as one fused primitive family: mse, smooth L1, Huber, BCE, BCE with
+logits, soft margin.
 
-# NOTE: these are listed exceptions to "composites get no VJP": one primitive per loss
-# computes the elementwise loss and its reduction in one pass (no chain of temporaries
-# and graph nodes), and the result's grad_fn is the node PyTorch shows
-# (`MseLossBackward0` ...), which programs print with every loss.
+# NOTE: these are listed exceptions to "composites get no VJP": `pointwise_loss` is one
+# primitive whose member (`fn=`) is the loss; it computes the elementwise loss and its
+# reduction in one pass (no chain of temporaries and graph nodes), and the result's
+# grad_fn is the node PyTorch shows (`MseLossBackward0` ...), which programs print with
+# every loss.
 
 Each kernel returns the reduced loss for reduction "mean" / "sum", or the elementwise
-loss for "none"; each VJP is written with ember ops, so double backward works.
+loss for "none"; each VJP is written with ember ops, so double backward works. Each
+member also has its elementwise partial derivatives in both operands (`_partials`), from
+which its forward-mode rule is built (the target's too, where PyTorch gives it no VJP:
+forward mode differentiates whatever varies).
 """
 
 from __future__ import annotations
@@ -16,7 +20,9 @@ import numpy as np
 
 from .._view import broadcast_shapes, numel
 from ._common import broadcast_errors
-from .registry import Primitive, apply, defvjp
+from .registry import Family, Member, apply, bind, defbatch, defjvp, defvjp
+
+pointwise_loss_p = Family("pointwise_loss")
 
 
 def _reduce_array(loss: np.ndarray, reduction: str) -> np.ndarray:
@@ -41,12 +47,35 @@ def _scale(g, a, b, reduction: str):
     return g
 
 
-def _loss_primitive(name: str, elementwise, grad_name: str) -> Primitive:
+def _partials_jvp(partials):
+    """The forward rule of a loss whose elementwise partials are `partials(a, b, **params)`:
+    the tangent is sum_i d_i * t_i, reduced as the loss is."""
+    def jvp(primals, tangents, out, *, reduction, **params):
+        a, b = primals
+        da, db = partials(a, b, **params)
+        t = None
+        for d, ti in ((da, tangents[0]), (db, tangents[1])):
+            if ti is not None:
+                t = d * ti if t is None else t + d * ti
+        if t is None:
+            return None
+        shape = broadcast_shapes(a._shape, b._shape)
+        if reduction == "none":
+            return t.expand(shape) if t._shape != shape else t
+        total = t.sum() if t._shape == shape else t.expand(shape).sum()
+        return total / numel(shape) if reduction == "mean" else total
+
+    return jvp
+
+
+def _loss_member(name: str, elementwise, grad_name: str, partials) -> Member:
     @broadcast_errors
     def kernel(a, b, *, reduction, **params):
         return _reduce_array(np.asarray(elementwise(a, b, **params)), reduction)
 
-    return Primitive(name, kernel, _loss_meta, grad_name=grad_name)
+    member = Member(pointwise_loss_p, name, kernel, _loss_meta, grad_name=grad_name)
+    defjvp(member, _partials_jvp(partials))
+    return member
 
 
 # --- mse -----------------------------------------------------------------------------
@@ -58,7 +87,12 @@ def _mse(a, b):
     return d
 
 
-mse_loss_p = _loss_primitive("mse_loss", _mse, "MseLossBackward0")
+def _mse_partials(a, b):
+    d = 2 * (a - b)
+    return d, -d
+
+
+mse_loss_p = _loss_member("mse_loss", _mse, "MseLossBackward0", _mse_partials)
 
 
 def _mse_grad(g, out, a, b, *, reduction):
@@ -76,15 +110,24 @@ def _smooth_l1(a, b, *, beta):
     return np.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta).astype(d.dtype)
 
 
-def _smooth_l1_grad(g, out, a, b, *, reduction, beta):
+def _smooth_l1_slope(a, b, beta):
     from .ternary import where
 
     d = a - b
-    slope = where(d.abs() < beta, d / beta, d.sign())
-    return _scale(g, a, b, reduction) * slope
+    return where(d.abs() < beta, d / beta, d.sign())
 
 
-smooth_l1_loss_p = _loss_primitive("smooth_l1_loss", _smooth_l1, "SmoothL1LossBackward0")
+def _smooth_l1_grad(g, out, a, b, *, reduction, beta):
+    return _scale(g, a, b, reduction) * _smooth_l1_slope(a, b, beta)
+
+
+def _smooth_l1_partials(a, b, *, beta):
+    s = _smooth_l1_slope(a, b, beta)
+    return s, -s
+
+
+smooth_l1_loss_p = _loss_member("smooth_l1_loss", _smooth_l1, "SmoothL1LossBackward0",
+                                _smooth_l1_partials)
 defvjp(smooth_l1_loss_p, _smooth_l1_grad,
        lambda g, out, a, b, **kw: -_smooth_l1_grad(g, out, a, b, **kw))
 
@@ -99,7 +142,12 @@ def _huber_grad(g, out, a, b, *, reduction, delta):
     return _scale(g, a, b, reduction) * d.clamp(-delta, delta)
 
 
-huber_loss_p = _loss_primitive("huber_loss", _huber, "HuberLossBackward0")
+def _huber_partials(a, b, *, delta):
+    s = (a - b).clamp(-delta, delta)
+    return s, -s
+
+
+huber_loss_p = _loss_member("huber_loss", _huber, "HuberLossBackward0", _huber_partials)
 defvjp(huber_loss_p, _huber_grad, lambda g, out, a, b, **kw: -_huber_grad(g, out, a, b, **kw))
 
 
@@ -113,19 +161,25 @@ def _bce(x, t):
     return -(t * log_x + (1 - t) * log_1mx)
 
 
-def _bce_grad_input(g, out, x, t, *, reduction):
+def _bce_slope(x, t):
     # d/dx = (x - t) / (x (1 - x)), with x(1-x) floored like PyTorch's EPSILON (1e-12)
-    denom = (x * (1 - x)).clamp_min(1e-12)
-    return _scale(g, x, t, reduction) * (x - t) / denom
+    return (x - t) / (x * (1 - x)).clamp_min(1e-12)
+
+
+def _bce_target_slope(x, t):
+    return (1 - x).log().clamp_min(-100) - x.log().clamp_min(-100)
+
+
+def _bce_grad_input(g, out, x, t, *, reduction):
+    return _scale(g, x, t, reduction) * _bce_slope(x, t)
 
 
 def _bce_grad_target(g, out, x, t, *, reduction):
-    log_x = x.log().clamp_min(-100)
-    log_1mx = (1 - x).log().clamp_min(-100)
-    return _scale(g, x, t, reduction) * (log_1mx - log_x)
+    return _scale(g, x, t, reduction) * _bce_target_slope(x, t)
 
 
-bce_p = _loss_primitive("binary_cross_entropy", _bce, "BinaryCrossEntropyBackward0")
+bce_p = _loss_member("binary_cross_entropy", _bce, "BinaryCrossEntropyBackward0",
+                     lambda x, t: (_bce_slope(x, t), _bce_target_slope(x, t)))
 defvjp(bce_p, _bce_grad_input, _bce_grad_target)
 
 
@@ -142,8 +196,9 @@ def _bce_logits_grad_target(g, out, x, t, *, reduction):
     return -_scale(g, x, t, reduction) * x
 
 
-bce_logits_p = _loss_primitive("binary_cross_entropy_with_logits", _bce_logits,
-                               "BinaryCrossEntropyWithLogitsBackward0")
+bce_logits_p = _loss_member("binary_cross_entropy_with_logits", _bce_logits,
+                            "BinaryCrossEntropyWithLogitsBackward0",
+                            lambda x, t: (x.sigmoid() - t, -x))
 defvjp(bce_logits_p, _bce_logits_grad_input, _bce_logits_grad_target)
 
 
@@ -155,14 +210,40 @@ def _soft_margin_grad_input(g, out, x, t, *, reduction):
     return _scale(g, x, t, reduction) * -t * (-t * x).sigmoid()
 
 
-soft_margin_p = _loss_primitive("soft_margin_loss", _soft_margin, "SoftMarginLossBackward0")
-# NOTE: not differentiable in the target, as in PyTorch.
+def _soft_margin_partials(x, t):
+    s = (-t * x).sigmoid()
+    return -t * s, -x * s
+
+
+soft_margin_p = _loss_member("soft_margin_loss", _soft_margin, "SoftMarginLossBackward0",
+                             _soft_margin_partials)
+# NOTE: not differentiable in the target, as in PyTorch (forward mode still follows it).
 defvjp(soft_margin_p, _soft_margin_grad_input, None)
 
 
-def pointwise_loss(prim: Primitive, input, target, reduction: str, **params):
-    """Run one of the loss primitives above (the public functions live in nn.functional)."""
-    return apply(prim, input, target, reduction=reduction, **params)
+# --- vmap: one rule for every member ----------------------------------------------------------
+
+def _loss_batch(args, dims, *, fn, reduction, **params):
+    """Both operands with the batch first and their logical ranks padded alike, the
+    elementwise loss, then the reduction over all but the batch axis."""
+    from ._batching import aligned
+
+    a, b = aligned(args, dims)
+    out = bind(pointwise_loss_p, a, b, fn=fn, reduction="none", **params)
+    if reduction == "none":
+        return out, 0
+    rest = tuple(range(1, out.ndim))
+    if reduction == "sum":
+        return out.sum(rest) if rest else out, 0
+    return out.mean(rest) if rest else out, 0
+
+
+defbatch(pointwise_loss_p, _loss_batch)
+
+
+def pointwise_loss(loss: Member, input, target, reduction: str, **params):
+    """Run one of the losses above (the public functions live in nn.functional)."""
+    return apply(pointwise_loss_p, input, target, fn=loss, reduction=reduction, **params)
 
 
 TENSOR_METHODS: dict = {}

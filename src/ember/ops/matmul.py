@@ -15,10 +15,11 @@ from .. import _dtype as dt
 from .._tensor import Tensor
 from .._view import broadcast_shapes, numel
 from ..amp.autocast_mode import cast_for
+from ._batching import batch_size, batched, front
 from ._common import type_name, write_out
 from ._parallel import blas
 from .movement import unsafe_view
-from .registry import Primitive, apply, apply_, defvjp
+from .registry import Primitive, apply, apply_, bind, defbatch, defjvp, defvjp
 
 _LOW = (np.dtype(np.float16), dt.bfloat16.np)
 
@@ -34,7 +35,9 @@ def _flops(a, b) -> int:
     return 2 * k * (a.shape[-2] if a.ndim > 1 else 1) * (b.shape[-1] if b.ndim > 1 else 1)
 
 
-def _matmul_kernel(a, b):
+def _matmul_kernel(a, b, conj=False):
+    if conj:  # vdot: sum(conj(a) * b) of two vectors
+        return np.asarray(np.vdot(_up(a), _up(b))).astype(a.dtype)
     if a.dtype in _LOW:
         return np.asarray(blas(np.matmul, _up(a), _up(b), _flops(a, b))).astype(a.dtype)
     return np.asarray(blas(np.matmul, a, b, _flops(a, b)))
@@ -54,7 +57,7 @@ def _matmul_shape(sa, sb) -> tuple[int, ...]:
     return shape
 
 
-def _matmul_meta(a, b):
+def _matmul_meta(a, b, conj=False):
     return _matmul_shape(a._shape, b._shape), a._dtype
 
 
@@ -69,7 +72,9 @@ def _times(x: Tensor, y: Tensor) -> Tensor:
     return x @ y
 
 
-def _grad_a(g, out, a, b):
+def _grad_a(g, out, a, b, conj=False):
+    if conj:
+        return _cj(g) * b
     bc = _cj(b)
     if a.ndim == 1 and b.ndim == 1:
         return g * bc
@@ -80,7 +85,9 @@ def _grad_a(g, out, a, b):
     return _times(g, bc.mT)
 
 
-def _grad_b(g, out, a, b):
+def _grad_b(g, out, a, b, conj=False):
+    if conj:
+        return g * a
     ac = _cj(a)
     if a.ndim == 1 and b.ndim == 1:
         return g * ac
@@ -93,7 +100,10 @@ def _grad_b(g, out, a, b):
 
 def _product_name(args, params) -> str:
     """PyTorch's node for a product, which it names by the kernel the operands' ranks pick:
-    dot (1-D, 1-D), mv (2-D, 1-D), mm (2-D, 2-D), bmm (3-D, 3-D, one batch), else matmul."""
+    dot (1-D, 1-D), mv (2-D, 1-D), mm (2-D, 2-D), bmm (3-D, 3-D, one batch), else matmul;
+    vdot (`conj=True`) is its own."""
+    if params:
+        return "VdotBackward0"
     sa, sb = args[0]._shape, args[1]._shape
     ranks = (len(sa), len(sb))
     if ranks == (2, 2):
@@ -105,18 +115,57 @@ def _product_name(args, params) -> str:
 
 _RANK_NAMES = {(1, 1): "DotBackward0", (2, 1): "MvBackward0"}
 
-# mm, bmm, mv, dot and matmul are one product (one np.matmul); the node name follows the ranks
+# mm, bmm, mv, dot and matmul are one product (one np.matmul); the node name follows the
+# ranks. vdot is the same product with the first operand conjugated (`conj=True`).
 matmul_p = Primitive("matmul", _matmul_kernel, _matmul_meta, grad_name=_product_name)
 # Each rule also looks at the other operand's ndim, so both are saved.
 defvjp(matmul_p, _grad_a, _grad_b, reads=((0, 1), (0, 1)))
 
 
-def _vdot_kernel(a, b):
-    return np.asarray(np.vdot(_up(a), _up(b))).astype(a.dtype)
+def _matmul_jvp(primals, tangents, out, conj=False):
+    """Bilinear: d(a @ b) = da @ b + a @ db (vdot likewise, conjugating the first)."""
+    (a, b), (ta, tb) = primals, tangents
+    p = {"conj": True} if conj else {}
+    t = None if ta is None else bind(matmul_p, ta, b, **p)
+    if tb is not None:
+        u = bind(matmul_p, a, tb, **p)
+        t = u if t is None else t + u
+    return t
 
 
-vdot_p = Primitive("vdot", _vdot_kernel, lambda a, b: ((), a._dtype), grad_name="VdotBackward0")
-defvjp(vdot_p, lambda g, out, a, b: _cj(g) * b, lambda g, out, a, b: g * a, reads=((1,), (0,)))
+def _matmul_batch(args, dims, conj=False):
+    """Vectors made matrices, the batch put in front with size-1 axes after it so that
+    it lines up with the batch of the other operand (or broadcasts over an unbatched
+    one), one product, and the vector axes squeezed out again."""
+    a, b = args
+    if conj:
+        a = _cj(a)
+    ra, rb = (x.ndim - (d is not None) for x, d in zip(args, dims))
+    a, b = front(a, dims[0]), front(b, dims[1])
+    if ra == 1:
+        a = a.unsqueeze(-2)
+    if rb == 1:
+        b = b.unsqueeze(-1)
+    top = max(ra, rb, 2)
+    a, b = (_pad_batch(x, d, top) for x, d in ((a, dims[0]), (b, dims[1])))
+    out = bind(matmul_p, a, b)
+    if ra == 1:
+        out = out.squeeze(-2)
+    if rb == 1:
+        out = out.squeeze(-1)
+    return out, 0
+
+
+def _pad_batch(x: Tensor, d, rank: int) -> Tensor:
+    """A batch-first `x` given size-1 axes after the batch up to logical rank `rank`."""
+    if d is None or x.ndim - 1 >= rank:
+        return x
+    return x.reshape((x._shape[0],) + (1,) * (rank - x.ndim + 1) + tuple(x._shape[1:]))
+
+
+defjvp(matmul_p, _matmul_jvp)
+defbatch(matmul_p, _matmul_batch)
+
 
 
 # --- argument checks (PyTorch's messages) ---------------------------------------------
@@ -289,26 +338,29 @@ def dot(input: Tensor, tensor: Tensor, *, out=None) -> Tensor:
 def vdot(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """sum(conj(input) * other) over two 1-D tensors."""
     _check_vectors(input, other, "dot")
-    return write_out(apply(vdot_p, input, other), out)
+    return write_out(apply(matmul_p, input, other, conj=True), out)
 
 
 # --- the fused add* family: beta * input + alpha * product ------------------------------
 
-def _addprod_kernel(product):
-    def kernel(inp, m1, m2, *, beta, alpha):
-        low = m1.dtype in _LOW
-        r = blas(product, _up(m1), _up(m2), _flops(m1, m2))  # fresh: the one BLAS call
-        if alpha != 1:
-            np.multiply(r, alpha, out=r, casting="unsafe")
-        if beta != 0:
-            src = _up(inp) if low else inp
-            if beta == 1:
-                np.add(r, src, out=r, casting="unsafe")
-            else:
-                np.add(r, np.multiply(src, beta), out=r, casting="unsafe")
-        return r.astype(m1.dtype) if low else r
+_np_matmul, _outer = np.matmul, np.multiply.outer
 
-    return kernel
+
+def _addmm_kernel(inp, m1, m2, *, beta, alpha, batch_sum=False):
+    low = m1.dtype in _LOW
+    # the product: a sum of batch products (addbmm), an outer product of two vectors
+    # (addr), else matmul (addmm, addmv, baddbmm)
+    product = _sum_bmm if batch_sum else _np_matmul if m1.ndim > 1 else _outer
+    r = blas(product, _up(m1), _up(m2), _flops(m1, m2))  # fresh: the one BLAS call
+    if alpha != 1:
+        np.multiply(r, alpha, out=r, casting="unsafe")
+    if beta != 0:
+        src = _up(inp) if low else inp
+        if beta == 1:
+            np.add(r, src, out=r, casting="unsafe")
+        else:
+            np.add(r, np.multiply(src, beta), out=r, casting="unsafe")
+    return r.astype(m1.dtype) if low else r
 
 
 def _sum_bmm(b1, b2):
@@ -319,11 +371,16 @@ def _sum_bmm(b1, b2):
     return np.asarray(np.matmul(left, b2.reshape(n_batch * k, p)))
 
 
-def _addprod_meta(shape_of):
-    def meta(inp, m1, m2, *, beta, alpha):
-        return shape_of(m1._shape, m2._shape), m1._dtype
+def _addmm_shape(sa, sb, batch_sum: bool = False) -> tuple[int, ...]:
+    if batch_sum:
+        return (sa[1], sb[2])
+    if len(sa) == 1:
+        return (sa[0], sb[0])
+    return _matmul_shape(sa, sb)
 
-    return meta
+
+def _addmm_meta(inp, m1, m2, *, beta, alpha, batch_sum=False):
+    return _addmm_shape(m1._shape, m2._shape, batch_sum), m1._dtype
 
 
 def _scaled(x: Tensor, s) -> Tensor:
@@ -332,43 +389,102 @@ def _scaled(x: Tensor, s) -> Tensor:
     return x * (s.conjugate() if isinstance(s, complex) else s)
 
 
-def _addprod(name: str, product, shape_of, grad_m1, grad_m2, grad_name=None) -> Primitive:
-    prim = Primitive(name, _addprod_kernel(product), _addprod_meta(shape_of), grad_name=grad_name)
-    defvjp(
-        prim,
-        lambda g, out, inp, m1, m2, *, beta, alpha: _scaled(g, beta),
-        lambda g, out, inp, m1, m2, *, beta, alpha: _scaled(grad_m1(g, m2), alpha),
-        lambda g, out, inp, m1, m2, *, beta, alpha: _scaled(grad_m2(g, m1), alpha),
-        reads=((), (2,), (1,)),
-    )
-    return prim
-
-
-def _addmm_grad1(g, m2):
-    if len(g._shape) == 1:  # addmv: m2 is the vector
-        return g.unsqueeze(-1) * _cj(m2)
+def _addmm_grad1(g, m2, batch_sum):
+    if len(m2._shape) == 1:
+        if len(g._shape) == 2:  # addr: g @ conj(v2)
+            return g @ _cj(m2)
+        return g.unsqueeze(-1) * _cj(m2)  # addmv: m2 is the vector
+    if batch_sum:  # addbmm
+        return g.unsqueeze(0) @ _cj(m2).mT
     return _times(g, _cj(m2).mT)
 
 
-def _addmm_grad2(g, m1):
+def _addmm_grad2(g, m1, batch_sum):
+    if batch_sum:
+        return _cj(m1).mT @ g
+    if len(m1._shape) == 1:  # addr
+        return g.mT @ _cj(m1)
     return _times(_cj(m1).mT, g)  # (a matrix-vector or batched product when not 2-D)
 
 
-# addmm, addmv and baddbmm are one fused product; the second operand's rank (2, 1, 3) names
-# the node
-_ADDMM_NAMES = ("", "AddmvBackward0", "AddmmBackward0", "BaddbmmBackward0")
+# addmm, addmv, baddbmm, addbmm and addr are one fused primitive: beta * input + alpha *
+# product, the product picked by the operands' ranks (and `batch_sum` for addbmm, which
+# sums baddbmm's batch); the ranks name the node as PyTorch does.
+# (indexed by the operands' ranks, r1 + 2 r2: addr 3, addmv 4, addmm 6, baddbmm 9)
+_ADDMM_NAMES = ("", "", "", "AddrBackward0", "AddmvBackward0", "", "AddmmBackward0", "", "",
+                "BaddbmmBackward0")
 
 
 def _addmm_name(args, params) -> str:
-    return _ADDMM_NAMES[len(args[2]._shape)]
+    if "batch_sum" in params:
+        return "AddbmmBackward0"
+    return _ADDMM_NAMES[len(args[1]._shape) + 2 * len(args[2]._shape)]
 
 
-addmm_p = _addprod("addmm", np.matmul, _matmul_shape, _addmm_grad1, _addmm_grad2,
-                   grad_name=_addmm_name)
-addbmm_p = _addprod("addbmm", _sum_bmm, lambda sa, sb: (sa[1], sb[2]),
-                    lambda g, b2: g.unsqueeze(0) @ _cj(b2).mT, lambda g, b1: _cj(b1).mT @ g)
-addr_p = _addprod("addr", np.multiply.outer, lambda sa, sb: (sa[0], sb[0]),
-                  lambda g, v2: g @ _cj(v2), lambda g, v1: g.mT @ _cj(v1))
+addmm_p = Primitive("addmm", _addmm_kernel, _addmm_meta, grad_name=_addmm_name)
+defvjp(
+    addmm_p,
+    lambda g, out, inp, m1, m2, *, beta, alpha, batch_sum=False: _scaled(g, beta),
+    lambda g, out, inp, m1, m2, *, beta, alpha, batch_sum=False: _scaled(
+        _addmm_grad1(g, m2, batch_sum), alpha),
+    lambda g, out, inp, m1, m2, *, beta, alpha, batch_sum=False: _scaled(
+        _addmm_grad2(g, m1, batch_sum), alpha),
+    reads=((), (2,), (1,)),
+)
+
+
+def _addmm_jvp(primals, tangents, out, *, beta, alpha, batch_sum=False):
+    """Linear in input, bilinear in (m1, m2): each product term is one more addmm, the
+    input's tangent riding on the first (beta = 0 where it has none)."""
+    inp, m1, m2 = primals
+    ti, t1, t2 = tangents
+    t = None
+    for x1, x2 in ((t1, m2), (m1, t2)):
+        if x1 is None or x2 is None:
+            continue
+        u = bind(addmm_p, inp if ti is None else ti, x1, x2, beta=0 if ti is None else beta,
+                 alpha=alpha, **({"batch_sum": True} if batch_sum else {}))
+        ti = None
+        t = u if t is None else t + u
+    if ti is not None:
+        u = (ti if beta == 1 else ti * beta).expand(out._shape)
+        t = u if t is None else t + u
+    return t
+
+
+def _addmm_batch(args, dims, *, beta, alpha, batch_sum=False):
+    """Every form lifted to a batched matrix product (an outer product as a (n, 1) @ (1, p)
+    one, a matrix-vector product with the vector a column, addbmm's sum as one product over
+    a batch * k inner dim) with the batch in front, then one addmm."""
+    inp, m1, m2 = args
+    di, d1, d2 = dims
+    size = batch_size(args, dims)
+    r1, r2 = m1.ndim - (d1 is not None), m2.ndim - (d2 is not None)
+    ri = inp.ndim - (di is not None)
+    m1, m2, inp = front(m1, d1), front(m2, d2), front(inp, di)
+    if batch_sum:  # (b, n, k), (b, k, p) -> (n, b k), (b k, p)
+        nb, n, k = m1._shape[-3:]
+        m1 = m1.movedim(-3, -2).reshape(tuple(m1._shape[:-3]) + (n, nb * k))
+        m2 = m2.reshape(tuple(m2._shape[:-3]) + (nb * k, m2._shape[-1]))
+        r1 = r2 = 2
+    elif r1 == 1:  # addr: the outer product of a column and a row
+        m1, m2 = m1.unsqueeze(-1), m2.unsqueeze(-2)
+        r1 = r2 = 2
+    vector = r2 == 1
+    if vector:  # addmv: the vector a column, the input too
+        m2 = m2.unsqueeze(-1)
+        if ri:
+            inp = inp.unsqueeze(-1)
+            ri += 1
+    if d1 is None and d2 is None:
+        m1, d1 = batched(m1, None, size), 0
+    inp = _pad_batch(inp, di, max(r1, 2))
+    out = bind(addmm_p, inp, m1, m2, beta=beta, alpha=alpha)
+    return (out.squeeze(-1) if vector else out), 0
+
+
+defjvp(addmm_p, _addmm_jvp)
+defbatch(addmm_p, _addmm_batch)
 
 
 def _check_scalars(dtype: dt.dtype, beta, alpha) -> None:
@@ -411,21 +527,21 @@ def _same_dtypes(name: str, inp: Tensor, m1: Tensor, m2: Tensor) -> None:
         )
 
 
-def _run_addprod(prim, inp, m1, m2, beta, alpha, out, inplace: bool, shape=None):
+def _run_addprod(inp, m1, m2, beta, alpha, out, inplace: bool, shape=None, **params):
     _check_scalars(m1._dtype, beta, alpha)
     if m1._dtype._kind < 2:
         beta, alpha = int(beta), int(alpha)
     if shape is None:
-        shape = prim.meta(inp, m1, m2, beta=beta, alpha=alpha)[0]
+        shape = _addmm_shape(m1._shape, m2._shape, **params)
     if inplace:
         if inp._shape != shape:
             raise RuntimeError(
                 f"Bad in-place call: input tensor size {list(inp._shape)} and output tensor size "
                 f"{list(shape)} should match"
             )
-        return apply_(prim, inp, m1, m2, beta=beta, alpha=alpha)
+        return apply_(addmm_p, inp, m1, m2, beta=beta, alpha=alpha, **params)
     _check_expand(inp, shape)
-    return write_out(apply(prim, inp, m1, m2, beta=beta, alpha=alpha), out)
+    return write_out(apply(addmm_p, inp, m1, m2, beta=beta, alpha=alpha, **params), out)
 
 
 def _addmm(input, mat1, mat2, beta, alpha, out, inplace):
@@ -438,7 +554,7 @@ def _addmm(input, mat1, mat2, beta, alpha, out, inplace):
     _no_bool(mat1, "addmm_impl_cpu_")
     if mat1._shape[1] != mat2._shape[0]:
         raise _mat_mismatch(mat1._shape, mat2._shape)
-    return _run_addprod(addmm_p, input, mat1, mat2, beta, alpha, out, inplace,
+    return _run_addprod(input, mat1, mat2, beta, alpha, out, inplace,
                         (mat1._shape[0], mat2._shape[1]))
 
 
@@ -466,7 +582,7 @@ def _addmv(input, mat, vec, beta, alpha, out, inplace):
     if mat._shape[1] != vec._shape[0] or (input.ndim and input._shape[0] not in (1,
                                                                                mat._shape[0])):
         raise _mv_mismatch(input._shape[0] if input.ndim else 1, mat._shape, vec._shape[0])
-    return _run_addprod(addmm_p, input, mat, vec, beta, alpha, out, inplace)
+    return _run_addprod(input, mat, vec, beta, alpha, out, inplace)
 
 
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
@@ -498,7 +614,7 @@ def _batch_dtypes(input: Tensor, b1: Tensor, b2: Tensor) -> None:
 def _baddbmm(input, batch1, batch2, beta, alpha, out, inplace):
     _check_batches(batch1, batch2)
     _batch_dtypes(input, batch1, batch2)
-    return _run_addprod(addmm_p, input, batch1, batch2, beta, alpha, out, inplace)
+    return _run_addprod(input, batch1, batch2, beta, alpha, out, inplace)
 
 
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1,
@@ -520,7 +636,7 @@ def _addbmm(input, batch1, batch2, beta, alpha, out, inplace):
         )
     _check_batches(batch1, batch2)
     _batch_dtypes(input, batch1, batch2)
-    return _run_addprod(addbmm_p, input, batch1, batch2, beta, alpha, out, inplace)
+    return _run_addprod(input, batch1, batch2, beta, alpha, out, inplace, batch_sum=True)
 
 
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1,
@@ -552,8 +668,8 @@ def _addr(input, vec1, vec2, beta, alpha, out, inplace):
     if inplace and d is not input._dtype:
         d = input._dtype
     vec1, vec2 = vec1.to(d), vec2.to(d)
-    return _run_addprod(addr_p, input if inplace else input.to(d), vec1, vec2, beta, alpha,
-                        out, inplace)
+    return _run_addprod(input if inplace else input.to(d), vec1, vec2, beta, alpha, out,
+                        inplace)
 
 
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:

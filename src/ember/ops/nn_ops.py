@@ -1,7 +1,8 @@
-"""Primitives only `ember.nn` needs: embedding lookup and the negative log-likelihood loss.
+"""Primitives only `ember.nn` needs: embedding lookup, the negative log-likelihood loss,
+constant padding and the CTC loss (layer norm and attention have files of their own).
 
-Both are linear in their differentiable input, so each one's VJP is a second
-primitive (the adjoint) whose own VJP is the first again; double backward works.
+Embedding and nll_loss are linear in their differentiable input, so each one's VJP is a
+second primitive (the adjoint) whose own VJP is the first again; double backward works.
 # NOTE: listed exceptions to "compose everything": embedding (EmbeddingBackward0,
 # padding_idx rows get no gradient) and nll_loss (NllLossBackward0, fused gather and
 # weighting; cross_entropy = log_softmax + nll_loss).
@@ -9,16 +10,14 @@ primitive (the adjoint) whose own VJP is the first again; double backward works.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
-from ._common import row_sums
-from .creation import zeros_like
-from .registry import Primitive, apply, defvjp, defvjp_joint, nondifferentiable
+from ._batching import batch_size, batched, front, loop
+from .creation import zeros, zeros_like
+from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp, nondifferentiable
 
 _grad_mode = grad_mode.state
 
@@ -242,197 +241,6 @@ def nll_loss_prim(input: Tensor, target: Tensor, weight: Tensor | None, reductio
                  ignore_index=int(ignore_index))
 
 
-# --- layer_norm -------------------------------------------------------------------------
-# NOTE: a listed exception too: one kernel normalises the rows (the composite took nine
-# ops and as many fresh buffers) and returns, beside the result, the normalised rows and
-# their 1/std for the backward (PyTorch's native_layer_norm keeps mean and 1/std). The
-# backward is one fused kernel when no graph of it is wanted, the same formula in ember
-# ops otherwise; both take the gradients that double backward sends to those two outputs.
-
-
-def _rows(a, k: int):
-    """`a` as a matrix with its trailing k dims flattened into each row."""
-    lead, row = a.shape[:a.ndim - k], a.shape[a.ndim - k:]
-    return a.reshape(math.prod(lead), math.prod(row))
-
-
-def _layer_norm_kernel(x, weight, bias, *, k, eps):
-    rows = _rows(x, k)
-    n = rows.shape[1]
-    mean = row_sums(rows)
-    np.divide(mean, n, out=mean)
-    xhat = np.subtract(rows, mean)
-    var = row_sums(np.square(xhat))
-    np.divide(var, n, out=var)
-    rstd = np.divide(1, np.sqrt(np.add(var, eps, out=var), out=var), out=var)
-    np.multiply(xhat, rstd, out=xhat)
-    out = xhat if weight is None else np.multiply(xhat, weight.reshape(-1))
-    out = np.add(out, bias.reshape(-1), out=None if out is xhat else out) \
-        if bias is not None else (out.copy() if out is xhat else out)
-    stat = x.shape[:x.ndim - k] + (1,) * k
-    return out.reshape(x.shape), xhat.reshape(x.shape), rstd.reshape(stat)
-
-
-def _layer_norm_meta(x, weight, bias, *, k, eps):
-    stat = tuple(x._shape[:len(x._shape) - k]) + (1,) * k
-    return (x._shape, x._dtype), (x._shape, x._dtype), (stat, x._dtype)
-
-
-def _layer_norm_backward_kernel(g, xhat, rstd, weight, *, k):
-    """(dx, dweight, dbias): dx = rstd (gw - mean(gw) - xhat mean(gw xhat)) per row with
-    gw = g * weight; dweight and dbias sum g * xhat and g over the rows."""
-    rows, g_rows = _rows(xhat, k), _rows(g, k)
-    n = rows.shape[1]
-    gx = np.multiply(g_rows, rows)
-    dweight = np.add.reduce(gx, axis=0).reshape(xhat.shape[xhat.ndim - k:])
-    dbias = np.add.reduce(g_rows, axis=0).reshape(dweight.shape)
-    if weight is not None:
-        gw = np.multiply(g_rows, weight.reshape(-1))
-        np.multiply(gx, weight.reshape(-1), out=gx)  # now gw * xhat
-    else:
-        gw = np.array(g_rows)
-    a = row_sums(gw) / n
-    b = row_sums(gx) / n
-    np.multiply(rows, b, out=gx)
-    np.subtract(gw, a, out=gw)
-    np.subtract(gw, gx, out=gw)
-    np.multiply(gw, rstd.reshape(-1, 1), out=gw)
-    return gw.reshape(xhat.shape), dweight, dbias
-
-
-layer_norm_p = Primitive("native_layer_norm", _layer_norm_kernel, _layer_norm_meta,
-                         grad_name="NativeLayerNormBackward0", n_outputs=3)
-layer_norm_backward_p = Primitive(
-    "native_layer_norm_backward", _layer_norm_backward_kernel,
-    lambda g, xhat, rstd, weight, *, k: ((xhat._shape, xhat._dtype),) + (
-        (tuple(xhat._shape[len(xhat._shape) - k:]), xhat._dtype),) * 2, n_outputs=3)
-nondifferentiable(layer_norm_backward_p)  # used only when no graph of the backward is built
-
-
-def _layer_norm_vjp(g_all, out, x, weight, bias, *, needs, k, eps):
-    g, g_xhat, g_rstd = g_all
-    _, xhat, rstd = out
-    if g is None:  # (under double backward only xhat or 1/std may have been reached)
-        g = zeros_like(xhat)
-    # xhat and 1/std get cotangents only under double backward, where this rule's own
-    # graph used them; otherwise they arrive as None.
-    twice = g_xhat is not None or g_rstd is not None
-    if not _grad_mode.enabled and not twice:
-        dx, dweight, dbias = apply(layer_norm_backward_p, g, xhat, rstd, weight, k=k)
-        return dx, dweight, dbias
-    dweight, dbias = g * xhat, g  # (the engine sums them down to the parameters' shape)
-    if twice:  # x also reaches xhat and 1/std directly
-        g = g * weight if weight is not None else g
-        g = g if g_xhat is None else g + g_xhat
-        weight = None
-    dims = tuple(range(xhat.ndim - k, xhat.ndim))
-    gw = g if weight is None else g * weight
-    dx = rstd * (gw - gw.mean(dims, keepdim=True) - xhat * (gw * xhat).mean(dims, keepdim=True))
-    if g_rstd is not None:  # d rstd / dx = -rstd^2 xhat / n
-        dx = dx - g_rstd * rstd * rstd * xhat / (xhat.numel() // max(rstd.numel(), 1))
-    return dx, dweight, dbias
-
-
-defvjp_joint(layer_norm_p, _layer_norm_vjp, (True, True, True), reads=((1,), (), ()),
-             save_output=True)
-
-
-def layer_norm_prim(x: Tensor, weight, bias, k: int, eps: float) -> Tensor:
-    """Normalise `x` over its trailing `k` dims, then scale and shift."""
-    return apply(layer_norm_p, x, weight, bias, k=k, eps=float(eps))[0]
-
-
-# --- scaled dot-product attention ----------------------------------------------------------
-# NOTE: a listed exception as well, for 4-D inputs without dropout, where PyTorch's CPU
-# build runs its flash kernel (ScaledDotProductFlashAttentionForCpuBackward0; other calls
-# are the composite in nn.functional). One kernel: scores, mask, a row softmax, the
-# weighted sum; it keeps the attention weights for the backward, one kernel too (ember
-# ops under create_graph).
-
-_CAUSAL: dict = {}
-
-
-def _causal_bias(n_rows: int, n_cols: int, dtype):
-    """0 on and below the diagonal, -inf above it (PyTorch's top-left causal mask)."""
-    key = (n_rows, n_cols, dtype)
-    bias = _CAUSAL.get(key)
-    if bias is None:
-        bias = np.where(np.tri(n_rows, n_cols, dtype=bool), 0, -np.inf).astype(dtype)
-        _CAUSAL[key] = bias
-    return bias
-
-
-def _attention_kernel(q, k, v, mask, *, scale, causal):
-    from ._parallel import blas
-    from .softmax import softmax_p
-
-    scores = blas(np.matmul, q, k.swapaxes(-1, -2), 2 * q.shape[-2] * q.shape[-1] * k.shape[-2])
-    np.multiply(scores, scores.dtype.type(scale), out=scores)
-    if causal:
-        np.add(scores, _causal_bias(q.shape[-2], k.shape[-2], scores.dtype), out=scores)
-    elif mask is not None and mask.dtype == np.bool_:
-        scores = np.where(mask, scores, -np.inf).astype(scores.dtype, copy=False)
-    elif mask is not None:
-        np.add(scores, mask, out=scores, casting="unsafe")
-    weights = softmax_p.kernel(scores, dim=scores.ndim - 1)
-    out = blas(np.matmul, weights, v, 2 * q.shape[-2] * k.shape[-2] * v.shape[-1])
-    return out, weights
-
-
-def _attention_meta(q, k, v, mask, *, scale, causal):
-    lead = tuple(q._shape[:-1])
-    return (lead + (v._shape[-1],), q._dtype), (lead + (k._shape[-2],), q._dtype)
-
-
-def _attention_backward_kernel(g, g_weights, q, k, v, weights, *, scale):
-    from ._parallel import blas
-    from .softmax import softmax_backward_p
-
-    L, S, E, Ev = q.shape[-2], k.shape[-2], q.shape[-1], v.shape[-1]
-    dv = blas(np.matmul, weights.swapaxes(-1, -2), g, 2 * S * L * Ev)
-    dw = blas(np.matmul, g, v.swapaxes(-1, -2), 2 * L * Ev * S)
-    if g_weights is not None:
-        np.add(dw, g_weights, out=dw)
-    ds = softmax_backward_p.kernel(dw, weights, dim=dw.ndim - 1)
-    np.multiply(ds, ds.dtype.type(scale), out=ds)
-    dq = blas(np.matmul, ds, k, 2 * L * S * E)
-    dk = blas(np.matmul, ds.swapaxes(-1, -2), q, 2 * S * L * E)
-    return dq, dk, dv
-
-
-attention_p = Primitive("scaled_dot_product_attention", _attention_kernel, _attention_meta,
-                        grad_name="ScaledDotProductFlashAttentionForCpuBackward0", n_outputs=2)
-attention_backward_p = Primitive(
-    "scaled_dot_product_attention_backward", _attention_backward_kernel,
-    lambda g, gw, q, k, v, w, *, scale: ((q._shape, q._dtype), (k._shape, k._dtype),
-                                         (v._shape, v._dtype)), n_outputs=3)
-nondifferentiable(attention_backward_p)  # used only when no graph of the backward is built
-
-
-def _attention_vjp(g, out, q, k, v, mask, *, needs, scale, causal):
-    g_out, g_weights = g  # (g_weights is None but under double backward)
-    weights = out[1]
-    if g_out is None:
-        g_out = zeros_like(out[0])
-    if not _grad_mode.enabled:
-        return (*apply(attention_backward_p, g_out, g_weights, q, k, v, weights, scale=scale),
-                None)
-    dw = g_out @ v.mT
-    if g_weights is not None:
-        dw = dw + g_weights
-    ds = weights * (dw - (dw * weights).sum(-1, keepdim=True)) * scale
-    return ds @ k, ds.mT @ q, weights.mT @ g_out, None
-
-
-defvjp_joint(attention_p, _attention_vjp, (True, True, True, False),
-             reads=((0, 1, 2),) * 3 + ((),), save_output=True)
-
-
-def attention_prim(q: Tensor, k: Tensor, v: Tensor, mask, scale: float, causal: bool):
-    """softmax(q k^T * scale + mask) v for 4-D q, k, v (no dropout)."""
-    return apply(attention_p, q, k, v, mask, scale=float(scale), causal=bool(causal))[0]
-
-
 # --- constant padding -------------------------------------------------------------------
 
 
@@ -596,6 +404,251 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths,
 
     denom = tensor([max(n, 1) for n in tgt_len], dtype=per_sample.dtype)
     return (per_sample / (denom.squeeze(0) if unbatched else denom)).mean()
+
+
+# --- forward mode and vmap -------------------------------------------------------------------
+# embedding and its adjoint are linear in the table / the gradient; a batched index
+# addresses a table of its own by an offset of b * rows per element. nll_loss is linear
+# in the scores and, for "none" and "sum", in the class weights (mean divides by their
+# total, hence the quotient rule). The CTC tangent contracts the per-sample gradient
+# (the backward kernel at g = 1) with the tangent of the log-probabilities.
+
+
+def _offset(idx: Tensor, size: int, rows: int) -> Tensor:
+    """Batch-first indices shifted by b * rows for element b (each its own table)."""
+    from .creation import arange
+
+    step = arange(size, dtype=idx.dtype).reshape((size,) + (1,) * (idx.ndim - 1)) * rows
+    return idx + step
+
+
+def _embedding_jvp(primals, tangents, out, **params):
+    return None if tangents[0] is None else bind(embedding_p, tangents[0], primals[1], **params)
+
+
+def _embedding_batch(args, dims, *, padding_idx, scale_grad_by_freq):
+    """A batched table only: its batch is one more feature dim. Batched indices: the batch
+    elements' tables stacked into one, each addressed by an offset (padding_idx, which
+    only decides which row gets no gradient, cannot name one row of every table and is
+    dropped there)."""
+    weight, indices = args
+    dw, di = dims
+    if di is None:
+        w = front(weight, dw).movedim(0, 1)
+        return bind(embedding_p, w, indices, padding_idx=padding_idx,
+                    scale_grad_by_freq=scale_grad_by_freq), indices.ndim
+    idx = front(indices, di)
+    if dw is None:
+        return bind(embedding_p, weight, idx, padding_idx=padding_idx,
+                    scale_grad_by_freq=scale_grad_by_freq), 0
+    w = front(weight, dw)
+    size, rows = w._shape[0], w._shape[1]
+    flat = w.reshape((size * rows,) + tuple(w._shape[2:]))
+    return bind(embedding_p, flat, _offset(idx, size, rows), padding_idx=None,
+                scale_grad_by_freq=scale_grad_by_freq), 0
+
+
+def _embedding_backward_jvp(primals, tangents, out, **params):
+    return None if tangents[0] is None else bind(embedding_backward_p, tangents[0],
+                                                 primals[1], **params)
+
+
+def _not_padding(idx: Tensor, padding_idx, like: Tensor, trailing: int):
+    """1 where a lookup is not padding_idx, 0 where it is, shaped to scale `like`."""
+    keep = (idx != padding_idx).to(like.dtype)
+    return keep.reshape(tuple(keep._shape) + (1,) * trailing)
+
+
+def _embedding_backward_batch(args, dims, *, num_weights, padding_idx, scale_grad_by_freq):
+    """Unbatched indices: the batch is one more feature dim of the gradient. Batched
+    indices: each element's rows scatter into a table of its own (offset indices, so the
+    frequency counts are per element too); padding lookups are zeroed beforehand."""
+    g, indices = args
+    dg, di = dims
+    if di is None:
+        g = front(g, dg).movedim(0, indices.ndim)
+        return bind(embedding_backward_p, g, indices, num_weights=num_weights,
+                    padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq), 1
+    size = batch_size(args, dims)
+    idx = front(indices, di)
+    g = batched(g, dg, size)
+    if padding_idx is not None:
+        g = g * _not_padding(idx, padding_idx, g, g.ndim - idx.ndim)
+    out = bind(embedding_backward_p, g, _offset(idx, size, num_weights),
+               num_weights=size * num_weights, padding_idx=None,
+               scale_grad_by_freq=scale_grad_by_freq)
+    return out.reshape((size, num_weights) + tuple(out._shape[1:])), 0
+
+
+def _row_scale_batch(args, dims, *, num_weights, padding_idx, scale_grad_by_freq, dtype):
+    idx = front(args[0], dims[0])
+    size = idx._shape[0]
+    s = bind(row_scale_p, _offset(idx, size, num_weights), num_weights=size * num_weights,
+             padding_idx=None, scale_grad_by_freq=scale_grad_by_freq, dtype=dtype)
+    if padding_idx is not None:
+        s = s * _not_padding(idx, padding_idx, s, 0)
+    return s, 0
+
+
+def _nll_total(like: Tensor, target: Tensor, weight, ignore_index: int, reduction: str):
+    """The weights the targets pick (0 where ignored), summed ("sum") or not ("none"):
+    nll_loss of scores that are -1 everywhere."""
+    return bind(nll_loss_p, zeros_like(like) - 1, target, weight, reduction=reduction,
+                ignore_index=ignore_index)
+
+
+def _nll_jvp(primals, tangents, out, *, reduction, ignore_index):
+    x, target, weight = primals
+    tx, _, tw = tangents
+    red = "sum" if reduction == "mean" else reduction
+    t = None
+    for a, w in ((tx, weight), (x, tw)):
+        if a is not None and (w is not None or a is tx):
+            u = bind(nll_loss_p, a, target, w, reduction=red, ignore_index=ignore_index)
+            t = u if t is None else t + u
+    if reduction != "mean":
+        return t
+    total = _nll_total(x, target, weight, ignore_index, "sum")
+    t = t / total
+    if tw is not None:
+        t = t - out * _nll_total(x, target, tw, ignore_index, "sum") / total
+    return t
+
+
+def _nll_backward_jvp(primals, tangents, out, *, reduction, ignore_index, in_shape):
+    g, target, weight = primals
+    tg, _, tw = tangents
+    p = {"reduction": reduction, "ignore_index": ignore_index, "in_shape": in_shape}
+    t = None if tg is None else bind(nll_loss_backward_p, tg, target, weight, **p)
+    if tw is not None:  # (for "mean", the quotient rule over the total weight)
+        u = bind(nll_loss_backward_p, g, target, tw,
+                 **(dict(p, reduction="sum") if reduction == "mean" else p))
+        if reduction == "mean":
+            u = (u - out * _nll_total(out, target, tw, ignore_index, "sum")) / _nll_total(
+                out, target, weight, ignore_index, "sum")
+        t = u if t is None else t + u
+    return t
+
+
+def _samples(x: Tensor, one: bool) -> Tensor:
+    """A batch-first argument with the batch folded into the sample dim N (a single
+    sample's argument already has the batch as its N)."""
+    return x if one else x.reshape((-1,) + tuple(x._shape[2:]))
+
+
+def _nll_batch(args, dims, *, reduction, ignore_index):
+    """The batch folded into the samples, the losses kept per element ("none") and then
+    reduced per element; per-element class weights are looped over."""
+    if dims[2] is not None:
+        return loop(nll_loss_p, args, dims, {"reduction": reduction,
+                                             "ignore_index": ignore_index})
+    x, target, weight = args
+    size = batch_size(args, dims)
+    one = x.ndim - (dims[0] is not None) == 1
+    xb, tb = batched(x, dims[0], size), batched(target, dims[1], size)
+    xf, tf = _samples(xb, one), _samples(tb, one)
+    loss = bind(nll_loss_p, xf, tf, weight, reduction="none",
+                ignore_index=ignore_index).reshape(tb._shape)
+    if reduction == "none":
+        return loss, 0
+    rest = tuple(range(1, loss.ndim))
+    total = loss.sum(rest) if rest else loss
+    if reduction == "sum":
+        return total, 0
+    w = _nll_total(xf, tf, weight, ignore_index, "none").reshape(tb._shape)
+    return total / (w.sum(rest) if rest else w), 0
+
+
+def _nll_backward_batch(args, dims, *, reduction, ignore_index, in_shape):
+    """As nll_loss's rule: a per-element incoming gradient (divided by the element's total
+    weight for "mean") spread over its targets, then one "none" backward."""
+    params = {"reduction": reduction, "ignore_index": ignore_index, "in_shape": in_shape}
+    if dims[2] is not None:
+        return loop(nll_loss_backward_p, args, dims, params)
+    g, target, weight = args
+    size = batch_size(args, dims)
+    one = len(in_shape) == 1
+    gb, tb = batched(g, dims[0], size), batched(target, dims[1], size)
+    tf = _samples(tb, one)
+    flat_shape = (size,) + tuple(in_shape) if one else (size * in_shape[0],) + tuple(
+        in_shape[1:])
+    if reduction != "none":
+        if reduction == "mean":
+            w = _nll_total(zeros(flat_shape, dtype=gb.dtype), tf, weight, ignore_index, "none")
+            w = w.reshape(tb._shape)
+            gb = gb / (w.sum(tuple(range(1, w.ndim))) if w.ndim > 1 else w)
+        gb = gb.reshape((size,) + (1,) * (tb.ndim - 1)).expand(tb._shape)
+    out = bind(nll_loss_backward_p, _samples(gb, one), tf, weight, reduction="none",
+               ignore_index=ignore_index, in_shape=flat_shape)
+    return out.reshape((size,) + tuple(in_shape)), 0
+
+
+def _pad_jvp(primals, tangents, out, *, pads, value):
+    """Linear in x; the padding of a tangent is zeros whatever the fill value."""
+    return bind(constant_pad_p, tangents[0], pads=pads, value=0)
+
+
+def _pad_batch(args, dims, *, pads, value):
+    return bind(constant_pad_p, front(args[0], dims[0]), pads=((0, 0),) + pads,
+                value=value), 0
+
+
+def _ctc_jvp(primals, tangents, out, **params):
+    """PyTorch's CTC gradient is exp(lp) - (the true derivative's magnitude), the form that
+    assumes lp comes from log_softmax; the tangent takes the true derivative, the backward
+    kernel's gradient at g = 1 less exp(lp) over each sample's live time steps (none for a
+    loss zero_infinity zeroed)."""
+    from .creation import arange, tensor
+
+    lp, targets = primals
+    grad = bind(ctc_grad_p, zeros_like(out) + 1, lp, targets, **params)
+    live = arange(lp._shape[0]).reshape(-1, 1, 1) < tensor(
+        params["input_lengths"]).reshape(1, -1, 1)
+    if params["zero_infinity"]:
+        live = live & (out != 0).reshape(1, -1, 1)
+    return ((grad - lp.exp() * live.to(lp.dtype)) * tangents[0]).sum((0, 2))
+
+
+def _ctc_fold(args, dims, params):
+    """log-probs (T, N, C) with the batch folded into N, targets likewise (padded rows or
+    the concatenation, element after element) and the lengths repeated per element."""
+    lp, targets = args[-2:]
+    size = batch_size(args, dims)
+    lp = batched(lp, dims[-2], size).movedim(0, 1)
+    lp = lp.reshape((lp._shape[0], -1) + tuple(lp._shape[3:]))
+    tg = batched(targets, dims[-1], size)
+    tg = tg.reshape((-1,) + tuple(tg._shape[2:]))
+    p = dict(params, input_lengths=params["input_lengths"] * size,
+             target_lengths=params["target_lengths"] * size)
+    return size, lp, tg, p
+
+
+def _ctc_batch(args, dims, **params):
+    size, lp, tg, p = _ctc_fold(args, dims, params)
+    return bind(ctc_loss_p, lp, tg, **p).reshape(size, -1), 0
+
+
+def _ctc_grad_batch(args, dims, **params):
+    size, lp, tg, p = _ctc_fold(args, dims, params)
+    g = batched(args[0], dims[0], size).reshape(-1)
+    out = bind(ctc_grad_p, g, lp, tg, **p)
+    return out.reshape((out._shape[0], size, -1) + tuple(out._shape[2:])), 1
+
+
+defjvp(embedding_p, _embedding_jvp)
+defbatch(embedding_p, _embedding_batch)
+defjvp(embedding_backward_p, _embedding_backward_jvp)
+defbatch(embedding_backward_p, _embedding_backward_batch)
+defbatch(row_scale_p, _row_scale_batch)
+defjvp(nll_loss_p, _nll_jvp)
+defbatch(nll_loss_p, _nll_batch)
+defjvp(nll_loss_backward_p, _nll_backward_jvp)
+defbatch(nll_loss_backward_p, _nll_backward_batch)
+defjvp(constant_pad_p, _pad_jvp)
+defbatch(constant_pad_p, _pad_batch)
+defjvp(ctc_loss_p, _ctc_jvp)
+defbatch(ctc_loss_p, _ctc_batch)
+defbatch(ctc_grad_p, _ctc_grad_batch)
 
 
 TENSOR_METHODS: dict = {}

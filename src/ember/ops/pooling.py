@@ -15,7 +15,8 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor
-from .registry import Primitive, apply, defvjp
+from ._batching import batch_size, batched, front
+from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp
 
 _LOW = (np.dtype(np.float16), dt.bfloat16.np)
 
@@ -138,6 +139,42 @@ def _gather_back(h, out, g, index, *, shape, nd):
 
 
 defvjp(max_pool_backward_p, _gather_back, None)
+
+
+def _max_pool_jvp(primals, tangents, out, *, kernel, **params):
+    """Each window's value is the input at its argmax: the tangent is the input's tangent
+    gathered there (the indices have none)."""
+    from .index import _gather
+
+    nd = len(kernel)
+    tx = tangents[0]
+    index = out[1]
+    lead = tuple(tx._shape[:-nd])
+    flat = tx.reshape(lead + (-1,))
+    picked = _gather(flat, index.reshape(lead + (-1,)), flat.ndim - 1)
+    return picked.reshape(index._shape), None
+
+
+def _max_pool_batch(args, dims, **params):
+    """The kernel pools the trailing dims under any leading ones: the batch is one more."""
+    return bind(max_pool_p, front(args[0], dims[0]), **params), (0, 0)
+
+
+def _max_pool_backward_jvp(primals, tangents, out, **params):
+    """Linear in the gradient (the indices are constants)."""
+    return bind(max_pool_backward_p, tangents[0], primals[1], **params)
+
+
+def _max_pool_backward_batch(args, dims, *, shape, nd):
+    size = batch_size(args, dims)
+    g, index = (batched(a, d, size) for a, d in zip(args, dims))
+    return bind(max_pool_backward_p, g, index, shape=(size,) + tuple(shape), nd=nd), 0
+
+
+defjvp(max_pool_p, _max_pool_jvp)
+defbatch(max_pool_p, _max_pool_batch)
+defjvp(max_pool_backward_p, _max_pool_backward_jvp)
+defbatch(max_pool_backward_p, _max_pool_backward_batch)
 
 
 def max_pool_backward(g: Tensor, index: Tensor, shape, nd: int) -> Tensor:

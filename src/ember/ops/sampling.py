@@ -1,9 +1,10 @@
 """Grid sampling (`grid_sample`'s 4-d and 5-d cases) as primitives.
 
-`grid_sampler_2d(input, grid)` reads `input` (N, C, H, W) at the points `grid`
+`grid_sampler(input, grid)` reads `input` (N, C, H, W) at the points `grid`
 (N, Ho, Wo, 2) holds, normalised to [-1, 1], with bilinear, nearest or bicubic
-interpolation and zeros / border / reflection padding; `grid_sampler_3d` does the same
-for (N, C, D, H, W) volumes (bilinear and nearest). Each has one backward primitive
+interpolation and zeros / border / reflection padding, and the same for (N, C, D, H, W)
+volumes (bilinear and nearest): one primitive, the input's rank picks PyTorch's node name
+(GridSampler2DBackward0 / GridSampler3DBackward0). It has one backward primitive
 that returns the input's and the grid's gradients together (they share every gather);
 it is used when no graph of the backward is wanted. Under `create_graph=True` the VJP
 builds the same gradients from differentiable ops instead (`sampling_graph.py`), so
@@ -22,8 +23,17 @@ import numpy as np
 
 from .. import _grad_mode
 from .._tensor import Tensor
+from ._batching import batch_size, batched
 from .creation import _fma as fused_multiply_add
-from .registry import Primitive, apply, defvjp_joint, nondifferentiable
+from .registry import (
+    Primitive,
+    apply,
+    bind,
+    defbatch,
+    defvjp_joint,
+    jvp_by_vjp,
+    nondifferentiable,
+)
 
 MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
 PADDINGS = {"zeros": 0, "border": 1, "reflection": 2}
@@ -363,8 +373,8 @@ def _vjp(g, out, inp, grid, *, needs, mode, padding, align):
     if _grad_state.enabled:  # a graph of the backward is wanted: differentiate the composite
         return _vjp_with_graph(g, inp, grid, needs, mode, padding, align)
     want_in = bool(needs[0])
-    gin, ggrid = apply(_backward_of[len(inp.shape)], g, inp, grid, mode=mode,
-                       padding=padding, align=align, input_grad=want_in)
+    gin, ggrid = apply(grid_sampler_backward_p, g, inp, grid, mode=mode, padding=padding,
+                       align=align, input_grad=want_in)
     return (gin if want_in else None), ggrid
 
 
@@ -374,19 +384,50 @@ def _vjp_with_graph(g, inp, grid, needs, mode, padding, align):
     return grid_sample_vjp(g, inp, grid, needs, mode, padding, align)
 
 
-grid_sampler_2d_p = Primitive("grid_sampler_2d", _sample_kernel, _meta,
-                              grad_name="GridSampler2DBackward0")
-grid_sampler_3d_p = Primitive("grid_sampler_3d", _sample_kernel, _meta,
-                              grad_name="GridSampler3DBackward0")
-grid_sampler_2d_backward_p = Primitive("grid_sampler_2d_backward", _sample_backward_kernel,
-                                       _backward_meta, n_outputs=2)
-grid_sampler_3d_backward_p = Primitive("grid_sampler_3d_backward", _sample_backward_kernel,
-                                       _backward_meta, n_outputs=2)
-_backward_of = {4: grid_sampler_2d_backward_p, 5: grid_sampler_3d_backward_p}
-for _p in (grid_sampler_2d_backward_p, grid_sampler_3d_backward_p):
-    nondifferentiable(_p)  # only run when no graph is built (see sampling_graph)
-for _p in (grid_sampler_2d_p, grid_sampler_3d_p):
-    defvjp_joint(_p, _vjp, (True, True))
+def _sampler_name(args, params) -> str:
+    """PyTorch's node names the kernel the input's rank picks (2-d or 3-d)."""
+    return "GridSampler3DBackward0" if len(args[0]._shape) == 5 else "GridSampler2DBackward0"
+
+
+# One primitive for the 2-d and 3-d cases (the spatial rank comes from the input; the
+# kernels are written for any number of spatial dims), and one for their backward.
+grid_sampler_p = Primitive("grid_sampler", _sample_kernel, _meta, grad_name=_sampler_name)
+grid_sampler_backward_p = Primitive("grid_sampler_backward", _sample_backward_kernel,
+                                    _backward_meta, n_outputs=2)
+nondifferentiable(grid_sampler_backward_p)  # only run when no graph is built (sampling_graph)
+defvjp_joint(grid_sampler_p, _vjp, (True, True))
+jvp_by_vjp(grid_sampler_p, "the tangent of each tap's weight and gather is the VJP's own "
+                           "graph (sampling_graph) transposed; a separate forward rule would "
+                           "repeat it")
+
+
+def _fold(x: Tensor, d, size: int) -> Tensor:
+    """The batch folded into N (an unbatched argument repeated for each element)."""
+    x = batched(x, d, size)
+    return x.reshape((-1,) + tuple(x._shape[2:]))
+
+
+def _sampler_batch(args, dims, **params):
+    """Every batch element is more samples: fold the batch into N, and out again."""
+    inp, grid = args
+    size = batch_size(args, dims)
+    out = bind(grid_sampler_p, _fold(inp, dims[0], size), _fold(grid, dims[1], size), **params)
+    return out.reshape((size, -1) + tuple(out._shape[1:])), 0
+
+
+def _sampler_backward_batch(args, dims, *, input_grad, **params):
+    g, inp, grid = args
+    size = batch_size(args, dims)
+    gin, ggrid = bind(grid_sampler_backward_p, *(_fold(a, d, size) for a, d in zip(args, dims)),
+                      input_grad=input_grad, **params)
+    ggrid = ggrid.reshape((size, -1) + tuple(ggrid._shape[1:]))
+    if not input_grad:
+        return (gin, ggrid), (None, 0)
+    return (gin.reshape((size, -1) + tuple(gin._shape[1:])), ggrid), (0, 0)
+
+
+defbatch(grid_sampler_p, _sampler_batch)
+defbatch(grid_sampler_backward_p, _sampler_backward_batch)
 
 
 def _check(input: Tensor, grid: Tensor, mode: int) -> None:
@@ -424,9 +465,8 @@ def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int, padding_m
     """Sample `input` (N, C, *spatial) at the normalised points of `grid`; the mode and
     padding are the enum ints `nn.functional.grid_sample` passes (see MODES, PADDINGS)."""
     _check(input, grid, interpolation_mode)
-    prim = grid_sampler_2d_p if input.dim() == 4 else grid_sampler_3d_p
-    return apply(prim, input, grid, mode=int(interpolation_mode), padding=int(padding_mode),
-                 align=bool(align_corners))
+    return apply(grid_sampler_p, input, grid, mode=int(interpolation_mode),
+                 padding=int(padding_mode), align=bool(align_corners))
 
 
 TENSOR_METHODS: dict = {}

@@ -1,7 +1,7 @@
 """The gradients of grid sampling written with differentiable ember ops.
 
-`grid_sampler_2d/3d` run fused NumPy kernels forward and backward. When a graph of the
-backward is wanted (`create_graph=True`, e.g. a gradient penalty), their VJP uses this
+`grid_sampler` runs fused NumPy kernels forward and backward. When a graph of the
+backward is wanted (`create_graph=True`, e.g. a gradient penalty), its VJP uses this
 instead: the same gradients as gathers, scatter-adds and products of the interpolation
 weights, so they can be differentiated again. Sampling reads taps t with weights
 W_t = prod_k w_k(frac_k); then d out / d input scatters g * W_t to each tap, and

@@ -9,7 +9,7 @@ import numpy as np
 from .. import ops
 from .._tensor import Tensor
 from ..ops.creation import zeros_like
-from ..ops.registry import UpdatePrimitive, bind
+from ..ops.registry import UpdatePrimitive, batch_by_loop, bind
 from .optimizer import Optimizer, fusable, scalar_step
 
 
@@ -139,6 +139,9 @@ def _adam_kernel(p, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step_count, *, lr
 
 # the fused update: writes the parameter, the moments and the step counter
 adam_step_p = UpdatePrimitive("adam_step", _adam_kernel, writes=(0, 2, 3, 4, 5))
+batch_by_loop(adam_step_p, "an optimizer step writes its parameters and moments in place "
+                           "and returns nothing: each batch element is an update of its own")
+
 
 class AdamW(Adam):
     r"""AdamW: Adam with decoupled weight decay, $p \leftarrow p(1-\gamma\lambda)$ before

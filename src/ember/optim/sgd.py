@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from ..ops.registry import UpdatePrimitive, bind
+from ..ops.registry import UpdatePrimitive, batch_by_loop, bind
 from .optimizer import Optimizer, axpy, fusable, required
 
 
@@ -73,3 +73,5 @@ def _sgd_kernel(p, grad, buf, *, lr, momentum, dampening, weight_decay, nesterov
 
 
 sgd_step_p = UpdatePrimitive("sgd_step", _sgd_kernel, writes=(0, 2))
+batch_by_loop(sgd_step_p, "an optimizer step writes its parameters and momentum buffers in place "
+                          "and returns nothing: each batch element is an update of its own")

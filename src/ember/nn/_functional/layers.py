@@ -16,7 +16,9 @@ import ember as E
 from ..._tensor import Tensor
 from ...amp.autocast_mode import cast_for
 from ...ops import nn_ops
+from ...ops.attention import attention_prim
 from ...ops.batch_norm import batch_norm_stats
+from ...ops.layer_norm import layer_norm_prim
 from ...ops.matmul import addmm
 
 __all__ = [
@@ -312,7 +314,7 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
         raise RuntimeError(
             f"Given normalized_shape={list(shape)}, expected input with shape [*, "
             f"{', '.join(str(s) for s in shape)}], but got input of size{list(input.shape)}")
-    return nn_ops.layer_norm_prim(input, weight, bias, k, eps)
+    return layer_norm_prim(input, weight, bias, k, eps)
 
 
 @_in_float32
@@ -488,7 +490,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
             and value.dtype is query.dtype:
         # As PyTorch's CPU build: 4-D inputs of one head size without dropout take the
         # fused (flash) kernel.
-        return nn_ops.attention_prim(query, key, value, attn_mask, factor, is_causal)
+        return attention_prim(query, key, value, attn_mask, factor, is_causal)
     root = math.sqrt(abs(factor))
     q = query * (root if factor >= 0 else -root)
     scores = q.matmul(key.transpose(-2, -1) * root)

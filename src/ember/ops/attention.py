@@ -1,0 +1,158 @@
+"""Scaled dot-product attention as one fused primitive, and its backward.
+
+# NOTE: a listed exception (`_core/fused.py`), for 4-D inputs without dropout, where
+# PyTorch's CPU build runs its flash kernel (ScaledDotProductFlashAttentionForCpuBackward0;
+# other calls are the composite in nn.functional). One kernel: scores, mask, a row
+# softmax, the weighted sum; it keeps the attention weights for the backward, one kernel
+# too (ember ops under create_graph).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _grad_mode as grad_mode
+from .._tensor import Tensor
+from ._batching import batch_size, batched, front
+from .creation import zeros_like
+from .registry import (
+    Primitive,
+    apply,
+    bind,
+    defbatch,
+    defjvp,
+    defvjp_joint,
+    nondifferentiable,
+)
+
+_grad_mode = grad_mode.state
+
+_CAUSAL: dict = {}
+
+
+def _causal_bias(n_rows: int, n_cols: int, dtype):
+    """0 on and below the diagonal, -inf above it (PyTorch's top-left causal mask)."""
+    key = (n_rows, n_cols, dtype)
+    bias = _CAUSAL.get(key)
+    if bias is None:
+        bias = np.where(np.tri(n_rows, n_cols, dtype=bool), 0, -np.inf).astype(dtype)
+        _CAUSAL[key] = bias
+    return bias
+
+
+def _attention_kernel(q, k, v, mask, *, scale, causal):
+    from ._parallel import blas
+    from .softmax import softmax_p
+
+    scores = blas(np.matmul, q, k.swapaxes(-1, -2), 2 * q.shape[-2] * q.shape[-1] * k.shape[-2])
+    np.multiply(scores, scores.dtype.type(scale), out=scores)
+    if causal:
+        np.add(scores, _causal_bias(q.shape[-2], k.shape[-2], scores.dtype), out=scores)
+    elif mask is not None and mask.dtype == np.bool_:
+        scores = np.where(mask, scores, -np.inf).astype(scores.dtype, copy=False)
+    elif mask is not None:
+        np.add(scores, mask, out=scores, casting="unsafe")
+    weights = softmax_p.kernel(scores, dim=scores.ndim - 1)
+    out = blas(np.matmul, weights, v, 2 * q.shape[-2] * k.shape[-2] * v.shape[-1])
+    return out, weights
+
+
+def _attention_meta(q, k, v, mask, *, scale, causal):
+    lead = tuple(q._shape[:-1])
+    return (lead + (v._shape[-1],), q._dtype), (lead + (k._shape[-2],), q._dtype)
+
+
+def _attention_backward_kernel(g, g_weights, q, k, v, weights, *, scale):
+    from ._parallel import blas
+    from .softmax import softmax_backward_p
+
+    L, S, E, Ev = q.shape[-2], k.shape[-2], q.shape[-1], v.shape[-1]
+    dv = blas(np.matmul, weights.swapaxes(-1, -2), g, 2 * S * L * Ev)
+    dw = blas(np.matmul, g, v.swapaxes(-1, -2), 2 * L * Ev * S)
+    if g_weights is not None:
+        np.add(dw, g_weights, out=dw)
+    ds = softmax_backward_p.kernel(dw, weights, dim=dw.ndim - 1)
+    np.multiply(ds, ds.dtype.type(scale), out=ds)
+    dq = blas(np.matmul, ds, k, 2 * L * S * E)
+    dk = blas(np.matmul, ds.swapaxes(-1, -2), q, 2 * S * L * E)
+    return dq, dk, dv
+
+
+attention_p = Primitive("scaled_dot_product_attention", _attention_kernel, _attention_meta,
+                        grad_name="ScaledDotProductFlashAttentionForCpuBackward0", n_outputs=2)
+attention_backward_p = Primitive(
+    "scaled_dot_product_attention_backward", _attention_backward_kernel,
+    lambda g, gw, q, k, v, w, *, scale: ((q._shape, q._dtype), (k._shape, k._dtype),
+                                         (v._shape, v._dtype)), n_outputs=3)
+nondifferentiable(attention_backward_p)  # used only when no graph of the backward is built
+
+
+def _attention_vjp(g, out, q, k, v, mask, *, needs, scale, causal):
+    g_out, g_weights = g  # (g_weights is None but under double backward)
+    weights = out[1]
+    if g_out is None:
+        g_out = zeros_like(out[0])
+    if not _grad_mode.enabled:
+        return (*apply(attention_backward_p, g_out, g_weights, q, k, v, weights, scale=scale),
+                None)
+    dw = g_out @ v.mT
+    if g_weights is not None:
+        dw = dw + g_weights
+    ds = weights * (dw - (dw * weights).sum(-1, keepdim=True)) * scale
+    return ds @ k, ds.mT @ q, weights.mT @ g_out, None
+
+
+defvjp_joint(attention_p, _attention_vjp, (True, True, True, False),
+             reads=((0, 1, 2),) * 3 + ((),), save_output=True)
+
+
+def attention_prim(q: Tensor, k: Tensor, v: Tensor, mask, scale: float, causal: bool):
+    """softmax(q k^T * scale + mask) v for 4-D q, k, v (no dropout)."""
+    return apply(attention_p, q, k, v, mask, scale=float(scale), causal=bool(causal))[0]
+
+
+# --- forward mode and vmap ------------------------------------------------------------------
+
+def _attention_jvp(primals, tangents, out, *, scale, causal):
+    """d scores = scale (dq k^T + q dk^T) + d mask; d weights = w (ds - sum(w ds));
+    d out = d weights v + w dv."""
+    q, k, v, _ = primals
+    tq, tk, tv, tm = tangents
+    _, weights = out
+    ts = None
+    for t in (None if tq is None else tq @ k.mT * scale,
+              None if tk is None else q @ tk.mT * scale, tm):
+        if t is not None:
+            ts = t if ts is None else ts + t
+    t_out = t_weights = None
+    if ts is not None:
+        t_weights = weights * (ts - (weights * ts).sum(-1, keepdim=True))
+        t_out = t_weights @ v
+    if tv is not None:
+        u = weights @ tv
+        t_out = u if t_out is None else t_out + u
+    return t_out, t_weights
+
+
+def _attention_batch(args, dims, *, scale, causal):
+    """One more leading dim: the kernel's products and softmax run over any leading dims,
+    so q, k and v get the batch in front (an unbatched one expanded) and a batched mask
+    size-1 dims up to rank 4 after it."""
+    q, k, v, mask = args
+    size = batch_size(args, dims)
+    q, k, v = (batched(a, d, size) for a, d in zip(args[:3], dims[:3]))
+    if dims[3] is not None:
+        mask = front(mask, dims[3])
+        mask = mask.reshape((size,) + (1,) * (5 - mask.ndim) + tuple(mask._shape[1:]))
+    return bind(attention_p, q, k, v, mask, scale=scale, causal=causal), (0, 0)
+
+
+def _attention_backward_batch(args, dims, *, scale):
+    size = batch_size(args, dims)
+    full = [a if a is None else batched(a, d, size) for a, d in zip(args, dims)]
+    return bind(attention_backward_p, *full, scale=scale), (0, 0, 0)
+
+
+defjvp(attention_p, _attention_jvp)
+defbatch(attention_p, _attention_batch)
+defbatch(attention_backward_p, _attention_backward_batch)

@@ -1,0 +1,197 @@
+"""Layer normalisation as one fused primitive, and its backward.
+
+# NOTE: a listed exception (`_core/fused.py`): one kernel normalises the rows (the
+# composite took nine ops and as many fresh buffers) and returns, beside the result, the
+# normalised rows and their 1/std for the backward (PyTorch's native_layer_norm keeps mean
+# and 1/std). The backward is one fused kernel when no graph of it is wanted, the same
+# formula in ember ops otherwise; both take the gradients that double backward sends to
+# those two outputs.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import _grad_mode as grad_mode
+from .._tensor import Tensor
+from ._batching import batch_size, batched, front
+from ._common import row_sums
+from .creation import zeros_like
+from .registry import (
+    Primitive,
+    apply,
+    bind,
+    defbatch,
+    defjvp,
+    defvjp_joint,
+    nondifferentiable,
+)
+
+_grad_mode = grad_mode.state
+
+def _rows(a, k: int):
+    """`a` as a matrix with its trailing k dims flattened into each row."""
+    lead, row = a.shape[:a.ndim - k], a.shape[a.ndim - k:]
+    return a.reshape(math.prod(lead), math.prod(row))
+
+
+def _layer_norm_kernel(x, weight, bias, *, k, eps):
+    rows = _rows(x, k)
+    n = rows.shape[1]
+    mean = row_sums(rows)
+    np.divide(mean, n, out=mean)
+    xhat = np.subtract(rows, mean)
+    var = row_sums(np.square(xhat))
+    np.divide(var, n, out=var)
+    rstd = np.divide(1, np.sqrt(np.add(var, eps, out=var), out=var), out=var)
+    np.multiply(xhat, rstd, out=xhat)
+    out = xhat if weight is None else np.multiply(xhat, weight.reshape(-1))
+    out = np.add(out, bias.reshape(-1), out=None if out is xhat else out) \
+        if bias is not None else (out.copy() if out is xhat else out)
+    stat = x.shape[:x.ndim - k] + (1,) * k
+    return out.reshape(x.shape), xhat.reshape(x.shape), rstd.reshape(stat)
+
+
+def _layer_norm_meta(x, weight, bias, *, k, eps):
+    stat = tuple(x._shape[:len(x._shape) - k]) + (1,) * k
+    return (x._shape, x._dtype), (x._shape, x._dtype), (stat, x._dtype)
+
+
+def _layer_norm_backward_kernel(g, xhat, rstd, weight, *, k):
+    """(dx, dweight, dbias): dx = rstd (gw - mean(gw) - xhat mean(gw xhat)) per row with
+    gw = g * weight; dweight and dbias sum g * xhat and g over the rows."""
+    rows, g_rows = _rows(xhat, k), _rows(g, k)
+    n = rows.shape[1]
+    gx = np.multiply(g_rows, rows)
+    dweight = np.add.reduce(gx, axis=0).reshape(xhat.shape[xhat.ndim - k:])
+    dbias = np.add.reduce(g_rows, axis=0).reshape(dweight.shape)
+    if weight is not None:
+        gw = np.multiply(g_rows, weight.reshape(-1))
+        np.multiply(gx, weight.reshape(-1), out=gx)  # now gw * xhat
+    else:
+        gw = np.array(g_rows)
+    a = row_sums(gw) / n
+    b = row_sums(gx) / n
+    np.multiply(rows, b, out=gx)
+    np.subtract(gw, a, out=gw)
+    np.subtract(gw, gx, out=gw)
+    np.multiply(gw, rstd.reshape(-1, 1), out=gw)
+    return gw.reshape(xhat.shape), dweight, dbias
+
+
+layer_norm_p = Primitive("native_layer_norm", _layer_norm_kernel, _layer_norm_meta,
+                         grad_name="NativeLayerNormBackward0", n_outputs=3)
+layer_norm_backward_p = Primitive(
+    "native_layer_norm_backward", _layer_norm_backward_kernel,
+    lambda g, xhat, rstd, weight, *, k: ((xhat._shape, xhat._dtype),) + (
+        (tuple(xhat._shape[len(xhat._shape) - k:]), xhat._dtype),) * 2, n_outputs=3)
+nondifferentiable(layer_norm_backward_p)  # used only when no graph of the backward is built
+
+
+def _layer_norm_vjp(g_all, out, x, weight, bias, *, needs, k, eps):
+    g, g_xhat, g_rstd = g_all
+    _, xhat, rstd = out
+    if g is None:  # (under double backward only xhat or 1/std may have been reached)
+        g = zeros_like(xhat)
+    # xhat and 1/std get cotangents only under double backward, where this rule's own
+    # graph used them; otherwise they arrive as None.
+    twice = g_xhat is not None or g_rstd is not None
+    if not _grad_mode.enabled and not twice:
+        dx, dweight, dbias = apply(layer_norm_backward_p, g, xhat, rstd, weight, k=k)
+        return dx, dweight, dbias
+    dweight, dbias = g * xhat, g  # (the engine sums them down to the parameters' shape)
+    if twice:  # x also reaches xhat and 1/std directly
+        g = g * weight if weight is not None else g
+        g = g if g_xhat is None else g + g_xhat
+        weight = None
+    dims = tuple(range(xhat.ndim - k, xhat.ndim))
+    gw = g if weight is None else g * weight
+    dx = rstd * (gw - gw.mean(dims, keepdim=True) - xhat * (gw * xhat).mean(dims, keepdim=True))
+    if g_rstd is not None:  # d rstd / dx = -rstd^2 xhat / n
+        dx = dx - g_rstd * rstd * rstd * xhat / (xhat.numel() // max(rstd.numel(), 1))
+    return dx, dweight, dbias
+
+
+defvjp_joint(layer_norm_p, _layer_norm_vjp, (True, True, True), reads=((1,), (), ()),
+             save_output=True)
+
+
+def layer_norm_prim(x: Tensor, weight, bias, k: int, eps: float) -> Tensor:
+    """Normalise `x` over its trailing `k` dims, then scale and shift."""
+    return apply(layer_norm_p, x, weight, bias, k=k, eps=float(eps))[0]
+
+
+# --- forward mode and vmap ------------------------------------------------------------------
+
+def _layer_norm_jvp(primals, tangents, out, *, k, eps):
+    """With means over the normalised dims: d xhat = rstd (dx - mean(dx) - xhat mean(xhat dx)),
+    d rstd = -rstd^2 mean(xhat dx), and the affine's product rule on top."""
+    x, weight, _ = primals
+    tx, tw, tb = tangents
+    _, xhat, rstd = out
+    t_out = t_xhat = t_rstd = None
+    if tx is not None:
+        dims = tuple(range(x.ndim - k, x.ndim))
+        m = (xhat * tx).mean(dims, keepdim=True)
+        t_xhat = rstd * (tx - tx.mean(dims, keepdim=True) - xhat * m)
+        t_rstd = -(rstd * rstd) * m
+        t_out = t_xhat if weight is None else t_xhat * weight
+    for t in (None if tw is None else xhat * tw, tb):
+        if t is not None:
+            t_out = t if t_out is None else t_out + t
+    if t_out._shape != x._shape:
+        t_out = t_out.expand(x._shape)
+    return t_out, t_xhat, t_rstd
+
+
+def _affine_batched(t, d, lead: int):
+    """A batched weight or bias, batch in front, broadcastable over `lead` leading dims."""
+    if t is None or d is None:
+        return t
+    t = front(t, d)
+    return t.reshape((t._shape[0],) + (1,) * lead + tuple(t._shape[1:]))
+
+
+def _layer_norm_batch(args, dims, *, k, eps):
+    """The batch is one more leading dim of x; a batched weight or bias is applied after
+    normalising without them."""
+    x, weight, bias = args
+    dx, dw, db = dims
+    x = front(x, dx)
+    if dw is None and db is None:
+        return bind(layer_norm_p, x, weight, bias, k=k, eps=eps), (0, 0, 0)
+    _, xhat, rstd = bind(layer_norm_p, x, None, None, k=k, eps=eps)
+    lead = x.ndim - (dx is not None) - k
+    out = xhat
+    if weight is not None:
+        out = out * _affine_batched(weight, dw, lead)
+    if bias is not None:
+        out = out + _affine_batched(bias, db, lead)
+    xd = None if dx is None else 0
+    return (out, xhat, rstd), (0, xd, xd)
+
+
+def _layer_norm_backward_batch(args, dims, *, k):
+    """The fused kernel sums dweight and dbias over every row, the batch's too, so the
+    batched form is its formula in ember ops, summing per batch element."""
+    g, xhat, rstd, weight = args
+    size = batch_size(args, dims)
+    g, xhat, rstd = (batched(a, d, size) for a, d in zip(args[:3], dims[:3]))
+    norm = tuple(range(xhat.ndim - k, xhat.ndim))
+    rows = tuple(range(1, xhat.ndim - k))
+    if weight is not None:
+        weight = _affine_batched(weight, dims[3], len(rows))
+    gw = g if weight is None else g * weight
+    dx = rstd * (gw - gw.mean(norm, keepdim=True)
+                 - xhat * (gw * xhat).mean(norm, keepdim=True))
+    dweight, dbias = g * xhat, g
+    if rows:
+        dweight, dbias = dweight.sum(rows), dbias.sum(rows)
+    return (dx, dweight, dbias), (0, 0, 0)
+
+
+defjvp(layer_norm_p, _layer_norm_jvp)
+defbatch(layer_norm_p, _layer_norm_batch)
+defbatch(layer_norm_backward_p, _layer_norm_backward_batch)
