@@ -18,6 +18,7 @@ from .._tensor import Tensor
 from ..autograd.engine import grad as _engine_grad
 from ..ops.creation import ones_like, zeros_like
 from ..utils._pytree import tree_flatten, tree_map, tree_unflatten
+from ._vmap import BatchedTensor, BatchInterpreter, batched
 
 _depth = [0]  # reverse transforms running now (the inner ones keep their graphs)
 
@@ -31,36 +32,110 @@ def _fresh(x, fname: str):
     if not (x.dtype.is_floating_point or x.dtype.is_complex):
         raise RuntimeError(f"{fname}: only Tensors of floating point dtype can require "
                            f"gradients, got {x.dtype}")
+    levels = _batch_levels()
+    if levels:
+        return _per_example(x, levels)
     if x.requires_grad:
         return x.view_as(x)
     # (a view, not `detach()`: a forward level around this transform keeps x's tangent)
     return x.view_as(x).requires_grad_()
 
 
+def _batch_levels() -> list:
+    """(level, batch size) of each vmap running around this call, outermost first."""
+    out = []
+    it = current_interpreter()
+    while it is not None:
+        if isinstance(it, BatchInterpreter):
+            out.append((it.level, it.size))
+        it = it.parent
+    return sorted(out)
+
+
+def _per_example(x, levels: list):
+    """`x` as a fresh input inside vmap: one copy per example at every vmap level (a
+    broadcast view), so each example's gradient is its own rather than the batch's sum."""
+    p = _front(x, levels)
+    if not p.requires_grad:
+        p = p.requires_grad_()
+    for lvl, _ in levels:
+        p = batched(p, 0, lvl)
+    return p
+
+
 def _release(t, keep: bool):
-    """A result handed back to the caller: without graph at the top level (`keep` False:
-    no transform runs around this one and no input was in a graph of the caller's)."""
-    return t.detach() if isinstance(t, Tensor) and not keep else t
+    """A result handed back to the caller: without graph unless `keep`. Under another
+    transform's interpreter (vmap, jvp) it is left as it is: `detach` would also drop what
+    that transform attached (a tangent)."""
+    if keep or not isinstance(t, Tensor) or not t.requires_grad or \
+            current_interpreter() is not None:
+        return t
+    return t.detach()
 
 
 def _keeps(leaves) -> bool:
-    """Whether results must stay differentiable: a transform runs around this one, or an
-    input is in a graph the caller may differentiate (as torch.func keeps it)."""
-    return _depth[0] > 0 or current_interpreter() is not None or any(
-        isinstance(x, Tensor) and x.requires_grad for x in leaves)
+    """Whether results must stay differentiable: a reverse transform runs around this one,
+    or an input is in a graph the caller may differentiate (as torch.func keeps it).
+    Forward mode and vmap around this one need no graph: they see the backward pass's ops
+    as they run."""
+    return _depth[0] > 0 or any(isinstance(x, Tensor) and x.requires_grad for x in leaves)
 
 
 def _gradients(outputs: list, inputs: list, cotangents: list, *, retain: bool,
                keep: bool) -> list:
     """d(sum <outputs, cotangents>)/d inputs, zeros for inputs the outputs do not reach;
-    with `keep`, the gradients' own graph is recorded."""
+    with `keep`, the gradients' own graph is recorded. Inside vmap the tape holds the
+    batch's physical ops, so the engine runs on the physical tensors (batch axes moved to
+    the front) and each gradient is re-batched as its input is."""
     pairs = [(o, c) for o, c in zip(outputs, cotangents) if o.requires_grad]
     if not pairs:
         return [zeros_like(x) for x in inputs]
-    outs, cts = zip(*pairs)
-    gs = _engine_grad(list(outs), inputs, list(cts), retain_graph=retain or keep,
-                      create_graph=keep, allow_unused=True)
-    return [zeros_like(x) if g is None else g for g, x in zip(gs, inputs)]
+    outs, cts = [], []
+    for o, c in pairs:
+        levels = _levels_of(o)
+        outs.append(_front(o, levels))
+        cts.append(_front(c, levels))
+    phys = [_chain(x)[0] for x in inputs]
+    gs = _engine_grad(outs, phys, cts, retain_graph=retain or keep, create_graph=keep,
+                      allow_unused=True)
+    return [zeros_like(x) if g is None else _rebatch(g, x) for g, x in zip(gs, inputs)]
+
+
+def _chain(t):
+    """(physical tensor, [(bdim, level, size)] innermost wrapper first) of a tensor that
+    may be batched by one or more vmap levels."""
+    chain = []
+    while isinstance(t, BatchedTensor):
+        chain.append((t._bdim, t._level, t._value.shape[t._bdim]))
+        t = t._value
+    return t, chain
+
+
+def _levels_of(t) -> list:
+    return sorted((lvl, n) for _, lvl, n in _chain(t)[1])
+
+
+def _front(t, levels: list):
+    """`t`'s physical data with one leading axis per vmap level in `levels` (outermost
+    first), broadcast along the levels `t` is not batched at."""
+    p, chain = _chain(t)
+    k = 0
+    for d, _, _ in reversed(chain):  # outermost level first: its axis indexes p itself
+        p = p.movedim(d + k, k)
+        k += 1
+    have = [lvl for _, lvl, _ in reversed(chain)]
+    for i, (lvl, _) in enumerate(levels):
+        if lvl not in have:
+            p = p.unsqueeze(i)
+    return p.expand(*[n for _, n in levels], *p.shape[len(levels):])
+
+
+def _rebatch(g, like):
+    """Physical gradient `g` wrapped in the same vmap levels as input `like`."""
+    chain = _chain(like)[1]
+    for d, lvl, _ in reversed(chain):
+        g = batched(g, d, lvl)
+    return g
 
 
 def _split_aux(out, has_aux: bool, fname: str):
