@@ -1,49 +1,57 @@
-"""Whole Jacobians: `jacrev` (one VJP per output element), `jacfwd` (one JVP per input
-element) and `hessian` (`jacfwd` of `jacrev`).
+"""Whole Jacobians: `jacrev` (VJPs of the output's unit vectors), `jacfwd` (JVPs of the
+input's unit vectors) and `hessian` (`jacfwd` of `jacrev`).
 
-Each result has shape `output.shape + input.shape`, one per (output leaf, argnum). The
-rows or columns are computed one at a time; `chunk_size` is accepted for PyTorch's API
-and bounds nothing more here (vmap, which would compute a chunk at once, comes later).
+The unit vectors are one batch under `vmap`, so a Jacobian costs one batched backward
+(or forward) pass rather than one per element; `chunk_size` bounds how many run at once.
+Each result has shape `output.shape + input.shape`, one per (output leaf, argnum).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..ops.creation import zeros
-from ..ops.join import stack
+from ..ops.creation import eye, zeros
 from ..utils._pytree import tree_flatten, tree_unflatten
 from ._forward import jvp
 from ._reverse import _argnums_inputs, vjp
+from ._vmap import vmap
 
 
-def _basis(shape, dtype, device):
-    """The unit tensors of `shape`, one per element, in row-major order."""
-    n = 1
-    for s in shape:
-        n *= s
-    for i in range(n):
-        e = zeros(n, dtype=dtype, device=device)
-        e[i] = 1
-        yield e.reshape(shape)
+def _unit_vectors(leaves: list) -> list:
+    """For tensors `leaves` of N elements in all: per leaf, the (N, *leaf.shape) slices of
+    the N x N identity (row i is one at element i of the concatenation)."""
+    n = sum(x.numel() for x in leaves)
+    ident = eye(n, dtype=leaves[0].dtype, device=leaves[0].device) if leaves else None
+    out, start = [], 0
+    for x in leaves:
+        k = x.numel()
+        out.append(ident[:, start:start + k].reshape((n,) + tuple(x.shape)))
+        start += k
+    return out
+
+
+def _split_rows(stacked, leaves: list) -> list:
+    """(N, *rest) -> one (n_i, *rest) block per leaf, n_i its element count."""
+    out, start = [], 0
+    for x in leaves:
+        k = x.numel()
+        out.append(stacked[start:start + k])
+        start += k
+    return out
+
+
+def _restrict(func, args, kwargs, which):
+    def restricted(*picked):
+        full = list(args)
+        for i, v in zip(which, picked):
+            full[i] = v
+        return func(*full, **kwargs)
+    return restricted
 
 
 def _check_chunk(chunk_size) -> None:
     if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size <= 0):
         raise ValueError("jacrev: `chunk_size` should be greater than 0.")
-
-
-def _assemble(cols: list, out_shape, in_shape, *, rows_first: bool):
-    """Stack per-element results into `out_shape + in_shape`."""
-    if not cols:
-        return zeros(tuple(out_shape) + tuple(in_shape))
-    st = stack(cols)
-    if rows_first:  # one row per output element: (n_out, *in_shape)
-        return st.reshape(tuple(out_shape) + tuple(in_shape))
-    # one column per input element: (n_in, *out_shape) -> out_shape + in_shape
-    moved = st.reshape((-1,) + tuple(out_shape))
-    k = len(out_shape)
-    return moved.permute(*range(1, k + 1), 0).reshape(tuple(out_shape) + tuple(in_shape))
 
 
 def jacrev(func: Callable, argnums=0, *, has_aux: bool = False, chunk_size=None,
@@ -53,25 +61,21 @@ def jacrev(func: Callable, argnums=0, *, has_aux: bool = False, chunk_size=None,
 
     def wrapper(*args, **kwargs):
         which = _argnums_inputs(args, argnums, "jacrev")
-
-        def restricted(*picked):
-            full = list(args)
-            for i, v in zip(which, picked):
-                full[i] = v
-            return func(*full, **kwargs)
-
-        res = vjp(restricted, *(args[i] for i in which), has_aux=has_aux)
+        picked = tuple(args[i] for i in which)
+        res = vjp(_restrict(func, args, kwargs, which), *picked, has_aux=has_aux)
         out, vjp_fn = res[0], res[1]
         o_leaves, o_spec = tree_flatten(out)
-        in_leaves, in_spec = tree_flatten(tuple(args[i] for i in which))
+        in_leaves, in_spec = tree_flatten(picked)
+        if sum(o.numel() for o in o_leaves) == 0:
+            rows = [zeros((0,) + tuple(x.shape), dtype=x.dtype) for x in in_leaves]
+        else:
+            def row(*cts):
+                return tree_flatten(vjp_fn(tree_unflatten(list(cts), o_spec)))[0]
+            rows = vmap(row, chunk_size=chunk_size)(*_unit_vectors(o_leaves))
+        per_in = [_split_rows(r, o_leaves) for r in rows]  # [input][output] -> (n_o, *in)
         per_out = []
         for k, o in enumerate(o_leaves):
-            rows = []
-            for e in _basis(o.shape, o.dtype, o.device):
-                cts = [e if j == k else zeros(p.shape, dtype=p.dtype, device=p.device)
-                       for j, p in enumerate(o_leaves)]
-                rows.append(tree_flatten(vjp_fn(tree_unflatten(cts, o_spec)))[0])
-            jac = [_assemble([r[m] for r in rows], o.shape, x.shape, rows_first=True)
+            jac = [per_in[m][k].reshape(tuple(o.shape) + tuple(x.shape))
                    for m, x in enumerate(in_leaves)]
             jac = tree_unflatten(jac, in_spec)
             per_out.append(jac[0] if isinstance(argnums, int) else jac)
@@ -92,34 +96,31 @@ def jacfwd(func: Callable, argnums=0, has_aux: bool = False, *, randomness: str 
         which = _argnums_inputs(args, argnums, "jacfwd")
         picked = tuple(args[i] for i in which)
         in_leaves, in_spec = tree_flatten(picked)
-
-        def restricted(*vals):
-            full = list(args)
-            for i, v in zip(which, vals):
-                full[i] = v
-            return func(*full, **kwargs)
-
-        cols = []  # per input leaf: list of tangent-output leaf lists
-        out = aux = None
-        for m, x in enumerate(in_leaves):
-            per = []
-            for e in _basis(x.shape, x.dtype, x.device):
-                ts = [e if j == m else zeros(p.shape, dtype=p.dtype, device=p.device)
-                      for j, p in enumerate(in_leaves)]
-                res = jvp(restricted, picked, tree_unflatten(ts, in_spec), has_aux=has_aux)
-                out = res[0]
-                aux = res[2] if has_aux else None
-                per.append(tree_flatten(res[1])[0])
-            cols.append(per)
-        if out is None:  # no input elements: evaluate once for the output's shape
-            out = restricted(*picked)
-            if has_aux:
-                out, aux = out
+        restricted = _restrict(func, args, kwargs, which)
+        out = restricted(*picked)
+        aux = None
+        if has_aux:
+            if not (isinstance(out, tuple) and len(out) == 2):
+                raise RuntimeError("jacfwd(f, ...)(*args): output of function f should be a "
+                                   "tuple: (output, aux) if has_aux is True")
+            out, aux = out
         o_leaves, o_spec = tree_flatten(out)
+        if sum(x.numel() for x in in_leaves) == 0:
+            cols = [zeros((0,) + tuple(o.shape), dtype=o.dtype) for o in o_leaves]
+        else:
+            def column(*ts):
+                res = jvp(restricted, picked, tree_unflatten(list(ts), in_spec),
+                          has_aux=has_aux)
+                return tree_flatten(res[1])[0]
+            cols = vmap(column, randomness=randomness)(*_unit_vectors(in_leaves))
         per_out = []
         for k, o in enumerate(o_leaves):
-            jac = [_assemble([c[k] for c in cols[m]], o.shape, x.shape, rows_first=False)
-                   for m, x in enumerate(in_leaves)]
+            blocks = _split_rows(cols[k], in_leaves)  # per input: (n_in, *o.shape)
+            jac = []
+            for m, x in enumerate(in_leaves):
+                b = blocks[m].reshape((x.numel(),) + tuple(o.shape))
+                b = b.permute(*range(1, o.dim() + 1), 0) if o.dim() else b
+                jac.append(b.reshape(tuple(o.shape) + tuple(x.shape)))
             jac = tree_unflatten(jac, in_spec)
             per_out.append(jac[0] if isinstance(argnums, int) else jac)
         result = tree_unflatten(per_out, o_spec)

@@ -93,6 +93,15 @@ def _gradients(outputs: list, inputs: list, cotangents: list, *, retain: bool,
     outs, cts = [], []
     for o, c in pairs:
         levels = _levels_of(o)
+        if not levels:  # a graph outside vmap, cotangents maybe batched (vmap of a vjp):
+            outs.append(o)  # the backward pass's ops are batched as they run
+            cts.append(c)
+            continue
+        extra = {lvl for lvl, _ in _levels_of(c)} - {lvl for lvl, _ in levels}
+        if extra:
+            raise NotImplementedError(
+                "vjp: a cotangent batched by a vmap the output is not batched by, for an "
+                "output computed inside another vmap, is not supported")
         outs.append(_front(o, levels))
         cts.append(_front(c, levels))
     phys = [_chain(x)[0] for x in inputs]
