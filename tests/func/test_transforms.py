@@ -196,3 +196,35 @@ def test_stack_module_state():
         params, buffers = m.func.stack_module_state(models)
         return {k: (v.shape, v.requires_grad, v) for k, v in params.items()}, buffers
     both(run)
+
+
+def test_a_custom_function_uses_its_own_jvp():
+    def run(m):
+        class Cube(m.autograd.Function):
+            @staticmethod
+            def forward(x):
+                return x ** 3
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                ctx.save_for_forward(inputs[0])
+                ctx.save_for_backward(inputs[0])
+
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                return 3 * x * x * g
+
+            @staticmethod
+            def jvp(ctx, t):
+                (x,) = ctx.saved_tensors
+                return 3 * x * x * t
+
+        return m.func.jvp(Cube.apply, (_x(m, (3,)),), (_x(m, (3,), 1),))
+    both(run)
+
+
+def test_gradcheck_checks_forward_mode_too():
+    x = _x(ember, (3,)).requires_grad_()
+    assert ember.autograd.gradcheck(lambda t: (t.sin() * t).cumsum(0), (x,),
+                                    check_forward_ad=True)

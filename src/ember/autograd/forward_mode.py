@@ -23,6 +23,8 @@ from .. import _tensor as T
 from .._core import BY_VJP, MISSING, Interpreter, jvp_rule, rule_params
 from .._core.primitive import Family
 from ..ops.registry import InplacePrimitive
+from . import grad_mode
+from .function import Function, FunctionPrimitive
 
 
 def _differentiable(t) -> bool:
@@ -65,6 +67,8 @@ class JVPInterpreter(Interpreter):
             return self.lower(prim, args, params)
         if isinstance(prim, InplacePrimitive):
             return self._inplace(prim, args, params, tangents)
+        if isinstance(prim, FunctionPrimitive):
+            return self._custom(prim, args, params, tangents)
         out = self.lower(prim, args, params)
         self._attach(out, self._rule_tangents(prim, args, tangents, out, params))
         return out
@@ -91,6 +95,33 @@ class JVPInterpreter(Interpreter):
                     self.set_tangent(o, t)
         elif _differentiable(out):
             self.set_tangent(out, t_out)
+
+    def _custom(self, prim, args, params, tangents):
+        """A custom `autograd.Function`: its own `jvp(ctx, *tangents)`, with the `ctx` a
+        forward pass filled (what it saved with `save_for_forward` is `saved_tensors`)."""
+        from ..ops.creation import zeros_like
+
+        cls = prim.fn_cls
+        ctx = cls._node_cls.__new__(cls._node_cls)
+        ctx.needs_input_grad = tuple(False for _ in args)
+
+        def forward():
+            with grad_mode.no_grad():
+                if cls.setup_context is not Function.setup_context:
+                    res = cls.forward(*args, **params)
+                    cls.setup_context(ctx, args, res)
+                else:
+                    cls.forward(ctx, *args, **params)
+
+        self.below(forward)
+        fwd = getattr(ctx, "_to_save_fwd", None)
+        ctx._saved = tuple(fwd) if fwd is not None else tuple(ctx._to_save)
+        ctx._versions = (None,) * len(ctx._saved)
+        out = self.lower(prim, args, params)
+        ts = [t if t is not None else (self.below(zeros_like, a) if isinstance(a, T.Tensor)
+                                       else None) for a, t in zip(args, tangents)]
+        self._attach(out, self.below(cls.jvp, ctx, *ts))
+        return out
 
     def _inplace(self, prim, args, params, tangents):
         """`x.op_(y)`: the functional op's tangent, computed before `x` is overwritten,
