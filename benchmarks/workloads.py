@@ -377,6 +377,45 @@ def conv2d(c_in, c_out, k, stride, size, groups=1):
     return setup
 
 
+
+# 7. function transforms --------------------------------------------------------------
+
+def _small_mlp_params(lib):
+    return {"w1": _t(lib, _arr((32, 64), 1) * 0.2), "b1": _t(lib, _arr((64,), 2) * 0.1),
+            "w2": _t(lib, _arr((64, 10), 3) * 0.2), "b2": _t(lib, _arr((10,), 4) * 0.1)}
+
+
+def per_sample_grads(lib, quick):
+    """Per-example gradients of a small MLP's loss, batch 64: vmap(grad(loss))."""
+    params = _small_mlp_params(lib)
+    xs = _t(lib, _arr((64, 32), 5))
+    ys = lib.tensor(np.random.default_rng(6).integers(0, 10, 64))
+
+    def loss(p, x, y):
+        h = (x @ p["w1"] + p["b1"]).tanh()
+        logits = h @ p["w2"] + p["b2"]
+        return lib.nn.functional.cross_entropy(logits.unsqueeze(0), y.unsqueeze(0))
+
+    fn = lib.func.vmap(lib.func.grad(loss), in_dims=(None, 0, 0))
+    return lambda: fn(params, xs, ys)
+
+
+def _f64(lib):
+    w = _t(lib, _arr((64, 64), 7) * 0.1)
+    return lambda x: (x @ w).tanh() @ w.T
+
+
+def jacrev_64(lib, quick):
+    x = _t(lib, _arr((64,), 8))
+    fn = lib.func.jacrev(_f64(lib))
+    return lambda: fn(x)
+
+
+def jacfwd_64(lib, quick):
+    x = _t(lib, _arr((64,), 8))
+    fn = lib.func.jacfwd(_f64(lib))
+    return lambda: fn(x)
+
 WORKLOADS = [
     Workload("dispatch_add", dispatch_add, 3.0),
     Workload("dispatch_mul_grad", dispatch_mul_grad, 3.0),
@@ -396,4 +435,7 @@ WORKLOADS = [
     Workload("conv2d_1x1", conv2d(64, 128, 1, 1, 16), None, memory=True),
     Workload("conv2d_stride2", conv2d(64, 128, 3, 2, 16), None, memory=True),
     Workload("conv2d_depthwise", conv2d(128, 128, 3, 1, 16, groups=128), None, memory=True),
+    Workload("per_sample_grads", per_sample_grads, 1.5),
+    Workload("jacrev_64", jacrev_64, 2.0),
+    Workload("jacfwd_64", jacfwd_64, 2.0),
 ]

@@ -71,6 +71,8 @@ _bind_methods()
 from . import cuda, random  # noqa: E402
 from . import fft, linalg  # noqa: E402
 from . import nn  # noqa: E402
+from . import func  # noqa: E402
+from .func import vmap  # noqa: E402
 from . import distributions  # noqa: E402
 from . import optim  # noqa: E402
 from . import utils  # noqa: E402

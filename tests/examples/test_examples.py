@@ -55,3 +55,11 @@ def test_digits_trains_saves_and_reloads(tmp_path, flags):
     assert acc > 70
     assert "same predictions: True" in text
     assert (tmp_path / "digits.pt").exists() and (tmp_path / "digits.png").exists()
+
+
+def test_two_styles_give_equal_gradients_and_per_example_ones():
+    text = run("two_styles.py")
+    tape, functional = re.search(r"loss: tape (\S+), functional (\S+)", text).groups()
+    assert tape == functional
+    assert "per-example gradient of weight: (8, 2, 3)" in text
+    assert text.count("max difference between the two styles") == 2

@@ -1,11 +1,9 @@
 """ember.autograd.forward_ad: dual tensors and Jacobian-vector products, PyTorch's API.
 
-Forward mode here is built on reverse mode, not on per-op JVP rules: `make_dual`
-registers (primal, tangent) in the current dual level and returns a tensor that
-records a graph; `unpack_dual(y)` gets y's tangent `J v` with the double-backward
-trick (differentiate the VJP `u -> J^T u` with respect to `u`, along `v`). The
-numbers are those of true forward mode; the cost is two backward passes per
-unpack. One visible difference from PyTorch: dual tensors require grad.
+Forward mode for real: `dual_level()` pushes a `JVPInterpreter` (forward_mode.py) onto the
+dispatch stack, `make_dual` gives a tensor a tangent at that level, and every op bound
+inside maps its inputs' tangents to its output's with its primitive's `jvp` rule: one
+forward pass, no backward. `unpack_dual(y)` reads y's tangent off the level.
 """
 
 from __future__ import annotations
@@ -13,11 +11,12 @@ from __future__ import annotations
 from collections import namedtuple
 
 from .. import _tensor as T
-from . import grad_mode
+from .._core import interpret
+from .forward_mode import JVPInterpreter
 
 UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
 
-_levels: list[list] = []  # one list of (dual tensor, tangent) per open level
+_levels: list = []  # the open level: [(interpreter, the `interpret` context)]
 
 
 def enter_dual_level() -> int:
@@ -27,15 +26,19 @@ def enter_dual_level() -> int:
             "Entering a new forward AD level but the current level is not valid. Make sure "
             "you did not modified it directly."
         )
-    _levels.append([])
-    return len(_levels) - 1
+    level = JVPInterpreter(0)
+    ctx = interpret(level)
+    ctx.__enter__()
+    _levels.append((level, ctx))
+    return 0
 
 
 def exit_dual_level(*, level: int | None = None) -> None:
     """Close the current dual level; its dual tensors lose their tangents."""
     if not _levels:
         raise RuntimeError("Trying to exit a forward AD level that was not entered.")
-    _levels.pop()
+    _, ctx = _levels.pop()
+    ctx.__exit__(None, None, None)
 
 
 class dual_level:
@@ -65,37 +68,18 @@ def make_dual(tensor, tangent, *, level: int | None = None):
             f"original Tensor, this is not supported. Tensor is of size {list(tensor.shape)} "
             f"while the given forward gradient is of size {list(tangent.shape)}."
         )
-    with grad_mode.enable_grad():
-        if tensor.requires_grad:
-            dual = tensor.view_as(tensor)
-        else:
-            dual = tensor.detach().requires_grad_(True)
-    _levels[-1].append((dual, tangent.detach()))
+    level = _levels[-1][0]
+    dual = level.below(tensor.view_as, tensor)  # a view: the primal's values, shared
+    level.set_tangent(dual, tangent)
     return dual
 
 
 def unpack_dual(tensor, *, level: int | None = None) -> UnpackedDualTensor:
     """(primal, tangent) of `tensor`; the tangent is None when it depends on no dual."""
-    primal = tensor.detach() if isinstance(tensor, T.Tensor) else tensor
-    if not _levels or not isinstance(tensor, T.Tensor) or not tensor.requires_grad:
-        return UnpackedDualTensor(primal, None)
-    for dual, tangent in _levels[-1]:
-        if tensor is dual:
-            return UnpackedDualTensor(primal, tangent)
-    from ..ops.creation import zeros_like
-    from .engine import grad
-
-    duals = [d for d, _ in _levels[-1]]
-    tangents = [t for _, t in _levels[-1]]
-    with grad_mode.enable_grad():
-        u = zeros_like(tensor).requires_grad_(True)
-        vjps = grad(tensor, duals, u, create_graph=True, allow_unused=True)
-        pairs = [(g, t) for g, t in zip(vjps, tangents) if g is not None and g.requires_grad]
-        if not pairs:
-            return UnpackedDualTensor(primal, None)
-        gs, ts = zip(*pairs)
-        (jvp,) = grad(gs, u, ts, retain_graph=True, allow_unused=True)
-    return UnpackedDualTensor(primal, None if jvp is None else jvp.detach())
+    if not _levels or not isinstance(tensor, T.Tensor):
+        return UnpackedDualTensor(tensor, None)
+    lvl = _levels[-1][0]
+    return UnpackedDualTensor(lvl.below(tensor.view_as, tensor), lvl.tangent(tensor))
 
 
 __all__ = ["dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual",

@@ -1,0 +1,138 @@
+"""Forward-mode AD as an interpreter: each op's tangent from its primitive's `jvp` rule.
+
+A `JVPInterpreter` is one level of forward mode. It keeps the tangent of every tensor
+that carries one at its level (keyed by the tensor's identity, dropped when the tensor
+dies), so a dual tensor is an ordinary tensor: its values are the primal, and the level
+knows its tangent. For each op bound inside it:
+
+- no input has a tangent: the op runs below, untouched;
+- otherwise the op runs below, then the primitive's rule maps the inputs' tangents to the
+  output's, with the rule's own ops bound *below* this level. An outer level therefore
+  sees a tangent's arithmetic as ordinary ops and differentiates it in turn, and two
+  levels never mix their tangents (no perturbation confusion).
+
+One forward pass per level: a rule is a handful of ops on the tangent. Primitives marked
+`BY_VJP` (fused backward kernels, recursions) get theirs from the VJP, transposed.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from .. import _tensor as T
+from .._core import BY_VJP, MISSING, Interpreter, jvp_rule, rule_params
+from .._core.primitive import Family
+from ..ops.registry import InplacePrimitive
+from . import grad_mode
+from .function import Function, FunctionPrimitive
+
+
+def _differentiable(t) -> bool:
+    return t._dtype.is_floating_point or t._dtype.is_complex
+
+
+class JVPInterpreter(Interpreter):
+    """One level of forward mode: `tangent(t)` is tensor t's tangent at this level."""
+
+    def __init__(self, level: int) -> None:
+        self.level = level
+        self._tangents: dict = {}  # id(tensor) -> (weakref to it, tangent)
+
+    # --- the tangent map ----------------------------------------------------------------
+
+    def tangent(self, t):
+        """`t`'s tangent at this level, or None (zero)."""
+        entry = self._tangents.get(id(t))
+        if entry is None or entry[0]() is not t:
+            return None
+        return entry[1]
+
+    def set_tangent(self, t, tangent) -> None:
+        key = id(t)
+        if tangent is None:
+            self._tangents.pop(key, None)
+            return
+        tangents = self._tangents
+
+        def drop(_, key=key, tangents=tangents):
+            tangents.pop(key, None)
+
+        tangents[key] = (weakref.ref(t, drop), tangent)
+
+    # --- ops ----------------------------------------------------------------------------
+
+    def process(self, prim, args: tuple, params: dict):
+        tangents = [self.tangent(a) if isinstance(a, T.Tensor) else None for a in args]
+        if not any(t is not None for t in tangents):
+            return self.lower(prim, args, params)
+        if isinstance(prim, InplacePrimitive):
+            return self._inplace(prim, args, params, tangents)
+        if isinstance(prim, FunctionPrimitive):
+            return self._custom(prim, args, params, tangents)
+        out = self.lower(prim, args, params)
+        self._attach(out, self._rule_tangents(prim, args, tangents, out, params))
+        return out
+
+    def _rule_tangents(self, prim, args, tangents, out, params):
+        rule = jvp_rule(prim, params)
+        if rule is None:
+            return None  # not differentiable: the outputs carry no tangent
+        if rule is MISSING:
+            name = params["fn"].name if isinstance(prim, Family) else prim.name
+            raise RuntimeError(f"forward-mode AD: '{name}' has no jvp rule")
+        if rule is BY_VJP:
+            from .jvp_from_vjp import jvp_from_vjp
+
+            return self.below(jvp_from_vjp, prim, args, tuple(tangents), params)
+        return self.below(rule, args, tuple(tangents), out, **rule_params(prim, params))
+
+    def _attach(self, out, t_out) -> None:
+        if t_out is None:
+            return
+        if isinstance(out, tuple):
+            for o, t in zip(out, t_out):
+                if t is not None and _differentiable(o):
+                    self.set_tangent(o, t)
+        elif _differentiable(out):
+            self.set_tangent(out, t_out)
+
+    def _custom(self, prim, args, params, tangents):
+        """A custom `autograd.Function`: its own `jvp(ctx, *tangents)`, with the `ctx` a
+        forward pass filled (what it saved with `save_for_forward` is `saved_tensors`)."""
+        from ..ops.creation import zeros_like
+
+        cls = prim.fn_cls
+        ctx = cls._node_cls.__new__(cls._node_cls)
+        ctx.needs_input_grad = tuple(False for _ in args)
+
+        def forward():
+            with grad_mode.no_grad():
+                if cls.setup_context is not Function.setup_context:
+                    res = cls.forward(*args, **params)
+                    cls.setup_context(ctx, args, res)
+                else:
+                    cls.forward(ctx, *args, **params)
+
+        self.below(forward)
+        fwd = getattr(ctx, "_to_save_fwd", None)
+        ctx._saved = tuple(fwd) if fwd is not None else tuple(ctx._to_save)
+        ctx._versions = (None,) * len(ctx._saved)
+        out = self.lower(prim, args, params)
+        ts = [t if t is not None else (self.below(zeros_like, a) if isinstance(a, T.Tensor)
+                                       else None) for a, t in zip(args, tangents)]
+        self._attach(out, self.below(cls.jvp, ctx, *ts))
+        return out
+
+    def _inplace(self, prim, args, params, tangents):
+        """`x.op_(y)`: the functional op's tangent, computed before `x` is overwritten,
+        becomes `x`'s tangent."""
+        from .._core import bind
+
+        base = prim.base
+        result = self.below(bind, base, *args, **params)
+        t_out = self._rule_tangents(base, args, tangents, result, params)
+        self_ = self.lower(prim, args, params)
+        if t_out is not None and t_out._dtype is not self_._dtype:
+            t_out = self.below(t_out.to, self_._dtype)
+        self.set_tangent(self_, t_out if _differentiable(self_) else None)
+        return self_

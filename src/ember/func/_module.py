@@ -1,0 +1,126 @@
+"""Calling a module with other tensors in place of its parameters and buffers.
+
+`functional_call(model, {"fc.weight": w, ...}, args)` runs `model(*args)` as if those
+tensors were its state, then puts the module back as it was: the function transforms
+need a model to be a function of its weights.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+from ..nn.modules.module import Module
+from ..ops.join import stack
+
+
+def _owner(module: Module, name: str) -> tuple[Module, str]:
+    *path, leaf = name.split(".")
+    for p in path:
+        module = getattr(module, p)
+    return module, leaf
+
+
+def _slot(module: Module, leaf: str) -> dict | None:
+    if leaf in module._parameters:
+        return module._parameters
+    if leaf in module._buffers:
+        return module._buffers
+    return None
+
+
+@contextmanager
+def _swapped(module: Module, tensors: dict, *, tie_weights: bool, strict: bool):
+    state = dict(module.named_parameters(remove_duplicate=False))
+    state.update(module.named_buffers(remove_duplicate=False))
+    if strict:
+        missing = sorted(set(state) - set(tensors))
+        unexpected = sorted(set(tensors) - set(state))
+        if missing or unexpected:
+            parts = []
+            if unexpected:
+                parts.append("Unexpected key(s): " + ", ".join(f"'{k}'" for k in unexpected))
+            if missing:
+                parts.append("Missing key(s): " + ", ".join(f"'{k}'" for k in missing))
+            raise RuntimeError("Error(s) in reparametrizing for " + type(module).__name__ +
+                               ":\n\t" + ".\n\t".join(parts) + ".")
+    tensors = dict(tensors)
+    if tie_weights:  # a name given for one of several tied entries serves them all
+        by_id: dict = {}
+        for name, t in state.items():
+            by_id.setdefault(id(t), []).append(name)
+        for names in by_id.values():
+            given = [n for n in names if n in tensors]
+            if len(given) > 1 and len({id(tensors[n]) for n in given}) > 1:
+                raise ValueError(f"functional_call got multiple values for keys {given}, "
+                                 "which are tied. Consider using tie_weights=False")
+            if given:
+                for n in names:
+                    tensors.setdefault(n, tensors[given[0]])
+    saved = []
+    try:
+        for name, t in tensors.items():
+            mod, leaf = _owner(module, name)
+            slot = _slot(mod, leaf)
+            if slot is None:
+                saved.append((mod, leaf, None, mod.__dict__.get(leaf, _ABSENT)))
+                object.__setattr__(mod, leaf, t)
+            else:
+                saved.append((mod, leaf, slot, slot[leaf]))
+                slot[leaf] = t
+        yield
+    finally:
+        for mod, leaf, slot, old in reversed(saved):
+            if slot is not None:
+                slot[leaf] = old
+            elif old is _ABSENT:
+                mod.__dict__.pop(leaf, None)
+            else:
+                mod.__dict__[leaf] = old
+
+
+_ABSENT = object()
+
+
+def functional_call(module: Module, parameter_and_buffer_dicts, args=None, kwargs=None, *,
+                    tie_weights: bool = True, strict: bool = False):
+    """`module(*args, **kwargs)` with the named tensors in place of its parameters and
+    buffers (one dict, or a sequence of dicts with distinct keys)."""
+    dicts = parameter_and_buffer_dicts
+    if isinstance(dicts, dict):
+        merged = dict(dicts)
+    else:
+        merged = {}
+        for d in dicts:
+            for k, v in d.items():
+                if k in merged:
+                    raise ValueError(f"{k} appeared in multiple dictionaries; behavior of "
+                                     "functional call is ambiguous")
+                merged[k] = v
+    if args is None:
+        args = ()
+    elif not isinstance(args, tuple):
+        args = (args,)
+    with _swapped(module, merged, tie_weights=tie_weights, strict=strict):
+        return module(*args, **(kwargs or {}))
+
+
+def stack_module_state(models) -> tuple[dict, dict]:
+    """`(params, buffers)`: each model's parameters and buffers stacked along a new first
+    axis, by name (the models must share one structure). Stacked parameters are new leaves
+    that require grad where the originals did."""
+    models = list(models)
+    if not models:
+        raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
+    if not (all(m.training for m in models) or not any(m.training for m in models)):
+        raise RuntimeError("stack_module_state: Expected all models to have the same training/"
+                           "eval mode.")
+    first = type(models[0])
+    if not all(type(m) is first for m in models):
+        raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
+    params = {}
+    for name, p in models[0].named_parameters():
+        st = stack([dict(m.named_parameters())[name].detach() for m in models])
+        params[name] = st.requires_grad_() if p.requires_grad else st
+    buffers = {name: stack([dict(m.named_buffers())[name] for m in models])
+               for name, _ in models[0].named_buffers()}
+    return params, buffers

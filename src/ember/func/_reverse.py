@@ -1,0 +1,264 @@
+"""Reverse-mode transforms on the tape: `vjp`, `grad`, `grad_and_value`, `jacrev`.
+
+Each call runs the function once with fresh inputs that require grad and asks the engine
+for the gradients. A transform nested inside another reverse transform keeps the graph of
+its gradients (`create_graph`) so the outer one can differentiate them in turn; at the top
+level the results carry no graph. Forward mode around these (`jacfwd(jacrev(f))`) needs
+nothing special: the backward pass is ops like any other, and a `JVPInterpreter` above
+sees them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .. import _grad_mode as grad_mode
+from .._core import current_interpreter
+from .._tensor import Tensor
+from ..autograd.engine import grad as _engine_grad
+from ..ops.creation import ones_like, zeros_like
+from ..utils._pytree import tree_flatten, tree_map, tree_unflatten
+from ._vmap import BatchedTensor, BatchInterpreter, batched
+
+_depth = [0]  # reverse transforms running now (the inner ones keep their graphs)
+
+
+def _fresh(x, fname: str):
+    """`x` as an input the tape differentiates with respect to, linked to any graph `x`
+    already has (so an outer transform still reaches it)."""
+    if not isinstance(x, Tensor):
+        raise ValueError(f"{fname}: expected the differentiated inputs to be Tensors, got "
+                         f"{type(x).__name__}")
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        raise RuntimeError(f"{fname}: only Tensors of floating point dtype can require "
+                           f"gradients, got {x.dtype}")
+    levels = _batch_levels()
+    if levels:
+        return _per_example(x, levels)
+    if x.requires_grad:
+        return x.view_as(x)
+    # (a view, not `detach()`: a forward level around this transform keeps x's tangent)
+    return x.view_as(x).requires_grad_()
+
+
+def _batch_levels() -> list:
+    """(level, batch size) of each vmap running around this call, outermost first."""
+    out = []
+    it = current_interpreter()
+    while it is not None:
+        if isinstance(it, BatchInterpreter):
+            out.append((it.level, it.size))
+        it = it.parent
+    return sorted(out)
+
+
+def _per_example(x, levels: list):
+    """`x` as a fresh input inside vmap: one copy per example at every vmap level (a
+    broadcast view), so each example's gradient is its own rather than the batch's sum."""
+    p = _front(x, levels)
+    if not p.requires_grad:
+        p = p.requires_grad_()
+    for lvl, _ in levels:
+        p = batched(p, 0, lvl)
+    return p
+
+
+def _release(t, keep: bool):
+    """A result handed back to the caller: without graph unless `keep`. Under another
+    transform's interpreter (vmap, jvp) it is left as it is: `detach` would also drop what
+    that transform attached (a tangent)."""
+    if keep or not isinstance(t, Tensor) or not t.requires_grad or \
+            current_interpreter() is not None:
+        return t
+    return t.detach()
+
+
+def _keeps(leaves) -> bool:
+    """Whether results must stay differentiable: a reverse transform runs around this one,
+    or an input is in a graph the caller may differentiate (as torch.func keeps it).
+    Forward mode and vmap around this one need no graph: they see the backward pass's ops
+    as they run."""
+    return _depth[0] > 0 or any(isinstance(x, Tensor) and x.requires_grad for x in leaves)
+
+
+def _gradients(outputs: list, inputs: list, cotangents: list, *, retain: bool,
+               keep: bool) -> list:
+    """d(sum <outputs, cotangents>)/d inputs, zeros for inputs the outputs do not reach;
+    with `keep`, the gradients' own graph is recorded. Inside vmap the tape holds the
+    batch's physical ops, so the engine runs on the physical tensors (batch axes moved to
+    the front) and each gradient is re-batched as its input is."""
+    pairs = [(o, c) for o, c in zip(outputs, cotangents) if o.requires_grad]
+    if not pairs:
+        return [zeros_like(x) for x in inputs]
+    outs, cts = [], []
+    for o, c in pairs:
+        levels = _levels_of(o)
+        if not levels:  # a graph outside vmap, cotangents maybe batched (vmap of a vjp):
+            outs.append(o)  # the backward pass's ops are batched as they run
+            cts.append(c)
+            continue
+        extra = {lvl for lvl, _ in _levels_of(c)} - {lvl for lvl, _ in levels}
+        if extra:
+            raise NotImplementedError(
+                "vjp: a cotangent batched by a vmap the output is not batched by, for an "
+                "output computed inside another vmap, is not supported")
+        outs.append(_front(o, levels))
+        cts.append(_front(c, levels))
+    phys = [_chain(x)[0] for x in inputs]
+    gs = _engine_grad(outs, phys, cts, retain_graph=retain or keep, create_graph=keep,
+                      allow_unused=True)
+    return [zeros_like(x) if g is None else _rebatch(g, x) for g, x in zip(gs, inputs)]
+
+
+def _chain(t):
+    """(physical tensor, [(bdim, level, size)] innermost wrapper first) of a tensor that
+    may be batched by one or more vmap levels."""
+    chain = []
+    while isinstance(t, BatchedTensor):
+        chain.append((t._bdim, t._level, t._value.shape[t._bdim]))
+        t = t._value
+    return t, chain
+
+
+def _levels_of(t) -> list:
+    return sorted((lvl, n) for _, lvl, n in _chain(t)[1])
+
+
+def _front(t, levels: list):
+    """`t`'s physical data with one leading axis per vmap level in `levels` (outermost
+    first), broadcast along the levels `t` is not batched at."""
+    p, chain = _chain(t)
+    k = 0
+    for d, _, _ in reversed(chain):  # outermost level first: its axis indexes p itself
+        p = p.movedim(d + k, k)
+        k += 1
+    have = [lvl for _, lvl, _ in reversed(chain)]
+    for i, (lvl, _) in enumerate(levels):
+        if lvl not in have:
+            p = p.unsqueeze(i)
+    return p.expand(*[n for _, n in levels], *p.shape[len(levels):])
+
+
+def _rebatch(g, like):
+    """Physical gradient `g` wrapped in the same vmap levels as input `like`."""
+    chain = _chain(like)[1]
+    for d, lvl, _ in reversed(chain):
+        g = batched(g, d, lvl)
+    return g
+
+
+def _split_aux(out, has_aux: bool, fname: str):
+    if not has_aux:
+        return out, None
+    if not (isinstance(out, tuple) and len(out) == 2):
+        raise RuntimeError(f"{fname}(f, ...)(*args): output of function f should be a tuple: "
+                           "(output, aux) if has_aux is True")
+    return out
+
+
+def vjp(func: Callable, *primals, has_aux: bool = False):
+    """`(func(*primals), vjp_fn)`; `vjp_fn(cotangents)` (cotangents shaped as the output)
+    returns one gradient per primal. With `has_aux`, func returns `(output, aux)` and so
+    does this, as a third item."""
+    leaves, spec = tree_flatten(primals)
+    keep = _keeps(leaves)
+    with grad_mode.enable_grad():
+        _depth[0] += 1
+        try:
+            ins = [_fresh(x, "vjp") for x in leaves]
+            out, aux = _split_aux(func(*tree_unflatten(ins, spec)), has_aux, "vjp")
+        finally:
+            _depth[0] -= 1
+    out_leaves, out_spec = tree_flatten(out)
+    for o in out_leaves:
+        if not isinstance(o, Tensor):
+            raise RuntimeError(f"vjp(f, *primals): Expected f to be a function that has only "
+                               f"Tensors as outputs, got {type(o).__name__}")
+
+    def vjp_fn(cotangents, *, retain_graph: bool = True):
+        ct_leaves, ct_spec = tree_flatten(cotangents)
+        if ct_spec != out_spec:
+            raise RuntimeError("Expected pytree structure of cotangents to be the same as "
+                               f"pytree structure of outputs to the function. cotangents: "
+                               f"{ct_spec!r}, primal output: {out_spec!r}")
+        for o, c in zip(out_leaves, ct_leaves):
+            if tuple(o.shape) != tuple(c.shape):
+                raise RuntimeError(f"Mismatch in shape: grad_output has a shape of "
+                                   f"{tuple(c.shape)} and output has a shape of "
+                                   f"{tuple(o.shape)}.")
+        with grad_mode.enable_grad():
+            gs = _gradients(out_leaves, ins, ct_leaves, retain=retain_graph, keep=keep)
+        return tree_unflatten([_release(g, keep) for g in gs], spec)
+
+    result = tree_unflatten([_release(o, keep) for o in out_leaves], out_spec)
+    if not has_aux:
+        return result, vjp_fn
+    return result, vjp_fn, tree_map(lambda a: _release(a, keep), aux)
+
+
+def _argnums_inputs(args: tuple, argnums, fname: str) -> tuple:
+    if isinstance(argnums, int):
+        picked = (argnums,)
+    elif isinstance(argnums, tuple) and argnums and all(isinstance(a, int) for a in argnums):
+        picked = argnums
+    else:
+        raise RuntimeError(f"{fname}: argnums must be int or Tuple[int, ...], got: {argnums!r}")
+    n = len(args)
+    out = []
+    for a in picked:
+        if not -n <= a < n:
+            raise RuntimeError(f"Got argnum={a}, but only {n} positional inputs")
+        out.append(a % n)
+    if len(set(out)) != len(out):
+        raise RuntimeError(f"{fname}: argnums must be unique, got {argnums}")
+    return tuple(out)
+
+
+def grad_and_value(func: Callable, argnums=0, has_aux: bool = False) -> Callable:
+    """A function returning `(gradient, value)` of scalar-valued `func` with respect to the
+    positional arguments `argnums` (an int, or a tuple: then a tuple of gradients); each
+    argument may be a pytree of tensors. With `has_aux`, value is `(output, aux)`."""
+    def wrapper(*args, **kwargs):
+        which = _argnums_inputs(args, argnums, "grad_and_value")
+        flat = {i: tree_flatten(args[i]) for i in which}
+        keep = _keeps([x for i in which for x in flat[i][0]])
+        with grad_mode.enable_grad():
+            _depth[0] += 1
+            try:
+                fresh = {i: [_fresh(x, "grad_and_value") for x in flat[i][0]] for i in which}
+                call = tuple(tree_unflatten(fresh[i], flat[i][1]) if i in fresh else a
+                             for i, a in enumerate(args))
+                out, aux = _split_aux(func(*call, **kwargs), has_aux, "grad_and_value")
+                if not isinstance(out, Tensor) or out.dim() != 0:
+                    got = f"tensor with {out.dim()} dims" if isinstance(out, Tensor) else \
+                        type(out).__name__
+                    raise RuntimeError(
+                        f"grad_and_value(f)(*args): Expected f(*args) to return a scalar "
+                        f"Tensor, got {got}. Maybe you wanted to use the vjp or jacrev APIs "
+                        "instead?")
+                ins = [x for i in which for x in fresh[i]]
+                gs = _gradients([out], ins, [ones_like(out)], retain=False, keep=keep)
+            finally:
+                _depth[0] -= 1
+        gs = iter(_release(g, keep) for g in gs)
+        grads = tuple(tree_unflatten([next(gs) for _ in flat[i][0]], flat[i][1])
+                      for i in which)
+        grads = grads[0] if isinstance(argnums, int) else grads
+        value = _release(out, keep)
+        if has_aux:
+            return grads, (value, tree_map(lambda a: _release(a, keep), aux))
+        return grads, value
+
+    return wrapper
+
+
+def grad(func: Callable, argnums=0, has_aux: bool = False) -> Callable:
+    """The gradient of scalar-valued `func` (see `grad_and_value`); with `has_aux`,
+    `(gradient, aux)`."""
+    gv = grad_and_value(func, argnums, has_aux)
+
+    def wrapper(*args, **kwargs):
+        g, value = gv(*args, **kwargs)
+        return (g, value[1]) if has_aux else g
+
+    return wrapper

@@ -1,0 +1,308 @@
+"""vmap: a function of one example, run on a batch at once, by a `BatchInterpreter`.
+
+Inside `vmap(f)(xs)`, `f` sees `BatchedTensor`s: tensors with the shape, dtype and
+methods of one example, whose data is the whole batch (`_value`, with the batch along
+axis `_bdim`). Every op `f` binds reaches the interpreter, which hands the batched
+values and their batch axes to the primitive's `batch` rule (one call for the whole
+batch), or, for a primitive marked `BY_LOOP` or without a rule, runs it once per example
+and stacks. Levels nest: each vmap is one level, and a `BatchedTensor` of an outer level
+is an ordinary tensor to an inner one.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from .. import _tensor as T
+from .._core import BY_LOOP, MISSING, Interpreter, batch_rules, bind, loop_reasons
+from .._core.primitive import Family
+from .._tensor import Tensor
+from ..ops.registry import InplacePrimitive
+
+
+class BatchedTensor(Tensor):
+    """One example's view of a batch inside vmap (see the module docstring). Its data is
+    only reachable through ops: reading values (`item()`, `bool()`, printing) raises."""
+
+    __slots__ = ()
+
+    def _array(self):
+        raise RuntimeError(
+            "vmap: the function reads a tensor's values (data-dependent control flow, "
+            "item(), tolist(), numpy()), which is not possible inside vmap: inside it a "
+            "tensor stands for a whole batch. Express the computation with tensor ops.")
+
+    def item(self):
+        raise RuntimeError(
+            "vmap: item() was called on a batched tensor; inside vmap a tensor holds one "
+            "value per example. Use tensor ops instead of Python numbers.")
+
+    def tolist(self):
+        self._array()
+
+    def numpy(self, *, force: bool = False):
+        self._array()
+
+    def __bool__(self):
+        self._array()
+
+    def __repr__(self) -> str:
+        return (f"BatchedTensor(lvl={self._level}, bdim={self._bdim}, "
+                f"value={self._value!r})")
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._value.requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        self._value.requires_grad = value
+        self._requires_grad = value
+
+    @property
+    def grad_fn(self):
+        return self._value.grad_fn
+
+
+def batched(value: Tensor, bdim: int, level: int) -> BatchedTensor:
+    """`value` seen as a batch along axis `bdim` at vmap level `level`."""
+    t = T._new(BatchedTensor)
+    shape = value._shape
+    t._shape = T.Size(shape[:bdim] + shape[bdim + 1:])
+    stride = value.stride()
+    t._stride = tuple(stride[:bdim] + stride[bdim + 1:])
+    t._np = None
+    t._storage = None
+    t._offset = 0
+    t._dtype = value._dtype
+    t._vc = value._vc
+    t._base = None
+    t._requires_grad = value.requires_grad
+    t._grad_fn = None
+    t._grad = None
+    t._ag = None
+    t._value = value
+    t._bdim = bdim
+    t._level = level
+    return t
+
+
+_warned: set = set()
+
+
+class BatchInterpreter(Interpreter):
+    """One vmap level: batch size `size`, the random-op policy `randomness`."""
+
+    def __init__(self, level: int, size: int, randomness: str) -> None:
+        self.level = level
+        self.size = size
+        self.randomness = randomness
+
+    def _unwrap(self, args) -> tuple[list, list]:
+        vals, dims = [], []
+        for a in args:
+            if isinstance(a, BatchedTensor) and a._level == self.level:
+                vals.append(a._value)
+                dims.append(a._bdim)
+            else:
+                vals.append(a)
+                dims.append(None)
+        return vals, dims
+
+    def _wrap(self, out, odim):
+        if isinstance(out, tuple):
+            odims = odim if isinstance(odim, tuple) else (odim,) * len(out)
+            return tuple(self._wrap(o, d) for o, d in zip(out, odims))
+        return out if odim is None or not isinstance(out, Tensor) else \
+            batched(out, odim, self.level)
+
+    def process(self, prim, args: tuple, params: dict):
+        vals, dims = self._unwrap(args)
+        if all(d is None for d in dims):
+            return self.lower(prim, args, params)
+        if isinstance(prim, InplacePrimitive):
+            return self._inplace(prim, args, vals, dims, params)
+        out, odim = self._batched(prim, vals, dims, params)
+        return self._wrap(out, odim)
+
+    def _batched(self, prim, vals, dims, params):
+        rule = batch_rules.get(prim, MISSING)
+        if rule is MISSING or rule is BY_LOOP:
+            if rule is MISSING and prim not in _warned:
+                _warned.add(prim)
+                name = params["fn"].name if isinstance(prim, Family) else prim.name
+                warnings.warn(f"vmap: there is no batching rule for '{name}'; it runs once "
+                              "per example and the results are stacked (slow).",
+                              stacklevel=4)
+            return self._loop(prim, vals, dims, params)
+        return self.below(rule, tuple(vals), tuple(dims), **params)
+
+    def _loop(self, prim, vals, dims, params):
+        from ..ops.join import stack
+
+        def run():
+            outs = []
+            for b in range(self.size):
+                sl = [v.select(d, b) if d is not None else v for v, d in zip(vals, dims)]
+                outs.append(bind(prim, *sl, **params))
+            if isinstance(outs[0], tuple):
+                return tuple(stack([o[k] for o in outs]) for k in range(len(outs[0]))), 0
+            return stack(outs), 0
+
+        return self.below(run)
+
+    def _inplace(self, prim, args, vals, dims, params):
+        """`x.op_(y)` inside vmap: the functional op, batched, written into `x`'s batch."""
+        if dims[0] is None:
+            raise RuntimeError(
+                f"vmap: {prim.name}(self, *extra_args) writes a batched result into a tensor "
+                "`self` that is not batched (it holds one value, the result one per "
+                "example). Make `self` batched, or use the out-of-place op.")
+        out, odim = self._batched(prim.base, vals, dims, params)
+
+        def write():
+            src = out.movedim(odim, dims[0]) if odim is not None else out
+            vals[0].copy_(src)
+
+        self.below(write)
+        return args[0]
+
+
+def _in_dims_tree(in_dims, args) -> list:
+    """One in_dim per argument (an int or None broadcasts over the argument's pytree)."""
+    if isinstance(in_dims, int) or in_dims is None:
+        return [in_dims] * len(args)
+    if not isinstance(in_dims, tuple):
+        raise ValueError(f"vmap: expected `in_dims` to be int or a (potentially nested) "
+                         f"tuple matching the structure of inputs, got: {type(in_dims)}.")
+    if len(in_dims) != len(args):
+        raise ValueError(f"vmap: in_dims is not compatible with the structure of `inputs`. "
+                         f"in_dims has {len(in_dims)} entries but there are {len(args)} "
+                         "positional arguments.")
+    return list(in_dims)
+
+
+_depth = [0]  # vmap levels open now
+
+
+def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=None):
+    """`func` of one example, mapped over axis `in_dims` of its inputs; the results are
+    stacked along `out_dims`. `chunk_size` runs that many examples at a time."""
+    from ..utils._pytree import tree_flatten, tree_unflatten
+
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or "
+                           f"'same'. Got {randomness}")
+    if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size <= 0):
+        raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got "
+                         f"{chunk_size})")
+
+    def wrapped(*args, **kwargs):
+        dims = _in_dims_tree(in_dims, args)
+        leaves, ldims = [], []
+        specs = []
+        for a, d in zip(args, dims):
+            al, spec = tree_flatten(a)
+            specs.append(spec)
+            if isinstance(d, (int, type(None))):
+                dl = [d] * len(al)
+            else:
+                dl = tree_flatten(d)[0]
+                if len(dl) != len(al):
+                    raise ValueError("vmap: in_dims is not compatible with the structure of "
+                                     "`inputs`.")
+            leaves.extend(al)
+            ldims.extend(dl)
+        size = None
+        for x, d in zip(leaves, ldims):
+            if d is None:
+                continue
+            if not isinstance(x, Tensor):
+                raise ValueError(f"vmap: Got in_dim={d} for an input but the input is of type "
+                                 f"{type(x)}. We cannot vmap over non-Tensor arguments, please "
+                                 "use None as the respective in_dim")
+            if not -x.dim() <= d < max(x.dim(), 1):
+                raise ValueError(f"vmap: Got in_dim={d} for some input, but that input is a "
+                                 f"Tensor of dimensionality {x.dim()} so expected in_dim to "
+                                 f"satisfy -{x.dim()} <= in_dim < {x.dim()}.")
+            n = x.shape[d]
+            if size is not None and n != size:
+                raise ValueError(f"vmap: Expected all tensors to have the same size in the "
+                                 f"mapped dimension, got sizes {size} and {n} for the mapped "
+                                 "dimension")
+            size = n
+        if size is None:
+            raise ValueError("vmap: at least one input must be batched: every in_dim is None "
+                             "or every input is a non-Tensor.")
+        if chunk_size is None or chunk_size >= size:
+            return _run(func, args, kwargs, leaves, ldims, specs, size, out_dims, randomness)
+        from ..ops.join import cat
+
+        parts = []
+        for start in range(0, size, chunk_size):
+            n = min(chunk_size, size - start)
+            cl = [x.narrow(d % x.dim(), start, n) if d is not None else x
+                  for x, d in zip(leaves, ldims)]
+            parts.append(_run(func, args, kwargs, cl, ldims, specs, n, out_dims, randomness))
+        p_leaves = [tree_flatten(p)[0] for p in parts]
+        spec = tree_flatten(parts[0])[1]
+        od = _out_dims_list(out_dims, len(p_leaves[0]))
+        return tree_unflatten([cat([pl[k] for pl in p_leaves], dim=od[k])
+                               for k in range(len(p_leaves[0]))], spec)
+
+    return wrapped
+
+
+def _out_dims_list(out_dims, n: int) -> list:
+    if isinstance(out_dims, int) or out_dims is None:
+        return [out_dims] * n
+    from ..utils._pytree import tree_flatten
+
+    flat = tree_flatten(out_dims)[0]
+    if len(flat) != n:
+        raise ValueError(f"vmap: out_dims is not compatible with the structure of `outputs`: "
+                         f"{len(flat)} out_dims for {n} outputs.")
+    return flat
+
+
+def _run(func, args, kwargs, leaves, ldims, specs, size, out_dims, randomness):
+    from .._core import interpret
+    from ..utils._pytree import tree_flatten, tree_unflatten
+
+    _depth[0] += 1
+    level = _depth[0]
+    interp = BatchInterpreter(level, size, randomness)
+    try:
+        with interpret(interp):
+            wrapped = [batched(x, d % x.dim(), level) if d is not None else x
+                       for x, d in zip(leaves, ldims)]
+            it = iter(wrapped)
+            call = [tree_unflatten([next(it) for _ in range(s.num_leaves)], s) for s in specs]
+            out = func(*call, **kwargs)
+        o_leaves, o_spec = tree_flatten(out)
+        od = _out_dims_list(out_dims, len(o_leaves))
+        res = []
+        for o, d in zip(o_leaves, od):
+            if not isinstance(o, Tensor):
+                raise ValueError(f"vmap: `{getattr(func, '__name__', 'f')}` must only return "
+                                 f"Tensors, got type {type(o)}. Did you mean to set out_dims= "
+                                 "to None for output?")
+            if isinstance(o, BatchedTensor) and o._level == level:
+                v = o._value
+                res.append(v.movedim(o._bdim, d) if d is not None else v)
+            elif d is None:
+                res.append(o)
+            else:  # the same for every example: broadcast it over the batch
+                res.append(o.unsqueeze(d).expand(*_shape_with(o.shape, d, size)))
+    finally:
+        _depth[0] -= 1
+    return tree_unflatten(res, o_spec)
+
+
+def _shape_with(shape, d: int, size: int) -> tuple:
+    s = list(shape)
+    s.insert(d % (len(s) + 1), size)
+    return tuple(s)
+
+
+__all__ = ["BatchInterpreter", "BatchedTensor", "batched", "loop_reasons", "vmap"]
