@@ -131,9 +131,12 @@ reduce_p = Family("reduce")  # fn: a Member below (or in stats.py / softmax.py)
 pick_p = Family("pick", n_outputs=2)
 
 
-def reduction(name: str, kernel, meta=_reduce_meta, grad_name: str | None = None) -> Member:
-    """A member of `reduce_p`: `kernel(a, *, dims, keepdim, ...)` in row-major order."""
-    return Member(reduce_p, name, c_order(kernel), meta, grad_name=grad_name)
+def reduction(name: str, kernel, meta=_reduce_meta, grad_name: str | None = None, *,
+              ordered: bool = False) -> Member:
+    """A member of `reduce_p`: `kernel(a, *, dims, keepdim, ...)`, its result put in
+    row-major order (unless `ordered`: the kernel does that itself, on a hot path)."""
+    return Member(reduce_p, name, kernel if ordered else c_order(kernel), meta,
+                  grad_name=grad_name)
 
 
 def _reduce_batch(args, bdims, **params):
@@ -212,18 +215,22 @@ def masked_share_jvp(t: Tensor, x: Tensor, out: Tensor, dims, keepdim: bool,
 # --- sum / nansum / mean ---------------------------------------------------------------
 
 def _sum_kernel(a, *, dims, keepdim):
+    # NOTE: the hot path (x.sum(), losses, the engine's broadcast undo): in row-major order
+    # here rather than through `c_order`, the axis inline
+    axis = dims if a.ndim else None
     if a.dtype in _LOW:
-        return np.sum(a, axis=_axis(a, dims), keepdims=keepdim, dtype=np.float32).astype(a.dtype)
+        return np.asarray(np.sum(a, axis=axis, keepdims=keepdim, dtype=np.float32),
+                          order="C").astype(a.dtype)
     # (the ufunc method: np.sum's Python wrapper costs more than a small reduction)
-    return np.asarray(along(np.add.reduce, a, _axis(a, dims), keepdim, dtype=a.dtype))
+    return np.asarray(along(np.add.reduce, a, axis, keepdim, dtype=a.dtype), order="C")
 
 
 def _sum_vjp(g, out, x, *, dims, keepdim, in_shape):
     return expand_back(g, in_shape, dims, keepdim)
 
 
-SUM = reduction("sum", _sum_kernel, grad_name="SumBackward0")  # over everything
-SUM_DIMS = reduction("sum_dims", _sum_kernel, grad_name="SumBackward1")
+SUM = reduction("sum", _sum_kernel, grad_name="SumBackward0", ordered=True)  # everything
+SUM_DIMS = reduction("sum_dims", _sum_kernel, grad_name="SumBackward1", ordered=True)
 for _m in (SUM, SUM_DIMS):
     defvjp(_m, _sum_vjp, reads=((),), in_shape=True)
     deflinear(_m)
@@ -296,10 +303,12 @@ def _mean_kernel(a, *, dims, keepdim):
     if a.size == 0:  # NaN, without NumPy's "mean of empty slice" warning
         with np.errstate(invalid="ignore", divide="ignore"):
             total = np.sum(a, axis=_axis(a, dims), keepdims=keepdim, dtype=a.dtype)
-            return np.asarray(total / a.dtype.type(0), dtype=a.dtype)
+            return np.asarray(total / a.dtype.type(0), dtype=a.dtype, order="C")
+    axis = dims if a.ndim else None
     if a.dtype in _LOW:
-        return np.mean(a, axis=_axis(a, dims), keepdims=keepdim, dtype=np.float32).astype(a.dtype)
-    return np.asarray(along(np.mean, a, _axis(a, dims), keepdim, dtype=a.dtype))
+        return np.asarray(np.mean(a, axis=axis, keepdims=keepdim, dtype=np.float32),
+                          order="C").astype(a.dtype)
+    return np.asarray(along(np.mean, a, axis, keepdim, dtype=a.dtype), order="C")
 
 
 def _mean_vjp(g, out, x, *, dims, keepdim, in_shape):
@@ -307,8 +316,8 @@ def _mean_vjp(g, out, x, *, dims, keepdim, in_shape):
     return expand_back(g / n, in_shape, dims, keepdim)
 
 
-MEAN = reduction("mean", _mean_kernel, grad_name="MeanBackward0")  # over everything
-MEAN_DIMS = reduction("mean_dims", _mean_kernel, grad_name="MeanBackward1")
+MEAN = reduction("mean", _mean_kernel, grad_name="MeanBackward0", ordered=True)  # everything
+MEAN_DIMS = reduction("mean_dims", _mean_kernel, grad_name="MeanBackward1", ordered=True)
 for _m in (MEAN, MEAN_DIMS):
     defvjp(_m, _mean_vjp, reads=((),), in_shape=True)
     deflinear(_m)

@@ -21,7 +21,7 @@ from .._tensor import Tensor
 from .._view import wrap_dim
 from ._common import along, row_sums, to_float, type_name, write_out
 from ._parallel import one_blas_thread, quiet, thread_pool
-from .reduce import _LOW, c_order, expand_back, norm_dims, reduce_p, reduction
+from .reduce import _LOW, expand_back, norm_dims, reduce_p, reduction
 from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp
 
 
@@ -80,17 +80,18 @@ def _rowwise(inputs, dim: int, body):
 _THREADED_BYTES = 1 << 20  # below this, threads cost more than they save
 
 
-def _fused(body, empty_value):
-    """A softmax-family kernel: `body` over rows, with the 0-d and empty cases."""
-    def kernel(*arrays, dim):
+def _fused(bodies, empty_values):
+    """A softmax-family kernel: `bodies[log]` over rows (softmax, or with `log` its log
+    form), with the 0-d and empty cases; the result is fresh and row-major."""
+    def kernel(*arrays, dim, log=False):
         a = arrays[0]
         if a.ndim == 0:
-            return np.full_like(a, empty_value)
+            return np.full((), empty_values[log], a.dtype)
         if a.size == 0:
-            return np.empty_like(a)
-        return _rowwise(arrays, dim, body)
+            return np.empty(a.shape, a.dtype)
+        return _rowwise(arrays, dim, bodies[log])
 
-    return c_order(kernel)
+    return kernel
 
 
 def _softmax_meta(x, *more, dim, log=False):
@@ -146,16 +147,8 @@ def _log_softmax_backward_body(g, out, dst, axis, scratch):
 
 # --- the two primitives: softmax (`log`: log_softmax) and its backward ---------------------
 
-_KERNELS = (_fused(_softmax_body, 1), _fused(_log_softmax_body, 0))
-_BACKWARD_KERNELS = (_fused(_softmax_backward_body, 0), _fused(_log_softmax_backward_body, 0))
-
-
-def _softmax_kernel(a, *, dim, log=False):
-    return _KERNELS[log](a, dim=dim)
-
-
-def _softmax_backward_kernel(g, out, *, dim, log=False):
-    return _BACKWARD_KERNELS[log](g, out, dim=dim)
+_softmax_kernel = _fused((_softmax_body, _log_softmax_body), (1, 0))
+_softmax_backward_kernel = _fused((_softmax_backward_body, _log_softmax_backward_body), (0, 0))
 
 
 _NAMES = ("SoftmaxBackward0", "LogSoftmaxBackward0")
