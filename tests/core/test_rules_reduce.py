@@ -140,6 +140,27 @@ def test_jvp_and_batch_rules_of_each_call(fn, args, expected):
         assert check_batch(one, *pargs) == int(not looped)
 
 
+_RNG = np.random.default_rng(9)
+C = ember.tensor(_RNG.standard_normal((3, 4)) + 1j * _RNG.standard_normal((3, 4)),
+                 dtype=ember.complex128)
+COMPLEX = {
+    "var": lambda c: c.var(1), "std": lambda c: c.std(), "prod": lambda c: c.prod(1),
+    "norm2": lambda c: ember.linalg.vector_norm(c, 2, 1),
+    "norm3": lambda c: ember.linalg.vector_norm(c, 3), "cumprod": lambda c: c.cumprod(1),
+    "logcumsumexp": lambda c: ember.logcumsumexp(c, 1),
+    "logsumexp": lambda c: ember.logsumexp(c, 0), "mean": lambda c: c.mean(),
+}
+
+
+@pytest.mark.parametrize("fn", COMPLEX.values(), ids=COMPLEX.keys())
+def test_jvp_rules_of_complex_inputs(fn):
+    # a complex input, its tangent along a real direction (for the real-valued var and
+    # norm, Re(conj(grad) t)); the complex branches of the rules differ from the real ones
+    (call,) = _mine(fn, (C,))
+    prim, pargs, params = call
+    assert check_jvp(lambda *a: bind(prim, *a, **params), *pargs) == 1
+
+
 def test_every_member_and_primitive_of_the_area_is_exercised():
     seen = set()
     for _, fn, args, _ in CASES:

@@ -158,8 +158,15 @@ softmax_p = Primitive("softmax", _softmax_kernel, _softmax_meta,
 softmax_backward_p = Primitive(
     "softmax_backward_data", _softmax_backward_kernel, _softmax_meta,
     grad_name=lambda args, params: _BACKWARD_NAMES[params.get("log", False)])
-defvjp(softmax_p, lambda g, out, x, *, dim, log=False: apply(
-    softmax_backward_p, g, out, dim=dim, log=log), reads=((),), save_output=True)
+
+
+def _softmax_vjp(g, out, x, *, dim, log=False):
+    if log:
+        return apply(softmax_backward_p, g, out, dim=dim, log=True)
+    return apply(softmax_backward_p, g, out, dim=dim)
+
+
+defvjp(softmax_p, _softmax_vjp, reads=((),), save_output=True)
 
 
 # The backward is a primitive too (one fused pass), differentiable again for double
