@@ -5,11 +5,11 @@ the one place that says which fused kernels exist and what they buy.
 """
 
 FUSED = {
-    "softmax": "one max-shifted pass per row: composed exp / sum loses range and is 3x slower",
-    "log_softmax": "log-sum-exp shift in the same pass: composed log(softmax) underflows to -inf",
-    "softmax_backward_data": "y * (g - sum(g * y)) in one pass over each row",
-    "log_softmax_backward_data": "g - exp(y) * sum(g) in one pass over each row",
-    "logsumexp": "the max shift must be inside the reduction to keep range",
+    "softmax": "one max-shifted pass per row: composed exp / sum loses range and is 3x "
+               "slower; with log=True (log_softmax) the log-sum-exp shift in the same pass, "
+               "where composed log(softmax) underflows to -inf",
+    "softmax_backward_data": "y * (g - sum(g * y)), or with log=True g - exp(y) * sum(g), "
+                             "in one pass over each row",
     "nll_loss": "ignore_index, class weights and the weighted mean in one gather",
     "nll_loss_backward": "the scatter of -weight / total without a dense one-hot",
     "native_layer_norm": "mean, variance and the affine in one kernel; saves mean and rstd",

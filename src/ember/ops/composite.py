@@ -17,7 +17,7 @@ from .._tensor import Tensor
 from .._view import wrap_dim
 from .creation import _place, arange, tensor, zeros
 from .reduce import return_type
-from .registry import Primitive, apply, nondifferentiable
+from .registry import Primitive, apply, batch_by_loop, bind, defbatch, nondifferentiable
 
 
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend=None, append=None) -> Tensor:
@@ -83,6 +83,23 @@ def _isin_kernel(a, b, *, invert):
 
 isin_p = Primitive("isin", _isin_kernel, lambda e, t, *, invert: (e._shape, dt.bool_))
 nondifferentiable(isin_p)
+
+
+def _isin_batch(args, bdims, *, invert):
+    """vmap of isin: with one shared test set, the elements batched as they are; with a test
+    set per batch element, each element compared against its own set."""
+    e, t = args
+    ed, td = bdims
+    if td is None:
+        return bind(isin_p, e, t, invert=invert), ed
+    t = t.movedim(td, 0)
+    size = t._shape[0]
+    e = e.movedim(ed, 0) if ed is not None else e.expand((size,) + e._shape)
+    hit = (e.reshape(size, -1, 1) == t.reshape(size, 1, -1)).any(-1).reshape(e._shape)
+    return (~hit if invert else hit), 0
+
+
+defbatch(isin_p, _isin_batch)
 
 
 def isin(elements, test_elements, *, assume_unique: bool = False,
@@ -196,6 +213,7 @@ def _histogram_meta(x, edges, w, *, bins, range, density):
 # The bin edges, when given as a tensor, are an input; a bin count is a param.
 histogram_p = Primitive("histogram", _histogram_kernel, _histogram_meta, n_outputs=2)
 nondifferentiable(histogram_p)
+batch_by_loop(histogram_p, "without a range the bin edges come from each element's data")
 
 
 def histogram(input: Tensor, bins=100, *, range=None, weight=None, density: bool = False):

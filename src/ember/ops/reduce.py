@@ -4,6 +4,19 @@ argmax / argmin, aminmax, any / all, count_nonzero, and `sum_to_size`.
 `dim` may be an int, a tuple or None; `keepdim` keeps reduced dims as size 1.
 `dtype=` casts the input first, as PyTorch does. float16 / bfloat16 accumulate in
 float32 and round once, as PyTorch's CPU kernels do.
+
+Two families hold this area's math (and the modules above add members to them):
+
+- `reduce_p`: one tensor reduced over `dims` (a sorted tuple; every dim for a full
+  reduction) with `keepdim`: sum, mean, prod, amax, any, count_nonzero here; var, norm,
+  median in stats.py; logsumexp in softmax.py. One batch rule serves them all.
+- `pick_p`: (values, indices) whose values are elements of the input picked along one
+  `dim`: max / min with a dim here, median / mode in stats.py, sort / topk / kthvalue in
+  sorting.py, cummax / cummin in scan.py. Their tangent is the input's tangent gathered
+  at the indices; their gradient is scattered back through them.
+
+A member per PyTorch node name: `x.sum()` is `fn=SUM` (SumBackward0), `x.sum(1)` is
+`fn=SUM_DIMS` (SumBackward1), as PyTorch names the two overloads apart.
 """
 
 from __future__ import annotations
@@ -17,7 +30,18 @@ from .. import _dtype as dt
 from .._tensor import Tensor
 from .._view import numel, wrap_dim, wrap_dims
 from ._common import along, type_name, write_out
-from .registry import Primitive, apply, defvjp, nondifferentiable
+from .registry import (
+    Family,
+    Member,
+    Primitive,
+    apply,
+    bind,
+    defbatch,
+    defjvp,
+    deflinear,
+    defvjp,
+    nondifferentiable,
+)
 
 _LOW = (np.dtype(np.float16), dt.bfloat16.np)
 
@@ -101,29 +125,115 @@ def as_namedtuple(result_cls, values, out):
     return result_cls(*values)
 
 
+# --- the two families ---------------------------------------------------------------
+
+reduce_p = Family("reduce")  # fn: a Member below (or in stats.py / softmax.py)
+pick_p = Family("pick", n_outputs=2)
+
+
+def reduction(name: str, kernel, meta=_reduce_meta, grad_name: str | None = None, *,
+              ordered: bool = False) -> Member:
+    """A member of `reduce_p`: `kernel(a, *, dims, keepdim, ...)`, its result put in
+    row-major order (unless `ordered`: the kernel does that itself, on a hot path)."""
+    return Member(reduce_p, name, kernel if ordered else c_order(kernel), meta,
+                  grad_name=grad_name)
+
+
+def _reduce_batch(args, bdims, **params):
+    """vmap of a reduction: the batch axis first, the reduced dims shifted past it (a full
+    reduction becomes one over all but the batch); a 0-d input is its one element."""
+    x, bd = args[0], bdims[0]
+    if bd is None:
+        return bind(reduce_p, x, **params), None
+    x = x.movedim(bd, 0)
+    if x.ndim == 1:
+        params = {**params, "dims": (1,)}
+        if "keepdim" in params:
+            params["keepdim"] = False
+        return bind(reduce_p, x.unsqueeze(1), **params), 0
+    params = {**params, "dims": tuple(d + 1 for d in params["dims"])}
+    return bind(reduce_p, x, **params), 0
+
+
+defbatch(reduce_p, _reduce_batch)
+
+
+def _pick_batch(args, bdims, **params):
+    """vmap of a (values, indices) op along `dim`: batch first, `dim` (and the `in_shape`
+    the VJP reads) shifted; a 0-d input as a row of one."""
+    x, bd = args[0], bdims[0]
+    if bd is None:
+        return bind(pick_p, x, **params), (None, None)
+    x = x.movedim(bd, 0)
+    scalar = x.ndim == 1
+    if scalar:
+        x = x.unsqueeze(1)
+    params = {**params, "dim": 1 if scalar else params["dim"] + 1}
+    if "in_shape" in params:
+        params["in_shape"] = x._shape
+    out = bind(pick_p, x, **params)
+    if scalar:
+        out = tuple(o.reshape(o._shape[:1]) for o in out)
+    return out, (0, 0)
+
+
+defbatch(pick_p, _pick_batch)
+
+
+def pick_jvp(primals, tangents, out, *, dim, keepdim=True, **_):
+    """The tangent of picked values: the input's tangent gathered at the indices."""
+    t = tangents[0]
+    if t is None or t.ndim == 0:
+        return t, None
+    idx = out[1]
+    if not keepdim:
+        return t.gather(dim, idx.unsqueeze(dim)).squeeze(dim), None
+    return t.gather(dim, idx), None
+
+
+def picker(name: str, kernel, meta, vjp, grad_name: str | None = None) -> Member:
+    """A member of `pick_p` with its kernel, meta rule, VJP (reading the indices and the
+    `in_shape` param, not the input) and the gathered tangent."""
+    m = Member(pick_p, name, kernel, meta, grad_name=grad_name)
+    defvjp(m, vjp, reads=((),), save_output=True)
+    defjvp(m, pick_jvp)
+    return m
+
+
+def masked_share_jvp(t: Tensor, x: Tensor, out: Tensor, dims, keepdim: bool,
+                     nan_ties: bool = False) -> Tensor:
+    """Tangent of a reduction that picks a value (amax, a full median): the tangent of
+    the elements equal to the result, shared equally as the gradient is."""
+    from .ternary import where
+
+    o = expand_back(out, x._shape, dims, keepdim)
+    mask = where(o != o, x != x, x == o) if nan_ties else x == o
+    mask = mask.to(t.dtype)
+    return (t * mask).sum(dims, keepdim=keepdim) / mask.sum(dims, keepdim=keepdim)
+
+
 # --- sum / nansum / mean ---------------------------------------------------------------
 
-def full_or_dim(name: str):
-    """`grad_name` of a reduction PyTorch names by overload: `<Name>Backward0` for the
-    reduction over everything (called without `dim`, which the call marks `full=True`),
-    `<Name>Backward1` for the one over given dims."""
-    names = (f"{name}Backward1", f"{name}Backward0")
-    return lambda args, params: names[params.get("full", False)]
-
-
-def _sum_kernel(a, *, dims, keepdim, full=False):
+def _sum_kernel(a, *, dims, keepdim):
+    # NOTE: the hot path (x.sum(), losses, the engine's broadcast undo): in row-major order
+    # here rather than through `c_order`, the axis inline
+    axis = dims if a.ndim else None
     if a.dtype in _LOW:
-        return np.sum(a, axis=_axis(a, dims), keepdims=keepdim, dtype=np.float32).astype(a.dtype)
+        return np.asarray(np.sum(a, axis=axis, keepdims=keepdim, dtype=np.float32),
+                          order="C").astype(a.dtype)
     # (the ufunc method: np.sum's Python wrapper costs more than a small reduction)
-    return np.asarray(along(np.add.reduce, a, _axis(a, dims), keepdim, dtype=a.dtype))
+    return np.asarray(along(np.add.reduce, a, axis, keepdim, dtype=a.dtype), order="C")
 
 
-def _sum_vjp(g, out, x, *, dims, keepdim, in_shape, full=False):
+def _sum_vjp(g, out, x, *, dims, keepdim, in_shape):
     return expand_back(g, in_shape, dims, keepdim)
 
 
-sum_p = Primitive("sum", c_order(_sum_kernel), _reduce_meta, grad_name=full_or_dim("Sum"))
-defvjp(sum_p, _sum_vjp, reads=((),), in_shape=True)
+SUM = reduction("sum", _sum_kernel, grad_name="SumBackward0", ordered=True)  # everything
+SUM_DIMS = reduction("sum_dims", _sum_kernel, grad_name="SumBackward1", ordered=True)
+for _m in (SUM, SUM_DIMS):
+    defvjp(_m, _sum_vjp, reads=((),), in_shape=True)
+    deflinear(_m)
 
 
 def _cast_for_sum(x: Tensor, dtype) -> Tensor:
@@ -138,9 +248,10 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None)
         dim, dtype = None, dim
     x = _cast_for_sum(input, dtype)
     if dim is None:
-        return write_out(apply(sum_p, x, dims=norm_dims(None, x.ndim), keepdim=keepdim,
-                               full=True), out)
-    return write_out(apply(sum_p, x, dims=norm_dims(dim, x.ndim), keepdim=keepdim), out)
+        return write_out(apply(reduce_p, x, fn=SUM, dims=norm_dims(None, x.ndim),
+                               keepdim=keepdim), out)
+    return write_out(apply(reduce_p, x, fn=SUM_DIMS, dims=norm_dims(dim, x.ndim),
+                           keepdim=keepdim), out)
 
 
 def sum_to_size(x: Tensor, *size) -> Tensor:
@@ -158,7 +269,7 @@ def sum_to_size(x: Tensor, *size) -> Tensor:
     # The dims are sorted and in range already, so the primitive runs without `sum`'s
     # argument parsing; only leading dims are summed away directly, with no reshape after.
     x = _cast_for_sum(x, None)
-    r = apply(sum_p, x, dims=tuple(range(lead)) + inner, keepdim=bool(inner))
+    r = apply(reduce_p, x, fn=SUM_DIMS, dims=tuple(range(lead)) + inner, keepdim=bool(inner))
     return r.reshape(size) if inner and r._shape != size else r
 
 
@@ -169,9 +280,11 @@ def _nansum_kernel(a, *, dims, keepdim):
     return np.asarray(np.nansum(a, axis=_axis(a, dims), keepdims=keepdim, dtype=a.dtype))
 
 
-nansum_p = Primitive("nansum", c_order(_nansum_kernel), _reduce_meta)
-defvjp(nansum_p, lambda g, out, x, *, dims, keepdim:
+NANSUM = reduction("nansum", _nansum_kernel)
+defvjp(NANSUM, lambda g, out, x, *, dims, keepdim:
        (expand_back(g, x._shape, dims, keepdim) * (x == x)))
+defjvp(NANSUM, lambda primals, tangents, out, *, dims, keepdim: apply(
+    reduce_p, tangents[0] * (primals[0] == primals[0]), fn=NANSUM, dims=dims, keepdim=keepdim))
 
 
 def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
@@ -182,26 +295,32 @@ def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=No
     if dtype is not None and dtype.is_complex:
         raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{type_name(dtype)}'")
     x = _cast_for_sum(input, dtype)
-    return write_out(apply(nansum_p, x, dims=norm_dims(dim, x.ndim), keepdim=keepdim), out)
+    return write_out(apply(reduce_p, x, fn=NANSUM, dims=norm_dims(dim, x.ndim),
+                           keepdim=keepdim), out)
 
 
-def _mean_kernel(a, *, dims, keepdim, full=False):
+def _mean_kernel(a, *, dims, keepdim):
     if a.size == 0:  # NaN, without NumPy's "mean of empty slice" warning
         with np.errstate(invalid="ignore", divide="ignore"):
             total = np.sum(a, axis=_axis(a, dims), keepdims=keepdim, dtype=a.dtype)
-            return np.asarray(total / a.dtype.type(0), dtype=a.dtype)
+            return np.asarray(total / a.dtype.type(0), dtype=a.dtype, order="C")
+    axis = dims if a.ndim else None
     if a.dtype in _LOW:
-        return np.mean(a, axis=_axis(a, dims), keepdims=keepdim, dtype=np.float32).astype(a.dtype)
-    return np.asarray(along(np.mean, a, _axis(a, dims), keepdim, dtype=a.dtype))
+        return np.asarray(np.mean(a, axis=axis, keepdims=keepdim, dtype=np.float32),
+                          order="C").astype(a.dtype)
+    return np.asarray(along(np.mean, a, axis, keepdim, dtype=a.dtype), order="C")
 
 
-def _mean_vjp(g, out, x, *, dims, keepdim, in_shape, full=False):
+def _mean_vjp(g, out, x, *, dims, keepdim, in_shape):
     n = numel([in_shape[d] for d in dims]) if in_shape else 1
     return expand_back(g / n, in_shape, dims, keepdim)
 
 
-mean_p = Primitive("mean", c_order(_mean_kernel), _reduce_meta, grad_name=full_or_dim("Mean"))
-defvjp(mean_p, _mean_vjp, reads=((),), in_shape=True)
+MEAN = reduction("mean", _mean_kernel, grad_name="MeanBackward0", ordered=True)  # everything
+MEAN_DIMS = reduction("mean_dims", _mean_kernel, grad_name="MeanBackward1", ordered=True)
+for _m in (MEAN, MEAN_DIMS):
+    defvjp(_m, _mean_vjp, reads=((),), in_shape=True)
+    deflinear(_m)
 
 
 def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
@@ -217,9 +336,10 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
         )
     x = input if input._dtype is d else input.to(d)
     if dim is None:
-        return write_out(apply(mean_p, x, dims=norm_dims(None, x.ndim), keepdim=keepdim,
-                               full=True), out)
-    return write_out(apply(mean_p, x, dims=norm_dims(dim, x.ndim), keepdim=keepdim), out)
+        return write_out(apply(reduce_p, x, fn=MEAN, dims=norm_dims(None, x.ndim),
+                               keepdim=keepdim), out)
+    return write_out(apply(reduce_p, x, fn=MEAN_DIMS, dims=norm_dims(dim, x.ndim),
+                           keepdim=keepdim), out)
 
 
 def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
@@ -233,26 +353,40 @@ def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=N
 
 # --- prod ----------------------------------------------------------------------------
 
-def _prod_kernel(a, *, dims, keepdim, full=False):
+def _prod_kernel(a, *, dims, keepdim):
     if a.dtype in _LOW:
         return np.prod(a, axis=_axis(a, dims), keepdims=keepdim, dtype=np.float32).astype(a.dtype)
     return np.asarray(np.prod(a, axis=_axis(a, dims), keepdims=keepdim, dtype=a.dtype))
 
 
-def _prod_vjp(g, out, x, *, dims, keepdim, full=False):
+def _prod_vjp(g, out, x, *, dims, keepdim):
     # NOTE: each element's gradient is the product of all the other elements, from
     # exclusive cumulative products taken from both ends: exact with any number of zeros,
     # differentiable again, and the same work whatever the values (no rule reads data;
     # PyTorch divides out / x when it finds no zero, which can differ in the last bit).
-    shape = x._shape
-    g = expand_back(g, shape, dims, keepdim)
+    g = expand_back(g, x._shape, dims, keepdim)
     if x.numel() == 0 or x.ndim == 0:
         return g
-    if len(dims) == 1:
-        others = _others_product(x, dims[0])
-    else:
-        others = _others_product(x.reshape(-1), 0).reshape(shape)
+    others = _others(x, dims)
     return g * (others.conj() if x._dtype.is_complex else others)
+
+
+def _prod_jvp(primals, tangents, out, *, dims, keepdim):
+    x, t = primals[0], tangents[0]
+    if x.numel() == 0 or x.ndim == 0:
+        return t.sum(dims, keepdim=keepdim) * 0 if x.numel() == 0 else t
+    return (t * _others(x, dims)).sum(dims, keepdim=keepdim)
+
+
+def _others(x: Tensor, dims) -> Tensor:
+    """For each element, the product of the other elements it is reduced with."""
+    if len(dims) == 1:
+        return _others_product(x, dims[0])
+    keep = [d for d in range(x.ndim) if d not in dims]
+    moved = x.permute(keep + list(dims))
+    flat = moved.reshape(moved._shape[:len(keep)] + (-1,))
+    return _others_product(flat, len(keep)).reshape(moved._shape).permute(
+        [(keep + list(dims)).index(d) for d in range(x.ndim)])
 
 
 def _others_product(x: Tensor, d: int) -> Tensor:
@@ -268,13 +402,16 @@ def _others_product(x: Tensor, d: int) -> Tensor:
     return before * after
 
 
-prod_p = Primitive("prod", c_order(_prod_kernel), _reduce_meta, grad_name=full_or_dim("Prod"))
-defvjp(prod_p, _prod_vjp)
+PROD = reduction("prod", _prod_kernel, grad_name="ProdBackward0")  # over everything
+PROD_DIM = reduction("prod_dim", _prod_kernel, grad_name="ProdBackward1")
+for _m in (PROD, PROD_DIM):
+    defvjp(_m, _prod_vjp)
+    defjvp(_m, _prod_jvp)
 
 
 def prod_dims(x: Tensor, dims) -> Tensor:
     """Product over several dims with keepdim (a helper for VJPs)."""
-    return apply(prod_p, x, dims=tuple(dims), keepdim=True)
+    return apply(reduce_p, x, fn=PROD_DIM, dims=tuple(dims), keepdim=True)
 
 
 def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
@@ -283,24 +420,30 @@ def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
         dim, dtype = None, dim
     x = _cast_for_sum(input, dtype)
     if dim is None:
-        return write_out(apply(prod_p, x, dims=tuple(range(x.ndim)), keepdim=False,
-                               full=True), out)
+        return write_out(apply(reduce_p, x, fn=PROD, dims=tuple(range(x.ndim)),
+                               keepdim=False), out)
     d = one_dim(dim, builtins.max(x.ndim, 1), "prod")
-    return write_out(apply(prod_p, x, dims=(d,), keepdim=keepdim), out)
+    return write_out(apply(reduce_p, x, fn=PROD_DIM, dims=(d,), keepdim=keepdim), out)
 
 
 # --- amax / amin / max / min -----------------------------------------------------------
 
-def _extremum_kernel(a, *, dims, keepdim, largest, nan_ties=False):
-    if a.size == 0:
-        for d in dims:
-            if a.shape[d] == 0:
-                raise IndexError(f"{'amax' if largest else 'amin'}(): Expected reduction dim "
-                                 f"{d} to have non-zero size.")
-    return np.asarray(along(np.amax if largest else np.amin, a, _axis(a, dims), keepdim))
+def _extremum_kernel(largest: bool):
+    name, fn = ("amax", np.amax) if largest else ("amin", np.amin)
+
+    def kernel(a, *, dims, keepdim):
+        if a.size == 0:
+            for d in dims:
+                if a.shape[d] == 0:
+                    raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero "
+                                     "size.")
+        return np.asarray(along(fn, a, _axis(a, dims), keepdim))
+
+    kernel.__name__ = f"_{name}_kernel"
+    return kernel
 
 
-def _amax_vjp(g, out, x, *, dims, keepdim, largest=True, nan_ties=False):
+def _amax_vjp(g, out, x, *, dims, keepdim, nan_ties=False):
     # NOTE: ties share the gradient equally, as in PyTorch's amax/amin backward. For a NaN
     # result amax's gradient is NaN (no input equals it), while max()'s counts every NaN
     # input as a tie (torch's evenly_distribute_backward).
@@ -320,14 +463,24 @@ def evenly_distribute_vjp(g, out, x, *, dims, keepdim, **_):
     return _amax_vjp(g, out, x, dims=dims, keepdim=keepdim, nan_ties=True)
 
 
-# amax / amin (`largest`) and max() / min() with no dim (`nan_ties`: a NaN result's gradient
-# goes to the NaN inputs) are one reduction; PyTorch names the four nodes apart.
-_EXTREMUM_NAMES = {(True, False): "AmaxBackward0", (False, False): "AminBackward0",
-                   (True, True): "MaxBackward1", (False, True): "MinBackward1"}
-extremum_p = Primitive("extremum", c_order(_extremum_kernel), _reduce_meta,
-                       grad_name=lambda args, params: _EXTREMUM_NAMES[
-                           params["largest"], params.get("nan_ties", False)])
-defvjp(extremum_p, _amax_vjp, save_output=True)
+def extremum_jvp(primals, tangents, out, *, dims, keepdim):
+    """amax's tangent: the tangent at the extremum (ties share it, as the gradient)."""
+    return masked_share_jvp(tangents[0], primals[0], out, dims, keepdim)
+
+
+# amax / amin, and max() / min() with no dim (whose VJP gives a NaN result's gradient to
+# the NaN inputs): PyTorch names the four nodes apart.
+AMAX = reduction("amax", _extremum_kernel(True))
+AMIN = reduction("amin", _extremum_kernel(False))
+MAX_ALL = reduction("max", _extremum_kernel(True), grad_name="MaxBackward1")
+MIN_ALL = reduction("min", _extremum_kernel(False), grad_name="MinBackward1")
+for _m in (AMAX, AMIN):
+    defvjp(_m, _amax_vjp, save_output=True)
+    defjvp(_m, extremum_jvp)
+for _m in (MAX_ALL, MIN_ALL):
+    defvjp(_m, evenly_distribute_vjp, save_output=True)
+    defjvp(_m, lambda primals, tangents, out, *, dims, keepdim: masked_share_jvp(
+        tangents[0], primals[0], out, dims, keepdim, nan_ties=True))
 
 
 def _no_complex_values(x: Tensor, kernel: str) -> None:
@@ -347,8 +500,8 @@ def _extreme_values(largest: bool, name: str):
             if input._shape[d] == 0:
                 raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
         _no_complex_values(input, f"{name[1:]}_values_cpu")
-        return write_out(apply(extremum_p, input, dims=dims, keepdim=keepdim, largest=largest),
-                         out)
+        return write_out(apply(reduce_p, input, fn=AMAX if largest else AMIN, dims=dims,
+                               keepdim=keepdim), out)
 
     op.__name__ = name
     op.__doc__ = (f"The {name[1:]}imum over `dim` (all dims by default); ties share the "
@@ -385,6 +538,21 @@ argextremum_p = Primitive("argextremum", c_order(_argextremum_kernel), _arg_meta
 nondifferentiable(argextremum_p)
 
 
+def _argextremum_batch(args, bdims, *, dim, keepdim, largest):
+    x, bd = args[0], bdims[0]
+    if bd is None:
+        return bind(argextremum_p, x, dim=dim, keepdim=keepdim, largest=largest), None
+    x = x.movedim(bd, 0)
+    if dim is None or x.ndim == 1:  # of the flattened input: flatten all but the batch
+        r = bind(argextremum_p, x.reshape(x._shape[0], -1), dim=1, keepdim=False,
+                 largest=largest)
+        return (r.reshape((-1,) + (1,) * (x.ndim - 1)) if keepdim and dim is None else r), 0
+    return bind(argextremum_p, x, dim=dim + 1, keepdim=keepdim, largest=largest), 0
+
+
+defbatch(argextremum_p, _argextremum_batch)
+
+
 def _arg(largest: bool, name: str):
     def op(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:
         if isinstance(dim, (tuple, list)):
@@ -405,17 +573,21 @@ argmax = _arg(True, "argmax")
 argmin = _arg(False, "argmin")
 
 
-def _extremum_dim_kernel(a, *, dim, keepdim, largest, in_shape=None):
-    if a.ndim == 0:
-        return a.copy(), np.zeros((), np.int64)
-    if a.shape[dim] == 0:
-        raise IndexError(f"{'max' if largest else 'min'}(): Expected reduction dim {dim} to "
-                         "have non-zero size.")
-    idx = (np.argmax if largest else np.argmin)(a, axis=dim, keepdims=True)
-    vals = np.take_along_axis(a, idx, axis=dim)
-    if not keepdim:
-        vals, idx = vals.squeeze(dim), idx.squeeze(dim)
-    return vals, idx.astype(np.int64)
+def _extremum_dim_kernel(largest: bool):
+    name, arg = ("max", np.argmax) if largest else ("min", np.argmin)
+
+    def kernel(a, *, dim, keepdim, in_shape=None):
+        if a.ndim == 0:
+            return a.copy(), np.zeros((), np.int64)
+        if a.shape[dim] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
+        idx = arg(a, axis=dim, keepdims=True)
+        vals = np.take_along_axis(a, idx, axis=dim)
+        if not keepdim:
+            vals, idx = vals.squeeze(dim), idx.squeeze(dim)
+        return vals, idx.astype(np.int64)
+
+    return c_order(kernel)
 
 
 def dim_select_meta(x, *, dim, keepdim, **_):
@@ -440,12 +612,11 @@ def select_vjp(g, out, x, *, dim, keepdim, in_shape, **_):
     return scatter_into_zeros(in_shape, dim, idx, gv)
 
 
-# max(dim) and min(dim) (`largest`): the values and indices of the extremum along one dim
-extremum_dim_p = Primitive("extremum_dim", c_order(_extremum_dim_kernel), dim_select_meta,
-                           grad_name=lambda args, params: (
-                               "MaxBackward0" if params["largest"] else "MinBackward0"),
-                           n_outputs=2)
-defvjp(extremum_dim_p, select_vjp, reads=((),), save_output=True)
+# max(dim) and min(dim): the values and indices of the extremum along one dim
+MAX_DIM = picker("max_dim", _extremum_dim_kernel(True), dim_select_meta, select_vjp,
+                 grad_name="MaxBackward0")
+MIN_DIM = picker("min_dim", _extremum_dim_kernel(False), dim_select_meta, select_vjp,
+                 grad_name="MinBackward0")
 
 max_result = return_type("max", ["values", "indices"])
 min_result = return_type("min", ["values", "indices"])
@@ -465,14 +636,14 @@ def _extreme(largest: bool, binary_name: str, result, name: str):
                     "Specify the reduction dim with the 'dim' argument."
                 )
             _no_complex_values(input, f"{name}_all")
-            return write_out(apply(extremum_p, input, dims=tuple(range(input.ndim)),
-                                   keepdim=False, largest=largest, nan_ties=True), out)
+            return write_out(apply(reduce_p, input, fn=MAX_ALL if largest else MIN_ALL,
+                                   dims=tuple(range(input.ndim)), keepdim=False), out)
         d = one_dim(dim, builtins.max(input.ndim, 1), name)  # IndexError before the dtype
         if input.ndim and input._shape[d] == 0:
             raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
         no_complex(input, name)
-        return as_namedtuple(result, apply(extremum_dim_p, input, dim=d, keepdim=keepdim,
-                                           largest=largest, in_shape=input._shape), out)
+        return as_namedtuple(result, apply(pick_p, input, fn=MAX_DIM if largest else MIN_DIM,
+                                           dim=d, keepdim=keepdim, in_shape=input._shape), out)
 
     reduce.__name__ = name
     reduce.__doc__ = (f"The {name}imum of all elements; with `dim`, a ({name}) named tuple "
@@ -499,25 +670,30 @@ def aminmax(input: Tensor, *, dim=None, keepdim: bool = False, out=None):
         if input.ndim and input._shape[d] == 0:
             raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
         dims = (d,)
-    lo = apply(extremum_p, input, dims=dims, keepdim=keepdim, largest=False)
-    hi = apply(extremum_p, input, dims=dims, keepdim=keepdim, largest=True)
+    lo = apply(reduce_p, input, fn=AMIN, dims=dims, keepdim=keepdim)
+    hi = apply(reduce_p, input, fn=AMAX, dims=dims, keepdim=keepdim)
     return as_namedtuple(aminmax_result, (lo, hi), out)
 
 
 # --- any / all / count_nonzero -----------------------------------------------------------
 
-def _truth_kernel(a, *, dims, keepdim, every):
-    r = np.asarray((np.all if every else np.any)(a != 0, axis=_axis(a, dims), keepdims=keepdim))
-    return r.astype(np.uint8) if a.dtype == np.uint8 else r
+def _truth_kernel(fn):
+    def kernel(a, *, dims, keepdim):
+        r = np.asarray(fn(a != 0, axis=_axis(a, dims), keepdims=keepdim))
+        return r.astype(np.uint8) if a.dtype == np.uint8 else r
+
+    return kernel
 
 
-def _truth_meta(x, *, dims, keepdim, every):
+def _truth_meta(x, *, dims, keepdim):
     return reduced_shape(x._shape, dims, keepdim), dt.uint8 if x._dtype is dt.uint8 else dt.bool_
 
 
-# any and all (`every`): the OR and the AND of the elements' truth over `dims`
-truth_p = Primitive("any_all", c_order(_truth_kernel), _truth_meta)
-nondifferentiable(truth_p)
+# any and all: the OR and the AND of the elements' truth over `dims`
+ANY = reduction("any", _truth_kernel(np.any), _truth_meta)
+ALL = reduction("all", _truth_kernel(np.all), _truth_meta)
+nondifferentiable(ANY)
+nondifferentiable(ALL)
 
 
 def _truth(every: bool, name: str):
@@ -526,7 +702,8 @@ def _truth(every: bool, name: str):
             dims = ()  # NOTE: torch reduces nothing for an empty dim tuple here
         else:
             dims = norm_dims(dim, input.ndim)
-        return write_out(apply(truth_p, input, dims=dims, keepdim=keepdim, every=every), out)
+        return write_out(apply(reduce_p, input, fn=ALL if every else ANY, dims=dims,
+                               keepdim=keepdim), out)
 
     op.__name__ = name
     op.__doc__ = f"Whether {name} elements over `dim` are non-zero (bool; uint8 for uint8)."
@@ -541,14 +718,14 @@ def _count_nonzero_kernel(a, *, dims):
     return np.asarray(np.count_nonzero(a != 0, axis=_axis(a, dims)), dtype=np.int64)
 
 
-count_nonzero_p = Primitive("count_nonzero", c_order(_count_nonzero_kernel),
-                            lambda x, *, dims: (reduced_shape(x._shape, dims, False), dt.int64))
-nondifferentiable(count_nonzero_p)
+COUNT_NONZERO = reduction("count_nonzero", _count_nonzero_kernel,
+                          lambda x, *, dims: (reduced_shape(x._shape, dims, False), dt.int64))
+nondifferentiable(COUNT_NONZERO)
 
 
 def count_nonzero(input: Tensor, dim=None) -> Tensor:
     """Number of non-zero elements over `dim` (int64)."""
-    return apply(count_nonzero_p, input, dims=norm_dims(dim, input.ndim))
+    return apply(reduce_p, input, fn=COUNT_NONZERO, dims=norm_dims(dim, input.ndim))
 
 
 TENSOR_METHODS = {

@@ -1,5 +1,9 @@
 """Scans (cumulative ops along one dim): cumsum, cumprod, cummax, cummin, logcumsumexp.
 
+cumsum, cumprod and logcumsumexp are the members of one family, `scan_p` (a running
+reduction along `dim`, the output shaped as the input); cummax / cummin return indices
+too, so they are members of `pick_p` (reduce.py).
+
 `cumsum` and `logcumsumexp` take a `reverse` flag internally: each direction's VJP is
 the scan in the other direction, so gradients need no flips. Integer and bool inputs
 to cumsum / cumprod accumulate in int64; float16 / bfloat16 accumulate in float32.
@@ -13,8 +17,16 @@ from .. import _dtype as dt
 from .._tensor import Tensor
 from .._view import wrap_dim
 from ._common import type_name, write_out
-from .reduce import _LOW, _cast_for_sum, as_namedtuple, c_order, return_type
-from .registry import Primitive, apply, apply_, defvjp
+from .reduce import (
+    _LOW,
+    _cast_for_sum,
+    as_namedtuple,
+    c_order,
+    pick_p,
+    picker,
+    return_type,
+)
+from .registry import Family, Member, apply, apply_, bind, defbatch, defjvp, deflinear, defvjp
 
 
 def _scan_dim(x: Tensor, dim) -> int:
@@ -25,6 +37,23 @@ def _scan_dim(x: Tensor, dim) -> int:
 
 def _scan_meta(x, *, dim, **_):
     return x._shape, x._dtype
+
+
+scan_p = Family("scan")  # fn: CUMSUM, CUMPROD or LOGCUMSUMEXP
+
+
+def _scan_batch(args, bdims, **params):
+    """vmap of a scan: the batch axis first, `dim` shifted past it."""
+    x, bd = args[0], bdims[0]
+    if bd is None:
+        return bind(scan_p, x, **params), None
+    x = x.movedim(bd, 0)
+    if x.ndim == 1:  # a 0-d input: a scan over its one element
+        return bind(scan_p, x.unsqueeze(1), **{**params, "dim": 1}).reshape(x._shape), 0
+    return bind(scan_p, x, **{**params, "dim": params["dim"] + 1}), 0
+
+
+defbatch(scan_p, _scan_batch)
 
 
 def _along(fn, a, dim, reverse):
@@ -48,25 +77,26 @@ def _cumsum_kernel(a, *, dim, reverse=False):
     return _along(lambda v, axis: np.cumsum(v, axis=axis, dtype=a.dtype), a, dim, reverse)
 
 
-cumsum_p = Primitive("cumsum", c_order(_cumsum_kernel), _scan_meta)
-defvjp(cumsum_p, lambda g, out, x, *, dim, reverse=False:
-       apply(cumsum_p, g, dim=dim, reverse=not reverse), reads=((),))
+CUMSUM = Member(scan_p, "cumsum", c_order(_cumsum_kernel), _scan_meta)
+defvjp(CUMSUM, lambda g, out, x, *, dim, reverse=False:
+       apply(scan_p, g, fn=CUMSUM, dim=dim, reverse=not reverse), reads=((),))
+deflinear(CUMSUM)
 
 
 def cumsum(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
     """Running sum along `dim`; ints and bool accumulate in int64."""
     x = _cast_for_sum(input, dtype)
-    return write_out(apply(cumsum_p, x, dim=_scan_dim(x, dim)), out)
+    return write_out(apply(scan_p, x, fn=CUMSUM, dim=_scan_dim(x, dim)), out)
 
 
 def rev_cumsum(x: Tensor, dim: int) -> Tensor:
     """Running sum from the end of `dim` backwards (a VJP helper)."""
-    return apply(cumsum_p, x, dim=dim, reverse=True)
+    return apply(scan_p, x, fn=CUMSUM, dim=dim, reverse=True)
 
 
 def cumsum_(self: Tensor, dim: int, *, dtype=None) -> Tensor:
     """In-place running sum along `dim`."""
-    return apply_(cumsum_p, self, dim=_scan_dim(self, dim))
+    return apply_(scan_p, self, fn=CUMSUM, dim=_scan_dim(self, dim))
 
 
 # --- cumprod --------------------------------------------------------------------------
@@ -106,56 +136,77 @@ def _cumprod_vjp(g, out, x, *, dim):
     return where(before, grad_before, where(first, at_first, 0))
 
 
-def _cumprod_vjp_pairs(g: Tensor, x: Tensor, dim: int) -> Tensor:
-    """cumprod's gradient as grad_i = prod_{j<i} x_j * sum_{k>=i} g_k prod_{i<j<=k} x_j,
-    from an n-by-n table of partial products per slice: no division, so zeros need no
+def _cumprod_table(xt: Tensor) -> tuple[Tensor, Tensor]:
+    """For slices along the last dim: head[..., i] = prod_{j<i} x_j and the n-by-n table
+    spans[..., i, k] = prod_{i<j<=k} x_j (0 for k < i). No division, so zeros need no
     special case, and built from differentiable ops (for higher derivatives)."""
     from .creation import arange, ones
     from .join import cat
     from .ternary import where
 
-    cplx = x._dtype.is_complex
-    n = x._shape[dim]
-    xt, gt = x.movedim(dim, -1), g.movedim(dim, -1)
-    j = arange(n, device=x.device)
+    n = xt._shape[-1]
+    j = arange(n, device=xt.device)
     later = j.unsqueeze(0) > j.unsqueeze(1)  # [i, j]: j after i
     spans = where(j.unsqueeze(0) >= j.unsqueeze(1),
                   cumprod(where(later, xt.unsqueeze(-2), 1), -1), 0)  # [..., i, k]
-    tail = ((spans.conj() if cplx else spans) * gt.unsqueeze(-2)).sum(-1)
-    one = ones(xt._shape[:-1] + (1,), dtype=x._dtype, device=x.device)
+    one = ones(xt._shape[:-1] + (1,), dtype=xt._dtype, device=xt.device)
     head = cumprod(cat([one, xt.narrow(-1, 0, n - 1)], -1), -1)
+    return head, spans
+
+
+def _cumprod_vjp_pairs(g: Tensor, x: Tensor, dim: int) -> Tensor:
+    """cumprod's gradient as grad_i = prod_{j<i} x_j * sum_{k>=i} g_k prod_{i<j<=k} x_j."""
+    cplx = x._dtype.is_complex
+    head, spans = _cumprod_table(x.movedim(dim, -1))
+    tail = ((spans.conj() if cplx else spans) * g.movedim(dim, -1).unsqueeze(-2)).sum(-1)
     return ((head.conj() if cplx else head) * tail).movedim(-1, dim)
 
 
-cumprod_p = Primitive("cumprod", c_order(_cumprod_kernel), _scan_meta)
-defvjp(cumprod_p, _cumprod_vjp, save_output=True)
+def _cumprod_jvp(primals, tangents, out, *, dim):
+    # d out_k = sum_{i<=k} t_i prod_{j<i} x_j prod_{i<j<=k} x_j, exact with zeros
+    x, t = primals[0], tangents[0]
+    if x.numel() == 0 or x.ndim == 0:
+        return t
+    head, spans = _cumprod_table(x.movedim(dim, -1))
+    lead = (t.movedim(dim, -1) * head).unsqueeze(-1)  # [..., i, 1]
+    return (lead * spans).sum(-2).movedim(-1, dim)
+
+
+CUMPROD = Member(scan_p, "cumprod", c_order(_cumprod_kernel), _scan_meta)
+defvjp(CUMPROD, _cumprod_vjp, save_output=True)
+defjvp(CUMPROD, _cumprod_jvp)
 
 
 def cumprod(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
     """Running product along `dim`; ints and bool accumulate in int64."""
     x = _cast_for_sum(input, dtype)
-    return write_out(apply(cumprod_p, x, dim=_scan_dim(x, dim)), out)
+    return write_out(apply(scan_p, x, fn=CUMPROD, dim=_scan_dim(x, dim)), out)
 
 
 def cumprod_(self: Tensor, dim: int, *, dtype=None) -> Tensor:
     """In-place running product along `dim`."""
-    return apply_(cumprod_p, self, dim=_scan_dim(self, dim))
+    return apply_(scan_p, self, fn=CUMPROD, dim=_scan_dim(self, dim))
 
 
 # --- cummax / cummin --------------------------------------------------------------------
 
-def _cum_extreme_kernel(a, *, dim, largest, in_shape=None):
-    if a.ndim == 0:
-        return a.copy(), np.zeros((), np.int64)
-    vals = (np.maximum if largest else np.minimum).accumulate(a, axis=dim)
-    # NOTE: ties and NaNs take the latest index, as PyTorch does.
-    hit = (a == vals) | (a != a) if a.dtype.kind in "fc" or a.dtype in _LOW else a == vals
-    pos = np.arange(a.shape[dim]).reshape([-1 if i == dim else 1 for i in range(a.ndim)])
-    idx = np.maximum.accumulate(np.where(hit, pos, 0), axis=dim)
-    return vals, idx.astype(np.int64)
+def _cum_extreme_kernel(largest: bool):
+    ufunc = np.maximum if largest else np.minimum
+
+    def kernel(a, *, dim, in_shape=None):
+        if a.ndim == 0:
+            return a.copy(), np.zeros((), np.int64)
+        vals = ufunc.accumulate(a, axis=dim)
+        # NOTE: ties and NaNs take the latest index, as PyTorch does.
+        hit = (a == vals) | (a != a) if a.dtype.kind in "fc" or a.dtype in _LOW else a == vals
+        pos = np.arange(a.shape[dim]).reshape([-1 if i == dim else 1 for i in range(a.ndim)])
+        idx = np.maximum.accumulate(np.where(hit, pos, 0), axis=dim)
+        return vals, idx.astype(np.int64)
+
+    return c_order(kernel)
 
 
-def _cum_extreme_vjp(g, out, x, *, dim, largest, in_shape):
+def _cum_extreme_vjp(g, out, x, *, dim, in_shape):
     from .index import _scatter_add_zeros
 
     gv, _ = g
@@ -164,15 +215,13 @@ def _cum_extreme_vjp(g, out, x, *, dim, largest, in_shape):
     return _scatter_add_zeros(gv, out[1].detach(), in_shape, dim)
 
 
-def _cum_extreme_meta(x, *, dim, largest, in_shape=None):
+def _cum_extreme_meta(x, *, dim, in_shape=None):
     return (x._shape, x._dtype), (x._shape, dt.int64)
 
 
-# cummax and cummin (`largest`): the running extremum and where it was
-cum_extremum_p = Primitive("cum_extremum", c_order(_cum_extreme_kernel), _cum_extreme_meta,
-                           n_outputs=2, grad_name=lambda args, params: (
-                               "CummaxBackward0" if params["largest"] else "CumminBackward0"))
-defvjp(cum_extremum_p, _cum_extreme_vjp, reads=((),), save_output=True)
+# cummax and cummin: the running extremum and where it was
+CUMMAX = picker("cummax", _cum_extreme_kernel(True), _cum_extreme_meta, _cum_extreme_vjp)
+CUMMIN = picker("cummin", _cum_extreme_kernel(False), _cum_extreme_meta, _cum_extreme_vjp)
 
 cummax_result = return_type("cummax", ["values", "indices"])
 cummin_result = return_type("cummin", ["values", "indices"])
@@ -184,8 +233,8 @@ def _cum_extreme(largest: bool, result, name: str):
         if input._dtype.is_complex:
             raise NotImplementedError(
                 f'"{name}_cpu" not implemented for \'{type_name(input._dtype)}\'')
-        return as_namedtuple(result, apply(cum_extremum_p, input, dim=d, largest=largest,
-                                           in_shape=input._shape), out)
+        return as_namedtuple(result, apply(pick_p, input, fn=CUMMAX if largest else CUMMIN,
+                                           dim=d, in_shape=input._shape), out)
 
     op.__name__ = name
     op.__doc__ = f"Running {name[3:]}imum along `dim`: a (values, indices) named tuple."
@@ -220,20 +269,42 @@ def _logcumsumexp_vjp(g, out, x, *, dim, reverse=False):
 
     if x._dtype.is_complex:
         w = (g * (-out).exp().conj())
-        return apply(cumsum_p, w, dim=dim, reverse=not reverse) * x.exp().conj()
+        return apply(scan_p, w, fn=CUMSUM, dim=dim, reverse=not reverse) * x.exp().conj()
     if x.numel() == 0:
         return g * 0
     neg_inf = float("-inf")
 
     def part(mask):
         logg = where(mask, where(mask, g, 1).abs().log() - out, neg_inf)
-        return (apply(logcumsumexp_p, logg, dim=dim, reverse=not reverse) + x).exp()
+        return (apply(scan_p, logg, fn=LOGCUMSUMEXP, dim=dim, reverse=not reverse) + x).exp()
 
     return part(g > 0) - part(g < 0)
 
 
-logcumsumexp_p = Primitive("logcumsumexp", c_order(_logcumsumexp_kernel), _scan_meta)
-defvjp(logcumsumexp_p, _logcumsumexp_vjp, save_output=True)
+def _logcumsumexp_jvp(primals, tangents, out, *, dim, reverse=False):
+    # d out_k = sum_{i<=k} t_i exp(x_i - out_k), scanned in log space with the positive
+    # and negative tangents apart (as the VJP), so that no exp overflows
+    from .ternary import where
+
+    x, t = primals[0], tangents[0]
+    if x._dtype.is_complex:
+        m = x.real.amax(dim, keepdim=True).detach() if x.ndim else x.real
+        w = apply(scan_p, t * (x - m).exp(), fn=CUMSUM, dim=dim, reverse=reverse)
+        return w * (m - out).exp()
+    if x.numel() == 0:
+        return t
+    neg_inf = float("-inf")
+
+    def part(mask):
+        logt = where(mask, where(mask, t, 1).abs().log() + x, neg_inf)
+        return (apply(scan_p, logt, fn=LOGCUMSUMEXP, dim=dim, reverse=reverse) - out).exp()
+
+    return part(t > 0) - part(t < 0)
+
+
+LOGCUMSUMEXP = Member(scan_p, "logcumsumexp", c_order(_logcumsumexp_kernel), _scan_meta)
+defvjp(LOGCUMSUMEXP, _logcumsumexp_vjp, save_output=True)
+defjvp(LOGCUMSUMEXP, _logcumsumexp_jvp)
 
 
 def logcumsumexp(input: Tensor, dim: int, *, out=None) -> Tensor:
@@ -242,7 +313,7 @@ def logcumsumexp(input: Tensor, dim: int, *, out=None) -> Tensor:
     if input._dtype._kind < 2:
         raise NotImplementedError(
             f"\"logcumsumexp_out_cpu\" not implemented for '{type_name(input._dtype)}'")
-    return write_out(apply(logcumsumexp_p, input, dim=d), out)
+    return write_out(apply(scan_p, input, fn=LOGCUMSUMEXP, dim=d), out)
 
 
 TENSOR_METHODS = {

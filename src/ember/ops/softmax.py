@@ -1,10 +1,14 @@
 """The softmax family: softmax, log_softmax and logsumexp.
 
-NOTE: these are fused primitives on purpose (the listed exceptions to "compose
-everything"): one kernel subtracts the running max for numerical stability and
-reuses its buffers in place, which makes them several times faster than the
-composition, and their VJPs are short formulas in ember ops (so double backward
-works). float16 / bfloat16 compute in float32 and round once.
+NOTE: these are fused on purpose (the listed exceptions to "compose everything"): one
+kernel subtracts the running max for numerical stability and reuses its buffers in
+place, which makes them several times faster than the composition, and their VJPs are
+short formulas in ember ops (so double backward works). float16 / bfloat16 compute in
+float32 and round once.
+
+softmax and log_softmax are one primitive, `softmax_p`, told apart by `log` (node names
+SoftmaxBackward0 / LogSoftmaxBackward0); their backward kernels are one primitive too,
+`softmax_backward_p`. logsumexp is a member of the `reduce` family.
 """
 
 from __future__ import annotations
@@ -17,8 +21,8 @@ from .._tensor import Tensor
 from .._view import wrap_dim
 from ._common import along, row_sums, to_float, type_name, write_out
 from ._parallel import one_blas_thread, quiet, thread_pool
-from .reduce import _LOW, _reduce_meta, c_order, expand_back, norm_dims
-from .registry import Primitive, apply, defvjp
+from .reduce import _LOW, expand_back, norm_dims, reduce_p, reduction
+from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp
 
 
 def _work(a):
@@ -76,20 +80,21 @@ def _rowwise(inputs, dim: int, body):
 _THREADED_BYTES = 1 << 20  # below this, threads cost more than they save
 
 
-def _fused(body, empty_value):
-    """A softmax-family kernel: `body` over rows, with the 0-d and empty cases."""
-    def kernel(*arrays, dim):
+def _fused(bodies, empty_values):
+    """A softmax-family kernel: `bodies[log]` over rows (softmax, or with `log` its log
+    form), with the 0-d and empty cases; the result is fresh and row-major."""
+    def kernel(*arrays, dim, log=False):
         a = arrays[0]
         if a.ndim == 0:
-            return np.full_like(a, empty_value)
+            return np.full((), empty_values[log], a.dtype)
         if a.size == 0:
-            return np.empty_like(a)
-        return _rowwise(arrays, dim, body)
+            return np.empty(a.shape, a.dtype)
+        return _rowwise(arrays, dim, bodies[log])
 
-    return c_order(kernel)
+    return kernel
 
 
-def _softmax_meta(x, *more, dim):
+def _softmax_meta(x, *more, dim, log=False):
     return x._shape, x._dtype
 
 
@@ -124,20 +129,6 @@ def _softmax_backward_body(g, out, dst, axis, scratch):
     np.subtract(dst, np.multiply(out, total, out=scratch), out=dst)
 
 
-softmax_p = Primitive("softmax", _fused(_softmax_body, 1), _softmax_meta,
-                      grad_name="SoftmaxBackward0")
-softmax_backward_p = Primitive("softmax_backward_data", _fused(_softmax_backward_body, 0),
-                               _softmax_meta, grad_name="SoftmaxBackwardDataBackward0")
-defvjp(softmax_p, lambda g, out, x, *, dim: apply(softmax_backward_p, g, out, dim=dim),
-       reads=((),), save_output=True)
-# The backward is a primitive too (one fused pass), differentiable again for double
-# backward: h = out * (g - s) with s = sum(g * out).
-defvjp(softmax_backward_p,
-       lambda v, h, g, out, *, dim: apply(softmax_backward_p, v, out, dim=dim),
-       lambda v, h, g, out, *, dim: (v * (g - (g * out).sum(dim, keepdim=True))
-                                     - g * (v * out).sum(dim, keepdim=True)))
-
-
 # --- log_softmax ------------------------------------------------------------------------
 
 def _log_softmax_body(src, dst, axis, scratch):
@@ -154,17 +145,96 @@ def _log_softmax_backward_body(g, out, dst, axis, scratch):
     np.subtract(g, dst, out=dst)
 
 
-log_softmax_p = Primitive("log_softmax", _fused(_log_softmax_body, 0), _softmax_meta,
-                          grad_name="LogSoftmaxBackward0")
-log_softmax_backward_p = Primitive(
-    "log_softmax_backward_data", _fused(_log_softmax_backward_body, 0), _softmax_meta,
-    grad_name="LogSoftmaxBackwardDataBackward0")
-defvjp(log_softmax_p, lambda g, out, x, *, dim: apply(log_softmax_backward_p, g, out, dim=dim),
-       reads=((),), save_output=True)
-# h = g - exp(out) * sum(g), differentiable again for double backward.
-defvjp(log_softmax_backward_p,
-       lambda v, h, g, out, *, dim: v - (v * out.exp()).sum(dim, keepdim=True),
-       lambda v, h, g, out, *, dim: -v * out.exp() * g.sum(dim, keepdim=True))
+# --- the two primitives: softmax (`log`: log_softmax) and its backward ---------------------
+
+_softmax_kernel = _fused((_softmax_body, _log_softmax_body), (1, 0))
+_softmax_backward_kernel = _fused((_softmax_backward_body, _log_softmax_backward_body), (0, 0))
+
+
+_NAMES = ("SoftmaxBackward0", "LogSoftmaxBackward0")
+_BACKWARD_NAMES = ("SoftmaxBackwardDataBackward0", "LogSoftmaxBackwardDataBackward0")
+softmax_p = Primitive("softmax", _softmax_kernel, _softmax_meta,
+                      grad_name=lambda args, params: _NAMES[params.get("log", False)])
+softmax_backward_p = Primitive(
+    "softmax_backward_data", _softmax_backward_kernel, _softmax_meta,
+    grad_name=lambda args, params: _BACKWARD_NAMES[params.get("log", False)])
+
+
+def _softmax_vjp(g, out, x, *, dim, log=False):
+    if log:
+        return apply(softmax_backward_p, g, out, dim=dim, log=True)
+    return apply(softmax_backward_p, g, out, dim=dim)
+
+
+defvjp(softmax_p, _softmax_vjp, reads=((),), save_output=True)
+
+
+# The backward is a primitive too (one fused pass), differentiable again for double
+# backward. softmax: h = out * (g - s) with s = sum(g * out); log_softmax:
+# h = g - exp(out) * sum(g).
+def _backward_vjp_g(v, h, g, out, *, dim, log=False):
+    if log:
+        return v - (v * out.exp()).sum(dim, keepdim=True)
+    return apply(softmax_backward_p, v, out, dim=dim)
+
+
+def _backward_vjp_out(v, h, g, out, *, dim, log=False):
+    if log:
+        return -v * out.exp() * g.sum(dim, keepdim=True)
+    return v * (g - (g * out).sum(dim, keepdim=True)) - g * (v * out).sum(dim, keepdim=True)
+
+
+defvjp(softmax_backward_p, _backward_vjp_g, _backward_vjp_out)
+
+
+def _softmax_jvp(primals, tangents, out, *, dim, log=False):
+    # softmax: y * (t - sum(y t)), which is the backward kernel applied to t;
+    # log_softmax: t - sum(softmax * t)
+    t = tangents[0]
+    if log:
+        return t - (t * out.exp()).sum(dim, keepdim=True)
+    return apply(softmax_backward_p, t, out, dim=dim)
+
+
+def _softmax_backward_jvp(primals, tangents, out, *, dim, log=False):
+    g, y = primals
+    tg, ty = tangents
+    parts = []
+    if log:  # h = g - exp(y) sum(g)
+        if tg is not None:
+            parts.append(tg - y.exp() * tg.sum(dim, keepdim=True))
+        if ty is not None:
+            parts.append(-(ty * y.exp()) * g.sum(dim, keepdim=True))
+    else:  # h = y (g - sum(g y))
+        if tg is not None:
+            parts.append(apply(softmax_backward_p, tg, y, dim=dim))
+        if ty is not None:
+            parts.append(ty * (g - (g * y).sum(dim, keepdim=True))
+                         - y * (g * ty).sum(dim, keepdim=True))
+    return parts[0] if len(parts) == 1 else parts[0] + parts[1]
+
+
+defjvp(softmax_p, _softmax_jvp)
+defjvp(softmax_backward_p, _softmax_backward_jvp)
+
+
+def _along_batch(prim):
+    """vmap of an op along `dim` whose tensor inputs share one shape: every input with the
+    batch first (an unbatched one expanded), `dim` shifted past it."""
+    def rule(args, bdims, **params):
+        size = next(a._shape[d] for a, d in zip(args, bdims) if d is not None)
+        moved = [a.movedim(d, 0) if d is not None else a.unsqueeze(0).expand(
+            (size,) + a._shape) for a, d in zip(args, bdims)]
+        if moved[0].ndim == 1:  # 0-d inputs: rows of one
+            return bind(prim, *[m.unsqueeze(1) for m in moved],
+                        **{**params, "dim": 1}).reshape(size), 0
+        return bind(prim, *moved, **{**params, "dim": params["dim"] + 1}), 0
+
+    return rule
+
+
+defbatch(softmax_p, _along_batch(softmax_p))
+defbatch(softmax_backward_p, _along_batch(softmax_backward_p))
 
 
 def implicit_softmax_dim(name: str, ndim: int) -> int:
@@ -175,7 +245,7 @@ def implicit_softmax_dim(name: str, ndim: int) -> int:
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def _softmax_like(prim, name, kernel_name):
+def _softmax_like(log: bool, name, kernel_name):
     def op(input: Tensor, dim: int, dtype=None, *, out=None, _stacklevel: int = 3) -> Tensor:
         if dim is None or isinstance(dim, (tuple, list)):
             # NOTE: nn.functional.softmax picks the legacy implicit dim before calling this.
@@ -187,15 +257,17 @@ def _softmax_like(prim, name, kernel_name):
             raise NotImplementedError(
                 f'"{kernel_name}{suffix}_kernel_impl" not implemented for '
                 f"'{type_name(x._dtype)}'")
-        return write_out(apply(prim, x, dim=d), out)
+        if log:
+            return write_out(apply(softmax_p, x, dim=d, log=True), out)
+        return write_out(apply(softmax_p, x, dim=d), out)
 
     op.__name__ = name
     return op
 
 
-softmax = _softmax_like(softmax_p, "softmax", "softmax")
+softmax = _softmax_like(False, "softmax", "softmax")
 softmax.__doc__ = "exp(x) / sum(exp(x)) along `dim`, stable (the max is subtracted first)."
-log_softmax = _softmax_like(log_softmax_p, "log_softmax", "log_softmax")
+log_softmax = _softmax_like(True, "log_softmax", "log_softmax")
 log_softmax.__doc__ = "x - logsumexp(x) along `dim`, stable; `dtype=` casts the input first."
 
 
@@ -230,8 +302,15 @@ def _logsumexp_vjp(g, out, x, *, dims, keepdim):
     return expand_back(g, shape, dims, keepdim) * (w.conj() if x._dtype.is_complex else w)
 
 
-logsumexp_p = Primitive("logsumexp", c_order(_logsumexp_kernel), _reduce_meta)
-defvjp(logsumexp_p, _logsumexp_vjp, save_output=True)
+def _logsumexp_jvp(primals, tangents, out, *, dims, keepdim):
+    x, t = primals[0], tangents[0]
+    w = (x - expand_back(out, x._shape, dims, keepdim)).exp()
+    return (t * w).sum(dims, keepdim=keepdim)
+
+
+LOGSUMEXP = reduction("logsumexp", _logsumexp_kernel)
+defvjp(LOGSUMEXP, _logsumexp_vjp, save_output=True)
+defjvp(LOGSUMEXP, _logsumexp_jvp)
 
 
 def logsumexp(input: Tensor, dim, keepdim: bool = False, *, out=None) -> Tensor:
@@ -239,7 +318,8 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False, *, out=None) -> Tensor:
     if dim is None:
         raise TypeError("logsumexp(): argument 'dim' must be tuple of ints, not NoneType")
     x = to_float(input)
-    return write_out(apply(logsumexp_p, x, dims=norm_dims(dim, x.ndim), keepdim=keepdim), out)
+    return write_out(apply(reduce_p, x, fn=LOGSUMEXP, dims=norm_dims(dim, x.ndim),
+                           keepdim=keepdim), out)
 
 
 TENSOR_METHODS = {"softmax": softmax, "log_softmax": log_softmax, "logsumexp": logsumexp}

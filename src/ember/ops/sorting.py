@@ -6,6 +6,9 @@ PyTorch); descending order is the ascending sort of the reversed input, read
 backwards, so ties keep their original order. Values that come out of a sort
 are differentiable: their VJP scatters the gradient back to where each value
 came from. Indices, `unique` and the searches have no derivative.
+
+sort, topk and kthvalue are members of the `pick` family (reduce.py): values picked
+along one dim, with their indices.
 """
 
 from __future__ import annotations
@@ -19,8 +22,8 @@ from .._tensor import Tensor
 from .._view import wrap_dim
 from ._common import layout_like, type_name, write_out
 from .index import scatter_into_zeros
-from .reduce import return_type
-from .registry import Primitive, apply, defvjp, nondifferentiable
+from .reduce import pick_p, picker, return_type
+from .registry import Primitive, apply, batch_by_loop, bind, defbatch, nondifferentiable
 
 sort_result = return_type("sort", ["values", "indices"])
 topk_result = return_type("topk", ["values", "indices"])
@@ -85,8 +88,7 @@ def _sort_vjp(g, out, x, *, dim, descending, stable):
     return scatter_into_zeros(idx._shape, dim, idx, gv)
 
 
-sort_p = Primitive("sort", _sort_kernel, _sort_meta, grad_name="SortBackward0", n_outputs=2)
-defvjp(sort_p, _sort_vjp, reads=((),), save_output=True)
+SORT = picker("sort", _sort_kernel, _sort_meta, _sort_vjp)
 
 
 def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool | None = False,
@@ -95,7 +97,7 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool | 
     (otherwise, as in PyTorch, the order of ties is unspecified)."""
     _check_sortable(input)
     d = wrap_dim(dim, max(input.ndim, 1))
-    r = sort_result(*apply(sort_p, input, dim=d, descending=bool(descending),
+    r = sort_result(*apply(pick_p, input, fn=SORT, dim=d, descending=bool(descending),
                            stable=bool(stable)))
     return write_out(r, out) if out is not None else r
 
@@ -134,9 +136,8 @@ def _topk_meta(x, *, k, dim, largest, in_shape):
     return (shape, x._dtype), (shape, dt.int64)
 
 
-topk_p = Primitive("topk", _topk_kernel, _topk_meta, n_outputs=2)
-defvjp(topk_p, lambda g, out, x, *, k, dim, largest, in_shape: _pick_vjp(g, out, in_shape, dim),
-       reads=((),), save_output=True)
+TOPK = picker("topk", _topk_kernel, _topk_meta,
+              lambda g, out, x, *, k, dim, largest, in_shape: _pick_vjp(g, out, in_shape, dim))
 
 
 def _pick_vjp(g, out, in_shape, dim, keepdim=True):
@@ -159,7 +160,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     n = input._shape[d] if input.ndim else 1
     if k < 0 or k > n:
         raise RuntimeError("selected index k out of range")
-    r = topk_result(*apply(topk_p, input, k=int(k), dim=d, largest=bool(largest),
+    r = topk_result(*apply(pick_p, input, fn=TOPK, k=int(k), dim=d, largest=bool(largest),
                            in_shape=input._shape))
     return write_out(r, out) if out is not None else r
 
@@ -184,10 +185,9 @@ def _kthvalue_meta(x, *, k, dim, keepdim, in_shape):
     return (shape, x._dtype), (shape, dt.int64)
 
 
-kthvalue_p = Primitive("kthvalue", _kthvalue_kernel, _kthvalue_meta, n_outputs=2)
-defvjp(kthvalue_p,
-       lambda g, out, x, *, k, dim, keepdim, in_shape: _pick_vjp(g, out, in_shape, dim, keepdim),
-       reads=((),), save_output=True)
+KTHVALUE = picker(
+    "kthvalue", _kthvalue_kernel, _kthvalue_meta,
+    lambda g, out, x, *, k, dim, keepdim, in_shape: _pick_vjp(g, out, in_shape, dim, keepdim))
 
 
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out=None):
@@ -199,8 +199,8 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out
     _not_for("kthvalue_cpu", input, bool_too=True)
     if k < 1 or k > n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
-    r = kthvalue_result(*apply(kthvalue_p, input, k=int(k), dim=d, keepdim=bool(keepdim),
-                               in_shape=input._shape))
+    r = kthvalue_result(*apply(pick_p, input, fn=KTHVALUE, k=int(k), dim=d,
+                               keepdim=bool(keepdim), in_shape=input._shape))
     return write_out(r, out) if out is not None else r
 
 
@@ -221,6 +221,7 @@ def _unique_kernel(a, *, dim, inverse, counts):
 unique_p = Primitive("unique", _unique_kernel, None, n_outputs=3)
 nondifferentiable(unique_p)
 data_dependent(unique_p)
+batch_by_loop(unique_p, "how many distinct values there are depends on each element's data")
 
 
 def _results(vals, inv, cnt, return_inverse: bool, return_counts: bool):
@@ -270,6 +271,7 @@ unique_consecutive_p = Primitive("unique_consecutive", _unique_consecutive_kerne
                                  n_outputs=3)
 nondifferentiable(unique_consecutive_p)
 data_dependent(unique_consecutive_p)
+batch_by_loop(unique_consecutive_p, "how many runs there are depends on each element's data")
 
 
 def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
@@ -300,6 +302,26 @@ searchsorted_p = Primitive(
     "searchsorted", _searchsorted_kernel,
     lambda seq, values, *, side, int32: (values._shape, dt.int32 if int32 else dt.int64))
 nondifferentiable(searchsorted_p)
+
+
+def _searchsorted_batch(args, bdims, **params):
+    """vmap of searchsorted: the batch first in both (an unbatched sequence of one row is
+    shared; otherwise the unbatched one is expanded), as an N-D search."""
+    seq, values = args
+    sd, vd = bdims
+    if sd is None and seq.ndim == 1:  # one sorted row for every value
+        return bind(searchsorted_p, seq, values, **params), vd
+    size = (seq if sd is not None else values)._shape[sd if sd is not None else vd]
+    seq = seq.movedim(sd, 0) if sd is not None else seq.expand((size,) + seq._shape)
+    values = values.movedim(vd, 0) if vd is not None else values.expand(
+        (size,) + values._shape)
+    if seq.ndim == 2:  # a row per batch element: its values as one row each
+        r = bind(searchsorted_p, seq, values.reshape(size, -1), **params)
+        return r.reshape(values._shape), 0
+    return bind(searchsorted_p, seq, values, **params), 0
+
+
+defbatch(searchsorted_p, _searchsorted_batch)
 
 
 def _side(side, right: bool) -> str:
@@ -368,6 +390,7 @@ def _bincount_kernel(a, *weights, minlength):
 bincount_p = Primitive("bincount", _bincount_kernel, None)
 nondifferentiable(bincount_p)
 data_dependent(bincount_p)
+batch_by_loop(bincount_p, "the output's length is the largest value of each element's data")
 
 
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
@@ -408,6 +431,7 @@ def _histc_kernel(a, *, bins, lo, hi):
 histc_p = Primitive("histc", _histc_kernel,
                     lambda x, *, bins, lo, hi: ((bins,), x._dtype))
 nondifferentiable(histc_p)
+batch_by_loop(histc_p, "with min == max the bin range comes from each element's data")
 
 
 def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:

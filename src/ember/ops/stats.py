@@ -4,6 +4,9 @@ nanquantile.
 Order statistics (median, mode, quantile) pick elements, so their gradient flows to
 the chosen positions only (a scatter / gather); an index-finding kernel does the
 sorting and the values are gathered with differentiable ops.
+
+var / std, the vector norm and the full median are members of the `reduce` family;
+median / nanmedian with a dim and mode are members of `pick` (see reduce.py).
 """
 
 from __future__ import annotations
@@ -19,19 +22,23 @@ from .._tensor import Tensor
 from ._common import type_name, write_out
 from .reduce import (
     _LOW,
-    _reduce_meta,
     as_namedtuple,
     c_order,
     dim_select_meta,
     evenly_distribute_vjp,
     expand_back,
+    masked_share_jvp,
     norm_dims,
     one_dim,
+    pick_p,
+    picker,
+    reduce_p,
     reduced_shape,
+    reduction,
     return_type,
     select_vjp,
 )
-from .registry import Primitive, apply, defvjp, nondifferentiable
+from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp, nondifferentiable
 
 
 def _axis(a, dims):
@@ -88,10 +95,36 @@ def _var_vjp(g, out, x, *, dims, keepdim, correction, root):
     return _var_grad(half, x, dims, keepdim, correction)
 
 
-# var and std (`root`: its square root) are one primitive; std's VJP reads the output
-var_p = Primitive("var", c_order(_var_kernel), _real_meta, grad_name=lambda args, params: (
-    "StdBackward0" if params["root"] else "VarBackward0"))
-defvjp(var_p, _var_vjp, save_output=True)
+def _var_jvp(primals, tangents, out, *, dims, keepdim, correction, root):
+    # d var = 2 / dof * sum(Re(conj(x - mean) t)); d std = d var / (2 std), 0 where std is 0
+    from .ternary import where
+
+    x, t = primals[0], tangents[0]
+    dof = _dof(x._shape, dims if x.ndim else (), correction)
+    scale = 2.0 / dof if dof > 0 else math.inf
+    centred = x - x.mean(dims, keepdim=True)
+    prod = (centred.conj() * t).real if x._dtype.is_complex else centred * t
+    d = prod.sum(dims, keepdim=keepdim) * scale
+    if not root:
+        return d
+    zero = out == 0
+    return where(zero, 0, d / (2 * where(zero, 1, out)))
+
+
+def _var_member(name: str, root: bool):
+    def kernel(a, *, dims, keepdim, correction):
+        return _var_kernel(a, dims=dims, keepdim=keepdim, correction=correction, root=root)
+
+    m = reduction(name, kernel, _real_meta)
+    defvjp(m, lambda g, out, x, **p: _var_vjp(g, out, x, root=root, **p), save_output=True)
+    defjvp(m, lambda primals, tangents, out, **p: _var_jvp(primals, tangents, out, root=root,
+                                                           **p))
+    return m
+
+
+# var and std (its square root); std's VJP reads the output
+VAR = _var_member("var", False)
+STD = _var_member("std", True)
 
 
 def _correction(name: str, dim, unbiased, correction):
@@ -117,7 +150,8 @@ def _var_like(name: str, root: bool):
                 f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
                 "than the reduction factor (input numel divided by output numel).",
                 UserWarning, stacklevel=2)
-        r = apply(var_p, input, dims=dims, keepdim=keepdim, correction=c, root=root)
+        r = apply(reduce_p, input, fn=STD if root else VAR, dims=dims, keepdim=keepdim,
+                  correction=c)
         return write_out(r, out)
 
     op.__name__ = name
@@ -213,9 +247,19 @@ def _vnorm_vjp(g, out, x, *, ord, dims, keepdim):
     return scaled * where(zero_n, 0, g / safe_n ** (ord - 1))
 
 
-vector_norm_p = Primitive("linalg_vector_norm", c_order(_vnorm_kernel), _real_meta,
-                          grad_name="LinalgVectorNormBackward0")
-defvjp(vector_norm_p, _vnorm_vjp, save_output=True)
+def _vnorm_jvp(primals, tangents, out, *, ord, dims, keepdim):
+    # the gradient of the (real) norm, paired with the tangent: sum(Re(conj(grad) t))
+    from .creation import ones_like
+
+    x, t = primals[0], tangents[0]
+    grad = _vnorm_vjp(ones_like(out), out, x, ord=ord, dims=dims, keepdim=keepdim)
+    prod = (grad.conj() * t).real if x._dtype.is_complex else grad * t
+    return prod.sum(dims, keepdim=keepdim)
+
+
+VECTOR_NORM = reduction("linalg_vector_norm", _vnorm_kernel, _real_meta)
+defvjp(VECTOR_NORM, _vnorm_vjp, save_output=True)
+defjvp(VECTOR_NORM, _vnorm_jvp)
 
 
 def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
@@ -233,7 +277,7 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
         # a max / min / negative power over nothing has no value to start from
         raise RuntimeError(f"linalg.vector_norm cannot compute the {ord:g} norm on an empty "
                            "tensor because the operation does not have an identity")
-    return apply(vector_norm_p, x, ord=ord, dims=dims, keepdim=keepdim)
+    return apply(reduce_p, x, fn=VECTOR_NORM, ord=ord, dims=dims, keepdim=keepdim)
 
 
 def _cast_for_norm(x: Tensor, dtype) -> Tensor:
@@ -294,41 +338,55 @@ def _median_index(a, axis: int, ignore_nan: bool):
     return np.where(nan.any(axis, keepdims=True), np.argmax(nan, axis, keepdims=True), idx)
 
 
-def _median_all_kernel(a, *, dims, keepdim, ignore_nan):
-    flat = a.reshape(-1)
-    if flat.size == 0:
-        fill = np.nan if a.dtype.kind == "f" or a.dtype in _LOW else np.iinfo(a.dtype).min
-        return np.array(fill, dtype=a.dtype)
-    return flat[_median_index(flat, 0, ignore_nan)].reshape(()).copy()
+def _median_all_kernel(ignore_nan: bool):
+    def kernel(a, *, dims, keepdim):
+        """The median over `dims` (every dim for median(); fewer under vmap)."""
+        keep = [d for d in range(a.ndim) if d not in dims]
+        n = math.prod(a.shape[d] for d in dims) if a.ndim else 1
+        rows = a.transpose(keep + list(dims)).reshape([a.shape[d] for d in keep] + [n])
+        if n == 0:
+            fill = np.nan if a.dtype.kind == "f" or a.dtype in _LOW else np.iinfo(a.dtype).min
+            r = np.full(rows.shape[:-1], fill, dtype=a.dtype)
+        else:
+            r = np.take_along_axis(rows, _median_index(rows, rows.ndim - 1, ignore_nan),
+                                   axis=-1)[..., 0]
+        return r.reshape(reduced_shape(a.shape, dims, True)) if keepdim and a.ndim else r
+
+    return kernel
 
 
-def _median_dim_kernel(a, *, dim, keepdim, ignore_nan, in_shape=None):
+def _median_dim_kernel(ignore_nan: bool):
     name = "nanmedian" if ignore_nan else "median"
-    if a.ndim == 0:
-        return a.copy(), np.zeros((), np.int64)
-    if a.shape[dim] == 0:
-        raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
-    idx = _median_index(a, dim, ignore_nan)
-    vals = np.take_along_axis(a, idx, axis=dim)
-    if not keepdim:
-        vals, idx = vals.squeeze(dim), idx.squeeze(dim)
-    return vals, idx.astype(np.int64)
+
+    def kernel(a, *, dim, keepdim, in_shape=None):
+        if a.ndim == 0:
+            return a.copy(), np.zeros((), np.int64)
+        if a.shape[dim] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
+        idx = _median_index(a, dim, ignore_nan)
+        vals = np.take_along_axis(a, idx, axis=dim)
+        if not keepdim:
+            vals, idx = vals.squeeze(dim), idx.squeeze(dim)
+        return vals, idx.astype(np.int64)
+
+    return c_order(kernel)
 
 
 # NOTE: a full median's gradient is shared by all elements equal to it (torch's
 # evenly_distribute_backward); with `dim` it goes to the returned index.
-# (median and nanmedian are one primitive each way, told apart by `ignore_nan`)
-def _median_name(overload: int):
-    names = (f"MedianBackward{overload}", f"NanmedianBackward{overload}")
-    return lambda args, params: names[params["ignore_nan"]]
+def _median_all_jvp(primals, tangents, out, *, dims, keepdim):
+    return masked_share_jvp(tangents[0], primals[0], out, dims, keepdim, nan_ties=True)
 
 
-median_all_p = Primitive("median", c_order(_median_all_kernel), _reduce_meta,
-                         grad_name=_median_name(0))
-defvjp(median_all_p, evenly_distribute_vjp, save_output=True)
-median_dim_p = Primitive("median_dim", c_order(_median_dim_kernel), dim_select_meta,
-                         grad_name=_median_name(1), n_outputs=2)
-defvjp(median_dim_p, select_vjp, reads=((),), save_output=True)
+MEDIAN = reduction("median", _median_all_kernel(False))
+NANMEDIAN = reduction("nanmedian", _median_all_kernel(True))
+for _m in (MEDIAN, NANMEDIAN):
+    defvjp(_m, evenly_distribute_vjp, save_output=True)
+    defjvp(_m, _median_all_jvp)
+MEDIAN_DIM = picker("median_dim", _median_dim_kernel(False), dim_select_meta, select_vjp,
+                    grad_name="MedianBackward1")
+NANMEDIAN_DIM = picker("nanmedian_dim", _median_dim_kernel(True), dim_select_meta, select_vjp,
+                       grad_name="NanmedianBackward1")
 
 median_result = return_type("median", ["values", "indices"])
 nanmedian_result = return_type("nanmedian", ["values", "indices"])
@@ -348,11 +406,11 @@ def _median_like(result, name: str, ignore_nan: bool):
             raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
         _check_orderable(input, "median_cpu")
         if dim is None:
-            r = apply(median_all_p, input, dims=tuple(range(input.ndim)), keepdim=False,
-                      ignore_nan=ignore_nan)
+            r = apply(reduce_p, input, fn=NANMEDIAN if ignore_nan else MEDIAN,
+                      dims=tuple(range(input.ndim)), keepdim=False)
             return write_out(r, out)
-        r = apply(median_dim_p, input, dim=d, keepdim=keepdim, ignore_nan=ignore_nan,
-                  in_shape=input._shape)
+        r = apply(pick_p, input, fn=NANMEDIAN_DIM if ignore_nan else MEDIAN_DIM, dim=d,
+                  keepdim=keepdim, in_shape=input._shape)
         return as_namedtuple(result, r, out)
 
     op.__name__ = name
@@ -389,15 +447,14 @@ def _mode_kernel(a, *, dim, keepdim, in_shape=None):
     return vals, idx.astype(np.int64)
 
 
-mode_p = Primitive("mode", c_order(_mode_kernel), dim_select_meta, n_outputs=2)
-defvjp(mode_p, select_vjp, reads=((),), save_output=True)
+MODE = picker("mode", c_order(_mode_kernel), dim_select_meta, select_vjp)
 
 
 def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out=None):
     """The most frequent value along `dim` (the smallest on ties) and its index."""
     d = one_dim(dim, builtins.max(input.ndim, 1), "mode")
     _check_orderable(input, "mode_cpu", allow_bool=True)
-    r = apply(mode_p, input, dim=d, keepdim=keepdim, in_shape=input._shape)
+    r = apply(pick_p, input, fn=MODE, dim=d, keepdim=keepdim, in_shape=input._shape)
     return as_namedtuple(mode_result, r, out)
 
 
@@ -447,6 +504,15 @@ def _quantile_index_meta(x, *, qs, dim, interpolation, ignore_nan):
 quantile_index_p = Primitive("quantile_index", _quantile_index_kernel, _quantile_index_meta,
                              n_outputs=3)
 nondifferentiable(quantile_index_p)
+
+
+def _quantile_index_batch(args, bdims, *, dim, **params):
+    # the outputs lead with the quantile levels, so the batch comes second
+    x = args[0].movedim(bdims[0], 0)
+    return bind(quantile_index_p, x, dim=dim + 1, **params), (1, 1, 1)
+
+
+defbatch(quantile_index_p, _quantile_index_batch)
 
 
 def _quantile_qs(input: Tensor, q, name: str):
