@@ -63,7 +63,7 @@ class Interpreter:
         finally:
             _stack.top = saved
 
-    def below(self, fn, *args, **kwargs):
+    def below(self, fn, /, *args, **kwargs):
         """`fn(*args, **kwargs)` with the interpreter below this one innermost: the ops a
         rule binds (a tangent's arithmetic) are seen by the levels under this one only."""
         saved = _stack.top
