@@ -160,8 +160,13 @@ def _no_bool(x, msg: str) -> None:
 
 def functional_relu(input: Tensor, inplace: bool = False) -> Tensor:
     """max(x, 0) elementwise (`nn.functional.relu`, with its `inplace` flag)."""
-    _no_bool(input, "Boolean inputs not supported for relu")
-    return _run(relu_p, input, inplace, (COMPLEX_K,), "clamp_min_scalar_cpu")
+    # NOTE: the checks inline when they pass (no helper calls): relu is hot.
+    if not isinstance(input, Tensor) or input._dtype._kind in (BOOL_K, COMPLEX_K):
+        _no_bool(input, "Boolean inputs not supported for relu")
+        _run(relu_p, input, inplace, (COMPLEX_K,), "clamp_min_scalar_cpu")  # (raises)
+    if inplace:
+        return apply_(unary_p, input, fn=relu_p)
+    return apply(unary_p, input, fn=relu_p)
 
 
 def relu(input: Tensor) -> Tensor:
@@ -600,10 +605,11 @@ def _hardswish_kernel(a):
 
 
 hardswish_p = unary("hardswish", _hardswish_kernel)
-# NOTE: PyTorch's backward: 0 below -3, g above 3, g * (x / 3 + 0.5) on [-3, 3] (ends included).
 
 
 def _hardswish_grad(g, out, x):
+    # NOTE: PyTorch's backward: 0 below -3, g above 3, g * (x / 3 + 0.5) on [-3, 3] (ends
+    # included).
     return _where(x < -3, g * 0, _where(x <= 3, g * (x / 3 + 0.5), g))
 
 

@@ -114,55 +114,33 @@ def unary_api(prim: Member, doc: str, *, result: str = FLOAT, reject=(), kname=N
     name = name or prim.name
     kname = kname or name + "_cpu"
     reject = frozenset(reject)
-    if fixed:
-        return _unary_api_fixed(prim, doc, result, reject, kname, name, fixed)
+    extra = {"fn": prim, **(fixed or {})}
+    float_in = result == FLOAT
 
-    def check(x):
-        check_tensor(x, name)
-        if x._dtype._kind in reject:
-            raise not_implemented(kname, x._dtype)
-
+    # NOTE: the dtype checks are inline (no helper calls): exp, tanh, sigmoid ... are hot.
     def op(input: Tensor, *, out=None, **params) -> Tensor:
-        check(input)
-        if result == FLOAT and input._dtype._kind < 2:
-            input = to_float(input)
-        return write_out(apply(unary_p, input, fn=prim, **params), out)
-
-    def op_(self: Tensor, **params) -> Tensor:
-        check_overlap(self)
-        check(self)
-        if result == FLOAT and self._dtype._kind < 2 or result == BOOL and self._dtype._kind:
-            produced = dt.get_default_dtype() if result == FLOAT else dt.bool_
-            raise RuntimeError(f"result type {type_name(produced)} can't be cast to the desired "
-                               f"output type {type_name(self._dtype)}")
-        return apply_(unary_p, self, fn=prim, **params)
-
-    op.__name__, op_.__name__ = name, name + "_"
-    op.__doc__ = op_.__doc__ = doc
-    return op, op_
-
-
-def _unary_api_fixed(prim, doc, result, reject, kname, name, fixed):
-    """`unary_api` for one of several functions sharing member `prim`, binding `fixed`."""
-    fixed = {"fn": prim, **fixed}
-    def op(input: Tensor, *, out=None, **params) -> Tensor:
-        check_tensor(input, name)
-        if input._dtype._kind in reject:
+        if not isinstance(input, Tensor):
+            check_tensor(input, name)
+        kind = input._dtype._kind
+        if kind in reject:
             raise not_implemented(kname, input._dtype)
-        if result == FLOAT and input._dtype._kind < 2:
+        if float_in and kind < 2:
             input = to_float(input)
-        return write_out(apply(unary_p, input, **fixed, **params), out)
+        res = apply(unary_p, input, fn=prim, **params) if not fixed else \
+            apply(unary_p, input, **extra, **params)
+        return res if out is None else write_out(res, out)
 
     def op_(self: Tensor, **params) -> Tensor:
         check_overlap(self)
         check_tensor(self, name)
-        if self._dtype._kind in reject:
+        kind = self._dtype._kind
+        if kind in reject:
             raise not_implemented(kname, self._dtype)
-        if result == FLOAT and self._dtype._kind < 2 or result == BOOL and self._dtype._kind:
-            produced = dt.get_default_dtype() if result == FLOAT else dt.bool_
+        if float_in and kind < 2 or result == BOOL and kind:
+            produced = dt.get_default_dtype() if float_in else dt.bool_
             raise RuntimeError(f"result type {type_name(produced)} can't be cast to the desired "
                                f"output type {type_name(self._dtype)}")
-        return apply_(unary_p, self, **fixed, **params)
+        return apply_(unary_p, self, **extra, **params)
 
     op.__name__, op_.__name__ = name, name + "_"
     op.__doc__ = op_.__doc__ = doc
@@ -393,8 +371,10 @@ def _neg_check(x: Tensor) -> None:
 
 def neg(input: Tensor, *, out=None) -> Tensor:
     """Negation of each element (bool tensors are refused, as in PyTorch)."""
-    _neg_check(input)
-    return write_out(apply(unary_p, input, fn=neg_p), out)
+    if input.__class__ is not Tensor or input._dtype is dt.bool_:  # (hot: `-x`)
+        _neg_check(input)
+    res = apply(unary_p, input, fn=neg_p)
+    return res if out is None else write_out(res, out)
 
 
 def neg_(self: Tensor) -> Tensor:
