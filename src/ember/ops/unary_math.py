@@ -302,7 +302,7 @@ floor_p = unary("floor", _int_passthrough(np.floor))
 ceil_p = unary("ceil", _int_passthrough(np.ceil))
 trunc_p = unary("trunc", _int_passthrough(np.trunc))
 round_p = unary("round", _int_passthrough(_round_kernel))
-# round(x, decimals=d) with d != 0 is PyTorch's other overload, its node RoundBackward1
+# round(x, decimals=d) is PyTorch's other overload, its node RoundBackward1
 round_decimals_p = unary("round_decimals", _int_passthrough(_round_kernel),
                          grad_name="RoundBackward1")
 for _m in (floor_p, ceil_p, trunc_p, round_p, round_decimals_p):
@@ -443,12 +443,13 @@ def _round_decimals_check(x: Tensor, decimals: int | None) -> int:
 def round(input: Tensor, *, decimals: int | None = None, out=None) -> Tensor:  # noqa: A001
     """Round half to even, to `decimals` decimal places (negative: to tens, hundreds ...)."""
     d = _round_decimals_check(input, decimals)
-    return (_round_d if d else _round)(input, decimals=d, out=out)
+    # (passing `decimals` at all, even 0, selects PyTorch's second overload: RoundBackward1)
+    return (_round if decimals is None else _round_d)(input, decimals=d, out=out)
 
 
 def round_(self: Tensor, *, decimals: int | None = None) -> Tensor:
     d = _round_decimals_check(self, decimals)
-    return (_round_d_ if d else _round_)(self, decimals=d)
+    return (_round_ if decimals is None else _round_d_)(self, decimals=d)
 
 
 def _signed_inf_check(name: str, x: Tensor) -> None:
