@@ -142,19 +142,20 @@ def test_nan_to_num_refuses_a_string_replacement_with_type_error():
     same_result(lambda L: L.nan_to_num(L.tensor([float("nan"), 1.0]), 1))  # an int is fine
 
 
-def test_rounding_is_one_primitive_with_pytorch_node_names_and_zero_gradients():
-    # floor / ceil / trunc / fix / round share one primitive (a mode param); the nodes keep
-    # PyTorch's names, round with decimals being its second overload
+def test_rounding_keeps_pytorch_node_names_and_zero_gradients():
+    # floor / ceil / trunc / fix / round are members of the unary family; the nodes keep
+    # PyTorch's names, round with decimals (even 0) being its second overload
     def run(m):
         x = m.tensor([[1.26, -2.5], [3.5, -0.45]], dtype=m.float64, requires_grad=True)
-        outs = (x.floor(), x.ceil(), x.trunc(), m.fix(x), m.round(x), m.round(x, decimals=1))
+        outs = (x.floor(), x.ceil(), x.trunc(), m.fix(x), m.round(x), m.round(x, decimals=1),
+                m.round(x, decimals=0))
         sum(o.sum() for o in outs).backward()
         return [type(o.grad_fn).__name__ for o in outs], outs, x.grad
 
     names, outs, grad = run(ember)
     t_names, t_outs, t_grad = run(torch)
     assert names == t_names
-    assert names[-2:] == ["RoundBackward0", "RoundBackward1"]
+    assert names[-3:] == ["RoundBackward0", "RoundBackward1", "RoundBackward1"]
     for a, b in zip(outs + (grad,), t_outs + (t_grad,)):
         assert_same(a, b)
 

@@ -23,8 +23,6 @@ FUSED = {
     "scaled_dot_product_attention": "scores, mask, softmax and the value product without "
                                     "keeping every intermediate",
     "scaled_dot_product_attention_backward": "one joint VJP for query, key and value",
-    "gelu": "the erf form in float32 for half inputs, as PyTorch rounds it",
-    "gelu_backward": "reads Phi(x) off the saved output (ten passes instead of thirty)",
     "addmm": "bias + matrix product in one BLAS call (nn.Linear's forward)",
     "max_pool_with_indices": "the window max and its argmax in one strided pass",
     "max_pool_backward": "a scatter through the saved indices",

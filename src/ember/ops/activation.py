@@ -1,4 +1,6 @@
-"""Activation functions as elementwise primitives, each with its VJP beside it.
+"""Activation functions as members of the `unary` family, each with its VJP and JVP beside
+it; and their two fused derivative kernels (threshold_backward, gelu_backward), members of
+the small `activation_backward` family.
 
 `ember.relu`, `selu`, `celu`, `threshold` (and their `_` forms) are exported
 because `torch.<name>` exists; the others (`gelu`, `silu`, `softplus`, `mish`,
@@ -16,18 +18,21 @@ import numbers
 import numpy as np
 
 from .._tensor import Tensor
+from .._view import broadcast_shapes
 from ._common import same_meta
 from ._parallel import elementwise
-from .registry import Primitive, apply, apply_, defvjp
+from .registry import Family, Member, apply, apply_, bind, defbatch, defjvp, defvjp
 from .unary import (
     BOOL_K,
     COMPLEX_K,
     INT_K,
     check_tensor,
     cj,
+    defjvp1,
     lowp,
     not_implemented,
     unary,
+    unary_p,
 )
 from .unary_math import _erf64
 
@@ -43,14 +48,43 @@ def _where(cond, a, b):
     return where(cond, a, b)
 
 
-def _run(prim: Primitive, input: Tensor, inplace: bool, reject, kname: str, **params):
-    """Check the dtype, then run `prim` out of place or into `input`."""
+def _run(prim: Member, input: Tensor, inplace: bool, reject, kname: str, **params):
+    """Check the dtype, then run member `prim` out of place or into `input`."""
     check_tensor(input, prim.name)
     if input._dtype._kind in reject:
         raise not_implemented(kname, input._dtype)
     if inplace:
-        return apply_(prim, input, **params)
-    return apply(prim, input, **params)
+        return apply_(unary_p, input, fn=prim, **params)
+    return apply(unary_p, input, fn=prim, **params)
+
+
+# --- the derivative kernels: one family of elementwise maps of (g, x[, y]) -----------------
+
+# ReLU's and GELU's derivatives as fused kernels (PyTorch's threshold_backward and
+# gelu_backward), so that double backward and forward mode see one op each.
+activation_backward_p = Family("activation_backward")
+
+
+def _backward_batch(args, dims, **params):
+    """vmap of a derivative kernel: batch axes to the front, every input expanded to the one
+    broadcast shape (the kernels read their inputs elementwise, shaped alike)."""
+    size = next(a.shape[d] for a, d in zip(args, dims) if d is not None)
+    logical = [tuple(a.shape[:d]) + tuple(a.shape[d + 1:]) if d is not None else tuple(a.shape)
+               for a, d in zip(args, dims)]
+    full = tuple(broadcast_shapes(*logical))
+    moved = []
+    for a, d, shape in zip(args, dims, logical):
+        if d is not None:
+            a = a.movedim(d, 0).reshape((size,) + (1,) * (len(full) - len(shape)) + shape)
+        moved.append(a.expand((size,) + full).contiguous())
+    return bind(activation_backward_p, *moved, **params), 0
+
+
+defbatch(activation_backward_p, _backward_batch)
+
+
+def _backward(name: str, kernel, meta, grad_name: str) -> Member:
+    return Member(activation_backward_p, name, kernel, meta, grad_name=grad_name)
 
 
 _FLOAT_ONLY = (BOOL_K, INT_K, COMPLEX_K)
@@ -82,12 +116,28 @@ def _threshold_backward_kernel(g, x, *, threshold):
 
 
 # ReLU's and threshold's derivative as one primitive (PyTorch's threshold_backward).
-threshold_backward_p = Primitive("threshold_backward", _threshold_backward_kernel,
+threshold_backward_p = _backward("threshold_backward", _threshold_backward_kernel,
                                  lambda g, x, *, threshold: same_meta(g),
-                                 grad_name="ThresholdBackwardBackward0")
+                                 "ThresholdBackwardBackward0")
+
+
+def threshold_grad(g: Tensor, x: Tensor, threshold) -> Tensor:
+    """g where x > threshold, else 0 (the fused kernel, bound)."""
+    return apply(activation_backward_p, g, x, fn=threshold_backward_p, threshold=threshold)
+
+
 defvjp(threshold_backward_p,
-       lambda v, out, g, x, *, threshold: apply(threshold_backward_p, v, x, threshold=threshold),
+       lambda v, out, g, x, *, threshold: threshold_grad(v, x, threshold),
        lambda v, out, g, x, *, threshold: _zeros_like(x), reads=((1,), (1,)))
+
+
+def _threshold_backward_jvp(primals, tangents, out, *, threshold):
+    # linear in g, piecewise constant in x
+    t = tangents[0]
+    return _zeros_like(out) if t is None else threshold_grad(t, primals[1], threshold)
+
+
+defjvp(threshold_backward_p, _threshold_backward_jvp)
 
 
 def _zeros_like(x: Tensor) -> Tensor:
@@ -98,8 +148,8 @@ def _zeros_like(x: Tensor) -> Tensor:
 
 relu_p = unary("relu", _relu_kernel)
 # NOTE: the derivative at 0 is taken as 0, as in PyTorch (threshold_backward).
-defvjp(relu_p, lambda g, out, x: apply(threshold_backward_p, g, out, threshold=0),
-       reads=((),), save_output=True)
+defvjp(relu_p, lambda g, out, x: threshold_grad(g, out, 0), reads=((),), save_output=True)
+defjvp1(relu_p, lambda t, out, x: threshold_grad(t, out, 0))
 
 
 def _no_bool(x, msg: str) -> None:
@@ -110,8 +160,13 @@ def _no_bool(x, msg: str) -> None:
 
 def functional_relu(input: Tensor, inplace: bool = False) -> Tensor:
     """max(x, 0) elementwise (`nn.functional.relu`, with its `inplace` flag)."""
-    _no_bool(input, "Boolean inputs not supported for relu")
-    return _run(relu_p, input, inplace, (COMPLEX_K,), "clamp_min_scalar_cpu")
+    # NOTE: the checks inline when they pass (no helper calls): relu is hot.
+    if not isinstance(input, Tensor) or input._dtype._kind in (BOOL_K, COMPLEX_K):
+        _no_bool(input, "Boolean inputs not supported for relu")
+        _run(relu_p, input, inplace, (COMPLEX_K,), "clamp_min_scalar_cpu")  # (raises)
+    if inplace:
+        return apply_(unary_p, input, fn=relu_p)
+    return apply(unary_p, input, fn=relu_p)
 
 
 def relu(input: Tensor) -> Tensor:
@@ -132,6 +187,7 @@ def _hardtanh_kernel(a, min_val=-1.0, max_val=1.0):
 
 hardtanh_p = unary("hardtanh", _hardtanh_kernel)
 defvjp(hardtanh_p, lambda g, out, x, min_val, max_val: g * ((x > min_val) & (x < max_val)))
+defjvp1(hardtanh_p, lambda t, out, x, min_val, max_val: t * ((x > min_val) & (x < max_val)))
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
@@ -158,8 +214,8 @@ def _threshold_kernel(a, threshold, value):
 
 
 threshold_p = unary("threshold", _threshold_kernel)
-defvjp(threshold_p, lambda g, out, x, threshold, value: apply(
-    threshold_backward_p, g, x, threshold=threshold))
+defvjp(threshold_p, lambda g, out, x, threshold, value: threshold_grad(g, x, threshold))
+defjvp1(threshold_p, lambda t, out, x, threshold, value: threshold_grad(t, x, threshold))
 
 
 def _fits(x: Tensor, *values) -> None:
@@ -278,6 +334,8 @@ def _gelu_kernel(a, approximate="none"):
     return (0.5 * a * (1 + _erf64(a * (1 / math.sqrt(2))))).astype(a.dtype)
 
 
+# NOTE: a kernel of its own rather than a composition: the erf form in float32 for half
+# inputs, as PyTorch rounds it.
 gelu_p = unary("gelu", _gelu_kernel)
 
 
@@ -292,16 +350,41 @@ def _gelu_backward_kernel(g, x, y):
     return (g * (cdf + x * _INV_SQRT_2PI * np.exp(-0.5 * x * x))).astype(d)
 
 
-# GELU's derivative as one fused primitive (PyTorch's gelu_backward), given the forward's
-# output `y` too (a cache of x Phi(x), so its own derivative is zero). Its VJP, in ember
-# ops, keeps double backward working: d/dx of g (Phi + x phi) is g phi (2 - x^2).
-gelu_backward_p = Primitive("gelu_backward", _gelu_backward_kernel,
-                            lambda g, x, y: same_meta(x), grad_name="GeluBackwardBackward0")
+# GELU's derivative as one fused kernel (PyTorch's gelu_backward), given the forward's
+# output `y` too (a cache of x Phi(x), so its own derivative is zero; it reads Phi(x) off y:
+# ten passes instead of thirty). Its VJP, in ember ops, keeps double backward working:
+# d/dx of g (Phi + x phi) is g phi (2 - x^2).
+gelu_backward_p = _backward("gelu_backward", _gelu_backward_kernel,
+                            lambda g, x, y: same_meta(x), "GeluBackwardBackward0")
+
+
+def _gelu_grad_bound(g, x, y):
+    return apply(activation_backward_p, g, x, y, fn=gelu_backward_p)
+
+
+def _gelu_second(v, g, x):
+    """v * d/dx [g (Phi(x) + x phi(x))] = v g phi(x) (2 - x^2)."""
+    return v * g * (-0.5 * x * x).exp() * _INV_SQRT_2PI * (2 - x * x)
+
+
 defvjp(gelu_backward_p,
-       lambda v, out, g, x, y: apply(gelu_backward_p, v, x, y),
-       lambda v, out, g, x, y: v * g * (-0.5 * x * x).exp() * _INV_SQRT_2PI * (2 - x * x),
+       lambda v, out, g, x, y: _gelu_grad_bound(v, x, y),
+       lambda v, out, g, x, y: _gelu_second(v, g, x),
        lambda v, out, g, x, y: _zeros_like(y),
        reads=((1, 2), (0, 1), (2,)))
+
+
+def _gelu_backward_jvp(primals, tangents, out):
+    g, x, y = primals
+    tg, tx = tangents[0], tangents[1]
+    parts = ([] if tg is None else [_gelu_grad_bound(tg, x, y)]) + (
+        [] if tx is None else [_gelu_second(tx, g, x)])
+    if not parts:
+        return _zeros_like(out)
+    return parts[0] if len(parts) == 1 else parts[0] + parts[1]
+
+
+defjvp(gelu_backward_p, _gelu_backward_jvp)
 
 
 def _gelu_grad(g, out, x, approximate="none"):
@@ -310,10 +393,11 @@ def _gelu_grad(g, out, x, approximate="none"):
         t = inner.tanh()
         dinner = _SQRT_2_PI * (1 + 3 * 0.044715 * x * x)
         return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * dinner)
-    return apply(gelu_backward_p, g, x, out)
+    return _gelu_grad_bound(g, x, out)
 
 
 defvjp(gelu_p, _gelu_grad, save_output=True)
+defjvp1(gelu_p, _gelu_grad)  # (real only: the same product with the tangent)
 
 
 def gelu(input: Tensor, *, approximate: str = "none") -> Tensor:
@@ -346,6 +430,14 @@ def _silu_grad(g, out, x):
 defvjp(silu_p, _silu_grad)
 
 
+def _silu_tangent(t, out, x):
+    s = x.sigmoid()
+    return t * (s * (1 + x * (1 - s)))
+
+
+defjvp1(silu_p, _silu_tangent)
+
+
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """x * sigmoid(x) (also called swish)."""
     return _run(silu_p, input, inplace, (BOOL_K, INT_K), "silu_cpu")
@@ -360,8 +452,14 @@ def _softplus_kernel(a, beta=1.0, threshold=20.0):
 
 
 softplus_p = unary("softplus", _softplus_kernel)
-defvjp(softplus_p, lambda g, out, x, beta, threshold: _where(
-    x * beta > threshold, g, g * (x * beta).sigmoid()))
+
+
+def _softplus_grad(g, out, x, beta, threshold):
+    return _where(x * beta > threshold, g, g * (x * beta).sigmoid())
+
+
+defvjp(softplus_p, _softplus_grad)
+defjvp1(softplus_p, _softplus_grad)
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
@@ -386,6 +484,7 @@ def _mish_grad(g, out, x):
 
 
 defvjp(mish_p, _mish_grad)
+defjvp1(mish_p, _mish_grad)
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
@@ -399,7 +498,14 @@ def _leaky_relu_kernel(a, negative_slope=0.01):
 
 
 leaky_relu_p = unary("leaky_relu", _leaky_relu_kernel)
-defvjp(leaky_relu_p, lambda g, out, x, negative_slope: _where(x > 0, g, g * negative_slope))
+
+
+def _leaky_relu_grad(g, out, x, negative_slope):
+    return _where(x > 0, g, g * negative_slope)
+
+
+defvjp(leaky_relu_p, _leaky_relu_grad)
+defjvp1(leaky_relu_p, _leaky_relu_grad)
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
@@ -416,20 +522,22 @@ def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
 # --- the ELU family: scale * (x if x > 0 else alpha * (exp(x * input_scale) - 1)) ----------
 
 @lowp
-def _elu_kernel(a, alpha=1.0, scale=1.0, input_scale=1.0, celu=False):
+def _elu_kernel(a, alpha=1.0, scale=1.0, input_scale=1.0):
     neg = alpha * np.expm1(np.minimum(a, 0) * input_scale)
     return scale * np.where(a > 0, a, neg)
 
 
-def _elu_grad(g, out, x, alpha, scale, input_scale, celu=False):
+def _elu_grad(g, out, x, alpha, scale, input_scale):
     neg = g * (scale * alpha * input_scale) * (x * input_scale).exp()
     return _where(x > 0, g * scale, neg)
 
 
-# elu, selu and celu (which PyTorch names apart: `celu=True`) are one ELU with its constants
-elu_p = unary("elu", _elu_kernel, grad_name=lambda args, params: (
-    "CeluBackward0" if params.get("celu") else "EluBackward0"))
-defvjp(elu_p, _elu_grad)
+# elu, selu and celu are one ELU with its constants; PyTorch names celu's node apart
+elu_p = unary("elu", _elu_kernel)
+celu_p = unary("celu", _elu_kernel)
+for _m in (elu_p, celu_p):
+    defvjp(_m, _elu_grad)
+    defjvp1(_m, _elu_grad)
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
@@ -458,8 +566,8 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     _number(alpha, "celu", "alpha", 2)
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError")
-    return _run(elu_p, input, inplace, _FLOAT_ONLY, "elu_cpu", alpha=alpha, scale=1.0,
-                input_scale=1.0 / alpha, celu=True)
+    return _run(celu_p, input, inplace, _FLOAT_ONLY, "elu_cpu", alpha=alpha, scale=1.0,
+                input_scale=1.0 / alpha)
 
 
 def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
@@ -476,7 +584,14 @@ def _hardsigmoid_kernel(a):
 hardsigmoid_p = unary("hardsigmoid", _hardsigmoid_kernel)
 # NOTE: PyTorch's backward multiplies by 1/6 rounded to float32, even for float64.
 _ONE_SIXTH_F32 = float(np.float32(1 / 6))
-defvjp(hardsigmoid_p, lambda g, out, x: g * ((x > -3) & (x < 3)) * _ONE_SIXTH_F32)
+
+
+def _hardsigmoid_grad(g, out, x):
+    return g * ((x > -3) & (x < 3)) * _ONE_SIXTH_F32
+
+
+defvjp(hardsigmoid_p, _hardsigmoid_grad)
+defjvp1(hardsigmoid_p, _hardsigmoid_grad)
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
@@ -490,9 +605,16 @@ def _hardswish_kernel(a):
 
 
 hardswish_p = unary("hardswish", _hardswish_kernel)
-# NOTE: PyTorch's backward: 0 below -3, g above 3, g * (x / 3 + 0.5) on [-3, 3] (ends included).
-defvjp(hardswish_p, lambda g, out, x: _where(
-    x < -3, g * 0, _where(x <= 3, g * (x / 3 + 0.5), g)))
+
+
+def _hardswish_grad(g, out, x):
+    # NOTE: PyTorch's backward: 0 below -3, g above 3, g * (x / 3 + 0.5) on [-3, 3] (ends
+    # included).
+    return _where(x < -3, g * 0, _where(x <= 3, g * (x / 3 + 0.5), g))
+
+
+defvjp(hardswish_p, _hardswish_grad)
+defjvp1(hardswish_p, _hardswish_grad)
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
@@ -507,6 +629,7 @@ def _logsigmoid_kernel(a):
 
 logsigmoid_p = unary("log_sigmoid", _logsigmoid_kernel, grad_name="LogSigmoidBackward0")
 defvjp(logsigmoid_p, lambda g, out, x: g * (-x).sigmoid())
+defjvp1(logsigmoid_p, lambda t, out, x: t * (-x).sigmoid())
 
 
 def logsigmoid(input: Tensor) -> Tensor:

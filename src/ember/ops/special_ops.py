@@ -4,8 +4,9 @@ spherical j0, the normal distribution (ndtr, ndtri, log_ndtr), erfcx, xlog1py an
 and heaviside's primitive (so that its backward refuses, as PyTorch's does).
 
 The float64 kernels, built from the math because NumPy has none of these, are in
-`_special_math.py`. Each op is a primitive with its VJP beside it (written in ember ops, so
-it differentiates again).
+`_special_math.py`. Each one-input function is a member of the `unary` family (`unary.py`),
+each two-input one a primitive; the VJP (written in ember ops, so it differentiates again)
+and the JVP are beside each.
 """
 
 from __future__ import annotations
@@ -41,8 +42,8 @@ from ._special_math import (
     _xlog1py64,
     _zeta64,
 )
-from .registry import Primitive, apply, apply_, defvjp, nondifferentiable
-from .unary import COMPLEX_K, not_implemented, unary, unary_api
+from .registry import Member, Primitive, apply, apply_, defvjp, nondifferentiable
+from .unary import COMPLEX_K, defjvp1, not_implemented, unary, unary_api, unary_p
 
 # --- lgamma, digamma, polygamma ---------------------------------------------------------
 
@@ -51,9 +52,18 @@ _REAL = (COMPLEX_K,)
 lgamma_p = unary("lgamma", _via64(_lgamma64))
 digamma_p = unary("digamma", _via64(_digamma64))
 polygamma_p = unary("polygamma", _via64(_polygamma64))
-defvjp(lgamma_p, lambda g, out, x: g * apply(digamma_p, x))
-defvjp(digamma_p, lambda g, out, x: g * apply(polygamma_p, x, n=1))
-defvjp(polygamma_p, lambda g, out, x, n: g * apply(polygamma_p, x, n=n + 1))
+
+
+def _f(member: Member, x: Tensor, **params) -> Tensor:
+    """Member `member` of the `unary` family applied to `x` (no dtype checks: for rules)."""
+    return apply(unary_p, x, fn=member, **params)
+
+
+for _m, _d in ((lgamma_p, lambda t, out, x: t * _f(digamma_p, x)),
+               (digamma_p, lambda t, out, x: t * _f(polygamma_p, x, n=1)),
+               (polygamma_p, lambda t, out, x, n: t * _f(polygamma_p, x, n=n + 1))):
+    defvjp(_m, _d)  # (real functions: the VJP and the JVP are the same product)
+    defjvp1(_m, _d)
 mvlgamma_p = unary("mvlgamma", _via64(_mvlgamma64))
 
 
@@ -61,10 +71,11 @@ def _mvlgamma_grad(g, out, x, p):
     from .creation import arange
 
     shifts = arange(p, dtype=x.dtype, device=x.device) * -0.5
-    return g * apply(digamma_p, x.unsqueeze(-1) + shifts).sum(-1)
+    return g * _f(digamma_p, x.unsqueeze(-1) + shifts).sum(-1)
 
 
 defvjp(mvlgamma_p, _mvlgamma_grad)
+defjvp1(mvlgamma_p, _mvlgamma_grad)
 
 
 # --- modified Bessel functions I0, I1 ---------------------------------------------------
@@ -84,23 +95,33 @@ def _where(cond, a, b):
 def _i1_grad(g, out, x):
     # I1' = I0 - I1 / x, and 1/2 at 0.
     safe = _where(x == 0, 1.0, x)
-    return g * _where(x == 0, 0.5, apply(i0_p, x) - out / safe)
+    return g * _where(x == 0, 0.5, _f(i0_p, x) - out / safe)
 
 
 def _i1e_grad(g, out, x):
     safe = _where(x == 0, 1.0, x)
-    return g * _where(x == 0, 0.5, apply(i0e_p, x) - out * (x.sign() + 1 / safe))
+    return g * _where(x == 0, 0.5, _f(i0e_p, x) - out * (x.sign() + 1 / safe))
 
 
-defvjp(i0_p, lambda g, out, x: g * apply(i1_p, x))
-defvjp(i0e_p, lambda g, out, x: g * (apply(i1e_p, x) - x.sign() * out), save_output=True)
+def _i0_grad(g, out, x):
+    return g * _f(i1_p, x)
+
+
+def _i0e_grad(g, out, x):
+    return g * (_f(i1e_p, x) - x.sign() * out)
+
+
+defvjp(i0_p, _i0_grad)
+defvjp(i0e_p, _i0e_grad, save_output=True)
 defvjp(i1_p, _i1_grad, save_output=True)
 defvjp(i1e_p, _i1e_grad, save_output=True)
+for _m, _d in ((i0_p, _i0_grad), (i0e_p, _i0e_grad), (i1_p, _i1_grad), (i1e_p, _i1e_grad)):
+    defjvp1(_m, _d)
 
 
 # --- Bessel functions of the first kind J0, J1 -------------------------------------------
 
-def _nondiff(name: str, fn) -> Primitive:
+def _nondiff(name: str, fn) -> Member:
     prim = unary(name, _via64(fn))
     nondifferentiable(prim)  # PyTorch records no graph for these
     return prim
@@ -121,18 +142,24 @@ ndtri_p = unary("special_ndtri", _via64(_ndtri64), grad_name="SpecialNdtriBackwa
 log_ndtr_p = unary("special_log_ndtr", _via64(_log_ndtr64),
                    grad_name="SpecialLogNdtrBackward0")
 _INV_SQRT2PI = 1 / math.sqrt(2 * math.pi)
-defvjp(erfcx_p, lambda g, out, x: g * (2 * x * out - 2 / _SQRTPI), save_output=True)
-defvjp(ndtr_p, lambda g, out, x: g * _INV_SQRT2PI * (-x * x / 2).exp())
-defvjp(ndtri_p, lambda g, out, x: g * math.sqrt(2 * math.pi) * (out * out / 2).exp(),
-       reads=((),), save_output=True)
-defvjp(log_ndtr_p, lambda g, out, x: g * _INV_SQRT2PI * (-(out + x * x / 2)).exp(),
-       save_output=True)
+_NORMAL_GRADS = (
+    (erfcx_p, lambda g, out, x: g * (2 * x * out - 2 / _SQRTPI), dict(save_output=True)),
+    (ndtr_p, lambda g, out, x: g * _INV_SQRT2PI * (-x * x / 2).exp(), {}),
+    (ndtri_p, lambda g, out, x: g * math.sqrt(2 * math.pi) * (out * out / 2).exp(),
+     dict(reads=((),), save_output=True)),
+    (log_ndtr_p, lambda g, out, x: g * _INV_SQRT2PI * (-(out + x * x / 2)).exp(),
+     dict(save_output=True)),
+)
+for _m, _d, _how in _NORMAL_GRADS:
+    defvjp(_m, _d, **_how)
+    defjvp1(_m, _d)
 
 
 # --- entr, xlog1py ------------------------------------------------------------------------
 
 entr_p = unary("special_entr", _via64(_entr64), grad_name="SpecialEntrBackward0")
 defvjp(entr_p, lambda g, out, x: g * -(x.log() + 1))
+defjvp1(entr_p, lambda t, out, x: t * -(x.log() + 1))
 
 
 def _binary(name: str, fn, grad_name: str) -> Primitive:
@@ -161,7 +188,7 @@ defvjp(zeta_p, _no_derivative("zeta"),
 
 def _igam_density(a, x):
     """d/dx P(a, x) = x^(a-1) e^-x / Gamma(a), in ember ops."""
-    return ((a - 1) * x.log() - x - apply(lgamma_p, a)).exp()
+    return ((a - 1) * x.log() - x - a.lgamma()).exp()
 
 
 igamma_p = _binary("igamma", _igam64, "IgammaBackward0")

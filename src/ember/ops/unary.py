@@ -1,8 +1,12 @@
-"""Unary elementwise ops: the shared factory, and the core math primitives.
+"""Unary elementwise ops: the `unary` family, its factory, and the core math functions.
 
-Every op here is one primitive with its VJP on the next line. `unary_api`
-turns a primitive into its public function and in-place method under one of
-three dtype policies, the ones PyTorch's kernels follow:
+Every pointwise map of one tensor (exp, log, sin ... relu, gelu ... lgamma, i0 ...) is a
+member of ONE primitive, the family `unary_p`, bound as `apply(unary_p, x, fn=exp_p)`:
+the member (named `exp_p` like the primitive it once was) holds its kernel, meta rule and
+PyTorch node name (`ExpBackward0`), with its VJP and JVP registered on the next lines.
+The family's vmap rule is one for all of them: an elementwise map keeps the batch axis
+where it is. `unary_api` turns a member into its public function and in-place method
+under one of three dtype policies, the ones PyTorch's kernels follow:
 
 - FLOAT: integer and bool inputs are cast to the default dtype first
   (`torch.tensor([1, 4]).sqrt()` is float32); in place on an integer tensor raises.
@@ -22,7 +26,19 @@ import numpy as np
 from .. import _dtype as dt
 from .._tensor import Tensor
 from ._common import same_meta, to_float, type_name, write_out
-from .registry import Primitive, apply, apply_, check_overlap, defvjp, nondifferentiable
+from .registry import (
+    Family,
+    Member,
+    apply,
+    apply_,
+    bind,
+    check_overlap,
+    defbatch,
+    defjvp,
+    deflinear,
+    defvjp,
+    nondifferentiable,
+)
 
 FLOAT, SAME, BOOL = "float", "same", "bool"
 BOOL_K, INT_K, FLOAT_K, COMPLEX_K = 0, 1, 2, 3
@@ -45,8 +61,31 @@ def _same_meta(x, **params):
     return same_meta(x)
 
 
-def unary(name: str, kernel, *, grad_name: str | None = None, meta=_same_meta) -> Primitive:
-    return Primitive(name, kernel, meta, grad_name=grad_name)
+# One primitive for every pointwise map of one tensor; the function is the static param `fn`.
+unary_p = Family("unary")
+
+
+def _unary_batch(args, dims, **params):
+    """vmap of any member: the map is elementwise, so the batch axis stays where it is."""
+    return bind(unary_p, args[0], **params), dims[0]
+
+
+defbatch(unary_p, _unary_batch)
+
+
+def unary(name: str, kernel, *, grad_name: str | None = None, meta=_same_meta) -> Member:
+    """A new member of the `unary` family (its node name defaults to `<Name>Backward0`)."""
+    return Member(unary_p, name, kernel, meta, grad_name=grad_name)
+
+
+def defjvp1(member: Member, fn) -> None:
+    """Register a one-input member's JVP as `fn(t, out, x, **params)`: the output's tangent
+    for the input's tangent `t` (never None here), `out` the primal output."""
+    def rule(primals, tangents, out, **params):
+        t = tangents[0]
+        return None if t is None else fn(t, out, primals[0], **params)
+
+    defjvp(member, rule)
 
 
 def bool_meta(x: Tensor):
@@ -63,65 +102,45 @@ def check_tensor(x, fname: str) -> None:
                         f"{type(x).__name__}")
 
 
-def unary_api(prim: Primitive, doc: str, *, result: str = FLOAT, reject=(), kname=None,
+def unary_api(prim: Member, doc: str, *, result: str = FLOAT, reject=(), kname=None,
               name: str | None = None, fixed: dict | None = None):
-    """The public function `op(input, *, out=None, **params)` and method `op_(self, **params)`.
+    """The public function `op(input, *, out=None, **params)` and method `op_(self, **params)`
+    binding member `prim` of the `unary` family.
 
     `reject` lists dtype kinds (BOOL_K ... COMPLEX_K) the kernel does not take;
-    `kname` is the kernel name PyTorch's NotImplementedError quotes. Where one primitive
+    `kname` is the kernel name PyTorch's NotImplementedError quotes. Where one member
     serves several functions, `name` is this one's and `fixed` the static params it binds.
     """
     name = name or prim.name
     kname = kname or name + "_cpu"
     reject = frozenset(reject)
-    if fixed:
-        return _unary_api_fixed(prim, doc, result, reject, kname, name, fixed)
+    extra = {"fn": prim, **(fixed or {})}
+    float_in = result == FLOAT
 
-    def check(x):
-        check_tensor(x, name)
-        if x._dtype._kind in reject:
-            raise not_implemented(kname, x._dtype)
-
+    # NOTE: the dtype checks are inline (no helper calls): exp, tanh, sigmoid ... are hot.
     def op(input: Tensor, *, out=None, **params) -> Tensor:
-        check(input)
-        if result == FLOAT and input._dtype._kind < 2:
-            input = to_float(input)
-        return write_out(apply(prim, input, **params), out)
-
-    def op_(self: Tensor, **params) -> Tensor:
-        check_overlap(self)
-        check(self)
-        if result == FLOAT and self._dtype._kind < 2 or result == BOOL and self._dtype._kind:
-            produced = dt.get_default_dtype() if result == FLOAT else dt.bool_
-            raise RuntimeError(f"result type {type_name(produced)} can't be cast to the desired "
-                               f"output type {type_name(self._dtype)}")
-        return apply_(prim, self, **params)
-
-    op.__name__, op_.__name__ = name, name + "_"
-    op.__doc__ = op_.__doc__ = doc
-    return op, op_
-
-
-def _unary_api_fixed(prim, doc, result, reject, kname, name, fixed):
-    """`unary_api` for one of several functions sharing `prim`, binding `fixed` params."""
-    def op(input: Tensor, *, out=None, **params) -> Tensor:
-        check_tensor(input, name)
-        if input._dtype._kind in reject:
+        if not isinstance(input, Tensor):
+            check_tensor(input, name)
+        kind = input._dtype._kind
+        if kind in reject:
             raise not_implemented(kname, input._dtype)
-        if result == FLOAT and input._dtype._kind < 2:
+        if float_in and kind < 2:
             input = to_float(input)
-        return write_out(apply(prim, input, **fixed, **params), out)
+        res = apply(unary_p, input, fn=prim, **params) if not fixed else \
+            apply(unary_p, input, **extra, **params)
+        return res if out is None else write_out(res, out)
 
     def op_(self: Tensor, **params) -> Tensor:
         check_overlap(self)
         check_tensor(self, name)
-        if self._dtype._kind in reject:
+        kind = self._dtype._kind
+        if kind in reject:
             raise not_implemented(kname, self._dtype)
-        if result == FLOAT and self._dtype._kind < 2 or result == BOOL and self._dtype._kind:
-            produced = dt.get_default_dtype() if result == FLOAT else dt.bool_
+        if float_in and kind < 2 or result == BOOL and kind:
+            produced = dt.get_default_dtype() if float_in else dt.bool_
             raise RuntimeError(f"result type {type_name(produced)} can't be cast to the desired "
                                f"output type {type_name(self._dtype)}")
-        return apply_(prim, self, **fixed, **params)
+        return apply_(unary_p, self, **extra, **params)
 
     op.__name__, op_.__name__ = name, name + "_"
     op.__doc__ = op_.__doc__ = doc
@@ -138,28 +157,42 @@ def zero_grad(g, out, x, **params):
     return g * 0
 
 
-# --- the core primitives, each with its derivative ---------------------------------------
+def zero_tangent(t, out, x, **params):
+    """JVP of a piecewise-constant op: zeros (linear in `t`, as every tangent is)."""
+    return t * 0
+
+
+# --- the core functions, each with its derivatives ---------------------------------------
+# (The JVPs multiply by f'(x) itself where the VJPs multiply by its conjugate: a
+# holomorphic map's tangent is f'(z) t.)
 
 neg_p = unary("neg", np.negative)
 defvjp(neg_p, lambda g, out, x: -g, reads=((),))
+deflinear(neg_p)
 
 exp_p = unary("exp", lowp(np.exp))
 defvjp(exp_p, lambda g, out, x: g * cj(out), reads=((),), save_output=True)
+defjvp1(exp_p, lambda t, out, x: t * out)
 
 log_p = unary("log", lowp(np.log))
 defvjp(log_p, lambda g, out, x: g / cj(x))
+defjvp1(log_p, lambda t, out, x: t / x)
 
 sqrt_p = unary("sqrt", lowp(np.sqrt))
 defvjp(sqrt_p, lambda g, out, x: g / (2 * cj(out)), reads=((),), save_output=True)
+defjvp1(sqrt_p, lambda t, out, x: t / (2 * out))
 
 sin_p = unary("sin", lowp(np.sin))
 defvjp(sin_p, lambda g, out, x: g * cj(x.cos()))
+defjvp1(sin_p, lambda t, out, x: t * x.cos())
 
 cos_p = unary("cos", lowp(np.cos))
 defvjp(cos_p, lambda g, out, x: -g * cj(x.sin()))
+defjvp1(cos_p, lambda t, out, x: -t * x.sin())
 
 tanh_p = unary("tanh", lowp(np.tanh))
 defvjp(tanh_p, lambda g, out, x: g * cj(1 - out * out), reads=((),), save_output=True)
+defjvp1(tanh_p, lambda t, out, x: t * (1 - out * out))
 
 
 @lowp
@@ -175,14 +208,23 @@ def _sigmoid_kernel(a):
 
 sigmoid_p = unary("sigmoid", _sigmoid_kernel)
 defvjp(sigmoid_p, lambda g, out, x: g * cj(out * (1 - out)), reads=((),), save_output=True)
+defjvp1(sigmoid_p, lambda t, out, x: t * (out * (1 - out)))
 
 
 def _abs_meta(x):
     return same_meta(x, x._dtype.to_real())
 
 
+def _abs_tangent(t, out, x):
+    # |z| is not holomorphic: its tangent is Re(conj(sgn z) t), real
+    if x._dtype.is_complex:
+        return (t * x.sgn().conj()).real
+    return t * x.sgn()
+
+
 abs_p = unary("abs", np.abs, meta=_abs_meta)
 defvjp(abs_p, lambda g, out, x: g * x.sgn())
+defjvp1(abs_p, _abs_tangent)
 
 
 def _sign_kernel(a):
@@ -194,6 +236,7 @@ def _sign_kernel(a):
 
 sign_p = unary("sign", _sign_kernel)
 defvjp(sign_p, zero_grad, reads=((),))
+defjvp1(sign_p, zero_tangent)
 
 
 def _sgn_kernel(a):
@@ -218,8 +261,10 @@ def _sgn_grad(g, out, x):
 
 
 defvjp(sgn_p, _sgn_grad, save_output=True)
+# (the same projection forward: d(z / |z|) = (t - Re(t conj(sgn)) sgn) / |z|)
+defjvp1(sgn_p, lambda t, out, x: _sgn_grad(t, out, x))
 
-logical_not_p = Primitive("logical_not", np.logical_not, bool_meta)
+logical_not_p = unary("logical_not", np.logical_not, meta=lambda x: bool_meta(x))
 nondifferentiable(logical_not_p)
 
 
@@ -230,39 +275,37 @@ def _bitwise_not_kernel(a):
 bitwise_not_p = unary("bitwise_not", _bitwise_not_kernel)
 nondifferentiable(bitwise_not_p)
 
-conj_p = unary("conj", np.conjugate, grad_name="ConjBackward0")
+conj_p = unary("conj", np.conjugate)
 defvjp(conj_p, lambda g, out, x: g.conj(), reads=((),))
+deflinear(conj_p)
 
 
-def _real_kernel(a, *, imag):
-    return np.array(a.imag if imag else a.real)
-
-
-def _complex_part_meta(x, *, imag):
+def _complex_part_meta(x):
     return same_meta(x, x._dtype.to_real())
 
 
-# the real or (`imag`) the imaginary part of a complex tensor
-complex_part_p = Primitive("complex_part", _real_kernel, _complex_part_meta,
-                           grad_name=lambda args, params: (
-                               "ImagBackward0" if params["imag"] else "RealBackward0"))
-defvjp(complex_part_p, lambda g, out, x, *, imag: (
-    g.to(g._dtype.to_complex()) * 1j if imag else g.to(g._dtype.to_complex())), reads=((),))
+# the real and the imaginary part of a complex tensor (both linear over the reals)
+real_p = unary("real", lambda a: np.array(a.real), meta=_complex_part_meta)
+imag_p = unary("imag", lambda a: np.array(a.imag), meta=_complex_part_meta)
+defvjp(real_p, lambda g, out, x: g.to(g._dtype.to_complex()), reads=((),))
+defvjp(imag_p, lambda g, out, x: g.to(g._dtype.to_complex()) * 1j, reads=((),))
+deflinear(real_p)
+deflinear(imag_p)
 
 
 def conj(input: Tensor) -> Tensor:
     """Complex conjugate; the tensor itself for real dtypes."""
-    return apply(conj_p, input) if input._dtype.is_complex else input
+    return apply(unary_p, input, fn=conj_p) if input._dtype.is_complex else input
 
 
 def real(input: Tensor) -> Tensor:
-    return apply(complex_part_p, input, imag=False) if input._dtype.is_complex else input
+    return apply(unary_p, input, fn=real_p) if input._dtype.is_complex else input
 
 
 def imag(input: Tensor) -> Tensor:
     if not input._dtype.is_complex:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return apply(complex_part_p, input, imag=True)
+    return apply(unary_p, input, fn=imag_p)
 
 
 # --- public functions ------------------------------------------------------------
@@ -328,18 +371,20 @@ def _neg_check(x: Tensor) -> None:
 
 def neg(input: Tensor, *, out=None) -> Tensor:
     """Negation of each element (bool tensors are refused, as in PyTorch)."""
-    _neg_check(input)
-    return write_out(apply(neg_p, input), out)
+    if input.__class__ is not Tensor or input._dtype is dt.bool_:  # (hot: `-x`)
+        _neg_check(input)
+    res = apply(unary_p, input, fn=neg_p)
+    return res if out is None else write_out(res, out)
 
 
 def neg_(self: Tensor) -> Tensor:
     _neg_check(self)
-    return apply_(neg_p, self)
+    return apply_(unary_p, self, fn=neg_p)
 
 
 def logical_not_(self: Tensor) -> Tensor:
     """In-place NOT; any dtype may hold the 0 / 1 result."""
-    return apply_(logical_not_p, self)
+    return apply_(unary_p, self, fn=logical_not_p)
 
 
 def _invert(self: Tensor) -> Tensor:

@@ -1,11 +1,11 @@
 """More unary math: exp2/expm1/logs, trig and hyperbolic, erf family, rounding, predicates.
 
-Each op is a primitive with its VJP below it (the factory and dtype policies are
-in `unary.py`). NumPy has no erf or erfinv, so they are built here: erf/erfc
-from Chebyshev interpolants of erf(x)/x and of the scaled erfcx(x) = e^{x^2}
-erfc(x) (fitted once at import against Python's `math.erf` / `math.erfc`), and
-the asymptotic series of erfcx for large x (Abramowitz & Stegun 7.1.23);
-erfinv from Winitzki's closed-form estimate refined by Halley steps on erf.
+Each op is a member of the `unary` family with its VJP and JVP below it (the family,
+the factory and the dtype policies are in `unary.py`). NumPy has no erf or erfinv, so
+they are built here: erf/erfc from Chebyshev interpolants of erf(x)/x and of the scaled
+erfcx(x) = e^{x^2} erfc(x) (fitted once at import against Python's `math.erf` /
+`math.erfc`), and the asymptotic series of erfcx for large x (Abramowitz & Stegun
+7.1.23); erfinv from Winitzki's closed-form estimate refined by Halley steps on erf.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from .. import _dtype as dt
 from .._tensor import Tensor
 from ._common import type_name, write_out
 from .binary import pow as _pow
-from .registry import Primitive, apply, defvjp, nondifferentiable
+from .registry import apply, defvjp, nondifferentiable
 from .unary import (
     BOOL,
     BOOL_K,
@@ -29,10 +29,13 @@ from .unary import (
     bool_meta,
     check_tensor,
     cj,
+    defjvp1,
     lowp,
     unary,
     unary_api,
+    unary_p,
     zero_grad,
+    zero_tangent,
 )
 
 LN2, LN10 = math.log(2.0), math.log(10.0)
@@ -57,48 +60,62 @@ def _rsqrt(a):
 rsqrt_p = unary("rsqrt", lowp(_rsqrt))
 defvjp(rsqrt_p, lambda g, out, x: -0.5 * g * cj(out * out * out), reads=((),),
        save_output=True)
+defjvp1(rsqrt_p, lambda t, out, x: -0.5 * t * (out * out * out))
 
 exp2_p = unary("exp2", _real_or_complex(np.exp2, lambda a: np.power(2, a)))
 defvjp(exp2_p, lambda g, out, x: g * cj(out) * LN2, reads=((),), save_output=True)
+defjvp1(exp2_p, lambda t, out, x: t * out * LN2)
 
 expm1_p = unary("expm1", lowp(np.expm1))
 defvjp(expm1_p, lambda g, out, x: g * cj(out + 1), reads=((),), save_output=True)
+defjvp1(expm1_p, lambda t, out, x: t * (out + 1))
 
 log2_p = unary("log2", lowp(np.log2))
 defvjp(log2_p, lambda g, out, x: g / cj(x * LN2))
+defjvp1(log2_p, lambda t, out, x: t / (x * LN2))
 
 log10_p = unary("log10", lowp(np.log10))
 defvjp(log10_p, lambda g, out, x: g / cj(x * LN10))
+defjvp1(log10_p, lambda t, out, x: t / (x * LN10))
 
 log1p_p = unary("log1p", lowp(np.log1p))
 defvjp(log1p_p, lambda g, out, x: g / cj(x + 1))
+defjvp1(log1p_p, lambda t, out, x: t / (x + 1))
 
 reciprocal_p = unary("reciprocal", lowp(np.reciprocal))
 defvjp(reciprocal_p, lambda g, out, x: -g * cj(out * out), reads=((),), save_output=True)
+defjvp1(reciprocal_p, lambda t, out, x: -t * (out * out))
 
 
 # --- trigonometric and hyperbolic -------------------------------------------------
 
 tan_p = unary("tan", lowp(np.tan))
 defvjp(tan_p, lambda g, out, x: g * cj(1 + out * out), reads=((),), save_output=True)
+defjvp1(tan_p, lambda t, out, x: t * (1 + out * out))
 
 asin_p = unary("asin", lowp(np.arcsin))
 defvjp(asin_p, lambda g, out, x: g * cj((1 - x * x).rsqrt()))
+defjvp1(asin_p, lambda t, out, x: t * (1 - x * x).rsqrt())
 
 acos_p = unary("acos", lowp(np.arccos))
 defvjp(acos_p, lambda g, out, x: -g * cj((1 - x * x).rsqrt()))
+defjvp1(acos_p, lambda t, out, x: -t * (1 - x * x).rsqrt())
 
 atan_p = unary("atan", lowp(np.arctan))
 defvjp(atan_p, lambda g, out, x: g / cj(1 + x * x))
+defjvp1(atan_p, lambda t, out, x: t / (1 + x * x))
 
 sinh_p = unary("sinh", lowp(np.sinh))
 defvjp(sinh_p, lambda g, out, x: g * cj(x.cosh()))
+defjvp1(sinh_p, lambda t, out, x: t * x.cosh())
 
 cosh_p = unary("cosh", lowp(np.cosh))
 defvjp(cosh_p, lambda g, out, x: g * cj(x.sinh()))
+defjvp1(cosh_p, lambda t, out, x: t * x.sinh())
 
 asinh_p = unary("asinh", lowp(np.arcsinh))
 defvjp(asinh_p, lambda g, out, x: g * cj((x * x + 1).rsqrt()))
+defjvp1(asinh_p, lambda t, out, x: t * (x * x + 1).rsqrt())
 
 acosh_p = unary("acosh", lowp(np.arccosh))
 
@@ -111,8 +128,18 @@ def _acosh_grad(g, out, x):
 
 defvjp(acosh_p, _acosh_grad)
 
+
+def _acosh_tangent(t, out, x):
+    if x._dtype.is_complex:
+        return t * ((x + 1).rsqrt() * (x - 1).rsqrt())
+    return t * (x * x - 1).rsqrt()
+
+
+defjvp1(acosh_p, _acosh_tangent)
+
 atanh_p = unary("atanh", lowp(np.arctanh))
 defvjp(atanh_p, lambda g, out, x: g / cj(1 - x * x))
+defjvp1(atanh_p, lambda t, out, x: t / (1 - x * x))
 
 
 @lowp
@@ -135,6 +162,7 @@ def _logit_grad(g, out, x, eps=None):
 
 
 defvjp(logit_p, _logit_grad)
+defjvp1(logit_p, _logit_grad)  # (the same mask forward: 1 / (x (1 - x)) is real)
 
 
 # --- erf, erfc, erfinv ---------------------------------------------------------------
@@ -238,13 +266,16 @@ def _via_float64(fn):
 
 erf_p = unary("erf", _via_float64(_erf64))
 defvjp(erf_p, lambda g, out, x: g * (2 / math.sqrt(math.pi)) * (-x * x).exp())
+defjvp1(erf_p, lambda t, out, x: t * (2 / math.sqrt(math.pi)) * (-x * x).exp())
 
 erfc_p = unary("erfc", _via_float64(_erfc64))
 defvjp(erfc_p, lambda g, out, x: g * (-2 / math.sqrt(math.pi)) * (-x * x).exp())
+defjvp1(erfc_p, lambda t, out, x: t * (-2 / math.sqrt(math.pi)) * (-x * x).exp())
 
 erfinv_p = unary("erfinv", _via_float64(_erfinv64))
 defvjp(erfinv_p, lambda g, out, x: g * (math.sqrt(math.pi) / 2) * (out * out).exp(),
        reads=((),), save_output=True)
+defjvp1(erfinv_p, lambda t, out, x: t * (math.sqrt(math.pi) / 2) * (out * out).exp())
 
 
 # --- rounding ---------------------------------------------------------------------------
@@ -267,25 +298,16 @@ def _round_kernel(a, decimals=0):
     return np.rint(a * ten) / ten if decimals > 0 else np.rint(a / ten) * ten
 
 
-_TO_INTEGER = {"floor": np.floor, "ceil": np.ceil, "trunc": np.trunc}
-
-
-def _rounding_kernel(a, *, mode, decimals=0):
-    if mode == "half_even":
-        return _round_kernel(a, decimals)
-    return _TO_INTEGER[mode](a)
-
-
-def _rounding_name(args, params) -> str:
-    mode = params["mode"]
-    if mode == "half_even":
-        return "RoundBackward1" if params.get("decimals") else "RoundBackward0"
-    return mode.capitalize() + "Backward0"
-
-
-# floor, ceil, trunc and round (half to even, at `decimals`) are one rounding, `mode` the rule
-round_p = unary("round", _int_passthrough(_rounding_kernel), grad_name=_rounding_name)
-defvjp(round_p, zero_grad, reads=((),))
+floor_p = unary("floor", _int_passthrough(np.floor))
+ceil_p = unary("ceil", _int_passthrough(np.ceil))
+trunc_p = unary("trunc", _int_passthrough(np.trunc))
+round_p = unary("round", _int_passthrough(_round_kernel))
+# round(x, decimals=d) is PyTorch's other overload, its node RoundBackward1
+round_decimals_p = unary("round_decimals", _int_passthrough(_round_kernel),
+                         grad_name="RoundBackward1")
+for _m in (floor_p, ceil_p, trunc_p, round_p, round_decimals_p):
+    defvjp(_m, zero_grad, reads=((),))
+    defjvp1(_m, zero_tangent)
 
 
 def _frac_kernel(a):
@@ -294,6 +316,7 @@ def _frac_kernel(a):
 
 frac_p = unary("frac", _frac_kernel)
 defvjp(frac_p, lambda g, out, x: g, reads=((),))
+defjvp1(frac_p, lambda t, out, x: t)
 
 
 # --- predicates and nan_to_num ----------------------------------------------------------
@@ -309,7 +332,7 @@ def _float_class_kernel(a, *, test):
 
 
 # isnan / isinf / isposinf / isneginf / isfinite: one classification of floats, `test` the class
-float_class_p = Primitive("float_class", _float_class_kernel, lambda x, *, test: bool_meta(x))
+float_class_p = unary("float_class", _float_class_kernel, meta=lambda x, *, test: bool_meta(x))
 nondifferentiable(float_class_p)
 
 
@@ -329,6 +352,7 @@ def _nan_to_num_kernel(a, nan=0.0, posinf=None, neginf=None):
 
 nan_to_num_p = unary("nan_to_num", _nan_to_num_kernel)
 defvjp(nan_to_num_p, lambda g, out, x, **p: g * x.isfinite())
+defjvp1(nan_to_num_p, lambda t, out, x, **p: t * x.isfinite())
 
 
 # --- public functions ------------------------------------------------------------
@@ -355,18 +379,17 @@ erfc, erfc_ = unary_api(erfc_p, "1 - erf(x), accurate where erf(x) is near 1.",
                         reject=_NO_COMPLEX, kname="erfc_vml_cpu")
 erfinv, erfinv_ = unary_api(erfinv_p, "The inverse error function on (-1, 1).",
                             reject=_NO_COMPLEX, kname="erfinv_cpu")
-floor, floor_ = unary_api(round_p, "Largest integer <= x (integers unchanged).", result=SAME,
-                          reject=(BOOL_K, COMPLEX_K), kname="floor", name="floor",
-                          fixed={"mode": "floor"})
-ceil, ceil_ = unary_api(round_p, "Smallest integer >= x (integers unchanged).", result=SAME,
-                        reject=(BOOL_K, COMPLEX_K), kname="ceil", name="ceil",
-                        fixed={"mode": "ceil"})
-trunc, trunc_ = unary_api(round_p, "x rounded toward zero (integers unchanged).", result=SAME,
-                          reject=(BOOL_K, COMPLEX_K), kname="trunc", name="trunc",
-                          fixed={"mode": "trunc"})
+floor, floor_ = unary_api(floor_p, "Largest integer <= x (integers unchanged).", result=SAME,
+                          reject=(BOOL_K, COMPLEX_K), kname="floor")
+ceil, ceil_ = unary_api(ceil_p, "Smallest integer >= x (integers unchanged).", result=SAME,
+                        reject=(BOOL_K, COMPLEX_K), kname="ceil")
+trunc, trunc_ = unary_api(trunc_p, "x rounded toward zero (integers unchanged).", result=SAME,
+                          reject=(BOOL_K, COMPLEX_K), kname="trunc")
 _round, _round_ = unary_api(round_p, "x rounded half to even.", result=SAME,
-                            reject=(BOOL_K, COMPLEX_K), kname="round_cpu",
-                            fixed={"mode": "half_even"})
+                            reject=(BOOL_K, COMPLEX_K), kname="round_cpu")
+_round_d, _round_d_ = unary_api(round_decimals_p, "x rounded half to even at `decimals`.",
+                                result=SAME, reject=(BOOL_K, COMPLEX_K), kname="round_cpu",
+                                name="round")
 frac, frac_ = unary_api(frac_p, "x - trunc(x).", result=SAME,
                         reject=(BOOL_K, INT_K, COMPLEX_K), kname="frac_cpu")
 isnan, _ = unary_api(float_class_p, "True where the element is NaN.", result=BOOL,
@@ -419,11 +442,14 @@ def _round_decimals_check(x: Tensor, decimals: int | None) -> int:
 
 def round(input: Tensor, *, decimals: int | None = None, out=None) -> Tensor:  # noqa: A001
     """Round half to even, to `decimals` decimal places (negative: to tens, hundreds ...)."""
-    return _round(input, decimals=_round_decimals_check(input, decimals), out=out)
+    d = _round_decimals_check(input, decimals)
+    # (passing `decimals` at all, even 0, selects PyTorch's second overload: RoundBackward1)
+    return (_round if decimals is None else _round_d)(input, decimals=d, out=out)
 
 
 def round_(self: Tensor, *, decimals: int | None = None) -> Tensor:
-    return _round_(self, decimals=_round_decimals_check(self, decimals))
+    d = _round_decimals_check(self, decimals)
+    return (_round_ if decimals is None else _round_d_)(self, decimals=d)
 
 
 def _signed_inf_check(name: str, x: Tensor) -> None:
@@ -435,13 +461,13 @@ def _signed_inf_check(name: str, x: Tensor) -> None:
 def isposinf(input: Tensor, *, out=None) -> Tensor:
     """True where the element is +inf."""
     _signed_inf_check("isposinf", input)
-    return write_out(apply(float_class_p, input, test="posinf"), out)
+    return write_out(apply(unary_p, input, fn=float_class_p, test="posinf"), out)
 
 
 def isneginf(input: Tensor, *, out=None) -> Tensor:
     """True where the element is -inf."""
     _signed_inf_check("isneginf", input)
-    return write_out(apply(float_class_p, input, test="neginf"), out)
+    return write_out(apply(unary_p, input, fn=float_class_p, test="neginf"), out)
 
 
 def _check_fill_values(nan, posinf, neginf) -> None:
