@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..ops.creation import eye, zeros
+from ..ops.join import stack
 from ..utils._pytree import tree_flatten, tree_unflatten
 from ._forward import jvp
-from ._reverse import _argnums_inputs, vjp
+from ._reverse import _argnums_inputs, _batch_levels, vjp
 from ._vmap import vmap
 
 
@@ -71,7 +72,12 @@ def jacrev(func: Callable, argnums=0, *, has_aux: bool = False, chunk_size=None,
         else:
             def row(*cts):
                 return tree_flatten(vjp_fn(tree_unflatten(list(cts), o_spec)))[0]
-            rows = vmap(row, chunk_size=chunk_size)(*_unit_vectors(o_leaves))
+            units = _unit_vectors(o_leaves)
+            if _batch_levels():  # inside a vmap (jacfwd(jacrev(f))): one VJP per row
+                each = [row(*[u[i] for u in units]) for i in range(units[0].shape[0])]
+                rows = [stack([e[m] for e in each]) for m in range(len(each[0]))]
+            else:
+                rows = vmap(row, chunk_size=chunk_size)(*units)
         per_in = [_split_rows(r, o_leaves) for r in rows]  # [input][output] -> (n_o, *in)
         per_out = []
         for k, o in enumerate(o_leaves):
