@@ -16,7 +16,7 @@ from .. import _grad_mode as grad_mode
 from .._core import current_interpreter
 from .._tensor import Tensor
 from ..autograd.engine import grad as _engine_grad
-from ..ops.creation import ones_like, zeros_like
+from ..ops.creation import ones, ones_like, zeros_like
 from ..utils._pytree import tree_flatten, tree_map, tree_unflatten
 from ._vmap import BatchedTensor, BatchInterpreter, batched
 
@@ -53,14 +53,16 @@ def _batch_levels() -> list:
 
 
 def _per_example(x, levels: list):
-    """`x` as a fresh input inside vmap: one copy per example at every vmap level (a
-    broadcast view), so each example's gradient is its own rather than the batch's sum."""
-    p = _front(x, levels)
-    if not p.requires_grad:
-        p = p.requires_grad_()
+    """`x` as a fresh input inside vmap: one copy per example at every vmap level, so each
+    example's gradient is its own rather than the batch's sum. The copy is `x * ones`
+    with the ones batched at every level: an op, so the interpreters above (a forward
+    level holding x's tangent) see it too."""
+    ones_ = ones(tuple(n for _, n in levels) + tuple(x.shape), dtype=x.dtype,
+                 device=x.device)
     for lvl, _ in levels:
-        p = batched(p, 0, lvl)
-    return p
+        ones_ = batched(ones_, 0, lvl)
+    w = x * ones_
+    return w if w.requires_grad else w.requires_grad_()
 
 
 def _release(t, keep: bool):
