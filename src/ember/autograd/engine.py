@@ -18,7 +18,6 @@ import re
 import warnings
 
 from .. import _tensor as T
-from .._core import ByParam, rule_params, vjp_rules
 from .._core.dispatch import run_quiet
 from . import grad_mode
 from .graph import MISSING, AccumulateGrad, Node, _anomaly, edge_of, retain_grad
@@ -115,11 +114,8 @@ def _type_name(t) -> str:
 def run_vjp(node: Node, grads: list, create_graph: bool) -> list:
     """Gradients for each input edge of `node`, given gradients for its outputs."""
     prim = node.prim
-    rule = vjp_rules.get(prim, MISSING)
+    rule = node._rule  # (a family's: its member's, resolved when the node was recorded)
     params = node._params
-    if rule.__class__ is ByParam:  # a family: its member's rule, called without `fn`
-        rule = rule.pick(params)
-        params = rule_params(prim, params)
     if rule is MISSING or rule is None:
         raise RuntimeError(
             f"no VJP registered for primitive {prim.name} (inputs "

@@ -16,7 +16,7 @@ import itertools
 import weakref
 
 from .. import _tensor as T
-from .._core import MISSING, ByParam, set_autograd, vjp_rule, vjp_rules
+from .._core import MISSING, Family, rule_params, set_autograd
 from . import grad_mode
 
 _seq = itertools.count()
@@ -78,7 +78,7 @@ def _add_hook(hooks: dict, value) -> RemovableHandle:
 class Node:
     """One recorded op: edges to its inputs' nodes, saved values, and its VJP."""
 
-    __slots__ = ("prim", "_edges", "_needs", "_saved", "_versions", "_out", "_params",
+    __slots__ = ("prim", "_rule", "_edges", "_needs", "_saved", "_versions", "_out", "_params",
                  "_in_meta", "_seq", "_vv", "__dict__", "__weakref__")
 
     # Rarely used state: class-level defaults, set per node only when needed.
@@ -98,7 +98,7 @@ class Node:
     @property
     def next_functions(self) -> tuple:
         """One (node, output_nr) per differentiable input, (None, 0) where none flows."""
-        rule = vjp_rule(self.prim, self._params)
+        rule = getattr(self, "_rule", None)  # (nodes not made by `record` have none)
         fns = rule.fns if rule is not None and rule is not MISSING else None
         wraps = self.prim is not None and self.prim.name in _WRAPS_SCALARS
         out = []
@@ -151,9 +151,7 @@ class Node:
 
     def _release(self) -> None:
         """Drop what this node saved (a later backward through it then raises)."""
-        rule = vjp_rules.get(self.prim)
-        if rule.__class__ is ByParam:
-            rule = rule.pick(self._params)
+        rule = getattr(self, "_rule", None)
         if rule is not None and rule is not MISSING and not rule.save_output \
                 and not rule.wanted.get(self._needs, 1):
             return  # it saved nothing (add, views, sum ...): nothing to free, as in PyTorch
@@ -289,12 +287,20 @@ def record(prim, rule, args, params, out) -> None:
     Tensor = T.Tensor
     cls = _node_classes.get(prim)
     if cls is None:
-        name = prim.grad_name
-        # (a name that depends on the call: the class is cached per name, found inline)
-        cls = node_class(prim, args, params) if name.__class__ is str else \
-            _node_classes.get(name(args, params)) or node_class(prim, args, params)
+        if prim.__class__ is Family:  # the member's class, cached by member
+            fn = params["fn"]
+            cls = _node_classes.get(fn)
+            if cls is None:
+                cls = _node_classes[fn] = node_class(prim, args, params)
+            params = rule_params(prim, params)  # what the member's rule is called with
+        else:
+            name = prim.grad_name
+            # (a name that depends on the call: the class is cached per name, found inline)
+            cls = node_class(prim, args, params) if name.__class__ is str else \
+                _node_classes.get(name(args, params)) or node_class(prim, args, params)
     node = _new(cls)
     node.prim = prim
+    node._rule = rule
     edges = []
     needs = []
     in_meta = []
