@@ -2,10 +2,11 @@
 static op (`compare`, `bitwise`) share: their eager evaluation, their vmap rule, and the
 helpers their forward-mode rules use.
 
-Eager evaluation (`eval_pointwise`) is the core's `eval_kernel` with the member's kernel
-called directly and its VJP looked up inline: `a + b` and `a * b` are the framework's
-hottest calls, and the generic family path would add a delegation call for the kernel and
-another for the VJP lookup to each of them.
+Eager evaluation of the `binary` family (`eval_pointwise`) is the core's `eval_kernel`
+with the member's kernel called directly and its VJP looked up inline: `a + b` and `a * b`
+are the framework's hottest calls, and the generic family path would add a delegation call
+for the kernel and another for the VJP lookup to each of them. (`ternary` takes the
+generic path.)
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ WRAPS_SCALARS: set = set()
 
 
 def eval_pointwise(fam, args: tuple, params: dict):
-    """Eager evaluation of a pointwise family member `params["fn"]` on `args`."""
+    """Eager evaluation of `binary` family member `params["fn"]` on `args` (its members
+    take no other params)."""
     # NOTE: the hot path of `a + b`: one pass over the arguments, as eval_kernel.
     arrays = []
     grad = const = False
@@ -45,21 +47,18 @@ def eval_pointwise(fam, args: tuple, params: dict):
     fn = params["fn"]
     token = _fp_set(_FP_QUIET)
     try:
-        res = fn.kernel(*arrays) if len(params) == 1 else _member_kernel(*arrays, **params)
+        res = fn.kernel(*arrays)  # (a binary member takes no params: `fn` is the only one)
     finally:
         _fp_reset(token)
     out = _wrap(res)
     if grad and _grad_state.enabled:
         rule = vjp_rules[fam].table.get(fn, MISSING)
         if const and fn in WRAPS_SCALARS:
-            args = tuple(a if isinstance(a, Tensor) else _wrap(np.asarray(a, res.dtype))
-                         for a in args)
+            a, b = args
+            args = (a, _wrap(np.asarray(b, res.dtype))) if isinstance(a, Tensor) else \
+                (_wrap(np.asarray(a, res.dtype)), b)
         autograd.record(fam, rule, args, params, out)
     return out
-
-
-def _member_kernel(*arrays, fn, **params):
-    return fn.kernel(*arrays, **params)
 
 
 # --- vmap --------------------------------------------------------------------------------

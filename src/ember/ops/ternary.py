@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as dt
-from .._tensor import Tensor
+from .. import _grad_mode as grad_mode
+from .._tensor import Tensor, _wrap
 from ._common import (
     binary_operands,
     broadcast_errors,
@@ -16,13 +17,15 @@ from ._common import (
     type_name,
     write_out,
 )
-from ._pointwise import WRAPS_SCALARS, batch_pointwise, eval_pointwise, shaped, tangent_sum
+from ._pointwise import batch_pointwise, shaped, tangent_sum
 from .binary import not_implemented
 from .registry import Family, Member, apply, apply_, defbatch, defjvp, defvjp
 
+_grad_state = grad_mode.state
+
 # where, clamp, lerp, addcmul and addcdiv are one primitive, the function a static param
 # (`bind(ternary_p, cond, a, b, fn=where_fn)`), as the binary maps are.
-ternary_p = Family("ternary", impl=eval_pointwise)
+ternary_p = Family("ternary")
 defbatch(ternary_p, batch_pointwise(ternary_p))
 
 _F32 = np.dtype(np.float32)
@@ -65,7 +68,6 @@ def _where_meta(cond, a, b):
 
 
 where_fn = Member(ternary_p, "where", _where_kernel, _where_meta)
-WRAPS_SCALARS.add(where_fn)
 
 
 def _masked(g: Tensor, cond: Tensor, keep_true: bool) -> Tensor:
@@ -106,7 +108,11 @@ def where(condition: Tensor, input=None, other=None, *, out=None):
             )
         condition = condition.to(dt.bool_)
     if isinstance(input, Tensor) or isinstance(other, Tensor):
-        a, b, _ = binary_operands(input, other)
+        a, b, d = binary_operands(input, other)
+        if not isinstance(b, Tensor):
+            b = _wrapped_number(b, d, a)
+        elif not isinstance(a, Tensor):
+            a = _wrapped_number(a, d, b)
     else:
         from .creation import scalar_tensor
 
@@ -114,6 +120,18 @@ def where(condition: Tensor, input=None, other=None, *, out=None):
         a = scalar_tensor(input, dtype=d, device=condition.device)
         b = other
     return write_out(apply(ternary_p, condition, a, b, fn=where_fn), out)
+
+
+def _wrapped_number(x, d: dt.dtype, like: Tensor):
+    """`x`, or when a node will be recorded, `x` as a 0-d tensor: PyTorch's where takes
+    tensors and wraps a number into one, which its node lists in `next_functions` as
+    `(None, 0)`."""
+    if not (_grad_state.enabled and like._requires_grad):
+        return x
+    s = like._storage
+    if s is not None and s.device.type != "cpu":
+        return x  # (a CPU 0-d tensor would not mix with it)
+    return _wrap(np.asarray(x, d.np), d)
 
 
 # --- clamp / clip ---------------------------------------------------------------------
