@@ -1,6 +1,6 @@
 """What the pointwise families (`binary`, `ternary`) and the pointwise primitives with a
-static op (`compare`, `bitwise`) share: their eager evaluation, their vmap rule, and the
-helpers their forward-mode rules use.
+static op (`compare`, `bitwise`) share: their vmap rule and the helpers their forward-mode
+rules use; and the eager evaluation of the `binary` family.
 
 Eager evaluation of the `binary` family (`eval_pointwise`) is the core's `eval_kernel`
 with the member's kernel called directly and its VJP looked up inline: `a + b` and `a * b`
@@ -21,8 +21,10 @@ from .._tensor import Tensor, _wrap
 _grad_state = grad_mode.state
 
 # Members whose PyTorch overload takes `Tensor other`: PyTorch wraps a Python number there
-# into a 0-d tensor, which `next_functions` then lists as `(None, 0)`. (Autograd's own list
-# of such ops reads the primitive's name, which for a family is the family's.)
+# into a 0-d tensor, which `next_functions` then lists as `(None, 0)`. The node gets such a
+# tensor in place of the number (`eval_pointwise`; `where` does the same in its wrapper).
+# NOTE: autograd's own list of these ops (graph._WRAPS_SCALARS) reads the primitive's name,
+# which for a family is the family's; once it reads the member's, this can go.
 WRAPS_SCALARS: set = set()
 
 
