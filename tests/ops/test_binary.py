@@ -192,6 +192,30 @@ def test_grad_fn_names_match_torch():
         assert name(f(ea, eb)) == name(f(ta, tb))
 
 
+@pytest.mark.parametrize("f", [
+    lambda m, a: a * 2, lambda m, a: 2 * a, lambda m, a: a + 1.5, lambda m, a: 1.5 + a,
+    lambda m, a: a - 3, lambda m, a: a / 4, lambda m, a: a ** 2, lambda m, a: 2 ** a,
+    lambda m, a: a % 0.7, lambda m, a: m.where(a > 1.8, a, 0.5), lambda m, a: m.where(
+        a > 1.8, 0.5, a), lambda m, a: a.clamp(0.5, 1.8), lambda m, a: m.lerp(a, a * 2, 0.3),
+])
+def test_a_number_operand_is_listed_in_next_functions_as_torch_lists_it(f):
+    """PyTorch wraps a number given for `Tensor other` (add, sub, mul, div, where) into a
+    0-d tensor, listed as (None, 0); for overloads taking a Scalar, it is not listed."""
+    kinds = []
+    for m in (ember, torch):
+        a = m.tensor([1.5, 2.0], dtype=m.float64, requires_grad=True)
+        y = f(m, a)
+        kinds.append([type(n).__name__ if n is not None else None
+                      for n, _ in y.grad_fn.next_functions])
+        if m is ember:
+            assert type(y.grad_fn).__name__ == type(f(torch, torch.tensor(
+                [1.5, 2.0], dtype=torch.float64, requires_grad=True)).grad_fn).__name__
+            value = y.detach().numpy()
+        else:
+            np.testing.assert_array_equal(value, y.detach().numpy())
+    assert kinds[0] == kinds[1]
+
+
 def test_floor_divide_has_no_derivative_like_torch():
     e = ember.tensor([3.0, 4.0], requires_grad=True)
     t = torch.tensor([3.0, 4.0], requires_grad=True)

@@ -1,9 +1,12 @@
-"""Binary arithmetic: add, sub, mul, div, pow and the comparisons, with their VJPs.
+"""Binary arithmetic: add, sub, mul, div, pow and the comparisons, with their derivatives.
 
-Each public function promotes its operands by PyTorch's rules (`binary_operands`)
-and calls one primitive. Broadcasting needs nothing here: the engine sums a
-gradient back to its input's shape in one place (`autograd.engine._fit`).
-The Python operators bound onto Tensor go straight to these functions.
+Every two-input pointwise map is a member of one primitive, the `binary` family (the
+function a static param, `fn=`), here and in `binary_extra.py` and `special_ops.py`; the
+bool-valued relations are one primitive, `compare`, the relation a static param (`op=`).
+Each public function promotes its operands by PyTorch's rules (`binary_operands`) and
+binds one of them. Broadcasting needs nothing here: the engine sums a gradient back to its
+input's shape in one place (`autograd.engine._fit`). The Python operators bound onto
+Tensor go straight to these functions.
 """
 
 from __future__ import annotations
@@ -16,14 +19,39 @@ from .._tensor import Tensor
 from .._view import broadcast_shapes
 from ._common import binary_operands, elementwise_meta, fit_scalar, is_scalar, type_name
 from ._common import write_out as _write_out
-from .registry import Primitive, apply, apply_, check_overlap, defvjp, nondifferentiable
+from ._pointwise import (
+    WRAPS_SCALARS,
+    batch_pointwise,
+    eval_pointwise,
+    shaped,
+    tangent_sum,
+)
+from .registry import (
+    Family,
+    Member,
+    Primitive,
+    apply,
+    apply_,
+    check_overlap,
+    defbatch,
+    defjvp,
+    defvjp,
+    nondifferentiable,
+)
 
 _F32 = np.dtype(np.float32)
 _grad_state = grad_mode.state
 
+# Every two-input pointwise map with a derivative (or a refusal of one) is one primitive,
+# the function a static param: `bind(binary_p, a, b, fn=add_fn)`. Each member has its own
+# kernel, node name and derivatives; vmap has one rule for all of them.
+binary_p = Family("binary", impl=eval_pointwise)
+defbatch(binary_p, batch_pointwise(binary_p))
 
-def _binary(name: str, kernel, grad_name: str | None = None) -> Primitive:
-    return Primitive(name, kernel, elementwise_meta, grad_name=grad_name)
+
+def member(name: str, kernel, grad_name: str | None = None, meta=elementwise_meta) -> Member:
+    """A member of the `binary` family (elementwise meta unless told)."""
+    return Member(binary_p, name, kernel, meta, grad_name=grad_name)
 
 
 def _cj(x):
@@ -59,19 +87,42 @@ def not_implemented(kname: str, d: dt.dtype) -> NotImplementedError:
 
 # --- add / sub / mul / div ----------------------------------------------------
 
-add_p = _binary("add", np.add)
-defvjp(add_p, lambda g, out, a, b: g, lambda g, out, a, b: g, reads=((), ()))
+add_fn = member("add", np.add)
+defvjp(add_fn, lambda g, out, a, b: g, lambda g, out, a, b: g, reads=((), ()))
+defjvp(add_fn, lambda primals, tangents, out: shaped(tangent_sum(*tangents), out))
 
-sub_p = _binary("sub", np.subtract)
-defvjp(sub_p, lambda g, out, a, b: g, lambda g, out, a, b: -g, reads=((), ()))
+sub_fn = member("sub", np.subtract)
+defvjp(sub_fn, lambda g, out, a, b: g, lambda g, out, a, b: -g, reads=((), ()))
+defjvp(sub_fn, lambda primals, tangents, out: shaped(
+    tangents[0] if tangents[1] is None else tangent_sum(tangents[0], -tangents[1]), out))
 
-mul_p = _binary("mul", np.multiply)
-defvjp(mul_p, lambda g, out, a, b: g * _cj(b), lambda g, out, a, b: g * _cj(a),
+mul_fn = member("mul", np.multiply)
+defvjp(mul_fn, lambda g, out, a, b: g * _cj(b), lambda g, out, a, b: g * _cj(a),
        reads=((1,), (0,)))
 
-div_p = _binary("div", np.true_divide)
-defvjp(div_p, lambda g, out, a, b: g / _cj(b), lambda g, out, a, b: -g * _cj(a / (b * b)),
+
+def _mul_jvp(primals, tangents, out):
+    (a, b), (ta, tb) = primals, tangents
+    return shaped(tangent_sum(None if ta is None else ta * b, None if tb is None else a * tb),
+                  out)
+
+
+defjvp(mul_fn, _mul_jvp)
+
+div_fn = member("div", np.true_divide)
+defvjp(div_fn, lambda g, out, a, b: g / _cj(b), lambda g, out, a, b: -g * _cj(a / (b * b)),
        reads=((1,), (0, 1)))
+
+
+def _div_jvp(primals, tangents, out):
+    b = primals[1]
+    ta, tb = tangents
+    return shaped(tangent_sum(None if ta is None else ta / b,
+                              None if tb is None else -tb * (out / b)), out)
+
+
+defjvp(div_fn, _div_jvp)
+WRAPS_SCALARS.update((add_fn, sub_fn, mul_fn, div_fn))
 
 
 def _scale(b, alpha, d: dt.dtype):
@@ -95,7 +146,7 @@ def add(input, other, *, alpha=1, out=None) -> Tensor:
     a, b, d = binary_operands(input, other)
     if alpha != 1:
         b = _scale(b, alpha, d)
-    r = apply(add_p, a, b)
+    r = apply(binary_p, a, b, fn=add_fn)
     return r if out is None else _write_out(r, out)
 
 
@@ -133,7 +184,7 @@ def _sub(input, other, alpha=1, out=None) -> Tensor:
         _sub_bool_check(input, other)
     if alpha != 1:
         b = _scale(b, alpha, d)
-    r = apply(sub_p, a, b)
+    r = apply(binary_p, a, b, fn=sub_fn)
     return r if out is None else _write_out(r, out)
 
 
@@ -151,7 +202,7 @@ def rsub(input, other, *, alpha=1) -> Tensor:
 def mul(input, other, *, out=None) -> Tensor:
     """input * other, with broadcasting and type promotion."""
     a, b, d = binary_operands(input, other)
-    r = apply(mul_p, a, b)
+    r = apply(binary_p, a, b, fn=mul_fn)
     return r if out is None else _write_out(r, out)
 
 
@@ -185,24 +236,29 @@ def _trunc_div_kernel(a, b):
     return np.trunc(np.true_divide(a, b))
 
 
-def _rounded_div_kernel(a, b, *, rounding_mode, floor_divide=False):
-    return np.floor_divide(a, b) if rounding_mode == "floor" else _trunc_div_kernel(a, b)
-
-
-def _rounded_div_grad(g, out, a, b, *, rounding_mode, floor_divide=False):
-    if floor_divide:
-        raise RuntimeError("the derivative for 'floor_divide' is not implemented.")
+def _rounded_div_grad(g, out, a, b):
     return g * 0  # a step function: zero almost everywhere
 
 
-# div(rounding_mode='trunc' / 'floor') and floor_divide (`floor_divide=True`: the same
-# quotient, but PyTorch gives it no derivative and a node named NotImplemented). True
-# division stays `div_p`: a plain ufunc (written in place directly) with a real derivative.
-rounded_div_p = Primitive("div_rounded", int_zero_checked(lowp2(_rounded_div_kernel)),
-                          lambda a, b, **params: elementwise_meta(a, b),
-                          grad_name=lambda args, params: (
-                              "NotImplemented" if params.get("floor_divide") else "DivBackward2"))
-defvjp(rounded_div_p, _rounded_div_grad, _rounded_div_grad, reads=((), ()))
+def _floor_divide_grad(g, out, a, b):
+    raise RuntimeError("the derivative for 'floor_divide' is not implemented.")
+
+
+def _floor_divide_jvp(primals, tangents, out):
+    raise RuntimeError("the derivative for 'floor_divide' is not implemented.")
+
+
+# div(rounding_mode='trunc' / 'floor') and floor_divide: floor_divide is div_floor's
+# quotient, but PyTorch gives it no derivative and a node named NotImplemented.
+div_trunc_fn = member("div_trunc", int_zero_checked(lowp2(_trunc_div_kernel)), "DivBackward2")
+div_floor_fn = member("div_floor", int_zero_checked(lowp2(np.floor_divide)), "DivBackward2")
+floor_divide_fn = member("floor_divide", div_floor_fn.kernel, "NotImplemented")
+_ROUNDED = {"trunc": div_trunc_fn, "floor": div_floor_fn}
+for _fn in (div_trunc_fn, div_floor_fn):
+    defvjp(_fn, _rounded_div_grad, _rounded_div_grad, reads=((), ()))
+    defjvp(_fn, lambda primals, tangents, out: None)  # zero almost everywhere
+defvjp(floor_divide_fn, _floor_divide_grad, _floor_divide_grad, reads=((), ()))
+defjvp(floor_divide_fn, _floor_divide_jvp)
 
 
 def int_zero_check(b, d: dt.dtype, a=None) -> None:
@@ -223,10 +279,10 @@ def div(input, other, *, rounding_mode=None, out=None) -> Tensor:
             fd = dt.get_default_dtype()  # given (a number is not first wrapped into uint8)
             a = input.to(fd) if isinstance(input, Tensor) else float(input)
             b = other.to(fd) if isinstance(other, Tensor) else float(other)
-        r = apply(div_p, a, b)
+        r = apply(binary_p, a, b, fn=div_fn)
         return r if out is None else _write_out(r, out)
     _check_rounded_div(rounding_mode, d, b, a)
-    return _write_out(apply(rounded_div_p, a, b, rounding_mode=rounding_mode), out)
+    return _write_out(apply(binary_p, a, b, fn=_ROUNDED[rounding_mode]), out)
 
 
 def _check_rounded_div(rounding_mode, d: dt.dtype, b, a=None) -> None:
@@ -253,7 +309,7 @@ def floor_divide(input, other, *, out=None) -> Tensor:
     """Floor of input / other (integers stay integers); has no derivative, as in PyTorch."""
     a, b, d = binary_operands(input, other)
     _check_rounded_div("floor", d, b, a)
-    return _write_out(apply(rounded_div_p, a, b, rounding_mode="floor", floor_divide=True), out)
+    return _write_out(apply(binary_p, a, b, fn=floor_divide_fn), out)
 
 
 # --- pow --------------------------------------------------------------------
@@ -315,14 +371,18 @@ def _pow_kernel(a, b):
     return lowp2(np.power)(a, b)
 
 
-def _pow_node_name(args: tuple, params: dict) -> str:
-    """PyTorch's three overloads: tensor ** number, tensor ** tensor, number ** tensor."""
-    if isinstance(args[0], Tensor):
-        return "PowBackward1" if isinstance(args[1], Tensor) else "PowBackward0"
-    return "PowBackward2"
+# PyTorch's three overloads, one member each for their node names: tensor ** number
+# (PowBackward0), tensor ** tensor (PowBackward1), number ** tensor (PowBackward2).
+pow_tensor_scalar_fn = member("pow_tensor_scalar", _pow_kernel, "PowBackward0")
+pow_tensor_tensor_fn = member("pow_tensor_tensor", _pow_kernel, "PowBackward1")
+pow_scalar_fn = member("pow_scalar", _pow_kernel, "PowBackward2")
 
 
-pow_p = Primitive("pow", _pow_kernel, elementwise_meta, grad_name=_pow_node_name)
+def _pow_fn(a, b) -> Member:
+    """The member for `a ** b` (at least one a tensor)."""
+    if isinstance(a, Tensor):
+        return pow_tensor_tensor_fn if isinstance(b, Tensor) else pow_tensor_scalar_fn
+    return pow_scalar_fn
 
 
 def _pow_grad_base(g, out, a, b):
@@ -335,18 +395,45 @@ def _pow_grad_base(g, out, a, b):
     return where(b == 0, 0.0, g * _cj(b * a ** (b - 1)))
 
 
+def _log_base(a, out):
+    """log(a) for the exponent's derivative: a tensor, or for a number base a constant
+    (-inf at 0, NaN below 0 for real results)."""
+    if isinstance(a, Tensor):
+        return a.log()
+    return complex(np.log(complex(a))) if out._dtype.is_complex else float(np.log(float(a)))
+
+
 def _pow_grad_exp(g, out, a, b):
     from .ternary import where
 
     if isinstance(a, Tensor):
         return where((a == 0) & (b >= 0), 0.0, g * _cj(out * a.log()))
-    # A number as the base: log(a) is a constant (-inf at 0, NaN below 0 for real results).
-    log_a = complex(np.log(complex(a))) if out._dtype.is_complex else float(np.log(float(a)))
-    grad = g * _cj(out * log_a)
+    grad = g * _cj(out * _log_base(a, out))
     return where(b >= 0, 0.0, grad) if a == 0 else grad
 
 
-defvjp(pow_p, _pow_grad_base, _pow_grad_exp, save_output=True)
+def _pow_jvp(primals, tangents, out):
+    from .ternary import where
+
+    (a, b), (ta, tb) = primals, tangents
+    base = exp = None
+    if ta is not None:
+        if not isinstance(b, Tensor):
+            base = None if b == 0 else ta * (b * a ** (b - 1))
+        else:
+            base = where(b == 0, 0.0, ta * (b * a ** (b - 1)))
+    if tb is not None:
+        exp = tb * (out * _log_base(a, out))
+        if isinstance(a, Tensor):
+            exp = where((a == 0) & (b >= 0), 0.0, exp)
+        elif a == 0:
+            exp = where(b >= 0, 0.0, exp)
+    return shaped(tangent_sum(base, exp), out)
+
+
+for _fn in (pow_tensor_scalar_fn, pow_tensor_tensor_fn, pow_scalar_fn):
+    defvjp(_fn, _pow_grad_base, _pow_grad_exp, save_output=True)
+    defjvp(_fn, _pow_jvp)
 
 
 def _negative_int_power(d: dt.dtype, exponent) -> None:
@@ -372,8 +459,12 @@ def pow(input, exponent, *, out=None) -> Tensor:  # noqa: A001
         _negative_int_power(d, exponent)
         a, b = _pow_checks(a, b, d)
         if d is dt.bool_:  # bool tensor ** bool: the tensor itself, or all True
-            return _write_out(apply(pow_p, a.to(dt.uint8), int(b)).to(dt.bool_), out)
-    return _write_out(apply(pow_p, a, b), out)
+            r = apply(binary_p, a.to(dt.uint8), int(b), fn=pow_tensor_scalar_fn)
+            return _write_out(r.to(dt.bool_), out)
+    # (the member picked inline: `x ** 2` is common in losses)
+    fn = (pow_tensor_tensor_fn if isinstance(b, Tensor) else pow_tensor_scalar_fn) \
+        if isinstance(a, Tensor) else pow_scalar_fn
+    return _write_out(apply(binary_p, a, b, fn=fn), out)
 
 
 def float_power(input, exponent, *, out=None) -> Tensor:
@@ -386,7 +477,7 @@ def float_power(input, exponent, *, out=None) -> Tensor:
     if isinstance(b, bool):
         b = int(b)
     a, b, _ = binary_operands(a, b)
-    return _write_out(apply(pow_p, a, b), out)
+    return _write_out(apply(binary_p, a, b, fn=_pow_fn(a, b)), out)
 
 
 def _float_power_dtype(*xs) -> dt.dtype:
@@ -405,13 +496,14 @@ def float_power_(self: Tensor, exponent) -> Tensor:
 
 # --- comparisons (not differentiable) --------------------------------------------
 
-_RELATIONS = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
-              "gt": np.greater, "ge": np.greater_equal}
-
-# one comparison, the relation (`op`) a static param
-compare_p = Primitive("compare", lambda a, b, *, op: _RELATIONS[op](a, b),
-                      lambda a, b, *, op: elementwise_meta(a, b, dtype=dt.bool_))
+# Every pointwise bool-valued relation of two operands is one primitive, the relation a
+# static param (`op`): the orderings here, and the logical ops and isclose (binary_extra).
+COMPARISONS = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+               "gt": np.greater, "ge": np.greater_equal}
+compare_p = Primitive("compare", lambda a, b, *, op, **params: COMPARISONS[op](a, b, **params),
+                      lambda a, b, *, op, **params: elementwise_meta(a, b, dtype=dt.bool_))
 nondifferentiable(compare_p)
+defbatch(compare_p, batch_pointwise(compare_p))
 
 
 def _comparison(op: str):
@@ -478,7 +570,7 @@ def inplace_shape_check(self: Tensor, other, name: str) -> None:
 def add_(self: Tensor, other, *, alpha=1) -> Tensor:
     if alpha != 1:
         other = _scale(other, alpha, dt.result_type(self, other))
-    return apply_(add_p, self, inplace_operand(self, other))
+    return apply_(binary_p, self, inplace_operand(self, other), fn=add_fn)
 
 
 def sub_(self: Tensor, other, *, alpha=1) -> Tensor:
@@ -486,11 +578,11 @@ def sub_(self: Tensor, other, *, alpha=1) -> Tensor:
         _sub_bool_check(self, other)
     if alpha != 1:
         other = _scale(other, alpha, dt.result_type(self, other))
-    return apply_(sub_p, self, inplace_operand(self, other))
+    return apply_(binary_p, self, inplace_operand(self, other), fn=sub_fn)
 
 
 def mul_(self: Tensor, other) -> Tensor:
-    return apply_(mul_p, self, inplace_operand(self, other))
+    return apply_(binary_p, self, inplace_operand(self, other), fn=mul_fn)
 
 
 def div_(self: Tensor, other, *, rounding_mode=None) -> Tensor:
@@ -501,10 +593,10 @@ def div_(self: Tensor, other, *, rounding_mode=None) -> Tensor:
                 f"result type {type_name(dt.get_default_dtype())} can't be cast to the desired "
                 f"output type {type_name(self._dtype)}"
             )
-        return apply_(div_p, self, inplace_operand(self, other))
+        return apply_(binary_p, self, inplace_operand(self, other), fn=div_fn)
     b = inplace_operand(self, other)
     _check_rounded_div(rounding_mode, dt.result_type(self, other), b, self)
-    return apply_(rounded_div_p, self, b, rounding_mode=rounding_mode)
+    return apply_(binary_p, self, b, fn=_ROUNDED[rounding_mode])
 
 
 def true_divide_(self: Tensor, other) -> Tensor:
@@ -515,7 +607,7 @@ def floor_divide_(self: Tensor, other) -> Tensor:
     inplace_shape_check(self, other, "floor_divide")
     b = inplace_operand(self, other)
     _check_rounded_div("floor", dt.result_type(self, other), b, self)
-    return apply_(rounded_div_p, self, b, rounding_mode="floor", floor_divide=True)
+    return apply_(binary_p, self, b, fn=floor_divide_fn)
 
 
 def pow_(self: Tensor, exponent) -> Tensor:
@@ -526,7 +618,7 @@ def pow_(self: Tensor, exponent) -> Tensor:
         _pow_checks(self, b, self._dtype)
     elif isinstance(b, Tensor) and b._dtype is not self._dtype:
         b = b.to(self._dtype)  # (NumPy has no bfloat16 ** int64 loop; the result is self's)
-    return apply_(pow_p, self, b)
+    return apply_(binary_p, self, b, fn=_pow_fn(self, b))
 
 
 def _inplace_cmp(fn):
@@ -575,7 +667,7 @@ def _add_op(self, other):
         a, b, _ = binary_operands(self, other)
     except TypeError:
         return NotImplemented
-    return apply(add_p, a, b)
+    return apply(binary_p, a, b, fn=add_fn)
 
 
 def _mul_op(self, other):
@@ -583,7 +675,7 @@ def _mul_op(self, other):
         a, b, _ = binary_operands(self, other)
     except TypeError:
         return NotImplemented
-    return apply(mul_p, a, b)
+    return apply(binary_p, a, b, fn=mul_fn)
 
 
 def _rtruediv(self, other):

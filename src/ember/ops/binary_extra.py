@@ -1,8 +1,9 @@
 """More binary ops: remainder/fmod, atan2/hypot, maximum/minimum/fmax/fmin, closeness,
 logical and bitwise ops with shifts, and their Python operators (%, &, |, ^, <<, >>).
 
-Same pattern as `binary.py`: promote with `binary_operands`, run one primitive,
-derivative registered right below it.
+Same pattern as `binary.py`: promote with `binary_operands`, bind a member of the
+`binary` family (or the `compare` / `bitwise` primitive), derivatives registered right
+below it.
 """
 
 from __future__ import annotations
@@ -19,21 +20,22 @@ from ._common import (
     type_name,
     write_out,
 )
+from ._pointwise import batch_pointwise, shaped, tangent_sum
 from .binary import (
+    COMPARISONS,
+    binary_p,
+    compare_p,
     forward_op,
     inplace_operand,
     inplace_shape_check,
     int_zero_check,
     int_zero_checked,
     lowp2,
+    member,
     not_implemented,
     reflected_op,
 )
-from .registry import Primitive, apply, apply_, defvjp, nondifferentiable
-
-
-def _binary(name: str, kernel, grad_name: str | None = None) -> Primitive:
-    return Primitive(name, kernel, elementwise_meta, grad_name=grad_name)
+from .registry import Member, Primitive, apply, apply_, defbatch, defjvp, defvjp, nondifferentiable
 
 
 def _where(cond, a, b):
@@ -62,15 +64,18 @@ def _inplace_first_checks(self: Tensor, other) -> None:
 
 
 def _api(prim: Primitive, prepare, doc: str, number_other: bool = True, name: str | None = None,
-         **params):
+         pick=None, **params):
     """Function `op(input, other, *, out=None)` and method `op_(self, other)` for `prim`
     (called `name`, and bound with the static `params`, when one primitive serves several).
 
     `prepare(input, other)` checks and promotes, returning the operands the kernel gets;
     `number_other=False` says `other` must be a tensor (`prepare` raises the TypeError).
+    `pick(other)`, when given, is the family member (`fn`) to bind for that `other`.
     """
     def op(input, other, *, out=None) -> Tensor:
         a, b = prepare(input, other)
+        if pick is not None:
+            return write_out(apply(prim, a, b, fn=pick(b)), out)
         return write_out(apply(prim, a, b, **params), out)
 
     def op_(self: Tensor, other) -> Tensor:
@@ -79,10 +84,13 @@ def _api(prim: Primitive, prepare, doc: str, number_other: bool = True, name: st
         a, b = prepare(self, other)
         # A number goes in as given: `prepare` may have made it a NumPy scalar (bfloat16
         # among them) that `inplace_operand` does not take.
-        return apply_(prim, self,
-                      inplace_operand(self, b if isinstance(other, Tensor) else other), **params)
+        b = inplace_operand(self, b if isinstance(other, Tensor) else other)
+        if pick is not None:
+            return apply_(prim, self, b, fn=pick(b))
+        return apply_(prim, self, b, **params)
 
-    name = name or prim.name
+    if name is None:
+        name = params["fn"].name if "fn" in params else prim.name
     op.__name__, op_.__name__ = name, name + "_"
     op.__doc__ = op_.__doc__ = doc
     return op, op_
@@ -90,21 +98,35 @@ def _api(prim: Primitive, prepare, doc: str, number_other: bool = True, name: st
 
 # --- remainder and fmod -------------------------------------------------------------------
 
-def _by_other(op: str):
-    """PyTorch's node names for `op(tensor, number)` (Backward0) and `op(tensor, tensor)`."""
-    def name(args: tuple, params: dict) -> str:
-        return f"{op}Backward1" if isinstance(args[1], Tensor) else f"{op}Backward0"
-
-    return name
+def _floor_quotient(a, b):
+    return a.div(b, rounding_mode="floor")
 
 
-remainder_p = _binary("remainder", int_zero_checked(lowp2(np.remainder)), _by_other("Remainder"))
-defvjp(remainder_p, lambda g, out, a, b: g,
-       lambda g, out, a, b: -g * a.div(b, rounding_mode="floor"), reads=((), (0, 1)))
+def _trunc_quotient(a, b):
+    return a.div(b, rounding_mode="trunc")
 
-fmod_p = _binary("fmod", int_zero_checked(lowp2(np.fmod)), _by_other("Fmod"))
-defvjp(fmod_p, lambda g, out, a, b: g,
-       lambda g, out, a, b: -g * a.div(b, rounding_mode="trunc"), reads=((), (0, 1)))
+
+def _modulo(name: str, kernel, quotient):
+    """Members `name` (a tensor divisor: {Name}Backward1) and `name_scalar` (a number:
+    Backward0, as PyTorch's overloads), with d/da = 1 and d/db = -quotient(a, b)."""
+    title = name.capitalize()
+    fns = (member(name, kernel, f"{title}Backward1"),
+           member(f"{name}_scalar", kernel, f"{title}Backward0"))
+
+    def jvp(primals, tangents, out):
+        (a, b), (ta, tb) = primals, tangents
+        return shaped(tangent_sum(ta, None if tb is None else -tb * quotient(a, b)), out)
+
+    for fn in fns:
+        defvjp(fn, lambda g, out, a, b: g, lambda g, out, a, b: -g * quotient(a, b),
+               reads=((), (0, 1)))
+        defjvp(fn, jvp)
+    return fns
+
+
+remainder_fn, remainder_scalar_fn = _modulo("remainder", int_zero_checked(lowp2(np.remainder)),
+                                            _floor_quotient)
+fmod_fn, fmod_scalar_fn = _modulo("fmod", int_zero_checked(lowp2(np.fmod)), _trunc_quotient)
 
 
 def _modulo_operands(kname: str):
@@ -117,10 +139,13 @@ def _modulo_operands(kname: str):
     return prepare
 
 
-remainder, remainder_ = _api(remainder_p, _modulo_operands("remainder_cpu"),
-                             "Python's modulus: the result has the sign of `other`.")
-_fmod, fmod_ = _api(fmod_p, _modulo_operands("fmod_cpu"),
-                    "C's fmod: the result has the sign of `input`.")
+remainder, remainder_ = _api(
+    binary_p, _modulo_operands("remainder_cpu"),
+    "Python's modulus: the result has the sign of `other`.", name="remainder",
+    pick=lambda b: remainder_fn if isinstance(b, Tensor) else remainder_scalar_fn)
+_fmod, fmod_ = _api(binary_p, _modulo_operands("fmod_cpu"),
+                    "C's fmod: the result has the sign of `input`.", name="fmod",
+                    pick=lambda b: fmod_fn if isinstance(b, Tensor) else fmod_scalar_fn)
 
 
 def fmod(input: Tensor, other, *, out=None) -> Tensor:
@@ -131,13 +156,21 @@ def fmod(input: Tensor, other, *, out=None) -> Tensor:
 
 # --- atan2 and hypot ----------------------------------------------------------------------
 
-atan2_p = _binary("atan2", lowp2(np.arctan2))
-defvjp(atan2_p, lambda g, out, a, b: g * b / (a * a + b * b),
+atan2_fn = member("atan2", lowp2(np.arctan2))
+defvjp(atan2_fn, lambda g, out, a, b: g * b / (a * a + b * b),
        lambda g, out, a, b: -g * a / (a * a + b * b))
+defjvp(atan2_fn, lambda primals, tangents, out: shaped(tangent_sum(
+    None if tangents[0] is None else tangents[0] * primals[1],
+    None if tangents[1] is None else -tangents[1] * primals[0],
+) / (primals[0] * primals[0] + primals[1] * primals[1]), out))
 
-hypot_p = _binary("hypot", lowp2(np.hypot))
-defvjp(hypot_p, lambda g, out, a, b: g * a / out, lambda g, out, a, b: g * b / out,
+hypot_fn = member("hypot", lowp2(np.hypot))
+defvjp(hypot_fn, lambda g, out, a, b: g * a / out, lambda g, out, a, b: g * b / out,
        reads=((0,), (1,)), save_output=True)
+defjvp(hypot_fn, lambda primals, tangents, out: shaped(tangent_sum(
+    None if tangents[0] is None else tangents[0] * primals[0],
+    None if tangents[1] is None else tangents[1] * primals[1],
+) / out, out))
 
 
 def _atan2_operands(input, other):
@@ -156,49 +189,56 @@ def _hypot_operands(input, other):
     return a, b
 
 
-atan2, atan2_ = _api(atan2_p, _atan2_operands, "The angle of (other, input), in (-pi, pi].",
-                     number_other=False)
-hypot, hypot_ = _api(hypot_p, _hypot_operands, "sqrt(input**2 + other**2) without overflow.",
-                     number_other=False)
+atan2, atan2_ = _api(binary_p, _atan2_operands, "The angle of (other, input), in (-pi, pi].",
+                     number_other=False, fn=atan2_fn)
+hypot, hypot_ = _api(binary_p, _hypot_operands, "sqrt(input**2 + other**2) without overflow.",
+                     number_other=False, fn=hypot_fn)
 arctan2, arctan2_ = atan2, atan2_
 
 
 # --- maximum, minimum, fmax, fmin ------------------------------------------------------------
 
-# maximum / minimum (NaN propagates) and fmax / fmin (NaN loses) are one primitive per NaN
-# rule, `largest` telling max from min; the node names follow it.
-def _pair_names(big: str, small: str):
-    return lambda args, params: big if params["largest"] else small
-
-
-maximum_p = Primitive("maximum_minimum",
-                      lambda a, b, *, largest: np.maximum(a, b) if largest else np.minimum(a, b),
-                      lambda a, b, **params: elementwise_meta(a, b),
-                      grad_name=_pair_names("MaximumBackward0", "MinimumBackward0"))
-fmax_p = Primitive("fmax_fmin",
-                   lambda a, b, *, largest: np.fmax(a, b) if largest else np.fmin(a, b),
-                   lambda a, b, **params: elementwise_meta(a, b),
-                   grad_name=_pair_names("FmaxBackward0", "FminBackward0"))
-
-
+# maximum / minimum (NaN propagates) and fmax / fmin (NaN loses).
 def _loses(x, y, largest: bool):
     return x < y if largest else x > y
-
-
-# maximum/minimum: the loser gets no gradient, a tie splits it, NaN gives it to both
-# (PyTorch's rule).
-defvjp(maximum_p,
-       lambda g, out, a, b, *, largest: _where(a == b, g / 2, g * ~_loses(a, b, largest)),
-       lambda g, out, a, b, *, largest: _where(a == b, g / 2, g * ~_loses(b, a, largest)))
 
 
 def _input_wins(a, b, largest: bool):
     return ((a >= b) if largest else (a <= b)) | b.isnan()
 
 
-# NOTE: fmax/fmin give ties and NaN-in-other to `input`, as PyTorch's formulas do.
-defvjp(fmax_p, lambda g, out, a, b, *, largest: g * _input_wins(a, b, largest),
-       lambda g, out, a, b, *, largest: g * ~_input_wins(a, b, largest))
+def _extreme(name: str, kernel, largest: bool, nan_loses: bool) -> Member:
+    """Member `name`. maximum/minimum: the loser gets no gradient, a tie splits it, NaN
+    gives it to both (PyTorch's rule). fmax/fmin: ties and NaN-in-other go to `input`, as
+    PyTorch's formulas do."""
+    fn = member(name, kernel)
+    if nan_loses:
+        defvjp(fn, lambda g, out, a, b: g * _input_wins(a, b, largest),
+               lambda g, out, a, b: g * ~_input_wins(a, b, largest))
+
+        def jvp(primals, tangents, out):
+            (a, b), (ta, tb) = primals, tangents
+            wins = _input_wins(a, b, largest)
+            return shaped(tangent_sum(None if ta is None else ta * wins,
+                                      None if tb is None else tb * ~wins), out)
+    else:
+        defvjp(fn, lambda g, out, a, b: _where(a == b, g / 2, g * ~_loses(a, b, largest)),
+               lambda g, out, a, b: _where(a == b, g / 2, g * ~_loses(b, a, largest)))
+
+        def jvp(primals, tangents, out):
+            (a, b), (ta, tb) = primals, tangents
+            tie = a == b
+            return shaped(tangent_sum(
+                None if ta is None else _where(tie, ta / 2, ta * ~_loses(a, b, largest)),
+                None if tb is None else _where(tie, tb / 2, tb * ~_loses(b, a, largest))), out)
+    defjvp(fn, jvp)
+    return fn
+
+
+maximum_fn = _extreme("maximum", np.maximum, True, False)
+minimum_fn = _extreme("minimum", np.minimum, False, False)
+fmax_fn = _extreme("fmax", np.fmax, True, True)
+fmin_fn = _extreme("fmin", np.fmin, False, True)
 
 
 def _extreme_operands(name: str):
@@ -213,14 +253,12 @@ def _extreme_operands(name: str):
     return prepare
 
 
-maximum, _ = _api(maximum_p, _extreme_operands("maximum"), "Elementwise max; NaN propagates.",
-                  name="maximum", largest=True)
-minimum, _ = _api(maximum_p, _extreme_operands("minimum"), "Elementwise min; NaN propagates.",
-                  name="minimum", largest=False)
-fmax, _ = _api(fmax_p, _extreme_operands("fmax"), "Elementwise max ignoring NaN.", name="fmax",
-               largest=True)
-fmin, _ = _api(fmax_p, _extreme_operands("fmin"), "Elementwise min ignoring NaN.", name="fmin",
-               largest=False)
+maximum, _ = _api(binary_p, _extreme_operands("maximum"), "Elementwise max; NaN propagates.",
+                  fn=maximum_fn)
+minimum, _ = _api(binary_p, _extreme_operands("minimum"), "Elementwise min; NaN propagates.",
+                  fn=minimum_fn)
+fmax, _ = _api(binary_p, _extreme_operands("fmax"), "Elementwise max ignoring NaN.", fn=fmax_fn)
+fmin, _ = _api(binary_p, _extreme_operands("fmin"), "Elementwise min ignoring NaN.", fn=fmin_fn)
 
 
 # --- logical ops ---------------------------------------------------------------------------
@@ -229,12 +267,13 @@ def _truth(a):
     return a if a.dtype == np.bool_ else a != 0
 
 
-_LOGICAL = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
+# logical and / or / xor of the operands' truth values: relations of the `compare` primitive
+def _logical(ufunc):
+    return lambda a, b: ufunc(_truth(a), _truth(b))
 
-# logical and / or / xor of the operands' truth values (`op`)
-logical_p = Primitive("logical", lambda a, b, *, op: _LOGICAL[op](_truth(a), _truth(b)),
-                      lambda a, b, *, op: elementwise_meta(a, b, dtype=dt.bool_))
-nondifferentiable(logical_p)
+
+COMPARISONS.update(logical_and=_logical(np.logical_and), logical_or=_logical(np.logical_or),
+                   logical_xor=_logical(np.logical_xor))
 
 
 def _logical_operands(name: str):
@@ -255,10 +294,10 @@ def _logical_api(which: str):
     prepare = _logical_operands(name)
 
     def op(input, other, *, out=None) -> Tensor:
-        return write_out(apply(logical_p, *prepare(input, other), op=which), out)
+        return write_out(apply(compare_p, *prepare(input, other), op=name), out)
 
     def op_(self: Tensor, other) -> Tensor:
-        return apply_(logical_p, self, prepare(self, other)[1], op=which)
+        return apply_(compare_p, self, prepare(self, other)[1], op=name)
 
     op.__name__, op_.__name__ = name, name + "_"
     op.__doc__ = f"Elementwise {which.upper()} of truth values, as bool."
@@ -298,6 +337,7 @@ _BITWISE = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
 bitwise_p = Primitive("bitwise", lambda a, b, *, op: _BITWISE[op](a, b),
                       lambda a, b, *, op: elementwise_meta(a, b))
 nondifferentiable(bitwise_p)
+defbatch(bitwise_p, batch_pointwise(bitwise_p))
 
 
 def _bitwise_operands(kname: str, refuse=(2, 3)):
@@ -341,9 +381,7 @@ def _isclose_kernel(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return close | (np.isfinite(diff) & (diff <= atol + np.abs(rtol * b)))
 
 
-isclose_p = Primitive("isclose", _isclose_kernel,
-                      lambda a, b, **p: elementwise_meta(a, b, dtype=dt.bool_))
-nondifferentiable(isclose_p)
+COMPARISONS["isclose"] = _isclose_kernel  # a relation of the `compare` primitive
 
 
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
@@ -361,7 +399,8 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
         from .._view import broadcast_shapes
 
         broadcast_shapes(input._shape, other._shape)
-    return apply(isclose_p, input, other, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    return apply(compare_p, input, other, op="isclose", rtol=rtol, atol=atol,
+                 equal_nan=equal_nan)
 
 
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,

@@ -17,7 +17,8 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor
-from ._common import binary_operands, elementwise_meta, type_name, write_out
+from ._common import binary_operands, type_name, write_out
+from ._pointwise import shaped, tangent_sum
 from ._special_math import (
     _SQRTPI,
     _digamma64,
@@ -42,7 +43,8 @@ from ._special_math import (
     _xlog1py64,
     _zeta64,
 )
-from .registry import Member, Primitive, apply, apply_, defvjp, nondifferentiable
+from .binary import binary_p, member
+from .registry import Member, Primitive, apply, apply_, defjvp, defvjp, nondifferentiable
 from .unary import COMPLEX_K, defjvp1, not_implemented, unary, unary_api, unary_p
 
 # --- lgamma, digamma, polygamma ---------------------------------------------------------
@@ -162,14 +164,24 @@ defvjp(entr_p, lambda g, out, x: g * -(x.log() + 1))
 defjvp1(entr_p, lambda t, out, x: t * -(x.log() + 1))
 
 
-def _binary(name: str, fn, grad_name: str) -> Primitive:
-    return Primitive(name, _via64(fn), elementwise_meta, grad_name=grad_name)
+def _binary(name: str, fn, grad_name: str) -> Member:
+    return member(name, _via64(fn), grad_name)
 
 
-xlog1py_p = _binary("special_xlog1py", _xlog1py64, "SpecialXlog1PyBackward0")
-defvjp(xlog1py_p,  # d/dx is log1p(y), 0 only where x == 0 and y <= -1 (as PyTorch)
-       lambda g, out, x, y: _where((x == 0) & (y <= -1), 0.0, apply(xlog1py_p, g, y)),
+xlog1py_fn = _binary("special_xlog1py", _xlog1py64, "SpecialXlog1PyBackward0")
+
+
+def _xlog1py_dx(t, x, y):
+    """d/dx xlog1py(x, y) = log1p(y) times `t`, 0 only where x == 0 and y <= -1 (as
+    PyTorch)."""
+    return _where((x == 0) & (y <= -1), 0.0, apply(binary_p, t, y, fn=xlog1py_fn))
+
+
+defvjp(xlog1py_fn, lambda g, out, x, y: _xlog1py_dx(g, x, y),
        lambda g, out, x, y: g * x / (y + 1))
+defjvp(xlog1py_fn, lambda primals, tangents, out: shaped(tangent_sum(
+    None if tangents[0] is None else _xlog1py_dx(tangents[0], *primals),
+    None if tangents[1] is None else tangents[1] * primals[0] / (primals[1] + 1)), out))
 
 
 def _no_derivative(what: str):
@@ -179,9 +191,21 @@ def _no_derivative(what: str):
     return rule
 
 
-zeta_p = _binary("special_zeta", _zeta64, "SpecialZetaBackward0")
-defvjp(zeta_p, _no_derivative("zeta"),
-       lambda g, out, s, q: g * -s * apply(zeta_p, s + 1, q))
+def _second_only(what: str, d_second):
+    """The JVP of a function differentiable only in its second input (PyTorch refuses the
+    first): `d_second(a, b, out)` is d out / d b."""
+    def jvp(primals, tangents, out):
+        if tangents[0] is not None:
+            raise NotImplementedError(f"the derivative for '{what}' is not implemented.")
+        return None if tangents[1] is None else shaped(tangents[1] * d_second(*primals), out)
+
+    return jvp
+
+
+zeta_fn = _binary("special_zeta", _zeta64, "SpecialZetaBackward0")
+defvjp(zeta_fn, _no_derivative("zeta"),
+       lambda g, out, s, q: g * -s * apply(binary_p, s + 1, q, fn=zeta_fn))
+defjvp(zeta_fn, _second_only("zeta", lambda s, q: -s * apply(binary_p, s + 1, q, fn=zeta_fn)))
 
 
 # --- regularised incomplete gamma ----------------------------------------------------------
@@ -191,15 +215,17 @@ def _igam_density(a, x):
     return ((a - 1) * x.log() - x - a.lgamma()).exp()
 
 
-igamma_p = _binary("igamma", _igam64, "IgammaBackward0")
-igammac_p = _binary("igammac", _igamc64, "IgammacBackward0")
-defvjp(igamma_p, _no_derivative("igamma: input"),
+igamma_fn = _binary("igamma", _igam64, "IgammaBackward0")
+igammac_fn = _binary("igammac", _igamc64, "IgammacBackward0")
+defvjp(igamma_fn, _no_derivative("igamma: input"),
        lambda g, out, a, x: g * _igam_density(a, x))
-defvjp(igammac_p, _no_derivative("igammac: input"),
+defvjp(igammac_fn, _no_derivative("igammac: input"),
        lambda g, out, a, x: -g * _igam_density(a, x))
+defjvp(igamma_fn, _second_only("igamma: input", _igam_density))
+defjvp(igammac_fn, _second_only("igammac: input", lambda a, x: -_igam_density(a, x)))
 
 
-# --- heaviside (a primitive only so that its backward refuses, as PyTorch's does) ----------
+# --- heaviside (a member only so that its backward refuses, as PyTorch's does) -------------
 
 def _heaviside_kernel(x, v):
     return np.where(x == 0, v, (x > 0).astype(x.dtype)).astype(x.dtype)
@@ -209,9 +235,13 @@ def _heaviside_grad(g, out, *inputs):
     raise RuntimeError("derivative for aten::heaviside is not implemented")
 
 
-heaviside_p = Primitive("heaviside", _heaviside_kernel, elementwise_meta,
-                        grad_name="torch::autograd::NotImplemented")
-defvjp(heaviside_p, _heaviside_grad, _heaviside_grad, reads=((), ()))
+def _heaviside_jvp(primals, tangents, out):
+    raise RuntimeError("derivative for aten::heaviside is not implemented")
+
+
+heaviside_fn = member("heaviside", _heaviside_kernel, "torch::autograd::NotImplemented")
+defvjp(heaviside_fn, _heaviside_grad, _heaviside_grad, reads=((), ()))
+defjvp(heaviside_fn, _heaviside_jvp)
 
 
 # --- public functions ------------------------------------------------------------------
@@ -354,14 +384,14 @@ def _two_operands(name: str, kname: str, a, b, *, ints: bool = True):
 def xlog1py(input, other, *, out=None) -> Tensor:
     """input * log1p(other), and 0 where input is 0 (unless other is NaN)."""
     a, b = _two_operands("xlog1py", "xlog1py_cpu", input, other)
-    return write_out(apply(xlog1py_p, a, b), out)
+    return write_out(apply(binary_p, a, b, fn=xlog1py_fn), out)
 
 
 def zeta(input, other, *, out=None) -> Tensor:
     """The Hurwitz zeta function sum_k (other + k)^-input."""
     a, b = _two_operands("zeta", "zeta_cpu", input, other)
     _no_half(a, "zeta_cpu")
-    return write_out(apply(zeta_p, a, b), out)
+    return write_out(apply(binary_p, a, b, fn=zeta_fn), out)
 
 
 def _tensor_pair(name: str, a, b) -> None:
@@ -375,17 +405,17 @@ def igamma(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """The regularised lower incomplete gamma function P(input, other)."""
     _tensor_pair("igamma", input, other)
     a, b = _two_operands("igamma", "igamma_cpu", input, other, ints=False)
-    return write_out(apply(igamma_p, a, b), out)
+    return write_out(apply(binary_p, a, b, fn=igamma_fn), out)
 
 
 def igammac(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """The regularised upper incomplete gamma function Q(input, other) = 1 - P."""
     _tensor_pair("igammac", input, other)
     a, b = _two_operands("igammac", "igammac_cpu", input, other, ints=False)
-    return write_out(apply(igammac_p, a, b), out)
+    return write_out(apply(binary_p, a, b, fn=igammac_fn), out)
 
 
-def _igamma_inplace(prim: Primitive, name: str, self: Tensor, other: Tensor) -> Tensor:
+def _igamma_inplace(fn: Member, name: str, self: Tensor, other: Tensor) -> Tensor:
     from .._view import broadcast_shapes
 
     _tensor_pair(name, self, other)
@@ -402,20 +432,20 @@ def _igamma_inplace(prim: Primitive, name: str, self: Tensor, other: Tensor) -> 
     if self._dtype._kind < 2:  # (the result is floating: it cannot go into an integer tensor)
         raise RuntimeError(f"result type {type_name(a._dtype)} can't be cast to the desired "
                            f"output type {type_name(self._dtype)}")
-    return apply_(prim, self, b.to(self._dtype))
+    return apply_(binary_p, self, b.to(self._dtype), fn=fn)
 
 
 def igamma_(self: Tensor, other: Tensor) -> Tensor:
-    return _igamma_inplace(igamma_p, "igamma_", self, other)
+    return _igamma_inplace(igamma_fn, "igamma_", self, other)
 
 
 def igammac_(self: Tensor, other: Tensor) -> Tensor:
-    return _igamma_inplace(igammac_p, "igammac_", self, other)
+    return _igamma_inplace(igammac_fn, "igammac_", self, other)
 
 
 def heaviside_values(input: Tensor, values: Tensor) -> Tensor:
     """heaviside's kernel (checks are the caller's): `values` at 0, else 0 or 1."""
-    return apply(heaviside_p, input, values)
+    return apply(binary_p, input, values, fn=heaviside_fn)
 
 
 TENSOR_METHODS = {

@@ -1,11 +1,13 @@
-"""Ops of three operands: where, clamp / clip, lerp, addcmul, addcdiv, with their VJPs."""
+"""Ops of three operands: where, clamp / clip, lerp, addcmul, addcdiv, the members of one
+primitive (the `ternary` family), with their derivatives."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from .. import _dtype as dt
-from .._tensor import Tensor
+from .. import _grad_mode as grad_mode
+from .._tensor import Tensor, _wrap
 from ._common import (
     binary_operands,
     broadcast_errors,
@@ -15,8 +17,16 @@ from ._common import (
     type_name,
     write_out,
 )
+from ._pointwise import batch_pointwise, shaped, tangent_sum
 from .binary import not_implemented
-from .registry import Primitive, apply, apply_, defvjp
+from .registry import Family, Member, apply, apply_, defbatch, defjvp, defvjp
+
+_grad_state = grad_mode.state
+
+# where, clamp, lerp, addcmul and addcdiv are one primitive, the function a static param
+# (`bind(ternary_p, cond, a, b, fn=where_fn)`), as the binary maps are.
+ternary_p = Family("ternary")
+defbatch(ternary_p, batch_pointwise(ternary_p))
 
 _F32 = np.dtype(np.float32)
 
@@ -57,7 +67,7 @@ def _where_meta(cond, a, b):
     return shape, kinds[0], stride
 
 
-where_p = Primitive("where", _where_kernel, _where_meta, grad_name="WhereBackward0")
+where_fn = Member(ternary_p, "where", _where_kernel, _where_meta)
 
 
 def _masked(g: Tensor, cond: Tensor, keep_true: bool) -> Tensor:
@@ -65,8 +75,20 @@ def _masked(g: Tensor, cond: Tensor, keep_true: bool) -> Tensor:
     return where(cond, g, zero) if keep_true else where(cond, zero, g)
 
 
-defvjp(where_p, None, lambda g, out, cond, a, b: _masked(g, cond, True),
+defvjp(where_fn, None, lambda g, out, cond, a, b: _masked(g, cond, True),
        lambda g, out, cond, a, b: _masked(g, cond, False), reads=((), (0,), (0,)))
+
+
+def _where_jvp(primals, tangents, out):
+    _, ta, tb = tangents
+    if ta is None and tb is None:
+        return None
+    zero = 0j if out._dtype.is_complex else 0.0
+    return shaped(where(primals[0], zero if ta is None else ta, zero if tb is None else tb),
+                  out)
+
+
+defjvp(where_fn, _where_jvp)
 
 
 def where(condition: Tensor, input=None, other=None, *, out=None):
@@ -86,14 +108,30 @@ def where(condition: Tensor, input=None, other=None, *, out=None):
             )
         condition = condition.to(dt.bool_)
     if isinstance(input, Tensor) or isinstance(other, Tensor):
-        a, b, _ = binary_operands(input, other)
+        a, b, d = binary_operands(input, other)
+        if not isinstance(b, Tensor):
+            b = _wrapped_number(b, d, a)
+        elif not isinstance(a, Tensor):
+            a = _wrapped_number(a, d, b)
     else:
         from .creation import scalar_tensor
 
         d = dt.result_type(input, other)
         a = scalar_tensor(input, dtype=d, device=condition.device)
         b = other
-    return write_out(apply(where_p, condition, a, b), out)
+    return write_out(apply(ternary_p, condition, a, b, fn=where_fn), out)
+
+
+def _wrapped_number(x, d: dt.dtype, like: Tensor):
+    """`x`, or when a node will be recorded, `x` as a 0-d tensor: PyTorch's where takes
+    tensors and wraps a number into one, which its node lists in `next_functions` as
+    `(None, 0)`."""
+    if not (_grad_state.enabled and like._requires_grad):
+        return x
+    s = like._storage
+    if s is not None and s.device.type != "cpu":
+        return x  # (a CPU 0-d tensor would not mix with it)
+    return _wrap(np.asarray(x, d.np), d)
 
 
 # --- clamp / clip ---------------------------------------------------------------------
@@ -126,14 +164,27 @@ def _clamp_grad_max(g, out, x, lo, hi):
     return g * mask
 
 
-def _clamp_node_name(args: tuple, params: dict) -> str:
-    """PyTorch's overloads: bounds that are numbers (Backward1) or tensors (Backward0)."""
-    tensor_bounds = isinstance(args[1], Tensor) or isinstance(args[2], Tensor)
-    return "ClampBackward0" if tensor_bounds else "ClampBackward1"
+def _clamp_jvp(primals, tangents, out):
+    x, lo, hi = primals
+    tx, tlo, thi = tangents
+    return shaped(tangent_sum(
+        None if tx is None else _clamp_grad_input(tx, out, x, lo, hi),
+        None if tlo is None else _clamp_grad_min(tlo, out, x, lo, hi),
+        None if thi is None else _clamp_grad_max(thi, out, x, lo, hi)), out)
 
 
-clamp_p = Primitive("clamp", _clamp_kernel, _meta3, grad_name=_clamp_node_name)
-defvjp(clamp_p, _clamp_grad_input, _clamp_grad_min, _clamp_grad_max)
+# PyTorch's overloads, one member each for their node names: bounds that are numbers
+# (ClampBackward1) or tensors (ClampBackward0).
+clamp_fn = Member(ternary_p, "clamp", _clamp_kernel, _meta3, grad_name="ClampBackward1")
+clamp_tensor_fn = Member(ternary_p, "clamp_tensor", _clamp_kernel, _meta3,
+                         grad_name="ClampBackward0")
+for _fn in (clamp_fn, clamp_tensor_fn):
+    defvjp(_fn, _clamp_grad_input, _clamp_grad_min, _clamp_grad_max)
+    defjvp(_fn, _clamp_jvp)
+
+
+def _clamp_member(lo, hi) -> Member:
+    return clamp_tensor_fn if isinstance(lo, Tensor) or isinstance(hi, Tensor) else clamp_fn
 
 
 def _clamp_args(input: Tensor, min, max, name: str = "clamp"):
@@ -161,7 +212,7 @@ def _clamp_args(input: Tensor, min, max, name: str = "clamp"):
 def clamp(input: Tensor, min=None, max=None, *, out=None) -> Tensor:
     """Elementwise min(max(input, min), max); bounds are numbers or tensors, either may be None."""
     x, lo, hi, _ = _clamp_args(input, min, max)
-    return write_out(apply(clamp_p, x, lo, hi), out)
+    return write_out(apply(ternary_p, x, lo, hi, fn=_clamp_member(lo, hi)), out)
 
 
 def clamp_(self: Tensor, min=None, max=None) -> Tensor:
@@ -169,7 +220,7 @@ def clamp_(self: Tensor, min=None, max=None) -> Tensor:
     if not dt.can_cast(d, self._dtype):
         raise RuntimeError(f"result type {type_name(d)} can't be cast to the desired output "
                            f"type {type_name(self._dtype)}")
-    return apply_(clamp_p, self, lo, hi)
+    return apply_(ternary_p, self, lo, hi, fn=_clamp_member(lo, hi))
 
 
 def clamp_min(input: Tensor, min) -> Tensor:
@@ -202,10 +253,21 @@ def _lerp_kernel(start, end, weight):
     return np.where(np.abs(weight) < 0.5, start + weight * diff, end - diff * (1 - weight))
 
 
-lerp_p = Primitive("lerp", _lerp_kernel, _meta3, grad_name=lambda args, params: (
-    "LerpBackward1" if isinstance(args[2], Tensor) else "LerpBackward0"))  # weight a tensor?
-defvjp(lerp_p, lambda g, out, a, b, w: g * (1 - w), lambda g, out, a, b, w: g * w,
-       lambda g, out, a, b, w: g * (b - a))
+def _lerp_jvp(primals, tangents, out):
+    (a, b, w), (ta, tb, tw) = primals, tangents
+    return shaped(tangent_sum(None if ta is None else ta * (1 - w),
+                              None if tb is None else tb * w,
+                              None if tw is None else tw * (b - a)), out)
+
+
+# a number weight (LerpBackward0) or a tensor one (LerpBackward1)
+lerp_fn = Member(ternary_p, "lerp", _lerp_kernel, _meta3, grad_name="LerpBackward0")
+lerp_tensor_fn = Member(ternary_p, "lerp_tensor", _lerp_kernel, _meta3,
+                        grad_name="LerpBackward1")
+for _fn in (lerp_fn, lerp_tensor_fn):
+    defvjp(_fn, lambda g, out, a, b, w: g * (1 - w), lambda g, out, a, b, w: g * w,
+           lambda g, out, a, b, w: g * (b - a))
+    defjvp(_fn, _lerp_jvp)
 
 _C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
             "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int", "int16": "short int",
@@ -224,15 +286,19 @@ def _lerp_checks(input: Tensor, end: Tensor, weight) -> None:
         raise not_implemented("lerp_kernel_tensor" if tensor_w else "lerp_kernel_scalar", d)
 
 
+def _lerp_member(weight) -> Member:
+    return lerp_tensor_fn if isinstance(weight, Tensor) else lerp_fn
+
+
 def lerp(input: Tensor, end: Tensor, weight, *, out=None) -> Tensor:
     """input + weight * (end - input)."""
     _lerp_checks(input, end, weight)
-    return write_out(apply(lerp_p, input, end, weight), out)
+    return write_out(apply(ternary_p, input, end, weight, fn=_lerp_member(weight)), out)
 
 
 def lerp_(self: Tensor, end: Tensor, weight) -> Tensor:
     _lerp_checks(self, end, weight)
-    return apply_(lerp_p, self, end, weight)
+    return apply_(ternary_p, self, end, weight, fn=_lerp_member(weight))
 
 
 # --- addcmul / addcdiv ----------------------------------------------------------------------
@@ -250,16 +316,33 @@ def _addc_kernel(op):
     return broadcast_errors(kernel)
 
 
-addcmul_p = Primitive("addcmul", _addc_kernel(np.multiply), _meta3)
-defvjp(addcmul_p, lambda g, out, x, t1, t2, value: g,
+addcmul_fn = Member(ternary_p, "addcmul", _addc_kernel(np.multiply), _meta3)
+defvjp(addcmul_fn, lambda g, out, x, t1, t2, value: g,
        lambda g, out, x, t1, t2, value: g * (value * _conj(t2)),
        lambda g, out, x, t1, t2, value: g * (value * _conj(t1)),
        reads=((), (2,), (1,)))
-addcdiv_p = Primitive("addcdiv", _addc_kernel(np.true_divide), _meta3)
-defvjp(addcdiv_p, lambda g, out, x, t1, t2, value: g,
+addcdiv_fn = Member(ternary_p, "addcdiv", _addc_kernel(np.true_divide), _meta3)
+defvjp(addcdiv_fn, lambda g, out, x, t1, t2, value: g,
        lambda g, out, x, t1, t2, value: g * _conj(value / t2),
        lambda g, out, x, t1, t2, value: -g * _conj(value * t1 / (t2 * t2)),
        reads=((), (2,), (1, 2)))
+
+
+def _addcmul_jvp(primals, tangents, out, value):
+    (_, t1, t2), (tx, dt1, dt2) = primals, tangents
+    prod = tangent_sum(None if dt1 is None else dt1 * t2, None if dt2 is None else t1 * dt2)
+    return shaped(tangent_sum(tx, None if prod is None else value * prod), out)
+
+
+def _addcdiv_jvp(primals, tangents, out, value):
+    (_, t1, t2), (tx, dt1, dt2) = primals, tangents
+    quot = tangent_sum(None if dt1 is None else dt1 / t2,
+                       None if dt2 is None else -dt2 * (t1 / (t2 * t2)))
+    return shaped(tangent_sum(tx, None if quot is None else value * quot), out)
+
+
+defjvp(addcmul_fn, _addcmul_jvp)
+defjvp(addcdiv_fn, _addcdiv_jvp)
 
 
 def _conj(t: Tensor) -> Tensor:
@@ -292,25 +375,25 @@ def _addc_operands(input, tensor1, tensor2, value, div: bool):
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1, out=None) -> Tensor:
     """input + value * tensor1 * tensor2."""
     xs, value = _addc_operands(input, tensor1, tensor2, value, False)
-    return write_out(apply(addcmul_p, *xs, value=value), out)
+    return write_out(apply(ternary_p, *xs, value=value, fn=addcmul_fn), out)
 
 
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1, out=None) -> Tensor:
     """input + value * tensor1 / tensor2."""
     xs, value = _addc_operands(input, tensor1, tensor2, value, True)
-    return write_out(apply(addcdiv_p, *xs, value=value), out)
+    return write_out(apply(ternary_p, *xs, value=value, fn=addcdiv_fn), out)
 
 
 def addcmul_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
     xs, value = _addc_operands(self, tensor1, tensor2, value, False)
     _inplace_check(self, xs[1])
-    return apply_(addcmul_p, self, *xs[1:], value=value)
+    return apply_(ternary_p, self, *xs[1:], value=value, fn=addcmul_fn)
 
 
 def addcdiv_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
     xs, value = _addc_operands(self, tensor1, tensor2, value, True)
     _inplace_check(self, xs[1])
-    return apply_(addcdiv_p, self, *xs[1:], value=value)
+    return apply_(ternary_p, self, *xs[1:], value=value, fn=addcdiv_fn)
 
 
 def _inplace_check(self: Tensor, promoted: Tensor) -> None:
