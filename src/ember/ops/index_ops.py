@@ -20,23 +20,32 @@ from .._tensor import Tensor
 from .._view import broadcast_shapes, wrap_dim
 from ._common import broadcast_errors, same_meta, select, type_name, write_out
 from ._scalar_value import scalar_value
+from ._batching import batch_size, front, loop, pad_front
 from .index import (
     check_gather_index,
     gather_p,
-    index_by,
+    index_p,
+    linear_in,
     put_into_zeros,
-    scatter_grid,
+    scatter_batch,
+    scatter_p,
+    scatter_target,
+    src_part,
 )
+from .index_key import TENSOR_SLOT
 from .registry import (
     Primitive,
-    UpdatePrimitive,
     apply,
     apply_,
+    batch_by_loop,
     bind,
     check_inplace,
+    defbatch,
     defvjp,
+    jvp_by_vjp,
     overlapping,
 )
+from .setitem import setitem_p
 from .ternary import where
 
 _grad_state = grad_mode.state
@@ -108,25 +117,7 @@ def _index_vector(name: str, index: Tensor, x: Tensor, dim: int, *, err=RuntimeE
 
 # --- index_select / index_add / index_copy / index_fill -----------------------------------
 
-def _index_select_kernel(a, idx, *, dim, in_shape):
-    if a.ndim == 0:
-        return a.copy()
-    return np.take(a, idx.reshape(-1), axis=dim)
-
-
-def _index_select_meta(x, idx, *, dim, in_shape):
-    if x.ndim == 0:
-        return (), x._dtype
-    return x._shape[:dim] + (max(idx.numel(), 0),) + x._shape[dim + 1:], x._dtype
-
-
-index_select_p = Primitive("index_select", _index_select_kernel, _index_select_meta)
-defvjp(index_select_p,
-       lambda g, out, x, idx, *, dim, in_shape: _index_add_zeros(in_shape, dim, idx, g), None,
-       reads=((1,), ()))
-
-
-def _index_add_zeros(shape, dim, idx, src):
+def index_add_zeros(shape, dim, idx, src):
     """Zeros of `shape` with `src` added at `idx` along `dim`: the index is an input of
     index_add, so the rule never looks at its values."""
     from .creation import zeros
@@ -147,7 +138,8 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
             raise RuntimeError("index_select(): Index to scalar can have only 1 value, got "
                                f"{index.numel()} value(s)")
     _index_vector("index_select", index, input, d, err=None)
-    return write_out(apply(index_select_p, input, index, dim=d, in_shape=input._shape), out)
+    return write_out(apply(index_p, input, index, key=(slice(None),) * d + (TENSOR_SLOT,),
+                           select=True), out)
 
 
 def _index_copy_kernel(a, idx, src, *, dim, accumulate=False, alpha=1, fill=False):
@@ -191,7 +183,8 @@ def _index_copy_grad_x(g, out, x, idx, src, *, dim, accumulate=False, alpha=1, f
 def _index_copy_grad_src(g, out, x, idx, src, *, dim, accumulate=False, alpha=1, fill=False):
     if g.ndim == 0:
         return _alpha(g, alpha)
-    return _alpha(apply(index_select_p, g, idx, dim=dim, in_shape=g._shape), alpha)
+    return _alpha(apply(index_p, g, idx, key=(slice(None),) * dim + (TENSOR_SLOT,),
+                        select=True), alpha)
 
 
 defvjp(index_copy_p, _index_copy_grad_x, None, _index_copy_grad_src, reads=((1,), (), (1,)))
@@ -266,61 +259,6 @@ def index_fill_(self: Tensor, dim: int, index: Tensor, value) -> Tensor:
 
 # --- scatter family --------------------------------------------------------------------------
 
-def _grid(a, idx, dim):
-    """(target array, key, index shape) for writing along `dim`; 0-d made 1-d."""
-    if a.ndim == 0:
-        return a.reshape(1), (idx.reshape(-1),), idx.reshape(-1).shape
-    return a, scatter_grid(idx, dim), idx.shape
-
-
-def _src_part(src, shape):
-    if np.ndim(src) == 0:
-        return src
-    src = src.reshape(-1) if src.ndim == 0 else src
-    if src.shape != shape:
-        src = src[tuple(slice(0, n) for n in shape)]
-    return src
-
-
-def _scatter_kernel(a, idx, src, *, dim, accumulate=False):
-    out = a.copy()
-    flat, key, shape = _grid(out, idx, dim)
-    if accumulate:
-        np.add.at(flat, key, _src_part(src, shape))
-    else:
-        flat[key] = _src_part(src, shape)
-    return out
-
-
-def _scatter_name(args, params) -> str:
-    if params.get("accumulate"):
-        return "ScatterAddBackward0"
-    return "ScatterBackward0" if isinstance(args[2], Tensor) else "ScatterBackward1"
-
-
-# src written at idx along dim: a tensor (ScatterBackward0) or a number (ScatterBackward1, no
-# src gradient), or with `accumulate` added (scatter_add)
-scatter_p = Primitive("scatter", _scatter_kernel,
-                      lambda x, idx, src, *, dim, accumulate=False: (x._shape, x._dtype),
-                      grad_name=_scatter_name)
-
-
-def _gather_into(g: Tensor, dim: int, idx: Tensor, src: Tensor) -> Tensor:
-    """g gathered at `idx`, zero-padded up to `src`'s shape when `src` is larger."""
-    picked = _take(g, dim, idx)
-    if picked._shape == src._shape or src.ndim == 0:
-        return picked.reshape(src._shape)
-    key = tuple(slice(0, n) for n in idx._shape)
-    return put_into_zeros(src._shape, key, picked)
-
-
-defvjp(scatter_p,
-       lambda g, out, x, idx, src, *, dim, accumulate=False: (
-           g if accumulate else apply(scatter_p, g, idx, 0, dim=dim)), None,
-       lambda g, out, x, idx, src, *, dim, accumulate=False: _gather_into(g, dim, idx, src),
-       reads=((1,), (), (1, 2)))
-
-
 _UFUNC = {"sum": np.add, "prod": np.multiply, "mean": np.add, "amax": np.maximum,
           "amin": np.minimum}
 
@@ -340,8 +278,8 @@ def _identity(reduce: str, dtype):
 
 def _scatter_reduce_kernel(a, idx, src, *, dim, reduce, include_self):
     out = a.copy()
-    flat, key, shape = _grid(out, idx, dim)
-    src = _src_part(src, shape)
+    flat, key, shape = scatter_target(out, idx, dim)
+    src = src_part(src, shape)
     if not include_self:
         flat[key] = _identity(reduce, a.dtype)
     _UFUNC[reduce].at(flat, key, src)
@@ -559,14 +497,6 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     return apply(masked_fill_p, input, mask, v)
 
 
-def _masked_fill_kernel_(a, mask, value) -> None:
-    np.copyto(a, value, where=mask, casting="unsafe")
-
-
-# masked_fill_ without a graph: the value written where the mask is True, in place
-masked_fill_update_p = UpdatePrimitive("masked_fill_update", _masked_fill_kernel_, writes=(0,))
-
-
 def masked_fill_(self: Tensor, mask: Tensor, value) -> Tensor:
     _check_mask("masked_fill_", mask)
     v = _fill_value(value, self._dtype, "masked_fill_")
@@ -581,9 +511,10 @@ def masked_fill_(self: Tensor, mask: Tensor, value) -> Tensor:
                           "the tensor before performing this operation. This also applies to "
                           "advanced indexing e.g. tensor[mask] = scalar", UserWarning,
                           stacklevel=2)
-        check_inplace(self, aliased_ok=True)
-        bind(masked_fill_update_p, self, mask, v)
-        return self
+            check_inplace(self, aliased_ok=True)
+            # (one value where the mask says, written through the overlap as PyTorch does)
+            bind(setitem_p, self, v.item(), mask.expand(self._shape), key=TENSOR_SLOT)
+            return self
     return apply_(masked_fill_p, self, mask, v)
 
 
@@ -681,10 +612,7 @@ def take(input: Tensor, index: Tensor) -> Tensor:
             bad = int(arr[(arr < -n) | (arr >= n)].flat[0])
             raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
                              "elements.")
-    flat = input.reshape(-1)
-    key = (index._array(),) if index.device.type == "cpu" else (
-        np.broadcast_to(np.zeros((), np.int64), index._shape),)
-    return index_by(flat, key)
+    return apply(index_p, input.reshape(-1), index, key=(TENSOR_SLOT,))
 
 
 TENSOR_METHODS = {
