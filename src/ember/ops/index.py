@@ -28,6 +28,7 @@ from .index_key import (
     key_shape,
     np_key,
     plan,
+    probe,
     slots,
     tn,
     value_tensor,
@@ -179,7 +180,12 @@ def _index_batch(args, dims, *, key, select=False):
         at = _subspace(key)
         return out, 0 if at is None else at
     idx2, key2 = _with_batch_index(idx, di, key, x._shape[dx])
-    return bind(index_p, front(x, dx), idx2, key=key2), 0
+    out = bind(index_p, front(x, dx), idx2, key=key2)  # (b, *index dims, *x's other dims)
+    at = _subspace(key)
+    if at:  # each example's result has `at` of x's dims before its index dims
+        nb = idx2.ndim - 2
+        out = out.movedim(tuple(range(1 + nb, 1 + nb + at)), tuple(range(1, 1 + at)))
+    return out, 0
 
 
 defbatch(index_p, _index_batch)
@@ -270,7 +276,7 @@ def _index_put_batch(args, dims, *, key, accumulate, shape=None):
                                      idx._shape[:di] + idx._shape[di + 1:])
     if idx is not None and idx._dtype is dt.bool_ and di is not None:
         return loop(index_put_p, args, dims, key=key, accumulate=accumulate, shape=shape)
-    target = len(key_shape(lshape, key, lidx))
+    target = len(key_shape(lshape, key, lidx, mask=idx is not None and idx._dtype is dt.bool_))
     v = pad_front(v, dv, target)  # (b or 1, *logical target), its dims right-aligned
     if shape is not None:
         x, shape = 0, (b,) + lshape
@@ -311,10 +317,16 @@ def _index_put_args(x: Tensor, indices, values):
             "Index put requires the source and destination dtypes match, got "
             f"{tn(x._dtype)} for the destination and {tn(values._dtype)} for the source.")
     values = value_tensor(values, x)
-    if x.device.type == "meta":
+    if x.ndim:  # (the indices are tensors: no view is taken)
         view, key, idx = plan(x, items)
-        return values, key, idx
-    target, key, idx = flat_key(x, items)
+        if key is None:  # no index: every element
+            key, target = (Ellipsis,), x._shape
+        elif x.device.type == "meta":
+            return values, key, idx
+        else:
+            target = probe(x._shape)[np_key(key, idx._array())].shape
+    else:  # a 0-d bool mask would take a view: as one index array per dim of x instead
+        target, key, idx = flat_key(x, items)
     check_value_shape(target, values._shape, True)
     while values.ndim > len(target):
         values = values.squeeze(0)

@@ -218,6 +218,11 @@ def plan(x: Tensor, key):
 
 def stack_indices(indices, shape) -> Tensor:
     """Index tensors broadcast to `shape` and stacked as int64: (len(indices), *shape)."""
+    if all(i._storage is None or i._storage.device.type == "cpu" for i in indices):
+        out = np.empty((len(indices),) + tuple(shape), np.int64)  # (the wrapper has read
+        for j, i in enumerate(indices):  # them for the bounds check anyway)
+            out[j] = i._array()
+        return _wrap(out)
     from .join import stack
 
     with grad_mode.no_grad():
@@ -227,6 +232,8 @@ def stack_indices(indices, shape) -> Tensor:
 def _on(t: Tensor, x: Tensor) -> Tensor:
     """Index tensor `t` on x's device (PyTorch takes CPU indices for a tensor elsewhere)."""
     xs, ts = x._storage, t._storage
+    if xs is None and ts is None:
+        return t
     xd = "cpu" if xs is None else xs.device.type
     td = "cpu" if ts is None else ts.device.type
     if xd == td or td != "cpu":
@@ -245,6 +252,8 @@ def np_key(key: tuple, idx) -> tuple:
     slots; None for `idx` means the key has no slots."""
     if idx is None:
         return key
+    if len(key) == 1:
+        return (idx,)
     if slots(key) == 1:
         return tuple(idx if k is TENSOR_SLOT else k for k in key)
     rows = iter(idx)
@@ -256,11 +265,13 @@ def probe(shape) -> np.ndarray:
     return np.lib.stride_tricks.as_strided(np.zeros(1, np.int8), shape, (0,) * len(shape))
 
 
-def key_shape(shape, key: tuple, idx_shape) -> tuple:
-    """The shape of x[key] for x of `shape` and an index of `idx_shape` (no data read)."""
+def key_shape(shape, key: tuple, idx_shape, mask: bool = False) -> tuple:
+    """The shape of x[key] for x of `shape` and an index of `idx_shape` (no data read; for
+    a `mask`, its dim is given as 0: only the rank is known)."""
     if idx_shape is None:
         return probe(shape)[key].shape
-    zero = probe(idx_shape if slots(key) == 1 else idx_shape[1:])
+    zero = np.zeros(idx_shape, bool) if mask else probe(
+        idx_shape if slots(key) == 1 else idx_shape[1:])
     return probe(shape)[tuple(zero if k is TENSOR_SLOT else k for k in key)].shape
 
 

@@ -18,9 +18,9 @@ from .. import _grad_mode as grad_mode
 from .._core import data_dependent
 from .._tensor import Tensor
 from .._view import broadcast_shapes, wrap_dim
+from ._batching import batch_size, front, loop, pad_front
 from ._common import broadcast_errors, same_meta, select, type_name, write_out
 from ._scalar_value import scalar_value
-from ._batching import batch_size, front, loop, pad_front
 from .index import (
     check_gather_index,
     gather_p,
@@ -41,8 +41,8 @@ from .registry import (
     bind,
     check_inplace,
     defbatch,
+    defjvp,
     defvjp,
-    jvp_by_vjp,
     overlapping,
 )
 from .setitem import setitem_p
@@ -188,6 +188,34 @@ def _index_copy_grad_src(g, out, x, idx, src, *, dim, accumulate=False, alpha=1,
 
 
 defvjp(index_copy_p, _index_copy_grad_x, None, _index_copy_grad_src, reads=((1,), (), (1,)))
+linear_in(index_copy_p, 0, 2)  # (x, and src or the fill value, jointly)
+
+
+def _index_copy_batch(args, dims, *, dim, accumulate=False, alpha=1, fill=False):
+    x, idx, src = args
+    dx, di, ds = dims
+    nd = x.ndim - (dx is not None)
+    if nd == 0:  # (a 0-d target reads its one value; not worth a vectorised form)
+        return loop(index_copy_p, args, dims, dim=dim, accumulate=accumulate, alpha=alpha,
+                    fill=fill)
+    b = batch_size(args, dims)
+    x = front(x, dx) if dx is not None else x.unsqueeze(0).expand((b,) + x._shape)
+    src = pad_front(src, ds, nd)  # (b or 1, ...): broadcasts against the selected slices
+    if di is None:
+        return bind(index_copy_p, x, idx, src, dim=dim + 1, accumulate=accumulate,
+                    alpha=alpha, fill=fill), 0
+    # each example's own index: a scatter along dim + 1 with the index spread over the slices
+    idx = front(idx, di).reshape(b, -1)
+    sel = x._shape[:dim + 1] + (idx._shape[1],) + x._shape[dim + 2:]
+    idx = idx.reshape((b,) + (1,) * dim + (-1,) + (1,) * (nd - dim - 1)).expand(sel)
+    if isinstance(src, Tensor):
+        src = src.expand(sel)
+    if accumulate and alpha != 1:
+        src = src * alpha
+    return bind(scatter_p, x, idx, src, dim=dim + 1, accumulate=accumulate), 0
+
+
+defbatch(index_copy_p, _index_copy_batch)
 
 
 def _alpha(t: Tensor, alpha) -> Tensor:
@@ -376,6 +404,27 @@ def _sr_src(g, out, x, idx, src, **params):
 
 defvjp(scatter_reduce_p, _sr_self, None, _sr_src, save_output=True)
 
+
+def _scatter_reduce_jvp(primals, tangents, out, *, dim, reduce, include_self):
+    """Each element of x and src reaches one output element, so the tangent is each one's
+    partial derivative (the VJP of a cotangent of ones: products of the others for prod,
+    an even share among ties for amax / amin) times its tangent, summed per output."""
+    x, idx, src = primals
+    tx, tsrc = tangents[0], tangents[2]
+    if tx is None and tsrc is None:
+        return None
+    from .creation import ones_like, zeros_like
+
+    dx, dsrc = _scatter_reduce_vjp(ones_like(out), out, x, idx, src, dim=dim, reduce=reduce,
+                                   include_self=include_self)
+    t = dx * tx if tx is not None else zeros_like(out)
+    return t if tsrc is None else _add_at(t, dim, idx, dsrc * tsrc)
+
+
+defjvp(scatter_reduce_p, _scatter_reduce_jvp)
+defbatch(scatter_reduce_p,
+         lambda args, dims, **params: scatter_batch(scatter_reduce_p, args, dims, **params))
+
 _REDUCES = ("sum", "prod", "mean", "amax", "amin")
 
 
@@ -470,6 +519,14 @@ def _masked_fill_kernel(a, mask, value):
 masked_fill_p = Primitive(
     "masked_fill", _masked_fill_kernel,
     lambda x, mask, value: (broadcast_shapes(x._shape, mask._shape), x._dtype))
+def _masked_fill_batch(args, dims):
+    x, mask, value = args
+    nd = max(x.ndim - (dims[0] is not None), mask.ndim - (dims[1] is not None))
+    return bind(masked_fill_p, *[pad_front(a, d, nd) for a, d in zip(args, dims)]), 0
+
+
+defbatch(masked_fill_p, _masked_fill_batch)
+linear_in(masked_fill_p, 0, 2)  # (x and the fill value jointly)
 defvjp(masked_fill_p,
        lambda g, out, x, mask, value: masked_fill(g, mask, 0), None,
        lambda g, out, x, mask, value: masked_fill(g, ~mask, 0).sum(),
@@ -526,6 +583,9 @@ def _masked_select_kernel(a, mask, *, in_shape):
 
 masked_select_p = Primitive("masked_select", _masked_select_kernel, None)
 data_dependent(masked_select_p)
+linear_in(masked_select_p, 0)
+batch_by_loop(masked_select_p, "each example's mask picks its own number of elements: the "
+                               "output shape depends on the data")
 defvjp(masked_select_p,
        lambda g, out, x, mask, *, in_shape: masked_scatter(
            _zeros(broadcast_shapes(in_shape, mask._shape), g), mask, g), None,
@@ -578,6 +638,29 @@ def _masked_scatter_src_grad(g, out, x, mask, src):
 
 defvjp(masked_scatter_p, lambda g, out, x, mask, src: masked_fill(g, mask, 0), None,
        _masked_scatter_src_grad, reads=((1,), (), (1, 2)))
+linear_in(masked_scatter_p, 0, 2)
+
+
+def _masked_scatter_batch(args, dims):
+    """Each example's source read in order at its mask's True positions: the k-th True
+    of an example takes its source's k-th element (a running count along the flattened
+    mask, then a gather), composed, so no example waits for another."""
+    x, mask, src = args
+    dx, dm, ds = dims
+    b = batch_size(args, dims)
+    nd = max(x.ndim - (dx is not None), mask.ndim - (dm is not None))
+    x, mask = pad_front(x, dx, nd), pad_front(mask, dm, nd)
+    shape = (b,) + broadcast_shapes(x._shape[1:], mask._shape[1:])
+    m = mask.expand(shape)
+    src = (front(src, ds) if ds is not None else src.unsqueeze(0).expand((b,) + src._shape)
+           ).reshape(b, -1)
+    if src._shape[1] == 0:
+        return bind(masked_scatter_p, x.expand(shape), m, src), 0  # (the kernel's checks)
+    pos = (m.reshape(b, -1).cumsum(1) - 1).clamp(0, src._shape[1] - 1)
+    return where(m, _take(src, 1, pos).reshape(shape), x.expand(shape)), 0
+
+
+defbatch(masked_scatter_p, _masked_scatter_batch)
 
 
 def _masked_scatter_args(x: Tensor, mask: Tensor, source: Tensor) -> None:
@@ -612,7 +695,8 @@ def take(input: Tensor, index: Tensor) -> Tensor:
             bad = int(arr[(arr < -n) | (arr >= n)].flat[0])
             raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
                              "elements.")
-    return apply(index_p, input.reshape(-1), index, key=(TENSOR_SLOT,))
+    flat = input if input.ndim == 1 else input.reshape(-1)
+    return apply(index_p, flat, index, key=(TENSOR_SLOT,))
 
 
 TENSOR_METHODS = {
