@@ -9,7 +9,7 @@ import pytest
 from tests.rule_checks import check_batch, check_jvp, primitive_calls
 
 import ember
-from ember._core import BY_LOOP, MISSING, batch_rules, jvp_rule, primitives
+from ember._core import BY_LOOP, MISSING, Family, batch_rules, jvp_rule, primitives
 from ember.ops import index, index_ops, setitem
 from ember.ops.index_key import TENSOR_SLOT
 
@@ -114,30 +114,45 @@ def test_batch_rules_match_a_loop(name, fn, args, n_jvp, n_batch):
 
 
 AREA = (index, index_ops, setitem)
+AREA_PRIMITIVES = [
+    index.index_p, index.index_put_p, setitem.setitem_p, index.gather_p, index.scatter_p,
+    index.nonzero_p, index_ops.index_copy_p, index_ops.masked_fill_p,
+    index_ops.masked_select_p, index_ops.masked_scatter_p,
+]
 
 
-def area_primitives() -> list:
-    return [p for p in primitives if p.kernel is not None and p.kernel.__module__ in {
-        m.__name__ for m in AREA} or getattr(p.impl, "__module__", None) == setitem.__name__]
+def _defined_in_area(p) -> bool:
+    fns = [m.kernel for m in p.members.values()] if isinstance(p, Family) else [p.kernel, p.impl]
+    return any(getattr(f, "__module__", None) in {m.__name__ for m in AREA} for f in fns)
 
 
 def test_the_area_has_ten_primitives_each_with_a_jvp_and_a_batch_entry():
-    prims = area_primitives()
-    assert sorted(p.name for p in prims) == sorted([
-        "index", "index_put", "setitem", "gather", "scatter", "nonzero", "index_copy",
-        "scatter_reduce", "masked_fill", "masked_select", "masked_scatter"])
-    for p in prims:
-        assert jvp_rule(p, {}) is not MISSING, f"{p.name} has no jvp entry"
+    assert {p for p in primitives if _defined_in_area(p)} == set(AREA_PRIMITIVES)
+    assert len(AREA_PRIMITIVES) == 10
+    for p in AREA_PRIMITIVES:
+        fns = list(p.members.values()) if isinstance(p, Family) else [None]
+        for fn in fns:
+            params = {} if fn is None else {"fn": fn}
+            assert jvp_rule(p, params) is not MISSING, f"{p.name} {params} has no jvp entry"
         assert batch_rules.get(p, MISSING) is not MISSING, f"{p.name} has no batch entry"
-    loops = sorted(p.name for p in prims if batch_rules[p] is BY_LOOP)
+    assert sorted(index.scatter_p.members) == ["scatter", "scatter_add", "scatter_reduce",
+                                               "scatter_value"]
+    loops = sorted(p.name for p in AREA_PRIMITIVES if batch_rules[p] is BY_LOOP)
     assert loops == ["masked_select", "nonzero", "setitem"]
+
+
+def area_primitives() -> list:
+    return AREA_PRIMITIVES
 
 
 def test_every_area_primitive_is_bound_by_some_case():
     seen = set()
     for _, fn, args, _, _ in ALL:
-        seen.update(p.name for p, _, _ in primitive_calls(fn, *args))
-    assert {p.name for p in area_primitives()} <= seen
+        for p, _, params in primitive_calls(fn, *args):
+            seen.add(p.name)
+            if "fn" in params:
+                seen.add(params["fn"].name)
+    assert {p.name for p in area_primitives()} | set(index.scatter_p.members) <= seen
 
 
 def test_index_tensors_are_inputs_and_the_key_param_is_static():

@@ -34,6 +34,8 @@ from .index_key import (
     value_tensor,
 )
 from .registry import (
+    Family,
+    Member,
     Primitive,
     apply,
     apply_,
@@ -54,6 +56,8 @@ def linear_in(prim: Primitive, *positions: int) -> None:
     (a missing tangent is zero; a number at such a position, a fill value, becomes 0)."""
     from .creation import zeros_like
 
+    target, extra = (prim.family, {"fn": prim}) if isinstance(prim, Member) else (prim, {})
+
     def jvp(primals, tangents, out, **params):
         if all(tangents[i] is None for i in positions):
             return None
@@ -64,7 +68,7 @@ def linear_in(prim: Primitive, *positions: int) -> None:
                 args[i] = t
             else:
                 args[i] = zeros_like(primals[i]) if isinstance(primals[i], Tensor) else 0
-        return bind(prim, *args, **params)
+        return bind(target, *args, **extra, **params)
 
     jvp.linear = True
     defjvp(prim, jvp)
@@ -434,30 +438,34 @@ def src_part(src, shape):
     return src
 
 
-def _scatter_kernel(a, idx, src, *, dim, accumulate=False, shape=None):
+def _scatter_kernel(a, idx, src, *, dim, shape=None):
     out = np.zeros(shape, dtype=src.dtype) if shape is not None else a.copy()
     flat, key, ishape = scatter_target(out, idx, dim)
-    if accumulate:
-        np.add.at(flat, key, src_part(src, ishape))
-    else:
-        flat[key] = src_part(src, ishape)
+    flat[key] = src_part(src, ishape)
     return out
 
 
-def _scatter_meta(x, idx, src, *, dim, accumulate=False, shape=None):
+def _scatter_add_kernel(a, idx, src, *, dim, shape=None):
+    out = np.zeros(shape, dtype=src.dtype) if shape is not None else a.copy()
+    flat, key, ishape = scatter_target(out, idx, dim)
+    np.add.at(flat, key, src_part(src, ishape))
+    return out
+
+
+def _scatter_meta(x, idx, src, *, dim, shape=None, **params):
     return (x._shape, x._dtype) if shape is None else (tuple(shape), src._dtype)
 
 
-def _scatter_name(args, params) -> str:
-    if params.get("accumulate"):
-        return "ScatterAddBackward0"
-    return "ScatterBackward0" if isinstance(args[2], Tensor) else "ScatterBackward1"
-
-
-# src written at idx along dim: a tensor (ScatterBackward0) or a number (ScatterBackward1, no
-# src gradient), or with `accumulate` added (scatter_add); with `shape`, into zeros of that
-# shape instead of x (`x` is the number 0): the transpose of gather
-scatter_p = Primitive("scatter", _scatter_kernel, _scatter_meta, grad_name=_scatter_name)
+# src combined into x at idx along dim: one primitive whose member is the combining
+# function (its kernel, node name and derivative): `scatter` writes a tensor, `scatter_value`
+# a number (PyTorch's scatter.value, ScatterBackward1, no src gradient), `scatter_add` adds,
+# and `scatter_reduce` (index_ops) reduces with sum / prod / mean / amax / amin. With `shape`,
+# into zeros of that shape instead of x (`x` is the number 0): the transpose of gather.
+scatter_p = Family("scatter")
+scatter_fn = Member(scatter_p, "scatter", _scatter_kernel, _scatter_meta)
+scatter_value_fn = Member(scatter_p, "scatter_value", _scatter_kernel, _scatter_meta,
+                          grad_name="ScatterBackward1")
+scatter_add_fn = Member(scatter_p, "scatter_add", _scatter_add_kernel, _scatter_meta)
 
 
 def _gather_into(g: Tensor, dim: int, idx: Tensor, src: Tensor) -> Tensor:
@@ -469,21 +477,30 @@ def _gather_into(g: Tensor, dim: int, idx: Tensor, src: Tensor) -> Tensor:
     return put_into_zeros(src._shape, key, picked)
 
 
-def _scatter_grad_x(g, out, x, idx, src, *, dim, accumulate=False, shape=None):
-    return g if accumulate else apply(scatter_p, g, idx, 0, dim=dim)
+def scatter_zeros_at(g: Tensor, idx: Tensor, dim: int) -> Tensor:
+    """g with the positions a scatter along `dim` wrote set to zero (its gradient for x)."""
+    return apply(scatter_p, g, idx, 0, fn=scatter_value_fn, dim=dim)
 
 
-defvjp(scatter_p, _scatter_grad_x, None,
-       lambda g, out, x, idx, src, *, dim, accumulate=False, shape=None: _gather_into(
-           g, dim, idx, src),
-       reads=((1,), (), (1, 2)))
-linear_in(scatter_p, 0, 2)
+def _scatter_grad_x(g, out, x, idx, src, *, dim, shape=None):
+    return scatter_zeros_at(g, idx, dim)
 
 
-def scatter_batch(prim, args, dims, *, dim, shape=None, **params):
-    """The batch rule of a scatter along `dim` (scatter, scatter_reduce): every operand
-    with the batch in front, the op along dim + 1 (a 0-d target made 1-d, as the kernel
-    reads it). `shape` (a scatter into zeros) gets the batch in front too."""
+def _scatter_grad_src(g, out, x, idx, src, *, dim, shape=None):
+    return _gather_into(g, dim, idx, src)
+
+
+defvjp(scatter_fn, _scatter_grad_x, None, _scatter_grad_src, reads=((1,), (), (1, 2)))
+defvjp(scatter_value_fn, _scatter_grad_x, None, None, reads=((1,), (), ()))
+defvjp(scatter_add_fn, lambda g, out, x, idx, src, *, dim, shape=None: g, None,
+       _scatter_grad_src, reads=((), (), (1, 2)))
+for _fn in (scatter_fn, scatter_value_fn, scatter_add_fn):
+    linear_in(_fn, 0, 2)
+
+
+def _scatter_batch(args, dims, *, dim, shape=None, **params):
+    """Every operand with the batch in front, the op along dim + 1 (a 0-d target made 1-d,
+    as the kernels read it); `shape` (a scatter into zeros) gets the batch in front too."""
     x, idx, src = args
     b = batch_size(args, dims)
     lnd = len(shape) if shape is not None else x.ndim - (dims[0] is not None)
@@ -494,22 +511,21 @@ def scatter_batch(prim, args, dims, *, dim, shape=None, **params):
             shape = (1,)
     x, idx, src = _along_batch(args, dims, 3)
     if shape is not None:
-        x, shape = 0, (b,) + tuple(shape)
-        params["shape"] = shape
-    out = bind(prim, x, idx, src, dim=(dim if lnd else 0) + 1, **params)
+        x, params["shape"] = 0, (b,) + tuple(shape)
+    out = bind(scatter_p, x, idx, src, dim=(dim if lnd else 0) + 1, **params)
     return (out if lnd else out.reshape(b)), 0
 
 
-defbatch(scatter_p, lambda args, dims, **params: scatter_batch(scatter_p, args, dims, **params))
+defbatch(scatter_p, _scatter_batch)
 
 
 def _scatter_add_zeros(g, idx, shape, dim):
-    return apply(scatter_p, 0, idx, g, dim=dim, accumulate=True, shape=tuple(shape))
+    return apply(scatter_p, 0, idx, g, fn=scatter_add_fn, dim=dim, shape=tuple(shape))
 
 
 def scatter_into_zeros(shape, dim: int, idx: Tensor, src: Tensor) -> Tensor:
     """Zeros of `shape` with `src` put at `idx` along `dim` (indices unique per slice)."""
-    return apply(scatter_p, 0, idx, src, dim=dim, shape=tuple(shape))
+    return apply(scatter_p, 0, idx, src, fn=scatter_fn, dim=dim, shape=tuple(shape))
 
 
 def check_gather_index(name: str, input: Tensor, dim: int, index: Tensor, src=None) -> None:

@@ -27,13 +27,17 @@ from .index import (
     index_p,
     linear_in,
     put_into_zeros,
-    scatter_batch,
+    scatter_add_fn,
+    scatter_fn,
     scatter_p,
     scatter_target,
+    scatter_value_fn,
+    scatter_zeros_at,
     src_part,
 )
 from .index_key import TENSOR_SLOT
 from .registry import (
+    Member,
     Primitive,
     apply,
     apply_,
@@ -60,12 +64,12 @@ def _take(t: Tensor, dim: int, idx: Tensor) -> Tensor:
 
 
 def _add_at(t: Tensor, dim: int, idx: Tensor, src: Tensor) -> Tensor:
-    return apply(scatter_p, t, idx, src, dim=wrap_dim(dim, max(t.ndim, 1)), accumulate=True)
+    return apply(scatter_p, t, idx, src, fn=scatter_add_fn, dim=wrap_dim(dim, max(t.ndim, 1)))
 
 
 def _reduce_at(t: Tensor, dim: int, idx: Tensor, src: Tensor, reduce: str, *,
                include_self: bool) -> Tensor:
-    return apply(scatter_reduce_p, t, idx, src, dim=wrap_dim(dim, max(t.ndim, 1)),
+    return apply(scatter_p, t, idx, src, fn=scatter_reduce_fn, dim=wrap_dim(dim, max(t.ndim, 1)),
                  reduce=reduce, include_self=include_self)
 
 
@@ -212,7 +216,8 @@ def _index_copy_batch(args, dims, *, dim, accumulate=False, alpha=1, fill=False)
         src = src.expand(sel)
     if accumulate and alpha != 1:
         src = src * alpha
-    return bind(scatter_p, x, idx, src, dim=dim + 1, accumulate=accumulate), 0
+    return bind(scatter_p, x, idx, src, fn=scatter_add_fn if accumulate else (
+        scatter_fn if isinstance(src, Tensor) else scatter_value_fn), dim=dim + 1), 0
 
 
 defbatch(index_copy_p, _index_copy_batch)
@@ -322,10 +327,10 @@ def _scatter_reduce_kernel(a, idx, src, *, dim, reduce, include_self):
     return out
 
 
-scatter_reduce_p = Primitive(
-    "scatter_reduce", _scatter_reduce_kernel,
-    lambda x, idx, src, *, dim, reduce, include_self: (x._shape, x._dtype),
-    grad_name="ScatterReduceBackward0")
+# the scatter family's reducing member: src reduced into x at idx along dim
+scatter_reduce_fn = Member(
+    scatter_p, "scatter_reduce", _scatter_reduce_kernel,
+    lambda x, idx, src, *, dim, reduce, include_self: (x._shape, x._dtype))
 
 
 def _scatter_reduce_vjp(g, out, x, idx, src, *, dim, reduce, include_self):
@@ -350,7 +355,7 @@ def _scatter_reduce_vjp(g, out, x, idx, src, *, dim, reduce, include_self):
         gs = self_is * share
         gsrc = src_is * _take(share, dim, idx)
     if not include_self:
-        gs = apply(scatter_p, gs, idx, 0, dim=dim)
+        gs = scatter_zeros_at(gs, idx, dim)
     return gs, _pad_to(gsrc, idx, src)
 
 
@@ -402,7 +407,7 @@ def _sr_src(g, out, x, idx, src, **params):
     return _scatter_reduce_vjp(g, out, x, idx, src, **params)[1]
 
 
-defvjp(scatter_reduce_p, _sr_self, None, _sr_src, save_output=True)
+defvjp(scatter_reduce_fn, _sr_self, None, _sr_src, save_output=True)
 
 
 def _scatter_reduce_jvp(primals, tangents, out, *, dim, reduce, include_self):
@@ -421,9 +426,7 @@ def _scatter_reduce_jvp(primals, tangents, out, *, dim, reduce, include_self):
     return t if tsrc is None else _add_at(t, dim, idx, dsrc * tsrc)
 
 
-defjvp(scatter_reduce_p, _scatter_reduce_jvp)
-defbatch(scatter_reduce_p,
-         lambda args, dims, **params: scatter_batch(scatter_reduce_p, args, dims, **params))
+defjvp(scatter_reduce_fn, _scatter_reduce_jvp)
 
 _REDUCES = ("sum", "prod", "mean", "amax", "amin")
 
@@ -463,22 +466,23 @@ def _scatter(x, dim, index, src, value, reduce, run):
                           "instead for more reduction options.", UserWarning, stacklevel=3)
         else:
             src = _fill_value(src, x._dtype, "scatter")
-        return run(scatter_reduce_p, x, index, src, dim=d,
+        return run(scatter_p, x, index, src, fn=scatter_reduce_fn, dim=d,
                    reduce="sum" if reduce == "add" else "prod", include_self=True)
     if isinstance(src, Tensor):
-        return run(scatter_p, x, index, src, dim=d)
-    return run(scatter_p, x, index, _fill_value(src, x._dtype, "scatter"), dim=d)
+        return run(scatter_p, x, index, src, fn=scatter_fn, dim=d)
+    return run(scatter_p, x, index, _fill_value(src, x._dtype, "scatter"), fn=scatter_value_fn,
+               dim=d)
 
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """`input` with `src` added at `index` along `dim` (repeated indices accumulate)."""
     d = _scatter_args("scatter_add", input, dim, index, src)
-    return apply(scatter_p, input, index, src, dim=d, accumulate=True)
+    return apply(scatter_p, input, index, src, fn=scatter_add_fn, dim=d)
 
 
 def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     d = _scatter_args("scatter_add", self, dim, index, src)
-    return apply_(scatter_p, self, index, src, dim=d, accumulate=True)
+    return apply_(scatter_p, self, index, src, fn=scatter_add_fn, dim=d)
 
 
 def _scatter_reduce_args(x, dim, index, src, reduce):
@@ -497,14 +501,14 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
                    include_self: bool = True, out=None) -> Tensor:
     """`input` with `src` reduced into it at `index` along `dim` (sum/prod/mean/amax/amin)."""
     d, reduce = _scatter_reduce_args(input, dim, index, src, reduce)
-    return write_out(apply(scatter_reduce_p, input, index, src, dim=d, reduce=reduce,
-                           include_self=bool(include_self)), out)
+    return write_out(apply(scatter_p, input, index, src, fn=scatter_reduce_fn, dim=d,
+                           reduce=reduce, include_self=bool(include_self)), out)
 
 
 def scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
                     include_self: bool = True) -> Tensor:
     d, reduce = _scatter_reduce_args(self, dim, index, src, reduce)
-    return apply_(scatter_reduce_p, self, index, src, dim=d, reduce=reduce,
+    return apply_(scatter_p, self, index, src, fn=scatter_reduce_fn, dim=d, reduce=reduce,
                   include_self=bool(include_self))
 
 
