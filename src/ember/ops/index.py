@@ -23,6 +23,7 @@ from ._common import same_meta, write_out
 from .index_key import (
     TENSOR_SLOT,
     _is_int,
+    _on,
     check_value_shape,
     flat_key,
     key_shape,
@@ -203,7 +204,7 @@ def index_by(x: Tensor, key: tuple) -> Tensor:
         if isinstance(k, (np.ndarray, Tensor)):
             if idx is not None:
                 raise ValueError("index_by takes one index array")
-            idx = k if isinstance(k, Tensor) else _as_tensor(k)
+            idx = _on(k if isinstance(k, Tensor) else _as_tensor(k), x)
             k = TENSOR_SLOT
         skey.append(k)
     return apply(index_p, x, idx, key=tuple(skey))
@@ -219,12 +220,12 @@ def getitem(x: Tensor, key) -> Tensor:
     if x.ndim == 0 and _is_int(key):
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                          "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
-    view, skey, idx = plan(x, key)
-    if skey is None:
+    view, adv = plan(x, key)
+    if adv is None:
         if view is x:
             return movement.alias(x)
         return view
-    return bind(index_p, view, idx, key=skey)
+    return bind(index_p, view, adv[1], key=adv[0])
 
 
 # --- index_put: the primitive behind assignment -------------------------------------------
@@ -322,7 +323,8 @@ def _index_put_args(x: Tensor, indices, values):
             f"{tn(x._dtype)} for the destination and {tn(values._dtype)} for the source.")
     values = value_tensor(values, x)
     if x.ndim:  # (the indices are tensors: no view is taken)
-        view, key, idx = plan(x, items)
+        view, adv = plan(x, items)
+        key, idx = adv if adv is not None else (None, None)
         if key is None:  # no index: every element
             key, target = (Ellipsis,), x._shape
         elif x.device.type == "meta":

@@ -140,13 +140,13 @@ def _specified_dims(items) -> int:
 
 
 def plan(x: Tensor, key):
-    """Apply the basic part of `key` to `x` as views; return (view, static key, index).
+    """Apply the basic part of `key` to `x` as views; return (view, advanced part).
 
-    With no advanced part the static key and the index are None. Otherwise the static key
-    is a tuple in NumPy's terms on the view (`slice(None)` or `TENSOR_SLOT` per dim) and
-    the index is one tensor on x's device (see the module docstring): a bool mask stays a
-    mask when it is the only advanced index (NumPy then reads it as PyTorch does, and
-    faster), else it becomes its nonzero positions.
+    With no advanced part that is None, else (static key, index): the static key is a
+    tuple in NumPy's terms on the view (`slice(None)` or `TENSOR_SLOT` per dim) and the
+    index is one tensor on x's device (see the module docstring): a bool mask stays a mask
+    when it is the only advanced index (NumPy then reads it as PyTorch does, and faster),
+    else it becomes its nonzero positions.
     """
     items = _items(key)
     specified = _specified_dims(items)
@@ -198,10 +198,10 @@ def plan(x: Tensor, key):
                 name = "numpy." + name
             raise IndexError(_BAD_KEY.format(name))
     if not idx:
-        return view, None, None
+        return view, None
     if len(idx) == 1:
         (d, t), = idx.items()
-        return view, (slice(None),) * d + (TENSOR_SLOT,), _on(t, x)
+        return view, ((slice(None),) * d + (TENSOR_SLOT,), _on(t, x))
     for d, t in list(idx.items()):
         if t._dtype is dt.bool_:  # (a mask among other indices: its positions, read here)
             idx.update((d + j, _wrap(nz.astype(np.int64)))
@@ -213,7 +213,7 @@ def plan(x: Tensor, key):
         raise IndexError("shape mismatch: indexing tensors could not be broadcast together with "
                          "shapes " + ", ".join(str(list(s)) for s in shapes)) from None
     key = tuple(TENSOR_SLOT if d in idx else slice(None) for d in range(max(idx) + 1))
-    return view, key, _on(stack_indices([idx[d] for d in sorted(idx)], common), x)
+    return view, (key, _on(stack_indices([idx[d] for d in sorted(idx)], common), x))
 
 
 def stack_indices(indices, shape) -> Tensor:
@@ -324,9 +324,9 @@ def flat_key(x: Tensor, key):
 
     with grad_mode.no_grad():
         pos = arange(x.numel(), dtype=dt.int64).reshape(x._shape)
-        view, skey, idx = plan(pos, key)
-        flat = view._array() if skey is None else view._array()[
-            np_key(skey, None if idx is None else idx._array())]
+        view, adv = plan(pos, key)
+        flat = view._array() if adv is None else view._array()[
+            np_key(adv[0], adv[1]._array())]
     if x.ndim == 0:  # a 0-d bool mask: x[mask] is x as shape (1,), or empty
         return flat.shape, (TENSOR_SLOT,), _on(_wrap(np.array(flat.size > 0)), x)
     arrays = np.unravel_index(flat, x._shape)

@@ -101,7 +101,8 @@ def _eval_setitem(prim, args: tuple, params: dict) -> None:
             _write(x, dst, None, value)
             return
     with grad_mode.no_grad():
-        view, skey, idx = plan(x, key)
+        view, adv = plan(x, key)
+    skey, idx = adv if adv is not None else (None, None)
     adv = None if skey is None or not on_cpu else np_key(skey, idx._array())
     if skey is not None and isinstance(value, Tensor) and value._dtype is not x._dtype and not (
             isinstance(key, Tensor) and key._dtype is dt.bool_ and value.numel() == 1):
