@@ -1,8 +1,10 @@
 """Index-driven ops: index_select / add / copy / fill, the scatter family, masked ops, take.
 
-Each is one primitive (a NumPy kernel on a fresh copy) with its VJP beside it:
-selecting ops transpose to scatter-adds, writing ops zero the overwritten
-positions in the gradient and gather it for the written values.
+Each is a primitive (a NumPy kernel on a fresh copy) with its VJP, JVP and batch rule
+beside it: selecting ops transpose to scatter-adds, writing ops zero the overwritten
+positions in the gradient and gather it for the written values. index_select is the
+`index` primitive with `select=True`; scatter_reduce is the reducing member of the
+`scatter` family (ops/index.py holds the primitive and its other members).
 `masked_fill` is hot in attention code, so it stays a lean `np.where`.
 """
 
