@@ -26,6 +26,7 @@ from . import (
     reduce,
     sampling,
     scan,
+    setitem,
     softmax,
     sorting,
     sparse_functions,
@@ -39,6 +40,7 @@ from . import (
 MODULES = (
     activation, binary, binary_extra, composite, conv, copy, creation, einsum, fill, index,
     index_ops, join, linalg_ops, matmul, movement, pooling, random_ops, reduce, sampling, scan,
-    softmax, sorting, sparse_functions, stats, ternary, unary, unary_math, inplace_movement,
+    setitem, softmax, sorting, sparse_functions, stats, ternary, unary, unary_math,
+    inplace_movement,
     composite_extra, special_ops,
 )

@@ -1,15 +1,15 @@
 """Small helpers the vmap (`defbatch`) rules of the op modules share.
 
 A rule gets `args` and `dims` (the batch axis of each argument, None when it has none);
-these move batch axes to the front, line up logical ranks for broadcasting, give an
-unbatched argument the batch explicitly, and, for the rare case a rule cannot fold the
-batch into the primitive, run it once per element.
+these find the batch size, move batch axes to the front, give an unbatched argument the
+batch explicitly, line up logical ranks for broadcasting, and, for the rare case a rule
+cannot fold the batch into the primitive, run it once per example.
 """
 
 from __future__ import annotations
 
-from .._core import bind
 from .._tensor import Tensor
+from .registry import bind
 
 
 def batch_size(args, dims) -> int:
@@ -20,14 +20,12 @@ def batch_size(args, dims) -> int:
     raise ValueError("no argument is batched")
 
 
-def front(x, d):
-    """`x` with its batch axis `d` moved to the front (unchanged when `d` is None)."""
-    if d is None or d == 0:
-        return x
-    return x.movedim(d, 0)
+def front(x: Tensor, d: int | None) -> Tensor:
+    """`x` with its batch axis `d` moved to the front (unchanged when `d` is None or 0)."""
+    return x if not d else x.movedim(d, 0)
 
 
-def batched(x: Tensor, d, size: int) -> Tensor:
+def batched(x: Tensor, d: int | None, size: int) -> Tensor:
     """`x` with the batch in front, an unbatched `x` expanded (a view) to `size` copies."""
     if d is None:
         return x.unsqueeze(0).expand((size,) + tuple(x._shape))
@@ -51,15 +49,25 @@ def aligned(args, dims) -> list:
     return out
 
 
-def loop(prim, args, dims, params):
-    """`prim` run once per batch element and the results stacked along a new axis 0: the
+def pad_front(t, d: int | None, ndim: int):
+    """`t` (batch axis `d`, or None) as (batch or 1, *ones, *t's logical shape) with `ndim`
+    logical dims: ready to broadcast, batch first, against a batched result of that rank.
+    A number is returned as it is."""
+    if not isinstance(t, Tensor):
+        return t
+    if d is None:
+        return t.reshape((1,) * (ndim - t.ndim + 1) + t._shape)
+    t = front(t, d)
+    return t.reshape(t._shape[:1] + (1,) * (ndim - t.ndim + 1) + t._shape[1:])
+
+
+def loop(prim, args, dims, **params):
+    """`prim` run once per example and the results stacked along a new axis 0: the
     fallback a rule uses for a case it cannot fold (the other cases vectorise)."""
     from .join import stack
 
-    size = batch_size(args, dims)
-    outs = [bind(prim, *[a.select(d, b) if d is not None else a for a, d in zip(args, dims)],
-                 **params) for b in range(size)]
+    outs = [bind(prim, *[a.select(d, i) if d is not None else a for a, d in zip(args, dims)],
+                 **params) for i in range(batch_size(args, dims))]
     if isinstance(outs[0], tuple):
-        return (tuple(stack([o[k] for o in outs]) for k in range(len(outs[0]))),
-                (0,) * len(outs[0]))
+        return tuple(stack(list(o)) for o in zip(*outs)), (0,) * len(outs[0])
     return stack(outs), 0

@@ -1,283 +1,219 @@
-"""Indexing: `x[key]`, `x[key] = value`, `index_put`, `gather`, `take_along_dim`, `nonzero`.
+"""Indexing primitives: `x[key]` (and `index_select`), `index_put`, `gather` and its
+transpose `scatter`, `nonzero`; each with its VJP, JVP and vmap rule.
 
-A key is applied as PyTorch applies it: ints, slices, `None`, `...` and bool
-scalars first, as views; what is left (integer tensors / lists and bool masks,
-one index array per dim) is an advanced index, broadcast together, whose result
-dims land where the first indexed dim was when the indexed dims are adjacent,
-and in front otherwise (NumPy's rule, applied to the view). The gather is the
-`index` primitive; its VJP scatter-adds back, so repeated indices accumulate.
-
-Assignment writes through NumPy into the view when no graph is recorded, and
-otherwise through the `index_put` primitive (out of place, then copied in) on `x`
-itself: a basic key is already NumPy's; any other is rewritten as one index array
-per dim of `x`, so that no view is involved.
+`index` reads x at a key whose static structure is a param (see `index_key`) and whose
+index array is an input; its VJP puts the gradient back into zeros with `index_put`,
+accumulating, so repeated indices add up. `gather` picks along one dim; `scatter`
+writes along one dim (assigning, or adding with `reduce="add"`), into a tensor or into
+zeros of a given shape, which is how other ops' VJPs undo a gather.
 """
 
 from __future__ import annotations
-
-import numbers
-import warnings
 
 import numpy as np
 
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._core import data_dependent
-from .._core.dispatch import run_quiet
 from .._tensor import Tensor
-from .._view import broadcast_shapes, non_overlapping, wrap_dim
+from .._view import broadcast_shapes, wrap_dim
 from . import movement
+from ._batching import batch_size, front, loop, pad_front
 from ._common import same_meta, write_out
-from ._scalar_value import setitem_value
+from .index_key import (
+    TENSOR_SLOT,
+    _is_int,
+    _on,
+    check_value_shape,
+    flat_key,
+    key_shape,
+    np_key,
+    plan,
+    probe,
+    slots,
+    tn,
+    value_tensor,
+)
 from .registry import (
+    Family,
+    Member,
     Primitive,
     apply,
     apply_,
+    batch_by_loop,
     bind,
-    bump_version,
-    check_inplace,
+    defbatch,
+    defjvp,
     defvjp,
     nondifferentiable,
-    overlapping,
-    refuse_overlap,
 )
 
 _grad_state = grad_mode.state
-_BAD_KEY = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
-            "are valid indices (got {})")
 
 
-def _index_error(i, dim: int, size: int) -> IndexError:
-    return IndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
+def linear_in(prim: Primitive, *positions: int) -> None:
+    """Register the JVP of a primitive linear in the inputs at `positions` jointly (the
+    others are indices or masks): the tangent is the primitive applied to their tangents
+    (a missing tangent is zero; a number at such a position, a fill value, becomes 0)."""
+    from .creation import zeros_like
+
+    target, extra = (prim.family, {"fn": prim}) if isinstance(prim, Member) else (prim, {})
+
+    def jvp(primals, tangents, out, **params):
+        if all(tangents[i] is None for i in positions):
+            return None
+        args = list(primals)
+        for i in positions:
+            t = tangents[i]
+            if t is not None:
+                args[i] = t
+            else:
+                args[i] = zeros_like(primals[i]) if isinstance(primals[i], Tensor) else 0
+        return bind(target, *args, **extra, **params)
+
+    jvp.linear = True
+    defjvp(prim, jvp)
 
 
-# --- parsing a key ------------------------------------------------------------------------
-
-def _seq_as_tuple(key: list) -> bool:
-    """PyTorch (like old NumPy) reads a short list holding slices, tensors or lists as a tuple."""
-    if len(key) >= 32:
-        return False
-    return any(isinstance(k, (Tensor, np.ndarray, list, tuple, range, slice)) or k is None
-               or k is Ellipsis for k in key)
-
-
-def _items(key) -> tuple:
-    if isinstance(key, tuple):
-        return key
-    if isinstance(key, list) and _seq_as_tuple(key):
-        warnings.warn(
-            "Using a non-tuple sequence for multidimensional indexing is deprecated and will be "
-            "changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this "
-            "will be interpreted as tensor index, x[torch.tensor(seq)], which will result either "
-            "in an error or a different result", UserWarning, stacklevel=4)
-        return tuple(key)
-    return (key,)
-
-
-def _is_int(k) -> bool:
-    if isinstance(k, (int, np.integer)) and not isinstance(k, bool):
-        return True
-    if isinstance(k, (Tensor, np.ndarray)) and k.ndim == 0:
-        d = k.dtype
-        if isinstance(k, Tensor):
-            return d._kind == 1 and d is not dt.uint8
-        return d.kind in "iu" and d != np.uint8  # (a uint8 array is a mask, as in PyTorch)
-    return False
-
-
-def _index_array(k) -> np.ndarray:
-    """An advanced index as an int64 or bool array (meta tensors: zeros of their shape)."""
-    if isinstance(k, Tensor):
-        d = k._dtype
-        if d is not dt.bool_ and d is not dt.uint8 and d._kind != 1:
-            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-        if k.device.type == "meta":
-            if d is dt.bool_ or d is dt.uint8:
-                raise NotImplementedError(
-                    "indexing with a bool mask needs the mask's values: it cannot run on 'meta'")
-            return np.broadcast_to(np.zeros((), np.int64), k._shape)
-        a = k._array()
-        return a.astype(bool) if d is dt.uint8 else (a if d is dt.bool_ else a.astype(np.int64))
-    if isinstance(k, np.ndarray):
-        # NOTE: PyTorch reads a NumPy array as it reads a list: bool and uint8 arrays are
-        # masks, any other number becomes int64 (floats truncate, as in x[[0.5, 1.0]]).
-        if k.dtype == np.bool_ or k.dtype == np.uint8:
-            return k.astype(bool, copy=False)
-        if k.dtype.kind == "c":
-            k = k.real
-        if k.dtype.kind not in "iuf":
-            raise TypeError(f"can't convert np.ndarray of type numpy.{k.dtype.type.__name__}: "
-                            "only numbers and bools index a tensor")
-        return k.astype(np.int64)
-    try:
-        arr = np.asarray(k)
-    except ValueError:
-        raise IndexError("too many indices: index lists must be rectangular") from None
-    if arr.dtype == np.bool_:
-        return arr
-    if arr.dtype.kind not in "iuf":
-        raise TypeError("new(): invalid data type 'str'")
-    return arr.astype(np.int64)
-
-
-def _specified_dims(items) -> int:
-    n = 0
-    for k in items:
-        if k.__class__ is int or k.__class__ is slice:
-            n += 1
-        elif k is None or k is Ellipsis or isinstance(k, bool):
-            continue
-        elif isinstance(k, Tensor) and k._dtype in (dt.bool_, dt.uint8):
-            n += k.ndim
-        elif isinstance(k, np.ndarray) and k.dtype in (np.bool_, np.uint8):
-            n += k.ndim
-        elif isinstance(k, list):
-            a = np.asarray(k)
-            n += a.ndim if a.dtype == np.bool_ else 1
-        else:
-            n += 1
-    return n
-
-
-def plan(x: Tensor, key):
-    """Apply the basic part of `key` to `x` as views; return (view, advanced key or None).
-
-    The advanced key is a tuple in NumPy's terms on the view: `slice(None)` or an int64
-    array per dim; a bool mask stays a mask when it is the only advanced index (NumPy then
-    reads it as PyTorch does, and faster), else it becomes its nonzero positions.
-    """
-    items = _items(key)
-    specified = _specified_dims(items)
-    if specified > x.ndim:
-        raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
-    view, dim, idx = x, 0, {}
-    for pos, k in enumerate(items):
-        if k.__class__ is slice:
-            view = _slice(view, dim, k)
-            dim += 1
-        elif k is None:
-            view = movement.unsqueeze(view, dim)
-            dim += 1
-        elif k is Ellipsis:
-            dim += x.ndim - specified
-        elif isinstance(k, bool):
-            view = movement.unsqueeze(view, dim)
-            idx[dim] = np.zeros(1 if k else 0, np.int64)
-            dim += 1
-        elif _is_int(k):
-            i = int(k)
-            n = view._shape[dim]
-            if i < -n or i >= n:
-                raise _index_error(i, pos, n)  # (PyTorch names the key's item, not the dim)
-            view = bind(movement.view_p, view, fn=movement.select_p, dim=dim, index=i % n)
-        elif isinstance(k, (Tensor, np.ndarray, list, tuple, range)):
-            arr = _index_array(k)
-            if arr.dtype == np.bool_:
-                if arr.ndim == 0:
-                    view = movement.unsqueeze(view, dim)
-                    arr = np.zeros(1 if arr else 0, np.int64)
-                else:
-                    _check_mask(view, arr, dim)
-                idx[dim] = arr
-                dim += max(arr.ndim, 1)
-                continue
-            n = view._shape[dim]
-            on_meta = isinstance(k, Tensor) and k.device.type == "meta"
-            if arr.size and not on_meta and (arr.max() >= n or arr.min() < -n):
-                raise _index_error(int(arr[(arr >= n) | (arr < -n)].flat[0]), dim, n)
-            idx[dim] = arr
-            dim += 1
-        else:
-            name = type(k).__name__
-            if isinstance(k, str):
-                raise TypeError(f"new(): invalid data type '{name}'")
-            if isinstance(k, np.generic):
-                name = "numpy." + name
-            raise IndexError(_BAD_KEY.format(name))
-    if not idx:
-        return view, None
-    if len(idx) == 1:
-        (d, arr), = idx.items()
-        return view, (slice(None),) * d + (arr,)
-    for d, arr in list(idx.items()):
-        if arr.dtype == np.bool_:
-            idx.update((d + j, nz) for j, nz in enumerate(np.nonzero(arr)))
-    shapes = [a.shape for a in idx.values()]
-    try:
-        np.broadcast_shapes(*shapes)
-    except ValueError:
-        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with "
-                         "shapes " + ", ".join(str(list(s)) for s in shapes)) from None
-    return view, tuple(idx.get(d, slice(None)) for d in range(max(idx) + 1))
-
-
-def _slice(view: Tensor, dim: int, k: slice) -> Tensor:
-    step = 1 if k.step is None else int(k.step)
-    if step == 0:
-        raise ValueError("slice step cannot be zero")
-    if step < 0:
-        raise ValueError("step must be greater than zero")
-    if k.start is None and k.stop is None and step == 1:
-        return view
-    return movement.slice_dim(view, dim, k.start, k.stop, step)
-
-
-def _check_mask(view: Tensor, mask: np.ndarray, dim: int) -> None:
-    for j in range(mask.ndim):
-        if mask.shape[j] != view._shape[dim + j]:
-            raise IndexError(
-                f"The shape of the mask [{', '.join(map(str, mask.shape))}] at index {j} does not "
-                f"match the shape of the indexed tensor [{', '.join(map(str, view._shape))}] at "
-                f"index {dim + j}"
-            )
-
-
-# --- the advanced gather and its scatter-add transpose ------------------------------------
+# --- index: x[key], and index_select ------------------------------------------------------
 
 def _unique_key(key) -> bool:
     """True when `key` reaches each position at most once (no integer index arrays)."""
     return not any(isinstance(k, np.ndarray) and k.dtype != np.bool_ for k in key)
 
 
-def _take_axis(key) -> int | None:
-    """The axis when `key` is slices then one 1-D array (np.take's faster case), else None."""
-    if not key:
-        return None
-    last = key[-1]
-    if isinstance(last, np.ndarray) and last.ndim == 1 and last.dtype != np.bool_ and all(
-            isinstance(k, slice) for k in key[:-1]):
+def _take_axis(key, idx) -> int | None:
+    """The axis when the key is slices then one 1-D integer index (np.take's faster case)."""
+    if key and key[-1] is TENSOR_SLOT and idx.ndim == 1 and idx.dtype != np.bool_:
+        for k in key[:-1]:
+            if k.__class__ is not slice:
+                return None
         return len(key) - 1
     return None
 
 
-def _index_kernel(a, *, key):
-    axis = _take_axis(key)
-    if axis is not None:
-        return np.take(a, key[-1], axis=axis)
-    if not any(isinstance(k, np.ndarray) for k in key):
+def _index_kernel(a, idx=None, *, key, select=False):
+    if select:  # index_select: a 1-D (or 0-d) index along the key's last dim
+        return a.copy() if a.ndim == 0 else np.take(a, idx.reshape(-1), axis=len(key) - 1)
+    if idx is None:
         return a[key].copy()  # a basic key makes a view: copy it
-    out = a[key]  # a fresh array, but NumPy may lay it out transposed
+    axis = _take_axis(key, idx)
+    if axis is not None:
+        return np.take(a, idx, axis=axis)
+    out = a[np_key(key, idx)]  # a fresh array, but NumPy may lay it out transposed
     return out if out.flags.c_contiguous else np.ascontiguousarray(out)
 
 
-def _probe(shape) -> np.ndarray:
-    return np.lib.stride_tricks.as_strided(np.zeros(1, np.int8), shape, (0,) * len(shape))
+def _index_meta(x, idx=None, *, key, select=False):
+    if select:
+        d = len(key) - 1
+        shape = () if x.ndim == 0 else x._shape[:d] + (idx.numel(),) + x._shape[d + 1:]
+        return shape, x._dtype
+    if idx is not None and idx._dtype is dt.bool_:
+        raise NotImplementedError(
+            "indexing with a bool mask needs the mask's values: it cannot run on 'meta'")
+    return key_shape(x._shape, key, None if idx is None else idx._shape), x._dtype
 
 
-def _index_meta(x, *, key):
-    return _probe(x._shape)[key].shape, x._dtype
+# x at `key` (static: slices, ints, None, `...` and TENSOR_SLOTs) with index array `idx`
+# in the slots (see index_key.plan); with `select`, index_select along the last key dim
+index_p = Primitive("index", _index_kernel, _index_meta,
+                    grad_name=lambda args, params: (
+                        "IndexSelectBackward0" if params.get("select") else "IndexBackward0"))
 
 
-index_p = Primitive("index", _index_kernel, _index_meta)
+def _index_vjp(g, out, x, idx, *, key, select=False, in_shape):
+    if select:
+        from .index_ops import index_add_zeros
+
+        return index_add_zeros(in_shape, len(key) - 1, idx, g)
+    return put_into_zeros(in_shape, key, g, idx)
 
 
-defvjp(index_p, lambda g, out, x, *, key, in_shape: put_into_zeros(in_shape, key, g),
-       reads=((),), in_shape=True)
+defvjp(index_p, _index_vjp, None, reads=((1,), ()), in_shape=True)
+linear_in(index_p, 0)
+
+
+def _subspace(key: tuple) -> int | None:
+    """Where x[key]'s index dims land: the first slot when the slots are adjacent, else
+    None (NumPy then puts them in front)."""
+    pos = [i for i, k in enumerate(key) if k is TENSOR_SLOT]
+    return pos[0] if pos[-1] - pos[0] == len(pos) - 1 else None
+
+
+def _with_batch_index(idx: Tensor, di, key: tuple, b: int) -> tuple[Tensor, tuple]:
+    """The index stacked (see `plan`) with arange(b) as a first row, for the key with a
+    slot in front: the batch becomes an index of x's batch dim. `di` is idx's batch axis
+    (None: the same index for every example)."""
+    from .creation import arange
+    from .join import cat
+
+    n = slots(key)
+    if n == 1:
+        idx = idx.to(dt.int64).unsqueeze(0)
+        di = None if di is None else di + 1
+    if di is None:
+        idx = idx.unsqueeze(1).expand((idx._shape[0], b) + idx._shape[1:])
+    else:
+        idx = idx.movedim(di, 1)
+    rows = arange(b, device=idx.device).reshape((1, b) + (1,) * (idx.ndim - 2))
+    return cat([rows.expand((1,) + idx._shape[1:]), idx]), (TENSOR_SLOT,) + key
+
+
+def _index_batch(args, dims, *, key, select=False):
+    x, idx = args[0], args[1] if len(args) > 1 else None
+    dx, di = dims[0], dims[1] if len(dims) > 1 else None
+    if select:
+        if x.ndim - (dx is not None) == 0:  # index_select of a 0-d x is x
+            return (x.clone(), dx) if dx is not None else (bind(index_p, x, idx, key=key,
+                                                                select=True), None)
+        idx = idx.reshape(-1) if di is None else front(idx, di).reshape(idx._shape[di], -1)
+        di = None if di is None else 0
+    if idx is not None and idx._dtype is dt.bool_ and di is not None:
+        return loop(index_p, args, dims, key=key)  # (each mask picks its own count)
+    if di is None:
+        key1 = (slice(None),) + key
+        out = bind(index_p, front(x, dx), idx, key=key1)
+        if idx is None or _subspace(key1) is not None:
+            return out, 0
+        return out, idx.ndim - 1  # the index dims went in front of the batch dim
+    if dx is None:
+        n = slots(key)
+        if n == 1:
+            return bind(index_p, x, front(idx, di), key=key), key.index(TENSOR_SLOT)
+        out = bind(index_p, x, idx.movedim(di, 1), key=key)
+        at = _subspace(key)
+        return out, 0 if at is None else at
+    idx2, key2 = _with_batch_index(idx, di, key, x._shape[dx])
+    out = bind(index_p, front(x, dx), idx2, key=key2)  # (b, *index dims, *x's other dims)
+    at = _subspace(key)
+    if at:  # each example's result has `at` of x's dims before its index dims
+        nb = idx2.ndim - 2
+        out = out.movedim(tuple(range(1 + nb, 1 + nb + at)), tuple(range(1, 1 + at)))
+    return out, 0
+
+
+defbatch(index_p, _index_batch)
 
 
 def index_by(x: Tensor, key: tuple) -> Tensor:
-    """x[key] for a key already in NumPy's terms (see `plan`): the `index` primitive."""
-    return apply(index_p, x, key=key)
+    """x[key] for a key in NumPy's terms: slices, ints, None, `...` and at most one index
+    (an int64 or bool NumPy array or tensor), which becomes the index input."""
+    skey, idx = [], None
+    for k in key:
+        if isinstance(k, (np.ndarray, Tensor)):
+            if idx is not None:
+                raise ValueError("index_by takes one index array")
+            idx = _on(k if isinstance(k, Tensor) else _as_tensor(k), x)
+            k = TENSOR_SLOT
+        skey.append(k)
+    return apply(index_p, x, idx, key=tuple(skey))
+
+
+def _as_tensor(a: np.ndarray) -> Tensor:
+    from .._tensor import _wrap
+
+    return _wrap(np.array(a))
 
 
 def getitem(x: Tensor, key) -> Tensor:
@@ -289,295 +225,86 @@ def getitem(x: Tensor, key) -> Tensor:
         if view is x:
             return movement.alias(x)
         return view
-    return index_by(view, adv)
+    return bind(index_p, view, adv[1], key=adv[0])
 
 
 # --- index_put: the primitive behind assignment -------------------------------------------
 
-def _index_put_kernel(a, v, *, key, accumulate, shape=None):
+def _index_put_kernel(a, v, idx=None, *, key, accumulate, shape=None):
     if shape is not None:  # into zeros of `shape` (`a` is the number 0): the VJP of x[key]
         out = np.zeros(shape, dtype=v.dtype)
     else:
         out = a.copy(order="K")  # PyTorch keeps the input's layout here
-    if accumulate and _unique_key(key):
-        out[key] += v  # each position is picked once: nothing to accumulate
+    npkey = np_key(key, idx)
+    if accumulate and _unique_key(npkey):
+        out[npkey] += v  # each position is picked once: nothing to accumulate
     elif accumulate:
-        axis = _take_axis(key)
-        np.add.at(out, key[-1] if axis == 0 and out.ndim else key, v)
+        axis = None if idx is None else _take_axis(key, idx)
+        np.add.at(out, npkey[-1] if axis == 0 and out.ndim else npkey, v)
     else:
-        out[key] = v
+        out[npkey] = v
     return out
 
 
-def _index_put_meta(x, v, *, key, accumulate, shape=None):
+def _index_put_meta(x, v, idx=None, *, key, accumulate, shape=None):
     return same_meta(x) if shape is None else (tuple(shape), v._dtype)
 
 
-# x with v written (or added) at key; with `shape`, zeros of that shape instead of x (the
-# gradient of indexing, which PyTorch computes with its _index_put_impl_)
+# x with v written (or added) at key (static, with index `idx` in its slots, as `index`);
+# with `shape`, zeros of that shape instead of x (the gradient of indexing, which PyTorch
+# computes with its _index_put_impl_)
 index_put_p = Primitive("index_put", _index_put_kernel, _index_put_meta,
                         grad_name=lambda args, params: (
                             "IndexPutBackward0" if params.get("shape") is None
                             else "IndexPutImplBackward0"))
 
 
-def _index_put_grad_x(g, out, x, v, *, key, accumulate, shape=None):
+def _index_put_grad_x(g, out, x, v, idx, *, key, accumulate, shape=None):
     if accumulate:
         return g
-    return apply(index_put_p, g, 0, key=key, accumulate=False)
+    return apply(index_put_p, g, 0, idx, key=key, accumulate=False)
 
 
 defvjp(index_put_p, _index_put_grad_x,
-       lambda g, out, x, v, *, key, accumulate, shape=None: index_by(g, key), reads=((), ()))
+       lambda g, out, x, v, idx, *, key, accumulate, shape=None: apply(index_p, g, idx, key=key),
+       None, reads=((2,), (2,), ()))
+linear_in(index_put_p, 0, 1)
 
 
-def put_into_zeros(shape, key: tuple, v: Tensor) -> Tensor:
-    """Zeros of `shape` with `v` added at `key` (a key in NumPy's terms, see `plan`)."""
-    return apply(index_put_p, 0, v, key=key, accumulate=True, shape=tuple(shape))
-
-
-def _flat_key(x: Tensor, key):
-    """`key` on `x` as one index array per dim of `x` (its elements in x[key]'s order).
-
-    Returns (target shape, NumPy key); x[numpy key] has the target's elements,
-    laid out as the target shape (or flattened, for a 0-d `x`).
-    """
-    from .creation import arange
-
-    with grad_mode.no_grad():
-        pos = arange(x.numel(), dtype=dt.int64).reshape(x._shape)
-        view, adv = plan(pos, key)
-        flat = view._array() if adv is None else view._array()[adv]
-    if x.ndim == 0:  # a 0-d bool mask: x[mask] is x as shape (1,), or empty
-        return flat.shape, (np.array(flat.size > 0),)
-    return flat.shape, np.unravel_index(flat, x._shape)
-
-
-def _value_tensor(value, x: Tensor) -> Tensor:
-    if isinstance(value, Tensor):
-        if value.device != x.device and value.ndim == 0:
-            value = value.to(x.device)
-        return value if value._dtype is x._dtype else value.to(x._dtype)
-    from .creation import scalar_tensor
-
-    return scalar_tensor(value, dtype=x._dtype, device=x.device)
-
-
-def _check_value_shape(target, vshape, advanced: bool, dtype=dt.float32) -> None:
-    vshape = tuple(vshape)
-    while len(vshape) > len(target) and vshape[0] == 1:
-        vshape = vshape[1:]  # PyTorch drops a value's leading size-1 dims
-    try:
-        ok = broadcast_shapes(target, vshape) == tuple(target)
-    except RuntimeError:
-        ok = False
-    if ok:
-        return
-    if advanced:
-        raise RuntimeError(f"shape mismatch: value tensor of shape {list(vshape)} cannot be "
-                           f"broadcast to indexing result of shape {list(target)}")
-    if len(vshape) > len(target):
-        raise RuntimeError(f"expand(torch.{_tn(dtype)}Tensor{{{list(vshape)}}}, "
-                           f"size={list(target)}): "
-                           f"the number of sizes provided ({len(target)}) must be greater or "
-                           f"equal to the number of dimensions in the tensor ({len(vshape)})")
-    for i in range(1, len(vshape) + 1):
-        if vshape[-i] not in (1, target[-i]):
-            raise RuntimeError(
-                f"The expanded size of the tensor ({target[-i]}) must match the existing size "
-                f"({vshape[-i]}) at non-singleton dimension {len(target) - i}.  Target sizes: "
-                f"{list(target)}.  Tensor sizes: {list(vshape)}")
-
-
-class _TensorSlot:
-    """Where a tensor stood in a `setitem` key: the tensor itself is an input of the op."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "<tensor input>"
-
-
-TENSOR_SLOT = _TensorSlot()
-
-
-def setitem(x: Tensor, key, value) -> None:
-    """`x[key] = value`, bound as the primitive `setitem` (its eager impl writes through
-    NumPy's own indexing when no graph is needed, else records `index_put`).
-
-    The index tensors in `key` are inputs of the op, after `x` and `value`; the `key`
-    param keeps the static rest (ints, slices, None, `...`), a `TENSOR_SLOT` where each
-    tensor stood, so an interpreter sees the index data as data.
-    """
-    if key.__class__ is tuple:
-        for k in key:  # (a loop, not any(): this is every assignment's path)
-            if isinstance(k, Tensor):
-                bind(setitem_p, x, value, *[k for k in key if isinstance(k, Tensor)],
-                     key=tuple(TENSOR_SLOT if isinstance(k, Tensor) else k for k in key))
-                return
-    elif isinstance(key, Tensor):
-        bind(setitem_p, x, value, key, key=TENSOR_SLOT)
-        return
-    bind(setitem_p, x, value, key=key)
-
-
-def _full_key(key, tensors: tuple):
-    """The key `setitem` was given, from its static structure and its tensor inputs."""
-    if key is TENSOR_SLOT:
-        return tensors[0]
-    rest = iter(tensors)
-    return tuple(next(rest) if k is TENSOR_SLOT else k for k in key)
-
-
-def _eval_setitem(prim, args: tuple, params: dict) -> None:
-    """Eager evaluation of `x[key] = value`."""
-    x, value = args[0], args[1]
-    key = params["key"]
-    if len(args) > 2:
-        key = _full_key(key, args[2:])
-    vcls = value.__class__
-    if vcls is not float and vcls is not int and not isinstance(value, (Tensor, numbers.Number)):
-        raise TypeError(f"can't assign a {_type_name(value)} to a torch.{_tn(x._dtype)}Tensor")
-    if not isinstance(value, Tensor):
-        value = setitem_value(value, x._dtype)  # refused where it overflows x's dtype
-    if key is False:
-        return  # PyTorch writes nothing and records nothing for `x[False] = v`
-    needs_graph = _grad_state.enabled and (
-        x._requires_grad or (isinstance(value, Tensor) and value._requires_grad) or (
-            x._base is not None and x._base._requires_grad))
-    on_cpu = x._storage is None or x._storage.device.type == "cpu"
-    if on_cpu and not needs_graph:
-        dst = _basic_target(x, key, value)
-        if dst is not None:
-            check_inplace(x, aliased_ok=True)
-            if x._base is not None and not non_overlapping(
-                    dst.shape, tuple(s // dst.itemsize for s in dst.strides)):
-                refuse_overlap()
-            _write(x, dst, None, value)
-            return
-    with grad_mode.no_grad():
-        view, adv = plan(x, key)
-    if adv is not None and isinstance(value, Tensor) and value._dtype is not x._dtype and not (
-            isinstance(key, Tensor) and key._dtype is dt.bool_ and value.numel() == 1):
-        # PyTorch casts only for a copy into a view, or a one-value fill through one mask.
-        raise RuntimeError(
-            "Index put requires the source and destination dtypes match, got "
-            f"{_tn(x._dtype)} for the destination and {_tn(value._dtype)} for the source.")
-    # As PyTorch: a copy into a basic view refuses a destination whose elements share memory;
-    # an advanced-index write (index_put_) writes through it.
-    if needs_graph and adv is None and x._grad_fn is None and x._requires_grad and (
-            view._shape, view.stride(), view._offset) != (x._shape, x.stride(), x._offset):
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
-                           "in-place operation.")  # PyTorch writes through x[key], a view
-    check_inplace(x, aliased_ok=on_cpu and not needs_graph)
-    if on_cpu and not needs_graph:
-        if adv is None and overlapping(view):
-            refuse_overlap()
-        if isinstance(value, Tensor):
-            _check_overlap(view, value)
-        _write(x, view._array(), adv, value)
-        return
-    if x.device.type == "meta":
-        target = view._shape if adv is None else _probe(view._shape)[adv].shape
-        _check_value_shape(target, np.shape(value) if not isinstance(value, Tensor)
-                           else value._shape, adv is not None, x._dtype)
-        return
-    value = _value_tensor(value, x)
-    npkey = None if adv is not None else _basic_key(key)
-    if npkey is not None:
-        target = view._shape  # ints, slices, None and one `...` mean the same in NumPy
+def _index_put_batch(args, dims, *, key, accumulate, shape=None):
+    x, v, idx = args
+    dx, dv, di = dims
+    b = batch_size(args, dims)
+    lshape = tuple(shape) if shape is not None else (
+        x._shape if dx is None else x._shape[:dx] + x._shape[dx + 1:])
+    lidx = None if idx is None else (idx._shape if di is None else
+                                     idx._shape[:di] + idx._shape[di + 1:])
+    if idx is not None and idx._dtype is dt.bool_ and di is not None:
+        return loop(index_put_p, args, dims, key=key, accumulate=accumulate, shape=shape)
+    target = len(key_shape(lshape, key, lidx, mask=idx is not None and idx._dtype is dt.bool_))
+    v = pad_front(v, dv, target)  # (b or 1, *logical target), its dims right-aligned
+    if shape is not None:
+        x, shape = 0, (b,) + lshape
     else:
-        target, npkey = _flat_key(x, key)
-    _check_value_shape(target, value._shape, adv is not None, value._dtype)
-    while value.ndim > len(target):
-        value = value.squeeze(0)
-    if x.ndim == 0 and adv is not None:
-        value = value.expand(target).reshape(-1)
-    apply_(index_put_p, x, value, key=npkey, accumulate=False)
+        x = front(x, dx) if dx is not None else x.unsqueeze(0).expand((b,) + lshape)
+    if idx is None or (di is None and slots(key) == 1):
+        return bind(index_put_p, x, v, idx, key=(slice(None),) + key, accumulate=accumulate,
+                    shape=shape), 0
+    # the batch as an extra index of x's batch dim: x[b, ...] has the index dims first
+    idx2, key2 = _with_batch_index(idx, di, key, b)
+    at = _subspace(key)
+    if at:  # the logical target has `at` dims before its index dims: move those after them
+        nb = len(idx2._shape) - 2
+        v = v.movedim(tuple(range(1, 1 + at)), tuple(range(1 + nb, 1 + nb + at)))
+    return bind(index_put_p, x, v, idx2, key=key2, accumulate=accumulate, shape=shape), 0
 
 
-# `x[key] = value`: no outputs (on `meta` the impl checks shapes); with a graph it records
-# index_put's node, so it has no derivative of its own
-setitem_p = Primitive("setitem", None, lambda x, value, *index, key: None, impl=_eval_setitem)
-nondifferentiable(setitem_p)
+defbatch(index_put_p, _index_put_batch)
 
 
-def _basic_key(key) -> tuple | None:
-    """A key of ints, slices, None and at most one `...` in NumPy's terms, else None."""
-    out, ellipsis = [], False
-    for k in _items(key):
-        if k is Ellipsis:
-            if ellipsis:
-                return None
-            ellipsis = True
-        elif _is_int(k):
-            k = int(k)
-        elif not (k is None or isinstance(k, slice)):
-            return None
-        out.append(k)
-    return tuple(out)
-
-
-def _check_overlap(dst: Tensor, src: Tensor) -> None:
-    """PyTorch refuses to copy between contiguous tensors whose memory partly overlaps."""
-    if dst._storage is None or dst._storage is not src._storage:
-        return
-    a, b = (dst._offset, dst.numel()), (src._offset, src.numel())
-    if a != b and a[0] < b[0] + b[1] and b[0] < a[0] + a[1] and dst.is_contiguous() \
-            and src.is_contiguous():
-        raise RuntimeError("unsupported operation: some elements of the input tensor and the "
-                           "written-to tensor refer to a single memory location. Please clone() "
-                           "the tensor before performing the operation.")
-
-
-def _basic_target(x: Tensor, key, value) -> np.ndarray | None:
-    """x[key] as a NumPy view of x's memory when `key` holds only ints, forward slices, None
-    and one `...` (NumPy reads those as PyTorch does) and `value` is not a view of x; None
-    otherwise, and for an index out of range (the general path words the error)."""
-    if isinstance(value, Tensor) and value._storage is not None \
-            and value._storage is x._storage:
-        return None
-    npkey = _basic_key(key)
-    if npkey is None or not all(k.step is None or k.step > 0 for k in npkey
-                                if k.__class__ is slice):
-        return None
-    if Ellipsis not in npkey:
-        npkey += (Ellipsis,)  # (so that a full set of ints gives a 0-d view, not a scalar)
-    try:
-        dst = x._array()[npkey]
-    except IndexError:
-        return None
-    return dst if dst.__class__ is np.ndarray else None
-
-
-def _write(x: Tensor, dst: np.ndarray, adv, value) -> None:
-    """Write `value` straight into x's memory at `dst` (a view of it), through the advanced
-    key `adv` if any; no graph recorded."""
-    if isinstance(value, Tensor):
-        src = value._array()
-        if src.dtype.kind == "c" and dst.dtype.kind != "c":
-            src = src.real
-        if src.dtype != dst.dtype:
-            src = src.astype(dst.dtype)
-    else:
-        src = value
-    if isinstance(src, np.ndarray) and src.ndim:
-        target = dst.shape if adv is None else _probe(dst.shape)[adv].shape
-        _check_value_shape(target, src.shape, adv is not None, value._dtype)
-        while np.ndim(src) > len(target):
-            src = src[0]
-    if dst.dtype.kind in "iub":  # (only a cast into integers can warn: NaN, inf, overflow)
-        run_quiet(_assign, dst, adv, src)
-    else:
-        _assign(dst, adv, src)
-    bump_version(x)
-
-
-def _assign(dst: np.ndarray, adv, src) -> None:
-    if adv is None:
-        np.copyto(dst, src, casting="unsafe")
-    else:
-        dst[adv] = src
+def put_into_zeros(shape, key: tuple, v: Tensor, idx: Tensor | None = None) -> Tensor:
+    """Zeros of `shape` with `v` added at `key` (static, `idx` in its slots; see `plan`)."""
+    return apply(index_put_p, 0, v, idx, key=key, accumulate=True, shape=tuple(shape))
 
 
 def _index_put_args(x: Tensor, indices, values):
@@ -593,62 +320,40 @@ def _index_put_args(x: Tensor, indices, values):
     if isinstance(values, Tensor) and values._dtype is not x._dtype:
         raise RuntimeError(
             "Index put requires the source and destination dtypes match, got "
-            f"{_tn(x._dtype)} for the destination and {_tn(values._dtype)} for the source.")
-    values = _value_tensor(values, x)
-    if x.device.type == "meta":
+            f"{tn(x._dtype)} for the destination and {tn(values._dtype)} for the source.")
+    values = value_tensor(values, x)
+    if x.ndim:  # (the indices are tensors: no view is taken)
         view, adv = plan(x, items)
-        return values, adv
-    target, npkey = _flat_key(x, items)
-    _check_value_shape(target, values._shape, True)
+        key, idx = adv if adv is not None else (None, None)
+        if key is None:  # no index: every element
+            key, target = (Ellipsis,), x._shape
+        elif x.device.type == "meta":
+            return values, key, idx
+        else:
+            target = probe(x._shape)[np_key(key, idx._array())].shape
+    else:  # a 0-d bool mask would take a view: as one index array per dim of x instead
+        target, key, idx = flat_key(x, items)
+    check_value_shape(target, values._shape, True)
     while values.ndim > len(target):
         values = values.squeeze(0)
     if x.ndim == 0:
         values = values.expand(target).reshape(-1)
-    return values, npkey
-
-
-def _type_name(v) -> str:
-    t = type(v)
-    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
-
-
-def _tn(d: dt.dtype) -> str:
-    from ._common import type_name
-
-    return type_name(d)
+    return values, key, idx
 
 
 def index_put(input: Tensor, indices, values, accumulate: bool = False) -> Tensor:
     """A copy of `input` with `values` put at the advanced index `indices` (summed if
     `accumulate`)."""
-    values, key = _index_put_args(input, indices, values)
-    return apply(index_put_p, input, values, key=key, accumulate=bool(accumulate))
+    values, key, idx = _index_put_args(input, indices, values)
+    return apply(index_put_p, input, values, idx, key=key, accumulate=bool(accumulate))
 
 
 def index_put_(input: Tensor, indices, values, accumulate: bool = False) -> Tensor:
-    values, key = _index_put_args(input, indices, values)
-    return apply_(index_put_p, input, values, key=key, accumulate=bool(accumulate))
+    values, key, idx = _index_put_args(input, indices, values)
+    return apply_(index_put_p, input, values, idx, key=key, accumulate=bool(accumulate))
 
 
-# --- gather and its scatter transposes (other ops' VJPs use these too) --------------------
-
-def _scatter_zeros_kernel(src, idx, *, shape, dim, accumulate=False):
-    if accumulate:
-        return _scatter_add_kernel(src, idx, shape=shape, dim=dim)
-    buf = np.zeros(shape, dtype=src.dtype)
-    np.put_along_axis(buf, idx, src, axis=dim)
-    return buf
-
-
-# `src` put (or with `accumulate`, added) at `idx` along `dim` into zeros of `shape`: the
-# transpose of gather, which other ops' VJPs use
-scatter_zeros_p = Primitive("scatter_zeros", _scatter_zeros_kernel,
-                            lambda src, idx, *, shape, dim, accumulate=False: (
-                                tuple(shape), src._dtype),
-                            grad_name=lambda args, params: (
-                                "ScatterAddBackward0" if params.get("accumulate")
-                                else "ScatterBackward0"))
-
+# --- gather and its transpose, scatter (other ops' VJPs use these too) ---------------------
 
 def _gather_kernel(a, idx, *, dim):
     if a.ndim == 0:  # every index is 0 (checked): the one value, in the index's shape
@@ -667,11 +372,48 @@ def _gather(a: Tensor, idx: Tensor, dim: int) -> Tensor:
     return apply(gather_p, a, idx, dim=dim)
 
 
-defvjp(scatter_zeros_p, lambda g, out, src, idx, *, shape, dim, accumulate=False:
-       _gather(g, idx, dim), None, reads=((1,), ()))
 defvjp(gather_p, lambda g, out, a, idx, *, dim, in_shape: _scatter_add_zeros(g, idx, in_shape,
                                                                               dim),
        None, reads=((1,), ()), in_shape=True)
+linear_in(gather_p, 0)
+
+
+def _to_1d(t, d):
+    """A 0-d logical operand of a gather / scatter as 1-d, as the kernels read it."""
+    if not isinstance(t, Tensor):
+        return t
+    return t.reshape(-1) if d is None else front(t, d).reshape(t._shape[d], -1)
+
+
+def _along_batch(args, dims, n):
+    """gather / scatter operands (first `n` are tensors) with the batch at 0 in each one
+    (expanded where unbatched), for the op along dim + 1."""
+    b = batch_size(args, dims)
+    out = []
+    for a, d in zip(args, dims):
+        if not isinstance(a, Tensor) or len(out) >= n:
+            out.append(front(a, d) if isinstance(a, Tensor) and d is not None else a)
+        elif d is None:
+            out.append(a.unsqueeze(0).expand((b,) + a._shape))
+        else:
+            out.append(front(a, d))
+    return out
+
+
+def _gather_batch(args, dims, *, dim):
+    a, idx = args
+    if a.ndim - (dims[0] is not None) == 0:  # a 0-d input: every index is 0
+        scalar = idx.ndim - (dims[1] is not None) == 0
+        a1, i1 = _to_1d(a, dims[0]), _to_1d(idx, dims[1])
+        a1, i1 = _along_batch((a1, i1), (0 if dims[0] is not None else None,
+                                        0 if dims[1] is not None else None), 2)
+        out = bind(gather_p, a1, i1, dim=1)
+        return (out.reshape(-1) if scalar else out), 0
+    a, idx = _along_batch(args, dims, 2)
+    return bind(gather_p, a, idx, dim=dim + 1), 0
+
+
+defbatch(gather_p, _gather_batch)
 
 
 def scatter_grid(idx: np.ndarray, dim: int) -> tuple:
@@ -681,24 +423,111 @@ def scatter_grid(idx: np.ndarray, dim: int) -> tuple:
     return tuple(grids)
 
 
-def _scatter_add_kernel(src, idx, *, shape, dim):
-    buf = np.zeros(shape, dtype=src.dtype)
-    if len(shape) == 0:
-        np.add.at(buf.reshape(1), idx.reshape(-1), src.reshape(-1))
-        return buf
-    if src.shape != idx.shape:
-        src = src[tuple(slice(0, n) for n in idx.shape)]
-    np.add.at(buf, scatter_grid(idx, dim), src)
-    return buf
+def scatter_target(a, idx, dim):
+    """(target array, key, index shape) for writing along `dim`; 0-d made 1-d."""
+    if a.ndim == 0:
+        return a.reshape(1), (idx.reshape(-1),), idx.reshape(-1).shape
+    return a, scatter_grid(idx, dim), idx.shape
+
+
+def src_part(src, shape):
+    """The leading `shape` block of `src` (a scatter reads only that much), or the number."""
+    if np.ndim(src) == 0:
+        return src
+    src = src.reshape(-1) if src.ndim == 0 else src
+    if src.shape != shape:
+        src = src[tuple(slice(0, n) for n in shape)]
+    return src
+
+
+def _scatter_kernel(a, idx, src, *, dim, shape=None):
+    out = np.zeros(shape, dtype=src.dtype) if shape is not None else a.copy()
+    flat, key, ishape = scatter_target(out, idx, dim)
+    flat[key] = src_part(src, ishape)
+    return out
+
+
+def _scatter_add_kernel(a, idx, src, *, dim, shape=None):
+    out = np.zeros(shape, dtype=src.dtype) if shape is not None else a.copy()
+    flat, key, ishape = scatter_target(out, idx, dim)
+    np.add.at(flat, key, src_part(src, ishape))
+    return out
+
+
+def _scatter_meta(x, idx, src, *, dim, shape=None, **params):
+    return (x._shape, x._dtype) if shape is None else (tuple(shape), src._dtype)
+
+
+# src combined into x at idx along dim: one primitive whose member is the combining
+# function (its kernel, node name and derivative): `scatter` writes a tensor, `scatter_value`
+# a number (PyTorch's scatter.value, ScatterBackward1, no src gradient), `scatter_add` adds,
+# and `scatter_reduce` (index_ops) reduces with sum / prod / mean / amax / amin. With `shape`,
+# into zeros of that shape instead of x (`x` is the number 0): the transpose of gather.
+scatter_p = Family("scatter")
+scatter_fn = Member(scatter_p, "scatter", _scatter_kernel, _scatter_meta)
+scatter_value_fn = Member(scatter_p, "scatter_value", _scatter_kernel, _scatter_meta,
+                          grad_name="ScatterBackward1")
+scatter_add_fn = Member(scatter_p, "scatter_add", _scatter_add_kernel, _scatter_meta)
+
+
+def _gather_into(g: Tensor, dim: int, idx: Tensor, src: Tensor) -> Tensor:
+    """g gathered at `idx`, zero-padded up to `src`'s shape when `src` is larger."""
+    picked = _gather(g, idx, wrap_dim(dim, max(g.ndim, 1)))
+    if picked._shape == src._shape or src.ndim == 0:
+        return picked.reshape(src._shape)
+    key = tuple(slice(0, n) for n in idx._shape)
+    return put_into_zeros(src._shape, key, picked)
+
+
+def scatter_zeros_at(g: Tensor, idx: Tensor, dim: int) -> Tensor:
+    """g with the positions a scatter along `dim` wrote set to zero (its gradient for x)."""
+    return apply(scatter_p, g, idx, 0, fn=scatter_value_fn, dim=dim)
+
+
+def _scatter_grad_x(g, out, x, idx, src, *, dim, shape=None):
+    return scatter_zeros_at(g, idx, dim)
+
+
+def _scatter_grad_src(g, out, x, idx, src, *, dim, shape=None):
+    return _gather_into(g, dim, idx, src)
+
+
+defvjp(scatter_fn, _scatter_grad_x, None, _scatter_grad_src, reads=((1,), (), (1, 2)))
+defvjp(scatter_value_fn, _scatter_grad_x, None, None, reads=((1,), (), ()))
+defvjp(scatter_add_fn, lambda g, out, x, idx, src, *, dim, shape=None: g, None,
+       _scatter_grad_src, reads=((), (), (1, 2)))
+for _fn in (scatter_fn, scatter_value_fn, scatter_add_fn):
+    linear_in(_fn, 0, 2)
+
+
+def _scatter_batch(args, dims, *, dim, shape=None, **params):
+    """Every operand with the batch in front, the op along dim + 1 (a 0-d target made 1-d,
+    as the kernels read it); `shape` (a scatter into zeros) gets the batch in front too."""
+    x, idx, src = args
+    b = batch_size(args, dims)
+    lnd = len(shape) if shape is not None else x.ndim - (dims[0] is not None)
+    if lnd == 0:  # a 0-d target: as the kernel, 1-d, then back to 0-d
+        args = [_to_1d(a, d) for a, d in zip(args, dims)]
+        dims = [None if d is None else 0 for d in dims]
+        if shape is not None:
+            shape = (1,)
+    x, idx, src = _along_batch(args, dims, 3)
+    if shape is not None:
+        x, params["shape"] = 0, (b,) + tuple(shape)
+    out = bind(scatter_p, x, idx, src, dim=(dim if lnd else 0) + 1, **params)
+    return (out if lnd else out.reshape(b)), 0
+
+
+defbatch(scatter_p, _scatter_batch)
 
 
 def _scatter_add_zeros(g, idx, shape, dim):
-    return apply(scatter_zeros_p, g, idx, shape=tuple(shape), dim=dim, accumulate=True)
+    return apply(scatter_p, 0, idx, g, fn=scatter_add_fn, dim=dim, shape=tuple(shape))
 
 
 def scatter_into_zeros(shape, dim: int, idx: Tensor, src: Tensor) -> Tensor:
     """Zeros of `shape` with `src` put at `idx` along `dim` (indices unique per slice)."""
-    return apply(scatter_zeros_p, src, idx, shape=tuple(shape), dim=dim)
+    return apply(scatter_p, 0, idx, src, fn=scatter_fn, dim=dim, shape=tuple(shape))
 
 
 def check_gather_index(name: str, input: Tensor, dim: int, index: Tensor, src=None) -> None:
@@ -779,6 +608,8 @@ def _nonzero_kernel(a):
 nonzero_p = Primitive("nonzero", _nonzero_kernel, None)
 nondifferentiable(nonzero_p)
 data_dependent(nonzero_p)
+batch_by_loop(nonzero_p, "each example has its own number of nonzeros: the output shape "
+                         "depends on the data")
 
 
 def nonzero(input: Tensor, *, out=None, as_tuple: bool = False):
@@ -801,7 +632,7 @@ def argwhere(input: Tensor) -> Tensor:
 
 
 TENSOR_METHODS = {
-    "__getitem__": getitem, "__setitem__": setitem, "gather": gather,
+    "__getitem__": getitem, "gather": gather,
     "take_along_dim": take_along_dim, "nonzero": nonzero, "argwhere": argwhere,
     "index_put": index_put, "index_put_": index_put_,
 }

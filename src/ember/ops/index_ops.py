@@ -1,8 +1,10 @@
 """Index-driven ops: index_select / add / copy / fill, the scatter family, masked ops, take.
 
-Each is one primitive (a NumPy kernel on a fresh copy) with its VJP beside it:
-selecting ops transpose to scatter-adds, writing ops zero the overwritten
-positions in the gradient and gather it for the written values.
+Each is a primitive (a NumPy kernel on a fresh copy) with its VJP, JVP and batch rule
+beside it: selecting ops transpose to scatter-adds, writing ops zero the overwritten
+positions in the gradient and gather it for the written values. index_select is the
+`index` primitive with `select=True`; scatter_reduce is the reducing member of the
+`scatter` family (ops/index.py holds the primitive and its other members).
 `masked_fill` is hot in attention code, so it stays a lean `np.where`.
 """
 
@@ -18,25 +20,38 @@ from .. import _grad_mode as grad_mode
 from .._core import data_dependent
 from .._tensor import Tensor
 from .._view import broadcast_shapes, wrap_dim
+from ._batching import batch_size, front, loop, pad_front
 from ._common import broadcast_errors, same_meta, select, type_name, write_out
 from ._scalar_value import scalar_value
 from .index import (
     check_gather_index,
     gather_p,
-    index_by,
+    index_p,
+    linear_in,
     put_into_zeros,
-    scatter_grid,
+    scatter_add_fn,
+    scatter_fn,
+    scatter_p,
+    scatter_target,
+    scatter_value_fn,
+    scatter_zeros_at,
+    src_part,
 )
+from .index_key import TENSOR_SLOT
 from .registry import (
+    Member,
     Primitive,
-    UpdatePrimitive,
     apply,
     apply_,
+    batch_by_loop,
     bind,
     check_inplace,
+    defbatch,
+    defjvp,
     defvjp,
     overlapping,
 )
+from .setitem import setitem_p
 from .ternary import where
 
 _grad_state = grad_mode.state
@@ -51,12 +66,12 @@ def _take(t: Tensor, dim: int, idx: Tensor) -> Tensor:
 
 
 def _add_at(t: Tensor, dim: int, idx: Tensor, src: Tensor) -> Tensor:
-    return apply(scatter_p, t, idx, src, dim=wrap_dim(dim, max(t.ndim, 1)), accumulate=True)
+    return apply(scatter_p, t, idx, src, fn=scatter_add_fn, dim=wrap_dim(dim, max(t.ndim, 1)))
 
 
 def _reduce_at(t: Tensor, dim: int, idx: Tensor, src: Tensor, reduce: str, *,
                include_self: bool) -> Tensor:
-    return apply(scatter_reduce_p, t, idx, src, dim=wrap_dim(dim, max(t.ndim, 1)),
+    return apply(scatter_p, t, idx, src, fn=scatter_reduce_fn, dim=wrap_dim(dim, max(t.ndim, 1)),
                  reduce=reduce, include_self=include_self)
 
 
@@ -108,25 +123,7 @@ def _index_vector(name: str, index: Tensor, x: Tensor, dim: int, *, err=RuntimeE
 
 # --- index_select / index_add / index_copy / index_fill -----------------------------------
 
-def _index_select_kernel(a, idx, *, dim, in_shape):
-    if a.ndim == 0:
-        return a.copy()
-    return np.take(a, idx.reshape(-1), axis=dim)
-
-
-def _index_select_meta(x, idx, *, dim, in_shape):
-    if x.ndim == 0:
-        return (), x._dtype
-    return x._shape[:dim] + (max(idx.numel(), 0),) + x._shape[dim + 1:], x._dtype
-
-
-index_select_p = Primitive("index_select", _index_select_kernel, _index_select_meta)
-defvjp(index_select_p,
-       lambda g, out, x, idx, *, dim, in_shape: _index_add_zeros(in_shape, dim, idx, g), None,
-       reads=((1,), ()))
-
-
-def _index_add_zeros(shape, dim, idx, src):
+def index_add_zeros(shape, dim, idx, src):
     """Zeros of `shape` with `src` added at `idx` along `dim`: the index is an input of
     index_add, so the rule never looks at its values."""
     from .creation import zeros
@@ -147,7 +144,8 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
             raise RuntimeError("index_select(): Index to scalar can have only 1 value, got "
                                f"{index.numel()} value(s)")
     _index_vector("index_select", index, input, d, err=None)
-    return write_out(apply(index_select_p, input, index, dim=d, in_shape=input._shape), out)
+    return write_out(apply(index_p, input, index, key=(slice(None),) * d + (TENSOR_SLOT,),
+                           select=True), out)
 
 
 def _index_copy_kernel(a, idx, src, *, dim, accumulate=False, alpha=1, fill=False):
@@ -191,10 +189,40 @@ def _index_copy_grad_x(g, out, x, idx, src, *, dim, accumulate=False, alpha=1, f
 def _index_copy_grad_src(g, out, x, idx, src, *, dim, accumulate=False, alpha=1, fill=False):
     if g.ndim == 0:
         return _alpha(g, alpha)
-    return _alpha(apply(index_select_p, g, idx, dim=dim, in_shape=g._shape), alpha)
+    return _alpha(apply(index_p, g, idx, key=(slice(None),) * dim + (TENSOR_SLOT,),
+                        select=True), alpha)
 
 
 defvjp(index_copy_p, _index_copy_grad_x, None, _index_copy_grad_src, reads=((1,), (), (1,)))
+linear_in(index_copy_p, 0, 2)  # (x, and src or the fill value, jointly)
+
+
+def _index_copy_batch(args, dims, *, dim, accumulate=False, alpha=1, fill=False):
+    x, idx, src = args
+    dx, di, ds = dims
+    nd = x.ndim - (dx is not None)
+    if nd == 0:  # (a 0-d target reads its one value; not worth a vectorised form)
+        return loop(index_copy_p, args, dims, dim=dim, accumulate=accumulate, alpha=alpha,
+                    fill=fill)
+    b = batch_size(args, dims)
+    x = front(x, dx) if dx is not None else x.unsqueeze(0).expand((b,) + x._shape)
+    src = pad_front(src, ds, nd)  # (b or 1, ...): broadcasts against the selected slices
+    if di is None:
+        return bind(index_copy_p, x, idx, src, dim=dim + 1, accumulate=accumulate,
+                    alpha=alpha, fill=fill), 0
+    # each example's own index: a scatter along dim + 1 with the index spread over the slices
+    idx = front(idx, di).reshape(b, -1)
+    sel = x._shape[:dim + 1] + (idx._shape[1],) + x._shape[dim + 2:]
+    idx = idx.reshape((b,) + (1,) * dim + (-1,) + (1,) * (nd - dim - 1)).expand(sel)
+    if isinstance(src, Tensor):
+        src = src.expand(sel)
+    if accumulate and alpha != 1:
+        src = src * alpha
+    return bind(scatter_p, x, idx, src, fn=scatter_add_fn if accumulate else (
+        scatter_fn if isinstance(src, Tensor) else scatter_value_fn), dim=dim + 1), 0
+
+
+defbatch(index_copy_p, _index_copy_batch)
 
 
 def _alpha(t: Tensor, alpha) -> Tensor:
@@ -266,61 +294,6 @@ def index_fill_(self: Tensor, dim: int, index: Tensor, value) -> Tensor:
 
 # --- scatter family --------------------------------------------------------------------------
 
-def _grid(a, idx, dim):
-    """(target array, key, index shape) for writing along `dim`; 0-d made 1-d."""
-    if a.ndim == 0:
-        return a.reshape(1), (idx.reshape(-1),), idx.reshape(-1).shape
-    return a, scatter_grid(idx, dim), idx.shape
-
-
-def _src_part(src, shape):
-    if np.ndim(src) == 0:
-        return src
-    src = src.reshape(-1) if src.ndim == 0 else src
-    if src.shape != shape:
-        src = src[tuple(slice(0, n) for n in shape)]
-    return src
-
-
-def _scatter_kernel(a, idx, src, *, dim, accumulate=False):
-    out = a.copy()
-    flat, key, shape = _grid(out, idx, dim)
-    if accumulate:
-        np.add.at(flat, key, _src_part(src, shape))
-    else:
-        flat[key] = _src_part(src, shape)
-    return out
-
-
-def _scatter_name(args, params) -> str:
-    if params.get("accumulate"):
-        return "ScatterAddBackward0"
-    return "ScatterBackward0" if isinstance(args[2], Tensor) else "ScatterBackward1"
-
-
-# src written at idx along dim: a tensor (ScatterBackward0) or a number (ScatterBackward1, no
-# src gradient), or with `accumulate` added (scatter_add)
-scatter_p = Primitive("scatter", _scatter_kernel,
-                      lambda x, idx, src, *, dim, accumulate=False: (x._shape, x._dtype),
-                      grad_name=_scatter_name)
-
-
-def _gather_into(g: Tensor, dim: int, idx: Tensor, src: Tensor) -> Tensor:
-    """g gathered at `idx`, zero-padded up to `src`'s shape when `src` is larger."""
-    picked = _take(g, dim, idx)
-    if picked._shape == src._shape or src.ndim == 0:
-        return picked.reshape(src._shape)
-    key = tuple(slice(0, n) for n in idx._shape)
-    return put_into_zeros(src._shape, key, picked)
-
-
-defvjp(scatter_p,
-       lambda g, out, x, idx, src, *, dim, accumulate=False: (
-           g if accumulate else apply(scatter_p, g, idx, 0, dim=dim)), None,
-       lambda g, out, x, idx, src, *, dim, accumulate=False: _gather_into(g, dim, idx, src),
-       reads=((1,), (), (1, 2)))
-
-
 _UFUNC = {"sum": np.add, "prod": np.multiply, "mean": np.add, "amax": np.maximum,
           "amin": np.minimum}
 
@@ -340,8 +313,8 @@ def _identity(reduce: str, dtype):
 
 def _scatter_reduce_kernel(a, idx, src, *, dim, reduce, include_self):
     out = a.copy()
-    flat, key, shape = _grid(out, idx, dim)
-    src = _src_part(src, shape)
+    flat, key, shape = scatter_target(out, idx, dim)
+    src = src_part(src, shape)
     if not include_self:
         flat[key] = _identity(reduce, a.dtype)
     _UFUNC[reduce].at(flat, key, src)
@@ -356,10 +329,10 @@ def _scatter_reduce_kernel(a, idx, src, *, dim, reduce, include_self):
     return out
 
 
-scatter_reduce_p = Primitive(
-    "scatter_reduce", _scatter_reduce_kernel,
-    lambda x, idx, src, *, dim, reduce, include_self: (x._shape, x._dtype),
-    grad_name="ScatterReduceBackward0")
+# the scatter family's reducing member: src reduced into x at idx along dim
+scatter_reduce_fn = Member(
+    scatter_p, "scatter_reduce", _scatter_reduce_kernel,
+    lambda x, idx, src, *, dim, reduce, include_self: (x._shape, x._dtype))
 
 
 def _scatter_reduce_vjp(g, out, x, idx, src, *, dim, reduce, include_self):
@@ -384,7 +357,7 @@ def _scatter_reduce_vjp(g, out, x, idx, src, *, dim, reduce, include_self):
         gs = self_is * share
         gsrc = src_is * _take(share, dim, idx)
     if not include_self:
-        gs = apply(scatter_p, gs, idx, 0, dim=dim)
+        gs = scatter_zeros_at(gs, idx, dim)
     return gs, _pad_to(gsrc, idx, src)
 
 
@@ -436,7 +409,26 @@ def _sr_src(g, out, x, idx, src, **params):
     return _scatter_reduce_vjp(g, out, x, idx, src, **params)[1]
 
 
-defvjp(scatter_reduce_p, _sr_self, None, _sr_src, save_output=True)
+defvjp(scatter_reduce_fn, _sr_self, None, _sr_src, save_output=True)
+
+
+def _scatter_reduce_jvp(primals, tangents, out, *, dim, reduce, include_self):
+    """Each element of x and src reaches one output element, so the tangent is each one's
+    partial derivative (the VJP of a cotangent of ones: products of the others for prod,
+    an even share among ties for amax / amin) times its tangent, summed per output."""
+    x, idx, src = primals
+    tx, tsrc = tangents[0], tangents[2]
+    if tx is None and tsrc is None:
+        return None
+    from .creation import ones_like, zeros_like
+
+    dx, dsrc = _scatter_reduce_vjp(ones_like(out), out, x, idx, src, dim=dim, reduce=reduce,
+                                   include_self=include_self)
+    t = dx * tx if tx is not None else zeros_like(out)
+    return t if tsrc is None else _add_at(t, dim, idx, dsrc * tsrc)
+
+
+defjvp(scatter_reduce_fn, _scatter_reduce_jvp)
 
 _REDUCES = ("sum", "prod", "mean", "amax", "amin")
 
@@ -476,22 +468,23 @@ def _scatter(x, dim, index, src, value, reduce, run):
                           "instead for more reduction options.", UserWarning, stacklevel=3)
         else:
             src = _fill_value(src, x._dtype, "scatter")
-        return run(scatter_reduce_p, x, index, src, dim=d,
+        return run(scatter_p, x, index, src, fn=scatter_reduce_fn, dim=d,
                    reduce="sum" if reduce == "add" else "prod", include_self=True)
     if isinstance(src, Tensor):
-        return run(scatter_p, x, index, src, dim=d)
-    return run(scatter_p, x, index, _fill_value(src, x._dtype, "scatter"), dim=d)
+        return run(scatter_p, x, index, src, fn=scatter_fn, dim=d)
+    return run(scatter_p, x, index, _fill_value(src, x._dtype, "scatter"), fn=scatter_value_fn,
+               dim=d)
 
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """`input` with `src` added at `index` along `dim` (repeated indices accumulate)."""
     d = _scatter_args("scatter_add", input, dim, index, src)
-    return apply(scatter_p, input, index, src, dim=d, accumulate=True)
+    return apply(scatter_p, input, index, src, fn=scatter_add_fn, dim=d)
 
 
 def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     d = _scatter_args("scatter_add", self, dim, index, src)
-    return apply_(scatter_p, self, index, src, dim=d, accumulate=True)
+    return apply_(scatter_p, self, index, src, fn=scatter_add_fn, dim=d)
 
 
 def _scatter_reduce_args(x, dim, index, src, reduce):
@@ -510,14 +503,14 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
                    include_self: bool = True, out=None) -> Tensor:
     """`input` with `src` reduced into it at `index` along `dim` (sum/prod/mean/amax/amin)."""
     d, reduce = _scatter_reduce_args(input, dim, index, src, reduce)
-    return write_out(apply(scatter_reduce_p, input, index, src, dim=d, reduce=reduce,
-                           include_self=bool(include_self)), out)
+    return write_out(apply(scatter_p, input, index, src, fn=scatter_reduce_fn, dim=d,
+                           reduce=reduce, include_self=bool(include_self)), out)
 
 
 def scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
                     include_self: bool = True) -> Tensor:
     d, reduce = _scatter_reduce_args(self, dim, index, src, reduce)
-    return apply_(scatter_reduce_p, self, index, src, dim=d, reduce=reduce,
+    return apply_(scatter_p, self, index, src, fn=scatter_reduce_fn, dim=d, reduce=reduce,
                   include_self=bool(include_self))
 
 
@@ -532,6 +525,14 @@ def _masked_fill_kernel(a, mask, value):
 masked_fill_p = Primitive(
     "masked_fill", _masked_fill_kernel,
     lambda x, mask, value: (broadcast_shapes(x._shape, mask._shape), x._dtype))
+def _masked_fill_batch(args, dims):
+    x, mask, value = args
+    nd = max(x.ndim - (dims[0] is not None), mask.ndim - (dims[1] is not None))
+    return bind(masked_fill_p, *[pad_front(a, d, nd) for a, d in zip(args, dims)]), 0
+
+
+defbatch(masked_fill_p, _masked_fill_batch)
+linear_in(masked_fill_p, 0, 2)  # (x and the fill value jointly)
 defvjp(masked_fill_p,
        lambda g, out, x, mask, value: masked_fill(g, mask, 0), None,
        lambda g, out, x, mask, value: masked_fill(g, ~mask, 0).sum(),
@@ -559,14 +560,6 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     return apply(masked_fill_p, input, mask, v)
 
 
-def _masked_fill_kernel_(a, mask, value) -> None:
-    np.copyto(a, value, where=mask, casting="unsafe")
-
-
-# masked_fill_ without a graph: the value written where the mask is True, in place
-masked_fill_update_p = UpdatePrimitive("masked_fill_update", _masked_fill_kernel_, writes=(0,))
-
-
 def masked_fill_(self: Tensor, mask: Tensor, value) -> Tensor:
     _check_mask("masked_fill_", mask)
     v = _fill_value(value, self._dtype, "masked_fill_")
@@ -581,9 +574,10 @@ def masked_fill_(self: Tensor, mask: Tensor, value) -> Tensor:
                           "the tensor before performing this operation. This also applies to "
                           "advanced indexing e.g. tensor[mask] = scalar", UserWarning,
                           stacklevel=2)
-        check_inplace(self, aliased_ok=True)
-        bind(masked_fill_update_p, self, mask, v)
-        return self
+            check_inplace(self, aliased_ok=True)
+            # (one value where the mask says, written through the overlap as PyTorch does)
+            bind(setitem_p, self, v.item(), mask.expand(self._shape), key=TENSOR_SLOT)
+            return self
     return apply_(masked_fill_p, self, mask, v)
 
 
@@ -595,6 +589,9 @@ def _masked_select_kernel(a, mask, *, in_shape):
 
 masked_select_p = Primitive("masked_select", _masked_select_kernel, None)
 data_dependent(masked_select_p)
+linear_in(masked_select_p, 0)
+batch_by_loop(masked_select_p, "each example's mask picks its own number of elements: the "
+                               "output shape depends on the data")
 defvjp(masked_select_p,
        lambda g, out, x, mask, *, in_shape: masked_scatter(
            _zeros(broadcast_shapes(in_shape, mask._shape), g), mask, g), None,
@@ -647,6 +644,29 @@ def _masked_scatter_src_grad(g, out, x, mask, src):
 
 defvjp(masked_scatter_p, lambda g, out, x, mask, src: masked_fill(g, mask, 0), None,
        _masked_scatter_src_grad, reads=((1,), (), (1, 2)))
+linear_in(masked_scatter_p, 0, 2)
+
+
+def _masked_scatter_batch(args, dims):
+    """Each example's source read in order at its mask's True positions: the k-th True
+    of an example takes its source's k-th element (a running count along the flattened
+    mask, then a gather), composed, so no example waits for another."""
+    x, mask, src = args
+    dx, dm, ds = dims
+    b = batch_size(args, dims)
+    nd = max(x.ndim - (dx is not None), mask.ndim - (dm is not None))
+    x, mask = pad_front(x, dx, nd), pad_front(mask, dm, nd)
+    shape = (b,) + broadcast_shapes(x._shape[1:], mask._shape[1:])
+    m = mask.expand(shape)
+    src = (front(src, ds) if ds is not None else src.unsqueeze(0).expand((b,) + src._shape)
+           ).reshape(b, -1)
+    if src._shape[1] == 0:
+        return bind(masked_scatter_p, x.expand(shape), m, src), 0  # (the kernel's checks)
+    pos = (m.reshape(b, -1).cumsum(1) - 1).clamp(0, src._shape[1] - 1)
+    return where(m, _take(src, 1, pos).reshape(shape), x.expand(shape)), 0
+
+
+defbatch(masked_scatter_p, _masked_scatter_batch)
 
 
 def _masked_scatter_args(x: Tensor, mask: Tensor, source: Tensor) -> None:
@@ -681,10 +701,8 @@ def take(input: Tensor, index: Tensor) -> Tensor:
             bad = int(arr[(arr < -n) | (arr >= n)].flat[0])
             raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
                              "elements.")
-    flat = input.reshape(-1)
-    key = (index._array(),) if index.device.type == "cpu" else (
-        np.broadcast_to(np.zeros((), np.int64), index._shape),)
-    return index_by(flat, key)
+    flat = input if input.ndim == 1 else input.reshape(-1)
+    return apply(index_p, flat, index, key=(TENSOR_SLOT,))
 
 
 TENSOR_METHODS = {

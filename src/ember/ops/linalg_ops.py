@@ -86,15 +86,16 @@ def _triangle_(self: Tensor, diagonal: int, lower: bool) -> Tensor:
     _check_2d(self, "tril" if lower else "triu")
     if self.device.type == "cpu" and not (_grad_state.enabled and self._requires_grad):
         # NOTE: without a graph, zeros are written where they belong and nothing else is
-        # touched (masked_fill's update), so on an expanded view the result does not depend
-        # on the order of the writes, and PyTorch, which writes the same way, does not
-        # refuse it
+        # touched (an assignment through a mask), so on an expanded view the result does
+        # not depend on the order of the writes, and PyTorch, which writes the same way,
+        # does not refuse it
         from .creation import tensor
-        from .index_ops import masked_fill_update_p
+        from .index_key import TENSOR_SLOT
+        from .setitem import setitem_p
 
         check_inplace(self, aliased_ok=True)
         drop = tensor(~_keep(*self._shape[-2:], int(diagonal), lower))
-        bind(masked_fill_update_p, self, drop, self._dtype.np.type(0))
+        bind(setitem_p, self, 0, drop.expand(self._shape), key=TENSOR_SLOT)
         return self
     return apply_(triangle_p, self, diagonal=int(diagonal), lower=lower)
 

@@ -540,7 +540,7 @@ def _nll_batch(args, dims, *, reduction, ignore_index):
     """The batch folded into the samples, the losses kept per element ("none") and then
     reduced per element; per-element class weights are looped over."""
     if dims[2] is not None:
-        return loop(nll_loss_p, args, dims, {"reduction": reduction,
+        return loop(nll_loss_p, args, dims, **{"reduction": reduction,
                                              "ignore_index": ignore_index})
     x, target, weight = args
     size = batch_size(args, dims)
@@ -564,7 +564,7 @@ def _nll_backward_batch(args, dims, *, reduction, ignore_index, in_shape):
     weight for "mean") spread over its targets, then one "none" backward."""
     params = {"reduction": reduction, "ignore_index": ignore_index, "in_shape": in_shape}
     if dims[2] is not None:
-        return loop(nll_loss_backward_p, args, dims, params)
+        return loop(nll_loss_backward_p, args, dims, **params)
     g, target, weight = args
     size = batch_size(args, dims)
     one = len(in_shape) == 1
