@@ -588,7 +588,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                     f"The differentiated Tensor at index {i} appears to not have been used in "
                     "the graph. Set allow_unused=True if this is the desired behavior."
                 )
-        elif not create_graph:
+        elif not create_graph and g._requires_grad:  # (a grad_output passed through)
             g = g.detach()
         result.append(g)
     return tuple(result)

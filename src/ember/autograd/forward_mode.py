@@ -36,16 +36,38 @@ class JVPInterpreter(Interpreter):
 
     def __init__(self, level: int) -> None:
         self.level = level
-        self._tangents: dict = {}  # id(tensor) -> (weakref to it, tangent)
+        self._tangents: dict = {}  # id(tensor) -> (weakref to it, tangent or None)
+        # id(NumPy array) -> (weakref to it, tangent): an alias of a tensor made outside
+        # bind (what a graph node saves of an output) shares its array, and its tangent
+        self._by_array: dict = {}
 
     # --- the tangent map ----------------------------------------------------------------
 
     def tangent(self, t):
         """`t`'s tangent at this level, or None (zero)."""
         entry = self._tangents.get(id(t))
-        if entry is None or entry[0]() is not t:
-            return None
-        return entry[1]
+        if entry is not None and entry[0]() is t:
+            return entry[1]
+        arr = t._np
+        if arr is not None:
+            entry = self._by_array.get(id(arr))
+            if entry is not None and entry[0]() is arr:
+                return entry[1]
+        value = getattr(t, "_value", None)  # a tensor vmap batches: its data's tangent,
+        if value is not None:  # seen as one example's (the tape's gradients arrive so)
+            pt = self.tangent(value)
+            if pt is not None:
+                return t._rebatched(pt)
+        return None
+
+    def _mark_zero(self, t) -> None:
+        key = id(t)
+        tangents = self._tangents
+
+        def drop(_, key=key, tangents=tangents):
+            tangents.pop(key, None)
+
+        tangents[key] = (weakref.ref(t, drop), None)
 
     def set_tangent(self, t, tangent) -> None:
         key = id(t)
@@ -58,6 +80,19 @@ class JVPInterpreter(Interpreter):
             tangents.pop(key, None)
 
         tangents[key] = (weakref.ref(t, drop), tangent)
+        arr = t._np
+        if arr is not None:
+            by_array, akey = self._by_array, id(arr)
+
+            def drop_array(_, key=akey, by_array=by_array):
+                by_array.pop(key, None)
+
+            by_array[akey] = (weakref.ref(arr, drop_array), tangent)
+        value = getattr(t, "_value", None)
+        if value is not None:
+            # A tensor vmap batches: its data gets the tangent laid out as the data is, so
+            # ops on the data itself (the tape's backward pass) carry it too.
+            self.set_tangent(value, self.below(t._physical, tangent))
 
     # --- ops ----------------------------------------------------------------------------
 
@@ -87,7 +122,10 @@ class JVPInterpreter(Interpreter):
         return self.below(rule, args, tuple(tangents), out, **rule_params(prim, params))
 
     def _attach(self, out, t_out) -> None:
-        if t_out is None:
+        if t_out is None:  # no tangent, said explicitly: an alias of the input (detach)
+            for o in (out if isinstance(out, tuple) else (out,)):  # must not find one
+                if isinstance(o, T.Tensor):
+                    self._mark_zero(o)
             return
         if isinstance(out, tuple):
             for o, t in zip(out, t_out):

@@ -14,7 +14,7 @@ from ..ops.creation import eye, zeros
 from ..ops.join import stack
 from ..utils._pytree import tree_flatten, tree_unflatten
 from ._forward import jvp
-from ._reverse import _argnums_inputs, _batch_levels, vjp
+from ._reverse import ForwardAboveVmap, _argnums_inputs, _batch_levels, vjp
 from ._vmap import vmap
 
 
@@ -118,7 +118,12 @@ def jacfwd(func: Callable, argnums=0, has_aux: bool = False, *, randomness: str 
                 res = jvp(restricted, picked, tree_unflatten(list(ts), in_spec),
                           has_aux=has_aux)
                 return tree_flatten(res[1])[0]
-            cols = vmap(column, randomness=randomness)(*_unit_vectors(in_leaves))
+            units = _unit_vectors(in_leaves)
+            try:
+                cols = vmap(column, randomness=randomness)(*units)
+            except ForwardAboveVmap:  # a reverse transform inside: one column at a time
+                each = [column(*[u[i] for u in units]) for i in range(units[0].shape[0])]
+                cols = [stack([e[k] for e in each]) for k in range(len(each[0]))]
         per_out = []
         for k, o in enumerate(o_leaves):
             blocks = _split_rows(cols[k], in_leaves)  # per input: (n_in, *o.shape)

@@ -34,6 +34,7 @@ def _fresh(x, fname: str):
                            f"gradients, got {x.dtype}")
     levels = _batch_levels()
     if levels:
+        _check_forward_below(levels)
         return _per_example(x, levels)
     if x.requires_grad:
         return x.view_as(x)
@@ -50,6 +51,23 @@ def _batch_levels() -> list:
             out.append((it.level, it.size))
         it = it.parent
     return sorted(out)
+
+
+class ForwardAboveVmap(Exception):
+    """A reverse transform ran inside a vmap that runs inside a forward level (`jacfwd`'s
+    batched tangents around `jacrev`): the tape's batched backward ops happen below the
+    vmap, where that forward level cannot see them. `jacfwd` catches this and takes its
+    columns one JVP at a time instead."""
+
+
+def _check_forward_below(levels: list) -> None:
+    from ..autograd.forward_mode import JVPInterpreter
+
+    it = current_interpreter()
+    while it is not None and not isinstance(it, BatchInterpreter):
+        if isinstance(it, JVPInterpreter):
+            raise ForwardAboveVmap()
+        it = it.parent
 
 
 def _per_example(x, levels: list):

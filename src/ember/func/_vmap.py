@@ -63,6 +63,17 @@ class BatchedTensor(Tensor):
     def grad_fn(self):
         return self._value.grad_fn
 
+    def _rebatched(self, value: Tensor) -> BatchedTensor:
+        """`value`, laid out as this tensor's data, batched as this tensor is."""
+        return batched(value, self._bdim, self._level)
+
+    def _physical(self, t: Tensor) -> Tensor:
+        """Tensor `t` of this tensor's (one-example) shape, laid out as this tensor's data:
+        its own batch at this level moved to this tensor's batch axis, or broadcast there."""
+        if isinstance(t, BatchedTensor) and t._level == self._level:
+            return t._value.movedim(t._bdim, self._bdim)
+        return t.unsqueeze(self._bdim).expand(*self._value.shape)
+
 
 def batched(value: Tensor, bdim: int, level: int) -> BatchedTensor:
     """`value` seen as a batch along axis `bdim` at vmap level `level`."""

@@ -22,6 +22,7 @@ from .._layout import channels_last_strides, is_channels_last
 from .._tensor import Size, Tensor
 from .._view import wrap_dim, wrap_dims
 from . import movement
+from ._batching import batch_size, batched
 from ._common import layout_like, write_out
 from .registry import Primitive, apply, bind, defbatch, deflinear, defvjp
 from .views import move_to_front, unsqueeze, view_p
@@ -38,8 +39,21 @@ def _variadic(name: str, n: int, kernel, meta, piece, grad_name: str) -> Primiti
         p = Primitive(name, kernel, meta, grad_name=grad_name)
         fns = [functools.partial(_piece_vjp, piece, i) for i in range(n)]
         defvjp(p, *fns, reads=((),) * n)
+        deflinear(p)  # joining is linear in every input
+        defbatch(p, functools.partial(_join_batch, p))
         _VARIADIC[(name, n)] = p
     return p
+
+
+def _join_batch(p, args, dims, /, **params):
+    """vmap of cat / stack: every input given the batch in front, the join one dim later
+    (the channels-last layout of a 4-d cat does not carry over to 5-d)."""
+    size = batch_size(args, dims)
+    args = [batched(a, d, size) for a, d in zip(args, dims)]
+    params = dict(params, dim=params["dim"] + 1)
+    if "channels_last" in params:
+        params["channels_last"] = False
+    return bind(p, *args, **params), 0
 
 
 def _piece_vjp(piece, i, g, out, *inputs, **params):
