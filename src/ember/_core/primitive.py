@@ -12,9 +12,12 @@ to know about it lives in a table keyed by the primitive:
   tangent (a tuple for several outputs), written in ember ops and linear in `tangents`
   (None where an input's tangent is zero or the input is a constant);
   `BY_VJP` instead says the tangent is the VJP transposed (`jvp_by_vjp`, with the reason);
-- `batch_rules`: vmap, `rule(args, dims, **params)` -> `(out, out_dim)`, where `dims[i]`
-  is the axis of `args[i]` that is the batch (None: not batched); `BY_LOOP` instead says
-  the transform runs the primitive once per batch element and stacks the results.
+- `batch_rules`: vmap, `rule(args, dims, /, **params)` -> `(out, out_dim)`, where `dims[i]`
+  is the axis of `args[i]` that is the batch (None: not batched; args and dims are taken
+  positionally, since a primitive's own params may be called `dims`); `BY_LOOP` instead
+  says the transform runs the primitive once per batch element and stacks the results.
+  A family's batch rule gets the call's params with `fn`; its members' vjp and jvp rules
+  get them without.
 
 `NOT_DIFFERENTIABLE` in `vjp_rules` and `jvp_rules` (via `nondifferentiable`) marks a
 primitive with no derivative, so a missing rule and a deliberate "none" can be told apart.
