@@ -23,9 +23,10 @@ _seq = itertools.count()
 _grad_state = grad_mode.state
 _new = object.__new__
 
-# Ops whose PyTorch overload takes `Tensor other`: a Python number there is wrapped
-# into a tensor, so it shows up in `next_functions` as `(None, 0)`.
-_WRAPS_SCALARS = frozenset({"add", "sub", "mul", "div", "where", "native_layer_norm"})
+# Nodes of ops whose PyTorch overload takes `Tensor other`: a Python number there is
+# wrapped into a tensor, so it shows up in `next_functions` as `(None, 0)`.
+_WRAPS_SCALARS = frozenset({"AddBackward0", "SubBackward0", "MulBackward0", "DivBackward0",
+                            "WhereBackward0", "NativeLayerNormBackward0"})
 
 
 class AutogradMeta:
@@ -100,7 +101,7 @@ class Node:
         """One (node, output_nr) per differentiable input, (None, 0) where none flows."""
         rule = getattr(self, "_rule", None)  # (nodes not made by `record` have none)
         fns = rule.fns if rule is not None and rule is not MISSING else None
-        wraps = self.prim is not None and self.prim.name in _WRAPS_SCALARS
+        wraps = type(self).__name__ in _WRAPS_SCALARS
         out = []
         for i, (e, need) in enumerate(zip(self._edges, self._needs)):
             if fns is not None and i < len(fns) and fns[i] is None:

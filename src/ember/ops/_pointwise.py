@@ -11,8 +11,6 @@ generic path.)
 
 from __future__ import annotations
 
-import numpy as np
-
 from .. import _grad_mode as grad_mode
 from .._core import MISSING, bind, vjp_rules
 from .._core.dispatch import _FP_QUIET, _eval_off_cpu, _fp_reset, _fp_set, autograd
@@ -20,20 +18,12 @@ from .._tensor import Tensor, _wrap
 
 _grad_state = grad_mode.state
 
-# Members whose PyTorch overload takes `Tensor other`: PyTorch wraps a Python number there
-# into a 0-d tensor, which `next_functions` then lists as `(None, 0)`. The node gets such a
-# tensor in place of the number (`eval_pointwise`; `where` does the same in its wrapper).
-# NOTE: autograd's own list of these ops (graph._WRAPS_SCALARS) reads the primitive's name,
-# which for a family is the family's; once it reads the member's, this can go.
-WRAPS_SCALARS: set = set()
-
-
 def eval_pointwise(fam, args: tuple, params: dict):
     """Eager evaluation of `binary` family member `params["fn"]` on `args` (its members
     take no other params)."""
     # NOTE: the hot path of `a + b`: one pass over the arguments, as eval_kernel.
     arrays = []
-    grad = const = False
+    grad = False
     for a in args:
         if isinstance(a, Tensor):
             s = a._storage
@@ -45,7 +35,6 @@ def eval_pointwise(fam, args: tuple, params: dict):
                 grad = True
         else:
             arrays.append(a)
-            const = True
     fn = params["fn"]
     token = _fp_set(_FP_QUIET)
     try:
@@ -54,12 +43,7 @@ def eval_pointwise(fam, args: tuple, params: dict):
         _fp_reset(token)
     out = _wrap(res)
     if grad and _grad_state.enabled:
-        rule = vjp_rules[fam].table.get(fn, MISSING)
-        if const and fn in WRAPS_SCALARS:
-            a, b = args
-            args = (a, _wrap(np.asarray(b, res.dtype))) if isinstance(a, Tensor) else \
-                (_wrap(np.asarray(a, res.dtype)), b)
-        autograd.record(fam, rule, args, params, out)
+        autograd.record(fam, vjp_rules[fam].table.get(fn, MISSING), args, params, out)
     return out
 
 

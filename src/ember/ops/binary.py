@@ -20,7 +20,6 @@ from .._view import broadcast_shapes
 from ._common import binary_operands, elementwise_meta, fit_scalar, is_scalar, type_name
 from ._common import write_out as _write_out
 from ._pointwise import (
-    WRAPS_SCALARS,
     batch_pointwise,
     eval_pointwise,
     shaped,
@@ -122,7 +121,6 @@ def _div_jvp(primals, tangents, out):
 
 
 defjvp(div_fn, _div_jvp)
-WRAPS_SCALARS.update((add_fn, sub_fn, mul_fn, div_fn))
 
 
 def _scale(b, alpha, d: dt.dtype):

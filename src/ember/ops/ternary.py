@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor
 from ._common import (
     binary_operands,
     broadcast_errors,
@@ -109,10 +109,6 @@ def where(condition: Tensor, input=None, other=None, *, out=None):
         condition = condition.to(dt.bool_)
     if isinstance(input, Tensor) or isinstance(other, Tensor):
         a, b, d = binary_operands(input, other)
-        if not isinstance(b, Tensor):
-            b = _wrapped_number(b, d, a)
-        elif not isinstance(a, Tensor):
-            a = _wrapped_number(a, d, b)
     else:
         from .creation import scalar_tensor
 
@@ -120,18 +116,6 @@ def where(condition: Tensor, input=None, other=None, *, out=None):
         a = scalar_tensor(input, dtype=d, device=condition.device)
         b = other
     return write_out(apply(ternary_p, condition, a, b, fn=where_fn), out)
-
-
-def _wrapped_number(x, d: dt.dtype, like: Tensor):
-    """`x`, or when a node will be recorded, `x` as a 0-d tensor: PyTorch's where takes
-    tensors and wraps a number into one, which its node lists in `next_functions` as
-    `(None, 0)`."""
-    if not (_grad_state.enabled and like._requires_grad):
-        return x
-    s = like._storage
-    if s is not None and s.device.type != "cpu":
-        return x  # (a CPU 0-d tensor would not mix with it)
-    return _wrap(np.asarray(x, d.np), d)
 
 
 # --- clamp / clip ---------------------------------------------------------------------
