@@ -335,3 +335,11 @@ def test_integer_true_division_by_a_number_does_not_wrap_it(dtype, number):
         else:
             assert_same(ember.div(e, number), torch.div(t, number))
             assert_same(e / number, t / number)
+
+
+def test_sub_inplace_refuses_a_wrong_operand_type_before_a_bool_tensor():
+    # found by the fuzzer (seed 20261128): torch checks the argument's type first
+    for m in (ember, torch):
+        a = m.tensor([True])
+        with pytest.raises(TypeError, match="must be Tensor, not str"):
+            a.sub_("x", alpha=2)

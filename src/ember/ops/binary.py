@@ -572,6 +572,9 @@ def add_(self: Tensor, other, *, alpha=1) -> Tensor:
 
 
 def sub_(self: Tensor, other, *, alpha=1) -> Tensor:
+    if not isinstance(other, Tensor) and not is_scalar(other):  # (checked before dtypes)
+        raise TypeError(f"sub_(): argument 'other' (position 1) must be Tensor, not "
+                        f"{type(other).__name__}")
     if self._dtype is dt.bool_ or tensor_dtype(other) is dt.bool_ or isinstance(other, bool):
         _sub_bool_check(self, other)
     if alpha != 1:
