@@ -286,15 +286,16 @@ def record(prim, rule, args, params, out) -> None:
                                            or out._dtype.is_complex):
         return  # an integer or bool result never requires grad (`x.int()`), as in PyTorch
     Tensor = T.Tensor
-    cls = _node_classes.get(prim)
-    if cls is None:
-        if prim.__class__ is Family:  # the member's class, cached by member
-            fn = params["fn"]
-            cls = _node_classes.get(fn)
-            if cls is None:
-                cls = _node_classes[fn] = node_class(prim, args, params)
-            params = rule_params(prim, params)  # what the member's rule is called with
-        else:
+    if prim.__class__ is Family:  # the member's class, cached by member
+        fn = params["fn"]
+        cls = _node_classes.get(fn)
+        if cls is None:
+            cls = _node_classes[fn] = node_class(prim, args, params)
+        # what the member's rule is called with: the params less `fn` (rule_params)
+        params = _NO_PARAMS if len(params) == 1 else rule_params(prim, params)
+    else:
+        cls = _node_classes.get(prim)
+        if cls is None:
             name = prim.grad_name
             # (a name that depends on the call: the class is cached per name, found inline)
             cls = node_class(prim, args, params) if name.__class__ is str else \
@@ -355,6 +356,7 @@ def record(prim, rule, args, params, out) -> None:
 
 
 _NO_EDGE = (None, 0)
+_NO_PARAMS: dict = {}  # (shared, never written: a rule's **params makes its own dict)
 
 
 def _save(node, prim, rule, args, needs, out, multi) -> None:
