@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
+from .._core import bind
 from .._tensor import Tensor, _wrap
 from .._view import broadcast_shapes
 from . import movement
@@ -171,7 +172,7 @@ def plan(x: Tensor, key):
             n = view._shape[dim]
             if i < -n or i >= n:
                 raise _index_error(i, pos, n)  # (PyTorch names the key's item, not the dim)
-            view = movement.apply_view(movement.select_p, view, dim=dim, index=i % n)
+            view = bind(movement.view_p, view, fn=movement.select_p, dim=dim, index=i % n)
         elif isinstance(k, (Tensor, np.ndarray, list, tuple, range)):
             t = _index_tensor(k)
             if t._dtype is dt.bool_:
