@@ -25,7 +25,6 @@ from .registry import (
     defbatch,
     deflinear,
     defvjp,
-    write_into,
 )
 
 _grad_state = grad_mode.state
@@ -257,14 +256,6 @@ def copy_(self: Tensor, src, non_blocking: bool = False) -> Tensor:
     if src._dtype.is_complex and not self._dtype.is_complex:
         warnings.warn("Casting complex values to real discards the imaginary part",
                       UserWarning, stacklevel=2)
-    base = self._base
-    if self.device.type == "cpu" and not (_grad_state.enabled and (
-            self._requires_grad or src._requires_grad or (
-                base is not None and base._requires_grad))):
-        check_inplace(self)
-        write_into(self, cast_array(src._array(), self._dtype, copy=False))
-        bump_version(self)
-        return self
     return apply_(fill_p, self, src, fn=COPY)
 
 

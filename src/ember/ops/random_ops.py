@@ -27,8 +27,7 @@ import numpy as np
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._device import CPU, as_device
-from .._storage import Storage
-from .._tensor import Tensor, _make, _meta, _wrap
+from .._tensor import Tensor, _meta, _wrap
 from .._view import (
     contiguous_strides,
     dense_order,
@@ -45,9 +44,11 @@ from .fill import fill_p
 from .registry import (
     Family,
     Member,
+    Primitive,
     apply,
     apply_,
     batch_by_loop,
+    bind,
     check_inplace,
     deflinear,
     defvjp,
@@ -106,13 +107,27 @@ def _like_strides(x: Tensor) -> tuple[int, ...]:
     return tuple(out)
 
 
+def _drawn_meta(values: Tensor):
+    return values._shape, values._dtype, values.stride()
+
+
+# A new tensor holding values a random draw produced. The draw happens before the op (the
+# generator's state advances in the caller), so the values are the op's input: an
+# interpreter sees them, and a replay of the record reproduces the tensor.
+drawn_p = Primitive("drawn", lambda values: values, _drawn_meta)
+nondifferentiable(drawn_p)
+batch_by_loop(drawn_p, "the values are an input drawn once for the call: under vmap every "
+                       "example gets the same draw (vmap's randomness= is not supported yet)")
+
+
 def _result(flat: np.ndarray, shape, stride, d: dt.dtype, device, requires_grad) -> Tensor:
     """A new tensor holding `flat` (memory order) with the given dense strides."""
     shape = tuple(shape)
     if stride is None or tuple(stride) == contiguous_strides(shape):
-        t = _wrap(flat.reshape(shape), d)
+        values = flat.reshape(shape)
     else:
-        t = _make(Storage(flat, flat.nbytes, CPU), shape, stride, 0, d)
+        values = _arrange(flat, shape, stride)
+    t = bind(drawn_p, _wrap(values, d))
     dev = as_device(device) if device is not None else CPU
     if dev.type != "cpu":
         t = t.to(dev)
