@@ -27,7 +27,8 @@ import numpy as np
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._device import CPU, as_device
-from .._tensor import Tensor, _meta, _wrap
+from .._storage import Storage
+from .._tensor import Tensor, _alias, _make, _meta, _wrap
 from .._view import (
     contiguous_strides,
     dense_order,
@@ -111,10 +112,14 @@ def _drawn_meta(values: Tensor):
     return values._shape, values._dtype, values.stride()
 
 
+def _eval_drawn(prim, args: tuple, params: dict) -> Tensor:
+    return _alias(args[0])  # the drawn values' own memory and exact strides, no copy
+
+
 # A new tensor holding values a random draw produced. The draw happens before the op (the
 # generator's state advances in the caller), so the values are the op's input: an
 # interpreter sees them, and a replay of the record reproduces the tensor.
-drawn_p = Primitive("drawn", lambda values: values, _drawn_meta)
+drawn_p = Primitive("drawn", None, _drawn_meta, impl=_eval_drawn)
 nondifferentiable(drawn_p)
 batch_by_loop(drawn_p, "the values are an input drawn once for the call: under vmap every "
                        "example gets the same draw (vmap's randomness= is not supported yet)")
@@ -124,10 +129,10 @@ def _result(flat: np.ndarray, shape, stride, d: dt.dtype, device, requires_grad)
     """A new tensor holding `flat` (memory order) with the given dense strides."""
     shape = tuple(shape)
     if stride is None or tuple(stride) == contiguous_strides(shape):
-        values = flat.reshape(shape)
+        values = _wrap(flat.reshape(shape), d)
     else:
-        values = _arrange(flat, shape, stride)
-    t = bind(drawn_p, _wrap(values, d))
+        values = _make(Storage(flat, flat.nbytes, CPU), shape, stride, 0, d)
+    t = bind(drawn_p, values)
     dev = as_device(device) if device is not None else CPU
     if dev.type != "cpu":
         t = t.to(dev)
