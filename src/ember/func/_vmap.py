@@ -14,10 +14,12 @@ from __future__ import annotations
 import warnings
 
 from .. import _tensor as T
-from .._core import BY_LOOP, MISSING, Interpreter, batch_rules, bind, loop_reasons
+from .._core import BY_LOOP, MISSING, Interpreter, batch_rules, bind, interpret, loop_reasons
 from .._core.primitive import Family
 from .._tensor import Tensor
+from ..ops.join import cat, stack
 from ..ops.registry import InplacePrimitive
+from ..utils._pytree import tree_flatten, tree_unflatten
 
 
 class BatchedTensor(Tensor):
@@ -149,8 +151,6 @@ class BatchInterpreter(Interpreter):
         return self.below(rule, tuple(vals), tuple(dims), **params)
 
     def _loop(self, prim, vals, dims, params):
-        from ..ops.join import stack
-
         def run():
             outs = []
             for b in range(self.size):
@@ -199,8 +199,6 @@ _depth = [0]  # vmap levels open now
 def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=None):
     """`func` of one example, mapped over axis `in_dims` of its inputs; the results are
     stacked along `out_dims`. `chunk_size` runs that many examples at a time."""
-    from ..utils._pytree import tree_flatten, tree_unflatten
-
     if randomness not in ("error", "different", "same"):
         raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or "
                            f"'same'. Got {randomness}")
@@ -247,8 +245,6 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
                              "or every input is a non-Tensor.")
         if chunk_size is None or chunk_size >= size:
             return _run(func, args, kwargs, leaves, ldims, specs, size, out_dims, randomness)
-        from ..ops.join import cat
-
         parts = []
         for start in range(0, size, chunk_size):
             n = min(chunk_size, size - start)
@@ -267,8 +263,6 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
 def _out_dims_list(out_dims, n: int) -> list:
     if isinstance(out_dims, int) or out_dims is None:
         return [out_dims] * n
-    from ..utils._pytree import tree_flatten
-
     flat = tree_flatten(out_dims)[0]
     if len(flat) != n:
         raise ValueError(f"vmap: out_dims is not compatible with the structure of `outputs`: "
@@ -277,9 +271,6 @@ def _out_dims_list(out_dims, n: int) -> list:
 
 
 def _run(func, args, kwargs, leaves, ldims, specs, size, out_dims, randomness):
-    from .._core import interpret
-    from ..utils._pytree import tree_flatten, tree_unflatten
-
     _depth[0] += 1
     level = _depth[0]
     interp = BatchInterpreter(level, size, randomness)
@@ -300,7 +291,7 @@ def _run(func, args, kwargs, leaves, ldims, specs, size, out_dims, randomness):
                                  "to None for output?")
             if isinstance(o, BatchedTensor) and o._level == level:
                 v = o._value
-                res.append(v.movedim(o._bdim, d) if d is not None else v)
+                res.append(v.movedim(o._bdim, d) if d is not None and d != o._bdim else v)
             elif d is None:
                 res.append(o)
             else:  # the same for every example: broadcast it over the batch

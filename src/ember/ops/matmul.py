@@ -142,6 +142,12 @@ def _matmul_batch(args, dims, conj=False):
         a = _cj(a)
     ra, rb = (x.ndim - (d is not None) for x, d in zip(args, dims))
     a, b = front(a, dims[0]), front(b, dims[1])
+    if dims[1] is None and rb == 2 and not conj:
+        # a batch of rows (or of matrices) times one matrix: one product with the batch
+        # folded into the rows, not a broadcast product per example
+        lead = a._shape[:-1]
+        out = bind(matmul_p, a.reshape(-1, a._shape[-1]), b)
+        return out.reshape(lead + out._shape[-1:]), 0
     if ra == 1:
         a = a.unsqueeze(-2)
     if rb == 1:
