@@ -108,3 +108,23 @@ def test_errors_are_torchs_types():
         with pytest.raises(RuntimeError):  # a batched value written into an unbatched tensor
             w = _x(m, (2,))
             m.vmap(lambda r, w=w: w.add_(r))(_x(m, (3, 2)))
+
+
+def test_random_ops_follow_the_randomness_flag():
+    def noisy(m):
+        return lambda r: r + m.rand(2, dtype=m.float64)
+
+    for m in (ember, torch):
+        with pytest.raises(RuntimeError, match="randomness"):
+            m.vmap(noisy(m))(_x(m, (3, 2)))
+        with pytest.raises(RuntimeError, match="randomness"):
+            m.vmap(lambda r: m.nn.functional.dropout(r, 0.5))(_x(m, (3, 2)))
+    # 'same': one draw shared by every example, as torch (same generator state, same draw)
+    out = {}
+    for m in (ember, torch):
+        m.manual_seed(0)
+        xs = _x(m, (3, 2))
+        out[m.__name__] = m.vmap(noisy(m), randomness="same")(xs) - xs
+    e, t = out["ember"], out["torch"]
+    np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=0, atol=1e-15)
+    np.testing.assert_allclose(e.numpy(), np.broadcast_to(e.numpy()[0], (3, 2)), atol=1e-12)

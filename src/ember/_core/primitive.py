@@ -210,6 +210,14 @@ def batch_by_loop(prim: Primitive, reason: str) -> None:
 
 loop_reasons: dict = {}  # primitive -> why vmap loops over it
 
+random_ops: set = set()  # primitives (or family members) whose values come from a draw
+
+
+def mark_random(prim) -> None:
+    """Say that `prim` (a primitive or a family member) carries a random draw: vmap refuses
+    it under `randomness="error"`, as PyTorch does."""
+    random_ops.add(prim)
+
 
 def zeros_like(x):
     """Zeros shaped and typed as tensor `x`, made by the op layer (plugged in from above)."""

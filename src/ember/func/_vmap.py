@@ -14,7 +14,16 @@ from __future__ import annotations
 import warnings
 
 from .. import _tensor as T
-from .._core import BY_LOOP, MISSING, Interpreter, batch_rules, bind, interpret, loop_reasons
+from .._core import (
+    BY_LOOP,
+    MISSING,
+    Interpreter,
+    batch_rules,
+    bind,
+    interpret,
+    loop_reasons,
+    random_ops,
+)
 from .._core.primitive import Family
 from .._tensor import Tensor
 from ..ops.join import cat, stack
@@ -111,6 +120,16 @@ class BatchInterpreter(Interpreter):
         self.size = size
         self.randomness = randomness
 
+    def _refuse_random(self):
+        if self.randomness == "error":
+            raise RuntimeError(
+                "vmap: a random operation ran inside vmap with randomness='error'. Pass "
+                "randomness='same' (one draw shared by the whole batch) to vmap, or draw "
+                "outside it.")
+        raise NotImplementedError(
+            "vmap: randomness='different' (one draw per example) is not supported yet; "
+            "use randomness='same' or draw outside vmap.")
+
     def _unwrap(self, args) -> tuple[list, list]:
         vals, dims = [], []
         for a in args:
@@ -130,6 +149,8 @@ class BatchInterpreter(Interpreter):
             batched(out, odim, self.level)
 
     def process(self, prim, args: tuple, params: dict):
+        if self.randomness != "same" and (prim in random_ops or params.get("fn") in random_ops):
+            self._refuse_random()
         vals, dims = self._unwrap(args)
         if all(d is None for d in dims):
             return self.lower(prim, args, params)

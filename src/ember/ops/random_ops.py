@@ -26,6 +26,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
+from .._core import mark_random
 from .._device import CPU, as_device
 from .._storage import Storage
 from .._tensor import Tensor, _alias, _make, _meta, _wrap
@@ -121,6 +122,7 @@ def _eval_drawn(prim, args: tuple, params: dict) -> Tensor:
 # interpreter sees them, and a replay of the record reproduces the tensor.
 drawn_p = Primitive("drawn", None, _drawn_meta, impl=_eval_drawn)
 nondifferentiable(drawn_p)
+mark_random(drawn_p)
 batch_by_loop(drawn_p, "the values are an input drawn once for the call: under vmap every "
                        "example gets the same draw (vmap's randomness= is not supported yet)")
 
@@ -167,6 +169,7 @@ def _draw(name: str, grad_name: str | None = None) -> Member:
                grad_name=grad_name)
     defvjp(m, lambda g, out, dst, values: g.new_zeros(g.shape), None, reads=((), ()))
     deflinear(m)  # (the values hold no tangent in practice: they are drawn, constants)
+    mark_random(m)
     return m
 
 
@@ -181,6 +184,7 @@ _DRAWS = {m.grad_name: m for m in (
 sample_p = Family("sample")
 batch_by_loop(sample_p, "random: the randomness semantics of vmap (same or different draws "
                         "per example) come with vmap itself")
+mark_random(sample_p)
 
 
 def _check_no_overlap(shape, stride) -> None:
