@@ -118,7 +118,7 @@ def test_random_ops_follow_the_randomness_flag():
         with pytest.raises(RuntimeError, match="randomness"):
             m.vmap(noisy(m))(_x(m, (3, 2)))
         with pytest.raises(RuntimeError, match="randomness"):
-            m.vmap(lambda r: m.nn.functional.dropout(r, 0.5))(_x(m, (3, 2)))
+            m.vmap(lambda r, m=m: m.nn.functional.dropout(r, 0.5))(_x(m, (3, 2)))
     # 'same': one draw shared by every example, as torch (same generator state, same draw)
     out = {}
     for m in (ember, torch):
