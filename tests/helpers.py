@@ -288,13 +288,13 @@ def check_dist(make, attrs, *arrays, seed: int = 0, **tol):
 
 @contextmanager
 def no_data_reads():
-    """Within the block, only `bind`'s eager kernel paths (the core's, and the pointwise
-    families' `eval_pointwise`) may read a tensor's data: any other `_array()`, `item()`,
+    """Within the block, only `bind`'s eager kernel paths may read a tensor's data: any
+    other `_array()`, `item()`,
     `tolist()` or `bool()` raises AssertionError (to show that a rule or a wrapper works
     from metadata alone)."""
     from ember import _tensor
     from ember._core import dispatch
-    from ember.ops import _pointwise, registry
+    from ember.ops import registry
 
     cls = _tensor.Tensor
     saved = {name: getattr(cls, name) for name in ("_array", "item", "tolist", "__bool__")}
@@ -305,9 +305,7 @@ def no_data_reads():
         def read(self, *args, **kwargs):
             code = sys._getframe(1).f_code  # eager evaluation: bind's kernel paths
             if code.co_filename != dispatch.__file__ and not (
-                    code.co_filename == registry.__file__ and code.co_name.startswith("_eval")
-            ) and not (code.co_filename == _pointwise.__file__
-                       and code.co_name == "eval_pointwise"):
+                    code.co_filename == registry.__file__ and code.co_name.startswith("_eval")):
                 raise AssertionError(f"Tensor.{name}() read data outside a kernel")
             return real(self, *args, **kwargs)
         return read

@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import _grad_mode as grad_mode
 from .._tensor import Tensor, _meta, _wrap
-from .primitive import MISSING, ByParam, kernels, meta_rules, vjp_rule, vjp_rules
+from .primitive import MISSING, kernels, meta_rules, rule_params, vjp_rule, vjp_rules
 
 _grad_state = grad_mode.state
 _cpu = kernels["cpu"]
@@ -168,10 +168,39 @@ def eval_kernel(prim, args: tuple, params: dict):
         _fp_reset(token)
     out = _wrap(res) if prim.n_outputs == 1 else tuple(_wrap(r) for r in res)
     if grad and _grad_state.enabled:
-        rule = vjp_rules.get(prim, MISSING)
-        if rule.__class__ is ByParam:  # a family: the member's rule
-            rule = rule.pick(params)
-        autograd.record(prim, rule, args, params, out)
+        autograd.record(prim, vjp_rules.get(prim, MISSING), args, params, out)
+    return out
+
+
+def eval_member(fam, args: tuple, params: dict):
+    """Eager evaluation of a family: `eval_kernel` with the member (`params["fn"]`) found
+    once, its kernel called directly with the params less `fn` and its VJP read off the
+    family's table (the delegating kernel and rule lookup cost a call each otherwise, and
+    `a + b` is a family member)."""
+    # NOTE: eval_kernel's argument pass, repeated: this is the other half of every op's path.
+    arrays = []
+    grad = False
+    for a in args:
+        if isinstance(a, Tensor):
+            s = a._storage
+            if s is not None and s.device.type != "cpu":
+                return _eval_off_cpu(fam, args, params)
+            arr = a._np
+            arrays.append(arr if arr is not None else a._array())
+            if a._requires_grad:
+                grad = True
+        else:
+            arrays.append(a)
+    fn = params["fn"]
+    token = _fp_set(_FP_QUIET)
+    try:
+        res = fn.kernel(*arrays) if len(params) == 1 else \
+            fn.kernel(*arrays, **rule_params(fam, params))
+    finally:
+        _fp_reset(token)
+    out = _wrap(res) if fam.n_outputs == 1 else tuple(_wrap(r) for r in res)
+    if grad and _grad_state.enabled:
+        autograd.record(fam, vjp_rules[fam].table.get(fn, MISSING), args, params, out)
     return out
 
 

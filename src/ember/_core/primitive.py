@@ -250,12 +250,16 @@ class Family(Primitive):
     """One primitive for a kind of math whose functions differ only in their pointwise
     math (`unary(x, fn=exp)`): kernel and meta delegate to the member, `vjp` and `jvp`
     are the member's, and `batch` is one rule for the family. The node name is the
-    member's (`ExpBackward0`)."""
+    member's (`ExpBackward0`). Eager evaluation is `dispatch.eval_member`, which calls the
+    member's kernel directly."""
 
     __slots__ = ("members",)
 
     def __init__(self, name: str, *, n_outputs: int = 1, impl: Callable | None = None) -> None:
-        super().__init__(name, _family_kernel, _family_meta, n_outputs=n_outputs, impl=impl,
+        from .dispatch import eval_member
+
+        super().__init__(name, _family_kernel, _family_meta, n_outputs=n_outputs,
+                         impl=eval_member if impl is None else impl,
                          grad_name=_member_grad_name)
         self.members: dict[str, Member] = {}
         vjp_rules[self] = ByParam()

@@ -1,51 +1,13 @@
 """What the pointwise families (`binary`, `ternary`) and the pointwise primitives with a
 static op (`compare`, `bitwise`) share: their vmap rule and the helpers their forward-mode
-rules use; and the eager evaluation of the `binary` family.
-
-Eager evaluation of the `binary` family (`eval_pointwise`) is the core's `eval_kernel`
-with the member's kernel called directly and its VJP looked up inline: `a + b` and `a * b`
-are the framework's hottest calls, and the generic family path would add a delegation call
-for the kernel and another for the VJP lookup to each of them. (`ternary` takes the
-generic path.)
+rules use. (Their eager evaluation is the core's `eval_kernel`, which calls a family
+member's kernel directly.)
 """
 
 from __future__ import annotations
 
-from .. import _grad_mode as grad_mode
-from .._core import MISSING, bind, vjp_rules
-from .._core.dispatch import _FP_QUIET, _eval_off_cpu, _fp_reset, _fp_set, autograd
-from .._tensor import Tensor, _wrap
-
-_grad_state = grad_mode.state
-
-def eval_pointwise(fam, args: tuple, params: dict):
-    """Eager evaluation of `binary` family member `params["fn"]` on `args` (its members
-    take no other params)."""
-    # NOTE: the hot path of `a + b`: one pass over the arguments, as eval_kernel.
-    arrays = []
-    grad = False
-    for a in args:
-        if isinstance(a, Tensor):
-            s = a._storage
-            if s is not None and s.device.type != "cpu":
-                return _eval_off_cpu(fam, args, params)
-            arr = a._np
-            arrays.append(arr if arr is not None else a._array())
-            if a._requires_grad:
-                grad = True
-        else:
-            arrays.append(a)
-    fn = params["fn"]
-    token = _fp_set(_FP_QUIET)
-    try:
-        res = fn.kernel(*arrays)  # (a binary member takes no params: `fn` is the only one)
-    finally:
-        _fp_reset(token)
-    out = _wrap(res)
-    if grad and _grad_state.enabled:
-        autograd.record(fam, vjp_rules[fam].table.get(fn, MISSING), args, params, out)
-    return out
-
+from .._core import bind
+from .._tensor import Tensor
 
 # --- vmap --------------------------------------------------------------------------------
 

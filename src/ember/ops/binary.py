@@ -21,7 +21,6 @@ from ._common import binary_operands, elementwise_meta, fit_scalar, is_scalar, t
 from ._common import write_out as _write_out
 from ._pointwise import (
     batch_pointwise,
-    eval_pointwise,
     shaped,
     tangent_sum,
 )
@@ -44,7 +43,7 @@ _grad_state = grad_mode.state
 # Every two-input pointwise map with a derivative (or a refusal of one) is one primitive,
 # the function a static param: `bind(binary_p, a, b, fn=add_fn)`. Each member has its own
 # kernel, node name and derivatives; vmap has one rule for all of them.
-binary_p = Family("binary", impl=eval_pointwise)
+binary_p = Family("binary")
 defbatch(binary_p, batch_pointwise(binary_p))
 
 
