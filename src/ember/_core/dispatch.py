@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import _grad_mode as grad_mode
 from .._tensor import Tensor, _meta, _wrap
-from .primitive import MISSING, kernels, meta_rules, rule_params, vjp_rule, vjp_rules
+from .primitive import MISSING, kernels, meta_rules, vjp_rule, vjp_rules
 
 _grad_state = grad_mode.state
 _cpu = kernels["cpu"]
@@ -194,8 +194,8 @@ def eval_member(fam, args: tuple, params: dict):
     fn = params["fn"]
     token = _fp_set(_FP_QUIET)
     try:
-        res = fn.kernel(*arrays) if len(params) == 1 else \
-            fn.kernel(*arrays, **rule_params(fam, params))
+        # (with other params: the family's delegating kernel, where the call itself drops fn)
+        res = fn.kernel(*arrays) if len(params) == 1 else _cpu[fam](*arrays, **params)
     finally:
         _fp_reset(token)
     out = _wrap(res) if fam.n_outputs == 1 else tuple(_wrap(r) for r in res)
