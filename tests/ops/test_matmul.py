@@ -457,3 +457,14 @@ def test_one_product_primitive_keeps_pytorchs_node_names(name, shapes):
     e = getattr(ember, name)(*[ember.tensor(a, requires_grad=True) for a in arrays])
     t = getattr(torch, name)(*[torch.tensor(a, requires_grad=True) for a in arrays])
     assert type(e.grad_fn).__name__ == type(t.grad_fn).__name__
+
+
+def test_bmm_refuses_a_bool_input_before_comparing_dtypes():
+    # found by the fuzzer (seed 20261129): torch names the bool kernel first
+    for m in (ember, torch):
+        a = m.ones(2, 2, 2, dtype=m.bool)
+        b = m.ones(2, 2, 2, dtype=m.uint8)
+        with pytest.raises(NotImplementedError, match="\"bmm\" not implemented for 'Bool'"):
+            m.bmm(a, b)
+        with pytest.raises(RuntimeError):
+            m.bmm(b, a)

@@ -298,6 +298,8 @@ def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
 def bmm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
     """Batched product of (b, n, m) and (b, m, p) tensors (no broadcasting)."""
     input, mat2 = cast_for("lower", input, mat2)
+    if isinstance(input, Tensor):
+        _no_bool(input, "bmm")  # (torch refuses a bool input before comparing dtypes)
     _check(input, mat2, "bmm", "bmm")
     if input.ndim != 3 or mat2.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if input.ndim != 3 else
