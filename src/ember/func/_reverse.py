@@ -16,7 +16,7 @@ from .. import _grad_mode as grad_mode
 from .._core import current_interpreter
 from .._tensor import Tensor
 from ..autograd.engine import grad as _engine_grad
-from ..ops.creation import ones, ones_like, zeros_like
+from ..ops.creation import ones_like, zeros_like
 from ..utils._pytree import tree_flatten, tree_map, tree_unflatten
 from ._vmap import BatchedTensor, BatchInterpreter, batched
 
@@ -71,16 +71,18 @@ def _check_forward_below(levels: list) -> None:
 
 
 def _per_example(x, levels: list):
-    """`x` as a fresh input inside vmap: one copy per example at every vmap level, so each
-    example's gradient is its own rather than the batch's sum. The copy is `x * ones`
-    with the ones batched at every level: an op, so the interpreters above (a forward
-    level holding x's tangent) see it too."""
-    ones_ = ones(tuple(n for _, n in levels) + tuple(x.shape), dtype=x.dtype,
-                 device=x.device)
+    """`x` as a fresh input inside vmap: one entry per example at every vmap level, so each
+    example's gradient is its own rather than the batch's sum. Its physical tensor is `x`
+    broadcast over the levels it is not batched at (a view, no copy), built below the
+    vmap levels: ops, so the interpreters under them (a forward level holding x's tangent)
+    see it."""
+    run = _below_batching()
+    w = run.below(_front, x, levels) if run is not None else _front(x, levels)
+    if not w.requires_grad:
+        w.requires_grad_()
     for lvl, _ in levels:
-        ones_ = batched(ones_, 0, lvl)
-    w = x * ones_
-    return w if w.requires_grad else w.requires_grad_()
+        w = batched(w, 0, lvl)
+    return w
 
 
 def _release(t, keep: bool):
@@ -111,11 +113,13 @@ def _gradients(outputs: list, inputs: list, cotangents: list, *, retain: bool,
     if not pairs:
         return [zeros_like(x) for x in inputs]
     outs, cts = [], []
+    physical = True  # the whole backward pass runs on physical tensors
     for o, c in pairs:
         levels = _levels_of(o)
         if not levels:  # a graph outside vmap, cotangents maybe batched (vmap of a vjp):
             outs.append(o)  # the backward pass's ops are batched as they run
             cts.append(c)
+            physical = False
             continue
         extra = {lvl for lvl, _ in _levels_of(c)} - {lvl for lvl, _ in levels}
         if extra:
@@ -125,9 +129,24 @@ def _gradients(outputs: list, inputs: list, cotangents: list, *, retain: bool,
         outs.append(_front(o, levels))
         cts.append(_front(c, levels))
     phys = [_chain(x)[0] for x in inputs]
-    gs = _engine_grad(outs, phys, cts, retain_graph=retain or keep, create_graph=keep,
-                      allow_unused=True)
+    run = _below_batching() if physical else None
+    gs = (run.below if run is not None else _call)(
+        _engine_grad, outs, phys, cts, retain_graph=retain or keep, create_graph=keep,
+        allow_unused=True)
     return [zeros_like(x) if g is None else _rebatch(g, x) for g, x in zip(gs, inputs)]
+
+
+def _call(fn, /, *args, **kwargs):
+    return fn(*args, **kwargs)
+
+
+def _below_batching():
+    """The outermost of the vmap levels at the top of the stack, or None. A backward pass
+    over physical tensors runs below them: they would only hand each op down unbatched."""
+    it, last = current_interpreter(), None
+    while isinstance(it, BatchInterpreter):
+        last, it = it, it.parent
+    return last
 
 
 def _chain(t):
@@ -150,7 +169,8 @@ def _front(t, levels: list):
     p, chain = _chain(t)
     k = 0
     for d, _, _ in reversed(chain):  # outermost level first: its axis indexes p itself
-        p = p.movedim(d + k, k)
+        if d:
+            p = p.movedim(d + k, k)
         k += 1
     have = [lvl for _, lvl, _ in reversed(chain)]
     for i, (lvl, _) in enumerate(levels):

@@ -24,7 +24,8 @@ def batch_pointwise(prim):
         moved = []
         for a, d in zip(args, dims):
             if d is not None:
-                a = a.movedim(d, 0)
+                if d:
+                    a = a.movedim(d, 0)
                 for _ in range(rank + 1 - a.dim()):
                     a = a.unsqueeze(1)
             moved.append(a)

@@ -19,6 +19,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from .._view import broadcast_shapes
+from ._batching import front
 from ._common import same_meta
 from ._parallel import elementwise
 from .registry import Family, Member, apply, apply_, bind, defbatch, defjvp, defvjp
@@ -75,7 +76,7 @@ def _backward_batch(args, dims, **params):
     moved = []
     for a, d, shape in zip(args, dims, logical):
         if d is not None:
-            a = a.movedim(d, 0).reshape((size,) + (1,) * (len(full) - len(shape)) + shape)
+            a = front(a, d).reshape((size,) + (1,) * (len(full) - len(shape)) + shape)
         moved.append(a.expand((size,) + full).contiguous())
     return bind(activation_backward_p, *moved, **params), 0
 

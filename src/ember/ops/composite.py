@@ -15,6 +15,7 @@ from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
 from .._view import wrap_dim
+from ._batching import front
 from .creation import _place, arange, tensor, zeros
 from .reduce import return_type
 from .registry import Primitive, apply, batch_by_loop, bind, defbatch, nondifferentiable
@@ -92,9 +93,9 @@ def _isin_batch(args, bdims, *, invert):
     ed, td = bdims
     if td is None:
         return bind(isin_p, e, t, invert=invert), ed
-    t = t.movedim(td, 0)
+    t = front(t, td)
     size = t._shape[0]
-    e = e.movedim(ed, 0) if ed is not None else e.expand((size,) + e._shape)
+    e = front(e, ed) if ed is not None else e.expand((size,) + e._shape)
     hit = (e.reshape(size, -1, 1) == t.reshape(size, 1, -1)).any(-1).reshape(e._shape)
     return (~hit if invert else hit), 0
 

@@ -29,6 +29,7 @@ import numpy as np
 from .. import _dtype as dt
 from .._tensor import Tensor
 from .._view import numel, wrap_dim, wrap_dims
+from ._batching import front
 from ._common import along, type_name, write_out
 from .registry import (
     Family,
@@ -145,7 +146,7 @@ def _reduce_batch(args, bdims, **params):
     x, bd = args[0], bdims[0]
     if bd is None:
         return bind(reduce_p, x, **params), None
-    x = x.movedim(bd, 0)
+    x = front(x, bd)
     if x.ndim == 1:
         params = {**params, "dims": (1,)}
         if "keepdim" in params:
@@ -164,7 +165,7 @@ def _pick_batch(args, bdims, **params):
     x, bd = args[0], bdims[0]
     if bd is None:
         return bind(pick_p, x, **params), (None, None)
-    x = x.movedim(bd, 0)
+    x = front(x, bd)
     scalar = x.ndim == 1
     if scalar:
         x = x.unsqueeze(1)
@@ -542,7 +543,7 @@ def _argextremum_batch(args, bdims, *, dim, keepdim, largest):
     x, bd = args[0], bdims[0]
     if bd is None:
         return bind(argextremum_p, x, dim=dim, keepdim=keepdim, largest=largest), None
-    x = x.movedim(bd, 0)
+    x = front(x, bd)
     if dim is None or x.ndim == 1:  # of the flattened input: flatten all but the batch
         r = bind(argextremum_p, x.reshape(x._shape[0], -1), dim=1, keepdim=False,
                  largest=largest)

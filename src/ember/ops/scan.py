@@ -16,6 +16,7 @@ import numpy as np
 from .. import _dtype as dt
 from .._tensor import Tensor
 from .._view import wrap_dim
+from ._batching import front
 from ._common import type_name, write_out
 from .reduce import (
     _LOW,
@@ -47,7 +48,7 @@ def _scan_batch(args, bdims, **params):
     x, bd = args[0], bdims[0]
     if bd is None:
         return bind(scan_p, x, **params), None
-    x = x.movedim(bd, 0)
+    x = front(x, bd)
     if x.ndim == 1:  # a 0-d input: a scan over its one element
         return bind(scan_p, x.unsqueeze(1), **{**params, "dim": 1}).reshape(x._shape), 0
     return bind(scan_p, x, **{**params, "dim": params["dim"] + 1}), 0

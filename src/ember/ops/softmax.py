@@ -19,6 +19,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from .._view import wrap_dim
+from ._batching import front
 from ._common import along, row_sums, to_float, type_name, write_out
 from ._parallel import one_blas_thread, quiet, thread_pool
 from .reduce import _LOW, expand_back, norm_dims, reduce_p, reduction
@@ -223,7 +224,7 @@ def _along_batch(prim):
     batch first (an unbatched one expanded), `dim` shifted past it."""
     def rule(args, bdims, **params):
         size = next(a._shape[d] for a, d in zip(args, bdims) if d is not None)
-        moved = [a.movedim(d, 0) if d is not None else a.unsqueeze(0).expand(
+        moved = [front(a, d) if d is not None else a.unsqueeze(0).expand(
             (size,) + a._shape) for a, d in zip(args, bdims)]
         if moved[0].ndim == 1:  # 0-d inputs: rows of one
             return bind(prim, *[m.unsqueeze(1) for m in moved],

@@ -20,6 +20,7 @@ from .. import _grad_mode as grad_mode
 from .._core import data_dependent
 from .._tensor import Tensor
 from .._view import wrap_dim
+from ._batching import front
 from ._common import layout_like, type_name, write_out
 from .index import scatter_into_zeros
 from .reduce import pick_p, picker, return_type
@@ -312,8 +313,8 @@ def _searchsorted_batch(args, bdims, **params):
     if sd is None and seq.ndim == 1:  # one sorted row for every value
         return bind(searchsorted_p, seq, values, **params), vd
     size = (seq if sd is not None else values)._shape[sd if sd is not None else vd]
-    seq = seq.movedim(sd, 0) if sd is not None else seq.expand((size,) + seq._shape)
-    values = values.movedim(vd, 0) if vd is not None else values.expand(
+    seq = front(seq, sd) if sd is not None else seq.expand((size,) + seq._shape)
+    values = front(values, vd) if vd is not None else values.expand(
         (size,) + values._shape)
     if seq.ndim == 2:  # a row per batch element: its values as one row each
         r = bind(searchsorted_p, seq, values.reshape(size, -1), **params)

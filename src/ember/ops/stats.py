@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor
+from ._batching import front
 from ._common import type_name, write_out
 from .reduce import (
     _LOW,
@@ -508,7 +509,7 @@ nondifferentiable(quantile_index_p)
 
 def _quantile_index_batch(args, bdims, *, dim, **params):
     # the outputs lead with the quantile levels, so the batch comes second
-    x = args[0].movedim(bdims[0], 0)
+    x = front(args[0], bdims[0])
     return bind(quantile_index_p, x, dim=dim + 1, **params), (1, 1, 1)
 
 
