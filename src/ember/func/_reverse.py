@@ -112,14 +112,20 @@ def _gradients(outputs: list, inputs: list, cotangents: list, *, retain: bool,
     pairs = [(o, c) for o, c in zip(outputs, cotangents) if o.requires_grad]
     if not pairs:
         return [zeros_like(x) for x in inputs]
+    run = _below_batching() if all(_levels_of(o) for o, _ in pairs) else None
+    gs = (run.below if run is not None else _call)(_backward, pairs, inputs, retain, keep)
+    return [zeros_like(x) if g is None else _rebatch(g, x) for g, x in zip(gs, inputs)]
+
+
+def _backward(pairs: list, inputs: list, retain: bool, keep: bool) -> list:
+    """The engine on the physical outputs, cotangents and inputs (batch axes in front): a
+    list of physical gradients, None where an input is not reached."""
     outs, cts = [], []
-    physical = True  # the whole backward pass runs on physical tensors
     for o, c in pairs:
         levels = _levels_of(o)
         if not levels:  # a graph outside vmap, cotangents maybe batched (vmap of a vjp):
             outs.append(o)  # the backward pass's ops are batched as they run
             cts.append(c)
-            physical = False
             continue
         extra = {lvl for lvl, _ in _levels_of(c)} - {lvl for lvl, _ in levels}
         if extra:
@@ -129,11 +135,8 @@ def _gradients(outputs: list, inputs: list, cotangents: list, *, retain: bool,
         outs.append(_front(o, levels))
         cts.append(_front(c, levels))
     phys = [_chain(x)[0] for x in inputs]
-    run = _below_batching() if physical else None
-    gs = (run.below if run is not None else _call)(
-        _engine_grad, outs, phys, cts, retain_graph=retain or keep, create_graph=keep,
-        allow_unused=True)
-    return [zeros_like(x) if g is None else _rebatch(g, x) for g, x in zip(gs, inputs)]
+    return _engine_grad(outs, phys, cts, retain_graph=retain or keep, create_graph=keep,
+                        allow_unused=True)
 
 
 def _call(fn, /, *args, **kwargs):
@@ -142,7 +145,8 @@ def _call(fn, /, *args, **kwargs):
 
 def _below_batching():
     """The outermost of the vmap levels at the top of the stack, or None. A backward pass
-    over physical tensors runs below them: they would only hand each op down unbatched."""
+    over physical tensors (every output computed inside vmap) runs below them: they would
+    only hand each op down unbatched."""
     it, last = current_interpreter(), None
     while isinstance(it, BatchInterpreter):
         last, it = it, it.parent

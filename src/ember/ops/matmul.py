@@ -38,6 +38,11 @@ def _flops(a, b) -> int:
 def _matmul_kernel(a, b, conj=False):
     if conj:  # vdot: sum(conj(a) * b) of two vectors
         return np.asarray(np.vdot(_up(a), _up(b))).astype(a.dtype)
+    if a.ndim == b.ndim > 2 and a.shape[:-2] == b.shape[:-2] and not any(b.strides[:-2]):
+        # a batch of matrices times one matrix broadcast over the batch (vmap's
+        # per-example weights): one product with the batch folded into the rows
+        out = _matmul_kernel(a.reshape(-1, a.shape[-1]), b[(0,) * (b.ndim - 2)])
+        return out.reshape(a.shape[:-1] + out.shape[-1:])
     if a.dtype in _LOW:
         return np.asarray(blas(np.matmul, _up(a), _up(b), _flops(a, b))).astype(a.dtype)
     return np.asarray(blas(np.matmul, a, b, _flops(a, b)))
@@ -146,6 +151,8 @@ def _matmul_batch(args, dims, conj=False):
         # a batch of rows (or of matrices) times one matrix: one product with the batch
         # folded into the rows, not a broadcast product per example
         lead = a._shape[:-1]
+        if len(lead) == 1:  # already rows
+            return bind(matmul_p, a, b), 0
         out = bind(matmul_p, a.reshape(-1, a._shape[-1]), b)
         return out.reshape(lead + out._shape[-1:]), 0
     if ra == 1:
