@@ -247,8 +247,10 @@ def _collect(roots: list) -> dict:
     return deps
 
 
-def _needed(roots: list, targets: set) -> set:
-    """Nodes that must run so gradients reach some target (post-order, no recursion)."""
+def _needed(roots: list, targets: set) -> tuple[dict, set]:
+    """`_collect`'s in-degrees, and the nodes that must run so gradients reach some target,
+    in one post-order walk (no recursion)."""
+    deps: dict = {}
     needed: set = set()
     visited: set = set()
     for root in roots:
@@ -259,8 +261,11 @@ def _needed(roots: list, targets: set) -> set:
         while stack:
             node, it = stack[-1]
             advanced = False
-            for nxt, _ in it:
-                if nxt is not None and nxt not in visited:
+            for nxt, _ in it:  # (each edge is taken from its iterator once)
+                if nxt is None:
+                    continue
+                deps[nxt] = deps.get(nxt, 0) + 1
+                if nxt not in visited:
                     visited.add(nxt)
                     stack.append((nxt, iter(nxt._edges)))
                     advanced = True
@@ -270,7 +275,7 @@ def _needed(roots: list, targets: set) -> set:
             stack.pop()
             if any(n in targets or n in needed for n, _ in node._edges if n is not None):
                 needed.add(node)
-    return needed
+    return deps, needed
 
 
 def run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
@@ -290,10 +295,11 @@ def _run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
     only nodes on a path to a captured pair run.
     """
     root_nodes = [n for n, _ in roots]
-    deps = _collect(root_nodes)
     needed = None
     if capture is not None and not accumulate_leaves:
-        needed = _needed(root_nodes, {n for n, _ in capture})
+        deps, needed = _needed(root_nodes, {n for n, _ in capture})
+    else:
+        deps = _collect(root_nodes)
     buffers: dict = {}
     for (node, nr), g in zip(roots, root_grads):
         if node is None or g is None:
