@@ -80,6 +80,41 @@ def test_jacrev_and_jacfwd_and_hessian():
     both(lambda m: m.func.hessian(f_scalar(m))(_x(m, (4,))))
 
 
+def test_hessian_takes_its_columns_in_one_batched_pass():
+    """jacfwd's tangents are one vmap batch around jacrev: the reverse pass's tape is of
+    unbatched values, so it runs once for all columns (not once per column)."""
+    from ember.func import _reverse
+
+    calls = []
+    orig = _reverse._gradients
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return orig(*args, **kwargs)
+
+    def f(m, w):
+        return lambda x: ((x @ w).tanh() @ w.T).sum() + (x ** 4).sum()
+
+    _reverse._gradients = counted
+    try:
+        both(lambda m: m.func.hessian(f(m, _x(m, (6, 5), 3)))(_x(m, (6,))))
+    finally:
+        _reverse._gradients = orig
+    assert len(calls) == 2  # jacfwd's primal output, then all six columns at once
+
+
+@pytest.mark.filterwarnings("ignore:vmap. forward mode over a reverse")
+def test_hessian_when_the_function_mixes_in_a_batched_value():
+    """vmap of hessian where the tape holds the vmap's batch (a closure over a batched
+    tensor, or a batched input): torch's numbers, the vmap running once per example."""
+    def run(m):
+        ws = _x(m, (3, 4), 7)
+        return m.func.vmap(lambda w: m.func.hessian(lambda x: (x.sin() * w).sum()
+                                                    * x.norm())(_x(m, (4,))))(ws)
+    both(run)
+    both(lambda m: m.func.vmap(m.func.hessian(f_scalar(m)))(_x(m, (3, 4))))
+
+
 def test_jacobians_with_respect_to_two_arguments():
     def run(m, jac):
         return jac(lambda a, b: (a @ b).sin(), argnums=(0, 1))(_x(m, (2, 3)), _x(m, (3,), 1))

@@ -14,8 +14,8 @@ from ..ops.creation import eye, zeros
 from ..ops.join import stack
 from ..utils._pytree import tree_flatten, tree_unflatten
 from ._forward import jvp
-from ._reverse import ForwardAboveVmap, _argnums_inputs, _batch_levels, vjp
-from ._vmap import vmap
+from ._reverse import ForwardAboveVmap, _argnums_inputs, vjp
+from ._vmap import BatchedTensor, vmap
 
 
 def _unit_vectors(leaves: list) -> list:
@@ -73,7 +73,9 @@ def jacrev(func: Callable, argnums=0, *, has_aux: bool = False, chunk_size=None,
             def row(*cts):
                 return tree_flatten(vjp_fn(tree_unflatten(list(cts), o_spec)))[0]
             units = _unit_vectors(o_leaves)
-            if _batch_levels():  # inside a vmap (jacfwd(jacrev(f))): one VJP per row
+            if any(isinstance(o, BatchedTensor) for o in o_leaves):
+                # a batched output (vmap(jacrev(f))): its tape holds the batch's physical
+                # ops, which a second vmap over the rows cannot batch; one VJP per row
                 each = [row(*[u[i] for u in units]) for i in range(units[0].shape[0])]
                 rows = [stack([e[m] for e in each]) for m in range(len(each[0]))]
             else:

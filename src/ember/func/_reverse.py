@@ -18,24 +18,28 @@ from .._tensor import Tensor
 from ..autograd.engine import grad as _engine_grad
 from ..ops.creation import ones_like, zeros_like
 from ..utils._pytree import tree_flatten, tree_map, tree_unflatten
-from ._vmap import BatchedTensor, BatchInterpreter, batched
+from ._vmap import BatchedTensor, BatchInterpreter, ForwardAboveVmap, batched
 
 _depth = [0]  # reverse transforms running now (the inner ones keep their graphs)
 
 
-def _fresh(x, fname: str):
+def _fresh(x, fname: str, shared: bool = False):
     """`x` as an input the tape differentiates with respect to, linked to any graph `x`
-    already has (so an outer transform still reaches it)."""
+    already has (so an outer transform still reaches it). `shared`: a forward level runs
+    above the vmaps around this call (see `_forward_above_vmap`)."""
     if not isinstance(x, Tensor):
         raise ValueError(f"{fname}: expected the differentiated inputs to be Tensors, got "
                          f"{type(x).__name__}")
     if not (x.dtype.is_floating_point or x.dtype.is_complex):
         raise RuntimeError(f"{fname}: only Tensors of floating point dtype can require "
                            f"gradients, got {x.dtype}")
-    levels = _batch_levels()
-    if levels:
-        _check_forward_below(levels)
-        return _per_example(x, levels)
+    if shared:
+        if isinstance(x, BatchedTensor):
+            raise ForwardAboveVmap()
+    else:
+        levels = _batch_levels()
+        if levels:
+            return _per_example(x, levels)
     if x.requires_grad:
         return x.view_as(x)
     # (a view, not `detach()`: a forward level around this transform keeps x's tangent)
@@ -53,21 +57,27 @@ def _batch_levels() -> list:
     return sorted(out)
 
 
-class ForwardAboveVmap(Exception):
-    """A reverse transform ran inside a vmap that runs inside a forward level (`jacfwd`'s
-    batched tangents around `jacrev`): the tape's batched backward ops happen below the
-    vmap, where that forward level cannot see them. `jacfwd` catches this and takes its
-    columns one JVP at a time instead."""
-
-
-def _check_forward_below(levels: list) -> None:
+def _forward_above_vmap() -> bool:
+    """Whether a forward level sits above the innermost vmap running around this call
+    (`hessian` = `jacfwd(jacrev(f))`). The inputs are then not copied per example: a tape
+    of unbatched values (the primal computation of `hessian`) runs its backward pass
+    through the whole stack, so the forward level sees it. A batched input or output
+    raises `ForwardAboveVmap`."""
     from ..autograd.forward_mode import JVPInterpreter
 
     it = current_interpreter()
     while it is not None and not isinstance(it, BatchInterpreter):
         if isinstance(it, JVPInterpreter):
-            raise ForwardAboveVmap()
+            return bool(_batch_levels())
         it = it.parent
+    return False
+
+
+def _check_shared(shared: bool, out_leaves) -> None:
+    """A result batched by a vmap below the forward level: its per-example gradients
+    would need copies the shared inputs do not have."""
+    if shared and any(isinstance(o, BatchedTensor) for o in out_leaves):
+        raise ForwardAboveVmap()
 
 
 def _per_example(x, levels: list):
@@ -209,11 +219,13 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
     with grad_mode.enable_grad():
         _depth[0] += 1
         try:
-            ins = [_fresh(x, "vjp") for x in leaves]
+            shared = _forward_above_vmap()
+            ins = [_fresh(x, "vjp", shared) for x in leaves]
             out, aux = _split_aux(func(*tree_unflatten(ins, spec)), has_aux, "vjp")
         finally:
             _depth[0] -= 1
     out_leaves, out_spec = tree_flatten(out)
+    _check_shared(shared, out_leaves)
     for o in out_leaves:
         if not isinstance(o, Tensor):
             raise RuntimeError(f"vjp(f, *primals): Expected f to be a function that has only "
@@ -269,7 +281,9 @@ def grad_and_value(func: Callable, argnums=0, has_aux: bool = False) -> Callable
         with grad_mode.enable_grad():
             _depth[0] += 1
             try:
-                fresh = {i: [_fresh(x, "grad_and_value") for x in flat[i][0]] for i in which}
+                shared = _forward_above_vmap()
+                fresh = {i: [_fresh(x, "grad_and_value", shared) for x in flat[i][0]]
+                         for i in which}
                 call = tuple(tree_unflatten(fresh[i], flat[i][1]) if i in fresh else a
                              for i, a in enumerate(args))
                 out, aux = _split_aux(func(*call, **kwargs), has_aux, "grad_and_value")
@@ -280,6 +294,7 @@ def grad_and_value(func: Callable, argnums=0, has_aux: bool = False) -> Callable
                         f"grad_and_value(f)(*args): Expected f(*args) to return a scalar "
                         f"Tensor, got {got}. Maybe you wanted to use the vjp or jacrev APIs "
                         "instead?")
+                _check_shared(shared, [out])
                 ins = [x for i in which for x in fresh[i]]
                 gs = _gradients([out], ins, [ones_like(out)], retain=False, keep=keep)
             finally:

@@ -265,13 +265,15 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
             raise ValueError("vmap: at least one input must be batched: every in_dim is None "
                              "or every input is a non-Tensor.")
         if chunk_size is None or chunk_size >= size:
-            return _run(func, args, kwargs, leaves, ldims, specs, size, out_dims, randomness)
+            return _run_or_loop(func, args, kwargs, leaves, ldims, specs, size, out_dims,
+                                randomness)
         parts = []
         for start in range(0, size, chunk_size):
             n = min(chunk_size, size - start)
             cl = [x.narrow(d % x.dim(), start, n) if d is not None else x
                   for x, d in zip(leaves, ldims)]
-            parts.append(_run(func, args, kwargs, cl, ldims, specs, n, out_dims, randomness))
+            parts.append(_run_or_loop(func, args, kwargs, cl, ldims, specs, n, out_dims,
+                                      randomness))
         p_leaves = [tree_flatten(p)[0] for p in parts]
         spec = tree_flatten(parts[0])[1]
         od = _out_dims_list(out_dims, len(p_leaves[0]))
@@ -289,6 +291,37 @@ def _out_dims_list(out_dims, n: int) -> list:
         raise ValueError(f"vmap: out_dims is not compatible with the structure of `outputs`: "
                          f"{len(flat)} out_dims for {n} outputs.")
     return flat
+
+
+class ForwardAboveVmap(Exception):
+    """A reverse transform ran inside a vmap that runs inside a forward level (`jacfwd`'s
+    batched tangents around `jacrev`), and its tape holds batched values: the tape's
+    backward ops would happen below the vmap, where that forward level cannot see them.
+    `jacfwd` catches this and takes its columns one JVP at a time; a vmap whose own batch
+    is in the tape (`vmap(hessian(f))`) runs its function once per example."""
+
+
+def _run_or_loop(func, args, kwargs, leaves, ldims, specs, size, out_dims, randomness):
+    try:
+        return _run(func, args, kwargs, leaves, ldims, specs, size, out_dims, randomness)
+    except ForwardAboveVmap:
+        if "forward-over-reverse" not in _warned:
+            _warned.add("forward-over-reverse")
+            warnings.warn("vmap: forward mode over a reverse transform of a batched value "
+                          "(vmap of hessian or of jacfwd(jacrev)) runs once per example and "
+                          "the results are stacked (slow).", stacklevel=4)
+        outs = []
+        for b in range(size):
+            sl = [x.select(d % x.dim(), b) if d is not None else x
+                  for x, d in zip(leaves, ldims)]
+            it = iter(sl)
+            call = [tree_unflatten([next(it) for _ in range(s.num_leaves)], s) for s in specs]
+            outs.append(func(*call, **kwargs))
+        o_leaves = [tree_flatten(o)[0] for o in outs]
+        od = _out_dims_list(out_dims, len(o_leaves[0]))
+        res = [stack([ol[k] for ol in o_leaves], dim=od[k]) if od[k] is not None
+               else o_leaves[0][k] for k in range(len(o_leaves[0]))]
+        return tree_unflatten(res, tree_flatten(outs[0])[1])
 
 
 def _run(func, args, kwargs, leaves, ldims, specs, size, out_dims, randomness):
@@ -328,4 +361,5 @@ def _shape_with(shape, d: int, size: int) -> tuple:
     return tuple(s)
 
 
-__all__ = ["BatchInterpreter", "BatchedTensor", "batched", "loop_reasons", "vmap"]
+__all__ = ["BatchInterpreter", "BatchedTensor", "ForwardAboveVmap", "batched", "loop_reasons",
+           "vmap"]
