@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -103,16 +105,49 @@ def test_hessian_takes_its_columns_in_one_batched_pass():
     assert len(calls) == 2  # jacfwd's primal output, then all six columns at once
 
 
-@pytest.mark.filterwarnings("ignore:vmap. forward mode over a reverse")
-def test_hessian_when_the_function_mixes_in_a_batched_value():
+def test_per_example_hessians():
     """vmap of hessian where the tape holds the vmap's batch (a closure over a batched
-    tensor, or a batched input): torch's numbers, the vmap running once per example."""
+    tensor, or a batched input): torch's numbers, by reverse over reverse in one pass."""
     def run(m):
         ws = _x(m, (3, 4), 7)
         return m.func.vmap(lambda w: m.func.hessian(lambda x: (x.sin() * w).sum()
                                                     * x.norm())(_x(m, (4,))))(ws)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (no per-example loop)
+        both(run)
+        both(lambda m: m.func.vmap(m.func.hessian(f_scalar(m)))(_x(m, (3, 4))))
+
+
+@pytest.mark.filterwarnings("ignore:vmap. forward mode over a reverse")
+def test_vmap_of_jacfwd_of_jacrev_of_a_batched_tape():
+    """Written out as forward over reverse, the same runs once per example, with a
+    warning that says so."""
+    both(lambda m: m.func.vmap(m.func.jacfwd(m.func.jacrev(f_scalar(m))))(_x(m, (3, 4))))
+
+
+def test_per_example_jacobians_by_reverse_mode():
+    """vmap of jacrev: the rows' vmap batches the backward pass over the tape the outer
+    vmap recorded (one pass for all rows of all examples)."""
+    def f(m, w):
+        return lambda x, b: ((x @ w).tanh() * b).sum(-1, keepdim=True) + x.sin()[:2]
+
+    def run(m, argnums):
+        w = _x(m, (4, 2), 3)
+        xs, bs = _x(m, (5, 4)), _x(m, (5, 2), 1)
+        return m.func.vmap(m.func.jacrev(f(m, w), argnums=argnums))(xs, bs)
+    both(lambda m: run(m, 0))
+    both(lambda m: run(m, (0, 1)))
+    both(lambda m: m.func.vmap(m.func.vmap(m.func.jacrev(lambda x: x.exp() * x.sum())))(
+        _x(m, (2, 3, 4))))
+
+
+def test_vmap_of_a_vjp_of_an_output_computed_inside_vmap():
+    def run(m):
+        def per_example(x):
+            out, fn = m.func.vjp(lambda v: v.sin() * v.sum(), x)
+            return m.func.vmap(fn)(_x(m, (3, 4), 9))
+        return m.func.vmap(per_example)(_x(m, (2, 4)))
     both(run)
-    both(lambda m: m.func.vmap(m.func.hessian(f_scalar(m)))(_x(m, (3, 4))))
 
 
 def test_jacobians_with_respect_to_two_arguments():

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..ops.creation import eye, zeros
-from ..ops.join import stack
 from ..utils._pytree import tree_flatten, tree_unflatten
 from ._forward import jvp
 from ._reverse import ForwardAboveVmap, _argnums_inputs, vjp
@@ -73,13 +72,7 @@ def jacrev(func: Callable, argnums=0, *, has_aux: bool = False, chunk_size=None,
             def row(*cts):
                 return tree_flatten(vjp_fn(tree_unflatten(list(cts), o_spec)))[0]
             units = _unit_vectors(o_leaves)
-            if any(isinstance(o, BatchedTensor) for o in o_leaves):
-                # a batched output (vmap(jacrev(f))): its tape holds the batch's physical
-                # ops, which a second vmap over the rows cannot batch; one VJP per row
-                each = [row(*[u[i] for u in units]) for i in range(units[0].shape[0])]
-                rows = [stack([e[m] for e in each]) for m in range(len(each[0]))]
-            else:
-                rows = vmap(row, chunk_size=chunk_size)(*units)
+            rows = vmap(row, chunk_size=chunk_size)(*units)
         per_in = [_split_rows(r, o_leaves) for r in rows]  # [input][output] -> (n_o, *in)
         per_out = []
         for k, o in enumerate(o_leaves):
@@ -121,11 +114,7 @@ def jacfwd(func: Callable, argnums=0, has_aux: bool = False, *, randomness: str 
                           has_aux=has_aux)
                 return tree_flatten(res[1])[0]
             units = _unit_vectors(in_leaves)
-            try:
-                cols = vmap(column, randomness=randomness)(*units)
-            except ForwardAboveVmap:  # a reverse transform inside: one column at a time
-                each = [column(*[u[i] for u in units]) for i in range(units[0].shape[0])]
-                cols = [stack([e[k] for e in each]) for k in range(len(each[0]))]
+            cols = vmap(column, randomness=randomness)(*units)
         per_out = []
         for k, o in enumerate(o_leaves):
             blocks = _split_rows(cols[k], in_leaves)  # per input: (n_in, *o.shape)
@@ -143,5 +132,18 @@ def jacfwd(func: Callable, argnums=0, has_aux: bool = False, *, randomness: str 
 
 
 def hessian(func: Callable, argnums=0) -> Callable:
-    """The Hessian of scalar-valued `func`: forward over reverse."""
-    return jacfwd(jacrev(func, argnums), argnums)
+    """The Hessian of scalar-valued `func`: forward over reverse. Under a vmap whose batch
+    the reverse pass's tape holds (per-example Hessians), reverse over reverse: the
+    forward level would sit above that vmap and not see the tape's backward ops."""
+    fwd = jacfwd(jacrev(func, argnums), argnums)
+    rev = jacrev(jacrev(func, argnums), argnums)
+
+    def wrapper(*args, **kwargs):
+        if any(isinstance(x, BatchedTensor) for x in tree_flatten(args)[0]):
+            return rev(*args, **kwargs)  # (a batched input: the tape holds the batch)
+        try:
+            return fwd(*args, **kwargs)
+        except ForwardAboveVmap:  # (a closure over a batched value)
+            return rev(*args, **kwargs)
+
+    return wrapper

@@ -35,7 +35,7 @@ def _fresh(x, fname: str, shared: bool = False):
                            f"gradients, got {x.dtype}")
     if shared:
         if isinstance(x, BatchedTensor):
-            raise ForwardAboveVmap()
+            raise ForwardAboveVmap(lvl for lvl, _ in _levels_of(x))
     else:
         levels = _batch_levels()
         if levels:
@@ -76,8 +76,10 @@ def _forward_above_vmap() -> bool:
 def _check_shared(shared: bool, out_leaves) -> None:
     """A result batched by a vmap below the forward level: its per-example gradients
     would need copies the shared inputs do not have."""
-    if shared and any(isinstance(o, BatchedTensor) for o in out_leaves):
-        raise ForwardAboveVmap()
+    if shared:
+        levels = {lvl for o in out_leaves for lvl, _ in _levels_of(o)}
+        if levels:
+            raise ForwardAboveVmap(levels)
 
 
 def _per_example(x, levels: list):
@@ -122,7 +124,8 @@ def _gradients(outputs: list, inputs: list, cotangents: list, *, retain: bool,
     pairs = [(o, c) for o, c in zip(outputs, cotangents) if o.requires_grad]
     if not pairs:
         return [zeros_like(x) for x in inputs]
-    run = _below_batching() if all(_levels_of(o) for o, _ in pairs) else None
+    run = _below_batching() if all(_levels_of(o) and not _extra_levels(o, c)
+                                   for o, c in pairs) else None
     gs = (run.below if run is not None else _call)(_backward, pairs, inputs, retain, keep)
     return [zeros_like(x) if g is None else _rebatch(g, x) for g, x in zip(gs, inputs)]
 
@@ -137,16 +140,31 @@ def _backward(pairs: list, inputs: list, retain: bool, keep: bool) -> list:
             outs.append(o)  # the backward pass's ops are batched as they run
             cts.append(c)
             continue
-        extra = {lvl for lvl, _ in _levels_of(c)} - {lvl for lvl, _ in levels}
-        if extra:
-            raise NotImplementedError(
-                "vjp: a cotangent batched by a vmap the output is not batched by, for an "
-                "output computed inside another vmap, is not supported")
+        extra = _extra_levels(o, c)
         outs.append(_front(o, levels))
-        cts.append(_front(c, levels))
+        if not extra:
+            cts.append(_front(c, levels))
+            continue
+        # (vmap of the vjp of an output computed inside vmap: vmap(jacrev(f))) the
+        # cotangent's own levels stay batched, so the backward pass's ops are batched over
+        # them as they run, on the tape's physical values
+        if extra[0][0] < levels[-1][0]:
+            raise NotImplementedError(
+                "vjp: a cotangent batched by a vmap outside the one the output was computed "
+                "in, that the output is not batched by, is not supported")
+        ct = _front(c, sorted(levels + extra))
+        for lvl, _ in extra:
+            ct = batched(ct, len(levels), lvl)
+        cts.append(ct)
     phys = [_chain(x)[0] for x in inputs]
     return _engine_grad(outs, phys, cts, retain_graph=retain or keep, create_graph=keep,
                         allow_unused=True)
+
+
+def _extra_levels(o, c) -> list:
+    """The (level, size) of vmaps that batch cotangent `c` but not output `o`."""
+    have = {lvl for lvl, _ in _levels_of(o)}
+    return [(lvl, n) for lvl, n in _levels_of(c) if lvl not in have]
 
 
 def _call(fn, /, *args, **kwargs):
@@ -194,10 +212,16 @@ def _front(t, levels: list):
 
 
 def _rebatch(g, like):
-    """Physical gradient `g` wrapped in the same vmap levels as input `like`."""
+    """Physical gradient `g` wrapped in the same vmap levels as input `like`. A gradient
+    batched by the cotangents' own levels (vmap of a vjp) keeps those as the outer ones."""
     chain = _chain(like)[1]
+    extra = _levels_of(g)
+    if extra:  # (extra sizes, *like's physical shape)
+        g = _front(g, extra)
     for d, lvl, _ in reversed(chain):
-        g = batched(g, d, lvl)
+        g = batched(g, d + len(extra), lvl)
+    for lvl, _ in extra:
+        g = batched(g, 0, lvl)
     return g
 
 

@@ -294,17 +294,26 @@ def _out_dims_list(out_dims, n: int) -> list:
 
 
 class ForwardAboveVmap(Exception):
-    """A reverse transform ran inside a vmap that runs inside a forward level (`jacfwd`'s
-    batched tangents around `jacrev`), and its tape holds batched values: the tape's
-    backward ops would happen below the vmap, where that forward level cannot see them.
-    `jacfwd` catches this and takes its columns one JVP at a time; a vmap whose own batch
-    is in the tape (`vmap(hessian(f))`) runs its function once per example."""
+    """A reverse transform ran under a forward level that sits above vmaps (`jacfwd`'s
+    tangents around `jacrev`), and its tape holds values batched by some of those vmaps
+    (`levels`): the tape's backward ops would happen below them, where the forward level
+    cannot see them. `hessian` then takes reverse over reverse; a vmap whose level is in
+    `levels` runs its function once per example."""
+
+    def __init__(self, levels) -> None:
+        self.levels = set(levels)
+        super().__init__(
+            f"forward mode (jvp, jacfwd) over a reverse transform (grad, vjp, jacrev) whose "
+            f"tape holds values batched by vmap levels {sorted(self.levels)} below the "
+            "forward level")
 
 
 def _run_or_loop(func, args, kwargs, leaves, ldims, specs, size, out_dims, randomness):
     try:
         return _run(func, args, kwargs, leaves, ldims, specs, size, out_dims, randomness)
-    except ForwardAboveVmap:
+    except ForwardAboveVmap as e:
+        if _depth[0] + 1 not in e.levels:  # (this vmap's level: _run has closed it)
+            raise
         if "forward-over-reverse" not in _warned:
             _warned.add("forward-over-reverse")
             warnings.warn("vmap: forward mode over a reverse transform of a batched value "
