@@ -416,6 +416,31 @@ def jacfwd_64(lib, quick):
     fn = lib.func.jacfwd(_f64(lib))
     return lambda: fn(x)
 
+
+def hessian_64(lib, quick):
+    """hessian (jacfwd over jacrev) of a scalar function of 64 inputs."""
+    x = _t(lib, _arr((64,), 8))
+    f = _f64(lib)
+    fn = lib.func.hessian(lambda v: f(v).sum())
+    return lambda: fn(x)
+
+
+def per_example_jacobians(lib, quick):
+    """vmap(jacrev(f)) of a 16 -> 16 function over a batch of 32."""
+    w = _t(lib, _arr((16, 16), 9) * 0.1)
+    xs = _t(lib, _arr((32, 16), 10))
+    fn = lib.func.vmap(lib.func.jacrev(lambda v: (v @ w).tanh() @ w.T))
+    return lambda: fn(xs)
+
+
+def per_example_hessians(lib, quick):
+    """vmap(hessian(f)) of a scalar function of 16 inputs over a batch of 32."""
+    w = _t(lib, _arr((16, 16), 9) * 0.1)
+    xs = _t(lib, _arr((32, 16), 10))
+    fn = lib.func.vmap(lib.func.hessian(lambda v: ((v @ w).tanh() @ w.T).sum()))
+    return lambda: fn(xs)
+
+
 WORKLOADS = [
     Workload("dispatch_add", dispatch_add, 3.0),
     Workload("dispatch_mul_grad", dispatch_mul_grad, 3.0),
@@ -438,4 +463,7 @@ WORKLOADS = [
     Workload("per_sample_grads", per_sample_grads, 1.5),
     Workload("jacrev_64", jacrev_64, 2.0),
     Workload("jacfwd_64", jacfwd_64, 2.0),
+    Workload("hessian_64", hessian_64, None),
+    Workload("per_example_jacobians", per_example_jacobians, None),
+    Workload("per_example_hessians", per_example_hessians, None),
 ]
