@@ -89,11 +89,20 @@ def _per_example(x, levels: list):
     vmap levels: ops, so the interpreters under them (a forward level holding x's tangent)
     see it."""
     run = _below_batching()
-    w = run.below(_front, x, levels) if run is not None else _front(x, levels)
-    if not w.requires_grad:
-        w.requires_grad_()
+    w = run.below(_fresh_front, x, levels) if run is not None else _fresh_front(x, levels)
     for lvl, _ in levels:
         w = batched(w, 0, lvl)
+    return w
+
+
+def _fresh_front(x, levels: list):
+    """`_front(x, levels)` as a new tensor that requires grad (never x's own data object:
+    the caller's tensor keeps its flags)."""
+    w = _front(x, levels)
+    if w is _chain(x)[0]:
+        w = w.view_as(w)
+    if not w.requires_grad:
+        w.requires_grad_()
     return w
 
 
@@ -199,6 +208,9 @@ def _front(t, levels: list):
     """`t`'s physical data with one leading axis per vmap level in `levels` (outermost
     first), broadcast along the levels `t` is not batched at."""
     p, chain = _chain(t)
+    sizes = [n for _, n in levels]
+    if not chain:  # (expand adds the leading axes itself)
+        return p.expand(*sizes, *p.shape)
     k = 0
     for d, _, _ in reversed(chain):  # outermost level first: its axis indexes p itself
         if d:
@@ -208,7 +220,9 @@ def _front(t, levels: list):
     for i, (lvl, _) in enumerate(levels):
         if lvl not in have:
             p = p.unsqueeze(i)
-    return p.expand(*[n for _, n in levels], *p.shape[len(levels):])
+    if have == [lvl for lvl, _ in levels]:  # batched at exactly these levels already
+        return p
+    return p.expand(*sizes, *p.shape[len(levels):])
 
 
 def _rebatch(g, like):
