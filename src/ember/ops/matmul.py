@@ -38,7 +38,8 @@ def _flops(a, b) -> int:
 def _matmul_kernel(a, b, conj=False):
     if conj:  # vdot: sum(conj(a) * b) of two vectors
         return np.asarray(np.vdot(_up(a), _up(b))).astype(a.dtype)
-    if a.ndim == b.ndim > 2 and a.shape[:-2] == b.shape[:-2] and not any(b.strides[:-2]):
+    if a.ndim == b.ndim > 2 and a.shape[:-2] == b.shape[:-2] and b.size and a.size \
+            and not any(b.strides[:-2]):
         # a batch of matrices times one matrix broadcast over the batch (vmap's
         # per-example weights): one product with the batch folded into the rows
         out = _matmul_kernel(a.reshape(-1, a.shape[-1]), b[(0,) * (b.ndim - 2)])
