@@ -29,7 +29,7 @@ from .. import _grad_mode as grad_mode
 from .._core import mark_random
 from .._device import CPU, as_device
 from .._storage import Storage
-from .._tensor import Tensor, _alias, _make, _meta, _wrap
+from .._tensor import Tensor, _make, _meta, _wrap
 from .._view import (
     contiguous_strides,
     dense_order,
@@ -52,6 +52,7 @@ from .registry import (
     batch_by_loop,
     bind,
     check_inplace,
+    defbatch,
     deflinear,
     defvjp,
     nondifferentiable,
@@ -87,14 +88,6 @@ def _scalar(x):
     return x
 
 
-def _arrange(flat: np.ndarray, shape, stride) -> np.ndarray:
-    """Values generated in memory order (PyTorch's TensorIterator order) laid out as an
-    array of `shape`: element I gets flat[rank of I's address]."""
-    order = dense_order(stride)
-    arr = flat.reshape([shape[d] for d in order])
-    return arr.transpose(np.argsort(order))
-
-
 def _like_strides(x: Tensor) -> tuple[int, ...]:
     """The strides `empty_like(x)` gives (PyTorch's preserve_format): x's dim order, dense."""
     shape, stride = x._shape, x.stride()
@@ -109,32 +102,81 @@ def _like_strides(x: Tensor) -> tuple[int, ...]:
     return tuple(out)
 
 
-def _drawn_meta(values: Tensor):
-    return values._shape, values._dtype, values.stride()
+def _draw_layout(args: tuple, params: dict):
+    """The shape, strides and contiguity a draw fills: a factory's own, or those of the tensor
+    it is drawn like (`dense`: the fresh layout `empty_like` gives it; else its own, for an
+    in-place fill, whose contiguity picks PyTorch's kernel path)."""
+    if not args:
+        shape, stride = params["shape"], params["stride"]
+        return shape, stride, stride is None or is_contiguous(shape, stride)
+    like = args[0]
+    shape, stride = like._shape, _like_strides(like)
+    own = stride if params["dense"] else like.stride()
+    return shape, stride, is_contiguous(shape, own)
 
 
-def _eval_drawn(prim, args: tuple, params: dict) -> Tensor:
-    return _alias(args[0])  # the drawn values' own memory and exact strides, no copy
+def _draw_meta(*args, **params):
+    shape, stride, _ = _draw_layout(args, params)
+    return shape, params["dtype"], stride
 
 
-# A new tensor holding values a random draw produced. The draw happens before the op (the
-# generator's state advances in the caller), so the values are the op's input: an
-# interpreter sees them, and a replay of the record reproduces the tensor.
-drawn_p = Primitive("drawn", None, _drawn_meta, impl=_eval_drawn)
-nondifferentiable(drawn_p)
-mark_random(drawn_p)
-batch_by_loop(drawn_p, "the values are an input drawn once for the call: under vmap every "
-                       "example gets the same draw (vmap's randomness= is not supported yet)")
-
-
-def _result(flat: np.ndarray, shape, stride, d: dt.dtype, device, requires_grad) -> Tensor:
-    """A new tensor holding `flat` (memory order) with the given dense strides."""
+def _eval_draw(prim, args: tuple, params: dict) -> Tensor:
+    """Eager evaluation of a draw: `make(n, contiguous)` takes n values from the generator
+    (memory order), laid out as a new CPU tensor of the draw's shape and strides."""
+    shape, stride, contiguous = _draw_layout(args, params)
+    d = params["dtype"]
+    flat = params["make"](numel(shape), contiguous)
+    if d.is_complex and flat.dtype != d.np:
+        flat = np.ascontiguousarray(flat).view(d.np)
     shape = tuple(shape)
     if stride is None or tuple(stride) == contiguous_strides(shape):
-        values = _wrap(flat.reshape(shape), d)
-    else:
-        values = _make(Storage(flat, flat.nbytes, CPU), shape, stride, 0, d)
-    t = bind(drawn_p, values)
+        return _wrap(flat.reshape(shape), d)
+    return _make(Storage(flat, flat.nbytes, CPU), shape, tuple(stride), 0, d)
+
+
+# A new tensor of values drawn from a generator: `make(n, contiguous)` is the draw (the
+# generator and the distribution's parameters are in it), n the number of elements, filled in
+# memory order. Because the draw happens in the op, an interpreter can change how much is
+# drawn: vmap with randomness="different" draws one batch of B examples at once (a batch is
+# B times the elements, so `make` must treat n elements as n draws of one each, or, like
+# randperm, as n / size consecutive draws of the whole).
+# `draw`: a factory, params `shape`, `stride` (None: contiguous), `dtype`, `make`.
+draw_p = Primitive("draw", None, _draw_meta, impl=_eval_draw)
+nondifferentiable(draw_p)
+mark_random(draw_p)
+batch_by_loop(draw_p, "a factory has no batched input; vmap's randomness= decides whether "
+                      "the batch shares one draw or draws once per example")
+# `draw_like`: values laid out like its one input (read for its shape and strides only),
+# params `dtype`, `make`, `dense` (see _draw_layout). The noise of in-place samplers and of
+# samplers fed by noise (bernoulli with tensor p, multinomial), and the *_like factories.
+draw_like_p = Primitive("draw_like", None, _draw_meta, impl=_eval_draw)
+nondifferentiable(draw_like_p)
+mark_random(draw_like_p)
+
+
+def _draw_like_batch(args, dims, /, **params):
+    """One draw per example (vmap, randomness="different"): the whole batch drawn at once, as
+    PyTorch does, laid out like the batched tensor itself, so its memory order is kept."""
+    return bind(draw_like_p, args[0], **params), dims[0]
+
+
+defbatch(draw_like_p, _draw_like_batch)
+
+
+def draw(make, shape, stride, d: dt.dtype) -> Tensor:
+    """`make`'s values as a new tensor of `shape` (dense `stride`, None: contiguous)."""
+    return bind(draw_p, shape=tuple(shape), stride=None if stride is None else tuple(stride),
+                dtype=d, make=make)
+
+
+def draw_like(like: Tensor, make, d: dt.dtype, *, dense: bool = True) -> Tensor:
+    """`make`'s values as a new tensor laid out like `like` (see _draw_layout for `dense`)."""
+    return bind(draw_like_p, like, dtype=d, make=make, dense=dense)
+
+
+def _result(make, shape, stride, d: dt.dtype, device, requires_grad) -> Tensor:
+    """A new tensor of drawn values (see `draw`) on `device`."""
+    t = draw(make, shape, stride, d)
     dev = as_device(device) if device is not None else CPU
     if dev.type != "cpu":
         t = t.to(dev)
@@ -202,16 +244,10 @@ def _inplace(self: Tensor, grad_name: str, make) -> Tensor:
     if self.device.type == "meta":
         check_inplace(self)
         return self
-    shape, stride = self._shape, self.stride()
-    _check_no_overlap(shape, stride)
-    n = numel(shape)
-    contiguous = is_contiguous(shape, stride)
-    flat = make(n, contiguous)
-    if self._dtype.is_complex:
-        flat = np.ascontiguousarray(flat).view(self._dtype.np)
-    values = _arrange(flat, shape, stride)
-    # the drawn values are the op's input: an interpreter sees (and could replay) them
-    return apply_(fill_p, self, _wrap(values, self._dtype), fn=_DRAWS[grad_name])
+    _check_no_overlap(self._shape, self.stride())
+    # drawn in self's memory order (the kernel path by self's own contiguity), then written
+    values = draw_like(self, make, self._dtype, dense=False)
+    return apply_(fill_p, self, values, fn=_DRAWS[grad_name])
 
 
 # --- uniform ---------------------------------------------------------------------
@@ -255,11 +291,10 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     if as_device(device).type == "meta":
         return _meta(shape, d).requires_grad_(requires_grad)
     g = _gen(generator, "rand")
-    n = numel(shape) * (2 if d.is_complex else 1)
-    flat = K.uniform(g, n, _real(d), 0.0, 1.0)
-    if d.is_complex:
-        flat = flat.view(d.np)
-    return write_out(_result(flat, shape, None, d, device, requires_grad), out)
+    k = 2 if d.is_complex else 1
+    rd = _real(d)
+    return write_out(_result(lambda n, c: K.uniform(g, n * k, rd, 0.0, 1.0), shape, None, d,
+                             device, requires_grad), out)
 
 
 # --- normal ----------------------------------------------------------------------
@@ -288,14 +323,15 @@ def _normal_new(shape, stride, d: dt.dtype, mean, std, g, device, requires_grad)
     shape = tuple(shape)
     if as_device(device).type == "meta":
         return _meta(shape, d, stride).requires_grad_(requires_grad)
-    contiguous = stride is None or is_contiguous(shape, stride)
-    n = numel(shape)
+    return _result(_normal_maker(g, d, mean, std), shape, stride, d, device, requires_grad)
+
+
+def _normal_maker(g, d: dt.dtype, mean: float, std: float):
+    """The draw of N(mean, std^2) values of dtype d (complex: std/sqrt(2) per part)."""
     if d.is_complex:
-        flat = K.normal(g, 2 * n, _real(d), mean, std / math.sqrt(2), contiguous)
-        flat = flat.view(d.np)
-    else:
-        flat = K.normal(g, n, d, mean, std, contiguous)
-    return _result(flat, shape, stride, d, device, requires_grad)
+        rd, s2 = _real(d), std / math.sqrt(2)
+        return lambda n, c: K.normal(g, 2 * n, rd, mean, s2, c)
+    return lambda n, c: K.normal(g, n, d, mean, std, c)
 
 
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
@@ -466,7 +502,7 @@ def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None,
     make = _random_maker(_gen(generator, "randint"), d, low, high)
     if as_device(device).type == "meta":
         return _meta(shape, d).requires_grad_(requires_grad)
-    t = _result(make(numel(shape)), shape, None, d, device, requires_grad)
+    t = _result(lambda n, c: make(n), shape, None, d, device, requires_grad)
     return write_out(t, out)
 
 
@@ -484,8 +520,14 @@ def randperm(n: int, *, generator=None, out=None, dtype=None, layout=None, devic
         raise RuntimeError(f"n is too large for result tensor type: '{type_name(d)}'")
     if as_device(device).type == "meta":
         return _meta((n,), d).requires_grad_(requires_grad)
-    flat = K.ints_to(K.randperm(_gen(generator, "randperm"), n).view(np.uint64), d)
-    return write_out(_result(flat, (n,), None, d, device, requires_grad), out)
+    g = _gen(generator, "randperm")
+
+    def make(count, c):  # count // n permutations, one after another (a batch: one each)
+        k = count // n if n else 0
+        perms = [K.ints_to(K.randperm(g, n).view(np.uint64), d) for _ in range(k)]
+        return np.concatenate(perms) if perms else np.empty(0, d.np)
+
+    return write_out(_result(make, (n,), None, d, device, requires_grad), out)
 
 
 # --- bernoulli, dropout ----------------------------------------------------------------
@@ -518,11 +560,10 @@ def _bernoulli_tensor_(self: Tensor, g, p: Tensor) -> Tensor:
     if self.device.type == "meta":
         check_inplace(self)
         return self
-    shape, stride = self._shape, self.stride()
-    _check_no_overlap(shape, stride)
-    n = numel(shape)
+    _check_no_overlap(self._shape, self.stride())
     ud = dt.float64 if p._dtype is dt.float64 else dt.float32
-    u = _wrap(_arrange(g._doubles(n) if ud is dt.float64 else g._floats(n), shape, stride), ud)
+    u = draw_like(self, (lambda n, c: g._doubles(n)) if ud is dt.float64 else
+                  (lambda n, c: g._floats(n)), ud, dense=False)
     values = apply(sample_p, u, p.detach(), fn=BERNOULLI, dtype=self._dtype)
     return apply_(fill_p, self, values, fn=_DRAWS["BernoulliBackward1"])
 
@@ -554,8 +595,8 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
     from .. import _grad_mode as grad_mode
 
     g = _gen(generator, "bernoulli")
-    res = _result(np.empty(input.numel(), input._dtype.np), input._shape, None, input._dtype,
-                  input.device, False)
+    d = input._dtype
+    res = _result(lambda n, c: np.empty(n, d.np), input._shape, None, d, input.device, False)
     with grad_mode.no_grad():
         bernoulli_(res, input if p is None else float(p), generator=g)
     return write_out(res, out)
@@ -577,21 +618,20 @@ def dropout_mask(input: Tensor, p: float, *, feature: bool = False,
     g = _gen(generator, "dropout")
     d = input._dtype
     q = 1.0 - p
-    if feature:
-        shape = input._shape[:2] + (1,) * (input.ndim - 2)
-        stride = None
-    else:
-        shape, stride = input._shape, _like_strides(input)
-    keep = g._doubles(numel(shape)) < q
     # NOTE: PyTorch divides by (1 - p) cast to the op's math type: float for
     # float/half/bfloat16 (then rounded), double for double.
     if d is dt.float64:
-        scale = 1.0 / q
-        flat = np.where(keep, scale, 0.0)
+        scale, zero = 1.0 / q, 0.0
     else:
-        scale = f32(1) / f32(q)
-        flat = np.where(keep, scale, f32(0)).astype(d.np)
-    return _result(flat, shape, stride, d, input.device, False)
+        scale, zero = f32(1) / f32(q), f32(0)
+
+    def make(n, c):
+        return np.where(g._doubles(n) < q, scale, zero).astype(d.np)
+
+    if feature:
+        shape = input._shape[:2] + (1,) * (input.ndim - 2)
+        return _result(make, shape, None, d, input.device, False)
+    return _like_result(input, make, d, input.device, False)
 
 
 # --- exponential, cauchy, log-normal, geometric (serial, double math) ------------------
@@ -683,10 +723,9 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
             _meta((rows, num_samples), dt.float64)
     elif not replacement or num_samples == 1:
         # q ~ Exp(1), drawn like empty_like(probs).exponential_()
-        noise = _wrap(_arrange(K.to_dtype(K.exponential(g, numel(input._shape), 1.0), d),
-                               input._shape, _like_strides(input)), d)
+        noise = draw_like(input, lambda n, c: K.to_dtype(K.exponential(g, n, 1.0), d), d)
     else:
-        noise = _wrap(g._doubles(rows * num_samples).reshape(rows, num_samples), dt.float64)
+        noise = draw((lambda n, c: g._doubles(n)), (rows, num_samples), None, dt.float64)
     idx = apply(sample_p, input.detach(), noise, fn=MULTINOMIAL, num_samples=num_samples,
                 replacement=bool(replacement) and num_samples != 1)
     return write_out(idx, out)
@@ -758,18 +797,19 @@ def rand_like(input: Tensor, *, dtype=None, layout=None, device=None,
         return _meta(input._shape, d, stride).requires_grad_(requires_grad)
     g = _gen(generator, "rand_like")
     k = 2 if d.is_complex else 1
-    flat = K.uniform(g, numel(input._shape) * k, _real(d), 0.0, 1.0)
-    if d.is_complex:
-        flat = flat.view(d.np)
-    return _result(flat, input._shape, stride, d, dev, requires_grad)
+    rd = _real(d)
+    return _like_result(input, lambda n, c: K.uniform(g, n * k, rd, 0.0, 1.0), d, dev,
+                        requires_grad)
 
 
 def randn_like(input: Tensor, *, dtype=None, layout=None, device=None,
                requires_grad: bool = False, memory_format=None, generator=None) -> Tensor:
     d, dev, stride = _like_args(input, dtype, device)
     _check_float(d, "normal_kernel_cpu")
-    return _normal_new(input._shape, stride, d, 0.0, 1.0, _gen(generator, "randn_like"),
-                       dev, requires_grad)
+    if dev.type == "meta":
+        return _meta(input._shape, d, stride).requires_grad_(requires_grad)
+    return _like_result(input, _normal_maker(_gen(generator, "randn_like"), d, 0.0, 1.0), d,
+                        dev, requires_grad)
 
 
 def randint_like(input: Tensor, low=0, high=None, *, dtype=None, layout=None, device=None,
@@ -781,7 +821,17 @@ def randint_like(input: Tensor, low=0, high=None, *, dtype=None, layout=None, de
                          int(_scalar(high)))
     if dev.type == "meta":
         return _meta(input._shape, d, stride).requires_grad_(requires_grad)
-    return _result(make(numel(input._shape)), input._shape, stride, d, dev, requires_grad)
+    return _like_result(input, lambda n, c: make(n), d, dev, requires_grad)
+
+
+def _like_result(input: Tensor, make, d: dt.dtype, device, requires_grad: bool) -> Tensor:
+    """A *_like draw: laid out as `empty_like(input)`, on `device`."""
+    t = draw_like(input, make, d)
+    if device.type != "cpu":
+        t = t.to(device)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
 
 
 def _bernoulli_method(self: Tensor, p=None, *, generator=None) -> Tensor:
