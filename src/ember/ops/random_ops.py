@@ -57,6 +57,7 @@ from .registry import (
     defvjp,
     nondifferentiable,
 )
+from .views import move_to_front
 
 f32, f64 = np.float32, np.float64
 _grad_state = grad_mode.state
@@ -156,8 +157,9 @@ mark_random(draw_like_p)
 
 def _draw_like_batch(args, dims, /, **params):
     """One draw per example (vmap, randomness="different"): the whole batch drawn at once, as
-    PyTorch does, laid out like the batched tensor itself, so its memory order is kept."""
-    return bind(draw_like_p, args[0], **params), dims[0]
+    PyTorch does, like the batch with its batch dim moved in front (a view: the memory order
+    is the batch's own, and so is the contiguity that picks normal's path)."""
+    return bind(draw_like_p, move_to_front(args[0], dims[0]), **params), 0
 
 
 defbatch(draw_like_p, _draw_like_batch)
@@ -365,8 +367,8 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
     from .. import _grad_mode as grad_mode
     from .._view import broadcast_shapes
 
-    if ts and (std < 0).any().item():
-        raise RuntimeError("normal expects all elements of std >= 0.0")
+    if ts:  # (checked by a kernel: under vmap, std may hold one tensor per example)
+        std = apply(sample_p, std.detach(), fn=STD_CHECK)
     ref = mean if tm else std
     d = ref._dtype
     _check_float(d, "normal_kernel_cpu")
@@ -380,6 +382,18 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
             t = _normal_new(shape, None, d, 0.0, 1.0, g, ref.device, False)
             t = t.mul_(std).add_(mean if tm else float(mean))
     return write_out(t, out)
+
+
+def _std_check_kernel(std):
+    if np.any(std < 0):
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    return std.copy()
+
+
+# normal's tensor std, checked before anything is drawn (the generator is left untouched when
+# it has a negative element, as PyTorch's); a member of `sample` since it guards a draw.
+STD_CHECK = Member(sample_p, "normal_std", _std_check_kernel, same_meta)
+nondifferentiable(STD_CHECK)
 
 
 # --- integers ----------------------------------------------------------------------
@@ -600,6 +614,30 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
     with grad_mode.no_grad():
         bernoulli_(res, input if p is None else float(p), generator=g)
     return write_out(res, out)
+
+
+def bernoulli_noise(input: Tensor, q: float, *, feature: bool = False,
+                    generator=None) -> Tensor:
+    """1 with probability q, else 0, in `input`'s dtype and layout, drawn as
+    `empty_like(input).bernoulli_(q)` draws it (`feature`: one per (N, C) channel, shaped
+    (N, C, 1, ...)). The noise of dropout, drawn like `input`, so vmap sees whose batch
+    it belongs to."""
+    g = _gen(generator, "bernoulli_")
+    d = input._dtype
+    if d.is_complex:
+        raise NotImplementedError(
+            f'"bernoulli_scalar_cpu_" not implemented for \'{type_name(d)}\'')
+    if input.device.type == "meta":
+        shape = input._shape[:2] + (1,) * (input.ndim - 2) if feature else input._shape
+        return _meta(shape, d)
+
+    def make(n, c):
+        return K.to_dtype(g._doubles(n) < q, d)
+
+    if feature:
+        shape = input._shape[:2] + (1,) * (input.ndim - 2)
+        return _result(make, shape, None, d, input.device, False)
+    return _like_result(input, make, d, input.device, False)
 
 
 def dropout_mask(input: Tensor, p: float, *, feature: bool = False,
