@@ -27,9 +27,9 @@ from .._core import (
 from .._core.primitive import Family
 from .._tensor import Tensor
 from .._view import numel
+from ..ops.draws import draw_like_p, draw_p, like_strides
 from ..ops.join import cat, stack
-from ..ops.random_ops import _like_strides as like_strides
-from ..ops.random_ops import draw_like_p, draw_p, sample_p
+from ..ops.random_ops import sample_p
 from ..ops.registry import InplacePrimitive
 from ..random import get_rng_state, set_rng_state
 from ..utils._pytree import tree_flatten, tree_unflatten

@@ -12,6 +12,11 @@ draws identical numbers and leaves the generator in the identical state:
 - floating-point steps that PyTorch's AVX2 build fuses into FMAs are fused here
   (`ember.random.set_kernel_profile('default')` reproduces the scalar build).
 
+Every draw is an op: `draw` (a factory) and `draw_like` (values laid out like a
+tensor: the noise of in-place fills and samplers) call the draw, `make(n, contiguous)`,
+in their kernel, so an interpreter decides how much is drawn (vmap's
+`randomness="different"` draws a whole batch at once, as PyTorch does).
+
 This module is the tensor-facing layer (argument checks, layouts, in-place
 semantics, autograd); `_rng_kernels.py` holds one function per PyTorch kernel
 (formulas and the words each consumes), `_rng_math.py` the bit-exact arithmetic.
@@ -28,13 +33,8 @@ from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._core import mark_random
 from .._device import CPU, as_device
-from .._storage import Storage
-from .._tensor import Tensor, _make, _meta, _wrap
+from .._tensor import Tensor, _meta
 from .._view import (
-    contiguous_strides,
-    dense_order,
-    is_contiguous,
-    is_non_overlapping_and_dense,
     non_overlapping,
     numel,
 )
@@ -42,22 +42,19 @@ from . import _rng_kernels as K
 from . import _rng_math as M
 from ._common import same_meta, type_name, write_out
 from .creation import _sizes
+from .draws import draw, draw_like, like_strides
 from .fill import fill_p
 from .registry import (
     Family,
     Member,
-    Primitive,
     apply,
     apply_,
     batch_by_loop,
-    bind,
     check_inplace,
-    defbatch,
     deflinear,
     defvjp,
     nondifferentiable,
 )
-from .views import move_to_front
 
 f32, f64 = np.float32, np.float64
 _grad_state = grad_mode.state
@@ -87,93 +84,6 @@ def _scalar(x):
     if isinstance(x, Tensor):
         return x.item()
     return x
-
-
-def _like_strides(x: Tensor) -> tuple[int, ...]:
-    """The strides `empty_like(x)` gives (PyTorch's preserve_format): x's dim order, dense."""
-    shape, stride = x._shape, x.stride()
-    if is_non_overlapping_and_dense(shape, stride):
-        return tuple(stride)
-    order = dense_order(stride)
-    out = [0] * len(shape)
-    acc = 1
-    for d in reversed(order):
-        out[d] = acc
-        acc *= max(shape[d], 1)
-    return tuple(out)
-
-
-def _draw_layout(args: tuple, params: dict):
-    """The shape, strides and contiguity a draw fills: a factory's own, or those of the tensor
-    it is drawn like (`dense`: the fresh layout `empty_like` gives it; else its own, for an
-    in-place fill, whose contiguity picks PyTorch's kernel path)."""
-    if not args:
-        shape, stride = params["shape"], params["stride"]
-        return shape, stride, stride is None or is_contiguous(shape, stride)
-    like = args[0]
-    shape, stride = like._shape, _like_strides(like)
-    own = stride if params["dense"] else like.stride()
-    return shape, stride, is_contiguous(shape, own)
-
-
-def _draw_meta(*args, **params):
-    shape, stride, _ = _draw_layout(args, params)
-    return shape, params["dtype"], stride
-
-
-def _eval_draw(prim, args: tuple, params: dict) -> Tensor:
-    """Eager evaluation of a draw: `make(n, contiguous)` takes n values from the generator
-    (memory order), laid out as a new CPU tensor of the draw's shape and strides."""
-    shape, stride, contiguous = _draw_layout(args, params)
-    d = params["dtype"]
-    flat = params["make"](numel(shape), contiguous)
-    if d.is_complex and flat.dtype != d.np:
-        flat = np.ascontiguousarray(flat).view(d.np)
-    shape = tuple(shape)
-    if stride is None or tuple(stride) == contiguous_strides(shape):
-        return _wrap(flat.reshape(shape), d)
-    return _make(Storage(flat, flat.nbytes, CPU), shape, tuple(stride), 0, d)
-
-
-# A new tensor of values drawn from a generator: `make(n, contiguous)` is the draw (the
-# generator and the distribution's parameters are in it), n the number of elements, filled in
-# memory order. Because the draw happens in the op, an interpreter can change how much is
-# drawn: vmap with randomness="different" draws one batch of B examples at once (a batch is
-# B times the elements, so `make` must treat n elements as n draws of one each, or, like
-# randperm, as n / size consecutive draws of the whole).
-# `draw`: a factory, params `shape`, `stride` (None: contiguous), `dtype`, `make`.
-draw_p = Primitive("draw", None, _draw_meta, impl=_eval_draw)
-nondifferentiable(draw_p)
-mark_random(draw_p)
-batch_by_loop(draw_p, "a factory has no batched input; vmap's randomness= decides whether "
-                      "the batch shares one draw or draws once per example")
-# `draw_like`: values laid out like its one input (read for its shape and strides only),
-# params `dtype`, `make`, `dense` (see _draw_layout). The noise of in-place samplers and of
-# samplers fed by noise (bernoulli with tensor p, multinomial), and the *_like factories.
-draw_like_p = Primitive("draw_like", None, _draw_meta, impl=_eval_draw)
-nondifferentiable(draw_like_p)
-mark_random(draw_like_p)
-
-
-def _draw_like_batch(args, dims, /, **params):
-    """One draw per example (vmap, randomness="different"): the whole batch drawn at once, as
-    PyTorch does, like the batch with its batch dim moved in front (a view: the memory order
-    is the batch's own, and so is the contiguity that picks normal's path)."""
-    return bind(draw_like_p, move_to_front(args[0], dims[0]), **params), 0
-
-
-defbatch(draw_like_p, _draw_like_batch)
-
-
-def draw(make, shape, stride, d: dt.dtype) -> Tensor:
-    """`make`'s values as a new tensor of `shape` (dense `stride`, None: contiguous)."""
-    return bind(draw_p, shape=tuple(shape), stride=None if stride is None else tuple(stride),
-                dtype=d, make=make)
-
-
-def draw_like(like: Tensor, make, d: dt.dtype, *, dense: bool = True) -> Tensor:
-    """`make`'s values as a new tensor laid out like `like` (see _draw_layout for `dense`)."""
-    return bind(draw_like_p, like, dtype=d, make=make, dense=dense)
 
 
 def _result(make, shape, stride, d: dt.dtype, device, requires_grad) -> Tensor:
@@ -206,8 +116,8 @@ def _draw_kernel(dst, values):
 
 
 def _draw(name: str, grad_name: str | None = None) -> Member:
-    """An in-place random fill, a member of `fill`: the values are drawn before the op runs
-    (they are its input), so the kernel only hands them on; the old values get a zero
+    """An in-place random fill, a member of `fill`: the values are drawn by a `draw_like` op
+    before it (they are its input), so the kernel only hands them on; the old values get a zero
     gradient, as in PyTorch, whose node is named after the distribution drawn from."""
     m = Member(fill_p, name, _draw_kernel, lambda dst, values: same_meta(dst),
                grad_name=grad_name)
@@ -226,8 +136,8 @@ _DRAWS = {m.grad_name: m for m in (
 # The samplers: draws from a distribution whose noise (or generator) is an input, so the
 # op itself is deterministic given it. One primitive, a member per distribution (below).
 sample_p = Family("sample")
-batch_by_loop(sample_p, "random: the randomness semantics of vmap (same or different draws "
-                        "per example) come with vmap itself")
+batch_by_loop(sample_p, "a sampler is deterministic given the noise drawn for it (vmap's "
+                        "randomness= decides that draw), but has no vectorised form yet")
 mark_random(sample_p)
 
 
@@ -561,7 +471,7 @@ def _bernoulli_tensor_kernel(u, p, *, dtype):
 
 
 # u < p, elementwise: the uniforms `u` (doubles for float64 probabilities, else floats)
-# are drawn before the op, in the filled tensor's memory order, and are its input.
+# are drawn before the op (`draw_like`), in the filled tensor's memory order: its input.
 BERNOULLI = Member(sample_p, "bernoulli_tensor", _bernoulli_tensor_kernel,
                    lambda u, p, *, dtype: (u._shape, dtype))
 nondifferentiable(BERNOULLI)
@@ -824,7 +734,7 @@ nondifferentiable(POISSON)
 def _like_args(input: Tensor, dtype, device):
     d = input._dtype if dtype is None else dtype
     dev = input.device if device is None else as_device(device)
-    return d, dev, _like_strides(input)
+    return d, dev, like_strides(input)
 
 
 def rand_like(input: Tensor, *, dtype=None, layout=None, device=None,
