@@ -147,11 +147,23 @@ def test_a_like_factory_of_a_batched_tensor_draws_like_the_batch(name, in_dim):
         assert out.shape == (B, 5) and check(out)
 
 
+def test_a_like_factory_of_a_transposed_batch_draws_in_its_memory_order():
+    for r in ("different", "same"):
+        seeded(lambda m, r=r: m.vmap(lambda x: m.randn_like(x.t()), randomness=r)(
+            m.zeros(B, 5, 4)))
+        seeded(lambda m, r=r: m.vmap(lambda x: m.randn_like(x), in_dims=2, randomness=r)(
+            m.zeros(5, 4, B)))
+
+
 @pytest.mark.parametrize("name", LIKE)
 def test_a_like_factory_of_an_unbatched_tensor_still_draws_per_example(name):
     like = LIKE[name]
     out = seeded(lambda m: m.vmap(lambda x: like(m, m.zeros(5)) + x, randomness="different")(
         m.zeros(B, 5)))
+    assert _rows_differ(out)
+    # a transposed one keeps its layout per example, the batch outermost (as PyTorch)
+    out = seeded(lambda m: m.vmap(lambda x: like(m, m.zeros(3, 5).t()) + x,
+                                  randomness="different")(m.zeros(B, 5, 3)))
     assert _rows_differ(out)
 
 

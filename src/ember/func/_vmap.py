@@ -274,7 +274,9 @@ _depth = [0]  # vmap levels open now
 
 def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=None):
     """`func` of one example, mapped over axis `in_dims` of its inputs; the results are
-    stacked along `out_dims`. `chunk_size` runs that many examples at a time."""
+    stacked along `out_dims`. `chunk_size` runs that many examples at a time. A random op
+    inside raises under `randomness="error"`, draws once for the whole batch under "same"
+    and once per example under "different" (see BatchInterpreter._random)."""
     if randomness not in ("error", "different", "same"):
         raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or "
                            f"'same'. Got {randomness}")
