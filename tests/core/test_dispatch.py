@@ -165,7 +165,7 @@ def _training_step(interpreter=None):
 def test_a_recorder_sees_every_path_of_a_training_step_and_changes_nothing():
     rec = Recorder()
     seen = _training_step(rec)
-    for name in ("embedding", "convolution", "bernoulli_", "addmm", "softmax",
+    for name in ("embedding", "convolution", "draw_like", "addmm", "softmax",
                  "nll_loss", "_Square", "convolution_backward_weight", "embedding_backward",
                  "linalg_vector_norm", "adam_step", "mul_", "setitem"):
         assert name in rec.names, name
@@ -248,6 +248,7 @@ def test_replaying_the_record_of_a_training_step_reproduces_it_bit_for_bit():
     opt = ember.optim.Adam(net.parameters(), lr=0.01)
     img, tok = ember.randn(5, 1, 4, 4), ember.randint(0, 10, (5,))
     y = ember.randint(0, 3, (5,))
+    rng = ember.get_rng_state()
     with interpret(tape):
         for _ in range(2):  # the second step reads the optimizer state the first one made
             loss = ember.nn.functional.cross_entropy(_Square.apply(net(img, tok)), y)
@@ -258,11 +259,15 @@ def test_replaying_the_record_of_a_training_step_reproduces_it_bit_for_bit():
             img.mul_(0.5)
             img[0, 0, 0] = 1.0
     results = [loss, img] + list(net.parameters())
-    # The record's inputs are the step's data, the parameters' first values and the
-    # dropout draws: every gradient, optimizer state and update was made by a recorded op.
+    # The record's inputs are the step's data and the parameters' first values: every
+    # gradient, optimizer state and update was made by a recorded op, and so was each
+    # dropout draw (a `draw_like` op; the generator is its input, so the replay starts from
+    # the generator's state the record started from).
     params = {id(p) for p in net.parameters()}
     outside = [t for k, (t, _) in tape.inputs.items() if k not in params]
-    assert len(outside) == 8, [tuple(t.shape) for t in outside]  # img tok y, bn's 3, 2 draws
+    assert len(outside) == 6, [tuple(t.shape) for t in outside]  # img tok y, bn's 3
+    assert [op[0].name for op in tape.ops].count("draw_like") == 2
+    ember.set_rng_state(rng)
     env = tape.replay()
     for r in results:
         np.testing.assert_array_equal(env[id(r)].numpy(), r.detach().numpy())

@@ -26,8 +26,12 @@ from .._core import (
 )
 from .._core.primitive import Family
 from .._tensor import Tensor
+from .._view import numel
+from ..ops.draws import draw_like_p, draw_p, like_strides
 from ..ops.join import cat, stack
+from ..ops.random_ops import sample_p
 from ..ops.registry import InplacePrimitive
+from ..random import get_rng_state, set_rng_state
 from ..utils._pytree import tree_flatten, tree_unflatten
 
 
@@ -110,6 +114,7 @@ def batched(value: Tensor, bdim: int, level: int) -> BatchedTensor:
 
 
 _warned: set = set()
+_AS_ANY_OP = object()  # BatchInterpreter._random: no policy of its own, batch the op as any
 
 
 class BatchInterpreter(Interpreter):
@@ -121,14 +126,62 @@ class BatchInterpreter(Interpreter):
         self.randomness = randomness
 
     def _refuse_random(self):
+        raise RuntimeError(
+            "vmap: a random operation ran inside vmap with randomness='error'. Pass "
+            "randomness='same' (one draw shared by the whole batch) or 'different' (one "
+            "draw per example) to vmap, or draw outside it.")
+
+    def _random(self, prim, args: tuple, params: dict):
+        """A random op under this level's policy, or _AS_ANY_OP where it batches as any op.
+
+        Draws (`draw`, `draw_like`) happen in the op, so the policy sets their size:
+        'different' draws the whole batch at once, as PyTorch (a factory gets the batch dim
+        in front; a draw like a batched tensor is laid out as its batch, so the values
+        follow its memory order); 'same' draws one example's worth, shared by the batch. An
+        in-place fill of an unbatched tensor cannot hold a draw per example and raises, as
+        PyTorch. Samplers fed by noise (`sample`) batch as any op; under 'same' a batched
+        input to one raises, as PyTorch; a sampler drawing in its kernel (a `generator`
+        param: poisson) runs once per example under 'different' when nothing is batched.
+        """
         if self.randomness == "error":
-            raise RuntimeError(
-                "vmap: a random operation ran inside vmap with randomness='error'. Pass "
-                "randomness='same' (one draw shared by the whole batch) to vmap, or draw "
-                "outside it.")
-        raise NotImplementedError(
-            "vmap: randomness='different' (one draw per example) is not supported yet; "
-            "use randomness='same' or draw outside vmap.")
+            self._refuse_random()
+        same = self.randomness == "same"
+        vals, dims = self._unwrap(args)
+        bdim = next((d for d in dims if d is not None), None)
+        if prim is draw_p:
+            if same:
+                return self.lower(prim, args, params)
+            shape, stride = params["shape"], params["stride"]
+            if stride is not None:
+                stride = (max(numel(shape), 1),) + stride
+            out = self.lower(prim, (), {**params, "shape": (self.size,) + shape,
+                                        "stride": stride})
+            return batched(out, 0, self.level)
+        if prim is draw_like_p:
+            if bdim is None:
+                if same:
+                    return self.lower(prim, args, params)
+                if not params["dense"]:
+                    raise RuntimeError(
+                        "vmap: Cannot ask for different inplace randomness on an unbatched "
+                        "tensor. This will appear like same randomness. If this is necessary "
+                        "for your usage, please file an issue with functorch.")
+                like = args[0]  # a fresh tensor per example: a factory of the batch
+                return self._random(draw_p, (), {
+                    "shape": like._shape, "stride": like_strides(like),
+                    "dtype": params["dtype"], "make": params["make"]})
+            if same:  # one example's draw, laid out as one example of the batch
+                one = self.below(lambda: vals[0].select(bdim, 0))
+                return self.lower(prim, (one,), params)
+            return _AS_ANY_OP
+        if prim is sample_p:
+            if same and bdim is not None:
+                raise RuntimeError("Vmap does not currently support same randomness with a "
+                                   "batched tensor input. Please file an issue with functorch")
+            if not same and bdim is None and "generator" in params:
+                out, odim = self._loop(prim, vals, dims, params)
+                return self._wrap(out, odim)
+        return _AS_ANY_OP
 
     def _unwrap(self, args) -> tuple[list, list]:
         vals, dims = [], []
@@ -149,8 +202,10 @@ class BatchInterpreter(Interpreter):
             batched(out, odim, self.level)
 
     def process(self, prim, args: tuple, params: dict):
-        if self.randomness != "same" and (prim in random_ops or params.get("fn") in random_ops):
-            self._refuse_random()
+        if prim in random_ops or params.get("fn") in random_ops:
+            out = self._random(prim, args, params)
+            if out is not _AS_ANY_OP:
+                return out
         vals, dims = self._unwrap(args)
         if all(d is None for d in dims):
             return self.lower(prim, args, params)
@@ -219,7 +274,9 @@ _depth = [0]  # vmap levels open now
 
 def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=None):
     """`func` of one example, mapped over axis `in_dims` of its inputs; the results are
-    stacked along `out_dims`. `chunk_size` runs that many examples at a time."""
+    stacked along `out_dims`. `chunk_size` runs that many examples at a time. A random op
+    inside raises under `randomness="error"`, draws once for the whole batch under "same"
+    and once per example under "different" (see BatchInterpreter._random)."""
     if randomness not in ("error", "different", "same"):
         raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or "
                            f"'same'. Got {randomness}")
@@ -268,7 +325,12 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
             return _run_or_loop(func, args, kwargs, leaves, ldims, specs, size, out_dims,
                                 randomness)
         parts = []
+        # under 'same', every chunk draws what the first did (PyTorch restores the default
+        # generator's state before each chunk); under 'different' the chunks draw in turn
+        state = get_rng_state() if randomness == "same" else None
         for start in range(0, size, chunk_size):
+            if state is not None:
+                set_rng_state(state)
             n = min(chunk_size, size - start)
             cl = [x.narrow(d % x.dim(), start, n) if d is not None else x
                   for x, d in zip(leaves, ldims)]

@@ -12,6 +12,11 @@ draws identical numbers and leaves the generator in the identical state:
 - floating-point steps that PyTorch's AVX2 build fuses into FMAs are fused here
   (`ember.random.set_kernel_profile('default')` reproduces the scalar build).
 
+Every draw is an op: `draw` (a factory) and `draw_like` (values laid out like a
+tensor: the noise of in-place fills and samplers) call the draw, `make(n, contiguous)`,
+in their kernel, so an interpreter decides how much is drawn (vmap's
+`randomness="different"` draws a whole batch at once, as PyTorch does).
+
 This module is the tensor-facing layer (argument checks, layouts, in-place
 semantics, autograd); `_rng_kernels.py` holds one function per PyTorch kernel
 (formulas and the words each consumes), `_rng_math.py` the bit-exact arithmetic.
@@ -28,13 +33,8 @@ from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._core import mark_random
 from .._device import CPU, as_device
-from .._storage import Storage
-from .._tensor import Tensor, _alias, _make, _meta, _wrap
+from .._tensor import Tensor, _meta
 from .._view import (
-    contiguous_strides,
-    dense_order,
-    is_contiguous,
-    is_non_overlapping_and_dense,
     non_overlapping,
     numel,
 )
@@ -42,15 +42,14 @@ from . import _rng_kernels as K
 from . import _rng_math as M
 from ._common import same_meta, type_name, write_out
 from .creation import _sizes
+from .draws import draw, draw_like, like_strides
 from .fill import fill_p
 from .registry import (
     Family,
     Member,
-    Primitive,
     apply,
     apply_,
     batch_by_loop,
-    bind,
     check_inplace,
     deflinear,
     defvjp,
@@ -87,54 +86,9 @@ def _scalar(x):
     return x
 
 
-def _arrange(flat: np.ndarray, shape, stride) -> np.ndarray:
-    """Values generated in memory order (PyTorch's TensorIterator order) laid out as an
-    array of `shape`: element I gets flat[rank of I's address]."""
-    order = dense_order(stride)
-    arr = flat.reshape([shape[d] for d in order])
-    return arr.transpose(np.argsort(order))
-
-
-def _like_strides(x: Tensor) -> tuple[int, ...]:
-    """The strides `empty_like(x)` gives (PyTorch's preserve_format): x's dim order, dense."""
-    shape, stride = x._shape, x.stride()
-    if is_non_overlapping_and_dense(shape, stride):
-        return tuple(stride)
-    order = dense_order(stride)
-    out = [0] * len(shape)
-    acc = 1
-    for d in reversed(order):
-        out[d] = acc
-        acc *= max(shape[d], 1)
-    return tuple(out)
-
-
-def _drawn_meta(values: Tensor):
-    return values._shape, values._dtype, values.stride()
-
-
-def _eval_drawn(prim, args: tuple, params: dict) -> Tensor:
-    return _alias(args[0])  # the drawn values' own memory and exact strides, no copy
-
-
-# A new tensor holding values a random draw produced. The draw happens before the op (the
-# generator's state advances in the caller), so the values are the op's input: an
-# interpreter sees them, and a replay of the record reproduces the tensor.
-drawn_p = Primitive("drawn", None, _drawn_meta, impl=_eval_drawn)
-nondifferentiable(drawn_p)
-mark_random(drawn_p)
-batch_by_loop(drawn_p, "the values are an input drawn once for the call: under vmap every "
-                       "example gets the same draw (vmap's randomness= is not supported yet)")
-
-
-def _result(flat: np.ndarray, shape, stride, d: dt.dtype, device, requires_grad) -> Tensor:
-    """A new tensor holding `flat` (memory order) with the given dense strides."""
-    shape = tuple(shape)
-    if stride is None or tuple(stride) == contiguous_strides(shape):
-        values = _wrap(flat.reshape(shape), d)
-    else:
-        values = _make(Storage(flat, flat.nbytes, CPU), shape, stride, 0, d)
-    t = bind(drawn_p, values)
+def _result(make, shape, stride, d: dt.dtype, device, requires_grad) -> Tensor:
+    """A new tensor of drawn values (see `draw`) on `device`."""
+    t = draw(make, shape, stride, d)
     dev = as_device(device) if device is not None else CPU
     if dev.type != "cpu":
         t = t.to(dev)
@@ -162,8 +116,8 @@ def _draw_kernel(dst, values):
 
 
 def _draw(name: str, grad_name: str | None = None) -> Member:
-    """An in-place random fill, a member of `fill`: the values are drawn before the op runs
-    (they are its input), so the kernel only hands them on; the old values get a zero
+    """An in-place random fill, a member of `fill`: the values are drawn by a `draw_like` op
+    before it (they are its input), so the kernel only hands them on; the old values get a zero
     gradient, as in PyTorch, whose node is named after the distribution drawn from."""
     m = Member(fill_p, name, _draw_kernel, lambda dst, values: same_meta(dst),
                grad_name=grad_name)
@@ -182,8 +136,8 @@ _DRAWS = {m.grad_name: m for m in (
 # The samplers: draws from a distribution whose noise (or generator) is an input, so the
 # op itself is deterministic given it. One primitive, a member per distribution (below).
 sample_p = Family("sample")
-batch_by_loop(sample_p, "random: the randomness semantics of vmap (same or different draws "
-                        "per example) come with vmap itself")
+batch_by_loop(sample_p, "a sampler is deterministic given the noise drawn for it (vmap's "
+                        "randomness= decides that draw), but has no vectorised form yet")
 mark_random(sample_p)
 
 
@@ -202,16 +156,10 @@ def _inplace(self: Tensor, grad_name: str, make) -> Tensor:
     if self.device.type == "meta":
         check_inplace(self)
         return self
-    shape, stride = self._shape, self.stride()
-    _check_no_overlap(shape, stride)
-    n = numel(shape)
-    contiguous = is_contiguous(shape, stride)
-    flat = make(n, contiguous)
-    if self._dtype.is_complex:
-        flat = np.ascontiguousarray(flat).view(self._dtype.np)
-    values = _arrange(flat, shape, stride)
-    # the drawn values are the op's input: an interpreter sees (and could replay) them
-    return apply_(fill_p, self, _wrap(values, self._dtype), fn=_DRAWS[grad_name])
+    _check_no_overlap(self._shape, self.stride())
+    # drawn in self's memory order (the kernel path by self's own contiguity), then written
+    values = draw_like(self, make, self._dtype, dense=False)
+    return apply_(fill_p, self, values, fn=_DRAWS[grad_name])
 
 
 # --- uniform ---------------------------------------------------------------------
@@ -255,11 +203,10 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     if as_device(device).type == "meta":
         return _meta(shape, d).requires_grad_(requires_grad)
     g = _gen(generator, "rand")
-    n = numel(shape) * (2 if d.is_complex else 1)
-    flat = K.uniform(g, n, _real(d), 0.0, 1.0)
-    if d.is_complex:
-        flat = flat.view(d.np)
-    return write_out(_result(flat, shape, None, d, device, requires_grad), out)
+    k = 2 if d.is_complex else 1
+    rd = _real(d)
+    return write_out(_result(lambda n, c: K.uniform(g, n * k, rd, 0.0, 1.0), shape, None, d,
+                             device, requires_grad), out)
 
 
 # --- normal ----------------------------------------------------------------------
@@ -288,14 +235,15 @@ def _normal_new(shape, stride, d: dt.dtype, mean, std, g, device, requires_grad)
     shape = tuple(shape)
     if as_device(device).type == "meta":
         return _meta(shape, d, stride).requires_grad_(requires_grad)
-    contiguous = stride is None or is_contiguous(shape, stride)
-    n = numel(shape)
+    return _result(_normal_maker(g, d, mean, std), shape, stride, d, device, requires_grad)
+
+
+def _normal_maker(g, d: dt.dtype, mean: float, std: float):
+    """The draw of N(mean, std^2) values of dtype d (complex: std/sqrt(2) per part)."""
     if d.is_complex:
-        flat = K.normal(g, 2 * n, _real(d), mean, std / math.sqrt(2), contiguous)
-        flat = flat.view(d.np)
-    else:
-        flat = K.normal(g, n, d, mean, std, contiguous)
-    return _result(flat, shape, stride, d, device, requires_grad)
+        rd, s2 = _real(d), std / math.sqrt(2)
+        return lambda n, c: K.normal(g, 2 * n, rd, mean, s2, c)
+    return lambda n, c: K.normal(g, n, d, mean, std, c)
 
 
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
@@ -329,8 +277,8 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
     from .. import _grad_mode as grad_mode
     from .._view import broadcast_shapes
 
-    if ts and (std < 0).any().item():
-        raise RuntimeError("normal expects all elements of std >= 0.0")
+    if ts:  # (checked by a kernel: under vmap, std may hold one tensor per example)
+        std = apply(sample_p, std.detach(), fn=STD_CHECK)
     ref = mean if tm else std
     d = ref._dtype
     _check_float(d, "normal_kernel_cpu")
@@ -344,6 +292,18 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
             t = _normal_new(shape, None, d, 0.0, 1.0, g, ref.device, False)
             t = t.mul_(std).add_(mean if tm else float(mean))
     return write_out(t, out)
+
+
+def _std_check_kernel(std):
+    if np.any(std < 0):
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    return std.copy()
+
+
+# normal's tensor std, checked before anything is drawn (the generator is left untouched when
+# it has a negative element, as PyTorch's); a member of `sample` since it guards a draw.
+STD_CHECK = Member(sample_p, "normal_std", _std_check_kernel, same_meta)
+nondifferentiable(STD_CHECK)
 
 
 # --- integers ----------------------------------------------------------------------
@@ -466,7 +426,7 @@ def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None,
     make = _random_maker(_gen(generator, "randint"), d, low, high)
     if as_device(device).type == "meta":
         return _meta(shape, d).requires_grad_(requires_grad)
-    t = _result(make(numel(shape)), shape, None, d, device, requires_grad)
+    t = _result(lambda n, c: make(n), shape, None, d, device, requires_grad)
     return write_out(t, out)
 
 
@@ -484,8 +444,14 @@ def randperm(n: int, *, generator=None, out=None, dtype=None, layout=None, devic
         raise RuntimeError(f"n is too large for result tensor type: '{type_name(d)}'")
     if as_device(device).type == "meta":
         return _meta((n,), d).requires_grad_(requires_grad)
-    flat = K.ints_to(K.randperm(_gen(generator, "randperm"), n).view(np.uint64), d)
-    return write_out(_result(flat, (n,), None, d, device, requires_grad), out)
+    g = _gen(generator, "randperm")
+
+    def make(count, c):  # count // n permutations, one after another (a batch: one each)
+        k = count // n if n else 0
+        perms = [K.ints_to(K.randperm(g, n).view(np.uint64), d) for _ in range(k)]
+        return np.concatenate(perms) if perms else np.empty(0, d.np)
+
+    return write_out(_result(make, (n,), None, d, device, requires_grad), out)
 
 
 # --- bernoulli, dropout ----------------------------------------------------------------
@@ -505,7 +471,7 @@ def _bernoulli_tensor_kernel(u, p, *, dtype):
 
 
 # u < p, elementwise: the uniforms `u` (doubles for float64 probabilities, else floats)
-# are drawn before the op, in the filled tensor's memory order, and are its input.
+# are drawn before the op (`draw_like`), in the filled tensor's memory order: its input.
 BERNOULLI = Member(sample_p, "bernoulli_tensor", _bernoulli_tensor_kernel,
                    lambda u, p, *, dtype: (u._shape, dtype))
 nondifferentiable(BERNOULLI)
@@ -518,11 +484,10 @@ def _bernoulli_tensor_(self: Tensor, g, p: Tensor) -> Tensor:
     if self.device.type == "meta":
         check_inplace(self)
         return self
-    shape, stride = self._shape, self.stride()
-    _check_no_overlap(shape, stride)
-    n = numel(shape)
+    _check_no_overlap(self._shape, self.stride())
     ud = dt.float64 if p._dtype is dt.float64 else dt.float32
-    u = _wrap(_arrange(g._doubles(n) if ud is dt.float64 else g._floats(n), shape, stride), ud)
+    u = draw_like(self, (lambda n, c: g._doubles(n)) if ud is dt.float64 else
+                  (lambda n, c: g._floats(n)), ud, dense=False)
     values = apply(sample_p, u, p.detach(), fn=BERNOULLI, dtype=self._dtype)
     return apply_(fill_p, self, values, fn=_DRAWS["BernoulliBackward1"])
 
@@ -554,11 +519,35 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
     from .. import _grad_mode as grad_mode
 
     g = _gen(generator, "bernoulli")
-    res = _result(np.empty(input.numel(), input._dtype.np), input._shape, None, input._dtype,
-                  input.device, False)
+    d = input._dtype
+    res = _result(lambda n, c: np.empty(n, d.np), input._shape, None, d, input.device, False)
     with grad_mode.no_grad():
         bernoulli_(res, input if p is None else float(p), generator=g)
     return write_out(res, out)
+
+
+def bernoulli_noise(input: Tensor, q: float, *, feature: bool = False,
+                    generator=None) -> Tensor:
+    """1 with probability q, else 0, in `input`'s dtype and layout, drawn as
+    `empty_like(input).bernoulli_(q)` draws it (`feature`: one per (N, C) channel, shaped
+    (N, C, 1, ...)). The noise of dropout, drawn like `input`, so vmap sees whose batch
+    it belongs to."""
+    g = _gen(generator, "bernoulli_")
+    d = input._dtype
+    if d.is_complex:
+        raise NotImplementedError(
+            f'"bernoulli_scalar_cpu_" not implemented for \'{type_name(d)}\'')
+    if input.device.type == "meta":
+        shape = input._shape[:2] + (1,) * (input.ndim - 2) if feature else input._shape
+        return _meta(shape, d)
+
+    def make(n, c):
+        return K.to_dtype(g._doubles(n) < q, d)
+
+    if feature:
+        shape = input._shape[:2] + (1,) * (input.ndim - 2)
+        return _result(make, shape, None, d, input.device, False)
+    return _like_result(input, make, d, input.device, False)
 
 
 def dropout_mask(input: Tensor, p: float, *, feature: bool = False,
@@ -577,21 +566,20 @@ def dropout_mask(input: Tensor, p: float, *, feature: bool = False,
     g = _gen(generator, "dropout")
     d = input._dtype
     q = 1.0 - p
-    if feature:
-        shape = input._shape[:2] + (1,) * (input.ndim - 2)
-        stride = None
-    else:
-        shape, stride = input._shape, _like_strides(input)
-    keep = g._doubles(numel(shape)) < q
     # NOTE: PyTorch divides by (1 - p) cast to the op's math type: float for
     # float/half/bfloat16 (then rounded), double for double.
     if d is dt.float64:
-        scale = 1.0 / q
-        flat = np.where(keep, scale, 0.0)
+        scale, zero = 1.0 / q, 0.0
     else:
-        scale = f32(1) / f32(q)
-        flat = np.where(keep, scale, f32(0)).astype(d.np)
-    return _result(flat, shape, stride, d, input.device, False)
+        scale, zero = f32(1) / f32(q), f32(0)
+
+    def make(n, c):
+        return np.where(g._doubles(n) < q, scale, zero).astype(d.np)
+
+    if feature:
+        shape = input._shape[:2] + (1,) * (input.ndim - 2)
+        return _result(make, shape, None, d, input.device, False)
+    return _like_result(input, make, d, input.device, False)
 
 
 # --- exponential, cauchy, log-normal, geometric (serial, double math) ------------------
@@ -683,10 +671,9 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
             _meta((rows, num_samples), dt.float64)
     elif not replacement or num_samples == 1:
         # q ~ Exp(1), drawn like empty_like(probs).exponential_()
-        noise = _wrap(_arrange(K.to_dtype(K.exponential(g, numel(input._shape), 1.0), d),
-                               input._shape, _like_strides(input)), d)
+        noise = draw_like(input, lambda n, c: K.to_dtype(K.exponential(g, n, 1.0), d), d)
     else:
-        noise = _wrap(g._doubles(rows * num_samples).reshape(rows, num_samples), dt.float64)
+        noise = draw((lambda n, c: g._doubles(n)), (rows, num_samples), None, dt.float64)
     idx = apply(sample_p, input.detach(), noise, fn=MULTINOMIAL, num_samples=num_samples,
                 replacement=bool(replacement) and num_samples != 1)
     return write_out(idx, out)
@@ -747,7 +734,7 @@ nondifferentiable(POISSON)
 def _like_args(input: Tensor, dtype, device):
     d = input._dtype if dtype is None else dtype
     dev = input.device if device is None else as_device(device)
-    return d, dev, _like_strides(input)
+    return d, dev, like_strides(input)
 
 
 def rand_like(input: Tensor, *, dtype=None, layout=None, device=None,
@@ -758,18 +745,19 @@ def rand_like(input: Tensor, *, dtype=None, layout=None, device=None,
         return _meta(input._shape, d, stride).requires_grad_(requires_grad)
     g = _gen(generator, "rand_like")
     k = 2 if d.is_complex else 1
-    flat = K.uniform(g, numel(input._shape) * k, _real(d), 0.0, 1.0)
-    if d.is_complex:
-        flat = flat.view(d.np)
-    return _result(flat, input._shape, stride, d, dev, requires_grad)
+    rd = _real(d)
+    return _like_result(input, lambda n, c: K.uniform(g, n * k, rd, 0.0, 1.0), d, dev,
+                        requires_grad)
 
 
 def randn_like(input: Tensor, *, dtype=None, layout=None, device=None,
                requires_grad: bool = False, memory_format=None, generator=None) -> Tensor:
     d, dev, stride = _like_args(input, dtype, device)
     _check_float(d, "normal_kernel_cpu")
-    return _normal_new(input._shape, stride, d, 0.0, 1.0, _gen(generator, "randn_like"),
-                       dev, requires_grad)
+    if dev.type == "meta":
+        return _meta(input._shape, d, stride).requires_grad_(requires_grad)
+    return _like_result(input, _normal_maker(_gen(generator, "randn_like"), d, 0.0, 1.0), d,
+                        dev, requires_grad)
 
 
 def randint_like(input: Tensor, low=0, high=None, *, dtype=None, layout=None, device=None,
@@ -781,7 +769,17 @@ def randint_like(input: Tensor, low=0, high=None, *, dtype=None, layout=None, de
                          int(_scalar(high)))
     if dev.type == "meta":
         return _meta(input._shape, d, stride).requires_grad_(requires_grad)
-    return _result(make(numel(input._shape)), input._shape, stride, d, dev, requires_grad)
+    return _like_result(input, lambda n, c: make(n), d, dev, requires_grad)
+
+
+def _like_result(input: Tensor, make, d: dt.dtype, device, requires_grad: bool) -> Tensor:
+    """A *_like draw: laid out as `empty_like(input)`, on `device`."""
+    t = draw_like(input, make, d)
+    if device.type != "cpu":
+        t = t.to(device)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
 
 
 def _bernoulli_method(self: Tensor, p=None, *, generator=None) -> Tensor:

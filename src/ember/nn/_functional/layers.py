@@ -20,6 +20,7 @@ from ...ops.attention import attention_prim
 from ...ops.batch_norm import batch_norm_stats
 from ...ops.layer_norm import layer_norm_prim
 from ...ops.matmul import addmm
+from ...ops.random_ops import bernoulli_noise
 
 __all__ = [
     "linear", "bilinear", "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
@@ -80,12 +81,10 @@ def _dropout_impl(input: Tensor, p: float, train: bool, inplace: bool, feature: 
         return input
     if p == 1:
         return _multiply(input, E.zeros((), dtype=input.dtype), inplace)
-    if feature:
-        noise = input.new_empty(tuple(input.shape[:2]) + (1,) * (input.dim() - 2))
-    else:
-        noise = E.empty_like(input)
+    # 1 with probability 1 - p, drawn as empty_like(input).bernoulli_(1 - p) draws it (inside
+    # vmap: one mask per example or one shared, as vmap's randomness= says)
+    noise = bernoulli_noise(input, 1 - p, feature=feature)
     with E.no_grad():
-        noise.bernoulli_(1 - p)
         if alpha:
             a_const = 1.7580993408473766
             a = 1.0 / math.sqrt((a_const * a_const * p + 1) * (1 - p))
