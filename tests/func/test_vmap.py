@@ -95,6 +95,22 @@ def test_inplace_inside_vmap_writes_the_batch():
     both(run)
 
 
+def test_like_factories_of_a_batched_tensor_are_batched():
+    """zeros_like(x) inside vmap is one per example (so an in-place write of a batched value
+    into it works), laid out as torch lays it out."""
+    def run(m):
+        def f(v):
+            z = m.zeros_like(v)
+            z.add_(v * 2)
+            return z + m.ones_like(v) + m.full_like(v, 0.5) + m.empty_like(v).zero_()
+        return m.vmap(f, in_dims=1)(_x(m, (3, 4)))
+    both(run)
+
+
+def test_clone_of_a_batch_along_a_later_axis():
+    both(lambda m: m.vmap(lambda v: v.clone() * 2, in_dims=1)(_x(m, (3, 4))))
+
+
 def test_errors_are_torchs_types():
     for m in (ember, torch):
         with pytest.raises(RuntimeError):  # data-dependent control flow

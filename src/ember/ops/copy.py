@@ -70,8 +70,8 @@ def clone(x: Tensor, *, memory_format=None) -> Tensor:
     """A copy with its own storage; keeps the graph (CloneBackward0)."""
     contiguous = getattr(memory_format, "name", "") == "contiguous_format"
     out = apply(clone_p, x, contiguous=contiguous)
-    if not contiguous and out._storage is None and x._stride is not None \
-            and x._stride != contiguous_strides(x._shape):
+    if not contiguous and out._storage is None and out._np is not None \
+            and x._stride is not None and x._stride != contiguous_strides(x._shape):
         want = like_strides(x._shape, x._stride)
         if out._ensure_storage() != want:
             # NumPy reports C strides for size-1 dims and empty arrays; PyTorch keeps the

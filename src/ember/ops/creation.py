@@ -17,9 +17,10 @@ from .._device import CPU, as_device
 from .._storage import Storage
 from .._tensor import Tensor, _make, _meta, _wrap
 from .._view import contiguous_strides, like_strides, numel, storage_extent
+from ._batching import front
 from ._scalar_value import scalar_value as _fill_value
 from .copy import cast_array
-from .registry import Family, Member, batch_by_loop, bind, nondifferentiable
+from .registry import Family, Member, Primitive, batch_by_loop, bind, defbatch, nondifferentiable
 
 _cpu_kernels = kernels["cpu"]
 
@@ -205,18 +206,18 @@ def scalar_tensor(value, *, dtype=None, device=None, requires_grad=False) -> Ten
     return _filled((), value, dtype, device, requires_grad)
 
 
-def _filled_like(input: Tensor, fill, d: dt.dtype, device, requires_grad: bool,
-                 memory_format) -> Tensor:
-    """A fresh tensor shaped like `input`, laid out as PyTorch lays out `*_like` results."""
-    dev = input.device if device is None else as_device(device)
+def _eval_filled_like(prim, args: tuple, params: dict) -> Tensor:
+    """Eager evaluation of `filled_like`: a fresh tensor shaped like the input, laid out as
+    PyTorch lays out `*_like` results (the input is read for its shape and strides only)."""
+    (input,) = args
+    d, dev, fill = params["dtype"], params["device"], params["value"]
     shape = input._shape
-    stride = like_strides(shape, input.stride(), memory_format)
+    stride = like_strides(shape, input.stride(), params["memory_format"])
     if stride == contiguous_strides(shape):
-        t = bind(factory_p, fn=FULL, shape=shape, dtype=d, device=dev) if fill is None else \
-            bind(factory_p, fn=FULL, shape=shape, value=fill, dtype=d, device=dev)
-        return _finish(t, requires_grad)
+        return bind(factory_p, fn=FULL, shape=shape, dtype=d, device=dev) if fill is None \
+            else bind(factory_p, fn=FULL, shape=shape, value=fill, dtype=d, device=dev)
     if dev.type == "meta":
-        return _finish(_meta(shape, d, stride), requires_grad)
+        return _meta(shape, d, stride)
     n = storage_extent(shape, stride, 0)
     buf = np.empty(n, d.np) if fill is None else np.full(n, fill, d.np)
     t = _make(Storage(buf, buf.nbytes, CPU), shape, stride, 0, d)
@@ -224,6 +225,32 @@ def _filled_like(input: Tensor, fill, d: dt.dtype, device, requires_grad: bool,
         from .device_copy import to_device
 
         t = to_device(t, dev, None)
+    return t
+
+
+def _filled_like_meta(input, *, value, dtype, device, memory_format):
+    return input._shape, dtype, like_strides(input._shape, input.stride(), memory_format)
+
+
+def _filled_like_batch(args, dims, /, **params):
+    """Like the batch (batch axis in front): inside vmap `zeros_like(x)` is one per example."""
+    return bind(filled_like_p, front(args[0], dims[0]), **params), 0
+
+
+# `zeros_like`, `ones_like`, `empty_like`, `full_like`: the input is an argument (read for
+# its shape and layout, never its values) so that an interpreter sees what the result is
+# shaped like: under vmap, a batched input gives a batched result.
+filled_like_p = Primitive("filled_like", None, _filled_like_meta, impl=_eval_filled_like)
+nondifferentiable(filled_like_p)
+defbatch(filled_like_p, _filled_like_batch)
+
+
+def _filled_like(input: Tensor, fill, d: dt.dtype, device, requires_grad: bool,
+                 memory_format) -> Tensor:
+    """A fresh tensor shaped like `input`, laid out as PyTorch lays out `*_like` results."""
+    dev = input.device if device is None else as_device(device)
+    t = bind(filled_like_p, input, value=fill, dtype=d, device=dev,
+             memory_format=memory_format)
     return _finish(t, requires_grad)
 
 
