@@ -122,6 +122,21 @@ def test_grad_with_several_outputs_and_inputs():
     assert_same(ember.autograd.grad(oe, es), torch.autograd.grad(ot, ts))
 
 
+@pytest.mark.parametrize("how", ["grad", "backward"])
+def test_two_outputs_of_one_node_as_roots(how):
+    """Both outputs of one node (a QR's q and r) as roots: the node runs once, with both
+    gradients, and its inputs are reached."""
+    def run(m):
+        a = m.tensor(rand_array((4, 3), np.float64), requires_grad=True)
+        q, r = m.linalg.qr(a)
+        gq, gr = m.ones_like(q), m.full_like(r, 0.5)
+        if how == "grad":
+            return m.autograd.grad([q, r], [a], [gq, gr])[0]
+        m.autograd.backward([q, r], [gq, gr])
+        return a.grad
+    assert_same(run(ember), run(torch))
+
+
 def test_grad_with_respect_to_a_non_leaf():
     for m in (ember, torch):
         x = m.tensor([1.0, 2.0], requires_grad=True)

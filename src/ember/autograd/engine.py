@@ -233,7 +233,7 @@ def _grad_copy(g, var):
 def _collect(roots: list) -> dict:
     """In-degree of every node reachable from `roots` (an explicit-stack DFS)."""
     deps: dict = {}
-    stack = [n for n in roots if n is not None]
+    stack = list(dict.fromkeys(n for n in roots if n is not None))  # (two outputs of a node)
     seen = set(stack)
     while stack:
         node = stack.pop()
