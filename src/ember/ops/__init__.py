@@ -5,6 +5,7 @@ from . import (
     activation,
     binary,
     binary_extra,
+    complex_views,
     composite,
     composite_extra,
     conv,
@@ -42,5 +43,5 @@ MODULES = (
     index_ops, join, linalg_ops, matmul, movement, pooling, random_ops, reduce, sampling, scan,
     setitem, softmax, sorting, sparse_functions, stats, ternary, unary, unary_math,
     inplace_movement,
-    composite_extra, special_ops,
+    composite_extra, special_ops, complex_views,
 )
