@@ -1,6 +1,7 @@
-"""complex_views.py against torch: view_as_real / view_as_complex and `.real` / `.imag` are
+"""dtype_views.py against torch: view_as_real / view_as_complex and `.real` / `.imag` are
 views of the complex storage (strides in real elements, `_base`, writes and version
-counters shared), with PyTorch's nodes and gradients; bad input raises as PyTorch does."""
+counters shared), with PyTorch's nodes and gradients; bad input raises as PyTorch does.
+view(dtype) (bytes checked in test_movement.py) is no autograd view, and batches."""
 
 import numpy as np
 import pytest
@@ -9,7 +10,7 @@ import torch
 import ember
 from ops._elementwise import same_outcome
 
-from helpers import assert_same
+from helpers import assert_same, rand_array
 
 Z = [[1 + 2j, 3 - 1j, 0.5j], [0.5 + 0j, -2j, 4 + 4j]]
 
@@ -132,3 +133,40 @@ def test_parts_on_meta_and_under_vmap_and_jvp():
     np.testing.assert_array_equal(out.numpy(), ember.view_as_real(zs.t()).numpy())
     _, t = ember.func.jvp(lambda v: v.imag, (zs,), (zs * 1j,))
     np.testing.assert_allclose(t.numpy(), np.array(Z).real)
+
+
+def test_view_dtype_shares_versions_but_is_no_autograd_view_as_torch():
+    """PyTorch's view(dtype) is not differentiable and no view for autograd (`_base` None,
+    so writing into it is allowed even over a leaf that requires grad), but its storage
+    and version counter are the input's."""
+    for m in (ember, torch):
+        x = m.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        for d in (m.int32, m.float32, m.float16, m.float64):
+            v = (x * 1).view(d)
+            assert v._base is None and not v.requires_grad and v.grad_fn is None
+        plain = x.detach()
+        v = plain.view(m.int32)
+        v.add_(1)  # one ulp up, seen through the float tensor
+        assert plain._version == v._version == 1 and plain[0, 0].item() == np.nextafter(
+            np.float32(1), np.float32(2))
+        x.view(m.int32).zero_()  # (a leaf that requires grad: no view, so no refusal)
+        assert x.sum().item() == 0
+
+
+def test_view_dtype_under_vmap_and_jvp_as_torch():
+    xs = rand_array((3, 2, 4))
+    got = []
+    for m in (ember, torch):
+        x = m.tensor(xs)
+        outs = [m.func.vmap(lambda v, d=d: v.view(d))(x) for d in (m.int32, m.float16,
+                                                                   m.float64)]
+        outs.append(m.func.vmap(lambda v, d=m.float16: v.view(d), in_dims=1)(
+            x.transpose(0, 1).contiguous()))
+        _, tangent = m.func.jvp(lambda v, d=m.int32: v.view(d), (x,), (x,))
+        got.append(outs + [tangent])
+        with pytest.raises(RuntimeError, match=r"self.stride\(-1\) must be 1 to view Float as "
+                                               r"Double \(different element sizes\), but got 3"):
+            m.func.vmap(lambda v, d=m.float64: v.view(d), in_dims=2)(
+                x.permute(1, 2, 0).contiguous())
+    for e, t in zip(*got):
+        assert_same(e, t, check_stride=True)
