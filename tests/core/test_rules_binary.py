@@ -36,6 +36,7 @@ CASES = {
     "add_alpha": (lambda a, b: ember.add(a, b, alpha=2), (X, Y), 2, 2),  # mul, then add
     "sub": (lambda a, b: a - b, (Y, X), 1, 1),
     "rsub_scalar": (lambda a: 2 - a, (X,), 1, 1),
+    "rsub": (lambda a, b: ember.rsub(a, b, alpha=1.5), (X, Y), 1, 1),
     "mul": (lambda a, b: a * b, (X, Y), 1, 1),
     "mul_scalar": (lambda a: a * 1.5, (X,), 1, 1),
     "div": (lambda a, b: a / b, (X, Y), 1, 1),
@@ -66,6 +67,7 @@ CASES = {
     "addcmul": (lambda a, b, c: ember.addcmul(a, b, c, value=0.5), (X, Y, Z), 1, 1),
     "addcdiv": (lambda a, b, c: ember.addcdiv(a, b, c, value=0.5), (Y, X, Z), 1, 1),
     "floor_divide": (lambda a, b: ember.floor_divide(a, b), (X, Y), None, 1),
+    "remainder_self_scalar": (lambda a: 2.5 % a, (X,), None, 1),
     "zeta": (lambda s, q: ember.special.zeta(s, q), (X + 1.5, Y), None, 1),
     "igamma": (lambda a, x: ember.igamma(a, x), (X, Z), None, 1),
     "igammac": (lambda a, x: ember.igammac(a, x), (X, Z), None, 1),
@@ -149,7 +151,7 @@ def test_every_function_of_the_area_has_a_jvp_and_a_batch_rule():
     for prim in (compare_p, bitwise_p):
         assert jvp_rule(prim, {}) is None  # marked not differentiable
         assert batch_rules.get(prim, MISSING) not in (MISSING, BY_LOOP)
-    assert len(binary_p.members) == 25 and len(ternary_p.members) == 7
+    assert len(binary_p.members) == 28 and len(ternary_p.members) == 7
     assert set(COMPARISONS) == {"eq", "ne", "lt", "le", "gt", "ge", "logical_and",
                                 "logical_or", "logical_xor", "isclose"}
     assert set(_BITWISE) == {"and", "or", "xor", "left_shift", "right_shift"}

@@ -74,8 +74,6 @@ CASES = [
     ("logical_not", ember.logical_not, "any"),
     ("bitwise_not", ember.bitwise_not, "int"),
     ("conj", ember.conj, "complex"),
-    ("real", ember.real, "complex"),
-    ("imag", ember.imag, "complex"),
     ("rsqrt", ember.rsqrt, "pos"),
     ("rsqrt", ember.rsqrt, "complex"),
     ("exp2", ember.exp2, "any"),

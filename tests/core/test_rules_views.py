@@ -14,6 +14,7 @@ from ember._core.primitive import ByParam, loop_reasons
 from ember.ops.copy import COPY, clone_p
 from ember.ops.creation import factory_p
 from ember.ops.device_copy import to_device_p
+from ember.ops.dtype_views import as_complex_fn, dtype_fn, reinterpret_p
 from ember.ops.fill import FILL, fill_p
 from ember.ops.inplace_view import copy_slices_geom, copy_slices_p
 from ember.ops.join import flip_p, repeat_p, roll_p
@@ -22,7 +23,7 @@ from ember.ops.random_ops import _DRAWS, sample_p
 from ember.ops.views import restride, restride_p, view_p
 
 AREA = [view_p, detach_p, restride_p, copy_slices_p, repeat_p, flip_p, roll_p, clone_p,
-        fill_p, to_device_p, factory_p, sample_p]
+        fill_p, to_device_p, factory_p, sample_p, reinterpret_p]
 
 
 def _t(*shape, seed=0):
@@ -64,6 +65,10 @@ CALLS = [
      (_t(2, 3),), 1),
     ("restride_overlapping", lambda g: restride(g, ((2, 3), (0, 1), 0), ((4,), (1,), 0)),
      (_t(2, 3),), 1),
+    ("view_as_real", lambda a: ember.view_as_real(a), (x3 + 0.5j * x3.flip(0),), 1),
+    ("view_as_complex", lambda a: ember.view_as_complex(a), (_t(3, 4, 2, seed=6),), 1),
+    ("real", lambda a: a.real, (x3 * (1 - 2j),), 2),  # view_as_real, then select
+    ("imag", lambda a: a.imag, (x3 * (1 - 2j),), 2),
     ("copy_slices", lambda b, s: copy_slices_geom(b, s, ((3, 4), (4, 1), 0), ((3,), (4,), 1)),
      (m2, _t(3, seed=5)), 1),
     ("repeat", lambda a: a.repeat(2, 1, 3), (m2,), 1),
@@ -133,10 +138,31 @@ def _entries(prim, table):
 
 def test_every_primitive_and_member_of_the_area_has_a_jvp_and_a_batch_entry():
     members = sum(len(p.members) for p in AREA if isinstance(p, Family))
-    assert (len(AREA), members) == (12, 33)
+    assert (len(AREA), members) == (13, 36)
     for prim in AREA:
         assert all(r is not MISSING for r in _entries(prim, jvp_rules)), prim
         assert batch_rules.get(prim, MISSING) is not MISSING, prim
+
+
+def test_view_as_complex_batches_with_the_batch_as_the_pairs_axis_neighbour():
+    a = _t(3, 2, 4, seed=7)  # per example (3, 2), batched along the last axis
+    out, d = batch_rules[reinterpret_p]((a,), (2,), fn=as_complex_fn)
+    assert d == 0 and out.shape == (4, 3)
+    np.testing.assert_array_equal(out.numpy(), a.numpy()[:, 0].T + 1j * a.numpy()[:, 1].T)
+    out, d = batch_rules[reinterpret_p]((a.permute(2, 0, 1).contiguous(),), (0,),
+                                        fn=as_complex_fn)
+    assert d == 0 and out._base is not None  # a view where the layout allows one
+
+
+def test_view_dtype_has_no_tangent_and_batches_with_the_batch_in_front():
+    assert check_jvp(lambda a: a.view(ember.int64), x3) == 0  # (no derivative)
+    assert check_batch(lambda a: a.view(ember.int64), x3) == 1
+    for d in (0, 1):  # not the last: the rescaled dim must keep stride 1
+        a = ember.stack([x3[0], x3[1] * 2], dim=d)
+        out, od = batch_rules[reinterpret_p]((a,), (d,), fn=dtype_fn, dtype=ember.float16)
+        assert od == 0 and out.dtype is ember.float16 and out.shape == (2, 4, 20)
+        for i, ex in enumerate((x3[0], x3[1] * 2)):
+            np.testing.assert_array_equal(out[i].numpy(), ex.view(ember.float16).numpy())
 
 
 def test_every_view_member_is_exercised_above():

@@ -216,6 +216,69 @@ def test_a_number_operand_is_listed_in_next_functions_as_torch_lists_it(f):
     assert kinds[0] == kinds[1]
 
 
+def _graph(y) -> tuple:
+    """A result's node name and its next_functions' node names (torch's are qualified)."""
+    def name(n):
+        return None if n is None else type(n).__name__
+
+    return name(y.grad_fn), [name(n) for n, _ in y.grad_fn.next_functions]
+
+
+@pytest.mark.parametrize("f", [
+    lambda m, a: 3 - a, lambda m, a: 2.5 - a, lambda m, a: m.rsub(a, 3),
+    lambda m, a: m.rsub(a, 3, alpha=2), lambda m, a: m.rsub(a, m.tensor([1.0, 4.0])),
+    lambda m, a: m.rsub(a, a * 2, alpha=0.5), lambda m, a: m.rsub(a * 2, a),
+    lambda m, a: 3 / a, lambda m, a: 2 ** a, lambda m, a: 2.5 ** a, lambda m, a: m.pow(2, a),
+    lambda m, a: 3 + a, lambda m, a: 3 * a,
+], ids=["3-a", "2.5-a", "rsub", "rsub_alpha", "rsub_tensor", "rsub_tensor_alpha",
+        "rsub_self", "3/a", "2**a", "2.5**a", "pow(2,a)", "3+a", "3*a"])
+def test_a_number_on_the_left_records_torchs_node(f):
+    """`number - tensor` is PyTorch's rsub (RsubBackward1, one edge; RsubBackward0 with a
+    tensor `other`, alpha inside the node), not a sub with a wrapped number; values and
+    gradients are unchanged."""
+    graphs, values, grads = [], [], []
+    for m in (ember, torch):
+        a = m.tensor([1.5, 2.0], dtype=m.float64, requires_grad=True)
+        y = f(m, a)
+        graphs.append(_graph(y))
+        values.append(y.detach().numpy())
+        grads.append(m.autograd.grad((y * m.tensor([1.0, -3.0], dtype=m.float64)).sum(),
+                                     a)[0].numpy())
+    assert graphs[0] == graphs[1]
+    np.testing.assert_allclose(values[0], values[1], rtol=1e-14)
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-14)
+
+
+def test_rsub_checks_alpha_and_bool_as_torch():
+    for f in (lambda m: m.rsub(m.tensor([1, 2]), 3, alpha=1.5),
+              lambda m: m.rsub(m.tensor([1.0, 2.0]), 3, alpha=2j),
+              lambda m: m.rsub(m.tensor([True]), 1), lambda m: 3 - m.tensor([True]),
+              lambda m: m.rsub(m.tensor([1.0]), m.tensor([True])),
+              lambda m: m.rsub(m.tensor([1, 2]), 5, alpha=3),
+              lambda m: m.rsub(m.tensor([1.0 + 1j]), 1, alpha=2j)):
+        same_outcome(f, f, (ember,), (torch,))
+
+
+def test_rsub_complex_alpha_gradient_is_conjugated():
+    z = [1 + 2j, 3 - 1j]
+    got = []
+    for m in (ember, torch):
+        x = m.tensor(z, requires_grad=True)
+        y = m.rsub(x, 1, alpha=2j)
+        assert type(y.grad_fn).__name__ == "RsubBackward1"
+        got.append(m.autograd.grad(y, x, m.tensor([1 + 1j, 2.0 + 0j]))[0].numpy())
+    np.testing.assert_allclose(got[0], got[1])
+
+
+def test_rsub_forward_mode_and_vmap():
+    x = ember.tensor([[1.5, 2.0], [0.5, 3.0]], dtype=ember.float64)
+    t = ember.tensor([[1.0, -1.0], [2.0, 0.5]], dtype=ember.float64)
+    _, tangent = ember.func.jvp(lambda v: ember.rsub(v, 3.0, alpha=2), (x,), (t,))
+    np.testing.assert_array_equal(tangent.numpy(), -2 * t.numpy())
+    out = ember.func.vmap(lambda v: 3 - v)(x)
+    np.testing.assert_array_equal(out.numpy(), 3 - x.numpy())
+
+
 def test_floor_divide_has_no_derivative_like_torch():
     e = ember.tensor([3.0, 4.0], requires_grad=True)
     t = torch.tensor([3.0, 4.0], requires_grad=True)

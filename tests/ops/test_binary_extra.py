@@ -136,3 +136,23 @@ def test_in_place_checks_come_in_pytorchs_order(call):
     from helpers import same_error
 
     same_error(call)
+
+
+@pytest.mark.parametrize("f", [lambda m, a: 3 % a, lambda m, a: m.remainder(3.5, a)],
+                         ids=["3%a", "remainder(3.5,a)"])
+def test_a_number_modulo_a_tensor_has_no_derivative_like_torch(f):
+    """`number % tensor` (PyTorch's remainder.Scalar_Tensor) records a NotImplemented node
+    with one edge, and its backward raises PyTorch's error."""
+    seen = []
+    for m in (ember, torch):
+        a = m.tensor([1.5, 2.0, 4.0], requires_grad=True)
+        y = f(m, a)
+        seen.append((type(y.grad_fn).__name__,
+                     [type(n).__name__ for n, _ in y.grad_fn.next_functions],
+                     y.detach().numpy().tolist()))
+        with pytest.raises(RuntimeError, match="derivative for aten::remainder is not "
+                                               "implemented"):
+            y.sum().backward()
+    assert seen[0] == seen[1]
+    with pytest.raises(NotImplementedError, match="forward AD with aten::remainder"):
+        ember.func.jvp(lambda v: 3 % v, (ember.ones(2),), (ember.ones(2),))

@@ -11,6 +11,7 @@ from . import (
     copy,
     creation,
     device_copy,
+    dtype_views,
     einsum,
     fill,
     index,
@@ -42,5 +43,5 @@ MODULES = (
     index_ops, join, linalg_ops, matmul, movement, pooling, random_ops, reduce, sampling, scan,
     setitem, softmax, sorting, sparse_functions, stats, ternary, unary, unary_math,
     inplace_movement,
-    composite_extra, special_ops,
+    composite_extra, special_ops, dtype_views,
 )

@@ -8,8 +8,11 @@ import numbers
 import numpy as np
 
 from .. import _dtype as dt
+from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
 from .._view import broadcast_shapes, contiguous_strides, numel
+
+_grad_state = grad_mode.state
 
 _SCALAR_KIND = {bool: 0, int: 1, float: 2, complex: 3}
 
@@ -190,9 +193,16 @@ def reduced_float(np_dtype) -> bool:
 
 
 def write_out(result, out):
-    """Honour `out=`: copy `result` into `out` (resized if empty), return `out`."""
+    """Honour `out=`: copy `result` into `out` (resized if empty), return `out`.
+
+    With grad on, a differentiable result that requires grad, or an `out` that does, is
+    refused as PyTorch refuses it: `out=` writes are not recorded in the graph."""
     if out is None:
         return result
+    if _grad_state.enabled and _needs_grad(result, out):
+        raise RuntimeError(
+            f"{_op_name(result)}(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad.")
     if isinstance(out, (tuple, list)):
         for r, o in zip(result, out):
             write_out(r, o)
@@ -219,11 +229,47 @@ def write_out(result, out):
             f"result type {_tn(result._dtype)} can't be cast to the desired output type "
             f"{_tn(out._dtype)}"
         )
-    from .. import _grad_mode as grad_mode
-
     with grad_mode.no_grad():
         out.copy_(result)
     return out
+
+
+def _needs_grad(result, out) -> bool:
+    """Whether an `out=` call would have to record a node: a result in the graph (an op
+    whose derivative PyTorch lists as not implemented excepted, as PyTorch does), or an
+    `out` that requires grad."""
+    results = result if isinstance(result, tuple) else (result,)
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    for r in results:
+        if isinstance(r, Tensor) and r._requires_grad:
+            node = r._grad_fn
+            if node is None or type(node).__name__ != "NotImplemented":
+                return True
+    return any(isinstance(o, Tensor) and o._requires_grad for o in outs)
+
+
+_GENERIC = frozenset({"op", "fn", "inner", "wrapper", "run", "call", "apply", "impl",
+                      "as_namedtuple", "reduce"})
+
+
+def _op_name(result) -> str:
+    """The public op the user called, for PyTorch's message: the outermost ember function
+    with a public name on the stack (`max`, not the reduction helper it calls), else the
+    result's node name (`SumBackward1` -> sum). Only computed when raising."""
+    import sys
+
+    name = None
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("ember."):
+        code = frame.f_code.co_name
+        if not code.startswith(("_", "<")) and code not in _GENERIC:
+            name = code
+        frame = frame.f_back
+    if name is not None:
+        return name
+    r = result[0] if isinstance(result, tuple) else result
+    base = type(getattr(r, "_grad_fn", None)).__name__.split("Backward")[0]
+    return "".join("_" + c.lower() if c.isupper() else c for c in base).lstrip("_")
 
 
 def _tn(d: dt.dtype) -> str:

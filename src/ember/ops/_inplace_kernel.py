@@ -84,6 +84,22 @@ def result_into(dst: np.ndarray, res) -> None:
     np.copyto(dst, res, casting="unsafe")
 
 
+def writes_into(kernel: Callable, into: Callable) -> Callable:
+    """Give a (non-ufunc) kernel its in-place form: `into(dst, *arrays, **params)` writes
+    what `kernel(dst, *arrays, **params)` would return into `dst` itself and returns True,
+    or returns False (nothing written) to have `run_inplace` compute out of place and copy,
+    e.g. when an input overlaps `dst`. A write that touches only some elements (a masked
+    fill) then costs neither a result array nor a copy of it."""
+    kernel.into = into
+    return kernel
+
+
+def disjoint_or_same(a: np.ndarray, dst: np.ndarray) -> bool:
+    """Whether `a` shares no memory with `dst`, or is exactly `dst`'s memory, so that an
+    elementwise write into `dst` reading `a` reads each element before writing it."""
+    return _disjoint(a, dst, _owner(dst)) or _same_view(a, dst)
+
+
 def run_inplace(prim, self, dst: np.ndarray, arrays: list, params: dict,
                 check_shape: Callable) -> None:
     """Run `prim`'s kernel on `dst` (the storage view of tensor `self`) and `arrays`, writing
@@ -96,6 +112,14 @@ def run_inplace(prim, self, dst: np.ndarray, arrays: list, params: dict,
         kernel = params.pop("fn").kernel
     shape = dst.shape
     if kernel.__class__ is not _ufunc:
+        into = getattr(kernel, "into", None)
+        if into is not None:  # the kernel's own in-place form (see `writes_into`)
+            for a in arrays:
+                if a.__class__ is _ndarray and a.shape != shape:
+                    check_shape(prim, self, arrays)
+                    break
+            if into(dst, *arrays, **params):
+                return
         res = kernel(dst, *arrays, **params)
         if res.__class__ is not _ndarray:
             if np.shape(res) != shape:

@@ -124,6 +124,16 @@ defjvp(div_fn, _div_jvp)
 
 def _scale(b, alpha, d: dt.dtype):
     """`alpha * b` for add/sub's `alpha=`, checked and computed in the result dtype `d`."""
+    _check_alpha(alpha, d)
+    if d is dt.bool_:
+        alpha = bool(alpha)
+    if isinstance(b, Tensor):
+        return mul(b, fit_scalar(alpha, d))
+    return bool(b and alpha) if d is dt.bool_ else b * alpha
+
+
+def _check_alpha(alpha, d: dt.dtype) -> None:
+    """PyTorch's refusals of an `alpha=` the result dtype `d` cannot hold."""
     if d._kind < 2 and isinstance(alpha, (float, complex, np.floating)):
         raise RuntimeError(
             "For integral input tensors, argument alpha must not be a floating point number."
@@ -131,11 +141,6 @@ def _scale(b, alpha, d: dt.dtype):
     if d._kind < 3 and isinstance(alpha, complex):
         raise RuntimeError("For non-complex input tensors, argument alpha must not be a "
                            "complex number.")
-    if d is dt.bool_:
-        alpha = bool(alpha)
-    if isinstance(b, Tensor):
-        return mul(b, fit_scalar(alpha, d))
-    return bool(b and alpha) if d is dt.bool_ else b * alpha
 
 
 def add(input, other, *, alpha=1, out=None) -> Tensor:
@@ -188,12 +193,48 @@ def _sub(input, other, alpha=1, out=None) -> Tensor:
 subtract = sub
 
 
+def _rsub_kernel(a, b, alpha=1):
+    return np.subtract(b, a if alpha == 1 else np.multiply(a, alpha))
+
+
+# other - alpha * input, one node as PyTorch's overloads: a tensor `other` (RsubBackward0,
+# an edge per operand) or a number (RsubBackward1, one edge). `alpha` is a param (only
+# when not 1), so the scaling is inside the node, not a MulBackward0 before it.
+rsub_fn = member("rsub", _rsub_kernel, "RsubBackward0")
+rsub_scalar_fn = member("rsub_scalar", _rsub_kernel, "RsubBackward1")
+
+
+def _rsub_jvp(primals, tangents, out, alpha=1):
+    ta, tb = tangents
+    if ta is not None:
+        ta = -ta if alpha == 1 else ta * -alpha
+    return shaped(tangent_sum(tb, ta), out)
+
+
+for _fn in (rsub_fn, rsub_scalar_fn):
+    defvjp(_fn, lambda g, out, a, b, alpha=1: -g if alpha == 1 else g * -_cj(alpha),
+           lambda g, out, a, b, alpha=1: g, reads=((), ()))
+    defjvp(_fn, _rsub_jvp)
+
+
 def rsub(input, other, *, alpha=1) -> Tensor:
-    """other - alpha * input."""
+    """other - alpha * input (PyTorch's `number - tensor`)."""
     need_tensor(input, "rsub")
-    _sub_bool_check(input, other)
     a, b, d = binary_operands(input, other)
-    return _sub(b, _scale(a, alpha, d) if alpha != 1 else a)
+    if d is dt.bool_ or a is not input or b is not other or other.__class__ is bool:
+        _sub_bool_check(input, other)
+    fn = rsub_fn if isinstance(b, Tensor) else rsub_scalar_fn
+    if alpha == 1:
+        return apply(binary_p, a, b, fn=fn)
+    _check_alpha(alpha, d)
+    return apply(binary_p, a, b, fn=fn, alpha=fit_scalar(alpha, d))
+
+
+def _rsub_op(self, other):
+    """`number - tensor`."""
+    if not is_scalar(other):
+        return NotImplemented
+    return rsub(self, other)
 
 
 def mul(input, other, *, out=None) -> Tensor:
@@ -238,7 +279,7 @@ def _rounded_div_grad(g, out, a, b):
 
 
 def _floor_divide_grad(g, out, a, b):
-    raise RuntimeError("the derivative for 'floor_divide' is not implemented.")
+    raise RuntimeError("derivative for aten::floor_divide is not implemented")
 
 
 def _floor_divide_jvp(primals, tangents, out):
@@ -697,7 +738,7 @@ TENSOR_METHODS = {
     "lt_": lt_, "le_": le_, "gt_": gt_, "ge_": ge_, "not_equal_": ne_, "less_": lt_,
     "less_equal_": le_, "greater_": gt_, "greater_equal_": ge_,
     "__add__": _add_op, "__radd__": _add_op, "__sub__": forward_op(sub),
-    "__rsub__": reflected_op(_sub), "__mul__": _mul_op, "__rmul__": _mul_op,
+    "__rsub__": _rsub_op, "__mul__": _mul_op, "__rmul__": _mul_op,
     "__truediv__": forward_op(div), "__rtruediv__": _rtruediv,
     "__floordiv__": forward_op(floor_divide), "__rfloordiv__": reflected_op(floor_divide),
     "__pow__": forward_op(pow), "__rpow__": reflected_op(pow),

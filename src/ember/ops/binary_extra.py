@@ -70,12 +70,12 @@ def _api(prim: Primitive, prepare, doc: str, number_other: bool = True, name: st
 
     `prepare(input, other)` checks and promotes, returning the operands the kernel gets;
     `number_other=False` says `other` must be a tensor (`prepare` raises the TypeError).
-    `pick(other)`, when given, is the family member (`fn`) to bind for that `other`.
+    `pick(input, other)`, when given, is the family member (`fn`) to bind for them.
     """
     def op(input, other, *, out=None) -> Tensor:
         a, b = prepare(input, other)
         if pick is not None:
-            return write_out(apply(prim, a, b, fn=pick(b)), out)
+            return write_out(apply(prim, a, b, fn=pick(a, b)), out)
         return write_out(apply(prim, a, b, **params), out)
 
     def op_(self: Tensor, other) -> Tensor:
@@ -86,7 +86,7 @@ def _api(prim: Primitive, prepare, doc: str, number_other: bool = True, name: st
         # among them) that `inplace_operand` does not take.
         b = inplace_operand(self, b if isinstance(other, Tensor) else other)
         if pick is not None:
-            return apply_(prim, self, b, fn=pick(b))
+            return apply_(prim, self, b, fn=pick(self, b))
         return apply_(prim, self, b, **params)
 
     if name is None:
@@ -129,6 +129,30 @@ remainder_fn, remainder_scalar_fn = _modulo("remainder", int_zero_checked(lowp2(
 fmod_fn, fmod_scalar_fn = _modulo("fmod", int_zero_checked(lowp2(np.fmod)), _trunc_quotient)
 
 
+def _remainder_self_scalar_grad(g, out, a, b):
+    raise RuntimeError("derivative for aten::remainder is not implemented")
+
+
+def _remainder_self_scalar_jvp(primals, tangents, out):
+    raise NotImplementedError(
+        "Trying to use forward AD with aten::remainder that does not support it.")
+
+
+# `number % tensor` (PyTorch's remainder.Scalar_Tensor overload) has no derivative: a
+# NotImplemented node whose backward raises.
+remainder_self_scalar_fn = member("remainder_self_scalar", remainder_fn.kernel,
+                                  "NotImplemented")
+defvjp(remainder_self_scalar_fn, _remainder_self_scalar_grad, _remainder_self_scalar_grad,
+       reads=((), ()))
+defjvp(remainder_self_scalar_fn, _remainder_self_scalar_jvp)
+
+
+def _pick_remainder(a, b):
+    if not isinstance(a, Tensor):
+        return remainder_self_scalar_fn
+    return remainder_fn if isinstance(b, Tensor) else remainder_scalar_fn
+
+
 def _modulo_operands(kname: str):
     def prepare(input, other):
         a, b, d = binary_operands(input, other)
@@ -142,10 +166,10 @@ def _modulo_operands(kname: str):
 remainder, remainder_ = _api(
     binary_p, _modulo_operands("remainder_cpu"),
     "Python's modulus: the result has the sign of `other`.", name="remainder",
-    pick=lambda b: remainder_fn if isinstance(b, Tensor) else remainder_scalar_fn)
+    pick=_pick_remainder)
 _fmod, fmod_ = _api(binary_p, _modulo_operands("fmod_cpu"),
                     "C's fmod: the result has the sign of `input`.", name="fmod",
-                    pick=lambda b: fmod_fn if isinstance(b, Tensor) else fmod_scalar_fn)
+                    pick=lambda a, b: fmod_fn if isinstance(b, Tensor) else fmod_scalar_fn)
 
 
 def fmod(input: Tensor, other, *, out=None) -> Tensor:

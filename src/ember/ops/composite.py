@@ -1,7 +1,7 @@
 """Composite ops: PyTorch functions built entirely from other ops, so they need no VJP.
 
 diff, trapezoid, cumulative_trapezoid, tril_indices / triu_indices, block_diag, cdist,
-vander, complex, polar, view_as_real, view_as_complex; and two small non-differentiable
+vander, complex, polar; and two small non-differentiable
 primitives, isin and histogram (a NumPy kernel each, bound like any op).
 """
 
@@ -12,7 +12,6 @@ import functools
 import numpy as np
 
 from .. import _dtype as dt
-from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
 from .._view import wrap_dim
 from ._batching import front
@@ -247,40 +246,10 @@ def polar(abs: Tensor, angle: Tensor) -> Tensor:
     return complex(abs * angle.cos(), abs * angle.sin())
 
 
-def view_as_real(input: Tensor) -> Tensor:
-    """A complex tensor as real pairs in a last dim of size 2 (a view when no grad flows)."""
-    if not input.dtype.is_complex:
-        raise RuntimeError("view_as_real is only supported for complex tensors")
-    if input._requires_grad and grad_mode.state.enabled:
-        # NOTE: a stacked copy, not a view, so the graph has a differentiable path.
-        from .join import stack
-
-        return stack([input.real, input.imag], -1)
-    real = dt.float64 if input.dtype is dt.complex128 else dt.float32
-    flat = input.unsqueeze(-1).view(real)
-    return flat
-
-
-def view_as_complex(input: Tensor) -> Tensor:
-    """Real pairs in a last dim of size 2 as one complex tensor."""
-    if input.dtype not in (dt.float32, dt.float64):
-        raise RuntimeError(
-            "view_as_complex is only supported for float and double tensors, but got a tensor "
-            f"of scalar type: {input.dtype.name}"
-        )
-    if input.ndim == 0 or input.shape[-1] != 2:
-        raise RuntimeError("Tensor must have a last dimension of size 2")
-    if input._requires_grad and grad_mode.state.enabled:
-        return complex(input[..., 0], input[..., 1])
-    target = dt.complex128 if input.dtype is dt.float64 else dt.complex64
-    return input.view(target).squeeze(-1)
-
-
 TENSOR_METHODS = {"diff": diff}
 
 __all__ = [
     "diff", "trapezoid", "trapz", "cumulative_trapezoid", "isin", "tril_indices",
     "triu_indices", "block_diag", "cdist", "vander", "histogram", "complex", "polar",
-    "view_as_real", "view_as_complex",
 ]
 trapz = trapezoid

@@ -21,7 +21,8 @@ from .._core import data_dependent
 from .._tensor import Tensor
 from .._view import broadcast_shapes, wrap_dim
 from ._batching import batch_size, front, loop, pad_front
-from ._common import broadcast_errors, same_meta, select, type_name, write_out
+from ._common import _SELECT_MIN, broadcast_errors, same_meta, select, type_name, write_out
+from ._inplace_kernel import disjoint_or_same, writes_into
 from ._scalar_value import scalar_value
 from .index import (
     check_gather_index,
@@ -516,10 +517,37 @@ def scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
 
 # --- masked ops ------------------------------------------------------------------------------
 
+def _masked_fill_into(a: np.ndarray, mask: np.ndarray, value) -> bool:
+    """masked_fill_'s kernel: `value` written into `a` where `mask` (broadcast) is True,
+    nothing else touched. Small arrays take NumPy's masked copy; from `_SELECT_MIN` elements
+    the value's bits are blended in branch-free (a ^= (a ^ v) & -mask), as `select` does,
+    which an unpredictable mask makes several times faster."""
+    if not disjoint_or_same(mask, a):
+        return False  # (a bool `a` written through its own mask, shifted: copy first)
+    isz = a.dtype.itemsize
+    if a.size < _SELECT_MIN or isz not in (1, 2, 4, 8) or a.dtype.kind == "O":
+        if mask.shape == a.shape:
+            np.putmask(a, mask, value)
+        else:
+            np.copyto(a, value, where=mask, casting="unsafe")
+        return True
+    ints = np.dtype(f"i{isz}")
+    bits = a.view(ints)
+    blend = np.bitwise_xor(bits, np.asarray(value, a.dtype).view(ints))
+    m = mask.astype(ints)
+    np.negative(m, out=m)
+    np.bitwise_and(blend, m, out=blend)
+    np.bitwise_xor(bits, blend, out=bits)
+    return True
+
+
 @broadcast_errors
 def _masked_fill_kernel(a, mask, value):
     out = select(mask, value, a)
     return out if out.flags.c_contiguous else np.ascontiguousarray(out)
+
+
+writes_into(_masked_fill_kernel, _masked_fill_into)
 
 
 masked_fill_p = Primitive(
@@ -563,8 +591,9 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
 def masked_fill_(self: Tensor, mask: Tensor, value) -> Tensor:
     _check_mask("masked_fill_", mask)
     v = _fill_value(value, self._dtype, "masked_fill_")
-    if self.device.type == "cpu" and not isinstance(v, Tensor) and not (
-            _grad_state.enabled and self._requires_grad) and mask.device.type == "cpu":
+    # (only a view can overlap itself: a plain tensor goes straight to the in-place kernel)
+    if self._base is not None and self.device.type == "cpu" and not isinstance(v, Tensor) \
+            and not (_grad_state.enabled and self._requires_grad) and mask.device.type == "cpu":
         full = broadcast_shapes(self._shape, mask._shape)
         if full != self._shape:
             raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the "

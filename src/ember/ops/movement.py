@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
-from .._tensor import Tensor, _alias, _view
+from .._tensor import Tensor, _alias
 from .._view import (
     expand_strides,
     infer_size,
@@ -21,6 +21,7 @@ from .._view import (
     wrap_dim,
     wrap_dims,
 )
+from .dtype_views import view_dtype
 from .registry import (
     Primitive,
     bind,
@@ -526,41 +527,6 @@ def tensor_split(x: Tensor, indices_or_sections, dim: int = 0) -> tuple[Tensor, 
                         for i in indices_or_sections] + [n]
     return tuple(slice_dim(x, d, bounds[i], max(bounds[i], bounds[i + 1]))
                  for i in range(len(bounds) - 1))
-
-
-def view_dtype(x: Tensor, dtype: dt.dtype) -> Tensor:
-    """Reinterpret the bytes as another dtype (last dim rescaled when sizes differ)."""
-    a, b = x._dtype.itemsize, dtype.itemsize
-    if x._requires_grad and _grad_state.enabled and a != b:
-        pass
-    if a == b:
-        out = _view(x, x._shape, x.stride(), x._offset)
-        out._dtype = dtype
-        return out
-    stride = x.stride()
-    if x.ndim == 0 or stride[-1] != 1:
-        raise RuntimeError(
-            f"self.stride(-1) must be 1 to view {x._dtype!r} as {dtype!r} (different element "
-            f"sizes), but got {stride[-1] if stride else 'a 0-dim tensor'}"
-        )
-    if a > b:
-        r = a // b
-        shape = x._shape[:-1] + (x._shape[-1] * r,)
-        new_stride = tuple(s * r for s in stride[:-1]) + (1,)
-        offset = x._offset * r
-    else:
-        r = b // a
-        if x._shape[-1] % r or x._offset % r or any(s % r for s in stride[:-1]):
-            raise RuntimeError(
-                f"self.size(-1) must be divisible by {r} to view {x._dtype!r} as {dtype!r} "
-                "(different element sizes), but got " + str(x._shape[-1])
-            )
-        shape = x._shape[:-1] + (x._shape[-1] // r,)
-        new_stride = tuple(s // r for s in stride[:-1]) + (1,)
-        offset = x._offset // r
-    out = _view(x, shape, new_stride, offset)
-    out._dtype = dtype
-    return out
 
 
 # --- methods ---------------------------------------------------------------------

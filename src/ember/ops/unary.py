@@ -280,32 +280,9 @@ defvjp(conj_p, lambda g, out, x: g.conj(), reads=((),))
 deflinear(conj_p)
 
 
-def _complex_part_meta(x):
-    return same_meta(x, x._dtype.to_real())
-
-
-# the real and the imaginary part of a complex tensor (both linear over the reals)
-real_p = unary("real", lambda a: np.array(a.real), meta=_complex_part_meta)
-imag_p = unary("imag", lambda a: np.array(a.imag), meta=_complex_part_meta)
-defvjp(real_p, lambda g, out, x: g.to(g._dtype.to_complex()), reads=((),))
-defvjp(imag_p, lambda g, out, x: g.to(g._dtype.to_complex()) * 1j, reads=((),))
-deflinear(real_p)
-deflinear(imag_p)
-
-
 def conj(input: Tensor) -> Tensor:
     """Complex conjugate; the tensor itself for real dtypes."""
     return apply(unary_p, input, fn=conj_p) if input._dtype.is_complex else input
-
-
-def real(input: Tensor) -> Tensor:
-    return apply(unary_p, input, fn=real_p) if input._dtype.is_complex else input
-
-
-def imag(input: Tensor) -> Tensor:
-    if not input._dtype.is_complex:
-        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return apply(unary_p, input, fn=imag_p)
 
 
 # --- public functions ------------------------------------------------------------
@@ -407,11 +384,11 @@ TENSOR_METHODS = {
     "bitwise_not": bitwise_not, "bitwise_not_": bitwise_not_,
     "__neg__": neg, "__abs__": abs, "__invert__": _invert,
     "__pos__": lambda x: x, "conj": conj, "resolve_conj": lambda x: x,
-    "resolve_neg": lambda x: x, "real": property(real), "imag": property(imag),
+    "resolve_neg": lambda x: x,
 }
 
 __all__ = [
     "exp", "exp_", "log", "log_", "sqrt", "sqrt_", "sin", "sin_", "cos", "cos_", "tanh",
     "tanh_", "sigmoid", "sigmoid_", "neg", "neg_", "negative", "negative_", "abs", "abs_",
-    "absolute", "sign", "sgn", "logical_not", "bitwise_not", "conj", "real", "imag",
+    "absolute", "sign", "sgn", "logical_not", "bitwise_not", "conj",
 ]
