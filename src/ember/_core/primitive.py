@@ -139,6 +139,29 @@ def defvjp_joint(prim: Primitive, fn: Callable, differentiable, *, reads=None,
     _put(vjp_rules, prim, VJPRule(fns, tuple(tuple(r) for r in reads), save_output, joint=fn))
 
 
+class _Each:
+    """The same entry for every input, however many (a variadic primitive's `fns` and
+    `reads`; a fixed arity's are tuples)."""
+
+    __slots__ = ("item",)
+
+    def __init__(self, item) -> None:
+        self.item = item
+
+    def __getitem__(self, i):
+        return self.item
+
+
+def defvjp_variadic(prim: Primitive, piece: Callable) -> None:
+    """Register the VJP of a primitive of any number of inputs (`cat`, `stack`): input i's
+    gradient is `piece(g, i, **params)`, a slice of the incoming gradient that reads no
+    input."""
+    def joint(g, out, *inputs, needs, **params):
+        return [piece(g, i, **params) if need else None for i, need in enumerate(needs)]
+
+    _put(vjp_rules, prim, VJPRule(_Each(joint), _Each(()), False, joint=joint))
+
+
 def data_dependent(prim: Primitive) -> None:
     """Mark `prim` as having no meta rule because its output shape depends on the input's
     values (nonzero, unique ...): on `meta` it raises, saying so."""

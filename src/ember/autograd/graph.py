@@ -104,7 +104,8 @@ class Node:
         wraps = type(self).__name__ in _WRAPS_SCALARS
         out = []
         for i, (e, need) in enumerate(zip(self._edges, self._needs)):
-            if fns is not None and i < len(fns) and fns[i] is None:
+            if fns is not None and (fns.__class__ is not tuple or i < len(fns)) \
+                    and fns[i] is None:
                 continue
             if need is not None or wraps:
                 out.append(e)
@@ -401,7 +402,7 @@ def _save(node, prim, rule, args, needs, out, multi) -> None:
 
 def _wanted(prim, rule, args, needs) -> frozenset:
     fns = rule.fns
-    if len(fns) != len(args):
+    if fns.__class__ is tuple and len(fns) != len(args):  # (not a variadic rule's)
         raise RuntimeError(
             f"the VJP of {prim.name} covers {len(fns)} inputs but it was called with "
             f"{len(args)}"

@@ -24,25 +24,8 @@ from .._view import wrap_dim, wrap_dims
 from . import movement
 from ._batching import batch_size, batched
 from ._common import layout_like, write_out
-from .registry import Primitive, apply, bind, defbatch, deflinear, defvjp
+from .registry import Primitive, apply, bind, defbatch, deflinear, defvjp, defvjp_variadic
 from .views import move_to_front, unsqueeze, view_p
-
-# --- variadic primitives --------------------------------------------------------------------
-
-_VARIADIC: dict[tuple[str, int], Primitive] = {}
-
-
-def _variadic(name: str, n: int, kernel, meta, piece, grad_name: str) -> Primitive:
-    """The `name` primitive for `n` inputs; input i's VJP is `piece(g, i, **params)`."""
-    p = _VARIADIC.get((name, n))
-    if p is None:
-        p = Primitive(name, kernel, meta, grad_name=grad_name)
-        fns = [functools.partial(_piece_vjp, piece, i) for i in range(n)]
-        defvjp(p, *fns, reads=((),) * n)
-        deflinear(p)  # joining is linear in every input
-        defbatch(p, functools.partial(_join_batch, p))
-        _VARIADIC[(name, n)] = p
-    return p
 
 
 def _join_batch(p, args, dims, /, **params):
@@ -54,10 +37,6 @@ def _join_batch(p, args, dims, /, **params):
     if "channels_last" in params:
         params["channels_last"] = False
     return bind(p, *args, **params), 0
-
-
-def _piece_vjp(piece, i, g, out, *inputs, **params):
-    return piece(g, i, **params)
 
 
 def _check_list(name: str, tensors) -> list:
@@ -96,6 +75,13 @@ def _cat_meta(*xs, dim, sizes, dtype, channels_last):
 def _cat_piece(g, i, *, dim, sizes, dtype, channels_last):
     start = sum(sizes[:i])
     return movement.slice_dim(g, dim, start, start + sizes[i])
+
+
+# `cat` and `stack` take any number of tensor inputs; input i's gradient is a slice of g
+cat_p = Primitive("cat", _cat_kernel, _cat_meta, grad_name="CatBackward0")
+defvjp_variadic(cat_p, _cat_piece)
+deflinear(cat_p)  # joining is linear in every input
+defbatch(cat_p, functools.partial(_join_batch, cat_p))
 
 
 def _check_cat_shapes(tensors, dim: int) -> None:
@@ -142,9 +128,7 @@ def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
     # NOTE: like PyTorch, the result is channels-last when every input is, else contiguous.
     cl = nd == 4 and all(not t.is_contiguous() and is_channels_last(t._shape, t.stride())
                          for t in kept)
-    p = _VARIADIC.get(("cat", len(kept))) or _variadic(
-        "cat", len(kept), _cat_kernel, _cat_meta, _cat_piece, "CatBackward0")
-    r = apply(p, *kept, dim=d, sizes=sizes, dtype=dtype, channels_last=cl)
+    r = apply(cat_p, *kept, dim=d, sizes=sizes, dtype=dtype, channels_last=cl)
     return r if out is None else write_out(r, out)
 
 
@@ -172,6 +156,12 @@ def _stack_piece(g, i, *, dim, dtype):
     return movement.select(g, dim, i)
 
 
+stack_p = Primitive("stack", _stack_kernel, _stack_meta, grad_name="StackBackward0")
+defvjp_variadic(stack_p, _stack_piece)
+deflinear(stack_p)
+defbatch(stack_p, functools.partial(_join_batch, stack_p))
+
+
 def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
     """The tensors (all the same shape) joined along a new dim `dim`."""
     tensors = _check_list("stack", tensors)
@@ -184,9 +174,7 @@ def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
                                f"{list(first._shape)} at entry 0 and {list(t._shape)} at entry "
                                f"{i}")
-    p = _variadic("stack", len(tensors), _stack_kernel, _stack_meta, _stack_piece,
-                  "StackBackward0")
-    return write_out(apply(p, *tensors, dim=d, dtype=_common_dtype(tensors)), out)
+    return write_out(apply(stack_p, *tensors, dim=d, dtype=_common_dtype(tensors)), out)
 
 
 def _atleast(t: Tensor, n: int) -> Tensor:
