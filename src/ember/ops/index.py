@@ -559,7 +559,9 @@ def check_gather_index(name: str, input: Tensor, dim: int, index: Tensor, src=No
                 raise RuntimeError(
                     f"Size does not match at dimension {i} expected index {list(index._shape)} "
                     f"to be no larger than src {list(src._shape)}")
-    if index.device.type == "cpu":
+    # (an index with neither array nor storage is one example's view of a batch inside vmap:
+    # it has no values to read here, and the kernel checks the whole batch's)
+    if index.device.type == "cpu" and (index._np is not None or index._storage is not None):
         arr = index._array()
         n = sshape[dim]
         if arr.min() < 0 or arr.max() >= n:
