@@ -444,9 +444,12 @@ def as_strided(x: Tensor, size, stride, storage_offset=None) -> Tensor:
     if any(s < 0 for s in stride):
         raise RuntimeError("as_strided: Negative strides are not supported at the moment, got "
                            f"strides: {list(stride)}")
-    storage = x._ensure_storage_obj()
+    # (neither storage nor array: one example's view of a batch inside vmap, whose batch
+    # rule checks the bounds within each example)
+    batched = x._storage is None and x._np is None
+    storage = None if batched else x._ensure_storage_obj()
     need = storage_extent(size, stride, off) * x._dtype.itemsize
-    if need > storage.nbytes():
+    if storage is not None and need > storage.nbytes():
         raise RuntimeError(
             f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {off}, and "
             f"itemsize {x._dtype.itemsize} requiring a storage size of {need} are out of bounds "
