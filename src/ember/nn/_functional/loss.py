@@ -205,7 +205,10 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     if not input.dtype.is_floating_point:
         raise NotImplementedError(
             f"\"binary_cross_entropy\" not implemented for '{type_name(input.dtype)}'")
-    if input.device.type == "cpu" and input.numel():
+    # (a tensor with neither array nor storage is one example's view of a batch inside vmap:
+    # its values cannot be read here, as PyTorch's batched kernel checks them instead)
+    if input.device.type == "cpu" and input.numel() and (
+            input._np is not None or input._storage is not None):
         a = input.detach().numpy()
         if not ((a >= 0) & (a <= 1)).all():  # (NaN fails too, as in PyTorch)
             raise RuntimeError("all elements of input should be between 0 and 1")
