@@ -48,7 +48,9 @@ class Case:
     or one for all). `extra` lists further shape sets (0-d, empty) run in float64 by jvp.
     `complex`: torch has jvp / vmap / vjp of the call for complex inputs. `nested`: run the
     nested vmap. `slack` scales the float32 tolerances (a different summation order, a
-    factorisation). A transform set to a string is skipped with that reason."""
+    factorisation). A transform set to a string is skipped with that reason; `xfail` maps a
+    transform to the reason it is known to fail (a strict xfail: a fix makes it fail, so
+    the mark is removed with the fix)."""
 
     name: str
     fn: Callable
@@ -62,10 +64,28 @@ class Case:
     nested: bool = True
     slack: float = 1.0
     slack64: float = 1.0
+    xfail: dict = field(default_factory=dict)
 
 
-def ids(cases: list) -> list[str]:
-    return [c.name for c in cases]
+def make_tests(cases: list):
+    """The three tests of a sweep file (jvp, vmap, vjp), parametrized over its cases."""
+    def params(what: str) -> list:
+        return [pytest.param(c, id=c.name, marks=[pytest.mark.xfail(
+            strict=True, reason=c.xfail[what])] if what in c.xfail else []) for c in cases]
+
+    @pytest.mark.parametrize("case", params("jvp"))
+    def test_jvp(case):
+        assert check(case, "jvp") >= 2
+
+    @pytest.mark.parametrize("case", params("vmap"))
+    def test_vmap(case):
+        assert check(case, "vmap") >= 2
+
+    @pytest.mark.parametrize("case", params("vjp"))
+    def test_vjp(case):
+        assert check(case, "vjp") >= 1
+
+    return test_jvp, test_vmap, test_vjp
 
 
 def _seed(name: str, k: int) -> int:

@@ -3,8 +3,7 @@ the activation derivative kernels through a gradient): jvp, vmap and vjp against
 
 from __future__ import annotations
 
-import pytest
-from tests.func.sweep import Case, check, ids
+from tests.func.sweep import Case, make_tests
 
 
 def _F(m):
@@ -106,16 +105,4 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", CASES, ids=ids(CASES))
-def test_jvp(case):
-    assert check(case, "jvp") >= 2
-
-
-@pytest.mark.parametrize("case", CASES, ids=ids(CASES))
-def test_vmap(case):
-    assert check(case, "vmap") >= 2
-
-
-@pytest.mark.parametrize("case", CASES, ids=ids(CASES))
-def test_vjp(case):
-    assert check(case, "vjp") >= 1
+test_jvp, test_vmap, test_vjp = make_tests(CASES)

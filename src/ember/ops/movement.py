@@ -21,6 +21,7 @@ from .._view import (
     wrap_dim,
     wrap_dims,
 )
+from ._common import has_values
 from .registry import (
     Primitive,
     bind,
@@ -444,10 +445,8 @@ def as_strided(x: Tensor, size, stride, storage_offset=None) -> Tensor:
     if any(s < 0 for s in stride):
         raise RuntimeError("as_strided: Negative strides are not supported at the moment, got "
                            f"strides: {list(stride)}")
-    # (neither storage nor array: one example's view of a batch inside vmap, whose batch
-    # rule checks the bounds within each example)
-    batched = x._storage is None and x._np is None
-    storage = None if batched else x._ensure_storage_obj()
+    # (inside vmap an example has no storage of its own: the batch rule keeps each in bounds)
+    storage = x._ensure_storage_obj() if has_values(x) else None
     need = storage_extent(size, stride, off) * x._dtype.itemsize
     if storage is not None and need > storage.nbytes():
         raise RuntimeError(
