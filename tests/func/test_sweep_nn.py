@@ -37,6 +37,9 @@ def _sdpa(m, q, k, v):
             _F(m).scaled_dot_product_attention(q, k, v, is_causal=True, scale=0.3))
 
 
+FLASH = ("torch has no forward-mode rule for its CPU flash attention (4-d inputs of one head "
+         "size), which ember's fused primitive mirrors; the composed case below has both")
+
 CASES = [
     Case("convolution", lambda m, x, w, b: (
         _F(m).conv2d(x, w, b, padding=1), _F(m).conv2d(x, w, None, stride=2, dilation=1),
@@ -61,6 +64,9 @@ CASES = [
         _F(m).grid_sample(x, g.tanh(), mode="nearest", padding_mode="border",
                           align_corners=True)), [(1, 2, 4, 4), (1, 3, 3, 2)],
          jvp="torch has no forward-mode rule for grid_sampler_2d (NotImplementedError)"),
+    Case("grid_sampler_backward", lambda m, x, g: _grad(m, lambda a, b: _F(m).grid_sample(
+        a, b.tanh(), align_corners=False) ** 2, 0, 1)(x, g), [(1, 2, 4, 4), (1, 3, 3, 2)],
+         jvp="torch has no forward-mode rule for grid_sampler_2d_backward"),
     Case("embedding", lambda m, w: (_F(m).embedding(_i(m, [0, 2], [3, 0]), w),
                                     _F(m).embedding(_i(m, 1, 0, 1), w, padding_idx=1)),
          [(4, 3)], nested=False),
@@ -78,8 +84,21 @@ CASES = [
     Case("ctc_loss", _ctc, [(5, 2, 4)],
          jvp="torch has no forward-mode rule for ctc_loss (NotImplementedError)",
          vmap="torch's vmap has no batching rule for ctc_loss (it refuses the fallback)"),
-    Case("scaled_dot_product_attention", _sdpa, [(2, 3, 4), (2, 5, 4), (2, 5, 3)], slack=10),
+    # (4-d inputs of one head size: the fused primitive; others: the composed ops)
+    Case("scaled_dot_product_attention", _sdpa, [(1, 2, 3, 4), (1, 2, 5, 4), (1, 2, 5, 4)],
+         slack=10, jvp=FLASH),
+    Case("attention_composed", _sdpa, [(2, 3, 4), (2, 5, 4), (2, 5, 3)], slack=10),
+    Case("scaled_dot_product_attention_backward", lambda m, q, k, v: _grad(
+        m, lambda a, b, c: _sdpa(m, a, b, c)[0] ** 2, 0, 1, 2)(q, k, v),
+         [(1, 2, 3, 4), (1, 2, 5, 4), (1, 2, 5, 4)], slack=10, jvp=FLASH,
+         vjp="torch has no derivative of its flash attention backward (double backward)"),
     Case("native_batch_norm", _bn, [(4, 3, 2), (3,), (3,)], slack=10, nested=False),
+    Case("native_batch_norm_backward", lambda m, x, w, b: _grad(
+        m, lambda *a: _bn(m, *a)[0] ** 2, 0, 1, 2)(x, w, b), [(4, 3, 2), (3,), (3,)],
+         slack=10, nested=False),
+    Case("native_layer_norm_backward", lambda m, x, w, b: _grad(
+        m, lambda a, c, d: _F(m).layer_norm(a, (4,), c, d) ** 2, 0, 1, 2)(x, w, b),
+         [(3, 4), (4,), (4,)], slack=10),
     Case("native_layer_norm", lambda m, x, w, b: (
         _F(m).layer_norm(x, (4,), w, b), _F(m).layer_norm(x, (3, 4)),
         _F(m).group_norm(x.unsqueeze(0), 3)), [(3, 4), (4,), (4,)], slack=10),
