@@ -86,9 +86,12 @@ def _covered() -> set:
 
 
 def test_the_sweep_reaches_the_catalogue():
+    covered = _covered()  # (first: cat and stack make a primitive per arity on first use)
     everything = _catalogue()
-    covered = _covered() & everything
+    covered &= everything
     missing = everything - covered - set(LEFT_OUT)
     assert not missing, f"not reached by any sweep case: {sorted(missing)}"
     assert everything - covered == set(LEFT_OUT)
-    assert (len(everything), len(covered)) == (262, 252)
+    # 78 primitives and 184 family members (`python -m ember._core`), with cat and stack,
+    # which are made per arity when first called
+    assert (len(everything), len(covered)) == (264, 254)
