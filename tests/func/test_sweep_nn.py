@@ -5,7 +5,11 @@ jvp, vmap and vjp against torch."""
 
 from __future__ import annotations
 
+import numpy as np
+import pytest
 from tests.func.sweep import Case, make_tests
+
+import ember
 
 
 def _F(m):
@@ -131,3 +135,46 @@ CASES = [
 
 
 test_jvp, test_vmap, test_vjp = make_tests(CASES)
+
+
+# --- forward over reverse through the fused derivative kernels, against finite differences --
+# (torch has no forward-mode rule for these two, so the oracle is the gradient's own central
+# difference: jvp(grad f)(x; t) = (grad f(x + e t) - grad f(x - e t)) / 2e)
+
+def _attention_4d(q, k, v):
+    return (ember.nn.functional.scaled_dot_product_attention(q, k, v) ** 2).sum()
+
+
+def _grid(x, g):
+    return (ember.nn.functional.grid_sample(x, g, align_corners=False) ** 2).sum()
+
+
+def _layer_norm(x, w, b):
+    return (ember.nn.functional.layer_norm(x, (4,), w, b) ** 3).sum()
+
+
+FUSED_ZERO = ("the fused derivative kernel is marked not differentiable, and forward over "
+              "reverse runs it (no graph of the backward is built), so the tangent is silently "
+              "zero; see the report")
+
+
+@pytest.mark.parametrize("fn, shapes", [
+    pytest.param(_attention_4d, [(1, 2, 3, 4)] * 3, id="attention",
+                 marks=pytest.mark.xfail(strict=True, reason=FUSED_ZERO)),
+    pytest.param(_grid, [(1, 2, 4, 4), (1, 3, 3, 2)], id="grid_sampler",
+                 marks=pytest.mark.xfail(strict=True, reason=FUSED_ZERO)),
+    pytest.param(_layer_norm, [(3, 4), (4,), (4,)], id="layer_norm"),
+])
+def test_forward_over_reverse_through_a_fused_backward(fn, shapes):
+    rng = np.random.default_rng(0)
+    xs = [ember.tensor(rng.uniform(-0.9, 0.9, s)) for s in shapes]
+    ts = [ember.tensor(rng.standard_normal(s)) for s in shapes]
+    argnums = tuple(range(len(xs)))
+    grad = ember.func.grad(fn, argnums=argnums)
+    got = ember.func.jvp(grad, tuple(xs), tuple(ts))[1]
+    eps = 1e-6
+    hi = grad(*[x + eps * t for x, t in zip(xs, ts)])
+    lo = grad(*[x - eps * t for x, t in zip(xs, ts)])
+    for g, h, lw in zip(got, hi, lo):
+        np.testing.assert_allclose(g.numpy(), ((h - lw) / (2 * eps)).numpy(), rtol=1e-5,
+                                   atol=1e-7)
