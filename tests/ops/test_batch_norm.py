@@ -104,3 +104,23 @@ def test_an_in_place_activation_may_overwrite_the_normalised_output():
     check_op(lambda a, wt, bs: F.relu(F.batch_norm(a, None, None, wt, bs, True), inplace=True),
              lambda a, wt, bs: TF.relu(TF.batch_norm(a, None, None, wt, bs, True), inplace=True),
              x, w, b, rtol=1e-4, atol=1e-5)
+
+
+def _weighted_sum(outs, seed: int):
+    """One number from several outputs, each weighted elementwise at random (so every
+    output's gradient is checked at once)."""
+    r = np.random.default_rng(seed)
+    return sum((o * ember.tensor(r.standard_normal(tuple(o.shape)))).sum() for o in outs)
+
+
+@pytest.mark.parametrize("affine", [True, False])
+def test_the_fused_backward_kernel_has_a_gradient_in_each_input(affine):
+    # forward over reverse (jvp(grad(f))) runs the fused kernel, so it has derivatives
+    from ember.ops.batch_norm import batch_norm_backward_p
+    from ember.ops.registry import bind
+
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal((4, 3, 2)), rng.standard_normal((4, 3, 2)),
+              rng.uniform(0.5, 2, 3)] + ([rng.standard_normal(3)] if affine else [])
+    check_grads(lambda g, x, r, *w: _weighted_sum(
+        bind(batch_norm_backward_p, g, x, r, w[0] if w else None), 1), *arrays)

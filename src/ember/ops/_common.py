@@ -17,6 +17,14 @@ _grad_state = grad_mode.state
 _SCALAR_KIND = {bool: 0, int: 1, float: 2, complex: 3}
 
 
+def has_values(t: Tensor) -> bool:
+    """Whether `t`'s values can be read here for an argument check. A tensor with neither
+    an array nor a storage is one example's view of a batch inside vmap: its values are
+    the batch's, so a check that reads them is left to the kernel, which sees the batch
+    (as PyTorch's batched kernels check)."""
+    return t._np is not None or t._storage is not None
+
+
 def is_scalar(x) -> bool:
     return isinstance(x, numbers.Number) and not isinstance(x, Tensor)
 

@@ -111,7 +111,8 @@ def _threshold_backward_kernel(g, x, *, threshold):
 
     A bitwise select: g's bits ANDed with all-ones or zero, branch-free (a NumPy `where`
     on a random mask costs several times more) and exact for inf / NaN gradients."""
-    keep = (x <= threshold).astype(np.dtype(f"i{g.dtype.itemsize}"))
+    # (asarray: on 0-d inputs the comparison gives a NumPy scalar, which `out=` refuses)
+    keep = np.asarray(x <= threshold, dtype=np.dtype(f"i{g.dtype.itemsize}"))
     np.subtract(keep, 1, out=keep)
     return np.bitwise_and(g.view(keep.dtype), keep).view(g.dtype)
 

@@ -22,7 +22,6 @@ from .registry import (
     defbatch,
     defjvp,
     defvjp_joint,
-    nondifferentiable,
 )
 
 _grad_mode = grad_mode.state
@@ -84,7 +83,9 @@ attention_backward_p = Primitive(
     "scaled_dot_product_attention_backward", _attention_backward_kernel,
     lambda g, gw, q, k, v, w, *, scale: ((q._shape, q._dtype), (k._shape, k._dtype),
                                          (v._shape, v._dtype)), n_outputs=3)
-nondifferentiable(attention_backward_p)  # used only when no graph of the backward is built
+# Used when no graph of the backward is built, which forward over reverse (`jvp(grad(f))`)
+# does too: so it has derivatives of its own (below), in each input, the weights taken as
+# given (they carry the forward's tangents and gradients).
 
 
 def _attention_vjp(g, out, q, k, v, mask, *, needs, scale, causal):
@@ -153,6 +154,61 @@ def _attention_backward_batch(args, dims, *, scale):
     return bind(attention_backward_p, *full, scale=scale), (0, 0, 0)
 
 
+def _plus(a, b):
+    return b if a is None else a if b is None else a + b
+
+
+def _softmax_back(w, d):
+    """w (d - rowsum(w d)): softmax's backward, and (being symmetric) its transpose."""
+    return w * (d - (w * d).sum(-1, keepdim=True))
+
+
+def _attention_backward_jvp(primals, tangents, out, *, scale):
+    """The kernel's formula differentiated in each input: with w the weights,
+    dw = g v^T + g_w, ds = scale w (dw - rowsum(w dw)), dq = ds k, dk = ds^T q, dv = w^T g."""
+    g, gw, q, k, v, w = primals
+    tg, tgw, tq, tk, tv, tw = tangents
+    dq, dk, dv = out
+    dw = g @ v.mT if gw is None else g @ v.mT + gw
+    ds = _softmax_back(w, dw) * scale
+    t_dw = _plus(_plus(None if tg is None else tg @ v.mT, None if tv is None else g @ tv.mT),
+                 tgw)
+    t_ds = None if t_dw is None else _softmax_back(w, t_dw)
+    if tw is not None:  # the weights' own tangent, through w (dw - rowsum(w dw))
+        t_ds = _plus(t_ds, tw * (dw - (w * dw).sum(-1, keepdim=True))
+                     - w * (tw * dw).sum(-1, keepdim=True))
+    t_ds = None if t_ds is None else t_ds * scale
+    t_dq = _plus(None if t_ds is None else t_ds @ k, None if tk is None else ds @ tk)
+    t_dk = _plus(None if t_ds is None else t_ds.mT @ q, None if tq is None else ds.mT @ tq)
+    t_dv = _plus(None if tw is None else tw.mT @ g, None if tg is None else w.mT @ tg)
+    return t_dq, t_dk, t_dv
+
+
+def _attention_backward_vjp(h, out, g, gw, q, k, v, w, *, needs, scale):
+    """The transpose of `_attention_backward_jvp`, for cotangents (hq, hk, hv)."""
+    hq, hk, hv = h
+    dw = g @ v.mT if gw is None else g @ v.mT + gw
+    ds = _softmax_back(w, dw) * scale
+    d_ds = _plus(None if hq is None else hq @ k.mT, None if hk is None else q @ hk.mT)
+    d_g = d_w = d_q = d_k = d_v = d_dw = None
+    if hv is not None:  # dv = w^T g
+        d_w, d_g = g @ hv.mT, w @ hv
+    if d_ds is not None:
+        hs = d_ds * scale
+        d_dw = _softmax_back(w, hs)
+        d_w = _plus(d_w, hs * (dw - (w * dw).sum(-1, keepdim=True))
+                    - dw * (hs * w).sum(-1, keepdim=True))
+        d_g = _plus(d_g, d_dw @ v)
+        d_v = d_dw.mT @ g
+    if hq is not None:
+        d_k = ds.mT @ hq
+    if hk is not None:
+        d_q = ds @ hk
+    return d_g, (None if gw is None else d_dw), d_q, d_k, d_v, d_w
+
+
 defjvp(attention_p, _attention_jvp)
+defjvp(attention_backward_p, _attention_backward_jvp)
+defvjp_joint(attention_backward_p, _attention_backward_vjp, (True,) * 6)
 defbatch(attention_p, _attention_batch)
 defbatch(attention_backward_p, _attention_backward_batch)

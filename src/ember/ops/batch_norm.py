@@ -26,7 +26,6 @@ from .registry import (
     defbatch,
     defjvp,
     defvjp_joint,
-    nondifferentiable,
 )
 
 _grad_mode = grad_mode.state
@@ -134,7 +133,9 @@ batch_norm_backward_p = Primitive(
     "native_batch_norm_backward", _batch_norm_backward_kernel,
     lambda g, xhat, rstd, weight: ((xhat._shape, xhat._dtype),) + (
         ((xhat._shape[1],), xhat._dtype),) * 2, n_outputs=3)
-nondifferentiable(batch_norm_backward_p)  # used only when no graph of the backward is built
+# Used when no graph of the backward is built, which forward over reverse (`jvp(grad(f))`)
+# does too: so it has derivatives of its own (below), in each input, xhat and 1/std taken as
+# given (they carry the forward's tangents and gradients).
 
 
 def _batch_norm_vjp(g_all, out, x, weight, bias, *, needs, eps):
@@ -236,7 +237,72 @@ def _batch_norm_backward_batch(args, dims):
     return _unfold(outs, size, 1), (1, 0, 0)
 
 
+def _plus(a, b):
+    return b if a is None else a if b is None else a + b
+
+
+def _times(a, b):
+    return None if a is None or b is None else a * b
+
+
+def _batch_norm_backward_jvp(primals, tangents, out):
+    """The kernel's formula differentiated in each of its inputs (g, xhat, 1/std, weight;
+    xhat and 1/std carry the forward's tangents): with s = rstd weight per channel and means
+    over all but the channel dim, dx = s (g - mean(g) - xhat mean(g xhat)),
+    dweight = sum(g xhat), dbias = sum(g)."""
+    g, xhat, rstd, weight = primals
+    tg, txhat, trstd, tw = tangents
+    dims = (0,) + tuple(range(2, xhat.ndim))
+    view = (1, -1) + (1,) * (xhat.ndim - 2)
+    r = rstd.reshape(view)
+    w = None if weight is None else weight.reshape(view)
+    s = r if w is None else r * w
+    ts = _times(trstd, 1) if w is None else _plus(_times(trstd, weight), _times(rstd, tw))
+    m = (g * xhat).mean(dims, keepdim=True)
+    t_dx = None if ts is None else ts.reshape(view) * (g - g.mean(dims, keepdim=True) - xhat * m)
+    inner = None if tg is None else tg - tg.mean(dims, keepdim=True)
+    inner = _plus(inner, _times(txhat, -m))
+    tm = _plus(_times(tg, xhat), _times(g, txhat))
+    if tm is not None:
+        inner = _plus(inner, -(xhat * tm.mean(dims, keepdim=True)))
+    if inner is not None:
+        t_dx = _plus(t_dx, s * inner)
+    t_dw = _plus(_times(tg, xhat), _times(g, txhat))
+    return (t_dx, None if t_dw is None else t_dw.sum(dims),
+            None if tg is None else tg.sum(dims))
+
+
 defjvp(batch_norm_p, _batch_norm_jvp)
+defjvp(batch_norm_backward_p, _batch_norm_backward_jvp)
+
+
+def _batch_norm_backward_vjp(h_all, out, g, xhat, rstd, weight, *, needs):
+    """The transpose of `_batch_norm_backward_jvp`: with P(v) = v - mean(v) - xhat mean(v xhat)
+    per channel (symmetric), dx = s P(g) gives g the gradient s P(h_dx), s = rstd weight."""
+    h_dx, h_dw, h_db = h_all
+    dims = (0,) + tuple(range(2, xhat.ndim))
+    view = (1, -1) + (1,) * (xhat.ndim - 2)
+    r = rstd.reshape(view)
+    s = r if weight is None else r * weight.reshape(view)
+    d_g = d_xhat = d_rstd = d_w = None
+    if h_dx is not None:
+        b = s * h_dx
+        bx = (b * xhat).mean(dims, keepdim=True)
+        d_g = b - b.mean(dims, keepdim=True) - xhat * bx
+        m = (g * xhat).mean(dims, keepdim=True)
+        d_s = (h_dx * (g - g.mean(dims, keepdim=True) - xhat * m)).sum(dims)
+        d_rstd = d_s if weight is None else d_s * weight
+        d_w = None if weight is None else d_s * rstd
+        d_xhat = -(b * m + g * bx)
+    if h_dw is not None:
+        hw = h_dw.reshape(view)
+        d_g, d_xhat = _plus(d_g, xhat * hw), _plus(d_xhat, g * hw)
+    if h_db is not None:
+        d_g = _plus(d_g, h_db.reshape(view).expand(g._shape))
+    return d_g, d_xhat, d_rstd, d_w
+
+
+defvjp_joint(batch_norm_backward_p, _batch_norm_backward_vjp, (True, True, True, True))
 defbatch(batch_norm_p, _batch_norm_batch)
 defbatch(batch_norm_backward_p, _batch_norm_backward_batch)
 

@@ -441,13 +441,21 @@ def _log_base(a, out):
     return complex(np.log(complex(a))) if out._dtype.is_complex else float(np.log(float(a)))
 
 
+def _real_nonneg(b):
+    """Where exponent `b` is real and >= 0 (a complex exponent: zero imaginary part and a
+    nonnegative real one, as PyTorch's pow_backward_exponent; complex has no order)."""
+    if isinstance(b, Tensor) and b._dtype.is_complex:
+        return (b.imag == 0) & (b.real >= 0)
+    return b >= 0
+
+
 def _pow_grad_exp(g, out, a, b):
     from .ternary import where
 
     if isinstance(a, Tensor):
-        return where((a == 0) & (b >= 0), 0.0, g * _cj(out * a.log()))
+        return where((a == 0) & _real_nonneg(b), 0.0, g * _cj(out * a.log()))
     grad = g * _cj(out * _log_base(a, out))
-    return where(b >= 0, 0.0, grad) if a == 0 else grad
+    return where(_real_nonneg(b), 0.0, grad) if a == 0 else grad
 
 
 def _pow_jvp(primals, tangents, out):
@@ -463,9 +471,9 @@ def _pow_jvp(primals, tangents, out):
     if tb is not None:
         exp = tb * (out * _log_base(a, out))
         if isinstance(a, Tensor):
-            exp = where((a == 0) & (b >= 0), 0.0, exp)
+            exp = where((a == 0) & _real_nonneg(b), 0.0, exp)
         elif a == 0:
-            exp = where(b >= 0, 0.0, exp)
+            exp = where(_real_nonneg(b), 0.0, exp)
     return shaped(tangent_sum(base, exp), out)
 
 

@@ -63,13 +63,28 @@ clone_p = Primitive("clone", _clone_kernel, _clone_meta, grad_name=lambda args, 
     "CloneBackward0" if params.get("dtype") is None else "ToCopyBackward0"))
 defvjp(clone_p, lambda g, out, x, *, contiguous=False, dtype=None: g, reads=((),))
 deflinear(clone_p)
-defbatch(clone_p, lambda args, dims, **params: (bind(clone_p, *args, **params), dims[0]))
+
+
+def _clone_batch(args, dims, /, **params):
+    """vmap of a copy. A contiguous copy makes each example contiguous, as the loop would:
+    the batch dim goes in front first (copied where it stood, the examples would keep the
+    batch's strides, and `is_contiguous()` or `as_strided` inside vmap would see those)."""
+    x, d = args[0], dims[0]
+    if d is None or not params.get("contiguous") or d == 0:
+        return bind(clone_p, *args, **params), d
+    from .views import move_to_front
+
+    return bind(clone_p, move_to_front(x, d), **params), 0
+
+
+defbatch(clone_p, _clone_batch)
 
 
 def clone(x: Tensor, *, memory_format=None) -> Tensor:
     """A copy with its own storage; keeps the graph (CloneBackward0)."""
     contiguous = getattr(memory_format, "name", "") == "contiguous_format"
     out = apply(clone_p, x, contiguous=contiguous)
+    # (out._np None: one example's view of a batch inside vmap, whose layout is the batch's)
     if not contiguous and out._storage is None and out._np is not None \
             and x._stride is not None and x._stride != contiguous_strides(x._shape):
         want = like_strides(x._shape, x._stride)

@@ -19,7 +19,7 @@ from .._tensor import Tensor
 from .._view import broadcast_shapes, wrap_dim
 from . import movement
 from ._batching import batch_size, front, loop, pad_front
-from ._common import same_meta, write_out
+from ._common import has_values, same_meta, write_out
 from .index_key import (
     TENSOR_SLOT,
     _is_int,
@@ -559,7 +559,7 @@ def check_gather_index(name: str, input: Tensor, dim: int, index: Tensor, src=No
                 raise RuntimeError(
                     f"Size does not match at dimension {i} expected index {list(index._shape)} "
                     f"to be no larger than src {list(src._shape)}")
-    if index.device.type == "cpu":
+    if index.device.type == "cpu" and has_values(index):
         arr = index._array()
         n = sshape[dim]
         if arr.min() < 0 or arr.max() >= n:

@@ -26,7 +26,6 @@ from .registry import (
     defbatch,
     defjvp,
     defvjp_joint,
-    nondifferentiable,
 )
 
 _grad_mode = grad_mode.state
@@ -87,7 +86,9 @@ layer_norm_backward_p = Primitive(
     "native_layer_norm_backward", _layer_norm_backward_kernel,
     lambda g, xhat, rstd, weight, *, k: ((xhat._shape, xhat._dtype),) + (
         (tuple(xhat._shape[len(xhat._shape) - k:]), xhat._dtype),) * 2, n_outputs=3)
-nondifferentiable(layer_norm_backward_p)  # used only when no graph of the backward is built
+# Used when no graph of the backward is built, which forward over reverse (`jvp(grad(f))`)
+# does too: so it has derivatives of its own (below), in each input, xhat and 1/std taken as
+# given (they carry the forward's tangents and gradients).
 
 
 def _layer_norm_vjp(g_all, out, x, weight, bias, *, needs, k, eps):
@@ -192,6 +193,67 @@ def _layer_norm_backward_batch(args, dims, *, k):
     return (dx, dweight, dbias), (0, 0, 0)
 
 
+def _plus(a, b):
+    return b if a is None else a if b is None else a + b
+
+
+def _times(a, b):
+    return None if a is None or b is None else a * b
+
+
+def _layer_norm_backward_jvp(primals, tangents, out, *, k):
+    """The kernel's formula differentiated in each of its inputs (g, xhat, 1/std, weight;
+    xhat and 1/std carry the forward's tangents): with gw = g * weight and means over the
+    normalised dims, dx = rstd (gw - mean(gw) - xhat mean(gw xhat)), dweight = sum(g xhat),
+    dbias = sum(g) over the rows."""
+    g, xhat, rstd, weight = primals
+    tg, txhat, trstd, tw = tangents
+    norm = tuple(range(xhat.ndim - k, xhat.ndim))
+    rows = tuple(range(xhat.ndim - k))
+    gw = g if weight is None else g * weight
+    tgw = tg if weight is None else _plus(_times(tg, weight), _times(g, tw))
+    m = (gw * xhat).mean(norm, keepdim=True)
+    t_dx = None if trstd is None else trstd * (gw - gw.mean(norm, keepdim=True) - xhat * m)
+    inner = None if tgw is None else tgw - tgw.mean(norm, keepdim=True)
+    inner = _plus(inner, _times(txhat, -m))
+    tm = _plus(_times(tgw, xhat), _times(gw, txhat))
+    if tm is not None:
+        inner = _plus(inner, -(xhat * tm.mean(norm, keepdim=True)))
+    if inner is not None:
+        t_dx = _plus(t_dx, rstd * inner)
+    t_dw = _plus(_times(tg, xhat), _times(g, txhat))
+    t_dw = t_dw.sum(rows) if t_dw is not None and rows else t_dw
+    t_db = tg.sum(rows) if tg is not None and rows else tg
+    return t_dx, t_dw, t_db
+
+
 defjvp(layer_norm_p, _layer_norm_jvp)
+defjvp(layer_norm_backward_p, _layer_norm_backward_jvp)
+
+
+def _layer_norm_backward_vjp(h_all, out, g, xhat, rstd, weight, *, needs, k):
+    """The transpose of `_layer_norm_backward_jvp`: with P(v) = v - mean(v) - xhat mean(v xhat)
+    (symmetric), dx = rstd P(gw) gives gw the gradient rstd P(h_dx)."""
+    h_dx, h_dw, h_db = h_all
+    norm = tuple(range(xhat.ndim - k, xhat.ndim))
+    gw = g if weight is None else g * weight
+    d_g = d_xhat = d_rstd = d_w = None
+    if h_dx is not None:
+        b = rstd * h_dx
+        bx = (b * xhat).mean(norm, keepdim=True)
+        d_gw = b - b.mean(norm, keepdim=True) - xhat * bx
+        d_g = d_gw if weight is None else d_gw * weight
+        d_w = None if weight is None else d_gw * g  # (the engine sums it to weight's shape)
+        m = (gw * xhat).mean(norm, keepdim=True)
+        d_rstd = (h_dx * (gw - gw.mean(norm, keepdim=True) - xhat * m)).sum(norm, keepdim=True)
+        d_xhat = -(b * m + gw * bx)
+    if h_dw is not None:
+        d_g, d_xhat = _plus(d_g, xhat * h_dw), _plus(d_xhat, g * h_dw)
+    if h_db is not None:
+        d_g = _plus(d_g, h_db.expand(g._shape))
+    return d_g, d_xhat, d_rstd, d_w
+
+
+defvjp_joint(layer_norm_backward_p, _layer_norm_backward_vjp, (True, True, True, True))
 defbatch(layer_norm_p, _layer_norm_batch)
 defbatch(layer_norm_backward_p, _layer_norm_backward_batch)

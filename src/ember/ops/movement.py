@@ -21,6 +21,7 @@ from .._view import (
     wrap_dim,
     wrap_dims,
 )
+from ._common import has_values
 from .dtype_views import view_dtype
 from .registry import (
     Primitive,
@@ -445,9 +446,10 @@ def as_strided(x: Tensor, size, stride, storage_offset=None) -> Tensor:
     if any(s < 0 for s in stride):
         raise RuntimeError("as_strided: Negative strides are not supported at the moment, got "
                            f"strides: {list(stride)}")
-    storage = x._ensure_storage_obj()
+    # (inside vmap an example has no storage of its own: the batch rule keeps each in bounds)
+    storage = x._ensure_storage_obj() if has_values(x) else None
     need = storage_extent(size, stride, off) * x._dtype.itemsize
-    if need > storage.nbytes():
+    if storage is not None and need > storage.nbytes():
         raise RuntimeError(
             f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {off}, and "
             f"itemsize {x._dtype.itemsize} requiring a storage size of {need} are out of bounds "

@@ -413,19 +413,24 @@ def _batch_unfold(x, p):
 
 
 def _batch_as_strided(x, p):
-    # Each example's storage: a buffer it is written into through the input's geometry,
-    # read back through the view's (as the loop over examples would read it).
-    from .creation import zeros
+    # Each example as the loop would see it: its own storage, written through the input's
+    # geometry and read back through the view's. Both geometries are static, so which input
+    # element each output element reads is worked out here, and the batch is one gather
+    # (no in-place write: a nested vmap loops over those); an output element the input's
+    # geometry never wrote reads zero.
+    from .index_ops import index_select
+    from .ternary import where
 
     src = (p["in_shape"], p["in_stride"], p["in_offset"])
     dst = (p["size"], p["stride_"], p["storage_offset"])
+    source = np.full(max(storage_extent(*src), storage_extent(*dst)), -1, dtype=np.int64)
+    source[_positions(src, 0).reshape(-1)] = np.arange(int(np.prod(src[0], dtype=np.int64)))
+    pick = source[_positions(dst, 0).reshape(-1)]
     n = x._shape[0]
-    flat = zeros((n, max(storage_extent(*src), storage_extent(*dst))), dtype=x._dtype,
-                 device=x.device)
-    put = _wrap(_positions(src, 0).reshape(-1))
-    take = _wrap(_positions(dst, 0).reshape(-1))
-    flat[:, put] = x.reshape(n, -1)
-    return flat[:, take].reshape((n,) + tuple(p["size"]))
+    out = index_select(x.reshape(n, -1), 1, _wrap(np.maximum(pick, 0)))
+    if (pick < 0).any():
+        out = where(_wrap(pick >= 0), out, 0)
+    return out.reshape((n,) + tuple(p["size"]))
 
 
 _BATCH = {

@@ -16,7 +16,7 @@ from ..._tensor import Tensor
 from ..._view import broadcast_shapes
 from ...amp.autocast_mode import cast_for
 from ...ops import loss_ops, nn_ops
-from ...ops._common import type_name
+from ...ops._common import has_values, type_name
 from .layers import pairwise_distance
 
 __all__ = [
@@ -205,7 +205,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     if not input.dtype.is_floating_point:
         raise NotImplementedError(
             f"\"binary_cross_entropy\" not implemented for '{type_name(input.dtype)}'")
-    if input.device.type == "cpu" and input.numel():
+    if input.device.type == "cpu" and input.numel() and has_values(input):
         a = input.detach().numpy()
         if not ((a >= 0) & (a <= 1)).all():  # (NaN fails too, as in PyTorch)
             raise RuntimeError("all elements of input should be between 0 and 1")
