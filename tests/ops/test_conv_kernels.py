@@ -205,3 +205,18 @@ def test_weight_gradient_of_few_columns_matches_torch():
     """A stem's 3 input channels: the weight gradient as a product per sample, summed."""
     _conv2d((5, 3, 8, 9), (4, 3, 3, 3), padding=1)
     _conv2d((5, 1, 8, 9), (4, 1, 3, 3), stride=2)
+
+
+@pytest.mark.parametrize("chunk_bytes", [1, 1 << 30], ids=["one-sample-chunks", "one-chunk"])
+def test_new_paths_over_chunks_and_threads_match_torch(monkeypatch, chunk_bytes):
+    """The channels-last, flat-plane and depthwise weight-gradient paths over batch chunks
+    shared out to the kernel threads (scratch reused, partial weight gradients summed)."""
+    monkeypatch.setattr(_parallel, "BATCH_CHUNK_BYTES", chunk_bytes)
+    for x_shape, w_shape, kw in (((16, 64, 8, 8), (8, 64, 3, 3), {"padding": 1}),
+                                 ((32, 64, 13, 13), (8, 64, 3, 3), {"stride": 2, "padding": 1}),
+                                 ((16, 16, 12, 12), (32, 16, 3, 3), {}),
+                                 ((64, 32, 24, 24), (32, 1, 3, 3), {"padding": 1,
+                                                                   "groups": 32})):
+        check_op(lambda x, w, k=kw: C.conv2d(x, w, **k),
+                 lambda x, w, k=kw: TF.conv2d(x, w, **k),
+                 rand_array(x_shape), rand_array(w_shape, seed=1), rtol=1e-4, atol=1e-3)
