@@ -7,7 +7,10 @@ buffer to stay in cache, and the chunks are shared out to ember's kernel threads
 OpenBLAS thread each), so the copies run in parallel as well as the products. A chunk's
 im2col buffer is laid out (C, *k, b, *out): read as (b, g, C/g*K, L) it feeds the
 forward product, which writes (b, g, O/g, L) straight into the output, and read as
-(g, C/g*K, b*L) it feeds the weight gradient as one product per chunk.
+(g, C/g*K, b*L) it feeds the weight gradient as one product per chunk. Two variants
+copy longer runs where they pay (measured per shape; see benchmarks/README.md, issue
+20): channels-last columns (b, L, K*C) from 64 channels, and at stride 1 in 2-d the
+flattened padded plane, where each tap is one contiguous run at a constant offset.
 """
 
 from __future__ import annotations
