@@ -38,7 +38,7 @@ from ember.ops import (
     pooling,
     sampling,
 )
-from ember.optim import adam, sgd
+from ember.optim import adam, rmsprop, sgd
 
 AREA = [
     matmul.matmul_p, matmul.addmm_p,
@@ -52,7 +52,7 @@ AREA = [
     nn_ops.ctc_loss_p, nn_ops.ctc_grad_p,
     loss_ops.pointwise_loss_p,
     sampling.grid_sampler_p, sampling.grid_sampler_backward_p,
-    adam.adam_step_p, sgd.sgd_step_p,
+    adam.adam_step_p, sgd.sgd_step_p, rmsprop.adadelta_step_p,
 ]
 LOSSES = list(loss_ops.pointwise_loss_p.members.values())
 
@@ -302,14 +302,15 @@ def test_jvp_and_batch_rules_of_each_call(case):
 
 def test_the_cases_reach_every_primitive_and_member_of_the_area():
     reached = {name for _, _, names in CASES.values() for name in names}
-    loops = {"adam_step", "sgd_step"}  # vmap loops over them and they have no derivative
+    # vmap loops over the optimizer steps and they have no derivative
+    loops = {"adam_step", "sgd_step", "adadelta_step"}
     want = {p.name for p in AREA if p is not loss_ops.pointwise_loss_p} - loops
     want |= {f"pointwise_loss({m.name})" for m in LOSSES}
     assert reached == want
 
 
 def test_every_primitive_and_member_of_the_area_has_jvp_and_batch_entries():
-    assert len(AREA) == 26 and len(LOSSES) == 6
+    assert len(AREA) == 27 and len(LOSSES) == 6
     for p in AREA:
         assert batch_rules.get(p, MISSING) is not MISSING, p.name
         rule = jvp_rules.get(p, MISSING)
@@ -317,7 +318,7 @@ def test_every_primitive_and_member_of_the_area_has_jvp_and_batch_entries():
         if rule.__class__ is ByParam:
             for m in LOSSES:
                 assert rule.table.get(m, MISSING) not in (MISSING, NOT_DIFFERENTIABLE), m.name
-    for p in (adam.adam_step_p, sgd.sgd_step_p):
+    for p in (adam.adam_step_p, sgd.sgd_step_p, rmsprop.adadelta_step_p):
         assert batch_rules[p] is BY_LOOP and loop_reasons[p]
         assert jvp_rules[p] is NOT_DIFFERENTIABLE
 

@@ -129,3 +129,94 @@ def test_double_backward_by_finite_differences(kw, w_shape):
 
     check_grads(lambda x: grad_norms(x, ember.tensor(w0)), x0, rtol=1e-4, atol=1e-6)
     check_grads(lambda w: grad_norms(ember.tensor(x0), w), w0, rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("x_shape, w_shape, kw", [
+    ((3, 64, 6, 5), (8, 64, 3, 3), {"padding": 1}),  # forward, dx as a full convolution
+    ((3, 64, 7, 6), (8, 64, 3, 3), {}),  # unpadded: dx by col2im
+    ((3, 32, 9, 8), (8, 32, 3, 3), {"stride": 2, "padding": 1}),  # strided col2im
+    ((3, 64, 9, 8), (8, 64, 3, 2), {"stride": (2, 1), "dilation": (1, 2), "padding": (1, 0)}),
+    ((2, 64, 9, 8), (8, 64, 1, 1), {"stride": 2}),  # 1x1: not channels-last
+], ids=str)
+def test_channels_last_columns_match_torch(x_shape, w_shape, kw):
+    """From 64 channels (32 for a strided dx) im2col runs over channels-last copies."""
+    from ember.ops import _conv_kernels as K
+
+    geo = K.geometry(x_shape, w_shape[2:], (1, 1), ((0, 0), (0, 0)), (1, 1), 1)
+    assert K._last(geo, x_shape[1], 32) == (w_shape[2:] != (1, 1))
+    _conv2d(x_shape, w_shape, **kw)
+
+
+def test_channels_last_conv1d_conv3d_match_torch():
+    check_op(lambda x, w: C.conv1d(x, w, padding=1, stride=2),
+             lambda x, w: TF.conv1d(x, w, padding=1, stride=2),
+             rand_array((2, 64, 9)), rand_array((5, 64, 3), seed=1), **TOL)
+    check_op(lambda x, w: C.conv3d(x, w, padding=(1, 0, 1)),
+             lambda x, w: TF.conv3d(x, w, padding=(1, 0, 1)),
+             rand_array((2, 64, 3, 4, 3)), rand_array((4, 64, 2, 2, 3), seed=1), **TOL)
+
+
+@pytest.mark.parametrize("x_shape, w_shape, kw", [
+    ((2, 6, 9, 8), (5, 6, 3, 3), {}),  # the MNIST CNN's case: unpadded
+    ((2, 6, 7, 6), (5, 6, 3, 2), {"padding": (3, 2), "dilation": (1, 2)}),  # padded plane
+    ((2, 8, 7, 7), (6, 4, 3, 3), {"groups": 2}),
+], ids=str)
+def test_stride1_col2im_over_the_flat_plane_matches_torch(x_shape, w_shape, kw):
+    """The 2-d stride-1 input gradient by col2im over a widened output gradient."""
+    _conv2d(x_shape, w_shape, **kw)
+
+
+def test_stride1_transposed_with_output_padding_matches_torch():
+    # rows past every window's reach stay zero
+    check_op(lambda x, w: C.conv_transpose2d(x, w, padding=2, output_padding=1, dilation=2),
+             lambda x, w: TF.conv_transpose2d(x, w, padding=2, output_padding=1, dilation=2),
+             rand_array((2, 6, 5, 4)), rand_array((6, 5, 3, 3), seed=1), **TOL)
+
+
+def test_wide_paths_keep_infinities_where_torch_does():
+    """The widened products' zero columns meet inputs or weights no window reads: an inf
+    there must not turn into NaN (the depthwise weight gradient, the stride-1 dx)."""
+    x = rand_array((2, 6, 7, 8))
+    x[:, :, :, -1] = np.inf  # read only by the last taps of the last columns
+    check_op(lambda x, w: C.conv2d(x, w, padding=1, groups=6),
+             lambda x, w: TF.conv2d(x, w, padding=1, groups=6), x,
+             rand_array((6, 1, 3, 3), seed=1), **TOL)
+    w = rand_array((5, 6, 3, 3), seed=1)
+    w[0, 0, 0, 0] = np.inf
+    check_op(lambda x, w: C.conv2d(x, w), lambda x, w: TF.conv2d(x, w),
+             rand_array((2, 6, 9, 8)), w, **TOL)
+
+
+@pytest.mark.parametrize("x_shape, w_shape, kw", [
+    ((3, 8, 9, 7), (5, 8, 3, 3), {"padding": 1}),
+    ((3, 16, 9, 8), (4, 16, 2, 3), {"padding": "same", "dilation": (2, 1)}),
+    ((2, 8, 6, 9), (3, 8, 3, 3), {}),
+], ids=str)
+def test_forward_over_the_flat_plane_matches_torch(x_shape, w_shape, kw):
+    """From 8 to 63 channels a 2-d stride-1 forward runs over the padded plane's rows."""
+    from ember.ops import _conv_kernels as K
+
+    assert K._wide_forward(K.geometry(x_shape, w_shape[2:], (1, 1), ((0, 0),) * 2, (1, 1), 1),
+                           x_shape[1])
+    _conv2d(x_shape, w_shape, **kw)
+
+
+def test_weight_gradient_of_few_columns_matches_torch():
+    """A stem's 3 input channels: the weight gradient as a product per sample, summed."""
+    _conv2d((5, 3, 8, 9), (4, 3, 3, 3), padding=1)
+    _conv2d((5, 1, 8, 9), (4, 1, 3, 3), stride=2)
+
+
+@pytest.mark.parametrize("chunk_bytes", [1, 1 << 30], ids=["one-sample-chunks", "one-chunk"])
+def test_new_paths_over_chunks_and_threads_match_torch(monkeypatch, chunk_bytes):
+    """The channels-last, flat-plane and depthwise weight-gradient paths over batch chunks
+    shared out to the kernel threads (scratch reused, partial weight gradients summed)."""
+    monkeypatch.setattr(_parallel, "BATCH_CHUNK_BYTES", chunk_bytes)
+    for x_shape, w_shape, kw in (((16, 64, 8, 8), (8, 64, 3, 3), {"padding": 1}),
+                                 ((32, 64, 13, 13), (8, 64, 3, 3), {"stride": 2, "padding": 1}),
+                                 ((16, 16, 12, 12), (32, 16, 3, 3), {}),
+                                 ((64, 32, 24, 24), (32, 1, 3, 3), {"padding": 1,
+                                                                   "groups": 32})):
+        check_op(lambda x, w, k=kw: C.conv2d(x, w, **k),
+                 lambda x, w, k=kw: TF.conv2d(x, w, **k),
+                 rand_array(x_shape), rand_array(w_shape, seed=1), rtol=1e-4, atol=1e-3)

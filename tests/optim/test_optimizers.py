@@ -82,6 +82,7 @@ CASES = [
     ("RMSprop", dict(lr=1e-2, centered=True, momentum=0.9, weight_decay=1e-3)),
     ("Adagrad", dict(lr=0.1, lr_decay=1e-3, initial_accumulator_value=0.1)),
     ("Adadelta", dict(lr=1.0, rho=0.9, weight_decay=1e-3)),
+    ("Adadelta", dict(lr=0.5, rho=0.8, eps=1e-5, maximize=True)),
 ]
 
 
@@ -210,22 +211,23 @@ def test_step_hooks_run_in_order():
     assert calls == ["pre", "post", "pre"]
 
 
-FUSED = [c for c in CASES if c[0] in ("SGD", "Adam", "AdamW")]
+FUSED = [c for c in CASES if c[0] in ("SGD", "Adam", "AdamW", "Adadelta")]
 
 
 @pytest.mark.parametrize("case", FUSED, ids=[_ids(c) for c in FUSED])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_fused_numpy_update_equals_the_tensor_op_form(case, dtype, monkeypatch):
-    # On the CPU, SGD and Adam update through NumPy arrays in place; with that path switched
-    # off they run as tensor ops (as on other devices). Both must round identically.
-    from ember.optim import adam, sgd
+    # On the CPU, SGD, Adam and Adadelta update through NumPy arrays in place; with that
+    # path switched off they run as tensor ops (as on other devices). Both must round
+    # identically.
+    from ember.optim import adam, rmsprop, sgd
 
     name, kwargs = case
     init, x, y = _data(4)
     init, x, y = [a.astype(dtype) for a in init], x.astype(dtype), y.astype(dtype)
     fused, _ = _run(ember, getattr(ember.optim, name), kwargs, init, x, y, 10)
     assert all(p._version > 0 for p in fused)  # in-place updates bump version counters
-    for module in (adam, sgd):  # the op form: no update takes the fused primitive
+    for module in (adam, rmsprop, sgd):  # the op form: no update takes the fused primitive
         monkeypatch.setattr(module, "fusable", lambda *tensors: False)
     ops, _ = _run(ember, getattr(ember.optim, name), kwargs, init, x, y, 10)
     for a, b in zip(fused, ops):

@@ -7,7 +7,10 @@ buffer to stay in cache, and the chunks are shared out to ember's kernel threads
 OpenBLAS thread each), so the copies run in parallel as well as the products. A chunk's
 im2col buffer is laid out (C, *k, b, *out): read as (b, g, C/g*K, L) it feeds the
 forward product, which writes (b, g, O/g, L) straight into the output, and read as
-(g, C/g*K, b*L) it feeds the weight gradient as one product per chunk.
+(g, C/g*K, b*L) it feeds the weight gradient as one product per chunk. Two variants
+copy longer runs where they pay (measured per shape; see benchmarks/README.md, issue
+20): channels-last columns (b, L, K*C) from 64 channels, and at stride 1 in 2-d the
+flattened padded plane, where each tap is one contiguous run at a constant offset.
 """
 
 from __future__ import annotations
@@ -161,6 +164,111 @@ def _depthwise_chunk(x: np.ndarray, wt: np.ndarray, geo: Geometry, dst: np.ndarr
             np.add(dst, np.multiply(part, scale, out=tmp), out=dst)
 
 
+def _depthwise_weight_chunk(x: np.ndarray, gy: np.ndarray, geo: Geometry,
+                            acc: np.ndarray | None) -> np.ndarray:
+    """acc (C, K) += the depthwise weight gradient of samples x at stride 1: per tap one
+    sum of products over the flattened padded plane (a constant offset per tap, as in
+    `_depthwise_chunk`), against the output gradient spread out to the plane's row
+    stride with zeros between its rows (rows of the plane, not of `out`, 2.5x faster
+    than the grouped product of im2col columns)."""
+    b, c, nd = x.shape[0], x.shape[1], geo.nd
+    xp = _pad(x, geo)
+    plane = xp.shape[2:]
+    pstride = tuple(int(np.prod(plane[i + 1:], dtype=np.int64)) for i in range(nd))
+    span = sum((geo.out[i] - 1) * pstride[i] for i in range(nd)) + 1
+    flat = np.ascontiguousarray(xp).reshape(b, c, -1)
+    wide = np.zeros((b, c, span), x.dtype)
+    it = wide.itemsize
+    np.copyto(as_strided(wide, gy.shape, wide.strides[:2] + tuple(p * it for p in pstride)),
+              gy)
+    part = np.empty((c, geo.taps), x.dtype)
+    for t, tap in enumerate(itertools.product(*(range(k) for k in geo.k))):
+        off = sum(tap[i] * geo.dilation[i] * pstride[i] for i in range(nd))
+        part[:, t] = np.einsum("bcs,bcs->bc", wide, flat[:, :, off:off + span]).sum(0)
+    return part if acc is None else np.add(acc, part, out=acc)
+
+
+# --- channels last ----------------------------------------------------------------------
+# With the channels last, one receptive field's row of taps is a contiguous run of kw * C
+# elements of the padded input, so im2col copies long runs instead of rows of `out` (8 to
+# 32 elements here); the products read the columns transposed, and the forward still
+# writes (O, L) per sample. It costs one transposing copy of the input per chunk, which
+# pays from about 64 channels (measured: 0.6-1.1 ms less per 3x3 product at 64-128
+# channels, a wash at 32).
+
+LAST_MIN_CHANNELS = 64
+
+
+def _last(geo: Geometry, c: int, min_channels: int = LAST_MIN_CHANNELS) -> bool:
+    """Whether the channels-last columns serve this (ungrouped) convolution."""
+    return geo.groups == 1 and geo.taps > 1 and c >= min_channels
+
+
+def _last_scratch(x_shape, geo: Geometry) -> tuple[int, int]:
+    """Per-sample scratch elements: (columns, padded channels-last input)."""
+    c = x_shape[1]
+    plane = int(np.prod([x_shape[2 + i] + lo + hi for i, (lo, hi) in
+                         enumerate(geo.padding)], dtype=np.int64))
+    return geo.positions * geo.taps * c, plane * c
+
+
+def _padded_last(x: np.ndarray, geo: Geometry, buf: np.ndarray) -> np.ndarray:
+    """x (b, C, *S) copied into `buf` as (b, *padded S, C), zeros around."""
+    b, c, nd = x.shape[0], x.shape[1], geo.nd
+    sp = tuple(x.shape[2 + i] + lo + hi for i, (lo, hi) in enumerate(geo.padding))
+    xp = buf[:b * c * int(np.prod(sp, dtype=np.int64))].reshape((b,) + sp + (c,))
+    for i, (lo, hi) in enumerate(geo.padding):
+        pre = (slice(None),) * (1 + i)
+        if lo:
+            xp[pre + (slice(0, lo),)] = 0
+        if hi:
+            xp[pre + (slice(sp[i] - hi, sp[i]),)] = 0
+    inner = tuple(slice(lo, lo + x.shape[2 + i]) for i, (lo, _) in enumerate(geo.padding))
+    np.copyto(xp[(slice(None),) + inner], x.transpose((0,) + tuple(range(2, 2 + nd)) + (1,)))
+    return xp
+
+
+def im2col_last(x: np.ndarray, geo: Geometry, buf: np.ndarray) -> np.ndarray:
+    """The receptive fields of samples x (b, C, *S) as (b, L, K C) columns, taps then
+    channels along a row (the weight's order once its channels are moved last)."""
+    b, c, nd = x.shape[0], x.shape[1], geo.nd
+    ncols = b * geo.positions * geo.taps * c
+    xp = _padded_last(x, geo, buf[ncols:])
+    s = xp.strides
+    view = as_strided(xp, (b,) + geo.out + geo.k + (c,),
+                      (s[0],) + tuple(s[1 + i] * geo.stride[i] for i in range(nd))
+                      + tuple(s[1 + i] * geo.dilation[i] for i in range(nd)) + (s[-1],),
+                      writeable=False)
+    cols = buf[:ncols].reshape((b,) + geo.out + geo.k + (c,))
+    np.copyto(cols, view)
+    return cols.reshape(b, geo.positions, geo.taps * c)
+
+
+def _weight_last(w: np.ndarray) -> np.ndarray:
+    """w (O, C, *k) as (O, K C): taps then channels along a row."""
+    nd = w.ndim - 2
+    return np.ascontiguousarray(w.transpose((0,) + tuple(range(2, 2 + nd)) + (1,))).reshape(
+        w.shape[0], -1)
+
+
+def _col2im_last(cols: np.ndarray, geo: Geometry, dst: np.ndarray, buf: np.ndarray) -> None:
+    """dst (b, C, *S) = the adjoint of `im2col_last` applied to cols (b, L, K C): one add
+    per tap into a padded channels-last buffer, whose rows of C are contiguous."""
+    b, c, nd = dst.shape[0], dst.shape[1], geo.nd
+    sp = tuple(dst.shape[2 + i] + lo + hi for i, (lo, hi) in enumerate(geo.padding))
+    xp = buf[:b * c * int(np.prod(sp, dtype=np.int64))].reshape((b,) + sp + (c,))
+    xp.fill(0)
+    cols = cols.reshape((b,) + geo.out + geo.k + (c,))
+    for tap in itertools.product(*(range(k) for k in geo.k)):
+        sl = tuple(slice(tap[i] * geo.dilation[i],
+                         tap[i] * geo.dilation[i] + geo.stride[i] * (geo.out[i] - 1) + 1,
+                         geo.stride[i]) for i in range(nd))
+        region = xp[(slice(None),) + sl]
+        np.add(region, cols[(Ellipsis,) + tap + (slice(None),)], out=region)
+    inner = tuple(slice(lo, lo + dst.shape[2 + i]) for i, (lo, _) in enumerate(geo.padding))
+    np.copyto(dst, xp[(slice(None),) + inner].transpose((0, nd + 1) + tuple(range(1, nd + 1))))
+
+
 # --- the three products -----------------------------------------------------------------
 
 def forward(x: np.ndarray, w: np.ndarray, geo: Geometry) -> np.ndarray:
@@ -188,6 +296,19 @@ def forward(x: np.ndarray, w: np.ndarray, geo: Geometry) -> np.ndarray:
 
         over_batch(n, x[:1].nbytes, flops, pointwise)
         return out
+    if _wide_forward(geo, c):
+        _forward_wide(x, w, geo, out, flops)
+        return out
+    if _last(geo, c):
+        w2 = _weight_last(w)
+        ncols, nplane = _last_scratch(x.shape, geo)
+
+        def last(lo, hi, buf, acc):
+            cols = im2col_last(x[lo:hi], geo, buf)
+            np.matmul(w2, cols.transpose(0, 2, 1), out=out4[lo:hi, 0])
+
+        over_batch(n, ncols * x.itemsize, flops, last, ncols + nplane, x.dtype)
+        return out
     per = c * K * L
 
     def general(lo, hi, buf, acc):
@@ -196,6 +317,52 @@ def forward(x: np.ndarray, w: np.ndarray, geo: Geometry) -> np.ndarray:
 
     over_batch(n, per * x.itemsize, flops, general, per, x.dtype)
     return out
+
+
+def _wide_forward(geo: Geometry, c: int) -> bool:
+    """A 2-d stride-1 ungrouped kernel on 8 to 63 channels: `_forward_wide` serves it."""
+    return (geo.nd == 2 and geo.groups == 1 and geo.taps > 1 and 8 <= c < LAST_MIN_CHANNELS
+            and all(s == 1 for s in geo.stride))
+
+
+def _forward_wide(x: np.ndarray, w: np.ndarray, geo: Geometry, out: np.ndarray,
+                  flops: int) -> None:
+    """out = conv(x, w) at stride 1 over the flattened padded plane: each tap's im2col
+    row is one contiguous run of the plane at a constant offset (a copy of whole rows,
+    not of rows of `out`), and the product computes every column of the padded width,
+    the columns past the output's dropped in the copy out (for 32 channels at 32x32,
+    6% more product for an im2col 3x cheaper: 7.5 -> 6.8 ms)."""
+    n, c = x.shape[:2]
+    o, K = w.shape[0], geo.taps
+    (oh, ow), (h, wd) = geo.out, x.shape[2:]
+    (plo, phi), (qlo, qhi) = geo.padding
+    hp, wp = h + plo + phi, wd + qlo + qhi
+    lw = oh * wp
+    span = (oh - 1) * wp + ow
+    offs = [i * geo.dilation[0] * wp + j * geo.dilation[1]
+            for i, j in itertools.product(range(geo.k[0]), range(geo.k[1]))]
+    w2 = w.reshape(o, c * K)
+    ncols, nplane, nout = c * K * lw, c * hp * wp, o * lw
+
+    def wide(lo, hi, buf, acc):
+        b = hi - lo
+        cols = buf[:b * ncols].reshape(b, c, K, lw)
+        cols[..., span:] = 0  # (past the last row: columns that are dropped)
+        xp = buf[b * ncols:b * (ncols + nplane)].reshape(b, c, hp, wp)
+        if geo.padded:
+            xp[:, :, :plo] = 0
+            xp[:, :, hp - phi:] = 0
+            xp[:, :, :, :qlo] = 0
+            xp[:, :, :, wp - qhi:] = 0
+        xp[:, :, plo:plo + h, qlo:qlo + wd] = x[lo:hi]
+        flat = xp.reshape(b, c, hp * wp)
+        for t, off in enumerate(offs):
+            cols[:, :, t, :span] = flat[:, :, off:off + span]
+        res = buf[b * (ncols + nplane):b * (ncols + nplane + nout)].reshape(b, o, lw)
+        np.matmul(w2, cols.reshape(b, c * K, lw), out=res)
+        np.copyto(out[lo:hi], res.reshape(b, o, oh, wp)[..., :ow])
+
+    over_batch(n, ncols * x.itemsize, flops, wide, ncols + nplane + nout, x.dtype)
 
 
 def input_grad(gy: np.ndarray, w: np.ndarray, geo: Geometry, x_shape) -> np.ndarray:
@@ -207,11 +374,11 @@ def input_grad(gy: np.ndarray, w: np.ndarray, geo: Geometry, x_shape) -> np.ndar
     full = _as_full_convolution(geo, x_shape, o)
     if full is not None and not geo.pointwise:
         return forward(gy, _flipped(w, g), full)
-    dx = np.zeros(tuple(x_shape), gy.dtype)
     flops = 2 * n * o * (c // g) * K * L
     g4 = gy.reshape(n, g, o // g, L)
     if _depthwise(geo, c, o):
         wt = w.reshape(c, K)
+        dx = np.zeros(tuple(x_shape), gy.dtype)
 
         def depthwise(lo, hi, buf, acc):
             src = gy[lo:hi]
@@ -224,6 +391,21 @@ def input_grad(gy: np.ndarray, w: np.ndarray, geo: Geometry, x_shape) -> np.ndar
 
         over_batch(n, 2 * dx[:1].nbytes, flops, depthwise)
         return dx
+    strided = any(s != 1 for s in geo.stride)
+    if _last(geo, c, LAST_MIN_CHANNELS // 2 if strided else LAST_MIN_CHANNELS):
+        w2 = _weight_last(w)
+        ncols, nplane = _last_scratch(x_shape, geo)
+        g3 = gy.reshape(n, o, L)
+
+        def last(lo, hi, buf, acc):
+            cols = buf[:(hi - lo) * ncols].reshape(hi - lo, L, K * c)
+            np.matmul(g3[lo:hi].transpose(0, 2, 1), w2, out=cols)
+            _col2im_last(cols, geo, dx[lo:hi], buf[(hi - lo) * ncols:])
+
+        dx = np.empty(tuple(x_shape), gy.dtype)
+        over_batch(n, ncols * gy.itemsize, flops, last, ncols + nplane, gy.dtype)
+        return dx
+    dx = np.zeros(tuple(x_shape), gy.dtype)
     wt = w.reshape(g, o // g, (c // g) * K).transpose(0, 2, 1)
     if geo.pointwise:
         dx4 = dx.reshape(n, g, c // g, L)
@@ -232,6 +414,10 @@ def input_grad(gy: np.ndarray, w: np.ndarray, geo: Geometry, x_shape) -> np.ndar
             np.matmul(wt, g4[lo:hi], out=dx4[lo:hi])
 
         over_batch(n, dx[:1].nbytes, flops, pointwise)
+        return dx
+    # (the widened product's zero columns stay zero only for a finite weight)
+    if geo.nd == 2 and all(s == 1 for s in geo.stride) and c >= 4 and np.isfinite(w).all():
+        _col2im_wide(gy, wt, geo, dx, flops)
         return dx
     per = c * K * L
 
@@ -244,6 +430,49 @@ def input_grad(gy: np.ndarray, w: np.ndarray, geo: Geometry, x_shape) -> np.ndar
 
     over_batch(n, per * gy.itemsize, flops, general, per, gy.dtype)
     return dx
+
+
+def _col2im_wide(gy: np.ndarray, wt: np.ndarray, geo: Geometry, dx: np.ndarray,
+                 flops: int) -> None:
+    """dx (zeros) += the 2-d stride-1 input gradient, col2im over the flattened padded
+    plane. The output gradient is widened to the padded width with zero columns, so each
+    tap's columns are one contiguous run of the plane at a constant offset: the adds
+    run over long rows instead of rows of `out` (measured 2x faster), for a product wider
+    by the padded width over the output's (8% on the MNIST CNN's 26 -> 24)."""
+    n, o = gy.shape[:2]
+    c, g, K = dx.shape[1], geo.groups, geo.taps
+    (oh, ow), (h, w) = geo.out, dx.shape[2:]
+    (plo, phi), (qlo, qhi) = geo.padding
+    hp, wp = h + plo + phi, w + qlo + qhi
+    lw = oh * wp
+    span = (oh - 1) * wp + ow
+    offs = [i * geo.dilation[0] * wp + j * geo.dilation[1]
+            for i, j in itertools.product(range(geo.k[0]), range(geo.k[1]))]
+    ncols, nwide = c * K * lw, o * lw
+    nplane = c * hp * wp if geo.padded else 0
+
+    def wide(lo, hi, buf, acc):
+        b = hi - lo
+        gw = buf[b * ncols:b * (ncols + nwide)].reshape(b, o, oh, wp)
+        gw[..., ow:] = 0
+        gw[..., :ow] = gy[lo:hi]
+        cols = buf[:b * ncols].reshape(b, g, (c // g) * K, lw)
+        np.matmul(wt, gw.reshape(b, g, o // g, lw), out=cols)
+        cols = cols.reshape(b, c, K, lw)
+        if geo.padded:
+            plane = buf[b * (ncols + nwide):b * (ncols + nwide + nplane)].reshape(
+                b, c, hp, wp)
+            plane.fill(0)
+        else:
+            plane = dx[lo:hi]
+        flat = plane.reshape(b, c, hp * wp)
+        for t, off in enumerate(offs):
+            region = flat[:, :, off:off + span]
+            np.add(region, cols[:, :, t, :span], out=region)
+        if geo.padded:
+            np.copyto(dx[lo:hi], plane[:, :, plo:plo + h, qlo:qlo + w])
+
+    over_batch(n, ncols * gy.itemsize, flops, wide, ncols + nwide + nplane, gy.dtype)
 
 
 def _as_full_convolution(geo: Geometry, x_shape, o: int) -> Geometry | None:
@@ -284,13 +513,48 @@ def weight_grad(x: np.ndarray, gy: np.ndarray, geo: Geometry, w_shape) -> np.nda
     L, K = geo.positions, geo.taps
     flops = 2 * n * o * (c // g) * K * L
     g4 = gy.reshape(n, g, o // g, L)
+    if _depthwise(geo, c, o) and all(s == 1 for s in geo.stride):
+        parts = over_batch(n, 3 * x[:1].nbytes, flops,
+                           lambda lo, hi, buf, acc: _depthwise_weight_chunk(
+                               x[lo:hi], gy[lo:hi], geo, acc))
+        total = parts[0]
+        for p in parts[1:]:
+            total = total + p
+        # The zeros between the spread rows meet inputs no window reads; an inf there
+        # would turn them into NaN: a non-finite result is redone by the exact path.
+        if np.isfinite(total).all():
+            return total.reshape(w_shape)
+    if _last(geo, c, LAST_MIN_CHANNELS if any(s != 1 for s in geo.stride)
+             else LAST_MIN_CHANNELS // 2):
+        ncols, nplane = _last_scratch(x.shape, geo)
+
+        def last(lo, hi, buf, acc):
+            cols = im2col_last(x[lo:hi], geo, buf)
+            gg = np.ascontiguousarray(g4[lo:hi, 0].transpose(1, 0, 2)).reshape(o, -1)
+            part = np.matmul(gg, cols.reshape(-1, K * c))
+            return part if acc is None else np.add(acc, part, out=acc)
+
+        parts = over_batch(n, ncols * x.itemsize, flops, last, ncols + nplane, x.dtype)
+        total = parts[0]
+        for p in parts[1:]:
+            total = total + p
+        nd = geo.nd
+        return np.ascontiguousarray(total.reshape((o,) + geo.k + (c,)).transpose(
+            (0, nd + 1) + tuple(range(1, nd + 1))))
     per = c * K * L
 
     def general(lo, hi, buf, acc):
         b = hi - lo
-        cols = im2col(x[lo:hi], geo, buf).reshape(g, (c // g) * K, b * L)
-        gg = np.ascontiguousarray(g4[lo:hi].transpose(1, 2, 0, 3)).reshape(g, o // g, b * L)
-        part = np.matmul(gg, cols.transpose(0, 2, 1))
+        if g == 1 and c * K <= 32:
+            # few rows of columns (a stem's 3 channels): a product per sample, summed,
+            # instead of copying the output gradient to (O, b L) (1.3 -> 1.05 ms there)
+            cols = im2col(x[lo:hi], geo, buf).reshape(c * K, b, L)
+            part = np.matmul(g4[lo:hi, 0], cols.transpose(1, 2, 0)).sum(0)[None]
+        else:
+            cols = im2col(x[lo:hi], geo, buf).reshape(g, (c // g) * K, b * L)
+            gg = np.ascontiguousarray(g4[lo:hi].transpose(1, 2, 0, 3)).reshape(
+                g, o // g, b * L)
+            part = np.matmul(gg, cols.transpose(0, 2, 1))
         return part if acc is None else np.add(acc, part, out=acc)
 
     parts = over_batch(n, per * x.itemsize, flops, general, per, x.dtype)

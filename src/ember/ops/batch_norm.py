@@ -105,8 +105,9 @@ def _batch_norm_backward_kernel(g, xhat, rstd, weight):
     dx = np.empty(g3.shape, g3.dtype)
 
     def sums(lo, hi):
-        gx = np.multiply(g3[lo:hi], x3[lo:hi], out=dx[lo:hi])
-        return np.stack([_channel_sums(g3[lo:hi]), _channel_sums(gx)])
+        # sum(g xhat) per channel as one sum of products per row (no product array)
+        gx = np.add.reduce(np.einsum("ncl,ncl->nc", g3[lo:hi], x3[lo:hi]), axis=0)
+        return np.stack([_channel_sums(g3[lo:hi]), gx])
 
     dbias, dweight = _chunked_sums(n, 3 * per, sums)
     scale = rstd.astype(g3.dtype) if weight is None else \

@@ -44,34 +44,43 @@ def _max_pool_kernel(x, *, kernel, stride, padding, dilation, ceil_mode):
     if padded:
         fill = -np.inf if floating else np.iinfo(work.dtype).min
         work = np.pad(work, ((0, 0),) * lead + pads, constant_values=fill)
-    # One pass per window tap over strided views of the input (no window copies). A tap
-    # wins where it is larger or NaN, as in PyTorch's kernel (the first of equal maxima,
-    # the last NaN). Taps come in increasing offset order, so "the latest winner's offset"
-    # is a running maximum of (won) * offset. Where a window starts in the padding, its
-    # first tap inside the input wins over the fill (an all -inf window points there).
-    plane = np.cumprod((1,) + tuple(sp[:0:-1]))[::-1]  # unpadded strides of the spatial dims
-    values = offset = from_fill = None
-    for tap in itertools.product(*(range(k) for k in kernel)):
-        view = work[(Ellipsis,) + tuple(
-            slice(tap[i] * dilation[i], tap[i] * dilation[i] + (out[i] - 1) * stride[i] + 1,
-                  stride[i]) for i in range(nd))]
-        inside = _tap_inside(tap, out, sp, stride, padding, dilation) if padded else None
-        if values is None:
-            values = view.copy()
-            offset = np.zeros(values.shape, np.int64)
-            if padded:
-                from_fill = np.broadcast_to(~inside, values.shape).copy()
-            continue
-        won = np.greater(view, values)
-        if floating:
-            np.logical_or(won, np.isnan(view), out=won)
+    # The values: a running maximum over strided views of the input, one per window tap
+    # (no window copies; NaN propagates, as in PyTorch, and the fill is the lowest value).
+    taps = list(itertools.product(*(range(k) for k in kernel)))
+    views = [work[(Ellipsis,) + tuple(
+        slice(tap[i] * dilation[i], tap[i] * dilation[i] + (out[i] - 1) * stride[i] + 1,
+              stride[i]) for i in range(nd))] for tap in taps]
+    values = views[0].copy() if len(views) == 1 else np.maximum(views[0], views[1])
+    for view in views[2:]:
+        np.maximum(values, view, out=values)
+    # The winner: PyTorch's kernel keeps the first of equal maxima and the last NaN. So
+    # the winning tap is the smallest t whose value equals the maximum, taken branch-free
+    # as a running minimum of (equal ? t : last) in bytes (a masked write on a random
+    # mask costs several times more); NaN windows, rare, are then given their last NaN.
+    # A window that starts in the padding only looks at its taps inside the input (an
+    # all -inf window points at the first of them).
+    ntaps = len(taps)
+    kind = np.min_scalar_type(ntaps)
+    best = np.full(values.shape, ntaps - 1, kind)
+    cand = np.empty(values.shape, kind)
+    for t in range(ntaps - 2, -1, -1):
+        won = np.equal(views[t], values)
         if padded:
-            np.logical_or(won, from_fill & inside, out=won)
-            np.logical_and(from_fill, ~won, out=from_fill)
-        np.maximum(values, view, out=values)  # (the fill is the dtype's lowest value)
-        step = int(sum(tap[i] * dilation[i] * plane[i] for i in range(nd)))
-        np.maximum(offset, np.multiply(won, step, dtype=np.int64), out=offset)
-    # Add each window's origin in the unpadded input, flattened over the spatial dims.
+            np.logical_and(won, _tap_inside(taps[t], out, sp, stride, padding, dilation),
+                           out=won)
+        np.multiply(won, ntaps - 1 - t, out=cand, dtype=kind)
+        np.subtract(ntaps - 1, cand, out=cand, dtype=kind)
+        np.minimum(best, cand, out=best)
+    if floating and np.isnan(values).any():
+        nan = np.isnan(values)
+        for t, view in enumerate(views):
+            np.copyto(best, t, where=nan & np.isnan(view))
+    # The winning tap's offset in the unpadded input (a table look-up), plus each
+    # window's origin, flattened over the spatial dims.
+    plane = np.cumprod((1,) + tuple(sp[:0:-1]))[::-1]  # unpadded strides of the spatial dims
+    steps = np.array([sum(tap[i] * dilation[i] * int(plane[i]) for i in range(nd))
+                      for tap in taps], np.int64)
+    offset = steps[best]
     origin = 0
     for i in range(nd):
         o = np.arange(out[i]) * stride[i] - padding[i]
