@@ -154,15 +154,9 @@ def _layer_norm(x, w, b):
     return (ember.nn.functional.layer_norm(x, (4,), w, b) ** 3).sum()
 
 
-FUSED_ZERO = ("grid_sampler's fused derivative kernel is marked not differentiable, and "
-              "forward over reverse runs it (no graph of the backward is built), so the "
-              "tangent is silently zero; see the report")
-
-
 @pytest.mark.parametrize("fn, shapes", [
     pytest.param(_attention_4d, [(1, 2, 3, 4)] * 3, id="attention"),
-    pytest.param(_grid, [(1, 2, 4, 4), (1, 3, 3, 2)], id="grid_sampler",
-                 marks=pytest.mark.xfail(strict=True, reason=FUSED_ZERO)),
+    pytest.param(_grid, [(1, 2, 4, 4), (1, 3, 3, 2)], id="grid_sampler"),
     pytest.param(_layer_norm, [(3, 4), (4,), (4,)], id="layer_norm"),
 ])
 def test_forward_over_reverse_through_a_fused_backward(fn, shapes):

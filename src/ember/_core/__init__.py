@@ -12,7 +12,14 @@ layer beneath it, and autograd plugs its recorder in from above (`set_autograd`)
 """
 
 from .. import _grad_mode as grad_mode
-from .dispatch import Interpreter, bind, current_interpreter, interpret, set_autograd
+from .dispatch import (
+    Interpreter,
+    bind,
+    current_interpreter,
+    forward_mode_active,
+    interpret,
+    set_autograd,
+)
 from .primitive import (
     BY_LOOP,
     BY_VJP,
@@ -50,9 +57,9 @@ from .primitive import (
 
 __all__ = [
     "BY_LOOP", "BY_VJP", "MISSING", "NOT_DIFFERENTIABLE", "ByParam", "Family", "Interpreter",
-    "Member", "Primitive", "VJPRule", "batch_by_loop", "batch_rules", "bind", "current_interpreter",
-    "data_dependent", "defbatch", "defjvp", "deflinear", "defvjp", "defvjp_joint",
-           "defvjp_variadic",
+    "Member", "Primitive", "VJPRule", "batch_by_loop", "batch_rules", "bind",
+    "current_interpreter", "data_dependent", "defbatch", "defjvp", "deflinear", "defvjp",
+    "defvjp_joint", "defvjp_variadic", "forward_mode_active",
     "grad_mode", "interpret", "jvp_by_vjp", "jvp_rule", "jvp_rules", "kernels", "loop_reasons",
     "mark_random", "meta_rules", "nondifferentiable", "primitives", "random_ops",
     "rule_params", "set_autograd", "vjp_rule", "vjp_jvp_reasons", "vjp_rules",

@@ -48,6 +48,7 @@ class Interpreter:
     """A level of the stack. Subclasses override `process`; the default passes the op down."""
 
     parent: Interpreter | None = None
+    carries_tangents = False  # a forward-mode level (see forward_mode_active)
 
     def process(self, prim, args: tuple, params: dict):
         return self.lower(prim, args, params)
@@ -89,6 +90,18 @@ def interpret(interpreter: Interpreter):
 
 def current_interpreter() -> Interpreter | None:
     return _stack.top
+
+
+def forward_mode_active() -> bool:
+    """Whether a forward-mode level (an interpreter that carries tangents) is on the stack:
+    a VJP that would bind a fused derivative kernel with no forward rule of its own binds
+    its differentiable composite instead, so the tangent of the gradient is right."""
+    it = _stack.top
+    while it is not None:
+        if it.carries_tangents:
+            return True
+        it = it.parent
+    return False
 
 
 # --- autograd's hook -----------------------------------------------------------------------

@@ -34,6 +34,8 @@ def _differentiable(t) -> bool:
 class JVPInterpreter(Interpreter):
     """One level of forward mode: `tangent(t)` is tensor t's tangent at this level."""
 
+    carries_tangents = True
+
     def __init__(self, level: int) -> None:
         self.level = level
         self._tangents: dict = {}  # id(tensor) -> (weakref to it, tangent or None)

@@ -53,9 +53,10 @@ apply = bind  # every op's call into the core: `apply(prim, *args, **params)`
 __all__ = ["BY_LOOP", "MISSING", "Family", "Member", "Primitive", "UpdatePrimitive", "VJPRule",
            "apply", "apply_", "batch_by_loop", "bind", "bump_version", "check_inplace",
            "check_overlap", "defbatch", "defjvp", "deflinear", "defvjp", "defvjp_joint",
-           "defvjp_variadic",
-           "inplace", "jvp_by_vjp", "jvp_rules", "mark_multi_output", "nondifferentiable",
-           "overlapping", "refuse_overlap", "vjp_rule", "vjp_rules", "wrap_np_scalar", "write_into"]
+           "defvjp_variadic", "inplace", "jvp_by_vjp", "jvp_rules", "mark_multi_output",
+           "nondifferentiable", "overlapping", "refuse_overlap", "vjp_rule", "vjp_rules",
+           "wrap_np_scalar", "write_into"]
+
 
 def zero_missing(g: tuple, out: tuple) -> tuple:
     """A multi-output VJP's cotangents with each missing one (None: no path reached that

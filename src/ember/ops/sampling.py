@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _grad_mode
+from .._core import forward_mode_active
 from .._tensor import Tensor
 from ._batching import batch_size, batched
 from .creation import _fma as fused_multiply_add
@@ -370,7 +371,9 @@ def _backward_meta(g, inp, grid, *, input_grad, **_):
 
 
 def _vjp(g, out, inp, grid, *, needs, mode, padding, align):
-    if _grad_state.enabled:  # a graph of the backward is wanted: differentiate the composite
+    if _grad_state.enabled or forward_mode_active():
+        # a graph of the backward is wanted, or its tangent (forward over reverse): the
+        # composite, whose ops all have derivatives
         return _vjp_with_graph(g, inp, grid, needs, mode, padding, align)
     want_in = bool(needs[0])
     gin, ggrid = apply(grid_sampler_backward_p, g, inp, grid, mode=mode, padding=padding,
