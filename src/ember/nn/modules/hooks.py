@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from ..._tensor import Tensor
 from ...autograd import grad_mode
+from ...autograd.function import Function
 
 if TYPE_CHECKING:
     from .module import Module
@@ -57,31 +58,20 @@ class _ModuleHookHandle(RemovableHandle):
 
 # --- full backward hooks -----------------------------------------------------------------
 
-_identity_prims: dict = {}
+class BackwardHookFunction(Function):
+    """The identity on the tensors it is given, as one graph node that sees all their
+    gradients at once (its hooks run a module's backward hooks). A custom Function, as
+    PyTorch's: a node of the user's graph, not a primitive of ember's catalogue."""
 
+    @staticmethod
+    def forward(ctx, *args):
+        ctx.set_materialize_grads(False)
+        outs = tuple(a.clone() for a in args)
+        return outs if len(outs) > 1 else outs[0]
 
-def _identity_prim(n: int):
-    """An n-in, n-out identity primitive: one graph node sees all the gradients at once."""
-    prim = _identity_prims.get(n)
-    if prim is None:
-        from ...ops.registry import Primitive, defvjp
-
-        if n == 1:
-            prim = Primitive("backward_hook_function", lambda a: a.copy(),
-                             lambda t: (t._shape, t._dtype),
-                             grad_name="BackwardHookFunctionBackward")
-            defvjp(prim, lambda g, out, x: g, reads=((),))
-        else:
-            prim = Primitive("backward_hook_function", lambda *a: tuple(x.copy() for x in a),
-                             lambda *ts: tuple((t._shape, t._dtype) for t in ts),
-                             grad_name="BackwardHookFunctionBackward", n_outputs=n)
-            defvjp(prim, *[_pick(i) for i in range(n)], reads=tuple(() for _ in range(n)))
-        _identity_prims[n] = prim
-    return prim
-
-
-def _pick(i: int):
-    return lambda g, out, *inputs: g[i]
+    @staticmethod
+    def backward(ctx, *grads):
+        return grads if len(grads) > 1 else grads[0]
 
 
 class _BackwardHook:
@@ -104,9 +94,7 @@ class _BackwardHook:
         idx = [i for i, v in enumerate(items) if isinstance(v, Tensor) and v.requires_grad]
         if not idx or not grad_mode.is_grad_enabled():
             return values, None
-        from ...ops.registry import apply
-
-        outs = apply(_identity_prim(len(idx)), *[items[i] for i in idx])
+        outs = BackwardHookFunction.apply(*[items[i] for i in idx])
         if len(idx) == 1:
             outs = (outs,)
         new = list(items)
