@@ -101,7 +101,24 @@ def _grad_b(g, out, a, b, conj=False):
         return ac.unsqueeze(-1) * g.unsqueeze(-2)
     if b.ndim == 1:
         return (ac.mT @ g.unsqueeze(-1)).squeeze(-1)
-    return _times(ac.mT, g)
+    return _grad_like(ac, g, b)
+
+
+def _transposed(m: Tensor) -> bool:
+    """A matrix stored column by column (`w.t()` of a contiguous w)."""
+    st = m._stride
+    return st is not None and len(st) == 2 and st[0] == 1 and st[1] == m._shape[0] \
+        and m._shape[0] > 1 and m._shape[1] > 1
+
+
+def _grad_like(m1c: Tensor, g: Tensor, m2: Tensor) -> Tensor:
+    """m1^T @ g, the gradient of the second operand, laid out as that operand is: for
+    `x @ w.t()` (a linear layer) it is computed as (g^T @ x)^T, so the weight's gradient,
+    transposed back by the view's VJP, is w's own row-major layout (a plain copy into
+    `.grad`, not a transposing one)."""
+    if len(g._shape) == 2 and len(m1c._shape) == 2 and _transposed(m2):
+        return apply(matmul_p, g.mT, m1c).mT
+    return _times(m1c.mT, g)
 
 
 def _product_name(args, params) -> str:
@@ -415,12 +432,12 @@ def _addmm_grad1(g, m2, batch_sum):
     return _times(g, _cj(m2).mT)
 
 
-def _addmm_grad2(g, m1, batch_sum):
+def _addmm_grad2(g, m1, m2, batch_sum):
     if batch_sum:
         return _cj(m1).mT @ g
     if len(m1._shape) == 1:  # addr
         return g.mT @ _cj(m1)
-    return _times(_cj(m1).mT, g)  # (a matrix-vector or batched product when not 2-D)
+    return _grad_like(_cj(m1), g, m2)  # (a matrix-vector or batched product when not 2-D)
 
 
 # addmm, addmv, baddbmm, addbmm and addr are one fused primitive: beta * input + alpha *
@@ -444,8 +461,8 @@ defvjp(
     lambda g, out, inp, m1, m2, *, beta, alpha, batch_sum=False: _scaled(
         _addmm_grad1(g, m2, batch_sum), alpha),
     lambda g, out, inp, m1, m2, *, beta, alpha, batch_sum=False: _scaled(
-        _addmm_grad2(g, m1, batch_sum), alpha),
-    reads=((), (2,), (1,)),
+        _addmm_grad2(g, m1, m2, batch_sum), alpha),
+    reads=((), (2,), (1, 2)),
 )
 
 
