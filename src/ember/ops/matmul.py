@@ -104,19 +104,24 @@ def _grad_b(g, out, a, b, conj=False):
     return _grad_like(ac, g, b)
 
 
+_LARGE = 1 << 15  # elements: below this a transposing copy costs less than two more views
+
+
 def _transposed(m: Tensor) -> bool:
-    """A matrix stored column by column (`w.t()` of a contiguous w)."""
+    """A large matrix stored column by column (`w.t()` of a contiguous w)."""
+    shape = m._shape
+    if len(shape) != 2 or shape[0] * shape[1] < _LARGE:
+        return False
     st = m._stride
-    return st is not None and len(st) == 2 and st[0] == 1 and st[1] == m._shape[0] \
-        and m._shape[0] > 1 and m._shape[1] > 1
+    return st is not None and st[0] == 1 and st[1] == shape[0]
 
 
 def _grad_like(m1c: Tensor, g: Tensor, m2: Tensor) -> Tensor:
     """m1^T @ g, the gradient of the second operand, laid out as that operand is: for
-    `x @ w.t()` (a linear layer) it is computed as (g^T @ x)^T, so the weight's gradient,
-    transposed back by the view's VJP, is w's own row-major layout (a plain copy into
-    `.grad`, not a transposing one)."""
-    if len(g._shape) == 2 and len(m1c._shape) == 2 and _transposed(m2):
+    `x @ w.t()` (a linear layer) with a large w it is computed as (g^T @ x)^T, so the
+    weight's gradient, transposed back by the view's VJP, is w's own row-major layout (a
+    plain copy into `.grad`, not a transposing one)."""
+    if _transposed(m2) and len(g._shape) == 2 and len(m1c._shape) == 2:
         return apply(matmul_p, g.mT, m1c).mT
     return _times(m1c.mT, g)
 
