@@ -87,6 +87,17 @@ def test_ndtr_and_ndtri():
              rtol=2e-6, atol=1e-30)
 
 
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_polygamma_at_the_infinities(n):
+    """trigamma's own kernel in PyTorch: 0 at +inf and NaN at -inf; higher orders (the
+    Hurwitz zeta) NaN at +inf and +-inf at -inf (found by the fuzzer, seed 20261130)."""
+    x = np.array([math.inf, -math.inf, 2.0])
+    for d in (np.float64, np.float32):
+        got = ember.polygamma(n, ember.tensor(x.astype(d))).numpy()
+        want = torch.polygamma(n, torch.tensor(x.astype(d))).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
 @pytest.mark.parametrize("n", [1, 2, 3, 5])
 def test_polygamma(n):
     # Away from the poles; torch's float64 trigamma is good to ~1e-9 only (ember's to 1e-15).

@@ -204,7 +204,11 @@ def _polygamma64(x, n=0):
     if n == 0:
         return _digamma64(x)
     with np.errstate(over="ignore", invalid="ignore"):
-        return (-1.0) ** (n + 1) * math.factorial(n) * _zeta64(n + 1.0, x)
+        out = (-1.0) ** (n + 1) * math.factorial(n) * _zeta64(n + 1.0, x)
+    if n == 1:  # PyTorch's trigamma kernel (its own series): the limit 0 at +inf, and
+        # at -inf its reflection's sin^2 is NaN
+        out = np.where(np.isposinf(x), 0.0, np.where(np.isneginf(x), np.nan, out))
+    return out
 
 
 def _mvlgamma64(x, p=1):
