@@ -319,6 +319,18 @@ def forward(x: np.ndarray, w: np.ndarray, geo: Geometry) -> np.ndarray:
     return out
 
 
+def _flat_plane(geo: Geometry, h: int, w: int):
+    """A 2-d stride-1 convolution over the flattened padded plane (h, w before padding):
+    the padded height and width, the columns per channel of the widened output (its rows
+    at the padded width), the span one tap's run covers, and each tap's offset."""
+    (plo, phi), (qlo, qhi) = geo.padding
+    hp, wp = h + plo + phi, w + qlo + qhi
+    oh, ow = geo.out
+    offs = [i * geo.dilation[0] * wp + j * geo.dilation[1]
+            for i, j in itertools.product(range(geo.k[0]), range(geo.k[1]))]
+    return hp, wp, oh * wp, (oh - 1) * wp + ow, offs
+
+
 def _wide_forward(geo: Geometry, c: int) -> bool:
     """A 2-d stride-1 ungrouped kernel on 8 to 63 channels: `_forward_wide` serves it."""
     return (geo.nd == 2 and geo.groups == 1 and geo.taps > 1 and 8 <= c < LAST_MIN_CHANNELS
@@ -335,12 +347,8 @@ def _forward_wide(x: np.ndarray, w: np.ndarray, geo: Geometry, out: np.ndarray,
     n, c = x.shape[:2]
     o, K = w.shape[0], geo.taps
     (oh, ow), (h, wd) = geo.out, x.shape[2:]
+    hp, wp, lw, span, offs = _flat_plane(geo, h, wd)
     (plo, phi), (qlo, qhi) = geo.padding
-    hp, wp = h + plo + phi, wd + qlo + qhi
-    lw = oh * wp
-    span = (oh - 1) * wp + ow
-    offs = [i * geo.dilation[0] * wp + j * geo.dilation[1]
-            for i, j in itertools.product(range(geo.k[0]), range(geo.k[1]))]
     w2 = w.reshape(o, c * K)
     ncols, nplane, nout = c * K * lw, c * hp * wp, o * lw
 
@@ -442,12 +450,8 @@ def _col2im_wide(gy: np.ndarray, wt: np.ndarray, geo: Geometry, dx: np.ndarray,
     n, o = gy.shape[:2]
     c, g, K = dx.shape[1], geo.groups, geo.taps
     (oh, ow), (h, w) = geo.out, dx.shape[2:]
+    hp, wp, lw, span, offs = _flat_plane(geo, h, w)
     (plo, phi), (qlo, qhi) = geo.padding
-    hp, wp = h + plo + phi, w + qlo + qhi
-    lw = oh * wp
-    span = (oh - 1) * wp + ow
-    offs = [i * geo.dilation[0] * wp + j * geo.dilation[1]
-            for i, j in itertools.product(range(geo.k[0]), range(geo.k[1]))]
     ncols, nwide = c * K * lw, o * lw
     nplane = c * hp * wp if geo.padded else 0
 
