@@ -17,6 +17,9 @@ from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
 from ._batching import batch_size, batched
 from ._common import row_sums
+from ._norm_tangent import centred
+from ._norm_tangent import plus as _plus
+from ._norm_tangent import times as _times
 from ._parallel import over_batch
 from .creation import zeros_like
 from .registry import (
@@ -238,14 +241,6 @@ def _batch_norm_backward_batch(args, dims):
     return _unfold(outs, size, 1), (1, 0, 0)
 
 
-def _plus(a, b):
-    return b if a is None else a if b is None else a + b
-
-
-def _times(a, b):
-    return None if a is None or b is None else a * b
-
-
 def _batch_norm_backward_jvp(primals, tangents, out):
     """The kernel's formula differentiated in each of its inputs (g, xhat, 1/std, weight;
     xhat and 1/std carry the forward's tangents): with s = rstd weight per channel and means
@@ -259,13 +254,8 @@ def _batch_norm_backward_jvp(primals, tangents, out):
     w = None if weight is None else weight.reshape(view)
     s = r if w is None else r * w
     ts = _times(trstd, 1) if w is None else _plus(_times(trstd, weight), _times(rstd, tw))
-    m = (g * xhat).mean(dims, keepdim=True)
-    t_dx = None if ts is None else ts.reshape(view) * (g - g.mean(dims, keepdim=True) - xhat * m)
-    inner = None if tg is None else tg - tg.mean(dims, keepdim=True)
-    inner = _plus(inner, _times(txhat, -m))
-    tm = _plus(_times(tg, xhat), _times(g, txhat))
-    if tm is not None:
-        inner = _plus(inner, -(xhat * tm.mean(dims, keepdim=True)))
+    value, inner = centred(g, tg, xhat, txhat, dims)
+    t_dx = None if ts is None else ts.reshape(view) * value
     if inner is not None:
         t_dx = _plus(t_dx, s * inner)
     t_dw = _plus(_times(tg, xhat), _times(g, txhat))

@@ -18,6 +18,9 @@ from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
 from ._batching import batch_size, batched, front
 from ._common import row_sums
+from ._norm_tangent import centred
+from ._norm_tangent import plus as _plus
+from ._norm_tangent import times as _times
 from .creation import zeros_like
 from .registry import (
     Primitive,
@@ -193,14 +196,6 @@ def _layer_norm_backward_batch(args, dims, *, k):
     return (dx, dweight, dbias), (0, 0, 0)
 
 
-def _plus(a, b):
-    return b if a is None else a if b is None else a + b
-
-
-def _times(a, b):
-    return None if a is None or b is None else a * b
-
-
 def _layer_norm_backward_jvp(primals, tangents, out, *, k):
     """The kernel's formula differentiated in each of its inputs (g, xhat, 1/std, weight;
     xhat and 1/std carry the forward's tangents): with gw = g * weight and means over the
@@ -212,13 +207,8 @@ def _layer_norm_backward_jvp(primals, tangents, out, *, k):
     rows = tuple(range(xhat.ndim - k))
     gw = g if weight is None else g * weight
     tgw = tg if weight is None else _plus(_times(tg, weight), _times(g, tw))
-    m = (gw * xhat).mean(norm, keepdim=True)
-    t_dx = None if trstd is None else trstd * (gw - gw.mean(norm, keepdim=True) - xhat * m)
-    inner = None if tgw is None else tgw - tgw.mean(norm, keepdim=True)
-    inner = _plus(inner, _times(txhat, -m))
-    tm = _plus(_times(tgw, xhat), _times(gw, txhat))
-    if tm is not None:
-        inner = _plus(inner, -(xhat * tm.mean(norm, keepdim=True)))
+    value, inner = centred(gw, tgw, xhat, txhat, norm)
+    t_dx = None if trstd is None else trstd * value
     if inner is not None:
         t_dx = _plus(t_dx, rstd * inner)
     t_dw = _plus(_times(tg, xhat), _times(g, txhat))
