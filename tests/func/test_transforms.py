@@ -150,6 +150,24 @@ def test_vmap_of_a_vjp_of_an_output_computed_inside_vmap():
     both(run)
 
 
+def test_forward_mode_sees_writes_through_setitem_and_views():
+    """x[key] = v and an in-place op on a view rewrite the written tensor's tangent, and its
+    base's: forward mode gives torch's tangents (it kept the old ones before)."""
+    def f(m):
+        def run(x, v):
+            y = x * 1.0
+            y[1] = v[0] * 3
+            y[2:].mul_(2)
+            w = y[1:]
+            w[0] = 5.0
+            return y, y[:3] * v[1]
+        return run
+    args = lambda m: (_x(m, (5,)), _x(m, (2,), 1))  # noqa: E731
+    tans = lambda m: (_x(m, (5,), 2), _x(m, (2,), 3))  # noqa: E731
+    both(lambda m: m.func.jvp(f(m), args(m), tans(m)))
+    both(lambda m: m.func.jacfwd(f(m), argnums=(0, 1))(*args(m)))
+
+
 def test_jacobians_with_respect_to_two_arguments():
     def run(m, jac):
         return jac(lambda a, b: (a @ b).sin(), argnums=(0, 1))(_x(m, (2, 3)), _x(m, (3,), 1))

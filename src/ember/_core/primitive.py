@@ -52,6 +52,7 @@ class Primitive:
     """
 
     __slots__ = ("name", "grad_name", "n_outputs", "impl", "__weakref__")
+    writes_first = False  # x[key] = value: writes into its first argument, returns nothing
 
     def __init__(self, name: str, kernel: Callable | None, meta: Callable | None = None, *,
                  grad_name: str | Callable | None = None, n_outputs: int = 1,

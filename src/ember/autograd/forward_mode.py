@@ -20,7 +20,7 @@ from __future__ import annotations
 import weakref
 
 from .. import _tensor as T
-from .._core import BY_VJP, MISSING, Interpreter, jvp_rule, rule_params
+from .._core import BY_VJP, MISSING, Interpreter, bind, jvp_rule, rule_params
 from .._core.primitive import Family
 from ..ops.registry import InplacePrimitive
 from . import grad_mode
@@ -104,6 +104,8 @@ class JVPInterpreter(Interpreter):
             return self.lower(prim, args, params)
         if isinstance(prim, InplacePrimitive):
             return self._inplace(prim, args, params, tangents)
+        if prim.writes_first:  # x[key] = value
+            return self._write(prim, args, params, tangents)
         if isinstance(prim, FunctionPrimitive):
             return self._custom(prim, args, params, tangents)
         out = self.lower(prim, args, params)
@@ -174,5 +176,51 @@ class JVPInterpreter(Interpreter):
         self_ = self.lower(prim, args, params)
         if t_out is not None and t_out._dtype is not self_._dtype:
             t_out = self.below(t_out.to, self_._dtype)
-        self.set_tangent(self_, t_out if _differentiable(self_) else None)
+        self._rewrite(self_, t_out if _differentiable(self_) else None)
         return self_
+
+    def _write(self, prim, args, params, tangents):
+        """`x[key] = value` (a primitive that writes into its first argument): x's new
+        tangent is its old one (or zeros) with value's tangent (or zeros) written at key,
+        by the same primitive, below this level."""
+        from ..ops.creation import zeros_like
+
+        x, value = args[0], args[1]
+        self.lower(prim, args, params)
+        if not _differentiable(x):
+            return None
+
+        def tangent_write():
+            tx = tangents[0]
+            new = zeros_like(x) if tx is None else tx.clone()
+            tv = tangents[1]
+            if tv is None:
+                tv = zeros_like(value) if isinstance(value, T.Tensor) else 0.0
+            bind(prim, new, tv, *args[2:], **params)
+            return new
+
+        self._rewrite(x, self.below(tangent_write))
+        return None
+
+    def _rewrite(self, t, tangent) -> None:
+        """`t` was written in place and has `tangent` now. When `t` is a view, its base's
+        tangent gets the view's region rewritten too, out of place (`copy_slices`, what
+        autograd records for the same write), so the base and the views taken from it
+        later see the write as their values do."""
+        self.set_tangent(t, tangent)
+        base = t._base
+        if base is None or not _differentiable(base):
+            return
+        tb = self.tangent(base)
+        if tangent is None and tb is None:
+            return
+
+        def rebase():  # (the geometries are the primals': the tangents' layouts may differ)
+            from ..ops.creation import zeros_like
+            from ..ops.inplace_view import copy_slices_geom, geometry
+
+            return copy_slices_geom(zeros_like(base) if tb is None else tb,
+                                    zeros_like(t) if tangent is None else tangent,
+                                    geometry(base), geometry(t))
+
+        self.set_tangent(base, self.below(rebase))

@@ -211,8 +211,26 @@ class BatchInterpreter(Interpreter):
             return self.lower(prim, args, params)
         if isinstance(prim, InplacePrimitive):
             return self._inplace(prim, args, vals, dims, params)
+        if prim.writes_first:
+            return self._write(prim, vals, dims, params)
         out, odim = self._batched(prim, vals, dims, params)
         return self._wrap(out, odim)
+
+    def _write(self, prim, vals, dims, params):
+        """`x[key] = value` inside vmap: each example's write into its own slice of x's
+        batch (x must be batched when anything written is)."""
+        if dims[0] is None:
+            raise RuntimeError(
+                f"vmap: {prim.name}(self, *extra_args) writes a batched value into a tensor "
+                "`self` that is not batched (it holds one value, the write one per example). "
+                "Make `self` batched, or build the result out of place.")
+
+        def run():
+            for b in range(self.size):
+                bind(prim, *[v.select(d, b) if d is not None else v
+                             for v, d in zip(vals, dims)], **params)
+
+        self.below(run)
 
     def _batched(self, prim, vals, dims, params):
         rule = batch_rules.get(prim, MISSING)

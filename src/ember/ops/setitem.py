@@ -146,7 +146,16 @@ def _eval_setitem(prim, args: tuple, params: dict) -> None:
 # `x[key] = value`: no outputs (on `meta` the impl checks shapes); with a graph it records
 # index_put's node, so it has no derivative of its own
 
-setitem_p = Primitive("setitem", None, lambda x, value, *index, key: None, impl=_eval_setitem)
+class WritePrimitive(Primitive):
+    """A primitive that writes into its first argument and returns nothing (`x[key] = v`):
+    a forward-mode level rewrites that argument's tangent the same way."""
+
+    __slots__ = ()
+    writes_first = True
+
+
+setitem_p = WritePrimitive("setitem", None, lambda x, value, *index, key: None,
+                           impl=_eval_setitem)
 nondifferentiable(setitem_p)
 batch_by_loop(setitem_p, "a write into x's memory, not a value: vmap writes each example's "
                          "slice (the value form, index_put, has a batch rule)")
