@@ -74,6 +74,9 @@ class Tensor:
         "__dict__",
         "__weakref__",
     )
+    # a transform's view of data another level holds (vmap's BatchedTensor): the autograd
+    # checks of an in-place write are made on that data, where the write lands
+    _is_wrapper = False
 
     def __new__(cls, *args, **kwargs):
         from .ops.creation import legacy_tensor_new

@@ -19,11 +19,6 @@ def _i(m, *v):
     return m.tensor(list(v))
 
 
-BATCHED_LEAF = ("inside vmap a batched view of a non-leaf has _base None and _grad_fn None, so "
-                "ops/registry.check_grad_write takes it for a leaf that requires grad and "
-                "refuses the in-place op; see the report")
-
-
 def _scaled_column(y):
     z = y.clone()
     z.narrow(1, 0, 1).mul_(3)
@@ -76,7 +71,7 @@ CASES = [
     _v("restride", lambda m, x: m.func.grad(lambda y: (y[1:, ::2] ** 2).sum()
                                             + (y.diagonal() * 3).sum())(x), complex=False),
     _v("copy_slices", lambda m, x: m.func.grad(lambda y: (_scaled_column(y) ** 2).sum())(x),
-       complex=False, xfail={"vmap": BATCHED_LEAF}),
+       complex=False),
     # indexing
     _v("index", lambda m, x: (x[_i(m, 2, 0, 2)], x[:, _i(m, 1, 3)], x[_i(m, 0, 1), _i(m, 2, 3)],
                               x.index_select(1, _i(m, 3, 0)),

@@ -40,6 +40,7 @@ class BatchedTensor(Tensor):
     only reachable through ops: reading values (`item()`, `bool()`, printing) raises."""
 
     __slots__ = ()
+    _is_wrapper = True
 
     def _array(self):
         raise RuntimeError(

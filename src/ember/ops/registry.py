@@ -102,7 +102,7 @@ def check_inplace(self: Tensor, *, aliased_ok: bool = False) -> None:
 def check_grad_write(self: Tensor) -> None:
     """The autograd refusals of an in-place write into `self` (PyTorch makes them before
     it looks at shapes, dtypes or overlap)."""
-    if not _grad_state.enabled:
+    if not _grad_state.enabled or self._is_wrapper:
         return
     base = self._base
     if base is not None:
