@@ -1,5 +1,5 @@
-"""Matrix products against PyTorch: matmul / @ rank rules, mm bmm mv dot vdot inner outer
-kron tensordot, and the fused addmm addmv baddbmm addbmm addr.
+"""Matrix products against PyTorch: matmul / @ rank rules, mm bmm mv dot vdot, and the fused
+addmm addmv baddbmm addbmm addr.
 
 Values, dtypes, shapes, gradients (first and second order), exception types and the
 meta device all come from torch; float64 finite differences are a second oracle.
@@ -91,39 +91,6 @@ def test_vdot_conjugates_its_first_argument():
 def test_complex_matmul_grads():
     check_op(_matmul, _matmul, rand_array((2, 3, 4), np.complex64),
              rand_array((4, 2), np.complex64, seed=1))
-
-
-@pytest.mark.parametrize("sa,sb", [((3, 4), (5, 4)), ((4,), (4,)), ((2, 3, 4), (4,)),
-                                   ((3,), (2, 5, 3)), ((), (3,)), ((2, 3), ())], ids=str)
-def test_inner(sa, sb):
-    check_op(ember.inner, torch.inner, rand_array(sa), rand_array(sb, seed=1))
-
-
-def test_outer_and_ger_promote_like_mul():
-    v, w = rand_array((3,)), rand_array((4,), np.float64, seed=1)
-    check_op(ember.outer, torch.outer, v, w)
-    check_op(lambda a, b: a.ger(b), lambda a, b: a.ger(b), v, w)
-    check_op(ember.outer, torch.outer, v, rand_array((4,), np.int64))
-
-
-@pytest.mark.parametrize("sa,sb", [((2, 3), (4, 5)), ((3,), (2, 2)), ((2, 1, 3), (3, 2)),
-                                   ((2,), (3,))], ids=str)
-def test_kron(sa, sb):
-    check_op(ember.kron, torch.kron, rand_array(sa), rand_array(sb, seed=1))
-
-
-@pytest.mark.parametrize("sa,sb,dims", [
-    ((3, 4), (2, 5), 0),
-    ((3, 4), (4, 5), 1),
-    ((3, 4, 2), (4, 2, 5), 2),
-    ((3, 4, 2), (4, 3, 5), ([1, 0], [0, 1])),
-    ((3, 4, 2), (2, 5), ([2], [0])),
-    ((3, 4, 2), (4, 2, 3), ((0, 2), (2, 1))),
-    ((3, 4), (4, 3), ([-1], [0])),
-], ids=str)
-def test_tensordot(sa, sb, dims):
-    check_op(lambda x, y: ember.tensordot(x, y, dims), lambda x, y: torch.tensordot(x, y, dims),
-             rand_array(sa), rand_array(sb, seed=1))
 
 
 # --- the fused add* family --------------------------------------------------------------

@@ -7,6 +7,7 @@ from . import (
     binary_extra,
     composite,
     composite_extra,
+    contractions,
     conv,
     copy,
     creation,
@@ -43,5 +44,5 @@ MODULES = (
     index_ops, join, linalg_ops, matmul, movement, pooling, random_ops, reduce, sampling, scan,
     setitem, softmax, sorting, sparse_functions, stats, ternary, unary, unary_math,
     inplace_movement,
-    composite_extra, special_ops, dtype_views,
+    composite_extra, special_ops, dtype_views, contractions,
 )

@@ -1,5 +1,6 @@
 """Matrix products: matmul / @ with PyTorch's rank rules, mm bmm mv dot vdot, the fused
-`add*` family (addmm addmv baddbmm addbmm addr), and the composites inner outer tensordot kron.
+`add*` family (addmm addmv baddbmm addbmm addr). The contractions built on them (inner outer
+tensordot kron) are in `contractions.py`.
 
 Every product runs one `np.matmul` (BLAS for float32/64/complex). float16 / bfloat16
 operands are multiplied in float32 and rounded once, as PyTorch's CPU kernels do.
@@ -688,15 +689,7 @@ def addbmm_(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) ->
     return _addbmm(self, batch1, batch2, beta, alpha, None, True)
 
 
-# --- composites: outer inner tensordot kron ------------------------------------------
-
-def outer(input: Tensor, vec2: Tensor, *, out=None) -> Tensor:
-    """Outer product of two vectors (dtypes promote, as for `mul`)."""
-    for name, t in (("self", input), ("vec2", vec2)):
-        if t.ndim != 1:
-            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.ndim}-D")
-    return write_out(input.unsqueeze(1) * vec2, out)
-
+# --- addr: beta * input + alpha * outer(vec1, vec2) -----------------------------------
 
 def _addr(input, vec1, vec2, beta, alpha, out, inplace):
     for name, t in (("vec1", vec1), ("vec2", vec2)):
@@ -719,75 +712,6 @@ def addr_(self: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tenso
     return _addr(self, vec1, vec2, beta, alpha, None, True)
 
 
-def inner(input: Tensor, other: Tensor, *, out=None) -> Tensor:
-    """Sum over the last dims of both; a plain product when either is 0-d."""
-    if input.ndim == 0 or other.ndim == 0:
-        return write_out(input * other, out)
-    if input._shape[-1] != other._shape[-1]:
-        raise RuntimeError(
-            "inner() the last dimension must match on both input tensors but got shapes "
-            f"{list(input._shape)} and {list(other._shape)}"
-        )
-    return write_out(tensordot(input, other, ([-1], [-1])), out)
-
-
-def _dims_lists(a: Tensor, b: Tensor, dims) -> tuple[list[int], list[int]]:
-    """The contracted dims of `a` and `b` as given (an int d means a's last d, b's first d)."""
-    if isinstance(dims, Tensor):
-        dims = dims.tolist()
-    if isinstance(dims, (int, np.integer)):
-        d = int(dims)
-        if d < 0:
-            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={d}")
-        if d > min(a.ndim, b.ndim):
-            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={d}")
-        return list(range(-d, 0)), list(range(d))
-    da, db = dims
-    da = [da] if isinstance(da, (int, np.integer)) else list(da)
-    db = [db] if isinstance(db, (int, np.integer)) else list(db)
-    if len(da) != len(db):
-        raise RuntimeError("both dimension lists should have same length")
-    return [int(d) for d in da], [int(d) for d in db]
-
-
-def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
-    """Contract `dims` of `a` with `dims` of `b`: one permute-reshape-mm."""
-    from .._view import wrap_dim
-
-    if a._dtype is not b._dtype:
-        raise RuntimeError("both inputs should have same dtype")
-    raw_a, raw_b = _dims_lists(a, b, dims)
-    da = [wrap_dim(d, a.ndim) for d in raw_a]
-    db = [wrap_dim(d, b.ndim) for d in raw_b]
-    for i, j, ri, rj in zip(da, db, raw_a, raw_b):
-        if a._shape[i] != b._shape[j]:
-            raise RuntimeError(
-                f"contracted dimensions need to match, but first has size {a._shape[i]} in dim "
-                f"{ri} and second has size {b._shape[j]} in dim {rj}"
-            )
-    free_a = [i for i in range(a.ndim) if i not in da]
-    free_b = [j for j in range(b.ndim) if j not in db]
-    k = int(np.prod([a._shape[i] for i in da], dtype=np.int64))
-    out_shape = tuple(a._shape[i] for i in free_a) + tuple(b._shape[j] for j in free_b)
-    left = a.permute(free_a + da).reshape(-1, k)
-    right = b.permute(db + free_b).reshape(k, -1)
-    return write_out(mm(left, right).reshape(out_shape), out)
-
-
-def kron(input: Tensor, other: Tensor, *, out=None) -> Tensor:
-    """Kronecker product; the operand with fewer dims is padded with leading 1s."""
-    for pos, (arg, v) in enumerate((("input", input), ("other", other)), 1):
-        if not isinstance(v, Tensor):
-            raise TypeError(f"kron(): argument '{arg}' (position {pos}) must be Tensor, not "
-                            f"{type(v).__name__}")
-    nd = max(input.ndim, other.ndim)
-    sa = (1,) * (nd - input.ndim) + tuple(input._shape)
-    sb = (1,) * (nd - other.ndim) + tuple(other._shape)
-    a = input.reshape([s for n in sa for s in (n, 1)])
-    b = other.reshape([s for n in sb for s in (1, n)])
-    return write_out((a * b).reshape([x * y for x, y in zip(sa, sb)]), out)
-
-
 # --- Tensor methods -------------------------------------------------------------------
 
 def _rmatmul(self, other):
@@ -804,7 +728,6 @@ def _forward_matmul(self, other):
 
 TENSOR_METHODS = {
     "matmul": matmul, "mm": mm, "bmm": bmm, "mv": mv, "dot": dot, "vdot": vdot,
-    "inner": inner, "outer": outer, "ger": outer, "kron": kron,
     "addmm": addmm, "addmm_": addmm_, "addmv": addmv, "addmv_": addmv_,
     "baddbmm": baddbmm, "baddbmm_": baddbmm_, "addbmm": addbmm, "addbmm_": addbmm_,
     "addr": addr, "addr_": addr_,
@@ -812,8 +735,7 @@ TENSOR_METHODS = {
 }
 
 __all__ = [
-    "matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "kron", "tensordot",
-    "addmm", "addmv", "addmv_", "baddbmm", "addbmm", "addr",
+    "matmul", "mm", "bmm", "mv", "dot", "vdot", "addmm", "addmv", "addmv_", "baddbmm", "addbmm",
+    "addr",
 ]
 
-ger = outer
