@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from . import _winograd
 from ._parallel import over_batch
 
 
@@ -296,6 +297,10 @@ def forward(x: np.ndarray, w: np.ndarray, geo: Geometry) -> np.ndarray:
 
         over_batch(n, x[:1].nbytes, flops, pointwise)
         return out
+    if _winograd.applies(geo, c, o, x.dtype):
+        _winograd.forward(x, w, geo, out, flops)
+        if _finite(out):
+            return out
     if _wide_forward(geo, c):
         _forward_wide(x, w, geo, out, flops)
         return out
@@ -317,6 +322,12 @@ def forward(x: np.ndarray, w: np.ndarray, geo: Geometry) -> np.ndarray:
 
     over_batch(n, per * x.itemsize, flops, general, per, x.dtype)
     return out
+
+
+def _finite(a: np.ndarray) -> bool:
+    """Whether every element of `a` is finite (its sum is, without a mask the size of
+    `a`; a sum that overflows only sends the caller to its exact path)."""
+    return bool(np.isfinite(np.add.reduce(a, axis=None)))
 
 
 def _flat_plane(geo: Geometry, h: int, w: int):
@@ -517,6 +528,10 @@ def weight_grad(x: np.ndarray, gy: np.ndarray, geo: Geometry, w_shape) -> np.nda
     L, K = geo.positions, geo.taps
     flops = 2 * n * o * (c // g) * K * L
     g4 = gy.reshape(n, g, o // g, L)
+    if _winograd.applies(geo, c, o, x.dtype):
+        total = _winograd.weight_grad(x, gy, geo, flops)
+        if _finite(total):
+            return total
     if _depthwise(geo, c, o) and all(s == 1 for s in geo.stride):
         parts = over_batch(n, 3 * x[:1].nbytes, flops,
                            lambda lo, hi, buf, acc: _depthwise_weight_chunk(
