@@ -34,7 +34,7 @@ def calls(monkeypatch):
 @pytest.mark.parametrize("x_shape, w_shape, padding, dtype, forwards", [
     ((2, 4, 8, 8), (6, 4, 3, 3), 1, np.float32, 2),  # even output: whole tiles
     ((3, 5, 7, 9), (4, 5, 3, 3), 1, np.float32, 2),  # odd output: a half tile dropped
-    ((2, 6, 9, 6), (5, 6, 3, 3), 0, np.float32, 1),  # valid: dx by col2im
+    ((2, 6, 9, 6), (5, 6, 3, 3), 0, np.float32, 2),  # valid: dx pads gy by 2
     ((2, 4, 5, 6), (4, 4, 3, 3), 2, np.float64, 2),  # padding past the kernel's reach
     ((1, 4, 1, 1), (4, 4, 3, 3), 1, np.float32, 2),  # one pixel: one tile, 3/4 dropped
 ], ids=str)
