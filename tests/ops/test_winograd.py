@@ -17,11 +17,13 @@ from helpers import check_op, rand_array
 TOL = {"rtol": 1e-4, "atol": 1e-4}
 
 
-@pytest.fixture
-def calls(monkeypatch):
-    """Route every 3x3 stride-1 convolution of 4 or more channels through Winograd and
-    count the forwards and weight gradients it computes."""
+@pytest.fixture(params=["channels last", "channels first"])
+def calls(monkeypatch, request):
+    """Route every 3x3 stride-1 convolution of 4 or more channels through Winograd, in
+    each layout, and count the forwards and weight gradients it computes."""
     monkeypatch.setattr(_winograd, "MIN_MEAN_CHANNELS", 4)
+    monkeypatch.setattr(_winograd, "FIRST_MIN_TILES",
+                        1 if request.param == "channels first" else 10**9)
     seen = {"forward": 0, "weight_grad": 0}
     for name in seen:
         def spy(*args, _fn=getattr(_winograd, name), _name=name):

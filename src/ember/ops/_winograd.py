@@ -10,9 +10,12 @@ The weight gradient is the same computation's adjoint: for each of the 16 positi
 the transformed inputs times the transformed output gradient (A dY A^T), summed over
 the tiles, then brought back to 3x3 by G^T and G.
 
-Layouts are channels last (the tile transforms then run over long contiguous rows):
-the padded input is split into its four (row, column) parity planes, where the tiles'
-rows and columns, which overlap by two, become offsets of one.
+The padded input is split into its four (row, column) parity planes, where the tiles'
+rows and columns, which overlap by two, become offsets of one, so each transform is a
+few whole-array additions. Two layouts: channels first for wide planes, where a tile
+row is computed over the flattened plane with one extra column per row (dropped at the
+end; the products are that much wider, 1/tw), and channels last for narrow ones, whose
+extra column would cost more than the transposing copies in and out.
 
 Rounding is that of a reordered sum (the transforms' coefficients are 0, +-1 and
 +-1/2). A non-finite input can turn into NaN where the direct sum gives +-inf, so the
@@ -29,11 +32,15 @@ _G = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.
 _GG = np.kron(_G, _G)  # (16, 9): G g G^T of a kernel flattened row by row
 
 # The products shrink by c o per tile and the transforms cost about c + o, so the
-# channels' harmonic mean decides. Measured (one thread, batch 32-64, ms for forward and
-# weight gradient, im2col -> Winograd): 32 -> 32 at 32x32 7.1/8.1 -> 7.6/8.3 (mean 32,
-# left out); 32 -> 64 at 26x26 14.4/14.6 -> 13.1/12.7; 64 -> 64 at 16x16 6.2/6.3 ->
-# 4.7/4.9; 128 -> 128 at 8x8 5.9/5.6 -> 4.1/4.3.
-MIN_MEAN_CHANNELS = 40
+# channels' harmonic mean decides. Measured (one thread, batch 32-64, ms for forward /
+# weight gradient, im2col -> Winograd channels first | last):
+#   16 -> 16 at 32x32    2.3/2.9 -> 2.3/2.4 | 2.5/2.5  (left out: a wash)
+#   32 -> 32 at 32x32    7.2/8.2 -> 6.8/6.0 | 6.8/7.4
+#   32 -> 64 at 26x26  14.4/14.7 -> 11.6/12.3 | 11.8/11.7
+#   64 -> 64 at 16x16    6.2/6.3 -> 4.7/4.9 | 4.3/4.5
+#   128 -> 128 at 8x8    5.8/5.5 -> 4.4/4.7 | 3.4/3.6
+MIN_MEAN_CHANNELS = 32
+FIRST_MIN_TILES = 14  # tiles per row from which the channels-first layout is used
 
 
 def applies(geo, c: int, o: int, dtype) -> bool:
@@ -48,56 +55,104 @@ def _tiles(geo) -> tuple[int, int]:
     return -(-geo.out[0] // 2), -(-geo.out[1] // 2)
 
 
-def _sizes(geo, c: int, o: int) -> tuple[int, int, int]:
-    """Per-sample scratch elements: (planes and row transforms, or the output's
-    transforms; transformed input; products)."""
-    th, tw = _tiles(geo)
-    planes = 4 * (th + 1) * (tw + 1) * c + 8 * th * (tw + 1) * c
-    return max(planes, 12 * th * tw * o), 16 * th * tw * c, 16 * th * tw * o
+def _first(geo) -> bool:
+    return _tiles(geo)[1] >= FIRST_MIN_TILES
 
 
-def _transform_input(x: np.ndarray, geo, first: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """v (16, b th tw, C) = B^T d B of every 4x4 tile of x (b, C, H, W), padded, at
-    stride 2 (`first` is scratch)."""
-    b, c, h, w = x.shape
-    th, tw = _tiles(geo)
-    (plo, _), (qlo, _) = geo.padding
-    nq = 4 * b * (th + 1) * (tw + 1) * c
-    q = first[:nq].reshape(2, 2, b, th + 1, tw + 1, c)
-    r = first[nq:nq + 8 * b * th * (tw + 1) * c].reshape(4, 2, b, th, tw + 1, c)
+def _bt(d0, d1, d2, d3, out) -> None:
+    """B^T d along one axis, of its four rows: out[0..3]."""
+    np.subtract(d0, d2, out=out[0])
+    np.add(d1, d2, out=out[1])
+    np.subtract(d2, d1, out=out[2])
+    np.subtract(d1, d3, out=out[3])
+
+
+def _at(m0, m1, m2, m3, out) -> None:
+    """A^T m along one axis, of its four rows: out[0..1]."""
+    np.add(m0, m1, out=out[0])
+    out[0] += m2
+    np.subtract(m1, m2, out=out[1])
+    out[1] -= m3
+
+
+def _a(z0, z1, out) -> None:
+    """A z along one axis, of its two rows, with the sign of row 3 left out (the caller
+    restores it on the sum): out[0..3]."""
+    np.copyto(out[0], z0)
+    np.add(z0, z1, out=out[1])
+    np.subtract(z0, z1, out=out[2])
+    np.copyto(out[3], z1)
+
+
+def _planes(a: np.ndarray, pads, lead: int, q: np.ndarray) -> None:
+    """q[pr, pc] = the (row, column) parity planes of `a` padded by `pads` (lo, hi) per
+    spatial dim, zeros around; `a`'s spatial dims follow its first `lead` dims, and q's
+    follow its first 2 + `lead`."""
+    h, w = a.shape[lead:lead + 2]
+    (plo, _), (qlo, _) = pads
     q.fill(0)
-    xt = x.transpose(0, 2, 3, 1)
+    keep = (slice(None),) * lead
     for pr in range(2):
-        s = (pr - plo) % 2  # the first row of x on padded rows of parity pr
+        s = (pr - plo) % 2  # the first row of `a` on padded rows of parity pr
         i0, ni = (s + plo) // 2, len(range(s, h, 2))
         for pc in range(2):
             u = (pc - qlo) % 2
             j0, nj = (u + qlo) // 2, len(range(u, w, 2))
-            q[pr, pc, :, i0:i0 + ni, j0:j0 + nj] = xt[:, s::2, u::2]
-    # rows: a tile's rows 0..3 are the even plane's row t, the odd's t, even's t+1, odd's t+1
-    (e0, e1), (o0, o1) = (q[0][:, :, :th], q[0][:, :, 1:]), (q[1][:, :, :th], q[1][:, :, 1:])
-    np.subtract(e0, e1, out=r[0])
-    np.add(o0, e1, out=r[1])
-    np.subtract(e1, o0, out=r[2])
-    np.subtract(o0, o1, out=r[3])
-    # columns, the same on the column parities
-    v6 = v.reshape(4, 4, b, th, tw, c)
-    (e0, e1), (o0, o1) = ((r[:, 0, :, :, :tw], r[:, 0, :, :, 1:]),
-                          (r[:, 1, :, :, :tw], r[:, 1, :, :, 1:]))
-    np.subtract(e0, e1, out=v6[:, 0])
-    np.add(o0, e1, out=v6[:, 1])
-    np.subtract(e1, o0, out=v6[:, 2])
-    np.subtract(o0, o1, out=v6[:, 3])
+            q[(pr, pc) + keep + (slice(i0, i0 + ni), slice(j0, j0 + nj))] = \
+                a[keep + (slice(s, None, 2), slice(u, None, 2))]
+
+
+def _sizes(geo, c: int, o: int) -> tuple[int, int, int]:
+    """Per-sample scratch elements: (planes and row transforms, or the output's
+    transforms; transformed input; products), for either layout."""
+    th, tw = _tiles(geo)
+    cols = tw + 1 if _first(geo) else tw
+    planes = 4 * (th + 1) * (tw + 1) * c + 8 * th * (tw + 1) * c
+    return max(planes, 12 * th * cols * o), 16 * th * cols * c, 16 * th * cols * o
+
+
+def _input_last(x: np.ndarray, geo, first: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """v (16, b th tw, C) = B^T d B of every 4x4 tile (stride 2) of x (b, C, H, W),
+    padded, channels last (`first` is scratch)."""
+    b, c = x.shape[:2]
+    th, tw = _tiles(geo)
+    nq = 4 * b * (th + 1) * (tw + 1) * c
+    q = first[:nq].reshape(2, 2, b, th + 1, tw + 1, c)
+    r = first[nq:nq + 8 * b * th * (tw + 1) * c].reshape(4, 2, b, th, tw + 1, c)
+    _planes(x.transpose(0, 2, 3, 1), geo.padding, 1, q)
+    # a tile's rows 0..3 are the even plane's row t, the odd's t, even's t+1, odd's t+1
+    _bt(q[0][:, :, :th], q[1][:, :, :th], q[0][:, :, 1:], q[1][:, :, 1:], r)
+    even, odd = r[:, 0], r[:, 1]  # and its columns, the same on the column parities
+    _bt(even[..., :tw, :], odd[..., :tw, :], even[..., 1:, :], odd[..., 1:, :],
+        v.reshape(4, 4, b, th, tw, c).transpose(1, 0, 2, 3, 4, 5))
+    return v
+
+
+def _input_first(x: np.ndarray, geo, first: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """v (16, C, b th (tw+1)) = B^T d B of every 4x4 tile (stride 2) of x (b, C, H, W),
+    padded, channels first; each row of tiles has one more, whose values are never
+    used (`first` is scratch)."""
+    b, c = x.shape[:2]
+    th, tw = _tiles(geo)
+    nq = 4 * c * b * (th + 1) * (tw + 1)
+    f = c * b * th * (tw + 1)
+    q = first[:nq].reshape(2, 2, c, b, th + 1, tw + 1)
+    r = first[nq:nq + 8 * f].reshape(4, 2, c, b, th, tw + 1)
+    _planes(x.transpose(1, 0, 2, 3), geo.padding, 2, q)
+    _bt(q[0][..., :th, :], q[1][..., :th, :], q[0][..., 1:, :], q[1][..., 1:, :], r)
+    # columns over the flattened planes: a tile row's extra column mixes in the next row
+    even, odd = r.reshape(4, 2, f)[:, 0], r.reshape(4, 2, f)[:, 1]
+    vf = v.reshape(4, 4, f)
+    _bt(even[:, :-1], odd[:, :-1], even[:, 1:], odd[:, 1:], vf[:, :, :-1].transpose(1, 0, 2))
+    vf[:, :, -1] = 0  # (scratch could hold a NaN, and the weight gradient sums 0 times it)
     return v
 
 
 def _kernel_transform(w: np.ndarray) -> np.ndarray:
-    """U (16, C, O) = G g G^T of every (out, in) channel pair of w (O, C, 3, 3): one
-    product with the 16x9 matrix G (x) G (its entries are exact in any float type),
-    returned as a transposed view, which the products read as it is."""
+    """U (16, O, C) = G g G^T of every (out, in) channel pair of w (O, C, 3, 3): one
+    product with the 16x9 matrix G (x) G (its entries are exact in any float type)."""
     o, c = w.shape[:2]
-    u = _GG.astype(w.dtype) @ w.reshape(o * c, 9).T
-    return u.reshape(16, o, c).transpose(0, 2, 1)
+    return (_GG.astype(w.dtype) @ w.reshape(o * c, 9).T).reshape(16, o, c)
 
 
 def forward(x: np.ndarray, w: np.ndarray, geo, out: np.ndarray, flops: int) -> None:
@@ -108,28 +163,35 @@ def forward(x: np.ndarray, w: np.ndarray, geo, out: np.ndarray, flops: int) -> N
     oh, ow = geo.out
     u = _kernel_transform(w)
     na, nv, nm = _sizes(geo, c, o)
+    first_layout = _first(geo)
+    cols = tw + 1 if first_layout else tw
 
     def chunk(lo, hi, buf, acc):
         b = hi - lo
-        p = b * th * tw
-        first = buf[:b * na]
-        v = _transform_input(x[lo:hi], geo, first, buf[b * na:b * (na + nv)].reshape(16, p, c))
-        m = np.matmul(v, u, out=buf[b * (na + nv):b * (na + nv + nm)].reshape(16, p, o))
-        m = m.reshape(4, 4, p, o)
-        s = first[:8 * p * o].reshape(2, 4, p, o)
-        y = first[8 * p * o:12 * p * o].reshape(b, th, 2, tw, 2, o)
-        # A^T m A: rows, then columns (the column parity j of each output tile)
-        np.add(m[0], m[1], out=s[0])
-        s[0] += m[2]
-        np.subtract(m[1], m[2], out=s[1])
-        s[1] -= m[3]
-        s5 = s.reshape(2, 4, b, th, tw, o)
-        even, odd = (y[:, :, :, :, j].transpose(2, 0, 1, 3, 4) for j in range(2))
-        np.add(s5[:, 0], s5[:, 1], out=even)
-        even += s5[:, 2]
-        np.subtract(s5[:, 1], s5[:, 2], out=odd)
-        odd -= s5[:, 3]
-        np.copyto(out[lo:hi], y.reshape(b, 2 * th, 2 * tw, o)[:, :oh, :ow].transpose(0, 3, 1, 2))
+        p = b * th * cols
+        scratch = buf[:b * na]
+        v = buf[b * na:b * (na + nv)]
+        m = buf[b * (na + nv):b * (na + nv + nm)]
+        s = scratch[:8 * p * o].reshape(2, 4, p * o)
+        y = scratch[8 * p * o:12 * p * o].reshape(2, 2, p * o)
+        if first_layout:
+            v = _input_first(x[lo:hi], geo, scratch, v.reshape(16, c, p))
+            np.matmul(u, v, out=m.reshape(16, o, p))
+        else:
+            v = _input_last(x[lo:hi], geo, scratch, v.reshape(16, p, c))
+            np.matmul(v, u.transpose(0, 2, 1), out=m.reshape(16, p, o))
+        m = m.reshape(4, 4, p * o)
+        _at(m[0], m[1], m[2], m[3], s)  # A^T m A: rows i, then columns j
+        _at(s[:, 0], s[:, 1], s[:, 2], s[:, 3], y.transpose(1, 0, 2))
+        dst = out[lo:hi]
+        if first_layout:
+            y = y.reshape(2, 2, o, b, th, cols).transpose(0, 1, 3, 2, 4, 5)
+        else:
+            y = y.reshape(2, 2, b, th, cols, o).transpose(0, 1, 2, 5, 3, 4)
+        for i in range(2):
+            for j in range(2):
+                np.copyto(dst[:, :, i::2, j::2],
+                          y[i, j, :, :, :len(range(i, oh, 2)), :len(range(j, ow, 2))])
 
     over_batch(n, (nv + nm) * x.itemsize, flops, chunk, na + nv + nm, x.dtype)
 
@@ -140,40 +202,44 @@ def weight_grad(x: np.ndarray, gy: np.ndarray, geo, flops: int) -> np.ndarray:
     n, c = x.shape[:2]
     o = gy.shape[1]
     th, tw = _tiles(geo)
-    oh, ow = geo.out
     na, nv, nm = _sizes(geo, c, o)
+    first_layout = _first(geo)
+    cols = tw + 1 if first_layout else tw
 
     def chunk(lo, hi, buf, acc):
         b = hi - lo
-        p = b * th * tw
-        v = _transform_input(x[lo:hi], geo, buf[:b * na], buf[b * na:b * (na + nv)].reshape(
-            16, p, c))
-        # A gy A^T, with the sign of row 3 and of column 3 left out (restored on the sum)
-        z = buf[:4 * p * o].reshape(b, th, 2, tw, 2, o)
-        if (2 * th, 2 * tw) != (oh, ow):
-            z.fill(0)
-        np.copyto(z.reshape(b, 2 * th, 2 * tw, o)[:, :oh, :ow], gy[lo:hi].transpose(0, 2, 3, 1))
-        e = buf[4 * p * o:12 * p * o].reshape(4, b, th, tw, 2, o)
-        z0, z1 = z[:, :, 0], z[:, :, 1]
-        np.copyto(e[0], z0)
-        np.add(z0, z1, out=e[1])
-        np.subtract(z0, z1, out=e[2])
-        np.copyto(e[3], z1)
-        d = buf[b * (na + nv):b * (na + nv + nm)].reshape(4, 4, b, th, tw, o)
-        f0, f1 = e[..., 0, :], e[..., 1, :]
-        np.copyto(d[:, 0], f0)
-        np.add(f0, f1, out=d[:, 1])
-        np.subtract(f0, f1, out=d[:, 2])
-        np.copyto(d[:, 3], f1)
-        part = np.matmul(v.transpose(0, 2, 1), d.reshape(16, p, o))
+        p = b * th * cols
+        scratch = buf[:b * na]
+        v = buf[b * na:b * (na + nv)]
+        d = buf[b * (na + nv):b * (na + nv + nm)]
+        if first_layout:
+            v = _input_first(x[lo:hi], geo, scratch, v.reshape(16, c, p))
+        else:
+            v = _input_last(x[lo:hi], geo, scratch, v.reshape(16, p, c))
+        # A gy A^T over gy's parity planes (zeros past its end, and in the extra column)
+        z = scratch[:4 * p * o]
+        if first_layout:
+            _planes(gy[lo:hi].transpose(1, 0, 2, 3), ((0, 0), (0, 0)), 2,
+                    z.reshape(2, 2, o, b, th, cols))
+        else:
+            _planes(gy[lo:hi].transpose(0, 2, 3, 1), ((0, 0), (0, 0)), 1,
+                    z.reshape(2, 2, b, th, cols, o))
+        z = z.reshape(2, 2, p * o)
+        e = scratch[4 * p * o:12 * p * o].reshape(4, 2, p * o)
+        _a(z[0], z[1], e)
+        _a(e[:, 0], e[:, 1], d.reshape(4, 4, p * o).transpose(1, 0, 2))
+        if first_layout:
+            part = np.matmul(d.reshape(16, o, p), v.transpose(0, 2, 1))
+        else:
+            part = np.matmul(d.reshape(16, p, o).transpose(0, 2, 1), v)
         return part if acc is None else np.add(acc, part, out=acc)
 
     parts = over_batch(n, (nv + nm) * x.itemsize, flops, chunk, na + nv + nm, x.dtype)
     du = parts[0].astype(np.float64)
     for part in parts[1:]:
         du += part
-    du = du.reshape(4, 4, c * o)
+    du = du.reshape(4, 4, o * c)
     du[3] *= -1
     du[:, 3] *= -1
-    gw = (_GG.T @ du.reshape(16, c * o)).reshape(9, c, o)  # G^T dU G
-    return np.ascontiguousarray(gw.transpose(2, 1, 0), dtype=x.dtype).reshape(o, c, 3, 3)
+    gw = _GG.T @ du.reshape(16, o * c)  # G^T dU G
+    return np.ascontiguousarray(gw.T, dtype=x.dtype).reshape(o, c, 3, 3)
