@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._parallel import over_batch
+from ._parallel import over_batch, one_blas_thread
 
 _G = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.0]])
 _GG = np.kron(_G, _G)  # (16, 9): G g G^T of a kernel flattened row by row
@@ -152,7 +152,8 @@ def _kernel_transform(w: np.ndarray) -> np.ndarray:
     """U (16, O, C) = G g G^T of every (out, in) channel pair of w (O, C, 3, 3): one
     product with the 16x9 matrix G (x) G (its entries are exact in any float type)."""
     o, c = w.shape[:2]
-    return (_GG.astype(w.dtype) @ w.reshape(o * c, 9).T).reshape(16, o, c)
+    with one_blas_thread:  # (OpenBLAS's threads would spin on past this small product)
+        return (_GG.astype(w.dtype) @ w.reshape(o * c, 9).T).reshape(16, o, c)
 
 
 def forward(x: np.ndarray, w: np.ndarray, geo, out: np.ndarray, flops: int) -> None:
@@ -241,5 +242,6 @@ def weight_grad(x: np.ndarray, gy: np.ndarray, geo, flops: int) -> np.ndarray:
     du = du.reshape(4, 4, o * c)
     du[3] *= -1
     du[:, 3] *= -1
-    gw = _GG.T @ du.reshape(16, o * c)  # G^T dU G
+    with one_blas_thread:
+        gw = _GG.T @ du.reshape(16, o * c)  # G^T dU G
     return np.ascontiguousarray(gw.T, dtype=x.dtype).reshape(o, c, 3, 3)
