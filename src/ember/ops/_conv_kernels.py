@@ -11,6 +11,8 @@ forward product, which writes (b, g, O/g, L) straight into the output, and read 
 copy longer runs where they pay (measured per shape; see benchmarks/README.md, issue
 20): channels-last columns (b, L, K*C) from 64 channels, and at stride 1 in 2-d the
 flattened padded plane, where each tap is one contiguous run at a constant offset.
+3x3 stride-1 convolutions on enough channels take Winograd's products instead
+(`_winograd.py`), the input gradient as the flipped kernel's full convolution.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._parallel import over_batch, one_blas_thread
+from ._parallel import one_blas_thread, over_batch
 
 _G = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.0]])
 _GG = np.kron(_G, _G)  # (16, 9): G g G^T of a kernel flattened row by row
