@@ -1,6 +1,7 @@
 """Activation ops (activation.py) against torch.nn.functional: every dtype, 0-d / empty /
 transposed inputs, gradients (vs torch, finite differences, second order), in-place, meta."""
 
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
@@ -8,6 +9,8 @@ import torch.nn.functional as F
 import ember
 from ember.ops import activation as A
 from ops._elementwise import Spec, make, same_outcome, unary_tests
+
+from helpers import rand_array
 
 
 def _inplace(e_fn, t_fn):
@@ -145,6 +148,21 @@ def test_relu_and_threshold_backward_match_torch_on_special_values():
             (dt,) = torch.autograd.grad(ft(xt), xt, gt, create_graph=True)
             assert type(de.grad_fn).__name__ == type(dt.grad_fn).__name__
             same_outcome(lambda d: d, lambda d: d, (de,), (dt,))
+
+
+@pytest.mark.parametrize("size", [40, 300_001])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_relu_hardtanh_relu6_match_torch_bit_for_bit(dtype, size):
+    """NaN, signed zeros (relu(-0.0) is -0.0: the input kept on a tie with the bound) and
+    infinities come out as torch's; large inputs take the blockwise comparison
+    (`_common.bounded`), past the last whole block too."""
+    x = rand_array(size, dtype=dtype)
+    x[::7], x[::11], x[::13], x[::17] = np.nan, -0.0, -np.inf, np.inf
+    for name, kw in (("relu", {}), ("hardtanh", {"min_val": -0.5, "max_val": 0.25}),
+                     ("relu6", {})):
+        got = getattr(ember.nn.functional, name)(ember.tensor(x), **kw).numpy()
+        want = getattr(torch.nn.functional, name)(torch.tensor(x), **kw).numpy()
+        assert np.array_equal(got.view(f"i{x.itemsize}"), want.view(f"i{x.itemsize}")), name
 
 
 # --- found by the differential fuzzer (python -m fuzz) -----------------------------------

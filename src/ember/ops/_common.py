@@ -344,3 +344,27 @@ def row_sums(a):
     if ones is None:
         ones = _ONES[key] = np.ones(a.shape[1], a.dtype)
     return blas(np.matmul, a, ones, 2 * a.size).reshape(-1, 1)
+
+
+_BOUND_BLOCK = 1 << 16  # elements per comparison: 256 KB of float32, cache-resident
+
+
+def bounded(fn, a: np.ndarray, value) -> np.ndarray:
+    """`fn(value, a)` for `fn` np.maximum or np.minimum and a scalar `value`: the bound
+    first, since on a tie NumPy returns the second operand, so `a` itself, as PyTorch's
+    clamp keeps its input (relu(-0.0) is -0.0).
+
+    NumPy's vectorised loops for these take two arrays, not a broadcast scalar and an
+    array (about 3x slower here: 0.32 against 0.11 ms for a ReLU of 1M float32), so a
+    large contiguous float32/float64 `a` is compared block by block against one block
+    filled with `value`."""
+    if a.dtype not in (np.float32, np.float64) or a.size < 4 * _BOUND_BLOCK or \
+            not a.flags.c_contiguous:
+        return fn(value, a)
+    out = np.empty_like(a)
+    const = np.full(_BOUND_BLOCK, value, a.dtype)
+    src, dst = a.reshape(-1), out.reshape(-1)
+    for lo in range(0, a.size, _BOUND_BLOCK):
+        hi = min(lo + _BOUND_BLOCK, a.size)
+        fn(const[:hi - lo], src[lo:hi], out=dst[lo:hi])
+    return out

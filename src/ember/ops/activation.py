@@ -20,7 +20,7 @@ import numpy as np
 from .._tensor import Tensor
 from .._view import broadcast_shapes
 from ._batching import front
-from ._common import same_meta
+from ._common import bounded, same_meta
 from ._parallel import elementwise
 from .registry import Family, Member, apply, apply_, bind, defbatch, defjvp, defvjp
 from .unary import (
@@ -103,7 +103,7 @@ def _number(value, fname: str, argname: str, pos: int) -> None:
 # --- relu, hardtanh, relu6, threshold (integers allowed) ----------------------------------
 
 def _relu_kernel(a):
-    return np.maximum(a, 0)
+    return bounded(np.maximum, a, 0)
 
 
 def _threshold_backward_kernel(g, x, *, threshold):
@@ -186,7 +186,8 @@ def _hardtanh_kernel(a, min_val=-1.0, max_val=1.0):
     if a.dtype.kind in "iu":
         lo, hi = math.ceil(min_val), math.floor(max_val)
         return np.minimum(np.maximum(a, lo), hi).astype(a.dtype)
-    return np.minimum(np.maximum(a, np.asarray(min_val, a.dtype)), np.asarray(max_val, a.dtype))
+    return bounded(np.minimum, bounded(np.maximum, a, np.asarray(min_val, a.dtype)),
+                   np.asarray(max_val, a.dtype))
 
 
 hardtanh_p = unary("hardtanh", _hardtanh_kernel)
