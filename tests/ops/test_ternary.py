@@ -231,3 +231,21 @@ def test_large_where_and_masked_fill_select_exactly(dtype):
     if dtype.startswith("float"):
         same_outcome(lambda m, x: ember.where(m, x, 0.5), lambda m, x: torch.where(m, x, 0.5),
                      (ember.tensor(cond), e[0]), (torch.tensor(cond), t[0]))
+
+
+@pytest.mark.parametrize("size", [5, 300_000])
+def test_clamp_keeps_the_input_on_a_tie_with_a_bound_as_torch(size):
+    """clamp(-0.0, min=0) is -0.0 and clamp(0.0, max=-0.0) is 0.0: the input is kept on a
+    tie, with scalar or tensor bounds; NaN stays NaN. 300,000 elements take the blockwise
+    comparison of a scalar bound; there torch's own vectorised loop gives +0.0 and a
+    negative NaN, so only the values are compared (bit for bit on small inputs)."""
+    base = [-0.0, 0.0, float("nan"), 2.0, -3.0]
+    calls = (lambda L, x: L.clamp(x, min=0), lambda L, x: L.clamp(x, max=-0.0),
+             lambda L, x: L.clamp(x, min=L.zeros(x.shape)), lambda L, x: x.clamp_min(0),
+             lambda L, x: L.clamp(x, min=-1, max=0.0), lambda L, x: x.clip(0, 1))
+    for call in calls:
+        got, want = (call(L, L.tensor(base * (size // 5))).numpy() for L in (ember, torch))
+        if size == 5:
+            assert np.array_equal(got.view(np.int32), want.view(np.int32))
+        else:
+            np.testing.assert_array_equal(got, want)

@@ -359,7 +359,7 @@ def bounded(fn, a: np.ndarray, value) -> np.ndarray:
     large contiguous float32/float64 `a` is compared block by block against one block
     filled with `value`."""
     if a.dtype not in (np.float32, np.float64) or a.size < 4 * _BOUND_BLOCK or \
-            not a.flags.c_contiguous:
+            not a.flags.c_contiguous or np.result_type(value, a) != a.dtype:
         return fn(value, a)
     out = np.empty_like(a)
     const = np.full(_BOUND_BLOCK, value, a.dtype)

@@ -10,6 +10,7 @@ from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
 from ._common import (
     binary_operands,
+    bounded,
     broadcast_errors,
     elementwise_meta,
     fit_scalar,
@@ -122,9 +123,15 @@ def where(condition: Tensor, input=None, other=None, *, out=None):
 
 @broadcast_errors
 def _clamp_kernel(x, lo=None, hi=None):
-    out = x if lo is None else np.maximum(x, lo)
-    out = out if hi is None else np.minimum(out, hi)
+    """min(max(x, lo), hi), keeping x on a tie with a bound as PyTorch does (clamp(-0.0,
+    min=0) is -0.0): the bound goes first (see `bounded`)."""
+    out = x if lo is None else _bound(np.maximum, x, lo)
+    out = out if hi is None else _bound(np.minimum, out, hi)
     return out.copy() if out is x else out
+
+
+def _bound(fn, x, bound):
+    return bounded(fn, x, bound) if np.ndim(bound) == 0 else fn(bound, x)
 
 
 def _clamp_grad_input(g, out, x, lo=None, hi=None):
