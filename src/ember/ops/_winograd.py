@@ -24,6 +24,8 @@ callers redo a result that is not finite by the direct path.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ._parallel import one_blas_thread, over_batch
@@ -53,10 +55,6 @@ def applies(geo, c: int, o: int, dtype) -> bool:
 
 def _tiles(geo) -> tuple[int, int]:
     return -(-geo.out[0] // 2), -(-geo.out[1] // 2)
-
-
-def _first(geo) -> bool:
-    return _tiles(geo)[1] >= FIRST_MIN_TILES
 
 
 def _bt(d0, d1, d2, d3, out) -> None:
@@ -102,13 +100,59 @@ def _planes(a: np.ndarray, pads, lead: int, q: np.ndarray) -> None:
                 a[keep + (slice(s, None, 2), slice(u, None, 2))]
 
 
-def _sizes(geo, c: int, o: int) -> tuple[int, int, int]:
-    """Per-sample scratch elements: (planes and row transforms, or the output's
-    transforms; transformed input; products), for either layout."""
-    th, tw = _tiles(geo)
-    cols = tw + 1 if _first(geo) else tw
-    planes = 4 * (th + 1) * (tw + 1) * c + 8 * th * (tw + 1) * c
-    return max(planes, 12 * th * cols * o), 16 * th * cols * c, 16 * th * cols * o
+@dataclass(frozen=True)
+class _Plan:
+    """One convolution's tiling: tile rows and columns, the layout, and the scratch a
+    chunk of the batch needs."""
+
+    geo: object
+    c: int
+    o: int
+
+    @property
+    def tiles(self) -> tuple[int, int]:
+        return _tiles(self.geo)
+
+    @property
+    def first(self) -> bool:
+        """Channels first (wide planes) or last."""
+        return self.tiles[1] >= FIRST_MIN_TILES
+
+    @property
+    def cols(self) -> int:
+        """Tiles per row as computed: one more in the channels-first layout."""
+        tw = self.tiles[1]
+        return tw + 1 if self.first else tw
+
+    @property
+    def sizes(self) -> tuple[int, int, int]:
+        """Per-sample scratch elements: (planes and row transforms, or the output's
+        transforms; transformed input; products)."""
+        (th, tw), c, o = self.tiles, self.c, self.o
+        planes = 4 * (th + 1) * (tw + 1) * c + 8 * th * (tw + 1) * c
+        return max(planes, 12 * th * self.cols * o), 16 * th * self.cols * c, \
+            16 * th * self.cols * o
+
+    def run(self, x: np.ndarray, flops: int, body) -> list:
+        """`over_batch` of `body(lo, hi, p, scratch, v, m, acc)` over x's batch: p tiles
+        in the chunk, the chunk's scratch, v its inputs' transforms (16, C, p) or
+        (16, p, C) by the layout, and m room for 16 (O, p) or (p, O) products."""
+        na, nv, nm = self.sizes
+        th = self.tiles[0]
+
+        def chunk(lo, hi, buf, acc):
+            b = hi - lo
+            p = b * th * self.cols
+            scratch, m = buf[:b * na], buf[b * (na + nv):b * (na + nv + nm)]
+            v = buf[b * na:b * (na + nv)]
+            if self.first:
+                v = _input_first(x[lo:hi], self.geo, scratch, v.reshape(16, self.c, p))
+            else:
+                v = _input_last(x[lo:hi], self.geo, scratch, v.reshape(16, p, self.c))
+            return body(lo, hi, p, scratch, v, m, acc)
+
+        return over_batch(x.shape[0], (nv + nm) * x.itemsize, flops, chunk, na + nv + nm,
+                          x.dtype)
 
 
 def _input_last(x: np.ndarray, geo, first: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -158,34 +202,24 @@ def _kernel_transform(w: np.ndarray) -> np.ndarray:
 
 def forward(x: np.ndarray, w: np.ndarray, geo, out: np.ndarray, flops: int) -> None:
     """out (N, O, oh, ow) = conv(x, w), for a geometry `applies` accepts."""
-    n, c = x.shape[:2]
     o = w.shape[0]
-    th, tw = _tiles(geo)
-    oh, ow = geo.out
+    plan = _Plan(geo, x.shape[1], o)
+    (th, _), cols, (oh, ow) = plan.tiles, plan.cols, geo.out
     u = _kernel_transform(w)
-    na, nv, nm = _sizes(geo, c, o)
-    first_layout = _first(geo)
-    cols = tw + 1 if first_layout else tw
 
-    def chunk(lo, hi, buf, acc):
+    def chunk(lo, hi, p, scratch, v, m, acc):
         b = hi - lo
-        p = b * th * cols
-        scratch = buf[:b * na]
-        v = buf[b * na:b * (na + nv)]
-        m = buf[b * (na + nv):b * (na + nv + nm)]
         s = scratch[:8 * p * o].reshape(2, 4, p * o)
         y = scratch[8 * p * o:12 * p * o].reshape(2, 2, p * o)
-        if first_layout:
-            v = _input_first(x[lo:hi], geo, scratch, v.reshape(16, c, p))
+        if plan.first:
             np.matmul(u, v, out=m.reshape(16, o, p))
         else:
-            v = _input_last(x[lo:hi], geo, scratch, v.reshape(16, p, c))
             np.matmul(v, u.transpose(0, 2, 1), out=m.reshape(16, p, o))
         m = m.reshape(4, 4, p * o)
         _at(m[0], m[1], m[2], m[3], s)  # A^T m A: rows i, then columns j
         _at(s[:, 0], s[:, 1], s[:, 2], s[:, 3], y.transpose(1, 0, 2))
         dst = out[lo:hi]
-        if first_layout:
+        if plan.first:
             y = y.reshape(2, 2, o, b, th, cols).transpose(0, 1, 3, 2, 4, 5)
         else:
             y = y.reshape(2, 2, b, th, cols, o).transpose(0, 1, 2, 5, 3, 4)
@@ -194,32 +228,21 @@ def forward(x: np.ndarray, w: np.ndarray, geo, out: np.ndarray, flops: int) -> N
                 np.copyto(dst[:, :, i::2, j::2],
                           y[i, j, :, :, :len(range(i, oh, 2)), :len(range(j, ow, 2))])
 
-    over_batch(n, (nv + nm) * x.itemsize, flops, chunk, na + nv + nm, x.dtype)
+    plan.run(x, flops, chunk)
 
 
 def weight_grad(x: np.ndarray, gy: np.ndarray, geo, flops: int) -> np.ndarray:
     """The gradient (O, C, 3, 3) of sum(gy * conv(x, w)) in w, for a geometry `applies`
     accepts."""
-    n, c = x.shape[:2]
-    o = gy.shape[1]
-    th, tw = _tiles(geo)
-    na, nv, nm = _sizes(geo, c, o)
-    first_layout = _first(geo)
-    cols = tw + 1 if first_layout else tw
+    c, o = x.shape[1], gy.shape[1]
+    plan = _Plan(geo, c, o)
+    (th, _), cols = plan.tiles, plan.cols
 
-    def chunk(lo, hi, buf, acc):
+    def chunk(lo, hi, p, scratch, v, d, acc):
         b = hi - lo
-        p = b * th * cols
-        scratch = buf[:b * na]
-        v = buf[b * na:b * (na + nv)]
-        d = buf[b * (na + nv):b * (na + nv + nm)]
-        if first_layout:
-            v = _input_first(x[lo:hi], geo, scratch, v.reshape(16, c, p))
-        else:
-            v = _input_last(x[lo:hi], geo, scratch, v.reshape(16, p, c))
         # A gy A^T over gy's parity planes (zeros past its end, and in the extra column)
         z = scratch[:4 * p * o]
-        if first_layout:
+        if plan.first:
             _planes(gy[lo:hi].transpose(1, 0, 2, 3), ((0, 0), (0, 0)), 2,
                     z.reshape(2, 2, o, b, th, cols))
         else:
@@ -229,13 +252,13 @@ def weight_grad(x: np.ndarray, gy: np.ndarray, geo, flops: int) -> np.ndarray:
         e = scratch[4 * p * o:12 * p * o].reshape(4, 2, p * o)
         _a(z[0], z[1], e)
         _a(e[:, 0], e[:, 1], d.reshape(4, 4, p * o).transpose(1, 0, 2))
-        if first_layout:
+        if plan.first:
             part = np.matmul(d.reshape(16, o, p), v.transpose(0, 2, 1))
         else:
             part = np.matmul(d.reshape(16, p, o).transpose(0, 2, 1), v)
         return part if acc is None else np.add(acc, part, out=acc)
 
-    parts = over_batch(n, (nv + nm) * x.itemsize, flops, chunk, na + nv + nm, x.dtype)
+    parts = plan.run(x, flops, chunk)
     du = parts[0].astype(np.float64)
     for part in parts[1:]:
         du += part
