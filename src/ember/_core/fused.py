@@ -17,14 +17,20 @@ FUSED = {
     "native_batch_norm": "batch statistics, normalise and affine in three chunked passes "
                          "(composed: about ten); saves xhat and 1/std",
     "native_batch_norm_backward": "one joint VJP for input, weight and bias in three passes",
-    "convolution": "an im2col product through BLAS; composed unfold + matmul doubles memory",
-    "convolution_backward_input": "the transposed convolution as one BLAS product",
-    "convolution_backward_weight": "the weight gradient as one BLAS product",
+    "convolution": "im2col products through BLAS over cache-sized chunks, or Winograd's "
+                   "F(2x2, 3x3) (4/9 of the multiplications) for 3x3 stride-1 kernels; "
+                   "composed unfold + matmul doubles memory",
+    "convolution_backward_input": "the transposed convolution: a full convolution or a "
+                                  "product and col2im",
+    "convolution_backward_weight": "the weight gradient as products summed over chunks "
+                                   "(Winograd's adjoint for 3x3 stride-1 kernels)",
     "scaled_dot_product_attention": "scores, mask, softmax and the value product without "
                                     "keeping every intermediate",
     "scaled_dot_product_attention_backward": "one joint VJP for query, key and value",
     "addmm": "bias + matrix product in one BLAS call (nn.Linear's forward)",
-    "max_pool_with_indices": "the window max and its argmax in one strided pass",
+    "max_pool_with_indices": "a running maximum over the window taps' strided views and "
+                             "the first winning tap, torch's tie and NaN rules, without "
+                             "window copies",
     "max_pool_backward": "a scatter through the saved indices",
     "embedding_backward": "an index_add with padding_idx and scale_grad_by_freq",
     "ctc_loss": "the alpha recursion over time is a loop no composition expresses",
