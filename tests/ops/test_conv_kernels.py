@@ -220,3 +220,22 @@ def test_new_paths_over_chunks_and_threads_match_torch(monkeypatch, chunk_bytes)
         check_op(lambda x, w, k=kw: C.conv2d(x, w, **k),
                  lambda x, w, k=kw: TF.conv2d(x, w, **k),
                  rand_array(x_shape), rand_array(w_shape, seed=1), rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("fn, x_shape, w_shape, kw", [
+    ("conv2d", (0, 32, 8, 8), (32, 32, 3, 3), {"padding": 1}),  # Winograd's shape
+    ("conv2d", (0, 64, 26, 26), (32, 64, 3, 3), {}),
+    ("conv2d", (0, 3, 8, 8), (8, 3, 3, 3), {"stride": 2}),
+    ("conv2d", (0, 6, 8, 8), (6, 1, 3, 3), {"groups": 6}),  # depthwise
+    ("conv2d", (0, 8, 5, 5), (4, 8, 1, 1), {}),  # 1x1
+    ("conv1d", (0, 4, 9), (5, 4, 3), {}),
+    ("conv3d", (0, 2, 4, 4, 4), (3, 2, 3, 3, 3), {"padding": 1}),
+    ("conv_transpose2d", (0, 8, 5, 5), (8, 4, 3, 3), {"stride": 2}),
+], ids=str)
+def test_an_empty_batch_gives_empty_outputs_and_zero_weight_gradients(fn, x_shape, w_shape,
+                                                                      kw):
+    """A batch of none: the output and input gradient are empty, the weight gradient is
+    zeros, as in torch (the batch chunks divided by zero here before)."""
+    check_op(lambda x, w: getattr(ember.nn.functional, fn)(x, w, **kw),
+             lambda x, w: getattr(TF, fn)(x, w, **kw),
+             rand_array(x_shape), rand_array(w_shape, seed=1), **TOL)

@@ -279,6 +279,8 @@ def forward(x: np.ndarray, w: np.ndarray, geo: Geometry) -> np.ndarray:
     n, c = x.shape[:2]
     o, g = w.shape[0], geo.groups
     L, K = geo.positions, geo.taps
+    if x.size == 0 or w.size == 0:  # an empty batch or no input channels: sums of nothing
+        return np.zeros((n, o) + geo.out, x.dtype)
     out = np.empty((n, o) + geo.out, x.dtype)
     flops = 2 * n * o * (c // g) * K * L
     if _depthwise(geo, c, o):
@@ -392,6 +394,8 @@ def input_grad(gy: np.ndarray, w: np.ndarray, geo: Geometry, x_shape) -> np.ndar
     n, o = gy.shape[:2]
     c, g = x_shape[1], geo.groups
     L, K = geo.positions, geo.taps
+    if gy.size == 0 or w.size == 0:
+        return np.zeros(tuple(x_shape), gy.dtype)
     full = _as_full_convolution(geo, x_shape, o, gy.dtype)
     if full is not None and not geo.pointwise:
         return forward(gy, _flipped(w, g), full)
@@ -533,6 +537,8 @@ def weight_grad(x: np.ndarray, gy: np.ndarray, geo: Geometry, w_shape) -> np.nda
     n, c = x.shape[:2]
     o, g = gy.shape[1], geo.groups
     L, K = geo.positions, geo.taps
+    if x.size == 0 or gy.size == 0:
+        return np.zeros(tuple(w_shape), x.dtype)
     flops = 2 * n * o * (c // g) * K * L
     g4 = gy.reshape(n, g, o // g, L)
     if _winograd.applies(geo, c, o, x.dtype):
