@@ -218,3 +218,49 @@ def test_softmin_negates_before_the_dtype_cast():
                                                  dtype=L.float64))
     same_result(lambda L: L.nn.functional.softmin(L.tensor([1, -2, 3], dtype=L.int8), dim=0,
                                                   dtype=L.float64))
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_of_an_empty_batch_as_torch(training):
+    """No statistics of nothing: the output is empty, the running buffers are untouched,
+    weight and bias stay in the graph through their first entries (zero gradients), and
+    the module still counts the batch."""
+    seen = []
+    for lib in (torch, ember):
+        m = lib.nn.BatchNorm2d(3).train(training)
+        x = lib.zeros(0, 3, 4, 4, requires_grad=True)
+        y = m(x)
+        y.sum().backward()
+        seen.append((tuple(y.shape), type(y.grad_fn).__name__, m.running_mean.tolist(),
+                     m.running_var.tolist(), m.weight.grad.tolist(), m.bias.grad.tolist(),
+                     int(m.num_batches_tracked), tuple(x.grad.shape)))
+    assert seen[0] == seen[1]
+
+
+EMPTY_BATCH = {
+    "group_norm": lambda L, x: L.nn.functional.group_norm(x, 3),
+    "instance_norm": lambda L, x: L.nn.functional.instance_norm(x),
+    "layer_norm": lambda L, x: L.nn.functional.layer_norm(x, (4,)),
+    "unfold": lambda L, x: L.nn.functional.unfold(x, 2),
+    "grid_sample": lambda L, x: L.nn.functional.grid_sample(x, L.zeros(0, 2, 2, 2),
+                                                            align_corners=False),
+    "avg_pool2d": lambda L, x: L.nn.functional.avg_pool2d(x, 2),
+    "adaptive_avg_pool2d": lambda L, x: L.nn.functional.adaptive_avg_pool2d(x, 1),
+    "adaptive_max_pool2d": lambda L, x: L.nn.functional.adaptive_max_pool2d(x, 2),
+    "interpolate": lambda L, x: L.nn.functional.interpolate(x, scale_factor=2),
+    "linear": lambda L, x: L.nn.functional.linear(x, L.ones(5, 4)),
+}
+
+
+@pytest.mark.parametrize("name", EMPTY_BATCH)
+def test_an_empty_batch_goes_through_as_in_torch(name):
+    """A batch of none (detection heads with no boxes, a filtered batch) gives the empty
+    output and input gradient torch gives; group_norm, instance_norm, unfold and
+    grid_sample reshaped by -1 over zero elements and raised before."""
+    seen = []
+    for lib in (torch, ember):
+        x = lib.zeros(0, 3, 4, 4, requires_grad=True)
+        y = EMPTY_BATCH[name](lib, x)
+        y.sum().backward()
+        seen.append((tuple(y.shape), tuple(x.grad.shape)))
+    assert seen[0] == seen[1]

@@ -74,3 +74,18 @@ def test_pool_meta_and_errors():
     with pytest.raises(RuntimeError) as et:
         TF.max_pool2d(torch.zeros(1, 1, 4, 4), 2, padding=2)
     assert str(ee.value) == str(et.value)
+
+
+@pytest.mark.parametrize("fn", ["max_pool1d", "max_pool2d", "max_pool3d"])
+def test_max_pool_of_an_empty_batch_as_torch(fn):
+    """An empty batch pools to an empty output, and its gradient is empty too (the
+    scatter reshaped by -1 over zero elements before)."""
+    nd = int(fn[-2])
+    shape = (0, 3) + (4,) * nd
+    seen = []
+    for lib in (torch, ember):
+        x = lib.zeros(*shape, requires_grad=True)
+        y = getattr(lib.nn.functional, fn)(x, 2)
+        y.sum().backward()
+        seen.append((tuple(y.shape), tuple(x.grad.shape)))
+    assert seen[0] == seen[1]

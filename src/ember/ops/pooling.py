@@ -122,6 +122,8 @@ defvjp(max_pool_p, _max_pool_vjp, save_output=True)
 
 
 def _scatter_kernel(g, index, *, shape, nd):
+    if g.size == 0:  # (an empty batch: nothing to scatter)
+        return np.zeros(shape, g.dtype)
     lead = int(np.prod(shape[:-nd], dtype=np.int64))
     plane = int(np.prod(shape[-nd:], dtype=np.int64))
     work = g.astype(np.float32) if g.dtype in _LOW else g

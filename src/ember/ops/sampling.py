@@ -19,6 +19,8 @@ gradients scattered into the input are added in the order PyTorch adds them
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import _grad_mode
@@ -224,8 +226,9 @@ def _prepare(inp, grid, align, padding):
     t = inp.dtype.type
     n, c = inp.shape[:2]
     sizes = inp.shape[2:]
-    pixels = np.ascontiguousarray(inp.reshape(n, c, -1).transpose(0, 2, 1))  # (N, S, C)
-    g = grid.reshape(n, -1, grid.shape[-1])
+    # (sizes spelled out, not -1: an empty batch has zero elements to infer them from)
+    pixels = np.ascontiguousarray(inp.reshape(n, c, math.prod(sizes)).transpose(0, 2, 1))
+    g = grid.reshape(n, math.prod(grid.shape[1:-1]), grid.shape[-1])  # (N, S, C) / (N, P, d)
     axes = _axes(inp.shape, align, padding, t)
     return t, pixels, sizes, [g[..., k] for k in range(len(axes))], axes
 
@@ -282,7 +285,8 @@ def _sample_backward_kernel(g, inp, grid, *, mode, padding, align, input_grad):
     t, pixels, sizes, gs, axes = _prepare(inp, grid, align, padding)
     n, c = inp.shape[:2]
     nd = len(axes)
-    go = g.reshape(n, c, -1).astype(inp.dtype, copy=False).transpose(0, 2, 1)  # (N, P, C)
+    go = g.reshape(n, c, math.prod(g.shape[2:])).astype(inp.dtype, copy=False)
+    go = go.transpose(0, 2, 1)  # (N, P, C)
     shape = (n, c, pixels.shape[1])
     ggrid = np.zeros(gs[0].shape + (nd,), inp.dtype)
     adds = []

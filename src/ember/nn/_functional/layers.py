@@ -345,7 +345,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, "
                            f"but got input of shape {list(input.shape)} and num_groups="
                            f"{num_groups}")
-    x = input.reshape(n, num_groups, -1)
+    x = input.reshape(n, num_groups, (c // num_groups) * math.prod(input.shape[2:]))
     out = _normalize_over(x, (2,), eps).reshape(input.shape)
     view = (-1,) + (1,) * (input.dim() - 2)
     if weight is not None:
@@ -364,12 +364,19 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     var with the unbiased batch variance, each as (1 - momentum) * old + momentum * new.
     """
     if training:
-        size = input.numel() // input.shape[1]
+        size = input.numel() // max(input.shape[1], 1)
         if size == 1:
             raise ValueError("Expected more than 1 value per channel when training, got input "
                              f"size {input.shape}")
     elif running_mean is None or running_var is None:
         raise RuntimeError("running_mean must be defined in evaluation mode")
+    if input.numel() == 0:
+        # as PyTorch: no statistics of nothing, running buffers untouched; the affine's first
+        # entries keep weight and bias in the graph (their gradients are zeros)
+        out = input.clone()
+        if weight is not None:
+            out = out * weight[0]
+        return out if bias is None else out + bias[0]
     view = (1, -1) + (1,) * (input.dim() - 2)
     if training:
         out, mean, var = batch_norm_stats(input, weight, bias, eps)

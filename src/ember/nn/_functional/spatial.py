@@ -278,7 +278,7 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
     c = x.shape[1]
     w = _taps_weight(c, k, x.dtype)
     cols = conv2d(x, w, None, _pair(stride), _pair(padding), _pair(dilation), groups=c)
-    cols = cols.reshape(x.shape[0], c * k[0] * k[1], -1)
+    cols = cols.reshape(x.shape[0], c * k[0] * k[1], math.prod(cols.shape[2:]))
     return cols if batched else cols.squeeze(0)
 
 
