@@ -11,6 +11,7 @@ d out / d grid_k = sum_t (g . V_t) * w_k'(frac_k) * prod_(m != k) w_m * d pos_k 
 from __future__ import annotations
 
 import itertools
+import math
 
 from .._tensor import Tensor
 from .creation import zeros
@@ -95,9 +96,9 @@ def grid_sample_vjp(g: Tensor, inp: Tensor, grid: Tensor, needs, mode: int, padd
     n, c = inp.shape[:2]
     sizes = tuple(inp.shape[2:])
     nd = len(sizes)
-    planes = inp.reshape(n, c, -1)
-    gout = g.reshape(n, c, -1)
-    coords = grid.reshape(n, -1, nd)
+    planes = inp.reshape(n, c, math.prod(sizes))  # (sizes spelled out: an empty batch)
+    gout = g.reshape(n, c, math.prod(g.shape[2:]))
+    coords = grid.reshape(n, math.prod(grid.shape[1:-1]), nd)
     p = coords.shape[1]
     axis_sizes = [sizes[nd - 1 - k] for k in range(nd)]  # coordinate k runs along this dim
     axes = []  # per axis: [(tap offset or index, weight, d weight / d frac)], d pos / d grid
