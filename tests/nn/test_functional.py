@@ -269,3 +269,28 @@ def test_an_empty_batch_goes_through_as_in_torch(name):
         y.sum().backward()
         seen.append((tuple(y.shape), None if x.grad is None else tuple(x.grad.shape)))
     assert seen[0] == seen[1]
+
+
+EMPTY_SEQUENCES = {
+    "multihead_attention": lambda L, x: L.nn.MultiheadAttention(4, 2, batch_first=True)(
+        x, x, x)[0],
+    "transformer_encoder_layer": lambda L, x: L.nn.TransformerEncoderLayer(
+        4, 2, 8, batch_first=True)(x),
+    "embedding": lambda L, x: L.nn.functional.embedding(
+        L.zeros(0, 3, dtype=L.int64), L.ones(5, 4, requires_grad=True)) + x,
+    "lstm": lambda L, x: L.nn.LSTM(4, 5, batch_first=True)(x)[0],
+}
+
+
+@pytest.mark.parametrize("name", EMPTY_SEQUENCES)
+def test_an_empty_batch_of_sequences_goes_through_as_in_torch(name):
+    """Attention and embedding with no sequences (their reshapes by -1 over zero elements
+    raised before)."""
+    seen = []
+    for lib in (torch, ember):
+        lib.manual_seed(0)
+        x = lib.zeros(0, 3, 4, requires_grad=True)
+        y = EMPTY_SEQUENCES[name](lib, x)
+        y.sum().backward()
+        seen.append((tuple(y.shape), tuple(x.grad.shape)))
+    assert seen[0] == seen[1]

@@ -47,7 +47,7 @@ def _row_scale(indices, num_weights: int, padding_idx, scale_grad_by_freq):
 def _embedding_backward_kernel(g, indices, *, num_weights, padding_idx, scale_grad_by_freq):
     work = g.astype(np.float32) if g.dtype.itemsize == 2 else g
     flat = indices.reshape(-1)
-    rows = work.reshape(flat.size, -1) * _row_scale(
+    rows = work.reshape(flat.size, g.shape[-1]) * _row_scale(
         indices, num_weights, padding_idx, scale_grad_by_freq)[:, None].astype(work.dtype)
     return _sum_rows_into(rows, flat, num_weights).astype(g.dtype).reshape(
         (num_weights,) + g.shape[indices.ndim:])
