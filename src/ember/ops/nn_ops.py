@@ -10,6 +10,8 @@ second primitive (the adjoint) whose own VJP is the first again; double backward
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import _dtype as dt
@@ -47,7 +49,8 @@ def _row_scale(indices, num_weights: int, padding_idx, scale_grad_by_freq):
 def _embedding_backward_kernel(g, indices, *, num_weights, padding_idx, scale_grad_by_freq):
     work = g.astype(np.float32) if g.dtype.itemsize == 2 else g
     flat = indices.reshape(-1)
-    rows = work.reshape(flat.size, g.shape[-1]) * _row_scale(
+    width = math.prod(g.shape[indices.ndim:])  # (not -1: there may be no indices)
+    rows = work.reshape(flat.size, width) * _row_scale(
         indices, num_weights, padding_idx, scale_grad_by_freq)[:, None].astype(work.dtype)
     return _sum_rows_into(rows, flat, num_weights).astype(g.dtype).reshape(
         (num_weights,) + g.shape[indices.ndim:])
