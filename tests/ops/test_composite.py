@@ -121,3 +121,17 @@ def test_block_diag_result_dtype(dtypes):
     def run(L):
         return L.block_diag(*(L.ones(s, dtype=getattr(L, d)) for d, s in dtypes))
     assert_same(run(ember), run(torch))
+
+
+def test_block_diag_promotes_as_torch_with_0d_tensors():
+    """A 0-d tensor decides the result only through a higher kind, and then keeps the
+    dimensioned tensors' precision: float32 with a 0-d complex128 gives complex64 (found by
+    the fuzzer, seed 20261134: ember gave complex128)."""
+    import itertools
+
+    kinds = ["float32", "float64", "complex64", "complex128", "int32", "int64", "bool"]
+    for (d1, n1), (d2, n2) in itertools.product(itertools.product(kinds, (0, 1)), repeat=2):
+        got, want = (L.block_diag(L.ones((2,) * n1, dtype=getattr(L, d1)),
+                                  L.ones((3,) * n2, dtype=getattr(L, d2))).dtype
+                     for L in (ember, torch))
+        assert str(got).split('.')[-1] == str(want).split('.')[-1], (d1, n1, d2, n2)

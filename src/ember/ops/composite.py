@@ -7,8 +7,6 @@ primitives, isin and histogram (a NumPy kernel each, bound like any op).
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from .. import _dtype as dt
@@ -130,13 +128,9 @@ def triu_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None
 
 
 def _result_dtype(tensors) -> dt.dtype:
-    """Type promotion over several tensors: a 0-d tensor only decides the dtype when its
-    kind (bool < int < float < complex) is above every dimensioned tensor's."""
-    dims = [t.dtype for t in tensors if t.ndim] or [t.dtype for t in tensors]
-    zero = [t.dtype for t in tensors if not t.ndim]
-    d = functools.reduce(dt.promote_types, dims)
-    z = functools.reduce(dt.promote_types, zero) if zero else d
-    return dt.promote_types(d, z) if z._kind > d._kind else d
+    """PyTorch's type promotion over several tensors (a 0-d tensor decides only a higher
+    kind, and a complex one over float32 gives complex64)."""
+    return dt.result_type(*tensors)
 
 
 def block_diag(*tensors: Tensor) -> Tensor:
