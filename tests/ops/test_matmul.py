@@ -435,3 +435,26 @@ def test_bmm_refuses_a_bool_input_before_comparing_dtypes():
             m.bmm(a, b)
         with pytest.raises(RuntimeError):
             m.bmm(b, a)
+
+
+@pytest.mark.parametrize("a, b", [
+    (((2,), "bool"), ((2,), "int64")),  # dot: the dtypes first
+    (((2,), "bool"), ((2,), "bool")),
+    (((2, 2), "bool"), ((2,), "int64")),  # mv: "addmv input tensors ..."
+    (((2, 2, 2), "float64"), ((2,), "float32")),
+    (((2, 2), "bool"), ((2,), "bool")),
+    (((2, 2), "bool"), ((2, 2), "int64")),  # mm
+    (((2, 2, 2), "int64"), ((2, 2), "bool")),  # a batch folded into mm's rows
+    (((3, 1), "bool"), ((3, 1, 2), "int64")),  # bmm: a bool input before the dtypes
+    (((2, 2, 2), "int64"), ((2, 2, 2), "bool")),
+    (((2, 2, 2), "float32"), ((2, 2, 2), "int64")),
+], ids=str)
+def test_matmul_dtype_errors_are_those_of_the_product_its_ranks_take(a, b):
+    """Found by the fuzzer (seed 20261159): matmul of a 2-D bool and a 3-D int64 tensor
+    raised the mm's dtype error where torch's bmm refuses the bool first."""
+    msgs = []
+    for L in (torch, ember):
+        with pytest.raises((RuntimeError, NotImplementedError)) as exc:
+            L.matmul(L.zeros(*a[0], dtype=getattr(L, a[1])), L.zeros(*b[0], dtype=getattr(L, b[1])))
+        msgs.append((exc.type, str(exc.value)))
+    assert msgs[0] == msgs[1]

@@ -493,7 +493,7 @@ def _igam64(a, x, upper: bool = False):
     out[zero_x] = lo
     out[(a == 0) & (x > 0)] = hi
     out[np.isposinf(x) & (((a >= 0) & np.isfinite(a)) | np.isnan(a))] = hi
-    out[np.isposinf(a) & (x >= 0) & np.isfinite(x)] = lo
+    out[np.isposinf(a) & ~(x < 0) & ~np.isinf(x)] = lo  # (a NaN x too, as PyTorch)
     return out
 
 

@@ -230,6 +230,28 @@ def _check(a, b, name: str, kernel: str = "addmm_impl_cpu_") -> None:
     _no_bool(a, kernel)
 
 
+def _check_matmul(a, b) -> None:
+    """matmul's dtype errors as PyTorch raises them on the product its ranks go to: dot
+    (1-D @ 1-D), mv (@ 1-D), mm (@ 2-D, a batch folded into the rows) or bmm."""
+    na, nb = getattr(a, "ndim", 1), getattr(b, "ndim", 1)
+    if na == 0 or nb == 0 or not (isinstance(a, Tensor) and isinstance(b, Tensor)) or \
+            nb == 2:
+        _check(a, b, "matmul")
+    elif na == 1 and nb == 1:
+        _check_vectors(a, b, "dot")
+    elif nb == 1:
+        if a._dtype is not b._dtype:
+            vec, mat = type_name(b._dtype), type_name(a._dtype)
+            raise RuntimeError(f"addmv input tensors must have the same dtype, but got {vec}, "
+                               f"{mat}, and {vec}")
+        _no_bool(a, "addmv_impl_cpu")
+    else:
+        _no_bool(a, "bmm")  # (a bool input is refused before the dtypes are compared)
+        if a._dtype is not b._dtype:
+            raise RuntimeError(f"expected scalar type {type_name(a._dtype)} but found "
+                               f"{type_name(b._dtype)}")
+
+
 def _no_bool(t: Tensor, kernel: str) -> None:
     if t._dtype is dt.bool_:
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
@@ -289,7 +311,7 @@ def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     if input.__class__ is not Tensor and getattr(input, "is_sparse", False):
         return input.matmul(other)
     input, other = cast_for("lower", input, other)
-    _check(input, other, "matmul")
+    _check_matmul(input, other)
     k_b = other._shape[0] if other.ndim == 1 else other._shape[-2]
     if input._shape[-1] != k_b:
         raise _inner_mismatch(input, other)
