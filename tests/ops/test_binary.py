@@ -406,3 +406,18 @@ def test_sub_inplace_refuses_a_wrong_operand_type_before_a_bool_tensor():
         a = m.tensor([True])
         with pytest.raises(TypeError, match="must be Tensor, not str"):
             a.sub_("x", alpha=2)
+
+
+@pytest.mark.parametrize("call", [
+    lambda t, b: t.div_(b, rounding_mode="floor"),
+    lambda t, b: t.div_(b, rounding_mode="trunc"),
+    lambda t, b: t.floor_divide_(b),
+    lambda t, b: t.remainder_(b),
+    lambda t, b: t.mul_(b),
+])
+def test_inplace_on_uint8_with_a_negative_0d_tensor_as_torch(call):
+    """The 0-d int64 -2 is cast to self's uint8 (254) before the op, as in PyTorch: 3 // -2
+    in uint8 is 0, not -2 wrapped to 254 (found by the fuzzer, seed 20261175)."""
+    got, want = (call(L.tensor([3, 3, 7, 2], dtype=L.uint8), L.tensor(-2)).tolist()
+                 for L in (ember, torch))
+    assert got == want

@@ -249,3 +249,15 @@ def test_clamp_keeps_the_input_on_a_tie_with_a_bound_as_torch(size):
             assert np.array_equal(got.view(np.int32), want.view(np.int32))
         else:
             np.testing.assert_array_equal(got, want)
+
+
+def test_inplace_clamp_checks_the_broadcast_shape_before_the_dtype():
+    """A bool self with bool tensor bounds that broadcast past self's shape: torch reports
+    the shape first (found by the fuzzer, seed 20261185; ember reported clamp_cpu's bool)."""
+    msgs = []
+    for L in (torch, ember):
+        with pytest.raises(RuntimeError) as exc:
+            L.zeros(4, 4, dtype=L.bool).clamp_(min=L.zeros(4, 4, dtype=L.bool),
+                                                max=L.zeros(3, 4, 4, dtype=L.bool))
+        msgs.append(str(exc.value))
+    assert msgs[0] == msgs[1]

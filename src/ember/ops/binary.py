@@ -590,7 +590,8 @@ def inplace_operand(self: Tensor, other):
             f"{type_name(self._dtype)}"
         )
     if isinstance(other, Tensor):
-        if other._dtype is not d and d is not self._dtype:
+        # (to an integer `self`'s dtype too: a uint8 self and -2 divide as 254, as in PyTorch)
+        if other._dtype is not d and (d is not self._dtype or d._kind < 2):
             other = other.to(d)
         return other
     if not is_scalar(other):

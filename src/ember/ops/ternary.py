@@ -8,6 +8,7 @@ import numpy as np
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
+from .._view import broadcast_shapes
 from ._common import (
     binary_operands,
     bounded,
@@ -207,6 +208,13 @@ def clamp(input: Tensor, min=None, max=None, *, out=None) -> Tensor:
 
 
 def clamp_(self: Tensor, min=None, max=None) -> Tensor:
+    bounds = [b for b in (min, max) if b is not None]
+    if bounds and all(isinstance(b, Tensor) for b in bounds):
+        # (the in-place result's shape is checked before any dtype, as PyTorch does)
+        shape = broadcast_shapes(self._shape, *(b._shape for b in bounds))
+        if shape != self._shape:
+            raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the "
+                               f"broadcast shape {list(shape)}")
     _, lo, hi, d = _clamp_args(self, min, max)
     if not dt.can_cast(d, self._dtype):
         raise RuntimeError(f"result type {type_name(d)} can't be cast to the desired output "
