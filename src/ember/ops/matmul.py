@@ -215,6 +215,21 @@ def _cname(t: Tensor) -> str:
 
 
 def _check(a, b, name: str, kernel: str = "addmm_impl_cpu_") -> None:
+    _check_operands(a, b, name)
+    _mm_dtypes(a, b, kernel)
+
+
+def _mm_dtypes(a, b, kernel: str) -> None:
+    """mm's dtype errors: the dtypes compared first, then a bool refused."""
+    if a._dtype is not b._dtype:
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {_cname(a)} != {_cname(b)}"
+        )
+    _no_bool(a, kernel)
+
+
+def _check_operands(a, b, name: str) -> None:
+    """Both tensors (TypeError), neither 0-d."""
     for arg, t in (("input", a), ("other", b)):
         if not isinstance(t, Tensor):
             raise TypeError(f"{name}(): argument '{arg}' must be Tensor, not {type(t).__name__}")
@@ -223,20 +238,15 @@ def _check(a, b, name: str, kernel: str = "addmm_impl_cpu_") -> None:
             f"both arguments to {name} need to be at least 1D, but they are {a.ndim}D and "
             f"{b.ndim}D"
         )
-    if a._dtype is not b._dtype:
-        raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {_cname(a)} != {_cname(b)}"
-        )
-    _no_bool(a, kernel)
 
 
 def _check_matmul(a, b) -> None:
     """matmul's dtype errors as PyTorch raises them on the product its ranks go to: dot
     (1-D @ 1-D), mv (@ 1-D), mm (@ 2-D, a batch folded into the rows) or bmm."""
-    na, nb = getattr(a, "ndim", 1), getattr(b, "ndim", 1)
-    if na == 0 or nb == 0 or not (isinstance(a, Tensor) and isinstance(b, Tensor)) or \
-            nb == 2:
-        _check(a, b, "matmul")
+    _check_operands(a, b, "matmul")
+    na, nb = a.ndim, b.ndim
+    if nb == 2:
+        _mm_dtypes(a, b, "addmm_impl_cpu_")
     elif na == 1 and nb == 1:
         _check_vectors(a, b, "dot")
     elif nb == 1:
