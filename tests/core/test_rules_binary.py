@@ -10,8 +10,9 @@ from tests.rule_checks import check_batch, check_jvp, primitive_calls
 
 import ember
 from ember._core import BY_LOOP, MISSING, batch_rules, bind, jvp_rule, rule_params
-from ember.ops.binary import COMPARISONS, binary_p, compare_p
+from ember.ops.binary import COMPARISONS, binary_p, compare_p, div_wide_fn, mul_wide_fn
 from ember.ops.binary_extra import _BITWISE, bitwise_p
+from ember.ops.registry import apply
 from ember.ops.ternary import ternary_p
 
 
@@ -33,7 +34,12 @@ B2 = ember.tensor([True, True, False])
 CASES = {
     "add": (lambda a, b: a + b, (X, Y), 1, 1),
     "add_scalar": (lambda a: 2.5 + a, (X,), 1, 1),
-    "add_alpha": (lambda a, b: ember.add(a, b, alpha=2), (X, Y), 2, 2),  # mul, then add
+    "add_alpha": (lambda a, b: ember.add(a, b, alpha=2), (X, Y), 1, 1),
+    "sub_alpha": (lambda a, b: ember.sub(a, b, alpha=0.5), (X, Y), 1, 1),
+    # the members for a 16-bit float tensor and a number, bound here in float64 (finite
+    # differences need it; the 16-bit path differs from it only in rounding)
+    "mul_wide": (lambda a: apply(binary_p, a, np.float32(1.5), fn=mul_wide_fn), (X,), 1, 1),
+    "div_wide": (lambda a: apply(binary_p, a, np.float32(3.0), fn=div_wide_fn), (X,), 1, 1),
     "sub": (lambda a, b: a - b, (Y, X), 1, 1),
     "rsub_scalar": (lambda a: 2 - a, (X,), 1, 1),
     "rsub": (lambda a, b: ember.rsub(a, b, alpha=1.5), (X, Y), 1, 1),
@@ -151,7 +157,7 @@ def test_every_function_of_the_area_has_a_jvp_and_a_batch_rule():
     for prim in (compare_p, bitwise_p):
         assert jvp_rule(prim, {}) is None  # marked not differentiable
         assert batch_rules.get(prim, MISSING) not in (MISSING, BY_LOOP)
-    assert len(binary_p.members) == 28 and len(ternary_p.members) == 7
+    assert len(binary_p.members) == 32 and len(ternary_p.members) == 7
     assert set(COMPARISONS) == {"eq", "ne", "lt", "le", "gt", "ge", "logical_and",
                                 "logical_or", "logical_xor", "isclose"}
     assert set(_BITWISE) == {"and", "or", "xor", "left_shift", "right_shift"}

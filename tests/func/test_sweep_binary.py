@@ -30,6 +30,12 @@ CASES = [
        vjp="no derivative of the divisor in either framework (both raise)"),
     _b("mul", lambda m, x, y: x * y + x * 3, complex=True),
     _b("div", lambda m, x, y: x / y + 1 / y, ("any", "pos"), complex=True),
+    # A 16-bit float tensor and a number: mul and div read the number at float32 precision.
+    # (No 0-d case: torch's forward mode divides a 0-d float16 tangent by the number as a
+    # 0-d float64 tensor, so that tangent comes out float64, unrounded.)
+    Case("mul_div_16bit_number", lambda m, x, y: (
+        (x.to(m.bfloat16) * 0.3).double() + (y.to(m.float16) / 1.7).double()), SHAPES,
+        ("any", "pos"), extra=[[(0, 3), (3,)], [(2, 1), (3,)]]),
     _b("div_trunc", lambda m, x, y: m.div(x, y, rounding_mode="trunc") * x, ("any", "pos")),
     _b("div_floor", lambda m, x, y: m.div(x, y, rounding_mode="floor") * y, ("any", "pos")),
     _b("floor_divide", lambda m, x, y: m.floor_divide(x, y), ("any", "pos"),

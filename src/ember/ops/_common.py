@@ -11,6 +11,7 @@ from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
 from .._view import broadcast_shapes, contiguous_strides, numel
+from ._rounding import rounded
 
 _grad_state = grad_mode.state
 
@@ -71,8 +72,10 @@ def broadcast_errors(kernel):
 def fit_scalar(x, d: dt.dtype):
     """A Python number as the kernel should see it next to a tensor of dtype `d`."""
     if x.__class__ is float and d._kind >= 2:
-        # ml_dtypes promotes bfloat16 with a Python float to float32: hand it a bfloat16.
-        return x if d is not dt.bfloat16 else d.np.type(x)
+        # A 16-bit float reads a number rounded to its own dtype, as PyTorch's add, sub,
+        # remainder, pow and the comparisons do (mul and div widen it: see
+        # `_rounding`); ml_dtypes would also promote bfloat16 to float32 otherwise.
+        return x if d.itemsize != 2 else rounded(x, d)
     if d._kind == 1 and d is not dt.int64 and isinstance(x, numbers.Integral):
         # NumPy refuses out-of-range Python ints; C (and PyTorch) wrap them.
         return np.array(int(x)).astype(d.np)[()]

@@ -19,11 +19,13 @@ from .._tensor import Tensor
 from .._view import broadcast_shapes
 from ._common import binary_operands, elementwise_meta, fit_scalar, is_scalar, type_name
 from ._common import write_out as _write_out
+from ._inplace_kernel import writes_into
 from ._pointwise import (
     batch_pointwise,
     shaped,
     tangent_sum,
 )
+from ._rounding import alpha_param, fused_add, fused_add_into, wide
 from .registry import (
     Family,
     Member,
@@ -38,6 +40,7 @@ from .registry import (
 )
 
 _F32 = np.dtype(np.float32)
+_F16, _BF16 = dt.float16, dt.bfloat16
 _grad_state = grad_mode.state
 
 # Every two-input pointwise map with a derivative (or a refusal of one) is one primitive,
@@ -95,8 +98,8 @@ defjvp(sub_fn, lambda primals, tangents, out: shaped(
     tangents[0] if tangents[1] is None else tangent_sum(tangents[0], -tangents[1]), out))
 
 mul_fn = member("mul", np.multiply)
-defvjp(mul_fn, lambda g, out, a, b: g * _cj(b), lambda g, out, a, b: g * _cj(a),
-       reads=((1,), (0,)))
+_MUL_VJP = (lambda g, out, a, b: g * _cj(b), lambda g, out, a, b: g * _cj(a))
+defvjp(mul_fn, *_MUL_VJP, reads=((1,), (0,)))
 
 
 def _mul_jvp(primals, tangents, out):
@@ -108,8 +111,8 @@ def _mul_jvp(primals, tangents, out):
 defjvp(mul_fn, _mul_jvp)
 
 div_fn = member("div", np.true_divide)
-defvjp(div_fn, lambda g, out, a, b: g / _cj(b), lambda g, out, a, b: -g * _cj(a / (b * b)),
-       reads=((1,), (0, 1)))
+_DIV_VJP = (lambda g, out, a, b: g / _cj(b), lambda g, out, a, b: -g * _cj(a / (b * b)))
+defvjp(div_fn, *_DIV_VJP, reads=((1,), (0, 1)))
 
 
 def _div_jvp(primals, tangents, out):
@@ -121,15 +124,62 @@ def _div_jvp(primals, tangents, out):
 
 defjvp(div_fn, _div_jvp)
 
+# add / sub with `alpha=` (a tensor `b`): a + alpha * b as one node, rounded once.
+def _add_alpha(a, b, alpha):
+    return fused_add(a, b, alpha)
+
+
+def _sub_alpha(a, b, alpha):
+    return fused_add(a, b, alpha, subtract=True)
+
+
+writes_into(_add_alpha, fused_add_into)
+writes_into(_sub_alpha, lambda dst, b, alpha: fused_add_into(dst, b, -alpha))
+add_alpha_fn = member("add_alpha", _add_alpha, "AddBackward0",
+                      lambda a, b, alpha: elementwise_meta(a, b))
+sub_alpha_fn = member("sub_alpha", _sub_alpha, "SubBackward0",
+                      lambda a, b, alpha: elementwise_meta(a, b))
+defvjp(add_alpha_fn, lambda g, out, a, b, alpha: g, lambda g, out, a, b, alpha: g * _cj(alpha),
+       reads=((), ()))
+defvjp(sub_alpha_fn, lambda g, out, a, b, alpha: g, lambda g, out, a, b, alpha: g * -_cj(alpha),
+       reads=((), ()))
+defjvp(add_alpha_fn, lambda primals, tangents, out, alpha: shaped(tangent_sum(
+    tangents[0], None if tangents[1] is None else tangents[1] * alpha), out))
+defjvp(sub_alpha_fn, lambda primals, tangents, out, alpha: shaped(tangent_sum(
+    tangents[0], None if tangents[1] is None else tangents[1] * -alpha), out))
+
+# mul and div of a float16 / bfloat16 tensor and a number, which they read at float32
+# precision (`_rounding`): computed in float32 and rounded once.
+mul_wide_fn = member("mul_wide", lowp2(np.multiply), "MulBackward0")
+div_wide_fn = member("div_wide", lowp2(np.true_divide), "DivBackward0")
+defvjp(mul_wide_fn, *_MUL_VJP, reads=((1,), (0,)))
+defvjp(div_wide_fn, *_DIV_VJP, reads=((1,), (0, 1)))
+defjvp(mul_wide_fn, _mul_jvp)
+defjvp(div_wide_fn, _div_jvp)
+
 
 def _scale(b, alpha, d: dt.dtype):
-    """`alpha * b` for add/sub's `alpha=`, checked and computed in the result dtype `d`."""
+    """`alpha * b` for add/sub's `alpha=` and a number `b`, checked, in the result dtype `d`."""
     _check_alpha(alpha, d)
     if d is dt.bool_:
-        alpha = bool(alpha)
-    if isinstance(b, Tensor):
-        return mul(b, fit_scalar(alpha, d))
-    return bool(b and alpha) if d is dt.bool_ else b * alpha
+        return bool(b and alpha)
+    return b * alpha
+
+
+def _alpha_call(fused, a, b, alpha, d: dt.dtype, inplace: bool = False) -> Tensor:
+    """add / sub with `alpha=`: one node with `alpha` a param, as PyTorch's AddBackward0 /
+    SubBackward0, and a + alpha * b rounded once (`_rounding`); a number `b` is
+    scaled first."""
+    if not isinstance(b, Tensor):
+        b = _scale(b, alpha, d)
+        plain = add_fn if fused is add_alpha_fn else sub_fn
+        return apply_(binary_p, a, b, fn=plain) if inplace else apply(binary_p, a, b, fn=plain)
+    _check_alpha(alpha, d)
+    k = alpha_param(alpha, d) if d._kind >= 2 else fit_scalar(bool(alpha) if d is dt.bool_
+                                                             else alpha, d)
+    if inplace:
+        return apply_(binary_p, a, b, fn=fused, alpha=k)
+    return apply(binary_p, a, b, fn=fused, alpha=k)
 
 
 def _check_alpha(alpha, d: dt.dtype) -> None:
@@ -146,9 +196,8 @@ def _check_alpha(alpha, d: dt.dtype) -> None:
 def add(input, other, *, alpha=1, out=None) -> Tensor:
     """input + alpha * other, with broadcasting and type promotion."""
     a, b, d = binary_operands(input, other)
-    if alpha != 1:
-        b = _scale(b, alpha, d)
-    r = apply(binary_p, a, b, fn=add_fn)
+    r = apply(binary_p, a, b, fn=add_fn) if alpha == 1 else \
+        _alpha_call(add_alpha_fn, a, b, alpha, d)
     return r if out is None else _write_out(r, out)
 
 
@@ -184,9 +233,8 @@ def _sub(input, other, alpha=1, out=None) -> Tensor:
     if d is dt.bool_ or a is not input or b is not other or other.__class__ is bool \
             or input.__class__ is bool:
         _sub_bool_check(input, other)
-    if alpha != 1:
-        b = _scale(b, alpha, d)
-    r = apply(binary_p, a, b, fn=sub_fn)
+    r = apply(binary_p, a, b, fn=sub_fn) if alpha == 1 else \
+        _alpha_call(sub_alpha_fn, a, b, alpha, d)
     return r if out is None else _write_out(r, out)
 
 
@@ -240,8 +288,23 @@ def _rsub_op(self, other):
 def mul(input, other, *, out=None) -> Tensor:
     """input * other, with broadcasting and type promotion."""
     a, b, d = binary_operands(input, other)
-    r = apply(binary_p, a, b, fn=mul_fn)
+    if d is _F16 or d is _BF16:
+        a, b, fn = _widened(input, other, a, b, mul_fn, mul_wide_fn)
+        r = apply(binary_p, a, b, fn=fn)
+    else:
+        r = apply(binary_p, a, b, fn=mul_fn)
     return r if out is None else _write_out(r, out)
+
+
+def _widened(input, other, a, b, fn, wide_fn):
+    """(a, b, member) for mul or div with a float16 / bfloat16 result: a number operand at
+    the float32 precision PyTorch reads it with, and the member that computes in float32
+    (`_rounding`); tensor operands as they were."""
+    if not isinstance(other, Tensor):
+        return a, wide(other), wide_fn
+    if not isinstance(input, Tensor):
+        return wide(input), b, wide_fn
+    return a, b, fn
 
 
 multiply = mul
@@ -317,9 +380,14 @@ def div(input, other, *, rounding_mode=None, out=None) -> Tensor:
             fd = dt.get_default_dtype()  # given (a number is not first wrapped into uint8)
             a = input.to(fd) if isinstance(input, Tensor) else float(input)
             b = other.to(fd) if isinstance(other, Tensor) else float(other)
-        r = apply(binary_p, a, b, fn=div_fn)
+        fn = div_fn
+        if d is _F16 or d is _BF16:
+            a, b, fn = _widened(input, other, a, b, div_fn, div_wide_fn)
+        r = apply(binary_p, a, b, fn=fn)
         return r if out is None else _write_out(r, out)
     _check_rounded_div(rounding_mode, d, b, a)
+    if d is _F16 or d is _BF16:  # (the rounded kernels compute 16-bit floats in float32)
+        a, b, _ = _widened(input, other, a, b, None, None)
     return _write_out(apply(binary_p, a, b, fn=_ROUNDED[rounding_mode]), out)
 
 
@@ -347,6 +415,8 @@ def floor_divide(input, other, *, out=None) -> Tensor:
     """Floor of input / other (integers stay integers); has no derivative, as in PyTorch."""
     a, b, d = binary_operands(input, other)
     _check_rounded_div("floor", d, b, a)
+    if d is _F16 or d is _BF16:
+        a, b, _ = _widened(input, other, a, b, None, None)
     return _write_out(apply(binary_p, a, b, fn=floor_divide_fn), out)
 
 
@@ -616,7 +686,8 @@ def inplace_shape_check(self: Tensor, other, name: str) -> None:
 
 def add_(self: Tensor, other, *, alpha=1) -> Tensor:
     if alpha != 1:
-        other = _scale(other, alpha, dt.result_type(self, other))
+        return _alpha_call(add_alpha_fn, self, inplace_operand(self, other), alpha,
+                           dt.result_type(self, other), inplace=True)
     return apply_(binary_p, self, inplace_operand(self, other), fn=add_fn)
 
 
@@ -627,12 +698,17 @@ def sub_(self: Tensor, other, *, alpha=1) -> Tensor:
     if self._dtype is dt.bool_ or tensor_dtype(other) is dt.bool_ or isinstance(other, bool):
         _sub_bool_check(self, other)
     if alpha != 1:
-        other = _scale(other, alpha, dt.result_type(self, other))
+        return _alpha_call(sub_alpha_fn, self, inplace_operand(self, other), alpha,
+                           dt.result_type(self, other), inplace=True)
     return apply_(binary_p, self, inplace_operand(self, other), fn=sub_fn)
 
 
 def mul_(self: Tensor, other) -> Tensor:
-    return apply_(binary_p, self, inplace_operand(self, other), fn=mul_fn)
+    b = inplace_operand(self, other)
+    if self._dtype is _F16 or self._dtype is _BF16:
+        _, b, fn = _widened(self, other, self, b, mul_fn, mul_wide_fn)
+        return apply_(binary_p, self, b, fn=fn)
+    return apply_(binary_p, self, b, fn=mul_fn)
 
 
 def div_(self: Tensor, other, *, rounding_mode=None) -> Tensor:
@@ -643,9 +719,14 @@ def div_(self: Tensor, other, *, rounding_mode=None) -> Tensor:
                 f"result type {type_name(dt.get_default_dtype())} can't be cast to the desired "
                 f"output type {type_name(self._dtype)}"
             )
-        return apply_(binary_p, self, inplace_operand(self, other), fn=div_fn)
+        b, fn = inplace_operand(self, other), div_fn
+        if self._dtype is _F16 or self._dtype is _BF16:
+            _, b, fn = _widened(self, other, self, b, div_fn, div_wide_fn)
+        return apply_(binary_p, self, b, fn=fn)
     b = inplace_operand(self, other)
     _check_rounded_div(rounding_mode, dt.result_type(self, other), b, self)
+    if self._dtype is _F16 or self._dtype is _BF16:
+        _, b, _ = _widened(self, other, self, b, None, None)
     return apply_(binary_p, self, b, fn=_ROUNDED[rounding_mode])
 
 
@@ -657,6 +738,8 @@ def floor_divide_(self: Tensor, other) -> Tensor:
     inplace_shape_check(self, other, "floor_divide")
     b = inplace_operand(self, other)
     _check_rounded_div("floor", dt.result_type(self, other), b, self)
+    if self._dtype is _F16 or self._dtype is _BF16:
+        _, b, _ = _widened(self, other, self, b, None, None)
     return apply_(binary_p, self, b, fn=floor_divide_fn)
 
 
@@ -722,9 +805,12 @@ def _add_op(self, other):
 
 def _mul_op(self, other):
     try:
-        a, b, _ = binary_operands(self, other)
+        a, b, d = binary_operands(self, other)
     except TypeError:
         return NotImplemented
+    if d is _F16 or d is _BF16:
+        a, b, fn = _widened(self, other, a, b, mul_fn, mul_wide_fn)
+        return apply(binary_p, a, b, fn=fn)
     return apply(binary_p, a, b, fn=mul_fn)
 
 

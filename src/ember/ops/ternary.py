@@ -20,6 +20,7 @@ from ._common import (
     write_out,
 )
 from ._pointwise import batch_pointwise, shaped, tangent_sum
+from ._rounding import fma
 from .binary import not_implemented
 from .registry import Family, Member, apply, apply_, defbatch, defjvp, defvjp
 
@@ -30,7 +31,7 @@ _grad_state = grad_mode.state
 ternary_p = Family("ternary")
 defbatch(ternary_p, batch_pointwise(ternary_p))
 
-_F32 = np.dtype(np.float32)
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
 
 def _meta3(*args, **params):
@@ -247,8 +248,17 @@ clip, clip_ = clamp, clamp_
 @_lowp
 def _lerp_kernel(start, end, weight):
     # NOTE: PyTorch's formula: from `start` for |w| < 0.5, from `end` otherwise, which keeps
-    # lerp(a, b, 1) == b exactly.
+    # lerp(a, b, 1) == b exactly; in float32 one fused multiply-add (`_rounding`).
     diff = end - start
+    if diff.dtype == _F32:
+        if isinstance(weight, np.ndarray):
+            small = np.abs(weight) < 0.5
+            return fma(np.where(small, weight, weight - np.float32(1)), diff,
+                       np.where(small, start, end), _F32)
+        w = np.float32(weight)
+        if abs(w) < 0.5:
+            return fma(w, diff, start, _F32)
+        return fma(w - np.float32(1), diff, end, _F32)
     return np.where(np.abs(weight) < 0.5, start + weight * diff, end - diff * (1 - weight))
 
 
@@ -305,9 +315,16 @@ def lerp_(self: Tensor, end: Tensor, weight) -> Tensor:
 def _addc_kernel(op):
     def kernel(x, t1, t2, value=1):
         d = np.result_type(x, t1, t2)
-        if d.itemsize == 2 and d.kind in "fV":
-            out = x.astype(_F32) + np.float32(value) * op(t1.astype(_F32), t2.astype(_F32))
-            return out.astype(d)
+        if d.kind in "fV":
+            # As PyTorch rounds: the value times t1 first, then for addcmul a fused
+            # multiply-add (float32, and 16-bit floats computed in it: `_rounding`; float64
+            # rounds the product), for addcdiv a quotient and a sum.
+            w = _F64 if d == _F64 else _F32
+            a, b, c = (v.astype(w, copy=False) for v in (x, t1, t2))
+            scaled = b if value == 1 else np.multiply(b, w.type(value))
+            if op is np.multiply:
+                return fma(scaled, c, a, d) if w is _F32 else a + scaled * c
+            return np.add(a, np.divide(scaled, c)).astype(d, copy=False)
         # NOTE: `value` is cast to the result dtype first, as PyTorch does (0.5 -> 0 for ints).
         v = np.asarray(value).astype(d) if d.kind != "b" else bool(value)
         return np.asarray(x + v * op(t1, t2)).astype(d)

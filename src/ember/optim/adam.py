@@ -8,9 +8,10 @@ import numpy as np
 
 from .. import ops
 from .._tensor import Tensor
+from ..ops._rounding import fma_into
 from ..ops.creation import zeros_like
 from ..ops.registry import UpdatePrimitive, batch_by_loop, bind
-from .optimizer import Optimizer, fusable, scalar_step
+from .optimizer import Optimizer, add_scaled, addcmul_, fusable, scalar_step
 
 
 def _check(lr, eps, betas, weight_decay) -> None:
@@ -95,9 +96,15 @@ class Adam(Optimizer):
 
 
 def _lerp_(start, end, weight: float, scratch) -> None:
-    """start.lerp_(end, weight) for a scalar weight, with PyTorch's two-sided formula."""
+    """start.lerp_(end, weight) for a scalar weight, with PyTorch's two-sided formula, as
+    the op rounds it (one fused multiply-add in float32)."""
     np.subtract(end, start, out=scratch)
-    if abs(weight) < 0.5:
+    small = abs(weight) < 0.5
+    if start.dtype == np.float32:
+        w = np.float32(weight)
+        fma_into(start, w if small else w - np.float32(1), scratch, start if small else end)
+        return
+    if small:
         np.multiply(scratch, weight, out=scratch)
         np.add(start, scratch, out=start)
     else:
@@ -119,21 +126,20 @@ def _adam_kernel(p, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step_count, *, lr
         if decoupled:
             np.multiply(p, 1 - lr * wd, out=p)
         else:
-            grad = np.add(grad, np.multiply(p, wd))
+            grad = add_scaled(grad, p, wd)
     scratch = np.empty_like(exp_avg)
     _lerp_(exp_avg, grad, 1 - beta1, scratch)
     np.multiply(exp_avg_sq, beta2, out=exp_avg_sq)
-    np.multiply(grad, grad, out=scratch)
-    np.multiply(scratch, exp_avg_sq.dtype.type(1 - beta2), out=scratch)
-    np.add(exp_avg_sq, scratch, out=exp_avg_sq)
+    addcmul_(exp_avg_sq, grad, grad, 1 - beta2, scratch)
     if max_exp_avg_sq is not None:
         np.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq)
     np.sqrt(exp_avg_sq if max_exp_avg_sq is None else max_exp_avg_sq, out=scratch)
     np.divide(scratch, (1 - beta2**step) ** 0.5, out=scratch)
     np.add(scratch, eps, out=scratch)
-    np.divide(exp_avg, scratch, out=scratch)
-    np.multiply(scratch, p.dtype.type(-lr / (1 - beta1**step)), out=scratch)
-    np.add(p, scratch, out=p)
+    # p.addcdiv_(exp_avg, denom, value=v) rounds v exp_avg first, then the quotient
+    step = np.multiply(exp_avg, p.dtype.type(-lr / (1 - beta1**step)))
+    np.divide(step, scratch, out=step)
+    np.add(p, step, out=p)
 
 
 

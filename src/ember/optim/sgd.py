@@ -6,7 +6,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..ops.registry import UpdatePrimitive, batch_by_loop, bind
-from .optimizer import Optimizer, axpy, fusable, required
+from .optimizer import Optimizer, add_scaled, axpy, fusable, required
 
 
 class SGD(Optimizer):
@@ -64,11 +64,11 @@ def _sgd_kernel(p, grad, buf, *, lr, momentum, dampening, weight_decay, nesterov
     if maximize:
         grad = np.negative(grad)
     if weight_decay != 0:
-        grad = np.add(grad, np.multiply(p, weight_decay))
+        grad = add_scaled(grad, p, weight_decay)
     if momentum != 0:
         np.multiply(buf, momentum, out=buf)
         axpy(buf, grad, 1 - dampening)
-        grad = np.add(grad, np.multiply(buf, momentum)) if nesterov else buf
+        grad = add_scaled(grad, buf, momentum) if nesterov else buf
     axpy(p, grad, -lr)
 
 
