@@ -149,3 +149,29 @@ def test_sgd_trajectory_is_bit_identical_to_torch(opt, kwargs):
             o.step()
         out.append(p.detach().numpy())
     np.testing.assert_array_equal(out[0], out[1])
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("zero_d", ["float32", "float64"])
+@pytest.mark.parametrize("s", [0.3, -2.285])
+def test_a_0d_tensor_second_is_read_as_a_number_first_as_a_tensor(dtype, zero_d, s):
+    # mul / div read a 0-d tensor second at float32 precision, as a number (seed 20261244)
+    def zd(m):
+        return m.tensor(s, dtype=getattr(m, zero_d))
+
+    for fn in (lambda m, a: a * zd(m), lambda m, a: a / zd(m),
+               lambda m, a: m.div(a, zd(m), rounding_mode="trunc"),
+               lambda m, a: a.clone().mul_(zd(m)),
+               # first, it is rounded to the tensor's dtype
+               lambda m, a: zd(m) * a, lambda m, a: a + zd(m)):
+        _bitwise(fn, A * 8, dtype=dtype)
+
+
+def test_pow_in_place_computes_in_the_common_dtype():
+    # a float32 exponent is not rounded to self's bfloat16 first: (-1.34) ** 2.997 is NaN,
+    # where (-1.34) ** 3.0 would not be (seed 20261242)
+    for lib in (ember, torch):
+        a = lib.tensor([-1.3359375, 2.0], dtype=lib.bfloat16)
+        out = a.pow_(lib.tensor([2.997, 0.3]))
+        assert np.isnan(out[0].item()) and out[1].item() == 1.234375
+        assert out.dtype == lib.bfloat16

@@ -304,6 +304,9 @@ def _widened(input, other, a, b, fn, wide_fn):
         return a, wide(other), wide_fn
     if not isinstance(input, Tensor):
         return wide(input), b, wide_fn
+    if other._shape == () and other._dtype is not a._dtype and input._shape != ():
+        # a 0-d tensor second is read as a number too (first, it is rounded as a tensor)
+        return a, other if other._dtype is dt.float32 else other.to(dt.float32), wide_fn
     return a, b, fn
 
 
@@ -750,7 +753,9 @@ def pow_(self: Tensor, exponent) -> Tensor:
         _negative_int_power(self._dtype, exponent)
         _pow_checks(self, b, self._dtype)
     elif isinstance(b, Tensor) and b._dtype is not self._dtype:
-        b = b.to(self._dtype)  # (NumPy has no bfloat16 ** int64 loop; the result is self's)
+        # computed in the common dtype, then written into self (NumPy has no bfloat16 **
+        # int64 loop: an integer exponent takes self's dtype)
+        b = b.to(dt.result_type(self, b))
     return apply_(binary_p, self, b, fn=_pow_fn(self, b))
 
 
