@@ -20,7 +20,6 @@ from ._common import (
     write_out,
 )
 from ._pointwise import batch_pointwise, shaped, tangent_sum
-from ._rounding import fma
 from .binary import not_implemented
 from .registry import Family, Member, apply, apply_, defbatch, defjvp, defvjp
 
@@ -248,17 +247,10 @@ clip, clip_ = clamp, clamp_
 @_lowp
 def _lerp_kernel(start, end, weight):
     # NOTE: PyTorch's formula: from `start` for |w| < 0.5, from `end` otherwise, which keeps
-    # lerp(a, b, 1) == b exactly; in float32 one fused multiply-add (`_rounding`).
+    # lerp(a, b, 1) == b exactly. (PyTorch's float32 kernel is one fused multiply-add there,
+    # rounded once; these two roundings differ in the last bit of 10-50% of elements, and
+    # emulating it costs about 4x: see `_rounding`.)
     diff = end - start
-    if diff.dtype == _F32:
-        if isinstance(weight, np.ndarray):
-            small = np.abs(weight) < 0.5
-            return fma(np.where(small, weight, weight - np.float32(1)), diff,
-                       np.where(small, start, end), _F32)
-        w = np.float32(weight)
-        if abs(w) < 0.5:
-            return fma(w, diff, start, _F32)
-        return fma(w - np.float32(1), diff, end, _F32)
     return np.where(np.abs(weight) < 0.5, start + weight * diff, end - diff * (1 - weight))
 
 
@@ -315,16 +307,18 @@ def lerp_(self: Tensor, end: Tensor, weight) -> Tensor:
 def _addc_kernel(op):
     def kernel(x, t1, t2, value=1):
         d = np.result_type(x, t1, t2)
-        if d.kind in "fV":
-            # As PyTorch rounds: the value times t1 first, then for addcmul a fused
-            # multiply-add (float32, and 16-bit floats computed in it: `_rounding`; float64
-            # rounds the product), for addcdiv a quotient and a sum.
+        if op is np.true_divide and d.kind in "fV":
+            # As PyTorch rounds: the value times t1 first, then the quotient and the sum
+            # (16-bit floats computed in float32)
             w = _F64 if d == _F64 else _F32
             a, b, c = (v.astype(w, copy=False) for v in (x, t1, t2))
             scaled = b if value == 1 else np.multiply(b, w.type(value))
-            if op is np.multiply:
-                return fma(scaled, c, a, d) if w is _F32 else a + scaled * c
             return np.add(a, np.divide(scaled, c)).astype(d, copy=False)
+        if d.itemsize == 2 and d.kind in "fV":
+            # (PyTorch's float32 addcmul is one fused multiply-add, (value t1) t2 + x, rounded
+            # once; emulating it costs about 4x: see `_rounding`)
+            out = x.astype(_F32) + np.float32(value) * op(t1.astype(_F32), t2.astype(_F32))
+            return out.astype(d)
         # NOTE: `value` is cast to the result dtype first, as PyTorch does (0.5 -> 0 for ints).
         v = np.asarray(value).astype(d) if d.kind != "b" else bool(value)
         return np.asarray(x + v * op(t1, t2)).astype(d)

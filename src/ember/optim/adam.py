@@ -8,10 +8,9 @@ import numpy as np
 
 from .. import ops
 from .._tensor import Tensor
-from ..ops._rounding import fma_into
 from ..ops.creation import zeros_like
 from ..ops.registry import UpdatePrimitive, batch_by_loop, bind
-from .optimizer import Optimizer, add_scaled, addcmul_, fusable, scalar_step
+from .optimizer import Optimizer, add_scaled, fusable, scalar_step
 
 
 def _check(lr, eps, betas, weight_decay) -> None:
@@ -96,15 +95,9 @@ class Adam(Optimizer):
 
 
 def _lerp_(start, end, weight: float, scratch) -> None:
-    """start.lerp_(end, weight) for a scalar weight, with PyTorch's two-sided formula, as
-    the op rounds it (one fused multiply-add in float32)."""
+    """start.lerp_(end, weight) for a scalar weight, with PyTorch's two-sided formula."""
     np.subtract(end, start, out=scratch)
-    small = abs(weight) < 0.5
-    if start.dtype == np.float32:
-        w = np.float32(weight)
-        fma_into(start, w if small else w - np.float32(1), scratch, start if small else end)
-        return
-    if small:
+    if abs(weight) < 0.5:
         np.multiply(scratch, weight, out=scratch)
         np.add(start, scratch, out=start)
     else:
@@ -130,7 +123,9 @@ def _adam_kernel(p, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step_count, *, lr
     scratch = np.empty_like(exp_avg)
     _lerp_(exp_avg, grad, 1 - beta1, scratch)
     np.multiply(exp_avg_sq, beta2, out=exp_avg_sq)
-    addcmul_(exp_avg_sq, grad, grad, 1 - beta2, scratch)
+    np.multiply(grad, grad, out=scratch)
+    np.multiply(scratch, exp_avg_sq.dtype.type(1 - beta2), out=scratch)
+    np.add(exp_avg_sq, scratch, out=exp_avg_sq)
     if max_exp_avg_sq is not None:
         np.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq)
     np.sqrt(exp_avg_sq if max_exp_avg_sq is None else max_exp_avg_sq, out=scratch)

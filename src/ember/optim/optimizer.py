@@ -23,7 +23,7 @@ from .. import _dtype as dt
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..autograd.graph import RemovableHandle
-from ..ops._rounding import alpha_param, fma_into, fused_add, fused_add_into
+from ..ops._rounding import alpha_param, fused_add
 
 _global_pre_hooks: OrderedDict = OrderedDict()
 _global_post_hooks: OrderedDict = OrderedDict()
@@ -364,24 +364,17 @@ def fusable(*tensors: Tensor) -> bool:
 
 
 def axpy(y, x, alpha) -> None:
-    """y += alpha * x in place, rounding as `y.add_(x, alpha=alpha)` does (once)."""
+    """y += alpha * x in place, rounding as `y.add_(x, alpha=alpha)` does (once, in float32:
+    see ember.ops._rounding); y and x are C-contiguous of one shape and dtype."""
     if alpha == 1:
         np.add(y, x, out=y)
-        return
-    k = alpha_param(alpha, dt.from_numpy(y.dtype))
-    if not fused_add_into(y, x, k):
-        np.copyto(y, fused_add(y, x, k), casting="unsafe")
-
-
-def addcmul_(y, t1, t2, value: float, scratch) -> None:
-    """y.addcmul_(t1, t2, value=value) on arrays, rounding as the op does (value times t1,
-    then one fused multiply-add in float32; `scratch` is an array like y)."""
-    np.multiply(t1, y.dtype.type(value), out=scratch)
-    if y.dtype == np.float32:
-        fma_into(y, scratch, t2, y)
+    elif y.dtype == np.float32:  # (the product of two float32 numbers is exact in float64)
+        t = x.astype(np.float64)
+        np.multiply(t, float(np.float32(alpha)), out=t)
+        np.add(t, y, out=t)
+        np.copyto(y, t, casting="unsafe")
     else:
-        np.multiply(scratch, t2, out=scratch)
-        np.add(y, scratch, out=y)
+        np.add(y, np.multiply(x, alpha), out=y)
 
 
 def add_scaled(y, x, alpha):

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..ops.creation import full_like, zeros_like
 from ..ops.registry import UpdatePrimitive, batch_by_loop, bind
-from .optimizer import Optimizer, add_scaled, addcmul_, axpy, fusable, scalar_step
+from .optimizer import Optimizer, add_scaled, axpy, fusable, scalar_step
 
 
 def _nonneg(**values) -> None:
@@ -151,17 +151,21 @@ def _adadelta_kernel(p, grad, square_avg, acc_delta, step_count, *, lr, rho, eps
         grad = np.negative(grad)
     if weight_decay != 0:
         grad = add_scaled(grad, p, weight_decay)
-    std = np.empty_like(p)
+    one_minus = p.dtype.type(1 - rho)  # (addcmul casts its value to the tensor's dtype)
+    std = np.multiply(grad, grad)
+    np.multiply(std, one_minus, out=std)
     np.multiply(square_avg, rho, out=square_avg)
-    addcmul_(square_avg, grad, grad, 1 - rho, std)
+    np.add(square_avg, std, out=square_avg)
     np.add(square_avg, eps, out=std)
     np.sqrt(std, out=std)
     delta = np.add(acc_delta, eps)
     np.sqrt(delta, out=delta)
     np.divide(delta, std, out=delta)
     np.multiply(delta, grad, out=delta)
+    np.multiply(delta, delta, out=std)
+    np.multiply(std, one_minus, out=std)
     np.multiply(acc_delta, rho, out=acc_delta)
-    addcmul_(acc_delta, delta, delta, 1 - rho, std)
+    np.add(acc_delta, std, out=acc_delta)
     axpy(p, delta, -lr)
 
 
