@@ -63,6 +63,7 @@ CASES = {
     "fmax": (lambda a, b: ember.fmax(a, b), (X, Y), 1, 1),
     "fmin": (lambda a, b: ember.fmin(a, b), (X, Y), 1, 1),
     "xlog1py": (lambda a, b: ember.special.xlog1py(a, b), (X - 1.2, Y), 1, 1),
+    "xlogy": (lambda a, b: ember.xlogy(a, b), (X - 1.2, Y), 1, 1),
     "where": (lambda c, a, b: ember.where(c, a, b), (COND, X, Y), 1, 1),
     "where_scalar": (lambda c, a: ember.where(c, a, 0.5), (COND, X), 1, 1),
     "clamp": (lambda a: ember.clamp(a, 0.8, 1.5), (X,), 1, 1),
@@ -157,7 +158,7 @@ def test_every_function_of_the_area_has_a_jvp_and_a_batch_rule():
     for prim in (compare_p, bitwise_p):
         assert jvp_rule(prim, {}) is None  # marked not differentiable
         assert batch_rules.get(prim, MISSING) not in (MISSING, BY_LOOP)
-    assert len(binary_p.members) == 32 and len(ternary_p.members) == 7
+    assert len(binary_p.members) == 33 and len(ternary_p.members) == 7
     assert set(COMPARISONS) == {"eq", "ne", "lt", "le", "gt", "ge", "logical_and",
                                 "logical_or", "logical_xor", "isclose"}
     assert set(_BITWISE) == {"and", "or", "xor", "left_shift", "right_shift"}

@@ -76,6 +76,20 @@ def test_xlogy_zeros_nans_and_scalars():
     check_op(ember.xlogy, torch.xlogy, I, I, grad=False)
 
 
+def test_xlogy_of_zero_and_infinity_is_zero_with_pytorchs_gradients():
+    # composed, 0 * log(inf) was NaN (fuzzer seed 20261250); the gradient in x where x is 0
+    # stays log(y) (inf at y = inf), and 0 where y <= 0, as PyTorch's XlogyBackward0
+    x = np.array([0.0, 0.0, 0.0, 2.0, 0.0, 1.5])
+    y = np.array([np.inf, 3.0, np.nan, np.inf, 0.0, 0.7])
+    check_op(ember.xlogy, torch.xlogy, x, y)
+    check_op(ember.special.xlogy, torch.special.xlogy, x, y)
+    check_op(lambda y: ember.xlogy(0.0, y), lambda y: torch.xlogy(0.0, y), y, grad=False)
+    check_op(lambda x: ember.xlogy(x, np.inf), lambda x: torch.xlogy(x, np.inf), x, grad=False)
+    a = ember.tensor([0.0], requires_grad=True)
+    r = ember.xlogy(a, ember.tensor([np.inf]))
+    assert type(r.grad_fn).__name__ == "XlogyBackward0"
+
+
 def test_copysign_scalars_and_ints():
     check_op(lambda a: ember.copysign(a, -1), lambda a: torch.copysign(a, -1), F)
     check_op(ember.copysign, torch.copysign, I, I, grad=False)

@@ -116,15 +116,17 @@ def xlogy(input, other) -> Tensor:
                                       f"'{type_name(_with_complex(input.dtype))}'")
         log_y = math.log(other) if other > 0 else (-math.inf if other == 0 else math.nan)
         x = _floating(input)
-        if other > 0 or math.isnan(other):
+        if (other > 0 and log_y != math.inf) or math.isnan(other):
             return x * log_y
         return x * where(x == 0, 0.0, tensor(log_y, dtype=x.dtype))
+    from .binary import binary_p
+    from .registry import apply
+    from .special_ops import xlogy_fn
+
     common = _common_floating("xlogy", input, other)
-    log_y = other.to(common).log()
-    # NOTE: the zero is taken inside the log (not by a `where` on the product) so that the
-    # gradient for input is log(other) where input is 0, as PyTorch gives.
-    zero = (other <= 0) & (input == 0)
-    return input * where(zero, 0.0, log_y)
+    if isinstance(input, Tensor):
+        input = input.to(common)
+    return apply(binary_p, input, other.to(common), fn=xlogy_fn)
 
 
 def signbit(input: Tensor) -> Tensor:

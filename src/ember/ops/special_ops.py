@@ -43,7 +43,7 @@ from ._special_math import (
     _xlog1py64,
     _zeta64,
 )
-from .binary import binary_p, member
+from .binary import binary_p, lowp2, member
 from .registry import Member, Primitive, apply, apply_, defjvp, defvjp, nondifferentiable
 from .unary import COMPLEX_K, defjvp1, not_implemented, unary, unary_api, unary_p
 
@@ -182,6 +182,28 @@ defvjp(xlog1py_fn, lambda g, out, x, y: _xlog1py_dx(g, x, y),
 defjvp(xlog1py_fn, lambda primals, tangents, out: shaped(tangent_sum(
     None if tangents[0] is None else _xlog1py_dx(tangents[0], *primals),
     None if tangents[1] is None else tangents[1] * primals[0] / (primals[1] + 1)), out))
+
+
+# xlogy's own member (composed, xlogy(0, +inf) came out 0 * inf = NaN): x log(y) in the
+# inputs' dtype, as PyTorch computes it, and 0 where x is 0 unless y is NaN.
+def _xlogy_kernel(x, y):
+    out = np.multiply(x, np.log(y))
+    return np.where((x == 0) & ~np.isnan(y), 0, out)
+
+
+xlogy_fn = member("xlogy", lowp2(_xlogy_kernel), "XlogyBackward0")
+
+
+def _xlogy_dx(t, x, y):
+    """d/dx xlogy(x, y) = log(y) times `t` (as xlogy(t, y)), 0 where x == 0 and y <= 0 (as
+    PyTorch)."""
+    return _where((x == 0) & (y <= 0), 0.0, apply(binary_p, t, y, fn=xlogy_fn))
+
+
+defvjp(xlogy_fn, lambda g, out, x, y: _xlogy_dx(g, x, y), lambda g, out, x, y: g * x / y)
+defjvp(xlogy_fn, lambda primals, tangents, out: shaped(tangent_sum(
+    None if tangents[0] is None else _xlogy_dx(tangents[0], *primals),
+    None if tangents[1] is None else tangents[1] * primals[0] / primals[1]), out))
 
 
 def _no_derivative(what: str):
