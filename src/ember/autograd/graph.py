@@ -236,13 +236,16 @@ def refresh_view(view):
     Its old node describes the view taken before the base was changed in place;
     PyTorch regenerates it the same way (AsStridedBackward0).
     """
+    from ..ops.dtype_views import view_as_real
     from ..ops.movement import as_strided
 
     base = view._base
     if not base._requires_grad:
         return view._grad_fn
     with grad_mode.enable_grad():
-        fresh = as_strided(base, view._shape, view.stride(), view._offset)
+        # (a real view of a complex base counts in real elements: `rebase_view`)
+        whole = base if view._dtype is base._dtype else view_as_real(base)
+        fresh = as_strided(whole, view._shape, view.stride(), view._offset)
     take_node(view, fresh._grad_fn, 0)
     return view._grad_fn
 

@@ -78,15 +78,27 @@ def rebase_view(view, result) -> None:
     inside), recorded directly: its values are already in memory. The view then
     becomes a strided view of the new base.
     """
+    from ..ops.dtype_views import view_as_complex, view_as_real
     from ..ops.inplace_view import copy_slices_p, geometry
 
     base = view._base
-    holder = T._alias(base)
-    if base._requires_grad or result._requires_grad:
-        record(copy_slices_p, vjp_rules[copy_slices_p], (base, result),
-               {"base_geom": geometry(base), "view_geom": geometry(view)}, holder)
-        take_node(base, holder._grad_fn, 0)
-        refresh_view(view)
-    else:
+    if not (base._requires_grad or result._requires_grad):
         view._grad_fn = None
         view._requires_grad = False
+        return
+    # A real view of a complex base (`.real`, `.imag`) counts its strides in real elements:
+    # the region is replaced in the base's real view, which the base is then seen through.
+    real = view._dtype is not base._dtype
+    if real:
+        with grad_mode.enable_grad():
+            whole = view_as_real(base)
+    else:
+        whole = base
+    holder = T._alias(whole)
+    record(copy_slices_p, vjp_rules[copy_slices_p], (whole, result),
+           {"base_geom": geometry(whole), "view_geom": geometry(view)}, holder)
+    if real:
+        with grad_mode.enable_grad():
+            holder = view_as_complex(holder)
+    take_node(base, holder._grad_fn, 0)
+    refresh_view(view)
