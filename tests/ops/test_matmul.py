@@ -5,6 +5,8 @@ Values, dtypes, shapes, gradients (first and second order), exception types and 
 meta device all come from torch; float64 finite differences are a second oracle.
 """
 
+import itertools
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -458,3 +460,41 @@ def test_matmul_dtype_errors_are_those_of_the_product_its_ranks_take(a, b):
             L.matmul(L.zeros(*a[0], dtype=getattr(L, a[1])), L.zeros(*b[0], dtype=getattr(L, b[1])))
         msgs.append((exc.type, str(exc.value)))
     assert msgs[0] == msgs[1]
+
+
+_ADD_PRODUCTS = {  # shapes that fit, and shapes that do not (a mismatch besides the dtypes)
+    "addmm": (((2,), (2, 1), (1, 2)), ((2,), (2, 1), (3, 2))),
+    "addbmm": (((2, 2), (3, 2, 1), (3, 1, 2)), ((2, 2), (3, 2, 1), (4, 1, 2))),
+    "baddbmm": (((3, 2, 2), (3, 2, 1), (3, 1, 2)), ((3, 2, 2), (3, 2, 1), (3, 3, 2))),
+}
+
+
+@pytest.mark.parametrize("name", list(_ADD_PRODUCTS))
+@pytest.mark.parametrize("fits", [True, False])
+def test_added_product_errors_come_in_pytorchs_order(name, fits):
+    """addmm / addbmm compare self with mat2 before mat1 with mat2; baddbmm compares input
+    with batch1, then the shapes, bool, and batch2 last (found by the fuzzer, seed
+    20261258: F.linear's addmm gave mm's message)."""
+    shapes = _ADD_PRODUCTS[name][0 if fits else 1]
+    for dtypes in itertools.product(("bool", "float32", "float64"), repeat=3):
+        got = []
+        for L in (torch, ember):
+            args = [L.zeros(s, dtype=getattr(L, d)) for s, d in zip(shapes, dtypes)]
+            try:
+                getattr(L, name)(*args)
+                got.append(None)
+            except (RuntimeError, NotImplementedError) as e:
+                got.append((type(e), str(e)))
+        assert got[0] == got[1], dtypes
+
+
+def test_linear_folds_into_addmm_only_with_a_contiguous_bias():
+    # torch's F.linear of a contiguous 3-d input folds into one addmm (addmm's errors) only
+    # when the bias is contiguous too; an expanded bias takes matmul, then an add
+    for bias in (lambda L: L.zeros(2), lambda L: L.zeros(1).expand(2)):
+        msgs = []
+        for L in (torch, ember):
+            with pytest.raises(RuntimeError) as exc:
+                L.nn.functional.linear(L.zeros(3, 2, 1, dtype=L.float64), L.ones(2, 1), bias(L))
+            msgs.append(str(exc.value))
+        assert msgs[0] == msgs[1]

@@ -586,16 +586,13 @@ def _check_expand(inp: Tensor, shape) -> None:
         )
 
 
-def _same_dtypes(name: str, inp: Tensor, m1: Tensor, m2: Tensor) -> None:
-    if m1._dtype is not m2._dtype:
-        raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {_cname(m1)} != {_cname(m2)}"
-        )
-    if inp._dtype is not m1._dtype:
-        raise RuntimeError(
-            f"self and mat2 must have the same dtype, but got {type_name(inp._dtype)} and "
-            f"{type_name(m2._dtype)}"
-        )
+def _addmm_dtypes(inp: Tensor, m1: Tensor, m2: Tensor) -> None:
+    """addmm's (and addbmm's) dtype checks, in PyTorch's order: self against mat2, then
+    mat1 against mat2."""
+    for name, t in (("self", inp), ("mat1", m1)):
+        if t._dtype is not m2._dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
+                               f"{type_name(t._dtype)} and {type_name(m2._dtype)}")
 
 
 def _run_addprod(inp, m1, m2, beta, alpha, out, inplace: bool, shape=None, **params):
@@ -621,10 +618,10 @@ def _addmm(input, mat1, mat2, beta, alpha, out, inplace):
             raise TypeError(f"addmm(): argument '{name}' must be Tensor, not {type(t).__name__}")
         if t.ndim != 2:
             raise RuntimeError(f"{name} must be a matrix, got {t.ndim}-D tensor")
-    _same_dtypes("addmm", input, mat1, mat2)
-    _no_bool(mat1, "addmm_impl_cpu_")
+    _addmm_dtypes(input, mat1, mat2)
     if mat1._shape[1] != mat2._shape[0]:
         raise _mat_mismatch(mat1._shape, mat2._shape)
+    _no_bool(mat1, "addmm_impl_cpu_")
     return _run_addprod(input, mat1, mat2, beta, alpha, out, inplace,
                         (mat1._shape[0], mat2._shape[1]))
 
@@ -669,22 +666,25 @@ def _check_batches(b1: Tensor, b2: Tensor) -> None:
     if b1.ndim != 3 or b2.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if b1.ndim != 3 else
                            "batch2 must be a 3D tensor")
-    _no_bool(b1, "bmm")
+
+
+def _batch_shapes(b1: Tensor, b2: Tensor) -> None:
     if b1._shape[0] != b2._shape[0] or b1._shape[2] != b2._shape[1]:
         raise _batch_mismatch(b1._shape[0], b1._shape[2], b2._shape)
 
 
-def _batch_dtypes(input: Tensor, b1: Tensor, b2: Tensor) -> None:
-    if not (input._dtype is b1._dtype is b2._dtype):
-        raise RuntimeError(
-            f"Input dtypes must be the same, got: input {_cname(input)}, batch1: {_cname(b1)}, "
-            f"batch2: {_cname(b2)}"
-        )
-
-
 def _baddbmm(input, batch1, batch2, beta, alpha, out, inplace):
+    # PyTorch's order: input against batch1's dtype, the shapes, bool, then batch2's dtype
     _check_batches(batch1, batch2)
-    _batch_dtypes(input, batch1, batch2)
+    if input._dtype is not batch1._dtype:
+        raise RuntimeError(
+            f"Input dtypes must be the same, got: input {_cname(input)}, batch1: "
+            f"{_cname(batch1)}, batch2: {_cname(batch2)}")
+    _batch_shapes(batch1, batch2)
+    _no_bool(batch1, "baddbmm")
+    if batch2._dtype is not batch1._dtype:
+        raise RuntimeError(f"expected scalar type {type_name(batch1._dtype)} but found "
+                           f"{type_name(batch2._dtype)}")
     return _run_addprod(input, batch1, batch2, beta, alpha, out, inplace)
 
 
@@ -706,7 +706,9 @@ def _addbmm(input, batch1, batch2, beta, alpha, out, inplace):
             f"{batch2._shape[0]}"
         )
     _check_batches(batch1, batch2)
-    _batch_dtypes(input, batch1, batch2)
+    _addmm_dtypes(input, batch1, batch2)  # (PyTorch's addbmm runs addmm's checks)
+    _no_bool(batch1, "addmm_impl_cpu_")
+    _batch_shapes(batch1, batch2)
     return _run_addprod(input, batch1, batch2, beta, alpha, out, inplace, batch_sum=True)
 
 

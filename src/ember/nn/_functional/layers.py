@@ -35,7 +35,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     input, weight, bias = cast_for("lower", input, weight, bias)
     if input.dim() == 2 and bias is not None:
         return addmm(bias, input, weight.t())
-    if input.dim() > 2 and bias is not None and input.is_contiguous():
+    if input.dim() > 2 and bias is not None and input.is_contiguous() and bias.is_contiguous():
         # As PyTorch: the leading dims fold into the rows of one addmm (a view each way).
         # (the row count is explicit: -1 is ambiguous when the inner size is 0)
         rows = math.prod(input.shape[:-1])
