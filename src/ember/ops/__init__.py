@@ -5,6 +5,7 @@ from . import (
     activation,
     binary,
     binary_extra,
+    binary_inplace,
     composite,
     composite_extra,
     contractions,
@@ -40,9 +41,10 @@ from . import (
 )
 
 MODULES = (
-    activation, binary, binary_extra, composite, conv, copy, creation, einsum, fill, index,
-    index_ops, join, linalg_ops, matmul, movement, pooling, random_ops, reduce, sampling, scan,
-    setitem, softmax, sorting, sparse_functions, stats, ternary, unary, unary_math,
+    activation, binary, binary_extra, binary_inplace, composite, conv, copy, creation, einsum,
+    fill, index, index_ops, join, linalg_ops, matmul, movement, pooling, random_ops, reduce,
+    sampling, scan, setitem, softmax, sorting, sparse_functions, stats, ternary, unary,
+    unary_math,
     inplace_movement,
     composite_extra, special_ops, dtype_views, contractions,
 )

@@ -16,7 +16,6 @@ import numpy as np
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
-from .._view import broadcast_shapes
 from ._common import binary_operands, elementwise_meta, fit_scalar, is_scalar, type_name
 from ._common import write_out as _write_out
 from ._inplace_kernel import writes_into
@@ -32,7 +31,6 @@ from .registry import (
     Primitive,
     apply,
     apply_,
-    check_overlap,
     defbatch,
     defjvp,
     defvjp,
@@ -605,14 +603,6 @@ def _float_power_dtype(*xs) -> dt.dtype:
     return dt.complex128 if cplx else dt.float64
 
 
-def float_power_(self: Tensor, exponent) -> Tensor:
-    target = _float_power_dtype(self, exponent)
-    if self._dtype is not target:
-        raise RuntimeError(f"the base given to float_power_ has dtype {type_name(self._dtype)} "
-                           f"but the operation's result requires dtype {type_name(target)}")
-    return pow_(self, exponent.to(target) if isinstance(exponent, Tensor) else exponent)
-
-
 # --- comparisons (not differentiable) --------------------------------------------
 
 # Every pointwise bool-valued relation of two operands is one primitive, the relation a
@@ -647,133 +637,6 @@ le = _comparison("le")
 gt = _comparison("gt")
 ge = _comparison("ge")
 not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
-
-
-# --- in-place forms -------------------------------------------------------------
-
-def inplace_operand(self: Tensor, other):
-    """`other` ready to combine into `self` in place; RuntimeError if the result can't be cast."""
-    check_overlap(self)
-    if other.__class__ is Tensor and other._dtype is self._dtype:
-        return other
-    d = dt.result_type(self, other)
-    if not dt.can_cast(d, self._dtype):
-        raise RuntimeError(
-            f"result type {type_name(d)} can't be cast to the desired output type "
-            f"{type_name(self._dtype)}"
-        )
-    if isinstance(other, Tensor):
-        # (to an integer `self`'s dtype too: a uint8 self and -2 divide as 254, as in PyTorch)
-        if other._dtype is not d and (d is not self._dtype or d._kind < 2):
-            other = other.to(d)
-        return other
-    if not is_scalar(other):
-        raise TypeError(f"expected a Tensor or a number, got {type(other).__name__}")
-    return fit_scalar(other, d if d._kind >= self._dtype._kind else self._dtype)
-
-
-def inplace_shape_check(self: Tensor, other, name: str) -> None:
-    """What PyTorch checks of `self.<name>_(other)` before any dtype: that `other` is a tensor
-    or a number (TypeError), and that the broadcast result has `self`'s shape."""
-    check_overlap(self)
-    if isinstance(other, Tensor):
-        if other._shape != self._shape:
-            shape = broadcast_shapes(self._shape, other._shape)
-            if shape != self._shape:
-                raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the "
-                                   f"broadcast shape {list(shape)}")
-    elif not is_scalar(other):
-        raise TypeError(f"{name}_(): argument 'other' must be Tensor or Number, not "
-                        f"{type(other).__name__}")
-
-
-def add_(self: Tensor, other, *, alpha=1) -> Tensor:
-    if alpha != 1:
-        return _alpha_call(add_alpha_fn, self, inplace_operand(self, other), alpha,
-                           dt.result_type(self, other), inplace=True)
-    return apply_(binary_p, self, inplace_operand(self, other), fn=add_fn)
-
-
-def sub_(self: Tensor, other, *, alpha=1) -> Tensor:
-    if not isinstance(other, Tensor) and not is_scalar(other):  # (checked before dtypes)
-        raise TypeError(f"sub_(): argument 'other' (position 1) must be Tensor, not "
-                        f"{type(other).__name__}")
-    if self._dtype is dt.bool_ or tensor_dtype(other) is dt.bool_ or isinstance(other, bool):
-        _sub_bool_check(self, other)
-    if alpha != 1:
-        return _alpha_call(sub_alpha_fn, self, inplace_operand(self, other), alpha,
-                           dt.result_type(self, other), inplace=True)
-    return apply_(binary_p, self, inplace_operand(self, other), fn=sub_fn)
-
-
-def mul_(self: Tensor, other) -> Tensor:
-    b = inplace_operand(self, other)
-    if self._dtype is _F16 or self._dtype is _BF16:
-        _, b, fn = _widened(self, other, self, b, mul_fn, mul_wide_fn)
-        return apply_(binary_p, self, b, fn=fn)
-    return apply_(binary_p, self, b, fn=mul_fn)
-
-
-def div_(self: Tensor, other, *, rounding_mode=None) -> Tensor:
-    inplace_shape_check(self, other, "div")
-    if rounding_mode is None:
-        if self._dtype._kind < 2:
-            raise RuntimeError(
-                f"result type {type_name(dt.get_default_dtype())} can't be cast to the desired "
-                f"output type {type_name(self._dtype)}"
-            )
-        b, fn = inplace_operand(self, other), div_fn
-        if self._dtype is _F16 or self._dtype is _BF16:
-            _, b, fn = _widened(self, other, self, b, div_fn, div_wide_fn)
-        return apply_(binary_p, self, b, fn=fn)
-    b = inplace_operand(self, other)
-    _check_rounded_div(rounding_mode, dt.result_type(self, other), b, self)
-    if self._dtype is _F16 or self._dtype is _BF16:
-        _, b, _ = _widened(self, other, self, b, None, None)
-    return apply_(binary_p, self, b, fn=_ROUNDED[rounding_mode])
-
-
-def true_divide_(self: Tensor, other) -> Tensor:
-    return div_(self, other)
-
-
-def floor_divide_(self: Tensor, other) -> Tensor:
-    inplace_shape_check(self, other, "floor_divide")
-    b = inplace_operand(self, other)
-    _check_rounded_div("floor", dt.result_type(self, other), b, self)
-    if self._dtype is _F16 or self._dtype is _BF16:
-        _, b, _ = _widened(self, other, self, b, None, None)
-    return apply_(binary_p, self, b, fn=floor_divide_fn)
-
-
-def pow_(self: Tensor, exponent) -> Tensor:
-    inplace_shape_check(self, exponent, "pow")
-    b = inplace_operand(self, exponent)
-    if self._dtype._kind < 2:
-        _negative_int_power(self._dtype, exponent)
-        _pow_checks(self, b, self._dtype)
-    elif isinstance(b, Tensor) and b._dtype is not self._dtype:
-        # computed in the common dtype, then written into self (NumPy has no bfloat16 **
-        # int64 loop: an integer exponent takes self's dtype)
-        b = b.to(dt.result_type(self, b))
-    return apply_(binary_p, self, b, fn=_pow_fn(self, b))
-
-
-def _inplace_cmp(fn):
-    op = fn.__name__
-
-    def compare_(self: Tensor, other) -> Tensor:
-        inplace_shape_check(self, other, op)
-        fn(self, other)  # the same checks as out of place
-        if isinstance(other, Tensor) and other._dtype is not self._dtype:
-            other = other.to(dt.result_type(self, other))
-        return apply_(compare_p, self, other, op=op)
-
-    compare_.__name__ = op + "_"
-    return compare_
-
-
-eq_, ne_, lt_, le_, gt_, ge_ = (_inplace_cmp(f) for f in (eq, ne, lt, le, gt, ge))
 
 
 # --- Python operators -------------------------------------------------------------
@@ -830,20 +693,14 @@ def _rtruediv(self, other):
 TENSOR_METHODS = {
     "add": add, "sub": sub, "subtract": sub, "mul": mul, "multiply": mul, "div": div,
     "divide": div, "true_divide": true_divide, "floor_divide": floor_divide, "pow": pow,
-    "float_power": float_power, "eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge,
-    "not_equal": ne, "less": lt, "less_equal": le, "greater": gt, "greater_equal": ge,
-    "add_": add_, "sub_": sub_, "subtract_": sub_, "mul_": mul_, "multiply_": mul_,
-    "div_": div_, "divide_": div_, "true_divide_": true_divide_, "pow_": pow_,
-    "float_power_": float_power_, "floor_divide_": floor_divide_, "eq_": eq_, "ne_": ne_,
-    "lt_": lt_, "le_": le_, "gt_": gt_, "ge_": ge_, "not_equal_": ne_, "less_": lt_,
-    "less_equal_": le_, "greater_": gt_, "greater_equal_": ge_,
+    "float_power": float_power, "eq": eq, "ne": ne, "lt": lt,
+    "le": le, "gt": gt, "ge": ge, "not_equal": ne, "less": lt, "less_equal": le, "greater": gt,
+    "greater_equal": ge,
     "__add__": _add_op, "__radd__": _add_op, "__sub__": forward_op(sub),
     "__rsub__": _rsub_op, "__mul__": _mul_op, "__rmul__": _mul_op,
     "__truediv__": forward_op(div), "__rtruediv__": _rtruediv,
     "__floordiv__": forward_op(floor_divide), "__rfloordiv__": reflected_op(floor_divide),
     "__pow__": forward_op(pow), "__rpow__": reflected_op(pow),
-    "__iadd__": add_, "__isub__": sub_, "__imul__": mul_, "__itruediv__": div_,
-    "__ifloordiv__": floor_divide_, "__ipow__": pow_,
     "__eq__": forward_op(eq), "__ne__": forward_op(ne), "__lt__": forward_op(lt),
     "__le__": forward_op(le), "__gt__": forward_op(gt), "__ge__": forward_op(ge),
 }

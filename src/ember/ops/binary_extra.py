@@ -26,8 +26,6 @@ from .binary import (
     binary_p,
     compare_p,
     forward_op,
-    inplace_operand,
-    inplace_shape_check,
     int_zero_check,
     int_zero_checked,
     lowp2,
@@ -35,6 +33,7 @@ from .binary import (
     not_implemented,
     reflected_op,
 )
+from .binary_inplace import inplace_operand, inplace_shape_check
 from .registry import Member, Primitive, apply, apply_, defbatch, defjvp, defvjp, nondifferentiable
 
 
