@@ -9,8 +9,7 @@ from .._tensor import Tensor
 from .._view import broadcast_shapes
 from ._common import fit_scalar, is_scalar, type_name
 from .binary import (
-    _BF16,
-    _F16,
+    _LOW16,
     _ROUNDED,
     _alpha_call,
     _check_rounded_div,
@@ -99,7 +98,7 @@ def sub_(self: Tensor, other, *, alpha=1) -> Tensor:
 
 def mul_(self: Tensor, other) -> Tensor:
     b = inplace_operand(self, other)
-    if self._dtype is _F16 or self._dtype is _BF16:
+    if self._dtype in _LOW16:
         _, b, fn = _widened(self, other, self, b, mul_fn, mul_wide_fn)
         return apply_(binary_p, self, b, fn=fn)
     return apply_(binary_p, self, b, fn=mul_fn)
@@ -114,12 +113,12 @@ def div_(self: Tensor, other, *, rounding_mode=None) -> Tensor:
                 f"output type {type_name(self._dtype)}"
             )
         b, fn = inplace_operand(self, other), div_fn
-        if self._dtype is _F16 or self._dtype is _BF16:
+        if self._dtype in _LOW16:
             _, b, fn = _widened(self, other, self, b, div_fn, div_wide_fn)
         return apply_(binary_p, self, b, fn=fn)
     b = inplace_operand(self, other)
     _check_rounded_div(rounding_mode, dt.result_type(self, other), b, self)
-    if self._dtype is _F16 or self._dtype is _BF16:
+    if self._dtype in _LOW16:
         _, b, _ = _widened(self, other, self, b, None, None)
     return apply_(binary_p, self, b, fn=_ROUNDED[rounding_mode])
 
@@ -132,7 +131,7 @@ def floor_divide_(self: Tensor, other) -> Tensor:
     inplace_shape_check(self, other, "floor_divide")
     b = inplace_operand(self, other)
     _check_rounded_div("floor", dt.result_type(self, other), b, self)
-    if self._dtype is _F16 or self._dtype is _BF16:
+    if self._dtype in _LOW16:
         _, b, _ = _widened(self, other, self, b, None, None)
     return apply_(binary_p, self, b, fn=floor_divide_fn)
 
