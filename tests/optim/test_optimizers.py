@@ -97,10 +97,7 @@ def test_trajectory_matches_torch(case):
     init, x, y = _data()
     pe, _ = _run(ember, getattr(ember.optim, name), kwargs, init, x, y, STEPS)
     pt, _ = _run(torch, getattr(torch.optim, name), kwargs, init, x, y, STEPS)
-    # centered RMSprop divides by sqrt(E[g^2] - E[g]^2), a difference of close numbers, which
-    # magnifies torch's own roundings (its lerp and addcmul are fused, its sqrt is not
-    # correctly rounded: see ember.ops._rounding) over 50 steps
-    assert_params_close(pe, pt, 3e-6 if kwargs.get("centered") else 1e-6)
+    assert_params_close(pe, pt)
 
 
 @pytest.mark.parametrize("case", CASES[::3], ids=[_ids(c) for c in CASES[::3]])

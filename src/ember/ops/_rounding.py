@@ -1,5 +1,5 @@
 """Where PyTorch's CPU kernels round: the precision a number is read at next to a tensor,
-and the ops that are one fused multiply-add.
+and add / sub's `alpha=`.
 
 They compute float16 and bfloat16 in float32 and round once, but do not all read a Python
 number (or NumPy scalar, or a 0-d tensor second) alike. mul, div (every rounding mode) and
@@ -7,17 +7,16 @@ floor_divide read it at float32 precision; add, sub, remainder, fmod, pow and th
 comparisons first round it to the tensor's dtype (measured on 100,000 elements: either
 choice differs from the other in 15-45% of them, by an ulp, or by 1 after a floor).
 
-`add(a, b, alpha=k)` is one fused multiply-add in float32: rounded once, where two
-roundings differ in the last bit of 18-30% of elements (and an SGD step
-`p.add_(g, alpha=-lr)` with them), k at float32 precision (at the tensor's own for 16-bit
-floats). In float64 every product of two float32 numbers is exact, so the sum rounded from
-there is the fused result (up to a double rounding once in about 2^29 sums); it costs
-about 4x the two roundings. PyTorch's addcmul and lerp are fused multiply-adds too; ember
-rounds them twice, since at 4x their cost (in Adam's and Adadelta's updates) the GPT,
-digits and MNIST steps measured 3-14% slower. float64 and complex tensors take two
-roundings: a fused float64 product costs about 20x in NumPy (long double). (PyTorch's
-float32 sqrt, as built here, is not correctly rounded: 16-18% of its results differ by an
-ulp from NumPy's, and so ember's; Adam, RMSprop and Adadelta differ from it by that.)
+`add(a, b, alpha=k)` is one node (AddBackward0, `alpha` inside). For float16 / bfloat16 it
+computes a + k b in float32 with k rounded to the tensor's dtype, where the product is exact,
+and rounds once, as PyTorch. In float32 PyTorch's kernels (add with alpha, addcmul, lerp)
+are fused multiply-adds, rounded once; ember rounds the product and the sum. Emulating the
+fused result through float64 (exact for products of two float32 numbers) made SGD's
+trajectory bit for bit torch's, but costs about 4x those ops: the MLP (SGD) and MNIST
+(Adadelta) steps measured 3-4% slower, the GPT and digits steps (Adam: lerp, addcmul) 3-14%,
+so it is not taken; the two differ in the last bit of 10-30% of elements. (PyTorch's
+float32 sqrt, as built here, is not correctly rounded either: 16-18% of its results differ
+by an ulp from NumPy's, and so ember's.)
 """
 
 from __future__ import annotations
@@ -51,50 +50,30 @@ def wide(x) -> np.float32:
 
 
 def alpha_param(alpha, d: dt.dtype):
-    """`alpha=` at the precision add / sub's fused kernel reads it for a floating result of
-    dtype `d`: the dtype's own for float16 / bfloat16, float32 for float32; as given for
-    float64 and complex."""
-    if d is dt.float32:
-        return float(wide(alpha))
+    """`alpha=` as add / sub's kernel reads it for a floating result of dtype `d`: rounded
+    to the dtype for float16 / bfloat16, as given otherwise."""
     if d is dt.float16 or d is dt.bfloat16:
         return float(rounded(alpha, d))
     return alpha
 
 
-def fused_add(a, b, alpha, subtract: bool = False):
-    """a + alpha * b (a - alpha * b), rounded once for float32, float16 and bfloat16 (see
-    the module)."""
+def scaled_add(a, b, alpha, subtract: bool = False):
+    """a + alpha * b (a - alpha * b): float16 / bfloat16 in float32, rounded once; other
+    dtypes with the product rounded first (see the module)."""
+    op = np.subtract if subtract else np.add
     d = a.dtype if isinstance(a, np.ndarray) else b.dtype
-    if d != _F32 and d not in _LOW:
-        return (np.subtract if subtract else np.add)(a, np.multiply(b, alpha))
-    return fma(-alpha if subtract else alpha, b, a, d)
+    if d in _LOW:
+        a32, b32 = (np.asarray(x).astype(_F32) if isinstance(x, np.ndarray) else x
+                    for x in (a, b))
+        return op(a32, np.multiply(b32, np.float32(alpha))).astype(d)
+    return op(a, np.multiply(b, alpha))
 
 
-def fused_add_into(dst: np.ndarray, b, alpha) -> bool:
-    """`dst += alpha * b` as `fused_add` rounds it, for a C-ordered float32 / 16-bit float
-    `dst`; False (nothing written) leaves anything else to the out-of-place kernel."""
-    d = dst.dtype
-    if d != _F32 and d not in _LOW:
+def scaled_add_into(dst: np.ndarray, b, alpha, subtract: bool = False) -> bool:
+    """`dst += alpha * b` (`-=`) in place, for a C-ordered dst of another dtype than the
+    16-bit floats that `b` does not partly overlap; False (nothing written) otherwise."""
+    if dst.dtype in _LOW or not dst.flags.c_contiguous or (
+            isinstance(b, np.ndarray) and b is not dst and np.shares_memory(b, dst)):
         return False
-    return fma_into(dst, alpha, b, dst)
-
-
-def fma(x, y, z, d: np.dtype) -> np.ndarray:
-    """x * y + z rounded once to float32 (and from there to `d` when that is a 16-bit float),
-    as a fused multiply-add in PyTorch's float32 arithmetic; x, y and z hold float32 (or
-    16-bit) values and broadcast together."""
-    out = np.empty(np.broadcast_shapes(np.shape(x), np.shape(y), np.shape(z)), d)
-    fma_into(out, x, y, z)
-    return out
-
-
-def fma_into(out: np.ndarray, x, y, z) -> bool:
-    """`fma` written into `out` (which any operand may overlap: the sum is made whole in a
-    float64 temporary first). Returns True."""
-    if not isinstance(x, np.ndarray) or (isinstance(y, np.ndarray) and y.size > x.size):
-        x, y = y, x
-    t = x.astype(_F64)  # (converted, then multiplied in place: NumPy's mixed-dtype loops
-    t = np.multiply(t, y, out=t if np.ndim(y) == 0 or y.shape == t.shape else None)  # are
-    t = np.add(t, z, out=t if t.shape == out.shape else None)  # slower)
-    np.copyto(out, t if out.dtype == _F32 else t.astype(_F32), casting="unsafe")
+    (np.subtract if subtract else np.add)(dst, np.multiply(b, alpha), out=dst)
     return True

@@ -24,7 +24,7 @@ from ._pointwise import (
     shaped,
     tangent_sum,
 )
-from ._rounding import alpha_param, fused_add, fused_add_into, wide
+from ._rounding import alpha_param, scaled_add, scaled_add_into, wide
 from .registry import (
     Family,
     Member,
@@ -122,17 +122,17 @@ def _div_jvp(primals, tangents, out):
 
 defjvp(div_fn, _div_jvp)
 
-# add / sub with `alpha=` (a tensor `b`): a + alpha * b as one node, rounded once.
+# add / sub with `alpha=` (a tensor `b`): a + alpha * b as one node (`_rounding`).
 def _add_alpha(a, b, alpha):
-    return fused_add(a, b, alpha)
+    return scaled_add(a, b, alpha)
 
 
 def _sub_alpha(a, b, alpha):
-    return fused_add(a, b, alpha, subtract=True)
+    return scaled_add(a, b, alpha, subtract=True)
 
 
-writes_into(_add_alpha, fused_add_into)
-writes_into(_sub_alpha, lambda dst, b, alpha: fused_add_into(dst, b, -alpha))
+writes_into(_add_alpha, scaled_add_into)
+writes_into(_sub_alpha, lambda dst, b, alpha: scaled_add_into(dst, b, alpha, subtract=True))
 add_alpha_fn = member("add_alpha", _add_alpha, "AddBackward0",
                       lambda a, b, alpha: elementwise_meta(a, b))
 sub_alpha_fn = member("sub_alpha", _sub_alpha, "SubBackward0",
@@ -166,8 +166,7 @@ def _scale(b, alpha, d: dt.dtype):
 
 def _alpha_call(fused, a, b, alpha, d: dt.dtype, inplace: bool = False) -> Tensor:
     """add / sub with `alpha=`: one node with `alpha` a param, as PyTorch's AddBackward0 /
-    SubBackward0, and a + alpha * b rounded once (`_rounding`); a number `b` is
-    scaled first."""
+    SubBackward0 (`_rounding` says how it rounds); a number `b` is scaled first."""
     if not isinstance(b, Tensor):
         b = _scale(b, alpha, d)
         plain = add_fn if fused is add_alpha_fn else sub_fn

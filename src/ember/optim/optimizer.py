@@ -23,7 +23,6 @@ from .. import _dtype as dt
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..autograd.graph import RemovableHandle
-from ..ops._rounding import alpha_param, fused_add
 
 _global_pre_hooks: OrderedDict = OrderedDict()
 _global_post_hooks: OrderedDict = OrderedDict()
@@ -364,22 +363,13 @@ def fusable(*tensors: Tensor) -> bool:
 
 
 def axpy(y, x, alpha) -> None:
-    """y += alpha * x in place, rounding as `y.add_(x, alpha=alpha)` does (once, in float32:
-    see ember.ops._rounding); y and x are C-contiguous of one shape and dtype."""
-    if alpha == 1:
-        np.add(y, x, out=y)
-    elif y.dtype == np.float32:  # (the product of two float32 numbers is exact in float64)
-        t = x.astype(np.float64)
-        np.multiply(t, float(np.float32(alpha)), out=t)
-        np.add(t, y, out=t)
-        np.copyto(y, t, casting="unsafe")
-    else:
-        np.add(y, np.multiply(x, alpha), out=y)
+    """y += alpha * x in place, rounding as `y.add_(x, alpha=alpha)` does."""
+    np.add(y, x if alpha == 1 else np.multiply(x, alpha), out=y)
 
 
 def add_scaled(y, x, alpha):
-    """y + alpha * x as a new array, rounding as `y.add(x, alpha=alpha)` does (once)."""
-    return fused_add(y, x, alpha_param(alpha, dt.from_numpy(y.dtype)))
+    """y + alpha * x as a new array, rounding as `y.add(x, alpha=alpha)` does."""
+    return np.add(y, np.multiply(x, alpha))
 
 
 def scalar_step() -> Tensor:
