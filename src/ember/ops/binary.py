@@ -123,6 +123,7 @@ def _div_jvp(primals, tangents, out):
 defjvp(div_fn, _div_jvp)
 
 # add / sub with `alpha=` (a tensor `b`): a + alpha * b as one node (`_rounding`).
+
 def _add_alpha(a, b, alpha):
     return scaled_add(a, b, alpha)
 
@@ -164,19 +165,19 @@ def _scale(b, alpha, d: dt.dtype):
     return b * alpha
 
 
-def _alpha_call(fused, a, b, alpha, d: dt.dtype, inplace: bool = False) -> Tensor:
+def _alpha_call(fn, a, b, alpha, d: dt.dtype, inplace: bool = False) -> Tensor:
     """add / sub with `alpha=`: one node with `alpha` a param, as PyTorch's AddBackward0 /
     SubBackward0 (`_rounding` says how it rounds); a number `b` is scaled first."""
     if not isinstance(b, Tensor):
         b = _scale(b, alpha, d)
-        plain = add_fn if fused is add_alpha_fn else sub_fn
+        plain = add_fn if fn is add_alpha_fn else sub_fn
         return apply_(binary_p, a, b, fn=plain) if inplace else apply(binary_p, a, b, fn=plain)
     _check_alpha(alpha, d)
     k = alpha_param(alpha, d) if d._kind >= 2 else fit_scalar(bool(alpha) if d is dt.bool_
                                                              else alpha, d)
     if inplace:
-        return apply_(binary_p, a, b, fn=fused, alpha=k)
-    return apply(binary_p, a, b, fn=fused, alpha=k)
+        return apply_(binary_p, a, b, fn=fn, alpha=k)
+    return apply(binary_p, a, b, fn=fn, alpha=k)
 
 
 def _check_alpha(alpha, d: dt.dtype) -> None:
