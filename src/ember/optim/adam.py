@@ -132,9 +132,9 @@ def _adam_kernel(p, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step_count, *, lr
     np.divide(scratch, (1 - beta2**step) ** 0.5, out=scratch)
     np.add(scratch, eps, out=scratch)
     # p.addcdiv_(exp_avg, denom, value=v) rounds v exp_avg first, then the quotient
-    step = np.multiply(exp_avg, p.dtype.type(-lr / (1 - beta1**step)))
-    np.divide(step, scratch, out=step)
-    np.add(p, step, out=p)
+    update = np.multiply(exp_avg, p.dtype.type(-lr / (1 - beta1**step)))
+    np.divide(update, scratch, out=update)
+    np.add(p, update, out=p)
 
 
 
