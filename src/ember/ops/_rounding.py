@@ -24,56 +24,22 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as dt
-
-_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
-_LOW = (np.dtype(np.float16), dt.bfloat16.np)
+from ._scalar_value import _F32_MAX, _as_float
 
 
 def rounded(x, d: dt.dtype):
-    """The number `x` rounded to the 16-bit float dtype `d`, as a NumPy scalar of it (a
-    number out of its range becomes +-inf, as PyTorch's cast gives)."""
+    """The real number `x` rounded to the 16-bit float dtype `d` (through float32, as
+    PyTorch converts a number: `_scalar_value._as_float`), +-inf out of its range."""
     with np.errstate(over="ignore"):
-        return np.asarray(x, _F64).astype(d.np)[()]
-
-
-_F32_MAX = float(np.finfo(np.float32).max)
+        return _as_float(x, d)
 
 
 def wide(x) -> np.float32:
-    """A real number at the float32 precision mul and div read it with."""
+    """A real number at the float32 precision mul and div read it with (+-inf out of its
+    range, as PyTorch's cast gives)."""
     if x.__class__ is complex:
         x = x.real
     if -_F32_MAX <= x <= _F32_MAX:
         return np.float32(x)
-    with np.errstate(over="ignore"):  # (out of range: +-inf, as PyTorch's cast gives)
+    with np.errstate(over="ignore"):
         return np.float32(x)
-
-
-def alpha_param(alpha, d: dt.dtype):
-    """`alpha=` as add / sub's kernel reads it for a floating result of dtype `d`: rounded
-    to the dtype for float16 / bfloat16, as given otherwise."""
-    if d is dt.float16 or d is dt.bfloat16:
-        return float(rounded(alpha, d))
-    return alpha
-
-
-def scaled_add(a, b, alpha, subtract: bool = False):
-    """a + alpha * b (a - alpha * b): float16 / bfloat16 in float32, rounded once; other
-    dtypes with the product rounded first (see the module)."""
-    op = np.subtract if subtract else np.add
-    d = a.dtype if isinstance(a, np.ndarray) else b.dtype
-    if d in _LOW:
-        a32, b32 = (np.asarray(x).astype(_F32) if isinstance(x, np.ndarray) else x
-                    for x in (a, b))
-        return op(a32, np.multiply(b32, np.float32(alpha))).astype(d)
-    return op(a, np.multiply(b, alpha))
-
-
-def scaled_add_into(dst: np.ndarray, b, alpha, subtract: bool = False) -> bool:
-    """`dst += alpha * b` (`-=`) in place, for a C-ordered dst of another dtype than the
-    16-bit floats that `b` does not partly overlap; False (nothing written) otherwise."""
-    if dst.dtype in _LOW or not dst.flags.c_contiguous or (
-            isinstance(b, np.ndarray) and b is not dst and np.shares_memory(b, dst)):
-        return False
-    (np.subtract if subtract else np.add)(dst, np.multiply(b, alpha), out=dst)
-    return True

@@ -24,7 +24,7 @@ from ._pointwise import (
     shaped,
     tangent_sum,
 )
-from ._rounding import alpha_param, scaled_add, scaled_add_into, wide
+from ._rounding import wide
 from .registry import (
     Family,
     Member,
@@ -124,16 +124,20 @@ defjvp(div_fn, _div_jvp)
 
 # add / sub with `alpha=` (a tensor `b`): a + alpha * b as one node (`_rounding`).
 
-def _add_alpha(a, b, alpha):
-    return scaled_add(a, b, alpha)
+def _alpha_into(dst, b, alpha, op=np.add) -> bool:
+    """`dst op= alpha * b` in place, for a C-ordered dst (not a 16-bit float: those compute
+    in float32) that `b` does not partly overlap; False (nothing written) otherwise."""
+    if dst.dtype.itemsize == 2 and dst.dtype.kind in "fV" or not dst.flags.c_contiguous or (
+            isinstance(b, np.ndarray) and b is not dst and np.shares_memory(b, dst)):
+        return False
+    op(dst, np.multiply(b, alpha), out=dst)
+    return True
 
 
-def _sub_alpha(a, b, alpha):
-    return scaled_add(a, b, alpha, subtract=True)
-
-
-writes_into(_add_alpha, scaled_add_into)
-writes_into(_sub_alpha, lambda dst, b, alpha: scaled_add_into(dst, b, alpha, subtract=True))
+_add_alpha = writes_into(lowp2(lambda a, b, alpha: np.add(a, np.multiply(b, alpha))),
+                         _alpha_into)
+_sub_alpha = writes_into(lowp2(lambda a, b, alpha: np.subtract(a, np.multiply(b, alpha))),
+                         lambda dst, b, alpha: _alpha_into(dst, b, alpha, np.subtract))
 add_alpha_fn = member("add_alpha", _add_alpha, "AddBackward0",
                       lambda a, b, alpha: elementwise_meta(a, b))
 sub_alpha_fn = member("sub_alpha", _sub_alpha, "SubBackward0",
@@ -173,8 +177,7 @@ def _alpha_call(fn, a, b, alpha, d: dt.dtype, inplace: bool = False) -> Tensor:
         plain = add_fn if fn is add_alpha_fn else sub_fn
         return apply_(binary_p, a, b, fn=plain) if inplace else apply(binary_p, a, b, fn=plain)
     _check_alpha(alpha, d)
-    k = alpha_param(alpha, d) if d._kind >= 2 else fit_scalar(bool(alpha) if d is dt.bool_
-                                                             else alpha, d)
+    k = fit_scalar(bool(alpha) if d is dt.bool_ else alpha, d)  # (16-bit: rounded to d)
     if inplace:
         return apply_(binary_p, a, b, fn=fn, alpha=k)
     return apply(binary_p, a, b, fn=fn, alpha=k)
