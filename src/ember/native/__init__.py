@@ -11,7 +11,16 @@
 native twin builds (or loads from the cache) its family's library.
 """
 
-from .kernels import library, mode, register, runtime, twins, unit_source, use
+from .kernels import (
+    library,
+    mode,
+    register,
+    runtime,
+    set_num_threads,
+    twins,
+    unit_source,
+    use,
+)
 
 
 def available() -> bool:
@@ -19,4 +28,5 @@ def available() -> bool:
     return mode() == "native" and runtime() is not None
 
 
-__all__ = ["available", "library", "mode", "register", "runtime", "twins", "unit_source", "use"]
+__all__ = ["available", "library", "mode", "register", "runtime", "set_num_threads", "twins",
+           "unit_source", "use"]

@@ -95,7 +95,10 @@ def set_num_threads(n: int) -> None:
 
 
 def library(family: str) -> ctypes.CDLL | None:
-    """The loaded library of a kernel family, or None (no compiler, or it failed)."""
+    """The loaded library of a kernel family, or None (native kernels off, no compiler, or
+    it failed to build)."""
+    if mode() != "native":
+        return None
     lib = _libs.get(family, False)
     if lib is not False:
         return lib
