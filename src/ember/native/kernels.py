@@ -81,14 +81,24 @@ def runtime() -> ctypes.CDLL | None:
     return lib
 
 
-def _threads() -> int:
-    from ..ops import _parallel
+_requested: list = [None]  # the count set by `ember.set_num_threads`, or None
 
-    return _parallel.workers()
+
+def default_threads() -> int:
+    """One kernel thread per core this process may run on (at most 8)."""
+    try:
+        return min(len(os.sched_getaffinity(0)), 8)
+    except AttributeError:
+        return min(os.cpu_count() or 1, 8)
+
+
+def _threads() -> int:
+    return _requested[0] or default_threads()
 
 
 def set_num_threads(n: int) -> None:
-    """Size the native pool (called by `ember.set_num_threads`); no-op before it loads."""
+    """Size the native pool (called by `ember.set_num_threads`; applied when it loads)."""
+    _requested[0] = n
     lib = _libs.get("runtime")
     if lib:
         lib.ember_set_num_threads(n)
