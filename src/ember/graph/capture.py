@@ -1,0 +1,213 @@
+"""Capture: an interpreter on the `bind` stack that records ops into a graph instead of
+running them, and runs the graph when a value is needed.
+
+While a `Session` is active, every op bound whose evaluation is a plain kernel (the
+standard path and families), a view, or a factory is recorded as a `Node`, and its result
+is a `LazyTensor`. Real tensors an op reads become graph inputs. Autograd records its nodes
+as in eager mode (on the lazy results), so `backward()` works and is captured too.
+
+The pending graph runs (`flush`) when:
+- a value is read (`.item()`, `.numpy()`, `bool(t)`, printing): a *graph break*;
+- an op that is not captured is bound (an in-place write, a random draw, a sparse op ...):
+  the graph runs first, then the op eagerly, so its effects land in eager's order;
+- the session ends (the compiled call returns).
+Running a graph computes what is still alive afterwards (lazy tensors referenced by the
+caller, by autograd's saved tensors or by other live tensors) and nothing else; each of
+those objects then becomes an ordinary tensor. Graphs are looked up by their structure in a
+cache of compiled programs (`program.py`), so a recurring graph is compiled once.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+
+from .. import _grad_mode as grad_mode
+from .._core.dispatch import Interpreter, autograd, eval_kernel, eval_member, interpret
+from .._core.primitive import meta_rules, vjp_rule
+from .._tensor import Tensor
+from ..ops.creation import _eval_factory
+from ..ops.views import _eval_view
+from .ir import Graph, Value
+from .lazy import LazyTensor, become, make_lazy
+
+_grad_state = grad_mode.state
+
+
+class Break:
+    """Why one graph ended: the reason, and the op that caused it (or None)."""
+
+    __slots__ = ("reason", "op")
+
+    def __init__(self, reason: str, op: str | None = None) -> None:
+        self.reason = reason
+        self.op = op
+
+    def __repr__(self) -> str:
+        return f"Break({self.reason!r}{', ' + self.op if self.op else ''})"
+
+
+class Session(Interpreter):
+    """One capture: the pending graph, its inputs, the live lazy results, and the cache of
+    programs (shared by the calls of one compiled function)."""
+
+    def __init__(self, programs: dict, compile_graph: Callable, on_run=None) -> None:
+        self.programs = programs
+        self.compile_graph = compile_graph
+        self.on_run = on_run  # called with (graph, program, break) after each graph runs
+        self._reset()
+
+    def _reset(self) -> None:
+        self.graph = Graph()
+        self.input_of: dict = {}  # id(tensor) -> input Value
+        self.input_tensors: list[Tensor] = []
+        self.lazies: list = []
+
+    # -- recording ----------------------------------------------------------------------
+
+    def process(self, prim, args: tuple, params: dict):
+        kind = _CAPTURED.get(prim.impl)
+        if kind is None or not _capturable(args, params):
+            self.flush("eager op", prim.name)
+            return self.lower(prim, args, params)
+        return kind(self, prim, args, params)
+
+    def _arg(self, a):
+        if isinstance(a, Tensor):
+            if a.__class__ is LazyTensor and a.__dict__.get("_lazy_session") is self:
+                return a.__dict__["_lazy_value"]
+            v = self.input_of.get(id(a))
+            if v is None:
+                stride = a._stride if a._stride is not None else a._ensure_storage()
+                v = self.graph.add_input(a._shape, a._dtype, stride)
+                self.input_of[id(a)] = v
+                self.input_tensors.append(a)
+            return v
+        return a
+
+    def _record(self, prim, args, params, metas, base=None, vc=None):
+        from .ir import Node
+
+        vals = tuple(self._arg(a) for a in args)
+        node = Node(prim, params, vals, ())
+        outs, lazies = [], []
+        for i, (shape, dtype, stride) in enumerate(metas):
+            v = self.graph.value(shape, dtype, stride, node, i)
+            outs.append(v)
+            t = make_lazy(self, v, dtype, base, vc)
+            lazies.append(t)
+            self.lazies.append(weakref.ref(t))
+        node.outs = tuple(outs)
+        self.graph.nodes.append(node)
+        return lazies
+
+    def alias(self, t: LazyTensor) -> LazyTensor:
+        """A second lazy tensor of `t`'s value, sharing its version counter (what autograd
+        keeps of an output it saves)."""
+        v = t.__dict__["_lazy_value"]
+        a = make_lazy(self, v, t._dtype, None, t._vc)
+        self.lazies.append(weakref.ref(a))
+        return a
+
+    # -- running ------------------------------------------------------------------------
+
+    def flush(self, reason: str = "value needed", op: str | None = None) -> None:
+        """Run the pending graph and turn its live results into ordinary tensors."""
+        graph = self.graph
+        if not graph.nodes:
+            self._reset()
+            return
+        live = []
+        seen = set()
+        for ref in self.lazies:
+            t = ref()
+            if t is not None and t.__class__ is LazyTensor:
+                v = t.__dict__["_lazy_value"]
+                live.append((t, v))
+                if v not in seen:
+                    seen.add(v)
+                    graph.outputs.append(v)
+        inputs = self.input_tensors
+        self._reset()  # (a kernel below may bind ops: they run eagerly, not into this graph)
+        if not graph.outputs:
+            return
+        key = graph.key()
+        program = self.programs.get(key)
+        if program is None:
+            program = self.programs[key] = self.compile_graph(graph)
+        arrays = program.run([t._array() for t in inputs])
+        index = {v: i for i, v in enumerate(graph.outputs)}
+        # bases before their views: a view lands in its base's storage
+        for t, v in sorted(live, key=lambda tv: tv[0]._base is not None):
+            become(t, arrays[index[v]])
+        if self.on_run is not None:
+            self.on_run(graph, program, Break(reason, op))
+
+
+def _capturable(args, params) -> bool:
+    """Only CPU tensors are captured (meta and other devices run eagerly)."""
+    for a in args:
+        if isinstance(a, Tensor):
+            s = a._storage
+            if s is not None and s.device.type != "cpu":
+                return False
+    dev = params.get("device")
+    return dev is None or getattr(dev, "type", "cpu") == "cpu"
+
+
+def _meta_of(prim, args, params) -> list:
+    rule = meta_rules[prim]
+    res = rule(*args, **params)
+    outs = [res] if prim.n_outputs == 1 else list(res)
+    metas = []
+    for r in outs:
+        shape, dtype = tuple(r[0]), r[1]
+        stride = tuple(r[2]) if len(r) > 2 and r[2] is not None else _contiguous(shape)
+        metas.append((shape, dtype, stride))
+    return metas
+
+
+def _contiguous(shape) -> tuple:
+    from .._view import contiguous_strides
+
+    return tuple(contiguous_strides(shape))
+
+
+def _record_kernel(session: Session, prim, args, params):
+    """A plain kernel (or a family member's): one node; autograd records as in eager."""
+    lazies = session._record(prim, args, params, _meta_of(prim, args, params))
+    out = lazies[0] if prim.n_outputs == 1 else tuple(lazies)
+    if _grad_state.enabled:
+        for a in args:
+            if isinstance(a, Tensor) and a._requires_grad:
+                autograd.record(prim, vjp_rule(prim, params), args, params, out)
+                break
+    return out
+
+
+def _record_view(session: Session, prim, args, params):
+    """A view: its result shares the base's version counter and lands in its storage."""
+    x = args[0]
+    (meta,) = _meta_of(prim, args, params)
+    base = x._base if x._base is not None else x
+    (out,) = session._record(prim, args, params, [meta], base=base, vc=x._vc)
+    if x._requires_grad and _grad_state.enabled:
+        autograd.record(prim, vjp_rule(prim, params), args, params, out)
+    return out
+
+
+def _record_factory(session: Session, prim, args, params):
+    (out,) = session._record(prim, args, params, _meta_of(prim, args, params))
+    return out
+
+
+_CAPTURED: dict = {eval_kernel: _record_kernel, eval_member: _record_kernel,
+                   _eval_view: _record_view, _eval_factory: _record_factory}
+
+
+def capture(session: Session):
+    """`with capture(session):` records the ops bound inside into `session`'s graph."""
+    return interpret(session)
+
+
+__all__ = ["Break", "LazyTensor", "Session", "Value", "capture"]
