@@ -78,6 +78,7 @@ class Tensor:
     # checks of an in-place write are made on that data, where the write lands
     _is_wrapper = False
     _is_lazy = False  # a value a captured graph has yet to compute (ember.graph.lazy)
+    _is_pending = False  # a tensor a captured node will write into (ember.graph.lazy)
 
     def __new__(cls, *args, **kwargs):
         from .ops.creation import legacy_tensor_new

@@ -26,10 +26,14 @@ from .. import _grad_mode as grad_mode
 from .._core.dispatch import Interpreter, autograd, eval_kernel, eval_member, interpret
 from .._core.primitive import meta_rules, vjp_rule
 from .._tensor import Tensor
-from ..ops.creation import _eval_factory
+from .._view import broadcast_shapes
+from ..ops.creation import _eval_factory, _eval_filled_like
+from ..ops.draws import _eval_draw
+from ..ops.movement import _eval_detach
+from ..ops.registry import _eval_inplace, _eval_update, bump_version, check_inplace
 from ..ops.views import _eval_view
-from .ir import Graph, Value
-from .lazy import LazyTensor, become, make_lazy
+from .ir import RUNTIME_SCALARS, Graph, Value
+from .lazy import LazyTensor, become, make_lazy, pending_class
 
 _grad_state = grad_mode.state
 
@@ -53,15 +57,18 @@ class Session(Interpreter):
 
     def __init__(self, programs: dict, compile_graph: Callable, on_run=None) -> None:
         self.programs = programs
-        self.compile_graph = compile_graph
+        self.compile_graph = compile_graph  # compile_graph(graph, segment) -> Program
         self.on_run = on_run  # called with (graph, program, break) after each graph runs
+        self.segment = 0  # how many graphs this session has run
         self._reset()
 
     def _reset(self) -> None:
         self.graph = Graph()
         self.input_of: dict = {}  # id(tensor) -> input Value
         self.input_tensors: list[Tensor] = []
+        self.scalar_values: list = []
         self.lazies: list = []
+        self.written: list = []  # (tensor, its own class): real tensors a node writes
 
     # -- recording ----------------------------------------------------------------------
 
@@ -83,6 +90,9 @@ class Session(Interpreter):
                 self.input_of[id(a)] = v
                 self.input_tensors.append(a)
             return v
+        if a.__class__ in RUNTIME_SCALARS:
+            self.scalar_values.append(a)
+            return self.graph.add_scalar(a)
         return a
 
     def _record(self, prim, args, params, metas, base=None, vc=None):
@@ -101,6 +111,27 @@ class Session(Interpreter):
         self.graph.nodes.append(node)
         return lazies
 
+    def _record_effect(self, prim, args, params, written: list, *,
+                       scalar_params: bool = False) -> None:
+        """A node that writes into real tensors `written` (it has no outputs, and always
+        runs); their versions move now, as eager's would, and until the graph runs they
+        read as pending (`lazy.Pending`). With `scalar_params`, float params (a learning
+        rate a scheduler moves) are runtime scalars, not part of the graph's key."""
+        from .ir import Node
+
+        vals = tuple(self._arg(a) for a in args)
+        if scalar_params:
+            params = {k: self._arg(v) if v.__class__ is float else v
+                      for k, v in params.items()}
+        self.graph.nodes.append(Node(prim, params, vals, ()))
+        self.graph.effects = True
+        for t in written:
+            bump_version(t)
+            if not t._is_pending:
+                self.written.append((t, t.__class__))
+                t.__dict__["_pending_session"] = self
+                t.__class__ = pending_class(t.__class__)
+
     def alias(self, t: LazyTensor) -> LazyTensor:
         """A second lazy tensor of `t`'s value, sharing its version counter (what autograd
         keeps of an output it saves)."""
@@ -114,6 +145,9 @@ class Session(Interpreter):
     def flush(self, reason: str = "value needed", op: str | None = None) -> None:
         """Run the pending graph and turn its live results into ordinary tensors."""
         graph = self.graph
+        for t, cls in self.written:
+            t.__class__ = cls
+            t.__dict__.pop("_pending_session", None)
         if not graph.nodes:
             self._reset()
             return
@@ -127,15 +161,16 @@ class Session(Interpreter):
                 if v not in seen:
                     seen.add(v)
                     graph.outputs.append(v)
-        inputs = self.input_tensors
+        inputs, scalars = self.input_tensors, self.scalar_values
         self._reset()  # (a kernel below may bind ops: they run eagerly, not into this graph)
-        if not graph.outputs:
+        if not graph.outputs and not graph.effects:
             return
         key = graph.key()
         program = self.programs.get(key)
         if program is None:
-            program = self.programs[key] = self.compile_graph(graph)
-        arrays = program.run([t._array() for t in inputs])
+            program = self.programs[key] = self.compile_graph(graph, self.segment)
+        self.segment += 1
+        arrays = program.run([t._array() for t in inputs] + scalars)
         index = {v: i for i, v in enumerate(graph.outputs)}
         # bases before their views: a view lands in its base's storage
         for t, v in sorted(live, key=lambda tv: tv[0]._base is not None):
@@ -196,13 +231,67 @@ def _record_view(session: Session, prim, args, params):
     return out
 
 
-def _record_factory(session: Session, prim, args, params):
-    (out,) = session._record(prim, args, params, _meta_of(prim, args, params))
-    return out
+def _run_now(session: Session, prim, args, params):
+    """An op that reads no tensor's data (a factory, `*_like`): it runs eagerly, without
+    ending the graph; its result is an ordinary tensor (a graph input where it is used)."""
+    return session.lower(prim, args, params)
+
+
+def _record_detach(session: Session, prim, args, params):
+    """`detach` of a pending value is another pending tensor of the same value (sharing its
+    version counter), outside autograd; of a real tensor, it runs as eager."""
+    x = args[0]
+    if x.__class__ is LazyTensor and x.__dict__.get("_lazy_session") is session:
+        return session.alias(x)
+    return session.lower(prim, args, params)
+
+
+def _record_update(session: Session, prim, args, params):
+    """A fused in-place update (an optimizer step) of real tensors: a node with effects,
+    run in its place in the graph; the tensors it writes read as pending until then."""
+    written = [args[i] for i in prim.writes if args[i] is not None]
+    if not all(_is_real(t) for t in written):
+        return _break(session, prim, args, params)
+    session._record_effect(prim, args, params, written, scalar_params=True)
+    return None
+
+
+def _record_inplace(session: Session, prim, args, params):
+    """`x.op_(...)` into a real tensor with nothing for autograd to record (running
+    statistics, updates under no_grad): a node with effects, checked now as eager checks
+    it. Anything else (a pending target, a write autograd must see) ends the graph."""
+    self = args[0]
+    base = self._base
+    if not _is_real(self) or (_grad_state.enabled and (
+            self._requires_grad or (base is not None and base._requires_grad)
+            or any(isinstance(a, Tensor) and a._requires_grad for a in args[1:]))):
+        return _break(session, prim, args, params)
+    check_inplace(self)
+    res = prim.base.meta(self, *args[1:], **params) if prim.base.meta else None
+    if res is not None and broadcast_shapes(res[0], self._shape) != self._shape:
+        raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the "
+                           f"broadcast shape {list(res[0])}")
+    session._record_effect(prim, args, params, [self])
+    return self
+
+
+def _is_real(t) -> bool:
+    """A tensor with data on the CPU now (not pending, not on meta)."""
+    if not isinstance(t, Tensor) or t._is_lazy:
+        return False
+    s = t._storage
+    return t._np is not None if s is None else s.device.type == "cpu"
+
+
+def _break(session: Session, prim, args, params):
+    session.flush("eager op", prim.name)
+    return session.lower(prim, args, params)
 
 
 _CAPTURED: dict = {eval_kernel: _record_kernel, eval_member: _record_kernel,
-                   _eval_view: _record_view, _eval_factory: _record_factory}
+                   _eval_view: _record_view, _eval_factory: _run_now, _eval_draw: _run_now,
+                   _eval_filled_like: _run_now, _eval_detach: _record_detach,
+                   _eval_update: _record_update, _eval_inplace: _record_inplace}
 
 
 def capture(session: Session):

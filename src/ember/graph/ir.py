@@ -65,8 +65,30 @@ class Node:
     def static_params(self) -> dict:
         return {k: v for k, v in self.params.items() if k != "fn" or self.member is None}
 
+    def key_params(self) -> tuple:
+        """The node's static params and constant arguments, frozen (for comparisons)."""
+        return (freeze(self.static_params()),
+                tuple(freeze(a) for a in self.args if a.__class__ not in (Value, Scalar)))
+
     def inputs(self) -> list[Value]:
         return [a for a in self.args if a.__class__ is Value]
+
+
+class Scalar:
+    """A Python number an op read as a constant argument: a runtime input of the program,
+    so a new value (a learning rate, a step count) runs the same program."""
+
+    __slots__ = ("id", "type")
+
+    def __init__(self, id: int, type: type) -> None:
+        self.id = id
+        self.type = type
+
+    def __repr__(self) -> str:
+        return f"$s{self.id}"
+
+
+RUNTIME_SCALARS = (int, float, complex)
 
 
 def freeze(v):
@@ -80,6 +102,8 @@ def freeze(v):
         return ("dict", tuple(sorted((k, freeze(x)) for k, x in v.items())))
     if t is slice:
         return ("slice", freeze(v.start), freeze(v.stop), freeze(v.step))
+    if t is Scalar:
+        return ("scalar", v.type)
     if isinstance(v, np.generic):
         return ("np", str(v.dtype), v.item() if v == v else "nan")
     if isinstance(v, np.ndarray):
@@ -97,8 +121,10 @@ class Graph:
 
     def __init__(self) -> None:
         self.inputs: list[Value] = []
+        self.scalars: list[Scalar] = []
         self.nodes: list[Node] = []
         self.outputs: list[Value] = []
+        self.effects = False  # some node writes into an input (runs even with no output)
         self._count = 0
 
     def value(self, shape, dtype, stride, node=None, index: int = 0) -> Value:
@@ -111,6 +137,11 @@ class Graph:
         self.inputs.append(v)
         return v
 
+    def add_scalar(self, value) -> Scalar:
+        s = Scalar(len(self.scalars), value.__class__)
+        self.scalars.append(s)
+        return s
+
     def key(self) -> tuple:
         """The graph's structure: equal keys run the same program (given inputs of the
         recorded shapes, dtypes and strides). Values are named by position, not id."""
@@ -120,7 +151,8 @@ class Graph:
             for j, o in enumerate(n.outs):
                 pos[o] = (i, j)
             parts.append((n.prim, n.member, freeze(n.static_params()),
-                           tuple(pos[a] if a.__class__ is Value else freeze(a)
+                           tuple(pos[a] if a.__class__ is Value else
+                                 ("scalar", a.type) if a.__class__ is Scalar else freeze(a)
                                  for a in n.args)))
         parts.append(tuple(pos[v] for v in self.outputs))
         return tuple(parts)
@@ -133,7 +165,8 @@ class Graph:
         for v in self.inputs:
             lines.append(f"  {v!r:>5} = input{'':26} {v.meta():<24} stride {v.stride}")
         for n in self.nodes:
-            args = ", ".join(repr(a) if a.__class__ is Value else _show(a) for a in n.args)
+            args = ", ".join(repr(a) if a.__class__ in (Value, Scalar) else _show(a)
+                             for a in n.args)
             params = ", ".join(f"{k}={_show(v)}" for k, v in n.static_params().items())
             call = f"{n.op}({args}{', ' if args and params else ''}{params})"
             for o in n.outs:

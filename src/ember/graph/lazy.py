@@ -24,6 +24,7 @@ class LazyTensor(Tensor):
 
     __slots__ = ()
     _is_lazy = True
+    _is_pending = False
 
     # Everything that reads data goes through one of these: run the graph, then read.
     def _force(self, reason: str) -> Tensor:
@@ -126,3 +127,59 @@ def _place(flat: np.ndarray | None, arr: np.ndarray):
     if lo < start or hi + item > start + flat.nbytes or (at - start) % item:
         return None
     return (at - start) // item, tuple(s // item for s in arr.strides)
+
+
+class Pending:
+    """Mixed into a real tensor's class while a captured node that writes into it waits to
+    run: reading its data runs the graph first (then its own class comes back)."""
+
+    __slots__ = ()
+    _is_pending = True
+
+    def _array(self):
+        _Writes(self).flush("data read")
+        return self._array()
+
+    def item(self):
+        _Writes(self).flush(".item()")
+        return self.item()
+
+    def tolist(self):
+        _Writes(self).flush(".tolist()")
+        return self.tolist()
+
+    def numpy(self, *, force: bool = False):
+        _Writes(self).flush(".numpy()")
+        return self.numpy(force=force)
+
+    def __repr__(self) -> str:
+        _Writes(self).flush("print")
+        return repr(self)
+
+    def __bool__(self) -> bool:
+        _Writes(self).flush("bool()")
+        return bool(self)
+
+
+_pending_classes: dict = {}
+
+
+def pending_class(cls: type) -> type:
+    """`cls` with `Pending` mixed in (made once per class; same layout, so an object's class
+    may be switched to it and back)."""
+    p = _pending_classes.get(cls)
+    if p is None:
+        p = _pending_classes[cls] = type(cls.__name__, (Pending, cls), {"__slots__": ()})
+        p.__qualname__ = cls.__qualname__
+        p.__module__ = cls.__module__
+    return p
+
+
+class _Writes:
+    """The flush of the session whose node writes into a pending tensor."""
+
+    def __init__(self, t) -> None:
+        self.t = t
+
+    def flush(self, reason: str) -> None:
+        self.t.__dict__["_pending_session"].flush(reason)

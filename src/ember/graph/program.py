@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from .._core.dispatch import run_quiet
 from .._core.primitive import Family, _family_kernel, kernels
-from .ir import Graph, Node, Value
+from ..ops._inplace_kernel import run_inplace
+from ..ops.registry import InplacePrimitive
+from .ir import Graph, Node, Scalar, Value
 from .passes import live_nodes
 
 _cpu = kernels["cpu"]
@@ -30,10 +32,32 @@ def kernel_of(node: Node):
     """(kernel, params) a node's kernel is called with: a family member's own kernel and
     the params less `fn`, else the primitive's CPU kernel (native or NumPy)."""
     prim, params = node.prim, node.params
+    if prim.__class__ is InplacePrimitive:
+        return _writer(prim.base), params
     kernel = _cpu[prim]
     if prim.__class__ is Family and kernel is _family_kernel:
         return params["fn"].kernel, {k: v for k, v in params.items() if k != "fn"}
     return kernel, params
+
+
+_writers: dict = {}
+
+
+def _writer(prim):
+    """The kernel of `x.op_(...)`: `prim`'s result written into x's array (checked when it
+    was recorded)."""
+    w = _writers.get(prim)
+    if w is None:
+        def w(dst, *arrays, **params):
+            run_inplace(prim, None, dst, list(arrays), params, _checked)
+
+        w.__name__ = f"{prim.name}_into"
+        _writers[prim] = w
+    return w
+
+
+def _checked(*_):
+    """(shape checks happened at recording)"""
 
 
 def lower_python(graph: Graph, extra: dict | None = None, lines_for=None) -> Program:
@@ -44,9 +68,11 @@ def lower_python(graph: Graph, extra: dict | None = None, lines_for=None) -> Pro
     names: dict = {}
     for i, v in enumerate(graph.inputs):
         names[v] = f"in{i}"
+    for s in graph.scalars:
+        names[s] = f"s{s.id}"
 
     def name_of(a):
-        if a.__class__ is Value:
+        if a.__class__ is Value or a.__class__ is Scalar:
             return names[a]
         key = f"c{len(env)}"
         env[key] = a
@@ -64,16 +90,20 @@ def lower_python(graph: Graph, extra: dict | None = None, lines_for=None) -> Pro
         k = f"k{len(env)}"
         env[k] = kernel
         call = ", ".join(name_of(a) for a in n.args)
-        if params:
+        fixed = {key: v for key, v in params.items() if v.__class__ is not Scalar}
+        if fixed:
             p = f"p{len(env)}"
-            env[p] = params
+            env[p] = fixed
             call += (", " if call else "") + f"**{p}"
-        lhs = ", ".join(names[o] for o in n.outs) + ("," if len(n.outs) > 1 else "")
+        for key, v in params.items():
+            if v.__class__ is Scalar:
+                call += f", {key}={names[v]}"
+        lhs = ", ".join(names[o] for o in n.outs)
         if len(n.outs) > 1:
-            lhs = "(" + lhs.rstrip(",") + ")"
-        body.append(f"{lhs} = {k}({call})  # {n.op}")
+            lhs = "(" + lhs + ")"
+        body.append(f"{lhs + ' = ' if lhs else ''}{k}({call})  # {n.op}")
     ret = ", ".join(names[v] for v in graph.outputs)
-    args = ", ".join(names[v] for v in graph.inputs)
+    args = ", ".join([names[v] for v in graph.inputs] + [names[s] for s in graph.scalars])
     code = "\n".join([f"def program({args}):"] + [f"    {line}" for line in body]
                      + [f"    return [{ret}]"]) + "\n"
     scope: dict = {}
