@@ -14,6 +14,7 @@ what it produced.
 from __future__ import annotations
 
 import heapq
+import itertools
 import re
 import warnings
 
@@ -309,9 +310,12 @@ def _run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
             buf = buffers[node] = [None] * node.n_outputs
         buf[nr] = g if buf[nr] is None else buf[nr] + g
     ready = []
+    # ties (leaves' AccumulateGrad share one sequence number) go in the order they became
+    # ready: the same every run, so a captured backward records the same graph every time
+    order = itertools.count()
     for node in dict.fromkeys(n for n in root_nodes if n is not None):
         if deps.get(node, 0) == 0:
-            heapq.heappush(ready, (-node._seq, id(node), node))
+            heapq.heappush(ready, (-node._seq, next(order), node))
     captured: dict = {}
     owned: set = set()  # AccumulateGrad nodes whose buffered gradient only the engine holds
     prev_enabled = _state.enabled
@@ -333,13 +337,13 @@ def _run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
                         owned.discard(node)
             if (needed is not None and node not in needed) or not _any_grad(grads) \
                     or (not accumulate_leaves and node.__class__ is AccumulateGrad):
-                _route(node, None, (), buffers, deps, ready, owned)
+                _route(node, None, (), buffers, deps, ready, owned, order)
             elif node.__class__ is AccumulateGrad and node._pre_hooks is None \
                     and node._post_hooks is None:
                 accumulate(node.variable, grads[0], create_graph, node in owned)
             else:
                 _route(node, _call(node, grads, create_graph), grads, buffers, deps, ready,
-                       owned)
+                       owned, order)
                 if not retain_graph:
                     node._release()
     except Exception:
@@ -353,7 +357,8 @@ def _run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
     return captured
 
 
-def _route(node, in_grads, grads, buffers: dict, deps: dict, ready: list, owned: set) -> None:
+def _route(node, in_grads, grads, buffers: dict, deps: dict, ready: list, owned: set,
+           order) -> None:
     """Add `node`'s input gradients into the buffers of the nodes they flow to; queue those
     whose gradients are now complete. A leaf's buffer is marked `owned` when the engine
     alone holds it: a fresh VJP result (`_fresh`) or a sum the engine made."""
@@ -376,7 +381,7 @@ def _route(node, in_grads, grads, buffers: dict, deps: dict, ready: list, owned:
         d = deps[nxt] - 1
         deps[nxt] = d
         if d == 0:
-            heapq.heappush(ready, (-nxt._seq, id(nxt), nxt))
+            heapq.heappush(ready, (-nxt._seq, next(order), nxt))
 
 
 def _has_hooks(leaf) -> bool:

@@ -122,7 +122,7 @@ class Compiled:
                 warnings.warn(
                     f"ember.compile: {getattr(self.fn, '__name__', 'function')} reached the "
                     f"recompile limit ({config.recompile_limit}); "
-                    f"{self._what_changed(graph)}: new graphs now run op by op without "
+                    f"{self._what_changed(graph, seen[-1])}: new graphs now run op by op without "
                     "(torch._dynamo.config.recompile_limit)", RuntimeWarning,
                     stacklevel=4)
             return lower_python(graph)
