@@ -183,6 +183,24 @@ def _format_row(r: dict) -> str:
             f"torch {_fmt_time(t['median'])}  ratio {r['ratio']:5.2f} {verdict}{mem}{rate}")
 
 
+def processor() -> str:
+    """The CPU's model name and widest vector unit (the tables in README.md are per kind)."""
+    model, flags = platform.processor() or platform.machine(), set()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key.strip() == "model name":
+                    model = value.strip()
+                elif key.strip() == "flags":
+                    flags = set(value.split())
+                    break
+    except OSError:
+        pass
+    vector = next((v for v in ("avx512f", "avx2", "avx", "neon", "asimd") if v in flags), "")
+    return f"{model} ({vector.replace('avx512f', 'avx512')})" if vector else model
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="smaller sizes, shorter timing")
@@ -205,8 +223,7 @@ def main(argv=None) -> int:
     if names and len(selected) != len(names):
         known = ", ".join(w.name for w in WORKLOADS)
         p.error(f"unknown workload in --only; known: {known}")
-    print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-          f"numpy {np.__version__}")
+    print(f"{processor()}, {os.cpu_count()} cores, numpy {np.__version__}")
     limits = machine_limits(args.quick)
     print(f"machine: copy {limits['copy_GBps']:.1f} GB/s, NumPy float32 matmul "
           f"{limits['matmul_GFLOPs']:.1f} GFLOP/s")

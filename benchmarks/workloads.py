@@ -378,6 +378,21 @@ def conv2d(c_in, c_out, k, stride, size, groups=1):
 
 
 
+def batchnorm2d(lib, quick):
+    """BatchNorm2d in training mode, forward and backward (input, weight and bias gradients)
+    on a ResNet-sized activation (batch 32, 64 channels, 32x32)."""
+    batch = 8 if quick else 32
+    bn = lib.nn.BatchNorm2d(64)
+    x = _t(lib, _arr((batch, 64, 32, 32)), True)
+    g = _t(lib, _arr((batch, 64, 32, 32), 1))
+
+    def step():
+        x.grad = bn.weight.grad = bn.bias.grad = None
+        bn(x).backward(g)
+
+    return step
+
+
 # 7. function transforms --------------------------------------------------------------
 
 def _small_mlp_params(lib):
@@ -456,6 +471,7 @@ WORKLOADS = [
     Workload("classifier_head", classifier_head, None),
     Workload("resnet_step", resnet_step, 1.2, memory=True),
     Workload("mnist_cnn_step", mnist_cnn_step, 1.0, memory=True),
+    Workload("batchnorm2d", batchnorm2d, 1.0, memory=True),
     Workload("conv2d_3x3", conv2d(64, 64, 3, 1, 16), None, memory=True),
     Workload("conv2d_1x1", conv2d(64, 128, 1, 1, 16), None, memory=True),
     Workload("conv2d_stride2", conv2d(64, 128, 3, 2, 16), None, memory=True),

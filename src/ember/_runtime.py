@@ -24,16 +24,19 @@ _deterministic = {"on": False, "warn_only": False}
 
 
 def set_num_threads(n: int) -> None:
-    """Size ember's kernel thread pool (large elementwise kernels and matrix products are
-    shared out over it); 1 runs every kernel on the calling thread. OpenBLAS's own pool,
+    """Size ember's kernel thread pools (large elementwise kernels and matrix products are
+    shared out over them, and the native kernels' pool); 1 runs every kernel on the calling
+    thread. OpenBLAS's own pool,
     which NumPy sizes at start-up, is left as it is."""
     if not isinstance(n, int) or isinstance(n, bool):
         raise RuntimeError(f"set_num_threads expects an int, but got {type(n).__name__}")
     if n <= 0:
         raise RuntimeError("set_num_threads expects a positive integer")
+    from . import native
     from .ops import _parallel
 
     _parallel.set_workers(n)
+    native.set_num_threads(n)
 
 
 def get_num_threads() -> int:

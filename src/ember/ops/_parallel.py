@@ -14,6 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ..native.kernels import default_threads
+
 _pool_state: list = [None, None, 1]  # pid, executor, workers
 _requested: list = [None]  # the thread count set by `ember.set_num_threads`, or None
 _PREFIX = "ember-kernel"
@@ -32,11 +34,9 @@ def thread_pool():
 
 
 def default_workers() -> int:
-    """One kernel thread per core this process may run on (at most 8)."""
-    try:
-        return min(len(os.sched_getaffinity(0)), 8)
-    except AttributeError:
-        return min(os.cpu_count() or 1, 8)
+    """One kernel thread per core this process may run on (at most 8): the native pool's
+    rule."""
+    return default_threads()
 
 
 def set_workers(n: int) -> None:

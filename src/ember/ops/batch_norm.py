@@ -14,7 +14,9 @@ import numpy as np
 
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
+from .. import native
 from .._tensor import Tensor
+from ..native import calls
 from ._batching import batch_size, batched
 from ._common import row_sums
 from ._norm_tangent import centred
@@ -131,12 +133,54 @@ def _batch_norm_backward_kernel(g, xhat, rstd, weight):
             dbias.astype(dtype, copy=False))
 
 
+def _batch_norm_native(lib, x, weight, bias, *, eps):
+    """The forward in C (csrc/batch_norm.c): one task per channel, two statistics passes
+    summed in double and one pass writing out and xhat."""
+    low = x.dtype in _LOW
+    work = x.astype(np.float32) if low else x
+    sfx = calls.suffix(work)
+    if sfx is None or x.ndim < 2:
+        return NotImplemented
+    work = np.ascontiguousarray(work)
+    n, c = x.shape[:2]
+    w, b = (None if v is None else np.ascontiguousarray(v, work.dtype) for v in (weight, bias))
+    out, xhat = np.empty_like(work), np.empty_like(work)
+    mean, var, rstd = (np.empty(c, work.dtype) for _ in range(3))
+    P, I64 = calls.P, calls.I64
+    calls.entry(lib, f"bn_forward_{sfx}", [P] * 8 + [I64] * 3 + [calls.F64])(
+        calls.ptr(work), calls.ptr(w), calls.ptr(b),
+        calls.ptr(out), calls.ptr(xhat), calls.ptr(mean), calls.ptr(var), calls.ptr(rstd),
+        n, c, work.size // max(n * c, 1), eps)
+    res = (out, xhat, mean, var, rstd)
+    return tuple(a.astype(x.dtype) for a in res) if low else res
+
+
+def _batch_norm_backward_native(lib, g, xhat, rstd, weight):
+    """The backward in C: per channel, both sums in one pass (in double), then dx."""
+    low = g.dtype in _LOW
+    g3, x3, r, w = (None if v is None else np.ascontiguousarray(v, np.float32 if low else None)
+                    for v in (g, xhat, rstd, weight))
+    sfx = calls.suffix(g3, x3, r, w)
+    if sfx is None or g.ndim < 2:
+        return NotImplemented
+    n, c = g.shape[:2]
+    dx, dweight, dbias = np.empty_like(g3), np.empty(c, g3.dtype), np.empty(c, g3.dtype)
+    P, I64 = calls.P, calls.I64
+    calls.entry(lib, f"bn_backward_{sfx}", [P] * 7 + [I64] * 3)(
+        calls.ptr(g3), calls.ptr(x3), calls.ptr(r), calls.ptr(w),
+        calls.ptr(dx), calls.ptr(dweight), calls.ptr(dbias), n, c, g3.size // max(n * c, 1))
+    res = (dx, dweight, dbias)
+    return tuple(a.astype(g.dtype) for a in res) if low else res
+
+
 batch_norm_p = Primitive("native_batch_norm", _batch_norm_kernel, _batch_norm_meta,
                          grad_name="NativeBatchNormBackward0", n_outputs=5)
 batch_norm_backward_p = Primitive(
     "native_batch_norm_backward", _batch_norm_backward_kernel,
     lambda g, xhat, rstd, weight: ((xhat._shape, xhat._dtype),) + (
         ((xhat._shape[1],), xhat._dtype),) * 2, n_outputs=3)
+native.register(batch_norm_p, "batch_norm", _batch_norm_native)
+native.register(batch_norm_backward_p, "batch_norm", _batch_norm_backward_native)
 # Used when no graph of the backward is built, which forward over reverse (`jvp(grad(f))`)
 # does too: so it has derivatives of its own (below), in each input, xhat and 1/std taken as
 # given (they carry the forward's tangents and gradients).

@@ -1,0 +1,147 @@
+/* runtime.c: ember's native thread pool.
+ *
+ * One pool per process, started lazily by the first parallel kernel. The calling thread
+ * runs the first chunk itself, so a pool of n threads has n - 1 workers. Workers spin for a
+ * short while after a job (a training step calls kernels back to back) and then sleep on a
+ * condition variable. After fork() the child has no workers: a handler registered with
+ * pthread_atfork resets the pool there (fresh locks, no threads), and the child's first
+ * parallel kernel starts its own (so DataLoader workers may run native kernels).
+ *
+ * One parallel region at a time: a second Python thread that calls a kernel while the pool
+ * is busy, or a task that calls a kernel, runs it serially on its own thread.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "ember.h"
+
+#define MAX_WORKERS 63
+#define SPIN_ROUNDS 20000 /* about 20-50 us of polling before a worker sleeps */
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define CPU_RELAX() _mm_pause()
+#elif defined(__aarch64__)
+#define CPU_RELAX() __asm__ __volatile__("yield")
+#else
+#define CPU_RELAX() ((void)0)
+#endif
+
+static struct {
+    pthread_mutex_t lock;  /* guards sleeping workers' wake-up */
+    pthread_cond_t wake;
+    pthread_mutex_t region; /* held by the thread running a parallel region */
+    int threads;           /* wanted, caller included */
+    int started;           /* workers running */
+    atomic_long generation; /* bumped to publish a job */
+    atomic_int pending;    /* chunks of the current job not yet finished */
+    ember_task task;
+    void *ctx;
+    int64_t n;
+    int parts;
+    long born; /* the generation a new worker starts from (set before it is created) */
+} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
+          1, 0, 0, 0, NULL, NULL, 0, 0, 0};
+
+static _Thread_local int inside_region;
+
+static void run_chunk(int part) {
+    int64_t lo = pool.n * part / pool.parts, hi = pool.n * (part + 1) / pool.parts;
+    if (lo < hi) pool.task(pool.ctx, lo, hi);
+}
+
+static void *worker(void *arg) {
+    int me = (int)(intptr_t)arg; /* 1 .. started */
+    long seen = pool.born;
+    inside_region = 1;
+    for (;;) {
+        long now;
+        int spins = 0;
+        while ((now = atomic_load_explicit(&pool.generation, memory_order_acquire)) == seen &&
+               spins < SPIN_ROUNDS) {
+            CPU_RELAX();
+            spins++;
+        }
+        if (now == seen) {
+            pthread_mutex_lock(&pool.lock);
+            while ((now = atomic_load(&pool.generation)) == seen)
+                pthread_cond_wait(&pool.wake, &pool.lock);
+            pthread_mutex_unlock(&pool.lock);
+        }
+        seen = now;
+        if (me < pool.parts) {
+            run_chunk(me);
+            atomic_fetch_sub_explicit(&pool.pending, 1, memory_order_release);
+        }
+    }
+    return NULL;
+}
+
+static void start_workers(int want) {
+    pool.born = atomic_load(&pool.generation);
+    while (pool.started < want && pool.started < MAX_WORKERS) {
+        pthread_t t;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        int ok = pthread_create(&t, &attr, worker, (void *)(intptr_t)(pool.started + 1)) == 0;
+        pthread_attr_destroy(&attr);
+        if (!ok) break;
+        pool.started++;
+    }
+}
+
+void ember_parallel_for(ember_task task, void *ctx, int64_t n, int64_t grain) {
+    if (n <= 0) return;
+    if (grain < 1) grain = 1;
+    int64_t most = (n + grain - 1) / grain;
+    int parts = pool.threads < most ? pool.threads : (int)most;
+    if (parts <= 1 || inside_region || pthread_mutex_trylock(&pool.region) != 0) {
+        task(ctx, 0, n);
+        return;
+    }
+    start_workers(parts - 1);
+    if (pool.started < parts - 1) parts = pool.started + 1;
+    pool.task = task;
+    pool.ctx = ctx;
+    pool.n = n;
+    pool.parts = parts;
+    atomic_store(&pool.pending, parts - 1);
+    pthread_mutex_lock(&pool.lock);
+    atomic_fetch_add_explicit(&pool.generation, 1, memory_order_release);
+    pthread_cond_broadcast(&pool.wake);
+    pthread_mutex_unlock(&pool.lock);
+    inside_region = 1;
+    run_chunk(0);
+    inside_region = 0;
+    for (int spins = 0; atomic_load_explicit(&pool.pending, memory_order_acquire) > 0; spins++)
+        if (spins < SPIN_ROUNDS) CPU_RELAX(); else sched_yield();
+    pthread_mutex_unlock(&pool.region);
+}
+
+void ember_set_num_threads(int n) {
+    pool.threads = n < 1 ? 1 : (n > MAX_WORKERS + 1 ? MAX_WORKERS + 1 : n);
+}
+
+int ember_num_threads(void) { return pool.threads; }
+
+/* The workers that exist (tests: a forked child starts with none). */
+int ember_started_workers(void) { return pool.started; }
+
+static void reset_in_child(void) {
+    pthread_mutex_t fresh_lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_cond_t fresh_cond = PTHREAD_COND_INITIALIZER;
+    pool.lock = fresh_lock;
+    pool.region = fresh_lock;
+    pool.wake = fresh_cond;
+    pool.started = 0;
+    atomic_store(&pool.pending, 0);
+    inside_region = 0;
+}
+
+__attribute__((constructor)) static void install_fork_handler(void) {
+    pthread_atfork(NULL, NULL, reset_in_child);
+}

@@ -1,0 +1,148 @@
+"""Native kernels beside their NumPy twins: the libraries, the mode, and the choice per call.
+
+`kernels["cpu"][prim]` is what eager evaluation runs on the CPU. A primitive with a native
+kernel has there a chooser holding both twins (`.numpy`, `.native`): per call it runs the
+native kernel when native kernels are on and that kernel takes these arrays (its dtype and
+layout; it answers `NotImplemented` otherwise), and the NumPy kernel in every other case.
+A primitive without one keeps its NumPy kernel in the table untouched, so `a + b` pays
+nothing for any of this.
+
+A family's library (`csrc/<family>.c`) is compiled on the first call that needs it, for
+float32 and float64 (the source is written once against `scalar_t` and `FN(name)`), after
+the runtime library (`csrc/runtime.c`, the thread pool) whose symbols it uses.
+`EMBER_KERNELS=numpy` (read on first use) or `use("numpy")` keeps everything on NumPy.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+from collections.abc import Callable
+from contextlib import contextmanager
+
+from .._core.primitive import kernels
+from . import toolchain
+
+_cpu = kernels["cpu"]
+_state = {"mode": None}  # "native" or "numpy", resolved on first use
+_libs: dict = {}  # family -> CDLL, or None where it could not be built
+_lock = threading.Lock()
+DTYPES = (("float", "f32"), ("double", "f64"))
+
+
+def mode() -> str:
+    """"native" or "numpy": whether native kernels run (EMBER_KERNELS, default native)."""
+    m = _state["mode"]
+    if m is None:
+        m = os.environ.get("EMBER_KERNELS", "native").strip().lower() or "native"
+        if m not in ("native", "numpy"):
+            raise RuntimeError(f"EMBER_KERNELS must be 'native' or 'numpy', got {m!r}")
+        _state["mode"] = m
+    return m
+
+
+@contextmanager
+def use(m: str):
+    """Run the block with native kernels on ("native") or off ("numpy")."""
+    if m not in ("native", "numpy"):
+        raise ValueError(f"mode must be 'native' or 'numpy', got {m!r}")
+    old = mode()
+    _state["mode"] = m
+    try:
+        yield
+    finally:
+        _state["mode"] = old
+
+
+def unit_source(family: str) -> str:
+    """The translation unit compiled for `family`: its file instantiated per dtype."""
+    parts = [f"/* {family}: csrc/{family}.c for float32 and float64 */"]
+    for ctype, sfx in DTYPES:
+        parts += [f"#define scalar_t {ctype}", f"#define FN(name) name##_{sfx}",
+                  f'#include "{family}.c"', "#undef scalar_t", "#undef FN"]
+    return "\n".join(parts) + "\n"
+
+
+def _read(name: str) -> str:
+    with open(os.path.join(toolchain.CSRC, name)) as f:
+        return f.read()
+
+
+def runtime() -> ctypes.CDLL | None:
+    """The runtime library (thread pool), built and loaded once, its symbols global."""
+    lib = _libs.get("runtime", False)
+    if lib is False:
+        lib = toolchain.try_build("runtime", _read("runtime.c"), global_symbols=True)
+        if lib is not None:
+            lib.ember_set_num_threads.argtypes = [ctypes.c_int]
+            lib.ember_set_num_threads(_threads())
+        _libs["runtime"] = lib
+    return lib
+
+
+_requested: list = [None]  # the count set by `ember.set_num_threads`, or None
+
+
+def default_threads() -> int:
+    """One kernel thread per core this process may run on (at most 8)."""
+    try:
+        return min(len(os.sched_getaffinity(0)), 8)
+    except AttributeError:
+        return min(os.cpu_count() or 1, 8)
+
+
+def _threads() -> int:
+    return _requested[0] or default_threads()
+
+
+def set_num_threads(n: int) -> None:
+    """Size the native pool (called by `ember.set_num_threads`; applied when it loads)."""
+    _requested[0] = n
+    lib = _libs.get("runtime")
+    if lib:
+        lib.ember_set_num_threads(n)
+
+
+def library(family: str) -> ctypes.CDLL | None:
+    """The loaded library of a kernel family, or None (native kernels off, no compiler, or
+    it failed to build)."""
+    if mode() != "native":
+        return None
+    lib = _libs.get(family, False)
+    if lib is not False:
+        return lib
+    with _lock:
+        lib = _libs.get(family, False)
+        if lib is False:
+            lib = None if runtime() is None else \
+                toolchain.try_build(family, unit_source(family))
+            _libs[family] = lib
+    return lib
+
+
+def register(prim, family: str, native: Callable) -> None:
+    """Put `native(lib, *arrays, **params)` beside `prim`'s NumPy kernel: eager runs it when
+    native kernels are on and it does not return NotImplemented."""
+    numpy_kernel = _cpu[prim]
+
+    def choose(*arrays, **params):
+        if _state["mode"] != "numpy" and mode() == "native":
+            lib = _libs.get(family) or library(family)
+            if lib is not None:
+                out = native(lib, *arrays, **params)
+                if out is not NotImplemented:
+                    return out
+        return numpy_kernel(*arrays, **params)
+
+    choose.numpy = numpy_kernel
+    choose.native = native
+    choose.family = family
+    choose.__doc__ = f"{prim.name}: the native kernel ({family}.c) or NumPy's"
+    _cpu[prim] = choose
+
+
+def twins(prim) -> tuple[Callable, Callable] | None:
+    """(numpy kernel, native kernel) of `prim`, or None if it has no native kernel."""
+    k = _cpu.get(prim)
+    return (k.numpy, k.native) if hasattr(k, "native") else None
