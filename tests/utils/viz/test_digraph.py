@@ -61,9 +61,10 @@ def test_fallback_cleanup_outfile_svg_pdf_and_pipe(tmp_path, no_graphviz):
         dot.render(tmp_path / "g", format="gif")
 
 
-def test_render_with_view_is_refused(tmp_path, no_graphviz):
-    with pytest.raises(NotImplementedError, match="draws to files only"):
-        course_dot().render(tmp_path / "g", view=True)
+def test_view_renders_and_names_the_file(tmp_path, no_graphviz):
+    with pytest.warns(UserWarning, match="opens no viewer; the graph is drawn in .*g.pdf"):
+        out = course_dot().view(tmp_path / "g")
+    assert open(out, "rb").read().startswith(b"%PDF")  # graphviz's default format
 
 
 def test_graphviz_is_used_where_installed(tmp_path, monkeypatch):

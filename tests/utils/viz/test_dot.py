@@ -213,6 +213,10 @@ def test_custom_function_saved_tensors_are_drawn_as_torchviz_does():
     saved = [(t, a) for t, h, a in edges if h == fn and a.get("dir") == "none"]
     assert len(saved) == 1 and saved[0][0] == str(id(ex))
     assert len(edges) == len(t_edges) + 1
+    # after backward the saved tensor is freed: the graph is drawn without it
+    ey.backward()
+    nodes, edges = parse(make_dot(ey, params={"x": ex}).source)
+    assert len(edges) == len(t_edges)
 
 
 # --- options ----------------------------------------------------------------------------

@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import warnings
 
 # Formats the matplotlib fallback writes; Graphviz writes these and many more.
 FALLBACK_FORMATS = ("png", "svg", "pdf")
@@ -112,10 +113,7 @@ class Digraph:
         """Save the DOT source to `filename` and draw it to `filename.<format>`, as
         graphviz.Digraph.render does; returns the picture's path. `outfile` names the
         picture directly (its extension gives the format). `cleanup` removes the
-        source afterwards; `view` is not supported (there is no screen to open)."""
-        if view:
-            raise NotImplementedError("Digraph.render(view=True): ember draws to files only; "
-                                      "open the returned path yourself")
+        source afterwards. `view` opens no viewer: it warns with the picture's path."""
         if outfile is not None:
             out = os.fspath(outfile)
             fmt = format or os.path.splitext(out)[1].lstrip(".") or self.format
@@ -128,7 +126,14 @@ class Digraph:
         self._draw(out, fmt)
         if cleanup:
             os.remove(source)
+        if view:
+            warnings.warn(f"ember opens no viewer; the graph is drawn in {out}", stacklevel=2)
         return out
+
+    def view(self, filename: str | os.PathLike | None = None,
+             directory: str | os.PathLike | None = None, cleanup: bool = False) -> str:
+        """Render (graphviz.Digraph.view also opens a viewer; ember only warns with the path)."""
+        return self.render(filename, directory, view=True, cleanup=cleanup)
 
     def _draw(self, out: str, fmt: str) -> None:
         dot = find_dot()

@@ -12,6 +12,7 @@ values and `.grad` of the named tensors. Node ids are the objects' `id()`s, as i
 from __future__ import annotations
 
 from ..._tensor import Tensor
+from ...autograd.function import FunctionNode
 from ...autograd.graph import AccumulateGrad, Node
 from .digraph import Digraph
 
@@ -48,6 +49,7 @@ def _values_str(t: Tensor) -> str:
         return "[" + ", ".join(_fmt(v) for v in t.reshape(-1).tolist()) + "]"
     if t.is_complex():
         return f"({t.numel()} complex values)"
+    t = t.double()  # (a range of ints or bools too)
     return f"[{_fmt(t.min().item())} .. {_fmt(t.max().item())}]"
 
 
@@ -85,8 +87,15 @@ def _saved_of(fn: Node) -> tuple[list[tuple[str, Tensor]], dict]:
 
 def _is_builtin(fn: Node) -> bool:
     """A node recorded by an op (not a leaf's AccumulateGrad, nor a custom Function)."""
-    return not isinstance(fn, AccumulateGrad) and getattr(fn, "prim", None) is not None \
-        and not hasattr(fn, "saved_tensors")
+    return not isinstance(fn, (AccumulateGrad, FunctionNode)) \
+        and getattr(fn, "prim", None) is not None
+
+
+def _ctx_saved(fn: Node) -> tuple:
+    """What a custom Function saved with `ctx.save_for_backward` (nothing once freed)."""
+    if not isinstance(fn, FunctionNode) or fn._saved is None:
+        return ()
+    return tuple(t for t in fn.saved_tensors if t is not None)
 
 
 def _fn_attrs(fn: Node) -> dict:
@@ -186,11 +195,9 @@ def make_dot(var, params: dict | None = None, show_attrs: bool = False,
                 if nxt is not None:
                     dot.edge(str(id(nxt)), str(id(fn)))
                     stack.append(nxt)
-            if hasattr(fn, "saved_tensors"):  # a custom Function's ctx.save_for_backward
-                for t in fn.saved_tensors:
-                    if t is not None:
-                        dot.edge(str(id(t)), str(id(fn)), dir="none")
-                        dot.node(str(id(t)), var_label(t), fillcolor="orange")
+            for t in _ctx_saved(fn):  # drawn always, as torchviz draws them
+                dot.edge(str(id(t)), str(id(fn)), dir="none")
+                dot.node(str(id(t)), var_label(t), fillcolor="orange")
 
     def add_output(t: Tensor, color: str) -> None:
         todo = [(t, color)]
