@@ -14,7 +14,7 @@ $(VENV)/.demo-installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.test-installed: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e ".[dev,examples]"
+	$(BIN)/pip install -q -e ".[dev,examples,tensorboard]"
 	touch $@
 
 demo: $(VENV)/.demo-installed

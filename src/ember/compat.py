@@ -1,4 +1,5 @@
-"""Run PyTorch programs unchanged: make `import torch` (and every `torch.X.Y`) resolve to ember.
+"""Run PyTorch programs unchanged: make `import torch` (and every `torch.X.Y`) resolve to ember,
+and `import torchviz` to ember.utils.viz (its `make_dot`).
 
 `install()` aliases the `torch` module tree to ember's and makes reprs print `torch.`;
 `uninstall()` restores whatever was there before. `python -m ember.run SCRIPT`
@@ -48,16 +49,28 @@ def submodule_or_missing(package: str, name: str):
     raise missing(package, name)
 
 
+# Top-level packages that mean a part of ember while installed: `torch` itself, and
+# torchviz, whose `make_dot` ember provides (ember.utils.viz).
+_ALIASES = {"torch": "ember", "torchviz": "ember.utils.viz"}
+
+
+def _alias_target(fullname: str) -> str | None:
+    """The ember module that `fullname` (`torch.nn`, `torchviz`) stands for, or None."""
+    top = fullname.partition(".")[0]
+    target = _ALIASES.get(top)
+    return None if target is None else target + fullname[len(top):]
+
+
 class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Resolves `torch.*` imports to the ember module of the same path."""
+    """Resolves `torch.*` (and `torchviz`) imports to the ember module of the same path."""
 
     def find_spec(self, fullname, path, target=None):
-        if fullname != "torch" and not fullname.startswith("torch."):
+        if _alias_target(fullname) is None:
             return None
         return importlib.util.spec_from_loader(fullname, self)
 
     def create_module(self, spec):
-        target = "ember" + spec.name[len("torch"):]
+        target = _alias_target(spec.name)
         try:
             module = importlib.import_module(target)
         except ModuleNotFoundError as e:
@@ -129,7 +142,7 @@ def install() -> None:
     global _saved, _finder
     if _finder is not None:
         return
-    _saved = {k: v for k, v in sys.modules.items() if k == "torch" or k.startswith("torch.")}
+    _saved = {k: v for k, v in sys.modules.items() if _alias_target(k) is not None}
     for k in _saved:
         del sys.modules[k]
     for name, mod in list(sys.modules.items()):
@@ -151,7 +164,7 @@ def uninstall() -> None:
         return
     sys.meta_path.remove(_finder)
     _finder = None
-    for k in [k for k in sys.modules if k == "torch" or k.startswith("torch.")]:
+    for k in [k for k in sys.modules if _alias_target(k) is not None]:
         del sys.modules[k]
     sys.modules.update(_saved or {})
     _saved = None

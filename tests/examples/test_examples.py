@@ -63,3 +63,17 @@ def test_two_styles_give_equal_gradients_and_per_example_ones():
     assert tape == functional
     assert "per-example gradient of weight: (8, 2, 3)" in text
     assert text.count("max difference between the two styles") == 2
+
+
+def test_inside_draws_explains_counts_and_logs(tmp_path):
+    text = run("inside.py", "--out", str(tmp_path), "--steps", "5")
+    assert "a.grad = 1260, b.grad = 960" in text
+    assert (tmp_path / "course_graph.png").read_bytes().startswith(b"\x89PNG")
+    assert ".view(6) fails" in text
+    assert re.search(r"^float32\s+4\s+28\.00\s+26\.08$", text, re.M)  # 7B in fp32: 28 GB
+    assert re.search(r"^4-bit\s+0\.5\s+3\.50\s+3\.26$", text, re.M)
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    ea = EventAccumulator(str(tmp_path / "runs" / "inside"))
+    ea.Reload()
+    assert [e.step for e in ea.Scalars("loss")] == list(range(5)) and ea.Graph().node

@@ -1,6 +1,8 @@
-"""ember.utils: data loading (`ember.utils.data`) and file formats (`ember.utils.safetensors`)."""
+"""ember.utils: data loading (`ember.utils.data`), file formats (`ember.utils.safetensors`),
+and seeing inside: `explain_tensor`, graph drawings (`viz`), memory (`memory`), `tensorboard`."""
 
 from . import data
+from .tensor_explainer import explain_tensor
 
 
 def __getattr__(name: str):
