@@ -345,3 +345,23 @@ def test_compile_signature_errors_and_decorator_forms():
 
     assert g(ember.ones(1)).tolist() == [0.0]
     assert ember.compile(g.fn, disable=True) is g.fn
+
+
+def test_backward_of_a_compiled_forward_is_captured_too():
+    """The loss computed eagerly from a compiled model's output: `loss.backward()` replays
+    a compiled graph of the backward pass (recorded once, then reused), with eager's grads."""
+    ember.manual_seed(2)
+    model = _mlp()
+    cm = ember.compile(model)
+    x, y = ember.randn(7, 12), ember.tensor([0, 1, 2, 3, 4, 0, 1])
+    for _ in range(3):
+        model.zero_grad()
+        F.cross_entropy(cm(x), y).backward()
+    got = [p.grad.clone() for p in model.parameters()]
+    model.zero_grad()
+    F.cross_entropy(model(x), y).backward()
+    for a, p in zip(got, model.parameters()):
+        np.testing.assert_array_equal(a.numpy(), p.grad.numpy())
+    graphs = cm._compiled_fn.graphs
+    assert len(graphs) == 2 and any(n.op == "addmm" for n in graphs[0].nodes)
+    assert any(n.op == "mm" or n.op == "matmul" for n in graphs[1].nodes)

@@ -279,10 +279,25 @@ def _needed(roots: list, targets: set) -> tuple[dict, set]:
     return deps, needed
 
 
+class _Hooks:
+    """Set from above: `captured(roots)` is a context manager under which a backward pass
+    through a compiled forward is itself captured and compiled (ember.graph), or None."""
+
+    captured = None
+
+
+hooks = _Hooks()
+
+
 def run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
         capture: dict | None = None, accumulate_leaves: bool = True) -> dict:
     """`_run` with NumPy's floating-point warnings off: the engine's own gradient
     arithmetic (sums where paths meet, VJPs on arrays) is ember's, and PyTorch never warns."""
+    captured = hooks.captured
+    if captured is not None:
+        with captured(roots):
+            return run_quiet(_run, roots, root_grads, retain_graph, create_graph, capture,
+                             accumulate_leaves)
     return run_quiet(_run, roots, root_grads, retain_graph, create_graph, capture,
                      accumulate_leaves)
 

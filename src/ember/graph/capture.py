@@ -55,7 +55,9 @@ class Session(Interpreter):
     """One capture: the pending graph, its inputs, the live lazy results, and the cache of
     programs (shared by the calls of one compiled function)."""
 
-    def __init__(self, programs: dict, compile_graph: Callable, on_run=None) -> None:
+    def __init__(self, programs: dict, compile_graph: Callable, on_run=None,
+                 owner=None) -> None:
+        self.owner = owner  # the compiled function (autograd nodes recorded here point to it)
         self.programs = programs
         self.compile_graph = compile_graph  # compile_graph(graph, segment) -> Program
         self.on_run = on_run  # called with (graph, program, break) after each graph runs
@@ -216,6 +218,9 @@ def _record_kernel(session: Session, prim, args, params):
         for a in args:
             if isinstance(a, Tensor) and a._requires_grad:
                 autograd.record(prim, vjp_rule(prim, params), args, params, out)
+                node = (out[0] if out.__class__ is tuple else out)._grad_fn
+                if node is not None:
+                    node._compiled = session.owner
                 break
     return out
 
@@ -228,6 +233,8 @@ def _record_view(session: Session, prim, args, params):
     (out,) = session._record(prim, args, params, [meta], base=base, vc=x._vc)
     if x._requires_grad and _grad_state.enabled:
         autograd.record(prim, vjp_rule(prim, params), args, params, out)
+        if out._grad_fn is not None:
+            out._grad_fn._compiled = session.owner
     return out
 
 

@@ -22,7 +22,9 @@ import threading
 import warnings
 import weakref
 from collections.abc import Callable
+from contextlib import contextmanager, nullcontext
 
+from ..autograd import engine as _engine
 from .capture import Break, Session, capture
 from .ir import Graph
 from .program import Program, lower_python
@@ -103,16 +105,22 @@ class Compiled:
         if _stance[0] == "force_eager":
             return self.fn(*args, **kwargs)
         self.calls += 1
+        with self.capturing():
+            return self.fn(*args, **kwargs)
+
+    @contextmanager
+    def capturing(self):
+        """Capture what runs inside into this function's graphs (a call, or a backward
+        pass through a forward it recorded); the last graph runs at the end."""
         outer = active.session
-        session = Session(self.programs, self._compile, on_run=self._ran)
+        session = Session(self.programs, self._compile, on_run=self._ran, owner=self)
         active.session = session
         try:
             with capture(session):
-                out = self.fn(*args, **kwargs)
+                yield session
             session.flush("end of call")
         finally:
             active.session = outer
-        return out
 
     def _compile(self, graph: Graph, segment: int) -> Program:
         seen = self.per_segment.setdefault(segment, [])
@@ -181,6 +189,30 @@ class Compiled:
         self.over_limit = False
 
 
+def captured_backward(roots):
+    """The engine's hook: a backward pass from outputs of a compiled forward, outside any
+    capture, is captured into the forward's compiled function (its own graphs)."""
+    if active.session is not None or _stance[0] == "force_eager":
+        return _NOTHING
+    # (the loss is usually computed eagerly from a compiled model's output: look a few
+    # nodes back from the roots, breadth first)
+    todo = [node for node, _ in roots if node is not None]
+    seen = set()
+    while todo and len(seen) < 32:
+        node = todo.pop(0)
+        if node in seen:
+            continue
+        seen.add(node)
+        owner = getattr(node, "_compiled", None)
+        if owner is not None:
+            return owner.capturing()
+        todo += [n for n, _ in getattr(node, "_edges", ()) if n is not None]
+    return _NOTHING
+
+
+_NOTHING = nullcontext()
+
+
 def lower(graph: Graph, backend: str) -> Program:
     """The program of a graph for `backend` ("eager": one kernel per node; otherwise fused
     where the fusion pass finds chains)."""
@@ -229,3 +261,6 @@ def graph_break() -> None:
     s = active.session
     if s is not None:
         s.flush("graph_break()")
+
+
+_engine.hooks.captured = captured_backward
