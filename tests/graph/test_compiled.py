@@ -127,6 +127,20 @@ def test_training_trajectory_is_eagers(kind, opt_name):
     assert len(run.graphs) <= 3 and run.calls == steps
 
 
+@pytest.mark.parametrize("opt_name", list(OPTIMIZERS))
+def test_trajectory_without_c_is_eagers_too(opt_name):
+    """EMBER_KERNELS=numpy: the same graphs run as Python over the NumPy kernels."""
+    from ember import native
+
+    with native.use("numpy"):
+        le, pe, _ = _trajectory("cnn", opt_name, 10, compiled=False)
+        lc, pc, run = _trajectory("cnn", opt_name, 10, compiled=True)
+    assert lc == le and run.breaks == []
+    for a, b in zip(pc, pe):
+        np.testing.assert_array_equal(a, b)
+    assert all(not hasattr(p, "c_source") for p in run.programs.values())
+
+
 def test_compiled_module_forward_and_gradients():
     ember.manual_seed(1)
     model = _mlp()
