@@ -379,3 +379,59 @@ def test_backward_of_a_compiled_forward_is_captured_too():
     graphs = cm._compiled_fn.graphs
     assert len(graphs) == 2 and any(n.op == "addmm" for n in graphs[0].nodes)
     assert any(n.op == "mm" or n.op == "matmul" for n in graphs[1].nodes)
+
+
+def test_pure_mode_replays_a_training_step_without_its_python():
+    """options={"pure": True}: after two identical traces, calls replay the program; the
+    parameters and .grad follow eager's trajectory bit for bit."""
+    le, pe, _ = _trajectory("mlp", "sgd", 12, compiled=False)
+    ember.manual_seed(0)
+    model = MODELS["mlp"]()
+    opt = OPTIMIZERS["sgd"](model.parameters())
+    x0, y0 = _data("mlp")
+    x, y = ember.tensor(x0), ember.tensor(y0)
+    traced = []
+
+    def step():
+        traced.append(1)  # a side effect: it happens on traced calls only
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss.detach()
+
+    run = ember.compile(step, options={"pure": True})
+    losses = [run().item() for _ in range(12)]
+    assert losses == le
+    for a, b in zip([p.detach().numpy() for p in model.parameters()], pe):
+        np.testing.assert_array_equal(a, b)
+    assert run.replayed == 12 - len(traced) and len(traced) <= 4
+    assert all(p.grad is not None for p in model.parameters())
+
+
+def test_pure_mode_keys_on_the_arguments():
+    calls = []
+
+    @ember.compile(options={"pure": True})
+    def f(x, scale):
+        calls.append(scale)
+        return (x * scale).relu()
+
+    x = ember.randn(4)
+    for _ in range(4):
+        np.testing.assert_array_equal(f(x, 2.0).numpy(), (x * 2.0).relu().numpy())
+    assert calls == [2.0, 2.0] and f.replayed == 2
+    np.testing.assert_array_equal(f(x, -1.0).numpy(), (x * -1.0).relu().numpy())
+    np.testing.assert_array_equal(f(ember.randn(5), 2.0).shape, (5,))
+    assert calls[-2:] == [-1.0, 2.0]  # new arguments: traced again
+
+
+def test_pure_mode_refuses_what_needs_the_python():
+    @ember.compile(options={"pure": True})
+    def f(x):
+        return x * 2  # requires grad: autograd needs the Python each call
+
+    w = ember.randn(3, requires_grad=True)
+    for _ in range(3):
+        f(w).sum().backward()
+    assert f.replayed == 0 and "requires grad" in f.not_replayed[0]

@@ -62,6 +62,7 @@ class Session(Interpreter):
         self.compile_graph = compile_graph  # compile_graph(graph, segment) -> Program
         self.on_run = on_run  # called with (graph, program, break) after each graph runs
         self.segment = 0  # how many graphs this session has run
+        self.runs: list = []  # what each graph run was (for pure mode: `replay.py`)
         self._reset()
 
     def _reset(self) -> None:
@@ -147,6 +148,7 @@ class Session(Interpreter):
     def flush(self, reason: str = "value needed", op: str | None = None) -> None:
         """Run the pending graph and turn its live results into ordinary tensors."""
         graph = self.graph
+        written = [t for t, _ in self.written]
         for t, cls in self.written:
             t.__class__ = cls
             t.__dict__.pop("_pending_session", None)
@@ -177,8 +179,23 @@ class Session(Interpreter):
         # bases before their views: a view lands in its base's storage
         for t, v in sorted(live, key=lambda tv: tv[0]._base is not None):
             become(t, arrays[index[v]])
+        self.runs.append(Run(graph, program, key, inputs, scalars,
+                             [(t, index[v]) for t, v in live], written, reason))
         if self.on_run is not None:
             self.on_run(graph, program, Break(reason, op))
+
+
+class Run:
+    """One graph run of a session: the graph, its program and key, the tensors and numbers
+    it read, the tensors its outputs became (with their output index), the tensors it wrote
+    into, and why it ran."""
+
+    __slots__ = ("graph", "program", "key", "inputs", "scalars", "live", "written", "reason")
+
+    def __init__(self, graph, program, key, inputs, scalars, live, written, reason) -> None:
+        self.graph, self.program, self.key = graph, program, key
+        self.inputs, self.scalars, self.live = inputs, scalars, live
+        self.written, self.reason = written, reason
 
 
 def _capturable(args, params) -> bool:

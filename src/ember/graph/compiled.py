@@ -24,10 +24,14 @@ import weakref
 from collections.abc import Callable
 from contextlib import contextmanager, nullcontext
 
+from .. import _grad_mode
 from ..autograd import engine as _engine
 from .capture import Break, Session, capture
-from .ir import Graph
+from .ir import Graph, freeze
 from .program import Program, lower_python
+from .replay import Replay, replayable, signature
+
+_grad_state = _grad_mode.state
 
 
 class Config:
@@ -95,6 +99,11 @@ class Compiled:
         self.breaks: list[Break] = []  # every graph break seen, with where it happened
         self.recompiles: list[str] = []  # what changed, for each program after the first
         self.per_segment: dict = {}  # graph index within a call -> its programs' graphs
+        self.pure = bool(self.options.get("pure", False))
+        self.replays: dict = {}  # call signature -> Replay (pure mode)
+        self._seen: dict = {}  # call signature -> (graph key, numbers) of its last trace
+        self.not_replayed: list[str] = []  # why traced calls could not become replays
+        self.replayed = 0
         self.calls = 0
         self.over_limit = False
         _every.add(self)
@@ -105,8 +114,33 @@ class Compiled:
         if _stance[0] == "force_eager":
             return self.fn(*args, **kwargs)
         self.calls += 1
+        if self.pure:
+            return self._pure_call(args, kwargs)
         with self.capturing():
             return self.fn(*args, **kwargs)
+
+    def _pure_call(self, args: tuple, kwargs: dict):
+        """Pure mode: replay a recorded call that matches, else trace (see replay.py)."""
+        got = signature(args, kwargs, _grad_state.enabled)
+        if got is not None:
+            sig, leaves = got
+            plan = self.replays.get(sig)
+            if plan is not None:
+                self.replayed += 1
+                return plan(leaves)
+        with self.capturing() as session:
+            out = self.fn(*args, **kwargs)
+        if got is not None:
+            why = replayable(session, leaves, out)
+            if why is None:
+                (run,) = session.runs
+                seen = (run.key, tuple(freeze(x) for x in run.scalars))
+                if self._seen.get(sig) == seen:
+                    self.replays[sig] = Replay(run, leaves, out)
+                self._seen[sig] = seen
+            elif why not in self.not_replayed:
+                self.not_replayed.append(why)
+        return out
 
     @contextmanager
     def capturing(self):
@@ -186,6 +220,8 @@ class Compiled:
         self.breaks.clear()
         self.recompiles.clear()
         self.per_segment.clear()
+        self.replays.clear()
+        self._seen.clear()
         self.over_limit = False
 
 
