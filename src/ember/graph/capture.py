@@ -26,13 +26,13 @@ from .. import _grad_mode as grad_mode
 from .._core.dispatch import Interpreter, autograd, eval_kernel, eval_member, interpret
 from .._core.primitive import meta_rules, vjp_rule
 from .._tensor import Tensor
-from .._view import broadcast_shapes
+from .._view import broadcast_shapes, contiguous_strides
 from ..ops.creation import _eval_factory, _eval_filled_like
 from ..ops.draws import _eval_draw
 from ..ops.movement import _eval_detach
 from ..ops.registry import _eval_inplace, _eval_update, bump_version, check_inplace
 from ..ops.views import _eval_view
-from .ir import RUNTIME_SCALARS, Graph, Value
+from .ir import RUNTIME_SCALARS, Graph, Node, Value
 from .lazy import LazyTensor, become, make_lazy, pending_class
 
 _grad_state = grad_mode.state
@@ -99,8 +99,6 @@ class Session(Interpreter):
         return a
 
     def _record(self, prim, args, params, metas, base=None, vc=None):
-        from .ir import Node
-
         vals = tuple(self._arg(a) for a in args)
         node = Node(prim, params, vals, ())
         outs, lazies = [], []
@@ -111,7 +109,7 @@ class Session(Interpreter):
             lazies.append(t)
             self.lazies.append(weakref.ref(t))
         node.outs = tuple(outs)
-        self.graph.nodes.append(node)
+        self.graph.add_node(node)
         return lazies
 
     def _record_effect(self, prim, args, params, written: list, *,
@@ -120,13 +118,11 @@ class Session(Interpreter):
         runs); their versions move now, as eager's would, and until the graph runs they
         read as pending (`lazy.Pending`). With `scalar_params`, float params (a learning
         rate a scheduler moves) are runtime scalars, not part of the graph's key."""
-        from .ir import Node
-
         vals = tuple(self._arg(a) for a in args)
         if scalar_params:
             params = {k: self._arg(v) if v.__class__ is float else v
                       for k, v in params.items()}
-        self.graph.nodes.append(Node(prim, params, vals, ()))
+        self.graph.add_node(Node(prim, params, vals, ()))
         self.graph.effects = True
         for t in written:
             bump_version(t)
@@ -222,8 +218,6 @@ def _meta_of(prim, args, params) -> list:
 
 
 def _contiguous(shape) -> tuple:
-    from .._view import contiguous_strides
-
     return tuple(contiguous_strides(shape))
 
 

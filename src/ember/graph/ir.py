@@ -91,6 +91,20 @@ class Scalar:
 RUNTIME_SCALARS = (int, float, complex)
 
 
+def params_key(params: dict):
+    """A node's params as a hashable key: the items themselves when they hash (ints, bools,
+    tuples, dtypes, members ...), else frozen value by value."""
+    items = tuple(params.items())
+    try:
+        hash(items)
+    except TypeError:
+        return freeze(params)
+    for _, v in items:
+        if v.__class__ is Scalar or v.__class__ is float and v != v:
+            return freeze(params)
+    return items
+
+
 def freeze(v):
     """A hashable, structural stand-in for a param or constant: equal when the value is."""
     t = v.__class__
@@ -125,6 +139,7 @@ class Graph:
         self.nodes: list[Node] = []
         self.outputs: list[Value] = []
         self.effects = False  # some node writes into an input (runs even with no output)
+        self.parts: list = []  # each node's part of the key
         self._count = 0
 
     def value(self, shape, dtype, stride, node=None, index: int = 0) -> Value:
@@ -142,20 +157,20 @@ class Graph:
         self.scalars.append(s)
         return s
 
+    def add_node(self, node: Node) -> None:
+        """Append `node`, and its part of the key (built once, as it is recorded)."""
+        self.nodes.append(node)
+        self.parts.append((node.prim, params_key(node.params),
+                           tuple(a.id if a.__class__ is Value else
+                                 ("scalar", a.type) if a.__class__ is Scalar else freeze(a)
+                                 for a in node.args)))
+
     def key(self) -> tuple:
         """The graph's structure: equal keys run the same program (given inputs of the
-        recorded shapes, dtypes and strides). Values are named by position, not id."""
-        pos = {v: ("in", i) for i, v in enumerate(self.inputs)}
-        parts: list = [tuple((v.shape, v.dtype, v.stride) for v in self.inputs)]
-        for i, n in enumerate(self.nodes):
-            for j, o in enumerate(n.outs):
-                pos[o] = (i, j)
-            parts.append((n.prim, n.member, freeze(n.static_params()),
-                           tuple(pos[a] if a.__class__ is Value else
-                                 ("scalar", a.type) if a.__class__ is Scalar else freeze(a)
-                                 for a in n.args)))
-        parts.append(tuple(pos[v] for v in self.outputs))
-        return tuple(parts)
+        recorded shapes, dtypes and strides). Values are named by their number, which is
+        their place in recording order, so equal recordings give equal keys."""
+        return (tuple((v.id, v.shape, v.dtype, v.stride) for v in self.inputs),
+                tuple(self.parts), tuple(v.id for v in self.outputs))
 
     def table(self) -> str:
         """The graph as a table: one line per input and node, outputs marked."""
