@@ -313,7 +313,7 @@ def test_graph_prints_as_a_table_and_as_code():
 
 
 def test_torch_logs_print_graphs(monkeypatch, capsys):
-    monkeypatch.setenv("TORCH_LOGS", "graph_code,graph_breaks")
+    monkeypatch.setenv("TORCH_LOGS", "graph_code,graph_breaks,guards,output_code")
 
     @ember.compile
     def f(x):
@@ -324,6 +324,8 @@ def test_torch_logs_print_graphs(monkeypatch, capsys):
     f(ember.ones(2))
     err = capsys.readouterr().err
     assert "graph 1 of f" in err and "def program" in err and "graph break in f" in err
+    assert "is reused for inputs of float32[2] stride (1,)" in err
+    assert "void fused_0" in err or not ember.native.available()
 
 
 def test_reset_drops_programs():

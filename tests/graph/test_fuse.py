@@ -150,3 +150,21 @@ def test_numpy_mode_runs_the_same_graph_without_c():
         (program,) = cf.programs.values()
     assert not hasattr(program, "c_source") and "fused" not in program.code
     _bits_equal(got.numpy(), f(a, b).numpy())
+
+
+def test_common_subexpressions_are_computed_once_and_results_stay_apart():
+    @ember.compile
+    def f(x, y):
+        a = x.exp() * y
+        b = x.exp() * y  # the same computation: it runs once
+        return a, b, x * 2, x * 3  # (2 and 3 are arguments of the program: not the same)
+
+    x, y = ember.randn(5), ember.randn(5)
+    a, b, two, three = f(x, y)
+    _bits_equal(a.numpy(), (x.exp() * y).numpy())
+    _bits_equal(a.numpy(), b.numpy())
+    _bits_equal(three.numpy(), (x * 3).numpy())
+    a.add_(1)  # two tensors, two buffers: writing one leaves the other as it was
+    _bits_equal(b.numpy(), (x.exp() * y).numpy())
+    (program,) = f.programs.values()
+    assert program.code.count("unary.exp") == 1 and "_copy(" in program.code

@@ -28,6 +28,7 @@ from .. import _grad_mode
 from ..autograd import engine as _engine
 from .capture import Break, Session, capture
 from .ir import Graph, freeze
+from .passes import optimized
 from .program import Program, lower_python
 from .replay import Replay, replayable, signature
 
@@ -177,9 +178,19 @@ class Compiled:
         program = lower(graph, self.backend)
         self.graphs.append(graph)
         seen.append(graph)
-        if "graph_code" in logs() or "output_code" in logs():
-            print(f"[ember.compile] graph {len(self.graphs)} of {self.fn.__name__}:\n"
+        wanted = logs()
+        name = getattr(self.fn, "__name__", "function")
+        if "graph_code" in wanted:
+            print(f"[ember.compile] graph {len(self.graphs)} of {name}:\n"
                   f"{graph.table()}\n{program.code}", file=sys.stderr)
+        if "output_code" in wanted and hasattr(program, "c_source"):
+            print(f"[ember.compile] C of graph {len(self.graphs)} of {name}:\n"
+                  f"{program.c_source}", file=sys.stderr)
+        if "guards" in wanted:
+            print(f"[ember.compile] graph {len(self.graphs)} of {name} is reused for inputs "
+                  "of " + ", ".join(f"{v.meta()} stride {v.stride}" for v in graph.inputs)
+                  + f" and the same {len(graph.nodes)} ops with the same params",
+                  file=sys.stderr)
         return program
 
     def _ran(self, graph: Graph, program: Program, brk: Break) -> None:
@@ -256,7 +267,7 @@ def lower(graph: Graph, backend: str) -> Program:
         return lower_python(graph)
     from .fuse import lower_fused
 
-    return lower_fused(graph)
+    return lower_fused(optimized(graph))
 
 
 _stance = ["default"]

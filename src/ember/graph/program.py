@@ -5,6 +5,8 @@ recording). The program is a readable function: `print(program.code)`.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .._core.dispatch import run_quiet
 from .._core.primitive import Family, _family_kernel, kernels
 from ..ops._inplace_kernel import run_inplace
@@ -102,7 +104,13 @@ def lower_python(graph: Graph, extra: dict | None = None, lines_for=None) -> Pro
         if len(n.outs) > 1:
             lhs = "(" + lhs + ")"
         body.append(f"{lhs + ' = ' if lhs else ''}{k}({call})  # {n.op}")
-    ret = ", ".join(names[v] for v in graph.outputs)
+    returned: set = set()
+    rets = []
+    for v in graph.outputs:  # (two outputs that are one value after CSE: a copy each)
+        rets.append(names[v] if v not in returned else f"_copy({names[v]})")
+        returned.add(v)
+    env["_copy"] = np.copy
+    ret = ", ".join(rets)
     args = ", ".join([names[v] for v in graph.inputs] + [names[s] for s in graph.scalars])
     code = "\n".join([f"def program({args}):"] + [f"    {line}" for line in body]
                      + [f"    return [{ret}]"]) + "\n"
