@@ -698,30 +698,65 @@ def new_tensor(self: Tensor, data, *, dtype=None, device=None, requires_grad=Fal
                   device=self.device if device is None else device, requires_grad=requires_grad)
 
 
-def _new_filled(fn):
+def _eval_new_filled(prim, args: tuple, params: dict) -> Tensor:
+    """Eager evaluation of `new_filled`: a factory call (`self` only says what batch the
+    result belongs to, see below)."""
+    shape, stride, d, dev = params["shape"], params["stride"], params["dtype"], params["device"]
+    if stride is not None:
+        return empty_strided(shape, stride, dtype=d, device=dev)
+    return _filled(shape, params["value"], d, dev, False)
+
+
+def _new_filled_meta(self, *, shape, value, dtype, device, stride):
+    return (shape, dtype) if stride is None else (shape, dtype, stride)
+
+
+def _new_filled_batch(args, dims, /, *, shape, stride, **params):
+    """Batched like `self` (PyTorch's rule): inside vmap `x.new_zeros(3)` is one per
+    example, so an in-place write of a batched value into it works."""
+    x = front(args[0], dims[0])
+    if stride is not None:  # each example's block after the last one's
+        stride = (max(storage_extent(shape, stride, 0), 1),) + tuple(stride)
+    return bind(new_filled_p, x, shape=(x._shape[0],) + shape, stride=stride, **params), 0
+
+
+# `x.new_zeros`, `new_ones`, `new_empty`, `new_full`, `new_empty_strided`: `x` is an
+# argument (never read) so that vmap sees it, as `filled_like_p`'s input.
+new_filled_p = Primitive("new_filled", None, _new_filled_meta, impl=_eval_new_filled)
+nondifferentiable(new_filled_p)
+defbatch(new_filled_p, _new_filled_batch)
+
+
+def _new(self: Tensor, shape, value, dtype, device, requires_grad, stride=None) -> Tensor:
+    d = self._dtype if dtype is None else dt.as_dtype(dtype)
+    dev = self.device if device is None else as_device(device)
+    return _finish(bind(new_filled_p, self, shape=shape, value=value, dtype=d, device=dev,
+                        stride=stride), requires_grad)
+
+
+def _new_filled(fill, name: str):
     def new(self: Tensor, *size, dtype=None, device=None, requires_grad=False, **kw) -> Tensor:
-        return fn(*size, dtype=self._dtype if dtype is None else dtype,
-                  device=self.device if device is None else device, requires_grad=requires_grad)
+        return _new(self, _sizes(size, name), fill, dtype, device, requires_grad)
 
     return new
 
 
 def new_full(self: Tensor, size, fill_value, *, dtype=None, device=None,
              requires_grad=False) -> Tensor:
-    return full(size, fill_value, dtype=self._dtype if dtype is None else dtype,
-                device=self.device if device is None else device, requires_grad=requires_grad)
+    d = self._dtype if dtype is None else dt.as_dtype(dtype)
+    return _new(self, _sizes((size,), "full"), _fill_value(fill_value, d), d, device,
+                requires_grad)
 
 
 def new_empty_strided(self: Tensor, size, stride, *, dtype=None, device=None,
                       requires_grad=False) -> Tensor:
-    return empty_strided(size, stride, dtype=self._dtype if dtype is None else dtype,
-                         device=self.device if device is None else device,
-                         requires_grad=requires_grad)
+    return _new(self, tuple(size), None, dtype, device, requires_grad, tuple(stride))
 
 
 TENSOR_METHODS = {
-    "new_tensor": new_tensor, "new_zeros": _new_filled(zeros), "new_ones": _new_filled(ones),
-    "new_empty": _new_filled(empty), "new_full": new_full,
+    "new_tensor": new_tensor, "new_zeros": _new_filled(0, "zeros"),
+    "new_ones": _new_filled(1, "ones"), "new_empty": _new_filled(None, "empty"),
+    "new_full": new_full,
     "new_empty_strided": new_empty_strided,
     "new": lambda self, *args, **kw: legacy_new(self._dtype, *args, device=self.device),
 }

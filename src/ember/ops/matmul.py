@@ -481,15 +481,18 @@ def _addmm_grad2(g, m1, m2, batch_sum):
 # addmm, addmv, baddbmm, addbmm and addr are one fused primitive: beta * input + alpha *
 # product, the product picked by the operands' ranks (and `batch_sum` for addbmm, which
 # sums baddbmm's batch); the ranks name the node as PyTorch does.
-# (indexed by the operands' ranks, r1 + 2 r2: addr 3, addmv 4, addmm 6, baddbmm 9)
-_ADDMM_NAMES = ("", "", "", "AddrBackward0", "AddmvBackward0", "", "AddmmBackward0", "", "",
-                "BaddbmmBackward0")
-
-
 def _addmm_name(args, params) -> str:
+    """The node PyTorch's kernel for these operand ranks makes: a vector first is addr, a
+    vector second addmv, two matrices addmm, anything batched baddbmm. (Under vmap the
+    operands are the batched ones the batch rule binds, of any rank.)"""
     if "batch_sum" in params:
         return "AddbmmBackward0"
-    return _ADDMM_NAMES[len(args[1]._shape) + 2 * len(args[2]._shape)]
+    r1, r2 = len(args[1]._shape), len(args[2]._shape)
+    if r1 == 1:
+        return "AddrBackward0"
+    if r2 == 1:
+        return "AddmvBackward0"
+    return "AddmmBackward0" if r1 == r2 == 2 else "BaddbmmBackward0"
 
 
 addmm_p = Primitive("addmm", _addmm_kernel, _addmm_meta, grad_name=_addmm_name)
@@ -506,15 +509,17 @@ defvjp(
 
 def _addmm_jvp(primals, tangents, out, *, beta, alpha, batch_sum=False):
     """Linear in input, bilinear in (m1, m2): each product term is one more addmm, the
-    input's tangent riding on the first (beta = 0 where it has none)."""
+    input's tangent riding on the first (beta = 0 where it has none: the input, detached,
+    only gives the shape, so the tangent does not depend on it, as in PyTorch)."""
     inp, m1, m2 = primals
     ti, t1, t2 = tangents
     t = None
     for x1, x2 in ((t1, m2), (m1, t2)):
         if x1 is None or x2 is None:
             continue
-        u = bind(addmm_p, inp if ti is None else ti, x1, x2, beta=0 if ti is None else beta,
-                 alpha=alpha, **({"batch_sum": True} if batch_sum else {}))
+        u = bind(addmm_p, inp.detach() if ti is None else ti, x1, x2,
+                 beta=0 if ti is None else beta, alpha=alpha,
+                 **({"batch_sum": True} if batch_sum else {}))
         ti = None
         t = u if t is None else t + u
     if ti is not None:
