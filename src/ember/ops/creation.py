@@ -211,6 +211,10 @@ def _eval_filled_like(prim, args: tuple, params: dict) -> Tensor:
     PyTorch lays out `*_like` results (the input is read for its shape and strides only)."""
     (input,) = args
     d, dev, fill = params["dtype"], params["device"], params["value"]
+    if "shape" in params:  # x.new_*: its own shape, `input` only says what batch it is in
+        if params["stride"] is not None:
+            return empty_strided(params["shape"], params["stride"], dtype=d, device=dev)
+        return _filled(params["shape"], fill, d, dev, False)
     shape = input._shape
     stride = like_strides(shape, input.stride(), params["memory_format"])
     if stride == contiguous_strides(shape):
@@ -228,18 +232,31 @@ def _eval_filled_like(prim, args: tuple, params: dict) -> Tensor:
     return t
 
 
-def _filled_like_meta(input, *, value, dtype, device, memory_format):
+def _filled_like_meta(input, *, value, dtype, device, memory_format=None, shape=None,
+                      stride=None):
+    if shape is not None:
+        return (shape, dtype) if stride is None else (shape, dtype, stride)
     return input._shape, dtype, like_strides(input._shape, input.stride(), memory_format)
 
 
 def _filled_like_batch(args, dims, /, **params):
-    """Like the batch (batch axis in front): inside vmap `zeros_like(x)` is one per example."""
-    return bind(filled_like_p, front(args[0], dims[0]), **params), 0
+    """Like the batch (batch axis in front): inside vmap `zeros_like(x)` is one per example,
+    and so is `x.new_zeros(3)` (PyTorch's rule), so an in-place write of a batched value
+    into it works."""
+    x = front(args[0], dims[0])
+    shape = params.get("shape")
+    if shape is not None:
+        stride = params["stride"]
+        if stride is not None:  # each example's block after the last one's
+            stride = (max(storage_extent(shape, stride, 0), 1),) + tuple(stride)
+        params = {**params, "shape": (x._shape[0],) + tuple(shape), "stride": stride}
+    return bind(filled_like_p, x, **params), 0
 
 
 # `zeros_like`, `ones_like`, `empty_like`, `full_like`: the input is an argument (read for
 # its shape and layout, never its values) so that an interpreter sees what the result is
-# shaped like: under vmap, a batched input gives a batched result.
+# shaped like: under vmap, a batched input gives a batched result. With `shape` (and
+# `stride`) it is `x.new_zeros(shape)` and its kin: the input is seen, not read at all.
 filled_like_p = Primitive("filled_like", None, _filled_like_meta, impl=_eval_filled_like)
 nondifferentiable(filled_like_p)
 defbatch(filled_like_p, _filled_like_batch)
@@ -698,39 +715,10 @@ def new_tensor(self: Tensor, data, *, dtype=None, device=None, requires_grad=Fal
                   device=self.device if device is None else device, requires_grad=requires_grad)
 
 
-def _eval_new_filled(prim, args: tuple, params: dict) -> Tensor:
-    """Eager evaluation of `new_filled`: a factory call (`self` only says what batch the
-    result belongs to, see below)."""
-    shape, stride, d, dev = params["shape"], params["stride"], params["dtype"], params["device"]
-    if stride is not None:
-        return empty_strided(shape, stride, dtype=d, device=dev)
-    return _filled(shape, params["value"], d, dev, False)
-
-
-def _new_filled_meta(self, *, shape, value, dtype, device, stride):
-    return (shape, dtype) if stride is None else (shape, dtype, stride)
-
-
-def _new_filled_batch(args, dims, /, *, shape, stride, **params):
-    """Batched like `self` (PyTorch's rule): inside vmap `x.new_zeros(3)` is one per
-    example, so an in-place write of a batched value into it works."""
-    x = front(args[0], dims[0])
-    if stride is not None:  # each example's block after the last one's
-        stride = (max(storage_extent(shape, stride, 0), 1),) + tuple(stride)
-    return bind(new_filled_p, x, shape=(x._shape[0],) + shape, stride=stride, **params), 0
-
-
-# `x.new_zeros`, `new_ones`, `new_empty`, `new_full`, `new_empty_strided`: `x` is an
-# argument (never read) so that vmap sees it, as `filled_like_p`'s input.
-new_filled_p = Primitive("new_filled", None, _new_filled_meta, impl=_eval_new_filled)
-nondifferentiable(new_filled_p)
-defbatch(new_filled_p, _new_filled_batch)
-
-
 def _new(self: Tensor, shape, value, dtype, device, requires_grad, stride=None) -> Tensor:
     d = self._dtype if dtype is None else dt.as_dtype(dtype)
     dev = self.device if device is None else as_device(device)
-    return _finish(bind(new_filled_p, self, shape=shape, value=value, dtype=d, device=dev,
+    return _finish(bind(filled_like_p, self, shape=shape, value=value, dtype=d, device=dev,
                         stride=stride), requires_grad)
 
 
