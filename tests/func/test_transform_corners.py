@@ -26,7 +26,7 @@ def both(call):
     return call(ember), call(torch)
 
 
-# --- new_* under vmap: batched like self ------------------------------------------------
+# --- new_* (and *_like) under vmap: batched like self ----------------------------------
 
 NEW = {  # each factory, then an in-place write of the (batched) example into it
     "new_zeros": lambda x: x.new_zeros(3).copy_(x),
@@ -36,7 +36,17 @@ NEW = {  # each factory, then an in-place write of the (batched) example into it
     "new_empty_strided": lambda x: x.new_empty_strided((3,), (1,)).copy_(x),
     "new_zeros 2-d, dtype": lambda x: _row(x.new_zeros(2, 3, dtype=x.dtype), x),
     "new_zeros setitem": lambda x: _setitem(x.new_zeros((3,)), x),
+    # the *_like factories, batched the same way
+    "zeros_like": lambda x: _like(x, "zeros_like").copy_(x),
+    "ones_like": lambda x: _like(x, "ones_like").add_(x),
+    "empty_like": lambda x: _like(x, "empty_like").copy_(x),
+    "full_like": lambda x: _like(x, "full_like", 2.0).mul_(x),
 }
+
+
+def _like(x, name: str, *args):
+    lib = ember if isinstance(x, ember.Tensor) else torch
+    return getattr(lib, name)(x, *args)
 
 
 def _row(z, x):

@@ -182,7 +182,7 @@ def accumulate(var, g, create_graph: bool, owned: bool = False) -> None:
             var._grad = g
         else:
             var._grad = _grad_copy(g, var)
-    elif create_graph or cur._requires_grad or cur.__class__ is not g.__class__:
+    elif create_graph or cur._requires_grad or cur.is_sparse is not g.is_sparse:
         var._grad = _sum(cur, g)
     else:
         with grad_mode.no_grad():
