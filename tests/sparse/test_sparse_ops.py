@@ -308,7 +308,7 @@ def test_float32_product_rounds_as_torch_bit_for_bit():
 
 
 def test_a_row_with_more_entries_than_rounds_still_sums_right():
-    from ember.ops.sparse_ops import _fma_rows
+    from ember.ops.sparse_matmul import _fma_rows
 
     rng = np.random.default_rng(4)
     rows = np.zeros(50, np.int64)

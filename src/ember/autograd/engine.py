@@ -169,7 +169,9 @@ def accumulate(var, g, create_graph: bool, owned: bool = False) -> None:
         return
     cur = var._grad
     if cur is None:
-        if create_graph:
+        if g.__class__ is not T.Tensor and g.is_sparse and not create_graph:
+            var._grad = _sparse_grad(g)
+        elif create_graph:
             # NOTE: a fresh buffer copied from `g` with the graph kept (CopyBackwards, as in
             # PyTorch), so `.grad` never aliases a gradient that other paths share.
             from ..ops.creation import empty_like
@@ -180,8 +182,8 @@ def accumulate(var, g, create_graph: bool, owned: bool = False) -> None:
             var._grad = g
         else:
             var._grad = _grad_copy(g, var)
-    elif create_graph or cur._requires_grad:
-        var._grad = cur + g
+    elif create_graph or cur._requires_grad or cur.is_sparse is not g.is_sparse:
+        var._grad = _sum(cur, g)
     else:
         with grad_mode.no_grad():
             if cur._shape == g._shape:
@@ -218,6 +220,28 @@ def _fresh(g, i: int, in_grads: list, grads: list, node) -> bool:
                 return False
     out = node._out
     return out is not g and not (isinstance(out, tuple) and any(o is g for o in out))
+
+
+def _sum(a, b):
+    """a + b, two gradients of one tensor. A sparse and a dense one sum to a dense tensor,
+    as in PyTorch's engine (the dense one first: sparse + dense is refused in user code)."""
+    if a.__class__ is not b.__class__ and a.is_sparse and not b.is_sparse:
+        return b + a
+    return a + b
+
+
+def _sparse_grad(g):
+    """A sparse gradient as a leaf's first `.grad`: a new sparse tensor over its indices
+    and values, not flagged coalesced (even when `g` is).
+
+    NOTE: PyTorch's AccumulateGrad re-wraps a sparse gradient it alone holds this way
+    (`_sparse_coo_tensor_unsafe`, which sets no flag), so the `.grad` of a leaf reached
+    by `to_dense` or `sparse.mm` reports uncoalesced while `autograd.grad` gives the
+    coalesced gradient itself. (A gradient it shares is cloned, flag and all; which ones
+    are shared follows its reference counts, not modelled here.)"""
+    from ..ops.sparse_tensor import make_sparse
+
+    return make_sparse(g._sp_indices, g._sp_values.detach(), g._shape, False)
 
 
 def _grad_copy(g, var):
@@ -307,7 +331,7 @@ def _run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
         buf = buffers.get(node)
         if buf is None:
             buf = buffers[node] = [None] * node.n_outputs
-        buf[nr] = g if buf[nr] is None else buf[nr] + g
+        buf[nr] = g if buf[nr] is None else _sum(buf[nr], g)
     ready = []
     for node in dict.fromkeys(n for n in root_nodes if n is not None):
         if deps.get(node, 0) == 0:
@@ -329,7 +353,7 @@ def _run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
                 for nr, g in enumerate(grads):
                     key = (node, nr)
                     if key in capture and g is not None:
-                        captured[key] = g if key not in captured else captured[key] + g
+                        captured[key] = g if key not in captured else _sum(captured[key], g)
                         owned.discard(node)
             if (needed is not None and node not in needed) or not _any_grad(grads) \
                     or (not accumulate_leaves and node.__class__ is AccumulateGrad):
@@ -370,7 +394,7 @@ def _route(node, in_grads, grads, buffers: dict, deps: dict, ready: list, owned:
                 if nxt.__class__ is AccumulateGrad and _fresh(g, i, in_grads, grads, node):
                     owned.add(nxt)
             else:
-                buf[nr] = buf[nr] + g
+                buf[nr] = _sum(buf[nr], g)
                 if nxt.__class__ is AccumulateGrad:
                     owned.add(nxt)
         d = deps[nxt] - 1
@@ -438,7 +462,7 @@ def _tensor_pre_hooks(node: Node, grads: list) -> list:
             if t._grad is None:
                 t._grad = g if _state.enabled else g.detach().clone()
             else:
-                t._grad = t._grad + g
+                t._grad = _sum(t._grad, g)
     return grads
 
 

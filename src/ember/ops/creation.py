@@ -211,6 +211,10 @@ def _eval_filled_like(prim, args: tuple, params: dict) -> Tensor:
     PyTorch lays out `*_like` results (the input is read for its shape and strides only)."""
     (input,) = args
     d, dev, fill = params["dtype"], params["device"], params["value"]
+    if "shape" in params:  # x.new_*: its own shape, `input` only says what batch it is in
+        if params["stride"] is not None:
+            return empty_strided(params["shape"], params["stride"], dtype=d, device=dev)
+        return _filled(params["shape"], fill, d, dev, False)
     shape = input._shape
     stride = like_strides(shape, input.stride(), params["memory_format"])
     if stride == contiguous_strides(shape):
@@ -228,18 +232,31 @@ def _eval_filled_like(prim, args: tuple, params: dict) -> Tensor:
     return t
 
 
-def _filled_like_meta(input, *, value, dtype, device, memory_format):
+def _filled_like_meta(input, *, value, dtype, device, memory_format=None, shape=None,
+                      stride=None):
+    if shape is not None:
+        return (shape, dtype) if stride is None else (shape, dtype, stride)
     return input._shape, dtype, like_strides(input._shape, input.stride(), memory_format)
 
 
 def _filled_like_batch(args, dims, /, **params):
-    """Like the batch (batch axis in front): inside vmap `zeros_like(x)` is one per example."""
-    return bind(filled_like_p, front(args[0], dims[0]), **params), 0
+    """Like the batch (batch axis in front): inside vmap `zeros_like(x)` is one per example,
+    and so is `x.new_zeros(3)` (PyTorch's rule), so an in-place write of a batched value
+    into it works."""
+    x = front(args[0], dims[0])
+    shape = params.get("shape")
+    if shape is not None:
+        stride = params["stride"]
+        if stride is not None:  # each example's block after the last one's
+            stride = (max(storage_extent(shape, stride, 0), 1),) + tuple(stride)
+        params = {**params, "shape": (x._shape[0],) + tuple(shape), "stride": stride}
+    return bind(filled_like_p, x, **params), 0
 
 
 # `zeros_like`, `ones_like`, `empty_like`, `full_like`: the input is an argument (read for
 # its shape and layout, never its values) so that an interpreter sees what the result is
-# shaped like: under vmap, a batched input gives a batched result.
+# shaped like: under vmap, a batched input gives a batched result. With `shape` (and
+# `stride`) it is `x.new_zeros(shape)` and its kin: the input is seen, not read at all.
 filled_like_p = Primitive("filled_like", None, _filled_like_meta, impl=_eval_filled_like)
 nondifferentiable(filled_like_p)
 defbatch(filled_like_p, _filled_like_batch)
@@ -698,30 +715,36 @@ def new_tensor(self: Tensor, data, *, dtype=None, device=None, requires_grad=Fal
                   device=self.device if device is None else device, requires_grad=requires_grad)
 
 
-def _new_filled(fn):
+def _new(self: Tensor, shape, value, dtype, device, requires_grad, stride=None) -> Tensor:
+    d = self._dtype if dtype is None else dt.as_dtype(dtype)
+    dev = self.device if device is None else as_device(device)
+    return _finish(bind(filled_like_p, self, shape=shape, value=value, dtype=d, device=dev,
+                        stride=stride), requires_grad)
+
+
+def _new_filled(fill, name: str):
     def new(self: Tensor, *size, dtype=None, device=None, requires_grad=False, **kw) -> Tensor:
-        return fn(*size, dtype=self._dtype if dtype is None else dtype,
-                  device=self.device if device is None else device, requires_grad=requires_grad)
+        return _new(self, _sizes(size, name), fill, dtype, device, requires_grad)
 
     return new
 
 
 def new_full(self: Tensor, size, fill_value, *, dtype=None, device=None,
              requires_grad=False) -> Tensor:
-    return full(size, fill_value, dtype=self._dtype if dtype is None else dtype,
-                device=self.device if device is None else device, requires_grad=requires_grad)
+    d = self._dtype if dtype is None else dt.as_dtype(dtype)
+    return _new(self, _sizes((size,), "full"), _fill_value(fill_value, d), d, device,
+                requires_grad)
 
 
 def new_empty_strided(self: Tensor, size, stride, *, dtype=None, device=None,
                       requires_grad=False) -> Tensor:
-    return empty_strided(size, stride, dtype=self._dtype if dtype is None else dtype,
-                         device=self.device if device is None else device,
-                         requires_grad=requires_grad)
+    return _new(self, tuple(size), None, dtype, device, requires_grad, tuple(stride))
 
 
 TENSOR_METHODS = {
-    "new_tensor": new_tensor, "new_zeros": _new_filled(zeros), "new_ones": _new_filled(ones),
-    "new_empty": _new_filled(empty), "new_full": new_full,
+    "new_tensor": new_tensor, "new_zeros": _new_filled(0, "zeros"),
+    "new_ones": _new_filled(1, "ones"), "new_empty": _new_filled(None, "empty"),
+    "new_full": new_full,
     "new_empty_strided": new_empty_strided,
     "new": lambda self, *args, **kw: legacy_new(self._dtype, *args, device=self.device),
 }
