@@ -172,7 +172,12 @@ def accumulate(var, g, create_graph: bool, owned: bool = False) -> None:
         if create_graph:
             # NOTE: a fresh buffer copied from `g` with the graph kept (CopyBackwards, as in
             # PyTorch), so `.grad` never aliases a gradient that other paths share.
-            var._grad = _grad_buffer(g, var).copy_(g)
+            if g.is_sparse or var.is_sparse:
+                from ..ops.creation import empty_like
+
+                var._grad = empty_like(g).copy_(g)
+            else:
+                var._grad = _grad_buffer(g, var).copy_(g)
         elif owned and g._dtype is var._dtype and g._shape == var._shape \
                 and g._np is not None and g._np.flags.c_contiguous and var.is_contiguous():
             var._grad = g
@@ -238,6 +243,8 @@ def _grad_copy(g, var):
 
     if g._requires_grad:
         g = T._alias(g)
+    if g.is_sparse or var.is_sparse:
+        return g.clone()
     return clone_contiguous(g) if var.is_contiguous() else _grad_buffer(g, var).copy_(g)
 
 
