@@ -410,10 +410,10 @@ class Tensor:
     @staticmethod
     def _make_subclass(cls, data: Tensor, require_grad: bool = False) -> Tensor:
         """An instance of Tensor subclass `cls` over `data`'s storage and version counter,
-        outside `data`'s graph (how `Parameter` and user subclasses wrap a tensor)."""
+        outside `data`'s graph (how `Parameter` and user subclasses wrap a tensor). An
+        inference tensor's wrapper is one too (a Parameter made in inference mode), and
+        outside inference mode refuses to require grad, as in PyTorch."""
         t = _alias(data, cls=cls)
-        if t._vc is None:  # an inference tensor's data: the new tensor counts versions
-            t._vc = [0]
         if require_grad:
             t.requires_grad_(True)
         return t
@@ -433,9 +433,11 @@ class Tensor:
 
     @property
     def data(self) -> Tensor:
-        """This tensor's values as a new leaf with its own version counter (PyTorch's `.data`)."""
+        """This tensor's values as a new leaf with its own version counter (PyTorch's `.data`;
+        an inference tensor's is one too, with none)."""
         t = _alias(self)
-        t._vc = [0]
+        if self._vc is not None:
+            t._vc = [0]
         return t
 
     @data.setter

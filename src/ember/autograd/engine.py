@@ -174,9 +174,12 @@ def accumulate(var, g, create_graph: bool, owned: bool = False) -> None:
         elif create_graph:
             # NOTE: a fresh buffer copied from `g` with the graph kept (CopyBackwards, as in
             # PyTorch), so `.grad` never aliases a gradient that other paths share.
-            from ..ops.creation import empty_like
+            if g.is_sparse or var.is_sparse:
+                from ..ops.creation import empty_like
 
-            var._grad = empty_like(g).copy_(g)
+                var._grad = empty_like(g).copy_(g)
+            else:
+                var._grad = _grad_buffer(g, var).copy_(g)
         elif owned and g._dtype is var._dtype and g._shape == var._shape \
                 and g._np is not None and g._np.flags.c_contiguous and var.is_contiguous():
             var._grad = g
@@ -244,14 +247,29 @@ def _sparse_grad(g):
     return make_sparse(g._sp_indices, g._sp_values.detach(), g._shape, False)
 
 
+def _grad_buffer(g, var):
+    """An empty tensor of `g`'s dtype laid out by PyTorch's gradient layout contract: with
+    `var`'s strides when `var` covers its memory densely once (a transposed weight), else
+    contiguous; whatever the layout of `g` (an expanded sum's gradient, say)."""
+    from .._view import contiguous_strides, is_non_overlapping_and_dense
+    from ..ops.creation import empty_strided
+
+    shape = var._shape
+    stride = contiguous_strides(shape) if var.is_contiguous() else var.stride()
+    if not is_non_overlapping_and_dense(shape, stride):
+        stride = contiguous_strides(shape)
+    return empty_strided(shape, stride, dtype=g._dtype, device=g.device)
+
+
 def _grad_copy(g, var):
-    """A copy of `g` to become `var.grad`, laid out like a contiguous `var` (PyTorch's
-    gradient layout contract)."""
+    """A copy of `g` to become `var.grad`, laid out by the layout contract (`_grad_buffer`)."""
     from ..ops.copy import clone_contiguous
 
     if g._requires_grad:
         g = T._alias(g)
-    return clone_contiguous(g) if var.is_contiguous() else g.clone()
+    if g.is_sparse or var.is_sparse:
+        return g.clone()
+    return clone_contiguous(g) if var.is_contiguous() else _grad_buffer(g, var).copy_(g)
 
 
 def _collect(roots: list) -> dict:

@@ -542,9 +542,9 @@ def contiguous(x: Tensor, memory_format=None) -> Tensor:
         return to_memory_format(x, memory_format)
     if x.is_contiguous():
         return x
-    from .copy import clone_contiguous
+    from .copy import contiguous_copy
 
-    return clone_contiguous(x)
+    return contiguous_copy(x)
 
 
 TENSOR_METHODS = {
