@@ -204,10 +204,10 @@ def check_grads(fn, *arrays, eps: float = 1e-6, rtol: float = 1e-5, atol: float 
 
 _ULP_DTYPES = (np.float16, ml_dtypes.bfloat16, np.float32, np.float64)
 
-# torch runs its AVX2 or AVX512 kernels on every x86-64 machine the suite runs on; both
-# builds contract an elementwise a * b + c into one FMA, identically on Intel and AMD. Under
-# ATEN_CPU_CAPABILITY=default (scalar code) it rounds twice. A comparison with such a kernel
-# may be bitwise when this is true and needs its ulps when it is not.
+# torch's AVX2 and AVX512 builds of an elementwise kernel fuse the same multiply-adds, on
+# Intel and AMD alike (every machine the suite runs on has one of them); its default (scalar)
+# build, ATEN_CPU_CAPABILITY=default, rounds twice. A comparison with such a kernel may be
+# bitwise when this is True and needs its ulps when it is not.
 TORCH_VECTOR_KERNELS = torch.backends.cpu.get_cpu_capability() in ("AVX2", "AVX512")
 
 
