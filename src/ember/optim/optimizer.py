@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype as dt
+from .._core.ranges import ranges
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..autograd.graph import RemovableHandle
@@ -162,6 +163,17 @@ class Optimizer:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset every parameter's `.grad` (to None by default, else zero it in place)."""
+        recorder = ranges.recorder  # a profiler names the call as PyTorch's does
+        if recorder is not None:
+            name = type(self).__name__
+            token = recorder.enter(f"Optimizer.zero_grad#{name}.zero_grad", user=True)
+            try:
+                return self._zero_grad(set_to_none)
+            finally:
+                recorder.exit(token)
+        self._zero_grad(set_to_none)
+
+    def _zero_grad(self, set_to_none: bool) -> None:
         for group in self.param_groups:
             for p in group["params"]:
                 if p._grad is None:
@@ -320,6 +332,17 @@ def _wrap_step(step):
     """Run the per-optimizer and global step hooks around `step`."""
     @functools.wraps(step)
     def wrapper(self, *args, **kwargs):
+        recorder = ranges.recorder  # a profiler names the step as PyTorch's does
+        if recorder is not None:
+            token = recorder.enter(f"Optimizer.step#{type(self).__name__}.step",
+                                   user=True)
+            try:
+                return hooked(self, *args, **kwargs)
+            finally:
+                recorder.exit(token)
+        return hooked(self, *args, **kwargs)
+
+    def hooked(self, *args, **kwargs):
         for hook in chain(_global_pre_hooks.values(), self._optimizer_step_pre_hooks.values()):
             out = hook(self, args, kwargs)
             if out is not None:
