@@ -86,7 +86,7 @@ PRIMITIVES = {
     "to_device": "to",
     "filled_like": _by_value("zeros_like", "ones_like", "full_like"),
     "max_pool_with_indices": _max_pool,
-    "max_pool_backward": lambda args, params: _max_pool(args, params) + "_backward",
+    "max_pool_backward": lambda args, params: f"max_pool{params['nd']}d_with_indices_backward",
     "convolution_backward_input": "convolution_backward",
     "convolution_backward_weight": "convolution_backward",
     "grid_sampler": lambda args, params: (

@@ -26,7 +26,7 @@ class FunctionEvent:
 
     __slots__ = ("id", "name", "thread", "start_ns", "end_ns", "cpu_parent", "cpu_children",
                  "input_shapes", "stack", "cpu_memory_usage", "is_user_annotation",
-                 "sequence_nr", "_mem_at_start")
+                 "sequence_nr", "trace_name", "_mem_at_start")
     count = 1
     node_id = -1
     is_async = False
@@ -43,7 +43,9 @@ class FunctionEvent:
     def __init__(self, id: int, name: str, thread: int, parent: FunctionEvent | None,
                  input_shapes: list, stack: list, user: bool = False) -> None:
         self.id = id
-        self.name = name
+        # A profiler's step ranges share one key, as PyTorch's do; the trace keeps each number.
+        self.trace_name = name
+        self.name = "ProfilerStep*" if name.startswith("ProfilerStep#") else name
         self.thread = thread
         self.start_ns = self.end_ns = 0
         self.cpu_parent = parent
@@ -57,10 +59,6 @@ class FunctionEvent:
 
     @property
     def key(self) -> str:
-        return self.name
-
-    @property
-    def trace_name(self) -> str:
         return self.name
 
     @property

@@ -27,7 +27,7 @@ def chrome_trace(events, base_ns: int, record_shapes: bool = False,
         if e.stack:
             args["Call stack"] = ";".join(reversed(e.stack))
         out.append({"ph": "X", "cat": "user_annotation" if e.is_user_annotation else "cpu_op",
-                    "name": e.name, "pid": pid, "tid": e.thread,
+                    "name": e.trace_name, "pid": pid, "tid": e.thread,
                     "ts": (base_ns + e.start_ns) / 1000, "dur": (e.end_ns - e.start_ns) / 1000,
                     "args": args})
     return {"schemaVersion": 1, "deviceProperties": [], "record_shapes": int(record_shapes),
