@@ -164,29 +164,25 @@ class Optimizer:
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset every parameter's `.grad` (to None by default, else zero it in place)."""
         recorder = ranges.recorder  # a profiler names the call as PyTorch's does
-        if recorder is not None:
-            name = type(self).__name__
-            token = recorder.enter(f"Optimizer.zero_grad#{name}.zero_grad", user=True)
-            try:
-                return self._zero_grad(set_to_none)
-            finally:
-                recorder.exit(token)
-        self._zero_grad(set_to_none)
-
-    def _zero_grad(self, set_to_none: bool) -> None:
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p._grad is None:
-                    continue
-                if set_to_none:
-                    p._grad = None
-                else:
-                    g = p._grad
-                    if g._grad_fn is not None:
-                        g.detach_()
+        token = None if recorder is None else recorder.enter(
+            f"Optimizer.zero_grad#{type(self).__name__}.zero_grad", user=True)
+        try:
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p._grad is None:
+                        continue
+                    if set_to_none:
+                        p._grad = None
                     else:
-                        g.requires_grad_(False)
-                    g.zero_()
+                        g = p._grad
+                        if g._grad_fn is not None:
+                            g.detach_()
+                        else:
+                            g.requires_grad_(False)
+                        g.zero_()
+        finally:
+            if token is not None:
+                recorder.exit(token)
 
     # -- step --------------------------------------------------------------------
 
@@ -333,24 +329,22 @@ def _wrap_step(step):
     @functools.wraps(step)
     def wrapper(self, *args, **kwargs):
         recorder = ranges.recorder  # a profiler names the step as PyTorch's does
-        if recorder is not None:
-            token = recorder.enter(f"Optimizer.step#{type(self).__name__}.step",
-                                   user=True)
-            try:
-                return hooked(self, *args, **kwargs)
-            finally:
+        token = None if recorder is None else recorder.enter(
+            f"Optimizer.step#{type(self).__name__}.step", user=True)
+        try:
+            for hook in chain(_global_pre_hooks.values(),
+                              self._optimizer_step_pre_hooks.values()):
+                out = hook(self, args, kwargs)
+                if out is not None:
+                    args, kwargs = out
+            result = step(self, *args, **kwargs)
+            for hook in chain(self._optimizer_step_post_hooks.values(),
+                              _global_post_hooks.values()):
+                hook(self, args, kwargs)
+            return result
+        finally:
+            if token is not None:
                 recorder.exit(token)
-        return hooked(self, *args, **kwargs)
-
-    def hooked(self, *args, **kwargs):
-        for hook in chain(_global_pre_hooks.values(), self._optimizer_step_pre_hooks.values()):
-            out = hook(self, args, kwargs)
-            if out is not None:
-                args, kwargs = out
-        result = step(self, *args, **kwargs)
-        for hook in chain(self._optimizer_step_post_hooks.values(), _global_post_hooks.values()):
-            hook(self, args, kwargs)
-        return result
 
     wrapper._hooked = True
     return wrapper

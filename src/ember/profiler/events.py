@@ -26,8 +26,9 @@ class FunctionEvent:
 
     __slots__ = ("id", "name", "thread", "start_ns", "end_ns", "cpu_parent", "cpu_children",
                  "input_shapes", "stack", "cpu_memory_usage", "is_user_annotation",
-                 "sequence_nr", "trace_name", "_mem_at_start")
+                 "trace_name", "_mem_at_start")
     count = 1
+    sequence_nr = -1
     node_id = -1
     is_async = False
     is_remote = False
@@ -47,15 +48,12 @@ class FunctionEvent:
         self.trace_name = name
         self.name = "ProfilerStep*" if name.startswith("ProfilerStep#") else name
         self.thread = thread
-        self.start_ns = self.end_ns = 0
         self.cpu_parent = parent
         self.cpu_children: list[FunctionEvent] = []
         self.input_shapes = input_shapes
         self.stack = stack
         self.cpu_memory_usage = 0
         self.is_user_annotation = user
-        self.sequence_nr = -1
-        self._mem_at_start = 0
 
     @property
     def key(self) -> str:

@@ -129,7 +129,12 @@ class Recorder(dispatch.Interpreter):
         return event
 
     def _end(self, event: FunctionEvent) -> None:
-        self._close(event, perf_counter_ns() - self._t0)
+        now = perf_counter_ns() - self._t0
+        if self._open[-1] is event and not self.profile_memory:  # (an op: the common case)
+            self._open.pop()
+            event.end_ns = now
+        else:
+            self._close(event, now)
 
     def _close(self, event: FunctionEvent, now: int) -> None:
         while self._open:  # (closing a range closes what it left open inside)
