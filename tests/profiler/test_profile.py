@@ -260,3 +260,36 @@ def test_with_stack_names_the_caller():
     add = next(ev for ev in prof.events() if ev.name == "aten::add")
     assert "here" in add.stack[0] and __file__ in add.stack[0]
     assert "Source Location" in prof.key_averages(group_by_stack_n=1).table()
+
+
+def test_transforms_run_unchanged_under_the_profiler():
+    """The recorder observes: vmap, grad and jvp give what they give without it (grad's
+    result detached as outside any transform), and their ops are recorded."""
+    from ember.func import grad, jvp, vmap
+
+    x = ember.randn(4, 3)
+
+    def f(v):
+        return (v.sin() * 2).sum()
+
+    plain = (vmap(grad(f))(x), jvp(f, (x[0],), (ember.ones(3),))[1], grad(f)(x[0]))
+    with eprof.profile() as prof:
+        seen = (vmap(grad(f))(x), jvp(f, (x[0],), (ember.ones(3),))[1], grad(f)(x[0]))
+    for a, b in zip(plain, seen):
+        assert ember.equal(a, b)
+    assert not seen[2].requires_grad
+    assert {"aten::sin", "aten::cos", "SinBackward0"} <= {e.key for e in prof.key_averages()}
+
+
+@pytest.mark.parametrize("lib,prof_mod", [(ember, eprof), (torch, tprof)],
+                         ids=["ember", "torch"])
+def test_dataloader_batches_are_ranges(lib, prof_mod):
+    data = lib.utils.data.TensorDataset(lib.arange(10.0))
+    loader = lib.utils.data.DataLoader(data, batch_size=4)
+    with prof_mod.profile() as prof:
+        for (batch,) in loader:
+            batch * 2
+    counts = _counts(prof)
+    # three batches, and the fourth call that ends the loop
+    assert counts["enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"] == 4
+    assert counts["aten::mul"] == 3

@@ -33,10 +33,15 @@ MEMBERS = {
 }
 
 
-def _by_value(zero: str, one: str, other: str):
-    """A fill named by its value, as PyTorch's factories are (`zeros`, `ones`, `full`)."""
-    return lambda args, params: zero if params["value"] == 0 else (
-        one if params["value"] == 1 else other)
+def _by_value(empty: str, zero: str, one: str, other: str):
+    """A fill named by its value, as PyTorch's factories are (`zeros`, `ones`, `full`; no
+    value: `empty`)."""
+    def pick(args, params) -> str:
+        value = params.get("value")
+        if value is None:
+            return empty
+        return zero if value == 0 else (one if value == 1 else other)
+    return pick
 
 
 def _product(args, params) -> str:
@@ -84,7 +89,7 @@ PRIMITIVES = {
     "argextremum": lambda args, params: "argmax" if params["largest"] else "argmin",
     "clone": lambda args, params: "to" if "dtype" in params else "clone",
     "to_device": "to",
-    "filled_like": _by_value("zeros_like", "ones_like", "full_like"),
+    "filled_like": _by_value("empty_like", "zeros_like", "ones_like", "full_like"),
     "max_pool_with_indices": _max_pool,
     "max_pool_backward": lambda args, params: f"max_pool{params['nd']}d_with_indices_backward",
     "convolution_backward_input": "convolution_backward",
@@ -108,7 +113,7 @@ PRIMITIVES = {
 
 # Members named by the call: a factory by its value.
 CALLED_MEMBERS = {
-    ("factory", "full"): _by_value("zeros", "ones", "full"),
+    ("factory", "full"): _by_value("empty", "zeros", "ones", "full"),
 }
 
 # ember's own primitives, with no one PyTorch op doing their work.
