@@ -293,3 +293,15 @@ def test_dataloader_batches_are_ranges(lib, prof_mod):
     # three batches, and the fourth call that ends the loop
     assert counts["enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"] == 4
     assert counts["aten::mul"] == 3
+
+
+def test_asking_for_cuda_warns_as_the_cpu_build_does():
+    def messages(prof_mod):
+        with pytest.warns(UserWarning) as record:
+            with prof_mod.profile(activities=[prof_mod.ProfilerActivity.CPU,
+                                              prof_mod.ProfilerActivity.CUDA]):
+                pass
+        return [str(w.message) for w in record]
+
+    assert messages(eprof) == messages(tprof) == [
+        "CUDA is not available, disabling CUDA profiling"]

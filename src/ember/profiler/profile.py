@@ -73,10 +73,11 @@ class profile:
                           FutureWarning, stacklevel=2)
         if not wanted:
             raise AssertionError("No valid profiler activities found")
-        others = wanted - {ProfilerActivity.CPU}
-        if others or use_cuda:
-            warnings.warn("ember runs on the CPU only: the profiler records CPU activity "
-                          f"and ignores {sorted(a.name for a in others) or ['CUDA']}",
+        if use_cuda:
+            wanted.add(ProfilerActivity.CUDA)
+        for other in sorted(wanted - {ProfilerActivity.CPU}, key=lambda a: a.value):
+            # (what PyTorch's CPU-only build says: ember records CPU activity only)
+            warnings.warn(f"{other.name} is not available, disabling {other.name} profiling",
                           stacklevel=2)
         self.activities = wanted
         self.record_shapes = record_shapes
