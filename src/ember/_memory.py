@@ -4,8 +4,8 @@ The bytes a tensor holds live in one NumPy buffer (its kernel's fresh result, or
 under its storage), shared by its views and aliases; a buffer is freed when the last of
 them goes, which only the buffer itself knows. So:
 
-- `live_bytes()` counts the buffers under the live tensors when asked (exact, and free
-  until then);
+- `ember.utils.memory.allocated()` counts the buffers under the live tensors when asked
+  (exact, and free until then);
 - a peak needs every allocation and free as it happens: `tracker`, while on, counts each
   new buffer and holds a weak reference to it whose callback counts the free. That costs
   about a quarter of a small op's time, so it is on only while someone needs it: a profiler
@@ -15,8 +15,8 @@ them goes, which only the buffer itself knows. So:
 
 from __future__ import annotations
 
-import gc
 import weakref
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
@@ -30,30 +30,14 @@ def _root(arr):
         arr = base
 
 
-def _buffers(tensor):
+def buffers_of(tensor):
+    """The buffers (owning arrays) under a CPU tensor: its kernel result, its storage's."""
     a = tensor._np
     if a is not None:
         yield _root(a)
     s = tensor._storage
     if s is not None and s.data is not None:
         yield _root(s.data)
-
-
-def live_buffers() -> dict:
-    """id -> array, for every buffer under a live CPU tensor."""
-    from ._tensor import Tensor  # (the tensor module imports this one for its hook)
-
-    found = {}
-    for obj in gc.get_objects():
-        if issubclass(type(obj), Tensor):  # (not isinstance: no proxy's __class__ is asked)
-            for arr in _buffers(obj):
-                found[id(arr)] = arr
-    return found
-
-
-def live_bytes() -> int:
-    """Bytes held by CPU tensors now: each buffer counted once however many tensors share it."""
-    return sum(a.nbytes for a in live_buffers().values())
 
 
 class _Buffer(weakref.ref):
@@ -72,11 +56,13 @@ class Tracker:
         self._users = 0
         self._refs: dict[int, _Buffer] = {}
 
-    def start(self) -> None:
+    def start(self, live: Callable[[], Iterable]) -> None:
+        """Count from now on; `live()` gives the buffers already held (read on the first
+        start only)."""
         self._users += 1
         if self._users == 1:
             self.on = True
-            for arr in live_buffers().values():
+            for arr in live():
                 self.add(arr)
             self.peak = self.live
 

@@ -19,6 +19,7 @@ from time import perf_counter_ns
 
 from .. import _memory
 from .._core import dispatch
+from ..utils import memory
 from .._core.ranges import ranges
 from .._tensor import Tensor
 from .aten_names import op_name
@@ -69,7 +70,7 @@ class Recorder(dispatch.Interpreter):
         if ranges.recorder is not None:
             raise RuntimeError("Profiler is already enabled: another profile is recording")
         if self.profile_memory:
-            _memory.tracker.start()
+            memory.start_tracking()
         self._t0 = perf_counter_ns()
         dispatch.push(self)
         ranges.recorder = self
@@ -85,7 +86,7 @@ class Recorder(dispatch.Interpreter):
         ranges.recorder = None
         dispatch.pop(self)
         if self.profile_memory:
-            _memory.tracker.stop()
+            memory.stop_tracking()
 
     # -- ops -----------------------------------------------------------------------------
 

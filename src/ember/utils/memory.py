@@ -11,14 +11,36 @@ on from there (see `ember._memory`).
 
 from __future__ import annotations
 
-from .._memory import live_bytes, tracker
+import gc
+
+from .._memory import buffers_of, tracker
+from .._tensor import Tensor
 
 _measuring = [False]  # reset_peak() has started the tracker for this module
 
 
+def live_buffers() -> list:
+    """Every buffer under a live CPU tensor, once each."""
+    found = {}
+    for obj in gc.get_objects():
+        if issubclass(type(obj), Tensor):  # (not isinstance: no proxy's __class__ is asked)
+            for arr in buffers_of(obj):
+                found[id(arr)] = arr
+    return list(found.values())
+
+
+def start_tracking() -> None:
+    """Count allocations and frees as they happen (until as many `stop_tracking` calls)."""
+    tracker.start(live_buffers)
+
+
+def stop_tracking() -> None:
+    tracker.stop()
+
+
 def allocated() -> int:
     """Bytes held by CPU tensors now."""
-    return tracker.live if tracker.on else live_bytes()
+    return tracker.live if tracker.on else sum(a.nbytes for a in live_buffers())
 
 
 def max_allocated() -> int:
@@ -30,7 +52,7 @@ def max_allocated() -> int:
 def reset_peak() -> None:
     """Start the peak afresh from the bytes held now (and keep measuring from here on)."""
     if not _measuring[0]:
-        tracker.start()
+        start_tracking()
         _measuring[0] = True
     tracker.reset_peak()
 
