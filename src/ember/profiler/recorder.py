@@ -19,9 +19,9 @@ from time import perf_counter_ns
 
 from .. import _memory
 from .._core import dispatch
-from ..utils import memory
 from .._core.ranges import ranges
 from .._tensor import Tensor
+from ..utils import memory
 from .aten_names import op_name
 from .events import FunctionEvent
 
