@@ -3,11 +3,11 @@
     python -m benchmarks.profiler_overhead
 
 `a + b` on 16 float32 elements, 20,000 calls: with no profiler, while a profiler records
-(the time inside the `with` block), and the whole `with` block (recording, then building
-the events at exit). Process CPU time, one thread, ember and torch alternating, best of 7:
-on a shared machine each library's noise lands on both columns alike. PyTorch records into
-C++ buffers and builds its Python events when the profile stops; ember builds each event as
-the op runs, so its cost is all in the recording column.
+(the time inside the `with` block), the whole `with` block, and the block followed by
+`prof.events()` (which builds the event objects). Process CPU time, one thread, ember and torch
+alternating, best of 8: on a shared machine each library's noise lands on both alike.
+PyTorch records into C++ buffers and builds its Python events when the profile stops;
+ember logs ints and strings into lists while recording and builds its events when asked.
 """
 
 from __future__ import annotations
@@ -37,21 +37,26 @@ def _per_op(fn) -> float:
 
 
 def measure(lib, prof, rounds: int = 7) -> dict:
-    """Nanoseconds per op: profiler off, recording, and the whole with-block."""
+    """Nanoseconds per op: profiler off, recording, the with-block, and then reading the
+    events."""
     run = _adds(lib)
-    out = {"off": [], "recording": [], "with block": []}
+    out = {"off": [], "recording": [], "with block": [], "events read": []}
     for _ in range(rounds):
         out["off"].append(_per_op(run))
         p = prof.profile(activities=[prof.ProfilerActivity.CPU])
         p.start()
         out["recording"].append(_per_op(run))
         p.stop()
+        del p
 
-        def whole():
-            with prof.profile(activities=[prof.ProfilerActivity.CPU]):
+        def whole(read: bool):
+            with prof.profile(activities=[prof.ProfilerActivity.CPU]) as p:
                 run()
+            if read:
+                p.events()
 
-        out["with block"].append(_per_op(whole))
+        out["with block"].append(_per_op(lambda: whole(False)))
+        out["events read"].append(_per_op(lambda: whole(True)))
     return {k: min(v) for k, v in out.items()}
 
 
@@ -68,12 +73,12 @@ def main() -> None:
     for _ in range(2):  # alternate, so both see the machine's load alike
         rows["ember"].append(measure(ember, ember.profiler, 4))
         rows["torch"].append(measure(torch, torch.profiler, 4))
-    print("a + b, ns per op   off   recording (+cost)   with block (+cost)")
+    print("a + b, ns per op     off   recording       with block      events read")
     for lib, runs in rows.items():
         best = {k: min(r[k] for r in runs) for k in runs[0]}
-        print(f"{lib:8}        {best['off']:6.0f}   {best['recording']:6.0f} "
-              f"(+{best['recording'] - best['off']:.0f})   {best['with block']:6.0f} "
-              f"(+{best['with block'] - best['off']:.0f})")
+        cells = [f"{best[k]:6.0f} (+{best[k] - best['off']:.0f})"
+                 for k in ("recording", "with block", "events read")]
+        print(f"{lib:8}        {best['off']:6.0f}   " + "   ".join(cells))
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ class FunctionEvent:
 
     __slots__ = ("id", "name", "thread", "start_ns", "end_ns", "cpu_parent", "cpu_children",
                  "input_shapes", "stack", "cpu_memory_usage", "is_user_annotation",
-                 "trace_name", "_mem_at_start")
+                 "trace_name")
     count = 1
     sequence_nr = -1
     node_id = -1

@@ -8,6 +8,10 @@ innermost, so ops bound inside another op's evaluation are that op's children (i
 total includes them, its Self CPU does not). Code below the profiler (the backward engine,
 an optimizer, `record_function`) opens named ranges through `_core.ranges`; ranges and ops
 nest on one stack of open events.
+
+While recording, an event is a few entries in flat lists (its name, parent, start and end
+times): ints and strings, which the garbage collector never walks, so a long profile does
+not slow the program it profiles. The `FunctionEvent` objects are built when asked for.
 """
 
 from __future__ import annotations
@@ -58,11 +62,21 @@ class Recorder(dispatch.Interpreter):
         self.record_shapes = record_shapes
         self.profile_memory = profile_memory
         self.with_stack = with_stack
-        self.events: list[FunctionEvent] = []  # in the order they started
-        self._open: list[FunctionEvent] = []  # running now, innermost last
+        # event i: _names[i], _parents[i] (an index, -1 for none), _starts[i] / _ends[i]
+        # (ns since the start), in the order the events started
+        self._names: list[str] = []
+        self._parents: list[int] = []
+        self._starts: list[int] = []
+        self._ends: list[int] = []
+        self._shapes: dict[int, list] = {}  # (with record_shapes)
+        self._stacks: dict[int, list] = {}  # (with with_stack)
+        self._memory: dict[int, int] = {}  # bytes held at the start, then the change
+        self._user: set[int] = set()  # the user annotations (record_function ranges)
+        self._open: list[int] = []  # running now, innermost last
         self._thread = threading.get_ident()
         self._t0 = 0
         self._running = False
+        self._built: list[FunctionEvent] | None = None
 
     # -- life ----------------------------------------------------------------------------
 
@@ -81,8 +95,8 @@ class Recorder(dispatch.Interpreter):
             return
         self._running = False
         now = perf_counter_ns() - self._t0
-        while self._open:  # (a range an exception left open ends here)
-            self._close(self._open[-1], now)
+        if self._open:  # (a range an exception left open ends here)
+            self._close(self._open[0], now)
         ranges.recorder = None
         dispatch.pop(self)
         if self.profile_memory:
@@ -91,57 +105,81 @@ class Recorder(dispatch.Interpreter):
     # -- ops -----------------------------------------------------------------------------
 
     def process(self, prim, args: tuple, params: dict):
-        event = self._begin(op_name(prim, args, params),
-                            _shapes(args, params) if self.record_shapes else [])
+        i = self._begin(op_name(prim, args, params))
+        if self.record_shapes:
+            self._shapes[i] = _shapes(args, params)
         try:
             if self.parent is None:
                 return prim.impl(prim, args, params)
             return self.lower(prim, args, params)
         finally:
-            self._end(event)
+            now = perf_counter_ns() - self._t0
+            if self._open[-1] == i and not self.profile_memory:  # (the common case)
+                self._open.pop()
+                self._ends[i] = now
+            else:
+                self._close(i, now)
 
     # -- ranges (through _core.ranges) ---------------------------------------------------
 
-    def enter(self, name: str, inputs=(), user: bool = False) -> FunctionEvent | None:
-        """Open a range named `name` (`inputs`: tensors whose shapes it records)."""
+    def enter(self, name: str, inputs=(), user: bool = False) -> int | None:
+        """Open a range named `name` (`inputs`: tensors whose shapes it records); returns
+        the token `exit` takes."""
         if threading.get_ident() != self._thread:
             return None
-        shapes = [list(t._shape) if isinstance(t, Tensor) else [] for t in inputs] \
-            if self.record_shapes else []
-        return self._begin(name, shapes, user)
+        i = self._begin(name)
+        if self.record_shapes:
+            self._shapes[i] = [list(t._shape) if isinstance(t, Tensor) else []
+                               for t in inputs]
+        if user:
+            self._user.add(i)
+        return i
 
-    def exit(self, event: FunctionEvent | None) -> None:
-        if event is not None and event in self._open:
-            self._end(event)
+    def exit(self, token: int | None) -> None:
+        if token is not None and token in self._open:
+            self._close(token, perf_counter_ns() - self._t0)
 
     # -- events --------------------------------------------------------------------------
 
-    def _begin(self, name: str, shapes: list, user: bool = False) -> FunctionEvent:
-        parent = self._open[-1] if self._open else None
-        event = FunctionEvent(len(self.events), name, self._thread, parent, shapes,
-                              _user_stack() if self.with_stack else [], user)
-        if parent is not None:
-            parent.cpu_children.append(event)
-        self.events.append(event)
-        self._open.append(event)
+    def _begin(self, name: str) -> int:
+        i = len(self._names)
+        self._names.append(name)
+        self._parents.append(self._open[-1] if self._open else -1)
+        self._ends.append(0)
+        self._open.append(i)
+        if self.with_stack:
+            self._stacks[i] = _user_stack()
         if self.profile_memory:
-            event._mem_at_start = _memory.tracker.live
-        event.start_ns = perf_counter_ns() - self._t0
-        return event
+            self._memory[i] = _memory.tracker.live
+        self._starts.append(perf_counter_ns() - self._t0)
+        return i
 
-    def _end(self, event: FunctionEvent) -> None:
-        now = perf_counter_ns() - self._t0
-        if self._open[-1] is event and not self.profile_memory:  # (an op: the common case)
-            self._open.pop()
-            event.end_ns = now
-        else:
-            self._close(event, now)
-
-    def _close(self, event: FunctionEvent, now: int) -> None:
-        while self._open:  # (closing a range closes what it left open inside)
-            e = self._open.pop()
-            e.end_ns = now
+    def _close(self, i: int, now: int) -> None:
+        """End event i at `now`, and whatever it left open inside it."""
+        while self._open:
+            j = self._open.pop()
+            self._ends[j] = now
             if self.profile_memory:
-                e.cpu_memory_usage = _memory.tracker.live - e._mem_at_start
-            if e is event:
+                self._memory[j] = _memory.tracker.live - self._memory[j]
+            if j == i:
                 break
+
+    @property
+    def events(self) -> list[FunctionEvent]:
+        """The events recorded so far, as `FunctionEvent`s with their parents and children."""
+        n = len(self._names)
+        if self._built is None or len(self._built) != n:
+            built: list[FunctionEvent] = []
+            for i in range(n):
+                p = self._parents[i]
+                parent = built[p] if p >= 0 else None
+                e = FunctionEvent(i, self._names[i], self._thread, parent,
+                                  self._shapes.get(i, []), self._stacks.get(i, []),
+                                  i in self._user)
+                e.start_ns, e.end_ns = self._starts[i], self._ends[i]
+                e.cpu_memory_usage = self._memory.get(i, 0) if i not in self._open else 0
+                if parent is not None:
+                    parent.cpu_children.append(e)
+                built.append(e)
+            self._built = built
+        return self._built
