@@ -18,6 +18,7 @@ from . import _aliases, _names
 from . import _dtype as dt
 from . import _grad_mode as grad_mode
 from ._device import CPU, META, device
+from ._memory import tracker as _memory
 from ._storage import Storage
 from ._view import contiguous_strides, is_contiguous, numel, storage_extent, wrap_dim
 
@@ -604,6 +605,8 @@ def _wrap(arr, dtype: dt.dtype | None = None) -> Tensor:
     t._grad_fn = None
     t._grad = None
     t._ag = None
+    if _memory.on:  # (a peak is being measured: count the new buffer)
+        _memory.add(arr)
     return t
 
 

@@ -19,6 +19,7 @@ import warnings
 
 from .. import _tensor as T
 from .._core.dispatch import run_quiet
+from .._core.ranges import ranges
 from . import grad_mode
 from .graph import MISSING, AccumulateGrad, Node, _anomaly, edge_of, retain_grad
 
@@ -356,6 +357,7 @@ def _run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
             heapq.heappush(ready, (-node._seq, id(node), node))
     captured: dict = {}
     owned: set = set()  # AccumulateGrad nodes whose buffered gradient only the engine holds
+    recorder = ranges.recorder  # a profiler recording: each node runs inside its ranges
     prev_enabled = _state.enabled
     _state.enabled = create_graph
     node = None
@@ -378,10 +380,15 @@ def _run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
                 _route(node, None, (), buffers, deps, ready, owned)
             elif node.__class__ is AccumulateGrad and node._pre_hooks is None \
                     and node._post_hooks is None:
-                accumulate(node.variable, grads[0], create_graph, node in owned)
+                if recorder is None:
+                    accumulate(node.variable, grads[0], create_graph, node in owned)
+                else:
+                    _in_ranges(recorder, node, grads, accumulate, node.variable, grads[0],
+                               create_graph, node in owned)
             else:
-                _route(node, _call(node, grads, create_graph), grads, buffers, deps, ready,
-                       owned)
+                in_grads = _call(node, grads, create_graph) if recorder is None else \
+                    _in_ranges(recorder, node, grads, _call, node, grads, create_graph)
+                _route(node, in_grads, grads, buffers, deps, ready, owned)
                 if not retain_graph:
                     node._release()
     except Exception:
@@ -451,6 +458,20 @@ def _call(node: Node, grads: list, create_graph: bool) -> list:
     if _anomaly.enabled and _anomaly.check_nan:
         _check_nan(node, in_grads)
     return in_grads
+
+
+def _in_ranges(recorder, node: Node, grads: list, fn, *args):
+    """`fn(*args)` inside the two ranges PyTorch's profiler shows for a node it evaluates:
+    `autograd::engine::evaluate_function: MulBackward0` around the node's own `MulBackward0`
+    (whose input shapes are the incoming gradients')."""
+    name = node.name()
+    outer = recorder.enter("autograd::engine::evaluate_function: " + name)
+    inner = recorder.enter(name, grads)
+    try:
+        return fn(*args)
+    finally:
+        recorder.exit(inner)
+        recorder.exit(outer)
 
 
 def _tensor_pre_hooks(node: Node, grads: list) -> list:

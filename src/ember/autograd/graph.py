@@ -190,6 +190,9 @@ class AccumulateGrad(Node):
     def n_outputs(self) -> int:
         return 1
 
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"  # (PyTorch's C++ name, which it prints)
+
     def _release(self) -> None:
         pass
 

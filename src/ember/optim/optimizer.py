@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype as dt
+from .._core.ranges import ranges
 from .._grad_mode import state as _grad_state
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, set_grad_enabled
@@ -163,19 +164,26 @@ class Optimizer:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset every parameter's `.grad` (to None by default, else zero it in place)."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p._grad is None:
-                    continue
-                if set_to_none:
-                    p._grad = None
-                else:
-                    g = p._grad
-                    if g._grad_fn is not None:
-                        g.detach_()
+        recorder = ranges.recorder  # a profiler names the call as PyTorch's does
+        token = None if recorder is None else recorder.enter(
+            f"Optimizer.zero_grad#{type(self).__name__}.zero_grad", user=True)
+        try:
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p._grad is None:
+                        continue
+                    if set_to_none:
+                        p._grad = None
                     else:
-                        g.requires_grad_(False)
-                    g.zero_()
+                        g = p._grad
+                        if g._grad_fn is not None:
+                            g.detach_()
+                        else:
+                            g.requires_grad_(False)
+                        g.zero_()
+        finally:
+            if token is not None:
+                recorder.exit(token)
 
     # -- step --------------------------------------------------------------------
 
@@ -366,14 +374,23 @@ def _wrap_step(step):
     """Run the per-optimizer and global step hooks around `step`."""
     @functools.wraps(step)
     def wrapper(self, *args, **kwargs):
-        for hook in chain(_global_pre_hooks.values(), self._optimizer_step_pre_hooks.values()):
-            out = hook(self, args, kwargs)
-            if out is not None:
-                args, kwargs = out
-        result = step(self, *args, **kwargs)
-        for hook in chain(self._optimizer_step_post_hooks.values(), _global_post_hooks.values()):
-            hook(self, args, kwargs)
-        return result
+        recorder = ranges.recorder  # a profiler names the step as PyTorch's does
+        token = None if recorder is None else recorder.enter(
+            f"Optimizer.step#{type(self).__name__}.step", user=True)
+        try:
+            for hook in chain(_global_pre_hooks.values(),
+                              self._optimizer_step_pre_hooks.values()):
+                out = hook(self, args, kwargs)
+                if out is not None:
+                    args, kwargs = out
+            result = step(self, *args, **kwargs)
+            for hook in chain(self._optimizer_step_post_hooks.values(),
+                              _global_post_hooks.values()):
+                hook(self, args, kwargs)
+            return result
+        finally:
+            if token is not None:
+                recorder.exit(token)
 
     wrapper._hooked = True
     return wrapper
