@@ -19,7 +19,7 @@ from .._tensor import Tensor
 from .._view import broadcast_shapes, wrap_dim
 from . import movement
 from ._batching import batch_size, front, loop, pad_front
-from ._common import has_values, same_meta, write_out
+from ._common import has_values, same_meta, type_name, write_out
 from .index_key import (
     TENSOR_SLOT,
     _is_int,
@@ -358,6 +358,8 @@ def index_put_(input: Tensor, indices, values, accumulate: bool = False) -> Tens
 def _gather_kernel(a, idx, *, dim):
     if a.ndim == 0:  # every index is 0 (checked): the one value, in the index's shape
         return np.broadcast_to(a, idx.shape).copy()
+    if idx.ndim == 0:  # (a 0-d index into a 1-d input: one element, kept 0-d)
+        return _gather_kernel(a, idx.reshape(1), dim=dim).reshape(())
     if idx.shape != a.shape:
         # take_along_axis wants equal sizes off `dim`; gather reads only the first ones.
         a = a[tuple(slice(0, n) if i != dim else slice(None) for i, n in enumerate(idx.shape))]
@@ -427,6 +429,8 @@ def scatter_target(a, idx, dim):
     """(target array, key, index shape) for writing along `dim`; 0-d made 1-d."""
     if a.ndim == 0:
         return a.reshape(1), (idx.reshape(-1),), idx.reshape(-1).shape
+    if idx.ndim == 0:  # (a 0-d index into a 1-d target: PyTorch reads it as one element)
+        idx = idx.reshape(1)
     return a, scatter_grid(idx, dim), idx.shape
 
 
@@ -531,34 +535,44 @@ def scatter_into_zeros(shape, dim: int, idx: Tensor, src: Tensor) -> Tensor:
 
 
 def check_gather_index(name: str, input: Tensor, dim: int, index: Tensor, src=None) -> None:
-    """PyTorch's checks on a gather / scatter index: dtype, rank, sizes, bounds."""
+    """PyTorch's checks on a gather / scatter index, in its order: dtype, rank and sizes
+    (none of them for an empty index), then bounds. Every scatter variant's messages say
+    'scatter'."""
     if not isinstance(index, Tensor):
         raise TypeError(f"{name}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    gathering = name == "gather"
+    if index.numel() == 0:
+        return
     if index._dtype is not dt.int64 and index._dtype is not dt.int32:
-        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+        raise RuntimeError(f"{'gather' if gathering else 'scatter'}(): Expected dtype "
+                           "int32/int64 for index")
+    if isinstance(src, Tensor) and src._dtype is not input._dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     nd = max(input.ndim, 1)
     if max(index.ndim, 1) != nd:
         raise RuntimeError(
             "Index tensor must have the same number of dimensions as "
-            f"{'input' if name == 'gather' else 'self'} tensor")
-    if index.numel() == 0:
-        return
+            f"{'input' if gathering else 'self'} tensor")
     ishape = index._shape or (1,)
     sshape = input._shape or (1,)
-    for i, (a, b) in enumerate(zip(ishape, sshape)):
-        if i != dim and a > b:
-            raise RuntimeError(
-                f"Size does not match at dimension {i} expected index {list(index._shape)} to "
-                f"be no larger than self {list(input._shape)} apart from dimension {dim}")
-    if src is not None:
-        if max(src.ndim, 1) != nd:
+    if gathering:
+        for i, (a, b) in enumerate(zip(ishape, sshape)):
+            if i != dim and a > b:
+                raise RuntimeError(
+                    f"Size does not match at dimension {i} expected index {list(index._shape)}"
+                    f" to be no larger than self {list(input._shape)} apart from dimension "
+                    f"{dim}")
+    else:
+        if src is not None and max(src.ndim, 1) != nd:
             raise RuntimeError("Index tensor must have the same number of dimensions as src "
                                "tensor")
-        for i, (a, b) in enumerate(zip(ishape, src._shape or (1,))):
-            if a > b:
-                raise RuntimeError(
-                    f"Size does not match at dimension {i} expected index {list(index._shape)} "
-                    f"to be no larger than src {list(src._shape)}")
+        wrong = any(i != dim and a > b for i, (a, b) in enumerate(zip(ishape, sshape))) or \
+            src is not None and any(a > b for a, b in zip(ishape, src._shape or (1,)))
+        if wrong:
+            also = "" if src is None else \
+                f" and to be no larger size than src {list(src._shape)}"
+            raise RuntimeError(f"Expected index {list(index._shape)} to be no larger than self "
+                               f"{list(input._shape)} apart from dimension {dim}{also}")
     if index.device.type == "cpu" and has_values(index):
         arr = index._array()
         n = sshape[dim]
@@ -580,18 +594,20 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None, *,
     """Values along `dim` at `indices` (broadcast against `input` off `dim`), as in NumPy."""
     if dim is None:
         return write_out(gather(input.reshape(-1), 0, indices.reshape(-1)), out)
-    if indices._dtype is not dt.int64:
-        raise RuntimeError("torch.take_along_dim(): dtype of indices should be int64 but got "
-                           f"{indices._dtype!r}")
     if input.ndim != indices.ndim:
         raise RuntimeError("torch.take_along_dim(): input and indices should have the same "
                            f"number of dimensions, but got {input.ndim} dimensions for input, "
                            f"and {indices.ndim} dimensions for indices")
+    if indices._dtype is not dt.int64:
+        raise RuntimeError("torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{type_name(indices._dtype)}")
     d = wrap_dim(dim, max(input.ndim, 1))
+    if input.ndim == 0:
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
     shape_i = list(indices._shape)
     shape_x = list(input._shape)
     shape_i[d] = shape_x[d] = 1
-    common = broadcast_shapes(shape_i, shape_x)
+    common = broadcast_shapes(shape_x, shape_i)
     x_shape = common[:d] + (input._shape[d],) + common[d + 1:]
     i_shape = common[:d] + (indices._shape[d],) + common[d + 1:]
     return write_out(gather(input.expand(x_shape), d, indices.expand(i_shape)), out)
