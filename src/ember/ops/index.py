@@ -97,6 +97,8 @@ def _index_kernel(a, idx=None, *, key, select=False):
         return a.copy() if a.ndim == 0 else np.take(a, idx.reshape(-1), axis=len(key) - 1)
     if idx is None:
         return a[key].copy()  # a basic key makes a view: copy it
+    if a.size == 0 and idx.dtype != np.bool_:  # (nothing is read: PyTorch checks no bounds)
+        return np.empty(key_shape(a.shape, key, idx.shape), a.dtype)
     axis = _take_axis(key, idx)
     if axis is not None:
         return np.take(a, idx, axis=axis)
@@ -217,7 +219,7 @@ def _as_tensor(a: np.ndarray) -> Tensor:
 
 
 def getitem(x: Tensor, key) -> Tensor:
-    if x.ndim == 0 and _is_int(key):
+    if x.ndim == 0 and isinstance(key, (int, np.integer)) and not isinstance(key, bool):
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                          "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
     view, adv = plan(x, key)
@@ -235,6 +237,8 @@ def _index_put_kernel(a, v, idx=None, *, key, accumulate, shape=None):
         out = np.zeros(shape, dtype=v.dtype)
     else:
         out = a.copy(order="K")  # PyTorch keeps the input's layout here
+    if out.size == 0:  # (nothing is written: PyTorch checks no bounds)
+        return out
     npkey = np_key(key, idx)
     if accumulate and _unique_key(npkey):
         out[npkey] += v  # each position is picked once: nothing to accumulate
@@ -315,8 +319,15 @@ def _index_put_args(x: Tensor, indices, values):
         if not isinstance(i, Tensor):
             raise TypeError(f"expected Tensor as element {j} in argument 1, but got "
                             f"{type(i).__name__}")
-        if i._dtype._kind not in (0, 1):
+    masks = [i._dtype in (dt.uint8, dt.bool_) for i in items]
+    given = sum(i.ndim if m else 1 for i, m in zip(items, masks))
+    if given > x.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {x.ndim} (got {given})")
+    for i in items:
+        if i._dtype not in (dt.int64, dt.int32, dt.uint8, dt.bool_):
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if not any(masks) and any(x._shape[j] == 0 and i.numel() for j, i in enumerate(items)):
+        raise IndexError("index is out of bounds for dimension with size 0")
     if isinstance(values, Tensor) and values._dtype is not x._dtype:
         raise RuntimeError(
             "Index put requires the source and destination dtypes match, got "
@@ -329,6 +340,8 @@ def _index_put_args(x: Tensor, indices, values):
             key, target = (Ellipsis,), x._shape
         elif x.device.type == "meta":
             return values, key, idx
+        elif x.numel() == 0 and idx._dtype is not dt.bool_:
+            target = key_shape(x._shape, key, idx._shape)
         else:
             target = probe(x._shape)[np_key(key, idx._array())].shape
     else:  # a 0-d bool mask would take a view: as one index array per dim of x instead

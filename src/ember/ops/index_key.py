@@ -96,7 +96,7 @@ def _index_tensor(k) -> Tensor:
                 with grad_mode.no_grad():
                     return k.to(dt.bool_)
             return k
-        if d._kind != 1:
+        if d is not dt.int64 and d is not dt.int32:
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         return k
     if isinstance(k, np.ndarray):
@@ -154,6 +154,7 @@ def plan(x: Tensor, key):
     if specified > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
     view, dim, idx = x, 0, {}
+    indexed = 0  # index tensors so far: PyTorch's bounds messages count them, not the dims
     for pos, k in enumerate(items):
         if k.__class__ is slice:
             view = _slice(view, dim, k)
@@ -183,14 +184,19 @@ def plan(x: Tensor, key):
                     _check_mask(view, t._shape, dim)
                 idx[dim] = t
                 dim += max(t.ndim, 1)
+                indexed += max(t.ndim, 1)
                 continue
             n = view._shape[dim]
-            if t._storage is None or t._storage.device.type == "cpu":
+            if n == 0 and t.numel():
+                raise IndexError("index is out of bounds for dimension with size 0")
+            # (PyTorch checks the bounds as it reads: not at all when the result is empty)
+            if view.numel() and (t._storage is None or t._storage.device.type == "cpu"):
                 arr = t._np if t._np is not None else t._array()
                 if arr.size and (arr.max() >= n or arr.min() < -n):
-                    raise _index_error(int(arr[(arr >= n) | (arr < -n)].flat[0]), dim, n)
+                    raise _index_error(int(arr[(arr >= n) | (arr < -n)].flat[0]), indexed, n)
             idx[dim] = t
             dim += 1
+            indexed += 1
         else:
             name = type(k).__name__
             if isinstance(k, str):
