@@ -334,7 +334,7 @@ def _index_put_args(x: Tensor, indices, values):
             f"{tn(x._dtype)} for the destination and {tn(values._dtype)} for the source.")
     values = value_tensor(values, x)
     if x.ndim:  # (the indices are tensors: no view is taken)
-        view, adv = plan(x, items)
+        view, adv = plan(x, items, tensor_ints=False)
         key, idx = adv if adv is not None else (None, None)
         if key is None:  # no index: every element
             key, target = (Ellipsis,), x._shape

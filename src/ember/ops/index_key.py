@@ -72,13 +72,15 @@ def _items(key) -> tuple:
     return (key,)
 
 
-def _is_int(k) -> bool:
+def _is_int(k, tensor_ints: bool = True) -> bool:
+    """An integer key (a view: select); with `tensor_ints`, a 0-d integer tensor too (as
+    PyTorch reads one in a key; index_put's indices are index tensors, even 0-d ones)."""
     if isinstance(k, (int, np.integer)) and not isinstance(k, bool):
         return True
     if isinstance(k, (Tensor, np.ndarray)) and k.ndim == 0:
         d = k.dtype
         if isinstance(k, Tensor):
-            return d._kind == 1 and d is not dt.uint8
+            return tensor_ints and d._kind == 1 and d is not dt.uint8
         return d.kind in "iu" and d != np.uint8  # (a uint8 array is a mask, as in PyTorch)
     return False
 
@@ -140,7 +142,7 @@ def _specified_dims(items) -> int:
     return n
 
 
-def plan(x: Tensor, key):
+def plan(x: Tensor, key, tensor_ints: bool = True):
     """Apply the basic part of `key` to `x` as views; return (view, advanced part).
 
     With no advanced part that is None, else (static key, index): the static key is a
@@ -168,7 +170,7 @@ def plan(x: Tensor, key):
             view = movement.unsqueeze(view, dim)
             idx[dim] = _wrap(np.zeros(1 if k else 0, np.int64))
             dim += 1
-        elif _is_int(k):
+        elif _is_int(k, tensor_ints):
             i = int(k)
             n = view._shape[dim]
             if i < -n or i >= n:
@@ -188,6 +190,8 @@ def plan(x: Tensor, key):
                 continue
             n = view._shape[dim]
             if n == 0 and t.numel():
+                if t.ndim == 0 and t.device.type == "cpu":  # (worded as for an integer)
+                    raise _index_error(int(t.item()), indexed, 0)
                 raise IndexError("index is out of bounds for dimension with size 0")
             # (PyTorch checks the bounds as it reads: not at all when the result is empty)
             if view.numel() and (t._storage is None or t._storage.device.type == "cpu"):
