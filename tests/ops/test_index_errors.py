@@ -149,7 +149,7 @@ def test_indexing_op_raises_as_torch(op):
             continue
         values, idtype = INDICES[name]
 
-        def run(m):
+        def run(m, shape=shape, dtype=dtype, values=values, idtype=idtype, dim=dim):
             x = _input(m, shape, dtype)
             i = m.tensor(values, dtype=getattr(m, idtype))
             return fn(m, x, dim, i)
@@ -178,7 +178,7 @@ def test_positional_views_raise_as_torch(op):
     fn = VIEW_OPS[op]
     wrong = []
     for shape, dim, k in itertools.product(SHAPES, (0, 1, -1, 2, -3), (0, 2, 3, 4, -1, -4, -5)):
-        def run(m):
+        def run(m, shape=shape, dim=dim, k=k):
             return fn(m, _input(m, shape, "float32"), dim, k)
 
         t, e = _outcome(lambda: run(torch)), _outcome(lambda: run(ember))
@@ -218,7 +218,7 @@ def test_reductions_over_dim_lists_raise_as_torch(op):
     wrong = []
     for shape, dims, dtype in itertools.product([(2, 3), (0, 3), (2, 0), (), (0,)], DIM_LISTS,
                                                 ["float32", "int64"]):
-        def run(m):
+        def run(m, shape=shape, dtype=dtype, dims=dims):
             return fn(m, m.zeros(shape, dtype=getattr(m, dtype)), dims)
 
         t, e = _outcome(lambda: run(torch)), _outcome(lambda: run(ember))

@@ -22,7 +22,6 @@ from ._batching import batch_size, front, loop, pad_front
 from ._common import has_values, same_meta, type_name, write_out
 from .index_key import (
     TENSOR_SLOT,
-    _is_int,
     _on,
     check_value_shape,
     flat_key,
