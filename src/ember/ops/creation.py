@@ -378,8 +378,6 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None) -> T
     elif t is None and hasattr(obj, "__dlpack__"):
         t = from_dlpack(obj)
     elif t is None and _has_buffer(obj):
-        from .._frombuffer import frombuffer
-
         t = frombuffer(obj, dtype=_dtype_or_default(dtype))
     if t is None:
         if copy is False:
@@ -446,6 +444,34 @@ def _share(arr: np.ndarray, d: dt.dtype, warn: bool = True) -> Tensor:
     t = _make(Storage(flat, n * itemsize, CPU), arr.shape, stride, 0, d)
     t._np = arr
     return t
+
+
+def frombuffer(buffer, *, dtype: dt.dtype, count: int = -1, offset: int = 0,
+               requires_grad: bool = False) -> Tensor:
+    """`count` elements of `dtype` read from `buffer` starting `offset` bytes in (all that
+    fit when `count` is -1). Writes through the tensor change the buffer, as in PyTorch."""
+    try:
+        nbytes = memoryview(buffer).nbytes
+    except TypeError:
+        raise ValueError("object does not implement Python buffer protocol.") from None
+    size = dtype.itemsize
+    if nbytes == 0 or count == 0:
+        raise ValueError(f"both buffer length ({nbytes}) and count ({count}) must not be 0")
+    if offset < 0 or offset > nbytes - 1:
+        raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than "
+                         f"buffer length ({nbytes} bytes) minus 1")
+    if count < 0:
+        if (nbytes - offset) % size:
+            raise ValueError(f"buffer length ({nbytes - offset} bytes) after offset ({offset} "
+                             f"bytes) must be a multiple of element size ({size})")
+        count = (nbytes - offset) // size
+    elif offset + count * size > nbytes:
+        raise ValueError(f"requested buffer length ({count} * {size} bytes) after offset "
+                         f"({offset} bytes) must not be greater than actual buffer length "
+                         f"({nbytes} bytes)")
+    arr = np.frombuffer(buffer, dtype=np.dtype(dtype.np), count=count, offset=offset)
+    t = from_numpy(arr)
+    return t.requires_grad_(True) if requires_grad else t
 
 
 def from_dlpack(ext) -> Tensor:
@@ -697,8 +723,8 @@ TENSOR_METHODS = {
 }
 
 __all__ = [
-    "tensor", "as_tensor", "asarray", "from_numpy", "from_dlpack", "zeros", "ones", "empty",
-    "full", "empty_strided", "scalar_tensor", "zeros_like", "ones_like", "empty_like",
+    "tensor", "as_tensor", "asarray", "from_numpy", "frombuffer", "from_dlpack", "zeros", "ones",
+    "empty", "full", "empty_strided", "scalar_tensor", "zeros_like", "ones_like", "empty_like",
     "full_like", "arange", "linspace", "logspace", "eye",
 ]
 _ = contiguous_strides
