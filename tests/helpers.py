@@ -8,6 +8,8 @@
 - `check_dist(make, attrs, *arrays)` compares a distribution's properties and methods.
 - `check_grads(fn, *arrays)` compares ember's gradients with central finite
   differences in float64 (for ops with no torch counterpart, and as a second oracle).
+- `assert_ulp(actual, expected, ulps, reason)` compares within a number of ulps, for a value
+  that depends on the CPU's kernels (tests/README.md says when a comparison may be bitwise).
 """
 
 from __future__ import annotations
@@ -196,6 +198,93 @@ def check_grads(fn, *arrays, eps: float = 1e-6, rtol: float = 1e-5, atol: float 
     for i, t in enumerate(ts):
         expected = numeric_grad(fn, arrays, i, eps)
         np.testing.assert_allclose(t.grad.numpy(), expected, rtol=rtol, atol=atol)
+
+
+# --- comparisons that depend on the CPU (tests/README.md) ---------------------------------
+
+_ULP_DTYPES = (np.float16, ml_dtypes.bfloat16, np.float32, np.float64)
+
+# torch's AVX2 and AVX512 builds of an elementwise kernel fuse the same multiply-adds, on
+# Intel and AMD alike (every machine the suite runs on has one of them); its default (scalar)
+# build, ATEN_CPU_CAPABILITY=default, rounds twice. A comparison with such a kernel may be
+# bitwise when this is True and needs its ulps when it is not.
+TORCH_VECTOR_KERNELS = torch.backends.cpu.get_cpu_capability() in ("AVX2", "AVX512")
+
+
+def _values(x) -> np.ndarray | None:
+    """A tensor's or array's values as an array; None for a Python number or list."""
+    if isinstance(x, ember.Tensor):
+        return np.asarray(x.detach().numpy())
+    if isinstance(x, torch.Tensor):
+        return to_numpy_t(x)
+    if isinstance(x, (np.ndarray, np.generic)):
+        return np.asarray(x)
+    return None
+
+
+def ulp_of(x, dtype) -> np.ndarray:
+    """The gap between consecutive values of `dtype` in the binade of each |x| (float64);
+    subnormals and zero get the smallest subnormal."""
+    info = ml_dtypes.finfo(dtype)
+    x = np.abs(np.asarray(x, dtype=np.float64))
+    _, exp = np.frexp(x)  # x = m * 2**exp with m in [0.5, 1); zero gives exp 0
+    exp = np.where(x == 0, info.minexp, np.maximum(exp - 1, info.minexp))
+    return np.ldexp(1.0, exp - info.nmant)
+
+
+def assert_ulp(actual, expected, ulps: float, reason: str, *, scale=None) -> None:
+    """`actual` is within `ulps` units in the last place of `expected`, for a result whose last
+    bits depend on the CPU (a BLAS product, a vectorised reduction, a transcendental, torch's
+    linspace); `reason` names that dependence and is required. Dtypes and shapes must match
+    (a Python number takes the other side's dtype); NaN, infinity and the sign of zero must
+    agree position by position. The distance is |actual - expected| / ulp(expected); with
+    `scale` (broadcast to the shape) it is measured in ulps of max(|expected|, |scale|), for
+    a result that cancels (a sum is only as exact as its largest terms). Complex values are
+    compared part by part."""
+    if not isinstance(reason, str) or not reason.strip():
+        raise ValueError("assert_ulp needs a reason: why this comparison cannot be bitwise")
+    if not (ulps >= 0 and np.isfinite(ulps)):
+        raise ValueError(f"ulps must be a finite number >= 0, got {ulps!r}")
+    a, b = _values(actual), _values(expected)
+    if a is None and b is None:
+        a, b = np.asarray(actual, dtype=np.float64), np.asarray(expected, dtype=np.float64)
+    elif a is None:
+        a = np.asarray(actual, dtype=b.dtype)
+    elif b is None:  # a literal in the test: rounded once to the result's dtype
+        b = np.broadcast_to(np.asarray(expected, dtype=a.dtype), a.shape)
+    assert a.dtype == b.dtype, f"dtype {a.dtype} != {b.dtype}"
+    assert a.shape == b.shape, f"shape {a.shape} != {b.shape}"
+    if a.dtype.kind == "c":
+        s = None if scale is None else np.abs(np.asarray(scale))
+        for part in ("real", "imag"):
+            assert_ulp(getattr(a, part), getattr(b, part), ulps, f"{reason} ({part} part)",
+                       scale=s)
+        return
+    if a.dtype not in _ULP_DTYPES:
+        raise TypeError(f"assert_ulp compares floating values, not {a.dtype}: "
+                        "compare integers and booleans exactly")
+    x, y = a.astype(np.float64), b.astype(np.float64)
+    size = np.abs(y)
+    if scale is not None:
+        scale = np.broadcast_to(np.abs(np.asarray(scale, dtype=np.float64)), a.shape)
+        if not np.isfinite(scale).all():
+            raise ValueError("scale must be finite")
+        size = np.maximum(size, scale)
+    finite = np.isfinite(x) & np.isfinite(y)
+    with np.errstate(invalid="ignore", over="ignore"):
+        dist = np.where(finite, np.abs(x - y) / ulp_of(np.where(finite, size, 0), a.dtype),
+                        0.0)
+    special = ~finite | ((x == 0) & (y == 0))  # must agree exactly, NaN with NaN
+    same = (np.isnan(x) & np.isnan(y)) | ((x == y) & (np.signbit(x) == np.signbit(y)))
+    dist = np.where(special & ~same, np.inf, dist)
+    bad = dist > ulps
+    if not bad.any():
+        return
+    worst = np.unravel_index(int(np.argmax(dist)), dist.shape) if dist.ndim else ()
+    raise AssertionError(
+        f"{int(bad.sum())} / {bad.size} elements more than {ulps:g} ulps apart "
+        f"({a.dtype}); worst {dist[worst]:.3g} ulps at index {tuple(int(i) for i in worst)}: "
+        f"actual {a[worst]!r}, expected {b[worst]!r}. Why a tolerance: {reason}")
 
 
 # --- nn modules ---------------------------------------------------------------------------

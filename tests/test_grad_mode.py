@@ -81,3 +81,93 @@ def test_inference_tensor_version_raises_runtime_error():
         t = ember.ones(2)
     with pytest.raises(RuntimeError, match="Inference tensors do not track version counter"):
         _ = t._version
+
+
+# --- ops on inference tensors outside inference mode -------------------------------------
+# PyTorch's inference tensors carry no autograd dispatch key: an op whose inputs are all
+# inference tensors records nothing even when one requires grad (made so inside the mode),
+# unless a number operand is passed as a (normal, wrapped) tensor; a copy (clone, cast,
+# contiguous) is its composite's `copy_` into a new tensor (CopyBackwards, version 1).
+
+
+def _grad_leaf(L):
+    with L.inference_mode():
+        return L.tensor([1.0, -2.0, 3.0], requires_grad=True)
+
+
+OPS_OUTSIDE = {
+    "sum": lambda L, a: a.sum(), "flip": lambda L, a: a.flip(0), "neg": lambda L, a: -a,
+    "pow": lambda L, a: a**2, "a+a": lambda L, a: a + a, "relu": lambda L, a: a.relu(),
+    "mm": lambda L, a: a.view(1, 3) @ a.view(3, 1), "cat": lambda L, a: L.cat([a, a]),
+    "clamp": lambda L, a: a.clamp(0), "view": lambda L, a: a.view(3, 1),
+    "select": lambda L, a: a[0], "detach": lambda L, a: a.detach(),
+    "a+1": lambda L, a: a + 1, "a-1": lambda L, a: a - 1, "a*2": lambda L, a: a * 2,
+    "2*a": lambda L, a: 2 * a, "a/2": lambda L, a: a / 2,
+    "add alpha": lambda L, a: a.add(1, alpha=2),
+    "div floor": lambda L, a: a.div(2, rounding_mode="floor"),
+    "a*normal": lambda L, a: a * L.ones(3),  # (mul saves the inference tensor)
+    "a+normal": lambda L, a: a + L.ones(3),
+    "clone": lambda L, a: a.clone(), "clone contiguous": lambda L, a: a.clone(
+        memory_format=L.contiguous_format),
+    "double": lambda L, a: a.double(), "to float64": lambda L, a: a.to(L.float64),
+    "type": lambda L, a: a.type(L.float64), "float (same dtype)": lambda L, a: a.float(),
+    "contiguous (already)": lambda L, a: a.contiguous(),
+    "copy into normal": lambda L, a: L.zeros(3).copy_(a),
+}
+
+
+def _describe(t, version: bool = True):
+    """What an op's result is: graph, inference flag, version (PyTorch's composites leave
+    their in-place writes' counts on results, `sum` 1, `mean` 2: only copies are compared),
+    values."""
+    fn = t.grad_fn
+    return (t.requires_grad, type(fn).__name__ if fn is not None else None, t.is_inference(),
+            None if t.is_inference() or not version else t._version, t.tolist())
+
+
+@pytest.mark.parametrize("name", list(OPS_OUTSIDE))
+def test_ops_on_inference_tensors_outside_the_mode(name):
+    def run(L):
+        return _describe(OPS_OUTSIDE[name](L, _grad_leaf(L)), version="copy" in name)
+
+    assert _outcome(run, ember) == _outcome(run, torch)
+
+
+COPIES = {
+    "clone": lambda t: t.clone(), "clone of a transpose": lambda t: t.view(3, 1).t().clone(),
+    "contiguous of a transpose": lambda t: t.view(1, 3).expand(2, 3).t().contiguous(),
+    "double": lambda t: t.double(), "long": lambda t: t.long(),
+    "to bfloat16": lambda t: t.to(torch.bfloat16 if isinstance(t, torch.Tensor)
+                                  else ember.bfloat16),
+}
+
+
+@pytest.mark.parametrize("grad", [False, True], ids=["plain", "requires-grad"])
+@pytest.mark.parametrize("name", list(COPIES))
+def test_copies_of_inference_tensors_are_normal_tensors(name, grad):
+    def run(L):
+        with L.inference_mode():
+            t = L.tensor([1.0, -2.0, 3.0], requires_grad=grad)
+        c = COPIES[name](t)
+        c.add_(1) if not c.requires_grad else None  # a normal tensor: writable
+        return (_describe(c), c.stride(), c.dtype is not None)
+
+    assert _outcome(run, ember) == _outcome(run, torch)
+
+
+PARAMETERS = {
+    "made inside": lambda L: _in_mode(L, lambda t: L.nn.Parameter(t)),
+    "module made inside": lambda L: _in_mode(L, lambda t: L.nn.Linear(2, 2).weight),
+    "wrapped outside, no grad": lambda L: L.nn.Parameter(_inference(L), requires_grad=False),
+    "wrapped outside": lambda L: L.nn.Parameter(_inference(L)),
+    "data": lambda L: _inference(L).data,
+}
+
+
+@pytest.mark.parametrize("name", list(PARAMETERS))
+def test_parameters_of_inference_tensors(name):
+    def run(L):
+        p = PARAMETERS[name](L)
+        return type(p).__name__, p.is_inference(), p.requires_grad
+
+    assert _outcome(run, ember) == _outcome(run, torch)

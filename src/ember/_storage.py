@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._device import CPU, device
+from ._memory import tracker as _memory
 
 
 class Storage:
@@ -23,6 +24,8 @@ class Storage:
         self._nbytes = nbytes
         self.device = dev
         self._bytes = None
+        if _memory.on and data is not None:  # (a peak is being measured: count the buffer)
+            _memory.add(data)
 
     @property
     def bytes(self) -> np.ndarray:

@@ -18,6 +18,7 @@ from . import _aliases, _names
 from . import _dtype as dt
 from . import _grad_mode as grad_mode
 from ._device import CPU, META, device
+from ._memory import tracker as _memory
 from ._storage import Storage
 from ._view import contiguous_strides, is_contiguous, numel, storage_extent, wrap_dim
 
@@ -412,10 +413,10 @@ class Tensor:
     @staticmethod
     def _make_subclass(cls, data: Tensor, require_grad: bool = False) -> Tensor:
         """An instance of Tensor subclass `cls` over `data`'s storage and version counter,
-        outside `data`'s graph (how `Parameter` and user subclasses wrap a tensor)."""
+        outside `data`'s graph (how `Parameter` and user subclasses wrap a tensor). An
+        inference tensor's wrapper is one too (a Parameter made in inference mode), and
+        outside inference mode refuses to require grad, as in PyTorch."""
         t = _alias(data, cls=cls)
-        if t._vc is None:  # an inference tensor's data: the new tensor counts versions
-            t._vc = [0]
         if require_grad:
             t.requires_grad_(True)
         return t
@@ -435,9 +436,11 @@ class Tensor:
 
     @property
     def data(self) -> Tensor:
-        """This tensor's values as a new leaf with its own version counter (PyTorch's `.data`)."""
+        """This tensor's values as a new leaf with its own version counter (PyTorch's `.data`;
+        an inference tensor's is one too, with none)."""
         t = _alias(self)
-        t._vc = [0]
+        if self._vc is not None:
+            t._vc = [0]
         return t
 
     @data.setter
@@ -604,6 +607,8 @@ def _wrap(arr, dtype: dt.dtype | None = None) -> Tensor:
     t._grad_fn = None
     t._grad = None
     t._ag = None
+    if _memory.on:  # (a peak is being measured: count the new buffer)
+        _memory.add(arr)
     return t
 
 

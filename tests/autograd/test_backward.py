@@ -394,3 +394,34 @@ def test_leaf_grad_never_aliases_a_gradient_someone_else_holds():
     c = ember.tensor([1.0, 2.0], requires_grad=True)
     (c * 3).sum().backward()  # the common case: taken over, and right
     assert c.grad.tolist() == [3.0, 3.0] and c.grad.is_contiguous()
+
+
+# --- the gradient layout contract: a leaf's .grad takes the leaf's strides ---------------
+
+LAYOUT_LEAVES = {
+    "transposed": lambda lib: lib.tensor([[0.5, -1.0, 2.0], [2.0, 0.1, 3.0]]).t(),
+    "permuted": lambda lib: lib.ones(2, 3, 4).permute(2, 0, 1),
+    "strided slice": lambda lib: lib.ones(2, 6)[:, ::2],  # (not dense: contiguous .grad)
+    "expanded": lambda lib: lib.tensor([1.0, 2.0]).expand(3, 2),  # (overlapping: contiguous)
+}
+LAYOUT_LOSSES = {
+    "sum": lambda q: q.sum(),  # an expanded gradient, laid out like nothing
+    "square": lambda q: (q * q).sum(),  # a gradient laid out like q
+    "transposed back": lambda q: (q.transpose(0, 1) * 2).sum(),  # laid out otherwise
+}
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("loss", list(LAYOUT_LOSSES))
+@pytest.mark.parametrize("leaf", list(LAYOUT_LEAVES))
+def test_grad_of_a_strided_leaf_takes_its_layout(leaf, loss, create_graph):
+    strides = {}
+    for lib in (ember, torch):
+        q = LAYOUT_LEAVES[leaf](lib).detach().requires_grad_()
+        LAYOUT_LOSSES[loss](q).backward(create_graph=create_graph)
+        first = q.grad.stride()
+        q.grad = None
+        (q * 2).sum().backward()  # an expanded gradient first, then one more accumulated
+        LAYOUT_LOSSES[loss](q).backward()
+        strides[lib] = (first, q.grad.stride())
+    assert strides[ember] == strides[torch]

@@ -16,7 +16,7 @@ SRC = Path(ember.__file__).parent
 # re-exports the op layer as `ember.*`) is the API layer on top.
 LAYERS = [
     {"_dtype", "_device", "_view", "_storage", "_layout", "_names", "_grad_mode",
-     "_allocator", "backends", "compat", "_aliases", "version"},
+     "_allocator", "_memory", "backends", "compat", "_aliases", "version"},
     {"_tensor", "_printing", "_dlpack"},
     {"_core", "native"},
     {"ops", "linalg", "random", "amp.autocast_mode"},
@@ -32,6 +32,9 @@ LATE_BINDINGS = {
     ("ember._tensor", "ember.ops.creation"): "Tensor(...) legacy constructor, __deepcopy__",
     ("ember._tensor", "ember.serialization"): "__reduce_ex__ pickles through the checkpoint "
                                               "writer",
+    # and one face of a layer above, at the path PyTorch gives it
+    ("ember.autograd.profiler", "ember.profiler"): "torch.autograd.profiler, PyTorch's old "
+                                                   "name for the profiler, loaded on use",
 }
 
 

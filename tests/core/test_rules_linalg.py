@@ -20,7 +20,8 @@ from ember.linalg.eig import eig_p
 from ember.linalg.lu import lu_factor_p, lu_permutation_p
 from ember.linalg.solvers import det_p, inv_p, pinv_p, slogdet_p, solve_p
 from ember.ops.linalg_ops import cross_p, diag_embed_p, trace_p, triangle_p
-from ember.ops.sparse_ops import convert_p, gather_p, sparse_coo_p, sparse_mm_p, values_p
+from ember.ops.sparse_matmul import sparse_mm_p
+from ember.ops.sparse_ops import convert_p, gather_p, sparse_coo_p, values_p
 from ember.ops.sparse_tensor import SparseTensor, make_sparse
 
 L = ember.linalg
@@ -168,7 +169,8 @@ def test_every_dense_primitive_and_param_is_reached_by_the_calls():
 
 
 MODULES = {"ember.linalg.solvers", "ember.linalg.decompositions", "ember.linalg.eig",
-           "ember.linalg.lu", "ember.ops.linalg_ops", "ember.fft", "ember.ops.sparse_ops"}
+           "ember.linalg.lu", "ember.ops.linalg_ops", "ember.fft", "ember.ops.sparse_ops",
+           "ember.ops.sparse_matmul"}
 
 
 def test_the_area_has_its_primitives_and_every_rule_entry():
@@ -293,6 +295,15 @@ def test_sparse_jvp_rules_match_finite_differences():
     dup = ember.tensor([[1, 0, 1]])
     done |= _check_sparse_jvp(lambda v: ember.sparse_coo_tensor(dup, v, (2,)).coalesce(), t(3))
     done |= _check_sparse_jvp(lambda x: bind(gather_p, x, idx), t(3, 3))
+    s = lambda v: ember.sparse_coo_tensor(idx, v, (3, 3))  # noqa: E731
+    done |= _check_sparse_jvp(lambda v, x: x @ s(v).t(), v, x)  # (t: convert, transposed)
+    done |= _check_sparse_jvp(lambda v, w: ember.sparse.mm(s(v), s(w)).to_dense(), v, t(4))
+    done |= _check_sparse_jvp(lambda v, w: (s(v) @ s(w)).to_dense(), v, t(4))
+    done |= _check_sparse_jvp(lambda v, d, c: ember.addmm(c, s(v), d, beta=0.5, alpha=2),
+                              v, d, t(3, 2))
+    done |= _check_sparse_jvp(lambda v, d, c: ember.sparse.addmm(c, s(v), d), v, d, t(2))
+    done |= _check_sparse_jvp(lambda v, y: ember.mv(s(v), y), v, t(3))
+    done |= _check_sparse_jvp(lambda v, d: ember.hspmm(s(v), d).to_dense(), v, d)
     assert done == set(SPARSE)
 
 

@@ -1,5 +1,6 @@
 """The example programs run and print what they claim (small settings, so CI stays fast)."""
 
+import json
 import os
 import re
 import subprocess
@@ -72,6 +73,8 @@ def test_inside_draws_explains_counts_and_logs(tmp_path):
     assert ".view(6) fails" in text
     assert re.search(r"^float32\s+4\s+28\.00\s+26\.08$", text, re.M)  # 7B in fp32: 28 GB
     assert re.search(r"^4-bit\s+0\.5\s+3\.50\s+3\.26$", text, re.M)
+    assert "aten::addmm" in text and "Self CPU %" in text  # the profiled step's table
+    assert json.loads((tmp_path / "train_step_trace.json").read_text())["traceEvents"]
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     ea = EventAccumulator(str(tmp_path / "runs" / "inside"))

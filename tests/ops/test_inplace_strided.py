@@ -77,6 +77,7 @@ def _args(name: str, v: ember.Tensor):
         "index_add_": ((0, _index(n), _values((min(n, 2),) + s[1:], d, 9)), None),
         "index_copy_": ((0, _index(n), _values((min(n, 2),) + s[1:], d, 9)), None),
         "index_put_": (((_index(n),), _values((min(n, 2),) + s[1:], d, 9)), None),
+        "put_": ((_index(n), _values((min(n, 2),), d, 9)), None),
         "scatter_": ((0, ember.zeros(s, dtype=ember.int64), other), None),
         "scatter_add_": ((0, ember.zeros(s, dtype=ember.int64), other), None),
         "scatter_reduce_": ((0, ember.zeros(s, dtype=ember.int64), other, "amax"), None),

@@ -97,7 +97,9 @@ def test_trajectory_matches_torch(case):
     init, x, y = _data()
     pe, _ = _run(ember, getattr(ember.optim, name), kwargs, init, x, y, STEPS)
     pt, _ = _run(torch, getattr(torch.optim, name), kwargs, init, x, y, STEPS)
-    assert_params_close(pe, pt)
+    # centered RMSprop divides by sqrt(v - avg**2): that cancellation magnifies the last bits
+    # of torch's MKL products, which depend on the CPU (1.6e-6 seen under its AVX2 kernels)
+    assert_params_close(pe, pt, 1e-5 if kwargs.get("centered") else 1e-6)
 
 
 @pytest.mark.parametrize("case", CASES[::3], ids=[_ids(c) for c in CASES[::3]])

@@ -49,6 +49,7 @@ class Interpreter:
 
     parent: Interpreter | None = None
     carries_tangents = False  # a forward-mode level (see forward_mode_active)
+    observer = False  # watches ops without changing them (the profiler): not a transform
 
     def process(self, prim, args: tuple, params: dict):
         return self.lower(prim, args, params)
@@ -78,9 +79,7 @@ class Interpreter:
 @contextmanager
 def interpret(interpreter: Interpreter):
     """Push `interpreter` for the duration of a `with` block."""
-    interpreter.parent = _stack.top
-    _stack.top = interpreter
-    _pushed[0] += 1
+    push(interpreter)
     try:
         yield interpreter
     finally:
@@ -88,8 +87,35 @@ def interpret(interpreter: Interpreter):
         _stack.top = interpreter.parent
 
 
+def push(interpreter: Interpreter) -> None:
+    """Make `interpreter` the innermost level of this thread's stack until `pop` (for a level
+    whose life is not one block: a profiler started and stopped by calls)."""
+    interpreter.parent = _stack.top
+    _stack.top = interpreter
+    _pushed[0] += 1
+
+
+def pop(interpreter: Interpreter) -> None:
+    """Remove `interpreter`, which must be the innermost level."""
+    if _stack.top is not interpreter:
+        raise RuntimeError("an interpreter can only be popped while it is the innermost level "
+                           "(was it stopped inside a transform it was started outside?)")
+    _pushed[0] -= 1
+    _stack.top = interpreter.parent
+
+
 def current_interpreter() -> Interpreter | None:
     return _stack.top
+
+
+def transform_active() -> bool:
+    """Whether a transform's level (not only an observer's) is on this thread's stack."""
+    it = _stack.top
+    while it is not None:
+        if not it.observer:
+            return True
+        it = it.parent
+    return False
 
 
 def forward_mode_active() -> bool:

@@ -40,6 +40,7 @@ def __getattr__(name):
         "graph": ("graph", None),
         "anomaly_mode": ("anomaly", None),
         "forward_ad": ("forward_ad", None),
+        "profiler": ("profiler", None),
         "Variable": ("variable", "Variable"),
         "variable": ("variable", None),
     }

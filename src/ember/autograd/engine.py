@@ -20,6 +20,7 @@ import warnings
 
 from .. import _tensor as T
 from .._core.dispatch import run_quiet
+from .._core.ranges import ranges
 from . import grad_mode
 from .graph import MISSING, AccumulateGrad, Node, _anomaly, edge_of, retain_grad
 
@@ -170,19 +171,24 @@ def accumulate(var, g, create_graph: bool, owned: bool = False) -> None:
         return
     cur = var._grad
     if cur is None:
-        if create_graph:
+        if g.__class__ is not T.Tensor and g.is_sparse and not create_graph:
+            var._grad = _sparse_grad(g)
+        elif create_graph:
             # NOTE: a fresh buffer copied from `g` with the graph kept (CopyBackwards, as in
             # PyTorch), so `.grad` never aliases a gradient that other paths share.
-            from ..ops.creation import empty_like
+            if g.is_sparse or var.is_sparse:
+                from ..ops.creation import empty_like
 
-            var._grad = empty_like(g).copy_(g)
+                var._grad = empty_like(g).copy_(g)
+            else:
+                var._grad = _grad_buffer(g, var).copy_(g)
         elif owned and g._dtype is var._dtype and g._shape == var._shape \
                 and g._np is not None and g._np.flags.c_contiguous and var.is_contiguous():
             var._grad = g
         else:
             var._grad = _grad_copy(g, var)
-    elif create_graph or cur._requires_grad:
-        var._grad = cur + g
+    elif create_graph or cur._requires_grad or cur.is_sparse is not g.is_sparse:
+        var._grad = _sum(cur, g)
     else:
         with grad_mode.no_grad():
             if cur._shape == g._shape:
@@ -221,14 +227,51 @@ def _fresh(g, i: int, in_grads: list, grads: list, node) -> bool:
     return out is not g and not (isinstance(out, tuple) and any(o is g for o in out))
 
 
+def _sum(a, b):
+    """a + b, two gradients of one tensor. A sparse and a dense one sum to a dense tensor,
+    as in PyTorch's engine (the dense one first: sparse + dense is refused in user code)."""
+    if a.__class__ is not b.__class__ and a.is_sparse and not b.is_sparse:
+        return b + a
+    return a + b
+
+
+def _sparse_grad(g):
+    """A sparse gradient as a leaf's first `.grad`: a new sparse tensor over its indices
+    and values, not flagged coalesced (even when `g` is).
+
+    NOTE: PyTorch's AccumulateGrad re-wraps a sparse gradient it alone holds this way
+    (`_sparse_coo_tensor_unsafe`, which sets no flag), so the `.grad` of a leaf reached
+    by `to_dense` or `sparse.mm` reports uncoalesced while `autograd.grad` gives the
+    coalesced gradient itself. (A gradient it shares is cloned, flag and all; which ones
+    are shared follows its reference counts, not modelled here.)"""
+    from ..ops.sparse_tensor import make_sparse
+
+    return make_sparse(g._sp_indices, g._sp_values.detach(), g._shape, False)
+
+
+def _grad_buffer(g, var):
+    """An empty tensor of `g`'s dtype laid out by PyTorch's gradient layout contract: with
+    `var`'s strides when `var` covers its memory densely once (a transposed weight), else
+    contiguous; whatever the layout of `g` (an expanded sum's gradient, say)."""
+    from .._view import contiguous_strides, is_non_overlapping_and_dense
+    from ..ops.creation import empty_strided
+
+    shape = var._shape
+    stride = contiguous_strides(shape) if var.is_contiguous() else var.stride()
+    if not is_non_overlapping_and_dense(shape, stride):
+        stride = contiguous_strides(shape)
+    return empty_strided(shape, stride, dtype=g._dtype, device=g.device)
+
+
 def _grad_copy(g, var):
-    """A copy of `g` to become `var.grad`, laid out like a contiguous `var` (PyTorch's
-    gradient layout contract)."""
+    """A copy of `g` to become `var.grad`, laid out by the layout contract (`_grad_buffer`)."""
     from ..ops.copy import clone_contiguous
 
     if g._requires_grad:
         g = T._alias(g)
-    return clone_contiguous(g) if var.is_contiguous() else g.clone()
+    if g.is_sparse or var.is_sparse:
+        return g.clone()
+    return clone_contiguous(g) if var.is_contiguous() else _grad_buffer(g, var).copy_(g)
 
 
 def _collect(roots: list) -> dict:
@@ -323,7 +366,7 @@ def _run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
         buf = buffers.get(node)
         if buf is None:
             buf = buffers[node] = [None] * node.n_outputs
-        buf[nr] = g if buf[nr] is None else buf[nr] + g
+        buf[nr] = g if buf[nr] is None else _sum(buf[nr], g)
     ready = []
     # ties (leaves' AccumulateGrad share one sequence number) go in the order they became
     # ready: the same every run, so a captured backward records the same graph every time
@@ -333,6 +376,7 @@ def _run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
             heapq.heappush(ready, (-node._seq, next(order), node))
     captured: dict = {}
     owned: set = set()  # AccumulateGrad nodes whose buffered gradient only the engine holds
+    recorder = ranges.recorder  # a profiler recording: each node runs inside its ranges
     prev_enabled = _state.enabled
     _state.enabled = create_graph
     node = None
@@ -348,17 +392,22 @@ def _run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
                 for nr, g in enumerate(grads):
                     key = (node, nr)
                     if key in capture and g is not None:
-                        captured[key] = g if key not in captured else captured[key] + g
+                        captured[key] = g if key not in captured else _sum(captured[key], g)
                         owned.discard(node)
             if (needed is not None and node not in needed) or not _any_grad(grads) \
                     or (not accumulate_leaves and node.__class__ is AccumulateGrad):
                 _route(node, None, (), buffers, deps, ready, owned, order)
             elif node.__class__ is AccumulateGrad and node._pre_hooks is None \
                     and node._post_hooks is None:
-                accumulate(node.variable, grads[0], create_graph, node in owned)
+                if recorder is None:
+                    accumulate(node.variable, grads[0], create_graph, node in owned)
+                else:
+                    _in_ranges(recorder, node, grads, accumulate, node.variable, grads[0],
+                               create_graph, node in owned)
             else:
-                _route(node, _call(node, grads, create_graph), grads, buffers, deps, ready,
-                       owned, order)
+                in_grads = _call(node, grads, create_graph) if recorder is None else \
+                    _in_ranges(recorder, node, grads, _call, node, grads, create_graph)
+                _route(node, in_grads, grads, buffers, deps, ready, owned, order)
                 if not retain_graph:
                     node._release()
     except Exception:
@@ -390,7 +439,7 @@ def _route(node, in_grads, grads, buffers: dict, deps: dict, ready: list, owned:
                 if nxt.__class__ is AccumulateGrad and _fresh(g, i, in_grads, grads, node):
                     owned.add(nxt)
             else:
-                buf[nr] = buf[nr] + g
+                buf[nr] = _sum(buf[nr], g)
                 if nxt.__class__ is AccumulateGrad:
                     owned.add(nxt)
         d = deps[nxt] - 1
@@ -431,6 +480,20 @@ def _call(node: Node, grads: list, create_graph: bool) -> list:
     return in_grads
 
 
+def _in_ranges(recorder, node: Node, grads: list, fn, *args):
+    """`fn(*args)` inside the two ranges PyTorch's profiler shows for a node it evaluates:
+    `autograd::engine::evaluate_function: MulBackward0` around the node's own `MulBackward0`
+    (whose input shapes are the incoming gradients')."""
+    name = node.name()
+    outer = recorder.enter("autograd::engine::evaluate_function: " + name)
+    inner = recorder.enter(name, grads)
+    try:
+        return fn(*args)
+    finally:
+        recorder.exit(inner)
+        recorder.exit(outer)
+
+
 def _tensor_pre_hooks(node: Node, grads: list) -> list:
     """Tensor hooks on the node's outputs (or on a leaf), then retained grads."""
     if isinstance(node, AccumulateGrad):
@@ -458,7 +521,7 @@ def _tensor_pre_hooks(node: Node, grads: list) -> list:
             if t._grad is None:
                 t._grad = g if _state.enabled else g.detach().clone()
             else:
-                t._grad = t._grad + g
+                t._grad = _sum(t._grad, g)
     return grads
 
 

@@ -12,7 +12,7 @@ from collections import namedtuple
 
 from .. import _tensor as T
 from .._core import interpret
-from .forward_mode import JVPInterpreter
+from .forward_mode import JVPInterpreter, in_primal_layout
 
 UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
 
@@ -70,8 +70,9 @@ def make_dual(tensor, tangent, *, level: int | None = None):
         )
     level = _levels[-1][0]
     dual = level.below(tensor.view_as, tensor)  # a view: the primal's values, shared
-    level.set_tangent(dual, tangent)
+    level.set_tangent(dual, level.below(in_primal_layout, tangent, tensor))
     return dual
+
 
 
 def unpack_dual(tensor, *, level: int | None = None) -> UnpackedDualTensor:

@@ -224,3 +224,31 @@ class JVPInterpreter(Interpreter):
                                     geometry(base), geometry(t))
 
         self.set_tangent(base, self.below(rebase))
+
+
+def _storage_numel(t) -> int:
+    return t.untyped_storage().nbytes() // t.element_size()
+
+
+def _same_layout(tangent, primal) -> bool:
+    """Laid out alike: the same storage size and offset, and the same stride on every dim
+    longer than one (PyTorch's test for keeping a tangent as it was given)."""
+    return (tangent.storage_offset() == primal.storage_offset()
+            and _storage_numel(tangent) == _storage_numel(primal)
+            and all(a == b or n < 2 for a, b, n in
+                    zip(tangent.stride(), primal.stride(), primal.shape)))
+
+
+def in_primal_layout(tangent, primal):
+    """`tangent` itself when it is laid out as `primal`, else a copy in `primal`'s layout
+    (its strides and offset in a storage of the primal's size), as PyTorch stores it: a
+    later in-place write to the given tangent then no longer reaches the dual's. (An
+    expanded primal has no such layout to copy into: RuntimeError, as in PyTorch.) A
+    transform's wrapper (a vmap-batched value) has no storage of its own: kept as given."""
+    if tangent._is_wrapper or primal._is_wrapper or _same_layout(tangent, primal):
+        return tangent
+    from ..ops.creation import zeros
+
+    new = zeros(_storage_numel(primal), dtype=tangent.dtype, device=tangent.device)
+    new = new.as_strided(primal.shape, primal.stride(), primal.storage_offset())
+    return new.copy_(tangent)

@@ -191,6 +191,9 @@ class AccumulateGrad(Node):
     def n_outputs(self) -> int:
         return 1
 
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"  # (PyTorch's C++ name, which it prints)
+
     def _release(self) -> None:
         pass
 
@@ -291,8 +294,9 @@ def record(prim, rule, args, params, out) -> None:
                                            or out._dtype.is_complex):
         return  # an integer or bool result never requires grad (`x.int()`), as in PyTorch
     Tensor = T.Tensor
+    member = None
     if prim.__class__ is Family:  # the member's class, cached by member
-        fn = params["fn"]
+        fn = member = params["fn"]
         cls = _node_classes.get(fn)
         if cls is None:
             cls = _node_classes[fn] = node_class(prim, args, params)
@@ -311,8 +315,11 @@ def record(prim, rule, args, params, out) -> None:
     edges = []
     needs = []
     in_meta = []
+    normal = False  # (a tensor input that is not an inference tensor)
     for a in args:
         if isinstance(a, Tensor):
+            if a._vc is not None:
+                normal = True
             if a._requires_grad:
                 fn = a._grad_fn
                 if fn is not None and a._base is None and a._ag is None:
@@ -329,6 +336,11 @@ def record(prim, rule, args, params, out) -> None:
             edges.append(_NO_EDGE)
             needs.append(None)
             in_meta.append(None)
+    if not normal and not _wrapped_number(prim, member, args):
+        # PyTorch's inference tensors carry no autograd dispatch key: an op that sees no
+        # other tensor records nothing, though an input requires grad (outside inference
+        # mode; inside, grad mode is off).
+        return
     needs = tuple(needs)
     multi = out.__class__ is tuple
     if rule is MISSING:
@@ -360,6 +372,16 @@ def record(prim, rule, args, params, out) -> None:
         out._requires_grad = True
 
 
+def _wrapped_number(prim, member, args) -> bool:
+    """Whether PyTorch passes a number operand of this op (a family `member`) as a tensor
+    (`a + 1`: add's `other` is a Tensor, the number a wrapped one), which, being no
+    inference tensor, brings the autograd key an op on inference tensors alone lacks."""
+    return member is not None and prim.name == "binary" \
+        and member.name in _WRAPPED_NUMBER_OPS and any(not isinstance(a, T.Tensor) for a in args)
+
+
+_WRAPPED_NUMBER_OPS = frozenset(("add", "sub", "rsub_scalar", "mul", "div", "div_floor",
+                                 "div_trunc", "remainder_scalar"))
 _NO_EDGE = (None, 0)
 _NO_PARAMS: dict = {}  # (shared, never written: a rule's **params makes its own dict)
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from .._core import interpret
 from .._tensor import Tensor
-from ..autograd.forward_mode import JVPInterpreter
+from ..autograd.forward_mode import JVPInterpreter, in_primal_layout
 from ..ops.creation import zeros_like
 from ..utils._pytree import tree_flatten, tree_unflatten
 
@@ -55,7 +55,7 @@ def jvp(func: Callable, primals: tuple, tangents: tuple, *, strict: bool = False
             duals = []
             for p, t in zip(p_leaves, t_leaves):
                 d = level.below(p.view_as, p)
-                level.set_tangent(d, t)
+                level.set_tangent(d, level.below(in_primal_layout, t, p))
                 duals.append(d)
             out = func(*tree_unflatten(duals, spec))
             aux = None

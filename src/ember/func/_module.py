@@ -29,7 +29,12 @@ def _slot(module: Module, leaf: str) -> dict | None:
 
 
 @contextmanager
-def _swapped(module: Module, tensors: dict, *, tie_weights: bool, strict: bool):
+def _swapped(module: Module, tensors: dict, *, tie_weights: bool, strict: bool,
+             write_back: dict | None = None):
+    """`module` holding `tensors` in place of its state for the `with` block. On the way
+    out, each key of `write_back` gets the tensor the module then holds under that name (a
+    forward that reassigns a buffer, `self.steps = self.steps + 1`, updates the caller's
+    dict, as PyTorch's does), and the module gets its own tensors back."""
     state = dict(module.named_parameters(remove_duplicate=False))
     state.update(module.named_buffers(remove_duplicate=False))
     if strict:
@@ -69,6 +74,10 @@ def _swapped(module: Module, tensors: dict, *, tie_weights: bool, strict: bool):
                 slot[leaf] = t
         yield
     finally:
+        if write_back is not None:
+            held = {name: (slot.get(leaf) if slot is not None else getattr(mod, leaf, None))
+                    for name, (mod, leaf, slot, _) in zip(tensors, saved)}
+            write_back.update({k: held[k] for k in write_back if k in held})
         for mod, leaf, slot, old in reversed(saved):
             if slot is not None:
                 slot[leaf] = old
@@ -84,7 +93,9 @@ _ABSENT = object()
 def functional_call(module: Module, parameter_and_buffer_dicts, args=None, kwargs=None, *,
                     tie_weights: bool = True, strict: bool = False):
     """`module(*args, **kwargs)` with the named tensors in place of its parameters and
-    buffers (one dict, or a sequence of dicts with distinct keys)."""
+    buffers (one dict, or a sequence of dicts with distinct keys). A tensor the forward
+    assigns to one of those names is written back into a single dict given (a sequence's
+    dicts are merged into a new one first, so they are left as they were, as in PyTorch)."""
     dicts = parameter_and_buffer_dicts
     if isinstance(dicts, dict):
         merged = dict(dicts)
@@ -100,7 +111,8 @@ def functional_call(module: Module, parameter_and_buffer_dicts, args=None, kwarg
         args = ()
     elif not isinstance(args, tuple):
         args = (args,)
-    with _swapped(module, merged, tie_weights=tie_weights, strict=strict):
+    with _swapped(module, merged, tie_weights=tie_weights, strict=strict,
+                  write_back=dicts if isinstance(dicts, dict) else None):
         return module(*args, **(kwargs or {}))
 
 

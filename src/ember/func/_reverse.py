@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from .. import _grad_mode as grad_mode
 from .._core import current_interpreter
+from .._core.dispatch import transform_active
 from .._tensor import Tensor
 from ..autograd.engine import grad as _engine_grad
 from ..ops.creation import ones_like, zeros_like
@@ -110,8 +111,7 @@ def _release(t, keep: bool):
     """A result handed back to the caller: without graph unless `keep`. Under another
     transform's interpreter (vmap, jvp) it is left as it is: `detach` would also drop what
     that transform attached (a tangent)."""
-    if keep or not isinstance(t, Tensor) or not t.requires_grad or \
-            current_interpreter() is not None:
+    if keep or not isinstance(t, Tensor) or not t.requires_grad or transform_active():
         return t
     return t.detach()
 

@@ -33,6 +33,7 @@ from . import (
     softmax,
     sorting,
     sparse_functions,
+    sparse_matmul,
     special_ops,
     stats,
     ternary,
@@ -43,7 +44,8 @@ from . import (
 MODULES = (
     activation, binary, binary_extra, binary_inplace, composite, conv, copy, creation, einsum,
     fill, index, index_ops, join, linalg_ops, matmul, movement, pooling, random_ops, reduce,
-    sampling, scan, setitem, softmax, sorting, sparse_functions, stats, ternary, unary,
+    sampling, scan, setitem, softmax, sorting, sparse_functions, sparse_matmul, stats, ternary,
+    unary,
     unary_math,
     inplace_movement,
     composite_extra, special_ops, dtype_views, contractions,

@@ -167,7 +167,7 @@ def _lgamma64(x):
         out[neg] = np.log(math.pi / _sinpi_abs(xn)) - _lgamma_pos(1 - xn)
     out[np.isposinf(x)] = np.inf
     out[np.isnan(x)] = np.nan
-    return out
+    return out + 0.0  # (lgamma(1) and lgamma(2) are +0, as PyTorch's)
 
 
 def _digamma64(x):
@@ -248,7 +248,8 @@ def _bessel_i(x, nu: int, scaled: bool):
             out[big] = h * (h * acc / root)
             out[np.isinf(x)] = np.nan  # (PyTorch's value at +-inf)
     out[np.isnan(x)] = np.nan
-    return np.copysign(out, x) if nu == 1 else out
+    # (I1 is odd; at -0 it is +0, as PyTorch's sign test x < 0 leaves it)
+    return np.where(x < 0, -out, out) if nu == 1 else out
 
 
 def _i0(x):

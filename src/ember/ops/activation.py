@@ -413,16 +413,10 @@ def gelu(input: Tensor, *, approximate: str = "none") -> Tensor:
     return _run(gelu_p, input, False, _FLOAT_ONLY, "GeluKernelImpl", approximate=approximate)
 
 
-def _sigmoid_np(a):
-    e = np.exp(-np.abs(a))
-    return np.where(a < 0, e, 1) / (1 + e)
-
-
 @lowp
 def _silu_kernel(a):
-    if a.dtype.kind == "c":
-        return a / (1 + np.exp(-a))
-    return a * _sigmoid_np(a)
+    # x / (1 + e^-x), as PyTorch computes it: -0 where e^-x overflows (see _sigmoid_kernel)
+    return a / (1 + np.exp(-a))
 
 
 silu_p = unary("silu", _silu_kernel)
@@ -529,7 +523,8 @@ def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
 
 @lowp
 def _elu_kernel(a, alpha=1.0, scale=1.0, input_scale=1.0):
-    neg = alpha * np.expm1(np.minimum(a, 0) * input_scale)
+    # (a * (a <= 0), not minimum(a, 0): elu(-0) is -0, as PyTorch's expm1(-0) * alpha)
+    neg = alpha * np.expm1(a * (a <= 0) * input_scale)
     return scale * np.where(a > 0, a, neg)
 
 

@@ -83,6 +83,8 @@ defbatch(clone_p, _clone_batch)
 def clone(x: Tensor, *, memory_format=None) -> Tensor:
     """A copy with its own storage; keeps the graph (CloneBackward0)."""
     contiguous = getattr(memory_format, "name", "") == "contiguous_format"
+    if x._vc is None and not grad_mode.state.inference:
+        return _inference_copy(x, contiguous)
     out = apply(clone_p, x, contiguous=contiguous)
     # (out._np None: one example's view of a batch inside vmap, whose layout is the batch's)
     if not contiguous and out._storage is None and out._np is not None \
@@ -96,6 +98,14 @@ def clone(x: Tensor, *, memory_format=None) -> Tensor:
 
 
 def clone_contiguous(x: Tensor) -> Tensor:
+    return apply(clone_p, x, contiguous=True)
+
+
+def contiguous_copy(x: Tensor) -> Tensor:
+    """`x.contiguous()`'s copy: `clone_contiguous`, or an inference tensor's copy outside
+    inference mode as PyTorch makes it (`_inference_copy`)."""
+    if x._vc is None and not grad_mode.state.inference:
+        return _inference_copy(x, True)
     return apply(clone_p, x, contiguous=True)
 
 
@@ -145,7 +155,22 @@ def _cast(x: Tensor, dtype: dt.dtype, copy: bool = False) -> Tensor:
         warnings.warn(
             "Casting complex values to real discards the imaginary part", UserWarning,
             stacklevel=3)
+    if x._vc is None and not grad_mode.state.inference:
+        return _inference_copy(x, False, dtype)
     return apply(clone_p, x, dtype=dtype)
+
+
+def _inference_copy(x: Tensor, contiguous: bool, dtype: dt.dtype | None = None) -> Tensor:
+    """A copy (clone, cast) of an inference tensor outside inference mode, as PyTorch makes
+    it: without autograd's kernel (the tensor has no autograd key), so as its composite
+    does, a new normal tensor written by `copy_`. Its version is 1, and when `x` requires
+    grad (made so in inference mode) the copy joins the graph as CopyBackwards."""
+    from .creation import empty_strided
+
+    shape = x._shape
+    stride = contiguous_strides(shape) if contiguous else like_strides(shape, x.stride())
+    out = empty_strided(shape, stride, dtype=x._dtype if dtype is None else dtype)
+    return copy_(out, x)
 
 
 def _to_device(x: Tensor, dev: device, dtype: dt.dtype | None) -> Tensor:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy as _copy
 import math
-import numbers
 import warnings
 
 import numpy as np
@@ -18,6 +17,15 @@ from .._storage import Storage
 from .._tensor import Tensor, _make, _meta, _wrap
 from .._view import contiguous_strides, like_strides, numel, storage_extent
 from ._batching import front
+from ._nested_data import (
+    data_shape,
+    infer_dtype,
+    is_sequence,
+    nested_values,
+    refuse_string,
+    type_name,
+    values_array,
+)
 from ._scalar_value import scalar_value as _fill_value
 from .copy import cast_array
 from .registry import Family, Member, Primitive, batch_by_loop, bind, defbatch, nondifferentiable
@@ -211,6 +219,10 @@ def _eval_filled_like(prim, args: tuple, params: dict) -> Tensor:
     PyTorch lays out `*_like` results (the input is read for its shape and strides only)."""
     (input,) = args
     d, dev, fill = params["dtype"], params["device"], params["value"]
+    if "shape" in params:  # x.new_*: its own shape, `input` only says what batch it is in
+        if params["stride"] is not None:
+            return empty_strided(params["shape"], params["stride"], dtype=d, device=dev)
+        return _filled(params["shape"], fill, d, dev, False)
     shape = input._shape
     stride = like_strides(shape, input.stride(), params["memory_format"])
     if stride == contiguous_strides(shape):
@@ -228,18 +240,31 @@ def _eval_filled_like(prim, args: tuple, params: dict) -> Tensor:
     return t
 
 
-def _filled_like_meta(input, *, value, dtype, device, memory_format):
+def _filled_like_meta(input, *, value, dtype, device, memory_format=None, shape=None,
+                      stride=None):
+    if shape is not None:
+        return (shape, dtype) if stride is None else (shape, dtype, stride)
     return input._shape, dtype, like_strides(input._shape, input.stride(), memory_format)
 
 
 def _filled_like_batch(args, dims, /, **params):
-    """Like the batch (batch axis in front): inside vmap `zeros_like(x)` is one per example."""
-    return bind(filled_like_p, front(args[0], dims[0]), **params), 0
+    """Like the batch (batch axis in front): inside vmap `zeros_like(x)` is one per example,
+    and so is `x.new_zeros(3)` (PyTorch's rule), so an in-place write of a batched value
+    into it works."""
+    x = front(args[0], dims[0])
+    shape = params.get("shape")
+    if shape is not None:
+        stride = params["stride"]
+        if stride is not None:  # each example's block after the last one's
+            stride = (max(storage_extent(shape, stride, 0), 1),) + tuple(stride)
+        params = {**params, "shape": (x._shape[0],) + tuple(shape), "stride": stride}
+    return bind(filled_like_p, x, **params), 0
 
 
 # `zeros_like`, `ones_like`, `empty_like`, `full_like`: the input is an argument (read for
 # its shape and layout, never its values) so that an interpreter sees what the result is
-# shaped like: under vmap, a batched input gives a batched result.
+# shaped like: under vmap, a batched input gives a batched result. With `shape` (and
+# `stride`) it is `x.new_zeros(shape)` and its kin: the input is seen, not read at all.
 filled_like_p = Primitive("filled_like", None, _filled_like_meta, impl=_eval_filled_like)
 nondifferentiable(filled_like_p)
 defbatch(filled_like_p, _filled_like_batch)
@@ -282,181 +307,123 @@ def full_like(input: Tensor, fill_value, *, dtype=None, layout=None, device=None
 # --- from Python data ------------------------------------------------------------
 
 _NUMBER_TYPES = (bool, int, float, complex)
+_COPY_WARNING = ("To copy construct from a tensor, it is recommended to use sourceTensor.detach()."
+                 "clone() or sourceTensor.detach().clone().requires_grad_(True), rather than "
+                 "{}(sourceTensor).")
 
 
-def _number_dtype(x) -> dt.dtype:
-    """The dtype PyTorch infers for one leaf of nested data."""
-    cls = x.__class__
-    if cls is float:
-        return dt.get_default_dtype()
-    if cls is int:
-        return dt.int64
-    if isinstance(x, (bool, np.bool_)):
-        return dt.bool_
-    if isinstance(x, np.generic):
-        return dt.from_numpy(x.dtype)
-    if isinstance(x, numbers.Integral):
-        return dt.int64
-    if isinstance(x, numbers.Real):
-        return dt.get_default_dtype()
-    if isinstance(x, numbers.Complex):
-        return dt.default_complex()
-    if isinstance(x, str):
-        raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
-    raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
-
-
-def _data_shape(data) -> tuple[int, ...]:
-    """The shape, read off the first element at each depth (as PyTorch does)."""
-    shape = []
-    x = data
-    while True:
-        if isinstance(x, np.ndarray):
-            shape.extend(x.shape)
-            return tuple(shape)
-        if not isinstance(x, (list, tuple)):
-            return tuple(shape)
-        shape.append(len(x))
-        if not x:
-            return tuple(shape)
-        x = x[0]
-
-
-def _infer(data):
-    """Nested data as (nested Python numbers, shape, dtype) by PyTorch's inference.
-
-    Every leaf's dtype (Python number, NumPy scalar or array, one-element tensor)
-    is combined with `promote_types`; tensors inside lists count as numbers.
-    """
-    shape = _data_shape(data)
-    nd = len(shape)
-    found: list[dt.dtype] = []
-
-    def leaf(x):
-        if isinstance(x, Tensor):
-            if numel(x._shape) != 1:
-                raise ValueError("only one element tensors can be converted to Python scalars")
-            found.append(x._dtype)
-            return x.item()
-        if isinstance(x, (list, tuple, np.ndarray)):
-            raise TypeError(f"'{type(x).__name__}' object cannot be interpreted as a number")
-        found.append(_number_dtype(x))
-        return x.item() if isinstance(x, np.generic) else x
-
-    def walk(x, dim):
-        if dim == nd:
-            return leaf(x)
-        if isinstance(x, np.ndarray):
-            if x.shape != shape[dim:]:
-                raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} "
-                                 f"(got {x.shape[0] if x.ndim else 'a scalar'})")
-            found.append(dt.from_numpy(x.dtype))
-            return (x.astype(np.float32) if x.dtype == dt.bfloat16.np else x).tolist()
-        if not isinstance(x, (list, tuple)):
-            raise TypeError("not a sequence")
-        if len(x) != shape[dim]:
-            raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} "
-                             f"(got {len(x)})")
-        if dim == nd - 1:
-            kinds = set(map(type, x))
-            if kinds <= set(_NUMBER_TYPES):  # fast path for plain numbers
-                found.extend(_number_dtype(k()) for k in kinds)
-                return x
-        return [walk(v, dim + 1) for v in x]
-
-    values = walk(data, 0)
-    d = None
-    for f in found:
-        d = f if d is None else dt.promote_types(d, f)
-    return values, shape, (dt.get_default_dtype() if d is None else d)
+def from_data(data, dtype: dt.dtype | None, device, copy: bool) -> Tensor:
+    """PyTorch's one reader of Python data (`tensor`, `as_tensor`, `new_tensor`, `Tensor(...)`):
+    a tensor, NumPy array or DLPack exporter converted (copied when `copy`), else nested data
+    read by `_nested_data`'s rules. With `dtype` None the dtype is inferred from the data."""
+    cls = data.__class__
+    if cls is not list and cls is not tuple:
+        refuse_string(data)
+        if isinstance(data, Tensor):
+            with grad_mode.no_grad():
+                t = data.detach()
+                if copy:
+                    t = t.clone()
+                if dtype is not None or device is not None:
+                    t = t.to(device=device, dtype=dtype)
+            return t
+        if isinstance(data, np.ndarray):
+            d = dt.from_numpy(data.dtype) if dtype is None else dtype
+            if not copy and d.np == data.dtype and as_device(device).type == "cpu":
+                return from_numpy(data)
+            # keeps a permuted array's memory order, as PyTorch does
+            return _place(cast_array(np.array(data, copy=True, order="K"), d), d, device, False)
+        if hasattr(data, "__dlpack__"):
+            shared = from_dlpack(data)
+            t = shared.to(device=device, dtype=dtype) if dtype is not None or \
+                device is not None else shared
+            return t.clone() if copy and t is shared else t
+        if cls in _NUMBER_TYPES:  # fast path for a lone Python number
+            d = infer_dtype(data) if dtype is None else dtype
+            return _place(values_array(data, (), d), d, device, False)
+    shape = data_shape(data)
+    plain_rows: set = set()
+    d = infer_dtype(data, plain_rows) if dtype is None else dtype
+    if device is not None and as_device(device).type == "meta":
+        return _meta(shape, d)  # no values to read (PyTorch reads none either)
+    if numel(shape) == 0:
+        return _place(np.empty(shape, d.np), d, device, False)
+    return _place(values_array(nested_values(data, shape, d, plain_rows), shape, d), d, device,
+                  False)
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
-    """A new tensor copying `data` (nested lists, numbers, arrays, tensors)."""
+    """A new tensor copying `data` (nested sequences, numbers, arrays, tensors)."""
     _refuse_pinned(pin_memory, device)
-    dtype = dt.as_dtype(dtype)
     if isinstance(data, Tensor):
-        warnings.warn(
-            "To copy construct from a tensor, it is recommended to use sourceTensor.detach()."
-            "clone() or sourceTensor.detach().clone().requires_grad_(True), rather than "
-            "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
-        with grad_mode.no_grad():
-            t = data.detach().clone()
-            if dtype is not None or device is not None:
-                t = t.to(device=device, dtype=dtype)
-        return _finish(t, requires_grad)
-    if isinstance(data, (np.ndarray, np.generic)):
-        d = dt.from_numpy(data.dtype) if dtype is None else dtype
-        # keeps a permuted array's memory order, as PyTorch does
-        arr = cast_array(np.array(data, copy=True, order="K"), d)
-        return _place(arr, d, device, requires_grad)
-    if data.__class__ in _NUMBER_TYPES:  # fast path for a lone Python number
-        d = _number_dtype(data) if dtype is None else dtype
-        return _place(_values_array(data, (), d), d, device, requires_grad)
-    values, shape, inferred = _infer(data)
-    d = inferred if dtype is None else dtype
-    return _place(_values_array(values, shape, d), d, device, requires_grad)
-
-
-def _values_array(values, shape, d: dt.dtype) -> np.ndarray:
-    """Nested Python numbers as an array of dtype `d`, with PyTorch's overflow checks."""
-    try:
-        raw = np.array(values)
-    except OverflowError:
-        raw = np.array(values, dtype=object)
-    raw = raw.reshape(shape)
-    if raw.dtype.kind in "Ou":  # Python ints beyond int64
-        if d._kind <= 1 and d is not dt.bool_:
-            raise ValueError("Overflow when unpacking long long")
-        raw = raw.astype(np.bool_ if d is dt.bool_ else np.complex128 if d.is_complex
-                         else np.float64)
-    if raw.dtype.kind == "c" and not (d.is_complex or d is dt.bool_):
-        if d._kind == 1:
-            raise TypeError("'complex' object cannot be interpreted as an integer")
-        raise TypeError("must be real number, not complex")
-    if d._kind == 1:
-        _check_int_range(raw, d)
-        if raw.dtype.kind == "f":
-            raw = np.trunc(raw).astype(np.int64)
-    return cast_array(raw, d)
-
-
-def _check_int_range(raw: np.ndarray, d: dt.dtype) -> None:
-    if raw.size == 0 or raw.dtype.kind == "b":
-        return
-    info = np.iinfo(d.np)
-    # NOTE: PyTorch lets uint8 take -255..-1 and wraps them (tensor([-1], dtype=uint8) == 255).
-    lo = -int(info.max) if d is dt.uint8 and raw.dtype.kind != "f" else int(info.min)
-    with np.errstate(invalid="ignore"):
-        bad = ~np.isfinite(raw) if raw.dtype.kind == "f" else np.zeros((), bool)
-        if bad.any() or raw.min() < lo or raw.max() > info.max:
-            raise RuntimeError(f"value cannot be converted to type {d.name} without overflow")
+        warnings.warn(_COPY_WARNING.format("torch.tensor"), UserWarning, stacklevel=2)
+    return _finish(from_data(data, dt.as_dtype(dtype), device, copy=True), requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
     """Like `tensor`, but shares memory with a tensor or NumPy array when it can."""
     if isinstance(data, Tensor):
         return data.to(device=device, dtype=dtype) if (dtype or device) else data
-    if isinstance(data, np.ndarray) and (dtype is None or dtype.np == data.dtype) and \
-            as_device(device).type == "cpu":
-        return from_numpy(data)
-    return tensor(data, dtype=dtype, device=device)
+    return from_data(data, dt.as_dtype(dtype), device, copy=False)
 
 
-def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False) -> Tensor:
-    if copy:
-        t = tensor(obj, dtype=dtype, device=device) if not isinstance(obj, Tensor) else \
-            obj.detach().clone().to(device=device, dtype=dtype)
-    elif hasattr(obj, "__dlpack__") and not isinstance(obj, (Tensor, np.ndarray)):
+_ASARRAY_WARNED = []
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None) -> Tensor:
+    """`obj` as a tensor, sharing its memory unless `copy` or a dtype / device change asks
+    otherwise: a tensor, a NumPy array or scalar, a buffer (read as `dtype`, the default dtype
+    when none is given) or DLPack exporter; any other data is read as `tensor` reads it."""
+    dtype = dt.as_dtype(dtype)
+    t = obj if isinstance(obj, Tensor) else None
+    grad = requires_grad if requires_grad is not None else (t is not None and t.requires_grad)
+    if grad and requires_grad is None and not _ASARRAY_WARNED:
+        _ASARRAY_WARNED.append(True)
+        warnings.warn("torch.asarray: unspecified requires_grad now defaults to "
+                      "obj.requires_grad instead of False. Pass requires_grad=False explicitly "
+                      "to get the old behavior and silence this warning.", UserWarning,
+                      stacklevel=2)
+    force_copy = bool(copy)
+    if t is None and isinstance(obj, (np.ndarray, np.generic)):
+        if isinstance(obj, np.generic):
+            if copy is False:
+                raise RuntimeError("can't alias NumPy scalars. Either remove copy=False or "
+                                   "transform it in a ndarray. ")
+            t, force_copy = _share(np.array(obj), dt.from_numpy(obj.dtype)), False
+        else:
+            t = _share(obj, dt.from_numpy(obj.dtype), warn=False)
+    elif t is None and hasattr(obj, "__dlpack__"):
         t = from_dlpack(obj)
-        if dtype is not None or device is not None:
-            t = t.to(device=device, dtype=dtype)
-    else:
-        t = as_tensor(obj, dtype=dtype, device=device)
-        if copy is False and isinstance(obj, np.ndarray) and not np.shares_memory(
-                t._array(), obj):
-            raise ValueError("asarray(copy=False) would have to copy")
-    return _finish(t, requires_grad)
+    elif t is None and _has_buffer(obj):
+        t = frombuffer(obj, dtype=_dtype_or_default(dtype))
+    if t is None:
+        if copy is False:
+            raise ValueError("can't alias arbitrary sequence into a tensor.")
+        return _finish(from_data(obj, dtype, device, copy=False), grad)
+    dev = None if device is None else as_device(device)
+    wrong_device = dev is not None and dev != t.device
+    wrong_dtype = dtype is not None and dtype is not t._dtype
+    if force_copy or (copy is None and (wrong_device or wrong_dtype)):
+        t = t.to(device=dev, dtype=dtype, copy=True) if wrong_device or wrong_dtype else t.clone()
+    elif wrong_device:
+        raise ValueError(f"can't alias tensor from device '{t.device}' to '{dev}'.")
+    elif wrong_dtype:
+        from ._common import type_name as scalar_type_name
+
+        raise ValueError(f"can't alias tensor with dtype '{scalar_type_name(t._dtype)}' into "
+                         f"dtype '{scalar_type_name(dtype)}'.")
+    if not t.is_leaf:
+        return t if grad else t.detach()
+    return _finish(t, True) if grad else t.requires_grad_(False)
+
+
+def _has_buffer(obj) -> bool:
+    """Whether `obj` has the buffer protocol (bytes, bytearray, memoryview, array.array ...)."""
+    try:
+        memoryview(obj)
+    except TypeError:
+        return False
+    return True
 
 
 def from_numpy(arr: np.ndarray) -> Tensor:
@@ -467,7 +434,7 @@ def from_numpy(arr: np.ndarray) -> Tensor:
     return _share(arr, d)
 
 
-def _share(arr: np.ndarray, d: dt.dtype) -> Tensor:
+def _share(arr: np.ndarray, d: dt.dtype, warn: bool = True) -> Tensor:
     itemsize = arr.itemsize
     if any(s < 0 for s in arr.strides):
         raise ValueError(
@@ -478,7 +445,7 @@ def _share(arr: np.ndarray, d: dt.dtype) -> Tensor:
     if any(s % itemsize for s in arr.strides):
         raise ValueError("given numpy array strides not a multiple of the element byte size. "
                          "Copy the numpy array to reallocate the memory.")
-    if not arr.flags.writeable:
+    if warn and not arr.flags.writeable:
         warnings.warn(
             "The given NumPy array is not writable, and PyTorch does not support non-writable "
             "tensors. This means writing to this tensor will result in undefined behavior. You "
@@ -494,6 +461,34 @@ def _share(arr: np.ndarray, d: dt.dtype) -> Tensor:
     t = _make(Storage(flat, n * itemsize, CPU), arr.shape, stride, 0, d)
     t._np = arr
     return t
+
+
+def frombuffer(buffer, *, dtype: dt.dtype, count: int = -1, offset: int = 0,
+               requires_grad: bool = False) -> Tensor:
+    """`count` elements of `dtype` read from `buffer` starting `offset` bytes in (all that
+    fit when `count` is -1). Writes through the tensor change the buffer, as in PyTorch."""
+    try:
+        nbytes = memoryview(buffer).nbytes
+    except TypeError:
+        raise ValueError("object does not implement Python buffer protocol.") from None
+    size = dtype.itemsize
+    if nbytes == 0 or count == 0:
+        raise ValueError(f"both buffer length ({nbytes}) and count ({count}) must not be 0")
+    if offset < 0 or offset > nbytes - 1:
+        raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than "
+                         f"buffer length ({nbytes} bytes) minus 1")
+    if count < 0:
+        if (nbytes - offset) % size:
+            raise ValueError(f"buffer length ({nbytes - offset} bytes) after offset ({offset} "
+                             f"bytes) must be a multiple of element size ({size})")
+        count = (nbytes - offset) // size
+    elif offset + count * size > nbytes:
+        raise ValueError(f"requested buffer length ({count} * {size} bytes) after offset "
+                         f"({offset} bytes) must not be greater than actual buffer length "
+                         f"({nbytes} bytes)")
+    arr = np.frombuffer(buffer, dtype=np.dtype(dtype.np), count=count, offset=offset)
+    t = from_numpy(arr)
+    return t.requires_grad_(True) if requires_grad else t
 
 
 def from_dlpack(ext) -> Tensor:
@@ -643,27 +638,41 @@ def legacy_type_dtype(name: str) -> dt.dtype:
     return _LEGACY[short]
 
 
-def legacy_new(dtype: dt.dtype, *args, device=None) -> Tensor:
-    """PyTorch's `Tensor(2, 3)` (uninitialised) / `Tensor([1, 2])` (data) constructors."""
+def legacy_new(dtype: dt.dtype, *args, device=None, base: bool = False) -> Tensor:
+    """PyTorch's `Tensor(2, 3)` (uninitialised) / `Tensor([1, 2])` (data) constructors; `base`
+    for `Tensor(...)` itself, which takes a tensor of any dtype (`LongTensor(t)` does not)."""
+    from .._device import device as _device
+    from .._tensor import Size
+
     if not args:
         return empty(0, dtype=dtype, device=device)
-    if len(args) == 1 and isinstance(args[0], Tensor):
-        return args[0]
-    if len(args) == 1 and isinstance(args[0], np.ndarray):
-        return tensor(args[0], dtype=dtype, device=device)
-    if all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args):
+    if len(args) == 1:
+        a = args[0]
+        if isinstance(a, Tensor):
+            if not base and a._dtype is not dtype:
+                raise TypeError(f"expected {dtype} (got {a._dtype})")
+            return a
+        if isinstance(a, _device):
+            return empty(0, dtype=dtype, device=a)
+        if isinstance(a, Size):
+            return empty(*a, dtype=dtype, device=device)
+        if isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)):
+            return empty(a, dtype=dtype, device=device)
+        if not is_sequence(a):
+            raise TypeError(f"new(): data must be a sequence (got {type_name(type(a))})")
+        return from_data(a, dtype, device, copy=False)
+    if all(isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_))
+           for a in args):
         return empty(*args, dtype=dtype, device=device)
-    if len(args) == 1 and isinstance(args[0], (list, tuple)):
-        return tensor(args[0], dtype=dtype, device=device)
-    from .._device import device as _device
-
-    if len(args) == 1 and isinstance(args[0], _device):
-        return empty(0, dtype=dtype, device=args[0])
-    raise TypeError(f"new(): invalid arguments {args!r}")
+    got = ", ".join(type_name(type(a)) for a in args)
+    raise TypeError(f"new() received an invalid combination of arguments - got ({got}), but "
+                    "expected one of: (*, torch.device device = None), (Tensor other), "
+                    "(tuple of ints size, *, torch.device device = None), "
+                    "(object data, *, torch.device device = None)")
 
 
 def legacy_tensor_new(cls, *args, **kwargs):
-    t = legacy_new(dt.get_default_dtype(), *args, device=kwargs.get("device"))
+    t = legacy_new(dt.get_default_dtype(), *args, device=kwargs.get("device"), base=True)
     if cls is not Tensor:
         return cls._make_subclass(cls, t) if hasattr(cls, "_make_subclass") else t
     return t
@@ -694,41 +703,51 @@ def deepcopy_tensor(t: Tensor, memo) -> Tensor:
 
 
 def new_tensor(self: Tensor, data, *, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return tensor(data, dtype=self._dtype if dtype is None else dtype,
-                  device=self.device if device is None else device, requires_grad=requires_grad)
+    """A copy of `data` with `self`'s dtype and device unless given (no dtype inference)."""
+    if isinstance(data, Tensor):
+        warnings.warn(_COPY_WARNING.format("tensor.new_tensor"), UserWarning, stacklevel=2)
+    d = self._dtype if dtype is None else dt.as_dtype(dtype)
+    t = from_data(data, d, self.device if device is None else device, copy=True)
+    return _finish(t, requires_grad)
 
 
-def _new_filled(fn):
+def _new(self: Tensor, shape, value, dtype, device, requires_grad, stride=None) -> Tensor:
+    d = self._dtype if dtype is None else dt.as_dtype(dtype)
+    dev = self.device if device is None else as_device(device)
+    return _finish(bind(filled_like_p, self, shape=shape, value=value, dtype=d, device=dev,
+                        stride=stride), requires_grad)
+
+
+def _new_filled(fill, name: str):
     def new(self: Tensor, *size, dtype=None, device=None, requires_grad=False, **kw) -> Tensor:
-        return fn(*size, dtype=self._dtype if dtype is None else dtype,
-                  device=self.device if device is None else device, requires_grad=requires_grad)
+        return _new(self, _sizes(size, name), fill, dtype, device, requires_grad)
 
     return new
 
 
 def new_full(self: Tensor, size, fill_value, *, dtype=None, device=None,
              requires_grad=False) -> Tensor:
-    return full(size, fill_value, dtype=self._dtype if dtype is None else dtype,
-                device=self.device if device is None else device, requires_grad=requires_grad)
+    d = self._dtype if dtype is None else dt.as_dtype(dtype)
+    return _new(self, _sizes((size,), "full"), _fill_value(fill_value, d), d, device,
+                requires_grad)
 
 
 def new_empty_strided(self: Tensor, size, stride, *, dtype=None, device=None,
                       requires_grad=False) -> Tensor:
-    return empty_strided(size, stride, dtype=self._dtype if dtype is None else dtype,
-                         device=self.device if device is None else device,
-                         requires_grad=requires_grad)
+    return _new(self, tuple(size), None, dtype, device, requires_grad, tuple(stride))
 
 
 TENSOR_METHODS = {
-    "new_tensor": new_tensor, "new_zeros": _new_filled(zeros), "new_ones": _new_filled(ones),
-    "new_empty": _new_filled(empty), "new_full": new_full,
+    "new_tensor": new_tensor, "new_zeros": _new_filled(0, "zeros"),
+    "new_ones": _new_filled(1, "ones"), "new_empty": _new_filled(None, "empty"),
+    "new_full": new_full,
     "new_empty_strided": new_empty_strided,
     "new": lambda self, *args, **kw: legacy_new(self._dtype, *args, device=self.device),
 }
 
 __all__ = [
-    "tensor", "as_tensor", "asarray", "from_numpy", "from_dlpack", "zeros", "ones", "empty",
-    "full", "empty_strided", "scalar_tensor", "zeros_like", "ones_like", "empty_like",
+    "tensor", "as_tensor", "asarray", "from_numpy", "frombuffer", "from_dlpack", "zeros", "ones",
+    "empty", "full", "empty_strided", "scalar_tensor", "zeros_like", "ones_like", "empty_like",
     "full_like", "arange", "linspace", "logspace", "eye",
 ]
 _ = contiguous_strides

@@ -19,10 +19,9 @@ from .._tensor import Tensor
 from .._view import broadcast_shapes, wrap_dim
 from . import movement
 from ._batching import batch_size, front, loop, pad_front
-from ._common import has_values, same_meta, write_out
+from ._common import has_values, same_meta, type_name, write_out
 from .index_key import (
     TENSOR_SLOT,
-    _is_int,
     _on,
     check_value_shape,
     flat_key,
@@ -97,6 +96,8 @@ def _index_kernel(a, idx=None, *, key, select=False):
         return a.copy() if a.ndim == 0 else np.take(a, idx.reshape(-1), axis=len(key) - 1)
     if idx is None:
         return a[key].copy()  # a basic key makes a view: copy it
+    if a.size == 0 and idx.dtype != np.bool_:  # (nothing is read: PyTorch checks no bounds)
+        return np.empty(key_shape(a.shape, key, idx.shape), a.dtype)
     axis = _take_axis(key, idx)
     if axis is not None:
         return np.take(a, idx, axis=axis)
@@ -217,7 +218,7 @@ def _as_tensor(a: np.ndarray) -> Tensor:
 
 
 def getitem(x: Tensor, key) -> Tensor:
-    if x.ndim == 0 and _is_int(key):
+    if x.ndim == 0 and isinstance(key, (int, np.integer)) and not isinstance(key, bool):
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                          "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
     view, adv = plan(x, key)
@@ -235,6 +236,8 @@ def _index_put_kernel(a, v, idx=None, *, key, accumulate, shape=None):
         out = np.zeros(shape, dtype=v.dtype)
     else:
         out = a.copy(order="K")  # PyTorch keeps the input's layout here
+    if out.size == 0:  # (nothing is written: PyTorch checks no bounds)
+        return out
     npkey = np_key(key, idx)
     if accumulate and _unique_key(npkey):
         out[npkey] += v  # each position is picked once: nothing to accumulate
@@ -315,20 +318,29 @@ def _index_put_args(x: Tensor, indices, values):
         if not isinstance(i, Tensor):
             raise TypeError(f"expected Tensor as element {j} in argument 1, but got "
                             f"{type(i).__name__}")
-        if i._dtype._kind not in (0, 1):
+    masks = [i._dtype in (dt.uint8, dt.bool_) for i in items]
+    given = sum(i.ndim if m else 1 for i, m in zip(items, masks))
+    if given > x.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {x.ndim} (got {given})")
+    for i in items:
+        if i._dtype not in (dt.int64, dt.int32, dt.uint8, dt.bool_):
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if not any(masks) and any(x._shape[j] == 0 and i.numel() for j, i in enumerate(items)):
+        raise IndexError("index is out of bounds for dimension with size 0")
     if isinstance(values, Tensor) and values._dtype is not x._dtype:
         raise RuntimeError(
             "Index put requires the source and destination dtypes match, got "
             f"{tn(x._dtype)} for the destination and {tn(values._dtype)} for the source.")
     values = value_tensor(values, x)
     if x.ndim:  # (the indices are tensors: no view is taken)
-        view, adv = plan(x, items)
+        view, adv = plan(x, items, tensor_ints=False)
         key, idx = adv if adv is not None else (None, None)
         if key is None:  # no index: every element
             key, target = (Ellipsis,), x._shape
         elif x.device.type == "meta":
             return values, key, idx
+        elif x.numel() == 0 and idx._dtype is not dt.bool_:
+            target = key_shape(x._shape, key, idx._shape)
         else:
             target = probe(x._shape)[np_key(key, idx._array())].shape
     else:  # a 0-d bool mask would take a view: as one index array per dim of x instead
@@ -358,6 +370,8 @@ def index_put_(input: Tensor, indices, values, accumulate: bool = False) -> Tens
 def _gather_kernel(a, idx, *, dim):
     if a.ndim == 0:  # every index is 0 (checked): the one value, in the index's shape
         return np.broadcast_to(a, idx.shape).copy()
+    if idx.ndim == 0:  # (a 0-d index into a 1-d input: one element, kept 0-d)
+        return _gather_kernel(a, idx.reshape(1), dim=dim).reshape(())
     if idx.shape != a.shape:
         # take_along_axis wants equal sizes off `dim`; gather reads only the first ones.
         a = a[tuple(slice(0, n) if i != dim else slice(None) for i, n in enumerate(idx.shape))]
@@ -427,6 +441,8 @@ def scatter_target(a, idx, dim):
     """(target array, key, index shape) for writing along `dim`; 0-d made 1-d."""
     if a.ndim == 0:
         return a.reshape(1), (idx.reshape(-1),), idx.reshape(-1).shape
+    if idx.ndim == 0:  # (a 0-d index into a 1-d target: PyTorch reads it as one element)
+        idx = idx.reshape(1)
     return a, scatter_grid(idx, dim), idx.shape
 
 
@@ -531,34 +547,44 @@ def scatter_into_zeros(shape, dim: int, idx: Tensor, src: Tensor) -> Tensor:
 
 
 def check_gather_index(name: str, input: Tensor, dim: int, index: Tensor, src=None) -> None:
-    """PyTorch's checks on a gather / scatter index: dtype, rank, sizes, bounds."""
+    """PyTorch's checks on a gather / scatter index, in its order: dtype, rank and sizes
+    (none of them for an empty index), then bounds. Every scatter variant's messages say
+    'scatter'."""
     if not isinstance(index, Tensor):
         raise TypeError(f"{name}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    gathering = name == "gather"
+    if index.numel() == 0:
+        return
     if index._dtype is not dt.int64 and index._dtype is not dt.int32:
-        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+        raise RuntimeError(f"{'gather' if gathering else 'scatter'}(): Expected dtype "
+                           "int32/int64 for index")
+    if isinstance(src, Tensor) and src._dtype is not input._dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     nd = max(input.ndim, 1)
     if max(index.ndim, 1) != nd:
         raise RuntimeError(
             "Index tensor must have the same number of dimensions as "
-            f"{'input' if name == 'gather' else 'self'} tensor")
-    if index.numel() == 0:
-        return
+            f"{'input' if gathering else 'self'} tensor")
     ishape = index._shape or (1,)
     sshape = input._shape or (1,)
-    for i, (a, b) in enumerate(zip(ishape, sshape)):
-        if i != dim and a > b:
-            raise RuntimeError(
-                f"Size does not match at dimension {i} expected index {list(index._shape)} to "
-                f"be no larger than self {list(input._shape)} apart from dimension {dim}")
-    if src is not None:
-        if max(src.ndim, 1) != nd:
+    if gathering:
+        for i, (a, b) in enumerate(zip(ishape, sshape)):
+            if i != dim and a > b:
+                raise RuntimeError(
+                    f"Size does not match at dimension {i} expected index {list(index._shape)}"
+                    f" to be no larger than self {list(input._shape)} apart from dimension "
+                    f"{dim}")
+    else:
+        if src is not None and max(src.ndim, 1) != nd:
             raise RuntimeError("Index tensor must have the same number of dimensions as src "
                                "tensor")
-        for i, (a, b) in enumerate(zip(ishape, src._shape or (1,))):
-            if a > b:
-                raise RuntimeError(
-                    f"Size does not match at dimension {i} expected index {list(index._shape)} "
-                    f"to be no larger than src {list(src._shape)}")
+        wrong = any(i != dim and a > b for i, (a, b) in enumerate(zip(ishape, sshape))) or \
+            src is not None and any(a > b for a, b in zip(ishape, src._shape or (1,)))
+        if wrong:
+            also = "" if src is None else \
+                f" and to be no larger size than src {list(src._shape)}"
+            raise RuntimeError(f"Expected index {list(index._shape)} to be no larger than self "
+                               f"{list(input._shape)} apart from dimension {dim}{also}")
     if index.device.type == "cpu" and has_values(index):
         arr = index._array()
         n = sshape[dim]
@@ -580,18 +606,20 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None, *,
     """Values along `dim` at `indices` (broadcast against `input` off `dim`), as in NumPy."""
     if dim is None:
         return write_out(gather(input.reshape(-1), 0, indices.reshape(-1)), out)
-    if indices._dtype is not dt.int64:
-        raise RuntimeError("torch.take_along_dim(): dtype of indices should be int64 but got "
-                           f"{indices._dtype!r}")
     if input.ndim != indices.ndim:
         raise RuntimeError("torch.take_along_dim(): input and indices should have the same "
                            f"number of dimensions, but got {input.ndim} dimensions for input, "
                            f"and {indices.ndim} dimensions for indices")
+    if indices._dtype is not dt.int64:
+        raise RuntimeError("torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{type_name(indices._dtype)}")
     d = wrap_dim(dim, max(input.ndim, 1))
+    if input.ndim == 0:
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
     shape_i = list(indices._shape)
     shape_x = list(input._shape)
     shape_i[d] = shape_x[d] = 1
-    common = broadcast_shapes(shape_i, shape_x)
+    common = broadcast_shapes(shape_x, shape_i)
     x_shape = common[:d] + (input._shape[d],) + common[d + 1:]
     i_shape = common[:d] + (indices._shape[d],) + common[d + 1:]
     return write_out(gather(input.expand(x_shape), d, indices.expand(i_shape)), out)

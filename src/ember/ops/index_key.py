@@ -72,13 +72,15 @@ def _items(key) -> tuple:
     return (key,)
 
 
-def _is_int(k) -> bool:
+def _is_int(k, tensor_ints: bool = True) -> bool:
+    """An integer key (a view: select); with `tensor_ints`, a 0-d integer tensor too (as
+    PyTorch reads one in a key; index_put's indices are index tensors, even 0-d ones)."""
     if isinstance(k, (int, np.integer)) and not isinstance(k, bool):
         return True
     if isinstance(k, (Tensor, np.ndarray)) and k.ndim == 0:
         d = k.dtype
         if isinstance(k, Tensor):
-            return d._kind == 1 and d is not dt.uint8
+            return tensor_ints and d._kind == 1 and d is not dt.uint8
         return d.kind in "iu" and d != np.uint8  # (a uint8 array is a mask, as in PyTorch)
     return False
 
@@ -96,7 +98,7 @@ def _index_tensor(k) -> Tensor:
                 with grad_mode.no_grad():
                     return k.to(dt.bool_)
             return k
-        if d._kind != 1:
+        if d is not dt.int64 and d is not dt.int32:
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         return k
     if isinstance(k, np.ndarray):
@@ -140,7 +142,7 @@ def _specified_dims(items) -> int:
     return n
 
 
-def plan(x: Tensor, key):
+def plan(x: Tensor, key, tensor_ints: bool = True):
     """Apply the basic part of `key` to `x` as views; return (view, advanced part).
 
     With no advanced part that is None, else (static key, index): the static key is a
@@ -154,6 +156,7 @@ def plan(x: Tensor, key):
     if specified > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
     view, dim, idx = x, 0, {}
+    indexed = 0  # index tensors so far: PyTorch's bounds messages count them, not the dims
     for pos, k in enumerate(items):
         if k.__class__ is slice:
             view = _slice(view, dim, k)
@@ -167,7 +170,7 @@ def plan(x: Tensor, key):
             view = movement.unsqueeze(view, dim)
             idx[dim] = _wrap(np.zeros(1 if k else 0, np.int64))
             dim += 1
-        elif _is_int(k):
+        elif _is_int(k, tensor_ints):
             i = int(k)
             n = view._shape[dim]
             if i < -n or i >= n:
@@ -183,14 +186,21 @@ def plan(x: Tensor, key):
                     _check_mask(view, t._shape, dim)
                 idx[dim] = t
                 dim += max(t.ndim, 1)
+                indexed += max(t.ndim, 1)
                 continue
             n = view._shape[dim]
-            if t._storage is None or t._storage.device.type == "cpu":
+            if n == 0 and t.numel():
+                if t.ndim == 0 and t.device.type == "cpu":  # (worded as for an integer)
+                    raise _index_error(int(t.item()), indexed, 0)
+                raise IndexError("index is out of bounds for dimension with size 0")
+            # (PyTorch checks the bounds as it reads: not at all when the result is empty)
+            if view.numel() and (t._storage is None or t._storage.device.type == "cpu"):
                 arr = t._np if t._np is not None else t._array()
                 if arr.size and (arr.max() >= n or arr.min() < -n):
-                    raise _index_error(int(arr[(arr >= n) | (arr < -n)].flat[0]), dim, n)
+                    raise _index_error(int(arr[(arr >= n) | (arr < -n)].flat[0]), indexed, n)
             idx[dim] = t
             dim += 1
+            indexed += 1
         else:
             name = type(k).__name__
             if isinstance(k, str):

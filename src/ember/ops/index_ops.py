@@ -20,6 +20,7 @@ from .. import _grad_mode as grad_mode
 from .._core import data_dependent
 from .._tensor import Tensor
 from .._view import broadcast_shapes, wrap_dim
+from . import index_checks as checks
 from ._batching import batch_size, front, loop, pad_front
 from ._common import _SELECT_MIN, broadcast_errors, same_meta, select, type_name, write_out
 from ._inplace_kernel import disjoint_or_same, writes_into
@@ -98,30 +99,6 @@ def _fill_value(value, d: dt.dtype, name: str):
     return scalar_value(value, d)
 
 
-def _index_vector(name: str, index: Tensor, x: Tensor, dim: int, *, err=RuntimeError,
-                  prefix: str = "", negative_ok: bool = False) -> Tensor:
-    """Validate a 1-D (or 0-d) index into dim `dim` of `x`; PyTorch's messages.
-
-    `err=None` raises index_select's IndexError("index out of range in self").
-    """
-    if not isinstance(index, Tensor):
-        raise TypeError(f"{name}(): argument 'index' must be Tensor, not {type(index).__name__}")
-    if index._dtype is not dt.int64 and index._dtype is not dt.int32:
-        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
-    if index.ndim > 1:
-        raise IndexError(f"{name}(): Index is supposed to be a vector")
-    if index.device.type == "cpu" and index.numel():
-        n = x._shape[dim] if x.ndim else 1
-        arr = index._array()
-        lo = -n if negative_ok else 0
-        if arr.min() < lo or arr.max() >= n:
-            bad = int(arr[(arr < lo) | (arr >= n)].flat[0])
-            if err is None:
-                raise IndexError("index out of range in self")
-            raise err(f"{prefix}index {bad} is out of bounds for dimension {dim} with size {n}")
-    return index
-
-
 # --- index_select / index_add / index_copy / index_fill -----------------------------------
 
 def index_add_zeros(shape, dim, idx, src):
@@ -137,21 +114,20 @@ def index_add_zeros(shape, dim, idx, src):
 
 def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
     """The slices of `input` along `dim` at the positions in 1-D `index`."""
-    d = wrap_dim(dim, max(input.ndim, 1))
-    if isinstance(index, Tensor):
-        if input.ndim >= 2 and input._shape[d] == 0 and index.numel():
-            raise RuntimeError("index_select(): self indexing axis dim should be positive")
-        if input.ndim == 0 and index.numel() != 1:
-            raise RuntimeError("index_select(): Index to scalar can have only 1 value, got "
-                               f"{index.numel()} value(s)")
-    _index_vector("index_select", index, input, d, err=None)
+    d = checks.index_select(input, dim, index)
     return write_out(apply(index_p, input, index, key=(slice(None),) * d + (TENSOR_SLOT,),
                            select=True), out)
 
 
 def _index_copy_kernel(a, idx, src, *, dim, accumulate=False, alpha=1, fill=False):
     out = a.copy(order="K" if fill else "C")  # (index_fill keeps the input's layout)
-    if accumulate:
+    if out.size == 0:  # (no slice to write: PyTorch reads no index either)
+        return out
+    if accumulate and out.dtype == np.bool_:  # (a bool sum is a logical or)
+        key = ... if a.ndim == 0 else _key(dim, idx.reshape(-1))
+        np.logical_or.at(out, key, np.reshape(np.asarray(src, bool) & bool(alpha),
+                                              () if a.ndim == 0 else np.shape(src)))
+    elif accumulate:
         if a.ndim == 0:
             out += np.reshape(src, ()) * alpha
         else:
@@ -230,55 +206,32 @@ def _alpha(t: Tensor, alpha) -> Tensor:
     return t if alpha == 1 else t * alpha
 
 
-def _source_args(name: str, x: Tensor, dim, index: Tensor, source: Tensor, prefix=""):
-    d = wrap_dim(dim, max(x.ndim, 1))
-    _index_vector(name, index, x, d, err=IndexError if prefix else RuntimeError, prefix=prefix)
-    # (PyTorch's checks on 0-d operands, in its order, which the fuzzer found missing)
-    if prefix and source.ndim == 0 and index.numel() != 1:
-        raise IndexError(f"{prefix}When source is scalar, index should have one element "
-                         f"(got {index.numel()})")
-    if source._dtype is not x._dtype:
-        raise RuntimeError(f"{name}(): self ({type_name(x._dtype)}) and source "
-                           f"({type_name(source._dtype)}) must have the same scalar type")
-    if not prefix and x.ndim == 0 and index.numel() == 0:
-        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
-    if x.ndim and source.ndim:
-        want = x._shape[:d] + (index.numel(),) + x._shape[d + 1:]
-        if source._shape != want:
-            raise RuntimeError(
-                "source tensor shape must match self tensor shape, excluding the specified "
-                f"dimension. Got self.shape = {list(x._shape)} source.shape = "
-                f"{list(source._shape)}")
-    return d
-
-
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1,
               out=None) -> Tensor:
     """`input` with `alpha * source` added at `index` along `dim` (repeats accumulate)."""
-    d = _source_args("index_add_", input, dim, index, source)
+    d = checks.index_add(input, dim, index, source, alpha)
     return write_out(apply(index_copy_p, input, index, source, dim=d, accumulate=True,
                            alpha=alpha), out)
 
 
 def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
-    d = _source_args("index_add_", self, dim, index, source)
+    d = checks.index_add(self, dim, index, source, alpha)
     return apply_(index_copy_p, self, index, source, dim=d, accumulate=True, alpha=alpha)
 
 
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor, *, out=None) -> Tensor:
     """`input` with the slices at `index` along `dim` replaced by `source`'s."""
-    d = _source_args("index_copy_", input, dim, index, source, prefix="index_copy_(): ")
+    d = checks.index_copy(input, dim, index, source)
     return write_out(apply(index_copy_p, input, index, source, dim=d), out)
 
 
 def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
-    d = _source_args("index_copy_", self, dim, index, source, prefix="index_copy_(): ")
+    d = checks.index_copy(self, dim, index, source)
     return apply_(index_copy_p, self, index, source, dim=d)
 
 
 def _index_fill_args(x: Tensor, dim, index: Tensor, value):
-    d = wrap_dim(dim, max(x.ndim, 1))
-    _index_vector("index_fill_", index, x, d, err=IndexError, negative_ok=True)
+    d = checks.index_fill(x, dim, index)
     return d, _fill_value(value, x._dtype, "index_fill_")
 
 
@@ -436,12 +389,10 @@ _REDUCES = ("sum", "prod", "mean", "amax", "amin")
 
 def _scatter_args(name: str, x: Tensor, dim, index: Tensor, src):
     d = wrap_dim(dim, max(x.ndim, 1))
-    if isinstance(src, Tensor):
-        if src._dtype is not x._dtype:
-            raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
-        check_gather_index(name, x, d, index, src)
-    else:
-        check_gather_index(name, x, d, index)
+    if isinstance(src, Tensor) and src._dtype is not x._dtype and (
+            not isinstance(index, Tensor) or index.numel() == 0):
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    check_gather_index(name, x, d, index, src if isinstance(src, Tensor) else None)
     return d
 
 
@@ -720,18 +671,30 @@ def masked_scatter_(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
 
 def take(input: Tensor, index: Tensor) -> Tensor:
     """`input` read as 1-D at `index` (result has index's shape)."""
-    if not isinstance(index, Tensor) or index._dtype is not dt.int64:
-        raise RuntimeError("take(): Expected a long tensor for index, but got "
-                           f"{getattr(index, 'dtype', type(index).__name__)}")
-    n = input.numel()
-    if index.device.type == "cpu" and index.numel():
-        arr = index._array()
-        if arr.min() < -n or arr.max() >= n:
-            bad = int(arr[(arr < -n) | (arr >= n)].flat[0])
-            raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
-                             "elements.")
+    checks.take(input, index)
     flat = input if input.ndim == 1 else input.reshape(-1)
     return apply(index_p, flat, index, key=(TENSOR_SLOT,))
+
+
+def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """`input` read as 1-D with `source`'s values written (or, with `accumulate`, added) at
+    `index`; negative indices count from the end."""
+    checks.put(input, index, source)
+    if index.numel() == 0:
+        return input.clone()
+    n = input.numel()
+    idx = index.reshape(-1)
+    idx = where(idx < 0, idx + n, idx)
+    r = apply(index_copy_p, input.reshape(-1), idx, source.reshape(-1), dim=0,
+              accumulate=bool(accumulate))
+    return r.reshape(input._shape)
+
+
+def put_(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    checks.put(self, index, source)
+    if index.numel() == 0:
+        return self
+    return self.copy_(put(self, index, source, accumulate))
 
 
 TENSOR_METHODS = {
@@ -742,9 +705,10 @@ TENSOR_METHODS = {
     "scatter_reduce": scatter_reduce, "scatter_reduce_": scatter_reduce_,
     "masked_fill": masked_fill, "masked_fill_": masked_fill_, "masked_select": masked_select,
     "masked_scatter": masked_scatter, "masked_scatter_": masked_scatter_, "take": take,
+    "put": put, "put_": put_,
 }
 
 __all__ = [
     "index_select", "index_add", "index_copy", "index_fill", "scatter", "scatter_add",
-    "scatter_reduce", "masked_fill", "masked_select", "masked_scatter", "take",
+    "scatter_reduce", "masked_fill", "masked_select", "masked_scatter", "take", "put",
 ]

@@ -16,11 +16,13 @@ from .. import _dtype as dt
 from .._tensor import Tensor
 from .._view import broadcast_shapes, numel
 from ..amp.autocast_mode import cast_for
+from . import sparse_matmul
 from ._batching import batch_size, batched, front
 from ._common import type_name, write_out
 from ._parallel import blas
 from .movement import unsafe_view
 from .registry import Primitive, apply, apply_, bind, defbatch, defjvp, defvjp
+from .sparse_tensor import SparseTensor
 
 _LOW = (np.dtype(np.float16), dt.bfloat16.np)
 
@@ -316,10 +318,15 @@ def _inner_mismatch(a: Tensor, b: Tensor) -> RuntimeError:
 
 # --- matmul / mm / bmm / mv / dot / vdot --------------------------------------------------
 
+def _sparse(a, b) -> bool:
+    """Whether an operand is a sparse COO tensor (those products: `sparse_matmul.py`)."""
+    return a.__class__ is SparseTensor or b.__class__ is SparseTensor
+
+
 def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """Matrix product with PyTorch's rules for 1-D operands and broadcast batch dims."""
-    if input.__class__ is not Tensor and getattr(input, "is_sparse", False):
-        return input.matmul(other)
+    if _sparse(input, other):
+        return sparse_matmul.matmul(input, other, out=out)
     input, other = cast_for("lower", input, other)
     _check_matmul(input, other)
     k_b = other._shape[0] if other.ndim == 1 else other._shape[-2]
@@ -347,8 +354,8 @@ def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
 
 def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
     """Product of two matrices (no broadcasting)."""
-    if input.__class__ is not Tensor and getattr(input, "is_sparse", False):
-        return input.mm(mat2)
+    if _sparse(input, mat2):
+        return sparse_matmul.mm(input, mat2, out=out)
     input, mat2 = cast_for("lower", input, mat2)
     _check(input, mat2, "mm")
     if input.ndim != 2 or mat2.ndim != 2:
@@ -374,6 +381,8 @@ def bmm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
 
 def mv(input: Tensor, vec: Tensor, *, out=None) -> Tensor:
     """Matrix-vector product."""
+    if _sparse(input, vec):
+        return sparse_matmul.mv(input, vec, out=out)
     _check(input, vec, "mv")
     if input.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(
@@ -481,15 +490,18 @@ def _addmm_grad2(g, m1, m2, batch_sum):
 # addmm, addmv, baddbmm, addbmm and addr are one fused primitive: beta * input + alpha *
 # product, the product picked by the operands' ranks (and `batch_sum` for addbmm, which
 # sums baddbmm's batch); the ranks name the node as PyTorch does.
-# (indexed by the operands' ranks, r1 + 2 r2: addr 3, addmv 4, addmm 6, baddbmm 9)
-_ADDMM_NAMES = ("", "", "", "AddrBackward0", "AddmvBackward0", "", "AddmmBackward0", "", "",
-                "BaddbmmBackward0")
-
-
 def _addmm_name(args, params) -> str:
+    """The node PyTorch's kernel for these operand ranks makes: a vector first is addr, a
+    vector second addmv, two matrices addmm, anything batched baddbmm. (Under vmap the
+    operands are the batched ones the batch rule binds, of any rank.)"""
     if "batch_sum" in params:
         return "AddbmmBackward0"
-    return _ADDMM_NAMES[len(args[1]._shape) + 2 * len(args[2]._shape)]
+    r1, r2 = len(args[1]._shape), len(args[2]._shape)
+    if r1 == 1:
+        return "AddrBackward0"
+    if r2 == 1:
+        return "AddmvBackward0"
+    return "AddmmBackward0" if r1 == r2 == 2 else "BaddbmmBackward0"
 
 
 addmm_p = Primitive("addmm", _addmm_kernel, _addmm_meta, grad_name=_addmm_name)
@@ -506,15 +518,17 @@ defvjp(
 
 def _addmm_jvp(primals, tangents, out, *, beta, alpha, batch_sum=False):
     """Linear in input, bilinear in (m1, m2): each product term is one more addmm, the
-    input's tangent riding on the first (beta = 0 where it has none)."""
+    input's tangent riding on the first (beta = 0 where it has none: the input, detached,
+    only gives the shape, so the tangent does not depend on it, as in PyTorch)."""
     inp, m1, m2 = primals
     ti, t1, t2 = tangents
     t = None
     for x1, x2 in ((t1, m2), (m1, t2)):
         if x1 is None or x2 is None:
             continue
-        u = bind(addmm_p, inp if ti is None else ti, x1, x2, beta=0 if ti is None else beta,
-                 alpha=alpha, **({"batch_sum": True} if batch_sum else {}))
+        u = bind(addmm_p, inp.detach() if ti is None else ti, x1, x2,
+                 beta=0 if ti is None else beta, alpha=alpha,
+                 **({"batch_sum": True} if batch_sum else {}))
         ti = None
         t = u if t is None else t + u
     if ti is not None:
@@ -628,11 +642,15 @@ def _addmm(input, mat1, mat2, beta, alpha, out, inplace):
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """beta * input + alpha * (mat1 @ mat2), one fused primitive (AddmmBackward0)."""
+    if _sparse(input, mat1) or mat2.__class__ is SparseTensor:
+        return sparse_matmul.addmm(input, mat1, mat2, beta=beta, alpha=alpha, out=out)
     input, mat1, mat2 = cast_for("lower", input, mat1, mat2)
     return _addmm(input, mat1, mat2, beta, alpha, out, False)
 
 
 def addmm_(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    if _sparse(self, mat1) or mat2.__class__ is SparseTensor:
+        return sparse_matmul.addmm_(self, mat1, mat2, beta=beta, alpha=alpha)
     return _addmm(self, mat1, mat2, beta, alpha, None, True)
 
 

@@ -406,9 +406,8 @@ def select(x: Tensor, dim: int, index: int) -> Tensor:
     n = x._shape[d]
     index = int(index)
     if index < -n or index >= n:
-        raise IndexError(
-            f"index {index} is out of bounds for dimension {d} with size {n}"
-        )
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(x._shape)} at dimension {d}")
     if index < 0:
         index += n
     return bind(view_p, x, fn=V_SELECT, dim=d, index=index)
@@ -460,6 +459,9 @@ def as_strided(x: Tensor, size, stride, storage_offset=None) -> Tensor:
 
 
 def unbind(x: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+    if x.ndim == 0:
+        d = wrap_dim(dim, 1)  # (as PyTorch wraps a dim of a 0-d tensor, then reads its size)
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
     d = wrap_dim(dim, x.ndim)
     return mark_multi_output(tuple(select(x, d, i) for i in range(x._shape[d])), "Unbind")
 
@@ -542,9 +544,9 @@ def contiguous(x: Tensor, memory_format=None) -> Tensor:
         return to_memory_format(x, memory_format)
     if x.is_contiguous():
         return x
-    from .copy import clone_contiguous
+    from .copy import contiguous_copy
 
-    return clone_contiguous(x)
+    return contiguous_copy(x)
 
 
 TENSOR_METHODS = {

@@ -119,15 +119,10 @@ def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1,
 
 
 def check_embedding_indices(weight: Tensor, indices: Tensor) -> None:
-    """PyTorch's dtype and range checks on embedding indices."""
-    if indices.dtype not in (dt.int64, dt.int32):
-        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
-                           "following scalar types: Long, Int; but got "
-                           f"{indices.type()} instead (while checking arguments for embedding)")
-    if indices.device.type == "cpu" and indices.numel():
-        a = indices.numpy()
-        if a.min() < 0 or a.max() >= weight.shape[0]:
-            raise IndexError("index out of range in self")
+    """PyTorch's checks on embedding's weight and indices (index_select's along dim 0)."""
+    from . import index_checks
+
+    index_checks.embedding(weight, indices)
 
 
 # --- nll_loss -------------------------------------------------------------------------

@@ -492,14 +492,17 @@ def _no_complex_values(x: Tensor, kernel: str) -> None:
 
 def _extreme_values(largest: bool, name: str):
     def op(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
-        dims = norm_dims(dim, input.ndim)
         if input.numel() == 0 and (dim is None or not isinstance(dim, int) and len(dim) == 0):
             raise RuntimeError(
                 f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                 "Specify the reduction dim with the 'dim' argument.")
-        for d in dims if input.ndim else ():  # (PyTorch checks the sizes before the dtype)
-            if input._shape[d] == 0:
+        # PyTorch checks each dim as given, in order, for a zero size before anything else
+        # (ranges of later dims, repeats, the dtype), and names it as given
+        given = () if not input.ndim else (dim,) if isinstance(dim, int) else tuple(dim or ())
+        for d in given:
+            if input._shape[wrap_dim(d, input.ndim)] == 0:
                 raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+        dims = norm_dims(dim, input.ndim)
         _no_complex_values(input, f"{name[1:]}_values_cpu")
         return write_out(apply(reduce_p, input, fn=AMAX if largest else AMIN, dims=dims,
                                keepdim=keepdim), out)

@@ -265,7 +265,8 @@ def _eval_inplace(iprim: InplacePrimitive, args: tuple, params: dict) -> Tensor:
 class UpdatePrimitive(Primitive):
     """A fused in-place update of several tensors (an optimizer step): the kernel writes
     into the inputs at positions `writes` and returns nothing. Not differentiable; run on
-    CPU float tensors of one dtype (the caller checks), otherwise composed from ops."""
+    CPU float tensors of one dtype (the caller checks), otherwise composed from ops. The
+    kernel is elementwise: a 0-d tensor reaches it as a one-element 1-d array."""
 
     __slots__ = ("writes",)
 
@@ -282,6 +283,10 @@ def _eval_update(prim: UpdatePrimitive, args: tuple, params: dict) -> None:
         if isinstance(a, Tensor):
             arr = a._np
             a = arr if arr is not None else a._array()
+            if a.ndim == 0:
+                # A ufunc on 0-d operands returns a NumPy scalar, which a kernel's later
+                # `out=` into that temporary refuses: a 1-d view of the same element.
+                a = a.reshape(1)
         arrays.append(a)
     run_quiet(_cpu_kernels[prim], *arrays, **params)
     for i in prim.writes:

@@ -196,6 +196,8 @@ def _basic_target(x: Tensor, key, value) -> np.ndarray | None:
 def _write(x: Tensor, dst: np.ndarray, adv, value) -> None:
     """Write `value` straight into x's memory at `dst` (a view of it), through the advanced
     key `adv` if any; no graph recorded."""
+    if dst.size == 0 and adv is not None:  # (nothing to write: PyTorch checks no bounds)
+        return
     if isinstance(value, Tensor):
         src = value._array()
         if src.dtype.kind == "c" and dst.dtype.kind != "c":

@@ -318,6 +318,12 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False, *, out=None) -> Tensor:
     """log(sum(exp(x))) over `dim`, stable; integer inputs compute in the default dtype."""
     if dim is None:
         raise TypeError("logsumexp(): argument 'dim' must be tuple of ints, not NoneType")
+    if isinstance(dim, (tuple, list)) and not dim and not keepdim and input.numel() and \
+            input.ndim:
+        # NOTE: PyTorch reduces every dim for `dim=[]` but then adds the kept-dim maximum back
+        # into the reduced result, which fails for a non-empty input
+        raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
+                           f"{[1] * input.ndim}")
     x = to_float(input)
     return write_out(apply(reduce_p, x, fn=LOGSUMEXP, dims=norm_dims(dim, x.ndim),
                            keepdim=keepdim), out)

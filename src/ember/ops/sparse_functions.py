@@ -1,6 +1,6 @@
 """Sparse COO functions and the sparse tensor's methods, composed from the primitives in
-`sparse_ops.py`: `sparse_coo_tensor`, coalesce, to_dense / to_sparse, transpose, sparse @
-dense, sparse + sparse, scaling, sums and integer indexing.
+`sparse_ops.py`: `sparse_coo_tensor`, coalesce, to_dense / to_sparse, transpose, sparse +
+sparse, scaling, sums and integer indexing (the products are in `sparse_matmul.py`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from .sparse_ops import (
     convert_p,
     gather_p,
     sparse_coo_p,
-    sparse_mm_p,
     transpose_2d,
     values_p,
 )
@@ -137,35 +136,6 @@ def transpose(s: SparseTensor) -> SparseTensor:
         raise RuntimeError(f"t() expects a tensor with <= 2 sparse and 0 dense dimensions, "
                            f"but self is {s.sparse_dim()} sparse and {s.dense_dim()} dense")
     return s if len(s._shape) < 2 else transpose_2d(s)
-
-
-def _scalar_name(d: dt.dtype) -> str:
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-            "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-            "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"
-            }.get(d.name, d.name)
-
-
-def mm(s: SparseTensor, d: Tensor, *, masked: bool = False) -> Tensor:
-    """sparse (m, k) @ dense (k, n) (or (k,)); `masked` is `ember.sparse.mm`, whose gradient
-    for `s` is sparse on its pattern (SparseAddmmBackward0) rather than dense."""
-    if not isinstance(d, Tensor) or d.__class__ is SparseTensor:
-        raise NotImplementedError("sparse @ sparse is not supported: make one operand dense")
-    if s.sparse_dim() != 2 or s.dense_dim() != 0:
-        raise RuntimeError(f"addmm: matrices expected, got {s.sparse_dim()}D sparse tensor")
-    if d._dtype is not s._dtype:
-        raise RuntimeError(f"expected scalar type {_scalar_name(s._dtype)} but found "
-                           f"{_scalar_name(d._dtype)}")
-    vec = d.ndim == 1
-    if vec:
-        d = d.unsqueeze(1)
-    if d.ndim != 2:
-        raise RuntimeError(f"addmm: matrices expected, got {d.ndim}D tensor")
-    if d._shape[0] != s._shape[1]:
-        raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {s._shape[1]}, "
-                           f"got {d._shape[0]}")
-    out = apply(sparse_mm_p, s, d, masked=masked)
-    return out.squeeze(1) if vec else out
 
 
 def _merge_plan(ia: np.ndarray, ib: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -322,9 +292,6 @@ SPARSE_METHODS = {
     "to_dense": to_dense,
     "to_sparse": to_sparse,
     "t": transpose,
-    "mm": mm,
-    "matmul": mm,
-    "__matmul__": mm,
     "add": add,
     "__add__": add,
     "__radd__": _radd,
@@ -346,6 +313,11 @@ SPARSE_METHODS = {
     "to": _to,
     "double": lambda self: _to(self, dt.float64),
     "float": lambda self: _to(self, dt.float32),
+    "half": lambda self: _to(self, dt.float16),
+    "bfloat16": lambda self: _to(self, dt.bfloat16),
+    "long": lambda self: _to(self, dt.int64),
+    "int": lambda self: _to(self, dt.int32),
+    "bool": lambda self: _to(self, dt.bool_),
     "__repr__": lambda self, *, tensor_contents=None: _repr(self),
 }
 

@@ -1,6 +1,6 @@
 """Sparse COO primitives: construction, values, the conversions (to_dense, to_sparse,
-coalesce: one primitive), a gather at coordinates, and the sparse @ dense product (the
-public functions composed from them are in `sparse_functions.py`).
+coalesce: one primitive) and a gather at coordinates (the public functions composed from
+them are in `sparse_functions.py`, the products in `sparse_matmul.py`).
 
 A sparse operand reaches a kernel as a `COO` record (NumPy indices, values, shape,
 coalesced flag); a kernel returns either a NumPy array (a dense result) or a `COO` (a
@@ -8,8 +8,7 @@ sparse one). `_eval_sparse` is these primitives' eager evaluation: the standard 
 would read a strided array off every operand, which a sparse tensor does not have.
 
 Gradients follow PyTorch: a sparse input's gradient is a sparse tensor on its own
-coalesced pattern (`to_dense`, `sparse.mm`), except through `mm` / `@`, whose gradient
-for the sparse operand is dense; the values of `sparse_coo_tensor(i, v)` get a dense
+coalesced pattern (`to_dense`); the values of `sparse_coo_tensor(i, v)` get a dense
 gradient gathered at `i`.
 """
 
@@ -151,9 +150,16 @@ def _coalesce_kernel(s: COO) -> COO:
     return s if s.coalesced else _coalesce_arrays(s.indices, s.values, s.shape)
 
 
+def _transpose_kernel(s: COO) -> COO:
+    """The index rows swapped: no longer sorted, so not flagged coalesced (as in PyTorch)."""
+    return COO(np.ascontiguousarray(s.indices[::-1]), s.values, s.shape[::-1], False)
+
+
 def _convert_kernel(a, *, layout, **params):
     if layout == "strided":
         return _to_dense_kernel(a)
+    if layout == "transposed":
+        return _transpose_kernel(a)
     return _to_sparse_kernel(a, **params) if layout == "sparse" else _coalesce_kernel(a)
 
 
@@ -164,14 +170,22 @@ def _convert_meta(x, *, layout, **params):
 
 
 def _convert_vjp(g, out, x, *, layout, **params):
+    if layout == "transposed":  # the cotangent transposed, sparse or dense as it came
+        return transpose_2d(g)
     if layout == "sparse":  # to_sparse: the gradient goes back dense
         return apply(convert_p, g, layout="strided") if g.__class__ is SparseTensor else g
-    # to_dense: onto the coalesced pattern; coalesce: onto the input's own
-    return _grad_at(g, x, coalesce=layout == "strided")
+    if layout == "coalesced":
+        # the cotangent as it is (PyTorch's CoalesceBackward0): dense, or sparse on the
+        # coalesced pattern, whose every entry is the sum of the input's duplicates there
+        # (onto the input's own pattern, each duplicate would count the entry again)
+        return g
+    return _grad_at(g, x, coalesce=True)  # to_dense: onto the coalesced pattern
 
 
 def _convert_jvp(primals, tangents, out, *, layout, **params):
     t = tangents[0]
+    if layout == "transposed":
+        return transpose_2d(t)
     if layout != "sparse":  # linear, and a sparse tangent shares its primal's pattern
         return apply(convert_p, t, layout=layout, **params)
     # to_sparse: the tangent on the pattern the values picked
@@ -180,14 +194,17 @@ def _convert_jvp(primals, tangents, out, *, layout, **params):
 
 
 # One conversion primitive, `layout` the result's: "strided" (to_dense), "sparse"
-# (to_sparse of a dense tensor, over `sparse_dim` dims) or "coalesced" (coalesce), with
-# PyTorch's node names
+# (to_sparse of a dense tensor, over `sparse_dim` dims), "coalesced" (coalesce) or
+# "transposed" (a sparse matrix's `t()`, whose gradient is the cotangent transposed, so a
+# gradient reaching `s` through `s.t()` keeps the layout and pattern the product gave it,
+# as in PyTorch), with PyTorch's node names
 convert_p = _sparse_prim(
     "sparse_convert", _convert_kernel, _convert_meta,
     grad_name=lambda args, params: _CONVERT_NAMES[
         params["layout"], params.get("sparse_dim", 0) is None])
 _CONVERT_NAMES = {("strided", False): "ToDenseBackward0", ("sparse", False): "ToSparseBackward0",
-                  ("sparse", True): "ToSparseBackward1", ("coalesced", False): "CoalesceBackward0"}
+                  ("sparse", True): "ToSparseBackward1", ("coalesced", False): "CoalesceBackward0",
+                  ("transposed", False): "TBackward0"}
 defvjp(convert_p, _convert_vjp)
 defjvp(convert_p, _convert_jvp)
 
@@ -224,96 +241,19 @@ def _grad_at(g: Tensor, s: SparseTensor, coalesce: bool) -> Tensor:
     """`g` (dense or sparse) as a sparse gradient on `s`'s pattern (coalesced if asked)."""
     pattern = _pattern(s, coalesce)
     vals = apply(gather_p, g, pattern)
-    # NOTE: PyTorch flags this gradient coalesced only when `s` was (even on a coalesced
-    # pattern), so a leaf's sparse .grad reports what torch's does.
-    return apply(sparse_coo_p, pattern, vals, size=s._shape, coalesced=s._sp_coalesced)
+    # (a leaf's .grad is flagged as PyTorch's engine stores it: autograd.engine._sparse_grad)
+    return apply(sparse_coo_p, pattern, vals, size=s._shape,
+                 coalesced=coalesce or s._sp_coalesced)
 
 
-# --- sparse @ dense -------------------------------------------------------------------------
+# --- transpose ------------------------------------------------------------------------------
 
-def _mm_kernel(s: COO, d: np.ndarray, *, masked: bool) -> np.ndarray:
-    rows, cols = s.indices
-    vals = s.values
-    if d.dtype == np.float32 or d.dtype in _LOW:
-        return _fma_rows(rows, cols, _up(vals), _up(d), s.shape[0]).astype(d.dtype, copy=False)
-    out = np.zeros((s.shape[0], d.shape[1]), d.dtype)
-    np.add.at(out, rows, vals[:, None] * d[cols])
-    return out
+def transpose_2d(s: Tensor) -> Tensor:
+    """The transpose of a 2-D sparse tensor (or of a dense cotangent), in the graph."""
+    return apply(convert_p, s, layout="transposed") if s.__class__ is SparseTensor else s.mT
 
-
-def _fma_rows(rows, cols, vals, d, m: int, max_rounds: int = 256) -> np.ndarray:
-    """out[rows[j]] += vals[j] * d[cols[j]] for j in order, each step one fused multiply-add
-    rounded to float32.
-
-    NOTE: PyTorch's CPU kernel walks the entries in their stored order with an axpy per
-    entry (a fused multiply-add), so the float32 rounding depends on that order. Here the
-    j-th entry of every row goes in round j: one vectorized step per round, computed in
-    float64 (a float32 product is exact there) and rounded once. Past `max_rounds` entries
-    in a row, the rest are summed in float64 and rounded once (off by an ulp at most)."""
-    out = np.zeros((m, d.shape[1]), np.float32)
-    nnz = len(rows)
-    if nnz == 0:
-        return out
-    order = np.argsort(rows, kind="stable")
-    sorted_rows = rows[order]
-    starts = np.flatnonzero(np.r_[True, sorted_rows[1:] != sorted_rows[:-1]])
-    rank = np.empty(nnz, np.int64)
-    rank[order] = np.arange(nnz) - np.repeat(starts, np.diff(np.r_[starts, nnz]))
-    by_rank = np.argsort(rank, kind="stable")
-    bounds = np.r_[0, np.cumsum(np.bincount(rank))]
-    v64, d64 = vals.astype(np.float64), d.astype(np.float64)
-    for r in range(min(len(bounds) - 1, max_rounds)):
-        j = by_rank[bounds[r]:bounds[r + 1]]
-        rj = rows[j]
-        out[rj] = out[rj].astype(np.float64) + v64[j, None] * d64[cols[j]]
-    if len(bounds) - 1 > max_rounds:
-        j = by_rank[bounds[max_rounds]:]
-        rest = out.astype(np.float64)
-        np.add.at(rest, rows[j], v64[j, None] * d64[cols[j]])
-        out = rest.astype(np.float32)
-    return out
-
-
-sparse_mm_p = _sparse_prim(
-    "sparse_mm", _mm_kernel, lambda s, d, masked: ((s._shape[0], d._shape[1]), d._dtype),
-    grad_name=lambda args, params: "SparseAddmmBackward0" if params.get("masked")
-    else "MmBackward0")
-
-
-def _mm_grad_sparse(g, out, s, d, *, masked):
-    if not masked:  # torch.mm / @: a dense gradient, as PyTorch gives
-        return g @ d.mT
-    # NOTE: the whole product g @ d^T, then its entries on the pattern: PyTorch's way, and
-    # so its rounding (a dot product per entry would sum in another order).
-    pattern = _pattern(s, coalesce=True)
-    vals = apply(gather_p, g @ d.mT, pattern)
-    return apply(sparse_coo_p, pattern, vals, size=s._shape, coalesced=s._sp_coalesced)
-
-
-def _mm_grad_dense(g, out, s, d, *, masked):
-    return apply(sparse_mm_p, transpose_2d(s), g, masked=masked)
-
-
-def transpose_2d(s: SparseTensor) -> SparseTensor:
-    """The transpose of a 2-D sparse tensor, in the graph: its index rows swapped (no longer
-    sorted, so not flagged coalesced, as in PyTorch)."""
-    return apply(sparse_coo_p, s._sp_indices.flip(0), apply(values_p, s), size=s._shape[::-1],
-                 coalesced=False)
-
-
-defvjp(sparse_mm_p, _mm_grad_sparse, _mm_grad_dense, reads=((0, 1), (0,)))
-
-
-def _mm_jvp(primals, tangents, out, *, masked):
-    (s, d), (ts, td) = primals, tangents
-    a = None if ts is None else apply(sparse_mm_p, ts, d, masked=masked)
-    b = None if td is None else apply(sparse_mm_p, s, td, masked=masked)
-    return b if a is None else a if b is None else a + b
-
-
-defjvp(sparse_mm_p, _mm_jvp)
 
 _LOOP = ("a COO tensor has no batch axis to vectorise over (its nnz, and so its shape, "
          "differ per element)")
-for _prim in (sparse_coo_p, values_p, convert_p, gather_p, sparse_mm_p):
+for _prim in (sparse_coo_p, values_p, convert_p, gather_p):
     batch_by_loop(_prim, _LOOP)

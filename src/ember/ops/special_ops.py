@@ -82,9 +82,30 @@ defjvp1(mvlgamma_p, _mvlgamma_grad)
 
 # --- modified Bessel functions I0, I1 ---------------------------------------------------
 
-i0_p = unary("i0", _via64(_i0))
+def _exp_overflow(kernel, odd: bool):
+    """I0 or I1 with PyTorch's overflow: it multiplies by exp(|x|) in the precision it
+    computes in (float32 for float32 and the 16-bit floats, float64 for float64), so the
+    result is +-inf from where that exp overflows (|x| > 88.72 in float32), though the
+    function is finite a little further (89.4)."""
+    def k(a):
+        out = kernel(a)
+        if a.dtype.kind in "biuc":  # (bfloat16's kind is "V")
+            return out
+        w = np.abs(a.astype(np.float64 if a.dtype.itemsize == 8 else np.float32))
+        with np.errstate(over="ignore"):
+            over = np.isinf(np.exp(w)) & np.isfinite(w)  # (+-inf itself: NaN, as before)
+        if not over.any():
+            return out
+        inf = np.where(a < 0, -np.inf, np.inf) if odd else np.inf
+        return np.where(over, inf, out).astype(out.dtype)
+
+    k.__name__ = kernel.__name__
+    return k
+
+
+i0_p = unary("i0", _exp_overflow(_via64(_i0), False))
 i0e_p = unary("special_i0e", _via64(_i0e), grad_name="SpecialI0EBackward0")
-i1_p = unary("special_i1", _via64(_i1), grad_name="SpecialI1Backward0")
+i1_p = unary("special_i1", _exp_overflow(_via64(_i1), True), grad_name="SpecialI1Backward0")
 i1e_p = unary("special_i1e", _via64(_i1e), grad_name="SpecialI1EBackward0")
 
 

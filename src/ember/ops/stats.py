@@ -139,12 +139,16 @@ def _correction(name: str, dim, unbiased, correction):
     return dim, correction
 
 
+def _require_floating(input: Tensor, name: str) -> None:
+    if input._dtype._kind < 2:
+        raise RuntimeError(f"{name} only support floating point and complex dtypes")
+
+
 def _var_like(name: str, root: bool):
     def op(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *,
            correction=None, out=None) -> Tensor:
         dim, c = _correction(name, dim, unbiased, correction)
-        if input._dtype._kind < 2:
-            raise RuntimeError("std and var only support floating point and complex dtypes")
+        _require_floating(input, "std and var")
         dims = norm_dims(dim, input.ndim)
         if _dof(input._shape, dims if input.ndim else (), c) <= 0:
             warnings.warn(
@@ -168,6 +172,7 @@ std.__doc__ = "Standard deviation over `dim` (sqrt of `var`)."
 def var_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *,
              correction=None, out=None):
     """(var, mean) over `dim`, as a tuple."""
+    _require_floating(input, "var_mean")
     v = var(input, dim, unbiased, keepdim, correction=correction)
     dim, _ = _correction("var_mean", dim, unbiased, correction)
     m = input.mean(dim, keepdim=keepdim)
@@ -177,6 +182,7 @@ def var_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *,
 def std_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *,
              correction=None, out=None):
     """(std, mean) over `dim`, as a tuple."""
+    _require_floating(input, "std_mean")
     s = std(input, dim, unbiased, keepdim, correction=correction)
     dim, _ = _correction("std_mean", dim, unbiased, correction)
     m = input.mean(dim, keepdim=keepdim)

@@ -10,7 +10,7 @@ from .. import ops
 from .._tensor import Tensor
 from ..ops.creation import zeros_like
 from ..ops.registry import UpdatePrimitive, batch_by_loop, bind
-from .optimizer import Optimizer, add_scaled, fusable, scalar_step
+from .optimizer import Optimizer, add_scaled, check_fused, fusable, scalar_step
 
 
 def _check(lr, eps, betas, weight_decay) -> None:
@@ -26,8 +26,8 @@ def _check(lr, eps, betas, weight_decay) -> None:
         raise ValueError(f"Invalid weight_decay value: {weight_decay}")
 
 
-def _moments(p: Tensor, state: dict, *names: str) -> None:
-    state["step"] = scalar_step()
+def _moments(p: Tensor, state: dict, *names: str, fused=False) -> None:
+    state["step"] = scalar_step(fused)
     for name in names:
         state[name] = zeros_like(p)
 
@@ -56,10 +56,11 @@ class Adam(Optimizer):
                         capturable=capturable, differentiable=differentiable, fused=fused,
                         decoupled_weight_decay=decoupled_weight_decay)
         super().__init__(params, defaults)
+        check_fused(fused, foreach, differentiable)
 
     def _init_state(self, p, state, group) -> None:
         names = ("exp_avg", "exp_avg_sq") + (("max_exp_avg_sq",) if group["amsgrad"] else ())
-        _moments(p, state, *names)
+        _moments(p, state, *names, fused=group["fused"])
 
     def _update(self, p, grad, state, group) -> None:
         beta1, beta2 = group["betas"]
@@ -87,7 +88,7 @@ class Adam(Optimizer):
         bias_correction2_sqrt = (1 - beta2**step) ** 0.5
         if group["amsgrad"]:
             mx = state["max_exp_avg_sq"]
-            ops.binary_extra.maximum(mx, exp_avg_sq, out=mx)
+            mx.copy_(ops.binary_extra.maximum(mx, exp_avg_sq))  # (no out=: differentiable)
             denom = (mx.sqrt() / bias_correction2_sqrt).add_(eps)
         else:
             denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
@@ -183,8 +184,8 @@ class Adamax(Optimizer):
             grad = grad.add(p, alpha=group["weight_decay"])
         exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
         exp_avg.lerp_(grad, 1 - beta1)
-        ops.binary_extra.maximum(exp_inf.mul_(beta2), grad.abs().add_(group["eps"]),
-                                 out=exp_inf)
+        exp_inf.copy_(ops.binary_extra.maximum(exp_inf.mul_(beta2),
+                                               grad.abs().add_(group["eps"])))
         clr = group["lr"] / (1 - beta1**step)
         p.addcdiv_(exp_avg, exp_inf, value=-clr)
 
@@ -206,6 +207,9 @@ class NAdam(Optimizer):
                         decoupled_weight_decay=decoupled_weight_decay, maximize=maximize,
                         foreach=foreach, capturable=capturable, differentiable=differentiable)
         super().__init__(params, defaults)
+
+    _capturable_names = ("params, mu_products and state_steps",
+                         "params, mu_products, and state_steps")
 
     def _init_state(self, p, state, group) -> None:
         from ..ops.creation import ones

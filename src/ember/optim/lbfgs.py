@@ -123,7 +123,9 @@ class LBFGS(Optimizer):
     def _flat_grad(self) -> Tensor:
         from ..ops.join import cat
 
-        return cat([p.grad.reshape(-1) if p.grad is not None else
+        # (view, as PyTorch: a parameter whose gradient is not contiguous, a transposed
+        # weight's, refuses with view's RuntimeError)
+        return cat([p.grad.view(-1) if p.grad is not None else
                     zeros(p.numel(), dtype=p.dtype) for p in self._params], 0)
 
     def _add_grad(self, step, update: Tensor) -> None:

@@ -20,8 +20,10 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype as dt
+from .._core.ranges import ranges
+from .._grad_mode import state as _grad_state
 from .._tensor import Tensor
-from ..autograd.grad_mode import no_grad
+from ..autograd.grad_mode import enable_grad, set_grad_enabled
 from ..autograd.graph import RemovableHandle
 
 _global_pre_hooks: OrderedDict = OrderedDict()
@@ -162,44 +164,87 @@ class Optimizer:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset every parameter's `.grad` (to None by default, else zero it in place)."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p._grad is None:
-                    continue
-                if set_to_none:
-                    p._grad = None
-                else:
-                    g = p._grad
-                    if g._grad_fn is not None:
-                        g.detach_()
+        recorder = ranges.recorder  # a profiler names the call as PyTorch's does
+        token = None if recorder is None else recorder.enter(
+            f"Optimizer.zero_grad#{type(self).__name__}.zero_grad", user=True)
+        try:
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p._grad is None:
+                        continue
+                    if set_to_none:
+                        p._grad = None
                     else:
-                        g.requires_grad_(False)
-                    g.zero_()
+                        g = p._grad
+                        if g._grad_fn is not None:
+                            g.detach_()
+                        else:
+                            g.requires_grad_(False)
+                        g.zero_()
+        finally:
+            if token is not None:
+                recorder.exit(token)
 
     # -- step --------------------------------------------------------------------
 
     def _step_groups(self) -> None:
         """Apply the algorithm's update to every parameter that has a gradient."""
         for group in self.param_groups:
+            refusal = self._refusal(group)
+            seen = False
             for p in group["params"]:
                 grad = p._grad
                 if grad is None:
                     continue
-                state = self.state[p]
+                seen = True
+                state = self.state.get(p)
                 if not state:
+                    # (an algorithm that keeps nothing, SGD without momentum, leaves no
+                    # entry behind, as in PyTorch's state_dict)
+                    state = {}
                     self._init_state(p, state, group)
-                self._update(p, grad, state, group)
+                    if state:
+                        self.state[p] = state
+                if refusal is None:
+                    self._update(p, grad, state, group)
+            if refusal is not None and seen:  # (after the group's state is made, as torch)
+                raise refusal
 
-    @no_grad()
+    # PyTorch's refusals of flags at step time, per algorithm: whether its foreach update
+    # refuses `differentiable`, and for capturable=True what its message names and whether
+    # its device list names XLA (single-tensor update, foreach update).
+    _foreach_refuses_autograd = True
+    _capturable_names = ("params and state_steps", "params and state_steps")
+    _capturable_xla = (True, False)
+
+    def _refusal(self, group: dict) -> AssertionError | None:
+        """The AssertionError PyTorch's update raises for this group's flags on the CPU (a
+        foreach update is not differentiable; capturable=True wants a device that captures
+        graphs), or None. A fused update checks neither."""
+        if group.get("fused"):
+            return None
+        foreach = bool(group.get("foreach"))
+        if foreach and group.get("differentiable") and self._foreach_refuses_autograd:
+            return AssertionError("_foreach ops don't support autograd")
+        if group.get("capturable"):
+            devices = ["cuda", "xpu", "hpu", "privateuseone"]
+            if self._capturable_xla[foreach]:
+                devices.append("xla")
+            return AssertionError(f"If capturable=True, {self._capturable_names[foreach]} must "
+                                  f"be on supported devices: {devices}.")
+        return None
+
     def step(self, closure: Callable | None = None):
-        """One optimisation step; `closure` re-evaluates the model and returns the loss."""
-        loss = None
-        if closure is not None:
-            from ..autograd.grad_mode import enable_grad
-
-            with enable_grad():
-                loss = closure()
-        self._step_groups()
+        """One optimisation step; `closure` re-evaluates the model and returns the loss. The
+        update runs without recording a graph unless the optimizer is `differentiable`
+        (then, as in PyTorch, with grad mode on: in-place updates of a leaf that requires
+        grad refuse, and those of other tensors are recorded)."""
+        with set_grad_enabled(bool(self.defaults.get("differentiable", False))):
+            loss = None
+            if closure is not None:
+                with enable_grad():
+                    loss = closure()
+            self._step_groups()
         return loss
 
     def _init_state(self, p: Tensor, state: dict, group: dict) -> None:
@@ -281,7 +326,9 @@ class Optimizer:
         for k, v in state_dict["state"].items():
             if k in id_map:
                 p = id_map[k]
-                state[p] = {key: _cast_state(p, key, val) for key, val in v.items()}
+                group = next((g for g in state_dict["param_groups"] if k in g["params"]), {})
+                float_step = bool(group.get("fused") or group.get("capturable"))
+                state[p] = {key: _cast_state(p, key, val, float_step) for key, val in v.items()}
             else:
                 state[k] = v
         new_groups = []
@@ -295,17 +342,24 @@ class Optimizer:
             hook(self)
 
 
-def _cast_state(p: Tensor, key, value):
-    """A saved state value prepared for parameter `p` (PyTorch keeps `step` as is)."""
+def _cast_state(p: Tensor, key, value, float_step: bool):
+    """A saved state value for parameter `p`, as PyTorch's load_state_dict makes it: a
+    tensor on p's device and, but for `step`, of p's dtype when p is floating point; the
+    same tensor when that changes nothing (the loaded state then shares it with the
+    state_dict, as in PyTorch). `step` keeps its dtype unless the group is fused or
+    capturable (float32). Containers are rebuilt around their items; other values are
+    taken as they are."""
     if isinstance(value, Tensor):
         if key == "step":
-            return value.clone()
-        if p.is_floating_point() or p.is_complex():
-            return value.to(dtype=p.dtype, device=p.device).clone()
-        return value.to(device=p.device).clone()
+            return value.to(dtype=dt.float32, device=p.device) if float_step else value
+        if p.is_floating_point():
+            return value.to(dtype=p.dtype, device=p.device)
+        return value.to(device=p.device)
     if isinstance(value, dict):
-        return {k: _cast_state(p, k, v) for k, v in value.items()}
-    return copy.deepcopy(value)
+        return {k: _cast_state(p, k, v, float_step) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast_state(p, None, v, float_step) for v in value)
+    return value
 
 
 def _add_hook(store: OrderedDict, hook, prepend: bool) -> RemovableHandle:
@@ -320,14 +374,23 @@ def _wrap_step(step):
     """Run the per-optimizer and global step hooks around `step`."""
     @functools.wraps(step)
     def wrapper(self, *args, **kwargs):
-        for hook in chain(_global_pre_hooks.values(), self._optimizer_step_pre_hooks.values()):
-            out = hook(self, args, kwargs)
-            if out is not None:
-                args, kwargs = out
-        result = step(self, *args, **kwargs)
-        for hook in chain(self._optimizer_step_post_hooks.values(), _global_post_hooks.values()):
-            hook(self, args, kwargs)
-        return result
+        recorder = ranges.recorder  # a profiler names the step as PyTorch's does
+        token = None if recorder is None else recorder.enter(
+            f"Optimizer.step#{type(self).__name__}.step", user=True)
+        try:
+            for hook in chain(_global_pre_hooks.values(),
+                              self._optimizer_step_pre_hooks.values()):
+                out = hook(self, args, kwargs)
+                if out is not None:
+                    args, kwargs = out
+            result = step(self, *args, **kwargs)
+            for hook in chain(self._optimizer_step_post_hooks.values(),
+                              _global_post_hooks.values()):
+                hook(self, args, kwargs)
+            return result
+        finally:
+            if token is not None:
+                recorder.exit(token)
 
     wrapper._hooked = True
     return wrapper
@@ -349,10 +412,11 @@ def fusable(*tensors: Tensor) -> bool:
     pass per arithmetic step, in place through `out=`, no graph or dispatch per op),
     computing what its tensor-op form computes, rounding for rounding; the op form serves
     every other case. Contiguity is required because `out=` aliasing an input is trusted
-    only there (see ember.ops._inplace_kernel); strided tensors take the op form."""
+    only there (see ember.ops._inplace_kernel); strided tensors take the op form, and so
+    does every update in grad mode (a differentiable optimizer's, recorded op by op)."""
     d = tensors[0]._dtype
-    if d is not dt.float32 and d is not dt.float64:
-        return False
+    if (d is not dt.float32 and d is not dt.float64) or _grad_state.enabled:
+        return False  # (grad mode on: a differentiable optimizer, whose ops record)
     for t in tensors:
         s = t._storage
         if t._dtype is not d or t._vc is None or (s is not None and s.device.type != "cpu"):
@@ -360,6 +424,15 @@ def fusable(*tensors: Tensor) -> bool:
         if not t.is_contiguous():
             return False
     return True
+
+
+def check_fused(fused, foreach, differentiable) -> None:
+    """PyTorch's refusals of `fused` beside the flags it excludes, at construction."""
+    if fused:
+        if differentiable:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
 
 def axpy(y, x, alpha) -> None:
@@ -372,8 +445,9 @@ def add_scaled(y, x, alpha):
     return np.add(y, np.multiply(x, alpha))
 
 
-def scalar_step() -> Tensor:
-    """A fresh `step` counter: a 0-d tensor of the default float dtype, as PyTorch keeps it."""
+def scalar_step(fused=False) -> Tensor:
+    """A fresh `step` counter: a 0-d tensor of the default float dtype, as PyTorch keeps it
+    (float32 whatever the default for a fused algorithm's)."""
     from ..ops.creation import zeros
 
-    return zeros((), dtype=dt.get_default_dtype())
+    return zeros((), dtype=dt.float32 if fused else dt.get_default_dtype())

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..ops.creation import full_like, zeros_like
 from ..ops.registry import UpdatePrimitive, batch_by_loop, bind
-from .optimizer import Optimizer, add_scaled, axpy, fusable, scalar_step
+from .optimizer import Optimizer, add_scaled, axpy, check_fused, fusable, scalar_step
 
 
 def _nonneg(**values) -> None:
@@ -30,6 +30,8 @@ class RMSprop(Optimizer):
                         weight_decay=weight_decay, capturable=capturable, foreach=foreach,
                         maximize=maximize, differentiable=differentiable)
         super().__init__(params, defaults)
+
+    _capturable_xla = (True, True)
 
     def _init_state(self, p, state, group) -> None:
         state["step"] = scalar_step()
@@ -76,13 +78,14 @@ class Adagrad(Optimizer):
                         initial_accumulator_value=initial_accumulator_value, foreach=foreach,
                         maximize=maximize, differentiable=differentiable, fused=fused)
         super().__init__(params, defaults)
+        check_fused(fused, foreach, differentiable)
         # PyTorch creates Adagrad's state eagerly, at construction.
         for group in self.param_groups:
             for p in group["params"]:
                 self._init_state(p, self.state[p], group)
 
     def _init_state(self, p, state, group) -> None:
-        state["step"] = scalar_step()
+        state["step"] = scalar_step(group["fused"])
         state["sum"] = full_like(p, group["initial_accumulator_value"])
 
     def _update(self, p, grad, state, group) -> None:
@@ -112,6 +115,8 @@ class Adadelta(Optimizer):
         defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
                         capturable=capturable, foreach=foreach, differentiable=differentiable)
         super().__init__(params, defaults)
+
+    _capturable_xla = (False, False)
 
     def _init_state(self, p, state, group) -> None:
         state["step"] = scalar_step()

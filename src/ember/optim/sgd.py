@@ -6,7 +6,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..ops.registry import UpdatePrimitive, batch_by_loop, bind
-from .optimizer import Optimizer, add_scaled, axpy, fusable, required
+from .optimizer import Optimizer, add_scaled, axpy, check_fused, fusable, required
 
 
 class SGD(Optimizer):
@@ -29,6 +29,9 @@ class SGD(Optimizer):
                         weight_decay=weight_decay, nesterov=nesterov, maximize=maximize,
                         foreach=foreach, differentiable=differentiable, fused=fused)
         super().__init__(params, defaults)
+        check_fused(fused, foreach, differentiable)
+
+    _foreach_refuses_autograd = False  # (PyTorch's foreach SGD records its ops)
 
     def _init_state(self, p: Tensor, state: dict, group: dict) -> None:
         if group["momentum"] != 0:

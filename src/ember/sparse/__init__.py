@@ -9,16 +9,27 @@ from __future__ import annotations
 
 from .._tensor import Tensor
 from ..ops import sparse_functions as _ops
+from ..ops import sparse_matmul as _products
 
 
 def mm(mat1: Tensor, mat2: Tensor, reduce: str | None = None) -> Tensor:
-    """sparse (m, k) @ dense (k, n). Unlike `ember.mm`, the gradient for the sparse operand
-    is sparse, on that operand's coalesced pattern (PyTorch's SparseAddmmBackward0)."""
+    """mat1 @ mat2 with a sparse operand (or two). Unlike `ember.mm`, the gradient for a
+    sparse operand is sparse, on that operand's coalesced pattern (PyTorch's
+    SparseAddmmBackward0, SparseSparseMatmulBackward0); a dense mat1 is computed as
+    (mat2^T @ mat1^T)^T."""
     if reduce is not None:
         raise NotImplementedError("sparse.mm: the reduce argument is not supported")
-    if not mat1.is_sparse:
-        return mat1.mm(mat2)
-    return _ops.mm(mat1, mat2, masked=True)
+    return _products.sparse_mm(mat1, mat2)
+
+
+def addmm(mat: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1.0, alpha=1.0) -> Tensor:
+    """beta * mat + alpha * (sparse mat1 @ dense mat2), with the sparse gradient of
+    `sparse.mm` for mat1 (SparseAddmmBackward0)."""
+    if not mat1.is_sparse and not mat2.is_sparse and not mat.is_sparse:
+        from ..ops.matmul import addmm as _dense_addmm
+
+        return _dense_addmm(mat, mat1, mat2, beta=beta, alpha=alpha)
+    return _products.addmm(mat, mat1, mat2, beta=beta, alpha=alpha, masked=True)
 
 
 def sum(input: Tensor, dim=None, dtype=None) -> Tensor:
@@ -26,4 +37,4 @@ def sum(input: Tensor, dim=None, dtype=None) -> Tensor:
     return _ops.sparse_sum(input, dim, dtype)
 
 
-__all__ = ["mm", "sum"]
+__all__ = ["addmm", "mm", "sum"]

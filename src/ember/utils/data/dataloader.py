@@ -23,6 +23,7 @@ from multiprocessing.reduction import ForkingPickler
 import numpy as np
 
 from ... import _dtype as dt
+from ..._core.ranges import run_in_range
 from ..._tensor import Tensor
 from ._collate import default_collate, default_convert
 from .dataset import IterableDataset, SampleBatch
@@ -277,6 +278,10 @@ class _SingleProcessIter(_BaseIter):
                                  self._collate_fn, self._drop_last)
 
     def __next__(self):
+        return run_in_range("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
+                            self._next)
+
+    def _next(self):
         index = self._next_index()
         data = self._fetcher.fetch(index)
         self._num_yielded += 1
@@ -373,6 +378,10 @@ class _MultiProcessIter(_BaseIter):
                     ) from None
 
     def __next__(self):
+        return run_in_range(
+            "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", self._next)
+
+    def _next(self):
         while True:
             while self._rcvd_idx < self._send_idx:
                 info = self._task_info.get(self._rcvd_idx)

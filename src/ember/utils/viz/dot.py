@@ -110,7 +110,7 @@ def _fn_attrs(fn: Node) -> dict:
 
 def _fn_label(fn: Node, show_attrs: bool, max_attr_chars: int) -> str:
     """The node's name, then (with show_attrs) a two-column table of its attributes."""
-    name = fn.name()
+    name = type(fn).__name__  # (torchviz names a node by its class, not its name())
     attrs = _fn_attrs(fn) if show_attrs else {}
     if not attrs:
         return name
