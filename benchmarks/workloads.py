@@ -456,6 +456,22 @@ def per_example_hessians(lib, quick):
     return lambda: fn(xs)
 
 
+# 8. compile: ember.compile's modes against torch eager (the rows' torch side runs eagerly;
+# `torch_compiled` runs torch.compile on the torch side instead, for the comparison)
+
+def compiled(setup, how="default"):
+    """`setup`'s step with ember's side compiled: "default" (PyTorch's semantics: the
+    Python runs every call), "pure" (ember's option: a matching call replays the program),
+    or "torch_compiled" (ember pure against torch.compile)."""
+    def wrapped(lib, quick):
+        step = setup(lib, quick)
+        if lib.__name__ == "ember":
+            return lib.compile(step, options={"pure": how != "default"})
+        return lib.compile(step) if how == "torch_compiled" else step
+
+    return wrapped
+
+
 WORKLOADS = [
     Workload("dispatch_add", dispatch_add, 3.0),
     Workload("dispatch_mul_grad", dispatch_mul_grad, 3.0),
@@ -476,6 +492,14 @@ WORKLOADS = [
     Workload("conv2d_1x1", conv2d(64, 128, 1, 1, 16), None, memory=True),
     Workload("conv2d_stride2", conv2d(64, 128, 3, 2, 16), None, memory=True),
     Workload("conv2d_depthwise", conv2d(128, 128, 3, 1, 16, groups=128), None, memory=True),
+    Workload("compiled_mlp_step", compiled(mlp_step), 0.3),
+    Workload("compiled_mlp_step_pure", compiled(mlp_step, "pure"), 0.3),
+    Workload("compiled_mlp_step_vs_torch_compile", compiled(mlp_step, "torch_compiled"), None),
+    Workload("compiled_gpt_step", compiled(gpt_step), 0.6),
+    Workload("compiled_gpt_step_pure", compiled(gpt_step, "pure"), 0.6),
+    Workload("compiled_softmax_xent", compiled(softmax_xent), 0.6),
+    Workload("compiled_elementwise_16M", compiled(elementwise), 0.25, _gbps(N_ELEM),
+             memory=True),
     Workload("per_sample_grads", per_sample_grads, 1.5),
     Workload("jacrev_64", jacrev_64, 2.0),
     Workload("jacfwd_64", jacfwd_64, 2.0),

@@ -76,7 +76,7 @@ from .func import vmap  # noqa: E402
 from . import distributions  # noqa: E402
 from . import optim  # noqa: E402
 from . import utils  # noqa: E402
-from . import accelerator, amp, backends, compiler, distributed, jit, onnx  # noqa: E402
+from . import _dynamo, accelerator, amp, backends, compiler, distributed, jit, onnx  # noqa: E402
 from ._runtime import *  # noqa: E402
 from .ops.creation import frombuffer  # noqa: E402
 from .amp import autocast  # noqa: E402

@@ -95,10 +95,30 @@ def set_default_device(device) -> None:
 
 def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend="inductor",
             mode=None, options=None, disable: bool = False):
-    """Returns `model` unchanged (eager) until ember's own compiler exists."""
+    """Capture `model` (a function or an nn.Module) into graphs and run them compiled
+    (`ember.graph`; see README "Compile"). Used bare or with arguments as a decorator. A
+    module comes back wrapped as PyTorch wraps it (`OptimizedModule`, `_orig_mod`)."""
     if model is None:
-        return lambda m: m
-    return model
+        return lambda m: compile(m, fullgraph=fullgraph, dynamic=dynamic, backend=backend,
+                                 mode=mode, options=options, disable=disable)
+    if disable:
+        return model
+    if mode is not None and mode not in ("default", "reduce-overhead", "max-autotune",
+                                         "max-autotune-no-cudagraphs"):
+        raise RuntimeError(f"Unrecognized mode={mode}, should be one of: default, "
+                           "reduce-overhead, max-autotune, max-autotune-no-cudagraphs")
+    if not callable(model):
+        raise RuntimeError("compile: the model must be a callable or an nn.Module")
+    from .graph.compiled import Compiled
+    from .nn import Module
+
+    kw = {"fullgraph": fullgraph, "dynamic": dynamic, "backend": backend, "mode": mode,
+          "options": options}
+    if isinstance(model, Module):
+        from ._dynamo.eval_frame import OptimizedModule
+
+        return OptimizedModule(model, Compiled(model._call_uncompiled, **kw))
+    return Compiled(model, **kw)
 
 
 def typename(obj) -> str:

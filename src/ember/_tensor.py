@@ -78,6 +78,8 @@ class Tensor:
     # a transform's view of data another level holds (vmap's BatchedTensor): the autograd
     # checks of an in-place write are made on that data, where the write lands
     _is_wrapper = False
+    _is_lazy = False  # a value a captured graph has yet to compute (ember.graph.lazy)
+    _is_pending = False  # a tensor a captured node will write into (ember.graph.lazy)
 
     def __new__(cls, *args, **kwargs):
         from .ops.creation import legacy_tensor_new
@@ -641,6 +643,8 @@ def _alias(src: Tensor, *, storage: bool = True, cls: type | None = None) -> Ten
     result is shared as its NumPy array, without making the Storage object it does not
     have yet: no one can ask a saved tensor for its storage. `cls` makes an instance of a
     Tensor subclass instead."""
+    if src.__class__ is not Tensor and cls is None and src._is_lazy:
+        return src._lazy_alias(storage)  # a captured graph's pending value (ember.graph)
     t = _new(Tensor if cls is None else cls)
     t._np = src._np
     t._storage = src._storage

@@ -1,26 +1,14 @@
-"""ember.compiler: `torch.compiler`'s queries, answered for an eager framework."""
+"""ember.compiler: `torch.compiler`'s public face over ember's graph layer."""
 
 from __future__ import annotations
 
+from ._dynamo.eval_frame import disable, reset
 from ._runtime import compile
-
-
-def is_compiling() -> bool:
-    """False: ember never traces a program, so code always runs eagerly."""
-    return False
+from .graph.compiled import is_compiling, set_stance
 
 
 def is_dynamo_compiling() -> bool:
-    return False
-
-
-def disable(fn=None, recursive: bool = True):
-    """A decorator that keeps `fn` eager (it already is)."""
-    return (lambda f: f) if fn is None else fn
-
-
-def reset() -> None:
-    """Drops compiled caches; ember keeps none."""
+    return is_compiling()
 
 
 def __getattr__(name: str):
@@ -29,4 +17,4 @@ def __getattr__(name: str):
     raise missing(__name__, name)
 
 
-__all__ = ["compile", "is_compiling", "is_dynamo_compiling", "disable", "reset"]
+__all__ = ["compile", "disable", "is_compiling", "is_dynamo_compiling", "reset", "set_stance"]

@@ -80,3 +80,10 @@ def test_inside_draws_explains_counts_and_logs(tmp_path):
     ea = EventAccumulator(str(tmp_path / "runs" / "inside"))
     ea.Reload()
     assert [e.step for e in ea.Scalars("loss")] == list(range(5)) and ea.Graph().node
+
+
+def test_compile_example_prints_equal_losses_a_graph_and_c():
+    text = run("compile.py", "--steps", "12")
+    assert text.count("same: True") == 3 and "same: False" not in text
+    assert "graph breaks: 0" in text and "def program(" in text
+    assert "addmm" in text and ("fused C loop" in text or "no C compiler" in text)

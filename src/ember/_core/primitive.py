@@ -12,6 +12,9 @@ to know about it lives in a table keyed by the primitive:
   tangent (a tuple for several outputs), written in ember ops and linear in `tangents`
   (None where an input's tangent is zero or the input is a constant);
   `BY_VJP` instead says the tangent is the VJP transposed (`jvp_by_vjp`, with the reason);
+- `lower_rules`: the compiler, a pointwise member's C expression over its operands
+  (`"{0} + {1}"`, `{T}` the C type): a chain of them is fused into one generated loop
+  (`deflower`, next to the op; `ember.graph.fuse`);
 - `batch_rules`: vmap, `rule(args, dims, /, **params)` -> `(out, out_dim)`, where `dims[i]`
   is the axis of `args[i]` that is the batch (None: not batched; args and dims are taken
   positionally, since a primitive's own params may be called `dims`); `BY_LOOP` instead
@@ -44,6 +47,7 @@ meta_rules: dict = {}
 vjp_rules: dict = {}
 jvp_rules: dict = {}
 batch_rules: dict = {}
+lower_rules: dict = {}
 
 
 class Primitive:
@@ -218,6 +222,14 @@ def jvp_by_vjp(prim: Primitive, reason: str) -> None:
 
 
 vjp_jvp_reasons: dict = {}  # primitive (or member) -> why its jvp is its VJP transposed
+
+
+def deflower(prim, template: str) -> None:
+    """Register the C expression of a pointwise member (float32 and float64 operands):
+    `{0}`, `{1}` ... are its operands, `{T}` the C type. It must compute what the member's
+    NumPy kernel computes, rounding for rounding (the compiler's fused loops are tested bit
+    for bit against the kernels)."""
+    lower_rules[prim] = template
 
 
 def defbatch(prim: Primitive, rule: Callable) -> None:

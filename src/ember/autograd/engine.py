@@ -14,6 +14,7 @@ what it produced.
 from __future__ import annotations
 
 import heapq
+import itertools
 import re
 import warnings
 
@@ -321,10 +322,25 @@ def _needed(roots: list, targets: set) -> tuple[dict, set]:
     return deps, needed
 
 
+class _Hooks:
+    """Set from above: `captured(roots)` is a context manager under which a backward pass
+    through a compiled forward is itself captured and compiled (ember.graph), or None."""
+
+    captured = None
+
+
+hooks = _Hooks()
+
+
 def run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
         capture: dict | None = None, accumulate_leaves: bool = True) -> dict:
     """`_run` with NumPy's floating-point warnings off: the engine's own gradient
     arithmetic (sums where paths meet, VJPs on arrays) is ember's, and PyTorch never warns."""
+    captured = hooks.captured
+    if captured is not None:
+        with captured(roots):
+            return run_quiet(_run, roots, root_grads, retain_graph, create_graph, capture,
+                             accumulate_leaves)
     return run_quiet(_run, roots, root_grads, retain_graph, create_graph, capture,
                      accumulate_leaves)
 
@@ -352,9 +368,12 @@ def _run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
             buf = buffers[node] = [None] * node.n_outputs
         buf[nr] = g if buf[nr] is None else _sum(buf[nr], g)
     ready = []
+    # ties (leaves' AccumulateGrad share one sequence number) go in the order they became
+    # ready: the same every run, so a captured backward records the same graph every time
+    order = itertools.count()
     for node in dict.fromkeys(n for n in root_nodes if n is not None):
         if deps.get(node, 0) == 0:
-            heapq.heappush(ready, (-node._seq, id(node), node))
+            heapq.heappush(ready, (-node._seq, next(order), node))
     captured: dict = {}
     owned: set = set()  # AccumulateGrad nodes whose buffered gradient only the engine holds
     recorder = ranges.recorder  # a profiler recording: each node runs inside its ranges
@@ -377,7 +396,7 @@ def _run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
                         owned.discard(node)
             if (needed is not None and node not in needed) or not _any_grad(grads) \
                     or (not accumulate_leaves and node.__class__ is AccumulateGrad):
-                _route(node, None, (), buffers, deps, ready, owned)
+                _route(node, None, (), buffers, deps, ready, owned, order)
             elif node.__class__ is AccumulateGrad and node._pre_hooks is None \
                     and node._post_hooks is None:
                 if recorder is None:
@@ -388,7 +407,7 @@ def _run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
             else:
                 in_grads = _call(node, grads, create_graph) if recorder is None else \
                     _in_ranges(recorder, node, grads, _call, node, grads, create_graph)
-                _route(node, in_grads, grads, buffers, deps, ready, owned)
+                _route(node, in_grads, grads, buffers, deps, ready, owned, order)
                 if not retain_graph:
                     node._release()
     except Exception:
@@ -402,7 +421,8 @@ def _run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
     return captured
 
 
-def _route(node, in_grads, grads, buffers: dict, deps: dict, ready: list, owned: set) -> None:
+def _route(node, in_grads, grads, buffers: dict, deps: dict, ready: list, owned: set,
+           order) -> None:
     """Add `node`'s input gradients into the buffers of the nodes they flow to; queue those
     whose gradients are now complete. A leaf's buffer is marked `owned` when the engine
     alone holds it: a fresh VJP result (`_fresh`) or a sum the engine made."""
@@ -425,7 +445,7 @@ def _route(node, in_grads, grads, buffers: dict, deps: dict, ready: list, owned:
         d = deps[nxt] - 1
         deps[nxt] = d
         if d == 0:
-            heapq.heappush(ready, (-nxt._seq, id(nxt), nxt))
+            heapq.heappush(ready, (-nxt._seq, next(order), nxt))
 
 
 def _has_hooks(leaf) -> bool:

@@ -89,6 +89,7 @@ class Node:
     _retained = None  # [(output_nr, weakref to a tensor that retains its grad)]
     _anomaly = None  # the forward traceback, when anomaly mode was on
     _metadata = None
+    _compiled = None  # the compiled function whose capture recorded this node (ember.graph)
 
     def name(self) -> str:
         return type(self).__name__

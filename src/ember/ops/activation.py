@@ -22,7 +22,7 @@ from .._view import broadcast_shapes
 from ._batching import front
 from ._common import bounded, same_meta
 from ._parallel import elementwise
-from .registry import Family, Member, apply, apply_, bind, defbatch, defjvp, defvjp
+from .registry import Family, Member, apply, apply_, bind, defbatch, defjvp, deflower, defvjp
 from .unary import (
     BOOL_K,
     COMPLEX_K,
@@ -151,6 +151,7 @@ def _zeros_like(x: Tensor) -> Tensor:
 
 
 relu_p = unary("relu", _relu_kernel)
+deflower(relu_p, "({0} < 0 ? ({T})0 : {0})")  # NaN and -0.0 pass through, as np.maximum(0, x)
 # NOTE: the derivative at 0 is taken as 0, as in PyTorch (threshold_backward).
 defvjp(relu_p, lambda g, out, x: threshold_grad(g, out, 0), reads=((),), save_output=True)
 defjvp1(relu_p, lambda t, out, x: threshold_grad(t, out, 0))

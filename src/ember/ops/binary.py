@@ -33,6 +33,7 @@ from .registry import (
     apply_,
     defbatch,
     defjvp,
+    deflower,
     defvjp,
     nondifferentiable,
 )
@@ -87,15 +88,18 @@ def not_implemented(kname: str, d: dt.dtype) -> NotImplementedError:
 # --- add / sub / mul / div ----------------------------------------------------
 
 add_fn = member("add", np.add)
+deflower(add_fn, "{0} + {1}")
 defvjp(add_fn, lambda g, out, a, b: g, lambda g, out, a, b: g, reads=((), ()))
 defjvp(add_fn, lambda primals, tangents, out: shaped(tangent_sum(*tangents), out))
 
 sub_fn = member("sub", np.subtract)
+deflower(sub_fn, "{0} - {1}")
 defvjp(sub_fn, lambda g, out, a, b: g, lambda g, out, a, b: -g, reads=((), ()))
 defjvp(sub_fn, lambda primals, tangents, out: shaped(
     tangents[0] if tangents[1] is None else tangent_sum(tangents[0], -tangents[1]), out))
 
 mul_fn = member("mul", np.multiply)
+deflower(mul_fn, "{0} * {1}")
 _MUL_VJP = (lambda g, out, a, b: g * _cj(b), lambda g, out, a, b: g * _cj(a))
 defvjp(mul_fn, *_MUL_VJP, reads=((1,), (0,)))
 
@@ -109,6 +113,7 @@ def _mul_jvp(primals, tangents, out):
 defjvp(mul_fn, _mul_jvp)
 
 div_fn = member("div", np.true_divide)
+deflower(div_fn, "{0} / {1}")
 _DIV_VJP = (lambda g, out, a, b: g / _cj(b), lambda g, out, a, b: -g * _cj(a / (b * b)))
 defvjp(div_fn, *_DIV_VJP, reads=((1,), (0, 1)))
 

@@ -29,6 +29,7 @@ from .._core import (  # re-exported: op modules import these from here
     defbatch,
     defjvp,
     deflinear,
+    deflower,
     defvjp,
     defvjp_joint,
     defvjp_variadic,
@@ -52,7 +53,7 @@ apply = bind  # every op's call into the core: `apply(prim, *args, **params)`
 
 __all__ = ["BY_LOOP", "MISSING", "Family", "Member", "Primitive", "UpdatePrimitive", "VJPRule",
            "apply", "apply_", "batch_by_loop", "bind", "bump_version", "check_inplace",
-           "check_overlap", "defbatch", "defjvp", "deflinear", "defvjp", "defvjp_joint",
+           "check_overlap", "defbatch", "defjvp", "deflower", "deflinear", "defvjp", "defvjp_joint",
            "defvjp_variadic", "inplace", "jvp_by_vjp", "jvp_rules", "mark_multi_output",
            "nondifferentiable", "overlapping", "refuse_overlap", "vjp_rule", "vjp_rules",
            "wrap_np_scalar", "write_into"]

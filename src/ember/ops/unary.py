@@ -36,6 +36,7 @@ from .registry import (
     defbatch,
     defjvp,
     deflinear,
+    deflower,
     defvjp,
     nondifferentiable,
 )
@@ -167,6 +168,7 @@ def zero_tangent(t, out, x, **params):
 # holomorphic map's tangent is f'(z) t.)
 
 neg_p = unary("neg", np.negative)
+deflower(neg_p, "-{0}")
 defvjp(neg_p, lambda g, out, x: -g, reads=((),))
 deflinear(neg_p)
 
@@ -221,6 +223,7 @@ def _abs_tangent(t, out, x):
 
 
 abs_p = unary("abs", np.abs, meta=_abs_meta)
+deflower(abs_p, "EMBER_ABS({0})")
 defvjp(abs_p, lambda g, out, x: g * x.sgn())
 defjvp1(abs_p, _abs_tangent)
 

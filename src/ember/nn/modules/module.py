@@ -106,6 +106,16 @@ class Module(_StateDictMixin, _ConversionMixin):
     _call_impl = __call__
 
     def _call_with_hooks(self, args: tuple, kwargs: dict):
+        compiled = self.__dict__.get("_compiled_call")
+        if compiled is not None:  # Module.compile(): the call, hooks included, compiled
+            return compiled(*args, **kwargs)
+        return self._call_hooks_and_forward(args, kwargs)
+
+    def _call_uncompiled(self, *args, **kwargs):
+        """The call as it runs without `compile()` (what a compiled call captures)."""
+        return self._call_hooks_and_forward(args, kwargs)
+
+    def _call_hooks_and_forward(self, args: tuple, kwargs: dict):
         for hook_id, hook in list(self._forward_pre_hooks.items()):
             if hook_id in self._forward_pre_hooks_with_kwargs:
                 res = hook(self, args, kwargs)
@@ -155,7 +165,7 @@ class Module(_StateDictMixin, _ConversionMixin):
     def _update_hooked(self) -> None:
         self.__dict__["_hooked"] = bool(
             self._forward_hooks or self._forward_pre_hooks or self._backward_hooks
-            or self._backward_pre_hooks
+            or self._backward_pre_hooks or self.__dict__.get("_compiled_call") is not None
         )
 
     # -- hooks ---------------------------------------------------------------------------
@@ -465,7 +475,12 @@ class Module(_StateDictMixin, _ConversionMixin):
         return self.train(False)
 
     def compile(self, *args, **kwargs) -> None:
-        """PyTorch compiles `forward` in place; ember runs eagerly, so this changes nothing."""
+        """Compile this module's calls in place (`ember.compile`'s arguments): the module
+        stays itself (same class, same state_dict keys); calling it runs compiled."""
+        from ..._runtime import compile as compile_fn
+
+        self.__dict__["_compiled_call"] = compile_fn(self._call_uncompiled, *args, **kwargs)
+        self._update_hooked()
 
     def requires_grad_(self, requires_grad: bool = True) -> Module:
         for p in self.parameters():

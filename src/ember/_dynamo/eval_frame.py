@@ -1,0 +1,104 @@
+"""What `torch.compile` returns for a module, and the functions around compiled calls."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..graph import compiled as _compiled
+from ..nn import Module
+
+
+class OptimizedModule(Module):
+    """A compiled module, as PyTorch wraps one: the original is `_orig_mod` (a submodule,
+    so state_dict keys are prefixed `_orig_mod.`), attributes not found here are looked up
+    on it, and calling this module runs the original's call (hooks included) compiled."""
+
+    def __init__(self, mod: Module, compiled: _compiled.Compiled) -> None:
+        super().__init__()
+        self._orig_mod = mod
+        self.__dict__["_compiled_fn"] = compiled
+
+    def __call__(self, *args, **kwargs):
+        return self.__dict__["_compiled_fn"](*args, **kwargs)
+
+    def forward(self, *args, **kwargs):
+        return self.__dict__["_compiled_fn"](*args, **kwargs)
+
+    def __getattr__(self, name: str):
+        if name == "_orig_mod":
+            return self._modules["_orig_mod"]
+        return getattr(self._modules["_orig_mod"], name)
+
+    def __repr__(self) -> str:
+        return f"OptimizedModule(\n  (_orig_mod): {self._orig_mod!r}\n)".replace(
+            "\n)\n)", "\n  )\n)")
+
+
+reset = _compiled.reset
+
+
+def disable(fn: Callable | None = None, recursive: bool = True):
+    """`fn` runs eagerly even when called from compiled code (the graph so far runs
+    first). Usable as `@disable` or `disable(fn)`."""
+    if fn is None:
+        return lambda f: disable(f, recursive)
+
+    def run(*args, **kwargs):
+        return _compiled.run_eagerly(fn, *args, **kwargs)
+
+    run.__wrapped__ = fn
+    run.__name__ = getattr(fn, "__name__", "disabled")
+    return run
+
+
+def mark_dynamic(t, index, **_kw) -> None:
+    """Accepted: ember keys its programs by the recorded graph, so a dim that changes simply
+    records another graph (each compiled once)."""
+
+
+def mark_static(t, index=None) -> None:
+    """Accepted (see `mark_dynamic`)."""
+
+
+class ExplainOutput:
+    """What `explain` found: graphs, breaks with their reasons and places, ops per graph."""
+
+    def __init__(self, c: _compiled.Compiled) -> None:
+        self.graphs = list(c.graphs)
+        self.graph_count = len(c.graphs)
+        self.graph_break_count = len(c.breaks)
+        self.break_reasons = list(c.breaks)
+        self.ops_per_graph = [[n.op for n in g.nodes] for g in c.graphs]
+        self.recompiles = list(c.recompiles)
+        self.compile_times = ""
+
+    def __str__(self) -> str:
+        lines = [f"Graph Count: {self.graph_count}",
+                 f"Graph Break Count: {self.graph_break_count}",
+                 f"Op Count: {sum(len(o) for o in self.ops_per_graph)}", "Break Reasons:"]
+        for i, b in enumerate(self.break_reasons, 1):
+            lines.append(f"  Break Reason {i}:\n    Reason: {b.reason}\n    At: {b.op}")
+        lines.append("Ops per Graph:")
+        for i, ops in enumerate(self.ops_per_graph, 1):
+            lines.append(f"  Ops {i}:")
+            lines += [f"    {op}" for op in ops]
+        if self.recompiles:
+            lines.append("Recompiles:")
+            lines += [f"  {r}" for r in self.recompiles]
+        lines.append("What decides reuse: each graph's structure (ops, params, Python scalars)"
+                     " and its inputs' shapes, dtypes and strides")
+        return "\n".join(lines)
+
+
+def explain(fn: Callable, *extra_args, **extra_kwargs):
+    """`torch._dynamo.explain(fn)(*args)`: compile `fn`, run it once, and report."""
+    inner = fn.fn if isinstance(fn, _compiled.Compiled) else fn
+
+    def run(*args, **kwargs):
+        c = _compiled.Compiled(inner)
+        c(*args, **kwargs)
+        return ExplainOutput(c)
+
+    if extra_args or extra_kwargs:
+        return run(*extra_args, **extra_kwargs)
+    return run

@@ -1,0 +1,320 @@
+"""Capture: an interpreter on the `bind` stack that records ops into a graph instead of
+running them, and runs the graph when a value is needed.
+
+While a `Session` is active, every op bound whose evaluation is a plain kernel (the
+standard path and families), a view, or a factory is recorded as a `Node`, and its result
+is a `LazyTensor`. Real tensors an op reads become graph inputs. Autograd records its nodes
+as in eager mode (on the lazy results), so `backward()` works and is captured too.
+
+The pending graph runs (`flush`) when:
+- a value is read (`.item()`, `.numpy()`, `bool(t)`, printing): a *graph break*;
+- an op that is not captured is bound (an in-place write, a random draw, a sparse op ...):
+  the graph runs first, then the op eagerly, so its effects land in eager's order;
+- the session ends (the compiled call returns).
+Running a graph computes what is still alive afterwards (lazy tensors referenced by the
+caller, by autograd's saved tensors or by other live tensors) and nothing else; each of
+those objects then becomes an ordinary tensor. Graphs are looked up by their structure in a
+cache of compiled programs (`program.py`), so a recurring graph is compiled once.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+
+from .. import _grad_mode as grad_mode
+from .._core.dispatch import Interpreter, autograd, eval_kernel, eval_member, interpret
+from .._core.primitive import meta_rules, vjp_rule
+from .._tensor import Tensor
+from .._view import broadcast_shapes, contiguous_strides
+from ..ops.creation import _eval_factory, _eval_filled_like
+from ..ops.draws import _eval_draw
+from ..ops.movement import _eval_detach
+from ..ops.registry import _eval_inplace, _eval_update, bump_version, check_inplace
+from ..ops.views import _eval_view
+from .ir import RUNTIME_SCALARS, Graph, Node, Value
+from .lazy import LazyTensor, become, make_lazy, pending_class
+
+_grad_state = grad_mode.state
+
+
+class Break:
+    """Why one graph ended: the reason, and the op that caused it (or None)."""
+
+    __slots__ = ("reason", "op")
+
+    def __init__(self, reason: str, op: str | None = None) -> None:
+        self.reason = reason
+        self.op = op
+
+    def __repr__(self) -> str:
+        return f"Break({self.reason!r}{', ' + self.op if self.op else ''})"
+
+
+class Session(Interpreter):
+    """One capture: the pending graph, its inputs, the live lazy results, and the cache of
+    programs (shared by the calls of one compiled function)."""
+
+    def __init__(self, programs: dict, compile_graph: Callable, on_run=None,
+                 owner=None) -> None:
+        self.owner = owner  # the compiled function (autograd nodes recorded here point to it)
+        self.programs = programs
+        self.compile_graph = compile_graph  # compile_graph(graph, segment) -> Program
+        self.on_run = on_run  # called with (graph, program, break) after each graph runs
+        self.segment = 0  # how many graphs this session has run
+        self.runs: list = []  # what each graph run was (for pure mode: `replay.py`)
+        self._reset()
+
+    def _reset(self) -> None:
+        self.graph = Graph()
+        self.input_of: dict = {}  # id(tensor) -> input Value
+        self.input_tensors: list[Tensor] = []
+        self.scalar_values: list = []
+        self.lazies: list = []
+        self.written: list = []  # (tensor, its own class): real tensors a node writes
+
+    # -- recording ----------------------------------------------------------------------
+
+    def process(self, prim, args: tuple, params: dict):
+        kind = _CAPTURED.get(prim.impl)
+        if kind is None or not _capturable(args, params):
+            self.flush("eager op", prim.name)
+            return self.lower(prim, args, params)
+        return kind(self, prim, args, params)
+
+    def _arg(self, a):
+        if isinstance(a, Tensor):
+            if a.__class__ is LazyTensor and a.__dict__.get("_lazy_session") is self:
+                return a.__dict__["_lazy_value"]
+            v = self.input_of.get(id(a))
+            if v is None:
+                stride = a._stride if a._stride is not None else a._ensure_storage()
+                v = self.graph.add_input(a._shape, a._dtype, stride)
+                self.input_of[id(a)] = v
+                self.input_tensors.append(a)
+            return v
+        if a.__class__ in RUNTIME_SCALARS:
+            self.scalar_values.append(a)
+            return self.graph.add_scalar(a)
+        return a
+
+    def _record(self, prim, args, params, metas, base=None, vc=None):
+        vals = tuple(self._arg(a) for a in args)
+        node = Node(prim, params, vals, ())
+        outs, lazies = [], []
+        for i, (shape, dtype, stride) in enumerate(metas):
+            v = self.graph.value(shape, dtype, stride, node, i)
+            outs.append(v)
+            t = make_lazy(self, v, dtype, base, vc)
+            lazies.append(t)
+            self.lazies.append(weakref.ref(t))
+        node.outs = tuple(outs)
+        self.graph.add_node(node)
+        return lazies
+
+    def _record_effect(self, prim, args, params, written: list, *,
+                       scalar_params: bool = False) -> None:
+        """A node that writes into real tensors `written` (it has no outputs, and always
+        runs); their versions move now, as eager's would, and until the graph runs they
+        read as pending (`lazy.Pending`). With `scalar_params`, float params (a learning
+        rate a scheduler moves) are runtime scalars, not part of the graph's key."""
+        vals = tuple(self._arg(a) for a in args)
+        if scalar_params:
+            params = {k: self._arg(v) if v.__class__ is float else v
+                      for k, v in params.items()}
+        self.graph.add_node(Node(prim, params, vals, ()))
+        self.graph.effects = True
+        for t in written:
+            bump_version(t)
+            if not t._is_pending:
+                self.written.append((t, t.__class__))
+                t.__dict__["_pending_session"] = self
+                t.__class__ = pending_class(t.__class__)
+
+    def alias(self, t: LazyTensor) -> LazyTensor:
+        """A second lazy tensor of `t`'s value, sharing its version counter (what autograd
+        keeps of an output it saves)."""
+        v = t.__dict__["_lazy_value"]
+        a = make_lazy(self, v, t._dtype, None, t._vc)
+        self.lazies.append(weakref.ref(a))
+        return a
+
+    # -- running ------------------------------------------------------------------------
+
+    def flush(self, reason: str = "value needed", op: str | None = None) -> None:
+        """Run the pending graph and turn its live results into ordinary tensors."""
+        graph = self.graph
+        written = [t for t, _ in self.written]
+        for t, cls in self.written:
+            t.__class__ = cls
+            t.__dict__.pop("_pending_session", None)
+        if not graph.nodes:
+            self._reset()
+            return
+        live = []
+        seen = set()
+        for ref in self.lazies:
+            t = ref()
+            if t is not None and t.__class__ is LazyTensor:
+                v = t.__dict__["_lazy_value"]
+                live.append((t, v))
+                if v not in seen:
+                    seen.add(v)
+                    graph.outputs.append(v)
+        inputs, scalars = self.input_tensors, self.scalar_values
+        self._reset()  # (a kernel below may bind ops: they run eagerly, not into this graph)
+        if not graph.outputs and not graph.effects:
+            return
+        key = graph.key()
+        program = self.programs.get(key)
+        if program is None:
+            program = self.programs[key] = self.compile_graph(graph, self.segment)
+        self.segment += 1
+        arrays = program.run([t._array() for t in inputs] + scalars)
+        index = {v: i for i, v in enumerate(graph.outputs)}
+        # bases before their views: a view lands in its base's storage
+        for t, v in sorted(live, key=lambda tv: tv[0]._base is not None):
+            become(t, arrays[index[v]])
+        self.runs.append(Run(graph, program, key, inputs, scalars,
+                             [(t, index[v]) for t, v in live], written, reason))
+        if self.on_run is not None:
+            self.on_run(graph, program, Break(reason, op))
+
+
+class Run:
+    """One graph run of a session: the graph, its program and key, the tensors and numbers
+    it read, the tensors its outputs became (with their output index), the tensors it wrote
+    into, and why it ran."""
+
+    __slots__ = ("graph", "program", "key", "inputs", "scalars", "live", "written", "reason")
+
+    def __init__(self, graph, program, key, inputs, scalars, live, written, reason) -> None:
+        self.graph, self.program, self.key = graph, program, key
+        self.inputs, self.scalars, self.live = inputs, scalars, live
+        self.written, self.reason = written, reason
+
+
+def _capturable(args, params) -> bool:
+    """Only CPU tensors are captured (meta and other devices run eagerly)."""
+    for a in args:
+        if isinstance(a, Tensor):
+            s = a._storage
+            if s is not None and s.device.type != "cpu":
+                return False
+    dev = params.get("device")
+    return dev is None or getattr(dev, "type", "cpu") == "cpu"
+
+
+def _meta_of(prim, args, params) -> list:
+    rule = meta_rules[prim]
+    res = rule(*args, **params)
+    outs = [res] if prim.n_outputs == 1 else list(res)
+    metas = []
+    for r in outs:
+        shape, dtype = tuple(r[0]), r[1]
+        stride = tuple(r[2]) if len(r) > 2 and r[2] is not None else _contiguous(shape)
+        metas.append((shape, dtype, stride))
+    return metas
+
+
+def _contiguous(shape) -> tuple:
+    return tuple(contiguous_strides(shape))
+
+
+def _record_kernel(session: Session, prim, args, params):
+    """A plain kernel (or a family member's): one node; autograd records as in eager."""
+    lazies = session._record(prim, args, params, _meta_of(prim, args, params))
+    out = lazies[0] if prim.n_outputs == 1 else tuple(lazies)
+    if _grad_state.enabled:
+        for a in args:
+            if isinstance(a, Tensor) and a._requires_grad:
+                autograd.record(prim, vjp_rule(prim, params), args, params, out)
+                node = (out[0] if out.__class__ is tuple else out)._grad_fn
+                if node is not None:
+                    node._compiled = session.owner
+                break
+    return out
+
+
+def _record_view(session: Session, prim, args, params):
+    """A view: its result shares the base's version counter and lands in its storage."""
+    x = args[0]
+    (meta,) = _meta_of(prim, args, params)
+    base = x._base if x._base is not None else x
+    (out,) = session._record(prim, args, params, [meta], base=base, vc=x._vc)
+    if x._requires_grad and _grad_state.enabled:
+        autograd.record(prim, vjp_rule(prim, params), args, params, out)
+        if out._grad_fn is not None:
+            out._grad_fn._compiled = session.owner
+    return out
+
+
+def _run_now(session: Session, prim, args, params):
+    """An op that reads no tensor's data (a factory, `*_like`): it runs eagerly, without
+    ending the graph; its result is an ordinary tensor (a graph input where it is used)."""
+    return session.lower(prim, args, params)
+
+
+def _record_detach(session: Session, prim, args, params):
+    """`detach` of a pending value is another pending tensor of the same value (sharing its
+    version counter), outside autograd; of a real tensor, it runs as eager."""
+    x = args[0]
+    if x.__class__ is LazyTensor and x.__dict__.get("_lazy_session") is session:
+        return session.alias(x)
+    return session.lower(prim, args, params)
+
+
+def _record_update(session: Session, prim, args, params):
+    """A fused in-place update (an optimizer step) of real tensors: a node with effects,
+    run in its place in the graph; the tensors it writes read as pending until then."""
+    written = [args[i] for i in prim.writes if args[i] is not None]
+    if not all(_is_real(t) for t in written):
+        return _break(session, prim, args, params)
+    session._record_effect(prim, args, params, written, scalar_params=True)
+    return None
+
+
+def _record_inplace(session: Session, prim, args, params):
+    """`x.op_(...)` into a real tensor with nothing for autograd to record (running
+    statistics, updates under no_grad): a node with effects, checked now as eager checks
+    it. Anything else (a pending target, a write autograd must see) ends the graph."""
+    self = args[0]
+    base = self._base
+    if not _is_real(self) or (_grad_state.enabled and (
+            self._requires_grad or (base is not None and base._requires_grad)
+            or any(isinstance(a, Tensor) and a._requires_grad for a in args[1:]))):
+        return _break(session, prim, args, params)
+    check_inplace(self)
+    res = prim.base.meta(self, *args[1:], **params) if prim.base.meta else None
+    if res is not None and broadcast_shapes(res[0], self._shape) != self._shape:
+        raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the "
+                           f"broadcast shape {list(res[0])}")
+    session._record_effect(prim, args, params, [self])
+    return self
+
+
+def _is_real(t) -> bool:
+    """A tensor with data on the CPU now (not pending, not on meta)."""
+    if not isinstance(t, Tensor) or t._is_lazy:
+        return False
+    s = t._storage
+    return t._np is not None if s is None else s.device.type == "cpu"
+
+
+def _break(session: Session, prim, args, params):
+    session.flush("eager op", prim.name)
+    return session.lower(prim, args, params)
+
+
+_CAPTURED: dict = {eval_kernel: _record_kernel, eval_member: _record_kernel,
+                   _eval_view: _record_view, _eval_factory: _run_now, _eval_draw: _run_now,
+                   _eval_filled_like: _run_now, _eval_detach: _record_detach,
+                   _eval_update: _record_update, _eval_inplace: _record_inplace}
+
+
+def capture(session: Session):
+    """`with capture(session):` records the ops bound inside into `session`'s graph."""
+    return interpret(session)
+
+
+__all__ = ["Break", "LazyTensor", "Session", "Value", "capture"]

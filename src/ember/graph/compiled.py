@@ -1,0 +1,313 @@
+"""A compiled function: the Python runs on every call, its ops are captured into graphs,
+and each graph runs as a compiled program looked up by the graph's structure.
+
+What decides reuse is the recorded graph itself, used as the key of a cache of programs:
+its nodes (primitives, members, static params, Python scalars that reached an op) and its
+inputs' shapes, dtypes and strides. Whatever changes one of those (a new shape, dtype or
+layout, `train()` / `eval()` taking another path, grad mode recording other ops, a new
+Python number) records another graph and compiles it once. There are no guards to get
+wrong: the Python that decides what runs runs every time, as in eager mode, so side
+effects (print, appending to a list, mutating a module) happen on every call.
+
+Past `config.recompile_limit` programs for one function, further new graphs run without
+compiling (op by op, as eager) and one warning names what changed.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+import threading
+import warnings
+import weakref
+from collections.abc import Callable
+from contextlib import contextmanager, nullcontext
+
+from .. import _grad_mode
+from ..autograd import engine as _engine
+from .capture import Break, Session, capture
+from .ir import Graph, freeze
+from .passes import optimized
+from .program import Program, lower_python
+from .replay import Replay, replayable, signature
+
+_grad_state = _grad_mode.state
+
+
+class Config:
+    """`torch._dynamo.config`'s settings that ember honours."""
+
+    recompile_limit = 8
+
+    @property
+    def cache_size_limit(self) -> int:
+        return self.recompile_limit
+
+    @cache_size_limit.setter
+    def cache_size_limit(self, value: int) -> None:
+        self.recompile_limit = value
+
+
+config = Config()
+
+
+class Unsupported(RuntimeError):
+    """A graph break under `fullgraph=True` (PyTorch's `torch._dynamo.exc.Unsupported`)."""
+
+
+class _Active(threading.local):
+    session = None  # the innermost capture session of this thread, or None
+
+
+active = _Active()
+
+
+def user_frame() -> str:
+    """`file:line` of the innermost frame outside ember: where the user's code was."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    f = sys._getframe(1)
+    while f is not None:
+        path = os.path.abspath(f.f_code.co_filename)
+        if not path.startswith(root):
+            return f"{f.f_code.co_filename}:{f.f_lineno}"
+        f = f.f_back
+    return "?"
+
+
+def logs() -> set:
+    """The TORCH_LOGS artifacts ember prints: graph_code, graph_breaks, recompiles, guards,
+    output_code (comma-separated, `+` prefixes allowed)."""
+    raw = os.environ.get("TORCH_LOGS", "")
+    return {p.strip().lstrip("+") for p in raw.split(",") if p.strip()}
+
+
+class Compiled:
+    """`ember.compile(fn)`: call it as `fn`; see the module docstring."""
+
+    def __init__(self, fn: Callable, *, fullgraph: bool = False, dynamic=None,
+                 backend: str = "inductor", mode: str | None = None,
+                 options: dict | None = None) -> None:
+        functools.update_wrapper(self, fn, updated=())
+        self.fn = fn
+        self.fullgraph = fullgraph
+        self.dynamic = dynamic
+        self.backend = backend
+        self.mode = mode or "default"
+        self.options = dict(options or {})
+        self.programs: dict = {}
+        self.graphs: list[Graph] = []  # one per program compiled, in order
+        self.breaks: list[Break] = []  # every graph break seen, with where it happened
+        self.recompiles: list[str] = []  # what changed, for each program after the first
+        self.per_segment: dict = {}  # graph index within a call -> its programs' graphs
+        self.pure = bool(self.options.get("pure", False))
+        self.replays: dict = {}  # call signature -> Replay (pure mode)
+        self._seen: dict = {}  # call signature -> (graph key, numbers) of its last trace
+        self.not_replayed: list[str] = []  # why traced calls could not become replays
+        self.replayed = 0
+        self.calls = 0
+        self.over_limit = False
+        _every.add(self)
+
+    # -- running ------------------------------------------------------------------------
+
+    def __call__(self, *args, **kwargs):
+        if _stance[0] == "force_eager":
+            return self.fn(*args, **kwargs)
+        self.calls += 1
+        if self.pure:
+            return self._pure_call(args, kwargs)
+        with self.capturing():
+            return self.fn(*args, **kwargs)
+
+    def _pure_call(self, args: tuple, kwargs: dict):
+        """Pure mode: replay a recorded call that matches, else trace (see replay.py)."""
+        got = signature(args, kwargs, _grad_state.enabled)
+        if got is not None:
+            sig, leaves = got
+            plan = self.replays.get(sig)
+            if plan is not None:
+                self.replayed += 1
+                return plan(leaves)
+        with self.capturing() as session:
+            out = self.fn(*args, **kwargs)
+        if got is not None:
+            why = replayable(session, leaves, out)
+            if why is None:
+                (run,) = session.runs
+                seen = (run.key, tuple(freeze(x) for x in run.scalars))
+                if self._seen.get(sig) == seen:
+                    self.replays[sig] = Replay(run, leaves, out)
+                self._seen[sig] = seen
+            elif why not in self.not_replayed:
+                self.not_replayed.append(why)
+        return out
+
+    @contextmanager
+    def capturing(self):
+        """Capture what runs inside into this function's graphs (a call, or a backward
+        pass through a forward it recorded); the last graph runs at the end."""
+        outer = active.session
+        session = Session(self.programs, self._compile, on_run=self._ran, owner=self)
+        active.session = session
+        try:
+            with capture(session):
+                yield session
+            session.flush("end of call")
+        finally:
+            active.session = outer
+
+    def _compile(self, graph: Graph, segment: int) -> Program:
+        seen = self.per_segment.setdefault(segment, [])
+        if len(seen) >= config.recompile_limit:
+            if not self.over_limit:
+                self.over_limit = True
+                warnings.warn(
+                    f"ember.compile: {getattr(self.fn, '__name__', 'function')} reached the "
+                    f"recompile limit ({config.recompile_limit}); "
+                    f"{self._what_changed(graph, seen[-1])}: new graphs now run op by op without "
+                    "(torch._dynamo.config.recompile_limit)", RuntimeWarning,
+                    stacklevel=4)
+            return lower_python(graph)
+        if seen:
+            change = self._what_changed(graph, seen[-1])
+            self.recompiles.append(change)
+            if "recompiles" in logs():
+                print(f"[ember.compile] recompiling {self.fn.__name__}: {change}",
+                      file=sys.stderr)
+        program = lower(graph, self.backend)
+        self.graphs.append(graph)
+        seen.append(graph)
+        wanted = logs()
+        name = getattr(self.fn, "__name__", "function")
+        if "graph_code" in wanted:
+            print(f"[ember.compile] graph {len(self.graphs)} of {name}:\n"
+                  f"{graph.table()}\n{program.code}", file=sys.stderr)
+        if "output_code" in wanted and hasattr(program, "c_source"):
+            print(f"[ember.compile] C of graph {len(self.graphs)} of {name}:\n"
+                  f"{program.c_source}", file=sys.stderr)
+        if "guards" in wanted:
+            print(f"[ember.compile] graph {len(self.graphs)} of {name} is reused for inputs "
+                  "of " + ", ".join(f"{v.meta()} stride {v.stride}" for v in graph.inputs)
+                  + f" and the same {len(graph.nodes)} ops with the same params",
+                  file=sys.stderr)
+        return program
+
+    def _ran(self, graph: Graph, program: Program, brk: Break) -> None:
+        if brk.reason == "end of call":
+            return
+        where = user_frame()
+        brk.op = f"{brk.op or ''} at {where}".strip()
+        self.breaks.append(brk)
+        if "graph_breaks" in logs():
+            print(f"[ember.compile] graph break in {self.fn.__name__}: {brk.reason} "
+                  f"({brk.op})", file=sys.stderr)
+        if self.fullgraph:
+            raise Unsupported(f"graph break: {brk.reason} ({brk.op}); fullgraph=True "
+                              "requires the whole function to be one graph")
+
+    def _what_changed(self, graph: Graph, last: Graph) -> str:
+        a = [(v.shape, v.dtype, v.stride) for v in last.inputs]
+        b = [(v.shape, v.dtype, v.stride) for v in graph.inputs]
+        for i, (x, y) in enumerate(zip(a, b)):
+            if x[0] != y[0]:
+                return f"input {i} changed shape from {list(x[0])} to {list(y[0])}"
+            if x[1] != y[1]:
+                return f"input {i} changed dtype from {x[1]} to {y[1]}"
+            if x[2] != y[2]:
+                return f"input {i} changed strides from {x[2]} to {y[2]}"
+        if len(a) != len(b):
+            return f"the graph reads {len(b)} tensors instead of {len(a)}"
+        for i, (m, n) in enumerate(zip(last.nodes, graph.nodes)):
+            if (m.prim, m.member) != (n.prim, n.member):
+                return f"op {i} is {n.op} instead of {m.op}"
+            if m.key_params() != n.key_params():
+                return f"op {i} ({n.op}) has other params or Python scalars"
+        return f"the graph has {len(graph.nodes)} ops instead of {len(last.nodes)}"
+
+    def reset(self) -> None:
+        self.programs.clear()
+        self.graphs.clear()
+        self.breaks.clear()
+        self.recompiles.clear()
+        self.per_segment.clear()
+        self.replays.clear()
+        self._seen.clear()
+        self.over_limit = False
+
+
+def captured_backward(roots):
+    """The engine's hook: a backward pass from outputs of a compiled forward, outside any
+    capture, is captured into the forward's compiled function (its own graphs)."""
+    if active.session is not None or _stance[0] == "force_eager":
+        return _NOTHING
+    # (the loss is usually computed eagerly from a compiled model's output: look a few
+    # nodes back from the roots, breadth first)
+    todo = [node for node, _ in roots if node is not None]
+    seen = set()
+    while todo and len(seen) < 32:
+        node = todo.pop(0)
+        if node in seen:
+            continue
+        seen.add(node)
+        owner = getattr(node, "_compiled", None)
+        if owner is not None:
+            return owner.capturing()
+        todo += [n for n, _ in getattr(node, "_edges", ()) if n is not None]
+    return _NOTHING
+
+
+_NOTHING = nullcontext()
+
+
+def lower(graph: Graph, backend: str) -> Program:
+    """The program of a graph for `backend` ("eager": one kernel per node; otherwise fused
+    where the fusion pass finds chains)."""
+    if backend in ("eager", "aot_eager"):
+        return lower_python(graph)
+    from .fuse import lower_fused
+
+    return lower_fused(optimized(graph))
+
+
+_stance = ["default"]
+_every: weakref.WeakSet = weakref.WeakSet()  # every compiled function, for reset()
+
+
+def reset() -> None:
+    """Drop every compiled program (`torch._dynamo.reset`, `torch.compiler.reset`)."""
+    for c in list(_every):
+        c.reset()
+
+
+def set_stance(stance: str = "default", **_ignored) -> None:
+    """`torch.compiler.set_stance`: "default" or "force_eager" (compiled functions run as
+    plain eager code); PyTorch's other stances are accepted as "default"."""
+    _stance[0] = "force_eager" if stance == "force_eager" else "default"
+
+
+def is_compiling() -> bool:
+    return active.session is not None
+
+
+def run_eagerly(fn: Callable, *args, **kwargs):
+    """`fn(*args)` outside any capture: the pending graph runs first (a graph break)."""
+    s = active.session
+    if s is None:
+        return fn(*args, **kwargs)
+    s.flush("torch.compiler.disable", getattr(fn, "__name__", None))
+    active.session = None
+    try:
+        return s.below(fn, *args, **kwargs)
+    finally:
+        active.session = s
+
+
+def graph_break() -> None:
+    """`torch._dynamo.graph_break()`: end the current graph here."""
+    s = active.session
+    if s is not None:
+        s.flush("graph_break()")
+
+
+_engine.hooks.captured = captured_backward

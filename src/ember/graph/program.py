@@ -1,0 +1,119 @@
+"""Lowering a graph to a program: generated Python that calls each node's kernel once,
+with no dispatch, no promotion and no autograd work left (all of that happened while
+recording). The program is a readable function: `print(program.code)`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._core.dispatch import run_quiet
+from .._core.primitive import Family, _family_kernel, kernels
+from ..ops._inplace_kernel import run_inplace
+from ..ops.registry import InplacePrimitive
+from .ir import Graph, Node, Scalar, Value
+from .passes import live_nodes
+
+_cpu = kernels["cpu"]
+
+
+class Program:
+    """A compiled graph: `run(input_arrays) -> output_arrays`, and the code that does it."""
+
+    def __init__(self, graph: Graph, code: str, fn, notes: list[str]) -> None:
+        self.graph = graph
+        self.code = code
+        self._fn = fn
+        self.notes = notes  # what the passes did, for `explain`
+
+    def run(self, arrays: list) -> list:
+        return run_quiet(self._fn, *arrays)
+
+
+def kernel_of(node: Node):
+    """(kernel, params) a node's kernel is called with: a family member's own kernel and
+    the params less `fn`, else the primitive's CPU kernel (native or NumPy)."""
+    prim, params = node.prim, node.params
+    if prim.__class__ is InplacePrimitive:
+        return _writer(prim.base), params
+    kernel = _cpu[prim]
+    if prim.__class__ is Family and kernel is _family_kernel:
+        return params["fn"].kernel, {k: v for k, v in params.items() if k != "fn"}
+    return kernel, params
+
+
+_writers: dict = {}
+
+
+def _writer(prim):
+    """The kernel of `x.op_(...)`: `prim`'s result written into x's array (checked when it
+    was recorded)."""
+    w = _writers.get(prim)
+    if w is None:
+        def w(dst, *arrays, **params):
+            run_inplace(prim, None, dst, list(arrays), params, _checked)
+
+        w.__name__ = f"{prim.name}_into"
+        _writers[prim] = w
+    return w
+
+
+def _checked(*_):
+    """(shape checks happened at recording)"""
+
+
+def lower_python(graph: Graph, extra: dict | None = None, lines_for=None) -> Program:
+    """The graph as a Python function over kernels. `lines_for(node, name_of, env)` may
+    claim a node (fusion) by returning its lines, else it is one kernel call."""
+    nodes = live_nodes(graph)
+    env: dict = dict(extra or {})
+    names: dict = {}
+    for i, v in enumerate(graph.inputs):
+        names[v] = f"in{i}"
+    for s in graph.scalars:
+        names[s] = f"s{s.id}"
+
+    def name_of(a):
+        if a.__class__ is Value or a.__class__ is Scalar:
+            return names[a]
+        key = f"c{len(env)}"
+        env[key] = a
+        return key
+
+    body = []
+    for n in nodes:
+        for o in n.outs:
+            names[o] = f"v{o.id}"
+        claimed = lines_for(n, name_of, env) if lines_for is not None else None
+        if claimed is not None:
+            body += claimed
+            continue
+        kernel, params = kernel_of(n)
+        k = f"k{len(env)}"
+        env[k] = kernel
+        call = ", ".join(name_of(a) for a in n.args)
+        fixed = {key: v for key, v in params.items() if v.__class__ is not Scalar}
+        if fixed:
+            p = f"p{len(env)}"
+            env[p] = fixed
+            call += (", " if call else "") + f"**{p}"
+        for key, v in params.items():
+            if v.__class__ is Scalar:
+                call += f", {key}={names[v]}"
+        lhs = ", ".join(names[o] for o in n.outs)
+        if len(n.outs) > 1:
+            lhs = "(" + lhs + ")"
+        body.append(f"{lhs + ' = ' if lhs else ''}{k}({call})  # {n.op}")
+    returned: set = set()
+    rets = []
+    for v in graph.outputs:  # (two outputs that are one value after CSE: a copy each)
+        rets.append(names[v] if v not in returned else f"_copy({names[v]})")
+        returned.add(v)
+    env["_copy"] = np.copy
+    ret = ", ".join(rets)
+    args = ", ".join([names[v] for v in graph.inputs] + [names[s] for s in graph.scalars])
+    code = "\n".join([f"def program({args}):"] + [f"    {line}" for line in body]
+                     + [f"    return [{ret}]"]) + "\n"
+    scope: dict = {}
+    exec(compile(code, "<ember graph>", "exec"), env, scope)  # noqa: S102 - generated code
+    return Program(graph, code, scope["program"], [])
