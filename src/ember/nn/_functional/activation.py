@@ -12,6 +12,7 @@ import warnings
 import ember as E
 
 from ..._tensor import Tensor
+from ...ops.registry import saves
 from ...ops.activation import (
     celu,
     celu_,
@@ -110,13 +111,15 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    return E.where((input >= -lambd) & (input <= lambd), 0.0, input)
+    # (PyTorch's node saves the input: an in-place op on it refuses backward)
+    return saves(E.where((input >= -lambd) & (input <= lambd), 0.0, input), input)
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     if lambd < 0:
         raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
-    return E.where(input > lambd, input - lambd, E.where(input < -lambd, input + lambd, 0.0))
+    return saves(E.where(input > lambd, input - lambd,
+                         E.where(input < -lambd, input + lambd, 0.0)), input)
 
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,

@@ -17,9 +17,10 @@ from ..._tensor import Tensor
 from ...amp.autocast_mode import cast_for
 from ...ops import nn_ops
 from ...ops.attention import attention_prim
-from ...ops.batch_norm import batch_norm_stats
+from ...ops.batch_norm import batch_norm_stats, update_running
 from ...ops.layer_norm import layer_norm_prim
 from ...ops.matmul import addmm
+from ...ops.registry import saves
 from ...ops.random_ops import bernoulli_noise
 
 __all__ = [
@@ -59,7 +60,8 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
     out = (t * x2.unsqueeze(1)).sum(-1)
     if bias is not None:
         out = out + bias
-    return out.reshape(tuple(lead) + (o,))
+    # (PyTorch's _trilinear node keeps both inputs and the weight)
+    return saves(out.reshape(tuple(lead) + (o,)), input1, input2, weight)
 
 
 # --- dropout --------------------------------------------------------------------------
@@ -352,7 +354,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
         out = out * weight.reshape(view)
     if bias is not None:
         out = out + bias.reshape(view)
-    return out
+    return saves(out, input, weight)  # (PyTorch's native_group_norm node keeps these)
 
 
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
@@ -383,10 +385,11 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         if training and running_mean is not None:
             n = input.numel() // input.shape[1]
             with E.no_grad():
-                running_mean.mul_(1 - momentum).add_(mean.detach() * momentum)
+                update_running(running_mean, 1 - momentum, mean.detach() * momentum)
                 unbiased = var.detach() * (n / max(n - 1, 1))
-                running_var.mul_(1 - momentum).add_(unbiased * momentum)
-        return out
+                update_running(running_var, 1 - momentum, unbiased * momentum)
+        # (PyTorch's node saves the running buffers too, in training as in evaluation)
+        return saves(out, running_mean, running_var)
     # Running statistics: one scale and one shift per channel (two passes over the input).
     scale = (running_var + eps).rsqrt()
     if weight is not None:
@@ -394,7 +397,9 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     shift = -running_mean * scale
     if bias is not None:
         shift = shift + bias
-    return input * scale.reshape(view) + shift.reshape(view)
+    # (what PyTorch's native_batch_norm saves: an in-place op on one refuses backward)
+    return saves(input * scale.reshape(view) + shift.reshape(view), input, weight,
+                 running_mean, running_var)
 
 
 def instance_norm(input: Tensor, running_mean: Tensor | None = None,
