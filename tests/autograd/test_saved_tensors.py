@@ -229,6 +229,8 @@ CASES = {
     "cosine_similarity": (lambda L, a, b: L.nn.functional.cosine_similarity(a, b), [X, X]),
     "pairwise_distance": (lambda L, a, b: L.nn.functional.pairwise_distance(a, b), [X, X]),
     "cdist": (lambda L, a, b: L.cdist(a, b), [X, F((5, 4))]),
+    "pdist": (lambda L, x: L.nn.functional.pdist(x), [X]),
+    "dropout_eval": (lambda L, x: L.nn.functional.dropout(x, 0.5, training=False), [X]),
     # pooling
     "max_pool1d": (lambda L, x: L.nn.functional.max_pool1d(x, 2), [IMG1]),
     "max_pool2d": (lambda L, x: L.nn.functional.max_pool2d(x, 2), [IMG]),
@@ -268,6 +270,10 @@ CASES = {
     "dot": (lambda L, a, b: L.dot(a, b), [F((4,)), F((4,))]),
     "bmm": (lambda L, a, b: L.bmm(a, b), [F((2, 3, 4)), F((2, 4, 5))]),
     "addmm": (lambda L, c, a, b: L.addmm(c, a, b), [F((3, 5)), X, F((4, 5))]),
+    "addmv": (lambda L, c, a, b: L.addmv(c, a, b), [F((3,)), X, F((4,))]),
+    "baddbmm": (lambda L, c, a, b: L.baddbmm(c, a, b), [F((2, 3, 5)), F((2, 3, 4)),
+                                                        F((2, 4, 5))]),
+    "addr": (lambda L, c, a, b: L.addr(c, a, b), [X, F((3,)), F((4,))]),
     "linear": (lambda L, x, w, b: L.nn.functional.linear(x, w, b), [X, F((5, 4)), F((5,))]),
     "bilinear": (lambda L, a, b, w: L.nn.functional.bilinear(a, b, w),
                  [X, F((3, 2)), F((5, 4, 2))]),
@@ -346,7 +352,7 @@ CASES = {
             [F((3, 4), 0.1, 0.9), F((3, 4), 0, 1)]),
     "bce_logits": (lambda L, a, b: L.nn.functional.binary_cross_entropy_with_logits(a, b),
                    [X, F((3, 4), 0, 1)]),
-    "soft_margin": (lambda L, a, b: L.nn.functional.soft_margin_loss(a, b), [X, X]),
+    "soft_margin": (lambda L, a, b: L.nn.functional.soft_margin_loss(a, b), [X, C((3, 4))]),
     "cross_entropy": (lambda L, x, t: L.nn.functional.cross_entropy(x, t), [X, I((3,), 4)]),
     "cross_entropy_probs": (lambda L, x, t: L.nn.functional.cross_entropy(x, t),
                             [X, F((3, 4), 0, 1)]),
@@ -379,7 +385,9 @@ CASES = {
     "cholesky": (lambda L, a: L.linalg.cholesky(a @ a.mT + L.eye(3, dtype=a.dtype)),
                  [F((3, 3))]),
     "qr": (lambda L, a: L.linalg.qr(a), [F((4, 3))]),
+    "qr_wide": (lambda L, a: L.linalg.qr(a), [F((3, 4))]),
     "svd": (lambda L, a: L.linalg.svd(a, full_matrices=False), [F((4, 3))]),
+    "svdvals": (lambda L, a: L.linalg.svdvals(a), [F((4, 3))]),
     "eigh": (lambda L, a: L.linalg.eigh(a + a.mT), [F((3, 3))]),
     "pinv": (lambda L, a: L.linalg.pinv(a), [F((4, 3))]),
     "matrix_norm": (lambda L, a: L.linalg.matrix_norm(a), [F((3, 3))]),
@@ -447,6 +455,19 @@ def _run(L, name, where, seed=0):
     return "ok", [None if t.grad is None else t.grad.detach().numpy() for t in leaves]
 
 
+# Where ember stays stricter than PyTorch on purpose: each (case, where) with its reason.
+KNOWN = {
+    ("kron", "in0"): "PyTorch reads its operands through _unsafe_view copies with version "
+                     "counters of their own: an in-place op on an operand goes unnoticed and "
+                     "backward reads the new values (a wrong gradient); ember refuses",
+    ("kron", "in1"): "as kron in0",
+    ("unfold", "in0"): "ember composes unfold from a convolution with a constant 0/1 weight, "
+                       "whose node keeps its input as PyTorch's convolution does; PyTorch's "
+                       "im2col keeps nothing (ember refuses where PyTorch would train)",
+    ("fold", "in0"): "as unfold in0 (col2im, composed from a transposed convolution)",
+}
+
+
 def _scenarios():
     out = []
     for name, (fn, specs) in CASES.items():
@@ -459,13 +480,102 @@ def _scenarios():
 SCENARIOS = _scenarios()
 
 
-@pytest.mark.parametrize("name,where", SCENARIOS, ids=[f"{n}-{w}" for n, w in SCENARIOS])
+def _param(name, where):
+    reason = KNOWN.get((name, where))
+    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+    return pytest.param(name, where, marks=marks, id=f"{name}-{where}")
+
+
+@pytest.mark.parametrize("name,where", [_param(n, w) for n, w in SCENARIOS])
 def test_inplace_after_op_matches_torch(name, where):
     t_status, t_res = _run(torch, name, where)
-    e_status, e_res = _run(ember, name, where)
+    try:
+        e_status, e_res = _run(ember, name, where)
+    except (AttributeError, NotImplementedError) as e:  # (a missing op is another issue's)
+        pytest.skip(f"ember cannot run {name} yet: {e}")
     assert e_status == t_status, f"torch: {t_status} {t_res or ''}; ember: {e_status} {e_res or ''}"
     if t_status == "ok":
         for ge, gt in zip(e_res, t_res):
             assert (ge is None) == (gt is None)
             if gt is not None:
                 np.testing.assert_allclose(ge, gt, rtol=1e-9, atol=1e-12)
+
+
+# --- the programs behind the sweep ----------------------------------------------------------
+
+def _train_step(L, layers, x):
+    L.manual_seed(0)
+    model = L.nn.Sequential(*layers(L))
+    out = model(L.tensor(x, dtype=L.float32))
+    out.square().sum().backward()
+    return [p.grad.detach().numpy() for p in model.parameters()]
+
+
+@pytest.mark.parametrize("layers", [
+    lambda L: [L.nn.Conv2d(3, 4, 3), L.nn.MaxPool2d(2), L.nn.ReLU(inplace=True)],
+    lambda L: [L.nn.Conv2d(3, 4, 3), L.nn.BatchNorm2d(4), L.nn.ReLU(inplace=True)],
+    lambda L: [L.nn.Conv2d(3, 4, 3), L.nn.GELU(), L.nn.Hardtanh(inplace=True)],
+    lambda L: [L.nn.Flatten(), L.nn.LayerNorm(108), L.nn.ReLU(inplace=True)],
+], ids=["maxpool-relu_", "batchnorm-relu_", "gelu-hardtanh_", "layernorm-relu_"])
+def test_an_inplace_activation_after_the_layer_trains(layers):
+    x = np.random.default_rng(0).standard_normal((2, 3, 6, 6))
+    grads_e, grads_t = _train_step(ember, layers, x), _train_step(torch, layers, x)
+    for ge, gt in zip(grads_e, grads_t):
+        # (float32 convolutions through BLAS on both sides: summation orders differ)
+        np.testing.assert_allclose(ge, gt, rtol=1e-4, atol=1e-5)
+
+
+def test_gelu_after_its_output_is_overwritten_recomputes():
+    """GELU keeps its output only as a shortcut: overwritten in place, backward computes
+    x Phi(x) again and gives torch's gradient (not the overwritten values')."""
+    a = np.random.default_rng(1).standard_normal(20)
+    grads = []
+    for L in (ember, torch):
+        x = L.tensor(a, requires_grad=True)
+        y = L.nn.functional.gelu(x)
+        y.mul_(3).add_(1)  # (changes every value the shortcut would read)
+        y.sum().backward()
+        grads.append(x.grad.detach().numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12, atol=1e-14)
+
+
+def test_batch_norm_running_stats_survive_a_second_forward():
+    """The running buffers are saved (as in PyTorch) and updated by each training forward
+    without a version bump, so two forwards then one backward train; a user's in-place op
+    on a buffer before backward is refused, as there."""
+    rng = np.random.default_rng(2)
+    a, w = rng.standard_normal((4, 3, 5)), rng.standard_normal((4, 3, 5))
+    results = []
+    for L in (ember, torch):
+        bn = L.nn.BatchNorm1d(3)
+        x = L.tensor(a, dtype=L.float32, requires_grad=True)
+        c = L.tensor(w, dtype=L.float32)
+        version = bn.running_mean._version
+        ((bn(x) * c).sum() + (bn(2 * x) * c).sum()).backward()
+        assert bn.running_mean._version == version
+        y = bn(x)
+        with L.no_grad():
+            bn.running_var.mul_(1)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.sum().backward()
+        results.append((x.grad.numpy(), bn.running_mean.numpy(), bn.running_var.numpy()))
+    for e, t in zip(*results):
+        np.testing.assert_allclose(e, t, rtol=1e-5, atol=1e-6)
+
+
+def test_a_composite_refuses_as_torchs_kernel_with_its_message():
+    """avg_pool2d is composed in ember; its node still checks the input PyTorch's kernel
+    saves, with PyTorch's message, and frees it after backward like a saved tensor."""
+    msgs = []
+    for L in (ember, torch):
+        x = L.ones(1, 1, 4, 4, requires_grad=True).clone()
+        y = L.nn.functional.avg_pool2d(x, 2)
+        x.add_(1)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation") as e:
+            y.sum().backward()
+        msgs.append(str(e.value))
+        z = L.nn.functional.avg_pool2d(L.ones(1, 1, 4, 4, requires_grad=True).clone(), 2)
+        z.sum().backward()
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            z.sum().backward()
+    assert msgs[0] == msgs[1]

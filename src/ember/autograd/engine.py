@@ -82,9 +82,12 @@ def _unpack(node: Node, create_graph: bool):
                 raise version_error(s, v, node, i - n)
     kept = node._kept
     if kept is not None:
-        for s, v, fn, nr in kept:
+        for s, v, nr in kept:
             if s._vc[0] != v:
-                raise version_error(s, v, fn, nr)
+                if nr is not None:  # one of this node's outputs
+                    raise version_error(s, v, node, nr)
+                fn = s._grad_fn
+                raise version_error(s, v, fn, s.output_nr if fn is not None else 0)
     if out is not None and create_graph:
         out = _reattach(node, out)
     return saved, out

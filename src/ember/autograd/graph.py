@@ -89,7 +89,7 @@ class Node:
     _retained = None  # [(output_nr, weakref to a tensor that retains its grad)]
     _anomaly = None  # the forward traceback, when anomaly mode was on
     _metadata = None
-    _kept = None  # ((tensor, version, node, nr), ...) what PyTorch's kernel saves (`keep`)
+    _kept = None  # ((tensor, version, output nr), ...) what PyTorch's kernel saves (`keep`)
 
     def name(self) -> str:
         return type(self).__name__
@@ -507,8 +507,9 @@ def keep(out, tensors) -> None:
     if node is None or getattr(node, "_rule", None) is None or node._saved is None:
         return
     Tensor = T.Tensor
-    # (each with the node and output number its error names, as they are now)
-    kept = tuple((t, t._vc[0], t._grad_fn, t.output_nr if t._grad_fn is not None else 0)
+    # (each with its output number when it is an output of this node: an error names the
+    # node then, as for a saved output, and otherwise the tensor's grad_fn at that time)
+    kept = tuple((t, t._vc[0], t.output_nr if t._grad_fn is node else None)
                  for t in tensors if isinstance(t, Tensor) and t._vc is not None)
     if kept:
         node._kept = kept if node._kept is None else node._kept + kept

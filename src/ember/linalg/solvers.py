@@ -20,9 +20,9 @@ from .._tensor import Tensor
 from .._view import broadcast_shapes
 from ..ops._common import write_out
 from ..ops._linalg_batch import align, front, leading
-from ..ops.reduce import return_type
-from ..ops.registry import Primitive, apply, defbatch, defjvp, defvjp, zero_missing
 from ..ops.creation import zeros_like
+from ..ops.reduce import return_type
+from ..ops.registry import Primitive, apply, defbatch, defjvp, defvjp
 from ._common import (
     LinAlgError,
     batch_prefix,

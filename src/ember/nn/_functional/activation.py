@@ -12,7 +12,6 @@ import warnings
 import ember as E
 
 from ..._tensor import Tensor
-from ...ops.registry import saves
 from ...ops.activation import (
     celu,
     celu_,
@@ -39,6 +38,7 @@ from ...ops.activation import (
     threshold,
     threshold_,
 )
+from ...ops.registry import saves
 from ...ops.softmax import implicit_softmax_dim
 
 relu = functional_relu  # F.relu(input, inplace=False); torch.relu takes the tensor alone

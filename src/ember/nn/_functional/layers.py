@@ -20,8 +20,8 @@ from ...ops.attention import attention_prim
 from ...ops.batch_norm import batch_norm_stats, update_running
 from ...ops.layer_norm import layer_norm_prim
 from ...ops.matmul import addmm
-from ...ops.registry import saves
 from ...ops.random_ops import bernoulli_noise
+from ...ops.registry import saves
 
 __all__ = [
     "linear", "bilinear", "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
@@ -472,7 +472,7 @@ def pdist(input: Tensor, p: float = 2) -> Tensor:
         return input.new_zeros(0)
     a = input[E.tensor(list(idx_i), dtype=E.int64)]
     b = input[E.tensor(list(idx_j), dtype=E.int64)]
-    return _norm(a - b, p, 1, False)
+    return saves(_norm(a - b, p, 1, False), input)  # (PyTorch's _pdist_forward keeps it)
 
 
 # --- attention ------------------------------------------------------------------------
