@@ -26,6 +26,7 @@ from .registry import (
     Primitive,
     UpdatePrimitive,
     apply,
+    batch_by_loop,
     bind,
     defbatch,
     defjvp,
@@ -321,6 +322,8 @@ def _update_stats_kernel(running, step, *, keep):
 # (as PyTorch's does), so a second forward before backward (two batches, a GAN's real and
 # fake pass) must leave its version alone; an in-place op of the user's still refuses.
 update_stats_p = UpdatePrimitive("batch_norm_update_stats", _update_stats_kernel, writes=())
+batch_by_loop(update_stats_p, "a running-statistics update writes its buffer in place, once "
+                              "per call; it has no batch of its own")
 
 
 def update_running(running: Tensor, keep: float, step: Tensor) -> None:
