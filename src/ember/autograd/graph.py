@@ -499,10 +499,10 @@ def register_post_accumulate_grad_hook(t, hook) -> RemovableHandle:
 
 def keep(out, tensors) -> None:
     """Have the node that made `out` (the last op of a composite) also check, at backward,
-    that none of `tensors` was modified in place since: the inputs PyTorch's single kernel
-    saves for its derivative (avg_pool2d saves its input) and ember's composite, whose
-    pieces read something else, does not. An in-place op on them then makes backward raise
-    as in PyTorch; nothing is read from them."""
+    that none of `tensors` was modified in place since: what PyTorch's single kernel saves
+    for its derivative (avg_pool2d its input, copysign its result) and ember's composite,
+    whose pieces read something else, does not. An in-place op on one of them then makes
+    backward raise as in PyTorch; nothing is read from them."""
     node = out._grad_fn
     if node is None or getattr(node, "_rule", None) is None or node._saved is None:
         return
