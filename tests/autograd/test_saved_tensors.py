@@ -377,6 +377,13 @@ CASES = {
     "multi_margin": (lambda L, x, t: L.nn.functional.multi_margin_loss(x, t), [X, I((3,), 4)]),
     "ctc_loss": (lambda L, lp, t: L.nn.functional.ctc_loss(
         lp.log_softmax(2), t, [6, 6], [3, 2]), [F((6, 2, 5)), I((2, 3), 4)]),
+    # fourier transforms (their nodes keep nothing)
+    "rfft_irfft": (lambda L, x: L.fft.irfft(L.fft.rfft(x), n=4), [X]),
+    "fft_abs": (lambda L, x: L.fft.fft(x).abs(), [X]),
+    "hfft": (lambda L, x: L.fft.hfft(x), [X]),
+    "fft_padded": (lambda L, x: L.fft.fft(x, n=6).abs(), [X]),  # (the r2c saves the pad)
+    "rfft_trimmed": (lambda L, x: L.fft.rfft(x, n=3).abs(), [X]),  # (and a view of x)
+    "fft2_complex": (lambda L, x: L.fft.fft2(x.to(L.complex128)).abs(), [X]),
     # linear algebra
     "inv": (lambda L, a: L.linalg.inv(a), [F((3, 3))]),
     "det": (lambda L, a: L.linalg.det(a), [F((3, 3))]),
