@@ -422,17 +422,18 @@ def _outputs(y):
     return [y]
 
 
-def _run(L, name, where, seed=0):
-    """Run case `name` in library `L` with an in-place op at `where` ("out<j>" or "in<i>").
+def _run(L, name, where, only=None, seed=0):
+    """Run case `name` in library `L` with an in-place op at `where` ("out<j>" or "in<i>"),
+    every float input requiring grad, or only input `only`.
 
     Returns ("ok", grads), ("inplace", None) when the in-place op itself raised, or
     ("raise", message) when backward raised RuntimeError."""
     fn, specs = CASES[name]
     arrays = _arrays(specs, seed)
     leaves, args = [], []
-    for s, a in zip(specs, arrays):
+    for i, (s, a) in enumerate(zip(specs, arrays)):
         t = L.tensor(a)
-        if s[0] == "f":
+        if s[0] == "f" and (only is None or i == only):
             t.requires_grad_(True)
             leaves.append(t)
             t = t.clone()  # (not a leaf: an in-place op on it is allowed)
@@ -495,9 +496,13 @@ def _param(name, where):
 
 @pytest.mark.parametrize("name,where", [_param(n, w) for n, w in SCENARIOS])
 def test_inplace_after_op_matches_torch(name, where):
-    t_status, t_res = _run(torch, name, where)
+    _compare(name, where)
+
+
+def _compare(name, where, only=None):
+    t_status, t_res = _run(torch, name, where, only)
     try:
-        e_status, e_res = _run(ember, name, where)
+        e_status, e_res = _run(ember, name, where, only)
     except (AttributeError, NotImplementedError) as e:  # (a missing op is another issue's)
         pytest.skip(f"ember cannot run {name} yet: {e}")
     assert e_status == t_status, f"torch: {t_status} {t_res or ''}; ember: {e_status} {e_res or ''}"
@@ -506,6 +511,47 @@ def test_inplace_after_op_matches_torch(name, where):
             assert (ge is None) == (gt is None)
             if gt is not None:
                 np.testing.assert_allclose(ge, gt, rtol=1e-9, atol=1e-12)
+
+
+# PyTorch saves a tensor only for the gradients that read it (`mul` keeps `other` for
+# `self`'s gradient, and not when only `other` needs one); ember's `reads` say the same.
+# Where ember keeps more, each with its reason:
+_MATMUL = ("the matmul family's rules read their own operand's layout (which way its "
+           "gradient is laid out), so the node keeps both operands where PyTorch keeps only "
+           "the other one: ember refuses an in-place op on the operand that needs the "
+           "gradient")
+KNOWN_PARTIAL = {
+    **{(n, 0, "in0"): _MATMUL for n in ("matmul", "mv", "dot", "bmm", "einsum", "tensordot",
+                                        "bilinear")},
+    **{(n, 1, "in1"): _MATMUL for n in ("matmul", "mv", "dot", "bmm", "einsum", "tensordot",
+                                        "linear")},
+    **{(n, 2, "in2"): _MATMUL for n in ("addmm", "addmv", "baddbmm", "addr")},
+    ("attention", 2, "in2"): "ember's attention keeps query, key and value as PyTorch's "
+                             "float32 (flash) kernel does; the float64 case here runs "
+                             "PyTorch's composed math path, which keeps less",
+    ("kron", 0, "in1"): KNOWN[("kron", "in0")],
+    ("kron", 1, "in0"): KNOWN[("kron", "in0")],
+}
+
+
+def _partial():
+    out = []
+    for name, (_, specs) in CASES.items():
+        grads = [i for i, s in enumerate(specs) if s[0] == "f"]
+        if len(grads) < 2:
+            continue
+        for only in grads:
+            for where in ["out0"] + [f"in{i}" for i in range(len(specs))]:
+                reason = KNOWN_PARTIAL.get((name, only, where))
+                marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+                out.append(pytest.param(name, only, where, marks=marks,
+                                        id=f"{name}-grad{only}-{where}"))
+    return out
+
+
+@pytest.mark.parametrize("name,only,where", _partial())
+def test_inplace_with_one_input_requiring_grad_matches_torch(name, only, where):
+    _compare(name, where, only)
 
 
 # --- the programs behind the sweep ----------------------------------------------------------

@@ -153,13 +153,14 @@ def copysign(input: Tensor, other) -> Tensor:
             raise NotImplementedError(f'"copysign_cpu" not implemented for '
                                       f"'{type_name(_with_complex(input.dtype))}'")
         out = mag * math.copysign(1.0, other)
-        return saves(out, input, out)
+        return saves(out, out, input if input.requires_grad else None)
     mag = input.to(_common_floating("copysign", input, other)).abs()
     # NOTE: PyTorch gives `other` a zero gradient (not none): link it in through sign()
     # (whose derivative is zero) as a +0.0, which subtracting leaves every sign alone.
     link = (where(other.isnan(), 0.0, other.sign()) * 0.0).abs().to(mag.dtype)
     out = where(signbit(other), -mag, mag) - link
-    return saves(out, input, out)  # (PyTorch's node saves the input and the result)
+    # (PyTorch's node saves the result, and the input when the input needs a gradient)
+    return saves(out, out, input if input.requires_grad else None)
 
 
 def sinc(input: Tensor) -> Tensor:

@@ -107,7 +107,8 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
                 f" {weight.numel()} and channel size = {channels}.")
         if input.dim() >= 2:
             w = weight.reshape((-1,) + (1,) * (input.dim() - 2))
-    return E.where(input > 0, input, w * input)
+    # (PyTorch's _prelu_kernel node keeps the input and the weight, whichever needs grad)
+    return saves(E.where(input > 0, input, w * input), input, weight)
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:

@@ -60,8 +60,10 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
     out = (t * x2.unsqueeze(1)).sum(-1)
     if bias is not None:
         out = out + bias
-    # (PyTorch's _trilinear node keeps both inputs and the weight)
-    return saves(out.reshape(tuple(lead) + (o,)), input1, input2, weight)
+    # (PyTorch's _trilinear node keeps each of the three that another's gradient reads)
+    r1, r2, rw = input1.requires_grad, input2.requires_grad, weight.requires_grad
+    return saves(out.reshape(tuple(lead) + (o,)), input1 if r2 or rw else None,
+                 input2 if r1 or rw else None, weight if r1 or r2 else None)
 
 
 # --- dropout --------------------------------------------------------------------------
