@@ -30,7 +30,7 @@ from ._view import wrap_dim
 from .ops._common import type_name, write_out
 from .ops.creation import zeros
 from .ops.join import cat, roll
-from .ops.registry import Primitive, apply, defbatch, deflinear, defvjp
+from .ops.registry import Primitive, apply, defbatch, deflinear, defvjp, saves
 
 __all__ = [
     "fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",
@@ -219,8 +219,14 @@ def _one(dim, n):
 def _c2c(x, s, dim, norm, forward, fname, default_all=True):
     x = _check_dtype(x, fname)
     dims, sizes = _dims_and_sizes(x, s, dim, default_all)
-    x = _resize(_complex(x), dims, sizes)
-    return apply(fft_p, x, kind="c2c", dim=dims, forward=forward, scale=_scale(norm, forward))
+    if x._dtype.is_complex:
+        return apply(fft_p, _resize(x, dims, sizes), kind="c2c", dim=dims, forward=forward,
+                     scale=_scale(norm, forward))
+    x = _resize(x, dims, sizes)
+    out = apply(fft_p, _complex(x), kind="c2c", dim=dims, forward=forward,
+                scale=_scale(norm, forward))
+    # (a real input goes through PyTorch's r2c, whose node keeps it)
+    return saves(out, x)
 
 
 def fft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
@@ -269,7 +275,8 @@ def _r2c(x, s, dim, norm, fname, forward=True):
     if not dims:
         raise RuntimeError(f"{fname} must transform at least one axis")
     x = _resize(x, dims, sizes)
-    return apply(fft_p, x, kind="r2c", dim=dims, scale=_scale(norm, forward))
+    # (the rule reads the input's length only, but PyTorch's r2c node keeps the input)
+    return saves(apply(fft_p, x, kind="r2c", dim=dims, scale=_scale(norm, forward)), x)
 
 
 def _c2r(x, s, dim, norm, fname, forward=False):

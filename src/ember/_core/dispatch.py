@@ -137,14 +137,16 @@ class _Autograd:
 
     record = None  # record(prim, rule, args, params, out): attach a graph node to `out`
     inplace = None  # inplace(prim, self, args, params): an in-place op that needs a node
+    keep = None  # keep(out, tensors): `out`'s node also checks these tensors' versions
 
 
 autograd = _Autograd()
 
 
-def set_autograd(record, inplace) -> None:
+def set_autograd(record, inplace, keep=None) -> None:
     autograd.record = record
     autograd.inplace = inplace
+    autograd.keep = keep
 
 
 # --- eager evaluation ----------------------------------------------------------------------

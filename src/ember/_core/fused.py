@@ -12,10 +12,12 @@ FUSED = {
                              "in one pass over each row",
     "nll_loss": "ignore_index, class weights and the weighted mean in one gather",
     "nll_loss_backward": "the scatter of -weight / total without a dense one-hot",
-    "native_layer_norm": "mean, variance and the affine in one kernel; saves mean and rstd",
+    "native_layer_norm": "mean, variance and the affine in one kernel; saves xhat and rstd "
+                         "(and, as PyTorch's node, the input, weight and bias)",
     "native_layer_norm_backward": "one joint VJP for input, weight and bias",
     "native_batch_norm": "batch statistics, normalise and affine in three chunked passes "
-                         "(composed: about ten); saves xhat and 1/std",
+                         "(composed: about ten); saves xhat and 1/std (and, as PyTorch's "
+                         "node, the input and weight)",
     "native_batch_norm_backward": "one joint VJP for input, weight and bias in three passes",
     "convolution": "im2col products through BLAS over cache-sized chunks, or Winograd's "
                    "F(2x2, 3x3) (4/9 of the multiplications) for 3x3 stride-1 kernels; "

@@ -100,35 +100,43 @@ class VJPRule:
     gradient for its input; `reads[i]` lists the input positions rule i uses, so a
     node saves only those (and `out` only when `save_output`: True for every output,
     or a tuple of the output positions read, the others passed to the rule as None).
+    With `cache_output` the output is kept as a shortcut only, for a rule that can do
+    without it: an in-place op on it since makes the rule get None, not the engine raise
+    (PyTorch's formula reads the input alone, so there an in-place op on the output trains).
     """
 
-    __slots__ = ("fns", "reads", "save_output", "wanted", "joint", "in_shape")
+    __slots__ = ("fns", "reads", "save_output", "wanted", "joint", "in_shape", "cache_output")
 
     def __init__(self, fns, reads, save_output: bool | tuple, joint: Callable | None = None,
-                 in_shape: bool = False) -> None:
+                 in_shape: bool | int = False, cache_output: bool = False) -> None:
         self.fns = fns
         self.reads = reads
-        self.save_output = save_output
+        self.save_output = save_output or cache_output
         self.wanted: dict = {}  # which inputs are needed -> the positions to save (a cache)
         self.joint = joint  # one function for all inputs (see defvjp_joint), or None
-        self.in_shape = in_shape  # the rules take `in_shape=`, the first input's shape
+        # the rules take `in_shape=`, the shape of the input at this position (True: the first)
+        self.in_shape = None if in_shape is False else 0 if in_shape is True else in_shape
+        self.cache_output = cache_output
 
 
 def defvjp(prim: Primitive, *fns: Callable | None, reads=None, save_output: bool | tuple = False,
-           in_shape: bool = False):
+           in_shape: bool | int = False, cache_output: bool = False):
     """Register the VJP of `prim`: `fns[i](g, out, *inputs, **params)` is input i's gradient.
 
     A None entry marks an input that is not differentiable. `reads` (a tuple per
     input of input positions) limits what is saved; by default every rule may read
     every input. With `in_shape`, the rules also get `in_shape=`, the shape the first
     input had (metadata the node keeps, so a rule that undoes a reduction or a view
-    needs neither the input itself nor a param that repeats its shape).
+    needs neither the input itself nor a param that repeats its shape); `in_shape=i`, the
+    shape input i had (None when it needs no gradient: then no rule of its is called). With
+    `cache_output` (a single output), `out` is a shortcut the rules may be given as None
+    (see `VJPRule`).
     """
     n = len(fns)
     if reads is None:
         reads = tuple(tuple(range(n)) for _ in range(n))
     _put(vjp_rules, prim, VJPRule(fns, tuple(tuple(r) for r in reads), save_output,
-                                  in_shape=in_shape))
+                                  in_shape=in_shape, cache_output=cache_output))
 
 
 def defvjp_joint(prim: Primitive, fn: Callable, differentiable, *, reads=None,

@@ -78,7 +78,18 @@ def _unpack(node: Node, create_graph: bool):
         else:
             s = out[i - n] if isinstance(out, tuple) else out
             if s._vc[0] != v:
+                if node._rule.cache_output:  # a shortcut the rule can do without
+                    out = None
+                    continue
                 raise version_error(s, v, node, i - n)
+    kept = node._kept
+    if kept is not None:
+        for s, v, nr in kept:
+            if s._vc[0] != v:
+                if nr is not None:  # one of this node's outputs
+                    raise version_error(s, v, node, nr)
+                fn = s._grad_fn
+                raise version_error(s, v, fn, s.output_nr if fn is not None else 0)
     if out is not None and create_graph:
         out = _reattach(node, out)
     return saved, out
@@ -127,8 +138,9 @@ def run_vjp(node: Node, grads: list, create_graph: bool) -> list:
     # An output no path reached has cotangent None: the rule sees that (and may skip its
     # terms) rather than a tensor of zeros it would have to read to recognise.
     g = grads[0] if prim.n_outputs == 1 else tuple(grads)
-    if rule.in_shape:
-        params = {**params, "in_shape": node._in_meta[0][0]}
+    if rule.in_shape is not None:
+        meta = node._in_meta[rule.in_shape]
+        params = {**params, "in_shape": meta[0] if meta is not None else None}
     needs = node._needs
     if rule.joint is not None:
         joint = rule.joint(g, out, *saved, needs=needs, **params)

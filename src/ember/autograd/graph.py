@@ -90,6 +90,7 @@ class Node:
     _anomaly = None  # the forward traceback, when anomaly mode was on
     _metadata = None
     _compiled = None  # the compiled function whose capture recorded this node (ember.graph)
+    _kept = None  # ((tensor, version, output nr), ...) what PyTorch's kernel saves (`keep`)
 
     def name(self) -> str:
         return type(self).__name__
@@ -156,10 +157,11 @@ class Node:
         """Drop what this node saved (a later backward through it then raises)."""
         rule = getattr(self, "_rule", None)
         if rule is not None and rule is not MISSING and not rule.save_output \
-                and not rule.wanted.get(self._needs, 1):
+                and not rule.wanted.get(self._needs, 1) and self._kept is None:
             return  # it saved nothing (add, views, sum ...): nothing to free, as in PyTorch
         self._saved = None
         self._out = None
+        self._kept = None
 
     def apply(self, grads: list, create_graph: bool) -> list:
         return _engine.run_vjp(self, grads, create_graph)
@@ -518,6 +520,24 @@ def register_post_accumulate_grad_hook(t, hook) -> RemovableHandle:
     return _add_hook(m.post_acc_hooks, hook)
 
 
+def keep(out, tensors) -> None:
+    """Have the node that made `out` (the last op of a composite) also check, at backward,
+    that none of `tensors` was modified in place since: what PyTorch's single kernel saves
+    for its derivative (avg_pool2d its input, copysign its result) and ember's composite,
+    whose pieces read something else, does not. An in-place op on one of them then makes
+    backward raise as in PyTorch; nothing is read from them."""
+    node = out._grad_fn
+    if node is None or getattr(node, "_rule", None) is None or node._saved is None:
+        return
+    Tensor = T.Tensor
+    # (each with its output number when it is an output of this node: an error names the
+    # node then, as for a saved output, and otherwise the tensor's grad_fn at that time)
+    kept = tuple((t, t._vc[0], t.output_nr if t._grad_fn is node else None)
+                 for t in tensors if isinstance(t, Tensor) and t._vc is not None)
+    if kept:
+        node._kept = kept if node._kept is None else node._kept + kept
+
+
 def increment_version(t) -> None:
     """Bump `t`'s version counter, as an in-place op would (torch.autograd.graph's helper)."""
     if t._vc is not None:
@@ -530,4 +550,4 @@ __all__ = ["Node", "RemovableHandle", "increment_version"]
 from . import engine as _engine  # noqa: E402
 from .inplace import inplace_with_grad  # noqa: E402
 
-set_autograd(record, inplace_with_grad)
+set_autograd(record, inplace_with_grad, keep)

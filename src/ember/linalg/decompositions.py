@@ -178,25 +178,27 @@ def _qr_differentiable(mode: str, m: int, n: int) -> None:
         )
 
 
-def _qr_vjp(g, out, A, *, mode):
+def _qr_vjp(g, out, A, *, mode, in_shape):
     gQ, gR = zero_missing(g, out)
     Q, R = out
-    m, n = A._shape[-2:]
+    m, n = in_shape[-2:]
     _qr_differentiable(mode, m, n)
     if m >= n:
         return _qr_tall_vjp(gQ, gR, Q, R)
     # Wide A = [X | Y]: X = Q R1 is a square QR, and Y = Q R2 just rides along.
     gR1, gR2 = gR.narrow(-1, 0, m), gR.narrow(-1, m, n - m)
-    Y = A.narrow(-1, m, n - m)
+    Y = Q @ R.narrow(-1, m, n - m)
     gX = _qr_tall_vjp(gQ + Y @ gR2.mH, gR1, Q, R.narrow(-1, 0, m))
     gY = Q @ gR2
-    put_x = eye(m, n, dtype=A._dtype, device=A.device)
-    put_y = eye(n, dtype=A._dtype, device=A.device).narrow(0, m, n - m)
+    put_x = eye(m, n, dtype=Q._dtype, device=Q.device)
+    put_y = eye(n, dtype=Q._dtype, device=Q.device).narrow(0, m, n - m)
     return gX @ put_x + gY @ put_y
 
 
+# The factorisations' rules read their outputs and the input's shape, not the input: as in
+# PyTorch, an in-place op on A after the call leaves backward intact.
 qr_p = Primitive("linalg_qr", _qr_kernel, _qr_meta, n_outputs=2, grad_name="LinalgQrBackward0")
-defvjp(qr_p, _qr_vjp, reads=((0,),), save_output=True)
+defvjp(qr_p, _qr_vjp, reads=((),), save_output=True, in_shape=True)
 
 
 def _qr_tall_jvp(dA: Tensor, Q: Tensor, R: Tensor) -> tuple[Tensor, Tensor]:
@@ -277,7 +279,7 @@ def _svd_meta(A, *, full_matrices, compute_uv):
     return (u, A._dtype, fortran_strides(u)), s, (vh, A._dtype)
 
 
-def _svd_vjp(g, out, A, *, full_matrices, compute_uv):
+def _svd_vjp(g, out, A, *, full_matrices, compute_uv, in_shape):
     """Gradient of A = U diag(S) Vh for distinct, nonzero singular values:
     U [F o (skew(U^H gU) S + S skew(V^H gV)) + diag(gS)] Vh + the parts of gU, gVh outside
     the spans of U and V, with F_ij = 1 / (s_j^2 - s_i^2) and skew(X) = X - X^H."""
@@ -287,19 +289,20 @@ def _svd_vjp(g, out, A, *, full_matrices, compute_uv):
         raise RuntimeError(
             "linalg.svd: the derivative needs the singular vectors; call it with compute_uv=True"
         )
-    m, n = A._shape[-2:]
+    m, n = in_shape[-2:]
     k = min(m, n)
     if full_matrices and m != n:
         U, gU = U.narrow(-1, 0, k), gU.narrow(-1, 0, k)
         Vh, gVh = Vh.narrow(-2, 0, k), gVh.narrow(-2, 0, k)
-    Sc = S.to(A._dtype)
+    dtype = U._dtype  # (the input's)
+    Sc = S.to(dtype)
     UhgU = U.mH @ gU
     VhgV = Vh @ gVh.mH
     s2 = S * S
     E = s2.unsqueeze(-2) - s2.unsqueeze(-1) + eye(k, dtype=S._dtype, device=S.device)
     inner = ((UhgU - UhgU.mH) * Sc.unsqueeze(-2) + Sc.unsqueeze(-1) * (VhgV - VhgV.mH)) / E
-    inner = inner + diag_embed(gS.to(A._dtype))
-    if A._dtype.is_complex:
+    inner = inner + diag_embed(gS.to(dtype))
+    if dtype.is_complex:
         # NOTE: the phase of each singular pair is free; only U^H gU's imaginary diagonal
         # reaches A, through Im(diag(U^H gU)) / s (PyTorch's svd_backward keeps this term).
         inner = inner + diag_embed(UhgU.diagonal(0, -2, -1).imag / S * 1j)
@@ -313,7 +316,7 @@ def _svd_vjp(g, out, A, *, full_matrices, compute_uv):
 
 svd_p = Primitive("linalg_svd", _svd_kernel, _svd_meta, n_outputs=3,
                   grad_name="LinalgSvdBackward0")
-defvjp(svd_p, _svd_vjp, reads=((0,),), save_output=True)
+defvjp(svd_p, _svd_vjp, reads=((),), save_output=True, in_shape=True)
 
 
 def _svd_jvp(primals, tangents, out, *, full_matrices, compute_uv):
@@ -393,24 +396,24 @@ def _eigh_meta(A, *, uplo, compute_v):
     return w, (A._shape, A._dtype, fortran_strides(A._shape))
 
 
-def _eigh_vjp(g, out, A, *, uplo, compute_v):
+def _eigh_vjp(g, out, A, *, uplo, compute_v, in_shape):
     gL, gV = zero_missing(g, out)
     L, V = out
     if not compute_v:
         raise RuntimeError(
             "linalg.eigh: the derivative needs the eigenvectors; call it with compute_v=True"
         )
-    n = A._shape[-1]
+    n = in_shape[-1]
     one = eye(n, dtype=L._dtype, device=L.device)
     E = L.unsqueeze(-2) - L.unsqueeze(-1) + one
     X = V.mH @ gV
-    inner = (X - X.mH) * 0.5 / E * (1 - one) + diag_embed(gL.to(A._dtype))
+    inner = (X - X.mH) * 0.5 / E * (1 - one) + diag_embed(gL.to(V._dtype))
     return V @ inner @ V.mH
 
 
 eigh_p = Primitive("linalg_eigh", _eigh_kernel, _eigh_meta, n_outputs=2,
                    grad_name="LinalgEighBackward0")
-defvjp(eigh_p, _eigh_vjp, reads=((0,),), save_output=True)
+defvjp(eigh_p, _eigh_vjp, reads=((),), save_output=True, in_shape=True)
 
 
 def _eigh_jvp(primals, tangents, out, *, uplo, compute_v):

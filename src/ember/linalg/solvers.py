@@ -20,8 +20,9 @@ from .._tensor import Tensor
 from .._view import broadcast_shapes
 from ..ops._common import write_out
 from ..ops._linalg_batch import align, front, leading
+from ..ops.creation import zeros_like
 from ..ops.reduce import return_type
-from ..ops.registry import Primitive, apply, defbatch, defjvp, defvjp, zero_missing
+from ..ops.registry import Primitive, apply, defbatch, defjvp, defvjp
 from ._common import (
     LinAlgError,
     batch_prefix,
@@ -116,7 +117,9 @@ def _adjugate(A: Tensor) -> Tensor:
 
 det_p = Primitive("linalg_det", _det_kernel, lambda A: (A._shape[:-2], A._dtype),
                   grad_name="LinalgDetBackward0")
-defvjp(det_p, _det_vjp, reads=((0,),))
+# (the rule reads A; PyTorch's linalg_det_backward reads the result as well, so its node
+# keeps it: an in-place op on det(A) before backward raises there, and here)
+defvjp(det_p, _det_vjp, reads=((0,),), save_output=True)
 # d det = tr(adj(A) dA), with the adjugate that holds for singular A too
 defjvp(det_p, lambda primals, tangents, out: (
     _adjugate(primals[0]).mT * tangents[0]).sum((-2, -1)))
@@ -141,7 +144,11 @@ def _slogdet_meta(A):
 
 
 def _slogdet_vjp(g, out, A):
-    g_sign, g_logabs = zero_missing(g, out)
+    g_sign, g_logabs = g
+    if g_logabs is None:  # (only the sign was reached: its real derivative is zero)
+        g_logabs = zeros_like(out[0].real if out[0]._dtype.is_complex else out[0])
+    if g_sign is None:
+        g_sign = zeros_like(out[0])
     c = g_logabs
     if A._dtype.is_complex:
         # d log det = tr(A^-1 dA); logabsdet is its real part and sign = exp(i * imag part).
@@ -151,7 +158,8 @@ def _slogdet_vjp(g, out, A):
 
 slogdet_p = Primitive("linalg_slogdet", _slogdet_kernel, _slogdet_meta, n_outputs=2,
                       grad_name="LinalgSlogdetBackward0")
-defvjp(slogdet_p, _slogdet_vjp, reads=((0,),), save_output=True)
+# (A and the sign, as PyTorch's node keeps them: an in-place op on logabsdet trains)
+defvjp(slogdet_p, _slogdet_vjp, reads=((0,),), save_output=(0,))
 
 
 def _slogdet_jvp(primals, tangents, out):

@@ -397,7 +397,10 @@ def input_grad(gy: np.ndarray, w: np.ndarray, geo: Geometry, x_shape) -> np.ndar
     if gy.size == 0 or w.size == 0:
         return np.zeros(tuple(x_shape), gy.dtype)
     full = _as_full_convolution(geo, x_shape, o, gy.dtype)
-    if full is not None and not geo.pointwise:
+    # (a non-finite weight takes col2im, which never multiplies it by the full convolution's
+    # zero padding: an input element no window reaches through that tap stays finite, as
+    # in PyTorch's backward; checking the weight costs a pass over it only)
+    if full is not None and not geo.pointwise and np.isfinite(w).all():
         return forward(gy, _flipped(w, g), full)
     flops = 2 * n * o * (c // g) * K * L
     g4 = gy.reshape(n, g, o // g, L)

@@ -399,10 +399,14 @@ def _gelu_grad(g, out, x, approximate="none"):
         t = inner.tanh()
         dinner = _SQRT_2_PI * (1 + 3 * 0.044715 * x * x)
         return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * dinner)
+    if out is None:  # (overwritten in place since: x Phi(x) again, a constant of the rule)
+        out = apply(unary_p, x.detach(), fn=gelu_p, approximate=approximate)
     return _gelu_grad_bound(g, x, out)
 
 
-defvjp(gelu_p, _gelu_grad, save_output=True)
+# PyTorch's gelu_backward reads the input only (GELU then an in-place op trains); the output
+# is kept as a shortcut to Phi(x), recomputed if an in-place op overwrote it.
+defvjp(gelu_p, _gelu_grad, cache_output=True)
 defjvp1(gelu_p, _gelu_grad)  # (real only: the same product with the tangent)
 
 

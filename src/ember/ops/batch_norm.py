@@ -26,7 +26,9 @@ from ._parallel import over_batch
 from .creation import zeros_like
 from .registry import (
     Primitive,
+    UpdatePrimitive,
     apply,
+    batch_by_loop,
     bind,
     defbatch,
     defjvp,
@@ -219,8 +221,10 @@ def _batch_norm_vjp(g_all, out, x, weight, bias, *, needs, eps):
 
 
 # xhat and rstd only: the normalised output itself may be overwritten (BatchNorm then an
-# in-place ReLU), as PyTorch allows.
-defvjp_joint(batch_norm_p, _batch_norm_vjp, (True, True, True), reads=((1,), (), ()),
+# in-place ReLU), as PyTorch allows. PyTorch's native_batch_norm also saves the input and
+# the weight (not the bias), so an in-place op on them before backward raises as there (the
+# rule reads only the weight).
+defvjp_joint(batch_norm_p, _batch_norm_vjp, (True, True, True), reads=((0, 1),) * 3,
              save_output=(1, 4))
 
 
@@ -348,6 +352,31 @@ def batch_norm_stats(x: Tensor, weight: Tensor | None, bias: Tensor | None,
     (out, batch mean, biased batch variance)."""
     out, _, mean, var, _ = apply(batch_norm_p, x, weight, bias, eps=float(eps))
     return out, mean, var
+
+
+def _update_stats_kernel(running, step, *, keep):
+    """running = running * keep + step, in `running`'s memory (each product and the sum
+    rounded as the composed `running.mul_(keep).add_(step)` rounds them)."""
+    np.multiply(running, keep, out=running)
+    np.add(running, step, out=running, casting="unsafe")
+
+
+# A running statistic's update, written as PyTorch's batch_norm kernel writes it: in place
+# and without a version bump (writes=()). The node of an earlier forward saved the buffer
+# (as PyTorch's does), so a second forward before backward (two batches, a GAN's real and
+# fake pass) must leave its version alone; an in-place op of the user's still refuses.
+update_stats_p = UpdatePrimitive("batch_norm_update_stats", _update_stats_kernel, writes=())
+batch_by_loop(update_stats_p, "a running-statistics update writes its buffer in place, once "
+                              "per call; it has no batch of its own")
+
+
+def update_running(running: Tensor, keep: float, step: Tensor) -> None:
+    """`running` = `running` * `keep` + `step` (under no_grad), leaving its version as is on
+    the CPU (composed, and bumping it, on another device)."""
+    if running.device.type == "cpu" and step.device.type == "cpu":
+        apply(update_stats_p, running, step, keep=keep)
+    else:
+        running.mul_(keep).add_(step)
 
 
 TENSOR_METHODS: dict = {}

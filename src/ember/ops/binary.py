@@ -365,7 +365,8 @@ div_floor_fn = member("div_floor", int_zero_checked(lowp2(np.floor_divide)), "Di
 floor_divide_fn = member("floor_divide", div_floor_fn.kernel, "NotImplemented")
 _ROUNDED = {"trunc": div_trunc_fn, "floor": div_floor_fn}
 for _fn in (div_trunc_fn, div_floor_fn):
-    defvjp(_fn, _rounded_div_grad, _rounded_div_grad, reads=((), ()))
+    # (zero gradients, but PyTorch's formulas name the operands, so its node saves them)
+    defvjp(_fn, _rounded_div_grad, _rounded_div_grad, reads=((1,), (0, 1)))
     defjvp(_fn, lambda primals, tangents, out: None)  # zero almost everywhere
 defvjp(floor_divide_fn, _floor_divide_grad, _floor_divide_grad, reads=((), ()))
 defjvp(floor_divide_fn, _floor_divide_jvp)
@@ -556,8 +557,12 @@ def _pow_jvp(primals, tangents, out):
     return shaped(tangent_sum(base, exp), out)
 
 
-for _fn in (pow_tensor_scalar_fn, pow_tensor_tensor_fn, pow_scalar_fn):
+# PyTorch's pow(tensor, number) saves only its base (`x ** 2` then an in-place op on the
+# result trains); with a tensor exponent, the result as well
+defvjp(pow_tensor_scalar_fn, _pow_grad_base, _pow_grad_exp)
+for _fn in (pow_tensor_tensor_fn, pow_scalar_fn):
     defvjp(_fn, _pow_grad_base, _pow_grad_exp, save_output=True)
+for _fn in (pow_tensor_scalar_fn, pow_tensor_tensor_fn, pow_scalar_fn):
     defjvp(_fn, _pow_jvp)
 
 

@@ -15,7 +15,7 @@ from .._view import wrap_dim
 from ._batching import front
 from .creation import _place, arange, tensor, zeros
 from .reduce import return_type
-from .registry import Primitive, apply, batch_by_loop, bind, defbatch, nondifferentiable
+from .registry import Primitive, apply, batch_by_loop, bind, defbatch, nondifferentiable, saves
 
 
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend=None, append=None) -> Tensor:
@@ -171,8 +171,9 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
     delta = x1.unsqueeze(-2) - x2.unsqueeze(-3)
-    return delta.abs().pow(p).sum(-1).pow(1.0 / p) if p not in (0, float("inf")) else \
+    out = delta.abs().pow(p).sum(-1).pow(1.0 / p) if p not in (0, float("inf")) else \
         (delta != 0).sum(-1).to(x1.dtype) if p == 0 else delta.abs().amax(-1)
+    return saves(out, x1, x2, out)  # (what PyTorch's _cdist_forward node keeps)
 
 
 def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:

@@ -11,6 +11,7 @@ import math
 from .. import _dtype as dt
 from .._tensor import Tensor
 from ._common import type_name
+from .registry import saves
 
 
 def _floating(x: Tensor) -> Tensor:
@@ -151,12 +152,15 @@ def copysign(input: Tensor, other) -> Tensor:
         if isinstance(other, complex) or input.dtype.is_complex:
             raise NotImplementedError(f'"copysign_cpu" not implemented for '
                                       f"'{type_name(_with_complex(input.dtype))}'")
-        return mag * math.copysign(1.0, other)
+        out = mag * math.copysign(1.0, other)
+        return saves(out, out, input if input.requires_grad else None)
     mag = input.to(_common_floating("copysign", input, other)).abs()
     # NOTE: PyTorch gives `other` a zero gradient (not none): link it in through sign()
     # (whose derivative is zero) as a +0.0, which subtracting leaves every sign alone.
     link = (where(other.isnan(), 0.0, other.sign()) * 0.0).abs().to(mag.dtype)
-    return where(signbit(other), -mag, mag) - link
+    out = where(signbit(other), -mag, mag) - link
+    # (PyTorch's node saves the result, and the input when the input needs a gradient)
+    return saves(out, out, input if input.requires_grad else None)
 
 
 def sinc(input: Tensor) -> Tensor:
@@ -166,7 +170,7 @@ def sinc(input: Tensor) -> Tensor:
     x = _floating(input)
     at_zero = x == 0
     safe = where(at_zero, 1.0, x) * math.pi  # (keeps 0/0 out of the gradient at 0)
-    return where(at_zero, 1.0, safe.sin() / safe)
+    return saves(where(at_zero, 1.0, safe.sin() / safe), input)  # (as PyTorch's node)
 
 
 def heaviside(input: Tensor, values: Tensor) -> Tensor:
@@ -315,7 +319,8 @@ def diagflat(input: Tensor, offset: int = 0) -> Tensor:
 def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     from ..linalg import vector_norm
 
-    return vector_norm(input - other, p)
+    # (PyTorch's dist node saves both operands and the result: the norm saves the last)
+    return saves(vector_norm(input - other, p), input, other)
 
 
 def cov(input: Tensor, *, correction: int = 1, fweights=None, aweights=None) -> Tensor:

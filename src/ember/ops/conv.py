@@ -18,7 +18,7 @@ from .._tensor import Tensor
 from ..amp.autocast_mode import cast_for
 from . import _conv_kernels as K
 from ._batching import batch_size, batched
-from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp
+from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp, saves
 
 _LOW = (np.dtype(np.float16), dt.bfloat16.np)
 
@@ -243,10 +243,14 @@ def _tname(t: Tensor) -> str:
     return f"torch.{type_name(t.dtype)}Tensor"
 
 
-def _add_bias(out: Tensor, bias: Tensor | None, nd: int) -> Tensor:
+def _add_bias(out: Tensor, bias: Tensor | None, nd: int, x: Tensor, weight: Tensor) -> Tensor:
     if bias is None:
         return out
-    return out + bias.reshape((-1,) + (1,) * nd)
+    out = out + bias.reshape((-1,) + (1,) * nd)
+    if out._grad_fn is not None and not (x._requires_grad or weight._requires_grad):
+        # (the bias alone trains: PyTorch's one convolution node still keeps x and the weight)
+        saves(out, x, weight)
+    return out
 
 
 def _conv_nd(nd: int, input, weight, bias, stride, padding, dilation, groups) -> Tensor:
@@ -266,7 +270,7 @@ def _conv_nd(nd: int, input, weight, bias, stride, padding, dilation, groups) ->
                 "can't be greater than actual input size")
     out = apply(conv_p, x, weight, stride=stride, padding=pads, dilation=dilation,
                 groups=groups)
-    out = _add_bias(out, bias, nd)
+    out = _add_bias(out, bias, nd, x, weight)
     return out.squeeze(0) if unbatched else out
 
 
@@ -311,7 +315,7 @@ def _conv_transpose_nd(nd: int, input, weight, bias, stride, padding, output_pad
     out = apply(conv_input_grad_p, x, weight, stride=stride,
                 padding=tuple((p, p) for p in pad), dilation=dilation, groups=groups,
                 x_shape=x_shape)
-    out = _add_bias(out, bias, nd)
+    out = _add_bias(out, bias, nd, x, weight)
     return out.squeeze(0) if unbatched else out
 
 

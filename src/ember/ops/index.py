@@ -386,9 +386,11 @@ def _gather(a: Tensor, idx: Tensor, dim: int) -> Tensor:
     return apply(gather_p, a, idx, dim=dim)
 
 
+# (the rule reads the input's shape only, but PyTorch's gather_backward names the input, so
+# its node keeps it: an in-place op on it refuses backward there and here)
 defvjp(gather_p, lambda g, out, a, idx, *, dim, in_shape: _scatter_add_zeros(g, idx, in_shape,
                                                                               dim),
-       None, reads=((1,), ()), in_shape=True)
+       None, reads=((0, 1), ()), in_shape=True)
 linear_in(gather_p, 0)
 
 
@@ -486,13 +488,13 @@ scatter_value_fn = Member(scatter_p, "scatter_value", _scatter_kernel, _scatter_
 scatter_add_fn = Member(scatter_p, "scatter_add", _scatter_add_kernel, _scatter_meta)
 
 
-def _gather_into(g: Tensor, dim: int, idx: Tensor, src: Tensor) -> Tensor:
-    """g gathered at `idx`, zero-padded up to `src`'s shape when `src` is larger."""
+def _gather_into(g: Tensor, dim: int, idx: Tensor, shape: tuple) -> Tensor:
+    """g gathered at `idx`, zero-padded up to `shape` (the source's) when that is larger."""
     picked = _gather(g, idx, wrap_dim(dim, max(g.ndim, 1)))
-    if picked._shape == src._shape or src.ndim == 0:
-        return picked.reshape(src._shape)
+    if picked._shape == shape or len(shape) == 0:
+        return picked.reshape(shape)
     key = tuple(slice(0, n) for n in idx._shape)
-    return put_into_zeros(src._shape, key, picked)
+    return put_into_zeros(shape, key, picked)
 
 
 def scatter_zeros_at(g: Tensor, idx: Tensor, dim: int) -> Tensor:
@@ -504,14 +506,21 @@ def _scatter_grad_x(g, out, x, idx, src, *, dim, shape=None):
     return scatter_zeros_at(g, idx, dim)
 
 
-def _scatter_grad_src(g, out, x, idx, src, *, dim, shape=None):
-    return _gather_into(g, dim, idx, src)
+def _scatter_grad_src(g, out, x, idx, src, *, dim, shape=None, in_shape):
+    return _gather_into(g, dim, idx, in_shape)
 
 
-defvjp(scatter_fn, _scatter_grad_x, None, _scatter_grad_src, reads=((1,), (), (1, 2)))
+def _scatter_grad_x_src(g, out, x, idx, src, *, dim, shape=None, in_shape):
+    return scatter_zeros_at(g, idx, dim)
+
+
+# The source's rule reads its shape only (in_shape=2), not its values: as in PyTorch, whose
+# node keeps only the index, an in-place op on the source after the scatter trains.
+defvjp(scatter_fn, _scatter_grad_x_src, None, _scatter_grad_src, reads=((1,), (), (1,)),
+       in_shape=2)
 defvjp(scatter_value_fn, _scatter_grad_x, None, None, reads=((1,), (), ()))
-defvjp(scatter_add_fn, lambda g, out, x, idx, src, *, dim, shape=None: g, None,
-       _scatter_grad_src, reads=((), (), (1, 2)))
+defvjp(scatter_add_fn, lambda g, out, x, idx, src, *, dim, shape=None, in_shape: g, None,
+       _scatter_grad_src, reads=((), (), (1,)), in_shape=2)
 for _fn in (scatter_fn, scatter_value_fn, scatter_add_fn):
     linear_in(_fn, 0, 2)
 

@@ -10,6 +10,7 @@ positions in the gradient and gather it for the written values. index_select is 
 
 from __future__ import annotations
 
+import math
 import numbers
 import warnings
 
@@ -52,6 +53,7 @@ from .registry import (
     defjvp,
     defvjp,
     overlapping,
+    saves,
 )
 from .setitem import setitem_p
 from .ternary import where
@@ -170,7 +172,9 @@ def _index_copy_grad_src(g, out, x, idx, src, *, dim, accumulate=False, alpha=1,
                         select=True), alpha)
 
 
-defvjp(index_copy_p, _index_copy_grad_x, None, _index_copy_grad_src, reads=((1,), (), (1,)))
+# (the source's rule reads its shape only, but PyTorch's formula `expand_as(source)` names
+# it, so its node keeps the source)
+defvjp(index_copy_p, _index_copy_grad_x, None, _index_copy_grad_src, reads=((1,), (), (1, 2)))
 linear_in(index_copy_p, 0, 2)  # (x, and src or the fill value, jointly)
 
 
@@ -575,7 +579,7 @@ batch_by_loop(masked_select_p, "each example's mask picks its own number of elem
 defvjp(masked_select_p,
        lambda g, out, x, mask, *, in_shape: masked_scatter(
            _zeros(broadcast_shapes(in_shape, mask._shape), g), mask, g), None,
-       reads=((1,), ()))
+       reads=((0, 1), ()))  # (PyTorch's masked_select_backward names the input: kept)
 
 
 def _zeros(shape, like: Tensor) -> Tensor:
@@ -612,18 +616,20 @@ masked_scatter_p = Primitive(
     lambda x, mask, src: (broadcast_shapes(x._shape, mask._shape), x._dtype))
 
 
-def _masked_scatter_src_grad(g, out, x, mask, src):
+def _masked_scatter_src_grad(g, out, x, mask, src, *, in_shape):
     picked = masked_select(g, mask)
-    rest = src.numel() - picked.numel()
+    rest = math.prod(in_shape) - picked.numel()
     if rest:
         from .join import cat
 
         picked = cat([picked, _zeros((rest,), g)])
-    return picked.reshape(src._shape)
+    return picked.reshape(in_shape)
 
 
-defvjp(masked_scatter_p, lambda g, out, x, mask, src: masked_fill(g, mask, 0), None,
-       _masked_scatter_src_grad, reads=((1,), (), (1, 2)))
+# The source's rule reads its shape only (in_shape=2): as in PyTorch, an in-place op on the
+# source after the scatter trains.
+defvjp(masked_scatter_p, lambda g, out, x, mask, src, *, in_shape: masked_fill(g, mask, 0),
+       None, _masked_scatter_src_grad, reads=((1,), (), (1,)), in_shape=2)
 linear_in(masked_scatter_p, 0, 2)
 
 
@@ -673,7 +679,8 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     """`input` read as 1-D at `index` (result has index's shape)."""
     checks.take(input, index)
     flat = input if input.ndim == 1 else input.reshape(-1)
-    return apply(index_p, flat, index, key=(TENSOR_SLOT,))
+    # (PyTorch's take_backward names the input: its node keeps it)
+    return saves(apply(index_p, flat, index, key=(TENSOR_SLOT,)), input)
 
 
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:

@@ -118,8 +118,11 @@ def _layer_norm_vjp(g_all, out, x, weight, bias, *, needs, k, eps):
     return dx, dweight, dbias
 
 
-defvjp_joint(layer_norm_p, _layer_norm_vjp, (True, True, True), reads=((1,), (), ()),
-             save_output=True)
+# The node keeps xhat and 1/std, not the output (LayerNorm then an in-place op trains), and,
+# as PyTorch's native_layer_norm saves them, the input, weight and bias (an in-place op on
+# one of them before backward raises there too; the rule reads only the weight).
+defvjp_joint(layer_norm_p, _layer_norm_vjp, (True, True, True), reads=((0, 1, 2),) * 3,
+             save_output=(1, 2))
 
 
 def layer_norm_prim(x: Tensor, weight, bias, k: int, eps: float) -> Tensor:

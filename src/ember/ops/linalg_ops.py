@@ -166,17 +166,17 @@ def _trace_kernel(a):
     return np.asarray(np.trace(a, dtype=acc))
 
 
-def _trace_vjp(g, out, x):
+def _trace_vjp(g, out, x, *, in_shape):
     from .creation import eye
 
-    n, m = x._shape
+    n, m = in_shape
     return g * eye(n, m, dtype=g.dtype, device=g.device)
 
 
 trace_p = Primitive(
     "trace", _trace_kernel,
     lambda x: ((), dt.int64 if x._dtype._kind < 2 else x._dtype))
-defvjp(trace_p, _trace_vjp, reads=((0,),))
+defvjp(trace_p, _trace_vjp, reads=((),), in_shape=True)  # (the input's shape only, as PyTorch)
 deflinear(trace_p)
 # the kernel (NumPy's trace) sums the first two dims: a batch sums each matrix's diagonal
 defbatch(trace_p, lambda args, dims: (front(args[0], dims[0]).diagonal(0, -2, -1).sum(-1), 0))

@@ -80,8 +80,8 @@ embedding_backward_p = Primitive("embedding_backward", _embedding_backward_kerne
                                  grad_name="EmbeddingBackwardBackward0")
 
 
-def _embedding_vjp(g, out, weight, indices, *, padding_idx, scale_grad_by_freq):
-    return apply(embedding_backward_p, g, indices, num_weights=weight.shape[0],
+def _embedding_vjp(g, out, weight, indices, *, padding_idx, scale_grad_by_freq, in_shape):
+    return apply(embedding_backward_p, g, indices, num_weights=in_shape[0],
                  padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq)
 
 
@@ -104,8 +104,9 @@ row_scale_p = Primitive(
 nondifferentiable(row_scale_p)
 
 
-# NOTE: the rule reads the weight only for its row count (the node keeps a reference).
-defvjp(embedding_p, _embedding_vjp, None, reads=((0, 1), ()))
+# The rule reads the weight's row count only (its shape, kept as metadata), not the weight:
+# as in PyTorch, an in-place op on the weight after the lookup leaves backward intact.
+defvjp(embedding_p, _embedding_vjp, None, reads=((1,), ()), in_shape=True)
 defvjp(embedding_backward_p, _embedding_backward_vjp, None, reads=((1,), ()))
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from .. import _dtype as dt
 from .._tensor import Tensor
 from ._batching import batch_size, batched, front
-from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp
+from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp, saves
 
 _LOW = (np.dtype(np.float16), dt.bfloat16.np)
 
@@ -118,7 +118,9 @@ def _max_pool_vjp(g, out, x, **params):
 
 max_pool_p = Primitive("max_pool_with_indices", _max_pool_kernel, _max_pool_meta, n_outputs=2,
                        grad_name="MaxPool2DWithIndicesBackward0")
-defvjp(max_pool_p, _max_pool_vjp, save_output=True)
+# As PyTorch's max_pool2d_with_indices does, the node keeps the input and the indices, not
+# the pooled values: MaxPool2d followed by ReLU(inplace=True) trains.
+defvjp(max_pool_p, _max_pool_vjp, save_output=(1,))
 
 
 def _scatter_kernel(g, index, *, shape, nd):
@@ -297,7 +299,8 @@ def avg_pool_nd(nd: int, input: Tensor, kernel_size, stride=None, padding=0,
     mats = [_avg_matrix(input.shape[-nd + i], kernel[i], stride[i], padding[i], ceil_mode,
                         count_include_pad, divide) for i in range(nd)]
     out = _apply_matrices(input, mats)
-    return out if divide else out / divisor_override
+    # (PyTorch's avg_pool kernels save their input: an in-place op on it refuses backward)
+    return saves(out if divide else out / divisor_override, input)
 
 
 def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
@@ -334,7 +337,10 @@ def adaptive_avg_pool_nd(nd: int, input: Tensor, output_size) -> Tensor:
         else tuple(output_size)
     sp = input.shape[-nd:]
     sizes = tuple(sp[i] if sizes[i] is None else sizes[i] for i in range(nd))
-    return _apply_matrices(input, [_adaptive_matrix(sp[i], sizes[i]) for i in range(nd)])
+    out = _apply_matrices(input, [_adaptive_matrix(sp[i], sizes[i]) for i in range(nd)])
+    # PyTorch's kernel saves its input; to one cell per plane it takes the mean, which saves
+    # nothing
+    return out if all(s == 1 for s in sizes) else saves(out, input)
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:

@@ -192,11 +192,15 @@ def pick_jvp(primals, tangents, out, *, dim, keepdim=True, **_):
     return t.gather(dim, idx), None
 
 
-def picker(name: str, kernel, meta, vjp, grad_name: str | None = None) -> Member:
+def picker(name: str, kernel, meta, vjp, grad_name: str | None = None, *,
+           saves_input: bool = False) -> Member:
     """A member of `pick_p` with its kernel, meta rule, VJP (reading the indices and the
-    `in_shape` param, not the input) and the gathered tangent."""
+    `in_shape` param) and the gathered tangent. As in PyTorch, the node saves the indices
+    and not the values, so an in-place op on the values (`x.sort().values.relu_()`) leaves
+    backward intact; `saves_input` keeps the input too, where PyTorch's formula names it
+    (cummax, cummin), so an in-place op on the input is refused as there."""
     m = Member(pick_p, name, kernel, meta, grad_name=grad_name)
-    defvjp(m, vjp, reads=((),), save_output=True)
+    defvjp(m, vjp, reads=((0,) if saves_input else (),), save_output=(1,))
     defjvp(m, pick_jvp)
     return m
 
@@ -406,7 +410,9 @@ def _others_product(x: Tensor, d: int) -> Tensor:
 PROD = reduction("prod", _prod_kernel, grad_name="ProdBackward0")  # over everything
 PROD_DIM = reduction("prod_dim", _prod_kernel, grad_name="ProdBackward1")
 for _m in (PROD, PROD_DIM):
-    defvjp(_m, _prod_vjp)
+    # (the rule reads no result, but PyTorch's prod_backward does, so its node saves the
+    # result: an in-place op on it makes backward raise there, and here too)
+    defvjp(_m, _prod_vjp, save_output=True)
     defjvp(_m, _prod_jvp)
 
 

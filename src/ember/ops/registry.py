@@ -55,8 +55,18 @@ __all__ = ["BY_LOOP", "MISSING", "Family", "Member", "Primitive", "UpdatePrimiti
            "apply", "apply_", "batch_by_loop", "bind", "bump_version", "check_inplace",
            "check_overlap", "defbatch", "defjvp", "deflower", "deflinear", "defvjp", "defvjp_joint",
            "defvjp_variadic", "inplace", "jvp_by_vjp", "jvp_rules", "mark_multi_output",
-           "nondifferentiable", "overlapping", "refuse_overlap", "vjp_rule", "vjp_rules",
+           "nondifferentiable", "overlapping", "refuse_overlap", "saves", "vjp_rule", "vjp_rules",
            "wrap_np_scalar", "write_into"]
+
+
+def saves(out, *tensors):
+    """`out`, made by a composite, with its node also guarding `tensors` (what PyTorch's
+    one kernel for the op saves, `self` of avg_pool2d): an in-place op on one of them
+    before backward then raises there, as in PyTorch. Returns `out`."""
+    first = out[0] if out.__class__ is tuple else out
+    if first._grad_fn is not None and autograd.keep is not None:
+        autograd.keep(first, tensors)
+    return out
 
 
 def zero_missing(g: tuple, out: tuple) -> tuple:

@@ -221,8 +221,10 @@ def _cum_extreme_meta(x, *, dim, in_shape=None):
 
 
 # cummax and cummin: the running extremum and where it was
-CUMMAX = picker("cummax", _cum_extreme_kernel(True), _cum_extreme_meta, _cum_extreme_vjp)
-CUMMIN = picker("cummin", _cum_extreme_kernel(False), _cum_extreme_meta, _cum_extreme_vjp)
+CUMMAX = picker("cummax", _cum_extreme_kernel(True), _cum_extreme_meta, _cum_extreme_vjp,
+                saves_input=True)
+CUMMIN = picker("cummin", _cum_extreme_kernel(False), _cum_extreme_meta, _cum_extreme_vjp,
+                saves_input=True)
 
 cummax_result = return_type("cummax", ["values", "indices"])
 cummin_result = return_type("cummin", ["values", "indices"])

@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from .. import _dtype as dt
+from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
 from ._common import binary_operands, type_name, write_out
 from ._pointwise import shaped, tangent_sum
@@ -46,6 +47,8 @@ from ._special_math import (
 from .binary import binary_p, lowp2, member
 from .registry import Member, Primitive, apply, apply_, defjvp, defvjp, nondifferentiable
 from .unary import COMPLEX_K, defjvp1, not_implemented, unary, unary_api, unary_p
+
+_grad_state = grad_mode.state
 
 # --- lgamma, digamma, polygamma ---------------------------------------------------------
 
@@ -302,7 +305,7 @@ i1e, _ = unary_api(i1e_p, "exp(-|x|) I1(x), which does not overflow.", reject=_R
                    kname="i1e_cpu")
 _erfcx, _ = unary_api(erfcx_p, "exp(x^2) erfc(x), without overflow or cancellation.",
                       reject=_REAL, kname="erfcx_cpu")
-ndtr, _ = unary_api(ndtr_p, "The standard normal CDF.", reject=_REAL, kname="ndtr_cpu")
+_ndtr, _ = unary_api(ndtr_p, "The standard normal CDF.", reject=_REAL, kname="ndtr_cpu")
 _ndtri, _ = unary_api(ndtri_p, "The inverse of the standard normal CDF.", reject=_REAL,
                       kname="ndtri_cpu")
 _log_ndtr, _ = unary_api(log_ndtr_p, "log of the standard normal CDF, accurate in the tails.",
@@ -324,6 +327,16 @@ def erfcx(input: Tensor, *, out=None) -> Tensor:
     """exp(x^2) erfc(x), without overflow or cancellation."""
     _no_half(input, "erfcx_cpu")
     return _erfcx(input, out=out)
+
+
+def ndtr(input: Tensor, *, out=None) -> Tensor:
+    """The standard normal CDF."""
+    if isinstance(input, Tensor) and input._requires_grad and _grad_state.enabled:
+        # NOTE: PyTorch composes ndtr as (1 + erf(x / sqrt 2)) / 2, whose erf node saves the
+        # scaled copy of x, not x: an in-place op on x afterwards trains. The primitive's
+        # rule reads its input, so it is given a copy of its own.
+        input = input.clone()
+    return _ndtr(input, out=out)
 
 
 def ndtri(input: Tensor, *, out=None) -> Tensor:

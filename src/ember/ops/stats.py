@@ -117,7 +117,8 @@ def _var_member(name: str, root: bool):
         return _var_kernel(a, dims=dims, keepdim=keepdim, correction=correction, root=root)
 
     m = reduction(name, kernel, _real_meta)
-    defvjp(m, lambda g, out, x, **p: _var_vjp(g, out, x, root=root, **p), save_output=True)
+    # (as PyTorch: var's node keeps its input only, std's its result as well)
+    defvjp(m, lambda g, out, x, **p: _var_vjp(g, out, x, root=root, **p), save_output=root)
     defjvp(m, lambda primals, tangents, out, **p: _var_jvp(primals, tangents, out, root=root,
                                                            **p))
     return m

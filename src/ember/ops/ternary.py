@@ -266,8 +266,11 @@ lerp_fn = Member(ternary_p, "lerp", _lerp_kernel, _meta3, grad_name="LerpBackwar
 lerp_tensor_fn = Member(ternary_p, "lerp_tensor", _lerp_kernel, _meta3,
                         grad_name="LerpBackward1")
 for _fn in (lerp_fn, lerp_tensor_fn):
+    # (each rule reads what PyTorch's formula names: the ends' the weight, the weight's the
+    # ends, and the weight is kept whenever the node is; so an in-place op on an end after
+    # lerp with a number weight trains)
     defvjp(_fn, lambda g, out, a, b, w: g * (1 - w), lambda g, out, a, b, w: g * w,
-           lambda g, out, a, b, w: g * (b - a))
+           lambda g, out, a, b, w: g * (b - a), reads=((2,), (2,), (0, 1, 2)))
     defjvp(_fn, _lerp_jvp)
 
 _C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
@@ -335,7 +338,7 @@ addcdiv_fn = Member(ternary_p, "addcdiv", _addc_kernel(np.true_divide), _meta3)
 defvjp(addcdiv_fn, lambda g, out, x, t1, t2, value: g,
        lambda g, out, x, t1, t2, value: g * _conj(value / t2),
        lambda g, out, x, t1, t2, value: -g * _conj(value * t1 / (t2 * t2)),
-       reads=((), (2,), (1, 2)))
+       reads=((2,), (2,), (1, 2)))  # (PyTorch keeps tensor2 whenever it records the node)
 
 
 def _addcmul_jvp(primals, tangents, out, value):

@@ -273,8 +273,8 @@ defvjp(erfc_p, lambda g, out, x: g * (-2 / math.sqrt(math.pi)) * (-x * x).exp())
 defjvp1(erfc_p, lambda t, out, x: t * (-2 / math.sqrt(math.pi)) * (-x * x).exp())
 
 erfinv_p = unary("erfinv", _via_float64(_erfinv64))
-defvjp(erfinv_p, lambda g, out, x: g * (math.sqrt(math.pi) / 2) * (out * out).exp(),
-       reads=((),), save_output=True)
+# (as PyTorch, from the input, erfinv computed again: an in-place op on the result trains)
+defvjp(erfinv_p, lambda g, out, x: g * (math.sqrt(math.pi) / 2) * (x.erfinv() ** 2).exp())
 defjvp1(erfinv_p, lambda t, out, x: t * (math.sqrt(math.pi) / 2) * (out * out).exp())
 
 

@@ -38,6 +38,7 @@ from ...ops.activation import (
     threshold,
     threshold_,
 )
+from ...ops.registry import saves
 from ...ops.softmax import implicit_softmax_dim
 
 relu = functional_relu  # F.relu(input, inplace=False); torch.relu takes the tensor alone
@@ -106,17 +107,20 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
                 f" {weight.numel()} and channel size = {channels}.")
         if input.dim() >= 2:
             w = weight.reshape((-1,) + (1,) * (input.dim() - 2))
-    return E.where(input > 0, input, w * input)
+    # (PyTorch's _prelu_kernel node keeps the input and the weight, whichever needs grad)
+    return saves(E.where(input > 0, input, w * input), input, weight)
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    return E.where((input >= -lambd) & (input <= lambd), 0.0, input)
+    # (PyTorch's node saves the input: an in-place op on it refuses backward)
+    return saves(E.where((input >= -lambd) & (input <= lambd), 0.0, input), input)
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     if lambd < 0:
         raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
-    return E.where(input > lambd, input - lambd, E.where(input < -lambd, input + lambd, 0.0))
+    return saves(E.where(input > lambd, input - lambd,
+                         E.where(input < -lambd, input + lambd, 0.0)), input)
 
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,

@@ -17,10 +17,11 @@ from ..._tensor import Tensor
 from ...amp.autocast_mode import cast_for
 from ...ops import nn_ops
 from ...ops.attention import attention_prim
-from ...ops.batch_norm import batch_norm_stats
+from ...ops.batch_norm import batch_norm_stats, update_running
 from ...ops.layer_norm import layer_norm_prim
 from ...ops.matmul import addmm
 from ...ops.random_ops import bernoulli_noise
+from ...ops.registry import saves
 
 __all__ = [
     "linear", "bilinear", "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
@@ -59,7 +60,10 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
     out = (t * x2.unsqueeze(1)).sum(-1)
     if bias is not None:
         out = out + bias
-    return out.reshape(tuple(lead) + (o,))
+    # (PyTorch's _trilinear node keeps each of the three that another's gradient reads)
+    r1, r2, rw = input1.requires_grad, input2.requires_grad, weight.requires_grad
+    return saves(out.reshape(tuple(lead) + (o,)), input1 if r2 or rw else None,
+                 input2 if r1 or rw else None, weight if r1 or r2 else None)
 
 
 # --- dropout --------------------------------------------------------------------------
@@ -352,7 +356,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
         out = out * weight.reshape(view)
     if bias is not None:
         out = out + bias.reshape(view)
-    return out
+    return saves(out, input, weight)  # (PyTorch's native_group_norm node keeps these)
 
 
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
@@ -383,10 +387,11 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         if training and running_mean is not None:
             n = input.numel() // input.shape[1]
             with E.no_grad():
-                running_mean.mul_(1 - momentum).add_(mean.detach() * momentum)
+                update_running(running_mean, 1 - momentum, mean.detach() * momentum)
                 unbiased = var.detach() * (n / max(n - 1, 1))
-                running_var.mul_(1 - momentum).add_(unbiased * momentum)
-        return out
+                update_running(running_var, 1 - momentum, unbiased * momentum)
+        # (PyTorch's node saves the running buffers too, in training as in evaluation)
+        return saves(out, running_mean, running_var)
     # Running statistics: one scale and one shift per channel (two passes over the input).
     scale = (running_var + eps).rsqrt()
     if weight is not None:
@@ -394,7 +399,9 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     shift = -running_mean * scale
     if bias is not None:
         shift = shift + bias
-    return input * scale.reshape(view) + shift.reshape(view)
+    # (what PyTorch's native_batch_norm saves: an in-place op on one refuses backward)
+    return saves(input * scale.reshape(view) + shift.reshape(view), input, weight,
+                 running_mean, running_var)
 
 
 def instance_norm(input: Tensor, running_mean: Tensor | None = None,
@@ -467,7 +474,7 @@ def pdist(input: Tensor, p: float = 2) -> Tensor:
         return input.new_zeros(0)
     a = input[E.tensor(list(idx_i), dtype=E.int64)]
     b = input[E.tensor(list(idx_j), dtype=E.int64)]
-    return _norm(a - b, p, 1, False)
+    return saves(_norm(a - b, p, 1, False), input)  # (PyTorch's _pdist_forward keeps it)
 
 
 # --- attention ------------------------------------------------------------------------

@@ -37,7 +37,7 @@ from ...ops.pooling import (
     max_pool2d,
     max_pool3d,
 )
-from ...ops.registry import apply
+from ...ops.registry import apply, saves
 
 __all__ = [
     "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
@@ -100,7 +100,9 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
             raise RuntimeError("Padding value causes wrapping around more than once.")
         idx = E.tensor(_pad_index(n, lo, hi, mode), dtype=E.int64)
         out = out.index_select(dim, idx)
-    return out
+    # (PyTorch's reflection and replication pads keep their input for backward; its circular
+    # pad is composed of slices and keeps nothing)
+    return out if mode == "circular" else saves(out, input)
 
 
 # --- interpolate ----------------------------------------------------------------------
