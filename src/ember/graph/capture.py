@@ -113,11 +113,12 @@ class Session(Interpreter):
         return lazies
 
     def _record_effect(self, prim, args, params, written: list, *,
-                       scalar_params: bool = False) -> None:
+                       scalar_params: bool = False, silent: tuple = ()) -> None:
         """A node that writes into real tensors `written` (it has no outputs, and always
         runs); their versions move now, as eager's would, and until the graph runs they
-        read as pending (`lazy.Pending`). With `scalar_params`, float params (a learning
-        rate a scheduler moves) are runtime scalars, not part of the graph's key."""
+        read as pending (`lazy.Pending`), as do `silent` ones (written without a version
+        bump). With `scalar_params`, float params (a learning rate a scheduler moves) are
+        runtime scalars, not part of the graph's key."""
         vals = tuple(self._arg(a) for a in args)
         if scalar_params:
             params = {k: self._arg(v) if v.__class__ is float else v
@@ -126,6 +127,7 @@ class Session(Interpreter):
         self.graph.effects = True
         for t in written:
             bump_version(t)
+        for t in (*written, *silent):
             if not t._is_pending:
                 self.written.append((t, t.__class__))
                 t.__dict__["_pending_session"] = self
@@ -268,9 +270,10 @@ def _record_update(session: Session, prim, args, params):
     """A fused in-place update (an optimizer step) of real tensors: a node with effects,
     run in its place in the graph; the tensors it writes read as pending until then."""
     written = [args[i] for i in prim.writes if args[i] is not None]
-    if not all(_is_real(t) for t in written):
+    silent = [args[i] for i in prim.silent if args[i] is not None]
+    if not all(_is_real(t) for t in written + silent):
         return _break(session, prim, args, params)
-    session._record_effect(prim, args, params, written, scalar_params=True)
+    session._record_effect(prim, args, params, written, scalar_params=True, silent=silent)
     return None
 
 

@@ -362,10 +362,11 @@ def _update_stats_kernel(running, step, *, keep):
 
 
 # A running statistic's update, written as PyTorch's batch_norm kernel writes it: in place
-# and without a version bump (writes=()). The node of an earlier forward saved the buffer
-# (as PyTorch's does), so a second forward before backward (two batches, a GAN's real and
-# fake pass) must leave its version alone; an in-place op of the user's still refuses.
-update_stats_p = UpdatePrimitive("batch_norm_update_stats", _update_stats_kernel, writes=())
+# and without a version bump (`silent`, not `writes`). The node of an earlier forward saved
+# the buffer (as PyTorch's does), so a second forward before backward (two batches, a GAN's
+# real and fake pass) must leave its version alone; an in-place op of the user's refuses.
+update_stats_p = UpdatePrimitive("batch_norm_update_stats", _update_stats_kernel, writes=(),
+                                silent=(0,))
 batch_by_loop(update_stats_p, "a running-statistics update writes its buffer in place, once "
                               "per call; it has no batch of its own")
 

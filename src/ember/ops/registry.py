@@ -274,15 +274,19 @@ def _eval_inplace(iprim: InplacePrimitive, args: tuple, params: dict) -> Tensor:
 
 class UpdatePrimitive(Primitive):
     """A fused in-place update of several tensors (an optimizer step): the kernel writes
-    into the inputs at positions `writes` and returns nothing. Not differentiable; run on
-    CPU float tensors of one dtype (the caller checks), otherwise composed from ops. The
-    kernel is elementwise: a 0-d tensor reaches it as a one-element 1-d array."""
+    into the inputs at positions `writes` (their versions move) and `silent` (they do not:
+    a running statistic, as PyTorch's kernel writes it) and returns nothing. Not
+    differentiable; run on CPU float tensors of one dtype (the caller checks), otherwise
+    composed from ops. The kernel is elementwise: a 0-d tensor reaches it as a one-element
+    1-d array."""
 
-    __slots__ = ("writes",)
+    __slots__ = ("writes", "silent")
 
-    def __init__(self, name: str, kernel, writes: tuple[int, ...]) -> None:
+    def __init__(self, name: str, kernel, writes: tuple[int, ...],
+                 silent: tuple[int, ...] = ()) -> None:
         super().__init__(name, kernel, lambda *args, **params: None)
         self.writes = writes
+        self.silent = silent
         self.impl = _eval_update
         nondifferentiable(self)
 
