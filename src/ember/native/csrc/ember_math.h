@@ -157,11 +157,12 @@ static const double EMBER_ERF_PIECE[12][16] = {
  * the result 2^n e^r is scaled in two
  * exact steps 2^(n/2) then one rounding, so overflow and gradual underflow round once. */
 static inline float ember_expf(float x) {
-    const float xc = ember_clampf(x, -105.0f, 89.0f);
-    const float k = xc * EMBER_LOG2EF + EMBER_SHIFTF;
+    /* x itself, unclamped: where n is out of range (|x| > 104) the result is garbage that
+     * the last line replaces; NaN stays NaN throughout */
+    const float k = x * EMBER_LOG2EF + EMBER_SHIFTF;
     const int32_t n = (int32_t)(ember_bits_f(k) - ember_bits_f(EMBER_SHIFTF));
     const float nf = k - EMBER_SHIFTF;
-    const float r_hi = xc - nf * EMBER_LN2F_HI; /* exact */
+    const float r_hi = x - nf * EMBER_LN2F_HI; /* exact */
     const float lo = nf * EMBER_LN2F_LO;
     const float r = r_hi - lo;
     const float rc = (r_hi - r) - lo; /* the rounding error of r, kept */
@@ -171,7 +172,10 @@ static inline float ember_expf(float x) {
     const int32_t n1 = n >> 1, n2 = n - n1;
     const float s1 = ember_float_of((uint32_t)(n1 + 127) << 23);
     const float s2 = ember_float_of((uint32_t)(n2 + 127) << 23);
-    return (er * s1) * s2;
+    /* e^x overflows from the float after 88.72283172607422 (a correctly rounded exp's
+     * threshold) and rounds to +0 below -103.97; n stays in range down to -104 */
+    return ember_pickf(x > 0x1.62e42ep+6f, INFINITY,
+                       ember_pickf(x < -104.0f, 0.0f, (er * s1) * s2));
 }
 
 /* e^r - 1 - r for |r| <= ln2/2 (double). */
