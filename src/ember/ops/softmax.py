@@ -157,10 +157,13 @@ _softmax_backward_kernel = _fused((_softmax_backward_body, _log_softmax_backward
 
 # --- the native kernels (csrc/softmax.c) ------------------------------------------------------
 
+_NATIVE_MIN = 1024  # smaller arrays: NumPy's few ufunc calls cost less than the C call's setup
+
+
 def _native_layout(a, dim: int):
     """(contiguous work array, outer, n, inner, low) for a kernel over `dim`, or None when
-    the C kernel does not take it (0-d, empty, not floating)."""
-    if a.ndim == 0 or a.size == 0:
+    the C kernel does not take it (0-d, small, not floating)."""
+    if a.ndim == 0 or a.size < _NATIVE_MIN:
         return None
     low = a.dtype in _LOW
     w = np.ascontiguousarray(a, np.float32 if low else None)
