@@ -15,7 +15,9 @@ import math
 import numpy as np
 
 from .. import _grad_mode as grad_mode
+from .. import native
 from .._tensor import Tensor
+from ..native import calls
 from ._batching import batch_size, batched, front
 from ._common import row_sums
 from ._norm_tangent import centred
@@ -83,12 +85,51 @@ def _layer_norm_backward_kernel(g, xhat, rstd, weight, *, k):
     return gw.reshape(xhat.shape), dweight, dbias
 
 
+def _layer_norm_native(lib, x, weight, bias, *, k, eps):
+    """The forward in C (csrc/layer_norm.c): one task per block of rows, the statistics
+    summed in double. float16 / bfloat16 stay with NumPy (F.layer_norm computes them in
+    float32 before they get here)."""
+    rows = _rows(x, k) if x.size else None
+    sfx = None if rows is None else calls.suffix(x, weight, bias)
+    if sfx is None:
+        return NotImplemented
+    rows = np.ascontiguousarray(rows)
+    w, b = (None if v is None else np.ascontiguousarray(v) for v in (weight, bias))
+    out, xhat = np.empty_like(rows), np.empty_like(rows)
+    rstd = np.empty(rows.shape[0], rows.dtype)
+    P, I64 = calls.P, calls.I64
+    calls.entry(lib, f"ln_forward_{sfx}", [P] * 6 + [I64, I64, calls.F64])(
+        calls.ptr(rows), calls.ptr(w), calls.ptr(b), calls.ptr(out), calls.ptr(xhat),
+        calls.ptr(rstd), rows.shape[0], rows.shape[1], eps)
+    stat = x.shape[:x.ndim - k] + (1,) * k
+    return out.reshape(x.shape), xhat.reshape(x.shape), rstd.reshape(stat)
+
+
+def _layer_norm_backward_native(lib, g, xhat, rstd, weight, *, k):
+    """The backward in C: dx per row; dweight and dbias per block of columns over all rows."""
+    sfx = calls.suffix(g, xhat, rstd, weight) if xhat.size else None
+    if sfx is None:
+        return NotImplemented
+    g2, x2 = (np.ascontiguousarray(_rows(a, k)) for a in (g, xhat))
+    r, w = np.ascontiguousarray(rstd), None if weight is None else np.ascontiguousarray(weight)
+    dx = np.empty_like(x2)
+    tail = xhat.shape[xhat.ndim - k:]
+    dweight, dbias = np.empty(tail, x2.dtype), np.empty(tail, x2.dtype)
+    P, I64 = calls.P, calls.I64
+    calls.entry(lib, f"ln_backward_{sfx}", [P] * 7 + [I64, I64])(
+        calls.ptr(g2), calls.ptr(x2), calls.ptr(r), calls.ptr(w), calls.ptr(dx),
+        calls.ptr(dweight), calls.ptr(dbias), x2.shape[0], x2.shape[1])
+    return dx.reshape(xhat.shape), dweight, dbias
+
+
 layer_norm_p = Primitive("native_layer_norm", _layer_norm_kernel, _layer_norm_meta,
                          grad_name="NativeLayerNormBackward0", n_outputs=3)
 layer_norm_backward_p = Primitive(
     "native_layer_norm_backward", _layer_norm_backward_kernel,
     lambda g, xhat, rstd, weight, *, k: ((xhat._shape, xhat._dtype),) + (
         (tuple(xhat._shape[len(xhat._shape) - k:]), xhat._dtype),) * 2, n_outputs=3)
+native.register(layer_norm_p, "layer_norm", _layer_norm_native)
+native.register(layer_norm_backward_p, "layer_norm", _layer_norm_backward_native)
 # Used when no graph of the backward is built, which forward over reverse (`jvp(grad(f))`)
 # does too: so it has derivatives of its own (below), in each input, xhat and 1/std taken as
 # given (they carry the forward's tangents and gradients).

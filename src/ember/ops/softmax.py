@@ -13,12 +13,15 @@ SoftmaxBackward0 / LogSoftmaxBackward0); their backward kernels are one primitiv
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
 
+from .. import native
 from .._tensor import Tensor
 from .._view import wrap_dim
+from ..native import calls
 from ._batching import front
 from ._common import along, row_sums, to_float, type_name, write_out
 from ._parallel import one_blas_thread, quiet, thread_pool
@@ -152,6 +155,51 @@ _softmax_kernel = _fused((_softmax_body, _log_softmax_body), (1, 0))
 _softmax_backward_kernel = _fused((_softmax_backward_body, _log_softmax_backward_body), (0, 0))
 
 
+# --- the native kernels (csrc/softmax.c) ------------------------------------------------------
+
+_NATIVE_MIN = 1024  # smaller arrays: NumPy's few ufunc calls cost less than the C call's setup
+
+
+def _native_layout(a, dim: int):
+    """(contiguous work array, outer, n, inner, low) for a kernel over `dim`, or None when
+    the C kernel does not take it (0-d, small, not floating)."""
+    if a.ndim == 0 or a.size < _NATIVE_MIN:
+        return None
+    low = a.dtype in _LOW
+    w = np.ascontiguousarray(a, np.float32 if low else None)
+    if calls.suffix(w) is None:
+        return None
+    return (w, math.prod(a.shape[:dim]), a.shape[dim], math.prod(a.shape[dim + 1:]), low)
+
+
+def _softmax_native(lib, x, *, dim, log=False):
+    """softmax / log_softmax in C: per row (or block of columns) max, exp-sum in double and
+    one writing pass; float16 / bfloat16 in float32, rounded once."""
+    lay = _native_layout(x, dim)
+    if lay is None:
+        return NotImplemented
+    w, outer, n, inner, low = lay
+    out = np.empty_like(w)
+    P, I64 = calls.P, calls.I64
+    calls.entry(lib, f"softmax_forward_{calls.suffix(w)}", [P, P, I64, I64, I64, calls.INT])(
+        calls.ptr(w), calls.ptr(out), outer, n, inner, int(log))
+    return out.astype(x.dtype) if low else out
+
+
+def _softmax_backward_native(lib, g, out, *, dim, log=False):
+    """The backward in C: the row's sum (of g, or of g * out) in double, then dx."""
+    lay = _native_layout(g, dim)
+    if lay is None or out.dtype != g.dtype:
+        return NotImplemented
+    gw, outer, n, inner, low = lay
+    y = np.ascontiguousarray(out, gw.dtype)
+    dx = np.empty_like(gw)
+    P, I64 = calls.P, calls.I64
+    calls.entry(lib, f"softmax_backward_{calls.suffix(gw)}", [P, P, P, I64, I64, I64, calls.INT])(
+        calls.ptr(gw), calls.ptr(y), calls.ptr(dx), outer, n, inner, int(log))
+    return dx.astype(g.dtype) if low else dx
+
+
 _NAMES = ("SoftmaxBackward0", "LogSoftmaxBackward0")
 _BACKWARD_NAMES = ("SoftmaxBackwardDataBackward0", "LogSoftmaxBackwardDataBackward0")
 softmax_p = Primitive("softmax", _softmax_kernel, _softmax_meta,
@@ -159,6 +207,10 @@ softmax_p = Primitive("softmax", _softmax_kernel, _softmax_meta,
 softmax_backward_p = Primitive(
     "softmax_backward_data", _softmax_backward_kernel, _softmax_meta,
     grad_name=lambda args, params: _BACKWARD_NAMES[params.get("log", False)])
+
+
+native.register(softmax_p, "softmax", _softmax_native)
+native.register(softmax_backward_p, "softmax", _softmax_backward_native)
 
 
 def _softmax_vjp(g, out, x, *, dim, log=False):

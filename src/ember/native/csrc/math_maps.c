@@ -1,0 +1,40 @@
+/* math_maps.c: ember_math.h's functions mapped over contiguous arrays, y[i] = f(x[i]).
+ * Written once against scalar_t and FN(name) (compiled for float and double).
+ *
+ * These entry points are how tests/native/test_ember_math.py sweeps the header's functions
+ * over millions of inputs, and the loops the vectoriser report names (they must vectorise
+ * for the header's functions to be usable in hot loops). The range is split over the
+ * kernel threads in chunks of at least 16384 elements.
+ */
+#include "ember.h"
+#include "ember_math.h"
+
+typedef struct {
+    const scalar_t *x;
+    scalar_t *y;
+} FN(map_args);
+
+#define EMBER_MAP(fname, expr)                                                             \
+    static void FN(fname##_task)(void *p, int64_t lo, int64_t hi) {                        \
+        const FN(map_args) *a = p;                                                          \
+        const scalar_t *restrict x = a->x;                                                 \
+        scalar_t *restrict y = a->y;                                                       \
+        for (int64_t i = lo; i < hi; i++) {                                                \
+            const scalar_t v = x[i];                                                       \
+            y[i] = (expr);                                                                 \
+        }                                                                                  \
+    }                                                                                      \
+    void FN(fname)(const scalar_t *x, scalar_t *y, int64_t n) {                            \
+        FN(map_args) a = {x, y};                                                           \
+        ember_parallel_for(FN(fname##_task), &a, n, 16384);                                \
+    }
+
+EMBER_MAP(map_exp, ember_exp_t(v))
+EMBER_MAP(map_expm1, ember_expm1_t(v))
+EMBER_MAP(map_log, ember_log_t(v))
+EMBER_MAP(map_log1p, ember_log1p_t(v))
+EMBER_MAP(map_tanh, ember_tanh_t(v))
+EMBER_MAP(map_erf, ember_erf_t(v))
+EMBER_MAP(map_sigmoid, ember_sigmoid_t(v))
+
+#undef EMBER_MAP
