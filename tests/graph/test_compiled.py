@@ -437,3 +437,21 @@ def test_pure_mode_refuses_what_needs_the_python():
     for _ in range(3):
         f(w).sum().backward()
     assert f.replayed == 0 and "requires grad" in f.not_replayed[0]
+
+
+def test_the_profiler_sees_a_compiled_graph_and_its_fused_kernels():
+    from ember.profiler import ProfilerActivity, profile
+
+    @ember.compile
+    def f(a, b):
+        return ((a @ b) * 2 + 1).relu().sum()
+
+    a, b = ember.randn(8, 8), ember.randn(8, 8)
+    f(a, b)
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        out = f(a, b)
+    keys = {e.key: e.count for e in prof.key_averages()}
+    assert keys["CompiledFunction"] == 1 and keys["ember::matmul"] == 1
+    fused = [k for k in keys if k.startswith("ember::fused_0")]
+    assert fused == ["ember::fused_0 (mul, add, relu)"] or not ember.native.available()
+    assert out.item() == f.fn(a, b).item()

@@ -9,6 +9,7 @@ import numpy as np
 
 from .._core.dispatch import run_quiet
 from .._core.primitive import Family, _family_kernel, kernels
+from .._core.ranges import ranges
 from ..ops._inplace_kernel import run_inplace
 from ..ops.registry import InplacePrimitive
 from .ir import Graph, Node, Scalar, Value
@@ -20,14 +21,44 @@ _cpu = kernels["cpu"]
 class Program:
     """A compiled graph: `run(input_arrays) -> output_arrays`, and the code that does it."""
 
-    def __init__(self, graph: Graph, code: str, fn, notes: list[str]) -> None:
+    def __init__(self, graph: Graph, code: str, fn, notes: list[str], env: dict | None = None
+                 ) -> None:
         self.graph = graph
         self.code = code
         self._fn = fn
         self.notes = notes  # what the passes did, for `explain`
+        self._env = env
+        self._profiled = None
 
     def run(self, arrays: list) -> list:
-        return run_quiet(self._fn, *arrays)
+        rec = ranges.recorder
+        if rec is None:
+            return run_quiet(self._fn, *arrays)
+        token = rec.enter("CompiledFunction")  # (PyTorch's profiler names a compiled region so)
+        try:
+            return run_quiet(self._instrumented(rec), *arrays)
+        finally:
+            rec.exit(token)
+
+    def _instrumented(self, rec):
+        """The program with each line inside a profiler range named after what it runs
+        (`ember::addmm`, `ember::fused_0 (mul, add, relu)`), made when first profiled."""
+        if self._profiled is None or self._profiled[0] is not rec:
+            lines = self.code.splitlines()
+            out = [lines[0]]
+            for line in lines[1:-1]:
+                label = line.split("#", 1)[1].strip() if "#" in line else line.strip()
+                if label.startswith("fused C loop: "):  # `v5 = fused_0(...)`: its name too
+                    callee = line.split("=", 1)[1].split("(", 1)[0].strip()
+                    label = f"{callee} ({label[len('fused C loop: '):]})"
+                out += [f"    _t = _rec.enter({('ember::' + label)!r})", line,
+                        "    _rec.exit(_t)"]
+            out.append(lines[-1])
+            scope: dict = {}
+            exec(compile("\n".join(out) + "\n", "<ember graph, profiled>", "exec"),  # noqa: S102
+                 {**self._env, "_rec": rec}, scope)
+            self._profiled = (rec, scope["program"])
+        return self._profiled[1]
 
 
 def kernel_of(node: Node):
@@ -116,4 +147,4 @@ def lower_python(graph: Graph, extra: dict | None = None, lines_for=None) -> Pro
                      + [f"    return [{ret}]"]) + "\n"
     scope: dict = {}
     exec(compile(code, "<ember graph>", "exec"), env, scope)  # noqa: S102 - generated code
-    return Program(graph, code, scope["program"], [])
+    return Program(graph, code, scope["program"], [], env)
