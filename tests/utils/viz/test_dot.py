@@ -345,3 +345,20 @@ def test_digraph_source_layout_and_size_grow_with_the_graph():
     rows = len(dot.body)
     assert rows == 63 + 62
     assert dot.graph_attr["size"] == f"{rows * 0.15},{rows * 0.15}"
+
+
+def test_a_compiled_graph_draws_with_its_ops_and_edges():
+    @ember.compile
+    def f(a, b):
+        return (a * b + 1).relu(), a.sum()
+
+    f(ember.ones(2, 3), ember.ones(2, 3))
+    (graph,) = f.graphs
+    dot = make_dot(graph)
+    src = dot.source
+    assert src.count("lightblue") == 2  # the two inputs
+    for op in ("binary.mul", "binary.add", "unary.relu", "reduce.sum"):
+        assert op in src
+    assert src.count("darkolivegreen1") == 2  # relu and sum are returned
+    # every operand is an edge: mul(a, b), add(mul), relu(add), sum(a)
+    assert src.count("->") == 5

@@ -14,6 +14,7 @@ from __future__ import annotations
 from ..._tensor import Tensor
 from ...autograd.function import FunctionNode
 from ...autograd.graph import AccumulateGrad, Node
+from ...graph.ir import Graph, Value
 from .digraph import Digraph
 
 # What PyTorch calls a node's saved inputs and outputs (`_saved_self`, `_saved_result`).
@@ -130,7 +131,8 @@ def _fn_label(fn: Node, show_attrs: bool, max_attr_chars: int) -> str:
 def make_dot(var, params: dict | None = None, show_attrs: bool = False,
              show_saved: bool = False, max_attr_chars: int = 50, *,
              show_values: bool = False) -> Digraph:
-    """The autograd graph of `var` (a tensor, or a tuple of them) as a `Digraph`.
+    """The autograd graph of `var` (a tensor, or a tuple of them) as a `Digraph`; or, for a
+    graph `ember.compile` captured (`fn.graphs[i]`), that graph (`draw_graph`).
 
     `params` maps names to tensors: leaves are labelled with their names (as torchviz
     does), and so, here, are named intermediate tensors, on their `grad_fn` node.
@@ -139,6 +141,8 @@ def make_dot(var, params: dict | None = None, show_attrs: bool = False,
     `show_values` adds the values and gradients of the named tensors and the output (the
     gradient of a non-leaf shows when it called `retain_grad()` before backward).
     """
+    if isinstance(var, Graph):
+        return draw_graph(var)
     if params is not None:
         for name, value in params.items():
             if not isinstance(value, Tensor):
@@ -224,6 +228,30 @@ def _resize(dot: Digraph, per_row: float = 0.15, minimum: float = 12) -> None:
     """Grow the drawing's size limit with the number of statements (torchviz's rule)."""
     size = max(minimum, len(dot.body) * per_row)
     dot.graph_attr["size"] = f"{size},{size}"
+
+
+def draw_graph(graph: Graph) -> Digraph:
+    """A graph `ember.compile` captured (`fn.graphs[i]`): inputs in light blue, one box per
+    node (its op and output metadata), outputs in green, arrows from operands to users."""
+    dot = Digraph(
+        node_attr=dict(style="filled", shape="box", align="left", fontsize="10",
+                       ranksep="0.1", height="0.2", fontname="monospace"),
+        graph_attr=dict(size="12,12"),
+    )
+    outputs = set(graph.outputs)
+    for v in graph.inputs:
+        dot.node(f"v{v.id}", f"%{v.id} input\n{v.meta()}", fillcolor="lightblue")
+    for n in graph.nodes:
+        name = f"n{id(n)}"
+        metas = "\n".join(f"%{o.id} {o.meta()}" for o in n.outs) or "(writes its inputs)"
+        done = any(o in outputs for o in n.outs)
+        dot.node(name, f"{n.op}\n{metas}", fillcolor="darkolivegreen1" if done else
+                 ("orange" if not n.outs else "lightgrey"))
+        for a in n.args:
+            if a.__class__ is Value:
+                src = f"v{a.id}" if a.node is None else f"n{id(a.node)}"
+                dot.edge(src, name)
+    return dot
 
 
 def make_dot_from_trace(trace):
