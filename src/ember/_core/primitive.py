@@ -48,6 +48,7 @@ vjp_rules: dict = {}
 jvp_rules: dict = {}
 batch_rules: dict = {}
 lower_rules: dict = {}
+lower_ulps: dict = {}  # member -> how many ulps its C expression may differ from its kernel
 
 
 class Primitive:
@@ -232,12 +233,14 @@ def jvp_by_vjp(prim: Primitive, reason: str) -> None:
 vjp_jvp_reasons: dict = {}  # primitive (or member) -> why its jvp is its VJP transposed
 
 
-def deflower(prim, template: str) -> None:
+def deflower(prim, template: str, *, ulps: int = 0) -> None:
     """Register the C expression of a pointwise member (float32 and float64 operands):
-    `{0}`, `{1}` ... are its operands, `{T}` the C type. It must compute what the member's
-    NumPy kernel computes, rounding for rounding (the compiler's fused loops are tested bit
-    for bit against the kernels)."""
+    `{0}`, `{1}` ... are its operands, `{T}` the C type. By default it must compute what the
+    member's NumPy kernel computes, rounding for rounding (the compiler's fused loops are
+    tested bit for bit against the kernels); a transcendental from `ember_math.h` says by
+    `ulps` how far from the kernel it may land (tested too, with the same edge values)."""
     lower_rules[prim] = template
+    lower_ulps[prim] = ulps
 
 
 def defbatch(prim: Primitive, rule: Callable) -> None:

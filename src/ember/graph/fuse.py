@@ -256,8 +256,9 @@ def lower_fused(graph: Graph) -> Program:
     if not found:
         return lower_python(graph)
     names = [f"fused_{i}" for i in range(len(found))]
-    source = '#include "ember.h"\n#include <math.h>\n\n#define EMBER_ABS(x) ' \
-             '_Generic((x), float: fabsf, double: fabs)(x)\n\n' + \
+    source = '#include "ember.h"\n#include "ember_math.h"\n#include <math.h>\n\n' \
+             '#define EMBER_ABS(x) _Generic((x), float: fabsf, double: fabs)(x)\n' \
+             '#define EMBER_SQRT(x) _Generic((x), float: sqrtf, double: sqrt)(x)\n\n' + \
         "\n".join(group_source(g, nm) for g, nm in zip(found, names))
     lib = toolchain.try_build("graph-" + toolchain.cache.digest(source)[:16], source)
     if lib is None:

@@ -173,14 +173,17 @@ defvjp(neg_p, lambda g, out, x: -g, reads=((),))
 deflinear(neg_p)
 
 exp_p = unary("exp", lowp(np.exp))
+deflower(exp_p, "ember_exp_t({0})", ulps=1)
 defvjp(exp_p, lambda g, out, x: g * cj(out), reads=((),), save_output=True)
 defjvp1(exp_p, lambda t, out, x: t * out)
 
 log_p = unary("log", lowp(np.log))
+deflower(log_p, "ember_log_t({0})", ulps=1)
 defvjp(log_p, lambda g, out, x: g / cj(x))
 defjvp1(log_p, lambda t, out, x: t / x)
 
 sqrt_p = unary("sqrt", lowp(np.sqrt))
+deflower(sqrt_p, "EMBER_SQRT({0})")  # correctly rounded in both
 defvjp(sqrt_p, lambda g, out, x: g / (2 * cj(out)), reads=((),), save_output=True)
 defjvp1(sqrt_p, lambda t, out, x: t / (2 * out))
 
@@ -193,6 +196,7 @@ defvjp(cos_p, lambda g, out, x: -g * cj(x.sin()))
 defjvp1(cos_p, lambda t, out, x: -t * x.sin())
 
 tanh_p = unary("tanh", lowp(np.tanh))
+deflower(tanh_p, "ember_tanh_t({0})", ulps=3)
 defvjp(tanh_p, lambda g, out, x: g * cj(1 - out * out), reads=((),), save_output=True)
 defjvp1(tanh_p, lambda t, out, x: t * (1 - out * out))
 
@@ -207,6 +211,7 @@ def _sigmoid_kernel(a):
 
 
 sigmoid_p = unary("sigmoid", _sigmoid_kernel)
+deflower(sigmoid_p, "ember_sigmoid_t({0})", ulps=3)
 defvjp(sigmoid_p, lambda g, out, x: g * cj(out * (1 - out)), reads=((),), save_output=True)
 defjvp1(sigmoid_p, lambda t, out, x: t * (out * (1 - out)))
 

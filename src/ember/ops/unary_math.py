@@ -19,7 +19,7 @@ from .. import _dtype as dt
 from .._tensor import Tensor
 from ._common import type_name, write_out
 from .binary import pow as _pow
-from .registry import apply, defvjp, nondifferentiable
+from .registry import apply, deflower, defvjp, nondifferentiable
 from .unary import (
     BOOL,
     BOOL_K,
@@ -67,6 +67,7 @@ defvjp(exp2_p, lambda g, out, x: g * cj(out) * LN2, reads=((),), save_output=Tru
 defjvp1(exp2_p, lambda t, out, x: t * out * LN2)
 
 expm1_p = unary("expm1", lowp(np.expm1))
+deflower(expm1_p, "ember_expm1_t({0})", ulps=1)
 defvjp(expm1_p, lambda g, out, x: g * cj(out + 1), reads=((),), save_output=True)
 defjvp1(expm1_p, lambda t, out, x: t * (out + 1))
 
@@ -79,6 +80,7 @@ defvjp(log10_p, lambda g, out, x: g / cj(x * LN10))
 defjvp1(log10_p, lambda t, out, x: t / (x * LN10))
 
 log1p_p = unary("log1p", lowp(np.log1p))
+deflower(log1p_p, "ember_log1p_t({0})", ulps=2)
 defvjp(log1p_p, lambda g, out, x: g / cj(x + 1))
 defjvp1(log1p_p, lambda t, out, x: t / (x + 1))
 
