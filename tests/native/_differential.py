@@ -60,5 +60,5 @@ def assert_bits(a: np.ndarray, b: np.ndarray) -> None:
     """Equal bit for bit (NaN payloads aside): same shape, dtype, values and zero signs."""
     assert a.shape == b.shape and a.dtype == b.dtype, (a.shape, a.dtype, b.shape, b.dtype)
     same = (a == b) | (np.isnan(a.astype(np.float64)) & np.isnan(b.astype(np.float64)))
-    same &= np.signbit(a) == np.signbit(b) | np.isnan(a.astype(np.float64))
+    same &= (np.signbit(a) == np.signbit(b)) | np.isnan(a.astype(np.float64))
     assert same.all(), f"{(~same).sum()} of {a.size} differ; first at {np.argwhere(~same)[0]}"

@@ -6,8 +6,9 @@ import math
 
 import numpy as np
 
-from .. import ops
+from .. import native, ops
 from .._tensor import Tensor
+from ..native import calls
 from ..ops.creation import zeros_like
 from ..ops.registry import UpdatePrimitive, batch_by_loop, bind
 from .optimizer import Optimizer, add_scaled, check_fused, fusable, scalar_step
@@ -139,8 +140,29 @@ def _adam_kernel(p, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step_count, *, lr
 
 
 
+def _adam_native(lib, p, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step_count, *, lr, beta1,
+                 beta2, eps, weight_decay, decoupled, maximize):
+    """The same update in C (csrc/optim.c): one pass, the same roundings; the step count and
+    the bias corrections are computed here, as the NumPy kernel computes them."""
+    arrays = (p, grad, exp_avg, exp_avg_sq) + (() if max_exp_avg_sq is None
+                                                else (max_exp_avg_sq,))
+    sfx = calls.suffix(*arrays)
+    if sfx is None or not all(a.flags.c_contiguous for a in arrays):
+        return NotImplemented
+    np.add(step_count, 1, out=step_count)
+    step = step_count.item()
+    P, F = calls.P, calls.F64
+    calls.entry(lib, f"adam_step_{sfx}", [P] * 5 + [calls.I64] + [F] * 5
+                + [calls.INT] * 2 + [F] * 2)(
+        calls.ptr(p), calls.ptr(grad), calls.ptr(exp_avg), calls.ptr(exp_avg_sq),
+        calls.ptr(max_exp_avg_sq), p.size, lr, beta1, beta2, eps, weight_decay,
+        int(decoupled), int(maximize), (1 - beta2**step) ** 0.5, -lr / (1 - beta1**step))
+    return None
+
+
 # the fused update: writes the parameter, the moments and the step counter
 adam_step_p = UpdatePrimitive("adam_step", _adam_kernel, writes=(0, 2, 3, 4, 5))
+native.register(adam_step_p, "optim", _adam_native)
 batch_by_loop(adam_step_p, "an optimizer step writes its parameters and moments in place "
                            "and returns nothing: each batch element is an update of its own")
 

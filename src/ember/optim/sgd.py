@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import native
 from .._tensor import Tensor
+from ..native import calls
 from ..ops.registry import UpdatePrimitive, batch_by_loop, bind
 from .optimizer import Optimizer, add_scaled, axpy, check_fused, fusable, required
 
@@ -75,6 +77,22 @@ def _sgd_kernel(p, grad, buf, *, lr, momentum, dampening, weight_decay, nesterov
     axpy(p, grad, -lr)
 
 
+def _sgd_native(lib, p, grad, buf, *, lr, momentum, dampening, weight_decay, nesterov,
+                maximize):
+    """The same update in C (csrc/optim.c): one pass, the same roundings."""
+    sfx = calls.suffix(p, grad, buf)
+    if sfx is None or not all(a.flags.c_contiguous for a in (p, grad) + (
+            () if buf is None else (buf,))):
+        return NotImplemented
+    P, F = calls.P, calls.F64
+    calls.entry(lib, f"sgd_step_{sfx}", [P, P, P, calls.I64, F, F, F, F, calls.INT,
+                                         calls.INT])(
+        calls.ptr(p), calls.ptr(grad), calls.ptr(buf), p.size, lr, momentum, dampening,
+        weight_decay, int(nesterov), int(maximize))
+    return None
+
+
 sgd_step_p = UpdatePrimitive("sgd_step", _sgd_kernel, writes=(0, 2))
+native.register(sgd_step_p, "optim", _sgd_native)
 batch_by_loop(sgd_step_p, "an optimizer step writes its parameters and momentum buffers in place "
                           "and returns nothing: each batch element is an update of its own")

@@ -1,0 +1,101 @@
+/* optim.c: the fused optimizer updates (SGD, Adam/AdamW), one pass over each parameter.
+ * Written once against scalar_t and FN(name); kernels.py compiles it for float and double.
+ *
+ * Each update does, element by element, exactly the operations of its NumPy twin
+ * (optim/sgd.py `_sgd_kernel`, optim/adam.py `_adam_kernel`) in the same order: every
+ * Python number is rounded to scalar_t first (as NumPy treats a number next to an array),
+ * every product, quotient, sum and square root is rounded once (IEEE, no contraction), so
+ * the results are the NumPy kernels' bits, in one pass instead of ten over memory.
+ * Contiguous arrays only (the caller checks); elements split over the pool's threads.
+ */
+#include <math.h>
+
+#include "ember.h"
+
+#define EMBER_SQRT_T(x) _Generic((x), float: sqrtf, default: sqrt)(x)
+
+typedef struct {
+    scalar_t *p, *buf;
+    const scalar_t *grad;
+    scalar_t lr_neg, momentum, keep, wd;
+    int has_momentum, nesterov, maximize, wd_on, keep_one;
+} FN(sgd_args);
+
+static void FN(sgd_task)(void *a_, int64_t lo, int64_t hi) {
+    const FN(sgd_args) *a = a_;
+    scalar_t *restrict p = a->p, *restrict buf = a->buf;
+    const scalar_t *restrict grad = a->grad;
+    for (int64_t i = lo; i < hi; i++) {
+        scalar_t g = a->maximize ? -grad[i] : grad[i];
+        if (a->wd_on) g = g + p[i] * a->wd;
+        if (a->has_momentum) {
+            scalar_t b = buf[i] * a->momentum;
+            b = a->keep_one ? b + g : b + g * a->keep;
+            buf[i] = b;
+            g = a->nesterov ? g + b * a->momentum : b;
+        }
+        p[i] = p[i] + g * a->lr_neg;
+    }
+}
+
+/* p += -lr * g, with g = grad (negated under maximize) + wd * p, and with momentum
+ * buf = momentum * buf + (1 - dampening) g, g = buf (or g + momentum buf, nesterov). */
+void FN(sgd_step)(scalar_t *p, const scalar_t *grad, scalar_t *buf, int64_t n, double lr,
+                  double momentum, double dampening, double weight_decay, int nesterov,
+                  int maximize) {
+    FN(sgd_args) a = {p, buf, grad, (scalar_t)(-lr), (scalar_t)momentum,
+                      (scalar_t)(1 - dampening), (scalar_t)weight_decay, momentum != 0,
+                      nesterov, maximize, weight_decay != 0, 1 - dampening == 1};
+    ember_parallel_for(FN(sgd_task), &a, n, 1 << 14);
+}
+
+typedef struct {
+    scalar_t *p, *m, *v, *vmax;
+    const scalar_t *grad;
+    scalar_t decay, wd, w1, w1_rest, beta2, one_minus_beta2, bc2, eps, step_size;
+    int maximize, decoupled, wd_on, lerp_small;
+} FN(adam_args);
+
+static void FN(adam_task)(void *a_, int64_t lo, int64_t hi) {
+    const FN(adam_args) *a = a_;
+    scalar_t *restrict p = a->p, *restrict m = a->m, *restrict v = a->v;
+    scalar_t *restrict vmax = a->vmax;
+    const scalar_t *restrict grad = a->grad;
+    for (int64_t i = lo; i < hi; i++) {
+        scalar_t g = a->maximize ? -grad[i] : grad[i];
+        scalar_t pi = p[i];
+        if (a->wd_on) {
+            if (a->decoupled) pi = pi * a->decay;
+            else g = g + pi * a->wd;
+        }
+        /* exp_avg.lerp_(g, w1), PyTorch's two-sided formula */
+        scalar_t d = g - m[i];
+        scalar_t mi = a->lerp_small ? m[i] + d * a->w1 : g - d * a->w1_rest;
+        m[i] = mi;
+        scalar_t vi = v[i] * a->beta2 + (g * g) * a->one_minus_beta2;
+        v[i] = vi;
+        if (vmax) {
+            scalar_t mx = vmax[i];
+            mx = (mx != mx) ? mx : (vi != vi) ? vi : (mx >= vi ? mx : vi);  /* np.maximum */
+            vmax[i] = mx;
+            vi = mx;
+        }
+        scalar_t denom = EMBER_SQRT_T(vi) / a->bc2 + a->eps;
+        p[i] = pi + (mi * a->step_size) / denom;
+    }
+}
+
+/* Adam's step (AdamW with `decoupled`); bc2 = sqrt(1 - beta2^t) and step_size =
+ * -lr / (1 - beta1^t) come from the caller, computed in double as the NumPy kernel's. */
+void FN(adam_step)(scalar_t *p, const scalar_t *grad, scalar_t *m, scalar_t *v,
+                   scalar_t *vmax, int64_t n, double lr, double beta1, double beta2,
+                   double eps, double weight_decay, int decoupled, int maximize, double bc2,
+                   double step_size) {
+    const double w1 = 1 - beta1;
+    FN(adam_args) a = {p, m, v, vmax, grad, (scalar_t)(1 - lr * weight_decay),
+                       (scalar_t)weight_decay, (scalar_t)w1, (scalar_t)(1 - w1), (scalar_t)beta2,
+                       (scalar_t)(1 - beta2), (scalar_t)bc2, (scalar_t)eps,
+                       (scalar_t)step_size, maximize, decoupled, weight_decay != 0,
+                       fabs(w1) < 0.5};
+    ember_parallel_for(FN(adam_task), &a, n, 1 << 14);
+}
