@@ -145,3 +145,50 @@ static void reset_in_child(void) {
 __attribute__((constructor)) static void install_fork_handler(void) {
     pthread_atfork(NULL, NULL, reset_in_child);
 }
+
+/* BLAS: NumPy's own matrix product, handed over by address when the runtime loads
+ * (native/blas.py finds it), so that kernels multiply with the library NumPy multiplies
+ * with. Called from inside parallel regions with that library held to one thread. */
+typedef void (*sgemm64_t)(int, int, int, int64_t, int64_t, int64_t, float, const float *,
+                          int64_t, const float *, int64_t, float, float *, int64_t);
+typedef void (*dgemm64_t)(int, int, int, int64_t, int64_t, int64_t, double, const double *,
+                          int64_t, const double *, int64_t, double, double *, int64_t);
+typedef void (*sgemm32_t)(int, int, int, int, int, int, float, const float *, int,
+                          const float *, int, float, float *, int);
+typedef void (*dgemm32_t)(int, int, int, int, int, int, double, const double *, int,
+                          const double *, int, double, double *, int);
+static void *blas_s, *blas_d;
+static int blas_ilp64;
+
+void ember_set_blas(void *sgemm, void *dgemm, int ilp64) {
+    blas_s = sgemm;
+    blas_d = dgemm;
+    blas_ilp64 = ilp64;
+}
+
+int ember_has_blas(void) { return blas_s != NULL && blas_d != NULL; }
+
+#define CBLAS_ROW_MAJOR 101
+#define CBLAS_TRANS(t) ((t) ? 112 : 111)
+
+void ember_gemm_f32(int ta, int tb, int64_t m, int64_t n, int64_t k, float alpha,
+                    const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
+                    float *c, int64_t ldc) {
+    if (blas_ilp64)
+        ((sgemm64_t)blas_s)(CBLAS_ROW_MAJOR, CBLAS_TRANS(ta), CBLAS_TRANS(tb), m, n, k, alpha,
+                            a, lda, b, ldb, beta, c, ldc);
+    else
+        ((sgemm32_t)blas_s)(CBLAS_ROW_MAJOR, CBLAS_TRANS(ta), CBLAS_TRANS(tb), (int)m, (int)n,
+                            (int)k, alpha, a, (int)lda, b, (int)ldb, beta, c, (int)ldc);
+}
+
+void ember_gemm_f64(int ta, int tb, int64_t m, int64_t n, int64_t k, double alpha,
+                    const double *a, int64_t lda, const double *b, int64_t ldb, double beta,
+                    double *c, int64_t ldc) {
+    if (blas_ilp64)
+        ((dgemm64_t)blas_d)(CBLAS_ROW_MAJOR, CBLAS_TRANS(ta), CBLAS_TRANS(tb), m, n, k, alpha,
+                            a, lda, b, ldb, beta, c, ldc);
+    else
+        ((dgemm32_t)blas_d)(CBLAS_ROW_MAJOR, CBLAS_TRANS(ta), CBLAS_TRANS(tb), (int)m, (int)n,
+                            (int)k, alpha, a, (int)lda, b, (int)ldb, beta, c, (int)ldc);
+}

@@ -1,0 +1,485 @@
+/* conv.c: convolutions (1-, 2- and 3-d, grouped, strided, dilated, padded) forward and
+ * backward. Written once against scalar_t and FN(name); kernels.py compiles it for float
+ * and double.
+ *
+ * im2col and col2im are done here, the products by NumPy's BLAS (blas.h), one chunk of
+ * the batch at a time on each of ember's threads (BLAS held to one thread meanwhile), into
+ * a scratch buffer of the thread's own: nothing crosses back to Python between the copies
+ * and the products. Depthwise convolutions (one input channel per group, one output
+ * channel per input channel) are computed directly, tap by tap, and never touch a padded
+ * position: as PyTorch's depthwise kernel, a non-finite weight does not reach the outputs
+ * whose window hangs over the padding.
+ *
+ * Shapes are given as one int64 array (`conv_geo`): a 1- or 2-d convolution is a 3-d one
+ * with leading spatial dims of size 1. x is read through its element strides (any layout,
+ * broadcast and negative strides included); w, the output and the output gradient are
+ * contiguous.
+ *
+ * Products use `chunk` samples at once (the columns of `chunk` samples side by side):
+ * the caller picks it from the shape alone, so a result does not depend on the number of
+ * threads. The weight gradient sums the chunks into `parts` partial gradients (also a
+ * function of the shape), added in order at the end.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "blas.h"
+#include "ember.h"
+
+#ifndef EMBER_CONV_GEO
+#define EMBER_CONV_GEO
+enum {
+    G_N, G_C, G_O, G_GROUPS,
+    G_IN, G_K = G_IN + 3, G_OUT = G_K + 3, G_STRIDE = G_OUT + 3, G_DIL = G_STRIDE + 3,
+    G_PAD = G_DIL + 3, G_XS = G_PAD + 3, G_CHUNK = G_XS + 5, G_PARTS, G_LEN
+};
+
+/* The range [q0, q1) of output positions along one dim whose input index
+ * q * s - p + t * d falls inside [0, size). */
+static inline void conv_valid(int64_t out, int64_t size, int64_t s, int64_t p, int64_t off,
+                              int64_t *q0, int64_t *q1) {
+    /* index = q s + (off - p); need 0 <= index < size */
+    int64_t base = off - p;
+    int64_t lo = base >= 0 ? 0 : (-base + s - 1) / s;
+    int64_t hi = size - base <= 0 ? 0 : (size - base + s - 1) / s;
+    if (lo > out) lo = out;
+    if (hi > out) hi = out;
+    if (hi < lo) hi = lo;
+    *q0 = lo;
+    *q1 = hi;
+}
+
+static void *conv_scratch(int64_t elems, size_t size) {
+    size_t bytes = (size_t)(elems > 0 ? elems : 1) * size;
+    bytes = (bytes + 63) / 64 * 64;
+    return aligned_alloc(64, bytes);
+}
+#endif
+
+#define GEMM FN(ember_gemm)
+
+/* cols (cg K, b L) = the receptive fields of samples n0 .. n0+b, channels c0 .. c0+cg of x:
+ * row (channel, tap), column (sample, output position); zeros where a tap reads padding. */
+static void FN(im2col)(const scalar_t *x, const int64_t *p, int64_t n0, int64_t b, int64_t c0,
+                       int64_t cg, scalar_t *cols) {
+    const int64_t *in = p + G_IN, *k = p + G_K, *out = p + G_OUT, *st = p + G_STRIDE,
+                  *dl = p + G_DIL, *pd = p + G_PAD, *xs = p + G_XS;
+    const int64_t L = out[0] * out[1] * out[2], ld = b * L;
+    const int64_t step = st[2] * xs[4];
+    scalar_t *row = cols;
+    for (int64_t cl = 0; cl < cg; cl++)
+        for (int64_t t0 = 0; t0 < k[0]; t0++)
+            for (int64_t t1 = 0; t1 < k[1]; t1++)
+                for (int64_t t2 = 0; t2 < k[2]; t2++, row += ld) {
+                    int64_t z0, z1, y0, y1, q0, q1;
+                    conv_valid(out[0], in[0], st[0], pd[0], t0 * dl[0], &z0, &z1);
+                    conv_valid(out[1], in[1], st[1], pd[1], t1 * dl[1], &y0, &y1);
+                    conv_valid(out[2], in[2], st[2], pd[2], t2 * dl[2], &q0, &q1);
+                    for (int64_t j = 0; j < b; j++) {
+                        const scalar_t *src = x + (n0 + j) * xs[0] + (c0 + cl) * xs[1];
+                        scalar_t *dst = row + j * L;
+                        for (int64_t z = 0; z < out[0]; z++) {
+                            const int64_t iz = z * st[0] - pd[0] + t0 * dl[0];
+                            for (int64_t y = 0; y < out[1]; y++) {
+                                scalar_t *d = dst + (z * out[1] + y) * out[2];
+                                if (z < z0 || z >= z1 || y < y0 || y >= y1 || q0 == q1) {
+                                    memset(d, 0, (size_t)out[2] * sizeof(scalar_t));
+                                    continue;
+                                }
+                                const int64_t iy = y * st[1] - pd[1] + t1 * dl[1];
+                                const scalar_t *s = src + iz * xs[2] + iy * xs[3] +
+                                                    (q0 * st[2] - pd[2] + t2 * dl[2]) * xs[4];
+                                for (int64_t q = 0; q < q0; q++) d[q] = 0;
+                                if (step == 1)
+                                    memcpy(d + q0, s, (size_t)(q1 - q0) * sizeof(scalar_t));
+                                else
+                                    for (int64_t q = q0; q < q1; q++) d[q] = s[(q - q0) * step];
+                                for (int64_t q = q1; q < out[2]; q++) d[q] = 0;
+                            }
+                        }
+                    }
+                }
+}
+
+/* dx (samples n0 .. n0+b, channels c0 .. c0+cg; contiguous, zeroed) += the adjoint of
+ * im2col applied to cols (cg K, b L): each tap's columns added at the positions it read,
+ * taps in order. */
+static void FN(col2im)(const scalar_t *cols, const int64_t *p, int64_t n0, int64_t b,
+                       int64_t c0, int64_t cg, scalar_t *dx) {
+    const int64_t *in = p + G_IN, *k = p + G_K, *out = p + G_OUT, *st = p + G_STRIDE,
+                  *dl = p + G_DIL, *pd = p + G_PAD;
+    const int64_t L = out[0] * out[1] * out[2], ld = b * L;
+    const int64_t plane = in[0] * in[1] * in[2], c = p[G_C];
+    const scalar_t *row = cols;
+    for (int64_t cl = 0; cl < cg; cl++)
+        for (int64_t t0 = 0; t0 < k[0]; t0++)
+            for (int64_t t1 = 0; t1 < k[1]; t1++)
+                for (int64_t t2 = 0; t2 < k[2]; t2++, row += ld) {
+                    int64_t z0, z1, y0, y1, q0, q1;
+                    conv_valid(out[0], in[0], st[0], pd[0], t0 * dl[0], &z0, &z1);
+                    conv_valid(out[1], in[1], st[1], pd[1], t1 * dl[1], &y0, &y1);
+                    conv_valid(out[2], in[2], st[2], pd[2], t2 * dl[2], &q0, &q1);
+                    if (q0 == q1) continue;
+                    for (int64_t j = 0; j < b; j++) {
+                        scalar_t *dst = dx + ((n0 + j) * c + c0 + cl) * plane;
+                        const scalar_t *src = row + j * L;
+                        for (int64_t z = z0; z < z1; z++) {
+                            const int64_t iz = z * st[0] - pd[0] + t0 * dl[0];
+                            for (int64_t y = y0; y < y1; y++) {
+                                const int64_t iy = y * st[1] - pd[1] + t1 * dl[1];
+                                scalar_t *d = dst + (iz * in[1] + iy) * in[2] +
+                                              q0 * st[2] - pd[2] + t2 * dl[2];
+                                const scalar_t *s = src + (z * out[1] + y) * out[2];
+                                if (st[2] == 1)
+                                    for (int64_t q = q0; q < q1; q++) d[q - q0] += s[q];
+                                else
+                                    for (int64_t q = q0; q < q1; q++)
+                                        d[(q - q0) * st[2]] += s[q];
+                            }
+                        }
+                    }
+                }
+}
+
+/* Whether sample n's channels c0.. of x are themselves the columns of a 1x1 stride-1
+ * unpadded convolution: rows of L contiguous elements, one channel after another. */
+static int FN(direct_columns)(const int64_t *p) {
+    const int64_t *in = p + G_IN, *k = p + G_K, *st = p + G_STRIDE, *pd = p + G_PAD,
+                  *xs = p + G_XS, *out = p + G_OUT;
+    for (int i = 0; i < 3; i++)
+        if (k[i] != 1 || st[i] != 1 || pd[i] != 0 || out[i] != in[i]) return 0;
+    return p[G_CHUNK] == 1 && xs[4] == 1 && xs[3] == in[2] && xs[2] == in[1] * in[2] &&
+           xs[1] == in[0] * in[1] * in[2];
+}
+
+/* --- forward: out (n, O, L) = w (O, C/g K) times the columns, group by group ---------- */
+
+typedef struct {
+    const scalar_t *x, *w;
+    scalar_t *out;
+    const int64_t *p;
+} FN(conv_args);
+
+static void FN(forward_task)(void *ctx, int64_t lo, int64_t hi) {
+    const FN(conv_args) *a = ctx;
+    const int64_t *p = a->p;
+    const int64_t c = p[G_C], o = p[G_O], g = p[G_GROUPS], n = p[G_N], chunk = p[G_CHUNK];
+    const int64_t K = p[G_K] * p[G_K + 1] * p[G_K + 2];
+    const int64_t L = p[G_OUT] * p[G_OUT + 1] * p[G_OUT + 2];
+    const int64_t cg = c / g, og = o / g, rows = cg * K;
+    const int direct = FN(direct_columns)(p);
+    scalar_t *cols = direct ? NULL : conv_scratch(rows * chunk * L, sizeof(scalar_t));
+    scalar_t *res = chunk > 1 ? conv_scratch(og * chunk * L, sizeof(scalar_t)) : NULL;
+    for (int64_t ch = lo; ch < hi; ch++) {
+        const int64_t n0 = ch * chunk, b = EMBER_MIN(chunk, n - n0);
+        for (int64_t gi = 0; gi < g; gi++) {
+            const scalar_t *src;
+            int64_t ldb = b * L;
+            if (direct) {
+                src = a->x + n0 * p[G_XS] + gi * cg * p[G_XS + 1];
+            } else {
+                FN(im2col)(a->x, p, n0, b, gi * cg, cg, cols);
+                src = cols;
+            }
+            const scalar_t *wg = a->w + gi * og * rows;
+            if (b == 1) {
+                GEMM(0, 0, og, L, rows, 1, wg, rows, src, ldb, 0,
+                     a->out + (n0 * o + gi * og) * L, L);
+                continue;
+            }
+            GEMM(0, 0, og, b * L, rows, 1, wg, rows, src, ldb, 0, res, b * L);
+            for (int64_t j = 0; j < b; j++)
+                for (int64_t r = 0; r < og; r++)
+                    memcpy(a->out + ((n0 + j) * o + gi * og + r) * L, res + r * b * L + j * L,
+                           (size_t)L * sizeof(scalar_t));
+        }
+    }
+    free(cols);
+    free(res);
+}
+
+void FN(conv_forward)(const scalar_t *x, const scalar_t *w, scalar_t *out, const int64_t *p) {
+    FN(conv_args) a = {x, w, out, p};
+    const int64_t chunks = (p[G_N] + p[G_CHUNK] - 1) / p[G_CHUNK];
+    ember_parallel_for(FN(forward_task), &a, chunks, 1);
+}
+
+/* --- input gradient: dx = col2im(w^T gy), group by group ------------------------------ */
+
+typedef struct {
+    const scalar_t *gy, *w;
+    scalar_t *dx;
+    const int64_t *p;
+} FN(input_grad_args);
+
+/* (og, b L) rows of gy for samples n0.. and output channels o0..: gy's own rows when b is
+ * 1, else copied side by side into `buf`. */
+static const scalar_t *FN(gy_rows)(const scalar_t *gy, int64_t o, int64_t L, int64_t n0,
+                                   int64_t b, int64_t o0, int64_t og, scalar_t *buf) {
+    if (b == 1) return gy + (n0 * o + o0) * L;
+    for (int64_t r = 0; r < og; r++)
+        for (int64_t j = 0; j < b; j++)
+            memcpy(buf + r * b * L + j * L, gy + ((n0 + j) * o + o0 + r) * L,
+                   (size_t)L * sizeof(scalar_t));
+    return buf;
+}
+
+static void FN(input_grad_task)(void *ctx, int64_t lo, int64_t hi) {
+    const FN(input_grad_args) *a = ctx;
+    const int64_t *p = a->p;
+    const int64_t c = p[G_C], o = p[G_O], g = p[G_GROUPS], n = p[G_N], chunk = p[G_CHUNK];
+    const int64_t K = p[G_K] * p[G_K + 1] * p[G_K + 2];
+    const int64_t L = p[G_OUT] * p[G_OUT + 1] * p[G_OUT + 2];
+    const int64_t plane = p[G_IN] * p[G_IN + 1] * p[G_IN + 2];
+    const int64_t cg = c / g, og = o / g, rows = cg * K;
+    /* 1x1, stride 1, no padding: the product's rows are dx's own (no col2im) */
+    int64_t q[G_LEN];
+    memcpy(q, p, sizeof q);
+    q[G_XS + 4] = 1, q[G_XS + 3] = p[G_IN + 2], q[G_XS + 2] = p[G_IN + 1] * p[G_IN + 2];
+    q[G_XS + 1] = plane;
+    const int direct = FN(direct_columns)(q);
+    scalar_t *cols = direct ? NULL : conv_scratch(rows * chunk * L, sizeof(scalar_t));
+    scalar_t *gbuf = chunk > 1 ? conv_scratch(og * chunk * L, sizeof(scalar_t)) : NULL;
+    for (int64_t ch = lo; ch < hi; ch++) {
+        const int64_t n0 = ch * chunk, b = EMBER_MIN(chunk, n - n0);
+        if (!direct) memset(a->dx + n0 * c * plane, 0, (size_t)(b * c * plane) * sizeof(scalar_t));
+        for (int64_t gi = 0; gi < g; gi++) {
+            const scalar_t *src = FN(gy_rows)(a->gy, o, L, n0, b, gi * og, og, gbuf);
+            const scalar_t *wg = a->w + gi * og * rows;
+            if (direct) {
+                GEMM(1, 0, rows, L, og, 1, wg, rows, src, L, 0,
+                     a->dx + (n0 * c + gi * cg) * plane, L);
+                continue;
+            }
+            GEMM(1, 0, rows, b * L, og, 1, wg, rows, src, b * L, 0, cols, b * L);
+            FN(col2im)(cols, p, n0, b, gi * cg, cg, a->dx);
+        }
+    }
+    free(cols);
+    free(gbuf);
+}
+
+void FN(conv_input_grad)(const scalar_t *gy, const scalar_t *w, scalar_t *dx,
+                         const int64_t *p) {
+    FN(input_grad_args) a = {gy, w, dx, p};
+    const int64_t chunks = (p[G_N] + p[G_CHUNK] - 1) / p[G_CHUNK];
+    ember_parallel_for(FN(input_grad_task), &a, chunks, 1);
+}
+
+/* --- weight gradient: dw = sum over the batch of gy times the columns^T ---------------- */
+
+typedef struct {
+    const scalar_t *x, *gy;
+    scalar_t *acc; /* parts x (O, C/g K) */
+    const int64_t *p;
+} FN(weight_grad_args);
+
+static void FN(weight_grad_task)(void *ctx, int64_t lo, int64_t hi) {
+    const FN(weight_grad_args) *a = ctx;
+    const int64_t *p = a->p;
+    const int64_t c = p[G_C], o = p[G_O], g = p[G_GROUPS], n = p[G_N], chunk = p[G_CHUNK];
+    const int64_t K = p[G_K] * p[G_K + 1] * p[G_K + 2];
+    const int64_t L = p[G_OUT] * p[G_OUT + 1] * p[G_OUT + 2];
+    const int64_t cg = c / g, og = o / g, rows = cg * K, parts = p[G_PARTS];
+    const int64_t chunks = (n + chunk - 1) / chunk;
+    const int direct = FN(direct_columns)(p);
+    scalar_t *cols = direct ? NULL : conv_scratch(rows * chunk * L, sizeof(scalar_t));
+    scalar_t *gbuf = chunk > 1 ? conv_scratch(og * chunk * L, sizeof(scalar_t)) : NULL;
+    for (int64_t part = lo; part < hi; part++) {
+        scalar_t *acc = a->acc + part * o * rows;
+        const int64_t first = chunks * part / parts, last = chunks * (part + 1) / parts;
+        for (int64_t ch = first; ch < last; ch++) {
+            const int64_t n0 = ch * chunk, b = EMBER_MIN(chunk, n - n0);
+            for (int64_t gi = 0; gi < g; gi++) {
+                const scalar_t *src;
+                if (direct) {
+                    src = a->x + n0 * p[G_XS] + gi * cg * p[G_XS + 1];
+                } else {
+                    FN(im2col)(a->x, p, n0, b, gi * cg, cg, cols);
+                    src = cols;
+                }
+                const scalar_t *gr = FN(gy_rows)(a->gy, o, L, n0, b, gi * og, og, gbuf);
+                GEMM(0, 1, og, rows, b * L, 1, gr, b * L, src, b * L, ch == first ? 0 : 1,
+                     acc + gi * og * rows, rows);
+            }
+        }
+        if (first == last) memset(acc, 0, (size_t)(o * rows) * sizeof(scalar_t));
+    }
+    free(cols);
+    free(gbuf);
+}
+
+/* acc holds `parts` partial gradients; dw = their sum, added in order. */
+void FN(conv_weight_grad)(const scalar_t *x, const scalar_t *gy, scalar_t *dw, scalar_t *acc,
+                          const int64_t *p) {
+    const int64_t parts = p[G_PARTS];
+    const int64_t size = p[G_O] * (p[G_C] / p[G_GROUPS]) * p[G_K] * p[G_K + 1] * p[G_K + 2];
+    FN(weight_grad_args) a = {x, gy, acc, p};
+    ember_parallel_for(FN(weight_grad_task), &a, parts, 1);
+    memcpy(dw, acc, (size_t)size * sizeof(scalar_t));
+    for (int64_t part = 1; part < parts; part++)
+        for (int64_t i = 0; i < size; i++) dw[i] += acc[part * size + i];
+}
+
+/* --- depthwise: one tap at a time over each plane, padding never read ----------------- */
+
+typedef struct {
+    const scalar_t *x, *w;
+    scalar_t *out;
+    const int64_t *p;
+} FN(depthwise_args);
+
+/* out plane (c's output) of sample n: sum over taps in order of w[t] x[tap's positions]. */
+static void FN(depthwise_task)(void *ctx, int64_t lo, int64_t hi) {
+    const FN(depthwise_args) *a = ctx;
+    const int64_t *p = a->p;
+    const int64_t *in = p + G_IN, *k = p + G_K, *out = p + G_OUT, *st = p + G_STRIDE,
+                  *dl = p + G_DIL, *pd = p + G_PAD, *xs = p + G_XS;
+    const int64_t c = p[G_C], K = k[0] * k[1] * k[2], L = out[0] * out[1] * out[2];
+    const int64_t step = st[2] * xs[4];
+    for (int64_t nc = lo; nc < hi; nc++) {
+        const int64_t ni = nc / c, ci = nc % c;
+        const scalar_t *src = a->x + ni * xs[0] + ci * xs[1];
+        const scalar_t *wc = a->w + ci * K;
+        scalar_t *dst = a->out + nc * L;
+        for (int64_t i = 0; i < L; i++) dst[i] = 0;
+        int64_t t = 0;
+        for (int64_t t0 = 0; t0 < k[0]; t0++)
+            for (int64_t t1 = 0; t1 < k[1]; t1++)
+                for (int64_t t2 = 0; t2 < k[2]; t2++, t++) {
+                    int64_t z0, z1, y0, y1, q0, q1;
+                    conv_valid(out[0], in[0], st[0], pd[0], t0 * dl[0], &z0, &z1);
+                    conv_valid(out[1], in[1], st[1], pd[1], t1 * dl[1], &y0, &y1);
+                    conv_valid(out[2], in[2], st[2], pd[2], t2 * dl[2], &q0, &q1);
+                    const scalar_t wt = wc[t];
+                    for (int64_t z = z0; z < z1; z++) {
+                        const int64_t iz = z * st[0] - pd[0] + t0 * dl[0];
+                        for (int64_t y = y0; y < y1; y++) {
+                            const int64_t iy = y * st[1] - pd[1] + t1 * dl[1];
+                            const scalar_t *s = src + iz * xs[2] + iy * xs[3] +
+                                                (q0 * st[2] - pd[2] + t2 * dl[2]) * xs[4];
+                            scalar_t *d = dst + (z * out[1] + y) * out[2];
+                            if (step == 1)
+                                for (int64_t q = q0; q < q1; q++) d[q] += wt * s[q - q0];
+                            else
+                                for (int64_t q = q0; q < q1; q++)
+                                    d[q] += wt * s[(q - q0) * step];
+                        }
+                    }
+                }
+    }
+}
+
+void FN(depthwise_forward)(const scalar_t *x, const scalar_t *w, scalar_t *out,
+                           const int64_t *p) {
+    FN(depthwise_args) a = {x, w, out, p};
+    const int64_t L = p[G_OUT] * p[G_OUT + 1] * p[G_OUT + 2];
+    ember_parallel_for(FN(depthwise_task), &a, p[G_N] * p[G_C], L >= 4096 ? 1 : 4096 / L);
+}
+
+/* dx plane (contiguous) = sum over taps in order of w[t] gy at the positions the tap read. */
+static void FN(depthwise_input_task)(void *ctx, int64_t lo, int64_t hi) {
+    const FN(depthwise_args) *a = ctx; /* x: gy, out: dx */
+    const int64_t *p = a->p;
+    const int64_t *in = p + G_IN, *k = p + G_K, *out = p + G_OUT, *st = p + G_STRIDE,
+                  *dl = p + G_DIL, *pd = p + G_PAD;
+    const int64_t c = p[G_C], K = k[0] * k[1] * k[2], L = out[0] * out[1] * out[2];
+    const int64_t plane = in[0] * in[1] * in[2];
+    for (int64_t nc = lo; nc < hi; nc++) {
+        const scalar_t *src = a->x + nc * L, *wc = a->w + (nc % c) * K;
+        scalar_t *dst = a->out + nc * plane;
+        for (int64_t i = 0; i < plane; i++) dst[i] = 0;
+        int64_t t = 0;
+        for (int64_t t0 = 0; t0 < k[0]; t0++)
+            for (int64_t t1 = 0; t1 < k[1]; t1++)
+                for (int64_t t2 = 0; t2 < k[2]; t2++, t++) {
+                    int64_t z0, z1, y0, y1, q0, q1;
+                    conv_valid(out[0], in[0], st[0], pd[0], t0 * dl[0], &z0, &z1);
+                    conv_valid(out[1], in[1], st[1], pd[1], t1 * dl[1], &y0, &y1);
+                    conv_valid(out[2], in[2], st[2], pd[2], t2 * dl[2], &q0, &q1);
+                    const scalar_t wt = wc[t];
+                    for (int64_t z = z0; z < z1; z++) {
+                        const int64_t iz = z * st[0] - pd[0] + t0 * dl[0];
+                        for (int64_t y = y0; y < y1; y++) {
+                            const int64_t iy = y * st[1] - pd[1] + t1 * dl[1];
+                            scalar_t *d = dst + (iz * in[1] + iy) * in[2] +
+                                          q0 * st[2] - pd[2] + t2 * dl[2];
+                            const scalar_t *s = src + (z * out[1] + y) * out[2];
+                            if (st[2] == 1)
+                                for (int64_t q = q0; q < q1; q++) d[q - q0] += wt * s[q];
+                            else
+                                for (int64_t q = q0; q < q1; q++)
+                                    d[(q - q0) * st[2]] += wt * s[q];
+                        }
+                    }
+                }
+    }
+}
+
+void FN(depthwise_input_grad)(const scalar_t *gy, const scalar_t *w, scalar_t *dx,
+                              const int64_t *p) {
+    FN(depthwise_args) a = {gy, w, dx, p};
+    const int64_t plane = p[G_IN] * p[G_IN + 1] * p[G_IN + 2];
+    ember_parallel_for(FN(depthwise_input_task), &a, p[G_N] * p[G_C],
+                       plane >= 4096 ? 1 : 4096 / EMBER_MAX(plane, 1));
+}
+
+/* dw[c, t] = sum over the batch and the positions the tap read of gy x, in double: a
+ * channel per task (no sums across threads). */
+static void FN(depthwise_weight_task)(void *ctx, int64_t lo, int64_t hi) {
+    const FN(depthwise_args) *a = ctx; /* x, w: gy, out: dw */
+    const int64_t *p = a->p;
+    const int64_t *in = p + G_IN, *k = p + G_K, *out = p + G_OUT, *st = p + G_STRIDE,
+                  *dl = p + G_DIL, *pd = p + G_PAD, *xs = p + G_XS;
+    const int64_t c = p[G_C], n = p[G_N], K = k[0] * k[1] * k[2];
+    const int64_t L = out[0] * out[1] * out[2];
+    const int64_t step = st[2] * xs[4];
+    for (int64_t ci = lo; ci < hi; ci++) {
+        int64_t t = 0;
+        for (int64_t t0 = 0; t0 < k[0]; t0++)
+            for (int64_t t1 = 0; t1 < k[1]; t1++)
+                for (int64_t t2 = 0; t2 < k[2]; t2++, t++) {
+                    int64_t z0, z1, y0, y1, q0, q1;
+                    conv_valid(out[0], in[0], st[0], pd[0], t0 * dl[0], &z0, &z1);
+                    conv_valid(out[1], in[1], st[1], pd[1], t1 * dl[1], &y0, &y1);
+                    conv_valid(out[2], in[2], st[2], pd[2], t2 * dl[2], &q0, &q1);
+                    double acc[8] = {0};
+                    for (int64_t ni = 0; ni < n; ni++) {
+                        const scalar_t *src = a->x + ni * xs[0] + ci * xs[1];
+                        const scalar_t *g = a->w + (ni * c + ci) * L;
+                        for (int64_t z = z0; z < z1; z++) {
+                            const int64_t iz = z * st[0] - pd[0] + t0 * dl[0];
+                            for (int64_t y = y0; y < y1; y++) {
+                                const int64_t iy = y * st[1] - pd[1] + t1 * dl[1];
+                                const scalar_t *s = src + iz * xs[2] + iy * xs[3] +
+                                                    (q0 * st[2] - pd[2] + t2 * dl[2]) * xs[4];
+                                const scalar_t *gr = g + (z * out[1] + y) * out[2];
+                                const int64_t len = q1 - q0;
+                                int64_t q = 0;
+                                if (step == 1) {
+                                    for (; q + 8 <= len; q += 8)
+                                        for (int l = 0; l < 8; l++)
+                                            acc[l] += (double)gr[q0 + q + l] * (double)s[q + l];
+                                    for (; q < len; q++)
+                                        acc[q & 7] += (double)gr[q0 + q] * (double)s[q];
+                                } else {
+                                    for (; q < len; q++)
+                                        acc[q & 7] += (double)gr[q0 + q] * (double)s[q * step];
+                                }
+                            }
+                        }
+                    }
+                    double total = ((acc[0] + acc[4]) + (acc[2] + acc[6])) +
+                                   ((acc[1] + acc[5]) + (acc[3] + acc[7]));
+                    a->out[ci * K + t] = (scalar_t)total;
+                }
+    }
+}
+
+void FN(depthwise_weight_grad)(const scalar_t *x, const scalar_t *gy, scalar_t *dw,
+                               const int64_t *p) {
+    FN(depthwise_args) a = {x, gy, dw, p};
+    ember_parallel_for(FN(depthwise_weight_task), &a, p[G_C], 1);
+}
+
+#undef GEMM

@@ -1,0 +1,170 @@
+"""The convolution primitives' native kernels (csrc/conv.c), beside the NumPy ones.
+
+Each takes the arrays its NumPy twin takes and answers NotImplemented where the NumPy
+kernel should run instead: a dtype other than float32/float64 (float16 and bfloat16 are
+computed in float32, as the NumPy kernels do), more than three spatial dims, an empty
+operand, or no BLAS to call (only the depthwise kernels do without). What each shape runs
+is decided once per shape, dtype and layout (`_plan`), not per call.
+
+Rounding: products go through NumPy's own BLAS, so they round as NumPy's products of the
+same sizes do; the im2col columns are the NumPy kernel's, summed in a different grouping
+(chunks of the batch side by side), so results agree with the NumPy kernel within the
+usual bound of a sum of products, a few units of the last place of the sum of the
+products' magnitudes. The depthwise forward and input gradient are the NumPy kernel's
+products and sums in its order (the same bits); the depthwise weight gradient sums in
+double. Non-finite values: the im2col paths multiply a padded tap's zero by the weight, as
+the NumPy kernel does (a NaN or inf weight turns a padded tap into NaN); the depthwise
+kernels never read a padded tap, as PyTorch's depthwise kernel does not.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype as dt
+from ..native import blas, calls
+from . import _conv_kernels as K
+from ._parallel import one_blas_thread
+
+_LOW = (np.dtype(np.float16), dt.bfloat16.np)
+COLUMNS = 512  # product columns per call: from this many, BLAS runs near its peak
+CHUNK_BYTES = 4 << 20  # at most this much im2col scratch per thread
+PARTS = 4  # partial weight gradients (a fixed count: results do not depend on threads)
+_plans: dict = {}
+
+
+def _plan(x_shape, w_shape, geo: K.Geometry, itemsize: int) -> tuple[int, int]:
+    """(samples per product, partial weight gradients) for one convolution's shape."""
+    key = (tuple(x_shape), tuple(w_shape), geo, itemsize)
+    got = _plans.get(key)
+    if got is None:
+        n, c = x_shape[:2]
+        rows = (c // geo.groups) * geo.taps
+        L = max(geo.positions, 1)
+        if geo.pointwise:
+            chunk = 1  # x's own rows are the columns: nothing to copy
+        else:
+            chunk = -(-COLUMNS // L)
+            chunk = min(chunk, max(1, CHUNK_BYTES // max(rows * L * itemsize, 1)))
+        chunk = max(1, min(chunk, n))
+        got = _plans[key] = (chunk, min(-(-n // chunk), PARTS))
+    return got
+
+
+def _params(x: np.ndarray, geo: K.Geometry, n: int, c: int, o: int, x_shape, chunk: int,
+            parts: int) -> np.ndarray:
+    """The int64 geometry array conv.c reads (see its G_* names): spatial dims padded in
+    front to three."""
+    lead = 3 - geo.nd
+    one = (1,) * lead
+    spatial = tuple(x_shape[2:])
+    if x is not None:
+        xs = tuple(s // x.itemsize for s in x.strides)
+        xs = xs[:2] + (0,) * lead + xs[2:]
+    else:
+        xs = (0,) * 5
+    return np.array((n, c, o, geo.groups) + one + spatial + one + geo.k + one + geo.out
+                    + one + geo.stride + one + geo.dilation
+                    + (0,) * lead + tuple(lo for lo, _ in geo.padding)
+                    + xs + (chunk, parts), np.int64)
+
+
+def _operand(a: np.ndarray) -> np.ndarray:
+    """`a` in float32 when it is a 16-bit float (as the NumPy kernels compute)."""
+    return a.astype(np.float32) if a.dtype in _LOW else a
+
+
+def _strided(a: np.ndarray) -> np.ndarray:
+    """`a` itself when its strides are whole elements (any sign, zero), else a copy."""
+    if all(s % a.itemsize == 0 for s in a.strides):
+        return a
+    return np.ascontiguousarray(a)
+
+
+def _usable(x: np.ndarray, w: np.ndarray, geo: K.Geometry) -> str | None:
+    """conv.c's suffix for these operands, or None where the NumPy kernel runs."""
+    if geo.nd > 3 or x.size == 0 or w.size == 0:
+        return None
+    return calls.suffix(x, w)
+
+
+def _depthwise(geo: K.Geometry, c: int, o: int) -> bool:
+    return geo.groups == c == o and c > 1
+
+
+P = calls.P
+
+
+def conv_native(lib, x, w, *, stride, padding, dilation, groups):
+    dtype = x.dtype
+    x, w = _strided(_operand(x)), np.ascontiguousarray(_operand(w))
+    geo = K.geometry(x.shape, w.shape[2:], stride, padding, dilation, groups)
+    sfx = _usable(x, w, geo)
+    n, c, o = x.shape[0], x.shape[1], w.shape[0]
+    if sfx is None or geo.positions == 0:
+        return NotImplemented
+    out = np.empty((n, o) + geo.out, x.dtype)
+    if _depthwise(geo, c, o):
+        p = _params(x, geo, n, c, o, x.shape, 1, 1)
+        calls.entry(lib, f"depthwise_forward_{sfx}", [P] * 4)(
+            calls.ptr(x), calls.ptr(w), calls.ptr(out), calls.ptr(p))
+    else:
+        if blas.gemm() is None:
+            return NotImplemented
+        chunk, parts = _plan(x.shape, w.shape, geo, x.itemsize)
+        p = _params(x, geo, n, c, o, x.shape, chunk, parts)
+        with one_blas_thread:
+            calls.entry(lib, f"conv_forward_{sfx}", [P] * 4)(
+                calls.ptr(x), calls.ptr(w), calls.ptr(out), calls.ptr(p))
+    return out.astype(dtype, copy=False)
+
+
+def input_grad_native(lib, g, w, *, stride, padding, dilation, groups, x_shape):
+    dtype = g.dtype
+    g, w = np.ascontiguousarray(_operand(g)), np.ascontiguousarray(_operand(w))
+    geo = K.geometry(x_shape, w.shape[2:], stride, padding, dilation, groups)
+    geo = K.Geometry(geo.k, geo.stride, geo.padding, geo.dilation, groups, g.shape[2:])
+    sfx = _usable(g, w, geo)
+    n, c, o = x_shape[0], x_shape[1], w.shape[0]
+    if sfx is None or any(s == 0 for s in x_shape):
+        return NotImplemented
+    dx = np.empty(tuple(x_shape), g.dtype)
+    if _depthwise(geo, c, o):
+        p = _params(None, geo, n, c, o, x_shape, 1, 1)
+        calls.entry(lib, f"depthwise_input_grad_{sfx}", [P] * 4)(
+            calls.ptr(g), calls.ptr(w), calls.ptr(dx), calls.ptr(p))
+    else:
+        if blas.gemm() is None:
+            return NotImplemented
+        chunk, parts = _plan(x_shape, w.shape, geo, g.itemsize)
+        p = _params(None, geo, n, c, o, x_shape, chunk, parts)
+        with one_blas_thread:
+            calls.entry(lib, f"conv_input_grad_{sfx}", [P] * 4)(
+                calls.ptr(g), calls.ptr(w), calls.ptr(dx), calls.ptr(p))
+    return dx.astype(dtype, copy=False)
+
+
+def weight_grad_native(lib, x, g, *, stride, padding, dilation, groups, w_shape):
+    dtype = x.dtype
+    x, g = _strided(_operand(x)), np.ascontiguousarray(_operand(g))
+    geo = K.geometry(x.shape, w_shape[2:], stride, padding, dilation, groups)
+    geo = K.Geometry(geo.k, geo.stride, geo.padding, geo.dilation, groups, g.shape[2:])
+    sfx = _usable(x, g, geo)
+    n, c, o = x.shape[0], x.shape[1], w_shape[0]
+    if sfx is None or any(s == 0 for s in w_shape):
+        return NotImplemented
+    dw = np.empty(tuple(w_shape), x.dtype)
+    if _depthwise(geo, c, o):
+        p = _params(x, geo, n, c, o, x.shape, 1, 1)
+        calls.entry(lib, f"depthwise_weight_grad_{sfx}", [P] * 4)(
+            calls.ptr(x), calls.ptr(g), calls.ptr(dw), calls.ptr(p))
+    else:
+        if blas.gemm() is None:
+            return NotImplemented
+        chunk, parts = _plan(x.shape, w_shape, geo, x.itemsize)
+        p = _params(x, geo, n, c, o, x.shape, chunk, parts)
+        acc = np.empty(parts * dw.size, x.dtype)
+        with one_blas_thread:
+            calls.entry(lib, f"conv_weight_grad_{sfx}", [P] * 5)(
+                calls.ptr(x), calls.ptr(g), calls.ptr(dw), calls.ptr(acc), calls.ptr(p))
+    return dw.astype(dtype, copy=False)
