@@ -41,7 +41,8 @@ CASES = {
     "2d-depthwise": (3, 5, 5, (9, 7), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1), 5),
     "2d-depthwise-s2": (2, 4, 4, (8, 9), (5, 3), (2, 3), ((2, 2), (0, 1)), (1, 2), 4),
     "2d-wide-batch": (33, 4, 6, (3, 3), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1), 1),
-    "2d-winograd": (3, 32, 40, (12, 11), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1), 1),
+    "2d-winograd": (3, 32, 33, (7, 29), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1), 1),
+    "2d-winograd-valid": (2, 33, 32, (6, 31), (3, 3), (1, 1), ((0, 0), (0, 0)), (1, 1), 1),
     "2d-one": (1, 1, 1, (1, 1), (1, 1), (1, 1), ((0, 0), (0, 0)), (1, 1), 1),
     "2d-pad-only": (1, 2, 3, (1, 1), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1), 1),
     "1d": (3, 4, 5, (17,), (3,), (2,), ((1, 2),), (1,), 1),
@@ -241,3 +242,19 @@ def test_empty_operands_stay_with_numpy():
     assert native.twins(conv_p)[1](lib, x, w, **params) is NotImplemented
     out = ember.nn.functional.conv2d(ember.tensor(x), ember.tensor(w), padding=1)
     assert tuple(out.shape) == (0, 4, 5, 5)
+
+
+def test_winograd_serves_wide_planes_only():
+    """The cases above that run the C Winograd kernels (forward, weight gradient, and the
+    input gradient as a full convolution) and those that run im2col."""
+    from ember.ops import _conv_kernels as K
+    from ember.ops import _conv_native as N
+
+    def plan(name):
+        xs, ws, _, params = _geo(CASES[name])
+        geo = K.geometry(xs, ws[2:], params["stride"], params["padding"], params["dilation"],
+                         params["groups"])
+        return N._wino_plan(xs, ws[0], geo, 4)
+
+    assert plan("2d-winograd") is not None and plan("2d-winograd-valid") is not None
+    assert plan("2d-3x3") is None and plan("2d-groups") is None

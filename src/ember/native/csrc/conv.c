@@ -482,4 +482,267 @@ void FN(depthwise_weight_grad)(const scalar_t *x, const scalar_t *gy, scalar_t *
     ember_parallel_for(FN(depthwise_weight_task), &a, p[G_C], 1);
 }
 
+
+/* --- Winograd F(2x2, 3x3): 3x3 stride-1 undilated ungrouped 2-d convolutions -----------
+ *
+ * Each 2x2 block of outputs comes from the 4x4 input tile under it: V = B^T d B per tile
+ * and channel, U = G g G^T per kernel, and for each of the 16 positions of the 4x4
+ * transform one product M = U (O x C) V (C x tiles) through BLAS, then Y = A^T M A. The
+ * transforms are only additions (2.25x fewer multiplications than im2col), done in the
+ * NumPy kernel's order (ops/_winograd.py): rows, then columns. A 2-d convolution here is
+ * the 3-d one of conv_geo with its first spatial dim 1. The weight gradient is the
+ * adjoint: dU = (A gy A^T) V^T per position, summed over tiles, and dw = G^T dU G. */
+
+#ifndef EMBER_WINO_ONCE
+#define EMBER_WINO_ONCE
+static const double wino_g[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+#endif
+
+/* Even and odd elements of one input row, with the padding's zeros: e[k] = row[2k - lo],
+ * o[k] = row[2k + 1 - lo], k < n (NULL line: a row of padding). */
+static void FN(wino_split)(const scalar_t *line, int64_t step, int64_t w, int64_t lo,
+                           int64_t n, scalar_t *restrict e, scalar_t *restrict o) {
+    for (int64_t k = 0; k < n; k++) e[k] = 0, o[k] = 0;
+    if (line == NULL) return;
+    for (int par = 0; par < 2; par++) {
+        scalar_t *restrict dst = par ? o : e;
+        /* 0 <= 2k + par - lo < w */
+        int64_t k0 = lo - par > 0 ? (lo - par + 1) / 2 : 0;
+        int64_t k1 = (w + lo - par + 1) / 2;
+        if (k1 > n) k1 = n;
+        const scalar_t *src = line + (2 * k0 + par - lo) * step;
+        for (int64_t k = k0; k < k1; k++) dst[k] = src[(k - k0) * 2 * step];
+    }
+}
+
+/* V (16, C, P) for samples n0 .. n0+b at tile offset 0 (P = b th tw): B^T d B of every
+ * tile, a tile row at a time: its four input rows split into even and odd columns (so
+ * every step below runs over whole rows of tiles), the rows' transform, then the
+ * columns'. `rowbuf` holds 16 (tw + 1). */
+static void FN(wino_input)(const scalar_t *x, const int64_t *p, int64_t n0, int64_t b,
+                           scalar_t *v, scalar_t *rowbuf) {
+    const int64_t c = p[G_C], h = p[G_IN + 1], w = p[G_IN + 2], *xs = p + G_XS;
+    const int64_t oh = p[G_OUT + 1], ow = p[G_OUT + 2];
+    const int64_t th = (oh + 1) / 2, tw = (ow + 1) / 2, P = b * th * tw, half = tw + 1;
+    const int64_t plo = p[G_PAD + 1], qlo = p[G_PAD + 2];
+    scalar_t *re[4], *ro[4], *te[4], *to[4];
+    for (int i = 0; i < 4; i++) {
+        re[i] = rowbuf + i * half, ro[i] = rowbuf + (4 + i) * half;
+        te[i] = rowbuf + (8 + i) * half, to[i] = rowbuf + (12 + i) * half;
+    }
+    for (int64_t j = 0; j < b; j++)
+        for (int64_t ci = 0; ci < c; ci++) {
+            const scalar_t *src = x + (n0 + j) * xs[0] + ci * xs[1];
+            for (int64_t ty = 0; ty < th; ty++) {
+                for (int i = 0; i < 4; i++) {
+                    const int64_t iy = 2 * ty + i - plo;
+                    FN(wino_split)(iy < 0 || iy >= h ? NULL : src + iy * xs[3], xs[4], w, qlo,
+                                   half, re[i], ro[i]);
+                }
+                for (int par = 0; par < 2; par++) {
+                    scalar_t *const *r = par ? ro : re;
+                    scalar_t *const *t = par ? to : te;
+                    const scalar_t *restrict r0 = r[0], *restrict r1 = r[1], *restrict r2 = r[2],
+                                             *restrict r3 = r[3];
+                    scalar_t *restrict t0 = t[0], *restrict t1 = t[1], *restrict t2 = t[2],
+                                       *restrict t3 = t[3];
+                    for (int64_t q = 0; q < half; q++) {
+                        t0[q] = r0[q] - r2[q];
+                        t1[q] = r1[q] + r2[q];
+                        t2[q] = r2[q] - r1[q];
+                        t3[q] = r1[q] - r3[q];
+                    }
+                }
+                const int64_t at = (j * th + ty) * tw;
+                for (int i = 0; i < 4; i++) {
+                    const scalar_t *restrict e = te[i], *restrict o = to[i];
+                    scalar_t *restrict v0 = v + ((4 * i + 0) * c + ci) * P + at;
+                    for (int64_t tx = 0; tx < tw; tx++) v0[tx] = e[tx] - e[tx + 1];
+                    scalar_t *restrict v1 = v + ((4 * i + 1) * c + ci) * P + at;
+                    for (int64_t tx = 0; tx < tw; tx++) v1[tx] = o[tx] + e[tx + 1];
+                    scalar_t *restrict v2 = v + ((4 * i + 2) * c + ci) * P + at;
+                    for (int64_t tx = 0; tx < tw; tx++) v2[tx] = e[tx + 1] - o[tx];
+                    scalar_t *restrict v3 = v + ((4 * i + 3) * c + ci) * P + at;
+                    for (int64_t tx = 0; tx < tw; tx++) v3[tx] = o[tx] - o[tx + 1];
+                }
+            }
+        }
+}
+
+/* U (16, O, C) = G g G^T of every kernel, in double (G g, then times G^T), rounded once. */
+void FN(wino_kernel)(const scalar_t *w, scalar_t *u, int64_t o, int64_t c) {
+    for (int64_t oc = 0; oc < o * c; oc++) {
+        const scalar_t *g = w + oc * 9;
+        double t[4][3];
+        for (int i = 0; i < 4; i++)
+            for (int bb = 0; bb < 3; bb++)
+                t[i][bb] = wino_g[i][0] * g[bb] + wino_g[i][1] * g[3 + bb] +
+                           wino_g[i][2] * g[6 + bb];
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++)
+                u[(4 * i + j) * o * c + oc] = (scalar_t)(
+                    t[i][0] * wino_g[j][0] + t[i][1] * wino_g[j][1] + t[i][2] * wino_g[j][2]);
+    }
+}
+
+typedef struct {
+    const scalar_t *x, *u;
+    scalar_t *out;
+    const int64_t *p;
+} FN(wino_args);
+
+static void FN(wino_forward_task)(void *ctx, int64_t lo, int64_t hi) {
+    const FN(wino_args) *a = ctx;
+    const int64_t *p = a->p;
+    const int64_t c = p[G_C], o = p[G_O], n = p[G_N], chunk = p[G_CHUNK];
+    const int64_t oh = p[G_OUT + 1], ow = p[G_OUT + 2], th = (oh + 1) / 2, tw = (ow + 1) / 2;
+    const int64_t most = chunk * th * tw;
+    scalar_t *v = conv_scratch(16 * c * most, sizeof(scalar_t));
+    scalar_t *m = conv_scratch(16 * o * most, sizeof(scalar_t));
+    scalar_t *rowbuf = conv_scratch(24 * (tw + 1), sizeof(scalar_t));
+    for (int64_t ch = lo; ch < hi; ch++) {
+        const int64_t n0 = ch * chunk, b = EMBER_MIN(chunk, n - n0), P = b * th * tw;
+        FN(wino_input)(a->x, p, n0, b, v, rowbuf);
+        for (int k = 0; k < 16; k++)
+            GEMM(0, 0, o, P, c, 1, a->u + k * o * c, c, v + k * c * P, P, 0, m + k * o * P, P);
+        for (int64_t j = 0; j < b; j++)
+            for (int64_t oi = 0; oi < o; oi++) {
+                scalar_t *dst = a->out + ((n0 + j) * o + oi) * oh * ow;
+                for (int64_t ty = 0; ty < th; ty++) {
+                    const int64_t at = oi * P + (j * th + ty) * tw;
+                    scalar_t *s0 = rowbuf, *s1 = rowbuf + 4 * tw, *y = rowbuf + 8 * tw;
+                    for (int jj = 0; jj < 4; jj++) { /* A^T m along the rows */
+                        const scalar_t *restrict m0 = m + jj * o * P + at,
+                                                 *restrict m1 = m + (4 + jj) * o * P + at,
+                                                 *restrict m2 = m + (8 + jj) * o * P + at,
+                                                 *restrict m3 = m + (12 + jj) * o * P + at;
+                        scalar_t *restrict a0 = s0 + jj * tw, *restrict a1 = s1 + jj * tw;
+                        for (int64_t tx = 0; tx < tw; tx++) {
+                            a0[tx] = m0[tx] + m1[tx];
+                            a0[tx] += m2[tx];
+                            a1[tx] = m1[tx] - m2[tx];
+                            a1[tx] -= m3[tx];
+                        }
+                    }
+                    for (int i = 0; i < 2; i++) { /* and along the columns */
+                        const scalar_t *restrict q = i ? s1 : s0;
+                        scalar_t *restrict y0 = y + 2 * i * tw, *restrict y1 = y0 + tw;
+                        for (int64_t tx = 0; tx < tw; tx++) {
+                            y0[tx] = q[tx] + q[tw + tx];
+                            y0[tx] += q[2 * tw + tx];
+                            y1[tx] = q[tw + tx] - q[2 * tw + tx];
+                            y1[tx] -= q[3 * tw + tx];
+                        }
+                        if (2 * ty + i >= oh) break;
+                        scalar_t *row = dst + (2 * ty + i) * ow;
+                        for (int64_t tx = 0; tx < ow / 2; tx++)
+                            row[2 * tx] = y0[tx], row[2 * tx + 1] = y1[tx];
+                        if (ow & 1) row[ow - 1] = y0[tw - 1];
+                    }
+                }
+            }
+    }
+    free(v);
+    free(m);
+    free(rowbuf);
+}
+
+void FN(wino_forward)(const scalar_t *x, const scalar_t *u, scalar_t *out, const int64_t *p) {
+    FN(wino_args) a = {x, u, out, p};
+    const int64_t chunks = (p[G_N] + p[G_CHUNK] - 1) / p[G_CHUNK];
+    ember_parallel_for(FN(wino_forward_task), &a, chunks, 1);
+}
+
+typedef struct {
+    const scalar_t *x, *gy;
+    scalar_t *acc; /* parts x (16, O, C) */
+    const int64_t *p;
+} FN(wino_wgrad_args);
+
+static void FN(wino_weight_task)(void *ctx, int64_t lo, int64_t hi) {
+    const FN(wino_wgrad_args) *a = ctx;
+    const int64_t *p = a->p;
+    const int64_t c = p[G_C], o = p[G_O], n = p[G_N], chunk = p[G_CHUNK], parts = p[G_PARTS];
+    const int64_t oh = p[G_OUT + 1], ow = p[G_OUT + 2], th = (oh + 1) / 2, tw = (ow + 1) / 2;
+    const int64_t most = chunk * th * tw, chunks = (n + chunk - 1) / chunk;
+    scalar_t *v = conv_scratch(16 * c * most, sizeof(scalar_t));
+    scalar_t *d = conv_scratch(16 * o * most, sizeof(scalar_t));
+    scalar_t *rowbuf = conv_scratch(24 * (tw + 1), sizeof(scalar_t));
+    for (int64_t part = lo; part < hi; part++) {
+        scalar_t *acc = a->acc + part * 16 * o * c;
+        const int64_t first = chunks * part / parts, last = chunks * (part + 1) / parts;
+        for (int64_t ch = first; ch < last; ch++) {
+            const int64_t n0 = ch * chunk, b = EMBER_MIN(chunk, n - n0), P = b * th * tw;
+            FN(wino_input)(a->x, p, n0, b, v, rowbuf);
+            /* D = A z A^T of each 2x2 block z of gy (zeros past its end) */
+            for (int64_t j = 0; j < b; j++)
+                for (int64_t oi = 0; oi < o; oi++) {
+                    const scalar_t *g = a->gy + ((n0 + j) * o + oi) * oh * ow;
+                    for (int64_t ty = 0; ty < th; ty++) {
+                        const int64_t at = oi * P + (j * th + ty) * tw;
+                        scalar_t *z = rowbuf, *e = rowbuf + 4 * tw; /* z: 00, 01, 10, 11 */
+                        for (int r = 0; r < 2; r++) {
+                            scalar_t *restrict ze = z + 2 * r * tw, *restrict zo = ze + tw;
+                            const scalar_t *row = g + (2 * ty + r) * ow;
+                            for (int64_t tx = 0; tx < tw; tx++) ze[tx] = 0, zo[tx] = 0;
+                            if (2 * ty + r >= oh) continue;
+                            for (int64_t tx = 0; tx < ow / 2; tx++)
+                                ze[tx] = row[2 * tx], zo[tx] = row[2 * tx + 1];
+                            if (ow & 1) ze[tw - 1] = row[ow - 1];
+                        }
+                        for (int col = 0; col < 2; col++) { /* A z along the rows */
+                            const scalar_t *restrict z0 = z + col * tw, *restrict z1 = z0 + 2 * tw;
+                            scalar_t *restrict e0 = e + col * tw, *restrict e1 = e0 + 2 * tw,
+                                               *restrict e2 = e0 + 4 * tw, *restrict e3 = e0 + 6 * tw;
+                            for (int64_t tx = 0; tx < tw; tx++) {
+                                e0[tx] = z0[tx];
+                                e1[tx] = z0[tx] + z1[tx];
+                                e2[tx] = z0[tx] - z1[tx];
+                                e3[tx] = -z1[tx];
+                            }
+                        }
+                        for (int i = 0; i < 4; i++) { /* and along the columns */
+                            const scalar_t *restrict ea = e + 2 * i * tw, *restrict eb = ea + tw;
+                            scalar_t *restrict d0 = d + (4 * i) * o * P + at;
+                            for (int64_t tx = 0; tx < tw; tx++) d0[tx] = ea[tx];
+                            scalar_t *restrict d1 = d + (4 * i + 1) * o * P + at;
+                            for (int64_t tx = 0; tx < tw; tx++) d1[tx] = ea[tx] + eb[tx];
+                            scalar_t *restrict d2 = d + (4 * i + 2) * o * P + at;
+                            for (int64_t tx = 0; tx < tw; tx++) d2[tx] = ea[tx] - eb[tx];
+                            scalar_t *restrict d3 = d + (4 * i + 3) * o * P + at;
+                            for (int64_t tx = 0; tx < tw; tx++) d3[tx] = -eb[tx];
+                        }
+                    }
+                }
+            for (int k = 0; k < 16; k++)
+                GEMM(0, 1, o, c, P, 1, d + k * o * P, P, v + k * c * P, P, ch == first ? 0 : 1,
+                     acc + k * o * c, c);
+        }
+        if (first == last) memset(acc, 0, (size_t)(16 * o * c) * sizeof(scalar_t));
+    }
+    free(v);
+    free(d);
+    free(rowbuf);
+}
+
+/* dw (O, C, 3, 3) = G^T dU G, dU the sum in order of the `parts` partial sums (acc). */
+void FN(wino_weight_grad)(const scalar_t *x, const scalar_t *gy, scalar_t *dw, scalar_t *acc,
+                          const int64_t *p) {
+    const int64_t o = p[G_O], c = p[G_C], parts = p[G_PARTS], size = 16 * o * c;
+    FN(wino_wgrad_args) a = {x, gy, acc, p};
+    ember_parallel_for(FN(wino_weight_task), &a, parts, 1);
+    for (int64_t part = 1; part < parts; part++)
+        for (int64_t i = 0; i < size; i++) acc[i] += acc[part * size + i];
+    for (int64_t oc = 0; oc < o * c; oc++)
+        for (int ia = 0; ia < 3; ia++)
+            for (int ib = 0; ib < 3; ib++) {
+                double s = 0;
+                for (int i = 0; i < 4; i++)
+                    for (int j = 0; j < 4; j++)
+                        s += wino_g[i][ia] * (double)acc[(4 * i + j) * o * c + oc] *
+                             wino_g[j][ib];
+                dw[oc * 9 + ia * 3 + ib] = (scalar_t)s;
+            }
+}
+
 #undef GEMM
