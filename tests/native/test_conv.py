@@ -258,3 +258,19 @@ def test_winograd_serves_wide_planes_only():
 
     assert plan("2d-winograd") is not None and plan("2d-winograd-valid") is not None
     assert plan("2d-3x3") is None and plan("2d-groups") is None
+
+
+def test_deterministic_algorithms_pin_im2col():
+    """`use_deterministic_algorithms(True)` runs the direct sum of products (im2col), not
+    Winograd's, which rounds apart from it."""
+    x, w, _, params = _inputs(CASES["2d-winograd"], np.float32)
+    fast = _run(conv_p, "native", x, w, **params)
+    ember.use_deterministic_algorithms(True)
+    try:
+        pinned = _run(conv_p, "native", x, w, **params)
+        with native.use("numpy"):
+            numpy_pinned = _run(conv_p, "numpy", x, w, **params)
+    finally:
+        ember.use_deterministic_algorithms(False)
+    assert not np.array_equal(fast, pinned)  # (Winograd's rounding differs somewhere)
+    np.testing.assert_allclose(pinned, numpy_pinned, rtol=1e-5, atol=1e-5)

@@ -47,8 +47,13 @@ FIRST_MIN_TILES = 14  # tiles per row from which the channels-first layout is us
 
 def applies(geo, c: int, o: int, dtype) -> bool:
     """Whether this convolution is a 3x3, stride-1, undilated, ungrouped 2-d one on
-    enough channels, in float32 or float64."""
-    return (geo.k == (3, 3) and geo.stride == (1, 1) and geo.dilation == (1, 1)
+    enough channels, in float32 or float64, and deterministic algorithms are off (they
+    pin the direct sum of products, the reference the Winograd products round apart
+    from)."""
+    from .._runtime import are_deterministic_algorithms_enabled
+
+    return (not are_deterministic_algorithms_enabled()
+            and geo.k == (3, 3) and geo.stride == (1, 1) and geo.dilation == (1, 1)
             and geo.groups == 1 and 2 * c * o >= MIN_MEAN_CHANNELS * (c + o)
             and np.dtype(dtype) in (np.float32, np.float64))
 
