@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as dt
-from .._runtime import are_deterministic_algorithms_enabled
+from .._algorithms import deterministic_only
 from ..native import blas, calls
 from . import _conv_kernels as K
 from . import _winograd
@@ -68,7 +68,7 @@ def _wino_plan(x_shape, o: int, geo: K.Geometry, itemsize: int) -> tuple[int, in
     7.5/8.2/10.0; 32 -> 64 at 26x26 (12 tiles, unpadded) 14.6/13.3/18.6 -> 19.2/24.0/24.3;
     64 -> 64 at 16x16 7.4/6.5/9.2 -> 7.7/7.5/9.2; 128 -> 128 at 8x8 7.3/5.7/7.8 ->
     9.2/9.7/11.3: the transforms run a tile row at a time, which pays on wide planes."""
-    key = ("winograd", tuple(x_shape), o, geo, itemsize, are_deterministic_algorithms_enabled())
+    key = ("winograd", tuple(x_shape), o, geo, itemsize, deterministic_only())
     if key not in _plans:
         n, c = x_shape[:2]
         got = None

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._algorithms import deterministic_only
 from ._parallel import one_blas_thread, over_batch
 
 _G = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.0]])
@@ -50,9 +51,7 @@ def applies(geo, c: int, o: int, dtype) -> bool:
     enough channels, in float32 or float64, and deterministic algorithms are off (they
     pin the direct sum of products, the reference the Winograd products round apart
     from)."""
-    from .._runtime import are_deterministic_algorithms_enabled
-
-    return (not are_deterministic_algorithms_enabled()
+    return (not deterministic_only()
             and geo.k == (3, 3) and geo.stride == (1, 1) and geo.dilation == (1, 1)
             and geo.groups == 1 and 2 * c * o >= MIN_MEAN_CHANNELS * (c + o)
             and np.dtype(dtype) in (np.float32, np.float64))
