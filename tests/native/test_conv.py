@@ -43,6 +43,8 @@ CASES = {
     "2d-wide-batch": (33, 4, 6, (3, 3), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1), 1),
     "2d-winograd": (3, 32, 33, (7, 29), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1), 1),
     "2d-winograd-valid": (2, 33, 32, (6, 31), (3, 3), (1, 1), ((0, 0), (0, 0)), (1, 1), 1),
+    "2d-winograd-last": (5, 32, 40, (9, 11), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1), 1),
+    "2d-winograd-last-asym": (2, 40, 33, (5, 4), (3, 3), (1, 1), ((2, 0), (0, 1)), (1, 1), 1),
     "2d-one": (1, 1, 1, (1, 1), (1, 1), (1, 1), ((0, 0), (0, 0)), (1, 1), 1),
     "2d-pad-only": (1, 2, 3, (1, 1), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1), 1),
     "1d": (3, 4, 5, (17,), (3,), (2,), ((1, 2),), (1,), 1),
@@ -150,7 +152,7 @@ def test_layouts_of_the_operands(name, dtype):
 
 
 @pytest.mark.parametrize("name", ["2d-3x3", "2d-stride2", "2d-1x1", "2d-groups", "1d", "3d",
-                                  "2d-winograd"])
+                                  "2d-winograd", "2d-winograd-last"])
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_special_values_as_numpy(name):
     """NaN, inf and -0.0 in x (and in gy): the im2col kernels propagate them as NumPy's
@@ -256,7 +258,8 @@ def test_winograd_serves_wide_planes_only():
                          params["groups"])
         return N._wino_plan(xs, ws[0], geo, 4)
 
-    assert plan("2d-winograd") is not None and plan("2d-winograd-valid") is not None
+    assert plan("2d-winograd")[2] == "first" and plan("2d-winograd-valid")[2] == "first"
+    assert plan("2d-winograd-last")[2] == "last" and plan("2d-winograd-last-asym")[2] == "last"
     assert plan("2d-3x3") is None and plan("2d-groups") is None
 
 

@@ -54,30 +54,33 @@ def _plan(x_shape, w_shape, geo: K.Geometry, itemsize: int) -> tuple[int, int]:
 
 
 TILES = 512  # Winograd tiles per product
-WINO_MIN_TILES = 14  # tiles per row from which Winograd beats im2col here (see _wino_plan)
-MIN_CHUNKS = 4  # a batch that allows it is cut in at least this many chunks (for threads)
 WINO_BYTES = 8 << 20  # at most this much Winograd scratch (inputs' and products' transforms)
+FIRST_MIN_TILES = 14  # tiles per row from which Winograd's transforms run along tile rows
+MIN_CHUNKS = 4  # a batch that allows it is cut in at least this many chunks (for threads)
 
 
-def _wino_plan(x_shape, o: int, geo: K.Geometry, itemsize: int) -> tuple[int, int] | None:
-    """(samples per product, partial weight gradients) of Winograd's F(2x2, 3x3) for this
-    shape, or None where im2col serves it: a 3x3, stride-1, undilated, ungrouped 2-d
-    convolution on enough channels (`_winograd.applies`) and planes of at least
-    WINO_MIN_TILES tiles a row. Measured (one thread, CPU ms of forward / input grad /
-    weight grad, batch 32-64, im2col -> Winograd): 32 -> 32 at 32x32 9.3/8.5/12.9 ->
-    7.5/8.2/10.0; 32 -> 64 at 26x26 (12 tiles, unpadded) 14.6/13.3/18.6 -> 19.2/24.0/24.3;
-    64 -> 64 at 16x16 7.4/6.5/9.2 -> 7.7/7.5/9.2; 128 -> 128 at 8x8 7.3/5.7/7.8 ->
-    9.2/9.7/11.3: the transforms run a tile row at a time, which pays on wide planes."""
+def _wino_plan(x_shape, o: int, geo: K.Geometry, itemsize: int) -> tuple | None:
+    """(samples per product, partial weight gradients, layout) of Winograd's F(2x2, 3x3)
+    for this shape, or None where im2col serves it (`_winograd.applies`: a 3x3, stride-1,
+    undilated, ungrouped 2-d convolution on enough channels, deterministic algorithms
+    off). The layout is "first" (transforms along rows of tiles) for planes of at least
+    FIRST_MIN_TILES tiles a row, else "last" (along each tile's channels). Measured (one
+    thread, CPU ms of forward / input grad / weight grad, batch 32-64, im2col -> tile
+    rows): 32 -> 32 at 32x32 9.3/8.5/12.9 -> 7.5/8.2/10.0; on narrow planes tile rows
+    lost (128 -> 128 at 8x8: 7.3/5.7/7.8 -> 9.2/9.7/11.3), hence the channels-last one."""
     key = ("winograd", tuple(x_shape), o, geo, itemsize, deterministic_only())
     if key not in _plans:
         n, c = x_shape[:2]
         got = None
-        if _winograd.applies(geo, c, o, np.float32) and -(-geo.out[1] // 2) >= WINO_MIN_TILES:
-            tiles = -(-geo.out[0] // 2) * -(-geo.out[1] // 2)
-            chunk = min(-(-TILES // tiles), max(1, WINO_BYTES // (16 * (c + o) * tiles
-                                                                  * itemsize)))
+        if _winograd.applies(geo, c, o, np.float32):
+            th, tw = -(-geo.out[0] // 2), -(-geo.out[1] // 2)
+            first = tw >= FIRST_MIN_TILES
+            per = 16 * (c + o) * th * tw  # transforms
+            if not first:  # and the channels-last copies in and out
+                per += (2 * th + 2) * (2 * tw + 2) * c + 4 * th * tw * o
+            chunk = min(-(-TILES // (th * tw)), max(1, WINO_BYTES // (per * itemsize)))
             chunk = max(1, min(chunk, -(-n // MIN_CHUNKS)))
-            got = (chunk, min(-(-n // chunk), PARTS))
+            got = (chunk, min(-(-n // chunk), PARTS), "first" if first else "last")
         _plans[key] = got
     return _plans[key]
 
@@ -160,9 +163,11 @@ def _winograd_forward(lib, sfx, x, w, out, geo, plan) -> bool:
     u = np.empty((16, o, c), x.dtype)
     calls.entry(lib, f"wino_kernel_{sfx}", [P, P, calls.I64, calls.I64])(
         calls.ptr(w), calls.ptr(u), o, c)
-    p = _params(x, geo, n, c, o, x.shape, *plan)
+    chunk, parts, layout = plan
+    p = _params(x, geo, n, c, o, x.shape, chunk, parts)
+    name = "wino_forward" if layout == "first" else "wino_last_forward"
     with one_blas_thread:
-        calls.entry(lib, f"wino_forward_{sfx}", [P] * 4)(
+        calls.entry(lib, f"{name}_{sfx}", [P] * 4)(
             calls.ptr(x), calls.ptr(u), calls.ptr(out), calls.ptr(p))
     return K._finite(out)
 
@@ -217,11 +222,15 @@ def weight_grad_native(lib, x, g, *, stride, padding, dilation, groups, w_shape)
             return NotImplemented
         wino = _wino_plan(x.shape, o, geo, x.itemsize)
         if wino is not None:
-            p = _params(x, geo, n, c, o, x.shape, *wino)
-            acc = np.empty(wino[1] * 16 * o * c, x.dtype)
+            chunk, parts, layout = wino
+            p = _params(x, geo, n, c, o, x.shape, chunk, parts)
+            acc = np.empty(parts * 16 * o * c, x.dtype)
+            name = "wino_weight_grad" if layout == "first" else "wino_last_weight_grad"
             with one_blas_thread:
-                calls.entry(lib, f"wino_weight_grad_{sfx}", [P] * 5)(
-                    calls.ptr(x), calls.ptr(g), calls.ptr(dw), calls.ptr(acc), calls.ptr(p))
+                calls.entry(lib, f"{name}_{sfx}", [P] * 4)(
+                    calls.ptr(x), calls.ptr(g), calls.ptr(acc), calls.ptr(p))
+            calls.entry(lib, f"wino_weight_finish_{sfx}", [P] * 3)(
+                calls.ptr(acc), calls.ptr(dw), calls.ptr(p))
             if K._finite(dw):
                 return dw.astype(dtype, copy=False)
         chunk, parts = _plan(x.shape, w_shape, geo, x.itemsize)

@@ -498,6 +498,42 @@ void FN(depthwise_weight_grad)(const scalar_t *x, const scalar_t *gy, scalar_t *
 static const double wino_g[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
 #endif
 
+/* The transforms' one-dimensional steps over n independent lanes (restrict parameters, so
+ * that the compiler vectorises them once inlined): B^T of four rows, A^T of four, A of
+ * two. */
+static inline void FN(wino_bt)(const scalar_t *restrict d0, const scalar_t *restrict d1,
+                               const scalar_t *restrict d2, const scalar_t *restrict d3,
+                               scalar_t *restrict o0, scalar_t *restrict o1,
+                               scalar_t *restrict o2, scalar_t *restrict o3, int64_t n) {
+    for (int64_t k = 0; k < n; k++) {
+        o0[k] = d0[k] - d2[k];
+        o1[k] = d1[k] + d2[k];
+        o2[k] = d2[k] - d1[k];
+        o3[k] = d1[k] - d3[k];
+    }
+}
+
+static inline void FN(wino_at)(const scalar_t *restrict m0, const scalar_t *restrict m1,
+                               const scalar_t *restrict m2, const scalar_t *restrict m3,
+                               scalar_t *restrict y0, scalar_t *restrict y1, int64_t n) {
+    for (int64_t k = 0; k < n; k++) {
+        scalar_t a = m0[k] + m1[k], b = m1[k] - m2[k];
+        y0[k] = a + m2[k];
+        y1[k] = b - m3[k];
+    }
+}
+
+static inline void FN(wino_a)(const scalar_t *restrict z0, const scalar_t *restrict z1,
+                              scalar_t *restrict e0, scalar_t *restrict e1,
+                              scalar_t *restrict e2, scalar_t *restrict e3, int64_t n) {
+    for (int64_t k = 0; k < n; k++) {
+        e0[k] = z0[k];
+        e1[k] = z0[k] + z1[k];
+        e2[k] = z0[k] - z1[k];
+        e3[k] = -z1[k];
+    }
+}
+
 /* Even and odd elements of one input row, with the padding's zeros: e[k] = row[2k - lo],
  * o[k] = row[2k + 1 - lo], k < n (NULL line: a row of padding). */
 static void FN(wino_split)(const scalar_t *line, int64_t step, int64_t w, int64_t lo,
@@ -539,32 +575,15 @@ static void FN(wino_input)(const scalar_t *x, const int64_t *p, int64_t n0, int6
                     FN(wino_split)(iy < 0 || iy >= h ? NULL : src + iy * xs[3], xs[4], w, qlo,
                                    half, re[i], ro[i]);
                 }
-                for (int par = 0; par < 2; par++) {
-                    scalar_t *const *r = par ? ro : re;
-                    scalar_t *const *t = par ? to : te;
-                    const scalar_t *restrict r0 = r[0], *restrict r1 = r[1], *restrict r2 = r[2],
-                                             *restrict r3 = r[3];
-                    scalar_t *restrict t0 = t[0], *restrict t1 = t[1], *restrict t2 = t[2],
-                                       *restrict t3 = t[3];
-                    for (int64_t q = 0; q < half; q++) {
-                        t0[q] = r0[q] - r2[q];
-                        t1[q] = r1[q] + r2[q];
-                        t2[q] = r2[q] - r1[q];
-                        t3[q] = r1[q] - r3[q];
-                    }
-                }
+                FN(wino_bt)(re[0], re[1], re[2], re[3], te[0], te[1], te[2], te[3], half);
+                FN(wino_bt)(ro[0], ro[1], ro[2], ro[3], to[0], to[1], to[2], to[3], half);
                 const int64_t at = (j * th + ty) * tw;
-                for (int i = 0; i < 4; i++) {
-                    const scalar_t *restrict e = te[i], *restrict o = to[i];
-                    scalar_t *restrict v0 = v + ((4 * i + 0) * c + ci) * P + at;
-                    for (int64_t tx = 0; tx < tw; tx++) v0[tx] = e[tx] - e[tx + 1];
-                    scalar_t *restrict v1 = v + ((4 * i + 1) * c + ci) * P + at;
-                    for (int64_t tx = 0; tx < tw; tx++) v1[tx] = o[tx] + e[tx + 1];
-                    scalar_t *restrict v2 = v + ((4 * i + 2) * c + ci) * P + at;
-                    for (int64_t tx = 0; tx < tw; tx++) v2[tx] = e[tx + 1] - o[tx];
-                    scalar_t *restrict v3 = v + ((4 * i + 3) * c + ci) * P + at;
-                    for (int64_t tx = 0; tx < tw; tx++) v3[tx] = o[tx] - o[tx + 1];
-                }
+                for (int i = 0; i < 4; i++) /* a tile's columns: e[tx], o[tx], e[tx+1], o[tx+1] */
+                    FN(wino_bt)(te[i], to[i], te[i] + 1, to[i] + 1,
+                                v + ((4 * i + 0) * c + ci) * P + at,
+                                v + ((4 * i + 1) * c + ci) * P + at,
+                                v + ((4 * i + 2) * c + ci) * P + at,
+                                v + ((4 * i + 3) * c + ci) * P + at, tw);
             }
         }
 }
@@ -611,28 +630,14 @@ static void FN(wino_forward_task)(void *ctx, int64_t lo, int64_t hi) {
                 for (int64_t ty = 0; ty < th; ty++) {
                     const int64_t at = oi * P + (j * th + ty) * tw;
                     scalar_t *s0 = rowbuf, *s1 = rowbuf + 4 * tw, *y = rowbuf + 8 * tw;
-                    for (int jj = 0; jj < 4; jj++) { /* A^T m along the rows */
-                        const scalar_t *restrict m0 = m + jj * o * P + at,
-                                                 *restrict m1 = m + (4 + jj) * o * P + at,
-                                                 *restrict m2 = m + (8 + jj) * o * P + at,
-                                                 *restrict m3 = m + (12 + jj) * o * P + at;
-                        scalar_t *restrict a0 = s0 + jj * tw, *restrict a1 = s1 + jj * tw;
-                        for (int64_t tx = 0; tx < tw; tx++) {
-                            a0[tx] = m0[tx] + m1[tx];
-                            a0[tx] += m2[tx];
-                            a1[tx] = m1[tx] - m2[tx];
-                            a1[tx] -= m3[tx];
-                        }
-                    }
+                    for (int jj = 0; jj < 4; jj++) /* A^T m along the rows */
+                        FN(wino_at)(m + jj * o * P + at, m + (4 + jj) * o * P + at,
+                                    m + (8 + jj) * o * P + at, m + (12 + jj) * o * P + at,
+                                    s0 + jj * tw, s1 + jj * tw, tw);
                     for (int i = 0; i < 2; i++) { /* and along the columns */
-                        const scalar_t *restrict q = i ? s1 : s0;
-                        scalar_t *restrict y0 = y + 2 * i * tw, *restrict y1 = y0 + tw;
-                        for (int64_t tx = 0; tx < tw; tx++) {
-                            y0[tx] = q[tx] + q[tw + tx];
-                            y0[tx] += q[2 * tw + tx];
-                            y1[tx] = q[tw + tx] - q[2 * tw + tx];
-                            y1[tx] -= q[3 * tw + tx];
-                        }
+                        const scalar_t *q = i ? s1 : s0;
+                        scalar_t *y0 = y + 2 * i * tw, *y1 = y0 + tw;
+                        FN(wino_at)(q, q + tw, q + 2 * tw, q + 3 * tw, y0, y1, tw);
                         if (2 * ty + i >= oh) break;
                         scalar_t *row = dst + (2 * ty + i) * ow;
                         for (int64_t tx = 0; tx < ow / 2; tx++)
@@ -691,27 +696,15 @@ static void FN(wino_weight_task)(void *ctx, int64_t lo, int64_t hi) {
                             if (ow & 1) ze[tw - 1] = row[ow - 1];
                         }
                         for (int col = 0; col < 2; col++) { /* A z along the rows */
-                            const scalar_t *restrict z0 = z + col * tw, *restrict z1 = z0 + 2 * tw;
-                            scalar_t *restrict e0 = e + col * tw, *restrict e1 = e0 + 2 * tw,
-                                               *restrict e2 = e0 + 4 * tw, *restrict e3 = e0 + 6 * tw;
-                            for (int64_t tx = 0; tx < tw; tx++) {
-                                e0[tx] = z0[tx];
-                                e1[tx] = z0[tx] + z1[tx];
-                                e2[tx] = z0[tx] - z1[tx];
-                                e3[tx] = -z1[tx];
-                            }
+                            scalar_t *e0 = e + col * tw;
+                            FN(wino_a)(z + col * tw, z + (2 + col) * tw, e0, e0 + 2 * tw,
+                                       e0 + 4 * tw, e0 + 6 * tw, tw);
                         }
-                        for (int i = 0; i < 4; i++) { /* and along the columns */
-                            const scalar_t *restrict ea = e + 2 * i * tw, *restrict eb = ea + tw;
-                            scalar_t *restrict d0 = d + (4 * i) * o * P + at;
-                            for (int64_t tx = 0; tx < tw; tx++) d0[tx] = ea[tx];
-                            scalar_t *restrict d1 = d + (4 * i + 1) * o * P + at;
-                            for (int64_t tx = 0; tx < tw; tx++) d1[tx] = ea[tx] + eb[tx];
-                            scalar_t *restrict d2 = d + (4 * i + 2) * o * P + at;
-                            for (int64_t tx = 0; tx < tw; tx++) d2[tx] = ea[tx] - eb[tx];
-                            scalar_t *restrict d3 = d + (4 * i + 3) * o * P + at;
-                            for (int64_t tx = 0; tx < tw; tx++) d3[tx] = -eb[tx];
-                        }
+                        for (int i = 0; i < 4; i++) /* and along the columns */
+                            FN(wino_a)(e + 2 * i * tw, e + (2 * i + 1) * tw,
+                                       d + (4 * i) * o * P + at, d + (4 * i + 1) * o * P + at,
+                                       d + (4 * i + 2) * o * P + at,
+                                       d + (4 * i + 3) * o * P + at, tw);
                     }
                 }
             for (int k = 0; k < 16; k++)
@@ -726,23 +719,190 @@ static void FN(wino_weight_task)(void *ctx, int64_t lo, int64_t hi) {
 }
 
 /* dw (O, C, 3, 3) = G^T dU G, dU the sum in order of the `parts` partial sums (acc). */
-void FN(wino_weight_grad)(const scalar_t *x, const scalar_t *gy, scalar_t *dw, scalar_t *acc,
-                          const int64_t *p) {
+void FN(wino_weight_finish)(scalar_t *acc, scalar_t *dw, const int64_t *p) {
     const int64_t o = p[G_O], c = p[G_C], parts = p[G_PARTS], size = 16 * o * c;
-    FN(wino_wgrad_args) a = {x, gy, acc, p};
-    ember_parallel_for(FN(wino_weight_task), &a, parts, 1);
     for (int64_t part = 1; part < parts; part++)
         for (int64_t i = 0; i < size; i++) acc[i] += acc[part * size + i];
-    for (int64_t oc = 0; oc < o * c; oc++)
+    for (int64_t oc = 0; oc < o * c; oc++) {
+        double t[4][3];
+        for (int i = 0; i < 4; i++)
+            for (int ib = 0; ib < 3; ib++)
+                t[i][ib] = (double)acc[(4 * i) * o * c + oc] * wino_g[0][ib] +
+                           (double)acc[(4 * i + 1) * o * c + oc] * wino_g[1][ib] +
+                           (double)acc[(4 * i + 2) * o * c + oc] * wino_g[2][ib] +
+                           (double)acc[(4 * i + 3) * o * c + oc] * wino_g[3][ib];
         for (int ia = 0; ia < 3; ia++)
-            for (int ib = 0; ib < 3; ib++) {
-                double s = 0;
-                for (int i = 0; i < 4; i++)
-                    for (int j = 0; j < 4; j++)
-                        s += wino_g[i][ia] * (double)acc[(4 * i + j) * o * c + oc] *
-                             wino_g[j][ib];
-                dw[oc * 9 + ia * 3 + ib] = (scalar_t)s;
+            for (int ib = 0; ib < 3; ib++)
+                dw[oc * 9 + ia * 3 + ib] = (scalar_t)(wino_g[0][ia] * t[0][ib] + wino_g[1][ia] * t[1][ib] +
+                                                      wino_g[2][ia] * t[2][ib] + wino_g[3][ia] * t[3][ib]);
+    }
+}
+
+void FN(wino_weight_grad)(const scalar_t *x, const scalar_t *gy, scalar_t *acc,
+                          const int64_t *p) {
+    FN(wino_wgrad_args) a = {x, gy, acc, p};
+    ember_parallel_for(FN(wino_weight_task), &a, p[G_PARTS], 1);
+}
+
+/* --- Winograd on narrow planes: the same transforms, channels last ---------------------
+ *
+ * Where a row holds few tiles, a tile row is too short a loop; so the chunk is first copied
+ * channels last (b, 2 th + 2, 2 tw + 2, C, the padding's zeros around), every transform
+ * runs over a tile's channels (V and M are (16, P, C) and (16, P, O)), and the output and
+ * the output gradient are transposed on the way out and in. */
+
+/* xp (b, hp, wp, C) = samples n0.. of x padded, channels last; hp, wp = 2 th + 2, 2 tw + 2 */
+static void FN(wino_last_pad)(const scalar_t *x, const int64_t *p, int64_t n0, int64_t b,
+                              int64_t hp, int64_t wp, scalar_t *xp) {
+    const int64_t c = p[G_C], h = p[G_IN + 1], w = p[G_IN + 2], *xs = p + G_XS;
+    const int64_t plo = p[G_PAD + 1], qlo = p[G_PAD + 2];
+    memset(xp, 0, (size_t)(b * hp * wp * c) * sizeof(scalar_t));
+    const int64_t y1 = EMBER_MIN(h, hp - plo), x1 = EMBER_MIN(w, wp - qlo);
+    for (int64_t j = 0; j < b; j++)
+        for (int64_t iy = 0; iy < y1; iy++)
+            for (int64_t ci = 0; ci < c; ci++) {
+                const scalar_t *src = x + (n0 + j) * xs[0] + ci * xs[1] + iy * xs[3];
+                scalar_t *dst = xp + ((j * hp + iy + plo) * wp + qlo) * c + ci;
+                for (int64_t ix = 0; ix < x1; ix++) dst[ix * c] = src[ix * xs[4]];
             }
+}
+
+/* V (16, P, C): B^T d B of every tile of xp, over the channels. */
+static void FN(wino_last_input)(const scalar_t *xp, int64_t b, int64_t th, int64_t tw,
+                                int64_t hp, int64_t wp, int64_t c, scalar_t *v,
+                                scalar_t *t) {
+    const int64_t P = b * th * tw;
+    for (int64_t j = 0; j < b; j++)
+        for (int64_t ty = 0; ty < th; ty++)
+            for (int64_t tx = 0; tx < tw; tx++) {
+                const int64_t pp = (j * th + ty) * tw + tx;
+                const scalar_t *base = xp + ((j * hp + 2 * ty) * wp + 2 * tx) * c;
+                for (int s = 0; s < 4; s++) { /* B^T along the rows, column s */
+                    const scalar_t *d0 = base + s * c;
+                    FN(wino_bt)(d0, d0 + wp * c, d0 + 2 * wp * c, d0 + 3 * wp * c, t + s * c,
+                                t + (4 + s) * c, t + (8 + s) * c, t + (12 + s) * c, c);
+                }
+                for (int i = 0; i < 4; i++) { /* and along the columns */
+                    const scalar_t *e0 = t + 4 * i * c;
+                    scalar_t *v0 = v + ((4 * i) * P + pp) * c;
+                    FN(wino_bt)(e0, e0 + c, e0 + 2 * c, e0 + 3 * c, v0, v0 + P * c,
+                                v0 + 2 * P * c, v0 + 3 * P * c, c);
+                }
+            }
+}
+
+static void FN(wino_last_forward_task)(void *ctx, int64_t lo, int64_t hi) {
+    const FN(wino_args) *a = ctx;
+    const int64_t *p = a->p;
+    const int64_t c = p[G_C], o = p[G_O], n = p[G_N], chunk = p[G_CHUNK];
+    const int64_t oh = p[G_OUT + 1], ow = p[G_OUT + 2], th = (oh + 1) / 2, tw = (ow + 1) / 2;
+    const int64_t hp = 2 * th + 2, wp = 2 * tw + 2, most = chunk * th * tw;
+    scalar_t *xp = conv_scratch(chunk * hp * wp * c, sizeof(scalar_t));
+    scalar_t *v = conv_scratch(16 * c * most, sizeof(scalar_t));
+    scalar_t *m = conv_scratch(16 * o * most, sizeof(scalar_t));
+    scalar_t *y = conv_scratch(chunk * oh * ow * o, sizeof(scalar_t));
+    scalar_t *t = conv_scratch(17 * EMBER_MAX(c, o), sizeof(scalar_t));
+    for (int64_t ch = lo; ch < hi; ch++) {
+        const int64_t n0 = ch * chunk, b = EMBER_MIN(chunk, n - n0), P = b * th * tw;
+        FN(wino_last_pad)(a->x, p, n0, b, hp, wp, xp);
+        FN(wino_last_input)(xp, b, th, tw, hp, wp, c, v, t);
+        for (int k = 0; k < 16; k++)
+            GEMM(0, 1, P, o, c, 1, v + k * P * c, c, a->u + k * o * c, c, 0, m + k * P * o, o);
+        for (int64_t pp = 0; pp < P; pp++) {
+            const int64_t j = pp / (th * tw), ty = pp / tw % th, tx = pp % tw;
+            for (int jj = 0; jj < 4; jj++) { /* A^T m along the rows */
+                const scalar_t *m0 = m + (jj * P + pp) * o;
+                FN(wino_at)(m0, m0 + 4 * P * o, m0 + 8 * P * o, m0 + 12 * P * o, t + jj * o,
+                            t + (4 + jj) * o, o);
+            }
+            for (int i = 0; i < 2 && 2 * ty + i < oh; i++) { /* and along the columns */
+                const scalar_t *q0 = t + 4 * i * o;
+                scalar_t *y0 = y + ((j * oh + 2 * ty + i) * ow + 2 * tx) * o;
+                /* (a last odd column's second output lands in the row's spare slot) */
+                FN(wino_at)(q0, q0 + o, q0 + 2 * o, q0 + 3 * o, y0,
+                            2 * tx + 1 < ow ? y0 + o : t + 16 * EMBER_MAX(c, o), o);
+            }
+        }
+        for (int64_t j = 0; j < b; j++) /* (b, oh ow, O) -> out (b, O, oh ow) */
+            for (int64_t oi = 0; oi < o; oi++) {
+                scalar_t *restrict dst = a->out + ((n0 + j) * o + oi) * oh * ow;
+                const scalar_t *restrict src = y + j * oh * ow * o + oi;
+                for (int64_t q = 0; q < oh * ow; q++) dst[q] = src[q * o];
+            }
+    }
+    free(xp);
+    free(v);
+    free(m);
+    free(y);
+    free(t);
+}
+
+void FN(wino_last_forward)(const scalar_t *x, const scalar_t *u, scalar_t *out,
+                           const int64_t *p) {
+    FN(wino_args) a = {x, u, out, p};
+    const int64_t chunks = (p[G_N] + p[G_CHUNK] - 1) / p[G_CHUNK];
+    ember_parallel_for(FN(wino_last_forward_task), &a, chunks, 1);
+}
+
+static void FN(wino_last_weight_task)(void *ctx, int64_t lo, int64_t hi) {
+    const FN(wino_wgrad_args) *a = ctx;
+    const int64_t *p = a->p;
+    const int64_t c = p[G_C], o = p[G_O], n = p[G_N], chunk = p[G_CHUNK], parts = p[G_PARTS];
+    const int64_t oh = p[G_OUT + 1], ow = p[G_OUT + 2], th = (oh + 1) / 2, tw = (ow + 1) / 2;
+    const int64_t hp = 2 * th + 2, wp = 2 * tw + 2, most = chunk * th * tw;
+    const int64_t chunks = (n + chunk - 1) / chunk;
+    scalar_t *xp = conv_scratch(chunk * hp * wp * c, sizeof(scalar_t));
+    scalar_t *v = conv_scratch(16 * c * most, sizeof(scalar_t));
+    scalar_t *d = conv_scratch(16 * o * most, sizeof(scalar_t));
+    /* gy chunk channels last, one zero row and column past its end: (b, 2th, 2tw, O) */
+    scalar_t *gl = conv_scratch(chunk * 4 * th * tw * o, sizeof(scalar_t));
+    scalar_t *t = conv_scratch(16 * EMBER_MAX(c, o), sizeof(scalar_t));
+    for (int64_t part = lo; part < hi; part++) {
+        scalar_t *acc = a->acc + part * 16 * o * c;
+        const int64_t first = chunks * part / parts, last = chunks * (part + 1) / parts;
+        for (int64_t ch = first; ch < last; ch++) {
+            const int64_t n0 = ch * chunk, b = EMBER_MIN(chunk, n - n0), P = b * th * tw;
+            FN(wino_last_pad)(a->x, p, n0, b, hp, wp, xp);
+            FN(wino_last_input)(xp, b, th, tw, hp, wp, c, v, t);
+            memset(gl, 0, (size_t)(b * 4 * th * tw * o) * sizeof(scalar_t));
+            for (int64_t j = 0; j < b; j++)
+                for (int64_t oi = 0; oi < o; oi++) {
+                    const scalar_t *restrict src = a->gy + ((n0 + j) * o + oi) * oh * ow;
+                    for (int64_t yy = 0; yy < oh; yy++) {
+                        scalar_t *restrict dst = gl + ((j * 2 * th + yy) * 2 * tw) * o + oi;
+                        for (int64_t xx = 0; xx < ow; xx++) dst[xx * o] = src[yy * ow + xx];
+                    }
+                }
+            for (int64_t pp = 0; pp < P; pp++) {
+                const int64_t j = pp / (th * tw), ty = pp / tw % th, tx = pp % tw;
+                const scalar_t *z00 = gl + ((j * 2 * th + 2 * ty) * 2 * tw + 2 * tx) * o;
+                const scalar_t *z01 = z00 + o, *z10 = z00 + 2 * tw * o, *z11 = z10 + o;
+                for (int col = 0; col < 2; col++) /* A z along the rows */
+                    FN(wino_a)(col ? z01 : z00, col ? z11 : z10, t + col * o, t + (2 + col) * o,
+                               t + (4 + col) * o, t + (6 + col) * o, o);
+                for (int i = 0; i < 4; i++) { /* and along the columns */
+                    scalar_t *d0 = d + ((4 * i) * P + pp) * o;
+                    FN(wino_a)(t + 2 * i * o, t + (2 * i + 1) * o, d0, d0 + P * o,
+                               d0 + 2 * P * o, d0 + 3 * P * o, o);
+                }
+            }
+            for (int k = 0; k < 16; k++)
+                GEMM(1, 0, o, c, P, 1, d + k * P * o, o, v + k * P * c, c, ch == first ? 0 : 1,
+                     acc + k * o * c, c);
+        }
+        if (first == last) memset(acc, 0, (size_t)(16 * o * c) * sizeof(scalar_t));
+    }
+    free(xp);
+    free(v);
+    free(d);
+    free(gl);
+    free(t);
+}
+
+void FN(wino_last_weight_grad)(const scalar_t *x, const scalar_t *gy, scalar_t *acc,
+                               const int64_t *p) {
+    FN(wino_wgrad_args) a = {x, gy, acc, p};
+    ember_parallel_for(FN(wino_last_weight_task), &a, p[G_PARTS], 1);
 }
 
 #undef GEMM
