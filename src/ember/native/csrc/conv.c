@@ -424,8 +424,18 @@ void FN(depthwise_input_grad)(const scalar_t *gy, const scalar_t *w, scalar_t *d
                        plane >= 4096 ? 1 : 4096 / EMBER_MAX(plane, 1));
 }
 
-/* dw[c, t] = sum over the batch and the positions the tap read of gy x, in double: a
- * channel per task (no sums across threads). */
+/* acc[q] += gy[q] x[q * step] for q < n, in double. */
+static inline void FN(dot_lanes)(double *restrict acc, const scalar_t *restrict gy,
+                                 const scalar_t *restrict x, int64_t step, int64_t n) {
+    if (step == 1)
+        for (int64_t q = 0; q < n; q++) acc[q] += (double)gy[q] * (double)x[q];
+    else
+        for (int64_t q = 0; q < n; q++) acc[q] += (double)gy[q] * (double)x[q * step];
+}
+
+/* dw[c, t] = sum over the batch and the positions the tap read of gy x, in double: one
+ * accumulator per output column (summed over rows and samples), the columns added in
+ * order at the end; a channel per task (no sums across threads). */
 static void FN(depthwise_weight_task)(void *ctx, int64_t lo, int64_t hi) {
     const FN(depthwise_args) *a = ctx; /* x, w: gy, out: dw */
     const int64_t *p = a->p;
@@ -434,6 +444,7 @@ static void FN(depthwise_weight_task)(void *ctx, int64_t lo, int64_t hi) {
     const int64_t c = p[G_C], n = p[G_N], K = k[0] * k[1] * k[2];
     const int64_t L = out[0] * out[1] * out[2];
     const int64_t step = st[2] * xs[4];
+    double *acc = conv_scratch(out[2], sizeof(double));
     for (int64_t ci = lo; ci < hi; ci++) {
         int64_t t = 0;
         for (int64_t t0 = 0; t0 < k[0]; t0++)
@@ -443,7 +454,7 @@ static void FN(depthwise_weight_task)(void *ctx, int64_t lo, int64_t hi) {
                     conv_valid(out[0], in[0], st[0], pd[0], t0 * dl[0], &z0, &z1);
                     conv_valid(out[1], in[1], st[1], pd[1], t1 * dl[1], &y0, &y1);
                     conv_valid(out[2], in[2], st[2], pd[2], t2 * dl[2], &q0, &q1);
-                    double acc[8] = {0};
+                    for (int64_t q = 0; q < out[2]; q++) acc[q] = 0;
                     for (int64_t ni = 0; ni < n; ni++) {
                         const scalar_t *src = a->x + ni * xs[0] + ci * xs[1];
                         const scalar_t *g = a->w + (ni * c + ci) * L;
@@ -451,29 +462,19 @@ static void FN(depthwise_weight_task)(void *ctx, int64_t lo, int64_t hi) {
                             const int64_t iz = z * st[0] - pd[0] + t0 * dl[0];
                             for (int64_t y = y0; y < y1; y++) {
                                 const int64_t iy = y * st[1] - pd[1] + t1 * dl[1];
-                                const scalar_t *s = src + iz * xs[2] + iy * xs[3] +
-                                                    (q0 * st[2] - pd[2] + t2 * dl[2]) * xs[4];
-                                const scalar_t *gr = g + (z * out[1] + y) * out[2];
-                                const int64_t len = q1 - q0;
-                                int64_t q = 0;
-                                if (step == 1) {
-                                    for (; q + 8 <= len; q += 8)
-                                        for (int l = 0; l < 8; l++)
-                                            acc[l] += (double)gr[q0 + q + l] * (double)s[q + l];
-                                    for (; q < len; q++)
-                                        acc[q & 7] += (double)gr[q0 + q] * (double)s[q];
-                                } else {
-                                    for (; q < len; q++)
-                                        acc[q & 7] += (double)gr[q0 + q] * (double)s[q * step];
-                                }
+                                FN(dot_lanes)(acc + q0, g + (z * out[1] + y) * out[2] + q0,
+                                              src + iz * xs[2] + iy * xs[3] +
+                                                  (q0 * st[2] - pd[2] + t2 * dl[2]) * xs[4],
+                                              step, q1 - q0);
                             }
                         }
                     }
-                    double total = ((acc[0] + acc[4]) + (acc[2] + acc[6])) +
-                                   ((acc[1] + acc[5]) + (acc[3] + acc[7]));
+                    double total = 0;
+                    for (int64_t q = 0; q < out[2]; q++) total += acc[q];
                     a->out[ci * K + t] = (scalar_t)total;
                 }
     }
+    free(acc);
 }
 
 void FN(depthwise_weight_grad)(const scalar_t *x, const scalar_t *gy, scalar_t *dw,
