@@ -58,6 +58,29 @@ static void *conv_scratch(int64_t elems, size_t size) {
 
 #define GEMM FN(ember_gemm)
 
+/* Row steps over n elements, restrict parameters so that the compiler vectorises them
+ * once inlined: a strided copy, a scatter-add, and the same scaled by a weight. */
+static inline void FN(row_copy)(scalar_t *restrict d, const scalar_t *restrict s, int64_t step,
+                                int64_t n) {
+    for (int64_t q = 0; q < n; q++) d[q] = s[q * step];
+}
+
+static inline void FN(row_add)(scalar_t *restrict d, int64_t step, const scalar_t *restrict s,
+                               int64_t n) {
+    if (step == 1)
+        for (int64_t q = 0; q < n; q++) d[q] += s[q];
+    else
+        for (int64_t q = 0; q < n; q++) d[q * step] += s[q];
+}
+
+static inline void FN(row_axpy)(scalar_t *restrict d, int64_t dstep, scalar_t wt,
+                                const scalar_t *restrict s, int64_t sstep, int64_t n) {
+    if (dstep == 1 && sstep == 1)
+        for (int64_t q = 0; q < n; q++) d[q] += wt * s[q];
+    else
+        for (int64_t q = 0; q < n; q++) d[q * dstep] += wt * s[q * sstep];
+}
+
 /* cols (cg K, b L) = the receptive fields of samples n0 .. n0+b, channels c0 .. c0+cg of x:
  * row (channel, tap), column (sample, output position); zeros where a tap reads padding. */
 static void FN(im2col)(const scalar_t *x, const int64_t *p, int64_t n0, int64_t b, int64_t c0,
@@ -93,7 +116,7 @@ static void FN(im2col)(const scalar_t *x, const int64_t *p, int64_t n0, int64_t 
                                 if (step == 1)
                                     memcpy(d + q0, s, (size_t)(q1 - q0) * sizeof(scalar_t));
                                 else
-                                    for (int64_t q = q0; q < q1; q++) d[q] = s[(q - q0) * step];
+                                    FN(row_copy)(d + q0, s, step, q1 - q0);
                                 for (int64_t q = q1; q < out[2]; q++) d[q] = 0;
                             }
                         }
@@ -130,11 +153,7 @@ static void FN(col2im)(const scalar_t *cols, const int64_t *p, int64_t n0, int64
                                 scalar_t *d = dst + (iz * in[1] + iy) * in[2] +
                                               q0 * st[2] - pd[2] + t2 * dl[2];
                                 const scalar_t *s = src + (z * out[1] + y) * out[2];
-                                if (st[2] == 1)
-                                    for (int64_t q = q0; q < q1; q++) d[q - q0] += s[q];
-                                else
-                                    for (int64_t q = q0; q < q1; q++)
-                                        d[(q - q0) * st[2]] += s[q];
+                                FN(row_add)(d, st[2], s + q0, q1 - q0);
                             }
                         }
                     }
@@ -359,11 +378,7 @@ static void FN(depthwise_task)(void *ctx, int64_t lo, int64_t hi) {
                             const scalar_t *s = src + iz * xs[2] + iy * xs[3] +
                                                 (q0 * st[2] - pd[2] + t2 * dl[2]) * xs[4];
                             scalar_t *d = dst + (z * out[1] + y) * out[2];
-                            if (step == 1)
-                                for (int64_t q = q0; q < q1; q++) d[q] += wt * s[q - q0];
-                            else
-                                for (int64_t q = q0; q < q1; q++)
-                                    d[q] += wt * s[(q - q0) * step];
+                            FN(row_axpy)(d + q0, 1, wt, s, step, q1 - q0);
                         }
                     }
                 }
@@ -405,11 +420,7 @@ static void FN(depthwise_input_task)(void *ctx, int64_t lo, int64_t hi) {
                             scalar_t *d = dst + (iz * in[1] + iy) * in[2] +
                                           q0 * st[2] - pd[2] + t2 * dl[2];
                             const scalar_t *s = src + (z * out[1] + y) * out[2];
-                            if (st[2] == 1)
-                                for (int64_t q = q0; q < q1; q++) d[q - q0] += wt * s[q];
-                            else
-                                for (int64_t q = q0; q < q1; q++)
-                                    d[(q - q0) * st[2]] += wt * s[q];
+                            FN(row_axpy)(d, st[2], wt, s + q0, 1, q1 - q0);
                         }
                     }
                 }
