@@ -53,7 +53,7 @@ def _plan(x_shape, w_shape, geo: K.Geometry, itemsize: int) -> tuple[int, int]:
     return got
 
 
-TILES = 512  # Winograd tiles per product
+TILES = 256  # Winograd tiles per product
 WINO_BYTES = 8 << 20  # at most this much Winograd scratch (inputs' and products' transforms)
 FIRST_MIN_TILES = 14  # tiles per row from which Winograd's transforms run along tile rows
 MIN_CHUNKS = 4  # a batch that allows it is cut in at least this many chunks (for threads)
