@@ -368,9 +368,10 @@ def test_out_argument():
 
 
 def test_products_hold_openblas_to_one_thread_and_restore_the_setting():
-    # Small products run on the caller's thread with OpenBLAS held to one thread, large
-    # ones are NumPy's own call on OpenBLAS's threads; the process-wide OpenBLAS setting
-    # is the caller's again afterwards, even with threads racing.
+    # Small products run on the caller's thread and large matrices on the native pool,
+    # OpenBLAS held to one thread for both; a large batch of products is NumPy's own call
+    # on OpenBLAS's threads. The process-wide OpenBLAS setting is the caller's again
+    # afterwards, even with threads racing.
     import threading
 
     from ember.ops import _parallel
@@ -388,8 +389,8 @@ def test_products_hold_openblas_to_one_thread_and_restore_the_setting():
             a, b = rand_array(sa, np.float64), rand_array(sb, np.float64, seed=1)
             np.testing.assert_allclose((ember.tensor(a) @ ember.tensor(b)).numpy(), a @ b,
                                        rtol=1e-12)
-        # (one hold and one restore: the 100 x 100 product only)
-        assert real(before) == 2 and calls == [1, 2]
+        # (a hold and a restore for each of the two matrix products, none for the batch)
+        assert real(before) == 2 and calls == [1, 2, 1, 2]
     finally:
         _parallel._set_blas_threads = real
     before = real(3)

@@ -6,15 +6,22 @@ computed in float32, as the NumPy kernels do), more than three spatial dims, an 
 operand, or no BLAS to call (only the depthwise kernels do without). What each shape runs
 is decided once per shape, dtype and layout (`_plan`), not per call.
 
+Algorithms: im2col/col2im with BLAS products; Winograd's F(2x2, 3x3) where the NumPy
+kernels would take it too (`_winograd.applies`: 3x3, stride 1, enough channels; not under
+deterministic algorithms), its input gradient as the flipped kernel's full convolution;
+a direct kernel for depthwise layers.
+
 Rounding: products go through NumPy's own BLAS, so they round as NumPy's products of the
-same sizes do; the im2col columns are the NumPy kernel's, summed in a different grouping
-(chunks of the batch side by side), so results agree with the NumPy kernel within the
-usual bound of a sum of products, a few units of the last place of the sum of the
-products' magnitudes. The depthwise forward and input gradient are the NumPy kernel's
-products and sums in its order (the same bits); the depthwise weight gradient sums in
-double. Non-finite values: the im2col paths multiply a padded tap's zero by the weight, as
-the NumPy kernel does (a NaN or inf weight turns a padded tap into NaN); the depthwise
-kernels never read a padded tap, as PyTorch's depthwise kernel does not.
+same sizes do; the sums are grouped differently from the NumPy kernel's (chunks of the
+batch side by side, or Winograd's transforms), so results agree with it within the usual
+bound of a sum of products, a few units of the last place of the sum of the products'
+magnitudes. The depthwise forward is the NumPy kernel's products and sums in its order
+(the same bits); the depthwise weight gradient sums in double. Chunks and partial sums are
+fixed by the shape, so one thread and two give the same bits. Non-finite values: the
+im2col paths multiply a padded tap's zero by the weight, as the NumPy kernel does (a NaN
+or inf weight turns a padded tap into NaN); the depthwise kernels never read a padded tap,
+as PyTorch's depthwise kernel does not; a Winograd result that is not finite is redone by
+im2col (a tile's transform can turn inf into NaN).
 """
 
 from __future__ import annotations
@@ -32,6 +39,10 @@ _LOW = (np.dtype(np.float16), dt.bfloat16.np)
 COLUMNS = 512  # product columns per call: from this many, BLAS runs near its peak
 CHUNK_BYTES = 4 << 20  # at most this much im2col scratch per thread
 PARTS = 4  # partial weight gradients (a fixed count: results do not depend on threads)
+TILES = 256  # Winograd tiles per product
+WINO_BYTES = 8 << 20  # at most this much Winograd scratch (inputs' and products' transforms)
+FIRST_MIN_TILES = 14  # tiles per row from which Winograd's transforms run along tile rows
+MIN_CHUNKS = 4  # a batch that allows it is cut in at least this many chunks (for threads)
 _plans: dict = {}
 
 
@@ -51,12 +62,6 @@ def _plan(x_shape, w_shape, geo: K.Geometry, itemsize: int) -> tuple[int, int]:
         chunk = max(1, min(chunk, -(-n // MIN_CHUNKS)))
         got = _plans[key] = (chunk, min(-(-n // chunk), PARTS))
     return got
-
-
-TILES = 256  # Winograd tiles per product
-WINO_BYTES = 8 << 20  # at most this much Winograd scratch (inputs' and products' transforms)
-FIRST_MIN_TILES = 14  # tiles per row from which Winograd's transforms run along tile rows
-MIN_CHUNKS = 4  # a batch that allows it is cut in at least this many chunks (for threads)
 
 
 def _wino_plan(x_shape, o: int, geo: K.Geometry, itemsize: int) -> tuple | None:

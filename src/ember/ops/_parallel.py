@@ -157,19 +157,66 @@ def blas(fn: Callable, a, b, flops: int):
     """`fn(a, b)`, a BLAS product, on as many threads as pays.
 
     A small product runs on the calling thread with OpenBLAS held to one thread (its
-    threads would cost more to wake than they save, and busy-wait after the call,
-    taking the cores from ember's kernels that follow). A large one is NumPy's own
-    call, on OpenBLAS's own threads (NumPy sizes that pool at start-up), or on one thread
-    when ember runs one (`set_num_threads(1)`) or this is one of ember's kernel threads.
-    Splitting a large product over ember's threads instead, one OpenBLAS thread each,
-    was measured slower than NumPy's own call (a 1024 float32 product: 28-31 ms against
-    17-19 ms on a 2-core Xeon): each thread packs the whole right operand for itself,
-    where OpenBLAS's threads share one packed copy.
+    threads would cost more to wake than they save). A large product of two float
+    matrices is shared out by blocks of rows to the native pool, one OpenBLAS call per
+    thread (`_pool_product`); anything else large (a batch of products, another dtype,
+    native kernels off) is NumPy's own call on OpenBLAS's threads. Not OpenBLAS's threads
+    for the matrices: they busy-wait after every call and take the cores from the kernels
+    that follow (the MNIST CNN's step, two threads: 83 ms after its threaded linear layer,
+    64 ms with the product shared out instead), where the native pool's threads sleep
+    within microseconds.
     """
     if flops < OPENBLAS_SERIAL:  # OpenBLAS runs these on one thread by itself
         return fn(a, b)
-    if flops < SMALL_PRODUCT or workers() == 1 or \
-            threading.current_thread().name.startswith(_PREFIX):
+    kernel_thread = threading.current_thread().name.startswith(_PREFIX)
+    if flops < SMALL_PRODUCT or workers() == 1 or kernel_thread:
         with one_blas_thread:
             return fn(a, b)
+    if fn is np.matmul and a.ndim == 2 and b.ndim == 2:
+        out = _pool_product(a, b)
+        if out is not None:
+            return out
     return fn(a, b)
+
+
+def _operand(a: np.ndarray):
+    """(transposed, leading dimension) of a matrix BLAS reads in place, or None."""
+    it = a.itemsize
+    if a.strides[1] == it and a.strides[0] >= max(a.shape[1], 1) * it:
+        return 0, a.strides[0] // it
+    if a.strides[0] == it and a.strides[1] >= max(a.shape[0], 1) * it:
+        return 1, a.strides[1] // it
+    return None
+
+
+def _pool_product(a: np.ndarray, b: np.ndarray):
+    """a @ b on the native pool (csrc/runtime.c), or None where it does not apply (another
+    dtype, a layout BLAS cannot read in place, native kernels off)."""
+    from .. import native
+
+    if a.dtype != b.dtype or a.dtype not in (np.float32, np.float64) or \
+            not native.available() or not blas_library.gemm():
+        return None
+    pa, pb = _operand(a), _operand(b)
+    if pa is None or pb is None or any(s % a.itemsize for s in a.strides + b.strides):
+        return None
+    lib = native.runtime()
+    fn = _pool_entry.get("fn")
+    if fn is None:
+        import ctypes
+
+        fn = lib.ember_gemm_parallel
+        P, I64, INT = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int
+        fn.argtypes = [INT, INT, INT, I64, I64, I64, P, I64, P, I64, P, I64]
+        fn.restype = None
+        _pool_entry["fn"] = fn
+    m, k = a.shape
+    n = b.shape[1]
+    out = np.empty((m, n), a.dtype)
+    with one_blas_thread:
+        fn(int(a.dtype == np.float64), pa[0], pb[0], m, n, k, a.ctypes.data, pa[1],
+           b.ctypes.data, pb[1], out.ctypes.data, max(n, 1))
+    return out
+
+
+_pool_entry: dict = {}

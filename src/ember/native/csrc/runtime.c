@@ -192,3 +192,37 @@ void ember_gemm_f64(int ta, int tb, int64_t m, int64_t n, int64_t k, double alph
         ((dgemm32_t)blas_d)(CBLAS_ROW_MAJOR, CBLAS_TRANS(ta), CBLAS_TRANS(tb), (int)m, (int)n,
                             (int)k, alpha, a, (int)lda, b, (int)ldb, beta, c, (int)ldc);
 }
+
+/* One large product shared out to the pool by blocks of rows of C, each block a BLAS call
+ * on its own thread (BLAS held to one thread by the caller). ember's threads sleep soon
+ * after the job, where BLAS's own threads would busy-wait on after their product and
+ * take the cores from the kernels that follow. */
+typedef struct {
+    int ta, tb, dbl;
+    int64_t m, n, k, lda, ldb, ldc, block;
+    const char *a, *b;
+    char *c;
+} gemm_job;
+
+static void gemm_rows(void *ctx, int64_t lo, int64_t hi) {
+    const gemm_job *j = ctx;
+    const int64_t r0 = lo * j->block, r1 = EMBER_MIN(hi * j->block, j->m);
+    const size_t item = j->dbl ? sizeof(double) : sizeof(float);
+    /* rows r0.. of op(A): rows of A, or columns of A stored transposed */
+    const char *a = j->a + (size_t)(j->ta ? r0 : r0 * j->lda) * item;
+    char *c = j->c + (size_t)(r0 * j->ldc) * item;
+    if (j->dbl)
+        ember_gemm_f64(j->ta, j->tb, r1 - r0, j->n, j->k, 1, (const double *)a, j->lda,
+                       (const double *)j->b, j->ldb, 0, (double *)c, j->ldc);
+    else
+        ember_gemm_f32(j->ta, j->tb, r1 - r0, j->n, j->k, 1, (const float *)a, j->lda,
+                       (const float *)j->b, j->ldb, 0, (float *)c, j->ldc);
+}
+
+void ember_gemm_parallel(int dbl, int ta, int tb, int64_t m, int64_t n, int64_t k,
+                         const void *a, int64_t lda, const void *b, int64_t ldb, void *c,
+                         int64_t ldc) {
+    const int64_t block = 16; /* whole blocks of the BLAS kernels' rows */
+    gemm_job j = {ta, tb, dbl, m, n, k, lda, ldb, ldc, block, a, b, c};
+    ember_parallel_for(gemm_rows, &j, (m + block - 1) / block, 1);
+}
