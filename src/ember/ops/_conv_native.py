@@ -70,9 +70,11 @@ def _wino_plan(x_shape, o: int, geo: K.Geometry, itemsize: int) -> tuple | None:
     undilated, ungrouped 2-d convolution on enough channels, deterministic algorithms
     off). The layout is "first" (transforms along rows of tiles) for planes of at least
     FIRST_MIN_TILES tiles a row, else "last" (along each tile's channels). Measured (one
-    thread, CPU ms of forward / input grad / weight grad, batch 32-64, im2col -> tile
-    rows): 32 -> 32 at 32x32 9.3/8.5/12.9 -> 7.5/8.2/10.0; on narrow planes tile rows
-    lost (128 -> 128 at 8x8: 7.3/5.7/7.8 -> 9.2/9.7/11.3), hence the channels-last one."""
+    thread, CPU ms of forward / input grad / weight grad, batch 32, 64 for MNIST; im2col
+    -> Winograd): 32 -> 32 at 32x32 8.2/7.3/11.4 -> 4.7/4.8/5.6; 64 -> 64 at 16x16
+    6.7/5.5/8.1 -> 4.7/4.6/5.2; 128 -> 128 at 8x8 6.5/5.4/6.7 -> 4.1/4.4/3.5; MNIST's
+    unpadded 32 -> 64 at 26x26 12.6/11.4/16.8 -> 13.4/11.8/13.6 (its input gradient stays
+    with col2im: see `input_grad_native`)."""
     key = ("winograd", tuple(x_shape), o, geo, itemsize, deterministic_only())
     if key not in _plans:
         n, c = x_shape[:2]
@@ -195,8 +197,12 @@ def input_grad_native(lib, g, w, *, stride, padding, dilation, groups, x_shape):
         if blas.gemm() is None:
             return NotImplemented
         full = K._as_full_convolution(geo, x_shape, o, g.dtype)
-        if full is not None and _wino_plan(g.shape, c, full, g.itemsize) is not None:
-            # at stride 1 the input gradient is the flipped kernel's full convolution
+        if full is not None and np.prod(x_shape[2:]) <= 1.1 * geo.positions and \
+                _wino_plan(g.shape, c, full, g.itemsize) is not None:
+            # At stride 1 the input gradient is the flipped kernel's full convolution, by
+            # Winograd where x is about the output's size ("same" padding). Where x is
+            # larger (unpadded), col2im computes fewer sums: measured on the MNIST CNN's
+            # 32 -> 64 at 26x26, 13.3 ms against 15.3 (one thread, batch 64).
             got = conv_native(lib, g, K._flipped(w, groups), stride=full.stride,
                               padding=full.padding, dilation=full.dilation, groups=groups)
             return got.astype(dtype, copy=False)
