@@ -136,6 +136,14 @@ def _depthwise(geo: K.Geometry, c: int, o: int) -> bool:
 P = calls.P
 
 
+def _call(lib, name: str, sfx: str, *arrays) -> None:
+    """conv.c's `name` for dtype `sfx` on these arrays (and the geometry, last); it answers
+    nonzero where a thread could not have its scratch memory."""
+    fn = calls.entry(lib, f"{name}_{sfx}", [P] * len(arrays), calls.INT)
+    if fn(*(calls.ptr(a) for a in arrays)):
+        raise MemoryError(f"ember: no memory for a convolution's scratch ({name})")
+
+
 def conv_native(lib, x, w, *, stride, padding, dilation, groups):
     dtype = x.dtype
     x, w = _strided(_operand(x)), np.ascontiguousarray(_operand(w))
@@ -147,8 +155,7 @@ def conv_native(lib, x, w, *, stride, padding, dilation, groups):
     out = np.empty((n, o) + geo.out, x.dtype)
     if _depthwise(geo, c, o):
         p = _params(x, geo, n, c, o, x.shape, 1, 1)
-        calls.entry(lib, f"depthwise_forward_{sfx}", [P] * 4)(
-            calls.ptr(x), calls.ptr(w), calls.ptr(out), calls.ptr(p))
+        _call(lib, "depthwise_forward", sfx, x, w, out, p)
     else:
         if blas.gemm() is None:
             return NotImplemented
@@ -157,8 +164,7 @@ def conv_native(lib, x, w, *, stride, padding, dilation, groups):
             chunk, parts = _plan(x.shape, w.shape, geo, x.itemsize)
             p = _params(x, geo, n, c, o, x.shape, chunk, parts)
             with one_blas_thread:
-                calls.entry(lib, f"conv_forward_{sfx}", [P] * 4)(
-                    calls.ptr(x), calls.ptr(w), calls.ptr(out), calls.ptr(p))
+                _call(lib, "conv_forward", sfx, x, w, out, p)
     return out.astype(dtype, copy=False)
 
 
@@ -174,8 +180,7 @@ def _winograd_forward(lib, sfx, x, w, out, geo, plan) -> bool:
     p = _params(x, geo, n, c, o, x.shape, chunk, parts)
     name = "wino_forward" if layout == "first" else "wino_last_forward"
     with one_blas_thread:
-        calls.entry(lib, f"{name}_{sfx}", [P] * 4)(
-            calls.ptr(x), calls.ptr(u), calls.ptr(out), calls.ptr(p))
+        _call(lib, name, sfx, x, u, out, p)
     return K._finite(out)
 
 
@@ -191,8 +196,7 @@ def input_grad_native(lib, g, w, *, stride, padding, dilation, groups, x_shape):
     dx = np.empty(tuple(x_shape), g.dtype)
     if _depthwise(geo, c, o):
         p = _params(None, geo, n, c, o, x_shape, 1, 1)
-        calls.entry(lib, f"depthwise_input_grad_{sfx}", [P] * 4)(
-            calls.ptr(g), calls.ptr(w), calls.ptr(dx), calls.ptr(p))
+        _call(lib, "depthwise_input_grad", sfx, g, w, dx, p)
     else:
         if blas.gemm() is None:
             return NotImplemented
@@ -202,15 +206,14 @@ def input_grad_native(lib, g, w, *, stride, padding, dilation, groups, x_shape):
             # At stride 1 the input gradient is the flipped kernel's full convolution, by
             # Winograd where x is about the output's size ("same" padding). Where x is
             # larger (unpadded), col2im computes fewer sums: measured on the MNIST CNN's
-            # 32 -> 64 at 26x26, 13.3 ms against 15.3 (one thread, batch 64).
+            # 32 -> 64 at 26x26, 13.3 ms against 15.3 (one thread, batch 64, a loaded machine).
             got = conv_native(lib, g, K._flipped(w, groups), stride=full.stride,
                               padding=full.padding, dilation=full.dilation, groups=groups)
             return got.astype(dtype, copy=False)
         chunk, parts = _plan(x_shape, w.shape, geo, g.itemsize)
         p = _params(None, geo, n, c, o, x_shape, chunk, parts)
         with one_blas_thread:
-            calls.entry(lib, f"conv_input_grad_{sfx}", [P] * 4)(
-                calls.ptr(g), calls.ptr(w), calls.ptr(dx), calls.ptr(p))
+            _call(lib, "conv_input_grad", sfx, g, w, dx, p)
     return dx.astype(dtype, copy=False)
 
 
@@ -226,8 +229,7 @@ def weight_grad_native(lib, x, g, *, stride, padding, dilation, groups, w_shape)
     dw = np.empty(tuple(w_shape), x.dtype)
     if _depthwise(geo, c, o):
         p = _params(x, geo, n, c, o, x.shape, 1, 1)
-        calls.entry(lib, f"depthwise_weight_grad_{sfx}", [P] * 4)(
-            calls.ptr(x), calls.ptr(g), calls.ptr(dw), calls.ptr(p))
+        _call(lib, "depthwise_weight_grad", sfx, x, g, dw, p)
     else:
         if blas.gemm() is None:
             return NotImplemented
@@ -238,8 +240,7 @@ def weight_grad_native(lib, x, g, *, stride, padding, dilation, groups, w_shape)
             acc = np.empty(parts * 16 * o * c, x.dtype)
             name = "wino_weight_grad" if layout == "first" else "wino_last_weight_grad"
             with one_blas_thread:
-                calls.entry(lib, f"{name}_{sfx}", [P] * 4)(
-                    calls.ptr(x), calls.ptr(g), calls.ptr(acc), calls.ptr(p))
+                _call(lib, name, sfx, x, g, acc, p)
             calls.entry(lib, f"wino_weight_finish_{sfx}", [P] * 3)(
                 calls.ptr(acc), calls.ptr(dw), calls.ptr(p))
             if K._finite(dw):
@@ -248,6 +249,5 @@ def weight_grad_native(lib, x, g, *, stride, padding, dilation, groups, w_shape)
         p = _params(x, geo, n, c, o, x.shape, chunk, parts)
         acc = np.empty(parts * dw.size, x.dtype)
         with one_blas_thread:
-            calls.entry(lib, f"conv_weight_grad_{sfx}", [P] * 5)(
-                calls.ptr(x), calls.ptr(g), calls.ptr(dw), calls.ptr(acc), calls.ptr(p))
+            _call(lib, "conv_weight_grad", sfx, x, g, dw, acc, p)
     return dw.astype(dtype, copy=False)

@@ -20,6 +20,7 @@
  * threads. The weight gradient sums the chunks into `parts` partial gradients (also a
  * function of the shape), added in order at the end.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -177,6 +178,7 @@ typedef struct {
     const scalar_t *x, *w;
     scalar_t *out;
     const int64_t *p;
+    atomic_int *failed; /* set by a task whose scratch could not be had */
 } FN(conv_args);
 
 static void FN(forward_task)(void *ctx, int64_t lo, int64_t hi) {
@@ -189,6 +191,10 @@ static void FN(forward_task)(void *ctx, int64_t lo, int64_t hi) {
     const int direct = FN(direct_columns)(p);
     scalar_t *cols = direct ? NULL : conv_scratch(rows * chunk * L, sizeof(scalar_t));
     scalar_t *res = chunk > 1 ? conv_scratch(og * chunk * L, sizeof(scalar_t)) : NULL;
+    if ((!direct && !cols) || (chunk > 1 && !res)) {
+        atomic_store(a->failed, 1);
+        goto done;
+    }
     for (int64_t ch = lo; ch < hi; ch++) {
         const int64_t n0 = ch * chunk, b = EMBER_MIN(chunk, n - n0);
         for (int64_t gi = 0; gi < g; gi++) {
@@ -213,14 +219,17 @@ static void FN(forward_task)(void *ctx, int64_t lo, int64_t hi) {
                            (size_t)L * sizeof(scalar_t));
         }
     }
+done:
     free(cols);
     free(res);
 }
 
-void FN(conv_forward)(const scalar_t *x, const scalar_t *w, scalar_t *out, const int64_t *p) {
-    FN(conv_args) a = {x, w, out, p};
+int FN(conv_forward)(const scalar_t *x, const scalar_t *w, scalar_t *out, const int64_t *p) {
+    atomic_int failed = 0;
+    FN(conv_args) a = {x, w, out, p, &failed};
     const int64_t chunks = (p[G_N] + p[G_CHUNK] - 1) / p[G_CHUNK];
     ember_parallel_for(FN(forward_task), &a, chunks, 1);
+    return atomic_load(&failed);
 }
 
 /* --- input gradient: dx = col2im(w^T gy), group by group ------------------------------ */
@@ -229,6 +238,7 @@ typedef struct {
     const scalar_t *gy, *w;
     scalar_t *dx;
     const int64_t *p;
+    atomic_int *failed; /* set by a task whose scratch could not be had */
 } FN(input_grad_args);
 
 /* (og, b L) rows of gy for samples n0.. and output channels o0..: gy's own rows when b is
@@ -259,6 +269,10 @@ static void FN(input_grad_task)(void *ctx, int64_t lo, int64_t hi) {
     const int direct = FN(direct_columns)(q);
     scalar_t *cols = direct ? NULL : conv_scratch(rows * chunk * L, sizeof(scalar_t));
     scalar_t *gbuf = chunk > 1 ? conv_scratch(og * chunk * L, sizeof(scalar_t)) : NULL;
+    if ((!direct && !cols) || (chunk > 1 && !gbuf)) {
+        atomic_store(a->failed, 1);
+        goto done;
+    }
     for (int64_t ch = lo; ch < hi; ch++) {
         const int64_t n0 = ch * chunk, b = EMBER_MIN(chunk, n - n0);
         if (!direct) memset(a->dx + n0 * c * plane, 0, (size_t)(b * c * plane) * sizeof(scalar_t));
@@ -274,15 +288,18 @@ static void FN(input_grad_task)(void *ctx, int64_t lo, int64_t hi) {
             FN(col2im)(cols, p, n0, b, gi * cg, cg, a->dx);
         }
     }
+done:
     free(cols);
     free(gbuf);
 }
 
-void FN(conv_input_grad)(const scalar_t *gy, const scalar_t *w, scalar_t *dx,
+int FN(conv_input_grad)(const scalar_t *gy, const scalar_t *w, scalar_t *dx,
                          const int64_t *p) {
-    FN(input_grad_args) a = {gy, w, dx, p};
+    atomic_int failed = 0;
+    FN(input_grad_args) a = {gy, w, dx, p, &failed};
     const int64_t chunks = (p[G_N] + p[G_CHUNK] - 1) / p[G_CHUNK];
     ember_parallel_for(FN(input_grad_task), &a, chunks, 1);
+    return atomic_load(&failed);
 }
 
 /* --- weight gradient: dw = sum over the batch of gy times the columns^T ---------------- */
@@ -291,6 +308,7 @@ typedef struct {
     const scalar_t *x, *gy;
     scalar_t *acc; /* parts x (O, C/g K) */
     const int64_t *p;
+    atomic_int *failed; /* set by a task whose scratch could not be had */
 } FN(weight_grad_args);
 
 static void FN(weight_grad_task)(void *ctx, int64_t lo, int64_t hi) {
@@ -304,6 +322,10 @@ static void FN(weight_grad_task)(void *ctx, int64_t lo, int64_t hi) {
     const int direct = FN(direct_columns)(p);
     scalar_t *cols = direct ? NULL : conv_scratch(rows * chunk * L, sizeof(scalar_t));
     scalar_t *gbuf = chunk > 1 ? conv_scratch(og * chunk * L, sizeof(scalar_t)) : NULL;
+    if ((!direct && !cols) || (chunk > 1 && !gbuf)) {
+        atomic_store(a->failed, 1);
+        goto done;
+    }
     for (int64_t part = lo; part < hi; part++) {
         scalar_t *acc = a->acc + part * o * rows;
         const int64_t first = chunks * part / parts, last = chunks * (part + 1) / parts;
@@ -324,20 +346,24 @@ static void FN(weight_grad_task)(void *ctx, int64_t lo, int64_t hi) {
         }
         if (first == last) memset(acc, 0, (size_t)(o * rows) * sizeof(scalar_t));
     }
+done:
     free(cols);
     free(gbuf);
 }
 
 /* acc holds `parts` partial gradients; dw = their sum, added in order. */
-void FN(conv_weight_grad)(const scalar_t *x, const scalar_t *gy, scalar_t *dw, scalar_t *acc,
+int FN(conv_weight_grad)(const scalar_t *x, const scalar_t *gy, scalar_t *dw, scalar_t *acc,
                           const int64_t *p) {
     const int64_t parts = p[G_PARTS];
     const int64_t size = p[G_O] * (p[G_C] / p[G_GROUPS]) * p[G_K] * p[G_K + 1] * p[G_K + 2];
-    FN(weight_grad_args) a = {x, gy, acc, p};
+    atomic_int failed = 0;
+    FN(weight_grad_args) a = {x, gy, acc, p, &failed};
     ember_parallel_for(FN(weight_grad_task), &a, parts, 1);
+    if (atomic_load(&failed)) return 1;
     memcpy(dw, acc, (size_t)size * sizeof(scalar_t));
     for (int64_t part = 1; part < parts; part++)
         for (int64_t i = 0; i < size; i++) dw[i] += acc[part * size + i];
+    return 0;
 }
 
 /* --- depthwise: one tap at a time over each plane, padding never read ----------------- */
@@ -346,6 +372,7 @@ typedef struct {
     const scalar_t *x, *w;
     scalar_t *out;
     const int64_t *p;
+    atomic_int *failed; /* set by a task whose scratch could not be had */
 } FN(depthwise_args);
 
 /* out plane (c's output) of sample n: sum over taps in order of w[t] x[tap's positions]. */
@@ -385,11 +412,13 @@ static void FN(depthwise_task)(void *ctx, int64_t lo, int64_t hi) {
     }
 }
 
-void FN(depthwise_forward)(const scalar_t *x, const scalar_t *w, scalar_t *out,
+int FN(depthwise_forward)(const scalar_t *x, const scalar_t *w, scalar_t *out,
                            const int64_t *p) {
-    FN(depthwise_args) a = {x, w, out, p};
+    atomic_int failed = 0;
+    FN(depthwise_args) a = {x, w, out, p, &failed};
     const int64_t L = p[G_OUT] * p[G_OUT + 1] * p[G_OUT + 2];
     ember_parallel_for(FN(depthwise_task), &a, p[G_N] * p[G_C], L >= 4096 ? 1 : 4096 / L);
+    return atomic_load(&failed);
 }
 
 /* dx plane (contiguous) = sum over taps in order of w[t] gy at the positions the tap read. */
@@ -427,12 +456,14 @@ static void FN(depthwise_input_task)(void *ctx, int64_t lo, int64_t hi) {
     }
 }
 
-void FN(depthwise_input_grad)(const scalar_t *gy, const scalar_t *w, scalar_t *dx,
+int FN(depthwise_input_grad)(const scalar_t *gy, const scalar_t *w, scalar_t *dx,
                               const int64_t *p) {
-    FN(depthwise_args) a = {gy, w, dx, p};
+    atomic_int failed = 0;
+    FN(depthwise_args) a = {gy, w, dx, p, &failed};
     const int64_t plane = p[G_IN] * p[G_IN + 1] * p[G_IN + 2];
     ember_parallel_for(FN(depthwise_input_task), &a, p[G_N] * p[G_C],
                        plane >= 4096 ? 1 : 4096 / EMBER_MAX(plane, 1));
+    return atomic_load(&failed);
 }
 
 /* acc[q] += gy[q] x[q * step] for q < n, in double. */
@@ -456,6 +487,10 @@ static void FN(depthwise_weight_task)(void *ctx, int64_t lo, int64_t hi) {
     const int64_t L = out[0] * out[1] * out[2];
     const int64_t step = st[2] * xs[4];
     double *acc = conv_scratch(out[2], sizeof(double));
+    if (!acc) {
+        atomic_store(a->failed, 1);
+        goto done;
+    }
     for (int64_t ci = lo; ci < hi; ci++) {
         int64_t t = 0;
         for (int64_t t0 = 0; t0 < k[0]; t0++)
@@ -485,13 +520,16 @@ static void FN(depthwise_weight_task)(void *ctx, int64_t lo, int64_t hi) {
                     a->out[ci * K + t] = (scalar_t)total;
                 }
     }
+done:
     free(acc);
 }
 
-void FN(depthwise_weight_grad)(const scalar_t *x, const scalar_t *gy, scalar_t *dw,
+int FN(depthwise_weight_grad)(const scalar_t *x, const scalar_t *gy, scalar_t *dw,
                                const int64_t *p) {
-    FN(depthwise_args) a = {x, gy, dw, p};
+    atomic_int failed = 0;
+    FN(depthwise_args) a = {x, gy, dw, p, &failed};
     ember_parallel_for(FN(depthwise_weight_task), &a, p[G_C], 1);
+    return atomic_load(&failed);
 }
 
 
@@ -620,6 +658,7 @@ typedef struct {
     const scalar_t *x, *u;
     scalar_t *out;
     const int64_t *p;
+    atomic_int *failed; /* set by a task whose scratch could not be had */
 } FN(wino_args);
 
 static void FN(wino_forward_task)(void *ctx, int64_t lo, int64_t hi) {
@@ -631,6 +670,10 @@ static void FN(wino_forward_task)(void *ctx, int64_t lo, int64_t hi) {
     scalar_t *v = conv_scratch(16 * c * most, sizeof(scalar_t));
     scalar_t *m = conv_scratch(16 * o * most, sizeof(scalar_t));
     scalar_t *rowbuf = conv_scratch(24 * (tw + 1), sizeof(scalar_t));
+    if (!v || !m || !rowbuf) {
+        atomic_store(a->failed, 1);
+        goto done;
+    }
     for (int64_t ch = lo; ch < hi; ch++) {
         const int64_t n0 = ch * chunk, b = EMBER_MIN(chunk, n - n0), P = b * th * tw;
         FN(wino_input)(a->x, p, n0, b, v, rowbuf);
@@ -659,21 +702,25 @@ static void FN(wino_forward_task)(void *ctx, int64_t lo, int64_t hi) {
                 }
             }
     }
+done:
     free(v);
     free(m);
     free(rowbuf);
 }
 
-void FN(wino_forward)(const scalar_t *x, const scalar_t *u, scalar_t *out, const int64_t *p) {
-    FN(wino_args) a = {x, u, out, p};
+int FN(wino_forward)(const scalar_t *x, const scalar_t *u, scalar_t *out, const int64_t *p) {
+    atomic_int failed = 0;
+    FN(wino_args) a = {x, u, out, p, &failed};
     const int64_t chunks = (p[G_N] + p[G_CHUNK] - 1) / p[G_CHUNK];
     ember_parallel_for(FN(wino_forward_task), &a, chunks, 1);
+    return atomic_load(&failed);
 }
 
 typedef struct {
     const scalar_t *x, *gy;
     scalar_t *acc; /* parts x (16, O, C) */
     const int64_t *p;
+    atomic_int *failed; /* set by a task whose scratch could not be had */
 } FN(wino_wgrad_args);
 
 static void FN(wino_weight_task)(void *ctx, int64_t lo, int64_t hi) {
@@ -685,6 +732,10 @@ static void FN(wino_weight_task)(void *ctx, int64_t lo, int64_t hi) {
     scalar_t *v = conv_scratch(16 * c * most, sizeof(scalar_t));
     scalar_t *d = conv_scratch(16 * o * most, sizeof(scalar_t));
     scalar_t *rowbuf = conv_scratch(24 * (tw + 1), sizeof(scalar_t));
+    if (!v || !d || !rowbuf) {
+        atomic_store(a->failed, 1);
+        goto done;
+    }
     for (int64_t part = lo; part < hi; part++) {
         scalar_t *acc = a->acc + part * 16 * o * c;
         const int64_t first = chunks * part / parts, last = chunks * (part + 1) / parts;
@@ -725,6 +776,7 @@ static void FN(wino_weight_task)(void *ctx, int64_t lo, int64_t hi) {
         }
         if (first == last) memset(acc, 0, (size_t)(16 * o * c) * sizeof(scalar_t));
     }
+done:
     free(v);
     free(d);
     free(rowbuf);
@@ -750,10 +802,12 @@ void FN(wino_weight_finish)(scalar_t *acc, scalar_t *dw, const int64_t *p) {
     }
 }
 
-void FN(wino_weight_grad)(const scalar_t *x, const scalar_t *gy, scalar_t *acc,
+int FN(wino_weight_grad)(const scalar_t *x, const scalar_t *gy, scalar_t *acc,
                           const int64_t *p) {
-    FN(wino_wgrad_args) a = {x, gy, acc, p};
+    atomic_int failed = 0;
+    FN(wino_wgrad_args) a = {x, gy, acc, p, &failed};
     ember_parallel_for(FN(wino_weight_task), &a, p[G_PARTS], 1);
+    return atomic_load(&failed);
 }
 
 /* --- Winograd on narrow planes: the same transforms, channels last ---------------------
@@ -814,6 +868,10 @@ static void FN(wino_last_forward_task)(void *ctx, int64_t lo, int64_t hi) {
     scalar_t *m = conv_scratch(16 * o * most, sizeof(scalar_t));
     scalar_t *y = conv_scratch(chunk * oh * ow * o, sizeof(scalar_t));
     scalar_t *t = conv_scratch(17 * EMBER_MAX(c, o), sizeof(scalar_t));
+    if (!xp || !v || !m || !y || !t) {
+        atomic_store(a->failed, 1);
+        goto done;
+    }
     for (int64_t ch = lo; ch < hi; ch++) {
         const int64_t n0 = ch * chunk, b = EMBER_MIN(chunk, n - n0), P = b * th * tw;
         FN(wino_last_pad)(a->x, p, n0, b, hp, wp, xp);
@@ -842,6 +900,7 @@ static void FN(wino_last_forward_task)(void *ctx, int64_t lo, int64_t hi) {
                 for (int64_t q = 0; q < oh * ow; q++) dst[q] = src[q * o];
             }
     }
+done:
     free(xp);
     free(v);
     free(m);
@@ -849,11 +908,13 @@ static void FN(wino_last_forward_task)(void *ctx, int64_t lo, int64_t hi) {
     free(t);
 }
 
-void FN(wino_last_forward)(const scalar_t *x, const scalar_t *u, scalar_t *out,
+int FN(wino_last_forward)(const scalar_t *x, const scalar_t *u, scalar_t *out,
                            const int64_t *p) {
-    FN(wino_args) a = {x, u, out, p};
+    atomic_int failed = 0;
+    FN(wino_args) a = {x, u, out, p, &failed};
     const int64_t chunks = (p[G_N] + p[G_CHUNK] - 1) / p[G_CHUNK];
     ember_parallel_for(FN(wino_last_forward_task), &a, chunks, 1);
+    return atomic_load(&failed);
 }
 
 static void FN(wino_last_weight_task)(void *ctx, int64_t lo, int64_t hi) {
@@ -869,6 +930,10 @@ static void FN(wino_last_weight_task)(void *ctx, int64_t lo, int64_t hi) {
     /* gy chunk channels last, one zero row and column past its end: (b, 2th, 2tw, O) */
     scalar_t *gl = conv_scratch(chunk * 4 * th * tw * o, sizeof(scalar_t));
     scalar_t *t = conv_scratch(16 * EMBER_MAX(c, o), sizeof(scalar_t));
+    if (!xp || !v || !d || !gl || !t) {
+        atomic_store(a->failed, 1);
+        goto done;
+    }
     for (int64_t part = lo; part < hi; part++) {
         scalar_t *acc = a->acc + part * 16 * o * c;
         const int64_t first = chunks * part / parts, last = chunks * (part + 1) / parts;
@@ -904,6 +969,7 @@ static void FN(wino_last_weight_task)(void *ctx, int64_t lo, int64_t hi) {
         }
         if (first == last) memset(acc, 0, (size_t)(16 * o * c) * sizeof(scalar_t));
     }
+done:
     free(xp);
     free(v);
     free(d);
@@ -911,10 +977,12 @@ static void FN(wino_last_weight_task)(void *ctx, int64_t lo, int64_t hi) {
     free(t);
 }
 
-void FN(wino_last_weight_grad)(const scalar_t *x, const scalar_t *gy, scalar_t *acc,
+int FN(wino_last_weight_grad)(const scalar_t *x, const scalar_t *gy, scalar_t *acc,
                                const int64_t *p) {
-    FN(wino_wgrad_args) a = {x, gy, acc, p};
+    atomic_int failed = 0;
+    FN(wino_wgrad_args) a = {x, gy, acc, p, &failed};
     ember_parallel_for(FN(wino_last_weight_task), &a, p[G_PARTS], 1);
+    return atomic_load(&failed);
 }
 
 #undef GEMM
