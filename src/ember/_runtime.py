@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import os
 
+from . import _algorithms
 from . import _dtype as dt
 from ._tensor import Tensor
 from .amp.autocast_mode import (
@@ -20,7 +21,7 @@ pi, e, inf, nan, newaxis = math.pi, math.e, math.inf, math.nan, None
 
 _threads = {"inter": os.cpu_count() or 1}
 _matmul_precision = ["highest"]
-_deterministic = {"on": False, "warn_only": False}
+_deterministic = _algorithms.deterministic
 
 
 def set_num_threads(n: int) -> None:

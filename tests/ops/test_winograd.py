@@ -9,6 +9,7 @@ import torch
 import torch.nn.functional as TF
 
 import ember
+from ember import native
 from ember.ops import _conv_kernels, _parallel, _winograd
 from ember.ops import conv as C
 
@@ -19,8 +20,9 @@ TOL = {"rtol": 1e-4, "atol": 1e-4}
 
 @pytest.fixture(params=["channels last", "channels first"])
 def calls(monkeypatch, request):
-    """Route every 3x3 stride-1 convolution of 4 or more channels through Winograd, in
-    each layout, and count the forwards and weight gradients it computes."""
+    """Route every 3x3 stride-1 convolution of 4 or more channels through the NumPy
+    kernels' Winograd, in each layout, and count the forwards and weight gradients it
+    computes (native kernels off: these are the NumPy kernels' tests)."""
     monkeypatch.setattr(_winograd, "MIN_MEAN_CHANNELS", 4)
     monkeypatch.setattr(_winograd, "FIRST_MIN_TILES",
                         1 if request.param == "channels first" else 10**9)
@@ -30,7 +32,8 @@ def calls(monkeypatch, request):
             seen[_name] += 1
             return _fn(*args)
         monkeypatch.setattr(_winograd, name, spy)
-    return seen
+    with native.use("numpy"):
+        yield seen
 
 
 @pytest.mark.parametrize("x_shape, w_shape, padding, dtype, forwards", [

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from contextlib import contextmanager
 
 from .._core.primitive import kernels
-from . import toolchain
+from . import blas, toolchain
 
 _cpu = kernels["cpu"]
 _state = {"mode": None}  # "native" or "numpy", resolved on first use
@@ -70,13 +70,18 @@ def _read(name: str) -> str:
 
 
 def runtime() -> ctypes.CDLL | None:
-    """The runtime library (thread pool), built and loaded once, its symbols global."""
+    """The runtime library (thread pool, NumPy's BLAS by address), built and loaded once,
+    its symbols global."""
     lib = _libs.get("runtime", False)
     if lib is False:
         lib = toolchain.try_build("runtime", _read("runtime.c"), global_symbols=True)
         if lib is not None:
             lib.ember_set_num_threads.argtypes = [ctypes.c_int]
             lib.ember_set_num_threads(_threads())
+            found = blas.gemm()
+            if found is not None:
+                lib.ember_set_blas.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
+                lib.ember_set_blas(*found)
         _libs["runtime"] = lib
     return lib
 

@@ -1,8 +1,9 @@
-"""The kernels' thread pool, and sharing out one large kernel or BLAS product across it.
+"""The kernels' thread pool, sharing out one large kernel across it, and BLAS's threads.
 
 NumPy releases the GIL inside its loops, so a kernel run on disjoint slices from a
 few threads scales with the cores (PyTorch's CPU kernels are multi-threaded too).
-Matrix products use the same pool, with OpenBLAS kept to one thread (see `blas`).
+Kernels that call BLAS on these threads hold OpenBLAS to one thread; a large product on
+its own is NumPy's own call, on OpenBLAS's threads (see `blas`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ..native import blas as blas_library
 from ..native.kernels import default_threads
 
 _pool_state: list = [None, None, 1]  # pid, executor, workers
@@ -118,26 +120,11 @@ def elementwise(body: Callable, out, *srcs) -> None:
 
 # --- BLAS threads ----------------------------------------------------------------------
 
-def _openblas_thread_setter():
-    """NumPy's bundled OpenBLAS `openblas_set_num_threads_local` (sets the BLAS thread count,
-    returns the previous one; process-wide in NumPy's pthreads build), or None."""
-    import ctypes
-    import glob
-
-    libs = os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs")
-    for path in sorted(glob.glob(os.path.join(libs, "lib*openblas*.so*"))):
-        try:
-            fn = ctypes.CDLL(path).openblas_set_num_threads_local
-        except (OSError, AttributeError):
-            continue
-        fn.argtypes, fn.restype = [ctypes.c_int], ctypes.c_int
-        return fn
-    return None
-
-
-_set_blas_threads = _openblas_thread_setter()
+_set_blas_threads = blas_library.thread_setter()
 SMALL_PRODUCT = 1 << 23  # flops of one matrix product below which one thread is faster
 OPENBLAS_SERIAL = 1 << 19  # flops below which OpenBLAS itself uses one thread (m n k < 2^18)
+
+
 class _OneBlasThread:
     """`with one_blas_thread:` holds OpenBLAS to one thread. Its setting is process-wide in
     NumPy's build, so nested and concurrent users share a count and the last one out
@@ -167,38 +154,69 @@ one_blas_thread = _OneBlasThread()
 
 
 def blas(fn: Callable, a, b, flops: int):
-    """`fn(a, b)`, a BLAS product, with OpenBLAS held to one thread.
+    """`fn(a, b)`, a BLAS product, on as many threads as pays.
 
-    OpenBLAS's own threads busy-wait after every threaded call, which takes the cores
-    from ember's threaded kernels that follow (a GELU after its matmul lost all of its
-    second thread). So a large product of two matrices is split across ember's kernel
-    pool instead, one OpenBLAS thread per chunk (as fast, for half the CPU time), and a
-    small one runs on the calling thread (waking any pool costs more than it saves
-    there). A large batch of products is left to OpenBLAS: NumPy's loop over the batch
-    does not run in parallel from several threads.
+    A small product runs on the calling thread with OpenBLAS held to one thread (its
+    threads would cost more to wake than they save). A large product of two float
+    matrices is shared out by blocks of rows to the native pool, one OpenBLAS call per
+    thread (`_pool_product`); anything else large (a batch of products, another dtype,
+    native kernels off) is NumPy's own call on OpenBLAS's threads. Not OpenBLAS's threads
+    for the matrices: they busy-wait after every call and take the cores from the kernels
+    that follow (the MNIST CNN's step, two threads: 83 ms after its threaded linear layer,
+    64 ms with the product shared out instead), where the native pool's threads sleep
+    within microseconds.
     """
     if flops < OPENBLAS_SERIAL:  # OpenBLAS runs these on one thread by itself
         return fn(a, b)
-    if flops < SMALL_PRODUCT:
+    kernel_thread = threading.current_thread().name.startswith(_PREFIX)
+    if flops < SMALL_PRODUCT or workers() == 1 or kernel_thread:
         with one_blas_thread:
             return fn(a, b)
-    if fn is not np.matmul or a.ndim != 2 or b.ndim != 2:
-        return fn(a, b)
+    if fn is np.matmul and a.ndim == 2 and b.ndim == 2:
+        out = _pool_product(a, b)
+        if out is not None:
+            return out
+    return fn(a, b)
+
+
+def _operand(a: np.ndarray):
+    """(transposed, leading dimension) of a matrix BLAS reads in place, or None."""
+    it = a.itemsize
+    if a.strides[1] == it and a.strides[0] >= max(a.shape[1], 1) * it:
+        return 0, a.strides[0] // it
+    if a.strides[0] == it and a.strides[1] >= max(a.shape[0], 1) * it:
+        return 1, a.strides[1] // it
+    return None
+
+
+def _pool_product(a: np.ndarray, b: np.ndarray):
+    """a @ b on the native pool (csrc/runtime.c), or None where it does not apply (another
+    dtype, a layout BLAS cannot read in place, native kernels off)."""
+    from .. import native
+
+    if a.dtype != b.dtype or a.dtype not in (np.float32, np.float64) or \
+            not native.available() or not blas_library.gemm():
+        return None
+    pa, pb = _operand(a), _operand(b)
+    if pa is None or pb is None or any(s % a.itemsize for s in a.strides + b.strides):
+        return None
+    lib = native.runtime()
+    fn = _pool_entry.get("fn")
+    if fn is None:
+        import ctypes
+
+        fn = lib.ember_gemm_parallel
+        P, I64, INT = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int
+        fn.argtypes = [INT, INT, INT, I64, I64, I64, P, I64, P, I64, P, I64]
+        fn.restype = None
+        _pool_entry["fn"] = fn
+    m, k = a.shape
+    n = b.shape[1]
+    out = np.empty((m, n), a.dtype)
     with one_blas_thread:
-        return _split_product(a, b)
-
-
-def _split_product(a, b):
-    """a @ b (two matrices) with the rows of `a` shared out to the kernel threads."""
-    pool, workers = thread_pool()
-    n = a.shape[0]
-    if pool is None or n < workers or threading.current_thread().name.startswith(_PREFIX):
-        return np.matmul(a, b)  # (a kernel thread waiting on its own pool would deadlock)
-    out = np.empty((n, b.shape[1]), np.result_type(a, b))
-    step = -(-n // workers)
-
-    def run(lo: int) -> None:
-        np.matmul(a[lo:lo + step], b, out=out[lo:lo + step])
-
-    list(pool.map(run, range(0, n, step)))
+        fn(int(a.dtype == np.float64), pa[0], pb[0], m, n, k, a.ctypes.data, pa[1],
+           b.ctypes.data, pb[1], out.ctypes.data, max(n, 1))
     return out
+
+
+_pool_entry: dict = {}

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._algorithms import deterministic_only
 from ._parallel import one_blas_thread, over_batch
 
 _G = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.0]])
@@ -47,8 +48,11 @@ FIRST_MIN_TILES = 14  # tiles per row from which the channels-first layout is us
 
 def applies(geo, c: int, o: int, dtype) -> bool:
     """Whether this convolution is a 3x3, stride-1, undilated, ungrouped 2-d one on
-    enough channels, in float32 or float64."""
-    return (geo.k == (3, 3) and geo.stride == (1, 1) and geo.dilation == (1, 1)
+    enough channels, in float32 or float64, and deterministic algorithms are off (they
+    pin the direct sum of products, the reference the Winograd products round apart
+    from)."""
+    return (not deterministic_only()
+            and geo.k == (3, 3) and geo.stride == (1, 1) and geo.dilation == (1, 1)
             and geo.groups == 1 and 2 * c * o >= MIN_MEAN_CHANNELS * (c + o)
             and np.dtype(dtype) in (np.float32, np.float64))
 

@@ -14,9 +14,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as dt
+from .. import native
 from .._tensor import Tensor
 from ..amp.autocast_mode import cast_for
 from . import _conv_kernels as K
+from . import _conv_native as N
 from ._batching import batch_size, batched
 from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp, saves
 
@@ -74,6 +76,9 @@ conv_input_grad_p = Primitive("convolution_backward_input", _input_grad_kernel, 
                               grad_name="ConvolutionBackwardBackward0")
 conv_weight_grad_p = Primitive("convolution_backward_weight", _weight_grad_kernel,
                                _weight_grad_meta, grad_name="ConvolutionBackwardBackward0")
+native.register(conv_p, "conv", N.conv_native)
+native.register(conv_input_grad_p, "conv", N.input_grad_native)
+native.register(conv_weight_grad_p, "conv", N.weight_grad_native)
 
 # conv is bilinear in (x, w); with <g, conv(x, w)> = <x, input_grad(g, w)> = <w, weight_grad(x, g)>
 # each primitive's VJP is one of the other two.

@@ -145,3 +145,84 @@ static void reset_in_child(void) {
 __attribute__((constructor)) static void install_fork_handler(void) {
     pthread_atfork(NULL, NULL, reset_in_child);
 }
+
+/* BLAS: NumPy's own matrix product, handed over by address when the runtime loads
+ * (native/blas.py finds it), so that kernels multiply with the library NumPy multiplies
+ * with. Called from inside parallel regions with that library held to one thread. */
+typedef void (*sgemm64_t)(int, int, int, int64_t, int64_t, int64_t, float, const float *,
+                          int64_t, const float *, int64_t, float, float *, int64_t);
+typedef void (*dgemm64_t)(int, int, int, int64_t, int64_t, int64_t, double, const double *,
+                          int64_t, const double *, int64_t, double, double *, int64_t);
+typedef void (*sgemm32_t)(int, int, int, int, int, int, float, const float *, int,
+                          const float *, int, float, float *, int);
+typedef void (*dgemm32_t)(int, int, int, int, int, int, double, const double *, int,
+                          const double *, int, double, double *, int);
+static void *blas_s, *blas_d;
+static int blas_ilp64;
+
+void ember_set_blas(void *sgemm, void *dgemm, int ilp64) {
+    blas_s = sgemm;
+    blas_d = dgemm;
+    blas_ilp64 = ilp64;
+}
+
+int ember_has_blas(void) { return blas_s != NULL && blas_d != NULL; }
+
+#define CBLAS_ROW_MAJOR 101
+#define CBLAS_TRANS(t) ((t) ? 112 : 111)
+
+void ember_gemm_f32(int ta, int tb, int64_t m, int64_t n, int64_t k, float alpha,
+                    const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
+                    float *c, int64_t ldc) {
+    if (blas_ilp64)
+        ((sgemm64_t)blas_s)(CBLAS_ROW_MAJOR, CBLAS_TRANS(ta), CBLAS_TRANS(tb), m, n, k, alpha,
+                            a, lda, b, ldb, beta, c, ldc);
+    else
+        ((sgemm32_t)blas_s)(CBLAS_ROW_MAJOR, CBLAS_TRANS(ta), CBLAS_TRANS(tb), (int)m, (int)n,
+                            (int)k, alpha, a, (int)lda, b, (int)ldb, beta, c, (int)ldc);
+}
+
+void ember_gemm_f64(int ta, int tb, int64_t m, int64_t n, int64_t k, double alpha,
+                    const double *a, int64_t lda, const double *b, int64_t ldb, double beta,
+                    double *c, int64_t ldc) {
+    if (blas_ilp64)
+        ((dgemm64_t)blas_d)(CBLAS_ROW_MAJOR, CBLAS_TRANS(ta), CBLAS_TRANS(tb), m, n, k, alpha,
+                            a, lda, b, ldb, beta, c, ldc);
+    else
+        ((dgemm32_t)blas_d)(CBLAS_ROW_MAJOR, CBLAS_TRANS(ta), CBLAS_TRANS(tb), (int)m, (int)n,
+                            (int)k, alpha, a, (int)lda, b, (int)ldb, beta, c, (int)ldc);
+}
+
+/* One large product shared out to the pool by blocks of rows of C, each block a BLAS call
+ * on its own thread (BLAS held to one thread by the caller). ember's threads sleep soon
+ * after the job, where BLAS's own threads would busy-wait on after their product and
+ * take the cores from the kernels that follow. */
+typedef struct {
+    int ta, tb, dbl;
+    int64_t m, n, k, lda, ldb, ldc, block;
+    const char *a, *b;
+    char *c;
+} gemm_job;
+
+static void gemm_rows(void *ctx, int64_t lo, int64_t hi) {
+    const gemm_job *j = ctx;
+    const int64_t r0 = lo * j->block, r1 = EMBER_MIN(hi * j->block, j->m);
+    const size_t item = j->dbl ? sizeof(double) : sizeof(float);
+    /* rows r0.. of op(A): rows of A, or columns of A stored transposed */
+    const char *a = j->a + (size_t)(j->ta ? r0 : r0 * j->lda) * item;
+    char *c = j->c + (size_t)(r0 * j->ldc) * item;
+    if (j->dbl)
+        ember_gemm_f64(j->ta, j->tb, r1 - r0, j->n, j->k, 1, (const double *)a, j->lda,
+                       (const double *)j->b, j->ldb, 0, (double *)c, j->ldc);
+    else
+        ember_gemm_f32(j->ta, j->tb, r1 - r0, j->n, j->k, 1, (const float *)a, j->lda,
+                       (const float *)j->b, j->ldb, 0, (float *)c, j->ldc);
+}
+
+void ember_gemm_parallel(int dbl, int ta, int tb, int64_t m, int64_t n, int64_t k,
+                         const void *a, int64_t lda, const void *b, int64_t ldb, void *c,
+                         int64_t ldc) {
+    const int64_t block = 16; /* whole blocks of the BLAS kernels' rows */
+    gemm_job j = {ta, tb, dbl, m, n, k, lda, ldb, ldc, block, a, b, c};
+    ember_parallel_for(gemm_rows, &j, (m + block - 1) / block, 1);
+}

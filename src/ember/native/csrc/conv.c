@@ -1,0 +1,988 @@
+/* conv.c: convolutions (1-, 2- and 3-d, grouped, strided, dilated, padded) forward and
+ * backward. Written once against scalar_t and FN(name); kernels.py compiles it for float
+ * and double.
+ *
+ * im2col and col2im are done here, the products by NumPy's BLAS (blas.h), one chunk of
+ * the batch at a time on each of ember's threads (BLAS held to one thread meanwhile), into
+ * a scratch buffer of the thread's own: nothing crosses back to Python between the copies
+ * and the products. Depthwise convolutions (one input channel per group, one output
+ * channel per input channel) are computed directly, tap by tap, and never touch a padded
+ * position: as PyTorch's depthwise kernel, a non-finite weight does not reach the outputs
+ * whose window hangs over the padding.
+ *
+ * Shapes are given as one int64 array (`conv_geo`): a 1- or 2-d convolution is a 3-d one
+ * with leading spatial dims of size 1. x is read through its element strides (any layout,
+ * broadcast and negative strides included); w, the output and the output gradient are
+ * contiguous.
+ *
+ * Products use `chunk` samples at once (the columns of `chunk` samples side by side):
+ * the caller picks it from the shape alone, so a result does not depend on the number of
+ * threads. The weight gradient sums the chunks into `parts` partial gradients (also a
+ * function of the shape), added in order at the end.
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blas.h"
+#include "ember.h"
+
+#ifndef EMBER_CONV_GEO
+#define EMBER_CONV_GEO
+enum {
+    G_N, G_C, G_O, G_GROUPS,
+    G_IN, G_K = G_IN + 3, G_OUT = G_K + 3, G_STRIDE = G_OUT + 3, G_DIL = G_STRIDE + 3,
+    G_PAD = G_DIL + 3, G_XS = G_PAD + 3, G_CHUNK = G_XS + 5, G_PARTS, G_LEN
+};
+
+/* The range [q0, q1) of output positions along one dim whose input index
+ * q * s - p + t * d falls inside [0, size). */
+static inline void conv_valid(int64_t out, int64_t size, int64_t s, int64_t p, int64_t off,
+                              int64_t *q0, int64_t *q1) {
+    /* index = q s + (off - p); need 0 <= index < size */
+    int64_t base = off - p;
+    int64_t lo = base >= 0 ? 0 : (-base + s - 1) / s;
+    int64_t hi = size - base <= 0 ? 0 : (size - base + s - 1) / s;
+    if (lo > out) lo = out;
+    if (hi > out) hi = out;
+    if (hi < lo) hi = lo;
+    *q0 = lo;
+    *q1 = hi;
+}
+
+static void *conv_scratch(int64_t elems, size_t size) {
+    size_t bytes = (size_t)(elems > 0 ? elems : 1) * size;
+    bytes = (bytes + 63) / 64 * 64;
+    return aligned_alloc(64, bytes);
+}
+#endif
+
+#define GEMM FN(ember_gemm)
+
+/* Row steps over n elements, restrict parameters so that the compiler vectorises them
+ * once inlined: a strided copy, a scatter-add, and the same scaled by a weight. */
+static inline void FN(row_copy)(scalar_t *restrict d, const scalar_t *restrict s, int64_t step,
+                                int64_t n) {
+    for (int64_t q = 0; q < n; q++) d[q] = s[q * step];
+}
+
+static inline void FN(row_add)(scalar_t *restrict d, int64_t step, const scalar_t *restrict s,
+                               int64_t n) {
+    if (step == 1)
+        for (int64_t q = 0; q < n; q++) d[q] += s[q];
+    else
+        for (int64_t q = 0; q < n; q++) d[q * step] += s[q];
+}
+
+static inline void FN(row_axpy)(scalar_t *restrict d, int64_t dstep, scalar_t wt,
+                                const scalar_t *restrict s, int64_t sstep, int64_t n) {
+    if (dstep == 1 && sstep == 1)
+        for (int64_t q = 0; q < n; q++) d[q] += wt * s[q];
+    else
+        for (int64_t q = 0; q < n; q++) d[q * dstep] += wt * s[q * sstep];
+}
+
+/* cols (cg K, b L) = the receptive fields of samples n0 .. n0+b, channels c0 .. c0+cg of x:
+ * row (channel, tap), column (sample, output position); zeros where a tap reads padding. */
+static void FN(im2col)(const scalar_t *x, const int64_t *p, int64_t n0, int64_t b, int64_t c0,
+                       int64_t cg, scalar_t *cols) {
+    const int64_t *in = p + G_IN, *k = p + G_K, *out = p + G_OUT, *st = p + G_STRIDE,
+                  *dl = p + G_DIL, *pd = p + G_PAD, *xs = p + G_XS;
+    const int64_t L = out[0] * out[1] * out[2], ld = b * L;
+    const int64_t step = st[2] * xs[4];
+    scalar_t *row = cols;
+    for (int64_t cl = 0; cl < cg; cl++)
+        for (int64_t t0 = 0; t0 < k[0]; t0++)
+            for (int64_t t1 = 0; t1 < k[1]; t1++)
+                for (int64_t t2 = 0; t2 < k[2]; t2++, row += ld) {
+                    int64_t z0, z1, y0, y1, q0, q1;
+                    conv_valid(out[0], in[0], st[0], pd[0], t0 * dl[0], &z0, &z1);
+                    conv_valid(out[1], in[1], st[1], pd[1], t1 * dl[1], &y0, &y1);
+                    conv_valid(out[2], in[2], st[2], pd[2], t2 * dl[2], &q0, &q1);
+                    for (int64_t j = 0; j < b; j++) {
+                        const scalar_t *src = x + (n0 + j) * xs[0] + (c0 + cl) * xs[1];
+                        scalar_t *dst = row + j * L;
+                        for (int64_t z = 0; z < out[0]; z++) {
+                            const int64_t iz = z * st[0] - pd[0] + t0 * dl[0];
+                            for (int64_t y = 0; y < out[1]; y++) {
+                                scalar_t *d = dst + (z * out[1] + y) * out[2];
+                                if (z < z0 || z >= z1 || y < y0 || y >= y1 || q0 == q1) {
+                                    memset(d, 0, (size_t)out[2] * sizeof(scalar_t));
+                                    continue;
+                                }
+                                const int64_t iy = y * st[1] - pd[1] + t1 * dl[1];
+                                const scalar_t *s = src + iz * xs[2] + iy * xs[3] +
+                                                    (q0 * st[2] - pd[2] + t2 * dl[2]) * xs[4];
+                                for (int64_t q = 0; q < q0; q++) d[q] = 0;
+                                if (step == 1)
+                                    memcpy(d + q0, s, (size_t)(q1 - q0) * sizeof(scalar_t));
+                                else
+                                    FN(row_copy)(d + q0, s, step, q1 - q0);
+                                for (int64_t q = q1; q < out[2]; q++) d[q] = 0;
+                            }
+                        }
+                    }
+                }
+}
+
+/* dx (samples n0 .. n0+b, channels c0 .. c0+cg; contiguous, zeroed) += the adjoint of
+ * im2col applied to cols (cg K, b L): each tap's columns added at the positions it read,
+ * taps in order. */
+static void FN(col2im)(const scalar_t *cols, const int64_t *p, int64_t n0, int64_t b,
+                       int64_t c0, int64_t cg, scalar_t *dx) {
+    const int64_t *in = p + G_IN, *k = p + G_K, *out = p + G_OUT, *st = p + G_STRIDE,
+                  *dl = p + G_DIL, *pd = p + G_PAD;
+    const int64_t L = out[0] * out[1] * out[2], ld = b * L;
+    const int64_t plane = in[0] * in[1] * in[2], c = p[G_C];
+    const scalar_t *row = cols;
+    for (int64_t cl = 0; cl < cg; cl++)
+        for (int64_t t0 = 0; t0 < k[0]; t0++)
+            for (int64_t t1 = 0; t1 < k[1]; t1++)
+                for (int64_t t2 = 0; t2 < k[2]; t2++, row += ld) {
+                    int64_t z0, z1, y0, y1, q0, q1;
+                    conv_valid(out[0], in[0], st[0], pd[0], t0 * dl[0], &z0, &z1);
+                    conv_valid(out[1], in[1], st[1], pd[1], t1 * dl[1], &y0, &y1);
+                    conv_valid(out[2], in[2], st[2], pd[2], t2 * dl[2], &q0, &q1);
+                    if (q0 == q1) continue;
+                    for (int64_t j = 0; j < b; j++) {
+                        scalar_t *dst = dx + ((n0 + j) * c + c0 + cl) * plane;
+                        const scalar_t *src = row + j * L;
+                        for (int64_t z = z0; z < z1; z++) {
+                            const int64_t iz = z * st[0] - pd[0] + t0 * dl[0];
+                            for (int64_t y = y0; y < y1; y++) {
+                                const int64_t iy = y * st[1] - pd[1] + t1 * dl[1];
+                                scalar_t *d = dst + (iz * in[1] + iy) * in[2] +
+                                              q0 * st[2] - pd[2] + t2 * dl[2];
+                                const scalar_t *s = src + (z * out[1] + y) * out[2];
+                                FN(row_add)(d, st[2], s + q0, q1 - q0);
+                            }
+                        }
+                    }
+                }
+}
+
+/* Whether sample n's channels c0.. of x are themselves the columns of a 1x1 stride-1
+ * unpadded convolution: rows of L contiguous elements, one channel after another. */
+static int FN(direct_columns)(const int64_t *p) {
+    const int64_t *in = p + G_IN, *k = p + G_K, *st = p + G_STRIDE, *pd = p + G_PAD,
+                  *xs = p + G_XS, *out = p + G_OUT;
+    for (int i = 0; i < 3; i++)
+        if (k[i] != 1 || st[i] != 1 || pd[i] != 0 || out[i] != in[i]) return 0;
+    return p[G_CHUNK] == 1 && xs[4] == 1 && xs[3] == in[2] && xs[2] == in[1] * in[2] &&
+           xs[1] == in[0] * in[1] * in[2];
+}
+
+/* --- forward: out (n, O, L) = w (O, C/g K) times the columns, group by group ---------- */
+
+typedef struct {
+    const scalar_t *x, *w;
+    scalar_t *out;
+    const int64_t *p;
+    atomic_int *failed; /* set by a task whose scratch could not be had */
+} FN(conv_args);
+
+static void FN(forward_task)(void *ctx, int64_t lo, int64_t hi) {
+    const FN(conv_args) *a = ctx;
+    const int64_t *p = a->p;
+    const int64_t c = p[G_C], o = p[G_O], g = p[G_GROUPS], n = p[G_N], chunk = p[G_CHUNK];
+    const int64_t K = p[G_K] * p[G_K + 1] * p[G_K + 2];
+    const int64_t L = p[G_OUT] * p[G_OUT + 1] * p[G_OUT + 2];
+    const int64_t cg = c / g, og = o / g, rows = cg * K;
+    const int direct = FN(direct_columns)(p);
+    scalar_t *cols = direct ? NULL : conv_scratch(rows * chunk * L, sizeof(scalar_t));
+    scalar_t *res = chunk > 1 ? conv_scratch(og * chunk * L, sizeof(scalar_t)) : NULL;
+    if ((!direct && !cols) || (chunk > 1 && !res)) {
+        atomic_store(a->failed, 1);
+        goto done;
+    }
+    for (int64_t ch = lo; ch < hi; ch++) {
+        const int64_t n0 = ch * chunk, b = EMBER_MIN(chunk, n - n0);
+        for (int64_t gi = 0; gi < g; gi++) {
+            const scalar_t *src;
+            int64_t ldb = b * L;
+            if (direct) {
+                src = a->x + n0 * p[G_XS] + gi * cg * p[G_XS + 1];
+            } else {
+                FN(im2col)(a->x, p, n0, b, gi * cg, cg, cols);
+                src = cols;
+            }
+            const scalar_t *wg = a->w + gi * og * rows;
+            if (b == 1) {
+                GEMM(0, 0, og, L, rows, 1, wg, rows, src, ldb, 0,
+                     a->out + (n0 * o + gi * og) * L, L);
+                continue;
+            }
+            GEMM(0, 0, og, b * L, rows, 1, wg, rows, src, ldb, 0, res, b * L);
+            for (int64_t j = 0; j < b; j++)
+                for (int64_t r = 0; r < og; r++)
+                    memcpy(a->out + ((n0 + j) * o + gi * og + r) * L, res + r * b * L + j * L,
+                           (size_t)L * sizeof(scalar_t));
+        }
+    }
+done:
+    free(cols);
+    free(res);
+}
+
+int FN(conv_forward)(const scalar_t *x, const scalar_t *w, scalar_t *out, const int64_t *p) {
+    atomic_int failed = 0;
+    FN(conv_args) a = {x, w, out, p, &failed};
+    const int64_t chunks = (p[G_N] + p[G_CHUNK] - 1) / p[G_CHUNK];
+    ember_parallel_for(FN(forward_task), &a, chunks, 1);
+    return atomic_load(&failed);
+}
+
+/* --- input gradient: dx = col2im(w^T gy), group by group ------------------------------ */
+
+typedef struct {
+    const scalar_t *gy, *w;
+    scalar_t *dx;
+    const int64_t *p;
+    atomic_int *failed; /* set by a task whose scratch could not be had */
+} FN(input_grad_args);
+
+/* (og, b L) rows of gy for samples n0.. and output channels o0..: gy's own rows when b is
+ * 1, else copied side by side into `buf`. */
+static const scalar_t *FN(gy_rows)(const scalar_t *gy, int64_t o, int64_t L, int64_t n0,
+                                   int64_t b, int64_t o0, int64_t og, scalar_t *buf) {
+    if (b == 1) return gy + (n0 * o + o0) * L;
+    for (int64_t r = 0; r < og; r++)
+        for (int64_t j = 0; j < b; j++)
+            memcpy(buf + r * b * L + j * L, gy + ((n0 + j) * o + o0 + r) * L,
+                   (size_t)L * sizeof(scalar_t));
+    return buf;
+}
+
+static void FN(input_grad_task)(void *ctx, int64_t lo, int64_t hi) {
+    const FN(input_grad_args) *a = ctx;
+    const int64_t *p = a->p;
+    const int64_t c = p[G_C], o = p[G_O], g = p[G_GROUPS], n = p[G_N], chunk = p[G_CHUNK];
+    const int64_t K = p[G_K] * p[G_K + 1] * p[G_K + 2];
+    const int64_t L = p[G_OUT] * p[G_OUT + 1] * p[G_OUT + 2];
+    const int64_t plane = p[G_IN] * p[G_IN + 1] * p[G_IN + 2];
+    const int64_t cg = c / g, og = o / g, rows = cg * K;
+    /* 1x1, stride 1, no padding: the product's rows are dx's own (no col2im) */
+    int64_t q[G_LEN];
+    memcpy(q, p, sizeof q);
+    q[G_XS + 4] = 1, q[G_XS + 3] = p[G_IN + 2], q[G_XS + 2] = p[G_IN + 1] * p[G_IN + 2];
+    q[G_XS + 1] = plane;
+    const int direct = FN(direct_columns)(q);
+    scalar_t *cols = direct ? NULL : conv_scratch(rows * chunk * L, sizeof(scalar_t));
+    scalar_t *gbuf = chunk > 1 ? conv_scratch(og * chunk * L, sizeof(scalar_t)) : NULL;
+    if ((!direct && !cols) || (chunk > 1 && !gbuf)) {
+        atomic_store(a->failed, 1);
+        goto done;
+    }
+    for (int64_t ch = lo; ch < hi; ch++) {
+        const int64_t n0 = ch * chunk, b = EMBER_MIN(chunk, n - n0);
+        if (!direct) memset(a->dx + n0 * c * plane, 0, (size_t)(b * c * plane) * sizeof(scalar_t));
+        for (int64_t gi = 0; gi < g; gi++) {
+            const scalar_t *src = FN(gy_rows)(a->gy, o, L, n0, b, gi * og, og, gbuf);
+            const scalar_t *wg = a->w + gi * og * rows;
+            if (direct) {
+                GEMM(1, 0, rows, L, og, 1, wg, rows, src, L, 0,
+                     a->dx + (n0 * c + gi * cg) * plane, L);
+                continue;
+            }
+            GEMM(1, 0, rows, b * L, og, 1, wg, rows, src, b * L, 0, cols, b * L);
+            FN(col2im)(cols, p, n0, b, gi * cg, cg, a->dx);
+        }
+    }
+done:
+    free(cols);
+    free(gbuf);
+}
+
+int FN(conv_input_grad)(const scalar_t *gy, const scalar_t *w, scalar_t *dx,
+                         const int64_t *p) {
+    atomic_int failed = 0;
+    FN(input_grad_args) a = {gy, w, dx, p, &failed};
+    const int64_t chunks = (p[G_N] + p[G_CHUNK] - 1) / p[G_CHUNK];
+    ember_parallel_for(FN(input_grad_task), &a, chunks, 1);
+    return atomic_load(&failed);
+}
+
+/* --- weight gradient: dw = sum over the batch of gy times the columns^T ---------------- */
+
+typedef struct {
+    const scalar_t *x, *gy;
+    scalar_t *acc; /* parts x (O, C/g K) */
+    const int64_t *p;
+    atomic_int *failed; /* set by a task whose scratch could not be had */
+} FN(weight_grad_args);
+
+static void FN(weight_grad_task)(void *ctx, int64_t lo, int64_t hi) {
+    const FN(weight_grad_args) *a = ctx;
+    const int64_t *p = a->p;
+    const int64_t c = p[G_C], o = p[G_O], g = p[G_GROUPS], n = p[G_N], chunk = p[G_CHUNK];
+    const int64_t K = p[G_K] * p[G_K + 1] * p[G_K + 2];
+    const int64_t L = p[G_OUT] * p[G_OUT + 1] * p[G_OUT + 2];
+    const int64_t cg = c / g, og = o / g, rows = cg * K, parts = p[G_PARTS];
+    const int64_t chunks = (n + chunk - 1) / chunk;
+    const int direct = FN(direct_columns)(p);
+    scalar_t *cols = direct ? NULL : conv_scratch(rows * chunk * L, sizeof(scalar_t));
+    scalar_t *gbuf = chunk > 1 ? conv_scratch(og * chunk * L, sizeof(scalar_t)) : NULL;
+    if ((!direct && !cols) || (chunk > 1 && !gbuf)) {
+        atomic_store(a->failed, 1);
+        goto done;
+    }
+    for (int64_t part = lo; part < hi; part++) {
+        scalar_t *acc = a->acc + part * o * rows;
+        const int64_t first = chunks * part / parts, last = chunks * (part + 1) / parts;
+        for (int64_t ch = first; ch < last; ch++) {
+            const int64_t n0 = ch * chunk, b = EMBER_MIN(chunk, n - n0);
+            for (int64_t gi = 0; gi < g; gi++) {
+                const scalar_t *src;
+                if (direct) {
+                    src = a->x + n0 * p[G_XS] + gi * cg * p[G_XS + 1];
+                } else {
+                    FN(im2col)(a->x, p, n0, b, gi * cg, cg, cols);
+                    src = cols;
+                }
+                const scalar_t *gr = FN(gy_rows)(a->gy, o, L, n0, b, gi * og, og, gbuf);
+                GEMM(0, 1, og, rows, b * L, 1, gr, b * L, src, b * L, ch == first ? 0 : 1,
+                     acc + gi * og * rows, rows);
+            }
+        }
+        if (first == last) memset(acc, 0, (size_t)(o * rows) * sizeof(scalar_t));
+    }
+done:
+    free(cols);
+    free(gbuf);
+}
+
+/* acc holds `parts` partial gradients; dw = their sum, added in order. */
+int FN(conv_weight_grad)(const scalar_t *x, const scalar_t *gy, scalar_t *dw, scalar_t *acc,
+                          const int64_t *p) {
+    const int64_t parts = p[G_PARTS];
+    const int64_t size = p[G_O] * (p[G_C] / p[G_GROUPS]) * p[G_K] * p[G_K + 1] * p[G_K + 2];
+    atomic_int failed = 0;
+    FN(weight_grad_args) a = {x, gy, acc, p, &failed};
+    ember_parallel_for(FN(weight_grad_task), &a, parts, 1);
+    if (atomic_load(&failed)) return 1;
+    memcpy(dw, acc, (size_t)size * sizeof(scalar_t));
+    for (int64_t part = 1; part < parts; part++)
+        for (int64_t i = 0; i < size; i++) dw[i] += acc[part * size + i];
+    return 0;
+}
+
+/* --- depthwise: one tap at a time over each plane, padding never read ----------------- */
+
+typedef struct {
+    const scalar_t *x, *w;
+    scalar_t *out;
+    const int64_t *p;
+    atomic_int *failed; /* set by a task whose scratch could not be had */
+} FN(depthwise_args);
+
+/* out plane (c's output) of sample n: sum over taps in order of w[t] x[tap's positions]. */
+static void FN(depthwise_task)(void *ctx, int64_t lo, int64_t hi) {
+    const FN(depthwise_args) *a = ctx;
+    const int64_t *p = a->p;
+    const int64_t *in = p + G_IN, *k = p + G_K, *out = p + G_OUT, *st = p + G_STRIDE,
+                  *dl = p + G_DIL, *pd = p + G_PAD, *xs = p + G_XS;
+    const int64_t c = p[G_C], K = k[0] * k[1] * k[2], L = out[0] * out[1] * out[2];
+    const int64_t step = st[2] * xs[4];
+    for (int64_t nc = lo; nc < hi; nc++) {
+        const int64_t ni = nc / c, ci = nc % c;
+        const scalar_t *src = a->x + ni * xs[0] + ci * xs[1];
+        const scalar_t *wc = a->w + ci * K;
+        scalar_t *dst = a->out + nc * L;
+        for (int64_t i = 0; i < L; i++) dst[i] = 0;
+        int64_t t = 0;
+        for (int64_t t0 = 0; t0 < k[0]; t0++)
+            for (int64_t t1 = 0; t1 < k[1]; t1++)
+                for (int64_t t2 = 0; t2 < k[2]; t2++, t++) {
+                    int64_t z0, z1, y0, y1, q0, q1;
+                    conv_valid(out[0], in[0], st[0], pd[0], t0 * dl[0], &z0, &z1);
+                    conv_valid(out[1], in[1], st[1], pd[1], t1 * dl[1], &y0, &y1);
+                    conv_valid(out[2], in[2], st[2], pd[2], t2 * dl[2], &q0, &q1);
+                    const scalar_t wt = wc[t];
+                    for (int64_t z = z0; z < z1; z++) {
+                        const int64_t iz = z * st[0] - pd[0] + t0 * dl[0];
+                        for (int64_t y = y0; y < y1; y++) {
+                            const int64_t iy = y * st[1] - pd[1] + t1 * dl[1];
+                            const scalar_t *s = src + iz * xs[2] + iy * xs[3] +
+                                                (q0 * st[2] - pd[2] + t2 * dl[2]) * xs[4];
+                            scalar_t *d = dst + (z * out[1] + y) * out[2];
+                            FN(row_axpy)(d + q0, 1, wt, s, step, q1 - q0);
+                        }
+                    }
+                }
+    }
+}
+
+int FN(depthwise_forward)(const scalar_t *x, const scalar_t *w, scalar_t *out,
+                           const int64_t *p) {
+    atomic_int failed = 0;
+    FN(depthwise_args) a = {x, w, out, p, &failed};
+    const int64_t L = p[G_OUT] * p[G_OUT + 1] * p[G_OUT + 2];
+    ember_parallel_for(FN(depthwise_task), &a, p[G_N] * p[G_C], L >= 4096 ? 1 : 4096 / L);
+    return atomic_load(&failed);
+}
+
+/* dx plane (contiguous) = sum over taps in order of w[t] gy at the positions the tap read. */
+static void FN(depthwise_input_task)(void *ctx, int64_t lo, int64_t hi) {
+    const FN(depthwise_args) *a = ctx; /* x: gy, out: dx */
+    const int64_t *p = a->p;
+    const int64_t *in = p + G_IN, *k = p + G_K, *out = p + G_OUT, *st = p + G_STRIDE,
+                  *dl = p + G_DIL, *pd = p + G_PAD;
+    const int64_t c = p[G_C], K = k[0] * k[1] * k[2], L = out[0] * out[1] * out[2];
+    const int64_t plane = in[0] * in[1] * in[2];
+    for (int64_t nc = lo; nc < hi; nc++) {
+        const scalar_t *src = a->x + nc * L, *wc = a->w + (nc % c) * K;
+        scalar_t *dst = a->out + nc * plane;
+        for (int64_t i = 0; i < plane; i++) dst[i] = 0;
+        int64_t t = 0;
+        for (int64_t t0 = 0; t0 < k[0]; t0++)
+            for (int64_t t1 = 0; t1 < k[1]; t1++)
+                for (int64_t t2 = 0; t2 < k[2]; t2++, t++) {
+                    int64_t z0, z1, y0, y1, q0, q1;
+                    conv_valid(out[0], in[0], st[0], pd[0], t0 * dl[0], &z0, &z1);
+                    conv_valid(out[1], in[1], st[1], pd[1], t1 * dl[1], &y0, &y1);
+                    conv_valid(out[2], in[2], st[2], pd[2], t2 * dl[2], &q0, &q1);
+                    const scalar_t wt = wc[t];
+                    for (int64_t z = z0; z < z1; z++) {
+                        const int64_t iz = z * st[0] - pd[0] + t0 * dl[0];
+                        for (int64_t y = y0; y < y1; y++) {
+                            const int64_t iy = y * st[1] - pd[1] + t1 * dl[1];
+                            scalar_t *d = dst + (iz * in[1] + iy) * in[2] +
+                                          q0 * st[2] - pd[2] + t2 * dl[2];
+                            const scalar_t *s = src + (z * out[1] + y) * out[2];
+                            FN(row_axpy)(d, st[2], wt, s + q0, 1, q1 - q0);
+                        }
+                    }
+                }
+    }
+}
+
+int FN(depthwise_input_grad)(const scalar_t *gy, const scalar_t *w, scalar_t *dx,
+                              const int64_t *p) {
+    atomic_int failed = 0;
+    FN(depthwise_args) a = {gy, w, dx, p, &failed};
+    const int64_t plane = p[G_IN] * p[G_IN + 1] * p[G_IN + 2];
+    ember_parallel_for(FN(depthwise_input_task), &a, p[G_N] * p[G_C],
+                       plane >= 4096 ? 1 : 4096 / EMBER_MAX(plane, 1));
+    return atomic_load(&failed);
+}
+
+/* acc[q] += gy[q] x[q * step] for q < n, in double. */
+static inline void FN(dot_lanes)(double *restrict acc, const scalar_t *restrict gy,
+                                 const scalar_t *restrict x, int64_t step, int64_t n) {
+    if (step == 1)
+        for (int64_t q = 0; q < n; q++) acc[q] += (double)gy[q] * (double)x[q];
+    else
+        for (int64_t q = 0; q < n; q++) acc[q] += (double)gy[q] * (double)x[q * step];
+}
+
+/* dw[c, t] = sum over the batch and the positions the tap read of gy x, in double: one
+ * accumulator per output column (summed over rows and samples), the columns added in
+ * order at the end; a channel per task (no sums across threads). */
+static void FN(depthwise_weight_task)(void *ctx, int64_t lo, int64_t hi) {
+    const FN(depthwise_args) *a = ctx; /* x, w: gy, out: dw */
+    const int64_t *p = a->p;
+    const int64_t *in = p + G_IN, *k = p + G_K, *out = p + G_OUT, *st = p + G_STRIDE,
+                  *dl = p + G_DIL, *pd = p + G_PAD, *xs = p + G_XS;
+    const int64_t c = p[G_C], n = p[G_N], K = k[0] * k[1] * k[2];
+    const int64_t L = out[0] * out[1] * out[2];
+    const int64_t step = st[2] * xs[4];
+    double *acc = conv_scratch(out[2], sizeof(double));
+    if (!acc) {
+        atomic_store(a->failed, 1);
+        goto done;
+    }
+    for (int64_t ci = lo; ci < hi; ci++) {
+        int64_t t = 0;
+        for (int64_t t0 = 0; t0 < k[0]; t0++)
+            for (int64_t t1 = 0; t1 < k[1]; t1++)
+                for (int64_t t2 = 0; t2 < k[2]; t2++, t++) {
+                    int64_t z0, z1, y0, y1, q0, q1;
+                    conv_valid(out[0], in[0], st[0], pd[0], t0 * dl[0], &z0, &z1);
+                    conv_valid(out[1], in[1], st[1], pd[1], t1 * dl[1], &y0, &y1);
+                    conv_valid(out[2], in[2], st[2], pd[2], t2 * dl[2], &q0, &q1);
+                    for (int64_t q = 0; q < out[2]; q++) acc[q] = 0;
+                    for (int64_t ni = 0; ni < n; ni++) {
+                        const scalar_t *src = a->x + ni * xs[0] + ci * xs[1];
+                        const scalar_t *g = a->w + (ni * c + ci) * L;
+                        for (int64_t z = z0; z < z1; z++) {
+                            const int64_t iz = z * st[0] - pd[0] + t0 * dl[0];
+                            for (int64_t y = y0; y < y1; y++) {
+                                const int64_t iy = y * st[1] - pd[1] + t1 * dl[1];
+                                FN(dot_lanes)(acc + q0, g + (z * out[1] + y) * out[2] + q0,
+                                              src + iz * xs[2] + iy * xs[3] +
+                                                  (q0 * st[2] - pd[2] + t2 * dl[2]) * xs[4],
+                                              step, q1 - q0);
+                            }
+                        }
+                    }
+                    double total = 0;
+                    for (int64_t q = 0; q < out[2]; q++) total += acc[q];
+                    a->out[ci * K + t] = (scalar_t)total;
+                }
+    }
+done:
+    free(acc);
+}
+
+int FN(depthwise_weight_grad)(const scalar_t *x, const scalar_t *gy, scalar_t *dw,
+                               const int64_t *p) {
+    atomic_int failed = 0;
+    FN(depthwise_args) a = {x, gy, dw, p, &failed};
+    ember_parallel_for(FN(depthwise_weight_task), &a, p[G_C], 1);
+    return atomic_load(&failed);
+}
+
+
+/* --- Winograd F(2x2, 3x3): 3x3 stride-1 undilated ungrouped 2-d convolutions -----------
+ *
+ * Each 2x2 block of outputs comes from the 4x4 input tile under it: V = B^T d B per tile
+ * and channel, U = G g G^T per kernel, and for each of the 16 positions of the 4x4
+ * transform one product M = U (O x C) V (C x tiles) through BLAS, then Y = A^T M A. The
+ * transforms are only additions (2.25x fewer multiplications than im2col), done in the
+ * NumPy kernel's order (ops/_winograd.py): rows, then columns. A 2-d convolution here is
+ * the 3-d one of conv_geo with its first spatial dim 1. The weight gradient is the
+ * adjoint: dU = (A gy A^T) V^T per position, summed over tiles, and dw = G^T dU G. */
+
+#ifndef EMBER_WINO_ONCE
+#define EMBER_WINO_ONCE
+static const double wino_g[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+#endif
+
+/* The transforms' one-dimensional steps over n independent lanes (restrict parameters, so
+ * that the compiler vectorises them once inlined): B^T of four rows, A^T of four, A of
+ * two. */
+static inline void FN(wino_bt)(const scalar_t *restrict d0, const scalar_t *restrict d1,
+                               const scalar_t *restrict d2, const scalar_t *restrict d3,
+                               scalar_t *restrict o0, scalar_t *restrict o1,
+                               scalar_t *restrict o2, scalar_t *restrict o3, int64_t n) {
+    for (int64_t k = 0; k < n; k++) {
+        o0[k] = d0[k] - d2[k];
+        o1[k] = d1[k] + d2[k];
+        o2[k] = d2[k] - d1[k];
+        o3[k] = d1[k] - d3[k];
+    }
+}
+
+static inline void FN(wino_at)(const scalar_t *restrict m0, const scalar_t *restrict m1,
+                               const scalar_t *restrict m2, const scalar_t *restrict m3,
+                               scalar_t *restrict y0, scalar_t *restrict y1, int64_t n) {
+    for (int64_t k = 0; k < n; k++) {
+        scalar_t a = m0[k] + m1[k], b = m1[k] - m2[k];
+        y0[k] = a + m2[k];
+        y1[k] = b - m3[k];
+    }
+}
+
+static inline void FN(wino_a)(const scalar_t *restrict z0, const scalar_t *restrict z1,
+                              scalar_t *restrict e0, scalar_t *restrict e1,
+                              scalar_t *restrict e2, scalar_t *restrict e3, int64_t n) {
+    for (int64_t k = 0; k < n; k++) {
+        e0[k] = z0[k];
+        e1[k] = z0[k] + z1[k];
+        e2[k] = z0[k] - z1[k];
+        e3[k] = -z1[k];
+    }
+}
+
+/* Even and odd elements of one input row, with the padding's zeros: e[k] = row[2k - lo],
+ * o[k] = row[2k + 1 - lo], k < n (NULL line: a row of padding). */
+static void FN(wino_split)(const scalar_t *line, int64_t step, int64_t w, int64_t lo,
+                           int64_t n, scalar_t *restrict e, scalar_t *restrict o) {
+    for (int64_t k = 0; k < n; k++) e[k] = 0, o[k] = 0;
+    if (line == NULL) return;
+    for (int par = 0; par < 2; par++) {
+        scalar_t *restrict dst = par ? o : e;
+        /* 0 <= 2k + par - lo < w */
+        int64_t k0 = lo - par > 0 ? (lo - par + 1) / 2 : 0;
+        int64_t k1 = (w + lo - par + 1) / 2;
+        if (k1 > n) k1 = n;
+        const scalar_t *src = line + (2 * k0 + par - lo) * step;
+        for (int64_t k = k0; k < k1; k++) dst[k] = src[(k - k0) * 2 * step];
+    }
+}
+
+/* V (16, C, P) for samples n0 .. n0+b at tile offset 0 (P = b th tw): B^T d B of every
+ * tile, a tile row at a time: its four input rows split into even and odd columns (so
+ * every step below runs over whole rows of tiles), the rows' transform, then the
+ * columns'. `rowbuf` holds 16 (tw + 1). */
+static void FN(wino_input)(const scalar_t *x, const int64_t *p, int64_t n0, int64_t b,
+                           scalar_t *v, scalar_t *rowbuf) {
+    const int64_t c = p[G_C], h = p[G_IN + 1], w = p[G_IN + 2], *xs = p + G_XS;
+    const int64_t oh = p[G_OUT + 1], ow = p[G_OUT + 2];
+    const int64_t th = (oh + 1) / 2, tw = (ow + 1) / 2, P = b * th * tw, half = tw + 1;
+    const int64_t plo = p[G_PAD + 1], qlo = p[G_PAD + 2];
+    scalar_t *re[4], *ro[4], *te[4], *to[4];
+    for (int i = 0; i < 4; i++) {
+        re[i] = rowbuf + i * half, ro[i] = rowbuf + (4 + i) * half;
+        te[i] = rowbuf + (8 + i) * half, to[i] = rowbuf + (12 + i) * half;
+    }
+    for (int64_t j = 0; j < b; j++)
+        for (int64_t ci = 0; ci < c; ci++) {
+            const scalar_t *src = x + (n0 + j) * xs[0] + ci * xs[1];
+            for (int64_t ty = 0; ty < th; ty++) {
+                for (int i = 0; i < 4; i++) {
+                    const int64_t iy = 2 * ty + i - plo;
+                    FN(wino_split)(iy < 0 || iy >= h ? NULL : src + iy * xs[3], xs[4], w, qlo,
+                                   half, re[i], ro[i]);
+                }
+                FN(wino_bt)(re[0], re[1], re[2], re[3], te[0], te[1], te[2], te[3], half);
+                FN(wino_bt)(ro[0], ro[1], ro[2], ro[3], to[0], to[1], to[2], to[3], half);
+                const int64_t at = (j * th + ty) * tw;
+                for (int i = 0; i < 4; i++) /* a tile's columns: e[tx], o[tx], e[tx+1], o[tx+1] */
+                    FN(wino_bt)(te[i], to[i], te[i] + 1, to[i] + 1,
+                                v + ((4 * i + 0) * c + ci) * P + at,
+                                v + ((4 * i + 1) * c + ci) * P + at,
+                                v + ((4 * i + 2) * c + ci) * P + at,
+                                v + ((4 * i + 3) * c + ci) * P + at, tw);
+            }
+        }
+}
+
+/* U (16, O, C) = G g G^T of every kernel, in double (G g, then times G^T), rounded once. */
+void FN(wino_kernel)(const scalar_t *w, scalar_t *u, int64_t o, int64_t c) {
+    for (int64_t oc = 0; oc < o * c; oc++) {
+        const scalar_t *g = w + oc * 9;
+        double t[4][3];
+        for (int i = 0; i < 4; i++)
+            for (int bb = 0; bb < 3; bb++)
+                t[i][bb] = wino_g[i][0] * g[bb] + wino_g[i][1] * g[3 + bb] +
+                           wino_g[i][2] * g[6 + bb];
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++)
+                u[(4 * i + j) * o * c + oc] = (scalar_t)(
+                    t[i][0] * wino_g[j][0] + t[i][1] * wino_g[j][1] + t[i][2] * wino_g[j][2]);
+    }
+}
+
+typedef struct {
+    const scalar_t *x, *u;
+    scalar_t *out;
+    const int64_t *p;
+    atomic_int *failed; /* set by a task whose scratch could not be had */
+} FN(wino_args);
+
+static void FN(wino_forward_task)(void *ctx, int64_t lo, int64_t hi) {
+    const FN(wino_args) *a = ctx;
+    const int64_t *p = a->p;
+    const int64_t c = p[G_C], o = p[G_O], n = p[G_N], chunk = p[G_CHUNK];
+    const int64_t oh = p[G_OUT + 1], ow = p[G_OUT + 2], th = (oh + 1) / 2, tw = (ow + 1) / 2;
+    const int64_t most = chunk * th * tw;
+    scalar_t *v = conv_scratch(16 * c * most, sizeof(scalar_t));
+    scalar_t *m = conv_scratch(16 * o * most, sizeof(scalar_t));
+    scalar_t *rowbuf = conv_scratch(24 * (tw + 1), sizeof(scalar_t));
+    if (!v || !m || !rowbuf) {
+        atomic_store(a->failed, 1);
+        goto done;
+    }
+    for (int64_t ch = lo; ch < hi; ch++) {
+        const int64_t n0 = ch * chunk, b = EMBER_MIN(chunk, n - n0), P = b * th * tw;
+        FN(wino_input)(a->x, p, n0, b, v, rowbuf);
+        for (int k = 0; k < 16; k++)
+            GEMM(0, 0, o, P, c, 1, a->u + k * o * c, c, v + k * c * P, P, 0, m + k * o * P, P);
+        for (int64_t j = 0; j < b; j++)
+            for (int64_t oi = 0; oi < o; oi++) {
+                scalar_t *dst = a->out + ((n0 + j) * o + oi) * oh * ow;
+                for (int64_t ty = 0; ty < th; ty++) {
+                    const int64_t at = oi * P + (j * th + ty) * tw;
+                    scalar_t *s0 = rowbuf, *s1 = rowbuf + 4 * tw, *y = rowbuf + 8 * tw;
+                    for (int jj = 0; jj < 4; jj++) /* A^T m along the rows */
+                        FN(wino_at)(m + jj * o * P + at, m + (4 + jj) * o * P + at,
+                                    m + (8 + jj) * o * P + at, m + (12 + jj) * o * P + at,
+                                    s0 + jj * tw, s1 + jj * tw, tw);
+                    for (int i = 0; i < 2; i++) { /* and along the columns */
+                        const scalar_t *q = i ? s1 : s0;
+                        scalar_t *y0 = y + 2 * i * tw, *y1 = y0 + tw;
+                        FN(wino_at)(q, q + tw, q + 2 * tw, q + 3 * tw, y0, y1, tw);
+                        if (2 * ty + i >= oh) break;
+                        scalar_t *row = dst + (2 * ty + i) * ow;
+                        for (int64_t tx = 0; tx < ow / 2; tx++)
+                            row[2 * tx] = y0[tx], row[2 * tx + 1] = y1[tx];
+                        if (ow & 1) row[ow - 1] = y0[tw - 1];
+                    }
+                }
+            }
+    }
+done:
+    free(v);
+    free(m);
+    free(rowbuf);
+}
+
+int FN(wino_forward)(const scalar_t *x, const scalar_t *u, scalar_t *out, const int64_t *p) {
+    atomic_int failed = 0;
+    FN(wino_args) a = {x, u, out, p, &failed};
+    const int64_t chunks = (p[G_N] + p[G_CHUNK] - 1) / p[G_CHUNK];
+    ember_parallel_for(FN(wino_forward_task), &a, chunks, 1);
+    return atomic_load(&failed);
+}
+
+typedef struct {
+    const scalar_t *x, *gy;
+    scalar_t *acc; /* parts x (16, O, C) */
+    const int64_t *p;
+    atomic_int *failed; /* set by a task whose scratch could not be had */
+} FN(wino_wgrad_args);
+
+static void FN(wino_weight_task)(void *ctx, int64_t lo, int64_t hi) {
+    const FN(wino_wgrad_args) *a = ctx;
+    const int64_t *p = a->p;
+    const int64_t c = p[G_C], o = p[G_O], n = p[G_N], chunk = p[G_CHUNK], parts = p[G_PARTS];
+    const int64_t oh = p[G_OUT + 1], ow = p[G_OUT + 2], th = (oh + 1) / 2, tw = (ow + 1) / 2;
+    const int64_t most = chunk * th * tw, chunks = (n + chunk - 1) / chunk;
+    scalar_t *v = conv_scratch(16 * c * most, sizeof(scalar_t));
+    scalar_t *d = conv_scratch(16 * o * most, sizeof(scalar_t));
+    scalar_t *rowbuf = conv_scratch(24 * (tw + 1), sizeof(scalar_t));
+    if (!v || !d || !rowbuf) {
+        atomic_store(a->failed, 1);
+        goto done;
+    }
+    for (int64_t part = lo; part < hi; part++) {
+        scalar_t *acc = a->acc + part * 16 * o * c;
+        const int64_t first = chunks * part / parts, last = chunks * (part + 1) / parts;
+        for (int64_t ch = first; ch < last; ch++) {
+            const int64_t n0 = ch * chunk, b = EMBER_MIN(chunk, n - n0), P = b * th * tw;
+            FN(wino_input)(a->x, p, n0, b, v, rowbuf);
+            /* D = A z A^T of each 2x2 block z of gy (zeros past its end) */
+            for (int64_t j = 0; j < b; j++)
+                for (int64_t oi = 0; oi < o; oi++) {
+                    const scalar_t *g = a->gy + ((n0 + j) * o + oi) * oh * ow;
+                    for (int64_t ty = 0; ty < th; ty++) {
+                        const int64_t at = oi * P + (j * th + ty) * tw;
+                        scalar_t *z = rowbuf, *e = rowbuf + 4 * tw; /* z: 00, 01, 10, 11 */
+                        for (int r = 0; r < 2; r++) {
+                            scalar_t *restrict ze = z + 2 * r * tw, *restrict zo = ze + tw;
+                            const scalar_t *row = g + (2 * ty + r) * ow;
+                            for (int64_t tx = 0; tx < tw; tx++) ze[tx] = 0, zo[tx] = 0;
+                            if (2 * ty + r >= oh) continue;
+                            for (int64_t tx = 0; tx < ow / 2; tx++)
+                                ze[tx] = row[2 * tx], zo[tx] = row[2 * tx + 1];
+                            if (ow & 1) ze[tw - 1] = row[ow - 1];
+                        }
+                        for (int col = 0; col < 2; col++) { /* A z along the rows */
+                            scalar_t *e0 = e + col * tw;
+                            FN(wino_a)(z + col * tw, z + (2 + col) * tw, e0, e0 + 2 * tw,
+                                       e0 + 4 * tw, e0 + 6 * tw, tw);
+                        }
+                        for (int i = 0; i < 4; i++) /* and along the columns */
+                            FN(wino_a)(e + 2 * i * tw, e + (2 * i + 1) * tw,
+                                       d + (4 * i) * o * P + at, d + (4 * i + 1) * o * P + at,
+                                       d + (4 * i + 2) * o * P + at,
+                                       d + (4 * i + 3) * o * P + at, tw);
+                    }
+                }
+            for (int k = 0; k < 16; k++)
+                GEMM(0, 1, o, c, P, 1, d + k * o * P, P, v + k * c * P, P, ch == first ? 0 : 1,
+                     acc + k * o * c, c);
+        }
+        if (first == last) memset(acc, 0, (size_t)(16 * o * c) * sizeof(scalar_t));
+    }
+done:
+    free(v);
+    free(d);
+    free(rowbuf);
+}
+
+/* dw (O, C, 3, 3) = G^T dU G, dU the sum in order of the `parts` partial sums (acc). */
+void FN(wino_weight_finish)(scalar_t *acc, scalar_t *dw, const int64_t *p) {
+    const int64_t o = p[G_O], c = p[G_C], parts = p[G_PARTS], size = 16 * o * c;
+    for (int64_t part = 1; part < parts; part++)
+        for (int64_t i = 0; i < size; i++) acc[i] += acc[part * size + i];
+    for (int64_t oc = 0; oc < o * c; oc++) {
+        double t[4][3];
+        for (int i = 0; i < 4; i++)
+            for (int ib = 0; ib < 3; ib++)
+                t[i][ib] = (double)acc[(4 * i) * o * c + oc] * wino_g[0][ib] +
+                           (double)acc[(4 * i + 1) * o * c + oc] * wino_g[1][ib] +
+                           (double)acc[(4 * i + 2) * o * c + oc] * wino_g[2][ib] +
+                           (double)acc[(4 * i + 3) * o * c + oc] * wino_g[3][ib];
+        for (int ia = 0; ia < 3; ia++)
+            for (int ib = 0; ib < 3; ib++)
+                dw[oc * 9 + ia * 3 + ib] = (scalar_t)(wino_g[0][ia] * t[0][ib] + wino_g[1][ia] * t[1][ib] +
+                                                      wino_g[2][ia] * t[2][ib] + wino_g[3][ia] * t[3][ib]);
+    }
+}
+
+int FN(wino_weight_grad)(const scalar_t *x, const scalar_t *gy, scalar_t *acc,
+                          const int64_t *p) {
+    atomic_int failed = 0;
+    FN(wino_wgrad_args) a = {x, gy, acc, p, &failed};
+    ember_parallel_for(FN(wino_weight_task), &a, p[G_PARTS], 1);
+    return atomic_load(&failed);
+}
+
+/* --- Winograd on narrow planes: the same transforms, channels last ---------------------
+ *
+ * Where a row holds few tiles, a tile row is too short a loop; so the chunk is first copied
+ * channels last (b, 2 th + 2, 2 tw + 2, C, the padding's zeros around), every transform
+ * runs over a tile's channels (V and M are (16, P, C) and (16, P, O)), and the output and
+ * the output gradient are transposed on the way out and in. */
+
+/* xp (b, hp, wp, C) = samples n0.. of x padded, channels last; hp, wp = 2 th + 2, 2 tw + 2 */
+static void FN(wino_last_pad)(const scalar_t *x, const int64_t *p, int64_t n0, int64_t b,
+                              int64_t hp, int64_t wp, scalar_t *xp) {
+    const int64_t c = p[G_C], h = p[G_IN + 1], w = p[G_IN + 2], *xs = p + G_XS;
+    const int64_t plo = p[G_PAD + 1], qlo = p[G_PAD + 2];
+    memset(xp, 0, (size_t)(b * hp * wp * c) * sizeof(scalar_t));
+    const int64_t y1 = EMBER_MIN(h, hp - plo), x1 = EMBER_MIN(w, wp - qlo);
+    for (int64_t j = 0; j < b; j++)
+        for (int64_t iy = 0; iy < y1; iy++)
+            for (int64_t ci = 0; ci < c; ci++) {
+                const scalar_t *src = x + (n0 + j) * xs[0] + ci * xs[1] + iy * xs[3];
+                scalar_t *dst = xp + ((j * hp + iy + plo) * wp + qlo) * c + ci;
+                for (int64_t ix = 0; ix < x1; ix++) dst[ix * c] = src[ix * xs[4]];
+            }
+}
+
+/* V (16, P, C): B^T d B of every tile of xp, over the channels. */
+static void FN(wino_last_input)(const scalar_t *xp, int64_t b, int64_t th, int64_t tw,
+                                int64_t hp, int64_t wp, int64_t c, scalar_t *v,
+                                scalar_t *t) {
+    const int64_t P = b * th * tw;
+    for (int64_t j = 0; j < b; j++)
+        for (int64_t ty = 0; ty < th; ty++)
+            for (int64_t tx = 0; tx < tw; tx++) {
+                const int64_t pp = (j * th + ty) * tw + tx;
+                const scalar_t *base = xp + ((j * hp + 2 * ty) * wp + 2 * tx) * c;
+                for (int s = 0; s < 4; s++) { /* B^T along the rows, column s */
+                    const scalar_t *d0 = base + s * c;
+                    FN(wino_bt)(d0, d0 + wp * c, d0 + 2 * wp * c, d0 + 3 * wp * c, t + s * c,
+                                t + (4 + s) * c, t + (8 + s) * c, t + (12 + s) * c, c);
+                }
+                for (int i = 0; i < 4; i++) { /* and along the columns */
+                    const scalar_t *e0 = t + 4 * i * c;
+                    scalar_t *v0 = v + ((4 * i) * P + pp) * c;
+                    FN(wino_bt)(e0, e0 + c, e0 + 2 * c, e0 + 3 * c, v0, v0 + P * c,
+                                v0 + 2 * P * c, v0 + 3 * P * c, c);
+                }
+            }
+}
+
+static void FN(wino_last_forward_task)(void *ctx, int64_t lo, int64_t hi) {
+    const FN(wino_args) *a = ctx;
+    const int64_t *p = a->p;
+    const int64_t c = p[G_C], o = p[G_O], n = p[G_N], chunk = p[G_CHUNK];
+    const int64_t oh = p[G_OUT + 1], ow = p[G_OUT + 2], th = (oh + 1) / 2, tw = (ow + 1) / 2;
+    const int64_t hp = 2 * th + 2, wp = 2 * tw + 2, most = chunk * th * tw;
+    scalar_t *xp = conv_scratch(chunk * hp * wp * c, sizeof(scalar_t));
+    scalar_t *v = conv_scratch(16 * c * most, sizeof(scalar_t));
+    scalar_t *m = conv_scratch(16 * o * most, sizeof(scalar_t));
+    scalar_t *y = conv_scratch(chunk * oh * ow * o, sizeof(scalar_t));
+    scalar_t *t = conv_scratch(17 * EMBER_MAX(c, o), sizeof(scalar_t));
+    if (!xp || !v || !m || !y || !t) {
+        atomic_store(a->failed, 1);
+        goto done;
+    }
+    for (int64_t ch = lo; ch < hi; ch++) {
+        const int64_t n0 = ch * chunk, b = EMBER_MIN(chunk, n - n0), P = b * th * tw;
+        FN(wino_last_pad)(a->x, p, n0, b, hp, wp, xp);
+        FN(wino_last_input)(xp, b, th, tw, hp, wp, c, v, t);
+        for (int k = 0; k < 16; k++)
+            GEMM(0, 1, P, o, c, 1, v + k * P * c, c, a->u + k * o * c, c, 0, m + k * P * o, o);
+        for (int64_t pp = 0; pp < P; pp++) {
+            const int64_t j = pp / (th * tw), ty = pp / tw % th, tx = pp % tw;
+            for (int jj = 0; jj < 4; jj++) { /* A^T m along the rows */
+                const scalar_t *m0 = m + (jj * P + pp) * o;
+                FN(wino_at)(m0, m0 + 4 * P * o, m0 + 8 * P * o, m0 + 12 * P * o, t + jj * o,
+                            t + (4 + jj) * o, o);
+            }
+            for (int i = 0; i < 2 && 2 * ty + i < oh; i++) { /* and along the columns */
+                const scalar_t *q0 = t + 4 * i * o;
+                scalar_t *y0 = y + ((j * oh + 2 * ty + i) * ow + 2 * tx) * o;
+                /* (a last odd column's second output lands in the row's spare slot) */
+                FN(wino_at)(q0, q0 + o, q0 + 2 * o, q0 + 3 * o, y0,
+                            2 * tx + 1 < ow ? y0 + o : t + 16 * EMBER_MAX(c, o), o);
+            }
+        }
+        for (int64_t j = 0; j < b; j++) /* (b, oh ow, O) -> out (b, O, oh ow) */
+            for (int64_t oi = 0; oi < o; oi++) {
+                scalar_t *restrict dst = a->out + ((n0 + j) * o + oi) * oh * ow;
+                const scalar_t *restrict src = y + j * oh * ow * o + oi;
+                for (int64_t q = 0; q < oh * ow; q++) dst[q] = src[q * o];
+            }
+    }
+done:
+    free(xp);
+    free(v);
+    free(m);
+    free(y);
+    free(t);
+}
+
+int FN(wino_last_forward)(const scalar_t *x, const scalar_t *u, scalar_t *out,
+                           const int64_t *p) {
+    atomic_int failed = 0;
+    FN(wino_args) a = {x, u, out, p, &failed};
+    const int64_t chunks = (p[G_N] + p[G_CHUNK] - 1) / p[G_CHUNK];
+    ember_parallel_for(FN(wino_last_forward_task), &a, chunks, 1);
+    return atomic_load(&failed);
+}
+
+static void FN(wino_last_weight_task)(void *ctx, int64_t lo, int64_t hi) {
+    const FN(wino_wgrad_args) *a = ctx;
+    const int64_t *p = a->p;
+    const int64_t c = p[G_C], o = p[G_O], n = p[G_N], chunk = p[G_CHUNK], parts = p[G_PARTS];
+    const int64_t oh = p[G_OUT + 1], ow = p[G_OUT + 2], th = (oh + 1) / 2, tw = (ow + 1) / 2;
+    const int64_t hp = 2 * th + 2, wp = 2 * tw + 2, most = chunk * th * tw;
+    const int64_t chunks = (n + chunk - 1) / chunk;
+    scalar_t *xp = conv_scratch(chunk * hp * wp * c, sizeof(scalar_t));
+    scalar_t *v = conv_scratch(16 * c * most, sizeof(scalar_t));
+    scalar_t *d = conv_scratch(16 * o * most, sizeof(scalar_t));
+    /* gy chunk channels last, one zero row and column past its end: (b, 2th, 2tw, O) */
+    scalar_t *gl = conv_scratch(chunk * 4 * th * tw * o, sizeof(scalar_t));
+    scalar_t *t = conv_scratch(16 * EMBER_MAX(c, o), sizeof(scalar_t));
+    if (!xp || !v || !d || !gl || !t) {
+        atomic_store(a->failed, 1);
+        goto done;
+    }
+    for (int64_t part = lo; part < hi; part++) {
+        scalar_t *acc = a->acc + part * 16 * o * c;
+        const int64_t first = chunks * part / parts, last = chunks * (part + 1) / parts;
+        for (int64_t ch = first; ch < last; ch++) {
+            const int64_t n0 = ch * chunk, b = EMBER_MIN(chunk, n - n0), P = b * th * tw;
+            FN(wino_last_pad)(a->x, p, n0, b, hp, wp, xp);
+            FN(wino_last_input)(xp, b, th, tw, hp, wp, c, v, t);
+            memset(gl, 0, (size_t)(b * 4 * th * tw * o) * sizeof(scalar_t));
+            for (int64_t j = 0; j < b; j++)
+                for (int64_t oi = 0; oi < o; oi++) {
+                    const scalar_t *restrict src = a->gy + ((n0 + j) * o + oi) * oh * ow;
+                    for (int64_t yy = 0; yy < oh; yy++) {
+                        scalar_t *restrict dst = gl + ((j * 2 * th + yy) * 2 * tw) * o + oi;
+                        for (int64_t xx = 0; xx < ow; xx++) dst[xx * o] = src[yy * ow + xx];
+                    }
+                }
+            for (int64_t pp = 0; pp < P; pp++) {
+                const int64_t j = pp / (th * tw), ty = pp / tw % th, tx = pp % tw;
+                const scalar_t *z00 = gl + ((j * 2 * th + 2 * ty) * 2 * tw + 2 * tx) * o;
+                const scalar_t *z01 = z00 + o, *z10 = z00 + 2 * tw * o, *z11 = z10 + o;
+                for (int col = 0; col < 2; col++) /* A z along the rows */
+                    FN(wino_a)(col ? z01 : z00, col ? z11 : z10, t + col * o, t + (2 + col) * o,
+                               t + (4 + col) * o, t + (6 + col) * o, o);
+                for (int i = 0; i < 4; i++) { /* and along the columns */
+                    scalar_t *d0 = d + ((4 * i) * P + pp) * o;
+                    FN(wino_a)(t + 2 * i * o, t + (2 * i + 1) * o, d0, d0 + P * o,
+                               d0 + 2 * P * o, d0 + 3 * P * o, o);
+                }
+            }
+            for (int k = 0; k < 16; k++)
+                GEMM(1, 0, o, c, P, 1, d + k * P * o, o, v + k * P * c, c, ch == first ? 0 : 1,
+                     acc + k * o * c, c);
+        }
+        if (first == last) memset(acc, 0, (size_t)(16 * o * c) * sizeof(scalar_t));
+    }
+done:
+    free(xp);
+    free(v);
+    free(d);
+    free(gl);
+    free(t);
+}
+
+int FN(wino_last_weight_grad)(const scalar_t *x, const scalar_t *gy, scalar_t *acc,
+                               const int64_t *p) {
+    atomic_int failed = 0;
+    FN(wino_wgrad_args) a = {x, gy, acc, p, &failed};
+    ember_parallel_for(FN(wino_last_weight_task), &a, p[G_PARTS], 1);
+    return atomic_load(&failed);
+}
+
+#undef GEMM
