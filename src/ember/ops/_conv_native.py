@@ -154,6 +154,10 @@ def conv_native(lib, x, w, *, stride, padding, dilation, groups):
         return NotImplemented
     out = np.empty((n, o) + geo.out, x.dtype)
     if _depthwise(geo, c, o):
+        if dtype == np.float64 and not np.isfinite(w).all():
+            # PyTorch's float64 path multiplies a padded tap's zero by the weight (NaN for
+            # an inf weight), unlike its float32 depthwise kernel: im2col does the same
+            return NotImplemented
         p = _params(x, geo, n, c, o, x.shape, 1, 1)
         _call(lib, "depthwise_forward", sfx, x, w, out, p)
     else:
@@ -201,8 +205,10 @@ def input_grad_native(lib, g, w, *, stride, padding, dilation, groups, x_shape):
         if blas.gemm() is None:
             return NotImplemented
         full = K._as_full_convolution(geo, x_shape, o, g.dtype)
+        # (a non-finite weight takes col2im, which never multiplies it by the full
+        # convolution's padding, as PyTorch's input gradient never does)
         if full is not None and np.prod(x_shape[2:]) <= 1.1 * geo.positions and \
-                _wino_plan(g.shape, c, full, g.itemsize) is not None:
+                _wino_plan(g.shape, c, full, g.itemsize) is not None and np.isfinite(w).all():
             # At stride 1 the input gradient is the flipped kernel's full convolution, by
             # Winograd where x is about the output's size ("same" padding). Where x is
             # larger (unpadded), col2im computes fewer sums: measured on the MNIST CNN's
