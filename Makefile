@@ -23,6 +23,7 @@ demo: $(VENV)/.demo-installed
 test: $(VENV)/.test-installed
 	$(BIN)/ruff check src tests benchmarks examples fuzz tools
 	$(BIN)/python -m pytest -n 2 tests
+	EMBER_KERNELS=numpy $(BIN)/python -m pytest -n 2 tests/ops tests/optim tests/graph tests/nn tests/native
 
 bench: $(VENV)/.test-installed
 	$(BIN)/python -m benchmarks.run $(ARGS)
