@@ -63,6 +63,7 @@ class Session(Interpreter):
         self.on_run = on_run  # called with (graph, program, break) after each graph runs
         self.segment = 0  # how many graphs this session has run
         self.runs: list = []  # what each graph run was (for pure mode: `replay.py`)
+        self.drew = False  # whether a random draw ran (a replay would repeat its numbers)
         self._reset()
 
     def _reset(self) -> None:
@@ -257,6 +258,13 @@ def _run_now(session: Session, prim, args, params):
     return session.lower(prim, args, params)
 
 
+def _run_draw(session: Session, prim, args, params):
+    """A random draw runs now, in eager's order of draws (see `_run_now`); the session
+    notes it, so that pure mode does not replay the call with these numbers."""
+    session.drew = True
+    return session.lower(prim, args, params)
+
+
 def _record_detach(session: Session, prim, args, params):
     """`detach` of a pending value is another pending tensor of the same value (sharing its
     version counter), outside autograd; of a real tensor, it runs as eager."""
@@ -310,7 +318,7 @@ def _break(session: Session, prim, args, params):
 
 
 _CAPTURED: dict = {eval_kernel: _record_kernel, eval_member: _record_kernel,
-                   _eval_view: _record_view, _eval_factory: _run_now, _eval_draw: _run_now,
+                   _eval_view: _record_view, _eval_factory: _run_now, _eval_draw: _run_draw,
                    _eval_filled_like: _run_now, _eval_detach: _record_detach,
                    _eval_update: _record_update, _eval_inplace: _record_inplace}
 
