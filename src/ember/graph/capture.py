@@ -225,8 +225,16 @@ def _contiguous(shape) -> tuple:
 
 
 def _record_kernel(session: Session, prim, args, params):
-    """A plain kernel (or a family member's): one node; autograd records as in eager."""
-    lazies = session._record(prim, args, params, _meta_of(prim, args, params))
+    """A plain kernel (or a family member's): one node; autograd records as in eager. An
+    op whose output shape depends on the values (nonzero, a bool mask index, unique) is a
+    graph break, as in PyTorch: its meta rule cannot say the shape (NotImplementedError),
+    so the graph runs, then the op eagerly."""
+    try:
+        metas = _meta_of(prim, args, params)
+    except NotImplementedError:
+        session.flush("dynamic shape operator", prim.name)
+        return session.lower(prim, args, params)
+    lazies = session._record(prim, args, params, metas)
     out = lazies[0] if prim.n_outputs == 1 else tuple(lazies)
     if _grad_state.enabled:
         for a in args:

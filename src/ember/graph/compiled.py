@@ -99,7 +99,8 @@ class Compiled:
         self.graphs: list[Graph] = []  # one per program compiled, in order
         self.breaks: list[Break] = []  # every graph break seen, with where it happened
         self.recompiles: list[str] = []  # what changed, for each program after the first
-        self.per_segment: dict = {}  # graph index within a call -> its programs' graphs
+        # graph index within a call (("backward", index) in a backward pass) -> its graphs
+        self.per_segment: dict = {}
         self.pure = bool(self.options.get("pure", False))
         self.replays: dict = {}  # call signature -> Replay (pure mode)
         self._seen: dict = {}  # call signature -> (graph key, numbers) of its last trace
@@ -108,6 +109,15 @@ class Compiled:
         self.calls = 0
         self.over_limit = False
         _every.add(self)
+
+    @property
+    def name(self) -> str:
+        """What messages call the function: a compiled module's is `Class.forward`."""
+        fn = self.fn
+        owner = getattr(fn, "__self__", None)
+        if getattr(fn, "__name__", None) == "_call_uncompiled" and owner is not None:
+            return f"{type(owner).__name__}.forward"
+        return getattr(fn, "__name__", "function")
 
     # -- running ------------------------------------------------------------------------
 
@@ -144,11 +154,12 @@ class Compiled:
         return out
 
     @contextmanager
-    def capturing(self):
-        """Capture what runs inside into this function's graphs (a call, or a backward
-        pass through a forward it recorded); the last graph runs at the end."""
+    def capturing(self, backward: bool = False):
+        """Capture what runs inside into this function's graphs (a call, or with `backward`
+        a backward pass through a forward it recorded); the last graph runs at the end."""
         outer = active.session
-        session = Session(self.programs, self._compile, on_run=self._ran, owner=self)
+        compile_graph = self._compile_backward if backward else self._compile
+        session = Session(self.programs, compile_graph, on_run=self._ran, owner=self)
         active.session = session
         try:
             with capture(session):
@@ -157,13 +168,18 @@ class Compiled:
         finally:
             active.session = outer
 
-    def _compile(self, graph: Graph, segment: int) -> Program:
+    def _compile_backward(self, graph: Graph, segment: int) -> Program:
+        """A backward pass's graphs are counted apart from the calls' (PyTorch compiles a
+        backward with its forward: neither a recompile nor toward the limit)."""
+        return self._compile(graph, ("backward", segment))
+
+    def _compile(self, graph: Graph, segment) -> Program:
         seen = self.per_segment.setdefault(segment, [])
         if len(seen) >= config.recompile_limit:
             if not self.over_limit:
                 self.over_limit = True
                 warnings.warn(
-                    f"ember.compile: {getattr(self.fn, '__name__', 'function')} reached the "
+                    f"ember.compile: {self.name} reached the "
                     f"recompile limit ({config.recompile_limit}); "
                     f"{self._what_changed(graph, seen[-1])}: new graphs now run op by op without "
                     "(torch._dynamo.config.recompile_limit)", RuntimeWarning,
@@ -173,13 +189,13 @@ class Compiled:
             change = self._what_changed(graph, seen[-1])
             self.recompiles.append(change)
             if "recompiles" in logs():
-                print(f"[ember.compile] recompiling {self.fn.__name__}: {change}",
+                print(f"[ember.compile] recompiling {self.name}: {change}",
                       file=sys.stderr)
         program = lower(graph, self.backend)
         self.graphs.append(graph)
         seen.append(graph)
         wanted = logs()
-        name = getattr(self.fn, "__name__", "function")
+        name = self.name
         if "graph_code" in wanted:
             print(f"[ember.compile] graph {len(self.graphs)} of {name}:\n"
                   f"{graph.table()}\n{program.code}", file=sys.stderr)
@@ -200,7 +216,7 @@ class Compiled:
         brk.op = f"{brk.op or ''} at {where}".strip()
         self.breaks.append(brk)
         if "graph_breaks" in logs():
-            print(f"[ember.compile] graph break in {self.fn.__name__}: {brk.reason} "
+            print(f"[ember.compile] graph break in {self.name}: {brk.reason} "
                   f"({brk.op})", file=sys.stderr)
         if self.fullgraph:
             raise Unsupported(f"graph break: {brk.reason} ({brk.op}); fullgraph=True "
@@ -252,7 +268,7 @@ def captured_backward(roots):
         seen.add(node)
         owner = getattr(node, "_compiled", None)
         if owner is not None:
-            return owner.capturing()
+            return owner.capturing(backward=True)
         todo += [n for n, _ in getattr(node, "_edges", ()) if n is not None]
     return _NOTHING
 
