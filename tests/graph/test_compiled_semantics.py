@@ -216,16 +216,33 @@ def test_a_graph_break_gives_eagers_result_and_gradients(name, capsys):
 
 
 @pytest.mark.parametrize("name", list(BREAKS))
-def test_fullgraph_raises_pytorchs_exception_on_each_break(name):
+def test_fullgraph_raises_what_pytorch_raises(name):
+    """fullgraph=True against torch.compile(fullgraph=True) on the same code: Unsupported
+    for print and tolist, UserError for control flow on a value, and nothing where PyTorch
+    traces the value symbolically (.item() into arithmetic, nonzero, a bool mask index),
+    where ember breaks the graph and gives eager's result."""
     body = BREAKS[name]
 
-    @ember.compile(fullgraph=True)
     def f(x):
-        return body(x * 2.0).sum()
+        return body(x * 2.0 - 1.0).sum()
 
-    with pytest.raises(ember._dynamo.exc.Unsupported):
-        f(ember.ones(2, 3))
-    assert ember._dynamo.exc.Unsupported.__name__ == torch._dynamo.exc.Unsupported.__name__
+    torch._dynamo.reset()
+    try:
+        want, expected = torch.compile(f, fullgraph=True, backend="eager")(torch.ones(2, 3)), None
+    except torch._dynamo.exc.TorchDynamoException as e:
+        want, expected = None, type(e)
+    finally:
+        torch._dynamo.reset()
+    cf = ember.compile(f, fullgraph=True)
+    if expected is None:
+        assert cf(ember.ones(2, 3)).item() == want.item()
+        assert cf.breaks  # (ember did break the graph there)
+    else:
+        mine = getattr(ember._dynamo.exc, expected.__name__)
+        with pytest.raises(mine, match="graph break"):
+            cf(ember.ones(2, 3))
+        assert issubclass(mine, ember._dynamo.exc.TorchDynamoException)
+        assert issubclass(mine, RuntimeError) and issubclass(expected, RuntimeError)
 
 
 def test_fullgraph_without_a_break_runs():

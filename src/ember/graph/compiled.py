@@ -52,8 +52,23 @@ class Config:
 config = Config()
 
 
-class Unsupported(RuntimeError):
+class TorchDynamoException(RuntimeError):
+    """The base of what `fullgraph=True` raises (`torch._dynamo.exc.TorchDynamoException`)."""
+
+
+class Unsupported(TorchDynamoException):
     """A graph break under `fullgraph=True` (PyTorch's `torch._dynamo.exc.Unsupported`)."""
+
+
+class UserError(TorchDynamoException):
+    """Python control flow on a tensor's value under `fullgraph=True` (`bool(t)`), which
+    PyTorch raises as `torch._dynamo.exc.UserError`."""
+
+
+# Breaks that `fullgraph=True` lets pass: PyTorch traces these (a tensor's number or
+# array read into arithmetic, an op whose output shape depends on the values) with
+# symbolic sizes and raises nothing; ember runs the graph there and goes on.
+_SYMBOLIC_IN_PYTORCH = frozenset({".item()", ".numpy()", "dynamic shape operator"})
 
 
 class _Active(threading.local):
@@ -218,9 +233,10 @@ class Compiled:
         if "graph_breaks" in logs():
             print(f"[ember.compile] graph break in {self.name}: {brk.reason} "
                   f"({brk.op})", file=sys.stderr)
-        if self.fullgraph:
-            raise Unsupported(f"graph break: {brk.reason} ({brk.op}); fullgraph=True "
-                              "requires the whole function to be one graph")
+        if self.fullgraph and brk.reason not in _SYMBOLIC_IN_PYTORCH:
+            error = UserError if brk.reason == "bool()" else Unsupported
+            raise error(f"graph break: {brk.reason} ({brk.op}); fullgraph=True "
+                        "requires the whole function to be one graph")
 
     def _what_changed(self, graph: Graph, last: Graph) -> str:
         a = [(v.shape, v.dtype, v.stride) for v in last.inputs]
