@@ -25,12 +25,18 @@ from ember import nn
 # --- edge values through fused chains --------------------------------------------------
 
 
-def _both(fn, values, dtype=np.float32):
-    """fn compiled and eager on ember, and on torch, for the same input."""
+def _both(fn, values, dtype=np.float32, fused=()):
+    """fn compiled and eager on ember, and on torch, for the same input; checks that the
+    compiled program computes the C functions named in `fused` in a fused loop (where
+    native kernels run)."""
     x = np.array(values, dtype=dtype)
-    got = ember.compile(fn)(ember.tensor(x)).numpy()
+    cf = ember.compile(fn)
+    got = cf(ember.tensor(x)).numpy()
     want = fn(ember.tensor(x)).numpy()
     oracle = fn(torch.tensor(x)).numpy()
+    source = "".join(getattr(p, "c_source", "") for p in cf.programs.values())
+    for name in fused:
+        assert f"{name}(" in source or not ember.native.available()
     return got, want, oracle
 
 
@@ -38,19 +44,21 @@ def _both(fn, values, dtype=np.float32):
 def test_sigmoid_of_large_negatives_is_zero(dtype):
     # (x * 1 + 0: a chain, so the sigmoid is fused with its neighbours where C runs)
     big = [-100.0, -89.0, -88.8, -1e4, -745.5, -710.0, -np.inf]
-    got, want, oracle = _both(lambda x: (x * 1.0 + 0.0).sigmoid() * 1.0, big, dtype)
+    got, want, oracle = _both(lambda x: (x * 1.0 + 0.0).sigmoid() * 1.0, big, dtype,
+                                  fused=["ember_sigmoid_t"])
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(want, oracle)
     if dtype == np.float32:
         assert (got == 0).all() and not np.signbit(got).any()
-    got, want, _ = _both(lambda x: (x * 1.0).sigmoid(), [100.0, 1e4, np.inf, 0.0], dtype)
+    got, want, _ = _both(lambda x: (x * 1.0).sigmoid(), [100.0, 1e4, np.inf, 0.0], dtype,
+                       fused=["ember_sigmoid_t"])
     np.testing.assert_array_equal(got, want)
     assert got.tolist() == [1.0, 1.0, 1.0, 0.5]
 
 
 def test_exp_overflows_to_inf_in_float32():
     vals = [88.0, 88.72, 88.8, 89.0, 100.0, 1e30, np.inf, -np.inf, -104.0, -200.0]
-    got, want, oracle = _both(lambda x: (x + 0.0).exp() * 1.0, vals)
+    got, want, oracle = _both(lambda x: (x + 0.0).exp() * 1.0, vals, fused=["ember_exp_t"])
     assert got.dtype == np.float32
     assert np.isposinf(got[2:7]).all() and (got[7:] == 0).all()
     # finite results: exp is a fused transcendental (a few ulps from NumPy's, see
@@ -59,7 +67,8 @@ def test_exp_overflows_to_inf_in_float32():
     np.testing.assert_array_equal(np.isinf(want), np.isinf(oracle))
     np.testing.assert_allclose(got[:2], want[:2], rtol=1e-6)
     # exp then log: overflow stays inf, as eager's
-    got, want, _ = _both(lambda x: (x * 2.0).exp().log(), [50.0, 44.0, 45.0])
+    got, want, _ = _both(lambda x: (x * 2.0).exp().log(), [50.0, 44.0, 45.0],
+                       fused=["ember_exp_t", "ember_log_t"])
     assert np.isposinf(got[0]) and np.isposinf(want[0])
     np.testing.assert_allclose(got, want, rtol=1e-6)
 
@@ -72,15 +81,17 @@ def test_nan_propagates_through_a_fused_chain():
         z = y - y * 1.0  # inf - inf is NaN
         return (z / (x * 0.0 + 1.0)).abs() + (x * 0.0)  # inf * 0 is NaN
 
-    got, want, oracle = _both(chain, vals)
+    got, want, oracle = _both(chain, vals, fused=["EMBER_ABS"])
     np.testing.assert_array_equal(got, want)  # (assert_array_equal: NaN matches NaN)
     np.testing.assert_array_equal(np.isnan(got), np.isnan(oracle))
     np.testing.assert_array_equal(np.isnan(got), [1, 0, 1, 1, 1, 0, 0, 0])
     # a NaN through tanh and sqrt (fused too)
-    got, want, _ = _both(lambda x: (x + 0.0).tanh().abs().sqrt() * 1.0, [np.nan, -1.0, 4.0])
+    got, want, _ = _both(lambda x: (x + 0.0).tanh().abs().sqrt() * 1.0, [np.nan, -1.0, 4.0],
+                       fused=["ember_tanh_t", "EMBER_SQRT"])
     np.testing.assert_array_equal(np.isnan(got), [True, False, False])
     np.testing.assert_allclose(got, want, rtol=1e-6)  # (tanh: a fused transcendental)
-    got, want, _ = _both(lambda x: (x - 1.0).sqrt() + (x - 1.0).log(), [0.5, 1.0, 2.0])
+    got, want, _ = _both(lambda x: (x - 1.0).sqrt() + (x - 1.0).log(), [0.5, 1.0, 2.0],
+                       fused=["EMBER_SQRT", "ember_log_t"])
     np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
     assert np.isnan(got[0]) and np.isneginf(got[1]) and got[2] == want[2]
 
