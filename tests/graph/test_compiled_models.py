@@ -104,6 +104,15 @@ class DigitsMLP(nn.Module):
         return self.net(x)
 
 
+class CNNWithoutDropout(CNN):
+    """The CNN in train mode with no random draw: BatchNorm's running statistics are then
+    the state a pure-mode replay must update."""
+
+    def __init__(self):
+        super().__init__()
+        self.drop = nn.Identity()
+
+
 def _mlp():
     return nn.Sequential(nn.Linear(10, 24), nn.Tanh(), nn.Linear(24, 24), nn.ReLU(),
                          nn.Linear(24, 4))
@@ -131,7 +140,7 @@ def _data(kind):
     rng = np.random.default_rng(11)
     if kind == "mlp":
         return rng.standard_normal((16, 10)).astype(np.float32), rng.integers(0, 4, 16)
-    if kind.startswith("cnn"):
+    if kind.startswith("cnn") or kind == "batchnorm":
         return rng.standard_normal((6, 1, 10, 10)).astype(np.float32), rng.integers(0, 4, 6)
     if kind == "lstm":
         return rng.standard_normal((4, 6, 5)).astype(np.float32), rng.integers(0, 3, 4)
@@ -147,7 +156,7 @@ def _loss(kind, out, y):
 
 def _model(kind):
     ember.manual_seed(0)
-    return MODELS[kind]()
+    return {**MODELS, "batchnorm": CNNWithoutDropout}[kind]()
 
 
 # the C functions of fused members that may differ from their kernels by a few ulps
@@ -335,3 +344,14 @@ def test_a_step_with_accumulation_clipping_and_a_scheduler_is_eagers():
     _assert_same(pc, pe)
     # the learning rate is a runtime number: the scheduler's new values reuse the programs
     assert len(run.graphs) <= 4
+
+
+@pytest.mark.parametrize("opt_name", ["sgd", "adam"])
+def test_pure_mode_replays_batchnorm_training(opt_name):
+    """BatchNorm in train mode without dropout: pure mode replays the step (its running
+    statistics and counter are written by the replayed program) with eager's numbers."""
+    want_losses, want_state = _eager("batchnorm", opt_name, ember.native.mode())
+    losses, state, fn = _trajectory("batchnorm", opt_name, "pure")
+    assert losses == want_losses
+    _assert_same(state, want_state)  # (parameters, running_mean/var, num_batches_tracked)
+    assert fn.replayed >= STEPS - 4
