@@ -389,3 +389,41 @@ def test_pure_mode_replays_batchnorm_training(opt_name):
     assert losses == want_losses
     _assert_same(state, want_state)  # (parameters, running_mean/var, num_batches_tracked)
     assert fn.replayed >= STEPS - 4
+
+
+def _digits_epochs(mode):
+    """Three epochs over the digits subset with a shuffling DataLoader (batches of 40, 40
+    and 16: the last batch's shape records its own graphs), the step compiled per mode."""
+    from ember.utils.data import DataLoader, TensorDataset
+
+    model = _model("digits")
+    opt = ember.optim.Adam(model.parameters(), lr=5e-3)
+    x0, y0 = _data("digits")
+    loader = DataLoader(TensorDataset(ember.tensor(x0), ember.tensor(y0)), batch_size=40,
+                        shuffle=True)
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss.detach()
+
+    run = {"eager": step, "step": ember.compile(step),
+           "pure": ember.compile(step, options={"pure": True})}[mode]
+    ember.manual_seed(3)
+    losses = [run(x, y).item() for _ in range(3) for x, y in loader]
+    return losses, [p.detach().numpy() for p in model.parameters()], run
+
+
+@pytest.mark.parametrize("mode", ["step", "pure"])
+def test_digits_epochs_with_a_ragged_last_batch_are_eagers(mode):
+    want_losses, want_params, _ = _digits_epochs("eager")
+    losses, params, run = _digits_epochs(mode)
+    assert losses == want_losses and len(losses) == 9
+    _assert_same(params, want_params)
+    assert run.breaks == [] and len(run.graphs) <= 4  # (one program per batch shape here)
+    if mode == "pure":
+        # new batches are new tensors, not the recorded ones: calls are keyed on their
+        # arguments' shapes, so the batches of 40 replay and the batch of 16 too
+        assert run.replayed >= 3
