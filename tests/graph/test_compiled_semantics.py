@@ -193,8 +193,17 @@ def _tolist(y):
     return y * len([v for v in y.flatten().tolist() if v > 0])
 
 
+def _float(y):
+    return y * float(y.sum())
+
+
+def _unique(y):
+    return y * y.unique().numel()
+
+
 BREAKS = {".item()": _item, "bool()": _bool, "print": _print,
-          "dynamic shape operator": _nonzero, "mask": _mask, "tolist": _tolist}
+          "dynamic shape operator": _nonzero, "mask": _mask, "tolist": _tolist,
+          "float": _float, "unique": _unique}
 
 
 @pytest.mark.parametrize("name", list(BREAKS))
@@ -218,8 +227,9 @@ def test_a_graph_break_gives_eagers_result_and_gradients(name, capsys):
         assert got.item() == want.item()
         np.testing.assert_array_equal(g.numpy(), x.grad.numpy())
     assert len(cf.breaks) >= 2
-    if name != "mask":
-        assert name in cf.breaks[0].reason or name == "tolist"
+    reason = {"mask": "dynamic shape operator", "unique": "dynamic shape operator",
+              "tolist": ".tolist()", "float": ".item()"}.get(name, name)
+    assert cf.breaks[0].reason == reason
     assert "test_compiled_semantics.py" in cf.breaks[0].op
     if name == "print":
         out = capsys.readouterr().out
