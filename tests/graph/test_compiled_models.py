@@ -427,3 +427,32 @@ def test_digits_epochs_with_a_ragged_last_batch_are_eagers(mode):
         # new batches are new tensors, not the recorded ones: calls are keyed on their
         # arguments' shapes, so the batches of 40 replay and the batch of 16 too
         assert run.replayed >= 3
+
+
+@pytest.mark.xfail(strict=True, reason="pure mode replays its trace's Python numbers: a "
+                   "learning rate a scheduler changes outside the function is Python state the "
+                   "step reads (outside pure mode's contract), and the replay would need the "
+                   "optimizers' hyperparameters as runtime inputs to see it")
+def test_pure_mode_follows_an_lr_scheduler():
+    def losses(pure):
+        model = _model("mlp")
+        opt = ember.optim.SGD(model.parameters(), lr=0.1)
+        sched = ember.optim.lr_scheduler.StepLR(opt, 3, 0.1)
+        x0, y0 = _data("mlp")
+        x, y = ember.tensor(x0), ember.tensor(y0)
+
+        def step():
+            opt.zero_grad()
+            loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            return loss.detach()
+
+        run = ember.compile(step, options={"pure": True}) if pure else step
+        out = []
+        for _ in range(8):
+            out.append(run().item())
+            sched.step()
+        return out
+
+    np.testing.assert_allclose(losses(True), losses(False), rtol=1e-5)
