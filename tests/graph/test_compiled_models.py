@@ -7,10 +7,12 @@ Checked for each: the forward output, the input and parameter gradients after ba
 (through the compiled backward the engine hook records), and 50-step training trajectories
 (loss per step, final parameters) with SGD (momentum), Adam and AdamW, three ways: the
 module compiled (loss, backward and step eager), the whole step compiled, and the whole
-step in pure mode.
+step in pure mode. Then the other ways autograd is driven (double backward, retain_graph,
+autograd.grad), a step with accumulation, clipping and a scheduler, epochs through a
+DataLoader with a ragged last batch, and pure mode replaying BatchNorm's statistics.
 
-Bit for bit wherever the compiled programs do eager's operations in eager's order, which
-is every case here but one: a captured graph calls eager's kernels on eager's operands in
+Bit for bit wherever the compiled programs do eager's operations in eager's order: a
+captured graph calls eager's kernels on eager's operands in
 eager's order (matmuls, convolutions, reductions, softmax, LSTM cells), and a fused
 pointwise loop does each member's operation in the member kernel's precision and order,
 compiled with -ffp-contract=off (no fused multiply-add). The exception is a fused
