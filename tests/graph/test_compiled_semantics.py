@@ -282,6 +282,38 @@ def test_fullgraph_without_a_break_runs():
     assert f.breaks == []
 
 
+def test_a_compiled_function_called_from_compiled_code_joins_its_graph():
+    """A compiled function or an in-place compiled submodule called inside a compiled call
+    is inlined (as PyTorch does): one graph, no break, eager's values and gradients."""
+    ember.manual_seed(0)
+    block = nn.Sequential(nn.Linear(4, 4), nn.ReLU())
+    block.compile()
+
+    @ember.compile
+    def inner(x):
+        return (x * 2.0).sin()
+
+    @ember.compile
+    def outer(x):
+        return block(inner(x + 1.0)).sum()
+
+    x = ember.randn(3, 4, requires_grad=True)
+    got = outer(x)
+    got.backward()
+    g = x.grad.clone()
+    assert outer.breaks == [] and len(outer.graphs) == 2  # (its forward and backward)
+    assert inner.calls == 0 and not inner.graphs
+    x.grad = None
+    ember.compiler.set_stance("force_eager")  # (the reference: everything eager)
+    try:
+        want = outer(x)
+        want.backward()
+    finally:
+        ember.compiler.set_stance("default")
+    assert got.item() == want.item()
+    np.testing.assert_array_equal(g.numpy(), x.grad.numpy())
+
+
 # --- Python side effects -----------------------------------------------------------------
 
 

@@ -139,6 +139,10 @@ class Compiled:
     def __call__(self, *args, **kwargs):
         if _stance[0] == "force_eager":
             return self.fn(*args, **kwargs)
+        if active.session is not None:
+            # called from compiled code: its ops join the caller's graph (PyTorch inlines a
+            # compiled function there too); capturing it apart would break the caller's
+            return self.fn(*args, **kwargs)
         self.calls += 1
         if self.pure:
             return self._pure_call(args, kwargs)
