@@ -1,12 +1,12 @@
 """ember.compile keeps eager's (and PyTorch's) semantics around the numbers: edge values
 through fused chains, what a new shape, mode or Python number does, graph breaks with
 eager's results, Python side effects on every call, fullgraph's exception, the
-OptimizedModule's names, dropout's random stream, backend="eager".
+OptimizedModule's names, dropout's random stream, backend="eager", nested compiled calls.
 
-Already in tests/graph/test_compiled.py and not repeated here: bool(t) as a break, the
-recompile limit's fallback and its one warning (via cache_size_limit), side effects of
-print and list.append in a compiled function, fullgraph on float(t), a Linear's
-OptimizedModule names, F.dropout's mask under one seed, a new shape and eval() on a CNN.
+Already in tests/graph/test_compiled.py and not repeated here: the recompile limit's
+fallback and its one warning for a function (via cache_size_limit), side effects of print
+and list.append in a compiled function, a Linear's OptimizedModule names, F.dropout's mask
+under one seed, a new shape and eval() on a CNN, explain and TORCH_LOGS.
 
 Run a second time with EMBER_KERNELS=numpy by the Makefile (no C loops then).
 """
