@@ -1,7 +1,5 @@
-"""`torch._dynamo.exc`: the exception a graph break raises under `fullgraph=True`."""
+"""`torch._dynamo.exc`: the exceptions a graph break raises under `fullgraph=True`."""
 
-from ..graph.compiled import Unsupported
+from ..graph.compiled import TorchDynamoException, Unsupported, UserError
 
-TorchDynamoException = RuntimeError
-
-__all__ = ["TorchDynamoException", "Unsupported"]
+__all__ = ["TorchDynamoException", "Unsupported", "UserError"]

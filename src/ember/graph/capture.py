@@ -63,6 +63,7 @@ class Session(Interpreter):
         self.on_run = on_run  # called with (graph, program, break) after each graph runs
         self.segment = 0  # how many graphs this session has run
         self.runs: list = []  # what each graph run was (for pure mode: `replay.py`)
+        self.drew = False  # whether a random draw ran (a replay would repeat its numbers)
         self._reset()
 
     def _reset(self) -> None:
@@ -224,8 +225,16 @@ def _contiguous(shape) -> tuple:
 
 
 def _record_kernel(session: Session, prim, args, params):
-    """A plain kernel (or a family member's): one node; autograd records as in eager."""
-    lazies = session._record(prim, args, params, _meta_of(prim, args, params))
+    """A plain kernel (or a family member's): one node; autograd records as in eager. An
+    op whose output shape depends on the values (nonzero, a bool mask index, unique) is a
+    graph break, as in PyTorch: its meta rule cannot say the shape (NotImplementedError),
+    so the graph runs, then the op eagerly."""
+    try:
+        metas = _meta_of(prim, args, params)
+    except NotImplementedError:
+        session.flush("dynamic shape operator", prim.name)
+        return session.lower(prim, args, params)
+    lazies = session._record(prim, args, params, metas)
     out = lazies[0] if prim.n_outputs == 1 else tuple(lazies)
     if _grad_state.enabled:
         for a in args:
@@ -254,6 +263,13 @@ def _record_view(session: Session, prim, args, params):
 def _run_now(session: Session, prim, args, params):
     """An op that reads no tensor's data (a factory, `*_like`): it runs eagerly, without
     ending the graph; its result is an ordinary tensor (a graph input where it is used)."""
+    return session.lower(prim, args, params)
+
+
+def _run_draw(session: Session, prim, args, params):
+    """A random draw runs now, in eager's order of draws (see `_run_now`); the session
+    notes it, so that pure mode does not replay the call with these numbers."""
+    session.drew = True
     return session.lower(prim, args, params)
 
 
@@ -310,7 +326,7 @@ def _break(session: Session, prim, args, params):
 
 
 _CAPTURED: dict = {eval_kernel: _record_kernel, eval_member: _record_kernel,
-                   _eval_view: _record_view, _eval_factory: _run_now, _eval_draw: _run_now,
+                   _eval_view: _record_view, _eval_factory: _run_now, _eval_draw: _run_draw,
                    _eval_filled_like: _run_now, _eval_detach: _record_detach,
                    _eval_update: _record_update, _eval_inplace: _record_inplace}
 

@@ -52,8 +52,23 @@ class Config:
 config = Config()
 
 
-class Unsupported(RuntimeError):
+class TorchDynamoException(RuntimeError):
+    """The base of what `fullgraph=True` raises (`torch._dynamo.exc.TorchDynamoException`)."""
+
+
+class Unsupported(TorchDynamoException):
     """A graph break under `fullgraph=True` (PyTorch's `torch._dynamo.exc.Unsupported`)."""
+
+
+class UserError(TorchDynamoException):
+    """Python control flow on a tensor's value under `fullgraph=True` (`bool(t)`), which
+    PyTorch raises as `torch._dynamo.exc.UserError`."""
+
+
+# Breaks that `fullgraph=True` lets pass: PyTorch traces these (a tensor's number or
+# array read into arithmetic, an op whose output shape depends on the values) with
+# symbolic sizes and raises nothing; ember runs the graph there and goes on.
+_SYMBOLIC_IN_PYTORCH = frozenset({".item()", ".numpy()", "dynamic shape operator"})
 
 
 class _Active(threading.local):
@@ -99,7 +114,8 @@ class Compiled:
         self.graphs: list[Graph] = []  # one per program compiled, in order
         self.breaks: list[Break] = []  # every graph break seen, with where it happened
         self.recompiles: list[str] = []  # what changed, for each program after the first
-        self.per_segment: dict = {}  # graph index within a call -> its programs' graphs
+        # graph index within a call (("backward", index) in a backward pass) -> its graphs
+        self.per_segment: dict = {}
         self.pure = bool(self.options.get("pure", False))
         self.replays: dict = {}  # call signature -> Replay (pure mode)
         self._seen: dict = {}  # call signature -> (graph key, numbers) of its last trace
@@ -109,10 +125,23 @@ class Compiled:
         self.over_limit = False
         _every.add(self)
 
+    @property
+    def name(self) -> str:
+        """What messages call the function: a compiled module's is `Class.forward`."""
+        fn = self.fn
+        owner = getattr(fn, "__self__", None)
+        if getattr(fn, "__name__", None) == "_call_uncompiled" and owner is not None:
+            return f"{type(owner).__name__}.forward"
+        return getattr(fn, "__name__", "function")
+
     # -- running ------------------------------------------------------------------------
 
     def __call__(self, *args, **kwargs):
         if _stance[0] == "force_eager":
+            return self.fn(*args, **kwargs)
+        if active.session is not None:
+            # called from compiled code: its ops join the caller's graph (PyTorch inlines a
+            # compiled function there too); capturing it apart would break the caller's
             return self.fn(*args, **kwargs)
         self.calls += 1
         if self.pure:
@@ -144,11 +173,12 @@ class Compiled:
         return out
 
     @contextmanager
-    def capturing(self):
-        """Capture what runs inside into this function's graphs (a call, or a backward
-        pass through a forward it recorded); the last graph runs at the end."""
+    def capturing(self, backward: bool = False):
+        """Capture what runs inside into this function's graphs (a call, or with `backward`
+        a backward pass through a forward it recorded); the last graph runs at the end."""
         outer = active.session
-        session = Session(self.programs, self._compile, on_run=self._ran, owner=self)
+        compile_graph = self._compile_backward if backward else self._compile
+        session = Session(self.programs, compile_graph, on_run=self._ran, owner=self)
         active.session = session
         try:
             with capture(session):
@@ -157,13 +187,18 @@ class Compiled:
         finally:
             active.session = outer
 
-    def _compile(self, graph: Graph, segment: int) -> Program:
+    def _compile_backward(self, graph: Graph, segment: int) -> Program:
+        """A backward pass's graphs are counted apart from the calls' (PyTorch compiles a
+        backward with its forward: neither a recompile nor toward the limit)."""
+        return self._compile(graph, ("backward", segment))
+
+    def _compile(self, graph: Graph, segment) -> Program:
         seen = self.per_segment.setdefault(segment, [])
         if len(seen) >= config.recompile_limit:
             if not self.over_limit:
                 self.over_limit = True
                 warnings.warn(
-                    f"ember.compile: {getattr(self.fn, '__name__', 'function')} reached the "
+                    f"ember.compile: {self.name} reached the "
                     f"recompile limit ({config.recompile_limit}); "
                     f"{self._what_changed(graph, seen[-1])}: new graphs now run op by op without "
                     "(torch._dynamo.config.recompile_limit)", RuntimeWarning,
@@ -173,13 +208,13 @@ class Compiled:
             change = self._what_changed(graph, seen[-1])
             self.recompiles.append(change)
             if "recompiles" in logs():
-                print(f"[ember.compile] recompiling {self.fn.__name__}: {change}",
+                print(f"[ember.compile] recompiling {self.name}: {change}",
                       file=sys.stderr)
         program = lower(graph, self.backend)
         self.graphs.append(graph)
         seen.append(graph)
         wanted = logs()
-        name = getattr(self.fn, "__name__", "function")
+        name = self.name
         if "graph_code" in wanted:
             print(f"[ember.compile] graph {len(self.graphs)} of {name}:\n"
                   f"{graph.table()}\n{program.code}", file=sys.stderr)
@@ -200,11 +235,12 @@ class Compiled:
         brk.op = f"{brk.op or ''} at {where}".strip()
         self.breaks.append(brk)
         if "graph_breaks" in logs():
-            print(f"[ember.compile] graph break in {self.fn.__name__}: {brk.reason} "
+            print(f"[ember.compile] graph break in {self.name}: {brk.reason} "
                   f"({brk.op})", file=sys.stderr)
-        if self.fullgraph:
-            raise Unsupported(f"graph break: {brk.reason} ({brk.op}); fullgraph=True "
-                              "requires the whole function to be one graph")
+        if self.fullgraph and brk.reason not in _SYMBOLIC_IN_PYTORCH:
+            error = UserError if brk.reason == "bool()" else Unsupported
+            raise error(f"graph break: {brk.reason} ({brk.op}); fullgraph=True "
+                        "requires the whole function to be one graph")
 
     def _what_changed(self, graph: Graph, last: Graph) -> str:
         a = [(v.shape, v.dtype, v.stride) for v in last.inputs]
@@ -252,7 +288,7 @@ def captured_backward(roots):
         seen.add(node)
         owner = getattr(node, "_compiled", None)
         if owner is not None:
-            return owner.capturing()
+            return owner.capturing(backward=True)
         todo += [n for n, _ in getattr(node, "_edges", ()) if n is not None]
     return _NOTHING
 

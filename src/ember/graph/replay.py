@@ -6,10 +6,11 @@ depends only on its arguments (tensors by shape, dtype, strides and requires_gra
 arguments by value) and on tensors it reads that stay the same objects (parameters,
 buffers, optimizer state). Python side effects and Python state `fn` reads are then not
 redone on a replayed call. A call is replayed only when it is safe to by what ember can
-see: the call ran as one graph (no break), two traces in a row of the same signature
-recorded the same graph with the same Python numbers, everything the graph left behind is
-either returned or a parameter's `.grad`, and nothing returned requires grad. Otherwise
-the call runs as in default mode (every call traced).
+see: the call ran as one graph (no break) and drew no random numbers (a replay would
+repeat them), two traces in a row of the same signature recorded the same graph with the
+same Python numbers, everything the graph left behind is either returned or a parameter's
+`.grad`, and nothing returned requires grad. Otherwise the call runs as in default mode
+(every call traced).
 """
 
 from __future__ import annotations
@@ -97,6 +98,8 @@ def replayable(session, arg_leaves: list, result) -> str | None:
     if len(session.runs) != 1:
         return "it ran as several graphs (a graph break)" if session.runs else \
             "it recorded no graph"
+    if session.drew:
+        return "it draws random numbers (a replay would repeat the same numbers)"
     (run,) = session.runs
     out_leaves: list = []
     flatten(result, out_leaves)
