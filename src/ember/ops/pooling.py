@@ -14,8 +14,10 @@ import itertools
 import numpy as np
 
 from .. import _dtype as dt
+from .. import native
 from .._tensor import Tensor
 from ._batching import batch_size, batched, front
+from ._pool_native import max_pool_backward_native, max_pool_native
 from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp, saves
 
 _LOW = (np.dtype(np.float16), dt.bfloat16.np)
@@ -121,6 +123,7 @@ max_pool_p = Primitive("max_pool_with_indices", _max_pool_kernel, _max_pool_meta
 # As PyTorch's max_pool2d_with_indices does, the node keeps the input and the indices, not
 # the pooled values: MaxPool2d followed by ReLU(inplace=True) trains.
 defvjp(max_pool_p, _max_pool_vjp, save_output=(1,))
+native.register(max_pool_p, "pool", max_pool_native)
 
 
 def _scatter_kernel(g, index, *, shape, nd):
@@ -138,6 +141,7 @@ def _scatter_kernel(g, index, *, shape, nd):
 max_pool_backward_p = Primitive("max_pool_backward", _scatter_kernel,
                                 lambda g, index, *, shape, nd: (tuple(shape), g._dtype),
                                 grad_name="MaxPool2DWithIndicesBackwardBackward0")
+native.register(max_pool_backward_p, "pool", max_pool_backward_native)
 
 
 def _gather_back(h, out, g, index, *, shape, nd):
