@@ -18,7 +18,7 @@ import torch.nn.functional as TF
 
 import ember
 from ember import native
-from ember.ops.pooling import max_pool_backward_p, max_pool_p
+from ember.ops.pooling import adaptive_max_pool_p, max_pool_backward_p, max_pool_p
 from native._differential import DTYPES, assert_bits, layouts, threads, with_specials
 
 from helpers import rand_array
@@ -124,6 +124,31 @@ def test_max_pool_backward_is_numpys_bit_for_bit(case, dtype, n_threads):
                               nd=len(kw["kernel"]))
         assert got is not NotImplemented, name
         assert_bits(got, want)
+
+
+ADAPTIVE = [((2, 3, 7, 9), (3, 4)), ((3, 10, 5), (4, 3)), ((1, 2, 5, 5), (7, 2)),
+            ((2, 3, 6, 6), (6, 6)), ((0, 2, 5, 5), (3, 3)), ((2, 1, 1, 1), (2, 3))]
+
+
+@needs_native
+@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("shape, size", ADAPTIVE, ids=str)
+def test_adaptive_max_pool_matches_numpy_and_torch(shape, size, dtype, n_threads):
+    numpy_k, native_k = native.twins(adaptive_max_pool_p)
+    x0 = _ties(shape, dtype, seed=4)
+    want_v, want_i = numpy_k(x0, out_size=size)
+    for name, x in _layouts(x0).items():
+        with threads(n_threads):
+            got = native_k(native.library("pool"), x, out_size=size)
+        assert got is not NotImplemented, name
+        np.testing.assert_array_equal(got[1], want_i, err_msg=name)
+        # the NumPy twin writes the winner's value too: the same bits
+        assert_bits(got[0], want_v)
+    if x0.size:
+        tv, ti = TF.adaptive_max_pool2d(torch.from_numpy(x0), size, True)
+        np.testing.assert_array_equal(want_i, ti.numpy())
+        assert_bits(want_v, tv.numpy())
 
 
 @needs_native

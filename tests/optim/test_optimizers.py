@@ -235,7 +235,7 @@ def _count_fused_steps(monkeypatch) -> list:
     from ember.optim import adam, rmsprop, sgd
 
     for prim in (adam.adam_step_p, sgd.sgd_step_p, rmsprop.adadelta_step_p,
-                 rmsprop.rmsprop_step_p, rmsprop.adagrad_step_p):
+                 rmsprop.rms_step_p):
         monkeypatch.setattr(prim, "impl", counting)
     return seen
 

@@ -1,10 +1,11 @@
 """Max pooling's native kernels (csrc/pool.c): the Python side, beside the NumPy twins of
 ops/pooling.py.
 
-1-d and 2-d pooling of float32 and float64 run in C (1-d as 2-d over a unit row); 3-d,
-float16 / bfloat16 (the NumPy twin computes those in float32 and rounds once) and integer
-inputs stay on NumPy. The input is read through its strides (transposed, channels-last and
-negative-stride layouts without a copy); values and indices come out contiguous.
+1-d and 2-d max pooling and 2-d adaptive max pooling of float32 and float64 run in C (1-d
+as 2-d over a unit row); 3-d, float16 / bfloat16 (the NumPy twin computes those in float32
+and rounds once) and integer inputs stay on NumPy. The input is read through its strides
+(transposed, channels-last and negative-stride layouts without a copy); values and indices
+come out contiguous.
 """
 
 from __future__ import annotations
@@ -21,6 +22,35 @@ def _element_strides(x: np.ndarray) -> tuple[int, ...] | None:
     return tuple(v // x.itemsize for v in s)
 
 
+def _planes(x: np.ndarray, nd: int) -> tuple[int, ...] | None:
+    """(n, c) and the element strides (batch, channel, row, column) of an (n, c, ...) or
+    (c, ...) input, a unit row for 1-d; None for strides that are not whole elements."""
+    st = _element_strides(x)
+    if st is None:
+        return None
+    lead = x.shape[:-nd]
+    n, c = (1,) + lead if len(lead) == 1 else lead
+    sn, sc = ((0,) + st[:1]) if len(lead) == 1 else st[:2]
+    sh, sw = (0, st[-1]) if nd == 1 else st[-2:]
+    return n, c, sn, sc, sh, sw
+
+
+def adaptive_max_pool_native(lib, x, *, out_size):
+    out = out_size
+    sfx = calls.suffix(x)
+    if sfx is None or len(out) != 2 or x.ndim not in (3, 4):
+        return NotImplemented
+    planes = _planes(x, 2)
+    if planes is None:
+        return NotImplemented
+    shape = x.shape[:-2] + tuple(out)
+    values, index = np.empty(shape, x.dtype), np.empty(shape, np.int64)
+    p = np.array(planes + x.shape[-2:] + tuple(out), np.int64)
+    calls.entry(lib, f"adaptive_maxpool2d_{sfx}", [calls.P] * 4)(
+        calls.ptr(x), calls.ptr(values), calls.ptr(index), calls.ptr(p))
+    return values, index
+
+
 def max_pool_native(lib, x, *, kernel, stride, padding, dilation, ceil_mode):
     from .pooling import _pool_out
 
@@ -28,24 +58,21 @@ def max_pool_native(lib, x, *, kernel, stride, padding, dilation, ceil_mode):
     sfx = calls.suffix(x)
     if sfx is None or nd not in (1, 2) or x.ndim not in (nd + 1, nd + 2):
         return NotImplemented
-    st = _element_strides(x)
-    if st is None:
+    planes = _planes(x, nd)
+    if planes is None:
         return NotImplemented
     lead = x.shape[:-nd]
     sp = x.shape[-nd:]
     out = tuple(_pool_out(sp[i], kernel[i], stride[i], padding[i], dilation[i], ceil_mode)
                 for i in range(nd))
-    # (n, c) and their strides; the spatial dims as (h, w), a unit row for 1-d
-    n, c = (1,) + lead if len(lead) == 1 else lead
-    sn, sc = ((0,) + st[:1]) if len(lead) == 1 else st[:2]
+    # the spatial dims as (h, w), a unit row for 1-d
     if nd == 1:
-        geo = (0, st[-1], 1, sp[0], 1, out[0], 1, kernel[0], 1, stride[0], 0, padding[0], 1,
-               dilation[0])
+        geo = (1, sp[0], 1, out[0], 1, kernel[0], 1, stride[0], 0, padding[0], 1, dilation[0])
     else:
-        geo = (st[-2], st[-1], *sp, *out, *kernel, *stride, *padding, *dilation)
+        geo = (*sp, *out, *kernel, *stride, *padding, *dilation)
     values = np.empty(lead + out, x.dtype)
     index = np.empty(lead + out, np.int64)
-    p = np.array((n, c, sn, sc) + geo, np.int64)
+    p = np.array(planes + geo, np.int64)
     calls.entry(lib, f"maxpool2d_{sfx}", [calls.P] * 4)(
         calls.ptr(x), calls.ptr(values), calls.ptr(index), calls.ptr(p))
     return values, index

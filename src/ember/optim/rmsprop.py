@@ -48,10 +48,10 @@ class RMSprop(Optimizer):
         alpha, eps, lr = group["alpha"], group["eps"], group["lr"]
         extra = [state[k] for k in ("grad_avg", "momentum_buffer") if k in state]
         if fusable(p, grad, state["square_avg"], *extra) and fusable(state["step"]):
-            bind(rmsprop_step_p, p, grad, state["square_avg"],
+            bind(rms_step_p, p, grad, state["square_avg"],
                  state["grad_avg"] if group["centered"] else None,
                  state["momentum_buffer"] if group["momentum"] > 0 else None, state["step"],
-                 lr=lr, alpha=alpha, eps=eps, weight_decay=group["weight_decay"],
+                 lr=lr, alpha=alpha, lr_decay=0.0, eps=eps, weight_decay=group["weight_decay"],
                  momentum=group["momentum"], maximize=group["maximize"])
             return
         if group["maximize"]:
@@ -101,9 +101,9 @@ class Adagrad(Optimizer):
 
     def _update(self, p, grad, state, group) -> None:
         if fusable(p, grad, state["sum"]) and fusable(state["step"]):
-            bind(adagrad_step_p, p, grad, state["sum"], state["step"], lr=group["lr"],
-                 lr_decay=group["lr_decay"], eps=group["eps"],
-                 weight_decay=group["weight_decay"], maximize=group["maximize"])
+            bind(rms_step_p, p, grad, state["sum"], None, None, state["step"], lr=group["lr"],
+                 alpha=None, lr_decay=group["lr_decay"], eps=group["eps"],
+                 weight_decay=group["weight_decay"], momentum=0.0, maximize=group["maximize"])
             return
         if group["maximize"]:
             grad = -grad
@@ -213,21 +213,26 @@ batch_by_loop(adadelta_step_p, "an optimizer step writes its parameters and runn
                                "update of its own")
 
 
-def _rmsprop_kernel(p, grad, square_avg, grad_avg, momentum_buffer, step_count, *, lr, alpha,
-                    eps, weight_decay, momentum, maximize) -> None:
-    """RMSprop's update on NumPy arrays, in place (parameter, running averages, momentum
-    buffer, step counter; grad_avg is None unless centered, the buffer None without
-    momentum), step for step as `RMSprop._update`'s tensor ops, rounding for rounding."""
+def _rms_kernel(p, grad, square_avg, grad_avg, momentum_buffer, step_count, *, lr, alpha,
+                lr_decay, eps, weight_decay, momentum, maximize) -> None:
+    """RMSprop's update, or Adagrad's (alpha None), on NumPy arrays in place: parameter,
+    running squares (Adagrad's sum), grad_avg (None unless centered), momentum buffer (None
+    without momentum) and step counter, step for step as `RMSprop._update`'s or
+    `Adagrad._update`'s tensor ops, rounding for rounding."""
     np.add(step_count, 1, out=step_count)
+    if alpha is None:  # Adagrad: this step's learning rate lr / (1 + (t - 1) decay)
+        lr = lr / (1 + (step_count.item() - 1) * lr_decay)
     if maximize:
         grad = np.negative(grad)
     if weight_decay != 0:
         grad = add_scaled(grad, p, weight_decay)
-    one_minus = p.dtype.type(1 - alpha)  # (addcmul casts its value to the tensor's dtype)
     avg = np.multiply(grad, grad)
-    np.multiply(avg, one_minus, out=avg)
-    np.multiply(square_avg, alpha, out=square_avg)
-    np.add(square_avg, avg, out=square_avg)
+    if alpha is None:
+        np.add(square_avg, avg, out=square_avg)  # (addcmul with value 1)
+    else:
+        np.multiply(avg, p.dtype.type(1 - alpha), out=avg)  # (addcmul casts its value)
+        np.multiply(square_avg, alpha, out=square_avg)
+        np.add(square_avg, avg, out=square_avg)
     if grad_avg is not None:
         _lerp_(grad_avg, grad, 1 - alpha, avg)
         np.multiply(grad_avg, grad_avg, out=avg)
@@ -246,66 +251,30 @@ def _rmsprop_kernel(p, grad, square_avg, grad_avg, momentum_buffer, step_count, 
         np.add(p, np.divide(update, avg), out=p)
 
 
-def _rmsprop_native(lib, p, grad, square_avg, grad_avg, momentum_buffer, step_count, *, lr,
-                    alpha, eps, weight_decay, momentum, maximize):
-    """The same update in C (csrc/optim.c): one pass, the same roundings."""
+def _rms_native(lib, p, grad, square_avg, grad_avg, momentum_buffer, step_count, *, lr,
+                alpha, lr_decay, eps, weight_decay, momentum, maximize):
+    """The same update in C (csrc/optim.c): one pass, the same roundings; the step count
+    and Adagrad's learning rate are computed here, as the NumPy kernel computes them."""
     arrays = [a for a in (p, grad, square_avg, grad_avg, momentum_buffer) if a is not None]
     sfx = calls.suffix(*arrays)
     if sfx is None or not all(a.flags.c_contiguous for a in arrays):
         return NotImplemented
     np.add(step_count, 1, out=step_count)
+    if alpha is None:
+        lr = lr / (1 + (step_count.item() - 1) * lr_decay)
     F = calls.F64
-    calls.entry(lib, f"rmsprop_step_{sfx}", [calls.P] * 5 + [calls.I64] + [F] * 5
-                + [calls.INT])(
+    calls.entry(lib, f"rms_step_{sfx}", [calls.P] * 5 + [calls.I64] + [F] * 5
+                + [calls.INT] * 2)(
         calls.ptr(p), calls.ptr(grad), calls.ptr(square_avg), calls.ptr(grad_avg),
-        calls.ptr(momentum_buffer), p.size, lr, alpha, eps, weight_decay, momentum,
-        int(maximize))
+        calls.ptr(momentum_buffer), p.size, lr, 0.0 if alpha is None else alpha, eps,
+        weight_decay, momentum, int(alpha is None), int(maximize))
     return None
 
 
-def _adagrad_lr(step_count, lr, lr_decay) -> float:
-    """The step counter bumped, and that step's learning rate lr / (1 + (t - 1) decay)."""
-    np.add(step_count, 1, out=step_count)
-    return lr / (1 + (step_count.item() - 1) * lr_decay)
-
-
-def _adagrad_kernel(p, grad, state_sum, step_count, *, lr, lr_decay, eps, weight_decay,
-                    maximize) -> None:
-    """Adagrad's update on NumPy arrays, in place (parameter, sum of squares, step
-    counter), step for step as `Adagrad._update`'s tensor ops, rounding for rounding."""
-    clr = _adagrad_lr(step_count, lr, lr_decay)
-    if maximize:
-        grad = np.negative(grad)
-    if weight_decay != 0:
-        grad = add_scaled(grad, p, weight_decay)
-    np.add(state_sum, np.multiply(grad, grad), out=state_sum)
-    std = np.sqrt(state_sum)
-    np.add(std, eps, out=std)
-    update = grad if -clr == 1 else np.multiply(grad, p.dtype.type(-clr))
-    np.add(p, np.divide(update, std), out=p)
-
-
-def _adagrad_native(lib, p, grad, state_sum, step_count, *, lr, lr_decay, eps, weight_decay,
-                    maximize):
-    """The same update in C (csrc/optim.c): one pass, the same roundings."""
-    arrays = (p, grad, state_sum)
-    sfx = calls.suffix(*arrays)
-    if sfx is None or not all(a.flags.c_contiguous for a in arrays):
-        return NotImplemented
-    clr = _adagrad_lr(step_count, lr, lr_decay)
-    F = calls.F64
-    calls.entry(lib, f"adagrad_step_{sfx}", [calls.P] * 3 + [calls.I64] + [F] * 3
-                + [calls.INT])(
-        *(calls.ptr(a) for a in arrays), p.size, clr, eps, weight_decay, int(maximize))
-    return None
-
-
-# the fused updates: each writes the parameter, its running state and the step counter
-rmsprop_step_p = UpdatePrimitive("rmsprop_step", _rmsprop_kernel, writes=(0, 2, 3, 4, 5))
-native.register(rmsprop_step_p, "optim", _rmsprop_native)
-adagrad_step_p = UpdatePrimitive("adagrad_step", _adagrad_kernel, writes=(0, 2, 3))
-native.register(adagrad_step_p, "optim", _adagrad_native)
-for _prim in (rmsprop_step_p, adagrad_step_p):
-    batch_by_loop(_prim, "an optimizer step writes its parameters and running averages in "
-                         "place and returns nothing: each batch element is an update of its "
-                         "own")
+# the fused update of RMSprop and Adagrad: writes the parameter, its running state and the
+# step counter
+rms_step_p = UpdatePrimitive("rms_step", _rms_kernel, writes=(0, 2, 3, 4, 5))
+native.register(rms_step_p, "optim", _rms_native)
+batch_by_loop(rms_step_p, "an optimizer step writes its parameters and running averages in "
+                          "place and returns nothing: each batch element is an update of its "
+                          "own")

@@ -1,5 +1,5 @@
-/* optim.c: the fused optimizer updates (SGD, Adam/AdamW, Adadelta, RMSprop, Adagrad), one
- * pass over each parameter.
+/* optim.c: the fused optimizer updates (SGD, Adam/AdamW, Adadelta, RMSprop and Adagrad),
+ * one pass over each parameter.
  * Written once against scalar_t and FN(name); kernels.py compiles it for float and double.
  *
  * Each update does, element by element, exactly the operations of its NumPy twin
@@ -142,18 +142,19 @@ typedef struct {
     scalar_t *p, *sq, *avg, *buf;
     const scalar_t *grad;
     scalar_t alpha, one_minus, w1, w1_rest, eps, wd, momentum, lr_neg;
-    int maximize, wd_on, lerp_small, lr_one;
-} FN(rmsprop_args);
+    int maximize, wd_on, lerp_small, lr_one, accumulate;
+} FN(rms_args);
 
-static void FN(rmsprop_task)(void *a_, int64_t lo, int64_t hi) {
-    const FN(rmsprop_args) *a = a_;
+static void FN(rms_task)(void *a_, int64_t lo, int64_t hi) {
+    const FN(rms_args) *a = a_;
     scalar_t *restrict p = a->p, *restrict sq = a->sq, *restrict avg = a->avg;
     scalar_t *restrict buf = a->buf;
     const scalar_t *restrict grad = a->grad;
     for (int64_t i = lo; i < hi; i++) {
         scalar_t g = a->maximize ? -grad[i] : grad[i];
         if (a->wd_on) g = g + p[i] * a->wd;
-        const scalar_t s = sq[i] * a->alpha + (g * g) * a->one_minus;
+        const scalar_t s = a->accumulate ? sq[i] + g * g
+                                         : sq[i] * a->alpha + (g * g) * a->one_minus;
         sq[i] = s;
         scalar_t d;
         if (avg) {
@@ -177,45 +178,16 @@ static void FN(rmsprop_task)(void *a_, int64_t lo, int64_t hi) {
     }
 }
 
-/* RMSprop (optim/rmsprop.py `_rmsprop_kernel`); grad_avg (centered) and the momentum
- * buffer are NULL when unused. */
-void FN(rmsprop_step)(scalar_t *p, const scalar_t *grad, scalar_t *sq, scalar_t *avg,
-                      scalar_t *buf, int64_t n, double lr, double alpha, double eps,
-                      double weight_decay, double momentum, int maximize) {
+/* RMSprop (v = alpha v + (1 - alpha) g^2) or, with `accumulate`, Adagrad (v += g^2, lr
+ * already this step's); optim/rmsprop.py `_rms_kernel`. grad_avg (centered) and the
+ * momentum buffer are NULL when unused. */
+void FN(rms_step)(scalar_t *p, const scalar_t *grad, scalar_t *sq, scalar_t *avg,
+                  scalar_t *buf, int64_t n, double lr, double alpha, double eps,
+                  double weight_decay, double momentum, int accumulate, int maximize) {
     const double w1 = 1 - alpha;
-    FN(rmsprop_args) a = {p, sq, avg, buf, grad, (scalar_t)alpha, (scalar_t)w1, (scalar_t)w1,
-                          (scalar_t)(1 - w1), (scalar_t)eps, (scalar_t)weight_decay,
-                          (scalar_t)momentum, (scalar_t)(-lr), maximize, weight_decay != 0,
-                          fabs(w1) < 0.5, -lr == 1};
-    ember_parallel_for(FN(rmsprop_task), &a, n, 1 << 14);
-}
-
-typedef struct {
-    scalar_t *p, *sum;
-    const scalar_t *grad;
-    scalar_t eps, wd, value;
-    int maximize, wd_on, value_one;
-} FN(adagrad_args);
-
-static void FN(adagrad_task)(void *a_, int64_t lo, int64_t hi) {
-    const FN(adagrad_args) *a = a_;
-    scalar_t *restrict p = a->p, *restrict sum = a->sum;
-    const scalar_t *restrict grad = a->grad;
-    for (int64_t i = lo; i < hi; i++) {
-        scalar_t g = a->maximize ? -grad[i] : grad[i];
-        if (a->wd_on) g = g + p[i] * a->wd;
-        const scalar_t s = sum[i] + g * g;
-        sum[i] = s;
-        const scalar_t std = EMBER_SQRT_T(s) + a->eps;
-        p[i] = p[i] + (a->value_one ? g : g * a->value) / std;
-    }
-}
-
-/* Adagrad (optim/rmsprop.py `_adagrad_kernel`): s += g^2, p += (-clr g) / (sqrt(s) + eps),
- * clr = lr / (1 + (t - 1) lr_decay) from the caller. */
-void FN(adagrad_step)(scalar_t *p, const scalar_t *grad, scalar_t *sum, int64_t n,
-                      double clr, double eps, double weight_decay, int maximize) {
-    FN(adagrad_args) a = {p, sum, grad, (scalar_t)eps, (scalar_t)weight_decay,
-                          (scalar_t)(-clr), maximize, weight_decay != 0, -clr == 1};
-    ember_parallel_for(FN(adagrad_task), &a, n, 1 << 14);
+    FN(rms_args) a = {p, sq, avg, buf, grad, (scalar_t)alpha, (scalar_t)w1, (scalar_t)w1,
+                      (scalar_t)(1 - w1), (scalar_t)eps, (scalar_t)weight_decay,
+                      (scalar_t)momentum, (scalar_t)(-lr), maximize, weight_decay != 0,
+                      fabs(w1) < 0.5, -lr == 1, accumulate};
+    ember_parallel_for(FN(rms_task), &a, n, 1 << 14);
 }

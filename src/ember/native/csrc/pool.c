@@ -119,3 +119,52 @@ int FN(maxpool_backward)(const scalar_t *g, const int64_t *index, scalar_t *dx,
                        EMBER_MAX(1, 8192 / (plane + cells + 1)));
     return a.bad;
 }
+
+/* Adaptive max pooling: cell (i, j) of an (oh, ow) output takes rows
+ * [floor(i h / oh), ceil((i + 1) h / oh)) and the columns likewise; the winner as above
+ * (first of equal maxima, last NaN). p: n, c, element strides (batch, channel, row,
+ * column), h, w, oh, ow. */
+typedef struct {
+    const scalar_t *x;
+    scalar_t *out;
+    int64_t *index;
+    const int64_t *p;
+} FN(adaptive_max_args);
+
+static void FN(adaptive_max_task)(void *p_, int64_t lo, int64_t hi) {
+    const FN(adaptive_max_args) *a = p_;
+    const int64_t *p = a->p;
+    const int64_t c = p[1], sn = p[2], sc = p[3], sh = p[4], sw = p[5];
+    const int64_t h = p[6], w = p[7], oh = p[8], ow = p[9];
+    for (int64_t plane = lo; plane < hi; plane++) {
+        const scalar_t *x = a->x + (plane / c) * sn + (plane % c) * sc;
+        scalar_t *out = a->out + plane * oh * ow;
+        int64_t *index = a->index + plane * oh * ow;
+        for (int64_t i = 0; i < oh; i++) {
+            const int64_t y0 = i * h / oh, y1 = ((i + 1) * h + oh - 1) / oh;
+            for (int64_t j = 0; j < ow; j++) {
+                const int64_t x0 = j * w / ow, x1 = ((j + 1) * w + ow - 1) / ow;
+                scalar_t best = -INFINITY;
+                int64_t at = y0 * w + x0;
+                for (int64_t y = y0; y < y1; y++) {
+                    for (int64_t xx = x0; xx < x1; xx++) {
+                        const scalar_t v = x[y * sh + xx * sw];
+                        if (v > best || isnan(v)) {
+                            best = v;
+                            at = y * w + xx;
+                        }
+                    }
+                }
+                out[i * ow + j] = best;
+                index[i * ow + j] = at;
+            }
+        }
+    }
+}
+
+void FN(adaptive_maxpool2d)(const scalar_t *x, scalar_t *out, int64_t *index,
+                            const int64_t *p) {
+    FN(adaptive_max_args) a = {x, out, index, p};
+    const int64_t work = p[6] * p[7] + p[8] * p[9];
+    ember_parallel_for(FN(adaptive_max_task), &a, p[0] * p[1], EMBER_MAX(1, 8192 / (work + 1)));
+}
