@@ -1,6 +1,6 @@
-"""csrc/activation.c (threshold_backward, ReLU's derivative) against the NumPy twin of
-ops/activation.py and against torch: a select, no arithmetic, so bit for bit (NaN x keeps
-g; a dropped gradient is +0.0, whatever its sign or NaN-ness)."""
+"""csrc/activation.c (ReLU and threshold_backward, its derivative) against the NumPy twins
+of ops/activation.py and against torch: selects, no arithmetic, so bit for bit (ReLU passes
+NaN and -0.0; NaN x keeps g; a dropped gradient is +0.0, whatever its sign or NaN-ness)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import torch
 import ember
 from ember import native
 from ember.ops import activation
-from ember.ops.activation import threshold_backward_p
+from ember.ops.activation import relu_p, threshold_backward_p
 from native._differential import assert_bits, layouts, threads, with_specials
 
 from helpers import rand_array
@@ -51,6 +51,23 @@ def test_threshold_backward_is_numpys_bit_for_bit(shape, dtype, threshold, n_thr
 
 
 @needs_native
+@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("shape", [(0,), (1,), (7, 9), (4, 65, 257)], ids=str)
+def test_relu_is_numpys_bit_for_bit(shape, dtype, n_threads):
+    numpy_k, native_k = native.twins(relu_p)
+    x0 = with_specials(rand_array(shape, np.float64, low=-3, high=3).astype(dtype))
+    x0.reshape(-1)[4:6] = [0.0, -0.0][: max(x0.size - 4, 0)]
+    want = numpy_k(x0)
+    with threads(n_threads):
+        got = native_k(native.library("activation"), x0)
+    assert_bits(got, want)
+    for x in layouts(x0).values():  # (other layouts: NumPy's, through the chooser)
+        with threads(n_threads):
+            assert_bits(relu_p.kernel(x), want)
+
+
+@needs_native
 def test_other_shapes_and_dtypes_stay_on_numpy():
     lib = native.library("activation")
     g = rand_array((4, 5))
@@ -58,11 +75,14 @@ def test_other_shapes_and_dtypes_stay_on_numpy():
     assert TWINS[1](lib, g.astype(np.float16), g.astype(np.float16), threshold=0) \
         is NotImplemented
     assert TWINS[1](lib, g.T, g.T, threshold=0) is NotImplemented  # not C-contiguous
+    relu_native = native.twins(relu_p)[1]
+    assert relu_native(lib, np.arange(-5, 5)) is NotImplemented  # (integers)
+    assert relu_native(lib, g.T) is NotImplemented
 
 
 @pytest.mark.parametrize("mode", ["native", "numpy"])
 @pytest.mark.parametrize("dtype", [ember.float32, ember.float64], ids=str)
-def test_relu_grad_as_torch(dtype, mode):
+def test_relu_and_its_grad_as_torch(dtype, mode):
     x = with_specials(rand_array((8, 300), np.float64, low=-2, high=2))
     x[1, :5] = 0.0
     w = rand_array((8, 300), np.float64, seed=2)
@@ -71,5 +91,10 @@ def test_relu_grad_as_torch(dtype, mode):
     (torch.relu(xt) * torch.tensor(w, dtype=tdt)).sum().backward()
     with native.use(mode):
         xe = ember.tensor(x, dtype=dtype, requires_grad=True)
-        (ember.relu(xe) * ember.tensor(w, dtype=dtype)).sum().backward()
+        ye = ember.relu(xe)
+        (ye * ember.tensor(w, dtype=dtype)).sum().backward()
+        inplace = ember.tensor(x, dtype=dtype)
+        ember.nn.functional.relu(inplace, inplace=True)
     assert_bits(xe.grad.numpy(), xt.grad.numpy())
+    assert_bits(ye.detach().numpy(), torch.relu(xt).detach().numpy())
+    assert_bits(inplace.numpy(), torch.relu(xt).detach().numpy())

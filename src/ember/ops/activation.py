@@ -170,7 +170,20 @@ def _zeros_like(x: Tensor) -> Tensor:
     return zeros_like(x)
 
 
+def _relu_native(lib, a):
+    """max(x, 0) in C (csrc/activation.c): one pass over the native pool, for contiguous
+    float32 / float64 arrays of 64K elements or more; the same bits (NaN and -0.0 pass)."""
+    sfx = calls.SUFFIX.get(a.dtype)
+    if sfx is None or a.size < _NATIVE_MIN or not a.flags.c_contiguous:
+        return NotImplemented
+    out = np.empty_like(a)
+    calls.entry(lib, f"relu_{sfx}", [calls.P, calls.P, calls.I64])(
+        calls.ptr(a), calls.ptr(out), a.size)
+    return out
+
+
 relu_p = unary("relu", _relu_kernel)
+native.register(relu_p, "activation", _relu_native)
 deflower(relu_p, "({0} < 0 ? ({T})0 : {0})")  # NaN and -0.0 pass through, as np.maximum(0, x)
 # NOTE: the derivative at 0 is taken as 0, as in PyTorch (threshold_backward).
 defvjp(relu_p, lambda g, out, x: threshold_grad(g, out, 0), reads=((),), save_output=True)

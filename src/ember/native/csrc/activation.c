@@ -1,4 +1,4 @@
-/* activation.c: the derivative kernels of activations, one pass each. Written once against
+/* activation.c: ReLU and the derivative kernels of activations, one pass each. Written once against
  * scalar_t and FN(name); kernels.py compiles it for float and double.
  *
  * threshold_backward (ReLU's and threshold's derivative): g where x > threshold, else +0.0,
@@ -25,4 +25,23 @@ void FN(threshold_backward)(const scalar_t *g, const scalar_t *x, scalar_t *out,
                             double threshold) {
     FN(threshold_backward_args) a = {g, x, out, (scalar_t)threshold};
     ember_parallel_for(FN(threshold_backward_task), &a, n, 1 << 15);
+}
+
+/* relu: x < 0 ? +0.0 : x, so NaN and -0.0 pass through (np.maximum(0, x), the NumPy twin's
+ * bound first, returns x on a tie and NaN for NaN). */
+typedef struct {
+    const scalar_t *x;
+    scalar_t *out;
+} FN(relu_args);
+
+static void FN(relu_task)(void *p, int64_t lo, int64_t hi) {
+    const FN(relu_args) *a = p;
+    const scalar_t *restrict x = a->x;
+    scalar_t *restrict out = a->out;
+    for (int64_t i = lo; i < hi; i++) out[i] = x[i] < 0 ? (scalar_t)0 : x[i];
+}
+
+void FN(relu)(const scalar_t *x, scalar_t *out, int64_t n) {
+    FN(relu_args) a = {x, out};
+    ember_parallel_for(FN(relu_task), &a, n, 1 << 15);
 }
