@@ -2,9 +2,12 @@
 
 Max pooling reads windows through a strided view of the (-inf padded) input and
 records the flat index of each maximum, as PyTorch's `return_indices` does; its
-VJP scatters the gradient to those indices. Average pooling (plain and adaptive)
-is linear and separable, so it is composed from matmuls with small per-dim
-averaging matrices and needs no derivative of its own.
+VJP scatters the gradient to those indices. Adaptive max pooling is max pooling where
+the bins tile the input, else a primitive of its own (uneven, overlapping bins) with the
+same scatter for its VJP. Average pooling (plain and adaptive) is linear and separable,
+so it is composed from matmuls with small per-dim averaging matrices and needs no
+derivative of its own. Max pooling's 1-d and 2-d float32 / float64 kernels have native
+twins (csrc/pool.c, through ops/_pool_native.py).
 """
 
 from __future__ import annotations
