@@ -59,6 +59,9 @@ CASES = [
         _F(m).max_pool2d(x, 2), _F(m).max_pool2d(x, 3, 1, 1, return_indices=True)[1],
         _F(m).max_pool1d(x[0], 2, 1), _F(m).adaptive_max_pool2d(x, 2))
          , [(1, 2, 4, 4)]),
+    Case("adaptive_max_pool_with_indices", lambda m, x: (  # (uneven, overlapping bins)
+        _F(m).adaptive_max_pool2d(x, 3), _F(m).adaptive_max_pool2d(x, (2, 3), True)[1]),
+         [(1, 2, 4, 5)]),
     Case("max_pool_backward", lambda m, x: _grad(m, lambda a: _F(m).max_pool2d(a, 2) ** 2)(x),
          [(1, 2, 4, 4)]),
     Case("avg_pool", lambda m, x: (_F(m).avg_pool2d(x, 2), _F(m).adaptive_avg_pool2d(x, 3),

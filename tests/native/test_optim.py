@@ -1,4 +1,5 @@
-"""csrc/optim.c against the NumPy update kernels of optim/sgd.py and optim/adam.py: the
+"""csrc/optim.c against the NumPy update kernels of optim/sgd.py, optim/adam.py and
+optim/rmsprop.py (Adadelta, RMSprop, Adagrad): the
 same operations in the same order, each rounded once, so bit for bit equal (specials,
 sizes that split over threads, every flag), and whole trajectories the same either way."""
 
@@ -10,6 +11,7 @@ import pytest
 import ember
 from ember import native
 from ember.optim.adam import adam_step_p
+from ember.optim.rmsprop import adadelta_step_p, rms_step_p
 from ember.optim.sgd import sgd_step_p
 from native._differential import assert_bits, threads, with_specials
 
@@ -75,6 +77,70 @@ def test_adam_step_is_numpys_bit_for_bit(dtype, n, decoupled, wd, maximize, beta
         assert_bits(np.asarray(got), np.asarray(want))
 
 
+def _both(prim, arrays, n_threads, **kw):
+    """`prim`'s NumPy and native kernels on copies of `arrays` (None stays None): the
+    arrays each leaves, NumPy's first."""
+    numpy_k, native_k = native.twins(prim)
+    results = []
+    for run in (lambda *a: numpy_k(*a, **kw),
+                lambda *a: native_k(native.library("optim"), *a, **kw)):
+        copies = [None if a is None else a.copy() for a in arrays]
+        with threads(n_threads):
+            assert run(*copies) is None
+        results.append([a for a in copies if a is not None])
+    return results
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize("wd, maximize, rho, lr", [(0.0, False, 0.9, 1.0), (0.01, True, 0.3, 0.5),
+                                                   (0.1, False, 0.95, 1e-2)])
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+def test_adadelta_step_is_numpys_bit_for_bit(dtype, n, wd, maximize, rho, lr, n_threads):
+    p, g, v, u = _arrays(n, dtype, 4)
+    v, u = np.abs(v), np.abs(u)
+    numpy_res, native_res = _both(adadelta_step_p, [p, g, v, u, np.ones(1, dtype)], n_threads,
+                                  lr=lr, rho=rho, eps=1e-6, weight_decay=wd, maximize=maximize)
+    for got, want in zip(native_res, numpy_res):
+        assert_bits(got, want)
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize("centered", [False, True])
+@pytest.mark.parametrize("momentum", [0.0, 0.9])
+@pytest.mark.parametrize("wd, maximize, alpha", [(0.0, False, 0.99), (0.01, True, 0.3),
+                                                 (0.1, False, 0.6)])
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+def test_rmsprop_step_is_numpys_bit_for_bit(dtype, n, wd, maximize, alpha, momentum, centered,
+                                            n_threads):
+    # (alpha 0.3 and 0.6: the lerp of the centered average takes each of its two formulas)
+    p, g, v, m, b = _arrays(n, dtype, 5)
+    arrays = [p, g, np.abs(v) + 1, m if centered else None, b if momentum else None,
+              np.zeros(1, dtype)]
+    numpy_res, native_res = _both(rms_step_p, arrays, n_threads, lr=1e-2, alpha=alpha,
+                                  lr_decay=0.0, eps=1e-8, weight_decay=wd, momentum=momentum,
+                                  maximize=maximize)
+    for got, want in zip(native_res, numpy_res):
+        assert_bits(got, want)
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize("wd, maximize, lr_decay, step",
+                         [(0.0, False, 0.0, 0), (0.01, True, 1e-3, 7), (0.1, False, 0.5, 2)])
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+def test_adagrad_step_is_numpys_bit_for_bit(dtype, n, wd, maximize, lr_decay, step,
+                                            n_threads):
+    p, g, s = _arrays(n, dtype, 3)
+    numpy_res, native_res = _both(rms_step_p, [p, g, np.abs(s), None, None,
+                                               np.full(1, step, dtype)],
+                                  n_threads, lr=0.1, alpha=None, lr_decay=lr_decay, eps=1e-10,
+                                  weight_decay=wd, momentum=0.0, maximize=maximize)
+    for got, want in zip(native_res, numpy_res):
+        assert_bits(got, want)
+
+
 def test_strided_and_mixed_arrays_are_left_to_numpy():
     p, g, b = (np.zeros(8, np.float32) for _ in range(3))
     _, native_k = native.twins(sgd_step_p)
@@ -88,7 +154,11 @@ def test_strided_and_mixed_arrays_are_left_to_numpy():
 @pytest.mark.parametrize("make", [
     lambda ps: ember.optim.SGD(ps, lr=0.05, momentum=0.9, nesterov=True, weight_decay=1e-3),
     lambda ps: ember.optim.Adam(ps, lr=1e-2, amsgrad=True),
-    lambda ps: ember.optim.AdamW(ps, lr=1e-2, weight_decay=0.1)], ids=["sgd", "adam", "adamw"])
+    lambda ps: ember.optim.AdamW(ps, lr=1e-2, weight_decay=0.1),
+    lambda ps: ember.optim.Adadelta(ps, lr=1.0, weight_decay=1e-3),
+    lambda ps: ember.optim.RMSprop(ps, lr=1e-2, centered=True, momentum=0.9),
+    lambda ps: ember.optim.Adagrad(ps, lr=0.1, lr_decay=1e-2)],
+    ids=["sgd", "adam", "adamw", "adadelta", "rmsprop", "adagrad"])
 def test_trajectories_are_the_same_with_native_kernels_or_without(make):
     def run(mode):
         with native.use(mode):

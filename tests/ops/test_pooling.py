@@ -66,6 +66,62 @@ def test_adaptive_pools_match_torch():
              lambda a: TF.adaptive_max_pool2d(a, (2, 2)), rand_array((1, 2, 6, 4)))
 
 
+@pytest.mark.parametrize("shape, size", [((2, 3, 7, 9), (3, 4)), ((3, 10, 5), (4, 3)),
+                                         ((1, 2, 5, 5), (7, 2)), ((0, 2, 5, 5), (3, 3)),
+                                         ((2, 2, 5, 5), (0, 3))],
+                         ids=str)
+def test_adaptive_max_pool2d_of_uneven_bins_as_torch(shape, size):
+    """Bins that do not tile the input (they overlap, or repeat cells when the output is
+    larger): values, indices and the gradient (several bins' into one cell) as torch's."""
+    # (torch's backward refuses an empty output: forward only there)
+    check_op(lambda a: P.adaptive_max_pool2d(a, size, True),
+             lambda a: TF.adaptive_max_pool2d(a, size, True), rand_array(shape),
+             grad=0 not in size)
+    out = P.adaptive_max_pool2d(ember.tensor(rand_array((2, 3, 7, 9))), (3, 4))
+    assert out.grad_fn is None  # (no grad asked)
+    e = P.adaptive_max_pool2d(ember.tensor(rand_array(shape)).requires_grad_(), size)
+    assert e.grad_fn.name() == "AdaptiveMaxPool2DBackward0"
+
+
+def test_adaptive_max_pool2d_ties_nan_vmap_jvp_and_double_backward():
+    x = np.floor(rand_array((2, 3, 7, 5), np.float64, low=-2, high=2))
+    x[0, 0, 1, 1] = x[0, 0, 2, 1] = np.nan
+    x[1, 1, :3, :3] = -np.inf
+    e, ie = P.adaptive_max_pool2d(ember.tensor(x), (3, 2), True)
+    t, it = TF.adaptive_max_pool2d(torch.tensor(x), (3, 2), True)
+    assert_same(e, t)
+    assert_same(ie, it)
+    xs = rand_array((4, 2, 3, 7, 5), np.float64)
+    got = ember.vmap(lambda a: P.adaptive_max_pool2d(a, (3, 2)))(ember.tensor(xs))
+    assert_same(got, torch.stack([TF.adaptive_max_pool2d(torch.tensor(a), (3, 2))
+                                  for a in xs]))
+    v = rand_array((2, 3, 7, 5), np.float64, seed=3)
+    _, je = ember.func.jvp(lambda a: P.adaptive_max_pool2d(a, (3, 2)),
+                           (ember.tensor(xs[0]),), (ember.tensor(v),))
+    _, jt = torch.func.jvp(lambda a: TF.adaptive_max_pool2d(a, (3, 2)),
+                           (torch.tensor(xs[0]),), (torch.tensor(v),))
+    assert_same(je, jt)
+
+    def f(a):
+        a = a if a.requires_grad else a.requires_grad_()
+        y = P.adaptive_max_pool2d(a, (3, 2))
+        g, = ember.autograd.grad((y ** 3).sum(), a, create_graph=True)
+        return g * a
+
+    check_grads(f, rand_array((1, 2, 7, 5), np.float64))
+
+
+def test_adaptive_max_pool2d_errors_as_torch():
+    for x in (ember.zeros(2, 3, 4, 4, dtype=ember.int64), ember.zeros(5, 5)):
+        with pytest.raises(Exception) as ee:
+            P.adaptive_max_pool2d(x, (3, 3))
+        with pytest.raises(Exception) as et:
+            TF.adaptive_max_pool2d(torch.zeros(tuple(x.shape), dtype=torch.int64
+                                               if x.dtype == ember.int64 else torch.float32),
+                                   (3, 3))
+        assert type(ee.value) is type(et.value)
+
+
 def test_pool_meta_and_errors():
     out = P.max_pool2d(ember.empty(2, 3, 9, 9, device="meta"), 3, 2, 1)
     assert out.is_meta and tuple(out.shape) == (2, 3, 5, 5)

@@ -213,13 +213,38 @@ def test_step_hooks_run_in_order():
     assert calls == ["pre", "post", "pre"]
 
 
-FUSED = [c for c in CASES if c[0] in ("SGD", "Adam", "AdamW", "Adadelta")]
+FUSED = [c for c in CASES if c[0] in ("SGD", "Adam", "AdamW", "Adadelta", "RMSprop",
+                                      "Adagrad")] + [
+    ("RMSprop", dict(lr=1e-2, alpha=0.3, momentum=0.5, maximize=True)),
+    ("RMSprop", dict(lr=1e-2, centered=True, weight_decay=1e-2)),
+    ("Adagrad", dict(lr=0.05, weight_decay=1e-2, maximize=True, eps=1e-6)),
+]
+
+
+def _count_fused_steps(monkeypatch) -> list:
+    """A list that grows by one per fused update primitive evaluated."""
+    from ember.ops import registry
+
+    seen = []
+    real = registry._eval_update
+
+    def counting(prim, args, params):
+        seen.append(prim.name)
+        return real(prim, args, params)
+
+    from ember.optim import adam, rmsprop, sgd
+
+    for prim in (adam.adam_step_p, sgd.sgd_step_p, rmsprop.adadelta_step_p,
+                 rmsprop.rms_step_p):
+        monkeypatch.setattr(prim, "impl", counting)
+    return seen
 
 
 @pytest.mark.parametrize("case", FUSED, ids=[_ids(c) for c in FUSED])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_fused_numpy_update_equals_the_tensor_op_form(case, dtype, monkeypatch):
-    # On the CPU, SGD, Adam and Adadelta update through NumPy arrays in place; with that
+    # On the CPU, SGD, Adam, Adadelta, RMSprop and Adagrad update through one fused update
+    # primitive (NumPy arrays in place, or C); with that
     # path switched off they run as tensor ops (as on other devices). Both must round
     # identically.
     from ember.optim import adam, rmsprop, sgd
@@ -227,8 +252,9 @@ def test_fused_numpy_update_equals_the_tensor_op_form(case, dtype, monkeypatch):
     name, kwargs = case
     init, x, y = _data(4)
     init, x, y = [a.astype(dtype) for a in init], x.astype(dtype), y.astype(dtype)
+    counted = _count_fused_steps(monkeypatch)
     fused, _ = _run(ember, getattr(ember.optim, name), kwargs, init, x, y, 10)
-    assert all(p._version > 0 for p in fused)  # in-place updates bump version counters
+    assert counted and all(p._version > 0 for p in fused)  # in-place updates bump version counters
     for module in (adam, rmsprop, sgd):  # the op form: no update takes the fused primitive
         monkeypatch.setattr(module, "fusable", lambda *tensors: False)
     ops, _ = _run(ember, getattr(ember.optim, name), kwargs, init, x, y, 10)

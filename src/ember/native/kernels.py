@@ -21,7 +21,7 @@ import threading
 from collections.abc import Callable
 from contextlib import contextmanager
 
-from .._core.primitive import kernels
+from .._core.primitive import Member, kernels
 from . import blas, toolchain
 
 _cpu = kernels["cpu"]
@@ -128,8 +128,10 @@ def library(family: str) -> ctypes.CDLL | None:
 
 def register(prim, family: str, native: Callable) -> None:
     """Put `native(lib, *arrays, **params)` beside `prim`'s NumPy kernel: eager runs it when
-    native kernels are on and it does not return NotImplemented."""
-    numpy_kernel = _cpu[prim]
+    native kernels are on and it does not return NotImplemented. `prim` may be a family's
+    member: its own kernel (which the family's calls run) becomes the chooser."""
+    member = prim.__class__ is Member
+    numpy_kernel = prim.kernel if member else _cpu[prim]
 
     def choose(*arrays, **params):
         if _state["mode"] != "numpy" and mode() == "native":
@@ -144,10 +146,13 @@ def register(prim, family: str, native: Callable) -> None:
     choose.native = native
     choose.family = family
     choose.__doc__ = f"{prim.name}: the native kernel ({family}.c) or NumPy's"
-    _cpu[prim] = choose
+    if member:
+        prim.kernel = choose
+    else:
+        _cpu[prim] = choose
 
 
 def twins(prim) -> tuple[Callable, Callable] | None:
     """(numpy kernel, native kernel) of `prim`, or None if it has no native kernel."""
-    k = _cpu.get(prim)
+    k = prim.kernel if prim.__class__ is Member else _cpu.get(prim)
     return (k.numpy, k.native) if hasattr(k, "native") else None

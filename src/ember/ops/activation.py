@@ -17,8 +17,10 @@ import numbers
 
 import numpy as np
 
+from .. import native
 from .._tensor import Tensor
 from .._view import broadcast_shapes
+from ..native import calls
 from ._batching import front
 from ._common import bounded, same_meta
 from ._parallel import elementwise
@@ -119,10 +121,28 @@ def _threshold_backward_kernel(g, x, *, threshold):
                           out=keep if keep.shape == g.shape else None).view(g.dtype)
 
 
+def _threshold_backward_native(lib, g, x, *, threshold):
+    """The same select in C (csrc/activation.c): one pass, split over the native pool, for
+    float32 / float64 operands of one shape and layout (C-contiguous) of 64K elements or
+    more (below that NumPy's three loops cost less than the call's setup)."""
+    sfx = calls.suffix(g, x)
+    if sfx is None or g.shape != x.shape or g.size < _NATIVE_MIN or not (
+            g.flags.c_contiguous and x.flags.c_contiguous) or not isinstance(
+            threshold, (int, float)):
+        return NotImplemented
+    out = np.empty_like(g)
+    calls.entry(lib, f"threshold_backward_{sfx}", [calls.P] * 3 + [calls.I64, calls.F64])(
+        calls.ptr(g), calls.ptr(x), calls.ptr(out), g.size, threshold)
+    return out
+
+
+_NATIVE_MIN = 1 << 16
+
 # ReLU's and threshold's derivative as one primitive (PyTorch's threshold_backward).
 threshold_backward_p = _backward("threshold_backward", _threshold_backward_kernel,
                                  lambda g, x, *, threshold: same_meta(g),
                                  "ThresholdBackwardBackward0")
+native.register(threshold_backward_p, "activation", _threshold_backward_native)
 
 
 def threshold_grad(g: Tensor, x: Tensor, threshold) -> Tensor:
@@ -150,7 +170,20 @@ def _zeros_like(x: Tensor) -> Tensor:
     return zeros_like(x)
 
 
+def _relu_native(lib, a):
+    """max(x, 0) in C (csrc/activation.c): one pass over the native pool, for contiguous
+    float32 / float64 arrays of 64K elements or more; the same bits (NaN and -0.0 pass)."""
+    sfx = calls.SUFFIX.get(a.dtype)
+    if sfx is None or a.size < _NATIVE_MIN or not a.flags.c_contiguous:
+        return NotImplemented
+    out = np.empty_like(a)
+    calls.entry(lib, f"relu_{sfx}", [calls.P, calls.P, calls.I64])(
+        calls.ptr(a), calls.ptr(out), a.size)
+    return out
+
+
 relu_p = unary("relu", _relu_kernel)
+native.register(relu_p, "activation", _relu_native)
 deflower(relu_p, "({0} < 0 ? ({T})0 : {0})")  # NaN and -0.0 pass through, as np.maximum(0, x)
 # NOTE: the derivative at 0 is taken as 0, as in PyTorch (threshold_backward).
 defvjp(relu_p, lambda g, out, x: threshold_grad(g, out, 0), reads=((),), save_output=True)

@@ -2,9 +2,12 @@
 
 Max pooling reads windows through a strided view of the (-inf padded) input and
 records the flat index of each maximum, as PyTorch's `return_indices` does; its
-VJP scatters the gradient to those indices. Average pooling (plain and adaptive)
-is linear and separable, so it is composed from matmuls with small per-dim
-averaging matrices and needs no derivative of its own.
+VJP scatters the gradient to those indices. Adaptive max pooling is max pooling where
+the bins tile the input, else a primitive of its own (uneven, overlapping bins) with the
+same scatter for its VJP. Average pooling (plain and adaptive) is linear and separable,
+so it is composed from matmuls with small per-dim averaging matrices and needs no
+derivative of its own. Max pooling's 1-d and 2-d float32 / float64 kernels have native
+twins (csrc/pool.c, through ops/_pool_native.py).
 """
 
 from __future__ import annotations
@@ -14,8 +17,11 @@ import itertools
 import numpy as np
 
 from .. import _dtype as dt
+from .. import native
 from .._tensor import Tensor
 from ._batching import batch_size, batched, front
+from ._common import type_name
+from ._pool_native import adaptive_max_pool_native, max_pool_backward_native, max_pool_native
 from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp, saves
 
 _LOW = (np.dtype(np.float16), dt.bfloat16.np)
@@ -121,6 +127,7 @@ max_pool_p = Primitive("max_pool_with_indices", _max_pool_kernel, _max_pool_meta
 # As PyTorch's max_pool2d_with_indices does, the node keeps the input and the indices, not
 # the pooled values: MaxPool2d followed by ReLU(inplace=True) trains.
 defvjp(max_pool_p, _max_pool_vjp, save_output=(1,))
+native.register(max_pool_p, "pool", max_pool_native)
 
 
 def _scatter_kernel(g, index, *, shape, nd):
@@ -138,6 +145,7 @@ def _scatter_kernel(g, index, *, shape, nd):
 max_pool_backward_p = Primitive("max_pool_backward", _scatter_kernel,
                                 lambda g, index, *, shape, nd: (tuple(shape), g._dtype),
                                 grad_name="MaxPool2DWithIndicesBackwardBackward0")
+native.register(max_pool_backward_p, "pool", max_pool_backward_native)
 
 
 def _gather_back(h, out, g, index, *, shape, nd):
@@ -351,18 +359,93 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     return adaptive_avg_pool_nd(2, input, output_size)
 
 
+def _bins(size: int, out: int) -> list[tuple[int, int]]:
+    """The [start, end) of each of `out` adaptive bins over `size` (they may overlap)."""
+    return [((o * size) // out, -(-((o + 1) * size) // out)) for o in range(out)]
+
+
+def _adaptive_max_kernel(x, *, out_size):
+    """Adaptive max pooling, values and flat indices, one output cell at a time: each
+    window's first maximum (np.argmax) or, where it holds a NaN, its last NaN (PyTorch's
+    `val > max || isnan(val)`); the value is the winner's."""
+    out = out_size
+    nd = len(out)
+    sp, lead = x.shape[-nd:], x.shape[:-nd]
+    work = x.astype(np.float32) if x.dtype in _LOW else x
+    values = np.empty(lead + tuple(out), work.dtype)
+    index = np.empty(lead + tuple(out), np.int64)
+    if values.size == 0:
+        return values.astype(x.dtype, copy=False), index
+    bins = [_bins(sp[i], out[i]) for i in range(nd)]
+    plane = np.cumprod((1,) + tuple(sp[:0:-1]))[::-1]
+    for cell in itertools.product(*(range(o) for o in out)):
+        span = [bins[i][cell[i]] for i in range(nd)]
+        win = work[(Ellipsis,) + tuple(slice(a, b) for a, b in span)]
+        flat = win.reshape(lead + (-1,))
+        k = np.argmax(flat, axis=-1) if flat.size else np.zeros(lead, np.int64)
+        if work.dtype.kind == "f" and flat.size:
+            nan = np.isnan(flat)
+            if nan.any():
+                last = flat.shape[-1] - 1 - np.argmax(nan[..., ::-1], axis=-1)
+                k = np.where(nan.any(axis=-1), last, k)
+        at = (Ellipsis,) + cell
+        values[at] = np.take_along_axis(flat, k[..., None], -1)[..., 0]
+        coords = np.unravel_index(k, tuple(b - a for a, b in span))
+        index[at] = sum((coords[i] + span[i][0]) * int(plane[i]) for i in range(nd))
+    return values.astype(x.dtype, copy=False), index
+
+
+def _adaptive_max_meta(x, *, out_size):
+    shape = x._shape[:-len(out_size)] + tuple(out_size)
+    return (shape, x._dtype), (shape, dt.int64)
+
+
+adaptive_max_pool_p = Primitive("adaptive_max_pool_with_indices", _adaptive_max_kernel,
+                                _adaptive_max_meta, n_outputs=2,
+                                grad_name="AdaptiveMaxPool2DBackward0")
+
+
+def _adaptive_max_vjp(g, out, x, *, out_size):
+    # as max pooling's: the gradient scatters through the saved indices (not the values)
+    return max_pool_backward(g[0], out[1].detach(), x._shape, len(out_size))
+
+
+def _adaptive_max_jvp(primals, tangents, out, *, out_size):
+    return _max_pool_jvp(primals, tangents, out, kernel=out_size)
+
+
+def _adaptive_max_batch(args, dims, **params):
+    return bind(adaptive_max_pool_p, front(args[0], dims[0]), **params), (0, 0)
+
+
+defvjp(adaptive_max_pool_p, _adaptive_max_vjp, save_output=(1,))
+defjvp(adaptive_max_pool_p, _adaptive_max_jvp)
+defbatch(adaptive_max_pool_p, _adaptive_max_batch)
+native.register(adaptive_max_pool_p, "pool", adaptive_max_pool_native)
+
+
 def adaptive_max_pool_nd(nd: int, input: Tensor, output_size, return_indices: bool = False):
-    """Adaptive max pooling: one max_pool per output cell range (bins may overlap)."""
+    """Adaptive max pooling: a max_pool where the bins tile the input evenly, else the
+    adaptive primitive (2-d and up; 1-d: one max_pool per bin)."""
     from .join import cat
 
+    if nd > 1 and input.ndim <= nd:  # (torch.nn.functional's own check, before the kernel's)
+        raise ValueError(f"Input dimension should be at least {nd + 1}")
     sizes = (output_size,) * nd if isinstance(output_size, int) else tuple(output_size)
     sp = input.shape[-nd:]
     sizes = tuple(sp[i] if sizes[i] is None else sizes[i] for i in range(nd))
-    if all(sp[i] % sizes[i] == 0 for i in range(nd)):
+    if all(sizes[i] and sp[i] % sizes[i] == 0 for i in range(nd)):
         k = tuple(sp[i] // sizes[i] for i in range(nd))
         return max_pool_nd(nd, input, k, k, 0, 1, False, return_indices)
     if nd != 1:
-        raise NotImplementedError("adaptive max pooling needs output sizes that divide the input")
+        if input.ndim not in (nd + 1, nd + 2):
+            raise RuntimeError(f"adaptive_max_pool{nd}d(): Expected {nd + 1}D or {nd + 2}D "
+                               f"tensor, but got {list(input.shape)}")
+        if not (input.dtype.is_floating_point and not input.dtype.is_complex):
+            raise NotImplementedError(f'"adaptive_max_pool{nd}d" not implemented for '
+                                      f"'{type_name(input.dtype)}'")
+        values, index = apply(adaptive_max_pool_p, input, out_size=sizes)
+        return (values, index) if return_indices else values
     vals, idxs = [], []
     for o in range(sizes[0]):
         start = (o * sp[0]) // sizes[0]

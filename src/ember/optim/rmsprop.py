@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import native
+from ..native import calls
 from ..ops.creation import full_like, zeros_like
 from ..ops.registry import UpdatePrimitive, batch_by_loop, bind
+from .adam import _lerp_
 from .optimizer import Optimizer, add_scaled, axpy, check_fused, fusable, scalar_step
 
 
@@ -43,6 +46,14 @@ class RMSprop(Optimizer):
 
     def _update(self, p, grad, state, group) -> None:
         alpha, eps, lr = group["alpha"], group["eps"], group["lr"]
+        extra = [state[k] for k in ("grad_avg", "momentum_buffer") if k in state]
+        if fusable(p, grad, state["square_avg"], *extra) and fusable(state["step"]):
+            bind(rms_step_p, p, grad, state["square_avg"],
+                 state["grad_avg"] if group["centered"] else None,
+                 state["momentum_buffer"] if group["momentum"] > 0 else None, state["step"],
+                 lr=lr, alpha=alpha, lr_decay=0.0, eps=eps, weight_decay=group["weight_decay"],
+                 momentum=group["momentum"], maximize=group["maximize"])
+            return
         if group["maximize"]:
             grad = -grad
         state["step"].add_(1)
@@ -89,6 +100,11 @@ class Adagrad(Optimizer):
         state["sum"] = full_like(p, group["initial_accumulator_value"])
 
     def _update(self, p, grad, state, group) -> None:
+        if fusable(p, grad, state["sum"]) and fusable(state["step"]):
+            bind(rms_step_p, p, grad, state["sum"], None, None, state["step"], lr=group["lr"],
+                 alpha=None, lr_decay=group["lr_decay"], eps=group["eps"],
+                 weight_decay=group["weight_decay"], momentum=0.0, maximize=group["maximize"])
+            return
         if group["maximize"]:
             grad = -grad
         step = state["step"].add_(1).item()
@@ -174,8 +190,91 @@ def _adadelta_kernel(p, grad, square_avg, acc_delta, step_count, *, lr, rho, eps
     axpy(p, delta, -lr)
 
 
+def _adadelta_native(lib, p, grad, square_avg, acc_delta, step_count, *, lr, rho, eps,
+                     weight_decay, maximize):
+    """The same update in C (csrc/optim.c): one pass, the same roundings."""
+    arrays = (p, grad, square_avg, acc_delta)
+    sfx = calls.suffix(*arrays)
+    if sfx is None or not all(a.flags.c_contiguous for a in arrays):
+        return NotImplemented
+    np.add(step_count, 1, out=step_count)
+    F = calls.F64
+    calls.entry(lib, f"adadelta_step_{sfx}", [calls.P] * 4 + [calls.I64] + [F] * 4
+                + [calls.INT])(
+        *(calls.ptr(a) for a in arrays), p.size, lr, rho, eps, weight_decay, int(maximize))
+    return None
+
+
 # the fused update: writes the parameter, both running averages and the step counter
 adadelta_step_p = UpdatePrimitive("adadelta_step", _adadelta_kernel, writes=(0, 2, 3, 4))
+native.register(adadelta_step_p, "optim", _adadelta_native)
 batch_by_loop(adadelta_step_p, "an optimizer step writes its parameters and running averages "
                                "in place and returns nothing: each batch element is an "
                                "update of its own")
+
+
+def _rms_kernel(p, grad, square_avg, grad_avg, momentum_buffer, step_count, *, lr, alpha,
+                lr_decay, eps, weight_decay, momentum, maximize) -> None:
+    """RMSprop's update, or Adagrad's (alpha None), on NumPy arrays in place: parameter,
+    running squares (Adagrad's sum), grad_avg (None unless centered), momentum buffer (None
+    without momentum) and step counter, step for step as `RMSprop._update`'s or
+    `Adagrad._update`'s tensor ops, rounding for rounding."""
+    np.add(step_count, 1, out=step_count)
+    if alpha is None:  # Adagrad: this step's learning rate lr / (1 + (t - 1) decay)
+        lr = lr / (1 + (step_count.item() - 1) * lr_decay)
+    if maximize:
+        grad = np.negative(grad)
+    if weight_decay != 0:
+        grad = add_scaled(grad, p, weight_decay)
+    avg = np.multiply(grad, grad)
+    if alpha is None:
+        np.add(square_avg, avg, out=square_avg)  # (addcmul with value 1)
+    else:
+        np.multiply(avg, p.dtype.type(1 - alpha), out=avg)  # (addcmul casts its value)
+        np.multiply(square_avg, alpha, out=square_avg)
+        np.add(square_avg, avg, out=square_avg)
+    if grad_avg is not None:
+        _lerp_(grad_avg, grad, 1 - alpha, avg)
+        np.multiply(grad_avg, grad_avg, out=avg)
+        np.subtract(square_avg, avg, out=avg)  # (addcmul with value -1: x + -(t1 t2))
+        np.sqrt(avg, out=avg)
+    else:
+        np.sqrt(square_avg, out=avg)
+    np.add(avg, eps, out=avg)
+    if momentum_buffer is not None:
+        np.multiply(momentum_buffer, momentum, out=momentum_buffer)
+        np.add(momentum_buffer, np.divide(grad, avg), out=momentum_buffer)
+        axpy(p, momentum_buffer, -lr)
+    else:
+        # p.addcdiv_(grad, avg, value=-lr): the value times grad first, then the quotient
+        update = grad if -lr == 1 else np.multiply(grad, p.dtype.type(-lr))
+        np.add(p, np.divide(update, avg), out=p)
+
+
+def _rms_native(lib, p, grad, square_avg, grad_avg, momentum_buffer, step_count, *, lr,
+                alpha, lr_decay, eps, weight_decay, momentum, maximize):
+    """The same update in C (csrc/optim.c): one pass, the same roundings; the step count
+    and Adagrad's learning rate are computed here, as the NumPy kernel computes them."""
+    arrays = [a for a in (p, grad, square_avg, grad_avg, momentum_buffer) if a is not None]
+    sfx = calls.suffix(*arrays)
+    if sfx is None or not all(a.flags.c_contiguous for a in arrays):
+        return NotImplemented
+    np.add(step_count, 1, out=step_count)
+    if alpha is None:
+        lr = lr / (1 + (step_count.item() - 1) * lr_decay)
+    F = calls.F64
+    calls.entry(lib, f"rms_step_{sfx}", [calls.P] * 5 + [calls.I64] + [F] * 5
+                + [calls.INT] * 2)(
+        calls.ptr(p), calls.ptr(grad), calls.ptr(square_avg), calls.ptr(grad_avg),
+        calls.ptr(momentum_buffer), p.size, lr, 0.0 if alpha is None else alpha, eps,
+        weight_decay, momentum, int(alpha is None), int(maximize))
+    return None
+
+
+# the fused update of RMSprop and Adagrad: writes the parameter, its running state and the
+# step counter
+rms_step_p = UpdatePrimitive("rms_step", _rms_kernel, writes=(0, 2, 3, 4, 5))
+native.register(rms_step_p, "optim", _rms_native)
+batch_by_loop(rms_step_p, "an optimizer step writes its parameters and running averages in "
+                          "place and returns nothing: each batch element is an update of its "
+                          "own")

@@ -1,4 +1,5 @@
-/* optim.c: the fused optimizer updates (SGD, Adam/AdamW), one pass over each parameter.
+/* optim.c: the fused optimizer updates (SGD, Adam/AdamW, Adadelta, RMSprop and Adagrad),
+ * one pass over each parameter.
  * Written once against scalar_t and FN(name); kernels.py compiles it for float and double.
  *
  * Each update does, element by element, exactly the operations of its NumPy twin
@@ -98,4 +99,95 @@ void FN(adam_step)(scalar_t *p, const scalar_t *grad, scalar_t *m, scalar_t *v,
                        (scalar_t)step_size, maximize, decoupled, weight_decay != 0,
                        fabs(w1) < 0.5};
     ember_parallel_for(FN(adam_task), &a, n, 1 << 14);
+}
+
+/* y + x * alpha as `axpy` / `add_(x, alpha=...)` round it: the product skipped for 1. */
+#define EMBER_AXPY(y, x, alpha, one) ((one) ? (y) + (x) : (y) + (x) * (alpha))
+
+typedef struct {
+    scalar_t *p, *sq, *acc;
+    const scalar_t *grad;
+    scalar_t rho, one_minus, eps, wd, lr_neg;
+    int maximize, wd_on, lr_one;
+} FN(adadelta_args);
+
+static void FN(adadelta_task)(void *a_, int64_t lo, int64_t hi) {
+    const FN(adadelta_args) *a = a_;
+    scalar_t *restrict p = a->p, *restrict sq = a->sq, *restrict acc = a->acc;
+    const scalar_t *restrict grad = a->grad;
+    for (int64_t i = lo; i < hi; i++) {
+        scalar_t g = a->maximize ? -grad[i] : grad[i];
+        if (a->wd_on) g = g + p[i] * a->wd;
+        const scalar_t s = sq[i] * a->rho + (g * g) * a->one_minus;
+        sq[i] = s;
+        const scalar_t std = EMBER_SQRT_T(s + a->eps);
+        const scalar_t delta = (EMBER_SQRT_T(acc[i] + a->eps) / std) * g;
+        acc[i] = acc[i] * a->rho + (delta * delta) * a->one_minus;
+        p[i] = EMBER_AXPY(p[i], delta, a->lr_neg, a->lr_one);
+    }
+}
+
+/* Adadelta (optim/rmsprop.py `_adadelta_kernel`): v = rho v + (1 - rho) g^2,
+ * delta = sqrt(u + eps) / sqrt(v + eps) g, u = rho u + (1 - rho) delta^2, p -= lr delta. */
+void FN(adadelta_step)(scalar_t *p, const scalar_t *grad, scalar_t *sq, scalar_t *acc,
+                       int64_t n, double lr, double rho, double eps, double weight_decay,
+                       int maximize) {
+    FN(adadelta_args) a = {p, sq, acc, grad, (scalar_t)rho, (scalar_t)(1 - rho),
+                           (scalar_t)eps, (scalar_t)weight_decay, (scalar_t)(-lr), maximize,
+                           weight_decay != 0, -lr == 1};
+    ember_parallel_for(FN(adadelta_task), &a, n, 1 << 14);
+}
+
+typedef struct {
+    scalar_t *p, *sq, *avg, *buf;
+    const scalar_t *grad;
+    scalar_t alpha, one_minus, w1, w1_rest, eps, wd, momentum, lr_neg;
+    int maximize, wd_on, lerp_small, lr_one, accumulate;
+} FN(rms_args);
+
+static void FN(rms_task)(void *a_, int64_t lo, int64_t hi) {
+    const FN(rms_args) *a = a_;
+    scalar_t *restrict p = a->p, *restrict sq = a->sq, *restrict avg = a->avg;
+    scalar_t *restrict buf = a->buf;
+    const scalar_t *restrict grad = a->grad;
+    for (int64_t i = lo; i < hi; i++) {
+        scalar_t g = a->maximize ? -grad[i] : grad[i];
+        if (a->wd_on) g = g + p[i] * a->wd;
+        const scalar_t s = a->accumulate ? sq[i] + g * g
+                                         : sq[i] * a->alpha + (g * g) * a->one_minus;
+        sq[i] = s;
+        scalar_t d;
+        if (avg) {
+            /* grad_avg.lerp_(g, 1 - alpha), then sqrt(v - grad_avg^2) */
+            const scalar_t diff = g - avg[i];
+            const scalar_t m = a->lerp_small ? avg[i] + diff * a->w1 : g - diff * a->w1_rest;
+            avg[i] = m;
+            d = EMBER_SQRT_T(s - m * m);
+        } else {
+            d = EMBER_SQRT_T(s);
+        }
+        d = d + a->eps;
+        if (buf) {
+            const scalar_t b = buf[i] * a->momentum + g / d;
+            buf[i] = b;
+            p[i] = EMBER_AXPY(p[i], b, a->lr_neg, a->lr_one);
+        } else {
+            /* addcdiv_(g, d, value=-lr): the value times g first, then the quotient */
+            p[i] = p[i] + (a->lr_one ? g : g * a->lr_neg) / d;
+        }
+    }
+}
+
+/* RMSprop (v = alpha v + (1 - alpha) g^2) or, with `accumulate`, Adagrad (v += g^2, lr
+ * already this step's); optim/rmsprop.py `_rms_kernel`. grad_avg (centered) and the
+ * momentum buffer are NULL when unused. */
+void FN(rms_step)(scalar_t *p, const scalar_t *grad, scalar_t *sq, scalar_t *avg,
+                  scalar_t *buf, int64_t n, double lr, double alpha, double eps,
+                  double weight_decay, double momentum, int accumulate, int maximize) {
+    const double w1 = 1 - alpha;
+    FN(rms_args) a = {p, sq, avg, buf, grad, (scalar_t)alpha, (scalar_t)w1, (scalar_t)w1,
+                      (scalar_t)(1 - w1), (scalar_t)eps, (scalar_t)weight_decay,
+                      (scalar_t)momentum, (scalar_t)(-lr), maximize, weight_decay != 0,
+                      fabs(w1) < 0.5, -lr == 1, accumulate};
+    ember_parallel_for(FN(rms_task), &a, n, 1 << 14);
 }

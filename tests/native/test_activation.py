@@ -1,0 +1,100 @@
+"""csrc/activation.c (ReLU and threshold_backward, its derivative) against the NumPy twins
+of ops/activation.py and against torch: selects, no arithmetic, so bit for bit (ReLU passes
+NaN and -0.0; NaN x keeps g; a dropped gradient is +0.0, whatever its sign or NaN-ness)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from ember import native
+from ember.ops import activation
+from ember.ops.activation import relu_p, threshold_backward_p
+from native._differential import assert_bits, layouts, threads, with_specials
+
+from helpers import rand_array
+
+needs_native = pytest.mark.skipif(not native.available(), reason="native kernels unavailable")
+TWINS = native.twins(threshold_backward_p)
+
+
+@pytest.fixture(autouse=True)
+def _small_arrays_native_too(monkeypatch):
+    """Eager calls send arrays under `_NATIVE_MIN` elements to NumPy; here the C kernel
+    takes every size."""
+    monkeypatch.setattr(activation, "_NATIVE_MIN", 0)
+
+
+def _run(g, x, threshold):
+    out = TWINS[1](native.library("activation"), g, x, threshold=threshold)
+    return TWINS[0](g, x, threshold=threshold) if out is NotImplemented else out
+
+
+@needs_native
+@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize("threshold", [0, 0.1, -1.5, 3], ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("shape", [(0,), (1,), (7, 9), (3, 1000), (4, 65, 257)], ids=str)
+def test_threshold_backward_is_numpys_bit_for_bit(shape, dtype, threshold, n_threads):
+    # (x near the thresholds: 0.1 rounds differently in float32 and float64)
+    x0 = with_specials(np.round(rand_array(shape, np.float64, low=-3, high=3), 1).astype(dtype))
+    g0 = with_specials(rand_array(shape, np.float64, seed=1).astype(dtype))[::-1].copy()
+    want = TWINS[0](g0, x0, threshold=threshold)
+    assert TWINS[1](native.library("activation"), g0, x0, threshold=threshold) \
+        is not NotImplemented
+    for g in layouts(g0).values():
+        with threads(n_threads):
+            got = _run(g, x0, threshold)
+        assert_bits(got, want)
+
+
+@needs_native
+@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("shape", [(0,), (1,), (7, 9), (4, 65, 257)], ids=str)
+def test_relu_is_numpys_bit_for_bit(shape, dtype, n_threads):
+    numpy_k, native_k = native.twins(relu_p)
+    x0 = with_specials(rand_array(shape, np.float64, low=-3, high=3).astype(dtype))
+    x0.reshape(-1)[4:6] = [0.0, -0.0][: max(x0.size - 4, 0)]
+    want = numpy_k(x0)
+    with threads(n_threads):
+        got = native_k(native.library("activation"), x0)
+    assert_bits(got, want)
+    for x in layouts(x0).values():  # (other layouts: NumPy's, through the chooser)
+        with threads(n_threads):
+            assert_bits(relu_p.kernel(x), want)
+
+
+@needs_native
+def test_other_shapes_and_dtypes_stay_on_numpy():
+    lib = native.library("activation")
+    g = rand_array((4, 5))
+    assert TWINS[1](lib, g, rand_array((1, 5)), threshold=0) is NotImplemented  # broadcast
+    assert TWINS[1](lib, g.astype(np.float16), g.astype(np.float16), threshold=0) \
+        is NotImplemented
+    assert TWINS[1](lib, g.T, g.T, threshold=0) is NotImplemented  # not C-contiguous
+    relu_native = native.twins(relu_p)[1]
+    assert relu_native(lib, np.arange(-5, 5)) is NotImplemented  # (integers)
+    assert relu_native(lib, g.T) is NotImplemented
+
+
+@pytest.mark.parametrize("mode", ["native", "numpy"])
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64], ids=str)
+def test_relu_and_its_grad_as_torch(dtype, mode):
+    x = with_specials(rand_array((8, 300), np.float64, low=-2, high=2))
+    x[1, :5] = 0.0
+    w = rand_array((8, 300), np.float64, seed=2)
+    tdt = torch.float32 if dtype == ember.float32 else torch.float64
+    xt = torch.tensor(x, dtype=tdt, requires_grad=True)
+    (torch.relu(xt) * torch.tensor(w, dtype=tdt)).sum().backward()
+    with native.use(mode):
+        xe = ember.tensor(x, dtype=dtype, requires_grad=True)
+        ye = ember.relu(xe)
+        (ye * ember.tensor(w, dtype=dtype)).sum().backward()
+        inplace = ember.tensor(x, dtype=dtype)
+        ember.nn.functional.relu(inplace, inplace=True)
+    assert_bits(xe.grad.numpy(), xt.grad.numpy())
+    assert_bits(ye.detach().numpy(), torch.relu(xt).detach().numpy())
+    assert_bits(inplace.numpy(), torch.relu(xt).detach().numpy())
