@@ -69,5 +69,4 @@ def optimized(graph: Graph) -> Graph:
     out.inputs, out.scalars, out.effects = graph.inputs, graph.scalars, graph.effects
     out.nodes = kept
     out.outputs = [same.get(v, v) for v in graph.outputs]
-    out.parts = graph.parts
     return out
