@@ -194,6 +194,7 @@ class Session(Interpreter):
     def flush(self, reason: str = "value needed", op: str | None = None) -> None:
         """Run the pending graph and turn its live results into ordinary tensors."""
         graph = self.graph
+        e = self.expect
         written = [t for t, _ in self.written]
         for t, cls in self.written:
             t.__class__ = cls
@@ -215,7 +216,6 @@ class Session(Interpreter):
         self._reset()  # (a kernel below may bind ops: they run eagerly, not into this graph)
         if not graph.outputs and not graph.effects:
             return
-        e = self.expect
         if e is not None and len(e[0].nodes) == len(graph.nodes) and \
                 len(e[0].inputs) == len(graph.inputs) and \
                 [v.id for v in e[0].outputs] == [v.id for v in graph.outputs]:

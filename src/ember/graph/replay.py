@@ -14,8 +14,6 @@ the call runs as in default mode (every call traced).
 
 from __future__ import annotations
 
-import numpy as np
-
 from .._tensor import Tensor, _wrap
 
 
