@@ -36,6 +36,7 @@ from .ir import RUNTIME_SCALARS, Graph, Node, Value, same_node
 from .lazy import LazyTensor, become, make_lazy, pending_class
 
 _grad_state = grad_mode.state
+_ref = weakref.ref
 
 
 class Break:
@@ -103,10 +104,17 @@ class Session(Interpreter):
         return a
 
     def _record(self, prim, args, params, base=None, vc=None):
+        # NOTE: the hot path of a compiled call (every op bound): kept flat
         graph = self.graph
         mark = (len(graph.inputs), len(graph.scalars), graph._count)
-        vals = tuple(self._arg(a) for a in args)
-        node = Node(prim, params, vals, ())
+        vals = []
+        for a in args:
+            d = getattr(a, "__dict__", None) if a.__class__ is LazyTensor else None
+            if d is not None and d.get("_lazy_session") is self:
+                vals.append(d["_lazy_value"])
+            else:
+                vals.append(self._arg(a))
+        node = Node(prim, params, tuple(vals), ())
         known = self._follow(node)
         if known is not None:
             metas = [(o.shape, o.dtype, o.stride) for o in known.outs]
@@ -117,14 +125,18 @@ class Session(Interpreter):
                 self._forget(mark)
                 raise
         outs, lazies = [], []
+        refs = self.lazies
+        count = graph._count
         for i, (shape, dtype, stride) in enumerate(metas):
-            v = graph.value(shape, dtype, stride, node, i)
+            v = Value(count, shape, dtype, stride, node, i)
+            count += 1
             outs.append(v)
             t = make_lazy(self, v, dtype, base, vc)
             lazies.append(t)
-            self.lazies.append(weakref.ref(t))
+            refs.append(_ref(t))
+        graph._count = count
         node.outs = tuple(outs)
-        graph.add_node(node)
+        graph.nodes.append(node)
         return lazies
 
     def _follow(self, node: Node):

@@ -133,6 +133,9 @@ def elide_copies(outputs: list[Value], nodes: list[Node]) -> tuple[list[Node], d
 
 def _fresh(n: Node) -> bool:
     """Whether node `n`'s kernel returns a new C-order array of its own."""
+    from ..ops.activation import gelu_backward_p, threshold_backward_p
     from ..ops.reduce import SUM, SUM_DIMS
+    from ..ops.softmax import softmax_backward_p, softmax_p
 
-    return n.prim is matmul_p or n.prim is addmm_p or n.params.get("fn") in (SUM, SUM_DIMS)
+    return n.prim in (matmul_p, addmm_p, softmax_p, softmax_backward_p) or \
+        n.params.get("fn") in (SUM, SUM_DIMS, threshold_backward_p, gelu_backward_p)
