@@ -146,7 +146,7 @@ class Session(Interpreter):
         if i == 0:
             self.expect = None
             for cand in self.expected.get(self.segment, ()):
-                if cand[0].nodes and same_node(node, cand[0].nodes[0]):
+                if cand[0].nodes and _same(node, cand[0].nodes[0]):
                     self.expect = cand
                     return cand[0].nodes[0]
             return None
@@ -154,7 +154,7 @@ class Session(Interpreter):
         if e is None:
             return None
         nodes = e[0].nodes
-        if i < len(nodes) and same_node(node, nodes[i]):
+        if i < len(nodes) and _same(node, nodes[i]):
             return nodes[i]
         self.expect = None
         return None
@@ -263,6 +263,13 @@ class Run:
         self.graph, self.program, self.key = graph, program, key
         self.inputs, self.scalars, self.live = inputs, scalars, live
         self.written, self.reason = written, reason
+
+
+def _same(node: Node, e: Node) -> bool:
+    try:
+        return same_node(node, e)
+    except (ValueError, TypeError):  # (a param whose == is not a bool: not followed)
+        return False
 
 
 def _capturable(args, params) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core.primitive import Family, Member
+from .._tensor import Size
 
 
 class Value:
@@ -219,7 +220,7 @@ def same_node(n: Node, e: Node) -> bool:
         elif c is Scalar:
             if x.type is not y.type:
                 return False
-        elif x is not y and freeze(x) != freeze(y):
+        elif x is not y and (x != y if c in _PLAIN else freeze(x) != freeze(y)):
             return False
     p1, p2 = n.params, e.params
     if len(p1) != len(p2):
@@ -234,12 +235,17 @@ def same_node(n: Node, e: Node) -> bool:
         if c is Scalar:
             if v.type is not w.type:
                 return False
-        elif c is int or c is bool or c is str:
+        elif c in _PLAIN:
             if v != w:
                 return False
         elif freeze(v) != freeze(w):
             return False
     return True
+
+
+# classes whose == is the key's equality (as `params_key` compares hashable params); a
+# tuple holding something else (an array) makes `same_node` raise: the caller says no
+_PLAIN = frozenset((int, bool, str, tuple, Size))
 
 
 def _show(v) -> str:
