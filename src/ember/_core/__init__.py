@@ -46,6 +46,7 @@ from .primitive import (
     kernels,
     loop_reasons,
     lower_rules,
+    lower_terms,
     lower_ulps,
     mark_random,
     meta_rules,
@@ -65,7 +66,7 @@ __all__ = [
     "defvjp",
     "defvjp_joint", "defvjp_variadic", "forward_mode_active",
     "grad_mode", "interpret", "jvp_by_vjp", "jvp_rule", "jvp_rules", "kernels", "lower_rules",
-    "lower_ulps", "loop_reasons",
+    "lower_terms", "lower_ulps", "loop_reasons",
     "mark_random", "meta_rules", "nondifferentiable", "primitives", "random_ops",
     "rule_params", "set_autograd", "vjp_rule", "vjp_jvp_reasons", "vjp_rules",
 ]

@@ -49,6 +49,7 @@ jvp_rules: dict = {}
 batch_rules: dict = {}
 lower_rules: dict = {}
 lower_ulps: dict = {}  # member -> how many ulps its C expression may differ from its kernel
+lower_terms: dict = {}  # member -> (params it holds for, dtype names, C support code)
 
 
 class Primitive:
@@ -233,14 +234,18 @@ def jvp_by_vjp(prim: Primitive, reason: str) -> None:
 vjp_jvp_reasons: dict = {}  # primitive (or member) -> why its jvp is its VJP transposed
 
 
-def deflower(prim, template: str, *, ulps: int = 0) -> None:
+def deflower(prim, template: str, *, ulps: int = 0, params: dict | None = None,
+             dtypes: tuple = ("float32", "float64"), support: str = "") -> None:
     """Register the C expression of a pointwise member (float32 and float64 operands):
     `{0}`, `{1}` ... are its operands, `{T}` the C type. By default it must compute what the
     member's NumPy kernel computes, rounding for rounding (the compiler's fused loops are
     tested bit for bit against the kernels); a transcendental from `ember_math.h` says by
-    `ulps` how far from the kernel it may land (tested too, with the same edge values)."""
+    `ulps` how far from the kernel it may land (tested too, with the same edge values).
+    `params`: the node's other params it holds for (a node with others is not fused);
+    `dtypes`: the dtypes it holds for; `support`: C definitions the expression calls."""
     lower_rules[prim] = template
     lower_ulps[prim] = ulps
+    lower_terms[prim] = (dict(params or {}), tuple(dtypes), support)
 
 
 def defbatch(prim: Primitive, rule: Callable) -> None:

@@ -32,10 +32,11 @@ from ..ops.draws import _eval_draw
 from ..ops.movement import _eval_detach
 from ..ops.registry import _eval_inplace, _eval_update, bump_version, check_inplace
 from ..ops.views import _eval_view
-from .ir import RUNTIME_SCALARS, Graph, Node, Value
+from .ir import RUNTIME_SCALARS, Graph, Node, Value, same_node
 from .lazy import LazyTensor, become, make_lazy, pending_class
 
 _grad_state = grad_mode.state
+_ref = weakref.ref
 
 
 class Break:
@@ -56,9 +57,12 @@ class Session(Interpreter):
     programs (shared by the calls of one compiled function)."""
 
     def __init__(self, programs: dict, compile_graph: Callable, on_run=None,
-                 owner=None) -> None:
+                 owner=None, expected: dict | None = None) -> None:
         self.owner = owner  # the compiled function (autograd nodes recorded here point to it)
         self.programs = programs
+        # segment -> [(graph, program, key)]: the graphs that ran there lately, most recent
+        # first; a recording that follows one node for node skips meta rules and the key
+        self.expected = expected if expected is not None else {}
         self.compile_graph = compile_graph  # compile_graph(graph, segment) -> Program
         self.on_run = on_run  # called with (graph, program, break) after each graph runs
         self.segment = 0  # how many graphs this session has run
@@ -73,6 +77,7 @@ class Session(Interpreter):
         self.scalar_values: list = []
         self.lazies: list = []
         self.written: list = []  # (tensor, its own class): real tensors a node writes
+        self.expect = None  # the (graph, program, key) this recording follows so far
 
     # -- recording ----------------------------------------------------------------------
 
@@ -99,19 +104,72 @@ class Session(Interpreter):
             return self.graph.add_scalar(a)
         return a
 
-    def _record(self, prim, args, params, metas, base=None, vc=None):
-        vals = tuple(self._arg(a) for a in args)
-        node = Node(prim, params, vals, ())
+    def _record(self, prim, args, params, base=None, vc=None):
+        # NOTE: the hot path of a compiled call (every op bound): kept flat
+        graph = self.graph
+        mark = (len(graph.inputs), len(graph.scalars), graph._count)
+        vals = []
+        for a in args:
+            d = getattr(a, "__dict__", None) if a.__class__ is LazyTensor else None
+            if d is not None and d.get("_lazy_session") is self:
+                vals.append(d["_lazy_value"])
+            else:
+                vals.append(self._arg(a))
+        node = Node(prim, params, tuple(vals), ())
+        known = self._follow(node)
+        if known is not None:
+            metas = [(o.shape, o.dtype, o.stride) for o in known.outs]
+        else:
+            try:
+                metas = _meta_of(prim, args, params)
+            except BaseException:
+                self._forget(mark)
+                raise
         outs, lazies = [], []
+        refs = self.lazies
+        count = graph._count
         for i, (shape, dtype, stride) in enumerate(metas):
-            v = self.graph.value(shape, dtype, stride, node, i)
+            v = Value(count, shape, dtype, stride, node, i)
+            count += 1
             outs.append(v)
             t = make_lazy(self, v, dtype, base, vc)
             lazies.append(t)
-            self.lazies.append(weakref.ref(t))
+            refs.append(_ref(t))
+        graph._count = count
         node.outs = tuple(outs)
-        self.graph.add_node(node)
+        graph.nodes.append(node)
         return lazies
+
+    def _follow(self, node: Node):
+        """The node of the expected graph that `node` repeats (its outputs' metadata are
+        then known), or None (from then on this recording follows no graph)."""
+        i = len(self.graph.nodes)
+        if i == 0:
+            self.expect = None
+            for cand in self.expected.get(self.segment, ()):
+                if cand[0].nodes and _same(node, cand[0].nodes[0]):
+                    self.expect = cand
+                    return cand[0].nodes[0]
+            return None
+        e = self.expect
+        if e is None:
+            return None
+        nodes = e[0].nodes
+        if i < len(nodes) and _same(node, nodes[i]):
+            return nodes[i]
+        self.expect = None
+        return None
+
+    def _forget(self, mark: tuple) -> None:
+        """Drop the graph inputs and scalars added since `mark` (an op whose meta rule
+        raised records nothing)."""
+        graph = self.graph
+        n_in, n_sc, count = mark
+        for t in self.input_tensors[n_in:]:
+            self.input_of.pop(id(t), None)
+        del graph.inputs[n_in:], self.input_tensors[n_in:]
+        del graph.scalars[n_sc:], self.scalar_values[n_sc:]
+        graph._count = count
 
     def _record_effect(self, prim, args, params, written: list, *,
                        scalar_params: bool = False, silent: tuple = ()) -> None:
@@ -124,7 +182,9 @@ class Session(Interpreter):
         if scalar_params:
             params = {k: self._arg(v) if v.__class__ is float else v
                       for k, v in params.items()}
-        self.graph.add_node(Node(prim, params, vals, ()))
+        node = Node(prim, params, vals, ())
+        self._follow(node)
+        self.graph.add_node(node)
         self.graph.effects = True
         for t in written:
             bump_version(t)
@@ -147,6 +207,7 @@ class Session(Interpreter):
     def flush(self, reason: str = "value needed", op: str | None = None) -> None:
         """Run the pending graph and turn its live results into ordinary tensors."""
         graph = self.graph
+        e = self.expect
         written = [t for t, _ in self.written]
         for t, cls in self.written:
             t.__class__ = cls
@@ -168,10 +229,18 @@ class Session(Interpreter):
         self._reset()  # (a kernel below may bind ops: they run eagerly, not into this graph)
         if not graph.outputs and not graph.effects:
             return
-        key = graph.key()
-        program = self.programs.get(key)
-        if program is None:
-            program = self.programs[key] = self.compile_graph(graph, self.segment)
+        if e is not None and len(e[0].nodes) == len(graph.nodes) and \
+                len(e[0].inputs) == len(graph.inputs) and \
+                [v.id for v in e[0].outputs] == [v.id for v in graph.outputs]:
+            _, program, key = e  # (node for node the graph that ran here before)
+        else:
+            key = graph.key()
+            program = self.programs.get(key)
+            if program is None:
+                program = self.programs[key] = self.compile_graph(graph, self.segment)
+            seen = self.expected.setdefault(self.segment, [])
+            seen.insert(0, (graph, program, key))
+            del seen[4:]
         self.segment += 1
         arrays = program.run([t._array() for t in inputs] + scalars)
         index = {v: i for i, v in enumerate(graph.outputs)}
@@ -195,6 +264,13 @@ class Run:
         self.graph, self.program, self.key = graph, program, key
         self.inputs, self.scalars, self.live = inputs, scalars, live
         self.written, self.reason = written, reason
+
+
+def _same(node: Node, e: Node) -> bool:
+    try:
+        return same_node(node, e)
+    except (ValueError, TypeError):  # (a param whose == is not a bool: not followed)
+        return False
 
 
 def _capturable(args, params) -> bool:
@@ -227,14 +303,13 @@ def _contiguous(shape) -> tuple:
 def _record_kernel(session: Session, prim, args, params):
     """A plain kernel (or a family member's): one node; autograd records as in eager. An
     op whose output shape depends on the values (nonzero, a bool mask index, unique) is a
-    graph break, as in PyTorch: its meta rule cannot say the shape (NotImplementedError),
-    so the graph runs, then the op eagerly."""
+    graph break, as in PyTorch: its meta rule cannot say the shape (NotImplementedError;
+    the recording undoes what it added), so the graph runs, then the op eagerly."""
     try:
-        metas = _meta_of(prim, args, params)
+        lazies = session._record(prim, args, params)
     except NotImplementedError:
         session.flush("dynamic shape operator", prim.name)
         return session.lower(prim, args, params)
-    lazies = session._record(prim, args, params, metas)
     out = lazies[0] if prim.n_outputs == 1 else tuple(lazies)
     if _grad_state.enabled:
         for a in args:
@@ -250,9 +325,8 @@ def _record_kernel(session: Session, prim, args, params):
 def _record_view(session: Session, prim, args, params):
     """A view: its result shares the base's version counter and lands in its storage."""
     x = args[0]
-    (meta,) = _meta_of(prim, args, params)
     base = x._base if x._base is not None else x
-    (out,) = session._record(prim, args, params, [meta], base=base, vc=x._vc)
+    (out,) = session._record(prim, args, params, base=base, vc=x._vc)
     if x._requires_grad and _grad_state.enabled:
         autograd.record(prim, vjp_rule(prim, params), args, params, out)
         if out._grad_fn is not None:

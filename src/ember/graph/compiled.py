@@ -111,6 +111,7 @@ class Compiled:
         self.mode = mode or "default"
         self.options = dict(options or {})
         self.programs: dict = {}
+        self.expected: dict = {}  # segment -> graphs that ran there lately (capture.Session)
         self.graphs: list[Graph] = []  # one per program compiled, in order
         self.breaks: list[Break] = []  # every graph break seen, with where it happened
         self.recompiles: list[str] = []  # what changed, for each program after the first
@@ -178,7 +179,8 @@ class Compiled:
         a backward pass through a forward it recorded); the last graph runs at the end."""
         outer = active.session
         compile_graph = self._compile_backward if backward else self._compile
-        session = Session(self.programs, compile_graph, on_run=self._ran, owner=self)
+        session = Session(self.programs, compile_graph, on_run=self._ran, owner=self,
+                          expected=self.expected)
         active.session = session
         try:
             with capture(session):
@@ -263,6 +265,7 @@ class Compiled:
 
     def reset(self) -> None:
         self.programs.clear()
+        self.expected.clear()
         self.graphs.clear()
         self.breaks.clear()
         self.recompiles.clear()

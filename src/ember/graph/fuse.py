@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import native
-from .._core.primitive import Family, lower_rules
+from .._core.primitive import Family, lower_rules, lower_terms
 from .._view import contiguous_strides
 from ..native import calls, toolchain
 from .ir import Graph, Node, Scalar, Value
@@ -50,11 +50,15 @@ def _np_dtype(d):
 def _fusible(n: Node) -> bool:
     if n.prim.__class__ is not Family or n.params["fn"] not in lower_rules:
         return False
-    if len(n.params) != 1 or len(n.outs) != 1:
+    if len(n.outs) != 1:
+        return False
+    held, dtypes, _ = lower_terms.get(n.params["fn"], ({}, ("float32", "float64"), ""))
+    if len(n.params) != 1 + len(held) or any(
+            k not in n.params or n.params[k] != v for k, v in held.items()):
         return False
     out = n.outs[0]
     dtype = _np_dtype(out.dtype)
-    if dtype not in _CTYPE:
+    if dtype not in _CTYPE or dtype.name not in dtypes:
         return False
     for a in n.args:
         if a.__class__ is Value:
@@ -256,9 +260,16 @@ def lower_fused(graph: Graph) -> Program:
     if not found:
         return lower_python(graph)
     names = [f"fused_{i}" for i in range(len(found))]
+    support = []
+    for g in found:
+        for n in g.nodes:
+            code = lower_terms.get(n.params["fn"], (None, None, ""))[2]
+            if code and code not in support:
+                support.append(code)
     source = '#include "ember.h"\n#include "ember_math.h"\n#include <math.h>\n\n' \
              '#define EMBER_ABS(x) _Generic((x), float: fabsf, double: fabs)(x)\n' \
              '#define EMBER_SQRT(x) _Generic((x), float: sqrtf, double: sqrt)(x)\n\n' + \
+        "".join(c + "\n" for c in support) + \
         "\n".join(group_source(g, nm) for g, nm in zip(found, names))
     lib = toolchain.try_build("graph-" + toolchain.cache.digest(source)[:16], source)
     if lib is None:

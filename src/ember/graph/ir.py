@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core.primitive import Family, Member
+from .._tensor import Size
 
 
 class Value:
@@ -139,7 +140,6 @@ class Graph:
         self.nodes: list[Node] = []
         self.outputs: list[Value] = []
         self.effects = False  # some node writes into an input (runs even with no output)
-        self.parts: list = []  # each node's part of the key
         self._count = 0
 
     def value(self, shape, dtype, stride, node=None, index: int = 0) -> Value:
@@ -158,19 +158,14 @@ class Graph:
         return s
 
     def add_node(self, node: Node) -> None:
-        """Append `node`, and its part of the key (built once, as it is recorded)."""
         self.nodes.append(node)
-        self.parts.append((node.prim, params_key(node.params),
-                           tuple(a.id if a.__class__ is Value else
-                                 ("scalar", a.type) if a.__class__ is Scalar else freeze(a)
-                                 for a in node.args)))
 
     def key(self) -> tuple:
         """The graph's structure: equal keys run the same program (given inputs of the
         recorded shapes, dtypes and strides). Values are named by their number, which is
         their place in recording order, so equal recordings give equal keys."""
         return (tuple((v.id, v.shape, v.dtype, v.stride) for v in self.inputs),
-                tuple(self.parts), tuple(v.id for v in self.outputs))
+                tuple(_part(n) for n in self.nodes), tuple(v.id for v in self.outputs))
 
     def table(self) -> str:
         """The graph as a table: one line per input and node, outputs marked."""
@@ -192,6 +187,65 @@ class Graph:
 
     def __str__(self) -> str:
         return self.table()
+
+
+def _part(node: Node) -> tuple:
+    """A node's part of its graph's key."""
+    return (node.prim, params_key(node.params),
+            tuple(a.id if a.__class__ is Value else
+                  ("scalar", a.type) if a.__class__ is Scalar else freeze(a) for a in node.args))
+
+
+_MISSING = object()
+
+
+def same_node(n: Node, e: Node) -> bool:
+    """Whether node `n` has the part of the key that node `e` (of an earlier graph) has,
+    the graph inputs it reads laid out the same (given that the nodes before them did)."""
+    if n.prim is not e.prim:
+        return False
+    a1, a2 = n.args, e.args
+    if len(a1) != len(a2):
+        return False
+    for x, y in zip(a1, a2):
+        c = x.__class__
+        if c is not y.__class__:
+            return False
+        if c is Value:
+            if x.id != y.id or (x.node is None) is not (y.node is None):
+                return False
+            if x.node is None and (x.shape != y.shape or x.dtype is not y.dtype
+                                   or x.stride != y.stride):
+                return False
+        elif c is Scalar:
+            if x.type is not y.type:
+                return False
+        elif x is not y and (x != y if c in _PLAIN else freeze(x) != freeze(y)):
+            return False
+    p1, p2 = n.params, e.params
+    if len(p1) != len(p2):
+        return False
+    for k, v in p1.items():
+        w = p2.get(k, _MISSING)
+        if v is w:
+            continue
+        c = v.__class__
+        if c is not w.__class__:
+            return False
+        if c is Scalar:
+            if v.type is not w.type:
+                return False
+        elif c in _PLAIN:
+            if v != w:
+                return False
+        elif freeze(v) != freeze(w):
+            return False
+    return True
+
+
+# classes whose == is the key's equality (as `params_key` compares hashable params); a
+# tuple holding something else (an array) makes `same_node` raise: the caller says no
+_PLAIN = frozenset((int, bool, str, tuple, Size))
 
 
 def _show(v) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .direct import elide_copies
 from .ir import Graph, Node, Scalar, Value, freeze, params_key
 
 
@@ -53,12 +54,19 @@ def common_subexpressions(graph: Graph, nodes: list[Node]) -> tuple[list[Node], 
 
 
 def optimized(graph: Graph) -> Graph:
-    """The graph the program runs: dead code and common subexpressions removed. Its
+    """The graph the program runs: dead code, common subexpressions and copies of values
+    nothing else reads (`direct.elide_copies`) removed. Its
     outputs keep their positions (a dropped value's place is taken by its replacement)."""
     kept, same = common_subexpressions(graph, live_nodes(graph))
+    kept, copies = elide_copies([same.get(v, v) for v in graph.outputs], kept)
+    if copies:
+        kept = [n if not any(a in copies for a in n.args) else
+                Node(n.prim, n.params, tuple(copies.get(a, a) if a.__class__ is Value else a
+                                             for a in n.args), n.outs) for n in kept]
+        same = {k: copies.get(v, v) for k, v in same.items()}
+        same.update(copies)
     out = Graph()
     out.inputs, out.scalars, out.effects = graph.inputs, graph.scalars, graph.effects
     out.nodes = kept
     out.outputs = [same.get(v, v) for v in graph.outputs]
-    out.parts = graph.parts
     return out

@@ -11,7 +11,9 @@ from .._core.dispatch import run_quiet
 from .._core.primitive import Family, _family_kernel, kernels
 from .._core.ranges import ranges
 from ..ops._inplace_kernel import run_inplace
+from ..ops._parallel import OPENBLAS_SERIAL, one_blas_thread
 from ..ops.registry import InplacePrimitive
+from . import direct
 from .ir import Graph, Node, Scalar, Value
 from .passes import live_nodes
 
@@ -29,13 +31,20 @@ class Program:
         self.notes = notes  # what the passes did, for `explain`
         self._env = env
         self._profiled = None
+        self.hold_blas = False  # run under `one_blas_thread` (its products are all small)
 
     def run(self, arrays: list) -> list:
         rec = ranges.recorder
         if rec is None:
+            if self.hold_blas:
+                with one_blas_thread:
+                    return run_quiet(self._fn, *arrays)
             return run_quiet(self._fn, *arrays)
         token = rec.enter("CompiledFunction")  # (PyTorch's profiler names a compiled region so)
         try:
+            if self.hold_blas:
+                with one_blas_thread:
+                    return run_quiet(self._instrumented(rec), *arrays)
             return run_quiet(self._instrumented(rec), *arrays)
         finally:
             rec.exit(token)
@@ -112,10 +121,13 @@ def lower_python(graph: Graph, extra: dict | None = None, lines_for=None) -> Pro
         return key
 
     body = []
+    serial = direct.serial_products(nodes)
     for n in nodes:
         for o in n.outs:
             names[o] = f"v{o.id}"
         claimed = lines_for(n, name_of, env) if lines_for is not None else None
+        if claimed is None:
+            claimed = direct.lines(n, [names[o] for o in n.outs], name_of, env, serial)
         if claimed is not None:
             body += claimed
             continue
@@ -147,4 +159,7 @@ def lower_python(graph: Graph, extra: dict | None = None, lines_for=None) -> Pro
                      + [f"    return [{ret}]"]) + "\n"
     scope: dict = {}
     exec(compile(code, "<ember graph>", "exec"), env, scope)  # noqa: S102 - generated code
-    return Program(graph, code, scope["program"], [], env)
+    program = Program(graph, code, scope["program"], [], env)
+    # (products the kernels would hold OpenBLAS to one thread for: held once, around the run)
+    program.hold_blas = serial and any(f >= OPENBLAS_SERIAL for f in direct.products(nodes))
+    return program

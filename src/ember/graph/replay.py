@@ -15,8 +15,6 @@ same Python numbers, everything the graph left behind is either returned or a pa
 
 from __future__ import annotations
 
-import numpy as np
-
 from .._tensor import Tensor, _wrap
 
 
@@ -86,9 +84,13 @@ class Replay:
         outs = self.program.run(arrays + self.scalars)
         for t in self.written:
             t._vc[0] += 1
+        dtypes = self.dtypes
         for t, i in self.grads:
-            t.grad = _wrap(np.asarray(outs[i]), self.dtypes[i])
-        vals = [_wrap(np.asarray(outs[v]), self.dtypes[v]) if kind == "out" else v
+            # (the grad a traced call assigned: its dtype, device and shape were checked then)
+            t._grad = _wrap(outs[i], dtypes[i])
+        if not self.returns:
+            return unflatten(self.spec, [])
+        vals = [_wrap(outs[v], dtypes[v]) if kind == "out" else v
                 for kind, v in self.returns]
         return unflatten(self.spec, vals)
 

@@ -143,6 +143,10 @@ threshold_backward_p = _backward("threshold_backward", _threshold_backward_kerne
                                  lambda g, x, *, threshold: same_meta(g),
                                  "ThresholdBackwardBackward0")
 native.register(threshold_backward_p, "activation", _threshold_backward_native)
+# (the kernel's bitwise select: g's bits where x > 0, else +0.0; NaN x keeps g)
+deflower(threshold_backward_p, "EMBER_PICK({1} <= 0, ({T})0, {0})", params={"threshold": 0},
+         support="#define EMBER_PICK(c, a, b) "
+                 "_Generic((a), float: ember_pickf, double: ember_pick)(c, a, b)\n")
 
 
 def threshold_grad(g: Tensor, x: Tensor, threshold) -> Tensor:
@@ -352,15 +356,63 @@ def _gelu_grad_body(res, g, x, y) -> None:
     np.multiply(res, g, out=res)
 
 
+# The same passes in C (csrc/activation.c): the arithmetic before and after exp one pass
+# each, exp NumPy's between them, so the bits are the bodies' above.
+
+def _gelu_body_native(out, x) -> None:
+    lib = _activation_lib(out, x)
+    if lib is None:
+        return _gelu_body(out, x)
+    e = np.empty_like(x)
+    n = x.size
+    calls.entry(lib, "gelu_exp_arg_f32", [calls.P, calls.P, calls.I64])(
+        calls.ptr(x), calls.ptr(e), n)
+    np.exp(e, out=e)
+    if calls.entry(lib, "gelu_finish_f32", [calls.P, calls.P, calls.P, calls.I64, calls.P,
+                                            calls.I64, calls.F64], calls.INT)(
+            calls.ptr(x), calls.ptr(e), calls.ptr(out), n, calls.ptr(_GELU_Q_ARRAY),
+            len(_GELU_Q), _GELU_P / math.sqrt(2)) != 0:
+        return _gelu_body(out, x)  # (a Q of another degree than the C's)
+    return None
+
+
+def _gelu_grad_body_native(res, g, x, y) -> None:
+    lib = _activation_lib(res, g, x, y)
+    if lib is None:
+        return _gelu_grad_body(res, g, x, y)
+    e = np.empty_like(x)
+    n = x.size
+    calls.entry(lib, "gelu_exp_arg_f32", [calls.P, calls.P, calls.I64])(
+        calls.ptr(x), calls.ptr(e), n)
+    np.exp(e, out=e)
+    calls.entry(lib, "gelu_grad_finish_f32", [calls.P] * 5 + [calls.I64, calls.F64])(
+        calls.ptr(g), calls.ptr(x), calls.ptr(y), calls.ptr(e), calls.ptr(res), n,
+        _INV_SQRT_2PI)
+    return None
+
+
+_GELU_Q_ARRAY = np.array(_GELU_Q, np.float64)
+_GELU_NATIVE_MIN = 4096  # fewer elements: the NumPy passes cost less than the C calls' setup
+
+
+def _activation_lib(*arrays):
+    """The native library for float32 C-order arrays of one size, or None (NumPy's)."""
+    a = arrays[0]
+    if a.size < _GELU_NATIVE_MIN or any(b.dtype != np.float32 or not b.flags.c_contiguous
+                                   for b in arrays):
+        return None
+    return native.library("activation") if native.mode() == "native" else None
+
+
 def _gelu_f32(x):
     out = np.empty_like(x)
-    elementwise(_gelu_body, out, x)
+    elementwise(_gelu_body_native, out, x)
     return out
 
 
 def _gelu_grad_f32(g, x, y):
     res = np.empty_like(x)
-    elementwise(_gelu_grad_body, res, g, x, y)
+    elementwise(_gelu_grad_body_native, res, g, x, y)
     return res
 
 
