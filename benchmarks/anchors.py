@@ -34,11 +34,14 @@ def jax_installed() -> bool:
 
 
 def limit_jax_threads(threads: int) -> None:
-    """Hold XLA's CPU client to one thread when asked (set before JAX is imported)."""
+    """Hold JAX to one core when asked (before JAX is imported): XLA's CPU client has no
+    thread-count setting, so its Eigen matmuls go single-threaded and the process is pinned
+    to one core (the rest of XLA's pool then takes turns on it)."""
     if threads == 1:
         flags = os.environ.get("XLA_FLAGS", "")
-        os.environ["XLA_FLAGS"] = (flags + " --xla_cpu_multi_thread_eigen=false "
-                                   "intra_op_parallelism_threads=1").strip()
+        os.environ["XLA_FLAGS"] = (flags + " --xla_cpu_multi_thread_eigen=false").strip()
+        if hasattr(os, "sched_setaffinity"):
+            os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 
 
 def _params(shapes: list[tuple], scale: float) -> list[np.ndarray]:
