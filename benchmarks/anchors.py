@@ -125,7 +125,8 @@ def _mlp_forward(params, x):
     return x
 
 
-def mlp_step(quick):
+def _mlp_sgd():
+    """The jitted step (params, x, y) -> params, and the initial parameters."""
     import jax
 
     def loss(params, x, y):
@@ -136,20 +137,34 @@ def mlp_step(quick):
         grads = jax.grad(loss)(params, x, y)
         return jax.tree.map(lambda p, g: p - 0.01 * g, params, grads)
 
-    x = _arr((64, 64))
-    y = np.random.default_rng(1).integers(0, 10, 64)
-    return _runner(step, jax.device_put(_mlp_params([64, 128, 10])), x, y)
+    return step, jax.device_put(_mlp_params([64, 128, 10]))
+
+
+def _mlp_batch():
+    return _arr((64, 64)), np.random.default_rng(1).integers(0, 10, 64)
+
+
+def mlp_step(quick):
+    return _runner(*_mlp_sgd(), *_mlp_batch())
 
 
 # GPT (vocab 65, d 128, 4 heads, 2 blocks, sequence 64, batch 16, tied head, AdamW) ---------
+
+_BLOCK = ["ln1_w", "ln1_b", "ln2_w", "ln2_b", "qkv_w", "qkv_b", "proj_w", "proj_b", "fc_w",
+          "fc_b", "out_w", "out_b"]  # a block's parameters in torch's `parameters()` order
+
+
+def _gpt_flat(p) -> list:
+    """The GPT's parameters in torch's `parameters()` order."""
+    return ([p["tok"], p["pos"]] + [b[n] for b in p["blocks"] for n in _BLOCK]
+            + [p["ln_w"], p["ln_b"]])
+
 
 def _gpt_params(vocab=65, d=128, layers=2, seq=64):
     block = [(d,), (d,), (d,), (d,), (3 * d, d), (3 * d,), (d, d), (d,), (4 * d, d), (4 * d,),
              (d, 4 * d), (d,)]
     flat = _params([(vocab, d), (seq, d)] + block * layers + [(d,), (d,)], 0.02)
-    names = ["ln1_w", "ln1_b", "ln2_w", "ln2_b", "qkv_w", "qkv_b", "proj_w", "proj_b",
-             "fc_w", "fc_b", "out_w", "out_b"]
-    blocks = [dict(zip(names, flat[2 + i * 12: 14 + i * 12])) for i in range(layers)]
+    blocks = [dict(zip(_BLOCK, flat[2 + i * 12: 14 + i * 12])) for i in range(layers)]
     return {"tok": flat[0], "pos": flat[1], "blocks": blocks, "ln_w": flat[-2],
             "ln_b": flat[-1]}
 
@@ -181,7 +196,8 @@ def _gpt_forward(p, idx, heads=4):
     return _linear(_layer_norm(x, p["ln_w"], p["ln_b"]), p["tok"])  # the tied head
 
 
-def gpt_step(quick):
+def _gpt_adamw():
+    """The jitted step (state, idx, targets) -> state, and the initial state."""
     import jax
 
     init, update = _adam(3e-4, weight_decay=0.01, decoupled=True)  # AdamW's defaults
@@ -195,19 +211,29 @@ def gpt_step(quick):
         return update(params, jax.grad(loss)(params, idx, tgt), opt)
 
     params = jax.device_put(_gpt_params())
+    return step, (params, init(params))
+
+
+def _gpt_batch():
     rng = np.random.default_rng(1)
-    idx, tgt = rng.integers(0, 65, (16, 64)), rng.integers(0, 65, (16, 64))
-    return _runner(step, (params, init(params)), idx, tgt)
+    return rng.integers(0, 65, (16, 64)), rng.integers(0, 65, (16, 64))
+
+
+def gpt_step(quick):
+    return _runner(*_gpt_adamw(), *_gpt_batch())
 
 
 # softmax + cross-entropy forward and backward on (4096, 1000) ------------------------------
 
+def _xent_inputs(quick):
+    rows = 1024 if quick else 4096
+    return _arr((rows, 1000)) * 3, np.random.default_rng(1).integers(0, 1000, rows)
+
+
 def softmax_xent(quick):
     import jax
 
-    rows = 1024 if quick else 4096
-    logits = jax.device_put(_arr((rows, 1000)) * 3)
-    y = jax.device_put(np.random.default_rng(1).integers(0, 1000, rows))
+    logits, y = jax.device_put(_xent_inputs(quick))
     fwd_bwd = jax.jit(jax.value_and_grad(_cross_entropy))
 
     def step():
@@ -233,14 +259,10 @@ def elementwise(quick):
 
 # digits: the MLP on scikit-learn's digits, Adam lr 1e-3, batch 64, shuffled each epoch -----
 
-def digits(quick):
-    """One call = `epochs` epochs of the same model (built once, as the compiled workload's
-    is); batches are drawn on the host in a fresh permutation each epoch, as a shuffling
-    DataLoader does, and the jitted step takes them (the last one, 5 rows, its own shape)."""
+def _mlp_adam():
+    """The jitted step (state, x, y) -> state with Adam (lr 1e-3), and the initial state."""
     import jax
 
-    x, y = digits_data()
-    epochs = 2 if quick else 20
     init, update = _adam(1e-3)
 
     def loss(params, xb, yb):
@@ -252,7 +274,19 @@ def digits(quick):
         return update(params, jax.grad(loss)(params, xb, yb), opt)
 
     params = jax.device_put(_mlp_params([64, 128, 10]))
-    box = [(params, init(params))]
+    return step, (params, init(params))
+
+
+def digits(quick):
+    """One call = `epochs` epochs of the same model (built once, as the compiled workload's
+    is); batches are drawn on the host in a fresh permutation each epoch, as a shuffling
+    DataLoader does, and the jitted step takes them (the last one, 5 rows, its own shape)."""
+    import jax
+
+    x, y = digits_data()
+    epochs = 2 if quick else 20
+    step, state = _mlp_adam()
+    box = [state]
     rng = np.random.default_rng(0)
 
     def run():
@@ -264,6 +298,63 @@ def digits(quick):
         jax.block_until_ready(box[0])
 
     return run
+
+
+# Faithfulness: one step of each port against torch eager's -------------------------------
+
+def check() -> list[tuple[str, float]]:
+    """(what, largest absolute difference) between each JAX port and torch's eager step
+    from the same start: parameters after two steps (the optimizer's state then counts),
+    the softmax + cross-entropy gradient, `a * b + c`. float32 both; differences of
+    ~1e-7 are rounding (summation orders, fused multiply-adds); a wrong loss, gradient or
+    update shows at the size of a step's change (1e-4 and up)."""
+    import jax
+    import torch
+
+    from . import workloads as W
+
+    def after_two(model, opt, forward_loss, jstep, state, *batch):
+        for _ in range(2):
+            opt.zero_grad()
+            forward_loss().backward()
+            opt.step()
+            state = jstep(state, *batch)
+        params = state if isinstance(state, list) else state[0]
+        ours = _gpt_flat(params) if isinstance(params, dict) else jax.tree.leaves(params)
+        theirs = [p.detach().numpy() for p in model.parameters()]
+        return max(float(np.abs(np.asarray(a) - b).max()) for a, b in zip(ours, theirs))
+
+    out = []
+    torch.manual_seed(0)
+    model = W._mlp(torch, [64, 128, 10])
+    x, y = _mlp_batch()
+    tx, ty = torch.tensor(x), torch.tensor(y)
+    out.append(("MLP step, SGD", after_two(
+        model, torch.optim.SGD(model.parameters(), lr=0.01),
+        lambda: torch.nn.functional.cross_entropy(model(tx), ty), *_mlp_sgd(), x, y)))
+    model = W._mlp(torch, [64, 128, 10])
+    xd, yd = (a[:64] for a in digits_data())
+    tx, ty = torch.tensor(xd), torch.tensor(yd)
+    out.append(("digits step, Adam", after_two(
+        model, torch.optim.Adam(model.parameters(), lr=1e-3),
+        lambda: torch.nn.functional.cross_entropy(model(tx), ty), *_mlp_adam(), xd, yd)))
+    model = W.build_gpt(torch)
+    idx, tgt = _gpt_batch()
+    ti, tt = torch.tensor(idx), torch.tensor(tgt)
+    out.append(("GPT step, AdamW", after_two(
+        model, torch.optim.AdamW(model.parameters(), lr=3e-4),
+        lambda: torch.nn.functional.cross_entropy(model(ti).view(-1, 65), tt.view(-1)),
+        *_gpt_adamw(), idx, tgt)))
+    logits, y = _xent_inputs(True)
+    t = torch.tensor(logits, requires_grad=True)
+    torch.nn.functional.cross_entropy(t, torch.tensor(y)).backward()
+    grad = jax.grad(_cross_entropy)(logits, y)
+    out.append(("softmax + cross-entropy gradient",
+                float(np.abs(np.asarray(grad) - t.grad.numpy()).max())))
+    a, b, c = (_arr(1000, s) for s in range(3))
+    got = jax.jit(lambda a, b, c: a * b + c)(a, b, c)
+    out.append(("a * b + c", float(np.abs(np.asarray(got) - (a * b + c)).max())))
+    return out
 
 
 # The compile-time table: first call of the MLP step in a new process ------------------------
@@ -361,10 +452,16 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--compile-times", action="store_true", help="print the compile-time table")
     p.add_argument("--anchors", action="store_true", help="with torch.compile and JAX")
+    p.add_argument("--check", action="store_true",
+                   help="compare one step of each JAX port with torch eager's")
     p.add_argument("--first-call", choices=sorted(KINDS), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.first_call:
         print(json.dumps(first_call(args.first_call)))
+        return 0
+    if args.check:
+        for what, diff in check():
+            print(f"{what:<34} largest difference {diff:.2e}")
         return 0
     print(format_compile_times(compile_times(args.anchors)))
     return 0
