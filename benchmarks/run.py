@@ -238,7 +238,9 @@ def _format_row(r: dict) -> str:
                 cells.append(f"{a}: {got['error']}")
                 continue
             rate = f", {got['rate']}" if "rate" in got else ""
-            cells.append(f"{a} {_fmt_time(got['median']).strip()} ratio {r[a + '_ratio']:.2f}"
+            ratio = r[a + "_ratio"]
+            ratio = f"{ratio:.2f}" if ratio >= 0.1 else f"{ratio:.3f}"
+            cells.append(f"{a} {_fmt_time(got['median']).strip()} ratio {ratio}"
                          f" (first call {got['first']:.2f} s{rate})")
         line += "\n    vs torch eager: " + "; ".join(cells)
     return line
