@@ -29,8 +29,8 @@ import numpy as np
 from .workloads import N_ELEM, _arr, digits_data
 
 
-def jax_installed() -> bool:
-    return importlib.util.find_spec("jax") is not None
+def installed(name: str) -> bool:
+    return importlib.util.find_spec(name) is not None
 
 
 def limit_jax_threads(threads: int) -> None:
@@ -411,7 +411,7 @@ def compile_times(anchors: bool) -> list[dict]:
     rows = []
     for kind in kinds:
         lib, variable = KINDS[kind]
-        if importlib.util.find_spec(lib) is None:
+        if not installed(lib):
             rows.append({"kind": kind, "error": f"{lib}: not installed"})
             continue
         with tempfile.TemporaryDirectory(prefix="bench-cache-") as folder:

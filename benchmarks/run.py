@@ -168,7 +168,7 @@ def _anchor_in_subprocess(name: str, lib_name: str, quick: bool, threads: int,
                           cpu_time: bool) -> dict:
     """An anchor's measurement, or {"error": why} (a failing anchor is reported, and the
     rest of the run goes on)."""
-    if lib_name == "jax" and not anchors.jax_installed():
+    if lib_name == "jax" and not anchors.installed("jax"):
         return {"error": "not installed"}
     try:
         return _in_subprocess(name, lib_name, quick, False, threads, cpu_time)
