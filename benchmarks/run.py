@@ -20,9 +20,11 @@ half, and torch's OpenMP threads spin).
 
 `--anchors` adds, under each compiled row that has one, torch.compile of torch's own step
 and the step's JAX port under jax.jit (anchors.py), each as a ratio to torch eager from the
-same alternating rounds, with its first call's time (compilation included); and the
-compile-time table gets torch.compile's and JAX's lines beside ember's. torch.compile
-costs seconds to a minute per model and round, so this is opt-in.
+same alternating rounds, with its first call's time (compilation included, with the
+on-disk caches as earlier runs left them: the compile-time table is the controlled
+measurement); and that table, printed whenever compiled_mlp_step runs, gets torch.compile's
+and JAX's lines beside ember's. torch.compile costs seconds to a minute per model and
+round, so this is opt-in.
 """
 
 from __future__ import annotations
