@@ -10,7 +10,8 @@ is optional (`pip install .[bench]`): without it the rows say "jax: not installe
 The torch.compile anchor needs nothing here: it is `torch.compile` of torch's own eager
 step (`workloads.compiled(..., torch_compile=True)`).
 
-    python -m benchmarks.anchors --compile-times [--anchors]   # the compile-time table
+    python -m benchmarks.anchors --compile-times [--anchors] [--threads N]
+    python -m benchmarks.anchors --check   # each JAX port against torch eager, two steps
 """
 
 from __future__ import annotations
@@ -367,15 +368,18 @@ KINDS = {  # kind -> (library to have, the cache folder's environment variable)
 }
 
 
-def first_call(kind: str) -> dict:
+def first_call(kind: str, threads: int = 0) -> dict:
     """Seconds of the MLP step's first call (compile and one run) and of a later call, in
     this process (a worker: the parent chooses the cache folder)."""
     from . import workloads
 
     if kind == "jax jit":
+        limit_jax_threads(threads)
         step = mlp_step(False)
     else:
         lib = __import__(KINDS[kind][0])
+        if threads:
+            lib.set_num_threads(threads)
         if kind.startswith("ember"):
             from ember._allocator import tune_allocator
 
@@ -394,8 +398,9 @@ def first_call(kind: str) -> dict:
     return {"first": first, "steady": (time.perf_counter() - t0) / 50}
 
 
-def _first_call_in_subprocess(kind: str, env: dict) -> dict:
-    args = [sys.executable, "-m", "benchmarks.anchors", "--first-call", kind]
+def _first_call_in_subprocess(kind: str, env: dict, threads: int) -> dict:
+    args = [sys.executable, "-m", "benchmarks.anchors", "--first-call", kind,
+            "--threads", str(threads)]
     out = subprocess.run(args, capture_output=True, text=True, timeout=1800, env=env,
                          cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     if out.returncode != 0:
@@ -404,7 +409,7 @@ def _first_call_in_subprocess(kind: str, env: dict) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def compile_times(anchors: bool) -> list[dict]:
+def compile_times(anchors: bool, threads: int = 0) -> list[dict]:
     """For each kind: the first call in a new process with an empty cache folder (cold),
     then in another new process with the folder the first one filled (warm)."""
     kinds = ["ember", "ember pure"] + (["torch.compile", "jax jit"] if anchors else [])
@@ -419,8 +424,8 @@ def compile_times(anchors: bool) -> list[dict]:
             if kind == "jax jit":  # JAX writes only compiles longer than 1 s by default
                 env["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] = "0"
                 env["JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES"] = "0"
-            row = {"kind": kind, "cold": _first_call_in_subprocess(kind, env)}
-            row["warm"] = _first_call_in_subprocess(kind, env)
+            row = {"kind": kind, "cold": _first_call_in_subprocess(kind, env, threads)}
+            row["warm"] = _first_call_in_subprocess(kind, env, threads)
         rows.append(row)
     return rows
 
@@ -454,16 +459,18 @@ def main(argv=None) -> int:
     p.add_argument("--anchors", action="store_true", help="with torch.compile and JAX")
     p.add_argument("--check", action="store_true",
                    help="compare one step of each JAX port with torch eager's")
+    p.add_argument("--threads", type=int, default=0,
+                   help="threads per library (default: one per core)")
     p.add_argument("--first-call", choices=sorted(KINDS), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.first_call:
-        print(json.dumps(first_call(args.first_call)))
+        print(json.dumps(first_call(args.first_call, args.threads)))
         return 0
     if args.check:
         for what, diff in check():
             print(f"{what:<34} largest difference {diff:.2e}")
         return 0
-    print(format_compile_times(compile_times(args.anchors)))
+    print(format_compile_times(compile_times(args.anchors, args.threads)))
     return 0
 
 

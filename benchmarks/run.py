@@ -298,7 +298,7 @@ def main(argv=None) -> int:
                   args.anchors)
     compile_rows = None
     if any(w.name == "compiled_mlp_step" for w in selected):
-        compile_rows = anchors.compile_times(args.anchors)
+        compile_rows = anchors.compile_times(args.anchors, args.threads)
         print(anchors.format_compile_times(compile_rows), flush=True)
     os.makedirs(os.path.dirname(args.json), exist_ok=True)
     with open(args.json, "w") as f:
