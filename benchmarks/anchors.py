@@ -53,10 +53,11 @@ def _params(shapes: list[tuple], scale: float) -> list[np.ndarray]:
 
 
 def _runner(jstep, state, *batch):
-    """A zero-argument step that advances `state` with `jstep` and waits for the result."""
+    """A zero-argument step that advances `state` with `jstep` and waits for the result
+    (the batch is placed on the device once, as the torch workloads make their tensors once)."""
     import jax
 
-    box = [state]
+    box, batch = [state], jax.device_put(batch)
 
     def step():
         box[0] = jstep(box[0], *batch)
