@@ -25,7 +25,12 @@ test: $(VENV)/.test-installed
 	$(BIN)/python -m pytest -n 2 tests
 	EMBER_KERNELS=numpy $(BIN)/python -m pytest -n 2 tests/ops tests/optim tests/graph tests/nn tests/native
 
-bench: $(VENV)/.test-installed
+# The benchmarks also need JAX (the anchors beside the compiled rows: benchmarks/anchors.py).
+$(VENV)/.bench-installed: pyproject.toml $(VENV)/.test-installed
+	$(BIN)/pip install -q -e ".[bench]"
+	touch $@
+
+bench: $(VENV)/.bench-installed
 	$(BIN)/python -m benchmarks.run $(ARGS)
 
 clean:

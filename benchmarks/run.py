@@ -1,7 +1,7 @@
 """Run every workload in ember and in torch, one after the other, and print ratios.
 
     python -m benchmarks.run [--quick] [--only a,b] [--json out.json]
-                             [--threads N] [--cpu-time]
+                             [--threads N] [--cpu-time] [--anchors]
 
 Each (workload, framework) pair is timed in its own fresh subprocess: NumPy's OpenBLAS
 threads and torch's OpenMP threads spin between calls, and sharing two cores inside
@@ -17,6 +17,14 @@ library does per call instead: one thread each (OpenBLAS held to one as well) an
 process CPU time, which other tenants' load barely moves (wall time with two threads is
 where a loaded machine hurts most: a kernel split over both cores waits for its slower
 half, and torch's OpenMP threads spin).
+
+`--anchors` adds, under each compiled row that has one, torch.compile of torch's own step
+and the step's JAX port under jax.jit (anchors.py), each as a ratio to torch eager from the
+same alternating rounds, with its first call's time (compilation included, with the
+on-disk caches as earlier runs left them: the compile-time table is the controlled
+measurement); and that table, printed whenever compiled_mlp_step runs, gets torch.compile's
+and JAX's lines beside ember's. torch.compile costs seconds to a minute per model and
+round, so this is opt-in.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ import time
 
 import numpy as np
 
+from . import anchors
 from .workloads import WORKLOADS, Workload
 
 
@@ -66,13 +75,19 @@ def machine_limits(quick: bool) -> dict:
 
 def measure(name: str, lib_name: str, quick: bool, memory: bool, threads: int = 0,
             cpu_time: bool = False) -> dict:
-    """Time one workload in one framework inside this (fresh) process."""
+    """Time one workload in one framework ("ember", "torch", or an anchor: "torch.compile"
+    or "jax") inside this (fresh) process."""
     import importlib
 
-    lib = importlib.import_module(lib_name)
-    if lib_name == "torch":
+    w = next(w for w in WORKLOADS if w.name == name)
+    if lib_name == "jax":
+        anchors.limit_jax_threads(threads)
+        lib = None
+    else:
+        lib = importlib.import_module(lib_name.split(".")[0])
+    if lib_name.startswith("torch"):
         lib.set_num_threads(threads or os.cpu_count() or 1)
-    else:  # ember's documented opt-in (importing ember leaves the allocator alone)
+    elif lib_name == "ember":  # its documented opt-in (importing ember leaves the allocator)
         from ember._allocator import tune_allocator
 
         tune_allocator()
@@ -82,17 +97,28 @@ def measure(name: str, lib_name: str, quick: bool, memory: bool, threads: int = 
             from ember.ops._parallel import one_blas_thread
 
             one_blas_thread.__enter__()
-    w = next(w for w in WORKLOADS if w.name == name)
     budget, repeats = (0.5, 5) if quick else (2.0, 7)
-    if name == "digits_e2e":
+    if "digits" in name:
         budget, repeats = budget * 2, 3
-    lib.manual_seed(0)
-    step = w.setup(lib, quick)
+    if lib_name == "jax":
+        step = getattr(anchors, w.jax)(quick)
+    else:
+        lib.manual_seed(0)
+        step = (w.setup(lib, quick, torch_compile=True) if lib_name == "torch.compile"
+                else w.setup(lib, quick))
     # Peak memory of the first call, before any warm-up: later calls reuse memory the
     # allocator kept (each library's differently), which would hide what a step needs.
-    peak = _peak_of(step) if memory and w.memory else None
+    # The first call's time is kept too: it includes compiling, for the compiled rows.
+    t0 = time.perf_counter()
+    peak = None
+    if memory and w.memory:
+        peak = _peak_of(step)
+    else:
+        step()
+    first = time.perf_counter() - t0
     samples = time_call(step, budget, repeats, time.process_time if cpu_time else time.perf_counter)
-    row = {"median": statistics.median(samples), "min": min(samples), "max": max(samples)}
+    row = {"median": statistics.median(samples), "min": min(samples), "max": max(samples),
+           "first": first}
     if w.rate is not None:
         row["rate"] = w.rate(row["median"], quick)
     if peak is not None:
@@ -140,22 +166,46 @@ def _in_subprocess(name: str, lib_name: str, quick: bool, memory: bool, threads:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def _anchor_in_subprocess(name: str, lib_name: str, quick: bool, threads: int,
+                          cpu_time: bool) -> dict:
+    """An anchor's measurement, or {"error": why} (a failing anchor is reported, and the
+    rest of the run goes on)."""
+    if lib_name == "jax" and not anchors.installed("jax"):
+        return {"error": "not installed"}
+    try:
+        return _in_subprocess(name, lib_name, quick, False, threads, cpu_time)
+    except RuntimeError as e:
+        lines = [line for line in str(e).splitlines() if line.strip()]
+        return {"error": lines[-1] if lines else str(e)}
+
+
 # Worker runs per library, alternating (so a burst of load elsewhere hits both); the one
 # with the lower median is kept. A workload without a target only informs: one round.
 ROUNDS = 3
 
 
+ANCHORS = ("torch.compile", "jax")
+
+
 def run(selected: list[Workload], quick: bool, memory: bool, threads: int = 0,
-        cpu_time: bool = False) -> list[dict]:
+        cpu_time: bool = False, with_anchors: bool = False) -> list[dict]:
     results = []
     for w in selected:
         row = {"name": w.name, "target": w.target}
+        libs = ("ember", "torch") + (ANCHORS if with_anchors and w.jax else ())
         for _ in range(ROUNDS if w.target is not None else 1):
-            for lib_name in ("ember", "torch"):
-                got = _in_subprocess(w.name, lib_name, quick, memory, threads, cpu_time)
-                if lib_name not in row or got["median"] < row[lib_name]["median"]:
+            for lib_name in libs:
+                if lib_name in ANCHORS:
+                    got = _anchor_in_subprocess(w.name, lib_name, quick, threads, cpu_time)
+                else:
+                    got = _in_subprocess(w.name, lib_name, quick, memory, threads, cpu_time)
+                if lib_name not in row or got.get("median", np.inf) < row[lib_name].get(
+                        "median", np.inf):
                     row[lib_name] = got
         row["ratio"] = row["ember"]["median"] / row["torch"]["median"]
+        for lib_name in libs[2:]:
+            if "median" in row[lib_name]:
+                row[f"{lib_name}_ratio"] = row[lib_name]["median"] / row["torch"]["median"]
         pe, pt = row["ember"].get("peak_bytes"), row["torch"].get("peak_bytes")
         if pe and pt:
             row["memory_ratio"] = pe / pt
@@ -179,8 +229,23 @@ def _format_row(r: dict) -> str:
         verdict = f"(target <= {r['target']}) " + ("ok" if r["ratio"] <= r["target"] else "MISS")
     mem = f"  mem x{r['memory_ratio']:.2f}" if "memory_ratio" in r else ""
     rate = f"  [{e['rate']} vs {t['rate']}]" if "rate" in e else ""
-    return (f"{r['name']:<18} ember {_fmt_time(e['median'])} (min {_fmt_time(e['min'])})  "
+    line = (f"{r['name']:<18} ember {_fmt_time(e['median'])} (min {_fmt_time(e['min'])})  "
             f"torch {_fmt_time(t['median'])}  ratio {r['ratio']:5.2f} {verdict}{mem}{rate}")
+    anchored = [a for a in ANCHORS if a in r]
+    if anchored:
+        cells = [f"ember first call {e['first']:.2f} s"]
+        for a in anchored:
+            got = r[a]
+            if "error" in got:
+                cells.append(f"{a}: {got['error']}")
+                continue
+            rate = f", {got['rate']}" if "rate" in got else ""
+            ratio = r[a + "_ratio"]
+            ratio = f"{ratio:.2f}" if ratio >= 0.1 else f"{ratio:.3f}"
+            cells.append(f"{a} {_fmt_time(got['median']).strip()} ratio {ratio}"
+                         f" (first call {got['first']:.2f} s{rate})")
+        line += "\n    vs torch eager: " + "; ".join(cells)
+    return line
 
 
 def processor() -> str:
@@ -212,6 +277,8 @@ def main(argv=None) -> int:
                    help="threads per library (default: one per core)")
     p.add_argument("--cpu-time", action="store_true",
                    help="time with process CPU time (with --threads 1: work per call)")
+    p.add_argument("--anchors", action="store_true",
+                   help="also torch.compile and JAX jit beside the compiled rows (minutes)")
     p.add_argument("--worker", nargs=2, metavar=("WORKLOAD", "LIB"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.worker:
@@ -227,10 +294,16 @@ def main(argv=None) -> int:
     limits = machine_limits(args.quick)
     print(f"machine: copy {limits['copy_GBps']:.1f} GB/s, NumPy float32 matmul "
           f"{limits['matmul_GFLOPs']:.1f} GFLOP/s")
-    results = run(selected, args.quick, not args.no_memory, args.threads, args.cpu_time)
+    results = run(selected, args.quick, not args.no_memory, args.threads, args.cpu_time,
+                  args.anchors)
+    compile_rows = None
+    if any(w.name == "compiled_mlp_step" for w in selected):
+        compile_rows = anchors.compile_times(args.anchors, args.threads)
+        print(anchors.format_compile_times(compile_rows), flush=True)
     os.makedirs(os.path.dirname(args.json), exist_ok=True)
     with open(args.json, "w") as f:
-        json.dump({"machine": limits, "quick": args.quick, "results": results}, f, indent=2)
+        json.dump({"machine": limits, "quick": args.quick, "results": results,
+                   "compile_times": compile_rows}, f, indent=2)
     print(f"results written to {args.json}")
     return 0
 

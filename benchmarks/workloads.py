@@ -20,6 +20,7 @@ class Workload:
     target: float | None  # the ember / torch median ratio to stay under
     rate: Callable[[float, bool], str] | None = None  # (seconds per call, quick) -> rate
     memory: bool = False  # also compare peak memory
+    jax: str | None = None  # the JAX port in anchors.py (with --anchors: torch.compile too)
 
 
 def _arr(shape, seed=0, dtype=np.float32):
@@ -184,12 +185,16 @@ def gpt_step(lib, quick):
 
 # 7. digits end to end -------------------------------------------------------------------
 
-def digits(lib, quick):
+def digits_data() -> tuple[np.ndarray, np.ndarray]:
+    """scikit-learn's 8x8 digits: 1797 images as float32 in [0, 1], int64 labels."""
     from sklearn.datasets import load_digits
 
     d = load_digits()
-    x = (d.data / 16.0).astype(np.float32)
-    y = d.target.astype(np.int64)
+    return (d.data / 16.0).astype(np.float32), d.target.astype(np.int64)
+
+
+def digits(lib, quick):
+    x, y = digits_data()
     epochs = 2 if quick else 20
 
     def run():
@@ -205,6 +210,33 @@ def digits(lib, quick):
                 opt.zero_grad()
                 loss_fn(model(xb), yb).backward()
                 opt.step()
+
+    return run
+
+
+def digits_trained(lib, quick, wrap=lambda f: f):
+    """digits' epochs with the model, optimizer and loader built once and the per-batch
+    step passed through `wrap` (a compiler): the compiled row compiles that step on the
+    first call, whose time is reported apart, and every later call trains on."""
+    x, y = digits_data()
+    epochs = 2 if quick else 20
+    model = _mlp(lib, [64, 128, 10])
+    opt = lib.optim.Adam(model.parameters(), lr=1e-3)
+    data = lib.utils.data
+    loader = data.DataLoader(data.TensorDataset(lib.tensor(x), lib.tensor(y)),
+                             batch_size=64, shuffle=True)
+    loss_fn = lib.nn.CrossEntropyLoss()
+
+    @wrap
+    def train_step(xb, yb):
+        opt.zero_grad()
+        loss_fn(model(xb), yb).backward()
+        opt.step()
+
+    def run():
+        for _ in range(epochs):
+            for xb, yb in loader:
+                train_step(xb, yb)
 
     return run
 
@@ -459,15 +491,20 @@ def per_example_hessians(lib, quick):
 # 8. compile: ember.compile's modes against torch eager (the rows' torch side runs eagerly;
 # `torch_compiled` runs torch.compile on the torch side instead, for the comparison)
 
-def compiled(setup, how="default"):
+def compiled(setup, how="default", inner=False):
     """`setup`'s step with ember's side compiled: "default" (PyTorch's semantics: the
     Python runs every call), "pure" (ember's option: a matching call replays the program),
-    or "torch_compiled" (ember pure against torch.compile)."""
-    def wrapped(lib, quick):
-        step = setup(lib, quick)
+    or "torch_compiled" (ember pure against torch.compile). `torch_compile=True` compiles
+    torch's side too (the torch.compile anchor). With `inner`, the setup takes the
+    compiler and applies it to its own per-batch step (a loop over batches)."""
+    def wrapped(lib, quick, torch_compile=False):
         if lib.__name__ == "ember":
-            return lib.compile(step, options={"pure": how != "default"})
-        return lib.compile(step) if how == "torch_compiled" else step
+            wrap = lambda f: lib.compile(f, options={"pure": how != "default"})
+        elif how == "torch_compiled" or torch_compile:
+            wrap = lib.compile
+        else:
+            wrap = lambda f: f
+        return setup(lib, quick, wrap) if inner else wrap(setup(lib, quick))
 
     return wrapped
 
@@ -492,14 +529,15 @@ WORKLOADS = [
     Workload("conv2d_1x1", conv2d(64, 128, 1, 1, 16), None, memory=True),
     Workload("conv2d_stride2", conv2d(64, 128, 3, 2, 16), None, memory=True),
     Workload("conv2d_depthwise", conv2d(128, 128, 3, 1, 16, groups=128), None, memory=True),
-    Workload("compiled_mlp_step", compiled(mlp_step), 0.3),
+    Workload("compiled_mlp_step", compiled(mlp_step), 0.3, jax="mlp_step"),
     Workload("compiled_mlp_step_pure", compiled(mlp_step, "pure"), 0.3),
     Workload("compiled_mlp_step_vs_torch_compile", compiled(mlp_step, "torch_compiled"), None),
-    Workload("compiled_gpt_step", compiled(gpt_step), 0.6),
+    Workload("compiled_gpt_step", compiled(gpt_step), 0.6, jax="gpt_step"),
     Workload("compiled_gpt_step_pure", compiled(gpt_step, "pure"), 0.6),
-    Workload("compiled_softmax_xent", compiled(softmax_xent), 0.6),
+    Workload("compiled_softmax_xent", compiled(softmax_xent), 0.6, jax="softmax_xent"),
     Workload("compiled_elementwise_16M", compiled(elementwise), 0.25, _gbps(N_ELEM),
-             memory=True),
+             memory=True, jax="elementwise"),
+    Workload("compiled_digits", compiled(digits_trained, inner=True), 0.5, jax="digits"),
     Workload("per_sample_grads", per_sample_grads, 1.5),
     Workload("jacrev_64", jacrev_64, 2.0),
     Workload("jacfwd_64", jacfwd_64, 2.0),
