@@ -431,11 +431,10 @@ def test_digits_epochs_with_a_ragged_last_batch_are_eagers(mode):
         assert run.replayed >= 3
 
 
-@pytest.mark.xfail(strict=True, reason="pure mode replays its trace's Python numbers: a "
-                   "learning rate a scheduler changes outside the function is Python state the "
-                   "step reads (outside pure mode's contract), and the replay would need the "
-                   "optimizers' hyperparameters as runtime inputs to see it")
 def test_pure_mode_follows_an_lr_scheduler():
+    """A scheduler changes the learning rate outside the step: a replay made before the
+    change is stale (the optimizers a trace stepped are watched), so the call is traced
+    again and its trajectory stays eager's."""
     def losses(pure):
         model = _model("mlp")
         opt = ember.optim.SGD(model.parameters(), lr=0.1)
@@ -455,6 +454,36 @@ def test_pure_mode_follows_an_lr_scheduler():
         for _ in range(8):
             out.append(run().item())
             sched.step()
+        if pure:  # replays between the changes (lr 0.1 at steps 0-2, 0.01 at 3-5, ...)
+            assert run.replayed >= 2
         return out
 
     np.testing.assert_allclose(losses(True), losses(False), rtol=1e-5)
+
+
+def test_pure_mode_follows_train_and_eval():
+    """A pure-compiled forward of a BatchNorm model, called in train mode until it replays,
+    then after eval(): the replay of the train-mode graph is stale (it would update the
+    running statistics and normalise by the batch's), so the eval call is traced and gives
+    eager's eval output, running statistics untouched; back in train mode it replays again."""
+    x0, _ = _data("batchnorm")
+    x = ember.tensor(x0)
+
+    def outputs(pure):
+        model = _model("batchnorm")
+        forward = ember.compile(lambda t: model(t).detach(), options={"pure": True}) \
+            if pure else (lambda t: model(t).detach())
+        with ember.no_grad():
+            got = [forward(x) for _ in range(4)]
+            model.eval()
+            got += [forward(x) for _ in range(3)]
+            model.train()
+            got += [forward(x) for _ in range(4)]
+        state = [b.numpy().copy() for b in model.buffers()]
+        return got, state, forward
+
+    (got, state, fn), (want, want_state, _) = outputs(True), outputs(False)
+    _assert_same(got, want)
+    _assert_same(state, want_state)
+    assert fn.replayed >= 3
+

@@ -26,6 +26,7 @@ from contextlib import contextmanager, nullcontext
 
 from .. import _grad_mode
 from ..autograd import engine as _engine
+from ..optim.optimizer import step_watchers
 from .capture import Break, Session, capture
 from .ir import Graph, freeze
 from .passes import optimized
@@ -157,17 +158,25 @@ class Compiled:
             sig, leaves = got
             plan = self.replays.get(sig)
             if plan is not None:
-                self.replayed += 1
-                return plan(leaves)
-        with self.capturing() as session:
-            out = self.fn(*args, **kwargs)
+                if plan.current():
+                    self.replayed += 1
+                    return plan(leaves)
+                del self.replays[sig]  # a setting changed: trace again (same program)
+        stepped: list = []
+        step_watchers.append(stepped.append)
+        try:
+            with self.capturing() as session:
+                out = self.fn(*args, **kwargs)
+        finally:
+            step_watchers.remove(stepped.append)
         if got is not None:
             why = replayable(session, leaves, out)
             if why is None:
                 (run,) = session.runs
                 seen = (run.key, tuple(freeze(x) for x in run.scalars))
                 if self._seen.get(sig) == seen:
-                    self.replays[sig] = Replay(run, leaves, out)
+                    self.replays[sig] = Replay(run, leaves, out,
+                                               list({id(o): o for o in stepped}.values()))
                 self._seen[sig] = seen
             elif why not in self.not_replayed:
                 self.not_replayed.append(why)

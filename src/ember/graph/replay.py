@@ -10,12 +10,16 @@ see: the call ran as one graph (no break) and drew no random numbers (a replay w
 repeat them), two traces in a row of the same signature recorded the same graph with the
 same Python numbers, everything the graph left behind is either returned or a parameter's
 `.grad`, and nothing returned requires grad. Otherwise the call runs as in default mode
-(every call traced).
+(every call traced). Two kinds of Python state are watched even so, since ordinary training
+loops change them between calls: the settings of each optimizer the trace stepped (a
+scheduler's learning rate) and modules' train/eval mode; a replay made before either
+changed is dropped, and the call is traced again.
 """
 
 from __future__ import annotations
 
 from .._tensor import Tensor, _wrap
+from ..nn.modules.module import mode_changes
 
 
 def flatten(tree, out: list) -> object:
@@ -62,8 +66,12 @@ class Replay:
     """A recorded call: where each program input comes from (an argument's position or a
     captured tensor), its Python numbers, what each output becomes, and what it writes."""
 
-    def __init__(self, run, arg_leaves: list, result) -> None:
+    def __init__(self, run, arg_leaves: list, result, optimizers: list = ()) -> None:
         self.program = run.program
+        # the optimizers that stepped in the trace, with their settings then: a scheduler
+        # that changes one (a learning rate) makes the replay stale (see `current`)
+        self.optimizers = [(opt, settings(opt)) for opt in optimizers]
+        self.modes = mode_changes[0]  # and any train() / eval() since
         self.scalars = list(run.scalars)
         pos = {id(x): i for i, x in enumerate(arg_leaves) if isinstance(x, Tensor)}
         self.sources = [("arg", pos[id(t)]) if id(t) in pos else ("tensor", t)
@@ -77,6 +85,12 @@ class Replay:
                       if t._grad is not None and id(t._grad) in where]
         self.dtypes = {i: t._dtype for t, i in run.live}
         self.written = [t for t in run.written if t._vc is not None]
+
+    def current(self) -> bool:
+        """Whether every optimizer the trace stepped still has the settings it had then,
+        and no module's train/eval mode has changed since."""
+        return mode_changes[0] == self.modes and all(
+            settings(opt) == then for opt, then in self.optimizers)
 
     def __call__(self, leaves: list):
         arrays = [leaves[i]._array() if kind == "arg" else i._array()
@@ -93,6 +107,13 @@ class Replay:
         vals = [_wrap(outs[v], dtypes[v]) if kind == "out" else v
                 for kind, v in self.returns]
         return unflatten(self.spec, vals)
+
+
+def settings(optimizer) -> tuple:
+    """An optimizer's settings that its update reads as Python numbers (per group: every
+    entry but the parameters, e.g. lr, momentum, betas, weight_decay)."""
+    return tuple(tuple((k, v) for k, v in group.items() if k != "params")
+                 for group in optimizer.param_groups)
 
 
 def replayable(session, arg_leaves: list, result) -> str | None:

@@ -370,10 +370,18 @@ def _add_hook(store: OrderedDict, hook, prepend: bool) -> RemovableHandle:
     return h
 
 
+# Callables told of each optimizer that steps (`watcher(optimizer)`): a pure-mode compile
+# (ember.graph.replay) watches its trace, so that a replay can see a scheduler change a
+# setting.
+step_watchers: list[Callable] = []
+
+
 def _wrap_step(step):
     """Run the per-optimizer and global step hooks around `step`."""
     @functools.wraps(step)
     def wrapper(self, *args, **kwargs):
+        for watch in step_watchers:
+            watch(self)
         recorder = ranges.recorder  # a profiler names the step as PyTorch's does
         token = None if recorder is None else recorder.enter(
             f"Optimizer.step#{type(self).__name__}.step", user=True)

@@ -54,6 +54,12 @@ def _tensor_type_name(t: Tensor) -> str:
     return f"{_names.prefix}." + names.get(t.dtype.name, "Tensor")
 
 
+
+# How many times train()/eval() changed some module's mode: a pure-mode compile's replay
+# (ember.graph.replay) was traced in one mode and is stale once this moves.
+mode_changes = [0]
+
+
 class Module(_StateDictMixin, _ConversionMixin):
     """Base class for all neural-network modules; subclass it and define `forward`."""
 
@@ -466,6 +472,8 @@ class Module(_StateDictMixin, _ConversionMixin):
     def train(self, mode: bool = True) -> Module:
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
+        if self.training is not mode:
+            mode_changes[0] += 1
         self.training = mode
         for module in self.children():
             module.train(mode)
