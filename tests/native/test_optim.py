@@ -11,6 +11,7 @@ import pytest
 import ember
 from ember import native
 from ember.optim.adam import adam_step_p
+from ember.optim.optimizer import native_update
 from ember.optim.rmsprop import adadelta_step_p, rms_step_p
 from ember.optim.sgd import sgd_step_p
 from native._differential import assert_bits, threads, with_specials
@@ -25,6 +26,13 @@ def _arrays(n, dtype, k, seed=0):
     out = [rng.standard_normal(n).astype(dtype) for _ in range(k)]
     out[1] = with_specials(out[1])  # NaN, inf, -inf, -0.0 in the gradient
     return out
+
+
+@pytest.fixture(autouse=True)
+def _small_arrays_native_too(monkeypatch):
+    """Eager updates send tensors under `native_update["min_size"]` elements to NumPy; here
+    the C kernels take every size."""
+    monkeypatch.setitem(native_update, "min_size", 0)
 
 
 SGD_FLAGS = [dict(momentum=0.9, dampening=0.0, weight_decay=0.01, nesterov=True),

@@ -126,6 +126,7 @@ class Compiled:
         self.calls = 0
         self.over_limit = False
         _every.add(self)
+        _live[0] = True
 
     @property
     def name(self) -> str:
@@ -287,8 +288,8 @@ class Compiled:
 def captured_backward(roots):
     """The engine's hook: a backward pass from outputs of a compiled forward, outside any
     capture, is captured into the forward's compiled function (its own graphs)."""
-    if active.session is not None or _stance[0] == "force_eager":
-        return _NOTHING
+    if not _live[0] or active.session is not None or _stance[0] == "force_eager":
+        return _NOTHING  # (no compiled function: an eager backward pays this test only)
     # (the loss is usually computed eagerly from a compiled model's output: look a few
     # nodes back from the roots, breadth first)
     todo = [node for node, _ in roots if node is not None]
@@ -320,6 +321,7 @@ def lower(graph: Graph, backend: str) -> Program:
 
 _stance = ["default"]
 _every: weakref.WeakSet = weakref.WeakSet()  # every compiled function, for reset()
+_live = [False]  # whether any was ever made (an eager backward then skips the search)
 
 
 def reset() -> None:

@@ -125,8 +125,10 @@ def _threshold_backward_native(lib, g, x, *, threshold):
     """The same select in C (csrc/activation.c): one pass, split over the native pool, for
     float32 / float64 operands of one shape and layout (C-contiguous) of 64K elements or
     more (below that NumPy's three loops cost less than the call's setup)."""
+    if g.size < _NATIVE_MIN:
+        return NotImplemented
     sfx = calls.suffix(g, x)
-    if sfx is None or g.shape != x.shape or g.size < _NATIVE_MIN or not (
+    if sfx is None or g.shape != x.shape or not (
             g.flags.c_contiguous and x.flags.c_contiguous) or not isinstance(
             threshold, (int, float)):
         return NotImplemented
@@ -177,8 +179,10 @@ def _zeros_like(x: Tensor) -> Tensor:
 def _relu_native(lib, a):
     """max(x, 0) in C (csrc/activation.c): one pass over the native pool, for contiguous
     float32 / float64 arrays of 64K elements or more; the same bits (NaN and -0.0 pass)."""
+    if a.size < _NATIVE_MIN:
+        return NotImplemented
     sfx = calls.SUFFIX.get(a.dtype)
-    if sfx is None or a.size < _NATIVE_MIN or not a.flags.c_contiguous:
+    if sfx is None or not a.flags.c_contiguous:
         return NotImplemented
     out = np.empty_like(a)
     calls.entry(lib, f"relu_{sfx}", [calls.P, calls.P, calls.I64])(

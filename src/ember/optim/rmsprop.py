@@ -9,7 +9,7 @@ from ..native import calls
 from ..ops.creation import full_like, zeros_like
 from ..ops.registry import UpdatePrimitive, batch_by_loop, bind
 from .adam import _lerp_
-from .optimizer import Optimizer, add_scaled, axpy, check_fused, fusable, scalar_step
+from .optimizer import Optimizer, add_scaled, axpy, check_fused, fusable, native_update, scalar_step
 
 
 def _nonneg(**values) -> None:
@@ -193,6 +193,8 @@ def _adadelta_kernel(p, grad, square_avg, acc_delta, step_count, *, lr, rho, eps
 def _adadelta_native(lib, p, grad, square_avg, acc_delta, step_count, *, lr, rho, eps,
                      weight_decay, maximize):
     """The same update in C (csrc/optim.c): one pass, the same roundings."""
+    if p.size < native_update["min_size"]:
+        return NotImplemented
     arrays = (p, grad, square_avg, acc_delta)
     sfx = calls.suffix(*arrays)
     if sfx is None or not all(a.flags.c_contiguous for a in arrays):
@@ -255,6 +257,8 @@ def _rms_native(lib, p, grad, square_avg, grad_avg, momentum_buffer, step_count,
                 alpha, lr_decay, eps, weight_decay, momentum, maximize):
     """The same update in C (csrc/optim.c): one pass, the same roundings; the step count
     and Adagrad's learning rate are computed here, as the NumPy kernel computes them."""
+    if p.size < native_update["min_size"]:
+        return NotImplemented
     arrays = [a for a in (p, grad, square_avg, grad_avg, momentum_buffer) if a is not None]
     sfx = calls.suffix(*arrays)
     if sfx is None or not all(a.flags.c_contiguous for a in arrays):

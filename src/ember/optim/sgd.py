@@ -8,7 +8,7 @@ from .. import native
 from .._tensor import Tensor
 from ..native import calls
 from ..ops.registry import UpdatePrimitive, batch_by_loop, bind
-from .optimizer import Optimizer, add_scaled, axpy, check_fused, fusable, required
+from .optimizer import Optimizer, add_scaled, axpy, check_fused, fusable, native_update, required
 
 
 class SGD(Optimizer):
@@ -79,7 +79,10 @@ def _sgd_kernel(p, grad, buf, *, lr, momentum, dampening, weight_decay, nesterov
 
 def _sgd_native(lib, p, grad, buf, *, lr, momentum, dampening, weight_decay, nesterov,
                 maximize):
-    """The same update in C (csrc/optim.c): one pass, the same roundings."""
+    """The same update in C (csrc/optim.c): one pass, the same roundings (large tensors:
+    `native_update`)."""
+    if p.size < native_update["min_size"]:
+        return NotImplemented
     sfx = calls.suffix(p, grad, buf)
     if sfx is None or not all(a.flags.c_contiguous for a in (p, grad) + (
             () if buf is None else (buf,))):
