@@ -421,3 +421,21 @@ def test_inplace_on_uint8_with_a_negative_0d_tensor_as_torch(call):
     got, want = (call(L.tensor([3, 3, 7, 2], dtype=L.uint8), L.tensor(-2)).tolist()
                  for L in (ember, torch))
     assert got == want
+
+
+@pytest.mark.parametrize("op", ["add_", "sub_"])
+@pytest.mark.parametrize("self_dtype, other_dtype",
+                         [("uint8", "int32"), ("int8", "uint8"), ("uint8", "int64"),
+                          ("int16", "int64")])
+@pytest.mark.parametrize("shape", [(2, 3), (4, 0)], ids=["values", "empty"])
+def test_inplace_alpha_into_a_narrower_integer_wraps_as_pytorch(op, self_dtype, other_dtype,
+                                                                shape):
+    """`a.sub_(b, alpha=3)` with b of a wider or other-signed integer dtype computes in the
+    common dtype and wraps into a's, as PyTorch (found by fuzzer seed 20261129: it raised
+    NumPy's UFuncTypeError)."""
+    n = shape[0] * shape[1]
+    a0 = np.arange(n).reshape(shape).astype(self_dtype)
+    b0 = (np.arange(n).reshape(shape) * 37).astype(other_dtype)
+    got = getattr(ember.tensor(a0), op)(ember.tensor(b0), alpha=3)
+    want = getattr(torch.tensor(a0), op)(torch.tensor(b0), alpha=3)
+    assert_same(got, want)

@@ -131,9 +131,12 @@ defjvp(div_fn, _div_jvp)
 
 def _alpha_into(dst, b, alpha, op=np.add) -> bool:
     """`dst op= alpha * b` in place, for a C-ordered dst (not a 16-bit float: those compute
-    in float32) that `b` does not partly overlap; False (nothing written) otherwise."""
+    in float32) that `b` does not partly overlap and whose dtype holds the result's kind
+    (uint8 -= int32 computes in int32 and wraps, as PyTorch, through the copy); False
+    (nothing written) otherwise."""
     if dst.dtype.itemsize == 2 and dst.dtype.kind in "fV" or not dst.flags.c_contiguous or (
-            isinstance(b, np.ndarray) and b is not dst and np.shares_memory(b, dst)):
+            isinstance(b, np.ndarray) and b is not dst and np.shares_memory(b, dst)) or \
+            not np.can_cast(np.result_type(dst, b), dst.dtype, "same_kind"):
         return False
     op(dst, np.multiply(b, alpha), out=dst)
     return True
