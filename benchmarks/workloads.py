@@ -193,32 +193,9 @@ def digits_data() -> tuple[np.ndarray, np.ndarray]:
     return (d.data / 16.0).astype(np.float32), d.target.astype(np.int64)
 
 
-def digits(lib, quick):
-    x, y = digits_data()
-    epochs = 2 if quick else 20
-
-    def run():
-        lib.manual_seed(0)
-        model = _mlp(lib, [64, 128, 10])
-        opt = lib.optim.Adam(model.parameters(), lr=1e-3)
-        data = lib.utils.data
-        loader = data.DataLoader(data.TensorDataset(lib.tensor(x), lib.tensor(y)),
-                                 batch_size=64, shuffle=True)
-        loss_fn = lib.nn.CrossEntropyLoss()
-        for _ in range(epochs):
-            for xb, yb in loader:
-                opt.zero_grad()
-                loss_fn(model(xb), yb).backward()
-                opt.step()
-
-    return run
-
-
-def digits_trained(lib, quick, wrap=lambda f: f):
-    """digits' epochs with the model, optimizer and loader built once and the per-batch
-    step passed through `wrap` (a compiler): the compiled row compiles that step on the
-    first call, whose time is reported apart, and every later call trains on."""
-    x, y = digits_data()
+def _digits_trainer(lib, quick, x, y, wrap=lambda f: f):
+    """digits' training on (x, y): a fresh model, Adam and shuffling loader, and `run()` for
+    its epochs, the per-batch step passed through `wrap` (a compiler, for the compiled row)."""
     epochs = 2 if quick else 20
     model = _mlp(lib, [64, 128, 10])
     opt = lib.optim.Adam(model.parameters(), lr=1e-3)
@@ -239,6 +216,24 @@ def digits_trained(lib, quick, wrap=lambda f: f):
                 train_step(xb, yb)
 
     return run
+
+
+def digits(lib, quick):
+    """digits end to end: each call builds the model, optimizer and loader and trains."""
+    x, y = digits_data()
+
+    def run():
+        lib.manual_seed(0)
+        _digits_trainer(lib, quick, x, y)()
+
+    return run
+
+
+def digits_trained(lib, quick, wrap=lambda f: f):
+    """digits' epochs with the model, optimizer and loader built once and the per-batch
+    step passed through `wrap` (a compiler): the compiled row compiles that step on the
+    first call, whose time is reported apart, and every later call trains on."""
+    return _digits_trainer(lib, quick, *digits_data(), wrap)
 
 
 # Beyond the issue's list: calls real programs make most often (shared/research/api-usage.md)
