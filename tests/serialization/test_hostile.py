@@ -30,6 +30,19 @@ _CHILD = r"""
 import json, resource, sys, traceback
 resource.setrlimit(resource.RLIMIT_AS, (CAP, CAP))
 import ember
+
+def peak_rss_kib():
+    # ru_maxrss survives exec on Linux: it starts at the parent's RSS when the child was
+    # forked, so a 2 GiB pytest worker reads as a 2 GiB child. VmHWM belongs to this image.
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
 print(json.dumps({"ready": True}), flush=True)
 for line in sys.stdin:
     name, path, kwargs = json.loads(line)
@@ -44,7 +57,7 @@ for line in sys.stdin:
         out["error"] = type(e).__module__ + "." + type(e).__qualname__
         out["message"] = str(e)[:400]
         out["long_message"] = len(str(e)) > 2000
-    out["maxrss_kib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    out["maxrss_kib"] = peak_rss_kib()
     print(json.dumps(out), flush=True)
 """.replace("CAP", str(CAP))
 
