@@ -345,10 +345,12 @@ def adaptive_avg_pool_nd(nd: int, input: Tensor, output_size) -> Tensor:
         else tuple(output_size)
     sp = input.shape[-nd:]
     sizes = tuple(sp[i] if sizes[i] is None else sizes[i] for i in range(nd))
+    if all(s == 1 for s in sizes):
+        # one cell per plane is the mean, as PyTorch computes it (its grad_fn, its dtype
+        # errors, nan over an empty plane; it saves nothing)
+        return input.mean(tuple(range(-nd, 0)), keepdim=True)
     out = _apply_matrices(input, [_adaptive_matrix(sp[i], sizes[i]) for i in range(nd)])
-    # PyTorch's kernel saves its input; to one cell per plane it takes the mean, which saves
-    # nothing
-    return out if all(s == 1 for s in sizes) else saves(out, input)
+    return saves(out, input)  # PyTorch's kernel saves its input
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
