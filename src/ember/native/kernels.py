@@ -7,9 +7,11 @@ layout; it answers `NotImplemented` otherwise), and the NumPy kernel in every ot
 A primitive without one keeps its NumPy kernel in the table untouched, so `a + b` pays
 nothing for any of this.
 
-A family's library (`csrc/<family>.c`) is compiled on the first call that needs it, for
-float32 and float64 (the source is written once against `scalar_t` and `FN(name)`), after
-the runtime library (`csrc/runtime.c`, the thread pool) whose symbols it uses.
+A family's source (`csrc/<family>.c`) is written once against `scalar_t` and `FN(name)`
+and compiled per dtype: its float32 library on the first call that needs the family, its
+float64 one on the first call of a `_f64` kernel (`Family`), so a float32 program waits for
+half the compiling. Both come after the runtime library (`csrc/runtime.c`, the thread
+pool) whose symbols they use.
 `EMBER_KERNELS=numpy` (read on first use) or `use("numpy")` keeps everything on NumPy.
 """
 
@@ -55,10 +57,13 @@ def use(m: str):
         _state["mode"] = old
 
 
-def unit_source(family: str) -> str:
-    """The translation unit compiled for `family`: its file instantiated per dtype."""
-    parts = [f"/* {family}: csrc/{family}.c for float32 and float64 */"]
-    for ctype, sfx in DTYPES:
+def unit_source(family: str, suffix: str | None = None) -> str:
+    """The translation unit compiled for `family`: its file instantiated for the dtype of
+    `suffix` ("f32", "f64"), or for each dtype."""
+    dtypes = [d for d in DTYPES if suffix in (None, d[1])]
+    names = " and ".join({"f32": "float32", "f64": "float64"}[sfx] for _, sfx in dtypes)
+    parts = [f"/* {family}: csrc/{family}.c for {names} */"]
+    for ctype, sfx in dtypes:
         parts += [f"#define scalar_t {ctype}", f"#define FN(name) name##_{sfx}",
                   f'#include "{family}.c"', "#undef scalar_t", "#undef FN"]
     return "\n".join(parts) + "\n"
@@ -109,9 +114,44 @@ def set_num_threads(n: int) -> None:
         lib.ember_set_num_threads(n)
 
 
-def library(family: str) -> ctypes.CDLL | None:
-    """The loaded library of a kernel family, or None (native kernels off, no compiler, or
-    it failed to build)."""
+class Unavailable(RuntimeError):
+    """A family's library for one dtype could not be built (its other dtype's could)."""
+
+
+class Family:
+    """A kernel family's libraries, one per dtype, read like one library: `fam.name_f64`
+    is the C function `name_f64`, from the float64 library, built on first use."""
+
+    def __init__(self, family: str, f32: ctypes.CDLL):
+        self.family = family
+        self.units = {"f32": f32}
+
+    def unit(self, sfx: str) -> ctypes.CDLL | None:
+        lib = self.units.get(sfx, False)
+        if lib is False:
+            with _lock:
+                lib = self.units.get(sfx, False)
+                if lib is False:
+                    lib = self.units[sfx] = toolchain.try_build(
+                        f"{self.family}-{sfx}", unit_source(self.family, sfx))
+        return lib
+
+    def __getattr__(self, name: str):
+        if name.startswith("__") or name in ("family", "units"):
+            raise AttributeError(name)
+        sfx = name.rpartition("_")[2]
+        lib = self.unit(sfx if sfx in _SUFFIXES else "f32")
+        if lib is None:
+            raise Unavailable(f"ember: the {sfx} kernels of {self.family} could not be built")
+        return getattr(lib, name)
+
+
+_SUFFIXES = tuple(sfx for _, sfx in DTYPES)
+
+
+def library(family: str) -> Family | None:
+    """A kernel family's libraries (its float32 one loaded), or None (native kernels off,
+    no compiler, or it failed to build)."""
     if mode() != "native":
         return None
     lib = _libs.get(family, False)
@@ -120,9 +160,9 @@ def library(family: str) -> ctypes.CDLL | None:
     with _lock:
         lib = _libs.get(family, False)
         if lib is False:
-            lib = None if runtime() is None else \
-                toolchain.try_build(family, unit_source(family))
-            _libs[family] = lib
+            f32 = None if runtime() is None else \
+                toolchain.try_build(f"{family}-f32", unit_source(family, "f32"))
+            lib = _libs[family] = None if f32 is None else Family(family, f32)
     return lib
 
 
@@ -137,7 +177,10 @@ def register(prim, family: str, native: Callable) -> None:
         if _state["mode"] != "numpy" and mode() == "native":
             lib = _libs.get(family) or library(family)
             if lib is not None:
-                out = native(lib, *arrays, **params)
+                try:
+                    out = native(lib, *arrays, **params)
+                except Unavailable:
+                    out = NotImplemented
                 if out is not NotImplemented:
                     return out
         return numpy_kernel(*arrays, **params)
