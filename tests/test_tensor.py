@@ -266,3 +266,37 @@ def test_broadcast_failure_names_both_sizes():
     with pytest.raises(RuntimeError) as err_e:
         ember.zeros(2, 3) + ember.zeros(4)
     assert str(err_e.value) == str(err_t.value)
+
+
+_FLOAT_WARNING_CHILD = """
+import json, sys, warnings
+import {lib} as torch
+warnings.simplefilter("always")
+with warnings.catch_warnings(record=True) as caught:
+    int(torch.ones((), requires_grad=True))          # int() does not warn
+    torch.ones((), requires_grad=True).item()        # nor .item()
+    float(torch.ones(()))                            # nor float() without grad
+    before = len(caught)
+    float(torch.ones(3, requires_grad=True).sum())   # warns, once per process
+    float(torch.ones((), requires_grad=True))
+print(json.dumps([before] + [[w.category.__name__, str(w.message).split(" (Triggered")[0]]
+                             for w in caught]))
+"""
+
+
+def test_float_of_a_tensor_that_requires_grad_warns_once_as_torch():
+    import json
+    import os
+    import subprocess
+    import sys
+
+    def run(lib):
+        src = os.path.join(os.path.dirname(ember.__file__), os.pardir)
+        env = dict(os.environ, PYTHONPATH=os.path.abspath(src))
+        out = subprocess.run([sys.executable, "-c", _FLOAT_WARNING_CHILD.format(lib=lib)],
+                             capture_output=True, text=True, env=env, check=True)
+        return json.loads(out.stdout)
+
+    got = run("ember")
+    assert got == run("torch")
+    assert got[0] == 0 and len(got) == 2 and got[1][0] == "UserWarning"

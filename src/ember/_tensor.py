@@ -24,6 +24,7 @@ from ._view import contiguous_strides, is_contiguous, numel, storage_extent, wra
 
 _new = object.__new__
 _grad_state = grad_mode.state
+_warned_float = [False]  # Tensor.__float__ of a tensor that requires grad warned once
 _NP_TO_DTYPE = {d.np: d for d in dt.ALL}
 
 
@@ -504,6 +505,11 @@ class Tensor:
         return a.item()  # (a Python float for float16 and bfloat16 too)
 
     def __float__(self) -> float:
+        if self.requires_grad and not _warned_float[0]:
+            _warned_float[0] = True  # once per process, as PyTorch's TORCH_WARN_ONCE
+            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead "
+                          "to unexpected behavior.\nConsider using tensor.detach() first.",
+                          UserWarning, stacklevel=2)
         return float(self._scalar("float"))
 
     def __int__(self) -> int:
