@@ -45,10 +45,25 @@ def inplace_with_grad(prim, self, args, params):
         rebase_view(self, result)
     elif node is not None:
         take_node(self, node, result.output_nr)
+        share_saved_output(node, self)
     else:  # the op has no derivative: what is in `self` now is a constant
         self._grad_fn = None
         self._requires_grad = False
     return self
+
+
+def share_saved_output(node, self) -> None:
+    """PyTorch's in-place op outputs `self` itself, so an output its derivative saves is
+    `self`, and a later write into `self` makes backward refuse. Ours was computed out of
+    place: its saved output takes `self`'s version counter, at `self`'s version now."""
+    out = node._out
+    n = len(node._saved)
+    versions = list(node._versions)
+    if out is None or out.__class__ is tuple or len(versions) <= n or versions[n] is None:
+        return
+    out._vc = self._vc
+    versions[n] = self._vc[0]
+    node._versions = tuple(versions)
 
 
 def _protect_saved(node, self, clone) -> None:

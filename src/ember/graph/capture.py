@@ -23,10 +23,11 @@ import weakref
 from collections.abc import Callable
 
 from .. import _grad_mode as grad_mode
-from .._core.dispatch import Interpreter, autograd, eval_kernel, eval_member, interpret
+from .._core.dispatch import Interpreter, autograd, bind, eval_kernel, eval_member, interpret
 from .._core.primitive import meta_rules, vjp_rule
 from .._tensor import Tensor
 from .._view import broadcast_shapes, contiguous_strides
+from ..autograd.graph import take_node
 from ..ops.creation import _eval_factory, _eval_filled_like
 from ..ops.draws import _eval_draw
 from ..ops.movement import _eval_detach
@@ -370,8 +371,11 @@ def _record_update(session: Session, prim, args, params):
 def _record_inplace(session: Session, prim, args, params):
     """`x.op_(...)` into a real tensor with nothing for autograd to record (running
     statistics, updates under no_grad): a node with effects, checked now as eager checks
-    it. Anything else (a pending target, a write autograd must see) ends the graph."""
+    it. Into a pending value of this graph: see `_rebind`. Anything else (a write autograd
+    must see into a real tensor) ends the graph."""
     self = args[0]
+    if self.__class__ is LazyTensor and self.__dict__.get("_lazy_session") is session:
+        return _rebind(session, prim, args, params)
     base = self._base
     if not _is_real(self) or (_grad_state.enabled and (
             self._requires_grad or (base is not None and base._requires_grad)
@@ -384,6 +388,56 @@ def _record_inplace(session: Session, prim, args, params):
                            f"broadcast shape {list(res[0])}")
     session._record_effect(prim, args, params, [self])
     return self
+
+
+def _rebind(session: Session, prim, args, params):
+    """`x.op_(...)` on a pending value `x`: the out-of-place op is recorded and `x` names
+    its result from then on; its version moves and autograd's history moves to the op,
+    as eager's in-place path (`autograd/inplace.py`) records it, so the graph goes on.
+    Where another tensor would see the write (a view of `x`, `x` a view, another tensor
+    of its value) or the result is laid out unlike `x`, the graph ends instead."""
+    from ..autograd.inplace import _protect_saved, share_saved_output
+    from ..ops.copy import clone
+
+    self, rest = args[0], args[1:]
+    if prim.base.n_outputs != 1 or self._base is not None or _seen_elsewhere(session, self):
+        return _break(session, prim, args, params)
+    check_inplace(self)
+    try:
+        shape, dtype, stride = _meta_of(prim.base, args, params)[0]
+    except NotImplementedError:
+        return _break(session, prim, args, params)
+    if broadcast_shapes(shape, self._shape) != self._shape:
+        raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the "
+                           f"broadcast shape {list(shape)}")
+    if shape != self._shape or stride != self._stride or dtype is not self._dtype:
+        return _break(session, prim, args, params)
+    grad = _grad_state.enabled and (self._requires_grad or any(
+        isinstance(a, Tensor) and a._requires_grad for a in rest))
+    result = bind(prim.base, *args, **params)  # recorded here (see `process`)
+    node = result._grad_fn if grad else None
+    if node is not None and node._saved:
+        _protect_saved(node, self, clone)  # a saved `x` keeps its old value
+    self.__dict__["_lazy_value"] = result.__dict__["_lazy_value"]
+    bump_version(self)
+    if node is not None:
+        take_node(self, node, result.output_nr)
+        share_saved_output(node, self)
+    elif grad:
+        self._grad_fn = None
+        self._requires_grad = False
+    return self
+
+
+def _seen_elsewhere(session: Session, t: LazyTensor) -> bool:
+    """Whether a live tensor other than `t` shares `t`'s pending value or views `t`."""
+    v = t.__dict__["_lazy_value"]
+    for ref in session.lazies:
+        o = ref()
+        if o is not None and o is not t and o.__class__ is LazyTensor and (
+                o._base is t or o.__dict__.get("_lazy_value") is v):
+            return True
+    return False
 
 
 def _is_real(t) -> bool:
