@@ -281,7 +281,9 @@ def _grad_copy(g, var):
 
     if g._requires_grad:
         g = T._alias(g)
-    if g.is_sparse or var.is_sparse:
+    # (a plain Tensor is never sparse: the property asked of subclasses only)
+    if (g.__class__ is not T.Tensor and g.is_sparse) or (
+            var.__class__ is not T.Tensor and var.is_sparse):
         return g.clone()
     return clone_contiguous(g) if var.is_contiguous() else _grad_buffer(g, var).copy_(g)
 

@@ -126,7 +126,9 @@ class Compiled:
         self.calls = 0
         self.over_limit = False
         _every.add(self)
-        _live[0] = True
+        if not _live[0]:
+            _live[0] = True
+            _engine.hooks.captured = captured_backward  # (until now, eager backward skips it)
 
     @property
     def name(self) -> str:
@@ -321,7 +323,7 @@ def lower(graph: Graph, backend: str) -> Program:
 
 _stance = ["default"]
 _every: weakref.WeakSet = weakref.WeakSet()  # every compiled function, for reset()
-_live = [False]  # whether any was ever made (an eager backward then skips the search)
+_live = [False]  # whether any was ever made (until then an eager backward skips the hook)
 
 
 def reset() -> None:
@@ -360,4 +362,4 @@ def graph_break() -> None:
         s.flush("graph_break()")
 
 
-_engine.hooks.captured = captured_backward
+# (the engine's hook, `captured_backward`, is plugged in by the first compiled function made)

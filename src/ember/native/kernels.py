@@ -4,6 +4,7 @@
 kernel has there a chooser holding both twins (`.numpy`, `.native`): per call it runs the
 native kernel when native kernels are on and that kernel takes these arrays (its dtype and
 layout; it answers `NotImplemented` otherwise), and the NumPy kernel in every other case.
+A size gate given at registration sends calls under it to NumPy before any of that.
 A primitive without one keeps its NumPy kernel in the table untouched, so `a + b` pays
 nothing for any of this.
 
@@ -166,15 +167,23 @@ def library(family: str) -> Family | None:
     return lib
 
 
-def register(prim, family: str, native: Callable) -> None:
+def register(prim, family: str, native: Callable, min_size: tuple | None = None) -> None:
     """Put `native(lib, *arrays, **params)` beside `prim`'s NumPy kernel: eager runs it when
     native kernels are on and it does not return NotImplemented. `prim` may be a family's
-    member: its own kernel (which the family's calls run) becomes the chooser."""
+    member: its own kernel (which the family's calls run) becomes the chooser.
+
+    `min_size`, a (mapping, key) pair: the fewest elements of the first array the native
+    kernel is tried for, read there on each call (so that a test may lower it). A smaller
+    call goes straight to NumPy, with no mode or library lookup and no call of `native`
+    (which keeps its own checks for direct calls): the small tensors of an eager training
+    step pay one comparison for the native twin they would decline."""
     member = prim.__class__ is Member
     numpy_kernel = prim.kernel if member else _cpu[prim]
 
     def choose(*arrays, **params):
-        if _state["mode"] != "numpy" and mode() == "native":
+        # NOTE: the hot path of every op with a native twin: the mode read inline (mode()
+        # only before it is resolved), the library found by one dict read once it is loaded
+        if (_state["mode"] or mode()) == "native":
             lib = _libs.get(family) or library(family)
             if lib is not None:
                 try:
@@ -184,6 +193,15 @@ def register(prim, family: str, native: Callable) -> None:
                 if out is not NotImplemented:
                     return out
         return numpy_kernel(*arrays, **params)
+
+    if min_size is not None:
+        where, key = min_size
+        gated = choose
+
+        def choose(*arrays, **params):  # noqa: F811 - the gate in front of the chooser
+            if arrays[0].size < where[key]:
+                return numpy_kernel(*arrays, **params)
+            return gated(*arrays, **params)
 
     choose.numpy = numpy_kernel
     choose.native = native

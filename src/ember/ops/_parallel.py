@@ -168,8 +168,9 @@ def blas(fn: Callable, a, b, flops: int):
     """
     if flops < OPENBLAS_SERIAL:  # OpenBLAS runs these on one thread by itself
         return fn(a, b)
-    kernel_thread = threading.current_thread().name.startswith(_PREFIX)
-    if flops < SMALL_PRODUCT or workers() == 1 or kernel_thread:
+    # (the thread's name, the costliest test, only for a product big enough to share out)
+    if flops < SMALL_PRODUCT or workers() == 1 \
+            or threading.current_thread().name.startswith(_PREFIX):
         with one_blas_thread:
             return fn(a, b)
     if fn is np.matmul and a.ndim == 2 and b.ndim == 2:

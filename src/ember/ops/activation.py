@@ -144,7 +144,8 @@ _NATIVE_MIN = 1 << 16
 threshold_backward_p = _backward("threshold_backward", _threshold_backward_kernel,
                                  lambda g, x, *, threshold: same_meta(g),
                                  "ThresholdBackwardBackward0")
-native.register(threshold_backward_p, "activation", _threshold_backward_native)
+native.register(threshold_backward_p, "activation", _threshold_backward_native,
+                min_size=(globals(), "_NATIVE_MIN"))
 # (the kernel's bitwise select: g's bits where x > 0, else +0.0; NaN x keeps g)
 deflower(threshold_backward_p, "EMBER_PICK({1} <= 0, ({T})0, {0})", params={"threshold": 0},
          support="#define EMBER_PICK(c, a, b) "
@@ -191,7 +192,7 @@ def _relu_native(lib, a):
 
 
 relu_p = unary("relu", _relu_kernel)
-native.register(relu_p, "activation", _relu_native)
+native.register(relu_p, "activation", _relu_native, min_size=(globals(), "_NATIVE_MIN"))
 deflower(relu_p, "({0} < 0 ? ({T})0 : {0})")  # NaN and -0.0 pass through, as np.maximum(0, x)
 # NOTE: the derivative at 0 is taken as 0, as in PyTorch (threshold_backward).
 defvjp(relu_p, lambda g, out, x: threshold_grad(g, out, 0), reads=((),), save_output=True)

@@ -40,7 +40,7 @@ from .._core import (  # re-exported: op modules import these from here
     vjp_rule,
     vjp_rules,
 )
-from .._core.dispatch import autograd, device_of, run_quiet
+from .._core.dispatch import _FP_QUIET, _fp_reset, _fp_set, autograd, device_of, run_quiet
 from .._tensor import Tensor, made_under_no_grad
 from .._view import non_overlapping
 from ._inplace_kernel import run_inplace
@@ -297,12 +297,17 @@ def _eval_update(prim: UpdatePrimitive, args: tuple, params: dict) -> None:
         if isinstance(a, Tensor):
             arr = a._np
             a = arr if arr is not None else a._array()
-            if a.ndim == 0:
+            if not a.ndim:
                 # A ufunc on 0-d operands returns a NumPy scalar, which a kernel's later
-                # `out=` into that temporary refuses: a 1-d view of the same element.
-                a = a.reshape(1)
+                # `out=` into that temporary refuses: a 1-d view of the same element
+                # (`a[None]`: a third of reshape's cost, and Adam's step count is 0-d)
+                a = a[None]
         arrays.append(a)
-    run_quiet(_cpu_kernels[prim], *arrays, **params)
+    token = _fp_set(_FP_QUIET)  # run_quiet, inline (as eval_kernel): every optimizer update
+    try:
+        _cpu_kernels[prim](*arrays, **params)
+    finally:
+        _fp_reset(token)
     for i in prim.writes:
         vc = getattr(args[i], "_vc", None)
         if vc is not None:

@@ -209,8 +209,9 @@ softmax_backward_p = Primitive(
     grad_name=lambda args, params: _BACKWARD_NAMES[params.get("log", False)])
 
 
-native.register(softmax_p, "softmax", _softmax_native)
-native.register(softmax_backward_p, "softmax", _softmax_backward_native)
+native.register(softmax_p, "softmax", _softmax_native, min_size=(globals(), "_NATIVE_MIN"))
+native.register(softmax_backward_p, "softmax", _softmax_backward_native,
+                min_size=(globals(), "_NATIVE_MIN"))
 
 
 def _softmax_vjp(g, out, x, *, dim, log=False):

@@ -164,7 +164,7 @@ def _adam_native(lib, p, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step_count, 
 
 # the fused update: writes the parameter, the moments and the step counter
 adam_step_p = UpdatePrimitive("adam_step", _adam_kernel, writes=(0, 2, 3, 4, 5))
-native.register(adam_step_p, "optim", _adam_native)
+native.register(adam_step_p, "optim", _adam_native, min_size=(native_update, "min_size"))
 batch_by_loop(adam_step_p, "an optimizer step writes its parameters and moments in place "
                            "and returns nothing: each batch element is an update of its own")
 

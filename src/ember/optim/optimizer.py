@@ -23,7 +23,7 @@ from .. import _dtype as dt
 from .._core.ranges import ranges
 from .._grad_mode import state as _grad_state
 from .._tensor import Tensor
-from ..autograd.grad_mode import enable_grad, set_grad_enabled
+from ..autograd.grad_mode import enable_grad
 from ..autograd.graph import RemovableHandle
 
 _global_pre_hooks: OrderedDict = OrderedDict()
@@ -190,7 +190,9 @@ class Optimizer:
     def _step_groups(self) -> None:
         """Apply the algorithm's update to every parameter that has a gradient."""
         for group in self.param_groups:
-            refusal = self._refusal(group)
+            # (only foreach or capturable can be refused: the usual group asks no more)
+            refusal = self._refusal(group) if group.get("foreach") or group.get("capturable") \
+                else None
             seen = False
             for p in group["params"]:
                 grad = p._grad
@@ -239,12 +241,17 @@ class Optimizer:
         update runs without recording a graph unless the optimizer is `differentiable`
         (then, as in PyTorch, with grad mode on: in-place updates of a leaf that requires
         grad refuse, and those of other tensors are recorded)."""
-        with set_grad_enabled(bool(self.defaults.get("differentiable", False))):
+        # (set_grad_enabled's save and restore, inline: this runs every training step)
+        prev = _grad_state.enabled
+        _grad_state.enabled = bool(self.defaults.get("differentiable", False))
+        try:
             loss = None
             if closure is not None:
                 with enable_grad():
                     loss = closure()
             self._step_groups()
+        finally:
+            _grad_state.enabled = prev
         return loss
 
     def _init_state(self, p: Tensor, state: dict, group: dict) -> None:

@@ -209,7 +209,8 @@ def _adadelta_native(lib, p, grad, square_avg, acc_delta, step_count, *, lr, rho
 
 # the fused update: writes the parameter, both running averages and the step counter
 adadelta_step_p = UpdatePrimitive("adadelta_step", _adadelta_kernel, writes=(0, 2, 3, 4))
-native.register(adadelta_step_p, "optim", _adadelta_native)
+native.register(adadelta_step_p, "optim", _adadelta_native,
+                min_size=(native_update, "min_size"))
 batch_by_loop(adadelta_step_p, "an optimizer step writes its parameters and running averages "
                                "in place and returns nothing: each batch element is an "
                                "update of its own")
@@ -278,7 +279,7 @@ def _rms_native(lib, p, grad, square_avg, grad_avg, momentum_buffer, step_count,
 # the fused update of RMSprop and Adagrad: writes the parameter, its running state and the
 # step counter
 rms_step_p = UpdatePrimitive("rms_step", _rms_kernel, writes=(0, 2, 3, 4, 5))
-native.register(rms_step_p, "optim", _rms_native)
+native.register(rms_step_p, "optim", _rms_native, min_size=(native_update, "min_size"))
 batch_by_loop(rms_step_p, "an optimizer step writes its parameters and running averages in "
                           "place and returns nothing: each batch element is an update of its "
                           "own")

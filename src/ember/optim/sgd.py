@@ -96,6 +96,6 @@ def _sgd_native(lib, p, grad, buf, *, lr, momentum, dampening, weight_decay, nes
 
 
 sgd_step_p = UpdatePrimitive("sgd_step", _sgd_kernel, writes=(0, 2))
-native.register(sgd_step_p, "optim", _sgd_native)
+native.register(sgd_step_p, "optim", _sgd_native, min_size=(native_update, "min_size"))
 batch_by_loop(sgd_step_p, "an optimizer step writes its parameters and momentum buffers in place "
                           "and returns nothing: each batch element is an update of its own")
