@@ -195,14 +195,7 @@ def register(prim, family: str, native: Callable, min_size: tuple | None = None)
         return numpy_kernel(*arrays, **params)
 
     if min_size is not None:
-        where, key = min_size
-        gated = choose
-
-        def choose(*arrays, **params):  # noqa: F811 - the gate in front of the chooser
-            if arrays[0].size < where[key]:
-                return numpy_kernel(*arrays, **params)
-            return gated(*arrays, **params)
-
+        choose = _gated(choose, numpy_kernel, *min_size)
     choose.numpy = numpy_kernel
     choose.native = native
     choose.family = family
@@ -211,6 +204,17 @@ def register(prim, family: str, native: Callable, min_size: tuple | None = None)
         prim.kernel = choose
     else:
         _cpu[prim] = choose
+
+
+def _gated(choose: Callable, numpy_kernel: Callable, where, key) -> Callable:
+    """`choose` behind a size gate: a call whose first array has fewer than `where[key]`
+    elements runs `numpy_kernel` at once."""
+    def gated(*arrays, **params):
+        if arrays[0].size < where[key]:
+            return numpy_kernel(*arrays, **params)
+        return choose(*arrays, **params)
+
+    return gated
 
 
 def twins(prim) -> tuple[Callable, Callable] | None:
