@@ -112,6 +112,11 @@ class Generator:
 
     def _doubles(self, n: int) -> np.ndarray:
         """`n` float64 uniforms in [0, 1): 53 bits of one 64-bit draw each."""
+        from .ops._rng_native import doubles
+
+        fast = doubles(self, n)  # the same numbers in C, for large draws
+        if fast is not None:
+            return fast
         w = self._words(2 * n)
         hi = (w[0::2] & np.uint32(0x1FFFFF)).astype(np.float64)
         hi *= 2.0**-21
