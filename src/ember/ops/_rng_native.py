@@ -30,11 +30,12 @@ def _lib(n: int):
 def _run(g, fn, out: np.ndarray, *args) -> np.ndarray:
     """Call `fn(key, &pos, out, *args)` on the generator's state and store the state back."""
     bg = g._rs._bit_generator
-    state = bg.state["state"]
-    key = state["key"]
-    pos = np.array([state["pos"]], np.int64)
-    fn(calls.ptr(key), calls.ptr(pos), calls.ptr(out), *args)
-    bg.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": int(pos[0])}}
+    with bg.lock:  # NumPy's own draws hold it: no other thread draws from the state meanwhile
+        state = bg.state["state"]
+        key = state["key"]
+        pos = np.array([state["pos"]], np.int64)
+        fn(calls.ptr(key), calls.ptr(pos), calls.ptr(out), *args)
+        bg.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": int(pos[0])}}
     g._fresh = False
     return out
 
