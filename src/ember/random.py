@@ -2,7 +2,8 @@
 
 ember's CPU generator is PyTorch's: a 32-bit Mersenne Twister (MT19937) seeded
 with `init_genrand(seed mod 2**32)`, plus one cached double-precision normal
-sample. The words come from NumPy's MT19937 in C; this module adds only the
+sample. The words come from NumPy's MT19937 in C (large double draws read its state in
+ember's own C, ops/_rng_native.py: the same words); this module adds only the
 bookkeeping PyTorch keeps around it, and reads and writes PyTorch's 5,056-byte
 state layout, so `torch.get_rng_state()` blobs load here and continue the same
 stream (and the reverse).
