@@ -1,5 +1,6 @@
-"""csrc/random.c (the generator's double uniforms and bernoulli values in C) against the
-NumPy path of `Generator._doubles` and against torch.
+"""csrc/random.c (the generator's words, float and double uniforms and bernoulli values in
+C) against the NumPy paths of `Generator._words`, `_floats` and `_doubles`, and against
+torch.
 
 Both paths read one MT19937 stream, so they must give the same numbers bit for bit and
 leave the generator in the same state, whatever state the draw starts from (a fresh seed,
@@ -57,19 +58,25 @@ def _both(draw, seed, before):
 
 @pytest.mark.parametrize("n_threads", [1, 2])
 @pytest.mark.parametrize("before", BEFORE)
-def test_doubles_are_numpys_and_leave_its_state(before, n_threads):
+@pytest.mark.parametrize("draw", ["_words", "_floats", "_doubles", "_words64"])
+def test_draws_are_numpys_and_leave_its_state(draw, before, n_threads):
     for n in SIZES:
         with threads(n_threads):
-            (a, sa, wa), (b, sb, wb) = _both(lambda g, n=n: g._doubles(n), 3 + n, before)
-        assert_bits(a, b)
+            (a, sa, wa), (b, sb, wb) = _both(lambda g, n=n: getattr(g, draw)(n), 3 + n, before)
+        if a.dtype.kind == "f":
+            assert_bits(a, b)
+        else:
+            np.testing.assert_array_equal(a, b)
+        assert a.dtype == b.dtype and a.shape == (n,)
         assert sa == sb, f"size {n}: states differ"
         np.testing.assert_array_equal(wa, wb)
 
 
-def test_native_draws_leave_the_fresh_state_alone_when_they_draw_nothing():
+@pytest.mark.parametrize("fn", [R.words, R.floats, R.doubles])
+def test_native_draws_leave_the_fresh_state_alone_when_they_draw_nothing(fn):
     g = ember.Generator().manual_seed(5)
     fresh = _state(g)
-    assert R.doubles(g, 0) is None and _state(g) == fresh
+    assert fn(g, 0) is None and _state(g) == fresh
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

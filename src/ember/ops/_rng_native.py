@@ -1,5 +1,5 @@
-"""The generator's draws in C (csrc/random.c): double uniforms, and bernoulli's 0/1 (or
-dropout's 0/scale) values made straight from the words, for large draws.
+"""The generator's draws in C (csrc/random.c): words, float and double uniforms, and
+bernoulli's 0/1 (or dropout's 0/scale) values made straight from the words, for large draws.
 
 The words are NumPy's MT19937 stream, the one `Generator._words` reads: the state is taken
 from the generator's bit generator and put back after, so the native and the NumPy paths
@@ -38,6 +38,24 @@ def _run(g, fn, out: np.ndarray, *args) -> np.ndarray:
         bg.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": int(pos[0])}}
     g._fresh = False
     return out
+
+
+def words(g, n: int) -> np.ndarray | None:
+    """The next `n` 32-bit words (as `Generator._words`), or None."""
+    lib = _lib(n)
+    if lib is None:
+        return None
+    fn = calls.entry(lib, "ember_mt_words", [calls.P] * 3 + [calls.I64])
+    return _run(g, fn, np.empty(n, np.uint32), n)
+
+
+def floats(g, n: int) -> np.ndarray | None:
+    """`n` float32 uniforms in [0, 1) (as `Generator._floats`), or None."""
+    lib = _lib(n)
+    if lib is None:
+        return None
+    fn = calls.entry(lib, "ember_mt_floats", [calls.P] * 3 + [calls.I64])
+    return _run(g, fn, np.empty(n, np.float32), n)
 
 
 def doubles(g, n: int) -> np.ndarray | None:

@@ -1,5 +1,5 @@
 /* random.c: the generator's words (a 32-bit Mersenne Twister, MT19937) turned into numbers in
- * one pass, without the array of words in between. Written once against scalar_t and
+ * one pass, without the array of words in between (and the words themselves). Written once against scalar_t and
  * FN(name); kernels.py compiles it for float and double.
  *
  * The state is NumPy's MT19937 (624 words and the index of the next one, 624: twist first),
@@ -67,6 +67,25 @@ static void mt_fill(mt_state *s, uint32_t *restrict w, int64_t n) {
 /* The double uniform of words hi, lo (both products and the sum are exact). */
 static inline double mt_double(uint32_t hi, uint32_t lo) {
     return (double)(hi & 0x1fffffu) * 0x1p-21 + (double)lo * 0x1p-53;
+}
+
+/* out[i] = the next n words; *pos is the state's index, updated. */
+void ember_mt_words(uint32_t *key, int64_t *pos, uint32_t *out, int64_t n) {
+    mt_state s = {key, *pos};
+    mt_fill(&s, out, n);
+    *pos = s.pos;
+}
+
+/* out[i] = the next n float uniforms in [0, 1): a word's low 24 bits times 2^-24 (exact). */
+void ember_mt_floats(uint32_t *key, int64_t *pos, float *out, int64_t n) {
+    mt_state s = {key, *pos};
+    uint32_t w[2 * MT_BLOCK];
+    for (int64_t i0 = 0; i0 < n; i0 += 2 * MT_BLOCK) {
+        const int64_t m = EMBER_MIN(2 * MT_BLOCK, n - i0);
+        mt_fill(&s, w, m);
+        for (int64_t j = 0; j < m; j++) out[i0 + j] = (float)(w[j] & 0xffffffu) * 0x1p-24f;
+    }
+    *pos = s.pos;
 }
 
 /* out[i] = the next n double uniforms; *pos is the state's index, updated. */
