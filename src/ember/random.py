@@ -2,7 +2,8 @@
 
 ember's CPU generator is PyTorch's: a 32-bit Mersenne Twister (MT19937) seeded
 with `init_genrand(seed mod 2**32)`, plus one cached double-precision normal
-sample. The words come from NumPy's MT19937 in C; this module adds only the
+sample. The words come from NumPy's MT19937 in C (large draws read its state in ember's
+own C, ops/_rng_native.py: the same words); this module adds only the
 bookkeeping PyTorch keeps around it, and reads and writes PyTorch's 5,056-byte
 state layout, so `torch.get_rng_state()` blobs load here and continue the same
 stream (and the reverse).
@@ -91,6 +92,11 @@ class Generator:
         """The next `n` tempered 32-bit words (PyTorch's `random()`), as uint32."""
         if n <= 0:
             return np.empty(0, np.uint32)
+        from .ops._rng_native import words
+
+        fast = words(self, n)  # the same words in C, for large draws
+        if fast is not None:
+            return fast
         self._fresh = False
         return self._rs.randint(0, 2**32, size=n, dtype=np.uint32)
 
@@ -104,6 +110,11 @@ class Generator:
 
     def _floats(self, n: int) -> np.ndarray:
         """`n` float32 uniforms in [0, 1): 24 bits of one word each."""
+        from .ops._rng_native import floats
+
+        fast = floats(self, n)  # the same numbers in C, for large draws
+        if fast is not None:
+            return fast
         w = self._words(n)
         w &= np.uint32(0xFFFFFF)
         out = w.astype(np.float32)
@@ -112,6 +123,11 @@ class Generator:
 
     def _doubles(self, n: int) -> np.ndarray:
         """`n` float64 uniforms in [0, 1): 53 bits of one 64-bit draw each."""
+        from .ops._rng_native import doubles
+
+        fast = doubles(self, n)  # the same numbers in C, for large draws
+        if fast is not None:
+            return fast
         w = self._words(2 * n)
         hi = (w[0::2] & np.uint32(0x1FFFFF)).astype(np.float64)
         hi *= 2.0**-21

@@ -40,6 +40,7 @@ from .._view import (
 )
 from . import _rng_kernels as K
 from . import _rng_math as M
+from . import _rng_native as R
 from ._common import same_meta, type_name, write_out
 from .creation import _sizes
 from .draws import draw, draw_like, like_strides
@@ -459,6 +460,16 @@ def randperm(n: int, *, generator=None, out=None, dtype=None, layout=None, devic
 # bernoulli_(p tensor) / bernoulli(probs): u < p with a double uniform if p is float64,
 # else a float uniform (1 word).
 
+def _bernoulli_values(g, n: int, p: float, one, zero, d: dt.dtype) -> np.ndarray:
+    """n values of dtype d: `one` where the next double uniform is below p, else `zero`
+    (one and zero already in d's math type); in C for large float32/float64 draws."""
+    out = R.bernoulli(g, n, p, one, zero, d.np)
+    if out is not None:
+        return out
+    u = g._doubles(n) < p
+    return K.to_dtype(u if (one, zero) == (1, 0) else np.where(u, one, zero), d)
+
+
 def _check_p(p: float) -> None:
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_fmt(p)}")
@@ -510,8 +521,7 @@ def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
         return _bernoulli_tensor_(self, g, p)
     p = float(p)
     _check_p(p)
-    return _inplace(self, "BernoulliBackward0",
-                    lambda n, c: K.to_dtype(g._doubles(n) < p, d))
+    return _inplace(self, "BernoulliBackward0", lambda n, c: _bernoulli_values(g, n, p, 1, 0, d))
 
 
 def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
@@ -542,7 +552,7 @@ def bernoulli_noise(input: Tensor, q: float, *, feature: bool = False,
         return _meta(shape, d)
 
     def make(n, c):
-        return K.to_dtype(g._doubles(n) < q, d)
+        return _bernoulli_values(g, n, q, 1, 0, d)
 
     if feature:
         shape = input._shape[:2] + (1,) * (input.ndim - 2)
@@ -574,7 +584,7 @@ def dropout_mask(input: Tensor, p: float, *, feature: bool = False,
         scale, zero = f32(1) / f32(q), f32(0)
 
     def make(n, c):
-        return np.where(g._doubles(n) < q, scale, zero).astype(d.np)
+        return _bernoulli_values(g, n, q, scale, zero, d)
 
     if feature:
         shape = input._shape[:2] + (1,) * (input.ndim - 2)

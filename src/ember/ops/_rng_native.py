@@ -1,0 +1,81 @@
+"""The generator's draws in C (csrc/random.c): words, float and double uniforms, and
+bernoulli's 0/1 (or dropout's 0/scale) values made straight from the words, for large draws.
+
+The words are NumPy's MT19937 stream, the one `Generator._words` reads: the state is taken
+from the generator's bit generator and put back after, so the native and the NumPy paths
+continue each other's stream and give the same numbers. Each function answers None (the
+caller then draws with NumPy) where native kernels are off or the draw is too small to pay
+for moving the state.
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+
+from ..native import calls
+
+MIN_DRAWS = 256  # fewer values than this: NumPy's path (the state's round trip costs more)
+
+
+def _lib(n: int):
+    if n < max(MIN_DRAWS, 1):
+        return None
+    from .. import native
+
+    return native.library("random")
+
+
+def _run(g, fn, out: np.ndarray, *args) -> np.ndarray:
+    """Call `fn(key, &pos, out, *args)` on the generator's state and store the state back."""
+    bg = g._rs._bit_generator
+    with bg.lock:  # NumPy's own draws hold it: no other thread draws from the state meanwhile
+        state = bg.state["state"]
+        key = state["key"]
+        pos = np.array([state["pos"]], np.int64)
+        fn(calls.ptr(key), calls.ptr(pos), calls.ptr(out), *args)
+        bg.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": int(pos[0])}}
+    g._fresh = False
+    return out
+
+
+def words(g, n: int) -> np.ndarray | None:
+    """The next `n` 32-bit words (as `Generator._words`), or None."""
+    lib = _lib(n)
+    if lib is None:
+        return None
+    fn = calls.entry(lib, "ember_mt_words", [calls.P] * 3 + [calls.I64])
+    return _run(g, fn, np.empty(n, np.uint32), n)
+
+
+def floats(g, n: int) -> np.ndarray | None:
+    """`n` float32 uniforms in [0, 1) (as `Generator._floats`), or None."""
+    lib = _lib(n)
+    if lib is None:
+        return None
+    fn = calls.entry(lib, "ember_mt_floats", [calls.P] * 3 + [calls.I64])
+    return _run(g, fn, np.empty(n, np.float32), n)
+
+
+def doubles(g, n: int) -> np.ndarray | None:
+    """`n` double uniforms in [0, 1) (as `Generator._doubles`), or None."""
+    lib = _lib(n)
+    if lib is None:
+        return None
+    fn = calls.entry(lib, "ember_mt_doubles", [calls.P] * 3 + [calls.I64])
+    return _run(g, fn, np.empty(n, np.float64), n)
+
+
+def bernoulli(g, n: int, p: float, one, zero, dtype) -> np.ndarray | None:
+    """`n` values of `dtype` (float32 or float64): `one` where the next double uniform is
+    below p, else `zero`; None for other dtypes or where NumPy draws."""
+    dtype = np.dtype(dtype)
+    sfx = calls.SUFFIX.get(dtype)
+    lib = None if sfx is None else _lib(n)
+    if lib is None:
+        return None
+    c = calls.F64 if sfx == "f64" else ctypes.c_float
+    fn = calls.entry(lib, f"mt_bernoulli_{sfx}",
+                     [calls.P] * 3 + [calls.I64, calls.F64, c, c])
+    return _run(g, fn, np.empty(n, dtype), n, float(p), float(one), float(zero))
