@@ -108,5 +108,65 @@ def test_conv_errors_match_torch():
         with pytest.raises(RuntimeError) as et:
             TF.conv2d(torch.zeros(xs), torch.zeros(ws), **kw)
         assert str(ee.value) == str(et.value)
-    with pytest.raises(RuntimeError, match="should be the same"):
+    with pytest.raises(RuntimeError, match="expected scalar type Float but found Double"):
         C.conv2d(ember.zeros(1, 1, 3, 3), ember.zeros(1, 1, 2, 2, dtype=ember.float64))
+
+
+_F32, _F64, _I64, _F16 = "float32", "float64", "int64", "float16"
+# (dims, x (shape, dtype), weight (shape, dtype), bias (shape, dtype) or None, kwargs, transposed)
+DTYPE_AND_BIAS_CASES = {
+    "bias float64": (2, ((1, 2, 5, 5), _F32), ((3, 2, 3, 3), _F32), ((3,), _F64), {}, False),
+    "bias int64": (2, ((1, 2, 5, 5), _F32), ((3, 2, 3, 3), _F32), ((3,), _I64), {}, False),
+    "bias float16": (2, ((1, 2, 5, 5), _F32), ((3, 2, 3, 3), _F32), ((3,), _F16), {}, False),
+    "input float64, module float32": (2, ((1, 2, 5, 5), _F64), ((3, 2, 3, 3), _F32),
+                                      ((3,), _F32), {}, False),
+    "bias size": (2, ((1, 2, 5, 5), _F32), ((3, 2, 3, 3), _F32), ((4,), _F32), {}, False),
+    "bias 2-d": (2, ((1, 2, 5, 5), _F32), ((3, 2, 3, 3), _F32), ((3, 1), _F32), {}, False),
+    "bias 0-d": (2, ((1, 2, 5, 5), _F32), ((3, 2, 3, 3), _F32), ((), _F32), {}, False),
+    "bias dtype before channels": (2, ((1, 5, 5, 5), _F32), ((3, 2, 3, 3), _F32),
+                                   ((3,), _F64), {}, False),
+    "channels before bias size": (2, ((1, 5, 5, 5), _F32), ((3, 2, 3, 3), _F32),
+                                  ((4,), _F32), {}, False),
+    "weight float64": (2, ((1, 2, 5, 5), _F32), ((3, 2, 3, 3), _F64), None, {}, False),
+    "weight int64, 1-d": (1, ((1, 2, 5), _F32), ((3, 2, 3), _I64), None, {}, False),
+    "bias size, 3-d": (3, ((1, 2, 4, 4, 4), _F32), ((3, 2, 2, 2, 2), _F32), ((4,), _F32), {},
+                       False),
+    "transposed bias size": (2, ((1, 2, 5, 5), _F32), ((2, 3, 3, 3), _F32), ((4,), _F32), {},
+                             True),
+    "transposed bias size, groups": (2, ((1, 4, 5, 5), _F32), ((4, 3, 3, 3), _F32),
+                                     ((5,), _F32), {"groups": 2}, True),
+    "transposed bias float64 (taken as float32)": (2, ((1, 2, 5, 5), _F32),
+                                                  ((2, 3, 3, 3), _F32), ((3,), _F64), {}, True),
+    "transposed 1-d bias int64": (1, ((1, 2, 5), _F32), ((2, 3, 3), _F32), ((3,), _I64), {},
+                                  True),
+    "transposed 3-d bias float64": (3, ((1, 2, 4, 4, 4), _F32), ((2, 3, 2, 2, 2), _F32),
+                                    ((3,), _F64), {}, True),
+    "transposed weight float64": (2, ((1, 2, 5, 5), _F32), ((2, 3, 3, 3), _F64), None, {},
+                                  True),
+}
+
+
+def _small_ints(lib, shape, dtype: str, k: int):
+    return lib.arange(float(np.prod(shape, dtype=int))).reshape(shape).remainder(k).to(
+        getattr(lib, dtype))
+
+
+@pytest.mark.parametrize("name", list(DTYPE_AND_BIAS_CASES))
+def test_dtype_and_bias_checks_are_torchs(name):
+    """Each case raises PyTorch's error (its message, in PyTorch's order of checks) or, where
+    PyTorch runs it, gives its result dtype and values."""
+    nd, (xs, xd), (ws, wd), bias, kw, transposed = DTYPE_AND_BIAS_CASES[name]
+    outs = []
+    for lib in (torch, ember):
+        f = getattr(lib.nn.functional, f"conv_transpose{nd}d" if transposed else f"conv{nd}d")
+        args = [_small_ints(lib, xs, xd, 3), _small_ints(lib, ws, wd, 2)] + (
+            [_small_ints(lib, *bias, 5)] if bias else [])
+        try:
+            outs.append(f(*args, **kw))
+        except RuntimeError as e:
+            outs.append(str(e))
+    if isinstance(outs[0], str):
+        assert outs[1] == outs[0]
+    else:  # small integers in float32: every product and sum is exact
+        assert str(outs[1].dtype).split(".")[1] == str(outs[0].dtype).split(".")[1]
+        np.testing.assert_array_equal(outs[1].numpy(), outs[0].numpy())

@@ -20,6 +20,7 @@ from ..amp.autocast_mode import cast_for
 from . import _conv_kernels as K
 from . import _conv_native as N
 from ._batching import batch_size, batched
+from ._common import c_type_name, type_name
 from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp, saves
 
 _LOW = (np.dtype(np.float16), dt.bfloat16.np)
@@ -218,7 +219,10 @@ def _pairs(padding, k, dilation, nd: int, stride) -> tuple:
     return tuple((i, i) for i in p)
 
 
-def _check(x: Tensor, w: Tensor, nd: int, groups: int, transposed: bool) -> None:
+def _check(x: Tensor, w: Tensor, nd: int, groups: int, transposed: bool,
+           bias: Tensor | None = None) -> None:
+    """PyTorch's checks of a convolution's operands, in its order: ranks, the bias's dtype
+    (not for transposed ones), the weight's dtype, channels, the bias's size."""
     if x.ndim not in (nd + 1, nd + 2):
         raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to "
                            f"conv{nd}d, but got input of size: {list(x.shape)}")
@@ -226,9 +230,13 @@ def _check(x: Tensor, w: Tensor, nd: int, groups: int, transposed: bool) -> None
         raise RuntimeError("weight should have at least three dimensions" if nd == 1 else
                            f"Expected {nd + 2}-dimensional weight for {nd + 2}-dimensional "
                            f"input, but got {w.ndim}-dimensional weight of size {list(w.shape)}")
-    if x.dtype is not w.dtype:
-        raise RuntimeError(f"Input type ({_tname(x)}) and weight type ({_tname(w)}) should be "
-                           "the same")
+    if bias is not None and not transposed and bias.dtype is not x.dtype:
+        raise RuntimeError(f"Input type ({c_type_name(x.dtype)}) and bias type "
+                           f"({c_type_name(bias.dtype)}) should be the same")
+    for other in (w,) if bias is None or not transposed or nd < 3 else (w, bias):
+        if other.dtype is not x.dtype:
+            raise RuntimeError(f"expected scalar type {type_name(x.dtype)} but found "
+                               f"{type_name(other.dtype)}")
     c = x.shape[-nd - 1]
     if not transposed and c != w.shape[1] * groups:
         raise RuntimeError(
@@ -240,12 +248,13 @@ def _check(x: Tensor, w: Tensor, nd: int, groups: int, transposed: bool) -> None
             f"Given transposed=1, weight of size {list(w.shape)}, expected input"
             f"{list(x.shape if x.ndim == nd + 2 else (1,) + tuple(x.shape))} to have "
             f"{w.shape[0]} channels, but got {c} channels instead")
-
-
-def _tname(t: Tensor) -> str:
-    from ._common import type_name
-
-    return f"torch.{type_name(t.dtype)}Tensor"
+    if bias is not None:
+        n = w.shape[1] * groups if transposed else w.shape[0]
+        if bias.ndim != 1 or bias.shape[0] != n:
+            raise RuntimeError(
+                f"Given {'transposed=1, ' if transposed else ''}weight of size "
+                f"{list(w.shape)}, expected bias to be 1-dimensional with {n} elements, but "
+                f"got bias of size {list(bias.shape)} instead")
 
 
 def _add_bias(out: Tensor, bias: Tensor | None, nd: int, x: Tensor, weight: Tensor) -> Tensor:
@@ -260,7 +269,7 @@ def _add_bias(out: Tensor, bias: Tensor | None, nd: int, x: Tensor, weight: Tens
 
 def _conv_nd(nd: int, input, weight, bias, stride, padding, dilation, groups) -> Tensor:
     input, weight, bias = cast_for("lower", input, weight, bias)
-    _check(input, weight, nd, groups, False)
+    _check(input, weight, nd, groups, False, bias)
     unbatched = input.ndim == nd + 1
     x = input.unsqueeze(0) if unbatched else input
     stride = _tuple(stride, nd, "stride")
@@ -300,7 +309,9 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
 def _conv_transpose_nd(nd: int, input, weight, bias, stride, padding, output_padding, groups,
                        dilation) -> Tensor:
     input, weight, bias = cast_for("lower", input, weight, bias)
-    _check(input, weight, nd, groups, True)
+    _check(input, weight, nd, groups, True, bias)
+    if bias is not None and bias.dtype is not input.dtype:
+        bias = bias.to(input.dtype)  # (PyTorch's 1-d and 2-d kernels take it in the input's)
     unbatched = input.ndim == nd + 1
     x = input.unsqueeze(0) if unbatched else input
     stride = _tuple(stride, nd, "stride")

@@ -23,7 +23,15 @@ from .._tensor import Tensor
 from .._view import broadcast_shapes, wrap_dim
 from . import index_checks as checks
 from ._batching import batch_size, front, loop, pad_front
-from ._common import _SELECT_MIN, broadcast_errors, same_meta, select, type_name, write_out
+from ._common import (
+    _SELECT_MIN,
+    broadcast_errors,
+    c_type_name,
+    same_meta,
+    select,
+    type_name,
+    write_out,
+)
 from ._inplace_kernel import disjoint_or_same, writes_into
 from ._scalar_value import scalar_value
 from .index import (
@@ -527,13 +535,7 @@ def _check_mask(name: str, mask) -> None:
         raise TypeError(f"{name}(): argument 'mask' must be Tensor, not {type(mask).__name__}")
     if mask._dtype is not dt.bool_:
         raise RuntimeError(f"{name} only supports boolean masks, but got mask with dtype "
-                           f"{_c_name(mask._dtype)}")
-
-
-def _c_name(d: dt.dtype) -> str:
-    return {"uint8": "unsigned char", "int8": "signed char", "int16": "short", "int32": "int",
-            "int64": "long int", "float32": "float", "float64": "double",
-            "float16": "c10::Half", "bfloat16": "c10::BFloat16"}.get(d.name, d.name)
+                           f"{c_type_name(mask._dtype)}")
 
 
 def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
