@@ -183,9 +183,12 @@ def _winograd_forward(lib, sfx, x, w, out, geo, plan) -> bool:
     chunk, parts, layout = plan
     p = _params(x, geo, n, c, o, x.shape, chunk, parts)
     name = "wino_forward" if layout == "first" else "wino_last_forward"
-    with one_blas_thread:
-        _call(lib, name, sfx, x, u, out, p)
-    return K._finite(out)
+    fn = calls.entry(lib, f"{name}_{sfx}", [P] * 4, calls.INT)
+    with one_blas_thread:  # (each task checks its chunk's results while they are in cache)
+        got = fn(*(calls.ptr(a) for a in (x, u, out, p)))
+    if got & 1:
+        raise MemoryError(f"ember: no memory for a convolution's scratch ({name})")
+    return not got & 2
 
 
 def input_grad_native(lib, g, w, *, stride, padding, dilation, groups, x_shape):

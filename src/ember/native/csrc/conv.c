@@ -684,6 +684,18 @@ static void FN(wino_split)(const scalar_t *line, int64_t step, int64_t w, int64_
                            int64_t n, scalar_t *restrict e, scalar_t *restrict o) {
     for (int64_t k = 0; k < n; k++) e[k] = 0, o[k] = 0;
     if (line == NULL) return;
+    if (step == 1) { /* adjacent elements: pairs (line[2m], line[2m + 1]) in one loop */
+        const int64_t h = lo / 2, odd = lo & 1;
+        /* the pair's first goes to e (lo even) or o (odd), at m + h; its second to o at
+         * m + h, or e at m + h + 1 */
+        scalar_t *restrict a = (odd ? o : e) + h, *restrict b = (odd ? e + 1 : o) + h;
+        const int64_t ma = EMBER_MIN((w + 1) / 2, n - h), mb = EMBER_MIN(w / 2, n - h - odd);
+        const int64_t both = EMBER_MAX(0, EMBER_MIN(ma, mb));
+        for (int64_t m = 0; m < both; m++) a[m] = line[2 * m], b[m] = line[2 * m + 1];
+        for (int64_t m = both; m < ma; m++) a[m] = line[2 * m];
+        for (int64_t m = both; m < mb; m++) b[m] = line[2 * m + 1];
+        return;
+    }
     for (int par = 0; par < 2; par++) {
         scalar_t *restrict dst = par ? o : e;
         /* 0 <= 2k + par - lo < w */
@@ -764,8 +776,21 @@ typedef struct {
     const scalar_t *x, *u;
     scalar_t *out;
     const int64_t *p;
-    atomic_int *failed; /* set by a task whose scratch could not be had */
+    atomic_int *failed; /* bit 1: a task had no scratch; bit 2: a result is not finite */
 } FN(wino_args);
+
+/* Whether a[0 .. n) are all finite: their products with zero sum to zero (NaN where one
+ * is inf or NaN; no overflow to mistake), summed in 16 independent lanes so that the
+ * compiler vectorises the pass. */
+static int FN(all_finite)(const scalar_t *restrict a, int64_t n) {
+    scalar_t z[16] = {0}, t = 0;
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        for (int l = 0; l < 16; l++) z[l] += a[i + l] * 0;
+    for (; i < n; i++) t += a[i] * 0;
+    for (int l = 0; l < 16; l++) t += z[l];
+    return t == 0;
+}
 
 static void FN(wino_forward_task)(void *ctx, int64_t lo, int64_t hi) {
     const FN(wino_args) *a = ctx;
@@ -777,7 +802,7 @@ static void FN(wino_forward_task)(void *ctx, int64_t lo, int64_t hi) {
     scalar_t *m = conv_scratch(16 * o * most, sizeof(scalar_t));
     scalar_t *rowbuf = conv_scratch(24 * (tw + 1), sizeof(scalar_t));
     if (!v || !m || !rowbuf) {
-        atomic_store(a->failed, 1);
+        atomic_fetch_or(a->failed, 1);
         goto done;
     }
     for (int64_t ch = lo; ch < hi; ch++) {
@@ -807,6 +832,8 @@ static void FN(wino_forward_task)(void *ctx, int64_t lo, int64_t hi) {
                     }
                 }
             }
+        if (!FN(all_finite)(a->out + n0 * o * oh * ow, b * o * oh * ow))
+            atomic_fetch_or(a->failed, 2);
     }
 done:
     free(v);
@@ -985,7 +1012,7 @@ static void FN(wino_last_forward_task)(void *ctx, int64_t lo, int64_t hi) {
     scalar_t *y = conv_scratch(chunk * oh * ow * o, sizeof(scalar_t));
     scalar_t *t = conv_scratch(17 * EMBER_MAX(c, o), sizeof(scalar_t));
     if (!xp || !v || !m || !y || !t) {
-        atomic_store(a->failed, 1);
+        atomic_fetch_or(a->failed, 1);
         goto done;
     }
     for (int64_t ch = lo; ch < hi; ch++) {
@@ -1015,6 +1042,8 @@ static void FN(wino_last_forward_task)(void *ctx, int64_t lo, int64_t hi) {
                 const scalar_t *restrict src = y + j * oh * ow * o + oi;
                 for (int64_t q = 0; q < oh * ow; q++) dst[q] = src[q * o];
             }
+        if (!FN(all_finite)(a->out + n0 * o * oh * ow, b * o * oh * ow))
+            atomic_fetch_or(a->failed, 2);
     }
 done:
     free(xp);
