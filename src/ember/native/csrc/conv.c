@@ -55,7 +55,60 @@ static void *conv_scratch(int64_t elems, size_t size) {
     bytes = (bytes + 63) / 64 * 64;
     return aligned_alloc(64, bytes);
 }
+
+#ifdef __AVX__
+#include <immintrin.h>
+/* d (8 x 8, rows ldd apart) = s (8 x 8, rows lds apart) transposed, in registers. */
+static inline void conv_transpose8_f32(const float *s, int64_t lds, float *d, int64_t ldd) {
+    __m256 r[8], t[8], u[8];
+    for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(s + i * lds);
+    for (int i = 0; i < 8; i += 2) {
+        t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 8; i += 4) {
+        u[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+        u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
+        u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+        u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+    }
+    for (int i = 0; i < 4; i++) {
+        _mm256_storeu_ps(d + i * ldd, _mm256_permute2f128_ps(u[i], u[i + 4], 0x20));
+        _mm256_storeu_ps(d + (i + 4) * ldd, _mm256_permute2f128_ps(u[i], u[i + 4], 0x31));
+    }
+}
 #endif
+#endif
+
+/* dst[c ldd + r] = src[r lds + c step] for r < R, c < C: a transpose by 8 x 8 tiles (in
+ * registers where AVX has them, else through a local tile), so that both sides are read
+ * and written a run of 8 at a time rather than one element per cache line. */
+static void FN(transpose)(const scalar_t *restrict src, int64_t lds, int64_t step,
+                          scalar_t *restrict dst, int64_t ldd, int64_t R, int64_t C) {
+    int64_t r0 = 0;
+    for (; r0 + 8 <= R && step == 1; r0 += 8) {
+        int64_t c0 = 0;
+        for (; c0 + 8 <= C; c0 += 8) {
+            const scalar_t *s = src + r0 * lds + c0;
+            scalar_t *d = dst + c0 * ldd + r0;
+#ifdef __AVX__
+            if (sizeof(scalar_t) == sizeof(float)) {
+                conv_transpose8_f32((const float *)s, lds, (float *)d, ldd);
+                continue;
+            }
+#endif
+            scalar_t t[8][8];
+            for (int r = 0; r < 8; r++)
+                for (int c = 0; c < 8; c++) t[c][r] = s[r * lds + c];
+            for (int c = 0; c < 8; c++)
+                for (int r = 0; r < 8; r++) d[c * ldd + r] = t[c][r];
+        }
+        for (; c0 < C; c0++)
+            for (int64_t r = r0; r < r0 + 8; r++) dst[c0 * ldd + r] = src[r * lds + c0];
+    }
+    for (; r0 < R; r0++)
+        for (int64_t c = 0; c < C; c++) dst[c * ldd + r0] = src[r0 * lds + c * step];
+}
 
 #define GEMM FN(ember_gemm)
 
@@ -960,20 +1013,17 @@ int FN(wino_weight_grad)(const scalar_t *x, const scalar_t *gy, scalar_t *acc,
  * runs over a tile's channels (V and M are (16, P, C) and (16, P, O)), and the output and
  * the output gradient are transposed on the way out and in. */
 
-/* xp (b, hp, wp, C) = samples n0.. of x padded, channels last; hp, wp = 2 th + 2, 2 tw + 2 */
+/* xp (b, hp, wp, C) = samples n0.. of x padded, channels last; hp, wp = 2 th + 2, 2 tw + 2.
+ * Writes the same positions for every chunk: the caller zeroes xp once, for the padding. */
 static void FN(wino_last_pad)(const scalar_t *x, const int64_t *p, int64_t n0, int64_t b,
                               int64_t hp, int64_t wp, scalar_t *xp) {
     const int64_t c = p[G_C], h = p[G_IN + 1], w = p[G_IN + 2], *xs = p + G_XS;
     const int64_t plo = p[G_PAD + 1], qlo = p[G_PAD + 2];
-    memset(xp, 0, (size_t)(b * hp * wp * c) * sizeof(scalar_t));
     const int64_t y1 = EMBER_MIN(h, hp - plo), x1 = EMBER_MIN(w, wp - qlo);
     for (int64_t j = 0; j < b; j++)
-        for (int64_t iy = 0; iy < y1; iy++)
-            for (int64_t ci = 0; ci < c; ci++) {
-                const scalar_t *src = x + (n0 + j) * xs[0] + ci * xs[1] + iy * xs[3];
-                scalar_t *dst = xp + ((j * hp + iy + plo) * wp + qlo) * c + ci;
-                for (int64_t ix = 0; ix < x1; ix++) dst[ix * c] = src[ix * xs[4]];
-            }
+        for (int64_t iy = 0; iy < y1; iy++) /* row iy: (C, x1) -> (x1, C) */
+            FN(transpose)(x + (n0 + j) * xs[0] + iy * xs[3], xs[1], xs[4],
+                          xp + ((j * hp + iy + plo) * wp + qlo) * c, c, c, x1);
 }
 
 /* V (16, P, C): B^T d B of every tile of xp, over the channels. */
@@ -1015,6 +1065,7 @@ static void FN(wino_last_forward_task)(void *ctx, int64_t lo, int64_t hi) {
         atomic_fetch_or(a->failed, 1);
         goto done;
     }
+    memset(xp, 0, (size_t)(chunk * hp * wp * c) * sizeof(scalar_t)); /* (the padding) */
     for (int64_t ch = lo; ch < hi; ch++) {
         const int64_t n0 = ch * chunk, b = EMBER_MIN(chunk, n - n0), P = b * th * tw;
         FN(wino_last_pad)(a->x, p, n0, b, hp, wp, xp);
@@ -1037,11 +1088,8 @@ static void FN(wino_last_forward_task)(void *ctx, int64_t lo, int64_t hi) {
             }
         }
         for (int64_t j = 0; j < b; j++) /* (b, oh ow, O) -> out (b, O, oh ow) */
-            for (int64_t oi = 0; oi < o; oi++) {
-                scalar_t *restrict dst = a->out + ((n0 + j) * o + oi) * oh * ow;
-                const scalar_t *restrict src = y + j * oh * ow * o + oi;
-                for (int64_t q = 0; q < oh * ow; q++) dst[q] = src[q * o];
-            }
+            FN(transpose)(y + j * oh * ow * o, o, 1, a->out + (n0 + j) * o * oh * ow, oh * ow,
+                          oh * ow, o);
         if (!FN(all_finite)(a->out + n0 * o * oh * ow, b * o * oh * ow))
             atomic_fetch_or(a->failed, 2);
     }
@@ -1079,6 +1127,9 @@ static void FN(wino_last_weight_task)(void *ctx, int64_t lo, int64_t hi) {
         atomic_store(a->failed, 1);
         goto done;
     }
+    /* the padding, and gl's row and column past gy's end: the same zeros for every chunk */
+    memset(xp, 0, (size_t)(chunk * hp * wp * c) * sizeof(scalar_t));
+    memset(gl, 0, (size_t)(chunk * 4 * th * tw * o) * sizeof(scalar_t));
     for (int64_t part = lo; part < hi; part++) {
         scalar_t *acc = a->acc + part * 16 * o * c;
         const int64_t first = chunks * part / parts, last = chunks * (part + 1) / parts;
@@ -1086,15 +1137,10 @@ static void FN(wino_last_weight_task)(void *ctx, int64_t lo, int64_t hi) {
             const int64_t n0 = ch * chunk, b = EMBER_MIN(chunk, n - n0), P = b * th * tw;
             FN(wino_last_pad)(a->x, p, n0, b, hp, wp, xp);
             FN(wino_last_input)(xp, b, th, tw, hp, wp, c, v, t);
-            memset(gl, 0, (size_t)(b * 4 * th * tw * o) * sizeof(scalar_t));
             for (int64_t j = 0; j < b; j++)
-                for (int64_t oi = 0; oi < o; oi++) {
-                    const scalar_t *restrict src = a->gy + ((n0 + j) * o + oi) * oh * ow;
-                    for (int64_t yy = 0; yy < oh; yy++) {
-                        scalar_t *restrict dst = gl + ((j * 2 * th + yy) * 2 * tw) * o + oi;
-                        for (int64_t xx = 0; xx < ow; xx++) dst[xx * o] = src[yy * ow + xx];
-                    }
-                }
+                for (int64_t yy = 0; yy < oh; yy++) /* row yy: (O, ow) -> (ow, O) */
+                    FN(transpose)(a->gy + (n0 + j) * o * oh * ow + yy * ow, oh * ow, 1,
+                                  gl + ((j * 2 * th + yy) * 2 * tw) * o, o, o, ow);
             for (int64_t pp = 0; pp < P; pp++) {
                 const int64_t j = pp / (th * tw), ty = pp / tw % th, tx = pp % tw;
                 const scalar_t *z00 = gl + ((j * 2 * th + 2 * ty) * 2 * tw + 2 * tx) * o;
