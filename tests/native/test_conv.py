@@ -131,7 +131,8 @@ def test_three_kernels_match_numpy(name, dtype, n_threads):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
-@pytest.mark.parametrize("name", ["2d-3x3", "2d-groups", "2d-depthwise-s2", "3d", "2d-1x1"])
+@pytest.mark.parametrize("name", ["2d-3x3", "2d-groups", "2d-depthwise-s2", "3d", "2d-1x1",
+                                  "2d-stride2", "2d-winograd", "2d-winograd-last"])
 def test_layouts_of_the_operands(name, dtype):
     """x read through its strides (transposed, negative, broadcast), the other operand any
     layout too: the same result as from contiguous arrays."""

@@ -422,30 +422,26 @@ int FN(conv_input_grad)(const scalar_t *gy, const scalar_t *w, scalar_t *dx,
 
 /* --- weight gradient: dw = sum over the batch of gy times the columns^T ----------------
  *
- * Computed transposed, dw^T (C/g K, O/g) = the columns times gy^T, gy's chunk copied
- * transposed: BLAS packs a product's operands, and the columns (the large one) pack
- * faster read along their rows than across them (measured, one thread: 64 x 288 by
- * 512 columns 2.4 ms against 3.2 for 16 products; 128 x 576 by 512: 2.1 against 2.6). */
+ * Where the columns have many rows per output channel (C/g K >= TRANSPOSED_ROWS O/g) it is
+ * computed transposed, dw^T (C/g K, O/g) = the columns times gy^T, gy's chunk copied
+ * transposed: BLAS packs a product's operands, and the columns (then the large operand)
+ * pack faster read along their rows than across them (measured, one thread: 32 -> 64 3x3
+ * stride 2 at 32x32, 16 products of 64 x 288 by 512 columns, 2.4 ms against 3.2; MNIST's
+ * 32 -> 64 at 26x26 weight grad 14.7 -> 9.7 ms). With few rows (a 3-channel stem, 1x1
+ * kernels) the plain product is the faster (stem 0.8 ms against 1.6). A function of the
+ * shape alone, as the chunks and parts are. */
+#define TRANSPOSED_ROWS 4
 
 typedef struct {
     const scalar_t *x, *gy;
-    scalar_t *acc; /* parts x groups x (C/g K, O/g) */
+    scalar_t *acc; /* parts x groups x (O/g, C/g K), or (C/g K, O/g) transposed */
     const int64_t *p;
     atomic_int *failed; /* set by a task whose scratch could not be had */
 } FN(weight_grad_args);
 
-/* gt (b L, og) = the rows of gy for samples n0.. and output channels o0.., transposed. */
-static void FN(gy_columns)(const scalar_t *gy, int64_t o, int64_t L, int64_t n0, int64_t b,
-                           int64_t o0, int64_t og, scalar_t *restrict gt) {
-    enum { BLOCK = 32 };
-    for (int64_t j = 0; j < b; j++)
-        for (int64_t l0 = 0; l0 < L; l0 += BLOCK) {
-            const int64_t l1 = EMBER_MIN(L, l0 + BLOCK);
-            for (int64_t r = 0; r < og; r++) {
-                const scalar_t *restrict src = gy + ((n0 + j) * o + o0 + r) * L;
-                for (int64_t l = l0; l < l1; l++) gt[(j * L + l) * og + r] = src[l];
-            }
-        }
+static int FN(weight_grad_transposed)(const int64_t *p) {
+    const int64_t g = p[G_GROUPS];
+    return (p[G_C] / g) * p[G_K] * p[G_K + 1] * p[G_K + 2] >= TRANSPOSED_ROWS * (p[G_O] / g);
 }
 
 static void FN(weight_grad_task)(void *ctx, int64_t lo, int64_t hi) {
@@ -456,10 +452,11 @@ static void FN(weight_grad_task)(void *ctx, int64_t lo, int64_t hi) {
     const int64_t L = p[G_OUT] * p[G_OUT + 1] * p[G_OUT + 2];
     const int64_t cg = c / g, og = o / g, rows = cg * K, parts = p[G_PARTS];
     const int64_t chunks = (n + chunk - 1) / chunk;
-    const int direct = FN(direct_columns)(p);
+    const int direct = FN(direct_columns)(p), transposed = FN(weight_grad_transposed)(p);
     scalar_t *cols = direct ? NULL : conv_scratch(rows * chunk * L, sizeof(scalar_t));
-    scalar_t *gt = conv_scratch(og * chunk * L, sizeof(scalar_t));
-    if ((!direct && !cols) || !gt) {
+    const int gcopy = transposed || chunk > 1;
+    scalar_t *gbuf = gcopy ? conv_scratch(og * chunk * L, sizeof(scalar_t)) : NULL;
+    if ((!direct && !cols) || (gcopy && !gbuf)) {
         atomic_store(a->failed, 1);
         goto done;
     }
@@ -476,20 +473,29 @@ static void FN(weight_grad_task)(void *ctx, int64_t lo, int64_t hi) {
                     FN(im2col)(a->x, p, n0, b, gi * cg, cg, cols);
                     src = cols;
                 }
-                FN(gy_columns)(a->gy, o, L, n0, b, gi * og, og, gt);
-                GEMM(0, 0, rows, og, b * L, 1, src, b * L, gt, og, ch == first ? 0 : 1,
-                     acc + gi * og * rows, og);
+                const scalar_t beta = ch == first ? 0 : 1;
+                if (!transposed) {
+                    const scalar_t *gr = FN(gy_rows)(a->gy, o, L, n0, b, gi * og, og, gbuf);
+                    GEMM(0, 1, og, rows, b * L, 1, gr, b * L, src, b * L, beta,
+                         acc + gi * og * rows, rows);
+                    continue;
+                }
+                for (int64_t j = 0; j < b; j++) /* gy^T (b L, og) */
+                    FN(transpose)(a->gy + ((n0 + j) * o + gi * og) * L, L, 1,
+                                  gbuf + j * L * og, og, og, L);
+                GEMM(0, 0, rows, og, b * L, 1, src, b * L, gbuf, og, beta, acc + gi * og * rows,
+                     og);
             }
         }
         if (first == last) memset(acc, 0, (size_t)(o * rows) * sizeof(scalar_t));
     }
 done:
     free(cols);
-    free(gt);
+    free(gbuf);
 }
 
-/* acc holds `parts` partial gradients, each transposed group by group; dw = their sum,
- * added in order. */
+/* acc holds `parts` partial gradients (each transposed group by group, or not); dw = their
+ * sum, added in order. */
 int FN(conv_weight_grad)(const scalar_t *x, const scalar_t *gy, scalar_t *dw, scalar_t *acc,
                           const int64_t *p) {
     const int64_t parts = p[G_PARTS], g = p[G_GROUPS], og = p[G_O] / g;
@@ -504,12 +510,12 @@ int FN(conv_weight_grad)(const scalar_t *x, const scalar_t *gy, scalar_t *dw, sc
         const scalar_t *restrict src = acc + part * size;
         for (int64_t i = 0; i < size; i++) dst[i] += src[i];
     }
+    if (!FN(weight_grad_transposed)(p)) {
+        memcpy(dw, acc, (size_t)size * sizeof(scalar_t));
+        return 0;
+    }
     for (int64_t gi = 0; gi < g; gi++) /* (rows, og) -> (og, rows) */
-        for (int64_t r = 0; r < og; r++) {
-            scalar_t *restrict dst = dw + (gi * og + r) * rows;
-            const scalar_t *restrict src = acc + gi * og * rows + r;
-            for (int64_t i = 0; i < rows; i++) dst[i] = src[i * og];
-        }
+        FN(transpose)(acc + gi * og * rows, og, 1, dw + gi * og * rows, rows, rows, og);
     return 0;
 }
 
