@@ -50,6 +50,9 @@ static inline void conv_valid(int64_t out, int64_t size, int64_t s, int64_t p, i
     *q1 = hi;
 }
 
+/* floor(v / 2) for any sign */
+static inline int64_t conv_floor2(int64_t v) { return (v - (((v % 2) + 2) % 2)) / 2; }
+
 static void *conv_scratch(int64_t elems, size_t size) {
     size_t bytes = (size_t)(elems > 0 ? elems : 1) * size;
     bytes = (bytes + 63) / 64 * 64;
@@ -199,6 +202,58 @@ static int FN(im2col_stride2)(const scalar_t *x, const int64_t *p, int64_t n0, i
     return 1;
 }
 
+/* im2col (below) for a 2-d (or 1-d) convolution of stride 2 in both spatial dims, x's
+ * elements adjacent along a row. Each (sample, channel) plane is split once into its rows'
+ * even and odd elements, in a buffer whose margins (rows and columns of zeros all around,
+ * written once per call) hold every padded position a tap reads: a tap's row of columns is
+ * then a fixed-length copy, with no bounds to test and no call per row. The same columns
+ * as the general loop. Answers 0 where it has no scratch. */
+static int FN(im2col_s2_plane)(const scalar_t *x, const int64_t *p, int64_t n0, int64_t b,
+                               int64_t c0, int64_t cg, scalar_t *cols) {
+    const int64_t *in = p + G_IN, *k = p + G_K, *out = p + G_OUT, *dl = p + G_DIL,
+                  *pd = p + G_PAD, *xs = p + G_XS;
+    const int64_t h = in[1], w = in[2], oh = out[1], ow = out[2];
+    const int64_t L = oh * ow, ld = b * L, K = k[1] * k[2], half = (w + 1) / 2;
+    /* taps read rows 2 y + e1 and columns 2 q + e2, e = t dl - pad */
+    const int64_t e1lo = -pd[1], e1hi = (k[1] - 1) * dl[1] - pd[1];
+    const int64_t e2lo = -pd[2], e2hi = (k[2] - 1) * dl[2] - pd[2];
+    const int64_t top = EMBER_MAX(0, -e1lo), rows = top + EMBER_MAX(h, 2 * (oh - 1) + e1hi + 1);
+    /* a half-row's element k (column 2 k + parity) at left + k; reads reach
+     * floor(e2lo / 2) .. ow - 1 + floor(e2hi / 2) */
+    const int64_t left = EMBER_MAX(0, -conv_floor2(e2lo));
+    const int64_t width = left + EMBER_MAX(half, ow + conv_floor2(e2hi));
+    const int64_t rstep = 2 * width;
+    scalar_t *split = conv_scratch(rows * rstep, sizeof(scalar_t));
+    if (!split) return 0;
+    memset(split, 0, (size_t)(rows * rstep) * sizeof(scalar_t));
+    for (int64_t cl = 0; cl < cg; cl++)
+        for (int64_t j = 0; j < b; j++) {
+            const scalar_t *src = x + (n0 + j) * xs[0] + (c0 + cl) * xs[1];
+            for (int64_t iy = 0; iy < h; iy++) {
+                const scalar_t *restrict r = src + iy * xs[3];
+                scalar_t *restrict e = split + (top + iy) * rstep + left,
+                                   *restrict o = e + width;
+                for (int64_t q = 0; q < w / 2; q++) e[q] = r[2 * q], o[q] = r[2 * q + 1];
+                if (w & 1) e[half - 1] = r[w - 1];
+            }
+            scalar_t *row = cols + cl * K * ld + j * L;
+            for (int64_t t1 = 0; t1 < k[1]; t1++)
+                for (int64_t t2 = 0; t2 < k[2]; t2++, row += ld) {
+                    const int64_t e1 = t1 * dl[1] - pd[1], e2 = t2 * dl[2] - pd[2];
+                    const scalar_t *base = split + (top + e1) * rstep +
+                                           (e2 - 2 * conv_floor2(e2)) * width + left +
+                                           conv_floor2(e2);
+                    for (int64_t y = 0; y < oh; y++) {
+                        scalar_t *restrict d = row + y * ow;
+                        const scalar_t *restrict sr = base + 2 * y * rstep;
+                        for (int64_t q = 0; q < ow; q++) d[q] = sr[q];
+                    }
+                }
+        }
+    free(split);
+    return 1;
+}
+
 /* cols (cg K, b L) = the receptive fields of samples n0 .. n0+b, channels c0 .. c0+cg of x:
  * row (channel, tap), column (sample, output position); zeros where a tap reads padding. */
 static void FN(im2col)(const scalar_t *x, const int64_t *p, int64_t n0, int64_t b, int64_t c0,
@@ -207,6 +262,9 @@ static void FN(im2col)(const scalar_t *x, const int64_t *p, int64_t n0, int64_t 
                   *dl = p + G_DIL, *pd = p + G_PAD, *xs = p + G_XS;
     const int64_t L = out[0] * out[1] * out[2], ld = b * L;
     const int64_t step = st[2] * xs[4];
+    if (st[2] == 2 && xs[4] == 1 && in[0] == 1 && k[0] == 1 && st[1] == 2 &&
+        FN(im2col_s2_plane)(x, p, n0, b, c0, cg, cols))
+        return;
     if (st[2] == 2 && xs[4] == 1 && FN(im2col_stride2)(x, p, n0, b, c0, cg, cols)) return;
     scalar_t *row = cols;
     for (int64_t cl = 0; cl < cg; cl++)
