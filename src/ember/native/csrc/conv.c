@@ -202,45 +202,52 @@ static int FN(im2col_stride2)(const scalar_t *x, const int64_t *p, int64_t n0, i
     return 1;
 }
 
-#ifndef EMBER_CONV_S2
-#define EMBER_CONV_S2
-/* A 2-d (or 1-d) convolution of stride 2 in both spatial dims, through each plane split
- * into its rows' even and odd elements inside margins of zeros (rows and columns all
- * around) that hold every padded position a tap reads: then a tap's row of columns is a
- * fixed-length run of the split plane, with no bounds to test. Row r of the plane (r < h)
- * is split row top + r; its element 2 k + parity is at parity * width + left + k. */
+#ifndef EMBER_CONV_SPLIT
+#define EMBER_CONV_SPLIT
+/* A 2-d (or 1-d) convolution of stride s = 1 or 2 in both spatial dims, through each plane
+ * copied inside margins of zeros (rows and columns all around) that hold every padded
+ * position a tap reads, its rows split by stride 2 into their even and odd elements: then a
+ * tap's row of columns is a fixed-length run of the split plane, with no bounds to test.
+ * Row r of the plane (r < h) is split row top + r; its element s k + parity is at
+ * parity * width + left + k. */
 typedef struct {
-    int64_t top, rows, left, width, rstep, half;
-} conv_s2;
+    int64_t s, top, rows, left, width, rstep, half;
+} conv_split;
 
-static int conv_s2_plan(const int64_t *p, conv_s2 *g) {
+/* floor(v / s), s = 1 or 2, for any sign */
+static inline int64_t conv_floor_s(int64_t v, int64_t s) {
+    return s == 1 ? v : conv_floor2(v);
+}
+
+static int conv_split_plan(const int64_t *p, conv_split *g) {
     const int64_t *in = p + G_IN, *k = p + G_K, *out = p + G_OUT, *st = p + G_STRIDE,
                   *dl = p + G_DIL, *pd = p + G_PAD;
-    if (in[0] != 1 || k[0] != 1 || st[1] != 2 || st[2] != 2) return 0;
-    /* taps read rows 2 y + e1 and columns 2 q + e2, e = t dl - pad */
+    if (in[0] != 1 || k[0] != 1 || st[1] != st[2] || st[1] < 1 || st[1] > 2) return 0;
+    const int64_t s = g->s = st[1];
+    /* taps read rows s y + e1 and columns s q + e2, e = t dl - pad */
     const int64_t e1lo = -pd[1], e1hi = (k[1] - 1) * dl[1] - pd[1];
     const int64_t e2lo = -pd[2], e2hi = (k[2] - 1) * dl[2] - pd[2];
-    g->half = (in[2] + 1) / 2;
+    g->half = (in[2] + s - 1) / s;
     g->top = EMBER_MAX(0, -e1lo);
-    g->rows = g->top + EMBER_MAX(in[1], 2 * (out[1] - 1) + e1hi + 1);
-    /* half-row elements read: floor(e2lo / 2) .. ow - 1 + floor(e2hi / 2) */
-    g->left = EMBER_MAX(0, -conv_floor2(e2lo));
-    g->width = g->left + EMBER_MAX(g->half, out[2] + conv_floor2(e2hi));
-    g->rstep = 2 * g->width;
+    g->rows = g->top + EMBER_MAX(in[1], s * (out[1] - 1) + e1hi + 1);
+    /* half-row elements read: floor(e2lo / s) .. ow - 1 + floor(e2hi / s) */
+    g->left = EMBER_MAX(0, -conv_floor_s(e2lo, s));
+    g->width = g->left + EMBER_MAX(g->half, out[2] + conv_floor_s(e2hi, s));
+    g->rstep = s * g->width;
     return 1;
 }
 
 /* Where tap (t1, t2)'s first output row reads in the split plane. */
-static inline int64_t conv_s2_tap(const int64_t *p, const conv_s2 *g, int64_t t1, int64_t t2) {
+static inline int64_t conv_split_tap(const int64_t *p, const conv_split *g, int64_t t1, int64_t t2) {
     const int64_t e1 = t1 * p[G_DIL + 1] - p[G_PAD + 1], e2 = t2 * p[G_DIL + 2] - p[G_PAD + 2];
-    return (g->top + e1) * g->rstep + (e2 - 2 * conv_floor2(e2)) * g->width + g->left +
-           conv_floor2(e2);
+    const int64_t k2 = conv_floor_s(e2, g->s);
+    return (g->top + e1) * g->rstep + (e2 - g->s * k2) * g->width + g->left + k2;
 }
 #endif
 
-/* im2col (below) through split planes (conv_s2), x's elements adjacent along a row: the
+/* im2col (below) through split planes (conv_split), x's elements adjacent along a row: the
  * same columns as the general loop. Answers 0 where it has no scratch. */
-static int FN(im2col_s2_plane)(const scalar_t *x, const int64_t *p, const conv_s2 *g,
+static int FN(im2col_split)(const scalar_t *x, const int64_t *p, const conv_split *g,
                                int64_t n0, int64_t b, int64_t c0, int64_t cg, scalar_t *cols) {
     const int64_t *k = p + G_K, *xs = p + G_XS;
     const int64_t h = p[G_IN + 1], w = p[G_IN + 2], oh = p[G_OUT + 1], ow = p[G_OUT + 2];
@@ -255,16 +262,20 @@ static int FN(im2col_s2_plane)(const scalar_t *x, const int64_t *p, const conv_s
                 const scalar_t *restrict r = src + iy * xs[3];
                 scalar_t *restrict e = split + (g->top + iy) * rstep + g->left,
                                    *restrict o = e + g->width;
+                if (g->s == 1) {
+                    memcpy(e, r, (size_t)w * sizeof(scalar_t));
+                    continue;
+                }
                 for (int64_t q = 0; q < w / 2; q++) e[q] = r[2 * q], o[q] = r[2 * q + 1];
                 if (w & 1) e[g->half - 1] = r[w - 1];
             }
             scalar_t *row = cols + cl * K * ld + j * L;
             for (int64_t t1 = 0; t1 < k[1]; t1++)
                 for (int64_t t2 = 0; t2 < k[2]; t2++, row += ld) {
-                    const scalar_t *base = split + conv_s2_tap(p, g, t1, t2);
+                    const scalar_t *base = split + conv_split_tap(p, g, t1, t2);
                     for (int64_t y = 0; y < oh; y++) {
                         scalar_t *restrict d = row + y * ow;
-                        const scalar_t *restrict sr = base + 2 * y * rstep;
+                        const scalar_t *restrict sr = base + g->s * y * rstep;
                         for (int64_t q = 0; q < ow; q++) d[q] = sr[q];
                     }
                 }
@@ -273,12 +284,12 @@ static int FN(im2col_s2_plane)(const scalar_t *x, const int64_t *p, const conv_s
     return 1;
 }
 
-/* col2im (below) through split planes (conv_s2): each tap's columns added in order into
+/* col2im (below) through split planes (conv_split): each tap's columns added in order into
  * the split plane, then its interior written to dx's plane (overwritten, not added: dx
  * needs no zeroing). Each element sums the same terms in the same order as the general
  * loop, from zero (the same bits); padded positions land in the margins, never read.
  * Answers 0 where it has no scratch. */
-static int FN(col2im_s2_plane)(const scalar_t *cols, const int64_t *p, const conv_s2 *g,
+static int FN(col2im_split)(const scalar_t *cols, const int64_t *p, const conv_split *g,
                                int64_t n0, int64_t b, int64_t c0, int64_t cg, scalar_t *dx) {
     const int64_t *k = p + G_K;
     const int64_t h = p[G_IN + 1], w = p[G_IN + 2], oh = p[G_OUT + 1], ow = p[G_OUT + 2];
@@ -291,9 +302,9 @@ static int FN(col2im_s2_plane)(const scalar_t *cols, const int64_t *p, const con
             const scalar_t *row = cols + cl * K * ld + j * L;
             for (int64_t t1 = 0; t1 < k[1]; t1++)
                 for (int64_t t2 = 0; t2 < k[2]; t2++, row += ld) {
-                    scalar_t *base = split + conv_s2_tap(p, g, t1, t2);
+                    scalar_t *base = split + conv_split_tap(p, g, t1, t2);
                     for (int64_t y = 0; y < oh; y++) {
-                        scalar_t *restrict d = base + 2 * y * rstep;
+                        scalar_t *restrict d = base + g->s * y * rstep;
                         const scalar_t *restrict sr = row + y * ow;
                         for (int64_t q = 0; q < ow; q++) d[q] += sr[q];
                     }
@@ -303,6 +314,10 @@ static int FN(col2im_s2_plane)(const scalar_t *cols, const int64_t *p, const con
                 scalar_t *restrict r = dst + iy * w;
                 const scalar_t *restrict e = split + (g->top + iy) * rstep + g->left,
                                          *restrict o = e + g->width;
+                if (g->s == 1) {
+                    memcpy(r, e, (size_t)w * sizeof(scalar_t));
+                    continue;
+                }
                 for (int64_t q = 0; q < w / 2; q++) r[2 * q] = e[q], r[2 * q + 1] = o[q];
                 if (w & 1) r[w - 1] = e[g->half - 1];
             }
@@ -319,8 +334,8 @@ static void FN(im2col)(const scalar_t *x, const int64_t *p, int64_t n0, int64_t 
                   *dl = p + G_DIL, *pd = p + G_PAD, *xs = p + G_XS;
     const int64_t L = out[0] * out[1] * out[2], ld = b * L;
     const int64_t step = st[2] * xs[4];
-    conv_s2 g;
-    if (xs[4] == 1 && conv_s2_plan(p, &g) && FN(im2col_s2_plane)(x, p, &g, n0, b, c0, cg, cols))
+    conv_split g;
+    if (xs[4] == 1 && conv_split_plan(p, &g) && FN(im2col_split)(x, p, &g, n0, b, c0, cg, cols))
         return;
     if (st[2] == 2 && xs[4] == 1 && FN(im2col_stride2)(x, p, n0, b, c0, cg, cols)) return;
     scalar_t *row = cols;
@@ -367,8 +382,8 @@ static void FN(col2im)(const scalar_t *cols, const int64_t *p, int64_t n0, int64
                   *dl = p + G_DIL, *pd = p + G_PAD;
     const int64_t L = out[0] * out[1] * out[2], ld = b * L;
     const int64_t plane = in[0] * in[1] * in[2], c = p[G_C];
-    conv_s2 g;
-    if (conv_s2_plan(p, &g) && FN(col2im_s2_plane)(cols, p, &g, n0, b, c0, cg, dx)) return;
+    conv_split g;
+    if (conv_split_plan(p, &g) && FN(col2im_split)(cols, p, &g, n0, b, c0, cg, dx)) return;
     for (int64_t j = 0; j < b; j++)
         memset(dx + ((n0 + j) * c + c0) * plane, 0, (size_t)(cg * plane) * sizeof(scalar_t));
     const scalar_t *row = cols;
