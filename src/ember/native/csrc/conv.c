@@ -1107,18 +1107,27 @@ done:
     free(rowbuf);
 }
 
-/* dw (O, C, 3, 3) = G^T dU G, dU the sum in order of the `parts` partial sums (acc);
- * WINO_LANES kernels at a time, as `wino_kernel`. */
-void FN(wino_weight_finish)(scalar_t *acc, scalar_t *dw, const int64_t *p) {
+typedef struct {
+    scalar_t *acc, *dw;
+    const int64_t *p;
+} FN(wino_finish_args);
+
+/* Kernels [lo, hi) WINO_LANES at a time of wino_weight_finish: their partial sums added in
+ * order into part 0, then G^T dU G. */
+static void FN(wino_finish_task)(void *ctx, int64_t lo, int64_t hi) {
+    const FN(wino_finish_args) *f = ctx;
+    const int64_t *p = f->p;
     const int64_t o = p[G_O], c = p[G_C], parts = p[G_PARTS], n = o * c, size = 16 * n;
-    for (int64_t part = 1; part < parts; part++) {
-        scalar_t *restrict dst = acc;
-        const scalar_t *restrict src = acc + part * size;
-        for (int64_t i = 0; i < size; i++) dst[i] += src[i];
-    }
+    scalar_t *acc = f->acc, *dw = f->dw;
     double t[4][3][WINO_LANES], r[9][WINO_LANES];
-    for (int64_t s = 0; s < n; s += WINO_LANES) {
+    for (int64_t s = lo * WINO_LANES; s < EMBER_MIN(n, hi * WINO_LANES); s += WINO_LANES) {
         const int64_t m = EMBER_MIN(WINO_LANES, n - s);
+        for (int64_t part = 1; part < parts; part++)
+            for (int k = 0; k < 16; k++) {
+                scalar_t *restrict dst = acc + k * n + s;
+                const scalar_t *restrict src = acc + part * size + k * n + s;
+                for (int64_t q = 0; q < m; q++) dst[q] += src[q];
+            }
         for (int i = 0; i < 4; i++) {
             const scalar_t *a0 = acc + (4 * i) * n + s, *a1 = a0 + n, *a2 = a1 + n,
                            *a3 = a2 + n;
@@ -1135,6 +1144,15 @@ void FN(wino_weight_finish)(scalar_t *acc, scalar_t *dw, const int64_t *p) {
         for (int64_t q = 0; q < m; q++)
             for (int tap = 0; tap < 9; tap++) dw[(s + q) * 9 + tap] = (scalar_t)r[tap][q];
     }
+}
+
+/* dw (O, C, 3, 3) = G^T dU G, dU the sum in order of the `parts` partial sums (acc);
+ * WINO_LANES kernels at a time, as `wino_kernel`, shared out to the pool (each kernel's
+ * arithmetic is the same on any thread). */
+void FN(wino_weight_finish)(scalar_t *acc, scalar_t *dw, const int64_t *p) {
+    FN(wino_finish_args) f = {acc, dw, p};
+    const int64_t blocks = (p[G_O] * p[G_C] + WINO_LANES - 1) / WINO_LANES;
+    ember_parallel_for(FN(wino_finish_task), &f, blocks, 16);
 }
 
 int FN(wino_weight_grad)(const scalar_t *x, const scalar_t *gy, scalar_t *acc,
