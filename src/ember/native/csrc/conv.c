@@ -24,6 +24,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Keeps GCC from turning the short copy and zeroing loops here (a tap's or a tile row's
+ * 4-32 elements) into calls to memcpy and memset, which cost more than the loop at these
+ * lengths (measured: a stride-2 3x3 forward, 3.7 -> 3.1 ms). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-tree-loop-distribute-patterns")
+#endif
+
 #include "blas.h"
 #include "ember.h"
 
