@@ -69,7 +69,8 @@ static void *conv_scratch(int64_t elems, size_t size) {
 #ifdef __AVX__
 #include <immintrin.h>
 /* d (8 x 8, rows ldd apart) = s (8 x 8, rows lds apart) transposed, in registers. */
-static inline void conv_transpose8_f32(const float *s, int64_t lds, float *d, int64_t ldd) {
+static inline __attribute__((always_inline)) void conv_transpose8_f32(const float *s, int64_t lds,
+                                                                    float *d, int64_t ldd) {
     __m256 r[8], t[8], u[8];
     for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(s + i * lds);
     for (int i = 0; i < 8; i += 2) {
@@ -245,7 +246,8 @@ static int conv_split_plan(const int64_t *p, conv_split *g) {
 }
 
 /* Where tap (t1, t2)'s first output row reads in the split plane. */
-static inline int64_t conv_split_tap(const int64_t *p, const conv_split *g, int64_t t1, int64_t t2) {
+static inline int64_t conv_split_tap(const int64_t *p, const conv_split *g, int64_t t1,
+                                      int64_t t2) {
     const int64_t e1 = t1 * p[G_DIL + 1] - p[G_PAD + 1], e2 = t2 * p[G_DIL + 2] - p[G_PAD + 2];
     const int64_t k2 = conv_floor_s(e2, g->s);
     return (g->top + e1) * g->rstep + (e2 - g->s * k2) * g->width + g->left + k2;
@@ -255,7 +257,7 @@ static inline int64_t conv_split_tap(const int64_t *p, const conv_split *g, int6
 /* im2col (below) through split planes (conv_split), x's elements adjacent along a row: the
  * same columns as the general loop. Answers 0 where it has no scratch. */
 static int FN(im2col_split)(const scalar_t *x, const int64_t *p, const conv_split *g,
-                               int64_t n0, int64_t b, int64_t c0, int64_t cg, scalar_t *cols) {
+                            int64_t n0, int64_t b, int64_t c0, int64_t cg, scalar_t *cols) {
     const int64_t *k = p + G_K, *xs = p + G_XS;
     const int64_t h = p[G_IN + 1], w = p[G_IN + 2], oh = p[G_OUT + 1], ow = p[G_OUT + 2];
     const int64_t L = oh * ow, ld = b * L, K = k[1] * k[2], rstep = g->rstep;
@@ -297,7 +299,7 @@ static int FN(im2col_split)(const scalar_t *x, const int64_t *p, const conv_spli
  * loop, from zero (the same bits); padded positions land in the margins, never read.
  * Answers 0 where it has no scratch. */
 static int FN(col2im_split)(const scalar_t *cols, const int64_t *p, const conv_split *g,
-                               int64_t n0, int64_t b, int64_t c0, int64_t cg, scalar_t *dx) {
+                            int64_t n0, int64_t b, int64_t c0, int64_t cg, scalar_t *dx) {
     const int64_t *k = p + G_K;
     const int64_t h = p[G_IN + 1], w = p[G_IN + 2], oh = p[G_OUT + 1], ow = p[G_OUT + 2];
     const int64_t L = oh * ow, ld = b * L, K = k[1] * k[2], rstep = g->rstep, c = p[G_C];
