@@ -6,10 +6,13 @@ computed in float32, as the NumPy kernels do), more than three spatial dims, an 
 operand, or no BLAS to call (only the depthwise kernels do without). What each shape runs
 is decided once per shape, dtype and layout (`_plan`), not per call.
 
-Algorithms: im2col/col2im with BLAS products; Winograd's F(2x2, 3x3) where the NumPy
-kernels would take it too (`_winograd.applies`: 3x3, stride 1, enough channels; not under
-deterministic algorithms), its input gradient as the flipped kernel's full convolution;
-a direct kernel for depthwise layers.
+Algorithms: im2col/col2im with BLAS products (2-d strides 1 and 2 through each plane
+copied once inside zero margins; the weight gradient of a kernel with many taps per output
+channel computed transposed, which BLAS packs faster: see conv.c); Winograd's F(2x2, 3x3)
+where the NumPy kernels would take it too (`_winograd.applies`: 3x3, stride 1, enough
+channels; not under deterministic algorithms), its input gradient as the flipped kernel's
+full convolution; a direct kernel for depthwise layers. Every choice is a function of the
+shape, dtype and layout alone.
 
 Rounding: products go through NumPy's own BLAS, so they round as NumPy's products of the
 same sizes do; the sums are grouped differently from the NumPy kernel's (chunks of the
@@ -21,7 +24,8 @@ fixed by the shape, so one thread and two give the same bits. Non-finite values:
 im2col paths multiply a padded tap's zero by the weight, as the NumPy kernel does (a NaN
 or inf weight turns a padded tap into NaN); the depthwise kernels never read a padded tap,
 as PyTorch's depthwise kernel does not; a Winograd result that is not finite is redone by
-im2col (a tile's transform can turn inf into NaN).
+im2col (a tile's transform can turn inf into NaN; each task checks its chunk's outputs
+while they are in cache).
 """
 
 from __future__ import annotations

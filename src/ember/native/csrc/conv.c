@@ -5,7 +5,9 @@
  * im2col and col2im are done here, the products by NumPy's BLAS (blas.h), one chunk of
  * the batch at a time on each of ember's threads (BLAS held to one thread meanwhile), into
  * a scratch buffer of the thread's own: nothing crosses back to Python between the copies
- * and the products. Depthwise convolutions (one input channel per group, one output
+ * and the products. 2-d convolutions of stride 1 or 2 copy each plane once into a buffer
+ * with zero margins (split into even and odd columns at stride 2), from which every tap's
+ * columns are fixed-length runs (conv_split). Depthwise convolutions (one input channel per group, one output
  * channel per input channel) are computed directly, tap by tap, and never touch a padded
  * position: as PyTorch's depthwise kernel, a non-finite weight does not reach the outputs
  * whose window hangs over the padding.
