@@ -232,7 +232,10 @@ static inline int64_t conv_floor_s(int64_t v, int64_t s) {
 static int conv_split_plan(const int64_t *p, conv_split *g) {
     const int64_t *in = p + G_IN, *k = p + G_K, *out = p + G_OUT, *st = p + G_STRIDE,
                   *dl = p + G_DIL, *pd = p + G_PAD;
-    if (in[0] != 1 || k[0] != 1 || st[1] != st[2] || st[1] < 1 || st[1] > 2) return 0;
+    /* (one tap reads each input at most once: copying the plane first would not pay) */
+    if (in[0] != 1 || k[0] != 1 || k[1] * k[2] == 1 || st[1] != st[2] || st[1] < 1 ||
+        st[1] > 2)
+        return 0;
     const int64_t s = g->s = st[1];
     /* taps read rows s y + e1 and columns s q + e2, e = t dl - pad */
     const int64_t e1lo = -pd[1], e1hi = (k[1] - 1) * dl[1] - pd[1];
@@ -348,7 +351,9 @@ static void FN(im2col)(const scalar_t *x, const int64_t *p, int64_t n0, int64_t 
     conv_split g;
     if (xs[4] == 1 && conv_split_plan(p, &g) && FN(im2col_split)(x, p, &g, n0, b, c0, cg, cols))
         return;
-    if (st[2] == 2 && xs[4] == 1 && FN(im2col_stride2)(x, p, n0, b, c0, cg, cols)) return;
+    if (st[2] == 2 && xs[4] == 1 && k[0] * k[1] * k[2] > 1 &&
+        FN(im2col_stride2)(x, p, n0, b, c0, cg, cols))
+        return;
     scalar_t *row = cols;
     for (int64_t cl = 0; cl < cg; cl++)
         for (int64_t t0 = 0; t0 < k[0]; t0++)
