@@ -34,6 +34,8 @@ pytestmark = pytest.mark.skipif(not native.available(), reason="native kernels u
 CASES = {
     "2d-3x3": (3, 5, 7, (9, 8), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1), 1),
     "2d-stride2": (4, 6, 5, (11, 10), (3, 3), (2, 2), ((1, 1), (1, 1)), (1, 1), 1),
+    "2d-stride2-odd-dilated": (3, 5, 6, (12, 13), (3, 3), (2, 2), ((1, 2), (2, 0)), (1, 2), 1),
+    "2d-stride2-groups": (2, 8, 6, (9, 16), (3, 3), (2, 2), ((1, 1), (1, 1)), (1, 1), 2),
     "2d-1x1": (3, 17, 9, (5, 7), (1, 1), (1, 1), ((0, 0), (0, 0)), (1, 1), 1),
     "2d-1x1-stride2": (2, 8, 4, (7, 6), (1, 1), (2, 2), ((0, 0), (0, 0)), (1, 1), 1),
     "2d-groups": (2, 6, 9, (7, 7), (3, 2), (1, 2), ((2, 0), (1, 1)), (2, 1), 3),
@@ -50,6 +52,8 @@ CASES = {
     "1d": (3, 4, 5, (17,), (3,), (2,), ((1, 2),), (1,), 1),
     "1d-depthwise": (2, 6, 6, (15,), (5,), (1,), ((2, 2),), (2,), 6),
     "3d": (2, 3, 4, (5, 6, 7), (3, 2, 3), (1, 2, 1), ((1, 1), (0, 1), (1, 0)), (1, 1, 2), 1),
+    "3d-stride2": (2, 3, 4, (4, 5, 9), (2, 3, 3), (1, 2, 2), ((0, 1), (1, 1), (1, 1)), (1, 1, 1),
+                   1),
 }
 
 
@@ -127,7 +131,8 @@ def test_three_kernels_match_numpy(name, dtype, n_threads):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
-@pytest.mark.parametrize("name", ["2d-3x3", "2d-groups", "2d-depthwise-s2", "3d", "2d-1x1"])
+@pytest.mark.parametrize("name", ["2d-3x3", "2d-groups", "2d-depthwise-s2", "3d", "2d-1x1",
+                                  "2d-stride2", "2d-winograd", "2d-winograd-last"])
 def test_layouts_of_the_operands(name, dtype):
     """x read through its strides (transposed, negative, broadcast), the other operand any
     layout too: the same result as from contiguous arrays."""
