@@ -40,31 +40,27 @@ def _run(g, fn, out: np.ndarray, *args) -> np.ndarray:
     return out
 
 
-def words(g, n: int) -> np.ndarray | None:
-    """The next `n` 32-bit words (as `Generator._words`), or None."""
+def _draw(g, n: int, name: str, dtype) -> np.ndarray | None:
     lib = _lib(n)
     if lib is None:
         return None
-    fn = calls.entry(lib, "ember_mt_words", [calls.P] * 3 + [calls.I64])
-    return _run(g, fn, np.empty(n, np.uint32), n)
+    fn = calls.entry(lib, name, [calls.P] * 3 + [calls.I64])
+    return _run(g, fn, np.empty(n, dtype), n)
+
+
+def words(g, n: int) -> np.ndarray | None:
+    """The next `n` 32-bit words (as `Generator._words`), or None."""
+    return _draw(g, n, "ember_mt_words", np.uint32)
 
 
 def floats(g, n: int) -> np.ndarray | None:
     """`n` float32 uniforms in [0, 1) (as `Generator._floats`), or None."""
-    lib = _lib(n)
-    if lib is None:
-        return None
-    fn = calls.entry(lib, "ember_mt_floats", [calls.P] * 3 + [calls.I64])
-    return _run(g, fn, np.empty(n, np.float32), n)
+    return _draw(g, n, "ember_mt_floats", np.float32)
 
 
 def doubles(g, n: int) -> np.ndarray | None:
     """`n` double uniforms in [0, 1) (as `Generator._doubles`), or None."""
-    lib = _lib(n)
-    if lib is None:
-        return None
-    fn = calls.entry(lib, "ember_mt_doubles", [calls.P] * 3 + [calls.I64])
-    return _run(g, fn, np.empty(n, np.float64), n)
+    return _draw(g, n, "ember_mt_doubles", np.float64)
 
 
 def bernoulli(g, n: int, p: float, one, zero, dtype) -> np.ndarray | None:
