@@ -16,7 +16,7 @@ import torch
 import torch.nn.functional as F
 
 import ember
-from ember.ops.random_ops import dropout_mask
+from ember.ops.bernoulli import dropout_mask
 
 from helpers import no_data_reads, to_numpy_t, to_torch
 

@@ -7,8 +7,8 @@ import numbers
 
 from .. import _grad_mode
 from .._tensor import Size, Tensor
+from ..ops.bernoulli import bernoulli
 from ..ops.creation import arange
-from ..ops.random_ops import bernoulli
 from . import constraints
 from .distribution import Distribution
 from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits

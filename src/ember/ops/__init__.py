@@ -3,6 +3,7 @@
 
 from . import (
     activation,
+    bernoulli,
     binary,
     binary_extra,
     binary_inplace,
@@ -43,7 +44,8 @@ from . import (
 
 MODULES = (
     activation, binary, binary_extra, binary_inplace, composite, conv, copy, creation, einsum,
-    fill, index, index_ops, join, linalg_ops, matmul, movement, pooling, random_ops, reduce,
+    fill, index, index_ops, join, linalg_ops, matmul, movement, pooling, random_ops, bernoulli,
+    reduce,
     sampling, scan, setitem, softmax, sorting, sparse_functions, sparse_matmul, stats, ternary,
     unary,
     unary_math,

@@ -5,7 +5,7 @@ strides only) call the draw, `make(n, contiguous)`, in their kernel: n values in
 order, `contiguous` picking PyTorch's kernel path where it has two (normal). Because the
 draw happens inside the op, an interpreter decides how much is drawn: vmap with
 `randomness="different"` draws the whole batch at once, as PyTorch does. Every random op
-in random_ops.py draws through one of them.
+in random_ops.py and bernoulli.py draws through one of them.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Writes of new values over a tensor's old ones: `fill_` and `zero_` here, `copy_` (in
-copy.py) and the random fills (in random_ops.py) are members of one primitive, `fill`.
+copy.py) and the random fills (in random_ops.py and bernoulli.py) are members of one
+primitive, `fill`.
 
 Each takes the tensor written (`dst`) and the values written (a number, a tensor cast and
 broadcast to `dst`, or values drawn beforehand); the graph sees it as an op on the old

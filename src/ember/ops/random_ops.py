@@ -40,7 +40,6 @@ from .._view import (
 )
 from . import _rng_kernels as K
 from . import _rng_math as M
-from . import _rng_native as R
 from ._common import same_meta, type_name, write_out
 from .creation import _sizes
 from .draws import draw, draw_like, like_strides
@@ -455,143 +454,6 @@ def randperm(n: int, *, generator=None, out=None, dtype=None, layout=None, devic
     return write_out(_result(make, (n,), None, d, device, requires_grad), out)
 
 
-# --- bernoulli, dropout ----------------------------------------------------------------
-# bernoulli_(p float): one double uniform per element (2 words), u < p.
-# bernoulli_(p tensor) / bernoulli(probs): u < p with a double uniform if p is float64,
-# else a float uniform (1 word).
-
-def _bernoulli_values(g, n: int, p: float, one, zero, d: dt.dtype) -> np.ndarray:
-    """n values of dtype d: `one` where the next double uniform is below p, else `zero`
-    (one and zero already in d's math type); in C for large float32/float64 draws."""
-    out = R.bernoulli(g, n, p, one, zero, d.np)
-    if out is not None:
-        return out
-    u = g._doubles(n) < p
-    return K.to_dtype(u if (one, zero) == (1, 0) else np.where(u, one, zero), d)
-
-
-def _check_p(p: float) -> None:
-    if not 0 <= p <= 1:
-        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_fmt(p)}")
-
-
-def _bernoulli_tensor_kernel(u, p, *, dtype):
-    if not ((p >= 0) & (p <= 1)).all():
-        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
-    return K.to_dtype(u < (p if u.dtype == f64 else p.astype(f32)), dtype)
-
-
-# u < p, elementwise: the uniforms `u` (doubles for float64 probabilities, else floats)
-# are drawn before the op (`draw_like`), in the filled tensor's memory order: its input.
-BERNOULLI = Member(sample_p, "bernoulli_tensor", _bernoulli_tensor_kernel,
-                   lambda u, p, *, dtype: (u._shape, dtype))
-nondifferentiable(BERNOULLI)
-
-
-def _bernoulli_tensor_(self: Tensor, g, p: Tensor) -> Tensor:
-    if not p._dtype.is_floating_point:
-        raise NotImplementedError(
-            f'"bernoulli_tensor_cpu_p_" not implemented for \'{type_name(p._dtype)}\'')
-    if self.device.type == "meta":
-        check_inplace(self)
-        return self
-    _check_no_overlap(self._shape, self.stride())
-    ud = dt.float64 if p._dtype is dt.float64 else dt.float32
-    u = draw_like(self, (lambda n, c: g._doubles(n)) if ud is dt.float64 else
-                  (lambda n, c: g._floats(n)), ud, dense=False)
-    values = apply(sample_p, u, p.detach(), fn=BERNOULLI, dtype=self._dtype)
-    return apply_(fill_p, self, values, fn=_DRAWS["BernoulliBackward1"])
-
-
-def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
-    """Fill with 0/1 draws: 1 with probability p (a float or a broadcastable tensor)."""
-    g = _gen(generator, "bernoulli_")
-    d = self._dtype
-    if d.is_complex:
-        raise NotImplementedError(
-            f'"bernoulli_scalar_cpu_" not implemented for \'{type_name(d)}\'')
-    if isinstance(p, Tensor):
-        from .._view import broadcast_shapes
-
-        if broadcast_shapes(self._shape, p._shape) != self._shape:
-            raise RuntimeError(
-                f"The size of tensor a ({p._shape}) must match the size of tensor b "
-                f"({self._shape})"
-            )
-        return _bernoulli_tensor_(self, g, p)
-    p = float(p)
-    _check_p(p)
-    return _inplace(self, "BernoulliBackward0", lambda n, c: _bernoulli_values(g, n, p, 1, 0, d))
-
-
-def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
-    """0/1 draws with probabilities `input` (or a float `p`), in input's dtype."""
-    from .. import _grad_mode as grad_mode
-
-    g = _gen(generator, "bernoulli")
-    d = input._dtype
-    res = _result(lambda n, c: np.empty(n, d.np), input._shape, None, d, input.device, False)
-    with grad_mode.no_grad():
-        bernoulli_(res, input if p is None else float(p), generator=g)
-    return write_out(res, out)
-
-
-def bernoulli_noise(input: Tensor, q: float, *, feature: bool = False,
-                    generator=None) -> Tensor:
-    """1 with probability q, else 0, in `input`'s dtype and layout, drawn as
-    `empty_like(input).bernoulli_(q)` draws it (`feature`: one per (N, C) channel, shaped
-    (N, C, 1, ...)). The noise of dropout, drawn like `input`, so vmap sees whose batch
-    it belongs to."""
-    g = _gen(generator, "bernoulli_")
-    d = input._dtype
-    if d.is_complex:
-        raise NotImplementedError(
-            f'"bernoulli_scalar_cpu_" not implemented for \'{type_name(d)}\'')
-    if input.device.type == "meta":
-        shape = input._shape[:2] + (1,) * (input.ndim - 2) if feature else input._shape
-        return _meta(shape, d)
-
-    def make(n, c):
-        return _bernoulli_values(g, n, q, 1, 0, d)
-
-    if feature:
-        shape = input._shape[:2] + (1,) * (input.ndim - 2)
-        return _result(make, shape, None, d, input.device, False)
-    return _like_result(input, make, d, input.device, False)
-
-
-def dropout_mask(input: Tensor, p: float, *, feature: bool = False,
-                 generator=None) -> Tensor | None:
-    """The tensor F.dropout multiplies `input` by in training, drawn as PyTorch's CPU
-    kernel draws it: `empty_like(input).bernoulli_(1 - p).div_(1 - p)`.
-
-    Returns None when PyTorch skips the draw (p == 0 or an empty input) and zeros,
-    without drawing, for p == 1. `feature=True` gives the (N, C, 1, ...) mask of
-    dropout2d / dropout3d / feature dropout.
-    """
-    if p == 1:
-        return input.new_zeros(())
-    if p == 0 or input.numel() == 0:
-        return None
-    g = _gen(generator, "dropout")
-    d = input._dtype
-    q = 1.0 - p
-    # NOTE: PyTorch divides by (1 - p) cast to the op's math type: float for
-    # float/half/bfloat16 (then rounded), double for double.
-    if d is dt.float64:
-        scale, zero = 1.0 / q, 0.0
-    else:
-        scale, zero = f32(1) / f32(q), f32(0)
-
-    def make(n, c):
-        return _bernoulli_values(g, n, q, scale, zero, d)
-
-    if feature:
-        shape = input._shape[:2] + (1,) * (input.ndim - 2)
-        return _result(make, shape, None, d, input.device, False)
-    return _like_result(input, make, d, input.device, False)
-
-
 # --- exponential, cauchy, log-normal, geometric (serial, double math) ------------------
 
 def exponential_(self: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
@@ -792,17 +654,13 @@ def _like_result(input: Tensor, make, d: dt.dtype, device, requires_grad: bool) 
     return t
 
 
-def _bernoulli_method(self: Tensor, p=None, *, generator=None) -> Tensor:
-    return bernoulli(self, p, generator=generator)
-
-
 TENSOR_METHODS = {
-    "uniform_": uniform_, "normal_": normal_, "random_": random_, "bernoulli_": bernoulli_,
-    "bernoulli": _bernoulli_method, "exponential_": exponential_, "cauchy_": cauchy_,
+    "uniform_": uniform_, "normal_": normal_, "random_": random_,
+    "exponential_": exponential_, "cauchy_": cauchy_,
     "log_normal_": log_normal_, "geometric_": geometric_, "multinomial": multinomial,
 }
 
 __all__ = [
-    "rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "poisson",
+    "rand", "randn", "randint", "randperm", "normal", "multinomial", "poisson",
     "rand_like", "randn_like", "randint_like",
 ]

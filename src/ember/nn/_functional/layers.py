@@ -18,9 +18,9 @@ from ...amp.autocast_mode import cast_for
 from ...ops import nn_ops
 from ...ops.attention import attention_prim
 from ...ops.batch_norm import batch_norm_stats, update_running
+from ...ops.bernoulli import bernoulli_noise
 from ...ops.layer_norm import layer_norm_prim
 from ...ops.matmul import addmm
-from ...ops.random_ops import bernoulli_noise
 from ...ops.registry import saves
 
 __all__ = [
