@@ -216,6 +216,38 @@ def test_large_batch_chunks_and_parts():
                              w_shape=w.shape, **params))
 
 
+# a plane of more than OWN_COLUMNS outputs: one product per sample, straight into the output
+BIAS_CASES = dict(CASES, **{
+    "2d-own-columns": (2, 3, 4, (20, 20), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1), 1)})
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("name", list(BIAS_CASES))
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_bias_is_added_as_a_separate_add_would_be(name, dtype, n_threads):
+    """conv(x, w, b), in each kernel (im2col chunked or per sample, Winograd, depthwise),
+    is that kernel's conv(x, w) plus b rounded once more: the bits of eager's `out + b`.
+    The bias holds NaN, inf and -0.0 (a Winograd plan that meets them still adds them)."""
+    from ember.ops import _conv_kernels as K
+
+    case = BIAS_CASES[name]
+    x, w, _, params = _inputs(case, dtype)
+    b = rand_array((case[2],), np.float64, seed=5).astype(dtype)
+    b[:3] = [np.inf, -0.0, np.nan][:len(b[:3])]
+    for which in ("numpy", "native"):
+        with threads(n_threads):
+            plain = _run(conv_p, which, x, w, **params)
+            biased = _run(conv_p, which, x, w, b, **params)
+        assert_bits(biased, K.add_channel_bias(plain.copy(), b))
+    if dtype is np.float32:  # and against the separate add ember's eager ops compute
+        xe, we, be = (ember.tensor(a) for a in (x, w, b))
+        out = ember.ops.conv.conv_p
+        sep = ember.ops.registry.apply(out, xe, we, **params) + be.reshape(-1, *(
+            (1,) * (x.ndim - 2)))
+        assert_bits(ember.ops.registry.apply(out, xe, we, be, **params).numpy(), sep.numpy())
+
+
 @pytest.mark.parametrize("dtype", [ember.float32, ember.float64, ember.bfloat16])
 @pytest.mark.parametrize("groups", [1, 4], ids=["dense", "depthwise"])
 def test_conv2d_trains_as_torch_either_way(dtype, groups):

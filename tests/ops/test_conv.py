@@ -170,3 +170,112 @@ def test_dtype_and_bias_checks_are_torchs(name):
     else:  # small integers in float32: every product and sum is exact
         assert str(outs[1].dtype).split(".")[1] == str(outs[0].dtype).split(".")[1]
         np.testing.assert_array_equal(outs[1].numpy(), outs[0].numpy())
+
+
+# --- the bias: one convolution node, as PyTorch's ------------------------------------------
+
+def _node_shape(lib, fn, x, w, b, needs):
+    """The output's node name and, per edge, the name of the node it leads to (or None)."""
+    args = [None if a is None else lib.tensor(a).requires_grad_(need)
+            for a, need in zip((x, w, b), needs)]
+    out = fn(lib, *args)
+    edges = [None if n is None else n.name().rpartition("::")[2]
+             for n, _ in out.grad_fn.next_functions]
+    return out.grad_fn.name(), edges
+
+
+BIAS_FNS = {
+    "conv1d": (lambda L, x, w, b: L.nn.functional.conv1d(x, w, b, padding=1), (2, 3, 7),
+               (4, 3, 3)),
+    "conv2d": (lambda L, x, w, b: L.nn.functional.conv2d(x, w, b, stride=2), (2, 3, 7, 6),
+               (4, 3, 3, 2)),
+    "conv3d": (lambda L, x, w, b: L.nn.functional.conv3d(x, w, b), (1, 2, 4, 4, 3),
+               (3, 2, 2, 2, 2)),
+    "conv_transpose1d": (lambda L, x, w, b: L.nn.functional.conv_transpose1d(x, w, b, stride=2),
+                         (2, 3, 5), (3, 4, 3)),
+    "conv_transpose2d": (lambda L, x, w, b: L.nn.functional.conv_transpose2d(x, w, b),
+                         (2, 3, 5, 4), (3, 4, 3, 3)),
+}
+
+
+@pytest.mark.parametrize("bias,needs", [
+    (True, (True, True, True)), (True, (False, True, True)), (True, (False, False, True)),
+    (True, (True, False, False)), (False, (True, True, False)), (False, (False, True, False)),
+    (False, (True, False, False))], ids=str)
+@pytest.mark.parametrize("name", list(BIAS_FNS))
+def test_convolution_is_one_node_with_a_bias_edge(name, bias, needs):
+    """PyTorch's ConvolutionBackward0 has three edges (input, weight, bias), a missing bias's
+    edge empty; a transposed convolution is the same node."""
+    fn, xs, ws = BIAS_FNS[name]
+    x, w = rand_array(xs), rand_array(ws, seed=1)
+    channels = ws[1] if "transpose" in name else ws[0]
+    b = rand_array((channels,), seed=2) if bias else None
+    got = _node_shape(ember, fn, x, w, b, needs)
+    assert got == _node_shape(torch, fn, x, w, b, needs)
+    assert got[0] == "ConvolutionBackward0" and len(got[1]) == 3
+
+
+@pytest.mark.parametrize("needs", [(True, True, True), (False, False, True),
+                                   (True, False, True)], ids=str)
+@pytest.mark.parametrize("name", list(BIAS_FNS))
+def test_bias_gradients_and_what_the_node_keeps(name, needs):
+    """The gradients of each operand that requires one, against torch; the node keeps the
+    input and the weight whatever needs a gradient (an in-place write to either after the
+    call makes backward raise, in both), and never the bias (writing to it is harmless)."""
+    fn, xs, ws = BIAS_FNS[name]
+    channels = ws[1] if "transpose" in name else ws[0]
+    arrays = rand_array(xs), rand_array(ws, seed=1), rand_array((channels,), seed=2)
+    gy = None
+
+    def run(lib, write):
+        leaves = [lib.tensor(a).requires_grad_(n) for a, n in zip(arrays, needs)]
+        args = [t.clone() for t in leaves]  # (not leaves: each may be written in place)
+        out = fn(lib, *args)
+        with lib.no_grad():
+            args[write].mul_(2)
+        try:
+            out.backward(lib.tensor(gy))
+        except RuntimeError as e:
+            assert "modified by an inplace operation" in str(e)
+            return "raised"
+        return [None if t.grad is None else t.grad.numpy() for t in leaves]
+
+    gy = rand_array(tuple(fn(torch, *(torch.tensor(a) for a in arrays)).shape), seed=3)
+    for write in (0, 1, 2):
+        got, want = run(ember, write), run(torch, write)
+        assert (got == "raised") == (want == "raised") and (write == 2) == (want != "raised")
+        if want != "raised":
+            for g, t in zip(got, want):
+                assert (g is None) == (t is None)
+                if t is not None:
+                    np.testing.assert_allclose(g, t, **TOL)
+
+
+@pytest.mark.parametrize("dims", [(0, None, None), (None, 0, None), (None, None, 0),
+                                  (0, 0, 0), (1, None, 0)], ids=str)
+def test_vmap_and_jvp_with_a_bias(dims):
+    """vmap over any of input, weight and bias (a batched bias alone gives B results of one
+    convolution), and forward mode with a bias tangent, against torch.func."""
+    B = 3
+    base = [(2, 4, 6, 5), (6, 2, 3, 3), (6,)]
+    arrays = []
+    for i, (shape, d) in enumerate(zip(base, dims)):
+        if d is not None:
+            shape = shape[:d] + (B,) + shape[d:]
+        arrays.append(rand_array(shape, seed=i))
+
+    def f(lib):
+        return lambda x, w, b: lib.nn.functional.conv2d(x, w, b, padding=1, groups=2)
+
+    got = ember.func.vmap(f(ember), in_dims=dims)(*(ember.tensor(a) for a in arrays))
+    want = torch.func.vmap(f(torch), in_dims=dims)(*(torch.tensor(a) for a in arrays))
+    np.testing.assert_allclose(got.numpy(), want.numpy(), **TOL)
+    x, w, b = (rand_array(s, seed=i) for i, s in enumerate(base))
+    tangents = [rand_array(s, seed=10 + i) for i, s in enumerate(base)]
+    for lib in (ember, torch):
+        out, t = lib.func.jvp(f(lib), tuple(lib.tensor(a) for a in (x, w, b)),
+                              tuple(lib.tensor(a) for a in tangents))
+        if lib is ember:
+            mine = (out.numpy(), t.numpy())
+    np.testing.assert_allclose(mine[0], out.numpy(), **TOL)
+    np.testing.assert_allclose(mine[1], t.numpy(), **TOL)

@@ -107,11 +107,14 @@ class VJPRule:
     (PyTorch's formula reads the input alone, so there an in-place op on the output trains).
     """
 
-    __slots__ = ("fns", "reads", "save_output", "wanted", "joint", "in_shape", "cache_output")
+    __slots__ = ("fns", "reads", "save_output", "wanted", "joint", "in_shape", "cache_output",
+                 "optional")
 
     def __init__(self, fns, reads, save_output: bool | tuple, joint: Callable | None = None,
-                 in_shape: bool | int = False, cache_output: bool = False) -> None:
+                 in_shape: bool | int = False, cache_output: bool = False,
+                 optional: int = 0) -> None:
         self.fns = fns
+        self.optional = optional  # how many trailing inputs a call may leave out (a bias)
         self.reads = reads
         self.save_output = save_output or cache_output
         self.wanted: dict = {}  # which inputs are needed -> the positions to save (a cache)
@@ -122,7 +125,7 @@ class VJPRule:
 
 
 def defvjp(prim: Primitive, *fns: Callable | None, reads=None, save_output: bool | tuple = False,
-           in_shape: bool | int = False, cache_output: bool = False):
+           in_shape: bool | int = False, cache_output: bool = False, optional: int = 0):
     """Register the VJP of `prim`: `fns[i](g, out, *inputs, **params)` is input i's gradient.
 
     A None entry marks an input that is not differentiable. `reads` (a tuple per
@@ -132,13 +135,15 @@ def defvjp(prim: Primitive, *fns: Callable | None, reads=None, save_output: bool
     needs neither the input itself nor a param that repeats its shape); `in_shape=i`, the
     shape input i had (None when it needs no gradient: then no rule of its is called). With
     `cache_output` (a single output), `out` is a shortcut the rules may be given as None
-    (see `VJPRule`).
+    (see `VJPRule`). `optional`: how many trailing inputs a call may leave out (a
+    convolution's bias); the rules of the inputs present are given only those.
     """
     n = len(fns)
     if reads is None:
         reads = tuple(tuple(range(n)) for _ in range(n))
     _put(vjp_rules, prim, VJPRule(fns, tuple(tuple(r) for r in reads), save_output,
-                                  in_shape=in_shape, cache_output=cache_output))
+                                  in_shape=in_shape, cache_output=cache_output,
+                                  optional=optional))
 
 
 def defvjp_joint(prim: Primitive, fn: Callable, differentiable, *, reads=None,

@@ -111,6 +111,8 @@ class Node:
                 continue
             if need is not None or wraps:
                 out.append(e)
+        if fns.__class__ is tuple and len(fns) > len(self._edges):
+            out += [_NO_EDGE] * (len(fns) - len(self._edges))  # (an optional input left out)
         return tuple(out)
 
     @property
@@ -430,7 +432,8 @@ def _save(node, prim, rule, args, needs, out, multi) -> None:
 
 def _wanted(prim, rule, args, needs) -> frozenset:
     fns = rule.fns
-    if fns.__class__ is tuple and len(fns) != len(args):  # (not a variadic rule's)
+    if fns.__class__ is tuple and not (  # (not a variadic rule's)
+            len(fns) - rule.optional <= len(args) <= len(fns)):
         raise RuntimeError(
             f"the VJP of {prim.name} covers {len(fns)} inputs but it was called with "
             f"{len(args)}"

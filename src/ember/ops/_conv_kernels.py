@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from .. import _dtype as dt
 from . import _winograd
 from ._parallel import over_batch
 
@@ -70,6 +71,17 @@ def geometry(x_shape, k, stride, padding, dilation, groups) -> Geometry:
                 for i in range(len(k)))
     return Geometry(tuple(k), tuple(stride), tuple(tuple(p) for p in padding),
                     tuple(dilation), groups, out)
+
+
+def add_channel_bias(out: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """out (N, C, ...), a fresh array, plus b (C,) along the channels, rounded as ember's
+    `out + b` rounds (a 16-bit float sum computed in float32 and rounded once)."""
+    b = b.reshape((-1,) + (1,) * (out.ndim - 2))
+    if out.dtype in (np.float16, dt.bfloat16.np):
+        return (out.astype(np.float32) + b.astype(np.float32)).astype(out.dtype)
+    np.add(out, b, out=out)
+    return out
+
 
 
 # --- im2col and col2im ------------------------------------------------------------------

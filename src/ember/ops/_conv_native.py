@@ -152,13 +152,18 @@ def _call(lib, name: str, sfx: str, *arrays) -> None:
         raise MemoryError(f"ember: no memory for a convolution's scratch ({name})")
 
 
-def conv_native(lib, x, w, *, stride, padding, dilation, groups):
+def conv_native(lib, x, w, b=None, *, stride, padding, dilation, groups):
     dtype = x.dtype
+    if b is not None and dtype in _LOW:  # (the bias added after rounding, as eager's add)
+        out = conv_native(lib, x, w, stride=stride, padding=padding, dilation=dilation,
+                          groups=groups)
+        return out if out is NotImplemented else K.add_channel_bias(out, b)
     x, w = _strided(_operand(x)), np.ascontiguousarray(_operand(w))
+    bias = None if b is None else np.ascontiguousarray(b)
     geo = K.geometry(x.shape, w.shape[2:], stride, padding, dilation, groups)
     sfx = _usable(x, w, geo)
     n, c, o = x.shape[0], x.shape[1], w.shape[0]
-    if sfx is None or geo.positions == 0:
+    if sfx is None or geo.positions == 0 or (bias is not None and bias.dtype != x.dtype):
         return NotImplemented
     out = np.empty((n, o) + geo.out, x.dtype)
     if _depthwise(geo, c, o):
@@ -167,25 +172,25 @@ def conv_native(lib, x, w, *, stride, padding, dilation, groups):
             # an inf weight), unlike its float32 depthwise kernel: im2col does the same
             return NotImplemented
         p = _params(x, geo, n, c, o, x.shape, 1, 1)
-        _call(lib, "depthwise_forward", sfx, x, w, out, p)
+        _call(lib, "depthwise_forward", sfx, x, w, bias, out, p)
     else:
         if blas.gemm() is None:
             return NotImplemented
         wino = _wino_plan(x.shape, o, geo, x.itemsize)
-        if wino is None or not _winograd_forward(lib, sfx, x, w, out, geo, wino):
+        if wino is None or not _winograd_forward(lib, sfx, x, w, bias, out, geo, wino):
             chunk, parts = _plan(x.shape, w.shape, geo, x.itemsize)
             if geo.positions >= OWN_COLUMNS:
                 chunk = 1  # a product per sample, straight into its output: no copy out
             p = _params(x, geo, n, c, o, x.shape, chunk, parts)
             with one_blas_thread:
-                _call(lib, "conv_forward", sfx, x, w, out, p)
+                _call(lib, "conv_forward", sfx, x, w, bias, out, p)
     return out.astype(dtype, copy=False)
 
 
-def _winograd_forward(lib, sfx, x, w, out, geo, plan) -> bool:
-    """out = conv(x, w) by Winograd; False (out to be redone by im2col) where a result is
-    not finite: a tile's transform can turn an inf input into NaN where the direct sum
-    gives inf."""
+def _winograd_forward(lib, sfx, x, w, bias, out, geo, plan) -> bool:
+    """out = conv(x, w) (+ bias) by Winograd; False (out to be redone by im2col) where a
+    result is not finite: a tile's transform can turn an inf input into NaN where the
+    direct sum gives inf."""
     n, c, o = x.shape[0], x.shape[1], w.shape[0]
     u = np.empty((16, o, c), x.dtype)
     calls.entry(lib, f"wino_kernel_{sfx}", [P, P, calls.I64, calls.I64])(
@@ -193,15 +198,20 @@ def _winograd_forward(lib, sfx, x, w, out, geo, plan) -> bool:
     chunk, parts, layout = plan
     p = _params(x, geo, n, c, o, x.shape, chunk, parts)
     name = "wino_forward" if layout == "first" else "wino_last_forward"
-    fn = calls.entry(lib, f"{name}_{sfx}", [P] * 4, calls.INT)
+    fn = calls.entry(lib, f"{name}_{sfx}", [P] * 5, calls.INT)
     with one_blas_thread:  # (each task checks its chunk's results while they are in cache)
-        got = fn(*(calls.ptr(a) for a in (x, u, out, p)))
+        got = fn(*(calls.ptr(a) for a in (x, u, bias, out, p)))
     if got & 1:
         raise MemoryError(f"ember: no memory for a convolution's scratch ({name})")
     return not got & 2
 
 
-def input_grad_native(lib, g, w, *, stride, padding, dilation, groups, x_shape):
+def input_grad_native(lib, g, w, b=None, *, stride, padding, dilation, groups, x_shape,
+                      transposed=False):
+    if b is not None:  # (a transposed convolution's bias: one pass after, as the NumPy kernel)
+        out = input_grad_native(lib, g, w, stride=stride, padding=padding, dilation=dilation,
+                                groups=groups, x_shape=x_shape)
+        return out if out is NotImplemented else K.add_channel_bias(out, b)
     dtype = g.dtype
     g, w = np.ascontiguousarray(_operand(g)), np.ascontiguousarray(_operand(w))
     geo = K.geometry(x_shape, w.shape[2:], stride, padding, dilation, groups)

@@ -1,12 +1,17 @@
 """Convolutions (1-d, 2-d, 3-d, grouped, dilated, transposed) as three bilinear primitives.
 
-`conv(x, w)` is im2col through a strided view of the padded input followed by batched
+`conv(x, w[, b])` is im2col through a strided view of the padded input followed by batched
 BLAS products, chunk by chunk over the batch (`_conv_kernels` holds the NumPy kernels,
 with direct paths for 1x1 and depthwise kernels). Its two adjoints are primitives too:
 `conv_input_grad(g, w)` (col2im, which is also the transposed convolution) and
 `conv_weight_grad(x, g)`. Each one's VJP is written with the other two, so
 gradients of gradients work. Padding is a (low, high) pair per spatial dim, which
 covers PyTorch's asymmetric 'same' padding.
+
+A bias is the convolution's optional third operand, as in PyTorch's one
+`ConvolutionBackward0` node (edges to input, weight and bias): the kernels add it while
+the outputs are in cache, rounded as a separate `out + bias` would be, and its gradient is
+the output gradient summed over all but the channel dim.
 """
 
 from __future__ import annotations
@@ -21,7 +26,8 @@ from . import _conv_kernels as K
 from . import _conv_native as N
 from ._batching import batch_size, batched
 from ._common import c_type_name, type_name
-from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp, saves
+from .reduce import sum_to_size
+from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp
 
 _LOW = (np.dtype(np.float16), dt.bfloat16.np)
 
@@ -36,27 +42,31 @@ def _compute(a: np.ndarray) -> np.ndarray:
     return a.astype(np.float32) if a.dtype in _LOW else a
 
 
-def _conv_kernel(x, w, *, stride, padding, dilation, groups):
+def _conv_kernel(x, w, b=None, *, stride, padding, dilation, groups):
     dtype = x.dtype
     x, w = _compute(x), _compute(w)
     geo = K.geometry(x.shape, w.shape[2:], stride, padding, dilation, groups)
-    return K.forward(x, w, geo).astype(dtype, copy=False)
+    out = K.forward(x, w, geo).astype(dtype, copy=False)
+    return out if b is None else K.add_channel_bias(out, b)
 
 
-def _conv_meta(x, w, *, stride, padding, dilation, groups):
+def _conv_meta(x, w, b=None, *, stride, padding, dilation, groups):
     out = _geometry(x._shape, w._shape, stride, padding, dilation)
     return (x._shape[0], w._shape[0]) + out, x._dtype
 
 
-def _input_grad_kernel(g, w, *, stride, padding, dilation, groups, x_shape):
+def _input_grad_kernel(g, w, b=None, *, stride, padding, dilation, groups, x_shape,
+                       transposed=False):
     dtype = g.dtype
     g, w = _compute(g), _compute(w)
     geo = K.geometry(x_shape, w.shape[2:], stride, padding, dilation, groups)
     geo = K.Geometry(geo.k, geo.stride, geo.padding, geo.dilation, groups, g.shape[2:])
-    return K.input_grad(g, w, geo, x_shape).astype(dtype, copy=False)
+    out = K.input_grad(g, w, geo, x_shape).astype(dtype, copy=False)
+    return out if b is None else K.add_channel_bias(out, b)
 
 
-def _input_grad_meta(g, w, *, stride, padding, dilation, groups, x_shape):
+def _input_grad_meta(g, w, b=None, *, stride, padding, dilation, groups, x_shape,
+                     transposed=False):
     return tuple(x_shape), g._dtype
 
 
@@ -73,19 +83,32 @@ def _weight_grad_meta(x, g, *, stride, padding, dilation, groups, w_shape):
 
 
 conv_p = Primitive("convolution", _conv_kernel, _conv_meta)
-conv_input_grad_p = Primitive("convolution_backward_input", _input_grad_kernel, _input_grad_meta,
-                              grad_name="ConvolutionBackwardBackward0")
+# (the transposed convolution, `transposed=True`, is PyTorch's convolution node; the
+# convolution's input gradient, in a gradient of gradients, its double-backward node)
+conv_input_grad_p = Primitive(
+    "convolution_backward_input", _input_grad_kernel, _input_grad_meta,
+    grad_name=lambda args, params: "ConvolutionBackward0" if params.get("transposed")
+    else "ConvolutionBackwardBackward0")
 conv_weight_grad_p = Primitive("convolution_backward_weight", _weight_grad_kernel,
                                _weight_grad_meta, grad_name="ConvolutionBackwardBackward0")
 native.register(conv_p, "conv", N.conv_native)
 native.register(conv_input_grad_p, "conv", N.input_grad_native)
 native.register(conv_weight_grad_p, "conv", N.weight_grad_native)
 
+def bias_grad(g: Tensor) -> Tensor:
+    """A channel bias's gradient: g (N, C, ...) summed over all dims but C."""
+    c = g._shape[1]
+    return sum_to_size(g, (c,) + (1,) * (g.ndim - 2)).reshape(c)
+
+
 # conv is bilinear in (x, w); with <g, conv(x, w)> = <x, input_grad(g, w)> = <w, weight_grad(x, g)>
-# each primitive's VJP is one of the other two.
+# each primitive's VJP is one of the other two. (As PyTorch's node, it keeps x and w whatever
+# needs a gradient, the bias alone included, and never the bias.)
 defvjp(conv_p,
-       lambda g, out, x, w, **p: apply(conv_input_grad_p, g, w, x_shape=x._shape, **p),
-       lambda g, out, x, w, **p: apply(conv_weight_grad_p, x, g, w_shape=w._shape, **p))
+       lambda g, out, x, w, b=None, **p: apply(conv_input_grad_p, g, w, x_shape=x._shape, **p),
+       lambda g, out, x, w, b=None, **p: apply(conv_weight_grad_p, x, g, w_shape=w._shape, **p),
+       lambda g, out, x, w, b, **p: bias_grad(g),
+       reads=((0, 1), (0, 1), (0, 1)), optional=1)
 def _conv_like(x, w, like, p):
     """conv(x, w) cut to the shape of `like`: where a transposed convolution's output
     padding exceeds its stride (dilation allows it), x has rows no window of `like` reads."""
@@ -96,9 +119,11 @@ def _conv_like(x, w, like, p):
 
 
 defvjp(conv_input_grad_p,
-       lambda h, out, g, w, *, x_shape, **p: _conv_like(h, w, g, p),
-       lambda h, out, g, w, *, x_shape, **p: apply(conv_weight_grad_p, h, g, w_shape=w._shape,
-                                                   **p))
+       lambda h, out, g, w, b=None, *, x_shape, transposed=False, **p: _conv_like(h, w, g, p),
+       lambda h, out, g, w, b=None, *, x_shape, transposed=False, **p: apply(
+           conv_weight_grad_p, h, g, w_shape=w._shape, **p),
+       lambda h, out, g, w, b, **p: bias_grad(h),
+       reads=((0, 1), (0, 1), (0, 1)), optional=1)
 defvjp(conv_weight_grad_p,
        lambda h, out, x, g, *, w_shape, **p: apply(conv_input_grad_p, g, h, x_shape=x._shape,
                                                    **p),
@@ -120,8 +145,22 @@ def _bilinear_jvp(prim):
     return jvp
 
 
-for _p in (conv_p, conv_input_grad_p, conv_weight_grad_p):
-    defjvp(_p, _bilinear_jvp(_p))
+def _with_bias_jvp(bilinear):
+    """The bilinear part, plus the bias's tangent along the channels where there is one."""
+    def jvp(primals, tangents, out, **params):
+        t = bilinear(primals[:2], tangents[:2], out, **params)
+        tb = tangents[2] if len(tangents) > 2 else None
+        if tb is None:
+            return t
+        tb = tb.reshape((-1,) + (1,) * (out.ndim - 2))
+        return tb.expand(out._shape) if t is None else t + tb
+
+    return jvp
+
+
+for _p in (conv_p, conv_input_grad_p):
+    defjvp(_p, _with_bias_jvp(_bilinear_jvp(_p)))
+defjvp(conv_weight_grad_p, _bilinear_jvp(conv_weight_grad_p))
 
 
 # --- vmap: the batch folded into N, or into the channel groups -------------------------------
@@ -151,7 +190,10 @@ def _stacked_weight(w: Tensor, d, size: int) -> Tensor:
 
 def _conv_batch(args, dims, *, groups, **p):
     """An unbatched weight: the batch is more samples (folded into N). A batched weight:
-    B convolutions side by side as one grouped convolution with B groups times as many."""
+    B convolutions side by side as one grouped convolution with B groups times as many.
+    A bias is added after, batched or not."""
+    if len(args) == 3:
+        return _biased_batch(conv_p, _conv_batch, args, dims, dict(p, groups=groups))
     x, w = args
     size = batch_size(args, dims)
     if dims[1] is None:
@@ -162,7 +204,29 @@ def _conv_batch(args, dims, *, groups, **p):
     return _out_of_channels(out, size), 1
 
 
+def _biased_batch(prim, rule, args, dims, p: dict):
+    """`prim`'s batch rule for a call with a bias: `rule` (or `prim` itself, where only the
+    bias is batched) without it, then the bias added along the channels."""
+    x, w, b = args
+    if dims[0] is None and dims[1] is None:
+        out, d = bind(prim, x, w, **p), None
+    else:
+        out, d = rule((x, w), dims[:2], **p)
+    spatial = (1,) * (x.ndim - (2 if dims[0] is None else 3))
+    if dims[2] is None:
+        return out + b.reshape((-1,) + spatial), d
+    size = batch_size(args, dims)
+    b = batched(b, dims[2], size)  # (B, C)
+    if d is None:  # the bias alone is batched: B results of the one convolution
+        return out + b.reshape((size, 1, -1) + spatial), 0
+    lead = (size, 1) if d == 0 else (1, size)
+    return out + b.reshape(lead + (-1,) + spatial), d
+
+
 def _input_grad_batch(args, dims, *, groups, x_shape, **p):
+    if len(args) == 3:
+        return _biased_batch(conv_input_grad_p, _input_grad_batch, args, dims,
+                             dict(p, groups=groups, x_shape=x_shape))
     g, w = args
     size = batch_size(args, dims)
     if dims[1] is None:
@@ -257,16 +321,6 @@ def _check(x: Tensor, w: Tensor, nd: int, groups: int, transposed: bool,
                 f"got bias of size {list(bias.shape)} instead")
 
 
-def _add_bias(out: Tensor, bias: Tensor | None, nd: int, x: Tensor, weight: Tensor) -> Tensor:
-    if bias is None:
-        return out
-    out = out + bias.reshape((-1,) + (1,) * nd)
-    if out._grad_fn is not None and not (x._requires_grad or weight._requires_grad):
-        # (the bias alone trains: PyTorch's one convolution node still keeps x and the weight)
-        saves(out, x, weight)
-    return out
-
-
 def _conv_nd(nd: int, input, weight, bias, stride, padding, dilation, groups) -> Tensor:
     input, weight, bias = cast_for("lower", input, weight, bias)
     _check(input, weight, nd, groups, False, bias)
@@ -282,9 +336,9 @@ def _conv_nd(nd: int, input, weight, bias, stride, padding, dilation, groups) ->
                 f"({' x '.join(str(x.shape[2 + j] + sum(pads[j])) for j in range(nd))}). "
                 f"Kernel size: ({' x '.join(str(s) for s in weight.shape[2:])}). Kernel size "
                 "can't be greater than actual input size")
-    out = apply(conv_p, x, weight, stride=stride, padding=pads, dilation=dilation,
+    operands = (x, weight) if bias is None else (x, weight, bias)
+    out = apply(conv_p, *operands, stride=stride, padding=pads, dilation=dilation,
                 groups=groups)
-    out = _add_bias(out, bias, nd, x, weight)
     return out.squeeze(0) if unbatched else out
 
 
@@ -328,10 +382,10 @@ def _conv_transpose_nd(nd: int, input, weight, bias, stride, padding, output_pad
                  + opad[i] + 1 for i in range(nd))
     x_shape = (x.shape[0], weight.shape[1] * groups) + size
     # The transposed convolution is the input-gradient of the convolution it transposes.
-    out = apply(conv_input_grad_p, x, weight, stride=stride,
+    operands = (x, weight) if bias is None else (x, weight, bias)
+    out = apply(conv_input_grad_p, *operands, stride=stride,
                 padding=tuple((p, p) for p in pad), dilation=dilation, groups=groups,
-                x_shape=x_shape)
-    out = _add_bias(out, bias, nd, x, weight)
+                x_shape=x_shape, transposed=True)
     return out.squeeze(0) if unbatched else out
 
 

@@ -92,7 +92,8 @@ PRIMITIVES = {
     "filled_like": _by_value("empty_like", "zeros_like", "ones_like", "full_like"),
     "max_pool_with_indices": _max_pool,
     "max_pool_backward": lambda args, params: f"max_pool{params['nd']}d_with_indices_backward",
-    "convolution_backward_input": "convolution_backward",
+    "convolution_backward_input": lambda args, params: (
+        "convolution" if params.get("transposed") else "convolution_backward"),
     "convolution_backward_weight": "convolution_backward",
     "grid_sampler": lambda args, params: (
         "grid_sampler_3d" if len(args[0]._shape) == 5 else "grid_sampler_2d"),

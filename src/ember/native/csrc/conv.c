@@ -148,6 +148,17 @@ static inline void FN(row_axpy)(scalar_t *restrict d, int64_t dstep, scalar_t wt
         for (int64_t q = 0; q < n; q++) d[q * dstep] += wt * s[q * sstep];
 }
 
+/* out (samples, o, L) += bias along o: a second rounding, as a separate `out + bias`. */
+static void FN(add_bias)(scalar_t *out, const scalar_t *bias, int64_t samples, int64_t o,
+                         int64_t L) {
+    for (int64_t j = 0; j < samples; j++)
+        for (int64_t r = 0; r < o; r++) {
+            scalar_t *restrict d = out + (j * o + r) * L;
+            const scalar_t br = bias[r];
+            for (int64_t i = 0; i < L; i++) d[i] += br;
+        }
+}
+
 /* split (rows, 2, half) = each of `rows` rows of x (element step 1, w long, rows `rstep`
  * apart) as its even elements, then its odd ones; half = (w + 1) / 2. */
 static void FN(split_rows)(const scalar_t *x, int64_t rstep, int64_t rows, int64_t w,
@@ -443,7 +454,7 @@ static int FN(direct_columns)(const int64_t *p) {
 /* --- forward: out (n, O, L) = w (O, C/g K) times the columns, group by group ---------- */
 
 typedef struct {
-    const scalar_t *x, *w;
+    const scalar_t *x, *w, *b; /* b: the bias, or NULL */
     scalar_t *out;
     const int64_t *p;
     atomic_int *failed; /* set by a task whose scratch could not be had */
@@ -486,15 +497,17 @@ static void FN(forward_task)(void *ctx, int64_t lo, int64_t hi) {
                     memcpy(a->out + ((n0 + j) * o + gi * og + r) * L, res + r * b * L + j * L,
                            (size_t)L * sizeof(scalar_t));
         }
+        if (a->b) FN(add_bias)(a->out + n0 * o * L, a->b, b, o, L); /* (while in cache) */
     }
 done:
     free(cols);
     free(res);
 }
 
-int FN(conv_forward)(const scalar_t *x, const scalar_t *w, scalar_t *out, const int64_t *p) {
+int FN(conv_forward)(const scalar_t *x, const scalar_t *w, const scalar_t *b, scalar_t *out,
+                     const int64_t *p) {
     atomic_int failed = 0;
-    FN(conv_args) a = {x, w, out, p, &failed};
+    FN(conv_args) a = {x, w, b, out, p, &failed};
     const int64_t chunks = (p[G_N] + p[G_CHUNK] - 1) / p[G_CHUNK];
     ember_parallel_for(FN(forward_task), &a, chunks, 1);
     return atomic_load(&failed);
@@ -671,7 +684,7 @@ int FN(conv_weight_grad)(const scalar_t *x, const scalar_t *gy, scalar_t *dw, sc
 /* --- depthwise: one tap at a time over each plane, padding never read ----------------- */
 
 typedef struct {
-    const scalar_t *x, *w;
+    const scalar_t *x, *w, *b; /* b: the bias, or NULL */
     scalar_t *out;
     const int64_t *p;
     atomic_int *failed; /* set by a task whose scratch could not be had */
@@ -711,13 +724,14 @@ static void FN(depthwise_task)(void *ctx, int64_t lo, int64_t hi) {
                         }
                     }
                 }
+        if (a->b) FN(add_bias)(dst, a->b + ci, 1, 1, L);
     }
 }
 
-int FN(depthwise_forward)(const scalar_t *x, const scalar_t *w, scalar_t *out,
-                           const int64_t *p) {
+int FN(depthwise_forward)(const scalar_t *x, const scalar_t *w, const scalar_t *b,
+                          scalar_t *out, const int64_t *p) {
     atomic_int failed = 0;
-    FN(depthwise_args) a = {x, w, out, p, &failed};
+    FN(depthwise_args) a = {x, w, b, out, p, &failed};
     const int64_t L = p[G_OUT] * p[G_OUT + 1] * p[G_OUT + 2];
     ember_parallel_for(FN(depthwise_task), &a, p[G_N] * p[G_C], L >= 4096 ? 1 : 4096 / L);
     return atomic_load(&failed);
@@ -761,7 +775,7 @@ static void FN(depthwise_input_task)(void *ctx, int64_t lo, int64_t hi) {
 int FN(depthwise_input_grad)(const scalar_t *gy, const scalar_t *w, scalar_t *dx,
                               const int64_t *p) {
     atomic_int failed = 0;
-    FN(depthwise_args) a = {gy, w, dx, p, &failed};
+    FN(depthwise_args) a = {gy, w, NULL, dx, p, &failed};
     const int64_t plane = p[G_IN] * p[G_IN + 1] * p[G_IN + 2];
     ember_parallel_for(FN(depthwise_input_task), &a, p[G_N] * p[G_C],
                        plane >= 4096 ? 1 : 4096 / EMBER_MAX(plane, 1));
@@ -829,7 +843,7 @@ done:
 int FN(depthwise_weight_grad)(const scalar_t *x, const scalar_t *gy, scalar_t *dw,
                                const int64_t *p) {
     atomic_int failed = 0;
-    FN(depthwise_args) a = {x, gy, dw, p, &failed};
+    FN(depthwise_args) a = {x, gy, NULL, dw, p, &failed};
     ember_parallel_for(FN(depthwise_weight_task), &a, p[G_C], 1);
     return atomic_load(&failed);
 }
@@ -981,7 +995,7 @@ void FN(wino_kernel)(const scalar_t *w, scalar_t *u, int64_t o, int64_t c) {
 }
 
 typedef struct {
-    const scalar_t *x, *u;
+    const scalar_t *x, *u, *b; /* b: the bias, or NULL */
     scalar_t *out;
     const int64_t *p;
     atomic_int *failed; /* bit 1: a task had no scratch; bit 2: a result is not finite */
@@ -1042,6 +1056,8 @@ static void FN(wino_forward_task)(void *ctx, int64_t lo, int64_t hi) {
             }
         if (!FN(all_finite)(a->out + n0 * o * oh * ow, b * o * oh * ow))
             atomic_fetch_or(a->failed, 2);
+        else if (a->b)
+            FN(add_bias)(a->out + n0 * o * oh * ow, a->b, b, o, oh * ow);
     }
 done:
     free(v);
@@ -1049,9 +1065,10 @@ done:
     free(rowbuf);
 }
 
-int FN(wino_forward)(const scalar_t *x, const scalar_t *u, scalar_t *out, const int64_t *p) {
+int FN(wino_forward)(const scalar_t *x, const scalar_t *u, const scalar_t *b, scalar_t *out,
+                     const int64_t *p) {
     atomic_int failed = 0;
-    FN(wino_args) a = {x, u, out, p, &failed};
+    FN(wino_args) a = {x, u, b, out, p, &failed};
     const int64_t chunks = (p[G_N] + p[G_CHUNK] - 1) / p[G_CHUNK];
     ember_parallel_for(FN(wino_forward_task), &a, chunks, 1);
     return atomic_load(&failed);
@@ -1265,6 +1282,8 @@ static void FN(wino_last_forward_task)(void *ctx, int64_t lo, int64_t hi) {
                           oh * ow, o);
         if (!FN(all_finite)(a->out + n0 * o * oh * ow, b * o * oh * ow))
             atomic_fetch_or(a->failed, 2);
+        else if (a->b)
+            FN(add_bias)(a->out + n0 * o * oh * ow, a->b, b, o, oh * ow);
     }
 done:
     free(xp);
@@ -1274,10 +1293,10 @@ done:
     free(t);
 }
 
-int FN(wino_last_forward)(const scalar_t *x, const scalar_t *u, scalar_t *out,
-                           const int64_t *p) {
+int FN(wino_last_forward)(const scalar_t *x, const scalar_t *u, const scalar_t *b,
+                          scalar_t *out, const int64_t *p) {
     atomic_int failed = 0;
-    FN(wino_args) a = {x, u, out, p, &failed};
+    FN(wino_args) a = {x, u, b, out, p, &failed};
     const int64_t chunks = (p[G_N] + p[G_CHUNK] - 1) / p[G_CHUNK];
     ember_parallel_for(FN(wino_last_forward_task), &a, chunks, 1);
     return atomic_load(&failed);
