@@ -25,7 +25,7 @@ from collections.abc import Callable
 from contextlib import contextmanager
 
 from .._core.primitive import Member, kernels
-from . import blas, toolchain
+from . import blas, buffers, toolchain
 
 _cpu = kernels["cpu"]
 _state = {"mode": None}  # "native" or "numpy", resolved on first use
@@ -77,7 +77,8 @@ def _read(name: str) -> str:
 
 def runtime() -> ctypes.CDLL | None:
     """The runtime library (thread pool, NumPy's BLAS by address), built and loaded once,
-    its symbols global."""
+    its symbols global; loading it also makes the buffer cache NumPy's memory handler in
+    this context (`buffers`)."""
     lib = _libs.get("runtime", False)
     if lib is False:
         lib = toolchain.try_build("runtime", _read("runtime.c"), global_symbols=True)
@@ -88,6 +89,7 @@ def runtime() -> ctypes.CDLL | None:
             if found is not None:
                 lib.ember_set_blas.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
                 lib.ember_set_blas(*found)
+            buffers.install(lib)  # (large freed arrays come back without page faults)
         _libs["runtime"] = lib
     return lib
 

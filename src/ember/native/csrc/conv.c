@@ -63,9 +63,7 @@ static inline void conv_valid(int64_t out, int64_t size, int64_t s, int64_t p, i
 static inline int64_t conv_floor2(int64_t v) { return (v - (((v % 2) + 2) % 2)) / 2; }
 
 static void *conv_scratch(int64_t elems, size_t size) {
-    size_t bytes = (size_t)(elems > 0 ? elems : 1) * size;
-    bytes = (bytes + 63) / 64 * 64;
-    return aligned_alloc(64, bytes);
+    return ember_scratch((size_t)(elems > 0 ? elems : 1) * size);
 }
 
 #ifdef __AVX__
@@ -219,7 +217,7 @@ static int FN(im2col_stride2)(const scalar_t *x, const int64_t *p, int64_t n0, i
                         }
                     }
         }
-    free(split);
+    ember_scratch_free(split);
     return 1;
 }
 
@@ -305,7 +303,7 @@ static int FN(im2col_split)(const scalar_t *x, const int64_t *p, const conv_spli
                     }
                 }
         }
-    free(split);
+    ember_scratch_free(split);
     return 1;
 }
 
@@ -347,7 +345,7 @@ static int FN(col2im_split)(const scalar_t *cols, const int64_t *p, const conv_s
                 if (w & 1) r[w - 1] = e[g->half - 1];
             }
         }
-    free(split);
+    ember_scratch_free(split);
     return 1;
 }
 
@@ -500,8 +498,8 @@ static void FN(forward_task)(void *ctx, int64_t lo, int64_t hi) {
         if (a->b) FN(add_bias)(a->out + n0 * o * L, a->b, b, o, L); /* (while in cache) */
     }
 done:
-    free(cols);
-    free(res);
+    ember_scratch_free(cols);
+    ember_scratch_free(res);
 }
 
 int FN(conv_forward)(const scalar_t *x, const scalar_t *w, const scalar_t *b, scalar_t *out,
@@ -569,8 +567,8 @@ static void FN(input_grad_task)(void *ctx, int64_t lo, int64_t hi) {
         }
     }
 done:
-    free(cols);
-    free(gbuf);
+    ember_scratch_free(cols);
+    ember_scratch_free(gbuf);
 }
 
 int FN(conv_input_grad)(const scalar_t *gy, const scalar_t *w, scalar_t *dx,
@@ -652,8 +650,8 @@ static void FN(weight_grad_task)(void *ctx, int64_t lo, int64_t hi) {
         if (first == last) memset(acc, 0, (size_t)(o * rows) * sizeof(scalar_t));
     }
 done:
-    free(cols);
-    free(gbuf);
+    ember_scratch_free(cols);
+    ember_scratch_free(gbuf);
 }
 
 /* acc holds `parts` partial gradients (each transposed group by group, or not); dw = their
@@ -837,7 +835,7 @@ static void FN(depthwise_weight_task)(void *ctx, int64_t lo, int64_t hi) {
                 }
     }
 done:
-    free(acc);
+    ember_scratch_free(acc);
 }
 
 int FN(depthwise_weight_grad)(const scalar_t *x, const scalar_t *gy, scalar_t *dw,
@@ -1060,9 +1058,9 @@ static void FN(wino_forward_task)(void *ctx, int64_t lo, int64_t hi) {
             FN(add_bias)(a->out + n0 * o * oh * ow, a->b, b, o, oh * ow);
     }
 done:
-    free(v);
-    free(m);
-    free(rowbuf);
+    ember_scratch_free(v);
+    ember_scratch_free(m);
+    ember_scratch_free(rowbuf);
 }
 
 int FN(wino_forward)(const scalar_t *x, const scalar_t *u, const scalar_t *b, scalar_t *out,
@@ -1135,9 +1133,9 @@ static void FN(wino_weight_task)(void *ctx, int64_t lo, int64_t hi) {
         if (first == last) memset(acc, 0, (size_t)(16 * o * c) * sizeof(scalar_t));
     }
 done:
-    free(v);
-    free(d);
-    free(rowbuf);
+    ember_scratch_free(v);
+    ember_scratch_free(d);
+    ember_scratch_free(rowbuf);
 }
 
 typedef struct {
@@ -1286,11 +1284,11 @@ static void FN(wino_last_forward_task)(void *ctx, int64_t lo, int64_t hi) {
             FN(add_bias)(a->out + n0 * o * oh * ow, a->b, b, o, oh * ow);
     }
 done:
-    free(xp);
-    free(v);
-    free(m);
-    free(y);
-    free(t);
+    ember_scratch_free(xp);
+    ember_scratch_free(v);
+    ember_scratch_free(m);
+    ember_scratch_free(y);
+    ember_scratch_free(t);
 }
 
 int FN(wino_last_forward)(const scalar_t *x, const scalar_t *u, const scalar_t *b,
@@ -1353,11 +1351,11 @@ static void FN(wino_last_weight_task)(void *ctx, int64_t lo, int64_t hi) {
         if (first == last) memset(acc, 0, (size_t)(16 * o * c) * sizeof(scalar_t));
     }
 done:
-    free(xp);
-    free(v);
-    free(d);
-    free(gl);
-    free(t);
+    ember_scratch_free(xp);
+    ember_scratch_free(v);
+    ember_scratch_free(d);
+    ember_scratch_free(gl);
+    ember_scratch_free(t);
 }
 
 int FN(wino_last_weight_grad)(const scalar_t *x, const scalar_t *gy, scalar_t *acc,

@@ -18,6 +18,11 @@ typedef void (*ember_task)(void *ctx, int64_t lo, int64_t hi);
 void ember_parallel_for(ember_task task, void *ctx, int64_t n, int64_t grain);
 int ember_num_threads(void);
 
+/* Scratch memory for a task: 64-byte aligned, reused across calls from the runtime's
+ * buffer cache (buffers.c) rather than faulted in afresh; NULL when there is none. */
+void *ember_scratch(size_t bytes);
+void ember_scratch_free(void *p);
+
 #define EMBER_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define EMBER_MAX(a, b) ((a) > (b) ? (a) : (b))
 

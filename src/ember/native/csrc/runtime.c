@@ -226,3 +226,5 @@ void ember_gemm_parallel(int dbl, int ta, int tb, int64_t m, int64_t n, int64_t 
     gemm_job j = {ta, tb, dbl, m, n, k, lda, ldb, ldc, block, a, b, c};
     ember_parallel_for(gemm_rows, &j, (m + block - 1) / block, 1);
 }
+
+#include "buffers.c" /* (the buffer cache: NumPy's handler and kernels' scratch) */
