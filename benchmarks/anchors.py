@@ -381,10 +381,6 @@ def first_call(kind: str, threads: int = 0) -> dict:
         lib = __import__(KINDS[kind][0])
         if threads:
             lib.set_num_threads(threads)
-        if kind.startswith("ember"):
-            from ember._allocator import tune_allocator
-
-            tune_allocator()
         lib.manual_seed(0)
         how = "pure" if kind == "ember pure" else "default"
         step = workloads.compiled(workloads.mlp_step, how)(lib, False, torch_compile=True)

@@ -87,10 +87,7 @@ def measure(name: str, lib_name: str, quick: bool, memory: bool, threads: int = 
         lib = importlib.import_module(lib_name.split(".")[0])
     if lib_name.startswith("torch"):
         lib.set_num_threads(threads or os.cpu_count() or 1)
-    elif lib_name == "ember":  # its documented opt-in (importing ember leaves the allocator)
-        from ember._allocator import tune_allocator
-
-        tune_allocator()
+    elif lib_name == "ember":  # (as a plain `import ember` program: no tune_allocator)
         if threads:
             lib.set_num_threads(threads)
         if threads == 1:  # OpenBLAS's own pool too, for the rest of this worker process

@@ -9,7 +9,10 @@ avoids most of this by allocating less (fused kernels, in-place autograd buffers
 ember, whose kernels are NumPy calls, can ask the allocator instead.
 
 It is a process-wide setting, so importing ember never makes it: a program opts in by
-calling `tune_allocator()` once (`python -m ember.run` and the benchmarks do).
+calling `tune_allocator()` once (`python -m ember.run` does). ember's own arrays no longer
+need it where native kernels run: the runtime's buffer cache (`native/buffers.py`), NumPy's
+memory handler in the thread that loads it, keeps their freed blocks without touching the
+C library's settings. It still helps the NumPy-only path (`EMBER_KERNELS=numpy`).
 """
 
 from __future__ import annotations

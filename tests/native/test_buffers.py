@@ -148,3 +148,20 @@ def test_freed_in_another_thread_and_used_after_fork():
     """)
     # 4 samples x 8 channels x 8 x 8 outputs, each a sum of 72 ones; and 200,000 ones
     assert out.split() == ["True", str(4 * 8 * 64 * 72 + 200_000.0), "0"]
+
+
+def test_a_request_takes_a_larger_block_of_up_to_twice_its_size():
+    """With no block of its own size, a request takes the smallest cached one of up to twice
+    its size (as malloc splits a larger free chunk), and none larger."""
+    out = _run("""
+        load()
+        a = np.empty(125_000); del a  # a 1 MB block (244 pages)
+        s0 = buffers.stats()
+        b = np.empty(40_000)  # 320 kB: the 1 MB block is more than twice as large
+        s1 = buffers.stats()
+        c = np.empty(100_000)  # 800 kB: takes it
+        s2 = buffers.stats()
+        c[:] = 1.0
+        print(s1["hits"] - s0["hits"], s2["hits"] - s1["hits"], s2["held"], c.sum())
+    """)
+    assert out.split() == ["0", "1", "0", "100000.0"]

@@ -6,15 +6,19 @@
  * OS (its own mapping, or the trimmed top of the heap), so the next step page-faults it in
  * again, zeroed by the kernel: thousands of faults a step. This handler keeps freed blocks
  * of BIG bytes or more, up to CAP bytes in all, and hands one back to the next request of
- * the same rounded size, already faulted in. Smaller blocks go straight to malloc.
+ * the same rounded size, already faulted in (or, with none of that size, the smallest
+ * cached block of up to twice the size, as malloc would split a larger free chunk).
+ * Smaller blocks go straight to malloc.
  *
  * A request that misses the cache frees cached blocks of other sizes only where the cache
  * would otherwise pass CAP. (Freeing as much as each miss asks for, to hold no more than
  * the program had live, was tried: in a training step the misses then evict the blocks
  * later requests need, every step, and the MNIST CNN step kept 2,000 faults a step; with
- * the cap it has under 100.) Blocks are plain malloc'd memory of a large request's size rounded up to whole pages (realloc keeps that
- * rounding), so a block freed with size s always holds rounded(s) bytes, and realloc and
- * free of any of them by the C library stay valid.
+ * the cap it has under 100.)
+ *
+ * Blocks are plain malloc'd memory of a large request's size rounded up to whole pages
+ * (realloc keeps that rounding), so a block freed with size s holds at least rounded(s)
+ * bytes, and realloc and free of any of them by the C library stay valid.
  *
  * The cache's lock is only ever tried: a thread that finds it taken (another thread
  * allocating, or a child forked while a parent thread held it) uses malloc and free as if
@@ -42,6 +46,7 @@ typedef struct {
 } slot;
 
 static slot cache[SLOTS];
+
 static size_t held;         /* bytes in the cache */
 static atomic_flag busy = ATOMIC_FLAG_INIT;
 static unsigned evict_at;   /* where the next eviction starts (round robin) */
@@ -70,6 +75,19 @@ static slot *find(size_t r) {
     return NULL;
 }
 
+/* The slot of the smallest cached blocks of r to 2r bytes, or NULL: a request with no block
+ * of its own size takes one of those (as malloc would split a larger free chunk), so the
+ * cache does not make a program's first pass through its sizes hold more than malloc. */
+static slot *larger(size_t r) {
+    slot *best = NULL;
+    for (int i = 0; i < SLOTS; i++) {
+        slot *s = &cache[i];
+        if (s->n > 0 && s->size > r && s->size < 2 * r && (!best || s->size < best->size))
+            best = s;
+    }
+    return best;
+}
+
 /* Free cached blocks of sizes other than r, at least `want` bytes' worth (lock held). */
 static void evict(size_t want, size_t r) {
     for (int i = 0; i < SLOTS && want > 0 && held > 0; i++) {
@@ -88,10 +106,12 @@ static void *take(size_t size) {
     if (atomic_flag_test_and_set_explicit(&busy, memory_order_acquire))
         return fresh(r);
     slot *s = find(r);
+    if (s == NULL || s->n == 0) s = larger(r);
     void *p = NULL;
-    if (s && s->n > 0) {
+    if (s) {
         p = s->blocks[--s->n];
-        held -= r;
+        held -= s->size;
+        if (s->n == 0) s->size = 0;
     } else if (held + r > CAP) {
         evict(held + r - CAP, r);
     }
