@@ -165,3 +165,18 @@ def test_a_request_takes_a_larger_block_of_up_to_twice_its_size():
         print(s1["hits"] - s0["hits"], s2["hits"] - s1["hits"], s2["held"], c.sum())
     """)
     assert out.split() == ["0", "1", "0", "100000.0"]
+
+
+def test_a_large_zeros_that_misses_the_cache_is_not_touched():
+    """np.zeros that the cache cannot serve asks calloc, whose pages the OS zeroes on first
+    touch: 2 GB of zeros cost no resident memory until written, as under NumPy's handler."""
+    out = _run("""
+        import resource
+        load()
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        z = np.zeros(250_000_000)
+        z[::1_000_000] = 1.0  # (one page in 2,000 touched)
+        grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+        print(grown < 100_000, z.sum())  # (ru_maxrss in KiB)
+    """)
+    assert out.split() == ["True", "250.0"]

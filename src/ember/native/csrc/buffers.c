@@ -101,10 +101,9 @@ static void evict(size_t want, size_t r) {
     }
 }
 
-static void *take(size_t size) {
-    const size_t r = rounded(size);
-    if (atomic_flag_test_and_set_explicit(&busy, memory_order_acquire))
-        return fresh(r);
+/* A cached block for a request of r (rounded) bytes, or NULL. */
+static void *cached(size_t r) {
+    if (atomic_flag_test_and_set_explicit(&busy, memory_order_acquire)) return NULL;
     slot *s = find(r);
     if (s == NULL || s->n == 0) s = larger(r);
     void *p = NULL;
@@ -117,6 +116,12 @@ static void *take(size_t size) {
     }
     atomic_flag_clear_explicit(&busy, memory_order_release);
     atomic_fetch_add_explicit(p ? &hits : &misses, 1, memory_order_relaxed);
+    return p;
+}
+
+static void *take(size_t size) {
+    const size_t r = rounded(size);
+    void *p = cached(r);
     return p ? p : fresh(r);
 }
 
@@ -154,9 +159,10 @@ static void *buffers_calloc(void *ctx, size_t nelem, size_t elsize) {
     if (elsize && nelem > SIZE_MAX / elsize) return NULL;
     const size_t size = nelem * elsize;
     if (size < BIG) return calloc(nelem, elsize);
-    void *p = take(size);
-    if (p) memset(p, 0, size);
-    return p;
+    /* (a miss asks calloc, whose fresh pages the OS zeroes when first touched) */
+    const size_t r = rounded(size);
+    void *p = cached(r);
+    return p ? memset(p, 0, size) : calloc(1, r);
 }
 
 /* (a large block keeps its rounded size, so that freeing it may cache it) */
