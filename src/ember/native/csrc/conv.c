@@ -268,6 +268,21 @@ static inline int64_t conv_split_tap(const int64_t *p, const conv_split *g, int6
 }
 #endif
 
+/* d (oh rows of ow, contiguous) = oh runs of ow elements of s, `step` apart; inlined, so
+ * that a constant ow becomes straight vector moves. */
+static inline __attribute__((always_inline)) void FN(tap_rows)(
+    scalar_t *restrict d, const scalar_t *restrict s, int64_t step, int64_t oh, int64_t ow) {
+    for (int64_t y = 0; y < oh; y++)
+        for (int64_t q = 0; q < ow; q++) d[y * ow + q] = s[y * step + q];
+}
+
+/* The adjoint of tap_rows: oh runs of ow elements of d, `step` apart, += s's rows. */
+static inline __attribute__((always_inline)) void FN(tap_rows_add)(
+    scalar_t *restrict d, int64_t step, const scalar_t *restrict s, int64_t oh, int64_t ow) {
+    for (int64_t y = 0; y < oh; y++)
+        for (int64_t q = 0; q < ow; q++) d[y * step + q] += s[y * ow + q];
+}
+
 /* im2col (below) through split planes (conv_split), x's elements adjacent along a row: the
  * same columns as the general loop. Answers 0 where it has no scratch. */
 static int FN(im2col_split)(const scalar_t *x, const int64_t *p, const conv_split *g,
@@ -296,10 +311,10 @@ static int FN(im2col_split)(const scalar_t *x, const int64_t *p, const conv_spli
             for (int64_t t1 = 0; t1 < k[1]; t1++)
                 for (int64_t t2 = 0; t2 < k[2]; t2++, row += ld) {
                     const scalar_t *base = split + conv_split_tap(p, g, t1, t2);
-                    for (int64_t y = 0; y < oh; y++) {
-                        scalar_t *restrict d = row + y * ow;
-                        const scalar_t *restrict sr = base + g->s * y * rstep;
-                        for (int64_t q = 0; q < ow; q++) d[q] = sr[q];
+                    switch (ow) { /* (fixed lengths: whole vector moves, no loop) */
+                    case 8: FN(tap_rows)(row, base, g->s * rstep, oh, 8); break;
+                    case 16: FN(tap_rows)(row, base, g->s * rstep, oh, 16); break;
+                    default: FN(tap_rows)(row, base, g->s * rstep, oh, ow);
                     }
                 }
         }
@@ -326,10 +341,10 @@ static int FN(col2im_split)(const scalar_t *cols, const int64_t *p, const conv_s
             for (int64_t t1 = 0; t1 < k[1]; t1++)
                 for (int64_t t2 = 0; t2 < k[2]; t2++, row += ld) {
                     scalar_t *base = split + conv_split_tap(p, g, t1, t2);
-                    for (int64_t y = 0; y < oh; y++) {
-                        scalar_t *restrict d = base + g->s * y * rstep;
-                        const scalar_t *restrict sr = row + y * ow;
-                        for (int64_t q = 0; q < ow; q++) d[q] += sr[q];
+                    switch (ow) { /* (as in im2col_split) */
+                    case 8: FN(tap_rows_add)(base, g->s * rstep, row, oh, 8); break;
+                    case 16: FN(tap_rows_add)(base, g->s * rstep, row, oh, 16); break;
+                    default: FN(tap_rows_add)(base, g->s * rstep, row, oh, ow);
                     }
                 }
             scalar_t *dst = dx + ((n0 + j) * c + c0 + cl) * h * w;
