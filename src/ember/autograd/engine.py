@@ -337,10 +337,14 @@ def _needed(roots: list, targets: set) -> tuple[dict, set]:
 
 
 class _Hooks:
-    """Set from above: `captured(roots)` is a context manager under which a backward pass
-    through a compiled forward is itself captured and compiled (ember.graph), or None."""
+    """Set from above (ember.graph), else None: `captured(roots)` is a context manager under
+    which a backward pass through a compiled forward is itself captured and compiled;
+    `recording(roots, root_grads, retain_graph, engine)` runs a plain backward pass bound
+    while a graph is being recorded (replaying the one recorded there before, or calling
+    `engine()`), or answers NotImplemented when no graph is."""
 
     captured = None
+    recording = None
 
 
 hooks = _Hooks()
@@ -352,6 +356,11 @@ def run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
     arithmetic (sums where paths meet, VJPs on arrays) is ember's, and PyTorch never warns."""
     captured = hooks.captured
     if captured is not None:
+        if capture is None and accumulate_leaves and not create_graph:
+            done = hooks.recording(roots, root_grads, retain_graph, lambda: run_quiet(
+                _run, roots, root_grads, retain_graph, False))
+            if done is not NotImplemented:
+                return done
         with captured(roots):
             return run_quiet(_run, roots, root_grads, retain_graph, create_graph, capture,
                              accumulate_leaves)

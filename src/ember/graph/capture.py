@@ -27,12 +27,14 @@ from .._core.dispatch import Interpreter, autograd, bind, eval_kernel, eval_memb
 from .._core.primitive import meta_rules, vjp_rule
 from .._tensor import Tensor
 from .._view import broadcast_shapes, contiguous_strides
+from ..autograd.graph import _seq as _autograd_seq
 from ..autograd.graph import take_node
 from ..ops.creation import _eval_factory, _eval_filled_like
 from ..ops.draws import _eval_draw
 from ..ops.movement import _eval_detach
 from ..ops.registry import _eval_inplace, _eval_update, bump_version, check_inplace
 from ..ops.views import _eval_view
+from . import backward as _backward
 from .ir import RUNTIME_SCALARS, Graph, Node, Value, same_node
 from .lazy import LazyTensor, become, make_lazy, pending_class
 
@@ -69,6 +71,7 @@ class Session(Interpreter):
         self.segment = 0  # how many graphs this session has run
         self.runs: list = []  # what each graph run was (for pure mode: `replay.py`)
         self.drew = False  # whether a random draw ran (a replay would repeat its numbers)
+        self.seq0 = next(_autograd_seq)  # autograd nodes recorded later belong to this session
         self._reset()
 
     def _reset(self) -> None:
@@ -79,6 +82,7 @@ class Session(Interpreter):
         self.lazies: list = []
         self.written: list = []  # (tensor, its own class): real tensors a node writes
         self.expect = None  # the (graph, program, key) this recording follows so far
+        self.made: list = []  # weak references to tensors factories made while recording
 
     # -- recording ----------------------------------------------------------------------
 
@@ -202,6 +206,33 @@ class Session(Interpreter):
         a = make_lazy(self, v, t._dtype, None, t._vc)
         self.lazies.append(weakref.ref(a))
         return a
+
+    def backward(self, roots, root_grads, retain_graph: bool, engine: Callable):
+        """A backward pass bound while recording: replayed from the one recorded at this
+        place of the graph this recording follows, or run by `engine` (and remembered
+        where it can be replayed). See backward.py."""
+        e = self.expect
+        got = None if e is None else _backward.walk(self, roots, root_grads)
+        if got is None:
+            return engine()
+        fp, order, leaves = got
+        graph = self.graph
+        memos = e[0].__dict__.setdefault("backward_memos", {})
+        key = (len(graph.nodes), len(graph.inputs), retain_graph)
+        memo = memos.get(key)
+        if memo is not None and memo.fingerprint == fp and \
+                _backward.replay(self, memo, root_grads, order, leaves, retain_graph):
+            if self.owner is not None:
+                self.owner.backward_replays += 1
+            return {}
+        marks = (len(graph.nodes), len(graph.inputs), len(graph.scalars), len(self.lazies),
+                 len(self.made), graph._count)
+        out = engine()
+        if self.graph is graph and self.expect is e:
+            memo = _backward.learn(self, graph, marks, root_grads, fp, order, leaves)
+            if memo is not None:
+                memos[key] = memo
+        return out
 
     # -- running ------------------------------------------------------------------------
 
@@ -338,7 +369,10 @@ def _record_view(session: Session, prim, args, params):
 def _run_now(session: Session, prim, args, params):
     """An op that reads no tensor's data (a factory, `*_like`): it runs eagerly, without
     ending the graph; its result is an ordinary tensor (a graph input where it is used)."""
-    return session.lower(prim, args, params)
+    out = session.lower(prim, args, params)
+    if isinstance(out, Tensor):
+        session.made.append(_ref(out))
+    return out
 
 
 def _run_draw(session: Session, prim, args, params):

@@ -123,12 +123,14 @@ class Compiled:
         self._seen: dict = {}  # call signature -> (graph key, numbers) of its last trace
         self.not_replayed: list[str] = []  # why traced calls could not become replays
         self.replayed = 0
+        self.backward_replays = 0  # backward passes replayed from a memo (backward.py)
         self.calls = 0
         self.over_limit = False
         _every.add(self)
         if not _live[0]:
             _live[0] = True
             _engine.hooks.captured = captured_backward  # (until now, eager backward skips it)
+            _engine.hooks.recording = recorded_backward
 
     @property
     def name(self) -> str:
@@ -309,6 +311,15 @@ def captured_backward(roots):
 
 
 _NOTHING = nullcontext()
+
+
+def recorded_backward(roots, root_grads, retain_graph: bool, engine: Callable):
+    """The engine's hook for a backward pass bound while a compiled call records: the
+    session replays or runs it (capture.Session.backward); NotImplemented outside one."""
+    session = active.session
+    if session is None:
+        return NotImplemented
+    return session.backward(roots, root_grads, retain_graph, engine)
 
 
 def lower(graph: Graph, backend: str) -> Program:

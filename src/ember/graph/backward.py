@@ -1,0 +1,254 @@
+"""A backward pass inside a compiled call, replayed from the one recorded at the same place.
+
+In default mode a compiled training step runs its Python every call, and `loss.backward()`
+runs autograd's engine over the step's nodes, whose VJP rules bind ops that the session
+records. When the step repeats (the same graph recorded so far, node for node, and the same
+autograd graph over it), the engine would record the very nodes it recorded last time. So
+the first backward at a place of a graph is run by the engine and remembered (`Memo`: the
+nodes it recorded, the tensors they read that were new to the graph, the numbers, which
+value became each leaf's `.grad`, which autograd nodes it freed); a later one whose
+autograd graph has the same fingerprint appends those nodes to the recording at once,
+sets the leaves' `.grad`, and frees the nodes, without running the engine.
+
+What the engine does that a replay could not redo sends the pass to the engine: hooks of
+any kind, retained gradients, leaves that already hold a `.grad` (accumulation), anomaly
+mode or a profiler, a node that another call or a custom Function recorded, a saved tensor
+written in place since (the engine raises PyTorch's error), `create_graph`, `inputs=`,
+`autograd.grad`. The fingerprint is the autograd graph's structure: each node's class,
+which inputs need gradients, its edges, the graph values it saved (with their versions
+unchanged) and, at the leaves, which graph input each leaf is.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from .._core.primitive import VJPRule
+from .._core.ranges import ranges
+from ..autograd import graph as _ag
+from ..autograd.graph import AccumulateGrad
+from .ir import Node, Scalar, Value
+from .lazy import LazyTensor, make_lazy
+
+
+class Memo:
+    """What one engine run recorded at a place of a graph (see the module docstring)."""
+
+    __slots__ = ("fingerprint", "first", "plan", "inputs", "grads", "released")
+
+    def __init__(self, fingerprint, first, plan, inputs, grads, released) -> None:
+        self.fingerprint = fingerprint
+        self.first = first  # the graph's next value id when the pass began
+        # per node the engine recorded: (prim, params, args, outs), an arg being
+        # (VALUE, id), (INPUT, (shape, dtype, stride), source), (SCALAR, number) or
+        # (CONST, object), an out (shape, dtype, stride, index)
+        self.plan = plan
+        self.inputs = inputs  # ((shape, dtype, stride), source) of each new graph input
+        self.grads = grads  # (leaf index in the walk, value id of its new .grad) per leaf
+        self.released = released  # walk indices of the autograd nodes the engine freed
+
+
+VALUE, INPUT, SCALAR, CONST = range(4)
+
+
+def _ref(session, t):
+    """How the graph names tensor `t`: ("v", value id) for a pending value of this session,
+    ("in", input position) for a graph input; None for anything else."""
+    if t.__class__ is LazyTensor:
+        d = t.__dict__
+        if d.get("_lazy_session") is session:
+            return ("v", d["_lazy_value"].id)
+        return None
+    pos = session.input_of.get(id(t))
+    return None if pos is None else ("in", pos.id)
+
+
+def walk(session, roots, root_grads):
+    """(fingerprint, autograd nodes, leaves) of the backward pass from `roots`, or None
+    where a replay could not do what the engine would."""
+    if _ag._anomaly.enabled or ranges.recorder is not None:
+        return None
+    index: dict = {}
+    order: list = []
+    for node, _ in roots:
+        if node is not None and node not in index:
+            index[node] = len(order)
+            order.append(node)
+    prints = []
+    leaves = []
+    seq0 = session.seq0
+    i = 0
+    while i < len(order):
+        node = order[i]
+        i += 1
+        if node._pre_hooks or node._post_hooks or node._tensor_hooks:
+            return None
+        if node.__class__ is AccumulateGrad:
+            var = node.variable
+            ag = var._ag
+            if var._grad is not None or (ag is not None and (ag.hooks or ag.post_acc_hooks)):
+                return None
+            pos = session.input_of.get(id(var))
+            if pos is None:
+                return None
+            leaves.append(var)
+            prints.append(("leaf", pos.id))
+            continue
+        rule = getattr(node, "_rule", None)
+        if rule.__class__ is not VJPRule or node._seq <= seq0 or node._retained \
+                or node._kept is not None or node._saved is None \
+                or getattr(node, "_compiled", None) is not session.owner:
+            return None
+        saved = []
+        for s, v in zip(node._saved, node._versions):
+            if s is None or not isinstance(s, _ag.T.Tensor):
+                saved.append(s if s is None or s.__class__ in (int, float, bool, complex) else None)
+                continue
+            r = _ref(session, s)
+            if r is None or (v is not None and s._vc[0] != v):
+                return None
+            saved.append(r)
+        outs = node._out if node._out.__class__ is tuple else (node._out,)
+        for j, o in enumerate(outs):
+            if o is None:
+                saved.append(None)
+                continue
+            r = _ref(session, o)
+            v = node._versions[len(node._saved) + j] if len(node._versions) > \
+                len(node._saved) + j else None
+            if r is None or (v is not None and o._vc[0] != v):
+                return None
+            saved.append(r)
+        edges = []
+        for nxt, nr in node._edges:
+            if nxt is None:
+                edges.append(None)
+                continue
+            k = index.get(nxt)
+            if k is None:
+                k = index[nxt] = len(order)
+                order.append(nxt)
+            edges.append((k, nr))
+        prints.append((node.__class__, node._needs, tuple(edges), tuple(saved)))
+    grads = tuple(("root", k) if g is None else (_ref(session, g) or ("new", k))
+                  for k, g in enumerate(root_grads))
+    return (tuple(prints), grads), order, leaves
+
+
+def learn(session, graph, marks, root_grads, fp, order, leaves) -> Memo | None:
+    """The memo of the engine run that just recorded `graph.nodes[marks[0]:]`, or None
+    where a replay could not redo it."""
+    i0, n_in, n_sc, n_lazy, n_made, first = marks
+    nodes = graph.nodes[i0:]
+    if any(not n.outs for n in nodes):  # (a node that writes into a real tensor)
+        return None
+    sources = {}
+    made = [r() for r in session.made[n_made:]]
+    for v, t in zip(graph.inputs[n_in:], session.input_tensors[n_in:]):
+        k = next((k for k, g in enumerate(root_grads) if g is t), None)
+        if k is not None:
+            sources[v.id] = ("root", k)
+        elif any(t is m for m in made):
+            sources[v.id] = ("const", t)
+        else:
+            return None
+    scalars = iter(session.scalar_values[n_sc:])
+    plan, inputs = [], []
+    for n in nodes:
+        args = []
+        for a in n.args:
+            c = a.__class__
+            if c is Value:
+                if a.id in sources:
+                    meta = (a.shape, a.dtype, a.stride)
+                    args.append((INPUT, meta, sources.pop(a.id)))
+                    inputs.append((meta, args[-1][2]))
+                else:
+                    args.append((VALUE, a.id))
+            elif c is Scalar:
+                args.append((SCALAR, next(scalars)))
+            else:
+                args.append((CONST, a))
+        plan.append((n.prim, n.params, tuple(args),
+                     tuple((o.shape, o.dtype, o.stride, o.index) for o in n.outs)))
+    grads = []
+    kept = set()
+    for k, var in enumerate(leaves):
+        g = var._grad
+        if g is None:
+            continue
+        r = _ref(session, g)
+        if r is None or r[0] != "v":
+            return None
+        grads.append((k, r[1]))
+        kept.add(id(g))
+    made_at = {}
+    for at, ref in enumerate(session.lazies[n_lazy:]):  # (nothing else may stay alive)
+        t = ref()
+        if t is not None and t.__class__ is LazyTensor:
+            if id(t) not in kept:
+                return None
+            made_at[id(t)] = at
+    # (in the order the engine made them: the graph's outputs are listed in that order)
+    grads.sort(key=lambda kv: made_at[id(leaves[kv[0]]._grad)])
+    released = tuple(j for j, n in enumerate(order)
+                     if n.__class__ is not AccumulateGrad and n._saved is None)
+    return Memo(fp, first, tuple(plan), tuple(inputs), grads, released)
+
+
+def replay(session, memo: Memo, root_grads, order, leaves, retain_graph: bool) -> bool:
+    """Append `memo`'s nodes to the recording, set the leaves' `.grad` and free the nodes;
+    False (nothing done) where a new input is not laid out as it was."""
+    graph = session.graph
+    if graph._count != memo.first:
+        return False
+    for meta, (kind, what) in memo.inputs:
+        t = root_grads[what] if kind == "root" else what
+        stride = t._stride if t._stride is not None else t._ensure_storage()
+        if (t._shape, t._dtype, tuple(stride)) != meta:
+            return False
+    values = {v.id: v for v in graph.inputs}
+    for n in graph.nodes:
+        for o in n.outs:
+            values[o.id] = o
+    count = graph._count
+    input_of, tensors, numbers = session.input_of, session.input_tensors, session.scalar_values
+    for prim, params, spec, outs in memo.plan:
+        args = []
+        for a in spec:
+            kind = a[0]
+            if kind == VALUE:
+                args.append(values[a[1]])
+            elif kind == INPUT:
+                (shape, dtype, stride), (src, what) = a[1], a[2]
+                t = root_grads[what] if src == "root" else what
+                v = Value(count, shape, dtype, stride)
+                count += 1
+                graph.inputs.append(v)
+                input_of[id(t)] = v
+                tensors.append(t)
+                values[v.id] = v
+                args.append(v)
+            elif kind == SCALAR:
+                numbers.append(a[1])
+                args.append(graph.add_scalar(a[1]))
+            else:
+                args.append(a[1])
+        node = Node(prim, params, tuple(args), ())
+        made = []
+        for shape, dtype, stride, i in outs:
+            v = values[count] = Value(count, shape, dtype, stride, node, i)
+            count += 1
+            made.append(v)
+        node.outs = tuple(made)
+        graph.nodes.append(node)
+    graph._count = count
+    for k, vid in memo.grads:
+        v = values[vid]
+        g = make_lazy(session, v, v.dtype, None, None)
+        session.lazies.append(weakref.ref(g))
+        leaves[k]._grad = g
+    if not retain_graph:
+        for j in memo.released:
+            order[j]._release()
+    return True
