@@ -40,15 +40,17 @@ class Memo:
         self.fingerprint = fingerprint
         self.first = first  # the graph's next value id when the pass began
         # per node the engine recorded: (prim, params, args, outs), an arg being
-        # (VALUE, id), (INPUT, (shape, dtype, stride), source), (SCALAR, number) or
-        # (CONST, object), an out (shape, dtype, stride, index)
+        # (VALUE, id - first) for a value made in the pass, (EARLIER, node index, output
+        # index) or (EARLIER_INPUT, input index) for one from before it, (INPUT, (shape,
+        # dtype, stride), source), (SCALAR, number) or (CONST, object); an out (shape,
+        # dtype, stride, index)
         self.plan = plan
         self.inputs = inputs  # ((shape, dtype, stride), source) of each new graph input
         self.grads = grads  # (leaf index in the walk, value id of its new .grad) per leaf
         self.released = released  # walk indices of the autograd nodes the engine freed
 
 
-VALUE, INPUT, SCALAR, CONST = range(4)
+VALUE, EARLIER, EARLIER_INPUT, INPUT, SCALAR, CONST = range(6)
 
 
 def _ref(session, t):
@@ -153,6 +155,10 @@ def learn(session, graph, marks, root_grads, fp, order, leaves) -> Memo | None:
         else:
             return None
     scalars = iter(session.scalar_values[n_sc:])
+    where = {v.id: (EARLIER_INPUT, i) for i, v in enumerate(graph.inputs[:n_in])}
+    for i, n in enumerate(graph.nodes[:i0]):
+        for j, o in enumerate(n.outs):
+            where[o.id] = (EARLIER, i, j)
     plan, inputs = [], []
     for n in nodes:
         args = []
@@ -164,7 +170,7 @@ def learn(session, graph, marks, root_grads, fp, order, leaves) -> Memo | None:
                     args.append((INPUT, meta, sources.pop(a.id)))
                     inputs.append((meta, args[-1][2]))
                 else:
-                    args.append((VALUE, a.id))
+                    args.append(where.get(a.id) or (VALUE, a.id - first))
             elif c is Scalar:
                 args.append((SCALAR, next(scalars)))
             else:
@@ -207,10 +213,8 @@ def replay(session, memo: Memo, root_grads, order, leaves, retain_graph: bool) -
         stride = t._stride if t._stride is not None else t._ensure_storage()
         if (t._shape, t._dtype, tuple(stride)) != meta:
             return False
-    values = {v.id: v for v in graph.inputs}
-    for n in graph.nodes:
-        for o in n.outs:
-            values[o.id] = o
+    nodes, graph_inputs = graph.nodes, graph.inputs
+    made = []  # the values made in the pass, by id - first
     count = graph._count
     input_of, tensors, numbers = session.input_of, session.input_tensors, session.scalar_values
     for prim, params, spec, outs in memo.plan:
@@ -218,16 +222,20 @@ def replay(session, memo: Memo, root_grads, order, leaves, retain_graph: bool) -
         for a in spec:
             kind = a[0]
             if kind == VALUE:
-                args.append(values[a[1]])
+                args.append(made[a[1]])
+            elif kind == EARLIER:
+                args.append(nodes[a[1]].outs[a[2]])
+            elif kind == EARLIER_INPUT:
+                args.append(graph_inputs[a[1]])
             elif kind == INPUT:
                 (shape, dtype, stride), (src, what) = a[1], a[2]
                 t = root_grads[what] if src == "root" else what
                 v = Value(count, shape, dtype, stride)
                 count += 1
-                graph.inputs.append(v)
+                graph_inputs.append(v)
                 input_of[id(t)] = v
                 tensors.append(t)
-                values[v.id] = v
+                made.append(v)
                 args.append(v)
             elif kind == SCALAR:
                 numbers.append(a[1])
@@ -235,16 +243,18 @@ def replay(session, memo: Memo, root_grads, order, leaves, retain_graph: bool) -
             else:
                 args.append(a[1])
         node = Node(prim, params, tuple(args), ())
-        made = []
+        vs = []
         for shape, dtype, stride, i in outs:
-            v = values[count] = Value(count, shape, dtype, stride, node, i)
+            v = Value(count, shape, dtype, stride, node, i)
             count += 1
+            vs.append(v)
             made.append(v)
-        node.outs = tuple(made)
-        graph.nodes.append(node)
+        node.outs = tuple(vs)
+        nodes.append(node)
     graph._count = count
+    first = memo.first
     for k, vid in memo.grads:
-        v = values[vid]
+        v = made[vid - first]
         g = make_lazy(session, v, v.dtype, None, None)
         session.lazies.append(weakref.ref(g))
         leaves[k]._grad = g
