@@ -9,7 +9,8 @@ in a context variable: each thread, or asyncio context, has its own). When ember
 runtime loads (the first op that runs a native kernel), it makes its buffer cache the
 handler of the context it runs in (the native kernels take their scratch memory from the
 same cache): freed blocks of 64 KiB or more are kept, up to 512 MiB in all, and handed back
-to the next array of the same size (pages rounded). Arrays
+to the next array of the same size (pages rounded); smaller ones go on to the handler NumPy
+had (its default keeps a cache of tiny blocks). Arrays
 made in other threads keep NumPy's own handler; an array is always freed by the handler
 that made it.
 
@@ -28,7 +29,9 @@ import numpy as np
 NAME = "ember_buffers"
 _CAPSULE_NAME = b"mem_handler"  # (NumPy's name for a handler capsule; kept alive here)
 _SET_HANDLER = 304  # PyDataMem_SetHandler's place in NumPy's C API table (since 1.22)
-_state: dict = {"lib": None, "capsule": None}  # the runtime library, once loaded
+_GET_HANDLER = 305  # and PyDataMem_GetHandler's
+_state: dict = {"lib": None, "capsule": None, "before": None}  # (the runtime library, once
+# loaded; ember's handler capsule; the one NumPy had before, which small blocks go to)
 
 
 def _multiarray():
@@ -61,12 +64,19 @@ def install(lib: ctypes.CDLL | None = None) -> bool:
         api.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
         api.PyCapsule_GetPointer.restype = ctypes.c_void_p
         api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+        table = ctypes.cast(api.PyCapsule_GetPointer(_multiarray()._ARRAY_API, None),
+                            ctypes.POINTER(ctypes.c_void_p))
         if _state["capsule"] is None:
+            # (small blocks go on to the handler NumPy has now: its default, which keeps a
+            # cache of tiny blocks; its capsule is kept alive here)
+            before = ctypes.PYFUNCTYPE(ctypes.py_object)(table[_GET_HANDLER])()
+            lib.ember_buffers_fall_back_to.argtypes = [ctypes.c_void_p]
+            lib.ember_buffers_fall_back_to(api.PyCapsule_GetPointer(before, _CAPSULE_NAME))
             handler = ctypes.addressof(ctypes.c_char.in_dll(lib, "ember_buffers_handler"))
+            _state["before"] = before
             _state["capsule"] = api.PyCapsule_New(handler, _CAPSULE_NAME, None)
-        table = api.PyCapsule_GetPointer(_multiarray()._ARRAY_API, None)
-        setter = ctypes.cast(table, ctypes.POINTER(ctypes.c_void_p))[_SET_HANDLER]
-        ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.py_object)(setter)(_state["capsule"])
+        ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.py_object)(table[_SET_HANDLER])(
+            _state["capsule"])
     except (AttributeError, ValueError, TypeError, OSError):
         return False
     return handler_name() == NAME

@@ -149,31 +149,56 @@ void ember_scratch_free(void *p) {
     if (p) give(((void **)p)[-2], ((size_t *)p)[-1]);
 }
 
+/* NumPy's PyDataMem_Handler, version 1 (numpy/ndarraytypes.h): a name, a version, then
+ * the allocator's context and four functions. */
+typedef struct {
+    char name[127];
+    uint8_t version;
+    void *ctx;
+    void *(*malloc)(void *, size_t);
+    void *(*calloc)(void *, size_t, size_t);
+    void *(*realloc)(void *, void *, size_t);
+    void (*free)(void *, void *, size_t);
+} numpy_handler;
+
+/* The handler NumPy had before (its default, with its own cache of tiny blocks): blocks
+ * under BIG bytes go to it, so small arrays cost what they cost without ember's. */
+static numpy_handler *before;
+
+void ember_buffers_fall_back_to(numpy_handler *h) { before = h; }
+
 static void *buffers_malloc(void *ctx, size_t size) {
     (void)ctx;
-    return size >= BIG ? take(size) : malloc(size);
+    if (size >= BIG) return take(size);
+    return before ? before->malloc(before->ctx, size) : malloc(size);
 }
 
 static void *buffers_calloc(void *ctx, size_t nelem, size_t elsize) {
     (void)ctx;
     if (elsize && nelem > SIZE_MAX / elsize) return NULL;
     const size_t size = nelem * elsize;
-    if (size < BIG) return calloc(nelem, elsize);
+    if (size < BIG)
+        return before ? before->calloc(before->ctx, nelem, elsize) : calloc(nelem, elsize);
     /* (a miss asks calloc, whose fresh pages the OS zeroes when first touched) */
     const size_t r = rounded(size);
     void *p = cached(r);
     return p ? memset(p, 0, size) : calloc(1, r);
 }
 
-/* (a large block keeps its rounded size, so that freeing it may cache it) */
+/* (a large block keeps its rounded size, so that freeing it may cache it; every block,
+ * ours or the handler's before, is the C library's: realloc takes any of them) */
 static void *buffers_realloc(void *ctx, void *ptr, size_t size) {
     (void)ctx;
+    if (size < BIG && before) return before->realloc(before->ctx, ptr, size);
     return realloc(ptr, size >= BIG ? rounded(size) : size);
 }
 
 static void buffers_free(void *ctx, void *ptr, size_t size) {
     (void)ctx;
-    give(ptr, size);
+    if (size < BIG && before)
+        before->free(before->ctx, ptr, size);
+    else
+        give(ptr, size);
 }
 
 static void give(void *ptr, size_t size) {
@@ -199,18 +224,6 @@ static void give(void *ptr, size_t size) {
     atomic_flag_clear_explicit(&busy, memory_order_release);
     free(ptr);
 }
-
-/* NumPy's PyDataMem_Handler, version 1 (numpy/ndarraytypes.h): a name, a version, then
- * the allocator's context and four functions. */
-typedef struct {
-    char name[127];
-    uint8_t version;
-    void *ctx;
-    void *(*malloc)(void *, size_t);
-    void *(*calloc)(void *, size_t, size_t);
-    void *(*realloc)(void *, void *, size_t);
-    void (*free)(void *, void *, size_t);
-} numpy_handler;
 
 numpy_handler ember_buffers_handler = {
     "ember_buffers", 1, NULL, buffers_malloc, buffers_calloc, buffers_realloc, buffers_free};
