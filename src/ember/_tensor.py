@@ -615,7 +615,25 @@ def _wrap(arr, dtype: dt.dtype | None = None) -> Tensor:
     t._ag = None
     if _memory.on:  # (a peak is being measured: count the new buffer)
         _memory.add(arr)
+    if _buffer_cache_pending and arr.nbytes >= _BUFFER_CACHE_FROM:
+        _start_buffer_cache()
     return t
+
+
+# A program whose ops run no native kernel still makes large arrays: its first result of a
+# megabyte or more calls `on_large_result` (set by ember.native: it loads the native
+# runtime, whose buffer cache then serves them; native/buffers.py); until then `_wrap`
+# pays one test.
+_buffer_cache_pending = True
+_BUFFER_CACHE_FROM = 1 << 20
+on_large_result: list = [None]
+
+
+def _start_buffer_cache() -> None:
+    global _buffer_cache_pending
+    _buffer_cache_pending = False
+    if on_large_result[0] is not None:
+        on_large_result[0]()
 
 
 _FRESH = object()

@@ -180,3 +180,17 @@ def test_a_large_zeros_that_misses_the_cache_is_not_touched():
         print(grown < 100_000, z.sum())  # (ru_maxrss in KiB)
     """)
     assert out.split() == ["True", "250.0"]
+
+
+def test_a_program_of_numpy_only_ops_gets_it_at_its_first_large_result():
+    """Elementwise ops run no native kernel; the first result of a megabyte or more loads
+    the runtime and with it the cache, so large temporaries stop faulting pages in."""
+    out = _run("""
+        a = ember.ones(1000)
+        b = a * 2  # (8 kB: nothing yet)
+        print(buffers.handler_name())
+        x = ember.ones(500_000)  # 2 MB
+        y = x * 2
+        print(buffers.handler_name())
+    """)
+    assert out.split() == ["default_allocator", "ember_buffers"]

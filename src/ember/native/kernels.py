@@ -24,6 +24,7 @@ import threading
 from collections.abc import Callable
 from contextlib import contextmanager
 
+from .. import _tensor
 from .._core.primitive import Member, kernels
 from . import blas, buffers, toolchain
 
@@ -93,6 +94,15 @@ def runtime() -> ctypes.CDLL | None:
         _libs["runtime"] = lib
     return lib
 
+
+def _on_large_result() -> None:
+    """A first large array made without a native kernel: load the runtime (and with it the
+    buffer cache) where native kernels are on."""
+    if mode() == "native":
+        runtime()
+
+
+_tensor.on_large_result[0] = _on_large_result
 
 _requested: list = [None]  # the count set by `ember.set_num_threads`, or None
 
