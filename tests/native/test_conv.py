@@ -242,10 +242,9 @@ def test_bias_is_added_as_a_separate_add_would_be(name, dtype, n_threads):
         assert_bits(biased, K.add_channel_bias(plain.copy(), b))
     if dtype is np.float32:  # and against the separate add ember's eager ops compute
         xe, we, be = (ember.tensor(a) for a in (x, w, b))
-        out = ember.ops.conv.conv_p
-        sep = ember.ops.registry.apply(out, xe, we, **params) + be.reshape(-1, *(
-            (1,) * (x.ndim - 2)))
-        assert_bits(ember.ops.registry.apply(out, xe, we, be, **params).numpy(), sep.numpy())
+        apply = ember.ops.registry.apply
+        separate = apply(conv_p, xe, we, **params) + be.reshape((-1,) + (1,) * (x.ndim - 2))
+        assert_bits(apply(conv_p, xe, we, be, **params).numpy(), separate.numpy())
 
 
 @pytest.mark.parametrize("dtype", [ember.float32, ember.float64, ember.bfloat16])

@@ -26,8 +26,9 @@ import weakref
 from .._core.primitive import VJPRule
 from .._core.ranges import ranges
 from ..autograd import graph as _ag
+from ..autograd.engine import _unpack
 from ..autograd.graph import AccumulateGrad
-from .ir import Node, Scalar, Value
+from .ir import RUNTIME_SCALARS, Node, Scalar, Value
 from .lazy import LazyTensor, make_lazy
 
 
@@ -98,27 +99,28 @@ def walk(session, roots, root_grads):
             continue
         rule = getattr(node, "_rule", None)
         if rule.__class__ is not VJPRule or node._seq <= seq0 or node._retained \
-                or node._kept is not None or node._saved is None \
+                or node._kept is not None \
                 or getattr(node, "_compiled", None) is not session.owner:
             return None
+        try:  # (the engine's own checks: released, or a saved tensor written since)
+            _, out = _unpack(node, False)
+        except RuntimeError:
+            return None
+        if out is None and node._out is not None:  # (a cached output written since)
+            return None
         saved = []
-        for s, v in zip(node._saved, node._versions):
+        for s in node._saved:
             if s is None or not isinstance(s, _ag.T.Tensor):
-                saved.append(s if s is None or s.__class__ in (int, float, bool, complex) else None)
+                # (a number the rule reads: a new value must not replay the old one)
+                saved.append(s if s.__class__ in RUNTIME_SCALARS else None)
                 continue
             r = _ref(session, s)
-            if r is None or (v is not None and s._vc[0] != v):
+            if r is None:
                 return None
             saved.append(r)
-        outs = node._out if node._out.__class__ is tuple else (node._out,)
-        for j, o in enumerate(outs):
-            if o is None:
-                saved.append(None)
-                continue
-            r = _ref(session, o)
-            v = node._versions[len(node._saved) + j] if len(node._versions) > \
-                len(node._saved) + j else None
-            if r is None or (v is not None and o._vc[0] != v):
+        for o in out if out.__class__ is tuple else (out,):
+            r = None if o is None else _ref(session, o)
+            if o is not None and r is None:
                 return None
             saved.append(r)
         edges = []

@@ -217,7 +217,7 @@ class Session(Interpreter):
             return engine()
         fp, order, leaves = got
         graph = self.graph
-        memos = e[0].__dict__.setdefault("backward_memos", {})
+        memos = e[0].backward_memos
         key = (len(graph.nodes), len(graph.inputs), retain_graph)
         memo = memos.get(key)
         if memo is not None and memo.fingerprint == fp and \

@@ -141,6 +141,8 @@ class Graph:
         self.outputs: list[Value] = []
         self.effects = False  # some node writes into an input (runs even with no output)
         self._count = 0
+        # backward passes recorded while following this graph, to replay (graph/backward.py)
+        self.backward_memos: dict = {}
 
     def value(self, shape, dtype, stride, node=None, index: int = 0) -> Value:
         v = Value(self._count, tuple(shape), dtype, tuple(stride), node, index)
