@@ -34,8 +34,8 @@ CASES = [((1,), 0), ((5,), 0), ((3, 1), 1), ((1, 17), 1), ((7, 33), 1), ((7, 33)
 
 @pytest.fixture(autouse=True)
 def _small_arrays_native_too(monkeypatch):
-    """Eager calls send arrays under `_NATIVE_MIN` elements to NumPy; here the C kernel
-    takes every size, so that small and odd shapes test it."""
+    """Here the C kernel takes every size, whatever eager's size gate (`_NATIVE_MIN`) is,
+    so that small and odd shapes test it."""
     monkeypatch.setattr(softmax_ops, "_NATIVE_MIN", 1)
 
 
@@ -131,6 +131,22 @@ def test_sums_are_double_sums():
     x = (rand_array((64, 4099), np.float64, low=-3, high=3) * 5).astype(np.float32)
     out = _fwd("native", x, 1, False)
     assert np.all(np.abs(out.astype(np.float64).sum(1) - 1) < 4099 * 2 ** -24)
+
+
+@needs_native
+@pytest.mark.parametrize("dim", [0, 1])
+def test_log_softmax_of_a_sum_that_rounds_to_one_is_zero_as_torch(dim):
+    """A row whose exp-sum is 1 + 1e-14 (one entry dominates): its sum rounds to 1 in
+    float32 before the log, as PyTorch's float sum does, so the top entry is exactly 0, not
+    -1e-14 (a log of the unrounded double sum)."""
+    x = np.full((3, 2048), -30.0, np.float32)
+    x[:, 5] = 10.0
+    x = np.ascontiguousarray(x if dim == 1 else x.T)
+    got = _fwd("native", x, dim, True)
+    want = TF.log_softmax(torch.tensor(x), dim).numpy()
+    top = (slice(None), 5) if dim == 1 else (5, slice(None))
+    assert np.all(got[top] == 0.0) and np.all(want[top] == 0.0)
+    np.testing.assert_allclose(got, want, rtol=2e-6)
 
 
 TDT = {ember.float32: torch.float32, ember.float64: torch.float64,

@@ -25,6 +25,8 @@ from .ir import Graph, Node, Scalar, Value
 from .passes import live_nodes
 from .program import Program, lower_python
 
+_ptr = calls.ptr
+
 _CTYPE = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
 MIN_GROUP = 1  # a single node is fused too: one C loop, no NumPy dispatch, no temporaries
 PARALLEL_ELEMENTS = 1 << 15  # below this many elements a loop runs on the calling thread
@@ -233,21 +235,33 @@ class FusedCall:
 
     def __init__(self, fn, g: Group, fallback) -> None:
         self.fn = fn
-        self.shapes = [v.shape for v in g.inputs]
+        self.layouts = [(v.shape, _byte_strides(v)) for v in g.inputs]
         self.out = [(v.shape, _np_dtype(v.dtype)) for v in g.outputs]
         self.fallback = fallback
         self.n_in = len(g.inputs)
 
     def __call__(self, *args):
-        arrays, scalars = args[:self.n_in], args[self.n_in:]
+        # NOTE: once per fused loop per program run: kept flat
         ptrs = []
-        for a, shape in zip(arrays, self.shapes):
-            if a.__class__ is not np.ndarray or a.shape != shape or not a.flags.c_contiguous:
+        for a, (shape, strides) in zip(args, self.layouts):
+            if a.__class__ is not np.ndarray or a.shape != shape or (
+                    a.strides != strides and not a.flags.c_contiguous):
                 return self.fallback(*args)
-            ptrs.append(a.__array_interface__["data"][0])
+            ptrs.append(_ptr(a))
+        if len(self.out) == 1:
+            shape, dtype = self.out[0]
+            out = np.empty(shape, dtype)
+            self.fn(*ptrs, _ptr(out), *args[self.n_in:])
+            return out
         outs = [np.empty(shape, dtype) for shape, dtype in self.out]
-        self.fn(*ptrs, *(o.__array_interface__["data"][0] for o in outs), *scalars)
-        return outs[0] if len(outs) == 1 else tuple(outs)
+        self.fn(*ptrs, *[_ptr(o) for o in outs], *args[self.n_in:])
+        return tuple(outs)
+
+
+def _byte_strides(v: Value) -> tuple:
+    """The C-order strides in bytes of `v`'s shape (as NumPy reports them)."""
+    item = _np_dtype(v.dtype).itemsize
+    return tuple(s * item for s in contiguous_strides(v.shape))
 
 
 def lower_fused(graph: Graph) -> Program:

@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import _grad_mode as grad_mode
 from .._tensor import Tensor, _alias
+from ..native.calls import ptr
 
 _new = object.__new__
 _grad_state = grad_mode.state
@@ -117,8 +118,7 @@ def _place(flat: np.ndarray | None, arr: np.ndarray):
     if flat is None or arr.dtype != flat.dtype:
         return None
     item = arr.itemsize
-    start = flat.__array_interface__["data"][0]
-    at = arr.__array_interface__["data"][0]
+    start, at = ptr(flat), ptr(arr)
     if arr.size == 0:
         return 0, tuple(s // item for s in arr.strides)
     lo = hi = at

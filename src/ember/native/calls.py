@@ -26,9 +26,32 @@ def entry(lib: ctypes.CDLL, name: str, argtypes: list, restype=None):
     return fn
 
 
+def _data_offset() -> int | None:
+    """Where an ndarray object keeps its data pointer (the field after the object header
+    in NumPy's array struct), found by reading test arrays; None where ids are not
+    addresses or no offset agrees with `__array_interface__` (then that is read)."""
+    tests = [np.empty(n, np.float32) for n in (3, 17, 1000)]
+    for off in range(8, 72, 8):
+        try:
+            if all(_at(id(a) + off).value == a.__array_interface__["data"][0] for a in tests):
+                return off
+        except (ValueError, OverflowError):
+            return None
+    return None
+
+
+_at = ctypes.c_void_p.from_address
+_DATA = _data_offset()
+
+
 def ptr(a: np.ndarray | None) -> int | None:
-    """The address of `a`'s first element (None, a C NULL, for None)."""
-    return None if a is None else a.__array_interface__["data"][0]
+    """The address of `a`'s first element (None, a C NULL, for None). Read from the array
+    object itself: `__array_interface__` builds a dict each time (1.3 us against 0.2)."""
+    if a is None:
+        return None
+    if _DATA is not None and isinstance(a, np.ndarray):
+        return _at(id(a) + _DATA).value
+    return a.__array_interface__["data"][0]
 
 
 def suffix(*arrays) -> str | None:

@@ -21,6 +21,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .._core import Family, kernels
+from ..native.calls import ptr
 
 _cpu_kernels = kernels["cpu"]
 _ndarray = np.ndarray
@@ -32,7 +33,7 @@ _SCALARS = (int, float, complex, np.generic)
 def _same_view(a: np.ndarray, dst: np.ndarray) -> bool:
     """True when `a` is exactly the memory `dst` is (same start, shape and strides)."""
     return (a.shape == dst.shape and a.strides == dst.strides
-            and a.__array_interface__["data"][0] == dst.__array_interface__["data"][0])
+            and ptr(a) == ptr(dst))
 
 
 def _owner(a: np.ndarray):

@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ..native import blas as blas_library
+from ..native.calls import ptr
 from ..native.kernels import default_threads
 
 _pool_state: list = [None, None, 1]  # pid, executor, workers
@@ -215,8 +216,8 @@ def _pool_product(a: np.ndarray, b: np.ndarray):
     n = b.shape[1]
     out = np.empty((m, n), a.dtype)
     with one_blas_thread:
-        fn(int(a.dtype == np.float64), pa[0], pb[0], m, n, k, a.ctypes.data, pa[1],
-           b.ctypes.data, pb[1], out.ctypes.data, max(n, 1))
+        fn(int(a.dtype == np.float64), pa[0], pb[0], m, n, k, ptr(a), pa[1],
+           ptr(b), pb[1], ptr(out), max(n, 1))
     return out
 
 

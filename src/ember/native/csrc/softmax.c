@@ -9,7 +9,9 @@
  * column, in order of the reduced index) and every other step rounded to scalar_t as the
  * NumPy kernels of ops/softmax.py round it:
  *   softmax:      m = max(x); e = exp(x - m); out = e / (scalar_t)sum(e)
- *   log_softmax:  m = max(x); out = (x - m) - (scalar_t)log(sum(exp(x - m)))
+ *   log_softmax:  m = max(x); out = (x - m) - (scalar_t)log((scalar_t)sum(exp(x - m)))
+ * (the sum rounded before its log, as a float sum is: a row whose sum rounds to 1 has a
+ * log of 0, as PyTorch's and NumPy's do)
  *   softmax backward:      s = (scalar_t)sum(g out); dx = g out - out s
  *   log_softmax backward:  s = (scalar_t)sum(g); dx = g - exp(out) s
  * exp and log are ember_math.h's (float exp within 1 ulp, NumPy's within about as much).
@@ -78,7 +80,8 @@ static void FN(sm_rows)(void *p, int64_t lo, int64_t hi) {
         scalar_t *restrict out = a->out + r * n;
         const scalar_t m = FN(row_max)(x, n);
         if (a->log) {
-            const scalar_t lse = (scalar_t)ember_log(FN(row_expsum)(x, NULL, n, m));
+            const scalar_t lse =
+                (scalar_t)ember_log((double)(scalar_t)FN(row_expsum)(x, NULL, n, m));
             for (int64_t j = 0; j < n; j++) out[j] = (scalar_t)(x[j] - m) - lse;
         } else {
             const scalar_t s = (scalar_t)FN(row_expsum)(x, out, n, m);
@@ -117,7 +120,7 @@ static void FN(sm_columns)(void *p, int64_t lo, int64_t hi) {
             }
         }
         if (a->log) {
-            for (int64_t i = 0; i < w; i++) s[i] = (scalar_t)ember_log(acc[i]);
+            for (int64_t i = 0; i < w; i++) s[i] = (scalar_t)ember_log((double)(scalar_t)acc[i]);
             for (int64_t j = 0; j < n; j++) {
                 const scalar_t *xr = x + j * inner;
                 scalar_t *orow = out + j * inner;
