@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .direct import elide_copies
 from .ir import Graph, Node, Scalar, Value, freeze, params_key
+from .patterns import fuse_patterns
 
 
 def live_nodes(graph: Graph) -> list[Node]:
@@ -55,10 +56,12 @@ def common_subexpressions(graph: Graph, nodes: list[Node]) -> tuple[list[Node], 
 
 def optimized(graph: Graph) -> Graph:
     """The graph the program runs: dead code, common subexpressions and copies of values
-    nothing else reads (`direct.elide_copies`) removed. Its
+    nothing else reads (`direct.elide_copies`) removed, and `patterns` fused. Its
     outputs keep their positions (a dropped value's place is taken by its replacement)."""
     kept, same = common_subexpressions(graph, live_nodes(graph))
-    kept, copies = elide_copies([same.get(v, v) for v in graph.outputs], kept)
+    outputs = [same.get(v, v) for v in graph.outputs]
+    kept = fuse_patterns(kept, outputs)
+    kept, copies = elide_copies(outputs, kept)
     if copies:
         kept = [n if not any(a in copies for a in n.args) else
                 Node(n.prim, n.params, tuple(copies.get(a, a) if a.__class__ is Value else a

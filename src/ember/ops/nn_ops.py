@@ -194,9 +194,10 @@ def _nll_meta(x, target, weight, *, reduction, ignore_index):
     return (tuple(target._shape) if reduction == "none" else ()), x._dtype
 
 
-def _nll_backward_kernel(g, target, weight, *, reduction, ignore_index, in_shape):
-    work = g.astype(np.float32) if g.dtype.itemsize == 2 else g
-    n_classes = in_shape[0] if len(in_shape) == 1 else in_shape[1]
+def nll_coefficients(work, target, weight, reduction: str, ignore_index: int,
+                     n_classes: int):
+    """(coef, safe): the gradient nll_loss's backward puts at each target (a 0-d `coef` when
+    it is one number for every row), and the targets made safe to index with."""
     tf = target.reshape(-1)
     w, safe, ignored = _picked_weights(tf, weight, ignore_index, n_classes, work.dtype)
     coef = np.negative(work.reshape(-1) if reduction == "none" else work)
@@ -206,6 +207,14 @@ def _nll_backward_kernel(g, target, weight, *, reduction, ignore_index, in_shape
         coef = coef / _total_weight(w, tf.size, work.dtype)
     if ignored is not None:
         coef[ignored] = 0  # whatever gradient arrives, and when every target is ignored
+    return coef, safe
+
+
+def _nll_backward_kernel(g, target, weight, *, reduction, ignore_index, in_shape):
+    work = g.astype(np.float32) if g.dtype.itemsize == 2 else g
+    n_classes = in_shape[0] if len(in_shape) == 1 else in_shape[1]
+    tf = target.reshape(-1)
+    coef, safe = nll_coefficients(work, target, weight, reduction, ignore_index, n_classes)
     grad = np.zeros((tf.size, n_classes), work.dtype)
     grad[np.arange(tf.size), safe] = coef
     if len(in_shape) == 1:

@@ -218,3 +218,43 @@ void FN(softmax_backward)(const scalar_t *g, const scalar_t *out, scalar_t *dx, 
     FN(sm_args) a = {out, g, dx, outer, n, inner, log};
     FN(sm_run)(FN(smb_rows), FN(smb_columns), &a);
 }
+
+/* --- log_softmax's backward after nll_loss's, in one pass ----------------------------------- */
+
+/* Row r's gradient of the log-probabilities is c = coef[r * coef_step] at column target[r]
+ * and 0 elsewhere (nll_loss's backward), so log_softmax's backward, dx = g - exp(out) s with
+ * s = (scalar_t)sum(g), needs no g: s is 0.0 + c (the lanes' double sum, which turns -0.0
+ * into +0.0) and each dx is computed as softmax_backward's log branch computes it, bit for
+ * bit. A target outside [0, n) matches no column. */
+typedef struct {
+    const scalar_t *out, *coef;
+    const int64_t *target;
+    scalar_t *dx;
+    int64_t n, coef_step;
+} FN(nllsm_args);
+
+static void FN(nllsm_rows)(void *p, int64_t lo, int64_t hi) {
+    const FN(nllsm_args) *a = p;
+    const int64_t n = a->n;
+    for (int64_t r = lo; r < hi; r++) {
+        const scalar_t c = a->coef[r * a->coef_step];
+        const scalar_t s = (scalar_t)(0.0 + (double)c);
+        const scalar_t *restrict y = a->out + r * n;
+        scalar_t *restrict dx = a->dx + r * n;
+        for (int64_t j = 0; j < n; j++) dx[j] = (scalar_t)0 - ember_exp_t(y[j]) * s;
+        const int64_t t = a->target[r];
+        if (t >= 0 && t < n) dx[t] = c - ember_exp_t(y[t]) * s;
+    }
+}
+
+/* Returns -1, or the first row whose target is outside [0, n) and not `ignore_index` (then
+ * nothing is written). */
+int64_t FN(nll_log_softmax_backward)(const scalar_t *out, const int64_t *target,
+                                     const scalar_t *coef, int64_t coef_step, scalar_t *dx,
+                                     int64_t rows, int64_t n, int64_t ignore_index) {
+    for (int64_t r = 0; r < rows; r++)
+        if ((target[r] < 0 || target[r] >= n) && target[r] != ignore_index) return r;
+    FN(nllsm_args) a = {out, coef, target, dx, n, coef_step};
+    ember_parallel_for(FN(nllsm_rows), &a, rows, EMBER_MAX(1, 32768 / EMBER_MAX(n, 1)));
+    return -1;
+}

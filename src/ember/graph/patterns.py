@@ -1,0 +1,54 @@
+"""Rewrites of a few node patterns into one primitive that computes the same bits in one
+pass (fusion across a reduction, which the pointwise fuser cannot do).
+
+- log_softmax's backward of nll_loss's backward (the backward of `cross_entropy`):
+  `nll_log_softmax_backward`, which never writes the zero matrix between them
+  (ops/nll_softmax.py).
+"""
+
+from __future__ import annotations
+
+from ..ops.nll_softmax import nll_log_softmax_backward_p
+from ..ops.nn_ops import nll_loss_backward_p
+from ..ops.softmax import softmax_backward_p
+from .ir import Node, Value
+
+_FLOATS = ("float32", "float64")
+
+
+def fuse_patterns(nodes: list[Node], outputs: list[Value]) -> list[Node]:
+    """`nodes` with each pattern above replaced by its one node (a value between them that
+    anything else reads, a graph output among them, keeps the pattern as it is)."""
+    readers: dict = {}
+    for n in nodes:
+        for a in n.args:
+            if a.__class__ is Value:
+                readers[a] = readers.get(a, 0) + 1
+    for v in outputs:
+        readers[v] = readers.get(v, 0) + 1
+    replaced: dict = {}
+    for n in nodes:
+        m = _cross_entropy_backward(n, readers)
+        if m is not None:
+            replaced[n] = m
+    if not replaced:
+        return nodes
+    dropped = {n.args[0].node for n in replaced}
+    return [replaced.get(n, n) for n in nodes if n not in dropped]
+
+
+def _cross_entropy_backward(n: Node, readers: dict) -> Node | None:
+    """softmax_backward_data(nll_loss_backward(g, target, weight), out, log=True) over the
+    class dim of a 2-d float32/float64 `out`, read by nothing else: one node."""
+    if n.prim is not softmax_backward_p or not n.params.get("log") or n.params["dim"] != 1:
+        return None
+    gin, out = n.args
+    m = gin.node if gin.__class__ is Value else None
+    if m is None or m.prim is not nll_loss_backward_p or readers.get(gin) != 1:
+        return None
+    if out.__class__ is not Value or len(out.shape) != 2 or out.dtype.name not in _FLOATS \
+            or gin.dtype is not out.dtype or len(m.params["in_shape"]) != 2:
+        return None
+    g, target, weight = m.args
+    params = {"reduction": m.params["reduction"], "ignore_index": m.params["ignore_index"]}
+    return Node(nll_log_softmax_backward_p, params, (g, target, weight, out), n.outs)

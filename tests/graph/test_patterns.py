@@ -1,0 +1,80 @@
+"""Pattern rewrites in compiled graphs (`graph/patterns.py`): cross_entropy's backward runs
+as one kernel, with eager's gradients bit for bit, and only where nothing else reads the
+value between the two kernels."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ember
+import ember.nn.functional as F
+from ember import native
+
+pytestmark = pytest.mark.skipif(not native.available(), reason="no C compiler here")
+
+
+def _data(rows=64, classes=10, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((rows, classes)).astype(np.float32) * 3, \
+        rng.integers(0, classes, rows)
+
+
+def _grads(fn, x, y, compiled: bool, **kw):
+    xe = ember.tensor(x, requires_grad=True)
+    ye = ember.tensor(y)
+    f = ember.compile(fn) if compiled else fn
+    for _ in range(2):  # (the second call runs the cached program)
+        xe.grad = None
+        extra = f(xe, ye, **kw)
+    return xe.grad.numpy(), extra, f
+
+
+@pytest.mark.parametrize("kw", [{}, {"reduction": "sum"}, {"label_smoothing": 0.0},
+                                {"ignore_index": 2}, {"weight": "w"}], ids=str)
+def test_cross_entropy_backward_is_one_node_with_eager_bits(kw):
+    x, y = _data()
+    if kw.get("weight") == "w":
+        kw = {"weight": ember.linspace(0.5, 2.0, 10)}
+
+    def step(xe, ye, **kw):
+        F.cross_entropy(xe, ye, **kw).backward()
+
+    want, _, _ = _grads(step, x, y, False, **kw)
+    got, _, f = _grads(step, x, y, True, **kw)
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+    (program,) = f.programs.values()
+    assert "nll_log_softmax_backward" in program.code
+    assert "nll_loss_backward" not in program.code.replace("nll_log_softmax_backward", "")
+
+
+def test_a_gradient_read_between_the_two_kernels_keeps_them_apart():
+    """`retain_grad` on the log-probabilities makes nll_loss's gradient a result of the
+    graph: the two kernels stay, and both gradients are eager's."""
+    x, y = _data(seed=1)
+
+    def step(xe, ye):
+        lp = F.log_softmax(xe, 1)
+        lp.retain_grad()
+        F.nll_loss(lp, ye).backward()
+        return lp.grad
+
+    want, want_lp, _ = _grads(step, x, y, False)
+    got, got_lp, f = _grads(step, x, y, True)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got_lp.numpy(), want_lp.numpy())
+    codes = "".join(p.code for p in f.programs.values())
+    assert "nll_log_softmax_backward" not in codes and "nll_loss_backward" in codes
+
+
+def test_softmax_then_log_is_not_the_pattern():
+    """softmax (not log_softmax) then log and nll_loss: another backward, left as it is."""
+    x, y = _data(seed=2)
+
+    def step(xe, ye):
+        F.nll_loss(F.softmax(xe, 1).log(), ye).backward()
+
+    want, _, _ = _grads(step, x, y, False)
+    got, _, f = _grads(step, x, y, True)
+    np.testing.assert_array_equal(got, want)
+    assert "nll_log_softmax_backward" not in "".join(p.code for p in f.programs.values())
