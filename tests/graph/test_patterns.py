@@ -78,3 +78,28 @@ def test_softmax_then_log_is_not_the_pattern():
     got, _, f = _grads(step, x, y, True)
     np.testing.assert_array_equal(got, want)
     assert "nll_log_softmax_backward" not in "".join(p.code for p in f.programs.values())
+
+
+def test_log_softmax_folds_in_only_when_the_loss_is_not_needed():
+    """A step that returns its loss reads the log-probabilities: log_softmax stays a kernel
+    of its own (its output feeds the loss and the fused backward); one that does not folds
+    it into the backward kernel. Gradients and loss are eager's bits either way."""
+    x, y = _data(seed=3)
+
+    def returns_loss(xe, ye):
+        loss = F.cross_entropy(xe, ye)
+        loss.backward()
+        return loss
+
+    def returns_nothing(xe, ye):
+        F.cross_entropy(xe, ye).backward()
+
+    want, want_loss, _ = _grads(returns_loss, x, y, False)
+    got, got_loss, f = _grads(returns_loss, x, y, True)
+    np.testing.assert_array_equal(got, want)
+    assert got_loss.item() == want_loss.item()
+    (program,) = f.programs.values()
+    assert "# softmax" in program.code and "nll_log_softmax_backward" in program.code
+    _, _, f = _grads(returns_nothing, x, y, True)
+    (program,) = f.programs.values()
+    assert "# softmax" not in program.code and "logits': True" in repr(program._env)

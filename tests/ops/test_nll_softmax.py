@@ -20,19 +20,20 @@ _cpu = kernels["cpu"]
 needs_native = pytest.mark.skipif(not native.available(), reason="native kernels unavailable")
 
 
-def _case(rows, n, dtype, seed=0):
+def _case(rows, n, dtype, seed=0, kind="native"):
     rng = np.random.default_rng(seed)
     x = (rng.standard_normal((rows, n)) * 4).astype(dtype)
-    out = _cpu[softmax_p](x, dim=1, log=True)
+    fwd = _cpu[softmax_p]
+    out = (fwd.numpy if kind == "numpy" else fwd)(x, dim=1, log=True)
     target = rng.integers(0, n, rows).astype(np.int64)
-    return out, target
+    return x, out, target
 
 
 def _pair(kind, g, target, weight, out, reduction, ignore_index):
     """nll_loss_backward then log_softmax's backward, as eager runs them."""
     nll, sm = _cpu[nll_loss_backward_p], _cpu[softmax_backward_p]
     if kind == "numpy":
-        nll, sm = nll, sm.numpy
+        sm = sm.numpy
     gin = nll(g, target, weight, reduction=reduction, ignore_index=ignore_index,
               in_shape=out.shape)
     return sm(gin, out, dim=1, log=True)
@@ -56,16 +57,19 @@ KINDS = ["numpy", pytest.param("native", marks=needs_native)]
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("ignore_index", [-100, 3])
 @pytest.mark.parametrize("shape", [(1, 1), (1, 10), (64, 10), (7, 33), (300, 1000)], ids=str)
-def test_bits_are_the_pairs(kind, dtype, reduction, weighted, ignore_index, shape):
-    out, target = _case(*shape, dtype)
+@pytest.mark.parametrize("logits", [False, True], ids=["from_out", "from_logits"])
+def test_bits_are_the_pairs(kind, dtype, reduction, weighted, ignore_index, shape, logits):
+    """The pair's bits; `logits`: given log_softmax's input, the bits of log_softmax's
+    kernel then the pair."""
+    x, out, target = _case(*shape, dtype, kind=kind)
     weight = np.linspace(0.5, 2, shape[1]).astype(dtype) if weighted else None
     g = (np.linspace(0.5, 1.5, shape[0]).astype(dtype) if reduction == "none"
          else np.asarray(0.7, dtype))
     want = _pair(kind, g, target, weight, out, reduction, ignore_index)
     for n in (1, 2):
         with threads(n):
-            got = _fused(kind, g, target, weight, out, reduction=reduction,
-                         ignore_index=ignore_index)
+            got = _fused(kind, g, target, weight, x if logits else out, reduction=reduction,
+                         ignore_index=ignore_index, logits=logits)
         assert got.dtype == want.dtype and got.shape == want.shape
         np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
 
@@ -76,7 +80,7 @@ def test_bits_are_the_pairs(kind, dtype, reduction, weighted, ignore_index, shap
 def test_edge_gradients_and_log_probabilities(kind, g):
     """A zero (either sign), NaN or infinite gradient, and log-probabilities of -inf, NaN
     and +0.0 in the rows: the same bits as the pair, signs of zeros included."""
-    out, target = _case(6, 20, np.float32, seed=3)
+    _, out, target = _case(6, 20, np.float32, seed=3)
     out[1, 4], out[2, target[2]], out[3, 0], out[4, :] = -np.inf, np.nan, 0.0, -np.inf
     gg = np.asarray(g, np.float32)
     for reduction in ("mean", "sum"):
@@ -89,7 +93,7 @@ def test_edge_gradients_and_log_probabilities(kind, g):
 def test_a_target_out_of_range_raises_as_torch(kind):
     import torch
 
-    out, target = _case(4, 5, np.float32)
+    _, out, target = _case(4, 5, np.float32)
     target[2] = 7
     with pytest.raises(IndexError) as theirs:
         torch.nn.functional.nll_loss(torch.tensor(out), torch.tensor(target))

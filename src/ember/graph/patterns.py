@@ -3,14 +3,15 @@ pass (fusion across a reduction, which the pointwise fuser cannot do).
 
 - log_softmax's backward of nll_loss's backward (the backward of `cross_entropy`):
   `nll_log_softmax_backward`, which never writes the zero matrix between them
-  (ops/nll_softmax.py).
+  (ops/nll_softmax.py); and when nothing else reads the log-probabilities (the loss
+  itself is not needed), log_softmax too: the one kernel reads the logits.
 """
 
 from __future__ import annotations
 
 from ..ops.nll_softmax import nll_log_softmax_backward_p
 from ..ops.nn_ops import nll_loss_backward_p
-from ..ops.softmax import softmax_backward_p
+from ..ops.softmax import softmax_backward_p, softmax_p
 from .ir import Node, Value
 
 _FLOATS = ("float32", "float64")
@@ -27,13 +28,15 @@ def fuse_patterns(nodes: list[Node], outputs: list[Value]) -> list[Node]:
     for v in outputs:
         readers[v] = readers.get(v, 0) + 1
     replaced: dict = {}
+    dropped: set = set()
     for n in nodes:
         m = _cross_entropy_backward(n, readers)
         if m is not None:
+            dropped.add(n.args[0].node)
+            m = _from_logits(m, readers, dropped)
             replaced[n] = m
     if not replaced:
         return nodes
-    dropped = {n.args[0].node for n in replaced}
     return [replaced.get(n, n) for n in nodes if n not in dropped]
 
 
@@ -52,3 +55,18 @@ def _cross_entropy_backward(n: Node, readers: dict) -> Node | None:
     g, target, weight = m.args
     params = {"reduction": m.params["reduction"], "ignore_index": m.params["ignore_index"]}
     return Node(nll_log_softmax_backward_p, params, (g, target, weight, out), n.outs)
+
+
+def _from_logits(m: Node, readers: dict, dropped: set) -> Node:
+    """`m` reading log_softmax's input instead of its output, when nothing else reads the
+    output (the log_softmax node is then dropped)."""
+    out = m.args[3]
+    a = out.node
+    if a is None or a.prim is not softmax_p or not a.params.get("log") \
+            or a.params["dim"] != 1 or readers.get(out) != 1:
+        return m
+    x = a.args[0]
+    if x.__class__ is not Value or x.dtype is not out.dtype:
+        return m
+    dropped.add(a)
+    return Node(m.prim, {**m.params, "logits": True}, (*m.args[:3], x), m.outs)

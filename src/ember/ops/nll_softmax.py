@@ -6,7 +6,10 @@ read by nothing else, runs this instead (`graph/patterns.py`): one pass that rea
 and writes dx, with no zero matrix written and read again. It computes what the pair
 computes, bit for bit: the NumPy kernel is the pair's NumPy kernels, and the C kernel
 (csrc/softmax.c) does the C backward's arithmetic with the row's one gradient in place of
-the zeros. Not differentiable: it exists only inside compiled programs.
+the zeros. With `logits=True` its fourth operand is log_softmax's input rather than its
+output (when nothing else reads the log-probabilities): the C kernel computes each one in a
+register, as the forward kernel would, so neither is written out. Not differentiable: it
+exists only inside compiled programs.
 """
 
 from __future__ import annotations
@@ -17,17 +20,19 @@ from .. import native
 from ..native import calls
 from .nn_ops import _check_classes, _nll_backward_kernel, nll_coefficients
 from .registry import Primitive, nondifferentiable
-from .softmax import _softmax_backward_kernel
+from .softmax import _softmax_backward_kernel, _softmax_kernel
 
 
-def _kernel(g, target, weight, out, *, reduction, ignore_index):
+def _kernel(g, target, weight, out, *, reduction, ignore_index, logits=False):
+    if logits:
+        out = _softmax_kernel(out, dim=1, log=True)
     _check_classes(target, out.shape[1], ignore_index)
     gin = _nll_backward_kernel(g, target, weight, reduction=reduction,
                                ignore_index=ignore_index, in_shape=out.shape)
     return _softmax_backward_kernel(gin, out, dim=1, log=True)
 
 
-def _native(lib, g, target, weight, out, *, reduction, ignore_index):
+def _native(lib, g, target, weight, out, *, reduction, ignore_index, logits=False):
     sfx = calls.suffix(out, g)
     if sfx is None or out.ndim != 2:
         return NotImplemented
@@ -40,9 +45,10 @@ def _native(lib, g, target, weight, out, *, reduction, ignore_index):
     y = np.ascontiguousarray(out)
     dx = np.empty_like(y)
     P, I64 = calls.P, calls.I64
-    bad = calls.entry(lib, f"nll_log_softmax_backward_{sfx}", [P, P, P, I64, P, I64, I64, I64],
-                      I64)(calls.ptr(y), calls.ptr(safe), calls.ptr(coef), int(coef.ndim > 0),
-                           calls.ptr(dx), rows, n, ignore_index)
+    bad = calls.entry(lib, f"nll_log_softmax_backward_{sfx}", [P, P, P, I64, P, I64, I64, I64,
+                                                                   calls.INT], I64)(
+        calls.ptr(y), calls.ptr(safe), calls.ptr(coef), int(coef.ndim > 0), calls.ptr(dx),
+        rows, n, ignore_index, int(logits))
     if bad >= 0:
         _check_classes(target, n, ignore_index)  # (raises, naming the target)
     return dx
@@ -50,6 +56,7 @@ def _native(lib, g, target, weight, out, *, reduction, ignore_index):
 
 nll_log_softmax_backward_p = Primitive(
     "nll_log_softmax_backward", _kernel,
-    lambda g, target, weight, out, *, reduction, ignore_index: (out._shape, out._dtype))
+    lambda g, target, weight, out, *, reduction, ignore_index, logits=False:
+    (out._shape, out._dtype))
 nondifferentiable(nll_log_softmax_backward_p)
 native.register(nll_log_softmax_backward_p, "softmax", _native)

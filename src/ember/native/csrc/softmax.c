@@ -225,12 +225,14 @@ void FN(softmax_backward)(const scalar_t *g, const scalar_t *out, scalar_t *dx, 
  * and 0 elsewhere (nll_loss's backward), so log_softmax's backward, dx = g - exp(out) s with
  * s = (scalar_t)sum(g), needs no g: s is 0.0 + c (the lanes' double sum, which turns -0.0
  * into +0.0) and each dx is computed as softmax_backward's log branch computes it, bit for
- * bit. A target outside [0, n) matches no column. */
+ * bit. A target outside [0, n) matches no column. With `logits`, the input is the
+ * log_softmax's input x, and each out is computed in a register as sm_rows computes it. */
 typedef struct {
-    const scalar_t *out, *coef;
+    const scalar_t *in, *coef;
     const int64_t *target;
     scalar_t *dx;
     int64_t n, coef_step;
+    int logits;
 } FN(nllsm_args);
 
 static void FN(nllsm_rows)(void *p, int64_t lo, int64_t hi) {
@@ -239,22 +241,33 @@ static void FN(nllsm_rows)(void *p, int64_t lo, int64_t hi) {
     for (int64_t r = lo; r < hi; r++) {
         const scalar_t c = a->coef[r * a->coef_step];
         const scalar_t s = (scalar_t)(0.0 + (double)c);
-        const scalar_t *restrict y = a->out + r * n;
+        const scalar_t *restrict y = a->in + r * n;
         scalar_t *restrict dx = a->dx + r * n;
-        for (int64_t j = 0; j < n; j++) dx[j] = (scalar_t)0 - ember_exp_t(y[j]) * s;
         const int64_t t = a->target[r];
-        if (t >= 0 && t < n) dx[t] = c - ember_exp_t(y[t]) * s;
+        if (a->logits) {
+            const scalar_t m = FN(row_max)(y, n);
+            const scalar_t lse =
+                (scalar_t)ember_log((double)(scalar_t)FN(row_expsum)(y, NULL, n, m));
+            for (int64_t j = 0; j < n; j++)
+                dx[j] = (scalar_t)0 - ember_exp_t((scalar_t)((scalar_t)(y[j] - m) - lse)) * s;
+            if (t >= 0 && t < n)
+                dx[t] = c - ember_exp_t((scalar_t)((scalar_t)(y[t] - m) - lse)) * s;
+        } else {
+            for (int64_t j = 0; j < n; j++) dx[j] = (scalar_t)0 - ember_exp_t(y[j]) * s;
+            if (t >= 0 && t < n) dx[t] = c - ember_exp_t(y[t]) * s;
+        }
     }
 }
 
 /* Returns -1, or the first row whose target is outside [0, n) and not `ignore_index` (then
  * nothing is written). */
-int64_t FN(nll_log_softmax_backward)(const scalar_t *out, const int64_t *target,
+int64_t FN(nll_log_softmax_backward)(const scalar_t *in, const int64_t *target,
                                      const scalar_t *coef, int64_t coef_step, scalar_t *dx,
-                                     int64_t rows, int64_t n, int64_t ignore_index) {
+                                     int64_t rows, int64_t n, int64_t ignore_index,
+                                     int logits) {
     for (int64_t r = 0; r < rows; r++)
         if ((target[r] < 0 || target[r] >= n) && target[r] != ignore_index) return r;
-    FN(nllsm_args) a = {out, coef, target, dx, n, coef_step};
+    FN(nllsm_args) a = {in, coef, target, dx, n, coef_step, logits};
     ember_parallel_for(FN(nllsm_rows), &a, rows, EMBER_MAX(1, 32768 / EMBER_MAX(n, 1)));
     return -1;
 }
