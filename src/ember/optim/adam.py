@@ -11,7 +11,7 @@ from .._tensor import Tensor
 from ..native import calls
 from ..ops.creation import zeros_like
 from ..ops.registry import UpdatePrimitive, batch_by_loop, bind
-from .optimizer import Optimizer, add_scaled, check_fused, fusable, native_update, scalar_step
+from .optimizer import Optimizer, add_scaled, check_fused, fusable, scalar_step
 
 
 def _check(lr, eps, betas, weight_decay) -> None:
@@ -144,8 +144,6 @@ def _adam_native(lib, p, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step_count, 
                  beta2, eps, weight_decay, decoupled, maximize):
     """The same update in C (csrc/optim.c): one pass, the same roundings; the step count and
     the bias corrections are computed here, as the NumPy kernel computes them."""
-    if p.size < native_update["min_size"]:
-        return NotImplemented
     arrays = (p, grad, exp_avg, exp_avg_sq) + (() if max_exp_avg_sq is None
                                                 else (max_exp_avg_sq,))
     sfx = calls.suffix(*arrays)
@@ -164,7 +162,7 @@ def _adam_native(lib, p, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step_count, 
 
 # the fused update: writes the parameter, the moments and the step counter
 adam_step_p = UpdatePrimitive("adam_step", _adam_kernel, writes=(0, 2, 3, 4, 5))
-native.register(adam_step_p, "optim", _adam_native, min_size=(native_update, "min_size"))
+native.register(adam_step_p, "optim", _adam_native)
 batch_by_loop(adam_step_p, "an optimizer step writes its parameters and moments in place "
                            "and returns nothing: each batch element is an update of its own")
 

@@ -421,10 +421,11 @@ Optimizer.__init_subclass__ = classmethod(_init_subclass)
 Optimizer.step = _wrap_step(Optimizer.step)
 
 
-# Parameters under this many elements update with NumPy's passes, not the C kernels: there
-# the C call's setup costs more than its one pass saves (measured on one thread: Adam's C
-# update is slower up to about 64K elements; an MLP step took 40 us longer with every SGD
-# update in C). Both give the same bits.
+# SGD's parameters under this many elements update with NumPy's passes, not the C kernel:
+# its two or three passes cost less than the C call's setup (one thread: 1.5 against 4 us
+# at 128 elements, 3.8 against 5.1 at 8K; the C kernel wins from about 32K). Adam's,
+# RMSprop's and Adadelta's ten or more passes lose to their C kernels at every size (Adam
+# at 128 elements: 10 against 8 us; at 64K: 160 against 55). Both give the same bits.
 native_update = {"min_size": 1 << 16}
 
 

@@ -9,7 +9,7 @@ from ..native import calls
 from ..ops.creation import full_like, zeros_like
 from ..ops.registry import UpdatePrimitive, batch_by_loop, bind
 from .adam import _lerp_
-from .optimizer import Optimizer, add_scaled, axpy, check_fused, fusable, native_update, scalar_step
+from .optimizer import Optimizer, add_scaled, axpy, check_fused, fusable, scalar_step
 
 
 def _nonneg(**values) -> None:
@@ -193,8 +193,6 @@ def _adadelta_kernel(p, grad, square_avg, acc_delta, step_count, *, lr, rho, eps
 def _adadelta_native(lib, p, grad, square_avg, acc_delta, step_count, *, lr, rho, eps,
                      weight_decay, maximize):
     """The same update in C (csrc/optim.c): one pass, the same roundings."""
-    if p.size < native_update["min_size"]:
-        return NotImplemented
     arrays = (p, grad, square_avg, acc_delta)
     sfx = calls.suffix(*arrays)
     if sfx is None or not all(a.flags.c_contiguous for a in arrays):
@@ -209,8 +207,7 @@ def _adadelta_native(lib, p, grad, square_avg, acc_delta, step_count, *, lr, rho
 
 # the fused update: writes the parameter, both running averages and the step counter
 adadelta_step_p = UpdatePrimitive("adadelta_step", _adadelta_kernel, writes=(0, 2, 3, 4))
-native.register(adadelta_step_p, "optim", _adadelta_native,
-                min_size=(native_update, "min_size"))
+native.register(adadelta_step_p, "optim", _adadelta_native)
 batch_by_loop(adadelta_step_p, "an optimizer step writes its parameters and running averages "
                                "in place and returns nothing: each batch element is an "
                                "update of its own")
@@ -258,8 +255,6 @@ def _rms_native(lib, p, grad, square_avg, grad_avg, momentum_buffer, step_count,
                 alpha, lr_decay, eps, weight_decay, momentum, maximize):
     """The same update in C (csrc/optim.c): one pass, the same roundings; the step count
     and Adagrad's learning rate are computed here, as the NumPy kernel computes them."""
-    if p.size < native_update["min_size"]:
-        return NotImplemented
     arrays = [a for a in (p, grad, square_avg, grad_avg, momentum_buffer) if a is not None]
     sfx = calls.suffix(*arrays)
     if sfx is None or not all(a.flags.c_contiguous for a in arrays):
@@ -279,7 +274,7 @@ def _rms_native(lib, p, grad, square_avg, grad_avg, momentum_buffer, step_count,
 # the fused update of RMSprop and Adagrad: writes the parameter, its running state and the
 # step counter
 rms_step_p = UpdatePrimitive("rms_step", _rms_kernel, writes=(0, 2, 3, 4, 5))
-native.register(rms_step_p, "optim", _rms_native, min_size=(native_update, "min_size"))
+native.register(rms_step_p, "optim", _rms_native)
 batch_by_loop(rms_step_p, "an optimizer step writes its parameters and running averages in "
                           "place and returns nothing: each batch element is an update of its "
                           "own")

@@ -57,33 +57,49 @@ typedef struct {
     int maximize, decoupled, wd_on, lerp_small;
 } FN(adam_args);
 
-static void FN(adam_task)(void *a_, int64_t lo, int64_t hi) {
-    const FN(adam_args) *a = a_;
+/* One Adam step of elements [lo, hi); `amsgrad` a constant at each call site, so each
+ * loop is compiled without the max. The flags are read into locals and every choice is a
+ * select over both sides, so the loop vectorises (the chosen side's bits are unchanged). */
+static inline void FN(adam_range)(const FN(adam_args) *a, int64_t lo, int64_t hi,
+                                  const int amsgrad) {
     scalar_t *restrict p = a->p, *restrict m = a->m, *restrict v = a->v;
     scalar_t *restrict vmax = a->vmax;
     const scalar_t *restrict grad = a->grad;
+    const int maximize = a->maximize, lerp_small = a->lerp_small;
+    const int decay_on = a->wd_on && a->decoupled, l2_on = a->wd_on && !a->decoupled;
+    const scalar_t decay = a->decay, wd = a->wd, w1 = a->w1, w1_rest = a->w1_rest;
+    const scalar_t beta2 = a->beta2, one_minus_beta2 = a->one_minus_beta2, bc2 = a->bc2;
+    const scalar_t eps = a->eps, step_size = a->step_size;
     for (int64_t i = lo; i < hi; i++) {
-        scalar_t g = a->maximize ? -grad[i] : grad[i];
-        scalar_t pi = p[i];
-        if (a->wd_on) {
-            if (a->decoupled) pi = pi * a->decay;
-            else g = g + pi * a->wd;
-        }
+        const scalar_t gi = grad[i];
+        scalar_t g = maximize ? -gi : gi;
+        const scalar_t p0 = p[i];
+        const scalar_t pi = decay_on ? p0 * decay : p0;
+        g = l2_on ? g + p0 * wd : g;
         /* exp_avg.lerp_(g, w1), PyTorch's two-sided formula */
-        scalar_t d = g - m[i];
-        scalar_t mi = a->lerp_small ? m[i] + d * a->w1 : g - d * a->w1_rest;
+        const scalar_t m0 = m[i];
+        const scalar_t d = g - m0;
+        const scalar_t mi = lerp_small ? m0 + d * w1 : g - d * w1_rest;
         m[i] = mi;
-        scalar_t vi = v[i] * a->beta2 + (g * g) * a->one_minus_beta2;
+        scalar_t vi = v[i] * beta2 + (g * g) * one_minus_beta2;
         v[i] = vi;
-        if (vmax) {
+        if (amsgrad) {
             scalar_t mx = vmax[i];
             mx = (mx != mx) ? mx : (vi != vi) ? vi : (mx >= vi ? mx : vi);  /* np.maximum */
             vmax[i] = mx;
             vi = mx;
         }
-        scalar_t denom = EMBER_SQRT_T(vi) / a->bc2 + a->eps;
-        p[i] = pi + (mi * a->step_size) / denom;
+        const scalar_t denom = EMBER_SQRT_T(vi) / bc2 + eps;
+        p[i] = pi + (mi * step_size) / denom;
     }
+}
+
+static void FN(adam_task)(void *a_, int64_t lo, int64_t hi) {
+    const FN(adam_args) *a = a_;
+    if (a->vmax)
+        FN(adam_range)(a, lo, hi, 1);
+    else
+        FN(adam_range)(a, lo, hi, 0);
 }
 
 /* Adam's step (AdamW with `decoupled`); bc2 = sqrt(1 - beta2^t) and step_size =
@@ -145,37 +161,59 @@ typedef struct {
     int maximize, wd_on, lerp_small, lr_one, accumulate;
 } FN(rms_args);
 
-static void FN(rms_task)(void *a_, int64_t lo, int64_t hi) {
-    const FN(rms_args) *a = a_;
+/* One RMSprop / Adagrad step of [lo, hi): `centered` (grad_avg) and `momentum` (buf)
+ * constants at each call site, everything else read into locals and chosen by selects, so
+ * that each variant's loop vectorises (as adam_range). */
+static inline void FN(rms_range)(const FN(rms_args) *a, int64_t lo, int64_t hi,
+                                 const int centered, const int momentum) {
     scalar_t *restrict p = a->p, *restrict sq = a->sq, *restrict avg = a->avg;
     scalar_t *restrict buf = a->buf;
     const scalar_t *restrict grad = a->grad;
+    const int maximize = a->maximize, wd_on = a->wd_on, accumulate = a->accumulate;
+    const int lerp_small = a->lerp_small, lr_one = a->lr_one;
+    const scalar_t alpha = a->alpha, one_minus = a->one_minus, w1 = a->w1;
+    const scalar_t w1_rest = a->w1_rest, eps = a->eps, wd = a->wd, mom = a->momentum;
+    const scalar_t lr_neg = a->lr_neg;
     for (int64_t i = lo; i < hi; i++) {
-        scalar_t g = a->maximize ? -grad[i] : grad[i];
-        if (a->wd_on) g = g + p[i] * a->wd;
-        const scalar_t s = a->accumulate ? sq[i] + g * g
-                                         : sq[i] * a->alpha + (g * g) * a->one_minus;
+        const scalar_t gi = grad[i], p0 = p[i];
+        scalar_t g = maximize ? -gi : gi;
+        g = wd_on ? g + p0 * wd : g;
+        const scalar_t s0 = sq[i];
+        const scalar_t s = accumulate ? s0 + g * g : s0 * alpha + (g * g) * one_minus;
         sq[i] = s;
         scalar_t d;
-        if (avg) {
+        if (centered) {
             /* grad_avg.lerp_(g, 1 - alpha), then sqrt(v - grad_avg^2) */
-            const scalar_t diff = g - avg[i];
-            const scalar_t m = a->lerp_small ? avg[i] + diff * a->w1 : g - diff * a->w1_rest;
+            const scalar_t a0 = avg[i];
+            const scalar_t diff = g - a0;
+            const scalar_t m = lerp_small ? a0 + diff * w1 : g - diff * w1_rest;
             avg[i] = m;
             d = EMBER_SQRT_T(s - m * m);
         } else {
             d = EMBER_SQRT_T(s);
         }
-        d = d + a->eps;
-        if (buf) {
-            const scalar_t b = buf[i] * a->momentum + g / d;
+        d = d + eps;
+        if (momentum) {
+            const scalar_t b = buf[i] * mom + g / d;
             buf[i] = b;
-            p[i] = EMBER_AXPY(p[i], b, a->lr_neg, a->lr_one);
+            p[i] = EMBER_AXPY(p0, b, lr_neg, lr_one);
         } else {
             /* addcdiv_(g, d, value=-lr): the value times g first, then the quotient */
-            p[i] = p[i] + (a->lr_one ? g : g * a->lr_neg) / d;
+            p[i] = p0 + (lr_one ? g : g * lr_neg) / d;
         }
     }
+}
+
+static void FN(rms_task)(void *a_, int64_t lo, int64_t hi) {
+    const FN(rms_args) *a = a_;
+    if (a->avg && a->buf)
+        FN(rms_range)(a, lo, hi, 1, 1);
+    else if (a->avg)
+        FN(rms_range)(a, lo, hi, 1, 0);
+    else if (a->buf)
+        FN(rms_range)(a, lo, hi, 0, 1);
+    else
+        FN(rms_range)(a, lo, hi, 0, 0);
 }
 
 /* RMSprop (v = alpha v + (1 - alpha) g^2) or, with `accumulate`, Adagrad (v += g^2, lr
