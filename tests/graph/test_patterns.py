@@ -103,3 +103,32 @@ def test_log_softmax_folds_in_only_when_the_loss_is_not_needed():
     _, _, f = _grads(returns_nothing, x, y, True)
     (program,) = f.programs.values()
     assert "# softmax" not in program.code and "logits': True" in repr(program._env)
+
+
+def test_linear_bias_and_relu_fuse_into_one_loop_with_eager_bits():
+    """Linear then ReLU: the product, then one loop adding the bias and applying ReLU
+    (eager adds the bias into the product in place: the same additions). A Linear whose
+    output is returned keeps its addmm (nothing to fuse with)."""
+    rng = np.random.default_rng(4)
+    x = ember.tensor(rng.standard_normal((32, 16)).astype(np.float32))
+    lin1, lin2 = ember.nn.Linear(16, 24), ember.nn.Linear(24, 5)
+
+    def forward(x):
+        h = ember.relu(lin1(x))
+        out = lin2(h)
+        out.sum().backward()
+        return out
+
+    want = forward(x).detach().numpy()
+    grads = [p.grad.numpy().copy() for p in (*lin1.parameters(), *lin2.parameters())]
+    f = ember.compile(forward)
+    for _ in range(2):
+        for p in (*lin1.parameters(), *lin2.parameters()):
+            p.grad = None
+        got = f(x).detach().numpy()
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+    for p, g in zip((*lin1.parameters(), *lin2.parameters()), grads):
+        np.testing.assert_array_equal(p.grad.numpy().view(np.uint32), g.view(np.uint32))
+    (program,) = f.programs.values()
+    assert "fused C loop: add, relu" in program.code
+    assert program.code.count("# addmm") == 1  # (lin2's: its output is returned)

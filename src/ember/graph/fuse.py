@@ -23,6 +23,7 @@ from .._view import contiguous_strides
 from ..native import calls, toolchain
 from .ir import Graph, Node, Scalar, Value
 from .passes import live_nodes
+from .patterns import split_epilogues
 from .program import Program, lower_python
 
 _ptr = calls.ptr
@@ -270,6 +271,10 @@ def lower_fused(graph: Graph) -> Program:
     if not native.available():
         return lower_python(graph)
     nodes = live_nodes(graph)
+    split = split_epilogues(nodes, graph.outputs, _fusible)
+    if len(split) != len(nodes):
+        graph = graph.with_nodes(split)
+        nodes = split
     found = groups(graph, nodes)
     if not found:
         return lower_python(graph)

@@ -162,6 +162,15 @@ class Graph:
     def add_node(self, node: Node) -> None:
         self.nodes.append(node)
 
+    def with_nodes(self, nodes: list[Node]) -> Graph:
+        """This graph's inputs, scalars and outputs over other nodes (a pass's result)."""
+        g = Graph()
+        g.inputs, g.scalars, g.outputs, g.effects = \
+            self.inputs, self.scalars, self.outputs, self.effects
+        g.nodes = nodes
+        g._count = self._count
+        return g
+
     def key(self) -> tuple:
         """The graph's structure: equal keys run the same program (given inputs of the
         recorded shapes, dtypes and strides). Values are named by their number, which is

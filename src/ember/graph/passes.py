@@ -68,8 +68,6 @@ def optimized(graph: Graph) -> Graph:
                                              for a in n.args), n.outs) for n in kept]
         same = {k: copies.get(v, v) for k, v in same.items()}
         same.update(copies)
-    out = Graph()
-    out.inputs, out.scalars, out.effects = graph.inputs, graph.scalars, graph.effects
-    out.nodes = kept
+    out = graph.with_nodes(kept)
     out.outputs = [same.get(v, v) for v in graph.outputs]
     return out

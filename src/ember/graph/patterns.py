@@ -5,10 +5,16 @@ pass (fusion across a reduction, which the pointwise fuser cannot do).
   `nll_log_softmax_backward`, which never writes the zero matrix between them
   (ops/nll_softmax.py); and when nothing else reads the log-probabilities (the loss
   itself is not needed), log_softmax too: the one kernel reads the logits.
+- a product's bias + activation (`split_epilogues`, run by the fuser): `addmm` whose only
+  reader is a pointwise node becomes the product and a separate bias add, which then fuses
+  with the activation into one loop (eager's addmm adds the bias to the product in place,
+  so the bits are the same).
 """
 
 from __future__ import annotations
 
+from ..ops.binary import add_fn, binary_p
+from ..ops.matmul import addmm_p, matmul_p
 from ..ops.nll_softmax import nll_log_softmax_backward_p
 from ..ops.nn_ops import nll_loss_backward_p
 from ..ops.softmax import softmax_backward_p, softmax_p
@@ -70,3 +76,54 @@ def _from_logits(m: Node, readers: dict, dropped: set) -> Node:
         return m
     dropped.add(a)
     return Node(m.prim, {**m.params, "logits": True}, (*m.args[:3], x), m.outs)
+
+
+def split_epilogues(nodes: list[Node], outputs: list[Value], fusible) -> list[Node]:
+    """Each `addmm(bias, a, b)` (beta and alpha 1, matrices of one float dtype, a bias of
+    that dtype) whose one reader is a node `fusible(node)` accepts, and which is no graph
+    output: `matmul(a, b)` then `binary.add(product, bias)`, the add ready to fuse."""
+    readers: dict = {}
+    for n in nodes:
+        for a in n.args:
+            if a.__class__ is Value:
+                readers.setdefault(a, []).append(n)
+    outs = set(outputs)
+    next_id = 1 + max((o.id for n in nodes for o in n.outs), default=0)
+    for v in (*outputs, *(a for n in nodes for a in n.args if a.__class__ is Value)):
+        next_id = max(next_id, v.id + 1)
+    kept = []
+    renamed: dict = {}  # (the values are the recorded graph's: new ones, never edited)
+    for n in nodes:
+        if renamed and any(a in renamed for a in n.args if a.__class__ is Value):
+            n = Node(n.prim, n.params, tuple(renamed.get(a, a) if a.__class__ is Value
+                                             else a for a in n.args), n.outs)
+        if _epilogue(n, readers, outs, fusible) is None:
+            kept.append(n)
+            continue
+        bias, a, b = n.args
+        out = n.outs[0]
+        mm = Node(matmul_p, {}, (a, b), ())
+        mm.outs = (Value(next_id, out.shape, out.dtype, out.stride, mm),)
+        next_id += 1
+        add = Node(binary_p, {"fn": add_fn}, (mm.outs[0], bias), ())
+        add.outs = (Value(out.id, out.shape, out.dtype, out.stride, add),)
+        renamed[out] = add.outs[0]
+        kept += [mm, add]
+    return kept
+
+
+def _epilogue(n: Node, readers: dict, outputs: set, fusible) -> bool | None:
+    if n.prim is not addmm_p or n.params.get("batch_sum") or \
+            n.params.get("beta").__class__ is not int or n.params["beta"] != 1 or \
+            n.params.get("alpha").__class__ is not int or n.params["alpha"] != 1:
+        return None
+    bias, a, b = n.args
+    out = n.outs[0]
+    if any(v.__class__ is not Value or v.dtype is not out.dtype for v in (bias, a, b)) or \
+            len(a.shape) != 2 or len(b.shape) != 2 or out.dtype.name not in _FLOATS or \
+            out in outputs:
+        return None
+    users = readers.get(out, ())
+    if len(users) != 1 or not fusible(users[0]):
+        return None
+    return True
