@@ -12,6 +12,10 @@ FUSED = {
                              "in one pass over each row",
     "nll_loss": "ignore_index, class weights and the weighted mean in one gather",
     "nll_loss_backward": "the scatter of -weight / total without a dense one-hot",
+    "nll_log_softmax_backward": "cross_entropy's backward in compiled graphs: "
+                                "softmax_backward_data of nll_loss_backward in one pass, "
+                                "the one-hot never written (and, given the logits, "
+                                "log_softmax's output computed in registers), eager's bits",
     "native_layer_norm": "mean, variance and the affine in one kernel; saves xhat and rstd "
                          "(and, as PyTorch's node, the input, weight and bias)",
     "native_layer_norm_backward": "one joint VJP for input, weight and bias",

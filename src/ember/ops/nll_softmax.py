@@ -19,7 +19,7 @@ import numpy as np
 from .. import native
 from ..native import calls
 from .nn_ops import _check_classes, _nll_backward_kernel, nll_coefficients
-from .registry import Primitive, nondifferentiable
+from .registry import Primitive, batch_by_loop, nondifferentiable
 from .softmax import _softmax_backward_kernel, _softmax_kernel
 
 
@@ -59,4 +59,6 @@ nll_log_softmax_backward_p = Primitive(
     lambda g, target, weight, out, *, reduction, ignore_index, logits=False:
     (out._shape, out._dtype))
 nondifferentiable(nll_log_softmax_backward_p)
+batch_by_loop(nll_log_softmax_backward_p, "bound only inside compiled programs, which run "
+                                          "no transform")
 native.register(nll_log_softmax_backward_p, "softmax", _native)
