@@ -361,22 +361,18 @@ def _gelu_grad_body(res, g, x, y) -> None:
     np.multiply(res, g, out=res)
 
 
-# The same passes in C (csrc/activation.c): the arithmetic before and after exp one pass
-# each, exp NumPy's between them, so the bits are the bodies' above.
+# The same arithmetic in one C pass (csrc/activation.c, through gelu.h), with ember_math.h's
+# exp for NumPy's: within 2 ulps of the bodies above, and the bits of compiled programs'
+# fused loops, which call gelu.h too.
 
 def _gelu_body_native(out, x) -> None:
     lib = _activation_lib(out, x)
     if lib is None:
         return _gelu_body(out, x)
-    e = np.empty_like(x)
-    n = x.size
-    calls.entry(lib, "gelu_exp_arg_f32", [calls.P, calls.P, calls.I64])(
-        calls.ptr(x), calls.ptr(e), n)
-    np.exp(e, out=e)
-    if calls.entry(lib, "gelu_finish_f32", [calls.P, calls.P, calls.P, calls.I64, calls.P,
-                                            calls.I64, calls.F64], calls.INT)(
-            calls.ptr(x), calls.ptr(e), calls.ptr(out), n, calls.ptr(_GELU_Q_ARRAY),
-            len(_GELU_Q), _GELU_P / math.sqrt(2)) != 0:
+    if calls.entry(lib, "gelu_forward_f32", [calls.P, calls.P, calls.I64, calls.P, calls.I64,
+                                             calls.F64], calls.INT)(
+            calls.ptr(x), calls.ptr(out), x.size, calls.ptr(_GELU_Q_ARRAY), len(_GELU_Q),
+            _GELU_P / math.sqrt(2)) != 0:
         return _gelu_body(out, x)  # (a Q of another degree than the C's)
     return None
 
@@ -385,19 +381,13 @@ def _gelu_grad_body_native(res, g, x, y) -> None:
     lib = _activation_lib(res, g, x, y)
     if lib is None:
         return _gelu_grad_body(res, g, x, y)
-    e = np.empty_like(x)
-    n = x.size
-    calls.entry(lib, "gelu_exp_arg_f32", [calls.P, calls.P, calls.I64])(
-        calls.ptr(x), calls.ptr(e), n)
-    np.exp(e, out=e)
-    calls.entry(lib, "gelu_grad_finish_f32", [calls.P] * 5 + [calls.I64, calls.F64])(
-        calls.ptr(g), calls.ptr(x), calls.ptr(y), calls.ptr(e), calls.ptr(res), n,
-        _INV_SQRT_2PI)
+    calls.entry(lib, "gelu_backward_f32", [calls.P] * 4 + [calls.I64, calls.F64])(
+        calls.ptr(g), calls.ptr(x), calls.ptr(y), calls.ptr(res), x.size, _INV_SQRT_2PI)
     return None
 
 
 _GELU_Q_ARRAY = np.array(_GELU_Q, np.float64)
-_GELU_NATIVE_MIN = 4096  # fewer elements: the NumPy passes cost less than the C calls' setup
+_GELU_NATIVE_MIN = 1  # (every size: one C pass against thirty NumPy passes)
 
 
 def _activation_lib(*arrays):
@@ -463,39 +453,22 @@ def _gelu_second(v, g, x):
     return v * g * (-0.5 * x * x).exp() * _INV_SQRT_2PI * (2 - x * x)
 
 
-# GELU and its derivative in compiled code's fused loops (float32): the NumPy bodies above,
-# operation for operation (each number rounded to float first, as NumPy rounds a number
-# beside a float32 array), with ember_math.h's exp for NumPy's: within 2 ulps of the
-# kernels rather than their bits (the exp is the one difference).
+# GELU and its derivative in compiled code's fused loops (float32): gelu.h, as the eager
+# native kernels call it (so the bits of eager with native kernels); within 4 ulps of the
+# NumPy bodies (the exp; measured), the derivative in ulps of its larger term where it
+# cancels (near its zero at x = -0.75).
 
 def _c_float(v: float) -> str:
     return float.hex(float(np.float32(v))) + "f"
 
 
-_GELU_C = f"""\
-/* gelu: ops/activation.py _gelu_body (h = 0.5 erfc(|x| / sqrt 2) by t Q(t) exp(-x^2 / 2)) */
-static inline float ember_gelu_f32(float x) {{
-    const float e = ember_expf((x * x) * {_c_float(-0.5)});
-    float t = fabsf(x) * {_c_float(_GELU_P / math.sqrt(2))};
-    t = {_c_float(1.0)} / (t + {_c_float(1.0)});
-    float h = t * {_c_float(_GELU_Q[0])};
-""" + "".join(f"    h = (h + {_c_float(c)}) * t;\n" for c in _GELU_Q[1:]) + f"""\
-    h = h * e;
-    const float u = ((h * {_c_float(-2.0)}) + {_c_float(1.0)}) * (float)(x > 0);
-    return (h + u) * x;
-}}
-
-/* gelu_backward: _gelu_grad_body, g (Phi(x) + x phi(x)) with Phi(x) = y / x (0.5 at 0) */
-static inline float ember_gelu_grad_f32(float g, float x, float y) {{
-    const float r = x == 0 ? {_c_float(0.5)} : y / x;
-    const float e = ember_expf((x * x) * {_c_float(-0.5)});
-    return (r + (e * x) * {_c_float(_INV_SQRT_2PI)}) * g;
-}}
-"""
-deflower(gelu_p, "ember_gelu_f32({0})", ulps=2, params={"approximate": "none"},
-         dtypes=("float32",), support=_GELU_C)
-deflower(gelu_backward_p, "ember_gelu_grad_f32({0}, {1}, {2})", ulps=2, dtypes=("float32",),
-         support=_GELU_C)
+_GELU_C = ('#include "gelu.h"\n'
+           f"static const float EMBER_GELU_Q[{len(_GELU_Q)}] = "
+           f"{{{', '.join(_c_float(c) for c in _GELU_Q)}}};\n")
+deflower(gelu_p, f"ember_gelu_f({{0}}, EMBER_GELU_Q, {_c_float(_GELU_P / math.sqrt(2))})",
+         ulps=4, params={"approximate": "none"}, dtypes=("float32",), support=_GELU_C)
+deflower(gelu_backward_p, f"ember_gelu_grad_f({{0}}, {{1}}, {{2}}, {_c_float(_INV_SQRT_2PI)})",
+         ulps=4, dtypes=("float32",), support=_GELU_C)
 
 
 defvjp(gelu_backward_p,
