@@ -22,13 +22,16 @@ A member per PyTorch node name: `x.sum()` is `fn=SUM` (SumBackward0), `x.sum(1)`
 from __future__ import annotations
 
 import builtins
+import math
 from collections import namedtuple
 
 import numpy as np
 
 from .. import _dtype as dt
+from .. import native
 from .._tensor import Tensor
 from .._view import numel, wrap_dim, wrap_dims
+from ..native import calls
 from ._batching import front
 from ._common import along, type_name, write_out
 from .registry import (
@@ -234,8 +237,29 @@ def _sum_vjp(g, out, x, *, dims, keepdim, in_shape):
     return expand_back(g, in_shape, dims, keepdim)
 
 
+def _column_sums_native(lib, a, *, dims, keepdim):
+    """A sum over the leading dims of a C-order float array of at least two columns (a
+    bias's gradient) in C (csrc/reduce.c): NumPy's order for that layout, so its bits,
+    on the kernel threads. Anything else: NumPy's."""
+    k = len(dims)
+    if not k or dims[0] != 0 or dims[-1] != k - 1 or k >= a.ndim or \
+            calls.suffix(a) is None or not a.flags.c_contiguous:
+        return NotImplemented
+    shape = a.shape
+    rows = math.prod(shape[:k])
+    out = np.empty(shape[k:], a.dtype)
+    if rows == 0 or out.size < 2 or tuple(dims) != tuple(range(k)):
+        return NotImplemented  # (one column: NumPy sums it pairwise, not row by row)
+    calls.entry(lib, f"column_sums_{calls.suffix(a)}", [calls.P, calls.P, calls.I64,
+                                                         calls.I64])(
+        calls.ptr(a), calls.ptr(out), rows, out.size)
+    return out.reshape((1,) * k + shape[k:]) if keepdim else out
+
+
 SUM = reduction("sum", _sum_kernel, grad_name="SumBackward0", ordered=True)  # everything
 SUM_DIMS = reduction("sum_dims", _sum_kernel, grad_name="SumBackward1", ordered=True)
+_COLUMN_SUMS_MIN = 1 << 14  # fewer elements: NumPy's one call costs less than the C call's setup
+native.register(SUM_DIMS, "reduce", _column_sums_native, min_size=(globals(), "_COLUMN_SUMS_MIN"))
 for _m in (SUM, SUM_DIMS):
     defvjp(_m, _sum_vjp, reads=((),), in_shape=True)
     deflinear(_m)
