@@ -149,6 +149,43 @@ def test_log_softmax_of_a_sum_that_rounds_to_one_is_zero_as_torch(dim):
     np.testing.assert_allclose(got, want, rtol=2e-6)
 
 
+@needs_native
+@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [1, 2, 10, 15])
+def test_short_rows_are_the_row_kernels_bits(n, dtype, n_threads):
+    """Rows shorter than the 16 lanes run sixteen at a time across the rows; each must be
+    what the row kernel gives the same row padded to 16 with -inf (log-probability) and 0
+    (gradient), whose padding adds exact zeros to the lanes: bit for bit, forward and
+    backward, softmax and log_softmax, and cross_entropy's fused backward."""
+    from ember.ops.nll_softmax import nll_log_softmax_backward_p
+
+    rng = np.random.default_rng(n)
+    rows = 37  # (two whole blocks of sixteen and a part)
+    x = (rng.standard_normal((rows, n)) * 5).astype(dtype)
+    x[3, 0], x[5, -1] = np.inf, np.nan
+    g = rng.standard_normal((rows, n)).astype(dtype)
+    pad = lambda a, v: np.concatenate([a, np.full((rows, 16 - n), v, dtype)], 1)
+    lib = native.library("softmax")
+    with threads(n_threads), np.errstate(all="ignore"):
+        for log in (False, True):
+            short = FORWARD[1](lib, x, dim=1, log=log)
+            assert_bits(short, FORWARD[1](lib, pad(x, -np.inf), dim=1, log=log)[:, :n])
+            got = BACKWARD[1](lib, g, short, dim=1, log=log)
+            want = BACKWARD[1](lib, pad(g, 0.0), pad(short, -np.inf if log else 0.0), dim=1,
+                               log=log)
+            assert_bits(got, want[:, :n])
+        k = native.twins(nll_log_softmax_backward_p)[1]
+        t = rng.integers(0, n, rows)
+        one = np.asarray(0.3, dtype)
+        for logits in (False, True):
+            src = x if logits else FORWARD[1](lib, x, dim=1, log=True)
+            got = k(lib, one, t, None, src, reduction="mean", ignore_index=-100, logits=logits)
+            want = k(lib, one, t, None, pad(src, -np.inf), reduction="mean", ignore_index=-100,
+                     logits=logits)
+            assert_bits(got, want[:, :n])
+
+
 TDT = {ember.float32: torch.float32, ember.float64: torch.float64,
        ember.bfloat16: torch.bfloat16, ember.float16: torch.float16}
 

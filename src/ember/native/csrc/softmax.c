@@ -72,9 +72,100 @@ static inline double FN(row_expsum)(const scalar_t *restrict x, scalar_t *restri
     return ember_lanes_total(acc);
 }
 
+/* --- rows shorter than the lanes ---------------------------------------------------------
+ * A classifier's ten scores: sixteen rows at a time, element j of each row a vector across
+ * the rows, so that exp and the sums vectorise where a row alone is all tail. Each row's
+ * arithmetic is the row loops' own: its max over j in order, its lanes (element j in lane j,
+ * the others +0.0) totalled pairwise as ember_lanes_total totals them; so the bits are
+ * theirs. */
+#define SM_SR EMBER_LANES /* rows per block */
+
+#ifndef EMBER_BLOCK_TOTAL
+#define EMBER_BLOCK_TOTAL
+/* tot[r] = the pairwise total of lanes t[.][r], in ember_lanes_total's order. */
+static inline void ember_block_total(double t[EMBER_LANES][SM_SR], double tot[SM_SR]) {
+    for (int w = EMBER_LANES / 2; w >= 1; w /= 2)
+        for (int k = 0; k < w; k++)
+            for (int r = 0; r < SM_SR; r++) t[k][r] += t[k + w][r];
+    for (int r = 0; r < SM_SR; r++) tot[r] = t[0][r];
+}
+#endif
+
+/* v[j][r] = element j of row r of `src` (rows of n), rows past `rows` read as 0. */
+static inline void FN(load_block)(scalar_t v[EMBER_LANES][SM_SR], const scalar_t *src,
+                                  int64_t n, int rows) {
+    for (int r = 0; r < SM_SR; r++)
+        for (int64_t j = 0; j < n; j++) v[j][r] = r < rows ? src[r * n + j] : (scalar_t)0;
+}
+
+static inline void FN(store_block)(scalar_t *dst, scalar_t v[EMBER_LANES][SM_SR], int64_t n,
+                                   int rows) {
+    for (int r = 0; r < rows; r++)
+        for (int64_t j = 0; j < n; j++) dst[r * n + j] = v[j][r];
+}
+
+/* m[r] = row r's max as row_max takes it (NaN skipped; a lane holds -inf until it is set). */
+static inline void FN(block_max)(scalar_t m[SM_SR], scalar_t v[EMBER_LANES][SM_SR], int64_t n) {
+    for (int r = 0; r < SM_SR; r++) m[r] = v[0][r] > -INFINITY ? v[0][r] : -INFINITY;
+    for (int64_t j = 1; j < n; j++)
+        for (int r = 0; r < SM_SR; r++) {
+            const scalar_t c = v[j][r] > -INFINITY ? v[j][r] : -INFINITY;
+            m[r] = c > m[r] ? c : m[r];
+        }
+}
+
+/* e[j][r] = exp(v - m) as row_expsum takes it, and tot[r] its lanes' total. */
+static inline void FN(block_expsum)(scalar_t e[EMBER_LANES][SM_SR], double tot[SM_SR],
+                                    scalar_t v[EMBER_LANES][SM_SR], const scalar_t m[SM_SR],
+                                    int64_t n) {
+    double t[EMBER_LANES][SM_SR];
+    for (int k = 0; k < EMBER_LANES; k++)
+        for (int r = 0; r < SM_SR; r++) t[k][r] = 0.0;
+    for (int64_t j = 0; j < n; j++)
+        for (int r = 0; r < SM_SR; r++) {
+            e[j][r] = ember_exp_t((scalar_t)(v[j][r] - m[r]));
+            t[j][r] = 0.0 + (double)e[j][r];
+        }
+    ember_block_total(t, tot);
+}
+
+/* log_softmax's outputs of a block, in v (with log: (v - m) - lse; else e / sum). */
+static inline void FN(block_softmax)(scalar_t v[EMBER_LANES][SM_SR], int64_t n, int log) {
+    scalar_t m[SM_SR], e[EMBER_LANES][SM_SR];
+    double tot[SM_SR];
+    FN(block_max)(m, v, n);
+    FN(block_expsum)(e, tot, v, m, n);
+    if (log) {
+        scalar_t lse[SM_SR];
+        for (int r = 0; r < SM_SR; r++) lse[r] = (scalar_t)ember_log((double)(scalar_t)tot[r]);
+        for (int64_t j = 0; j < n; j++)
+            for (int r = 0; r < SM_SR; r++) v[j][r] = (scalar_t)(v[j][r] - m[r]) - lse[r];
+    } else {
+        scalar_t s[SM_SR];
+        for (int r = 0; r < SM_SR; r++) s[r] = (scalar_t)tot[r];
+        for (int64_t j = 0; j < n; j++)
+            for (int r = 0; r < SM_SR; r++) v[j][r] = e[j][r] / s[r];
+    }
+}
+
+static void FN(sm_short)(const FN(sm_args) *a, int64_t lo, int64_t hi) {
+    const int64_t n = a->n;
+    scalar_t v[EMBER_LANES][SM_SR];
+    for (int64_t b = lo; b < hi; b += SM_SR) {
+        const int rows = (int)EMBER_MIN(SM_SR, hi - b);
+        FN(load_block)(v, a->x + b * n, n, rows);
+        FN(block_softmax)(v, n, a->log);
+        FN(store_block)(a->out + b * n, v, n, rows);
+    }
+}
+
 static void FN(sm_rows)(void *p, int64_t lo, int64_t hi) {
     const FN(sm_args) *a = p;
     const int64_t n = a->n;
+    if (n < EMBER_LANES) {
+        FN(sm_short)(a, lo, hi);
+        return;
+    }
     for (int64_t r = lo; r < hi; r++) {
         const scalar_t *restrict x = a->x + r * n;
         scalar_t *restrict out = a->out + r * n;
@@ -163,9 +254,47 @@ static inline void FN(acc_dot)(double *restrict dot, const scalar_t *restrict x,
     for (int k = 0; j + k < n; k++) dot[k] += (double)x[j + k] * (double)y[j + k];
 }
 
+/* The backward of rows shorter than the lanes, a block at a time (as sm_short): s is the
+ * lanes' total of g (log) or of g y, as acc_sum / acc_dot and ember_lanes_total take it. */
+static void FN(smb_short)(const FN(sm_args) *a, int64_t lo, int64_t hi) {
+    const int64_t n = a->n;
+    scalar_t y[EMBER_LANES][SM_SR], g[EMBER_LANES][SM_SR], s[SM_SR];
+    double t[EMBER_LANES][SM_SR], tot[SM_SR];
+    for (int64_t b = lo; b < hi; b += SM_SR) {
+        const int rows = (int)EMBER_MIN(SM_SR, hi - b);
+        FN(load_block)(y, a->x + b * n, n, rows);
+        FN(load_block)(g, a->g + b * n, n, rows);
+        for (int k = 0; k < EMBER_LANES; k++)
+            for (int r = 0; r < SM_SR; r++) t[k][r] = 0.0;
+        if (a->log) {
+            for (int64_t j = 0; j < n; j++)
+                for (int r = 0; r < SM_SR; r++) t[j][r] = 0.0 + (double)g[j][r];
+        } else {
+            for (int64_t j = 0; j < n; j++)
+                for (int r = 0; r < SM_SR; r++)
+                    t[j][r] = 0.0 + (double)g[j][r] * (double)y[j][r];
+        }
+        ember_block_total(t, tot);
+        for (int r = 0; r < SM_SR; r++) s[r] = (scalar_t)tot[r];
+        if (a->log) {
+            for (int64_t j = 0; j < n; j++)
+                for (int r = 0; r < SM_SR; r++)
+                    g[j][r] = g[j][r] - ember_exp_t(y[j][r]) * s[r];
+        } else {
+            for (int64_t j = 0; j < n; j++)
+                for (int r = 0; r < SM_SR; r++) g[j][r] = g[j][r] * y[j][r] - y[j][r] * s[r];
+        }
+        FN(store_block)(a->out + b * n, g, n, rows);
+    }
+}
+
 static void FN(smb_rows)(void *p, int64_t lo, int64_t hi) {
     const FN(sm_args) *a = p;
     const int64_t n = a->n;
+    if (n < EMBER_LANES) {
+        FN(smb_short)(a, lo, hi);
+        return;
+    }
     for (int64_t r = lo; r < hi; r++) {
         const scalar_t *restrict y = a->x + r * n, *restrict g = a->g + r * n;
         scalar_t *restrict dx = a->out + r * n;
@@ -235,9 +364,36 @@ typedef struct {
     int logits;
 } FN(nllsm_args);
 
+/* Rows shorter than the lanes, a block at a time (as sm_short). */
+static void FN(nllsm_short)(const FN(nllsm_args) *a, int64_t lo, int64_t hi) {
+    const int64_t n = a->n;
+    scalar_t o[EMBER_LANES][SM_SR], dx[EMBER_LANES][SM_SR], c[SM_SR], s[SM_SR];
+    for (int64_t b = lo; b < hi; b += SM_SR) {
+        const int rows = (int)EMBER_MIN(SM_SR, hi - b);
+        FN(load_block)(o, a->in + b * n, n, rows);
+        if (a->logits) FN(block_softmax)(o, n, 1);
+        for (int r = 0; r < SM_SR; r++) {
+            c[r] = r < rows ? a->coef[(b + r) * a->coef_step] : (scalar_t)0;
+            s[r] = (scalar_t)(0.0 + (double)c[r]);
+        }
+        for (int64_t j = 0; j < n; j++)
+            for (int r = 0; r < SM_SR; r++)
+                dx[j][r] = (scalar_t)0 - ember_exp_t(o[j][r]) * s[r];
+        for (int r = 0; r < rows; r++) {
+            const int64_t t = a->target[b + r];
+            if (t >= 0 && t < n) dx[t][r] = c[r] - ember_exp_t(o[t][r]) * s[r];
+        }
+        FN(store_block)(a->dx + b * n, dx, n, rows);
+    }
+}
+
 static void FN(nllsm_rows)(void *p, int64_t lo, int64_t hi) {
     const FN(nllsm_args) *a = p;
     const int64_t n = a->n;
+    if (n < EMBER_LANES) {
+        FN(nllsm_short)(a, lo, hi);
+        return;
+    }
     for (int64_t r = lo; r < hi; r++) {
         const scalar_t c = a->coef[r * a->coef_step];
         const scalar_t s = (scalar_t)(0.0 + (double)c);
