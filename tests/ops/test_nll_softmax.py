@@ -43,7 +43,7 @@ def _fused(kind, *args, **params):
     k = _cpu[nll_log_softmax_backward_p]
     if kind == "numpy":
         return k.numpy(*args, **params)
-    got = k.native(native.library("softmax"), *args, **params)
+    got = k.native(native.library("nll_softmax"), *args, **params)
     assert got is not NotImplemented
     return got
 

@@ -5,7 +5,7 @@ then log_softmax's (g - exp(out) * sum(g)). A compiled graph that holds both, th
 read by nothing else, runs this instead (`graph/patterns.py`): one pass that reads `out`
 and writes dx, with no zero matrix written and read again. It computes what the pair
 computes, bit for bit: the NumPy kernel is the pair's NumPy kernels, and the C kernel
-(csrc/softmax.c) does the C backward's arithmetic with the row's one gradient in place of
+(csrc/nll_softmax.c) does the C backward's arithmetic with the row's one gradient in place of
 the zeros. With `logits=True` its fourth operand is log_softmax's input rather than its
 output (when nothing else reads the log-probabilities): the C kernel computes each one in a
 register, as the forward kernel would, so neither is written out. Not differentiable: it
@@ -61,4 +61,4 @@ nll_log_softmax_backward_p = Primitive(
 nondifferentiable(nll_log_softmax_backward_p)
 batch_by_loop(nll_log_softmax_backward_p, "bound only inside compiled programs, which run "
                                           "no transform")
-native.register(nll_log_softmax_backward_p, "softmax", _native)
+native.register(nll_log_softmax_backward_p, "nll_softmax", _native)
