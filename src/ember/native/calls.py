@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import platform
 
 import numpy as np
 
@@ -30,6 +31,8 @@ def _data_offset() -> int | None:
     """Where an ndarray object keeps its data pointer (the field after the object header
     in NumPy's array struct), found by reading test arrays; None where ids are not
     addresses or no offset agrees with `__array_interface__` (then that is read)."""
+    if platform.python_implementation() != "CPython":  # (elsewhere an id is no address)
+        return None
     tests = [np.empty(n, np.float32) for n in (3, 17, 1000)]
     for off in range(8, 72, 8):
         try:
