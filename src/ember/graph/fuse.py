@@ -270,11 +270,8 @@ def lower_fused(graph: Graph) -> Program:
     `lower_python`'s program."""
     if not native.available():
         return lower_python(graph)
-    nodes = live_nodes(graph)
-    split = split_epilogues(nodes, graph.outputs, _fusible)
-    if len(split) != len(nodes):
-        graph = graph.with_nodes(split)
-        nodes = split
+    graph = split_epilogues(graph.with_nodes(live_nodes(graph)), _fusible)
+    nodes = graph.nodes
     found = groups(graph, nodes)
     if not found:
         return lower_python(graph)

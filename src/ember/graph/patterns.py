@@ -18,21 +18,27 @@ from ..ops.matmul import addmm_p, matmul_p
 from ..ops.nll_softmax import nll_log_softmax_backward_p
 from ..ops.nn_ops import nll_loss_backward_p
 from ..ops.softmax import softmax_backward_p, softmax_p
-from .ir import Node, Value
+from .ir import Graph, Node, Value
 
 _FLOATS = ("float32", "float64")
+
+
+def _readers(nodes: list[Node], outputs: list[Value]) -> dict:
+    """value -> the nodes that read it (a graph output read once more, by None)."""
+    readers: dict = {}
+    for n in nodes:
+        for a in n.args:
+            if a.__class__ is Value:
+                readers.setdefault(a, []).append(n)
+    for v in outputs:
+        readers.setdefault(v, []).append(None)
+    return readers
 
 
 def fuse_patterns(nodes: list[Node], outputs: list[Value]) -> list[Node]:
     """`nodes` with each pattern above replaced by its one node (a value between them that
     anything else reads, a graph output among them, keeps the pattern as it is)."""
-    readers: dict = {}
-    for n in nodes:
-        for a in n.args:
-            if a.__class__ is Value:
-                readers[a] = readers.get(a, 0) + 1
-    for v in outputs:
-        readers[v] = readers.get(v, 0) + 1
+    readers = _readers(nodes, outputs)
     replaced: dict = {}
     dropped: set = set()
     for n in nodes:
@@ -53,7 +59,7 @@ def _cross_entropy_backward(n: Node, readers: dict) -> Node | None:
         return None
     gin, out = n.args
     m = gin.node if gin.__class__ is Value else None
-    if m is None or m.prim is not nll_loss_backward_p or readers.get(gin) != 1:
+    if m is None or m.prim is not nll_loss_backward_p or len(readers[gin]) != 1:
         return None
     if out.__class__ is not Value or len(out.shape) != 2 or out.dtype.name not in _FLOATS \
             or gin.dtype is not out.dtype or len(m.params["in_shape"]) != 2:
@@ -69,7 +75,7 @@ def _from_logits(m: Node, readers: dict, dropped: set) -> Node:
     out = m.args[3]
     a = out.node
     if a is None or a.prim is not softmax_p or not a.params.get("log") \
-            or a.params["dim"] != 1 or readers.get(out) != 1:
+            or a.params["dim"] != 1 or len(readers[out]) != 1:
         return m
     x = a.args[0]
     if x.__class__ is not Value or x.dtype is not out.dtype:
@@ -78,26 +84,20 @@ def _from_logits(m: Node, readers: dict, dropped: set) -> Node:
     return Node(m.prim, {**m.params, "logits": True}, (*m.args[:3], x), m.outs)
 
 
-def split_epilogues(nodes: list[Node], outputs: list[Value], fusible) -> list[Node]:
+def split_epilogues(graph: Graph, fusible) -> Graph:
     """Each `addmm(bias, a, b)` (beta and alpha 1, matrices of one float dtype, a bias of
     that dtype) whose one reader is a node `fusible(node)` accepts, and which is no graph
-    output: `matmul(a, b)` then `binary.add(product, bias)`, the add ready to fuse."""
-    readers: dict = {}
-    for n in nodes:
-        for a in n.args:
-            if a.__class__ is Value:
-                readers.setdefault(a, []).append(n)
-    outs = set(outputs)
-    next_id = 1 + max((o.id for n in nodes for o in n.outs), default=0)
-    for v in (*outputs, *(a for n in nodes for a in n.args if a.__class__ is Value)):
-        next_id = max(next_id, v.id + 1)
+    output: `matmul(a, b)` then `binary.add(product, bias)`, the add ready to fuse. The
+    graph itself when there is none."""
+    readers = _readers(graph.nodes, graph.outputs)
+    next_id = graph._count  # (the first id no value of the graph has)
     kept = []
     renamed: dict = {}  # (the values are the recorded graph's: new ones, never edited)
-    for n in nodes:
+    for n in graph.nodes:
         if renamed and any(a in renamed for a in n.args if a.__class__ is Value):
             n = Node(n.prim, n.params, tuple(renamed.get(a, a) if a.__class__ is Value
                                              else a for a in n.args), n.outs)
-        if _epilogue(n, readers, outs, fusible) is None:
+        if not _epilogue(n, readers, fusible):
             kept.append(n)
             continue
         bias, a, b = n.args
@@ -109,21 +109,22 @@ def split_epilogues(nodes: list[Node], outputs: list[Value], fusible) -> list[No
         add.outs = (Value(out.id, out.shape, out.dtype, out.stride, add),)
         renamed[out] = add.outs[0]
         kept += [mm, add]
-    return kept
+    if not renamed:
+        return graph
+    g = graph.with_nodes(kept)
+    g._count = next_id
+    return g
 
 
-def _epilogue(n: Node, readers: dict, outputs: set, fusible) -> bool | None:
+def _epilogue(n: Node, readers: dict, fusible) -> bool:
     if n.prim is not addmm_p or n.params.get("batch_sum") or \
             n.params.get("beta").__class__ is not int or n.params["beta"] != 1 or \
             n.params.get("alpha").__class__ is not int or n.params["alpha"] != 1:
-        return None
+        return False
     bias, a, b = n.args
     out = n.outs[0]
     if any(v.__class__ is not Value or v.dtype is not out.dtype for v in (bias, a, b)) or \
-            len(a.shape) != 2 or len(b.shape) != 2 or out.dtype.name not in _FLOATS or \
-            out in outputs:
-        return None
-    users = readers.get(out, ())
-    if len(users) != 1 or not fusible(users[0]):
-        return None
-    return True
+            len(a.shape) != 2 or len(b.shape) != 2 or out.dtype.name not in _FLOATS:
+        return False
+    users = readers.get(out, ())  # (an output is read by None: not fusible)
+    return len(users) == 1 and users[0] is not None and fusible(users[0])

@@ -242,17 +242,17 @@ def _column_sums_native(lib, a, *, dims, keepdim):
     bias's gradient) in C (csrc/reduce.c): NumPy's order for that layout, so its bits,
     on the kernel threads. Anything else: NumPy's."""
     k = len(dims)
-    if not k or dims[0] != 0 or dims[-1] != k - 1 or k >= a.ndim or \
-            calls.suffix(a) is None or not a.flags.c_contiguous:
+    sfx = calls.suffix(a)
+    if not 0 < k < a.ndim or tuple(dims) != tuple(range(k)) or sfx is None or \
+            not a.flags.c_contiguous:
         return NotImplemented
     shape = a.shape
-    rows = math.prod(shape[:k])
-    out = np.empty(shape[k:], a.dtype)
-    if rows == 0 or out.size < 2 or tuple(dims) != tuple(range(k)):
+    rows, cols = math.prod(shape[:k]), math.prod(shape[k:])
+    if rows == 0 or cols < 2:
         return NotImplemented  # (one column: NumPy sums it pairwise, not row by row)
-    calls.entry(lib, f"column_sums_{calls.suffix(a)}", [calls.P, calls.P, calls.I64,
-                                                         calls.I64])(
-        calls.ptr(a), calls.ptr(out), rows, out.size)
+    out = np.empty(shape[k:], a.dtype)
+    calls.entry(lib, f"column_sums_{sfx}", [calls.P, calls.P, calls.I64, calls.I64])(
+        calls.ptr(a), calls.ptr(out), rows, cols)
     return out.reshape((1,) * k + shape[k:]) if keepdim else out
 
 

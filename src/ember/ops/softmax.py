@@ -157,7 +157,7 @@ _softmax_backward_kernel = _fused((_softmax_backward_body, _log_softmax_backward
 
 # --- the native kernels (csrc/softmax.c) ------------------------------------------------------
 
-_NATIVE_MIN = 1  # (every size: a 64 x 10 log_softmax takes 13 us as NumPy calls, 11 as one C call)
+_NATIVE_MIN = 1  # (every size: a 64 x 10 log_softmax takes 13 us as NumPy calls, 5.6 in C)
 
 
 def _native_layout(a, dim: int):
