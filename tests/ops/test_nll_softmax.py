@@ -104,7 +104,12 @@ def test_a_target_out_of_range_raises_as_torch(kind):
 
 
 def test_not_differentiable_and_absent_from_eager():
-    """Eager cross_entropy records the pair (torch's node names), never this primitive."""
+    """Eager cross_entropy records the pair (torch's node names), never this primitive;
+    the primitive itself declares no derivative (it only runs inside compiled programs)."""
+    from ember._core.primitive import NOT_DIFFERENTIABLE, jvp_rules, vjp_rules
+
+    assert vjp_rules[nll_log_softmax_backward_p] is NOT_DIFFERENTIABLE
+    assert jvp_rules[nll_log_softmax_backward_p] is NOT_DIFFERENTIABLE
     x = ember.randn(4, 5, requires_grad=True)
     loss = ember.nn.functional.cross_entropy(x, ember.tensor([0, 1, 2, 3]))
     assert loss.grad_fn.name() == "NllLossBackward0"
