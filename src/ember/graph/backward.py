@@ -28,14 +28,15 @@ from .._core.ranges import ranges
 from ..autograd import graph as _ag
 from ..autograd.engine import _unpack
 from ..autograd.graph import AccumulateGrad
-from .ir import RUNTIME_SCALARS, Node, Scalar, Value
+from .ir import RUNTIME_SCALARS, Node, Scalar, Value, same_const, same_params
 from .lazy import LazyTensor, make_lazy
 
 
 class Memo:
     """What one engine run recorded at a place of a graph (see the module docstring)."""
 
-    __slots__ = ("fingerprint", "first", "plan", "inputs", "grads", "released")
+    __slots__ = ("fingerprint", "first", "plan", "inputs", "grads", "released", "follows",
+                 "taken")
 
     def __init__(self, fingerprint, first, plan, inputs, grads, released) -> None:
         self.fingerprint = fingerprint
@@ -49,6 +50,10 @@ class Memo:
         self.inputs = inputs  # ((shape, dtype, stride), source) of each new graph input
         self.grads = grads  # (leaf index in the walk, value id of its new .grad) per leaf
         self.released = released  # walk indices of the autograd nodes the engine freed
+        # the graph whose nodes from this place are the plan's own (`_follows`), and what a
+        # replay that follows it takes: (numbers read, the leaves' grad values, next id)
+        self.follows = None
+        self.taken = None
 
 
 VALUE, EARLIER, EARLIER_INPUT, INPUT, SCALAR, CONST = range(6)
@@ -215,6 +220,95 @@ def replay(session, memo: Memo, root_grads, order, leaves, retain_graph: bool) -
         stride = t._stride if t._stride is not None else t._ensure_storage()
         if (t._shape, t._dtype, tuple(stride)) != meta:
             return False
+    expected = session.expect[0] if session.expect is not None else None
+    if expected is not None and (memo.follows is expected or _follows(session, memo, expected)):
+        _take(session, memo, root_grads, leaves)
+    else:
+        session.expect = None  # (new nodes below: the recording follows no graph from here)
+        _build(session, memo, root_grads, leaves)
+    if not retain_graph:
+        for j in memo.released:
+            order[j]._release()
+    return True
+
+
+def _follows(session, memo: Memo, expected) -> bool:
+    """Whether the nodes `expected` has from here are the plan's, node for node (the
+    recording has followed `expected` so far); if so the memo keeps what a replay needs
+    to take them (`_take`)."""
+    graph = session.graph
+    i0, n_in, n_sc = len(graph.nodes), len(graph.inputs), len(graph.scalars)
+    plan, first = memo.plan, memo.first
+    if len(expected.nodes) < i0 + len(plan):
+        return False
+    made = 0  # values made so far in the pass (their ids run on from `first`)
+    new_in = 0
+    numbers = []
+    for (prim, params, spec, outs), en in zip(plan, expected.nodes[i0:]):
+        if en.prim is not prim or len(en.args) != len(spec) or len(en.outs) != len(outs) \
+                or not same_params(params, en.params):
+            return False
+        for a, x in zip(spec, en.args):
+            kind = a[0]
+            if kind == VALUE:
+                ok = x.__class__ is Value and x.id == first + a[1]
+            elif kind == EARLIER:
+                ok = x is graph.nodes[a[1]].outs[a[2]]
+            elif kind == EARLIER_INPUT:
+                ok = x is graph.inputs[a[1]]
+            elif kind == INPUT:
+                k = n_in + new_in
+                ok = k < len(expected.inputs) and expected.inputs[k] is x and \
+                    x.id == first + made and (x.shape, x.dtype, x.stride) == a[1]
+                new_in += 1
+                made += 1
+            elif kind == SCALAR:
+                ok = x.__class__ is Scalar and x.type is a[1].__class__ and \
+                    x.id == n_sc + len(numbers)
+                numbers.append(a[1])
+            else:
+                ok = x.__class__ is a[1].__class__ and same_const(a[1], x)
+            if not ok:
+                return False
+        for (shape, dtype, stride, i), o in zip(outs, en.outs):
+            if o.id != first + made or o.index != i or (o.shape, o.dtype, o.stride) != \
+                    (shape, dtype, stride):
+                return False
+            made += 1
+    values = {v.id: v for en in expected.nodes[i0:i0 + len(plan)] for v in en.outs}
+    grads = [(k, values.get(vid)) for k, vid in memo.grads]
+    if any(v is None for _, v in grads):
+        return False
+    memo.follows = expected
+    memo.taken = (tuple(numbers), grads, first + made)
+    return True
+
+
+def _take(session, memo: Memo, root_grads, leaves) -> None:
+    """Replay by taking the followed graph's own nodes from here (see `_follows`)."""
+    graph, expected = session.graph, memo.follows
+    numbers, grads, count = memo.taken
+    i0, n_in, n_sc = len(graph.nodes), len(graph.inputs), len(graph.scalars)
+    input_of, tensors = session.input_of, session.input_tensors
+    for v, (_, (src, what)) in zip(expected.inputs[n_in:n_in + len(memo.inputs)],
+                                   memo.inputs):
+        t = root_grads[what] if src == "root" else what
+        graph.inputs.append(v)
+        input_of[id(t)] = v
+        tensors.append(t)
+    graph.scalars.extend(expected.scalars[n_sc:n_sc + len(numbers)])
+    session.scalar_values.extend(numbers)
+    graph.nodes.extend(expected.nodes[i0:i0 + len(memo.plan)])
+    graph._count = count
+    for k, v in grads:
+        g = make_lazy(session, v, v.dtype, None, None)
+        session.lazies.append(weakref.ref(g))
+        leaves[k]._grad = g
+
+
+def _build(session, memo: Memo, root_grads, leaves) -> None:
+    """Replay by making the plan's nodes anew."""
+    graph = session.graph
     nodes, graph_inputs = graph.nodes, graph.inputs
     made = []  # the values made in the pass, by id - first
     count = graph._count
@@ -260,7 +354,3 @@ def replay(session, memo: Memo, root_grads, order, leaves, retain_graph: bool) -
         g = make_lazy(session, v, v.dtype, None, None)
         session.lazies.append(weakref.ref(g))
         leaves[k]._grad = g
-    if not retain_graph:
-        for j in memo.released:
-            order[j]._release()
-    return True

@@ -35,11 +35,12 @@ from ..ops.movement import _eval_detach
 from ..ops.registry import _eval_inplace, _eval_update, bump_version, check_inplace
 from ..ops.views import _eval_view
 from . import backward as _backward
-from .ir import RUNTIME_SCALARS, Graph, Node, Value, same_node
+from .ir import RUNTIME_SCALARS, Graph, Node, Scalar, Value, same_const, same_param, same_params
 from .lazy import LazyTensor, become, make_lazy, pending_class
 
 _grad_state = grad_mode.state
 _ref = weakref.ref
+_MISSING = object()
 
 
 class Break:
@@ -112,6 +113,16 @@ class Session(Interpreter):
     def _record(self, prim, args, params, base=None, vc=None):
         # NOTE: the hot path of a compiled call (every op bound): kept flat
         graph = self.graph
+        if self.expect is not None or not graph.nodes:
+            known = self._follow(prim, args, params)
+            if known is not None:  # (the node itself, its values and layout known)
+                lazies = []
+                refs = self.lazies
+                for v in known.outs:
+                    t = make_lazy(self, v, v.dtype, base, vc)
+                    lazies.append(t)
+                    refs.append(_ref(t))
+                return lazies
         mark = (len(graph.inputs), len(graph.scalars), graph._count)
         vals = []
         for a in args:
@@ -121,15 +132,11 @@ class Session(Interpreter):
             else:
                 vals.append(self._arg(a))
         node = Node(prim, params, tuple(vals), ())
-        known = self._follow(node)
-        if known is not None:
-            metas = [(o.shape, o.dtype, o.stride) for o in known.outs]
-        else:
-            try:
-                metas = _meta_of(prim, args, params)
-            except BaseException:
-                self._forget(mark)
-                raise
+        try:
+            metas = _meta_of(prim, args, params)
+        except BaseException:
+            self._forget(mark)
+            raise
         outs, lazies = [], []
         refs = self.lazies
         count = graph._count
@@ -145,25 +152,108 @@ class Session(Interpreter):
         graph.nodes.append(node)
         return lazies
 
-    def _follow(self, node: Node):
-        """The node of the expected graph that `node` repeats (its outputs' metadata are
-        then known), or None (from then on this recording follows no graph)."""
-        i = len(self.graph.nodes)
+    def _follow(self, prim, args, params, scalar_params: bool = False):
+        """The node of the expected graph that this op repeats, now part of the recording
+        (with the graph inputs and numbers it reads), or None: nothing is added, and from
+        then on this recording follows no graph. Following reuses the expected graph's
+        own nodes and values, so a repeated recording builds nothing and is that graph."""
+        graph = self.graph
+        i = len(graph.nodes)
         if i == 0:
             self.expect = None
             for cand in self.expected.get(self.segment, ()):
-                if cand[0].nodes and _same(node, cand[0].nodes[0]):
+                nodes = cand[0].nodes
+                if nodes and self._take(cand[0], nodes[0], prim, args, params, scalar_params):
                     self.expect = cand
-                    return cand[0].nodes[0]
+                    return nodes[0]
             return None
         e = self.expect
-        if e is None:
-            return None
-        nodes = e[0].nodes
-        if i < len(nodes) and _same(node, nodes[i]):
-            return nodes[i]
-        self.expect = None
+        if e is not None:
+            nodes = e[0].nodes
+            if i < len(nodes) and self._take(e[0], nodes[i], prim, args, params,
+                                             scalar_params):
+                return nodes[i]
+            self.expect = None
         return None
+
+    def _take(self, expected: Graph, en: Node, prim, args, params,
+              scalar_params: bool) -> bool:
+        """Whether the op repeats node `en` of `expected` (which the recording has followed
+        node for node so far): then `en` joins the recording, its new graph inputs and
+        numbers with it, and True; else nothing changes. What it compares is `same_node`'s
+        part of the key; with `scalar_params`, float params are numbers of the graph."""
+        if en.prim is not prim or len(en.args) != len(args) or \
+                len(en.params) != len(params):
+            return False
+        graph = self.graph
+        mark = (len(graph.inputs), len(graph.scalars), graph._count)
+        try:
+            ok = self._take_args(expected, en.args, args) and \
+                self._take_params(en.params, params, scalar_params)
+        except (ValueError, TypeError):  # (a param whose == is not a bool: not followed)
+            ok = False
+        outs = en.outs
+        if ok and (not outs or outs[0].id == graph._count):
+            graph.nodes.append(en)
+            if outs:
+                graph._count = outs[-1].id + 1
+            return True
+        self._forget(mark)
+        return False
+
+    def _take_args(self, expected: Graph, eargs: tuple, args) -> bool:
+        graph = self.graph
+        for a, x in zip(args, eargs):
+            c = x.__class__
+            if c is Value:
+                if a.__class__ is LazyTensor:
+                    d = a.__dict__
+                    if d.get("_lazy_session") is self:
+                        if d["_lazy_value"] is x:
+                            continue
+                        return False
+                if not isinstance(a, Tensor):
+                    return False
+                v = self.input_of.get(id(a))
+                if v is None:  # a tensor new to the graph: the expected graph's next input
+                    k = len(graph.inputs)
+                    if k >= len(expected.inputs) or expected.inputs[k] is not x or \
+                            x.id != graph._count:
+                        return False
+                    stride = a._stride if a._stride is not None else a._ensure_storage()
+                    if a._shape != x.shape or a._dtype is not x.dtype or \
+                            tuple(stride) != x.stride:
+                        return False
+                    graph.inputs.append(x)
+                    graph._count += 1
+                    self.input_of[id(a)] = x
+                    self.input_tensors.append(a)
+                elif v is not x:
+                    return False
+            elif c is Scalar:
+                if a.__class__ is not x.type or x.id != len(graph.scalars):
+                    return False
+                graph.scalars.append(x)
+                self.scalar_values.append(a)
+            elif a.__class__ is not c or not same_const(a, x):
+                return False
+        return True
+
+    def _take_params(self, eparams: dict, params: dict, scalar_params: bool) -> bool:
+        if not scalar_params:
+            return same_params(params, eparams)
+        graph = self.graph
+        for k, v in params.items():
+            w = eparams.get(k, _MISSING)
+            if v.__class__ is float:  # (a number of the graph: a learning rate)
+                if w.__class__ is not Scalar or w.type is not float or \
+                        w.id != len(graph.scalars):
+                    return False
+                graph.scalars.append(w)
+                self.scalar_values.append(v)
+            elif v is not w and not same_param(v, w):
+                return False
+        return True
 
     def _forget(self, mark: tuple) -> None:
         """Drop the graph inputs and scalars added since `mark` (an op whose meta rule
@@ -183,13 +273,13 @@ class Session(Interpreter):
         read as pending (`lazy.Pending`), as do `silent` ones (written without a version
         bump). With `scalar_params`, float params (a learning rate a scheduler moves) are
         runtime scalars, not part of the graph's key."""
-        vals = tuple(self._arg(a) for a in args)
-        if scalar_params:
-            params = {k: self._arg(v) if v.__class__ is float else v
-                      for k, v in params.items()}
-        node = Node(prim, params, vals, ())
-        self._follow(node)
-        self.graph.add_node(node)
+        if (self.expect is None and self.graph.nodes) or \
+                self._follow(prim, args, params, scalar_params) is None:
+            vals = tuple(self._arg(a) for a in args)
+            if scalar_params:
+                params = {k: self._arg(v) if v.__class__ is float else v
+                          for k, v in params.items()}
+            self.graph.add_node(Node(prim, params, vals, ()))
         self.graph.effects = True
         for t in written:
             bump_version(t)
@@ -296,13 +386,6 @@ class Run:
         self.graph, self.program, self.key = graph, program, key
         self.inputs, self.scalars, self.live = inputs, scalars, live
         self.written, self.reason = written, reason
-
-
-def _same(node: Node, e: Node) -> bool:
-    try:
-        return same_node(node, e)
-    except (ValueError, TypeError):  # (a param whose == is not a bool: not followed)
-        return False
 
 
 def _capturable(args, params) -> bool:

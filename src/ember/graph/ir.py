@@ -231,27 +231,37 @@ def same_node(n: Node, e: Node) -> bool:
         elif c is Scalar:
             if x.type is not y.type:
                 return False
-        elif x is not y and (x != y if c in _PLAIN else freeze(x) != freeze(y)):
+        elif not same_const(x, y):
             return False
-    p1, p2 = n.params, e.params
+    return same_params(n.params, e.params)
+
+
+def same_const(x, y) -> bool:
+    """Whether constant arguments `x` and `y` (of one class) are equal as the key says."""
+    return x is y or (x == y if x.__class__ in _PLAIN else freeze(x) == freeze(y))
+
+
+def same_params(p1: dict, p2: dict) -> bool:
+    """Whether two nodes' params are equal as the key says (a Scalar matching by type)."""
     if len(p1) != len(p2):
         return False
     for k, v in p1.items():
         w = p2.get(k, _MISSING)
-        if v is w:
-            continue
-        c = v.__class__
-        if c is not w.__class__:
-            return False
-        if c is Scalar:
-            if v.type is not w.type:
-                return False
-        elif c in _PLAIN:
-            if v != w:
-                return False
-        elif freeze(v) != freeze(w):
+        if v is not w and not same_param(v, w):
             return False
     return True
+
+
+def same_param(v, w) -> bool:
+    """Whether param values `v` and `w` are equal as the key says."""
+    c = v.__class__
+    if c is not w.__class__:
+        return False
+    if c is Scalar:
+        return v.type is w.type
+    if c in _PLAIN:
+        return v == w
+    return freeze(v) == freeze(w)
 
 
 # classes whose == is the key's equality (as `params_key` compares hashable params); a
