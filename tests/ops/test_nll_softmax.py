@@ -90,6 +90,22 @@ def test_edge_gradients_and_log_probabilities(kind, g):
 
 
 @pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("ignored", ["some", "all"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_ignored_targets_outside_the_classes(kind, ignored, dtype):
+    """Targets equal to a negative `ignore_index` (the usual -100): their rows get a zero
+    coefficient and the mean divides by the rows left (0 / 0 when none is: every
+    coefficient is then 0, as the pair gives)."""
+    _, out, target = _case(9, 7, dtype, seed=5, kind=kind)
+    target[[1, 4, 5] if ignored == "some" else slice(None)] = -100
+    g = np.asarray(1.3, dtype)
+    for reduction in ("mean", "sum"):
+        want = _pair(kind, g, target, None, out, reduction, -100)
+        got = _fused(kind, g, target, None, out, reduction=reduction, ignore_index=-100)
+        np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
+@pytest.mark.parametrize("kind", KINDS)
 def test_a_target_out_of_range_raises_as_torch(kind):
     import torch
 

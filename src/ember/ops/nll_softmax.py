@@ -37,6 +37,19 @@ def _native(lib, g, target, weight, out, *, reduction, ignore_index, logits=Fals
     if sfx is None or out.ndim != 2:
         return NotImplemented
     rows, n = out.shape
+    P, I64 = calls.P, calls.I64
+    if weight is None and reduction != "none" and g.__class__ is np.ndarray and g.ndim == 0 \
+            and rows < _EXACT_COUNT and \
+            target.dtype == np.int64 and target.flags.c_contiguous and \
+            out.flags.c_contiguous:  # (the usual loss: its coefficient found in C)
+        dx = np.empty_like(out)
+        bad = calls.entry(lib, f"nll_log_softmax_backward_reduced_{sfx}",
+                          [P, P, P, calls.INT, P, I64, I64, I64, calls.INT], I64)(
+            calls.ptr(out), calls.ptr(target), calls.ptr(g), int(reduction == "mean"),
+            calls.ptr(dx), rows, n, ignore_index, int(logits))
+        if bad >= 0:
+            _check_classes(target, n, ignore_index)  # (raises, naming the target)
+        return dx
     if weight is not None:  # (the weights are read at the targets: checked first)
         _check_classes(target, n, ignore_index)
     coef, safe = nll_coefficients(g, target, weight, reduction, ignore_index, n)
@@ -44,7 +57,6 @@ def _native(lib, g, target, weight, out, *, reduction, ignore_index, logits=Fals
     safe = np.ascontiguousarray(safe, np.int64)
     y = np.ascontiguousarray(out)
     dx = np.empty_like(y)
-    P, I64 = calls.P, calls.I64
     bad = calls.entry(lib, f"nll_log_softmax_backward_{sfx}", [P, P, P, I64, P, I64, I64, I64,
                                                                    calls.INT], I64)(
         calls.ptr(y), calls.ptr(safe), calls.ptr(coef), int(coef.ndim > 0), calls.ptr(dx),
@@ -52,6 +64,9 @@ def _native(lib, g, target, weight, out, *, reduction, ignore_index, logits=Fals
     if bad >= 0:
         _check_classes(target, n, ignore_index)  # (raises, naming the target)
     return dx
+
+
+_EXACT_COUNT = 1 << 24  # (rows counted exactly in float32, as the NumPy sum of ones is)
 
 
 nll_log_softmax_backward_p = Primitive(

@@ -14,9 +14,13 @@ typedef struct {
     const scalar_t *in, *coef;
     const int64_t *target;
     scalar_t *dx;
-    int64_t n, coef_step;
+    int64_t n, coef_step, ignore_index;
     int logits;
 } FN(nllsm_args);
+
+/* Row r's coefficient: 0 where its target is ignored (as nll_loss's backward zeroes it). */
+#define NLLSM_COEF(a, r) \
+    ((a)->target[r] == (a)->ignore_index ? (scalar_t)0 : (a)->coef[(r) * (a)->coef_step])
 
 /* Rows shorter than the lanes, a block at a time (as sm_short). */
 static void FN(nllsm_short)(const FN(nllsm_args) *a, int64_t lo, int64_t hi) {
@@ -27,7 +31,7 @@ static void FN(nllsm_short)(const FN(nllsm_args) *a, int64_t lo, int64_t hi) {
         FN(load_block)(o, a->in + b * n, n, rows);
         if (a->logits) FN(block_softmax)(o, n, 1);
         for (int r = 0; r < SM_SR; r++) {
-            c[r] = r < rows ? a->coef[(b + r) * a->coef_step] : (scalar_t)0;
+            c[r] = r < rows ? NLLSM_COEF(a, b + r) : (scalar_t)0;
             s[r] = (scalar_t)(0.0 + (double)c[r]);
         }
         for (int64_t j = 0; j < n; j++)
@@ -49,7 +53,7 @@ static void FN(nllsm_rows)(void *p, int64_t lo, int64_t hi) {
         return;
     }
     for (int64_t r = lo; r < hi; r++) {
-        const scalar_t c = a->coef[r * a->coef_step];
+        const scalar_t c = NLLSM_COEF(a, r);
         const scalar_t s = (scalar_t)(0.0 + (double)c);
         const scalar_t *restrict y = a->in + r * n;
         scalar_t *restrict dx = a->dx + r * n;
@@ -77,7 +81,26 @@ int64_t FN(nll_log_softmax_backward)(const scalar_t *in, const int64_t *target,
                                      int logits) {
     for (int64_t r = 0; r < rows; r++)
         if ((target[r] < 0 || target[r] >= n) && target[r] != ignore_index) return r;
-    FN(nllsm_args) a = {in, coef, target, dx, n, coef_step, logits};
+    FN(nllsm_args) a = {in, coef, target, dx, n, coef_step, ignore_index, logits};
     ember_parallel_for(FN(nllsm_rows), &a, rows, EMBER_MAX(1, 32768 / EMBER_MAX(n, 1)));
     return -1;
+}
+
+/* The same for the usual loss, no class weights and a 0-d incoming gradient g: the
+ * coefficient is -g (reduction "sum") or -g over the rows not ignored ("mean"), rounded
+ * as nll_loss's backward rounds it (one division in scalar_t; the count is exact below
+ * 2^24 rows, which the caller checks). */
+int64_t FN(nll_log_softmax_backward_reduced)(const scalar_t *in, const int64_t *target,
+                                             const scalar_t *g, int mean, scalar_t *dx,
+                                             int64_t rows, int64_t n, int64_t ignore_index,
+                                             int logits) {
+    int64_t kept = 0;
+    for (int64_t r = 0; r < rows; r++) {
+        if (target[r] == ignore_index) continue;
+        if (target[r] < 0 || target[r] >= n) return r;
+        kept++;
+    }
+    const scalar_t coef = mean ? (scalar_t)(-*g) / (scalar_t)kept : (scalar_t)(-*g);
+    return FN(nll_log_softmax_backward)(in, target, &coef, 0, dx, rows, n, ignore_index,
+                                        logits);
 }
