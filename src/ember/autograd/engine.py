@@ -275,17 +275,24 @@ def _grad_buffer(g, var):
     return empty_strided(shape, stride, dtype=g._dtype, device=g.device)
 
 
-def _grad_copy(g, var):
-    """A copy of `g` to become `var.grad`, laid out by the layout contract (`_grad_buffer`)."""
+def _clone_contiguous(g):
+    """ops.copy's clone_contiguous (imported on first use, as `_ones_like`)."""
+    global _clone_contiguous
     from ..ops.copy import clone_contiguous
 
+    _clone_contiguous = clone_contiguous
+    return clone_contiguous(g)
+
+
+def _grad_copy(g, var):
+    """A copy of `g` to become `var.grad`, laid out by the layout contract (`_grad_buffer`)."""
     if g._requires_grad:
         g = T._alias(g)
     # (a plain Tensor is never sparse: the property asked of subclasses only)
     if (g.__class__ is not T.Tensor and g.is_sparse) or (
             var.__class__ is not T.Tensor and var.is_sparse):
         return g.clone()
-    return clone_contiguous(g) if var.is_contiguous() else _grad_buffer(g, var).copy_(g)
+    return _clone_contiguous(g) if var.is_contiguous() else _grad_buffer(g, var).copy_(g)
 
 
 def _collect(roots: list) -> dict:
@@ -556,6 +563,15 @@ def _check_nan(node: Node, grads: list) -> None:
 
 # --- public entry points -----------------------------------------------------
 
+def _ones_like(o):
+    """The implicit seed of a scalar output (imported on first use: ops import autograd)."""
+    global _ones_like
+    from ..ops.creation import ones_like
+
+    _ones_like = ones_like
+    return ones_like(o)
+
+
 def _make_root_grads(outputs, grad_tensors, is_grads_batched=False):
     out = []
     for i, o in enumerate(outputs):
@@ -568,9 +584,7 @@ def _make_root_grads(outputs, grad_tensors, is_grads_batched=False):
                     "grad can be implicitly created only for real scalar outputs but got "
                     f"{o._dtype!r}"
                 )
-            from ..ops.creation import ones_like
-
-            g = ones_like(o)
+            g = _ones_like(o)
         elif not isinstance(g, T.Tensor):
             raise TypeError(
                 f"grad_tensors must be Tensors or None, but got {type(g).__name__}"
@@ -738,3 +752,6 @@ def _batched_grad(outputs, inputs, grad_outputs, create_graph, allow_unused,
         col = [c if c is not None else zeros_like(t) for c in col]
         result.append(stack(col))
     return tuple(result)
+
+
+T._run_backward = backward  # (Tensor.backward calls it without an import per call)
