@@ -95,3 +95,32 @@ def test_a_training_step_follows_its_forward_backward_and_update():
     assert fn.backward_replays >= 3
     # the update graph that ran after the replayed backwards is the one recorded first
     assert len(fn.per_segment.get(0, ())) == len(_graphs(fn))
+
+
+def test_a_last_short_batch_does_not_cost_the_full_batches_their_replays():
+    """Batches of 8 with a last batch of 3 each epoch: the graphs part at the first op that
+    reads the batch, and the recording switches to the graph seen before for its shape, so
+    every call after the first epoch follows a graph and replays its backward."""
+    sizes = [8, 8, 8, 3] * 6
+    runs = []
+    for compiled in (False, True):
+        ember.manual_seed(0)
+        model = nn.Sequential(nn.Linear(5, 8), nn.ReLU(), nn.Linear(8, 3))
+        opt = ember.optim.Adam(model.parameters(), lr=1e-2)
+
+        def step(x, y, model=model, opt=opt):
+            opt.zero_grad()
+            nn.functional.cross_entropy(model(x), y).backward()
+            opt.step()
+
+        fn = ember.compile(step) if compiled else step
+        for i, n in enumerate(sizes):
+            y = ember.tensor(np.random.default_rng(i).integers(0, 3, n))
+            fn(_x(i, (n, 5)), y)
+        runs.append((fn, [p.detach().numpy().copy() for p in model.parameters()]))
+    (_, eager_params), (fn, params) = runs
+    for p, q in zip(params, eager_params):
+        np.testing.assert_array_equal(p, q)
+    assert len(fn.programs) == 2
+    # the engine runs at the first call of each shape and at its first repeat: 4 calls
+    assert fn.backward_replays == len(sizes) - 4

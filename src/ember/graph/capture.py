@@ -35,7 +35,17 @@ from ..ops.movement import _eval_detach
 from ..ops.registry import _eval_inplace, _eval_update, bump_version, check_inplace
 from ..ops.views import _eval_view
 from . import backward as _backward
-from .ir import RUNTIME_SCALARS, Graph, Node, Scalar, Value, same_const, same_param, same_params
+from .ir import (
+    RUNTIME_SCALARS,
+    Graph,
+    Node,
+    Scalar,
+    Value,
+    same_const,
+    same_node,
+    same_param,
+    same_params,
+)
 from .lazy import LazyTensor, become, make_lazy, pending_class
 
 _grad_state = grad_mode.state
@@ -174,7 +184,58 @@ class Session(Interpreter):
                                              scalar_params):
                 return nodes[i]
             self.expect = None
+            # another graph seen here may share the recording so far and go on as this op
+            # does (a last, shorter batch: the graphs part at the first op that reads it)
+            for cand in self.expected.get(self.segment, ()):
+                if cand is not e and self._switch(cand) and \
+                        self._take(cand[0], cand[0].nodes[i], prim, args, params,
+                                   scalar_params):
+                    self.expect = cand
+                    return cand[0].nodes[i]
         return None
+
+    def _switch(self, cand) -> bool:
+        """Make the recording so far `cand`'s own nodes and values, where `cand`'s graph
+        begins as the recording does (node for node the same part of the key, its inputs
+        laid out alike) and goes on past it; False (nothing changed) where it does not."""
+        graph, c = self.graph, cand[0]
+        i, k, m = len(graph.nodes), len(graph.inputs), len(graph.scalars)
+        if len(c.nodes) <= i or len(c.inputs) < k or len(c.scalars) < m:
+            return False
+        values = {}
+        for x, y in zip(graph.inputs, c.inputs):
+            if x.id != y.id or x.shape != y.shape or x.dtype is not y.dtype or \
+                    x.stride != y.stride:
+                return False
+            values[x.id] = y
+        for a, b in zip(graph.nodes, c.nodes):
+            if len(a.outs) != len(b.outs):
+                return False
+            try:
+                if not same_node(a, b):
+                    return False
+            except (ValueError, TypeError):
+                return False
+            for x, y in zip(a.outs, b.outs):
+                if x.id != y.id or x.shape != y.shape or x.dtype is not y.dtype or \
+                        x.stride != y.stride:
+                    return False
+                values[x.id] = y
+        if any(x.type is not y.type for x, y in zip(graph.scalars, c.scalars)):
+            return False
+        for ref in self.lazies:
+            t = ref()
+            if t is not None and t.__class__ is LazyTensor:
+                d = t.__dict__
+                if d.get("_lazy_session") is self:
+                    d["_lazy_value"] = values[d["_lazy_value"].id]
+        for key, v in self.input_of.items():
+            self.input_of[key] = values[v.id]
+        graph.nodes[:] = c.nodes[:i]
+        graph.inputs[:] = c.inputs[:k]
+        graph.scalars[:] = c.scalars[:m]
+        self.expect = cand
+        return True
 
     def _take(self, expected: Graph, en: Node, prim, args, params,
               scalar_params: bool) -> bool:
@@ -318,10 +379,12 @@ class Session(Interpreter):
         marks = (len(graph.nodes), len(graph.inputs), len(graph.scalars), len(self.lazies),
                  len(self.made), graph._count)
         out = engine()
-        if self.graph is graph and self.expect is e:
+        if self.graph is graph and self.expect is not None:
+            # (kept by the graph followed now: another one than `e` after a switch, which
+            # begins as `e` does up to here)
             memo = _backward.learn(self, graph, marks, root_grads, fp, order, leaves)
             if memo is not None:
-                memos[key] = memo
+                self.expect[0].backward_memos[key] = memo
         return out
 
     # -- running ------------------------------------------------------------------------
@@ -355,13 +418,19 @@ class Session(Interpreter):
                 len(e[0].inputs) == len(graph.inputs) and \
                 [v.id for v in e[0].outputs] == [v.id for v in graph.outputs]:
             _, program, key = e  # (node for node the graph that ran here before)
+            seen = self.expected[self.segment]
+            if seen[0] is not e:  # (followed after a switch: the one to follow next time)
+                seen.remove(e)
+                seen.insert(0, e)
         else:
             key = graph.key()
             program = self.programs.get(key)
             if program is None:
                 program = self.programs[key] = self.compile_graph(graph, self.segment)
             seen = self.expected.setdefault(self.segment, [])
-            seen.insert(0, (graph, program, key))
+            # (a graph seen before stays the one to follow, with its backward memos)
+            j = next((j for j, c in enumerate(seen) if c[1] is program), None)
+            seen.insert(0, (graph, program, key) if j is None else seen.pop(j))
             del seen[4:]
         self.segment += 1
         arrays = program.run([t._array() for t in inputs] + scalars)
