@@ -21,6 +21,7 @@ from .. import native
 from .._core.primitive import Family, lower_rules, lower_terms
 from .._view import contiguous_strides
 from ..native import calls, toolchain
+from . import c_program
 from .ir import Graph, Node, Scalar, Value
 from .passes import live_nodes
 from .patterns import split_epilogues
@@ -273,9 +274,10 @@ def lower_fused(graph: Graph) -> Program:
     graph = split_epilogues(graph.with_nodes(live_nodes(graph)), _fusible)
     nodes = graph.nodes
     found = groups(graph, nodes)
-    if not found:
-        return lower_python(graph)
     names = [f"fused_{i}" for i in range(len(found))]
+    whole = c_program.source(graph, nodes, {g.nodes[-1]: (g, nm) for g, nm in zip(found, names)})
+    if not found and whole is None:
+        return lower_python(graph)
     support = []
     for g in found:
         for n in g.nodes:
@@ -287,6 +289,8 @@ def lower_fused(graph: Graph) -> Program:
              '#define EMBER_SQRT(x) _Generic((x), float: sqrtf, double: sqrt)(x)\n\n' + \
         "".join(c + "\n" for c in support) + \
         "\n".join(group_source(g, nm) for g, nm in zip(found, names))
+    if whole is not None:
+        source += '\n#include <stdint.h>\n#include "blas.h"\n\n' + c_program.code(whole)
     lib = toolchain.try_build("graph-" + toolchain.cache.digest(source)[:16], source)
     if lib is None:
         return lower_python(graph)
@@ -320,6 +324,8 @@ def lower_fused(graph: Graph) -> Program:
 
     program = lower_python(graph, lines_for=lines_for)
     program.c_source = source
+    if whole is not None:
+        return c_program.bind_program(graph, whole, lib, program)
     return program
 
 

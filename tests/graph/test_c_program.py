@@ -1,0 +1,145 @@
+"""A graph whose every node has a C rule runs as one C function (graph/c_program.py): the
+same calls as its Python program, so the same bits. Each case compares against eager, bit
+for bit, and checks which program ran."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ember
+from ember import native, nn
+from ember.graph.c_program import CProgram
+
+pytestmark = pytest.mark.skipif(not native.available(), reason="native kernels unavailable")
+
+
+def _x(seed, shape):
+    return ember.tensor(np.random.default_rng(seed).standard_normal(shape).astype(np.float32))
+
+
+def _programs(fn) -> list:
+    return list(fn.programs.values())
+
+
+def _train(make_opt, compiled: bool, steps: int = 6, pure: bool = False):
+    ember.manual_seed(0)
+    model = nn.Sequential(nn.Linear(12, 16), nn.ReLU(), nn.Linear(16, 5))
+    opt = make_opt(model.parameters())
+
+    def step(x, y):
+        opt.zero_grad()
+        nn.functional.cross_entropy(model(x), y).backward()
+        opt.step()
+
+    fn = ember.compile(step, options={"pure": pure}) if compiled else step
+    for i in range(steps):
+        fn(_x(i, (8, 12)), ember.tensor(np.random.default_rng(i).integers(0, 5, 8)))
+    return fn, [p.detach().numpy().copy() for p in model.parameters()]
+
+
+OPTIMIZERS = {
+    "sgd": lambda ps: ember.optim.SGD(ps, lr=0.1),
+    "sgd_momentum": lambda ps: ember.optim.SGD(ps, lr=0.1, momentum=0.9, dampening=0.1,
+                                               weight_decay=0.01),
+    "sgd_nesterov": lambda ps: ember.optim.SGD(ps, lr=0.1, momentum=0.9, nesterov=True,
+                                               maximize=True),
+    "adam": lambda ps: ember.optim.Adam(ps, lr=1e-2),
+    "adamw_amsgrad": lambda ps: ember.optim.AdamW(ps, lr=1e-2, amsgrad=True),
+    "adam_l2": lambda ps: ember.optim.Adam(ps, lr=1e-2, weight_decay=0.1, maximize=True),
+}
+
+
+@pytest.mark.parametrize("opt", OPTIMIZERS)
+@pytest.mark.parametrize("pure", [False, True], ids=["default", "pure"])
+def test_a_training_step_is_one_c_call_with_eagers_bits(opt, pure):
+    fn, params = _train(OPTIMIZERS[opt], True, pure=pure)
+    _, eager = _train(OPTIMIZERS[opt], False)
+    for p, q in zip(params, eager):
+        np.testing.assert_array_equal(p.view(np.uint32), q.view(np.uint32))
+    assert any(isinstance(p, CProgram) for p in _programs(fn))
+    c = next(p for p in _programs(fn) if isinstance(p, CProgram))
+    assert "ember_program" in c.c_source and "ember_gemm_f32" in c.c_source
+
+
+@pytest.mark.parametrize("ta", [False, True])
+@pytest.mark.parametrize("tb", [False, True])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_products_of_every_layout_are_numpys(ta, tb, dtype):
+    """a @ b with either operand transposed (a view): the gemm NumPy's matmul makes for
+    that layout, so eager's bits; plus a bias added as addmm does."""
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((7, 9) if not ta else (9, 7)).astype(dtype)
+    b = rng.standard_normal((9, 5) if not tb else (5, 9)).astype(dtype)
+    bias = rng.standard_normal(5).astype(dtype)
+
+    def f(a, b, bias):
+        a = a.t() if ta else a
+        b = b.t() if tb else b
+        return (a @ b).relu() * 2, ember.addmm(bias, a, b)
+
+    args = [ember.tensor(v) for v in (a, b, bias)]
+    fn = ember.compile(f)
+    for _ in range(2):
+        got = fn(*args)
+    want = f(*args)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g.numpy(), w.numpy())
+    assert isinstance(_programs(fn)[0], CProgram)
+
+
+def test_a_matrix_times_its_own_transpose_is_numpys_syrk():
+    """x @ x.T at one address: NumPy multiplies it with syrk (other bits than gemm), so
+    the C refuses before doing anything and the Python program runs it."""
+    x = _x(0, (6, 4))
+    fn = ember.compile(lambda x: (x @ x.t()) * 3)
+    for _ in range(2):
+        got = fn(x)
+    program = _programs(fn)[0]
+    assert isinstance(program, CProgram) and "syrk" in program.c_source
+    np.testing.assert_array_equal(got.numpy(), ((x @ x.t()) * 3).numpy())
+
+
+def test_a_target_out_of_range_raises_torchs_error():
+    torch = pytest.importorskip("torch")
+    w = _x(1, (4, 3)).requires_grad_()
+
+    def step(x, y):
+        loss = nn.functional.cross_entropy(x @ w, y)
+        loss.backward()
+        return w.grad
+
+    fn = ember.compile(step)
+    y = ember.tensor([0, 1, 2, 1, 0])
+    for _ in range(2):
+        w.grad = None
+        fn(_x(2, (5, 4)), y)
+    bad = ember.tensor([0, 1, 7, 1, 0])
+    with pytest.raises(IndexError) as theirs:
+        torch.nn.functional.cross_entropy(torch.zeros(5, 3), torch.tensor(bad.tolist()))
+    w.grad = None
+    with pytest.raises(IndexError) as ours:
+        fn(_x(2, (5, 4)), bad)
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_a_graph_with_a_node_without_a_c_rule_keeps_its_python_program():
+    fn = ember.compile(lambda a: a.softmax(1).sum(0))
+    x = _x(4, (5, 6))
+    for _ in range(2):
+        got = fn(x)
+    np.testing.assert_array_equal(got.numpy(), x.softmax(1).sum(0).numpy())
+    assert not any(isinstance(p, CProgram) for p in _programs(fn))
+
+
+def test_inputs_laid_out_otherwise_run_the_python_program():
+    """The program checks its inputs' layouts (a caller handing other strides gets the
+    Python program's results, never a misread)."""
+    fn = ember.compile(lambda a, b: (a @ b) + 1)
+    a, b = _x(5, (4, 6)), _x(6, (6, 3))
+    fn(a, b)
+    program = _programs(fn)[0]
+    assert isinstance(program, CProgram)
+    arrays = [a.numpy(), np.asfortranarray(b.numpy()), 1]  # (the 1: a number of the graph)
+    (got,) = program.run(arrays)
+    np.testing.assert_array_equal(got, a.numpy() @ b.numpy() + np.float32(1))
