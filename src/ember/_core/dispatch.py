@@ -50,6 +50,7 @@ class Interpreter:
     parent: Interpreter | None = None
     carries_tangents = False  # a forward-mode level (see forward_mode_active)
     observer = False  # watches ops without changing them (the profiler): not a transform
+    runs_factories = False  # factories bound under it run as with no interpreter (capture)
 
     def process(self, prim, args: tuple, params: dict):
         return self.lower(prim, args, params)

@@ -18,8 +18,10 @@ import itertools
 import re
 import warnings
 
+import numpy as np
+
 from .. import _tensor as T
-from .._core.dispatch import run_quiet
+from .._core.dispatch import current_interpreter, run_quiet
 from .._core.ranges import ranges
 from . import grad_mode
 from .graph import MISSING, AccumulateGrad, Node, _anomaly, edge_of, retain_grad
@@ -584,7 +586,13 @@ def _make_root_grads(outputs, grad_tensors, is_grads_batched=False):
                     "grad can be implicitly created only for real scalar outputs but got "
                     f"{o._dtype!r}"
                 )
-            g = _ones_like(o)
+            top = current_interpreter()
+            s = o._storage
+            if (top is None or top.runs_factories) and (o.__class__ is T.Tensor or o._is_lazy) \
+                    and (s is None or s.device.type == "cpu"):
+                g = T._wrap(np.ones(o._shape, o._dtype.np), o._dtype)  # (ones_like's result)
+            else:
+                g = _ones_like(o)
         elif not isinstance(g, T.Tensor):
             raise TypeError(
                 f"grad_tensors must be Tensors or None, but got {type(g).__name__}"

@@ -70,6 +70,8 @@ class Session(Interpreter):
     """One capture: the pending graph, its inputs, the live lazy results, and the cache of
     programs (shared by the calls of one compiled function)."""
 
+    runs_factories = True  # (`_run_now`: a factory's result is an ordinary tensor)
+
     def __init__(self, programs: dict, compile_graph: Callable, on_run=None,
                  owner=None, expected: dict | None = None) -> None:
         self.owner = owner  # the compiled function (autograd nodes recorded here point to it)
