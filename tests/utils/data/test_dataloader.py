@@ -140,6 +140,31 @@ def test_samplers_match_torch():
         [[0, 1, 2], [3, 4, 5], [6]]
 
 
+@pytest.mark.parametrize("n", [2, 6, 7])
+@pytest.mark.parametrize("drop_last", [False, True])
+def test_batch_sampler_batches_and_laziness_match_torch(n, drop_last):
+    """Batches of 3 from a random permutation (the same draws), the last one kept or
+    dropped; and the sampler read only as far as the batches handed out (a generator
+    sampler: how many indices it gave when the first batch arrived)."""
+    ge, gt = ember.Generator().manual_seed(2), torch.Generator().manual_seed(2)
+    ours = list(edata.BatchSampler(edata.RandomSampler(range(n), generator=ge), 3, drop_last))
+    theirs = list(tdata.BatchSampler(tdata.RandomSampler(range(n), generator=gt), 3,
+                                     drop_last))
+    assert ours == theirs
+
+    def counted(pulled):
+        for i in range(n):
+            pulled.append(i)
+            yield i
+
+    for mod in (edata, tdata):
+        pulled: list = []
+        batches = iter(mod.BatchSampler(counted(pulled), 3, drop_last))
+        if n >= 3:
+            next(batches)
+            assert len(pulled) == 3
+
+
 def test_random_split_matches_torch():
     ge, gt = ember.Generator().manual_seed(1), torch.Generator().manual_seed(1)
     se = edata.random_split(range(10), [0.3, 0.7], generator=ge)

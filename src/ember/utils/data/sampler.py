@@ -6,6 +6,7 @@ ember program shuffles exactly as the same torch program does.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Iterator, Sized
 
 from ... import _dtype as dt
@@ -152,13 +153,14 @@ class BatchSampler(Sampler):
         self.drop_last = drop_last
 
     def __iter__(self) -> Iterator[list[int]]:
-        batch = []
-        for idx in self.sampler:
-            batch.append(idx)
-            if len(batch) == self.batch_size:
-                yield batch
-                batch = []
-        if batch and not self.drop_last:
+        # (the sampler is read a batch at a time, as lazily as one index at a time)
+        indices = iter(self.sampler)
+        while True:
+            batch = list(itertools.islice(indices, self.batch_size))
+            if len(batch) < self.batch_size:
+                if batch and not self.drop_last:
+                    yield batch
+                return
             yield batch
 
     def __len__(self) -> int:
