@@ -143,3 +143,39 @@ def test_inputs_laid_out_otherwise_run_the_python_program():
     arrays = [a.numpy(), np.asfortranarray(b.numpy()), 1]  # (the 1: a number of the graph)
     (got,) = program.run(arrays)
     np.testing.assert_array_equal(got, a.numpy() @ b.numpy() + np.float32(1))
+
+
+def test_results_are_new_memory_and_threads_have_their_own_workspace():
+    """Values no caller sees live in a workspace each thread reuses; what a call returns
+    is new memory (an earlier call's result is never overwritten), and two threads running
+    the program at once each get their own answers."""
+    import threading
+
+    def f(a, b):
+        h = (a @ b).relu()
+        return h.sum(0), (h * 2) @ b.t()
+
+    fn = ember.compile(f)
+    xs = [(_x(10 + i, (200, 128)), _x(20 + i, (128, 128))) for i in range(4)]
+    first = fn(*xs[0])
+    kept = [t.numpy().copy() for t in first]
+    fn(*xs[1])
+    for t, k in zip(first, kept):
+        np.testing.assert_array_equal(t.numpy(), k)
+    assert isinstance(_programs(fn)[0], CProgram)
+    errors = []
+
+    def work(a, b):
+        want = [t.numpy() for t in f(a, b)]
+        for _ in range(150):
+            got = [t.numpy() for t in fn(a, b)]
+            if not all(np.array_equal(g, w) for g, w in zip(got, want)):
+                errors.append("a thread read another's values")
+                return
+
+    threads = [threading.Thread(target=work, args=xs[i]) for i in (2, 3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []

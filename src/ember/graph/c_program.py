@@ -11,8 +11,10 @@ the products through the BLAS call NumPy's `matmul` makes for those layouts, the
 through the very C entries the Python program reaches. So its results are that program's
 bits, which the tests check node kind by node kind.
 
-Python still allocates every array the graph writes (a result never shares memory with an
-earlier call's) and passes the addresses in one array, the graph's numbers in another.
+Python allocates the arrays the program returns (a result never shares memory with an
+earlier call's); the values no caller sees live in a workspace each thread keeps from call
+to call (memory planned once: fixed offsets in the C). The addresses go in one array, the
+graph's numbers in another.
 Where the inputs are not laid out as recorded, where a profiler wants each kernel apart,
 or where the C refuses before doing anything (the two operands of a product at one
 address, which NumPy multiplies with `syrk`), the Python program runs instead.
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import threading
 
 import numpy as np
 
@@ -34,6 +37,7 @@ from .._core.ranges import ranges
 from .._view import contiguous_strides
 from ..native import calls
 from ..ops import views as _views
+from ..ops._parallel import one_blas_thread
 from ..ops.copy import clone_p
 from ..ops.matmul import addmm_p, matmul_p
 from ..ops.nll_softmax import _EXACT_COUNT, nll_log_softmax_backward_p
@@ -385,15 +389,39 @@ def source(graph: Graph, nodes: list[Node], groups: dict) -> Lowering | None:
     return lo
 
 
+_ALIGN = 64  # (each workspace value starts on a cache line)
+
+
+def layout(lo: Lowering) -> tuple[list[Value], dict, int]:
+    """(values Python allocates fresh: the graph's outputs, {internal value: byte offset in
+    the workspace}, workspace bytes). Values no caller sees live in one workspace a thread
+    reuses call after call; what the program returns is new memory every call."""
+    outs = set(lo.graph.outputs)
+    fresh = [v for v in lo.allocated if v in outs]
+    offsets, at = {}, 0
+    for v in lo.allocated:
+        if v not in outs:
+            offsets[v] = at
+            at += -(-math.prod(v.shape) * _np(v).itemsize // _ALIGN) * _ALIGN
+    return fresh, offsets, at
+
+
 def code(lo: Lowering) -> str:
-    """`ember_program(b, s, k)`: b the arrays' addresses (inputs, then what Python
-    allocated), s the graph's numbers, k the other libraries' kernels."""
+    """`ember_program(b, s, k)`: b the addresses of the inputs, then of the outputs Python
+    allocated, then of the workspace; s the graph's numbers; k the other libraries'
+    kernels."""
     graph = lo.graph
+    fresh, offsets, _ = layout(lo)
     head = []
-    arrays = list(graph.inputs) + lo.allocated
+    arrays = list(graph.inputs) + fresh
     for i, v in enumerate(arrays):
         T = lo.ctype(v) or "int64_t"
-        head.append(f"    {T} *const {lo.names[v]} = b[{i}];  /* %{v.id}: "
+        head.append(f"    {T} *const {lo.names[v]} = b[{i}];  /* %{v.id}: {v.meta()} */")
+    if offsets:
+        head.append(f"    char *const w = b[{len(arrays)}];  /* the workspace */")
+    for v, at in offsets.items():
+        T = lo.ctype(v)
+        head.append(f"    {T} *const {lo.names[v]} = ({T} *)(w + {at});  /* %{v.id}: "
                     f"{v.meta()} */")
     for i, (name, _, _, proto) in enumerate(lo.kernels):
         head.append(f"    {proto.replace('(*)', f'(*const {name})')} = k[{i}];")
@@ -409,10 +437,10 @@ class CProgram(Program):
     replaces kept for what the C does not do (see the module docstring)."""
 
     def __init__(self, graph: Graph, lo: Lowering, fn, python: Program) -> None:
-        arrays = list(graph.inputs) + lo.allocated
-        text = ("# One C call, ember_program (print .c_source), after allocating "
-                f"{len(lo.allocated)} arrays;\n# the Python program it does the work of, "
-                "run where it cannot:\n")
+        fresh, _, self._workspace = layout(lo)
+        text = (f"# One C call, ember_program (print .c_source), into {len(fresh)} new "
+                f"arrays and a {self._workspace}-byte workspace;\n# the Python program it "
+                "does the work of, run where it cannot:\n")
         super().__init__(graph, text + python.code, None, python.notes, python._env)
         self.python = python
         self.hold_blas = python.hold_blas
@@ -424,28 +452,38 @@ class CProgram(Program):
         item = [(_np(v) or np.dtype(np.int64)).itemsize for v in graph.inputs]
         self._layouts = [(tuple(v.shape), tuple(s * it for s in v.stride))
                          for v, it in zip(graph.inputs, item)]
-        self._alloc = [(tuple(v.shape), _np(v)) for v in lo.allocated]
-        where = {v: i for i, v in enumerate(arrays)}
+        self._fresh = [(tuple(v.shape), _np(v)) for v in fresh]
+        self._spaces = threading.local()  # (each thread its own workspace)
+        where = {v: i for i, v in enumerate(list(graph.inputs) + fresh)}
         self._outs = []
         seen = set()
         for v in graph.outputs:
             self._outs.append((where[v], v in seen))
             seen.add(v)
 
+    def _space(self) -> list:
+        """This thread's workspace address (as a one-item list), made on first use."""
+        got = getattr(self._spaces, "at", None)
+        if got is None:
+            buf = np.empty(self._workspace + _ALIGN, np.uint8)
+            start = calls.ptr(buf)
+            self._spaces.buf = buf
+            got = self._spaces.at = [start + -start % _ALIGN] if self._workspace else []
+        return got
+
     def run(self, arrays: list) -> list:
         if ranges.recorder is not None:
             return self.python.run(arrays)  # (a profiler: each kernel in its own range)
-        ins = arrays[:self._n_in]
+        n = self._n_in
+        ins = arrays[:n]
         for a, (shape, strides) in zip(ins, self._layouts):
             if a.__class__ is not np.ndarray or a.strides != strides or a.shape != shape:
                 return self.python.run(arrays)
-        bufs = ins + [np.empty(shape, dtype) for shape, dtype in self._alloc]
+        bufs = ins + [np.empty(shape, dtype) for shape, dtype in self._fresh]
         ptr = calls.ptr
-        addrs = np.array([ptr(a) for a in bufs], np.uintp)
-        nums = np.array(arrays[self._n_in:] or [0.0], np.float64)
+        addrs = np.array(list(map(ptr, bufs)) + self._space(), np.uintp)
+        nums = np.array(arrays[n:] or [0.0], np.float64)
         if self.hold_blas:
-            from ..ops._parallel import one_blas_thread
-
             with one_blas_thread:
                 refused = self._call(ptr(addrs), ptr(nums), ptr(self._kernels))
         else:
