@@ -592,6 +592,16 @@ class Tensor:
     __array_priority__ = 1000
 
 
+def layout_strides(t: Tensor) -> tuple[int, ...]:
+    """`t`'s element strides, as `_ensure_storage` gives them, without making a Storage for
+    a fresh kernel result that is C-contiguous (the usual case: a recording reads many)."""
+    if t._stride is not None:
+        return t._stride
+    if t._np is not None and t._np.flags.c_contiguous:
+        return contiguous_strides(t._shape)
+    return t._ensure_storage()
+
+
 def _run_backward(*args, **kwargs):
     """autograd.engine.backward, which replaces this name when it loads."""
     from .autograd.engine import backward

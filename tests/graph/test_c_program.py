@@ -179,3 +179,24 @@ def test_results_are_new_memory_and_threads_have_their_own_workspace():
     for t in threads:
         t.join()
     assert errors == []
+
+
+def test_a_returned_view_shares_its_bases_memory():
+    """A graph may return a transposed view (a compiled model's forward returns the
+    weights' `.t()` its backward reads): it is a view of the same memory, as eager's."""
+    x, w = _x(7, (4, 5)), _x(8, (3, 5))
+
+    def f(x, w):
+        wt = w.t()
+        return x @ wt, wt, (x * 2).permute(1, 0)
+
+    fn = ember.compile(f)
+    fn(x, w)
+    y, wt, xp = fn(x, w)
+    assert isinstance(_programs(fn)[0], CProgram)
+    for got, want in zip((y, wt, xp), f(x, w)):
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+        assert got.stride() == want.stride()
+    w.add_(1)  # (in place: the view sees it)
+    np.testing.assert_array_equal(wt.numpy(), w.numpy().T)
+    assert wt.data_ptr() == w.data_ptr()

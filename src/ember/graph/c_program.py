@@ -72,7 +72,9 @@ class Lowering:
         self.graph = graph
         self.groups = groups  # last node of a fused group -> (group, its C function name)
         self.names: dict = {}
-        self.aliases: dict = {}  # a view's value -> the value whose memory it shows
+        # a view's value -> (the value whose memory it shows, the permutation of that
+        # value's dims it is: views here keep their base's start and only reorder dims)
+        self.views_of: dict = {}
         self.kernels: list = []  # (C name, library family, symbol, C prototype)
         self.views: list[str] = []  # declarations of views (before the checks)
         self.checks: list[str] = []  # refusals made before any work
@@ -119,7 +121,15 @@ def _view(n: Node, lo: Lowering) -> list[str] | None:
     if fn not in _VIEWS or len(n.args) != 1 or x.__class__ is not Value:
         return None
     o = n.outs[0]
-    lo.aliases[o] = lo.aliases.get(x, x)
+    root, perm = lo.views_of.get(x, (x, tuple(range(len(x.shape)))))
+    if fn is _views.permute:
+        dims = tuple(d % len(perm) for d in n.params["dims"])
+    else:  # (transpose, t: two dims swapped; t of fewer than two dims changes nothing)
+        dims = list(range(len(perm)))
+        if len(perm) >= 2:
+            a, b = (n.params.get("dim0", 0) % len(perm), n.params.get("dim1", 1) % len(perm))
+            dims[a], dims[b] = dims[b], dims[a]
+    lo.views_of[o] = (root, tuple(perm[d] for d in dims))
     lo.views.append(f"{lo.ctype(o)} *const {lo.names[o]} = {lo.names[x]};  /* %{o.id} = "
                     f"view.{fn.name}(%{x.id}): strides {o.stride} */")
     return []
@@ -381,10 +391,10 @@ def source(graph: Graph, nodes: list[Node], groups: dict) -> Lowering | None:
         if lines is None:
             return None
         body += lines
-    written = set(lo.allocated)
+    known = set(lo.allocated) | set(graph.inputs)
     for v in graph.outputs:
-        if v not in written and v not in graph.inputs:
-            return None  # (a view, or a value the C does not write: the Python program)
+        if v not in known and lo.views_of.get(v, (None,))[0] not in known:
+            return None  # (a value the C does not write: the Python program)
     lo.body = body
     return lo
 
@@ -397,6 +407,7 @@ def layout(lo: Lowering) -> tuple[list[Value], dict, int]:
     the workspace}, workspace bytes). Values no caller sees live in one workspace a thread
     reuses call after call; what the program returns is new memory every call."""
     outs = set(lo.graph.outputs)
+    outs |= {lo.views_of[v][0] for v in outs if v in lo.views_of}  # (a returned view's base)
     fresh = [v for v in lo.allocated if v in outs]
     offsets, at = {}, 0
     for v in lo.allocated:
@@ -455,10 +466,14 @@ class CProgram(Program):
         self._fresh = [(tuple(v.shape), _np(v)) for v in fresh]
         self._spaces = threading.local()  # (each thread its own workspace)
         where = {v: i for i, v in enumerate(list(graph.inputs) + fresh)}
-        self._outs = []
+        self._outs = []  # (array index, how it is returned: None, "copy" or a permutation)
         seen = set()
         for v in graph.outputs:
-            self._outs.append((where[v], v in seen))
+            if v in lo.views_of:
+                root, perm = lo.views_of[v]
+                self._outs.append((where[root], perm))
+            else:
+                self._outs.append((where[v], "copy" if v in seen else None))
             seen.add(v)
 
     def _space(self) -> list:
@@ -490,7 +505,8 @@ class CProgram(Program):
             refused = self._call(ptr(addrs), ptr(nums), ptr(self._kernels))
         if refused:
             return self.python.run(arrays)
-        return [bufs[i].copy() if again else bufs[i] for i, again in self._outs]
+        return [bufs[i] if how is None else bufs[i].copy() if how == "copy" else
+                bufs[i].transpose(how) for i, how in self._outs]
 
 
 def _address(family: str, symbol: str) -> int:

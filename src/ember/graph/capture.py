@@ -25,7 +25,7 @@ from collections.abc import Callable
 from .. import _grad_mode as grad_mode
 from .._core.dispatch import Interpreter, autograd, bind, eval_kernel, eval_member, interpret
 from .._core.primitive import meta_rules, vjp_rule
-from .._tensor import Tensor
+from .._tensor import Tensor, layout_strides
 from .._view import broadcast_shapes, contiguous_strides
 from ..autograd.graph import _seq as _autograd_seq
 from ..autograd.graph import take_node
@@ -112,7 +112,7 @@ class Session(Interpreter):
                 return a.__dict__["_lazy_value"]
             v = self.input_of.get(id(a))
             if v is None:
-                stride = a._stride if a._stride is not None else a._ensure_storage()
+                stride = layout_strides(a)
                 v = self.graph.add_input(a._shape, a._dtype, stride)
                 self.input_of[id(a)] = v
                 self.input_tensors.append(a)
@@ -283,7 +283,7 @@ class Session(Interpreter):
                     if k >= len(expected.inputs) or expected.inputs[k] is not x or \
                             x.id != graph._count:
                         return False
-                    stride = a._stride if a._stride is not None else a._ensure_storage()
+                    stride = layout_strides(a)
                     if a._shape != x.shape or a._dtype is not x.dtype or \
                             tuple(stride) != x.stride:
                         return False

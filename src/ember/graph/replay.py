@@ -18,7 +18,7 @@ changed is dropped, and the call is traced again.
 
 from __future__ import annotations
 
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor, _wrap, layout_strides
 from ..nn.modules.module import mode_changes
 
 
@@ -51,7 +51,7 @@ def signature(args: tuple, kwargs: dict, grad_enabled: bool):
         if isinstance(x, Tensor):
             if x._is_lazy:
                 return None
-            stride = x._stride if x._stride is not None else x._ensure_storage()
+            stride = layout_strides(x)
             key.append(("T", x._shape, x._dtype, stride, x._requires_grad))
         else:
             try:
