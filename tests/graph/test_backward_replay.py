@@ -202,3 +202,54 @@ def test_a_transformer_step_replays_with_its_outputs_in_the_engines_order():
     fn, lc, pc = run(True)
     assert lc == le and all(np.array_equal(a, b) for a, b in zip(pc, pe))
     assert fn.backward_replays == 4 and len(fn.graphs) == 1
+
+
+def _model_loop(compile_model: bool, steps: int, tweak=None):
+    """`torch.compile(model)` as most programs use it: the forward compiled, the loss,
+    backward and step eager around it. Returns the compiled function (or None), the losses
+    and the final parameters."""
+    model = _model()
+    opt = ember.optim.Adam(model.parameters(), lr=1e-2)
+    m = ember.compile(model) if compile_model else model
+    losses = []
+    for i in range(steps):
+        x, y = _data(i)
+        opt.zero_grad()
+        out = m(x)
+        loss = tweak(i, out, y) if tweak is not None else F.cross_entropy(out, y)
+        loss.backward()
+        opt.step()
+        losses.append(float(loss.detach()))
+    fn = m.__dict__["_compiled_fn"] if compile_model else None
+    return fn, losses, [p.detach().numpy().copy() for p in model.parameters()]
+
+
+def _same_as_eager(steps=8, tweak=None):
+    fn, losses, params = _model_loop(True, steps, tweak)
+    _, eager_losses, eager_params = _model_loop(False, steps, tweak)
+    assert losses == eager_losses
+    for p, q in zip(params, eager_params):
+        np.testing.assert_array_equal(p, q)
+    return fn
+
+
+def test_the_backward_of_a_compiled_model_replays_from_outside_it():
+    """The loss and backward() run outside the compiled forward: the backward pass (through
+    the loss's eager nodes and the forward's) replays once it has been seen, reading what
+    the nodes saved as its inputs."""
+    fn = _same_as_eager()
+    assert fn.backward_replays >= 6
+
+
+def test_an_outside_backward_that_changes_runs_the_engine():
+    """A hook on the model's output, a retained graph, another loss: the pass differs from
+    the one remembered (or cannot be replayed), and the results are still eager's."""
+    def tweak(i, out, y):
+        if i == 3:
+            out.register_hook(lambda g: g * 2)
+        if i == 5:
+            return F.mse_loss(out, F.one_hot(y, 3).float())
+        return F.cross_entropy(out, y)
+
+    fn = _same_as_eager(tweak=tweak)
+    assert fn.backward_replays >= 4

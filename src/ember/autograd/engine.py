@@ -365,12 +365,18 @@ def run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
     arithmetic (sums where paths meet, VJPs on arrays) is ember's, and PyTorch never warns."""
     captured = hooks.captured
     if captured is not None:
-        if capture is None and accumulate_leaves and not create_graph:
+        plain = capture is None and accumulate_leaves and not create_graph
+        if plain:
             done = hooks.recording(roots, root_grads, retain_graph, lambda: run_quiet(
                 _run, roots, root_grads, retain_graph, False))
             if done is not NotImplemented:
                 return done
         with captured(roots):
+            if plain:  # (a pass through a compiled forward, from outside it: replayable too)
+                done = hooks.recording(roots, root_grads, retain_graph, lambda: run_quiet(
+                    _run, roots, root_grads, retain_graph, False))
+                if done is not NotImplemented:
+                    return done
             return run_quiet(_run, roots, root_grads, retain_graph, create_graph, capture,
                              accumulate_leaves)
     return run_quiet(_run, roots, root_grads, retain_graph, create_graph, capture,

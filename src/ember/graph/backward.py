@@ -85,7 +85,8 @@ def walk(session, roots, root_grads):
             order.append(node)
     prints = []
     leaves = []
-    seq0 = session.seq0
+    reals: dict = {}  # id -> ordinal of each real tensor a node saved (read as an input)
+    real_list = []
     i = 0
     while i < len(order):
         node = order[i]
@@ -98,15 +99,11 @@ def walk(session, roots, root_grads):
             if var._grad is not None or (ag is not None and (ag.hooks or ag.post_acc_hooks)):
                 return None
             pos = session.input_of.get(id(var))
-            if pos is None:
-                return None
             leaves.append(var)
-            prints.append(("leaf", pos.id))
+            prints.append(("leaf", None if pos is None else pos.id))
             continue
         rule = getattr(node, "_rule", None)
-        if rule.__class__ is not VJPRule or node._seq <= seq0 or node._retained \
-                or node._kept is not None \
-                or getattr(node, "_compiled", None) is not session.owner:
+        if rule.__class__ is not VJPRule or node._retained or node._kept is not None:
             return None
         try:  # (the engine's own checks: released, or a saved tensor written since)
             _, out = _unpack(node, False)
@@ -120,12 +117,12 @@ def walk(session, roots, root_grads):
                 # (a number the rule reads: a new value must not replay the old one)
                 saved.append(s if s.__class__ in RUNTIME_SCALARS else None)
                 continue
-            r = _ref(session, s)
+            r = _ref(session, s) or _real(s, reals, real_list)
             if r is None:
                 return None
             saved.append(r)
         for o in out if out.__class__ is tuple else (out,):
-            r = None if o is None else _ref(session, o)
+            r = None if o is None else _ref(session, o) or _real(o, reals, real_list)
             if o is not None and r is None:
                 return None
             saved.append(r)
@@ -142,10 +139,30 @@ def walk(session, roots, root_grads):
         prints.append((node.__class__, node._needs, tuple(edges), tuple(saved)))
     grads = tuple(("root", k) if g is None else (_ref(session, g) or ("new", k))
                   for k, g in enumerate(root_grads))
-    return (tuple(prints), grads), order, leaves
+    return (tuple(prints), grads), order, leaves, real_list
 
 
-def learn(session, graph, marks, root_grads, fp, order, leaves) -> Memo | None:
+def _real(t, reals: dict, real_list: list):
+    """("real", k): the k-th distinct tensor with data (not pending) that the nodes saved,
+    which the pass reads as a graph input; None for anything else."""
+    if t.__class__ is LazyTensor or t._is_pending:
+        return None
+    k = reals.get(id(t))
+    if k is None:
+        k = reals[id(t)] = len(real_list)
+        real_list.append(t)
+    return ("real", k)
+
+
+def _source(kind: str, what, root_grads, reals):
+    """The tensor a new graph input of a replayed pass is: a root's gradient, a tensor a
+    node saved, or a tensor the pass made (kept as is)."""
+    if kind == "root":
+        return root_grads[what]
+    return reals[what] if kind == "real" else what
+
+
+def learn(session, graph, marks, root_grads, fp, order, leaves, reals) -> Memo | None:
     """The memo of the engine run that just recorded `graph.nodes[marks[0]:]`, or None
     where a replay could not redo it."""
     i0, n_in, n_sc, n_lazy, n_made, first = marks
@@ -161,7 +178,10 @@ def learn(session, graph, marks, root_grads, fp, order, leaves) -> Memo | None:
         elif any(t is m for m in made):
             sources[v.id] = ("const", t)
         else:
-            return None
+            k = next((k for k, r in enumerate(reals) if r is t), None)
+            if k is None:
+                return None
+            sources[v.id] = ("real", k)
     scalars = iter(session.scalar_values[n_sc:])
     where = {v.id: (EARLIER_INPUT, i) for i, v in enumerate(graph.inputs[:n_in])}
     for i, n in enumerate(graph.nodes[:i0]):
@@ -210,23 +230,23 @@ def learn(session, graph, marks, root_grads, fp, order, leaves) -> Memo | None:
     return Memo(fp, first, tuple(plan), tuple(inputs), grads, released)
 
 
-def replay(session, memo: Memo, root_grads, order, leaves, retain_graph: bool) -> bool:
+def replay(session, memo: Memo, root_grads, order, leaves, reals, retain_graph: bool) -> bool:
     """Append `memo`'s nodes to the recording, set the leaves' `.grad` and free the nodes;
     False (nothing done) where a new input is not laid out as it was."""
     graph = session.graph
     if graph._count != memo.first:
         return False
     for meta, (kind, what) in memo.inputs:
-        t = root_grads[what] if kind == "root" else what
+        t = _source(kind, what, root_grads, reals)
         stride = layout_strides(t)
         if (t._shape, t._dtype, tuple(stride)) != meta:
             return False
     expected = session.expect[0] if session.expect is not None else None
     if expected is not None and (memo.follows is expected or _follows(session, memo, expected)):
-        _take(session, memo, root_grads, leaves)
+        _take(session, memo, root_grads, leaves, reals)
     else:
         session.expect = None  # (new nodes below: the recording follows no graph from here)
-        _build(session, memo, root_grads, leaves)
+        _build(session, memo, root_grads, leaves, reals)
     if not retain_graph:
         for j in memo.released:
             order[j]._release()
@@ -285,7 +305,7 @@ def _follows(session, memo: Memo, expected) -> bool:
     return True
 
 
-def _take(session, memo: Memo, root_grads, leaves) -> None:
+def _take(session, memo: Memo, root_grads, leaves, reals) -> None:
     """Replay by taking the followed graph's own nodes from here (see `_follows`)."""
     graph, expected = session.graph, memo.follows
     numbers, grads, count = memo.taken
@@ -293,7 +313,7 @@ def _take(session, memo: Memo, root_grads, leaves) -> None:
     input_of, tensors = session.input_of, session.input_tensors
     for v, (_, (src, what)) in zip(expected.inputs[n_in:n_in + len(memo.inputs)],
                                    memo.inputs):
-        t = root_grads[what] if src == "root" else what
+        t = _source(src, what, root_grads, reals)
         graph.inputs.append(v)
         input_of[id(t)] = v
         tensors.append(t)
@@ -307,7 +327,7 @@ def _take(session, memo: Memo, root_grads, leaves) -> None:
         leaves[k]._grad = g
 
 
-def _build(session, memo: Memo, root_grads, leaves) -> None:
+def _build(session, memo: Memo, root_grads, leaves, reals) -> None:
     """Replay by making the plan's nodes anew."""
     graph = session.graph
     nodes, graph_inputs = graph.nodes, graph.inputs
@@ -326,7 +346,7 @@ def _build(session, memo: Memo, root_grads, leaves) -> None:
                 args.append(graph_inputs[a[1]])
             elif kind == INPUT:
                 (shape, dtype, stride), (src, what) = a[1], a[2]
-                t = root_grads[what] if src == "root" else what
+                t = _source(src, what, root_grads, reals)
                 v = Value(count, shape, dtype, stride)
                 count += 1
                 graph_inputs.append(v)

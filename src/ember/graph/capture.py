@@ -365,26 +365,34 @@ class Session(Interpreter):
         place of the graph this recording follows, or run by `engine` (and remembered
         where it can be replayed). See backward.py."""
         e = self.expect
-        got = None if e is None else _backward.walk(self, roots, root_grads)
+        graph = self.graph
+        # (a pass that begins a recording, the backward of a compiled forward called from
+        # outside it: any graph seen here may have remembered it)
+        cands = (e,) if e is not None else () if graph.nodes else \
+            tuple(self.expected.get(self.segment, ()))
+        got = _backward.walk(self, roots, root_grads) if cands else None
         if got is None:
             return engine()
-        fp, order, leaves = got
-        graph = self.graph
-        memos = e[0].backward_memos
+        fp, order, leaves, reals = got
         key = (len(graph.nodes), len(graph.inputs), retain_graph)
-        memo = memos.get(key)
-        if memo is not None and memo.fingerprint == fp and \
-                _backward.replay(self, memo, root_grads, order, leaves, retain_graph):
-            if self.owner is not None:
-                self.owner.backward_replays += 1
-            return {}
+        for cand in cands:
+            memo = cand[0].backward_memos.get(key)
+            if memo is not None and memo.fingerprint == fp:
+                self.expect = cand
+                if _backward.replay(self, memo, root_grads, order, leaves, reals,
+                                    retain_graph):
+                    if self.owner is not None:
+                        self.owner.backward_replays += 1
+                    return {}
+                self.expect = e
+                break
         marks = (len(graph.nodes), len(graph.inputs), len(graph.scalars), len(self.lazies),
                  len(self.made), graph._count)
         out = engine()
         if self.graph is graph and self.expect is not None:
             # (kept by the graph followed now: another one than `e` after a switch, which
             # begins as `e` does up to here)
-            memo = _backward.learn(self, graph, marks, root_grads, fp, order, leaves)
+            memo = _backward.learn(self, graph, marks, root_grads, fp, order, leaves, reals)
             if memo is not None:
                 self.expect[0].backward_memos[key] = memo
         return out
