@@ -77,6 +77,24 @@ def mlp_step(lib, quick):
     return step
 
 
+def mlp_model_step(lib, quick, wrap=lambda m: m):
+    """The MLP step with the model passed through `wrap`: `torch.compile(model)` as most
+    programs use it (the forward compiled; the loss, backward and step eager around it)."""
+    model = wrap(_mlp(lib, [64, 128, 10]))
+    opt = lib.optim.SGD(model.parameters(), lr=0.01)
+    x = _t(lib, _arr((64, 64)))
+    y = lib.tensor(np.random.default_rng(1).integers(0, 10, 64))
+    loss_fn = lib.nn.CrossEntropyLoss()
+
+    def step():
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+
+    return step
+
+
 # 3. elementwise bandwidth ---------------------------------------------------------------
 
 N_ELEM = 16 * 1024 * 1024
@@ -527,6 +545,7 @@ WORKLOADS = [
     Workload("compiled_mlp_step", compiled(mlp_step), 0.3, jax="mlp_step"),
     Workload("compiled_mlp_step_pure", compiled(mlp_step, "pure"), 0.3),
     Workload("compiled_mlp_step_vs_torch_compile", compiled(mlp_step, "torch_compiled"), None),
+    Workload("compiled_model_mlp_step", compiled(mlp_model_step, inner=True), None),
     Workload("compiled_gpt_step", compiled(gpt_step), 0.6, jax="gpt_step"),
     Workload("compiled_gpt_step_pure", compiled(gpt_step, "pure"), 0.6),
     Workload("compiled_softmax_xent", compiled(softmax_xent), 0.6, jax="softmax_xent"),
