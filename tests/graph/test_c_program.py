@@ -200,3 +200,29 @@ def test_a_returned_view_shares_its_bases_memory():
     w.add_(1)  # (in place: the view sees it)
     np.testing.assert_array_equal(wt.numpy(), w.numpy().T)
     assert wt.data_ptr() == w.data_ptr()
+
+
+def test_negative_and_changing_numbers_reach_the_update():
+    """A learning rate a scheduler moves, and a negative one (gradient ascent written as
+    lr < 0 with maximize=False): numbers of the graph, as eager uses them."""
+    def make(ps):
+        return ember.optim.SGD(ps, lr=0.05, momentum=0.5)  # (made valid, then moved)
+
+    runs = []
+    for compiled in (False, True):
+        ember.manual_seed(0)
+        model = nn.Linear(6, 3)
+        opt = make(model.parameters())
+
+        def step(x, model=model, opt=opt):
+            opt.zero_grad()
+            model(x).square().mean().backward()
+            opt.step()
+
+        fn = ember.compile(step) if compiled else step
+        for i in range(6):
+            opt.param_groups[0]["lr"] = -0.05 * (i + 1)
+            fn(_x(i, (4, 6)))
+        runs.append([p.detach().numpy().copy() for p in model.parameters()])
+    for p, q in zip(*runs):
+        np.testing.assert_array_equal(p, q)

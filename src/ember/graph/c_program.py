@@ -223,8 +223,9 @@ def _clone(n: Node, lo: Lowering) -> list[str] | None:
 
 
 def _reduce(n: Node, lo: Lowering) -> list[str] | None:
-    """A sum over the leading dims of a C-order array of two or more columns: reduce.c's
-    column sums (NumPy's order for that layout, and the kernel the sum reaches)."""
+    """A sum over the leading dims of a C-order array of two or more columns, written out:
+    each column from +0.0, its rows added in order, as reduce.c and NumPy sum that layout
+    (their bits; inline, so a program needs no kernel library it would not otherwise)."""
     (x,) = n.args
     fn, dims = n.params["fn"], tuple(n.params.get("dims", ()))
     T = lo.ctype(x)
@@ -236,14 +237,15 @@ def _reduce(n: Node, lo: Lowering) -> list[str] | None:
     rows, cols = math.prod(x.shape[:k]), math.prod(x.shape[k:])
     if rows == 0 or cols < 2:
         return None
-    sym = f"column_sums_{_SUFFIX[T]}"
-    f = lo.kernel("reduce", sym, f"void (*)(const {T} *, {T} *, int64_t, int64_t)")
-    if f is None:
-        return None
     o = n.outs[0]
     lo.write(o)
-    return [f"{f}({lo.name(x)}, {lo.names[o]}, {rows}, {cols});  /* %{o.id} = sum over "
-            f"dims {dims} of %{x.id} */"]
+    out, src = lo.names[o], lo.name(x)
+    return [f"/* %{o.id} = sum over dims {dims} of %{x.id}: columns from +0.0, rows in "
+            "order */",
+            f"for (int64_t j = 0; j < {cols}; j++) {out}[j] = ({T})0 + {src}[j];",
+            f"for (int64_t i = 1; i < {rows}; i++)",
+            f"    for (int64_t j = 0; j < {cols}; j++) "
+            f"{out}[j] = {out}[j] + {src}[i * {cols} + j];"]
 
 
 def _nll_softmax(n: Node, lo: Lowering) -> list[str] | None:
@@ -288,20 +290,31 @@ def _update_operands(n: Node, lo: Lowering, count: int):
 
 
 def _sgd(n: Node, lo: Lowering) -> list[str] | None:
+    """SGD's step written out: optim.c's `sgd_task` arithmetic (its NumPy twin's, rounding
+    for rounding: each number rounded to the dtype first, each operation once), inline so
+    that a small model's program needs no optimizer library eager would not build."""
     got = _update_operands(n, lo, 3)
     p = n.params
     nums = [lo.number(p[k]) for k in ("lr", "momentum", "dampening", "weight_decay")]
     if got is None or None in nums:
         return None
     (param, grad, buf), T, size = got
+    lr, momentum, dampening, wd = nums
     lo.effects = True
-    f = lo.kernel("optim", f"sgd_step_{_SUFFIX[T]}",
-                  f"void (*)({T} *, const {T} *, {T} *, int64_t, double, double, double, "
-                  "double, int, int)")
-    if f is None:
-        return None
-    return [f"{f}({param}, {grad}, {buf}, {size}, {', '.join(nums)}, "
-            f"{int(bool(p['nesterov']))}, {int(bool(p['maximize']))});  /* sgd_step */"]
+    g = f"-{grad}[i]" if p["maximize"] else f"{grad}[i]"
+    body = [f"    {T} g = {g};", f"    if ({wd} != 0) g = g + {param}[i] * ({T}){wd};"]
+    if buf != "NULL":
+        nesterov = "g + b * m" if p["nesterov"] else "b"
+        body += [f"    if ({momentum} != 0) {{",
+                 f"        const {T} m = ({T}){momentum};",
+                 f"        {T} b = {buf}[i] * m;",
+                 f"        b = 1 - {dampening} == 1 ? b + g : b + g * ({T})(1 - {dampening});",
+                 f"        {buf}[i] = b;",
+                 f"        g = {nesterov};",
+                 "    }"]
+    return [f"/* sgd_step of %{n.args[0].id} */",
+            f"for (int64_t i = 0; i < {size}; i++) {{", *body,
+            f"    {param}[i] = {param}[i] + g * ({T})(-({lr}));", "}"]
 
 
 def _adam(n: Node, lo: Lowering) -> list[str] | None:
@@ -331,7 +344,7 @@ def _adam(n: Node, lo: Lowering) -> list[str] | None:
         f"    const double t = (double){c}[0];",
         f"    {f}({param}, {grad}, {m}, {v}, {vmax}, {size}, {lr}, {beta1}, {beta2}, {eps}, "
         f"{wd}, {int(bool(p['decoupled']))}, {int(bool(p['maximize']))}, "
-        f"pow(1 - pow({beta2}, t), 0.5), -{lr} / (1 - pow({beta1}, t)));",
+        f"pow(1 - pow({beta2}, t), 0.5), -({lr}) / (1 - pow({beta1}, t)));",
         "}"]
 
 
