@@ -61,8 +61,9 @@ def _mlp(lib, sizes):
     return model
 
 
-def mlp_step(lib, quick):
-    model = _mlp(lib, [64, 128, 10])
+def mlp_step(lib, quick, wrap_model=lambda m: m):
+    """The MLP training step; `wrap_model` may compile the model alone (see below)."""
+    model = wrap_model(_mlp(lib, [64, 128, 10]))
     opt = lib.optim.SGD(model.parameters(), lr=0.01)
     x = _t(lib, _arr((64, 64)))
     y = lib.tensor(np.random.default_rng(1).integers(0, 10, 64))
@@ -80,19 +81,7 @@ def mlp_step(lib, quick):
 def mlp_model_step(lib, quick, wrap=lambda m: m):
     """The MLP step with the model passed through `wrap`: `torch.compile(model)` as most
     programs use it (the forward compiled; the loss, backward and step eager around it)."""
-    model = wrap(_mlp(lib, [64, 128, 10]))
-    opt = lib.optim.SGD(model.parameters(), lr=0.01)
-    x = _t(lib, _arr((64, 64)))
-    y = lib.tensor(np.random.default_rng(1).integers(0, 10, 64))
-    loss_fn = lib.nn.CrossEntropyLoss()
-
-    def step():
-        opt.zero_grad()
-        loss = loss_fn(model(x), y)
-        loss.backward()
-        opt.step()
-
-    return step
+    return mlp_step(lib, quick, wrap)
 
 
 # 3. elementwise bandwidth ---------------------------------------------------------------
