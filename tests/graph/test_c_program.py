@@ -124,11 +124,12 @@ def test_a_target_out_of_range_raises_torchs_error():
 
 
 def test_a_graph_with_a_node_without_a_c_rule_keeps_its_python_program():
-    fn = ember.compile(lambda a: a.softmax(1).sum(0))
-    x = _x(4, (5, 6))
+    """cumsum has no C rule and the product reads it: not an epilogue either."""
+    fn = ember.compile(lambda a, b: a.cumsum(1) @ b)
+    x, w = _x(4, (5, 6)), _x(5, (6, 3))
     for _ in range(2):
-        got = fn(x)
-    np.testing.assert_array_equal(got.numpy(), x.softmax(1).sum(0).numpy())
+        got = fn(x, w)
+    np.testing.assert_array_equal(got.numpy(), (x.cumsum(1) @ w).numpy())
     assert not any(isinstance(p, CProgram) for p in _programs(fn))
 
 
@@ -226,3 +227,32 @@ def test_negative_and_changing_numbers_reach_the_update():
         runs.append([p.detach().numpy().copy() for p in model.parameters()])
     for p, q in zip(*runs):
         np.testing.assert_array_equal(p, q)
+
+
+@pytest.mark.parametrize("pure", [False, True], ids=["default", "pure"])
+def test_a_step_that_returns_its_loss_is_one_c_call_and_the_loss_after_it(pure):
+    """The loss's forward (nll_loss: no C rule) runs after the C call on the
+    log-probabilities the C wrote (log_softmax has one); losses and parameters as eager."""
+    runs = []
+    for compiled in (False, True):
+        ember.manual_seed(0)
+        model = nn.Sequential(nn.Linear(12, 16), nn.ReLU(), nn.Linear(16, 5))
+        opt = ember.optim.SGD(model.parameters(), lr=0.1)
+
+        def step(x, y, model=model, opt=opt):
+            opt.zero_grad()
+            loss = nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            return loss.detach()
+
+        fn = ember.compile(step, options={"pure": pure}) if compiled else step
+        losses = [fn(_x(i, (8, 12)), ember.tensor(np.random.default_rng(i).integers(0, 5, 8)))
+                  .item() for i in range(6)]
+        runs.append((fn, losses, [p.detach().numpy().copy() for p in model.parameters()]))
+    (_, eager_losses, eager_params), (fn, losses, params) = runs
+    assert losses == eager_losses
+    for p, q in zip(params, eager_params):
+        np.testing.assert_array_equal(p, q)
+    c = [p for p in _programs(fn) if isinstance(p, CProgram)]
+    assert c and any(p._epilogue for p in c) and "softmax_forward" in c[0].c_source

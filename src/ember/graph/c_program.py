@@ -32,6 +32,7 @@ import threading
 import numpy as np
 
 from .. import native
+from .._core.dispatch import run_quiet
 from .._core.primitive import Family
 from .._core.ranges import ranges
 from .._view import contiguous_strides
@@ -42,11 +43,12 @@ from ..ops.copy import clone_p
 from ..ops.matmul import addmm_p, matmul_p
 from ..ops.nll_softmax import _EXACT_COUNT, nll_log_softmax_backward_p
 from ..ops.reduce import SUM_DIMS
+from ..ops.softmax import softmax_p
 from ..optim.adam import adam_step_p
 from ..optim.sgd import sgd_step_p
 from . import direct
 from .ir import Graph, Node, Scalar, Value
-from .program import Program
+from .program import Program, kernel_of
 
 _CTYPE = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
 _SUFFIX = {"float": "f32", "double": "f64"}
@@ -80,6 +82,8 @@ class Lowering:
         self.checks: list[str] = []  # refusals made before any work
         self.allocated: list[Value] = []
         self.effects = False  # an update (a write into an input) has been emitted
+        self.written_inputs: set = set()  # graph inputs an update writes
+        self.epilogue: list[Node] = []  # nodes run after the C call by their kernels
         self.body: list[str] = []
 
     def ctype(self, v: Value) -> str | None:
@@ -275,11 +279,32 @@ def _nll_softmax(n: Node, lo: Lowering) -> list[str] | None:
             "error */"]
 
 
+def _softmax(n: Node, lo: Lowering) -> list[str] | None:
+    """softmax / log_softmax of a dense float array: softmax.c's entry, which the kernel
+    reaches at every size."""
+    (x,) = n.args
+    T = lo.ctype(x)
+    if T is None or x.__class__ is not Value or not _dense(x) or not x.shape:
+        return None
+    d = n.params["dim"] % len(x.shape)
+    f = lo.kernel("softmax", f"softmax_forward_{_SUFFIX[T]}",
+                  f"void (*)(const {T} *, {T} *, int64_t, int64_t, int64_t, int)")
+    if f is None:
+        return None
+    o = n.outs[0]
+    lo.write(o)
+    shape = x.shape
+    return [f"{f}({lo.name(x)}, {lo.names[o]}, {math.prod(shape[:d])}, {shape[d]}, "
+            f"{math.prod(shape[d + 1:])}, {int(bool(n.params.get('log')))});  /* %{o.id} = "
+            f"{'log_' if n.params.get('log') else ''}softmax(%{x.id}) */"]
+
+
 def _update_operands(n: Node, lo: Lowering, count: int):
     """The first `count` operands of an update, each a dense array of one float dtype or
     None, and that dtype's C name; or None."""
     ops = n.args[:count]
     vals = [a for a in ops if a is not None]
+    lo.written_inputs.update(n.args[i] for i in n.prim.writes if n.args[i] is not None)
     if any(a.__class__ is not Value for a in vals) or not all(_dense(a) for a in vals):
         return None
     T = lo.ctype(vals[0])
@@ -350,7 +375,7 @@ def _adam(n: Node, lo: Lowering) -> list[str] | None:
 
 c_rules: dict = {matmul_p: _matmul, addmm_p: _addmm, clone_p: _clone,
                  nll_log_softmax_backward_p: _nll_softmax, sgd_step_p: _sgd,
-                 adam_step_p: _adam, _views.view_p: _view}
+                 adam_step_p: _adam, _views.view_p: _view, softmax_p: _softmax}
 
 
 def _rule(n: Node):
@@ -389,6 +414,8 @@ def source(graph: Graph, nodes: list[Node], groups: dict) -> Lowering | None:
             return None
         lo.names[v] = f"in{i}"
     body: list[str] = []
+    after: set = set()  # values the epilogue computes
+    read = {a for m in nodes for a in m.args if a.__class__ is Value}
     for n in nodes:
         for o in n.outs:
             lo.names[o] = f"v{o.id}"
@@ -398,16 +425,22 @@ def source(graph: Graph, nodes: list[Node], groups: dict) -> Lowering | None:
             lines = _group_call(*groups[n], lo)
         else:
             rule = _rule(n)
-            if rule is None or any(lo.ctype(o) is None for o in n.outs):
-                return None
-            lines = rule(n, lo)
+            lines = None if rule is None or any(lo.ctype(o) is None for o in n.outs) \
+                else rule(n, lo)
+            if lines is None and _epilogue(n, lo, after, read):
+                continue
         if lines is None:
             return None
         body += lines
-    known = set(lo.allocated) | set(graph.inputs)
+    for n in lo.epilogue:  # (an epilogue node reads what the C wrote, and no update writes)
+        if any(a in lo.written_inputs for a in n.args if a.__class__ is Value):
+            return None
+    known = set(lo.allocated) | set(graph.inputs) | after
     for v in graph.outputs:
         if v not in known and lo.views_of.get(v, (None,))[0] not in known:
             return None  # (a value the C does not write: the Python program)
+    if not body:
+        return None  # (nothing for C to do: no translation unit for it)
     lo.body = body
     return lo
 
@@ -421,6 +454,7 @@ def layout(lo: Lowering) -> tuple[list[Value], dict, int]:
     reuses call after call; what the program returns is new memory every call."""
     outs = set(lo.graph.outputs)
     outs |= {lo.views_of[v][0] for v in outs if v in lo.views_of}  # (a returned view's base)
+    outs |= {a for n in lo.epilogue for a in n.args if a.__class__ is Value}  # (read after)
     fresh = [v for v in lo.allocated if v in outs]
     offsets, at = {}, 0
     for v in lo.allocated:
@@ -428,6 +462,21 @@ def layout(lo: Lowering) -> tuple[list[Value], dict, int]:
             offsets[v] = at
             at += -(-math.prod(v.shape) * _np(v).itemsize // _ALIGN) * _ALIGN
     return fresh, offsets, at
+
+
+def _epilogue(n: Node, lo: Lowering, after: set, read: set) -> bool:
+    """Whether node `n`, which has no C rule, can run after the C call through its kernel
+    (a loss's forward whose value only the caller reads): it writes nothing, no node reads
+    what it computes, and it reads inputs or arrays the C writes (no views, no value of a
+    fused loop's inside). Its outputs join `after`."""
+    if not n.outs or n in lo.groups or any(o in read for o in n.outs) or any(
+            a.__class__ is Value and (a in lo.views_of or (a.node is not None and
+                                                            a not in lo.allocated))
+            for a in n.args):
+        return False
+    lo.epilogue.append(n)
+    after.update(n.outs)
+    return True
 
 
 def code(lo: Lowering) -> str:
@@ -479,10 +528,22 @@ class CProgram(Program):
         self._fresh = [(tuple(v.shape), _np(v)) for v in fresh]
         self._spaces = threading.local()  # (each thread its own workspace)
         where = {v: i for i, v in enumerate(list(graph.inputs) + fresh)}
+        self._epilogue = []  # (kernel, operands, fixed params, number params, outputs)
+        for n in lo.epilogue:
+            kernel, params = kernel_of(n)
+            ops = [("buf", where[a]) if a in where else ("val", a) if a.__class__ is Value
+                   else ("num", a.id) if a.__class__ is Scalar else ("const", a)
+                   for a in n.args]
+            self._epilogue.append((kernel, ops, {k: v for k, v in params.items()
+                                                 if v.__class__ is not Scalar},
+                                   {k: v.id for k, v in params.items()
+                                    if v.__class__ is Scalar}, n.outs))
         self._outs = []  # (array index, how it is returned: None, "copy" or a permutation)
         seen = set()
         for v in graph.outputs:
-            if v in lo.views_of:
+            if v not in where and v not in lo.views_of:  # (an epilogue's value)
+                self._outs.append((v, "after"))
+            elif v in lo.views_of:
                 root, perm = lo.views_of[v]
                 self._outs.append((where[root], perm))
             else:
@@ -518,8 +579,24 @@ class CProgram(Program):
             refused = self._call(ptr(addrs), ptr(nums), ptr(self._kernels))
         if refused:
             return self.python.run(arrays)
+        after = self._after(bufs, arrays[n:]) if self._epilogue else None
         return [bufs[i] if how is None else bufs[i].copy() if how == "copy" else
-                bufs[i].transpose(how) for i, how in self._outs]
+                after[i] if how == "after" else bufs[i].transpose(how)
+                for i, how in self._outs]
+
+    def _after(self, bufs: list, numbers: list) -> dict:
+        """Run the epilogue's nodes by their kernels on what the C wrote."""
+        vals: dict = {}
+        for kernel, ops, fixed, nums, outs in self._epilogue:
+            args = [bufs[x] if kind == "buf" else vals[x] if kind == "val" else
+                    numbers[x] if kind == "num" else x for kind, x in ops]
+            params = {**fixed, **{k: numbers[i] for k, i in nums.items()}}
+            res = run_quiet(kernel, *args, **params)
+            if len(outs) == 1:
+                vals[outs[0]] = res
+            else:
+                vals.update(zip(outs, res))
+        return vals
 
 
 def _address(family: str, symbol: str) -> int:
