@@ -256,3 +256,33 @@ def test_a_step_that_returns_its_loss_is_one_c_call_and_the_loss_after_it(pure):
         np.testing.assert_array_equal(p, q)
     c = [p for p in _programs(fn) if isinstance(p, CProgram)]
     assert c and any(p._epilogue for p in c) and "softmax_forward" in c[0].c_source
+
+
+def test_a_bad_target_raises_before_the_update_as_eager():
+    """A step that returns its loss, then a target out of range: the C program checks the
+    loss's targets before any work, so the error is eager's and no parameter moved."""
+    torch = pytest.importorskip("torch")
+    ember.manual_seed(0)
+    model = nn.Linear(6, 3)
+    opt = ember.optim.SGD(model.parameters(), lr=0.1)
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss.detach()
+
+    fn = ember.compile(step)
+    x = _x(0, (4, 6))
+    for _ in range(3):
+        fn(x, ember.tensor([0, 1, 2, 1]))
+    assert any(p._epilogue for p in _programs(fn) if isinstance(p, CProgram))
+    before = [p.detach().numpy().copy() for p in model.parameters()]
+    with pytest.raises(IndexError) as theirs:
+        torch.nn.functional.cross_entropy(torch.zeros(4, 3), torch.tensor([0, 5, 2, 1]))
+    with pytest.raises(IndexError) as ours:
+        fn(x, ember.tensor([0, 5, 2, 1]))
+    assert str(ours.value) == str(theirs.value)
+    for p, q in zip(model.parameters(), before):
+        np.testing.assert_array_equal(p.detach().numpy(), q)

@@ -42,6 +42,7 @@ from ..ops._parallel import one_blas_thread
 from ..ops.copy import clone_p
 from ..ops.matmul import addmm_p, matmul_p
 from ..ops.nll_softmax import _EXACT_COUNT, nll_log_softmax_backward_p
+from ..ops.nn_ops import nll_loss_p
 from ..ops.reduce import SUM_DIMS
 from ..ops.softmax import softmax_p
 from ..optim.adam import adam_step_p
@@ -435,6 +436,8 @@ def source(graph: Graph, nodes: list[Node], groups: dict) -> Lowering | None:
     for n in lo.epilogue:  # (an epilogue node reads what the C wrote, and no update writes)
         if any(a in lo.written_inputs for a in n.args if a.__class__ is Value):
             return None
+        if lo.effects and not _cannot_raise(n, lo):
+            return None  # (its error would come after the updates, not before as eager's)
     known = set(lo.allocated) | set(graph.inputs) | after
     for v in graph.outputs:
         if v not in known and lo.views_of.get(v, (None,))[0] not in known:
@@ -476,6 +479,28 @@ def _epilogue(n: Node, lo: Lowering, after: set, read: set) -> bool:
         return False
     lo.epilogue.append(n)
     after.update(n.outs)
+    return True
+
+
+def _cannot_raise(n: Node, lo: Lowering) -> bool:
+    """Whether epilogue node `n` cannot fail when its kernel runs: elementwise math and
+    sums, or `nll_loss` once the C has checked its targets before any work (a target out
+    of range then makes the Python program run, which raises eager's error before the
+    updates)."""
+    if n.prim.__class__ is Family and n.prim.name in ("unary", "binary", "reduce"):
+        return True
+    if n.prim is not nll_loss_p:
+        return False
+    x, target = n.args[0], n.args[1]
+    if target.__class__ is not Value or target.node is not None or \
+            _np(target) != np.dtype(np.int64) or not _dense(target) or len(x.shape) != 2 \
+            or target.shape != x.shape[:1]:
+        return False
+    rows, classes = x.shape
+    t, ignore = lo.name(target), int(n.params["ignore_index"])
+    lo.checks.append(f"for (int64_t r = 0; r < {rows}; r++)  /* nll_loss's targets */")
+    lo.checks.append(f"    if (({t}[r] < 0 || {t}[r] >= {classes}) && {t}[r] != {ignore}) "
+                     "return 3;")
     return True
 
 
