@@ -98,7 +98,7 @@ class Lowering:
     def number(self, a) -> str | None:
         """A param or constant operand as a C double: a graph number, or a literal."""
         if a.__class__ is Scalar:
-            return f"s[{a.id}]"
+            return f"s[{a.id}]" if a.type in (int, float) else None
         if a.__class__ in (int, float) and math.isfinite(a):
             return repr(float(a))
         return None
