@@ -124,3 +124,22 @@ def test_a_last_short_batch_does_not_cost_the_full_batches_their_replays():
     assert len(fn.programs) == 2
     # the engine runs at the first call of each shape and at its first repeat: 4 calls
     assert fn.backward_replays == len(sizes) - 4
+
+
+def test_a_switch_that_fails_at_the_next_op_follows_nothing():
+    """Three graphs that share their first op and part at the second; the third call's
+    recording switches to a graph that begins alike, whose second op differs too: it must
+    follow nothing from there (a later op reading only the shared prefix would otherwise
+    match that graph, and its program compute the other graph's values)."""
+    def f(a, b, mode):
+        y = a * b
+        z = y + 1 if mode == 0 else y - 1 if mode == 1 else y / 3
+        return z, y * 2
+
+    fn = ember.compile(f)
+    a, b = _x(0), _x(1)
+    for mode in (0, 0, 1, 1, 2, 2, 0, 2):
+        got = fn(a, b, mode)
+        want = f(a, b, mode)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g.numpy(), w.numpy())

@@ -194,6 +194,7 @@ class Session(Interpreter):
                                    scalar_params):
                     self.expect = cand
                     return cand[0].nodes[i]
+            self.expect = None  # (a switch whose next node differs too: follow nothing)
         return None
 
     def _switch(self, cand) -> bool:
