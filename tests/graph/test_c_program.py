@@ -22,20 +22,31 @@ def _programs(fn) -> list:
     return list(fn.programs.values())
 
 
-def _train(make_opt, compiled: bool, steps: int = 6, pure: bool = False):
-    ember.manual_seed(0)
-    model = nn.Sequential(nn.Linear(12, 16), nn.ReLU(), nn.Linear(16, 5))
-    opt = make_opt(model.parameters())
-
+def _step(model, opt, returns_loss: bool = False):
+    """A training step on cross-entropy, returning its loss or nothing."""
     def step(x, y):
         opt.zero_grad()
-        nn.functional.cross_entropy(model(x), y).backward()
+        loss = nn.functional.cross_entropy(model(x), y)
+        loss.backward()
         opt.step()
+        return loss.detach() if returns_loss else None
 
+    return step
+
+
+def _train(make_opt, compiled: bool, steps: int = 6, pure: bool = False,
+           returns_loss: bool = False):
+    """(compiled function or None, the losses returned, the final parameters)."""
+    ember.manual_seed(0)
+    model = nn.Sequential(nn.Linear(12, 16), nn.ReLU(), nn.Linear(16, 5))
+    step = _step(model, make_opt(model.parameters()), returns_loss)
     fn = ember.compile(step, options={"pure": pure}) if compiled else step
+    losses = []
     for i in range(steps):
-        fn(_x(i, (8, 12)), ember.tensor(np.random.default_rng(i).integers(0, 5, 8)))
-    return fn, [p.detach().numpy().copy() for p in model.parameters()]
+        out = fn(_x(i, (8, 12)), ember.tensor(np.random.default_rng(i).integers(0, 5, 8)))
+        losses.append(None if out is None else out.item())
+    return (fn if compiled else None), losses, [p.detach().numpy().copy()
+                                               for p in model.parameters()]
 
 
 OPTIMIZERS = {
@@ -53,8 +64,8 @@ OPTIMIZERS = {
 @pytest.mark.parametrize("opt", OPTIMIZERS)
 @pytest.mark.parametrize("pure", [False, True], ids=["default", "pure"])
 def test_a_training_step_is_one_c_call_with_eagers_bits(opt, pure):
-    fn, params = _train(OPTIMIZERS[opt], True, pure=pure)
-    _, eager = _train(OPTIMIZERS[opt], False)
+    fn, _, params = _train(OPTIMIZERS[opt], True, pure=pure)
+    _, _, eager = _train(OPTIMIZERS[opt], False)
     for p, q in zip(params, eager):
         np.testing.assert_array_equal(p.view(np.uint32), q.view(np.uint32))
     assert any(isinstance(p, CProgram) for p in _programs(fn))
@@ -205,52 +216,32 @@ def test_a_returned_view_shares_its_bases_memory():
 
 def test_negative_and_changing_numbers_reach_the_update():
     """A learning rate a scheduler moves, and a negative one (gradient ascent written as
-    lr < 0 with maximize=False): numbers of the graph, as eager uses them."""
-    def make(ps):
-        return ember.optim.SGD(ps, lr=0.05, momentum=0.5)  # (made valid, then moved)
-
+    lr < 0 with maximize=False), with momentum: numbers of the graph, as eager uses them,
+    in the update the C program writes out."""
     runs = []
     for compiled in (False, True):
         ember.manual_seed(0)
         model = nn.Linear(6, 3)
-        opt = make(model.parameters())
-
-        def step(x, model=model, opt=opt):
-            opt.zero_grad()
-            model(x).square().mean().backward()
-            opt.step()
-
+        opt = ember.optim.SGD(model.parameters(), lr=0.05, momentum=0.5)  # (then moved)
+        step = _step(model, opt)
         fn = ember.compile(step) if compiled else step
         for i in range(6):
             opt.param_groups[0]["lr"] = -0.05 * (i + 1)
-            fn(_x(i, (4, 6)))
+            fn(_x(i, (4, 6)), ember.tensor(np.random.default_rng(i).integers(0, 3, 4)))
         runs.append([p.detach().numpy().copy() for p in model.parameters()])
     for p, q in zip(*runs):
         np.testing.assert_array_equal(p, q)
+    c = [p for p in _programs(fn) if isinstance(p, CProgram)]
+    assert c and "sgd_step" in c[0].c_source and "b + g" in c[0].c_source  # (momentum)
 
 
 @pytest.mark.parametrize("pure", [False, True], ids=["default", "pure"])
 def test_a_step_that_returns_its_loss_is_one_c_call_and_the_loss_after_it(pure):
     """The loss's forward (nll_loss: no C rule) runs after the C call on the
     log-probabilities the C wrote (log_softmax has one); losses and parameters as eager."""
-    runs = []
-    for compiled in (False, True):
-        ember.manual_seed(0)
-        model = nn.Sequential(nn.Linear(12, 16), nn.ReLU(), nn.Linear(16, 5))
-        opt = ember.optim.SGD(model.parameters(), lr=0.1)
-
-        def step(x, y, model=model, opt=opt):
-            opt.zero_grad()
-            loss = nn.functional.cross_entropy(model(x), y)
-            loss.backward()
-            opt.step()
-            return loss.detach()
-
-        fn = ember.compile(step, options={"pure": pure}) if compiled else step
-        losses = [fn(_x(i, (8, 12)), ember.tensor(np.random.default_rng(i).integers(0, 5, 8)))
-                  .item() for i in range(6)]
-        runs.append((fn, losses, [p.detach().numpy().copy() for p in model.parameters()]))
-    (_, eager_losses, eager_params), (fn, losses, params) = runs
+    sgd = OPTIMIZERS["sgd"]
+    fn, losses, params = _train(sgd, True, pure=pure, returns_loss=True)
+    _, eager_losses, eager_params = _train(sgd, False, returns_loss=True)
     assert losses == eager_losses
     for p, q in zip(params, eager_params):
         np.testing.assert_array_equal(p, q)
@@ -259,21 +250,13 @@ def test_a_step_that_returns_its_loss_is_one_c_call_and_the_loss_after_it(pure):
 
 
 def test_a_bad_target_raises_before_the_update_as_eager():
-    """A step that returns its loss, then a target out of range: the C program checks the
-    loss's targets before any work, so the error is eager's and no parameter moved."""
+    """A step that returns its loss, then a target out of range: the C program refuses
+    before any work (its targets are checked first), so the Python program raises eager's
+    error and no parameter moved."""
     torch = pytest.importorskip("torch")
     ember.manual_seed(0)
     model = nn.Linear(6, 3)
-    opt = ember.optim.SGD(model.parameters(), lr=0.1)
-
-    def step(x, y):
-        opt.zero_grad()
-        loss = nn.functional.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        return loss.detach()
-
-    fn = ember.compile(step)
+    fn = ember.compile(_step(model, ember.optim.SGD(model.parameters(), lr=0.1), True))
     x = _x(0, (4, 6))
     for _ in range(3):
         fn(x, ember.tensor([0, 1, 2, 1]))

@@ -242,7 +242,8 @@ def replay(session, memo: Memo, root_grads, order, leaves, reals, retain_graph: 
         if (t._shape, t._dtype, tuple(stride)) != meta:
             return False
     expected = session.expect[0] if session.expect is not None else None
-    if expected is not None and (memo.follows is expected or _follows(session, memo, expected)):
+    if expected is not None and (memo.follows is expected or _follows_safely(session, memo,
+                                                                             expected)):
         _take(session, memo, root_grads, leaves, reals)
     else:
         session.expect = None  # (new nodes below: the recording follows no graph from here)
@@ -251,6 +252,14 @@ def replay(session, memo: Memo, root_grads, order, leaves, reals, retain_graph: 
         for j in memo.released:
             order[j]._release()
     return True
+
+
+def _follows_safely(session, memo: Memo, expected) -> bool:
+    """`_follows`, False where a constant's or param's == is not a bool."""
+    try:
+        return _follows(session, memo, expected)
+    except (ValueError, TypeError):
+        return False
 
 
 def _follows(session, memo: Memo, expected) -> bool:
@@ -321,10 +330,7 @@ def _take(session, memo: Memo, root_grads, leaves, reals) -> None:
     session.scalar_values.extend(numbers)
     graph.nodes.extend(expected.nodes[i0:i0 + len(memo.plan)])
     graph._count = count
-    for k, v in grads:
-        g = make_lazy(session, v, v.dtype, None, None)
-        session.lazies.append(weakref.ref(g))
-        leaves[k]._grad = g
+    _set_grads(session, leaves, grads)
 
 
 def _build(session, memo: Memo, root_grads, leaves, reals) -> None:
@@ -369,9 +375,12 @@ def _build(session, memo: Memo, root_grads, leaves, reals) -> None:
         node.outs = tuple(vs)
         nodes.append(node)
     graph._count = count
-    first = memo.first
-    for k, vid in memo.grads:
-        v = made[vid - first]
+    _set_grads(session, leaves, [(k, made[vid - memo.first]) for k, vid in memo.grads])
+
+
+def _set_grads(session, leaves, grads) -> None:
+    """Each leaf's `.grad`: a pending tensor of the value (leaf index, value) names."""
+    for k, v in grads:
         g = make_lazy(session, v, v.dtype, None, None)
         session.lazies.append(weakref.ref(g))
         leaves[k]._grad = g

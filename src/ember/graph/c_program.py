@@ -35,10 +35,10 @@ from .. import native
 from .._core.dispatch import run_quiet
 from .._core.primitive import Family
 from .._core.ranges import ranges
-from .._view import contiguous_strides
+from .._view import contiguous_strides, is_contiguous
 from ..native import calls
 from ..ops import views as _views
-from ..ops._parallel import one_blas_thread
+from ..ops._parallel import blas_layout, one_blas_thread
 from ..ops.copy import clone_p
 from ..ops.matmul import addmm_p, matmul_p
 from ..ops.nll_softmax import _EXACT_COUNT, nll_log_softmax_backward_p
@@ -48,22 +48,18 @@ from ..ops.softmax import softmax_p
 from ..optim.adam import adam_step_p
 from ..optim.sgd import sgd_step_p
 from . import direct
+from .direct import _np
 from .ir import Graph, Node, Scalar, Value
 from .program import Program, kernel_of
 
-_CTYPE = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
+CTYPE = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}  # (fuse's too)
 _SUFFIX = {"float": "f32", "double": "f64"}
 _VIEWS = (_views.transpose, _views.t, _views.permute)
 
 
-def _np(v: Value):
-    return np.dtype(v.dtype.np) if hasattr(v.dtype, "np") else None
-
-
 def _dense(v: Value) -> bool:
     """C-contiguous, size-1 dims aside (as NumPy's flag says)."""
-    want = contiguous_strides(v.shape)
-    return all(n == 1 or s == w for n, s, w in zip(v.shape, v.stride, want))
+    return is_contiguous(v.shape, v.stride)
 
 
 class Lowering:
@@ -86,14 +82,13 @@ class Lowering:
         self.written_inputs: set = set()  # graph inputs an update writes
         self.epilogue: list[Node] = []  # nodes run after the C call by their kernels
         self.body: list[str] = []
+        self.layout = None  # (see `layout`)
 
     def ctype(self, v: Value) -> str | None:
-        return _CTYPE.get(_np(v))
+        return CTYPE.get(_np(v))
 
-    def name(self, a) -> str:
-        if a.__class__ is Scalar:
-            return f"s[{a.id}]"
-        return self.names[a]
+    def name(self, v: Value) -> str:
+        return self.names[v]
 
     def number(self, a) -> str | None:
         """A param or constant operand as a C double: a graph number, or a literal."""
@@ -140,17 +135,6 @@ def _view(n: Node, lo: Lowering) -> list[str] | None:
     return []
 
 
-def _blas_operand(v: Value, rows: int, cols: int):
-    """(transposed, leading dim) NumPy's matmul passes to BLAS for matrix `v`, or None
-    where it would copy it first (neither order's strides are BLAS's)."""
-    s0, s1 = v.stride
-    if s1 == 1 and s0 >= cols:
-        return 0, s0
-    if s0 == 1 and s1 >= rows:
-        return 1, s1
-    return None
-
-
 def _product(lo: Lowering, a: Value, b: Value, out: str, comment: str) -> list[str] | None:
     """out = a @ b as NumPy's `matmul` makes it for these layouts (both at least 2 x 2):
     one gemm, C-order output. Where NumPy would take `syrk` (a matrix times its own
@@ -161,7 +145,8 @@ def _product(lo: Lowering, a: Value, b: Value, out: str, comment: str) -> list[s
     (m, k), (k2, n) = a.shape, b.shape
     if k != k2 or min(m, k, n) < 2:
         return None  # (a dim of 1: NumPy's dot and gemv cases)
-    pa, pb = _blas_operand(a, m, k), _blas_operand(b, k, n)
+    # (NumPy's matmul reads an operand in place as ember's pool product does, or copies it)
+    pa, pb = blas_layout(m, k, *a.stride), blas_layout(k, n, *b.stride)
     if pa is None or pb is None:
         return None
     (ta, lda), (tb, ldb) = pa, pb
@@ -454,7 +439,14 @@ _ALIGN = 64  # (each workspace value starts on a cache line)
 def layout(lo: Lowering) -> tuple[list[Value], dict, int]:
     """(values Python allocates fresh: the graph's outputs, {internal value: byte offset in
     the workspace}, workspace bytes). Values no caller sees live in one workspace a thread
-    reuses call after call; what the program returns is new memory every call."""
+    reuses call after call; what the program returns is new memory every call. Worked out
+    once (the C and its caller read it)."""
+    if lo.layout is None:
+        lo.layout = _layout(lo)
+    return lo.layout
+
+
+def _layout(lo: Lowering) -> tuple[list[Value], dict, int]:
     outs = set(lo.graph.outputs)
     outs |= {lo.views_of[v][0] for v in outs if v in lo.views_of}  # (a returned view's base)
     outs |= {a for n in lo.epilogue for a in n.args if a.__class__ is Value}  # (read after)
@@ -472,7 +464,7 @@ def _epilogue(n: Node, lo: Lowering, after: set, read: set) -> bool:
     (a loss's forward whose value only the caller reads): it writes nothing, no node reads
     what it computes, and it reads inputs or arrays the C writes (no views, no value of a
     fused loop's inside). Its outputs join `after`."""
-    if not n.outs or n in lo.groups or any(o in read for o in n.outs) or any(
+    if not n.outs or any(o in read for o in n.outs) or any(
             a.__class__ is Value and (a in lo.views_of or (a.node is not None and
                                                             a not in lo.allocated))
             for a in n.args):
@@ -556,9 +548,8 @@ class CProgram(Program):
         self._epilogue = []  # (kernel, operands, fixed params, number params, outputs)
         for n in lo.epilogue:
             kernel, params = kernel_of(n)
-            ops = [("buf", where[a]) if a in where else ("val", a) if a.__class__ is Value
-                   else ("num", a.id) if a.__class__ is Scalar else ("const", a)
-                   for a in n.args]
+            ops = [("buf", where[a]) if a.__class__ is Value else
+                   ("num", a.id) if a.__class__ is Scalar else ("const", a) for a in n.args]
             self._epilogue.append((kernel, ops, {k: v for k, v in params.items()
                                                  if v.__class__ is not Scalar},
                                    {k: v.id for k, v in params.items()
@@ -613,8 +604,8 @@ class CProgram(Program):
         """Run the epilogue's nodes by their kernels on what the C wrote."""
         vals: dict = {}
         for kernel, ops, fixed, nums, outs in self._epilogue:
-            args = [bufs[x] if kind == "buf" else vals[x] if kind == "val" else
-                    numbers[x] if kind == "num" else x for kind, x in ops]
+            args = [bufs[x] if kind == "buf" else numbers[x] if kind == "num" else x
+                    for kind, x in ops]
             params = {**fixed, **{k: numbers[i] for k, i in nums.items()}}
             res = run_quiet(kernel, *args, **params)
             if len(outs) == 1:

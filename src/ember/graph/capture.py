@@ -189,41 +189,33 @@ class Session(Interpreter):
             # another graph seen here may share the recording so far and go on as this op
             # does (a last, shorter batch: the graphs part at the first op that reads it)
             for cand in self.expected.get(self.segment, ()):
-                if cand is not e and self._switch(cand) and \
+                if cand is not e and self._switch(cand[0]) and \
                         self._take(cand[0], cand[0].nodes[i], prim, args, params,
                                    scalar_params):
                     self.expect = cand
                     return cand[0].nodes[i]
-            self.expect = None  # (a switch whose next node differs too: follow nothing)
         return None
 
-    def _switch(self, cand) -> bool:
-        """Make the recording so far `cand`'s own nodes and values, where `cand`'s graph
-        begins as the recording does (node for node the same part of the key, its inputs
-        laid out alike) and goes on past it; False (nothing changed) where it does not."""
-        graph, c = self.graph, cand[0]
+    def _switch(self, c: Graph) -> bool:
+        """Make the recording so far graph `c`'s own nodes and values, where `c` begins as
+        the recording does (node for node the same part of the key, its inputs laid out
+        alike) and goes on past it; False (nothing changed) where it does not. It follows
+        nothing until the caller says which graph it follows."""
+        graph = self.graph
         i, k, m = len(graph.nodes), len(graph.inputs), len(graph.scalars)
         if len(c.nodes) <= i or len(c.inputs) < k or len(c.scalars) < m:
             return False
+        pairs = list(zip(graph.inputs, c.inputs))
+        for a, b in zip(graph.nodes, c.nodes):
+            if len(a.outs) != len(b.outs) or not _same(a, b):
+                return False
+            pairs += zip(a.outs, b.outs)
         values = {}
-        for x, y in zip(graph.inputs, c.inputs):
+        for x, y in pairs:
             if x.id != y.id or x.shape != y.shape or x.dtype is not y.dtype or \
                     x.stride != y.stride:
                 return False
             values[x.id] = y
-        for a, b in zip(graph.nodes, c.nodes):
-            if len(a.outs) != len(b.outs):
-                return False
-            try:
-                if not same_node(a, b):
-                    return False
-            except (ValueError, TypeError):
-                return False
-            for x, y in zip(a.outs, b.outs):
-                if x.id != y.id or x.shape != y.shape or x.dtype is not y.dtype or \
-                        x.stride != y.stride:
-                    return False
-                values[x.id] = y
         if any(x.type is not y.type for x, y in zip(graph.scalars, c.scalars)):
             return False
         for ref in self.lazies:
@@ -237,7 +229,6 @@ class Session(Interpreter):
         graph.nodes[:] = c.nodes[:i]
         graph.inputs[:] = c.inputs[:k]
         graph.scalars[:] = c.scalars[:m]
-        self.expect = cand
         return True
 
     def _take(self, expected: Graph, en: Node, prim, args, params,
@@ -429,10 +420,7 @@ class Session(Interpreter):
                 len(e[0].inputs) == len(graph.inputs) and \
                 [v.id for v in e[0].outputs] == [v.id for v in graph.outputs]:
             _, program, key = e  # (node for node the graph that ran here before)
-            seen = self.expected[self.segment]
-            if seen[0] is not e:  # (followed after a switch: the one to follow next time)
-                seen.remove(e)
-                seen.insert(0, e)
+            _first(self.expected.setdefault(self.segment, []), e)  # (after a switch)
         else:
             key = graph.key()
             program = self.programs.get(key)
@@ -440,9 +428,7 @@ class Session(Interpreter):
                 program = self.programs[key] = self.compile_graph(graph, self.segment)
             seen = self.expected.setdefault(self.segment, [])
             # (a graph seen before stays the one to follow, with its backward memos)
-            j = next((j for j, c in enumerate(seen) if c[1] is program), None)
-            seen.insert(0, (graph, program, key) if j is None else seen.pop(j))
-            del seen[4:]
+            _first(seen, next((c for c in seen if c[1] is program), (graph, program, key)))
         self.segment += 1
         arrays = program.run([t._array() for t in inputs] + scalars)
         index = {v: i for i, v in enumerate(graph.outputs)}
@@ -466,6 +452,22 @@ class Run:
         self.graph, self.program, self.key = graph, program, key
         self.inputs, self.scalars, self.live = inputs, scalars, live
         self.written, self.reason = written, reason
+
+
+def _first(seen: list, entry) -> None:
+    """Make `entry` the graph a recording at its place follows first next time (of the
+    four kept there)."""
+    j = next((j for j, c in enumerate(seen) if c is entry), None)
+    if j != 0:
+        seen.insert(0, entry if j is None else seen.pop(j))
+        del seen[4:]
+
+
+def _same(node: Node, e: Node) -> bool:
+    try:
+        return same_node(node, e)
+    except (ValueError, TypeError):  # (a param whose == is not a bool: not followed)
+        return False
 
 
 def _capturable(args, params) -> bool:

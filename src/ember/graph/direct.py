@@ -17,7 +17,7 @@ from ..ops import views as _views
 from ..ops._parallel import SMALL_PRODUCT
 from ..ops.copy import clone_p
 from ..ops.matmul import addmm_p, matmul_p
-from .ir import Node, Value
+from .ir import Node, Value, np_dtype
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _TRANSPOSES = (_views.transpose, _views.t)
@@ -25,7 +25,7 @@ _RESHAPES = (_views.view_, _views.unsafe_view)
 
 
 def _np(v: Value):
-    return np.dtype(v.dtype.np) if hasattr(v.dtype, "np") else None
+    return np_dtype(v.dtype)
 
 
 def _matrix(v) -> bool:

@@ -22,14 +22,15 @@ from .._core.primitive import Family, lower_rules, lower_terms
 from .._view import contiguous_strides
 from ..native import calls, toolchain
 from . import c_program
+from .c_program import CTYPE as _CTYPE
 from .ir import Graph, Node, Scalar, Value
+from .ir import np_dtype as _np_dtype
 from .passes import live_nodes
 from .patterns import split_epilogues
 from .program import Program, lower_python
 
 _ptr = calls.ptr
 
-_CTYPE = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
 MIN_GROUP = 1  # a single node is fused too: one C loop, no NumPy dispatch, no temporaries
 PARALLEL_ELEMENTS = 1 << 15  # below this many elements a loop runs on the calling thread
 
@@ -45,10 +46,6 @@ class Group:
         self.inputs: list[Value] = []  # tensors read from memory
         self.scalars: list = []  # Scalar placeholders or constants, passed by value
         self.outputs: list[Value] = []  # values written to memory
-
-
-def _np_dtype(d):
-    return np.dtype(d.np) if hasattr(d, "np") else None
 
 
 def _fusible(n: Node) -> bool:

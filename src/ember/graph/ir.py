@@ -16,6 +16,11 @@ from .._core.primitive import Family, Member
 from .._tensor import Size
 
 
+def np_dtype(d) -> np.dtype | None:
+    """The NumPy dtype of ember dtype `d` (None for one NumPy has no type for)."""
+    return np.dtype(d.np) if hasattr(d, "np") else None
+
+
 class Value:
     """One tensor in a graph: its metadata and its producer (None for a graph input)."""
 

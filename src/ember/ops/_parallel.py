@@ -181,14 +181,23 @@ def blas(fn: Callable, a, b, flops: int):
     return fn(a, b)
 
 
-def _operand(a: np.ndarray):
-    """(transposed, leading dimension) of a matrix BLAS reads in place, or None."""
-    it = a.itemsize
-    if a.strides[1] == it and a.strides[0] >= max(a.shape[1], 1) * it:
-        return 0, a.strides[0] // it
-    if a.strides[0] == it and a.strides[1] >= max(a.shape[0], 1) * it:
-        return 1, a.strides[1] // it
+def blas_layout(rows: int, cols: int, s0: int, s1: int):
+    """(transposed, leading dimension) BLAS reads a rows x cols matrix with element
+    strides (s0, s1) by in place, or None (NumPy's matmul makes the same choice)."""
+    if s1 == 1 and s0 >= max(cols, 1):
+        return 0, s0
+    if s0 == 1 and s1 >= max(rows, 1):
+        return 1, s1
     return None
+
+
+def _operand(a: np.ndarray):
+    """`blas_layout` of an array (None where a stride is no whole number of items)."""
+    it = a.itemsize
+    s0, s1 = a.strides
+    if s0 % it or s1 % it:
+        return None
+    return blas_layout(*a.shape, s0 // it, s1 // it)
 
 
 def _pool_product(a: np.ndarray, b: np.ndarray):
