@@ -56,10 +56,20 @@ def _both(draw, seed, before):
     return out
 
 
+@pytest.fixture(params=["in place", "through state"])
+def state_route(request, monkeypatch):
+    """How the C code reaches the generator's state: NumPy's struct in place (where it is
+    laid out as checked at first use), or taken out and put back through `state`."""
+    assert R._struct_readable()  # (NumPy's struct as mt19937.h declares it, on this build)
+    if request.param == "through state":
+        monkeypatch.setattr(R, "_in_place", [False])
+    return request.param
+
+
 @pytest.mark.parametrize("n_threads", [1, 2])
 @pytest.mark.parametrize("before", BEFORE)
 @pytest.mark.parametrize("draw", ["_words", "_floats", "_doubles", "_words64"])
-def test_draws_are_numpys_and_leave_its_state(draw, before, n_threads):
+def test_draws_are_numpys_and_leave_its_state(draw, before, n_threads, state_route):
     for n in SIZES:
         with threads(n_threads):
             (a, sa, wa), (b, sb, wb) = _both(lambda g, n=n: getattr(g, draw)(n), 3 + n, before)
@@ -70,6 +80,28 @@ def test_draws_are_numpys_and_leave_its_state(draw, before, n_threads):
         assert a.dtype == b.dtype and a.shape == (n,)
         assert sa == sb, f"size {n}: states differ"
         np.testing.assert_array_equal(wa, wb)
+
+
+@pytest.mark.parametrize("before", BEFORE)
+def test_randperm_is_the_numpy_swaps_and_leaves_its_state(before, state_route):
+    for n in (2, 3, 313, 625, 1797, 5003):
+        (a, sa, wa), (b, sb, wb) = _both(lambda g, n=n: ember.randperm(n, generator=g).numpy(),
+                                         n, before)
+        np.testing.assert_array_equal(a, b)
+        assert sorted(a.tolist()) == list(range(n))
+        assert sa == sb and (wa == wb).all(), f"size {n}: states differ"
+
+
+@pytest.mark.parametrize("n", [256, 1797, 100_000])
+def test_randperm_is_torchs_and_so_is_the_stream_after(n, monkeypatch):
+    """Three permutations in a row, then a uniform draw: the numbers torch gives (the
+    digits loader's shuffle is n = 1797)."""
+    monkeypatch.setattr(R, "MIN_DRAWS", 256)  # (as shipped: the C path from 256 words)
+    e, t = ember.Generator().manual_seed(n), torch.Generator().manual_seed(n)
+    for _ in range(3):
+        np.testing.assert_array_equal(ember.randperm(n, generator=e).numpy(),
+                                      torch.randperm(n, generator=t).numpy())
+    assert_bits(ember.rand(5, generator=e).numpy(), torch.rand(5, generator=t).numpy())
 
 
 @pytest.mark.parametrize("fn", [R.words, R.floats, R.doubles])

@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from . import _rng_math as M
+from ._rng_native import randperm as native_randperm
 
 f32, f64 = np.float32, np.float64
 DIGITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
@@ -204,6 +205,9 @@ def randperm(g, n: int) -> np.ndarray:
     if n < SMALL_PERM:
         if n <= 1:
             return np.arange(n, dtype=np.int64)
+        fast = native_randperm(g, n)  # the same swaps in C, for large draws
+        if fast is not None:
+            return fast
         z = g._words(n - 1).astype(np.int64) % np.arange(n, 1, -1, dtype=np.int64)
         return M.randperm_swaps(z, n)
     # NOTE: implemented from PyTorch's source, not checked against torch (needs 2 GB).

@@ -1,9 +1,10 @@
 """The generator's draws in C (csrc/random.c): words, float and double uniforms, and
 bernoulli's 0/1 (or dropout's 0/scale) values made straight from the words, for large draws.
 
-The words are NumPy's MT19937 stream, the one `Generator._words` reads: the state is taken
-from the generator's bit generator and put back after, so the native and the NumPy paths
-continue each other's stream and give the same numbers. Each function answers None (the
+The words are NumPy's MT19937 stream, the one `Generator._words` reads: the C code moves
+the generator's own state (in place where NumPy's struct is as expected, else taken out and
+put back), so the native and the NumPy paths continue each other's stream and give the same
+numbers. Each function answers None (the
 caller then draws with NumPy) where native kernels are off or the draw is too small to pay
 for moving the state.
 """
@@ -27,15 +28,48 @@ def _lib(n: int):
     return native.library("random")
 
 
+_MT_WORDS = 624
+_in_place: list = []  # [bool] once checked: NumPy's MT19937 struct is (uint32 key[624], int pos)
+
+
+def _struct_readable() -> bool:
+    """Whether a bit generator's state can be read and written in place at its
+    `ctypes.state_address`: the struct NumPy's mt19937.h declares (624 words, then an int
+    index). Checked once against `state`, on generators at two positions; where it does
+    not hold, every draw takes the state out and puts it back through `state` (slower)."""
+    if not _in_place:
+        ok = True
+        try:
+            for skip in (0, 700):
+                bg = np.random.MT19937(12345)
+                bg.random_raw(skip)
+                st = bg.state["state"]
+                addr = bg.ctypes.state_address
+                key = np.ctypeslib.as_array((ctypes.c_uint32 * _MT_WORDS).from_address(addr))
+                pos = ctypes.c_int.from_address(addr + 4 * _MT_WORDS).value
+                ok = ok and bool((key == st["key"]).all()) and pos == st["pos"]
+        except (AttributeError, TypeError, ValueError):
+            ok = False
+        _in_place.append(ok)
+    return _in_place[0]
+
+
 def _run(g, fn, out: np.ndarray, *args) -> np.ndarray:
-    """Call `fn(key, &pos, out, *args)` on the generator's state and store the state back."""
+    """Call `fn(key, &pos, out, *args)` on the generator's state, which moves on."""
     bg = g._rs._bit_generator
     with bg.lock:  # NumPy's own draws hold it: no other thread draws from the state meanwhile
-        state = bg.state["state"]
-        key = state["key"]
-        pos = np.array([state["pos"]], np.int64)
-        fn(calls.ptr(key), calls.ptr(pos), calls.ptr(out), *args)
-        bg.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": int(pos[0])}}
+        if _struct_readable():
+            addr = bg.ctypes.state_address
+            index = ctypes.c_int.from_address(addr + 4 * _MT_WORDS)
+            pos = np.array([index.value], np.int64)
+            fn(addr, calls.ptr(pos), calls.ptr(out), *args)
+            index.value = int(pos[0])
+        else:
+            state = bg.state["state"]
+            key = state["key"]
+            pos = np.array([state["pos"]], np.int64)
+            fn(calls.ptr(key), calls.ptr(pos), calls.ptr(out), *args)
+            bg.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": int(pos[0])}}
     g._fresh = False
     return out
 
@@ -56,6 +90,16 @@ def words(g, n: int) -> np.ndarray | None:
 def floats(g, n: int) -> np.ndarray | None:
     """`n` float32 uniforms in [0, 1) (as `Generator._floats`), or None."""
     return _draw(g, n, "ember_mt_floats", np.float32)
+
+
+def randperm(g, n: int) -> np.ndarray | None:
+    """A permutation of 0..n-1 as int64 (`_rng_kernels.randperm`'s swaps, for n - 1 words
+    and n below its small-n bound), or None."""
+    lib = _lib(n - 1)
+    if lib is None:
+        return None
+    fn = calls.entry(lib, "ember_mt_randperm", [calls.P] * 3 + [calls.I64])
+    return _run(g, fn, np.empty(n, np.int64), n)
 
 
 def doubles(g, n: int) -> np.ndarray | None:

@@ -85,7 +85,7 @@ def _is_int(k, tensor_ints: bool = True) -> bool:
     return False
 
 
-def _index_tensor(k) -> Tensor:
+def index_tensor(k) -> Tensor:
     """An advanced index as a tensor: an integer tensor as given, a bool mask (uint8 masks
     read as bool), or a list / NumPy array made into an int64 or bool tensor."""
     if isinstance(k, Tensor):
@@ -152,6 +152,8 @@ def plan(x: Tensor, key, tensor_ints: bool = True):
     else it becomes its nonzero positions.
     """
     items = _items(key)
+    if list in map(type, items):  # (each list read once: its kind decides the dims it takes)
+        items = tuple(index_tensor(k) if k.__class__ is list else k for k in items)
     specified = _specified_dims(items)
     if specified > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
@@ -177,7 +179,7 @@ def plan(x: Tensor, key, tensor_ints: bool = True):
                 raise _index_error(i, pos, n)  # (PyTorch names the key's item, not the dim)
             view = bind(movement.view_p, view, fn=movement.select_p, dim=dim, index=i % n)
         elif isinstance(k, (Tensor, np.ndarray, list, tuple, range)):
-            t = _index_tensor(k)
+            t = index_tensor(k)
             if t._dtype is dt.bool_:
                 if t.ndim == 0:
                     view = movement.unsqueeze(view, dim)

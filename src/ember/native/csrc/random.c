@@ -100,6 +100,27 @@ void ember_mt_doubles(uint32_t *key, int64_t *pos, double *out, int64_t n) {
     *pos = s.pos;
 }
 
+/* out = a permutation of 0..n-1 (PyTorch's randperm for n < (2^32-1)/20): out = arange(n),
+ * then for i < n - 1 the next word w gives z = w mod (n - i) and out[i] swaps with out[i + z].
+ * n - 1 words; *pos updated. */
+void ember_mt_randperm(uint32_t *key, int64_t *pos, int64_t *out, int64_t n) {
+    mt_state s = {key, *pos};
+    uint32_t w[MT_BLOCK];
+    for (int64_t i = 0; i < n; i++) out[i] = i;
+    for (int64_t i0 = 0; i0 < n - 1; i0 += MT_BLOCK) {
+        const int64_t m = EMBER_MIN(MT_BLOCK, n - 1 - i0);
+        mt_fill(&s, w, m);
+        for (int64_t j = 0; j < m; j++) {
+            const int64_t i = i0 + j;
+            const int64_t k = i + (int64_t)((uint64_t)w[j] % (uint64_t)(n - i));
+            const int64_t t = out[i];
+            out[i] = out[k];
+            out[k] = t;
+        }
+    }
+    *pos = s.pos;
+}
+
 #endif
 
 /* out[i] = one where the i-th next double uniform is < p, else zero (bernoulli_(p) and the

@@ -8,6 +8,7 @@ import warnings
 from collections.abc import Sequence
 
 from ..._tensor import Tensor
+from ...ops.index_key import index_tensor
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset",
            "ChainDataset", "Subset", "random_split"]
@@ -46,8 +47,8 @@ class TensorDataset(Dataset):
 
     def __getitems__(self, indices) -> SampleBatch:
         """The samples at `indices`, gathered with one indexing op per tensor."""
-        indices = list(indices)
-        return SampleBatch(tuple(t[indices] for t in self.tensors))
+        key = index_tensor(list(indices))  # (the list read once for every tensor)
+        return SampleBatch(tuple(t[key] for t in self.tensors))
 
     def __len__(self) -> int:
         return self.tensors[0].size(0)
