@@ -12,12 +12,23 @@ from collections.abc import Sequence
 
 def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
     """Row-major strides for `shape` (a size-0 or size-1 dim gets the stride it would have)."""
+    got = _strides_of.get(shape) if shape.__class__ is tuple else None
+    if got is not None:
+        return got
     strides = []
     acc = 1
     for n in reversed(shape):
         strides.append(acc)
         acc *= max(n, 1)
-    return tuple(reversed(strides))
+    got = tuple(reversed(strides))
+    if shape.__class__ is tuple and len(_strides_of) < 4096:
+        _strides_of[shape] = got
+    return got
+
+
+# shapes met so far and their row-major strides (a recording asks for the same few shapes
+# at every step); bounded, so a program of ever-new shapes stops adding
+_strides_of: dict = {}
 
 
 def is_contiguous(shape: Sequence[int], stride: Sequence[int]) -> bool:

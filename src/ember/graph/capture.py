@@ -277,7 +277,7 @@ class Session(Interpreter):
                         return False
                     stride = layout_strides(a)
                     if a._shape != x.shape or a._dtype is not x.dtype or \
-                            tuple(stride) != x.stride:
+                            stride != x.stride:
                         return False
                     graph.inputs.append(x)
                     graph._count += 1

@@ -26,7 +26,9 @@ from contextlib import contextmanager, nullcontext
 
 from .. import _grad_mode
 from ..autograd import engine as _engine
+from ..nn.modules.module import call_memo
 from ..optim.optimizer import step_watchers
+from . import memo as _memo  # noqa: F401  (plugs module-call memos into Module.__call__)
 from .capture import Break, Session, capture
 from .ir import Graph, freeze
 from .passes import optimized
@@ -124,6 +126,7 @@ class Compiled:
         self.not_replayed: list[str] = []  # why traced calls could not become replays
         self.replayed = 0
         self.backward_replays = 0  # backward passes replayed from a memo (backward.py)
+        self.call_memo_hits = 0  # module calls taken from the followed graph (memo.py)
         self.calls = 0
         self.over_limit = False
         _every.add(self)
@@ -196,11 +199,13 @@ class Compiled:
         session = Session(self.programs, compile_graph, on_run=self._ran, owner=self,
                           expected=self.expected)
         active.session = session
+        call_memo.active += 1
         try:
             with capture(session):
                 yield session
             session.flush("end of call")
         finally:
+            call_memo.active -= 1
             active.session = outer
 
     def _compile_backward(self, graph: Graph, segment: int) -> Program:

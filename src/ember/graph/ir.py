@@ -148,6 +148,8 @@ class Graph:
         self._count = 0
         # backward passes recorded while following this graph, to replay (graph/backward.py)
         self.backward_memos: dict = {}
+        # built-in modules' calls recorded while following this graph (graph/memo.py)
+        self.call_memos: dict = {}
 
     def value(self, shape, dtype, stride, node=None, index: int = 0) -> Value:
         v = Value(self._count, tuple(shape), dtype, tuple(stride), node, index)

@@ -58,6 +58,21 @@ def _tensor_type_name(t: Tensor) -> str:
 # How many times train()/eval() changed some module's mode: a pure-mode compile's replay
 # (ember.graph.replay) was traced in one mode and is stale once this moves.
 mode_changes = [0]
+attr_changes = [0]  # attributes set or deleted on any module (`__setattr__`, `__delattr__`)
+
+
+class _CallMemo:
+    """The seam through which a compiled call's recording takes a built-in module's call
+    from the graph it follows (ember/graph/memo.py): `active` counts recording sessions in
+    any thread, `types` are the classes it memoises, `call(module, args, kwargs)` makes the
+    call. With no session recording, a module call pays one attribute test for it."""
+
+    active = 0
+    types: frozenset = frozenset()
+    call = None
+
+
+call_memo = _CallMemo()
 
 
 class Module(_StateDictMixin, _ConversionMixin):
@@ -107,6 +122,8 @@ class Module(_StateDictMixin, _ConversionMixin):
         # NOTE: the hot path. With no hooks registered this is one branch and one call.
         if self._hooked:
             return self._call_with_hooks(args, kwargs)
+        if call_memo.active and self.__class__ in call_memo.types:
+            return call_memo.call(self, args, kwargs)
         return self.forward(*args, **kwargs)
 
     _call_impl = __call__
@@ -309,6 +326,7 @@ class Module(_StateDictMixin, _ConversionMixin):
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __setattr__(self, name: str, value) -> None:
+        attr_changes[0] += 1
         d = self.__dict__
         params = d.get("_parameters")
         if isinstance(value, Parameter):
@@ -354,6 +372,7 @@ class Module(_StateDictMixin, _ConversionMixin):
         object.__setattr__(self, name, value)
 
     def __delattr__(self, name: str) -> None:
+        attr_changes[0] += 1
         if name in self._parameters:
             del self._parameters[name]
         elif name in self._buffers:

@@ -1,0 +1,390 @@
+"""Call memos: a built-in module's call, inside a compiled call, taken from the graph the
+recording follows instead of running its Python again.
+
+In the default mode the compiled function's Python runs on every call (PyTorch's
+semantics), so a model's forward pays per op for ember's own Python: the module call, the
+functional wrapper, `bind`, and the recording's check that the op repeats the followed
+graph. For ember's built-in modules (`MEMO_TYPES`: Linear, the activations, Sequential of
+such modules, the losses, LayerNorm, Embedding, convolutions and pooling) that Python has no
+side effects, and what it records depends only on what a memo checks:
+
+- the module tree: each module's class (and that class's `forward`), every entry of its
+  `__dict__` (config, `training`) and its parameters, buffers and children, by identity
+  (numbers and strings by value); no hooks (a hooked module never gets here);
+- the arguments: tensors by the graph value they are (a pending value of this recording,
+  or a real tensor read as a graph input laid out as before), other arguments by value;
+- grad mode, inference mode, the default dtype, and no autocast region.
+
+The first time such a call records cleanly (only kernels and views: no random draw, no
+factory, no write, no graph break, nothing rebound in place), the memo keeps where its nodes
+sit in the graph. A later call at the same place of the followed graph that passes the
+checks appends those nodes in one step, makes their lazy results, and records autograd's
+nodes for them exactly as the ops would have (the saved tensors and versions of now), so
+`backward()`, hooks on the results and the replayed backward see what they see without
+it. Any check that fails runs the call as usual (and remembers the new recording).
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from .. import _dtype as dt
+from .. import _grad_mode as grad_mode
+from .._core.dispatch import _stack, autograd
+from .._core.primitive import vjp_rule
+from .._core.ranges import ranges
+from .._tensor import Tensor, layout_strides
+from ..amp import autocast_mode
+from ..nn.modules.module import Module, attr_changes, call_memo
+from ..nn.parameter import Parameter
+from ..ops.views import _eval_view
+from .ir import Scalar, Value, same_const
+from .lazy import LazyTensor, make_lazy
+
+_grad_state = grad_mode.state
+_ref = weakref.ref
+_VALUES = (int, float, bool, str, type(None), tuple, frozenset)
+_PLAIN = (Tensor, LazyTensor, Parameter)  # (a subclass may override ops: not memoised)
+
+MEMO_TYPES: set = set()  # the module classes whose calls are memoised (filled below)
+
+
+def _globals() -> tuple:
+    return (_grad_state.enabled, _grad_state.inference, dt.get_default_dtype())
+
+
+def _autocast_on() -> bool:
+    return bool(getattr(autocast_mode._state, "enabled", False))
+
+
+def _tree(module: Module) -> list | None:
+    """The modules under `module` (itself first), or None where one is not memoisable."""
+    out, todo = [], [module]
+    while todo:
+        m = todo.pop()
+        if m.__class__ not in MEMO_TYPES or m._hooked:
+            return None
+        out.append(m)
+        todo.extend(m._modules.values())
+    return out
+
+
+def _snapshot(m: Module) -> tuple:
+    d = m.__dict__
+    return (_ref(m), m.__class__, m.__class__.forward, len(d),
+            [(k, v) for k, v in d.items()],
+            tuple(m._parameters.items()), tuple(m._buffers.items()),
+            tuple(m._modules.items()))
+
+
+def _same_snapshot(s: tuple) -> bool:
+    ref, cls, forward, n, items, params, buffers, children = s
+    m = ref()
+    if m is None or m.__class__ is not cls or cls.forward is not forward or m._hooked:
+        return False
+    d = m.__dict__
+    if len(d) != n:
+        return False
+    for k, v in items:
+        w = d.get(k, d)
+        if w is not v and not (w.__class__ is v.__class__ and v.__class__ in _VALUES
+                               and w == v):
+            return False
+    return _same_items(m._parameters, params) and _same_items(m._buffers, buffers) and \
+        _same_items(m._modules, children)
+
+
+def _same_parts(s: tuple) -> bool:
+    """`_same_snapshot` less the `__dict__` entries (which only `__setattr__` changes)."""
+    ref, cls, forward, n, items, params, buffers, children = s
+    m = ref()
+    return m is not None and m.__class__ is cls and cls.forward is forward and \
+        not m._hooked and _same_items(m._parameters, params) and \
+        _same_items(m._buffers, buffers) and _same_items(m._modules, children)
+
+
+def _same_items(d: dict, items: tuple) -> bool:
+    if len(d) != len(items):
+        return False
+    for k, v in items:
+        if d.get(k, d) is not v:
+            return False
+    return True
+
+
+def _leaves(args: tuple, kwargs: dict) -> list | None:
+    """The call's arguments as one flat list (keywords after, by name), or None where one
+    is a container (not memoised)."""
+    leaves = list(args)
+    for k in sorted(kwargs):
+        leaves.append((k,))
+        leaves.append(kwargs[k])
+    for a in leaves:
+        c = a.__class__
+        if c in (list, dict, set) or (isinstance(a, Tensor) and c not in _PLAIN):
+            return None
+    return leaves
+
+
+class Memo:
+    """What a clean call recorded: where (nodes [start, stop) of the graph, value numbers
+    [count0, count1)), the module tree's snapshots, the arguments (tensors by value, others
+    by value), the tensors its nodes read from outside and how each is found again, the
+    Python numbers its nodes read, how each node is recorded by autograd, and the value(s)
+    it returned."""
+
+    __slots__ = ("snaps", "changes", "globals", "leaves", "start", "stop", "count0",
+                 "count1", "n_inputs", "reads", "sc0", "scalars", "plans", "out")
+
+    def check(self, session, leaves: list) -> dict | None:
+        """{value: tensor} for the values the call's nodes read from outside, when this
+        call may be taken from the memo; else None."""
+        if _globals() != self.globals or len(leaves) != len(self.leaves) or \
+                len(session.graph.scalars) != self.sc0:
+            return None
+        if attr_changes[0] == self.changes:  # (no module attribute set since: the parts)
+            for s in self.snaps:
+                if not _same_parts(s):
+                    return None
+        else:
+            for s in self.snaps:
+                if not _same_snapshot(s):
+                    return None
+            self.changes = attr_changes[0]
+        for a, want in zip(leaves, self.leaves):
+            if want.__class__ is Value:
+                if not isinstance(a, Tensor):
+                    return None
+            elif a.__class__ is not want.__class__ or not same_const(a, want):
+                return None
+        graph = session.graph
+        k = len(graph.inputs)
+        found: dict = {}
+        for how, v, rg in self.reads:
+            t = leaves[how] if how.__class__ is int else how()
+            if t is None or t.__class__ not in _PLAIN or t._requires_grad is not rg:
+                return None
+            if t.__class__ is LazyTensor and t.__dict__.get("_lazy_session") is session:
+                if t.__dict__["_lazy_value"] is not v:
+                    return None
+            elif t._is_lazy or t._is_pending:
+                return None
+            else:
+                known = session.input_of.get(id(t))
+                if known is None:  # read first here: the followed graph's next input
+                    if v.id < self.count0 or t._shape != v.shape or t._dtype is not v.dtype \
+                            or layout_strides(t) != v.stride or not _on_cpu(t):
+                        return None
+                    k += 1
+                elif known is not v:
+                    return None
+            found[v] = t
+        if k - len(graph.inputs) != self.n_inputs:
+            return None
+        return found
+
+
+def _on_cpu(t: Tensor) -> bool:
+    s = t._storage
+    return s is None or s.device.type == "cpu"
+
+
+def call(module: Module, args: tuple, kwargs: dict):
+    """`module(*args, **kwargs)` while `session` records (see the module docstring)."""
+    from .compiled import active
+
+    session = active.session
+    if session is None or _stack.top is not session or session.written or \
+            ranges.recorder is not None or _autocast_on():
+        return module.forward(*args, **kwargs)
+    leaves = _leaves(args, kwargs)
+    tree = _tree(module) if leaves is not None else None
+    if tree is None:
+        return module.forward(*args, **kwargs)
+    graph = session.graph
+    i = len(graph.nodes)
+    e = session.expect
+    cands = (e,) if e is not None else () if i else session.expected.get(session.segment, ())
+    key = (id(module), i)
+    for cand in cands:
+        for memo in cand[0].call_memos.get(key, ()):
+            if graph._count == memo.count0:
+                found = memo.check(session, leaves)
+                if found is not None:
+                    session.expect = cand
+                    return _replay(session, cand[0], memo, found, leaves)
+    return _record(session, module, tree, leaves, args, kwargs, key)
+
+
+def _record(session, module, tree, leaves, args, kwargs, key):
+    graph = session.graph
+    start, count0, n_in, n_sc = len(graph.nodes), graph._count, len(graph.inputs), \
+        len(graph.scalars)
+    n_lazies, n_made, drew, segment = len(session.lazies), len(session.made), session.drew, \
+        session.segment
+    before = [(a, a.__dict__["_lazy_value"]) for a in leaves
+              if a.__class__ is LazyTensor and a.__dict__.get("_lazy_session") is session]
+    changes = attr_changes[0]
+    snaps = [_snapshot(m) for m in tree]
+    glob = _globals()
+    out = module.forward(*args, **kwargs)
+    if session.graph is not graph or session.segment != segment or session.written or \
+            len(session.made) != n_made or session.drew != drew or graph.effects or \
+            _globals() != glob or any(a.__dict__.get("_lazy_value") is not v
+                                      for a, v in before):
+        return out
+    nodes = graph.nodes[start:]
+    if not nodes or any(not n.outs for n in nodes):
+        return out
+    # the tensors made inside are the nodes' results (and autograd's aliases of them)
+    inside = {o for n in nodes for o in n.outs}
+    for ref in session.lazies[n_lazies:]:
+        t = ref()
+        if t is not None and t.__dict__.get("_lazy_value") not in inside:
+            return out
+    if attr_changes[0] != changes:
+        return out  # (the call set a module attribute: not memoised)
+    memo = _memo(session, graph, nodes, leaves, start, count0, n_in, n_sc, snaps, glob, out)
+    if memo is not None:
+        memo.changes = changes
+        target = session.expect[0] if session.expect is not None else graph
+        kept = target.call_memos.setdefault(key, [])
+        kept.insert(0, memo)  # (the last few ways this call went here: grad on or off ...)
+        del kept[4:]
+    return out
+
+
+def _memo(session, graph, nodes, leaves, start, count0, n_in, n_sc, snaps, glob, out):
+    """The memo of a clean recording of nodes [start, ...), or None where something it
+    read or returned cannot be found again by the memo's checks."""
+    inside = {o for n in nodes for o in n.outs}
+    arg_of: dict = {}
+    for j, a in enumerate(leaves):
+        if isinstance(a, Tensor):
+            v = _value_of(session, a)
+            if v is None:
+                return None
+            arg_of.setdefault(v, j)
+    new_inputs = graph.inputs[n_in:]
+    tensor_of = {v: t for v, t in zip(graph.inputs, session.input_tensors)}
+    reads, seen = [], set()
+    for n in nodes:
+        for a in n.args:
+            if a.__class__ is Value and a not in inside and a not in seen:
+                seen.add(a)
+                j = arg_of.get(a)
+                t = leaves[j] if j is not None else tensor_of.get(a)
+                if t is None or t.__class__ not in _PLAIN:
+                    return None  # (a pending value the call was not handed)
+                reads.append((j if j is not None else _ref(t), a, t._requires_grad))
+    if [v for _, v, _ in reads if v in set(new_inputs)] != new_inputs:
+        return None
+    m = Memo()
+    m.snaps, m.globals = snaps, glob
+    m.leaves = [_value_of(session, a) if isinstance(a, Tensor) else a for a in leaves]
+    m.start, m.stop, m.count0, m.count1 = start, len(graph.nodes), count0, graph._count
+    m.n_inputs, m.reads = len(new_inputs), reads
+    m.sc0, m.scalars = n_sc, list(session.scalar_values[n_sc:])
+    m.plans = [(n, n.prim.impl is _eval_view) for n in nodes]
+    m.out = _out_spec(out, inside, arg_of)
+    return None if m.out is None else m
+
+
+def _value_of(session, t: Tensor):
+    if t.__class__ is LazyTensor and t.__dict__.get("_lazy_session") is session:
+        return t.__dict__["_lazy_value"]
+    return session.input_of.get(id(t))
+
+
+def _out_spec(out, inside: set, arg_of: dict):
+    """How to find the call's result again: ("v", value) for a tensor made inside, ("a",
+    j) for argument j returned as it is, a tuple of those; None otherwise."""
+    if isinstance(out, Tensor):
+        if out.__class__ is not LazyTensor:
+            return None
+        v = out.__dict__.get("_lazy_value")
+        if v in inside:
+            return ("v", v)
+        j = arg_of.get(v)
+        return None if j is None else ("a", j)
+    if out.__class__ is tuple:
+        parts = tuple(_out_spec(o, inside, arg_of) for o in out)
+        return None if any(p is None for p in parts) else ("t", parts)
+    return None
+
+
+def _replay(session, expected, memo: Memo, found: dict, leaves: list):
+    """Append the memo's nodes to the recording and make their results (see `call`)."""
+    graph = session.graph
+    nodes = expected.nodes[memo.start:memo.stop]
+    for v, t in found.items():
+        if v.id >= memo.count0:  # a new graph input
+            graph.inputs.append(v)
+            session.input_of[id(t)] = v
+            session.input_tensors.append(t)
+    sc0 = memo.sc0
+    graph.scalars.extend(expected.scalars[sc0:sc0 + len(memo.scalars)])
+    session.scalar_values.extend(memo.scalars)
+    graph.nodes.extend(nodes)
+    graph._count = memo.count1
+    grad = _grad_state.enabled
+    refs = session.lazies
+    owner = session.owner
+    for n, is_view in memo.plans:
+        args = tuple(found[a] if a.__class__ is Value else memo.scalars[a.id - sc0]
+                     if a.__class__ is Scalar else a for a in n.args)
+        if is_view:
+            x = args[0]
+            base = x._base if x._base is not None else x
+            (v,) = n.outs
+            t = make_lazy(session, v, v.dtype, base, x._vc)
+            refs.append(_ref(t))
+            found[v] = t
+            if grad and x._requires_grad:
+                autograd.record(n.prim, vjp_rule(n.prim, n.params), args, n.params, t)
+                if t._grad_fn is not None:
+                    t._grad_fn._compiled = owner
+            continue
+        lazies = []
+        for v in n.outs:
+            t = make_lazy(session, v, v.dtype, None, None)
+            refs.append(_ref(t))
+            found[v] = t
+            lazies.append(t)
+        out = lazies[0] if n.prim.n_outputs == 1 else tuple(lazies)
+        if grad:
+            for a in args:
+                if isinstance(a, Tensor) and a._requires_grad:
+                    autograd.record(n.prim, vjp_rule(n.prim, n.params), args, n.params, out)
+                    node = lazies[0]._grad_fn
+                    if node is not None:
+                        node._compiled = owner
+                    break
+    if owner is not None:
+        owner.call_memo_hits += 1
+    return _result(memo.out, found, leaves)
+
+
+def _result(spec, found: dict, leaves: list):
+    kind, x = spec
+    if kind == "v":
+        return found[x]
+    if kind == "a":
+        return leaves[x]
+    return tuple(_result(p, found, leaves) for p in x)
+
+
+def _register() -> None:
+    from .. import nn
+
+    MEMO_TYPES.update({
+        nn.Linear, nn.Identity, nn.Flatten, nn.Sequential, nn.ReLU, nn.GELU, nn.Tanh,
+        nn.Sigmoid, nn.SiLU, nn.LeakyReLU, nn.ELU, nn.Softplus, nn.Softmax, nn.LogSoftmax,
+        nn.Dropout, nn.CrossEntropyLoss, nn.NLLLoss, nn.MSELoss, nn.L1Loss, nn.BCELoss,
+        nn.BCEWithLogitsLoss, nn.LayerNorm, nn.Embedding,
+    })
+    call_memo.types = frozenset(MEMO_TYPES)
+    call_memo.call = call
+
+
+_register()
