@@ -27,14 +27,19 @@ def _data(step, n=8):
             ember.tensor(rng.integers(0, 3, n)))
 
 
-def _twins(change=None, steps=8, loss_fn=None):
+def _sgd(model):
+    return ember.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+
+
+def _twins(change=None, steps=8, loss_fn=None, make_opt=_sgd):
     """Run the step eagerly and compiled on twin models for `steps` calls, calling
-    `change(model, i)` before call i on each; every loss, gradient and parameter must be
-    the same bits. Returns the compiled step and the list of what `change` returned."""
+    `change(model, i)` (or `change(model, i, opt)`) before call i on each; every loss,
+    gradient and parameter must be the same bits. Returns the compiled step and the list
+    of what `change` returned."""
     runs = []
     for compiled in (False, True):
         model = _model()
-        opt = ember.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        opt = make_opt(model)
         crit = loss_fn() if loss_fn else nn.CrossEntropyLoss()
 
         def step(x, y, model=model, opt=opt, crit=crit):
@@ -48,7 +53,8 @@ def _twins(change=None, steps=8, loss_fn=None):
         got, seen = [], []
         for i in range(steps):
             if change is not None:
-                seen.append(change(model, i))
+                seen.append(change(model, i) if change.__code__.co_argcount == 2 else
+                            change(model, i, opt))
             ember.manual_seed(100 + i)  # (dropout draws the same numbers in both runs)
             got.append(fn(*_data(i)).numpy())
             got += [p.grad.numpy().copy() for p in model.parameters() if p.grad is not None]
@@ -179,3 +185,68 @@ def test_outputs_are_the_calls_own_and_pending_until_read():
     assert f.call_memo_hits > 0
     eager = model(x)
     assert seen == [(type(eager.grad_fn).__name__, True)] * 3
+
+
+# -- optimizer steps ---------------------------------------------------------------------
+
+def _adamw(model):
+    head = list(model[-1].parameters())
+    body = [p for p in model.parameters() if all(p is not q for q in head)]
+    return ember.optim.AdamW([{"params": body}, {"params": head, "lr": 3e-3}], lr=1e-2)
+
+
+def test_a_repeating_step_takes_its_updates_from_the_graph():
+    fn, _ = _twins(make_opt=_adamw)
+    # (the model, the loss and the step, from the third call on)
+    assert fn.call_memo_hits >= 3 * 6
+
+
+def test_hyperparameters_changed_between_steps_are_used():
+    def change(m, i, opt):
+        opt.param_groups[0]["lr"] = 1e-2 / (1 + i // 3)  # (a scheduler, every 3 steps)
+        if i == 5:
+            opt.param_groups[1]["weight_decay"] = 0.5
+            opt.param_groups[1]["betas"] = (0.8, 0.99)
+
+    _twins(change, make_opt=_adamw)
+
+
+def test_state_replaced_and_a_parameter_dropped_between_steps():
+    def change(m, i, opt):
+        if i == 3:  # (a new tensor in a parameter's state: its moment restarted)
+            st = opt.state[m[0].weight]
+            st["exp_avg"] = ember.zeros_like(st["exp_avg"])
+        if i == 5:  # (the head's bias no longer stepped)
+            opt.param_groups[1]["params"].pop()
+
+    _twins(change, make_opt=_adamw)
+
+
+def test_a_parameter_without_gradient_is_left_out_of_the_step():
+    def change(m, i, opt):
+        m[2].weight.requires_grad_(i % 4 != 2)
+        if i % 4 == 2:
+            m[2].weight.grad = None
+
+    _twins(change, make_opt=_adamw)
+
+
+def test_a_step_under_a_profiler_or_outside_a_recording_runs_as_usual():
+    model = _model()
+    opt = ember.optim.SGD(model.parameters(), lr=0.1)
+    x, y = _data(0)
+
+    @ember.compile
+    def step():
+        opt.zero_grad()
+        F.cross_entropy(model(x), y).backward()
+        opt.step()
+
+    for _ in range(3):
+        step()
+    hits = step.call_memo_hits
+    with ember.profiler.profile() as prof:
+        step()
+    assert step.call_memo_hits == hits  # (each op seen by the profiler)
+    names = [e.name for e in prof.events()]
+    assert any("sgd" in n for n in names) and any("addmm" in n for n in names)

@@ -335,6 +335,11 @@ class Session(Interpreter):
                 params = {k: self._arg(v) if v.__class__ is float else v
                           for k, v in params.items()}
             self.graph.add_node(Node(prim, params, vals, ()))
+        self.mark_written(written, silent)
+
+    def mark_written(self, written, silent=()) -> None:
+        """Tensors a node of the graph writes into: their versions move now (not `silent`
+        ones), and until the graph runs they read as pending (`lazy.Pending`)."""
         self.graph.effects = True
         for t in written:
             bump_version(t)

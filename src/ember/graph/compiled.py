@@ -25,8 +25,8 @@ from collections.abc import Callable
 from contextlib import contextmanager, nullcontext
 
 from .. import _grad_mode
+from .._core.memo_seam import memos
 from ..autograd import engine as _engine
-from ..nn.modules.module import call_memo
 from ..optim.optimizer import step_watchers
 from . import memo as _memo  # noqa: F401  (plugs module-call memos into Module.__call__)
 from .capture import Break, Session, capture
@@ -199,13 +199,13 @@ class Compiled:
         session = Session(self.programs, compile_graph, on_run=self._ran, owner=self,
                           expected=self.expected)
         active.session = session
-        call_memo.active += 1
+        memos.active += 1
         try:
             with capture(session):
                 yield session
             session.flush("end of call")
         finally:
-            call_memo.active -= 1
+            memos.active -= 1
             active.session = outer
 
     def _compile_backward(self, graph: Graph, segment: int) -> Program:

@@ -31,12 +31,14 @@ import weakref
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._core.dispatch import _stack, autograd
+from .._core.memo_seam import memos
 from .._core.primitive import vjp_rule
 from .._core.ranges import ranges
 from .._tensor import Tensor, layout_strides
 from ..amp import autocast_mode
-from ..nn.modules.module import Module, attr_changes, call_memo
+from ..nn.modules.module import Module, attr_changes
 from ..nn.parameter import Parameter
+from ..ops.registry import _eval_update
 from ..ops.views import _eval_view
 from .ir import Scalar, Value, same_const
 from .lazy import LazyTensor, make_lazy
@@ -83,13 +85,8 @@ def _same_snapshot(s: tuple) -> bool:
     if m is None or m.__class__ is not cls or cls.forward is not forward or m._hooked:
         return False
     d = m.__dict__
-    if len(d) != n:
+    if len(d) != n or not _same_entries(d, items):
         return False
-    for k, v in items:
-        w = d.get(k, d)
-        if w is not v and not (w.__class__ is v.__class__ and v.__class__ in _VALUES
-                               and w == v):
-            return False
     return _same_items(m._parameters, params) and _same_items(m._buffers, buffers) and \
         _same_items(m._modules, children)
 
@@ -128,10 +125,10 @@ def _leaves(args: tuple, kwargs: dict) -> list | None:
 
 class Memo:
     """What a clean call recorded: where (nodes [start, stop) of the graph, value numbers
-    [count0, count1)), the module tree's snapshots, the arguments (tensors by value, others
-    by value), the tensors its nodes read from outside and how each is found again, the
-    Python numbers its nodes read, how each node is recorded by autograd, and the value(s)
-    it returned."""
+    [count0, count1)), what its Python read (`snaps`: the module tree, or the optimizer's
+    groups and state), the arguments (tensors by value, others by value), the tensors its
+    nodes read from outside and how each is found again, the Python numbers its nodes
+    read, how each node is recorded, and the value(s) it returned."""
 
     __slots__ = ("snaps", "changes", "globals", "leaves", "start", "stop", "count0",
                  "count1", "n_inputs", "reads", "sc0", "scalars", "plans", "out")
@@ -140,48 +137,76 @@ class Memo:
         """{value: tensor} for the values the call's nodes read from outside, when this
         call may be taken from the memo; else None."""
         if _globals() != self.globals or len(leaves) != len(self.leaves) or \
-                len(session.graph.scalars) != self.sc0:
+                len(session.graph.scalars) != self.sc0 or not self.guards_hold():
             return None
-        if attr_changes[0] == self.changes:  # (no module attribute set since: the parts)
-            for s in self.snaps:
-                if not _same_parts(s):
-                    return None
-        else:
-            for s in self.snaps:
-                if not _same_snapshot(s):
-                    return None
-            self.changes = attr_changes[0]
         for a, want in zip(leaves, self.leaves):
             if want.__class__ is Value:
                 if not isinstance(a, Tensor):
                     return None
             elif a.__class__ is not want.__class__ or not same_const(a, want):
                 return None
-        graph = session.graph
-        k = len(graph.inputs)
-        found: dict = {}
-        for how, v, rg in self.reads:
-            t = leaves[how] if how.__class__ is int else how()
-            if t is None or t.__class__ not in _PLAIN or t._requires_grad is not rg:
-                return None
-            if t.__class__ is LazyTensor and t.__dict__.get("_lazy_session") is session:
-                if t.__dict__["_lazy_value"] is not v:
-                    return None
-            elif t._is_lazy or t._is_pending:
-                return None
-            else:
-                known = session.input_of.get(id(t))
-                if known is None:  # read first here: the followed graph's next input
-                    if v.id < self.count0 or t._shape != v.shape or t._dtype is not v.dtype \
-                            or layout_strides(t) != v.stride or not _on_cpu(t):
-                        return None
-                    k += 1
-                elif known is not v:
-                    return None
-            found[v] = t
-        if k - len(graph.inputs) != self.n_inputs:
+        return _found(session, self, leaves)
+
+    def guards_hold(self) -> bool:
+        """Whether the module tree is as it was (see the module docstring)."""
+        if attr_changes[0] == self.changes:  # (no module attribute set since: the parts)
+            return all(_same_parts(s) for s in self.snaps)
+        if not all(_same_snapshot(s) for s in self.snaps):
+            return False
+        self.changes = attr_changes[0]
+        return True
+
+
+class StepMemo(Memo):
+    """An optimizer step's memo: its guards are the optimizer's groups and state."""
+
+    __slots__ = ()
+
+    def guards_hold(self) -> bool:
+        return _same_optimizer(self.snaps)
+
+
+class _GradOf:
+    """Finds a parameter's `.grad` (a step reads the gradient the backward made)."""
+
+    __slots__ = ("p",)
+
+    def __init__(self, p) -> None:
+        self.p = p
+
+    def __call__(self):
+        return self.p._grad
+
+
+def _found(session, memo: Memo, leaves: list) -> dict | None:
+    """{value: tensor} for what the memo's nodes read from outside, found again (a pending
+    value of this recording, a graph input already read, or the next input of the
+    followed graph laid out as before); None where one is not."""
+    graph = session.graph
+    k = len(graph.inputs)
+    found: dict = {}
+    for how, v, rg in memo.reads:
+        t = leaves[how] if how.__class__ is int else how()
+        if t is None or t.__class__ not in _PLAIN or t._requires_grad is not rg:
             return None
-        return found
+        if t.__class__ is LazyTensor and t.__dict__.get("_lazy_session") is session:
+            if t.__dict__["_lazy_value"] is not v:
+                return None
+        elif t._is_lazy or t._is_pending:
+            return None
+        else:
+            known = session.input_of.get(id(t))
+            if known is None:  # read first here: the followed graph's next input
+                if v.id < memo.count0 or t._shape != v.shape or t._dtype is not v.dtype \
+                        or layout_strides(t) != v.stride or not _on_cpu(t):
+                    return None
+                k += 1
+            elif known is not v:
+                return None
+        found[v] = t
+    if k - len(graph.inputs) != memo.n_inputs:
+        return None
+    return found
 
 
 def _on_cpu(t: Tensor) -> bool:
@@ -265,29 +290,45 @@ def _memo(session, graph, nodes, leaves, start, count0, n_in, n_sc, snaps, glob,
             if v is None:
                 return None
             arg_of.setdefault(v, j)
+    tensor_of = dict(zip(graph.inputs, session.input_tensors))
+
+    def find(v):
+        j = arg_of.get(v)
+        if j is not None:
+            return j, leaves[j]
+        t = tensor_of.get(v)
+        return (None, None) if t is None else (_ref(t), t)
+
+    m = Memo()
+    if not _fill(m, session, graph, nodes, inside, n_in, n_sc, start, count0, find):
+        return None
+    m.snaps, m.globals = snaps, glob
+    m.leaves = [_value_of(session, a) if isinstance(a, Tensor) else a for a in leaves]
+    m.plans = [(n, n.prim.impl is _eval_view) for n in nodes]
+    m.out = _out_spec(out, inside, arg_of)
+    return None if m.out is None else m
+
+
+def _fill(m: Memo, session, graph, nodes, inside, n_in, n_sc, start, count0, find) -> bool:
+    """Fill in where the nodes sit and what they read from outside (`find(value)`: how to
+    find its tensor again, and the tensor); False where a value cannot be found again."""
     new_inputs = graph.inputs[n_in:]
-    tensor_of = {v: t for v, t in zip(graph.inputs, session.input_tensors)}
     reads, seen = [], set()
     for n in nodes:
         for a in n.args:
             if a.__class__ is Value and a not in inside and a not in seen:
                 seen.add(a)
-                j = arg_of.get(a)
-                t = leaves[j] if j is not None else tensor_of.get(a)
-                if t is None or t.__class__ not in _PLAIN:
-                    return None  # (a pending value the call was not handed)
-                reads.append((j if j is not None else _ref(t), a, t._requires_grad))
+                how, t = find(a)
+                # (a tensor an update of the region wrote reads as pending now)
+                if t is None or (t.__class__ not in _PLAIN and not t._is_pending):
+                    return False  # (a pending value the call was not handed)
+                reads.append((how, a, t._requires_grad))
     if [v for _, v, _ in reads if v in set(new_inputs)] != new_inputs:
-        return None
-    m = Memo()
-    m.snaps, m.globals = snaps, glob
-    m.leaves = [_value_of(session, a) if isinstance(a, Tensor) else a for a in leaves]
+        return False
     m.start, m.stop, m.count0, m.count1 = start, len(graph.nodes), count0, graph._count
     m.n_inputs, m.reads = len(new_inputs), reads
     m.sc0, m.scalars = n_sc, list(session.scalar_values[n_sc:])
-    m.plans = [(n, n.prim.impl is _eval_view) for n in nodes]
-    m.out = _out_spec(out, inside, arg_of)
-    return None if m.out is None else m
+    return True
 
 
 def _value_of(session, t: Tensor):
@@ -313,10 +354,10 @@ def _out_spec(out, inside: set, arg_of: dict):
     return None
 
 
-def _replay(session, expected, memo: Memo, found: dict, leaves: list):
-    """Append the memo's nodes to the recording and make their results (see `call`)."""
+def _append(session, expected, memo: Memo, found: dict) -> None:
+    """Append the memo's nodes (of the followed graph `expected`), with the graph inputs
+    and numbers they read, to the recording."""
     graph = session.graph
-    nodes = expected.nodes[memo.start:memo.stop]
     for v, t in found.items():
         if v.id >= memo.count0:  # a new graph input
             graph.inputs.append(v)
@@ -325,8 +366,14 @@ def _replay(session, expected, memo: Memo, found: dict, leaves: list):
     sc0 = memo.sc0
     graph.scalars.extend(expected.scalars[sc0:sc0 + len(memo.scalars)])
     session.scalar_values.extend(memo.scalars)
-    graph.nodes.extend(nodes)
+    graph.nodes.extend(expected.nodes[memo.start:memo.stop])
     graph._count = memo.count1
+
+
+def _replay(session, expected, memo: Memo, found: dict, leaves: list):
+    """Append the memo's nodes to the recording and make their results (see `call`)."""
+    _append(session, expected, memo, found)
+    sc0 = memo.sc0
     grad = _grad_state.enabled
     refs = session.lazies
     owner = session.owner
@@ -374,6 +421,117 @@ def _result(spec, found: dict, leaves: list):
     return tuple(_result(p, found, leaves) for p in x)
 
 
+# -- optimizer steps -------------------------------------------------------------------
+
+def step(opt) -> None:
+    """`opt`'s updates of one step (`Optimizer._step_groups`) while a session records: taken
+    from the followed graph where the same step recorded cleanly (fused updates only) and
+    the optimizer's groups and state are as they were, else run as usual."""
+    from .compiled import active
+
+    session = active.session
+    if session is None or _stack.top is not session or ranges.recorder is not None or \
+            _grad_state.enabled:
+        return opt._step_groups()
+    graph = session.graph
+    i = len(graph.nodes)
+    e = session.expect
+    cands = (e,) if e is not None else () if i else session.expected.get(session.segment, ())
+    key = (id(opt), i)
+    for cand in cands:
+        for memo in cand[0].call_memos.get(key, ()):
+            if memo.__class__ is StepMemo and graph._count == memo.count0:
+                found = memo.check(session, [])
+                if found is not None:
+                    session.expect = cand
+                    _append(session, cand[0], memo, found)
+                    for n in memo.plans:
+                        a = n.args
+                        session.mark_written(
+                            [found[a[i]] for i in n.prim.writes if a[i] is not None],
+                            [found[a[i]] for i in n.prim.silent if a[i] is not None])
+                    if session.owner is not None:
+                        session.owner.call_memo_hits += 1
+                    return None
+    return _record_step(session, opt, key)
+
+
+def _record_step(session, opt, key) -> None:
+    graph = session.graph
+    start, count0, n_in, n_sc = len(graph.nodes), graph._count, len(graph.inputs), \
+        len(graph.scalars)
+    n_lazies, n_made, drew, segment = len(session.lazies), len(session.made), session.drew, \
+        session.segment
+    snaps = _optimizer_snapshot(opt)
+    opt._step_groups()
+    nodes = graph.nodes[start:]
+    if session.graph is not graph or session.segment != segment or not nodes or \
+            len(session.made) != n_made or session.drew != drew or \
+            len(session.lazies) != n_lazies or \
+            any(n.outs or n.prim.impl is not _eval_update for n in nodes) or \
+            not _same_optimizer(snaps):
+        return
+    grad_of = {}
+    for g in opt.param_groups:
+        for p in g["params"]:
+            if p._grad is not None:
+                grad_of.setdefault(_value_of(session, p._grad), p)
+    tensor_of = dict(zip(graph.inputs, session.input_tensors))
+
+    def find(v):
+        p = grad_of.get(v)
+        if p is not None:
+            return _GradOf(p), p._grad
+        t = tensor_of.get(v)
+        return (None, None) if t is None else (_ref(t), t)
+
+    m = StepMemo()
+    if _fill(m, session, graph, nodes, set(), n_in, n_sc, start, count0, find):
+        m.snaps, m.globals, m.leaves, m.plans, m.out = snaps, _globals(), [], nodes, None
+        target = session.expect[0] if session.expect is not None else graph
+        kept = target.call_memos.setdefault(key, [])
+        kept.insert(0, m)
+        del kept[4:]
+
+
+def _optimizer_snapshot(opt) -> tuple:
+    """What an optimizer's step reads besides tensors: its class and update, each group's
+    entries (the parameter lists by their members) and each parameter's state entries."""
+    groups = opt.param_groups
+    return (opt, opt.__class__, opt.__class__._update, opt.__class__._step_groups, groups,
+            [(g, len(g), list(g.items()), tuple(g["params"])) for g in groups],
+            [(p, st, None if st is None else list(st.items()))
+             for g in groups for p in g["params"] for st in (opt.state.get(p),)])
+
+
+def _same_optimizer(snaps: tuple) -> bool:
+    opt, cls, update, step_groups, groups, group_items, states = snaps
+    if opt.__class__ is not cls or cls._update is not update or \
+            cls._step_groups is not step_groups or opt.param_groups is not groups or \
+            len(groups) != len(group_items):
+        return False
+    for g, n, items, params in group_items:
+        if len(g) != n or not _same_entries(g, items) or len(g["params"]) != len(params) or \
+                any(a is not b for a, b in zip(g["params"], params)):
+            return False
+    state = opt.state
+    for p, st, items in states:
+        now = state.get(p)
+        if now is not st or (items is not None and (len(now) != len(items) or
+                                                    not _same_entries(now, items))):
+            return False
+    return True
+
+
+def _same_entries(d: dict, items: list) -> bool:
+    for k, v in items:
+        w = d.get(k, d)
+        if w is not v and not (w.__class__ is v.__class__ and v.__class__ in _VALUES
+                               and w == v):
+            return False
+    return True
+
+
 def _register() -> None:
     from .. import nn
 
@@ -383,8 +541,9 @@ def _register() -> None:
         nn.Dropout, nn.CrossEntropyLoss, nn.NLLLoss, nn.MSELoss, nn.L1Loss, nn.BCELoss,
         nn.BCEWithLogitsLoss, nn.LayerNorm, nn.Embedding,
     })
-    call_memo.types = frozenset(MEMO_TYPES)
-    call_memo.call = call
+    memos.module_types = frozenset(MEMO_TYPES)
+    memos.module_call = call
+    memos.optimizer_step = step
 
 
 _register()

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype as dt
+from .._core.memo_seam import memos
 from .._core.ranges import ranges
 from .._grad_mode import state as _grad_state
 from .._tensor import Tensor
@@ -249,7 +250,10 @@ class Optimizer:
             if closure is not None:
                 with enable_grad():
                     loss = closure()
-            self._step_groups()
+            if memos.active and memos.optimizer_step is not None:
+                memos.optimizer_step(self)  # (inside a compiled call: graph/memo.py)
+            else:
+                self._step_groups()
         finally:
             _grad_state.enabled = prev
         return loss

@@ -15,6 +15,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from ..._core.memo_seam import memos
 from ..._tensor import Tensor
 from ..parameter import Buffer, Parameter
 from ._conversion import _ConversionMixin, _parse_to  # noqa: F401  (_parse_to: re-exported)
@@ -59,20 +60,6 @@ def _tensor_type_name(t: Tensor) -> str:
 # (ember.graph.replay) was traced in one mode and is stale once this moves.
 mode_changes = [0]
 attr_changes = [0]  # attributes set or deleted on any module (`__setattr__`, `__delattr__`)
-
-
-class _CallMemo:
-    """The seam through which a compiled call's recording takes a built-in module's call
-    from the graph it follows (ember/graph/memo.py): `active` counts recording sessions in
-    any thread, `types` are the classes it memoises, `call(module, args, kwargs)` makes the
-    call. With no session recording, a module call pays one attribute test for it."""
-
-    active = 0
-    types: frozenset = frozenset()
-    call = None
-
-
-call_memo = _CallMemo()
 
 
 class Module(_StateDictMixin, _ConversionMixin):
@@ -122,8 +109,8 @@ class Module(_StateDictMixin, _ConversionMixin):
         # NOTE: the hot path. With no hooks registered this is one branch and one call.
         if self._hooked:
             return self._call_with_hooks(args, kwargs)
-        if call_memo.active and self.__class__ in call_memo.types:
-            return call_memo.call(self, args, kwargs)
+        if memos.active and self.__class__ in memos.module_types:
+            return memos.module_call(self, args, kwargs)
         return self.forward(*args, **kwargs)
 
     _call_impl = __call__
