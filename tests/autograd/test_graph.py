@@ -346,3 +346,45 @@ def test_integer_and_bool_results_never_require_grad():
             assert not y.requires_grad and y.grad_fn is None
         (x * x.int()).sum().backward()
         assert x.grad.tolist() == [1.0, -2.0]
+
+
+# -- record_like: a repeated op's node from the statics of the first ------------------------
+
+def _mul_node(a, b):
+    from ember.autograd import graph as G
+
+    out = a * b
+    return out, G.statics(out.grad_fn)
+
+
+def test_record_like_makes_the_node_record_makes():
+    from ember.autograd import graph as G
+
+    a = ember.randn(3, requires_grad=True)
+    b = ember.randn(3)
+    first, like = _mul_node(a, b)
+    x = ember.randn(3, requires_grad=True)
+    y = ember.randn(3)
+    ref = x * y
+    out = ember.empty(3)  # (a result to attach the node to, as a recording's lazy one)
+    assert G.record_like(like, (x, y), out)
+    node, want = out.grad_fn, ref.grad_fn
+    assert type(node) is type(want) and node._needs == want._needs
+    assert [e[0] for e in node._edges] == [e[0] for e in want._edges]
+    assert node._versions == want._versions
+    assert [s is x or s is y for s in node._saved if s is not None] == \
+        [s is x or s is y for s in want._saved if s is not None]
+    out.backward(ember.ones(3))
+    assert ember.equal(x.grad, y)  # (d(x*y)/dx through the new node)
+    assert first.grad_fn is not node
+
+
+def test_record_like_refuses_other_inputs_requiring_grad():
+    from ember.autograd import graph as G
+
+    _, like = _mul_node(ember.randn(3, requires_grad=True), ember.randn(3))
+    out = ember.empty(3)
+    both = (ember.randn(3, requires_grad=True), ember.randn(3, requires_grad=True))
+    assert not G.record_like(like, both, out) and out.grad_fn is None
+    neither = (ember.randn(3), ember.randn(3))
+    assert not G.record_like(like, neither, out) and out.grad_fn is None

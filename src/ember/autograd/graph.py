@@ -360,6 +360,60 @@ def record(prim, rule, args, params, out) -> None:
     node._seq = next(_seq)
     if _anomaly.enabled:
         node._anomaly = _anomaly_trace()
+    _attach(node, out, multi)
+
+
+def statics(node) -> tuple:
+    """What of `node` another call of the same op with inputs requiring grad in the same
+    places would repeat (`record_like`): its class, op, rule, params, needs and inputs'
+    metadata."""
+    return (node.__class__, node.prim, node._rule, node._params, node._needs, node._in_meta)
+
+
+def record_like(like: tuple, args, out) -> bool:
+    """`record` for an op that repeats one recorded before (`like`, its `statics`): only
+    the edges, saved tensors and versions are found anew. False (nothing done) where the
+    inputs requiring grad are not the same ones, or one is an inference tensor."""
+    cls, prim, rule, params, needs, in_meta = like
+    Tensor = T.Tensor
+    edges = []
+    for a, need in zip(args, needs):
+        if need:
+            if a._vc is None or not a._requires_grad:
+                return False
+            fn = a._grad_fn
+            if fn is not None and a._base is None and a._ag is None:
+                edges.append((fn, 0))
+            else:
+                edges.append(edge_of(a))
+        else:
+            if need is not None and (a._requires_grad or a._vc is None) or \
+                    need is None and isinstance(a, Tensor):
+                return False
+            edges.append(_NO_EDGE)
+    node = _new(cls)
+    node.prim = prim
+    node._rule = rule
+    multi = out.__class__ is tuple
+    if rule is MISSING:
+        node._saved = ()
+        node._out = None
+        node._versions = ()
+    else:
+        _save(node, prim, rule, args, needs, out, multi)
+    node._edges = tuple(edges)
+    node._needs = needs
+    node._params = params
+    node._in_meta = in_meta
+    node._seq = next(_seq)
+    if _anomaly.enabled:
+        node._anomaly = _anomaly_trace()
+    _attach(node, out, multi)
+    return True
+
+
+def _attach(node, out, multi: bool) -> None:
+    """Make `node` the grad_fn of `out` (a tensor, or a tuple: its float outputs)."""
     if multi:
         first = out[0]
         node._vv = first._vc[0] if first._vc is not None else None

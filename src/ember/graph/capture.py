@@ -19,6 +19,7 @@ cache of compiled programs (`program.py`), so a recurring graph is compiled once
 
 from __future__ import annotations
 
+import threading
 import weakref
 from collections.abc import Callable
 
@@ -51,6 +52,13 @@ from .lazy import LazyTensor, become, make_lazy, pending_class
 _grad_state = grad_mode.state
 _ref = weakref.ref
 _MISSING = object()
+
+
+class _Active(threading.local):
+    session = None  # the innermost capture session of this thread, or None
+
+
+active = _Active()
 
 
 class Break:
@@ -668,4 +676,4 @@ def capture(session: Session):
     return interpret(session)
 
 
-__all__ = ["Break", "LazyTensor", "Session", "Value", "capture"]
+__all__ = ["Break", "LazyTensor", "Session", "Value", "active", "capture"]

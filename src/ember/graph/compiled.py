@@ -18,7 +18,6 @@ from __future__ import annotations
 import functools
 import os
 import sys
-import threading
 import warnings
 import weakref
 from collections.abc import Callable
@@ -29,7 +28,7 @@ from .._core.memo_seam import memos
 from ..autograd import engine as _engine
 from ..optim.optimizer import step_watchers
 from . import memo as _memo  # noqa: F401  (plugs module-call memos into Module.__call__)
-from .capture import Break, Session, capture
+from .capture import Break, Session, active, capture
 from .ir import Graph, freeze
 from .passes import optimized
 from .program import Program, lower_python
@@ -74,11 +73,6 @@ class UserError(TorchDynamoException):
 _SYMBOLIC_IN_PYTORCH = frozenset({".item()", ".numpy()", "dynamic shape operator"})
 
 
-class _Active(threading.local):
-    session = None  # the innermost capture session of this thread, or None
-
-
-active = _Active()
 
 
 def user_frame() -> str:

@@ -36,10 +36,12 @@ from .._core.primitive import vjp_rule
 from .._core.ranges import ranges
 from .._tensor import Tensor, layout_strides
 from ..amp import autocast_mode
+from ..autograd.graph import record_like, statics
 from ..nn.modules.module import Module, attr_changes
 from ..nn.parameter import Parameter
 from ..ops.registry import _eval_update
 from ..ops.views import _eval_view
+from .capture import active
 from .ir import Scalar, Value, same_const
 from .lazy import LazyTensor, make_lazy
 
@@ -49,10 +51,17 @@ _VALUES = (int, float, bool, str, type(None), tuple, frozenset)
 _PLAIN = (Tensor, LazyTensor, Parameter)  # (a subclass may override ops: not memoised)
 
 MEMO_TYPES: set = set()  # the module classes whose calls are memoised (filled below)
+_MIN_NODES = 2  # a call recording one node is followed op by op (cheaper than its memo)
+_TOO_SMALL = ()  # kept in place of memos for such a call
 
 
 def _globals() -> tuple:
     return (_grad_state.enabled, _grad_state.inference, dt.get_default_dtype())
+
+
+def _same_globals(g: tuple) -> bool:
+    return _grad_state.enabled is g[0] and _grad_state.inference is g[1] and \
+        dt.get_default_dtype() is g[2]
 
 
 def _autocast_on() -> bool:
@@ -112,10 +121,12 @@ def _same_items(d: dict, items: tuple) -> bool:
 def _leaves(args: tuple, kwargs: dict) -> list | None:
     """The call's arguments as one flat list (keywords after, by name), or None where one
     is a container (not memoised)."""
-    leaves = list(args)
-    for k in sorted(kwargs):
-        leaves.append((k,))
-        leaves.append(kwargs[k])
+    leaves = args
+    if kwargs:
+        leaves = list(args)
+        for k in sorted(kwargs):
+            leaves.append((k,))
+            leaves.append(kwargs[k])
     for a in leaves:
         c = a.__class__
         if c in (list, dict, set) or (isinstance(a, Tensor) and c not in _PLAIN):
@@ -136,7 +147,7 @@ class Memo:
     def check(self, session, leaves: list) -> dict | None:
         """{value: tensor} for the values the call's nodes read from outside, when this
         call may be taken from the memo; else None."""
-        if _globals() != self.globals or len(leaves) != len(self.leaves) or \
+        if not _same_globals(self.globals) or len(leaves) != len(self.leaves) or \
                 len(session.graph.scalars) != self.sc0 or not self.guards_hold():
             return None
         for a, want in zip(leaves, self.leaves):
@@ -216,28 +227,34 @@ def _on_cpu(t: Tensor) -> bool:
 
 def call(module: Module, args: tuple, kwargs: dict):
     """`module(*args, **kwargs)` while `session` records (see the module docstring)."""
-    from .compiled import active
-
     session = active.session
     if session is None or _stack.top is not session or session.written or \
             ranges.recorder is not None or _autocast_on():
         return module.forward(*args, **kwargs)
-    leaves = _leaves(args, kwargs)
-    tree = _tree(module) if leaves is not None else None
-    if tree is None:
-        return module.forward(*args, **kwargs)
     graph = session.graph
     i = len(graph.nodes)
     e = session.expect
-    cands = (e,) if e is not None else () if i else session.expected.get(session.segment, ())
     key = (id(module), i)
+    if e is not None:
+        kept = e[0].call_memos.get(key)
+        if kept is _TOO_SMALL:
+            return module.forward(*args, **kwargs)
+        cands = (e,) if kept else ()
+    else:
+        cands = () if i else session.expected.get(session.segment, ())
+    leaves = _leaves(args, kwargs)
+    if leaves is None:
+        return module.forward(*args, **kwargs)
     for cand in cands:
-        for memo in cand[0].call_memos.get(key, ()):
-            if graph._count == memo.count0:
+        for memo in cand[0].call_memos.get(key) or ():
+            if graph._count == memo.count0 and memo.__class__ is Memo:
                 found = memo.check(session, leaves)
                 if found is not None:
                     session.expect = cand
                     return _replay(session, cand[0], memo, found, leaves)
+    tree = _tree(module)
+    if tree is None:
+        return module.forward(*args, **kwargs)
     return _record(session, module, tree, leaves, args, kwargs, key)
 
 
@@ -261,6 +278,10 @@ def _record(session, module, tree, leaves, args, kwargs, key):
     nodes = graph.nodes[start:]
     if not nodes or any(not n.outs for n in nodes):
         return out
+    if len(nodes) < _MIN_NODES:  # (its memo would cost more than following its op)
+        target = session.expect[0] if session.expect is not None else graph
+        target.call_memos[key] = _TOO_SMALL
+        return out
     # the tensors made inside are the nodes' results (and autograd's aliases of them)
     inside = {o for n in nodes for o in n.outs}
     for ref in session.lazies[n_lazies:]:
@@ -272,11 +293,19 @@ def _record(session, module, tree, leaves, args, kwargs, key):
     memo = _memo(session, graph, nodes, leaves, start, count0, n_in, n_sc, snaps, glob, out)
     if memo is not None:
         memo.changes = changes
-        target = session.expect[0] if session.expect is not None else graph
-        kept = target.call_memos.setdefault(key, [])
-        kept.insert(0, memo)  # (the last few ways this call went here: grad on or off ...)
-        del kept[4:]
+        _keep(session, graph, key, memo)
     return out
+
+
+def _keep(session, graph, key, memo) -> None:
+    """Keep `memo` with the graph the recording follows (or this recording's own graph),
+    before the last few made at its place (grad mode on or off, a frozen layer ...)."""
+    target = session.expect[0] if session.expect is not None else graph
+    kept = target.call_memos.get(key)
+    if kept.__class__ is not list:
+        kept = target.call_memos[key] = []
+    kept.insert(0, memo)
+    del kept[4:]
 
 
 def _memo(session, graph, nodes, leaves, start, count0, n_in, n_sc, snaps, glob, out):
@@ -304,7 +333,7 @@ def _memo(session, graph, nodes, leaves, start, count0, n_in, n_sc, snaps, glob,
         return None
     m.snaps, m.globals = snaps, glob
     m.leaves = [_value_of(session, a) if isinstance(a, Tensor) else a for a in leaves]
-    m.plans = [(n, n.prim.impl is _eval_view) for n in nodes]
+    m.plans = [[n, n.prim.impl is _eval_view, None] for n in nodes]  # (statics: below)
     m.out = _out_spec(out, inside, arg_of)
     return None if m.out is None else m
 
@@ -377,36 +406,35 @@ def _replay(session, expected, memo: Memo, found: dict, leaves: list):
     grad = _grad_state.enabled
     refs = session.lazies
     owner = session.owner
-    for n, is_view in memo.plans:
+    for plan in memo.plans:
+        n, is_view, like = plan
         args = tuple(found[a] if a.__class__ is Value else memo.scalars[a.id - sc0]
                      if a.__class__ is Scalar else a for a in n.args)
         if is_view:
             x = args[0]
             base = x._base if x._base is not None else x
             (v,) = n.outs
-            t = make_lazy(session, v, v.dtype, base, x._vc)
-            refs.append(_ref(t))
-            found[v] = t
-            if grad and x._requires_grad:
-                autograd.record(n.prim, vjp_rule(n.prim, n.params), args, n.params, t)
-                if t._grad_fn is not None:
-                    t._grad_fn._compiled = owner
-            continue
-        lazies = []
-        for v in n.outs:
-            t = make_lazy(session, v, v.dtype, None, None)
-            refs.append(_ref(t))
-            found[v] = t
-            lazies.append(t)
-        out = lazies[0] if n.prim.n_outputs == 1 else tuple(lazies)
-        if grad:
-            for a in args:
-                if isinstance(a, Tensor) and a._requires_grad:
-                    autograd.record(n.prim, vjp_rule(n.prim, n.params), args, n.params, out)
-                    node = lazies[0]._grad_fn
-                    if node is not None:
-                        node._compiled = owner
-                    break
+            out = make_lazy(session, v, v.dtype, base, x._vc)
+            refs.append(_ref(out))
+            found[v] = out
+            records = grad and x._requires_grad
+        else:
+            lazies = []
+            for v in n.outs:
+                t = make_lazy(session, v, v.dtype, None, None)
+                refs.append(_ref(t))
+                found[v] = t
+                lazies.append(t)
+            out = lazies[0] if n.prim.n_outputs == 1 else tuple(lazies)
+            records = grad and any(isinstance(a, Tensor) and a._requires_grad for a in args)
+        if records:
+            if like is None or not record_like(like, args, out):
+                autograd.record(n.prim, vjp_rule(n.prim, n.params), args, n.params, out)
+            node = (out[0] if out.__class__ is tuple else out)._grad_fn
+            if node is not None:
+                node._compiled = owner
+                if like is None:
+                    plan[2] = statics(node)
     if owner is not None:
         owner.call_memo_hits += 1
     return _result(memo.out, found, leaves)
@@ -427,8 +455,6 @@ def step(opt) -> None:
     """`opt`'s updates of one step (`Optimizer._step_groups`) while a session records: taken
     from the followed graph where the same step recorded cleanly (fused updates only) and
     the optimizer's groups and state are as they were, else run as usual."""
-    from .compiled import active
-
     session = active.session
     if session is None or _stack.top is not session or ranges.recorder is not None or \
             _grad_state.enabled:
@@ -439,7 +465,7 @@ def step(opt) -> None:
     cands = (e,) if e is not None else () if i else session.expected.get(session.segment, ())
     key = (id(opt), i)
     for cand in cands:
-        for memo in cand[0].call_memos.get(key, ()):
+        for memo in cand[0].call_memos.get(key) or ():
             if memo.__class__ is StepMemo and graph._count == memo.count0:
                 found = memo.check(session, [])
                 if found is not None:
@@ -488,10 +514,7 @@ def _record_step(session, opt, key) -> None:
     m = StepMemo()
     if _fill(m, session, graph, nodes, set(), n_in, n_sc, start, count0, find):
         m.snaps, m.globals, m.leaves, m.plans, m.out = snaps, _globals(), [], nodes, None
-        target = session.expect[0] if session.expect is not None else graph
-        kept = target.call_memos.setdefault(key, [])
-        kept.insert(0, m)
-        del kept[4:]
+        _keep(session, graph, key, m)
 
 
 def _optimizer_snapshot(opt) -> tuple:
