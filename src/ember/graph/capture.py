@@ -446,7 +446,9 @@ class Session(Interpreter):
         arrays = program.run([t._array() for t in inputs] + scalars)
         index = {v: i for i, v in enumerate(graph.outputs)}
         # bases before their views: a view lands in its base's storage
-        for t, v in sorted(live, key=lambda tv: tv[0]._base is not None):
+        if any(t._base is not None for t, _ in live):
+            live.sort(key=lambda tv: tv[0]._base is not None)
+        for t, v in live:
             become(t, arrays[index[v]])
         self.runs.append(Run(graph, program, key, inputs, scalars,
                              [(t, index[v]) for t, v in live], written, reason))
