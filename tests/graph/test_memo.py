@@ -250,3 +250,21 @@ def test_a_step_under_a_profiler_or_outside_a_recording_runs_as_usual():
     assert step.call_memo_hits == hits  # (each op seen by the profiler)
     names = [e.name for e in prof.events()]
     assert any("sgd" in n for n in names) and any("addmm" in n for n in names)
+
+
+def test_a_call_that_draws_random_numbers_is_never_taken_from_a_memo():
+    """A Sequential that draws (its dropout) after the call drew already (another dropout
+    first): it must draw anew each call, even while the masks of earlier calls are alive
+    (the results kept, never backpropagated)."""
+    def run(compiled) -> list:
+        ember.manual_seed(0)
+        drop = nn.Dropout(0.5)
+        model = nn.Sequential(nn.Dropout(0.5), nn.Linear(6, 16), nn.Linear(16, 4))
+        fn = (lambda x: model(drop(x)).sum())
+        fn = ember.compile(fn) if compiled else fn
+        x = _data(0)[0].requires_grad_()  # (autograd keeps each call's masks)
+        kept = [fn(x) for _ in range(5)]
+        return [float(k.detach()) for k in kept]
+
+    eager = run(False)
+    assert run(True) == eager and len(set(eager)) == 5

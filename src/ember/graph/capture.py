@@ -92,6 +92,7 @@ class Session(Interpreter):
         self.segment = 0  # how many graphs this session has run
         self.runs: list = []  # what each graph run was (for pure mode: `replay.py`)
         self.drew = False  # whether a random draw ran (a replay would repeat its numbers)
+        self.draws = 0  # how many
         self.seq0 = next(_autograd_seq)  # autograd nodes recorded later belong to this session
         self._reset()
 
@@ -559,6 +560,7 @@ def _run_draw(session: Session, prim, args, params):
     """A random draw runs now, in eager's order of draws (see `_run_now`); the session
     notes it, so that pure mode does not replay the call with these numbers."""
     session.drew = True
+    session.draws += 1
     return session.lower(prim, args, params)
 
 

@@ -262,7 +262,7 @@ def _record(session, module, tree, leaves, args, kwargs, key):
     graph = session.graph
     start, count0, n_in, n_sc = len(graph.nodes), graph._count, len(graph.inputs), \
         len(graph.scalars)
-    n_lazies, n_made, drew, segment = len(session.lazies), len(session.made), session.drew, \
+    n_lazies, n_made, draws, segment = len(session.lazies), len(session.made), session.draws, \
         session.segment
     before = [(a, a.__dict__["_lazy_value"]) for a in leaves
               if a.__class__ is LazyTensor and a.__dict__.get("_lazy_session") is session]
@@ -271,7 +271,7 @@ def _record(session, module, tree, leaves, args, kwargs, key):
     glob = _globals()
     out = module.forward(*args, **kwargs)
     if session.graph is not graph or session.segment != segment or session.written or \
-            len(session.made) != n_made or session.drew != drew or graph.effects or \
+            len(session.made) != n_made or session.draws != draws or graph.effects or \
             _globals() != glob or any(a.__dict__.get("_lazy_value") is not v
                                       for a, v in before):
         return out
@@ -486,13 +486,13 @@ def _record_step(session, opt, key) -> None:
     graph = session.graph
     start, count0, n_in, n_sc = len(graph.nodes), graph._count, len(graph.inputs), \
         len(graph.scalars)
-    n_lazies, n_made, drew, segment = len(session.lazies), len(session.made), session.drew, \
+    n_lazies, n_made, draws, segment = len(session.lazies), len(session.made), session.draws, \
         session.segment
     snaps = _optimizer_snapshot(opt)
     opt._step_groups()
     nodes = graph.nodes[start:]
     if session.graph is not graph or session.segment != segment or not nodes or \
-            len(session.made) != n_made or session.drew != drew or \
+            len(session.made) != n_made or session.draws != draws or \
             len(session.lazies) != n_lazies or \
             any(n.outs or n.prim.impl is not _eval_update for n in nodes) or \
             not _same_optimizer(snaps):
