@@ -1,12 +1,12 @@
-"""Call memos: a built-in module's call, inside a compiled call, taken from the graph the
-recording follows instead of running its Python again.
+"""Call memos: a built-in module's call or an optimizer's step, inside a compiled call,
+taken from the graph the recording follows instead of running its Python again.
 
 In the default mode the compiled function's Python runs on every call (PyTorch's
 semantics), so a model's forward pays per op for ember's own Python: the module call, the
 functional wrapper, `bind`, and the recording's check that the op repeats the followed
 graph. For ember's built-in modules (`MEMO_TYPES`: Linear, the activations, Sequential of
-such modules, the losses, LayerNorm, Embedding, convolutions and pooling) that Python has no
-side effects, and what it records depends only on what a memo checks:
+such modules, the losses, LayerNorm, Embedding, Dropout) that Python has no side effects,
+and what it records depends only on what a memo checks:
 
 - the module tree: each module's class (and that class's `forward`), every entry of its
   `__dict__` (config, `training`) and its parameters, buffers and children, by identity
@@ -22,6 +22,10 @@ checks appends those nodes in one step, makes their lazy results, and records au
 nodes for them exactly as the ops would have (the saved tensors and versions of now), so
 `backward()`, hooks on the results and the replayed backward see what they see without
 it. Any check that fails runs the call as usual (and remembers the new recording).
+
+An optimizer's step (`StepMemo`) is taken the same way where it recorded fused updates
+only: its checks are the optimizer's class and update, every group's entries and parameter
+list, each parameter's state entries, and the gradients and state tensors it reads.
 """
 
 from __future__ import annotations
@@ -47,7 +51,7 @@ from .lazy import LazyTensor, make_lazy
 
 _grad_state = grad_mode.state
 _ref = weakref.ref
-_VALUES = (int, float, bool, str, type(None), tuple, frozenset)
+_VALUES = (int, float, bool, complex, str, type(None))  # (compared by value)
 _PLAIN = (Tensor, LazyTensor, Parameter)  # (a subclass may override ops: not memoised)
 
 MEMO_TYPES: set = set()  # the module classes whose calls are memoised (filled below)
@@ -548,11 +552,21 @@ def _same_optimizer(snaps: tuple) -> bool:
 
 def _same_entries(d: dict, items: list) -> bool:
     for k, v in items:
-        w = d.get(k, d)
-        if w is not v and not (w.__class__ is v.__class__ and v.__class__ in _VALUES
-                               and w == v):
+        if not _same_value(d.get(k, d), v):
             return False
     return True
+
+
+def _same_value(w, v) -> bool:
+    """The same object, or numbers / strings (and tuples of them) of equal value."""
+    if w is v:
+        return True
+    c = v.__class__
+    if w.__class__ is not c:
+        return False
+    if c in _VALUES:
+        return w == v
+    return c is tuple and len(w) == len(v) and all(map(_same_value, w, v))
 
 
 def _register() -> None:
