@@ -92,7 +92,7 @@ class Session(Interpreter):
         self.segment = 0  # how many graphs this session has run
         self.runs: list = []  # what each graph run was (for pure mode: `replay.py`)
         self.drew = False  # whether a random draw ran (a replay would repeat its numbers)
-        self.draws = 0  # how many
+        self.draws = 0  # how many (a call that drew is never memoised: memo.py)
         self.seq0 = next(_autograd_seq)  # autograd nodes recorded later belong to this session
         self._reset()
 

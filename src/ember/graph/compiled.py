@@ -27,7 +27,7 @@ from .. import _grad_mode
 from .._core.memo_seam import memos
 from ..autograd import engine as _engine
 from ..optim.optimizer import step_watchers
-from . import memo as _memo  # noqa: F401  (plugs module-call memos into Module.__call__)
+from . import memo as _memo  # noqa: F401  (plugs the call memos into nn and optim)
 from .capture import Break, Session, active, capture
 from .ir import Graph, freeze
 from .passes import optimized
@@ -71,8 +71,6 @@ class UserError(TorchDynamoException):
 # array read into arithmetic, an op whose output shape depends on the values) with
 # symbolic sizes and raises nothing; ember runs the graph there and goes on.
 _SYMBOLIC_IN_PYTORCH = frozenset({".item()", ".numpy()", "dynamic shape operator"})
-
-
 
 
 def user_frame() -> str:
@@ -120,7 +118,7 @@ class Compiled:
         self.not_replayed: list[str] = []  # why traced calls could not become replays
         self.replayed = 0
         self.backward_replays = 0  # backward passes replayed from a memo (backward.py)
-        self.call_memo_hits = 0  # module calls taken from the followed graph (memo.py)
+        self.call_memo_hits = 0  # module calls and optimizer steps taken from a memo (memo.py)
         self.calls = 0
         self.over_limit = False
         _every.add(self)
