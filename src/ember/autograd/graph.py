@@ -345,7 +345,11 @@ def record(prim, rule, args, params, out) -> None:
         # other tensor records nothing, though an input requires grad (outside inference
         # mode; inside, grad mode is off).
         return
-    needs = tuple(needs)
+    _finish(node, prim, rule, args, out, tuple(edges), tuple(needs), params, tuple(in_meta))
+
+
+def _finish(node, prim, rule, args, out, edges, needs, params, in_meta) -> None:
+    """Save what the rule reads, fill in the node and make it `out`'s grad_fn."""
     multi = out.__class__ is tuple
     if rule is MISSING:
         node._saved = ()
@@ -353,10 +357,10 @@ def record(prim, rule, args, params, out) -> None:
         node._versions = ()
     else:
         _save(node, prim, rule, args, needs, out, multi)
-    node._edges = tuple(edges)
+    node._edges = edges
     node._needs = needs
     node._params = params
-    node._in_meta = tuple(in_meta)
+    node._in_meta = in_meta
     node._seq = next(_seq)
     if _anomaly.enabled:
         node._anomaly = _anomaly_trace()
@@ -394,21 +398,7 @@ def record_like(like: tuple, args, out) -> bool:
     node = _new(cls)
     node.prim = prim
     node._rule = rule
-    multi = out.__class__ is tuple
-    if rule is MISSING:
-        node._saved = ()
-        node._out = None
-        node._versions = ()
-    else:
-        _save(node, prim, rule, args, needs, out, multi)
-    node._edges = tuple(edges)
-    node._needs = needs
-    node._params = params
-    node._in_meta = in_meta
-    node._seq = next(_seq)
-    if _anomaly.enabled:
-        node._anomaly = _anomaly_trace()
-    _attach(node, out, multi)
+    _finish(node, prim, rule, args, out, tuple(edges), needs, params, in_meta)
     return True
 
 
