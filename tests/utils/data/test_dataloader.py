@@ -116,6 +116,24 @@ def test_tensor_dataset_batches_equal_torchs_stacked_samples():
         assert_same(batch[-1][0], torch.tensor(x)[len(seen) * 5 - 5 + len(batch) - 1])
 
 
+@pytest.mark.parametrize("sampler", [[0, -1, 2, 4], [3, -5, 1], [np.int64(2), 0, -2, 1],
+                                     [0, 2, 5], [1, -6, 9], [True, False]])
+def test_tensor_dataset_reads_a_samplers_indices_as_torch_does(sampler):
+    """Negative indices count from the end; the first index out of range raises torch's
+    IndexError; indices that are not integers are read one sample at a time, as torch
+    reads them (bools: samples that do not stack, torch's RuntimeError)."""
+    x = np.arange(15, dtype=np.float32).reshape(5, 3)
+    got = []
+    for L, data in ((ember, edata), (torch, tdata)):
+        ds = data.TensorDataset(L.tensor(x), L.arange(5))
+        try:
+            got.append([[t.tolist() for t in b]
+                        for b in data.DataLoader(ds, batch_size=3, sampler=sampler)])
+        except (IndexError, RuntimeError) as e:
+            got.append((type(e).__name__, str(e)))
+    assert got[0] == got[1]
+
+
 def test_shuffle_order_matches_torch_for_the_same_seed():
     ember.manual_seed(7)
     torch.manual_seed(7)

@@ -7,8 +7,10 @@ import math
 import warnings
 from collections.abc import Sequence
 
+import numpy as np
+
 from ..._tensor import Tensor
-from ...ops.index_key import index_tensor
+from ...ops.index import index_by
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset",
            "ChainDataset", "Subset", "random_split"]
@@ -46,9 +48,20 @@ class TensorDataset(Dataset):
         return tuple(t[index] for t in self.tensors)
 
     def __getitems__(self, indices) -> SampleBatch:
-        """The samples at `indices`, gathered with one indexing op per tensor."""
-        key = index_tensor(list(indices))  # (the list read once for every tensor)
-        return SampleBatch(tuple(t[key] for t in self.tensors))
+        """The samples at `indices`: for a list of integers (what samplers give), gathered
+        with one indexing op per tensor, the list read and bounds-checked once (with the
+        error `dataset[i]` raises at the first index out of range); for anything else, one
+        sample per index, as PyTorch's loader reads them."""
+        key = np.asarray(indices) if indices.__class__ is list else None
+        if key is None or key.dtype.kind not in "iu" or key.ndim != 1:
+            return [self[i] for i in indices]
+        n = len(self)
+        bad = (key >= n) | (key < -n)
+        if bad.any():
+            raise IndexError(f"index {int(key[bad.argmax()])} is out of bounds for dimension 0 "
+                             f"with size {n}")
+        key = key.astype(np.int64, copy=False)
+        return SampleBatch(tuple(index_by(t, (key,)) for t in self.tensors))
 
     def __len__(self) -> int:
         return self.tensors[0].size(0)
