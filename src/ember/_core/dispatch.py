@@ -84,8 +84,13 @@ def interpret(interpreter: Interpreter):
     try:
         yield interpreter
     finally:
-        _pushed[0] -= 1
-        _stack.top = interpreter.parent
+        unwind(interpreter)
+
+
+def unwind(interpreter: Interpreter) -> None:
+    """End `interpreter`'s level pushed by `push` (what leaving `interpret` does)."""
+    _pushed[0] -= 1
+    _stack.top = interpreter.parent
 
 
 def push(interpreter: Interpreter) -> None:

@@ -24,11 +24,12 @@ from collections.abc import Callable
 from contextlib import contextmanager, nullcontext
 
 from .. import _grad_mode
+from .._core.dispatch import push, unwind
 from .._core.memo_seam import memos
 from ..autograd import engine as _engine
 from ..optim.optimizer import step_watchers
 from . import memo as _memo  # noqa: F401  (plugs the call memos into nn and optim)
-from .capture import Break, Session, active, capture
+from .capture import Break, Session, active
 from .ir import Graph, freeze
 from .passes import optimized
 from .program import Program, lower_python
@@ -148,8 +149,18 @@ class Compiled:
         self.calls += 1
         if self.pure:
             return self._pure_call(args, kwargs)
-        with self.capturing():
-            return self.fn(*args, **kwargs)
+        # (`capturing` written out: this runs on every call)
+        session, outer = self._open(False)
+        try:
+            try:
+                out = self.fn(*args, **kwargs)
+            finally:
+                unwind(session)
+            session.flush("end of call")
+        finally:
+            memos.active -= 1
+            active.session = outer
+        return out
 
     def _pure_call(self, args: tuple, kwargs: dict):
         """Pure mode: replay a recorded call that matches, else trace (see replay.py)."""
@@ -186,19 +197,28 @@ class Compiled:
     def capturing(self, backward: bool = False):
         """Capture what runs inside into this function's graphs (a call, or with `backward`
         a backward pass through a forward it recorded); the last graph runs at the end."""
+        session, outer = self._open(backward)
+        try:
+            try:
+                yield session
+            finally:
+                unwind(session)
+            session.flush("end of call")
+        finally:
+            memos.active -= 1
+            active.session = outer
+
+    def _open(self, backward: bool) -> tuple:
+        """A new session, made the thread's and pushed on the interpreter stack (the
+        caller unwinds it, flushes, and restores the session it returns)."""
         outer = active.session
         compile_graph = self._compile_backward if backward else self._compile
         session = Session(self.programs, compile_graph, on_run=self._ran, owner=self,
                           expected=self.expected)
         active.session = session
         memos.active += 1
-        try:
-            with capture(session):
-                yield session
-            session.flush("end of call")
-        finally:
-            memos.active -= 1
-            active.session = outer
+        push(session)
+        return session, outer
 
     def _compile_backward(self, graph: Graph, segment: int) -> Program:
         """A backward pass's graphs are counted apart from the calls' (PyTorch compiles a
