@@ -10,7 +10,10 @@ and what it records depends only on what a memo checks:
 
 - the module tree: each module's class (and that class's `forward`), every entry of its
   `__dict__` (config, `training`) and its parameters, buffers and children, by identity
-  (numbers and strings by value); no hooks (a hooked module never gets here);
+  (numbers and strings by value); no hooks (a hooked module never gets here). The entries
+  are compared again only after some module's attribute was set or deleted (a counter
+  `Module.__setattr__` and `__delattr__` move): a value written into `__dict__` directly
+  is not seen, its parameters', buffers' and children's dicts are (checked every call);
 - the arguments: tensors by the graph value they are (a pending value of this recording,
   or a real tensor read as a graph input laid out as before), other arguments by value;
 - grad mode, inference mode, the default dtype, and no autocast region.
@@ -109,7 +112,7 @@ def _same_parts(s: tuple) -> bool:
     ref, cls, forward, n, items, params, buffers, children = s
     m = ref()
     return m is not None and m.__class__ is cls and cls.forward is forward and \
-        not m._hooked and _same_items(m._parameters, params) and \
+        not m._hooked and len(m.__dict__) == n and _same_items(m._parameters, params) and \
         _same_items(m._buffers, buffers) and _same_items(m._modules, children)
 
 
