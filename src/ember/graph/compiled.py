@@ -21,7 +21,7 @@ import sys
 import warnings
 import weakref
 from collections.abc import Callable
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 
 from .. import _grad_mode
 from .._core.dispatch import push, unwind
@@ -72,6 +72,38 @@ class UserError(TorchDynamoException):
 # array read into arithmetic, an op whose output shape depends on the values) with
 # symbolic sizes and raises nothing; ember runs the graph there and goes on.
 _SYMBOLIC_IN_PYTORCH = frozenset({".item()", ".numpy()", "dynamic shape operator"})
+
+
+class _Capturing:
+    """`with Compiled.capturing():` a new session, the thread's and the innermost
+    interpreter inside the block; it runs its last graph when the block ends normally.
+    (A class, not a generator: this wraps every compiled call.)"""
+
+    __slots__ = ("owner", "backward", "session", "outer")
+
+    def __init__(self, owner: Compiled, backward: bool) -> None:
+        self.owner, self.backward = owner, backward
+
+    def __enter__(self) -> Session:
+        owner = self.owner
+        self.outer = active.session
+        compile_graph = owner._compile_backward if self.backward else owner._compile
+        session = self.session = Session(owner.programs, compile_graph, on_run=owner._ran,
+                                         owner=owner, expected=owner.expected)
+        active.session = session
+        memos.active += 1
+        push(session)
+        return session
+
+    def __exit__(self, kind, value, tb) -> bool:
+        try:
+            unwind(self.session)
+            if kind is None:
+                self.session.flush("end of call")
+        finally:
+            memos.active -= 1
+            active.session = self.outer
+        return False
 
 
 def user_frame() -> str:
@@ -149,18 +181,8 @@ class Compiled:
         self.calls += 1
         if self.pure:
             return self._pure_call(args, kwargs)
-        # (`capturing` written out: this runs on every call)
-        session, outer = self._open(False)
-        try:
-            try:
-                out = self.fn(*args, **kwargs)
-            finally:
-                unwind(session)
-            session.flush("end of call")
-        finally:
-            memos.active -= 1
-            active.session = outer
-        return out
+        with _Capturing(self, False):
+            return self.fn(*args, **kwargs)
 
     def _pure_call(self, args: tuple, kwargs: dict):
         """Pure mode: replay a recorded call that matches, else trace (see replay.py)."""
@@ -193,32 +215,10 @@ class Compiled:
                 self.not_replayed.append(why)
         return out
 
-    @contextmanager
-    def capturing(self, backward: bool = False):
+    def capturing(self, backward: bool = False) -> _Capturing:
         """Capture what runs inside into this function's graphs (a call, or with `backward`
         a backward pass through a forward it recorded); the last graph runs at the end."""
-        session, outer = self._open(backward)
-        try:
-            try:
-                yield session
-            finally:
-                unwind(session)
-            session.flush("end of call")
-        finally:
-            memos.active -= 1
-            active.session = outer
-
-    def _open(self, backward: bool) -> tuple:
-        """A new session, made the thread's and pushed on the interpreter stack (the
-        caller unwinds it, flushes, and restores the session it returns)."""
-        outer = active.session
-        compile_graph = self._compile_backward if backward else self._compile
-        session = Session(self.programs, compile_graph, on_run=self._ran, owner=self,
-                          expected=self.expected)
-        active.session = session
-        memos.active += 1
-        push(session)
-        return session, outer
+        return _Capturing(self, backward)
 
     def _compile_backward(self, graph: Graph, segment: int) -> Program:
         """A backward pass's graphs are counted apart from the calls' (PyTorch compiles a
