@@ -4,9 +4,8 @@ bernoulli's 0/1 (or dropout's 0/scale) values made straight from the words, for 
 The words are NumPy's MT19937 stream, the one `Generator._words` reads: the C code moves
 the generator's own state (in place where NumPy's struct is as expected, else taken out and
 put back), so the native and the NumPy paths continue each other's stream and give the same
-numbers. Each function answers None (the
-caller then draws with NumPy) where native kernels are off or the draw is too small to pay
-for moving the state.
+numbers. Each function answers None (the caller then draws with NumPy) where native kernels
+are off or the draw is too small to pay for the call.
 """
 
 from __future__ import annotations

@@ -47,7 +47,7 @@ class TensorDataset(Dataset):
     def __getitem__(self, index):
         return tuple(t[index] for t in self.tensors)
 
-    def __getitems__(self, indices) -> SampleBatch:
+    def __getitems__(self, indices) -> SampleBatch | list:
         """The samples at `indices`: for a list of integers (what samplers give), gathered
         with one indexing op per tensor, the list read and bounds-checked once (with the
         error `dataset[i]` raises at the first index out of range); for anything else, one
