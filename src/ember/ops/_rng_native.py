@@ -16,7 +16,8 @@ import numpy as np
 
 from ..native import calls
 
-MIN_DRAWS = 256  # fewer values than this: NumPy's path (the state's round trip costs more)
+# fewer values than this: NumPy's path (set when each C draw paid a round trip of the state)
+MIN_DRAWS = 256
 
 
 def _lib(n: int):
