@@ -268,3 +268,33 @@ def test_a_call_that_draws_random_numbers_is_never_taken_from_a_memo():
 
     eager = run(False)
     assert run(True) == eager and len(set(eager)) == 5
+
+
+def test_a_first_step_that_records_otherwise_does_not_keep_the_memos_away():
+    """SGD with momentum records its first step otherwise (it makes the buffers): the
+    graph of the first call stays among the graphs seen, and the memos must be looked up
+    on the graph the call follows, so that from the third call on the model, the loss
+    and the step are all taken from memos."""
+    def run(compiled):
+        ember.manual_seed(0)
+        model = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 3))
+        opt = ember.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        crit = nn.CrossEntropyLoss()
+
+        def step(x, y):
+            opt.zero_grad()
+            loss = crit(model(x), y)
+            loss.backward()
+            opt.step()
+            return loss.detach()
+
+        fn = ember.compile(step) if compiled else step
+        hits, losses = [], []
+        for i in range(8):
+            losses.append(fn(*_data(i)).item())
+            hits.append(getattr(fn, "call_memo_hits", 0))
+        return losses + [p.detach().numpy().tolist() for p in model.parameters()], hits
+
+    (eager, _), (comp, hits) = run(False), run(True)
+    assert comp == eager
+    assert [b - a for a, b in zip(hits[2:], hits[3:])] == [3] * 5

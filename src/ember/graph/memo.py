@@ -253,7 +253,10 @@ def call(module: Module, args: tuple, kwargs: dict):
     if leaves is None:
         return module.forward(*args, **kwargs)
     for cand in cands:
-        for memo in cand[0].call_memos.get(key) or ():
+        kept = cand[0].call_memos.get(key)
+        if not kept:
+            break  # (recorded, the call follows this graph and leaves its memo there)
+        for memo in kept:
             if graph._count == memo.count0 and memo.__class__ is Memo:
                 found = memo.check(session, leaves)
                 if found is not None:
@@ -472,7 +475,10 @@ def step(opt) -> None:
     cands = (e,) if e is not None else () if i else session.expected.get(session.segment, ())
     key = (id(opt), i)
     for cand in cands:
-        for memo in cand[0].call_memos.get(key) or ():
+        kept = cand[0].call_memos.get(key)
+        if not kept:
+            break  # (as for a module's call)
+        for memo in kept:
             if memo.__class__ is StepMemo and graph._count == memo.count0:
                 found = memo.check(session, [])
                 if found is not None:
