@@ -27,6 +27,17 @@ def _data(step, n=8):
             ember.tensor(rng.integers(0, 3, n)))
 
 
+def _training_step(model, opt, crit):
+    def step(x, y):
+        opt.zero_grad()
+        loss = crit(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss.detach()
+
+    return step
+
+
 def _sgd(model):
     return ember.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
 
@@ -41,14 +52,7 @@ def _twins(change=None, steps=8, loss_fn=None, make_opt=_sgd):
         model = _model()
         opt = make_opt(model)
         crit = loss_fn() if loss_fn else nn.CrossEntropyLoss()
-
-        def step(x, y, model=model, opt=opt, crit=crit):
-            opt.zero_grad()
-            loss = crit(model(x), y)
-            loss.backward()
-            opt.step()
-            return loss.detach()
-
+        step = _training_step(model, opt, crit)
         fn = ember.compile(step) if compiled else step
         got, seen = [], []
         for i in range(steps):
@@ -279,15 +283,7 @@ def test_a_first_step_that_records_otherwise_does_not_keep_the_memos_away():
         ember.manual_seed(0)
         model = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 3))
         opt = ember.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
-        crit = nn.CrossEntropyLoss()
-
-        def step(x, y):
-            opt.zero_grad()
-            loss = crit(model(x), y)
-            loss.backward()
-            opt.step()
-            return loss.detach()
-
+        step = _training_step(model, opt, nn.CrossEntropyLoss())
         fn = ember.compile(step) if compiled else step
         hits, losses = [], []
         for i in range(8):
