@@ -48,7 +48,7 @@ from ..nn.modules.module import Module, attr_changes
 from ..nn.parameter import Parameter
 from ..ops.registry import _eval_update
 from ..ops.views import _eval_view
-from .capture import active
+from .capture import _is_real, active
 from .ir import Scalar, Value, same_const
 from .lazy import LazyTensor, make_lazy
 
@@ -89,8 +89,7 @@ def _tree(module: Module) -> list | None:
 
 def _snapshot(m: Module) -> tuple:
     d = m.__dict__
-    return (_ref(m), m.__class__, m.__class__.forward, len(d),
-            [(k, v) for k, v in d.items()],
+    return (_ref(m), m.__class__, m.__class__.forward, len(d), list(d.items()),
             tuple(m._parameters.items()), tuple(m._buffers.items()),
             tuple(m._modules.items()))
 
@@ -116,13 +115,8 @@ def _same_parts(s: tuple) -> bool:
         _same_items(m._buffers, buffers) and _same_items(m._modules, children)
 
 
-def _same_items(d: dict, items: tuple) -> bool:
-    if len(d) != len(items):
-        return False
-    for k, v in items:
-        if d.get(k, d) is not v:
-            return False
-    return True
+def _same_items(d: dict, items) -> bool:
+    return len(d) == len(items) and _same_entries(d, items)
 
 
 def _leaves(args: tuple, kwargs: dict) -> list | None:
@@ -216,7 +210,7 @@ def _found(session, memo: Memo, leaves: list) -> dict | None:
             known = session.input_of.get(id(t))
             if known is None:  # read first here: the followed graph's next input
                 if v.id < memo.count0 or t._shape != v.shape or t._dtype is not v.dtype \
-                        or layout_strides(t) != v.stride or not _on_cpu(t):
+                        or layout_strides(t) != v.stride or not _is_real(t):
                     return None
                 k += 1
             elif known is not v:
@@ -227,65 +221,86 @@ def _found(session, memo: Memo, leaves: list) -> dict | None:
     return found
 
 
-def _on_cpu(t: Tensor) -> bool:
-    s = t._storage
-    return s is None or s.device.type == "cpu"
-
-
 def call(module: Module, args: tuple, kwargs: dict):
     """`module(*args, **kwargs)` while `session` records (see the module docstring)."""
     session = active.session
     if session is None or _stack.top is not session or session.written or \
             ranges.recorder is not None or _autocast_on():
         return module.forward(*args, **kwargs)
-    graph = session.graph
-    i = len(graph.nodes)
+    key = (id(module), len(session.graph.nodes))
     e = session.expect
-    key = (id(module), i)
-    if e is not None:
-        kept = e[0].call_memos.get(key)
-        if kept is _TOO_SMALL:
-            return module.forward(*args, **kwargs)
-        cands = (e,) if kept else ()
-    else:
-        cands = () if i else session.expected.get(session.segment, ())
+    if e is not None and e[0].call_memos.get(key) is _TOO_SMALL:
+        return module.forward(*args, **kwargs)
     leaves = _leaves(args, kwargs)
     if leaves is None:
         return module.forward(*args, **kwargs)
-    for cand in cands:
-        kept = cand[0].call_memos.get(key)
-        if not kept:
-            break  # (recorded, the call follows this graph and leaves its memo there)
-        for memo in kept:
-            if graph._count == memo.count0 and memo.__class__ is Memo:
-                found = memo.check(session, leaves)
-                if found is not None:
-                    session.expect = cand
-                    return _replay(session, cand[0], memo, found, leaves)
+    got = _lookup(session, key, Memo, leaves)
+    if got is not None:
+        return _replay(session, *got, leaves)
     tree = _tree(module)
     if tree is None:
         return module.forward(*args, **kwargs)
     return _record(session, module, tree, leaves, args, kwargs, key)
 
 
-def _record(session, module, tree, leaves, args, kwargs, key):
+def _lookup(session, key, kind, leaves) -> tuple | None:
+    """(graph, memo, {value: tensor}) of a memo of `kind` kept at `key` that this call
+    passes, the graph now followed; or None. Only the followed graph is asked, or at a
+    graph's first op the graphs seen there, in the order following takes them: a graph
+    without a memo here ends the search (the call is then recorded, follows that graph
+    and leaves its memo there)."""
     graph = session.graph
-    start, count0, n_in, n_sc = len(graph.nodes), graph._count, len(graph.inputs), \
-        len(graph.scalars)
-    n_lazies, n_made, draws, segment = len(session.lazies), len(session.made), session.draws, \
-        session.segment
+    e = session.expect
+    cands = (e,) if e is not None else () if graph.nodes else \
+        session.expected.get(session.segment, ())
+    for cand in cands:
+        kept = cand[0].call_memos.get(key)
+        if not kept:
+            break
+        for memo in kept:
+            if memo.__class__ is kind and graph._count == memo.count0:
+                found = memo.check(session, leaves)
+                if found is not None:
+                    session.expect = cand
+                    return cand[0], memo, found
+    return None
+
+
+class _Mark:
+    """Where a recording stood when a call began: its graph and run, the graph's sizes,
+    and how many lazy results, factory results and draws the session had made."""
+
+    __slots__ = ("graph", "segment", "start", "count0", "n_in", "n_sc", "n_lazies", "n_made",
+                 "draws")
+
+    def __init__(self, session) -> None:
+        g = self.graph = session.graph
+        self.segment, self.start, self.count0 = session.segment, len(g.nodes), g._count
+        self.n_in, self.n_sc = len(g.inputs), len(g.scalars)
+        self.n_lazies, self.n_made, self.draws = len(session.lazies), len(session.made), \
+            session.draws
+
+    def one_run(self, session) -> bool:
+        """Whether what was recorded since stayed in this graph (no graph ran) and made
+        no tensor outside it (no factory, no random draw)."""
+        return session.graph is self.graph and session.segment == self.segment and \
+            len(session.made) == self.n_made and session.draws == self.draws
+
+
+def _record(session, module, tree, leaves, args, kwargs, key):
+    mark = _Mark(session)
+    graph = mark.graph
     before = [(a, a.__dict__["_lazy_value"]) for a in leaves
               if a.__class__ is LazyTensor and a.__dict__.get("_lazy_session") is session]
     changes = attr_changes[0]
     snaps = [_snapshot(m) for m in tree]
     glob = _globals()
     out = module.forward(*args, **kwargs)
-    if session.graph is not graph or session.segment != segment or session.written or \
-            len(session.made) != n_made or session.draws != draws or graph.effects or \
+    if not mark.one_run(session) or session.written or graph.effects or \
             _globals() != glob or any(a.__dict__.get("_lazy_value") is not v
                                       for a, v in before):
         return out
-    nodes = graph.nodes[start:]
+    nodes = graph.nodes[mark.start:]
     if not nodes or any(not n.outs for n in nodes):
         return out
     if len(nodes) < _MIN_NODES:  # (its memo would cost more than following its op)
@@ -294,13 +309,13 @@ def _record(session, module, tree, leaves, args, kwargs, key):
         return out
     # the tensors made inside are the nodes' results (and autograd's aliases of them)
     inside = {o for n in nodes for o in n.outs}
-    for ref in session.lazies[n_lazies:]:
+    for ref in session.lazies[mark.n_lazies:]:
         t = ref()
         if t is not None and t.__dict__.get("_lazy_value") not in inside:
             return out
     if attr_changes[0] != changes:
         return out  # (the call set a module attribute: not memoised)
-    memo = _memo(session, graph, nodes, leaves, start, count0, n_in, n_sc, snaps, glob, out)
+    memo = _memo(session, mark, nodes, leaves, snaps, glob, out)
     if memo is not None:
         memo.changes = changes
         _keep(session, graph, key, memo)
@@ -318,7 +333,7 @@ def _keep(session, graph, key, memo) -> None:
     del kept[4:]
 
 
-def _memo(session, graph, nodes, leaves, start, count0, n_in, n_sc, snaps, glob, out):
+def _memo(session, mark: _Mark, nodes, leaves, snaps, glob, out):
     """The memo of a clean recording of nodes [start, ...), or None where something it
     read or returned cannot be found again by the memo's checks."""
     inside = {o for n in nodes for o in n.outs}
@@ -329,7 +344,7 @@ def _memo(session, graph, nodes, leaves, start, count0, n_in, n_sc, snaps, glob,
             if v is None:
                 return None
             arg_of.setdefault(v, j)
-    tensor_of = dict(zip(graph.inputs, session.input_tensors))
+    tensor_of = dict(zip(mark.graph.inputs, session.input_tensors))
 
     def find(v):
         j = arg_of.get(v)
@@ -339,7 +354,7 @@ def _memo(session, graph, nodes, leaves, start, count0, n_in, n_sc, snaps, glob,
         return (None, None) if t is None else (_ref(t), t)
 
     m = Memo()
-    if not _fill(m, session, graph, nodes, inside, n_in, n_sc, start, count0, find):
+    if not _fill(m, session, mark, nodes, inside, find):
         return None
     m.snaps, m.globals = snaps, glob
     m.leaves = [_value_of(session, a) if isinstance(a, Tensor) else a for a in leaves]
@@ -348,10 +363,11 @@ def _memo(session, graph, nodes, leaves, start, count0, n_in, n_sc, snaps, glob,
     return None if m.out is None else m
 
 
-def _fill(m: Memo, session, graph, nodes, inside, n_in, n_sc, start, count0, find) -> bool:
+def _fill(m: Memo, session, mark: _Mark, nodes, inside, find) -> bool:
     """Fill in where the nodes sit and what they read from outside (`find(value)`: how to
     find its tensor again, and the tensor); False where a value cannot be found again."""
-    new_inputs = graph.inputs[n_in:]
+    graph = mark.graph
+    new_inputs = graph.inputs[mark.n_in:]
     reads, seen = [], set()
     for n in nodes:
         for a in n.args:
@@ -364,9 +380,10 @@ def _fill(m: Memo, session, graph, nodes, inside, n_in, n_sc, start, count0, fin
                 reads.append((how, a, t._requires_grad))
     if [v for _, v, _ in reads if v in set(new_inputs)] != new_inputs:
         return False
-    m.start, m.stop, m.count0, m.count1 = start, len(graph.nodes), count0, graph._count
+    m.start, m.stop, m.count0, m.count1 = mark.start, len(graph.nodes), mark.count0, \
+        graph._count
     m.n_inputs, m.reads = len(new_inputs), reads
-    m.sc0, m.scalars = n_sc, list(session.scalar_values[n_sc:])
+    m.sc0, m.scalars = mark.n_sc, list(session.scalar_values[mark.n_sc:])
     return True
 
 
@@ -469,44 +486,28 @@ def step(opt) -> None:
     if session is None or _stack.top is not session or ranges.recorder is not None or \
             _grad_state.enabled:
         return opt._step_groups()
-    graph = session.graph
-    i = len(graph.nodes)
-    e = session.expect
-    cands = (e,) if e is not None else () if i else session.expected.get(session.segment, ())
-    key = (id(opt), i)
-    for cand in cands:
-        kept = cand[0].call_memos.get(key)
-        if not kept:
-            break  # (as for a module's call)
-        for memo in kept:
-            if memo.__class__ is StepMemo and graph._count == memo.count0:
-                found = memo.check(session, [])
-                if found is not None:
-                    session.expect = cand
-                    _append(session, cand[0], memo, found)
-                    for n in memo.plans:
-                        a = n.args
-                        session.mark_written(
-                            [found[a[i]] for i in n.prim.writes if a[i] is not None],
-                            [found[a[i]] for i in n.prim.silent if a[i] is not None])
-                    if session.owner is not None:
-                        session.owner.call_memo_hits += 1
-                    return None
-    return _record_step(session, opt, key)
+    key = (id(opt), len(session.graph.nodes))
+    got = _lookup(session, key, StepMemo, [])
+    if got is None:
+        return _record_step(session, opt, key)
+    expected, memo, found = got
+    _append(session, expected, memo, found)
+    for n in memo.plans:
+        a = n.args
+        session.mark_written([found[a[i]] for i in n.prim.writes if a[i] is not None],
+                             [found[a[i]] for i in n.prim.silent if a[i] is not None])
+    if session.owner is not None:
+        session.owner.call_memo_hits += 1
+    return None
 
 
 def _record_step(session, opt, key) -> None:
-    graph = session.graph
-    start, count0, n_in, n_sc = len(graph.nodes), graph._count, len(graph.inputs), \
-        len(graph.scalars)
-    n_lazies, n_made, draws, segment = len(session.lazies), len(session.made), session.draws, \
-        session.segment
+    mark = _Mark(session)
+    graph = mark.graph
     snaps = _optimizer_snapshot(opt)
     opt._step_groups()
-    nodes = graph.nodes[start:]
-    if session.graph is not graph or session.segment != segment or not nodes or \
-            len(session.made) != n_made or session.draws != draws or \
-            len(session.lazies) != n_lazies or \
+    nodes = graph.nodes[mark.start:]
+    if not mark.one_run(session) or not nodes or len(session.lazies) != mark.n_lazies or \
             any(n.outs or n.prim.impl is not _eval_update for n in nodes) or \
             not _same_optimizer(snaps):
         return
@@ -525,7 +526,7 @@ def _record_step(session, opt, key) -> None:
         return (None, None) if t is None else (_ref(t), t)
 
     m = StepMemo()
-    if _fill(m, session, graph, nodes, set(), n_in, n_sc, start, count0, find):
+    if _fill(m, session, mark, nodes, set(), find):
         m.snaps, m.globals, m.leaves, m.plans, m.out = snaps, _globals(), [], nodes, None
         _keep(session, graph, key, m)
 

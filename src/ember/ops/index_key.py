@@ -44,7 +44,7 @@ class _TensorSlot:
 
 TENSOR_SLOT = _TensorSlot()
 
-def _index_error(i, dim: int, size: int) -> IndexError:
+def index_error(i, dim: int, size: int) -> IndexError:
     return IndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
 
 
@@ -176,7 +176,7 @@ def plan(x: Tensor, key, tensor_ints: bool = True):
             i = int(k)
             n = view._shape[dim]
             if i < -n or i >= n:
-                raise _index_error(i, pos, n)  # (PyTorch names the key's item, not the dim)
+                raise index_error(i, pos, n)  # (PyTorch names the key's item, not the dim)
             view = bind(movement.view_p, view, fn=movement.select_p, dim=dim, index=i % n)
         elif isinstance(k, (Tensor, np.ndarray, list, tuple, range)):
             t = index_tensor(k)
@@ -193,13 +193,13 @@ def plan(x: Tensor, key, tensor_ints: bool = True):
             n = view._shape[dim]
             if n == 0 and t.numel():
                 if t.ndim == 0 and t.device.type == "cpu":  # (worded as for an integer)
-                    raise _index_error(int(t.item()), indexed, 0)
+                    raise index_error(int(t.item()), indexed, 0)
                 raise IndexError("index is out of bounds for dimension with size 0")
             # (PyTorch checks the bounds as it reads: not at all when the result is empty)
             if view.numel() and (t._storage is None or t._storage.device.type == "cpu"):
                 arr = t._np if t._np is not None else t._array()
                 if arr.size and (arr.max() >= n or arr.min() < -n):
-                    raise _index_error(int(arr[(arr >= n) | (arr < -n)].flat[0]), indexed, n)
+                    raise index_error(int(arr[(arr >= n) | (arr < -n)].flat[0]), indexed, n)
             idx[dim] = t
             dim += 1
             indexed += 1

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...ops.index import index_by
+from ...ops.index_key import index_error
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset",
            "ChainDataset", "Subset", "random_split"]
@@ -58,8 +59,7 @@ class TensorDataset(Dataset):
         n = len(self)
         bad = (key >= n) | (key < -n)
         if bad.any():
-            raise IndexError(f"index {int(key[bad.argmax()])} is out of bounds for dimension 0 "
-                             f"with size {n}")
+            raise index_error(int(key[bad.argmax()]), 0, n)
         key = key.astype(np.int64, copy=False)
         return SampleBatch(tuple(index_by(t, (key,)) for t in self.tensors))
 
