@@ -25,7 +25,7 @@ import numpy as np
 
 from .. import _dtype as dt
 
-__all__ = ["save", "save_file", "load", "load_file"]
+__all__ = ["save", "save_file", "load", "load_file", "encode", "decode"]
 
 # The format's dtype names, in its own order (the writer sorts by it, descending).
 _ORDER = ["BOOL", "U8", "I8", "F8_E5M2", "F8_E4M3", "F8_E8M0", "F8_E4M3FNUZ", "F8_E5M2FNUZ",
@@ -63,7 +63,14 @@ def _array(name: str, t) -> np.ndarray:
 
 def save(tensors: dict, metadata: dict | None = None) -> bytes:
     """The safetensors encoding of `tensors` (a dict of name -> Tensor) as bytes."""
-    arrays = {str(k): _array(k, v) for k, v in tensors.items()}
+    return encode({str(k): _array(k, v) for k, v in tensors.items()}, metadata)
+
+
+def encode(arrays: dict, metadata: dict | None = None) -> bytes:
+    """The safetensors encoding of `arrays` (name -> row-major NumPy array) as bytes."""
+    for k, a in arrays.items():
+        if np.dtype(a.dtype) not in _CODE:
+            raise ValueError(f"tensor {k!r}: safetensors has no dtype for {a.dtype}")
     if metadata is not None and not all(isinstance(k, str) and isinstance(v, str)
                                         for k, v in metadata.items()):
         raise ValueError("safetensors metadata must map strings to strings")
@@ -133,9 +140,9 @@ def _parse(buf) -> tuple[dict, dict, int]:
     return header, metadata, start
 
 
-def _tensors(buf, header: dict, start: int) -> dict:
-    from ..ops.creation import from_numpy
-
+def decode(buf) -> tuple[dict, dict]:
+    """(name -> NumPy array, metadata) of safetensors bytes, every offset checked."""
+    header, metadata, start = _parse(buf)
     out = {}
     for name, e in header.items():
         np_dtype = np.dtype(_NUMPY[e["dtype"]])
@@ -143,12 +150,15 @@ def _tensors(buf, header: dict, start: int) -> dict:
         a = np.frombuffer(buf, np_dtype, (end - b) // np_dtype.itemsize, start + b).copy()
         if sys.byteorder == "big":
             a = a.byteswap()
-        a = a.reshape(e["shape"])
-        if a.dtype in dt._BY_NP:
-            out[name] = from_numpy(a)
-        else:
-            out[name] = _extra(a)
-    return out
+        out[name] = a.reshape(e["shape"])
+    return out, metadata
+
+
+def _tensors(arrays: dict) -> dict:
+    from ..ops.creation import from_numpy
+
+    return {name: from_numpy(a) if a.dtype in dt._BY_NP else _extra(a)
+            for name, a in arrays.items()}
 
 
 def _extra(a: np.ndarray):
@@ -166,8 +176,7 @@ def _extra(a: np.ndarray):
 
 def load(data: bytes) -> dict:
     """Tensors from safetensors bytes."""
-    header, _, start = _parse(data)
-    return _tensors(data, header, start)
+    return _tensors(decode(data)[0])
 
 
 def load_file(filename, device="cpu") -> dict:

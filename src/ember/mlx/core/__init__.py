@@ -1,0 +1,93 @@
+"""`mlx.core` on ember: arrays, MLX's functions and dtype rules, transforms, files."""
+
+import math as _math
+
+from . import _methods, _ops
+from ._array import array
+from ._compile import async_eval, compile, disable_compile, enable_compile, eval
+from ._device import (
+    Device,
+    DeviceType,
+    Stream,
+    check_stream,
+    cpu,
+    cuda,
+    default_device,
+    default_stream,
+    gpu,
+    metal,
+    new_stream,
+    set_default_device,
+    set_default_stream,
+    stream,
+    synchronize,
+)
+from ._dtypes import (
+    Dtype,
+    DtypeCategory,
+    bfloat16,
+    bool_,
+    complex64,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    issubdtype,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+from ._info import (
+    clear_cache,
+    finfo,
+    get_active_memory,
+    get_cache_memory,
+    get_memory_limit,
+    get_peak_memory,
+    iinfo,
+    reset_peak_memory,
+    set_cache_limit,
+    set_memory_limit,
+    set_wired_limit,
+)
+from ._io import load, save, save_safetensors, savez, savez_compressed
+from ._transforms import grad, jvp, value_and_grad, vjp, vmap
+
+_methods.install()
+
+
+def _on_cpu(fn):
+    """`fn` refusing `stream=mx.gpu` as MLX's CPU build does."""
+    def op(*args, stream=None, **kwargs):  # noqa: F811  (MLX's keyword)
+        if stream is not None:
+            check_stream(stream)
+        return fn(*args, **kwargs)
+    op.__name__ = op.__qualname__ = fn.__name__
+    op.__doc__ = fn.__doc__
+    op.__wrapped__ = fn
+    return op
+
+
+for _name in _ops.__all__:
+    globals()[_name] = _on_cpu(getattr(_ops, _name))
+divide = _on_cpu(_ops.divide_)
+
+complexfloating = DtypeCategory.complexfloating
+floating = DtypeCategory.floating
+inexact = DtypeCategory.inexact
+signedinteger = DtypeCategory.signedinteger
+unsignedinteger = DtypeCategory.unsignedinteger
+integer = DtypeCategory.integer
+number = DtypeCategory.number
+generic = DtypeCategory.generic
+
+pi = _math.pi
+e = _math.e
+inf = _math.inf
+nan = _math.nan
+euler_gamma = 0.5772156649015329
+newaxis = None

@@ -1,0 +1,742 @@
+"""MLX's functions on arrays: math, reductions, shapes, indexing, creation.
+
+Each one binds ember's ops on the arrays' tensors, with MLX's dtype rules around them
+(integer inputs of float math become float32, sums of small integers widen to int32,
+`argmax` answers uint32, ...). The `stream=` argument every MLX function takes is
+accepted and ignored: there is one CPU stream.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as np
+
+import ember as E
+
+from . import _dtypes as D
+from ._array import _wrap, array, binary, cast, compare, divide, operands, wrap_result
+from ._dtypes import Dtype
+
+
+def _arr(x) -> array:
+    return x if isinstance(x, array) else array(x)
+
+
+def _float(x: array) -> array:
+    """`x` itself if inexact, else as float32 (what MLX's float math does to integers)."""
+    return x if x._dtype.kind in "fc" else x.astype(D.float32)
+
+
+def _axes(axis, ndim: int):
+    if axis is None:
+        return None
+    if isinstance(axis, int):
+        return (axis,)
+    return tuple(axis)
+
+
+# -- elementwise ----------------------------------------------------------------------------
+
+def _unary_float(fn):
+    def op(a, /, *, stream=None) -> array:
+        a = _float(_arr(a))
+        return _wrap(fn(a._t), a._dtype)
+    op.__name__ = fn.__name__
+    return op
+
+
+exp = _unary_float(E.exp)
+expm1 = _unary_float(E.expm1)
+log = _unary_float(E.log)
+log2 = _unary_float(E.log2)
+log10 = _unary_float(E.log10)
+log1p = _unary_float(E.log1p)
+sqrt = _unary_float(E.sqrt)
+rsqrt = _unary_float(E.rsqrt)
+sin = _unary_float(E.sin)
+cos = _unary_float(E.cos)
+tan = _unary_float(E.tan)
+arcsin = _unary_float(E.asin)
+arccos = _unary_float(E.acos)
+arctan = _unary_float(E.atan)
+sinh = _unary_float(E.sinh)
+cosh = _unary_float(E.cosh)
+tanh = _unary_float(E.tanh)
+arcsinh = _unary_float(E.asinh)
+arccosh = _unary_float(E.acosh)
+arctanh = _unary_float(E.atanh)
+sigmoid = _unary_float(E.sigmoid)
+erf = _unary_float(E.erf)
+erfinv = _unary_float(E.erfinv)
+reciprocal = _unary_float(E.reciprocal)
+degrees = _unary_float(E.rad2deg)
+radians = _unary_float(E.deg2rad)
+
+
+def _unary_same(fn, name: str):
+    def op(a, /, *, stream=None) -> array:
+        a = _arr(a)
+        return wrap_result(fn(a._t), a._dtype)
+    op.__name__ = name
+    return op
+
+
+negative = _unary_same(E.neg, "negative")
+square = _unary_same(E.square, "square")
+sign = _unary_same(E.sign, "sign")
+
+
+def abs(a, /, *, stream=None) -> array:  # noqa: A001  (MLX's name)
+    a = _arr(a)
+    if a._dtype.kind == "c":
+        return _wrap(E.abs(a._t), D.float32)
+    return _wrap(E.abs(a._t) if a._dtype.kind not in "bu" else a._t, a._dtype)
+
+
+def _rounding(fn, name: str):
+    def op(a, /, *, stream=None) -> array:
+        a = _arr(a)
+        return a if a._dtype.kind in "biu" else _wrap(fn(a._t), a._dtype)
+    op.__name__ = name
+    return op
+
+
+floor = _rounding(E.floor, "floor")
+ceil = _rounding(E.ceil, "ceil")
+
+
+def round(a, /, decimals: int = 0, *, stream=None) -> array:  # noqa: A001
+    a = _arr(a)
+    if a._dtype.kind in "biu":
+        return a
+    return _wrap(E.round(a._t, decimals=decimals), a._dtype)
+
+
+def isnan(a, /, *, stream=None) -> array:
+    return _wrap(E.isnan(_arr(a)._t), D.bool_)
+
+
+def isinf(a, /, *, stream=None) -> array:
+    return _wrap(E.isinf(_arr(a)._t), D.bool_)
+
+
+def isfinite(a, /, *, stream=None) -> array:
+    return _wrap(E.isfinite(_arr(a)._t), D.bool_)
+
+
+def logical_not(a, /, *, stream=None) -> array:
+    return _wrap(E.logical_not(_arr(a)._t), D.bool_)
+
+
+def _binary(fn, name: str):
+    def op(a, b, /, *, stream=None) -> array:
+        return binary(fn, a, b)
+    op.__name__ = name
+    return op
+
+
+add = _binary(E.add, "add")
+subtract = _binary(E.sub, "subtract")
+multiply = _binary(E.mul, "multiply")
+floor_divide = _binary(E.floor_divide, "floor_divide")
+remainder = _binary(E.remainder, "remainder")
+power = _binary(E.pow, "power")
+maximum = _binary(E.maximum, "maximum")
+minimum = _binary(E.minimum, "minimum")
+bitwise_and = _binary(E.bitwise_and, "bitwise_and")
+bitwise_or = _binary(E.bitwise_or, "bitwise_or")
+bitwise_xor = _binary(E.bitwise_xor, "bitwise_xor")
+left_shift = _binary(E.bitwise_left_shift, "left_shift")
+right_shift = _binary(E.bitwise_right_shift, "right_shift")
+
+
+def divide_(a, b, /, *, stream=None) -> array:
+    return divide(a, b)
+
+
+def arctan2(a, b, /, *, stream=None) -> array:
+    ta, tb, dt = operands(a, b, floating=True)
+    return _wrap(E.atan2(ta, tb), dt)
+
+
+def logaddexp(a, b, /, *, stream=None) -> array:
+    ta, tb, dt = operands(a, b, floating=True)
+    return _wrap(E.logaddexp(ta, tb), dt)
+
+
+def _compare(fn, name: str):
+    def op(a, b, /, *, stream=None) -> array:
+        return compare(fn, a, b)
+    op.__name__ = name
+    return op
+
+
+equal = _compare(E.eq, "equal")
+not_equal = _compare(E.ne, "not_equal")
+less = _compare(E.lt, "less")
+less_equal = _compare(E.le, "less_equal")
+greater = _compare(E.gt, "greater")
+greater_equal = _compare(E.ge, "greater_equal")
+
+
+def logical_and(a, b, /, *, stream=None) -> array:
+    return _wrap(E.logical_and(_arr(a)._t, _arr(b)._t), D.bool_)
+
+
+def logical_or(a, b, /, *, stream=None) -> array:
+    return _wrap(E.logical_or(_arr(a)._t, _arr(b)._t), D.bool_)
+
+
+def where(condition, x, y, /, *, stream=None) -> array:
+    tx, ty, dt = operands(x, y)
+    return _wrap(E.where(_arr(condition).astype(D.bool_)._t, tx, ty), dt)
+
+
+def clip(a, /, a_min, a_max, *, stream=None) -> array:
+    out = _arr(a)
+    if a_min is not None:
+        out = maximum(out, a_min)
+    if a_max is not None:
+        out = minimum(out, a_max)
+    return out
+
+
+def isclose(a, b, /, rtol: float = 1e-5, atol: float = 1e-8, *, equal_nan: bool = False,
+            stream=None) -> array:
+    ta, tb, _ = operands(a, b)
+    if not ta.dtype.is_floating_point:
+        ta, tb = ta.to(E.float32), tb.to(E.float32)
+    return _wrap(E.isclose(ta, tb.to(ta.dtype), rtol=rtol, atol=atol, equal_nan=equal_nan),
+                 D.bool_)
+
+
+def allclose(a, b, /, rtol: float = 1e-5, atol: float = 1e-8, *, equal_nan: bool = False,
+             stream=None) -> array:
+    return all(isclose(a, b, rtol, atol, equal_nan=equal_nan))
+
+
+def array_equal(a, b, /, equal_nan: bool = False, *, stream=None) -> array:
+    a, b = _arr(a), _arr(b)
+    if a.shape != b.shape:
+        return array(False)
+    if equal_nan:
+        return all(isclose(a, b, 0.0, 0.0, equal_nan=True))
+    return all(equal(a, b))
+
+
+# -- reductions -----------------------------------------------------------------------------
+
+def _sum_dtype(d: Dtype) -> Dtype:
+    if d is D.bool_ or (d.kind == "i" and d.bits < 32):
+        return D.int32
+    if d.kind == "u" and d.bits < 32:
+        return D.uint32
+    return d
+
+
+def _reduce(fn, a, axis, keepdims: bool, dtype: Dtype) -> array:
+    a = _arr(a)
+    t = cast(a._t, a._dtype, dtype)
+    dims = _axes(axis, a.ndim)
+    if dims is None:
+        dims = tuple(range(a.ndim))
+    return wrap_result(fn(t, dims, keepdims) if dims else t, dtype)
+
+
+def sum(a, /, axis=None, keepdims: bool = False, *, stream=None) -> array:  # noqa: A001
+    a = _arr(a)
+    return _reduce(lambda t, d, k: E.sum(t, dim=d, keepdim=k), a, axis, keepdims,
+                   _sum_dtype(a._dtype))
+
+
+def prod(a, /, axis=None, keepdims: bool = False, *, stream=None) -> array:
+    a = _arr(a)
+
+    def fn(t, dims, k):
+        for d in sorted((x % t.dim() for x in dims), reverse=True):
+            t = E.prod(t, dim=d, keepdim=k)
+        return t
+    return _reduce(fn, a, axis, keepdims, _sum_dtype(a._dtype))
+
+
+def mean(a, /, axis=None, keepdims: bool = False, *, stream=None) -> array:
+    a = _float(_arr(a))
+    return _reduce(lambda t, d, k: E.mean(t, dim=d, keepdim=k), a, axis, keepdims, a._dtype)
+
+
+def var(a, /, axis=None, keepdims: bool = False, ddof: int = 0, *, stream=None) -> array:
+    a = _float(_arr(a))
+    return _reduce(lambda t, d, k: E.var(t, dim=d, keepdim=k, correction=ddof), a, axis,
+                   keepdims, a._dtype)
+
+
+def std(a, /, axis=None, keepdims: bool = False, ddof: int = 0, *, stream=None) -> array:
+    return sqrt(var(a, axis, keepdims, ddof))
+
+
+def max(a, /, axis=None, keepdims: bool = False, *, stream=None) -> array:  # noqa: A001
+    a = _arr(a)
+    return _reduce(lambda t, d, k: E.amax(t, dim=d, keepdim=k), a, axis, keepdims, a._dtype)
+
+
+def min(a, /, axis=None, keepdims: bool = False, *, stream=None) -> array:  # noqa: A001
+    a = _arr(a)
+    return _reduce(lambda t, d, k: E.amin(t, dim=d, keepdim=k), a, axis, keepdims, a._dtype)
+
+
+def all(a, /, axis=None, keepdims: bool = False, *, stream=None) -> array:  # noqa: A001
+    a = _arr(a).astype(D.bool_)
+    return _reduce(lambda t, d, k: E.all(t, dim=d, keepdim=k), a, axis, keepdims, D.bool_)
+
+
+def any(a, /, axis=None, keepdims: bool = False, *, stream=None) -> array:  # noqa: A001
+    a = _arr(a).astype(D.bool_)
+    return _reduce(lambda t, d, k: E.any(t, dim=d, keepdim=k), a, axis, keepdims, D.bool_)
+
+
+def logsumexp(a, /, axis=None, keepdims: bool = False, *, stream=None) -> array:
+    a = _float(_arr(a))
+    return _reduce(lambda t, d, k: E.logsumexp(t, dim=d, keepdim=k), a, axis, keepdims,
+                   a._dtype)
+
+
+def _arg(fn, a, axis, keepdims: bool) -> array:
+    a = _arr(a)
+    t = a._t
+    if axis is None:
+        t, axis = t.reshape(-1), 0
+    out = fn(t, dim=axis, keepdim=keepdims)
+    if keepdims and a.ndim and axis is None:
+        out = out.reshape((1,) * a.ndim)
+    return _wrap(out, D.uint32)
+
+
+def argmax(a, /, axis=None, keepdims: bool = False, *, stream=None) -> array:
+    return _arg(E.argmax, a, axis, keepdims)
+
+
+def argmin(a, /, axis=None, keepdims: bool = False, *, stream=None) -> array:
+    return _arg(E.argmin, a, axis, keepdims)
+
+
+def _scan(fn, a, axis, reverse: bool, inclusive: bool, ident: int) -> array:
+    a = _arr(a)
+    t = a._t
+    if axis is None:
+        t, axis = t.reshape(-1), 0
+    if reverse:
+        t = E.flip(t, (axis,))
+    out = fn(t, axis)
+    if not inclusive:
+        out = E.narrow(out, axis, 0, out.shape[axis] - 1) if out.shape[axis] else out
+        pad = [0, 0] * (t.dim() - 1 - axis % t.dim()) + [1, 0]
+        out = E.nn.functional.pad(out, pad, value=ident)
+    if reverse:
+        out = E.flip(out, (axis,))
+    return wrap_result(out.to(a._dtype.carrier), a._dtype)
+
+
+def cumsum(a, /, axis=None, *, reverse: bool = False, inclusive: bool = True,
+           stream=None) -> array:
+    return _scan(lambda t, d: E.cumsum(t, d), a, axis, reverse, inclusive, 0)
+
+
+def cumprod(a, /, axis=None, *, reverse: bool = False, inclusive: bool = True,
+            stream=None) -> array:
+    return _scan(lambda t, d: E.cumprod(t, d), a, axis, reverse, inclusive, 1)
+
+
+def cummax(a, /, axis=None, *, reverse: bool = False, inclusive: bool = True,
+           stream=None) -> array:
+    return _scan(lambda t, d: E.cummax(t, d).values, a, axis, reverse, inclusive, 0)
+
+
+def cummin(a, /, axis=None, *, reverse: bool = False, inclusive: bool = True,
+           stream=None) -> array:
+    return _scan(lambda t, d: E.cummin(t, d).values, a, axis, reverse, inclusive, 0)
+
+
+def softmax(a, /, axis=None, *, precise: bool = False, stream=None) -> array:
+    a = _float(_arr(a))
+    if axis is None:
+        return _wrap(E.softmax(a._t.reshape(-1), 0).reshape(a.shape), a._dtype)
+    out = a._t
+    for d in _axes(axis, a.ndim):
+        if len(_axes(axis, a.ndim)) > 1:
+            break
+        out = E.softmax(out, d)
+    else:
+        return _wrap(out, a._dtype)
+    return exp(a - logsumexp(a, axis, keepdims=True))
+
+
+# -- products -------------------------------------------------------------------------------
+
+def matmul(a, b, /, *, stream=None) -> array:
+    a, b = _arr(a), _arr(b)
+    dt = D.promote_types(a._dtype, b._dtype)
+    if dt.kind not in "fc":
+        raise ValueError(
+            f"[matmul] Only inexact types are supported but {a._dtype.name} and "
+            f"{b._dtype.name} were provided which results in {dt.name}, which is not a "
+            "floating point type.")
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError("[matmul] Got 0 dimension input. Inputs must have at least one "
+                         "dimension.")
+    return _wrap(E.matmul(cast(a._t, a._dtype, dt), cast(b._t, b._dtype, dt)), dt)
+
+
+def addmm(c, a, b, /, alpha: float = 1.0, beta: float = 1.0, *, stream=None) -> array:
+    return multiply(matmul(a, b), alpha) + multiply(c, beta)
+
+
+def outer(a, b, /, *, stream=None) -> array:
+    return multiply(reshape(_arr(a), (-1, 1)), reshape(_arr(b), (1, -1)))
+
+
+def inner(a, b, /, *, stream=None) -> array:
+    return sum(multiply(a, b), axis=-1)
+
+
+def tensordot(a, b, /, axes=2, *, stream=None) -> array:
+    a, b = _arr(a), _arr(b)
+    dt = D.promote_types(a._dtype, b._dtype)
+    return _wrap(E.tensordot(cast(a._t, a._dtype, dt), cast(b._t, b._dtype, dt), dims=axes),
+                 dt)
+
+
+def einsum(subscripts: str, *operands_, stream=None) -> array:
+    arrs = [_arr(o) for o in operands_]
+    dt = arrs[0]._dtype
+    for o in arrs[1:]:
+        dt = D.promote_types(dt, o._dtype)
+    return _wrap(E.einsum(subscripts, *[cast(o._t, o._dtype, dt) for o in arrs]), dt)
+
+
+# -- shapes ---------------------------------------------------------------------------------
+
+def reshape(a, /, shape, *, stream=None) -> array:
+    a = _arr(a)
+    return _wrap(a._t.reshape(tuple(shape)), a._dtype)
+
+
+def flatten(a, /, start_axis: int = 0, end_axis: int = -1, *, stream=None) -> array:
+    a = _arr(a)
+    if a.ndim == 0:
+        return reshape(a, (1,))
+    return _wrap(E.flatten(a._t, start_axis, end_axis), a._dtype)
+
+
+def squeeze(a, /, axis=None, *, stream=None) -> array:
+    a = _arr(a)
+    if axis is None:
+        return _wrap(a._t.squeeze(), a._dtype)
+    t = a._t
+    for d in sorted((x % a.ndim for x in _axes(axis, a.ndim)), reverse=True):
+        if t.shape[d] != 1:
+            raise ValueError(f"[squeeze] Cannot squeeze axis {d} with size {t.shape[d]} "
+                             "which is not equal to 1.")
+        t = t.squeeze(d)
+    return _wrap(t, a._dtype)
+
+
+def expand_dims(a, /, axis, *, stream=None) -> array:
+    a = _arr(a)
+    axes = _axes(axis, a.ndim)
+    n = a.ndim + len(axes)
+    t = a._t
+    for d in sorted(x % n for x in axes):
+        t = t.unsqueeze(d)
+    return _wrap(t, a._dtype)
+
+
+def transpose(a, /, axes=None, *, stream=None) -> array:
+    a = _arr(a)
+    axes = tuple(reversed(range(a.ndim))) if axes is None else tuple(axes)
+    return _wrap(a._t.permute(*axes), a._dtype)
+
+
+def swapaxes(a, /, axis1: int, axis2: int, *, stream=None) -> array:
+    a = _arr(a)
+    return _wrap(a._t.transpose(axis1, axis2), a._dtype)
+
+
+def moveaxis(a, /, source: int, destination: int, *, stream=None) -> array:
+    a = _arr(a)
+    return _wrap(E.movedim(a._t, source, destination), a._dtype)
+
+
+def broadcast_to(a, /, shape, *, stream=None) -> array:
+    a = _arr(a)
+    return _wrap(E.broadcast_to(a._t, tuple(shape)), a._dtype)
+
+
+def _common(arrays) -> tuple:
+    arrs = [_arr(x) for x in arrays]
+    dt = arrs[0]._dtype
+    for x in arrs[1:]:
+        dt = D.promote_types(dt, x._dtype)
+    return [cast(x._t, x._dtype, dt) for x in arrs], dt
+
+
+def concatenate(arrays, axis: int | None = 0, *, stream=None) -> array:
+    ts, dt = _common(arrays)
+    if axis is None:
+        ts, axis = [t.reshape(-1) for t in ts], 0
+    return _wrap(E.cat(ts, dim=axis), dt)
+
+
+concat = concatenate
+
+
+def stack(arrays, axis: int = 0, *, stream=None) -> array:
+    ts, dt = _common(arrays)
+    return _wrap(E.stack(ts, dim=axis), dt)
+
+
+def split(a, /, indices_or_sections, axis: int = 0, *, stream=None) -> list:
+    a = _arr(a)
+    n = a.shape[axis]
+    if isinstance(indices_or_sections, int):
+        if n % indices_or_sections:
+            raise ValueError("[split] Cannot split array into equal sized parts.")
+        size = n // indices_or_sections
+        bounds = [i * size for i in range(1, indices_or_sections)]
+    else:
+        bounds = list(indices_or_sections)
+    edges = [0, *bounds, n]
+    return [_wrap(E.narrow(a._t, axis, lo, builtins.max(hi - lo, 0)), a._dtype)
+            for lo, hi in zip(edges[:-1], edges[1:])]
+
+
+def repeat(a, /, repeats: int, axis: int | None = None, *, stream=None) -> array:
+    a = _arr(a)
+    t = a._t.reshape(-1) if axis is None else a._t
+    return _wrap(E.repeat_interleave(t, repeats, dim=0 if axis is None else axis), a._dtype)
+
+
+def tile(a, /, reps, *, stream=None) -> array:
+    a = _arr(a)
+    reps = (reps,) if isinstance(reps, int) else tuple(reps)
+    return _wrap(E.tile(a._t, reps), a._dtype)
+
+
+def pad(a, /, pad_width, mode: str = "constant", constant_values=0, *, stream=None) -> array:
+    a = _arr(a)
+    if isinstance(pad_width, int):
+        widths = [(pad_width, pad_width)] * a.ndim
+    else:
+        pw = [tuple(p) if isinstance(p, tuple | list) else (p, p) for p in pad_width]
+        widths = pw * a.ndim if len(pw) == 1 else pw
+    flat = [x for lo_hi in reversed(widths) for x in lo_hi]
+    if mode == "constant":
+        value = constant_values.item() if isinstance(constant_values, array) else constant_values
+        return _wrap(E.nn.functional.pad(a._t, flat, value=value), a._dtype)
+    if mode == "edge":
+        return _wrap(_edge_pad(a._t, widths), a._dtype)
+    raise ValueError(f"Invalid padding mode ({mode}) passed to pad")
+
+
+def _edge_pad(t, widths):
+    for d, (lo, hi) in enumerate(widths):
+        parts = [E.narrow(t, d, 0, 1).expand(*[lo if i == d else s for i, s in
+                                                enumerate(t.shape)])] if lo else []
+        parts.append(t)
+        if hi:
+            last = E.narrow(t, d, t.shape[d] - 1, 1)
+            parts.append(last.expand(*[hi if i == d else s for i, s in enumerate(t.shape)]))
+        t = E.cat(parts, dim=d)
+    return t
+
+
+# -- indexing -------------------------------------------------------------------------------
+
+def take(a, /, indices, axis: int | None = None, *, stream=None) -> array:
+    a = _arr(a)
+    idx = _arr(indices)._t if not isinstance(indices, int) else E.tensor(indices)
+    t = a._t.reshape(-1) if axis is None else a._t
+    axis = 0 if axis is None else axis % a.ndim
+    n = t.shape[axis]
+    idx = E.where(idx < 0, idx + n, idx)
+    out = E.index_select(t, axis, idx.reshape(-1).to(E.int64))
+    shape = list(t.shape[:axis]) + list(idx.shape) + list(t.shape[axis + 1:])
+    return _wrap(out.reshape(shape), a._dtype)
+
+
+def take_along_axis(a, /, indices, axis: int | None = None, *, stream=None) -> array:
+    a, i = _arr(a), _arr(indices)
+    t = a._t.reshape(-1) if axis is None else a._t
+    idx = i._t.reshape(-1) if axis is None else i._t
+    axis = 0 if axis is None else axis
+    shape = list(np.broadcast_shapes(tuple(t.shape[:axis % t.dim()]) + (1,)
+                                     + tuple(t.shape[axis % t.dim() + 1:]), tuple(idx.shape)))
+    base = list(shape)
+    base[axis % t.dim()] = t.shape[axis % t.dim()]
+    return _wrap(E.gather(t.expand(*base), axis, idx.to(E.int64).expand(*shape)), a._dtype)
+
+
+def put_along_axis(a, /, indices, values, axis: int | None = None, *, stream=None) -> array:
+    a, i, v = _arr(a), _arr(indices), _arr(values)
+    t = a._t.reshape(-1) if axis is None else a._t
+    idx = i._t.reshape(-1).to(E.int64) if axis is None else i._t.to(E.int64)
+    vals = cast(v._t, v._dtype, a._dtype)
+    axis = 0 if axis is None else axis
+    vals = E.broadcast_to(vals, tuple(idx.shape)) if vals.shape != idx.shape else vals
+    out = t.scatter(axis, idx, vals)
+    return _wrap(out.reshape(a.shape), a._dtype)
+
+
+def sort(a, /, axis: int | None = -1, *, stream=None) -> array:
+    a = _arr(a)
+    t = a._t.reshape(-1) if axis is None else a._t
+    return _wrap(E.sort(t, dim=0 if axis is None else axis, stable=True).values, a._dtype)
+
+
+def argsort(a, /, axis: int | None = -1, *, stream=None) -> array:
+    a = _arr(a)
+    t = a._t.reshape(-1) if axis is None else a._t
+    return _wrap(E.argsort(t, dim=0 if axis is None else axis, stable=True), D.uint32)
+
+
+def partition(a, /, kth: int, axis: int | None = -1, *, stream=None) -> array:
+    return sort(a, axis)
+
+
+def argpartition(a, /, kth: int, axis: int | None = -1, *, stream=None) -> array:
+    return argsort(a, axis)
+
+
+def topk(a, /, k: int, axis: int | None = -1, *, stream=None) -> array:
+    a = _arr(a)
+    t = a._t.reshape(-1) if axis is None else a._t
+    ax = 0 if axis is None else axis
+    n = t.shape[ax]
+    s = E.sort(t, dim=ax, stable=True).values
+    return _wrap(E.narrow(s, ax, n - k, k), a._dtype)
+
+
+def diag(a, /, k: int = 0, *, stream=None) -> array:
+    a = _arr(a)
+    return _wrap(E.diag(a._t, k), a._dtype)
+
+
+def diagonal(a, /, offset: int = 0, axis1: int = 0, axis2: int = 1, *, stream=None) -> array:
+    a = _arr(a)
+    return _wrap(E.diagonal(a._t, offset, axis1, axis2), a._dtype)
+
+
+def tril(x, /, k: int = 0, *, stream=None) -> array:
+    x = _arr(x)
+    return _wrap(E.tril(x._t, k), x._dtype)
+
+
+def triu(x, /, k: int = 0, *, stream=None) -> array:
+    x = _arr(x)
+    return _wrap(E.triu(x._t, k), x._dtype)
+
+
+def stop_gradient(a, /, *, stream=None) -> array:
+    a = _arr(a)
+    return _wrap(a._t.detach(), a._dtype)
+
+
+# -- creation -------------------------------------------------------------------------------
+
+def _shape(shape) -> tuple:
+    return (shape,) if isinstance(shape, int) else tuple(shape)
+
+
+def zeros(shape, dtype: Dtype = D.float32, *, stream=None) -> array:
+    return _wrap(E.zeros(_shape(shape), dtype=dtype.carrier), dtype)
+
+
+def ones(shape, dtype: Dtype = D.float32, *, stream=None) -> array:
+    return _wrap(E.ones(_shape(shape), dtype=dtype.carrier), dtype)
+
+
+def full(shape, vals, dtype: Dtype | None = None, *, stream=None) -> array:
+    v = _arr(vals) if dtype is None else array(vals, dtype) if not isinstance(vals, array) \
+        else vals.astype(dtype)
+    return _wrap(E.broadcast_to(v._t, _shape(shape)).clone(), v._dtype)
+
+
+def zeros_like(a, /, *, stream=None) -> array:
+    a = _arr(a)
+    return zeros(a.shape, a._dtype)
+
+
+def ones_like(a, /, *, stream=None) -> array:
+    a = _arr(a)
+    return ones(a.shape, a._dtype)
+
+
+def full_like(a, /, vals, dtype: Dtype | None = None, *, stream=None) -> array:
+    a = _arr(a)
+    return full(a.shape, vals, dtype or a._dtype)
+
+
+def eye(n: int, m: int | None = None, k: int = 0, dtype: Dtype = D.float32, *,
+        stream=None) -> array:
+    m = n if m is None else m
+    return array_from_np(np.eye(n, m, k), dtype)
+
+
+def identity(n: int, dtype: Dtype = D.float32, *, stream=None) -> array:
+    return eye(n, dtype=dtype)
+
+
+def tri(n: int, m: int | None = None, k: int = 0, dtype: Dtype = D.float32, *,
+        stream=None) -> array:
+    return array_from_np(np.tri(n, n if m is None else m, k), dtype)
+
+
+def array_from_np(a: np.ndarray, dtype: Dtype) -> array:
+    from ._array import array_from_numpy
+    return array_from_numpy(a.astype(dtype.np) if dtype.kind != "u" or True else a, dtype)
+
+
+def arange(*args, dtype: Dtype | None = None, stream=None, **kw) -> array:
+    """`arange(stop)`, `arange(start, stop[, step])`: int32 when all are ints, else float32."""
+    start, stop, step = 0, None, 1
+    if "start" in kw or "stop" in kw or "step" in kw:
+        start, stop, step = kw.get("start", 0), kw.get("stop"), kw.get("step", 1)
+    if len(args) == 1:
+        stop = args[0]
+    elif len(args) >= 2:
+        start, stop = args[0], args[1]
+        if len(args) == 3:
+            step = args[2]
+    if stop is None:
+        start, stop = 0, start
+    every = (start, stop, step)
+    dt = dtype or (D.int32 if builtins.all(isinstance(v, int) for v in every) else D.float32)
+    n = builtins.max(0, math.ceil((stop - start) / step))
+    if dt.kind in "iu":
+        values = start + np.arange(n, dtype=np.float64) * step
+        return array_from_np(values, dt)
+    values = start + np.arange(n, dtype=np.float64) * step
+    return array_from_np(values, dt)
+
+
+def linspace(start, stop, num: int = 50, dtype: Dtype = D.float32, *, stream=None) -> array:
+    if num < 0:
+        raise ValueError(f"[linspace] number of samples, {num}, must be non-negative.")
+    return _wrap(E.linspace(float(start), float(stop), num, dtype=E.float64).to(dtype.carrier),
+                 dtype)
+
+
+def meshgrid(*arrays, sparse: bool = False, indexing: str = "xy", stream=None) -> list:
+    ts = [_arr(a) for a in arrays]
+    grids = E.meshgrid(*[a._t for a in ts], indexing=indexing)
+    return [_wrap(g.contiguous(), a._dtype) for g, a in zip(grids, ts)]
+
+
+def astype(a, /, dtype: Dtype, *, stream=None) -> array:
+    return _arr(a).astype(dtype)
+
+
+__all__ = [n for n, v in list(globals().items())
+           if callable(v) and not n.startswith("_") and getattr(v, "__module__", "") == __name__
+           and n not in ("array_from_np", "divide_")]

@@ -1,0 +1,51 @@
+"""MLX's trees: lists, tuples and dicts nested in any way, with arrays (or anything
+else) at the leaves. The transforms flatten their arguments with these; `mlx.utils` gives
+the public tree functions on the same walk."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+
+def is_node(x) -> bool:
+    return isinstance(x, list | tuple | dict)
+
+
+def leaves(tree, is_leaf: Callable | None = None) -> list:
+    """The leaves of `tree`, depth first, dict entries in insertion order."""
+    out: list = []
+
+    def walk(t):
+        if is_leaf is not None and is_leaf(t):
+            out.append(t)
+        elif isinstance(t, dict):
+            for v in t.values():
+                walk(v)
+        elif isinstance(t, list | tuple):
+            for v in t:
+                walk(v)
+        else:
+            out.append(t)
+
+    walk(tree)
+    return out
+
+
+def rebuild(tree, new: Iterator, is_leaf: Callable | None = None):
+    """`tree`'s structure with its leaves taken in order from iterator `new`."""
+    if is_leaf is not None and is_leaf(tree):
+        return next(new)
+    if isinstance(tree, dict):
+        return {k: rebuild(v, new, is_leaf) for k, v in tree.items()}
+    if isinstance(tree, tuple) and hasattr(tree, "_fields"):
+        return type(tree)(*(rebuild(v, new, is_leaf) for v in tree))
+    if isinstance(tree, list | tuple):
+        return type(tree)(rebuild(v, new, is_leaf) for v in tree)
+    return next(new)
+
+
+def tree_map(fn: Callable, tree, *rest, is_leaf: Callable | None = None):
+    """`fn` applied to the leaves of `tree` (and the matching leaves of `rest`)."""
+    others = [iter(leaves(r, is_leaf)) for r in rest]
+    mapped = [fn(x, *(next(o) for o in others)) for x in leaves(tree, is_leaf)]
+    return rebuild(tree, iter(mapped), is_leaf)
