@@ -49,9 +49,10 @@ def submodule_or_missing(package: str, name: str):
     raise missing(package, name)
 
 
-# Top-level packages that mean a part of ember while installed: `torch` itself, and
-# torchviz, whose `make_dot` ember provides (ember.utils.viz).
-_ALIASES = {"torch": "ember", "torchviz": "ember.utils.viz"}
+# Top-level packages that mean a part of ember while installed: `torch` itself,
+# torchviz, whose `make_dot` ember provides (ember.utils.viz), and MLX (its face,
+# ember.mlx).
+_ALIASES = {"torch": "ember", "torchviz": "ember.utils.viz", "mlx": "ember.mlx"}
 
 
 def _alias_target(fullname: str) -> str | None:
@@ -108,8 +109,8 @@ def _rename_classes(module) -> None:
     """Give the classes defined in an ember module torch's module path (for `type(x)`,
     `torch.typename` and pickles that name classes); `uninstall()` restores them."""
     name = getattr(module, "__name__", "")
-    if name != "ember" and not name.startswith("ember."):
-        return
+    if name != "ember" and not name.startswith("ember.") or name.startswith("ember.mlx"):
+        return  # (the MLX face's classes are not PyTorch's)
     for obj in list(vars(module).values()):
         if isinstance(obj, type) and obj.__module__ == name and obj not in _renamed:
             _renamed[obj] = name

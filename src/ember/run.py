@@ -1,4 +1,4 @@
-"""`python -m ember.run SCRIPT [ARGS...]`: run a PyTorch program on ember, unmodified.
+"""`python -m ember.run SCRIPT [ARGS...]`: run a PyTorch (or MLX) program on ember, unmodified.
 
 Also `python -m ember.run -m package.module [ARGS...]`, and the `ember-run` command.
 """

@@ -2,7 +2,7 @@
 
 import math as _math
 
-from . import _methods, _ops
+from . import _lazy, _methods, _ops
 from ._array import array
 from ._compile import async_eval, compile, disable_compile, enable_compile, eval
 from ._device import (
@@ -55,13 +55,16 @@ from ._info import (
     set_wired_limit,
 )
 from ._io import load, save, save_safetensors, savez, savez_compressed
+from ._lazy import graph_size
 from ._transforms import grad, jvp, value_and_grad, vjp, vmap
 
 _methods.install()
 
 
 def _on_cpu(fn):
-    """`fn` refusing `stream=mx.gpu` as MLX's CPU build does."""
+    """`fn`, recorded lazily (`_lazy`), refusing `stream=mx.gpu` as MLX's CPU build does."""
+    fn = _lazy.lazy(fn.__wrapped__ if hasattr(fn, "__wrapped__") else fn)
+
     def op(*args, stream=None, **kwargs):  # noqa: F811  (MLX's keyword)
         if stream is not None:
             check_stream(stream)

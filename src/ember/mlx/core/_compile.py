@@ -14,8 +14,9 @@ import os
 from collections.abc import Callable
 
 import ember as E
+from ember._tensor import Tensor
 
-from . import _trees
+from . import _lazy, _trees
 from ._array import array
 
 _disabled = [os.environ.get("MLX_DISABLE_COMPILE", "") not in ("", "0")]
@@ -38,6 +39,7 @@ def compile(fun: Callable, inputs=None, outputs=None, shapeless: bool = False) -
     def wrapped(*args, **kwargs):
         if _disabled[0]:
             return fun(*args, **kwargs)
+        _lazy.evaluate("mx.compile")
         return compiled(*args, **kwargs)
 
     return wrapped
@@ -46,9 +48,9 @@ def compile(fun: Callable, inputs=None, outputs=None, shapeless: bool = False) -
 def eval(*trees) -> None:  # noqa: A001  (MLX's name)
     """Compute every array in `trees` (lists, tuples, dicts; other leaves are ignored)."""
     for x in _trees.leaves(list(trees)):
-        if isinstance(x, array):
-            if getattr(x._t, "_is_lazy", False):
-                x._t._force("mx.eval")
+        if isinstance(x, array) and x._t.__class__ is not Tensor:
+            _lazy.evaluate("mx.eval")
+            return
 
 
 def async_eval(*trees) -> None:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from . import _ops
-from ._array import _wrap, array
+from ._array import _At, _wrap, array
+from ._lazy import lazy
 
 _SAME = ("abs", "all", "any", "argmax", "argmin", "cos", "cummax", "cummin", "cumprod",
          "cumsum", "diag", "diagonal", "exp", "flatten", "log", "log10", "log1p", "log2",
@@ -34,10 +35,25 @@ def _mT(self) -> array:
     return _ops.swapaxes(self, -1, -2)
 
 
+# what records lazily besides the methods above (see `_lazy`)
+_OPERATORS = ("add", "radd", "sub", "rsub", "mul", "rmul", "truediv", "rtruediv", "floordiv",
+              "rfloordiv", "mod", "rmod", "pow", "rpow", "matmul", "rmatmul", "and", "rand",
+              "or", "ror", "xor", "rxor", "lshift", "rshift", "eq", "ne", "lt", "le", "gt",
+              "ge", "neg", "abs", "invert", "iadd", "isub", "imul", "itruediv", "getitem",
+              "setitem")
+
+
 def install() -> None:
     for name in _SAME:
-        setattr(array, name, getattr(_ops, name))
-    array.reshape = _reshape
-    array.transpose = _transpose
-    array.conj = _conj
-    array.mT = property(_mT)
+        setattr(array, name, lazy(getattr(_ops, name)))
+    array.reshape = lazy(_reshape)
+    array.transpose = lazy(_transpose)
+    array.conj = lazy(_conj)
+    array.astype = lazy(array.astype)
+    array.mT = property(lazy(_mT))
+    array.T = property(lazy(array.T.fget))
+    for name in _OPERATORS:
+        dunder = f"__{name}__"
+        setattr(array, dunder, lazy(getattr(array, dunder)))
+    for name in ("add", "subtract", "multiply", "divide", "maximum", "minimum"):
+        setattr(_At, name, lazy(getattr(_At, name)))

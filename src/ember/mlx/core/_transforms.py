@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import ember as E
 
-from . import _trees
+from . import _lazy, _trees
 from ._array import _wrap, array
 
 _func = E.func
@@ -60,6 +60,7 @@ def _value_and_grad(fun: Callable, argnums, argnames, who: str) -> Callable:
 
     @functools.wraps(fun)
     def wrapped(*args, **kwargs):
+        _lazy.evaluate("transform")
         for i in nums:
             if i >= len(args):
                 raise ValueError(f"[{who}] Can't compute the gradient of argument index {i} "
@@ -146,6 +147,7 @@ def _outputs(out) -> list:
 def vjp(fun: Callable, primals: list, cotangents: list) -> tuple:
     """`(outputs, vjps)`: `fun(*primals)` as a list, and the cotangents pulled back onto
     each primal."""
+    _lazy.evaluate("transform")
     prim = [p if _is_array(p) else array(p) for p in primals]
     cots = [c if _is_array(c) else array(c) for c in cotangents]
     box: dict = {}
@@ -171,6 +173,7 @@ def vjp(fun: Callable, primals: list, cotangents: list) -> tuple:
 
 def jvp(fun: Callable, primals: list, tangents: list) -> tuple:
     """`(outputs, jvps)`: `fun(*primals)` as a list, and its derivative along `tangents`."""
+    _lazy.evaluate("transform")
     prim = [p if _is_array(p) else array(p) for p in primals]
     tans = [t if _is_array(t) else array(t) for t in tangents]
     if len(prim) != len(tans):
@@ -196,6 +199,7 @@ def vmap(fun: Callable, in_axes=0, out_axes=0) -> Callable:
 
     @functools.wraps(fun)
     def wrapped(*args):
+        _lazy.evaluate("transform")
         axes = in_axes if isinstance(in_axes, list | tuple) else [in_axes] * len(args)
         if len(axes) != len(args):
             raise ValueError(f"[vmap] The number of in axes ({len(axes)}) must match the "

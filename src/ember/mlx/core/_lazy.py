@@ -1,0 +1,133 @@
+"""MLX's lazy evaluation on ember's graph layer.
+
+Each thread has one long-lived capture session (`graph.capture.Session`, the recorder
+`ember.compile` uses). An `mx` op pushes it for its duration, so the ember ops it binds
+record nodes of a graph instead of running, and its array holds a `LazyTensor`.
+The pending graph runs when a value is needed: `mx.eval`, printing, `.item()`,
+`.tolist()`, NumPy conversion, saving, `if arr:`, an op the recorder does not capture
+(it runs the graph first, then itself), or the start of a transform (`grad`, `vmap`,
+`compile`, which work on computed arrays). Running computes every pending array still
+referenced and nothing else, then each becomes an ordinary tensor: evaluated arrays keep
+no graph.
+
+A graph whose structure recurs (the same training step, eval after eval) is run by
+generated code fused into C from its second run on; a one-off graph runs node by node (its
+generated Python), so nothing waits on a C compiler for a graph that never comes back.
+`EMBER_MLX_LAZY=0` runs every op at once instead.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+
+from ..._core import dispatch
+from ...graph.capture import Session
+from ...graph.compiled import lower
+from ...graph.program import lower_python
+
+_stack = dispatch._stack
+_push, _unwind = dispatch.push, dispatch.unwind
+enabled = [os.environ.get("EMBER_MLX_LAZY", "1") not in ("0", "")]
+
+FUSE_FROM_RUN = 2  # a graph's run from which its fused program is used
+_KEEP = 256  # programs kept per thread (the least recently used go first)
+
+
+class Recurring:
+    """A graph's program: its generated Python until the graph has come back, then the
+    fused program (compiled once, at that run)."""
+
+    __slots__ = ("graph", "program", "runs", "fused")
+
+    def __init__(self, graph) -> None:
+        self.graph = graph
+        self.program = lower_python(graph)
+        self.runs = 0
+        self.fused = False
+
+    def run(self, arrays: list) -> list:
+        self.runs += 1
+        if self.runs == FUSE_FROM_RUN:
+            self.program = lower(self.graph, "inductor")
+            self.fused = True
+        return self.program.run(arrays)
+
+
+class _Programs(OrderedDict):
+    """Programs by graph structure, the least recently used dropped past `_KEEP`."""
+
+    def get(self, key, default=None):
+        p = OrderedDict.get(self, key)
+        if p is None:
+            return default
+        self.move_to_end(key)
+        return p
+
+    def __setitem__(self, key, value) -> None:
+        OrderedDict.__setitem__(self, key, value)
+        if len(self) > _KEEP:
+            self.popitem(last=False)
+
+
+class World(Session):
+    """The thread's lazy session: every flush starts the next graph afresh."""
+
+    def __init__(self) -> None:
+        super().__init__(_Programs(), lambda graph, segment: Recurring(graph))
+        self.evaluations = 0  # graphs run so far
+
+    def flush(self, reason: str = "value needed", op: str | None = None) -> None:
+        had = bool(self.graph.nodes)
+        super().flush(reason, op)
+        self.runs.clear()
+        self.segment = 0  # (each graph is the first of its "call": following finds it)
+        self.evaluations += had
+
+
+class _Local(threading.local):
+    world: World | None = None
+
+
+_local = _Local()
+
+
+def world() -> World:
+    w = _local.world
+    if w is None:
+        w = _local.world = World()
+    return w
+
+
+def lazy(fn: Callable) -> Callable:
+    """`fn` with this thread's lazy session innermost while it runs, unless another
+    interpreter is already there (a transform, `compile`, a profiler, or the session)."""
+    def op(*args, **kwargs):
+        if _stack.top is not None or not enabled[0]:
+            return fn(*args, **kwargs)
+        w = _local.world or world()
+        _push(w)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _unwind(w)
+    op.__name__ = op.__qualname__ = fn.__name__
+    op.__doc__ = fn.__doc__
+    op.__wrapped__ = fn
+    return op
+
+
+def evaluate(reason: str) -> None:
+    """Run this thread's pending graph (if any)."""
+    w = _local.world
+    if w is not None and w.graph.nodes:
+        w.flush(reason)
+
+
+def graph_size() -> int:
+    """How many nodes this thread's pending graph holds (ember's own: MLX has no such
+    call; it shows why a loop should evaluate each step)."""
+    w = _local.world
+    return 0 if w is None else len(w.graph.nodes)

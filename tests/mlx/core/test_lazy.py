@@ -1,0 +1,114 @@
+"""Lazy evaluation: mx ops record a graph (ember's IR) and run it when a value is needed;
+a graph that recurs runs fused from its second run."""
+
+import numpy as np
+import pytest
+
+import ember
+import ember.mlx.core as mx
+from ember.mlx.core import _lazy
+
+
+@pytest.fixture(autouse=True)
+def _fresh_world():
+    _lazy.evaluate("test start")
+    yield
+    _lazy.evaluate("test end")
+
+
+def test_ops_record_nodes_until_a_value_is_needed():
+    x = mx.array([[1.0, 2.0], [3.0, 4.0]])
+    y = x * 2 + 1  # nothing has been computed
+    assert mx.graph_size() == 2
+    assert type(y._t).__name__ == "LazyTensor"
+    mx.eval(y)
+    assert mx.graph_size() == 0
+    assert type(y._t) is ember.Tensor  # evaluated arrays keep no graph
+    assert y.tolist() == [[3.0, 5.0], [7.0, 9.0]]
+
+
+@pytest.mark.parametrize("read", [
+    lambda a: a.item(), lambda a: a.tolist(), lambda a: np.array(a), lambda a: repr(a),
+    lambda a: bool(a), lambda a: float(a),
+])
+def test_reading_a_value_runs_the_pending_graph(read):
+    x = mx.array([3.0])
+    y = mx.sqrt(x * x)
+    assert mx.graph_size() == 2
+    read(y)
+    assert mx.graph_size() == 0
+    assert y.item() == 3.0
+
+
+def test_only_what_is_still_referenced_is_computed():
+    x = mx.array([1.0, 2.0])
+    kept = x + 1
+    dropped = x * 5  # noqa: F841  (dropped before the graph runs)
+    del dropped
+    mx.eval(kept)
+    assert kept.tolist() == [2.0, 3.0]
+
+
+def test_lazy_results_equal_eager_results_bit_for_bit():
+    rng = np.random.default_rng(0)
+    a = mx.array(rng.standard_normal((5, 7)).astype(np.float32))
+    b = mx.array(rng.standard_normal((7,)).astype(np.float32))
+
+    def f():
+        return ((a * b - 0.5) * (a + b)).sum(axis=1) / 3.0
+
+    lazy = np.array(f())
+    _lazy.enabled[0] = False
+    try:
+        eager = np.array(f())
+    finally:
+        _lazy.enabled[0] = True
+    assert np.array_equal(lazy, eager)
+
+
+def test_a_recurring_graph_runs_fused_from_its_second_run_with_the_same_values():
+    x = mx.array(np.linspace(-2, 2, 33, dtype=np.float32))
+    before = {id(p): p.runs for p in _lazy.world().programs.values()}
+    outs = []
+    for i in range(3):
+        y = (x * (i + 1) + 1) * x  # the same structure each time (the number is an input)
+        outs.append(np.array(y))
+    programs = [p for p in _lazy.world().programs.values()
+                if p.runs - before.get(id(p), 0) == 3]
+    assert len(programs) == 1 and programs[0].fused
+    for i, out in enumerate(outs):
+        xs = np.linspace(-2, 2, 33, dtype=np.float32)
+        assert np.array_equal(out, (xs * np.float32(i + 1) + np.float32(1)) * xs)
+
+
+def test_a_one_off_graph_is_never_compiled(monkeypatch):
+    compiled = []
+    monkeypatch.setattr(_lazy, "lower", lambda g, b: compiled.append(g))
+    y = mx.array([1.0, 2.0]) * 7 - mx.array([0.5, 0.25]) * 3
+    mx.eval(y)
+    assert compiled == []
+    assert y.tolist() == [5.5, 13.25]
+
+
+def test_transforms_work_on_pending_arrays():
+    w = mx.array([1.0, 2.0]) * 3  # pending when grad starts
+    g = mx.grad(lambda v: (v * v).sum())(w)
+    assert g.tolist() == [6.0, 12.0]
+
+
+def test_eval_inside_grad_is_allowed():
+    def loss(v):
+        y = v * v
+        mx.eval(y)
+        return y.sum()
+
+    assert mx.grad(loss)(mx.array([2.0])).tolist() == [4.0]
+
+
+def test_disabled_lazy_mode_runs_each_op_at_once():
+    _lazy.enabled[0] = False
+    try:
+        y = mx.array([1.0]) + 1
+        assert type(y._t) is ember.Tensor and mx.graph_size() == 0
+    finally:
+        _lazy.enabled[0] = True
