@@ -456,3 +456,12 @@ def test_the_profiler_sees_a_compiled_graph_and_its_fused_kernels():
     fused = [k for k in keys if k.startswith("ember::fused_0")]
     assert fused == ["ember::fused_0 (mul, add, relu)"] or not ember.native.available()
     assert out.item() == f.fn(a, b).item()
+
+
+def test_zero_dim_intermediates_reach_the_next_kernel_as_arrays():
+    # NumPy gives a 0-d product as a scalar; the float16 power kernel once took that for
+    # a Python number (AttributeError) in the generated Python program
+    f = ember.compile(lambda x: ember.square((x * 2).half()), backend="eager")
+    got = f(ember.tensor(-0.5))
+    want = torch.square((torch.tensor(-0.5) * 2).half())
+    assert got.dtype == ember.float16 and got.item() == want.item() == 1.0

@@ -54,8 +54,10 @@ def tree_unflatten(tree: list | dict) -> Any:
     for path, value in items:
         head, _, rest = path.partition(".")
         children.setdefault(head, []).append((rest, value))
-    if all(k.isdigit() for k in children):
-        return [tree_unflatten(children[k]) for k in sorted(children, key=int)]
+    if all(k.isdigit() for k in children):  # a list; indices missing in between are {}
+        n = max(int(k) for k in children) + 1
+        return [tree_unflatten(children[str(i)]) if str(i) in children else {}
+                for i in range(n)]
     return {k: tree_unflatten(v) for k, v in children.items()}
 
 

@@ -66,10 +66,11 @@ def _cj(x):
 def lowp2(fn):
     """Binary kernel that computes float16 / bfloat16 in float32 and rounds once."""
     def kernel(a, b, **params):
-        d = a.dtype if isinstance(a, np.ndarray) else b.dtype
+        # (a 0-d result inside a compiled program may reach here as a NumPy scalar)
+        d = a.dtype if isinstance(a, np.ndarray | np.generic) else b.dtype
         if d.itemsize == 2 and d.kind in "fV":
-            a = a.astype(_F32) if isinstance(a, np.ndarray) else a
-            b = b.astype(_F32) if isinstance(b, np.ndarray) else b
+            a = a.astype(_F32) if isinstance(a, np.ndarray | np.generic) else a
+            b = b.astype(_F32) if isinstance(b, np.ndarray | np.generic) else b
             return np.asarray(fn(a, b, **params)).astype(d)
         return fn(a, b, **params)
 

@@ -2,7 +2,7 @@
 
 import math as _math
 
-from . import _lazy, _methods, _ops
+from . import _conv, _lazy, _methods, _ops, fast, random
 from ._array import array
 from ._compile import async_eval, compile, disable_compile, enable_compile, eval
 from ._device import (
@@ -77,6 +77,9 @@ def _on_cpu(fn):
 
 for _name in _ops.__all__:
     globals()[_name] = _on_cpu(getattr(_ops, _name))
+for _name in ("conv1d", "conv2d", "conv3d", "conv_general", "conv_transpose1d",
+              "conv_transpose2d", "conv_transpose3d"):
+    globals()[_name] = _on_cpu(getattr(_conv, _name))
 divide = _on_cpu(_ops.divide_)
 
 complexfloating = DtypeCategory.complexfloating

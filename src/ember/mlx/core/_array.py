@@ -80,7 +80,7 @@ class array:
 
     # -- reading values (these evaluate) --------------------------------------------------
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
-        a = numpy_of(self)
+        a = np.asarray(numpy_of(self))
         return a if dtype is None else a.astype(dtype)
 
     def item(self):
@@ -338,7 +338,7 @@ def wrap_result(t: Tensor, dtype: Dtype) -> array:
 
 def _to_carrier(a: np.ndarray, dtype: Dtype) -> np.ndarray:
     if dtype is D.uint64:
-        return np.ascontiguousarray(a.astype(np.uint64)).view(np.int64)
+        return np.array(a, dtype=np.uint64).view(np.int64)
     return a.astype(dtype.carrier.np, copy=False)
 
 

@@ -143,8 +143,20 @@ multiply = _binary(E.mul, "multiply")
 floor_divide = _binary(E.floor_divide, "floor_divide")
 remainder = _binary(E.remainder, "remainder")
 power = _binary(E.pow, "power")
-maximum = _binary(E.maximum, "maximum")
-minimum = _binary(E.minimum, "minimum")
+
+
+def _select(first_if):
+    """max / min as MLX defines them: NaN wins, and at a tie the second argument is taken
+    (so the gradient flows to it whole: `relu`'s derivative at 0 is 0)."""
+    def fn(ta, tb):
+        if ta.dtype.is_floating_point or ta.dtype.is_complex:
+            return E.where(first_if(ta, tb) | E.isnan(ta), ta, tb)
+        return E.where(first_if(ta, tb), ta, tb)
+    return fn
+
+
+maximum = _binary(_select(E.gt), "maximum")
+minimum = _binary(_select(E.lt), "minimum")
 bitwise_and = _binary(E.bitwise_and, "bitwise_and")
 bitwise_or = _binary(E.bitwise_or, "bitwise_or")
 bitwise_xor = _binary(E.bitwise_xor, "bitwise_xor")

@@ -55,8 +55,8 @@ def _value_and_grad(fun: Callable, argnums, argnames, who: str) -> Callable:
     argnames = [argnames] if isinstance(argnames, str) else list(argnames)
     if argnums is None:
         argnums = [] if argnames else 0
-    single = isinstance(argnums, int)
-    nums = [argnums] if single else list(argnums)
+    nums = [argnums] if isinstance(argnums, int) else list(argnums)
+    single = len(nums) == 1  # (MLX gives one gradient for `argnums=[0]` too)
 
     @functools.wraps(fun)
     def wrapped(*args, **kwargs):
@@ -73,6 +73,8 @@ def _value_and_grad(fun: Callable, argnums, argnames, who: str) -> Callable:
                                  f"keyword arguments {list(kwargs)}")
         trees = [args[i] for i in nums] + [kwargs[n] for n in argnames]
         flat = _trees.leaves(trees)
+        if not flat:
+            raise ValueError(f"[{who.split('_')[-1]}] Must specify at least one argument.")
         diff = [x for x in flat if _is_array(x) and x._dtype.kind in "fc"]
         box: dict = {}
 

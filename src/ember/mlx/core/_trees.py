@@ -45,7 +45,15 @@ def rebuild(tree, new: Iterator, is_leaf: Callable | None = None):
 
 
 def tree_map(fn: Callable, tree, *rest, is_leaf: Callable | None = None):
-    """`fn` applied to the leaves of `tree` (and the matching leaves of `rest`)."""
-    others = [iter(leaves(r, is_leaf)) for r in rest]
-    mapped = [fn(x, *(next(o) for o in others)) for x in leaves(tree, is_leaf)]
-    return rebuild(tree, iter(mapped), is_leaf)
+    """`fn` applied to the leaves of `tree`; each of `rest` is indexed as `tree` is (by
+    the same keys and positions), so its subtree at a leaf of `tree` is what `fn` gets."""
+    if (is_leaf is not None and is_leaf(tree)) or not is_node(tree):
+        return fn(tree, *rest)
+    if isinstance(tree, dict):
+        return {k: tree_map(fn, v, *(r[k] for r in rest), is_leaf=is_leaf)
+                for k, v in tree.items()}
+    items = [tree_map(fn, v, *(r[i] for r in rest), is_leaf=is_leaf)
+             for i, v in enumerate(tree)]
+    if isinstance(tree, tuple) and hasattr(tree, "_fields"):
+        return type(tree)(*items)
+    return type(tree)(items)

@@ -1,0 +1,109 @@
+"""`mx.fast`: MLX's fused kernels (`rms_norm`, `layer_norm`, `rope`,
+`scaled_dot_product_attention`) as compositions of ember.mlx ops. Values follow MLX's
+(statistics accumulated in float32, results in the input's dtype); gradients come from
+the composed ops."""
+
+from __future__ import annotations
+
+import math
+
+from . import _ops as ops
+from ._array import array
+from ._dtypes import float32
+
+
+def _f32(x: array) -> array:
+    return x if x.dtype is float32 else x.astype(float32)
+
+
+def rms_norm(x: array, weight: array | None, eps: float, *, stream=None) -> array:
+    """`x / sqrt(mean(x**2, -1) + eps) * weight` over the last axis."""
+    xf = _f32(x)
+    y = xf * ops.rsqrt(ops.mean(ops.square(xf), axis=-1, keepdims=True) + eps)
+    y = y.astype(x.dtype)
+    return y if weight is None else weight * y
+
+
+def layer_norm(x: array, weight: array | None, bias: array | None, eps: float, *,
+               stream=None) -> array:
+    """`(x - mean) / sqrt(var + eps) * weight + bias` over the last axis."""
+    xf = _f32(x)
+    mean = ops.mean(xf, axis=-1, keepdims=True)
+    var = ops.var(xf, axis=-1, keepdims=True)
+    y = ((xf - mean) * ops.rsqrt(var + eps)).astype(x.dtype)
+    if weight is not None:
+        y = y * weight
+    if bias is not None:
+        y = y + bias
+    return y
+
+
+def rope(a: array, dims: int, *, traditional: bool, base: float | None, scale: float,
+         offset, freqs: array | None = None, stream=None) -> array:
+    """Rotary positional encoding of the first `dims` features of `a` (..., L, D), at
+    positions `offset + arange(L)` times `scale`. `traditional` rotates consecutive
+    pairs (x0, x1), (x2, x3), ...; otherwise the two halves of the `dims` features."""
+    if dims % 2:
+        raise ValueError("[rope] dims must be a multiple of 2")
+    if (base is None) == (freqs is None):
+        raise ValueError("[rope] Only one of base or freqs can have a value.")
+    L = a.shape[-2]
+    half = dims // 2
+    if freqs is None:
+        inv = ops.exp(ops.arange(half, dtype=float32) * (-2.0 * math.log(base) / dims))
+    else:
+        inv = ops.reciprocal(_f32(freqs))
+    pos = ops.arange(L, dtype=float32) + (offset if not isinstance(offset, array)
+                                          else _f32(offset))
+    theta = ops.expand_dims(pos * scale, -1) * inv  # (L, half)
+    cos, sin = ops.cos(theta), ops.sin(theta)
+    xf = _f32(a)
+    rot, rest = xf[..., :dims], xf[..., dims:]
+    if traditional:
+        pairs = rot.reshape(*rot.shape[:-1], half, 2)
+        x1, x2 = pairs[..., 0], pairs[..., 1]
+        out = ops.stack([x1 * cos - x2 * sin, x1 * sin + x2 * cos], axis=-1)
+        out = out.reshape(*rot.shape)
+    else:
+        x1, x2 = rot[..., :half], rot[..., half:]
+        out = ops.concatenate([x1 * cos - x2 * sin, x1 * sin + x2 * cos], axis=-1)
+    if rest.shape[-1]:
+        out = ops.concatenate([out, rest], axis=-1)
+    return out.astype(a.dtype)
+
+
+def scaled_dot_product_attention(q: array, k: array, v: array, *, scale: float,
+                                 mask=None, sinks: array | None = None,
+                                 stream=None) -> array:
+    """softmax(q @ k.T * scale + mask) @ v over (B, heads, L, D) inputs; `k` / `v` may
+    have fewer heads (grouped-query attention: each serves heads/kv_heads queries).
+    `mask` is None, "causal" (query i sees keys up to i + S - L), a boolean array
+    (True = attend) or an additive array."""
+    B, n_q, L, D = q.shape
+    n_kv, S = k.shape[1], k.shape[2]
+    if n_q % n_kv:
+        raise ValueError(f"[scaled_dot_product_attention] The number of query heads ({n_q})"
+                         f" must be a multiple of the number of key/value heads ({n_kv}).")
+    if n_q != n_kv:
+        k = ops.repeat(k, n_q // n_kv, axis=1)
+        v = ops.repeat(v, n_q // n_kv, axis=1)
+    scores = (q * scale) @ ops.swapaxes(k, -1, -2)
+    if isinstance(mask, str):
+        if mask != "causal":
+            raise ValueError(f"[scaled_dot_product_attention] invalid mask option '{mask}'. "
+                             "Must be 'causal', or an array.")
+        qi = ops.expand_dims(ops.arange(L), -1) + (S - L)
+        mask = qi >= ops.arange(S)
+    if mask is not None:
+        if mask.dtype.name == "bool":
+            scores = ops.where(mask, scores, -math.inf)
+        else:
+            scores = scores + mask.astype(scores.dtype)
+    if sinks is not None:
+        sink = ops.broadcast_to(ops.reshape(sinks.astype(scores.dtype), (1, -1, 1, 1)),
+                                (*scores.shape[:-1], 1))
+        scores = ops.concatenate([sink, scores], axis=-1)
+        probs = ops.softmax(scores, axis=-1, precise=True)[..., 1:]
+    else:
+        probs = ops.softmax(scores, axis=-1, precise=True)
+    return probs @ v

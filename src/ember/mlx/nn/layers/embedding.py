@@ -1,0 +1,27 @@
+"""`Embedding`: a table of `num_embeddings` vectors looked up by integer index."""
+
+from __future__ import annotations
+
+import math
+
+from ... import core as mx
+from ...core import random
+from .base import Module
+
+
+class Embedding(Module):
+    """`weight[x]`, weight `(num_embeddings, dims)` drawn from N(0, 1/dims);
+    `as_linear(x)` is `x @ weight.T` (for tied output layers)."""
+
+    def __init__(self, num_embeddings: int, dims: int) -> None:
+        super().__init__()
+        self.weight = random.normal((num_embeddings, dims), scale=math.sqrt(1 / dims))
+
+    def _extra_repr(self) -> str:
+        return f"{self.weight.shape[0]}, {self.weight.shape[1]}"
+
+    def __call__(self, x: mx.array) -> mx.array:
+        return self.weight[x]
+
+    def as_linear(self, x: mx.array) -> mx.array:
+        return x @ self.weight.T

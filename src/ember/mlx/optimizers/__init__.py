@@ -1,0 +1,24 @@
+"""`mlx.optimizers` on ember: MLX's optimizers, `clip_grad_norm` and schedules.
+
+    import ember.mlx.optimizers as optim
+    optimizer = optim.AdamW(learning_rate=optim.cosine_decay(1e-3, 1000))
+    optimizer.update(model, grads)      # model: an ember.mlx.nn.Module
+"""
+
+from .adafactor import Adafactor
+from .adam import Adam, Adamax, AdamW
+from .adaptive import AdaDelta, Adagrad, RMSprop
+from .clip import clip_grad_norm
+from .momentum import SGD, Lion
+from .optimizer import MultiOptimizer, Optimizer
+from .schedules import (
+    cosine_decay,
+    exponential_decay,
+    join_schedules,
+    linear_schedule,
+    step_decay,
+)
+
+__all__ = ["Optimizer", "MultiOptimizer", "SGD", "Lion", "Adam", "AdamW", "Adamax",
+           "RMSprop", "Adagrad", "AdaDelta", "Adafactor", "clip_grad_norm", "cosine_decay",
+           "exponential_decay", "step_decay", "linear_schedule", "join_schedules"]
