@@ -63,11 +63,21 @@ def _cj(x):
     return x
 
 
+def _operand_dtype(a, b) -> np.dtype:
+    """The dtype a binary kernel computes in: its array operand's (a NumPy scalar beside
+    an array is a weak number); with no array, the NumPy scalar's (a 0-d result inside a
+    generated program reaches the next kernel as one)."""
+    if isinstance(a, np.ndarray):
+        return a.dtype
+    if isinstance(b, np.ndarray) or not isinstance(a, np.generic):
+        return b.dtype
+    return a.dtype
+
+
 def lowp2(fn):
     """Binary kernel that computes float16 / bfloat16 in float32 and rounds once."""
     def kernel(a, b, **params):
-        # (a 0-d result inside a compiled program may reach here as a NumPy scalar)
-        d = a.dtype if isinstance(a, np.ndarray | np.generic) else b.dtype
+        d = _operand_dtype(a, b)
         if d.itemsize == 2 and d.kind in "fV":
             a = a.astype(_F32) if isinstance(a, np.ndarray | np.generic) else a
             b = b.astype(_F32) if isinstance(b, np.ndarray | np.generic) else b
