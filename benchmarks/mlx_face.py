@@ -80,8 +80,64 @@ def mlp_step(mx, nn, optim, quick):
     return step
 
 
+def gpt_step(mx, nn, optim, quick):
+    """benchmarks.workloads.gpt_step's tiny GPT (d 128, 4 heads, 2 blocks, 16 x 64 tokens,
+    AdamW) as an MLX program: nn layers, mx.fast's causal attention, one eval per step."""
+    vocab, d, heads, layers, seq = 65, 128, 4, 2, 64
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+            self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+            self.fc, self.out = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+
+        def __call__(self, x):
+            b, t, _ = x.shape
+            q, k, v = mx.split(self.qkv(self.ln1(x)), 3, axis=-1)
+            q, k, v = (z.reshape(b, t, heads, d // heads).transpose(0, 2, 1, 3)
+                       for z in (q, k, v))
+            y = mx.fast.scaled_dot_product_attention(q, k, v, scale=(d // heads) ** -0.5,
+                                                     mask="causal")
+            x = x + self.proj(y.transpose(0, 2, 1, 3).reshape(b, t, d))
+            return x + self.out(nn.gelu(self.fc(self.ln2(x))))
+
+    class GPT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.tok, self.pos = nn.Embedding(vocab, d), nn.Embedding(seq, d)
+            self.blocks = [Block() for _ in range(layers)]
+            self.ln = nn.LayerNorm(d)
+
+        def __call__(self, idx):
+            x = self.tok(idx) + self.pos(mx.arange(idx.shape[1]))
+            for blk in self.blocks:
+                x = blk(x)
+            return self.tok.as_linear(self.ln(x))
+
+    model = GPT()
+    rng = np.random.default_rng(1)
+    idx = mx.array(rng.integers(0, vocab, (16, seq)).astype(np.int32))
+    tgt = mx.array(rng.integers(0, vocab, (16, seq)).astype(np.int32))
+    opt = optim.AdamW(learning_rate=3e-4)
+
+    def loss_fn(model, idx, tgt):
+        return nn.losses.cross_entropy(model(idx).reshape(-1, vocab), tgt.reshape(-1),
+                                       reduction="mean")
+
+    value_and_grad = nn.value_and_grad(model, loss_fn)
+
+    def step():
+        loss, grads = value_and_grad(model, idx, tgt)
+        opt.update(model, grads)
+        mx.eval(loss, model.parameters(), opt.state)
+
+    return step
+
+
 WORKLOADS = {
     "mlp_step": (mlp_step, W.mlp_step),
+    "gpt_step": (gpt_step, W.gpt_step),
     "matmul_2048": (matmul_2048, W.matmul(2048)),
     "elementwise_16M": (elementwise_16M, W.elementwise),
 }

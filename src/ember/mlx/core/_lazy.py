@@ -131,3 +131,44 @@ def graph_size() -> int:
     call; it shows why a loop should evaluate each step)."""
     w = _local.world
     return 0 if w is None else len(w.graph.nodes)
+
+
+def recording() -> World | None:
+    """This thread's lazy session when ops bound here would be recorded by it (lazy mode
+    on, and no interpreter but the session on the stack), else None."""
+    if not enabled[0]:
+        return None
+    top = _stack.top
+    if top is None:
+        return _local.world or world()
+    return top if top is _local.world else None
+
+
+class inside:
+    """`with inside(w):` session `w` innermost for the block (already there: nothing)."""
+
+    __slots__ = ("w", "pushed")
+
+    def __init__(self, w: World) -> None:
+        self.w = w
+
+    def __enter__(self) -> World:
+        self.pushed = _stack.top is not self.w
+        if self.pushed:
+            _push(self.w)
+        return self.w
+
+    def __exit__(self, *exc) -> bool:
+        if self.pushed:
+            _unwind(self.w)
+        return False
+
+
+def eager(fn: Callable, *args, **kwargs):
+    """`fn(*args, **kwargs)` with the pending graph run first and ops bound at once (for
+    the transforms built on ember.func, which work on computed tensors)."""
+    evaluate("transform")
+    w = _local.world
+    if w is not None and _stack.top is w:
+        return w.below(fn, *args, **kwargs)
+    return fn(*args, **kwargs)

@@ -388,6 +388,12 @@ def softmax(a, /, axis=None, *, precise: bool = False, stream=None) -> array:
 
 def matmul(a, b, /, *, stream=None) -> array:
     a, b = _arr(a), _arr(b)
+    dt = _product_dtype(a, b)
+    return _wrap(E.matmul(cast(a._t, a._dtype, dt), cast(b._t, b._dtype, dt)), dt)
+
+
+def _product_dtype(a: array, b: array) -> Dtype:
+    """The dtype of `a @ b`, refusing what MLX refuses (integers, 0-d operands)."""
     dt = D.promote_types(a._dtype, b._dtype)
     if dt.kind not in "fc":
         raise ValueError(
@@ -397,11 +403,17 @@ def matmul(a, b, /, *, stream=None) -> array:
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError("[matmul] Got 0 dimension input. Inputs must have at least one "
                          "dimension.")
-    return _wrap(E.matmul(cast(a._t, a._dtype, dt), cast(b._t, b._dtype, dt)), dt)
+    return dt
 
 
 def addmm(c, a, b, /, alpha: float = 1.0, beta: float = 1.0, *, stream=None) -> array:
-    return multiply(matmul(a, b), alpha) + multiply(c, beta)
+    """`alpha * (a @ b) + beta * c`; one fused op (ember's addmm) for matrices."""
+    c, a, b = _arr(c), _arr(a), _arr(b)
+    if a.ndim != 2 or b.ndim != 2 or c.ndim > 2:
+        return multiply(matmul(a, b), alpha) + multiply(c, beta)
+    dt = D.promote_types(_product_dtype(a, b), c._dtype)
+    return _wrap(E.addmm(cast(c._t, c._dtype, dt), cast(a._t, a._dtype, dt),
+                         cast(b._t, b._dtype, dt), beta=beta, alpha=alpha), dt)
 
 
 def outer(a, b, /, *, stream=None) -> array:

@@ -11,6 +11,7 @@ function sees and returns.
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable
 
 import ember as E
@@ -60,7 +61,6 @@ def _value_and_grad(fun: Callable, argnums, argnames, who: str) -> Callable:
 
     @functools.wraps(fun)
     def wrapped(*args, **kwargs):
-        _lazy.evaluate("transform")
         for i in nums:
             if i >= len(args):
                 raise ValueError(f"[{who}] Can't compute the gradient of argument index {i} "
@@ -93,12 +93,7 @@ def _value_and_grad(fun: Callable, argnums, argnames, who: str) -> Callable:
             box["out"] = out
             return loss._t.reshape(())
 
-        if diff:
-            grads, _ = _func.grad_and_value(inner, argnums=tuple(range(len(diff))))(
-                *[x._t.detach() for x in diff])
-        else:
-            inner()
-            grads = ()
+        grads = _gradients(inner, [x._t for x in diff]) if diff else (inner(), ())[1]
         g_iter = iter(grads)
         g_flat = [_wrap(next(g_iter), x._dtype) if _is_array(x) and x._dtype.kind in "fc"
                   else (_zeros_like(x) if _is_array(x) else x) for x in flat]
@@ -111,6 +106,39 @@ def _value_and_grad(fun: Callable, argnums, argnames, who: str) -> Callable:
         return _detached(box["out"]), g
 
     return wrapped
+
+
+class _Depth(threading.local):
+    n = 0  # lazy gradients being taken on this thread (a nested one keeps its graph)
+
+
+_depth = _Depth()
+
+
+def _gradients(inner: Callable, tensors: list) -> list:
+    """Gradients of `inner(*tensors)` (a 0-d tensor) with respect to each tensor.
+
+    Where ops are recorded lazily, the forward runs under autograd's tape and the backward
+    through `autograd.grad`, both into the pending graph, so a training step (forward,
+    backward, update) is one graph that `mx.eval` runs, fused from its second run. A
+    gradient taken inside another keeps its graph (create_graph), so the outer one
+    differentiates through it. Under another transform (vmap, jvp), ember.func's
+    `grad_and_value` does the work on computed tensors."""
+    w = _lazy.recording()
+    if w is None:
+        return _lazy.eager(lambda: _func.grad_and_value(
+            inner, argnums=tuple(range(len(tensors))))(*[t.detach() for t in tensors])[0])
+    nested = _depth.n > 0
+    with _lazy.inside(w), E.enable_grad():
+        leaves = [t if nested and t.requires_grad else t.detach().requires_grad_()
+                  for t in tensors]
+        _depth.n += 1
+        try:
+            loss = inner(*leaves)
+        finally:
+            _depth.n -= 1
+        grads = E.autograd.grad(loss, leaves, allow_unused=True, create_graph=nested)
+        return [E.zeros_like(x) if g is None else g for g, x in zip(grads, leaves)]
 
 
 def _zeros_like(x: array) -> array:
@@ -149,7 +177,10 @@ def _outputs(out) -> list:
 def vjp(fun: Callable, primals: list, cotangents: list) -> tuple:
     """`(outputs, vjps)`: `fun(*primals)` as a list, and the cotangents pulled back onto
     each primal."""
-    _lazy.evaluate("transform")
+    return _lazy.eager(_vjp, fun, primals, cotangents)
+
+
+def _vjp(fun: Callable, primals: list, cotangents: list) -> tuple:
     prim = [p if _is_array(p) else array(p) for p in primals]
     cots = [c if _is_array(c) else array(c) for c in cotangents]
     box: dict = {}
@@ -175,7 +206,10 @@ def vjp(fun: Callable, primals: list, cotangents: list) -> tuple:
 
 def jvp(fun: Callable, primals: list, tangents: list) -> tuple:
     """`(outputs, jvps)`: `fun(*primals)` as a list, and its derivative along `tangents`."""
-    _lazy.evaluate("transform")
+    return _lazy.eager(_jvp, fun, primals, tangents)
+
+
+def _jvp(fun: Callable, primals: list, tangents: list) -> tuple:
     prim = [p if _is_array(p) else array(p) for p in primals]
     tans = [t if _is_array(t) else array(t) for t in tangents]
     if len(prim) != len(tans):
@@ -201,7 +235,9 @@ def vmap(fun: Callable, in_axes=0, out_axes=0) -> Callable:
 
     @functools.wraps(fun)
     def wrapped(*args):
-        _lazy.evaluate("transform")
+        return _lazy.eager(mapped, *args)
+
+    def mapped(*args):
         axes = in_axes if isinstance(in_axes, list | tuple) else [in_axes] * len(args)
         if len(axes) != len(args):
             raise ValueError(f"[vmap] The number of in axes ({len(axes)}) must match the "

@@ -7,14 +7,21 @@ from __future__ import annotations
 import math
 from typing import Literal, get_args
 
+import ember as E
+
 from .. import core as mx
+from ..core._array import _wrap
 
 Reduction = Literal["none", "mean", "sum"]
 
 
-def _reduce(loss: mx.array, reduction: Reduction = "none") -> mx.array:
+def _check_reduction(reduction: str) -> None:
     if reduction not in get_args(Reduction):
         raise ValueError(f"Invalid reduction. Must be one of {get_args(Reduction)}.")
+
+
+def _reduce(loss: mx.array, reduction: Reduction = "none") -> mx.array:
+    _check_reduction(reduction)
     if reduction == "mean":
         return mx.mean(loss)
     if reduction == "sum":
@@ -51,6 +58,9 @@ def cross_entropy(logits: mx.array, targets: mx.array, weights: mx.array | None 
             not probs and targets.shape != tuple(dropped)):
         raise ValueError(f"Targets shape {targets.shape} does not match logits shape "
                          f"{logits.shape}.")
+    if not probs and label_smoothing == 0 and weights is None and \
+            axis % logits.ndim == logits.ndim - 1 and logits.ndim >= 1:
+        return _indexed_cross_entropy(logits, targets, reduction)
     logits = logits - mx.stop_gradient(mx.max(logits, axis=axis, keepdims=True))
     if probs:
         score = mx.sum(logits * targets, axis=axis)
@@ -63,6 +73,21 @@ def cross_entropy(logits: mx.array, targets: mx.array, weights: mx.array | None 
     else:
         loss = lse - score
     return _reduce(_weighted(loss, weights), reduction)
+
+
+def _indexed_cross_entropy(logits: mx.array, targets: mx.array,
+                           reduction: Reduction) -> mx.array:
+    """Cross entropy against class indices along the last axis as one fused op (ember's
+    log-softmax + NLL, forward and backward): the same sum as above, `lse - score`."""
+    _check_reduction(reduction)
+    t = logits._t
+    n_classes = t.shape[-1]
+    flat = t.reshape(-1, n_classes) if t.dim() != 2 else t
+    idx = targets._t.reshape(-1).to(E.int64)
+    loss = E.nn.functional.cross_entropy(flat, idx, reduction=reduction)
+    if reduction == "none":
+        loss = loss.reshape(tuple(targets.shape))
+    return _wrap(loss, logits.dtype)
 
 
 def binary_cross_entropy(inputs: mx.array, targets: mx.array,
