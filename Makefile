@@ -23,7 +23,8 @@ demo: $(VENV)/.demo-installed
 test: $(VENV)/.test-installed
 	$(BIN)/ruff check src tests benchmarks examples fuzz tools
 	$(BIN)/python -m pytest -n 2 tests
-	EMBER_KERNELS=numpy $(BIN)/python -m pytest -n 2 tests/ops tests/optim tests/graph tests/nn tests/native
+	EMBER_KERNELS=numpy $(BIN)/python -m pytest -n 2 tests/ops tests/optim tests/graph tests/nn tests/native tests/mlx
+	EMBER_MLX_LAZY=0 $(BIN)/python -m pytest -n 2 tests/mlx/core tests/mlx/nn tests/mlx/optimizers
 
 # The benchmarks also need JAX (the anchors beside the compiled rows: benchmarks/anchors.py).
 $(VENV)/.bench-installed: pyproject.toml $(VENV)/.test-installed

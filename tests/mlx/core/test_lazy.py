@@ -11,9 +11,11 @@ from ember.mlx.core import _lazy
 
 @pytest.fixture(autouse=True)
 def _fresh_world():
+    was, _lazy.enabled[0] = _lazy.enabled[0], True  # (the suite also runs with it off)
     _lazy.evaluate("test start")
     yield
     _lazy.evaluate("test end")
+    _lazy.enabled[0] = was
 
 
 def test_ops_record_nodes_until_a_value_is_needed():

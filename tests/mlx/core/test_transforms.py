@@ -69,7 +69,7 @@ def test_grad_of_mse_matches_the_hand_derivative():
     np.testing.assert_allclose(np.array(g), np.outer(2 * r / 2, np.array(x)), rtol=1e-6)
 
 
-def test_compile_gives_the_function_values_and_runs_its_python_each_call():
+def test_compile_gives_the_function_values_and_runs_its_python_only_to_trace():
     calls = []
 
     def f(x):
@@ -79,8 +79,8 @@ def test_compile_gives_the_function_values_and_runs_its_python_each_call():
     cf = mx.compile(f)
     x = mx.array([0.5, 1.0, 2.0])
     assert np.array_equal(np.array(cf(x)), np.array(f(x)))
-    cf(x)
-    assert len(calls) == 3
+    cf(x)  # replayed: MLX's compile runs the Python once per signature
+    assert len(calls) == 2
 
 
 def test_disable_compile_runs_the_function_as_written():

@@ -2,9 +2,25 @@
 
 import math as _math
 
-from . import _conv, _lazy, _methods, _ops, fast, random
+from . import (
+    _conv,
+    _creation,
+    _elementwise,
+    _lazy,
+    _methods,
+    _ops,
+    _products,
+    _sequences,
+    _shapes,
+    fast,
+    fft,
+    linalg,
+    random,
+)
 from ._array import array
 from ._compile import async_eval, compile, disable_compile, enable_compile, eval
+from ._creation import can_cast, isdtype, result_type
+from ._custom import checkpoint, custom_function
 from ._device import (
     Device,
     DeviceType,
@@ -75,12 +91,16 @@ def _on_cpu(fn):
     return op
 
 
-for _name in _ops.__all__:
-    globals()[_name] = _on_cpu(getattr(_ops, _name))
+for _module in (_ops, _elementwise, _shapes, _sequences, _products, _creation):
+    for _name in _module.__all__:
+        globals()[_name] = _on_cpu(getattr(_module, _name))
 for _name in ("conv1d", "conv2d", "conv3d", "conv_general", "conv_transpose1d",
               "conv_transpose2d", "conv_transpose3d"):
     globals()[_name] = _on_cpu(getattr(_conv, _name))
 divide = _on_cpu(_ops.divide_)
+for _module in (linalg, fft):
+    for _name in _module.__all__:
+        setattr(_module, _name, _on_cpu(getattr(_module, _name)))
 
 complexfloating = DtypeCategory.complexfloating
 floating = DtypeCategory.floating
@@ -97,3 +117,4 @@ inf = _math.inf
 nan = _math.nan
 euler_gamma = 0.5772156649015329
 newaxis = None
+matrix_norm = linalg.norm  # (MLX exports linalg.norm at the top level under this name too)

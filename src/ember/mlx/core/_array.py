@@ -165,10 +165,10 @@ class array:
         return binary(E.floor_divide, o, self)
 
     def __mod__(self, o):
-        return binary(E.remainder, self, o)
+        return binary(mlx_remainder, self, o)
 
     def __rmod__(self, o):
-        return binary(E.remainder, o, self)
+        return binary(mlx_remainder, o, self)
 
     def __pow__(self, o):
         return binary(E.pow, self, o)
@@ -493,6 +493,15 @@ def _operand(v, dt: Dtype) -> Tensor:
     if isinstance(v, np.generic):
         v = v.item()
     return E.tensor(v, dtype=dt.carrier)
+
+
+def mlx_remainder(ta: Tensor, tb: Tensor) -> Tensor:
+    """MLX's `%`: C's fmod moved onto the divisor's side when the signs differ, so a zero
+    keeps fmod's sign (`-4.0 % 2` is -0.0, where PyTorch's floor-based one gives 0.0)."""
+    if not ta.dtype.is_floating_point:
+        return E.remainder(ta, tb)
+    r = E.fmod(ta, tb)
+    return E.where((r != 0) & ((r < 0) != (tb < 0)), r + tb, r)
 
 
 def binary(fn, a, b) -> array:

@@ -1,25 +1,64 @@
-"""`mx.compile` and `mx.eval` on ember's graph layer.
+"""`mx.compile` with MLX's rules on ember's graph layer, and `mx.eval`.
 
-`compile(fun)` runs `fun` through `ember.compile`: its ops are captured as a graph, looked
-up by structure and run as one fused program. This is ember's default compile mode, in
-which the Python runs on every call; MLX's own rules (captured arrays frozen at the first
-trace unless listed in `inputs=`, `shapeless=`) are not modelled yet: a program that relies
-on a captured array staying frozen sees its new value here.
+`compile(fun)` traces `fun` on the first call of each signature and replays the trace on
+later calls without running the Python (a `print` inside runs only while tracing). The
+signature is what MLX keys its cache on: the structure of the arguments (lists, tuples,
+dicts), every Python constant in it (ints, floats, strings, None: a new value retraces),
+and each array's ndim and dtype and, unless `shapeless=True`, its shape; the arrays of
+`inputs=` count as arguments.
+
+The trace is ember's capture (`graph.capture.Session`): the arguments (and the arrays of
+`inputs=`) are handed to `fun` as pending tensors that are graph inputs, every op `fun`
+binds (its `mx.grad`s' backward passes included) records a node, and the recorded graph
+runs once at the end as a program (`_lazy.Recurring`: generated Python, fused from the
+second run on). A replay runs that program on the current arguments. Arrays `fun` reads
+that are neither arguments nor in `inputs=` (closures, globals, a model not listed) are
+constants of the trace: frozen at their traced value. After each call the arrays the trace
+left in the `outputs=` trees are put back into them (tree positions, as MLX's `tree_fill`).
+`mx.random.state` in a tree stands for the calling thread's key.
+
+Reading a traced value inside `fun` (`print(y)`, `y.item()`, `if y:`, `np.array(y)`,
+`mx.eval(y)`) raises MLX's ValueError. What the trace cannot record as one graph (an op
+ember does not capture, or a random draw whose key is traced: `mx.random.state` in
+`inputs=`; ember's draws run in NumPy) makes the graph break; that call still computes
+what `fun` computes, and later calls with its signature run `fun` as written, op by op
+(so its Python, prints included, runs on each of them). A compiled function called under
+a transform (`mx.grad(compiled)`, `vmap`, or with arrays that require grad) or inside
+another trace runs as written too, so the transform sees its ops. With `shapeless=True`,
+a call whose shapes differ from the traced ones runs the graph as generated Python over
+NumPy kernels (ops whose params fix a shape, as a reshape, then fail or mislead, as in
+MLX).
 """
 
 from __future__ import annotations
 
 import functools
 import os
+import struct
+import sys
+import threading
+import weakref
 from collections.abc import Callable
 
-import ember as E
-from ember._tensor import Tensor
+import numpy as np
 
+from ..._core.dispatch import _stack, push, unwind
+from ..._tensor import Tensor
+from ..._tensor import _wrap as _tensor_of
+from ..._view import contiguous_strides
+from ...graph.capture import Session
+from ...graph.lazy import LazyTensor, become, make_lazy
+from ...graph.program import lower_python
 from . import _lazy, _trees
-from ._array import array
+from . import random as _random
+from ._array import _wrap, array
 
 _disabled = [os.environ.get("MLX_DISABLE_COMPILE", "") not in ("", "0")]
+
+_EVAL_IN_TRANSFORM = ("[eval] Attempting to eval an array during function transformations "
+                      "like compile or vmap is not allowed.")
+_UNCAPTURED = ("[compile] Attempting to compile a function with uncaptured inputs is not "
+               "allowed.")
 
 
 def disable_compile() -> None:
@@ -31,24 +70,363 @@ def enable_compile() -> None:
     _disabled[0] = False
 
 
-def compile(fun: Callable, inputs=None, outputs=None, shapeless: bool = False) -> Callable:  # noqa: A001
-    """`fun`, captured and run as compiled graphs (see the module docstring)."""
-    compiled = E.compile(fun)
+# -- trees of state: MLX's tree_visit / tree_fill, with `mx.random.state` as the key --------
 
-    @functools.wraps(fun)
-    def wrapped(*args, **kwargs):
-        if _disabled[0]:
-            return fun(*args, **kwargs)
+def _state_leaves(tree) -> list:
+    """The arrays of an `inputs=` / `outputs=` tree, depth first (non-arrays skipped)."""
+    out: list = []
+
+    def walk(t):
+        if isinstance(t, _random._RandomState):
+            out.append(_random._state_key())
+        elif isinstance(t, list | tuple):
+            for v in t:
+                walk(v)
+        elif isinstance(t, dict):
+            for v in t.values():
+                walk(v)
+        elif isinstance(t, array):
+            out.append(t)
+
+    walk(tree)
+    return out
+
+
+def _state_update(tree, fn: Callable) -> object:
+    """Replace each array of `tree` in place by `fn(array)` (lists and dicts in place,
+    tuples rebuilt into their parent; the random key through its setter)."""
+    if isinstance(tree, _random._RandomState):
+        _random._set_state_key(fn(_random._state_key()))
+        return tree
+    if isinstance(tree, list):
+        for i, v in enumerate(tree):
+            tree[i] = _state_update(v, fn)
+        return tree
+    if isinstance(tree, tuple):
+        items = [_state_update(v, fn) for v in tree]
+        return type(tree)(*items) if hasattr(tree, "_fields") else type(tree)(items)
+    if isinstance(tree, dict):
+        for k, v in tree.items():
+            tree[k] = _state_update(v, fn)
+        return tree
+    return fn(tree) if isinstance(tree, array) else tree
+
+
+def _state_fill(tree, values: list) -> None:
+    it = iter(values)
+    _state_update(tree, lambda _: next(it))
+
+
+def _state_replace(tree, swap: dict) -> None:
+    """Put `swap[id(a)]` where array `a` is in `tree` (the tracers back to the originals)."""
+    _state_update(tree, lambda a: swap.get(id(a), a))
+
+
+# -- the signature of a call ---------------------------------------------------------------
+
+_LIST, _DICT, _ARRAY, _NONE = "list", "dict", "array", "none"
+
+
+def _type_name(x) -> str:
+    t = type(x)
+    return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+
+
+def _flatten_args(tree, constants: list, arrays: list) -> None:
+    """MLX's walk of a call's arguments: the arrays, and everything else as constants."""
+    if isinstance(tree, list | tuple):
+        constants.append(_LIST)
+        for x in tree:
+            _flatten_args(x, constants, arrays)
+    elif isinstance(tree, dict):
+        constants.append(_DICT)
+        for k, v in tree.items():
+            constants.append(hash(k))
+            _flatten_args(v, constants, arrays)
+    elif isinstance(tree, array):
+        arrays.append(tree)
+        constants.append(_ARRAY)
+    elif isinstance(tree, str):
+        constants.append(("str", tree))
+    elif isinstance(tree, int):  # (bools too: True is 1, as MLX casts them)
+        constants.append(int(tree))
+    elif isinstance(tree, float):  # (by its bits, as MLX: -0.0 is not 0.0, nan is nan)
+        constants.append(("float", struct.pack("<d", tree)))
+    elif tree is None:
+        constants.append(_NONE)
+    else:
+        raise ValueError("[compile] Function arguments must be trees of arrays or constants "
+                         "(floats, ints, strings, or None), but received type "
+                         f"{_type_name(tree)}.")
+
+
+def _substitute(tree, new: dict):
+    """`tree` with each array `a` replaced by `new[id(a)]` (structure kept)."""
+    if isinstance(tree, array):
+        return new.get(id(tree), tree)
+    if isinstance(tree, list | tuple | dict):
+        return _trees.tree_map(lambda a: new.get(id(a), a) if isinstance(a, array) else a,
+                               tree)
+    return tree
+
+
+# -- tracing ---------------------------------------------------------------------------------
+
+class _Tracing(threading.local):
+    depth = 0  # traces running on this thread (a compiled call inside one is inlined)
+
+
+_tracing = _Tracing()
+
+# the array methods that read values for the user (a read from ember's own code, as a
+# random draw's read of its key, is a graph break instead of MLX's error)
+_READERS = frozenset(getattr(array, name).__code__ for name in (
+    "item", "tolist", "__array__", "__bool__", "__int__", "__float__", "__index__",
+    "__format__"))
+_READS = frozenset({"data read", ".item()", ".tolist()", ".numpy()", "bool()", "print"})
+
+
+def _user_read() -> bool:
+    """Whether the value read now comes from a user-facing read (item, print, ...)."""
+    from ._printing import array_repr
+
+    codes = _READERS | {array_repr.__code__}
+    f = sys._getframe(2)
+    while f is not None:
+        if f.f_code in codes:
+            return True
+        f = f.f_back
+    return False
+
+
+class _Trace(Session):
+    """The capture of one traced call: pending tensors (tracers) for the arguments, MLX's
+    error for a value read, and the tracers turned into ordinary tensors at each flush."""
+
+    def __init__(self, programs: dict) -> None:
+        super().__init__(programs, lambda graph, segment: _lazy.Recurring(graph))
+        self.data_of: dict = {}  # a tracer's graph input -> its data
+        self.broke: str | None = None  # why a graph ended before the call did
+
+    def tracer(self, t: Tensor) -> tuple[LazyTensor, Tensor]:
+        """A pending tensor standing for `t`, and the tensor that feeds it: a new graph input
+        (each its own, so the same array passed twice is two inputs, as in MLX), fed `t`'s
+        data laid out C-contiguous."""
+        data = _c_order(t._array())
+        real = _tensor_of(data, t._dtype)
+        v = self.graph.add_input(real._shape, t._dtype, tuple(contiguous_strides(real._shape)))
+        self.input_tensors.append(real)
+        tr = make_lazy(self, v, t._dtype, None, None)
+        self.lazies.append(weakref.ref(tr))
+        self.data_of[v] = data
+        return tr, real
+
+    def flush(self, reason: str = "value needed", op: str | None = None) -> None:
+        if reason in _READS and _user_read():
+            raise ValueError(_EVAL_IN_TRANSFORM)
+        if reason != "end of call" and self.broke is None:
+            self.broke = reason
+        # (the tracers and their aliases (`detach`) hold their data from here on; the graph
+        # runs without them even when it has no nodes)
+        data_of = self.data_of
+        for ref in self.lazies:
+            t = ref()
+            if t is not None and t.__class__ is LazyTensor:
+                data = data_of.get(t.__dict__["_lazy_value"])
+                if data is not None:
+                    become(t, data)
+        super().flush(reason, op)
+
+
+def _c_order(a: np.ndarray) -> np.ndarray:
+    """`a`, copied C-contiguous when it is not (a trace's inputs are laid out so)."""
+    return a if a.flags.c_contiguous else a.copy(order="C")
+
+
+class _Plan:
+    """A traced call, replayable: where each program input comes from (an argument, an
+    `inputs=` array, a frozen constant), the Python numbers the graph read, and where each
+    returned array and each `outputs=` array comes from."""
+
+    def __init__(self, run, origin: dict, returned, out_leaves: list, shapes: list) -> None:
+        self.program = run.program if run is not None else None
+        self.graph = run.graph if run is not None else None
+        self.scalars = list(run.scalars) if run is not None else []
+        self.shapes = shapes  # the traced arrays' shapes (a shapeless call may differ)
+        self.generic = None  # the graph as generated Python, for other shapes (shapeless)
+        where = {id(t): i for t, i in run.live} if run is not None else {}
+        self.sources = []
+        for t in run.inputs if run is not None else ():
+            src = origin.get(id(t))
+            if src is None:
+                self.sources.append(("const", t._array()))
+            else:
+                self.sources.append(src)
+
+        def slot(a):
+            if not isinstance(a, array):
+                return a
+            t = a._t
+            if id(t) in where:
+                return _Slot("out", where[id(t)], a._dtype, t._dtype)
+            src = origin.get(id(t))
+            if src is not None:
+                return _Slot(src[0], src[1])
+            return _Slot("const", a)
+
+        self.returns = _trees.tree_map(slot, returned)
+        self.outputs = [slot(a) for a in out_leaves]
+
+    def __call__(self, args: list, state: list):
+        outs: list = []
+        if self.program is not None:
+            arrays = []
+            for kind, i in self.sources:
+                if kind == "const":
+                    arrays.append(i)
+                else:
+                    a = args[i] if kind == "arg" else state[i]
+                    arrays.append(_c_order(a._t._array()))
+            outs = self._run(arrays, args + state)
+        made: dict = {}
+
+        def value(s):
+            if not isinstance(s, _Slot):
+                return s
+            if s.kind == "out":
+                a = made.get(s.index)
+                if a is None:
+                    a = made[s.index] = _wrap(_tensor_of(outs[s.index], s.tensor_dtype),
+                                              s.dtype)
+                return a
+            if s.kind == "const":
+                return s.index
+            return args[s.index] if s.kind == "arg" else state[s.index]
+
+        return _trees.tree_map(value, self.returns), [value(s) for s in self.outputs]
+
+    def _run(self, arrays: list, now: list) -> list:
+        if [a.shape for a in now] == self.shapes:
+            return self.program.run(arrays + self.scalars)
+        # shapeless: the same graph on other shapes, as generated Python over NumPy kernels
+        if self.generic is None:
+            self.generic = lower_python(self.graph)
+        return self.generic.run(arrays + self.scalars)
+
+
+class _Slot:
+    """Where one array of a replayed call comes from."""
+
+    __slots__ = ("kind", "index", "dtype", "tensor_dtype")
+
+    def __init__(self, kind: str, index, dtype=None, tensor_dtype=None) -> None:
+        self.kind, self.index, self.dtype, self.tensor_dtype = kind, index, dtype, tensor_dtype
+
+
+_EAGER = object()  # a signature whose trace broke: its calls run `fun` as written
+
+
+class _Compiled:
+    """What `mx.compile` returns (see the module docstring)."""
+
+    def __init__(self, fun: Callable, inputs, outputs, shapeless: bool) -> None:
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.inputs = inputs
+        self.outputs = outputs
+        self.shapeless = shapeless
+        self.plans: dict = {}  # signature -> _Plan, or _EAGER
+        self.programs: dict = {}  # graph key -> program (shared by this function's traces)
+        self.traces = 0  # how many times `fun` was traced (ember's own: for tests, tools)
+
+    def __call__(self, *args, **kwargs):
+        if _disabled[0] or _tracing.depth or _stack.top is not None:
+            # (inside a trace it is traced as part of it; under a transform (`mx.grad` of a
+            # compiled function) it runs as written, so the transform sees its ops)
+            return self.fun(*args, **kwargs)
         _lazy.evaluate("mx.compile")
-        return compiled(*args, **kwargs)
+        constants: list = []
+        arrays: list = []
+        _flatten_args(args, constants, arrays)
+        _flatten_args(kwargs, constants, arrays)
+        if any(a._t._requires_grad for a in arrays):
+            return self.fun(*args, **kwargs)  # (ember.func's reverse mode: its tape)
+        state = _state_leaves(self.inputs) if self.inputs is not None else []
+        key = (tuple(constants), tuple(
+            (a.ndim, None if self.shapeless else a.shape, a._dtype) for a in arrays + state))
+        plan = self.plans.get(key)
+        if plan is _EAGER:
+            return self.fun(*args, **kwargs)
+        if plan is not None:
+            out, written = plan(arrays, state)
+            if self.outputs is not None:
+                _state_fill(self.outputs, written)
+            return out
+        return self._trace(key, args, kwargs, arrays, state)
 
-    return wrapped
+    def _trace(self, key, args, kwargs, arrays: list, state: list):
+        self.traces += 1
+        session = _Trace(self.programs)
+        origin: dict = {}  # id(tracer tensor) -> ("arg" | "state", index)
+        back: dict = {}  # id(tracer array) -> the original array
+        traced = []
+        for kind, leaves in (("arg", arrays), ("state", state)):
+            for i, a in enumerate(leaves):
+                t, real = session.tracer(a._t)
+                tr = _wrap(t, a._dtype)
+                origin[id(t)] = origin[id(real)] = (kind, i)
+                back[id(tr)] = a
+                traced.append(tr)
+        it = iter(traced[:len(arrays)])  # (by position: an array passed twice is two inputs)
+        args_in, kwargs_in = _trees.tree_map(
+            lambda x: next(it) if isinstance(x, array) else x, (tuple(args), kwargs))
+        if self.inputs is not None:
+            _state_fill(self.inputs, traced[len(arrays):])
+        _tracing.depth += 1
+        push(session)
+        try:
+            try:
+                out = self.fun(*args_in, **kwargs_in)
+            finally:
+                unwind(session)
+            session.flush("end of call")
+            out_leaves = _state_leaves(self.outputs) if self.outputs is not None else []
+            run = session.runs[-1] if session.runs else None
+            originals = {id(a._t) for a in arrays + state}
+            if run is not None and any(id(t) in originals and id(t) not in origin
+                                       for t in run.inputs):
+                raise ValueError(_UNCAPTURED)
+        except BaseException:
+            for tree in (self.inputs, self.outputs):
+                if tree is not None:
+                    _state_replace(tree, back)
+            raise
+        finally:
+            _tracing.depth -= 1
+        if self.inputs is not None:
+            _state_replace(self.inputs, back)
+        if session.broke is not None or len(session.runs) > 1 or (
+                run is not None and run.written):
+            self.plans[key] = _EAGER
+        else:
+            self.plans[key] = _Plan(run, origin, out, out_leaves,
+                                    [a.shape for a in arrays + state])
+        if self.outputs is not None:
+            _state_fill(self.outputs, [back.get(id(a), a) for a in out_leaves])
+        return _substitute(out, back)
+
+
+def compile(fun: Callable, inputs=None, outputs=None, shapeless: bool = False) -> Callable:  # noqa: A001
+    """`fun` traced once per signature and replayed after (see the module docstring)."""
+    return _Compiled(fun, inputs, outputs, shapeless)
 
 
 def eval(*trees) -> None:  # noqa: A001  (MLX's name)
     """Compute every array in `trees` (lists, tuples, dicts; other leaves are ignored)."""
     for x in _trees.leaves(list(trees)):
         if isinstance(x, array) and x._t.__class__ is not Tensor:
+            if _tracing.depth and isinstance(x._t.__dict__.get("_lazy_session"), _Trace):
+                raise ValueError(_EVAL_IN_TRANSFORM)
             _lazy.evaluate("mx.eval")
             return
 

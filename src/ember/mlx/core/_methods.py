@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import _ops
+from . import _elementwise, _ops, _sequences, _shapes
 from ._array import _At, _wrap, array
 from ._lazy import lazy
 
@@ -43,6 +43,33 @@ _OPERATORS = ("add", "radd", "sub", "rsub", "mul", "rmul", "truediv", "rtruediv"
               "setitem")
 
 
+# methods from the modules beyond `_ops`
+_MORE = {"logcumsumexp": _sequences.logcumsumexp, "view": _shapes.view}
+# in-place operators MLX has beyond `_OPERATORS`: each rebinds the object to the result
+_IN_PLACE = ("and", "or", "xor", "floordiv", "mod", "pow", "lshift", "rshift", "matmul")
+
+
+def _in_place(name: str):
+    op = getattr(array, f"__{name}__")
+
+    def method(self, o):
+        return self._rebind(op(self, o))
+    method.__name__ = f"__i{name}__"
+    return method
+
+
+def _copy(self) -> array:
+    return _wrap(self._t, self._dtype)
+
+
+def _deepcopy(self, memo) -> array:
+    return _wrap(self._t.clone(), self._dtype)
+
+
+def _complex(self) -> complex:
+    return complex(self.item())
+
+
 def install() -> None:
     for name in _SAME:
         setattr(array, name, lazy(getattr(_ops, name)))
@@ -55,5 +82,14 @@ def install() -> None:
     for name in _OPERATORS:
         dunder = f"__{name}__"
         setattr(array, dunder, lazy(getattr(array, dunder)))
+    for name, fn in _MORE.items():
+        setattr(array, name, lazy(fn))
+    for name in _IN_PLACE:
+        setattr(array, f"__i{name}__", _in_place(name))
+    array.real = property(lazy(_elementwise.real))
+    array.imag = property(lazy(_elementwise.imag))
+    array.__copy__ = _copy
+    array.__deepcopy__ = _deepcopy
+    array.__complex__ = _complex
     for name in ("add", "subtract", "multiply", "divide", "maximum", "minimum"):
         setattr(_At, name, lazy(getattr(_At, name)))

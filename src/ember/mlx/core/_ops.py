@@ -16,7 +16,17 @@ import numpy as np
 import ember as E
 
 from . import _dtypes as D
-from ._array import _wrap, array, binary, cast, compare, divide, operands, wrap_result
+from ._array import (
+    _wrap,
+    array,
+    binary,
+    cast,
+    compare,
+    divide,
+    mlx_remainder,
+    operands,
+    wrap_result,
+)
 from ._dtypes import Dtype
 
 
@@ -141,7 +151,7 @@ add = _binary(E.add, "add")
 subtract = _binary(E.sub, "subtract")
 multiply = _binary(E.mul, "multiply")
 floor_divide = _binary(E.floor_divide, "floor_divide")
-remainder = _binary(E.remainder, "remainder")
+remainder = _binary(mlx_remainder, "remainder")
 power = _binary(E.pow, "power")
 
 

@@ -7,6 +7,8 @@ three entries around `...`; nested rows break onto lines indented under the brac
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 _EDGE = 3  # entries kept at each end of a summarised dimension
@@ -20,7 +22,10 @@ def _number(v, kind: str) -> str:
         return str(int(v))
     if kind == "c":
         return f"{v.real:g}{v.imag:+g}j"
-    return f"{float(v):g}"
+    v = float(v)
+    if v != v and math.copysign(1.0, v) < 0:
+        return "-nan"  # (C's printf, which MLX prints with, shows NaN's sign)
+    return f"{v:g}"
 
 
 def _rows(a: np.ndarray, kind: str, depth: int, indent: int) -> str:

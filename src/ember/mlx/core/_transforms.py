@@ -146,8 +146,16 @@ def _zeros_like(x: array) -> array:
 
 
 def _detached(tree):
-    return _trees.tree_map(lambda x: _wrap(x._t.detach(), x._dtype) if _is_array(x) else x,
-                           tree)
+    """`tree` with its arrays cut from autograd's graph (recorded lazily where ops are:
+    a detach outside the session would run the pending graph)."""
+    def cut(x):
+        return _wrap(x._t.detach(), x._dtype) if _is_array(x) else x
+
+    w = _lazy.recording()
+    if w is None:
+        return _trees.tree_map(cut, tree)
+    with _lazy.inside(w):
+        return _trees.tree_map(cut, tree)
 
 
 def value_and_grad(fun: Callable, argnums=None, argnames=()) -> Callable:

@@ -1,12 +1,16 @@
 """Activations: the functions (`nn.relu`, `nn.gelu`, ...) and their layers (`nn.ReLU`,
 `nn.GELU`, ...), each written as MLX writes it so values and gradients agree with
-MLX's, kinks included (e.g. `relu` is `maximum(x, 0)`: gradient 0.5 at 0)."""
+MLX's, kinks included (e.g. `relu` is `maximum(x, 0)`: at 0 the gradient goes to the
+second argument, so relu's is 0 there)."""
 
 from __future__ import annotations
 
 import math
 
+import ember as E
+
 from ... import core as mx
+from ...core._array import _wrap
 from .base import Module
 
 
@@ -15,6 +19,10 @@ def sigmoid(x: mx.array) -> mx.array:
 
 
 def relu(x: mx.array) -> mx.array:
+    # one op: ember's relu, whose gradient at 0 is 0 as MLX's; at a NaN input it passes
+    # the gradient on (MLX's maximum gives it to the 0)
+    if x.dtype.kind == "f":
+        return _wrap(E.relu(x._t), x.dtype)
     return mx.maximum(x, 0)
 
 

@@ -1,0 +1,197 @@
+"""MLX's shape and layout functions beyond `_ops`: atleast_nd, broadcasting helpers,
+unflatten / permute_dims / matrix_transpose / unstack, flip and roll, strided views, bit
+reinterpretation (`view`) and slices at array-valued starts (`slice`, `slice_update`)."""
+
+from __future__ import annotations
+
+import ember as E
+
+from . import _dtypes as D
+from . import _ops as O
+from ._array import _wrap, array, cast
+
+
+def _arr(x) -> array:
+    return x if isinstance(x, array) else array(x)
+
+
+def _atleast(arys, n: int, fn):
+    out = [fn(_arr(x)) if _arr(x).ndim < n else _arr(x) for x in arys]
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_1d(*arys) -> array | list:
+    """Each array with at least one dimension."""
+    return _atleast(arys, 1, lambda x: O.reshape(x, (1,)))
+
+
+def atleast_2d(*arys) -> array | list:
+    """Each array with at least two dimensions (a vector becomes a row)."""
+    return _atleast(arys, 2, lambda x: O.reshape(x, (1,) * (2 - x.ndim) + x.shape))
+
+
+def atleast_3d(*arys) -> array | list:
+    """Each array with at least three dimensions, NumPy's way: (N,) -> (1, N, 1),
+    (M, N) -> (M, N, 1)."""
+    def lift(x: array) -> array:
+        shape = {0: (1, 1, 1), 1: (1, *x.shape, 1), 2: (*x.shape, 1)}[x.ndim]
+        return O.reshape(x, shape)
+    return _atleast(arys, 3, lift)
+
+
+def broadcast_shapes(*shapes) -> tuple:
+    """The shape the given shapes broadcast to."""
+    out: list = []
+    for shape in shapes:
+        shape = list(shape)
+        a, b = [1] * (len(shape) - len(out)) + out, [1] * (len(out) - len(shape)) + shape
+        if any(x != y and 1 not in (x, y) for x, y in zip(a, b)):
+            raise ValueError(f"[broadcast_shapes] Shapes {_fmt(out)} and {_fmt(shape)} cannot "
+                             "be broadcast.")
+        out = [y if x == 1 else x for x, y in zip(a, b)]
+    return tuple(out)
+
+
+def _fmt(shape) -> str:
+    return "(" + ",".join(str(s) for s in shape) + ")"
+
+
+def broadcast_arrays(*arrays) -> list:
+    """The arrays broadcast to their common shape."""
+    arrs = [_arr(x) for x in arrays]
+    shape = broadcast_shapes(*(x.shape for x in arrs))
+    return [O.broadcast_to(x, shape) for x in arrs]
+
+
+def unflatten(a, /, axis: int, shape) -> array:
+    """Axis `axis` split into `shape` (one entry may be -1)."""
+    a = _arr(a)
+    return _wrap(E.unflatten(a._t, axis, tuple(shape)), a._dtype)
+
+
+def permute_dims(a, /, axes=None) -> array:
+    """Alias of `transpose`."""
+    return O.transpose(a, axes)
+
+
+def matrix_transpose(a, /) -> array:
+    """The last two axes swapped."""
+    a = _arr(a)
+    if a.ndim < 2:
+        raise ValueError("[matrix_transpose] Input array must have at least 2 dimensions.")
+    return O.swapaxes(a, -1, -2)
+
+
+def unstack(x, /, *, axis: int = 0) -> tuple:
+    """The slices along `axis`, which they lose."""
+    x = _arr(x)
+    return tuple(_wrap(t, x._dtype) for t in E.unbind(x._t, axis))
+
+
+def flip(a, /, axis=None) -> array:
+    """The order of elements reversed along `axis` (all axes by default)."""
+    a = _arr(a)
+    axes = range(a.ndim) if axis is None else [axis] if isinstance(axis, int) else axis
+    return _wrap(E.flip(a._t, tuple(axes)), a._dtype)
+
+
+def roll(a, shift, axis=None, /) -> array:
+    """Elements shifted along `axis` (of the flattened array by default), wrapping round.
+    A tuple of shifts on one axis (or with no axis) adds up; one shift applies to every
+    axis given."""
+    a = _arr(a)
+    shifts = [shift] if isinstance(shift, int) else list(shift)
+    if axis is None:
+        flat = E.roll(a._t.reshape(-1), sum(shifts), 0)
+        return _wrap(flat.reshape(a.shape), a._dtype)
+    axes = [axis] if isinstance(axis, int) else list(axis)
+    if len(axes) == 1:
+        shifts = [sum(shifts)]
+    elif len(shifts) == 1:
+        shifts = shifts * len(axes)
+    return _wrap(E.roll(a._t, shifts[:len(axes)], axes), a._dtype)
+
+
+def contiguous(a, /, allow_col_major: bool = False) -> array:
+    """A row-contiguous copy (every ember array already reads as one)."""
+    a = _arr(a)
+    return _wrap(a._t.contiguous(), a._dtype)
+
+
+def as_strided(a, /, shape=None, strides=None, offset: int = 0) -> array:
+    """A view with the given shape and element strides into `a` read as row-contiguous."""
+    a = _arr(a)
+    shape = a.shape if shape is None else tuple(shape)
+    if strides is None:
+        strides, step = [], 1
+        for s in reversed(shape):
+            strides.insert(0, step)
+            step *= s
+    flat = a._t.contiguous().reshape(-1)
+    return _wrap(E.as_strided(flat, shape, tuple(strides), offset).contiguous(), a._dtype)
+
+
+_SIGNED = {1: E.int8, 2: E.int16, 4: E.int32, 8: E.int64}
+
+
+def view(a, dtype) -> array:
+    """The same bytes read as `dtype`: the last axis scales by the ratio of the sizes."""
+    a = _arr(a)
+    src, dst = a._dtype, dtype
+    if dst.size > src.size and (a.ndim == 0 or a.shape[-1] * src.size % dst.size):
+        raise ValueError("[view] When viewing as a larger dtype, the size in bytes of the last "
+                         "axis must be a multiple of the requested type size.")
+    t = a._t
+    if src.kind == "u" and src.wraps and src is not D.uint64:
+        t = t.to(_SIGNED[src.size])  # the carrier's low bytes are the value's bytes
+    if src is D.bool_:
+        t = t.to(E.uint8)
+    exact = _SIGNED[dst.size] if dst.kind == "u" and dst.wraps else \
+        E.uint8 if dst is D.bool_ else dst.carrier
+    if a.ndim == 0:
+        t = t.reshape(1)
+    t = t.view(exact)
+    if dst is D.bool_:
+        t = t != 0
+    elif dst.kind == "u" and dst.wraps and dst is not D.uint64:
+        t = cast(t.to(E.int64), D.int64, dst)
+    return _wrap(t.reshape(()) if a.ndim == 0 and dst.size == src.size else t, dst)
+
+
+def _window(a: array, start_indices, axes, sizes, name: str):
+    """Index tensors selecting the window of `a` at `start_indices` along `axes`."""
+    if len(sizes) != a.ndim:
+        raise ValueError(f"[{name}] Invalid slice size for array with {a.ndim} dimensions.")
+    starts = _arr(start_indices)._t.reshape(-1).to(E.int64)
+    index = []
+    for d in range(a.ndim):
+        idx = E.arange(sizes[d])
+        if d in [x % a.ndim for x in axes]:
+            idx = idx + starts[[x % a.ndim for x in axes].index(d)]
+        index.append(idx.reshape([-1 if i == d else 1 for i in range(a.ndim)]))
+    return tuple(index)
+
+
+def slice(a, start_indices, axes, slice_size) -> array:  # noqa: A001  (MLX's name)
+    """The `slice_size` window of `a` starting at `start_indices` (an array, so the start
+    may be computed) along `axes`."""
+    a = _arr(a)
+    return _wrap(a._t[_window(a, start_indices, axes, list(slice_size), "slice")], a._dtype)
+
+
+def slice_update(a, update, start_indices, axes) -> array:
+    """`a` with the window at `start_indices` along `axes` replaced by `update` (the window
+    spans the other axes whole, and `update` broadcasts to it)."""
+    a, u = _arr(a), _arr(update)
+    padded = (1,) * (a.ndim - u.ndim) + u.shape
+    along = [x % a.ndim for x in axes]
+    shape = [padded[d] if d in along else a.shape[d] for d in range(a.ndim)]
+    index = _window(a, start_indices, axes, shape, "slice_update")
+    values = E.broadcast_to(cast(u._t, u._dtype, a._dtype).reshape(padded), tuple(shape))
+    return _wrap(a._t.index_put(index, values), a._dtype)
+
+
+__all__ = ["as_strided", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_arrays",
+           "broadcast_shapes",
+           "contiguous", "flip", "matrix_transpose", "permute_dims", "roll", "slice",
+           "slice_update", "unflatten", "unstack", "view"]

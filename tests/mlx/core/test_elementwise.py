@@ -1,0 +1,72 @@
+"""The elementwise functions of `_elementwise` against MLX 0.32.4: reprs (dtype and six
+significant digits) or exception type and message must be equal."""
+
+import numpy as np
+import pytest
+
+import ember.mlx.core as mx
+
+mlx = pytest.importorskip("mlx.core")
+
+SETUP = ("a = mx.array([[1, -2, 3], [4, 5, -6]]);"
+         "f = mx.array([1.5, -2.5, float('nan'), float('inf'), -float('inf')]);"
+         "x = mx.array([[0.5, -1.0, 2.0], [3.0, 0.25, -4.0]])")
+
+
+def _run(expr: str, module):
+    scope = {"mx": module, "np": np}
+    exec(SETUP, scope)
+    try:
+        return "ok", repr(eval(expr, scope))
+    except Exception as e:  # noqa: BLE001  (the exception is what is compared)
+        return type(e).__name__, str(e)
+
+
+CASES = [
+    "mx.trunc(f)",
+    "mx.trunc(a)",
+    "mx.trunc(mx.array([-0.5, 2.7], mx.float16))",
+    "mx.real(a)",
+    "mx.imag(a)",
+    "mx.real(mx.array([1 + 2j, -3j]))",
+    "mx.imag(mx.array([1 + 2j, -3j]))",
+    "mx.conj(mx.array([1 + 2j]))",
+    "mx.conjugate(a)",
+    "mx.positive(a)",
+    "mx.isposinf(f)",
+    "mx.isposinf(a)",
+    "mx.isneginf(f)",
+    "mx.logical_xor(a, 0)",
+    "mx.logical_xor(mx.array([True, False]), mx.array([True, True]))",
+    "mx.nan_to_num(f)",
+    "mx.nan_to_num(f, 1.0, 2.0, -3.0)",
+    "mx.nan_to_num(f.astype(mx.float16), 1.0, 2.0)",
+    "mx.nan_to_num(f.astype(mx.bfloat16))",
+    "mx.nan_to_num(a)",
+    "mx.nan_to_num(mx.array([1 + 1j]))",
+    "mx.divmod(a, 4)",
+    "mx.divmod(mx.array([7.5, -7.5, 3.0]), 2)",
+    "mx.divmod(7, mx.array([2, -3]))",
+    "mx.bitwise_invert(a)",
+    "mx.bitwise_invert(a.astype(mx.uint8))",
+    "mx.bitwise_invert(x)",
+    "mx.bitwise_invert(mx.array([True, False]))",
+    "mx.pow(a, 2)",
+    "mx.acos(mx.array([0.5]))",
+    "mx.acosh(mx.array([2.0]))",
+    "mx.asin(mx.array([0.5]))",
+    "mx.asinh(x)",
+    "mx.atan(x)",
+    "mx.atanh(mx.array([0.5]))",
+    "mx.atan2(x, 2.0)",
+    "mx.bitwise_left_shift(a, 2)",
+    "mx.bitwise_right_shift(a, 1)",
+    "mx.array([1, 2]).real",
+    "mx.array([1 + 2j]).imag",
+    "mx.array([1 + 2j]).real",
+]
+
+
+@pytest.mark.parametrize("expr", CASES)
+def test_same_as_mlx(expr):
+    assert _run(expr, mx) == _run(expr, mlx), expr

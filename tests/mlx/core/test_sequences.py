@@ -1,0 +1,102 @@
+"""The sequence functions of `_sequences` against MLX 0.32.4: reprs (dtype and six significant
+digits) or exception type and message must be equal."""
+
+import numpy as np
+import pytest
+
+import ember.mlx.core as mx
+
+mlx = pytest.importorskip("mlx.core")
+
+SETUP = ("a = mx.array([[1, -2, 3], [4, 5, -6]]);"
+         "f = mx.array([1.5, -2.5, float('nan'), float('inf'), -float('inf')]);"
+         "x = mx.array([[0.5, -1.0, 2.0], [3.0, 0.25, -4.0]])")
+
+
+def _run(expr: str, module):
+    scope = {"mx": module, "np": np}
+    exec(SETUP, scope)
+    try:
+        return "ok", repr(eval(expr, scope))
+    except Exception as e:  # noqa: BLE001  (the exception is what is compared)
+        return type(e).__name__, str(e)
+
+
+CASES = [
+    "mx.diff(a)",
+    "mx.diff(a, 2, 0)",
+    "mx.diff(a, 0)",
+    "mx.diff(a, 5)",
+    "mx.diff(a, 1, 0)",
+    "mx.diff(x, 2)",
+    "mx.diff(mx.array(1))",
+    "mx.diff(mx.array([True, False, True]))",
+    "mx.diff(a, -1)",
+    "mx.diff(a, axis=2)",
+    "mx.diff(mx.array([1, 5], mx.uint8))",
+    "mx.searchsorted(mx.array([1, 3, 5]), mx.array([0, 3, 6]))",
+    "mx.searchsorted(mx.array([1, 3, 5]), mx.array([0, 3, 6]), side='right')",
+    "mx.searchsorted(mx.array([1.0, 3, 5]), mx.array([[3], [4]]))",
+    "mx.searchsorted(mx.array([1, 3, 5]), mx.array([2.5]))",
+    "mx.searchsorted(mx.array([1, 3, 5]), mx.array([3]), side='x')",
+    "mx.unique(mx.array([3, 1, 3, 2]), 3)",
+    "mx.unique(mx.array([3, 1, 3, 2]), 5)",
+    "mx.unique(mx.array([3, 1, 3, 2]), 2)",
+    "mx.unique(mx.array([3, 1, 3, 2]), 5, True, True, True)",
+    "mx.unique(mx.array([3, 1, 3, 2]), 2, return_index=True, return_counts=True)",
+    "mx.unique(mx.array([2, 1, 2, 3, 1]), 4, True, True, True, fill_value=0)",
+    "mx.unique(mx.array([3.0, 1, 3, 2]), 5, fill_value=-1)",
+    "mx.unique(mx.array([[3, 1], [3, 2]]), 2, return_inverse=True)",
+    "mx.unique(mx.array([], mx.int32), 2)",
+    "mx.unique(mx.array([], mx.int32), 2, fill_value=4)",
+    "mx.unique(mx.array([1.0, 2]), 0)",
+    "mx.unique(mx.array([True, False, True]), 2, return_counts=True)",
+    "mx.median(a)",
+    "mx.median(a, 1)",
+    "mx.median(a, 0, keepdims=True)",
+    "mx.median(mx.array([1, 2, 3, 4.0]))",
+    "mx.median(a.astype(mx.float16), 1)",
+    "mx.median(x, (0, 1), keepdims=True)",
+    "mx.median(mx.array([1, float('nan'), 3]))",
+    "mx.logcumsumexp(mx.array([1.0, 2, 3]))",
+    "mx.logcumsumexp(a, 1, reverse=True)",
+    "mx.logcumsumexp(a, 0, inclusive=False)",
+    "mx.logcumsumexp(x, 1, reverse=True, inclusive=False)",
+    "x.logcumsumexp(0)",
+    "mx.cumulative_sum(a, 1, dtype=mx.float32)",
+    "mx.cumulative_sum(a.astype(mx.int8))",
+    "mx.cumulative_sum(x, 0, reverse=True)",
+    "mx.cumulative_prod(a, 0)",
+    "mx.cumulative_prod(a, 1, inclusive=False, dtype=mx.int64)",
+    "mx.count_nonzero(a)",
+    "mx.count_nonzero(mx.array([[0, 1], [2, 0.0]]), axis=0, keepdims=True)",
+    "mx.count_nonzero(mx.array([True, False]))",
+    "mx.minmax(a)",
+    "mx.minmax(a, 1, True)",
+    "mx.minmax(x, (0, 1))",
+    "mx.trace(a)",
+    "mx.trace(a, 1)",
+    "mx.trace(a, -1)",
+    "mx.trace(a, dtype=mx.float32)",
+    "mx.trace(a.astype(mx.int8))",
+    "mx.trace(mx.ones((2, 3, 3)), 0, 1, 2)",
+    "mx.trace(x.astype(mx.uint8))",
+]
+
+
+@pytest.mark.parametrize("expr", CASES)
+def test_same_as_mlx(expr):
+    assert _run(expr, mx) == _run(expr, mlx), expr
+
+
+def _grad(fn: str, arg: str, module) -> str:
+    return repr(module.grad(eval(fn, {"mx": module}))(eval(arg, {"mx": module})))
+
+
+@pytest.mark.parametrize(("fn", "arg"), [
+    ("lambda x: mx.logcumsumexp(x, 0).sum()", "mx.array([0.5, -1.0, 2.0])"),
+    ("lambda x: mx.median(x, 1).sum()", "mx.array([[0.5, -1.0, 2.0, 3.0], [1.0, 4.0, 0.0, 2.5]])"),
+    ("lambda x: (mx.diff(x, 2) ** 2).sum()", "mx.array([0.5, -1.0, 2.0, 3.0])"),
+])
+def test_grads_match_mlx(fn, arg):
+    assert _grad(fn, arg, mx) == _grad(fn, arg, mlx)

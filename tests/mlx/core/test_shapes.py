@@ -1,0 +1,98 @@
+"""The shape functions of `_shapes` against MLX 0.32.4: reprs (dtype and six significant
+digits) or exception type and message must be equal."""
+
+import numpy as np
+import pytest
+
+import ember.mlx.core as mx
+
+mlx = pytest.importorskip("mlx.core")
+
+SETUP = ("a = mx.array([[1, -2, 3], [4, 5, -6]]);"
+         "f = mx.array([1.5, -2.5, float('nan'), float('inf'), -float('inf')]);"
+         "x = mx.array([[0.5, -1.0, 2.0], [3.0, 0.25, -4.0]])")
+
+
+def _run(expr: str, module):
+    scope = {"mx": module, "np": np}
+    exec(SETUP, scope)
+    try:
+        return "ok", repr(eval(expr, scope))
+    except Exception as e:  # noqa: BLE001  (the exception is what is compared)
+        return type(e).__name__, str(e)
+
+
+CASES = [
+    "mx.atleast_1d(mx.array(1))",
+    "mx.atleast_1d(a)",
+    "mx.atleast_2d(mx.array([1, 2]))",
+    "mx.atleast_2d(mx.array(1.0))",
+    "mx.atleast_3d(mx.array([1, 2]))",
+    "mx.atleast_3d(a)",
+    "mx.atleast_3d(mx.array(2))",
+    "mx.atleast_1d(mx.array(1), mx.array([2]))",
+    "mx.broadcast_arrays(mx.ones((2, 1)), mx.zeros(3, mx.int32))",
+    "mx.broadcast_shapes((2, 1), (3,))",
+    "mx.broadcast_shapes((5, 1, 4), (3, 1), (1,))",
+    "mx.broadcast_shapes((2, 1), (3, 4))",
+    "mx.unflatten(a, 1, (3, 1))",
+    "mx.unflatten(a, -1, (-1, 1))",
+    "mx.unflatten(mx.arange(12), 0, (2, -1, 3))",
+    "mx.permute_dims(a)",
+    "mx.permute_dims(mx.ones((2, 3, 4)), (2, 0, 1)).shape",
+    "mx.matrix_transpose(a)",
+    "mx.matrix_transpose(mx.ones((2, 3, 4))).shape",
+    "mx.matrix_transpose(mx.array([1]))",
+    "mx.unstack(a)",
+    "mx.unstack(a, axis=1)",
+    "mx.unstack(a, axis=-1)",
+    "mx.flip(a)",
+    "mx.flip(a, 1)",
+    "mx.flip(a, (0, 1))",
+    "mx.flip(a, -1)",
+    "mx.roll(a, 1)",
+    "mx.roll(a, (1, 2))",
+    "mx.roll(a, (1, -1), (0, 1))",
+    "mx.roll(a, 2, 1)",
+    "mx.roll(a, (1, 2), 1)",
+    "mx.roll(a, 1, (0, 1))",
+    "mx.roll(a, -7)",
+    "mx.contiguous(a)",
+    "mx.contiguous(a.T)",
+    "mx.as_strided(a, (2, 2), (1, 1), 1)",
+    "mx.as_strided(a)",
+    "mx.as_strided(a.T, (3,), (2,))",
+    "mx.as_strided(mx.arange(4), (3, 2), (1, 1))",
+    "mx.view(a, mx.uint8)",
+    "mx.view(a, mx.int16)",
+    "mx.view(a, mx.uint16)",
+    "mx.view(a, mx.uint32)",
+    "mx.view(a, mx.int64)",
+    "mx.view(mx.array([1.0]), mx.int32)",
+    "mx.view(mx.array([1.0, -2.0]), mx.int64)",
+    "mx.view(mx.array([1.0, -2.0]), mx.uint64)",
+    "mx.view(mx.array([1.0, 2.0]), mx.float16)",
+    "mx.view(mx.array([1.0, 2.0]), mx.bfloat16)",
+    "mx.view(mx.array([65535, 1], mx.uint16), mx.int16)",
+    "mx.view(mx.array([1065353216], mx.uint32), mx.float32)",
+    "mx.view(mx.array([1, 0, 2], mx.uint8), mx.bool_)",
+    "mx.view(mx.array([True, False]), mx.uint8)",
+    "mx.view(mx.array([1, 2, 3]), mx.int64)",
+    "mx.view(mx.array(1.0), mx.int32)",
+    "mx.array([1065353216, 3]).view(mx.float32)",
+    "x.view(mx.uint32)",
+    "mx.slice(a, mx.array([0, 1]), (0, 1), (1, 2))",
+    "mx.slice(a, mx.array([1]), (1,), (2, 2))",
+    "mx.slice(a, mx.array([1]), (1,), (2,))",
+    "mx.slice(x, mx.array(1), [0], [1, 3])",
+    "mx.slice_update(a, mx.array([[9]]), mx.array([1, 2]), (0, 1))",
+    "mx.slice_update(a, mx.array([[9, 8]]), mx.array([1, 1]), (0, 1))",
+    "mx.slice_update(x, mx.array([7, 8]), mx.array([1]), [1])",
+    "mx.slice_update(mx.zeros((3, 4)), mx.array([[7.0], [8]]), mx.array([1, 2]), [0, 1])",
+    "mx.slice_update(a, mx.array([[9.5]]), mx.array([0, 0]), (0, 1))",
+]
+
+
+@pytest.mark.parametrize("expr", CASES)
+def test_same_as_mlx(expr):
+    assert _run(expr, mx) == _run(expr, mlx), expr
