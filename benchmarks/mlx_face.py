@@ -80,6 +80,35 @@ def mlp_step(mx, nn, optim, quick):
     return step
 
 
+def mlp_step_compiled(mx, nn, optim, quick):
+    """The MLP step under `mx.compile` with MLX's state pattern
+    (`inputs=outputs=[model.state, optimizer.state]`): traced once, then replayed."""
+    from functools import partial
+
+    model = _mlp(mx, nn, [64, 128, 10])
+    opt = optim.SGD(learning_rate=0.01)
+    x = mx.array(_np((64, 64)))
+    y = mx.array(np.random.default_rng(1).integers(0, 10, 64).astype(np.int32))
+
+    def loss_fn(model, x, y):
+        return nn.losses.cross_entropy(model(x), y, reduction="mean")
+
+    value_and_grad = nn.value_and_grad(model, loss_fn)
+    state = [model.state, opt.state]
+
+    @partial(mx.compile, inputs=state, outputs=state)
+    def train(x, y):
+        loss, grads = value_and_grad(model, x, y)
+        opt.update(model, grads)
+        return loss
+
+    def step():
+        loss = train(x, y)
+        mx.eval(loss, state)
+
+    return step
+
+
 def gpt_step(mx, nn, optim, quick):
     """benchmarks.workloads.gpt_step's tiny GPT (d 128, 4 heads, 2 blocks, 16 x 64 tokens,
     AdamW) as an MLX program: nn layers, mx.fast's causal attention, one eval per step."""
@@ -137,6 +166,7 @@ def gpt_step(mx, nn, optim, quick):
 
 WORKLOADS = {
     "mlp_step": (mlp_step, W.mlp_step),
+    "mlp_step_compiled": (mlp_step_compiled, W.mlp_step),
     "gpt_step": (gpt_step, W.gpt_step),
     "matmul_2048": (matmul_2048, W.matmul(2048)),
     "elementwise_16M": (elementwise_16M, W.elementwise),
