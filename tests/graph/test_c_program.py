@@ -269,3 +269,22 @@ def test_a_bad_target_raises_before_the_update_as_eager():
     assert str(ours.value) == str(theirs.value)
     for p, q in zip(model.parameters(), before):
         np.testing.assert_array_equal(p.detach().numpy(), q)
+
+
+def test_a_reshaping_view_of_a_dense_value_is_its_pointer():
+    """`view` between two C orders (a loss reshaped to 0-d, a product flattened) is the
+    same memory in the same order: the program stays one C call, with eager's bits."""
+    x, w = _x(9, (4, 5)), _x(10, (5, 3))
+
+    def f(x, w):
+        y = (x @ w).view(-1)
+        return y * 2, y.view(2, 6) + 1
+
+    fn = ember.compile(f)
+    fn(x, w)
+    got = fn(x, w)
+    program = _programs(fn)[0]
+    assert isinstance(program, CProgram) and "view.view" in program.c_source
+    for g, want in zip(got, f(x, w)):
+        np.testing.assert_array_equal(g.numpy(), want.numpy())
+        assert g.shape == want.shape

@@ -55,6 +55,7 @@ from .program import Program, kernel_of
 CTYPE = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}  # (fuse's too)
 _SUFFIX = {"float": "f32", "double": "f64"}
 _VIEWS = (_views.transpose, _views.t, _views.permute)
+_RESHAPES = (_views.view_, _views.unsafe_view)
 
 
 def _dense(v: Value) -> bool:
@@ -118,6 +119,8 @@ class Lowering:
 def _view(n: Node, lo: Lowering) -> list[str] | None:
     fn = n.params["fn"]
     x = n.args[0]
+    if fn in _RESHAPES and len(n.args) == 1 and x.__class__ is Value:
+        return _reshape(n, lo)
     if fn not in _VIEWS or len(n.args) != 1 or x.__class__ is not Value:
         return None
     o = n.outs[0]
@@ -132,6 +135,17 @@ def _view(n: Node, lo: Lowering) -> list[str] | None:
     lo.views_of[o] = (root, tuple(perm[d] for d in dims))
     lo.views.append(f"{lo.ctype(o)} *const {lo.names[o]} = {lo.names[x]};  /* %{o.id} = "
                     f"view.{fn.name}(%{x.id}): strides {o.stride} */")
+    return []
+
+
+def _reshape(n: Node, lo: Lowering) -> list[str] | None:
+    """A `view` of a C-ordered value that is C-ordered too: the same memory in the same
+    order, so the same pointer (a value of its own for later views)."""
+    x, o = n.args[0], n.outs[0]
+    if x in lo.views_of or not _dense(x) or not _dense(o) or lo.ctype(o) is None:
+        return None
+    lo.views.append(f"{lo.ctype(o)} *const {lo.names[o]} = {lo.names[x]};  /* %{o.id} = "
+                    f"view.{n.params['fn'].name}(%{x.id}): shape {o.shape} */")
     return []
 
 

@@ -114,3 +114,40 @@ def test_disabled_lazy_mode_runs_each_op_at_once():
         assert type(y._t) is ember.Tensor and mx.graph_size() == 0
     finally:
         _lazy.enabled[0] = True
+
+
+def _train(steps: int) -> list:
+    """An MLP trained with SGD as MLX programs train: one mx.eval per step."""
+    import ember.mlx.nn as nn
+    import ember.mlx.optimizers as optim
+
+    mx.random.seed(0)
+    model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4))
+    opt = optim.SGD(learning_rate=0.1)
+    x = mx.random.normal((8, 16))
+    y = mx.array([0, 1, 2, 3, 0, 1, 2, 3])
+    step = nn.value_and_grad(model, lambda m, x, y: nn.losses.cross_entropy(m(x), y).mean())
+    losses = []
+    for _ in range(steps):
+        loss, grads = step(model, x, y)
+        opt.update(model, grads)
+        mx.eval(loss, model.parameters(), opt.state)
+        losses.append(loss.item())
+    return losses + [np.array(p) for p in model.parameters()["layers"][0].values()]
+
+
+def test_a_training_step_is_one_graph_run_as_one_c_call_with_eagers_bits():
+    from ember import native
+    from ember.graph.c_program import CProgram
+
+    before = _lazy.world().evaluations
+    lazy = _train(4)
+    # each step's forward, backward and update ran as one graph (the loss read is free)
+    assert _lazy.world().evaluations - before == 4
+    if native.available():
+        assert any(isinstance(p.program, CProgram) and p.runs >= 3
+                   for p in _lazy.world().programs.values())
+    _lazy.enabled[0] = False
+    eager = _train(4)
+    for a, b in zip(lazy, eager):
+        np.testing.assert_array_equal(a, b)

@@ -24,6 +24,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from ..._core import dispatch
+from ..._tensor import Tensor
 from ...graph.capture import Session
 from ...graph.compiled import lower
 from ...graph.program import lower_python
@@ -72,12 +73,35 @@ class _Programs(OrderedDict):
             self.popitem(last=False)
 
 
+_BOOKKEEPING = 1024  # elements: integer ops this small on computed tensors run at once
+
+
+def _bookkeeping(args: tuple) -> bool:
+    """Whether an op reads only computed integer (or bool) tensors of a few elements (a
+    step counter's increment, class indices cast to int64): it runs at once instead of
+    joining the graph, whose compiled program would otherwise have to carry integer
+    arithmetic its C does not cover."""
+    seen = False
+    for a in args:
+        if isinstance(a, Tensor):
+            if a.__class__ is not Tensor or a._dtype.is_floating_point or \
+                    a._dtype.is_complex or a.numel() > _BOOKKEEPING:
+                return False
+            seen = True
+    return seen
+
+
 class World(Session):
     """The thread's lazy session: every flush starts the next graph afresh."""
 
     def __init__(self) -> None:
         super().__init__(_Programs(), lambda graph, segment: Recurring(graph))
         self.evaluations = 0  # graphs run so far
+
+    def process(self, prim, args: tuple, params: dict):
+        if _bookkeeping(args):
+            return self.lower(prim, args, params)
+        return Session.process(self, prim, args, params)
 
     def flush(self, reason: str = "value needed", op: str | None = None) -> None:
         had = bool(self.graph.nodes)

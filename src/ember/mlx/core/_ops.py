@@ -422,6 +422,8 @@ def addmm(c, a, b, /, alpha: float = 1.0, beta: float = 1.0, *, stream=None) -> 
     if a.ndim != 2 or b.ndim != 2 or c.ndim > 2:
         return multiply(matmul(a, b), alpha) + multiply(c, beta)
     dt = D.promote_types(_product_dtype(a, b), c._dtype)
+    # (1 as an int: the plain bias add, as nn.Linear's, which compiled C programs cover)
+    alpha, beta = (1 if x == 1 else x for x in (alpha, beta))
     return _wrap(E.addmm(cast(c._t, c._dtype, dt), cast(a._t, a._dtype, dt),
                          cast(b._t, b._dtype, dt), beta=beta, alpha=alpha), dt)
 

@@ -138,7 +138,10 @@ def _gradients(inner: Callable, tensors: list) -> list:
         finally:
             _depth.n -= 1
         grads = E.autograd.grad(loss, leaves, allow_unused=True, create_graph=nested)
-        return [E.zeros_like(x) if g is None else g for g, x in zip(grads, leaves)]
+        # (C-ordered, as MLX's are: a transposed weight's gradient is otherwise a view,
+        # which the fused loops of the update that reads it do not take)
+        return [E.zeros_like(x) if g is None else g if g.is_contiguous() else g.contiguous()
+                for g, x in zip(grads, leaves)]
 
 
 def _zeros_like(x: array) -> array:
