@@ -277,3 +277,78 @@ def test_accepted_argument_forms():
     assert mxr.permutation(True, key=mxr.key(0)).tolist() == [0]
     assert mxr.gumbel((2,), stream=mx.cpu).shape == (2,)
     assert mxr.split(mxr.key(0), 0).shape == (0, 2)
+
+
+# -- multivariate_normal --------------------------------------------------------------------
+
+def _mvn(m, mean, cov, **kwargs):
+    return np.array(m.random.multivariate_normal(m.array(mean), m.array(cov), **kwargs))
+
+
+@pytest.mark.parametrize("n,batch,shape", [(2, (), ()), (2, (), (50,)), (3, (4,), (50, 4)),
+                                           (5, (2, 3), ()), (8, (), (20,))])
+def test_multivariate_normal_matches_mlx(n, batch, shape):
+    # NOTE: MLX's square root of cov comes from a float32 SVD, ours from a float64 one (the
+    # same unique PSD root): the samples differ by that SVD's rounding. Measured up to
+    # 1e-5 absolute on samples of magnitude ~20 (cond(cov) ~ 150); the bound is 1e-5 of
+    # the largest |sample| plus 1e-5 relative.
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal((*batch, n, n)).astype(np.float32)
+    cov = (a @ np.swapaxes(a, -1, -2) + 0.1 * np.eye(n)).astype(np.float32)
+    mean = rng.standard_normal((*batch, n)).astype(np.float32)
+    ours = _mvn(mx, mean, cov, shape=shape, key=mx.random.key(1))
+    ref = _mvn(mx_ref, mean, cov, shape=shape, key=mx_ref.random.key(1))
+    assert ours.shape == ref.shape and ours.dtype == ref.dtype == np.float32
+    np.testing.assert_allclose(ours, ref, rtol=1e-5, atol=1e-5 * np.abs(ref).max())
+
+
+def test_multivariate_normal_singular_cov_and_global_key():
+    # a diagonal cov: the root is exact on both sides, so the samples are bit-equal, and
+    # the global key is consumed as every other draw consumes it
+    cov, mean = np.diag([4.0, 0.0, 1.0]).astype(np.float32), np.array([1.0, 2.0, 3.0], np.float32)
+    mxr.seed(5)
+    mx_ref.random.seed(5)
+    assert np.array_equal(_mvn(mx, mean, cov, shape=(30,)), _mvn(mx_ref, mean, cov, shape=(30,)))
+    assert_same(mxr.uniform(shape=(3,)), mx_ref.random.uniform(shape=(3,)))
+    # rank 1: the square root of near-zero singular values magnifies float32's SVD error
+    # to ~sqrt(eps) (measured 1.5e-4 of the largest sample)
+    v = np.array([[1.0], [-0.5], [2.0]], np.float32)
+    ours = _mvn(mx, np.zeros(3, np.float32), v @ v.T, shape=(200,), key=mx.random.key(0))
+    ref = _mvn(mx_ref, np.zeros(3, np.float32), v @ v.T, shape=(200,), key=mx_ref.random.key(0))
+    np.testing.assert_allclose(ours, ref, atol=1e-3 * np.abs(ref).max())
+
+
+def test_multivariate_normal_result_dtypes_and_broadcast_shapes():
+    k = (mx.random.key(0), mx_ref.random.key(0))
+    for i, m in enumerate((mx, mx_ref)):
+        eye = m.array([[1, 0], [0, 1]])
+        assert m.random.multivariate_normal(m.array([1, 2]), eye, key=k[i]).dtype == m.float32
+        assert m.random.multivariate_normal(
+            m.array([1, 2], m.float16), eye, dtype=None, key=k[i]).dtype == m.float32
+        assert m.random.multivariate_normal(m.ones((4, 1, 2)), m.ones((3, 2, 2)),
+                                            shape=[2, 1, 1, 1], key=k[i]).shape == (2, 1, 4, 3, 2)
+
+
+MVN_ERRORS = [
+    "m.random.multivariate_normal(m.ones(2), m.eye(2), dtype=m.float16)",
+    "m.random.multivariate_normal(m.array(1.0), m.eye(2))",
+    "m.random.multivariate_normal(m.ones(2), m.ones(2))",
+    "m.random.multivariate_normal(m.ones(2), m.ones((2, 3)))",
+    "m.random.multivariate_normal(m.ones(3), m.eye(2))",
+    "m.random.multivariate_normal(m.ones((4, 2)), m.ones((3, 2, 2)))",
+    "m.random.multivariate_normal(m.ones((4, 2)), m.eye(2), shape=[3])",
+]
+
+
+@pytest.mark.parametrize("src", MVN_ERRORS)
+def test_multivariate_normal_errors_match_mlx(src):
+    ours, ref = _raised(src, mx), _raised(src, mx_ref)
+    assert ref[0] is not None
+    assert ours == ref
+
+
+def test_multivariate_normal_type_error_matches_mlx():
+    src = "m.random.multivariate_normal([1.0, 2.0], [[1.0, 0.0], [0.0, 1.0]])"
+    ours, ref = _raised(src, mx), _raised(src, mx_ref)
+    assert ours[0] is ref[0] is TypeError
+    assert ours[1].split("\n")[:2] == ref[1].split("\n")[:2]

@@ -44,3 +44,15 @@ def test_argument_errors_match_mlx(mlx_nn):
         with pytest.raises(ValueError) as b:
             make(mlx_nn)
         assert str(a.value) == str(b.value)
+
+
+@pytest.mark.parametrize("name,args,kwargs,shape", LAYERS,
+                         ids=[f"{n}-{i}" for i, (n, *_) in enumerate(LAYERS)])
+def test_state_tree_matches_mlx(mlx_nn, name, args, kwargs, shape):
+    from mlx.utils import tree_flatten as theirs_flatten
+
+    from ember.mlx.utils import tree_flatten
+
+    ours, theirs = getattr(nn, name)(*args, **kwargs), getattr(mlx_nn, name)(*args, **kwargs)
+    assert tree_flatten(ours.state) == theirs_flatten(theirs.state)
+    assert dict(ours) == dict(theirs)  # lists vs tuples too

@@ -93,3 +93,36 @@ def test_compiled_training_step_with_model_state():
 
     losses = [step(mx.array(X), mx.array(Y)).item() for _ in range(10)]
     assert all(b < a for a, b in zip(losses, losses[1:]))
+
+
+def test_checkpoint_recomputes_and_matches_mlx(mlx, mlx_nn, copy_params, close):
+    """nn.checkpoint: the same values and gradients as the plain model, and the forward
+    pass run again during backward as often as MLX runs it."""
+    def run(mx_, nn_, model):
+        calls = [0]
+        inner = model.layers[0]
+
+        def counted(x):
+            calls[0] += 1
+            return inner(x)
+
+        ck = nn_.utils.checkpoint(inner, counted)  # (MLX keeps it out of `nn`)
+
+        def loss(x, y):
+            out = model.layers[2](model.layers[1](ck(x)))
+            return nn_.losses.cross_entropy(out, y, reduction="mean")
+
+        value, grads = nn_.value_and_grad(model, loss)(mx_.array(X), mx_.array(Y))
+        mx_.eval(value, grads)
+        return value, grads, calls[0]
+
+    theirs = _model(mlx_nn)
+    ours = copy_params(theirs, _model(nn))
+    v1, g1, n1 = run(mx, nn, ours)
+    v2, g2, n2 = run(mlx, mlx_nn, theirs)
+    close(v1, v2, atol=1e-6)
+    close(g1, g2, atol=1e-6)
+    assert n1 == n2 == 2  # once forward, once again in backward
+    v3, g3 = _step(mx, nn, ours)  # the plain model
+    close(v1, v3, atol=1e-6)
+    close(g1, g3, atol=1e-6)

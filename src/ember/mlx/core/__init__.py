@@ -10,8 +10,10 @@ from . import (
     _methods,
     _ops,
     _products,
+    _quantize,
     _sequences,
     _shapes,
+    distributed,
     fast,
     fft,
     linalg,
@@ -72,6 +74,7 @@ from ._info import (
 )
 from ._io import load, save, save_safetensors, savez, savez_compressed
 from ._lazy import graph_size
+from ._printing import PrintOptions, get_printoptions, printoptions, set_printoptions
 from ._transforms import grad, jvp, value_and_grad, vjp, vmap
 
 _methods.install()
@@ -91,7 +94,7 @@ def _on_cpu(fn):
     return op
 
 
-for _module in (_ops, _elementwise, _shapes, _sequences, _products, _creation):
+for _module in (_ops, _elementwise, _shapes, _sequences, _products, _creation, _quantize):
     for _name in _module.__all__:
         globals()[_name] = _on_cpu(getattr(_module, _name))
 for _name in ("conv1d", "conv2d", "conv3d", "conv_general", "conv_transpose1d",

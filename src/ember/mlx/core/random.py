@@ -24,6 +24,7 @@ from . import _threefry as _tf
 from ._array import array, array_from_numpy, numpy_of
 from ._device import check_stream
 from ._dtypes import Dtype, bool_, float32, int32, uint8, uint16, uint32
+from ._shapes import broadcast_shapes
 
 __all__ = [
     "bernoulli",
@@ -32,6 +33,7 @@ __all__ = [
     "gumbel",
     "key",
     "laplace",
+    "multivariate_normal",
     "normal",
     "permutation",
     "randint",
@@ -138,6 +140,9 @@ _SIGNATURES = {
     "stream: StreamOrDevice = None) -> array",
     "laplace": "laplace(shape: Sequence[int] = [], dtype: Dtype | None = float32, "
     "loc: float = 0.0, scale: float = 1.0, key: array | None = None, "
+    "stream: StreamOrDevice = None) -> array",
+    "multivariate_normal": "multivariate_normal(mean: array, cov: array, "
+    "shape: Sequence[int] = [], dtype: Dtype | None = float32, key: array | None = None, "
     "stream: StreamOrDevice = None) -> array",
 }
 
@@ -383,3 +388,45 @@ def laplace(
     k = _key(key, "laplace")
     check_stream(stream)
     return _out(_tf.laplace(k, shape, dt.np, float(loc), float(scale)), dt)
+
+
+def multivariate_normal(
+    mean: array,
+    cov: array,
+    shape: Sequence[int] = (),
+    dtype: Dtype | None = float32,
+    key: array | None = None,
+    stream=None,
+) -> array:
+    """Jointly normal samples ``mean + z @ sqrt(cov)`` (``cov`` positive semi-definite).
+
+    The samples have shape ``broadcast(cov.shape[:-2], mean.shape[:-1], shape) + (n,)``;
+    ``z`` are the same standard normal draws as ``normal``'s.
+    """
+    for v in (mean, cov):
+        if not isinstance(v, array):
+            raise _bad_call("multivariate_normal", None, v)
+    shape = _shape(shape, "multivariate_normal")
+    dt = _dtype(dtype, float32, "multivariate_normal")
+    k = _key(key, "multivariate_normal")
+    check_stream(stream)
+    if dt != float32:
+        raise ValueError("[multivariate_normal] dtype must be float32.")
+    if mean.ndim < 1:
+        raise ValueError("[multivariate_normal] mean must have at least one dimension.")
+    if cov.ndim < 2:
+        raise ValueError("[multivariate_normal] cov must have at least two dimensions.")
+    n = mean.shape[-1]
+    if cov.shape[-1] != cov.shape[-2]:
+        raise ValueError("[multivariate_normal] last two dimensions of cov must be equal.")
+    if cov.shape[-1] != n:
+        raise ValueError("[multivariate_normal] mean and cov must have compatible shapes.")
+    batch = broadcast_shapes(broadcast_shapes(cov.shape[:-2], mean.shape[:-1]), shape)
+    # NOTE: MLX takes the square root as U sqrt(S) V^T from a float32 SVD of cov. For a
+    # symmetric PSD matrix that is its unique PSD square root, which we compute from a
+    # float64 SVD: the results agree to MLX's float32 SVD error, not to the bit.
+    u, sv, vt = np.linalg.svd(numpy_of(cov).astype(np.float64))
+    root = ((u * np.sqrt(sv)[..., None, :]) @ vt).astype(np.float32)
+    z = np.asarray(_tf.normal(k, (*batch, n), np.float32))
+    scaled = np.matmul(z[..., None, :], root)[..., 0, :]
+    return mean + _out(scaled, float32)

@@ -11,6 +11,7 @@ from .adaptive import AdaDelta, Adagrad, RMSprop
 from .clip import clip_grad_norm
 from .momentum import SGD, Lion
 from .optimizer import MultiOptimizer, Optimizer
+from .orthogonal import Muon
 from .schedules import (
     cosine_decay,
     exponential_decay,
@@ -20,5 +21,6 @@ from .schedules import (
 )
 
 __all__ = ["Optimizer", "MultiOptimizer", "SGD", "Lion", "Adam", "AdamW", "Adamax",
-           "RMSprop", "Adagrad", "AdaDelta", "Adafactor", "clip_grad_norm", "cosine_decay",
+           "RMSprop", "Adagrad", "AdaDelta", "Adafactor", "Muon",
+           "clip_grad_norm", "cosine_decay",
            "exponential_decay", "step_decay", "linear_schedule", "join_schedules"]

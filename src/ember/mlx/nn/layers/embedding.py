@@ -7,6 +7,7 @@ import math
 from ... import core as mx
 from ...core import random
 from .base import Module
+from .quantized import QuantizedEmbedding
 
 
 class Embedding(Module):
@@ -25,3 +26,10 @@ class Embedding(Module):
 
     def as_linear(self, x: mx.array) -> mx.array:
         return x @ self.weight.T
+
+    def to_quantized(self, group_size: int | None = None, bits: int | None = None,
+                     mode: str = "affine", quantize_input: bool = False) -> Module:
+        """This layer as a `QuantizedEmbedding` (the hook `nn.quantize` calls)."""
+        if quantize_input:
+            raise ValueError("Quantized input is not supported.")
+        return QuantizedEmbedding.from_embedding(self, group_size, bits, mode)

@@ -8,6 +8,7 @@ from typing import Any
 from ... import core as mx
 from ...core import random
 from .base import Module
+from .quantized import QuantizedLinear
 
 
 class Identity(Module):
@@ -39,6 +40,13 @@ class Linear(Module):
         if "bias" in self:
             return mx.addmm(self["bias"], x, self["weight"].T)
         return x @ self["weight"].T
+
+    def to_quantized(self, group_size: int | None = None, bits: int | None = None,
+                     mode: str = "affine", quantize_input: bool = False) -> Module:
+        """This layer as a `QuantizedLinear` (the hook `nn.quantize` calls)."""
+        if quantize_input:  # (MLX returns a QQLinear, which needs mx.qqmm)
+            raise NotImplementedError("quantize_input=True (QQLinear) is not supported yet")
+        return QuantizedLinear.from_linear(self, group_size, bits, mode)
 
 
 class Bilinear(Module):

@@ -60,15 +60,19 @@ class _Pool(Module):
         if any(p < 0 for p in padding):
             raise ValueError(f"[{cls}] 'padding' must be non-negative but got "
                              f"{tuple(padding)}.")
-        self._kernel_size, self._stride, self._padding = kernel, stride, padding
+        # NOTE: the state tree is MLX's: padding as (low, high) pairs, and the
+        # reduced axes (the spatial ones, counted from the channel axis).
+        self._kernel_size, self._stride = kernel, stride
+        self._padding = [(p, p) for p in padding]
+        self._axes = tuple(range(-nd - 1, -1))
 
     def _extra_repr(self) -> str:
         return (f"kernel_size={tuple(self._kernel_size)}, stride={tuple(self._stride)}, "
-                f"padding={tuple(self._padding)}")
+                f"padding={tuple(p for p, _ in self._padding)}")
 
     def __call__(self, x: mx.array) -> mx.array:
-        if any(self._padding):
-            widths = [(0, 0)] + [(p, p) for p in self._padding] + [(0, 0)]
+        if any(p for p, _ in self._padding):
+            widths = [(0, 0)] + list(self._padding) + [(0, 0)]
             x = mx.pad(x, widths, constant_values=self._fill)
         return self._reduce(_windows(x, self._kernel_size, self._stride), axis=-1)
 

@@ -1,0 +1,432 @@
+"""MLX's quantization: `quantize`, `dequantize`, `quantized_matmul`, `gather_qmm`.
+
+Packed weights are uint32 rows whose bits are one little-endian stream: element `i` of
+a row sits at bits `[i * bits, (i + 1) * bits)`. That holds for every width MLX packs,
+the powers of two (1, 2, 4, 8 bits, `32 / bits` per word) and the odd ones (3, 5, 6
+bits, whose packs of 8, 8 and 4 elements span 3, 5 and 3 bytes).
+
+`quantize` computes in NumPy, operation by operation in MLX's order and float types
+(its CPU kernel for "affine", its op graph for the floating-point modes), so packed
+words, scales and biases are MLX's bit for bit; it has no derivative, as in MLX. Two
+rules of the 0.32.4 wheel differ from the 0.32.2 source and were read off the wheel:
+1-bit groups use the plain min-max grid, and "mxfp*" scales round amax / max value up
+to a power of two (not to the nearest).
+`dequantize` and `quantized_matmul` are composed from `mx` ops, so they get MLX's dtype
+rules and ember's derivatives: `quantized_matmul` is differentiable in `x` (and in the
+affine scales and biases), as MLX's is.
+
+Modes: "affine" (scale and bias per group, 1-8 bits but 7), and the floating-point
+"mxfp4" (e2m1 values, e8m0 power-of-two scales, groups of 32), "mxfp8" (e4m3 values,
+e8m0 scales) and "nvfp4" (e2m1 values, e4m3 scales, groups of 16).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _dtypes as D
+from . import _ops as O
+from ._array import array, array_from_numpy, numpy_of
+
+# mode -> (default group size, default bits)
+_MODES = {"affine": (64, 4), "mxfp4": (32, 4), "nvfp4": (16, 4), "mxfp8": (32, 8)}
+_AFFINE_BITS = (1, 2, 3, 4, 5, 6, 8)
+
+# e2m1 values by their 4-bit code (sign in bit 3)
+_FP4 = np.array([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0,
+                 -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0], np.float32)
+
+
+def _fp8_table() -> np.ndarray:
+    """e4m3 values by their byte, decoded as MLX's CPU does: the 7 low bits shifted into
+    a float16's exponent and mantissa, times 256 (so 0x7f reads 480, not NaN)."""
+    b = np.arange(256, dtype=np.uint16)
+    mag = ((b & 127) << 7).view(np.float16).astype(np.float32) * np.float32(256)
+    return np.where(b & 128, -mag, mag).astype(np.float32)
+
+
+_FP8 = _fp8_table()
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+def _arr(x) -> array:
+    return x if isinstance(x, array) else array(x)
+
+
+def _shape(s) -> str:
+    """A shape as MLX's messages print it: `(8,64)`."""
+    return "(" + ",".join(str(d) for d in s) + ")"
+
+
+def _params(mode: str, group_size: int | None, bits: int | None, tag: str) -> tuple:
+    if mode not in _MODES:
+        raise ValueError(f"[{tag}] Invalid quantization mode '{mode}'.")
+    gs, b = _MODES[mode]
+    return (gs if group_size is None else group_size), (b if bits is None else bits)
+
+
+def _pack_geometry(bits: int) -> tuple:
+    """(elements per pack, bytes per pack): a pack is the run of elements whose bits fill
+    whole bytes."""
+    per = 8 if bits in (3, 5) else 4 if bits == 6 else 32 // bits
+    return per, per * bits // 8
+
+
+def _pack(q: np.ndarray, bits: int) -> np.ndarray:
+    """Codes `q` (..., K) packed into uint32 words (..., K * bits / 32), bit stream order."""
+    per, nbytes = _pack_geometry(bits)
+    q = q.astype(np.uint64).reshape(*q.shape[:-1], -1, per)
+    packs = (q << (np.arange(per, dtype=np.uint64) * np.uint64(bits))).sum(-1, dtype=np.uint64)
+    shifts = np.arange(nbytes, dtype=np.uint64) * np.uint64(8)
+    raw = ((packs[..., None] >> shifts) & np.uint64(0xFF)).astype(np.uint8)
+    raw = np.ascontiguousarray(raw.reshape(*q.shape[:-2], -1))
+    return raw.view("<u4")
+
+
+def _unpack(w: array, bits: int) -> array:
+    """The codes (uint32, (..., K)) held in packed words `w` (uint32, (..., K*bits/32))."""
+    per, nbytes = _pack_geometry(bits)
+    wide = D.uint64 if nbytes > 4 else D.uint32  # (5-bit packs are 40 bits wide)
+    raw = O.right_shift(O.expand_dims(w, -1), array(np.arange(0, 32, 8, dtype=np.uint32)))
+    raw = O.bitwise_and(raw, array(0xFF, D.uint32)).astype(wide)
+    raw = O.reshape(raw, (*w.shape[:-1], -1, nbytes))
+    packs = O.sum(O.left_shift(raw, array(np.arange(0, 8 * nbytes, 8), wide)), -1)
+    codes = O.right_shift(O.expand_dims(packs, -1), array(np.arange(0, per * bits, bits), wide))
+    codes = O.bitwise_and(codes, array((1 << bits) - 1, wide))
+    return O.reshape(codes, (*w.shape[:-1], -1)).astype(D.uint32)
+
+
+# -- fp8 / fp4 encoders (NumPy, MLX's CPU bit tricks) ----------------------------------------
+
+def _to_fp8(x: np.ndarray) -> np.ndarray:
+    """float -> e4m3 byte as MLX's CPU `ToFP8`: round to nearest even, saturate to 448 from
+    464 up (infinities and NaN included)."""
+    f = np.asarray(x, np.float32).view(np.uint32)
+    sign = f & np.uint32(0x80000000)
+    f = f ^ sign
+    denorm = np.uint32(141 << 23)
+    low_bits = (f.view(np.float32) + denorm.view(np.float32)).view(np.uint32)
+    low = (low_bits - denorm).astype(np.uint8)
+    odd = (f >> np.uint32(20)) & np.uint32(1)
+    rebias = np.uint32((((7 - 127) << 23) + 0x7FFFF) & 0xFFFFFFFF)  # (wraps, as in C)
+    high = ((f + rebias + odd) >> np.uint32(20)).astype(np.uint8)
+    out = np.where(f < np.uint32(121 << 23), low, high)
+    out = np.where(f >= np.uint32(543 << 21), np.uint8(0x7E), out)
+    return out | (sign >> np.uint32(24)).astype(np.uint8)
+
+
+def _to_fp4(wq: np.ndarray, lut: np.ndarray) -> np.ndarray:
+    """The e2m1 code nearest each value (ties to the lower code), as MLX's `argmin` over
+    `abs(w - lut)` computed in `wq`'s promoted type."""
+    dt = np.result_type(wq.dtype, lut.dtype)
+    diff = np.abs(wq[..., None].astype(dt) - lut.astype(dt))
+    return np.argmin(diff, -1).astype(np.uint64)
+
+
+# -- quantize --------------------------------------------------------------------------------
+
+def _affine_quantize(a: np.ndarray, group_size: int, bits: int) -> tuple:
+    """MLX's CPU kernel: per group, the edge of larger magnitude is hit exactly (scale is
+    edge / round(edge / scale) when that is non-zero), codes round half to even; with one
+    bit, scale = max - min and bias = min."""
+    g = a.astype(np.float32).reshape(*a.shape[:-1], -1, group_size)
+    n_bins = np.float32((1 << bits) - 1)
+    nan = np.isnan(g)  # (std::max / std::min skip NaNs after the first element)
+    w_max = np.where(nan, -np.inf, g).max(-1).astype(np.float32)
+    w_min = np.where(nan, np.inf, g).min(-1).astype(np.float32)
+    scale = np.maximum((w_max - w_min) / n_bins, np.float32(1e-7))
+    if bits == 1:  # (one bit: the plain min-max grid)
+        bias = w_min
+    else:
+        mask = np.abs(w_min) > np.abs(w_max)
+        scale = np.where(mask, scale, -scale)
+        edge = np.where(mask, w_min, w_max)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            q0 = np.rint(edge / scale)
+            scale = np.where(q0 != 0, edge / q0, scale).astype(np.float32)
+        bias = np.where(q0 != 0, edge, np.float32(0)).astype(np.float32)
+    with np.errstate(invalid="ignore"):
+        q = np.rint((g - bias[..., None]) / scale[..., None])
+        q = np.minimum(np.maximum(q, np.float32(0)), n_bins)
+    packed = _pack(np.nan_to_num(q).reshape(a.shape), bits)
+    return packed, scale.astype(a.dtype), bias.astype(a.dtype)
+
+
+def _fp_quantize(a: np.ndarray, group_size: int, bits: int, global_scale) -> tuple:
+    """MLX's op graph for the floating-point modes, each op in the type MLX computes it in."""
+    t = a.dtype.type
+    wq = a.reshape(-1, group_size)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scales = (np.abs(wq).max(-1, keepdims=True) / t(6.0 if bits == 4 else 448.0)).astype(t)
+        if group_size == 16:  # nvfp4: e4m3 scales, optionally over a global scale
+            enc = np.float32(1.0)
+            if global_scale is not None:
+                enc = np.float32(448.0 * 6.0) / numpy_of(global_scale).astype(np.float32)
+            codes = _to_fp8((scales.astype(np.float32) * enc).astype(np.float32))
+            wq = (wq / _FP8[codes].astype(t)).astype(t).astype(np.float32) * enc
+            scales = codes
+        else:  # mx modes: e8m0 scales, amax / max value rounded up to a power of two
+            b = scales.astype(np.float32).view(np.uint32)
+            expo = ((b >> np.uint32(23)) & np.uint32(0xFF)).astype(np.int32)
+            expo = expo + ((b & np.uint32(0x7FFFFF)) != 0) - 127
+            expo = np.where(scales == 0, 0, expo)
+            wq = (wq / np.power(t(2.0), expo.astype(t)).astype(t)).astype(t)
+            scales = (expo + 127).astype(np.uint8)
+    if bits == 4:
+        packed = _pack(_to_fp4(wq, _FP4.astype(t)), 4)
+    else:
+        packed = np.ascontiguousarray(_to_fp8(wq)).view("<u4")
+    lead = a.shape[:-1]
+    return packed.reshape(*lead, -1), scales.reshape(*lead, -1)
+
+
+def quantize(w, /, group_size: int | None = None, bits: int | None = None,
+             mode: str = "affine", *, global_scale=None) -> tuple:
+    """Quantize `w` along its last axis in groups: (packed uint32 weights, scales, biases)
+    for "affine", (packed weights, uint8 scales) for the floating-point modes."""
+    w = _arr(w)
+    group_size, bits = _params(mode, group_size, bits, "quantize")
+    if w.dtype.kind != "f":
+        raise ValueError("[quantize] Only real floating types can be quantized "
+                         f"but w has type {w.dtype.name}.")
+    if w.ndim < 2:
+        raise ValueError("[quantize] The matrix to be quantized must have at least 2 "
+                         f"dimension but it has only {w.ndim}.")
+    if w.shape[-1] % group_size != 0:
+        raise ValueError("[quantize] The last dimension of the matrix needs to be divisible "
+                         f"by the quantization group size {group_size}. However the "
+                         f"provided  matrix has shape {_shape(w.shape)}")
+    _check_global_scale("quantize", mode, global_scale)
+    a = numpy_of(w)
+    if mode == "affine":
+        if group_size not in (32, 64, 128):
+            raise ValueError(f"[quantize] The requested group size {group_size} is not "
+                             "supported. The supported group sizes are 32, 64, and 128.")
+        if bits not in _AFFINE_BITS:
+            raise ValueError(f"[quantize] The requested number of bits {bits} is not "
+                             "supported. The supported bits are 1, 2, 3, 4, 5, 6 and 8.")
+        packed, scales, biases = _affine_quantize(a, group_size, bits)
+        return (array_from_numpy(packed, D.uint32), array_from_numpy(scales, w.dtype),
+                array_from_numpy(biases, w.dtype))
+    _check_fp_params("quantize", mode, group_size, bits)
+    packed, scales = _fp_quantize(a, group_size, bits, global_scale)
+    return array_from_numpy(packed, D.uint32), array_from_numpy(scales, D.uint8)
+
+
+# -- validation (MLX's checks, in its order) -------------------------------------------------
+
+def _check_fp_params(tag: str, mode: str, group_size: int, bits: int) -> None:
+    want_gs = 16 if mode == "nvfp4" else 32
+    want_bits = 8 if mode == "mxfp8" else 4
+    if group_size != want_gs:
+        raise ValueError(f"[{tag}] {mode} quantization requires group size {want_gs} "
+                         f"but got {group_size}.")
+    if bits != want_bits:
+        raise ValueError(f"[{tag}] {mode} quantization requires bits to be {want_bits} "
+                         f"but got {bits}.")
+
+
+def _check_global_scale(tag: str, mode: str, global_scale) -> None:
+    if global_scale is None:
+        return
+    if mode != "nvfp4":
+        raise ValueError(f"[{tag}] Global scale is only supported for 'nvfp4' "
+                         "quantization mode.")
+    g = _arr(global_scale)
+    if g.size != 1:
+        raise ValueError(f"[{tag}] Global scale must be a scalar but got shape "
+                         f"{_shape(g.shape)}.")
+    if g.dtype is not D.float32:
+        raise ValueError(f"[{tag}] Global scale must have dtype float32 but got "
+                         f"{g.dtype.name}.")
+
+
+def _mode_and_type(tag: str, scales: array, biases, out_type, mode: str) -> D.Dtype:
+    """MLX's `validate_mode_with_type`: the output dtype, after checking the mode, the
+    scales' and biases' types and whether biases belong to the mode."""
+    _params(mode, None, None, tag)
+    if out_type is not None and out_type.kind != "f":
+        raise ValueError(f"[{tag}] Only real floating types are supported but "
+                         f"output dtype == {out_type.name}.")
+    if mode == "affine":
+        if biases is None:
+            raise ValueError(f"[{tag}] Biases must be provided for affine quantization.")
+        dt = D.promote_types(scales.dtype, biases.dtype)
+        if dt.kind != "f":
+            raise ValueError(f"[{tag}] Only real floating types are supported but "
+                             f"scales.dtype() == {scales.dtype.name} and "
+                             f"biases.dtype() == {biases.dtype.name}.")
+        return out_type or dt
+    if scales.dtype is not D.uint8:
+        raise ValueError(f"[{tag}] Scale type must be uint8 but received type "
+                         f"{scales.dtype.name}.")
+    if biases is not None:
+        raise ValueError(f"[{tag}] Biases must be null for quantization mode '{mode}'.")
+    return out_type or D.bfloat16
+
+
+def _check_quantized(tag: str, w: array, scales: array, biases, group_size: int,
+                     bits: int) -> None:
+    if w.dtype is not D.uint32:
+        raise ValueError(f"[{tag}] The weight matrix should be uint32 but received "
+                         f"{w.dtype.name}")
+    if biases is not None and scales.shape != biases.shape:
+        raise ValueError(f"[{tag}] Scales and biases should have the same shape. Received "
+                         f"scales with shape {_shape(scales.shape)} and biases with "
+                         f"{_shape(biases.shape)}")
+    if w.shape[:-2] != scales.shape[:w.ndim - 2]:
+        raise ValueError(f"[{tag}] Weight and scales should have the same batch shape. "
+                         f"Received weight with shape {_shape(w.shape)}, scales with "
+                         f"{_shape(scales.shape)}.")
+    if w.shape[-1] * 32 // bits != scales.shape[-1] * group_size:
+        raise ValueError(f"[{tag}] The shapes of the weight and scales are incompatible "
+                         f"based on bits and group_size. w.shape() == {_shape(w.shape)} and "
+                         f"scales.shape() == {_shape(scales.shape)} with "
+                         f"group_size={group_size} and bits={bits}")
+
+
+def _matmul_dims(tag: str, x: array, w: array, transpose: bool, group_size: int,
+                 bits: int) -> int:
+    """The output width, after checking `x`'s last axis against the unpacked `w`."""
+    k = w.shape[-1] * 32 // bits
+    inner, outer = (k, w.shape[-2]) if transpose else (w.shape[-2], k)
+    if inner != x.shape[-1]:
+        raise ValueError(f"[{tag}] Last dimension of first input with shape (..., "
+                         f"{x.shape[-1]}) does not match the expanded quantized matrix "
+                         f"({inner}, {outer}) computed from shape {_shape(w.shape)} with "
+                         f"group_size={group_size}, bits={bits} and "
+                         f"transpose={str(bool(transpose)).lower()}")
+    return outer
+
+
+# -- dequantize ------------------------------------------------------------------------------
+
+def _affine_dequantize(w: array, scales: array, biases: array, group_size: int,
+                       bits: int) -> array:
+    """codes * scale + bias per group (a multiply, then an add, as MLX's CPU graph)."""
+    codes = _unpack(w, bits)
+    codes = O.reshape(codes, (*w.shape[:-1], -1, group_size))
+    out = O.add(O.multiply(codes, O.expand_dims(scales, -1)), O.expand_dims(biases, -1))
+    return O.reshape(out, (*w.shape[:-1], -1))
+
+
+def _fp_dequantize(w: array, scales: array, group_size: int, bits: int, out_type: D.Dtype,
+                   global_scale) -> array:
+    """Table look-up of the e2m1 / e4m3 codes, times the group's decoded scale."""
+    codes = _unpack(w, bits)
+    table = _FP4 if bits == 4 else _FP8
+    vals = O.take(array(table).astype(out_type), codes.astype(D.int32))
+    vals = O.reshape(vals, (*w.shape[:-1], -1, group_size))
+    if group_size == 16:
+        s = O.take(array(_FP8).astype(out_type), scales.astype(D.int32))
+        inv = array(1.0, out_type)
+        if global_scale is not None:
+            inv = O.divide_(_arr(global_scale), array(448.0 * 6.0, out_type))
+        s = O.multiply(s, inv)
+    else:
+        s = O.power(array(2.0, out_type),
+                    O.subtract(scales.astype(out_type), array(127, out_type)))
+    out = O.multiply(vals, O.expand_dims(s, -1))
+    return O.reshape(out, (*w.shape[:-1], -1))
+
+
+def dequantize(w, /, scales, biases=None, group_size: int | None = None,
+               bits: int | None = None, mode: str = "affine", global_scale=None,
+               dtype: D.Dtype | None = None) -> array:
+    """The float matrix packed in `w`, from its groups' scales (and biases for
+    "affine"); in `dtype`, else the scales' and biases' type ("affine") or bfloat16."""
+    w, scales = _arr(w), _arr(scales)
+    biases = None if biases is None else _arr(biases)
+    out_type = _mode_and_type("dequantize", scales, biases, dtype, mode)
+    group_size, bits = _params(mode, group_size, bits, "dequantize")
+    if bits <= 0:
+        raise ValueError(f"[dequantize] Invalid value for bits: {bits}")
+    if group_size <= 0:
+        raise ValueError(f"[dequantize] Invalid value for group_size: {group_size}")
+    if w.dtype is not D.uint32:
+        raise ValueError("[dequantize] The matrix should be given as a uint32")
+    if w.ndim < 2:
+        raise ValueError("[dequantize] The matrix to be dequantized must have at least 2 "
+                         f"dimension but it has only {w.ndim}.")
+    _check_global_scale("dequantize", mode, global_scale)
+    what = "scales and biases" if mode == "affine" else "scales"
+    if mode != "affine":
+        _check_fp_params("dequantize", mode, group_size, bits)
+    others = [scales] if biases is None else [scales, biases]
+    if any(o.ndim != w.ndim or o.shape[:-1] != w.shape[:-1] for o in others):
+        raise ValueError(f"[dequantize] Shape of {what} does not match the matrix")
+    if w.shape[-1] * 32 // bits != scales.shape[-1] * group_size:
+        extra = (f" with group_size={group_size} and bits={bits}"
+                 if mode == "affine" else "")
+        raise ValueError(
+            f"[dequantize] Shape of {what} does not match the matrix given the quantization "
+            f"parameters. Provided matrix of shape {_shape(w.shape)} and "
+            f"{what.replace(' and ', '/')} of shape {_shape(scales.shape)}{extra}.")
+    if mode == "affine":
+        return _affine_dequantize(w, scales, biases, group_size, bits).astype(out_type)
+    return _fp_dequantize(w, scales, group_size, bits, out_type, global_scale)
+
+
+# -- products --------------------------------------------------------------------------------
+
+def _prepare(tag: str, x: array, w: array, scales: array, biases, transpose: bool,
+             group_size, bits, mode: str) -> tuple:
+    """Checks shared by the products; (x in the output type, dequantized w, group size, bits)."""
+    dt = _mode_and_type(tag, scales, biases, None, mode)
+    group_size, bits = _params(mode, group_size, bits, tag)
+    _check_quantized(tag, w, scales, biases, group_size, bits)
+    _matmul_dims(tag, x, w, transpose, group_size, bits)
+    dt = D.promote_types(x.dtype, dt) if mode == "affine" else x.dtype
+    if dt.kind != "f":
+        raise ValueError(f"[{tag}] Only real floating types are supported but "
+                         f"x.dtype() == {x.dtype.name}.")
+    if mode == "affine":
+        scales, biases = scales.astype(dt), biases.astype(dt)
+    return x.astype(dt), scales, biases, group_size, bits, dt
+
+
+def _product(x: array, w: array, transpose: bool) -> array:
+    return O.matmul(x, O.swapaxes(w, -1, -2) if transpose else w)
+
+
+def quantized_matmul(x, w, /, scales, biases=None, transpose: bool = True,
+                     group_size: int | None = None, bits: int | None = None,
+                     mode: str = "affine") -> array:
+    """`x @ dequantize(w).T` (or `x @ dequantize(w)` with `transpose=False`).
+
+    NOTE: MLX's CPU kernel accumulates each dot product element by element; this one
+    dequantizes and calls `matmul`, so sums differ from MLX's in the last bits."""
+    x, w, scales = _arr(x), _arr(w), _arr(scales)
+    biases = None if biases is None else _arr(biases)
+    x, scales, biases, gs, bits, dt = _prepare("quantized_matmul", x, w, scales, biases,
+                                               transpose, group_size, bits, mode)
+    wf = dequantize(w, scales, biases, gs, bits, mode, dtype=dt)
+    return _product(x, wf, transpose)
+
+
+def _gathered(a: array, indices) -> array:
+    if indices is None:
+        return a
+    return O.take(O.reshape(a, (-1, *a.shape[-2:])), _arr(indices), 0)
+
+
+def gather_qmm(x, w, /, scales, biases=None, lhs_indices=None, rhs_indices=None,
+               transpose: bool = True, group_size: int | None = None,
+               bits: int | None = None, mode: str = "affine", global_scale=None, *,
+               sorted_indices: bool = False) -> array:
+    """`quantized_matmul` of `x[lhs_indices]` with `w[rhs_indices]`, the indices running
+    over the flattened batch dimensions (a missing index set takes its operand as is)."""
+    x, w, scales = _arr(x), _arr(w), _arr(scales)
+    biases = None if biases is None else _arr(biases)
+    if lhs_indices is None and rhs_indices is None:
+        return quantized_matmul(x, w, scales, biases, transpose, group_size, bits, mode)
+    x, scales, biases, gs, bits, dt = _prepare("gather_qmm", x, w, scales, biases,
+                                               transpose, group_size, bits, mode)
+    w, scales = _gathered(w, rhs_indices), _gathered(scales, rhs_indices)
+    biases = None if biases is None else _gathered(biases, rhs_indices)
+    wf = dequantize(w, scales, biases, gs, bits, mode, global_scale, dtype=dt)
+    return _product(_gathered(x, lhs_indices), wf, transpose)
+
+
+__all__ = ["dequantize", "gather_qmm", "quantize", "quantized_matmul"]

@@ -1,0 +1,240 @@
+"""mx.quantize / dequantize / quantized_matmul / gather_qmm against MLX 0.32.4.
+
+Packed words, scales and biases must equal MLX's bit for bit (ember reproduces the CPU
+kernel's float32 operation order), and so must `dequantize` (a multiply, then an add,
+in the scales' type, as MLX's CPU graph). Products are compared within a tolerance:
+MLX's CPU kernel sums each dot product element by element, ember dequantizes and calls
+`matmul`, so the float32 sums differ in their last bits. Errors: same type and message.
+"""
+
+import numpy as np
+import pytest
+
+import ember.mlx.core as mx
+
+mlx = pytest.importorskip("mlx.core")
+
+RNG = np.random.default_rng(0)
+DTYPES = ["float32", "float16", "bfloat16"]
+AFFINE_BITS = [1, 2, 3, 4, 5, 6, 8]
+
+
+def _np(a) -> np.ndarray:
+    """Values as NumPy (bfloat16 widened to float32, exactly)."""
+    if a.dtype in (mx.bfloat16, mlx.bfloat16):
+        a = a.astype(mx.float32 if isinstance(a, mx.array) else mlx.float32)
+    return np.array(a)
+
+
+def _identical(ours, theirs) -> None:
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs):
+        assert repr(a.dtype) == repr(b.dtype) and a.shape == b.shape
+        np.testing.assert_array_equal(_np(a), _np(b))
+
+
+def _weights(shape, seed=0) -> np.ndarray:
+    """Normal weights at mixed magnitudes per row, with an all-zero group, a constant
+    group and a group of exact grid points (round-half-even ties)."""
+    rng = np.random.default_rng(seed)
+    w = rng.standard_normal(shape) * rng.choice([1e-3, 1.0, 40.0], (*shape[:-1], 1))
+    w = w.reshape(-1, shape[-1])
+    w[0, :32] = 0.0
+    w[1, :32] = 1.5
+    w[2, :32] = np.arange(32) * 0.25 - 4.0
+    return w.reshape(shape).astype(np.float32)
+
+
+def _both(dtype: str, w: np.ndarray) -> tuple:
+    return mx.array(w).astype(getattr(mx, dtype)), mlx.array(w).astype(getattr(mlx, dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("bits", AFFINE_BITS)
+@pytest.mark.parametrize("group_size", [32, 64, 128])
+def test_affine_quantize_and_dequantize_bit_for_bit(dtype, bits, group_size):
+    ours_w, theirs_w = _both(dtype, _weights((2, 5, 256), seed=bits + group_size))
+    ours = mx.quantize(ours_w, group_size, bits)
+    theirs = mlx.quantize(theirs_w, group_size, bits)
+    _identical(ours, theirs)
+    _identical([mx.dequantize(*ours, group_size, bits)],
+               [mlx.dequantize(*theirs, group_size, bits)])
+
+
+def test_affine_defaults_and_out_dtype():
+    ours_w, theirs_w = _both("float32", _weights((4, 128)))
+    _identical(mx.quantize(ours_w), mlx.quantize(theirs_w))
+    q, s, b = mx.quantize(ours_w)
+    tq, ts, tb = mlx.quantize(theirs_w)
+    _identical([mx.dequantize(q, s, b, dtype=mx.float16)],
+               [mlx.dequantize(tq, ts, tb, dtype=mlx.float16)])
+    # scales and biases of two types: MLX's promotion, multiply then add
+    _identical([mx.dequantize(q, s.astype(mx.float16), b)],
+               [mlx.dequantize(tq, ts.astype(mlx.float16), tb)])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("mode", ["mxfp4", "mxfp8", "nvfp4"])
+def test_floating_point_modes_bit_for_bit(dtype, mode):
+    w = _weights((6, 128), seed=7)
+    w[3, :32] = np.array([0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0, 7.0] * 4) * 4  # e2m1 ties
+    ours_w, theirs_w = _both(dtype, w)
+    ours, theirs = mx.quantize(ours_w, mode=mode), mlx.quantize(theirs_w, mode=mode)
+    _identical(ours, theirs)
+    for out in [None, "float32", "float16"]:
+        _identical([mx.dequantize(*ours, mode=mode, dtype=out and getattr(mx, out))],
+                   [mlx.dequantize(*theirs, mode=mode, dtype=out and getattr(mlx, out))])
+
+
+def test_mx_scales_round_up_to_a_power_of_two():
+    # NOTE: 0.32.4 rounds amax / 6 up to the next power of two (exponent + 1 when the
+    # mantissa is non-zero), not to the nearest as the 0.32.2 source's graph does.
+    amax = np.float32(6 * 2.0**20) * np.float32(1 + 2.0**-23)
+    w = np.zeros((3, 32), np.float32)
+    w[0, 0], w[1, 0], w[2, 0] = amax, 7.0, 6.0
+    _identical(mx.quantize(mx.array(w), mode="mxfp4"), mlx.quantize(mlx.array(w), mode="mxfp4"))
+
+
+def test_nvfp4_global_scale():
+    w = _weights((4, 64), seed=3)
+    g = float(np.abs(w).max())
+    ours = mx.quantize(mx.array(w), mode="nvfp4", global_scale=mx.array(g))
+    theirs = mlx.quantize(mlx.array(w), mode="nvfp4", global_scale=mlx.array(g))
+    _identical(ours, theirs)
+    _identical([mx.dequantize(*ours, mode="nvfp4", global_scale=mx.array(g))],
+               [mlx.dequantize(*theirs, mode="nvfp4", global_scale=mlx.array(g))])
+
+
+def _close(a, b) -> None:
+    """Equal up to float32 summation order: the error of a sum is bounded relative to its
+    terms' magnitudes, not its value (rows reach |w| ~ 100 and cancel), hence an atol of
+    1e-5 times the output's largest magnitude."""
+    a, b = _np(a), _np(b)
+    np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5 * max(1.0, np.abs(b).max()))
+
+
+def _products(mode: str, kwargs: dict) -> tuple:
+    w = _weights((16, 128), seed=11)
+    ours, theirs = mx.quantize(mx.array(w), mode=mode, **kwargs), mlx.quantize(
+        mlx.array(w), mode=mode, **kwargs)
+    return ours, theirs
+
+
+MODES = [("affine", {"bits": 4, "group_size": 64}), ("affine", {"bits": 3, "group_size": 32}),
+         ("affine", {"bits": 8, "group_size": 128}), ("mxfp4", {}), ("mxfp8", {}),
+         ("nvfp4", {})]
+
+
+@pytest.mark.parametrize(("mode", "kwargs"), MODES)
+@pytest.mark.parametrize("transpose", [True, False])
+def test_quantized_matmul_and_its_x_gradient(mode, kwargs, transpose):
+    # NOTE: within `_close`: MLX's kernel sums element by element, ember calls matmul.
+    ours, theirs = _products(mode, kwargs)
+    x = RNG.standard_normal((2, 3, 128 if transpose else 16)).astype(np.float32)
+
+    def f(m, q, x):
+        return m.quantized_matmul(x, q[0], *q[1:], transpose=transpose, mode=mode, **kwargs)
+
+    a, b = f(mx, ours, mx.array(x)), f(mlx, theirs, mlx.array(x))
+    assert a.shape == b.shape and repr(a.dtype) == repr(b.dtype)
+    _close(a, b)
+    ga = mx.grad(lambda x: f(mx, ours, x).sum())(mx.array(x))
+    gb = mlx.grad(lambda x: f(mlx, theirs, x).sum())(mlx.array(x))
+    _close(ga, gb)
+
+
+def test_quantized_matmul_scale_and_bias_gradients():
+    ours, theirs = _products("affine", {"group_size": 32})
+    x = RNG.standard_normal((5, 128)).astype(np.float32)
+
+    def f(m, q, x):
+        return lambda s, b: (m.quantized_matmul(x, q[0], s, b, group_size=32) ** 2).sum()
+
+    ga = mx.grad(f(mx, ours, mx.array(x)), argnums=(0, 1))(ours[1], ours[2])
+    gb = mlx.grad(f(mlx, theirs, mlx.array(x)), argnums=(0, 1))(theirs[1], theirs[2])
+    for a, b in zip(ga, gb):
+        _close(a, b)
+
+
+def test_quantized_matmul_dtypes():
+    ours, theirs = _products("affine", {})
+    x = RNG.standard_normal((3, 128)).astype(np.float32)
+    for dt in ["float16", "int32"]:
+        a = mx.quantized_matmul(mx.array(x).astype(getattr(mx, dt)), *ours)
+        b = mlx.quantized_matmul(mlx.array(x).astype(getattr(mlx, dt)), *theirs)
+        assert repr(a.dtype) == repr(b.dtype)
+    half = [ours[0], ours[1].astype(mx.float16), ours[2].astype(mx.float16)]
+    a = mx.quantized_matmul(mx.array(x).astype(mx.float16), *half)
+    assert a.dtype == mx.float16
+
+
+def test_gather_qmm():
+    w = RNG.standard_normal((4, 16, 64)).astype(np.float32)
+    ours, theirs = mx.quantize(mx.array(w), 32, 4), mlx.quantize(mlx.array(w), 32, 4)
+    x = RNG.standard_normal((5, 1, 64)).astype(np.float32)
+    cases = [(None, np.array([3, 0, 1, 1, 2], np.uint32)),
+             (np.array([[0, 1], [2, 4]], np.uint32), np.array([[3], [0]], np.uint32)),
+             (None, None)]
+    for lhs, rhs in cases:
+        x = x[:4] if lhs is None and rhs is None else x  # (no indices: batches broadcast)
+        def args(m, lhs=lhs, rhs=rhs):
+            return (None if lhs is None else m.array(lhs)), (None if rhs is None else m.array(rhs))
+        a = mx.gather_qmm(mx.array(x), *ours, *args(mx), group_size=32, bits=4)
+        b = mlx.gather_qmm(mlx.array(x), *theirs, *args(mlx), group_size=32, bits=4)
+        assert a.shape == b.shape
+        _close(a, b)
+
+
+def _run(expr: str, module):
+    env = {"mx": module, "np": np}
+    env["w"] = module.array(np.ones((8, 64), np.float32))
+    env["q"], env["s"], env["b"] = module.quantize(env["w"])
+    env["x"] = module.array(np.ones((3, 64), np.float32))
+    try:
+        out = eval(expr, env)
+        return "ok", [(a.shape, repr(a.dtype)) for a in (out if isinstance(out, tuple) else [out])]
+    except Exception as e:  # noqa: BLE001  (the exception is what is compared)
+        return type(e).__name__, str(e)
+
+
+ERRORS = [
+    "mx.quantize(w, 32, 7)",
+    "mx.quantize(w, 16)",
+    "mx.quantize(w, 256)",
+    "mx.quantize(w, mode='foo')",
+    "mx.quantize(w[0])",
+    "mx.quantize(w.astype(mx.int32))",
+    "mx.quantize(w[:, :48], 32)",
+    "mx.quantize(w, mode='mxfp4', bits=8)",
+    "mx.quantize(w, 64, mode='mxfp4')",
+    "mx.quantize(w, mode='nvfp4', global_scale=mx.array([1.0, 2.0]))",
+    "mx.quantize(w, global_scale=mx.array(1.0))",
+    "mx.dequantize(q, s)",
+    "mx.dequantize(q, s, b, bits=3)",
+    "mx.dequantize(q.astype(mx.int32), s, b)",
+    "mx.dequantize(q[0], s[0], b[0])",
+    "mx.dequantize(q, s, b, dtype=mx.int32)",
+    "mx.dequantize(q, s.astype(mx.int32), b.astype(mx.int32))",
+    "mx.dequantize(q, s, b, group_size=0)",
+    "mx.dequantize(q, s, b, mode='mxfp4')",
+    "mx.dequantize(q, s.astype(mx.uint8), b, mode='mxfp4')",
+    "mx.dequantize(q, s.astype(mx.uint8), mode='mxfp4')",
+    "mx.dequantize(q, s.astype(mx.uint8), mode='mxfp4', group_size=64)",
+    "mx.dequantize(q, s[None], b)",
+    "mx.quantized_matmul(x, q, s, b)",
+    "mx.quantized_matmul(x, q, s)",
+    "mx.quantized_matmul(x[:, :32], q, s, b)",
+    "mx.quantized_matmul(x, q, s, b, transpose=False)",
+    "mx.quantized_matmul(x, q.astype(mx.int32), s, b)",
+    "mx.quantized_matmul(x, q, s, b, bits=8)",
+    "mx.quantized_matmul(x, q, s, b[:, :0])",
+    "mx.quantized_matmul(x, q, s, mode='mxfp4')",
+    "mx.quantized_matmul(x, q, s.astype(mx.uint8), mode='mxfp4')",
+    "mx.quantized_matmul(x, q[None], s, b)",
+    "mx.quantized_matmul(x.astype(mx.int32), q, s.astype(mx.int32), b.astype(mx.int32))",
+]
+
+
+@pytest.mark.parametrize("expr", ERRORS)
+def test_results_and_errors_match_mlx(expr):
+    assert _run(expr, mx) == _run(expr, mlx), expr
