@@ -32,17 +32,18 @@ def tree_flatten(tree, prefix: str = "", is_leaf: Callable | None = None,
     "layers.0.weight"."""
     out = [] if destination is None else destination
     add = out.append if isinstance(out, list) else (lambda kv: out.__setitem__(*kv))
-
-    def walk(t, path):
-        if (is_leaf is None or not is_leaf(t)) and _trees.is_node(t):
-            items = t.items() if isinstance(t, dict) else enumerate(t)
-            for k, v in items:
-                walk(v, f"{path}.{k}" if path else str(k))
-        else:
-            add((path, t))
-
-    walk(tree, prefix[1:] if prefix.startswith(".") else prefix)
+    _flatten(tree, prefix[1:] if prefix.startswith(".") else prefix, is_leaf, add)
     return out
+
+
+def _flatten(t, path: str, is_leaf: Callable | None, add: Callable) -> None:
+    # (a module function: a closure calling itself would be a cycle holding the leaves)
+    if (is_leaf is None or not is_leaf(t)) and _trees.is_node(t):
+        items = t.items() if isinstance(t, dict) else enumerate(t)
+        for k, v in items:
+            _flatten(v, f"{path}.{k}" if path else str(k), is_leaf, add)
+    else:
+        add((path, t))
 
 
 def tree_unflatten(tree: list | dict) -> Any:

@@ -75,21 +75,22 @@ def enable_compile() -> None:
 def _state_leaves(tree) -> list:
     """The arrays of an `inputs=` / `outputs=` tree, depth first (non-arrays skipped)."""
     out: list = []
-
-    def walk(t):
-        if isinstance(t, _random._RandomState):
-            out.append(_random._state_key())
-        elif isinstance(t, list | tuple):
-            for v in t:
-                walk(v)
-        elif isinstance(t, dict):
-            for v in t.values():
-                walk(v)
-        elif isinstance(t, array):
-            out.append(t)
-
-    walk(tree)
+    _collect_state(tree, out)
     return out
+
+
+def _collect_state(t, out: list) -> None:
+    # (a module function: a closure calling itself would be a cycle holding the arrays)
+    if isinstance(t, _random._RandomState):
+        out.append(_random._state_key())
+    elif isinstance(t, list | tuple):
+        for v in t:
+            _collect_state(v, out)
+    elif isinstance(t, dict):
+        for v in t.values():
+            _collect_state(v, out)
+    elif isinstance(t, array):
+        out.append(t)
 
 
 def _state_update(tree, fn: Callable) -> object:

@@ -14,21 +14,23 @@ def is_node(x) -> bool:
 def leaves(tree, is_leaf: Callable | None = None) -> list:
     """The leaves of `tree`, depth first, dict entries in insertion order."""
     out: list = []
-
-    def walk(t):
-        if is_leaf is not None and is_leaf(t):
-            out.append(t)
-        elif isinstance(t, dict):
-            for v in t.values():
-                walk(v)
-        elif isinstance(t, list | tuple):
-            for v in t:
-                walk(v)
-        else:
-            out.append(t)
-
-    walk(tree)
+    _collect(tree, is_leaf, out)
     return out
+
+
+def _collect(t, is_leaf: Callable | None, out: list) -> None:
+    # (a module function, not a closure: a closure that calls itself is a reference cycle,
+    # and the leaves it collected, arrays of any size, would wait for the cycle collector)
+    if is_leaf is not None and is_leaf(t):
+        out.append(t)
+    elif isinstance(t, dict):
+        for v in t.values():
+            _collect(v, is_leaf, out)
+    elif isinstance(t, list | tuple):
+        for v in t:
+            _collect(v, is_leaf, out)
+    else:
+        out.append(t)
 
 
 def rebuild(tree, new: Iterator, is_leaf: Callable | None = None):
