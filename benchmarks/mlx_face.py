@@ -59,18 +59,22 @@ def _mlp(mx, nn, sizes):
     return model
 
 
-def mlp_step(mx, nn, optim, quick):
-    """The MLP training step of benchmarks.workloads.mlp_step, written as MLX programs
-    write it: nn.value_and_grad, optimizer.update, one mx.eval per step."""
+def _mlp_parts(mx, nn, optim) -> tuple:
+    """(model, SGD, x, y, value_and_grad of the mean cross-entropy) of the MLP rows."""
     model = _mlp(mx, nn, [64, 128, 10])
-    opt = optim.SGD(learning_rate=0.01)
     x = mx.array(_np((64, 64)))
     y = mx.array(np.random.default_rng(1).integers(0, 10, 64).astype(np.int32))
 
     def loss_fn(model, x, y):
         return nn.losses.cross_entropy(model(x), y, reduction="mean")
 
-    value_and_grad = nn.value_and_grad(model, loss_fn)
+    return model, optim.SGD(learning_rate=0.01), x, y, nn.value_and_grad(model, loss_fn)
+
+
+def mlp_step(mx, nn, optim, quick):
+    """The MLP training step of benchmarks.workloads.mlp_step, written as MLX programs
+    write it: nn.value_and_grad, optimizer.update, one mx.eval per step."""
+    model, opt, x, y, value_and_grad = _mlp_parts(mx, nn, optim)
 
     def step():
         loss, grads = value_and_grad(model, x, y)
@@ -85,15 +89,7 @@ def mlp_step_compiled(mx, nn, optim, quick):
     (`inputs=outputs=[model.state, optimizer.state]`): traced once, then replayed."""
     from functools import partial
 
-    model = _mlp(mx, nn, [64, 128, 10])
-    opt = optim.SGD(learning_rate=0.01)
-    x = mx.array(_np((64, 64)))
-    y = mx.array(np.random.default_rng(1).integers(0, 10, 64).astype(np.int32))
-
-    def loss_fn(model, x, y):
-        return nn.losses.cross_entropy(model(x), y, reduction="mean")
-
-    value_and_grad = nn.value_and_grad(model, loss_fn)
+    model, opt, x, y, value_and_grad = _mlp_parts(mx, nn, optim)
     state = [model.state, opt.state]
 
     @partial(mx.compile, inputs=state, outputs=state)

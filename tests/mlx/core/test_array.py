@@ -9,15 +9,13 @@ import numpy as np
 import pytest
 
 import ember.mlx.core as mx
+from mlx_oracle import outcome
 
 mlx = pytest.importorskip("mlx.core")
 
 
 def _run(expr: str, module):
-    try:
-        return "ok", repr(eval(expr, {"mx": module, "np": np}))
-    except Exception as e:  # noqa: BLE001  (the exception is what is compared)
-        return type(e).__name__, str(e)
+    return outcome(expr, module)
 
 
 def _same(expr: str) -> None:

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import ember.mlx.core as mx
+from mlx_oracle import outcome
 
 mlx = pytest.importorskip("mlx.core")
 
@@ -20,12 +21,7 @@ SETUP = ("x = mx.array([1.0, 2.0, -1.0, 0.5, 3.0]);"
 
 
 def _run(expr: str, module):
-    scope = {"mx": module, "np": np}
-    exec(SETUP, scope)
-    try:
-        return "ok", eval(expr, scope)
-    except Exception as e:  # noqa: BLE001  (the exception is what is compared)
-        return type(e).__name__, str(e)
+    return outcome(expr, module, SETUP, show=None)
 
 
 VALUES = [

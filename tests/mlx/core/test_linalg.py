@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import ember.mlx.core as mx
+from mlx_oracle import outcome
 
 mlx = pytest.importorskip("mlx.core")
 
@@ -25,12 +26,7 @@ SETUP = ("a = mx.array([[4.0, 1.0, 0.5], [2.0, 3.0, 1.0], [0.5, 1.0, 5.0]]);"
 
 
 def _run(expr: str, module):
-    scope = {"mx": module, "np": np}
-    exec(SETUP, scope)
-    try:
-        return "ok", eval(expr, scope)
-    except Exception as e:  # noqa: BLE001  (the exception is what is compared)
-        return type(e).__name__, str(e)
+    return outcome(expr, module, SETUP, show=None)
 
 
 def _same(expr: str) -> None:

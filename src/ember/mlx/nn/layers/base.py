@@ -196,7 +196,7 @@ class Module(dict):
                strict: bool = False) -> Module:
         """Leave parameters out of `trainable_parameters`: all of them, or the members
         named in `keys` (e.g. "bias"), in this module and (with `recurse`) below it."""
-        def freeze_one(_, m):
+        def freeze_one(m, check):
             names = keys
             if names is None:
                 own = m.filter_and_map(lambda m, k, v: not isinstance(v, Module)
@@ -204,33 +204,31 @@ class Module(dict):
                 names = [k for k, _ in tree_flatten(own)]
             m._no_grad.update(m._validate_keys(names, check))
 
-        check = strict
-        if recurse:
-            if strict and keys is not None:
-                self._validate_keys_recursive(keys)
-                check = False
-            self.apply_to_modules(freeze_one)
-        else:
-            freeze_one("", self)
-        return self
+        return self._each_module(freeze_one, recurse, keys, strict)
 
     def unfreeze(self, *, recurse: bool = True, keys: str | list | None = None,
                  strict: bool = False) -> Module:
         """Undo `freeze` for all parameters or for the members named in `keys`."""
-        def unfreeze_one(_, m):
+        def unfreeze_one(m, check):
             if keys is None:
                 m._no_grad.clear()
             else:
                 m._no_grad.difference_update(m._validate_keys(keys, check))
 
+        return self._each_module(unfreeze_one, recurse, keys, strict)
+
+    def _each_module(self, fn: Callable, recurse: bool, keys, strict: bool) -> Module:
+        """`fn(module, check_keys)` on this module, or (with `recurse`) on every module
+        below it too; with `strict`, `keys` must name a member somewhere (checked once
+        over the tree when recursing, as MLX does)."""
         check = strict
         if recurse:
             if strict and keys is not None:
                 self._validate_keys_recursive(keys)
                 check = False
-            self.apply_to_modules(unfreeze_one)
+            self.apply_to_modules(lambda _, m: fn(m, check))
         else:
-            unfreeze_one("", self)
+            fn(self, check)
         return self
 
     # -- modes -------------------------------------------------------------------------------
