@@ -1,8 +1,18 @@
 """Helpers shared by the `ember.mlx.nn` tests: moving MLX's parameters into ember's
 layers and comparing arrays of the two."""
 
+import zlib
+
 import numpy as np
 import pytest
+
+
+@pytest.fixture(autouse=True)
+def _data_by_test(request):
+    """A test module's `RNG` starts afresh for each test, seeded by the test's name: the
+    data a test draws does not depend on which tests ran before it in its worker."""
+    if hasattr(request.module, "RNG"):
+        request.module.RNG = np.random.default_rng(zlib.crc32(request.node.name.encode()))
 
 
 @pytest.fixture

@@ -8,8 +8,6 @@ import pytest
 import ember.mlx.core as mx
 import ember.mlx.nn as nn
 
-RNG = np.random.default_rng(3)
-
 CASES = [  # (input shape, Upsample arguments)
     ((2, 5, 3), {"scale_factor": 2}),
     ((1, 4, 3, 2), {"scale_factor": 2}),
@@ -34,19 +32,21 @@ CASES = [  # (input shape, Upsample arguments)
 def test_upsample_matches_mlx(mlx, mlx_nn, close, shape, kwargs):
     ours, theirs = nn.Upsample(**kwargs), mlx_nn.Upsample(**kwargs)
     assert repr(ours) == repr(theirs)
-    x = RNG.standard_normal(shape).astype(np.float32)
+    rng = np.random.default_rng(CASES.index((shape, kwargs)))  # (the same data in any order)
+    x = rng.standard_normal(shape).astype(np.float32)
     a, b = ours(mx.array(x)), theirs(mlx.array(x))
     assert a.dtype.name == str(b.dtype).removeprefix("mlx.core.")
     # the taps and weights are MLX's float32 operations in MLX's order: equal to the bit
     close(a, b, rtol=0, atol=0)
-    w = RNG.standard_normal(b.shape).astype(np.float32)
+    w = rng.standard_normal(b.shape).astype(np.float32)
 
     def g(m, layer):
         return m.grad(lambda x: m.sum(layer(x) * m.array(w)))(m.array(x))
 
     # NOTE: the gathers' gradients scatter-add repeated indices in another order than
-    # MLX's: a few ulp apart (measured 6e-7 relative)
-    close(g(mx, ours), g(mlx, theirs), rtol=2e-6, atol=1e-7)
+    # MLX's: a few ulp of the terms apart (measured 6e-7 relative; where terms of size ~1
+    # cancel, 3e-7 absolute over 300 seeds of one case: atol 1e-6)
+    close(g(mx, ours), g(mlx, theirs), rtol=2e-6, atol=1e-6)
 
 
 @pytest.mark.parametrize("kwargs", [{"scale_factor": 2}, {"scale_factor": 1.5},
@@ -79,7 +79,7 @@ def test_docstring_example_and_state_tree(mlx, mlx_nn):
 def test_functions_match_mlx(mlx, close):
     from mlx.nn.layers import upsample as theirs
 
-    x = RNG.standard_normal((1, 3, 4, 2)).astype(np.float32)
+    x = np.random.default_rng(11).standard_normal((1, 3, 4, 2)).astype(np.float32)
     for name, args in [("upsample_nearest", ((2.0, 3.0),)),
                        ("upsample_linear", ((2.0, 0.5), False, True)),
                        ("upsample_cubic", ((1.5, 2.0), True))]:
