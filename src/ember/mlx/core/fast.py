@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import math
 
+import ember as E
+
 from . import _ops as ops
-from ._array import array
+from ._array import _wrap, array
 from ._dtypes import float32
 
 
@@ -81,6 +83,13 @@ def scaled_dot_product_attention(q: array, k: array, v: array, *, scale: float,
     (True = attend) or an additive array."""
     B, n_q, L, D = q.shape
     n_kv, S = k.shape[1], k.shape[2]
+    causal = isinstance(mask, str) and mask == "causal"
+    if n_q == n_kv and sinks is None and (mask is None or (causal and L == S)) \
+            and q.dtype.kind == "f" and q.dtype is k.dtype is v.dtype:
+        # one op: ember's fused attention (the same softmax(q k^T scale) v, forward and
+        # backward; a causal mask of equal lengths is its is_causal)
+        return _wrap(E.nn.functional.scaled_dot_product_attention(
+            q._t, k._t, v._t, is_causal=causal, scale=scale), q.dtype)
     if n_q % n_kv:
         raise ValueError(f"[scaled_dot_product_attention] The number of query heads ({n_q})"
                          f" must be a multiple of the number of key/value heads ({n_kv}).")
