@@ -419,8 +419,15 @@ def _product_dtype(a: array, b: array) -> Dtype:
 def addmm(c, a, b, /, alpha: float = 1.0, beta: float = 1.0, *, stream=None) -> array:
     """`alpha * (a @ b) + beta * c`; one fused op (ember's addmm) for matrices."""
     c, a, b = _arr(c), _arr(a), _arr(b)
+    if a.ndim > 2 and b.ndim == 2 and c.ndim <= 1:
+        # (a batch of rows times one matrix, as a Linear layer's: the rows folded into one
+        # matrix, one fused op)
+        rows = addmm(c, reshape(a, (-1, a.shape[-1])), b, alpha, beta)
+        return reshape(rows, (*a.shape[:-1], b.shape[-1]))
     if a.ndim != 2 or b.ndim != 2 or c.ndim > 2:
-        return multiply(matmul(a, b), alpha) + multiply(c, beta)
+        out = matmul(a, b)
+        return (out if alpha == 1 else multiply(out, alpha)) + \
+            (c if beta == 1 else multiply(c, beta))
     dt = D.promote_types(_product_dtype(a, b), c._dtype)
     # (1 as an int: the plain bias add, as nn.Linear's, which compiled C programs cover)
     alpha, beta = (1 if x == 1 else x for x in (alpha, beta))
