@@ -7,6 +7,12 @@ from collections.abc import Callable
 
 import numpy as np
 
+# arrays several comparison tests evaluate their expressions on: ints with both signs,
+# floats with NaN and infinities, and a small float matrix
+SMALL = ("a = mx.array([[1, -2, 3], [4, 5, -6]]);"
+         "f = mx.array([1.5, -2.5, float('nan'), float('inf'), -float('inf')]);"
+         "x = mx.array([[0.5, -1.0, 2.0], [3.0, 0.25, -4.0]])")
+
 
 def outcome(expr: str, module, setup: str = "", show: Callable | None = repr) -> tuple:
     """`("ok", show(value))` of `expr` run with `mx` (and `np`) bound, after the

@@ -4,17 +4,12 @@ significant digits) or exception type and message must be equal."""
 import pytest
 
 import ember.mlx.core as mx
-from mlx_oracle import outcome
+from mlx_oracle import SMALL, outcome
 
 mlx = pytest.importorskip("mlx.core")
 
-SETUP = ("a = mx.array([[1, -2, 3], [4, 5, -6]]);"
-         "f = mx.array([1.5, -2.5, float('nan'), float('inf'), -float('inf')]);"
-         "x = mx.array([[0.5, -1.0, 2.0], [3.0, 0.25, -4.0]])")
-
-
 def _run(expr: str, module):
-    return outcome(expr, module, SETUP)
+    return outcome(expr, module, SMALL)
 
 
 CASES = [
