@@ -55,8 +55,7 @@ def _assert_same_tree(ours, theirs, rtol: float = 1e-6, path: str = "",
         assert isinstance(ours, mx.array), path
         assert str(ours.dtype) == str(theirs.dtype), path
         assert ours.shape == theirs.shape, path
-        # tolist: exact for every float dtype here (NumPy has no bfloat16), and ember.mlx's
-        # np.array() of a 0-d op result currently fails (reported to the lead)
+        # (through tolist: exact for every float dtype here, bfloat16 included)
         actual, expected = np.array(ours.tolist()), np.array(theirs.tolist())
         np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol, err_msg=path)
     else:

@@ -24,7 +24,6 @@ def clip_grad_norm(grads: Any, max_norm: float) -> tuple[Any, mx.array]:
         return g.square().sum()
 
     total_norm = mx.sqrt(tree_reduce(lambda acc, g: acc + squared_norm(g), grads, 0.0))
-    # NOTE: 1.0 first: ember.mlx's minimum(array, python float) raises (reported to the lead)
     scale = mx.minimum(1.0, max_norm / (total_norm + 1e-6))
 
     def rescale(g: mx.array) -> mx.array:

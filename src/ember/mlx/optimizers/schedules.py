@@ -18,8 +18,7 @@ Schedule = Callable[[mx.array], mx.array]
 def _capped(step, cap: int) -> mx.array:
     """min(step, cap) in `step`'s dtype (a Python int step becomes an int32 array)."""
     step = step if isinstance(step, mx.array) else mx.array(step)
-    # NOTE: cap first: ember.mlx's minimum(array, python int) raises (reported to the lead)
-    return mx.minimum(cap, step)
+    return mx.minimum(step, cap)
 
 
 def exponential_decay(init: float, decay_rate: float) -> Schedule:
@@ -82,12 +81,7 @@ def join_schedules(schedules: list[Schedule], boundaries: list[int]) -> Schedule
         for boundary, later in zip(boundaries, schedules[1:]):
             # NOTE: every piece is computed at every step (an unsigned step before its
             # boundary wraps around; that value is discarded by the `where`)
-            out = mx.where(step < boundary, _as_array(out), _as_array(later(step - boundary)))
+            out = mx.where(step < boundary, out, later(step - boundary))
         return out
 
     return schedule
-
-
-def _as_array(x) -> mx.array:
-    # ember.mlx's where refuses two Python numbers (reported to the lead)
-    return x if isinstance(x, mx.array) else mx.array(x)
