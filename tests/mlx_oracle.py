@@ -25,3 +25,9 @@ def outcome(expr: str, module, setup: str = "", show: Callable | None = repr) ->
         return "ok", value if show is None else show(value)
     except Exception as e:  # noqa: BLE001  (the exception is what is compared)
         return type(e).__name__, str(e)
+
+
+def grad_repr(fn: str, arg: str, module) -> str:
+    """The repr of `module.grad(fn)(arg)`, both given as source with `mx` bound."""
+    scope = {"mx": module}
+    return repr(module.grad(eval(fn, scope))(eval(arg, scope)))

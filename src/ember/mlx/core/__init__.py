@@ -82,16 +82,7 @@ _methods.install()
 
 def _on_cpu(fn):
     """`fn`, recorded lazily (`_lazy`), refusing `stream=mx.gpu` as MLX's CPU build does."""
-    fn = _lazy.lazy(fn.__wrapped__ if hasattr(fn, "__wrapped__") else fn)
-
-    def op(*args, stream=None, **kwargs):  # noqa: F811  (MLX's keyword)
-        if stream is not None:
-            check_stream(stream)
-        return fn(*args, **kwargs)
-    op.__name__ = op.__qualname__ = fn.__name__
-    op.__doc__ = fn.__doc__
-    op.__wrapped__ = fn
-    return op
+    return _lazy.lazy(getattr(fn, "__wrapped__", fn), check_stream)
 
 
 for _module in (_ops, _elementwise, _shapes, _sequences, _products, _creation, _quantize):

@@ -125,9 +125,25 @@ def world() -> World:
     return w
 
 
-def lazy(fn: Callable) -> Callable:
+def lazy(fn: Callable, check_stream: Callable | None = None) -> Callable:
     """`fn` with this thread's lazy session innermost while it runs, unless another
-    interpreter is already there (a transform, `compile`, a profiler, or the session)."""
+    interpreter is already there (a transform, `compile`, a profiler, or the session).
+    With `check_stream`, a `stream=` keyword is taken off and checked by it first (one
+    wrapper per public function, not two: it runs on every op)."""
+    if check_stream is not None:
+        def op(*args, stream=None, **kwargs):
+            if stream is not None:
+                check_stream(stream)
+            if _stack.top is not None or not enabled[0]:
+                return fn(*args, **kwargs)
+            w = _local.world or world()
+            _push(w)
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                _unwind(w)
+        return _named(op, fn)
+
     def op(*args, **kwargs):
         if _stack.top is not None or not enabled[0]:
             return fn(*args, **kwargs)
@@ -137,6 +153,10 @@ def lazy(fn: Callable) -> Callable:
             return fn(*args, **kwargs)
         finally:
             _unwind(w)
+    return _named(op, fn)
+
+
+def _named(op: Callable, fn: Callable) -> Callable:
     op.__name__ = op.__qualname__ = fn.__name__
     op.__doc__ = fn.__doc__
     op.__wrapped__ = fn

@@ -309,17 +309,21 @@ def _invalid(value) -> ValueError:
     return ValueError(f"Received invalid type: {type(value).__name__}.")
 
 
+def _slots(dst, new, strict: bool, what: str) -> list:
+    """The (key, new value) pairs of tree `new` that `dst` has places for; with `strict`,
+    a key or index `dst` lacks, or a leaf where `dst` has a subtree, raises as MLX."""
+    if isinstance(new, dict):
+        return [(k, new[k]) for k in new if k in dst or _missing(dst, k, strict, what)]
+    if isinstance(new, list):
+        return [(i, v) for i, v in enumerate(new) if i < len(dst) or _out_of(dst, i, strict)]
+    if strict:
+        raise _invalid(new)
+    return []
+
+
 def _update(dst, new, strict: bool) -> None:
     """Write tree `new` into `dst` (a module, dict or list) where `dst` holds arrays."""
-    if isinstance(new, dict):
-        slots = [(k, new[k]) for k in new if k in dst or _missing(dst, k, strict)]
-    elif isinstance(new, list):
-        slots = [(i, v) for i, v in enumerate(new) if i < len(dst) or _out_of(dst, i, strict)]
-    else:
-        if strict:
-            raise _invalid(new)
-        return
-    for k, v in slots:
+    for k, v in _slots(dst, new, strict, "parameter"):
         current = dst[k]
         if isinstance(current, mx.array):
             if strict and not isinstance(v, mx.array):
@@ -331,15 +335,7 @@ def _update(dst, new, strict: bool) -> None:
 
 def _update_modules(dst, new, strict: bool) -> None:
     """Write tree `new` into `dst` where `dst` holds modules."""
-    if isinstance(new, dict):
-        slots = [(k, new[k]) for k in new if k in dst or _missing(dst, k, strict, "sub-module")]
-    elif isinstance(new, list):
-        slots = [(i, v) for i, v in enumerate(new) if i < len(dst) or _out_of(dst, i, strict)]
-    else:
-        if strict:
-            raise _invalid(new)
-        return
-    for k, v in slots:
+    for k, v in _slots(dst, new, strict, "sub-module"):
         current = dst[k]
         if isinstance(current, Module) and isinstance(v, Module):
             dst[k] = v
@@ -349,7 +345,7 @@ def _update_modules(dst, new, strict: bool) -> None:
             raise _invalid(v)
 
 
-def _missing(dst, key, strict: bool, what: str = "parameter") -> bool:
+def _missing(dst, key, strict: bool, what: str) -> bool:
     if strict:
         raise ValueError(f'Module does not have {what} named "{key}".')
     return False
