@@ -81,32 +81,57 @@ def _broadcasts(shape: tuple, to: tuple) -> bool:
 
 
 def groups(graph: Graph, nodes: list[Node]) -> list[Group]:
-    """Greedy fusion in bind order: a fusible node joins the open group of its shape and
-    dtype when one of its operands comes from it, else opens a group."""
+    """Greedy fusion in bind order: a fusible node joins the open groups of its shape and
+    dtype that compute its operands (merging them into one when it reads from several:
+    two chains that meet, as `b1 * m + (1 - b1) * g`), else opens a group. A group is
+    closed once a node outside it reads its values (it runs before that node) or writes
+    into a value it reads."""
     found: list[Group] = []
     owner: dict = {}  # value -> the group computing it
-    closed: set = set()  # groups a later node outside them has read: they run before it
+    into: dict = {}  # a group merged away -> the group it went into
+    readers: dict = {}  # value -> groups that read it
+    closed: set = set()
+    pos = {n: i for i, n in enumerate(nodes)}
+
+    def find(g):
+        while g in into:
+            g = into[g]
+        return g
+
     for n in nodes:
         if not _fusible(n):
             for a in n.args:
-                if a.__class__ is Value and a in owner:
-                    closed.add(owner[a])
+                if a.__class__ is Value:
+                    if a in owner:
+                        closed.add(find(owner[a]))
+                    if not n.outs:  # an effect writing into `a`: its readers run first
+                        closed.update(find(r) for r in readers.get(a, ()))
             continue
         out = n.outs[0]
-        g = None
+        joined: list = []
         for a in n.args:
-            cand = owner.get(a) if a.__class__ is Value else None
-            if cand is not None and cand not in closed and cand.shape == out.shape \
-                    and cand.dtype is out.dtype:
-                g = cand
-        for a in n.args:
-            if a.__class__ is Value and a in owner and owner[a] is not g:
-                closed.add(owner[a])
-        if g is None:
+            cand = find(owner[a]) if a.__class__ is Value and a in owner else None
+            if cand is None or cand in joined:
+                continue
+            if cand not in closed and cand.shape == out.shape and cand.dtype is out.dtype:
+                joined.append(cand)
+            else:
+                closed.add(cand)
+        if joined:
+            g = joined[0]
+            for other in joined[1:]:
+                g.nodes = sorted(g.nodes + other.nodes, key=pos.__getitem__)
+                into[other] = g
+        else:
             g = Group(out.shape, out.dtype)
             found.append(g)
         g.nodes.append(n)
         owner[out] = g
+        for a in n.args:
+            if a.__class__ is Value:
+                readers.setdefault(a, []).append(g)
+    found = [g for g in found if g not in into]
+    owner = {v: find(g) for v, g in owner.items()}
     used_outside = _uses(graph, nodes, owner)
     for g in found:
         inside = {n.outs[0] for n in g.nodes}

@@ -5,6 +5,8 @@ recording). The program is a readable function: `print(program.code)`.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from .._core.dispatch import run_quiet
@@ -147,6 +149,7 @@ def lower_python(graph: Graph, extra: dict | None = None, lines_for=None) -> Pro
         if len(n.outs) > 1:
             lhs = "(" + lhs + ")"
         body.append(f"{lhs + ' = ' if lhs else ''}{k}({call})  # {n.op}")
+    body = _free_dead(body, {names[v] for v in graph.outputs})
     returned: set = set()
     rets = []
     for v in graph.outputs:  # (two outputs that are one value after CSE: a copy each)
@@ -163,3 +166,26 @@ def lower_python(graph: Graph, extra: dict | None = None, lines_for=None) -> Pro
     # (products the kernels would hold OpenBLAS to one thread for: held once, around the run)
     program.hold_blas = serial and any(f >= OPENBLAS_SERIAL for f in direct.products(nodes))
     return program
+
+
+_LOCAL = re.compile(r"\bv\d+\b")
+
+
+def _free_dead(body: list[str], kept: set) -> list[str]:
+    """`body` with each intermediate deleted after the line that reads it last, so its
+    buffer goes back to the allocator while the program runs (as eager frees its
+    temporaries) instead of every intermediate living until the return."""
+    last: dict = {}
+    for i, line in enumerate(body):
+        for name in _LOCAL.findall(line.split("  # ", 1)[0]):
+            last[name] = i
+    dead: dict = {}
+    for name, i in last.items():
+        if name not in kept:
+            dead.setdefault(i, []).append(name)
+    out = []
+    for i, line in enumerate(body):
+        out.append(line)
+        if i in dead:
+            out.append("del " + ", ".join(sorted(dead[i], key=lambda n: int(n[1:]))))
+    return out

@@ -463,10 +463,11 @@ def _scalar_dtype(v, other: Dtype) -> Dtype:
     raise TypeError(f"unsupported operand type: {type(v).__name__}")
 
 
-def operands(a, b, floating: bool = False) -> tuple:
+def operands(a, b, floating: bool = False, numbers: bool = False) -> tuple:
     """(ta, tb, dtype): both operands as tensors in the carrier of their MLX promotion (a
     Python scalar is weak: it takes the array's dtype where its kind allows). `floating`
-    lifts integer results to float32 (true division)."""
+    lifts integer results to float32 (true division). With `numbers`, a Python number
+    next to a float32/float64 array stays a number (see `_NUMBER_DTYPES`)."""
     a_arr, b_arr = isinstance(a, array), isinstance(b, array)
     if not a_arr and (not _is_scalar(a) or not b_arr and _is_scalar(b)):
         a, a_arr = array(a), True
@@ -480,7 +481,21 @@ def operands(a, b, floating: bool = False) -> tuple:
         dt = _scalar_dtype(a, b._dtype)
     if floating and dt.kind not in "fc":
         dt = D.float32
+    if numbers and dt in _NUMBER_DTYPES:
+        return _number_operand(a, dt), _number_operand(b, dt), dt
     return _operand(a, dt), _operand(b, dt), dt
+
+
+# (ember takes a Python number next to a tensor of these dtypes as the dtype's own value,
+# as MLX does: no 0-d tensor to make, and in a recorded graph it is a scalar argument)
+_NUMBER_DTYPES = (D.float32, D.float64)
+_NUMBER_OPS = (E.add, E.sub, E.mul)
+
+
+def _number_operand(v, dt: Dtype):
+    if v.__class__ is float or v.__class__ is int and -(1 << 24) <= v <= 1 << 24:
+        return v
+    return _operand(v, dt)
 
 
 def _is_scalar(v) -> bool:
@@ -506,7 +521,7 @@ def mlx_remainder(ta: Tensor, tb: Tensor) -> Tensor:
 
 def binary(fn, a, b) -> array:
     """`fn` on MLX-promoted operands; the result in the promoted dtype."""
-    ta, tb, dt = operands(a, b)
+    ta, tb, dt = operands(a, b, numbers=fn in _NUMBER_OPS)
     if dt is D.bool_ and fn in (E.add, E.mul):
         fn = E.logical_or if fn is E.add else E.logical_and
     return wrap_result(fn(ta, tb), dt)
