@@ -182,3 +182,34 @@ def test_common_subexpressions_are_computed_once_and_results_stay_apart():
     _bits_equal(b.numpy(), first)
     (program,) = f.programs.values()
     assert program.code.count("exp") == 1 and "_copy(" in program.code
+
+
+def test_chains_that_meet_are_one_loop():
+    # b1 * m + (1 - b1) * g: two products of inputs, each opening a chain, then the sum
+    # that reads both: one loop, not three (an optimizer's update per parameter)
+    @ember.compile
+    def f(m, g, p):
+        m2 = 0.9 * m + 0.1 * g
+        v2 = 0.99 * m + 0.01 * (g * g)
+        return p - 0.001 * m2 / (v2.sqrt() + 1e-8)
+
+    m, g, p = ember.rand(40, 30), ember.randn(40, 30), ember.randn(40, 30)
+    _bits_equal(f(m, g, p).numpy(), f.fn(m, g, p).numpy())
+    (program,) = f.programs.values()
+    assert program.code.count("fused C loop") == 1
+    (g_,) = f.graphs
+    (grp,) = groups(g_, live_nodes(g_))
+    assert len(grp.outputs) == 1 and len(grp.inputs) == 3
+
+
+def test_a_value_written_in_place_is_read_before_the_write():
+    @ember.compile
+    def f(a, x):
+        t = x * 2  # reads x before the in-place write below
+        x.mul_(3)
+        return t + a
+
+    for _ in range(3):
+        a, x = ember.ones(5), ember.arange(5.0)
+        assert f(a, x).tolist() == [1.0, 3.0, 5.0, 7.0, 9.0]
+        assert x.tolist() == [0.0, 3.0, 6.0, 9.0, 12.0]

@@ -40,6 +40,34 @@ CASES = [
     ("lambda *a: mx.vmap(lambda x: x * 2, out_axes=1)(*a)", "[mx.arange(6.0).reshape(2, 3)]"),
     ("lambda *a: mx.vmap(lambda x, y: (x * y).sum())(*a)",
      "[mx.arange(6.0).reshape(2, 3), mx.ones((2, 3))]"),
+    # a gradient of a gradient, and through value_and_grad's loss (its aux gets none)
+    ("mx.grad(lambda a: mx.grad(lambda b: (b * b * b).sum())(a).sum())",
+     "[mx.array([-1.0, 0.5, 2.0])]"),
+    ("mx.grad(lambda a: mx.value_and_grad(lambda b: (b * b * b).sum())(a)[0])",
+     "[mx.array([-1.0, 0.5, 2.0])]"),
+    ("mx.grad(lambda a: mx.value_and_grad(lambda b: (b * b * b).sum())(a)[1].sum())",
+     "[mx.array([-1.0, 0.5, 2.0])]"),
+    ("mx.grad(lambda a: mx.value_and_grad(lambda b: ((b * b).sum(), b * 3))(a)[0][1].sum())",
+     "[mx.array([-1.0, 0.5, 2.0])]"),
+    ("mx.grad(lambda a: (mx.stop_gradient(a) * 2).sum())", "[mx.array([1.0, 2.0])]"),
+    ("lambda *a: mx.jvp(mx.grad(lambda b: (b * b * b).sum()), [a[0]], [mx.ones(3)])",
+     "[mx.array([-1.0, 0.5, 2.0])]"),
+    ("mx.vmap(mx.grad(lambda b: (b * b * b).sum()))", "[mx.array([[-1.0], [0.5], [2.0]])]"),
+    # maximum / minimum: MLX's masks (`a > b` to the first, `a <= b` to the second), so a
+    # NaN on either side gives neither a gradient, and a tie goes to the second
+    ("mx.grad(lambda a, b: (mx.maximum(a, b) * 3 + mx.minimum(b, a)).sum(), argnums=(0, 1))",
+     "[mx.array([float('nan'), -1.0, 0.0, 2.0, float('inf'), 0.5]),"
+     " mx.array([1.0, -2.0, 0.0, float('nan'), 5.0, 0.5])]"),
+    ("mx.grad(lambda a: mx.clip(a, -1, 1).sum())",
+     "[mx.array([float('nan'), -3.0, -1.0, 0.0, 1.0, 2.0])]"),
+    ("mx.grad(lambda a: mx.grad(lambda b: (mx.maximum(b, 0) * b * b).sum())(a).sum())",
+     "[mx.array([float('nan'), -1.0, 0.0, 2.0])]"),
+    ("lambda *a: mx.jvp(mx.maximum, list(a), [mx.ones(4), 2 * mx.ones(4)])",
+     "[mx.array([float('nan'), 1.0, 0.0, 3.0]), mx.array([0.0, 1.0, float('nan'), 2.0])]"),
+    ("lambda *a: (mx.maximum(*a), mx.minimum(*a), mx.maximum(0, a[0]), mx.minimum(a[0], 2.5))",
+     "[mx.array([float('nan'), -0.0, 0.0, 3.0]), mx.array([1.0, 0.0, -0.0, float('nan')])]"),
+    ("mx.grad(lambda a: mx.maximum(a.astype(mx.float16), 0.0).astype(mx.float32).sum())",
+     "[mx.array([float('nan'), -1.0, 0.0, 2.0])]"),
 ]
 
 

@@ -55,6 +55,17 @@ def test_relu_gradient_at_zero_is_mlxs(mlx, mlx_nn):
     assert np.array(g).tolist() == np.array(g_mlx).tolist() == [0.0, 1.0, 0.0]
 
 
+def test_kinked_activations_give_a_nan_input_no_gradient_as_mlx(mlx, mlx_nn):
+    """relu, relu6, leaky_relu and hard_tanh are maximum / minimum in MLX, whose masks
+    (`a > b`, `a <= b`) are false at a NaN: neither side gets the gradient there."""
+    x = [float("nan"), -1.0, 0.0, 2.0, float("inf"), 7.0]
+    for name in ["relu", "relu6", "leaky_relu", "hard_tanh", "relu2"]:
+        ours = mx.grad(lambda v, f=getattr(nn, name): f(v).sum())(mx.array(x))
+        theirs = mlx.grad(lambda v, f=getattr(mlx_nn, name): f(v).sum())(mlx.array(x))
+        np.testing.assert_array_equal(np.array(ours), np.array(theirs), err_msg=name)
+    assert np.array(mx.grad(lambda v: nn.relu(v).sum())(mx.array(x)))[0] == 0.0
+
+
 def test_activations_keep_nan(mlx_nn, mlx):
     for name in ["relu", "relu6", "leaky_relu", "hard_tanh", "celu"]:
         assert np.isnan(np.array(getattr(nn, name)(mx.array([np.nan])))).all(), name

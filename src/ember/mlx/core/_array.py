@@ -519,9 +519,10 @@ def mlx_remainder(ta: Tensor, tb: Tensor) -> Tensor:
     return E.where((r != 0) & ((r < 0) != (tb < 0)), r + tb, r)
 
 
-def binary(fn, a, b) -> array:
-    """`fn` on MLX-promoted operands; the result in the promoted dtype."""
-    ta, tb, dt = operands(a, b, numbers=fn in _NUMBER_OPS)
+def binary(fn, a, b, numbers: bool = False) -> array:
+    """`fn` on MLX-promoted operands; the result in the promoted dtype. `fn` takes a
+    Python number as an operand where it is one of `_NUMBER_OPS` or `numbers` says so."""
+    ta, tb, dt = operands(a, b, numbers=numbers or fn in _NUMBER_OPS)
     if dt is D.bool_ and fn in (E.add, E.mul):
         fn = E.logical_or if fn is E.add else E.logical_and
     return wrap_result(fn(ta, tb), dt)

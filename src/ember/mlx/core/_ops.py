@@ -16,6 +16,7 @@ import numpy as np
 import ember as E
 
 from . import _dtypes as D
+from . import _extremes as X
 from ._array import (
     _wrap,
     array,
@@ -148,9 +149,9 @@ def logical_not(a, /, *, stream=None) -> array:
     return _wrap(E.logical_not(_arr(a)._t), D.bool_)
 
 
-def _binary(fn, name: str):
+def _binary(fn, name: str, numbers: bool = False):
     def op(a, b, /, *, stream=None) -> array:
-        return binary(fn, a, b)
+        return binary(fn, a, b, numbers)
     op.__name__ = name
     return op
 
@@ -163,18 +164,23 @@ remainder = _binary(mlx_remainder, "remainder")
 power = _binary(E.pow, "power")
 
 
-def _select(first_if):
+def _select(first_if, real):
     """max / min as MLX defines them: NaN wins, and at a tie the second argument is taken
-    (so the gradient flows to it whole: `relu`'s derivative at 0 is 0)."""
+    (so the gradient flows to it whole: `relu`'s derivative at 0 is 0). Real floating
+    operands go to `real` (one node, MLX's derivative: `_extremes`)."""
     def fn(ta, tb):
-        if ta.dtype.is_floating_point or ta.dtype.is_complex:
+        if not isinstance(ta, E.Tensor):  # (a Python number first: `mx.maximum(0, x)`)
+            ta = E.tensor(ta, dtype=tb.dtype)
+        if ta.dtype.is_floating_point:
+            return real(ta, tb)
+        if ta.dtype.is_complex:
             return E.where(first_if(ta, tb) | E.isnan(ta), ta, tb)
         return E.where(first_if(ta, tb), ta, tb)
     return fn
 
 
-maximum = _binary(_select(E.gt), "maximum")
-minimum = _binary(_select(E.lt), "minimum")
+maximum = _binary(_select(E.gt, X.maximum), "maximum", numbers=True)
+minimum = _binary(_select(E.lt, X.minimum), "minimum", numbers=True)
 bitwise_and = _binary(E.bitwise_and, "bitwise_and")
 bitwise_or = _binary(E.bitwise_or, "bitwise_or")
 bitwise_xor = _binary(E.bitwise_xor, "bitwise_xor")

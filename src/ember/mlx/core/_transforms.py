@@ -76,7 +76,6 @@ def _value_and_grad(fun: Callable, argnums, argnames, who: str) -> Callable:
         if not flat:
             raise ValueError(f"[{who.split('_')[-1]}] Must specify at least one argument.")
         diff = [x for x in flat if _is_array(x) and x._dtype.kind in "fc"]
-        box: dict = {}
 
         def inner(*tensors):
             it = iter(tensors)
@@ -90,10 +89,9 @@ def _value_and_grad(fun: Callable, argnums, argnames, who: str) -> Callable:
                 new_kwargs[n] = t
             out = fun(*new_args, **new_kwargs)
             loss = _scalar_loss(out, who)
-            box["out"] = out
-            return loss._t.reshape(())
+            return loss._t.reshape(()), out
 
-        grads = _gradients(inner, [x._t for x in diff]) if diff else (inner(), ())[1]
+        grads, out = _gradients(inner, [x._t for x in diff]) if diff else ((), inner()[1])
         g_iter = iter(grads)
         g_flat = [_wrap(next(g_iter), x._dtype) if _is_array(x) and x._dtype.kind in "fc"
                   else (_zeros_like(x) if _is_array(x) else x) for x in flat]
@@ -103,7 +101,7 @@ def _value_and_grad(fun: Callable, argnums, argnames, who: str) -> Callable:
             g = (pos[0] if single else (tuple(pos) if pos else None), named)
         else:
             g = pos[0] if single else tuple(pos)
-        return _detached(box["out"]), g
+        return out, g
 
     return wrapped
 
@@ -115,33 +113,64 @@ class _Depth(threading.local):
 _depth = _Depth()
 
 
-def _gradients(inner: Callable, tensors: list) -> list:
-    """Gradients of `inner(*tensors)` (a 0-d tensor) with respect to each tensor.
+def _gradients(inner: Callable, tensors: list) -> tuple[list, object]:
+    """(gradients of `inner(*tensors)[0]` (a 0-d tensor) with respect to each tensor, the
+    output tree `inner(*tensors)[1]`).
 
     Where ops are recorded lazily, the forward runs under autograd's tape and the backward
     through `autograd.grad`, both into the pending graph, so a training step (forward,
     backward, update) is one graph that `mx.eval` runs, fused from its second run. A
-    gradient taken inside another keeps its graph (create_graph), so the outer one
-    differentiates through it. Under another transform (vmap, jvp), ember.func's
-    `grad_and_value` does the work on computed tensors."""
+    gradient taken inside another keeps its graph (create_graph), and so does its loss,
+    so the outer one differentiates through both (MLX's `grad` of a `value_and_grad`'s
+    value). Under another transform (vmap, jvp), ember.func's `grad_and_value` does the
+    work on computed tensors, the output going out as its `aux` (freed from this level
+    only: still a function of the outer levels' inputs)."""
     w = _lazy.recording()
     if w is None:
-        return _lazy.eager(lambda: _func.grad_and_value(
-            inner, argnums=tuple(range(len(tensors))))(*[t.detach() for t in tensors])[0])
+        return _lazy.eager(lambda: _eager_gradients(inner, tensors))
     nested = _depth.n > 0
     with _lazy.inside(w), E.enable_grad():
         leaves = [t if nested and t.requires_grad else t.detach().requires_grad_()
                   for t in tensors]
         _depth.n += 1
         try:
-            loss = inner(*leaves)
+            loss, out = inner(*leaves)
         finally:
             _depth.n -= 1
-        grads = E.autograd.grad(loss, leaves, allow_unused=True, create_graph=nested)
+        # (a loss that reaches no input, through stop_gradient say, has zero gradients)
+        grads = E.autograd.grad(loss, leaves, allow_unused=True, create_graph=nested) \
+            if loss.requires_grad else [None] * len(leaves)
         # (C-ordered, as MLX's are: a transposed weight's gradient is otherwise a view,
         # which the fused loops of the update that reads it do not take)
-        return [E.zeros_like(x) if g is None else g if g.is_contiguous() else g.contiguous()
-                for g, x in zip(grads, leaves)]
+        grads = [E.zeros_like(x) if g is None else g if g.is_contiguous() else g.contiguous()
+                 for g, x in zip(grads, leaves)]
+        return grads, (_loss_only(out) if nested else _detached(out))
+
+
+def _eager_gradients(inner: Callable, tensors: list) -> tuple[list, object]:
+    box: dict = {}
+
+    def loss_and_aux(*ts):
+        loss, out = inner(*ts)
+        arrays = [x for x in _trees.leaves(out) if _is_array(x)]
+        box["out"], box["arrays"] = out, arrays
+        return loss, [x._t for x in arrays]
+
+    grads, (_, aux) = _func.grad_and_value(loss_and_aux, argnums=tuple(range(len(tensors))),
+                                           has_aux=True)(*tensors)
+    kept = iter(_wrap(t, x._dtype) for t, x in zip(aux, box["arrays"]))
+    out = _trees.rebuild(box["out"], iter(next(kept) if _is_array(x) else x
+                                          for x in _trees.leaves(box["out"])))
+    return list(grads), _loss_only(out)
+
+
+def _loss_only(out):
+    """A differentiated function's output with what follows the loss cut from the graph:
+    an outer transform differentiates through the loss and sees zero gradient through
+    the rest, as MLX's does."""
+    if isinstance(out, array):
+        return out
+    return type(out)((out[0], *_detached(tuple(out[1:]))))
 
 
 def _zeros_like(x: array) -> array:
