@@ -124,3 +124,23 @@ def test_eval_walks_trees_and_ignores_other_leaves():
     a, b = mx.array([1.0]) * 2, mx.array([2.0]) + 1
     assert mx.eval({"a": [a, 3, "x"], "b": (b, None)}) is None
     assert a.item() == 2.0 and b.item() == 3.0
+
+
+def test_a_training_step_leaves_no_autograd_graph_behind():
+    # (the model once kept the arrays the transform traced: each step's update then tied
+    # the parameters to the last step's graph, and eager steps grew slower every step)
+    import ember.mlx.nn as nn
+    import ember.mlx.optimizers as optim
+    from ember.mlx.utils import tree_flatten
+
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+    opt = optim.SGD(learning_rate=0.1)
+    x, y = mx.ones((3, 4)), mx.array([0, 1, 1])
+    step = nn.value_and_grad(model, lambda m: nn.losses.cross_entropy(m(x), y).mean())
+    for _ in range(3):
+        loss, grads = step(model)
+        opt.update(model, grads)
+        mx.eval(model.parameters())
+    held = [v._t for _, v in tree_flatten(model.parameters())]
+    held += [loss._t] + [g._t for _, g in tree_flatten(grads)]
+    assert all(not t.requires_grad and t.grad_fn is None for t in held)

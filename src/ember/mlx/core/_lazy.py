@@ -188,6 +188,13 @@ def recording() -> World | None:
     return top if top is _local.world else None
 
 
+def transforming() -> bool:
+    """Whether an interpreter other than the lazy session is innermost (a vmap, a jvp,
+    `compile`'s tracer, a profiler)."""
+    top = _stack.top
+    return top is not None and top is not _local.world
+
+
 class inside:
     """`with inside(w):` session `w` innermost for the block (already there: nothing)."""
 

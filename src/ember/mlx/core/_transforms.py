@@ -126,9 +126,13 @@ def _gradients(inner: Callable, tensors: list) -> tuple[list, object]:
     work on computed tensors, the output going out as its `aux` (freed from this level
     only: still a function of the outer levels' inputs)."""
     w = _lazy.recording()
-    if w is None:
-        return _lazy.eager(lambda: _eager_gradients(inner, tensors))
     nested = _depth.n > 0
+    if w is None:
+        if not nested and not _lazy.transforming():
+            # (a fresh start: what the function leaves behind, a model holding the
+            # arrays it was given, must not tie the next step to this one's graph)
+            tensors = [t.detach() for t in tensors]
+        return _lazy.eager(lambda: _eager_gradients(inner, tensors))
     with _lazy.inside(w), E.enable_grad():
         leaves = [t if nested and t.requires_grad else t.detach().requires_grad_()
                   for t in tensors]
@@ -140,6 +144,9 @@ def _gradients(inner: Callable, tensors: list) -> tuple[list, object]:
         # (a loss that reaches no input, through stop_gradient say, has zero gradients)
         grads = E.autograd.grad(loss, leaves, allow_unused=True, create_graph=nested) \
             if loss.requires_grad else [None] * len(leaves)
+        if not nested:  # (a model left holding them: the update records no autograd)
+            for t in leaves:
+                t.requires_grad_(False)
         # (C-ordered, as MLX's are: a transposed weight's gradient is otherwise a view,
         # which the fused loops of the update that reads it do not take)
         grads = [E.zeros_like(x) if g is None else g if g.is_contiguous() else g.contiguous()
@@ -156,8 +163,12 @@ def _eager_gradients(inner: Callable, tensors: list) -> tuple[list, object]:
         box["out"], box["arrays"] = out, arrays
         return loss, [x._t for x in arrays]
 
-    grads, (_, aux) = _func.grad_and_value(loss_and_aux, argnums=tuple(range(len(tensors))),
-                                           has_aux=True)(*tensors)
+    _depth.n += 1
+    try:
+        grads, (_, aux) = _func.grad_and_value(
+            loss_and_aux, argnums=tuple(range(len(tensors))), has_aux=True)(*tensors)
+    finally:
+        _depth.n -= 1
     kept = iter(_wrap(t, x._dtype) for t, x in zip(aux, box["arrays"]))
     out = _trees.rebuild(box["out"], iter(next(kept) if _is_array(x) else x
                                           for x in _trees.leaves(box["out"])))

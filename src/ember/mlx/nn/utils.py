@@ -23,7 +23,13 @@ def value_and_grad(model: Module, fn: Callable) -> Callable:
 
     @functools.wraps(fn)
     def wrapped(*args, **kwargs):
-        return both(model.trainable_parameters(), *args, **kwargs)
+        params = model.trainable_parameters()
+        try:
+            return both(params, *args, **kwargs)
+        finally:
+            # (the arrays it was given back, equal to the ones the transform traced, which
+            # would tie the optimizer's update to the transform's graph)
+            model.update(params)
 
     return wrapped
 
