@@ -24,7 +24,7 @@ from collections.abc import Callable
 from contextlib import nullcontext
 
 from .. import _grad_mode
-from .._core.dispatch import push, unwind
+from .._core.dispatch import _stack, push, unwind
 from .._core.memo_seam import memos
 from ..autograd import engine as _engine
 from ..optim.optimizer import step_watchers
@@ -157,8 +157,7 @@ class Compiled:
         _every.add(self)
         if not _live[0]:
             _live[0] = True
-            _engine.hooks.captured = captured_backward  # (until now, eager backward skips it)
-            _engine.hooks.recording = recorded_backward
+            hook_backward()
 
     @property
     def name(self) -> str:
@@ -331,12 +330,22 @@ _NOTHING = nullcontext()
 
 
 def recorded_backward(roots, root_grads, retain_graph: bool, engine: Callable):
-    """The engine's hook for a backward pass bound while a compiled call records: the
-    session replays or runs it (capture.Session.backward); NotImplemented outside one."""
+    """The engine's hook for a backward pass bound while a session records (a compiled
+    call's, or the MLX face's lazy one innermost on the stack): the session replays or
+    runs it (capture.Session.backward); NotImplemented outside one."""
     session = active.session
     if session is None:
-        return NotImplemented
+        session = _stack.top
+        if not isinstance(session, Session):
+            return NotImplemented
     return session.backward(roots, root_grads, retain_graph, engine)
+
+
+def hook_backward() -> None:
+    """Let backward passes reach recording sessions (until then eager backward skips the
+    test): once a compiled function or a lazy session exists."""
+    _engine.hooks.captured = captured_backward
+    _engine.hooks.recording = recorded_backward
 
 
 def lower(graph: Graph, backend: str) -> Program:

@@ -153,6 +153,22 @@ def test_a_training_step_is_one_graph_run_as_one_c_call_with_eagers_bits():
         np.testing.assert_array_equal(a, b)
 
 
+def test_a_recurring_steps_backward_is_replayed_not_rerun(monkeypatch):
+    # the first backward at this place of the step's graph runs autograd's engine (its
+    # nodes are recorded and remembered); the later ones append those nodes at once
+    from ember.graph import backward
+
+    replays = []
+    real = backward.replay
+    monkeypatch.setattr(backward, "replay", lambda *a: replays.append(1) or real(*a))
+    lazy = _train(5)
+    assert len(replays) >= 3
+    _lazy.enabled[0] = False
+    eager = _train(5)
+    for a, b in zip(lazy, eager):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_evaluated_arrays_are_freed_as_soon_as_they_are_dropped():
     # (mx.eval once kept what it walked in a reference cycle: each step's results stayed
     # until the cycle collector ran, 64 MB a step on `a * b + c` of 16M floats)

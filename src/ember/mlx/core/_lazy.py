@@ -26,7 +26,7 @@ from collections.abc import Callable
 from ..._core import dispatch
 from ..._tensor import Tensor
 from ...graph.capture import Session
-from ...graph.compiled import lower
+from ...graph.compiled import hook_backward, lower
 from ...graph.program import lower_python
 
 _stack = dispatch._stack
@@ -97,6 +97,7 @@ class World(Session):
     def __init__(self) -> None:
         super().__init__(_Programs(), lambda graph, segment: Recurring(graph))
         self.evaluations = 0  # graphs run so far
+        hook_backward()  # (a step's backward, recorded here, is replayed when it recurs)
 
     def process(self, prim, args: tuple, params: dict):
         if _bookkeeping(args):

@@ -142,10 +142,16 @@ def _gradients(inner: Callable, tensors: list) -> tuple[list, object]:
         finally:
             _depth.n -= 1
         # (a loss that reaches no input, through stop_gradient say, has zero gradients)
-        grads = E.autograd.grad(loss, leaves, allow_unused=True, create_graph=nested) \
-            if loss.requires_grad else [None] * len(leaves)
+        if not loss.requires_grad:
+            grads = [None] * len(leaves)
+        elif nested:
+            grads = E.autograd.grad(loss, leaves, allow_unused=True, create_graph=True)
+        else:  # (into the fresh leaves' .grad: a pass the session can replay, backward.py)
+            loss.backward()
+            grads = [t.grad for t in leaves]
         if not nested:  # (a model left holding them: the update records no autograd)
             for t in leaves:
+                t.grad = None
                 t.requires_grad_(False)
         # (C-ordered, as MLX's are: a transposed weight's gradient is otherwise a view,
         # which the fused loops of the update that reads it do not take)
