@@ -48,7 +48,7 @@ from ..nn.modules.module import Module, attr_changes
 from ..nn.parameter import Parameter
 from ..ops.registry import _eval_update
 from ..ops.views import _eval_view
-from .capture import _is_real, active
+from .capture import Session, _is_real, active
 from .ir import Scalar, Value, same_const
 from .lazy import LazyTensor, make_lazy
 
@@ -57,6 +57,7 @@ _ref = weakref.ref
 _VALUES = (int, float, bool, complex, str, type(None))  # (compared by value)
 _PLAIN = (Tensor, LazyTensor, Parameter)  # (a subclass may override ops: not memoised)
 
+_UNREAD = object()  # a tensor argument the call's nodes do not read (any tensor will do)
 MEMO_TYPES: set = set()  # the module classes whose calls are memoised (filled below)
 _MIN_NODES = 2  # a call recording one node is followed op by op (cheaper than its memo)
 _TOO_SMALL = ()  # kept in place of memos for such a call
@@ -152,7 +153,7 @@ class Memo:
                 len(session.graph.scalars) != self.sc0 or not self.guards_hold():
             return None
         for a, want in zip(leaves, self.leaves):
-            if want.__class__ is Value:
+            if want.__class__ is Value or want is _UNREAD:
                 if not isinstance(a, Tensor):
                     return None
             elif a.__class__ is not want.__class__ or not same_const(a, want):
@@ -176,6 +177,15 @@ class StepMemo(Memo):
 
     def guards_hold(self) -> bool:
         return _same_optimizer(self.snaps)
+
+
+class FnMemo(Memo):
+    """A pure function's memo (`pure_call`): what guards it is among its leaves."""
+
+    __slots__ = ()
+
+    def guards_hold(self) -> bool:
+        return True
 
 
 class _GradOf:
@@ -243,6 +253,34 @@ def call(module: Module, args: tuple, kwargs: dict):
     return _record(session, module, tree, leaves, args, kwargs, key)
 
 
+def pure_call(fn, key, leaves: list):
+    """`fn(*leaves)` while a session records (a compiled call's, or the MLX face's lazy
+    one innermost on the stack), taken from the memo kept at this place of the followed
+    graph where one passes, else run (and remembered where it recorded cleanly). `fn` must
+    have no side effects and record what its tensors' graph values and the values of its
+    other leaves decide (a guard among them: a tuple of numbers, strings, classes and
+    functions); it returns a tensor or a tuple of tensors."""
+    session = active.session
+    if session is None:
+        session = _stack.top
+        if not isinstance(session, Session):
+            return fn(*leaves)
+    if _stack.top is not session or session.written or ranges.recorder is not None or \
+            _autocast_on():
+        return fn(*leaves)
+    key = (key, len(session.graph.nodes))
+    e = session.expect
+    if e is not None and e[0].call_memos.get(key) is _TOO_SMALL:
+        return fn(*leaves)
+    got = _lookup(session, key, FnMemo, leaves)
+    if got is not None:
+        return _replay(session, *got, leaves)
+    out, memo, graph = _recorded(session, lambda: fn(*leaves), leaves, key, FnMemo)
+    if memo is not None:
+        _keep(session, graph, key, memo)
+    return out
+
+
 def _lookup(session, key, kind, leaves) -> tuple | None:
     """(graph, memo, {value: tensor}) of a memo of `kind` kept at `key` that this call
     passes, the graph now followed; or None. Only the followed graph is asked, or at a
@@ -288,38 +326,43 @@ class _Mark:
 
 
 def _record(session, module, tree, leaves, args, kwargs, key):
+    changes = attr_changes[0]
+    snaps = [_snapshot(m) for m in tree]
+    out, memo, graph = _recorded(session, lambda: module.forward(*args, **kwargs), leaves,
+                                 key, Memo)
+    if memo is not None and attr_changes[0] == changes:  # (else it set a module attribute)
+        memo.snaps, memo.changes = snaps, changes
+        _keep(session, graph, key, memo)
+    return out
+
+
+def _recorded(session, run, leaves, key, kind) -> tuple:
+    """(`run()`, a memo of `kind` of what it recorded or None where the recording was not
+    clean, the graph it recorded into)."""
     mark = _Mark(session)
     graph = mark.graph
     before = [(a, a.__dict__["_lazy_value"]) for a in leaves
               if a.__class__ is LazyTensor and a.__dict__.get("_lazy_session") is session]
-    changes = attr_changes[0]
-    snaps = [_snapshot(m) for m in tree]
     glob = _globals()
-    out = module.forward(*args, **kwargs)
+    out = run()
     if not mark.one_run(session) or session.written or graph.effects or \
             _globals() != glob or any(a.__dict__.get("_lazy_value") is not v
                                       for a, v in before):
-        return out
+        return out, None, graph
     nodes = graph.nodes[mark.start:]
     if not nodes or any(not n.outs for n in nodes):
-        return out
+        return out, None, graph
     if len(nodes) < _MIN_NODES:  # (its memo would cost more than following its op)
         target = session.expect[0] if session.expect is not None else graph
         target.call_memos[key] = _TOO_SMALL
-        return out
+        return out, None, graph
     # the tensors made inside are the nodes' results (and autograd's aliases of them)
     inside = {o for n in nodes for o in n.outs}
     for ref in session.lazies[mark.n_lazies:]:
         t = ref()
         if t is not None and t.__dict__.get("_lazy_value") not in inside:
-            return out
-    if attr_changes[0] != changes:
-        return out  # (the call set a module attribute: not memoised)
-    memo = _memo(session, mark, nodes, leaves, snaps, glob, out)
-    if memo is not None:
-        memo.changes = changes
-        _keep(session, graph, key, memo)
-    return out
+            return out, None, graph
+    return out, _memo(session, mark, nodes, leaves, glob, out, kind), graph
 
 
 def _keep(session, graph, key, memo) -> None:
@@ -333,7 +376,7 @@ def _keep(session, graph, key, memo) -> None:
     del kept[4:]
 
 
-def _memo(session, mark: _Mark, nodes, leaves, snaps, glob, out):
+def _memo(session, mark: _Mark, nodes, leaves, glob, out, kind):
     """The memo of a clean recording of nodes [start, ...), or None where something it
     read or returned cannot be found again by the memo's checks."""
     inside = {o for n in nodes for o in n.outs}
@@ -341,9 +384,8 @@ def _memo(session, mark: _Mark, nodes, leaves, snaps, glob, out):
     for j, a in enumerate(leaves):
         if isinstance(a, Tensor):
             v = _value_of(session, a)
-            if v is None:
-                return None
-            arg_of.setdefault(v, j)
+            if v is not None:
+                arg_of.setdefault(v, j)
     tensor_of = dict(zip(mark.graph.inputs, session.input_tensors))
 
     def find(v):
@@ -353,11 +395,12 @@ def _memo(session, mark: _Mark, nodes, leaves, snaps, glob, out):
         t = tensor_of.get(v)
         return (None, None) if t is None else (_ref(t), t)
 
-    m = Memo()
+    m = kind()
     if not _fill(m, session, mark, nodes, inside, find):
         return None
-    m.snaps, m.globals = snaps, glob
-    m.leaves = [_value_of(session, a) if isinstance(a, Tensor) else a for a in leaves]
+    m.globals = glob
+    m.leaves = [(_value_of(session, a) or _UNREAD) if isinstance(a, Tensor) else a
+                for a in leaves]
     m.plans = [[n, n.prim.impl is _eval_view, None] for n in nodes]  # (statics: below)
     m.out = _out_spec(out, inside, arg_of)
     return None if m.out is None else m
@@ -433,6 +476,12 @@ def _replay(session, expected, memo: Memo, found: dict, leaves: list):
     grad = _grad_state.enabled
     refs = session.lazies
     owner = session.owner
+    if not grad or not any(t._requires_grad for t in found.values()):
+        # (no autograd node to record: only the returned values need their tensors)
+        _make_results(session, memo.out, found)
+        if owner is not None:
+            owner.call_memo_hits += 1
+        return _result(memo.out, found, leaves)
     for plan in memo.plans:
         n, is_view, like = plan
         args = tuple(found[a] if a.__class__ is Value else memo.scalars[a.id - sc0]
@@ -465,6 +514,39 @@ def _replay(session, expected, memo: Memo, found: dict, leaves: list):
     if owner is not None:
         owner.call_memo_hits += 1
     return _result(memo.out, found, leaves)
+
+
+def _make_results(session, spec, found: dict) -> None:
+    """Lazy tensors of the values a replayed call returns, made in the order the call's
+    ops made them (the pending graph's outputs keep the order of a recorded step), a
+    view's on its base's storage as the view op makes it."""
+    wanted: list = []
+    _returned(spec, wanted)
+    for v in sorted(wanted, key=lambda v: v.id):
+        _make_result(session, v, found)
+
+
+def _returned(spec, out: list) -> None:
+    kind, x = spec
+    if kind == "t":
+        for part in x:
+            _returned(part, out)
+    elif kind == "v":
+        out.append(x)
+
+
+def _make_result(session, v: Value, found: dict):
+    t = found.get(v)
+    if t is not None:
+        return t
+    n = v.node
+    base = vc = None
+    if n.prim.impl is _eval_view and n.args[0].__class__ is Value:
+        src = _make_result(session, n.args[0], found)
+        base, vc = (src._base if src._base is not None else src), src._vc
+    t = found[v] = make_lazy(session, v, v.dtype, base, vc)
+    session.lazies.append(_ref(t))
+    return t
 
 
 def _result(spec, found: dict, leaves: list):

@@ -5,6 +5,7 @@
     optimizer.update(model, grads)      # model: an ember.mlx.nn.Module
 """
 
+from . import _memo
 from .adafactor import Adafactor
 from .adam import Adam, Adamax, AdamW
 from .adaptive import AdaDelta, Adagrad, RMSprop
@@ -19,6 +20,8 @@ from .schedules import (
     linear_schedule,
     step_decay,
 )
+
+_memo.register(SGD, Lion, Adam, AdamW, Adamax, RMSprop, Adagrad, AdaDelta, Adafactor, Muon)
 
 __all__ = ["Optimizer", "MultiOptimizer", "SGD", "Lion", "Adam", "AdamW", "Adamax",
            "RMSprop", "Adagrad", "AdaDelta", "Adafactor", "Muon",

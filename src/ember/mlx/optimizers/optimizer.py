@@ -10,11 +10,13 @@ and, under each parameter's path, that parameter's own dict.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
 from .. import core as mx
 from ..utils import tree_flatten, tree_map, tree_merge, tree_unflatten
+from ._memo import apply_one
 from .schedules import Schedule
 
 
@@ -83,7 +85,7 @@ class Optimizer:
         for name, schedule in self._schedulers.items():
             self.state[name] = schedule(self.step)
         self.state["step"] = self.step + 1
-        return tree_map(self.apply_single, gradients, parameters, self.state)
+        return tree_map(functools.partial(apply_one, self), gradients, parameters, self.state)
 
     def apply_single(self, gradient: mx.array, parameter: mx.array, state: dict) -> mx.array:
         """One parameter's step: updates `state` in place and returns the new
