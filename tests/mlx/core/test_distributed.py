@@ -1,6 +1,9 @@
 """`mx.distributed` against what MLX 0.32.4's CPU wheel reports to a plain process: the
 backends' availability, a group of one, collectives that return their input (values,
-dtypes, gradients), and the errors of point-to-point calls and strict initialisation."""
+dtypes, gradients), and the errors of point-to-point calls and strict initialisation;
+then the collectives across processes started by ember's launcher and by mpiexec."""
+
+import os
 
 import numpy as np
 import pytest
@@ -93,3 +96,30 @@ def test_average_gradients_of_a_group_of_one_is_the_identity():
     for m, nn_ in ((mx, nn), (mlx, mlx_nn)):
         grads = {"a": m.ones(3)}
         assert nn_.average_gradients(grads) is grads  # the same tree object back
+
+
+# -- several processes -----------------------------------------------------------------------
+# The program below runs on every process of a launch and checks each collective against
+# values worked out by hand from the ranks (see its docstring); it prints one line a rank.
+
+PROGRAM = os.path.join(os.path.dirname(__file__), "programs", "mlx_distributed.py")
+
+
+def _ranks_ok(out, n):
+    assert out.returncode == 0, out.stdout + out.stderr
+    lines = sorted(line for line in out.stdout.splitlines() if line.endswith(" ok"))
+    assert lines == [f"rank {r} of {n} ok" for r in range(n)], out.stdout + out.stderr
+
+
+def test_collectives_on_three_processes_started_by_embers_launcher():
+    pytest.importorskip("mpi4py")
+    from distributed.conftest import _launch  # (tests/distributed's way of starting programs)
+
+    _ranks_ok(_launch(PROGRAM, 3, timeout=60), 3)
+
+
+def test_collectives_on_two_processes_started_by_mpiexec():
+    pytest.importorskip("mpi4py")
+    from distributed.conftest import _mpiexec
+
+    _ranks_ok(_mpiexec(PROGRAM, 2, timeout=60), 2)

@@ -238,3 +238,156 @@ ERRORS = [
 @pytest.mark.parametrize("expr", ERRORS)
 def test_results_and_errors_match_mlx(expr):
     assert _run(expr, mx) == _run(expr, mlx), expr
+
+
+# -- qqmm / gather_qqmm ---------------------------------------------------------------------
+# MLX's CPU build computes `qqmm` only for one row of x against a packed w; ember repeats
+# its kernel's order of operations (x quantized and dequantized in float32, then sums in
+# x's type, element by element), so those products are compared bit for bit. Everything
+# else raises: MLX when the result is evaluated, ember at the call, so the expressions
+# below evaluate what they build.
+
+def _qq_row(k: int, trial: int, dtype: str) -> np.ndarray:
+    """One row of x at a mixed magnitude, with the special values the kernel meets."""
+    rng = np.random.default_rng(k + trial)
+    x = rng.standard_normal((1, k)).astype(np.float32) * np.float32(10.0 ** (trial % 5 - 2))
+    if trial == 1:  # an all-zero group holding a NaN, and a lone NaN elsewhere
+        x[0, :32], x[0, 3], x[0, -5] = 0.0, np.nan, np.nan
+    if trial == 2:  # infinities (an inf scale: its group turns NaN)
+        x[0, 1], x[0, -1] = np.inf, -np.inf
+    if trial == 3:  # subnormal maxima: the scale clamps at 2^-127 (e8m0) or 0 (e4m3)
+        x[0, :] = 0.0
+        x[0, 0], x[0, -1] = 1e-38, -3e-39
+    if trial == 4:  # an all-NaN group, and a maximum near float16's
+        x[0, :16] = np.nan
+        x[0, 20] = 6e4 if dtype == "float16" else 3e38
+    return x
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("mode", ["nvfp4", "mxfp8", "mxfp4"])
+def test_qqmm_one_row_bit_for_bit(dtype, mode):
+    for k, n in [(32, 1), (64, 9), (256, 33)]:
+        w = (_weights((n, k), seed=k) if n >= 3 else RNG.standard_normal((n, k))) * 0.1
+        w[-1, 5] = np.inf  # (a group whose scale is infinite)
+        theirs_q = mlx.quantize(mlx.array(w).astype(getattr(mlx, dtype)), mode=mode)
+        ours_q = [mx.array(np.array(a)) for a in theirs_q]  # (the same bytes: only qqmm)
+        for trial in range(5):
+            x = _qq_row(k, trial, dtype)
+            ours_x, theirs_x = _both(dtype, x)
+            for shape in [(1, k), (k,), (1, 1, k)]:
+                _identical([mx.qqmm(ours_x.reshape(shape), *ours_q, mode=mode)],
+                           [mlx.qqmm(theirs_x.reshape(shape), *theirs_q, mode=mode)])
+
+
+def test_qqmm_kernel_reads_raw_bytes():
+    # MLX's kernel picks its layout from bits and group size alone and reads w and the
+    # scales as bytes: float32 scales, an mxfp4 w under mode="nvfp4", even an affine w
+    # (its scales' bytes read as e4m3 or e8m0 codes) give what the bytes say; the global
+    # scales are checked, then unused.
+    w = _weights((16, 128), seed=2)
+    x = RNG.standard_normal((1, 128)).astype(np.float32)
+    cases = [  # (quantize's arguments, qqmm's, scales cast to float32)
+        ({"mode": "nvfp4"}, {"mode": "nvfp4"}, True),
+        ({"mode": "mxfp4"}, {"mode": "nvfp4", "group_size": 32}, False),
+        ({"mode": "nvfp4"}, {"global_scale_x": 2.0, "global_scale_w": 3.0}, False),
+        ({"group_size": 64, "bits": 4}, {"mode": "affine", "group_size": 64, "bits": 4}, False),
+        ({"group_size": 32, "bits": 8}, {"mode": "affine", "group_size": 32, "bits": 8}, False),
+    ]
+    for qkw, kw, as_float in cases:
+        out = []
+        for m in (mx, mlx):
+            q, s = m.quantize(m.array(w), **qkw)[:2]
+            s = s.astype(m.float32) if as_float else s
+            kw_m = {k: m.array(v) if k.startswith("global") else v for k, v in kw.items()}
+            out.append(m.qqmm(m.array(x), q, s, **kw_m))
+        _identical(out[:1], out[1:])
+
+
+def test_qqmm_refuses_what_would_read_past_its_buffers():
+    # (MLX reads past the end of the scales here and returns whatever it finds)
+    q, s, _ = mx.quantize(mx.array(_weights((8, 64))).astype(mx.float16), 64, 4)
+    with pytest.raises(RuntimeError, match="kernel reads 256 bytes of weights and 32"):
+        mx.qqmm(mx.ones((1, 64)), q, s, mode="affine", group_size=64, bits=4)
+
+
+def test_fp8_codes_0x7f_and_0xff_are_nan():
+    # NOTE: the 0.32.4 wheel decodes e4m3 0x7f / 0xff as NaN (the 0.32.2 source: 480)
+    q = np.full((2, 8), 0x7F7F_7F7F, np.uint32)
+    q[1] = 0x3C3C_FFFF
+    for mode, s in [("mxfp8", np.array([[127], [1]], np.uint8)),
+                    ("nvfp4", np.array([[127, 255, 126, 255], [1, 2, 3, 4]], np.uint8))]:
+        _identical([mx.dequantize(mx.array(q), mx.array(s), mode=mode, dtype=mx.float32)],
+                   [mlx.dequantize(mlx.array(q), mlx.array(s), mode=mode, dtype=mlx.float32)])
+
+
+QQ_SETUP = ("x1 = mx.array(np.linspace(-2, 2, 64, dtype=np.float32)[None]);"
+            "w = mx.array(np.cos(np.arange(512, dtype=np.float32)).reshape(8, 64));"
+            "q, s = mx.quantize(w, mode='nvfp4'); q8, s8 = mx.quantize(w, mode='mxfp8')")
+
+QQ_CASES = [
+    # what the CPU build refuses: several rows, a float w, any gather
+    "mx.qqmm(mx.concatenate([x1, x1]), q, s)",
+    "mx.qqmm(mx.concatenate([x1, x1])[:, None], q, s)",
+    "mx.qqmm(mx.zeros((0, 64)), q, s)",
+    "mx.qqmm(x1, w)",
+    "mx.qqmm(x1, w, mode='mxfp8')",
+    "mx.qqmm(x1, w, s)",
+    "mx.qqmm(x1, w, group_size=32)",
+    "mx.gather_qqmm(x1, w)",
+    "mx.gather_qqmm(x1, q, s)",
+    "mx.gather_qqmm(x1[None], w[None], None, mx.array([0, 0]), mx.array([0]))",
+    "mx.gather_qqmm(mx.zeros((2, 3, 5, 64)), mx.zeros((4, 8, 64)), None, mx.array([[1], [2]]))",
+    "mx.gather_qqmm(x1.astype(mx.float64), w.astype(mx.int32))",
+    "mx.gather_qqmm(x1, w, global_scale_x=mx.array([1.0, 2.0]))",
+    # argument checks, in MLX's order
+    "mx.qqmm(x1, q, s, mode='foo')",
+    "mx.qqmm(x1, q)",
+    "mx.qqmm(x1, q[None], s[None])",
+    "mx.qqmm(x1.astype(mx.float64), q, s)",
+    "mx.qqmm(mx.zeros((1, 64), mx.int32), q, s)",
+    "mx.qqmm(x1, w.astype(mx.float64))",
+    "mx.qqmm(x1, q.astype(mx.int32), s)",
+    "mx.qqmm(x1, q, s, global_scale_x=mx.array(1.0))",
+    "mx.qqmm(x1, q8, s8, mode='mxfp8', global_scale_x=mx.array(1.0))",
+    "mx.qqmm(x1, q, s, global_scale_x=mx.array([1.0, 2.0]), global_scale_w=mx.array(2.0))",
+    "mx.qqmm(x1, q, s, global_scale_x=mx.array(1.0, mx.float16), global_scale_w=mx.array(2.0))",
+    "mx.qqmm(x1, q, s[:, :2])",
+    "mx.qqmm(x1[:, :32], q, s)",
+    "mx.qqmm(x1, q, s, bits=8)",
+    "mx.qqmm(x1[:, :32], w)",
+    "mx.qqmm(mx.array(1.0), q, s)",
+    "mx.qqmm(x1, q, s, stream=mx.gpu)",
+    "mx.gather_qqmm(x1, w, mode='foo')",
+    "mx.gather_qqmm(x1[0], w)",
+    "mx.gather_qqmm(x1, w[0])",
+    "mx.gather_qqmm(x1[None], w[None], None, mx.array([0.5]))",
+    "mx.gather_qqmm(x1, w, None, None, mx.array([True]))",
+    "mx.gather_qqmm(x1[None], w[None], None, mx.array([0, 0, 0]), mx.array([0, 0]))",
+    "mx.gather_qqmm(x1, q, s[:, :2])",
+    "mx.gather_qqmm(x1[:, :32], q, s)",
+    "mx.gather_qqmm(x1[:, :32], w)",
+    # transforms: the vjp for x needs w's scales, for a float w the general case; no jvp,
+    # no vmap
+    "mx.grad(lambda x: mx.qqmm(x, q, s).sum())(x1)",
+    "mx.grad(lambda x: mx.qqmm(x, q, s).sum())(x1[0])",
+    "mx.grad(lambda w: mx.qqmm(x1, w).sum())(w)",
+    "mx.vjp(lambda x: mx.qqmm(x, q, s), [x1], [mx.ones((1, 8))])",
+    "mx.jvp(lambda x: mx.qqmm(x, q, s), [x1], [mx.ones((1, 64))])",
+    "mx.vmap(lambda x: mx.qqmm(x, q, s))(mx.concatenate([x1, x1]))",
+    # and what computes: shapes and dtypes
+    "mx.qqmm(x1[None, None], q, s)",
+    "mx.qqmm(x1.astype(mx.bfloat16), q, s, stream=mx.cpu)",
+    "mx.qqmm(x1, q, s, global_scale_x=mx.array(1.0), global_scale_w=mx.array(2.0))",
+]
+
+
+@pytest.mark.parametrize("expr", QQ_CASES)
+def test_qqmm_results_and_errors_match_mlx(expr):
+    from mlx_oracle import outcome
+
+    def run(m):
+        return outcome(f"(lambda r: (mx.eval(r), r)[1])({expr})", m, QQ_SETUP,
+                       lambda r: (r.shape, repr(r.dtype)))
+
+    assert run(mx) == run(mlx), expr

@@ -82,3 +82,96 @@ def test_float16_keeps_dtype():
     x = mx.array(X).astype(mx.float16)
     assert fast.rms_norm(x, None, 1e-5).dtype == mx.float16
     assert fast.layer_norm(x, None, None, 1e-5).dtype == mx.float16
+
+
+# -- cross_entropy ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("shape", "index_dtype"), [
+    (shape, index) for shape in [(3, 5), (7,), (2, 3, 11), (4, 300), (64, 2000)]
+    for index in ["int32", "uint8", "int64", "uint32"] if index != "uint8" or shape[-1] < 256])
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_cross_entropy_matches_mlx(mlx, shape, dtype, index_dtype):
+    """MLX's CPU path: logsumexp and the picked logit in the logits' dtype, the difference
+    cast to float32. MLX's logsumexp sums its own SIMD exp in its own order, so float32
+    losses differ by a few ulps of the terms (up to ~16 ulps of a small loss): compared at
+    1e-6 of the logits' scale; in float16 / bfloat16 at the type's epsilon."""
+    rng = np.random.default_rng(shape[-1])
+    logits = (rng.standard_normal(shape) * 4).astype(np.float32)
+    targets = rng.integers(0, shape[-1], shape[:-1])
+    ours = fast.cross_entropy(mx.array(logits).astype(getattr(mx, dtype)),
+                              mx.array(targets).astype(getattr(mx, index_dtype)))
+    theirs = mlx.fast.cross_entropy(mlx.array(logits).astype(getattr(mlx, dtype)),
+                                    mlx.array(targets).astype(getattr(mlx, index_dtype)))
+    assert repr(ours.dtype) == repr(theirs.dtype) == "mlx.core.float32"
+    assert ours.shape == theirs.shape == shape[:-1]
+    tol = {"float32": 1e-6, "float16": 2.0 ** -10, "bfloat16": 2.0 ** -7}[dtype]
+    scale = max(1.0, float(np.abs(logits).max()))
+    np.testing.assert_allclose(np.array(ours), np.array(theirs), rtol=tol, atol=tol * scale)
+
+
+def test_cross_entropy_float64_logits(mlx, close):
+    """float64 logits give float32 losses in both; MLX's float64 exp on the CPU is good to
+    about 1e-7 relative (ember's to the last bit), so the values are compared at 1e-6."""
+    rng = np.random.default_rng(21)
+    logits = rng.standard_normal((6, 9)) * 4
+    targets = rng.integers(0, 9, 6).astype(np.int32)
+    ours = fast.cross_entropy(mx.array(logits, mx.float64), mx.array(targets))
+    theirs = mlx.fast.cross_entropy(mlx.array(logits, mlx.float64), mlx.array(targets))
+    assert repr(ours.dtype) == repr(theirs.dtype)
+    close(ours, theirs, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("expr", [
+    "mx.fast.cross_entropy(mx.array([[-math.inf, -math.inf], [math.nan, 1.0], [1e38, 1e38],"
+    " [math.inf, 1.0], [-math.inf, 1.0]]), mx.array([0, 0, 1, 0, 0]))",
+    "mx.fast.cross_entropy(mx.array([1.0, 2.0, 3.0]), mx.array(1))",
+    "mx.fast.cross_entropy(mx.arange(6.0).reshape(2, 3), mx.array([-3, -1]))",
+    "mx.fast.cross_entropy(mx.arange(6.0).reshape(2, 3), mx.array([2, 0], mx.int8))",
+    "mx.fast.cross_entropy(mx.arange(6.0).reshape(3, 2).T, mx.array([2, 0]))",
+    "mx.fast.cross_entropy(mx.zeros((0, 3)), mx.zeros((0,), mx.int32))",
+    "mx.fast.cross_entropy(mx.zeros((3, 0)), mx.zeros((3,), mx.int32))",
+    "mx.fast.cross_entropy(mx.array(1.0), mx.array(1))",
+    "mx.fast.cross_entropy(mx.ones((2, 3)), mx.array([1, 2, 0]))",
+    "mx.fast.cross_entropy(mx.ones((2, 3)), mx.array([[1, 2]]))",
+    "mx.fast.cross_entropy(mx.ones((2, 3)), mx.array(1))",
+    "mx.fast.cross_entropy(mx.ones((2, 3), mx.int32), mx.array([1, 2]))",
+    "mx.fast.cross_entropy(mx.ones((2, 3), mx.complex64), mx.array([1, 2]))",
+    "mx.fast.cross_entropy(mx.ones((2, 3), mx.complex64), mx.array([1, 2, 0]))",
+    "mx.fast.cross_entropy(mx.ones((2, 3), mx.int32), mx.array([1.0, 2.0]))",
+    "mx.fast.cross_entropy(mx.ones((2, 3)), mx.array([1.0, 2.0]))",
+    "mx.fast.cross_entropy(mx.ones((2, 3)), mx.array([True, False]))",
+])
+def test_cross_entropy_same_as_mlx(mlx, expr):
+    from mlx_oracle import outcome
+
+    setup = "import math"
+    assert outcome(expr, mx, setup) == outcome(expr, mlx, setup), expr
+
+
+def test_cross_entropy_needs_arrays(mlx):
+    messages = []
+    for module in (mx, mlx):
+        with pytest.raises(TypeError) as info:
+            module.fast.cross_entropy([[1.0, 2.0]], module.array([1]))
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_cross_entropy_gradient(mlx, close, dtype):
+    """softmax - one-hot, weighted: ember's logsumexp derivative rounds differently from
+    MLX's exp(x - lse), so gradients agree to float32 (float16) round-off."""
+    rng = np.random.default_rng(22)
+    logits = (rng.standard_normal((4, 7)) * 3).astype(np.float32)
+    targets = rng.integers(0, 7, 4).astype(np.int32)
+    weights = np.arange(1.0, 5.0, dtype=np.float32)
+
+    def grad(m):
+        def loss(x):
+            return (m.fast.cross_entropy(x, m.array(targets)) * m.array(weights)).sum()
+        return m.grad(loss)(m.array(logits).astype(getattr(m, dtype)))
+
+    ours, theirs = grad(mx), grad(mlx)
+    assert repr(ours.dtype) == repr(theirs.dtype)
+    tol = 1e-6 if dtype == "float32" else 4e-3
+    close(ours.astype(mx.float32), theirs.astype(mlx.float32), rtol=tol, atol=tol)

@@ -126,3 +126,64 @@ def test_nn_quantize_errors(mlx_nn):
             N.QuantizedLinear(64, 8, mode="foo")
         with pytest.raises(ValueError, match="Quantized input is not supported."):
             N.Embedding(4, 32).to_quantized(quantize_input=True)
+
+
+# -- QQLinear ---------------------------------------------------------------------------------
+# MLX's CPU build computes `qqmm` for one input row against packed weights only, so an
+# eval-mode QQLinear answers single rows (bit for bit: see test_quantize) and refuses the
+# rest; in training mode (float weights) it refuses everything.
+
+def _outcome(call):
+    try:
+        out = call()
+        return "ok", repr(out.dtype), out.tolist()  # (exact values)
+    except Exception as e:  # noqa: BLE001  (the exception is what is compared)
+        return type(e).__name__, str(e)
+
+
+@pytest.mark.parametrize(("mode", "group_size", "bits"),
+                         [("nvfp4", None, None), ("mxfp8", None, None), ("mxfp4", 32, 4)])
+def test_qq_linear_modes_and_outputs(mlx, mlx_nn, mode, group_size, bits):
+    mlx.random.seed(3)
+    mx.random.seed(3)
+    theirs = mlx_nn.QQLinear(64, 8, group_size, bits, mode=mode)
+    ours = nn.QQLinear(64, 8, group_size, bits, mode=mode)
+    _same_tree(ours.parameters(), theirs.parameters())  # (the same draws)
+    assert repr(ours) == repr(theirs) and ours.training
+    x = RNG.standard_normal((3, 64)).astype(np.float32)
+    for rows in [x[:1], x[:2], x[0]]:  # training: weights float, refused
+        assert _outcome(lambda r=rows: ours(mx.array(r))) == \
+            _outcome(lambda r=rows: mlx.eval(theirs(mlx.array(r))))
+    ours.eval()
+    theirs.eval()
+    _same_tree(ours.parameters(), theirs.parameters())  # packed weight and scales
+    _same_tree(ours.trainable_parameters(), theirs.trainable_parameters())  # (not frozen)
+    assert repr(ours) == repr(theirs)
+    for rows in [x[:1], x[0], x[None, :1], x]:
+        assert _outcome(lambda r=rows: ours(mx.array(r))) == \
+            _outcome(lambda r=rows: mlx.eval(theirs(mlx.array(r))) or theirs(mlx.array(r)))
+    ours.eval()  # (again: nothing to do)
+    ours.train()
+    theirs.train()
+    assert ours.weight.dtype == mx.bfloat16 and theirs.weight.dtype == mlx.bfloat16
+    np.testing.assert_array_equal(np.array(ours.weight.astype(mx.float32)),
+                                  np.array(theirs.weight.astype(mlx.float32)))  # dequantized
+    assert "scales" not in ours and repr(ours) == repr(theirs)
+
+
+def test_qq_linear_from_linear_and_errors(mlx, mlx_nn):
+    for N, m in ((mlx_nn, mlx), (nn, mx)):
+        lin = N.Linear(64, 8, bias=False)
+        q = N.QQLinear.from_linear(lin)
+        assert q.weight is lin.weight and q.training
+        lin.eval()
+        q = N.QQLinear.from_linear(lin, mode="mxfp8")
+        assert not q.training and q.weight.dtype == m.uint32 and q.scales.dtype == m.uint8
+        assert repr(q) == "QQLinear(input_dims=64, output_dims=8, group_size=32, bits=8, " \
+                          "mode=mxfp8)"
+        with pytest.raises(NotImplementedError, match="QQLinear does not support bias yet."):
+            N.QQLinear.from_linear(N.Linear(64, 8))
+        with pytest.raises(ValueError, match="Invalid quantization mode 'foo'. Valid modes"):
+            N.QQLinear(64, 8, mode="foo")
+        with pytest.raises(ValueError, match="too many values to unpack"):
+            N.QQLinear(64, 8, mode="affine").eval()  # (quantize gives three arrays)

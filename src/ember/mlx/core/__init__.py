@@ -6,6 +6,7 @@ from . import (
     _conv,
     _creation,
     _elementwise,
+    _fp8,
     _lazy,
     _methods,
     _ops,
@@ -19,7 +20,8 @@ from . import (
     linalg,
     random,
 )
-from ._array import array
+from ._array import ArrayAt, ArrayIterator, ArrayLike, array
+from ._buffers import from_dlpack, get_array_buffer_size
 from ._compile import async_eval, compile, disable_compile, enable_compile, eval
 from ._creation import can_cast, isdtype, result_type
 from ._custom import checkpoint, custom_function
@@ -27,14 +29,22 @@ from ._device import (
     Device,
     DeviceType,
     Stream,
+    StreamContext,
+    ThreadLocalStream,
     check_stream,
+    clear_streams,
     cpu,
     cuda,
     default_device,
     default_stream,
+    device_count,
+    device_info,
     gpu,
+    is_available,
     metal,
     new_stream,
+    new_thread_local_stream,
+    new_thread_unsafe_stream,
     set_default_device,
     set_default_stream,
     stream,
@@ -59,6 +69,8 @@ from ._dtypes import (
     uint32,
     uint64,
 )
+from ._einsum import einsum_path
+from ._graph import depends, export_to_dot
 from ._info import (
     clear_cache,
     finfo,
@@ -72,7 +84,7 @@ from ._info import (
     set_memory_limit,
     set_wired_limit,
 )
-from ._io import load, save, save_safetensors, savez, savez_compressed
+from ._io import load, save, save_gguf, save_safetensors, savez, savez_compressed
 from ._lazy import graph_size
 from ._printing import PrintOptions, get_printoptions, printoptions, set_printoptions
 from ._transforms import grad, jvp, value_and_grad, vjp, vmap
@@ -85,7 +97,8 @@ def _on_cpu(fn):
     return _lazy.lazy(getattr(fn, "__wrapped__", fn), check_stream)
 
 
-for _module in (_ops, _elementwise, _shapes, _sequences, _products, _creation, _quantize):
+for _module in (_ops, _elementwise, _shapes, _sequences, _products, _creation, _quantize,
+                _fp8):
     for _name in _module.__all__:
         globals()[_name] = _on_cpu(getattr(_module, _name))
 for _name in ("conv1d", "conv2d", "conv3d", "conv_general", "conv_transpose1d",

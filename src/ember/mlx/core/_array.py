@@ -18,6 +18,7 @@ import ember as E
 
 from ... import _tensor
 from . import _dtypes as D
+from ._binding import bad_call
 from ._dtypes import Dtype
 
 Tensor = _tensor.Tensor
@@ -63,18 +64,18 @@ class array:
         return _wrap(self._t.permute(*reversed(range(self.ndim))), self._dtype)
 
     @property
-    def at(self) -> _At:
-        return _At(self)
+    def at(self) -> ArrayAt:
+        return ArrayAt._of(self, _NO_INDEX)
 
     def __len__(self) -> int:
         if self.ndim == 0:
             raise TypeError("len() 0-dimensional array.")
         return self.shape[0]
 
-    def __iter__(self):
+    def __iter__(self) -> ArrayIterator:
         if self.ndim == 0:
-            raise TypeError("iteration over a 0-d array")
-        return (self[i] for i in range(self.shape[0]))
+            raise TypeError("iter() 0-dimensional array.")
+        return ArrayIterator._of(_wrap(self._t, self._dtype), 0)
 
     __hash__ = object.__hash__
 
@@ -263,18 +264,34 @@ class array:
         return self
 
 
-class _At:
-    """`x.at[idx]`: updates that accumulate at repeated indices (`x.at[i].add(v)`)."""
+_NO_INDEX = object()  # `x.at` before `[idx]`
+
+
+class ArrayAt:
+    """`x.at[idx]`: updates that accumulate at repeated indices (`x.at[i].add(v)`). As in
+    MLX, `[idx]` sets the index of this object too, and a second `[idx]` replaces it."""
 
     __slots__ = ("_x", "_idx")
 
-    def __init__(self, x: array, idx=None) -> None:
-        self._x, self._idx = x, idx
+    def __init__(self, *args, **kwargs) -> None:
+        raise TypeError("mlx.core.ArrayAt: no constructor defined!")
 
-    def __getitem__(self, idx) -> _At:
-        return _At(self._x, idx)
+    @classmethod
+    def _of(cls, x: array, idx) -> ArrayAt:
+        at = _new(cls)
+        at._x, at._idx = x, idx
+        return at
+
+    def __getitem__(self, idx) -> ArrayAt:
+        self._idx = idx  # (MLX's sets the index on itself too, and returns a copy)
+        return ArrayAt._of(self._x, idx)
+
+    def _check_indices(self) -> None:
+        if self._idx is _NO_INDEX:
+            raise ValueError("Must give indices to array.at (e.g. `x.at[0].add(4)`).")
 
     def _scatter(self, value, combine: str) -> array:
+        self._check_indices()
         x = self._x
         v = value if isinstance(value, array) else array(value, x._dtype)
         dt = D.promote_types(x._dtype, v._dtype) if combine != "set" else x._dtype
@@ -315,8 +332,54 @@ class _At:
 
     def divide(self, value) -> array:
         from ._ops import reciprocal
+        self._check_indices()
         v = value if isinstance(value, array) else array(value, self._x._dtype)
         return self._scatter(reciprocal(v), "multiply")
+
+
+_At = ArrayAt  # (the name `_methods` wraps the update methods under)
+
+
+class ArrayIterator:
+    """`iter(x)`: x's rows, from the value x had when the iterator was made (assigning into
+    x later does not change them); `iter()` of it goes on from where it is, as a copy."""
+
+    __slots__ = ("_x", "_i")
+
+    def __init__(self, *args, **kwargs) -> None:
+        raise TypeError("mlx.core.ArrayIterator: no constructor defined!")
+
+    @classmethod
+    def _of(cls, x: array, i: int) -> ArrayIterator:
+        it = _new(cls)
+        it._x, it._i = x, i
+        return it
+
+    def __iter__(self) -> ArrayIterator:
+        return ArrayIterator._of(self._x, self._i)
+
+    def __next__(self) -> array:
+        i = self._i
+        if i >= self._x.shape[0]:
+            raise StopIteration
+        self._i = i + 1
+        return self._x[i]
+
+
+class ArrayLike:
+    """Any Python object which has an `__mlx_array__` method that returns an array (MLX's
+    name for the type; ember's ops do not take one yet)."""
+
+    __slots__ = ("_obj",)
+
+    def __init__(self, *args, **kwargs) -> None:
+        if len(args) != 1 or kwargs or args[0] is None:
+            raise bad_call("__init__", "__init__(self, arg: object, /) -> None",
+                           (self, *args), kwargs)
+        self._obj = args[0]
+
+
+ArrayAt.__module__ = ArrayIterator.__module__ = ArrayLike.__module__ = "mlx.core"
 
 
 # -- making arrays --------------------------------------------------------------------------

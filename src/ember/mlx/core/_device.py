@@ -1,10 +1,28 @@
 """Devices and streams as MLX's Linux CPU build reports them: one CPU device, streams on
-it, and a GPU that is named but refused."""
+it, and a GPU that is named but refused.
+
+ember runs every op on the CPU, in order, whatever stream it names; what is kept here is
+MLX's bookkeeping, so that programs see the streams MLX would give them:
+
+- every stream has a process-wide index, counted from 0 (`new_stream`, a thread's first
+  default stream, a thread-local stream's first use on a thread all take the next one;
+  a GPU stream takes one too, before it is refused);
+- a stream made by `new_stream` belongs to its thread (using it on another raises, as
+  MLX's CPU encoders do), `new_thread_unsafe_stream` makes one every thread may use,
+  and a `ThreadLocalStream` names a different stream on each thread that uses it;
+- each thread has its own default stream; the default device is one for the process;
+  `with mx.stream(s):` makes `s` (or the device's default) both for the block;
+- `clear_streams` forgets the streams made on the calling thread (and resets its
+  random key, as MLX's binding does).
+"""
 
 from __future__ import annotations
 
 import enum
+import os
 import threading
+
+from ._binding import bad_call
 
 
 class DeviceType(enum.Enum):
@@ -19,6 +37,8 @@ class DeviceType(enum.Enum):
 
 cpu = DeviceType.cpu
 gpu = DeviceType.gpu
+
+_COUNT = {cpu: 1, gpu: 0}  # devices of each type this build has
 
 
 class Device:
@@ -60,56 +80,284 @@ class Stream:
         return hash((self.device, self.index))
 
 
-_CPU = Device(cpu, 0)
-_streams = [Stream(_CPU, 0)]
+class ThreadLocalStream:
+    """A stream that will be unique per thread and can be used to run operations on a
+    given device (`mx.new_thread_local_stream`): each thread that uses it gets a stream of
+    its own, made on first use."""
+
+    __slots__ = ("_device", "_index")
+
+    def __init__(self, *args, **kwargs) -> None:
+        raise TypeError("mlx.core.ThreadLocalStream: no constructor defined!")
+
+    @property
+    def device(self) -> Device:
+        return self._device
+
+    def __repr__(self) -> str:
+        return f"ThreadLocalStream({self._device!r}, {self._index})"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, ThreadLocalStream) and \
+            (self._device, self._index) == (other._device, other._index)
+
+    def __hash__(self) -> int:
+        return hash((self._device, self._index))
+
+
+ThreadLocalStream.__module__ = "mlx.core"
+
+_STREAM_OR_DEVICE = "mlx.core.Stream | mlx.core.ThreadLocalStream | mlx.core.Device | " \
+    "mlx.core.DeviceType"
+_NO = object()  # an argument left out (the binding's error lists what was given)
+
+
+# -- the bookkeeping ------------------------------------------------------------------------
+
 _lock = threading.Lock()
+_all: list[Stream] = []  # every stream made, by index
+_thread_locals: list[ThreadLocalStream] = []  # every thread-local stream made, by index
+_unsafe: set[int] = set()  # streams any thread may use (new_thread_unsafe_stream)
+_default_device = [Device(cpu, 0)]
 
 
-def _as_device(d, who: str) -> Device:
-    dev = d if isinstance(d, Device) else Device(d) if isinstance(d, DeviceType) else None
-    if dev is None:
-        raise TypeError(f"[{who}] Expected a Device or DeviceType, got {type(d).__name__}.")
-    if dev.type is gpu:
-        raise ValueError(f"[{who}] Cannot set gpu device without gpu backend.")
-    return dev
+class _Thread(threading.local):
+    """One thread's streams: those made on it, its default stream of each device, and the
+    stream each ThreadLocalStream names here."""
+
+    def __init__(self) -> None:
+        self.own: set[int] = set()
+        self.defaults: dict[int, Stream] = {}  # cpu device index -> its default stream
+        self.resolved: dict[ThreadLocalStream, Stream] = {}
 
 
-def default_device() -> Device:
-    return _CPU
+_thread = _Thread()
 
 
-def set_default_device(device) -> None:
-    _as_device(device, "set_default_device")
+def _args(*values) -> tuple:
+    return tuple(v for v in values if v is not _NO)
 
 
-def default_stream(device) -> Stream:
-    _as_device(device, "default_stream")
-    return _streams[0]
+def _device_arg(d, fn: str, signature: str, more: tuple = ()) -> Device:
+    """`d` as MLX's binding takes a `Device | DeviceType` (0 and 1 are the types too);
+    `more`: the arguments given past it (the binding takes none)."""
+    if more:
+        raise bad_call(fn, signature, _args(d, *more))
+    if isinstance(d, Device):
+        return d
+    if isinstance(d, DeviceType):
+        return Device(d)
+    if isinstance(d, int) and d in (0, 1):
+        return Device(DeviceType(int(d)))
+    raise bad_call(fn, signature, _args(d))
 
 
-def new_stream(device) -> Stream:
-    dev = _as_device(device, "new_stream")
+def _is_stream_or_device(s) -> bool:
+    return isinstance(s, Stream | ThreadLocalStream | Device | DeviceType)
+
+
+def _new(device: Device, fn: str) -> Stream:
+    """The next stream on `device` (a GPU one takes its index, then is refused)."""
     with _lock:
-        s = Stream(dev, len(_streams))
-        _streams.append(s)
+        s = Stream(device, len(_all))
+        _all.append(s)
+    if device.type is gpu:
+        raise ValueError(f"[{fn}] Cannot make gpu stream without gpu backend.")
     return s
 
 
-def set_default_stream(stream: Stream) -> None:
-    _as_device(stream.device, "set_default_stream")
+def _default_slot(d: Device) -> int:
+    """The slot of `d`'s default stream (MLX's per-device vector, bounds-checked)."""
+    n, count = d.index % 2**64, _COUNT[d.type]
+    if n >= count:
+        raise IndexError(f"vector::_M_range_check: __n (which is {n}) >= this->size() "
+                         f"(which is {count})")
+    return n
 
 
-def synchronize(stream: Stream | None = None) -> None:
-    """Work runs when it is evaluated, so there is nothing to wait for."""
+def _resolve(tls: ThreadLocalStream) -> Stream:
+    s = _thread.resolved.get(tls)
+    if s is None:
+        s = _thread.resolved[tls] = _new(tls.device, "new_stream")
+        _thread.own.add(s.index)
+    return s
+
+
+def to_stream(s) -> Stream:
+    """The stream a `Stream | ThreadLocalStream | Device | DeviceType` (or None: the
+    default device) names on this thread."""
+    if isinstance(s, Stream):
+        return s
+    if isinstance(s, ThreadLocalStream):
+        return _resolve(s)
+    if s is None:
+        return default_stream(_default_device[0])
+    return default_stream(s)
+
+
+# -- devices --------------------------------------------------------------------------------
+
+def default_device() -> Device:
+    return _default_device[0]
+
+
+def set_default_device(device=_NO, *more) -> None:
+    d = _device_arg(device, "set_default_device",
+                    "set_default_device(device: Device | DeviceType) -> None", more)
+    if d.type is gpu:
+        raise ValueError("[set_default_device] Cannot set gpu device without gpu backend.")
+    _default_device[0] = d
+
+
+def device_count(device_type=_NO, *more) -> int:
+    """How many devices of `device_type` there are: one CPU, no GPU."""
+    sig = "device_count(device_type: mlx.core.DeviceType) -> int"
+    if more:
+        raise bad_call("device_count", sig, _args(device_type, *more))
+    if isinstance(device_type, DeviceType):
+        return _COUNT[device_type]
+    if isinstance(device_type, int) and device_type in (0, 1):
+        return _COUNT[DeviceType(int(device_type))]
+    raise bad_call("device_count", sig, _args(device_type))
+
+
+def is_available(device=_NO, *more) -> bool:
+    """Whether this build can run on `device`: the CPU of index 0 (or below), no GPU."""
+    d = _device_arg(device, "is_available", "is_available(device: Device | DeviceType) -> bool",
+                    more)
+    return d.index < _COUNT[d.type]
+
+
+def device_info(d=None) -> dict:
+    """The CPU's architecture and name (any CPU index reads the one CPU); no GPU, no keys."""
+    sig = "device_info(d: None | Device | DeviceType = None) -> dict[str, str | int]"
+    dev = _default_device[0] if d is None else _device_arg(d, "device_info", sig)
+    if dev.type is gpu:
+        return {}
+    return {"architecture": _architecture(), "device_name": _cpu_name()}
+
+
+def _architecture() -> str:
+    try:
+        return os.uname().machine
+    except AttributeError:  # (no uname: Windows)
+        return "unknown"
+
+
+_cpu_names: list[str] = []
+
+
+def _cpu_name() -> str:
+    """The first `model name` of /proc/cpuinfo, as MLX reads it on Linux; elsewhere (or
+    without one) the architecture, which is MLX's own fallback."""
+    if not _cpu_names:
+        name = None
+        try:
+            with open("/proc/cpuinfo") as f:
+                for line in f:
+                    if line.startswith("model name") and ": " in line:
+                        name = line.rstrip("\n").split(": ", 1)[1]
+                        break
+        except OSError:
+            pass
+        _cpu_names.append(name if name is not None else _architecture())
+    return _cpu_names[0]
+
+
+# -- streams --------------------------------------------------------------------------------
+
+def default_stream(device=_NO, *more) -> Stream:
+    """This thread's default stream of `device` (made on first use)."""
+    d = _device_arg(device, "default_stream", "default_stream(device: Device | DeviceType) "
+                    "-> Stream", more)
+    if d.type is gpu:
+        raise ValueError("[default_stream] Cannot get gpu stream without gpu backend.")
+    slot = _default_slot(d)
+    s = _thread.defaults.get(slot)
+    if s is None:
+        s = _thread.defaults[slot] = _new(Device(d.type), "new_stream")
+        _thread.own.add(s.index)
+    return s
+
+
+def set_default_stream(stream=_NO, *more) -> None:
+    """Make `stream` this thread's default for its device (the default device stays)."""
+    if more or not isinstance(stream, Stream):
+        raise bad_call("set_default_stream", "set_default_stream(stream: mlx.core.Stream) -> "
+                       "None", _args(stream, *more))
+    if stream.device.type is gpu:
+        raise ValueError("[set_default_stream] Cannot set gpu stream without gpu backend.")
+    _thread.defaults[_default_slot(stream.device)] = stream
+
+
+def new_stream(device=_NO, *more) -> Stream:
+    """A new stream on `device`, for this thread only (another thread using it raises)."""
+    d = _device_arg(device, "new_stream", "new_stream(device: Device | DeviceType) -> Stream",
+                    more)
+    s = _new(d, "new_stream")
+    _thread.own.add(s.index)
+    return s
+
+
+def new_thread_unsafe_stream(device=_NO, *more) -> Stream:
+    """A new stream on `device` that any thread may use."""
+    d = _device_arg(device, "new_thread_unsafe_stream",
+                    "new_thread_unsafe_stream(device: Device | DeviceType) -> Stream", more)
+    s = _new(d, "new_thread_unsafe_stream")
+    _unsafe.add(s.index)
+    return s
+
+
+def new_thread_local_stream(device=_NO, *more) -> ThreadLocalStream:
+    """A stream that is a different one on each thread that uses it (made on first use
+    there, so a GPU one is refused only then)."""
+    d = _device_arg(device, "new_thread_local_stream", "new_thread_local_stream(device: "
+                    "Device | DeviceType) -> ThreadLocalStream", more)
+    s = object.__new__(ThreadLocalStream)
+    with _lock:
+        s._device, s._index = d, len(_thread_locals)
+        _thread_locals.append(s)
+    return s
+
+
+def clear_streams(*args, **kwargs) -> None:
+    """Forget the streams made on this thread (its default stays named, and using it
+    raises until another is set, as in MLX), and reset this thread's random key."""
+    if args or kwargs:
+        raise bad_call("clear_streams", "clear_streams() -> None", args, kwargs)
+    _thread.own.clear()
+    from . import random as _random  # (random imports this module for check_stream)
+
+    _random._thread.key = None
+    # TODO(ember): MLX also drops mx.compile's cache here, so compiled functions trace
+    # again; ember's compiled functions keep their traces.
+
+
+def synchronize(stream=None) -> None:
+    """Work runs when it is evaluated, so there is nothing to wait for; the stream named
+    is checked (and a ThreadLocalStream made here) as MLX does."""
+    if stream is not None and not _is_stream_or_device(stream):
+        raise bad_call("synchronize", f"synchronize(stream: {_STREAM_OR_DEVICE} | None = None) "
+                       "-> None", (stream,))
+    to_stream(stream)
 
 
 def check_stream(stream) -> None:
-    """Refuse `stream=mx.gpu` as MLX's CPU build does; anything on the CPU is accepted."""
-    if stream is None:
+    """Check an op's `stream=`: a GPU is refused as MLX's CPU build does, and a stream
+    made on another thread (or cleared) raises as MLX's evaluation would.
+
+    NOTE: MLX raises that when the array is evaluated; ember checks at the call. An op
+    on a default stream that `clear_streams` forgot is not checked (it runs)."""
+    if stream is None or not _is_stream_or_device(stream):
         return
-    dev = stream.device if isinstance(stream, Stream) else stream
-    if dev == gpu or (isinstance(dev, Device) and dev.type is gpu):
-        raise ValueError("[default_stream] Cannot get gpu stream without gpu backend.")
+    s = to_stream(stream)
+    if s.index not in _thread.own and s.index not in _unsafe:
+        raise RuntimeError(f"There is no Stream({s.device.type.name}, {s.index}) in current "
+                           "thread.")
+
+
+# the importing thread's default stream is stream 0 (in MLX, the first op makes it)
+default_stream(cpu)
 
 
 class _Backend:
@@ -124,17 +372,45 @@ metal = _Backend()
 cuda = _Backend()
 
 
-class _StreamContext:
-    def __init__(self, s) -> None:
-        check_stream(s)
+class StreamContext:
+    """A context manager for setting the current device and stream (`mx.stream(s)`): on
+    entry, `s` (or the device's default stream) becomes the default stream and its device
+    the default device; on exit, the ones before come back."""
 
-    def __enter__(self):
-        return self
+    __slots__ = ("_s", "_saved")
 
-    def __exit__(self, *exc) -> bool:
-        return False
+    def __init__(self, s=_NO) -> None:
+        if not _is_stream_or_device(s):
+            raise bad_call("__init__", f"__init__(self, s: {_STREAM_OR_DEVICE}) -> None",
+                           _args(self, s))
+        self._s, self._saved = s, None
+
+    def __enter__(self, *args) -> None:
+        if args:
+            raise bad_call("__enter__", "__enter__(self) -> None", (self, *args))
+        saved = default_stream(_default_device[0])
+        s = to_stream(self._s)
+        set_default_device(s.device)
+        set_default_stream(s)
+        self._saved = saved
+
+    def __exit__(self, exc_type=None, exc_value=None, traceback=None) -> None:
+        if exc_type is not None and not isinstance(exc_type, type):
+            raise bad_call("__exit__", "__exit__(self, exc_type: type | None = None, exc_value: "
+                           "object | None = None, traceback: object | None = None) -> None",
+                           (self, exc_type, exc_value, traceback))
+        saved, self._saved = self._saved, None
+        if saved is not None:
+            set_default_device(saved.device)
+            set_default_stream(saved)
 
 
-def stream(s) -> _StreamContext:
+StreamContext.__module__ = "mlx.core"
+
+
+def stream(s=_NO) -> StreamContext:
     """`with mx.stream(s):` run the block's ops on `s` (the CPU)."""
-    return _StreamContext(s)
+    if not _is_stream_or_device(s):
+        raise bad_call("stream", f"stream(s: {_STREAM_OR_DEVICE}) -> mlx.core.StreamContext",
+                       _args(s))
+    return StreamContext(s)

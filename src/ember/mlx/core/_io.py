@@ -1,6 +1,7 @@
-"""MLX's files: `.npy` (`save`), `.npz` (`savez`, `savez_compressed`) and
-`.safetensors` (`save_safetensors`), all read back by `load`. Files are interchangeable
-with MLX's: the formats are NumPy's and safetensors' own."""
+"""MLX's files: `.npy` (`save`), `.npz` (`savez`, `savez_compressed`),
+`.safetensors` (`save_safetensors`) and `.gguf` (`save_gguf`, in `_gguf`), all read back
+by `load`. Files are interchangeable with MLX's: the formats are NumPy's, safetensors'
+and GGUF's own."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import numpy as np
 
 from ...utils import safetensors as _st
 from ._array import array, array_from_numpy, numpy_of
+from ._gguf import load_gguf, save_gguf  # noqa: F401  (save_gguf is exported from here)
 
 
 def _path(file, suffix: str) -> str:
@@ -61,10 +63,14 @@ def save_safetensors(file, arrays: dict, metadata: dict | None = None) -> None:
 
 def load(file, format: str | None = None, return_metadata: bool = False, *,  # noqa: A002
          stream=None):
-    """An array (`.npy`) or a dict of arrays (`.npz`, `.safetensors`); with
-    `return_metadata`, `(arrays, metadata)` for safetensors."""
+    """An array (`.npy`) or a dict of arrays (`.npz`, `.safetensors`, `.gguf`); with
+    `return_metadata`, `(arrays, metadata)` for safetensors and gguf."""
+    name = file if isinstance(file, (str, os.PathLike)) else getattr(file, "name", "")
+    fmt = format or os.path.splitext(os.fspath(name))[1].lstrip(".")
+    if fmt == "gguf":  # MLX's gguf reader checks the file itself (a path, that exists)
+        arrays, metadata = load_gguf(file)
+        return (arrays, metadata) if return_metadata else arrays
     file = os.fspath(file)
-    fmt = format or os.path.splitext(file)[1].lstrip(".")
     if fmt not in ("npy", "npz", "safetensors"):
         raise ValueError(f"[load] Unknown file format {fmt}")
     if return_metadata and fmt != "safetensors":

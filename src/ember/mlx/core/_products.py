@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 import ember as E
 
 from . import _dtypes as D
 from . import _ops as O
-from ._array import _wrap, array
+from ._array import _wrap, array, cast
 
 
 def _arr(x) -> array:
@@ -111,24 +113,101 @@ def segmented_mm(a, b, /, segments) -> array:
     return O.einsum("mk,...k,kn->...mn", a, inside, b)
 
 
-def hadamard_transform(a, scale: float | None = None) -> array:
-    """The Walsh-Hadamard transform along the last axis (Sylvester order), times `scale`
-    (1/sqrt(n) by default). Sizes n = 2^k only: MLX's n = 12, 20, 28 * 2^k, built on
-    its own fixed base matrices, are not here."""
-    a = O._float(_arr(a))
-    n = a.shape[-1] if a.ndim else 1
-    k = n.bit_length() - 1
-    if n != 1 << k:
-        if any(n % m == 0 and (n // m) & (n // m - 1) == 0 for m in (12, 20, 28)):
-            raise NotImplementedError(f"[hadamard] ember supports n = 2^k only (got n = {n}).")
+# MLX's base Hadamard matrices for n = m * 2^k (mlx/backend/common/hadamard.h, from N. J. A.
+# Sloane's library; the same as the 0.32.4 wheel's transform of the identity): row j holds
+# the signs with which the inputs enter output j. Only the 12 x 12 one is symmetric.
+_BASES = {
+    12: "+-++++++++++ --+-+-+-+-+- +++-++----++ +---+--+-++- +++++-++---- +-+---+--+-+ "
+        "++--+++-++-- +--++---+--+ ++----+++-++ +--+-++---+- ++++----+++- +-+--+-++---",
+    20: "+----+----++--++-++- -+----+---+++---+-++ --+----+---+++-+-+-+ "
+        "---+----+---+++++-+- ----+----++--++-++-+ -+++++-----+--+++--+ "
+        "+-+++-+---+-+--+++-- ++-++--+---+-+--+++- +++-+---+---+-+--+++ "
+        "++++-----++--+-+--++ --++-+-++-+-----++++ ---++-+-++-+---+-+++ "
+        "+---++-+-+--+--++-++ ++---++-+----+-+++-+ -++---++-+----+++++- "
+        "-+--+--++-+----+---- +-+-----++-+----+--- -+-+-+---+--+----+-- "
+        "--+-+++------+----+- +--+--++------+----+",
+    28: "+------++----++-+--+-+--++-- -+-----+++-----+-+--+-+--++- "
+        "--+-----+++---+-+-+----+--++ ---+-----+++---+-+-+-+--+--+ "
+        "----+-----+++---+-+-+++--+-- -----+-----++++--+-+--++--+- "
+        "------++----++-+--+-+--++--+ --++++-+-------++--+++-+--+- "
+        "---++++-+-----+-++--+-+-+--+ +---+++--+----++-++--+-+-+-- "
+        "++---++---+----++-++--+-+-+- +++---+----+----++-++--+-+-+ "
+        "++++--------+-+--++-++--+-+- -++++--------+++--++--+--+-+ "
+        "-+-++-++--++--+--------++++- +-+-++--+--++--+--------++++ "
+        "-+-+-++--+--++--+----+---+++ +-+-+-++--+--+---+---++---++ "
+        "++-+-+-++--+------+--+++---+ -++-+-+-++--+------+-++++--- "
+        "+-++-+---++--+------+-++++-- -++--++-+-++-+++----++------ "
+        "+-++--++-+-++-+++-----+----- ++-++---+-+-++-+++-----+---- "
+        "-++-++-+-+-+-+--+++-----+--- --++-++++-+-+----+++-----+-- "
+        "+--++-+-++-+-+----+++-----+- ++--++-+-++-+-+----++------+",
+}
+_SIGNS: dict = {}
+
+
+def _signs(m: int):
+    """The m x m base matrix as a float32 tensor of +-1 (made once)."""
+    if m not in _SIGNS:
+        rows = [[1.0 if c == "+" else -1.0 for c in row] for row in _BASES[m].split()]
+        _SIGNS[m] = E.tensor(rows, dtype=E.float32)
+    return _SIGNS[m]
+
+
+def _decompose(n: int) -> tuple:
+    """(m, 2^k) with n = m * 2^k, m in (1, 12, 20, 28), as MLX's CPU kernel splits n."""
+    m = next((f for f in (12, 20, 28) if n % f == 0), 1) if n & (n - 1) else 1
+    p = n // m
+    if p & (p - 1):
+        # NOTE: MLX takes the first m dividing n without checking that n / m is a power of
+        # two; its butterflies then run on that remainder (n = 36: on blocks of 3), giving
+        # numbers of no meaning or reading out of bounds. Such n are refused here.
         raise ValueError("[hadamard] Only supports n = m*2^k where m in (1, 12, 20, 28).")
-    scale = 1.0 / math.sqrt(n) if scale is None else scale
-    t = a._t.reshape(*a.shape[:-1], *([2] * k))
-    for j in range(k):
-        d = a.ndim - 1 + j
+    if p > 1 << 26:
+        raise ValueError("[hadamard] Only supports n = m*2^k where k <= 26")
+    return m, p
+
+
+def hadamard_transform(a, scale: float | None = None) -> array:
+    """The Walsh-Hadamard transform along the last axis, times `scale` (1/sqrt(n) by
+    default), for n = m * 2^k: the matrix is the Kronecker product of MLX's m x m base
+    (m in 12, 20, 28; none for m = 1) and Sylvester's 2^k one. Integer inputs become
+    float32.
+
+    The operations are MLX's CPU kernel's, in its order, so values are MLX's bit for bit:
+    the butterflies in the input's dtype, lowest bit first, the scale applied in float32
+    in the last one; with a base matrix, each output's +-sum over the m blocks in float32,
+    from 0, block by block, then the scale."""
+    a = _arr(a)
+    if a.size == 0:
+        raise ValueError("[hadamard_transform] Does not support empty arrays.")
+    n = a.shape[-1] if a.ndim else 1
+    scale = float(np.float32(1.0 / math.sqrt(n) if scale is None else scale))
+    dt = a._dtype if a._dtype.kind == "f" else D.float32
+    if n == 1:
+        return a if scale == 1.0 else O.multiply(a, array(scale, dt))
+    m, p = _decompose(n)
+    if dt is D.float64:
+        raise ValueError("[hadamard] Unsupported type.")
+    lead, k = a.shape[:-1], p.bit_length() - 1
+    # (a complex input keeps its real part, as MLX's cast to float32 does)
+    t = E.real(a._t) if a._dtype.kind == "c" else cast(a._t, a._dtype, dt)
+    t = t.reshape(*lead, m, *([2] * k))
+    for j in reversed(range(k)):
+        d = len(lead) + 1 + j
         x0, x1 = E.select(t, d, 0), E.select(t, d, 1)
         t = E.stack([x0 + x1, x0 - x1], dim=d)
-    return O.multiply(_wrap(t.reshape(a.shape), a._dtype), scale)
+    t = t.reshape(*lead, m, p)
+    if m == 1:
+        t = (t.to(E.float32) * scale).to(dt.carrier)
+    else:
+        # NOTE: the derivative is the transposed matrix's transform, where MLX's VJP is the
+        # transform itself: the same for 2^k and m = 12 (symmetric), not for m = 20, 28,
+        # whose MLX gradients are wrong (its JVP is right).
+        x, signs = t.to(E.float32), _signs(m)
+        acc = E.zeros(*lead, m, p, dtype=E.float32)
+        for c in range(m):
+            acc = acc + signs[:, c:c + 1] * E.narrow(x, -2, c, 1)
+        t = (acc * scale).to(dt.carrier)
+    return _wrap(t.reshape(a.shape), dt)
 
 
 __all__ = ["block_masked_mm", "convolve", "gather_mm", "hadamard_transform", "kron",

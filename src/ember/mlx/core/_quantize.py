@@ -1,4 +1,6 @@
-"""MLX's quantization: `quantize`, `dequantize`, `quantized_matmul`, `gather_qmm`.
+"""MLX's quantization: `quantize`, `dequantize`, `quantized_matmul`, `gather_qmm`, and
+`qqmm` / `gather_qqmm` (x quantized too; see the section at the end for what MLX's CPU
+build computes of those).
 
 Packed weights are uint32 rows whose bits are one little-endian stream: element `i` of
 a row sits at bits `[i * bits, (i + 1) * bits)`. That holds for every width MLX packs,
@@ -24,9 +26,14 @@ from __future__ import annotations
 
 import numpy as np
 
+import ember as E
+
+from ..._core.dispatch import transform_active
+from ..._core.primitive import defbatch
 from . import _dtypes as D
 from . import _ops as O
-from ._array import array, array_from_numpy, numpy_of
+from ._array import _wrap, array, array_from_numpy, numpy_of
+from ._shapes import broadcast_shapes
 
 # mode -> (default group size, default bits)
 _MODES = {"affine": (64, 4), "mxfp4": (32, 4), "nvfp4": (16, 4), "mxfp8": (32, 8)}
@@ -39,9 +46,11 @@ _FP4 = np.array([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0,
 
 def _fp8_table() -> np.ndarray:
     """e4m3 values by their byte, decoded as MLX's CPU does: the 7 low bits shifted into
-    a float16's exponent and mantissa, times 256 (so 0x7f reads 480, not NaN)."""
+    a float16's exponent and mantissa, times 256; 0x7f and 0xff read NaN (the 0.32.4
+    wheel's rule: the 0.32.2 source read 480 there)."""
     b = np.arange(256, dtype=np.uint16)
     mag = ((b & 127) << 7).view(np.float16).astype(np.float32) * np.float32(256)
+    mag[b & 127 == 127] = np.nan
     return np.where(b & 128, -mag, mag).astype(np.float32)
 
 
@@ -429,4 +438,239 @@ def gather_qmm(x, w, /, scales, biases=None, lhs_indices=None, rhs_indices=None,
     return _product(_gathered(x, lhs_indices), wf, transpose)
 
 
-__all__ = ["dequantize", "gather_qmm", "quantize", "quantized_matmul"]
+# -- qqmm: x quantized as well ---------------------------------------------------------------
+#
+# What MLX 0.32.4's CPU build does (read off the wheel; mlx/backend/cpu/quantized.cpp,
+# QQMatmul::eval_cpu, for the order of operations):
+# - `qqmm` computes one case only: a packed (uint32) `w` and a single row of x (x of shape
+#   (K,), (1, K) or (1, ..., 1, K)). The row is quantized and dequantized in groups of
+#   `group_size` (`_fake_quantize`), then multiplied by `w` with the floating-point kernel
+#   of `quantized_matmul` (`_qqmv`), in x's dtype. The global scales are checked, then
+#   unused.
+# - every other `qqmm` (several rows, or a float `w` to be quantized on the fly) raises
+#   RuntimeError("[QQMatmul] NYI for the general case"), and `gather_qqmm` always raises
+#   RuntimeError("[GatherQQMM] NYI"). MLX raises when the result is evaluated; ember raises
+#   the same exception at the call (after the same argument checks).
+# - its derivatives: the vjp for x builds a `qqmm` of the packed `w` without scales
+#   (ValueError), the one for `w` a float `qqmm` (the NYI above); jvp and vmap raise.
+
+_NYI = "[QQMatmul] NYI for the general case"
+
+
+def _e8m0(s: np.ndarray) -> np.ndarray:
+    """float32 scales to e8m0 codes as 0.32.4's CPU rounds them: 2^ceil(log2 s), clamped to
+    [2^-127, 2^127]; zero gives code 0, infinities and NaN code 255."""
+    m, e = np.frexp(s)
+    with np.errstate(invalid="ignore"):
+        n = np.clip(np.where(m == 0.5, e - 1, e), -127, 127) + 127
+    n = np.where(s == 0, 0, n)
+    return np.where(np.isfinite(s), n, 255).astype(np.uint8)
+
+
+def _e8m0_value(codes: np.ndarray) -> np.ndarray:
+    """e8m0 codes to float32 as MLX's CPU reads them: bfloat16 bits `code << 7` (code 0
+    reads bits 0x40, 2^-127; code 255 reads infinity)."""
+    bits = np.where(codes == 0, 0x40, codes.astype(np.uint16) << 7).astype(np.uint16)
+    return bits.view(D.bfloat16.np).astype(np.float32)
+
+
+def _fp4_code(v: np.ndarray) -> np.ndarray:
+    """float32 to e2m1 codes as MLX's CPU `to_fp4_e2m1`: nearest value, ties to the even
+    code; the sign bit copied (so -0.0 is code 8); NaN gives code 7 (6.0)."""
+    a = np.abs(v)
+    code = ((a > 0.25).astype(np.uint8) + (a >= 0.75) + (a > 1.25) + (a >= 1.75) + (a > 2.5)
+            + (a >= 3.5) + (a > 5.0))
+    code = code | np.where(np.signbit(v), np.uint8(8), np.uint8(0))
+    return np.where(np.isnan(v), np.uint8(7), code)
+
+
+def _fake_quantize(x: np.ndarray, group_size: int, bits: int) -> np.ndarray:
+    """x quantized and dequantized in groups along its last axis, as MLX's CPU
+    `fp_quantize_dequantize`: per group, scale = max|x| / 6 (4 bits) or / 448 (8 bits),
+    stored as e4m3 (groups of 16) or e8m0; each value divided by it, rounded to e2m1 or
+    e4m3 and multiplied back, in float32, then rounded to x's type."""
+    g = x.astype(np.float32).reshape(-1, group_size)
+    amax = np.where(np.isnan(g), -np.inf, np.abs(g)).max(-1)  # (std::max skips NaN)
+    s = (amax / np.float32(6.0 if bits == 4 else 448.0)).astype(np.float32)
+    s = (_FP8[_to_fp8(s)] if group_size == 16 else _e8m0_value(_e8m0(s)))[:, None]
+    el = np.where(s == 0, np.float32(0), g / s).astype(np.float32)
+    q = _FP8[_to_fp8(el)] if bits == 8 else _FP4[_fp4_code(el)]
+    return (s * q).astype(np.float32).astype(x.dtype).reshape(x.shape)
+
+
+def _qqmv(x: np.ndarray, w: np.ndarray, scales: np.ndarray, n: int, group_size: int,
+          bits: int) -> np.ndarray:
+    """MLX's CPU `fp_qmm_t` for one row `x` (K,) against `n` packed rows: per group, a sum
+    of products in x's type, element by element; then the groups' sums times their scales,
+    added group by group. The kernel reads `w` and `scales` as raw bytes (e2m1 nibbles or
+    e4m3 bytes; e4m3 or e8m0 scales), choosing its layout from `bits` and `group_size`
+    alone (8 bits: e4m3 in groups of 32; 4 bits in groups of 32: e8m0 scales; else e4m3
+    scales in groups of 16), whatever the mode; so do we."""
+    t, k = x.dtype, x.shape[-1]
+    gs = 32 if bits == 8 or group_size == 32 else 16
+    wb = np.ascontiguousarray(w).view(np.uint8).reshape(-1)
+    sb = np.ascontiguousarray(scales).view(np.uint8).reshape(-1)
+    need_w, need_s = n * k // (1 if bits == 8 else 2), n * k // gs
+    if wb.size < need_w or sb.size < need_s:
+        # NOTE: MLX reads past the end of its buffers here and returns whatever it finds.
+        raise RuntimeError(f"[QQMatmul] With group_size={group_size} and bits={bits} the CPU "
+                           f"kernel reads {need_w} bytes of weights and {need_s} of scales, "
+                           f"but w holds {wb.size} and scales {sb.size}.")
+    if bits == 8:
+        vals = _FP8[wb[:need_w]]
+    else:
+        b = wb[:need_w]
+        vals = _FP4[np.stack([b & 15, b >> 4], -1)]
+    vals = vals.reshape(n, k // gs, gs).astype(t)
+    codes = sb[:need_s].reshape(n, k // gs)
+    scale = (_FP8[codes] if gs == 16 else _e8m0_value(codes)).astype(t)
+    xg = x.reshape(k // gs, gs)
+    part = np.zeros((n, k // gs), t)
+    for i in range(gs):  # (all groups at once: each group's sum is its own)
+        part = part + xg[:, i] * vals[:, :, i]
+    terms = scale * part
+    total = np.zeros(n, t)
+    for j in range(k // gs):
+        total = total + terms[:, j]
+    return total
+
+
+def _qqmv_array(x: array, w: array, scales: array, group_size: int, bits: int) -> array:
+    """The single-row product (x of shape (1, K)), as an array of x's dtype."""
+    with np.errstate(all="ignore"):  # (infinities and NaN pass through silently, as in C)
+        a = _fake_quantize(numpy_of(x), group_size, bits)
+        out = _qqmv(a.reshape(-1), numpy_of(w), numpy_of(scales), w.shape[0], group_size,
+                    bits)
+    return array_from_numpy(out[None], x.dtype)
+
+
+class _QQMatmul(E.autograd.Function):
+    """The computed case as one op, for its transform rules: MLX's derivatives fail."""
+
+    @staticmethod
+    def forward(x, w, scales, dtypes, group_size, bits):
+        arrays = [_wrap(t, d) for t, d in zip((x, w, scales), dtypes)]
+        return _qqmv_array(*arrays, group_size, bits)._t
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        pass
+
+    @staticmethod
+    def backward(ctx, cotangent):
+        if ctx.needs_input_grad[0]:  # (MLX's vjp: qqmm(cotangent, w.T) with no scales)
+            raise ValueError("[qqmm] Scales must be provided if second argument is "
+                             "quantized.")
+        if ctx.needs_input_grad[1]:  # (qqmm(cotangent.T, x.T): a float w)
+            raise RuntimeError(_NYI)
+        return None, None, None, None, None, None
+
+    @staticmethod
+    def jvp(ctx, *tangents):
+        raise RuntimeError("QQMM::jvp NYI")
+
+
+def _no_vmap(args, dims, **params):
+    raise ValueError("[Primitive::vmap] Not implemented for QQMatmul.")
+
+
+defbatch(_QQMatmul._prim, _no_vmap)
+
+
+def _check_qqmm(x: array, w: array, scales, group_size: int, bits: int, mode: str,
+                global_scale_x, global_scale_w) -> None:
+    """MLX's `validate_qqmm_inputs`, in its order."""
+    if x.ndim > 2 or w.ndim > 2:
+        raise ValueError("[qqmm] Only 2D inputs are supported but "
+                         f"x.ndim() == {x.ndim} and w.ndim() == {w.ndim}.")
+    if w.dtype is D.uint32:
+        if scales is None:
+            raise ValueError("[qqmm] Scales must be provided if second argument is "
+                             "quantized.")
+        _check_quantized("qqmm", w, scales, None, group_size, bits)
+    elif w.dtype.kind != "f" or w.dtype is D.float64:
+        raise ValueError("[qqmm] Only real floating types except float64 are supported but "
+                         f"second argument dtype == {w.dtype.name}.")
+    if x.dtype.kind != "f" or x.dtype is D.float64:
+        raise ValueError("[qqmm] Only real floating types except float64 are supported but "
+                         f"first argument dtype == {x.dtype.name}.")
+    _check_global_scale("qqmm", mode, global_scale_x)
+    _check_global_scale("qqmm", mode, global_scale_w)
+    if mode == "nvfp4" and (global_scale_x is None) != (global_scale_w is None):
+        raise ValueError("[qqmm] For nvfp4 mode, either both global_scale_x and "
+                         "global_scale_w must be provided, or neither.")
+
+
+def _qqmm_dims(x: array, w: array, scales, group_size: int, bits: int) -> None:
+    """MLX's `extract_qqmm_dims`: x's last axis against w's (packed or not)."""
+    if x.ndim == 0:
+        raise IndexError("SmallVector out of range.")  # (MLX reads x.shape(-1))
+    if w.dtype is not D.uint32:
+        if x.shape[-1] != w.shape[-1]:
+            raise ValueError(f"[qqmm] Last dimension of first input with shape "
+                             f"{_shape(x.shape)} must match last dimension of second input "
+                             f"with shape {_shape(w.shape)}.")
+        return
+    _check_quantized("qqmm", w, scales, None, group_size, bits)
+    _matmul_dims("qqmm", x, w, True, group_size, bits)
+
+
+def qqmm(x, w, scales=None, group_size: int | None = None, bits: int | None = None,
+         mode: str = "nvfp4", global_scale_x=None, global_scale_w=None) -> array:
+    """`x @ w.T` with x quantized on the fly ("nvfp4", "mxfp8"; w packed, or float to be
+    quantized too); MLX's CPU build computes it for one row of x and a packed w only (see
+    the section comment)."""
+    x, w = _arr(x), _arr(w)
+    scales = None if scales is None else _arr(scales)
+    group_size, bits = _params(mode, group_size, bits, "qqmm")
+    x2 = x
+    if x.ndim == 1:
+        x2 = O.reshape(x, (1, x.shape[0]))
+    elif w.ndim == 2 and x.ndim > 2:
+        x2 = O.reshape(x, (-1, x.shape[-1]))
+    _check_qqmm(x2, w, scales, group_size, bits, mode, global_scale_x, global_scale_w)
+    _qqmm_dims(x2, w, scales, group_size, bits)
+    if w.dtype is not D.uint32 or x2.shape[0] != 1:
+        raise RuntimeError(_NYI)
+    tensors = (x2._t, w._t, scales._t)
+    if transform_active() or any(t._requires_grad for t in tensors):
+        dtypes = (x2.dtype, w.dtype, scales.dtype)
+        out = _wrap(_QQMatmul.apply(*tensors, dtypes, group_size, bits), x.dtype)
+    else:
+        out = _qqmv_array(x2, w, scales, group_size, bits)
+    return O.reshape(out, (*x.shape[:-1], w.shape[0]))
+
+
+def _indices_or_default(tag: str, indices, a: array) -> tuple:
+    """MLX's checks of a gather's operand and its indices; the indices' shape."""
+    if a.ndim < 2:
+        raise ValueError(f"{tag} Input must have at least two dimensions but got input "
+                         f"with shape {_shape(a.shape)}.")
+    if indices is not None and _arr(indices).dtype.kind not in "iu":
+        raise ValueError(f"{tag} Got indices with invalid dtype. Indices must be integral.")
+    return a.shape[:-2] if indices is None else _arr(indices).shape
+
+
+def gather_qqmm(x, w, /, scales=None, lhs_indices=None, rhs_indices=None,
+                group_size: int | None = None, bits: int | None = None, mode: str = "nvfp4",
+                global_scale_x=None, global_scale_w=None, *,
+                sorted_indices: bool = False) -> array:
+    """`qqmm` of `x[lhs_indices]` with `w[rhs_indices]` (indices over the flattened batch
+    axes): MLX's CPU build checks the arguments, then raises
+    RuntimeError("[GatherQQMM] NYI"). Unlike `qqmm`, it checks no dtypes or global
+    scales."""
+    x, w = _arr(x), _arr(w)
+    scales = None if scales is None else _arr(scales)
+    group_size, bits = _params(mode, group_size, bits, "gather_qqmm")
+    lhs = _indices_or_default("[gather_qqmm]", lhs_indices, x)
+    rhs = _indices_or_default("[gather_qqmm]", rhs_indices, w)
+    broadcast_shapes(lhs, rhs)
+    if w.dtype is D.uint32 and scales is None:
+        # NOTE: MLX dereferences the missing scales here (a crash); ember says why.
+        raise ValueError("[gather_qqmm] Scales must be provided if second argument is "
+                         "quantized.")
+    _qqmm_dims(x, w, scales, group_size, bits)
+    raise RuntimeError("[GatherQQMM] NYI")
+
+
+__all__ = ["dequantize", "gather_qmm", "gather_qqmm", "qqmm", "quantize", "quantized_matmul"]

@@ -1,7 +1,7 @@
 """`mx.fast`: MLX's fused kernels (`rms_norm`, `layer_norm`, `rope`,
-`scaled_dot_product_attention`) as compositions of ember.mlx ops. Values follow MLX's
-(statistics accumulated in float32, results in the input's dtype); gradients come from
-the composed ops."""
+`scaled_dot_product_attention`, `cross_entropy`) as compositions of ember.mlx ops. Values
+follow MLX's (statistics accumulated in float32, results in the input's dtype);
+gradients come from the composed ops."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import ember as E
 
 from . import _ops as ops
 from ._array import _wrap, array
-from ._dtypes import float32
+from ._dtypes import float32, int64
 
 
 def _f32(x: array) -> array:
@@ -122,3 +122,43 @@ def scaled_dot_product_attention(q: array, k: array, v: array, *, scale: float,
     else:
         probs = ops.softmax(scores, axis=-1, precise=True)
     return probs @ v
+
+
+def _shape(s) -> str:
+    """A shape as MLX's messages print it: `(3,5)`."""
+    return "(" + ",".join(str(d) for d in s) + ")"
+
+
+def cross_entropy(logits: array, targets: array, *, stream=None) -> array:
+    """`logsumexp(logits, -1) - logits[..., targets]`: the loss of each row of `logits`
+    against its class index in `targets` (shape `logits.shape[:-1]`), as float32.
+
+    MLX's CPU path (its fused kernel is Metal / CUDA only): both terms in the logits'
+    dtype, then the difference cast to float32. The values agree with MLX's to the
+    round-off of its logsumexp (which sums its own exp in its own order: a few float32
+    ulps of the terms). A negative index counts from the end, as MLX's gather reads it."""
+    if not (isinstance(logits, array) and isinstance(targets, array)):
+        types = ", ".join("mlx.core.array" if isinstance(v, array) else type(v).__name__
+                          for v in (logits, targets))
+        raise TypeError("cross_entropy(): incompatible function arguments. The following "
+                        "argument types are supported:\n    1. cross_entropy(logits: array, "
+                        "targets: array, *, stream: StreamOrDevice = None) -> array\n\n"
+                        f"Invoked with types: {types}")
+    if logits.ndim < 1:
+        raise ValueError("[cross_entropy] logits must have at least 1 dimension but got input "
+                         f"with {logits.ndim} dimensions.")
+    if targets.shape != logits.shape[:-1]:
+        raise ValueError(f"[cross_entropy] targets shape {_shape(targets.shape)} does not "
+                         f"match logits shape {_shape(logits.shape)} with the last axis removed.")
+    if logits.dtype.kind != "f":
+        raise ValueError(f"[cross_entropy] Received unsupported logits type {logits.dtype.name}.")
+    if targets.dtype.kind not in "iu":
+        raise ValueError("[cross_entropy] targets must be integer class indices but got "
+                         f"{targets.dtype.name}.")
+    if logits.size == 0:
+        raise ValueError("[logsumexp] Received empty array.")
+    index = targets.astype(int64)
+    index = ops.where(index < 0, index + logits.shape[-1], index)
+    picked = ops.take_along_axis(logits, ops.expand_dims(index, -1), axis=-1)
+    loss = ops.logsumexp(logits, axis=-1) - ops.squeeze(picked, -1)
+    return loss.astype(float32)

@@ -4,11 +4,12 @@ parameters; `nn.average_gradients` across the processes of `mx.distributed`."""
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Callable
 from typing import Any
 
 from .. import core as mx
-from ..utils import tree_map
+from ..utils import tree_flatten, tree_map, tree_unflatten
 from .layers.base import Module
 
 
@@ -58,13 +59,30 @@ def average_gradients(gradients: Any, group: mx.distributed.Group | None = None,
                       communication_stream: mx.Stream | None = None) -> Any:
     """The gradient tree averaged over the processes of `group` (default: `init()`'s).
 
-    A group of one, the only group ember.mlx has, gets `gradients` back unchanged, as in
-    MLX. (MLX also packs small arrays into `all_reduce_size`-byte messages; that only
-    changes the networking, not the values.)"""
+    As in MLX, a group of one gets `gradients` back unchanged; otherwise arrays of one
+    dtype are flattened and concatenated into messages of about `all_reduce_size` bytes
+    (each summed by one `all_sum`, then split back), and with mixed dtypes or
+    `all_reduce_size <= 0` each array is summed on its own."""
     group = group or mx.distributed.init()
     n = group.size()
     if n == 1:
         return gradients
-    return tree_map(lambda g: mx.distributed.all_sum(g, group=group,
-                                                     stream=communication_stream) / n,
-                    gradients)
+
+    def average(x):
+        return mx.distributed.all_sum(x, group=group, stream=communication_stream) / n
+
+    flat = tree_flatten(gradients)
+    if all_reduce_size <= 0 or any(g.dtype != flat[0][1].dtype for _, g in flat):
+        return tree_map(average, gradients)
+    if not flat:
+        return gradients
+    out, batch, nbytes = [], [], 0
+    for i, (_, g) in enumerate(flat):
+        batch.append(g)
+        nbytes += g.size * g.dtype.size
+        if nbytes >= all_reduce_size or i == len(flat) - 1:
+            sizes = list(itertools.accumulate(a.size for a in batch))[:-1]
+            parts = mx.split(average(mx.concatenate([a.reshape(-1) for a in batch])), sizes)
+            out.extend(p.reshape(a.shape) for p, a in zip(parts, batch))
+            batch, nbytes = [], 0
+    return tree_unflatten([(k, g) for (k, _), g in zip(flat, out)])

@@ -70,7 +70,7 @@ from .linear import Bilinear, Identity, Linear
 from .normalization import BatchNorm, GroupNorm, InstanceNorm, LayerNorm, RMSNorm
 from .pooling import AvgPool1d, AvgPool2d, AvgPool3d, MaxPool1d, MaxPool2d, MaxPool3d
 from .positional_encoding import ALiBi, RoPE, SinusoidalPositionalEncoding
-from .quantized import QuantizedEmbedding, QuantizedLinear, quantize
+from .quantized import QQLinear, QuantizedEmbedding, QuantizedLinear, quantize
 from .recurrent import GRU, LSTM, RNN
 from .transformer import (
     MultiHeadAttention,

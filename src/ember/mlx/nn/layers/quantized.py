@@ -1,5 +1,6 @@
-"""Quantized layers: `QuantizedLinear`, `QuantizedEmbedding`, and `quantize(model)`,
-which swaps a model's layers for their quantized versions in place.
+"""Quantized layers: `QuantizedLinear`, `QuantizedEmbedding`, `QQLinear` (input quantized
+too), and `quantize(model)`, which swaps a model's layers for their quantized versions in
+place.
 
 A quantized layer holds `weight` (packed uint32), `scales` and, in "affine" mode,
 `biases` (None in the floating-point modes), all frozen as in MLX: the packed codes have
@@ -115,6 +116,73 @@ class QuantizedEmbedding(Module):
         num_embeddings, dims = embedding_layer.weight.shape
         ql = cls(num_embeddings, dims, group_size, bits, mode=mode)
         _set_quantized(ql, embedding_layer.weight, group_size, bits, mode)
+        return ql
+
+
+class QQLinear(Module):
+    """`Linear` without bias whose input is quantized as well: `qqmm(x, weight)` ("nvfp4"
+    or "mxfp8").
+
+    In training mode `weight` is a float array, quantized on the fly (MLX's CPU build
+    refuses that product: `mx.qqmm`); `eval()` quantizes it in place (packed `weight`
+    and `scales`), `train()` turns it back into floats (bfloat16, `mx.dequantize`'s
+    default for the floating-point modes). Its parameters are not frozen, as in MLX.
+    `from_linear` converts a `Linear` without bias."""
+
+    def __init__(self, input_dims: int, output_dims: int, group_size: int | None = None,
+                 bits: int | None = None, mode: str = "nvfp4") -> None:
+        super().__init__()
+        self.group_size, self.bits = _defaults_for_mode(mode, group_size, bits)
+        self.mode = mode
+        scale = math.sqrt(1 / input_dims)
+        self.weight = random.uniform(low=-scale, high=scale, shape=(output_dims, input_dims))
+        self._quantized = False
+
+    def _extra_repr(self) -> str:
+        out_dims, in_dims = self.weight.shape
+        if self.weight.dtype == mx.uint32:
+            in_dims = in_dims * 32 // self.bits
+        return (f"input_dims={in_dims}, output_dims={out_dims}, "
+                f"group_size={self.group_size}, bits={self.bits}, mode={self.mode}")
+
+    def quantize(self) -> None:
+        """Pack `weight` (and add its `scales`), unless it already is."""
+        if not self._quantized:
+            self.weight, self.scales = mx.quantize(self.weight, self.group_size, self.bits,
+                                                   mode=self.mode)
+            self._quantized = True
+
+    def dequantize(self) -> None:
+        """Unpack `weight` back into floats (and drop `scales`), unless it is not packed."""
+        if self._quantized:
+            self.weight = mx.dequantize(self.weight, scales=self.scales,
+                                        group_size=self.group_size, bits=self.bits,
+                                        mode=self.mode)
+            del self.scales
+            self._quantized = False
+
+    def _set_training_mode(self, mode: bool) -> None:
+        super()._set_training_mode(mode)
+        if self._training:
+            self.dequantize()
+        else:
+            self.quantize()
+
+    def __call__(self, x: mx.array) -> mx.array:
+        return mx.qqmm(x, self["weight"], scales=self.get("scales"),
+                       group_size=self.group_size, bits=self.bits, mode=self.mode)
+
+    @classmethod
+    def from_linear(cls, linear_layer: Module, group_size: int | None = None,
+                    bits: int | None = None, mode: str = "nvfp4") -> QQLinear:
+        """A `QQLinear` holding `linear_layer`'s weight (the same array), in its mode
+        (training or eval)."""
+        output_dims, input_dims = linear_layer.weight.shape
+        if linear_layer.get("bias") is not None:
+            raise NotImplementedError("QQLinear does not support bias yet.")
+        ql = cls(input_dims, output_dims, group_size, bits, mode=mode)
+        ql.weight = linear_layer.weight
+        ql.train(linear_layer.training)
         return ql
 
 
