@@ -259,7 +259,9 @@ def _pad_kernel(x, *, pads, value):
     grow = tuple((max(lo, 0), max(hi, 0)) for lo, hi in pads)
     if not any(lo or hi for lo, hi in grow):
         return x.copy()
-    return np.pad(x, grow, constant_values=value)
+    # (C order, as PyTorch's result and the meta rule are: np.pad keeps a transposed
+    # input's order)
+    return np.ascontiguousarray(np.pad(x, grow, constant_values=value))
 
 
 def _pad_meta(x, *, pads, value):

@@ -283,3 +283,20 @@ def test_a_python_number_next_to_float32_gives_the_0d_arrays_bits():
         for f in (lambda p, q: p * q, lambda p, q: q * p, lambda p, q: p + q,
                   lambda p, q: q - p, lambda p, q: p - q):
             _same_bits(np.array(f(a, s)), np.array(f(a, s32)))
+
+
+def test_a_reshape_after_a_kernel_that_keeps_a_transposed_layout():
+    def f():
+        t = mx.swapaxes(mx.arange(12.0).reshape(3, 4), 0, 1) * 2
+        return [mx.reshape(mx.pad(t, [(1, 0), (0, 0)]), (15,)),
+                mx.fft.fft(t, axis=0).reshape(-1)]
+
+    lazy = _steps(f, 2)
+    _lazy.enabled[0] = False
+    try:
+        eager = [np.array(a) for a in f()]
+    finally:
+        _lazy.enabled[0] = True
+    for run in lazy:
+        for a, b in zip(run, eager):
+            np.testing.assert_array_equal(a, b)
