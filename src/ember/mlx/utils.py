@@ -51,6 +51,8 @@ def tree_unflatten(tree: list | dict) -> Any:
     items = list(tree.items()) if isinstance(tree, dict) else list(tree)
     if len(items) == 1 and items[0][0] == "":
         return items[0][1]
+    if not items:
+        return []  # (as MLX's: a module without parameters updates with an empty list)
     children: dict = {}
     for path, value in items:
         head, _, rest = path.partition(".")

@@ -3,8 +3,10 @@ NumPy's, so the counters MLX keeps for its allocator read 0 here)."""
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
+from . import _dtypes as D
 from ._dtypes import Dtype
 
 
@@ -14,8 +16,8 @@ class finfo:
     def __init__(self, dtype: Dtype) -> None:
         if dtype.kind not in "fc":
             raise ValueError(f"[finfo] dtype {dtype.name} is not inexact.")
-        info = np.finfo(dtype.np)
-        self.dtype = dtype
+        info = ml_dtypes.finfo(dtype.np)  # (NumPy's own knows no bfloat16)
+        self.dtype = D.float32 if dtype is D.complex64 else dtype  # (MLX's: the part's)
         self.min, self.max = float(info.min), float(info.max)
         self.eps = float(info.eps)
 
@@ -30,7 +32,7 @@ class iinfo:
         if dtype.kind not in "iu":
             raise ValueError(f"[iinfo] dtype {dtype.name} is not integral.")
         info = np.iinfo(dtype.np)
-        self.dtype = dtype
+        self.dtype = D.float32 if dtype is D.complex64 else dtype  # (MLX's: the part's)
         self.min, self.max = int(info.min), int(info.max)
 
     def __repr__(self) -> str:
