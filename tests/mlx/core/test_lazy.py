@@ -300,3 +300,4 @@ def test_a_reshape_after_a_kernel_that_keeps_a_transposed_layout():
     for run in lazy:
         for a, b in zip(run, eager):
             np.testing.assert_array_equal(a, b)
+

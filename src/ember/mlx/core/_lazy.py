@@ -28,6 +28,7 @@ from ..._tensor import Tensor
 from ...graph.capture import Session
 from ...graph.compiled import hook_backward, lower
 from ...graph.program import lower_python
+from ._errors import as_value_error, from_core
 
 _stack = dispatch._stack
 _push, _unwind = dispatch.push, dispatch.unwind
@@ -130,11 +131,29 @@ def lazy(fn: Callable, check_stream: Callable | None = None) -> Callable:
     """`fn` with this thread's lazy session innermost while it runs, unless another
     interpreter is already there (a transform, `compile`, a profiler, or the session).
     With `check_stream`, a `stream=` keyword is taken off and checked by it first (one
-    wrapper per public function, not two: it runs on every op)."""
+    wrapper per public function, not two: it runs on every op). ember's core errors leave
+    as MLX's types (`_errors`)."""
     if check_stream is not None:
         def op(*args, stream=None, **kwargs):
-            if stream is not None:
-                check_stream(stream)
+            try:
+                if stream is not None:
+                    check_stream(stream)
+                if _stack.top is not None or not enabled[0]:
+                    return fn(*args, **kwargs)
+                w = _local.world or world()
+                _push(w)
+                try:
+                    return fn(*args, **kwargs)
+                finally:
+                    _unwind(w)
+            except RuntimeError as e:
+                if from_core(e):
+                    raise as_value_error(e) from None
+                raise
+        return _named(op, fn)
+
+    def op(*args, **kwargs):
+        try:
             if _stack.top is not None or not enabled[0]:
                 return fn(*args, **kwargs)
             w = _local.world or world()
@@ -143,17 +162,10 @@ def lazy(fn: Callable, check_stream: Callable | None = None) -> Callable:
                 return fn(*args, **kwargs)
             finally:
                 _unwind(w)
-        return _named(op, fn)
-
-    def op(*args, **kwargs):
-        if _stack.top is not None or not enabled[0]:
-            return fn(*args, **kwargs)
-        w = _local.world or world()
-        _push(w)
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            _unwind(w)
+        except RuntimeError as e:
+            if from_core(e):
+                raise as_value_error(e) from None
+            raise
     return _named(op, fn)
 
 
