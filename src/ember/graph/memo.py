@@ -253,13 +253,14 @@ def call(module: Module, args: tuple, kwargs: dict):
     return _record(session, module, tree, leaves, args, kwargs, key)
 
 
-def pure_call(fn, key, leaves: list):
+def pure_call(fn, key, leaves: list, min_nodes: int = _MIN_NODES):
     """`fn(*leaves)` while a session records (a compiled call's, or the MLX face's lazy
     one innermost on the stack), taken from the memo kept at this place of the followed
     graph where one passes, else run (and remembered where it recorded cleanly). `fn` must
     have no side effects and record what its tensors' graph values and the values of its
     other leaves decide (a guard among them: a tuple of numbers, strings, classes and
-    functions); it returns a tensor or a tuple of tensors."""
+    functions); it returns a tensor or a tuple of tensors. A call that records fewer than
+    `min_nodes` nodes is followed op by op (cheaper than checking its memo)."""
     session = active.session
     if session is None:
         session = _stack.top
@@ -275,7 +276,8 @@ def pure_call(fn, key, leaves: list):
     got = _lookup(session, key, FnMemo, leaves)
     if got is not None:
         return _replay(session, *got, leaves)
-    out, memo, graph = _recorded(session, lambda: fn(*leaves), leaves, key, FnMemo)
+    out, memo, graph = _recorded(session, lambda: fn(*leaves), leaves, key, FnMemo,
+                                 min_nodes)
     if memo is not None:
         _keep(session, graph, key, memo)
     return out
@@ -336,9 +338,9 @@ def _record(session, module, tree, leaves, args, kwargs, key):
     return out
 
 
-def _recorded(session, run, leaves, key, kind) -> tuple:
+def _recorded(session, run, leaves, key, kind, min_nodes: int = _MIN_NODES) -> tuple:
     """(`run()`, a memo of `kind` of what it recorded or None where the recording was not
-    clean, the graph it recorded into)."""
+    clean or made fewer than `min_nodes` nodes, the graph it recorded into)."""
     mark = _Mark(session)
     graph = mark.graph
     before = [(a, a.__dict__["_lazy_value"]) for a in leaves
@@ -352,7 +354,7 @@ def _recorded(session, run, leaves, key, kind) -> tuple:
     nodes = graph.nodes[mark.start:]
     if not nodes or any(not n.outs for n in nodes):
         return out, None, graph
-    if len(nodes) < _MIN_NODES:  # (its memo would cost more than following its op)
+    if len(nodes) < min_nodes:  # (its memo would cost more than following its ops)
         target = session.expect[0] if session.expect is not None else graph
         target.call_memos[key] = _TOO_SMALL
         return out, None, graph
@@ -402,7 +404,7 @@ def _memo(session, mark: _Mark, nodes, leaves, glob, out, kind):
     m.leaves = [(_value_of(session, a) or _UNREAD) if isinstance(a, Tensor) else a
                 for a in leaves]
     m.plans = [[n, n.prim.impl is _eval_view, None] for n in nodes]  # (statics: below)
-    m.out = _out_spec(out, inside, arg_of)
+    m.out = _out_spec(out, inside, arg_of, leaves)
     return None if m.out is None else m
 
 
@@ -436,19 +438,20 @@ def _value_of(session, t: Tensor):
     return session.input_of.get(id(t))
 
 
-def _out_spec(out, inside: set, arg_of: dict):
+def _out_spec(out, inside: set, arg_of: dict, leaves: list):
     """How to find the call's result again: ("v", value) for a tensor made inside, ("a",
     j) for argument j returned as it is, a tuple of those; None otherwise."""
     if isinstance(out, Tensor):
-        if out.__class__ is not LazyTensor:
-            return None
+        if out.__class__ is not LazyTensor:  # (an argument handed back as it is?)
+            j = next((j for j, a in enumerate(leaves) if a is out), None)
+            return None if j is None else ("a", j)
         v = out.__dict__.get("_lazy_value")
         if v in inside:
             return ("v", v)
         j = arg_of.get(v)
         return None if j is None else ("a", j)
     if out.__class__ is tuple:
-        parts = tuple(_out_spec(o, inside, arg_of) for o in out)
+        parts = tuple(_out_spec(o, inside, arg_of, leaves) for o in out)
         return None if any(p is None for p in parts) else ("t", parts)
     return None
 

@@ -24,7 +24,10 @@ from ..core._array import _wrap
 _PURE: set = set()  # the apply_single functions of the built-in optimizers (`register`)
 # optimizer -> {guard: (the new parameter's dtype, the state entries' dtypes)}
 _OUT_DTYPES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# optimizer -> the state keys of updates that record too few nodes to be worth a memo
+_SMALL: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _PLAIN = (int, float, bool, str, type(None))
+_MIN_NODES = 4  # (plain SGD's two ops are recorded faster than its memo is checked)
 
 
 def _guard(opt, keys: tuple, dtypes: tuple) -> tuple | None:
@@ -53,10 +56,15 @@ def _guard(opt, keys: tuple, dtypes: tuple) -> tuple | None:
 def apply_one(opt, gradient: mx.array, parameter: mx.array, state: dict) -> mx.array:
     """`opt.apply_single(gradient, parameter, state)`, from the memo where it recurs."""
     w = _lazy.recording()
-    if w is None or opt.__class__.apply_single not in _PURE or \
-            any(v.__class__ is not mx.array for v in state.values()):
+    if w is None or opt.__class__.apply_single not in _PURE:
         return opt.apply_single(gradient, parameter, state)
     keys = tuple(state)
+    small = _SMALL.get(opt)
+    if small is not None and keys in small:
+        return opt.apply_single(gradient, parameter, state)
+    for v in state.values():
+        if v.__class__ is not mx.array:
+            return opt.apply_single(gradient, parameter, state)
     arrays = (gradient, parameter, *state.values())
     dtypes = tuple(a._dtype for a in arrays)
     # (the step count, the learning rate and what else the optimizer's state holds at its
@@ -77,11 +85,15 @@ def apply_one(opt, gradient: mx.array, parameter: mx.array, state: dict) -> mx.a
         return (new._t, *(v._t for v in st.values()))
 
     with _lazy.inside(w):
+        n0 = len(w.graph.nodes)
         try:
-            got = pure_call(update, id(opt), [a._t for a in arrays + tuple(shared)] + [guard])
+            got = pure_call(update, id(opt), [a._t for a in arrays + tuple(shared)] + [guard],
+                            _MIN_NODES)
         except _Unmemoisable as u:
             state.update(u.state)
             return u.new
+    if len(w.graph.nodes) - n0 < _MIN_NODES:  # (from now on run as it is: plain SGD)
+        _SMALL.setdefault(opt, set()).add(keys)
     new_dtype, state_dtypes = outs[guard]
     for k, t, d in zip(keys, got[1:], state_dtypes):
         state[k] = _wrap(t, d)
