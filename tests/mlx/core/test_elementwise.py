@@ -60,3 +60,20 @@ CASES = [
 @pytest.mark.parametrize("expr", CASES)
 def test_same_as_mlx(expr):
     assert _run(expr, mx) == _run(expr, mlx), expr
+
+
+# objects with `__mlx_array__` (MLX's ArrayLike) where MLX's elementwise functions take them
+_LIKE = ("class W:\n"
+         "    def __init__(self, a): self.a = a\n"
+         "    def __mlx_array__(self): return self.a\n"
+         "w = W(mx.array([0.5, -1.0, float('inf')])); wi = W(mx.array([1, -2]))\n")
+
+
+@pytest.mark.parametrize("expr", [
+    "mx.conj(w)", "mx.imag(w)", "mx.real(w)", "mx.nan_to_num(w)", "mx.isposinf(w)",
+    "mx.isneginf(w)", "mx.logical_xor(w, w)", "mx.acos(W(mx.array([0.5, -1.0])))",
+    "mx.bitwise_invert(wi)",
+    "mx.logical_xor(w, mx.array([True, False, False]))",
+])
+def test_array_likes_as_mlx(expr):
+    assert outcome(expr, mx, _LIKE) == outcome(expr, mlx, _LIKE), expr

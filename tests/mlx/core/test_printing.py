@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import ember.mlx.core as mx
+from mlx_oracle import outcome
 
 mlx = pytest.importorskip("mlx.core")
 
@@ -93,3 +94,16 @@ def test_type_errors_match_mlx(call):
     with pytest.raises(TypeError) as theirs:
         call(mlx)
     assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("expr", [
+    'f"{mx.array(3.5)}"', 'f"{mx.array(3.5):.3f}"', 'f"{mx.array(7):>5}"',
+    'f"{mx.array([1.5, 2])}"', 'f"{mx.array([2.25]):.3f}"', '"{}".format(mx.array(True))',
+    'f"{mx.array(3.5, mx.float16)}"', 'f"{mx.array(1e-8)}"', 'f"{mx.array(2.0, mx.bfloat16):.2f}"',
+    'f"{mx.array(1 + 2j)}"', 'f"{mx.array([1, 2]).sum()}"',
+    'f"loss {mx.mean(mx.array([1.0, 2.0])):.4f}"',
+])
+def test_format_matches_mlx(expr):
+    """A 0-d array formats as its item (`f"{loss}"` in a training loop), others as their
+    repr; a format spec on those is refused."""
+    assert outcome(expr, mx) == outcome(expr, mlx)

@@ -86,3 +86,22 @@ def test_same_as_mlx(expr):
 ])
 def test_grads_match_mlx(fn, arg):
     assert grad_repr(fn, arg, mx) == grad_repr(fn, arg, mlx)
+
+
+
+# median and logcumsumexp: MLX's axis checks and its refusal of an empty median
+_EMPTY = ("z = mx.zeros((0,)); z2 = mx.zeros((2, 0)); z3 = mx.zeros((0, 3));"
+          "i8 = mx.array(3, mx.int8); v8 = mx.array([3, 4], mx.int8)")
+_AXES = ["z", "z2", "z3", "z2, 0", "z2, 1", "z2, -1", "z3, 0", "z3, 1", "mx.array(1.0)",
+         "mx.array(1.0), 0", "mx.zeros((2, 3)), 2", "mx.zeros((2, 3)), -3", "i8",
+         "mx.array(True)", "mx.array(2, mx.uint8)"]
+EMPTY_AND_AXES = [f"mx.{fn}({args})" for fn in ("median", "logcumsumexp") for args in _AXES]
+EMPTY_AND_AXES += [f"mx.median({args})" for args in (
+    "z2, (0, 1)", "z3, None, True", "mx.zeros((2, 3)), (0, 0)", "mx.zeros((2, 3)), (1, -1)",
+    "v8, ()", "mx.zeros((0, 2)), 1, True", "mx.zeros((2, 0)), (1, 1)")]
+EMPTY_AND_AXES += ["mx.logcumsumexp(z2, 1, reverse=True)", "mx.logcumsumexp(mx.array([1, 2]), 0)"]
+
+
+@pytest.mark.parametrize("expr", EMPTY_AND_AXES)
+def test_empty_arrays_and_axes_as_mlx(expr):
+    assert outcome(expr, mx, _EMPTY) == outcome(expr, mlx, _EMPTY), expr

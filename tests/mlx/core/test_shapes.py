@@ -86,3 +86,16 @@ CASES = [
 @pytest.mark.parametrize("expr", CASES)
 def test_same_as_mlx(expr):
     assert _run(expr, mx) == _run(expr, mlx), expr
+
+
+# objects with `__mlx_array__` (MLX's ArrayLike) where MLX's shape functions take them
+_LIKE = ("class W:\n"
+         "    def __init__(self, a): self.a = a\n"
+         "    def __mlx_array__(self): return self.a\n"
+         "w = W(mx.array([3., 1, 2]))\n")
+
+
+@pytest.mark.parametrize("expr", ["mx.view(w, mx.int32)", "mx.view(w, mx.uint8).shape",
+                                  "mx.broadcast_to(w, (2, 3))", "mx.array(w)[::-1]"])
+def test_array_likes_as_mlx(expr):
+    assert outcome(expr, mx, _LIKE) == outcome(expr, mlx, _LIKE), expr

@@ -103,3 +103,11 @@ def test_errors_match_mlx(mlx, mlx_nn):
     for call in calls:
         ours = _error(lambda c=call: c(mx, nn))
         assert ours is not None and ours == _error(lambda c=call: c(mlx, mlx_nn))
+
+
+def test_negative_class_indices_count_from_the_end(mlx, mlx_nn):
+    logits = [[1.0, 2.0, 0.5], [0.1, 0.2, 3.0]]
+    for fn in ("cross_entropy", "nll_loss"):
+        ours = getattr(nn.losses, fn)(mx.array(logits), mx.array([-1, 0]))
+        theirs = getattr(mlx_nn.losses, fn)(mlx.array(logits), mlx.array([-1, 0]))
+        np.testing.assert_allclose(np.array(ours), np.array(theirs), rtol=1e-6)

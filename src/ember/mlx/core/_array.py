@@ -18,7 +18,7 @@ import ember as E
 
 from ... import _tensor
 from . import _dtypes as D
-from ._binding import bad_call
+from ._binding import bad_call, type_name
 from ._dtypes import Dtype
 
 Tensor = _tensor.Tensor
@@ -31,7 +31,13 @@ class array:
     __slots__ = ("_t", "_dtype", "__weakref__")
     __array_priority__ = 100
 
-    def __init__(self, val, dtype: Dtype | None = None) -> None:
+    def __init__(self, *args, **kwargs) -> None:
+        try:
+            val, dtype = _init_arguments(*args, **kwargs)
+        except TypeError:
+            val = None
+        if val is None or dtype is not None and not isinstance(dtype, Dtype):
+            raise bad_call("__init__", _INIT_SIGNATURE, (self, *args), kwargs)
         self._t, self._dtype = _convert(val, dtype)
 
     # -- what it is ------------------------------------------------------------------------
@@ -61,7 +67,7 @@ class array:
 
     @property
     def T(self) -> array:
-        return _wrap(self._t.permute(*reversed(range(self.ndim))), self._dtype)
+        return _wrap(self._t.permute(tuple(reversed(range(self.ndim)))), self._dtype)
 
     @property
     def at(self) -> ArrayAt:
@@ -116,8 +122,12 @@ class array:
     __str__ = __repr__
 
     def __format__(self, spec: str) -> str:
-        if self.size == 1 and spec:
+        # (MLX's: a 0-d array formats as its item, `f"{loss}"` printing 3.5; any other
+        # prints its repr, and refuses a format spec)
+        if self.ndim == 0:
             return format(self.item(), spec)
+        if spec:
+            raise TypeError("unsupported format string passed to mx.array.__format__")
         return repr(self)
 
     # -- conversion -------------------------------------------------------------------------
@@ -126,59 +136,91 @@ class array:
 
     # -- indexing ---------------------------------------------------------------------------
     def __getitem__(self, idx) -> array:
-        return _wrap(self._t[_index(idx)], self._dtype)
+        index, flips = _index(idx, self._t.shape)
+        if index.__class__ is tuple:  # (a read only: MLX's writes select with an int first)
+            index = _ints_among_arrays(index)
+        t = E.flip(self._t, flips) if flips else self._t
+        return _wrap(t[index], self._dtype)
 
     def __setitem__(self, idx, value) -> None:
-        v = value if isinstance(value, array) else array(value, self._dtype)
-        t = self._t.clone()
-        t[_index(idx)] = cast(v._t, v._dtype, self._dtype)
-        self._t = t
+        if value is None:
+            raise bad_call("__setitem__", _SETITEM_SIGNATURE, (self, idx, value))
+        v = to_array(value, self._dtype)
+        if idx is Ellipsis or idx is None:  # (MLX: the value broadcast, in its own dtype)
+            self._t = fit(v._t, tuple(self._t.shape)).clone()
+            self._dtype = v._dtype
+            return
+        index, flips = _index(idx, self._t.shape)
+        t = E.flip(self._t, flips) if flips else self._t.clone()
+        vt = cast(v._t, v._dtype, self._dtype)
+        try:
+            t[index] = vt  # (ember drops an update's leading length-1 axes, as MLX does)
+        except RuntimeError:  # (MLX's error, or its broadcast where ember's differs)
+            t[index] = fit(vt, tuple(t[index].shape), _kept_shape(self.shape, idx))
+        self._t = E.flip(t, flips) if flips else t
 
     # -- operators --------------------------------------------------------------------------
     def __add__(self, o):
+        check_operand(self, o, "__add__", "addition")
         return binary(E.add, self, o)
 
     def __radd__(self, o):
+        check_operand(self, o, "__radd__", "addition")
         return binary(E.add, o, self)
 
     def __sub__(self, o):
+        check_operand(self, o, "__sub__", "subtraction")
         return binary(E.sub, self, o)
 
     def __rsub__(self, o):
+        check_operand(self, o, "__rsub__", "subtraction")
         return binary(E.sub, o, self)
 
     def __mul__(self, o):
+        check_operand(self, o, "__mul__", "multiplication")
         return binary(E.mul, self, o)
 
     def __rmul__(self, o):
+        check_operand(self, o, "__rmul__", "multiplication")
         return binary(E.mul, o, self)
 
     def __truediv__(self, o):
+        check_operand(self, o, "__truediv__", "division")
         return divide(self, o)
 
     def __rtruediv__(self, o):
+        check_operand(self, o, "__rtruediv__", "division")
         return divide(o, self)
 
     def __floordiv__(self, o):
+        check_operand(self, o, "__floordiv__", "floor division")
         return binary(E.floor_divide, self, o)
 
     def __rfloordiv__(self, o):
+        check_operand(self, o, "__rfloordiv__", "floor division")
         return binary(E.floor_divide, o, self)
 
     def __mod__(self, o):
+        check_operand(self, o, "__mod__", "modulus")
         return binary(mlx_remainder, self, o)
 
     def __rmod__(self, o):
+        check_operand(self, o, "__rmod__", "modulus")
         return binary(mlx_remainder, o, self)
 
     def __pow__(self, o):
+        check_operand(self, o, "__pow__", "power")
         return binary(E.pow, self, o)
 
     def __rpow__(self, o):
+        check_operand(self, o, "__rpow__", "power")
         return binary(E.pow, o, self)
 
     def __matmul__(self, o):
         from ._ops import matmul
+        if not isinstance(o, array):
+            raise bad_call("__matmul__", "__matmul__(self, other: mlx.core.array) -> "
+                           "mlx.core.array", (self, o))
         return matmul(self, o)
 
     def __rmatmul__(self, o):
@@ -186,51 +228,67 @@ class array:
         return matmul(o, self)
 
     def __and__(self, o):
-        return binary(E.bitwise_and, self, o)
+        check_operand(self, o, "__and__", "bitwise and")
+        return bitwise(E.bitwise_and, self, o, "bitwise and")
 
     def __rand__(self, o):
-        return binary(E.bitwise_and, o, self)
+        check_operand(self, o, "__rand__", "bitwise and")
+        return bitwise(E.bitwise_and, o, self, "bitwise and")
 
     def __or__(self, o):
-        return binary(E.bitwise_or, self, o)
+        check_operand(self, o, "__or__", "bitwise or")
+        return bitwise(E.bitwise_or, self, o, "bitwise or")
 
     def __ror__(self, o):
-        return binary(E.bitwise_or, o, self)
+        check_operand(self, o, "__ror__", "bitwise or")
+        return bitwise(E.bitwise_or, o, self, "bitwise or")
 
     def __xor__(self, o):
-        return binary(E.bitwise_xor, self, o)
+        check_operand(self, o, "__xor__", "bitwise xor")
+        return bitwise(E.bitwise_xor, self, o, "bitwise xor")
 
     def __rxor__(self, o):
-        return binary(E.bitwise_xor, o, self)
+        check_operand(self, o, "__rxor__", "bitwise xor")
+        return bitwise(E.bitwise_xor, o, self, "bitwise xor")
 
     def __lshift__(self, o):
-        return binary(E.bitwise_left_shift, self, o)
+        check_operand(self, o, "__lshift__", "left shift")
+        return bitwise(E.bitwise_left_shift, self, o, "left shift")
 
     def __rshift__(self, o):
-        return binary(E.bitwise_right_shift, self, o)
+        check_operand(self, o, "__rshift__", "right shift")
+        return bitwise(E.bitwise_right_shift, self, o, "right shift")
 
     def __eq__(self, o):
+        if not comparable(self, o, "__eq__"):
+            return False
         return compare(E.eq, self, o)
 
     def __ne__(self, o):
+        if not comparable(self, o, "__ne__"):
+            return True
         return compare(E.ne, self, o)
 
     def __lt__(self, o):
+        check_operand(self, o, "__lt__", "less than")
         return compare(E.lt, self, o)
 
     def __le__(self, o):
+        check_operand(self, o, "__le__", "less than or equal")
         return compare(E.le, self, o)
 
     def __gt__(self, o):
+        check_operand(self, o, "__gt__", "greater than")
         return compare(E.gt, self, o)
 
     def __ge__(self, o):
+        check_operand(self, o, "__ge__", "greater than or equal")
         return compare(E.ge, self, o)
 
     def __neg__(self):
         if self._dtype is D.bool_:
             raise ValueError("[negative] Not supported for bool, use logical_not instead.")
-        return _wrap(E.neg(self._t), self._dtype)
+        return wrap_result(E.neg(self._t), self._dtype)
 
     def __pos__(self):
         return self
@@ -248,15 +306,19 @@ class array:
 
     # in-place operators rebind the object to the new value, as MLX's do
     def __iadd__(self, o):
+        check_operand(self, o, "__iadd__", "inplace addition")
         return self._rebind(self + o)
 
     def __isub__(self, o):
+        check_operand(self, o, "__isub__", "inplace subtraction")
         return self._rebind(self - o)
 
     def __imul__(self, o):
+        check_operand(self, o, "__imul__", "inplace multiplication")
         return self._rebind(self * o)
 
     def __itruediv__(self, o):
+        check_operand(self, o, "__itruediv__", "inplace division")
         return self._rebind(self / o)
 
     def _rebind(self, new: array) -> array:
@@ -290,51 +352,62 @@ class ArrayAt:
         if self._idx is _NO_INDEX:
             raise ValueError("Must give indices to array.at (e.g. `x.at[0].add(4)`).")
 
-    def _scatter(self, value, combine: str) -> array:
+    def _update(self, value, combine: str) -> array:
+        """MLX's `x.at[idx].<combine>(value)`: the value read next to x (`to_array`),
+        negated for "subtract", its reciprocal for "divide" (in its own dtype), then cast to
+        x's dtype and combined at each position it reaches, repeated ones included; the
+        result keeps x's dtype. With no index at all (`...`, None) MLX applies the op
+        itself, which promotes."""
         self._check_indices()
-        x = self._x
-        v = value if isinstance(value, array) else array(value, x._dtype)
-        dt = D.promote_types(x._dtype, v._dtype) if combine != "set" else x._dtype
-        t = cast(x._t, x._dtype, dt).clone()
-        vt = cast(v._t, v._dtype, dt)
-        idx = _index(self._idx)
-        if combine == "set":
-            t[idx] = vt
-            return _wrap(t, dt)
-        if combine == "add" or combine == "subtract":
-            vt = vt if combine == "add" else E.neg(vt)
-            # index_put with accumulate sums at repeated indices; a basic index has none
-            positions = E.arange(t.numel()).reshape(t.shape)[idx]
-            flat = t.reshape(-1).index_put((positions.reshape(-1),),
-                                           E.broadcast_to(vt, positions.shape).reshape(-1),
-                                           accumulate=True)
-            return _wrap(flat.reshape(t.shape), dt)
-        positions = E.arange(t.numel()).reshape(t.shape)[idx].reshape(-1)
-        vals = E.broadcast_to(vt, E.arange(t.numel()).reshape(t.shape)[idx].shape).reshape(-1)
-        reduce = {"multiply": "prod", "maximum": "amax", "minimum": "amin"}[combine]
-        flat = t.reshape(-1).scatter_reduce(0, positions, vals, reduce=reduce)
-        return _wrap(flat.reshape(t.shape), dt)
+        if value is None:
+            raise bad_call(combine, f"{combine}(self, value: {_OPERAND_TYPES}) -> "
+                           "mlx.core.array", (self, value))
+        from . import _ops as O
+        x, idx = self._x, self._idx
+        v = to_array(value, x._dtype)
+        if idx is Ellipsis or idx is None:
+            op = {"add": O.add, "subtract": O.subtract, "multiply": O.multiply,
+                  "divide": O.divide_, "maximum": O.maximum, "minimum": O.minimum}[combine]
+            return op(x, v)
+        if combine == "subtract":
+            v = -v
+        elif combine == "divide":
+            v = O.reciprocal(v)
+        dt = x._dtype
+        index, flips = _index(idx, x._t.shape)
+        positions = E.arange(x.size).reshape(x._t.shape)
+        positions = (E.flip(positions, flips) if flips else positions)[index]
+        shape = tuple(positions.shape)
+        vals = fit(cast(v._t, v._dtype, dt), shape, _kept_shape(x.shape, idx)).reshape(-1)
+        t = x._t
+        if dt is D.bool_:  # (in integers, where a sum or max of bools is their `or`, a
+            t, vals = t.to(E.int32), vals.to(E.int32)  # product or min their `and`)
+        flat, positions = t.reshape(-1), positions.reshape(-1)
+        if combine in ("add", "subtract"):
+            flat = flat.index_put((positions,), vals, accumulate=True)
+        else:
+            reduce = {"maximum": "amax", "minimum": "amin"}.get(combine, "prod")
+            flat = flat.scatter_reduce(0, positions, vals, reduce=reduce)
+        out = flat.reshape(x._t.shape)
+        return _wrap(out != 0, dt) if dt is D.bool_ else wrap_result(out, dt)
 
     def add(self, value) -> array:
-        return self._scatter(value, "add")
+        return self._update(value, "add")
 
     def subtract(self, value) -> array:
-        return self._scatter(value, "subtract")
+        return self._update(value, "subtract")
 
     def multiply(self, value) -> array:
-        return self._scatter(value, "multiply")
-
-    def maximum(self, value) -> array:
-        return self._scatter(value, "maximum")
-
-    def minimum(self, value) -> array:
-        return self._scatter(value, "minimum")
+        return self._update(value, "multiply")
 
     def divide(self, value) -> array:
-        from ._ops import reciprocal
-        self._check_indices()
-        v = value if isinstance(value, array) else array(value, self._x._dtype)
-        return self._scatter(reciprocal(v), "multiply")
+        return self._update(value, "divide")
+
+    def maximum(self, value) -> array:
+        return self._update(value, "maximum")
+
+    def minimum(self, value) -> array:
+        return self._update(value, "minimum")
 
 
 _At = ArrayAt  # (the name `_methods` wraps the update methods under)
@@ -368,7 +441,8 @@ class ArrayIterator:
 
 class ArrayLike:
     """Any Python object which has an `__mlx_array__` method that returns an array (MLX's
-    name for the type; ember's ops do not take one yet)."""
+    name for the type). `mx.array`, the operators, `.at` updates and every op's array
+    operands (`as_array`) take such an object as its array."""
 
     __slots__ = ("_obj",)
 
@@ -400,9 +474,12 @@ def wrap_result(t: Tensor, dtype: Dtype) -> array:
 
 
 def _to_carrier(a: np.ndarray, dtype: Dtype) -> np.ndarray:
-    if dtype is D.uint64:
-        return np.array(a, dtype=np.uint64).view(np.int64)
-    return a.astype(dtype.carrier.np, copy=False)
+    if a.dtype.kind == "c" and dtype.kind != "c":
+        a = a.real  # (a complex value cast to a real type keeps its real part, as in MLX)
+    with np.errstate(invalid="ignore", over="ignore"):  # (what the C casts give)
+        if dtype is D.uint64:
+            return np.array(a, dtype=np.uint64).view(np.int64)
+        return a.astype(dtype.carrier.np, copy=False)
 
 
 def array_from_numpy(a: np.ndarray, dtype: Dtype | None = None) -> array:
@@ -425,26 +502,55 @@ def numpy_of(x) -> np.ndarray:
     return a
 
 
+_INIT_SIGNATURE = ("__init__(self: array, val: scalar | list | tuple | DLPackCompatible | array, "
+                   "dtype: Dtype | None = None)")
+
+
+def _init_arguments(val, dtype=None) -> tuple:
+    return val, dtype
+
+
+_INT64 = (-(2**63), 2**63)  # MLX reads a Python int as a C int64 (outside: std::bad_cast)
+
+
+def _python_int(v: int) -> int:
+    if not _INT64[0] <= v < _INT64[1]:
+        raise RuntimeError("std::bad_cast")
+    return v
+
+
 def _python_dtype(v) -> Dtype:
     if isinstance(v, bool):
         return D.bool_
-    if isinstance(v, numbers.Integral):
-        return D.int32 if -(2**31) <= v < 2**31 else D.int64
-    if isinstance(v, numbers.Real):
-        return D.float32
-    if isinstance(v, numbers.Complex):
-        return D.complex64
-    raise ValueError(f"Invalid type {type(v).__name__} received in array initialization.")
+    if isinstance(v, int):
+        return D.int32 if -(2**31) <= _python_int(v) < 2**31 else D.int64
+    return D.float32 if isinstance(v, float) else D.complex64
+
+
+def _numeric_numpy(v) -> bool:
+    """Whether `v` is a NumPy array or scalar of numbers (what MLX's bindings take as an
+    ndarray; np.float64 is also a Python float)."""
+    return isinstance(v, _NUMPY) and v.dtype.kind in "biufc"
+
+
+_BUFFERS = (bytes, bytearray, memoryview)  # (read as uint8 through the buffer protocol)
+_NUMPY = (np.ndarray, np.generic)
+_NUMPY_OR_BUFFER = (*_NUMPY, *_BUFFERS)
+_SEQUENCES = (list, tuple)
 
 
 def _convert(val, dtype: Dtype | None) -> tuple:
+    """(tensor, dtype) of `mx.array(val, dtype)`, in the order MLX tries the kinds of
+    value, refusing what it refuses with its messages."""
     if isinstance(val, array):
         t, dt = val._t, val._dtype
         if dtype is not None and dtype is not dt:
             t, dt = cast(t, dt, dtype), dtype
         return t, dt
-    if isinstance(val, np.ndarray | np.generic):
-        a = np.asarray(val)
+    if isinstance(val, _NUMPY_OR_BUFFER):
+        a = np.asarray(memoryview(val)) if isinstance(val, _BUFFERS) else np.asarray(val)
+        if a.dtype.kind not in "biufc":
+            raise RuntimeError("std::bad_cast")
         dt = dtype
         if dt is None:
             dt = D.float32 if a.dtype == np.float64 else D.from_numpy(a.dtype)
@@ -453,41 +559,125 @@ def _convert(val, dtype: Dtype | None) -> tuple:
         t = val.detach()
         dt = D.from_ember(t.dtype)
         return (t, dt) if dtype is None else (cast(t, dt, dtype), dtype)
-    if isinstance(val, list | tuple):
-        if any(isinstance(v, array) for v in _leaves(val)):
-            from ._ops import stack
-            parts = [array(v) for v in val]
-            out = stack(parts) if parts else array(np.zeros((0,), np.float32))
-            return _convert(out, dtype)
-        a = np.array(val)
-        if a.dtype == object:
-            raise ValueError("Initialization encountered non-uniform length.")
-        inferred = {"b": D.bool_, "f": D.float32, "c": D.complex64}.get(a.dtype.kind)
-        if inferred is None:
-            ok = a.size == 0 or (a.min() >= -(2**31) and a.max() < 2**31)
-            inferred = D.int32 if ok else D.int64
-            if a.size == 0:
-                inferred = D.float32
-        dt = dtype if dtype is not None else inferred
-        return E.tensor(_to_carrier(a, dt)), dt
-    if isinstance(val, numbers.Number):
+    if isinstance(val, _NUMBER_CLASSES):
         dt = dtype if dtype is not None else _python_dtype(val)
         return E.tensor(_to_carrier(np.array(val), dt)), dt
-    raise ValueError(f"Cannot convert {type(val).__name__} to an mlx array.")
+    if isinstance(val, _SEQUENCES):
+        return _convert_list(val, dtype)
+    if hasattr(val, "__mlx_array__"):
+        return _convert(_accessed(val), dtype)
+    raise ValueError(f"Invalid type {type_name(val)} received in array initialization.")
 
 
-def _leaves(val):
-    for v in val:
-        if isinstance(v, list | tuple):
-            yield from _leaves(v)
+def _accessed(obj) -> array:
+    """The array an object's `__mlx_array__` gives (anything else: MLX's failed cast)."""
+    a = obj.__mlx_array__()
+    if not isinstance(a, array):
+        raise RuntimeError("std::bad_cast")
+    return a
+
+
+def as_array(x) -> array:
+    """`x` itself if it is an array, else `mx.array(x)` (the one conversion every op's
+    array operands go through, so an object with `__mlx_array__` is taken too)."""
+    return x if isinstance(x, array) else array(x)
+
+
+# -- nested lists, read as MLX reads them ---------------------------------------------------
+
+_BOOL, _INT, _FLOAT, _COMPLEX = range(4)  # MLX's order of Python scalar kinds
+_KIND_DTYPE = {_BOOL: D.bool_, _INT: D.int32, _FLOAT: D.float32, _COMPLEX: D.complex64}
+
+
+def _convert_list(val, dtype: Dtype | None) -> tuple:
+    shape: list = []
+    level = val
+    while True:  # the shape, from the first element at each depth
+        shape.append(len(level))
+        if not level:
+            break
+        first = level[0]
+        if isinstance(first, array):
+            shape.extend(first.shape)
+            break
+        if not isinstance(first, _SEQUENCES):
+            break
+        level = first
+    seen = {"wide": False, "arrays": False}
+    kind = _flat_kind(val, seen) if len(shape) == 1 else None
+    if kind is None:
+        kind = _list_kind(val, shape, 0, seen)
+    if seen["arrays"]:  # (MLX stacks the elements, each made an array in `dtype`)
+        from ._ops import stack
+        return _convert(stack([array(v, dtype) for v in val]), None)
+    dt = dtype
+    if dt is None:
+        dt = D.int64 if kind == _INT and seen["wide"] else _KIND_DTYPE[kind]
+    a = np.array(val, dtype=np.complex128 if kind == _COMPLEX else None)
+    return E.tensor(_to_carrier(a, dt)), dt
+
+
+_KIND_OF = {bool: _BOOL, int: _INT, float: _FLOAT, complex: _COMPLEX}
+
+
+def _flat_kind(seq, seen: dict) -> int | None:
+    """`_list_kind` of a flat list of plain Python numbers, at C speed (None for any
+    other list)."""
+    types = set(map(type, seq))
+    if not types or not types <= _KIND_OF.keys():
+        return None
+    if int in types:
+        ints = [v for v in seq if v.__class__ is int]
+        lo, hi = _python_int(min(ints)), _python_int(max(ints))
+        seen["wide"] = not (-(2**31) <= lo and hi < 2**31)
+    return max(_KIND_OF[t] for t in types)
+
+
+def _list_kind(seq, shape: list, depth: int, seen: dict) -> int:
+    """The highest scalar kind in `seq` (float for an empty one), checking that it has the
+    shape its first elements gave and holds only Python numbers or arrays."""
+    if depth >= len(shape):
+        raise ValueError("Initialization encountered extra dimension.")
+    if len(seq) != shape[depth]:
+        raise ValueError("Initialization encountered non-uniform length.")
+    if not seq:
+        return _FLOAT
+    kind = _BOOL
+    innermost = depth + 1 == len(shape)
+    for v in seq:
+        if isinstance(v, _SEQUENCES):
+            k = _list_kind(v, shape, depth + 1, seen)
+        elif isinstance(v, array):
+            seen["arrays"] = True
+            if v.shape != tuple(shape[depth + 1:]):
+                raise ValueError("Initialization encountered non-uniform length.")
+            k = _BOOL
         else:
-            yield v
+            if isinstance(v, bool):
+                k = _BOOL
+            elif isinstance(v, int):
+                k = _INT
+                if not -(2**31) <= _python_int(v) < 2**31:
+                    seen["wide"] = True
+            elif isinstance(v, float):
+                k = _FLOAT
+            elif isinstance(v, complex):
+                k = _COMPLEX
+            else:
+                raise ValueError(f"Invalid type {type_name(v)} received in array "
+                                 "initialization.")
+            if not innermost:
+                raise ValueError("Initialization encountered non-uniform length.")
+        kind = max(kind, k)
+    return kind
 
 
 def cast(t: Tensor, src: Dtype, dst: Dtype) -> Tensor:
     """Tensor `t` (values of MLX dtype `src`) converted to MLX dtype `dst`, in its carrier."""
     if src is dst:
         return t
+    if src.kind == "c" and dst.kind in "iuf":
+        t = E.real(t)  # (the real part, as MLX casts; torch would warn)
     if dst.kind == "u" and dst.wraps:
         t = t.to(E.int64) if t.dtype is not E.int64 else t
         if dst is not D.uint64:
@@ -502,8 +692,12 @@ def cast(t: Tensor, src: Dtype, dst: Dtype) -> Tensor:
 # -- operands and the ops every operator shares ---------------------------------------------
 
 def _check_scalar(v, dtype: Dtype) -> None:
-    """MLX refuses a Python int that the array's integer type cannot hold."""
+    """MLX refuses a Python int that the array's integer type (of up to 4 bytes) cannot
+    hold."""
     if isinstance(v, bool) or not isinstance(v, numbers.Integral) or dtype.kind not in "iu":
+        return
+    if dtype.size == 8:
+        _python_int(v)
         return
     info = np.iinfo(dtype.np)
     if not info.min <= v <= info.max:
@@ -526,16 +720,65 @@ def _scalar_dtype(v, other: Dtype) -> Dtype:
     raise TypeError(f"unsupported operand type: {type(v).__name__}")
 
 
+def to_array(v, dtype: Dtype) -> array:
+    """A value going next to or into an array of `dtype` (`x.at[i].add(v)`, `x[i] = v`),
+    read as MLX reads it: an array as it is; a Python int in `dtype` (checked for
+    overflow; int32 for bool), a float in `dtype` if floating (else float32), a bool in
+    `dtype`; NumPy values cast to `dtype`; an object through its `__mlx_array__`. Anything
+    else (a list too) is refused."""
+    if isinstance(v, array):
+        return v
+    if isinstance(v, bool):
+        return array(v, dtype)
+    if isinstance(v, int):
+        _check_scalar(v, dtype)
+        return array(v, D.int32 if dtype is D.bool_ else dtype)
+    if isinstance(v, float):
+        return array(v, dtype if dtype.kind == "f" else D.float32)
+    if isinstance(v, complex):
+        return array(v, D.complex64)
+    if _numeric_numpy(v) or isinstance(v, _BUFFERS):
+        return array(v, dtype)
+    if hasattr(v, "__mlx_array__"):
+        return _accessed(v)
+    raise ValueError(f"Invalid type {type_name(v)} received in array initialization.")
+
+
+def _read_operands(a, b) -> tuple:
+    """MLX's reading of two operands that are not both arrays: an object with
+    `__mlx_array__` is its array; next to an array a Python scalar stays a weak number
+    and a NumPy value is cast to the array's dtype; two operands neither of which is an
+    array are both read as arrays of their own types."""
+    if not _is_scalar(a) and not isinstance(a, array) and hasattr(a, "__mlx_array__"):
+        a = _accessed(a)
+    if not _is_scalar(b) and not isinstance(b, array) and hasattr(b, "__mlx_array__"):
+        b = _accessed(b)
+    a_arr, b_arr = isinstance(a, array), isinstance(b, array)
+    if a_arr and not b_arr:
+        return a, _next_to(b, a._dtype)
+    if b_arr and not a_arr:
+        return _next_to(a, b._dtype), b
+    return (a, b) if a_arr else (array(a), array(b))
+
+
+def _next_to(v, dtype: Dtype):
+    if _is_scalar(v):
+        return v
+    if _numeric_numpy(v) or isinstance(v, _BUFFERS):
+        return array(v, dtype)
+    return array(v)  # (a list: ember's functions read it as an array; MLX's refuse it)
+
+
 def operands(a, b, floating: bool = False, numbers: bool = False) -> tuple:
     """(ta, tb, dtype): both operands as tensors in the carrier of their MLX promotion (a
-    Python scalar is weak: it takes the array's dtype where its kind allows). `floating`
-    lifts integer results to float32 (true division). With `numbers`, a Python number
-    next to a float32/float64 array stays a number (see `_NUMBER_DTYPES`)."""
+    Python scalar is weak: it takes the array's dtype where its kind allows; see
+    `_read_operands`). `floating` lifts integer results to float32 (true division). With
+    `numbers`, a Python number next to a float32/float64 array stays a number (see
+    `_NUMBER_DTYPES`)."""
     a_arr, b_arr = isinstance(a, array), isinstance(b, array)
-    if not a_arr and (not _is_scalar(a) or not b_arr and _is_scalar(b)):
-        a, a_arr = array(a), True
-    if not b_arr and not _is_scalar(b):
-        b, b_arr = array(b), True
+    if not (a_arr and b_arr):
+        a, b = _read_operands(a, b)
+        a_arr, b_arr = isinstance(a, array), isinstance(b, array)
     if a_arr and b_arr:
         dt = D.promote_types(a._dtype, b._dtype)
     elif a_arr:
@@ -561,8 +804,13 @@ def _number_operand(v, dt: Dtype):
     return _operand(v, dt)
 
 
+_NUMBER_CLASSES = (bool, int, float, complex)
+_OPERAND_CLASSES = frozenset((array, *_NUMBER_CLASSES))
+
+
 def _is_scalar(v) -> bool:
-    return isinstance(v, numbers.Number) and not isinstance(v, np.ndarray)
+    """Whether `v` is a Python number (np.float64, a float, is one; np.float32 is not)."""
+    return isinstance(v, _NUMBER_CLASSES)
 
 
 def _operand(v, dt: Dtype) -> Tensor:
@@ -571,6 +819,29 @@ def _operand(v, dt: Dtype) -> Tensor:
     if isinstance(v, np.generic):
         v = v.item()
     return E.tensor(v, dtype=dt.carrier)
+
+
+# what MLX's operators take besides arrays and Python numbers: NumPy numbers, buffers, and
+# objects with `__mlx_array__`; their signature in its TypeError for None
+_OPERAND_TYPES = ("bool | int | float | mlx.core.array | ndarray[writable=False] | complex | "
+                  "mlx.core.ArrayLike")
+
+
+def comparable(x: array, o, method: str) -> bool:
+    """Whether operator `method` of array `x` takes `o` (None: MLX's TypeError)."""
+    if o.__class__ in _OPERAND_CLASSES or isinstance(o, _NUMBER_CLASSES):
+        return True
+    if o is None:
+        result = "mlx.core.array | bool" if method in ("__eq__", "__ne__") else "mlx.core.array"
+        raise bad_call(method, f"{method}(self, other: {_OPERAND_TYPES}) -> {result}", (x, o))
+    return _numeric_numpy(o) or isinstance(o, _BUFFERS) or hasattr(o, "__mlx_array__")
+
+
+def check_operand(x: array, o, method: str, action: str) -> None:
+    """Refuse what operator `method` ("__add__") of MLX refuses, naming its `action`
+    ("addition"): lists, strings and other objects."""
+    if not comparable(x, o, method):
+        raise ValueError(f"Cannot perform {action} on an mlx.core.array and {type_name(o)}")
 
 
 def mlx_remainder(ta: Tensor, tb: Tensor) -> Tensor:
@@ -591,32 +862,149 @@ def binary(fn, a, b, numbers: bool = False) -> array:
     return wrap_result(fn(ta, tb), dt)
 
 
+def bitwise(fn, a, b, action: str) -> array:
+    """A bitwise operator (`&`, `<<`, ...), refusing floating operands as MLX's do."""
+    ta, tb, dt = operands(a, b)
+    if dt.kind in "fc":
+        raise ValueError(f"Floating point types not allowed with {action}.")
+    return wrap_result(fn(ta, tb), dt)
+
+
 def divide(a, b) -> array:
     ta, tb, dt = operands(a, b, floating=True)
     return _wrap(E.div(ta, tb), dt)
 
 
 def compare(fn, a, b) -> array:
-    ta, tb, _ = operands(a, b)
+    ta, tb, dt = operands(a, b)
+    if dt.kind == "c" and fn in (E.lt, E.le, E.gt, E.ge):
+        return _wrap(complex_order(fn, ta, tb), D.bool_)
     return _wrap(fn(ta, tb), D.bool_)
+
+
+def complex_order(fn, ta: Tensor, tb: Tensor) -> Tensor:
+    """Comparison `fn` (lt, le, gt, ge) of complex tensors in MLX's order: by real part,
+    then by imaginary part (NaN in a part compares false, as it does for reals)."""
+    ra, rb = E.real(ta), E.real(tb)
+    strict = E.lt if fn in (E.lt, E.le) else E.gt
+    return strict(ra, rb) | (ra == rb) & fn(E.imag(ta), E.imag(tb))
 
 
 # -- indices --------------------------------------------------------------------------------
 
-def _index(idx):
-    """An MLX index as ember's: arrays become tensors; boolean masks are refused."""
-    if isinstance(idx, tuple):
-        return tuple(_index_part(i) for i in idx)
-    return _index_part(idx)
+_SETITEM_SIGNATURE = ("__setitem__(self, arg0: object | None, arg1: bool | int | float | "
+                      "mlx.core.array | ndarray[writable=False] | complex | mlx.core.ArrayLike, "
+                      "/) -> None")
+
+
+def _index(idx, shape) -> tuple:
+    """(ember's index, the axes to flip first) for an MLX index into an array of `shape`:
+    arrays become tensors (boolean masks are refused); a slice with a negative step reads
+    its axis flipped, with a positive step (ember's tensors refuse negative steps, as
+    PyTorch's do), so the slice stays a view of one axis among the other indices."""
+    if idx.__class__ is tuple:
+        for p in idx:
+            if p.__class__ is slice and p.step is not None and p.step < 0:
+                parts, flips = _positive_steps(idx, shape)
+                return tuple([_index_part(p) for p in parts]), flips
+        return tuple([_index_part(p) for p in idx]), ()
+    if idx.__class__ is slice and idx.step is not None and idx.step < 0:
+        parts, flips = _positive_steps((idx,), shape)
+        return parts[0], flips
+    return _index_part(idx), ()
+
+
+_PLAIN_INDICES = frozenset((int, slice, type(None), type(Ellipsis)))
+_INDEX_DTYPES = (E.int64, E.int32)
+
+
+def _ints_among_arrays(parts: tuple) -> tuple:
+    """An index with arrays in it: its ints as arrays of the arrays' broadcast shape. In
+    MLX (as in NumPy) an int next to arrays is one of the advanced indices, so `x[0, :,
+    idx]` puts idx's axes first; in ember's PyTorch-faced indexing an int selects first."""
+    if not any(p.__class__ is int for p in parts):
+        return parts
+    arrays = [p for p in parts if isinstance(p, Tensor)]
+    if not arrays:
+        return parts
+    shape = np.broadcast_shapes(*(tuple(a.shape) for a in arrays))
+    return tuple(E.full(shape, p, dtype=E.int64) if p.__class__ is int else p for p in parts)
+
+
+def _positive_steps(parts: tuple, shape) -> tuple:
+    """`parts` with each negative-step slice made the slice of its axis flipped that takes
+    the same elements in the same order, and those axes."""
+    ndim = len(shape)
+    taking = sum(1 for p in parts if p is not None and p is not Ellipsis)
+    out, flips, axis = [], [], 0
+    for p in parts:
+        if p is Ellipsis:
+            axis += ndim - taking
+        elif p is not None:
+            if p.__class__ is slice and p.step is not None and p.step < 0 and axis < ndim:
+                n = shape[axis]
+                start, stop, step = p.indices(n)
+                count = len(range(start, stop, step))
+                first = n - 1 - start  # (element i of the axis is element n-1-i flipped)
+                p = slice(first, first - (count - 1) * step + 1, -step) if count else \
+                    slice(0, 0)
+                flips.append(axis)
+            axis += 1
+        out.append(p)
+    return tuple(out), flips
 
 
 def _index_part(i):
+    if i.__class__ in _PLAIN_INDICES:
+        return i
     if isinstance(i, array):
         if i._dtype is D.bool_:
             raise ValueError("boolean indices are not yet supported")
-        return i._t
+        t = i._t
+        # (any integer type indexes in MLX; ember's indexing reads uint8 as a mask and
+        # refuses int8 and int16, as PyTorch's does)
+        return t if t.dtype in _INDEX_DTYPES or i._dtype.kind not in "iu" else t.long()
     if isinstance(i, list):
         return _index_part(array(i))
     if isinstance(i, np.ndarray):
         return _index_part(array(i))
     return i
+
+
+def _kept_shape(shape: tuple, idx) -> tuple | None:
+    """The shape MLX writes an update into for an index of slices, ints and None: each
+    int's axis kept with length 1 (None for an index with arrays, which MLX scatters)."""
+    parts = idx if isinstance(idx, tuple) else (idx,)
+    if any(isinstance(p, array | list | np.ndarray) for p in parts):
+        return None
+    taking = sum(1 for p in parts if p is not None and p is not Ellipsis)
+    out, axis = [], 0
+    for p in parts:
+        if p is Ellipsis:
+            out.extend(shape[axis:axis + len(shape) - taking])
+            axis += len(shape) - taking
+        elif p is not None and axis < len(shape):
+            out.append(len(range(*p.indices(shape[axis]))) if isinstance(p, slice) else 1)
+            axis += 1
+    return tuple(out) + tuple(shape[axis:])
+
+
+def fit(t: Tensor, shape: tuple, named: tuple | None = None) -> Tensor:
+    """Update `t` broadcast to `shape`, the leading length-1 axes it has beyond them
+    dropped first, as MLX does; MLX's error (naming the shape `named` where it writes
+    into another one) where it cannot be."""
+    while t.dim() > len(shape) and t.shape[0] == 1:
+        t = t.squeeze(0)
+    try:
+        return E.broadcast_to(t, shape)
+    except RuntimeError:
+        have, want = tuple(t.shape), shape if named is None else named
+        if any(a != b and 1 not in (a, b) for a, b in zip(reversed(have), reversed(want))):
+            raise ValueError(f"[broadcast_shapes] Shapes {shape_text(have)} and "
+                             f"{shape_text(want)} cannot be broadcast.") from None
+        raise ValueError(f"Cannot broadcast array of shape {shape_text(have)} into shape "
+                         f"{shape_text(want)}.") from None
+
+
+def shape_text(shape) -> str:
+    return "(" + ",".join(str(s) for s in shape) + ")"

@@ -7,11 +7,9 @@ import ember as E
 
 from . import _dtypes as D
 from . import _ops as O
-from ._array import _wrap, array, operands
+from ._array import _wrap, array, as_array, operands
 
-
-def _arr(x) -> array:
-    return x if isinstance(x, array) else array(x)
+_arr = as_array  # (the conversion every op's array operands share)
 
 
 def trunc(a, /) -> array:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from . import _elementwise, _ops, _sequences, _shapes
-from ._array import _At, _wrap, array
+from ._array import _At, _wrap, array, check_operand
+from ._binding import bad_call
 from ._lazy import lazy
 
 _SAME = ("abs", "all", "any", "argmax", "argmin", "cos", "cummax", "cummin", "cumprod",
@@ -45,16 +46,24 @@ _OPERATORS = ("add", "radd", "sub", "rsub", "mul", "rmul", "truediv", "rtruediv"
 
 # methods from the modules beyond `_ops`
 _MORE = {"logcumsumexp": _sequences.logcumsumexp, "view": _shapes.view}
-# in-place operators MLX has beyond `_OPERATORS`: each rebinds the object to the result
-_IN_PLACE = ("and", "or", "xor", "floordiv", "mod", "pow", "lshift", "rshift", "matmul")
+# in-place operators MLX has beyond `_OPERATORS`, with what its errors call them: each
+# rebinds the object to the result
+_IN_PLACE = {"and": "bitwise and", "or": "bitwise or", "xor": "bitwise xor",
+             "floordiv": "floor division", "mod": "modulus", "pow": "power",
+             "lshift": "left shift", "rshift": "right shift", "matmul": None}
 
 
-def _in_place(name: str):
-    op = getattr(array, f"__{name}__")
+def _in_place(name: str, action: str | None):
+    op, method_name = getattr(array, f"__{name}__"), f"__i{name}__"
 
     def method(self, o):
+        if action is not None:
+            check_operand(self, o, method_name, f"inplace {action}")
+        elif not isinstance(o, array):  # (@= takes arrays only)
+            raise bad_call(method_name, f"{method_name}(self, other: mlx.core.array) -> "
+                           "mlx.core.array", (self, o))
         return self._rebind(op(self, o))
-    method.__name__ = f"__i{name}__"
+    method.__name__ = method_name
     return method
 
 
@@ -84,8 +93,8 @@ def install() -> None:
         setattr(array, dunder, lazy(getattr(array, dunder)))
     for name, fn in _MORE.items():
         setattr(array, name, lazy(fn))
-    for name in _IN_PLACE:
-        setattr(array, f"__i{name}__", _in_place(name))
+    for name, action in _IN_PLACE.items():
+        setattr(array, f"__i{name}__", _in_place(name, action))
     array.real = property(lazy(_elementwise.real))
     array.imag = property(lazy(_elementwise.imag))
     array.__copy__ = _copy

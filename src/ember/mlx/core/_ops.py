@@ -18,21 +18,26 @@ import ember as E
 from . import _dtypes as D
 from . import _extremes as X
 from ._array import (
+    _to_carrier,
     _wrap,
     array,
+    as_array,
     binary,
     cast,
     compare,
+    complex_order,
     divide,
     mlx_remainder,
+    numpy_of,
     operands,
+    shape_text,
+    to_array,
     wrap_result,
 )
+from ._binding import bad_call
 from ._dtypes import Dtype
 
-
-def _arr(x) -> array:
-    return x if isinstance(x, array) else array(x)
+_arr = as_array  # (the conversion every op's array operands share)
 
 
 def _float(x: array) -> array:
@@ -167,14 +172,16 @@ power = _binary(E.pow, "power")
 def _select(first_if, real):
     """max / min as MLX defines them: NaN wins, and at a tie the second argument is taken
     (so the gradient flows to it whole: `relu`'s derivative at 0 is 0). Real floating
-    operands go to `real` (one node, MLX's derivative: `_extremes`)."""
+    operands go to `real` (one node, MLX's derivative: `_extremes`). Complex ones are
+    ordered by real part, then imaginary part, and only the first argument's NaN (in
+    either part) wins: MLX's `isnan(x) ? x : (x > y ? x : y)`."""
     def fn(ta, tb):
         if not isinstance(ta, E.Tensor):  # (a Python number first: `mx.maximum(0, x)`)
             ta = E.tensor(ta, dtype=tb.dtype)
         if ta.dtype.is_floating_point:
             return real(ta, tb)
         if ta.dtype.is_complex:
-            return E.where(first_if(ta, tb) | E.isnan(ta), ta, tb)
+            return E.where(complex_order(first_if, ta, tb) | E.isnan(ta), ta, tb)
         return E.where(first_if(ta, tb), ta, tb)
     return fn
 
@@ -272,38 +279,82 @@ def _sum_dtype(d: Dtype) -> Dtype:
     return d
 
 
-def _reduce(fn, a, axis, keepdims: bool, dtype: Dtype) -> array:
+def _reduce_axes(a: array, axis, name: str | None = None) -> tuple:
+    """The sorted axes a reduction of `a` over `axis` (all axes for None) covers, refused
+    as MLX refuses them: an axis out of range, one given twice; for `name` (max, min:
+    reductions without an identity), an axis of length 0."""
+    ndim = a.ndim
+    given = range(ndim) if axis is None else (axis,) if isinstance(axis, int) else tuple(axis)
+    for ax in given:
+        if not -ndim <= ax < ndim:
+            raise IndexError(f"Invalid axis {ax} for array with {ndim} dimensions.")
+    axes = sorted({ax % ndim for ax in given})
+    if len(axes) != len(given):
+        raise ValueError("Duplicate axes detected in reduction.")
+    for ax in axes if name else ():
+        if a.shape[ax] == 0:
+            raise ValueError(f"[{name}] Cannot {name} reduce over axis {ax} with size 0.")
+    return tuple(axes)
+
+
+def _reduce(fn, a, axis, keepdims: bool, dtype: Dtype, name: str | None = None) -> array:
     a = _arr(a)
+    dims = _reduce_axes(a, axis, name)
     t = cast(a._t, a._dtype, dtype)
-    dims = _axes(axis, a.ndim)
-    if dims is None:
-        dims = tuple(range(a.ndim))
-    return wrap_result(fn(t, dims, keepdims) if dims else t, dtype)
+    out = fn(t, dims, keepdims) if dims else t
+    if out.dtype is not dtype.carrier:  # (torch sums and multiplies integers in int64;
+        out = out.to(dtype.carrier)     # MLX in the result's type, wrapping round)
+    return wrap_result(out, dtype)
+
+
+def _mean_axes(a: array, axis, name: str = "mean") -> None:
+    """MLX's own check of mean's (and var's, std's, median's) axes, before the sum's."""
+    ndim = a.ndim
+    for ax in () if axis is None else (axis,) if isinstance(axis, int) else axis:
+        if not -ndim <= ax < ndim:
+            raise IndexError(f"[{name}] axis {ax} is out of bounds for array with {ndim} "
+                             "dimensions.")
 
 
 def sum(a, /, axis=None, keepdims: bool = False, *, stream=None) -> array:  # noqa: A001
     a = _arr(a)
+    if not _reduce_axes(a, axis):  # (no axis to reduce: MLX gives `a` itself, dtype and all)
+        return a
     return _reduce(lambda t, d, k: E.sum(t, dim=d, keepdim=k), a, axis, keepdims,
                    _sum_dtype(a._dtype))
 
 
 def prod(a, /, axis=None, keepdims: bool = False, *, stream=None) -> array:
     a = _arr(a)
+    if not _reduce_axes(a, axis):
+        return a
 
     def fn(t, dims, k):
-        for d in sorted((x % t.dim() for x in dims), reverse=True):
+        for d in sorted(dims, reverse=True):
             t = E.prod(t, dim=d, keepdim=k)
         return t
     return _reduce(fn, a, axis, keepdims, _sum_dtype(a._dtype))
 
 
 def mean(a, /, axis=None, keepdims: bool = False, *, stream=None) -> array:
-    a = _float(_arr(a))
+    a = _arr(a)
+    _mean_axes(a, axis)
+    if a._dtype.kind not in "fc":
+        # NOTE: MLX's mean of integers is their `sum` (in int32 for the small types,
+        # wrapping round) times 1/n in float32, so int32 2**30 four times means 0
+        n = math.prod(a.shape[d] for d in _reduce_axes(a, axis))
+        total = sum(a, axis, keepdims)
+        scale = float(np.float32(1.0 / n)) if n else math.inf
+        return _wrap(cast(total._t, total._dtype, D.float32) * scale, D.float32)
     return _reduce(lambda t, d, k: E.mean(t, dim=d, keepdim=k), a, axis, keepdims, a._dtype)
 
 
 def var(a, /, axis=None, keepdims: bool = False, ddof: int = 0, *, stream=None) -> array:
     a = _float(_arr(a))
+    _mean_axes(a, axis)
+    if not _reduce_axes(a, axis):  # (each element's own variance: 0, over max(1 - ddof, 0))
+        zero = E.zeros_like(a._t)
+        return _wrap(zero if ddof < 1 else zero / 0.0, a._dtype)
     return _reduce(lambda t, d, k: E.var(t, dim=d, keepdim=k, correction=ddof), a, axis,
                    keepdims, a._dtype)
 
@@ -314,12 +365,14 @@ def std(a, /, axis=None, keepdims: bool = False, ddof: int = 0, *, stream=None) 
 
 def max(a, /, axis=None, keepdims: bool = False, *, stream=None) -> array:  # noqa: A001
     a = _arr(a)
-    return _reduce(lambda t, d, k: E.amax(t, dim=d, keepdim=k), a, axis, keepdims, a._dtype)
+    return _reduce(lambda t, d, k: E.amax(t, dim=d, keepdim=k), a, axis, keepdims, a._dtype,
+                   "max")
 
 
 def min(a, /, axis=None, keepdims: bool = False, *, stream=None) -> array:  # noqa: A001
     a = _arr(a)
-    return _reduce(lambda t, d, k: E.amin(t, dim=d, keepdim=k), a, axis, keepdims, a._dtype)
+    return _reduce(lambda t, d, k: E.amin(t, dim=d, keepdim=k), a, axis, keepdims, a._dtype,
+                   "min")
 
 
 def all(a, /, axis=None, keepdims: bool = False, *, stream=None) -> array:  # noqa: A001
@@ -334,78 +387,127 @@ def any(a, /, axis=None, keepdims: bool = False, *, stream=None) -> array:  # no
 
 def logsumexp(a, /, axis=None, keepdims: bool = False, *, stream=None) -> array:
     a = _float(_arr(a))
+    if a.size == 0:
+        raise ValueError("[logsumexp] Received empty array.")
+    if a.ndim == 0 and axis is not None and _axes(axis, 0):
+        raise ValueError("[logsumexp] Received non-empty axes for array with 0 dimensions.")
     return _reduce(lambda t, d, k: E.logsumexp(t, dim=d, keepdim=k), a, axis, keepdims,
                    a._dtype)
 
 
-def _arg(fn, a, axis, keepdims: bool) -> array:
+def _arg(fn, a, axis, keepdims: bool, name: str) -> array:
     a = _arr(a)
-    t = a._t
-    if axis is None:
+    if isinstance(axis, tuple | list):  # (one axis only: MLX's binding refuses more)
+        raise bad_call(name, f"{name}(a: array, /, axis: None | int = None, keepdims: bool = "
+                       "False, *, stream: StreamOrDevice = None) -> array", (a, axis))
+    if axis is None and keepdims and a.ndim == 0:  # (MLX's vector of ndim - 1 axes)
+        raise ValueError("cannot create std::vector larger than max_size()")
+    if a.size == 0:
+        raise ValueError(f"[{name}] Cannot {name} reduce zero size array.")
+    t = a._t if a._dtype is not D.bool_ else a._t.to(E.uint8)  # (torch refuses bool)
+    flat = axis is None
+    if flat:
         t, axis = t.reshape(-1), 0
+    else:
+        _reduce_axes(a, axis)
     out = fn(t, dim=axis, keepdim=keepdims)
-    if keepdims and a.ndim and axis is None:
+    if keepdims and flat:  # (over all axes, kept: a 1 for each)
         out = out.reshape((1,) * a.ndim)
     return _wrap(out, D.uint32)
 
 
 def argmax(a, /, axis=None, keepdims: bool = False, *, stream=None) -> array:
-    return _arg(E.argmax, a, axis, keepdims)
+    return _arg(E.argmax, a, axis, keepdims, "argmax")
 
 
 def argmin(a, /, axis=None, keepdims: bool = False, *, stream=None) -> array:
-    return _arg(E.argmin, a, axis, keepdims)
+    return _arg(E.argmin, a, axis, keepdims, "argmin")
 
 
-def _scan(fn, a, axis, reverse: bool, inclusive: bool, ident: int) -> array:
+def _scan(fn, a, axis, reverse: bool, inclusive: bool, ident: int, name: str = "cumsum",
+          dtype: Dtype | None = None) -> array:
     a = _arr(a)
     t = a._t
     if axis is None:
         t, axis = t.reshape(-1), 0
+    elif not -a.ndim <= axis < a.ndim:
+        raise IndexError(f"[{name}] Axis {axis} is out of bounds for array with {a.ndim} "
+                         "dimensions.")
+    dtype = a._dtype if dtype is None else dtype
+    t = cast(t, a._dtype, dtype)
     if reverse:
         t = E.flip(t, (axis,))
     out = fn(t, axis)
-    if not inclusive:
-        out = E.narrow(out, axis, 0, out.shape[axis] - 1) if out.shape[axis] else out
+    if not inclusive and out.shape[axis]:  # (shifted by one, `ident` first)
+        out = E.narrow(out, axis, 0, out.shape[axis] - 1)
         pad = [0, 0] * (t.dim() - 1 - axis % t.dim()) + [1, 0]
-        out = E.nn.functional.pad(out, pad, value=ident)
+        value = ident(dtype) if callable(ident) else ident
+        out = E.nn.functional.pad(out, pad, value=value)
     if reverse:
         out = E.flip(out, (axis,))
-    return wrap_result(out.to(a._dtype.carrier), a._dtype)
+    return wrap_result(out.to(dtype.carrier), dtype)
 
 
 def cumsum(a, /, axis=None, *, reverse: bool = False, inclusive: bool = True,
            stream=None) -> array:
-    return _scan(lambda t, d: E.cumsum(t, d), a, axis, reverse, inclusive, 0)
+    a = _arr(a)
+    return _scan(lambda t, d: E.cumsum(t, d), a, axis, reverse, inclusive, 0, "cumsum",
+                 D.int32 if a._dtype is D.bool_ else None)
 
 
 def cumprod(a, /, axis=None, *, reverse: bool = False, inclusive: bool = True,
             stream=None) -> array:
-    return _scan(lambda t, d: E.cumprod(t, d), a, axis, reverse, inclusive, 1)
+    return _scan(lambda t, d: E.cumprod(t, d), a, axis, reverse, inclusive, 1, "cumprod")
 
 
 def cummax(a, /, axis=None, *, reverse: bool = False, inclusive: bool = True,
            stream=None) -> array:
-    return _scan(lambda t, d: E.cummax(t, d).values, a, axis, reverse, inclusive, 0)
+    return _scan(lambda t, d: E.cummax(t, d).values, a, axis, reverse, inclusive,
+                 lambda dt: _extreme(dt, False), "cummax")
 
 
 def cummin(a, /, axis=None, *, reverse: bool = False, inclusive: bool = True,
            stream=None) -> array:
-    return _scan(lambda t, d: E.cummin(t, d).values, a, axis, reverse, inclusive, 0)
+    return _scan(lambda t, d: E.cummin(t, d).values, a, axis, reverse, inclusive,
+                 lambda dt: _extreme(dt, True), "cummin")
+
+
+def _extreme(dt: Dtype, high: bool):
+    """The highest (or lowest) value of `dt`, in its carrier: infinity for floats, the
+    type's limit for integers (uint64's highest is -1 in its int64 carrier)."""
+    if dt.kind in "fc":
+        return math.inf if high else -math.inf
+    if dt is D.bool_:
+        return high
+    if dt is D.uint64:
+        return -1 if high else 0
+    info = np.iinfo(dt.np)
+    return int(info.max if high else info.min)
 
 
 def softmax(a, /, axis=None, *, precise: bool = False, stream=None) -> array:
-    a = _float(_arr(a))
-    if axis is None:
-        return _wrap(E.softmax(a._t.reshape(-1), 0).reshape(a.shape), a._dtype)
-    out = a._t
-    for d in _axes(axis, a.ndim):
-        if len(_axes(axis, a.ndim)) > 1:
-            break
-        out = E.softmax(out, d)
+    """exp(a) normalized over `axis` (all axes by default). MLX's dtypes: a float result
+    over the last axis (with only length-1 axes just before it among those reduced), else
+    the input's dtype (so integers truncate); an empty array comes back as it is."""
+    a = _arr(a)
+    if a.size == 0:
+        return a
+    axes = list(range(a.ndim)) if axis is None else list(_axes(axis, a.ndim))
+    if a.ndim == 0 and axes:
+        raise ValueError("[softmax] Received non-empty axes for array with 0 dimensions.")
+    dims = _reduce_axes(a, axes)
+    x = _float(a)
+    if len(dims) == a.ndim > 1:
+        out = _wrap(E.softmax(x._t.reshape(-1), 0).reshape(x.shape), x._dtype)
+    elif len(dims) == 1:
+        out = _wrap(E.softmax(x._t, dims[0]), x._dtype)
+    elif dims:
+        out = exp(x - logsumexp(x, dims, keepdims=True))
     else:
-        return _wrap(out, a._dtype)
-    return exp(a - logsumexp(a, axis, keepdims=True))
+        out = exp(x - x)  # (each element on its own: 1, NaN where it is not finite)
+    last = bool(axes) and axes[-1] in (a.ndim - 1, -1) and builtins.all(
+        axes[i] + 1 == axes[i + 1] and a.shape[axes[i]] == 1 for i in range(len(axes) - 1))
+    return out if last and a._dtype.kind != "c" else out.astype(a._dtype)
 
 
 # -- products -------------------------------------------------------------------------------
@@ -454,7 +556,18 @@ def outer(a, b, /, *, stream=None) -> array:
 
 
 def inner(a, b, /, *, stream=None) -> array:
-    return sum(multiply(a, b), axis=-1)
+    """NumPy's inner product, as MLX defines it: `a * b` when either is 0-d, else the
+    contraction of the last axes (a tensordot, so integers are refused as matmul's)."""
+    a, b = _arr(a), _arr(b)
+    if a.ndim == 0 or b.ndim == 0:
+        return multiply(a, b)
+    if a.shape[-1] != b.shape[-1]:
+        raise ValueError("[inner] a and b must have the same last dimension.")
+    dt = _product_dtype(a, b)
+    if not a.shape[-1]:  # (an empty sum: zeros; ember's tensordot cannot fold 0 columns)
+        return zeros((*a.shape[:-1], *b.shape[:-1]), dt)
+    return _wrap(E.tensordot(cast(a._t, a._dtype, dt), cast(b._t, b._dtype, dt),
+                             dims=([a.ndim - 1], [b.ndim - 1])), dt)
 
 
 def tensordot(a, b, /, axes=2, *, stream=None) -> array:
@@ -511,8 +624,23 @@ def expand_dims(a, /, axis, *, stream=None) -> array:
 
 def transpose(a, /, axes=None, *, stream=None) -> array:
     a = _arr(a)
-    axes = tuple(reversed(range(a.ndim))) if axes is None else tuple(axes)
-    return _wrap(a._t.permute(*axes), a._dtype)
+    n = a.ndim
+    if axes is None:
+        return _wrap(a._t.permute(tuple(reversed(range(n)))), a._dtype)
+    axes = tuple(axes)
+    if len(axes) != n:
+        raise ValueError(f"[transpose] Received {len(axes)} axes for array with {n} "
+                         "dimensions.")
+    seen = []
+    for ax in axes:
+        ax = ax + n if ax < 0 else ax
+        if not 0 <= ax < n:
+            raise IndexError(f"[transpose] Invalid axis ({ax}) for array with {n} "
+                             "dimensions.")
+        if ax in seen:
+            raise ValueError("[transpose] Repeat axes not allowed.")
+        seen.append(ax)
+    return _wrap(a._t.permute(tuple(seen)), a._dtype)
 
 
 def swapaxes(a, /, axis1: int, axis2: int, *, stream=None) -> array:
@@ -554,18 +682,31 @@ def stack(arrays, axis: int = 0, *, stream=None) -> array:
 
 
 def split(a, /, indices_or_sections, axis: int = 0, *, stream=None) -> list:
+    """`a` cut along `axis` into equal parts (an int) or at the indices given, which are
+    read as NumPy's (as Python's slice bounds: negative from the end, clamped, a part
+    empty where an index comes before the one ahead of it)."""
     a = _arr(a)
+    if not -a.ndim <= axis < a.ndim:
+        raise IndexError(f"[split] Axis {axis} is out of bounds for array with {a.ndim} "
+                         "dimensions.")
     n = a.shape[axis]
     if isinstance(indices_or_sections, int):
-        if n % indices_or_sections:
-            raise ValueError("[split] Cannot split array into equal sized parts.")
-        size = n // indices_or_sections
-        bounds = [i * size for i in range(1, indices_or_sections)]
+        parts = indices_or_sections
+        if parts <= 0:
+            raise ValueError("[split] num_splits must be positive and non-zero but got "
+                             f"{parts}.")
+        if n % parts:
+            raise ValueError("Array split does not result in sub arrays with equal size: "
+                             f"attempting {parts} splits along axis {axis} for shape "
+                             f"{shape_text(a.shape)}.")
+        size = n // parts
+        bounds = [i * size for i in range(1, parts)]
     else:
         bounds = list(indices_or_sections)
-    edges = [0, *bounds, n]
+    edges = [0, *bounds, None]
+    spans = [slice(lo, hi).indices(n)[:2] for lo, hi in zip(edges[:-1], edges[1:])]
     return [_wrap(E.narrow(a._t, axis, lo, builtins.max(hi - lo, 0)), a._dtype)
-            for lo, hi in zip(edges[:-1], edges[1:])]
+            for lo, hi in spans]
 
 
 def repeat(a, /, repeats: int, axis: int | None = None, *, stream=None) -> array:
@@ -581,31 +722,83 @@ def tile(a, /, reps, *, stream=None) -> array:
 
 
 def pad(a, /, pad_width, mode: str = "constant", constant_values=0, *, stream=None) -> array:
+    """`a` padded by `pad_width` (an int, a (low, high) pair for every axis, or one pair
+    per axis) with `constant_values`, or (`mode`) with its edge values, or reflected about
+    its edge values ("reflect", period 2(n-1)) or about its edges ("symmetric", period 2n),
+    as NumPy's modes of those names; widths may pass the axis length."""
     a = _arr(a)
-    if isinstance(pad_width, int):
-        widths = [(pad_width, pad_width)] * a.ndim
-    else:
-        pw = [tuple(p) if isinstance(p, tuple | list) else (p, p) for p in pad_width]
-        widths = pw * a.ndim if len(pw) == 1 else pw
-    flat = [x for lo_hi in reversed(widths) for x in lo_hi]
+    widths = _pad_widths(pad_width, a.ndim)
+    if len(widths) != a.ndim:
+        raise ValueError("Invalid number of padding sizes passed to pad with axes of size "
+                         f"{a.ndim}")
+    for ax, (lo, hi) in enumerate(widths):
+        for side, w in (("low", lo), ("high", hi)):
+            if w < 0:
+                raise ValueError(f"Invalid {side} padding size ({w}) passed to pad for axis "
+                                 f"{ax}. Padding sizes must be non-negative")
     if mode == "constant":
-        value = constant_values.item() if isinstance(constant_values, array) else constant_values
+        first = numpy_of(to_array(constant_values, a._dtype)).reshape(-1)[:1]  # (MLX reads
+        value = _to_carrier(first, a._dtype)[0].item()                         # the first)
+        flat = [x for lo_hi in reversed(widths) for x in lo_hi]
         return _wrap(E.nn.functional.pad(a._t, flat, value=value), a._dtype)
+    if mode not in ("edge", "reflect", "symmetric"):
+        raise ValueError(f"Invalid padding mode ({mode}) passed to pad")
+    t = a._t
+    for ax, (lo, hi) in enumerate(widths):
+        n = a.shape[ax]
+        if not lo and not hi:
+            continue
+        if n == 0:
+            t = _empty_axis_pad(t, ax, lo, hi, mode)
+            continue
+        t = E.index_select(t, ax, E.tensor(_pad_positions(n, lo, hi, mode)))
+    return _wrap(t, a._dtype)
+
+
+def _pad_widths(pad_width, ndim: int) -> list:
+    """[(low, high)] per axis from MLX's forms of `pad_width`: an int, (int,), one pair
+    for every axis, or a list of pairs (one of which is for every axis)."""
+    if isinstance(pad_width, int):
+        return [(pad_width, pad_width)] * ndim
+    pw = list(pad_width)
+    if len(pw) == 1 and isinstance(pw[0], int):
+        return [(pw[0], pw[0])] * ndim
+    if len(pw) == 2 and builtins.all(isinstance(p, int) for p in pw):
+        return [tuple(pw)] * ndim
+    pairs = [tuple(p) for p in pw]
+    return pairs * ndim if len(pairs) == 1 else pairs
+
+
+def _pad_positions(n: int, lo: int, hi: int, mode: str) -> np.ndarray:
+    """The source position of each element of an axis of length `n` padded by (lo, hi):
+    clamped for "edge", folded back and forth about the edge values ("reflect") or edges
+    ("symmetric") as often as the widths need."""
+    j = np.arange(-lo, n + hi)
     if mode == "edge":
-        return _wrap(_edge_pad(a._t, widths), a._dtype)
-    raise ValueError(f"Invalid padding mode ({mode}) passed to pad")
+        return np.clip(j, 0, n - 1)
+    if mode == "reflect" and n == 1:
+        return np.zeros_like(j)
+    period = 2 * (n - 1) if mode == "reflect" else 2 * n
+    k = j % period
+    back = period - k if mode == "reflect" else period - 1 - k
+    return np.where(k < n, k, back)
 
 
-def _edge_pad(t, widths):
-    for d, (lo, hi) in enumerate(widths):
-        parts = [E.narrow(t, d, 0, 1).expand(*[lo if i == d else s for i, s in
-                                                enumerate(t.shape)])] if lo else []
-        parts.append(t)
-        if hi:
-            last = E.narrow(t, d, t.shape[d] - 1, 1)
-            parts.append(last.expand(*[hi if i == d else s for i, s in enumerate(t.shape)]))
-        t = E.cat(parts, dim=d)
-    return t
+def _empty_axis_pad(t, ax: int, lo: int, hi: int, mode: str):
+    """Padding an axis of length 0 (so `t` has no elements): MLX refuses it for
+    "reflect"/"symmetric"; for "edge" it fills zeros, after a broadcast that fails unless
+    both sides are padded."""
+    if mode != "edge":
+        raise ValueError(f"[pad] Cannot pad empty axis {ax} using mode '{mode}'.")
+    shape = list(t.shape)
+    if not (lo and hi):
+        done = [*shape[:ax], lo + hi, *shape[ax + 1:]]  # (the axes before are padded)
+        want = [*shape[:ax], lo or hi, *shape[ax + 1:]]
+        src = [*done[:ax], 0, *done[ax + 1:]]
+        raise ValueError(f"Cannot broadcast array of shape {shape_text(src)} into shape "
+                         f"{shape_text(want)}.")
+    shape[ax] = lo + hi
+    return E.zeros(shape, dtype=t.dtype)
 
 
 # -- indexing -------------------------------------------------------------------------------
@@ -631,7 +824,14 @@ def take_along_axis(a, /, indices, axis: int | None = None, *, stream=None) -> a
                                      + tuple(t.shape[axis % t.dim() + 1:]), tuple(idx.shape)))
     base = list(shape)
     base[axis % t.dim()] = t.shape[axis % t.dim()]
-    return _wrap(E.gather(t.expand(*base), axis, idx.to(E.int64).expand(*shape)), a._dtype)
+    idx = _wrapped_indices(idx.to(E.int64), i, t.shape[axis % t.dim()])
+    return _wrap(E.gather(t.expand(*base), axis, idx.expand(*shape)), a._dtype)
+
+
+def _wrapped_indices(idx, i: array, n: int):
+    """Indices along an axis of length `n` with negative ones counted from its end, as
+    MLX's gathers and scatters take them (one op, and none for unsigned indices)."""
+    return idx if i._dtype.kind != "i" or n == 0 else E.remainder(idx, n)
 
 
 def put_along_axis(a, /, indices, values, axis: int | None = None, *, stream=None) -> array:
@@ -639,8 +839,14 @@ def put_along_axis(a, /, indices, values, axis: int | None = None, *, stream=Non
     t = a._t.reshape(-1) if axis is None else a._t
     idx = i._t.reshape(-1).to(E.int64) if axis is None else i._t.to(E.int64)
     vals = cast(v._t, v._dtype, a._dtype)
-    axis = 0 if axis is None else axis
-    vals = E.broadcast_to(vals, tuple(idx.shape)) if vals.shape != idx.shape else vals
+    axis = 0 if axis is None else axis % t.dim()
+    # (the indices broadcast against the array's other axes, as in take_along_axis, and
+    # the values against them)
+    shape = np.broadcast_shapes(tuple(t.shape[:axis]) + (1,) + tuple(t.shape[axis + 1:]),
+                                tuple(idx.shape), tuple(vals.shape))
+    idx = _wrapped_indices(idx, i, t.shape[axis])
+    idx = idx.expand(*shape) if tuple(idx.shape) != shape else idx
+    vals = E.broadcast_to(vals, shape) if tuple(vals.shape) != shape else vals
     out = t.scatter(axis, idx, vals)
     return _wrap(out.reshape(a.shape), a._dtype)
 
@@ -755,26 +961,56 @@ def array_from_np(a: np.ndarray, dtype: Dtype) -> array:
 
 
 def arange(*args, dtype: Dtype | None = None, stream=None, **kw) -> array:
-    """`arange(stop)`, `arange(start, stop[, step])`: int32 when all are ints, else float32."""
-    start, stop, step = 0, None, 1
-    if "start" in kw or "stop" in kw or "step" in kw:
-        start, stop, step = kw.get("start", 0), kw.get("stop"), kw.get("step", 1)
-    if len(args) == 1:
-        stop = args[0]
-    elif len(args) >= 2:
-        start, stop = args[0], args[1]
-        if len(args) == 3:
-            step = args[2]
-    if stop is None:
-        start, stop = 0, start
-    every = (start, stop, step)
-    dt = dtype or (D.int32 if builtins.all(isinstance(v, int) for v in every) else D.float32)
-    n = builtins.max(0, math.ceil((stop - start) / step))
-    if dt.kind in "iu":
-        values = start + np.arange(n, dtype=np.float64) * step
-        return array_from_np(values, dt)
-    values = start + np.arange(n, dtype=np.float64) * step
-    return array_from_np(values, dt)
+    """`arange(stop[, step][, dtype])`, `arange(start, stop[, step][, dtype])`: in the
+    dtype of the bounds given (int32, int64 past its range, float32; bool refused) unless
+    one is named. Filled as MLX's CPU kernel fills it: the first value and the step
+    taken in the dtype (the step as T(start + step) - T(start)), then the step added
+    over and over in the dtype, so float steps gather rounding (`arange(0, 2, 0.1)[7]`
+    is 0.70000005) and an integer dtype truncates a float step first."""
+    names = ("start", "stop", "step", "dtype")  # (MLX's two signatures)
+    if len(args) < 2 and "stop" not in kw or len(args) == 3 and isinstance(args[2], Dtype):
+        names = ("stop", "step", "dtype")
+    given = dict(zip(names, args), **kw)
+    dtype = given.pop("dtype", None) or dtype
+    if given.get("stop", 0) is None:  # (`arange(stop, None, step)`)
+        given["stop"] = given.pop("start")
+    if "stop" not in given:
+        raise TypeError("arange(): incompatible function arguments.")
+    bounds = [given[k] for k in ("start", "stop", "step") if given.get(k) is not None]
+    if dtype is None:
+        if builtins.all(isinstance(v, bool) for v in bounds):
+            dtype = D.bool_
+        elif builtins.all(isinstance(v, int) for v in bounds):
+            small = builtins.all(-(2**31) <= v < 2**31 for v in bounds)
+            dtype = D.int32 if small else D.int64
+        else:
+            dtype = D.float32
+    if dtype is D.bool_:
+        raise ValueError("bool not supported for arange.")
+    start, stop = float(given.get("start") or 0), float(given["stop"])
+    step = 1.0 if given.get("step") is None else float(given["step"])
+    if builtins.any(math.isnan(v) for v in (start, stop, step)) or \
+            math.isinf(start) or math.isinf(stop):
+        raise ValueError("[arange] Cannot compute length.")
+    if step == 0:
+        raise ValueError("[arange] step must be nonzero.")
+    if math.isinf(step) and (step > 0 and start < stop or step < 0 and start > stop):
+        n = 1
+    else:
+        size = math.ceil((stop - start) / step)
+        if size > 2**31 - 1:
+            raise ValueError("[arange] Maximum size exceeded.")
+        n = builtins.max(size, 0)
+    with np.errstate(all="ignore"):  # (out-of-range casts give what C's casts give)
+        first = np.array([start, start + step]).astype(dtype.np)
+        if dtype.kind in "iu":  # (modular, as the kernel's additions wrap)
+            u = first.astype(np.uint64)
+            values = u[0] + np.arange(n, dtype=np.uint64) * (u[1] - u[0])
+        else:
+            values = np.full(n, first[1] - first[0], dtype.np)
+            values[:1] = first[:1]
+            values = np.cumsum(values, dtype=dtype.np)  # (one addition after another)
+    return array_from_np(values, dtype)
 
 
 def linspace(start, stop, num: int = 50, dtype: Dtype = D.float32, *, stream=None) -> array:

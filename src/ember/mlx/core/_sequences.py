@@ -5,16 +5,15 @@ cumulative family's other names and `logcumsumexp`, `searchsorted`, fixed-size `
 from __future__ import annotations
 
 import builtins
+import math
 
 import ember as E
 
 from . import _dtypes as D
 from . import _ops as O
-from ._array import _wrap, array, cast
+from ._array import _wrap, array, as_array, cast
 
-
-def _arr(x) -> array:
-    return x if isinstance(x, array) else array(x)
+_arr = as_array  # (the conversion every op's array operands share)
 
 
 def diff(a, /, n: int = 1, axis: int = -1) -> array:
@@ -53,7 +52,7 @@ def logcumsumexp(a, /, axis: int | None = None, *, reverse: bool = False,
     """The running log(sum(exp(.))) along `axis` (of the flattened array by default)."""
     a = O._float(_arr(a))
     return O._scan(lambda t, d: E.logcumsumexp(t, d), a, axis, reverse, inclusive,
-                   float("-inf"))
+                   float("-inf"), "logcumsumexp")
 
 
 def searchsorted(sorted_sequence, values, /, side: str = "left") -> array:
@@ -104,14 +103,26 @@ def unique(a, /, size: int, return_index: bool = False, return_inverse: bool = F
 
 def median(a, /, axis=None, keepdims: bool = False) -> array:
     """The median over `axis` (all axes by default); the mean of the middle two for an
-    even count; float32 for integer input."""
+    even count; float32 for integer input. Refused as MLX refuses it: an axis out of
+    range or given twice, an empty set of elements to take it of."""
     a = O._float(_arr(a))
-    axes = list(range(a.ndim)) if axis is None else [axis] if isinstance(axis, int) \
+    given = list(range(a.ndim)) if axis is None else [axis] if isinstance(axis, int) \
         else list(axis)
-    axes = sorted(x % a.ndim for x in axes) if a.ndim else []
+    for ax in given:
+        if not -a.ndim <= ax < a.ndim:
+            raise IndexError(f"[median] axis {ax} is out of bounds for array with {a.ndim} "
+                             "dimensions.")
+    axes = sorted({ax % a.ndim for ax in given})
+    if len(axes) != len(given):
+        raise ValueError("[median] Received duplicate axis.")
+    if not axes and a.ndim:
+        raise ValueError("[flatten] start_axis must be less than or equal to end_axis")
     rest = [d for d in range(a.ndim) if d not in axes]
-    t = a._t.permute(*rest, *axes).reshape(*[a.shape[d] for d in rest], -1)
+    t = a._t.permute(*rest, *axes) if a.ndim else a._t
+    t = t.reshape(*[a.shape[d] for d in rest], math.prod(a.shape[d] for d in axes))
     n = t.shape[-1]
+    if n == 0:
+        raise ValueError("[median] Cannot take median along empty axis.")
     s = E.sort(t, dim=-1).values
     mid = s[..., n // 2] if n % 2 else (s[..., n // 2 - 1] + s[..., n // 2]) * 0.5
     mid = E.where(E.isnan(t).any(-1), float("nan"), mid)  # a NaN anywhere wins, as in MLX

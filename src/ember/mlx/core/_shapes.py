@@ -8,11 +8,9 @@ import ember as E
 
 from . import _dtypes as D
 from . import _ops as O
-from ._array import _wrap, array, cast
+from ._array import _wrap, array, as_array, cast
 
-
-def _arr(x) -> array:
-    return x if isinstance(x, array) else array(x)
+_arr = as_array  # (the conversion every op's array operands share)
 
 
 def _atleast(arys, n: int, fn):
@@ -95,16 +93,20 @@ def flip(a, /, axis=None) -> array:
     return _wrap(E.flip(a._t, tuple(axes)), a._dtype)
 
 
-def roll(a, shift, axis=None, /) -> array:
+def roll(a, /, shift, axis=None) -> array:
     """Elements shifted along `axis` (of the flattened array by default), wrapping round.
     A tuple of shifts on one axis (or with no axis) adds up; one shift applies to every
-    axis given."""
+    axis given. (MLX's signature marks `shift` and `axis` positional-only, but its
+    binding takes them as keywords too.)"""
     a = _arr(a)
     shifts = [shift] if isinstance(shift, int) else list(shift)
     if axis is None:
         flat = E.roll(a._t.reshape(-1), sum(shifts), 0)
         return _wrap(flat.reshape(a.shape), a._dtype)
     axes = [axis] if isinstance(axis, int) else list(axis)
+    for ax in axes:
+        if not -a.ndim <= ax < a.ndim:
+            raise IndexError(f"[roll] Invalid axis {ax} for array with {a.ndim} dimensions.")
     if len(axes) == 1:
         shifts = [sum(shifts)]
     elif len(shifts) == 1:

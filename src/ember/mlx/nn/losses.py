@@ -84,6 +84,8 @@ def _indexed_cross_entropy(logits: mx.array, targets: mx.array,
     n_classes = t.shape[-1]
     flat = t.reshape(-1, n_classes) if t.dim() != 2 else t
     idx = targets._t.reshape(-1).to(E.int64)
+    if targets.dtype.kind == "i" and n_classes:  # (a negative class counts from the end)
+        idx = E.remainder(idx, n_classes)
     loss = E.nn.functional.cross_entropy(flat, idx, reduction=reduction)
     if reduction == "none":
         loss = loss.reshape(tuple(targets.shape))
