@@ -56,3 +56,52 @@ CASES = [
 @pytest.mark.parametrize("expr", CASES)
 def test_same_as_mlx(expr):
     assert _run(expr, mx) == _run(expr, mlx), expr
+
+
+# arange as MLX's CPU kernel fills it: the step taken in the dtype and added over and
+# over (float steps gather rounding; an integer dtype truncates the step first), and
+# the dtype of the bounds given (int64 past int32's range, bool refused)
+ARANGE = [
+    "mx.arange(0, 2, 0.1).tolist()",
+    "mx.arange(0, 2, 0.1)[7].item()",
+    "mx.arange(1, 0, -0.1).tolist()",
+    "mx.arange(0, 100, 0.7)[-5:].tolist()",
+    "mx.arange(1e8, 1e8 + 100, 7.0).tolist()",
+    "mx.arange(2**24, 2**24 + 6, dtype=mx.float32).tolist()",
+    "mx.arange(0, 1, 0.1, dtype=mx.float64).tolist()",
+    "mx.arange(0, 3, 0.1, dtype=mx.float16).tolist()",
+    "mx.arange(0, 3, 0.1, dtype=mx.bfloat16).tolist()",
+    "mx.arange(0, 300, 7, dtype=mx.bfloat16).tolist()",
+    "mx.arange(0.1, 1, 0.3, mx.complex64).tolist()",
+    "mx.arange(0, 5, 1.5, dtype=mx.int32)",
+    "mx.arange(0, 5, 0.5, dtype=mx.int32)",
+    "mx.arange(-3, 5, 1.7, dtype=mx.int8)",
+    "mx.arange(-1.5, 3.3, 0.7, dtype=mx.int32)",
+    "mx.arange(-5, 5, 3.3, mx.uint32)",
+    "mx.arange(-3, 0, 1, dtype=mx.uint8)",
+    "mx.arange(300, 310, 3, dtype=mx.uint8)",
+    "mx.arange(0, 1e10, 3e9, dtype=mx.int32)",
+    "mx.arange(2**31 - 2, 2**31 + 1)",
+    "mx.arange(0, 5, 2**31)",
+    "mx.arange(2**63 - 2, 2**63 - 1)",
+    "mx.arange(0, 5, True)",
+    "mx.arange(True)",
+    "mx.arange(5, dtype=mx.bool_)",
+    "mx.arange(0, 10, 0)",
+    "mx.arange(0, 10, 0.0)",
+    "mx.arange(float('inf'))",
+    "mx.arange(0, float('nan'))",
+    "mx.arange(0, 2**32)",
+    "mx.arange(0, 10, float('inf'))",
+    "mx.arange(0, -10, float('inf'))",
+    "mx.arange(3, step=2)",
+    "mx.arange(stop=3)",
+    "mx.arange(5, None, 2)",
+    "mx.arange(5, 2, mx.int32)",
+    "mx.arange(0, 5, 1, mx.float16)",
+]
+
+
+@pytest.mark.parametrize("expr", ARANGE)
+def test_arange_as_mlx(expr):
+    assert _run(expr, mx) == _run(expr, mlx), expr

@@ -77,3 +77,38 @@ _LIKE = ("class W:\n"
 ])
 def test_array_likes_as_mlx(expr):
     assert outcome(expr, mx, _LIKE) == outcome(expr, mlx, _LIKE), expr
+
+
+# round to decimals != 0 as MLX computes it (scale, round, unscale, in the float type;
+# integers through float32), and floor division as floor(a / b) in the type
+ROUNDING = [
+    "mx.round(mx.array([15, 25, 35, 45, -25, -35]), -1)",
+    "mx.round(mx.array([15, 25, -15, 144, 155], mx.int8), -1)",
+    "mx.round(mx.array([15, 25, 144, 155], mx.uint32), -1)",
+    "mx.round(mx.array([1234567891], mx.int32), -3)",
+    "mx.round(mx.array([2**31 - 1], mx.int32), -1)",
+    "mx.round(mx.array([True, True]), -1)",
+    "mx.round(mx.array([1.25, 2.35], mx.float16), 1)",
+    "mx.round(mx.array([1.25, 2.35], mx.bfloat16), 1)",
+    "mx.round(mx.array([1.25 + 2.35j]), 1)",
+    "mx.round(mx.array([1.5 + 2.5j]))",
+    "mx.round(mx.array([0.125, 0.375, 2.675, 3.14159]), 2).tolist()",
+    "mx.round(mx.array([0.1, 0.35, 2.675], mx.float16), 2).tolist()",
+    "mx.array(7., mx.float16) // 0.035",
+    "mx.array(7., mx.bfloat16) // 0.035",
+    "mx.array(7., mx.float32) // 0.035",
+    "mx.array([0.3, 0.7, 1.0]) // 0.1",
+    "mx.array([7., -7., 1.], mx.bfloat16) // mx.array(0.1, mx.bfloat16)",
+    "mx.floor_divide(mx.array([float('inf'), -float('inf')]), 2.0)",
+    "mx.array(-5.0) // float('inf')",
+    "mx.array(float('inf'), mx.float16) // 2.0",
+    "mx.array([7, -7, 0], mx.int32) // 0",
+    "mx.array([1 + 1j, 3 - 2j]) // (1 + 1j)",
+    "mx.floor_divide(mx.array([True, False]), mx.array([True, True]))",
+    "7.0 // mx.array([2, -2, 0])",
+]
+
+
+@pytest.mark.parametrize("expr", ROUNDING)
+def test_rounding_as_mlx(expr):
+    assert _run(expr, mx) == _run(expr, mlx), expr

@@ -99,3 +99,41 @@ _LIKE = ("class W:\n"
                                   "mx.broadcast_to(w, (2, 3))", "mx.array(w)[::-1]"])
 def test_array_likes_as_mlx(expr):
     assert outcome(expr, mx, _LIKE) == outcome(expr, mlx, _LIKE), expr
+
+
+# roll takes `shift` and `axis` as keywords too; split reads indices as NumPy's slice
+# bounds; transpose of a 0-d array and its axis checks
+MORE = [
+    "mx.roll(a, 1, axis=0)",
+    "mx.roll(a, (1, 2), axis=(0, 1))",
+    "mx.roll(a, shift=1, axis=-1)",
+    "mx.roll(a, 1, axis=2)",
+    "mx.roll(a, 1, axis=(0, -3))",
+    "mx.roll(mx.array(5), 1, axis=0)",
+    "mx.split(mx.arange(6), [2, 10])",
+    "mx.split(mx.arange(6), [-2])",
+    "mx.split(mx.arange(6), [-10, 3])",
+    "mx.split(mx.arange(6), [4, 2])",
+    "mx.split(mx.arange(6), [7, 8])",
+    "mx.split(mx.arange(6), [3, -1])",
+    "mx.split(mx.zeros((0,)), [1])",
+    "mx.split(mx.arange(6), 0)",
+    "mx.split(mx.arange(6), -1)",
+    "mx.split(mx.arange(6), 4)",
+    "mx.split(mx.zeros((2, 6)), 4, axis=-1)",
+    "mx.split(a, [1], axis=2)",
+    "mx.split(mx.array(3), 1)",
+    "mx.transpose(mx.array(3.0))",
+    "mx.array(3.0).T",
+    "mx.transpose(mx.array(3.0), ())",
+    "mx.transpose(mx.array(3.0), (0,))",
+    "mx.transpose(mx.zeros((2, 3, 4)), (0, 1))",
+    "mx.transpose(mx.zeros((2, 3, 4)), (0, 1, 3))",
+    "mx.transpose(mx.zeros((2, 3, 4)), (0, 0, 5))",
+    "mx.transpose(mx.zeros((2, 3, 4)), (0, 1, -4))",
+]
+
+
+@pytest.mark.parametrize("expr", MORE)
+def test_roll_split_transpose_as_mlx(expr):
+    assert _run(expr, mx) == _run(expr, mlx), expr

@@ -194,11 +194,11 @@ class array:
 
     def __floordiv__(self, o):
         check_operand(self, o, "__floordiv__", "floor division")
-        return binary(E.floor_divide, self, o)
+        return binary(mlx_floor_divide, self, o)
 
     def __rfloordiv__(self, o):
         check_operand(self, o, "__rfloordiv__", "floor division")
-        return binary(E.floor_divide, o, self)
+        return binary(mlx_floor_divide, o, self)
 
     def __mod__(self, o):
         check_operand(self, o, "__mod__", "modulus")
@@ -851,6 +851,21 @@ def mlx_remainder(ta: Tensor, tb: Tensor) -> Tensor:
         return E.remainder(ta, tb)
     r = E.fmod(ta, tb)
     return E.where((r != 0) & ((r < 0) != (tb < 0)), r + tb, r)
+
+
+def mlx_floor_divide(ta: Tensor, tb: Tensor) -> Tensor:
+    """MLX's `//`: for floats floor(a / b), the quotient rounded to the type first (so
+    float16 7 // 0.035 is 200, and inf // 2 is inf where PyTorch's fmod-based one gives
+    NaN); the quotient itself for complex; `and` for bool; for integers the floored
+    quotient, and 0 where the divisor is 0 (PyTorch raises)."""
+    if ta.dtype.is_floating_point:
+        return E.floor(E.div(ta, tb))
+    if ta.dtype.is_complex:
+        return E.div(ta, tb)
+    if ta.dtype is E.bool:
+        return E.logical_and(ta, tb)
+    zero = tb == 0
+    return E.where(zero, 0, E.floor_divide(ta, E.where(zero, 1, tb)))
 
 
 def binary(fn, a, b, numbers: bool = False) -> array:

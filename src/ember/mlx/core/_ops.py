@@ -27,6 +27,7 @@ from ._array import (
     compare,
     complex_order,
     divide,
+    mlx_floor_divide,
     mlx_remainder,
     numpy_of,
     operands,
@@ -132,10 +133,26 @@ ceil = _rounding(E.ceil, "ceil")
 
 
 def round(a, /, decimals: int = 0, *, stream=None) -> array:  # noqa: A001
+    """To the nearest (half to even) multiple of 10**-decimals. NOTE: as MLX computes it,
+    for decimals other than 0: times the scale (a float32, taken into the float type,
+    float32 for integers), rounded, times 1 / scale, cast back to the input's dtype. So
+    integers round to tens for decimals < 0 (through float32), and float16 to 1 decimal
+    rounds as float16 arithmetic does."""
     a = _arr(a)
-    if a._dtype.kind in "biu":
+    if decimals == 0 and a._dtype.kind in "biu":
         return a
-    return _wrap(E.round(a._t, decimals=decimals), a._dtype)
+    f = _float(a)
+    t = f._t
+    if decimals:
+        scale = np.float32(10.0**decimals)
+        up, down = (float(np.array(v).astype(f._dtype.np if f._dtype.kind == "f" else
+                                              np.float32)) for v in (scale, 1 / scale))
+        t = t * up
+    t = E.round(t) if f._dtype.kind != "c" else E.complex(E.round(E.real(t)),
+                                                          E.round(E.imag(t)))
+    if decimals:
+        t = t * down
+    return _wrap(cast(t, f._dtype, a._dtype), a._dtype)
 
 
 def isnan(a, /, *, stream=None) -> array:
@@ -164,7 +181,7 @@ def _binary(fn, name: str, numbers: bool = False):
 add = _binary(E.add, "add")
 subtract = _binary(E.sub, "subtract")
 multiply = _binary(E.mul, "multiply")
-floor_divide = _binary(E.floor_divide, "floor_divide")
+floor_divide = _binary(mlx_floor_divide, "floor_divide")
 remainder = _binary(mlx_remainder, "remainder")
 power = _binary(E.pow, "power")
 

@@ -1,0 +1,136 @@
+"""Reductions, scans, argmax/argmin and inner against MLX 0.32.4: the repr (dtype and six
+significant digits) and the NumPy dtype of the values held (an int32 result must be
+stored as int32, so it wraps as MLX's does), or exception type and message, must be
+equal."""
+
+import numpy as np
+import pytest
+
+import ember.mlx.core as mx
+from mlx_oracle import SMALL, outcome
+
+mlx = pytest.importorskip("mlx.core")
+
+
+def _shown(v):
+    """repr and, for a non-empty array not in bfloat16 (which NumPy cannot take from
+    MLX), the dtype NumPy reads its values in."""
+    if isinstance(v, list | tuple):
+        return [_shown(x) for x in v]
+    if hasattr(v, "dtype") and hasattr(v, "size") and v.size and "bfloat16" not in repr(v.dtype):
+        return repr(v), str(np.array(v).dtype)
+    return repr(v)
+
+
+def _run(expr: str, module):
+    return outcome(expr, module, SMALL, show=_shown)
+
+
+BIG = "mx.array([2**30] * 4, dtype=mx.int32)"
+
+REDUCTIONS = [
+    # integer sums and products in the result's type, wrapping round
+    f"mx.sum({BIG})",
+    "mx.sum(mx.array([1, 2], dtype=mx.int8))",
+    "mx.sum(mx.array([100, 100], dtype=mx.int8))",
+    "mx.sum(mx.array([True, False, True]))",
+    "mx.sum(mx.array([[1, 2], [3, 4]], mx.int16), axis=1)",
+    "mx.sum(mx.array([[1, 2], [3, 4]], mx.uint16), axis=0, keepdims=True)",
+    "mx.sum(mx.array([2**32 - 1, 1], mx.uint32))",
+    "mx.sum(mx.array([255, 1], mx.uint8))",
+    "mx.sum(mx.array([2**62, 2**62]))",
+    "mx.prod(mx.array([2**16, 2**16], dtype=mx.int32))",
+    "mx.prod(mx.array([1, 2], dtype=mx.int16))",
+    "mx.prod(mx.array([True, True]))",
+    "mx.count_nonzero(mx.array([1, 0, 2]))",
+    "mx.count_nonzero(mx.array([[1, 0], [2, 0]]), axis=0)",
+    "mx.trace(mx.array([[1, 2], [3, 4]], mx.int8))",
+    "mx.trace(mx.array([[2**30, 2], [3, 2**30 * 3]]))",
+    "mx.trace(mx.array([[True, False], [True, True]]))",
+    # the mean of integers: their (wrapping) sum times 1/n in float32
+    f"mx.mean({BIG})",
+    "mx.mean(mx.array([1, 2], mx.int8))",
+    "mx.mean(mx.array([[1, 2], [3, 5]], mx.int16), axis=1, keepdims=True)",
+    "mx.mean(mx.array([2**32 - 1, 1], mx.uint32))",
+    "mx.mean(mx.array([True, False, True]))",
+    "mx.mean(mx.zeros((2, 0), mx.int32), axis=1)",
+    "mx.mean(mx.array([1, 2, 3]), axis=1)",
+    "mx.mean(a, axis=0)",
+    # 0-d arrays
+    "mx.sum(mx.array(3, mx.uint8))",
+    "mx.sum(mx.array(True))",
+    "mx.prod(mx.array(3, mx.int8))",
+    "mx.mean(mx.array(3, mx.uint8))",
+    "mx.var(mx.array(3.0))",
+    "mx.std(mx.array(3.0))",
+    "mx.var(mx.array(3.0), ddof=1)",
+    "mx.max(mx.array(3, mx.uint8))",
+    "mx.logsumexp(mx.array(3.0))",
+    "mx.argmin(mx.array(3.0))",
+    "mx.count_nonzero(mx.array(3.0))",
+    "mx.sum(mx.array(3.0), axis=0)",
+]
+
+ARG = [
+    "mx.argmax(mx.array([False, True, True]))",
+    "mx.argmin(mx.array([True, False]))",
+    "mx.argmax(mx.array([[True, False], [False, True]]), axis=1)",
+    "mx.argmax(mx.array([[1, 5], [7, 2]]), keepdims=True)",
+    "mx.argmin(mx.array([[1, 5], [7, 2]]), keepdims=True)",
+    "mx.argmax(mx.array([[[1, 5], [7, 2]]]), keepdims=True)",
+    "mx.argmax(mx.array([[1, 5], [7, 2]]), axis=0, keepdims=True)",
+    "mx.argmax(mx.array(3.0), keepdims=True)",
+    "mx.argmax(a, axis=2)",
+]
+
+SCANS = [
+    "mx.cumsum(mx.array([True, False, True]))",
+    "mx.cumsum(mx.array([True, False, True]), inclusive=False, reverse=True)",
+    f"mx.cumsum({BIG})",
+    "mx.cumsum(mx.array([100, 100], dtype=mx.int8))",
+    "mx.cumprod(mx.array([2**16, 2**16], dtype=mx.int32))",
+    "mx.cumprod(mx.array([1, 2], dtype=mx.int16))",
+    # exclusive scans start from the operation's identity
+    "mx.cumsum(mx.array([1.0, 2.0, 3.0]), inclusive=False)",
+    "mx.cumprod(mx.array([1.0, 2.0, 3.0]), inclusive=False, reverse=True)",
+    "mx.cummax(mx.array([-1.0, -2.0, 3.0]), inclusive=False)",
+    "mx.cummin(mx.array([1.0, 2.0, 3.0]), inclusive=False, reverse=True)",
+    "mx.cummax(mx.array([1, 2, 3]), inclusive=False)",
+    "mx.cummin(mx.array([1, 2, 3]), inclusive=False)",
+    "mx.cummin(mx.array([1, 2, 3], mx.uint8), inclusive=False)",
+    "mx.cummin(mx.array([1, 2, 3], mx.uint32), inclusive=False)",
+    "mx.cummin(mx.array([1, 2, 3], mx.uint64), inclusive=False)",
+    "mx.cummax(mx.array([1, 2, 3], mx.int8), inclusive=False)",
+    "mx.cummin(mx.array([1, 2, 3], mx.int64), inclusive=False)",
+    "mx.cummax(mx.array([1, 2, 3], mx.int64), inclusive=False)",
+    "mx.cummin(mx.array([True, False]), inclusive=False)",
+    "mx.cummax(mx.array([1, 2, 3], mx.float16), inclusive=False)",
+    "mx.cummin(mx.array([1, 2, 3], mx.bfloat16), inclusive=False)",
+    "mx.cumprod(mx.array([[1, 2], [3, 4]]), axis=1, inclusive=False, reverse=True)",
+    # an empty axis stays empty
+    "mx.cumsum(mx.zeros((2, 0)), axis=1, inclusive=False)",
+    "mx.cumsum(mx.zeros((0,)), inclusive=False)",
+    "mx.cummax(mx.zeros((0, 3)), axis=0, inclusive=False)",
+]
+
+INNER = [
+    "mx.inner(mx.array(2.0), mx.array([1.0, 2.0]))",
+    "mx.inner(mx.array([1.0, 2.0]), mx.array(3.0))",
+    "mx.inner(mx.array(2), mx.array(3))",
+    "mx.inner(mx.array(2, mx.int8), mx.array(3, mx.uint8))",
+    "mx.inner(mx.ones((2, 3)), mx.ones((4, 3)))",
+    "mx.inner(mx.ones((2, 5, 3)), mx.ones((4, 3)))",
+    "mx.inner(mx.ones((2, 3, 4)), mx.ones((5, 2, 4)))",
+    "mx.inner(x, mx.array([[1.0, -1.0, 0.5], [0.5, 2.0, 3.0]]))",
+    "mx.inner(mx.ones((2, 3)), mx.ones((2,)))",
+    "mx.inner(a, a)",
+    "mx.inner(mx.array([True, False]), mx.array([True, True]))",
+    "mx.inner(mx.zeros((0, 3)), mx.ones((2, 3)))",
+    "mx.inner(mx.ones((2, 0)), mx.ones((3, 0)))",
+    "mx.inner(mx.ones((2, 3), mx.bfloat16), mx.ones((3,), mx.float16))",
+]
+
+
+@pytest.mark.parametrize("expr", REDUCTIONS + ARG + SCANS + INNER)
+def test_same_as_mlx(expr):
+    assert _run(expr, mx) == _run(expr, mlx), expr
