@@ -112,7 +112,8 @@ def test_every_primitive_has_a_batch_rule_or_says_why_it_loops():
 
 def test_the_primitive_set_is_small():
     # (100 ops, and a fusion of two that only compiled programs bind:
-    # nll_log_softmax_backward)
-    assert len(primitives) <= 101
+    # nll_log_softmax_backward; the MLX face's own family, mlx_binary, is its table, not
+    # the core's)
+    assert len([p for p in primitives if not p.name.startswith("mlx_")]) <= 101
     families = {p.name: len(p.members) for p in primitives if isinstance(p, Family)}
     assert families.get("unary", 0) >= 60 and families.get("binary", 0) >= 15

@@ -1,5 +1,6 @@
-"""MLX's `maximum` and `minimum` on real floating arrays, as members of ember's binary
-family: one node each (a fused C loop can take them in, so `relu` is one comparison in
+"""MLX's `maximum` and `minimum` on real floating arrays, as members of the MLX face's own
+pointwise family (`mlx_binary`, beside ember's `binary`: a face's rules are its own
+table): one node each (a fused C loop can take them in, so `relu` is one comparison in
 the loop), with MLX's rules rather than PyTorch's.
 
 MLX's values: NaN in the first argument wins, otherwise the first argument where it is
@@ -14,9 +15,25 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...ops._pointwise import shaped, tangent_sum
-from ...ops.binary import binary_p, member
-from ...ops.registry import apply, defjvp, deflower, defvjp, nondifferentiable
+from ...ops._common import elementwise_meta
+from ...ops._pointwise import batch_pointwise, shaped, tangent_sum
+from ...ops.registry import (
+    Family,
+    Member,
+    apply,
+    defbatch,
+    defjvp,
+    deflower,
+    defvjp,
+    nondifferentiable,
+)
+
+binary_p = Family("mlx_binary")
+defbatch(binary_p, batch_pointwise(binary_p))
+
+
+def member(name: str, kernel) -> Member:
+    return Member(binary_p, name, kernel, elementwise_meta)
 
 
 def _kernel(largest: bool):
@@ -38,10 +55,10 @@ def _mask(name: str, compare, c_op: str):
     return lambda a, b: apply(binary_p, a, b, fn=fn)
 
 
-_greater = _mask("mlx_greater_mask", np.greater, ">")
-_less = _mask("mlx_less_mask", np.less, "<")
-_greater_equal = _mask("mlx_greater_equal_mask", np.greater_equal, ">=")
-_less_equal = _mask("mlx_less_equal_mask", np.less_equal, "<=")
+_greater = _mask("greater_mask", np.greater, ">")
+_less = _mask("less_mask", np.less, "<")
+_greater_equal = _mask("greater_equal_mask", np.greater_equal, ">=")
+_less_equal = _mask("less_equal_mask", np.less_equal, "<=")
 
 
 def _member(name: str, largest: bool):
@@ -61,8 +78,8 @@ def _member(name: str, largest: bool):
     return fn
 
 
-maximum_fn = _member("mlx_maximum", True)
-minimum_fn = _member("mlx_minimum", False)
+maximum_fn = _member("maximum", True)
+minimum_fn = _member("minimum", False)
 
 
 def maximum(ta, tb):

@@ -130,28 +130,8 @@ def world() -> World:
 def lazy(fn: Callable, check_stream: Callable | None = None) -> Callable:
     """`fn` with this thread's lazy session innermost while it runs, unless another
     interpreter is already there (a transform, `compile`, a profiler, or the session).
-    With `check_stream`, a `stream=` keyword is taken off and checked by it first (one
-    wrapper per public function, not two: it runs on every op). ember's core errors leave
-    as MLX's types (`_errors`)."""
-    if check_stream is not None:
-        def op(*args, stream=None, **kwargs):
-            try:
-                if stream is not None:
-                    check_stream(stream)
-                if _stack.top is not None or not enabled[0]:
-                    return fn(*args, **kwargs)
-                w = _local.world or world()
-                _push(w)
-                try:
-                    return fn(*args, **kwargs)
-                finally:
-                    _unwind(w)
-            except RuntimeError as e:
-                if from_core(e):
-                    raise as_value_error(e) from None
-                raise
-        return _named(op, fn)
-
+    With `check_stream`, a `stream=` keyword is taken off and checked by it first. ember's
+    core errors leave as MLX's types (`_errors`)."""
     def op(*args, **kwargs):
         try:
             if _stack.top is not None or not enabled[0]:
@@ -166,7 +146,14 @@ def lazy(fn: Callable, check_stream: Callable | None = None) -> Callable:
             if from_core(e):
                 raise as_value_error(e) from None
             raise
-    return _named(op, fn)
+    if check_stream is None:
+        return _named(op, fn)
+
+    def op_on_stream(*args, stream=None, **kwargs):
+        if stream is not None:
+            check_stream(stream)
+        return op(*args, **kwargs)
+    return _named(op_on_stream, fn)
 
 
 def _named(op: Callable, fn: Callable) -> Callable:
