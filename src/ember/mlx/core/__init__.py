@@ -12,6 +12,7 @@ from . import (
     _ops,
     _products,
     _quantize,
+    _reductions,
     _sequences,
     _shapes,
     distributed,
@@ -97,8 +98,8 @@ def _on_cpu(fn):
     return _lazy.lazy(getattr(fn, "__wrapped__", fn), check_stream)
 
 
-for _module in (_ops, _elementwise, _shapes, _sequences, _products, _creation, _quantize,
-                _fp8):
+for _module in (_ops, _reductions, _elementwise, _shapes, _sequences, _products, _creation,
+                _quantize, _fp8):
     for _name in _module.__all__:
         globals()[_name] = _on_cpu(getattr(_module, _name))
 for _name in ("conv1d", "conv2d", "conv3d", "conv_general", "conv_transpose1d",

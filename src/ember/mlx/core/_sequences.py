@@ -11,6 +11,7 @@ import ember as E
 
 from . import _dtypes as D
 from . import _ops as O
+from . import _reductions as R
 from ._array import _wrap, array, as_array, cast
 
 _arr = as_array  # (the conversion every op's array operands share)
@@ -50,8 +51,8 @@ def cumulative_prod(a, /, axis: int | None = None, *, reverse: bool = False,
 def logcumsumexp(a, /, axis: int | None = None, *, reverse: bool = False,
                  inclusive: bool = True) -> array:
     """The running log(sum(exp(.))) along `axis` (of the flattened array by default)."""
-    a = O._float(_arr(a))
-    return O._scan(lambda t, d: E.logcumsumexp(t, d), a, axis, reverse, inclusive,
+    a = R._float(_arr(a))
+    return R._scan(lambda t, d: E.logcumsumexp(t, d), a, axis, reverse, inclusive,
                    float("-inf"), "logcumsumexp")
 
 
@@ -105,7 +106,7 @@ def median(a, /, axis=None, keepdims: bool = False) -> array:
     """The median over `axis` (all axes by default); the mean of the middle two for an
     even count; float32 for integer input. Refused as MLX refuses it: an axis out of
     range or given twice, an empty set of elements to take it of."""
-    a = O._float(_arr(a))
+    a = R._float(_arr(a))
     given = list(range(a.ndim)) if axis is None else [axis] if isinstance(axis, int) \
         else list(axis)
     for ax in given:
