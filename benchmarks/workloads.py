@@ -493,15 +493,20 @@ def per_example_hessians(lib, quick):
 # 8. compile: ember.compile's modes against torch eager (the rows' torch side runs eagerly;
 # `torch_compiled` runs torch.compile on the torch side instead, for the comparison)
 
+_PURE = {"default": "proven", "python": False, "pure": True, "torch_compiled": True}
+
+
 def compiled(setup, how="default", inner=False):
-    """`setup`'s step with ember's side compiled: "default" (PyTorch's semantics: the
-    Python runs every call), "pure" (ember's option: a matching call replays the program),
-    or "torch_compiled" (ember pure against torch.compile). `torch_compile=True` compiles
-    torch's side too (the torch.compile anchor). With `inner`, the setup takes the
-    compiler and applies it to its own per-batch step (a loop over batches)."""
+    """`setup`'s step with ember's side compiled: "default" (PyTorch's semantics: a call
+    replays only where ember proves its Python free of effects, graph/proof.py), "python"
+    (the Python runs every call: `options={"pure": False}`), "pure" (ember's option: a
+    matching call replays the program), or "torch_compiled" (ember pure against
+    torch.compile). `torch_compile=True` compiles torch's side too (the torch.compile
+    anchor). With `inner`, the setup takes the compiler and applies it to its own
+    per-batch step (a loop over batches)."""
     def wrapped(lib, quick, torch_compile=False):
         if lib.__name__ == "ember":
-            wrap = lambda f: lib.compile(f, options={"pure": how != "default"})
+            wrap = lambda f: lib.compile(f, options={"pure": _PURE[how]})
         elif how == "torch_compiled" or torch_compile:
             wrap = lib.compile
         else:
@@ -532,6 +537,7 @@ WORKLOADS = [
     Workload("conv2d_stride2", conv2d(64, 128, 3, 2, 16), None, memory=True),
     Workload("conv2d_depthwise", conv2d(128, 128, 3, 1, 16, groups=128), None, memory=True),
     Workload("compiled_mlp_step", compiled(mlp_step), 0.3, jax="mlp_step"),
+    Workload("compiled_mlp_step_python", compiled(mlp_step, "python"), None),
     Workload("compiled_mlp_step_pure", compiled(mlp_step, "pure"), 0.3),
     Workload("compiled_mlp_step_vs_torch_compile", compiled(mlp_step, "torch_compiled"), None),
     Workload("compiled_model_mlp_step", compiled(mlp_model_step, inner=True), None),

@@ -3,7 +3,9 @@
 eagerly and compiled side by side on twin models, changes something between calls (to
 both twins, the same way), and asserts the compiled step's losses, gradients and
 parameters are eager's bits (the model computes no transcendental, so compiled code is
-eager's arithmetic); `fn.call_memo_hits` says whether memos were taken."""
+eager's arithmetic); `fn.call_memo_hits` says whether memos were taken. The steps are
+compiled with `pure=False`: the memos serve calls whose Python runs (a step default mode
+proves free of Python effects replays whole instead: tests/graph/test_proof.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,8 @@ import pytest
 import ember
 from ember import nn
 from ember.nn import functional as F
+
+PYTHON = {"pure": False}  # (the Python runs on every call: what the memos serve)
 
 
 def _model(seed=0):
@@ -53,7 +57,7 @@ def _twins(change=None, steps=8, loss_fn=None, make_opt=_sgd):
         opt = make_opt(model)
         crit = loss_fn() if loss_fn else nn.CrossEntropyLoss()
         step = _training_step(model, opt, crit)
-        fn = ember.compile(step) if compiled else step
+        fn = ember.compile(step, options=PYTHON) if compiled else step
         got, seen = [], []
         for i in range(steps):
             if change is not None:
@@ -158,7 +162,7 @@ def test_other_losses_against_a_float_target(loss):
 def test_an_input_laid_out_differently_is_not_taken_from_the_memo():
     model = _model()
     model.eval()
-    fn = ember.compile(lambda x: model(x))
+    fn = ember.compile(lambda x: model(x), options=PYTHON)
     x = ember.tensor(np.random.default_rng(0).standard_normal((6, 8)).astype(np.float32))
     with ember.no_grad():
         for _ in range(3):
@@ -265,7 +269,7 @@ def test_a_call_that_draws_random_numbers_is_never_taken_from_a_memo():
         drop = nn.Dropout(0.5)
         model = nn.Sequential(nn.Dropout(0.5), nn.Linear(6, 16), nn.Linear(16, 4))
         fn = (lambda x: model(drop(x)).sum())
-        fn = ember.compile(fn) if compiled else fn
+        fn = ember.compile(fn, options=PYTHON) if compiled else fn
         x = _data(0)[0].requires_grad_()  # (autograd keeps each call's masks)
         kept = [fn(x) for _ in range(5)]
         return [float(k.detach()) for k in kept]
@@ -284,7 +288,7 @@ def test_a_first_step_that_records_otherwise_does_not_keep_the_memos_away():
         model = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 3))
         opt = ember.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
         step = _training_step(model, opt, nn.CrossEntropyLoss())
-        fn = ember.compile(step) if compiled else step
+        fn = ember.compile(step, options=PYTHON) if compiled else step
         hits, losses = [], []
         for i in range(8):
             losses.append(fn(*_data(i)).item())

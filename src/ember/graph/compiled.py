@@ -27,8 +27,10 @@ from .. import _grad_mode
 from .._core.dispatch import _stack, push, unwind
 from .._core.memo_seam import memos
 from ..autograd import engine as _engine
+from ..nn.modules.module import mode_changes
 from ..optim.optimizer import step_watchers
 from . import memo as _memo  # noqa: F401  (plugs the call memos into nn and optim)
+from . import proof
 from .capture import Break, Session, active
 from .ir import Graph, freeze
 from .passes import optimized
@@ -145,7 +147,15 @@ class Compiled:
         self.recompiles: list[str] = []  # what changed, for each program after the first
         # graph index within a call (("backward", index) in a backward pass) -> its graphs
         self.per_segment: dict = {}
-        self.pure = bool(self.options.get("pure", False))
+        pure = self.options.get("pure", "proven")
+        self.pure = pure is True or (pure not in (False, "proven") and bool(pure))
+        # default mode skips the Python of calls it proves free of Python effects (proof.py)
+        self.proven = pure == "proven" and proof.scan(fn)
+        if self.proven:
+            code, chains, n_args = self.proven
+            self.proven = (code, [proof._getter(fn, c) for c in chains], n_args)
+        self.proofs: dict = {}  # call signature -> the Proof of its replay
+        self.misses = 0  # calls in a row a proven replay could not take
         self.replays: dict = {}  # call signature -> Replay (pure mode)
         self._seen: dict = {}  # call signature -> (graph key, numbers) of its last trace
         self.not_replayed: list[str] = []  # why traced calls could not become replays
@@ -180,6 +190,8 @@ class Compiled:
         self.calls += 1
         if self.pure:
             return self._pure_call(args, kwargs)
+        if self.proven and not kwargs and len(args) == self.proven[2]:
+            return self._proven_call(args)
         with _Capturing(self, False):
             return self.fn(*args, **kwargs)
 
@@ -213,6 +225,61 @@ class Compiled:
             elif why not in self.not_replayed:
                 self.not_replayed.append(why)
         return out
+
+    def _proven_call(self, args: tuple):
+        """Default mode on a function `proof.scan` passed: replay a matching call whose
+        proof holds, else trace (the second trace of a signature audited)."""
+        got = signature(args, {}, _grad_state.enabled)
+        if got is None:
+            with _Capturing(self, False):
+                return self.fn(*args)
+        sig, leaves = got
+        plan = self.replays.get(sig)
+        if plan is not None:
+            check = self.proofs[sig]
+            if plan.modes == mode_changes[0] and check.holds(args):
+                self.replayed += 1
+                self.misses = 0
+                out = plan(leaves)
+                check.after()
+                return out
+            del self.replays[sig]
+            self._miss("its proven replays kept failing their checks")
+        if not self.proven:
+            with _Capturing(self, False):
+                return self.fn(*args)
+        code, getters, _ = self.proven
+        audit = proof.Audit(code) if sig in self._seen else None
+        then = proof.resolve_all(getters, args) if audit is not None else None
+        with self.capturing() as session:
+            out = proof.audited(audit, lambda: self.fn(*args)) if audit is not None else \
+                self.fn(*args)
+        why = replayable(session, leaves, out) or (
+            "it makes a tensor from Python data" if session.made else None)
+        if why is None:
+            (run,) = session.runs
+            seen = (run.key, tuple(freeze(x) for x in run.scalars))
+            if audit is not None and self._seen.get(sig) != seen:
+                why = "two traces in a row differ (another graph or Python number)"
+            self._seen[sig] = seen
+        if audit is not None and audit.why is not None:
+            self._miss(audit.why, at_once=True)  # (straight-line code: it calls it again)
+        elif why is not None or (audit is not None and then is None):
+            self._miss(why or "a name it reads cannot be read")
+        elif audit is not None:
+            captured = [t for t in run.inputs if not any(t is x for x in leaves)]
+            self.replays[sig] = Replay(run, leaves, out, audit.stepped)
+            self.proofs[sig] = proof.Proof(getters, then, audit, captured)
+        return out
+
+    def _miss(self, why: str, at_once: bool = False) -> None:
+        """Note why a call was not replayed; stop proving this function at once, or after
+        `proof.MAX_MISSES` such calls in a row."""
+        if why not in self.not_replayed:
+            self.not_replayed.append(why)
+        self.misses += 1
+        if at_once or self.misses >= proof.MAX_MISSES:
+            self.proven = None
 
     def capturing(self, backward: bool = False) -> _Capturing:
         """Capture what runs inside into this function's graphs (a call, or with `backward`
@@ -301,6 +368,7 @@ class Compiled:
         self.recompiles.clear()
         self.per_segment.clear()
         self.replays.clear()
+        self.proofs.clear()
         self._seen.clear()
         self.over_limit = False
 
