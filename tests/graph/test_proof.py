@@ -295,3 +295,14 @@ def test_a_name_that_changes_every_call_stops_the_proving():
     assert calls == want
     assert len(audits) <= proof.MAX_MISSES + 1 and fn.proven is None
     assert any("differ" in why for why in fn.not_replayed)
+
+
+def test_torch_logs_guards_prints_what_a_replay_checks(monkeypatch, capsys):
+    monkeypatch.setenv("TORCH_LOGS", "guards")
+    model, opt, x, y, loss_fn = _setup("Adam")
+    fn = ember.compile(_step_of(model, opt, x, y, loss_fn))
+    for _ in range(4):
+        fn()
+    err = capsys.readouterr().err
+    assert "now replay without their Python" in err and "optimizer Adam" in err
+    assert fn.replayed >= 1

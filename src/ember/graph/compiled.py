@@ -269,7 +269,10 @@ class Compiled:
         elif audit is not None:
             captured = [t for t in run.inputs if not any(t is x for x in leaves)]
             self.replays[sig] = Replay(run, leaves, out, audit.stepped)
-            self.proofs[sig] = proof.Proof(getters, then, audit, captured)
+            check = self.proofs[sig] = proof.Proof(getters, then, audit, captured)
+            if "guards" in logs():
+                print(f"[ember.compile] calls of {self.name} like this one now replay "
+                      f"without their Python while:\n{check.describe()}", file=sys.stderr)
         return out
 
     def _miss(self, why: str, at_once: bool = False) -> None:

@@ -336,6 +336,7 @@ class Proof:
             trees.append(memo)
         self.trees = trees
         self.changes = attr_changes[0]
+        self.roots = [type(m).__name__ for m in audit.modules]
         self.parts = _Parts([x for m in audit.modules for x in _memo._tree(m)])
         opts = list({id(o): o for o in audit.zeroed + audit.stepped}.values())
         self.optimizers = [(o, _memo._optimizer_snapshot(o)) for o in opts]
@@ -367,6 +368,18 @@ class Proof:
             if t._is_lazy or _tensor_state(t) != state or _hooked(t):
                 return False
         return True
+
+    def describe(self) -> str:
+        """What a replay checks, one line each (TORCH_LOGS=guards prints it)."""
+        lines = [f"{len(self.chains)} names the code loads are the same objects",
+                 f"modules {', '.join(self.roots)} and their trees as they were "
+                 f"({len(self.parts.modules)} modules: classes, parameters, buffers, "
+                 "children, no hooks)",
+                 *(f"optimizer {type(o).__name__}: groups, settings and state, no hooks"
+                   for o, _ in self.optimizers),
+                 f"{len(self.captured)} tensors it reads: layout, requires_grad, no hooks",
+                 "grad mode, default dtype, autocast, anomaly mode, no profiler"]
+        return "\n".join("  " + line for line in lines)
 
     def after(self) -> None:
         for p in self.cleared:
