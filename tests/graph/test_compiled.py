@@ -297,6 +297,16 @@ def test_explain_lists_graphs_and_breaks():
     assert out.break_reasons[0].reason == ".item()"
     assert out.ops_per_graph[0] == ["binary.add", "unary.relu", "reduce.sum"]
     assert "Graph Break Count: 1" in str(out)
+    # (it reads a value and prints: a branch-free body, but its calls are not all ops)
+    assert "Python on a repeat call: may be skipped" in str(out)
+
+    def g(x):
+        if x.shape[0] > 1:
+            x = x * 2
+        return x
+
+    assert "Python on a repeat call: runs on every call: the bytecode has a branch" in \
+        str(ember._dynamo.explain(g)(ember.ones(3)))
 
 
 def test_graph_prints_as_a_table_and_as_code():

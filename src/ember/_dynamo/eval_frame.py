@@ -71,6 +71,15 @@ class ExplainOutput:
         self.ops_per_graph = [[n.op for n in g.nodes] for g in c.graphs]
         self.recompiles = list(c.recompiles)
         self.compile_times = ""
+        # whether a repeat call may skip the Python (graph/proof.py: the bytecode is
+        # read now; the calls it makes are watched on a second trace)
+        self.python_on_repeat = (
+            "may be skipped: the bytecode is straight-line, with no store but to locals; "
+            "the second trace's calls decide" if c.proven else
+            "runs on every call: " + (c.not_replayed[0] if c.not_replayed else
+                                      "the bytecode has a branch, loop, store, subscript "
+                                      "or another construct the proof does not read"
+                                      if not c.pure else "pure mode replays instead"))
 
     def __str__(self) -> str:
         lines = [f"Graph Count: {self.graph_count}",
@@ -87,6 +96,7 @@ class ExplainOutput:
             lines += [f"  {r}" for r in self.recompiles]
         lines.append("What decides reuse: each graph's structure (ops, params, Python scalars)"
                      " and its inputs' shapes, dtypes and strides")
+        lines.append(f"Python on a repeat call: {self.python_on_repeat}")
         return "\n".join(lines)
 
 
