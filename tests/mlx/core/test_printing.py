@@ -19,6 +19,11 @@ ARRAYS = [  # (values, dtype name)
     ([1.234567], "bfloat16"),
     ([1.23456789], "float64"),
     ([1 + 2.5j, 1 - 2.5j, -1 + 0.25j], "complex64"),
+    # (NaN's sign and -0 in each part: MLX writes "+" before an imaginary part that is not
+    # below zero, so `0+-0j`, `1+-nanj`)
+    ([complex(NAN, 0), complex(0, NAN), complex(-NAN, 0), complex(0, -NAN)], "complex64"),
+    ([complex(-0.0, -0.0), complex(0, -0.0), complex(-NAN, -NAN), complex(1, -1)], "complex64"),
+    (complex(NAN, -0.0), "complex64"),
     ([1, 2], "int32"),
     ([True, False], "bool_"),
 ]
@@ -107,3 +112,30 @@ def test_format_matches_mlx(expr):
     """A 0-d array formats as its item (`f"{loss}"` in a training loop), others as their
     repr; a format spec on those is refused."""
     assert outcome(expr, mx) == outcome(expr, mlx)
+
+
+@pytest.mark.parametrize("expr", [
+    "-mx.array([0j, 1+0j])",
+    "mx.conj(mx.array([0j, 1+0j, complex(1, float('nan'))]))",
+    "mx.array([1, 0, -1]).astype(mx.complex64) * -1",
+    "mx.array([0j]) / 0",
+    "mx.array([1j, -1j]) * mx.array([1j, 1j])",
+    "mx.array([1.0, -0.0, float('nan'), -float('nan')]).astype(mx.complex64)",
+    "mx.exp(mx.array([complex(float('inf'), float('inf'))]))",
+])
+def test_complex_signs_print_as_mlx(expr):
+    assert outcome(expr, mx) == outcome(expr, mlx), expr
+
+
+@pytest.mark.parametrize("expr", [
+    "mx.array([-float('nan'), float('nan')]).astype(mx.bfloat16)",
+    "-mx.array([float('nan'), 1.5], dtype=mx.bfloat16)",
+    "mx.log(mx.array([-1.0], dtype=mx.bfloat16))",
+    "mx.array([0.0, 1.0], dtype=mx.bfloat16) / 0",
+    "mx.array([7.0, -7.0], dtype=mx.bfloat16) % 0",
+    "mx.array([0.0], dtype=mx.float16) / 0",
+    "-mx.array([float('nan')], dtype=mx.float16)",
+])
+def test_nan_signs_print_as_mlx(expr):
+    # (MLX's bfloat16 NaN is always positive; float16's and float32's keep their sign)
+    assert outcome(expr, mx) == outcome(expr, mlx), expr

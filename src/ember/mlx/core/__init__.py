@@ -15,6 +15,7 @@ from . import (
     _reductions,
     _sequences,
     _shapes,
+    _sorting,
     distributed,
     fast,
     fft,
@@ -88,18 +89,20 @@ from ._info import (
 from ._io import load, save, save_gguf, save_safetensors, savez, savez_compressed
 from ._lazy import graph_size
 from ._printing import PrintOptions, get_printoptions, printoptions, set_printoptions
+from ._strict import strict
 from ._transforms import grad, jvp, value_and_grad, vjp, vmap
 
 _methods.install()
 
 
 def _on_cpu(fn):
-    """`fn`, recorded lazily (`_lazy`), refusing `stream=mx.gpu` as MLX's CPU build does."""
-    return _lazy.lazy(getattr(fn, "__wrapped__", fn), check_stream)
+    """`fn`, recorded lazily (`_lazy`), refusing `stream=mx.gpu` as MLX's CPU build does
+    and what MLX's binding refuses where it takes arrays only (`_strict`)."""
+    return _lazy.lazy(strict(getattr(fn, "__wrapped__", fn)), check_stream)
 
 
 for _module in (_ops, _reductions, _elementwise, _shapes, _sequences, _products, _creation,
-                _quantize, _fp8):
+                _quantize, _fp8, _sorting):
     for _name in _module.__all__:
         globals()[_name] = _on_cpu(getattr(_module, _name))
 for _name in ("conv1d", "conv2d", "conv3d", "conv_general", "conv_transpose1d",

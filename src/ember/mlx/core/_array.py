@@ -18,8 +18,10 @@ import ember as E
 
 from ... import _tensor
 from . import _dtypes as D
+from ._arithmetic import mlx_floor_divide, mlx_remainder, on_bools
 from ._binding import bad_call, type_name
 from ._dtypes import Dtype
+from ._errors import check_broadcast
 
 Tensor = _tensor.Tensor
 _new = object.__new__
@@ -29,7 +31,8 @@ class array:
     """An MLX array (see the module docstring)."""
 
     __slots__ = ("_t", "_dtype", "__weakref__")
-    __array_priority__ = 100
+    # (no __array_priority__: a NumPy value on an operator's left takes the array as NumPy
+    # data and gives an ndarray, as it does with MLX's)
 
     def __init__(self, *args, **kwargs) -> None:
         try:
@@ -227,29 +230,18 @@ class array:
         from ._ops import matmul
         return matmul(o, self)
 
+    # (no reflected `&`, `|`, `^`: MLX's array has none, so `True & x` is Python's TypeError)
     def __and__(self, o):
         check_operand(self, o, "__and__", "bitwise and")
         return bitwise(E.bitwise_and, self, o, "bitwise and")
-
-    def __rand__(self, o):
-        check_operand(self, o, "__rand__", "bitwise and")
-        return bitwise(E.bitwise_and, o, self, "bitwise and")
 
     def __or__(self, o):
         check_operand(self, o, "__or__", "bitwise or")
         return bitwise(E.bitwise_or, self, o, "bitwise or")
 
-    def __ror__(self, o):
-        check_operand(self, o, "__ror__", "bitwise or")
-        return bitwise(E.bitwise_or, o, self, "bitwise or")
-
     def __xor__(self, o):
         check_operand(self, o, "__xor__", "bitwise xor")
         return bitwise(E.bitwise_xor, self, o, "bitwise xor")
-
-    def __rxor__(self, o):
-        check_operand(self, o, "__rxor__", "bitwise xor")
-        return bitwise(E.bitwise_xor, o, self, "bitwise xor")
 
     def __lshift__(self, o):
         check_operand(self, o, "__lshift__", "left shift")
@@ -579,8 +571,13 @@ def _accessed(obj) -> array:
 
 def as_array(x) -> array:
     """`x` itself if it is an array, else `mx.array(x)` (the one conversion every op's
-    array operands go through, so an object with `__mlx_array__` is taken too)."""
-    return x if isinstance(x, array) else array(x)
+    array operands go through, so an object with `__mlx_array__` is taken too); a list or
+    tuple is refused, as MLX's `scalar | array` parameters refuse it."""
+    if isinstance(x, array):
+        return x
+    if isinstance(x, list | tuple):
+        raise ValueError(f"Invalid type {type_name(x)} received in array initialization.")
+    return array(x)
 
 
 # -- nested lists, read as MLX reads them ---------------------------------------------------
@@ -758,7 +755,7 @@ def _read_operands(a, b) -> tuple:
         return a, _next_to(b, a._dtype)
     if b_arr and not a_arr:
         return _next_to(a, b._dtype), b
-    return (a, b) if a_arr else (array(a), array(b))
+    return (a, b) if a_arr else (as_array(a), as_array(b))
 
 
 def _next_to(v, dtype: Dtype):
@@ -766,7 +763,7 @@ def _next_to(v, dtype: Dtype):
         return v
     if _numeric_numpy(v) or isinstance(v, _BUFFERS):
         return array(v, dtype)
-    return array(v)  # (a list: ember's functions read it as an array; MLX's refuse it)
+    return as_array(v)  # (a list: refused, as MLX's functions refuse it)
 
 
 def operands(a, b, floating: bool = False, numbers: bool = False) -> tuple:
@@ -781,6 +778,8 @@ def operands(a, b, floating: bool = False, numbers: bool = False) -> tuple:
         a_arr, b_arr = isinstance(a, array), isinstance(b, array)
     if a_arr and b_arr:
         dt = D.promote_types(a._dtype, b._dtype)
+        if a._t.shape != b._t.shape:
+            check_broadcast(tuple(a._t.shape), tuple(b._t.shape))
     elif a_arr:
         dt = _scalar_dtype(b, a._dtype)
     else:
@@ -844,36 +843,11 @@ def check_operand(x: array, o, method: str, action: str) -> None:
         raise ValueError(f"Cannot perform {action} on an mlx.core.array and {type_name(o)}")
 
 
-def mlx_remainder(ta: Tensor, tb: Tensor) -> Tensor:
-    """MLX's `%`: C's fmod moved onto the divisor's side when the signs differ, so a zero
-    keeps fmod's sign (`-4.0 % 2` is -0.0, where PyTorch's floor-based one gives 0.0)."""
-    if not ta.dtype.is_floating_point:
-        return E.remainder(ta, tb)
-    r = E.fmod(ta, tb)
-    return E.where((r != 0) & ((r < 0) != (tb < 0)), r + tb, r)
-
-
-def mlx_floor_divide(ta: Tensor, tb: Tensor) -> Tensor:
-    """MLX's `//`: for floats floor(a / b), the quotient rounded to the type first (so
-    float16 7 // 0.035 is 200, and inf // 2 is inf where PyTorch's fmod-based one gives
-    NaN); the quotient itself for complex; `and` for bool; for integers the floored
-    quotient, and 0 where the divisor is 0 (PyTorch raises)."""
-    if ta.dtype.is_floating_point:
-        return E.floor(E.div(ta, tb))
-    if ta.dtype.is_complex:
-        return E.div(ta, tb)
-    if ta.dtype is E.bool:
-        return E.logical_and(ta, tb)
-    zero = tb == 0
-    return E.where(zero, 0, E.floor_divide(ta, E.where(zero, 1, tb)))
-
-
 def binary(fn, a, b, numbers: bool = False) -> array:
     """`fn` on MLX-promoted operands; the result in the promoted dtype. `fn` takes a
     Python number as an operand where it is one of `_NUMBER_OPS` or `numbers` says so."""
     ta, tb, dt = operands(a, b, numbers=numbers or fn in _NUMBER_OPS)
-    if dt is D.bool_ and fn in (E.add, E.mul):
-        fn = E.logical_or if fn is E.add else E.logical_and
+    fn, dt = on_bools(fn, dt)
     return wrap_result(fn(ta, tb), dt)
 
 
@@ -882,6 +856,7 @@ def bitwise(fn, a, b, action: str) -> array:
     ta, tb, dt = operands(a, b)
     if dt.kind in "fc":
         raise ValueError(f"Floating point types not allowed with {action}.")
+    fn, dt = on_bools(fn, dt)
     return wrap_result(fn(ta, tb), dt)
 
 

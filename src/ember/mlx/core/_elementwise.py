@@ -7,6 +7,7 @@ import ember as E
 
 from . import _dtypes as D
 from . import _ops as O
+from ._arithmetic import refuse_complex
 from ._array import _wrap, array, as_array, operands
 
 _arr = as_array  # (the conversion every op's array operands share)
@@ -15,6 +16,7 @@ _arr = as_array  # (the conversion every op's array operands share)
 def trunc(a, /) -> array:
     """Round toward zero (integers come back unchanged)."""
     a = _arr(a)
+    refuse_complex("trunc", a._dtype)
     return a if a._dtype.kind in "biu" else _wrap(E.trunc(a._t), a._dtype)
 
 
@@ -80,7 +82,12 @@ def nan_to_num(a, nan: float = 0, posinf: float | None = None,
 
 
 def divmod(a, b, /) -> list:  # noqa: A001  (MLX's name)
-    """[a // b, a % b], Python's floor convention."""
+    """[a // b, a % b], Python's floor convention. NOTE: for two bools MLX's kernel gives
+    [a, False] (measured; its `//` and `%` give a and b, a and not b)."""
+    ta, tb, dt = operands(a, b)
+    if dt is D.bool_:
+        both = E.logical_and(ta, E.ones_like(tb))  # (a, in the broadcast shape)
+        return [_wrap(both, dt), _wrap(E.zeros_like(both), dt)]
     return [O.floor_divide(a, b), O.remainder(a, b)]
 
 

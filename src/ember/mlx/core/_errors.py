@@ -28,3 +28,23 @@ def as_value_error(e: RuntimeError) -> ValueError:
     out = ValueError(str(e))
     out.__traceback__ = e.__traceback__
     return out
+
+
+def check_broadcast(sa: tuple, sb: tuple) -> None:
+    """MLX's error for two shapes that do not broadcast (ember's core would name only the
+    first axis that differs, as PyTorch does)."""
+    for x, y in zip(reversed(sa), reversed(sb), strict=False):
+        if x != y and x != 1 and y != 1:
+            raise ValueError(f"[broadcast_shapes] Shapes ({','.join(map(str, sa))}) and "
+                             f"({','.join(map(str, sb))}) cannot be broadcast.")
+
+
+def check_broadcasts(*shapes) -> None:
+    """`check_broadcast` over several shapes, as MLX folds them: the first two, then their
+    broadcast with the next, ..."""
+    out = tuple(shapes[0])
+    for s in shapes[1:]:
+        check_broadcast(out, tuple(s))
+        n = max(len(out), len(s))
+        out, s = (1,) * (n - len(out)) + out, (1,) * (n - len(s)) + tuple(s)
+        out = tuple(y if x == 1 else x for x, y in zip(out, s, strict=True))

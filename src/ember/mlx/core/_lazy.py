@@ -29,6 +29,7 @@ from ...graph.capture import Session
 from ...graph.compiled import hook_backward, lower
 from ...graph.program import lower_python
 from ._errors import as_value_error, from_core
+from ._silence import silently
 
 _stack = dispatch._stack
 _push, _unwind = dispatch.push, dispatch.unwind
@@ -107,7 +108,7 @@ class World(Session):
 
     def flush(self, reason: str = "value needed", op: str | None = None) -> None:
         had = bool(self.graph.nodes)
-        super().flush(reason, op)
+        silently(super().flush, reason, op)  # (its kernels warn as PyTorch's; MLX is silent)
         self.runs.clear()
         self.segment = 0  # (each graph is the first of its "call": following finds it)
         self.evaluations += had
@@ -131,15 +132,15 @@ def lazy(fn: Callable, check_stream: Callable | None = None) -> Callable:
     """`fn` with this thread's lazy session innermost while it runs, unless another
     interpreter is already there (a transform, `compile`, a profiler, or the session).
     With `check_stream`, a `stream=` keyword is taken off and checked by it first. ember's
-    core errors leave as MLX's types (`_errors`)."""
+    core errors leave as MLX's types (`_errors`); its warnings do not leave (`_silence`)."""
     def op(*args, **kwargs):
         try:
             if _stack.top is not None or not enabled[0]:
-                return fn(*args, **kwargs)
+                return silently(fn, *args, **kwargs)
             w = _local.world or world()
             _push(w)
             try:
-                return fn(*args, **kwargs)
+                return silently(fn, *args, **kwargs)
             finally:
                 _unwind(w)
         except RuntimeError as e:

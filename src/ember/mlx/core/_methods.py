@@ -38,8 +38,8 @@ def _mT(self) -> array:
 
 # what records lazily besides the methods above (see `_lazy`)
 _OPERATORS = ("add", "radd", "sub", "rsub", "mul", "rmul", "truediv", "rtruediv", "floordiv",
-              "rfloordiv", "mod", "rmod", "pow", "rpow", "matmul", "rmatmul", "and", "rand",
-              "or", "ror", "xor", "rxor", "lshift", "rshift", "eq", "ne", "lt", "le", "gt",
+              "rfloordiv", "mod", "rmod", "pow", "rpow", "matmul", "rmatmul", "and", "or",
+              "xor", "lshift", "rshift", "eq", "ne", "lt", "le", "gt",
               "ge", "neg", "abs", "invert", "iadd", "isub", "imul", "itruediv", "getitem",
               "setitem")
 

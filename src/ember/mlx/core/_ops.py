@@ -17,6 +17,7 @@ import ember as E
 
 from . import _dtypes as D
 from . import _extremes as X
+from ._arithmetic import mlx_floor_divide, mlx_remainder, on_parts, refuse_complex, refuse_floats
 from ._array import (
     _to_carrier,
     _wrap,
@@ -27,8 +28,6 @@ from ._array import (
     compare,
     complex_order,
     divide,
-    mlx_floor_divide,
-    mlx_remainder,
     numpy_of,
     operands,
     shape_text,
@@ -36,6 +35,7 @@ from ._array import (
     wrap_result,
 )
 from ._dtypes import Dtype
+from ._errors import check_broadcasts
 
 # (the reductions live in their module; named here too, as the other modules and the
 # array's methods reach them through this one)
@@ -110,7 +110,11 @@ def _unary_same(fn, name: str):
     return op
 
 
-negative = _unary_same(E.neg, "negative")
+def negative(a, /, *, stream=None) -> array:
+    a = _arr(a)
+    if a._dtype is D.bool_:
+        raise ValueError("[negative] Not supported for bool, use logical_not instead.")
+    return wrap_result(E.neg(a._t), a._dtype)
 
 
 def square(a, /, *, stream=None) -> array:
@@ -133,6 +137,7 @@ def abs(a, /, *, stream=None) -> array:  # noqa: A001  (MLX's name)
 def _rounding(fn, name: str):
     def op(a, /, *, stream=None) -> array:
         a = _arr(a)
+        refuse_complex(name, a._dtype)
         return a if a._dtype.kind in "biu" else _wrap(fn(a._t), a._dtype)
     op.__name__ = name
     return op
@@ -158,8 +163,7 @@ def round(a, /, decimals: int = 0, *, stream=None) -> array:  # noqa: A001
         up, down = (float(np.array(v).astype(f._dtype.np if f._dtype.kind == "f" else
                                               np.float32)) for v in (scale, 1 / scale))
         t = t * up
-    t = E.round(t) if f._dtype.kind != "c" else E.complex(E.round(E.real(t)),
-                                                          E.round(E.imag(t)))
+    t = E.round(t) if f._dtype.kind != "c" else on_parts(E.round, t)
     if decimals:
         t = t * down
     return _wrap(cast(t, f._dtype, a._dtype), a._dtype)
@@ -181,8 +185,10 @@ def logical_not(a, /, *, stream=None) -> array:
     return _wrap(E.logical_not(_arr(a)._t), D.bool_)
 
 
-def _binary(fn, name: str, numbers: bool = False):
+def _binary(fn, name: str, numbers: bool = False, integers: bool = False):
     def op(a, b, /, *, stream=None) -> array:
+        if integers:
+            refuse_floats(name, a, b)
         return binary(fn, a, b, numbers)
     op.__name__ = name
     return op
@@ -215,11 +221,11 @@ def _select(first_if, real):
 
 maximum = _binary(_select(E.gt, X.maximum), "maximum", numbers=True)
 minimum = _binary(_select(E.lt, X.minimum), "minimum", numbers=True)
-bitwise_and = _binary(E.bitwise_and, "bitwise_and")
-bitwise_or = _binary(E.bitwise_or, "bitwise_or")
-bitwise_xor = _binary(E.bitwise_xor, "bitwise_xor")
-left_shift = _binary(E.bitwise_left_shift, "left_shift")
-right_shift = _binary(E.bitwise_right_shift, "right_shift")
+bitwise_and = _binary(E.bitwise_and, "bitwise_and", integers=True)
+bitwise_or = _binary(E.bitwise_or, "bitwise_or", integers=True)
+bitwise_xor = _binary(E.bitwise_xor, "bitwise_xor", integers=True)
+left_shift = _binary(E.bitwise_left_shift, "left_shift", integers=True)
+right_shift = _binary(E.bitwise_right_shift, "right_shift", integers=True)
 
 
 def divide_(a, b, /, *, stream=None) -> array:
@@ -260,6 +266,7 @@ def logical_or(a, b, /, *, stream=None) -> array:
 
 
 def where(condition, x, y, /, *, stream=None) -> array:
+    check_broadcasts(*(getattr(v, "shape", ()) for v in (_arr(condition), x, y)))
     tx, ty, dt = operands(x, y)
     return _wrap(E.where(_arr(condition).astype(D.bool_)._t, tx, ty), dt)
 
@@ -635,35 +642,6 @@ def put_along_axis(a, /, indices, values, axis: int | None = None, *, stream=Non
     vals = E.broadcast_to(vals, shape) if tuple(vals.shape) != shape else vals
     out = t.scatter(axis, idx, vals)
     return _wrap(out.reshape(a.shape), a._dtype)
-
-
-def sort(a, /, axis: int | None = -1, *, stream=None) -> array:
-    a = _arr(a)
-    t = a._t.reshape(-1) if axis is None else a._t
-    return _wrap(E.sort(t, dim=0 if axis is None else axis, stable=True).values, a._dtype)
-
-
-def argsort(a, /, axis: int | None = -1, *, stream=None) -> array:
-    a = _arr(a)
-    t = a._t.reshape(-1) if axis is None else a._t
-    return _wrap(E.argsort(t, dim=0 if axis is None else axis, stable=True), D.uint32)
-
-
-def partition(a, /, kth: int, axis: int | None = -1, *, stream=None) -> array:
-    return sort(a, axis)
-
-
-def argpartition(a, /, kth: int, axis: int | None = -1, *, stream=None) -> array:
-    return argsort(a, axis)
-
-
-def topk(a, /, k: int, axis: int | None = -1, *, stream=None) -> array:
-    a = _arr(a)
-    t = a._t.reshape(-1) if axis is None else a._t
-    ax = 0 if axis is None else axis
-    n = t.shape[ax]
-    s = E.sort(t, dim=ax, stable=True).values
-    return _wrap(E.narrow(s, ax, n - k, k), a._dtype)
 
 
 def diag(a, /, k: int = 0, *, stream=None) -> array:

@@ -80,6 +80,8 @@ PrintOptions.__module__ = _PrintOptionsContext.__module__ = "mlx.core"
 
 
 def _real(v: float) -> str:
+    if v != v:  # (C's printf, which MLX prints with, shows NaN's sign)
+        return "-nan" if math.copysign(1.0, v) < 0 else "nan"
     p = _options.precision
     if p == -1:
         return f"{v:g}"
@@ -92,14 +94,14 @@ def _number(v, kind: str) -> str:
     if kind in "iu":
         return str(int(v))
     if kind == "c":
-        if _options.precision == -1:
-            return f"{v.real:g}{v.imag:+g}j"
-        imag = _real(v.imag)
-        return f"{_real(v.real)}{imag if imag[0] == '-' else '+' + imag}j"
-    v = float(v)
-    if v != v and math.copysign(1.0, v) < 0:
-        return "-nan"  # (C's printf, which MLX prints with, shows NaN's sign)
-    return _real(v)
+        # NOTE: MLX writes "+" and the imaginary part as it prints, unless that part is
+        # below zero ("-" and its magnitude then): so -0.0 and a negative NaN print as
+        # `1+-0j` and `1+-nanj`
+        imag = float(v.imag)
+        if imag >= 0 or imag != imag:
+            return f"{_real(float(v.real))}+{_real(imag)}j"
+        return f"{_real(float(v.real))}-{_real(-imag)}j"
+    return _real(float(v))
 
 
 def _rows(a: np.ndarray, kind: str, depth: int, indent: int) -> str:
@@ -124,5 +126,9 @@ def array_repr(x) -> str:
     a = numpy_of(x)
     if a.dtype.kind == "f" or a.dtype.name == "bfloat16":
         a = a.astype(np.float64)
+    if x.dtype.name == "bfloat16":
+        # NOTE: MLX's bfloat16 from a float writes one NaN, positive (its `bfloat16_t`
+        # constructor), so every bfloat16 NaN MLX computes prints as `nan`
+        a = np.where(np.isnan(a), np.nan, a)
     prefix = "array("
     return f"{prefix}{format_values(a, x.dtype.kind, len(prefix))}, dtype={x.dtype.name})"

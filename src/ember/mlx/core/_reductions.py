@@ -11,6 +11,7 @@ import numpy as np
 
 import ember as E
 
+from . import _complex_order as C
 from . import _dtypes as D
 from ._array import _wrap, array, as_array, cast, wrap_result
 from ._binding import bad_call
@@ -129,14 +130,24 @@ def std(a, /, axis=None, keepdims: bool = False, ddof: int = 0, *, stream=None) 
 
 def max(a, /, axis=None, keepdims: bool = False, *, stream=None) -> array:  # noqa: A001
     a = _arr(a)
+    if a._dtype.kind == "c":
+        return _complex_extreme(a, axis, keepdims, "max")
     return _reduce(lambda t, d, k: E.amax(t, dim=d, keepdim=k), a, axis, keepdims, a._dtype,
                    "max")
 
 
 def min(a, /, axis=None, keepdims: bool = False, *, stream=None) -> array:  # noqa: A001
     a = _arr(a)
+    if a._dtype.kind == "c":
+        return _complex_extreme(a, axis, keepdims, "min")
     return _reduce(lambda t, d, k: E.amin(t, dim=d, keepdim=k), a, axis, keepdims, a._dtype,
                    "min")
+
+
+def _complex_extreme(a: array, axis, keepdims: bool, op: str) -> array:
+    """`max` / `min` of a complex array in MLX's order (`_complex_order`)."""
+    dims = _reduce_axes(a, axis, op)
+    return _wrap(C.extreme(a._t, dims, keepdims, op), a._dtype) if dims else a
 
 
 def all(a, /, axis=None, keepdims: bool = False, *, stream=None) -> array:  # noqa: A001
@@ -174,7 +185,10 @@ def _arg(fn, a, axis, keepdims: bool, name: str) -> array:
         t, axis = t.reshape(-1), 0
     else:
         _reduce_axes(a, axis)
-    out = fn(t, dim=axis, keepdim=keepdims)
+    if a._dtype.kind == "c":  # (MLX's order of complex numbers: `_complex_order`)
+        out = C.arg(t, axis, keepdims, name)
+    else:
+        out = fn(t, dim=axis, keepdim=keepdims)
     if keepdims and flat:  # (over all axes, kept: a 1 for each)
         out = out.reshape((1,) * a.ndim)
     return _wrap(out, D.uint32)
@@ -201,15 +215,24 @@ def _scan(fn, a, axis, reverse: bool, inclusive: bool, ident: int, name: str = "
     t = cast(t, a._dtype, dtype)
     if reverse:
         t = E.flip(t, (axis,))
-    out = fn(t, axis)
-    if not inclusive and out.shape[axis]:  # (shifted by one, `ident` first)
-        out = E.narrow(out, axis, 0, out.shape[axis] - 1)
-        pad = [0, 0] * (t.dim() - 1 - axis % t.dim()) + [1, 0]
-        value = ident(dtype) if callable(ident) else ident
-        out = E.nn.functional.pad(out, pad, value=value)
+    # (an exclusive scan: shifted by one, `ident` first; a complex one folds from `ident`,
+    # as MLX's kernel does, which decides what a NaN first does: `_complex_order`)
+    before = not inclusive and dtype.kind == "c"
+    out = fn(_shifted(t, axis, ident, dtype) if before else t, axis)
+    if not inclusive and not before:
+        out = _shifted(out, axis, ident, dtype)
     if reverse:
         out = E.flip(out, (axis,))
     return wrap_result(out.to(dtype.carrier), dtype)
+
+
+def _shifted(t, axis: int, ident, dtype: Dtype):
+    """`t` moved one place along `axis`, `ident` (or `ident(dtype)`) first."""
+    if not t.shape[axis]:
+        return t
+    out = E.narrow(t, axis, 0, t.shape[axis] - 1)
+    pad = [0, 0] * (t.dim() - 1 - axis % t.dim()) + [1, 0]
+    return E.nn.functional.pad(out, pad, value=ident(dtype) if callable(ident) else ident)
 
 
 def cumsum(a, /, axis=None, *, reverse: bool = False, inclusive: bool = True,
@@ -226,20 +249,22 @@ def cumprod(a, /, axis=None, *, reverse: bool = False, inclusive: bool = True,
 
 def cummax(a, /, axis=None, *, reverse: bool = False, inclusive: bool = True,
            stream=None) -> array:
-    return _scan(lambda t, d: E.cummax(t, d).values, a, axis, reverse, inclusive,
+    return _scan(lambda t, d: C.cumulative(t, d, "cummax"), a, axis, reverse, inclusive,
                  lambda dt: _extreme(dt, False), "cummax")
 
 
 def cummin(a, /, axis=None, *, reverse: bool = False, inclusive: bool = True,
            stream=None) -> array:
-    return _scan(lambda t, d: E.cummin(t, d).values, a, axis, reverse, inclusive,
+    return _scan(lambda t, d: C.cumulative(t, d, "cummin"), a, axis, reverse, inclusive,
                  lambda dt: _extreme(dt, True), "cummin")
 
 
 def _extreme(dt: Dtype, high: bool):
     """The highest (or lowest) value of `dt`, in its carrier: infinity for floats, the
     type's limit for integers (uint64's highest is -1 in its int64 carrier)."""
-    if dt.kind in "fc":
+    if dt.kind == "c":  # (MLX's exclusive complex scans start from inf+infj, -inf-infj)
+        return complex(math.inf, math.inf) if high else complex(-math.inf, -math.inf)
+    if dt.kind == "f":
         return math.inf if high else -math.inf
     if dt is D.bool_:
         return high

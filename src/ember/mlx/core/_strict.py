@@ -1,0 +1,160 @@
+"""Which arguments MLX's bindings take as arrays only.
+
+Most of MLX's functions take `scalar | array` for their operands and convert what they are
+given (a list there is refused as `ValueError: Invalid type list received in array
+initialization.`, which `_array.as_array` says too). Others are bound with `array`
+parameters, and nanobind then accepts an `mx.array` and nothing else: a list, a NumPy
+array, a Python number, an object with `__mlx_array__` all end in nanobind's TypeError,
+which names the signature (`_binding.bad_call`). ember's functions would take them, so
+`strict` puts MLX's check in front of the functions below, measured on mlx 0.32.4 by
+calling each with a list where its signature says `array` (`concatenate` and `stack`
+take a list or tuple of arrays; `take`'s indices may be an int).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ._array import array
+from ._binding import bad_call
+
+_ONE, _TWO, _THREE = (0,), (0, 1), (0, 1, 2)  # the positions that must be arrays
+_LIST = "list"  # the first argument: a list (or tuple) of arrays
+_TAKE = "take"  # an array, then an array or an int
+
+_STREAM = "*, stream: StreamOrDevice = None) -> array"
+
+# name -> (what must be arrays, the signature after "name(", `{S}` for `_STREAM`)
+_SIGNATURES = {
+    "sum": (_ONE, 'a: array, /, axis: None | int | Sequence[int] = None, keepdims: '
+        'bool = False, {S}'),
+    "mean": (_ONE, 'a: array, /, axis: None | int | Sequence[int] = None, keepdims: '
+        'bool = False, {S}'),
+    "max": (_ONE, 'a: array, /, axis: None | int | Sequence[int] = None, keepdims: '
+        'bool = False, {S}'),
+    "min": (_ONE, 'a: array, /, axis: None | int | Sequence[int] = None, keepdims: '
+        'bool = False, {S}'),
+    "prod": (_ONE, 'a: array, /, axis: None | int | Sequence[int] = None, keepdims: '
+        'bool = False, {S}'),
+    "var": (_ONE, 'a: array, /, axis: None | int | Sequence[int] = None, keepdims: '
+        'bool = False, ddof: int = 0, {S}'),
+    "std": (_ONE, 'a: array, /, axis: None | int | Sequence[int] = None, keepdims: '
+        'bool = False, ddof: int = 0, {S}'),
+    "argmax": (_ONE, 'a: array, /, axis: None | int = None, keepdims: bool = False, {S}'),
+    "argmin": (_ONE, 'a: array, /, axis: None | int = None, keepdims: bool = False, {S}'),
+    "all": (_ONE, 'a: array, /, axis: None | int | Sequence[int] = None, keepdims: '
+        'bool = False, {S}'),
+    "any": (_ONE, 'a: array, /, axis: None | int | Sequence[int] = None, keepdims: '
+        'bool = False, {S}'),
+    "logsumexp": (_ONE, 'a: array, /, axis: None | int | Sequence[int] = None, keepdims: '
+        'bool = False, {S}'),
+    "softmax": (_ONE, 'a: array, /, axis: None | int | Sequence[int] = None, *, precise: '
+        'bool = False, stream: StreamOrDevice = None) -> array'),
+    "cumsum": (_ONE, 'a: array, /, axis: int | None = None, *, reverse: bool = False, '
+        'inclusive: bool = True, dtype: Dtype | None = None, stream: '
+        'StreamOrDevice = None) -> array'),
+    "cumprod": (_ONE, 'a: array, /, axis: int | None = None, *, reverse: bool = False, '
+        'inclusive: bool = True, dtype: Dtype | None = None, stream: '
+        'StreamOrDevice = None) -> array'),
+    "cummax": (_ONE, 'a: array, /, axis: int | None = None, *, reverse: bool = False, '
+        'inclusive: bool = True, stream: StreamOrDevice = None) -> array'),
+    "cummin": (_ONE, 'a: array, /, axis: int | None = None, *, reverse: bool = False, '
+        'inclusive: bool = True, stream: StreamOrDevice = None) -> array'),
+    "sort": (_ONE, 'a: array, /, axis: None | int = -1, {S}'),
+    "argsort": (_ONE, 'a: array, /, axis: None | int = -1, {S}'),
+    "topk": (_ONE, 'a: array, /, k: int, axis: None | int = -1, {S}'),
+    "partition": (_ONE, 'a: array, /, kth: int, axis: None | int = -1, {S}'),
+    "argpartition": (_ONE, 'a: array, /, kth: int, axis: None | int = -1, {S}'),
+    "reshape": (_ONE, 'a: array, /, shape: Sequence[int], {S}'),
+    "transpose": (_ONE, 'a: array, /, axes: Sequence[int] | None = None, {S}'),
+    "squeeze": (_ONE, 'a: array, /, axis: None | int | Sequence[int] = None, {S}'),
+    "expand_dims": (_ONE, 'a: array, /, axis: int | Sequence[int], {S}'),
+    "flatten": (_ONE, 'a: array, /, start_axis: int = 0, end_axis: int = -1, {S}'),
+    "moveaxis": (_ONE, 'a: array, /, source: int, destination: int, {S}'),
+    "swapaxes": (_ONE, 'a: array, /, axis1 : int, axis2: int, {S}'),
+    "tile": (_ONE, 'a: array, reps: int | Sequence[int], /, {S}'),
+    "repeat": (_ONE, 'array: array, repeats: int, axis: int | None = None, {S}'),
+    "split": (_ONE, 'a: array, /, indices_or_sections: int | Sequence[int], axis: int = '
+        '0, {S}'),
+    "pad": (_ONE, 'a: array, pad_width: int | tuple[int] | tuple[int, int] | '
+        "list[tuple[int, int]], mode: Literal['constant', 'edge', "
+        "'reflect', 'symmetric'] = 'constant', constant_values: scalar | "
+        'array = 0, {S}'),
+    "take": (_TAKE, 'a: array, /, indices: int | array, axis: int | None = None, {S}'),
+    "take_along_axis": (_TWO, 'a: array, /, indices: array, axis: int | None = -1, {S}'),
+    "stop_gradient": (_ONE, 'a: array, /, {S}'),
+    "zeros_like": (_ONE, 'a: array, /, dtype: Dtype | None = None, {S}'),
+    "ones_like": (_ONE, 'a: array, /, dtype: Dtype | None = None, {S}'),
+    "full_like": (_ONE, 'a: array, vals: scalar | array, dtype: Dtype | None = None, {S}'),
+    "matmul": (_TWO, 'a: array, b: array, /, {S}'),
+    "inner": (_TWO, 'a: array, b: array, /, {S}'),
+    "outer": (_TWO, 'a: array, b: array, /, {S}'),
+    "kron": (_TWO, 'a: array, b: array, {S}'),
+    "tensordot": (_TWO, 'a: array, b: array, /, axes: int | list[Sequence[int]] = 2, {S}'),
+    "isclose": (_TWO, 'a: array, b: array, /, rtol: float = 1e-05, atol: float = 1e-08, '
+        '*, equal_nan: bool = False, stream: StreamOrDevice = None) -> '
+        'array'),
+    "allclose": (_TWO, 'a: array, b: array, /, rtol: float = 1e-05, atol: float = 1e-08, '
+        '*, equal_nan: bool = False, stream: StreamOrDevice = None) -> '
+        'array'),
+    "clip": (_ONE, 'a: array, /, a_min: scalar | array | None, a_max: scalar | array | '
+        'None, {S}'),
+    "diag": (_ONE, 'a: array, /, k: int = 0, {S}'),
+    "diagonal": (_ONE, 'a: array, offset: int = 0, axis1: int = 0, axis2: int = 1, stream: '
+        'StreamOrDevice = None) -> array'),
+    "tril": (_ONE, 'x: array, k: int = 0, {S}'),
+    "triu": (_ONE, 'x: array, k: int = 0, {S}'),
+    "trace": (_ONE, 'a: array, /, offset: int = 0, axis1: int = 0, axis2: int = 1, '
+        'dtype: Dtype | None = None, {S}'),
+    "roll": (_ONE, 'a: array, shift: int | tuple[int], axis: None | int | tuple[int] = '
+        'None, /, {S}'),
+    "flip": (_ONE, 'a: array, /, axis: None | int | Sequence[int] = None, {S}'),
+    "astype": (_ONE, 'a: array, dtype: Dtype, /, {S}'),
+    "trunc": (_ONE, 'a: array, /, {S}'),
+    "contiguous": (_ONE, 'a: array, /, allow_col_major: bool = False, {S}'),
+    "unflatten": (_ONE, 'a: array, /, axis: int, shape: Sequence[int], {S}'),
+    "addmm": (_THREE, 'c: array, a: array, b: array, /, alpha: float = 1.0, beta: float = '
+        '1.0,  {S}'),
+    "logcumsumexp": (_ONE, 'a: array, /, axis: int | None = None, *, reverse: bool = False, '
+        'inclusive: bool = True, stream: StreamOrDevice = None) -> array'),
+    "median": (_ONE, 'a: array, /, axis: None | int | Sequence[int] = None, keepdims: '
+        'bool = False, {S}'),
+    "norm": (_ONE, 'a: array, /, ord: None | int | float | str = None, axis: None | '
+        'int | list[int] = None, keepdims: bool = False, {S}'),
+    "as_strided": (_ONE, 'a: array, /, shape: Sequence[int] | None = None, strides: '
+        'Sequence[int] | None = None, offset: int = 0, {S}'),
+    "hadamard_transform": (_ONE, 'a: array, scale: float | None = None, stream: StreamOrDevice = '
+        'None) -> array'),
+    "stack": (_LIST, 'arrays: list[array], axis: int | None = 0, {S}'),
+    "concatenate": (_LIST, 'arrays: list[array], axis: int | None = 0, {S}'),
+    "put_along_axis": (_THREE, 'a: array, /, indices: array, values: array, axis: int | None = '
+        'None, {S}'),
+}
+
+
+def _refused(where, args: tuple) -> bool:
+    if where == _LIST:
+        first = args[0] if args else None
+        return not (isinstance(first, list | tuple) and all(isinstance(a, array)
+                                                          for a in first))
+    if where == _TAKE:
+        return not isinstance(args[0], array) or (
+            len(args) > 1 and not isinstance(args[1], array | int))
+    return any(not isinstance(args[i], array) for i in where if i < len(args))
+
+
+def strict(fn: Callable) -> Callable:
+    """`fn`, refusing what MLX's binding of the same name refuses (see the table); a
+    function not in the table comes back as it is."""
+    entry = _SIGNATURES.get(fn.__name__)
+    if entry is None:
+        return fn
+    where, signature = entry[0], f"{fn.__name__}({entry[1].replace('{S}', _STREAM)}"
+
+    def checked(*args, **kwargs):
+        if args and _refused(where, args):
+            raise bad_call(fn.__name__, signature, args, kwargs)
+        return fn(*args, **kwargs)
+    checked.__name__ = checked.__qualname__ = fn.__name__
+    checked.__doc__ = fn.__doc__
+    return checked
