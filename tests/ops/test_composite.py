@@ -86,6 +86,19 @@ def test_histogram_matches_torch():
     assert_same(e.hist, t.hist)
 
 
+def test_complex_keeps_each_part_and_broadcasts():
+    """Built from its parts (`0 + nan*1j` by complex arithmetic would be nan + nanj)."""
+    nan, inf = float("nan"), float("inf")
+    re_ = np.array([0.0, nan, 1.0, -0.0], np.float32)
+    im = np.array([[nan, 0.0, inf, -0.0], [1.0, 2.0, -inf, 4.0]], np.float32)
+    e, t = ember.complex(ember.tensor(re_), ember.tensor(im)), \
+        torch.complex(torch.tensor(re_), torch.tensor(im))
+    got, want = ember.view_as_real(e).numpy(), torch.view_as_real(t).numpy()
+    np.testing.assert_array_equal(got, want)
+    assert np.array_equal(np.signbit(got), np.signbit(want))  # (-0.0 kept)
+    check_op(ember.complex, torch.complex, rand_array((2, 3)), rand_array(3, seed=4))
+
+
 def test_complex_polar_and_views_match_torch():
     re_, im = rand_array(4), rand_array(4, seed=1)
     check_op(ember.complex, torch.complex, re_, im)

@@ -232,8 +232,12 @@ def complex(real: Tensor, imag: Tensor) -> Tensor:
             "Expected both inputs to be Half, Float or Double tensors but got "
             f"{real.dtype.name} and {imag.dtype.name}"
         )
-    target = dt.complex128 if real.dtype is dt.float64 else dt.complex64
-    return real.to(target) + imag.to(target) * 1j
+    from .. import broadcast_tensors, stack, view_as_complex
+
+    part = dt.float64 if real.dtype is dt.float64 else dt.float32
+    # (built from its parts: `real + imag * 1j` would make nan + nanj of 0 + nanj)
+    re, im = broadcast_tensors(real.to(part), imag.to(part))
+    return view_as_complex(stack([re, im], -1))
 
 
 def polar(abs: Tensor, angle: Tensor) -> Tensor:
