@@ -232,7 +232,8 @@ def complex(real: Tensor, imag: Tensor) -> Tensor:
             "Expected both inputs to be Half, Float or Double tensors but got "
             f"{real.dtype.name} and {imag.dtype.name}"
         )
-    from .. import broadcast_tensors, stack, view_as_complex
+    from .dtype_views import view_as_complex
+    from .join import broadcast_tensors, stack
 
     part = dt.float64 if real.dtype is dt.float64 else dt.float32
     # (built from its parts: `real + imag * 1j` would make nan + nanj of 0 + nanj)
