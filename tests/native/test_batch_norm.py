@@ -27,7 +27,12 @@ FORWARD = native.twins(batch_norm_p)
 BACKWARD = native.twins(batch_norm_backward_p)
 # (empty inputs never reach the kernels: F.batch_norm answers them first; see the last test)
 SHAPES = [(1, 1), (1, 1, 1), (3, 5), (5, 7, 3, 3), (3, 4, 17),
-          (2, 3, 2, 3, 5), (64, 8, 9, 9)]
+          (2, 3, 2, 3, 5), (64, 8, 9, 9), (3, 70, 1), (2, 37, 5, 5)]
+# Shapes whose small planes the C kernels read in blocks of adjacent channels (up to 32 of
+# them, each sample's block one run): channels one more than a block, blocks of one and of
+# several channels, planes of one element, an odd batch, a plane at the run length.
+BLOCKED = [(3, 33, 1), (1, 70, 1), (5, 37, 3, 3), (2, 65, 4, 4), (7, 9, 11), (2, 3, 1024),
+           (1, 1, 1)]
 
 
 def _forward(x, w, b, which):
@@ -121,6 +126,53 @@ def test_backward_matches_numpy(shape, dtype, affine, n_threads):
             k = (dweight / dtype(count)).reshape(view)
             b = (dbias / dtype(count)).reshape(view) * scale
             assert_bits(dx, (g - xhat * k) * scale - b)
+
+
+def _one_channel_at_a_time(fn, *arrays):
+    """`fn` called on each channel alone (a (n, 1, ...) slice: a block of one channel), its
+    per-channel outputs put back together."""
+    c = arrays[0].shape[1]
+    parts = [fn(*(a if a.ndim < 2 else np.ascontiguousarray(a[:, ch:ch + 1])
+                  for a in arrays), ch) for ch in range(c)]
+    return [np.concatenate([p[k] for p in parts], axis=1 if parts[0][k].ndim >= 2 else 0)
+            for k in range(len(parts[0]))]
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize("affine", [True, False], ids=["affine", "plain"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("shape", BLOCKED, ids=str)
+def test_channel_blocks_are_each_channel_alone_bit_for_bit(shape, dtype, affine, n_threads):
+    """Reading a block of channels sample by sample keeps each channel's own sums in their
+    order: forward and backward give the bits of a call per channel (NaN, inf and -0.0
+    planted in the first channels poison those alone)."""
+    c = shape[1]
+    lib = native.library("batch_norm")
+    x = with_specials(rand_array(shape, np.float64, low=-3, high=5).astype(dtype))
+    w = rand_array((c,), np.float64, seed=1).astype(dtype) if affine else None
+    b = rand_array((c,), np.float64, seed=2).astype(dtype) if affine else None
+    g = with_specials(rand_array(shape, np.float64, seed=3).astype(dtype)[:, ::-1])
+    g = g[:, ::-1]  # (a non-contiguous gradient: the wrapper copies it)
+    fwd, bwd = FORWARD[1], BACKWARD[1]
+
+    def forward_one(xc, ch):
+        return fwd(lib, xc, None if w is None else w[ch:ch + 1],
+                   None if b is None else b[ch:ch + 1], eps=1e-5)
+
+    with threads(n_threads):
+        got = fwd(lib, x, w, b, eps=1e-5)
+        want = _one_channel_at_a_time(forward_one, x)
+        for a, r in zip(got, want):
+            assert_bits(a, r)
+        _, xhat, _, _, rstd = got
+        got = bwd(lib, g, xhat, rstd, w)
+
+        def backward_one(gc, hc, ch):
+            return bwd(lib, gc, hc, rstd[ch:ch + 1], None if w is None else w[ch:ch + 1])
+
+        want = _one_channel_at_a_time(backward_one, g, xhat)
+    for a, r in zip(got, want):
+        assert_bits(a, r)
 
 
 @pytest.mark.parametrize("dtype", [ember.float32, ember.float64, ember.bfloat16])

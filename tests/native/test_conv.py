@@ -313,3 +313,66 @@ def test_deterministic_algorithms_pin_im2col():
         ember.use_deterministic_algorithms(False)
     assert not np.array_equal(fast, pinned)  # (Winograd's rounding differs somewhere)
     np.testing.assert_allclose(pinned, numpy_pinned, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("oc", [(1, 1), (3, 5), (37, 61), (64, 128)], ids=str)
+def test_winograd_kernel_transform_over_threads(oc, dtype):
+    """conv.c's U = G g G^T (in double, rounded once), its blocks of kernels shared out to
+    the threads: two threads give one thread's bits, and both are the exact transform
+    (the float32 sums of nine halved weights are exact in double) within the rounding of
+    one sum of nine terms for float64. NaN, inf and -0.0 weights reach their own kernel's
+    entries only."""
+    from ember.native import calls
+
+    o, c = oc
+    w = with_specials(rand_array((o, c, 3, 3), np.float64, low=-3, high=3).astype(dtype))
+    lib = native.library("conv")
+    fn = calls.entry(lib, f"wino_kernel_{calls.SUFFIX[np.dtype(dtype)]}",
+                     [calls.P, calls.P, calls.I64, calls.I64])
+    got = {}
+    for n in (1, 2):
+        u = np.full((16, o, c), 7.0, dtype)
+        with threads(n):
+            fn(calls.ptr(w), calls.ptr(u), o, c)
+        got[n] = u
+    assert_bits(got[2], got[1])
+    g = np.array([[1, 0, 0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0, 0, 1]])
+    with np.errstate(invalid="ignore"):
+        exact = np.einsum("ia,ocab,jb->ijoc", g, w.astype(np.float64), g).reshape(16, o, c)
+    if dtype == np.float32:
+        assert_bits(got[1], exact.astype(np.float32))
+    else:
+        finite = np.isfinite(exact)
+        np.testing.assert_array_equal(np.isnan(got[1]), np.isnan(exact))
+        np.testing.assert_allclose(got[1][finite], exact[finite], rtol=1e-15, atol=1e-15)
+
+
+@pytest.mark.parametrize("special", ["finite", "inf-gradient"])
+@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("name", ["2d-winograd", "2d-winograd-last"])  # ("same" padding)
+def test_winograd_input_grad_reads_the_flipped_kernel_from_w(name, dtype, n_threads, special):
+    """The stride-1 input gradient by Winograd takes its kernel transform from w itself:
+    the bits of the full convolution with the flipped copy (`_flipped`), the path it
+    replaces; an output gradient whose transform turns inf into NaN falls back to that
+    convolution's im2col, as before (a transposed, non-contiguous gradient included)."""
+    from ember.ops import _conv_kernels as K
+    from ember.ops import _conv_native as N
+
+    x, w, gy, params = _inputs(CASES[name], dtype, seed=3)
+    if special == "inf-gradient":
+        gy = with_specials(gy)
+    lib = native.library("conv")
+    geo = K.geometry(x.shape, w.shape[2:], params["stride"], params["padding"],
+                     params["dilation"], 1)
+    geo = K.Geometry(geo.k, geo.stride, geo.padding, geo.dilation, 1, gy.shape[2:])
+    full = K._as_full_convolution(geo, x.shape, w.shape[0], dtype)
+    assert full is not None
+    with threads(n_threads):
+        want = N.conv_native(lib, gy, K._flipped(w, 1), stride=full.stride,
+                             padding=full.padding, dilation=full.dilation, groups=1)
+        for g in layouts(gy).values():
+            got = _run(conv_input_grad_p, "native", g, w, x_shape=x.shape, **params)
+            assert_bits(got[(slice(None),) * 2 + tuple(slice(0, s) for s in x.shape[2:])],
+                        want[(slice(None),) * 2 + tuple(slice(0, s) for s in x.shape[2:])])

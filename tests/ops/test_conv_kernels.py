@@ -239,3 +239,37 @@ def test_an_empty_batch_gives_empty_outputs_and_zero_weight_gradients(fn, x_shap
     check_op(lambda x, w: getattr(ember.nn.functional, fn)(x, w, **kw),
              lambda x, w: getattr(TF, fn)(x, w, **kw),
              rand_array(x_shape), rand_array(w_shape, seed=1), **TOL)
+
+
+def test_geometries_are_kept_per_call_and_made_from_lists_too():
+    """`geometry` keeps one Geometry per distinct call (the same object back) and still
+    makes one from list params (not a key); `with_out` gives an adjoint's output size;
+    sizes are Python ints as before."""
+    from ember.ops import _conv_kernels as K
+
+    a = K.geometry((2, 3, 9, 8), (3, 3), (1, 2), ((1, 1), (0, 2)), (1, 1), 1)
+    assert K.geometry((5, 7, 9, 8), (3, 3), (1, 2), ((1, 1), (0, 2)), (1, 1), 1) is a
+    b = K.geometry([2, 3, 9, 8], [3, 3], [1, 2], [[1, 1], [0, 2]], [1, 1], 1)
+    assert b == a and a.out == (9, 4) and a.positions == 36 and a.taps == 9
+    assert type(a.positions) is int and type(a.taps) is int
+    wide = K.with_out(a, (10, 5))
+    assert wide.out == (10, 5) and wide.k == a.k and wide.padding == a.padding
+    assert K.with_out(a, (10, 5)) is wide and K.with_out(a, [9, 4]) is a
+    assert K.geometry((1, 1, 9, 8), (3, 3), (1, 2), ((1, 1), (0, 2)), (1, 1), 3) != a
+
+
+def test_winograd_layers_train_as_torch_on_two_threads():
+    """A 3x3 same-padded layer on enough channels for Winograd (its input gradient read
+    from the unflipped weight's transform, that transform shared over the threads),
+    forward and both gradients against torch at one and two threads."""
+    from native._differential import threads
+
+    x0, w0 = rand_array((3, 40, 9, 10)), rand_array((33, 40, 3, 3), seed=1) * 0.1
+    xt, wt = torch.tensor(x0, requires_grad=True), torch.tensor(w0, requires_grad=True)
+    TF.conv2d(xt, wt, padding=1).square().sum().backward()
+    for n in (1, 2):
+        with threads(n):
+            x, w = ember.tensor(x0, requires_grad=True), ember.tensor(w0, requires_grad=True)
+            C.conv2d(x, w, padding=1).square().sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=2e-4, atol=2e-4)
+        np.testing.assert_allclose(w.grad.numpy(), wt.grad.numpy(), rtol=2e-4, atol=2e-4)

@@ -220,9 +220,14 @@ def register(prim, family: str, native: Callable, min_size: tuple | None = None)
 
 def _gated(choose: Callable, numpy_kernel: Callable, where, key) -> Callable:
     """`choose` behind a size gate: a call whose first array has fewer than `where[key]`
-    elements runs `numpy_kernel` at once."""
+    elements, or whose first operand is a Python number (`1 + x`), runs `numpy_kernel` at
+    once."""
     def gated(*arrays, **params):
-        if arrays[0].size < where[key]:
+        try:
+            small = arrays[0].size < where[key]
+        except AttributeError:
+            small = True
+        if small:
             return numpy_kernel(*arrays, **params)
         return choose(*arrays, **params)
 

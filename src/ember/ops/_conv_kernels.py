@@ -18,6 +18,7 @@ flattened padded plane, where each tap is one contiguous run at a constant offse
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,11 +46,11 @@ class Geometry:
 
     @property
     def taps(self) -> int:
-        return int(np.prod(self.k, dtype=np.int64))
+        return math.prod(self.k)
 
     @property
     def positions(self) -> int:
-        return int(np.prod(self.out, dtype=np.int64))
+        return math.prod(self.out)
 
     @property
     def padded(self) -> bool:
@@ -66,11 +67,46 @@ def out_size(size: int, k: int, s: int, d: int, lo: int, hi: int) -> int:
     return (size + lo + hi - d * (k - 1) - 1) // s + 1
 
 
+_GEOMETRIES_MOST = 4096  # geometries kept (a program's convolutions have a few shapes)
+_geometries: dict = {}
+
+
 def geometry(x_shape, k, stride, padding, dilation, groups) -> Geometry:
-    out = tuple(out_size(x_shape[2 + i], k[i], stride[i], dilation[i], *padding[i])
-                for i in range(len(k)))
-    return Geometry(tuple(k), tuple(stride), tuple(tuple(p) for p in padding),
-                    tuple(dilation), groups, out)
+    """The Geometry of a convolution of x_shape by a kernel of spatial size k: made once per
+    distinct call and kept (a convolution's kernels ask for it two or three times a call,
+    and making a frozen dataclass costs microseconds)."""
+    try:
+        key = (tuple(x_shape[2:]), tuple(k), stride, padding, dilation, groups)
+        got = _geometries.get(key)
+    except TypeError:  # (lists among the params: not a key)
+        key = got = None
+    if got is None:
+        out = tuple(out_size(x_shape[2 + i], k[i], stride[i], dilation[i], *padding[i])
+                    for i in range(len(k)))
+        got = Geometry(tuple(k), tuple(stride), tuple(tuple(p) for p in padding),
+                       tuple(dilation), groups, out)
+        if key is not None:
+            if len(_geometries) >= _GEOMETRIES_MOST:
+                _geometries.clear()
+            _geometries[key] = got
+    return got
+
+
+def with_out(geo: Geometry, out) -> Geometry:
+    """`geo` with the output size `out` (an adjoint's: the output gradient's spatial
+    shape, which a transposed convolution's output padding makes larger), kept as
+    `geometry` keeps its results."""
+    out = tuple(out)
+    if out == geo.out:
+        return geo
+    key = ("out", geo, out)
+    got = _geometries.get(key)
+    if got is None:
+        if len(_geometries) >= _GEOMETRIES_MOST:
+            _geometries.clear()
+        got = _geometries[key] = Geometry(geo.k, geo.stride, geo.padding, geo.dilation,
+                                          geo.groups, out)
+    return got
 
 
 def add_channel_bias(out: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -530,7 +566,7 @@ def _as_full_convolution(geo: Geometry, x_shape, o: int, dtype) -> Geometry | No
         return None
     full = geometry((0, o) + tuple(geo.out), geo.k, geo.stride, pads, geo.dilation,
                     geo.groups)
-    if np.prod(x_shape[2:], dtype=np.int64) > 1.1 * geo.positions and \
+    if math.prod(x_shape[2:]) > 1.1 * geo.positions and \
             not _winograd.applies(full, o, x_shape[1], dtype):
         return None
     return full

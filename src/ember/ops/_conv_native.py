@@ -30,6 +30,8 @@ while they are in cache).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import _dtype as dt
@@ -100,10 +102,29 @@ def _wino_plan(x_shape, o: int, geo: K.Geometry, itemsize: int) -> tuple | None:
     return _plans[key]
 
 
+_PARAMS_MOST = 4096  # geometry arrays kept (a program's convolutions have a few shapes)
+_param_arrays: dict = {}
+
+
 def _params(x: np.ndarray, geo: K.Geometry, n: int, c: int, o: int, x_shape, chunk: int,
             parts: int) -> np.ndarray:
     """The int64 geometry array conv.c reads (see its G_* names): spatial dims padded in
-    front to three."""
+    front to three. Built once per geometry and layout and kept (conv.c only reads it):
+    building it costs more than a small convolution's other Python (measured 10-20 us a
+    call, two or three calls a convolution)."""
+    key = (None if x is None else (x.strides, x.itemsize), geo, n, c, o, tuple(x_shape),
+           chunk, parts)
+    got = _param_arrays.get(key)
+    if got is None:
+        if len(_param_arrays) >= _PARAMS_MOST:
+            _param_arrays.clear()
+        got = _param_arrays[key] = _build_params(x, geo, n, c, o, x_shape, chunk, parts)
+        got.flags.writeable = False
+    return got
+
+
+def _build_params(x, geo: K.Geometry, n: int, c: int, o: int, x_shape, chunk: int,
+                  parts: int) -> np.ndarray:
     lead = 3 - geo.nd
     one = (1,) * lead
     spatial = tuple(x_shape[2:])
@@ -187,14 +208,15 @@ def conv_native(lib, x, w, b=None, *, stride, padding, dilation, groups):
     return out.astype(dtype, copy=False)
 
 
-def _winograd_forward(lib, sfx, x, w, bias, out, geo, plan) -> bool:
+def _winograd_forward(lib, sfx, x, w, bias, out, geo, plan, flipped=False) -> bool:
     """out = conv(x, w) (+ bias) by Winograd; False (out to be redone by im2col) where a
     result is not finite: a tile's transform can turn an inf input into NaN where the
-    direct sum gives inf."""
-    n, c, o = x.shape[0], x.shape[1], w.shape[0]
+    direct sum gives inf. `flipped`: the convolution is with `K._flipped(w, 1)` (an input
+    gradient), whose transform conv.c reads from w itself."""
+    n, c, o = x.shape[0], x.shape[1], w.shape[1 if flipped else 0]
     u = np.empty((16, o, c), x.dtype)
-    calls.entry(lib, f"wino_kernel_{sfx}", [P, P, calls.I64, calls.I64])(
-        calls.ptr(w), calls.ptr(u), o, c)
+    calls.entry(lib, f"wino_kernel{'_flipped' if flipped else ''}_{sfx}",
+                [P, P, calls.I64, calls.I64])(calls.ptr(w), calls.ptr(u), *w.shape[:2])
     chunk, parts, layout = plan
     p = _params(x, geo, n, c, o, x.shape, chunk, parts)
     name = "wino_forward" if layout == "first" else "wino_last_forward"
@@ -215,7 +237,7 @@ def input_grad_native(lib, g, w, b=None, *, stride, padding, dilation, groups, x
     dtype = g.dtype
     g, w = np.ascontiguousarray(_operand(g)), np.ascontiguousarray(_operand(w))
     geo = K.geometry(x_shape, w.shape[2:], stride, padding, dilation, groups)
-    geo = K.Geometry(geo.k, geo.stride, geo.padding, geo.dilation, groups, g.shape[2:])
+    geo = K.with_out(geo, g.shape[2:])
     sfx = _usable(g, w, geo)
     n, c, o = x_shape[0], x_shape[1], w.shape[0]
     if sfx is None or any(s == 0 for s in x_shape):
@@ -230,15 +252,13 @@ def input_grad_native(lib, g, w, b=None, *, stride, padding, dilation, groups, x
         full = K._as_full_convolution(geo, x_shape, o, g.dtype)
         # (a non-finite weight takes col2im, which never multiplies it by the full
         # convolution's padding, as PyTorch's input gradient never does)
-        if full is not None and np.prod(x_shape[2:]) <= 1.1 * geo.positions and \
+        if full is not None and math.prod(x_shape[2:]) <= 1.1 * geo.positions and \
                 _wino_plan(g.shape, c, full, g.itemsize) is not None and np.isfinite(w).all():
             # At stride 1 the input gradient is the flipped kernel's full convolution, by
             # Winograd where x is about the output's size ("same" padding). Where x is
             # larger (unpadded), col2im computes fewer sums: measured on the MNIST CNN's
             # 32 -> 64 at 26x26, 13.3 ms against 15.3 (one thread, batch 64, a loaded machine).
-            got = conv_native(lib, g, K._flipped(w, groups), stride=full.stride,
-                              padding=full.padding, dilation=full.dilation, groups=groups)
-            return got.astype(dtype, copy=False)
+            return _winograd_input_grad(lib, sfx, g, w, full).astype(dtype, copy=False)
         chunk, parts = _plan(x_shape, w.shape, geo, g.itemsize)
         p = _params(None, geo, n, c, o, x_shape, chunk, parts)
         with one_blas_thread:
@@ -246,11 +266,24 @@ def input_grad_native(lib, g, w, b=None, *, stride, padding, dilation, groups, x
     return dx.astype(dtype, copy=False)
 
 
+def _winograd_input_grad(lib, sfx, g, w, full: K.Geometry) -> np.ndarray:
+    """The stride-1 ungrouped input gradient as the full convolution of g with the flipped
+    kernel, by Winograd, its transform read from w (no flipped copy: measured 40 us a call
+    for 64 -> 64 channels, one thread); where a result is not finite, `conv_native` on the flipped
+    copy (its own im2col fallback)."""
+    out = np.empty((g.shape[0], w.shape[1]) + full.out, g.dtype)
+    plan = _wino_plan(g.shape, w.shape[1], full, g.itemsize)
+    if _winograd_forward(lib, sfx, g, w, None, out, full, plan, flipped=True):
+        return out
+    return conv_native(lib, g, K._flipped(w, 1), stride=full.stride, padding=full.padding,
+                       dilation=full.dilation, groups=1)
+
+
 def weight_grad_native(lib, x, g, *, stride, padding, dilation, groups, w_shape):
     dtype = x.dtype
     x, g = _strided(_operand(x)), np.ascontiguousarray(_operand(g))
     geo = K.geometry(x.shape, w_shape[2:], stride, padding, dilation, groups)
-    geo = K.Geometry(geo.k, geo.stride, geo.padding, geo.dilation, groups, g.shape[2:])
+    geo = K.with_out(geo, g.shape[2:])
     sfx = _usable(x, g, geo)
     n, c, o = x.shape[0], x.shape[1], w_shape[0]
     if sfx is None or any(s == 0 for s in w_shape):

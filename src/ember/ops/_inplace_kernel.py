@@ -111,6 +111,8 @@ def run_inplace(prim, self, dst: np.ndarray, arrays: list, params: dict,
     if prim.__class__ is Family:  # the member's own kernel (a ufunc may write in place)
         params = dict(params)
         kernel = params.pop("fn").kernel
+        if getattr(kernel, "numpy", None).__class__ is _ufunc:  # (a native twin's chooser:
+            kernel = kernel.numpy  # its ufunc writes in place, as before the twin)
     shape = dst.shape
     if kernel.__class__ is not _ufunc:
         into = getattr(kernel, "into", None)

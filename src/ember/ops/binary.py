@@ -15,7 +15,9 @@ import numpy as np
 
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
+from .. import native
 from .._tensor import Tensor
+from ..native import calls
 from ._common import binary_operands, elementwise_meta, fit_scalar, is_scalar, type_name
 from ._common import write_out as _write_out
 from ._inplace_kernel import writes_into
@@ -102,6 +104,27 @@ add_fn = member("add", np.add)
 deflower(add_fn, "{0} + {1}")
 defvjp(add_fn, lambda g, out, a, b: g, lambda g, out, a, b: g, reads=((), ()))
 defjvp(add_fn, lambda primals, tangents, out: shaped(tangent_sum(*tangents), out))
+
+
+def _add_native(lib, a, b, **params):
+    """a + b in C (csrc/binary.c): np.add's sums, split over the kernel threads, for two
+    C-contiguous float32 / float64 arrays of one shape and dtype (64K elements or more:
+    the gate below); NumPy's add for everything else."""
+    if params or a.__class__ is not np.ndarray or b.__class__ is not np.ndarray or \
+            a.dtype != b.dtype or a.shape != b.shape or \
+            not (a.flags.c_contiguous and b.flags.c_contiguous):
+        return NotImplemented
+    sfx = calls.SUFFIX.get(a.dtype)
+    if sfx is None:
+        return NotImplemented
+    out = np.empty_like(a)
+    calls.entry(lib, f"add_{sfx}", [calls.P] * 3 + [calls.I64])(
+        calls.ptr(a), calls.ptr(b), calls.ptr(out), a.size)
+    return out
+
+
+_ADD_NATIVE_MIN = 1 << 16
+native.register(add_fn, "binary", _add_native, min_size=(globals(), "_ADD_NATIVE_MIN"))
 
 sub_fn = member("sub", np.subtract)
 deflower(sub_fn, "{0} - {1}")
@@ -679,6 +702,18 @@ def forward_op(fn):
     return op
 
 
+def _eq_op(self, other):
+    # PyTorch's `tensor == array` reads a NumPy array as a tensor (its other comparisons,
+    # `!=` included, do not: Python's fallback decides them)
+    if isinstance(other, np.ndarray):
+        from .creation import from_data
+
+        other = from_data(other, None, None, copy=False)
+    if not isinstance(other, Tensor) and not is_scalar(other):
+        return NotImplemented
+    return eq(self, other)
+
+
 def reflected_op(fn):
     """`other <op> tensor` (Python calls `tensor.__r<op>__(other)`)."""
     def op(self, other):
@@ -711,8 +746,9 @@ def _mul_op(self, other):
 
 def _rtruediv(self, other):
     # NOTE: PyTorch computes `number / tensor` as `tensor.reciprocal() * number` (so its
-    # grad_fn is MulBackward0 and the reciprocal rounds in the tensor's dtype).
-    if not is_scalar(other):
+    # grad_fn is MulBackward0 and the reciprocal rounds in the tensor's dtype); an array
+    # divided by a tensor goes the same way (the product falls to NumPy, wrapped back).
+    if not is_scalar(other) and not isinstance(other, np.ndarray):
         return NotImplemented
     return self.reciprocal() * other
 
@@ -728,7 +764,7 @@ TENSOR_METHODS = {
     "__truediv__": forward_op(div), "__rtruediv__": _rtruediv,
     "__floordiv__": forward_op(floor_divide), "__rfloordiv__": reflected_op(floor_divide),
     "__pow__": forward_op(pow), "__rpow__": reflected_op(pow),
-    "__eq__": forward_op(eq), "__ne__": forward_op(ne), "__lt__": forward_op(lt),
+    "__eq__": _eq_op, "__ne__": forward_op(ne), "__lt__": forward_op(lt),
     "__le__": forward_op(le), "__gt__": forward_op(gt), "__ge__": forward_op(ge),
 }
 

@@ -8,16 +8,33 @@
  * out = (x - mean) * scale + bias and xhat = (x - mean) * rstd, rounded as ember's NumPy
  * kernel rounds them: mean, var, rstd = 1 / sqrt(var + eps) and scale = rstd * weight are
  * scalar_t values, each product and sum rounded once.
+ *
+ * A task takes a block of adjacent channels and reads them sample by sample: each sample's
+ * block is one contiguous run of BN_RUN elements or more, where a channel's plane alone
+ * may be a few cache lines (8x8: 256 bytes, then a jump of c planes), which the hardware
+ * prefetchers follow poorly. Each channel keeps its own lanes, so its sums are the same
+ * as a channel at a time (measured, batch 32, 128 channels of 8x8, one thread, cold
+ * caches: forward 0.92 -> 0.5 ms, backward 0.65 -> 0.35 ms).
  */
 #include <math.h>
 
 #include "ember.h"
 #include "reduce.h"
 
+#define BN_RUN 1024   /* elements: a block's run per sample (4 KiB of float) at least */
+#define BN_BLOCK 32   /* channels per block at most (their lanes live on the stack) */
+
+/* Channels per task block for planes of `len` elements (and c channels in all). */
+static inline int64_t bn_block(int64_t c, int64_t len) {
+    int64_t b = len >= BN_RUN ? 1 : (BN_RUN + len - 1) / (len > 0 ? len : 1);
+    b = EMBER_MIN(b, BN_BLOCK);
+    return EMBER_MAX(EMBER_MIN(b, c), 1);
+}
+
 typedef struct {
     const scalar_t *x, *weight, *bias;
     scalar_t *out, *xhat, *mean, *var, *rstd;
-    int64_t n, c, len;
+    int64_t n, c, len, block;
     double eps;
 } FN(bn_forward_args);
 
@@ -25,46 +42,69 @@ static void FN(bn_forward_task)(void *p, int64_t lo, int64_t hi) {
     const FN(bn_forward_args) *a = p;
     const int64_t n = a->n, c = a->c, len = a->len;
     const double count = (double)(n * len);
-    for (int64_t ch = lo; ch < hi; ch++) {
-        double acc[EMBER_LANES] = {0};
-        for (int64_t i = 0; i < n; i++) FN(acc_sum)(acc, a->x + (i * c + ch) * len, len);
-        const scalar_t mean = (scalar_t)(ember_lanes_total(acc) / count);
-        double sq[EMBER_LANES] = {0};
+    for (int64_t b0 = lo * a->block; b0 < EMBER_MIN(hi * a->block, c); b0 += a->block) {
+        const int64_t nb = EMBER_MIN(a->block, c - b0);
+        double acc[BN_BLOCK][EMBER_LANES] = {{0}};
+        scalar_t mean[BN_BLOCK], rstd[BN_BLOCK], scale[BN_BLOCK], shift[BN_BLOCK];
         for (int64_t i = 0; i < n; i++)
-            FN(acc_sq_dev)(sq, a->x + (i * c + ch) * len, len, (double)mean);
-        const scalar_t var = (scalar_t)(ember_lanes_total(sq) / count);
-        const scalar_t rstd = (scalar_t)1 / (scalar_t)sqrt((double)(var + (scalar_t)a->eps));
-        const scalar_t scale = a->weight ? rstd * a->weight[ch] : rstd;
-        const scalar_t shift = a->bias ? a->bias[ch] : (scalar_t)0;
-        for (int64_t i = 0; i < n; i++) {
-            const int64_t at = (i * c + ch) * len;
-            const scalar_t *xs = a->x + at;
-            scalar_t *o = a->out + at, *h = a->xhat + at;
-            if (a->bias) {
-                for (int64_t j = 0; j < len; j++) {
-                    const scalar_t d = xs[j] - mean;
-                    o[j] = d * scale + shift;
-                    h[j] = d * rstd;
-                }
-            } else {
-                for (int64_t j = 0; j < len; j++) {
-                    const scalar_t d = xs[j] - mean;
-                    o[j] = d * scale;
-                    h[j] = d * rstd;
+            for (int64_t k = 0; k < nb; k++)
+                FN(acc_sum)(acc[k], a->x + (i * c + b0 + k) * len, len);
+        for (int64_t k = 0; k < nb; k++) {
+            mean[k] = (scalar_t)(ember_lanes_total(acc[k]) / count);
+            for (int l = 0; l < EMBER_LANES; l++) acc[k][l] = 0;
+        }
+        for (int64_t i = 0; i < n; i++)
+            for (int64_t k = 0; k < nb; k++)
+                FN(acc_sq_dev)(acc[k], a->x + (i * c + b0 + k) * len, len, (double)mean[k]);
+        for (int64_t k = 0; k < nb; k++) {
+            const int64_t ch = b0 + k;
+            const scalar_t var = (scalar_t)(ember_lanes_total(acc[k]) / count);
+            rstd[k] = (scalar_t)1 / (scalar_t)sqrt((double)(var + (scalar_t)a->eps));
+            scale[k] = a->weight ? rstd[k] * a->weight[ch] : rstd[k];
+            shift[k] = a->bias ? a->bias[ch] : (scalar_t)0;
+            a->mean[ch] = mean[k];
+            a->var[ch] = var;
+            a->rstd[ch] = rstd[k];
+        }
+        for (int64_t i = 0; i < n; i++)
+            for (int64_t k = 0; k < nb; k++) {
+                const int64_t at = (i * c + b0 + k) * len;
+                const scalar_t *xs = a->x + at;
+                scalar_t *o = a->out + at, *h = a->xhat + at;
+                const scalar_t m = mean[k], sc = scale[k], sh = shift[k], r = rstd[k];
+                if (a->bias) {
+                    for (int64_t j = 0; j < len; j++) {
+                        const scalar_t d = xs[j] - m;
+                        o[j] = d * sc + sh;
+                        h[j] = d * r;
+                    }
+                } else {
+                    for (int64_t j = 0; j < len; j++) {
+                        const scalar_t d = xs[j] - m;
+                        o[j] = d * sc;
+                        h[j] = d * r;
+                    }
                 }
             }
-        }
-        a->mean[ch] = mean;
-        a->var[ch] = var;
-        a->rstd[ch] = rstd;
     }
+}
+
+/* The blocks of channels, and how many a task takes at least (4096 elements' worth). */
+static inline void bn_split(int64_t n, int64_t c, int64_t len, int64_t *block,
+                            int64_t *blocks, int64_t *grain) {
+    *block = bn_block(c, len);
+    *blocks = (c + *block - 1) / *block;
+    const int64_t per = n * len * *block; /* elements per block */
+    *grain = per >= 4096 ? 1 : (4096 + per - 1) / EMBER_MAX(per, 1);
 }
 
 void FN(bn_forward)(const scalar_t *x, const scalar_t *weight, const scalar_t *bias,
                     scalar_t *out, scalar_t *xhat, scalar_t *mean, scalar_t *var,
                     scalar_t *rstd, int64_t n, int64_t c, int64_t len, double eps) {
-    FN(bn_forward_args) a = {x, weight, bias, out, xhat, mean, var, rstd, n, c, len, eps};
-    ember_parallel_for(FN(bn_forward_task), &a, c, n * len >= 4096 ? 1 : c);
+    int64_t block, blocks, grain;
+    bn_split(n, c, len, &block, &blocks, &grain);
+    FN(bn_forward_args) a = {x, weight, bias, out, xhat, mean, var, rstd, n, c, len, block, eps};
+    ember_parallel_for(FN(bn_forward_task), &a, blocks, grain);
 }
 
 /* dx = ((g - xhat * (dweight / count)) * scale) - (dbias / count) * scale,
@@ -72,39 +112,49 @@ void FN(bn_forward)(const scalar_t *x, const scalar_t *weight, const scalar_t *b
 typedef struct {
     const scalar_t *g, *xhat, *rstd, *weight;
     scalar_t *dx, *dweight, *dbias;
-    int64_t n, c, len;
+    int64_t n, c, len, block;
 } FN(bn_backward_args);
 
 static void FN(bn_backward_task)(void *p, int64_t lo, int64_t hi) {
     const FN(bn_backward_args) *a = p;
     const int64_t n = a->n, c = a->c, len = a->len;
     const scalar_t count = (scalar_t)(n * len);
-    for (int64_t ch = lo; ch < hi; ch++) {
-        double sg[EMBER_LANES] = {0}, sgx[EMBER_LANES] = {0};
-        for (int64_t i = 0; i < n; i++) {
-            const int64_t at = (i * c + ch) * len;
-            FN(acc_sum_dot)(sg, sgx, a->g + at, a->xhat + at, len);
+    for (int64_t b0 = lo * a->block; b0 < EMBER_MIN(hi * a->block, c); b0 += a->block) {
+        const int64_t nb = EMBER_MIN(a->block, c - b0);
+        double sg[BN_BLOCK][EMBER_LANES] = {{0}}, sgx[BN_BLOCK][EMBER_LANES] = {{0}};
+        scalar_t scale[BN_BLOCK], kk[BN_BLOCK], bb[BN_BLOCK];
+        for (int64_t i = 0; i < n; i++)
+            for (int64_t k = 0; k < nb; k++) {
+                const int64_t at = (i * c + b0 + k) * len;
+                FN(acc_sum_dot)(sg[k], sgx[k], a->g + at, a->xhat + at, len);
+            }
+        for (int64_t k = 0; k < nb; k++) {
+            const int64_t ch = b0 + k;
+            const scalar_t dbias = (scalar_t)ember_lanes_total(sg[k]);
+            const scalar_t dweight = (scalar_t)ember_lanes_total(sgx[k]);
+            scale[k] = a->weight ? a->rstd[ch] * a->weight[ch] : a->rstd[ch];
+            kk[k] = dweight / count;
+            bb[k] = dbias / count * scale[k];
+            a->dweight[ch] = dweight;
+            a->dbias[ch] = dbias;
         }
-        const scalar_t dbias = (scalar_t)ember_lanes_total(sg);
-        const scalar_t dweight = (scalar_t)ember_lanes_total(sgx);
-        const scalar_t scale = a->weight ? a->rstd[ch] * a->weight[ch] : a->rstd[ch];
-        const scalar_t k = dweight / count, b = dbias / count * scale;
-        if (a->dx) {
-            for (int64_t i = 0; i < n; i++) {
-                const int64_t at = (i * c + ch) * len;
+        if (!a->dx) continue;
+        for (int64_t i = 0; i < n; i++)
+            for (int64_t k = 0; k < nb; k++) {
+                const int64_t at = (i * c + b0 + k) * len;
                 const scalar_t *gs = a->g + at, *hs = a->xhat + at;
                 scalar_t *d = a->dx + at;
-                for (int64_t j = 0; j < len; j++) d[j] = (gs[j] - hs[j] * k) * scale - b;
+                const scalar_t s = scale[k], q = kk[k], b = bb[k];
+                for (int64_t j = 0; j < len; j++) d[j] = (gs[j] - hs[j] * q) * s - b;
             }
-        }
-        a->dweight[ch] = dweight;
-        a->dbias[ch] = dbias;
     }
 }
 
 void FN(bn_backward)(const scalar_t *g, const scalar_t *xhat, const scalar_t *rstd,
                      const scalar_t *weight, scalar_t *dx, scalar_t *dweight, scalar_t *dbias,
                      int64_t n, int64_t c, int64_t len) {
-    FN(bn_backward_args) a = {g, xhat, rstd, weight, dx, dweight, dbias, n, c, len};
-    ember_parallel_for(FN(bn_backward_task), &a, c, n * len >= 4096 ? 1 : c);
+    int64_t block, blocks, grain;
+    bn_split(n, c, len, &block, &blocks, &grain);
+    FN(bn_backward_args) a = {g, xhat, rstd, weight, dx, dweight, dbias, n, c, len, block};
+    ember_parallel_for(FN(bn_backward_task), &a, blocks, grain);
 }

@@ -1,0 +1,119 @@
+"""csrc/binary.c (a + b over the kernel threads) against NumPy's add, the NumPy twin of
+ops/binary.py's `add`, and against torch: one IEEE addition per element, so bit for bit
+(NaN stays NaN, -0.0 + -0.0 is -0.0, -0.0 + 0.0 is +0.0, inf - inf is NaN). Operands the C
+kernel does not take (other dtypes, shapes that broadcast, non-contiguous layouts, Python
+numbers) reach NumPy's add through the chooser, with the same results."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from ember import native
+from ember.ops import binary
+from ember.ops.binary import add_fn
+from native._differential import assert_bits, layouts, threads, with_specials
+
+from helpers import rand_array
+
+pytestmark = pytest.mark.skipif(not native.available(), reason="native kernels unavailable")
+TWINS = native.twins(add_fn)
+
+
+@pytest.fixture(autouse=True)
+def _small_arrays_native_too(monkeypatch):
+    """Eager calls send arrays under `_ADD_NATIVE_MIN` elements to NumPy; here the C kernel
+    takes every size."""
+    monkeypatch.setattr(binary, "_ADD_NATIVE_MIN", 0)
+    with np.errstate(invalid="ignore"):  # (inf + -inf, as ember's ops never warn)
+        yield
+
+
+def _operands(shape, dtype):
+    a = with_specials(rand_array(shape, np.float64, low=-3, high=3).astype(dtype))
+    b = rand_array(shape, np.float64, seed=1, low=-3, high=3).astype(dtype)[::-1].copy()
+    flat_a, flat_b = a.reshape(-1), b.reshape(-1)
+    # -0.0 + -0.0, -0.0 + 0.0, inf + -inf, a NaN in b
+    for i, (u, v) in enumerate([(-0.0, -0.0), (-0.0, 0.0), (np.inf, -np.inf), (1.0, np.nan)]):
+        if 4 + i < flat_a.size:
+            flat_a[4 + i], flat_b[4 + i] = u, v
+    return a, b
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("shape", [(0,), (1,), (7, 9), (3, 1000), (4, 65, 257)], ids=str)
+def test_add_is_numpys_bit_for_bit(shape, dtype, n_threads):
+    a0, b0 = _operands(shape, dtype)
+    want = np.add(a0, b0)
+    with threads(n_threads):
+        got = TWINS[1](native.library("binary"), a0, b0)
+    assert got is not NotImplemented
+    assert_bits(got, want)
+    assert got.flags.c_contiguous
+    for a in layouts(a0).values():  # (other layouts: NumPy's, through the chooser)
+        for b in (b0, np.asfortranarray(b0)):
+            with threads(n_threads):
+                assert_bits(add_fn.kernel(a, b), want)
+                assert_bits(add_fn.kernel(b, a), np.add(b0, a0))
+
+
+def test_other_operands_stay_on_numpy():
+    lib = native.library("binary")
+    a = rand_array((4, 5))
+    add = TWINS[1]
+    assert add(lib, a, rand_array((1, 5))) is NotImplemented  # broadcast
+    assert add(lib, a, a.astype(np.float64)) is NotImplemented  # mixed dtypes
+    assert add(lib, a.astype(np.float16), a.astype(np.float16)) is NotImplemented
+    assert add(lib, np.arange(6), np.arange(6)) is NotImplemented  # integers
+    assert add(lib, a.T, a.T) is NotImplemented  # not C-contiguous
+    assert add(lib, a, 1.5) is NotImplemented and add(lib, 2, a) is NotImplemented
+    # through the chooser: a Python number first is NumPy's (the size gate reads no .size)
+    assert_bits(add_fn.kernel(2.0, a), np.add(2.0, a))
+    assert_bits(add_fn.kernel(a, np.float32(2.5)), np.add(a, np.float32(2.5)))
+
+
+@pytest.mark.parametrize("mode", ["native", "numpy"])
+@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64], ids=["float32", "float64"])
+def test_residual_sum_and_its_gradients_as_torch(dtype, n_threads, mode):
+    """A residual connection's sum forward, and two gradients of one tensor meeting in
+    backward (the engine adds them), equal to torch's bit for bit (the gate at its default:
+    these are 64K elements and more)."""
+    tdtype = {ember.float32: torch.float32, ember.float64: torch.float64}[dtype]
+    x = rand_array((4, 8, 48, 48), np.float64, low=-2, high=2)
+    w = rand_array((4, 8, 48, 48), np.float64, seed=2)
+    xt = torch.tensor(x).to(tdtype).requires_grad_()
+    yt = xt + xt.relu()
+    (yt * torch.tensor(w).to(tdtype)).sum().backward()
+    with native.use(mode), threads(n_threads):
+        xe = ember.tensor(x).to(dtype).requires_grad_()
+        ye = xe + ember.nn.functional.relu(xe)
+        (ye * ember.tensor(w).to(dtype)).sum().backward()
+    assert_bits(ye.detach().numpy(), yt.detach().numpy())
+    assert_bits(xe.grad.numpy(), xt.grad.numpy())
+
+
+@pytest.mark.parametrize("mode", ["native", "numpy"])
+def test_in_place_add_still_writes_in_place(mode):
+    """`a += b` and `add_` take the NumPy ufunc's in-place path past the chooser (no new
+    array and copy), overlapping views included, with torch's values."""
+    x0 = rand_array((3, 70000), np.float32)
+    y0 = rand_array((3, 70000), np.float32, seed=4)
+    with native.use(mode):
+        a, b = ember.tensor(x0), ember.tensor(y0)
+        at = a.data_ptr()
+        a += b
+        assert a.data_ptr() == at
+        assert_bits(a.numpy(), x0 + y0)
+        a.add_(b, alpha=2)
+        v = ember.tensor(x0.reshape(-1))
+        v[1:] += v[:-1]
+    t = torch.tensor(x0) + torch.tensor(y0)
+    t.add_(torch.tensor(y0), alpha=2)
+    tv = torch.tensor(x0.reshape(-1))
+    tv[1:] += tv[:-1].clone()  # (torch refuses the overlap; ember reads before writing)
+    assert_bits(a.numpy(), t.numpy())
+    assert_bits(v.numpy(), tv.numpy())
