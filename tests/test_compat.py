@@ -449,3 +449,12 @@ def test_import_ember_as_torch_prints_embers_own_names(tmp_path):
                         "<class 'ember._tensor.Tensor'>")
     assert lines[1] == ("ember.iinfo() requires an integer input type. Use ember.finfo to "
                         "handle 'ember.iinfo'")
+
+
+def test_runner_names_the_script_by_its_absolute_path_as_python_does(tmp_path):
+    # (a relative path: `python prog.py` reports /abs/prog.py in warnings and tracebacks)
+    (tmp_path / "prog.py").write_text("import warnings\nwarnings.warn('here')\n")
+    runs = [subprocess.run([sys.executable, *launcher, "prog.py"], capture_output=True,
+                           text=True, cwd=tmp_path, check=True).stderr.splitlines()[0]
+            for launcher in ((), ("-m", "ember.run"))]
+    assert runs[0] == runs[1] == f"{tmp_path / 'prog.py'}:2: UserWarning: here"

@@ -201,3 +201,8 @@ def test_default_layer_initialisation_draws_torchs_numbers(name, args, kwargs):
     for k in theirs:
         assert np.array_equal(ours[k].numpy(), theirs[k].numpy()), k
     assert ember_state() == torch_state()
+
+
+def test_generator_repr_is_torchs_default_object_repr():
+    e, t = repr(ember.Generator()), repr(torch.Generator())
+    assert e.split(" at 0x")[0] == t.split(" at 0x")[0].replace("torch", "ember", 1)

@@ -50,3 +50,19 @@ def test_import_does_not_touch_the_c_allocator():
                          timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_set_default_tensor_type_warns_once_as_torch():
+    import subprocess
+    import sys
+
+    code = ("import warnings\nimport {m} as t\nwarnings.simplefilter('always')\n"
+            "t.set_default_tensor_type(t.DoubleTensor)\nt.set_default_tensor_type(t.FloatTensor)\n"
+            "print(t.ones(1).dtype)\n")
+    got = []
+    for m in ("ember", "torch"):
+        r = subprocess.run([sys.executable, "-c", code.format(m=m)], capture_output=True,
+                           text=True, check=True)
+        got.append((r.stdout.split(".")[-1], r.stderr.count("set_default_tensor_type() is "
+                                                            "deprecated as of PyTorch 2.1")))
+    assert got[0] == got[1] == ("float32\n", 1)

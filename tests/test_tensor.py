@@ -300,3 +300,43 @@ def test_float_of_a_tensor_that_requires_grad_warns_once_as_torch():
     got = run("ember")
     assert got == run("torch")
     assert got[0] == 0 and len(got) == 2 and got[1][0] == "UserWarning"
+
+
+NUMPY_MIXES = {
+    "sin": lambda m, t: np.sin(t), "greater": lambda m, t: np.greater(t, 0.5),
+    "exp0": lambda m, t: np.exp(t[0]), "t+a": lambda m, t: t + np.ones(3),
+    "a/t": lambda m, t: np.ones(3) / t, "t+a0": lambda m, t: t + np.array(1.5),
+    "t==a": lambda m, t: t == np.array([1.0, 0.0, 1.0]), "a==t": lambda m, t: np.ones(3) == t,
+    "t==a0": lambda m, t: t == np.array(1.0), "t+=a": lambda m, t: _iadd(t, np.ones(3)),
+    "int+a": lambda m, t: t.long() + np.array([1, 2, 3]),
+}
+
+
+def _iadd(t, a):
+    t = t.clone()
+    t += a  # (NotImplemented in place: Python rebinds t to t + a)
+    return t
+
+
+@pytest.mark.parametrize("name", NUMPY_MIXES)
+def test_numpy_arrays_and_ufuncs_with_tensors_give_tensors_as_torch(name):
+    import warnings
+
+    got = []
+    for m in (ember, torch):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # (torch's __array_wrap__)
+            r = NUMPY_MIXES[name](m, m.ones(3))
+        got.append((type(r).__name__, str(r.dtype).split(".")[-1], r.tolist()))
+    assert got[0] == got[1]
+
+
+def test_tensor_ne_array_is_left_to_python_as_torch():
+    assert (ember.ones(2) != np.ones(2)) is (torch.ones(2) != np.ones(2)) is True
+
+
+def test_size_arithmetic_keeps_the_size_type_as_torch():
+    for op in (lambda s: s * 2, lambda s: 2 * s, lambda s: s + (4,), lambda s: (1,) + s,
+               lambda s: s[1:]):
+        e, t = op(ember.ones(2, 3).shape), op(torch.ones(2, 3).shape)
+        assert (type(e).__name__, tuple(e)) == (type(t).__name__, tuple(t))

@@ -253,3 +253,14 @@ def test_random_view_chains_agree_with_torch(shape, data):
         e.numpy()[...] = -1
         t.numpy()[...] = -1
         np.testing.assert_array_equal(e_base.numpy(), t_base.numpy(), err_msg=trail)
+
+
+@pytest.mark.parametrize("sa,sb", [((2, 3), (4, 5)), ((2, 3, 4), (5, 1, 6)), ((3,), (2, 4)),
+                                   ((2, 1), (3, 4, 5))])
+def test_broadcast_error_names_the_last_clashing_dim_as_torch(sa, sb):
+    msgs = []
+    for m in (ember, torch):
+        with pytest.raises(RuntimeError) as err:
+            m.zeros(sa) + m.zeros(sb)
+        msgs.append(str(err.value))
+    assert msgs[0] == msgs[1]

@@ -274,7 +274,7 @@ def tensor_repr(t, tensor_contents: str | None = None) -> str:
     if tensor_contents is not None:
         body = tensor_contents
     if t._grad_fn is not None:
-        suffixes.append(f"grad_fn=<{t._grad_fn.name()}>")
+        suffixes.append(f"grad_fn=<{t._grad_fn.name().rpartition('::')[2]}>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + body, suffixes, indent)
@@ -300,7 +300,7 @@ def sparse_repr(t) -> str:
         parts.append(head + body + ")")
     text = prefix + (",\n" + " " * indent).join(parts)
     if t._grad_fn is not None:
-        suffixes.append(f"grad_fn=<{t._grad_fn.name()}>")
+        suffixes.append(f"grad_fn=<{t._grad_fn.name().rpartition('::')[2]}>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
     # NOTE: PyTorch starts a sparse tensor's suffixes on a line of their own.

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 
 from . import _algorithms
 from . import _dtype as dt
@@ -154,7 +155,15 @@ def is_inference(input: Tensor) -> bool:
     return input.is_inference()
 
 
+_WARNED_TENSOR_TYPE: list = []
+
+
 def set_default_tensor_type(t) -> None:
+    if not _WARNED_TENSOR_TYPE:  # (PyTorch warns once a process)
+        _WARNED_TENSOR_TYPE.append(True)
+        warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please "
+                      "use torch.set_default_dtype() and torch.set_default_device() as "
+                      "alternatives.", UserWarning, stacklevel=2)
     d = getattr(t, "_ember_dtype", None)
     if d is None:
         from .ops.creation import legacy_type_dtype

@@ -49,6 +49,11 @@ class Size(tuple):
     def __radd__(self, other):
         return Size(tuple.__add__(tuple(other), self))
 
+    def __mul__(self, n):
+        return Size(tuple.__mul__(self, n))
+
+    __rmul__ = __mul__
+
     def __reduce__(self):
         return (Size, (tuple(self),))
 
@@ -346,7 +351,8 @@ class Tensor:
                 ".grad attribute won't be populated during autograd.backward(). If you indeed "
                 "want the .grad field to be populated for a non-leaf Tensor, use .retain_grad() "
                 "on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure "
-                "you access the leaf Tensor instead.",
+                "you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 "
+                "for more information.",
                 UserWarning,
                 stacklevel=2,
             )
@@ -415,6 +421,9 @@ class Tensor:
         outside `data`'s graph (how `Parameter` and user subclasses wrap a tensor). An
         inference tensor's wrapper is one too (a Parameter made in inference mode), and
         outside inference mode refuses to require grad, as in PyTorch."""
+        if require_grad and not (data._dtype.is_floating_point or data._dtype.is_complex):
+            raise RuntimeError(  # (in these words: PyTorch's are three, one per path)
+                "Only Tensors of floating point and complex dtype can require gradients")
         t = _alias(data, cls=cls)
         if require_grad:
             t.requires_grad_(True)
@@ -481,6 +490,16 @@ class Tensor:
         if copy:
             a = a.copy()
         return a
+
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        # As PyTorch: a NumPy ufunc of a tensor (`np.sin(t)`, `t + array` through the array's
+        # operator) gives a tensor sharing the result's memory; a bool result as uint8
+        from .ops.creation import from_numpy
+
+        array = np.asarray(array)
+        if array.dtype == np.bool_:
+            array = array.astype(np.uint8)
+        return from_numpy(array)
 
     def tolist(self):
         if self.device.type == "meta":

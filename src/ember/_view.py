@@ -88,8 +88,8 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
     out = [1] * ndim
     for s in shapes:
         off = ndim - len(s)
-        for i, n in enumerate(s):
-            j = off + i
+        for i in reversed(range(len(s))):  # PyTorch names the last clashing dim
+            n, j = s[i], off + i
             cur = out[j]
             if n == cur or n == 1:
                 continue

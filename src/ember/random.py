@@ -208,7 +208,10 @@ class Generator:
         self._load_state_bytes(d["state"])
 
     def __repr__(self) -> str:
-        return "<ember.Generator object>"
+        # (PyTorch's Generator is its C extension's class: the default object repr)
+        from . import _names
+
+        return f"<{_names.prefix}._C.Generator object at {hex(id(self))}>"
 
 
 def _check_seed(seed) -> int:

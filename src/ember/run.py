@@ -30,7 +30,9 @@ def main(argv: list[str] | None = None) -> int:
     else:
         sys.argv = argv
         sys.path.insert(0, os.path.dirname(os.path.abspath(argv[0])))
-        runpy.run_path(argv[0], run_name="__main__")
+        # (as `python SCRIPT` since 3.9: the script's code, hence its tracebacks and
+        # warnings, names it by its absolute path)
+        runpy.run_path(os.path.abspath(argv[0]), run_name="__main__")
     return 0
 
 

@@ -349,3 +349,21 @@ def test_a_view_returned_by_forward_keeps_the_custom_backward():
         assert type(y.grad_fn).__name__ == "FirstRowBackward"
         y.sum().backward()
         assert a.grad.tolist() == [[5.0] * 3, [0.0] * 3]
+
+
+def test_custom_function_node_repr_names_its_module_as_torch():
+    reprs = []
+    for m in (ember, torch):
+        class Double(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                return a * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+
+        out = Double.apply(m.ones(2, requires_grad=True))
+        reprs.append((repr(out.grad_fn).split(" object at")[0], repr(out)))
+    assert reprs[0][0] == reprs[1][0].replace("torch.", "ember.", 1)
+    assert reprs[0][1] == reprs[1][1]

@@ -467,3 +467,60 @@ def test_a_write_through_real_or_imag_of_a_complex_tensor_in_the_graph(part):
     np.testing.assert_allclose(out[0][0], out[1][0], rtol=1e-6)
     np.testing.assert_allclose(out[0][1], out[1][1], rtol=1e-6)
     assert out[0][2] == out[1][2] == "AsStridedBackward0"
+
+
+def _node(fn):
+    return (fn.name(), [type(n).__name__ for n, _ in fn.next_functions])
+
+
+SETITEM_KEYS = [0, (0, 1), slice(1, 3), (Ellipsis, 0), "t1", [0, 2], "mask"]
+
+
+@pytest.mark.parametrize("key", SETITEM_KEYS, ids=str)
+@pytest.mark.parametrize("value", ["number", "tensor", "grad"])
+def test_assignment_node_matches_torch(key, value):
+    # a basic key (ints, slices, `...`, a 0-d int tensor) copies into the view x[key]: the
+    # base's node is CopySlices; an advanced key is index_put_ (IndexPutBackward0)
+    res = []
+    for m in (ember, torch):
+        w = m.ones(4, 3, requires_grad=True)
+        v = w * 2
+        k = m.tensor(1) if key == "t1" else v > 1 if key == "mask" else key
+        src = m.tensor(5.0, requires_grad=value == "grad") if value != "number" else 5.0
+        v[k] = src
+        (v * m.arange(12.0).view(4, 3)).sum().backward()
+        res.append((_node(v.grad_fn), w.grad.tolist(),
+                    None if value != "grad" else src.grad.item()))
+    assert res[0] == res[1]
+
+
+def _write_row(m, op, row, src):
+    if op == "add_":
+        row.add_(1)
+    elif op == "mul_":
+        row.mul_(m.ones(3))
+    elif op == "zero_":
+        row.zero_()
+    elif op == "fill_":
+        row.fill_(2.0)
+    elif op == "copy_":
+        row.copy_(m.zeros(3))
+    elif op == "copy_grad":
+        row.copy_(src * 2)
+    else:
+        row.copy_(src.double())
+
+
+@pytest.mark.parametrize("op", ["add_", "mul_", "zero_", "fill_", "copy_", "copy_grad",
+                                "copy_cast"])
+def test_copyslices_shows_torchs_edges(op):
+    # PyTorch's CopySlices holds the in-place op's node: it shows the base's edge, then that
+    # node's edges past the view's
+    res = []
+    for m in (ember, torch):
+        w = m.ones(4, 3, requires_grad=True)
+        src = m.ones(3, requires_grad=True)
+        v = w * 2
+        _write_row(m, op, v[1], src)
+        res.append(_node(v.grad_fn))
+    assert res[0] == res[1]

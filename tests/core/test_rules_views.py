@@ -15,7 +15,7 @@ from ember.ops.copy import COPY, clone_p
 from ember.ops.creation import factory_p
 from ember.ops.device_copy import to_device_p
 from ember.ops.dtype_views import as_complex_fn, dtype_fn, reinterpret_p
-from ember.ops.fill import FILL, fill_p
+from ember.ops.fill import FILL_, FILL_TENSOR, ZERO, fill_p
 from ember.ops.inplace_view import copy_slices_geom, copy_slices_p
 from ember.ops.join import flip_p, repeat_p, roll_p
 from ember.ops.movement import detach_p
@@ -78,7 +78,10 @@ CALLS = [
     ("clone", lambda a: a.clone(), (x3,), 1),
     ("clone_contiguous", lambda a: a.t().contiguous(), (m2,), 2),  # t, clone
     ("copy", lambda d, s: ember._core.bind(fill_p, d, s, fn=COPY), (m2, v1), 1),
-    ("fill", lambda d: ember._core.bind(fill_p, d, 2.5, fn=FILL), (m2,), 1),
+    ("fill", lambda d: ember._core.bind(fill_p, d, 2.5, fn=FILL_), (m2,), 1),
+    ("zero", lambda d: ember._core.bind(fill_p, d, 0.0, fn=ZERO), (m2,), 1),
+    ("fill_tensor", lambda d, v: ember._core.bind(fill_p, d, v, fn=FILL_TENSOR),
+     (m2, _t(seed=7)), 1),
     ("draw", lambda d, s: ember._core.bind(fill_p, d, s, fn=_DRAWS["NormalBackward0"]),
      (m2, _t(3, 4, seed=6)), 1),
 ]
@@ -112,7 +115,10 @@ def test_the_view_batch_rule_copies_only_when_a_view_cannot_express_the_batch():
 def test_random_ops_and_factories_batch_by_a_loop_with_a_reason_and_have_no_tangent():
     for prim in (factory_p, sample_p):
         assert batch_rules[prim] is BY_LOOP and loop_reasons[prim]
-        assert all(r is NOT_DIFFERENTIABLE for r in jvp_rules[prim].table.values())
+        # (the drawn_* members hand drawn values on, linked to the parameters they were drawn
+        # from as in PyTorch's graph: a zero gradient, and a zero tangent)
+        assert all(r is NOT_DIFFERENTIABLE for m, r in jvp_rules[prim].table.items()
+                   if not m.name.startswith("drawn_"))
     # (their public calls bind them, with nothing for the checks to differentiate)
     p = _t(3, 4).clamp(0, 1)
     assert check_jvp(lambda q: ember.bernoulli(q), p) == 0
@@ -138,7 +144,7 @@ def _entries(prim, table):
 
 def test_every_primitive_and_member_of_the_area_has_a_jvp_and_a_batch_entry():
     members = sum(len(p.members) for p in AREA if isinstance(p, Family))
-    assert (len(AREA), members) == (13, 36)
+    assert (len(AREA), members) == (13, 45)
     for prim in AREA:
         assert all(r is not MISSING for r in _entries(prim, jvp_rules)), prim
         assert batch_rules.get(prim, MISSING) is not MISSING, prim

@@ -20,7 +20,9 @@ ND = "not differentiable: vmap only"
 def _fill_copy(m, x, y):
     """In-place writes of a whole batched tensor: a number, then a tensor."""
     w = x.clone()
+    w.zero_()
     w.fill_(1.5)
+    w.fill_(m.tensor(0.5, dtype=x.dtype))  # (a 0-d tensor: FillBackward3)
     w.copy_(x * 2 + y)
     w.add_(y)
     return w
@@ -83,6 +85,8 @@ RANDOM = {
     "uniform": lambda m, x: x + m.rand_like(x),
     "normal": lambda m, x: x * m.randn_like(x),
     "random": _clone_draw("random_", 0, 5),
+    "random_to": _clone_draw("random_", 5),
+    "random_all": _clone_draw("random_"),
     "uniform_": _clone_draw("uniform_", -1, 2),
     "normal_": _clone_draw("normal_", 0.5, 2),
     "bernoulli_p": _clone_draw("bernoulli_", 0.3),

@@ -297,3 +297,32 @@ def test_an_empty_batch_of_sequences_goes_through_as_in_torch(name):
         y.sum().backward()
         seen.append((tuple(y.shape), tuple(x.grad.shape)))
     assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("shape,pad,mode,value", [
+    ((2, 3), (1, 2, 3), "constant", None), ((2, 3), (1, 2, 3), "reflect", None),
+    ((2, 3), (1,) * 6, "constant", None), ((2, 3), (1,) * 6, "replicate", None),
+    ((3,), (1, 1), "reflect", None), ((1, 3), (1, 1), "reflect", 1.0),
+    ((1, 2, 3), (1, 1, 1, 1), "circular", None), ((3,), (1, 1), "bad", None)])
+def test_pad_error_types_and_messages_match_torch(shape, pad, mode, value):
+    got = []
+    for m in (ember, torch):
+        try:
+            m.nn.functional.pad(m.zeros(shape), pad, mode=mode, value=value)
+            got.append(None)
+        except Exception as e:  # noqa: BLE001  (the type is what is compared)
+            got.append((type(e).__name__, str(e)))
+    assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("call", [lambda m, x: m.nn.functional.softmax(x),
+                                  lambda m, x: m.nn.functional.log_softmax(x),
+                                  lambda m, x: m.nn.functional.softmin(x)])
+def test_implicit_softmax_dim_warns_at_the_callers_line(call):
+    import warnings
+
+    for m in (ember, torch):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            call(m, m.ones(2, 2))
+        assert [x.filename for x in w] == [__file__], m.__name__

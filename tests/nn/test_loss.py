@@ -328,3 +328,16 @@ def test_pointwise_loss_reports_the_size_mismatch_before_the_dtype():
     with pytest.raises((RuntimeError, ValueError)) as info, pytest.warns(UserWarning):
         ember.nn.functional.mse_loss(x, y)
     assert not isinstance(info.value, NotImplementedError)
+
+
+@pytest.mark.parametrize("target", [lambda m: m.rand(2, 4), lambda m: m.zeros(2, 4, dtype=m.int64),
+                                    lambda m: m.rand(3)])
+def test_cross_entropy_target_errors_match_torch(target):
+    got = []
+    for m in (ember, torch):
+        try:
+            m.nn.functional.cross_entropy(m.randn(2, 3), target(m))
+            got.append(None)
+        except (RuntimeError, ValueError) as e:
+            got.append((type(e).__name__, str(e)))
+    assert got[0] == got[1]

@@ -386,3 +386,15 @@ def test_load_state_dict_assign_materialises_a_meta_model():
     src.eval()
     meta.eval()
     np.testing.assert_array_equal(src(x).detach().numpy(), meta(x).detach().numpy())
+
+
+@pytest.mark.parametrize("make", [lambda m: m.nn.Parameter(m.ones(1, dtype=m.int64)),
+                                  lambda m: m.ones(1, dtype=m.int64).requires_grad_(),
+                                  lambda m: m.tensor([1], requires_grad=True)])
+def test_integer_tensors_refuse_grad_in_torchs_words_per_path(make):
+    msgs = []
+    for m in (ember, torch):
+        with pytest.raises(RuntimeError) as err:
+            make(m)
+        msgs.append(str(err.value))
+    assert msgs[0] == msgs[1]

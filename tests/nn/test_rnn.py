@@ -131,3 +131,17 @@ def test_sequence_utils_match_torch():
         assert_same(a, b)
     with pytest.raises(RuntimeError, match="must be sorted in decreasing order"):
         rnn_e.pack_padded_sequence(ember.zeros(4, 2, 1), [2, 4])
+
+
+@pytest.mark.parametrize("kind,states", [
+    ("LSTM", ((1, 1, 3), (1, 2, 3))), ("LSTM", ((1, 2, 3), (1, 1, 3))), ("GRU", (1, 2, 3)),
+    ("RNN", (2, 1, 3))])
+def test_wrong_initial_state_errors_name_the_state_as_torch(kind, states):
+    msgs = []
+    for m in (ember, torch):
+        rnn = getattr(m.nn, kind)(2, 3)
+        hx = tuple(m.zeros(s) for s in states) if kind == "LSTM" else m.zeros(states)
+        with pytest.raises(RuntimeError) as err:
+            rnn(m.zeros(4, 1, 2), hx)
+        msgs.append(str(err.value))
+    assert msgs[0] == msgs[1]

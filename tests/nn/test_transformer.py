@@ -258,3 +258,48 @@ def _attention_formula(q, k, v, attn_mask=None, is_causal=False, scale=None):
     elif attn_mask is not None:
         scores = scores + attn_mask
     return scores.softmax(-1) @ v
+
+
+@pytest.mark.parametrize("kwargs,warns", [
+    ({"batch_first": False}, "self_attn.batch_first was not True"),
+    ({"batch_first": True, "norm_first": True}, "norm_first was True"),
+    ({"batch_first": True, "nhead": 1}, "num_heads is odd"),
+    ({"batch_first": True}, None)])
+def test_encoder_nested_tensor_flag_and_warning_match_torch(kwargs, warns):
+    import warnings
+
+    kw = {"d_model": 8, "nhead": 2, "dim_feedforward": 16, **kwargs}
+    got = []
+    for m in (ember, torch):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            enc = m.nn.TransformerEncoder(m.nn.TransformerEncoderLayer(**kw), 2)
+        got.append((enc.use_nested_tensor, [str(x.message) for x in w
+                                            if "enable_nested_tensor" in str(x.message)]))
+    assert got[0] == got[1]
+    assert (warns is None) == (not got[0][1]) and (warns is None or warns in got[0][1][0])
+
+
+@pytest.mark.parametrize("pad", [
+    [[False, False, False, True, True], [False] * 5],  # left-aligned: PyTorch's fast path
+    [[True, False, False, False, False], [False] * 5],  # not left-aligned: no fast path
+    "float"])
+@pytest.mark.parametrize("grad", [False, True])
+def test_encoder_inference_zeroes_padded_positions_as_torch(pad, grad):
+    # In eval mode without grad, PyTorch runs an encoder on a nested tensor of the tokens the
+    # key padding mask keeps, and pads its output back with zeros (then the final norm)
+    t_layer = torch.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True)
+    t_enc = torch.nn.TransformerEncoder(t_layer, 2, norm=torch.nn.LayerNorm(8)).eval()
+    e_enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, batch_first=True), 2,
+                                  norm=nn.LayerNorm(8)).eval()
+    copy_module_state(e_enc, t_enc)
+    src = rand_array((2, 5, 8))
+    keep = np.array(pad if pad != "float" else [[False] * 3 + [True] * 2, [False] * 5])
+    outs = []
+    for m, enc in ((ember, e_enc), (torch, t_enc)):
+        mask = m.tensor(keep)
+        if pad == "float":
+            mask = m.zeros(2, 5).masked_fill(mask, float("-inf"))
+        with m.set_grad_enabled(grad):
+            outs.append(enc(m.tensor(src), src_key_padding_mask=mask).detach())
+    assert_same(outs[0], outs[1], **TOL)

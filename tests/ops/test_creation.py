@@ -316,3 +316,15 @@ def test_logspace_is_built_from_bound_ops():
     assert m.shape == (5,) and m.device.type == "meta" and m.dtype is ember.float32
     assert ember.logspace(0, 2, 5, requires_grad=True).requires_grad
     check(lambda lib: lib.logspace(-1.5, 2, 6, base=3, dtype=lib.float32))
+
+
+@pytest.mark.parametrize("make", [lambda m: m.zeros(2, -1), lambda m: m.zeros(-1),
+                                  lambda m: m.ones(-1, 2), lambda m: m.empty(-2),
+                                  lambda m: m.full((-1,), 1.0), lambda m: m.ones(1).new_zeros(-1)])
+def test_negative_sizes_are_refused_in_torchs_words(make):
+    msgs = []
+    for m in (ember, torch):
+        with pytest.raises(RuntimeError) as err:
+            make(m)
+        msgs.append(str(err.value))
+    assert msgs[0] == msgs[1]

@@ -584,3 +584,21 @@ def test_setitem_takes_index_tensors_as_inputs(key):
         if isinstance(t_key, tuple) else next(t_other)
     t_target[t_key] = 7.0
     assert_same(target, t_target)
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (3,), (2, 3, 4), ()])
+def test_nonzero_is_column_major_as_torch(shape):
+    # PyTorch's CPU nonzero fills an (ndim, n) buffer and returns its transpose: strides (1, n),
+    # so `x.nonzero().view(-1)` fails as it does there
+    a = (rand_array(shape) > 0) if shape else np.array(True)
+    res = []
+    for m in (ember, torch):
+        idx = m.tensor(a).nonzero()
+        viewable = True
+        try:
+            idx.view(-1)
+        except RuntimeError:
+            viewable = False
+        res.append((idx.tolist(), idx.is_contiguous(), viewable,
+                    idx.stride() if idx.shape[0] > 1 and idx.shape[1] > 1 else None))
+    assert res[0] == res[1]

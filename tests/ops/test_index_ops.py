@@ -633,3 +633,23 @@ def test_zero_dim_index_fill_add_copy(call):
 ])
 def test_zero_dim_index_add_copy_errors(call):
     same_error(call)
+
+
+@pytest.mark.parametrize("shape", [(0, 0, 1), (0, 3), (3, 0), (0, 3, 0), (2, 0, 3)])
+@pytest.mark.parametrize("op", ["index_fill", "index_copy"])
+def test_index_writes_into_empty_tensors_as_torch(shape, op):
+    # PyTorch's kernel refuses an empty indexed dim only when the slice it restrides to has
+    # elements; otherwise it writes nothing and checks no bound
+    for d in range(len(shape)):
+        for i in ([0], [5]):
+            got = []
+            for m in (ember, torch):
+                x, idx = m.zeros(shape), m.tensor(i)
+                src = m.zeros(shape[:d] + (1,) + shape[d + 1:])
+                try:
+                    r = m.index_fill(x, d, idx, 0) if op == "index_fill" else \
+                        m.index_copy(x, d, idx, src)
+                    got.append(tuple(r.shape))
+                except (RuntimeError, IndexError) as e:
+                    got.append(type(e).__name__)
+            assert got[0] == got[1], (d, i)

@@ -262,3 +262,21 @@ def test_tensor_methods_bound():
     x = ember.tensor(rand_array((3, 3)))
     assert_same(x.tril(), torch.tril(to_torch(x)))
     assert_same(x.diag_embed(), torch.diag_embed(to_torch(x)))
+
+
+@pytest.mark.parametrize("name", ["svd", "qr", "slogdet"])
+def test_top_level_decompositions_return_torchs_named_types(name):
+    a = rand_array((3, 3), np.float64)
+    got = []
+    for m in (ember, torch):
+        r = getattr(m, name)(m.tensor(a))
+        got.append((type(r).__name__, type(r).__module__.split(".", 1)[1],
+                    repr(r).split("(")[0].split(".", 1)[1], len(r)))
+    assert got[0] == got[1]
+
+
+def test_return_types_module_names_the_types():
+    r = ember.sort(ember.tensor([2, 1]))
+    assert isinstance(r, ember.return_types.sort)
+    assert isinstance(ember.svd(ember.eye(2)), ember.return_types.svd)
+    assert isinstance(ember.linalg.qr(ember.eye(2)), ember.return_types.linalg_qr)

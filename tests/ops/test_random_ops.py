@@ -471,3 +471,31 @@ def test_draws_from_tensors_bind_their_kernels(draw):
     assert_same_state("guarded")
     m = draw(ember, ember.empty(2, 7, device="meta"))
     assert m.device.type == "meta" and m.shape == e.shape and m.dtype is e.dtype
+
+
+DRAWS_FROM_PARAMS = {
+    "normal_tt": lambda m, mu, sd: m.normal(mu, sd),
+    "normal_tf": lambda m, mu, sd: m.normal(mu, 2.0),
+    "normal_ft": lambda m, mu, sd: m.normal(1.0, sd),
+    "poisson": lambda m, mu, sd: m.poisson(sd),
+    "bernoulli": lambda m, mu, sd: m.bernoulli(sd * 0.5),
+}
+
+
+@pytest.mark.parametrize("name", DRAWS_FROM_PARAMS)
+@pytest.mark.parametrize("grad", [True, False])
+def test_draws_from_parameters_join_the_graph_with_zero_gradients_as_torch(name, grad):
+    res = []
+    for m in (ember, torch):
+        m.manual_seed(0)
+        mu = m.zeros(3, requires_grad=True)
+        sd = m.ones(3, requires_grad=True)
+        with m.set_grad_enabled(grad):
+            r = DRAWS_FROM_PARAMS[name](m, mu, sd)
+        node = None if r.grad_fn is None else r.grad_fn.name()
+        grads = None
+        if r.requires_grad:
+            (r * m.arange(3.0)).sum().backward()
+            grads = [None if t.grad is None else t.grad.tolist() for t in (mu, sd)]
+        res.append((r.tolist(), r.requires_grad, node, grads))
+    assert res[0] == res[1]

@@ -92,6 +92,13 @@ class FunctionNode(Node, FunctionCtx):
     def name(self) -> str:
         return type(self).__name__
 
+    def __repr__(self) -> str:
+        # (PyTorch makes the node class inside torch.autograd.function: its default repr)
+        from .. import _names
+
+        return (f"<{_names.prefix}.autograd.function.{type(self).__name__} object at "
+                f"{hex(id(self))}>")
+
     @property
     def next_functions(self) -> tuple:
         return tuple(e for e, need in zip(self._edges, self._needs) if need is not None)

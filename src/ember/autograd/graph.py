@@ -76,6 +76,10 @@ def _add_hook(hooks: dict, value) -> RemovableHandle:
     return h
 
 
+# Nodes PyTorch implements in C++ by hand: `name()` gives their C++ name
+_CPP_NODES = frozenset({"CopySlices", "CopyBackwards"})
+
+
 class Node:
     """One recorded op: edges to its inputs' nodes, saved values, and its VJP."""
 
@@ -93,7 +97,8 @@ class Node:
     _kept = None  # ((tensor, version, output nr), ...) what PyTorch's kernel saves (`keep`)
 
     def name(self) -> str:
-        return type(self).__name__
+        name = type(self).__name__
+        return f"torch::autograd::{name}" if name in _CPP_NODES else name
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {hex(id(self))}>"
@@ -101,6 +106,8 @@ class Node:
     @property
     def next_functions(self) -> tuple:
         """One (node, output_nr) per differentiable input, (None, 0) where none flows."""
+        if type(self).__name__ == "CopySlices":
+            return self._copy_slices_next()
         rule = getattr(self, "_rule", None)  # (nodes not made by `record` have none)
         fns = rule.fns if rule is not None and rule is not MISSING else None
         wraps = type(self).__name__ in _WRAPS_SCALARS
@@ -114,6 +121,15 @@ class Node:
         if fns.__class__ is tuple and len(fns) > len(self._edges):
             out += [_NO_EDGE] * (len(fns) - len(self._edges))  # (an optional input left out)
         return tuple(out)
+
+    def _copy_slices_next(self) -> tuple:
+        """PyTorch's CopySlices holds the in-place op's node inside it and shows the base's
+        edge, then that node's edges past its first (the view's): ours records the op's
+        node as its second input, and shows its edges the same way."""
+        base, inner = self._edges[0], self._edges[1] if len(self._edges) > 1 else _NO_EDGE
+        if inner[0] is None or self._needs[1] is None:
+            return (base,) + ((inner,) if len(self._edges) > 1 else ())
+        return (base,) + tuple(inner[0].next_functions[1:])
 
     @property
     def metadata(self) -> dict:

@@ -17,6 +17,9 @@ from __future__ import annotations
 import collections
 import ctypes
 import operator
+import os
+import sys
+import warnings
 
 import numpy as np
 
@@ -62,12 +65,29 @@ def _items(x, n: int) -> list:
     return [x[i] for i in range(n)]
 
 
+_warned_arrays: list = []
+
+
+def _warn_arrays_in_lists() -> None:
+    """PyTorch's warning (once a process) for a list of NumPy arrays, at the user's line."""
+    _warned_arrays.append(True)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(0), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(root):
+        frame, level = frame.f_back, level + 1
+    warnings.warn("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please "
+                  "consider converting the list to a single numpy.ndarray with numpy.array() "
+                  "before converting to a tensor.", UserWarning, stacklevel=level)
+
+
 def data_shape(data) -> tuple[int, ...]:
     """The shape: each depth's length, read off the first element of the depth above."""
     sizes: list[int] = []
     x = data
     while is_sequence(x):
         if isinstance(x, np.ndarray) and x.ndim and x.dtype.kind not in "OUS":
+            if sizes and not _warned_arrays:
+                _warn_arrays_in_lists()
             return (*sizes, *x.shape)  # (its elements are NumPy scalars: nothing deeper)
         n = len(x)
         sizes.append(n)

@@ -26,6 +26,7 @@ from .random_ops import (
     _inplace,
     _like_result,
     _result,
+    drawn_from,
     sample_p,
 )
 from .registry import Member, apply, apply_, check_inplace, nondifferentiable
@@ -95,7 +96,7 @@ def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
         return _bernoulli_tensor_(self, g, p)
     p = float(p)
     _check_p(p)
-    return _inplace(self, "BernoulliBackward0", lambda n, c: _bernoulli_values(g, n, p, 1, 0, d))
+    return _inplace(self, "BernoulliBackward2", lambda n, c: _bernoulli_values(g, n, p, 1, 0, d))
 
 
 def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
@@ -107,6 +108,9 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
     res = _result(lambda n, c: np.empty(n, d.np), input._shape, None, d, input.device, False)
     with grad_mode.no_grad():
         bernoulli_(res, input if p is None else float(p), generator=g)
+    if p is None and out is None:
+        # PyTorch's draw is an op of the probabilities with a zero gradient (BernoulliBackward0)
+        return drawn_from(res, "BernoulliBackward0", input)
     return write_out(res, out)
 
 

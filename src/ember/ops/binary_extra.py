@@ -33,7 +33,7 @@ from .binary import (
     not_implemented,
     reflected_op,
 )
-from .binary_inplace import inplace_operand, inplace_shape_check
+from .binary_inplace import inplace_dunder, inplace_operand, inplace_shape_check
 from .registry import Member, Primitive, apply, apply_, defbatch, defjvp, defvjp, nondifferentiable
 
 
@@ -457,15 +457,17 @@ TENSOR_METHODS = {
     "bitwise_right_shift_": bitwise_right_shift_, "isclose": isclose, "allclose": allclose,
     "equal": equal,
     "__mod__": forward_op(remainder), "__rmod__": reflected_op(remainder),
-    "__imod__": remainder_,
+    "__imod__": inplace_dunder(remainder_),
     "__and__": forward_op(bitwise_and), "__rand__": reflected_op(bitwise_and),
-    "__iand__": bitwise_and_, "__or__": forward_op(bitwise_or),
-    "__ror__": reflected_op(bitwise_or), "__ior__": bitwise_or_,
+    "__iand__": inplace_dunder(bitwise_and_), "__or__": forward_op(bitwise_or),
+    "__ror__": reflected_op(bitwise_or), "__ior__": inplace_dunder(bitwise_or_),
     "__xor__": forward_op(bitwise_xor), "__rxor__": reflected_op(bitwise_xor),
-    "__ixor__": bitwise_xor_, "__lshift__": forward_op(bitwise_left_shift),
-    "__rlshift__": reflected_op(bitwise_left_shift), "__ilshift__": bitwise_left_shift_,
+    "__ixor__": inplace_dunder(bitwise_xor_), "__lshift__": forward_op(bitwise_left_shift),
+    "__rlshift__": reflected_op(bitwise_left_shift),
+    "__ilshift__": inplace_dunder(bitwise_left_shift_),
     "__rshift__": forward_op(bitwise_right_shift),
-    "__rrshift__": reflected_op(bitwise_right_shift), "__irshift__": bitwise_right_shift_,
+    "__rrshift__": reflected_op(bitwise_right_shift),
+    "__irshift__": inplace_dunder(bitwise_right_shift_),
 }
 
 __all__ = [

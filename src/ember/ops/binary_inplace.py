@@ -41,6 +41,19 @@ from .binary import (
 from .registry import apply_, check_overlap
 
 
+def inplace_dunder(fn):
+    """`tensor <op>= other`: NotImplemented for an operand that is neither a tensor nor a
+    number (as PyTorch: Python then rebinds to `tensor <op> other`, which a NumPy array
+    answers through its own operator, wrapped back into a tensor)."""
+    def op(self, other):
+        if not isinstance(other, Tensor) and not is_scalar(other):
+            return NotImplemented
+        return fn(self, other)
+
+    op.__name__ = f"__i{fn.__name__.rstrip('_')}__"
+    return op
+
+
 def inplace_operand(self: Tensor, other):
     """`other` ready to combine into `self` in place; RuntimeError if the result can't be cast."""
     check_overlap(self)
@@ -180,8 +193,9 @@ TENSOR_METHODS = {
     "floor_divide_": floor_divide_, "float_power_": float_power_, "eq_": eq_, "ne_": ne_,
     "lt_": lt_, "le_": le_, "gt_": gt_, "ge_": ge_, "not_equal_": ne_, "less_": lt_,
     "less_equal_": le_, "greater_": gt_, "greater_equal_": ge_,
-    "__iadd__": add_, "__isub__": sub_, "__imul__": mul_, "__itruediv__": div_,
-    "__ifloordiv__": floor_divide_, "__ipow__": pow_,
+    "__iadd__": inplace_dunder(add_), "__isub__": inplace_dunder(sub_),
+    "__imul__": inplace_dunder(mul_), "__itruediv__": inplace_dunder(div_),
+    "__ifloordiv__": inplace_dunder(floor_divide_), "__ipow__": inplace_dunder(pow_),
 }
 
 __all__: list = []

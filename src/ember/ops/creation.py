@@ -73,6 +73,8 @@ def _sizes(size, name: str = "empty") -> tuple[int, ...]:
                 f"element of type {type(s).__name__}"
             )
         if s < 0:
+            if name == "zeros":  # torch.zeros checks its sizes itself, with its own words
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
             raise RuntimeError(
                 f"Trying to create tensor with negative dimension {s}: {list(size)}"
             )
@@ -738,7 +740,7 @@ def new_empty_strided(self: Tensor, size, stride, *, dtype=None, device=None,
 
 
 TENSOR_METHODS = {
-    "new_tensor": new_tensor, "new_zeros": _new_filled(0, "zeros"),
+    "new_tensor": new_tensor, "new_zeros": _new_filled(0, "new_zeros"),
     "new_ones": _new_filled(1, "ones"), "new_empty": _new_filled(None, "empty"),
     "new_full": new_full,
     "new_empty_strided": new_empty_strided,

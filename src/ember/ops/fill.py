@@ -5,7 +5,7 @@ primitive, `fill`.
 Each takes the tensor written (`dst`) and the values written (a number, a tensor cast and
 broadcast to `dst`, or values drawn beforehand); the graph sees it as an op on the old
 value, whose gradient is zero. Members differ in how they cast and in their node name
-(`FillBackward0`, `CopyBackwards`, `NormalBackward0` ...).
+(`FillBackward2`, `ZeroBackward0`, `CopyBackwards`, `NormalBackward0` ...).
 """
 
 from __future__ import annotations
@@ -34,9 +34,32 @@ def _fill_kernel(a, value):
     return out
 
 
-FILL = Member(fill_p, "fill", _fill_kernel, lambda a, value: same_meta(a))
-defvjp(FILL, lambda g, out, a, value: g * 0, None, reads=((), ()))
-defjvp(FILL, zero_tangent)
+# PyTorch names the node of each overload: fill_(number) FillBackward2, zero_ ZeroBackward0
+FILL_ = Member(fill_p, "fill", _fill_kernel, lambda a, value: same_meta(a),
+               grad_name="FillBackward2")
+ZERO = Member(fill_p, "zero", _fill_kernel, lambda a, value: same_meta(a))
+for _m in (FILL_, ZERO):
+    defvjp(_m, lambda g, out, a, value: g * 0, None, reads=((), ()))
+    defjvp(_m, zero_tangent)
+
+
+def _fill_tensor_kernel(a, value):
+    out = np.empty_like(a)
+    out[...] = value  # (a 0-d value, or under vmap one per example, broadcast)
+    return out
+
+
+def _fill_tensor_jvp(primals, tangents, out):
+    t = tangents[1]
+    return zero_tangent(primals, tangents, out) if t is None else t.expand(out._shape) * 1
+
+
+# fill_(0-d tensor): FillBackward3, whose value gets the sum of the gradient
+FILL_TENSOR = Member(fill_p, "fill_tensor", _fill_tensor_kernel, lambda a, value: same_meta(a),
+                     grad_name="FillBackward3")
+defvjp(FILL_TENSOR, lambda g, out, a, value: g * 0, lambda g, out, a, value: g.sum(),
+       reads=((), ()))
+defjvp(FILL_TENSOR, _fill_tensor_jvp)
 
 
 def _fill_batch(args, dims, /, **params):
@@ -75,14 +98,14 @@ def fill_(self: Tensor, value) -> Tensor:
                 "fill_ only supports 0-dimension value tensor but got tensor with "
                 f"{value.ndim} dimensions."
             )
-        value = value.to(self._dtype).item()
+        return apply_(fill_p, self, value.to(self._dtype), fn=FILL_TENSOR)
     else:
         value = scalar_value(value, self._dtype)
-    return apply_(fill_p, self, value, fn=FILL)
+    return apply_(fill_p, self, value, fn=FILL_)
 
 
 def zero_(self: Tensor) -> Tensor:
-    return fill_(self, 0)
+    return apply_(fill_p, self, scalar_value(0, self._dtype), fn=ZERO)
 
 
 TENSOR_METHODS = {"fill_": fill_, "zero_": zero_}

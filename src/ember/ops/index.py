@@ -639,7 +639,8 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None, *,
 def _nonzero_kernel(a):
     if a.ndim == 0:
         return np.zeros((1 if a else 0, 0), np.int64)
-    return np.stack(np.nonzero(a), axis=-1).astype(np.int64)
+    # (ndim, n) transposed: PyTorch's CPU nonzero is column-major, strides (1, n)
+    return np.stack(np.nonzero(a), axis=0).astype(np.int64).T
 
 
 nonzero_p = Primitive("nonzero", _nonzero_kernel, None)

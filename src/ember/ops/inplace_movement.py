@@ -26,7 +26,7 @@ _INPLACE_NODE = {
 _renamed_classes: dict = {}
 
 
-def _rename_node(node) -> None:
+def rename_inplace_node(node) -> None:
     """Give the fresh view node `node` the class named as PyTorch's in-place overload."""
     cls = type(node)
     name = _INPLACE_NODE.get(cls.__name__)
@@ -41,7 +41,7 @@ def _rename_node(node) -> None:
 def _adopt(self: Tensor, view: Tensor) -> Tensor:
     """`self`, re-described as `view` (a view of it), with the view's history."""
     if view._grad_fn is not None and view._grad_fn is not self._grad_fn:
-        _rename_node(view._grad_fn)
+        rename_inplace_node(view._grad_fn)
     self._storage = view._ensure_storage_obj()
     self._shape, self._stride, self._offset = view._shape, view.stride(), view._offset
     self._np = view._np

@@ -9,7 +9,6 @@ factorisations themselves live in `ember.linalg` (imported lazily here, since
 from __future__ import annotations
 
 import warnings
-from collections import namedtuple
 
 import numpy as np
 
@@ -19,6 +18,7 @@ from .._tensor import Tensor
 from .._view import broadcast_shapes, contiguous_strides, wrap_dim
 from ._common import write_out
 from ._linalg_batch import align, front
+from .reduce import return_type
 from .registry import (
     Primitive,
     apply,
@@ -275,9 +275,10 @@ def logdet(input: Tensor) -> Tensor:
 
 
 def slogdet(input: Tensor):
+    """torch.slogdet: linalg.slogdet's pair, named `torch.return_types.slogdet`."""
     from ..linalg import slogdet as f
 
-    return f(input)
+    return SlogdetTuple(*f(input))
 
 
 def inverse(input: Tensor, *, out=None) -> Tensor:
@@ -292,8 +293,9 @@ def cholesky(input: Tensor, upper: bool = False, *, out=None) -> Tensor:
     return f(input, upper=upper, out=out)
 
 
-QRTuple = namedtuple("qr", ["Q", "R"])
-SVDTuple = namedtuple("svd", ["U", "S", "V"])
+QRTuple = return_type("qr", ["Q", "R"])
+SVDTuple = return_type("svd", ["U", "S", "V"])
+SlogdetTuple = return_type("slogdet", ["sign", "logabsdet"])
 
 
 def qr(input: Tensor, some: bool = True, *, out=None):

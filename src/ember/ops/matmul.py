@@ -20,6 +20,18 @@ from . import sparse_matmul
 from ._batching import batch_size, batched, front
 from ._common import type_name, write_out
 from ._parallel import blas
+from .inplace_movement import rename_inplace_node
+from .matmul_checks import (
+    _batch_mismatch,
+    _check,
+    _check_matmul,
+    _check_vectors,
+    _cname,
+    _inner_mismatch,
+    _mat_mismatch,
+    _mv_mismatch,
+    _no_bool,
+)
 from .movement import unsafe_view
 from .registry import Primitive, apply, apply_, bind, defbatch, defjvp, defvjp
 from .sparse_tensor import SparseTensor
@@ -207,115 +219,6 @@ defbatch(matmul_p, _matmul_batch)
 
 
 
-# --- argument checks (PyTorch's messages) ---------------------------------------------
-
-def _cname(t: Tensor) -> str:
-    return {"float32": "float", "float64": "double", "float16": "c10::Half",
-            "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
-            "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}.get(
-        t._dtype.name, t._dtype.name)
-
-
-def _check(a, b, name: str, kernel: str = "addmm_impl_cpu_") -> None:
-    _check_operands(a, b, name)
-    _mm_dtypes(a, b, kernel)
-
-
-def _mm_dtypes(a, b, kernel: str) -> None:
-    """mm's dtype errors: the dtypes compared first, then a bool refused."""
-    if a._dtype is not b._dtype:
-        raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {_cname(a)} != {_cname(b)}"
-        )
-    _no_bool(a, kernel)
-
-
-def _check_operands(a, b, name: str) -> None:
-    """Both tensors (TypeError), neither 0-d."""
-    for arg, t in (("input", a), ("other", b)):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"{name}(): argument '{arg}' must be Tensor, not {type(t).__name__}")
-    if a.ndim == 0 or b.ndim == 0:
-        raise RuntimeError(
-            f"both arguments to {name} need to be at least 1D, but they are {a.ndim}D and "
-            f"{b.ndim}D"
-        )
-
-
-def _check_matmul(a, b) -> None:
-    """matmul's dtype errors as PyTorch raises them on the product its ranks go to: dot
-    (1-D @ 1-D), mv (@ 1-D), mm (@ 2-D, a batch folded into the rows) or bmm."""
-    _check_operands(a, b, "matmul")
-    na, nb = a.ndim, b.ndim
-    if nb == 2:
-        _mm_dtypes(a, b, "addmm_impl_cpu_")
-    elif na == 1 and nb == 1:
-        _check_vectors(a, b, "dot")
-    elif nb == 1:
-        if a._dtype is not b._dtype:
-            vec, mat = type_name(b._dtype), type_name(a._dtype)
-            raise RuntimeError(f"addmv input tensors must have the same dtype, but got {vec}, "
-                               f"{mat}, and {vec}")
-        _no_bool(a, "addmv_impl_cpu")
-    else:
-        _no_bool(a, "bmm")  # (a bool input is refused before the dtypes are compared)
-        if a._dtype is not b._dtype:
-            raise RuntimeError(f"expected scalar type {type_name(a._dtype)} but found "
-                               f"{type_name(b._dtype)}")
-
-
-def _no_bool(t: Tensor, kernel: str) -> None:
-    if t._dtype is dt.bool_:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
-
-
-def _mat_mismatch(a_shape, b_shape) -> RuntimeError:
-    return RuntimeError(
-        f"mat1 and mat2 shapes cannot be multiplied ({a_shape[0]}x{a_shape[1]} and "
-        f"{b_shape[0]}x{b_shape[1]})"
-    )
-
-
-def _vec_mismatch(n: int, m: int) -> RuntimeError:
-    return RuntimeError(
-        f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same number "
-        f"of elements, but got {n} and {m} elements respectively"
-    )
-
-
-def _mv_mismatch(rows: int, mat_shape, vec_n: int) -> RuntimeError:
-    return RuntimeError(
-        f"size mismatch, got input ({rows}), mat ({mat_shape[0]}x{mat_shape[1]}), vec ({vec_n})"
-    )
-
-
-def _batch_mismatch(batch: int, k: int, got) -> RuntimeError:
-    return RuntimeError(
-        f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {k}] but got: "
-        f"[{got[0]}, {got[1]}]."
-    )
-
-
-def _inner_mismatch(a: Tensor, b: Tensor) -> RuntimeError:
-    """The error PyTorch's matmul gives for these ranks, after the product it folds them into."""
-    sa, sb = a._shape, b._shape
-    if a.ndim == 1 and b.ndim == 1:
-        return _vec_mismatch(sa[0], sb[0])
-    if b.ndim == 1:  # the batch dims fold into the rows of one mv
-        rows = numel(sa[:-1])
-        return _mv_mismatch(rows, (rows, sa[-1]), sb[0])
-    if a.ndim == 1 and b.ndim > 2 and b.mT.is_contiguous():
-        # computed as b^T @ a with b's batch dims folded likewise, when that is a view
-        rows = numel(sb[:-2]) * sb[-1]
-        return _mv_mismatch(rows, (rows, sb[-2]), sa[0])
-    if b.ndim == 2:  # a row, a matrix, or a's batch dims folded into rows: one mm
-        return _mat_mismatch((numel(sa[:-1]), sa[-1]), sb)
-    batch = numel(broadcast_shapes(sa[:-2], sb[:-2]))  # a clash of batch dims comes first
-    if a.ndim == 1:
-        sa = (1,) + sa
-    return _batch_mismatch(batch, sa[-1], (batch, sb[-2]))
-
-
 # --- matmul / mm / bmm / mv / dot / vdot --------------------------------------------------
 
 def _sparse(a, b) -> bool:
@@ -332,24 +235,75 @@ def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     k_b = other._shape[0] if other.ndim == 1 else other._shape[-2]
     if input._shape[-1] != k_b:
         raise _inner_mismatch(input, other)
-    na, nb = input.ndim, other.ndim
-    if na > 2 or nb > 2:
-        shape = _matmul_shape(input._shape, other._shape)  # batch dims must broadcast
-        if na > 2 and nb <= 2 and out is None:
-            # NOTE: as PyTorch does, the batch dims fold into the rows: one BLAS call, and a
-            # weight gradient that is one product rather than a batch of them summed.
-            # (the row count is explicit: -1 is ambiguous when the inner size is 0)
-            rows = input.reshape(numel(input._shape[:-1]), input._shape[-1])
-            return unsafe_view(apply(matmul_p, rows, other), shape)
-        if na > 2 and nb > 2 and out is None and not (
-                na == 3 and nb == 3 and input._shape[0] == other._shape[0]):
-            # Likewise batches: both expanded to the common batch shape, one bmm.
-            batch = shape[:-2]
-            n = numel(batch)
-            a3 = input.expand(batch + input._shape[-2:]).reshape(n, *input._shape[-2:])
-            b3 = other.expand(batch + other._shape[-2:]).reshape(n, *other._shape[-2:])
-            return unsafe_view(apply(matmul_p, a3, b3), shape)
-    return write_out(apply(matmul_p, input, other), out)
+    if out is not None:
+        if input.ndim > 2 or other.ndim > 2:
+            _matmul_shape(input._shape, other._shape)  # batch dims must broadcast
+        return write_out(apply(matmul_p, input, other), out)
+    return _matmul(input, other)
+
+
+def _matmul(a: Tensor, b: Tensor) -> Tensor:
+    """PyTorch's `_matmul_impl` step by step (its graph nodes, and its BLAS calls): dot, mv,
+    mm; an N-D operand times a 1-D or 2-D one folded into one mm / mv when `_should_fold`;
+    else both expanded to the common batch and one bmm."""
+    na, nb = a.ndim, b.ndim
+    if na <= 2 and nb <= 2:
+        if na == 1 and nb == 2:
+            # PyTorch's `a.unsqueeze(0).mm(b).squeeze_(0)`: its node SqueezeBackward4 (out of
+            # place here, renamed: a forward-mode level sees an ordinary squeeze)
+            r = apply(matmul_p, a.unsqueeze(0), b).squeeze(0)
+            if r._grad_fn is not None:
+                rename_inplace_node(r._grad_fn)
+            return r
+        return apply(matmul_p, a, b)
+    if _should_fold(a, b):
+        transpose = nb > na
+        t1 = b.mT if transpose else a
+        t2 = (a.t() if na == 2 else a) if transpose else b
+        shape = t1._shape[:-1]
+        # (the row count is explicit: -1 is ambiguous when the inner size is 0)
+        folded = t1.reshape(numel(shape), t1._shape[-1])
+        if t2.ndim == 1:
+            return unsafe_view(apply(matmul_p, folded, t2), shape)
+        r = unsafe_view(apply(matmul_p, folded, t2), shape + (t2._shape[1],))
+        return r.mT.contiguous() if transpose else r
+    sa, sb = a._shape, b._shape
+    if na == 3 and nb == 3 and sa[0] != sb[0]:
+        # a batch of one that requires grad takes the folding path (a smaller gradient)
+        if sa[0] == 1 and a.requires_grad:
+            return _matmul(a.squeeze(0), b)
+        if sb[0] == 1 and b.requires_grad:
+            return _matmul(a, b.squeeze(0))
+    n = sa[-2] if na > 1 else 1
+    m2, p = (sb[-2], sb[-1]) if nb > 1 else (sb[0], 1)
+    batch = broadcast_shapes(sa[:-2], sb[:-2])
+    size = numel(batch)
+    a3 = a.expand(batch + (n, sa[-1])).reshape(size, n, sa[-1])
+    if nb == 1:
+        b3 = b.expand(batch + (m2,)).reshape(size, m2).unsqueeze(2)
+    else:
+        b3 = b.expand(batch + (m2, p)).reshape(size, m2, p)
+    shape = batch + ((n,) if na > 1 else ()) + ((p,) if nb > 1 else ())
+    r = apply(matmul_p, a3, b3)
+    return unsafe_view(r.squeeze(-1) if nb == 1 else r, shape)
+
+
+def _should_fold(a: Tensor, b: Tensor) -> bool:
+    """PyTorch's `should_fold`: an N-D (N >= 3) operand times a 1-D or 2-D one becomes one mm
+    / mv over the N-D one's rows when the small operand requires grad (its gradient is then
+    one product, not a batch summed) or when the rows are a view (no copy)."""
+    a_larger = a.ndim >= b.ndim
+    t1 = a if a_larger else b.mT
+    if not (t1.ndim >= 3 and (b.ndim if a_larger else a.ndim) <= 2):
+        return False
+    if (b if a_larger else a).requires_grad:
+        return True
+    if a.ndim == 2:
+        return False
+    if numel(t1._shape) == 0:
+        return True
+    shape, st = t1._shape, t1.stride()
+    return all(st[i] == st[i + 1] * shape[i + 1] for i in range(t1.ndim - 2))
 
 
 def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
@@ -391,22 +345,6 @@ def mv(input: Tensor, vec: Tensor, *, out=None) -> Tensor:
     if input._shape[1] != vec._shape[0]:
         raise _mv_mismatch(input._shape[0], input._shape, vec._shape[0])
     return write_out(apply(matmul_p, input, vec), out)
-
-
-def _check_vectors(a: Tensor, b: Tensor, name: str) -> None:
-    for arg, t in (("input", a), ("tensor", b)):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"{name}(): argument '{arg}' must be Tensor, not {type(t).__name__}")
-    if a.ndim != 1 or b.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
-    if a._dtype is not b._dtype:
-        raise RuntimeError(
-            f"{name} : expected both vectors to have same dtype, but found "
-            f"{type_name(a._dtype)} and {type_name(b._dtype)}"
-        )
-    _no_bool(a, name)
-    if a._shape[0] != b._shape[0]:
-        raise _vec_mismatch(a._shape[0], b._shape[0])
 
 
 def dot(input: Tensor, tensor: Tensor, *, out=None) -> Tensor:

@@ -24,6 +24,7 @@ semantics, autograd); `_rng_kernels.py` holds one function per PyTorch kernel
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 
@@ -43,7 +44,7 @@ from . import _rng_math as M
 from ._common import same_meta, type_name, write_out
 from .creation import _sizes
 from .draws import draw, draw_like, like_strides
-from .fill import fill_p
+from .fill import fill_p, zero_tangent
 from .registry import (
     Family,
     Member,
@@ -51,6 +52,7 @@ from .registry import (
     apply_,
     batch_by_loop,
     check_inplace,
+    defjvp,
     deflinear,
     defvjp,
     nondifferentiable,
@@ -127,10 +129,13 @@ def _draw(name: str, grad_name: str | None = None) -> Member:
     return m
 
 
+# (PyTorch numbers a node after its overload: random_(from, to) / random_(to) / random_()
+# are RandomBackward0 / 1 / 2, bernoulli_(tensor p) / bernoulli_(float p) BernoulliBackward1 / 2)
 _DRAWS = {m.grad_name: m for m in (
-    _draw("uniform"), _draw("normal"), _draw("random"), _draw("bernoulli"),
-    _draw("bernoulli_p", "BernoulliBackward1"), _draw("exponential"), _draw("cauchy"),
-    _draw("log_normal"), _draw("geometric"))}
+    _draw("uniform"), _draw("normal"), _draw("random"), _draw("random_to", "RandomBackward1"),
+    _draw("random_all", "RandomBackward2"), _draw("bernoulli_p", "BernoulliBackward1"),
+    _draw("bernoulli_f", "BernoulliBackward2"),
+    _draw("exponential"), _draw("cauchy"), _draw("log_normal"), _draw("geometric"))}
 
 
 # The samplers: draws from a distribution whose noise (or generator) is an input, so the
@@ -139,6 +144,40 @@ sample_p = Family("sample")
 batch_by_loop(sample_p, "a sampler is deterministic given the noise drawn for it (vmap's "
                         "randomness= decides that draw), but has no vectorised form yet")
 mark_random(sample_p)
+
+
+# A draw from tensor parameters (torch.normal, torch.poisson, torch.bernoulli) is, in
+# PyTorch's graph, an op of those parameters whose gradient is zero: a `drawn_*` member hands
+# the values (drawn before it, not in any graph) on, linked to the parameters.
+def _drawn_zero(g, out, values, *params, shapes, i):
+    return g.new_zeros(shapes[i])  # (each parameter's shape: nothing of theirs is saved)
+
+
+def _drawn_member(name: str, grad_name: str, n_params: int) -> Member:
+    m = Member(sample_p, name, lambda values, *params, shapes: values,
+               lambda values, *params, shapes: (values._shape, values._dtype),
+               grad_name=grad_name)
+    defvjp(m, None, *[functools.partial(_drawn_zero, i=i) for i in range(n_params)],
+           reads=((),) * (n_params + 1))
+    defjvp(m, zero_tangent)
+    return m
+
+
+_DRAWN = {"NormalBackward1": _drawn_member("drawn_normal_mean", "NormalBackward1", 1),
+          "NormalBackward2": _drawn_member("drawn_normal_std", "NormalBackward2", 1),
+          "NormalBackward3": _drawn_member("drawn_normal", "NormalBackward3", 2),
+          "PoissonBackward0": _drawn_member("drawn_poisson", "PoissonBackward0", 1),
+          "BernoulliBackward0": _drawn_member("drawn_bernoulli", "BernoulliBackward0", 1)}
+
+
+def drawn_from(values: Tensor, name: str, *params) -> Tensor:
+    """`values` (just drawn, not in any graph) as PyTorch's draw from `params`: a node with
+    a zero gradient when a parameter requires grad and grad mode is on."""
+    params = tuple(p for p in params if isinstance(p, Tensor))
+    if not grad_mode.is_grad_enabled() or not any(p.requires_grad for p in params):
+        return values
+    return apply(sample_p, values, *params, fn=_DRAWN[name],
+                 shapes=tuple(p._shape for p in params))
 
 
 def _check_no_overlap(shape, stride) -> None:
@@ -277,6 +316,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
     from .. import _grad_mode as grad_mode
     from .._view import broadcast_shapes
 
+    std0 = std
     if ts:  # (checked by a kernel: under vmap, std may hold one tensor per example)
         std = apply(sample_p, std.detach(), fn=STD_CHECK)
     ref = mean if tm else std
@@ -291,7 +331,10 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
         else:
             t = _normal_new(shape, None, d, 0.0, 1.0, g, ref.device, False)
             t = t.mul_(std).add_(mean if tm else float(mean))
-    return write_out(t, out)
+    if out is not None:
+        return write_out(t, out)
+    return drawn_from(t, "NormalBackward3" if tm and ts else "NormalBackward1" if tm else
+                      "NormalBackward2", mean, std0)
 
 
 def _std_check_kernel(std):
@@ -386,6 +429,8 @@ def _random_maker(g, d: dt.dtype, frm, to):
 def random_(self: Tensor, *args, generator=None, **kwargs) -> Tensor:
     """random_() / random_(to) / random_(from, to): integers drawn uniformly."""
     frm, to = kwargs.pop("from", None), kwargs.pop("to", None)
+    node = "RandomBackward0" if len(args) == 2 or frm is not None else \
+        "RandomBackward1" if args or to is not None else "RandomBackward2"
     if kwargs:
         raise TypeError(f"random_() got an unexpected keyword argument '{next(iter(kwargs))}'")
     if len(args) == 1:
@@ -397,7 +442,7 @@ def random_(self: Tensor, *args, generator=None, **kwargs) -> Tensor:
     if frm is None and to is not None:
         frm = 0
     make = _random_maker(_gen(generator, "random_"), self._dtype, frm, to)
-    return _inplace(self, "RandomBackward0", lambda n, c: make(n))
+    return _inplace(self, node, lambda n, c: make(n))
 
 
 def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None,
@@ -580,8 +625,9 @@ nondifferentiable(MULTINOMIAL)
 def poisson(input: Tensor, generator=None) -> Tensor:
     """Poisson samples with rates `input` (elementwise)."""
     _check_real_float(input._dtype, "poisson_cpu")
-    return apply(sample_p, input.detach(), fn=POISSON, generator=_gen(generator, "poisson"),
-                 dtype=input._dtype)
+    return drawn_from(apply(sample_p, input.detach(), fn=POISSON,
+                            generator=_gen(generator, "poisson"), dtype=input._dtype),
+                      "PoissonBackward0", input)
 
 
 def _poisson_kernel(rates, *, generator, dtype):

@@ -109,6 +109,9 @@ def no_complex(x: Tensor, name: str) -> None:
         raise RuntimeError(f"{name}(): does not support complex input")
 
 
+RETURN_TYPES: dict[str, type] = {}  # name -> type: the module `ember.return_types`
+
+
 def return_type(name: str, fields: list[str]) -> type:
     """A named tuple type printing as PyTorch's `torch.return_types.<name>(...)`."""
     base = namedtuple(name, fields)
@@ -119,7 +122,10 @@ def return_type(name: str, fields: list[str]) -> type:
         body = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self))
         return f"{_names.prefix}.return_types.{name}(\n{body})"
 
-    return type(name, (base,), {"__slots__": (), "__repr__": __repr__})
+    cls = type(name, (base,), {"__slots__": (), "__repr__": __repr__,
+                               "__module__": "ember.return_types"})
+    RETURN_TYPES[name] = cls
+    return cls
 
 
 def as_namedtuple(result_cls, values, out):

@@ -132,9 +132,14 @@ def _eval_setitem(prim, args: tuple, params: dict) -> None:
     value = value_tensor(value, x)
     npkey = None if skey is not None else basic_key(key)
     if npkey is not None:
-        target, index = view._shape, None  # ints, slices, None, one `...`: NumPy's meaning
-    else:
-        target, npkey, index = flat_key(x, key)
+        # As PyTorch: a copy into the view x[key], so x's node is CopySlices
+        target = view._shape
+        check_value_shape(target, value._shape, False, value._dtype)
+        while value.ndim > len(target):
+            value = value.squeeze(0)
+        x[key].copy_(value)
+        return
+    target, npkey, index = flat_key(x, key)
     check_value_shape(target, value._shape, skey is not None, value._dtype)
     while value.ndim > len(target):
         value = value.squeeze(0)

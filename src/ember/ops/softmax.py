@@ -291,11 +291,12 @@ defbatch(softmax_p, _along_batch(softmax_p))
 defbatch(softmax_backward_p, _along_batch(softmax_backward_p))
 
 
-def implicit_softmax_dim(name: str, ndim: int) -> int:
-    """PyTorch's legacy choice of dim when `dim=None` (with its deprecation warning)."""
+def implicit_softmax_dim(name: str, ndim: int, stacklevel: int = 3) -> int:
+    """PyTorch's legacy choice of dim when `dim=None` (with its deprecation warning, at the
+    frame `stacklevel` says, as F.softmax's `_stacklevel`)."""
     warnings.warn(
         f"Implicit dimension choice for {name} has been deprecated. Change the call to "
-        "include dim=X as an argument.", UserWarning, stacklevel=3)
+        "include dim=X as an argument.", UserWarning, stacklevel=stacklevel)
     return 0 if ndim in (0, 1, 3) else 1
 
 

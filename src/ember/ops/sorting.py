@@ -13,6 +13,8 @@ along one dim, with their indices.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import _dtype as dt
@@ -20,6 +22,7 @@ from .. import _grad_mode as grad_mode
 from .._core import data_dependent
 from .._tensor import Tensor
 from .._view import wrap_dim
+from . import _stl_sort
 from ._batching import front
 from ._common import layout_like, type_name, write_out
 from .index import scatter_into_zeros
@@ -34,6 +37,8 @@ kthvalue_result = return_type("kthvalue", ["values", "indices"])
 def _argsort(a: np.ndarray, axis: int, descending: bool, stable: bool = True) -> np.ndarray:
     """Argsort along `axis`; when stable, descending keeps ties in their original order."""
     kind = "stable" if stable else "quicksort"
+    if a.dtype == dt.bfloat16.np:  # (NumPy orders ml_dtypes' bfloat16 without regard to NaN)
+        a = a.astype(np.float32)
     if not descending:
         return np.argsort(a, axis=axis, kind=kind)
     rev = np.argsort(np.flip(a, axis), axis=axis, kind=kind)
@@ -116,9 +121,12 @@ def msort(input: Tensor, *, out=None) -> Tensor:
 
 # --- topk / kthvalue ----------------------------------------------------------------
 
-def _topk_kernel(a, *, k, dim, largest, in_shape):
+def _topk_kernel(a, *, k, dim, largest, in_shape, sorted=True):
     if a.ndim == 0:
         return a.reshape(()).copy(), np.zeros((), np.int64)
+    vals = a
+    if a.dtype == dt.bfloat16.np:  # (NumPy orders ml_dtypes' bfloat16 without regard to NaN)
+        a = a.astype(np.float32)
     n = a.shape[dim]
     if 0 < k < n // 2:
         # Partition first (O(n)), then sort only the k candidates.
@@ -129,16 +137,76 @@ def _topk_kernel(a, *, k, dim, largest, in_shape):
         idx = np.take_along_axis(cand, order, axis=dim)
     else:
         idx = np.take(_argsort(a, dim, largest, False), np.arange(k), axis=dim)
-    return np.take_along_axis(a, idx, axis=dim), idx.astype(np.int64)
+    if k:
+        idx = _topk_as_torch(a, idx, dim, k, largest, sorted)
+    return np.take_along_axis(vals, idx, axis=dim), idx.astype(np.int64)
 
 
-def _topk_meta(x, *, k, dim, largest, in_shape):
+def _topk_as_torch(a, idx, dim: int, k: int, largest: bool, sorted: bool):
+    """`idx` with the rows where PyTorch's pick is not fixed by the values (ties among the
+    top k or at the k-th, or any row when unsorted and selected by nth_element) replaced by
+    the indices PyTorch's libstdc++ selection leaves there."""
+    n = a.shape[dim]
+    rows = np.moveaxis(a, dim, -1).reshape(-1, n)
+    if rows.dtype.kind not in "iub":  # (float16 / bfloat16 compare as their float32 values)
+        rows = rows.astype(np.float64)
+    picked = np.moveaxis(idx, dim, -1).reshape(-1, k)
+    if not sorted and k * 64 > n and k > 1:
+        redo = np.ones(len(rows), bool)
+    else:
+        vals = np.take_along_axis(rows, picked, axis=1)
+        same = _equivalent(vals[:, 1:], vals[:, :-1]).any(axis=1)
+        kth = vals[:, -1:]
+        # (one more element equivalent to the k-th than were picked: a tie at the boundary)
+        same |= _equivalent(rows, kth).sum(axis=1) > _equivalent(vals, kth).sum(axis=1)
+        redo = same
+    if not redo.any():
+        return idx
+    picked = picked.copy()
+    for r in np.flatnonzero(redo):
+        picked[r] = _topk_row(rows[r].tolist(), k, largest, sorted)
+    shape = tuple(np.moveaxis(idx, dim, -1).shape)
+    return np.moveaxis(picked.reshape(shape), -1, dim)
+
+
+def _equivalent(x, y):
+    """Neither orders before the other in PyTorch's topk comparator: equal (0.0 and -0.0
+    too) or both NaN."""
+    eq = x == y
+    if x.dtype.kind == "f":
+        eq |= np.isnan(x) & np.isnan(y)
+    return eq
+
+
+def _topk_row(values: list, k: int, largest: bool, sorted: bool) -> list:
+    """ATen's topk_impl_loop on one row: partial_sort when k * 64 <= n, else nth_element
+    (then a sort of the first k - 1 when sorted)."""
+    isnan = math.isnan
+    if largest:
+        def lt(x, y):
+            return (isnan(x[0]) and not isnan(y[0])) or x[0] > y[0]
+    else:
+        def lt(x, y):
+            return (not isnan(x[0]) and isnan(y[0])) or x[0] < y[0]
+    n = len(values)
+    q = [(v, j) for j, v in enumerate(values)]
+    if k * 64 <= n:
+        _stl_sort.partial_sort(q, 0, k, n, lt)
+    else:
+        _stl_sort.nth_element(q, 0, k - 1, n, lt)
+        if sorted:
+            _stl_sort.sort(q, 0, k - 1, lt)
+    return [j for _, j in q[:k]]
+
+
+def _topk_meta(x, *, k, dim, largest, in_shape, sorted=True):
     shape = x._shape[:dim] + (k,) + x._shape[dim + 1:] if x.ndim else ()
     return (shape, x._dtype), (shape, dt.int64)
 
 
 TOPK = picker("topk", _topk_kernel, _topk_meta,
-              lambda g, out, x, *, k, dim, largest, in_shape: _pick_vjp(g, out, in_shape, dim))
+              lambda g, out, x, *, k, dim, largest, in_shape, sorted=True:
+              _pick_vjp(g, out, in_shape, dim))
 
 
 def _pick_vjp(g, out, in_shape, dim, keepdim=True):
@@ -162,14 +230,15 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     if k < 0 or k > n:
         raise RuntimeError("selected index k out of range")
     r = topk_result(*apply(pick_p, input, fn=TOPK, k=int(k), dim=d, largest=bool(largest),
-                           in_shape=input._shape))
+                           in_shape=input._shape, sorted=bool(sorted)))
     return write_out(r, out) if out is not None else r
 
 
 def _kthvalue_kernel(a, *, k, dim, keepdim, in_shape):
     if a.ndim == 0:
         return a.copy(), np.zeros((), np.int64)
-    idx = np.take(np.argpartition(a, k - 1, axis=dim), [k - 1], axis=dim)
+    key = a.astype(np.float32) if a.dtype == dt.bfloat16.np else a  # (NaN last, as float32)
+    idx = np.take(np.argpartition(key, k - 1, axis=dim), [k - 1], axis=dim)
     vals = np.take_along_axis(a, idx, axis=dim)
     if not keepdim:
         vals, idx = vals.squeeze(dim), idx.squeeze(dim)
@@ -208,6 +277,10 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out
 # --- unique / unique_consecutive ---------------------------------------------------------
 
 def _unique_kernel(a, *, dim, inverse, counts):
+    if a.dtype == dt.bfloat16.np:  # (NumPy orders ml_dtypes' bfloat16 without regard to NaN)
+        vals, inv, cnt = _unique_kernel(a.astype(np.float32), dim=dim, inverse=inverse,
+                                        counts=counts)
+        return vals.astype(a.dtype), inv, cnt
     if dim is None:
         vals, inv, cnt = np.unique(a.reshape(-1), return_inverse=True, return_counts=True,
                                    equal_nan=False)
@@ -291,6 +364,8 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
 
 def _searchsorted_kernel(seq, values, *, side, int32):
     out_dtype = np.int32 if int32 else np.int64
+    if dt.bfloat16.np in (seq.dtype, values.dtype):  # (NumPy orders bfloat16 NaNs anywhere)
+        seq, values = seq.astype(np.float32), values.astype(np.float32)
     if seq.ndim == 1:
         return np.asarray(np.searchsorted(seq, values, side=side), dtype=out_dtype)
     out = np.empty(values.shape, out_dtype)

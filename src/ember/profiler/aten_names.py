@@ -30,6 +30,9 @@ MEMBERS = {
     "max_dim": "max", "min_dim": "min", "median_dim": "median", "nanmedian_dim": "nanmedian",
     "clamp_tensor": "clamp", "lerp_tensor": "lerp", "scatter_value": "scatter",
     "bernoulli_tensor": "bernoulli", "bernoulli_p": "bernoulli", "normal_std": "normal",
+    "bernoulli_f": "bernoulli", "random_to": "random", "random_all": "random",
+    "fill_tensor": "fill", "drawn_normal": "normal", "drawn_normal_mean": "normal",
+    "drawn_normal_std": "normal", "drawn_poisson": "poisson", "drawn_bernoulli": "bernoulli",
 }
 
 

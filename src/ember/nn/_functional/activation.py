@@ -60,20 +60,22 @@ def tanh(input: Tensor) -> Tensor:
     return input.tanh()
 
 
-def _dim(name: str, dim, ndim: int) -> int:
-    return implicit_softmax_dim(name, ndim) if dim is None else dim
+def _dim(name: str, dim, ndim: int, stacklevel: int) -> int:
+    # (PyTorch's `_stacklevel` counts from its own helper, called by F.softmax: one frame
+    # more here, this one)
+    return implicit_softmax_dim(name, ndim, stacklevel + 1) if dim is None else dim
 
 
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
             dtype=None) -> Tensor:
     """exp(x) / sum(exp(x)) along `dim` (a primitive; numerically stable)."""
-    return E.softmax(input, _dim("softmax", dim, input.ndim), dtype=dtype)
+    return E.softmax(input, _dim("softmax", dim, input.ndim, _stacklevel), dtype=dtype)
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
                 dtype=None) -> Tensor:
     """log(softmax(x)) along `dim`, computed as x - logsumexp(x) (a primitive)."""
-    return E.log_softmax(input, _dim("log_softmax", dim, input.ndim), dtype=dtype)
+    return E.log_softmax(input, _dim("log_softmax", dim, input.ndim, _stacklevel), dtype=dtype)
 
 
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
@@ -81,7 +83,8 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     """softmax(-x) along `dim`."""
     # Negated before the cast, as PyTorch does (so a bool input is refused).
     x = -input
-    return E.softmax(x if dtype is None else x.to(dtype), _dim("softmin", dim, input.ndim))
+    return E.softmax(x if dtype is None else x.to(dtype),
+                     _dim("softmin", dim, input.ndim, _stacklevel))
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:

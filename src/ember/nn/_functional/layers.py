@@ -36,8 +36,9 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     input, weight, bias = cast_for("lower", input, weight, bias)
     if input.dim() == 2 and bias is not None:
         return addmm(bias, input, weight.t())
-    if input.dim() > 2 and bias is not None and input.is_contiguous() and bias.is_contiguous():
-        # As PyTorch: the leading dims fold into the rows of one addmm (a view each way).
+    if input.dim() > 0 and bias is not None and input.is_contiguous() and bias.is_contiguous():
+        # As PyTorch: the leading dims fold into the rows of one addmm (a view each way; a
+        # 1-D input is one row, so `model(x)` of one sample ends in ViewBackward0 too).
         # (the row count is explicit: -1 is ambiguous when the inner size is 0)
         rows = math.prod(input.shape[:-1])
         out = addmm(bias, input.view(rows, input.shape[-1]), weight.t())

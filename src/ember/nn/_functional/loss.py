@@ -94,6 +94,8 @@ def _check_nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_inde
         raise ValueError(f"Expected input batch_size ({shape[0]}) to match target "
                          f"batch_size ({tshape[0] if tshape else 1}).")
     tdtype = target._dtype
+    if nd <= 2 and len(tshape) > 1:  # (PyTorch's nll_loss checks the ranks before the dtype)
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if nd > 2 and tdtype is not E.int64:
         raise RuntimeError(f"expected scalar type Long but found {type_name(tdtype)}")
     if tdtype is not E.int64 and tdtype is not E.uint8:

@@ -77,16 +77,27 @@ def _pad_index(n: int, lo: int, hi: int, mode: str) -> np.ndarray:
 def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) -> Tensor:
     """Pad the trailing dims by `pad` = (left_last, right_last, left_2nd_last, ...)."""
     pad = tuple(int(p) for p in pad)
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    # PyTorch's checks, in its order (aten's _pad_enum)
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) > 2 * input.dim():
+        raise RuntimeError("Padding length should be less than or equal to two times the input "
+                           f"dimension but got padding length {len(pad)} and input of dimension "
+                           f"{input.dim()}")
     if mode == "constant":
         return nn_ops.constant_pad_nd(input, pad, 0 if value is None else value)
-    if mode not in ("reflect", "replicate", "circular"):
-        raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if value not in (None, 0):
-        raise AssertionError(f'Padding mode "{mode}" doesn\'t take in value argument')
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
     k = len(pad) // 2
-    if len(pad) % 2 or k > 3 or input.dim() not in (k + 1, k + 2):
+    if k not in (1, 2, 3) or input.dim() not in (k + 1, k + 2):
         raise NotImplementedError(
-            "Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now")
+            f"Padding size {len(pad)} is not supported for {input.dim()}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
     out = input
     for i in range(k):
         dim = input.dim() - 1 - i
@@ -228,7 +239,12 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
             make = _cubic_matrix if mode == "bicubic" else _linear_matrix
             m = make(sp[i], out[i], scales[i], align_corners, input.dtype.np)
             w = E.tensor(m, dtype=input.dtype)
-            x = x.movedim(2 + i, -1).matmul(w.t()).movedim(-1, 2 + i)
+            # (the other dims fold into the rows of one mm: a copy when the moved dim is not
+            # last, so nothing of the input is saved, as PyTorch's upsample saves nothing)
+            x = x.movedim(2 + i, -1)
+            lead = x.shape[:-1]
+            x = x.reshape(math.prod(lead), sp[i]).mm(w.t()).view(*lead, out[i])
+            x = x.movedim(-1, 2 + i)
         return x
     raise NotImplementedError(f"Input Error: interpolation mode {mode} is not supported by "
                               "ember")

@@ -285,7 +285,9 @@ class _SoftmaxLike(Module):
             self.dim = None
 
     def forward(self, input: Tensor) -> Tensor:
-        return type(self)._fn(input, self.dim, _stacklevel=5)
+        # (PyTorch passes 5: its module call is two frames, _wrapped_call_impl and _call_impl;
+        # ember's is one. Either way the implicit-dim warning names the module call's line)
+        return type(self)._fn(input, self.dim, _stacklevel=4)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"

@@ -197,7 +197,8 @@ class RNNBase(Module):
             hx = hx.unsqueeze(1)
         if tuple(hx.shape) != tuple(expected):
             label = "Expected hidden size {}, got {}" if what == "hidden" else \
-                "Expected hidden[1] size {}, got {}"
+                "Expected hidden[1] size {}, got {}" if what == "cell" else \
+                "Expected hidden[0] size {}, got {}"
             raise RuntimeError(label.format(tuple(expected), list(hx.shape)))
         return hx
 
@@ -274,7 +275,9 @@ class RNNBase(Module):
             parts = [E.zeros(s, dtype=like.dtype, device=like.device) for s in shapes]
         else:
             given = hx if lstm else (hx,)
-            parts = [self._check_hidden(h, s, batched, "hidden" if i == 0 else "cell")
+            # (PyTorch names an LSTM's two states hidden[0] and hidden[1])
+            names = ("hidden[0]", "cell") if lstm else ("hidden",)
+            parts = [self._check_hidden(h, s, batched, names[i])
                      for i, (h, s) in enumerate(zip(given, shapes))]
             if sorted_indices is not None:
                 parts = [p.index_select(1, sorted_indices) for p in parts]

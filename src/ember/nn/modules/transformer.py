@@ -8,6 +8,7 @@ deep-copy their layer, so every layer starts from the same weights, as in PyTorc
 from __future__ import annotations
 
 import copy
+import warnings
 
 import ember as E
 
@@ -152,6 +153,30 @@ def _clones(module: Module, n: int) -> ModuleList:
     return ModuleList([copy.deepcopy(module) for _ in range(n)])
 
 
+def _why_not_nested(layer) -> str:
+    """PyTorch's reason for not converting an encoder's input to a nested tensor ("" if none)."""
+    name = "encoder_layer"
+    if not isinstance(layer, TransformerEncoderLayer):
+        return f"{name} was not TransformerEncoderLayer"
+    attn = layer.self_attn
+    if layer.norm_first:
+        return f"{name}.norm_first was True"
+    if not attn.batch_first:
+        return (f"{name}.self_attn.batch_first was not True"
+                "(use batch_first for better inference performance)")
+    if not attn._qkv_same_embed_dim:
+        return f"{name}.self_attn._qkv_same_embed_dim was not True"
+    if attn.in_proj_bias is None:
+        return f"{name}.self_attn was passed bias=False"
+    if not layer.activation_relu_or_gelu:
+        return f"{name}.activation_relu_or_gelu was not True"
+    if layer.norm1.eps != layer.norm2.eps:
+        return f"{name}.norm1.eps was not equal to {name}.norm2.eps"
+    if attn.num_heads % 2 == 1:
+        return f"{name}.self_attn.num_heads is odd"
+    return ""
+
+
 class TransformerEncoder(Module):
     """`num_layers` copies of an encoder layer, then an optional final norm."""
 
@@ -163,17 +188,49 @@ class TransformerEncoder(Module):
         self.num_layers = num_layers
         self.norm = norm
         self.enable_nested_tensor = enable_nested_tensor
-        self.use_nested_tensor = False
         self.mask_check = mask_check
+        # PyTorch's flag and its warning (which tutorials' `batch_first=False` encoders print)
+        # follow PyTorch's reasons; the fast path's visible effect is in `_fast_path_padding`
+        why_not = _why_not_nested(encoder_layer)
+        self.use_nested_tensor = enable_nested_tensor and not why_not
+        if enable_nested_tensor and why_not:
+            warnings.warn("enable_nested_tensor is True, but self.use_nested_tensor is False "
+                          f"because {why_not}", stacklevel=2)
 
     def forward(self, src: Tensor, mask: Tensor | None = None,
                 src_key_padding_mask: Tensor | None = None,
                 is_causal: bool | None = None) -> Tensor:
         out = src
+        padding = self._fast_path_padding(src, mask, src_key_padding_mask)
         for mod in self.layers:
             out = mod(out, src_mask=mask, is_causal=bool(is_causal),
                       src_key_padding_mask=src_key_padding_mask)
+        if padding is not None:
+            # PyTorch ran the layers on a nested tensor of the unpadded tokens and padded the
+            # result back with zeros
+            out = out.masked_fill(padding.unsqueeze(-1), 0.0)
         return self.norm(out) if self.norm is not None else out
+
+    def _fast_path_padding(self, src: Tensor, mask, src_key_padding_mask) -> Tensor | None:
+        """The padding positions (True) when PyTorch would take its sparsity fast path
+        (inference, a left-aligned key padding mask and no attention mask), else None."""
+        first = self.layers[0]
+        if not self.use_nested_tensor or first.training or src.dim() != 3 or \
+                src_key_padding_mask is None or mask is not None or E.is_autocast_enabled():
+            return None
+        pad = src_key_padding_mask
+        pad = pad if pad.dtype == E.bool else pad != 0  # (a float mask: 0 keeps a token)
+        if self.mask_check and bool((~pad[:, 1:] & pad[:, :-1]).any()):
+            return None  # not left-aligned: a token after padding
+        attn = first.self_attn
+        params = (attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight,
+                  attn.out_proj.bias, first.norm1.weight, first.norm1.bias, first.norm2.weight,
+                  first.norm2.bias, first.linear1.weight, first.linear1.bias,
+                  first.linear2.weight, first.linear2.bias)
+        if E.is_grad_enabled() and (src.requires_grad or any(
+                p is not None and p.requires_grad for p in params)):
+            return None
+        return pad
 
 
 class TransformerDecoder(Module):

@@ -1,0 +1,133 @@
+"""The matrix products' argument checks, with PyTorch's messages: operand types and ranks,
+dtypes (per the kernel the ranks pick: dot, mv, mm or bmm), and the size mismatches worded as
+the product PyTorch folds the operands into reports them."""
+
+from __future__ import annotations
+
+from .. import _dtype as dt
+from .._tensor import Tensor
+from .._view import broadcast_shapes, numel
+from ._common import type_name
+
+
+def _cname(t: Tensor) -> str:
+    return {"float32": "float", "float64": "double", "float16": "c10::Half",
+            "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
+            "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}.get(
+        t._dtype.name, t._dtype.name)
+
+
+def _check(a, b, name: str, kernel: str = "addmm_impl_cpu_") -> None:
+    _check_operands(a, b, name)
+    _mm_dtypes(a, b, kernel)
+
+
+def _mm_dtypes(a, b, kernel: str) -> None:
+    """mm's dtype errors: the dtypes compared first, then a bool refused."""
+    if a._dtype is not b._dtype:
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {_cname(a)} != {_cname(b)}"
+        )
+    _no_bool(a, kernel)
+
+
+def _check_operands(a, b, name: str) -> None:
+    """Both tensors (TypeError), neither 0-d."""
+    for arg, t in (("input", a), ("other", b)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{name}(): argument '{arg}' must be Tensor, not {type(t).__name__}")
+    if a.ndim == 0 or b.ndim == 0:
+        raise RuntimeError(
+            f"both arguments to {name} need to be at least 1D, but they are {a.ndim}D and "
+            f"{b.ndim}D"
+        )
+
+
+def _check_matmul(a, b) -> None:
+    """matmul's dtype errors as PyTorch raises them on the product its ranks go to: dot
+    (1-D @ 1-D), mv (@ 1-D), mm (@ 2-D, a batch folded into the rows) or bmm."""
+    _check_operands(a, b, "matmul")
+    na, nb = a.ndim, b.ndim
+    if nb == 2:
+        _mm_dtypes(a, b, "addmm_impl_cpu_")
+    elif na == 1 and nb == 1:
+        _check_vectors(a, b, "dot")
+    elif nb == 1:
+        if a._dtype is not b._dtype:
+            vec, mat = type_name(b._dtype), type_name(a._dtype)
+            raise RuntimeError(f"addmv input tensors must have the same dtype, but got {vec}, "
+                               f"{mat}, and {vec}")
+        _no_bool(a, "addmv_impl_cpu")
+    else:
+        _no_bool(a, "bmm")  # (a bool input is refused before the dtypes are compared)
+        if a._dtype is not b._dtype:
+            raise RuntimeError(f"expected scalar type {type_name(a._dtype)} but found "
+                               f"{type_name(b._dtype)}")
+
+
+def _no_bool(t: Tensor, kernel: str) -> None:
+    if t._dtype is dt.bool_:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+
+
+def _mat_mismatch(a_shape, b_shape) -> RuntimeError:
+    return RuntimeError(
+        f"mat1 and mat2 shapes cannot be multiplied ({a_shape[0]}x{a_shape[1]} and "
+        f"{b_shape[0]}x{b_shape[1]})"
+    )
+
+
+def _vec_mismatch(n: int, m: int) -> RuntimeError:
+    return RuntimeError(
+        f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same number "
+        f"of elements, but got {n} and {m} elements respectively"
+    )
+
+
+def _mv_mismatch(rows: int, mat_shape, vec_n: int) -> RuntimeError:
+    return RuntimeError(
+        f"size mismatch, got input ({rows}), mat ({mat_shape[0]}x{mat_shape[1]}), vec ({vec_n})"
+    )
+
+
+def _batch_mismatch(batch: int, k: int, got) -> RuntimeError:
+    return RuntimeError(
+        f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {k}] but got: "
+        f"[{got[0]}, {got[1]}]."
+    )
+
+
+def _inner_mismatch(a: Tensor, b: Tensor) -> RuntimeError:
+    """The error PyTorch's matmul gives for these ranks, after the product it folds them into."""
+    sa, sb = a._shape, b._shape
+    if a.ndim == 1 and b.ndim == 1:
+        return _vec_mismatch(sa[0], sb[0])
+    if b.ndim == 1:  # the batch dims fold into the rows of one mv
+        rows = numel(sa[:-1])
+        return _mv_mismatch(rows, (rows, sa[-1]), sb[0])
+    if a.ndim == 1 and b.ndim > 2 and b.mT.is_contiguous():
+        # computed as b^T @ a with b's batch dims folded likewise, when that is a view
+        rows = numel(sb[:-2]) * sb[-1]
+        return _mv_mismatch(rows, (rows, sb[-2]), sa[0])
+    if b.ndim == 2:  # a row, a matrix, or a's batch dims folded into rows: one mm
+        return _mat_mismatch((numel(sa[:-1]), sa[-1]), sb)
+    batch = numel(broadcast_shapes(sa[:-2], sb[:-2]))  # a clash of batch dims comes first
+    if a.ndim == 1:
+        sa = (1,) + sa
+    return _batch_mismatch(batch, sa[-1], (batch, sb[-2]))
+
+
+def _check_vectors(a: Tensor, b: Tensor, name: str) -> None:
+    for arg, t in (("input", a), ("tensor", b)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{name}(): argument '{arg}' must be Tensor, not {type(t).__name__}")
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a._dtype is not b._dtype:
+        raise RuntimeError(
+            f"{name} : expected both vectors to have same dtype, but found "
+            f"{type_name(a._dtype)} and {type_name(b._dtype)}"
+        )
+    _no_bool(a, name)
+    if a._shape[0] != b._shape[0]:
+        raise _vec_mismatch(a._shape[0], b._shape[0])
