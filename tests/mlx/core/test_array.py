@@ -375,7 +375,7 @@ def test_negative_step_slice_gradients_match_mlx(fn):
 
 def test_positive_step_slices_need_no_flip():
     x = mx.arange(12).reshape(3, 4)
-    from ember.mlx.core._array import _index
+    from ember.mlx.core._indexing import index_of as _index
     assert _index(np.s_[1:, ::2], x.shape)[1] == ()
     assert _index(np.s_[::-1, 1], x.shape)[1] == [0]
 

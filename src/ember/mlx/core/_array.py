@@ -22,6 +22,8 @@ from ._arithmetic import mlx_floor_divide, mlx_remainder, on_bools
 from ._binding import bad_call, type_name
 from ._dtypes import Dtype
 from ._errors import check_broadcast
+from ._indexing import SETITEM_SIGNATURE, fit, index_of, ints_among_arrays, kept_shape
+from ._lists import convert_list
 
 Tensor = _tensor.Tensor
 _new = object.__new__
@@ -139,27 +141,27 @@ class array:
 
     # -- indexing ---------------------------------------------------------------------------
     def __getitem__(self, idx) -> array:
-        index, flips = _index(idx, self._t.shape)
+        index, flips = index_of(idx, self._t.shape)
         if index.__class__ is tuple:  # (a read only: MLX's writes select with an int first)
-            index = _ints_among_arrays(index)
+            index = ints_among_arrays(index)
         t = E.flip(self._t, flips) if flips else self._t
         return _wrap(t[index], self._dtype)
 
     def __setitem__(self, idx, value) -> None:
         if value is None:
-            raise bad_call("__setitem__", _SETITEM_SIGNATURE, (self, idx, value))
+            raise bad_call("__setitem__", SETITEM_SIGNATURE, (self, idx, value))
         v = to_array(value, self._dtype)
         if idx is Ellipsis or idx is None:  # (MLX: the value broadcast, in its own dtype)
             self._t = fit(v._t, tuple(self._t.shape)).clone()
             self._dtype = v._dtype
             return
-        index, flips = _index(idx, self._t.shape)
+        index, flips = index_of(idx, self._t.shape)
         t = E.flip(self._t, flips) if flips else self._t.clone()
         vt = cast(v._t, v._dtype, self._dtype)
         try:
             t[index] = vt  # (ember drops an update's leading length-1 axes, as MLX does)
         except RuntimeError:  # (MLX's error, or its broadcast where ember's differs)
-            t[index] = fit(vt, tuple(t[index].shape), _kept_shape(self.shape, idx))
+            t[index] = fit(vt, tuple(t[index].shape), kept_shape(self.shape, idx))
         self._t = E.flip(t, flips) if flips else t
 
     # -- operators --------------------------------------------------------------------------
@@ -366,11 +368,11 @@ class ArrayAt:
         elif combine == "divide":
             v = O.reciprocal(v)
         dt = x._dtype
-        index, flips = _index(idx, x._t.shape)
+        index, flips = index_of(idx, x._t.shape)
         positions = E.arange(x.size).reshape(x._t.shape)
         positions = (E.flip(positions, flips) if flips else positions)[index]
         shape = tuple(positions.shape)
-        vals = fit(cast(v._t, v._dtype, dt), shape, _kept_shape(x.shape, idx)).reshape(-1)
+        vals = fit(cast(v._t, v._dtype, dt), shape, kept_shape(x.shape, idx)).reshape(-1)
         t = x._t
         if dt is D.bool_:  # (in integers, where a sum or max of bools is their `or`, a
             t, vals = t.to(E.int32), vals.to(E.int32)  # product or min their `and`)
@@ -555,7 +557,7 @@ def _convert(val, dtype: Dtype | None) -> tuple:
         dt = dtype if dtype is not None else _python_dtype(val)
         return E.tensor(_to_carrier(np.array(val), dt)), dt
     if isinstance(val, _SEQUENCES):
-        return _convert_list(val, dtype)
+        return convert_list(val, dtype)
     if hasattr(val, "__mlx_array__"):
         return _convert(_accessed(val), dtype)
     raise ValueError(f"Invalid type {type_name(val)} received in array initialization.")
@@ -578,95 +580,6 @@ def as_array(x) -> array:
     if isinstance(x, list | tuple):
         raise ValueError(f"Invalid type {type_name(x)} received in array initialization.")
     return array(x)
-
-
-# -- nested lists, read as MLX reads them ---------------------------------------------------
-
-_BOOL, _INT, _FLOAT, _COMPLEX = range(4)  # MLX's order of Python scalar kinds
-_KIND_DTYPE = {_BOOL: D.bool_, _INT: D.int32, _FLOAT: D.float32, _COMPLEX: D.complex64}
-
-
-def _convert_list(val, dtype: Dtype | None) -> tuple:
-    shape: list = []
-    level = val
-    while True:  # the shape, from the first element at each depth
-        shape.append(len(level))
-        if not level:
-            break
-        first = level[0]
-        if isinstance(first, array):
-            shape.extend(first.shape)
-            break
-        if not isinstance(first, _SEQUENCES):
-            break
-        level = first
-    seen = {"wide": False, "arrays": False}
-    kind = _flat_kind(val, seen) if len(shape) == 1 else None
-    if kind is None:
-        kind = _list_kind(val, shape, 0, seen)
-    if seen["arrays"]:  # (MLX stacks the elements, each made an array in `dtype`)
-        from ._ops import stack
-        return _convert(stack([array(v, dtype) for v in val]), None)
-    dt = dtype
-    if dt is None:
-        dt = D.int64 if kind == _INT and seen["wide"] else _KIND_DTYPE[kind]
-    a = np.array(val, dtype=np.complex128 if kind == _COMPLEX else None)
-    return E.tensor(_to_carrier(a, dt)), dt
-
-
-_KIND_OF = {bool: _BOOL, int: _INT, float: _FLOAT, complex: _COMPLEX}
-
-
-def _flat_kind(seq, seen: dict) -> int | None:
-    """`_list_kind` of a flat list of plain Python numbers, at C speed (None for any
-    other list)."""
-    types = set(map(type, seq))
-    if not types or not types <= _KIND_OF.keys():
-        return None
-    if int in types:
-        ints = [v for v in seq if v.__class__ is int]
-        lo, hi = _python_int(min(ints)), _python_int(max(ints))
-        seen["wide"] = not (-(2**31) <= lo and hi < 2**31)
-    return max(_KIND_OF[t] for t in types)
-
-
-def _list_kind(seq, shape: list, depth: int, seen: dict) -> int:
-    """The highest scalar kind in `seq` (float for an empty one), checking that it has the
-    shape its first elements gave and holds only Python numbers or arrays."""
-    if depth >= len(shape):
-        raise ValueError("Initialization encountered extra dimension.")
-    if len(seq) != shape[depth]:
-        raise ValueError("Initialization encountered non-uniform length.")
-    if not seq:
-        return _FLOAT
-    kind = _BOOL
-    innermost = depth + 1 == len(shape)
-    for v in seq:
-        if isinstance(v, _SEQUENCES):
-            k = _list_kind(v, shape, depth + 1, seen)
-        elif isinstance(v, array):
-            seen["arrays"] = True
-            if v.shape != tuple(shape[depth + 1:]):
-                raise ValueError("Initialization encountered non-uniform length.")
-            k = _BOOL
-        else:
-            if isinstance(v, bool):
-                k = _BOOL
-            elif isinstance(v, int):
-                k = _INT
-                if not -(2**31) <= _python_int(v) < 2**31:
-                    seen["wide"] = True
-            elif isinstance(v, float):
-                k = _FLOAT
-            elif isinstance(v, complex):
-                k = _COMPLEX
-            else:
-                raise ValueError(f"Invalid type {type_name(v)} received in array "
-                                 "initialization.")
-            if not innermost:
-                raise ValueError("Initialization encountered non-uniform length.")
-        kind = max(kind, k)
-    return kind
 
 
 def cast(t: Tensor, src: Dtype, dst: Dtype) -> Tensor:
@@ -878,123 +791,3 @@ def complex_order(fn, ta: Tensor, tb: Tensor) -> Tensor:
     ra, rb = E.real(ta), E.real(tb)
     strict = E.lt if fn in (E.lt, E.le) else E.gt
     return strict(ra, rb) | (ra == rb) & fn(E.imag(ta), E.imag(tb))
-
-
-# -- indices --------------------------------------------------------------------------------
-
-_SETITEM_SIGNATURE = ("__setitem__(self, arg0: object | None, arg1: bool | int | float | "
-                      "mlx.core.array | ndarray[writable=False] | complex | mlx.core.ArrayLike, "
-                      "/) -> None")
-
-
-def _index(idx, shape) -> tuple:
-    """(ember's index, the axes to flip first) for an MLX index into an array of `shape`:
-    arrays become tensors (boolean masks are refused); a slice with a negative step reads
-    its axis flipped, with a positive step (ember's tensors refuse negative steps, as
-    PyTorch's do), so the slice stays a view of one axis among the other indices."""
-    if idx.__class__ is tuple:
-        for p in idx:
-            if p.__class__ is slice and p.step is not None and p.step < 0:
-                parts, flips = _positive_steps(idx, shape)
-                return tuple([_index_part(p) for p in parts]), flips
-        return tuple([_index_part(p) for p in idx]), ()
-    if idx.__class__ is slice and idx.step is not None and idx.step < 0:
-        parts, flips = _positive_steps((idx,), shape)
-        return parts[0], flips
-    return _index_part(idx), ()
-
-
-_PLAIN_INDICES = frozenset((int, slice, type(None), type(Ellipsis)))
-_INDEX_DTYPES = (E.int64, E.int32)
-
-
-def _ints_among_arrays(parts: tuple) -> tuple:
-    """An index with arrays in it: its ints as arrays of the arrays' broadcast shape. In
-    MLX (as in NumPy) an int next to arrays is one of the advanced indices, so `x[0, :,
-    idx]` puts idx's axes first; in ember's PyTorch-faced indexing an int selects first."""
-    if not any(p.__class__ is int for p in parts):
-        return parts
-    arrays = [p for p in parts if isinstance(p, Tensor)]
-    if not arrays:
-        return parts
-    shape = np.broadcast_shapes(*(tuple(a.shape) for a in arrays))
-    return tuple(E.full(shape, p, dtype=E.int64) if p.__class__ is int else p for p in parts)
-
-
-def _positive_steps(parts: tuple, shape) -> tuple:
-    """`parts` with each negative-step slice made the slice of its axis flipped that takes
-    the same elements in the same order, and those axes."""
-    ndim = len(shape)
-    taking = sum(1 for p in parts if p is not None and p is not Ellipsis)
-    out, flips, axis = [], [], 0
-    for p in parts:
-        if p is Ellipsis:
-            axis += ndim - taking
-        elif p is not None:
-            if p.__class__ is slice and p.step is not None and p.step < 0 and axis < ndim:
-                n = shape[axis]
-                start, stop, step = p.indices(n)
-                count = len(range(start, stop, step))
-                first = n - 1 - start  # (element i of the axis is element n-1-i flipped)
-                p = slice(first, first - (count - 1) * step + 1, -step) if count else \
-                    slice(0, 0)
-                flips.append(axis)
-            axis += 1
-        out.append(p)
-    return tuple(out), flips
-
-
-def _index_part(i):
-    if i.__class__ in _PLAIN_INDICES:
-        return i
-    if isinstance(i, array):
-        if i._dtype is D.bool_:
-            raise ValueError("boolean indices are not yet supported")
-        t = i._t
-        # (any integer type indexes in MLX; ember's indexing reads uint8 as a mask and
-        # refuses int8 and int16, as PyTorch's does)
-        return t if t.dtype in _INDEX_DTYPES or i._dtype.kind not in "iu" else t.long()
-    if isinstance(i, list):
-        return _index_part(array(i))
-    if isinstance(i, np.ndarray):
-        return _index_part(array(i))
-    return i
-
-
-def _kept_shape(shape: tuple, idx) -> tuple | None:
-    """The shape MLX writes an update into for an index of slices, ints and None: each
-    int's axis kept with length 1 (None for an index with arrays, which MLX scatters)."""
-    parts = idx if isinstance(idx, tuple) else (idx,)
-    if any(isinstance(p, array | list | np.ndarray) for p in parts):
-        return None
-    taking = sum(1 for p in parts if p is not None and p is not Ellipsis)
-    out, axis = [], 0
-    for p in parts:
-        if p is Ellipsis:
-            out.extend(shape[axis:axis + len(shape) - taking])
-            axis += len(shape) - taking
-        elif p is not None and axis < len(shape):
-            out.append(len(range(*p.indices(shape[axis]))) if isinstance(p, slice) else 1)
-            axis += 1
-    return tuple(out) + tuple(shape[axis:])
-
-
-def fit(t: Tensor, shape: tuple, named: tuple | None = None) -> Tensor:
-    """Update `t` broadcast to `shape`, the leading length-1 axes it has beyond them
-    dropped first, as MLX does; MLX's error (naming the shape `named` where it writes
-    into another one) where it cannot be."""
-    while t.dim() > len(shape) and t.shape[0] == 1:
-        t = t.squeeze(0)
-    try:
-        return E.broadcast_to(t, shape)
-    except RuntimeError:
-        have, want = tuple(t.shape), shape if named is None else named
-        if any(a != b and 1 not in (a, b) for a, b in zip(reversed(have), reversed(want))):
-            raise ValueError(f"[broadcast_shapes] Shapes {shape_text(have)} and "
-                             f"{shape_text(want)} cannot be broadcast.") from None
-        raise ValueError(f"Cannot broadcast array of shape {shape_text(have)} into shape "
-                         f"{shape_text(want)}.") from None
-
-
-def shape_text(shape) -> str:
-    return "(" + ",".join(str(s) for s in shape) + ")"

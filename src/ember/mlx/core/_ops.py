@@ -30,12 +30,12 @@ from ._array import (
     divide,
     numpy_of,
     operands,
-    shape_text,
     to_array,
     wrap_result,
 )
 from ._dtypes import Dtype
 from ._errors import check_broadcasts
+from ._indexing import shape_text
 
 # (the reductions live in their module; named here too, as the other modules and the
 # array's methods reach them through this one)

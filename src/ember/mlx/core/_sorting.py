@@ -12,7 +12,8 @@ import ember as E
 
 from . import _complex_order as C
 from . import _dtypes as D
-from ._array import _wrap, array, as_array, shape_text
+from ._array import _wrap, array, as_array
+from ._indexing import shape_text
 
 _arr = as_array
 
