@@ -341,6 +341,20 @@ def same_error(call) -> type:
     raise AssertionError(f"ember returned; torch raised {expected.__name__}")
 
 
+def same_message(call, kind: type = RuntimeError) -> str:
+    """`call(L)` raises `kind` in both libraries with the same message; that message."""
+    msgs = []
+    for lib in (ember, torch):
+        try:
+            call(lib)
+        except kind as exc:
+            msgs.append(str(exc))
+        else:
+            raise AssertionError(f"{lib.__name__} did not raise {kind.__name__}")
+    assert msgs[0] == msgs[1], msgs
+    return msgs[0]
+
+
 def same_result(call, rtol=None, atol=None):
     """`call(L)` gives the same result (type, shape, dtype, values) in ember and torch."""
     out_e = call(ember)

@@ -9,7 +9,7 @@ import torch
 
 import ember
 
-from helpers import E2T, TORCH_VECTOR_KERNELS, assert_same, assert_ulp
+from helpers import E2T, TORCH_VECTOR_KERNELS, assert_same, assert_ulp, same_message
 
 
 def both(fn):
@@ -322,9 +322,4 @@ def test_logspace_is_built_from_bound_ops():
                                   lambda m: m.ones(-1, 2), lambda m: m.empty(-2),
                                   lambda m: m.full((-1,), 1.0), lambda m: m.ones(1).new_zeros(-1)])
 def test_negative_sizes_are_refused_in_torchs_words(make):
-    msgs = []
-    for m in (ember, torch):
-        with pytest.raises(RuntimeError) as err:
-            make(m)
-        msgs.append(str(err.value))
-    assert msgs[0] == msgs[1]
+    same_message(make)

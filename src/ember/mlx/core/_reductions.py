@@ -129,19 +129,18 @@ def std(a, /, axis=None, keepdims: bool = False, ddof: int = 0, *, stream=None) 
 
 
 def max(a, /, axis=None, keepdims: bool = False, *, stream=None) -> array:  # noqa: A001
-    a = _arr(a)
-    if a._dtype.kind == "c":
-        return _complex_extreme(a, axis, keepdims, "max")
-    return _reduce(lambda t, d, k: E.amax(t, dim=d, keepdim=k), a, axis, keepdims, a._dtype,
-                   "max")
+    return _max_or_min(_arr(a), axis, keepdims, "max", E.amax)
 
 
 def min(a, /, axis=None, keepdims: bool = False, *, stream=None) -> array:  # noqa: A001
-    a = _arr(a)
+    return _max_or_min(_arr(a), axis, keepdims, "min", E.amin)
+
+
+def _max_or_min(a: array, axis, keepdims: bool, op: str, fn) -> array:
+    """max / min: complex values in MLX's order, others by ember's amax / amin."""
     if a._dtype.kind == "c":
-        return _complex_extreme(a, axis, keepdims, "min")
-    return _reduce(lambda t, d, k: E.amin(t, dim=d, keepdim=k), a, axis, keepdims, a._dtype,
-                   "min")
+        return _complex_extreme(a, axis, keepdims, op)
+    return _reduce(lambda t, d, k: fn(t, dim=d, keepdim=k), a, axis, keepdims, a._dtype, op)
 
 
 def _complex_extreme(a: array, axis, keepdims: bool, op: str) -> array:
