@@ -18,6 +18,9 @@ process CPU time, which other tenants' load barely moves (wall time with two thr
 where a loaded machine hurts most: a kernel split over both cores waits for its slower
 half, and torch's OpenMP threads spin).
 
+A workload that is one BLAS product (the matmul rows) also runs on NumPy's own `a @ b`
+in the same alternating rounds: its `numpy` ratio (ember / NumPy) is the row's bound.
+
 `--anchors` adds, under each compiled row that has one, torch.compile of torch's own step
 and the step's JAX port under jax.jit (anchors.py), each as a ratio to torch eager from the
 same alternating rounds, with its first call's time (compilation included, with the
@@ -41,7 +44,7 @@ import time
 import numpy as np
 
 from . import anchors
-from .workloads import WORKLOADS, Workload
+from .workloads import WORKLOADS, NumPyLib, Workload
 
 
 def time_call(fn, budget: float, repeats: int, clock=time.perf_counter) -> list[float]:
@@ -75,14 +78,20 @@ def machine_limits(quick: bool) -> dict:
 
 def measure(name: str, lib_name: str, quick: bool, memory: bool, threads: int = 0,
             cpu_time: bool = False) -> dict:
-    """Time one workload in one framework ("ember", "torch", or an anchor: "torch.compile"
-    or "jax") inside this (fresh) process."""
+    """Time one workload in one framework ("ember", "torch", "numpy", or an anchor:
+    "torch.compile" or "jax") inside this (fresh) process."""
     import importlib
 
     w = next(w for w in WORKLOADS if w.name == name)
     if lib_name == "jax":
         anchors.limit_jax_threads(threads)
         lib = None
+    elif lib_name == "numpy":
+        lib = NumPyLib
+        if threads:  # OpenBLAS's pool, as ember's worker holds it
+            from ember.native.blas import thread_setter
+
+            thread_setter()(threads)
     else:
         lib = importlib.import_module(lib_name.split(".")[0])
     if lib_name.startswith("torch"):
@@ -189,7 +198,8 @@ def run(selected: list[Workload], quick: bool, memory: bool, threads: int = 0,
     results = []
     for w in selected:
         row = {"name": w.name, "target": w.target}
-        libs = ("ember", "torch") + (ANCHORS if with_anchors and w.jax else ())
+        libs = ("ember", "torch") + (("numpy",) if w.numpy else ()) \
+            + (ANCHORS if with_anchors and w.jax else ())
         for _ in range(ROUNDS if w.target is not None else 1):
             for lib_name in libs:
                 if lib_name in ANCHORS:
@@ -201,7 +211,11 @@ def run(selected: list[Workload], quick: bool, memory: bool, threads: int = 0,
                     row[lib_name] = got
         row["ratio"] = row["ember"]["median"] / row["torch"]["median"]
         for lib_name in libs[2:]:
-            if "median" in row[lib_name]:
+            if "median" not in row[lib_name]:
+                continue
+            if lib_name == "numpy":  # the row's bound: ember / NumPy
+                row["numpy_ratio"] = row["ember"]["median"] / row["numpy"]["median"]
+            else:
                 row[f"{lib_name}_ratio"] = row[lib_name]["median"] / row["torch"]["median"]
         pe, pt = row["ember"].get("peak_bytes"), row["torch"].get("peak_bytes")
         if pe and pt:
@@ -228,6 +242,9 @@ def _format_row(r: dict) -> str:
     rate = f"  [{e['rate']} vs {t['rate']}]" if "rate" in e else ""
     line = (f"{r['name']:<18} ember {_fmt_time(e['median'])} (min {_fmt_time(e['min'])})  "
             f"torch {_fmt_time(t['median'])}  ratio {r['ratio']:5.2f} {verdict}{mem}{rate}")
+    if "numpy_ratio" in r:
+        line += (f"\n    vs NumPy's own call: {_fmt_time(r['numpy']['median']).strip()}, "
+                 f"ember / NumPy {r['numpy_ratio']:.2f}")
     anchored = [a for a in ANCHORS if a in r]
     if anchored:
         cells = [f"ember first call {e['first']:.2f} s"]

@@ -21,6 +21,18 @@ class Workload:
     rate: Callable[[float, bool], str] | None = None  # (seconds per call, quick) -> rate
     memory: bool = False  # also compare peak memory
     jax: str | None = None  # the JAX port in anchors.py (with --anchors: torch.compile too)
+    numpy: bool = False  # also time NumPy's own call (`lib` is then `NumPyLib`)
+
+
+class NumPyLib:
+    """What a workload needs of `lib` to run on plain NumPy arrays (NumPy's own call is
+    the bound of a row that is one BLAS product)."""
+
+    tensor = staticmethod(np.asarray)
+
+    @staticmethod
+    def manual_seed(_seed: int) -> None:
+        pass
 
 
 def _arr(shape, seed=0, dtype=np.float32):
@@ -521,8 +533,8 @@ WORKLOADS = [
     Workload("dispatch_mul_grad", dispatch_mul_grad, 3.0),
     Workload("mlp_step", mlp_step, 1.3),
     Workload("elementwise_16M", elementwise, 0.5, _gbps(N_ELEM), memory=True),
-    Workload("matmul_1024", matmul(1024), 1.0, _gflops(1024)),
-    Workload("matmul_2048", matmul(2048), 1.0, _gflops(2048)),
+    Workload("matmul_1024", matmul(1024), 1.0, _gflops(1024), numpy=True),
+    Workload("matmul_2048", matmul(2048), 1.0, _gflops(2048), numpy=True),
     Workload("softmax_xent", softmax_xent, 2.0, memory=True),
     Workload("gpt_step", gpt_step, 1.3, memory=True),
     Workload("digits_e2e", digits, 1.0),

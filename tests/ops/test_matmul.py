@@ -370,10 +370,9 @@ def test_out_argument():
 
 
 def test_products_hold_openblas_to_one_thread_and_restore_the_setting():
-    # Small products run on the caller's thread and large matrices on the native pool,
-    # OpenBLAS held to one thread for both; a large batch of products is NumPy's own call
-    # on OpenBLAS's threads. The process-wide OpenBLAS setting is the caller's again
-    # afterwards, even with threads racing.
+    # Small products run on the caller's thread and large matrices and batches of
+    # products on the native pool, OpenBLAS held to one thread for each. The process-wide
+    # OpenBLAS setting is the caller's again afterwards, even with threads racing.
     import threading
 
     from ember.ops import _parallel
@@ -392,10 +391,10 @@ def test_products_hold_openblas_to_one_thread_and_restore_the_setting():
             np.testing.assert_allclose((ember.tensor(a) @ ember.tensor(b)).numpy(), a @ b,
                                        rtol=1e-12)
         # (a hold and a restore for the small product and, where native kernels run, for
-        # the large one on the native pool; none for the batch)
+        # the large one and the batch on the native pool)
         from ember import native
 
-        assert real(before) == 2 and calls == [1, 2] * (1 + native.available())
+        assert real(before) == 2 and calls == [1, 2] * (1 + 2 * native.available())
     finally:
         _parallel._set_blas_threads = real
     before = real(3)

@@ -2,12 +2,13 @@
 
 NumPy releases the GIL inside its loops, so a kernel run on disjoint slices from a
 few threads scales with the cores (PyTorch's CPU kernels are multi-threaded too).
-Kernels that call BLAS on these threads hold OpenBLAS to one thread; a large product on
-its own is NumPy's own call, on OpenBLAS's threads (see `blas`).
+Kernels that call BLAS on these threads hold OpenBLAS to one thread; a large float
+product is shared out the same way, one single-threaded BLAS call per thread (see `blas`).
 """
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 from collections.abc import Callable
@@ -124,6 +125,7 @@ def elementwise(body: Callable, out, *srcs) -> None:
 _set_blas_threads = blas_library.thread_setter()
 SMALL_PRODUCT = 1 << 23  # flops of one matrix product below which one thread is faster
 OPENBLAS_SERIAL = 1 << 19  # flops below which OpenBLAS itself uses one thread (m n k < 2^18)
+POOL_BATCH = 1 << 22  # flops of a batch of products from which the pool shares them out
 
 
 class _OneBlasThread:
@@ -155,18 +157,26 @@ one_blas_thread = _OneBlasThread()
 
 
 def blas(fn: Callable, a, b, flops: int):
-    """`fn(a, b)`, a BLAS product, on as many threads as pays.
+    """`fn(a, b)`, a BLAS product, on as many threads as pays (`flops`: of one matrix).
 
     A small product runs on the calling thread with OpenBLAS held to one thread (its
-    threads would cost more to wake than they save). A large product of two float
-    matrices is shared out by blocks of rows to the native pool, one OpenBLAS call per
-    thread (`_pool_product`); anything else large (a batch of products, another dtype,
-    native kernels off) is NumPy's own call on OpenBLAS's threads. Not OpenBLAS's threads
-    for the matrices: they busy-wait after every call and take the cores from the kernels
-    that follow (the MNIST CNN's step, two threads: 83 ms after its threaded linear layer,
+    threads would cost more to wake than they save). Large float products (one matrix,
+    or a batch whose products add up to a large one) are shared out to the native pool
+    by matrices or blocks of rows, one OpenBLAS call per thread (`_pool_product`);
+    anything else large (another dtype, a layout BLAS cannot read, native kernels off)
+    is NumPy's own call on OpenBLAS's threads. Not OpenBLAS's threads where it can be
+    helped: they busy-wait after every call and take the cores from the kernels that
+    follow (the MNIST CNN's step, two threads: 83 ms after its threaded linear layer,
     64 ms with the product shared out instead), where the native pool's threads sleep
     within microseconds.
     """
+    if fn is np.matmul and (a.ndim > 2 or b.ndim > 2) and a.ndim > 1 and b.ndim > 1:
+        count = math.prod(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
+        if flops * count >= POOL_BATCH and workers() > 1 \
+                and not threading.current_thread().name.startswith(_PREFIX):
+            out = _pool_product(a, b)
+            if out is not None:
+                return out
     if flops < OPENBLAS_SERIAL:  # OpenBLAS runs these on one thread by itself
         return fn(a, b)
     # (the thread's name, the costliest test, only for a product big enough to share out)
@@ -192,41 +202,62 @@ def blas_layout(rows: int, cols: int, s0: int, s1: int):
 
 
 def _operand(a: np.ndarray):
-    """`blas_layout` of an array (None where a stride is no whole number of items)."""
+    """`blas_layout` of an array's matrices (None where a stride is no whole number of items)."""
     it = a.itemsize
-    s0, s1 = a.strides
+    s0, s1 = a.strides[-2:]
     if s0 % it or s1 % it:
         return None
-    return blas_layout(*a.shape, s0 // it, s1 // it)
+    return blas_layout(*a.shape[-2:], s0 // it, s1 // it)
+
+
+def _batch_stride(a: np.ndarray):
+    """The one stride (in items) that steps through `a`'s leading dims as one, or None."""
+    step = None
+    for size, stride in zip(a.shape[:-2], a.strides[:-2]):
+        if size == 1:
+            continue
+        if step is not None and step != stride * size:
+            return None
+        step = stride
+    return 0 if step is None else step // a.itemsize
 
 
 def _pool_product(a: np.ndarray, b: np.ndarray):
-    """a @ b on the native pool (csrc/runtime.c), or None where it does not apply (another
-    dtype, a layout BLAS cannot read in place, native kernels off)."""
+    """a @ b (matrices or batches of them, batch dims broadcast) on the native pool
+    (csrc/runtime.c), or None where it does not apply: another dtype, a layout BLAS
+    cannot read in place, native kernels off, nothing to multiply, or both operands at
+    one address (NumPy multiplies `a @ a.T` with `syrk`, which rounds otherwise)."""
     from .. import native
 
-    if a.dtype != b.dtype or a.dtype not in (np.float32, np.float64) or \
-            not native.available() or not blas_library.gemm():
+    if a.dtype != b.dtype or a.dtype not in (np.float32, np.float64) or not a.size \
+            or not b.size or not native.available() or not blas_library.gemm() \
+            or a.__array_interface__["data"][0] == b.__array_interface__["data"][0]:
         return None
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    if batch:
+        a = np.broadcast_to(a, batch + a.shape[-2:])
+        b = np.broadcast_to(b, batch + b.shape[-2:])
     pa, pb = _operand(a), _operand(b)
-    if pa is None or pb is None or any(s % a.itemsize for s in a.strides + b.strides):
+    sa, sb = _batch_stride(a), _batch_stride(b)
+    if pa is None or pb is None or sa is None or sb is None or \
+            any(s % a.itemsize for s in a.strides + b.strides):
         return None
-    lib = native.runtime()
     fn = _pool_entry.get("fn")
     if fn is None:
         import ctypes
 
-        fn = lib.ember_gemm_parallel
+        fn = native.runtime().ember_gemm_batched
         P, I64, INT = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int
-        fn.argtypes = [INT, INT, INT, I64, I64, I64, P, I64, P, I64, P, I64]
+        fn.argtypes = [INT, INT, INT, I64, I64, I64, I64, P, I64, I64, P, I64, I64, P, I64,
+                       I64]
         fn.restype = None
         _pool_entry["fn"] = fn
-    m, k = a.shape
-    n = b.shape[1]
-    out = np.empty((m, n), a.dtype)
+    m, k = a.shape[-2:]
+    n = b.shape[-1]
+    out = np.empty(batch + (m, n), a.dtype)
     with one_blas_thread:
-        fn(int(a.dtype == np.float64), pa[0], pb[0], m, n, k, ptr(a), pa[1],
-           ptr(b), pb[1], ptr(out), max(n, 1))
+        fn(int(a.dtype == np.float64), pa[0], pb[0], math.prod(batch), m, n, k, ptr(a),
+           pa[1], sa, ptr(b), pb[1], sb, ptr(out), max(n, 1), m * n)
     return out
 
 

@@ -193,38 +193,62 @@ void ember_gemm_f64(int ta, int tb, int64_t m, int64_t n, int64_t k, double alph
                             (int)k, alpha, a, (int)lda, b, (int)ldb, beta, c, (int)ldc);
 }
 
-/* One large product shared out to the pool by blocks of rows of C, each block a BLAS call
- * on its own thread (BLAS held to one thread by the caller). ember's threads sleep soon
+/* Large products shared out to the pool by matrices or blocks of rows of C, each a BLAS
+ * call on its own thread (BLAS held to one thread by the caller). ember's threads sleep soon
  * after the job, where BLAS's own threads would busy-wait on after their product and
  * take the cores from the kernels that follow. */
 typedef struct {
     int ta, tb, dbl;
-    int64_t m, n, k, lda, ldb, ldc, block;
+    int64_t m, n, k, lda, ldb, ldc, block, blocks; /* blocks: row blocks per matrix */
+    int64_t sa, sb, sc;                            /* batch strides, in items */
     const char *a, *b;
     char *c;
 } gemm_job;
 
-static void gemm_rows(void *ctx, int64_t lo, int64_t hi) {
-    const gemm_job *j = ctx;
-    const int64_t r0 = lo * j->block, r1 = EMBER_MIN(hi * j->block, j->m);
+/* Rows r0..r1 of matrix i of the batch: one BLAS call. */
+static void gemm_block(const gemm_job *j, int64_t i, int64_t r0, int64_t r1) {
     const size_t item = j->dbl ? sizeof(double) : sizeof(float);
     /* rows r0.. of op(A): rows of A, or columns of A stored transposed */
-    const char *a = j->a + (size_t)(j->ta ? r0 : r0 * j->lda) * item;
-    char *c = j->c + (size_t)(r0 * j->ldc) * item;
+    const char *a = j->a + (size_t)(i * j->sa + (j->ta ? r0 : r0 * j->lda)) * item;
+    const char *b = j->b + (size_t)(i * j->sb) * item;
+    char *c = j->c + (size_t)(i * j->sc + r0 * j->ldc) * item;
     if (j->dbl)
         ember_gemm_f64(j->ta, j->tb, r1 - r0, j->n, j->k, 1, (const double *)a, j->lda,
-                       (const double *)j->b, j->ldb, 0, (double *)c, j->ldc);
+                       (const double *)b, j->ldb, 0, (double *)c, j->ldc);
     else
         ember_gemm_f32(j->ta, j->tb, r1 - r0, j->n, j->k, 1, (const float *)a, j->lda,
-                       (const float *)j->b, j->ldb, 0, (float *)c, j->ldc);
+                       (const float *)b, j->ldb, 0, (float *)c, j->ldc);
+}
+
+/* Units lo..hi of (matrix, block of rows), in order: one call per matrix they touch. */
+static void gemm_units(void *ctx, int64_t lo, int64_t hi) {
+    const gemm_job *j = ctx;
+    for (int64_t u = lo; u < hi;) {
+        const int64_t i = u / j->blocks, first = u % j->blocks;
+        const int64_t last = EMBER_MIN(j->blocks, first + (hi - u));
+        gemm_block(j, i, first * j->block, EMBER_MIN(last * j->block, j->m));
+        u += last - first;
+    }
+}
+
+/* A batch of products C[i] = op(A[i]) op(B[i]), batch strides in items (0: one matrix
+ * for every i). The pool takes whole matrices where they share out evenly (a multiple of
+ * the threads, or many of them), else blocks of 16 rows (whole blocks of the BLAS
+ * kernels' rows). */
+void ember_gemm_batched(int dbl, int ta, int tb, int64_t batch, int64_t m, int64_t n,
+                        int64_t k, const void *a, int64_t lda, int64_t sa, const void *b,
+                        int64_t ldb, int64_t sb, void *c, int64_t ldc, int64_t sc) {
+    const int whole = batch % pool.threads == 0 || batch >= 4 * pool.threads;
+    const int64_t block = whole ? EMBER_MAX(m, 1) : 16;
+    gemm_job j = {ta, tb, dbl, m, n, k, lda, ldb, ldc, block, (m + block - 1) / block,
+                  sa, sb, sc, a, b, c};
+    ember_parallel_for(gemm_units, &j, batch * j.blocks, 1);
 }
 
 void ember_gemm_parallel(int dbl, int ta, int tb, int64_t m, int64_t n, int64_t k,
                          const void *a, int64_t lda, const void *b, int64_t ldb, void *c,
                          int64_t ldc) {
-    const int64_t block = 16; /* whole blocks of the BLAS kernels' rows */
-    gemm_job j = {ta, tb, dbl, m, n, k, lda, ldb, ldc, block, a, b, c};
-    ember_parallel_for(gemm_rows, &j, (m + block - 1) / block, 1);
+    ember_gemm_batched(dbl, ta, tb, 1, m, n, k, a, lda, 0, b, ldb, 0, c, ldc, 0);
 }
 
 #include "buffers.c" /* (the buffer cache: NumPy's handler and kernels' scratch) */
