@@ -202,6 +202,31 @@ def gpt_step(lib, quick):
     return step
 
 
+def gpt_step_products(lib, quick, vocab=65, d=128, heads=4, layers=2, seq=64, batch=16):
+    """The GPT step's matrix products alone, in its shapes and layouts (each linear layer's
+    forward, input gradient and weight gradient; attention's two products forward and four
+    backward; the tied head's): the floor under any schedule of that step, compiled or not,
+    set by the BLAS the library multiplies with."""
+    tokens, hd = batch * seq, d // heads
+    linears = [(d, 3 * d), (d, d), (d, 4 * d), (4 * d, d)] * layers + [(d, vocab)]
+    mats = [(_t(lib, _arr((tokens, i))), _t(lib, _arr((o, i), 1)), _t(lib, _arr((tokens, o), 2)))
+            for i, o in linears]
+    q, k, v, g = (_t(lib, _arr((batch, heads, seq, hd), s)) for s in range(4))
+    w = _t(lib, _arr((batch, heads, seq, seq), 4))
+
+    def step():
+        for x, wt, gy in mats:
+            x @ wt.t()  # forward
+            gy @ wt  # input gradient
+            gy.t() @ x  # weight gradient
+        for _ in range(layers):
+            q @ k.transpose(-1, -2), w @ v  # forward
+            w.transpose(-1, -2) @ g, g @ v.transpose(-1, -2)  # backward: dv, dw
+            w @ k, w.transpose(-1, -2) @ q  # dq, dk
+
+    return step
+
+
 # 7. digits end to end -------------------------------------------------------------------
 
 def digits_data() -> tuple[np.ndarray, np.ndarray]:
@@ -537,6 +562,7 @@ WORKLOADS = [
     Workload("matmul_2048", matmul(2048), 1.0, _gflops(2048), numpy=True),
     Workload("softmax_xent", softmax_xent, 2.0, memory=True),
     Workload("gpt_step", gpt_step, 1.3, memory=True),
+    Workload("gpt_step_products", gpt_step_products, None),
     Workload("digits_e2e", digits, 1.0),
     Workload("index_get", index_get, None),
     Workload("index_set", index_set, None),
