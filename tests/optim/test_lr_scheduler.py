@@ -125,3 +125,28 @@ def test_invalid_arguments_raise_like_torch():
             lib.optim.lr_scheduler.OneCycleLR(o, max_lr=1.0)
         with pytest.raises(TypeError):
             lib.optim.lr_scheduler.StepLR(object(), step_size=1)
+
+
+@pytest.mark.parametrize("name", [n for n in MAKERS if n not in ("SequentialLR",
+                                                                  "ChainedScheduler")])
+def test_state_dict_keys_and_get_lr_outside_step_warn_like_torch(name):
+    import warnings
+
+    def seen(lib):
+        opt = _opt(lib, momentum=0.9)
+        sched = MAKERS[name](lib.optim.lr_scheduler, opt)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            opt.step()
+            sched.step()  # (get_lr inside step: no warning)
+            quiet = len(caught)
+            sched.get_lr()  # outside step: "use get_last_lr()"
+        messages = [str(w.message) for w in caught[quiet:] if w.category is UserWarning]
+        return quiet, messages, list(sched.state_dict())
+
+    assert seen(ember) == seen(torch)
+
+
+def test_optimizer_prints_its_groups_like_torch():
+    assert repr(_opt(ember, momentum=0.9)) == repr(_opt(torch, momentum=0.9))
+    assert repr(_opt(ember, "Adam")) == repr(_opt(torch, "Adam"))

@@ -7,6 +7,7 @@ learning rates agree exactly, not just approximately.
 
 from __future__ import annotations
 
+import functools
 import math
 import types
 import warnings
@@ -40,10 +41,38 @@ def _per_group(name: str, optimizer: Optimizer, value) -> list:
     return [value] * len(optimizer.param_groups)
 
 
+def _warned_outside_step(get_lr: Callable) -> Callable:
+    @functools.wraps(get_lr)
+    def checked(self) -> list:
+        if not self._get_lr_called_within_step:
+            warnings.warn("To get the last learning rate computed by the scheduler, please use "
+                          "`get_last_lr()`.", UserWarning, stacklevel=2)
+        return get_lr(self)
+
+    return checked
+
+
 class LRScheduler:
-    """Base: `step()` advances `last_epoch` and writes `get_lr()` into the param groups."""
+    """Base: `step()` advances `last_epoch` and writes `get_lr()` into the param groups.
+
+    `get_lr()` computes the next step's rates from the last ones; called outside `step()`
+    it warns (as PyTorch's) that `get_last_lr()` is what reads them."""
 
     _is_initial = False
+    _get_lr_called_within_step = False
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if "get_lr" in cls.__dict__:
+            cls.get_lr = _warned_outside_step(cls.__dict__["get_lr"])
+
+    def _rates(self) -> list:
+        """`get_lr()` as `step()` calls it."""
+        self._get_lr_called_within_step = True
+        try:
+            return self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
 
     def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
         if not isinstance(optimizer, Optimizer):
@@ -99,11 +128,11 @@ class LRScheduler:
     def _update_lr(self, epoch: int | None = None) -> None:
         if epoch is None:
             self.last_epoch += 1
-            values = self.get_lr()
+            values = self._rates()
         else:
             self.last_epoch = epoch
             closed = getattr(self, "_get_closed_form_lr", None)
-            values = closed() if closed is not None else self.get_lr()
+            values = closed() if closed is not None else self._rates()
         for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = _lrs(self.optimizer)
@@ -352,7 +381,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_i = self.T_0
                 self.T_cur = epoch
         self.last_epoch = math.floor(epoch)
-        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+        for group, lr in zip(self.optimizer.param_groups, self._rates()):
             group["lr"] = lr
         self._last_lr = _lrs(self.optimizer)
 
