@@ -306,3 +306,118 @@ def test_torch_logs_guards_prints_what_a_replay_checks(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert "now replay without their Python" in err and "optimizer Adam" in err
     assert fn.replayed >= 1
+
+
+# -- the user's own modules: their forwards are read too ---------------------------------
+
+class Net(nn.Module):
+    """The most common model of all: the user's class with a straight-line forward."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.fc2 = nn.Linear(6, 8), nn.Linear(8, 3)
+        self.scale = 1.0
+
+    def forward(self, x):
+        x = nn.functional.relu(self.fc1(x))  # (an argument stored over)
+        return self.fc2(x) * self.scale
+
+
+class Outer(nn.Module):
+    """A user module inside a user module, one read through an alias of `self.inner`."""
+
+    def __init__(self):
+        super().__init__()
+        self.inner = Net()
+        self.norm = nn.LayerNorm(3)
+
+    def forward(self, x):
+        inner = self.inner
+        return self.norm(inner(x)) + inner.scale
+
+
+def _user_run(model_cls, compiled: bool, steps: int = 30, change=None):
+    ember.manual_seed(0)
+    model = model_cls()
+    opt = ember.optim.Adam(model.parameters(), lr=0.05)
+    rng = np.random.default_rng(0)
+    x = ember.tensor(rng.standard_normal((5, 6)).astype(np.float32))
+    y = ember.tensor(rng.integers(0, 3, 5))
+    step = _step_of(model, opt, x, y, nn.CrossEntropyLoss())
+    fn = ember.compile(step) if compiled else step
+    losses = []
+    for i in range(steps):
+        if change is not None:
+            change(i, model)
+        losses.append(fn().numpy().copy())
+    return fn, losses + [p.detach().numpy().copy() for p in model.parameters()]
+
+
+@pytest.mark.parametrize("model_cls", [Net, Outer])
+def test_a_step_of_the_users_modules_replays_and_gives_eagers_trajectory(model_cls):
+    fn, got = _user_run(model_cls, True)
+    _, want = _user_run(model_cls, False)
+    assert fn.replayed > 20, fn.not_replayed
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+
+
+def _changes(i, model):
+    """After replays began (and began again after each): a number forward reads, eval, a
+    hook on the module itself with an attribute set beside it, a submodule replaced, a
+    hook on a child."""
+    net = model.inner if isinstance(model, Outer) else model
+    if i == 6:
+        net.scale = 0.5
+    if i == 9:
+        model.eval()
+    if i == 13:
+        net.register_forward_hook(lambda m, a, out: out * 2)
+        model.seen = i
+    if i == 16:
+        ember.manual_seed(1)
+        net.fc2 = nn.Linear(8, 3)
+    if i == 18:
+        net.fc1.register_forward_hook(lambda m, a, out: out + 1)
+
+
+@pytest.mark.parametrize("model_cls", [Net, Outer])
+def test_changes_to_the_users_modules_are_seen(model_cls):
+    fn, got = _user_run(model_cls, True, 24, _changes)
+    _, want = _user_run(model_cls, False, 24, _changes)
+    assert fn.replayed > 0
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+
+
+def test_a_forward_the_proof_cannot_follow_runs_its_python_every_call():
+    class Branching(Net):
+        def forward(self, x):
+            if x.shape[0] > 2:
+                x = self.fc1(x)
+            return self.fc2(nn.functional.relu(x))
+
+    class Measuring(Net):
+        def forward(self, x):
+            return self.fc2(self.fc1(x)) * len(x)
+
+    for cls, why in ((Branching, "cannot follow"), (Measuring, "len")):
+        fn, got = _user_run(cls, True, 8)
+        _, want = _user_run(cls, False, 8)
+        assert fn.replayed == 0 and any(why in w for w in fn.not_replayed), fn.not_replayed
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+
+
+def test_scan_follows_aliases_and_arguments_stored_over():
+    model = Net()
+
+    def aliased(x):
+        m = model.fc1
+        x = m(x)
+        return x * model.scale
+
+    _, chains, n_args = proof.scan(aliased)
+    assert ("cell", "model", ("fc1",)) in chains  # (`m`, where it is loaded)
+    assert ("cell", "model", ("scale",)) in chains
+    assert ("arg", 0, ()) in chains and n_args == 1

@@ -19,15 +19,20 @@ function ember proves it, in three parts, and then replays:
   built-in module whose whole tree is memoisable (`memo.MEMO_TYPES`, no hooks), a built-in
   optimizer's `zero_grad` or hook-free `step`, `Tensor.backward`, or an op (a method or
   property of the tensor that does not write in place, or a function of `ember.ops`,
-  `ember.nn.functional` and ember's namespace that makes no state change). A call of
-  anything else (a builtin such as `print` or `list.append`, the user's own function,
-  `torch.save`, a custom module) and the function runs its Python on every call as usual.
+  `ember.nn.functional` and ember's namespace that makes no state change), or a call of
+  the user's own module whose `forward` `scan` passes and whose arguments are tensors:
+  that forward's own calls are then watched by these same rules (a user module inside
+  it too), and what it loads from `self`, its globals and cells joins the checks. A call
+  of anything else (a builtin such as `print` or `list.append`, the user's own function,
+  `torch.save`, a forward with a branch) and the function runs its Python on every call
+  as usual.
 - `Proof.holds` is checked before each replay: every loaded name and chain is the same
   object (numbers and strings: the same value), each module tree is as it was (the call
-  memos' check), each optimizer's groups and state are (the step memo's check) and it
-  has no step hooks, each captured tensor keeps its layout and requires_grad and has no
-  hooks, and grad mode, the default dtype, autocast, anomaly mode and profilers are as they
-  were. A failed check traces the call again (and after a few, stops trying).
+  memos' check; a user module's class, forward, hooks, parameters, buffers and children),
+  each optimizer's groups and state are (the step memo's check) and it has no step hooks,
+  each captured tensor keeps its layout and requires_grad and has no hooks, and grad
+  mode, the default dtype, autocast, anomaly mode and profilers are as they were. A failed
+  check traces the call again (and after a few, stops trying).
 
 What pure mode checks besides (one graph, no random draw, nothing left behind that
 requires grad, two traces alike) is checked here too: `replay.replayable`.
@@ -70,7 +75,8 @@ _UNREADABLE = (AttributeError, KeyError, IndexError, ValueError)  # (a name gone
 def scan(fn) -> tuple | None:
     """(code, chains, number of positional arguments) of a function the bytecode check
     passes, or None. A chain is (root kind, root name or argument index, attribute
-    names)."""
+    names); a local variable stored straight from a chain (`m = self.fc`) reads as that
+    chain where it is loaded, and an argument stored over is no longer one."""
     if isinstance(fn, types.MethodType):
         func, bound = fn.__func__, 1
     else:
@@ -82,31 +88,41 @@ def scan(fn) -> tuple | None:
         return None
     if code.co_cellvars or code.co_kwonlyargcount:
         return None
-    n_args = code.co_argcount + code.co_kwonlyargcount
+    n_args = code.co_argcount
+    roots = {name: ("arg", i - bound, ()) for i, name in enumerate(code.co_varnames[:n_args])}
     chains: list = []
     chain = None
     for ins in dis.get_instructions(code):
         op = ins.opname
         if op not in _ALLOWED_OPS:
             return None
-        if op.startswith("STORE_FAST"):
-            names = ins.argval if isinstance(ins.argval, tuple) else (ins.argval,)
-            if any(code.co_varnames.index(n) < n_args for n in names
-                   if n in code.co_varnames):
-                return None  # (an argument rebound: its later loads are no longer it)
         if chain is not None and op in _ATTRS:
             chain[2].append(ins.argval)
             continue
-        if chain is not None:
-            chains.append((chain[0], chain[1], tuple(chain[2])))
-            chain = None
+        done, chain = chain, None
+        if done is not None:
+            chains.append((done[0], done[1], tuple(done[2])))
+        if op.startswith("STORE_FAST"):
+            names = ins.argval if isinstance(ins.argval, tuple) else (ins.argval,)
+            for name in names:
+                roots.pop(name, None)
+            if op == "STORE_FAST" and done is not None:  # an alias of that chain
+                roots[ins.argval] = chains[-1]
         if op in _LOADS:
             chain = (_LOADS[op], ins.argval, [])
-        elif op == "LOAD_FAST" and ins.argval in code.co_varnames[:n_args]:
-            chain = ("arg", code.co_varnames.index(ins.argval) - bound, [])
+        elif op in ("LOAD_FAST", "LOAD_FAST_CHECK") and ins.argval in roots:
+            kind, name, attrs = roots[ins.argval]
+            chain = (kind, name, list(attrs))
+        elif op == "LOAD_FAST_LOAD_FAST":  # (two loads: the second may start a chain)
+            first, second = ins.argval
+            if first in roots:
+                chains.append(roots[first])
+            if second in roots:
+                kind, name, attrs = roots[second]
+                chain = (kind, name, list(attrs))
     if chain is not None:
         chains.append((chain[0], chain[1], tuple(chain[2])))
-    return code, list(dict.fromkeys(chains)), code.co_argcount - bound
+    return code, list(dict.fromkeys(chains)), n_args - bound
 
 
 def _getter(fn, chain):
@@ -208,30 +224,44 @@ def _ops() -> set:
 
 
 class Audit:
-    """A profile function that watches the calls one traced call of `code` makes itself
-    (see the module docstring); `why` says what it met that no replay could redo."""
+    """A profile function that watches the calls one traced call of `code` makes itself,
+    and those the `forward`s of the user's modules it accepts make (see the module
+    docstring); `why` says what it met that no replay could redo."""
 
     def __init__(self, code) -> None:
         self.code = code
         self.frame = None  # the call's frame while it runs, then False
         self.why: str | None = None
-        self.modules: list = []
+        self.modules: list = []  # built-in module trees called
+        self.users: list = []  # the user's modules whose forwards were read
+        self.user_chains: list = []  # (getter, object then) of what those forwards load
         self.zeroed: list = []
         self.stepped: list = []
         self.ops = _ops()
+        self.watched: set = set()  # frames whose own calls are checked
+        self.expected = None  # (module, forward's code): a forward frame to watch next
 
     def __call__(self, frame, event, arg) -> None:
         if self.frame is None:
             if event == "call" and frame.f_code is self.code:
                 self.frame = frame
+                self.watched.add(frame)
             return
         if event == "return" and frame is self.frame:
             self.frame = False  # (done: its locals must not outlive the call)
+            self.watched.clear()
         elif self.why is not None or self.frame is False:
             return
-        elif event == "call" and frame.f_back is self.frame:
-            self._check(frame)
-        elif event == "c_call" and frame is self.frame:
+        elif event == "call":
+            if frame.f_back in self.watched:
+                self._check(frame)
+            elif self.expected is not None and frame.f_code is self.expected[1] and \
+                    frame.f_locals.get("self") is self.expected[0]:
+                self.watched.add(frame)
+                self.expected = None
+        elif event == "return":
+            self.watched.discard(frame)
+        elif event == "c_call" and frame in self.watched:
             self.why = f"it calls {getattr(arg, '__qualname__', arg)}"
 
     def _check(self, frame) -> None:
@@ -241,7 +271,7 @@ class Audit:
         self_ = frame.f_locals.get("self")
         if code is Module.__call__.__code__:
             if _memo._tree(self_) is None:
-                self.why = f"it calls {type(self_).__name__}, not a built-in module"
+                self.why = self._user_module(self_, frame.f_locals)
             elif self_ not in self.modules:
                 self.modules.append(self_)
         elif code is _optim.Optimizer.zero_grad.__code__:
@@ -253,6 +283,64 @@ class Audit:
             return
         else:
             self.why = f"it calls {getattr(code, 'co_qualname', code.co_name)}"
+
+    def _user_module(self, m: Module, call: dict) -> str | None:
+        """Accept a call of the user's module `m` whose `forward` the proof can read, with
+        tensors for arguments: its forward's own calls are then watched as the function's
+        are, and what it loads from `self` and its globals is checked before replays.
+        Else why not."""
+        name = type(m).__name__
+        forward = type(m).forward
+        scanned = _forward_scan(forward) if not m._hooked and "forward" not in m.__dict__ \
+            else None
+        if scanned is None:
+            return f"it calls {name}, whose forward the proof cannot follow"
+        if not all(isinstance(a, Tensor) for a in (*call.get("args", ()),
+                                                   *call.get("kwargs", {}).values())):
+            return f"it calls {name} with arguments other than tensors"
+        if m not in self.users:
+            self.users.append(m)
+            for chain in scanned:
+                kind, index, attrs = chain
+                if kind == "arg":  # (only `self`'s: the others are the call's tensors)
+                    if index != 0 or not attrs:
+                        continue
+                    get = _attributes(m, attrs)
+                else:
+                    get = _getter(forward, chain)
+                try:
+                    self.user_chains.append((get, get(())))
+                except _UNREADABLE:
+                    return f"{name}.forward reads a name that cannot be read"
+        self.expected = (m, forward.__code__)
+        return None
+
+
+_forward_scans: dict = {}
+
+
+def _forward_scan(forward) -> list | None:
+    """The chains of a module class's `forward` that `scan` passes, or None (by code)."""
+    code = getattr(forward, "__code__", None)
+    if code is None:
+        return None
+    if code not in _forward_scans:
+        got = scan(forward) if isinstance(forward, types.FunctionType) else None
+        _forward_scans[code] = None if got is None or got[2] < 1 else got[1]
+    return _forward_scans[code]
+
+
+def _attributes(obj, attrs: tuple):
+    """`get(args)`: what `obj.a.b...` names now (a tensor's attributes not followed)."""
+    def get(_args):
+        out = obj
+        for a in attrs:
+            if isinstance(out, Tensor):
+                break
+            out = getattr(out, a)
+        return out
+
+    return get
 
 
 def _builtin_optimizer(opt) -> bool:
@@ -327,7 +415,7 @@ class Proof:
     """What a proven call assumed, checked before each replay (see the module docstring)."""
 
     def __init__(self, getters: list, then: list, audit: Audit, captured: list) -> None:
-        self.chains = list(zip(getters, then))
+        self.chains = list(zip(getters, then)) + audit.user_chains
         trees = []
         for m in audit.modules:
             memo = _memo.Memo()
@@ -336,8 +424,9 @@ class Proof:
             trees.append(memo)
         self.trees = trees
         self.changes = attr_changes[0]
-        self.roots = [type(m).__name__ for m in audit.modules]
-        self.parts = _Parts([x for m in audit.modules for x in _memo._tree(m)])
+        self.roots = [type(m).__name__ for m in audit.users + audit.modules]
+        self.parts = _Parts([x for m in audit.modules for x in _memo._tree(m)] + audit.users)
+        self.user_parts = _Parts(audit.users)  # (the memo's full check covers built-ins)
         opts = list({id(o): o for o in audit.zeroed + audit.stepped}.values())
         self.optimizers = [(o, _memo._optimizer_snapshot(o)) for o in opts]
         # (a parameter zero_grad cleared that the program gives no gradient stays None)
@@ -356,7 +445,7 @@ class Proof:
             except _UNREADABLE:
                 return False
         if attr_changes[0] != self.changes:  # (a module attribute set: the full check)
-            if not all(m.guards_hold() for m in self.trees):
+            if not all(m.guards_hold() for m in self.trees) or not self.user_parts.same():
                 return False
             self.changes = attr_changes[0]
         elif not self.parts.same():
