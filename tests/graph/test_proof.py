@@ -421,3 +421,48 @@ def test_scan_follows_aliases_and_arguments_stored_over():
     assert ("cell", "model", ("fc1",)) in chains  # (`m`, where it is loaded)
     assert ("cell", "model", ("scale",)) in chains
     assert ("arg", 0, ()) in chains and n_args == 1
+
+
+class SmallCNN(nn.Module):
+    """MNIST-style: convolutions, a batch norm (its running statistics and count are
+    written every training step), max and adaptive pooling, `flatten`."""
+
+    def __init__(self, momentum=0.1):
+        super().__init__()
+        self.conv1, self.bn = nn.Conv2d(1, 4, 3, padding=1), nn.BatchNorm2d(4, momentum=momentum)
+        self.conv2, self.pool = nn.Conv2d(4, 6, 3), nn.MaxPool2d(2)
+        self.head, self.fc = nn.AdaptiveAvgPool2d(2), nn.Linear(24, 3)
+
+    def forward(self, x):
+        x = self.pool(nn.functional.relu(self.bn(self.conv1(x))))
+        x = self.head(nn.functional.relu(self.conv2(x)))
+        return self.fc(ember.flatten(x, 1))
+
+
+def _cnn_run(compiled: bool, momentum=0.1, steps: int = 16):
+    ember.manual_seed(0)
+    model = SmallCNN(momentum)
+    opt = ember.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    rng = np.random.default_rng(0)
+    x = ember.tensor(rng.standard_normal((4, 1, 10, 10)).astype(np.float32))
+    y = ember.tensor(rng.integers(0, 3, 4))
+    step = _step_of(model, opt, x, y, nn.CrossEntropyLoss())
+    fn = ember.compile(step) if compiled else step
+    losses = []
+    for i in range(steps):
+        if i == 10:
+            model.eval()
+        losses.append(fn().numpy().copy())
+    return fn, losses + [t.detach().numpy().copy() for t in model.state_dict().values()]
+
+
+@pytest.mark.parametrize("momentum", [0.1, None], ids=["momentum", "cumulative"])
+def test_a_cnn_step_replays_with_its_batch_norm_statistics_as_eager(momentum):
+    fn, got = _cnn_run(True, momentum)
+    _, want = _cnn_run(False, momentum)
+    for g, w in zip(got, want):  # (the parameters, running statistics and counts too)
+        np.testing.assert_array_equal(g, w)
+    if momentum is None:  # (the count read as a number: a graph break, Python each call)
+        assert fn.replayed == 0
+    else:
+        assert fn.replayed > 8, fn.not_replayed

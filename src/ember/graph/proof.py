@@ -270,7 +270,7 @@ class Audit:
             return
         self_ = frame.f_locals.get("self")
         if code is Module.__call__.__code__:
-            if _memo._tree(self_) is None:
+            if _tree(self_) is None:
                 self.why = self._user_module(self_, frame.f_locals)
             elif self_ not in self.modules:
                 self.modules.append(self_)
@@ -314,6 +314,35 @@ class Audit:
                     return f"{name}.forward reads a name that cannot be read"
         self.expected = (m, forward.__code__)
         return None
+
+
+_PROVABLE: set = set()  # built-in modules whose calls the proof takes whole (see `_tree`)
+
+
+def _tree(module: Module) -> list | None:
+    """The modules under `module` (itself first) where each is a built-in module whose
+    call makes no change the program does not (the memo's modules, and the convolutions,
+    batch norms and poolings: their Python decides by their `__dict__`, which the checks
+    compare, and the input's signature; a batch norm's running statistics and count are
+    written by ops the program redoes), with no hooks; else None."""
+    if not _PROVABLE:
+        from .. import nn
+
+        _PROVABLE.update(_memo.MEMO_TYPES, {
+            nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.ConvTranspose1d, nn.ConvTranspose2d,
+            nn.ConvTranspose3d, nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d,
+            nn.GroupNorm, nn.MaxPool1d, nn.MaxPool2d, nn.MaxPool3d, nn.AvgPool1d,
+            nn.AvgPool2d, nn.AvgPool3d, nn.AdaptiveAvgPool1d, nn.AdaptiveAvgPool2d,
+            nn.AdaptiveMaxPool1d, nn.AdaptiveMaxPool2d, nn.Dropout1d, nn.Dropout2d,
+            nn.Unflatten})
+    out, todo = [], [module]
+    while todo:
+        m = todo.pop()
+        if m.__class__ not in _PROVABLE or m._hooked:
+            return None
+        out.append(m)
+        todo.extend(m._modules.values())
+    return out
 
 
 _forward_scans: dict = {}
@@ -419,13 +448,13 @@ class Proof:
         trees = []
         for m in audit.modules:
             memo = _memo.Memo()
-            memo.snaps = [_memo._snapshot(x) for x in _memo._tree(m)]
+            memo.snaps = [_memo._snapshot(x) for x in _tree(m)]
             memo.changes = attr_changes[0]
             trees.append(memo)
         self.trees = trees
         self.changes = attr_changes[0]
         self.roots = [type(m).__name__ for m in audit.users + audit.modules]
-        self.parts = _Parts([x for m in audit.modules for x in _memo._tree(m)] + audit.users)
+        self.parts = _Parts([x for m in audit.modules for x in _tree(m)] + audit.users)
         self.user_parts = _Parts(audit.users)  # (the memo's full check covers built-ins)
         opts = list({id(o): o for o in audit.zeroed + audit.stepped}.values())
         self.optimizers = [(o, _memo._optimizer_snapshot(o)) for o in opts]
