@@ -231,7 +231,7 @@ def _pool_product(a: np.ndarray, b: np.ndarray):
 
     if a.dtype != b.dtype or a.dtype not in (np.float32, np.float64) or not a.size \
             or not b.size or not native.available() or not blas_library.gemm() \
-            or a.__array_interface__["data"][0] == b.__array_interface__["data"][0]:
+            or ptr(a) == ptr(b):
         return None
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     if batch:

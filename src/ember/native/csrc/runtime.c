@@ -193,55 +193,67 @@ void ember_gemm_f64(int ta, int tb, int64_t m, int64_t n, int64_t k, double alph
                             (int)k, alpha, a, (int)lda, b, (int)ldb, beta, c, (int)ldc);
 }
 
-/* Large products shared out to the pool by matrices or blocks of rows of C, each a BLAS
- * call on its own thread (BLAS held to one thread by the caller). ember's threads sleep soon
- * after the job, where BLAS's own threads would busy-wait on after their product and
- * take the cores from the kernels that follow. */
+/* Large products shared out to the pool by matrices or blocks of rows or columns of C,
+ * each a BLAS call on its own thread (BLAS held to one thread by the caller). ember's
+ * threads sleep soon after the job, where BLAS's own threads would busy-wait on after their
+ * product and take the cores from the kernels that follow. */
 typedef struct {
-    int ta, tb, dbl;
-    int64_t m, n, k, lda, ldb, ldc, block, blocks; /* blocks: row blocks per matrix */
+    int ta, tb, dbl, cols;                         /* cols: blocks of columns, not rows */
+    int64_t m, n, k, lda, ldb, ldc, block, blocks; /* blocks: blocks per matrix */
     int64_t sa, sb, sc;                            /* batch strides, in items */
     const char *a, *b;
     char *c;
 } gemm_job;
 
-/* Rows r0..r1 of matrix i of the batch: one BLAS call. */
-static void gemm_block(const gemm_job *j, int64_t i, int64_t r0, int64_t r1) {
+/* Rows (or columns) lo..hi of C of matrix i of the batch: one BLAS call. */
+static void gemm_block(const gemm_job *j, int64_t i, int64_t lo, int64_t hi) {
     const size_t item = j->dbl ? sizeof(double) : sizeof(float);
-    /* rows r0.. of op(A): rows of A, or columns of A stored transposed */
-    const char *a = j->a + (size_t)(i * j->sa + (j->ta ? r0 : r0 * j->lda)) * item;
-    const char *b = j->b + (size_t)(i * j->sb) * item;
-    char *c = j->c + (size_t)(i * j->sc + r0 * j->ldc) * item;
+    int64_t m = j->m, n = j->n, at = 0, bt = 0, ct;
+    if (j->cols) { /* columns lo.. of op(B): columns of B, or rows of B stored transposed */
+        n = hi - lo;
+        bt = j->tb ? lo * j->ldb : lo;
+        ct = lo;
+    } else {       /* rows lo.. of op(A): rows of A, or columns of A stored transposed */
+        m = hi - lo;
+        at = j->ta ? lo : lo * j->lda;
+        ct = lo * j->ldc;
+    }
+    const char *a = j->a + (size_t)(i * j->sa + at) * item;
+    const char *b = j->b + (size_t)(i * j->sb + bt) * item;
+    char *c = j->c + (size_t)(i * j->sc + ct) * item;
     if (j->dbl)
-        ember_gemm_f64(j->ta, j->tb, r1 - r0, j->n, j->k, 1, (const double *)a, j->lda,
+        ember_gemm_f64(j->ta, j->tb, m, n, j->k, 1, (const double *)a, j->lda,
                        (const double *)b, j->ldb, 0, (double *)c, j->ldc);
     else
-        ember_gemm_f32(j->ta, j->tb, r1 - r0, j->n, j->k, 1, (const float *)a, j->lda,
+        ember_gemm_f32(j->ta, j->tb, m, n, j->k, 1, (const float *)a, j->lda,
                        (const float *)b, j->ldb, 0, (float *)c, j->ldc);
 }
 
-/* Units lo..hi of (matrix, block of rows), in order: one call per matrix they touch. */
+/* Units lo..hi of (matrix, block), in order: one call per matrix they touch. */
 static void gemm_units(void *ctx, int64_t lo, int64_t hi) {
     const gemm_job *j = ctx;
+    const int64_t size = j->cols ? j->n : j->m;
     for (int64_t u = lo; u < hi;) {
         const int64_t i = u / j->blocks, first = u % j->blocks;
         const int64_t last = EMBER_MIN(j->blocks, first + (hi - u));
-        gemm_block(j, i, first * j->block, EMBER_MIN(last * j->block, j->m));
+        gemm_block(j, i, first * j->block, EMBER_MIN(last * j->block, size));
         u += last - first;
     }
 }
 
 /* A batch of products C[i] = op(A[i]) op(B[i]), batch strides in items (0: one matrix
  * for every i). The pool takes whole matrices where they share out evenly (a multiple of
- * the threads, or many of them), else blocks of 16 rows (whole blocks of the BLAS
- * kernels' rows). */
+ * the threads, or many of them), else blocks of 16 rows or columns (whole blocks of the
+ * BLAS kernels'): columns where C is wider than tall, so that each thread packs its part
+ * of the larger operand B and all of the smaller A, not all of B. */
 void ember_gemm_batched(int dbl, int ta, int tb, int64_t batch, int64_t m, int64_t n,
                         int64_t k, const void *a, int64_t lda, int64_t sa, const void *b,
                         int64_t ldb, int64_t sb, void *c, int64_t ldc, int64_t sc) {
     const int whole = batch % pool.threads == 0 || batch >= 4 * pool.threads;
-    const int64_t block = whole ? EMBER_MAX(m, 1) : 16;
-    gemm_job j = {ta, tb, dbl, m, n, k, lda, ldb, ldc, block, (m + block - 1) / block,
-                  sa, sb, sc, a, b, c};
+    const int cols = !whole && n > m;
+    const int64_t size = cols ? n : m, block = whole ? EMBER_MAX(m, 1) : 16;
+    gemm_job j = {ta, tb, dbl, cols, m, n, k, lda, ldb, ldc, block,
+                  (size + block - 1) / block, sa, sb, sc, a, b, c};
     ember_parallel_for(gemm_units, &j, batch * j.blocks, 1);
 }
 
