@@ -179,3 +179,49 @@ def test_round_without_decimals_keeps_integers():
                     torch.round(torch.tensor([1, 2], dtype=getattr(torch, d))))
     assert_same(ember.special.round(ember.tensor([0.5, 1.5, -2.5])),
                 torch.special.round(torch.tensor([0.5, 1.5, -2.5])))
+
+
+# -- erf's native twin (csrc/math_maps.c) beside the NumPy kernel ------------------------
+
+def _erf_both(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    t = ember.tensor(x)
+    native = ember.erf(t).numpy()
+    with ember.native.use("numpy"):
+        reference = ember.erf(t).numpy()
+    return native, reference
+
+
+@pytest.mark.skipif(not ember.native.available(), reason="native kernels unavailable")
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_erf_native_twin_agrees_with_the_numpy_kernel(n_threads):
+    rng = np.random.default_rng(0)
+    edges = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30, -1e-30, 0.5, -0.5, 6.0, 27.0]
+    old = ember.get_num_threads()
+    ember.set_num_threads(n_threads)
+    try:
+        for n in (0, 1, 17, 100_003):
+            x64 = np.concatenate([edges, rng.standard_normal(n) * 3])
+            for dtype, most in ((np.float32, 0), (np.float64, 4)):
+                x = x64.astype(dtype)
+                got, want = _erf_both(x)
+                # float32: both compute in double and round once, so the same bits; float64:
+                # two approximations (ember_math.h's <= 2 ulp, the NumPy kernel's <= 3)
+                bits = np.int64 if dtype == np.float64 else np.int32
+                gap = np.abs(got.view(bits).astype(np.int64) - want.view(bits).astype(np.int64))
+                assert gap[~np.isnan(x)].max(initial=0) <= most, (dtype, n)
+                assert np.array_equal(np.isnan(got), np.isnan(x))
+                assert np.array_equal(np.signbit(got[:2]), [False, True])  # erf(-0) = -0
+                assert list(got[2:4]) == [1.0, -1.0]
+            strided = x64.astype(np.float32)[::2]  # (not contiguous: the NumPy kernel)
+            got, want = _erf_both(strided)
+            np.testing.assert_array_equal(got, want)
+    finally:
+        ember.set_num_threads(old)
+
+
+def test_erf_float64_within_two_ulps_of_math_erf():
+    x = np.random.default_rng(1).standard_normal(20_000) * 3
+    got = ember.erf(ember.tensor(x)).numpy()
+    want = np.array([math.erf(v) for v in x])
+    bound = 2 if ember.native.available() else 3  # (the NumPy kernel's bound: 3 ulp)
+    assert np.abs(got.view(np.int64) - want.view(np.int64)).max() <= bound

@@ -16,7 +16,9 @@ import numpy as np
 from numpy.polynomial import chebyshev as cheb
 
 from .. import _dtype as dt
+from .. import native
 from .._tensor import Tensor
+from ..native import calls
 from ._common import type_name, write_out
 from .binary import pow as _pow
 from .registry import apply, deflower, defvjp, nondifferentiable
@@ -187,9 +189,22 @@ def _ev(fit, x):
     return cheb.chebval((2 * x - (hi + lo)) / (hi - lo), c)
 
 
-# erf(x) / x as a function of t = x^2 for |x| < 0.5; erfcx on three intervals up to 8.
-_ERF_SMALL = _fit(lambda t: math.erf(math.sqrt(t)) / math.sqrt(t) if t > 0
-                  else 2 / math.sqrt(math.pi), 0.0, 0.25, 16)
+# erf(x) / x = sum_n c_n t^n, t = x^2, for |x| < 0.5 (Taylor: c_n = 2/sqrt(pi) (-1)^n /
+# (n! (2n + 1)); 15 terms reach 1e-19 there); erfcx on three intervals up to 8.
+_ERF_TAYLOR = [2 / math.sqrt(math.pi) * (-1) ** n / (math.factorial(n) * (2 * n + 1))
+               for n in range(15)]
+
+
+def _erf_small(x):
+    """erf(x) for |x| < 0.5 (float64 array): x times the series in x^2, by Horner."""
+    t = x * x
+    acc = np.full_like(x, _ERF_TAYLOR[-1])
+    for c in _ERF_TAYLOR[-2::-1]:
+        acc *= t
+        acc += c
+    return x * acc
+
+
 _ERFCX = [_fit(lambda v: math.erfc(v) / float(_exp_neg_sq(np.float64(v))), a, b, 30)
           for a, b in ((0.5, 2.0), (2.0, 4.0), (4.0, 8.0))]
 _ASYM_TERMS = 22
@@ -217,7 +232,7 @@ def _erf64(x):
     ax = np.abs(x)
     out = np.empty_like(x)
     small = ax < 0.5
-    out[small] = x[small] * _ev(_ERF_SMALL, x[small] ** 2)
+    out[small] = _erf_small(x[small])
     big = ~small & ~np.isnan(x)
     out[big] = np.copysign(1 - _erfc_pos(ax[big]), x[big])
     out[np.isnan(x)] = np.nan
@@ -228,7 +243,7 @@ def _erfc64(x):
     x = np.asarray(x, np.float64)
     out = np.empty_like(x)
     small = np.abs(x) < 0.5
-    out[small] = 1 - x[small] * _ev(_ERF_SMALL, x[small] ** 2)
+    out[small] = 1 - _erf_small(x[small])
     pos = x >= 0.5
     out[pos] = _erfc_pos(x[pos])
     neg = x <= -0.5
@@ -266,7 +281,23 @@ def _via_float64(fn):
     return kernel
 
 
+def _erf_native(lib, a):
+    """erf in C (csrc/math_maps.c over ember_math.h's erf: double, <= 2 ulp; float32
+    computed in double and rounded once) for contiguous float32 / float64 arrays: one pass
+    over the native pool against the NumPy kernel's hundred (a Chebyshev sum of degree 30
+    and masks), which is 20-40x slower. The two agree to the last bit on nearly every
+    float32 input and within 1 ulp on all (tests/ops/test_erf_native.py)."""
+    sfx = calls.SUFFIX.get(a.dtype)
+    if sfx is None or not a.flags.c_contiguous:
+        return NotImplemented
+    out = np.empty_like(a)
+    calls.entry(lib, f"map_erf_{sfx}", [calls.P, calls.P, calls.I64])(
+        calls.ptr(a), calls.ptr(out), a.size)
+    return out
+
+
 erf_p = unary("erf", _via_float64(_erf64))
+native.register(erf_p, "math_maps", _erf_native)
 defvjp(erf_p, lambda g, out, x: g * (2 / math.sqrt(math.pi)) * (-x * x).exp())
 defjvp1(erf_p, lambda t, out, x: t * (2 / math.sqrt(math.pi)) * (-x * x).exp())
 
