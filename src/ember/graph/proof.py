@@ -104,10 +104,14 @@ def scan(fn) -> tuple | None:
             chains.append((done[0], done[1], tuple(done[2])))
         if op.startswith("STORE_FAST"):
             names = ins.argval if isinstance(ins.argval, tuple) else (ins.argval,)
-            for name in names:
+            stored = names[:1] if op == "STORE_FAST_LOAD_FAST" else names
+            for name in stored:
                 roots.pop(name, None)
             if op == "STORE_FAST" and done is not None:  # an alias of that chain
                 roots[ins.argval] = chains[-1]
+            if op == "STORE_FAST_LOAD_FAST" and names[1] in roots:  # (3.13: then a load)
+                kind, name, attrs = roots[names[1]]
+                chain = (kind, name, list(attrs))
         if op in _LOADS:
             chain = (_LOADS[op], ins.argval, [])
         elif op in ("LOAD_FAST", "LOAD_FAST_CHECK") and ins.argval in roots:
