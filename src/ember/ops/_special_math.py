@@ -36,24 +36,6 @@ _B2K = [1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510
 _B2K_FACT = [b / math.factorial(2 * k + 2) for k, b in enumerate(_B2K)]  # B_2k / (2k)!
 
 
-def _via64(fn):
-    """Kernel computing `fn` in float64 and rounding to the input's dtype (float16 and
-    bfloat16 through float32, as PyTorch computes them in float32 and rounds once)."""
-    def kernel(*arrays, **params):
-        d = arrays[0].dtype
-        # At least 1-d inside: NumPy turns 0-d arithmetic into scalars, which the kernels'
-        # masked assignments cannot write into.
-        shape = np.broadcast_shapes(*(np.shape(a) for a in arrays))
-        args = (np.atleast_1d(np.asarray(a, _F64)) for a in arrays)
-        out = np.asarray(fn(*args, **params)).reshape(shape)
-        if d.itemsize == 2:
-            out = out.astype(_F32)
-        return out.astype(d)
-
-    kernel.__name__ = fn.__name__
-    return kernel
-
-
 def _zeta_direct(s, q):
     """zeta(s, q) for s > 1 and finite q (negative q only with s an integer, and then not far
     below 0): direct terms until q + k passes a threshold, then the Euler-Maclaurin tail."""

@@ -19,6 +19,7 @@ from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
 from ._common import binary_operands, type_name, write_out
+from ._in_float64 import _via64
 from ._pointwise import shaped, tangent_sum
 from ._special_math import (
     _SQRTPI,
@@ -40,7 +41,6 @@ from ._special_math import (
     _ndtri64,
     _polygamma64,
     _spherical_j0,
-    _via64,
     _xlog1py64,
     _zeta64,
 )

@@ -20,6 +20,7 @@ from .. import native
 from .._tensor import Tensor
 from ..native import calls
 from ._common import type_name, write_out
+from ._in_float64 import _via64
 from .binary import pow as _pow
 from .registry import apply, deflower, defvjp, nondifferentiable
 from .unary import (
@@ -272,15 +273,6 @@ def _erfinv64(y):
     return np.copysign(x, y)
 
 
-def _via_float64(fn):
-    """Kernel computing in float64 and rounding once to the input's float dtype."""
-    def kernel(a):
-        return fn(a).astype(a.dtype)
-
-    kernel.__name__ = fn.__name__
-    return kernel
-
-
 def _erf_native(lib, a):
     """erf in C (csrc/math_maps.c over ember_math.h's erf: double, <= 2 ulp; float32
     computed in double and rounded once) for contiguous float32 / float64 arrays: one pass
@@ -296,16 +288,16 @@ def _erf_native(lib, a):
     return out
 
 
-erf_p = unary("erf", _via_float64(_erf64))
+erf_p = unary("erf", _via64(_erf64))
 native.register(erf_p, "math_maps", _erf_native)
 defvjp(erf_p, lambda g, out, x: g * (2 / math.sqrt(math.pi)) * (-x * x).exp())
 defjvp1(erf_p, lambda t, out, x: t * (2 / math.sqrt(math.pi)) * (-x * x).exp())
 
-erfc_p = unary("erfc", _via_float64(_erfc64))
+erfc_p = unary("erfc", _via64(_erfc64))
 defvjp(erfc_p, lambda g, out, x: g * (-2 / math.sqrt(math.pi)) * (-x * x).exp())
 defjvp1(erfc_p, lambda t, out, x: t * (-2 / math.sqrt(math.pi)) * (-x * x).exp())
 
-erfinv_p = unary("erfinv", _via_float64(_erfinv64))
+erfinv_p = unary("erfinv", _via64(_erfinv64))
 # (as PyTorch, from the input, erfinv computed again: an in-place op on the result trains)
 defvjp(erfinv_p, lambda g, out, x: g * (math.sqrt(math.pi) / 2) * (x.erfinv() ** 2).exp())
 defjvp1(erfinv_p, lambda t, out, x: t * (math.sqrt(math.pi) / 2) * (out * out).exp())
