@@ -25,7 +25,7 @@ import numpy as np
 
 from .unary_math import _ERFCX, _erfc64, _erfinv64, _ev
 
-_F64, _F32 = np.dtype(np.float64), np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
 _SQRT2, _SQRTPI, _LOG2PI = math.sqrt(2.0), math.sqrt(math.pi), math.log(2 * math.pi)
 _SQRT1_2 = math.sqrt(0.5)  # x * sqrt(1/2) rounds as PyTorch's x / sqrt(2) does
 _EULER = 0.5772156649015329
