@@ -79,6 +79,7 @@ from . import utils  # noqa: E402
 from . import _dynamo, accelerator, amp, backends, compiler, distributed, jit, onnx  # noqa: E402
 from ._runtime import *  # noqa: E402
 from .ops.creation import frombuffer  # noqa: E402
+from ._spectral import istft, stft  # noqa: E402
 from .amp import autocast  # noqa: E402
 from .random import (  # noqa: E402
     Generator,

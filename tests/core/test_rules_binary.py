@@ -79,6 +79,9 @@ CASES = {
     "igamma": (lambda a, x: ember.igamma(a, x), (X, Z), None, 1),
     "igammac": (lambda a, x: ember.igammac(a, x), (X, Z), None, 1),
     "heaviside": (lambda a, v: ember.heaviside(a, v), (X - 1.2, Z), None, 1),
+    "ldexp": (lambda a, b: ember.ldexp(a, b), (X, Y), 1, 1),
+    "ldexp_int": (lambda a: ember.ldexp(a, J), (X,), 1, 1),
+    "nextafter": (lambda a, b: ember.nextafter(a, b), (X, Y), 1, 1),
 }
 # not differentiable: no tangent to check (0), batched once
 for _op in ("eq", "ne", "lt", "le", "gt", "ge"):
@@ -86,7 +89,7 @@ for _op in ("eq", "ne", "lt", "le", "gt", "ge"):
 for _op in ("logical_and", "logical_or", "logical_xor"):
     CASES[_op] = (getattr(ember, _op), (B1, B2), 0, 1)
 for _op in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
-            "bitwise_right_shift"):
+            "bitwise_right_shift", "gcd", "lcm"):
     CASES[_op] = (getattr(ember, _op), (I, J), 0, 1)
 CASES["isclose"] = (lambda a, b: ember.isclose(a, b, rtol=0.1), (X, Z), 0, 1)
 CASES["compare_scalar"] = (lambda a: a > 1.2, (X,), 0, 1)
@@ -158,10 +161,10 @@ def test_every_function_of_the_area_has_a_jvp_and_a_batch_rule():
     for prim in (compare_p, bitwise_p):
         assert jvp_rule(prim, {}) is None  # marked not differentiable
         assert batch_rules.get(prim, MISSING) not in (MISSING, BY_LOOP)
-    assert len(binary_p.members) == 33 and len(ternary_p.members) == 7
+    assert len(binary_p.members) == 35 and len(ternary_p.members) == 7
     assert set(COMPARISONS) == {"eq", "ne", "lt", "le", "gt", "ge", "logical_and",
                                 "logical_or", "logical_xor", "isclose"}
-    assert set(_BITWISE) == {"and", "or", "xor", "left_shift", "right_shift"}
+    assert set(_BITWISE) == {"and", "or", "xor", "left_shift", "right_shift", "gcd", "lcm"}
 
 
 def test_the_cases_reach_every_function_of_the_area():

@@ -25,6 +25,7 @@ from ember._core import (
     vjp_rules,
 )
 from ember.ops.activation import activation_backward_p, gelu_backward_p, threshold_backward_p
+from ember.ops.float_parts import frexp_exponent_fn, frexp_mantissa_fn
 from ember.ops.registry import bind
 from ember.ops.unary import unary_p
 
@@ -120,6 +121,9 @@ CASES = [
     ("float_class", ember.isfinite, "any"),
     ("float_class", ember.isneginf, "any"),
     ("nan_to_num", lambda x: ember.nan_to_num(x, nan=0.5), "any"),
+    # (frexp binds both of its members: each bound alone here)
+    ("frexp", lambda x: bind(unary_p, x, fn=frexp_mantissa_fn), "any"),
+    ("frexp_exponent", lambda x: bind(unary_p, x, fn=frexp_exponent_fn), "any"),
     ("relu", lambda x: x.relu(), "any"),
     ("relu", lambda x: F.relu(x), "any"),
     ("hardtanh", F.hardtanh, "any"),
@@ -159,7 +163,8 @@ CASES = [
 ]
 
 # members with no derivative: their jvp entry is NOT_DIFFERENTIABLE, so check_jvp counts none
-NOT_DIFFERENTIABLE = {"logical_not", "bitwise_not", "float_class", "special_bessel_j0",
+NOT_DIFFERENTIABLE = {"logical_not", "bitwise_not", "float_class", "frexp_exponent",
+                      "special_bessel_j0",
                       "special_bessel_j1", "special_modified_bessel_i0",
                       "special_modified_bessel_i1", "special_spherical_bessel_j0"}
 

@@ -57,6 +57,8 @@ CASES = [
                                   x * m.ones(3, 1, dtype=x.dtype), m.linspace(0, 1, 4) + x.real,
                                   m.eye(3, 4, dtype=x.dtype) * x), [(3, 4)], complex=True),
     Case("fill_copy", _fill_copy, [(3, 4), (3, 4)], complex=True),
+    Case("fill", lambda m, x, y: (m.fill(x, 1.5) * y, m.fill(x, y.sum())), [(3, 4), (3, 4)],
+         complex=True),
     Case("setitem", _setitem, [(3, 4), (3, 4)]),
     Case("copy_slices", _through_view, [(3, 4), (3, 4)]),
     Case("detach", lambda m, x: (x.detach() * x, x + x.detach().sin()), [(3, 4)],

@@ -62,6 +62,8 @@ CASES = [
     _u("frac", lambda m, x: m.frac(x)),
     _u("float_class", lambda m, x: (m.isfinite(x), m.isneginf(x / 0), m.isnan(x)),
        jvp=ND, vjp=ND),
+    _u("frexp", lambda m, x: m.frexp(x * 3).mantissa),
+    _u("frexp_exponent", lambda m, x: m.frexp(x * 3).exponent, jvp=ND, vjp=ND),
     _u("nan_to_num", lambda m, x: m.nan_to_num(x / (x > 0.5), nan=0.5, posinf=3.0)),
     _u("relu", lambda m, x: m.relu(x) + _F(m).relu6(x * 4)),
     _u("hardtanh", lambda m, x: _F(m).hardtanh(x, -0.5, 1.0)),

@@ -13,10 +13,11 @@ import torch
 import ember
 from ember import linalg as L
 
-from helpers import assert_same, check_grads, check_op, rand_array, same_error
+from helpers import assert_same, check_grads, check_op, rand_array, same_error, same_message
 
 TL = torch.linalg
-pytestmark = pytest.mark.filterwarnings("ignore:torch.lu is deprecated")
+pytestmark = [pytest.mark.filterwarnings("ignore:torch.lu is deprecated"),
+              pytest.mark.filterwarnings("ignore:torch.lu_solve is deprecated")]
 SHAPES = [(4, 4), (3, 5), (5, 3), (2, 4, 4), (2, 1, 5, 3)]
 
 
@@ -88,3 +89,58 @@ def test_meta_shapes():
         assert [x.shape for x in e] == [x.shape for x in t]
         assert L.lu_factor(ember.empty(*shape, device="meta")).pivots.shape == \
             TL.lu_factor(torch.empty(*shape, device="meta")).pivots.shape
+
+
+def _well_conditioned(shape, dtype, seed=0):
+    """A random square batch plus n on the diagonal: its solves stay accurate to ~1e-13."""
+    a = rand_array(shape, dtype, seed=seed)
+    return a + shape[-1] * np.eye(shape[-1], dtype=dtype)
+
+
+@pytest.mark.parametrize("adjoint", [False, True])
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128], ids=str)
+@pytest.mark.parametrize("a_shape, b_shape", [((4, 4), (4, 3)), ((2, 4, 4), (4, 2)),
+                                              ((3, 3), (2, 3, 3)), ((2, 1, 3, 3), (5, 3, 3))],
+                         ids=str)
+def test_lu_solve_matches_torch_with_gradients(a_shape, b_shape, dtype, left, adjoint):
+    # values through LAPACK (torch's getrs) and ember's two triangular solves: BLAS-level
+    # rounding, so assert_same's float64 tolerance; the gradient reaches LU through the
+    # triangles the solves read, as torch's formula does
+    a = _well_conditioned(a_shape, dtype)
+    b = rand_array(b_shape, dtype, seed=1)
+    if not left:
+        b = np.swapaxes(b, -1, -2).copy()
+    lu_e, piv_e = L.lu_factor(ember.tensor(a))
+    lu_t, piv_t = TL.lu_factor(torch.tensor(a))
+    check_op(lambda lu, bb: L.lu_solve(lu, piv_e, bb, left=left, adjoint=adjoint),
+             lambda lu, bb: TL.lu_solve(lu, piv_t, bb, left=left, adjoint=adjoint),
+             lu_e.numpy(), b)
+
+
+def test_lu_solve_finite_differences_and_legacy_forms():
+    a = _well_conditioned((3, 3), np.float64)
+    lu, piv = L.lu_factor(ember.tensor(a))
+    # (C order: numeric_grad perturbs its arrays through reshape(-1), a copy for LAPACK's
+    # column-major LU)
+    check_grads(lambda m, bb: L.lu_solve(m, piv, bb, adjoint=True), np.ascontiguousarray(lu),
+                rand_array((3, 2), np.float64, seed=2))
+    b = rand_array((3, 2), np.float64, seed=3)
+    with pytest.warns(UserWarning, match="torch.lu_solve is deprecated"):
+        got = ember.lu_solve(ember.tensor(b), lu, piv)
+    assert_same(got, torch.linalg.lu_solve(*TL.lu_factor(torch.tensor(a)), torch.tensor(b)))
+    assert np.array_equal(ember.tensor(b).lu_solve(lu, piv).numpy(), got.numpy())
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, lu, piv, b: m.linalg.lu_solve(lu, piv.long(), b),
+    lambda m, lu, piv, b: m.linalg.lu_solve(lu, piv, b[0]),
+    lambda m, lu, piv, b: m.linalg.lu_solve(lu, piv, b[:2]),
+    lambda m, lu, piv, b: m.linalg.lu_solve(lu, piv, b, left=False),
+    lambda m, lu, piv, b: m.linalg.lu_solve(lu, piv[:2], b),
+    lambda m, lu, piv, b: m.linalg.lu_solve(lu, piv, b.float()),
+    lambda m, lu, piv, b: m.linalg.lu_solve(lu[:, :2], piv, b),
+])
+def test_lu_solve_errors_as_torch(call):
+    a, b = _well_conditioned((3, 3), np.float64), rand_array((3, 2), np.float64)
+    same_message(lambda m: call(m, *m.linalg.lu_factor(m.tensor(a)), m.tensor(b)))

@@ -9,7 +9,7 @@ import ember
 from ember import linalg as L
 from ember.linalg.products import chain_order
 
-from helpers import assert_same, check_grads, check_op, rand_array
+from helpers import assert_same, check_grads, check_op, rand_array, same_message
 
 TL = torch.linalg
 
@@ -134,3 +134,25 @@ def test_aliases():
     check_op(lambda x: L.diagonal(x, offset=1), lambda x: TL.diagonal(x, offset=1), a)
     check_op(lambda x, y: L.cross(x, y), lambda x, y: TL.cross(x, y), rand_array((4, 3)),
              rand_array((4, 3), seed=2))
+
+
+@pytest.mark.parametrize("dtype", ["int64", "uint8", "int32", "float32", "float64",
+                                   "complex64"])
+@pytest.mark.parametrize("shape, N", [((3,), None), ((2, 4), 6), ((), 3), ((0,), 2)], ids=str)
+def test_vander_matches_torch_bit_for_bit(shape, N, dtype):
+    # each power is the previous one times x (torch's cumprod): the same roundings, and
+    # integers wrap the same way
+    x = rand_array(shape, np.float64, low=-3, high=3)
+    e = ember.tensor(x).to(getattr(ember, dtype))
+    t = torch.tensor(x).to(getattr(torch, dtype))
+    assert_same(ember.linalg.vander(e, N=N), torch.linalg.vander(t, N=N), 0, 0)
+
+
+def test_vander_gradients_and_errors():
+    check_op(lambda x: ember.linalg.vander(x, N=4), lambda x: torch.linalg.vander(x, N=4),
+             rand_array((2, 3), np.float64))
+    check_grads(lambda x: ember.linalg.vander(x, N=3), rand_array((3,), np.float64))
+    for call in (lambda m: m.linalg.vander(m.tensor([True, False])),
+                 lambda m: m.linalg.vander(m.tensor([1.0, 2.0]), N=1),
+                 lambda m: m.linalg.vander(m.tensor([1.0]))):
+        same_message(call)

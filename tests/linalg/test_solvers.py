@@ -12,9 +12,10 @@ import torch
 import ember
 from ember import linalg as L
 
-from helpers import assert_same, check_grads, check_op, rand_array
+from helpers import assert_same, check_grads, check_op, rand_array, same_message
 
 TL = torch.linalg
+pytestmark = pytest.mark.filterwarnings("ignore:torch.triangular_solve is deprecated")
 
 
 def spd(n=4, batch=(), dtype=np.float64, seed=0):
@@ -344,3 +345,79 @@ def test_cholesky_ex_info_codes():
     e, t = L.cholesky_ex(ember.tensor(a)), TL.cholesky_ex(torch.tensor(a))
     assert_same(e.info, t.info)
     assert_same(e.L[0], t.L[0])
+
+
+# --- cholesky_solve and triangular_solve (torch.*, legacy) ---------------------------------
+
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128], ids=str)
+@pytest.mark.parametrize("b_shape, batch", [((4, 3), ()), ((2, 4, 2), ()), ((4, 1), (3,)),
+                                            ((2, 1, 4, 2), (3,))], ids=str)
+def test_cholesky_solve_matches_torch_with_gradients(b_shape, batch, dtype, upper):
+    # torch's potrs is two triangular solves, as ember's: BLAS rounding, assert_same's tolerance
+    a = spd(4, batch, dtype)
+    fac_e = L.cholesky(ember.tensor(a), upper=upper).detach().numpy()
+    check_op(lambda b, f: ember.cholesky_solve(b, f, upper),
+             lambda b, f: torch.cholesky_solve(b, f, upper), rand_array(b_shape, dtype, seed=1),
+             fac_e)
+    b = rand_array(b_shape, dtype, seed=1)
+    x = ember.cholesky_solve(ember.tensor(b), ember.tensor(fac_e), upper)
+    assert_same(ember.tensor(a) @ x, torch.tensor(b).expand(tuple(x.shape)))  # A X = B
+
+
+def test_cholesky_solve_gradient_fills_both_triangles_like_torch():
+    # potrs reads one triangle, but torch's gradient for the factor is that of (L L^H)^-1 B
+    # with L full: finite differences agree with it only for B and the read triangle
+    f = L.cholesky(ember.tensor(spd(3))).detach()
+    check_grads(lambda b: ember.cholesky_solve(b, f), rand_array((3, 2), np.float64))
+    fe = f.clone().requires_grad_()
+    ft = torch.tensor(f.numpy()).requires_grad_()
+    b = rand_array((3, 2), np.float64, seed=4)
+    ember.cholesky_solve(ember.tensor(b), fe).sum().backward()
+    torch.cholesky_solve(torch.tensor(b), ft).sum().backward()
+    assert_same(fe.grad, ft.grad)
+    assert np.triu(fe.grad.numpy(), 1).any()
+    b = ember.tensor(rand_array((3, 2), np.float64))
+    assert np.array_equal(b.cholesky_solve(f).numpy(), ember.cholesky_solve(b, f).numpy())
+
+
+@pytest.mark.parametrize("unitriangular", [False, True])
+@pytest.mark.parametrize("transpose", [False, True])
+@pytest.mark.parametrize("upper", [True, False])
+def test_triangular_solve_matches_torch(upper, transpose, unitriangular):
+    a = wellcond(4, (2,))
+    b = rand_array((3, 1, 4, 2), np.float64, seed=1)  # (batches broadcast: (3, 2))
+    kw = dict(upper=upper, transpose=transpose, unitriangular=unitriangular)
+    with pytest.warns(UserWarning, match="torch.triangular_solve is deprecated"):
+        got = ember.triangular_solve(ember.tensor(b), ember.tensor(a), **kw)
+    want = torch.triangular_solve(torch.tensor(b), torch.tensor(a), **kw)
+    assert type(got).__name__ == "triangular_solve"
+    assert_same(got.solution, want.solution)
+    assert_same(got.cloned_coefficient, want.cloned_coefficient)  # (broadcast over the batch)
+    check_op(lambda x, y: ember.triangular_solve(x, y, **kw).solution,
+             lambda x, y: torch.triangular_solve(x, y, **kw).solution, b, a)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, b, a: m.cholesky_solve(b[0, 0], a),
+    lambda m, b, a: m.cholesky_solve(b, a[0, 0]),
+    lambda m, b, a: m.cholesky_solve(b.float(), a),
+    lambda m, b, a: m.cholesky_solve(b, a[:, :3]),
+    lambda m, b, a: m.cholesky_solve(b[:, :3], a),
+    lambda m, b, a: m.triangular_solve(b[0, 0], a),
+    lambda m, b, a: m.triangular_solve(b, a[0, 0]),
+    lambda m, b, a: m.triangular_solve(b, a.float()),
+    lambda m, b, a: m.triangular_solve(b[:, :2], a),
+], ids=range(9))
+def test_legacy_solve_errors_as_torch(call):
+    a, b = ember.tensor(wellcond(4, (2,))), ember.tensor(rand_array((2, 4, 2), np.float64))
+    same_message(lambda m: call(m, *(x if m is ember else torch.tensor(x.numpy())
+                                     for x in (b, a))))
+
+
+def test_legacy_solves_refuse_integers_and_half_as_torch():
+    for name in ("cholesky_solve", "triangular_solve"):
+        for d in ("int64", "float16"):
+            same_message(lambda m, name=name, d=d: getattr(m, name)(
+                m.ones(3, 2, dtype=getattr(m, d)), m.ones(3, 3, dtype=getattr(m, d))),
+                NotImplementedError)

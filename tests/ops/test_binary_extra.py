@@ -1,5 +1,5 @@
 """binary_extra.py against torch: remainder/fmod, atan2/hypot, maximum/minimum/fmax/fmin,
-logical and bitwise ops with shifts, isclose/allclose/equal: every dtype, broadcast / 0-d /
+logical and bitwise ops with shifts, gcd/lcm, isclose/allclose/equal: every dtype, broadcast / 0-d /
 empty / transposed operands, scalars, gradients, in-place forms and meta."""
 
 import numpy as np
@@ -35,6 +35,10 @@ SPECS = [
          ((-8.0, 8.0), (0.0, 5.0)), grad=False),
     Spec("bitwise_right_shift", ember.bitwise_right_shift, torch.bitwise_right_shift,
          ((-8.0, 8.0), (0.0, 5.0)), grad=False),
+    Spec("gcd", ember.gcd, torch.gcd, ((-20.0, 20.0), (-12.0, 12.0)), grad=False,
+         scalars=False),
+    Spec("lcm", ember.lcm, torch.lcm, ((-20.0, 20.0), (-12.0, 12.0)), grad=False,
+         scalars=False),
     Spec("isclose", lambda a, b: ember.isclose(a, a + b * 1e-6),
          lambda a, b: torch.isclose(a, a + b * 1e-6), grad=False, inplace=None, scalars=False,
          extra={"meta_stride": False}),
@@ -156,3 +160,40 @@ def test_a_number_modulo_a_tensor_has_no_derivative_like_torch(f):
     assert seen[0] == seen[1]
     with pytest.raises(NotImplementedError, match="forward AD with aten::remainder"):
         ember.func.jvp(lambda v: 3 % v, (ember.ones(2),), (ember.ones(2),))
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32", "int64"])
+def test_gcd_lcm_at_the_ends_of_the_range_wrap_like_torch(dtype):
+    # |INT_MIN| is INT_MIN in C, so gcd(INT_MIN, 0) stays negative; lcm overflows and wraps
+    # (in the operands' type from 32 bits up, in C's int below). Pairs whose gcd is -1 are
+    # left out: torch's lcm then divides INT_MIN by -1, which traps.
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(0)
+    a = rng.integers(info.min, info.max, 3000, endpoint=True).astype(dtype)
+    b = rng.integers(info.min, info.max, 3000, endpoint=True).astype(dtype)
+    a[:40] = info.min
+    b[:10] = 0
+    b[10:40] = np.arange(30).astype(dtype)
+    keep = ember.gcd(ember.tensor(a), ember.tensor(b)).numpy() != -1
+    a, b = a[keep], b[keep]
+    for name in ("gcd", "lcm"):
+        got = getattr(ember, name)(ember.tensor(a), ember.tensor(b))
+        want = getattr(torch, name)(torch.tensor(a), torch.tensor(b))
+        assert got.dtype is getattr(ember, dtype)
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_gcd_lcm_promote_and_refuse_like_torch():
+    e8, t8 = ember.tensor([12, -18, 0], dtype=ember.int8), torch.tensor([12, -18, 0],
+                                                                          dtype=torch.int8)
+    eu, tu = ember.tensor([8, 6, 0], dtype=ember.uint8), torch.tensor([8, 6, 0],
+                                                                        dtype=torch.uint8)
+    for name in ("gcd", "lcm"):
+        same_outcome(getattr(ember, name), getattr(torch, name), (e8, eu), (t8, tu))  # int16
+        with pytest.raises(TypeError, match="must be Tensor, not int"):
+            getattr(ember, name)(e8, 3)
+        with pytest.raises(NotImplementedError, match=f'"{name}_cpu" not implemented for'):
+            getattr(ember, name)(ember.tensor([True]), ember.tensor([False]))
+    x = ember.tensor([4, 6], dtype=ember.int32)
+    assert x.gcd_(ember.tensor([6, 4])) is x  # int64 other, written back into int32
+    assert x.tolist() == [2, 2] and x.dtype is ember.int32

@@ -148,3 +148,97 @@ def test_block_diag_promotes_as_torch_with_0d_tensors():
                                   L.ones((3,) * n2, dtype=getattr(L, d2))).dtype
                      for L in (ember, torch))
         assert str(got).split('.')[-1] == str(want).split('.')[-1], (d1, n1, d2, n2)
+
+
+# --- pdist --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("p", [0, 0.5, 1, 1.5, 2, 3, float("inf")])
+def test_pdist_matches_torch_with_gradients(p):
+    # rows 0 and 1 are equal: a zero distance, whose gradient torch gives as 0 (no NaN)
+    x = rand_array((6, 3), np.float64)
+    x[1] = x[0]
+    check_op(lambda a: ember.pdist(a, p), lambda a: torch.pdist(a, p), x)
+    check_op(lambda a: ember.nn.functional.pdist(a, p), lambda a: torch.nn.functional.pdist(a, p),
+             x.astype(np.float32))
+
+
+def test_pdist_shapes_errors_and_finite_differences():
+    for shape in ((1, 4), (0, 4), (3, 0)):
+        assert_same(ember.pdist(ember.ones(*shape)), torch.pdist(torch.ones(*shape)))
+    for call in (lambda m: m.pdist(m.ones(2, 3, 4)), lambda m: m.pdist(m.ones(3, 4).long()),
+                 lambda m: m.pdist(m.ones(3, 4).half()), lambda m: m.pdist(m.ones(3, 4), -1.0),
+                 lambda m: m.pdist(m.ones(3, 4, dtype=m.complex64))):
+        with pytest.raises(Exception) as et:
+            call(torch)
+        with pytest.raises(type(et.value)) as ee:
+            call(ember)
+        assert str(ee.value) == str(et.value)
+    check_grads(lambda a: ember.pdist(a, 1.5), rand_array((4, 3), np.float64))
+
+
+# --- gradient -----------------------------------------------------------------------------
+
+def _gradient_cases(m, x, coords):
+    """torch.gradient's call forms: default and scalar steps, a step per dim, chosen dims,
+    sample coordinates (float64 beside a float32 input: the weights promote the centre)."""
+    return {
+        "default": lambda eo: m.gradient(x, edge_order=eo),
+        "scalar": lambda eo: m.gradient(x, spacing=0.3, edge_order=eo),
+        "per_dim": lambda eo: m.gradient(x, spacing=[2, 0.5, 3], edge_order=eo),
+        "one_dim": lambda eo: m.gradient(x, dim=1, edge_order=eo),
+        "dims": lambda eo: m.gradient(x, dim=[2, 0], spacing=[2, 0.5], edge_order=eo),
+        "scalar_dims": lambda eo: m.gradient(x, spacing=2, dim=[-1], edge_order=eo),
+        "coords": lambda eo: m.gradient(x, spacing=[m.tensor(c) for c in coords],
+                                        edge_order=eo),
+        "coords_dim": lambda eo: m.gradient(x, spacing=(m.tensor(coords[1]),), dim=1,
+                                            edge_order=eo),
+    }
+
+
+@pytest.mark.parametrize("edge_order", [1, 2])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "float16"])
+def test_gradient_matches_torch_bit_for_bit(dtype, edge_order):
+    # the same differences and weights in the same order as torch's, so the same roundings;
+    # integers divide into the default float dtype
+    rng = np.random.default_rng(0)
+    x = np.round(rng.standard_normal((4, 5, 6)) * 4, 2)
+    coords = [np.cumsum(rng.random(n) + 0.1) for n in (4, 5, 6)]
+    cases_e = _gradient_cases(ember, ember.tensor(x).to(getattr(ember, dtype)), coords)
+    cases_t = _gradient_cases(torch, torch.tensor(x).to(getattr(torch, dtype)), coords)
+    for name in cases_e:
+        got, want = cases_e[name](edge_order), cases_t[name](edge_order)
+        assert isinstance(got, tuple) and len(got) == len(want), name
+        for a, b in zip(got, want):
+            assert_same(a, b, 0, 0)
+
+
+def test_gradient_backpropagates_like_torch():
+    x = rand_array((5, 4), np.float64)
+    c = np.cumsum(np.random.default_rng(1).random(5) + 0.2)
+    for eo in (1, 2):
+        check_op(lambda a, eo=eo: ember.gradient(a, edge_order=eo),
+                 lambda a, eo=eo: torch.gradient(a, edge_order=eo), x)
+        check_op(lambda a, s, eo=eo: ember.gradient(a, spacing=(s,), dim=0, edge_order=eo),
+                 lambda a, s, eo=eo: torch.gradient(a, spacing=(s,), dim=0, edge_order=eo),
+                 x, c)
+    check_grads(lambda a: ember.gradient(a, spacing=0.5, dim=1, edge_order=2)[0], x)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, x: m.gradient(x, spacing=[2]),
+    lambda m, x: m.gradient(x, dim=[1, 1]),
+    lambda m, x: m.gradient(x, dim=3),
+    lambda m, x: m.gradient(x, edge_order=3),
+    lambda m, x: m.gradient(x[:2], edge_order=2),
+    lambda m, x: m.gradient(x.to(m.uint8)),
+    lambda m, x: m.gradient(x, spacing=(m.ones(4, 1), m.ones(5), m.ones(6))),
+    lambda m, x: m.gradient(x, spacing=[m.tensor(2.0), 3, 4]),
+    lambda m, x: m.gradient(x, dim=[0], spacing=[1, 2]),
+], ids=range(9))
+def test_gradient_errors_as_torch(call):
+    x = rand_array((4, 5, 6))
+    with pytest.raises(Exception) as et:
+        call(torch, torch.tensor(x))
+    with pytest.raises(type(et.value)) as ee:
+        call(ember, ember.tensor(x))
+    assert str(ee.value) == str(et.value)

@@ -653,3 +653,63 @@ def test_index_writes_into_empty_tensors_as_torch(shape, op):
                 except (RuntimeError, IndexError) as e:
                     got.append(type(e).__name__)
             assert got[0] == got[1], (d, i)
+
+
+# --- index_reduce -----------------------------------------------------------------------------
+
+IR = pytest.mark.filterwarnings("ignore:index_reduce\\(\\) is in beta")
+
+
+@IR
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("reduce", ["prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int32", "float16"])
+def test_index_reduce_matches_torch(dtype, reduce, include_self):
+    # repeated indices, a slot no index names, an int32 index; integer means divide as torch's
+    # (floor); ties among the maxima share the gradient as in torch
+    rng = np.random.default_rng(0)
+    x = np.round(rng.standard_normal((5, 4, 3)) * 3)
+    src = np.round(rng.standard_normal((5, 6, 3)) * 3)
+    index = np.array([0, 2, 0, 3, 2, 2])
+    for dim, idx_dtype in ((1, "int64"), (1, "int32")):
+        e = ember.tensor(x).to(getattr(ember, dtype))
+        t = torch.tensor(x).to(getattr(torch, dtype))
+        es = ember.tensor(src).to(getattr(ember, dtype))
+        ts = torch.tensor(src).to(getattr(torch, dtype))
+        ei = ember.tensor(index).to(getattr(ember, idx_dtype))
+        ti = torch.tensor(index).to(getattr(torch, idx_dtype))
+        got = ember.index_reduce(e, dim, ei, es, reduce, include_self=include_self)
+        assert_same(got, torch.index_reduce(t, dim, ti, ts, reduce, include_self=include_self))
+        assert_same(e.index_reduce_(dim, ei, es, reduce, include_self=include_self),
+                    t.index_reduce_(dim, ti, ts, reduce, include_self=include_self))
+    if dtype == "float64":
+        check_op(lambda a, b: a.index_reduce(0, ember.tensor([1, 0, 1, 4, 1]), b, reduce,
+                                             include_self=include_self),
+                 lambda a, b: a.index_reduce(0, torch.tensor([1, 0, 1, 4, 1]), b, reduce,
+                                             include_self=include_self), x, src[:, :4])
+
+
+@IR
+@pytest.mark.parametrize("call", [
+    lambda m, s: s.index_reduce(0, m.tensor([0, 2, 0]), m.ones(3, 3), "sum"),
+    lambda m, s: s.index_reduce(0, m.tensor([[0, 2, 0]]), m.ones(3, 3), "prod"),
+    lambda m, s: s.index_reduce(0, m.tensor([0, 2, 0]), m.ones(3, 3, dtype=m.float64), "prod"),
+    lambda m, s: s.index_reduce(0, m.tensor([0.0, 2.0, 0.0]), m.ones(3, 3), "prod"),
+    lambda m, s: s.index_reduce(0, m.tensor([0, 2, 7]), m.ones(3, 3), "prod"),
+    lambda m, s: s.index_reduce_(0, m.tensor([0, -1, 0]), m.ones(3, 3), "amax"),
+    lambda m, s: s.index_reduce(0, m.tensor([0, 2]), m.ones(3, 3), "prod"),
+    lambda m, s: s.index_reduce(0, m.tensor([0, 2, 0]), m.ones(3, 4), "mean"),
+    lambda m, s: m.zeros(()).index_reduce(0, m.tensor([0, 0]), m.tensor([1.0, 2.0]), "amin"),
+    lambda m, s: m.zeros(3).index_reduce(0, m.tensor([0, 2, 0]), m.tensor(1.0), "amin"),
+], ids=range(10))
+def test_index_reduce_errors_as_torch(call):
+    with pytest.raises(Exception) as et:
+        call(torch, torch.zeros(5, 3))
+    with pytest.raises(type(et.value)) as ee:
+        call(ember, ember.zeros(5, 3))
+    assert str(ee.value) == str(et.value)
+
+
+def test_index_reduce_warns_it_is_in_beta_like_torch():
+    with pytest.warns(UserWarning, match="index_reduce\\(\\) is in beta"):
+        ember.zeros(3).index_reduce(0, ember.tensor([0, 2]), ember.ones(2), "amax")

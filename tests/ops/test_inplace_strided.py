@@ -81,6 +81,8 @@ def _args(name: str, v: ember.Tensor):
         "scatter_": ((0, ember.zeros(s, dtype=ember.int64), other), None),
         "scatter_add_": ((0, ember.zeros(s, dtype=ember.int64), other), None),
         "scatter_reduce_": ((0, ember.zeros(s, dtype=ember.int64), other, "amax"), None),
+        "index_reduce_": ((0, _index(n), _values((min(n, 2),) + s[1:], d, 9), "amax"), None),
+        "renorm_": ((2, 0, 0.5), None),
         "cumsum_": ((0,), None), "cumprod_": ((0,), None),
         "pow_": ((2,), None), "float_power_": ((2,), None),
         "round_": ((), None), "nan_to_num_": ((), None), "logit_": ((), None),

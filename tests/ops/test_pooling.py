@@ -145,3 +145,64 @@ def test_max_pool_of_an_empty_batch_as_torch(fn):
         y.sum().backward()
         seen.append((tuple(y.shape), tuple(x.grad.shape)))
     assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("shape, size", [((2, 3, 5, 6, 7), (2, 4, 3)), ((3, 4, 6, 5), 3),
+                                         ((1, 2, 5, 3, 7), (5, None, 7)),
+                                         ((2, 2, 3, 4, 5), (7, 1, 2)), ((0, 2, 4, 4, 4), 2)],
+                         ids=str)
+def test_adaptive_pools_3d_as_torch(shape, size):
+    """Uneven, overlapping, tiling and repeating bins: values, indices and gradients (float64,
+    so the averages' summation order stays below assert_same's tolerance)."""
+    x = rand_array(shape, np.float64)
+    check_op(lambda a: P.adaptive_avg_pool3d(a, size), lambda a: TF.adaptive_avg_pool3d(a, size),
+             x, grad=shape[0] != 0)
+    check_op(lambda a: P.adaptive_max_pool3d(a, size, True),
+             lambda a: TF.adaptive_max_pool3d(a, size, True), x, grad=shape[0] != 0)
+    if shape[0]:
+        e = P.adaptive_max_pool3d(ember.tensor(x).requires_grad_(), size)
+        assert e.grad_fn.name() == "AdaptiveMaxPool3DBackward0"
+
+
+def test_adaptive_max_pool3d_nan_and_16_bit_floats_as_torch():
+    x = np.floor(rand_array((2, 3, 5, 4, 6), np.float64, low=-2, high=2))
+    x[0, 0, 1, 1, 1] = x[0, 0, 2, 1, 3] = np.nan
+    e, ie = P.adaptive_max_pool3d(ember.tensor(x), (3, 2, 4), True)
+    t, it = TF.adaptive_max_pool3d(torch.tensor(x), (3, 2, 4), True)
+    assert_same(e, t)
+    assert_same(ie, it)
+    for d in ("float16", "bfloat16"):
+        assert_same(P.adaptive_max_pool3d(ember.tensor(x).to(getattr(ember, d)), (3, 2, 4)),
+                    TF.adaptive_max_pool3d(torch.tensor(x).to(getattr(torch, d)), (3, 2, 4)))
+        # (finite values: ember's average pooling contracts with averaging matrices, so a NaN
+        # would reach every cell of its rows, not only its own bins as in torch)
+        y = np.nan_to_num(x)
+        assert_same(P.adaptive_avg_pool3d(ember.tensor(y).to(getattr(ember, d)), (3, 2, 4)),
+                    TF.adaptive_avg_pool3d(torch.tensor(y).to(getattr(torch, d)), (3, 2, 4)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda F, m: F.adaptive_avg_pool3d(m.ones(3, 4, 5, 6, dtype=m.int64), 2),
+    lambda F, m: F.adaptive_avg_pool3d(m.ones(3, 4, 5, 6, dtype=m.complex64), 2),
+    lambda F, m: F.adaptive_avg_pool3d(m.ones(3, 4, 5, 6), (2, -1, 2)),
+    lambda F, m: F.adaptive_avg_pool3d(m.ones(3, 0, 5, 6), (2, 2, 2)),
+    lambda F, m: F.adaptive_avg_pool3d(m.ones(3, 4, 5), 2),
+    lambda F, m: F.adaptive_avg_pool3d(m.ones(3, 4), (2, 2, 2)),
+    lambda F, m: F.adaptive_avg_pool3d(m.ones(3, 4, 5, 6), (2, 2)),
+    lambda F, m: F.adaptive_avg_pool2d(m.ones(3, 4, 5, dtype=m.int64), 2),
+    lambda F, m: F.adaptive_avg_pool2d(m.ones(3, 4, 5), (2, -1)),
+    lambda F, m: F.adaptive_avg_pool2d(m.ones(3, 0, 5), 2),
+    lambda F, m: F.adaptive_avg_pool2d(m.ones(5), (2, 2)),
+    lambda F, m: F.adaptive_max_pool2d(m.ones(5), 2),
+    lambda F, m: F.adaptive_max_pool3d(m.ones(3, 4, 5, 6, dtype=m.int64), 2),
+    lambda F, m: F.adaptive_max_pool3d(m.ones(3, 4, 5, 6), (2, -1, 2)),
+    lambda F, m: F.adaptive_max_pool3d(m.ones(3, 0, 5, 6), (2, 2, 2)),
+    lambda F, m: F.adaptive_max_pool3d(m.ones(3, 4, 5), 2),
+    lambda F, m: F.adaptive_max_pool3d(m.ones(3, 4, 5, 6), (2, 2)),
+])
+def test_adaptive_pool_errors_as_torch(call):
+    with pytest.raises(Exception) as et:
+        call(TF, torch)
+    with pytest.raises(type(et.value)) as ee:
+        call(ember.nn.functional, ember)
+    assert str(ee.value) == str(et.value)

@@ -285,3 +285,49 @@ def test_norm_without_identity_over_an_empty_dim_is_refused(p):
     same_error(lambda L: L.zeros(0, 2).norm(p, dim=0))
     same_result(lambda L: L.zeros(0, 2).norm(p, dim=1))  # reduces nothing empty
     same_result(lambda L: L.zeros(0, 2).norm(2))
+
+
+# --- renorm -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("p", [2, 1, 0.5, float("inf"), 3])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "complex64"])
+def test_renorm_matches_torch(dtype, p):
+    # the slices' norms (x**3 goes through pow: an ulp of float32 apart at most); 16-bit
+    # floats: the norm in float32, the factor rounded to the input's dtype
+    x = np.random.default_rng(0).standard_normal((3, 4, 5))
+    for dim, maxnorm in ((0, 1.0), (1, 2.5), (-1, 0.5), (2, 100.0), (0, 0.0)):
+        e = ember.tensor(x).to(getattr(ember, dtype))
+        t = torch.tensor(x).to(getattr(torch, dtype))
+        assert_same(ember.renorm(e, p, dim, maxnorm), torch.renorm(t, p, dim, maxnorm))
+        assert_same(e.renorm_(p, dim, maxnorm), t.renorm_(p, dim, maxnorm))
+
+
+def test_renorm_gradients_match_torch_and_finite_differences():
+    x = np.random.default_rng(1).standard_normal((3, 4))
+    for p in (2, 1.5, float("inf")):
+        for maxnorm in (0.8, 10.0):
+            e = ember.tensor(x, requires_grad=True)
+            t = torch.tensor(x, requires_grad=True)
+            g = np.random.default_rng(2).standard_normal((3, 4))
+            ember.renorm(e, p, 1, maxnorm).backward(ember.tensor(g))
+            torch.renorm(t, p, 1, maxnorm).backward(torch.tensor(g))
+            assert_same(e.grad, t.grad)
+    check_grads(lambda a: ember.renorm(a, 2, 0, 0.8), x)
+    y = ember.tensor(x, requires_grad=True) * 1
+    y.renorm_(2, 0, 0.8).sum().backward()  # (in place on a non-leaf)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.renorm(m.ones(3, 4), 2, 0, -1.0),
+    lambda m: m.renorm(m.ones(3, 4), 0, 0, 1.0),
+    lambda m: m.renorm(m.ones(3, 4), -1, 0, 1.0),
+    lambda m: m.renorm(m.ones(3, 4, dtype=m.int64), 2, 0, 1.0),
+    lambda m: m.renorm(m.ones(4), 2, 0, 1.0),
+    lambda m: m.renorm(m.ones(3, 4), 2, 2, 1.0),
+], ids=range(6))
+def test_renorm_errors_as_torch(call):
+    with pytest.raises(Exception) as et:
+        call(torch)
+    with pytest.raises(type(et.value)) as ee:
+        call(ember)
+    assert str(ee.value) == str(et.value)

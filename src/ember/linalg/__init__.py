@@ -4,9 +4,10 @@ solvers.py        inv det slogdet solve solve_triangular pinv lstsq (primitives 
                   and batch rules), inv_ex solve_ex
 decompositions.py cholesky qr svd svdvals eigh eigvalsh (primitives + rules), cholesky_ex
 norms.py          norm vector_norm matrix_norm cond matrix_rank
-lu.py             lu_factor lu_factor_ex lu lu_unpack (one getrf primitive + VJP)
+lu.py             lu_factor lu_factor_ex lu lu_unpack (one getrf primitive + VJP), lu_solve
+tensor_solvers.py tensorinv tensorsolve (reshape to a matrix, then inv / solve)
 eig.py            eig eigvals (geev primitive + VJP)
-products.py       multi_dot (cheapest bracketing) vecdot matrix_power, aliases
+products.py       multi_dot (cheapest bracketing) vecdot matrix_power vander, aliases
 matrix_functions.py matrix_exp householder_product (composites)
 """
 
@@ -14,18 +15,20 @@ from ..ops.matmul import matmul
 from ._common import LinAlgError
 from .decompositions import cholesky, cholesky_ex, eigh, eigvalsh, qr, svd, svdvals
 from .eig import eig, eigvals
-from .lu import lu, lu_factor, lu_factor_ex
+from .lu import lu, lu_factor, lu_factor_ex, lu_solve
 from .matrix_functions import householder_product, matrix_exp
 from .norms import cond, matrix_norm, matrix_rank, norm, vector_norm
-from .products import cross, diagonal, matrix_power, multi_dot, vecdot
+from .products import cross, diagonal, matrix_power, multi_dot, vander, vecdot
 from .solvers import det, inv, inv_ex, lstsq, pinv, slogdet, solve, solve_ex, solve_triangular
+from .tensor_solvers import tensorinv, tensorsolve
 
 __all__ = [
     "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh",
     "eigvals", "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor",
-    "lu_factor_ex", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank",
-    "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd",
-    "svdvals", "vecdot", "vector_norm",
+    "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power",
+    "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex",
+    "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot",
+    "vector_norm",
 ]
 
 # NumPy's `axis=` / `keepdims=` spellings, which PyTorch's linalg functions also take.

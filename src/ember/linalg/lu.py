@@ -1,4 +1,5 @@
-"""LU factorisation with partial pivoting: lu_factor lu_factor_ex lu lu_unpack.
+"""LU factorisation with partial pivoting: lu_factor lu_factor_ex lu lu_unpack, and
+lu_solve (a composite of solve_triangular on the packed factors).
 
 One primitive, `linalg_lu_factor`, returns LAPACK getrf's packed result (LU, 1-based int32
 row-swap pivots, info). The kernel is a right-looking elimination over the batch at
@@ -246,3 +247,43 @@ def lu(A: Tensor, *, pivot: bool = True, out=None) -> LUResult:
     _check_pivot(pivot, "linalg.lu_factor")
     LU, piv, _ = apply(lu_factor_p, A)
     return write_out(LUResult(*lu_unpack(LU, piv)), out)
+
+
+def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False,
+             out=None) -> Tensor:
+    """X with A X = B (X A = B when not `left`; A^H for A when `adjoint`), A = P L U given as
+    lu_factor's packed LU and pivots. Two triangular solves on the packed factors (the
+    unit L below the diagonal, U on and above), so the gradient reaches LU as PyTorch's
+    does, through the triangles the solves read."""
+    name = "linalg.lu_solve"
+    check_matrix(LU, name)
+    if LU._shape[-1] != LU._shape[-2]:
+        raise RuntimeError(f"torch.linalg.lu_solve: A must be batches of square matrices, but "
+                           f"they are {LU._shape[-2]} by {LU._shape[-1]} matrices")
+    if LU._dtype is not B._dtype:
+        raise RuntimeError(f"{name}: Expected LU and B to have the same dtype, but found LU of "
+                           f"type {type_name(LU._dtype)} and B of type {type_name(B._dtype)} "
+                           "instead")
+    if pivots._dtype is not dt.int32:
+        raise RuntimeError(f"{name}: pivots should be a Tensor of scalar type torch.int32")
+    if B.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor B must have at least 2 dimensions.")
+    n = LU._shape[-1]
+    if (B._shape[-2] if left else B._shape[-1]) != n:
+        raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({n}x{n} and "
+                           f"{B._shape[-2]}x{B._shape[-1]})")
+    if pivots.ndim == 0 or pivots._shape[-1] != n:
+        raise RuntimeError(f"{name}: Number of pivots per batch should be same as the dimension "
+                           "of the matrix")
+    if pivots._shape != LU._shape[:-1]:
+        raise RuntimeError(f"{name}: Expected LU.shape[:-1] and pivots.shape to be the same, "
+                           f"but got pivots with shape {list(pivots._shape)} instead")
+    if not left:  # X A = B is A^H X^H = B^H
+        return write_out(lu_solve(LU, pivots, B.mH, adjoint=not adjoint).mH, out)
+    P = _permutation(pivots, n, LU._dtype, LU.device)
+    if adjoint:  # A^H = U^H L^H P^T: X = P L^-H U^-H B
+        Y = solve_triangular(LU.mH, B, upper=False)
+        return write_out(P @ solve_triangular(LU.mH, Y, upper=True, unitriangular=True), out)
+    Y = solve_triangular(LU, P.mT @ B, upper=False, unitriangular=True)
+    return write_out(solve_triangular(LU, Y, upper=True), out)

@@ -1,5 +1,5 @@
 """Products in `ember.linalg`: multi_dot (cheapest bracketing), vecdot, matrix_power,
-and the aliases matmul / diagonal / cross.
+vander (running products of x), and the aliases matmul / diagonal / cross.
 
 `multi_dot` picks the order of a chain of matrix products with the classic
 matrix-chain dynamic programme (O(n^3) in the number of matrices, exact): for
@@ -145,3 +145,21 @@ def _check_square_any(A: Tensor) -> None:
 
 
 __all__ = ["multi_dot", "vecdot", "diagonal", "matrix_power", "matmul", "cross", "chain_order"]
+
+
+def vander(x: Tensor, *, N: int | None = None) -> Tensor:
+    """(*, n, N) with columns x**0, x**1, ..., x**(N-1) (N defaults to n): the running product
+    of x (so each power is the previous one times x, rounded as PyTorch's cumprod rounds)
+    after a column of ones."""
+    from ..ops.creation import ones
+    from ..ops.join import cat
+
+    if x._dtype._kind == 0:
+        raise RuntimeError("linalg.vander supports floating point, complex, and integer tensors, "
+                           f"but got {type_name(x._dtype)}")
+    x = x.unsqueeze(-1) if x.ndim == 0 else x
+    n = x._shape[-1] if N is None else N
+    if n <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    powers = x.unsqueeze(-1).expand(x._shape + (n - 1,)).cumprod(-1)
+    return cat([ones(x._shape + (1,), dtype=powers._dtype, device=x.device), powers], -1)

@@ -1,4 +1,5 @@
-"""Inverses and linear solves: inv det slogdet solve solve_triangular pinv lstsq.
+"""Inverses and linear solves: inv det slogdet solve solve_triangular pinv lstsq, and the
+composites cholesky_solve and triangular_solve (torch.*'s, legacy) on solve_triangular.
 
 Five primitives (solve_triangular is `linalg_solve` on a triangle of A, lstsq is
 `linalg_pinv` applied to B), each with a kernel calling NumPy's LAPACK wrappers (batched
@@ -18,7 +19,7 @@ import numpy as np
 from .. import _dtype as dt
 from .._tensor import Tensor
 from .._view import broadcast_shapes
-from ..ops._common import write_out
+from ..ops._common import type_name, write_out
 from ..ops._linalg_batch import align, front, leading
 from ..ops.creation import zeros_like
 from ..ops.reduce import return_type
@@ -342,6 +343,71 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
         res = apply(solve_p, A.mT, B.mT, vec=False, upper=not upper, unit=unitriangular).mT
         return write_out(res, out)
     return write_out(apply(solve_p, A, B, vec=False, upper=upper, unit=unitriangular), out)
+
+
+def _legacy_solve_checks(B: Tensor, A: Tensor, name: str) -> None:
+    """What PyTorch's cholesky_solve / triangular_solve check of (b, A), in its words."""
+    kname = name + "_cpu"
+    if B._dtype is not A._dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
+                           f"{type_name(B._dtype)} and A of type {type_name(A._dtype)} instead.")
+    if A._shape[-1] != A._shape[-2]:
+        raise RuntimeError(f"A must be batches of square matrices, but they are "
+                           f"{A._shape[-2]} by {A._shape[-1]} matrices")
+    n = A._shape[-1]
+    if B._shape[-2] != n:
+        raise RuntimeError(f"Incompatible matrix sizes for {name}: each A matrix is {n} by {n} "
+                           f"but each b matrix is {B._shape[-2]} by {B._shape[-1]}")
+    if A._dtype._kind < 2 or A._dtype in (dt.float16, dt.bfloat16):
+        raise NotImplementedError(f'"{kname}" not implemented for \'{type_name(A._dtype)}\'')
+    broadcast_shapes(B._shape[:-2], A._shape[:-2])
+
+
+def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False, *, out=None) -> Tensor:
+    """X with A X = B, given A's Cholesky factor (A = L L^H, or U^H U when `upper`): two
+    triangular solves, as LAPACK's potrs does."""
+    if B.ndim < 2:
+        raise RuntimeError(f"b should have at least 2 dimensions, but has {B.ndim} dimensions "
+                           "instead")
+    if L.ndim < 2:
+        raise RuntimeError(f"u should have at least 2 dimensions, but has {L.ndim} dimensions "
+                           "instead")
+    _legacy_solve_checks(B, L, "cholesky_solve")
+    # NOTE: LAPACK's potrs reads only L's triangle, yet PyTorch's gradient for it is that of
+    # (L L^H)^-1 B with L full (its other triangle gets -(gB X^H + X gB^H) L too). So the
+    # other triangle enters as zero that carries the gradient (x - x.detach()), and each
+    # factor is solved as a full matrix (linalg.solve: a full gradient).
+    other = L.tril(-1) if upper else L.triu(1)
+    F = (L.triu() if upper else L.tril()) + (other - other.detach())
+    first, second = (F.mH, F) if upper else (F, F.mH)
+    return write_out(solve(second, solve(first, B)), out)
+
+
+TriangularSolveResult = return_type("triangular_solve", ["solution", "cloned_coefficient"])
+
+
+def triangular_solve(B: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
+                     unitriangular: bool = False, *, out=None) -> TriangularSolveResult:
+    """(X, copy of A) with A X = B (A^T X = B when `transpose`), A triangular; A's copy is
+    broadcast over the batch. Deprecated in PyTorch for linalg.solve_triangular."""
+    import warnings
+
+    for what, t in (("b", B), ("A", A)):
+        if t.ndim < 2:
+            raise RuntimeError(f"torch.triangular_solve: Expected {what} to have at least 2 "
+                               f"dimensions, but it has {t.ndim} dimensions instead")
+    _legacy_solve_checks(B, A, "triangular_solve")
+    warnings.warn(
+        "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangular"
+        "and will be removed in a future PyTorch release.\ntorch.linalg.solve_triangular has "
+        "its arguments reversed and does not return a copy of one of the inputs.\nX = "
+        "torch.triangular_solve(B, A).solution\nshould be replaced with\nX = "
+        "torch.linalg.solve_triangular(A, B).", UserWarning, stacklevel=2)
+    batch = broadcast_shapes(B._shape[:-2], A._shape[:-2])
+    X = solve_triangular(A.mT if transpose else A, B, upper=upper != transpose,
+                         unitriangular=unitriangular)
+    M = A.expand(batch + A._shape[-2:]).clone()
+    return write_out(TriangularSolveResult(X, M), out)
 
 
 # --- pinv ------------------------------------------------------------------------------

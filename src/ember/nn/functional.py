@@ -13,12 +13,14 @@ from ._functional.layers import *  # noqa: F403
 from ._functional.layers import __all__ as _layers
 from ._functional.loss import *  # noqa: F403
 from ._functional.loss import __all__ as _loss
+from ._functional.pooling import *  # noqa: F403
+from ._functional.pooling import __all__ as _pooling
 from ._functional.sampling import *  # noqa: F403
 from ._functional.sampling import __all__ as _sampling
 from ._functional.spatial import *  # noqa: F403
 from ._functional.spatial import __all__ as _spatial
 
-__all__ = [*_act, *_attention, *_layers, *_loss, *_sampling, *_spatial]
+__all__ = [*_act, *_attention, *_layers, *_loss, *_pooling, *_sampling, *_spatial]
 
 
 def __getattr__(name: str):

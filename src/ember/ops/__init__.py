@@ -17,6 +17,7 @@ from . import (
     dtype_views,
     einsum,
     fill,
+    float_parts,
     index,
     index_ops,
     inplace_movement,
@@ -40,6 +41,7 @@ from . import (
     ternary,
     unary,
     unary_math,
+    windows,
 )
 
 MODULES = (
@@ -50,5 +52,5 @@ MODULES = (
     unary,
     unary_math,
     inplace_movement,
-    composite_extra, special_ops, dtype_views, contractions,
+    composite_extra, special_ops, dtype_views, contractions, float_parts, windows,
 )

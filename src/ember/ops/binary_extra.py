@@ -1,5 +1,6 @@
 """More binary ops: remainder/fmod, atan2/hypot, maximum/minimum/fmax/fmin, closeness,
-logical and bitwise ops with shifts, and their Python operators (%, &, |, ^, <<, >>).
+logical and bitwise ops with shifts, gcd / lcm, and their Python operators (%, &, |, ^, <<,
+>>).
 
 Same pattern as `binary.py`: promote with `binary_operands`, bind a member of the
 `binary` family (or the `compare` / `bitwise` primitive), derivatives registered right
@@ -353,10 +354,38 @@ def _rshift_kernel(a, b):
     return np.where(ok, np.right_shift(a, safe), np.where(np.less(a, 0), -1, 0)).astype(rt)
 
 
-_BITWISE = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
-            "left_shift": _lshift_kernel, "right_shift": _rshift_kernel}
+def _gcd_kernel(a, b):
+    """Euclid's algorithm as PyTorch's C loop runs it: |a| and |b| wrap (the most negative
+    value stays negative) and % truncates toward zero, so gcd(INT_MIN, 0) is INT_MIN."""
+    a, b = (np.array(x) for x in np.broadcast_arrays(np.abs(a), np.abs(b)))
+    live = a != 0
+    while live.any():
+        c = a[live]
+        a[live] = np.fmod(b[live], c)
+        b[live] = c
+        live = a != 0
+    return b
 
-# bitwise and / or / xor and the shifts (`op`), on integers and bool
+
+def _lcm_kernel(a, b):
+    """|a / gcd * b| (0 where the gcd is 0). C computes it in `int` for 8- and 16-bit
+    operands (then narrows) and in the operands' type, wrapping, for wider ones."""
+    g = _gcd_kernel(a, b)
+    a, b = np.broadcast_arrays(a, b)
+    work = np.int64 if g.dtype.itemsize < 4 else g.dtype
+    g = g.astype(work)
+    with np.errstate(over="ignore"):
+        # (the gcd divides `a` exactly, so floor division is C's truncating one)
+        q = np.floor_divide(a.astype(work), np.where(g == 0, 1, g)) * b.astype(work)
+        return np.where(g == 0, 0, np.abs(q)).astype(a.dtype)
+
+
+_BITWISE = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
+            "left_shift": _lshift_kernel, "right_shift": _rshift_kernel,
+            "gcd": _gcd_kernel, "lcm": _lcm_kernel}
+
+# The integer maps with no derivative (`op`): bitwise and / or / xor and the shifts (on
+# integers and bool), gcd and lcm (on integers)
 bitwise_p = Primitive("bitwise", lambda a, b, *, op: _BITWISE[op](a, b),
                       lambda a, b, *, op: elementwise_meta(a, b))
 nondifferentiable(bitwise_p)
@@ -385,6 +414,25 @@ bitwise_right_shift, bitwise_right_shift_ = _api(
     bitwise_p, _bitwise_operands("rshift_cpu", (0, 2, 3)),
     "input >> other (arithmetic shift for signed integers).", name="bitwise_right_shift",
     op="right_shift")
+
+
+def _divisor_operands(name: str):
+    refuse = _bitwise_operands(f"{name}_cpu", (0, 2, 3))
+
+    def prepare(input, other):
+        _need_tensor(input, name, 1, "input")
+        _need_tensor(other, name, 2, "other")
+        return refuse(input, other)
+
+    return prepare
+
+
+gcd, gcd_ = _api(bitwise_p, _divisor_operands("gcd"),
+                 "Greatest common divisor, elementwise (integers; gcd(0, 0) is 0).",
+                 number_other=False, name="gcd", op="gcd")
+lcm, lcm_ = _api(bitwise_p, _divisor_operands("lcm"),
+                 "Least common multiple, elementwise (integers; it wraps on overflow).",
+                 number_other=False, name="lcm", op="lcm")
 
 
 # --- closeness and equality -------------------------------------------------------------
@@ -454,7 +502,8 @@ TENSOR_METHODS = {
     "bitwise_or": bitwise_or, "bitwise_or_": bitwise_or_, "bitwise_xor": bitwise_xor,
     "bitwise_xor_": bitwise_xor_, "bitwise_left_shift": bitwise_left_shift,
     "bitwise_left_shift_": bitwise_left_shift_, "bitwise_right_shift": bitwise_right_shift,
-    "bitwise_right_shift_": bitwise_right_shift_, "isclose": isclose, "allclose": allclose,
+    "bitwise_right_shift_": bitwise_right_shift_, "gcd": gcd, "gcd_": gcd_, "lcm": lcm,
+    "lcm_": lcm_, "isclose": isclose, "allclose": allclose,
     "equal": equal,
     "__mod__": forward_op(remainder), "__rmod__": reflected_op(remainder),
     "__imod__": inplace_dunder(remainder_),
@@ -473,5 +522,6 @@ TENSOR_METHODS = {
 __all__ = [
     "remainder", "fmod", "atan2", "arctan2", "hypot", "maximum", "minimum", "fmax", "fmin",
     "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
-    "bitwise_left_shift", "bitwise_right_shift", "isclose", "allclose", "equal",
+    "bitwise_left_shift", "bitwise_right_shift", "gcd", "gcd_", "lcm", "lcm_", "isclose",
+    "allclose", "equal",
 ]

@@ -13,6 +13,7 @@ from .. import _dtype as dt
 from .._tensor import Tensor
 from .._view import wrap_dim
 from ._batching import front
+from ._common import type_name
 from .creation import _place, arange, tensor, zeros
 from .reduce import return_type
 from .registry import Primitive, apply, batch_by_loop, bind, defbatch, nondifferentiable, saves
@@ -36,6 +37,113 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend=None, append=None) ->
         a, b = x.narrow(d, 1, size - 1), x.narrow(d, 0, size - 1)
         x = (a ^ b) if x.dtype is dt.bool_ else a - b
     return x
+
+
+def _gradient_checks(input: Tensor, n_spacing, dims, given_dims: bool, edge_order: int):
+    """PyTorch's pre_check_gradient, in its words."""
+    if input._dtype is dt.uint8:
+        raise RuntimeError("torch.gradient does not support uint8 input.")
+    if n_spacing is not None and not given_dims and n_spacing != input.ndim:
+        raise RuntimeError(
+            "torch.gradient expected spacing to be unspecified, a scalar, or a list of length "
+            f"equal to 'self.dim() = {input.ndim}', since dim argument was not given, but got "
+            f"a list of length {n_spacing}")
+    if n_spacing is not None and given_dims and n_spacing != len(dims):
+        raise RuntimeError(
+            "torch.gradient expected spacing to be unspecified, a scalar or it's spacing and "
+            f"dim arguments to have the same length, but got a spacing argument of length "
+            f"{n_spacing} and a dim argument of length {len(dims)}.")
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    seen = set()
+    for d in dims:
+        w = wrap_dim(d, input.ndim)
+        if w in seen:
+            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+        seen.add(w)
+    if any(input._shape[wrap_dim(d, input.ndim)] < edge_order + 1 for d in dims):
+        raise RuntimeError("torch.gradient expected each dimension size to be at least "
+                           "edge_order+1")
+
+
+def _gradient_uniform(f: Tensor, d: int, h, edge_order: int) -> Tensor:
+    """Central differences with unit step `h` along `d`, one-sided (first or second order)
+    at the two ends: PyTorch's formulas, term for term."""
+    from .join import cat
+
+    n = f._shape[d]
+
+    def part(start, stop):
+        return f.narrow(d, start, stop - start)
+
+    center = (part(2, n) - part(0, n - 2)) / h
+    if edge_order == 1:
+        first = (part(1, 2) - part(0, 1)) / h
+        last = (part(n - 1, n) - part(n - 2, n - 1)) / h
+    else:
+        first = (-1.5 * part(0, 1) + 2 * part(1, 2) - 0.5 * part(2, 3)) / h
+        last = (0.5 * part(n - 3, n - 2) - 2 * part(n - 2, n - 1) + 1.5 * part(n - 1, n)) / h
+    return cat([first, center / 2, last], d)
+
+
+def _gradient_coordinates(f: Tensor, d: int, x: Tensor, edge_order: int) -> Tensor:
+    """Second-order differences for samples at coordinates `x` (1-D) along `d`, as PyTorch
+    weighs the neighbours: a f[i-1] + b f[i] + c f[i+1] from the steps either side."""
+    from .join import cat
+
+    if x.ndim != 1:
+        raise RuntimeError("torch.gradient expected each element of spacing to have one "
+                           f"dimension, but got an element with {x.ndim} dimensions!")
+    n = f._shape[d]
+    shape = [1] * f.ndim
+    shape[d] = -1
+    dx = diff(x)
+    dx1, dx2 = dx[:-1], dx[1:]
+    a = (-dx2 / (dx1 * (dx1 + dx2))).reshape(shape)
+    b = ((dx2 - dx1) / (dx1 * dx2)).reshape(shape)
+    c = (dx1 / (dx2 * (dx1 + dx2))).reshape(shape)
+    center = a * f.narrow(d, 0, n - 2) + b * f.narrow(d, 1, n - 2) + c * f.narrow(d, 2, n - 2)
+    h0, h1, hl, hm = dx[0], dx[1], dx[-1], dx[-2]
+    if edge_order == 1:
+        first = (f.narrow(d, 1, 1) - f.narrow(d, 0, 1)) / h0
+        last = (f.narrow(d, n - 1, 1) - f.narrow(d, n - 2, 1)) / hl
+    else:
+        first = (-(2.0 * h0 + h1) / (h0 * (h0 + h1)) * f.narrow(d, 0, 1)
+                 + (h0 + h1) / (h0 * h1) * f.narrow(d, 1, 1)
+                 + (-h0) / (h1 * (h0 + h1)) * f.narrow(d, 2, 1))
+        last = (hl / (hm * (hl + hm)) * f.narrow(d, n - 3, 1)
+                + -(hl + hm) / (hl * hm) * f.narrow(d, n - 2, 1)
+                + (2 * hl + hm) / (hl * (hl + hm)) * f.narrow(d, n - 1, 1))
+    return cat([first, center, last], d)
+
+
+def gradient(input: Tensor, *, spacing=None, dim=None, edge_order: int = 1) -> tuple:
+    """The derivative of the samples `input` along each of `dim` (all dims when None), by
+    central differences inside and one-sided ones (`edge_order` 1 or 2) at the ends; `spacing`
+    is the step (a number, one per dim) or the sample coordinates (one 1-D tensor per dim)."""
+    given_dims = dim is not None
+    dims = list(range(input.ndim)) if dim is None else [dim] if isinstance(dim, int) \
+        else list(dim)
+    if spacing is None or isinstance(spacing, (int, float)) and not isinstance(spacing, bool):
+        steps = [1.0 if spacing is None else spacing] * len(dims)
+        n_spacing = None if spacing is None else len(dims)
+    else:
+        steps = list(spacing)
+        n_spacing = len(steps)
+        if any(isinstance(s, Tensor) for s in steps):
+            for i, s in enumerate(steps):
+                if not isinstance(s, Tensor):
+                    raise TypeError(f"expected Tensor as element {i} in argument 1, but got "
+                                    f"{type(s).__name__}")
+    _gradient_checks(input, n_spacing, dims, given_dims, edge_order)
+    out = []
+    for d, h in zip(dims, steps):
+        d = wrap_dim(d, input.ndim)
+        if isinstance(h, Tensor):
+            out.append(_gradient_coordinates(input, d, h, edge_order))
+        else:
+            out.append(_gradient_uniform(input, d, h, edge_order))
+    return tuple(out)
 
 
 def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
@@ -176,6 +284,26 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
     return saves(out, x1, x2, out)  # (what PyTorch's _cdist_forward node keeps)
 
 
+def pdist(input: Tensor, p: float = 2.0) -> Tensor:
+    """The p-norm distance between each pair of rows i < j of an (N, M) input, in row-major
+    order of the pairs: N (N - 1) / 2 values. Through vector_norm, whose gradient is 0 where
+    a distance is 0, as PyTorch's pdist's is."""
+    from .stats import vector_norm
+
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    if not input._dtype.is_floating_point:
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    if input._dtype in (dt.float16, dt.bfloat16):
+        raise NotImplementedError(f"\"pdist\" not implemented for '{type_name(input._dtype)}'")
+    n = input._shape[0]
+    i, j = triu_indices(n, n, 1, device=input.device)
+    # (PyTorch's _pdist_forward keeps its input: an in-place write to it refuses backward)
+    return saves(vector_norm(input[i] - input[j], p, -1), input)
+
+
 def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
     """Columns are powers of `x`: x**(N-1), ..., x**0 (or ascending)."""
     if x.ndim != 1:
@@ -249,7 +377,7 @@ def polar(abs: Tensor, angle: Tensor) -> Tensor:
 TENSOR_METHODS = {"diff": diff}
 
 __all__ = [
-    "diff", "trapezoid", "trapz", "cumulative_trapezoid", "isin", "tril_indices",
-    "triu_indices", "block_diag", "cdist", "vander", "histogram", "complex", "polar",
+    "diff", "gradient", "trapezoid", "trapz", "cumulative_trapezoid", "isin", "tril_indices",
+    "triu_indices", "block_diag", "cdist", "pdist", "vander", "histogram", "complex", "polar",
 ]
 trapz = trapezoid

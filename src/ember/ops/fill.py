@@ -1,4 +1,5 @@
-"""Writes of new values over a tensor's old ones: `fill_` and `zero_` here, `copy_` (in
+"""Writes of new values over a tensor's old ones: `fill_`, `zero_` and the functional
+`fill` here, `copy_` (in
 copy.py) and the random fills (in random_ops.py and bernoulli.py) are members of one
 primitive, `fill`.
 
@@ -15,7 +16,7 @@ import numpy as np
 from .._tensor import Tensor
 from ._common import same_meta
 from ._scalar_value import scalar_value
-from .registry import Family, Member, apply_, bind, defbatch, defjvp, defvjp
+from .registry import Family, Member, apply, apply_, bind, defbatch, defjvp, defvjp
 from .views import expand, move_to_front, unsqueeze, view_p
 
 fill_p = Family("fill")
@@ -88,20 +89,49 @@ def _copies(x: Tensor, n: int) -> Tensor:
 
 defbatch(fill_p, _fill_batch)
 
+# The functional `ember.fill(input, value)`: a new tensor, the same writes under the names
+# PyTorch gives its overloads' nodes (FillBackward0 for a number, FillBackward1 for a tensor)
+FILL = Member(fill_p, "fill_new", _fill_kernel, lambda a, value: same_meta(a),
+              grad_name="FillBackward0")
+defvjp(FILL, lambda g, out, a, value: g * 0, None, reads=((), ()))
+defjvp(FILL, zero_tangent)
+FILL_TENSOR_NEW = Member(fill_p, "fill_tensor_new", _fill_tensor_kernel,
+                         lambda a, value: same_meta(a), grad_name="FillBackward1")
+defvjp(FILL_TENSOR_NEW, lambda g, out, a, value: g * 0, lambda g, out, a, value: g.sum(),
+       reads=((), ()))
+defjvp(FILL_TENSOR_NEW, _fill_tensor_jvp)
+
+
+def _fill_value(self: Tensor, value, fname: str):
+    """The value `fill_` / `fill` write: a number checked against the dtype, or a 0-d tensor
+    cast to it."""
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(
+                f"{fname} only supports 0-dimension value tensor but got tensor with "
+                f"{value.ndim} dimensions."
+            )
+        return value.to(self._dtype)
+    return scalar_value(value, self._dtype)
+
 
 def fill_(self: Tensor, value) -> Tensor:
     """Set every element to `value`: a number (RuntimeError when it overflows the dtype, as
     in PyTorch) or a 0-d tensor (cast like a copy, so it wraps, as in PyTorch)."""
-    if isinstance(value, Tensor):
-        if value.ndim != 0:
-            raise RuntimeError(
-                "fill_ only supports 0-dimension value tensor but got tensor with "
-                f"{value.ndim} dimensions."
-            )
-        return apply_(fill_p, self, value.to(self._dtype), fn=FILL_TENSOR)
-    else:
-        value = scalar_value(value, self._dtype)
-    return apply_(fill_p, self, value, fn=FILL_)
+    v = _fill_value(self, value, "fill_")
+    return apply_(fill_p, self, v, fn=FILL_TENSOR if isinstance(v, Tensor) else FILL_)
+
+
+def fill(input: Tensor, value) -> Tensor:
+    """A new tensor shaped, typed and strided like `input`, every element `value` (a number or
+    a 0-d tensor, cast as `fill_` casts it)."""
+    if not isinstance(input, Tensor) or not (isinstance(value, Tensor) or
+                                             isinstance(value, (bool, int, float, complex))):
+        raise TypeError(f"fill() received an invalid combination of arguments - got "
+                        f"({type(input).__name__}, {type(value).__name__}), but expected one "
+                        f"of:\n * (Tensor input, Tensor value)\n * (Tensor input, Number value)")
+    v = _fill_value(input, value, "fill_")
+    return apply(fill_p, input, v, fn=FILL_TENSOR_NEW if isinstance(v, Tensor) else FILL)
 
 
 def zero_(self: Tensor) -> Tensor:
@@ -110,4 +140,4 @@ def zero_(self: Tensor) -> Tensor:
 
 TENSOR_METHODS = {"fill_": fill_, "zero_": zero_}
 
-__all__: list = []
+__all__ = ["fill"]

@@ -150,6 +150,44 @@ def index_add(x: Tensor, dim: int, index: Tensor, source: Tensor, alpha=1) -> in
     return d
 
 
+_INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
+
+
+def index_reduce(x: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str) -> int:
+    """index_reduce_'s checks, in PyTorch's order and words; the wrapped dim."""
+    if reduce not in _INDEX_REDUCTIONS:
+        raise RuntimeError("index_reduce(): Expected reduce to be one of prod, mean, amax or "
+                           f"amin but got {reduce}.")
+    _require_tensor("index_reduce", index)
+    d = wrap_dim(dim, max(x.ndim, 1))
+    n = index.numel()
+    if index.ndim > 1:
+        raise IndexError(f"index_reduce_(): Index is supposed to be a vector, but got dim: "
+                         f"{index.ndim} with type: {type_name(index._dtype)} and size: "
+                         f"{_dims(index._shape)}")
+    if index._dtype not in _INT_INDEX:
+        raise RuntimeError("index_reduce_(): Expected dtype int32/int64 for index but got: "
+                           f"{type_name(index._dtype)}")
+    if source._dtype is not x._dtype:
+        raise RuntimeError(f"index_reduce_(): self ({type_name(x._dtype)}) and source "
+                           f"({type_name(source._dtype)}) must have the same scalar type")
+    if source.ndim == 0 and n != 1 or source.ndim and d >= source.ndim:
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+    if source.ndim and n != source._shape[d]:
+        raise RuntimeError(f"index_reduce_(): Number of indices ({n}) should be equal to "
+                           f"source.size(dim): ({source._shape[d]}), for dim: {d}")
+    xs, ss = list(x._shape), list(source._shape)
+    if x.ndim and source.ndim:
+        del xs[d], ss[d]
+    if xs != ss:
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {_dims(x._shape)} "
+                           f"source.shape = {_dims(source._shape)}")
+    if first_outside(index, 0, x._shape[d] if x.ndim else 1) is not None:
+        raise IndexError("index out of range in self")
+    return d
+
+
 def _empty_target(x: Tensor, d: int, index: Tensor) -> str:
     """How PyTorch's index_copy / index_fill kernels treat a target with no elements and a
     non-empty index: 'check' (bounds checked), 'skip' (no slice to write: nothing checked),

@@ -242,6 +242,34 @@ def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     return apply_(index_copy_p, self, index, source, dim=d)
 
 
+def _index_reduce_args(x: Tensor, dim, index: Tensor, source: Tensor, reduce: str):
+    """scatter_reduce's arguments for index_reduce: the index laid along `dim` of `source`
+    (each slice of source reduced into the slice of x its index names)."""
+    d = checks.index_reduce(x, dim, index, source, reduce)
+    warnings.warn("index_reduce() is in beta and the API may change at any time.",
+                  UserWarning, stacklevel=3)
+    shape = [1] * source.ndim
+    if source.ndim:
+        shape[d] = -1
+    return d, index.to(dt.int64).reshape(shape).expand(source._shape)
+
+
+def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                 include_self: bool = True, out=None) -> Tensor:
+    """`input` with each slice of `source` along `dim` reduced (prod, mean, amax, amin) into
+    the slice its `index` names; `include_self` counts the input's own values in."""
+    d, idx = _index_reduce_args(input, dim, index, source, reduce)
+    return write_out(input.scatter_reduce(d, idx, source, reduce, include_self=include_self),
+                     out)
+
+
+def index_reduce_(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                  include_self: bool = True) -> Tensor:
+    """In-place `index_reduce`."""
+    d, idx = _index_reduce_args(self, dim, index, source, reduce)
+    return self.scatter_reduce_(d, idx, source, reduce, include_self=include_self)
+
+
 def _index_fill_args(x: Tensor, dim, index: Tensor, value):
     d = checks.index_fill(x, dim, index)
     return d, _fill_value(value, x._dtype, "index_fill_")
@@ -709,7 +737,8 @@ def put_(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
 TENSOR_METHODS = {
     "index_select": index_select, "index_add": index_add, "index_add_": index_add_,
     "index_copy": index_copy, "index_copy_": index_copy_, "index_fill": index_fill,
-    "index_fill_": index_fill_, "scatter": scatter, "scatter_": scatter_,
+    "index_fill_": index_fill_, "index_reduce": index_reduce, "index_reduce_": index_reduce_,
+    "scatter": scatter, "scatter_": scatter_,
     "scatter_add": scatter_add, "scatter_add_": scatter_add_,
     "scatter_reduce": scatter_reduce, "scatter_reduce_": scatter_reduce_,
     "masked_fill": masked_fill, "masked_fill_": masked_fill_, "masked_select": masked_select,
@@ -718,6 +747,7 @@ TENSOR_METHODS = {
 }
 
 __all__ = [
-    "index_select", "index_add", "index_copy", "index_fill", "scatter", "scatter_add",
+    "index_select", "index_add", "index_copy", "index_fill", "index_reduce", "scatter",
+    "scatter_add",
     "scatter_reduce", "masked_fill", "masked_select", "masked_scatter", "take", "put",
 ]

@@ -349,7 +349,38 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,
     return f(LU_data, LU_pivots, unpack_data, unpack_pivots, out=out)
 
 
+def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *, out=None) -> Tensor:
+    """X with A X = input, given A's Cholesky factor `input2` (lower, or upper if `upper`)."""
+    from ..linalg.solvers import cholesky_solve as f
+
+    return f(input, input2, upper, out=out)
+
+
+def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
+                     unitriangular: bool = False, *, out=None):
+    """(solution, cloned_coefficient) of A X = input for triangular A (deprecated in PyTorch)."""
+    from ..linalg.solvers import triangular_solve as f
+
+    return f(input, A, upper, transpose, unitriangular, out=out)
+
+
+def lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out=None) -> Tensor:
+    """linalg.lu_solve(LU_data, LU_pivots, input) (deprecated in PyTorch)."""
+    import warnings
+
+    from ..linalg import lu_solve as f
+
+    warnings.warn(
+        "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a "
+        "future PyTorch release.\nNote that torch.linalg.lu_solve has its arguments reversed.\n"
+        "X = torch.lu_solve(B, LU, pivots)\nshould be replaced with\nX = "
+        "torch.linalg.lu_solve(LU, pivots, B)", UserWarning, stacklevel=2)
+    return f(LU_data, LU_pivots, input, out=out)
+
+
 TENSOR_METHODS = {
+    "cholesky_solve": cholesky_solve, "triangular_solve": triangular_solve,
+    "lu_solve": lu_solve,
     "tril": tril, "triu": triu, "tril_": tril_, "triu_": triu_, "diag": diag,
     "diag_embed": diag_embed, "trace": trace, "cross": cross, "det": det, "logdet": logdet,
     "slogdet": slogdet, "inverse": inverse, "cholesky": cholesky, "qr": qr, "svd": svd,
@@ -359,4 +390,5 @@ TENSOR_METHODS = {
 __all__ = [
     "tril", "triu", "diag", "diag_embed", "trace", "cross", "det", "logdet", "slogdet",
     "inverse", "cholesky", "qr", "svd", "pinverse", "matrix_power", "lu", "lu_unpack",
+    "cholesky_solve", "triangular_solve", "lu_solve",
 ]

@@ -287,6 +287,25 @@ def _apply_matrices(x: Tensor, mats: list[np.ndarray]) -> Tensor:
     return x
 
 
+def _avg_pool_size_check(input: Tensor, kernel, stride, padding, ceil_mode: bool) -> None:
+    """PyTorch's refusal of a window larger than the (padded) input, in its kernels' words:
+    the 3-d kernel compares the sizes, the 2-d one (which also runs 1-d) the output's."""
+    nd = len(kernel)
+    sp = input.shape[-nd:]
+    if nd == 3:
+        if any(sp[i] + 2 * padding[i] < kernel[i] for i in range(3)):
+            raise RuntimeError(f"input image (T: {sp[0]} H: {sp[1]} W: {sp[2]}) smaller than "
+                               f"kernel size (kT: {kernel[0]} kH: {kernel[1]} kW: {kernel[2]})")
+        return
+    out = [_pool_out(sp[i], kernel[i], stride[i], padding[i], 1, ceil_mode) for i in range(nd)]
+    if any(o <= 0 for o in out):
+        c = input.shape[-nd - 1]
+        shown_in = "x".join(str(v) for v in (c,) + (1,) * (2 - nd) + tuple(sp))
+        shown_out = "x".join(str(v) for v in [c] + [1] * (2 - nd) + out)
+        raise RuntimeError(f"Given input size: ({shown_in}). Calculated output size: "
+                           f"({shown_out}). Output size is too small")
+
+
 def avg_pool_nd(nd: int, input: Tensor, kernel_size, stride=None, padding=0,
                 ceil_mode: bool = False, count_include_pad: bool = True,
                 divisor_override=None) -> Tensor:
@@ -303,6 +322,7 @@ def avg_pool_nd(nd: int, input: Tensor, kernel_size, stride=None, padding=0,
                                f"pad={padding[i]}, kernel_size={kernel[i]} and dilation=1")
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
+    _avg_pool_size_check(input, kernel, stride, padding, ceil_mode)
     divide = divisor_override is None
     mats = [_avg_matrix(input.shape[-nd + i], kernel[i], stride[i], padding[i], ceil_mode,
                         count_include_pad, divide) for i in range(nd)]
@@ -337,18 +357,58 @@ def _adaptive_matrix(size: int, out: int) -> np.ndarray:
     return m
 
 
-def adaptive_avg_pool_nd(nd: int, input: Tensor, output_size) -> Tensor:
+def _adaptive_sizes(nd: int, input: Tensor, output_size) -> tuple:
+    """The output size, a None entry taking the input's size. torch.nn.functional reads a
+    sequence against the input's dims first (a ValueError when it has too few)."""
+    if isinstance(output_size, int) or output_size is None:
+        return (output_size,) * nd if nd == 1 or input.ndim <= nd else \
+            tuple(input.shape[-nd + i] if output_size is None else output_size
+                  for i in range(nd))
+    sizes = tuple(output_size)
+    if nd > 1 and input.ndim <= len(sizes):
+        raise ValueError(f"Input dimension should be at least {len(sizes) + 1}")
+    if len(sizes) != nd:
+        return sizes
+    return tuple(input.shape[-nd + i] if sizes[i] is None else sizes[i] for i in range(nd))
+
+
+def _adaptive_checks(kind: str, nd: int, input: Tensor, sizes: tuple) -> None:
+    """PyTorch's checks of a 2-d or 3-d adaptive pooling's input (kind: "avg" or "max")."""
+    name = f"adaptive_{kind}_pool{nd}d"
     if input.ndim not in (nd + 1, nd + 2):
-        raise RuntimeError(f"adaptive_avg_pool{nd}d(): Expected {nd + 1}D or {nd + 2}D tensor, "
-                           f"but got {list(input.shape)}")
-    sizes = (output_size,) * nd if isinstance(output_size, int) or output_size is None \
-        else tuple(output_size)
+        sep = ": " if kind == "max" else " "
+        raise RuntimeError(f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but "
+                           f"got{sep}{list(input.shape)}")
+    if len(sizes) != nd:
+        raise RuntimeError(f"{name}: output_size must be {nd}" if kind == "avg" else
+                           f"{name}(): internal error: output_size.size() must be {nd}")
+    if kind == "avg" and any(s < 0 for s in sizes):
+        shown = ", ".join(str(s) for s in sizes[:2]) + "".join(f",{s}" for s in sizes[2:])
+        raise RuntimeError(f"{name}: elements of output_size must be greater than or equal "
+                           f"to 0 but received {{{shown}}}")
+    for d in range(input.ndim - nd, input.ndim):
+        if input.shape[d] == 0:
+            raise RuntimeError(
+                f"{name}(): Expected input to have non-zero size for non-batch dimensions, but "
+                f"input has sizes {list(input.shape)} with dimension {d} being empty")
+
+
+def adaptive_avg_pool_nd(nd: int, input: Tensor, output_size) -> Tensor:
+    sizes = _adaptive_sizes(nd, input, output_size)
+    if nd > 1:
+        _adaptive_checks("avg", nd, input, sizes)
+    elif input.ndim not in (2, 3):
+        raise RuntimeError(f"adaptive_avg_pool1d(): Expected 2D or 3D tensor, but got "
+                           f"{list(input.shape)}")
     sp = input.shape[-nd:]
     sizes = tuple(sp[i] if sizes[i] is None else sizes[i] for i in range(nd))
     if all(s == 1 for s in sizes):
         # one cell per plane is the mean, as PyTorch computes it (its grad_fn, its dtype
         # errors, nan over an empty plane; it saves nothing)
         return input.mean(tuple(range(-nd, 0)), keepdim=True)
+    if not input.dtype.is_floating_point:
+        kname = "adaptive_avg_pool3d_cpu" if nd == 3 else "adaptive_avg_pool2d"
+        raise NotImplementedError(f'"{kname}" not implemented for \'{type_name(input.dtype)}\'')
     out = _apply_matrices(input, [_adaptive_matrix(sp[i], sizes[i]) for i in range(nd)])
     return saves(out, input)  # PyTorch's kernel saves its input
 
@@ -359,6 +419,11 @@ def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
 
 def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     return adaptive_avg_pool_nd(2, input, output_size)
+
+
+def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
+    """Mean pooling of (N, C, D, H, W) or (C, D, H, W) to a fixed (D', H', W')."""
+    return adaptive_avg_pool_nd(3, input, output_size)
 
 
 def _bins(size: int, out: int) -> list[tuple[int, int]]:
@@ -402,9 +467,9 @@ def _adaptive_max_meta(x, *, out_size):
     return (shape, x._dtype), (shape, dt.int64)
 
 
-adaptive_max_pool_p = Primitive("adaptive_max_pool_with_indices", _adaptive_max_kernel,
-                                _adaptive_max_meta, n_outputs=2,
-                                grad_name="AdaptiveMaxPool2DBackward0")
+adaptive_max_pool_p = Primitive(
+    "adaptive_max_pool_with_indices", _adaptive_max_kernel, _adaptive_max_meta, n_outputs=2,
+    grad_name=lambda args, params: f"AdaptiveMaxPool{len(params['out_size'])}DBackward0")
 
 
 def _adaptive_max_vjp(g, out, x, *, out_size):
@@ -431,23 +496,31 @@ def adaptive_max_pool_nd(nd: int, input: Tensor, output_size, return_indices: bo
     adaptive primitive (2-d and up; 1-d: one max_pool per bin)."""
     from .join import cat
 
-    if nd > 1 and input.ndim <= nd:  # (torch.nn.functional's own check, before the kernel's)
-        raise ValueError(f"Input dimension should be at least {nd + 1}")
-    sizes = (output_size,) * nd if isinstance(output_size, int) else tuple(output_size)
+    if nd > 1:
+        sizes = _adaptive_sizes(nd, input, output_size)
+        _adaptive_checks("max", nd, input, sizes)
+        if not (input.dtype.is_floating_point and not input.dtype.is_complex):
+            kname = "adaptive_max_pool3d_cpu" if nd == 3 else "adaptive_max_pool2d"
+            raise NotImplementedError(f'"{kname}" not implemented for '
+                                      f"'{type_name(input.dtype)}'")
+        for s in sizes:
+            if s < 0:
+                shape = list(input.shape[:-nd]) + list(sizes)
+                raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
+                                   f"{shape}")
+        sp = input.shape[-nd:]
+        # (3-d: no max_pool shortcut, PyTorch's node is AdaptiveMaxPool3DBackward0 either way)
+        if nd == 2 and all(sizes[i] and sp[i] % sizes[i] == 0 for i in range(nd)):
+            k = tuple(sp[i] // sizes[i] for i in range(nd))
+            return max_pool_nd(nd, input, k, k, 0, 1, False, return_indices)
+        values, index = apply(adaptive_max_pool_p, input, out_size=sizes)
+        return (values, index) if return_indices else values
+    sizes = (output_size,) if isinstance(output_size, int) else tuple(output_size)
     sp = input.shape[-nd:]
     sizes = tuple(sp[i] if sizes[i] is None else sizes[i] for i in range(nd))
     if all(sizes[i] and sp[i] % sizes[i] == 0 for i in range(nd)):
         k = tuple(sp[i] // sizes[i] for i in range(nd))
         return max_pool_nd(nd, input, k, k, 0, 1, False, return_indices)
-    if nd != 1:
-        if input.ndim not in (nd + 1, nd + 2):
-            raise RuntimeError(f"adaptive_max_pool{nd}d(): Expected {nd + 1}D or {nd + 2}D "
-                               f"tensor, but got {list(input.shape)}")
-        if not (input.dtype.is_floating_point and not input.dtype.is_complex):
-            raise NotImplementedError(f'"adaptive_max_pool{nd}d" not implemented for '
-                                      f"'{type_name(input.dtype)}'")
-        values, index = apply(adaptive_max_pool_p, input, out_size=sizes)
-        return (values, index) if return_indices else values
     vals, idxs = [], []
     for o in range(sizes[0]):
         start = (o * sp[0]) // sizes[0]
@@ -466,6 +539,12 @@ def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False
 
 def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False):
     return adaptive_max_pool_nd(2, input, output_size, return_indices)
+
+
+def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False):
+    """Max pooling of (N, C, D, H, W) or (C, D, H, W) to a fixed (D', H', W'), with the flat
+    indices of the maxima if asked."""
+    return adaptive_max_pool_nd(3, input, output_size, return_indices)
 
 
 def max_pool1d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,

@@ -71,16 +71,33 @@ def _along(fn, a, dim, reverse):
 
 # --- cumsum ---------------------------------------------------------------------------
 
-def _cumsum_kernel(a, *, dim, reverse=False):
-    if a.dtype in _LOW:
-        return _along(lambda v, axis: np.cumsum(v, axis=axis, dtype=np.float32), a, dim,
-                      reverse).astype(a.dtype)
-    return _along(lambda v, axis: np.cumsum(v, axis=axis, dtype=a.dtype), a, dim, reverse)
+# PyTorch's CPU scans carry their running value in `acc_type`: float32 for float16 /
+# bfloat16, float64 for float32, complex128 for complex64; each output is rounded from it.
+# MLX's scans carry it in the input's own dtype (`own=True`, the MLX face's).
+_ACC = {np.dtype(np.float32): np.float64, np.dtype(np.complex64): np.complex128}
+
+
+def _acc(d: np.dtype, own: bool = False):
+    if own:
+        return d
+    return np.float32 if d in _LOW else _ACC.get(d, d)
+
+
+def _cumsum_kernel(a, *, dim, reverse=False, own=False):
+    acc = _acc(a.dtype, own)
+    return _along(lambda v, axis: np.cumsum(v, axis=axis, dtype=acc), a, dim,
+                  reverse).astype(a.dtype, copy=False)
+
+
+def _same_carry(own: bool) -> dict:
+    """The `own` flag as a scan's parameters carry it (absent when False)."""
+    return {"own": True} if own else {}
 
 
 CUMSUM = Member(scan_p, "cumsum", c_order(_cumsum_kernel), _scan_meta)
-defvjp(CUMSUM, lambda g, out, x, *, dim, reverse=False:
-       apply(scan_p, g, fn=CUMSUM, dim=dim, reverse=not reverse), reads=((),))
+defvjp(CUMSUM, lambda g, out, x, *, dim, reverse=False, own=False:
+       apply(scan_p, g, fn=CUMSUM, dim=dim, reverse=not reverse, **_same_carry(own)),
+       reads=((),))
 deflinear(CUMSUM)
 
 
@@ -102,14 +119,13 @@ def cumsum_(self: Tensor, dim: int, *, dtype=None) -> Tensor:
 
 # --- cumprod --------------------------------------------------------------------------
 
-def _cumprod_kernel(a, *, dim):
-    if a.dtype in _LOW:
-        return _along(lambda v, axis: np.cumprod(v, axis=axis, dtype=np.float32), a, dim,
-                      False).astype(a.dtype)
-    return _along(lambda v, axis: np.cumprod(v, axis=axis, dtype=a.dtype), a, dim, False)
+def _cumprod_kernel(a, *, dim, own=False):
+    acc = _acc(a.dtype, own)
+    return _along(lambda v, axis: np.cumprod(v, axis=axis, dtype=acc), a, dim,
+                  False).astype(a.dtype, copy=False)
 
 
-def _cumprod_vjp(g, out, x, *, dim):
+def _cumprod_vjp(g, out, x, *, dim, own=False):  # (own: the gradient as PyTorch's)
     # NOTE: written without looking at the values (no rule reads data). Before a slice's
     # first zero z, grad_i = sum_{k>=i} g_k out_k / x_i; at z it is the gradient of the
     # cumprod with x_z set to 1; after z it is 0. That value is right, but its derivative
@@ -163,7 +179,7 @@ def _cumprod_vjp_pairs(g: Tensor, x: Tensor, dim: int) -> Tensor:
     return ((head.conj() if cplx else head) * tail).movedim(-1, dim)
 
 
-def _cumprod_jvp(primals, tangents, out, *, dim):
+def _cumprod_jvp(primals, tangents, out, *, dim, own=False):
     # d out_k = sum_{i<=k} t_i prod_{j<i} x_j prod_{i<j<=k} x_j, exact with zeros
     x, t = primals[0], tangents[0]
     if x.numel() == 0 or x.ndim == 0:
@@ -187,6 +203,13 @@ def cumprod(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
 def cumprod_(self: Tensor, dim: int, *, dtype=None) -> Tensor:
     """In-place running product along `dim`."""
     return apply_(scan_p, self, fn=CUMPROD, dim=_scan_dim(self, dim))
+
+
+def scan_in_own_dtype(x: Tensor, dim: int, product: bool = False) -> Tensor:
+    """cumsum (or cumprod) carrying the running value in `x`'s own dtype, one rounding a
+    step, as MLX's scans do (PyTorch's carry float32 in float64, float16 in float32): the
+    MLX face's."""
+    return apply(scan_p, x, fn=CUMPROD if product else CUMSUM, dim=dim, own=True)
 
 
 # --- cummax / cummin --------------------------------------------------------------------

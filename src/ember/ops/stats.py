@@ -328,6 +328,35 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None,
     return write_out(r, out)
 
 
+def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *, out=None) -> Tensor:
+    """Each slice along `dim` whose p-norm exceeds `maxnorm` scaled to norm ~maxnorm: by
+    maxnorm / (norm + 1e-7), for 16-bit floats the norm taken in float32 and the factor
+    rounded to the input's dtype, as PyTorch does."""
+    from .._view import wrap_dim
+    from .ternary import where
+
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
+    if input.ndim <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} "
+                           "dimensions")
+    d = wrap_dim(dim, input.ndim)
+    wide = dt.float32 if input._dtype in (dt.float16, dt.bfloat16) else None
+    dims = [i for i in range(input.ndim) if i != d]
+    norm = vector_norm(input, p, dims, True, dtype=wide)
+    factor = where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
+    if wide is not None:  # (the factor is rounded to the input's dtype before the product)
+        factor = factor.to(input._dtype)
+    return write_out(input * factor, out)
+
+
+def renorm_(self: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
+    """In-place `renorm` (computed from a copy, so the gradient sees the old values)."""
+    return self.copy_(renorm(self.clone(), p, dim, maxnorm))
+
+
 # --- median / nanmedian / mode ------------------------------------------------------------
 
 def _median_index(a, axis: int, ignore_nan: bool):
@@ -585,9 +614,10 @@ def nanquantile(input: Tensor, q, dim=None, keepdim: bool = False, *,
 
 
 TENSOR_METHODS = {
-    "var": var, "std": std, "norm": norm, "median": median, "nanmedian": nanmedian,
+    "var": var, "std": std, "norm": norm, "renorm": renorm, "renorm_": renorm_,
+    "median": median, "nanmedian": nanmedian,
     "mode": mode, "quantile": quantile, "nanquantile": nanquantile,
 }
 
-__all__ = ["var", "std", "var_mean", "std_mean", "norm", "median", "nanmedian", "mode",
-           "quantile", "nanquantile"]
+__all__ = ["var", "std", "var_mean", "std_mean", "norm", "renorm", "median", "nanmedian",
+           "mode", "quantile", "nanquantile"]

@@ -154,13 +154,18 @@ def cj(t: Tensor) -> Tensor:
 
 
 def zero_grad(g, out, x, **params):
-    """VJP of a piecewise-constant op (floor, sign, round ...): zeros."""
-    return g * 0
+    """VJP of a piecewise-constant op (floor, sign, round ...): zeros, also where the incoming
+    gradient is inf or NaN (PyTorch's `zeros_like(grad)`, not `grad * 0`)."""
+    from .creation import zeros_like
+
+    return zeros_like(g)
 
 
 def zero_tangent(t, out, x, **params):
     """JVP of a piecewise-constant op: zeros (linear in `t`, as every tangent is)."""
-    return t * 0
+    from .creation import zeros_like
+
+    return zeros_like(t)
 
 
 # --- the core functions, each with its derivatives ---------------------------------------

@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 import ember as E
+from ember.ops.scan import scan_in_own_dtype
 
 from . import _complex_order as C
 from . import _dtypes as D
@@ -237,13 +238,14 @@ def _shifted(t, axis: int, ident, dtype: Dtype):
 def cumsum(a, /, axis=None, *, reverse: bool = False, inclusive: bool = True,
            stream=None) -> array:
     a = _arr(a)
-    return _scan(lambda t, d: E.cumsum(t, d), a, axis, reverse, inclusive, 0, "cumsum",
+    return _scan(scan_in_own_dtype, a, axis, reverse, inclusive, 0, "cumsum",
                  D.int32 if a._dtype is D.bool_ else None)
 
 
 def cumprod(a, /, axis=None, *, reverse: bool = False, inclusive: bool = True,
             stream=None) -> array:
-    return _scan(lambda t, d: E.cumprod(t, d), a, axis, reverse, inclusive, 1, "cumprod")
+    return _scan(lambda t, d: scan_in_own_dtype(t, d, product=True), a, axis, reverse,
+                 inclusive, 1, "cumprod")
 
 
 def cummax(a, /, axis=None, *, reverse: bool = False, inclusive: bool = True,

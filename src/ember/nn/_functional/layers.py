@@ -19,6 +19,7 @@ from ...ops import nn_ops
 from ...ops.attention import attention_prim
 from ...ops.batch_norm import batch_norm_stats, update_running
 from ...ops.bernoulli import bernoulli_noise
+from ...ops.composite import pdist
 from ...ops.layer_norm import layer_norm_prim
 from ...ops.matmul import addmm
 from ...ops.registry import saves
@@ -465,17 +466,6 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     """||x1 - x2 + eps||_p along the last dim."""
     dim = max(x1.dim(), x2.dim()) - 1
     return _norm(x1 - x2 + eps, p, dim, keepdim)
-
-
-def pdist(input: Tensor, p: float = 2) -> Tensor:
-    """Distances between all pairs of rows (upper triangle, row-major)."""
-    n = input.shape[0]
-    idx_i, idx_j = zip(*[(i, j) for i in range(n) for j in range(i + 1, n)]) if n > 1 else ((), ())
-    if not idx_i:
-        return input.new_zeros(0)
-    a = input[E.tensor(list(idx_i), dtype=E.int64)]
-    b = input[E.tensor(list(idx_j), dtype=E.int64)]
-    return saves(_norm(a - b, p, 1, False), input)  # (PyTorch's _pdist_forward keeps it)
 
 
 # --- attention ------------------------------------------------------------------------

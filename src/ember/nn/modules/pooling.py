@@ -1,4 +1,5 @@
-"""Pooling layers: max, average and adaptive pooling over 1-d, 2-d and 3-d inputs."""
+"""Pooling layers: max, average, power-average and adaptive pooling over 1-d, 2-d and 3-d
+inputs."""
 
 from __future__ import annotations
 
@@ -95,6 +96,45 @@ class AvgPool3d(AvgPool2d):
     _fn = staticmethod(F.avg_pool3d)
 
 
+class _LPPoolNd(Module):
+    __constants__ = ["norm_type", "kernel_size", "stride", "ceil_mode"]
+    _fn = None
+
+    def __init__(self, norm_type: float, kernel_size, stride=None,
+                 ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.norm_type = norm_type
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.ceil_mode = ceil_mode
+
+    def forward(self, input: Tensor) -> Tensor:
+        return type(self)._fn(input, float(self.norm_type), self.kernel_size, self.stride,
+                              self.ceil_mode)
+
+    def extra_repr(self) -> str:
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}, ceil_mode={self.ceil_mode}")
+
+
+class LPPool1d(_LPPoolNd):
+    """(sum of x**p over each window) ** (1/p) over (N, C, L) inputs."""
+
+    _fn = staticmethod(F.lp_pool1d)
+
+
+class LPPool2d(_LPPoolNd):
+    """(sum of x**p over each window) ** (1/p) over (N, C, H, W) inputs."""
+
+    _fn = staticmethod(F.lp_pool2d)
+
+
+class LPPool3d(_LPPoolNd):
+    """(sum of x**p over each window) ** (1/p) over (N, C, D, H, W) inputs."""
+
+    _fn = staticmethod(F.lp_pool3d)
+
+
 class _AdaptivePool(Module):
     __constants__ = ["output_size"]
     _fn = None
@@ -120,6 +160,10 @@ class AdaptiveAvgPool2d(_AdaptivePool):
     _fn = staticmethod(F.adaptive_avg_pool2d)
 
 
+class AdaptiveAvgPool3d(_AdaptivePool):
+    _fn = staticmethod(F.adaptive_avg_pool3d)
+
+
 class _AdaptiveMaxPool(_AdaptivePool):
     def __init__(self, output_size, return_indices: bool = False) -> None:
         super().__init__(output_size)
@@ -135,6 +179,10 @@ class AdaptiveMaxPool1d(_AdaptiveMaxPool):
 
 class AdaptiveMaxPool2d(_AdaptiveMaxPool):
     _fn = staticmethod(F.adaptive_max_pool2d)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPool):
+    _fn = staticmethod(F.adaptive_max_pool3d)
 
 
 class _MaxUnpoolNd(Module):
