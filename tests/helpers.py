@@ -176,7 +176,8 @@ def check_op(fn_e, fn_t, *arrays, grad: bool = True, rtol=None, atol=None, grad_
 
 def numeric_grad(fn, arrays, i: int, eps: float = 1e-6) -> np.ndarray:
     """Central finite differences of sum(fn(...) * 1) with respect to arrays[i]."""
-    base = [np.array(a, dtype=np.float64) for a in arrays]
+    # (C order: the perturbations go through a flat view, which any other layout would copy)
+    base = [np.array(a, dtype=np.float64, order="C") for a in arrays]
     g = np.zeros_like(base[i])
     flat = base[i].reshape(-1)
     gflat = g.reshape(-1)

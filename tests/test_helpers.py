@@ -9,7 +9,7 @@ import torch
 
 import ember
 
-from helpers import assert_ulp, ulp_of
+from helpers import assert_ulp, numeric_grad, ulp_of
 
 WHY = "a reduction whose order depends on the vector width"
 BITS = {np.float16: np.int16, ml_dtypes.bfloat16: np.int16, np.float32: np.int32,
@@ -111,3 +111,9 @@ def test_ulp_of():
     assert ulp_of(0.75, np.float16) == 2.0 ** -11
     assert ulp_of(0.0, np.float64) == 2.0 ** -1074
     assert ulp_of(-3.0, ml_dtypes.bfloat16) == 2.0 ** -6
+
+
+def test_numeric_grad_perturbs_arrays_of_any_layout():
+    a = np.asfortranarray(np.arange(6.0).reshape(2, 3))
+    got = numeric_grad(lambda t: t * t, [a], 0)
+    np.testing.assert_allclose(got, 2 * a, rtol=1e-6)
