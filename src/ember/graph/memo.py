@@ -76,12 +76,13 @@ def _autocast_on() -> bool:
     return bool(getattr(autocast_mode._state, "enabled", False))
 
 
-def _tree(module: Module) -> list | None:
-    """The modules under `module` (itself first), or None where one is not memoisable."""
+def _tree(module: Module, types: set = MEMO_TYPES) -> list | None:
+    """The modules under `module` (itself first), or None where one's class is not among
+    `types` (the memoisable ones) or it has hooks."""
     out, todo = [], [module]
     while todo:
         m = todo.pop()
-        if m.__class__ not in MEMO_TYPES or m._hooked:
+        if m.__class__ not in types or m._hooked:
             return None
         out.append(m)
         todo.extend(m._modules.values())

@@ -339,14 +339,7 @@ def _tree(module: Module) -> list | None:
             nn.AvgPool2d, nn.AvgPool3d, nn.AdaptiveAvgPool1d, nn.AdaptiveAvgPool2d,
             nn.AdaptiveMaxPool1d, nn.AdaptiveMaxPool2d, nn.Dropout1d, nn.Dropout2d,
             nn.Unflatten})
-    out, todo = [], [module]
-    while todo:
-        m = todo.pop()
-        if m.__class__ not in _PROVABLE or m._hooked:
-            return None
-        out.append(m)
-        todo.extend(m._modules.values())
-    return out
+    return _memo._tree(module, _PROVABLE)
 
 
 _forward_scans: dict = {}
