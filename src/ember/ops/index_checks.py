@@ -103,20 +103,25 @@ def embedding(weight: Tensor, indices: Tensor) -> None:
 
 # --- index_add / index_copy / index_fill -----------------------------------------------------
 
+def _vector_index_and_source(name: str, x: Tensor, index: Tensor, source: Tensor) -> None:
+    """An index_add_-like op's checks of its index (an int vector) and source (x's dtype)."""
+    if index.ndim > 1:
+        raise IndexError(f"{name}(): Index is supposed to be a vector, but got dim: "
+                         f"{index.ndim} with type: {type_name(index._dtype)} and size: "
+                         f"{_dims(index._shape)}")
+    if index._dtype not in _INT_INDEX:
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index but got: "
+                           f"{type_name(index._dtype)}")
+    if source._dtype is not x._dtype:
+        raise RuntimeError(f"{name}(): self ({type_name(x._dtype)}) and source "
+                           f"({type_name(source._dtype)}) must have the same scalar type")
+
+
 def index_add(x: Tensor, dim: int, index: Tensor, source: Tensor, alpha=1) -> int:
     _require_tensor("index_add", index)
     d = wrap_dim(dim, max(x.ndim, 1))
     n = index.numel()
-    if index.ndim > 1:
-        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: "
-                         f"{index.ndim} with type: {type_name(index._dtype)} and size: "
-                         f"{_dims(index._shape)}")
-    if index._dtype not in _INT_INDEX:
-        raise RuntimeError("index_add_(): Expected dtype int32/int64 for index but got: "
-                           f"{type_name(index._dtype)}")
-    if source._dtype is not x._dtype:
-        raise RuntimeError(f"index_add_(): self ({type_name(x._dtype)}) and source "
-                           f"({type_name(source._dtype)}) must have the same scalar type")
+    _vector_index_and_source("index_add_", x, index, source)
     if not (d == 0 or d < source.ndim):
         raise RuntimeError(f"index_add_(): Indexing dim {d} is out of bounds of the source "
                            f"tensor with dim {source.ndim}")
@@ -161,16 +166,7 @@ def index_reduce(x: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str
     _require_tensor("index_reduce", index)
     d = wrap_dim(dim, max(x.ndim, 1))
     n = index.numel()
-    if index.ndim > 1:
-        raise IndexError(f"index_reduce_(): Index is supposed to be a vector, but got dim: "
-                         f"{index.ndim} with type: {type_name(index._dtype)} and size: "
-                         f"{_dims(index._shape)}")
-    if index._dtype not in _INT_INDEX:
-        raise RuntimeError("index_reduce_(): Expected dtype int32/int64 for index but got: "
-                           f"{type_name(index._dtype)}")
-    if source._dtype is not x._dtype:
-        raise RuntimeError(f"index_reduce_(): self ({type_name(x._dtype)}) and source "
-                           f"({type_name(source._dtype)}) must have the same scalar type")
+    _vector_index_and_source("index_reduce_", x, index, source)
     if source.ndim == 0 and n != 1 or source.ndim and d >= source.ndim:
         raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
     if source.ndim and n != source._shape[d]:
