@@ -393,3 +393,140 @@ def test_load_state_dict_assign_materialises_a_meta_model():
                                   lambda m: m.tensor([1], requires_grad=True)])
 def test_integer_tensors_refuse_grad_in_torchs_words_per_path(make):
     same_message(make)
+
+
+# --- hooks every module runs (register_module_*_hook) ---------------------------------------
+
+def _global_hook_log(lib):
+    """Run a nested model forward and backward with all four global hooks and one module
+    hook; the calls in order, then the handles (not yet removed)."""
+    mm = lib.nn.modules.module
+    lib.manual_seed(0)
+    net = lib.nn.Sequential(lib.nn.Linear(2, 3), lib.nn.ReLU(),
+                            lib.nn.Sequential(lib.nn.Linear(3, 1)))
+    log = []
+    net[0].register_forward_hook(lambda m, a, out: log.append(("own", type(m).__name__)))
+    handles = [
+        mm.register_module_forward_pre_hook(lambda m, a: log.append(("pre", type(m).__name__))),
+        mm.register_module_forward_hook(lambda m, a, out: log.append(("fwd", type(m).__name__))),
+        mm.register_module_full_backward_pre_hook(
+            lambda m, go: log.append(("bw_pre", type(m).__name__))),
+        mm.register_module_full_backward_hook(
+            lambda m, gi, go: log.append(("bw", type(m).__name__, len(gi), len(go)))),
+    ]
+    x = lib.ones(4, 2, requires_grad=True)
+    net(x).sum().backward()
+    return net, log, handles
+
+
+def test_global_hooks_fire_for_nested_modules_in_torchs_order():
+    net_e, log_e, handles_e = _global_hook_log(ember)
+    net_t, log_t, handles_t = _global_hook_log(torch)
+    try:
+        assert log_e == log_t
+        assert log_e[:3] == [("pre", "Sequential"), ("pre", "Linear"), ("fwd", "Linear")]
+        assert all(m._hooked for m in net_e.modules())  # (what the graph layer's checks read)
+        assert ember.nn.Linear(1, 1)._hooked  # (modules made later too)
+    finally:
+        for h in handles_e + handles_t:
+            h.remove()
+    assert net_e[0]._hooked and not any(m._hooked for m in net_e.modules() if m is not net_e[0])
+    log_e.clear()
+    net_e(ember.ones(1, 2))
+    assert log_e == [("own", "Linear")]  # (only the module's own hook is left)
+
+
+def test_global_hooks_can_replace_inputs_and_outputs_and_take_kwargs():
+    results = []
+    for lib in (ember, torch):
+        mm = lib.nn.modules.module
+        lib.manual_seed(0)
+        net = lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.Tanh())
+        seen = []
+        hs = [mm.register_module_forward_pre_hook(lambda m, a: (a[0] * 2,)),
+              mm.register_module_forward_hook(
+                  lambda m, a, kw, out, seen=seen: seen.append(kw) or out + 1, with_kwargs=True)]
+        try:
+            results.append(net(lib.ones(3, 2)))
+        finally:
+            for h in hs:
+                h.remove()
+        assert seen == [{}, {}, {}]
+    assert_same(*results)
+
+
+def test_global_always_call_hook_runs_when_forward_raises():
+    class Broken(nn.Module):
+        def forward(self, x):
+            raise ValueError("no")
+
+    seen = []
+    h = nn.modules.module.register_module_forward_hook(
+        lambda m, a, out: seen.append(out), always_call=True)
+    try:
+        with pytest.raises(ValueError):
+            Broken()(ember.ones(1))
+    finally:
+        h.remove()
+    assert seen == [None]
+
+
+def test_global_backward_hook_gradients_match_torch():
+    grads = []
+    net_t = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.Sigmoid())
+    net_e = nn.Sequential(nn.Linear(3, 2), nn.Sigmoid())
+    copy_module_state(net_e, net_t)
+    for lib, net in ((ember, net_e), (torch, net_t)):
+        seen = []
+        h = lib.nn.modules.module.register_module_full_backward_hook(
+            lambda m, gi, go, seen=seen: seen.append((type(m).__name__, gi[0], go[0])))
+        try:
+            x = lib.tensor(rand_array((4, 3)), requires_grad=True)
+            net(x).sum().backward()
+        finally:
+            h.remove()
+        grads.append(seen)
+    for (ne, gie, goe), (nt, git, got) in zip(*grads):
+        assert ne == nt
+        assert_same(gie, git)
+        assert_same(goe, got)
+
+
+def _compiled_run(compiled: bool) -> tuple:
+    """Twelve SGD steps of a small MLP, with a global forward hook (scaling every module's
+    output) added before step 4 and removed before step 9."""
+    ember.manual_seed(0)
+    model = nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 3))
+    opt = ember.optim.SGD(model.parameters(), lr=0.05)
+    rng = np.random.default_rng(0)
+    x = ember.tensor(rng.standard_normal((5, 6)).astype(np.float32))
+    y = ember.tensor(rng.integers(0, 3, 5))
+    loss_fn = nn.CrossEntropyLoss()
+
+    def step():
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss.detach()
+
+    fn = ember.compile(step) if compiled else step
+    losses, calls, handle = [], [], None
+    for i in range(12):
+        if i == 4:
+            handle = nn.modules.module.register_module_forward_hook(
+                lambda m, a, out, i=i: calls.append(i) or out * 0.5)
+        if i == 9:
+            handle.remove()
+        losses.append(fn().item())
+    return fn, losses, calls, [p.detach().numpy().copy() for p in model.parameters()]
+
+
+def test_a_compiled_step_sees_a_global_hook_added_between_calls():
+    fn, losses_c, calls_c, params_c = _compiled_run(True)
+    _, losses_e, calls_e, params_e = _compiled_run(False)
+    assert fn.replayed > 0
+    assert calls_c == calls_e and len(calls_e) == 5 * 5  # (5 modules, loss included; 5 steps)
+    assert losses_c == losses_e
+    for c, e in zip(params_c, params_e):
+        np.testing.assert_array_equal(c, e)

@@ -5,6 +5,9 @@ constraints.py           parameter and support constraints (PyTorch's names and 
 utils.py                 broadcast_all, probs <-> logits, lazy_property
 normal.py uniform.py     Normal, Uniform (reparameterised: rsample carries gradients)
 bernoulli.py categorical.py   Bernoulli, Categorical (probs or logits)
+gamma.py beta.py dirichlet.py  Gamma, Beta, Dirichlet (PyTorch's gamma sampler, draw for draw)
+transforms.py            Exp, Affine, Sigmoid, Tanh and Compose transforms
+transformed_distribution.py   TransformedDistribution (a base pushed through transforms)
 multivariate_normal.py   MultivariateNormal (covariance, precision or scale_tril)
 independent.py           Independent (batch dims read as event dims)
 kl.py                    kl_divergence and its register_kl registry
@@ -13,19 +16,33 @@ Sampling draws from ember's generator with PyTorch's kernels and call order, so 
 program gets PyTorch's samples.
 """
 
-from . import constraints
+from . import constraints, transforms
 from .bernoulli import Bernoulli
+from .beta import Beta
 from .categorical import Categorical
+from .dirichlet import Dirichlet
 from .distribution import Distribution
+from .gamma import Gamma
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
+from .transformed_distribution import TransformedDistribution
+from .transforms import (
+    AffineTransform,
+    ComposeTransform,
+    ExpTransform,
+    SigmoidTransform,
+    TanhTransform,
+    Transform,
+)
 from .uniform import Uniform
 
 __all__ = [
-    "Bernoulli", "Categorical", "Distribution", "Independent", "MultivariateNormal", "Normal",
-    "Uniform", "constraints", "kl_divergence", "register_kl",
+    "AffineTransform", "Bernoulli", "Beta", "Categorical", "ComposeTransform", "Dirichlet",
+    "Distribution", "ExpTransform", "Gamma", "Independent", "MultivariateNormal", "Normal",
+    "SigmoidTransform", "TanhTransform", "Transform", "TransformedDistribution", "Uniform",
+    "constraints", "kl_divergence", "register_kl", "transforms",
 ]
 
 

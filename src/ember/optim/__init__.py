@@ -1,6 +1,6 @@
 """ember.optim: optimizers with PyTorch's state layout, and learning-rate schedulers."""
 
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 from .adam import Adam, Adamax, AdamW, NAdam, RAdam
 from .lbfgs import LBFGS
 from .optimizer import Optimizer
@@ -8,7 +8,7 @@ from .rmsprop import Adadelta, Adagrad, RMSprop
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "RMSprop",
-           "Adagrad", "Adadelta", "LBFGS", "lr_scheduler"]
+           "Adagrad", "Adadelta", "LBFGS", "lr_scheduler", "swa_utils"]
 
 
 def __getattr__(name: str):

@@ -119,8 +119,10 @@ class _StateDictMixin:
             if module is not None:
                 module.state_dict(destination=destination, prefix=prefix + name + ".",
                                   keep_vars=keep_vars)
+        meta = getattr(destination, "_metadata", None)
+        local = meta[prefix[:-1]] if meta is not None else {"version": self._version}
         for hook in self._state_dict_hooks.values():
-            res = hook(self, destination, prefix, {"version": self._version})
+            res = hook(self, destination, prefix, local)
             if res is not None:
                 destination = res
         return destination

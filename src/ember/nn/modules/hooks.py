@@ -129,7 +129,7 @@ class _BackwardHook:
                 for j, i in enumerate(idx):
                     full[i] = grads[j]
                 full = tuple(full)
-                for hook in list(self.module._backward_pre_hooks.values()):
+                for hook in self.module._get_backward_pre_hooks():
                     r = hook(self.module, full)
                     if r is not None:
                         full = tuple(r) if isinstance(r, (tuple, list)) else (r,)
@@ -145,7 +145,7 @@ class _BackwardHook:
 
     def _run_hooks(self, grad_inputs: tuple):
         res = None
-        for hook in list(self.module._backward_hooks.values()):
+        for hook in self.module._get_backward_hooks():
             r = hook(self.module, grad_inputs, self.grad_outputs)
             if r is not None:
                 if not isinstance(r, tuple):

@@ -3,7 +3,8 @@
 Assigning a `Parameter`, a `Buffer` or a `Module` to an attribute registers it in
 `_parameters`, `_buffers` or `_modules` (ordered dicts), which is what makes
 `state_dict` keys, `named_parameters` names and `repr` text match PyTorch's.
-`__call__` runs `forward` directly unless a hook was registered on the module.
+`__call__` runs `forward` directly unless a hook was registered on the module (or on
+every module, by `register_module_forward_hook` & co., at the end of this file).
 `Module` inherits its state-dict methods from `_state_dict.py` and its moving and
 casting methods (`to`, `float`, `cpu`, ...) from `_conversion.py`.
 """
@@ -126,7 +127,8 @@ class Module(_StateDictMixin, _ConversionMixin):
         return self._call_hooks_and_forward(args, kwargs)
 
     def _call_hooks_and_forward(self, args: tuple, kwargs: dict):
-        for hook_id, hook in list(self._forward_pre_hooks.items()):
+        for hook_id, hook in [*_global_forward_pre_hooks.items(),
+                              *self._forward_pre_hooks.items()]:
             if hook_id in self._forward_pre_hooks_with_kwargs:
                 res = hook(self, args, kwargs)
                 if res is not None:
@@ -139,12 +141,21 @@ class Module(_StateDictMixin, _ConversionMixin):
                 if res is not None:
                     args = res if isinstance(res, tuple) else (res,)
         bw = None
-        if self._backward_hooks or self._backward_pre_hooks:
+        if self._backward_hooks or self._backward_pre_hooks or _global_backward_hooks or \
+                _global_backward_pre_hooks:
             bw = _BackwardHook(self)
             args = bw.setup_input(args)
         try:
             result = self.forward(*args, **kwargs)
         except Exception:
+            for hook_id, hook in list(_global_forward_hooks.items()):
+                if hook_id in _global_forward_hooks_always_called:
+                    try:
+                        hook(self, args, None)  # (as PyTorch: never with kwargs here)
+                    except Exception as e:
+                        warnings.warn("global module forward hook with ``always_call=True`` "
+                                      "raised an exception that was silenced as another "
+                                      f"error was raised in forward: {e}", stacklevel=2)
             for hook_id, hook in list(self._forward_hooks.items()):
                 if hook_id in self._forward_hooks_always_called:
                     try:
@@ -157,8 +168,9 @@ class Module(_StateDictMixin, _ConversionMixin):
                                       f"that was silenced as another error was raised in "
                                       f"forward: {e}", stacklevel=2)
             raise
-        for hook_id, hook in list(self._forward_hooks.items()):
-            if hook_id in self._forward_hooks_with_kwargs:
+        for hook_id, hook in [*_global_forward_hooks.items(), *self._forward_hooks.items()]:
+            if hook_id in self._forward_hooks_with_kwargs or \
+                    hook_id in _global_forward_hooks_with_kwargs:
                 res = hook(self, args, kwargs, result)
             else:
                 res = hook(self, args, result)
@@ -171,6 +183,14 @@ class Module(_StateDictMixin, _ConversionMixin):
                               stacklevel=2)
             result = bw.setup_output(result)
         return result
+
+    def _get_backward_hooks(self) -> list:
+        """The full backward hooks a call runs: the global ones, then the module's."""
+        return [*_global_backward_hooks.values(), *self._backward_hooks.values()]
+
+    def _get_backward_pre_hooks(self) -> list:
+        """The backward pre-hooks a call runs: the global ones, then the module's."""
+        return [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
 
     def _update_hooked(self) -> None:
         self.__dict__["_hooked"] = bool(
@@ -552,3 +572,94 @@ def _remove_from(name: str, *stores) -> None:
                 del s[name]
             else:
                 s.discard(name)
+
+
+# --- hooks of every module (`register_module_forward_hook` & co., PyTorch's global state) ---
+# NOTE: while any is registered, `Module._hooked` is a data descriptor reading True, which
+# overrides each module's own flag: every call takes the hooked path, and the graph layer's
+# checks (which read `m._hooked`) see every module as hooked. With none, the class has no
+# `_hooked` and the per-module flag decides, so the no-hook path costs nothing more.
+
+_global_forward_pre_hooks: OrderedDict = OrderedDict()
+_global_forward_hooks: OrderedDict = OrderedDict()
+_global_forward_hooks_with_kwargs: OrderedDict = OrderedDict()
+_global_forward_hooks_always_called: OrderedDict = OrderedDict()
+_global_backward_pre_hooks: OrderedDict = OrderedDict()
+_global_backward_hooks: OrderedDict = OrderedDict()
+
+
+class _AllHooked:
+    """`Module._hooked` while a global hook exists: True for every module."""
+
+    def __get__(self, obj, cls=None):
+        return True if obj is not None else self
+
+    def __set__(self, obj, value) -> None:
+        obj.__dict__["_hooked"] = value
+
+
+def _has_any_global_hook() -> bool:
+    return bool(_global_forward_pre_hooks or _global_forward_hooks
+                or _global_backward_pre_hooks or _global_backward_hooks)
+
+
+def _refresh_global_hooked() -> None:
+    installed = isinstance(Module.__dict__.get("_hooked"), _AllHooked)
+    if _has_any_global_hook() and not installed:
+        Module._hooked = _AllHooked()
+    elif installed and not _has_any_global_hook():
+        del Module._hooked
+    mode_changes[0] += 1  # (a replay traced before the change is stale)
+
+
+class _GlobalHookHandle(RemovableHandle):
+    """A handle on a global hook: removing the last one restores the no-hook path."""
+
+    def __init__(self, store: dict, extras=()) -> None:
+        super().__init__(store)
+        self._extras = extras
+
+    def remove(self) -> None:
+        super().remove()
+        for e in self._extras:
+            e.pop(self.id, None)
+        _refresh_global_hooked()
+
+
+def _add_global(store: dict, hook: Callable, extras=()) -> RemovableHandle:
+    handle = _GlobalHookHandle(store, extras)
+    store[handle.id] = hook
+    _refresh_global_hooked()
+    return handle
+
+
+def register_module_forward_pre_hook(hook: Callable) -> RemovableHandle:
+    """`hook(module, args)` runs before every module's `forward` (before its own pre-hooks);
+    a non-None return replaces the positional arguments."""
+    return _add_global(_global_forward_pre_hooks, hook)
+
+
+def register_module_forward_hook(hook: Callable, *, with_kwargs: bool = False,
+                                 always_call: bool = False) -> RemovableHandle:
+    """`hook(module, args, output)` (or `(module, args, kwargs, output)`) runs after every
+    module's `forward` (before its own hooks); a non-None return replaces the output.
+    With `always_call`, it also runs when `forward` raises."""
+    h = _add_global(_global_forward_hooks, hook,
+                    (_global_forward_hooks_with_kwargs, _global_forward_hooks_always_called))
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs[h.id] = True
+    if always_call:
+        _global_forward_hooks_always_called[h.id] = True
+    return h
+
+
+def register_module_full_backward_pre_hook(hook: Callable) -> RemovableHandle:
+    """`hook(module, grad_output)` runs for every module when its outputs' gradients are
+    known (before its own backward pre-hooks); a non-None return replaces them."""
+    return _add_global(_global_backward_pre_hooks, hook)
+
+
+def register_module_full_backward_hook(hook: Callable) -> RemovableHandle:
+    """`hook(module, grad_input, grad_output)` runs for every module when its inputs'
+    gradients are known (before its own backward hooks)."""
+    return _add_global(_global_backward_hooks, hook)
