@@ -196,3 +196,26 @@ def test_torch_relu_takes_the_tensor_alone_and_f_relu_its_inplace_flag():
     same_error(lambda L: L.ones(3).relu(True))
     same_result(lambda L: L.nn.functional.relu(L.tensor([-1.0, 2.0]), True))
     same_result(lambda L: L.tensor([-1.0, 2.0]).relu())
+
+
+@pytest.mark.parametrize("name, call", [
+    ("clamp", lambda lib, x: x.clamp(-1, 1)),
+    ("clamp_min", lambda lib, x: x.clamp_min(0)),
+    ("clamp tensor bounds", lambda lib, x: x.clamp(lib.tensor(-1.0), lib.tensor(1.0))),
+    ("hardtanh", lambda lib, x: lib.nn.functional.hardtanh(x)),
+    ("relu6", lambda lib, x: lib.nn.functional.relu6(x)),
+    ("hardsigmoid", lambda lib, x: lib.nn.functional.hardsigmoid(x)),
+    ("hardswish", lambda lib, x: lib.nn.functional.hardswish(x)),
+    ("relu", lambda lib, x: lib.nn.functional.relu(x)),
+])
+def test_flat_regions_pass_no_infinite_or_nan_gradient(name, call):
+    # PyTorch selects the incoming gradient where the slope is nonzero and 0 elsewhere, so
+    # an infinite or NaN gradient arriving at a clamped element gives 0 there, not NaN
+    x0 = [-5.0, -0.5, 0.5, 5.0, -5.0, 5.0]
+    g0 = [float("nan"), 1.0, float("inf"), float("-inf"), float("inf"), float("nan")]
+    grads = []
+    for lib in (ember, torch):
+        x = lib.tensor(x0, requires_grad=True)
+        call(lib, x).backward(lib.tensor(g0))
+        grads.append(x.grad.tolist())
+    np.testing.assert_array_equal(*grads)

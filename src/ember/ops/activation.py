@@ -234,8 +234,11 @@ def _hardtanh_kernel(a, min_val=-1.0, max_val=1.0):
 
 
 hardtanh_p = unary("hardtanh", _hardtanh_kernel)
-defvjp(hardtanh_p, lambda g, out, x, min_val, max_val: g * ((x > min_val) & (x < max_val)))
-defjvp1(hardtanh_p, lambda t, out, x, min_val, max_val: t * ((x > min_val) & (x < max_val)))
+# (g where the slope is 1, else 0 selected, as PyTorch's: an infinite or NaN g gives 0)
+defvjp(hardtanh_p, lambda g, out, x, min_val, max_val:
+       _where((x > min_val) & (x < max_val), g, 0.0))
+defjvp1(hardtanh_p, lambda t, out, x, min_val, max_val:
+        _where((x > min_val) & (x < max_val), t, 0.0))
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
@@ -690,7 +693,7 @@ _ONE_SIXTH_F32 = float(np.float32(1 / 6))
 
 
 def _hardsigmoid_grad(g, out, x):
-    return g * ((x > -3) & (x < 3)) * _ONE_SIXTH_F32
+    return _where((x > -3) & (x < 3), g * _ONE_SIXTH_F32, 0.0)
 
 
 defvjp(hardsigmoid_p, _hardsigmoid_grad)
@@ -713,7 +716,7 @@ hardswish_p = unary("hardswish", _hardswish_kernel)
 def _hardswish_grad(g, out, x):
     # NOTE: PyTorch's backward: 0 below -3, g above 3, g * (x / 3 + 0.5) on [-3, 3] (ends
     # included).
-    return _where(x < -3, g * 0, _where(x <= 3, g * (x / 3 + 0.5), g))
+    return _where(x < -3, 0.0, _where(x <= 3, g * (x / 3 + 0.5), g))
 
 
 defvjp(hardswish_p, _hardswish_grad)

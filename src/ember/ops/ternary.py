@@ -135,25 +135,28 @@ def _bound(fn, x, bound):
     return bounded(fn, x, bound) if np.ndim(bound) == 0 else fn(bound, x)
 
 
+# (each gradient is g where its mask holds and 0 elsewhere, selected as PyTorch's
+# `where`: an infinite or NaN g gives 0 outside the mask, not g * 0)
+
 def _clamp_grad_input(g, out, x, lo=None, hi=None):
     keep = None
     if lo is not None:
         keep = x >= lo
     if hi is not None:
         keep = (x <= hi) if keep is None else keep & (x <= hi)
-    return g * keep
+    return where(keep, g, 0.0)
 
 
 def _clamp_grad_min(g, out, x, lo, hi):
     # NOTE: PyTorch's clamp_backward_min_max: when min > max the result is max, so min gets
     # no gradient there.
     mask = x < lo if hi is None else (x < lo) & (lo < hi)
-    return g * mask
+    return where(mask, g, 0.0)
 
 
 def _clamp_grad_max(g, out, x, lo, hi):
     mask = x > hi if lo is None else (x > hi) | (hi < lo)
-    return g * mask
+    return where(mask, g, 0.0)
 
 
 def _clamp_jvp(primals, tangents, out):
