@@ -1,8 +1,9 @@
-"""csrc/binary.c (a + b over the kernel threads) against NumPy's add, the NumPy twin of
-ops/binary.py's `add`, and against torch: one IEEE addition per element, so bit for bit
-(NaN stays NaN, -0.0 + -0.0 is -0.0, -0.0 + 0.0 is +0.0, inf - inf is NaN). Operands the C
-kernel does not take (other dtypes, shapes that broadcast, non-contiguous layouts, Python
-numbers) reach NumPy's add through the chooser, with the same results."""
+"""csrc/binary.c (a + b, a - b, a * b, a / b over the kernel threads) against NumPy's
+ufuncs, the NumPy twins of ops/binary.py's `add`, `sub`, `mul` and `div`, and against
+torch: one IEEE operation per element, so bit for bit (NaN stays NaN, -0.0 + -0.0 is -0.0,
+-0.0 + 0.0 is +0.0, inf - inf, 0 * inf and 0 / 0 are NaN, x / 0 is an infinity). Operands
+the C kernels do not take (other dtypes, shapes that broadcast, non-contiguous layouts,
+Python numbers) reach NumPy's ufuncs through the chooser, with the same results."""
 
 from __future__ import annotations
 
@@ -13,21 +14,23 @@ import torch
 import ember
 from ember import native
 from ember.ops import binary
-from ember.ops.binary import add_fn
+from ember.ops.binary import add_fn, div_fn, mul_fn, sub_fn
 from native._differential import assert_bits, layouts, threads, with_specials
 
 from helpers import rand_array
 
 pytestmark = pytest.mark.skipif(not native.available(), reason="native kernels unavailable")
 TWINS = native.twins(add_fn)
+OPS = {"add": (add_fn, np.add), "sub": (sub_fn, np.subtract), "mul": (mul_fn, np.multiply),
+       "div": (div_fn, np.true_divide)}
 
 
 @pytest.fixture(autouse=True)
 def _small_arrays_native_too(monkeypatch):
-    """Eager calls send arrays under `_ADD_NATIVE_MIN` elements to NumPy; here the C kernel
-    takes every size."""
-    monkeypatch.setattr(binary, "_ADD_NATIVE_MIN", 0)
-    with np.errstate(invalid="ignore"):  # (inf + -inf, as ember's ops never warn)
+    """Eager calls send arrays under `_BINARY_NATIVE_MIN` elements to NumPy; here the C
+    kernels take every size."""
+    monkeypatch.setattr(binary, "_BINARY_NATIVE_MIN", 0)
+    with np.errstate(invalid="ignore", divide="ignore"):  # (as ember's ops never warn)
         yield
 
 
@@ -35,29 +38,32 @@ def _operands(shape, dtype):
     a = with_specials(rand_array(shape, np.float64, low=-3, high=3).astype(dtype))
     b = rand_array(shape, np.float64, seed=1, low=-3, high=3).astype(dtype)[::-1].copy()
     flat_a, flat_b = a.reshape(-1), b.reshape(-1)
-    # -0.0 + -0.0, -0.0 + 0.0, inf + -inf, a NaN in b
-    for i, (u, v) in enumerate([(-0.0, -0.0), (-0.0, 0.0), (np.inf, -np.inf), (1.0, np.nan)]):
+    # -0.0 + -0.0, -0.0 + 0.0, inf + -inf, a NaN in b, 0 * inf, x / 0, 0 / 0
+    for i, (u, v) in enumerate([(-0.0, -0.0), (-0.0, 0.0), (np.inf, -np.inf), (1.0, np.nan),
+                                (0.0, np.inf), (2.0, 0.0), (0.0, -0.0)]):
         if 4 + i < flat_a.size:
             flat_a[4 + i], flat_b[4 + i] = u, v
     return a, b
 
 
+@pytest.mark.parametrize("op", list(OPS))
 @pytest.mark.parametrize("n_threads", [1, 2])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
 @pytest.mark.parametrize("shape", [(0,), (1,), (7, 9), (3, 1000), (4, 65, 257)], ids=str)
-def test_add_is_numpys_bit_for_bit(shape, dtype, n_threads):
+def test_each_op_is_numpys_bit_for_bit(shape, dtype, n_threads, op):
+    fn, ufunc = OPS[op]
     a0, b0 = _operands(shape, dtype)
-    want = np.add(a0, b0)
+    want = ufunc(a0, b0)
     with threads(n_threads):
-        got = TWINS[1](native.library("binary"), a0, b0)
+        got = native.twins(fn)[1](native.library("binary"), a0, b0)
     assert got is not NotImplemented
     assert_bits(got, want)
     assert got.flags.c_contiguous
     for a in layouts(a0).values():  # (other layouts: NumPy's, through the chooser)
         for b in (b0, np.asfortranarray(b0)):
             with threads(n_threads):
-                assert_bits(add_fn.kernel(a, b), want)
-                assert_bits(add_fn.kernel(b, a), np.add(b0, a0))
+                assert_bits(fn.kernel(a, b), want)
+                assert_bits(fn.kernel(b, a), ufunc(b0, a0))
 
 
 def test_other_operands_stay_on_numpy():

@@ -106,31 +106,38 @@ defvjp(add_fn, lambda g, out, a, b: g, lambda g, out, a, b: g, reads=((), ()))
 defjvp(add_fn, lambda primals, tangents, out: shaped(tangent_sum(*tangents), out))
 
 
-def _add_native(lib, a, b, **params):
-    """a + b in C (csrc/binary.c): np.add's sums, split over the kernel threads, for two
-    C-contiguous float32 / float64 arrays of one shape and dtype (64K elements or more:
-    the gate below); NumPy's add for everything else."""
-    if params or a.__class__ is not np.ndarray or b.__class__ is not np.ndarray or \
-            a.dtype != b.dtype or a.shape != b.shape or \
-            not (a.flags.c_contiguous and b.flags.c_contiguous):
-        return NotImplemented
-    sfx = calls.SUFFIX.get(a.dtype)
-    if sfx is None:
-        return NotImplemented
-    out = np.empty_like(a)
-    calls.entry(lib, f"add_{sfx}", [calls.P] * 3 + [calls.I64])(
-        calls.ptr(a), calls.ptr(b), calls.ptr(out), a.size)
-    return out
+def _native_twin(name: str):
+    """a op b in C (csrc/binary.c): NumPy's IEEE results, split over the kernel threads,
+    for two C-contiguous float32 / float64 arrays of one shape and dtype (64K elements or
+    more: the gate at registration); NumPy's ufunc for everything else."""
+    def run(lib, a, b, **params):
+        if params or a.__class__ is not np.ndarray or b.__class__ is not np.ndarray or \
+                a.dtype != b.dtype or a.shape != b.shape or \
+                not (a.flags.c_contiguous and b.flags.c_contiguous):
+            return NotImplemented
+        sfx = calls.SUFFIX.get(a.dtype)
+        if sfx is None:
+            return NotImplemented
+        out = np.empty_like(a)
+        calls.entry(lib, f"{name}_{sfx}", [calls.P] * 3 + [calls.I64])(
+            calls.ptr(a), calls.ptr(b), calls.ptr(out), a.size)
+        return out
+
+    run.__name__ = f"_{name}_native"
+    return run
 
 
-_ADD_NATIVE_MIN = 1 << 16
-native.register(add_fn, "binary", _add_native, min_size=(globals(), "_ADD_NATIVE_MIN"))
+_BINARY_NATIVE_MIN = 1 << 16
+native.register(add_fn, "binary", _native_twin("add"),
+                min_size=(globals(), "_BINARY_NATIVE_MIN"))
 
 sub_fn = member("sub", np.subtract)
 deflower(sub_fn, "{0} - {1}")
 defvjp(sub_fn, lambda g, out, a, b: g, lambda g, out, a, b: -g, reads=((), ()))
 defjvp(sub_fn, lambda primals, tangents, out: shaped(
     tangents[0] if tangents[1] is None else tangent_sum(tangents[0], -tangents[1]), out))
+native.register(sub_fn, "binary", _native_twin("sub"),
+                min_size=(globals(), "_BINARY_NATIVE_MIN"))
 
 mul_fn = member("mul", np.multiply)
 deflower(mul_fn, "{0} * {1}")
@@ -145,6 +152,8 @@ def _mul_jvp(primals, tangents, out):
 
 
 defjvp(mul_fn, _mul_jvp)
+native.register(mul_fn, "binary", _native_twin("mul"),
+                min_size=(globals(), "_BINARY_NATIVE_MIN"))
 
 div_fn = member("div", np.true_divide)
 deflower(div_fn, "{0} / {1}")
@@ -160,6 +169,8 @@ def _div_jvp(primals, tangents, out):
 
 
 defjvp(div_fn, _div_jvp)
+native.register(div_fn, "binary", _native_twin("div"),
+                min_size=(globals(), "_BINARY_NATIVE_MIN"))
 
 # add / sub with `alpha=` (a tensor `b`): a + alpha * b as one node (`_rounding`).
 
