@@ -103,6 +103,21 @@ def embedding(weight: Tensor, indices: Tensor) -> None:
 
 # --- index_add / index_copy / index_fill -----------------------------------------------------
 
+def _source_fits(name: str, x: Tensor, source: Tensor, d: int, n: int) -> None:
+    """An index_add_-like op's checks that `source` has one slice per index along `d` and
+    `x`'s shape elsewhere."""
+    if source.ndim and n != source._shape[d]:
+        raise RuntimeError(f"{name}(): Number of indices ({n}) should be equal to "
+                           f"source.size(dim): ({source._shape[d]}), for dim: {d}")
+    xs, ss = list(x._shape), list(source._shape)
+    if x.ndim and source.ndim:
+        del xs[d], ss[d]
+    if xs != ss:
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {_dims(x._shape)} "
+                           f"source.shape = {_dims(source._shape)}")
+
+
 def _vector_index_and_source(name: str, x: Tensor, index: Tensor, source: Tensor) -> None:
     """An index_add_-like op's checks of its index (an int vector) and source (x's dtype)."""
     if index.ndim > 1:
@@ -128,16 +143,7 @@ def index_add(x: Tensor, dim: int, index: Tensor, source: Tensor, alpha=1) -> in
     if source.ndim == 0 and n != 1:
         # (PyTorch's message reads source.size(dim), which fails first on a 0-d source)
         raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
-    if source.ndim and n != source._shape[d]:
-        raise RuntimeError(f"index_add_(): Number of indices ({n}) should be equal to "
-                           f"source.size(dim): ({source._shape[d]}), for dim: {d}")
-    xs, ss = list(x._shape), list(source._shape)
-    if x.ndim and source.ndim:
-        del xs[d], ss[d]
-    if xs != ss:
-        raise RuntimeError("source tensor shape must match self tensor shape, excluding the "
-                           f"specified dimension. Got self.shape = {_dims(x._shape)} "
-                           f"source.shape = {_dims(source._shape)}")
+    _source_fits("index_add_", x, source, d, n)
     if x.ndim > 1:
         if n == 0 or x.numel() == 0:
             return d
@@ -169,16 +175,7 @@ def index_reduce(x: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str
     _vector_index_and_source("index_reduce_", x, index, source)
     if source.ndim == 0 and n != 1 or source.ndim and d >= source.ndim:
         raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
-    if source.ndim and n != source._shape[d]:
-        raise RuntimeError(f"index_reduce_(): Number of indices ({n}) should be equal to "
-                           f"source.size(dim): ({source._shape[d]}), for dim: {d}")
-    xs, ss = list(x._shape), list(source._shape)
-    if x.ndim and source.ndim:
-        del xs[d], ss[d]
-    if xs != ss:
-        raise RuntimeError("source tensor shape must match self tensor shape, excluding the "
-                           f"specified dimension. Got self.shape = {_dims(x._shape)} "
-                           f"source.shape = {_dims(source._shape)}")
+    _source_fits("index_reduce_", x, source, d, n)
     if first_outside(index, 0, x._shape[d] if x.ndim else 1) is not None:
         raise IndexError("index out of range in self")
     return d

@@ -216,8 +216,8 @@ def _count(amount, size: int) -> int:
     return n
 
 
-class RandomUnstructured(BasePruningMethod):
-    """Prunes `amount` entries chosen at random."""
+class _Unstructured(BasePruningMethod):
+    """Prunes the `amount` entries that `_drop` picks from the flattened tensor."""
 
     PRUNING_TYPE = "unstructured"
 
@@ -229,29 +229,28 @@ class RandomUnstructured(BasePruningMethod):
         n = _count(self.amount, t.nelement())
         mask = default_mask.clone()
         if n != 0:
-            mask.view(-1)[rand_like(t).view(-1).topk(n).indices] = 0
+            mask.view(-1)[self._drop(t, n)] = 0
         return mask
+
+
+class RandomUnstructured(_Unstructured):
+    """Prunes `amount` entries chosen at random."""
+
+    @staticmethod
+    def _drop(t: Tensor, n: int) -> Tensor:
+        return rand_like(t).view(-1).topk(n).indices
 
     @classmethod
     def apply(cls, module, name: str, amount):
         return super().apply(module, name, amount=amount)
 
 
-class L1Unstructured(BasePruningMethod):
+class L1Unstructured(_Unstructured):
     """Prunes the `amount` entries of smallest absolute value."""
 
-    PRUNING_TYPE = "unstructured"
-
-    def __init__(self, amount) -> None:
-        _check_amount(amount)
-        self.amount = amount
-
-    def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
-        n = _count(self.amount, t.nelement())
-        mask = default_mask.clone()
-        if n != 0:
-            mask.view(-1)[t.abs().view(-1).topk(n, largest=False).indices] = 0
-        return mask
+    @staticmethod
+    def _drop(t: Tensor, n: int) -> Tensor:
+        return t.abs().view(-1).topk(n, largest=False).indices
 
     @classmethod
     def apply(cls, module, name: str, amount, importance_scores=None):
