@@ -13,6 +13,21 @@ def _run(expr: str, module):
 
 
 CASES = [
+    # full reads its value as MLX reads a value beside a dtype: an array keeps its dtype, a
+    # complex stays complex, a float beside an integer dtype stays float32, an int out of
+    # range is refused; full_like casts to the dtype after
+    "mx.full((2,), 1 + 2j, dtype=mx.float32)",
+    "mx.full((2,), 2.5, dtype=mx.int32)",
+    "mx.full((2,), 3, dtype=mx.complex64)",
+    "mx.full((2,), 3.5, dtype=mx.complex64)",
+    "mx.full((2,), 2, dtype=mx.bool_)",
+    "mx.full((2,), True, dtype=mx.float16)",
+    "mx.full((2,), 300, dtype=mx.uint8)",
+    "mx.full((2,), -1, dtype=mx.uint32)",
+    "mx.full((2,), mx.array(1), dtype=mx.int8)",
+    "mx.full_like(a, 2.5)",
+    "mx.full_like(a, 1 + 1j)",
+    "mx.full_like(a, 300, dtype=mx.uint8)",
     "mx.hanning(5)",
     "mx.hanning(1)",
     "mx.hanning(0)",

@@ -684,8 +684,10 @@ def ones(shape, dtype: Dtype = D.float32, *, stream=None) -> array:
 
 
 def full(shape, vals, dtype: Dtype | None = None, *, stream=None) -> array:
-    v = _arr(vals) if dtype is None else array(vals, dtype) if not isinstance(vals, array) \
-        else vals.astype(dtype)
+    """`vals` broadcast to `shape`, read as MLX reads a value beside a dtype (`to_array`: an
+    array keeps its own dtype, a complex number stays complex, a float beside an integer
+    dtype stays float32, an int out of the dtype's range is refused)."""
+    v = _arr(vals) if dtype is None else to_array(vals, dtype)
     return _wrap(E.broadcast_to(v._t, _shape(shape)).clone(), v._dtype)
 
 
@@ -701,7 +703,8 @@ def ones_like(a, /, *, stream=None) -> array:
 
 def full_like(a, /, vals, dtype: Dtype | None = None, *, stream=None) -> array:
     a = _arr(a)
-    return full(a.shape, vals, dtype or a._dtype)
+    dtype = dtype or a._dtype
+    return full(a.shape, vals, dtype).astype(dtype)  # (MLX casts to the dtype after)
 
 
 def eye(n: int, m: int | None = None, k: int = 0, dtype: Dtype = D.float32, *,
