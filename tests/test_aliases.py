@@ -63,6 +63,8 @@ def _templates(L):
         ((x,), {"dim": 1, "index": idx, "src": x * 2, "reduce": "sum"}),
         ((x,), {"dim": 1, "index": i, "source": x[:, :2] * 3}),
         ((x,), {"dim": 1, "index": i, "value": 2.0}),
+        ((x,), {"dim": 1, "index": i, "source": x[:, :2] * 3, "reduce": "prod"}),
+        ((x,), {"p": 2, "dim": 1, "maxnorm": 1.0}),
         ((x3, x3.flip(0)), {"dim": 1}),
         ((x,), {"dim": 1, "sizes": (2, 2)}),
     ]
