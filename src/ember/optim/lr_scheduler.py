@@ -7,14 +7,13 @@ learning rates agree exactly, not just approximately.
 
 from __future__ import annotations
 
-import functools
 import math
 import types
-import warnings
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable
 
+from .lr_scheduler_base import LRScheduler, _lrs, _per_group
 from .optimizer import Optimizer
 
 __all__ = [
@@ -23,119 +22,6 @@ __all__ = [
     "OneCycleLR", "CyclicLR", "PolynomialLR", "SequentialLR", "ChainedScheduler",
     "ReduceLROnPlateau",
 ]
-
-
-def _lrs(optimizer: Optimizer) -> list:
-    return [group["lr"] for group in optimizer.param_groups]
-
-
-def _per_group(name: str, optimizer: Optimizer, value) -> list:
-    if isinstance(value, (list, tuple)):
-        if len(value) != len(optimizer.param_groups):
-            raise ValueError(
-                f"{name} must have the same length as optimizer.param_groups. "
-                f"{name} has {len(value)} values, param_groups has "
-                f"{len(optimizer.param_groups)}."
-            )
-        return list(value)
-    return [value] * len(optimizer.param_groups)
-
-
-def _warned_outside_step(get_lr: Callable) -> Callable:
-    @functools.wraps(get_lr)
-    def checked(self) -> list:
-        if not self._get_lr_called_within_step:
-            warnings.warn("To get the last learning rate computed by the scheduler, please use "
-                          "`get_last_lr()`.", UserWarning, stacklevel=2)
-        return get_lr(self)
-
-    return checked
-
-
-class LRScheduler:
-    """Base: `step()` advances `last_epoch` and writes `get_lr()` into the param groups.
-
-    `get_lr()` computes the next step's rates from the last ones; called outside `step()`
-    it warns (as PyTorch's) that `get_last_lr()` is what reads them."""
-
-    _is_initial = False
-    _get_lr_called_within_step = False
-
-    def __init_subclass__(cls, **kwargs) -> None:
-        super().__init_subclass__(**kwargs)
-        if "get_lr" in cls.__dict__:
-            cls.get_lr = _warned_outside_step(cls.__dict__["get_lr"])
-
-    def _rates(self) -> list:
-        """`get_lr()` as `step()` calls it."""
-        self._get_lr_called_within_step = True
-        try:
-            return self.get_lr()
-        finally:
-            self._get_lr_called_within_step = False
-
-    def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
-        self.optimizer = optimizer
-        if last_epoch == -1:
-            for group in optimizer.param_groups:
-                group.setdefault("initial_lr", group["lr"])
-        else:
-            for i, group in enumerate(optimizer.param_groups):
-                if "initial_lr" not in group:
-                    raise KeyError(
-                        f"param 'initial_lr' is not specified in param_groups[{i}] when "
-                        "resuming an optimizer"
-                    )
-        self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
-        self.last_epoch = last_epoch
-        self._initial_step()
-
-    def _initial_step(self) -> None:
-        self._step_count = 0
-        self._is_initial = True
-        try:
-            self.step()
-        finally:
-            self._is_initial = False
-
-    def state_dict(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
-
-    def load_state_dict(self, state_dict: dict) -> None:
-        self.__dict__.update(state_dict)
-
-    def get_last_lr(self) -> list:
-        return self._last_lr
-
-    def get_lr(self) -> list:
-        raise NotImplementedError
-
-    def step(self, epoch: int | None = None) -> None:
-        self._step_count += 1
-        if epoch is not None:
-            warnings.warn(
-                "The epoch parameter in `scheduler.step()` was not necessary and is being "
-                "deprecated where possible. Please use `scheduler.step()` to step the scheduler. "
-                "During the deprecation, if epoch is different from None, the closed form is "
-                "used instead of the new chainable form, where available. Please open an issue "
-                "if you are unable to replicate your use case: "
-                "https://github.com/pytorch/pytorch/issues/new/choose.", UserWarning,
-                stacklevel=2)
-        self._update_lr(epoch)
-
-    def _update_lr(self, epoch: int | None = None) -> None:
-        if epoch is None:
-            self.last_epoch += 1
-            values = self._rates()
-        else:
-            self.last_epoch = epoch
-            closed = getattr(self, "_get_closed_form_lr", None)
-            values = closed() if closed is not None else self._rates()
-        for group, lr in zip(self.optimizer.param_groups, values):
-            group["lr"] = lr
-        self._last_lr = _lrs(self.optimizer)
 
 
 class _LambdaState:

@@ -10,6 +10,7 @@ from . import (
     _lazy,
     _methods,
     _ops,
+    _padding,
     _products,
     _quantize,
     _reductions,
@@ -102,7 +103,7 @@ def _on_cpu(fn):
 
 
 for _module in (_ops, _reductions, _elementwise, _shapes, _sequences, _products, _creation,
-                _quantize, _fp8, _sorting):
+                _quantize, _fp8, _sorting, _padding):
     for _name in _module.__all__:
         globals()[_name] = _on_cpu(getattr(_module, _name))
 for _name in ("conv1d", "conv2d", "conv3d", "conv_general", "conv_transpose1d",

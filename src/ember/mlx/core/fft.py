@@ -19,6 +19,7 @@ import ember as E
 from . import _dtypes as D
 from . import _ops as O
 from ._array import _wrap, array, cast
+from ._padding import pad
 
 _NORMS = ("backward", "ortho", "forward")
 
@@ -252,7 +253,7 @@ def _window(window, win_length: int, n_fft: int, op: str) -> array:
     short = n_fft - win.shape[0]
     if short < 0:
         raise ValueError(f"[{op}] window length must not exceed n_fft.")
-    return O.pad(win, [(short // 2, short - short // 2)]) if short else win
+    return pad(win, [(short // 2, short - short // 2)]) if short else win
 
 
 def _padded(x: array, width: int, mode: str) -> array:
@@ -261,7 +262,7 @@ def _padded(x: array, width: int, mode: str) -> array:
     if mode not in _PAD_MODES:
         raise ValueError(f"Invalid padding mode ({mode}) passed to pad")
     if mode == "constant":
-        return O.pad(x, [(0, 0)] * (x.ndim - 1) + [(width, width)])
+        return pad(x, [(0, 0)] * (x.ndim - 1) + [(width, width)])
     n = x.shape[-1]
     i = np.arange(-width, n + width)
     if mode == "edge":
@@ -378,8 +379,8 @@ def istft(stft_matrix, n_fft: int | None = None, hop_length: int | None = None,
     extra = seg * hop - n_fft
     sq = O.square(win)
     if extra:
-        frames = O.pad(frames, [(0, 0)] * (frames.ndim - 1) + [(0, extra)])
-        sq = O.pad(sq, [(0, extra)])
+        frames = pad(frames, [(0, 0)] * (frames.ndim - 1) + [(0, extra)])
+        sq = pad(sq, [(0, extra)])
     blocks = O.reshape(frames, (*lead, n_frames, seg, hop))
     sq_blocks = O.broadcast_to(O.reshape(sq, (1, seg, hop)), (n_frames, seg, hop))
     out_len = (n_frames + seg - 1) * hop
@@ -387,8 +388,8 @@ def istft(stft_matrix, n_fft: int | None = None, hop_length: int | None = None,
     envelope = O.zeros((out_len,), frames.dtype)
     for k in range(seg):
         shift = [(0, 0)] * len(lead) + [(k, seg - 1 - k), (0, 0)]
-        signal = signal + O.reshape(O.pad(blocks[..., k, :], shift), (*lead, out_len))
-        envelope = envelope + O.reshape(O.pad(sq_blocks[:, k, :], shift[len(lead):]),
+        signal = signal + O.reshape(pad(blocks[..., k, :], shift), (*lead, out_len))
+        envelope = envelope + O.reshape(pad(sq_blocks[:, k, :], shift[len(lead):]),
                                         (out_len,))
     signal = signal / _at_least_tiny(envelope)
     full = n_fft + (n_frames - 1) * hop
@@ -397,7 +398,7 @@ def istft(stft_matrix, n_fft: int | None = None, hop_length: int | None = None,
         return signal[..., start:full - start if center else full]
     signal = signal[..., start:min(full, start + length)]
     if signal.shape[-1] < length:
-        signal = O.pad(signal, [(0, 0)] * len(lead) + [(0, length - signal.shape[-1])])
+        signal = pad(signal, [(0, 0)] * len(lead) + [(0, length - signal.shape[-1])])
     return signal
 
 
