@@ -271,8 +271,8 @@ def _channel_mask(t: Tensor, dim: int, keep) -> Tensor:
     return mask
 
 
-class RandomStructured(BasePruningMethod):
-    """Prunes `amount` whole channels along `dim`, chosen at random."""
+class _Structured(BasePruningMethod):
+    """Prunes `amount` whole channels along `dim`: those `_kept` leaves out."""
 
     PRUNING_TYPE = "structured"
 
@@ -287,38 +287,33 @@ class RandomStructured(BasePruningMethod):
         n = _count(self.amount, size)
         if n == 0:
             return default_mask
-        prob = rand(size)
-        mask = _channel_mask(t, self.dim, prob > prob.kthvalue(n).values)
+        mask = _channel_mask(t, self.dim, self._kept(t, size, n))
         mask *= default_mask.to(dtype=mask.dtype)
         return mask
+
+
+class RandomStructured(_Structured):
+    """Prunes `amount` whole channels along `dim`, chosen at random."""
+
+    def _kept(self, t: Tensor, size: int, n: int):
+        prob = rand(size)
+        return prob > prob.kthvalue(n).values
 
     @classmethod
     def apply(cls, module, name: str, amount, dim: int = -1):
         return super().apply(module, name, amount=amount, dim=dim)
 
 
-class LnStructured(BasePruningMethod):
+class LnStructured(_Structured):
     """Prunes the `amount` channels along `dim` of smallest `n`-norm."""
 
-    PRUNING_TYPE = "structured"
-
     def __init__(self, amount, n, dim: int = -1) -> None:
-        _check_amount(amount)
-        self.amount = amount
+        super().__init__(amount, dim)
         self.n = n
-        self.dim = dim
 
-    def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
-        _check_structured(t, self.dim)
-        size = t.shape[self.dim]
-        n = _count(self.amount, size)
-        if n == 0:
-            return default_mask
+    def _kept(self, t: Tensor, size: int, n: int):
         dims = [d for d in range(t.dim()) if d != self.dim % t.dim()]
-        norm = t.norm(p=self.n, dim=dims)
-        mask = _channel_mask(t, self.dim, norm.topk(size - n).indices)
-        mask *= default_mask.to(dtype=mask.dtype)
-        return mask
+        return t.norm(p=self.n, dim=dims).topk(size - n).indices
 
     @classmethod
     def apply(cls, module, name: str, amount, n, dim, importance_scores=None):
