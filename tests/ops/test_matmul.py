@@ -369,10 +369,12 @@ def test_out_argument():
     assert_same(out_e, out_t)
 
 
-def test_products_hold_openblas_to_one_thread_and_restore_the_setting():
-    # Small products run on the caller's thread and large matrices and batches of
-    # products on the native pool, OpenBLAS held to one thread for each. The process-wide
-    # OpenBLAS setting is the caller's again afterwards, even with threads racing.
+def test_products_hold_openblas_threads_and_restore_the_setting():
+    # Small products run on the caller's thread, OpenBLAS held to one thread; a large
+    # matrix runs OpenBLAS's split on the native pool, OpenBLAS set to the pool's size;
+    # a batch of products is shared out to the pool, OpenBLAS held to one thread for each.
+    # The process-wide OpenBLAS setting is the caller's again afterwards, even with
+    # threads racing.
     import threading
 
     from ember.ops import _parallel
@@ -383,7 +385,7 @@ def test_products_hold_openblas_to_one_thread_and_restore_the_setting():
     calls = []
     _parallel._set_blas_threads = lambda n: calls.append(n) or real(n)
     try:
-        before = real(2)
+        before = real(3)
         check_op(_matmul, _matmul, rand_array((8, 4)), rand_array((4, 3), seed=1))
         for sa, sb in (((100, 100), (100, 100)), ((300, 200), (200, 150)),
                        ((4, 200, 120), (4, 120, 200)), ((3, 40), (40,))):
@@ -394,7 +396,9 @@ def test_products_hold_openblas_to_one_thread_and_restore_the_setting():
         # the large one and the batch on the native pool)
         from ember import native
 
-        assert real(before) == 2 and calls == [1, 2] * (1 + 2 * native.available())
+        pool = _parallel.workers()
+        assert real(before) == 3
+        assert calls == [1, 3] + ([pool, 3, 1, 3] if native.available() else []), calls
     finally:
         _parallel._set_blas_threads = real
     before = real(3)

@@ -1,4 +1,5 @@
-"""NumPy's BLAS, for native kernels: its matrix product's address and its thread count.
+"""NumPy's BLAS, for native kernels: its matrix product's address, its thread count, and
+its threads handed to ember's pool.
 
 Native kernels that multiply matrices (the convolutions) call the very `gemm` NumPy's
 `matmul` calls, so a product rounds the same way on either path and ember ships no BLAS of
@@ -6,6 +7,11 @@ its own. The library is NumPy's bundled OpenBLAS (`numpy.libs`, or `numpy/.dylib
 macOS): its CBLAS `sgemm`/`dgemm`, with 64-bit integers (NumPy's ILP64 build, symbols
 suffixed `64_`) or 32-bit ones. Where none is found (NumPy built against another BLAS)
 `gemm()` is None and those kernels leave their work to NumPy.
+
+When the native runtime loads, OpenBLAS's parallel jobs are handed to its pool
+(`hand_threads_to`): every threaded OpenBLAS call in the process, NumPy's own included,
+then runs OpenBLAS's split (so its very numbers) on ember's threads, which sleep within
+microseconds of the job, where OpenBLAS's own spin for about 0.1 s after each call.
 """
 
 from __future__ import annotations
@@ -70,3 +76,53 @@ def thread_setter():
         return None
     fn.argtypes, fn.restype = [ctypes.c_int], ctypes.c_int
     return fn
+
+
+_CALLBACK_SETTERS = ("scipy_openblas_set_threads_callback_function64_",
+                     "openblas_set_threads_callback_function64_",
+                     "scipy_openblas_set_threads_callback_function",
+                     "openblas_set_threads_callback_function")
+
+
+def hand_threads_to(runtime: ctypes.CDLL) -> bool:
+    """Give OpenBLAS's parallel jobs to the runtime's pool (`ember_blas_jobs`): OpenBLAS
+    0.3.27 and later take a callback that runs them. Whether it was taken."""
+    if "callback" not in _found:
+        _found["callback"] = False
+        lib = openblas()
+        for name in _CALLBACK_SETTERS if lib is not None else ():
+            setter = getattr(lib, name, None)
+            if setter is not None:
+                runtime.ember_set_blas_jobs.argtypes = [ctypes.c_void_p, ctypes.c_int]
+                runtime.ember_set_blas_jobs(*_thread_tables(lib))
+                setter.argtypes, setter.restype = [ctypes.c_void_p], None
+                setter(ctypes.cast(runtime.ember_blas_jobs, ctypes.c_void_p))
+                _found["callback"] = True
+                break
+    return _found["callback"]
+
+
+def _thread_tables(lib: ctypes.CDLL) -> tuple[int | None, int]:
+    """(address of OpenBLAS's `blas_num_threads`, the length of its per-thread tables from
+    its build's MAX_THREADS), or (None, 0) where either is not found: the runtime numbers
+    OpenBLAS's jobs past its own threads (see csrc/runtime.c)."""
+    count, size = None, 0
+    try:
+        count = ctypes.addressof(ctypes.c_int.in_dll(lib, "blas_num_threads"))
+    except ValueError:
+        pass
+    for name in ("scipy_openblas_get_config64_", "openblas_get_config64_",
+                 "scipy_openblas_get_config", "openblas_get_config"):
+        config = getattr(lib, name, None)
+        if config is not None:
+            config.restype = ctypes.c_char_p
+            words = (config() or b"").decode(errors="replace").split()
+            size = next((int(w[12:]) for w in words if w.startswith("MAX_THREADS=")
+                         and w[12:].isdigit()), 0)
+            break
+    return (count, size) if count and size else (None, 0)
+
+
+def threads_on_pool() -> bool:
+    """Whether OpenBLAS's parallel jobs run on ember's pool (see `hand_threads_to`)."""
+    return _found.get("callback", False)

@@ -90,6 +90,7 @@ def runtime() -> ctypes.CDLL | None:
             if found is not None:
                 lib.ember_set_blas.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
                 lib.ember_set_blas(*found)
+                blas.hand_threads_to(lib)  # (OpenBLAS's jobs then run on the pool)
             buffers.install(lib)  # (large freed arrays come back without page faults)
         _libs["runtime"] = lib
     return lib

@@ -128,47 +128,87 @@ OPENBLAS_SERIAL = 1 << 19  # flops below which OpenBLAS itself uses one thread (
 POOL_BATCH = 1 << 22  # flops of a batch of products from which the pool shares them out
 
 
-class _OneBlasThread:
-    """`with one_blas_thread:` holds OpenBLAS to one thread. Its setting is process-wide in
-    NumPy's build, so nested and concurrent users share a count and the last one out
-    restores what the caller had (setting it is a library call: done only at the edges)."""
+class _BlasThreads:
+    """OpenBLAS's thread count, set at the edges of ember's calls. It is process-wide in
+    NumPy's build, so every holder on every thread shares one state: while any holds it
+    to one thread it is one; else while any runs a product on it, the pool's size; else
+    what the caller had (setting it is a library call: done only when that changes)."""
 
     def __init__(self) -> None:
-        self.active = 0
+        self.single = 0  # holders of one thread
+        self.wide = 0  # holders of the pool's size
         self.saved = None
         self.lock = threading.Lock()
 
-    def __enter__(self) -> None:
+    def _apply(self) -> None:
+        if not self.single and not self.wide:
+            _set_blas_threads(self.saved)
+            self.saved = None
+            return
+        want = 1 if self.single else workers()
+        was = _set_blas_threads(want)
+        if self.saved is None:
+            self.saved = was
+
+    def enter(self, single: bool) -> None:
         if _set_blas_threads is not None:
             with self.lock:
-                if self.active == 0:
-                    self.saved = _set_blas_threads(1)
-                self.active += 1
+                before = (bool(self.single), bool(self.wide))
+                if single:
+                    self.single += 1
+                else:
+                    self.wide += 1
+                if (bool(self.single), bool(self.wide)) != before:
+                    self._apply()
+
+    def exit(self, single: bool) -> None:
+        if _set_blas_threads is not None:
+            with self.lock:
+                before = (bool(self.single), bool(self.wide))
+                if single:
+                    self.single -= 1
+                else:
+                    self.wide -= 1
+                if (bool(self.single), bool(self.wide)) != before:
+                    self._apply()
+
+
+class _Hold:
+    """`with one_blas_thread:` holds OpenBLAS to one thread; `with pool_blas_threads:` to
+    the pool's size (nested and concurrent holders share `_blas_threads`)."""
+
+    def __init__(self, single: bool) -> None:
+        self.single = single
+
+    def __enter__(self) -> None:
+        _blas_threads.enter(self.single)
 
     def __exit__(self, *exc) -> None:
-        if _set_blas_threads is not None:
-            with self.lock:
-                self.active -= 1
-                if self.active == 0:
-                    _set_blas_threads(self.saved)
+        _blas_threads.exit(self.single)
 
 
-one_blas_thread = _OneBlasThread()
+_blas_threads = _BlasThreads()
+one_blas_thread = _Hold(True)
+pool_blas_threads = _Hold(False)
 
 
 def blas(fn: Callable, a, b, flops: int):
     """`fn(a, b)`, a BLAS product, on as many threads as pays (`flops`: of one matrix).
 
     A small product runs on the calling thread with OpenBLAS held to one thread (its
-    threads would cost more to wake than they save). Large float products (one matrix,
-    or a batch whose products add up to a large one) are shared out to the native pool
-    by matrices or blocks of rows, one OpenBLAS call per thread (`_pool_product`);
-    anything else large (another dtype, a layout BLAS cannot read, native kernels off)
-    is NumPy's own call on OpenBLAS's threads. Not OpenBLAS's threads where it can be
-    helped: they busy-wait after every call and take the cores from the kernels that
+    threads would cost more to wake than they save). A large one runs on the native
+    pool's threads: one product is NumPy's own call with OpenBLAS's jobs handed to the
+    pool (OpenBLAS's split, so NumPy's exact numbers; `native.blas.hand_threads_to`);
+    a batch whose products add up to a large one is shared out by matrices or blocks of
+    rows, one single-threaded OpenBLAS call per thread (`_pool_product`; NumPy would
+    call BLAS once per matrix, each too small to thread). Where OpenBLAS takes no
+    callback (before 0.3.27), one product is shared out the same way. Anything else
+    large (another dtype, a layout BLAS cannot read, native kernels off) is NumPy's own
+    call on OpenBLAS's threads. Not OpenBLAS's threads where it can be helped: they
+    busy-wait for about 0.1 s after every call and take the cores from the kernels that
     follow (the MNIST CNN's step, two threads: 83 ms after its threaded linear layer,
-    64 ms with the product shared out instead), where the native pool's threads sleep
-    within microseconds.
+    64 ms with the product on the pool), where the pool's threads sleep within
+    microseconds.
     """
     if fn is np.matmul and (a.ndim > 2 or b.ndim > 2) and a.ndim > 1 and b.ndim > 1:
         count = math.prod(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
@@ -184,11 +224,24 @@ def blas(fn: Callable, a, b, flops: int):
             or threading.current_thread().name.startswith(_PREFIX):
         with one_blas_thread:
             return fn(a, b)
+    if a.ndim <= 2 and b.ndim <= 2 and _jobs_on_pool():
+        with pool_blas_threads:
+            return fn(a, b)
     if fn is np.matmul and a.ndim == 2 and b.ndim == 2:
         out = _pool_product(a, b)
         if out is not None:
             return out
     return fn(a, b)
+
+
+def _jobs_on_pool() -> bool:
+    """Whether OpenBLAS's parallel jobs run on the native pool (loads the runtime, which
+    hands them over, where native kernels are on)."""
+    if blas_library.threads_on_pool():
+        return True
+    from .. import native
+
+    return native.available() and blas_library.threads_on_pool()
 
 
 def blas_layout(rows: int, cols: int, s0: int, s1: int):

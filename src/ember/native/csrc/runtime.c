@@ -94,17 +94,10 @@ static void start_workers(int want) {
     }
 }
 
-void ember_parallel_for(ember_task task, void *ctx, int64_t n, int64_t grain) {
-    if (n <= 0) return;
-    if (grain < 1) grain = 1;
-    int64_t most = (n + grain - 1) / grain;
-    int parts = pool.threads < most ? pool.threads : (int)most;
-    if (parts <= 1 || inside_region || pthread_mutex_trylock(&pool.region) != 0) {
-        task(ctx, 0, n);
-        return;
-    }
-    start_workers(parts - 1);
-    if (pool.started < parts - 1) parts = pool.started + 1;
+/* Runs chunks 0..parts-1 of n items, chunk 0 on the calling thread and chunk i on worker
+ * i, and returns when all are done. The caller holds pool.region and has started at least
+ * parts - 1 workers. */
+static void run_region(ember_task task, void *ctx, int64_t n, int parts) {
     pool.task = task;
     pool.ctx = ctx;
     pool.n = n;
@@ -120,6 +113,20 @@ void ember_parallel_for(ember_task task, void *ctx, int64_t n, int64_t grain) {
     for (int spins = 0; atomic_load_explicit(&pool.pending, memory_order_acquire) > 0; spins++)
         if (spins < SPIN_ROUNDS) CPU_RELAX(); else sched_yield();
     pthread_mutex_unlock(&pool.region);
+}
+
+void ember_parallel_for(ember_task task, void *ctx, int64_t n, int64_t grain) {
+    if (n <= 0) return;
+    if (grain < 1) grain = 1;
+    int64_t most = (n + grain - 1) / grain;
+    int parts = pool.threads < most ? pool.threads : (int)most;
+    if (parts <= 1 || inside_region || pthread_mutex_trylock(&pool.region) != 0) {
+        task(ctx, 0, n);
+        return;
+    }
+    start_workers(parts - 1);
+    if (pool.started < parts - 1) parts = pool.started + 1;
+    run_region(task, ctx, n, parts);
 }
 
 void ember_set_num_threads(int n) {
@@ -144,6 +151,110 @@ static void reset_in_child(void) {
 
 __attribute__((constructor)) static void install_fork_handler(void) {
     pthread_atfork(NULL, NULL, reset_in_child);
+}
+
+/* OpenBLAS's threads, on this pool. OpenBLAS (0.3.27 on) hands its parallel jobs to a
+ * callback where one is set (`openblas_set_threads_callback_function`): NumPy's threaded
+ * products then run OpenBLAS's own split, with its shared packed panels and so its exact
+ * results, on ember's threads, which sleep soon after, where OpenBLAS's own busy-wait for
+ * about 0.1 s after every call and take the cores from the kernels that follow.
+ * OpenBLAS's jobs wait on each other's panels, so all of them must run at once: each on
+ * its own thread, on the pool where it is free and large enough, else on threads made for
+ * the call.
+ *
+ * A job's number picks OpenBLAS's per-thread buffer and status word, which it marks busy
+ * while it runs. OpenBLAS's own idle threads watch the words 0 .. (their count - 1): one
+ * that sees its word busy when its spinning time is up spins on instead of sleeping, so
+ * jobs numbered from 0 would keep a spinning OpenBLAS thread (after a call made without
+ * the callback) spinning through every product that follows, on a core the pool needs.
+ * Jobs are numbered past OpenBLAS's threads' words, where its tables have room. */
+static const int *blas_server_threads; /* OpenBLAS's `blas_num_threads` (its threads + 1) */
+static int blas_table_size;            /* its MAX_THREADS: the length of those tables */
+
+void ember_set_blas_jobs(const int *server_threads, int table_size) {
+    blas_server_threads = server_threads;
+    blas_table_size = table_size;
+}
+
+typedef void (*blas_dojob)(int job, void *data, int arg);
+typedef struct {
+    blas_dojob dojob;
+    char *data;
+    size_t size;
+    int arg, first; /* first: the first job's number */
+} blas_jobs;
+
+static void run_blas_jobs(void *ctx, int64_t lo, int64_t hi) {
+    const blas_jobs *j = ctx;
+    for (int64_t i = lo; i < hi; i++)
+        j->dojob(j->first + (int)i, j->data + (size_t)i * j->size, j->arg);
+}
+
+typedef struct {
+    const blas_jobs *jobs;
+    int job;
+} blas_thread_arg;
+
+/* The first job's number: past OpenBLAS's own threads' words where its tables have room. */
+static int job_numbers(int numjobs) {
+    int first = blas_server_threads ? *blas_server_threads - 1 : 0;
+    return first < 0 || first + numjobs > blas_table_size ? 0 : first;
+}
+
+static void *blas_job_thread(void *arg) {
+    const blas_thread_arg *t = arg;
+    run_blas_jobs((void *)t->jobs, t->job, t->job + 1);
+    return NULL;
+}
+
+static atomic_long blas_calls_on_pool, blas_calls_apart; /* (read by the tests) */
+
+/* OpenBLAS's jobs on threads made for the call: where the pool is busy (another Python
+ * thread's kernel) or cannot start enough workers, or the caller is one of its tasks. */
+void ember_blas_jobs_apart(int sync, blas_dojob dojob, int numjobs, size_t size, void *data,
+                           int arg) {
+    (void)sync;
+    blas_jobs j = {dojob, data, size, arg, job_numbers(numjobs)};
+    pthread_t threads[MAX_WORKERS + 1];
+    blas_thread_arg args[MAX_WORKERS + 1];
+    int made = 0;
+    atomic_fetch_add(&blas_calls_apart, 1);
+    for (int i = 1; i < numjobs && i <= MAX_WORKERS; i++) {
+        args[i] = (blas_thread_arg){&j, i};
+        if (pthread_create(&threads[i], NULL, blas_job_thread, &args[i]) != 0) break;
+        made = i;
+    }
+    /* (a job left without a thread would leave the others waiting on its panels: OpenBLAS
+     * asks for at most the thread count it was given, which the system granted it) */
+    run_blas_jobs(&j, 0, 1);
+    for (int i = 1; i <= made; i++) pthread_join(threads[i], NULL);
+}
+
+/* The callback OpenBLAS is given (native/blas.py). */
+void ember_blas_jobs(int sync, blas_dojob dojob, int numjobs, size_t size, void *data,
+                     int arg) {
+    if (numjobs <= 1) {
+        blas_jobs j = {dojob, data, size, arg, job_numbers(1)};
+        run_blas_jobs(&j, 0, numjobs);
+        return;
+    }
+    if (!inside_region && numjobs - 1 <= MAX_WORKERS &&
+        pthread_mutex_trylock(&pool.region) == 0) {
+        start_workers(numjobs - 1);
+        if (pool.started >= numjobs - 1) {
+            blas_jobs j = {dojob, data, size, arg, job_numbers(numjobs)};
+            atomic_fetch_add(&blas_calls_on_pool, 1);
+            run_region(run_blas_jobs, &j, numjobs, numjobs);
+            return;
+        }
+        pthread_mutex_unlock(&pool.region);
+    }
+    ember_blas_jobs_apart(sync, dojob, numjobs, size, data, arg);
+}
+
+/* How many of OpenBLAS's calls ran on the pool, and on threads made for them. */
+long ember_blas_calls(int apart) {
+    return atomic_load(apart ? &blas_calls_apart : &blas_calls_on_pool);
 }
 
 /* BLAS: NumPy's own matrix product, handed over by address when the runtime loads
