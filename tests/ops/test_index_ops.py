@@ -713,3 +713,32 @@ def test_index_reduce_errors_as_torch(call):
 def test_index_reduce_warns_it_is_in_beta_like_torch():
     with pytest.warns(UserWarning, match="index_reduce\\(\\) is in beta"):
         ember.zeros(3).index_reduce(0, ember.tensor([0, 2]), ember.ones(2), "amax")
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+def test_index_add_of_wide_slices_adds_in_order_as_torch(dim, dtype):
+    # wide slices are added one vectorised slice per index (ops/index.py `add_slices`),
+    # in the index's order: torch's index_add_ and np.add.at give the same bits, repeated
+    # indices, signed zeros, NaN and a base that is not zero included
+    import torch
+
+    rng = np.random.default_rng(dim)
+    shape = (6, 70, 5) if dim != 1 else (20, 9, 12)
+    base = (rng.standard_normal(shape) * 1e3).astype(dtype)
+    idx = rng.integers(0, shape[dim], 25)
+    src_shape = shape[:dim] + (25,) + shape[dim + 1:]
+    src = (rng.standard_normal(src_shape) * 10.0 ** rng.integers(-4, 4, src_shape)).astype(dtype)
+    src[rng.random(src_shape) < 0.1] = -0.0
+    src.reshape(-1)[::97] = np.nan
+    got = ember.tensor(base).index_add_(dim, ember.tensor(idx), ember.tensor(src)).numpy()
+    want = torch.tensor(base).index_add_(dim, torch.tensor(idx), torch.tensor(src)).numpy()
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    # and index_select's gradient (an index_add into zeros) is np.add.at's
+    x = ember.tensor(base, requires_grad=True)
+    x.index_select(dim, ember.tensor(idx)).backward(ember.tensor(src))
+    ref = np.zeros(shape, dtype)
+    np.add.at(ref, (slice(None),) * dim + (idx,), src)
+    np.testing.assert_array_equal(x.grad.numpy(), ref)
+    np.testing.assert_array_equal(np.signbit(x.grad.numpy()), np.signbit(ref))

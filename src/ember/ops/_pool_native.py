@@ -52,7 +52,7 @@ def adaptive_max_pool_native(lib, x, *, out_size):
 
 
 def max_pool_native(lib, x, *, kernel, stride, padding, dilation, ceil_mode):
-    from .pooling import _pool_out
+    from ._pool_shapes import pool_out as _pool_out
 
     nd = len(kernel)
     sfx = calls.suffix(x)

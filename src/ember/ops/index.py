@@ -243,10 +243,25 @@ def _index_put_kernel(a, v, idx=None, *, key, accumulate, shape=None):
         out[npkey] += v  # each position is picked once: nothing to accumulate
     elif accumulate:
         axis = None if idx is None else _take_axis(key, idx)
-        np.add.at(out, npkey[-1] if axis == 0 and out.ndim else npkey, v)
+        if axis is None or not add_slices(out, axis, idx, v):
+            np.add.at(out, npkey[-1] if axis == 0 and out.ndim else npkey, v)
     else:
         out[npkey] = v
     return out
+
+
+def add_slices(out, axis: int, idx, v) -> bool:
+    """out[..., idx[i], ...] += v[..., i, ...] along `axis`, in order: `np.add.at`'s sums
+    and bits, one vectorised add per index where the slices are wide (np.add.at goes
+    element by element: 5-20x slower there). False, doing nothing, where they are not."""
+    width = out.size // max(out.shape[axis], 1)
+    if idx.ndim != 1 or width < 64 or idx.size > 4096 or \
+            np.shape(v) != out.shape[:axis] + idx.shape + out.shape[axis + 1:]:
+        return False
+    rows, target = np.moveaxis(v, axis, 0), np.moveaxis(out, axis, 0)
+    for i, at in enumerate(idx.tolist()):
+        target[at] += rows[i]
+    return True
 
 
 def _index_put_meta(x, v, idx=None, *, key, accumulate, shape=None):

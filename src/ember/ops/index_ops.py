@@ -35,6 +35,7 @@ from ._common import (
 from ._inplace_kernel import disjoint_or_same, writes_into
 from ._scalar_value import scalar_value
 from .index import (
+    add_slices,
     check_gather_index,
     gather_p,
     index_p,
@@ -141,7 +142,9 @@ def _index_copy_kernel(a, idx, src, *, dim, accumulate=False, alpha=1, fill=Fals
         if a.ndim == 0:
             out += np.reshape(src, ()) * alpha
         else:
-            np.add.at(out, _key(dim, idx.reshape(-1)), src if alpha == 1 else src * alpha)
+            flat, add = idx.reshape(-1), src if alpha == 1 else src * alpha
+            if not add_slices(out, dim, flat, add):
+                np.add.at(out, _key(dim, flat), add)
     elif a.ndim == 0:
         if idx.size:  # (an empty index leaves a 0-d input alone)
             out[...] = np.reshape(src, ())

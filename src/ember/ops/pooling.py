@@ -1,13 +1,13 @@
-"""Pooling: max pooling as a primitive (values + argmax indices); average pooling composed.
+"""Pooling: max pooling as a primitive (values + argmax indices); average pooling (in
+ops/avg_pool.py, re-exported here) composed.
 
 Max pooling reads windows through a strided view of the (-inf padded) input and
 records the flat index of each maximum, as PyTorch's `return_indices` does; its
 VJP scatters the gradient to those indices. Adaptive max pooling is max pooling where
 the bins tile the input, else a primitive of its own (uneven, overlapping bins) with the
-same scatter for its VJP. Average pooling (plain and adaptive) is linear and separable,
-so it is composed from matmuls with small per-dim averaging matrices and needs no
-derivative of its own. Max pooling's 1-d and 2-d float32 / float64 kernels have native
-twins (csrc/pool.c, through ops/_pool_native.py).
+same scatter for its VJP. Average pooling (plain and adaptive) is window sums of a
+depthwise convolution, divided (see ops/avg_pool.py). Max pooling's 1-d and 2-d float32 /
+float64 kernels have native twins (csrc/pool.c, through ops/_pool_native.py).
 """
 
 from __future__ import annotations
@@ -22,23 +22,26 @@ from .._tensor import Tensor
 from ._batching import batch_size, batched, front
 from ._common import type_name
 from ._pool_native import adaptive_max_pool_native, max_pool_backward_native, max_pool_native
-from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp, saves
+from ._pool_shapes import adaptive_checks, adaptive_sizes, as_tuple, bins, pool_out
+from .avg_pool import (  # noqa: F401  (this module's public names)
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    adaptive_avg_pool3d,
+    adaptive_avg_pool_nd,
+    avg_pool1d,
+    avg_pool2d,
+    avg_pool3d,
+    avg_pool_nd,
+)
+from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp
 
 _LOW = (np.dtype(np.float16), dt.bfloat16.np)
-
-
-def _pool_out(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
-    span = size + 2 * p - d * (k - 1) - 1
-    out = (-(-span // s) if ceil_mode else span // s) + 1
-    if ceil_mode and (out - 1) * s >= size + p:
-        out -= 1
-    return out
 
 
 def _max_pool_kernel(x, *, kernel, stride, padding, dilation, ceil_mode):
     nd = len(kernel)
     sp = x.shape[-nd:]
-    out = tuple(_pool_out(sp[i], kernel[i], stride[i], padding[i], dilation[i], ceil_mode)
+    out = tuple(pool_out(sp[i], kernel[i], stride[i], padding[i], dilation[i], ceil_mode)
                 for i in range(nd))
     need = tuple((out[i] - 1) * stride[i] + dilation[i] * (kernel[i] - 1) + 1
                  for i in range(nd))
@@ -109,7 +112,7 @@ def _tap_inside(tap, out, sp, stride, padding, dilation) -> np.ndarray:
 def _max_pool_meta(x, *, kernel, stride, padding, dilation, ceil_mode):
     nd = len(kernel)
     sp = x._shape[-nd:]
-    out = tuple(_pool_out(sp[i], kernel[i], stride[i], padding[i], dilation[i], ceil_mode)
+    out = tuple(pool_out(sp[i], kernel[i], stride[i], padding[i], dilation[i], ceil_mode)
                 for i in range(nd))
     shape = x._shape[:-nd] + out
     return (shape, x._dtype), (shape, dt.int64)
@@ -205,21 +208,14 @@ def max_pool_backward(g: Tensor, index: Tensor, shape, nd: int) -> Tensor:
 
 # --- public max pooling -------------------------------------------------------------------
 
-def _tuple(v, nd: int) -> tuple[int, ...]:
-    if isinstance(v, int):
-        return (v,) * nd
-    v = tuple(int(i) for i in v)
-    return v * nd if len(v) == 1 else v
-
-
 def max_pool_nd(nd: int, input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
                 ceil_mode: bool = False, return_indices: bool = False):
     """Shared body of max_pool1d/2d/3d: checks, then the primitive."""
-    kernel = _tuple(kernel_size, nd)
+    kernel = as_tuple(kernel_size, nd)
     stride = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) \
-        else _tuple(stride, nd)
-    padding = _tuple(padding, nd)
-    dilation = _tuple(dilation, nd)
+        else as_tuple(stride, nd)
+    padding = as_tuple(padding, nd)
+    dilation = as_tuple(dilation, nd)
     if input.ndim not in (nd + 1, nd + 2):
         raise RuntimeError(f"max_pool{nd}d: Expected {nd + 1}D or {nd + 2}D tensor for input, "
                            f"but got {list(input.shape)}")
@@ -230,7 +226,7 @@ def max_pool_nd(nd: int, input: Tensor, kernel_size, stride=None, padding=0, dil
                                f"{dilation[i]}")
         if stride[i] <= 0:
             raise RuntimeError("stride should be greater than zero")
-        out = _pool_out(input.shape[-nd + i], kernel[i], stride[i], padding[i], dilation[i],
+        out = pool_out(input.shape[-nd + i], kernel[i], stride[i], padding[i], dilation[i],
                         ceil_mode)
         if out <= 0:
             raise RuntimeError(f"max_pool{nd}d(): Given input size: {tuple(input.shape)}. "
@@ -258,179 +254,6 @@ def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
                        return_indices)
 
 
-# --- average pooling (composed) -----------------------------------------------------------
-
-def _avg_matrix(size: int, k: int, s: int, p: int, ceil_mode: bool,
-                count_include_pad: bool, divide: bool) -> np.ndarray:
-    """(out, size) matrix whose rows average one window each, with PyTorch's divisors."""
-    out = _pool_out(size, k, s, p, 1, ceil_mode)
-    m = np.zeros((out, size))
-    for o in range(out):
-        start = o * s - p
-        end = min(start + k, size + p)
-        span = end - start
-        lo, hi = max(start, 0), min(end, size)
-        div = span if count_include_pad else hi - lo
-        m[o, lo:hi] = 1.0 / div if divide else 1.0
-    return m
-
-
-def _apply_matrices(x: Tensor, mats: list[np.ndarray]) -> Tensor:
-    """Contract each of the last len(mats) dims of `x` with its (out, in) matrix."""
-    from .creation import tensor
-
-    nd = len(mats)
-    for i, m in enumerate(mats):
-        dim = x.ndim - nd + i
-        mt = tensor(m, dtype=x.dtype if x.dtype.is_floating_point else None, device=x.device)
-        x = (x.movedim(dim, -1) @ mt.t()).movedim(-1, dim)
-    return x
-
-
-def _avg_pool_size_check(input: Tensor, kernel, stride, padding, ceil_mode: bool) -> None:
-    """PyTorch's refusal of a window larger than the (padded) input, in its kernels' words:
-    the 3-d kernel compares the sizes, the 2-d one (which also runs 1-d) the output's."""
-    nd = len(kernel)
-    sp = input.shape[-nd:]
-    if nd == 3:
-        if any(sp[i] + 2 * padding[i] < kernel[i] for i in range(3)):
-            raise RuntimeError(f"input image (T: {sp[0]} H: {sp[1]} W: {sp[2]}) smaller than "
-                               f"kernel size (kT: {kernel[0]} kH: {kernel[1]} kW: {kernel[2]})")
-        return
-    out = [_pool_out(sp[i], kernel[i], stride[i], padding[i], 1, ceil_mode) for i in range(nd)]
-    if any(o <= 0 for o in out):
-        c = input.shape[-nd - 1]
-        shown_in = "x".join(str(v) for v in (c,) + (1,) * (2 - nd) + tuple(sp))
-        shown_out = "x".join(str(v) for v in [c] + [1] * (2 - nd) + out)
-        raise RuntimeError(f"Given input size: ({shown_in}). Calculated output size: "
-                           f"({shown_out}). Output size is too small")
-
-
-def avg_pool_nd(nd: int, input: Tensor, kernel_size, stride=None, padding=0,
-                ceil_mode: bool = False, count_include_pad: bool = True,
-                divisor_override=None) -> Tensor:
-    kernel = _tuple(kernel_size, nd)
-    stride = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) \
-        else _tuple(stride, nd)
-    padding = _tuple(padding, nd)
-    if input.ndim not in (nd + 1, nd + 2):
-        raise RuntimeError(f"avg_pool{nd}d: Expected {nd + 1}D or {nd + 2}D tensor for input, "
-                           f"but got {list(input.shape)}")
-    for i in range(nd):
-        if padding[i] > kernel[i] // 2:
-            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
-                               f"pad={padding[i]}, kernel_size={kernel[i]} and dilation=1")
-    if divisor_override is not None and divisor_override == 0:
-        raise RuntimeError("divisor must be not zero")
-    _avg_pool_size_check(input, kernel, stride, padding, ceil_mode)
-    divide = divisor_override is None
-    mats = [_avg_matrix(input.shape[-nd + i], kernel[i], stride[i], padding[i], ceil_mode,
-                        count_include_pad, divide) for i in range(nd)]
-    out = _apply_matrices(input, mats)
-    # (PyTorch's avg_pool kernels save their input: an in-place op on it refuses backward)
-    return saves(out if divide else out / divisor_override, input)
-
-
-def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
-               count_include_pad: bool = True) -> Tensor:
-    return avg_pool_nd(1, input, kernel_size, stride, padding, ceil_mode, count_include_pad)
-
-
-def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
-               count_include_pad: bool = True, divisor_override=None) -> Tensor:
-    return avg_pool_nd(2, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                       divisor_override)
-
-
-def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
-               count_include_pad: bool = True, divisor_override=None) -> Tensor:
-    return avg_pool_nd(3, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                       divisor_override)
-
-
-def _adaptive_matrix(size: int, out: int) -> np.ndarray:
-    m = np.zeros((out, size))
-    for o in range(out):
-        start = (o * size) // out
-        end = -(-((o + 1) * size) // out)
-        m[o, start:end] = 1.0 / (end - start)
-    return m
-
-
-def _adaptive_sizes(nd: int, input: Tensor, output_size) -> tuple:
-    """The output size, a None entry taking the input's size. torch.nn.functional reads a
-    sequence against the input's dims first (a ValueError when it has too few)."""
-    if isinstance(output_size, int) or output_size is None:
-        return (output_size,) * nd if nd == 1 or input.ndim <= nd else \
-            tuple(input.shape[-nd + i] if output_size is None else output_size
-                  for i in range(nd))
-    sizes = tuple(output_size)
-    if nd > 1 and input.ndim <= len(sizes):
-        raise ValueError(f"Input dimension should be at least {len(sizes) + 1}")
-    if len(sizes) != nd:
-        return sizes
-    return tuple(input.shape[-nd + i] if sizes[i] is None else sizes[i] for i in range(nd))
-
-
-def _adaptive_checks(kind: str, nd: int, input: Tensor, sizes: tuple) -> None:
-    """PyTorch's checks of a 2-d or 3-d adaptive pooling's input (kind: "avg" or "max")."""
-    name = f"adaptive_{kind}_pool{nd}d"
-    if input.ndim not in (nd + 1, nd + 2):
-        sep = ": " if kind == "max" else " "
-        raise RuntimeError(f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but "
-                           f"got{sep}{list(input.shape)}")
-    if len(sizes) != nd:
-        raise RuntimeError(f"{name}: output_size must be {nd}" if kind == "avg" else
-                           f"{name}(): internal error: output_size.size() must be {nd}")
-    if kind == "avg" and any(s < 0 for s in sizes):
-        shown = ", ".join(str(s) for s in sizes[:2]) + "".join(f",{s}" for s in sizes[2:])
-        raise RuntimeError(f"{name}: elements of output_size must be greater than or equal "
-                           f"to 0 but received {{{shown}}}")
-    for d in range(input.ndim - nd, input.ndim):
-        if input.shape[d] == 0:
-            raise RuntimeError(
-                f"{name}(): Expected input to have non-zero size for non-batch dimensions, but "
-                f"input has sizes {list(input.shape)} with dimension {d} being empty")
-
-
-def adaptive_avg_pool_nd(nd: int, input: Tensor, output_size) -> Tensor:
-    sizes = _adaptive_sizes(nd, input, output_size)
-    if nd > 1:
-        _adaptive_checks("avg", nd, input, sizes)
-    elif input.ndim not in (2, 3):
-        raise RuntimeError(f"adaptive_avg_pool1d(): Expected 2D or 3D tensor, but got "
-                           f"{list(input.shape)}")
-    sp = input.shape[-nd:]
-    sizes = tuple(sp[i] if sizes[i] is None else sizes[i] for i in range(nd))
-    if all(s == 1 for s in sizes):
-        # one cell per plane is the mean, as PyTorch computes it (its grad_fn, its dtype
-        # errors, nan over an empty plane; it saves nothing)
-        return input.mean(tuple(range(-nd, 0)), keepdim=True)
-    if not input.dtype.is_floating_point:
-        kname = "adaptive_avg_pool3d_cpu" if nd == 3 else "adaptive_avg_pool2d"
-        raise NotImplementedError(f'"{kname}" not implemented for \'{type_name(input.dtype)}\'')
-    out = _apply_matrices(input, [_adaptive_matrix(sp[i], sizes[i]) for i in range(nd)])
-    return saves(out, input)  # PyTorch's kernel saves its input
-
-
-def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
-    return adaptive_avg_pool_nd(1, input, output_size)
-
-
-def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
-    return adaptive_avg_pool_nd(2, input, output_size)
-
-
-def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
-    """Mean pooling of (N, C, D, H, W) or (C, D, H, W) to a fixed (D', H', W')."""
-    return adaptive_avg_pool_nd(3, input, output_size)
-
-
-def _bins(size: int, out: int) -> list[tuple[int, int]]:
-    """The [start, end) of each of `out` adaptive bins over `size` (they may overlap)."""
-    return [((o * size) // out, -(-((o + 1) * size) // out)) for o in range(out)]
-
-
 def _adaptive_max_kernel(x, *, out_size):
     """Adaptive max pooling, values and flat indices, one output cell at a time: each
     window's first maximum (np.argmax) or, where it holds a NaN, its last NaN (PyTorch's
@@ -443,10 +266,10 @@ def _adaptive_max_kernel(x, *, out_size):
     index = np.empty(lead + tuple(out), np.int64)
     if values.size == 0:
         return values.astype(x.dtype, copy=False), index
-    bins = [_bins(sp[i], out[i]) for i in range(nd)]
+    spans = [bins(sp[i], out[i]) for i in range(nd)]
     plane = np.cumprod((1,) + tuple(sp[:0:-1]))[::-1]
     for cell in itertools.product(*(range(o) for o in out)):
-        span = [bins[i][cell[i]] for i in range(nd)]
+        span = [spans[i][cell[i]] for i in range(nd)]
         win = work[(Ellipsis,) + tuple(slice(a, b) for a, b in span)]
         flat = win.reshape(lead + (-1,))
         k = np.argmax(flat, axis=-1) if flat.size else np.zeros(lead, np.int64)
@@ -497,8 +320,8 @@ def adaptive_max_pool_nd(nd: int, input: Tensor, output_size, return_indices: bo
     from .join import cat
 
     if nd > 1:
-        sizes = _adaptive_sizes(nd, input, output_size)
-        _adaptive_checks("max", nd, input, sizes)
+        sizes = adaptive_sizes(nd, input, output_size)
+        adaptive_checks("max", nd, input, sizes)
         if not (input.dtype.is_floating_point and not input.dtype.is_complex):
             kname = "adaptive_max_pool3d_cpu" if nd == 3 else "adaptive_max_pool2d"
             raise NotImplementedError(f'"{kname}" not implemented for '

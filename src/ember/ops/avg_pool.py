@@ -1,0 +1,267 @@
+"""Average pooling, plain and adaptive, as PyTorch computes it: each window's sum taken in
+order from zero, then divided by the window's divisor.
+
+A window's sum is a depthwise convolution with a kernel of ones over the input's planes
+(batch and channels as one): its kernels, native and NumPy, add the taps one after another
+from zero as PyTorch's pooling loops do and never read the padding, so the sums are
+PyTorch's to the bit, a NaN or inf reaches only the windows that hold it, and the gradient
+(the convolution's input gradient) only each window's inputs. No primitive of its own:
+forward, gradient, forward mode and vmap are the convolution's and the division's.
+
+The divisors are PyTorch's: the window's size, counting padding or not (or
+`divisor_override`); adaptive pooling divides by each dim's bin length in turn. Adaptive
+bins that do not tile a dim evenly (15 -> 7) are still averaged by products with per-dim
+matrices of bin means: laying them out evenly for the convolution (a gather, and its
+scatter for the gradient) measured 5-15x slower than those products; a NaN or inf there
+reaches every output of its row and column, and values may differ in the last bit.
+float16 and bfloat16 are summed and divided in float32 (PyTorch's accumulating type) and
+rounded once, but in their own type for 3-d adaptive pooling, as PyTorch's kernel does;
+int64 is summed exactly and divided with truncation.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from .. import _dtype as dt
+from .._tensor import Tensor
+from ._common import type_name
+from ._pool_shapes import adaptive_checks, adaptive_sizes, as_tuple, bins, pool_out
+from .conv import conv_p
+from .registry import apply, saves
+
+_LOW = (dt.float16, dt.bfloat16)
+
+
+def _const(values: np.ndarray, like: Tensor) -> Tensor:
+    """A constant of `like`'s dtype and device."""
+    from .creation import tensor
+
+    return tensor(values, dtype=like.dtype, device=like.device)
+
+
+def _empty(x: Tensor, shape: tuple) -> Tensor:
+    """An output with no elements, still on `x`'s graph."""
+    return x.flatten()[:0].reshape(shape)
+
+
+def _window_sums(x: Tensor, kernel: tuple, stride: tuple, pads: tuple) -> Tensor:
+    """Each window's sum over `x`'s last len(kernel) dims, `pads` ((before, after) per dim)
+    never read: a depthwise convolution with ones over the planes of the leading dims."""
+    nd = len(kernel)
+    lead, sp = x.shape[:-nd], x.shape[-nd:]
+    planes = math.prod(lead)
+    xr = x.reshape((1, planes) + tuple(sp))
+    if planes == 1:  # (one plane is no depthwise convolution: a second one, ignored)
+        xr = xr.expand((1, 2) + tuple(sp))
+    ones = _const(np.ones((xr.shape[1], 1) + tuple(kernel)), x)
+    out = apply(conv_p, xr, ones, stride=tuple(stride), padding=tuple(pads),
+                dilation=(1,) * nd, groups=xr.shape[1])
+    return out[:, :planes].reshape(tuple(lead) + tuple(out.shape[2:]))
+
+
+def _tap_sums(x: Tensor, kernel: tuple, stride: tuple, pads: tuple, out: tuple) -> Tensor:
+    """`_window_sums` in `x`'s own dtype (int64's, exact; float16's where PyTorch's kernel
+    adds in it): the taps' strided views added in order, from zero."""
+    from .nn_ops import constant_pad_nd
+
+    nd = len(kernel)
+    xp = constant_pad_nd(x, [p for pair in reversed(pads) for p in pair])
+    total = 0
+    for taps in itertools.product(*(range(k) for k in kernel)):
+        view = xp
+        for i, t in enumerate(taps):
+            dim = x.ndim - nd + i
+            view = view.narrow(dim, t, (out[i] - 1) * stride[i] + 1)[
+                (slice(None),) * dim + (slice(None, None, stride[i]),)]
+        total = total + view
+    return total
+
+
+def _counts(size: int, k: int, s: int, p: int, n: int, count_include_pad: bool) -> list:
+    """PyTorch's divisor of each of the n windows along one dim (it multiplies them)."""
+    counts = []
+    for o in range(n):
+        start = o * s - p
+        end = min(start + k, size + p)
+        counts.append(end - start if count_include_pad else min(end, size) - max(start, 0))
+    return counts
+
+
+def _along(values: list[list], like: Tensor) -> list[Tensor]:
+    """Per-dim lists as constants like `like`, each shaped to broadcast along its dim."""
+    nd = len(values)
+    return [_const(np.asarray(v).reshape((-1,) + (1,) * (nd - 1 - i)), like)
+            for i, v in enumerate(values)]
+
+
+def _avg_pool_size_check(input: Tensor, kernel, stride, padding, ceil_mode: bool) -> None:
+    """PyTorch's refusal of a window larger than the (padded) input, in its kernels' words:
+    the 3-d kernel compares the sizes, the 2-d one (which also runs 1-d) the output's."""
+    nd = len(kernel)
+    sp = input.shape[-nd:]
+    if nd == 3:
+        if any(sp[i] + 2 * padding[i] < kernel[i] for i in range(3)):
+            raise RuntimeError(f"input image (T: {sp[0]} H: {sp[1]} W: {sp[2]}) smaller than "
+                               f"kernel size (kT: {kernel[0]} kH: {kernel[1]} kW: {kernel[2]})")
+        return
+    out = [pool_out(sp[i], kernel[i], stride[i], padding[i], 1, ceil_mode) for i in range(nd)]
+    if any(o <= 0 for o in out):
+        c = input.shape[-nd - 1]
+        shown_in = "x".join(str(v) for v in (c,) + (1,) * (2 - nd) + tuple(sp))
+        shown_out = "x".join(str(v) for v in [c] + [1] * (2 - nd) + out)
+        raise RuntimeError(f"Given input size: ({shown_in}). Calculated output size: "
+                           f"({shown_out}). Output size is too small")
+
+
+def _check_dtype(nd: int, input: Tensor) -> None:
+    """PyTorch's avg_pool kernels: floating dtypes and int64 (3-d: float32/float64, int64)."""
+    d = input.dtype
+    ok = d == dt.int64 or (d.is_floating_point and not d.is_complex
+                           and (nd < 3 or d not in _LOW))
+    if not ok:
+        kname = "avg_pool3d_out_frame" if nd == 3 else "avg_pool2d"
+        raise NotImplementedError(f'"{kname}" not implemented for \'{type_name(d)}\'')
+
+
+def avg_pool_nd(nd: int, input: Tensor, kernel_size, stride=None, padding=0,
+                ceil_mode: bool = False, count_include_pad: bool = True,
+                divisor_override=None) -> Tensor:
+    kernel = as_tuple(kernel_size, nd)
+    stride = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) \
+        else as_tuple(stride, nd)
+    padding = as_tuple(padding, nd)
+    if input.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(f"avg_pool{nd}d: Expected {nd + 1}D or {nd + 2}D tensor for input, "
+                           f"but got {list(input.shape)}")
+    for i in range(nd):
+        if padding[i] > kernel[i] // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={padding[i]}, kernel_size={kernel[i]} and dilation=1")
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    _avg_pool_size_check(input, kernel, stride, padding, ceil_mode)
+    _check_dtype(nd, input)
+    sp = input.shape[-nd:]
+    out = tuple(pool_out(sp[i], kernel[i], stride[i], padding[i], 1, ceil_mode)
+                for i in range(nd))
+    shape = tuple(input.shape[:-nd]) + out
+    if math.prod(shape) == 0:
+        return _empty(input, shape)
+    # a window that ceil_mode lets run past the end: zeros after the input's padding
+    pads = tuple((padding[i], max((out[i] - 1) * stride[i] + kernel[i] - sp[i] - padding[i],
+                                  padding[i])) for i in range(nd))
+    if input.dtype == dt.int64:
+        sums = _tap_sums(input, kernel, stride, pads, out)
+    else:
+        work = input.float() if input.dtype in _LOW else input
+        sums = _window_sums(work, kernel, stride, pads)
+    if divisor_override is not None:
+        divisor = divisor_override
+    else:
+        counts = [_counts(sp[i], kernel[i], stride[i], padding[i], out[i], count_include_pad)
+                  for i in range(nd)]
+        grid = np.asarray(counts[0], np.int64)
+        for c in counts[1:]:
+            grid = np.multiply.outer(grid, np.asarray(c, np.int64))
+        divisor = _const(grid, sums)
+    if input.dtype == dt.int64:
+        from .binary import div
+
+        pooled = div(sums, divisor, rounding_mode="trunc")
+    else:
+        pooled = (sums / divisor).to(input.dtype)
+    # (PyTorch's avg_pool kernels save their input: an in-place op on it refuses backward)
+    return saves(pooled, input)
+
+
+def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+               count_include_pad: bool = True) -> Tensor:
+    return avg_pool_nd(1, input, kernel_size, stride, padding, ceil_mode, count_include_pad)
+
+
+def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override=None) -> Tensor:
+    return avg_pool_nd(2, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                       divisor_override)
+
+
+def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override=None) -> Tensor:
+    return avg_pool_nd(3, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                       divisor_override)
+
+
+# --- adaptive ---------------------------------------------------------------------------
+
+def _separable_means(x: Tensor, sizes: tuple) -> Tensor:
+    """Uneven adaptive bins: each dim contracted with its (out, in) matrix of bin means.
+    Fast, but not PyTorch's sums: a NaN or inf reaches every output its row or column
+    meets, and values may differ in the last bit (see the module's note)."""
+    from .creation import tensor
+
+    nd = len(sizes)
+    for i, out in enumerate(sizes):
+        size = x.shape[x.ndim - nd + i]
+        m = np.zeros((out, size))
+        for o, (start, end) in enumerate(bins(size, out)):
+            m[o, start:end] = 1.0 / (end - start)
+        dim = x.ndim - nd + i
+        mt = tensor(m, dtype=x.dtype, device=x.device)
+        x = (x.movedim(dim, -1) @ mt.t()).movedim(-1, dim)
+    return x
+
+
+def adaptive_avg_pool(nd: int, input: Tensor, sizes: tuple) -> Tensor:
+    """Adaptive average pooling of `input`'s last nd dims to `sizes` (checked, all known):
+    where the bins tile each dim evenly, window sums divided by each dim's bin length in
+    turn, as PyTorch's kernel divides; else `_separable_means`."""
+    shape = tuple(input.shape[:-nd]) + tuple(sizes)
+    if math.prod(shape) == 0:
+        return _empty(input, shape)
+    sp = input.shape[-nd:]
+    if any(sp[i] % sizes[i] for i in range(nd)):
+        return saves(_separable_means(input, sizes), input)
+    own = nd == 3 and input.dtype in _LOW  # (PyTorch's 3-d kernel adds and divides in them)
+    x = input.float() if input.dtype in _LOW and not own else input
+    kernel = tuple(sp[i] // sizes[i] for i in range(nd))
+    out = _tap_sums(x, kernel, kernel, ((0, 0),) * nd, sizes) if own else \
+        _window_sums(x, kernel, kernel, ((0, 0),) * nd)
+    for length in _along([[k] * n for k, n in zip(kernel, sizes)], out):
+        out = out / length
+    return saves(out.to(input.dtype), input)  # PyTorch's kernel saves its input
+
+
+def adaptive_avg_pool_nd(nd: int, input: Tensor, output_size) -> Tensor:
+    sizes = adaptive_sizes(nd, input, output_size)
+    if nd > 1:
+        adaptive_checks("avg", nd, input, sizes)
+    elif input.ndim not in (2, 3):
+        raise RuntimeError(f"adaptive_avg_pool1d(): Expected 2D or 3D tensor, but got "
+                           f"{list(input.shape)}")
+    sp = input.shape[-nd:]
+    sizes = tuple(sp[i] if sizes[i] is None else sizes[i] for i in range(nd))
+    if all(s == 1 for s in sizes):
+        # one cell per plane is the mean, as PyTorch computes it (its grad_fn, its dtype
+        # errors, nan over an empty plane; it saves nothing)
+        return input.mean(tuple(range(-nd, 0)), keepdim=True)
+    if not input.dtype.is_floating_point or input.dtype.is_complex:
+        kname = "adaptive_avg_pool3d_cpu" if nd == 3 else "adaptive_avg_pool2d"
+        raise NotImplementedError(f'"{kname}" not implemented for \'{type_name(input.dtype)}\'')
+    return adaptive_avg_pool(nd, input, sizes)
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
+    return adaptive_avg_pool_nd(1, input, output_size)
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
+    return adaptive_avg_pool_nd(2, input, output_size)
+
+
+def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
+    """Mean pooling of (N, C, D, H, W) or (C, D, H, W) to a fixed (D', H', W')."""
+    return adaptive_avg_pool_nd(3, input, output_size)

@@ -1,0 +1,158 @@
+"""ops/avg_pool.py: average pooling as PyTorch computes it. Each window's sum in order from
+zero, then PyTorch's divisor: the values are torch's bit for bit (sums of a few terms in one
+order, then one correctly rounded division: nothing here depends on the vector unit), a
+NaN or inf reaches only its own windows, int64 divides with truncation."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import ember
+from ember import native
+
+torch = pytest.importorskip("torch")
+E, T = ember.nn.functional, torch.nn.functional
+
+_CASES = [  # (nd, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    (1, 3, 2, 1, False, True, None), (1, 4, 3, 2, True, False, None), (1, 2, None, 0, False,
+                                                                       True, None),
+    (2, 2, 2, 0, False, True, None), (2, 3, 1, 1, False, True, None),
+    (2, (3, 2), (2, 1), (1, 0), True, False, None), (2, 3, 2, 1, True, True, 5),
+    (2, (1, 4), 3, 0, True, True, None), (3, 2, None, 0, False, True, None),
+    (3, (3, 2, 3), (2, 1, 2), (1, 1, 0), True, False, None), (3, 2, 1, 1, False, True, 3),
+]
+
+
+def _pool(lib, x, nd, k, s, p, ceil, cip, div):
+    f = getattr(lib, f"avg_pool{nd}d")
+    kw = dict(kernel_size=k, stride=s, padding=p, ceil_mode=ceil, count_include_pad=cip)
+    if nd > 1:
+        kw["divisor_override"] = div
+    return f(x, **kw)
+
+
+def _data(shape, dtype=np.float32, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+
+
+@pytest.mark.parametrize("kernels", ["native", "numpy"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("case", _CASES, ids=str)
+def test_values_are_torchs_bits_and_gradients_torchs(case, dtype, kernels):
+    if kernels == "native" and not native.available():
+        pytest.skip("native kernels unavailable")
+    nd = case[0]
+    for lead in ((2, 3), (3,), (1, 1)):  # (batched, unbatched, a single plane)
+        x = _data(lead + (7, 9, 6)[:nd], dtype, seed=len(lead))
+        xe = ember.tensor(x, requires_grad=True)
+        xt = torch.tensor(x, requires_grad=True)
+        with native.use(kernels):
+            out = _pool(E, xe, *case)
+            ref = _pool(T, xt, *case)
+            np.testing.assert_array_equal(out.detach().numpy(), ref.detach().numpy())
+            g = _data(tuple(ref.shape), dtype, seed=9)
+            out.backward(ember.tensor(g))
+        ref.backward(torch.tensor(g))
+        # (overlapping windows add a position's shares in another order than torch's)
+        np.testing.assert_allclose(xe.grad.numpy(), xt.grad.numpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_a_nan_or_inf_reaches_only_its_own_windows():
+    x = _data((2, 3, 12, 12))
+    x[0, 1, 5, 6], x[1, 2, 0, 0], x[1, 0, 11, 3] = np.nan, np.inf, -np.inf
+    for args in ((2, 2), (3, 1, 1), (3, 2, 1, True, False)):
+        xe, xt = ember.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+        out, ref = E.avg_pool2d(xe, *args), T.avg_pool2d(xt, *args)
+        np.testing.assert_array_equal(out.detach().numpy(), ref.detach().numpy())
+        assert 0 < np.isnan(ref.detach().numpy()).sum() < 20  # (a few windows, not rows)
+        out.sum().backward()
+        ref.sum().backward()
+        np.testing.assert_allclose(xe.grad.numpy(), xt.grad.numpy(), rtol=1e-6)
+    g = np.ones((2, 3, 6, 6), np.float32)
+    g[0, 0, 2, 2] = np.nan  # a NaN gradient reaches only that window's inputs
+    xe = ember.tensor(_data((2, 3, 12, 12)), requires_grad=True)
+    E.avg_pool2d(xe, 2).backward(ember.tensor(g))
+    assert np.isnan(xe.grad.numpy()).sum() == 4 and np.isnan(xe.grad.numpy()[0, 0, 4:6, 4:6]).all()
+
+
+@pytest.mark.parametrize("nd", [1, 2, 3])
+def test_int64_sums_exactly_and_divides_with_truncation(nd):
+    x = np.random.default_rng(1).integers(-1000, 1000, (2, 3) + (7, 6, 5)[:nd])
+    for case in (c for c in _CASES if c[0] == nd):
+        out = _pool(E, ember.tensor(x), *case)
+        ref = _pool(T, torch.tensor(x), *case)
+        assert out.dtype == ember.int64
+        np.testing.assert_array_equal(out.numpy(), ref.numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_types_are_summed_in_float32_and_rounded_once(dtype):
+    x = _data((2, 3, 9, 8)) * 10
+    for args in ((3, 2, 1), (2,), (3, 1, 1, True, False)):
+        out = E.avg_pool2d(ember.tensor(x).to(getattr(ember, dtype)), *args)
+        ref = T.avg_pool2d(torch.tensor(x).to(getattr(torch, dtype)), *args)
+        assert out.dtype == getattr(ember, dtype)
+        np.testing.assert_array_equal(out.float().numpy(), ref.float().numpy())
+    # the 3-d adaptive kernel adds and divides in the half type itself
+    y = _data((2, 3, 8, 6, 4)) * 10
+    out = E.adaptive_avg_pool3d(ember.tensor(y).to(getattr(ember, dtype)), (4, 3, 2))
+    ref = T.adaptive_avg_pool3d(torch.tensor(y).to(getattr(torch, dtype)), (4, 3, 2))
+    np.testing.assert_array_equal(out.float().numpy(), ref.float().numpy())
+
+
+@pytest.mark.parametrize("make", [
+    lambda F, m: F.avg_pool2d(m.ones(1, 2, 4, 4, dtype=m.int32), 2),
+    lambda F, m: F.avg_pool1d(m.ones(1, 2, 4, dtype=m.uint8), 2),
+    lambda F, m: F.avg_pool3d(m.ones(1, 2, 4, 4, 4, dtype=m.float16), 2),
+    lambda F, m: F.avg_pool3d(m.ones(1, 2, 4, 4, 4, dtype=m.int16), 2),
+    lambda F, m: F.avg_pool2d(m.ones(1, 2, 4, 4, dtype=m.complex64), 2),
+])
+def test_dtypes_torch_refuses_are_refused_in_its_words(make):
+    with pytest.raises(NotImplementedError) as theirs:
+        make(T, torch)
+    with pytest.raises(NotImplementedError) as mine:
+        make(E, ember)
+    assert str(mine.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("nd", [1, 2, 3])
+def test_adaptive_pooling_over_even_bins_is_torchs_bits(nd):
+    x = _data((2, 3) + (12, 8, 6)[:nd])
+    x[1, 1, (5,) * nd] = np.nan
+    for sizes in itertools.islice(itertools.product((1, 2, 3, 4), repeat=nd), 0, None, 3):
+        sizes = tuple(s if x.shape[2 + i] % s == 0 else 2 for i, s in enumerate(sizes))
+        if all(s == 1 for s in sizes):
+            continue  # (the global mean: PyTorch's mean, a vectorised sum)
+        f = f"adaptive_avg_pool{nd}d"
+        out = getattr(E, f)(ember.tensor(x), sizes)
+        ref = getattr(T, f)(torch.tensor(x), sizes)
+        np.testing.assert_array_equal(out.numpy(), ref.numpy())
+
+
+def test_uneven_adaptive_bins_are_within_a_few_ulps():
+    # products with matrices of bin means (see ops/avg_pool.py): not torch's order
+    x = _data((2, 3, 15, 13))
+    xe, xt = ember.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    out, ref = E.adaptive_avg_pool2d(xe, (7, 5)), T.adaptive_avg_pool2d(xt, (7, 5))
+    np.testing.assert_allclose(out.detach().numpy(), ref.detach().numpy(), rtol=4e-7, atol=4e-7)
+    out.sum().backward()
+    ref.sum().backward()
+    np.testing.assert_allclose(xe.grad.numpy(), xt.grad.numpy(), rtol=1e-6)
+
+
+def test_empty_outputs_and_the_saved_input():
+    x = ember.zeros(0, 3, 4, 4, requires_grad=True)
+    out = E.avg_pool2d(x, 2)
+    assert out.shape == (0, 3, 2, 2)
+    out.sum().backward()
+    assert x.grad.shape == (0, 3, 4, 4)
+    assert E.adaptive_avg_pool2d(ember.ones(2, 3, 4, 4), (0, 2)).shape == (2, 3, 0, 2)
+    # PyTorch's kernel saves its input: writing into it before backward is refused
+    y = ember.ones(1, 2, 4, 4, requires_grad=True).clone()
+    pooled = E.avg_pool2d(y, 2)
+    y.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        pooled.sum().backward()
