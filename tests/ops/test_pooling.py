@@ -206,3 +206,18 @@ def test_adaptive_pool_errors_as_torch(call):
     with pytest.raises(type(et.value)) as ee:
         call(ember.nn.functional, ember)
     assert str(ee.value) == str(et.value)
+
+
+@pytest.mark.parametrize("fn,args", [
+    (f, a) for f in ("avg_pool1d", "avg_pool2d", "avg_pool3d", "max_pool1d", "max_pool2d",
+                     "max_pool3d")
+    for a in ((2, 0), (2, -1), (0,), (-1,), (2, 2, -1), (2, 1, 2))])
+def test_window_sizes_are_checked_in_torchs_order_and_words(fn, args):
+    # a zero stride, a negative pad, a kernel or stride below one, a pad past half the
+    # kernel: each a RuntimeError with PyTorch's message (a zero stride divided by zero)
+    nd = int(fn[-2])
+    with pytest.raises(RuntimeError) as theirs:
+        getattr(TF, fn)(torch.ones((1, 2) + (4,) * nd), *args)
+    with pytest.raises(RuntimeError) as mine:
+        getattr(P, fn)(ember.ones((1, 2) + (4,) * nd), *args)
+    assert str(mine.value) == str(theirs.value).splitlines()[0]

@@ -11,7 +11,7 @@ suffixed `64_`) or 32-bit ones. Where none is found (NumPy built against another
 When the native runtime loads, OpenBLAS's parallel jobs are handed to its pool
 (`hand_threads_to`): every threaded OpenBLAS call in the process, NumPy's own included,
 then runs OpenBLAS's split (so its very numbers) on ember's threads, which sleep within
-microseconds of the job, where OpenBLAS's own spin for about 0.1 s after each call.
+0.2 ms of the job, where OpenBLAS's own spin for about 0.1 s after each call.
 """
 
 from __future__ import annotations

@@ -60,3 +60,48 @@ def adaptive_checks(kind: str, nd: int, input: Tensor, sizes: tuple) -> None:
             raise RuntimeError(
                 f"{name}(): Expected input to have non-zero size for non-batch dimensions, but "
                 f"input has sizes {list(input.shape)} with dimension {d} being empty")
+
+
+def window_args(kind: str, nd: int, input: Tensor, kernel_size, stride, padding,
+                dilation=1) -> tuple:
+    """(kernel, stride, padding, dilation) of an nd pooling ("avg" or "max") as tuples,
+    after PyTorch's checks of the input's dims and of those sizes, in its order and words:
+    a zero stride, a negative pad, a kernel or stride below one, a pad past half the
+    kernel."""
+    kernel = as_tuple(kernel_size, nd)
+    stride = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) \
+        else as_tuple(stride, nd)
+    padding, dilation = as_tuple(padding, nd), as_tuple(dilation, nd)
+    if input.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(f"{kind}_pool{nd}d: Expected {nd + 1}D or {nd + 2}D tensor for "
+                           f"input, but got {list(input.shape)}")
+    if kind == "max" and nd == 1:  # (max_pool1d has checks of its own)
+        for what, v, least in (("kernel_size", kernel[0], 1), ("stride", stride[0], 1),
+                               ("padding", padding[0], 0), ("dilation", dilation[0], 1)):
+            if v < least:
+                raise RuntimeError(f"max_pool1d() {what} must be "
+                                   f"{'non-negative' if least == 0 else 'greater than zero'}"
+                                   f", but got {v}")
+    else:
+        # (1-d average pooling runs PyTorch's 2-d kernel with a height of one)
+        names = ("T", "H", "W")[3 - max(nd, 2):]
+        shown = ((1,) if nd == 1 else ())
+        for s, p in zip(stride, padding):
+            if s == 0:
+                raise RuntimeError("stride should not be zero")
+            if p < 0:
+                raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
+        for letter, values in (("k", kernel), ("d", stride)):
+            if any(v <= 0 for v in values):
+                what = "kernel size" if letter == "k" else "stride"
+                got = " ".join(f"{letter}{n}: {v}" for n, v in zip(names, shown + values))
+                raise RuntimeError(f"{what} should be greater than zero, but got {got}")
+    for i in range(nd):
+        if padding[i] > kernel[i] // 2 and kind == "max" and nd == 1:
+            raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, "
+                               f"but got padding={padding[0]} and kernel_size={kernel[0]}")
+        if padding[i] > kernel[i] // 2:  # (PyTorch's test: of the kernel, not dilated)
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={padding[i]}, kernel_size={kernel[i]} and dilation="
+                               f"{dilation[i]}")
+    return kernel, stride, padding, dilation

@@ -29,7 +29,7 @@ import numpy as np
 from .. import _dtype as dt
 from .._tensor import Tensor
 from ._common import type_name
-from ._pool_shapes import adaptive_checks, adaptive_sizes, as_tuple, bins, pool_out
+from ._pool_shapes import adaptive_checks, adaptive_sizes, bins, pool_out, window_args
 from .conv import conv_p
 from .registry import apply, saves
 
@@ -130,17 +130,7 @@ def _check_dtype(nd: int, input: Tensor) -> None:
 def avg_pool_nd(nd: int, input: Tensor, kernel_size, stride=None, padding=0,
                 ceil_mode: bool = False, count_include_pad: bool = True,
                 divisor_override=None) -> Tensor:
-    kernel = as_tuple(kernel_size, nd)
-    stride = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) \
-        else as_tuple(stride, nd)
-    padding = as_tuple(padding, nd)
-    if input.ndim not in (nd + 1, nd + 2):
-        raise RuntimeError(f"avg_pool{nd}d: Expected {nd + 1}D or {nd + 2}D tensor for input, "
-                           f"but got {list(input.shape)}")
-    for i in range(nd):
-        if padding[i] > kernel[i] // 2:
-            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
-                               f"pad={padding[i]}, kernel_size={kernel[i]} and dilation=1")
+    kernel, stride, padding, _ = window_args("avg", nd, input, kernel_size, stride, padding)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     _avg_pool_size_check(input, kernel, stride, padding, ceil_mode)

@@ -22,7 +22,7 @@ from .._tensor import Tensor
 from ._batching import batch_size, batched, front
 from ._common import type_name
 from ._pool_native import adaptive_max_pool_native, max_pool_backward_native, max_pool_native
-from ._pool_shapes import adaptive_checks, adaptive_sizes, as_tuple, bins, pool_out
+from ._pool_shapes import adaptive_checks, adaptive_sizes, bins, pool_out, window_args
 from .avg_pool import (  # noqa: F401  (this module's public names)
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
@@ -211,21 +211,9 @@ def max_pool_backward(g: Tensor, index: Tensor, shape, nd: int) -> Tensor:
 def max_pool_nd(nd: int, input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
                 ceil_mode: bool = False, return_indices: bool = False):
     """Shared body of max_pool1d/2d/3d: checks, then the primitive."""
-    kernel = as_tuple(kernel_size, nd)
-    stride = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) \
-        else as_tuple(stride, nd)
-    padding = as_tuple(padding, nd)
-    dilation = as_tuple(dilation, nd)
-    if input.ndim not in (nd + 1, nd + 2):
-        raise RuntimeError(f"max_pool{nd}d: Expected {nd + 1}D or {nd + 2}D tensor for input, "
-                           f"but got {list(input.shape)}")
+    kernel, stride, padding, dilation = window_args("max", nd, input, kernel_size, stride,
+                                                    padding, dilation)
     for i in range(nd):
-        if padding[i] > kernel[i] // 2:
-            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
-                               f"pad={padding[i]}, kernel_size={kernel[i]} and dilation="
-                               f"{dilation[i]}")
-        if stride[i] <= 0:
-            raise RuntimeError("stride should be greater than zero")
         out = pool_out(input.shape[-nd + i], kernel[i], stride[i], padding[i], dilation[i],
                         ceil_mode)
         if out <= 0:

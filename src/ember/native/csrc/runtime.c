@@ -9,6 +9,9 @@
  *
  * One parallel region at a time: a second Python thread that calls a kernel while the pool
  * is busy, or a task that calls a kernel, runs it serially on its own thread.
+ *
+ * Also here: OpenBLAS's parallel jobs run on the pool (its thread callback), and NumPy's
+ * BLAS products, by address, for the kernels and for batches of products.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -19,7 +22,7 @@
 #include "ember.h"
 
 #define MAX_WORKERS 63
-#define SPIN_ROUNDS 20000 /* about 20-50 us of polling before a worker sleeps */
+#define SPIN_ROUNDS 20000 /* polling before a worker sleeps: 0.02-0.2 ms, by processor */
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
