@@ -211,13 +211,19 @@ def test_adaptive_pool_errors_as_torch(call):
 @pytest.mark.parametrize("fn,args", [
     (f, a) for f in ("avg_pool1d", "avg_pool2d", "avg_pool3d", "max_pool1d", "max_pool2d",
                      "max_pool3d")
-    for a in ((2, 0), (2, -1), (0,), (-1,), (2, 2, -1), (2, 1, 2))])
-def test_window_sizes_are_checked_in_torchs_order_and_words(fn, args):
+    for a in ((2, 0), (2, -1), (0,), (-1,), (2, 2, -1), (2, 1, 2), (2,))])
+@pytest.mark.parametrize("dims", ["few", "right", "many"])
+def test_bad_windows_and_dims_are_refused_in_torchs_order_and_words(fn, args, dims):
     # a zero stride, a negative pad, a kernel or stride below one, a pad past half the
-    # kernel: each a RuntimeError with PyTorch's message (a zero stride divided by zero)
+    # kernel, too few or too many dims: each the error PyTorch raises, in its words and
+    # its order (before: a zero stride divided by zero, a negative one made a ValueError)
     nd = int(fn[-2])
-    with pytest.raises(RuntimeError) as theirs:
-        getattr(TF, fn)(torch.ones((1, 2) + (4,) * nd), *args)
-    with pytest.raises(RuntimeError) as mine:
-        getattr(P, fn)(ember.ones((1, 2) + (4,) * nd), *args)
+    shape = {"few": (4,) * nd, "right": (1, 2) + (4,) * nd, "many": (1, 1, 2) + (4,) * nd}[dims]
+    if dims == "right" and args == (2,):
+        pytest.skip("(valid)")
+    with pytest.raises((RuntimeError, IndexError)) as theirs:
+        getattr(TF, fn)(torch.ones(shape), *args)
+    with pytest.raises((RuntimeError, IndexError)) as mine:
+        getattr(P, fn)(ember.ones(shape), *args)
+    assert mine.type is theirs.type
     assert str(mine.value) == str(theirs.value).splitlines()[0]

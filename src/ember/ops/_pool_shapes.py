@@ -62,6 +62,26 @@ def adaptive_checks(kind: str, nd: int, input: Tensor, sizes: tuple) -> None:
                 f"input has sizes {list(input.shape)} with dimension {d} being empty")
 
 
+def _wrong_dims(kind: str, nd: int, input: Tensor) -> None:
+    """PyTorch's refusal of an input with the wrong number of dims, in each kernel's words
+    (2-d average pooling reads the channel dim first: an IndexError below three dims)."""
+    n, shape = input.ndim, list(input.shape)
+    if kind == "avg" and nd == 1:
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {n}-dimensional tensor for "
+                           "argument #1 'self' (while checking arguments for avg_pool1d)")
+    if kind == "avg" and nd == 2:
+        if n < 3:
+            raise IndexError(f"Dimension out of range (expected to be in range of "
+                             f"[{-max(n, 1)}, {max(n, 1) - 1}], but got -3)")
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch "
+                           f"size for input, but got:{shape}")
+    if kind == "max" and nd == 1:
+        raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
+                           f"dim batch size for input, but got:{shape}")
+    raise RuntimeError(f"non-empty {nd + 1}D or {nd + 2}D (batch mode) tensor expected for "
+                       "input")
+
+
 def window_args(kind: str, nd: int, input: Tensor, kernel_size, stride, padding,
                 dilation=1) -> tuple:
     """(kernel, stride, padding, dilation) of an nd pooling ("avg" or "max") as tuples,
@@ -72,9 +92,10 @@ def window_args(kind: str, nd: int, input: Tensor, kernel_size, stride, padding,
     stride = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) \
         else as_tuple(stride, nd)
     padding, dilation = as_tuple(padding, nd), as_tuple(dilation, nd)
-    if input.ndim not in (nd + 1, nd + 2):
-        raise RuntimeError(f"{kind}_pool{nd}d: Expected {nd + 1}D or {nd + 2}D tensor for "
-                           f"input, but got {list(input.shape)}")
+    # (2-d average pooling checks the sizes before a surplus of dims)
+    late = kind == "avg" and nd == 2 and input.ndim > nd + 2
+    if input.ndim not in (nd + 1, nd + 2) and not late:
+        _wrong_dims(kind, nd, input)
     if kind == "max" and nd == 1:  # (max_pool1d has checks of its own)
         for what, v, least in (("kernel_size", kernel[0], 1), ("stride", stride[0], 1),
                                ("padding", padding[0], 0), ("dilation", dilation[0], 1)):
@@ -104,4 +125,6 @@ def window_args(kind: str, nd: int, input: Tensor, kernel_size, stride, padding,
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
                                f"pad={padding[i]}, kernel_size={kernel[i]} and dilation="
                                f"{dilation[i]}")
+    if late:
+        _wrong_dims(kind, nd, input)
     return kernel, stride, padding, dilation
