@@ -150,25 +150,16 @@ class _BlasThreads:
         if self.saved is None:
             self.saved = was
 
-    def enter(self, single: bool) -> None:
+    def change(self, single: bool, by: int) -> None:
+        """One holder of one thread (`single`) or of the pool's size more (`by` 1) or
+        fewer (-1)."""
         if _set_blas_threads is not None:
             with self.lock:
                 before = (bool(self.single), bool(self.wide))
                 if single:
-                    self.single += 1
+                    self.single += by
                 else:
-                    self.wide += 1
-                if (bool(self.single), bool(self.wide)) != before:
-                    self._apply()
-
-    def exit(self, single: bool) -> None:
-        if _set_blas_threads is not None:
-            with self.lock:
-                before = (bool(self.single), bool(self.wide))
-                if single:
-                    self.single -= 1
-                else:
-                    self.wide -= 1
+                    self.wide += by
                 if (bool(self.single), bool(self.wide)) != before:
                     self._apply()
 
@@ -181,10 +172,10 @@ class _Hold:
         self.single = single
 
     def __enter__(self) -> None:
-        _blas_threads.enter(self.single)
+        _blas_threads.change(self.single, 1)
 
     def __exit__(self, *exc) -> None:
-        _blas_threads.exit(self.single)
+        _blas_threads.change(self.single, -1)
 
 
 _blas_threads = _BlasThreads()
