@@ -219,6 +219,38 @@ def test_erf_native_twin_agrees_with_the_numpy_kernel(n_threads):
         ember.set_num_threads(old)
 
 
+@pytest.mark.skipif(not ember.native.available(), reason="native kernels unavailable")
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_erfinv_native_twin_gives_the_numpy_kernels_bits(n_threads):
+    # float32: both run Winitzki's estimate and three Halley steps in double and round
+    # once (ember_math.h's erfinvf, unary_math._erfinv64): the same bits, tails included
+    # (1 - 2^-24 is the float nearest 1); within 1 ulp of torch's
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    tail = (1 - np.logspace(-7.3, 0, 50_000)).astype(np.float32)
+    tiny = np.logspace(-45, 0, 50_000).astype(np.float32)
+    y = np.concatenate([rng.uniform(-1, 1, 100_003).astype(np.float32), tail, -tail, tiny,
+                        -tiny, np.array([0, -0.0, 1, -1, 1.5, -2, np.nan, np.inf], np.float32)])
+    old = ember.get_num_threads()
+    ember.set_num_threads(n_threads)
+    try:
+        got = ember.erfinv(ember.tensor(y)).numpy()
+        with ember.native.use("numpy"):
+            want = ember.erfinv(ember.tensor(y)).numpy()
+        strided = ember.erfinv(ember.tensor(y[::3])).numpy()  # (a contiguous copy's numbers)
+    finally:
+        ember.set_num_threads(old)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    np.testing.assert_array_equal(strided, got[::3])
+    assert list(got[-8:-4]) == [0.0, 0.0, np.inf, -np.inf] and np.signbit(got[-7])
+    assert np.isnan(got[-4:]).all()  # (|y| > 1, NaN, inf)
+    theirs = torch.erfinv(torch.tensor(y)).numpy()
+    finite = np.isfinite(theirs)
+    gap = np.abs(got.view(np.int32).astype(np.int64) - theirs.view(np.int32).astype(np.int64))
+    assert np.array_equal(finite, np.isfinite(got)) and gap[finite].max() <= 1
+
+
 def test_erf_float64_within_two_ulps_of_math_erf():
     x = np.random.default_rng(1).standard_normal(20_000) * 3
     got = ember.erf(ember.tensor(x)).numpy()

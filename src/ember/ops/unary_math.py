@@ -300,6 +300,24 @@ defvjp(erfc_p, lambda g, out, x: g * (-2 / math.sqrt(math.pi)) * (-x * x).exp())
 defjvp1(erfc_p, lambda t, out, x: t * (-2 / math.sqrt(math.pi)) * (-x * x).exp())
 
 erfinv_p = unary("erfinv", _via64(_erfinv64))
+
+
+def _erfinv_native(lib, a):
+    """erfinv of float32 in C (ember_math.h's erfinvf: the NumPy kernel's method in double,
+    rounded once): one pass over the pool against the NumPy kernel's three Halley steps
+    through its masked erf and erfc, which are some 500x slower. float64 (whose tails need
+    an erfc in C) stays on the NumPy kernel."""
+    if a.dtype != np.float32:
+        return NotImplemented
+    if not a.flags.c_contiguous:  # (any layout: the same numbers as a contiguous copy's)
+        a = a.copy(order="C")
+    out = np.empty_like(a)
+    calls.entry(lib, "map_erfinv_f32", [calls.P, calls.P, calls.I64])(
+        calls.ptr(a), calls.ptr(out), a.size)
+    return out
+
+
+native.register(erfinv_p, "math_maps", _erfinv_native)
 # (as PyTorch, from the input, erfinv computed again: an in-place op on the result trains)
 defvjp(erfinv_p, lambda g, out, x: g * (math.sqrt(math.pi) / 2) * (x.erfinv() ** 2).exp())
 defjvp1(erfinv_p, lambda t, out, x: t * (math.sqrt(math.pi) / 2) * (out * out).exp())

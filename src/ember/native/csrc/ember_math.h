@@ -1,6 +1,7 @@
 /* ember_math.h: exp, expm1, log, log1p, tanh, erf and sigmoid as static inline float and
  * double functions that GCC and Clang vectorise in a loop, without -ffast-math and with
- * -ffp-contract=off (ember's flags, toolchain.py).
+ * -ffp-contract=off (ember's flags, toolchain.py); and erfinv for floats (it takes two
+ * square roots: not claimed to vectorise).
  *
  * How: no libm call and no data-dependent branch. Each function is a range reduction made
  * of IEEE arithmetic and bit moves (memcpy between a float and an integer of its width),
@@ -22,7 +23,8 @@
  *   float:   expf <= 1 (float arithmetic: the fast one, for softmax).
  *            logf, log1pf, expm1f, tanhf, erff and sigmoidf compute in double and round
  *            once: within 0.5 ulp + 2^-27 ulp, i.e. correctly rounded except when the
- *            double result lies within a few double ulps of a float tie.
+ *            double result lies within a few double ulps of a float tie. erfinvf too,
+ *            its double result within about 1e-9 relative (see it).
  *
  * Edge behaviour is PyTorch's float32 / float64 CPU behaviour: NaN in, NaN out; exp
  * overflows to +inf at the same argument (float: 88.72283935546875, the first float whose
@@ -331,6 +333,32 @@ static inline double ember_erf(double x) {
     /* |x| < 1/2: small; 1/2 <= |x| < 6: big; |x| >= 6: 1; NaN: NaN */
     const double out = ember_pick(is_small, small, ember_pick(a < 6.0, big, 1.0));
     return copysign(ember_pick(x != x, x, out), x);
+}
+
+/* erfinv of a float, in double and rounded once: Winitzki's closed form (within 2e-3),
+ * then three Halley steps on erf(x) = |y| (2e-3 -> 1e-8 -> below double's precision).
+ * The residual erf(x) - |y| is a difference of two numbers near 1 in the tails, which
+ * costs a double about 2e-16 absolutely: 3e-10 of x where a float's |y| is nearest 1
+ * (1 - 2^-24), far below a float's half ulp, so this is for float inputs only (a double's
+ * tail needs erfc). |y| = 1: +-inf; |y| > 1 or NaN: NaN; -0 stays -0. */
+static inline double ember_erfinv_step(double x, double a) { /* Halley on erf(x) = a */
+    const double r = ember_erf(x) - a;
+    const double step = r / (1.1283791670955126 * ember_exp(-x * x)); /* 2/sqrt(pi) */
+    return x - step / (1.0 + x * step);
+}
+
+static inline float ember_erfinvf(float yf) {
+    const double y = (double)yf, ay = fabs(y);
+    const int inside = ay < 1.0;
+    const double a = ember_pick(inside, ay, 0.0); /* (each step on an input it takes) */
+    const double ln = ember_log((1.0 - a) * (1.0 + a));
+    const double t = 4.330746750799873 + 0.5 * ln; /* 2 / (pi 0.147) + ln / 2 */
+    double x = sqrt(sqrt(t * t - ln / 0.147) - t);
+    x = ember_erfinv_step(x, a); /* (written out: a loop here would not vectorise) */
+    x = ember_erfinv_step(x, a);
+    x = ember_erfinv_step(x, a);
+    const double out = ember_pick(inside, x, ember_pick(ay == 1.0, INFINITY, NAN));
+    return (float)copysign(out, y);
 }
 
 /* 1 / (1 + e^-x) in double, <= 3 ulp; 0 where e^-x overflows (x < -709.78), as PyTorch. */

@@ -38,3 +38,18 @@ EMBER_MAP(map_erf, ember_erf_t(v))
 EMBER_MAP(map_sigmoid, ember_sigmoid_t(v))
 
 #undef EMBER_MAP
+
+#ifndef EMBER_MAP_ERFINV
+#define EMBER_MAP_ERFINV /* (float only: the unit may hold both dtypes' functions) */
+static void map_erfinv_task(void *p, int64_t lo, int64_t hi) {
+    const float *const *a = p;
+    const float *restrict x = a[0];
+    float *restrict y = (float *)a[1];
+    for (int64_t i = lo; i < hi; i++) y[i] = ember_erfinvf(x[i]);
+}
+
+void map_erfinv_f32(const float *x, float *y, int64_t n) {
+    const float *a[2] = {x, y};
+    ember_parallel_for(map_erfinv_task, (void *)a, n, 4096);
+}
+#endif
