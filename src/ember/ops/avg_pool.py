@@ -91,13 +91,6 @@ def _counts(size: int, k: int, s: int, p: int, n: int, count_include_pad: bool) 
     return counts
 
 
-def _along(values: list[list], like: Tensor) -> list[Tensor]:
-    """Per-dim lists as constants like `like`, each shaped to broadcast along its dim."""
-    nd = len(values)
-    return [_const(np.asarray(v).reshape((-1,) + (1,) * (nd - 1 - i)), like)
-            for i, v in enumerate(values)]
-
-
 def _avg_pool_size_check(input: Tensor, kernel, stride, padding, ceil_mode: bool) -> None:
     """PyTorch's refusal of a window larger than the (padded) input, in its kernels' words:
     the 3-d kernel compares the sizes, the 2-d one (which also runs 1-d) the output's."""
@@ -220,8 +213,8 @@ def adaptive_avg_pool(nd: int, input: Tensor, sizes: tuple) -> Tensor:
     kernel = tuple(sp[i] // sizes[i] for i in range(nd))
     out = _tap_sums(x, kernel, kernel, ((0, 0),) * nd, sizes) if own else \
         _window_sums(x, kernel, kernel, ((0, 0),) * nd)
-    for length in _along([[k] * n for k, n in zip(kernel, sizes)], out):
-        out = out / length
+    for k in kernel:  # (each dim's bin length in turn, as PyTorch's kernel divides)
+        out = out / k
     return saves(out.to(input.dtype), input)  # PyTorch's kernel saves its input
 
 

@@ -371,10 +371,4 @@ void ember_gemm_batched(int dbl, int ta, int tb, int64_t batch, int64_t m, int64
     ember_parallel_for(gemm_units, &j, batch * j.blocks, 1);
 }
 
-void ember_gemm_parallel(int dbl, int ta, int tb, int64_t m, int64_t n, int64_t k,
-                         const void *a, int64_t lda, const void *b, int64_t ldb, void *c,
-                         int64_t ldc) {
-    ember_gemm_batched(dbl, ta, tb, 1, m, n, k, a, lda, 0, b, ldb, 0, c, ldc, 0);
-}
-
 #include "buffers.c" /* (the buffer cache: NumPy's handler and kernels' scratch) */

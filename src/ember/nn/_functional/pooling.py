@@ -27,34 +27,7 @@ __all__ = ["lp_pool1d", "lp_pool2d", "lp_pool3d", "adaptive_avg_pool3d", "adapti
            "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
            "adaptive_max_pool3d_with_indices"]
 
-def _tuple(v, nd: int) -> tuple:
-    return (v,) * nd if isinstance(v, int) else tuple(v)
-
-
 _POOLS = {1: (avg_pool1d, max_pool1d), 2: (avg_pool2d, max_pool2d), 3: (avg_pool3d, max_pool3d)}
-
-
-def _window_mean(x: Tensor, nd: int, kernel: tuple, stride: tuple, out_shape: tuple) -> Tensor:
-    """avg_pool without padding as PyTorch's kernel computes it: each window's sum over the
-    input it covers, divided by that count (a window that ceil_mode lets run past the end
-    counts only what it covers). Summed over strided windows (`unfold`), so a NaN or inf
-    reaches only its own windows' values and gradients."""
-    base = x.ndim - nd
-    pad, counts = [], []
-    for i in range(nd):
-        size, k, s, n = x.shape[base + i], kernel[i], stride[i], out_shape[i]
-        pad = [0, max((n - 1) * s + k - size, 0)] + pad  # (ceil_mode: zeros past the end)
-        counts.append([min(o * s + k, size) - o * s for o in range(n)])
-    if any(pad):
-        x = E.nn.functional.pad(x, pad)
-    for i in range(nd):
-        k, s, n = kernel[i], stride[i], out_shape[i]
-        x = x.narrow(base + i, 0, (n - 1) * s + k).unfold(base + i, k, s)
-    sums = x.sum(tuple(range(-nd, 0)))
-    divisor = E.tensor(counts[0], dtype=sums.dtype)
-    for c in counts[1:]:
-        divisor = divisor[..., None] * E.tensor(c, dtype=sums.dtype)
-    return sums / divisor
 
 
 def _lp_pool(nd: int, input: Tensor, norm_type, kernel_size, stride, ceil_mode: bool) -> Tensor:
@@ -77,13 +50,8 @@ def _lp_pool(nd: int, input: Tensor, norm_type, kernel_size, stride, ceil_mode: 
             raise ValueError(f"not enough values to unpack (expected {nd}, got {len(ks)})")
         size = math.prod(ks)
     powered = input.pow(norm_type)
-    # avg_pool on the meta device: its checks and errors, and the output's shape
-    shape = avg(E.empty(powered.shape, dtype=powered.dtype, device="meta"), kernel_size, stride,
-                0, ceil_mode).shape
-    kernel = _tuple(kernel_size, nd)
-    strides = kernel if stride is None or not isinstance(stride, int) and len(stride) == 0 \
-        else _tuple(stride, nd)
-    out = _window_mean(powered, nd, kernel, strides, tuple(shape[-nd:]))
+    # (average pooling sums each window in order, as PyTorch's, which LPPool calls too)
+    out = avg(powered, kernel_size, stride, 0, ceil_mode)
     return (E.sign(out) * relu(E.abs(out))).mul(size).pow(1.0 / norm_type)
 
 
