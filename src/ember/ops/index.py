@@ -252,15 +252,32 @@ def _index_put_kernel(a, v, idx=None, *, key, accumulate, shape=None):
 
 def add_slices(out, axis: int, idx, v) -> bool:
     """out[..., idx[i], ...] += v[..., i, ...] along `axis`, in order: `np.add.at`'s sums
-    and bits, one vectorised add per index where the slices are wide (np.add.at goes
-    element by element: 5-20x slower there). False, doing nothing, where they are not."""
+    and bits where the slices are wide (np.add.at goes element by element: 5-20x slower
+    there). False, doing nothing, where they are not."""
     width = out.size // max(out.shape[axis], 1)
-    if idx.ndim != 1 or width < 64 or idx.size > 4096 or \
+    if idx.ndim != 1 or width < 64 or \
             np.shape(v) != out.shape[:axis] + idx.shape + out.shape[axis + 1:]:
         return False
     rows, target = np.moveaxis(v, axis, 0), np.moveaxis(out, axis, 0)
-    for i, at in enumerate(idx.tolist()):
-        target[at] += rows[i]
+    if rows.dtype != target.dtype or idx.size < 16:
+        for i, at in enumerate(idx.tolist()):
+            target[at] += rows[i]
+        return True
+    at = np.where(idx < 0, idx + target.shape[0], idx)
+    order = np.argsort(at, kind="stable")  # each target's rows keep their order
+    ordered = at[order]
+    runs = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    sizes = np.diff(np.append(runs, idx.size))
+    longest = np.argsort(-sizes, kind="stable")
+    runs, sizes = runs[longest], sizes[longest]
+    sums = target[ordered[runs]]
+    picked = rows[order]
+    # one add per depth: the j-th rows of every run at least j + 1 long (a prefix, the
+    # runs being longest first), each run's rows in order, as the loop over idx adds them
+    for depth in range(int(sizes[0])):
+        live = int(np.count_nonzero(sizes > depth))
+        sums[:live] += picked[runs[:live] + depth]
+    target[ordered[runs]] = sums
     return True
 
 

@@ -12,6 +12,7 @@ version counter moves and a leaf that requires grad refuses.
 from __future__ import annotations
 
 from .._tensor import Tensor
+from ..autograd.graph import rename_node
 from . import movement
 from .copy import to
 from .registry import bump_version, check_inplace
@@ -23,19 +24,13 @@ _INPLACE_NODE = {
     "SqueezeBackward2": "SqueezeBackward5", "UnsqueezeBackward0": "UnsqueezeBackward1",
     "AsStridedBackward0": "AsStridedBackward1",
 }
-_renamed_classes: dict = {}
 
 
 def rename_inplace_node(node) -> None:
     """Give the fresh view node `node` the class named as PyTorch's in-place overload."""
-    cls = type(node)
-    name = _INPLACE_NODE.get(cls.__name__)
-    if name is None:
-        return
-    new = _renamed_classes.get(name)
-    if new is None:  # same layout as the view node's class, only the name differs
-        new = _renamed_classes[name] = type(name, cls.__bases__, {"__slots__": ()})
-    node.__class__ = new
+    name = _INPLACE_NODE.get(type(node).__name__)
+    if name is not None:
+        rename_node(node, name)
 
 
 def _adopt(self: Tensor, view: Tensor) -> Tensor:

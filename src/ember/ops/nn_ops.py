@@ -50,8 +50,10 @@ def _embedding_backward_kernel(g, indices, *, num_weights, padding_idx, scale_gr
     work = g.astype(np.float32) if g.dtype.itemsize == 2 else g
     flat = indices.reshape(-1)
     width = math.prod(g.shape[indices.ndim:])  # (not -1: there may be no indices)
-    rows = work.reshape(flat.size, width) * _row_scale(
-        indices, num_weights, padding_idx, scale_grad_by_freq)[:, None].astype(work.dtype)
+    rows = work.reshape(flat.size, width)
+    if scale_grad_by_freq or (padding_idx is not None and 0 <= padding_idx):
+        rows = rows * _row_scale(indices, num_weights, padding_idx,
+                                 scale_grad_by_freq)[:, None].astype(work.dtype)
     return _sum_rows_into(rows, flat, num_weights).astype(g.dtype).reshape(
         (num_weights,) + g.shape[indices.ndim:])
 

@@ -26,7 +26,7 @@ from ...ops.registry import saves
 
 __all__ = [
     "linear", "bilinear", "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
-    "feature_alpha_dropout", "embedding", "embedding_bag", "one_hot", "layer_norm",
+    "feature_alpha_dropout", "embedding", "one_hot", "layer_norm",
     "group_norm", "rms_norm", "batch_norm", "instance_norm", "normalize", "cosine_similarity",
     "pairwise_distance", "pdist", "scaled_dot_product_attention"
 ]
@@ -206,61 +206,6 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
         nn_ops.check_embedding_indices(weight, input)
         _renorm_rows(weight, input.contiguous(), max_norm, norm_type)
     return nn_ops.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
-
-
-def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
-                  max_norm: float | None = None, norm_type: float = 2, scale_grad_by_freq=False,
-                  mode: str = "mean", sparse: bool = False, per_sample_weights=None,
-                  include_last_offset: bool = False, padding_idx: int | None = None) -> Tensor:
-    """Sums, means or maxes of bags of embeddings, without the (bags, len, dim) intermediate
-    being visible to the caller."""
-    if mode not in ("sum", "mean", "max"):
-        raise ValueError(f"mode has to be one of sum, mean or max, but got {mode}")
-    if per_sample_weights is not None and mode != "sum":
-        raise NotImplementedError("embedding_bag: per_sample_weights was not None. "
-                                  "per_sample_weights is only supported for mode='sum' (got "
-                                  f"mode='{mode}'). Please open a feature request on GitHub.")
-    if input.dim() == 2:
-        if offsets is not None:
-            raise ValueError("if input is 2D, then offsets has to be None, as input is treated "
-                             "is a mini-batch of fixed length sequences. However, found offsets "
-                             f"of type {type(offsets)}")
-        n, length = input.shape
-        offsets = E.arange(0, n * length, length)
-        input = input.reshape(-1)
-        if per_sample_weights is not None:
-            per_sample_weights = per_sample_weights.reshape(-1)
-    elif input.dim() != 1:
-        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension "
-                         f"{input.dim()}")
-    elif offsets is None:
-        raise ValueError("offsets has to be a 1D Tensor but got None")
-    if padding_idx is not None and padding_idx < 0:
-        padding_idx = weight.size(0) + padding_idx
-    rows = embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq)
-    if per_sample_weights is not None:
-        rows = rows * per_sample_weights.unsqueeze(1)
-    starts = offsets.tolist()
-    ends = starts[1:] + [input.shape[0]]
-    if include_last_offset:
-        starts, ends = starts[:-1], starts[1:]
-    ids = input.tolist()
-    bags = []
-    for s, e in zip(starts, ends):
-        keep = [i for i in range(s, e) if padding_idx is None or ids[i] != padding_idx]
-        if not keep:
-            bags.append(E.zeros(weight.shape[1], dtype=weight.dtype))
-            continue
-        part = rows[E.tensor(keep, dtype=E.int64)]
-        if mode == "sum":
-            bags.append(part.sum(0))
-        elif mode == "mean":
-            bags.append(part.mean(0))
-        else:
-            bags.append(part.max(0)[0])
-    if not bags:
-        return E.zeros(0, weight.shape[1], dtype=weight.dtype)
-    return E.stack(bags)
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
