@@ -715,19 +715,21 @@ def test_index_reduce_warns_it_is_in_beta_like_torch():
         ember.zeros(3).index_reduce(0, ember.tensor([0, 2]), ember.ones(2), "amax")
 
 
+@pytest.mark.parametrize("count", [25, 1500])
 @pytest.mark.parametrize("dim", [0, 1, 2])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
-def test_index_add_of_wide_slices_adds_in_order_as_torch(dim, dtype):
-    # wide slices are added one vectorised slice per index (ops/index.py `add_slices`),
-    # in the index's order: torch's index_add_ and np.add.at give the same bits, repeated
-    # indices, signed zeros, NaN and a base that is not zero included
+def test_index_add_of_wide_slices_adds_in_order_as_torch(dim, dtype, count):
+    # wide slices are added a vectorised slice at a time (ops/index.py `add_slices`: the
+    # j-th slice of every index at once), each index's slices in order: torch's index_add_
+    # and np.add.at give the same bits, indices repeated a few or a hundred times, signed
+    # zeros, NaN and a base that is not zero included
     import torch
 
     rng = np.random.default_rng(dim)
     shape = (6, 70, 5) if dim != 1 else (20, 9, 12)
     base = (rng.standard_normal(shape) * 1e3).astype(dtype)
-    idx = rng.integers(0, shape[dim], 25)
-    src_shape = shape[:dim] + (25,) + shape[dim + 1:]
+    idx = rng.integers(0, shape[dim], count)
+    src_shape = shape[:dim] + (count,) + shape[dim + 1:]
     src = (rng.standard_normal(src_shape) * 10.0 ** rng.integers(-4, 4, src_shape)).astype(dtype)
     src[rng.random(src_shape) < 0.1] = -0.0
     src.reshape(-1)[::97] = np.nan
