@@ -306,15 +306,6 @@ def node_class(prim, args: tuple = (), params: dict | None = None) -> type:
     return cls
 
 
-def rename_node(node, name: str) -> None:
-    """Give `node` the class PyTorch names `name` (same layout: every node class is a bare
-    subclass of Node), for a node that ends a composite PyTorch runs as one op."""
-    cls = _node_classes.get(name)
-    if cls is None:
-        cls = _node_classes[name] = type(name, (Node,), {"__slots__": ()})
-    node.__class__ = cls
-
-
 def record(prim, rule, args, params, out) -> None:
     """Attach a new node for `prim` (derivative `rule`) to `out`, a tensor or tuple of them."""
     if rule is None:  # not differentiable: outputs simply don't require grad

@@ -12,10 +12,9 @@ version counter moves and a leaf that requires grad refuses.
 from __future__ import annotations
 
 from .._tensor import Tensor
-from ..autograd.graph import rename_node
 from . import movement
 from .copy import to
-from .registry import bump_version, check_inplace
+from .registry import bump_version, check_inplace, rename_node
 
 # The view node's name -> the in-place overload's (PyTorch's numbering).
 _INPLACE_NODE = {

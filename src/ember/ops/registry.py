@@ -55,8 +55,8 @@ __all__ = ["BY_LOOP", "MISSING", "Family", "Member", "Primitive", "UpdatePrimiti
            "apply", "apply_", "batch_by_loop", "bind", "bump_version", "check_inplace",
            "check_overlap", "defbatch", "defjvp", "deflower", "deflinear", "defvjp", "defvjp_joint",
            "defvjp_variadic", "inplace", "jvp_by_vjp", "jvp_rules", "mark_multi_output",
-           "nondifferentiable", "overlapping", "refuse_overlap", "saves", "vjp_rule", "vjp_rules",
-           "wrap_np_scalar", "write_into"]
+           "nondifferentiable", "overlapping", "refuse_overlap", "rename_node", "saves",
+           "vjp_rule", "vjp_rules", "wrap_np_scalar", "write_into"]
 
 
 def saves(out, *tensors):
@@ -67,6 +67,19 @@ def saves(out, *tensors):
     if first._grad_fn is not None and autograd.keep is not None:
         autograd.keep(first, tensors)
     return out
+
+
+_renamed: dict = {}
+
+
+def rename_node(node, name: str) -> None:
+    """Give graph node `node` the class PyTorch names `name`, for a node that ends what
+    PyTorch runs as one op (every node class is a bare subclass of the node base: only the
+    name changes)."""
+    cls = _renamed.get(name)
+    if cls is None:
+        cls = _renamed[name] = type(name, type(node).__bases__, {"__slots__": ()})
+    node.__class__ = cls
 
 
 def zero_missing(g: tuple, out: tuple) -> tuple:

@@ -15,7 +15,7 @@ import numpy as np
 import ember as E
 
 from ..._tensor import Tensor
-from ...autograd.graph import rename_node
+from ...ops.registry import rename_node
 from .layers import _renorm_rows, embedding
 
 __all__ = ["embedding_bag"]
