@@ -253,7 +253,8 @@ def _index_put_kernel(a, v, idx=None, *, key, accumulate, shape=None):
 def add_slices(out, axis: int, idx, v) -> bool:
     """out[..., idx[i], ...] += v[..., i, ...] along `axis`, in order: `np.add.at`'s sums
     and bits where the slices are wide (np.add.at goes element by element: 5-20x slower
-    there). False, doing nothing, where they are not."""
+    there). False, doing nothing, where they are not, or one index repeats so often that
+    np.add.at is faster."""
     width = out.size // max(out.shape[axis], 1)
     if idx.ndim != 1 or width < 64 or \
             np.shape(v) != out.shape[:axis] + idx.shape + out.shape[axis + 1:]:
@@ -268,6 +269,8 @@ def add_slices(out, axis: int, idx, v) -> bool:
     ordered = at[order]
     runs = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
     sizes = np.diff(np.append(runs, idx.size))
+    if sizes.max() > 4096:  # as many adds as one index's repeats: np.add.at's loop is faster
+        return False
     longest = np.argsort(-sizes, kind="stable")
     runs, sizes = runs[longest], sizes[longest]
     sums = target[ordered[runs]]
