@@ -150,9 +150,7 @@ class Generator:
 
         if isinstance(new_state, Tensor):
             if new_state.dtype.name != "uint8":
-                raise RuntimeError(
-                    f"expected a torch.ByteTensor, but got {_legacy_name(new_state.dtype)}"
-                )
+                raise TypeError("RNG state must be a torch.ByteTensor")
             raw = np.ascontiguousarray(new_state.detach().numpy()).tobytes()
         elif isinstance(new_state, (bytes, bytearray, memoryview)):
             raw = bytes(new_state)
@@ -224,12 +222,6 @@ def _check_seed(seed) -> int:
     if not -(2**63) <= seed < 2**64:
         raise ValueError("Overflow when unpacking long long")
     return seed % 2**64
-
-
-def _legacy_name(d) -> str:
-    from .ops._common import type_name
-
-    return f"torch.{type_name(d)}Tensor"
 
 
 # --- which of PyTorch's CPU kernels to reproduce -------------------------------

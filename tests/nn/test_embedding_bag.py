@@ -173,6 +173,15 @@ def test_bad_input_raises_as_torch(name, fn):
     assert str(e.value).replace("ember.", "torch.") == str(t.value)
 
 
+def test_bool_indices_read_as_zero_and_one():
+    w = np.arange(8.0, dtype=np.float32).reshape(4, 2)
+    got = F.embedding_bag(ember.tensor([True, False, True]), ember.tensor(w),
+                          ember.tensor([0, 1]), mode="sum")
+    want = TF.embedding_bag(torch.tensor([True, False, True]), torch.tensor(w),
+                            torch.tensor([0, 1]), mode="sum")
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
 def test_decreasing_offsets_are_refused():
     with pytest.raises(RuntimeError, match=r"offsets must be non-decreasing.*offsets\[2\] = 1"):
         F.embedding_bag(ember.tensor([0, 1, 2]), ember.zeros(4, 2), ember.tensor([0, 2, 1]))

@@ -31,7 +31,8 @@ def _check_types(input: Tensor, weight: Tensor, offsets, per_sample_weights) -> 
     """PyTorch's dtype checks, in its order and words."""
     where = " (while checking arguments for embedding_bag)"
     for name, t in (("indices", input), ("offsets", offsets)):
-        if t is not None and t.dtype not in (E.int64, E.int32):
+        if t is not None and t.dtype not in (E.int64, E.int32) and (
+                name == "offsets" or t.dtype is not E.bool):
             raise RuntimeError(f"Expected tensor for argument #1 '{name}' to have one of the "
                                f"following scalar types: Long, Int; but got "
                                f"torch.{_type_name(t)} instead{where}")
@@ -147,6 +148,8 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
     rows_total = weight.shape[0]
     if padding_idx is not None and padding_idx < 0:
         padding_idx = rows_total + padding_idx
+    if input.dtype is E.bool:  # (PyTorch reads bool indices as 0 and 1)
+        input = input.long()
     ids = input.detach().numpy().astype(np.int64, copy=False)
     bad = np.flatnonzero((ids < 0) | (ids >= rows_total))
     if bad.size:
