@@ -292,6 +292,24 @@ def _tn(d: dt.dtype) -> str:
 type_name = _tn
 
 
+def checked_type_name(t) -> str:
+    """A tensor's dtype as PyTorch's argument checks print it: its legacy tensor type where
+    it has one (torch.FloatTensor), else the CPU type (CPUBoolType, CPUBFloat16Type)."""
+    name = _tn(t.dtype)
+    if t.dtype.is_complex or t.dtype.name in ("bool", "bfloat16"):
+        return f"CPU{name}Type"
+    return f"torch.{name}Tensor"
+
+
+def index_runs(index: np.ndarray):
+    """(order, ordered, starts) of a 1-D integer array: a stable sort (each value's
+    positions keep their order), the sorted values, and where each run of one value starts."""
+    order = np.argsort(index, kind="stable")
+    ordered = index[order]
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    return order, ordered, starts
+
+
 def c_type_name(d: dt.dtype) -> str:
     """The C++ name PyTorch's messages print for a dtype's scalar (`long int`, `c10::Half`)."""
     return {"uint8": "unsigned char", "int8": "signed char", "int16": "short", "int32": "int",

@@ -19,7 +19,7 @@ from .._tensor import Tensor
 from .._view import broadcast_shapes, wrap_dim
 from . import movement
 from ._batching import batch_size, front, loop, pad_front
-from ._common import has_values, same_meta, type_name, write_out
+from ._common import has_values, index_runs, same_meta, type_name, write_out
 from .index_key import (
     TENSOR_SLOT,
     _on,
@@ -264,10 +264,7 @@ def add_slices(out, axis: int, idx, v) -> bool:
         for i, at in enumerate(idx.tolist()):
             target[at] += rows[i]
         return True
-    at = np.where(idx < 0, idx + target.shape[0], idx)
-    order = np.argsort(at, kind="stable")  # each target's rows keep their order
-    ordered = at[order]
-    runs = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    order, ordered, runs = index_runs(np.where(idx < 0, idx + target.shape[0], idx))
     sizes = np.diff(np.append(runs, idx.size))
     if sizes.max() > 4096:  # as many adds as one index's repeats: np.add.at's loop is faster
         return False
@@ -277,9 +274,9 @@ def add_slices(out, axis: int, idx, v) -> bool:
     picked = rows[order]
     # one add per depth: the j-th rows of every run at least j + 1 long (a prefix, the
     # runs being longest first), each run's rows in order, as the loop over idx adds them
-    for depth in range(int(sizes[0])):
-        live = int(np.count_nonzero(sizes > depth))
-        sums[:live] += picked[runs[:live] + depth]
+    live = np.searchsorted(-sizes, -np.arange(sizes[0]), "left")  # runs longer than depth
+    for depth, n in enumerate(live.tolist()):
+        sums[:n] += picked[runs[:n] + depth]
     target[ordered[runs]] = sums
     return True
 

@@ -15,7 +15,7 @@ import numpy as np
 from .. import _dtype as dt
 from .._tensor import Tensor
 from .._view import wrap_dim
-from ._common import type_name
+from ._common import checked_type_name, type_name
 
 _INT_INDEX = (dt.int64, dt.int32)
 
@@ -82,22 +82,14 @@ def select_bounds(x: Tensor, d: int, index: Tensor) -> None:
         raise IndexError("index out of range in self")
 
 
-def _legacy_name(t: Tensor) -> str:
-    """A dtype as PyTorch's type checks print it: its legacy tensor type where it has one
-    (torch.FloatTensor), else the CPU type (CPUBoolType, CPUBFloat16Type)."""
-    name = type_name(t._dtype)
-    if t._dtype.is_complex or t._dtype in (dt.bool_, dt.bfloat16):
-        return f"CPU{name}Type"
-    return f"torch.{name}Tensor"
-
-
 def embedding(weight: Tensor, indices: Tensor) -> None:
     if weight.ndim != 2:
         raise RuntimeError("'weight' must be 2-D")
     if indices._dtype not in _INT_INDEX:
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
-                           f"following scalar types: Long, Int; but got {_legacy_name(indices)} "
-                           "instead (while checking arguments for embedding)")
+                           "following scalar types: Long, Int; but got "
+                           f"{checked_type_name(indices)} instead (while checking arguments "
+                           "for embedding)")
     select_bounds(weight, 0, indices)
 
 

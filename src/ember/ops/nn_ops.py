@@ -18,6 +18,7 @@ from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
 from ._batching import batch_size, batched, front, loop
+from ._common import index_runs
 from .creation import zeros, zeros_like
 from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp, nondifferentiable
 
@@ -59,15 +60,14 @@ def _embedding_backward_kernel(g, indices, *, num_weights, padding_idx, scale_gr
 
 
 def _sum_rows_into(rows, index, n: int):
-    """out[index[i]] += rows[i] for every i, into zeros of n rows: rows sorted by index (a
-    stable sort, so each row sums in the original order, as `np.add.at` would) and summed
-    per run with `reduceat`, several times faster than `np.add.at`."""
+    """out[index[i]] += rows[i] for every i, into zeros of n rows: rows sorted by index and
+    summed per run with `reduceat`, several times faster than `np.add.at`. (reduceat does
+    not add a run's rows strictly one after another, so the last bits can differ from
+    np.add.at's; PyTorch adds them in the order of its own sort, which neither follows.)"""
     out = np.zeros((n, rows.shape[1]), rows.dtype)
     if index.size == 0:
         return out
-    order = np.argsort(index, kind="stable")
-    ordered = index[order]
-    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    order, ordered, starts = index_runs(index)
     out[ordered[starts]] = np.add.reduceat(rows[order], starts, axis=0)
     return out
 

@@ -15,16 +15,13 @@ import numpy as np
 import ember as E
 
 from ..._tensor import Tensor
+from ...ops._common import checked_type_name
 from ...ops.registry import rename_node
 from .layers import _renorm_rows, embedding
 
 __all__ = ["embedding_bag"]
 
 _LOW = (E.float16, E.bfloat16)
-
-
-def _type_name(t: Tensor) -> str:
-    return t.type().split(".")[-1]
 
 
 def _check_types(input: Tensor, weight: Tensor, offsets, per_sample_weights) -> None:
@@ -35,16 +32,16 @@ def _check_types(input: Tensor, weight: Tensor, offsets, per_sample_weights) -> 
                 name == "offsets" or t.dtype is not E.bool):
             raise RuntimeError(f"Expected tensor for argument #1 '{name}' to have one of the "
                                f"following scalar types: Long, Int; but got "
-                               f"torch.{_type_name(t)} instead{where}")
+                               f"{checked_type_name(t)} instead{where}")
     if not weight.dtype.is_floating_point:
         raise RuntimeError("Expected tensor for argument #1 'weight' to have one of the "
                            "following scalar types: Half, BFloat16, Float, Double; but got "
-                           f"torch.{_type_name(weight)} instead{where}")
+                           f"{checked_type_name(weight)} instead{where}")
     if per_sample_weights is not None and per_sample_weights.dtype != weight.dtype:
         raise RuntimeError("Expected tensor for argument #1 'weight' to have the same type as "
                            "tensor for argument #1 'per_sample_weights'; but type "
-                           f"torch.{_type_name(weight)} does not equal "
-                           f"torch.{_type_name(per_sample_weights)}{where}")
+                           f"{checked_type_name(weight)} does not equal "
+                           f"{checked_type_name(per_sample_weights)}{where}")
 
 
 def _bags(ids: np.ndarray, offsets: np.ndarray, include_last_offset: bool):
@@ -67,13 +64,13 @@ def _bags(ids: np.ndarray, offsets: np.ndarray, include_last_offset: bool):
     return offsets, np.append(offsets[1:], n).astype(offsets.dtype)
 
 
-def _max_winners(values: np.ndarray, bag: np.ndarray, first: np.ndarray,
-                 count: np.ndarray) -> np.ndarray:
-    """For each bag and column, the row PyTorch's kernel keeps: it starts from the bag's
-    first row and takes a later one only where it is greater (so the first of equal
-    maxima; a NaN in the first row stays, a later NaN never wins). Empty bags: row 0."""
+def _max_winners(values: np.ndarray, bag: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """For each bag and column, the row of `values` (bag `bag[i]`'s, `count` per bag)
+    PyTorch's kernel keeps: it starts from the bag's first row and takes a later one only
+    where it is greater (so the first of equal maxima; a NaN in the first row stays, a
+    later NaN never wins). Empty bags: row 0."""
     full = count > 0
-    starts = first[full]
+    starts = (np.cumsum(count) - count)[full]
     out = np.zeros((count.shape[0], values.shape[1]), np.int64)
     if not starts.size:
         return out
@@ -159,22 +156,20 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
     starts, ends = _bags(ids, offsets.detach().numpy().astype(np.int64), include_last_offset)
     if max_norm is not None:
         _renorm_rows(weight, input, max_norm, norm_type)
-    size = np.maximum(ends - starts, 0)
-    bag = np.repeat(np.arange(starts.shape[0]), size)
+    bag = np.repeat(np.arange(starts.shape[0]), ends - starts)
     pos = np.arange(ends[-1] if ends.shape[0] else 0)  # (bags tile 0 .. the last end)
     if padding_idx is not None:
         keep = ids[pos] != padding_idx
         pos, bag = pos[keep], bag[keep]
     count = np.bincount(bag, minlength=starts.shape[0])
-    low = weight.dtype in _LOW
+    low = weight.dtype in _LOW and mode != "max"  # (sums in float32; a max is exact)
     table = weight.float() if low else weight
     rows = embedding(input, table, None, None, 2.0, scale_grad_by_freq, sparse)  # (saves input)
     if pos.shape[0] != ids.shape[0]:  # padding, or positions past the last bag
         rows = rows[E.from_numpy(pos)]
     zeros = E.zeros(starts.shape[0], weight.shape[1], dtype=table.dtype)
     if mode == "max":
-        first = np.concatenate([[0], np.cumsum(count)[:-1]]).astype(np.int64)
-        win = _max_winners(rows.detach().numpy(), bag, first, count)
+        win = _max_winners(rows.detach().numpy(), bag, count)
         out = rows.gather(0, E.from_numpy(win)) if pos.size else zeros
         if pos.size and not count.all():
             out = E.where(E.from_numpy(count[:, None] > 0), out, zeros)
@@ -187,8 +182,6 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
         if mode == "mean":
             out = out / E.from_numpy(np.maximum(count, 1)[:, None].astype(np.float32)).to(
                 out.dtype)
-    if out.dtype != weight.dtype:
-        out = out.to(weight.dtype)
     if out.grad_fn is not None:
         rename_node(out.grad_fn, "EmbeddingBagBackward0")
     return out
