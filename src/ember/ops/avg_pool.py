@@ -31,7 +31,7 @@ from .._tensor import Tensor
 from ._common import type_name
 from ._pool_shapes import adaptive_checks, adaptive_sizes, bins, pool_out, window_args
 from .conv import conv_p
-from .registry import apply, saves
+from .registry import apply, rename_node, saves
 
 _LOW = (dt.float16, dt.bfloat16)
 
@@ -158,7 +158,7 @@ def avg_pool_nd(nd: int, input: Tensor, kernel_size, stride=None, padding=0,
     else:
         pooled = (sums / divisor).to(input.dtype)
     # (PyTorch's avg_pool kernels save their input: an in-place op on it refuses backward)
-    return saves(pooled, input)
+    return _named(saves(pooled, input), f"AvgPool{nd}D")
 
 
 def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
@@ -179,6 +179,15 @@ def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
 
 
 # --- adaptive ---------------------------------------------------------------------------
+
+def _named(out: Tensor, kernel: str) -> Tensor:
+    """`out` with PyTorch's node name: its 2-d / 3-d kernel's, and for 1-d the squeeze its
+    1-d pooling ends with (it pools the input unsqueezed to 2-d)."""
+    if out.grad_fn is not None:
+        rename_node(out.grad_fn, "SqueezeBackward1" if kernel.endswith("1D")
+                    else kernel + "Backward0")
+    return out
+
 
 def _separable_means(x: Tensor, sizes: tuple) -> Tensor:
     """Uneven adaptive bins: each dim contracted with its (out, in) matrix of bin means.
@@ -207,7 +216,7 @@ def adaptive_avg_pool(nd: int, input: Tensor, sizes: tuple) -> Tensor:
         return _empty(input, shape)
     sp = input.shape[-nd:]
     if any(sp[i] % sizes[i] for i in range(nd)):
-        return saves(_separable_means(input, sizes), input)
+        return _named(saves(_separable_means(input, sizes), input), f"AdaptiveAvgPool{nd}D")
     own = nd == 3 and input.dtype in _LOW  # (PyTorch's 3-d kernel adds and divides in them)
     x = input.float() if input.dtype in _LOW and not own else input
     kernel = tuple(sp[i] // sizes[i] for i in range(nd))
@@ -215,7 +224,8 @@ def adaptive_avg_pool(nd: int, input: Tensor, sizes: tuple) -> Tensor:
         _window_sums(x, kernel, kernel, ((0, 0),) * nd)
     for k in kernel:  # (each dim's bin length in turn, as PyTorch's kernel divides)
         out = out / k
-    return saves(out.to(input.dtype), input)  # PyTorch's kernel saves its input
+    # (PyTorch's kernel saves its input)
+    return _named(saves(out.to(input.dtype), input), f"AdaptiveAvgPool{nd}D")
 
 
 def adaptive_avg_pool_nd(nd: int, input: Tensor, output_size) -> Tensor:

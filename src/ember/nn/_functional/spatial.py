@@ -1,9 +1,7 @@
 """Spatial functions of `ember.nn.functional`: convolution and pooling (from ember.ops),
 padding, interpolation, unfold / fold and pixel shuffling.
 
-Interpolation is separable: each resized dim is one matmul with an (out, in) weight
-matrix built exactly as ATen computes its source indices and lambdas (in the
-input's precision), so values match and gradients come from matmul's VJP.
+Interpolation lives in interpolate.py (its names are re-exported here).
 """
 
 from __future__ import annotations
@@ -38,6 +36,7 @@ from ...ops.pooling import (
     max_pool3d,
 )
 from ...ops.registry import apply, saves
+from .interpolate import interpolate, upsample, upsample_bilinear, upsample_nearest
 
 __all__ = [
     "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
@@ -114,158 +113,6 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
     # (PyTorch's reflection and replication pads keep their input for backward; its circular
     # pad is composed of slices and keeps nothing)
     return out if mode == "circular" else saves(out, input)
-
-
-# --- interpolate ----------------------------------------------------------------------
-
-
-def _nearest_index(n_in: int, n_out: int, scale, exact: bool) -> np.ndarray:
-    o = np.arange(n_out)
-    if not exact:
-        if n_out == n_in:
-            return o
-        if n_out == 2 * n_in:
-            return o >> 1
-    s = np.float32(1.0 / scale) if scale is not None and scale > 0 else \
-        np.float32(n_in) / np.float32(n_out)
-    pos = (o.astype(np.float32) + np.float32(0.5)) * s if exact else o.astype(np.float32) * s
-    return np.minimum(np.floor(pos).astype(np.int64), n_in - 1)
-
-
-def _linear_matrix(n_in: int, n_out: int, scale, align_corners: bool, dtype) -> np.ndarray:
-    """(out, in) weights of 1-d linear interpolation, computed in `dtype` as ATen does."""
-    t = np.float64 if dtype == np.float64 else np.float32
-    m = np.zeros((n_out, n_in), t)
-    if n_out == n_in:
-        np.fill_diagonal(m, 1)
-        return m
-    if align_corners:
-        ratio = t(n_in - 1) / t(n_out - 1) if n_out > 1 else t(0)
-    else:
-        ratio = t(1.0 / scale) if scale is not None and scale > 0 else t(n_in) / t(n_out)
-    for o in range(n_out):
-        if align_corners:
-            src = ratio * t(o)
-        else:
-            src = max(ratio * (t(o) + t(0.5)) - t(0.5), t(0))
-        i0 = min(int(math.floor(src)), n_in - 1)
-        lam1 = min(max(src - t(i0), t(0)), t(1))
-        i1 = i0 + (1 if i0 < n_in - 1 else 0)
-        m[o, i0] += t(1) - lam1
-        m[o, i1] += lam1
-    return m
-
-
-def _cubic_weights(t, dt):
-    """The four cubic-convolution weights (A = -0.75) of the taps at -1, 0, 1, 2 for offset t,
-    computed in `dt` as ATen computes them."""
-    a = dt(-0.75)
-
-    def near(x):  # |x| <= 1
-        return ((a + dt(2)) * x - (a + dt(3))) * x * x + dt(1)
-
-    def far(x):  # 1 < |x| < 2
-        return ((a * x - dt(5) * a) * x + dt(8) * a) * x - dt(4) * a
-
-    return far(t + dt(1)), near(t), near(dt(1) - t), far(dt(1) - t + dt(1))
-
-
-def _cubic_matrix(n_in: int, n_out: int, scale, align_corners: bool, dtype) -> np.ndarray:
-    """(out, in) weights of 1-d cubic interpolation, border pixels repeated outward."""
-    t = np.float64 if dtype == np.float64 else np.float32
-    m = np.zeros((n_out, n_in), t)
-    if align_corners:
-        ratio = t(n_in - 1) / t(n_out - 1) if n_out > 1 else t(0)
-    else:
-        ratio = t(1.0 / scale) if scale is not None and scale > 0 else t(n_in) / t(n_out)
-    for o in range(n_out):
-        src = ratio * t(o) if align_corners else ratio * (t(o) + t(0.5)) - t(0.5)
-        i0 = min(int(math.floor(src)), n_in - 1)
-        lam = min(max(src - t(i0), t(0)), t(1))
-        for k, w in enumerate(_cubic_weights(lam, t)):
-            m[o, min(max(i0 - 1 + k, 0), n_in - 1)] += w
-    return m
-
-
-def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
-                align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
-                antialias: bool = False) -> Tensor:
-    """Resize the spatial dims: nearest, nearest-exact, (bi/tri)linear, bicubic or area."""
-    nd = input.dim() - 2
-    if nd < 1:
-        raise ValueError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
-                         f"{input.dim()}D) for the modes: nearest | linear | bilinear | bicubic | "
-                         f"trilinear | area | nearest-exact (got {mode})")
-    linear_modes = ("linear", "bilinear", "bicubic", "trilinear")
-    if mode in ("nearest", "area", "nearest-exact") and align_corners is not None:
-        raise ValueError("align_corners option can only be set with the interpolating modes: "
-                         "linear | bilinear | bicubic | trilinear")
-    if align_corners is None:
-        align_corners = False
-    if (size is None) == (scale_factor is None):
-        raise ValueError("either size or scale_factor should be defined" if size is None else
-                         "only one of size or scale_factor should be defined")
-    sp = tuple(input.shape[2:])
-    if size is not None:
-        out = (size,) * nd if isinstance(size, int) else tuple(size)
-        if len(out) != nd:
-            raise ValueError(f"Input and output must have the same number of spatial dimensions,"
-                             f" but got input with spatial dimensions of {list(sp)} and output "
-                             f"size of {list(out)}. Please provide input tensor in (N, C, d1, "
-                             "d2, ...,dK) format and output size in (o1, o2, ...,oK) format.")
-        scales = (None,) * nd
-    else:
-        scales = (float(scale_factor),) * nd if isinstance(scale_factor, (int, float)) \
-            else tuple(float(s) for s in scale_factor)
-        out = tuple(int(math.floor(float(sp[i]) * scales[i])) for i in range(nd))
-        if recompute_scale_factor:
-            scales = (None,) * nd
-    if mode in ("nearest", "nearest-exact"):
-        x = input
-        for i in range(nd):
-            idx = _nearest_index(sp[i], out[i], scales[i], mode == "nearest-exact")
-            x = x.index_select(2 + i, E.tensor(idx, dtype=E.int64))
-        return x
-    if mode == "area":
-        return adaptive_avg_pool2d(input, out) if nd == 2 else \
-            adaptive_avg_pool1d(input, out) if nd == 1 else _separable_area(input, out)
-    if mode in linear_modes:
-        expected = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}[mode]
-        if nd != expected:
-            raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs "
-                                      f"{expected + 2}D input")
-        x = input
-        for i in range(nd):
-            make = _cubic_matrix if mode == "bicubic" else _linear_matrix
-            m = make(sp[i], out[i], scales[i], align_corners, input.dtype.np)
-            w = E.tensor(m, dtype=input.dtype)
-            # (the other dims fold into the rows of one mm: a copy when the moved dim is not
-            # last, so nothing of the input is saved, as PyTorch's upsample saves nothing)
-            x = x.movedim(2 + i, -1)
-            lead = x.shape[:-1]
-            x = x.reshape(math.prod(lead), sp[i]).mm(w.t()).view(*lead, out[i])
-            x = x.movedim(-1, 2 + i)
-        return x
-    raise NotImplementedError(f"Input Error: interpolation mode {mode} is not supported by "
-                              "ember")
-
-
-def _separable_area(input: Tensor, out) -> Tensor:
-    from ...ops.pooling import adaptive_avg_pool_nd
-
-    return adaptive_avg_pool_nd(input.dim() - 2, input, out)
-
-
-def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
-    return interpolate(input, size, scale_factor, mode, align_corners)
-
-
-def upsample_nearest(input, size=None, scale_factor=None):
-    return interpolate(input, size, scale_factor, mode="nearest")
-
-
-def upsample_bilinear(input, size=None, scale_factor=None):
-    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
 # --- unfold / fold ----------------------------------------------------------------------
