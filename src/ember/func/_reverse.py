@@ -124,6 +124,36 @@ def _keeps(leaves) -> bool:
     return _depth[0] > 0 or any(isinstance(x, Tensor) and x.requires_grad for x in leaves)
 
 
+def _outer_graph(outputs: list, inputs: list) -> bool:
+    """Whether `outputs` depend on a tensor requiring grad from outside this call (a
+    parameter the function closes over): the results then stay in the caller's graph, as
+    torch.func keeps them (`jacrev(f)(x)` of `f = lambda x: x @ w` is differentiable in w)."""
+    if not grad_mode.is_grad_enabled():
+        return False
+    from ..autograd.graph import AccumulateGrad
+
+    mine = {id(_chain(x)[0]) for x in inputs}
+    stack, seen = [], set()
+    for o in outputs:
+        if isinstance(o, Tensor):
+            o = _chain(o)[0]
+            if o.requires_grad and o.grad_fn is None and id(o) not in mine:
+                return True
+            if o.grad_fn is not None:
+                stack.append(o.grad_fn)
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, AccumulateGrad):
+            if id(node.variable) not in mine:
+                return True
+            continue
+        stack.extend(n for n, _ in node._edges if n is not None)
+    return False
+
+
 def _gradients(outputs: list, inputs: list, cotangents: list, *, retain: bool,
                keep: bool) -> list:
     """d(sum <outputs, cotangents>)/d inputs, zeros for inputs the outputs do not reach;
@@ -264,6 +294,7 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
             _depth[0] -= 1
     out_leaves, out_spec = tree_flatten(out)
     _check_shared(shared, out_leaves)
+    keep = keep or _outer_graph(out_leaves, ins)
     for o in out_leaves:
         if not isinstance(o, Tensor):
             raise RuntimeError(f"vjp(f, *primals): Expected f to be a function that has only "
@@ -334,6 +365,7 @@ def grad_and_value(func: Callable, argnums=0, has_aux: bool = False) -> Callable
                         "instead?")
                 _check_shared(shared, [out])
                 ins = [x for i in which for x in fresh[i]]
+                keep = keep or _outer_graph([out], ins)
                 gs = _gradients([out], ins, [ones_like(out)], retain=False, keep=keep)
             finally:
                 _depth[0] -= 1
