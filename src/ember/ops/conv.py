@@ -283,6 +283,19 @@ def _pairs(padding, k, dilation, nd: int, stride) -> tuple:
     return tuple((i, i) for i in p)
 
 
+def _per_dim_words(nd: int, opad: tuple, stride: tuple, dilation: tuple) -> str:
+    """`output_padding_height: 1 output_padding_width: 0 stride_height: ...` as PyTorch's
+    check prints them (a 1-d convolution runs as 2-d with a height of one)."""
+    names = ("depth", "height", "width") if nd == 3 else ("height", "width")
+    lead = len(names) - nd
+    parts = []
+    for word, vals, one in (("output_padding", opad, 0), ("stride", stride, 1),
+                            ("dilation", dilation, 1)):
+        full = (one,) * lead + tuple(vals)
+        parts += [f"{word}_{n}: {v}" for n, v in zip(names, full)]
+    return " ".join(parts)
+
+
 def _check(x: Tensor, w: Tensor, nd: int, groups: int, transposed: bool,
            bias: Tensor | None = None) -> None:
     """PyTorch's checks of a convolution's operands, in its order: ranks, the bias's dtype
@@ -301,6 +314,14 @@ def _check(x: Tensor, w: Tensor, nd: int, groups: int, transposed: bool,
         if other.dtype is not x.dtype:
             raise RuntimeError(f"expected scalar type {type_name(x.dtype)} but found "
                                f"{type_name(other.dtype)}")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if w.shape[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at "
+                           f"dimension 0, but got weight of size {list(w.shape)} instead")
+    if w.shape[0] % groups:  # (PyTorch's message prints the sizes in double brackets)
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "
+                           f"at dimension 0, but got weight of size [{list(w.shape)}] instead")
     c = x.shape[-nd - 1]
     if not transposed and c != w.shape[1] * groups:
         raise RuntimeError(
@@ -372,11 +393,9 @@ def _conv_transpose_nd(nd: int, input, weight, bias, stride, padding, output_pad
     dilation = _tuple(dilation, nd, "dilation")
     pad = _tuple(padding, nd, "padding")
     opad = _tuple(output_padding, nd, "output_padding")
-    for i in range(nd):
-        if opad[i] >= stride[i] and opad[i] >= dilation[i]:
-            raise RuntimeError("output padding must be smaller than either stride or dilation, "
-                               f"but got output_padding_height: {opad[i]} stride: {stride[i]} "
-                               f"dilation: {dilation[i]}")
+    if any(opad[i] >= stride[i] and opad[i] >= dilation[i] for i in range(nd)):
+        raise RuntimeError("output padding must be smaller than either stride or dilation, but "
+                           f"got {_per_dim_words(nd, opad, stride, dilation)}")
     k = weight.shape[2:]
     size = tuple((x.shape[2 + i] - 1) * stride[i] - 2 * pad[i] + dilation[i] * (k[i] - 1)
                  + opad[i] + 1 for i in range(nd))

@@ -159,6 +159,7 @@ def plan(x: Tensor, key, tensor_ints: bool = True):
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
     view, dim, idx = x, 0, {}
     indexed = 0  # index tensors so far: PyTorch's bounds messages count them, not the dims
+    pending = []  # bounds to check once the indices are known to broadcast (PyTorch's order)
     for pos, k in enumerate(items):
         if k.__class__ is slice:
             view = _slice(view, dim, k)
@@ -190,16 +191,7 @@ def plan(x: Tensor, key, tensor_ints: bool = True):
                 dim += max(t.ndim, 1)
                 indexed += max(t.ndim, 1)
                 continue
-            n = view._shape[dim]
-            if n == 0 and t.numel():
-                if t.ndim == 0 and t.device.type == "cpu":  # (worded as for an integer)
-                    raise index_error(int(t.item()), indexed, 0)
-                raise IndexError("index is out of bounds for dimension with size 0")
-            # (PyTorch checks the bounds as it reads: not at all when the result is empty)
-            if view.numel() and (t._storage is None or t._storage.device.type == "cpu"):
-                arr = t._np if t._np is not None else t._array()
-                if arr.size and (arr.max() >= n or arr.min() < -n):
-                    raise index_error(int(arr[(arr >= n) | (arr < -n)].flat[0]), indexed, n)
+            pending.append((t, view._shape[dim], indexed, bool(view.numel())))
             idx[dim] = t
             dim += 1
             indexed += 1
@@ -213,6 +205,7 @@ def plan(x: Tensor, key, tensor_ints: bool = True):
     if not idx:
         return view, None
     if len(idx) == 1:
+        _check_bounds(pending)
         (d, t), = idx.items()
         return view, ((slice(None),) * d + (TENSOR_SLOT,), _on(t, x))
     for d, t in list(idx.items()):
@@ -225,8 +218,24 @@ def plan(x: Tensor, key, tensor_ints: bool = True):
     except ValueError:
         raise IndexError("shape mismatch: indexing tensors could not be broadcast together with "
                          "shapes " + ", ".join(str(list(s)) for s in shapes)) from None
+    _check_bounds(pending)
     key = tuple(TENSOR_SLOT if d in idx else slice(None) for d in range(max(idx) + 1))
     return view, (key, _on(stack_indices([idx[d] for d in sorted(idx)], common), x))
+
+
+def _check_bounds(pending: list) -> None:
+    """Each index tensor within its dim: (tensor, dim size, its position among the index
+    tensors, whether the view holds anything)."""
+    for t, n, indexed, nonempty in pending:
+        if n == 0 and t.numel():
+            if t.ndim == 0 and t.device.type == "cpu":  # (worded as for an integer)
+                raise index_error(int(t.item()), indexed, 0)
+            raise IndexError("index is out of bounds for dimension with size 0")
+        # (PyTorch checks the bounds as it reads: not at all when the result is empty)
+        if nonempty and (t._storage is None or t._storage.device.type == "cpu"):
+            arr = t._np if t._np is not None else t._array()
+            if arr.size and (arr.max() >= n or arr.min() < -n):
+                raise index_error(int(arr[(arr >= n) | (arr < -n)].flat[0]), indexed, n)
 
 
 def stack_indices(indices, shape) -> Tensor:

@@ -26,6 +26,7 @@ import numpy as np
 import ember as E
 
 from ..._tensor import Tensor
+from ...ops._common import type_name
 from ...ops.pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 from ...ops.registry import rename_node
 
@@ -33,10 +34,6 @@ _MODES = ("nearest | linear | bilinear | bicubic | trilinear | lanczos | area | 
           "nearest-exact")
 _NEEDS = {"linear": 1, "bilinear": 2, "trilinear": 3}
 _FLOATS = ("float16", "bfloat16", "float32", "float64")
-_LEGACY = {"uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
-           "int64": "Long", "bool": "Bool", "float16": "Half", "bfloat16": "BFloat16",
-           "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
-
 
 def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
                 align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
@@ -171,8 +168,7 @@ def _check_dtype(input: Tensor, mode: str, antialias: bool) -> None:
     else:
         kernel = "compute_indices_weights_" + {"bicubic": "cubic", "nearest-exact": "nearest",
                                                "nearest": "nearest"}.get(mode, "linear")
-    raise NotImplementedError(f'"{kernel}" not implemented for '
-                              f"'{_LEGACY.get(name, name)}'")
+    raise NotImplementedError(f'"{kernel}" not implemented for \'{type_name(input.dtype)}\'')
 
 
 def _keep_channels_last(input: Tensor, res: Tensor) -> Tensor:
@@ -335,17 +331,19 @@ def _resample_float(input: Tensor, out: tuple, scales: tuple, mode: str,
 
 def _taps_sum(x: Tensor, dim: int, idx: np.ndarray, w: np.ndarray, valid) -> Tensor:
     """sum_k w[:, k] * x.index_select(dim, idx[:, k]), the taps added in order; a padding
-    tap (not `valid`) adds nothing, not even a NaN times zero."""
-    trail = (1,) * (x.dim() - 1 - dim)
+    tap (not `valid`) adds nothing, not even a NaN times zero. (The dim is moved to the
+    front: gathers of whole rows, and their gradients' scatters, are a few wide adds.)"""
+    x = x.movedim(dim, 0)
+    trail = (1,) * (x.dim() - 1)
     acc = None
     for k in range(idx.shape[1]):
-        tap = x.index_select(dim, E.tensor(idx[:, k], dtype=E.int64))
+        tap = x.index_select(0, E.tensor(idx[:, k], dtype=E.int64))
         term = tap * E.tensor(w[:, k], dtype=x.dtype).reshape((-1,) + trail)
         if valid is not None and not valid[:, k].all():
             keep = E.tensor(valid[:, k]).reshape((-1,) + trail)
             term = E.where(keep, term, E.zeros((), dtype=x.dtype))
         acc = term if acc is None else acc + term
-    return acc
+    return acc.movedim(0, dim)
 
 
 # --- uint8 ------------------------------------------------------------------------------

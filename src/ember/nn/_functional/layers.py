@@ -16,6 +16,7 @@ import ember as E
 from ..._tensor import Tensor
 from ...amp.autocast_mode import cast_for
 from ...ops import nn_ops
+from ...ops._common import type_name
 from ...ops.attention import attention_prim
 from ...ops.batch_norm import batch_norm_stats, update_running
 from ...ops.bernoulli import bernoulli_noise
@@ -306,6 +307,21 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
     return saves(out, input, weight)  # (PyTorch's native_group_norm node keeps these)
 
 
+def _batch_norm_checks(input, running_mean, running_var, weight, bias, training) -> None:
+    """PyTorch's checks of batch_norm's operands, in its order and words."""
+    n = input.shape[1] if input.dim() > 1 else 0
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
+        if t is None:
+            if not training and name.startswith("running"):
+                raise RuntimeError(f"{name} must be defined in evaluation mode")
+        elif t.numel() != n:
+            raise RuntimeError(f"{name} should contain {n} elements not {t.numel()}")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise NotImplementedError(f"\"batch_norm\" not implemented for "
+                                  f"'{type_name(input.dtype)}'")
+
+
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
                weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
                momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
@@ -319,8 +335,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         if size == 1:
             raise ValueError("Expected more than 1 value per channel when training, got input "
                              f"size {input.shape}")
-    elif running_mean is None or running_var is None:
-        raise RuntimeError("running_mean must be defined in evaluation mode")
+    _batch_norm_checks(input, running_mean, running_var, weight, bias, training)
     if input.numel() == 0:
         # as PyTorch: no statistics of nothing, running buffers untouched; the affine's first
         # entries keep weight and bias in the graph (their gradients are zeros)
@@ -356,6 +371,12 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
                   bias: Tensor | None = None, use_input_stats: bool = True,
                   momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """Normalise each (sample, channel) plane over its spatial positions."""
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when "
+                           "use_input_stats is false")
+    if use_input_stats and math.prod(input.shape[2:]) <= 1:
+        raise ValueError("Expected more than 1 spatial element when training, got input "
+                         f"size {input.shape}")
     n, c = input.shape[:2]
     x = input.reshape((1, n * c) + tuple(input.shape[2:]))
     rm = running_mean.repeat(n) if running_mean is not None else None

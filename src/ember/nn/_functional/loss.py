@@ -104,6 +104,11 @@ def _check_nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_inde
     n_classes = shape[0] if nd == 1 else shape[1]
     if nd == 1 and tshape:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if nd == 4 and len(tshape) != 3:  # (PyTorch's 2-d kernel's own checks and words)
+        raise RuntimeError("only batches of spatial targets supported (3D tensors) but got "
+                           f"targets of dimension: {len(tshape)}")
+    if nd == 4 and tuple(tshape) != (shape[0],) + tuple(shape[2:]):
+        raise RuntimeError(f"size mismatch (got input: {list(shape)} , target: {list(tshape)}")
     if nd > 2:
         expected = (shape[0],) + tuple(shape[2:])
         if tuple(tshape) != expected:
@@ -149,6 +154,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
         if not target.dtype.is_floating_point:
             raise RuntimeError("Expected floating point type for target with class "
                                f"probabilities, got {type_name(target.dtype)}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
         return _cross_entropy_probs(input, target, weight, reduction, label_smoothing, class_dim)
     logp = input.log_softmax(class_dim)
     if label_smoothing <= 0.0:

@@ -132,11 +132,21 @@ def _taps_weight(channels: int, k: tuple[int, int], dtype) -> Tensor:
     return E.tensor(w, dtype=dtype)
 
 
+def _integer_refused(input: Tensor, kernel: str) -> None:
+    """PyTorch's im2col / col2im take floating, complex and bool tensors only."""
+    if input.dtype.is_floating_point or input.dtype.is_complex or input.dtype == E.bool:
+        return
+    from ...ops._common import type_name
+
+    raise NotImplementedError(f'"{kernel}" not implemented for \'{type_name(input.dtype)}\'')
+
+
 def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
     """im2col: (N, C, H, W) -> (N, C * kh * kw, L) sliding blocks."""
     if input.dim() not in (3, 4):
         raise NotImplementedError(f"Input Error: Only 3D or 4D input Tensors are supported (got "
                                   f"{input.dim()}D)")
+    _integer_refused(input, "im2col_out_cpu")
     batched = input.dim() == 4
     x = input if batched else input.unsqueeze(0)
     k = _pair(kernel_size)
@@ -152,6 +162,7 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
     if input.dim() not in (2, 3):
         raise NotImplementedError(f"Input Error: Only unbatched (2D) or batched (3D) input "
                                   f"Tensors are supported (got {input.dim()}D)")
+    _integer_refused(input, "col2im_out_cpu")
     batched = input.dim() == 3
     x = input if batched else input.unsqueeze(0)
     k = _pair(kernel_size)
@@ -159,7 +170,7 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
     if x.shape[1] % kk:
         raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product "
                            f"of kernel_size, but got input.size(1)={x.shape[1]} and "
-                           f"kernel_size={tuple(k)}")
+                           f"kernel_size={tuple(k)}.")
     c = x.shape[1] // kk
     out = _pair(output_size)
     st, pd, dl = _pair(stride), _pair(padding), _pair(dilation)
@@ -177,9 +188,18 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
     return res if batched else res.squeeze(0)
 
 
+def _shuffle_checks(name: str, factor: str, input: Tensor, r: int) -> None:
+    if input.dim() < 3:
+        raise RuntimeError(f"{name} expects input to have at least 3 dimensions, but got input "
+                           f"with {input.dim()} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"{name} expects a positive {factor}, but got {r}")
+
+
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """(*, C r^2, H, W) -> (*, C, H r, W r)."""
     r = upscale_factor
+    _shuffle_checks("pixel_shuffle", "upscale_factor", input, r)
     *lead, c, h, w = input.shape
     if c % (r * r):
         raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be "
@@ -194,7 +214,13 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     """(*, C, H r, W r) -> (*, C r^2, H, W)."""
     r = downscale_factor
+    _shuffle_checks("pixel_unshuffle", "downscale_factor", input, r)
     *lead, c, h, w = input.shape
+    for side, size, at in (("height", h, -2), ("width", w, -1)):
+        if size % r:
+            raise RuntimeError(f"pixel_unshuffle expects {side} to be divisible by "
+                               f"downscale_factor, but input.size({at})={size} is not divisible "
+                               f"by {r}")
     n = len(lead)
     x = input.reshape(*lead, c, h // r, r, w // r, r)
     x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
@@ -210,7 +236,6 @@ def _unpool_size(input: Tensor, kernel, stride, padding, output_size) -> list[in
                for d in range(nd)]
     if output_size is None:
         return default
-    output_size = list(output_size)
     if len(output_size) == nd + 2:
         output_size = output_size[2:]
     if len(output_size) != nd:
@@ -259,7 +284,8 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
     """x / (k + alpha * mean of x^2 over `size` neighbouring channels) ** beta."""
     dim = input.dim()
     if dim < 3:
-        raise ValueError(f"Expected 3D or higher dimensionality input (got {dim} dimensions)")
+        raise ValueError("Expected 3D or higher dimensionality" + " " * 26 +
+                         f"input (got {dim} dimensions)")  # (PyTorch's spaces)
     if input.numel() == 0:
         return input
     div = (input * input).unsqueeze(1)

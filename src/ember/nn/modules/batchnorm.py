@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 from ... import _dtype as dt
 from ... import ops
 from ..._tensor import Tensor
@@ -139,10 +141,14 @@ class _InstanceNorm(_NormBase):
     def forward(self, input: Tensor) -> Tensor:
         self._check_input_dim(input)
         feature_dim = input.dim() - self._no_batch_dim
-        if input.shape[feature_dim] != self.num_features and self.affine:
-            raise ValueError(f"expected input's size at dim={feature_dim} to match "
-                             f"num_features ({self.num_features}), but got: "
-                             f"{input.shape[feature_dim]}.")
+        if input.shape[feature_dim] != self.num_features:
+            if self.affine:
+                raise ValueError(f"expected input's size at dim={feature_dim} to match "
+                                 f"num_features ({self.num_features}), but got: "
+                                 f"{input.shape[feature_dim]}.")
+            warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You "
+                          "can silence this warning by not passing in num_features, which is "
+                          "not used because affine=False", stacklevel=2)
         batched = input.dim() != self._no_batch_dim
         x = input if batched else input.unsqueeze(0)
         out = F.instance_norm(x, self.running_mean, self.running_var, self.weight, self.bias,

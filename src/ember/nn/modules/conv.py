@@ -161,21 +161,25 @@ class _ConvTransposeNd(_ConvNd):
                          device, dtype)
 
     def _output_padding(self, input: Tensor, output_size) -> tuple:
+        """The output padding that gives `output_size`: PyTorch's checks and words."""
         if output_size is None:
             return self.output_padding
         nd = self._nd
-        output_size = list(output_size)[-nd:]
-        pad = []
+        lead = 2 if input.dim() == nd + 2 else 1
+        if len(output_size) == lead + nd:
+            output_size = output_size[lead:]
+        if len(output_size) != nd:
+            raise ValueError(f"ConvTranspose{nd}D: for {input.dim()}D input, output_size must "
+                             f"have {nd} or {lead + nd} elements (got {len(output_size)})")
+        smallest = [(input.shape[lead + d] - 1) * self.stride[d] - 2 * self.padding[d]
+                    + self.dilation[d] * (self.kernel_size[d] - 1) + 1 for d in range(nd)]
+        largest = [smallest[d] + self.stride[d] - 1 for d in range(nd)]
         for d in range(nd):
-            dim = input.dim() - nd + d
-            smallest = ((input.shape[dim] - 1) * self.stride[d] - 2 * self.padding[d]
-                        + self.dilation[d] * (self.kernel_size[d] - 1) + 1)
-            if not smallest <= output_size[d] < smallest + self.stride[d]:
+            if not smallest[d] <= output_size[d] <= largest[d]:
                 raise ValueError(f"requested an output size of {output_size}, but valid sizes "
-                                 f"range from {smallest} to {smallest + self.stride[d] - 1} "
-                                 f"(for an input of {list(input.shape[-nd:])})")
-            pad.append(output_size[d] - smallest)
-        return tuple(pad)
+                                 f"range from {smallest} to {largest} (for an input of "
+                                 f"{input.shape[2:]})")
+        return tuple(output_size[d] - smallest[d] for d in range(nd))
 
     def forward(self, input: Tensor, output_size=None) -> Tensor:
         opad = self._output_padding(input, output_size)
