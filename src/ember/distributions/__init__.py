@@ -19,24 +19,62 @@ program gets PyTorch's samples.
 from . import constraints, transforms
 from .bernoulli import Bernoulli
 from .beta import Beta
+from .binomial import Binomial
 from .categorical import Categorical
+from .cauchy import Cauchy
+from .chi2 import Chi2
+from .constraint_registry import biject_to, transform_to
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .distribution import Distribution
+from .exponential import Exponential
 from .gamma import Gamma
+from .geometric import Geometric
+from .gumbel import Gumbel
+from .half_cauchy import HalfCauchy
+from .half_normal import HalfNormal
 from .independent import Independent
 from .kl import kl_divergence, register_kl
+from .laplace import Laplace
+from .log_normal import LogNormal
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
+from .mixture_same_family import MixtureSameFamily
+from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
+from .negative_binomial import NegativeBinomial
 from .normal import Normal
+from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from .pareto import Pareto
+from .poisson import Poisson
+from .relaxed_bernoulli import RelaxedBernoulli
+from .relaxed_categorical import RelaxedOneHotCategorical
+from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
 from .transforms import (
+    AbsTransform,
     AffineTransform,
+    CatTransform,
     ComposeTransform,
+    CorrCholeskyTransform,
+    CumulativeDistributionTransform,
     ExpTransform,
+    IndependentTransform,
+    LowerCholeskyTransform,
+    PositiveDefiniteTransform,
+    PowerTransform,
+    ReshapeTransform,
     SigmoidTransform,
+    SoftmaxTransform,
+    SoftplusTransform,
+    StackTransform,
+    StickBreakingTransform,
     TanhTransform,
     Transform,
+    identity_transform,
 )
 from .uniform import Uniform
+from .von_mises import VonMises
+from .weibull import Weibull
 
 __all__ = [
     "AffineTransform", "Bernoulli", "Beta", "Categorical", "ComposeTransform", "Dirichlet",
@@ -45,6 +83,24 @@ __all__ = [
     "constraints", "kl_divergence", "register_kl", "transforms",
 ]
 
+__all__ += [
+    "MixtureSameFamily", "OneHotCategorical", "OneHotCategoricalStraightThrough",
+    "RelaxedBernoulli", "RelaxedOneHotCategorical",
+]
+__all__ += [
+    "AbsTransform", "CatTransform", "CorrCholeskyTransform", "CumulativeDistributionTransform",
+    "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
+    "PowerTransform", "ReshapeTransform", "SoftmaxTransform", "SoftplusTransform",
+    "StackTransform", "StickBreakingTransform", "biject_to", "identity_transform",
+    "transform_to",
+]
+__all__ += ["Binomial", "Geometric", "Multinomial", "NegativeBinomial", "Poisson"]
+# continuous families (laplace.py ... von_mises.py)
+__all__ += [
+    "Cauchy", "Chi2", "ContinuousBernoulli", "Exponential", "Gumbel", "HalfCauchy",
+    "HalfNormal", "Laplace", "LogNormal", "LowRankMultivariateNormal", "Pareto", "StudentT",
+    "VonMises", "Weibull"
+]
 
 def __getattr__(name: str):
     from ..compat import submodule_or_missing

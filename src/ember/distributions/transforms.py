@@ -1,5 +1,7 @@
-"""Transforms: invertible maps y = f(x) with log |det J|, PyTorch's `torch.distributions.transforms`
-for the common ones (exp, affine, sigmoid, tanh, and compositions of these).
+"""Transforms: invertible maps y = f(x) with log |det J|, PyTorch's
+`torch.distributions.transforms`: the base, compositions and the elementwise maps (exp,
+affine, sigmoid, tanh, power, softplus, abs, a distribution's cdf); matrix_transforms.py
+and combined_transforms.py hold the rest.
 
 A transform names its `domain` and `codomain` (constraints; their `event_dim` says how many
 rightmost dims one event spans), whether it is `bijective`, and the `sign` of its
@@ -24,7 +26,11 @@ from . import constraints
 from .independent import sum_rightmost
 
 __all__ = ["Transform", "ComposeTransform", "ExpTransform", "AffineTransform",
-           "SigmoidTransform", "TanhTransform", "identity_transform"]
+           "SigmoidTransform", "TanhTransform", "identity_transform", "AbsTransform",
+           "CatTransform", "CorrCholeskyTransform", "CumulativeDistributionTransform",
+           "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
+           "PowerTransform", "ReshapeTransform", "SoftmaxTransform", "SoftplusTransform",
+           "StackTransform", "StickBreakingTransform"]
 
 
 class Transform:
@@ -430,3 +436,140 @@ class TanhTransform(Transform):
     def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
         # log(1 - tanh(x)^2) in a form that stays accurate for large |x|
         return 2.0 * (math.log(2.0) - x - softplus(-2.0 * x))
+
+
+# --- the rest of PyTorch's transforms: power, softplus, abs, the simplex and Cholesky maps,
+# reshapes and per-slice (cat / stack) combinations
+
+
+class PowerTransform(Transform):
+    """y = x ** exponent, on the positive reals."""
+
+    domain = constraints.positive
+    codomain = constraints.positive
+    bijective = True
+
+    def __init__(self, exponent, cache_size: int = 0) -> None:
+        from .utils import broadcast_all
+
+        super().__init__(cache_size=cache_size)
+        (self.exponent,) = broadcast_all(exponent)
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return PowerTransform(self.exponent, cache_size=cache_size)
+
+    @property
+    def sign(self):
+        return self.exponent.sign()
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, PowerTransform):
+            return False
+        return self.exponent.eq(other.exponent).all().item()
+
+    __hash__ = object.__hash__
+
+    def _call(self, x: Tensor) -> Tensor:
+        return x.pow(self.exponent)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return y.pow(1 / self.exponent)
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        return (self.exponent * y / x).abs().log()
+
+    def forward_shape(self, shape) -> Size:
+        return broadcast_shapes(shape, getattr(self.exponent, "shape", ()))
+
+    def inverse_shape(self, shape) -> Size:
+        return broadcast_shapes(shape, getattr(self.exponent, "shape", ()))
+
+
+class SoftplusTransform(Transform):
+    """y = log(1 + exp(x)) (linear above x = 20, as softplus is)."""
+
+    domain = constraints.real
+    codomain = constraints.positive
+    bijective = True
+    sign = +1
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, SoftplusTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x: Tensor) -> Tensor:
+        return softplus(x)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return (-y).expm1().neg().log() + y
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        return -softplus(-x)
+
+
+class AbsTransform(Transform):
+    """y = |x| (not bijective: the inverse returns y)."""
+
+    domain = constraints.real
+    codomain = constraints.positive
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, AbsTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x: Tensor) -> Tensor:
+        return x.abs()
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return y
+
+
+class CumulativeDistributionTransform(Transform):
+    """y = distribution.cdf(x), into the unit interval (e.g. a Gaussian copula)."""
+
+    bijective = True
+    codomain = constraints.unit_interval
+    sign = +1
+
+    def __init__(self, distribution, cache_size: int = 0) -> None:
+        super().__init__(cache_size=cache_size)
+        self.distribution = distribution
+
+    @property
+    def domain(self):
+        return self.distribution.support
+
+    def _call(self, x: Tensor) -> Tensor:
+        return self.distribution.cdf(x)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return self.distribution.icdf(y)
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        return self.distribution.log_prob(x)
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return CumulativeDistributionTransform(self.distribution, cache_size=cache_size)
+
+
+# (the structured and combined transforms live in their own modules; torch names them all
+# in torch.distributions.transforms)
+from .combined_transforms import (  # noqa: E402
+    CatTransform,
+    IndependentTransform,
+    ReshapeTransform,
+    StackTransform,
+)
+from .matrix_transforms import (  # noqa: E402
+    CorrCholeskyTransform,
+    LowerCholeskyTransform,
+    PositiveDefiniteTransform,
+    SoftmaxTransform,
+    StickBreakingTransform,
+)

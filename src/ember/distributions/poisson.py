@@ -1,0 +1,64 @@
+"""Poisson(rate): counts with mean `rate`, sampled by the generator's poisson kernel."""
+
+from __future__ import annotations
+
+import numbers
+
+from .. import _grad_mode
+from .._tensor import Size, Tensor
+from ..ops.random_ops import poisson
+from . import constraints
+from .distribution import Distribution
+from .utils import broadcast_all
+
+__all__ = ["Poisson"]
+
+
+class Poisson(Distribution):
+    # TODO(distributions): PyTorch derives this from ExponentialFamily (natural parameter
+    # log(rate)), which ember does not have yet; its entropy raises there too.
+    arg_constraints = {"rate": constraints.nonnegative}
+    support = constraints.nonnegative_integer
+
+    def __init__(self, rate, validate_args: bool | None = None) -> None:
+        (self.rate,) = broadcast_all(rate)
+        scalar = isinstance(rate, numbers.Number)
+        super().__init__(Size() if scalar else self.rate.size(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Poisson, _instance)
+        batch_shape = Size(batch_shape)
+        new.rate = self.rate.expand(batch_shape)
+        Distribution.__init__(new, batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @property
+    def mean(self) -> Tensor:
+        return self.rate
+
+    @property
+    def mode(self) -> Tensor:
+        return self.rate.floor()
+
+    @property
+    def variance(self) -> Tensor:
+        return self.rate
+
+    def sample(self, sample_shape=Size()) -> Tensor:
+        shape = self._extended_shape(sample_shape)
+        with _grad_mode.no_grad():
+            return poisson(self.rate.expand(shape))
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        rate, value = broadcast_all(self.rate, value)
+        return value.xlogy(rate) - rate - (value + 1).lgamma()
+
+    @property
+    def _natural_params(self) -> tuple:
+        return (self.rate.log(),)
+
+    def _log_normalizer(self, x: Tensor) -> Tensor:
+        return x.exp()
