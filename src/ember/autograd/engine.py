@@ -17,6 +17,7 @@ import heapq
 import itertools
 import re
 import warnings
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -260,7 +261,9 @@ def _sparse_grad(g):
     are shared follows its reference counts, not modelled here.)"""
     from ..ops.sparse_tensor import make_sparse
 
-    return make_sparse(g._sp_indices, g._sp_values.detach(), g._shape, False)
+    # (its values laid out contiguously, as PyTorch's accumulation leaves them: that decides
+    # how a later sparse gradient is added to it, see ops/sparse_functions.add)
+    return make_sparse(g._sp_indices, g._sp_values.detach().contiguous(), g._shape, False)
 
 
 def _grad_buffer(g, var):
@@ -688,7 +691,11 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False,
          materialize_grads=False):
-    """Gradients of `outputs` with respect to `inputs`, returned rather than accumulated."""
+    """Gradients of `outputs` with respect to `inputs`, returned rather than accumulated.
+
+    The argument checks run in PyTorch's order, with its types and messages: the flags, an
+    empty `inputs`, then each grad_output against its output (`_make_grads`), then what
+    PyTorch's engine checks (the counts, each output, each input)."""
     if materialize_grads and allow_unused is False:
         raise ValueError(
             "Expected allow_unused to be True or not passed when materialize_grads=True, but "
@@ -696,34 +703,114 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         )
     if allow_unused is None:
         allow_unused = materialize_grads
-    outputs = _as_tuple(outputs)
-    inputs = _as_tuple(inputs)
-    grad_outputs = _as_tuple(grad_outputs)
+    outputs = (outputs,) if isinstance(outputs, T.Tensor) else tuple(outputs)
+    if isinstance(inputs, T.Tensor):
+        inputs_tuple = (inputs,)
+    elif type(inputs) is dict:
+        inputs_tuple = tuple(inputs.values())
+    elif isinstance(inputs, Mapping):
+        raise TypeError(f"`inputs` argument to `grad()` must be a dict, not "
+                        f"{type(inputs).__name__}. Other Mapping types are not supported.")
+    else:
+        inputs_tuple = tuple(inputs)
+    if not inputs_tuple:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    if not only_inputs:
+        warnings.warn(
+            "only_inputs argument is deprecated and is ignored now (defaults to True). To "
+            "accumulate gradient for other parts of the graph, please use "
+            "torch.autograd.backward.", FutureWarning, stacklevel=2)
+    if grad_outputs is None:
+        grad_outputs = (None,) * len(outputs)
+    elif isinstance(grad_outputs, T.Tensor):
+        grad_outputs = (grad_outputs,)
+    else:
+        grad_outputs = tuple(grad_outputs)
+    grad_outputs = _make_grads(outputs, grad_outputs, is_grads_batched)
     if retain_graph is None:
         retain_graph = create_graph
     if is_grads_batched:
-        return _batched_grad(outputs, inputs, grad_outputs, create_graph, allow_unused,
-                             materialize_grads, retain_graph)
+        result = _batched_grad(outputs, inputs_tuple, grad_outputs, retain_graph, create_graph,
+                               allow_unused)
+    else:
+        result = _run_grad(outputs, inputs_tuple, grad_outputs, retain_graph, create_graph,
+                           allow_unused)
+    if materialize_grads:
+        from ..ops.creation import zeros_like
+
+        result = tuple(zeros_like(t, requires_grad=create_graph) if g is None else g
+                       for g, t in zip(result, inputs_tuple))
+    if type(inputs) is dict:
+        return dict(zip(inputs.keys(), result))
+    return result
+
+
+def _make_grads(outputs: tuple, grads: tuple, is_grads_batched: bool) -> tuple:
+    """PyTorch's `_make_grads`: each grad_output checked against its output (pairs past the
+    shorter sequence are left to the engine's count check), a missing one made as ones for
+    a scalar output that requires grad. Like PyTorch, it names a mismatched pair by
+    `grads.index(grad)` / `outputs.index(out)`, which compare tensors with `==`: an earlier
+    entry of another shape makes that comparison raise instead."""
+    new = []
+    for out, g in zip(outputs, grads):
+        if not isinstance(out, T.Tensor):
+            raise AssertionError("Expected output to be a torch.Tensor")
+        if isinstance(g, T.Tensor):
+            first = g[0] if is_grads_batched else g
+            if first._shape != out._shape:
+                grad_shape = T.Size(first._shape[1:] if is_grads_batched else first._shape)
+                where = (f"grad_output[{grads.index(g)}] has a shape of {grad_shape} and "
+                         f"output[{outputs.index(out)}] has a shape of {out.shape}.")
+                if is_grads_batched:
+                    raise RuntimeError(
+                        "If `is_grads_batched=True`, we interpret the first dimension of each "
+                        "grad_output as the batch dimension. The sizes of the remaining "
+                        "dimensions are expected to match the shape of corresponding output, "
+                        f"but a mismatch was detected: {where} If you only want some tensors "
+                        "in `grad_output` to be considered batched, consider using vmap.")
+                raise RuntimeError(f"Mismatch in shape: {where}")
+            if out._dtype.is_complex != g._dtype.is_complex:
+                raise RuntimeError(
+                    "For complex Tensors, both grad_output and output are required to have the "
+                    f"same dtype. Mismatch in dtype: grad_output[{grads.index(g)}] has a dtype "
+                    f"of {g._dtype!r} and output[{outputs.index(out)}] has a dtype of "
+                    f"{out._dtype!r}.")
+            # (PyTorch's engine casts a gradient to its output's dtype)
+            new.append(g if g._dtype is out._dtype else g.to(out._dtype))
+        elif g is None:
+            new.append(_make_root_grads((out,), None)[0] if out._requires_grad else None)
+        else:
+            raise TypeError(
+                f"gradients can be either Tensors or None, but got {type(g).__name__}")
+    return tuple(new)
+
+
+def _check_engine_args(outputs: tuple, inputs: tuple, grad_outputs: tuple) -> None:
+    """What PyTorch's engine (`run_backward`) checks, in its order."""
+    if len(outputs) != len(grad_outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grad_outputs)} gradients")
+    _check_outputs(outputs)
     for t in inputs:
         if not isinstance(t, T.Tensor):
-            raise TypeError(f"grad() expected Tensors as inputs, got {type(t).__name__}")
+            raise RuntimeError("all inputs have to be Tensors or GradientEdges, but got "
+                               f"{type(t).__name__}")
         if not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    _check_outputs(outputs)
-    grads = _make_root_grads(outputs, grad_outputs)
+
+
+def _run_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused):
+    """One backward pass from `outputs` seeded with the checked `grad_outputs`; the gradient
+    reaching each input (None where none does, if `allow_unused`)."""
+    _check_engine_args(outputs, inputs, grad_outputs)
     roots = [edge_of(t) for t in outputs]
     keys = [edge_of(t) for t in inputs]
-    captured = run(roots, grads, retain_graph, create_graph, dict.fromkeys(keys),
+    captured = run(roots, list(grad_outputs), retain_graph, create_graph, dict.fromkeys(keys),
                    accumulate_leaves=False)
     result = []
-    for i, (t, key) in enumerate(zip(inputs, keys)):
+    for i, key in enumerate(keys):
         g = captured.get(key)
         if g is None:
-            if materialize_grads:
-                from ..ops.creation import zeros_like
-
-                g = zeros_like(t)
-            elif not allow_unused:
+            if not allow_unused:
                 raise RuntimeError(
                     f"The differentiated Tensor at index {i} appears to not have been used in "
                     "the graph. Set allow_unused=True if this is the desired behavior."
@@ -734,37 +821,34 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(result)
 
 
-def _batched_grad(outputs, inputs, grad_outputs, create_graph, allow_unused,
-                  materialize_grads, retain_graph):
-    """`is_grads_batched=True`: one backward per row of the batched grad_outputs, stacked."""
+def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused):
+    """`is_grads_batched=True`: one backward per row of the batched grad_outputs, stacked
+    (PyTorch vmaps its engine call over dim 0 of every grad_output, with vmap's checks)."""
     from ..ops.creation import zeros_like
-
-    _check_outputs(outputs)
-    _make_root_grads(outputs, grad_outputs, is_grads_batched=True)  # validates shapes
-    n = grad_outputs[0]._shape[0]
-    rows = []
-    for b in range(n):
-        go = tuple(g[b] for g in grad_outputs)
-        rows.append(grad(outputs, inputs, go, retain_graph=True if b < n - 1 else retain_graph,
-                         create_graph=create_graph, allow_unused=True))
     from ..ops.join import stack
 
+    batched = [g for g in grad_outputs if g is not None]
+    for g in batched:
+        if g.ndim == 0:
+            raise ValueError(
+                "vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for some input, but that "
+                "input is a Tensor of dimensionality 0 so expected in_dim to satisfy "
+                "0 <= in_dim < 0.")
+    sizes = [g._shape[0] for g in batched]
+    if any(s != sizes[0] for s in sizes):
+        raise ValueError("vmap: Expected all tensors to have the same size in the mapped "
+                         f"dimension, got sizes {sizes} for the mapped dimension")
+    n = sizes[0]  # (an IndexError with nothing to batch over, as in PyTorch)
+    rows = [_run_grad(outputs, inputs, tuple(None if g is None else g[b] for g in grad_outputs),
+                      True if b < n - 1 else retain_graph, create_graph, allow_unused)
+            for b in range(n)]
     result = []
     for i, t in enumerate(inputs):
         col = [r[i] for r in rows]
         if all(c is None for c in col):
-            if materialize_grads:
-                result.append(zeros_like(t).unsqueeze(0).expand((n,) + t._shape).contiguous())
-                continue
-            if not allow_unused:
-                raise RuntimeError(
-                    f"The differentiated Tensor at index {i} appears to not have been used in "
-                    "the graph. Set allow_unused=True if this is the desired behavior."
-                )
             result.append(None)
             continue
-        col = [c if c is not None else zeros_like(t) for c in col]
-        result.append(stack(col))
+        result.append(stack([c if c is not None else zeros_like(t) for c in col]))
     return tuple(result)
 
 

@@ -3,6 +3,9 @@ LAPACK-style column-major result layout, and the `LinAlgError` type."""
 
 from __future__ import annotations
 
+import functools
+import inspect
+
 import numpy as np
 
 from .. import _dtype as dt
@@ -10,8 +13,105 @@ from .._tensor import Tensor
 from ..ops._common import type_name
 
 
-class LinAlgError(RuntimeError):
-    """A matrix had no factorisation / inverse (singular, not positive-definite...)."""
+class _LinAlgError(RuntimeError):
+    """A matrix had no factorisation / inverse (singular, not positive-definite...).
+    Named as PyTorch names it (`torch._C._LinAlgError`, so `type(e).__name__` agrees);
+    `LinAlgError` is the public alias, as `torch.linalg.LinAlgError` is."""
+
+
+LinAlgError = _LinAlgError
+
+
+def svd_np(a: np.ndarray, **kw):
+    """`np.linalg.svd(a, **kw)`, failing as PyTorch's gesdd does: LinAlgError naming the
+    first matrix of the batch with a non-finite value (NumPy says "SVD did not converge")."""
+    try:
+        return np.linalg.svd(a, **kw)
+    except np.linalg.LinAlgError:
+        flat = a.reshape((-1,) + a.shape[-2:])
+        bad = next((i for i, m in enumerate(flat) if not np.isfinite(m).all()), None)
+        if bad is None:
+            raise _LinAlgError("linalg.svd: The algorithm failed to converge because the "
+                               "input matrix is ill-conditioned or has too many repeated "
+                               "singular values.") from None
+        raise _LinAlgError(f"linalg.svd: {batch_prefix(a.shape, bad)}The algorithm failed to "
+                           "converge because the input matrix contained non-finite "
+                           "values.") from None
+
+
+def torch_args(schema: str, *, names: dict | None = None, flags: tuple = ()):
+    """Decorator: a call PyTorch's argument parser refuses fails here with its TypeError
+    (a non-Tensor where a Tensor goes, a flag in `flags` that is not a bool, missing or extra
+    arguments, an unexpected keyword), named by its schema name `schema` and its argument
+    names (`names` maps ember's parameter names to PyTorch's where they differ; both
+    spellings are accepted as keywords). Calls that bind pay one frame and the type tests."""
+    names = names or {}
+    alias = {v: k for k, v in names.items()}
+
+    def wrap(fn):
+        params = [p for p in inspect.signature(fn).parameters.values() if p.name != "out"]
+        pos = {p.name: i for i, p in enumerate(params)
+               if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD}
+        typed = [(p.name, pos.get(p.name), Tensor if p.name not in flags else bool)
+                 for p in params if p.name in flags or p.annotation in ("Tensor", Tensor)]
+
+        def check_types(args, kwargs):
+            for name, i, kind in typed:
+                if i is not None and i < len(args):
+                    where, v = f" (position {i + 1})", args[i]
+                elif name in kwargs:
+                    where, v = "", kwargs[name]
+                else:
+                    continue
+                if not (type(v) is bool if kind is bool else isinstance(v, Tensor)):
+                    raise TypeError(f"{schema}(): argument '{names.get(name, name)}'{where} "
+                                    f"must be {kind.__name__}, not {type(v).__name__}")
+
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            if alias and not alias.keys().isdisjoint(kwargs):
+                kwargs = {alias.get(k, k): v for k, v in kwargs.items()}
+            check_types(args, kwargs)
+            try:
+                return fn(*args, **kwargs)
+            except TypeError:
+                msg = _parser_error(schema, params, pos, names, args, kwargs)
+                if msg is None:
+                    raise
+                raise TypeError(msg) from None
+
+        return call
+
+    return wrap
+
+
+def _parser_error(schema, params, pos, names, args, kwargs) -> str | None:
+    """PyTorch's python_arg_parser message for a call that does not bind (None if it does)."""
+    def shown(p):
+        return names.get(p.name, p.name)
+
+    required = [p for p in params if p.default is inspect.Parameter.empty]
+    if len(args) > len(pos):
+        if len(required) != len(pos):
+            return (f"{schema}() takes from {len(required)} to {len(pos)} positional arguments "
+                    f"but {len(args)} were given")
+        return (f"{schema}() takes {len(pos)} positional argument{'' if len(pos) == 1 else 's'}"
+                f" but {len(args)} {'was' if len(args) == 1 else 'were'} given")
+    for i, p in enumerate(params):
+        if i < len(args) and p.name in pos:
+            if p.name in kwargs:
+                return f"{schema}() got multiple values for argument '{shown(p)}'"
+        elif p.name not in kwargs and p.default is inspect.Parameter.empty:
+            # (PyTorch lists every required argument from the first missing one on, and
+            # its plural is inverted: "1 ... arguments", "2 ... argument")
+            missing = [f'"{shown(q)}"' for q in params[i:] if q.default is inspect.Parameter.empty]
+            return (f"{schema}() missing {len(missing)} required positional argument"
+                    f"{'s' if len(missing) == 1 else ''}: {', '.join(missing)}")
+    known = {p.name for p in params} | {"out"}
+    extra = [k for k in kwargs if k not in known]
+    if extra:
+        return f"{schema}() got an unexpected keyword argument '{extra[0]}'"
+    return None
 
 
 def check_float(A: Tensor, fname: str, low_ok: bool = False) -> None:

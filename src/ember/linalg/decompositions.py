@@ -31,6 +31,8 @@ from ._common import (
     fortran,
     fortran_strides,
     hermitian_part,
+    svd_np,
+    torch_args,
 )
 from .solvers import run_ex, solve_triangular
 
@@ -103,6 +105,7 @@ defjvp(cholesky_p, _cholesky_jvp)
 defbatch(cholesky_p, leading(cholesky_p))
 
 
+@torch_args("linalg_cholesky", names={"A": "input"}, flags=("upper",))
 def cholesky(A: Tensor, *, upper: bool = False, out=None) -> Tensor:
     """L with A = L L^H for Hermitian positive-definite A (U = L^H when `upper`)."""
     check_matrix(A, "linalg.cholesky", square=True)
@@ -120,6 +123,7 @@ def _pd_info(m: np.ndarray) -> int:
         return _not_pd_order(m)
 
 
+@torch_args("linalg_cholesky_ex", names={"A": "input"}, flags=("upper", "check_errors"))
 def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False,
                 out=None) -> CholeskyExResult:
     """cholesky(A) with an info code per matrix (the order of the first leading minor that
@@ -261,9 +265,9 @@ def _svd_kernel(a, *, full_matrices, compute_uv):
             n if full_matrices else 0, n)).copy()
         return fortran(u), s, fortran(vh)
     if not compute_uv:
-        s = np.linalg.svd(a, compute_uv=False)
+        s = svd_np(a, compute_uv=False)
         return np.zeros((0,), a.dtype), np.ascontiguousarray(s), np.zeros((0,), a.dtype)
-    u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+    u, s, vh = svd_np(a, full_matrices=full_matrices)
     return fortran(u), np.ascontiguousarray(s), fortran(vh)
 
 

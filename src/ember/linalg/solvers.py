@@ -1,5 +1,6 @@
 """Inverses and linear solves: inv det slogdet solve solve_triangular pinv lstsq, and the
-composites cholesky_solve and triangular_solve (torch.*'s, legacy) on solve_triangular.
+composites cholesky_solve and triangular_solve (torch.*'s, legacy) on solve_triangular, and
+cholesky_inverse (torch.*'s) on inv.
 
 Five primitives (solve_triangular is `linalg_solve` on a triangle of A, lstsq is
 `linalg_pinv` applied to B), each with a kernel calling NumPy's LAPACK wrappers (batched
@@ -34,6 +35,8 @@ from ._common import (
     fortran,
     fortran_strides,
     hermitian_part,
+    svd_np,
+    torch_args,
 )
 
 # --- inv ------------------------------------------------------------------------------
@@ -81,6 +84,7 @@ defjvp(inv_p, lambda primals, tangents, out: -(out @ tangents[0] @ out))
 defbatch(inv_p, leading(inv_p))
 
 
+@torch_args("linalg_inv")
 def inv(A: Tensor, *, out=None) -> Tensor:
     """Inverse of a (batch of) square matrices; LinAlgError when singular."""
     check_matrix(A, "linalg.inv", square=True)
@@ -301,6 +305,7 @@ def _is_vector_rhs(A: Tensor, B: Tensor) -> bool:
     return B.ndim == 1 or (B.ndim == A.ndim - 1 and B._shape == A._shape[:-1])
 
 
+@torch_args("linalg_solve", flags=("left",))
 def solve(A: Tensor, B: Tensor, *, left: bool = True, out=None) -> Tensor:
     """X with A X = B (or X A = B when left=False); A square, batches broadcast."""
     check_matrix(A, "linalg.solve", square=True)
@@ -323,6 +328,8 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True, out=None) -> Tensor:
 
 # --- solve_triangular -------------------------------------------------------------------
 
+@torch_args("linalg_solve_triangular", names={"A": "input"},
+            flags=("upper", "left", "unitriangular"))
 def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
                      unitriangular: bool = False, out=None) -> Tensor:
     """X with A X = B for triangular A (only the `upper` / lower triangle of A is read)."""
@@ -383,6 +390,54 @@ def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False, *, out=None) -> Te
     return write_out(solve(second, solve(first, B)), out)
 
 
+@torch_args("cholesky_inverse", flags=("upper",))
+def cholesky_inverse(input: Tensor, upper: bool = False, *, out=None) -> Tensor:
+    """A^-1 from A's Cholesky factor: (L L^H)^-1 = L^-H L^-1, or (U^H U)^-1 = U^-1 U^-H when
+    `upper`, as LAPACK's potri forms it (the factor's inverse, then its Gram product)."""
+    from ..ops.registry import rename_node
+
+    if input.ndim < 2:
+        raise RuntimeError("cholesky_inverse: The input tensor A must have at least 2 "
+                           "dimensions.")
+    n = input._shape[-1]
+    if input._shape[-2] != n:
+        raise RuntimeError("cholesky_inverse: A must be batches of square matrices, but they "
+                           f"are {input._shape[-2]} by {n} matrices")
+    if input._dtype._kind < 2 or input._dtype in (dt.float16, dt.bfloat16):
+        raise NotImplementedError(
+            f"\"cholesky_inverse_out_cpu\" not implemented for '{type_name(input._dtype)}'")
+    # NOTE: potri reads only the factor's triangle, yet PyTorch's gradient is that of
+    # (L L^H)^-1 with L full, as in cholesky_solve: the other triangle enters as a zero
+    # that carries the gradient, and the factor is inverted as a full matrix.
+    other = input.tril(-1) if upper else input.triu(1)
+    F = (input.triu() if upper else input.tril()) + (other - other.detach())
+    try:
+        Finv = inv(F)
+    except LinAlgError as exc:
+        _, rest = str(exc).split(":", 1)
+        raise _zero_diagonal(F, "cholesky_inverse") or LinAlgError(
+            f"cholesky_inverse:{rest}") from None
+    res = Finv @ Finv.mH if upper else Finv.mH @ Finv
+    if res.grad_fn is not None:
+        rename_node(res.grad_fn, "CholeskyInverseBackward0")
+    return write_out(res, out)
+
+
+def _zero_diagonal(F: Tensor, fname: str) -> LinAlgError | None:
+    """PyTorch's error for a triangular factor with a zero on its diagonal (LU's pivoting
+    may find a different singular pivot; the triangle's own diagonal is what potri checks).
+    None if no diagonal entry is zero."""
+    d = np.diagonal(F.detach().numpy(), axis1=-2, axis2=-1)
+    flat = d.reshape(-1, d.shape[-1])
+    i = next((i for i, row in enumerate(flat) if (row == 0).any()), None)
+    if i is None:
+        return None
+    k = int(np.argmax(flat[i] == 0)) + 1
+    return LinAlgError(f"{fname}: {batch_prefix(F._shape, i)}The diagonal element {k} is zero, "
+                       "the inversion could not be completed because the input matrix is "
+                       "singular.")
+
+
 TriangularSolveResult = return_type("triangular_solve", ["solution", "cloned_coefficient"])
 
 
@@ -429,7 +484,7 @@ def _pinv_kernel(a, b=None, *, atol, rtol, hermitian, vec=False):
         tol = _tolerance(np.abs(w).max(-1, keepdims=True), atol, rtol)
         winv = np.where(np.abs(w) > tol, 1 / np.where(w == 0, 1, w), 0).astype(w.dtype)
         return np.matmul(v * winv[..., None, :], np.swapaxes(v.conj(), -1, -2))
-    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    u, s, vh = svd_np(a, full_matrices=False)
     tol = _tolerance(s[..., :1], atol, rtol)
     sinv = np.where(s > tol, 1 / np.where(s == 0, 1, s), 0).astype(s.dtype)
     return np.matmul(np.swapaxes(vh.conj(), -1, -2) * sinv[..., None, :],
@@ -624,9 +679,10 @@ def run_ex(A: Tensor, run, info_of, check_errors: bool):
 
     try:
         return run(A), zeros(A._shape[:-2], dtype=dt.int32, device=A.device)
-    except LinAlgError:
-        if check_errors:
-            raise
+    except LinAlgError as exc:
+        if check_errors:  # named by the _ex function, as PyTorch's check names it
+            name, rest = str(exc).split(":", 1)
+            raise LinAlgError(f"{name}_ex:{rest}") from None
     a = A.detach().numpy()
     flat = a.reshape((-1,) + a.shape[-2:])
     codes = np.array([info_of(m) for m in flat], np.int32).reshape(a.shape[:-2])
@@ -646,6 +702,7 @@ InvExResult = return_type("linalg_inv_ex", ["inverse", "info"])
 SolveExResult = return_type("linalg_solve_ex", ["result", "info"])
 
 
+@torch_args("linalg_inv_ex", flags=("check_errors",))
 def inv_ex(A: Tensor, *, check_errors: bool = False, out=None) -> InvExResult:
     """inv(A) with an info code per matrix (the 1-based index of a zero pivot) instead of
     raising for singular input."""
@@ -654,6 +711,7 @@ def inv_ex(A: Tensor, *, check_errors: bool = False, out=None) -> InvExResult:
                      out)
 
 
+@torch_args("linalg_solve_ex", flags=("left", "check_errors"))
 def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False,
              out=None) -> SolveExResult:
     """solve(A, B) with an info code per matrix instead of raising for singular A."""

@@ -16,7 +16,16 @@ from ._batching import front
 from ._common import type_name
 from .creation import _place, arange, tensor, zeros
 from .reduce import return_type
-from .registry import Primitive, apply, batch_by_loop, bind, defbatch, nondifferentiable, saves
+from .registry import (
+    Primitive,
+    apply,
+    batch_by_loop,
+    bind,
+    defbatch,
+    nondifferentiable,
+    rename_node,
+    saves,
+)
 
 
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend=None, append=None) -> Tensor:
@@ -266,21 +275,98 @@ def block_diag(*tensors: Tensor) -> Tensor:
     return cat(rows, 0)
 
 
+_CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid_dist": 1,
+                "donot_use_mm_for_euclid_dist": 2}
+
+
+def _nonzero_root(s: Tensor, p: float) -> Tensor:
+    """`s ** (1/p)` (sqrt for p=2) with a zero gradient where `s` is 0 (the root's slope is
+    infinite there, and infinity times the zero slope of what made `s` is NaN)."""
+    from .ternary import where
+
+    zero = s == 0
+    safe = where(zero, 1.0, s)
+    return where(zero, 0.0, safe.sqrt() if p == 2 else safe.pow(1.0 / p))
+
+
+def _euclidean_dist(x1: Tensor, x2: Tensor) -> Tensor:
+    """PyTorch's `_euclidean_dist`: ||x||^2 + ||y||^2 - 2 x.y as one matmul of padded rows,
+    clamped at 0, then sqrt. Rounding in the matmul leaves cdist(X, X)'s diagonal nonzero,
+    as PyTorch's is."""
+    from .join import cat
+
+    n1, n2 = x1.pow(2).sum(-1, keepdim=True), x2.pow(2).sum(-1, keepdim=True)
+    a = cat([x1.mul(-2), n1, n1.new_ones(n1.shape)], -1)
+    b = cat([x2, n2.new_ones(n2.shape), n2], -1)
+    # NOTE: PyTorch's backward divides by the distance and writes 0 where it is 0
+    # (_euclidean_dist_backward); the guarded root gives the same subgradient.
+    out = _nonzero_root((a @ b.mT).clamp_min(0), 2)
+    if out.grad_fn is not None:
+        rename_node(out.grad_fn, "EuclideanDistBackward0")
+    return out
+
+
+def _cdist_direct(x1: Tensor, x2: Tensor, p: float) -> Tensor:
+    """The pairwise p-norm from the differences, with PyTorch's _cdist_backward's gradient:
+    0 where the distance is 0 or a difference is 0, and for p=inf the sign of the difference
+    at every coordinate that attains the maximum (ties each get the full gradient)."""
+    from .ternary import where
+
+    d = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    a = d.abs()
+    if p == 0:  # a count: a zero gradient, through a graph as PyTorch's has one
+        return where(d.new_ones((), dtype=dt.bool_), (d != 0).sum(-1).to(d.dtype), d.sum(-1))
+    if p == 1:
+        return a.sum(-1)
+    if p == 2:
+        return _nonzero_root((d * d).sum(-1), 2)
+    if p == float("inf"):
+        top = a.amax(-1)
+        # NOTE: amax would split a tie; PyTorch's inf_calc gives each maximum the full
+        # gradient. The added term is exactly +0 (x - x), carrying the gradient of |d| at the
+        # maxima; non-finite entries are left out so they cannot turn it into NaN.
+        lead = (a == top.detach().unsqueeze(-1)) & a.isfinite()
+        return top.detach() + where(lead, a - a.detach(), 0.0).sum(-1)
+    zero = a == 0  # |d|^p's slope for p < 1 is infinite at 0; PyTorch's is 0 there
+    powered = where(zero, 0.0, where(zero, 1.0, a).pow(p))
+    return _nonzero_root(powered.sum(-1), p)
+
+
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
           compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
-    """p-norm distances between each row of `x1` and each row of `x2` (batched)."""
-    if x1.ndim < 2 or x2.ndim < 2:
-        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D")
+    """p-norm distances between each row of `x1` and each row of `x2` (batched). For p=2
+    with compute_mode 'use_mm_for_euclid_dist', or by default when either input has more
+    than 25 rows, PyTorch (and so ember) computes through a matmul (`_euclidean_dist`)."""
+    mode = _CDIST_MODES.get(compute_mode)
+    if mode is None:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    for name, x in (("X1", x1), ("X2", x2)):
+        if x.ndim < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {x.ndim}D")
     if x1.shape[-1] != x2.shape[-1]:
         raise RuntimeError(
             f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: "
             f"{x2.shape[-1]}"
         )
+    for name, x in (("X1", x1), ("X2", x2)):
+        if not x._dtype.is_floating_point:
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: "
+                               f"{type_name(x._dtype)}")
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
-    delta = x1.unsqueeze(-2) - x2.unsqueeze(-3)
-    out = delta.abs().pow(p).sum(-1).pow(1.0 / p) if p not in (0, float("inf")) else \
-        (delta != 0).sum(-1).to(x1.dtype) if p == 0 else delta.abs().amax(-1)
+    r1, r2 = x1.shape[-2], x2.shape[-2]
+    if p == 2 and x1.numel() and x2.numel() and (mode == 1 or (mode == 0 and max(r1, r2) > 25)):
+        out = _euclidean_dist(x1, x2)
+        out = out.view(out.shape)  # (PyTorch's cdist views _euclidean_dist's batched result)
+    else:
+        if x1._dtype in (dt.float16, dt.bfloat16):
+            raise NotImplementedError(f"\"cdist\" not implemented for '{type_name(x1._dtype)}'")
+        if x2._dtype is not x1._dtype:
+            raise RuntimeError(f"expected scalar type {type_name(x1._dtype)} but found "
+                               f"{type_name(x2._dtype)}")
+        out = _cdist_direct(x1, x2, p)
+        if out.grad_fn is not None:
+            rename_node(out.grad_fn, "CdistBackward0")
     return saves(out, x1, x2, out)  # (what PyTorch's _cdist_forward node keeps)
 
 
