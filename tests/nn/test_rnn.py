@@ -145,3 +145,59 @@ def test_wrong_initial_state_errors_name_the_state_as_torch(kind, states):
             rnn(m.zeros(4, 1, 2), hx)
         msgs.append(str(err.value))
     assert msgs[0] == msgs[1]
+
+
+def _same_error(fn):
+    """`fn(lib)` raises the same exception type and message in ember as in torch."""
+    got = []
+    for m in (ember, torch):
+        with pytest.raises(Exception) as err:
+            fn(m)
+        got.append((type(err.value), str(err.value)))
+    assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, c: c(2, 3)(m.randn(4, 2), m.randn(2, 3)),
+    lambda m, c: c(2, 3)(m.randn(4, 2), m.randn(4, 5)),
+    lambda m, c: c(2, 3)(m.randn(4, 5), m.randn(4, 3)),
+    lambda m, c: c(2, 3)(m.randn(2), m.randn(2, 3)),
+    lambda m, c: c(2, 3)(m.randn(4, 2), m.randn(4, 3, 1)),
+    lambda m, c: c(2, 3)(m.randn(4, 2), m.randn(3)),
+    lambda m, c: c(2, 3)(m.randn(2, 2, 2)),
+])
+@pytest.mark.parametrize("cell", ["RNNCell", "GRUCell", "LSTMCell"])
+def test_cell_input_and_state_checks_match_torch(cell, call):
+    def run(m):
+        c = getattr(m.nn, cell)
+        if cell != "LSTMCell":
+            return call(m, c)
+
+        class Twice:  # (an LSTM cell takes the state twice, as (h, c))
+            def __init__(self, *a):
+                self.cell = c(*a)
+
+            def __call__(self, x, h=None):
+                return self.cell(x, None if h is None else (h, h))
+        return call(m, Twice)
+    _same_error(run)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.nn.LSTMCell(2, 3)(m.randn(4, 2), (m.randn(4, 3), m.randn(2, 3))),
+    lambda m: m.nn.LSTMCell(2, 3)(m.randn(4, 2), (m.randn(4, 3), m.randn(4, 5))),
+    lambda m: m.nn.LSTMCell(2, 3)(m.randn(4, 2), (m.randn(4, 3), m.randn(4, 3, 1))),
+    lambda m: m.nn.LSTMCell(2, 3)(m.randn(4, 2), (m.randn(4, 3),)),
+    lambda m: m.nn.LSTMCell(2, 3)(m.randn(4, 2), m.randn(2, 4, 3)),
+    lambda m: m.nn.LSTM(3, 4)(m.randn(5, 2, 3), m.zeros(1, 2, 4)),
+    lambda m: m.nn.LSTM(3, 4)(m.randn(5, 3), (m.zeros(1, 2, 4), m.zeros(1, 2, 4))),
+    lambda m: m.nn.LSTM(3, 4)(m.randn(5, 2, 3), (m.zeros(2, 4), m.zeros(1, 2, 4))),
+    lambda m: m.nn.LSTM(3, 4)(m.randn(5, 3), (m.zeros(1, 4), m.zeros(1, 2, 4))),
+    lambda m: m.nn.GroupNorm(3, 8),
+    # a packed input's state: permuted by sorted_indices first, then only its size checked
+    lambda m: m.nn.GRU(2, 3, 2)(m.nn.utils.rnn.pack_sequence(
+        [m.ones(3, 2)] * 3, enforce_sorted=False), m.zeros(2, 2, 3)),
+    lambda m: m.nn.GRU(2, 3, 2)(m.nn.utils.rnn.pack_sequence([m.ones(3, 2)] * 3), m.zeros(2, 3)),
+])
+def test_lstm_state_and_group_norm_errors_match_torch(call):
+    _same_error(call)

@@ -50,6 +50,94 @@ def test_stable_sort_keeps_ties_in_order(descending):
                                               stable=True))
 
 
+def _tied(shape, dtype, seed):
+    """Few distinct values (so many ties), with NaN and -0.0 among the floats."""
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-2, 3, shape).astype(np.float64)
+    if np.dtype(dtype).kind == "f" or dtype == "bfloat16":
+        x[rng.random(shape) < 0.15] = np.nan
+        x[x == 0] = np.where(rng.random(shape) < 0.5, -0.0, 0.0)[x == 0]
+    return x
+
+
+def _same_order(e, t):
+    """Same indices, and the same values bit for bit (-0.0 before or after 0.0, too)."""
+    assert e.indices.tolist() == t.indices.tolist()
+    ev, tv = e.values.double().numpy(), t.values.double().numpy()
+    np.testing.assert_array_equal(ev, tv)
+    np.testing.assert_array_equal(np.signbit(ev) & (ev == 0), np.signbit(tv) & (tv == 0))
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8", "bool", "float32", "float64",
+                                   "float16", "bfloat16"])
+@pytest.mark.parametrize("shape", [(8,), (17,), (300,), (3, 90), (40, 5)])
+def test_unstable_sort_leaves_ties_where_torch_does(dtype, shape):
+    # NOTE: PyTorch's CPU sort with stable=False is libstdc++'s std::sort (introsort on
+    # (value, index) pairs), whose tie order ember replays.
+    x = _tied(shape, dtype, seed=sum(shape))
+    if dtype == "bool":
+        x = np.nan_to_num(x) > 0
+    e, t = ember.tensor(x).to(getattr(ember, dtype)), torch.tensor(x).to(getattr(torch, dtype))
+    for dim in range(len(shape)):
+        for desc in (False, True):
+            _same_order(e.sort(dim, desc), t.sort(dim, desc))
+            _same_order(ember.sort(e, dim=dim, descending=desc, stable=False),
+                        torch.sort(t, dim=dim, descending=desc, stable=False))
+            assert (ember.argsort(e, dim, desc).tolist()
+                    == torch.argsort(t, dim, desc).tolist())
+            assert (e.argsort(dim=dim, descending=desc, stable=True).tolist()
+                    == t.argsort(dim=dim, descending=desc, stable=True).tolist())
+    em, tm = ember.msort(e).double().numpy(), torch.msort(t).double().numpy()
+    np.testing.assert_array_equal(em, tm)
+    np.testing.assert_array_equal(np.signbit(em) & (em == 0), np.signbit(tm) & (tm == 0))
+
+
+def test_unstable_sort_tie_order_large_and_special_layouts():
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 50, 40000)
+    for desc in (False, True):  # 1-D int ascending from 32768 on: PyTorch's (stable) radix sort
+        for n in (32767, 32768, 40000):
+            _same_order(ember.tensor(x[:n]).sort(descending=desc),
+                        torch.tensor(x[:n]).sort(descending=desc))
+    _same_order(ember.tensor(x.reshape(1, -1)).sort(), torch.tensor(x.reshape(1, -1)).sort())
+    f = rng.standard_normal(20000).astype(np.float32).round(2)
+    _same_order(ember.tensor(f).sort(descending=True), torch.tensor(f).sort(descending=True))
+    _same_order(ember.tensor(f[::3]).sort(), torch.tensor(f[::3]).sort())  # strided
+    e, t = ember.tensor([2.0]).expand(40), torch.tensor([2.0]).expand(40)
+    _same_order(e.sort(), t.sort())  # a broadcast dim: PyTorch leaves it as it is
+    m = rng.integers(0, 3, (30, 20))
+    _same_order(ember.tensor(m).t().sort(0), torch.tensor(m).t().sort(0))
+
+
+@pytest.mark.parametrize("kernels", ["native", "numpy"])
+def test_std_sort_replay_matches_the_step_by_step_one(kernels):
+    # organ pipes spend median-of-3's depth budget: the heap-sort fallback runs too
+    from ember.native.kernels import use
+    from ember.ops import _stl_sort
+
+    rng = np.random.default_rng(1)
+    rows = [rng.integers(0, 6, 300), np.r_[np.arange(150), np.arange(150)[::-1]] // 3,
+            np.r_[np.arange(201), np.arange(199)[::-1]]]
+    with use(kernels):
+        for k in rows:
+            q = [(int(v), j) for j, v in enumerate(k)]
+            _stl_sort.sort(q, 0, len(q), lambda x, y: x[0] < y[0])
+            assert _stl_sort.sort_rows(k[None])[0].tolist() == [j for _, j in q]
+    pipe = np.r_[np.arange(2000), np.arange(2000)[::-1]] // 2
+    for desc in (False, True):
+        _same_order(ember.tensor(pipe).sort(descending=desc),
+                    torch.tensor(pipe).sort(descending=desc))
+
+
+@pytest.mark.parametrize("largest", [True, False])
+def test_topk_tie_order_like_torch(largest):
+    x = _tied((6, 100), "float32", seed=3)
+    for k in (1, 5, 40, 100):
+        for dim, xx in ((1, x), (0, x.T.copy())):
+            _same_order(ember.tensor(xx).topk(k, dim, largest),
+                        torch.tensor(xx).topk(k, dim, largest))
+
+
 @pytest.mark.parametrize("descending", [False, True])
 def test_sort_puts_nan_last_like_torch(descending):
     both(lambda lib, c: c(WITH_NAN).sort(descending=descending))

@@ -1,9 +1,11 @@
 """libstdc++'s selection and sorting algorithms (`std::nth_element`, `std::partial_sort`,
 `std::sort`), step for step, on a Python list with a strict less-than `lt`.
 
-PyTorch's CPU topk runs them on (value, index) pairs (ATen's TopKImpl.h); where values tie,
-or with `sorted=False`, which index comes out where is whatever these steps leave, so ember
-replays them for those rows (sorting.py). Ranges are [first, last) as in C++.
+PyTorch's CPU topk runs them on (value, index) pairs (ATen's TopKImpl.h), and its CPU sort
+with stable=False runs `std::sort` on them; where values tie, or with `sorted=False`, which
+index comes out where is whatever these steps leave, so ember replays them for those rows
+(sorting.py). Ranges are [first, last) as in C++. `sort_rows` replays `std::sort` on many
+rows at once: in C (native/csrc/stl_sort.c) when native kernels are on, else with NumPy.
 """
 
 from __future__ import annotations
@@ -170,3 +172,127 @@ def sort(q, first, last, lt):
             _unguarded_linear_insert(q, i, lt)
     else:
         _insertion_sort(q, first, last, lt)
+
+
+# --- std::sort on many rows at once, with NumPy ---------------------------------------------
+
+def sort_rows(keys):
+    """The order in which `std::sort` leaves the (key, index) pairs of each row of `keys`
+    (a 2-D array of non-negative integers below 2**31, such as ranks; the comparator is
+    `<` on keys): a 2-D int64 array of indices.
+
+    The same steps as `sort` above, but each partition of every segment longer than 16 is
+    done for all segments at once, one level of the recursion at a time (the segments of a
+    level are disjoint and each child gets the same depth budget, so the order in which
+    C++ visits them does not matter). Hoare's partition pairs the k-th element from the
+    left that is not less than the pivot with the k-th from the right that is not greater,
+    while the first lies left of the second, so its swaps are found with counts rather than
+    a scan. The final insertion sort is stable, so it is a stable sort of what the
+    partitions leave.
+    """
+    import numpy as np
+
+    rows, n = keys.shape
+    # each pair packed in one int64, key above index, so that a swap moves one array
+    q = np.ascontiguousarray((keys.astype(np.int64) << 32) | np.arange(n, dtype=np.int64))
+    lib = _native()
+    if lib is not None:  # (csrc/stl_sort.c: these steps in C, the insertion sort too)
+        lib.ember_stl_sort_rows(q.ctypes.data, rows, n)
+        return q & 0xFFFFFFFF
+    q = q.reshape(-1)
+    if n > 16:
+        first = np.arange(rows, dtype=np.int64) * n
+        _introsort_rows(q, first, first + n, np.full(rows, _lg(n) * 2))
+    q = q.reshape(rows, n)
+    order = np.argsort(q >> 32, axis=1, kind="stable")
+    return np.take_along_axis(q, order, axis=1) & 0xFFFFFFFF
+
+
+_lib: list = []
+
+
+def _native():
+    """csrc/stl_sort.c built and loaded, when native kernels are on; else None."""
+    from ..native import kernels, toolchain
+
+    if kernels.mode() != "native":
+        return None
+    if not _lib:
+        import ctypes
+        import os
+
+        with open(os.path.join(toolchain.CSRC, "stl_sort.c")) as f:
+            lib = toolchain.try_build("stl_sort", f.read())
+        if lib is not None:
+            lib.ember_stl_sort_rows.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64]
+            lib.ember_stl_sort_rows.restype = None
+        _lib.append(lib)
+    return _lib[0]
+
+
+def _introsort_rows(q, first, last, depth):
+    import numpy as np
+
+    while len(first):
+        heap = depth == 0
+        for f, e in zip(first[heap].tolist(), last[heap].tolist()):  # (depth spent: rare)
+            part = q[f:e].tolist()
+            partial_sort(part, 0, e - f, e - f, lambda x, y: x >> 32 < y >> 32)
+            q[f:e] = part
+        first, last, depth = first[~heap], last[~heap], depth[~heap] - 1
+        cut = _partition_rows(q, first, last)
+        first, last = np.concatenate([first, cut]), np.concatenate([cut, last])
+        depth = np.concatenate([depth, depth])
+        keep = np.flatnonzero(last - first > 16)
+        keep = keep[np.argsort(first[keep], kind="stable")]
+        first, last, depth = first[keep], last[keep], depth[keep]
+
+
+def _partition_rows(q, first, last):
+    """`_partition_pivot` on every segment [first, last) (sorted, disjoint): the cuts.
+
+    With cl, cr the running counts (from the array's start) of left and right stoppers,
+    the left stopper at x, the i-th of its segment, and the i-th right stopper from the
+    segment's end are swapped while cl[x] + cr[x] <= T, T = cr at the segment's end + cl at
+    its start; the right stopper at y is swapped while cl[y - 1] + cr[y] > T.
+    """
+    import numpy as np
+
+    if not len(first):
+        return first
+    # median of three to the front
+    a, b, c = first + 1, first + (last - first) // 2, last - 1
+    ka, kb, kc = q[a] >> 32, q[b] >> 32, q[c] >> 32
+    to = np.where(ka < kb, np.where(kb < kc, b, np.where(ka < kc, c, a)),
+                  np.where(ka < kc, a, np.where(kb < kc, c, b)))
+    q[first], q[to] = q[to], q[first]
+    # bounds over the whole array; the pieces between segments get ones no element passes
+    edges = np.empty(2 * len(first) + 2, np.int64)
+    edges[0], edges[1:-1:2], edges[2:-1:2], edges[-1] = 0, first, last, len(q)
+    sizes = np.diff(edges)
+    pv = q[first] >> 32
+    lo = np.full(len(sizes), np.iinfo(np.int64).max)
+    hi = np.full(len(sizes), -1)
+    lo[1::2], hi[1::2] = pv << 32, ((pv + 1) << 32) - 1
+    stop_l = q >= np.repeat(lo, sizes)  # key >= pivot: the left scan stops here
+    stop_l[first] = False
+    stop_r = q <= np.repeat(hi, sizes)  # key <= pivot: the right scan stops here
+    cl = np.cumsum(stop_l, dtype=np.int32)
+    cr = np.cumsum(stop_r, dtype=np.int32)
+    cl0 = cl[first]
+    t = np.zeros(len(sizes), np.int32)
+    t[1::2] = cr[last - 1] + cl0
+    t = np.repeat(t, sizes)
+    s = cl + cr
+    lc = np.flatnonzero(stop_l & (s <= t))
+    rc = np.flatnonzero(stop_r & (s - stop_l > t))
+    done = np.searchsorted(lc, last) - np.searchsorted(lc, first)
+    s0 = np.cumsum(done) - done
+    rc = rc[np.repeat(2 * s0 + done - 1, done) - np.arange(len(lc))]  # partners, in order
+    q[lc], q[rc] = q[rc], q[lc]
+    # the left scan then stops at the next stopper, or at the last swapped right one
+    nl = cl[last - 1] - cl0
+    lpos = np.flatnonzero(stop_l)
+    nxt = np.where(done < nl, lpos[np.minimum(cl0 + done, len(lpos) - 1)], last)
+    prev = np.where(done > 0, rc[np.maximum(s0 + done - 1, 0)], last)
+    return np.minimum(nxt, prev)

@@ -91,10 +91,30 @@ def inplace_shape_check(self: Tensor, other, name: str) -> None:
 
 
 def add_(self: Tensor, other, *, alpha=1) -> Tensor:
+    if isinstance(other, Tensor) and other.is_sparse and not self.is_sparse:
+        return _add_sparse_into(self, other, alpha)
     if alpha != 1:
         return _alpha_call(add_alpha_fn, self, inplace_operand(self, other), alpha,
                            dt.result_type(self, other), inplace=True)
     return apply_(binary_p, self, inplace_operand(self, other), fn=add_fn)
+
+
+def _add_sparse_into(self: Tensor, other: Tensor, alpha) -> Tensor:
+    """A dense tensor plus a sparse COO one (a sparse gradient's optimizer step): each stored
+    value times alpha added at its index in turn, duplicates one after another (PyTorch's
+    loop over an uncoalesced tensor's entries)."""
+    if tuple(self.shape) != tuple(other.shape):
+        raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has "
+                           f"size {list(self.shape)} while other has size {list(other.shape)} "
+                           f"(FYI: dense-sparse addition does not currently support "
+                           f"broadcasting)")
+    values = other._values()
+    if alpha != 1:
+        values = values * alpha
+    values, idx = values.to(self.dtype), other._indices()
+    if idx.shape[0] == 1:  # (index_add: np.add.at's order, entry after entry)
+        return self.index_add_(0, idx[0], values)
+    return self.index_put_(tuple(idx), values, accumulate=True)
 
 
 def sub_(self: Tensor, other, *, alpha=1) -> Tensor:

@@ -27,11 +27,11 @@ _grad_mode = grad_mode.state
 # --- embedding ------------------------------------------------------------------------
 
 
-def _embedding_kernel(weight, indices, *, padding_idx, scale_grad_by_freq):
+def _embedding_kernel(weight, indices, *, padding_idx, scale_grad_by_freq, sparse=False):
     return np.take(weight, indices, axis=0)
 
 
-def _embedding_meta(weight, indices, *, padding_idx, scale_grad_by_freq):
+def _embedding_meta(weight, indices, *, padding_idx, scale_grad_by_freq, sparse=False):
     return tuple(indices._shape) + tuple(weight._shape[1:]), weight._dtype
 
 
@@ -82,9 +82,31 @@ embedding_backward_p = Primitive("embedding_backward", _embedding_backward_kerne
                                  grad_name="EmbeddingBackwardBackward0")
 
 
-def _embedding_vjp(g, out, weight, indices, *, padding_idx, scale_grad_by_freq, in_shape):
+def _embedding_vjp(g, out, weight, indices, *, padding_idx, scale_grad_by_freq, in_shape,
+                   sparse=False):
+    if sparse:
+        return _sparse_embedding_grad(g, indices, in_shape[0], padding_idx, scale_grad_by_freq)
     return apply(embedding_backward_p, g, indices, num_weights=in_shape[0],
                  padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq)
+
+
+def _sparse_embedding_grad(g, indices, num_weights: int, padding_idx, scale_grad_by_freq):
+    """The gradient of `sparse=True`: a sparse COO tensor (not coalesced) with one row per
+    lookup that is not padding, the incoming gradient's rows as values (PyTorch's
+    embedding_sparse_backward)."""
+    from .sparse_tensor import make_sparse
+
+    if scale_grad_by_freq:
+        raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with sparse "
+                           "gradients")
+    features = tuple(g._shape[indices.ndim:])
+    idx = indices.reshape(-1)
+    values = g.reshape((-1,) + features)
+    if padding_idx is not None:
+        keep = idx != padding_idx
+        idx, values = idx[keep], values[keep]
+    return make_sparse(idx.reshape(1, -1).to(dt.int64), values, (num_weights,) + features,
+                       False)
 
 
 def _embedding_backward_vjp(h, out, g, indices, *, num_weights, padding_idx,
@@ -117,6 +139,9 @@ def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1,
     """Rows of `weight` at `indices` (PyTorch's `torch.embedding` argument order)."""
     check_embedding_indices(weight, indices)
     pad = None if padding_idx is None or padding_idx < 0 else int(padding_idx)
+    if sparse:  # (the flag only changes the gradient: a sparse one)
+        return apply(embedding_p, weight, indices, padding_idx=pad,
+                     scale_grad_by_freq=bool(scale_grad_by_freq), sparse=True)
     return apply(embedding_p, weight, indices, padding_idx=pad,
                  scale_grad_by_freq=bool(scale_grad_by_freq))
 
@@ -387,35 +412,82 @@ defvjp(ctc_loss_p, lambda g, out, lp, targets, **p: apply(ctc_grad_p, g, lp, tar
        None, reads=((0, 1), ()))
 
 
-def _lengths(x) -> tuple[int, ...]:
+def _lengths(x, name: str) -> tuple[int, ...]:
     if isinstance(x, Tensor):
+        if x._dtype._kind != 1:
+            raise RuntimeError(f"{name} must be integral")
         return tuple(int(v) for v in x.reshape(-1).tolist())
     return tuple(int(v) for v in x)
+
+
+def _ctc_check(lp: Tensor, targets: Tensor, in_len, tgt_len, blank: int) -> None:
+    """The checks of ATen's ctc_loss_allocate_outputs, in its order and words."""
+    where = " (while checking arguments for ctc_loss_allocate_outputs)"
+    if lp.ndim != 3:
+        raise RuntimeError(f"Expected 3-dimensional tensor, but got {lp.ndim}-dimensional "
+                           f"tensor for argument #1 'log_probs'{where}")
+    if not 1 <= targets.ndim <= 2:
+        raise RuntimeError(f"Expected 1 to 2 dimensions, but got {targets.ndim}-dimensional "
+                           f"tensor for argument #2 'targets'{where}")
+    batch, labels = lp._shape[1], lp._shape[2]
+    if not 0 <= blank < labels:
+        raise RuntimeError("blank must be in label range")
+    if len(in_len) != batch:
+        raise RuntimeError("input_lengths must be of size batch_size")
+    if len(tgt_len) != batch:
+        raise RuntimeError("target_lengths must be of size batch_size")
+    for n in tgt_len:
+        if n < 0:
+            raise RuntimeError(f"Expected target_lengths to have value at least 0, but got "
+                               f"value {n}{where}")
+    size = sum(tgt_len) if targets.ndim == 1 else batch
+    if targets._shape[0] != size:
+        raise RuntimeError(f"Expected tensor to have size {size} at dimension 0, but got size "
+                           f"{targets._shape[0]} for argument #2 'targets'{where}")
+    longest = max(tgt_len, default=0)
+    if targets.ndim == 2 and targets._shape[1] < longest:
+        raise RuntimeError(f"Expected tensor to have size at least {longest} at dimension 1, "
+                           f"but got size {targets._shape[1]} for argument #2 'targets'{where}")
+    for n in in_len:
+        if n < 0:
+            raise RuntimeError(f"Expected input_lengths to have value at least 0, but got "
+                               f"value {n}{where}")
+        if n > lp._shape[0]:
+            raise RuntimeError(f"Expected input_lengths to have value at most {lp._shape[0]}, "
+                               f"but got value {n}{where}")
 
 
 def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths,
              blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
     """CTC loss of (T, N, C) log-probabilities against padded or concatenated targets."""
+    from ._common import type_name
+    from .creation import tensor
+    from .ternary import where
+
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    in_len = _lengths([input_lengths] if isinstance(input_lengths, int) else input_lengths,
+                      "input_lengths")
+    tgt_len = _lengths([target_lengths] if isinstance(target_lengths, int) else target_lengths,
+                       "target_lengths")
+    # NOTE: as ATen: an unbatched input is a batch of one whose targets are concatenated
+    # (1-D targets are not unsqueezed).
     unbatched = log_probs.dim() == 2
     lp = log_probs.unsqueeze(1) if unbatched else log_probs
-    tg = targets.unsqueeze(0) if unbatched else targets
-    in_len = _lengths([input_lengths] if isinstance(input_lengths, int) else input_lengths)
-    tgt_len = _lengths([target_lengths] if isinstance(target_lengths, int) else target_lengths)
-    if len(in_len) != lp.shape[1] or len(tgt_len) != lp.shape[1]:
-        raise RuntimeError(f"input_lengths must be of size batch_size ({lp.shape[1]})")
-    per_sample = apply(ctc_loss_p, lp, tg.to(dt.int64), input_lengths=in_len,
-                       target_lengths=tgt_len, blank=int(blank),
-                       zero_infinity=bool(zero_infinity))
-    if unbatched:
-        per_sample = per_sample.squeeze(0)
-    if reduction == "none":
-        return per_sample
+    if lp._dtype not in (dt.float32, dt.float64):
+        raise NotImplementedError(f'"ctc_loss_cpu" not implemented for '
+                                  f"'{type_name(lp._dtype)}'")
+    _ctc_check(lp, targets, in_len, tgt_len, int(blank))
+    res = apply(ctc_loss_p, lp, targets.to(dt.int64), input_lengths=in_len,
+                target_lengths=tgt_len, blank=int(blank), zero_infinity=bool(zero_infinity))
+    if zero_infinity:  # (the kernel already gives 0 and a zero gradient: torch's node)
+        res = where(res == math.inf, zeros((), dtype=res.dtype), res)
+    if reduction == "mean":
+        denom = tensor([max(n, 1) for n in tgt_len], dtype=res.dtype)
+        return (res / denom).mean()
     if reduction == "sum":
-        return per_sample.sum()
-    from .creation import tensor
-
-    denom = tensor([max(n, 1) for n in tgt_len], dtype=per_sample.dtype)
-    return (per_sample / (denom.squeeze(0) if unbatched else denom)).mean()
+        return res.sum()
+    return res.squeeze(0) if unbatched else res
 
 
 # --- forward mode and vmap -------------------------------------------------------------------

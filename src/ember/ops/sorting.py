@@ -1,11 +1,12 @@
 """Ordering and counting ops: sort / argsort / msort, topk, kthvalue, unique,
 unique_consecutive, searchsorted, bucketize, bincount, histc.
 
-Sorting is one stable NumPy argsort (NaN sorts as the largest value, as in
-PyTorch); descending order is the ascending sort of the reversed input, read
-backwards, so ties keep their original order. Values that come out of a sort
-are differentiable: their VJP scatters the gradient back to where each value
-came from. Indices, `unique` and the searches have no derivative.
+Sorting is one NumPy argsort (NaN sorts as the largest value, as in PyTorch);
+descending order is the ascending sort of the reversed input, read backwards, so
+a stable sort keeps ties in their original order. An unstable sort (PyTorch's
+std::sort) then puts the ties where std::sort leaves them (_stl_sort.py replays it).
+Values that come out of a sort are differentiable: their VJP scatters the gradient
+back to where each value came from. Indices, `unique` and the searches have no derivative.
 
 sort, topk and kthvalue are members of the `pick` family (reduce.py): values picked
 along one dim, with their indices.
@@ -21,7 +22,7 @@ from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._core import data_dependent
 from .._tensor import Tensor
-from .._view import wrap_dim
+from .._view import is_non_overlapping_and_dense, wrap_dim
 from . import _stl_sort
 from ._batching import front
 from ._common import layout_like, type_name, write_out
@@ -35,14 +36,46 @@ kthvalue_result = return_type("kthvalue", ["values", "indices"])
 
 
 def _argsort(a: np.ndarray, axis: int, descending: bool, stable: bool = True) -> np.ndarray:
-    """Argsort along `axis`; when stable, descending keeps ties in their original order."""
-    kind = "stable" if stable else "quicksort"
+    """Argsort along `axis` in PyTorch's order: when stable, ties keep their original order;
+    otherwise they come out where PyTorch's `std::sort` leaves them."""
+    # NOTE: std::sort is an insertion sort (stable) up to 16 elements; PyTorch leaves the
+    # indices of a broadcast dim (stride 0) as they are.
+    stable = stable or a.shape[axis] <= 16 or a.strides[axis] == 0
     if a.dtype == dt.bfloat16.np:  # (NumPy orders ml_dtypes' bfloat16 without regard to NaN)
         a = a.astype(np.float32)
+    idx = _np_argsort(a, axis, descending, "stable" if stable else "quicksort")
+    return idx if stable else _as_std_sort(a, idx, axis)
+
+
+def _np_argsort(a: np.ndarray, axis: int, descending: bool, kind: str) -> np.ndarray:
+    """NumPy's argsort (NaN last ascending, first descending); with kind="stable", ties
+    in their original order either way."""
     if not descending:
         return np.argsort(a, axis=axis, kind=kind)
     rev = np.argsort(np.flip(a, axis), axis=axis, kind=kind)
     return a.shape[axis] - 1 - np.flip(rev, axis)
+
+
+def _as_std_sort(a: np.ndarray, idx: np.ndarray, axis: int) -> np.ndarray:
+    """`idx` (an argsort along `axis`) with the ties of each row put in the order libstdc++'s
+    `std::sort` leaves them, as PyTorch's CPU sort does when not stable."""
+    n = a.shape[axis]
+    rows = np.moveaxis(np.take_along_axis(a, idx, axis=axis), axis, -1).reshape(-1, n)
+    # NOTE: PyTorch's comparator: NaNs are equivalent to one another, -0.0 to 0.0.
+    new = rows[:, 1:] != rows[:, :-1]
+    if rows.dtype.kind in "fc":
+        new &= ~(np.isnan(rows[:, 1:]) & np.isnan(rows[:, :-1]))
+    tied = np.flatnonzero(~new.all(axis=1))
+    if not len(tied):
+        return idx  # (no ties: the order is the only one)
+    order = np.moveaxis(idx, axis, -1).reshape(-1, n)
+    rank = np.zeros((len(tied), n), np.int64)
+    np.cumsum(new[tied], axis=1, out=rank[:, 1:])
+    key = np.empty_like(rank)
+    np.put_along_axis(key, order[tied], rank, axis=1)
+    order[tied] = _stl_sort.sort_rows(key)
+    shape = np.moveaxis(idx, axis, -1).shape
+    return np.moveaxis(order.reshape(shape), -1, axis)
 
 
 def _dense_order(a: np.ndarray) -> list[int]:
@@ -55,7 +88,14 @@ def _in_input_layout(a: np.ndarray, dim: int, fn):
     order = _dense_order(a)
     back = np.argsort(order)
     outs = fn(a.transpose(order), order.index(dim))
-    return tuple(o.transpose(back) for o in outs)
+    return tuple(_ones_strided_like(o.transpose(back), a) for o in outs)
+
+
+def _ones_strided_like(o: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """`o` with the strides of its size-1 dims (never stepped) taken from `a`, in elements."""
+    st = tuple(a.strides[d] // a.itemsize * o.itemsize if n == 1 else o.strides[d]
+               for d, n in enumerate(o.shape))
+    return o if st == o.strides else np.lib.stride_tricks.as_strided(o, strides=st)
 
 
 def _check_sortable(x: Tensor) -> None:
@@ -75,15 +115,21 @@ def _sort_kernel(a, *, dim, descending, stable):
     if a.ndim == 0:
         return a.copy(), np.zeros((), np.int64)
 
+    # NOTE: PyTorch radix-sorts (stably) a 1-D integer input of 32768 or more ascending.
+    stable = stable or (a.ndim == 1 and a.dtype.kind in "iu" and a.size >= 32768
+                        and not descending)
+
     def run(arr, axis):
         idx = _argsort(arr, axis, descending, stable)
-        return np.take_along_axis(arr, idx, axis=axis), idx.astype(np.int64, copy=False)
+        return np.take_along_axis(arr, idx, axis=axis), np.ascontiguousarray(idx, np.int64)
 
     return _in_input_layout(a, dim, run)
 
 
 def _sort_meta(x, *, dim, descending, stable):
-    stride = layout_like([x], x._shape)
+    # NOTE: as PyTorch's sort meta: a dense input's own strides, else dense ones inferred
+    stride = x.stride() if is_non_overlapping_and_dense(x._shape, x.stride()) else \
+        layout_like([x], x._shape)
     return (x._shape, x._dtype, stride), (x._shape, dt.int64, stride)
 
 
@@ -133,10 +179,11 @@ def _topk_kernel(a, *, k, dim, largest, in_shape, sorted=True):
         kth = n - k if largest else k - 1
         part = np.argpartition(a, kth, axis=dim)
         cand = np.take(part, np.arange(n - k, n) if largest else np.arange(k), axis=dim)
-        order = _argsort(np.take_along_axis(a, cand, axis=dim), dim, largest, False)
+        # (ties in any order: _topk_as_torch redoes the rows that have them)
+        order = _np_argsort(np.take_along_axis(a, cand, axis=dim), dim, largest, "quicksort")
         idx = np.take_along_axis(cand, order, axis=dim)
     else:
-        idx = np.take(_argsort(a, dim, largest, False), np.arange(k), axis=dim)
+        idx = np.take(_np_argsort(a, dim, largest, "quicksort"), np.arange(k), axis=dim)
     if k:
         idx = _topk_as_torch(a, idx, dim, k, largest, sorted)
     return np.take_along_axis(vals, idx, axis=dim), idx.astype(np.int64)

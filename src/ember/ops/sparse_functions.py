@@ -166,7 +166,9 @@ def _take_or_zero(v: Tensor, pos: np.ndarray) -> Tensor:
 
 def add(a: SparseTensor, b, alpha=1) -> SparseTensor:
     """sparse + sparse as PyTorch adds them: one merge walk over both coordinate lists
-    (equal coordinates summed), so coalesced inputs give a coalesced sum."""
+    (equal coordinates summed), so coalesced inputs give a coalesced sum; where either's
+    values are not contiguous (a gradient expanded from a sum), both entry lists
+    concatenated instead."""
     from .creation import as_tensor
 
     if not isinstance(b, Tensor) or b.__class__ is not SparseTensor:
@@ -180,6 +182,11 @@ def add(a: SparseTensor, b, alpha=1) -> SparseTensor:
     if alpha != 1:
         vb = vb * alpha
     d = dt.promote_types(va._dtype, vb._dtype)
+    if not (va.is_contiguous() and vb.is_contiguous()):  # (PyTorch: both entry lists,
+        from .join import cat  # one after the other, not coalesced)
+
+        return apply(sparse_coo_p, cat([a._sp_indices, b._sp_indices], 1),
+                     cat([va.to(d), vb.to(d)]), size=a._shape, coalesced=False)
     ia, ib = a._sp_indices._array(), b._sp_indices._array()
     pa, pb = _merge_plan(ia, ib)
     idx = np.where(pa >= 0, ia[:, np.maximum(pa, 0)] if ia.size else 0,

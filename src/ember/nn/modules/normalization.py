@@ -65,7 +65,8 @@ class GroupNorm(Module):
                  affine: bool = True, device=None, dtype=None, *, bias: bool = True) -> None:
         super().__init__()
         if num_channels % num_groups != 0:
-            raise ValueError("num_channels must be divisible by num_groups")
+            raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups "
+                             f"({num_groups})")
         self.num_groups = num_groups
         self.num_channels = num_channels
         self.eps = eps

@@ -186,8 +186,11 @@ class RNNBase(Module):
         size = self.proj_size if proj and self.proj_size > 0 else self.hidden_size
         return (self.num_layers * dirs, batch, size)
 
-    def _check_hidden(self, hx: Tensor, expected, batched: bool, what: str = "hidden") -> Tensor:
-        if batched and hx.dim() != 3:
+    def _check_hidden(self, hx: Tensor, expected, batched: bool, what: str = "hidden",
+                      packed: bool = False) -> Tensor:
+        if packed:  # (PyTorch checks only the size of a packed input's state)
+            pass
+        elif batched and hx.dim() != 3:
             raise RuntimeError(f"For batched 3-D input, hx should also be 3-D but got "
                                f"{hx.dim()}-D tensor")
         if not batched:
@@ -267,20 +270,26 @@ class RNNBase(Module):
             out = out.transpose(0, 1)
         return out if batched else out.squeeze(0 if self.batch_first else 1)
 
-    def _initial(self, hx, batch: int, batched: bool, like: Tensor, sorted_indices):
+    def _initial(self, hx, batch: int, batched: bool, like: Tensor, sorted_indices,
+                 packed: bool = False):
         """The initial state(s) per layer and direction, checked and in the packed order."""
         lstm = self.mode == "LSTM"
         shapes = [self._state_shape(batch)] + ([self._state_shape(batch, False)] if lstm else [])
         if hx is None:
             parts = [E.zeros(s, dtype=like.dtype, device=like.device) for s in shapes]
         else:
-            given = hx if lstm else (hx,)
+            given = (hx[0], hx[1]) if lstm else (hx,)
+            if sorted_indices is not None:  # (as PyTorch: permuted before any check)
+                given = tuple(h.index_select(1, sorted_indices) for h in given)
+            if lstm and not packed and any(h.dim() != (3 if batched else 2) for h in given):
+                which = "batched 3-D" if batched else "unbatched 2-D"
+                raise RuntimeError(
+                    f"For {which} input, hx and cx should also be {3 if batched else 2}-D but "
+                    f"got ({given[0].dim()}-D, {given[1].dim()}-D) tensors")
             # (PyTorch names an LSTM's two states hidden[0] and hidden[1])
             names = ("hidden[0]", "cell") if lstm else ("hidden",)
-            parts = [self._check_hidden(h, s, batched, names[i])
+            parts = [self._check_hidden(h, s, batched, names[i], packed)
                      for i, (h, s) in enumerate(zip(given, shapes))]
-            if sorted_indices is not None:
-                parts = [p.index_select(1, sorted_indices) for p in parts]
         if lstm:
             return list(zip(parts[0].unbind(0), parts[1].unbind(0)))
         return list(parts[0].unbind(0))
@@ -300,7 +309,7 @@ class RNNBase(Module):
             batch, like = x.shape[1], x
             sorted_indices = unsorted_indices = None
         outs, finals = self._run(steps, self._initial(hx, batch, batched, like,
-                                                      sorted_indices))
+                                                      sorted_indices, packed))
         if self.mode == "LSTM":
             state = (E.stack([h for h, _ in finals]), E.stack([c for _, c in finals]))
         else:
@@ -390,17 +399,43 @@ class RNNCellBase(Module):
             init.uniform_(weight, -stdv, stdv)
 
     def _batch(self, input: Tensor, hx, n_states: int = 1):
+        name = type(self).__name__
         if input.dim() not in (1, 2):
-            raise ValueError(f"{type(self).__name__}: Expected input to be 1D or 2D, got "
-                             f"{input.dim()}D instead")
+            raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D "
+                             f"instead")
+        if hx is not None:
+            for i, h in enumerate([hx] if n_states == 1 else hx):
+                if h.dim() not in (1, 2):
+                    what = "hidden" if n_states == 1 else f"hx[{i}]"
+                    raise ValueError(f"{name}: Expected {what} to be 1D or 2D, got {h.dim()}D "
+                                     f"instead")
+        if n_states == 2 and isinstance(hx, Tensor):
+            raise TypeError("lstm_cell(): argument 'hx' (position 2) must be tuple of Tensors, "
+                            "not Tensor")
         batched = input.dim() == 2
         x = input if batched else input.unsqueeze(0)
         if hx is None:
             zeros = E.zeros(x.shape[0], self.hidden_size, dtype=x.dtype, device=x.device)
             hx = zeros if n_states == 1 else (zeros, zeros)
         elif not batched:
-            hx = hx.unsqueeze(0) if n_states == 1 else tuple(h.unsqueeze(0) for h in hx)
+            hx = hx.unsqueeze(0) if n_states == 1 else (hx[0].unsqueeze(0), hx[1].unsqueeze(0))
+        self._check_sizes(x, [hx] if n_states == 1 else list(hx), n_states)
         return x, hx, batched
+
+    def _check_sizes(self, x: Tensor, states: list, n_states: int) -> None:
+        """ATen's rnn-cell checks (check_rnn_cell_forward_input / _hidden), in its order."""
+        if len(states) != n_states:
+            raise RuntimeError("lstm_cell expects two hidden states")
+        if x.shape[1] != self.input_size:
+            raise RuntimeError(f"input has inconsistent input_size: got {x.shape[1]} expected "
+                               f"{self.input_size}")
+        for i, h in enumerate(states):
+            if h.shape[0] != x.shape[0]:
+                raise RuntimeError(f"Input batch size {x.shape[0]} doesn't match hidden{i} "
+                                   f"batch size {h.shape[0]}")
+            if h.shape[1] != self.hidden_size:
+                raise RuntimeError(f"hidden{i} has inconsistent hidden_size: got "
+                                   f"{h.shape[1]}, expected {self.hidden_size}")
 
 
 class RNNCell(RNNCellBase):

@@ -37,23 +37,69 @@ class PackedSequence(namedtuple("PackedSequence",
         return super().__new__(cls, data, batch_sizes, sorted_indices, unsorted_indices)
 
     def to(self, *args, **kwargs) -> PackedSequence:
+        """`data` converted as by Tensor.to (the indices follow its device; `batch_sizes`
+        stays on the CPU); `self` when nothing changes."""
         data = self.data.to(*args, **kwargs)
         if data is self.data:
             return self
-        return type(self)(data, self.batch_sizes, self.sorted_indices, self.unsorted_indices)
+        sorted_indices, unsorted_indices = (
+            None if t is None else t.to(data.device)
+            for t in (self.sorted_indices, self.unsorted_indices))
+        return type(self)(data, self.batch_sizes, sorted_indices, unsorted_indices)
+
+    def cuda(self, *args, **kwargs) -> PackedSequence:
+        ex = E.tensor((), dtype=self.data.dtype, device=self.data.device).to(*args, **kwargs)
+        if ex.is_cuda:
+            return self.to(*args, **kwargs)
+        return self.to(*args, **{**kwargs, "device": "cuda"})
+
+    def cpu(self, *args, **kwargs) -> PackedSequence:
+        ex = E.tensor((), dtype=self.data.dtype, device=self.data.device).to(*args, **kwargs)
+        if ex.device.type == "cpu":
+            return self.to(*args, **kwargs)
+        return self.to(*args, **{**kwargs, "device": "cpu"})
+
+    def pin_memory(self) -> PackedSequence:
+        pin = [None if t is None else t.pin_memory()
+               for t in (self.sorted_indices, self.unsorted_indices)]
+        return type(self)(self.data.pin_memory(), self.batch_sizes, *pin)
+
+    def double(self) -> PackedSequence:
+        return self.to(dtype=E.double)
+
+    def float(self) -> PackedSequence:
+        return self.to(dtype=E.float)
+
+    def half(self) -> PackedSequence:
+        return self.to(dtype=E.half)
+
+    def long(self) -> PackedSequence:
+        return self.to(dtype=E.long)
+
+    def int(self) -> PackedSequence:
+        return self.to(dtype=E.int)
+
+    def short(self) -> PackedSequence:
+        return self.to(dtype=E.short)
+
+    def char(self) -> PackedSequence:
+        return self.to(dtype=E.int8)
+
+    def byte(self) -> PackedSequence:
+        return self.to(dtype=E.uint8)
 
     @property
     def is_cuda(self) -> bool:
         return self.data.is_cuda
 
     def is_pinned(self) -> bool:
-        return False
+        return self.data.is_pinned()
 
 
 def _lengths(lengths) -> Tensor:
     if isinstance(lengths, Tensor):
         return lengths.to(E.int64)
-    return E.tensor(list(lengths), dtype=E.int64)
+    return E.as_tensor(lengths, dtype=E.int64, device="cpu")
 
 
 def pack_padded_sequence(input: Tensor, lengths, batch_first: bool = False,
@@ -63,11 +109,21 @@ def pack_padded_sequence(input: Tensor, lengths, batch_first: bool = False,
     sorted_indices = None
     if not enforce_sorted:
         lengths, sorted_indices = E.sort(lengths, descending=True)
+        sorted_indices = sorted_indices.to(input.device)
         input = input.index_select(0 if batch_first else 1, sorted_indices)
+    # the checks of ATen's _pack_padded_sequence, in its order
+    if input.numel() == 0:
+        raise RuntimeError("Cannot pack empty tensors.")
     if batch_first:
         input = input.transpose(0, 1)
-    lens = lengths.tolist()
-    if any(n <= 0 for n in lens):
+    if lengths.ndim != 1 or lengths.device.type != "cpu":
+        raise RuntimeError(f"'lengths' argument should be a 1D CPU int64 tensor, but got "
+                           f"{lengths.ndim}D {lengths.device.type} Long tensor")
+    lens, batch = lengths.tolist(), input.shape[1]
+    if len(lens) != batch:
+        raise RuntimeError(f"Expected `len(lengths)` to be equal to batch_size, but got "
+                           f"{len(lens)} (batch_size={batch})")
+    if lens[-1] <= 0:
         raise RuntimeError("Length of all samples has to be greater than 0, but found an element "
                            "in 'lengths' that is <= 0")
     if any(a < b for a, b in zip(lens, lens[1:])):
@@ -93,18 +149,16 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
         max_len = total_length
     batch = sizes[0]
     data = sequence.data
-    steps, start = [], 0
-    for b in sizes:
-        step = data[start:start + b]
-        if b < batch:
-            filler = E.full((batch - b,) + tuple(data.shape[1:]), padding_value,
-                            dtype=data.dtype)
-            step = E.cat([step, filler])
-        steps.append(step)
+    # NOTE: as ATen's _pad_packed_sequence: each step copied into a filled (T, B, *) tensor,
+    # then transposed for batch_first (so the grad_fns are CopySlices / TransposeBackward0).
+    padded = E.full((max_len, batch) + tuple(data.shape[1:]), padding_value, dtype=data.dtype,
+                    device=data.device)
+    start = 0
+    for t, b in enumerate(sizes):
+        padded[t, :b].copy_(data[start:start + b])
         start += b
-    for _ in range(max_len - len(sizes)):
-        steps.append(E.full((batch,) + tuple(data.shape[1:]), padding_value, dtype=data.dtype))
-    padded = E.stack(steps, 1 if batch_first else 0)
+    if batch_first:
+        padded = padded.transpose(0, 1)
     lengths = E.tensor([sum(1 for b in sizes if b > i) for i in range(batch)], dtype=E.int64)
     if sequence.unsorted_indices is not None:
         padded = padded.index_select(0 if batch_first else 1, sequence.unsorted_indices)
@@ -115,30 +169,46 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
 def pad_sequence(sequences, batch_first: bool = False, padding_value: float = 0.0,
                  padding_side: str = "right") -> Tensor:
     """Stack variable-length sequences (each (L_i, *)) into one padded batch."""
+    from collections.abc import Iterable
+
+    if not isinstance(sequences, Iterable):
+        raise RuntimeError("pad_sequence: Expected iterable for input sequences, but got arg of "
+                           f"type: {type(sequences)}")
+    sequences = tuple(sequences)
     if padding_side not in ("left", "right"):
         raise ValueError(f"Expected padding_side to be one of left or right, but got "
                          f"{padding_side}.")
-    sequences = list(sequences)
+    if not sequences:
+        raise RuntimeError("received an empty list of sequences")
+    # NOTE: as ATen's pad_sequence: a filled tensor shaped by the first sequence, each
+    # sequence copied in (so others broadcast, or fail as copy_ does).
+    first = sequences[0]
     max_len = max(s.shape[0] for s in sequences)
-    padded = []
-    for s in sequences:
-        extra = max_len - s.shape[0]
-        if extra:
-            filler = E.full((extra,) + tuple(s.shape[1:]), padding_value, dtype=s.dtype)
-            s = E.cat([s, filler] if padding_side == "right" else [filler, s])
-        padded.append(s)
-    return E.stack(padded, 0 if batch_first else 1)
+    out = E.full((len(sequences), max_len) + tuple(first.shape[1:]) if batch_first
+                 else (max_len, len(sequences)) + tuple(first.shape[1:]),
+                 padding_value, dtype=first.dtype, device=first.device)
+    for i, s in enumerate(sequences):
+        n = s.shape[0]
+        start = 0 if padding_side == "right" else max_len - n
+        if batch_first:
+            out[i].narrow(0, start, n).copy_(s)
+        else:
+            out.narrow(0, start, n).select(1, i).copy_(s)
+    return out
 
 
 def pack_sequence(sequences, enforce_sorted: bool = True) -> PackedSequence:
-    lengths = [s.shape[0] for s in sequences]
+    lengths = E.as_tensor([v.size(0) for v in sequences])
     return pack_padded_sequence(pad_sequence(sequences), lengths, enforce_sorted=enforce_sorted)
 
 
-def unpad_sequence(padded_sequences: Tensor, lengths, batch_first: bool = False) -> list:
+def unpad_sequence(padded_sequences: Tensor, lengths: Tensor, batch_first: bool = False) -> list:
+    """The sequences of a padded batch, each cut to its length. As in PyTorch, a time-major
+    batch is transposed in place (the caller's tensor becomes batch-major)."""
     if not batch_first:
-        padded_sequences = padded_sequences.transpose(0, 1)
-    return [seq[:int(n)] for seq, n in zip(padded_sequences, _lengths(lengths).tolist())]
+        padded_sequences.transpose_(0, 1)
+    idx = E.arange(padded_sequences.shape[1], device=lengths.device)
+    return [seq[idx < length] for seq, length in zip(padded_sequences, lengths, strict=True)]
 
 
 def unpack_sequence(packed_sequences: PackedSequence) -> list:

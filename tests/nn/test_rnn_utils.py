@@ -1,0 +1,109 @@
+"""PackedSequence and pack / pad / unpad helpers against torch: values, types, grad_fns,
+errors."""
+
+import numpy as np
+import pytest
+import torch
+from torch.nn.utils import rnn as trn
+
+import ember
+from ember.nn.utils import rnn as ern
+
+from helpers import assert_same
+
+
+def both(fn):
+    """`fn(torch_or_ember, rnn_utils)` on both libraries: same result."""
+    e, t = fn(ember, ern), fn(torch, trn)
+    assert_same(e, t)
+    return e, t
+
+
+def raises_alike(fn, exc=RuntimeError):
+    with pytest.raises(exc) as t:
+        fn(torch, trn)
+    with pytest.raises(exc) as e:
+        fn(ember, ern)
+    assert str(e.value) == str(t.value)
+
+
+X = np.arange(24.0).reshape(3, 4, 2)
+
+
+@pytest.mark.parametrize("method,dtype", [
+    ("double", "float64"), ("float", "float32"), ("half", "float16"), ("long", "int64"),
+    ("int", "int32"), ("short", "int16"), ("char", "int8"), ("byte", "uint8"),
+    ("cpu", "float64")])
+def test_packed_sequence_conversions_change_data_only(method, dtype):
+    def run(lib, rnn):
+        p = rnn.pack_padded_sequence(lib.tensor(X), [4, 2, 3], batch_first=True,
+                                     enforce_sorted=False)
+        q = getattr(p, method)()
+        assert type(q) is type(p) and str(q.data.dtype).endswith(dtype)
+        assert q.batch_sizes.dtype == lib.int64 and q.sorted_indices.dtype == lib.int64
+        return tuple(q)
+    both(run)
+
+
+def test_packed_sequence_cuda_pin_memory_is_pinned():
+    for name in ("cuda", "pin_memory"):
+        raises_alike(lambda lib, rnn, n=name: getattr(
+            rnn.pack_sequence([lib.ones(2, 1), lib.ones(1, 1)]), n)(),
+            AssertionError if name == "cuda" else RuntimeError)
+    p = ern.pack_sequence([ember.ones(2, 1), ember.ones(1, 1)])
+    assert p.is_pinned() is False and p.cpu() is p and p.double().to(ember.float64) is not p
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, rnn: rnn.pack_padded_sequence(lib.zeros(3, 4, 2), [4, 3], batch_first=True),
+    lambda lib, rnn: rnn.pack_padded_sequence(lib.zeros(3, 2), lib.tensor([[3], [2]])),
+    lambda lib, rnn: rnn.pack_padded_sequence(lib.zeros(3, 2), [2, 3]),
+    lambda lib, rnn: rnn.pack_padded_sequence(lib.zeros(3, 2), [2, 0]),
+    lambda lib, rnn: rnn.pack_padded_sequence(lib.zeros(0, 2), [0, 0]),
+    lambda lib, rnn: rnn.pack_sequence([]),
+    lambda lib, rnn: rnn.pad_sequence([]),
+    lambda lib, rnn: rnn.pad_sequence([lib.zeros(2, 3), lib.zeros(2, 4)]),
+    lambda lib, rnn: rnn.pad_sequence([lib.zeros(2, 3), lib.zeros(1, 4)], batch_first=True),
+    lambda lib, rnn: rnn.pad_sequence(3),
+])
+def test_pack_and_pad_errors_match_torch(fn):
+    raises_alike(fn)
+
+
+def test_unpad_errors_match_torch():
+    raises_alike(lambda lib, rnn: rnn.unpad_sequence(lib.zeros(5, 3, 2), lib.tensor([3, 5])),
+                 ValueError)
+
+
+def test_pad_sequence_broadcasts_and_casts_like_torch():
+    both(lambda lib, rnn: rnn.pad_sequence([lib.ones(2, 3), lib.full((3, 1), 2)],
+                                           padding_value=-1))
+    both(lambda lib, rnn: rnn.pad_sequence([lib.ones(2, 3), lib.ones(1, 3)], batch_first=True,
+                                           padding_side="left"))
+
+
+def test_unpad_sequence_transposes_the_input_in_place_like_torch():
+    for batch_first in (False, True):
+        def run(lib, rnn, bf=batch_first):
+            y = lib.arange(30.0).reshape((3, 5, 2) if bf else (5, 3, 2))
+            out = rnn.unpad_sequence(y, lib.tensor([3, 5, 2]), batch_first=bf)
+            return [y, *out]
+        both(run)
+    both(lambda lib, rnn: rnn.unpack_sequence(rnn.pack_sequence(
+        [lib.ones(3, 2), lib.zeros(1, 2), lib.ones(2, 2)], enforce_sorted=False)))
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+@pytest.mark.parametrize("enforce_sorted", [False, True])
+def test_pad_packed_sequence_values_grads_and_grad_fn(batch_first, enforce_sorted):
+    lens = [4, 3, 1] if enforce_sorted else [3, 4, 1]
+
+    def run(lib, rnn):
+        x = lib.tensor(X, requires_grad=True)
+        p = rnn.pack_padded_sequence(x, lens, batch_first=True, enforce_sorted=enforce_sorted)
+        out, n = rnn.pad_packed_sequence(p, batch_first=batch_first, total_length=5,
+                                         padding_value=-2.0)
+        (out * lib.arange(2.0)).sum().backward()
+        return out, n, x.grad, type(out.grad_fn).__name__
+    (e, *_, en), (t, *_, tn) = both(run)
+    assert en == tn
