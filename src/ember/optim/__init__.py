@@ -2,13 +2,16 @@
 
 from . import lr_scheduler, swa_utils
 from .adam import Adam, Adamax, AdamW, NAdam, RAdam
+from .asgd import ASGD, Rprop
 from .lbfgs import LBFGS
 from .optimizer import Optimizer
 from .rmsprop import Adadelta, Adagrad, RMSprop
 from .sgd import SGD
+from .sparse_adam import SparseAdam
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "RMSprop",
-           "Adagrad", "Adadelta", "LBFGS", "lr_scheduler", "swa_utils"]
+           "Adagrad", "Adadelta", "ASGD", "Rprop", "SparseAdam",
+           "LBFGS", "lr_scheduler", "swa_utils"]
 
 
 def __getattr__(name: str):

@@ -51,6 +51,12 @@ class Adam(Optimizer):
                  weight_decay: float = 0, amsgrad: bool = False, *, foreach=None,
                  maximize: bool = False, capturable: bool = False, differentiable: bool = False,
                  fused=None, decoupled_weight_decay: bool = False) -> None:
+        if isinstance(lr, Tensor):
+            if foreach and not capturable:
+                raise ValueError("lr as a Tensor is not supported for capturable=False and "
+                                 "foreach=True")
+            if lr.numel() != 1:
+                raise ValueError("Tensor lr must be 1-element")
         _check(lr, eps, betas, weight_decay)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                         amsgrad=amsgrad, maximize=maximize, foreach=foreach,
@@ -59,6 +65,8 @@ class Adam(Optimizer):
         super().__init__(params, defaults)
         check_fused(fused, foreach, differentiable)
 
+    _scalar_state = ("step",)
+
     def _init_state(self, p, state, group) -> None:
         names = ("exp_avg", "exp_avg_sq") + (("max_exp_avg_sq",) if group["amsgrad"] else ())
         _moments(p, state, *names, fused=group["fused"])
@@ -66,6 +74,9 @@ class Adam(Optimizer):
     def _update(self, p, grad, state, group) -> None:
         beta1, beta2 = group["betas"]
         lr, wd, eps = group["lr"], group["weight_decay"], group["eps"]
+        if group["foreach"] and isinstance(lr, Tensor) and not group["capturable"]:
+            raise RuntimeError("lr as a Tensor is not supported for capturable=False and "
+                               "foreach=True")
         moments = [state["exp_avg"], state["exp_avg_sq"]]
         if group["amsgrad"]:
             moments.append(state["max_exp_avg_sq"])
@@ -194,6 +205,8 @@ class Adamax(Optimizer):
                         capturable=capturable)
         super().__init__(params, defaults)
 
+    _scalar_state = ("step",)
+
     def _init_state(self, p, state, group) -> None:
         _moments(p, state, "exp_avg", "exp_inf")
 
@@ -232,6 +245,7 @@ class NAdam(Optimizer):
 
     _capturable_names = ("params, mu_products and state_steps",
                          "params, mu_products, and state_steps")
+    _scalar_state = ("step", "mu_product")
 
     def _init_state(self, p, state, group) -> None:
         from ..ops.creation import ones
@@ -283,6 +297,8 @@ class RAdam(Optimizer):
                         decoupled_weight_decay=decoupled_weight_decay,
                         differentiable=differentiable)
         super().__init__(params, defaults)
+
+    _scalar_state = ("step",)
 
     def _init_state(self, p, state, group) -> None:
         _moments(p, state, "exp_avg", "exp_avg_sq")

@@ -13,7 +13,7 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable
 
-from .lr_scheduler_base import LRScheduler, _lrs, _per_group
+from .lr_scheduler_base import LRScheduler, _lrs, _per_group, _set_group_value
 from .optimizer import Optimizer
 
 __all__ = [
@@ -268,7 +268,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_cur = epoch
         self.last_epoch = math.floor(epoch)
         for group, lr in zip(self.optimizer.param_groups, self._rates()):
-            group["lr"] = lr
+            _set_group_value(group, "lr", lr)
         self._last_lr = _lrs(self.optimizer)
 
 
@@ -395,7 +395,7 @@ class CyclicLR(LRScheduler):
         base_lrs = _per_group("base_lr", optimizer, base_lr)
         if last_epoch == -1:
             for lr, group in zip(base_lrs, optimizer.param_groups):
-                group["lr"] = lr
+                _set_group_value(group, "lr", lr)
         self.max_lrs = _per_group("max_lr", optimizer, max_lr)
         up = float(step_size_up)
         down = float(step_size_down) if step_size_down is not None else up
@@ -547,7 +547,7 @@ class SequentialLR(_Composite, LRScheduler):
         self.last_epoch = last_epoch + 1
         self.optimizer = optimizer
         for group in optimizer.param_groups:
-            group["lr"] = group["initial_lr"]
+            _set_group_value(group, "lr", group["initial_lr"])
         self._undo(self)
         idx = bisect_right(milestones, 0)
         schedulers[idx]._initial_step()
@@ -661,7 +661,7 @@ class ReduceLROnPlateau(LRScheduler):
             old = float(group["lr"])
             new = max(old * self.factor, self.min_lrs[i])
             if old - new > self.eps:
-                group["lr"] = new
+                _set_group_value(group, "lr", new)
 
     def _is_better(self, a, best) -> bool:
         if self.mode == "min" and self.threshold_mode == "rel":

@@ -8,11 +8,30 @@ import functools
 import warnings
 from collections.abc import Callable
 
+from .._tensor import Tensor
 from .optimizer import Optimizer
 
 
-def _lrs(optimizer: Optimizer) -> list:
-    return [group["lr"] for group in optimizer.param_groups]
+def _copy(value):
+    """A tensor's clone (a scheduler's list never aliases a group's tensor), else the value."""
+    return value.clone() if isinstance(value, Tensor) else value
+
+
+def _lrs(optimizer: Optimizer, key: str = "lr") -> list:
+    """Each group's `key` (a tensor learning rate cloned), PyTorch's
+    `_param_groups_val_list`."""
+    return [_copy(group[key]) for group in optimizer.param_groups]
+
+
+def _set_group_value(group: dict, key: str, value) -> None:
+    """group[key] = value, but a tensor there is filled in place (PyTorch's
+    `_update_param_group_val`): an optimizer made with `lr=tensor` keeps its tensor."""
+    if isinstance(group[key], Tensor):
+        if isinstance(value, Tensor) and value.dim() != 0:
+            value = value.squeeze()
+        group[key].fill_(value)
+    else:
+        group[key] = value
 
 
 def _per_group(name: str, optimizer: Optimizer, value) -> list:
@@ -23,8 +42,8 @@ def _per_group(name: str, optimizer: Optimizer, value) -> list:
                 f"{name} has {len(value)} values, param_groups has "
                 f"{len(optimizer.param_groups)}."
             )
-        return list(value)
-    return [value] * len(optimizer.param_groups)
+        return [_copy(v) for v in value]
+    return [_copy(value) for _ in optimizer.param_groups]
 
 
 def _warned_outside_step(get_lr: Callable) -> Callable:
@@ -66,15 +85,20 @@ class LRScheduler:
         self.optimizer = optimizer
         if last_epoch == -1:
             for group in optimizer.param_groups:
-                group.setdefault("initial_lr", group["lr"])
+                group.setdefault("initial_lr", _copy(group["lr"]))
         else:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
                     raise KeyError(
                         f"param 'initial_lr' is not specified in param_groups[{i}] when "
-                        "resuming an optimizer"
+                        "resuming scheduler with last_epoch >= 0.\n"
+                        "This typically happens when:\n"
+                        "1. You're trying to resume training from a checkpoint but haven't "
+                        "properly loaded the optimizer state\n"
+                        "2. You're using last_epoch >= 0 for a fresh training run (not "
+                        "recommended)"
                     )
-        self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
+        self.base_lrs = _lrs(optimizer, "initial_lr")
         self.last_epoch = last_epoch
         self._initial_step()
 
@@ -120,5 +144,5 @@ class LRScheduler:
             closed = getattr(self, "_get_closed_form_lr", None)
             values = closed() if closed is not None else self._rates()
         for group, lr in zip(self.optimizer.param_groups, values):
-            group["lr"] = lr
+            _set_group_value(group, "lr", lr)
         self._last_lr = _lrs(self.optimizer)

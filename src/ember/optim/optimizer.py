@@ -101,6 +101,35 @@ class Optimizer:
                      "_optimizer_load_state_dict_post_hooks"):
             if name not in self.__dict__:
                 self.__dict__[name] = OrderedDict()
+        if self._scalar_state:
+            self._tensor_scalars()
+
+    # The per-parameter state entries PyTorch keeps as 0-d tensors ("step", NAdam's
+    # "mu_product"...): its algorithms' __setstate__ (which load_state_dict runs) makes
+    # them tensors again when a saved state holds numbers, as an old checkpoint does.
+    _scalar_state: tuple[str, ...] = ()
+
+    def _tensor_scalars(self) -> None:
+        """Numbers among `_scalar_state` entries become 0-d tensors, as PyTorch makes them:
+        `step` a float in the scalar dtype (float32 in a fused group), the others in the
+        scalar dtype as they are."""
+        from ..ops.creation import tensor
+
+        scalar = dt.float64 if dt.get_default_dtype() is dt.float64 else dt.float32
+        for group in self.param_groups:
+            for p in group["params"]:
+                s = self.state.get(p)
+                if not s:
+                    continue
+                for key in self._scalar_state:
+                    v = s.get(key)
+                    if v is None or isinstance(v, Tensor):
+                        continue
+                    if key == "step":
+                        d = dt.float32 if group.get("fused") else scalar
+                        s[key] = tensor(float(v), dtype=d, device=p.device)
+                    else:
+                        s[key] = tensor(v, dtype=scalar, device=p.device)
 
     def __repr__(self) -> str:
         lines = [self.__class__.__name__ + " ("]
@@ -130,15 +159,20 @@ class Optimizer:
             )
         else:
             param_group["params"] = list(params)
-        if param_group["params"] and isinstance(param_group["params"][0], tuple):
-            names = [n for n, _ in param_group["params"]]
-            param_group["params"] = [p for _, p in param_group["params"]]
+        names = [p[0] for p in param_group["params"] if isinstance(p, tuple)]
+        param_group["params"] = [p[1] if isinstance(p, tuple) else p
+                                 for p in param_group["params"]]
+        if names:
+            if len(names) != len(param_group["params"]):
+                raise ValueError("all optimizer params should be with/without names. Some "
+                                 "param names are missing")
             param_group["param_names"] = names
         for p in param_group["params"]:
             if not isinstance(p, Tensor):
+                from .._runtime import typename
+
                 raise TypeError(
-                    "optimizer can only optimize Tensors, but one of the params is "
-                    f"{type(p).__module__}.{type(p).__name__}"
+                    f"optimizer can only optimize Tensors, but one of the params is {typename(p)}"
                 )
             if not self.defaults.get("differentiable", None) and not (
                     p.is_leaf or p.retains_grad):
@@ -159,6 +193,10 @@ class Optimizer:
         seen = set()
         for group in self.param_groups:
             seen.update(id(p) for p in group["params"])
+            if ("param_names" in param_group) != ("param_names" in group):
+                which = "with names" if "param_names" in param_group else "without names"
+                raise ValueError("all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {which} to the optimizer")
         if not seen.isdisjoint(ids):
             raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append(param_group)

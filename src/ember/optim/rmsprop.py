@@ -35,6 +35,7 @@ class RMSprop(Optimizer):
         super().__init__(params, defaults)
 
     _capturable_xla = (True, True)
+    _scalar_state = ("step",)
 
     def _init_state(self, p, state, group) -> None:
         state["step"] = scalar_step()
@@ -95,6 +96,8 @@ class Adagrad(Optimizer):
             for p in group["params"]:
                 self._init_state(p, self.state[p], group)
 
+    _scalar_state = ("step",)
+
     def _init_state(self, p, state, group) -> None:
         state["step"] = scalar_step(group["fused"])
         state["sum"] = full_like(p, group["initial_accumulator_value"])
@@ -133,6 +136,7 @@ class Adadelta(Optimizer):
         super().__init__(params, defaults)
 
     _capturable_xla = (False, False)
+    _scalar_state = ("step",)
 
     def _init_state(self, p, state, group) -> None:
         state["step"] = scalar_step()

@@ -41,9 +41,13 @@ class SGD(Optimizer):
 
     def _update(self, p: Tensor, grad: Tensor, state: dict, group: dict) -> None:
         buf = state.get("momentum_buffer")
+        lr = group["lr"]
+        if isinstance(lr, Tensor) and not lr.requires_grad:
+            lr = lr.item()  # (PyTorch passes it as `alpha=`, a number)
         first = buf is None and group["momentum"] != 0  # (the ops below make the buffer)
-        if not first and fusable(p, grad, *(() if buf is None else (buf,))):
-            bind(sgd_step_p, p, grad, buf, lr=group["lr"], momentum=group["momentum"],
+        if not isinstance(lr, Tensor) and not first and fusable(
+                p, grad, *(() if buf is None else (buf,))):
+            bind(sgd_step_p, p, grad, buf, lr=lr, momentum=group["momentum"],
                  dampening=group["dampening"], weight_decay=group["weight_decay"],
                  nesterov=group["nesterov"], maximize=group["maximize"])
             return
@@ -59,7 +63,10 @@ class SGD(Optimizer):
             else:
                 buf.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
             grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
-        p.add_(grad, alpha=-group["lr"])
+        if isinstance(lr, Tensor):  # (a learning rate that requires grad: recorded)
+            p.addcmul_(grad, lr, value=-1)
+        else:
+            p.add_(grad, alpha=-lr)
 
 
 def _sgd_kernel(p, grad, buf, *, lr, momentum, dampening, weight_decay, nesterov,
