@@ -81,6 +81,27 @@ from ._runtime import *  # noqa: E402
 from .ops.creation import frombuffer  # noqa: E402
 from ._spectral import istft, stft  # noqa: E402
 from .amp import autocast  # noqa: E402
+from .amp.autocast_mode import (  # noqa: E402
+    autocast_decrement_nesting,
+    autocast_increment_nesting,
+    clear_autocast_cache,
+    get_autocast_gpu_dtype,
+    get_autocast_ipu_dtype,
+    get_autocast_xla_dtype,
+    is_autocast_cache_enabled,
+    is_autocast_ipu_enabled,
+    is_autocast_xla_enabled,
+    set_autocast_cache_enabled,
+    set_autocast_cpu_dtype,
+    set_autocast_cpu_enabled,
+    set_autocast_dtype,
+    set_autocast_enabled,
+    set_autocast_gpu_dtype,
+    set_autocast_ipu_dtype,
+    set_autocast_ipu_enabled,
+    set_autocast_xla_dtype,
+    set_autocast_xla_enabled,
+)
 from .random import (  # noqa: E402
     Generator,
     default_generator,

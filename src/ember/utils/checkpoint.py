@@ -4,18 +4,129 @@ again during backward to get them back.
 `use_reentrant=False` records the block's graph as usual (ember keeps no cheaper
 recomputation graph, so it saves no memory, but gradients, outputs and RNG draws are
 exactly those of a plain call). The reentrant form is a custom Function whose backward
-replays the block with the RNG state it first ran with, so dropout masks agree.
+replays the block with the RNG state and autocast state it first ran with, so dropout
+masks and dtypes agree.
+
+Selective checkpointing (`create_selective_checkpoint_contexts` with a policy saying which
+ops' outputs to save and which to recompute) is accepted; since the non-reentrant form
+saves every output already, every policy gives the same numbers and the policy function is
+not consulted (PyTorch calls it once per aten op, which ember does not have).
 """
 
 from __future__ import annotations
 
+import contextlib
+import enum
 import warnings
 
 from .._tensor import Tensor
+from ..amp import autocast_mode as _amp
 from ..autograd.function import Function
 from ..autograd.grad_mode import enable_grad
 
-__all__ = ["checkpoint", "checkpoint_sequential"]
+__all__ = ["checkpoint", "checkpoint_sequential", "CheckpointPolicy", "SelectiveCheckpointContext",
+           "create_selective_checkpoint_contexts"]
+
+_DEFAULT_DETERMINISM_MODE = "default"
+_DETERMINISM_CHECKS = ("default", "none")
+_checkpoint_debug_enabled: bool | None = None
+_enable_checkpoint_early_stop: bool | None = None
+
+
+def noop_context_fn():
+    return contextlib.nullcontext(), contextlib.nullcontext()
+
+
+@contextlib.contextmanager
+def set_checkpoint_debug_enabled(enabled: bool | None):
+    """Override `checkpoint`'s `debug` flag for the block (None defers to the call's)."""
+    global _checkpoint_debug_enabled
+    prev, _checkpoint_debug_enabled = _checkpoint_debug_enabled, enabled
+    try:
+        yield
+    finally:
+        _checkpoint_debug_enabled = prev
+
+
+@contextlib.contextmanager
+def set_checkpoint_early_stop(enable: bool):
+    """Whether non-reentrant checkpoint stops recomputing once it has what backward needs
+    (ember recomputes nothing in that form, so this only records the setting)."""
+    global _enable_checkpoint_early_stop
+    prev, _enable_checkpoint_early_stop = _enable_checkpoint_early_stop, enable
+    try:
+        yield
+    finally:
+        _enable_checkpoint_early_stop = prev
+
+
+class CheckpointError(RuntimeError):
+    pass
+
+
+class CheckpointPolicy(enum.Enum):
+    """Whether selective checkpointing saves an op's output or recomputes it."""
+
+    MUST_SAVE = 0
+    PREFER_SAVE = 1
+    MUST_RECOMPUTE = 2
+    PREFER_RECOMPUTE = 3
+    MUST_CPU_OFFLOAD = 4
+    PREFER_CPU_OFFLOAD = 5
+
+
+class SelectiveCheckpointContext:
+    """What a selective-checkpoint policy function receives as its first argument."""
+
+    def __init__(self, *, is_recompute, op_output=None) -> None:
+        self.is_recompute = is_recompute
+        self.op_output = op_output
+
+
+class _SelectiveContext(contextlib.nullcontext):
+    """One of the two contexts `create_selective_checkpoint_contexts` returns; it carries the
+    policy (ember's non-reentrant checkpoint saves every output, so it changes nothing)."""
+
+    def __init__(self, policy_fn, storage: dict) -> None:
+        super().__init__()
+        self.policy_fn = policy_fn
+        self.storage = storage
+
+
+def create_selective_checkpoint_contexts(policy_fn_or_list, allow_cache_entry_mutation=False):
+    """The (forward, recompute) context pair for `checkpoint(..., context_fn=...)` that saves
+    the outputs of the ops a policy (a function, or a list of ops to save) picks."""
+    if isinstance(policy_fn_or_list, list):
+        ops = policy_fn_or_list
+
+        def policy_fn(ctx, op, *args, **kwargs):
+            return CheckpointPolicy.MUST_SAVE if op in ops else CheckpointPolicy.PREFER_RECOMPUTE
+    elif callable(policy_fn_or_list):
+        policy_fn = policy_fn_or_list
+    else:
+        raise TypeError("policy_fn_or_list must be either a function or a list of ops.")
+    storage: dict = {}
+    return _SelectiveContext(policy_fn, storage), _SelectiveContext(None, storage)
+
+
+def detach_variable(inputs):
+    if not isinstance(inputs, tuple):
+        raise RuntimeError("Only tuple of tensors is supported. Got Unsupported input type: "
+                           f"{type(inputs).__name__}")
+    out = []
+    for inp in inputs:
+        if isinstance(inp, Tensor):
+            x = inp.detach()
+            x.requires_grad = inp.requires_grad
+            inp = x
+        out.append(inp)
+    return tuple(out)
+
+
+def check_backward_validity(inputs) -> None:
+    if not any(inp.requires_grad for inp in inputs if isinstance(inp, Tensor)):
+        warnings.warn("None of the inputs have requires_grad=True. Gradients will be None",
+                      stacklevel=2)
 
 
 class CheckpointFunction(Function):
@@ -25,6 +136,9 @@ class CheckpointFunction(Function):
 
         ctx.run_function = run_function
         ctx.rng_state = get_rng_state() if preserve_rng_state else None
+        ctx.autocast_kwargs = {"enabled": _amp.is_autocast_enabled("cpu"),
+                               "dtype": _amp.get_autocast_dtype("cpu"),
+                               "cache_enabled": _amp.is_autocast_cache_enabled()}
         ctx.constants = [None if isinstance(a, Tensor) else a for a in args]
         ctx.needs_grad = [isinstance(a, Tensor) and a.requires_grad for a in args]
         ctx.save_for_backward(*[a for a in args if isinstance(a, Tensor)])
@@ -38,7 +152,8 @@ class CheckpointFunction(Function):
         saved = iter(ctx.saved_tensors)
         inputs = [c if c is not None else next(saved).detach().requires_grad_(need)
                   for c, need in zip(ctx.constants, ctx.needs_grad)]
-        with fork_rng(enabled=ctx.rng_state is not None), enable_grad():
+        with fork_rng(enabled=ctx.rng_state is not None), enable_grad(), \
+                _amp.autocast("cpu", **ctx.autocast_kwargs):
             if ctx.rng_state is not None:
                 set_rng_state(ctx.rng_state)
             outputs = ctx.run_function(*inputs)
@@ -58,18 +173,31 @@ _REENTRANT_WARNING = (
     "differences between the two variants.")
 
 
-def checkpoint(function, *args, use_reentrant: bool | None = None, context_fn=None,
-               determinism_check: str = "default", debug: bool = False,
-               preserve_rng_state: bool = True, **kwargs):
+def checkpoint(function, *args, use_reentrant: bool | None = None,
+               context_fn=noop_context_fn, determinism_check: str = _DEFAULT_DETERMINISM_MODE,
+               debug: bool = False, early_stop: bool = True, **kwargs):
     """`function(*args, **kwargs)`, with its intermediates recomputed during backward."""
     if use_reentrant is None:
         warnings.warn(_REENTRANT_WARNING, stacklevel=2)
         use_reentrant = True
-    if not use_reentrant:
-        return function(*args, **kwargs)
-    if kwargs:
+    preserve_rng_state = kwargs.pop("preserve_rng_state", True)
+    if kwargs and use_reentrant:
         raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
-    return CheckpointFunction.apply(function, preserve_rng_state, *args)
+    if use_reentrant:
+        if context_fn is not noop_context_fn or debug is not False:
+            raise ValueError("Passing `context_fn` or `debug` is only supported when "
+                             "use_reentrant=False.")
+        check_backward_validity(args)
+        return CheckpointFunction.apply(function, preserve_rng_state, *args)
+    if (_checkpoint_debug_enabled if _checkpoint_debug_enabled is not None else debug) and \
+            context_fn is not noop_context_fn:
+        raise ValueError("debug=True is incompatible with non-default context_fn")
+    if determinism_check not in _DETERMINISM_CHECKS:
+        raise ValueError(f"determinism_check should be one of {list(_DETERMINISM_CHECKS)}, "
+                         f"but got {determinism_check}")
+    forward_context, _ = context_fn()
+    with forward_context:
+        return function(*args, **kwargs)
 
 
 def checkpoint_sequential(functions, segments: int, input, use_reentrant: bool | None = None,
