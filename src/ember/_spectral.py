@@ -15,6 +15,7 @@ import warnings
 from . import _dtype as dt
 from . import fft as _fft
 from ._tensor import Tensor
+from .amp.autocast_mode import autocast_op
 from .ops.creation import arange, ones, zeros
 from .ops.dtype_views import view_as_real
 
@@ -43,6 +44,7 @@ def _full_window(window: Tensor | None, win_length: int, n_fft: int, d: dt.dtype
     return w
 
 
+@autocast_op("stft")
 def stft(input: Tensor, n_fft: int, hop_length: int | None = None,
          win_length: int | None = None, window: Tensor | None = None, center: bool = True,
          pad_mode: str = "reflect", normalized: bool = False, onesided: bool | None = None,

@@ -27,6 +27,7 @@ import numpy as np
 from . import _dtype as dt
 from ._tensor import Tensor
 from ._view import wrap_dim
+from .amp.autocast_mode import cast_for
 from .ops._common import type_name, write_out
 from .ops.creation import zeros
 from .ops.join import cat, roll
@@ -152,6 +153,7 @@ def _check_dtype(x: Tensor, fname: str, real_only: bool = False) -> Tensor:
     if not isinstance(x, Tensor):
         raise TypeError(f"{fname}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(x).__name__}")
+    x, = cast_for("fp32", x)  # every fft_* is on PyTorch's CPU autocast fp32 list
     d = x._dtype
     if d in (dt.float16, dt.bfloat16) or d is getattr(dt, "complex32", None):
         raise RuntimeError(f"Unsupported dtype {type_name(d)}")

@@ -9,19 +9,6 @@ import ember
 
 from helpers import assert_same
 
-# The cases that need the op files to follow `ember.amp.autocast_mode.CPU_POLICY` (through
-# `autocast_op` / `cast_op` in each op's wrapper, outside ember.amp): empty this set with them.
-PENDING = {
-    "prod", "prod_dim", "cdist", "cdist_mm", "trace", "pad_reflect", "pad_replicate",
-    "pad_reflect2d", "pad_replicate3d", "triplet", "hinge", "soft_margin", "poisson",
-    "multi_margin", "cosine_emb", "multilabel_margin", "avg_pool3d", "max_pool3d",
-    "adaptive_avg_pool3d", "adaptive_max_pool3d", "max_unpool2d", "prelu", "prelu_f32",
-    "vecdot_f32", "rfft", "fft", "irfft", "fft2", "ifft", "hfft", "ihfft", "quantile",
-    "nanquantile", "stft", "grid_sample", "index_copy", "ctc", "solve", "svd", "svdvals", "qr",
-    "eigh", "eigvalsh", "cond", "lstsq", "eig", "view_as_complex", "householder", "tensorsolve",
-    "lstm", "gru", "rnn", "lstm_f32", "gru_f32", "rnn_f32", "lstm_cell_f32", "rnn_cell_f32",
-}
-
 
 def _arr(*shape, seed=0):
     return np.random.default_rng(seed + len(shape)).uniform(0.1, 1.0, shape).astype(np.float32)
@@ -111,8 +98,6 @@ CASES = {
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_op_gives_torchs_dtype_and_values_under_autocast(case):
-    if case in PENDING:
-        pytest.xfail("the op's wrapper does not follow CPU_POLICY yet (see PENDING)")
     fn = CASES[case]
     with torch.autocast("cpu", dtype=torch.bfloat16):
         want = fn(torch, torch.nn.functional, _inputs(torch))
@@ -141,8 +126,6 @@ def _recurrent(m, name, x, **kw):
     ("RNNCell", False, {}, "rnn_cell_f32"), ("GRUCell", True, {}, "gru_cell"),
 ])
 def test_recurrent_modules_run_in_torchs_dtypes(name, low, kw, case):
-    if case in PENDING:
-        pytest.xfail("nn/modules/rnn.py does not follow autocast yet (see PENDING)")
     a = _arr(2, 3, 4) if "Cell" not in name else _arr(3, 4)
     got = _recurrent(ember, name, ember.tensor(a).to(ember.bfloat16 if low else ember.float32),
                      **kw)

@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
+from ..amp.autocast_mode import autocast_op
 from ..ops._common import write_out
 from ..ops._linalg_batch import leading
 from ..ops.creation import eye
@@ -106,6 +107,7 @@ defbatch(cholesky_p, leading(cholesky_p))
 
 
 @torch_args("linalg_cholesky", names={"A": "input"}, flags=("upper",))
+@autocast_op("linalg_cholesky")
 def cholesky(A: Tensor, *, upper: bool = False, out=None) -> Tensor:
     """L with A = L L^H for Hermitian positive-definite A (U = L^H when `upper`)."""
     check_matrix(A, "linalg.cholesky", square=True)
@@ -124,6 +126,7 @@ def _pd_info(m: np.ndarray) -> int:
 
 
 @torch_args("linalg_cholesky_ex", names={"A": "input"}, flags=("upper", "check_errors"))
+@autocast_op("linalg_cholesky_ex")
 def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False,
                 out=None) -> CholeskyExResult:
     """cholesky(A) with an info code per matrix (the order of the first leading minor that
@@ -234,6 +237,7 @@ defjvp(qr_p, _qr_jvp)
 defbatch(qr_p, leading(qr_p, lambda params: (0,) if params["mode"] == "r" else ()))
 
 
+@autocast_op("linalg_qr")
 def qr(A: Tensor, mode: str = "reduced", *, out=None) -> QRResult:
     """Q R factorisation (Householder, as LAPACK's geqrf): mode 'reduced', 'complete' or 'r'."""
     if mode not in ("reduced", "complete", "r"):
@@ -367,6 +371,7 @@ def _needs_grad(A: Tensor) -> bool:
     return A._requires_grad and grad_mode.state.enabled
 
 
+@autocast_op("linalg_svd")
 def svd(A: Tensor, full_matrices: bool = True, *, driver=None, out=None) -> SVDResult:
     """A = U diag(S) Vh, singular values descending (LAPACK gesdd, as PyTorch on CPU)."""
     check_matrix(A, "linalg.svd")
@@ -374,6 +379,7 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver=None, out=None) -> SVDR
                                       compute_uv=True)), out)
 
 
+@autocast_op("linalg_svdvals")
 def svdvals(A: Tensor, *, driver=None, out=None) -> Tensor:
     """Singular values, descending; vectors are computed only when a gradient needs them."""
     check_matrix(A, "linalg.svd")
@@ -443,6 +449,7 @@ def _check_uplo(UPLO: str) -> None:
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
 
 
+@autocast_op("linalg_eigh")
 def eigh(A: Tensor, UPLO: str = "L", *, out=None) -> EighResult:
     """Eigenvalues (ascending) and orthonormal eigenvectors of a Hermitian matrix."""
     check_matrix(A, "linalg.eigh", square=True)
@@ -450,6 +457,7 @@ def eigh(A: Tensor, UPLO: str = "L", *, out=None) -> EighResult:
     return write_out(EighResult(*apply(eigh_p, A, uplo=UPLO, compute_v=True)), out)
 
 
+@autocast_op("linalg_eigvalsh")
 def eigvalsh(A: Tensor, UPLO: str = "L", *, out=None) -> Tensor:
     """Eigenvalues (ascending) of a Hermitian matrix."""
     check_matrix(A, "linalg.eigvalsh", square=True)

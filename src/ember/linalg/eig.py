@@ -16,6 +16,7 @@ import numpy as np
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
+from ..amp.autocast_mode import autocast_op
 from ..ops._common import type_name, write_out
 from ..ops._linalg_batch import leading
 from ..ops.creation import eye
@@ -107,12 +108,14 @@ def _check(A: Tensor, fname: str) -> None:
     check_matrix(A, fname, square=True)
 
 
+@autocast_op("linalg_eig")
 def eig(A: Tensor, *, out=None) -> EigResult:
     """Eigenvalues and unit eigenvectors of a square matrix, both complex."""
     _check(A, "linalg.eig")
     return write_out(EigResult(*apply(eig_p, A, compute_v=True)), out)
 
 
+@autocast_op("linalg_eigvals")
 def eigvals(A: Tensor, *, out=None) -> Tensor:
     """Eigenvalues of a square matrix (complex); vectors only when a gradient needs them."""
     _check(A, "linalg.eigvals")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from .._tensor import Tensor
+from ..amp.autocast_mode import autocast_op
 from ..ops.creation import arange, eye
 from .solvers import solve
 
@@ -64,6 +65,7 @@ def matrix_exp(A: Tensor) -> Tensor:
     return r
 
 
+@autocast_op("linalg_householder_product")
 def householder_product(A: Tensor, tau: Tensor) -> Tensor:
     """The first n columns of H_1 H_2 ... H_k, H_i = I - tau_i v_i v_i^H, where v_i is column
     i of A (m, n) below the diagonal with a 1 on it (LAPACK's orgqr)."""

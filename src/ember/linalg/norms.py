@@ -15,6 +15,7 @@ from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
 from .._view import wrap_dim
+from ..amp.autocast_mode import autocast_op
 from ..ops._common import write_out
 from ..ops.stats import vector_norm as _vector_norm
 from ._common import check_float, check_matrix
@@ -107,6 +108,7 @@ def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None,
                        f"or 2D. Got {A.ndim}D.")
 
 
+@autocast_op("linalg_cond")
 def cond(A: Tensor, p=None, *, out=None) -> Tensor:
     """Condition number: s_max / s_min for p in (None, 2), s_min / s_max for -2, else
     matrix_norm(A, p) * matrix_norm(inv(A), p)."""
@@ -122,6 +124,7 @@ def cond(A: Tensor, p=None, *, out=None) -> Tensor:
     return write_out(matrix_norm(A, p) * matrix_norm(inv(A), p), out)
 
 
+@autocast_op("linalg_matrix_rank")
 def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, tol=None,
                 out=None) -> Tensor:
     """Number of singular values above max(atol, rtol * largest), as int64 (no gradient)."""

@@ -10,6 +10,7 @@ multiply-adds, not A (B C), about 136 MFLOP. `chain_order` exposes the choice.
 from __future__ import annotations
 
 from .._tensor import Tensor
+from ..amp.autocast_mode import autocast_op
 from ..ops._common import type_name, write_out
 from ..ops.linalg_ops import linalg_cross as cross
 from ..ops.matmul import matmul, mm
@@ -98,6 +99,7 @@ def multi_dot(tensors, *, out=None) -> Tensor:
     return write_out(res, out)
 
 
+@autocast_op("linalg_vecdot")
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out=None) -> Tensor:
     """sum(conj(x) * y) along `dim`, broadcasting the other dims."""
     if x._dtype is not y._dtype:

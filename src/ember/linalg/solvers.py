@@ -20,6 +20,7 @@ import numpy as np
 from .. import _dtype as dt
 from .._tensor import Tensor
 from .._view import broadcast_shapes
+from ..amp.autocast_mode import autocast_op
 from ..ops._common import type_name, write_out
 from ..ops._linalg_batch import align, front, leading
 from ..ops.creation import zeros_like
@@ -85,6 +86,7 @@ defbatch(inv_p, leading(inv_p))
 
 
 @torch_args("linalg_inv")
+@autocast_op("linalg_inv")
 def inv(A: Tensor, *, out=None) -> Tensor:
     """Inverse of a (batch of) square matrices; LinAlgError when singular."""
     check_matrix(A, "linalg.inv", square=True)
@@ -306,6 +308,7 @@ def _is_vector_rhs(A: Tensor, B: Tensor) -> bool:
 
 
 @torch_args("linalg_solve", flags=("left",))
+@autocast_op("linalg_solve")
 def solve(A: Tensor, B: Tensor, *, left: bool = True, out=None) -> Tensor:
     """X with A X = B (or X A = B when left=False); A square, batches broadcast."""
     check_matrix(A, "linalg.solve", square=True)
@@ -614,6 +617,7 @@ def _check_lstsq(A: Tensor, B: Tensor, driver) -> bool:
     return vec
 
 
+@autocast_op("linalg_lstsq")
 def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None) -> LstsqResult:
     """Least-squares solution of A X = B (minimum norm when rank-deficient), PyTorch's tuple.
 
@@ -703,6 +707,7 @@ SolveExResult = return_type("linalg_solve_ex", ["result", "info"])
 
 
 @torch_args("linalg_inv_ex", flags=("check_errors",))
+@autocast_op("linalg_inv_ex")
 def inv_ex(A: Tensor, *, check_errors: bool = False, out=None) -> InvExResult:
     """inv(A) with an info code per matrix (the 1-based index of a zero pivot) instead of
     raising for singular input."""

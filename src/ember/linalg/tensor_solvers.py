@@ -6,11 +6,13 @@ from __future__ import annotations
 import math
 
 from .._tensor import Tensor
+from ..amp.autocast_mode import autocast_op
 from ..ops._common import write_out
 from ._common import LinAlgError
 from .solvers import inv, solve
 
 
+@autocast_op("linalg_tensorinv")
 def tensorinv(A: Tensor, ind: int = 2, *, out=None) -> Tensor:
     """The tensor X with tensordot(X, A, ind) the identity: A's first `ind` dims and the rest
     read as one square matrix, inverted, and shaped A.shape[ind:] + A.shape[:ind]."""
@@ -28,6 +30,7 @@ def tensorinv(A: Tensor, ind: int = 2, *, out=None) -> Tensor:
     return write_out(X.reshape(rows + cols), out)
 
 
+@autocast_op("linalg_tensorsolve")
 def tensorsolve(A: Tensor, B: Tensor, dims=None, *, out=None) -> Tensor:
     """X with tensordot(A, X, X.ndim) = B: A (its `dims` moved last first) read as a
     (B.numel(), rest) square matrix; X has the shape of A's trailing dims."""

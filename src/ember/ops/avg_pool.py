@@ -28,6 +28,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor
+from ..amp.autocast_mode import autocast_op
 from ._common import type_name
 from ._pool_shapes import adaptive_checks, adaptive_sizes, bins, pool_out, window_args
 from .conv import conv_p
@@ -172,6 +173,7 @@ def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
                        divisor_override)
 
 
+@autocast_op("avg_pool3d")
 def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override=None) -> Tensor:
     return avg_pool_nd(3, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
@@ -255,6 +257,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     return adaptive_avg_pool_nd(2, input, output_size)
 
 
+@autocast_op("adaptive_avg_pool3d")
 def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
     """Mean pooling of (N, C, D, H, W) or (C, D, H, W) to a fixed (D', H', W')."""
     return adaptive_avg_pool_nd(3, input, output_size)

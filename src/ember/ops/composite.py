@@ -12,6 +12,7 @@ import numpy as np
 from .. import _dtype as dt
 from .._tensor import Tensor
 from .._view import wrap_dim
+from ..amp.autocast_mode import autocast_op
 from ._batching import front
 from ._common import type_name
 from .creation import _place, arange, tensor, zeros
@@ -332,6 +333,7 @@ def _cdist_direct(x1: Tensor, x2: Tensor, p: float) -> Tensor:
     return _nonzero_root(powered.sum(-1), p)
 
 
+@autocast_op("cdist")
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
           compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
     """p-norm distances between each row of `x1` and each row of `x2` (batched). For p=2

@@ -24,6 +24,7 @@ from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._core.dispatch import autograd
 from .._tensor import Tensor, _make, _view
+from ..amp.autocast_mode import autocast_op
 from ._common import type_name
 from .registry import (
     MISSING,
@@ -199,6 +200,7 @@ def view_as_real(input: Tensor) -> Tensor:
     return apply(reinterpret_p, input, fn=as_real_fn)
 
 
+@autocast_op("view_as_complex")
 def view_as_complex(input: Tensor) -> Tensor:
     """Real pairs in a last dim of size 2 as one complex tensor: a view of its storage."""
     d = input._dtype

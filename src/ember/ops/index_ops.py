@@ -21,6 +21,7 @@ from .. import _grad_mode as grad_mode
 from .._core import data_dependent
 from .._tensor import Tensor
 from .._view import broadcast_shapes, wrap_dim
+from ..amp.autocast_mode import autocast_op
 from . import index_checks as checks
 from ._batching import batch_size, front, loop, pad_front
 from ._common import (
@@ -234,6 +235,7 @@ def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1
     return apply_(index_copy_p, self, index, source, dim=d, accumulate=True, alpha=alpha)
 
 
+@autocast_op("index_copy")
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor, *, out=None) -> Tensor:
     """`input` with the slices at `index` along `dim` replaced by `source`'s."""
     d = checks.index_copy(input, dim, index, source)

@@ -16,6 +16,7 @@ from .. import _dtype as dt
 from .. import _grad_mode
 from .._tensor import Tensor
 from .._view import broadcast_shapes, contiguous_strides, wrap_dim
+from ..amp.autocast_mode import autocast_op
 from ._common import write_out
 from ._linalg_batch import align, front
 from .reduce import return_type
@@ -182,6 +183,7 @@ deflinear(trace_p)
 defbatch(trace_p, lambda args, dims: (front(args[0], dims[0]).diagonal(0, -2, -1).sum(-1), 0))
 
 
+@autocast_op("trace")
 def trace(input: Tensor) -> Tensor:
     """Sum of the main diagonal of a matrix (integers sum in int64)."""
     if input.ndim != 2:
@@ -281,12 +283,14 @@ def slogdet(input: Tensor):
     return SlogdetTuple(*f(input))
 
 
+@autocast_op("inverse")
 def inverse(input: Tensor, *, out=None) -> Tensor:
     from ..linalg import inv
 
     return inv(input, out=out)
 
 
+@autocast_op("cholesky")
 def cholesky(input: Tensor, upper: bool = False, *, out=None) -> Tensor:
     from ..linalg import cholesky as f
 
@@ -298,6 +302,7 @@ SVDTuple = return_type("svd", ["U", "S", "V"])
 SlogdetTuple = return_type("slogdet", ["sign", "logabsdet"])
 
 
+@autocast_op("qr")
 def qr(input: Tensor, some: bool = True, *, out=None):
     """torch.qr: reduced (some=True) or complete QR."""
     from ..linalg import qr as f
@@ -305,6 +310,7 @@ def qr(input: Tensor, some: bool = True, *, out=None):
     return write_out(QRTuple(*f(input, "reduced" if some else "complete")), out)
 
 
+@autocast_op("svd")
 def svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out=None):
     """torch.svd: returns V (not V^H); with compute_uv=False, U and V are zero matrices."""
     from ..linalg import svd as f
@@ -322,6 +328,7 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out=None):
     return write_out(SVDTuple(U, S, Vh.mH), out)
 
 
+@autocast_op("pinverse")
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
     from ..linalg import pinv
 
@@ -349,6 +356,7 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,
     return f(LU_data, LU_pivots, unpack_data, unpack_pivots, out=out)
 
 
+@autocast_op("cholesky_solve")
 def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *, out=None) -> Tensor:
     """X with A X = input, given A's Cholesky factor `input2` (lower, or upper if `upper`)."""
     from ..linalg.solvers import cholesky_solve as f
@@ -356,6 +364,7 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *, out=No
     return f(input, input2, upper, out=out)
 
 
+@autocast_op("triangular_solve")
 def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
                      unitriangular: bool = False, *, out=None):
     """(solution, cloned_coefficient) of A X = input for triangular A (deprecated in PyTorch)."""

@@ -19,6 +19,7 @@ import numpy as np
 from .. import _dtype as dt
 from .. import native
 from .._tensor import Tensor
+from ..amp.autocast_mode import autocast_op
 from ._batching import batch_size, batched, front
 from ._common import type_name
 from ._pool_native import adaptive_max_pool_native, max_pool_backward_native, max_pool_native
@@ -236,6 +237,7 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
                        return_indices)
 
 
+@autocast_op("max_pool3d")
 def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
                ceil_mode: bool = False, return_indices: bool = False):
     return max_pool_nd(3, input, kernel_size, stride, padding, dilation, ceil_mode,
@@ -352,6 +354,7 @@ def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False
     return adaptive_max_pool_nd(2, input, output_size, return_indices)
 
 
+@autocast_op("adaptive_max_pool3d")
 def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False):
     """Max pooling of (N, C, D, H, W) or (C, D, H, W) to a fixed (D', H', W'), with the flat
     indices of the maxima if asked."""

@@ -31,6 +31,7 @@ from .. import _dtype as dt
 from .. import native
 from .._tensor import Tensor
 from .._view import numel, wrap_dim, wrap_dims
+from ..amp.autocast_mode import autocast_op
 from ..native import calls
 from ._batching import front
 from ._common import along, type_name, write_out
@@ -451,6 +452,7 @@ def prod_dims(x: Tensor, dims) -> Tensor:
     return apply(reduce_p, x, fn=PROD_DIM, dims=tuple(dims), keepdim=True)
 
 
+@autocast_op("prod")
 def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
     """Product over one dim (or all); ints and bool multiply in int64."""
     if isinstance(dim, dt.dtype):

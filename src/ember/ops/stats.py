@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor
+from ..amp.autocast_mode import autocast_op
 from ._batching import front
 from ._common import type_name, write_out
 from .reduce import (
@@ -601,12 +602,14 @@ def _quantile(input, q, dim, keepdim, interpolation, out, ignore_nan, name):
     return write_out(r, out)
 
 
+@autocast_op("quantile")
 def quantile(input: Tensor, q, dim=None, keepdim: bool = False, *,
              interpolation: str = "linear", out=None) -> Tensor:
     """The q-th quantiles along `dim` (of the flattened input when None); NaN if any NaN."""
     return _quantile(input, q, dim, keepdim, interpolation, out, False, "quantile")
 
 
+@autocast_op("nanquantile")
 def nanquantile(input: Tensor, q, dim=None, keepdim: bool = False, *,
                 interpolation: str = "linear", out=None) -> Tensor:
     """`quantile` ignoring NaN (NaN only where a slice is all NaN)."""

@@ -12,6 +12,7 @@ import warnings
 import ember as E
 
 from ..._tensor import Tensor
+from ...amp.autocast_mode import autocast_op
 from ...ops.activation import (
     celu,
     celu_,
@@ -99,6 +100,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     return a * b.sigmoid()
 
 
+@autocast_op("prelu")
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """max(0, x) + weight * min(0, x), with one slope per channel (dim 1) or one overall."""
     w = weight

@@ -387,6 +387,7 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
                      size_average=None, eps: float = 1e-8, reduce=None,
                      reduction: str = "mean") -> Tensor:
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    input, target = cast_for("fp32", input, target)
     if log_input:
         loss = input.exp() - target * input
     else:
@@ -418,6 +419,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var, full: bool = False, ep
 def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                      reduction: str = "mean") -> Tensor:
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    input, target = cast_for("fp32", input, target)
     return loss_ops.pointwise_loss(loss_ops.soft_margin_p, input, target, reduction)
 
 
@@ -440,6 +442,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
                           size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """1 - cos(x1, x2) for target 1; max(0, cos(x1, x2) - margin) for target -1."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    input1, input2, target = cast_for("fp32", input1, input2, target)
     dim = input1.dim() - 1
     if input1.dim() not in (1, 2):
         raise RuntimeError(f"0D target tensor expects 1D input tensors, but found inputs with "
@@ -469,6 +472,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average=None,
                          reduce=None, reduction: str = "mean") -> Tensor:
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    input, target = cast_for("fp32", input, target)
     zeros = E.zeros_like(input)
     margin_clamp = (margin - input).clamp_min(0)
     out_margin = E.where(target != 1, margin_clamp, zeros)
@@ -481,6 +485,7 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
                         reduce=None, reduction: str = "mean") -> Tensor:
     """max(0, margin + d(a, p) - d(a, n)) with d the p-norm pairwise distance."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    anchor, positive, negative = cast_for("fp32", anchor, positive, negative)
     dims = {anchor.dim(), positive.dim(), negative.dim()}
     if len(dims) != 1:
         raise RuntimeError(
@@ -498,6 +503,7 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
 def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, blank: int = 0,
              reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
     """Connectionist temporal classification loss (a primitive with the alpha-beta gradient)."""
+    log_probs, = cast_for("fp32", log_probs)
     return nn_ops.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction,
                 zero_infinity)
 
@@ -508,6 +514,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
                       reduction: str = "mean") -> Tensor:
     """sum_{i != y} max(0, margin - x[y] + x[i])^p / C, weighted by weight[y]."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    input, weight = cast_for("fp32", input, weight)
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
     _check_weight_dtype(input, weight)
@@ -531,6 +538,7 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, red
     """sum over target classes j and non-target classes i of max(0, 1 - (x[j] - x[i])) / C;
     `target` lists class indices, ended by the first -1."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    input, = cast_for("fp32", input)
     x = input if input.dim() > 1 else input.unsqueeze(0)
     t = (target if target.dim() > 1 else target.unsqueeze(0)).tolist()
     c = x.shape[1]

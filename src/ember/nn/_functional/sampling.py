@@ -15,6 +15,7 @@ import numpy as np
 import ember as E
 
 from ..._tensor import Tensor
+from ...amp.autocast_mode import autocast_op
 from ...ops.creation import _linspace_float
 from ...ops.sampling import MODES, PADDINGS, grid_sampler
 
@@ -25,6 +26,7 @@ _DEFAULT_CHANGED = ("Default grid_sample and affine_grid behavior has changed to
                     "old behavior is desired. See the documentation of grid_sample for details.")
 
 
+@autocast_op("grid_sampler")
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
                 padding_mode: str = "zeros", align_corners: bool | None = None) -> Tensor:
     """Read `input` at the (x, y[, z]) points in `grid`, normalised to [-1, 1]."""

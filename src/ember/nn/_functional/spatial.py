@@ -13,6 +13,7 @@ import numpy as np
 import ember as E
 
 from ..._tensor import Tensor
+from ...amp.autocast_mode import autocast_op, cast_op
 from ...ops import nn_ops
 from ...ops.conv import (
     conv1d,
@@ -97,6 +98,9 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
             "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
             "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    name = {"reflect": "reflection", "replicate": "replication"}.get(mode)
+    if name is not None:
+        input, = cast_op(f"{name}_pad{k}d", input)
     out = input
     for i in range(k):
         dim = input.dim() - 1 - i
@@ -273,6 +277,7 @@ def max_unpool1d(input: Tensor, indices: Tensor, kernel_size, stride=None, paddi
     return _max_unpool(1, input, indices, kernel_size, stride, padding, output_size)
 
 
+@autocast_op("max_unpool2d")
 def max_unpool2d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0,
                  output_size=None) -> Tensor:
     """A partial inverse of max_pool2d: values go back to their argmax positions."""

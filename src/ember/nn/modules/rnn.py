@@ -15,6 +15,7 @@ import warnings
 import ember as E
 
 from ..._tensor import Tensor
+from ...amp.autocast_mode import cast_op, is_any_autocast_enabled
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -167,7 +168,7 @@ class RNNBase(Module):
             raise ValueError(f"{self.mode[:4].rstrip('_')}: Expected input to be 2D or 3D, got "
                              f"{input.dim()}{what} instead")
         w = self._flat_weights[0]
-        if input.dtype is not w.dtype:
+        if input.dtype is not w.dtype and not is_any_autocast_enabled():
             raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype "
                              f"({w.dtype}). Convert input: input.to({w.dtype}), or convert "
                              f"model: model.to({input.dtype})")
@@ -298,6 +299,10 @@ class RNNBase(Module):
         from ..utils.rnn import PackedSequence
 
         packed = isinstance(input, PackedSequence)
+        if self.mode == "LSTM" and not packed and is_any_autocast_enabled():
+            # NOTE: PyTorch's CPU LSTM runs through mkldnn_rnn_layer, on autocast's lower list
+            input, = cast_op("mkldnn_rnn_layer", input)
+            hx = hx if hx is None else cast_op("mkldnn_rnn_layer", *hx)
         if packed:
             sizes = input.batch_sizes.tolist()
             steps = list(input.data.split(sizes))
