@@ -111,8 +111,6 @@ def test_bad_inputs_raise_as_torch(i):
     assert got[0] == kind
 
 
-@pytest.mark.xfail(strict=True, reason="torch.cholesky_inverse / Tensor.cholesky_inverse are "
-                                       "bound in ops/linalg_ops.py (not yet)")
 def test_public_bindings():
     f = factor(spd(3))
     assert_same(ember.cholesky_inverse(ember.tensor(f)), torch.cholesky_inverse(torch.tensor(f)))

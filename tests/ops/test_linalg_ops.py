@@ -280,3 +280,19 @@ def test_return_types_module_names_the_types():
     assert isinstance(r, ember.return_types.sort)
     assert isinstance(ember.svd(ember.eye(2)), ember.return_types.svd)
     assert isinstance(ember.linalg.qr(ember.eye(2)), ember.return_types.linalg_qr)
+
+
+def test_deprecated_cholesky_names_itself_and_warns_once():
+    import subprocess
+    import sys
+
+    prog = ("import warnings, {L} as T\nwarnings.simplefilter('always')\n"
+            "with warnings.catch_warnings(record=True) as w:\n"
+            "    T.cholesky(T.eye(2)); T.cholesky(T.eye(2), upper=True)\n"
+            "    try:\n        T.cholesky(-T.eye(2))\n"
+            "    except Exception as e:\n        print(type(e).__name__, e)\n"
+            "print(len(w), str(w[0].message).split(chr(10))[0])\n")
+    outs = [subprocess.run([sys.executable, "-c", prog.format(L=L)], capture_output=True,
+                           text=True, timeout=120).stdout for L in ("ember", "torch")]
+    assert outs[0] == outs[1]
+    assert outs[0].startswith("_LinAlgError cholesky: ") and "\n1 torch.cholesky is" in outs[0]

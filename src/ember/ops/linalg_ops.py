@@ -290,11 +290,31 @@ def inverse(input: Tensor, *, out=None) -> Tensor:
     return inv(input, out=out)
 
 
+_warned = set()  # deprecations PyTorch warns about once per process
+
+
 @autocast_op("cholesky")
 def cholesky(input: Tensor, upper: bool = False, *, out=None) -> Tensor:
+    """linalg.cholesky under its deprecated name: warns once, and names itself in errors."""
+    from ..linalg import LinAlgError
     from ..linalg import cholesky as f
 
-    return f(input, upper=upper, out=out)
+    if "cholesky" not in _warned:
+        import warnings
+
+        _warned.add("cholesky")
+        warnings.warn(
+            "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed "
+            "in a future PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\nL = "
+            "torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, upper=True)\nshould be "
+            "replaced with\nU = torch.linalg.cholesky(A).mH\nThis transform will produce "
+            "equivalent results for all valid (symmetric positive definite) inputs.",
+            UserWarning, stacklevel=2)
+    try:
+        return f(input, upper=upper, out=out)
+    except LinAlgError as e:
+        msg = str(e)
+        raise type(e)(msg.replace("linalg.cholesky:", "cholesky:", 1)) from None
 
 
 QRTuple = return_type("qr", ["Q", "R"])
@@ -364,6 +384,14 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *, out=No
     return f(input, input2, upper, out=out)
 
 
+@autocast_op("cholesky_inverse")
+def cholesky_inverse(input: Tensor, upper: bool = False, *, out=None) -> Tensor:
+    """A^-1 from A's Cholesky factor `input` (lower, or upper if `upper`)."""
+    from ..linalg.solvers import cholesky_inverse as f
+
+    return f(input, upper, out=out)
+
+
 @autocast_op("triangular_solve")
 def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
                      unitriangular: bool = False, *, out=None):
@@ -388,8 +416,8 @@ def lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out=None) -> 
 
 
 TENSOR_METHODS = {
-    "cholesky_solve": cholesky_solve, "triangular_solve": triangular_solve,
-    "lu_solve": lu_solve,
+    "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse,
+    "triangular_solve": triangular_solve, "lu_solve": lu_solve,
     "tril": tril, "triu": triu, "tril_": tril_, "triu_": triu_, "diag": diag,
     "diag_embed": diag_embed, "trace": trace, "cross": cross, "det": det, "logdet": logdet,
     "slogdet": slogdet, "inverse": inverse, "cholesky": cholesky, "qr": qr, "svd": svd,
@@ -399,5 +427,5 @@ TENSOR_METHODS = {
 __all__ = [
     "tril", "triu", "diag", "diag_embed", "trace", "cross", "det", "logdet", "slogdet",
     "inverse", "cholesky", "qr", "svd", "pinverse", "matrix_power", "lu", "lu_unpack",
-    "cholesky_solve", "triangular_solve", "lu_solve",
+    "cholesky_solve", "cholesky_inverse", "triangular_solve", "lu_solve",
 ]
