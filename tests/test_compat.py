@@ -258,7 +258,7 @@ def test_tensor_data_grad_assignment_and_legacy_construction(as_torch):
     p.grad = torch.full((3,), 0.5)
     (p * p).sum().backward()
     assert p.grad.tolist() == [4.5, 8.5, 12.5]
-    with pytest.raises(RuntimeError, match="assigned grad has data of a different size"):
+    with pytest.raises(RuntimeError, match="attempting to assign a gradient of size"):
         p.grad = torch.zeros(2)
     assert torch.Tensor([1, 2]).dtype is torch.float32 and torch.Tensor(2, 3).shape == (2, 3)
     assert torch.Tensor().shape == (0,) and torch.DoubleTensor([1]).dtype is torch.float64

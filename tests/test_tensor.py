@@ -7,7 +7,7 @@ import torch
 import ember
 from ember import _names
 
-from helpers import DTYPE_PAIRS, E2T, assert_same, to_torch
+from helpers import DTYPE_PAIRS, E2T, assert_same, same_message, to_torch
 
 # --- metadata ------------------------------------------------------------------------------
 
@@ -340,3 +340,21 @@ def test_size_arithmetic_keeps_the_size_type_as_torch():
                lambda s: s[1:]):
         e, t = op(ember.ones(2, 3).shape), op(torch.ones(2, 3).shape)
         assert (type(e).__name__, tuple(e)) == (type(t).__name__, tuple(t))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float16", "bfloat16", "int64", "int32", "int16",
+                                   "int8", "uint8", "bool", "complex64"])
+def test_grad_of_another_dtype_or_size_is_refused_in_torchs_words(dtype):
+    def assign(L, shape=(3,)):
+        p = L.zeros(3, requires_grad=True)
+        p.grad = L.zeros(shape, dtype=getattr(L, dtype))
+
+    assert same_message(assign).startswith("attempting to assign a gradient with dtype")
+
+
+def test_grad_of_another_size_is_refused_in_torchs_words():
+    def assign(L):
+        p = L.zeros(3, requires_grad=True)
+        p.grad = L.zeros(4)
+
+    assert same_message(assign).startswith("attempting to assign a gradient of size '[4]'")

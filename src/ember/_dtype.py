@@ -266,3 +266,10 @@ class iinfo:
 
     def __repr__(self) -> str:
         return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
+
+
+# PyTorch's ScalarType names, which its messages print (`expected scalar type Float`)
+SCALAR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half",
+                     "bfloat16": "BFloat16", "int64": "Long", "int32": "Int", "int16": "Short",
+                     "int8": "Char", "uint8": "Byte", "bool": "Bool",
+                     "complex64": "ComplexFloat", "complex128": "ComplexDouble"}

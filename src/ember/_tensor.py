@@ -27,6 +27,14 @@ _grad_state = grad_mode.state
 _warned_float = [False]  # Tensor.__float__ of a tensor that requires grad warned once
 _NP_TO_DTYPE = {d.np: d for d in dt.ALL}
 
+# the C++ names PyTorch's grad-assignment message prints for a gradient's dtype
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+              "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
+              "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+              "bool": "bool", "complex64": "c10::complex<float>",
+              "complex128": "c10::complex<double>"}
+
+
 
 class Size(tuple):
     """A tensor's shape: a tuple of ints that prints as `ember.Size([2, 3])`."""
@@ -368,9 +376,13 @@ class Tensor:
                 )
             if value._dtype is not self._dtype:
                 raise RuntimeError(
-                    "assigned grad has data of a different type: expected "
-                    f"{self._dtype!r}, got {value._dtype!r}"
-                )
+                    f"attempting to assign a gradient with dtype '{_CPP_NAMES[value._dtype.name]}'"
+                    f" to a tensor with grad_dtype '{dt.SCALAR_TYPE_NAMES[self._dtype.name]}'. The "
+                    "gradient must "
+                    "match the tensor's grad_dtype (defaults to the tensor's dtype). You can set "
+                    "the tensor's grad_dtype attribute with a specific dtype, or None to allow any "
+                    "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its "
+                    "gradient may break downstream systems that assume they match.")
             if value.device != self.device:
                 raise RuntimeError(
                     "assigned grad has data located on a different device: expected "
@@ -378,9 +390,9 @@ class Tensor:
                 )
             if value._shape != self._shape:
                 raise RuntimeError(
-                    "assigned grad has data of a different size: expected "
-                    f"{list(self._shape)}, got {list(value._shape)}"
-                )
+                    f"attempting to assign a gradient of size '{list(value._shape)}' to a tensor "
+                    f"of size '{list(self._shape)}'. Please ensure that the gradient and the "
+                    "tensor are the same size")
         self._grad = value
 
     @grad.deleter

@@ -111,3 +111,13 @@ def test_instance_norm_warns_when_channels_differ_from_num_features():
             "input's size at dim=1 does not match num_features. You can silence this warning "
             "by not passing in num_features, which is not used because affine=False"]
         assert abs(out[0, 3, 1, 1].item() - 1.3416) < 1e-4  # (3 - 1.5) / sqrt(1.25 + eps)
+
+
+@pytest.mark.parametrize("args", [({"x": 1}, "w"), ([1.0], "w"), (None, "w"), ("x", None),
+                                  ("x", "w", 3)], ids=str)
+def test_linear_of_a_non_tensor_is_torchs_type_error(args):
+    def call(L):
+        real = {"x": L.ones(2, 2), "w": L.ones(2, 2)}
+        L.nn.functional.linear(*(real.get(a, a) if isinstance(a, str) else a for a in args))
+
+    message(call, TypeError)

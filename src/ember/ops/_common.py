@@ -284,9 +284,7 @@ def _op_name(result) -> str:
 
 
 def _tn(d: dt.dtype) -> str:
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-            "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-            "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}[d.name]
+    return dt.SCALAR_TYPE_NAMES[d.name]
 
 
 type_name = _tn

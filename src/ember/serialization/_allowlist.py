@@ -118,6 +118,11 @@ def _find_global(module: str, name: str):
         return _safe[full]
     if _whole_models[0] and full in _numpy.GLOBALS:  # torch loads these unless weights_only
         return _numpy.GLOBALS[full]
+    if _whole_models[0] and full == "collections.defaultdict":  # (an optimizer's state)
+        _safe[full] = _defaultdict
+        return _defaultdict
+    if _whole_models[0] and module == "builtins" and name in _PLAIN_TYPES:
+        return _PLAIN_TYPES[name]  # (a defaultdict's factory)
     if _whole_models[0] and (cls := _imported_module_class(module, name)) is not None:
         _safe[full] = cls  # for this load only (load() restores the allowlist)
         return cls
@@ -130,19 +135,31 @@ def _find_global(module: str, name: str):
 _whole_models = [False]
 
 
+_PLAIN_TYPES = {t.__name__: t for t in (dict, list, set, tuple, int, float)}
+
+
+def _defaultdict(factory=None):
+    """collections.defaultdict as a whole-object checkpoint names it (an optimizer's state),
+    with a container or number type as its factory, never a function from the file."""
+    from collections import defaultdict
+
+    if factory not in (None, dict, list, set, tuple, int, float, OrderedDict):
+        raise UnpicklingError(f"refusing defaultdict with factory {_name_of(factory)}")
+    return defaultdict(factory)
+
+
 def _imported_module_class(module: str, name: str):
     """The nn.Module subclass `module.name` if the program has already imported it, else None.
 
-    `load(..., weights_only=False)` of a whole pickled model names the model's classes;
-    they are code the program itself loaded, so rebuilding them runs nothing from the file.
+    `load(..., weights_only=False)` of a whole pickled model (or optimizer, or scheduler)
+    names its classes; they are code the program itself loaded, so rebuilding them runs
+    nothing from the file.
     """
-    from ..nn.modules.module import Module
-
     obj = sys.modules.get(module)
     for part in name.split("."):
         # NOTE: static lookup: no module __getattr__ (lazy imports) or property runs.
         obj = inspect.getattr_static(obj, part, None)
-    return obj if isinstance(obj, type) and issubclass(obj, Module) else None
+    return obj if _is_module_class(obj) else None
 
 
 def _name_of(x) -> str:
@@ -153,11 +170,15 @@ def _name_of(x) -> str:
 
 
 def _is_module_class(obj) -> bool:
+    """A class a whole-object checkpoint rebuilds from saved state: a module, an optimizer
+    or a learning-rate scheduler (torch.save of a training run's objects)."""
     if not isinstance(obj, type):
         return False
     from ..nn.modules.module import Module
+    from ..optim.lr_scheduler_base import LRScheduler
+    from ..optim.optimizer import Optimizer
 
-    return issubclass(obj, Module)
+    return issubclass(obj, (Module, Optimizer, LRScheduler))
 
 
 def _call(fn, args):

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import pickle
 import struct
-from collections import Counter, OrderedDict
+from collections import Counter, OrderedDict, defaultdict
 
 from ._limits import charge
 
@@ -454,6 +454,12 @@ class Unpickler:
 
 
 def _as(obj, kind, op: str):
+    from ._allowlist import _whole_models
+
+    # (a whole-object load fills a defaultdict, an optimizer's state, as pickle does; a
+    # weights-only load never does, as torch's)
+    if type(obj) is defaultdict and kind is dict and _whole_models[0]:
+        return obj
     if type(obj) not in _ALLOWED_TARGETS[kind]:
         raise UnpicklingError(f"refusing {op} on a {type(obj).__name__}: only "
                               f"{kind.__name__} objects may be modified that way")

@@ -33,8 +33,20 @@ __all__ = [
 ]
 
 
+def _not_tensor(fname: str, *args, optional: tuple = ("bias",)) -> None:
+    """PyTorch's argument-parser TypeError for the first (name, value) that is not a Tensor
+    (None passes for the `optional` ones)."""
+    for i, (name, v) in enumerate(args):
+        if not isinstance(v, Tensor) and not (v is None and name in optional):
+            raise TypeError(f"{fname}(): argument '{name}' (position {i + 1}) must be Tensor, "
+                            f"not {type(v).__name__}")
+
+
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """input @ weight.T + bias (`addmm` for 2-D inputs with a bias)."""
+    if not (isinstance(input, Tensor) and isinstance(weight, Tensor)) or \
+            not (bias is None or isinstance(bias, Tensor)):
+        _not_tensor("linear", ("input", input), ("weight", weight), ("bias", bias))
     input, weight, bias = cast_for("lower", input, weight, bias)
     if input.dim() == 2 and bias is not None:
         return addmm(bias, input, weight.t())
