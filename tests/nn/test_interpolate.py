@@ -195,3 +195,21 @@ BAD = {
 def test_bad_arguments_raise_torchs_error(case):
     kind = same_error(lambda L: BAD[case](L, L.ones(1, 2, 4, 5)))
     same_message(lambda L: BAD[case](L, L.ones(1, 2, 4, 5)), kind)
+
+
+@pytest.mark.parametrize("mode,shape", [("linear", (1, 2, 5)), ("bilinear", (1, 2, 4, 5)),
+                                        ("bicubic", (1, 2, 4, 5)),
+                                        ("trilinear", (1, 1, 2, 3, 4))], ids=str)
+def test_nothing_of_the_input_is_saved(mode, shape):
+    """PyTorch's upsampling saves nothing: an in-place change of the input after the call
+    leaves backward working, with the same gradient."""
+    grads = []
+    for L in (ember, torch):
+        x = L.tensor(rand_array(shape, np.float64), requires_grad=True)
+        y = x * 1.0
+        out = L.nn.functional.interpolate(y, scale_factor=2, mode=mode)
+        with L.no_grad():
+            y.mul_(3.0)
+        out.pow(2).sum().backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12)

@@ -2,9 +2,10 @@
 
 Every resized dim is one pass over a list of *taps* per output position: the input
 positions it reads and their weights. Floating inputs resample one dim at a time (the
-last first), each output the sum of its taps in order; so a NaN or inf reaches only the
-outputs whose taps read it, and gradients come from the gathers' VJPs. The taps follow
-ATen:
+last first). Where the values are finite a pass is one matrix product with the weights
+the taps make (fast forward and backward); where a NaN or inf is present, each output is
+the sum of its taps in order, so it reaches only the outputs whose taps read it, as in
+PyTorch (gradients from the gathers' VJPs). The taps follow ATen:
 - linear modes: two taps, ATen's source index and lambdas in the input's precision;
 - bicubic: four taps around the source index, border pixels repeated, Keys' kernel with
   A = -0.75;
@@ -25,6 +26,7 @@ import numpy as np
 
 import ember as E
 
+from ..._core.dispatch import transform_active
 from ..._tensor import Tensor
 from ...ops._common import type_name
 from ...ops.pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
@@ -323,10 +325,42 @@ def _resample_float(input: Tensor, out: tuple, scales: tuple, mode: str,
         if out[i] == n_in and (antialias or mode != "bicubic"):
             continue  # (ATen skips such a dim: its taps are the identity)
         idx, w, valid = _dim_taps(n_in, out[i], scales[i], mode, align_corners, antialias, t)
-        x = _taps_sum(x, dim, idx, w, valid)
+        if _finite(x):
+            x = _taps_product(x, dim, idx, w, valid, own=x is not input)
+        else:
+            x = _taps_sum(x, dim, idx, w, valid)
     if x is input:
         x = input.clone()
     return x.to(input.dtype) if low else x
+
+
+def _finite(x: Tensor) -> bool:
+    """Whether every value of `x` is finite: then a product with the taps' weight matrix
+    gives the tap sums (its other weights are exact zeros; only the order of the additions,
+    so the last bits, differ), at BLAS speed forward and backward."""
+    if x.device.type != "cpu" or transform_active():  # (values not readable: vmap, jvp)
+        return False
+    a = x.detach().numpy()
+    return bool(np.isfinite(a.min()) and np.isfinite(a.max())) if a.size else True
+
+
+def _taps_product(x: Tensor, dim: int, idx: np.ndarray, w: np.ndarray, valid,
+                  own: bool = True) -> Tensor:
+    """The pass as one matrix product with the (out, in) weights the taps make, the other
+    dims folded into the rows: a copy when `dim` is not last, and a clone when it is and `x`
+    is not `own` (the caller's tensor), so nothing of the input is saved, as PyTorch's
+    upsampling saves nothing."""
+    n_in = x.shape[dim]
+    m = np.zeros((idx.shape[0], n_in), w.dtype)
+    rows = np.repeat(np.arange(idx.shape[0]), idx.shape[1])
+    np.add.at(m, (rows, idx.reshape(-1)), np.where(valid, w, 0).reshape(-1)
+              if valid is not None else w.reshape(-1))
+    moved = x.movedim(dim, -1)
+    if dim == x.dim() - 1 and not own:
+        moved = moved.clone()  # (a view of the caller's tensor, which the product would save)
+    lead = moved.shape[:-1]
+    y = moved.reshape(math.prod(lead), n_in).mm(E.tensor(m.T.copy(), dtype=x.dtype))
+    return y.view(*lead, idx.shape[0]).movedim(-1, dim)
 
 
 def _taps_sum(x: Tensor, dim: int, idx: np.ndarray, w: np.ndarray, valid) -> Tensor:
