@@ -2,7 +2,7 @@
 
 - grad_mode: no_grad / enable_grad / set_grad_enabled / inference_mode (thread-local)
 - graph: Node (`grad_fn`), AccumulateGrad, `record` (what every op calls), hooks
-- engine: `backward` and `grad`, the reverse walk over the graph
+- engine: the reverse walk over the graph; entry_points: `backward` and `grad`
 - inplace: in-place ops under autograd, CopySlices for writes through views
 - function: `Function`, custom ops with a user-written backward
 - gradcheck / gradgradcheck, functional (jacobian, hessian, vjp, jvp, vhp, hvp),
