@@ -355,3 +355,24 @@ def test_sgd_with_a_differentiable_tensor_lr():
 ])
 def test_messages_match_torch(fn):
     _same(fn)
+
+
+@pytest.mark.parametrize("order", ["scheduler_first", "optimizer_replaced", "right"])
+def test_scheduler_warns_as_torch_about_step_order(order):
+    import warnings
+
+    def warned(L):
+        opt = L.optim.SGD(L.nn.Linear(2, 1).parameters(), lr=0.1)
+        sched = L.optim.lr_scheduler.StepLR(opt, 1)
+        if order == "optimizer_replaced":
+            opt.step = lambda *a, **k: None
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            if order == "right":
+                opt.step()
+            sched.step()
+            sched.step()
+        return [str(w.message) for w in got]
+
+    assert warned(ember) == warned(torch)
+    assert (len(warned(ember)) == 0) == (order == "right")

@@ -57,6 +57,27 @@ def _warned_outside_step(get_lr: Callable) -> Callable:
     return checked
 
 
+def _track_step_calls(opt: Optimizer) -> None:
+    """Wrap `opt.step` (once) so that it records a call: the scheduler's first `step()`
+    warns, as PyTorch's, when the optimizer has not stepped yet, or when its `step` was
+    replaced after the scheduler was made."""
+    if hasattr(opt.step, "_wrapped_by_lr_sched"):
+        return
+    import weakref
+
+    opt_ref = weakref.ref(opt)
+    func = opt.step.__func__
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        o = opt_ref()
+        o._opt_called = True
+        return func.__get__(o, o.__class__)(*args, **kwargs)
+
+    wrapper._wrapped_by_lr_sched = True
+    opt.step = wrapper
+
+
 class LRScheduler:
     """Base: `step()` advances `last_epoch` and writes `get_lr()` into the param groups.
 
@@ -98,6 +119,7 @@ class LRScheduler:
                         "2. You're using last_epoch >= 0 for a fresh training run (not "
                         "recommended)"
                     )
+        _track_step_calls(optimizer)
         self.base_lrs = _lrs(optimizer, "initial_lr")
         self.last_epoch = last_epoch
         self._initial_step()
@@ -123,6 +145,23 @@ class LRScheduler:
         raise NotImplementedError
 
     def step(self, epoch: int | None = None) -> None:
+        if self._step_count == 1:  # (the first step() after the one the constructor makes)
+            if not hasattr(self.optimizer.step, "_wrapped_by_lr_sched"):
+                warnings.warn(
+                    "Seems like `optimizer.step()` has been overridden after learning rate "
+                    "scheduler initialization. Please, make sure to call `optimizer.step()` "
+                    "before `lr_scheduler.step()`. See more details at "
+                    "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
+                    UserWarning, stacklevel=2)
+            elif not getattr(self.optimizer, "_opt_called", False):
+                warnings.warn(
+                    "Detected call of `lr_scheduler.step()` before `optimizer.step()`. In "
+                    "PyTorch 1.1.0 and later, you should call them in the opposite order: "
+                    "`optimizer.step()` before `lr_scheduler.step()`.  Failure to do this will "
+                    "result in PyTorch skipping the first value of the learning rate schedule. "
+                    "See more details at "
+                    "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
+                    UserWarning, stacklevel=2)
         self._step_count += 1
         if epoch is not None:
             warnings.warn(
