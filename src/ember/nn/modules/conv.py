@@ -35,15 +35,21 @@ class _ConvNd(Module):
             raise ValueError("in_channels must be divisible by groups")
         if out_channels % groups != 0:
             raise ValueError("out_channels must be divisible by groups")
+        # NOTE: both messages print a set, whose order follows the hash seed and the order
+        # its items went in. Torch's two-item literal inserts "same" then "valid"; its
+        # four-item one is a frozenset constant that torch's .pyc lists as zeros, reflect,
+        # circular, replicate and the set copies. Built the same ways, ember's sets print
+        # torch's order under any seed.
+        valid_padding_strings = {"same", "valid"}
         if isinstance(padding, str):
-            if padding not in ("same", "valid"):
+            if padding not in valid_padding_strings:
                 raise ValueError(f"Invalid padding string {padding!r}, should be one of "
-                                 "{'valid', 'same'}")
+                                 f"{valid_padding_strings}")
             if padding == "same" and any(s != 1 for s in stride):
                 raise ValueError("padding='same' is not supported for strided convolutions")
-        modes = {"zeros", "reflect", "replicate", "circular"}
-        if padding_mode not in modes:
-            raise ValueError(f"padding_mode must be one of {modes}, but got "
+        valid_padding_modes = set(frozenset(("zeros", "reflect", "circular", "replicate")))
+        if padding_mode not in valid_padding_modes:
+            raise ValueError(f"padding_mode must be one of {valid_padding_modes}, but got "
                              f"padding_mode='{padding_mode}'")
         self.in_channels = in_channels
         self.out_channels = out_channels
