@@ -10,6 +10,7 @@ import pytest
 import torch
 
 import ember
+from distributions._dist_helpers import DRAW_SHAPES
 from ember.distributions import Gamma
 
 from helpers import assert_same, check_dist, rand_array
@@ -30,7 +31,7 @@ def test_statistics_and_scores():
     check_dist(_make, [("cdf", VALUE)], CONC, RATE, grad=False)
 
 
-@pytest.mark.parametrize("shape", [(), (5,), (2, 3)], ids=str)
+@pytest.mark.parametrize("shape", DRAW_SHAPES, ids=str)
 def test_rsample_values_equal_torchs_and_gradients_agree(shape):
     check_dist(_make, [("rsample", shape)], CONC, RATE, **IMPLICIT)
 

@@ -6,6 +6,7 @@ import pytest
 import torch
 
 import ember
+from distributions._dist_helpers import DRAW_SHAPES
 from ember.distributions import Normal
 
 from helpers import assert_same, check_dist, rand_array
@@ -28,7 +29,7 @@ def test_log_prob_gradient_with_respect_to_value():
                LOC.astype(np.float64), SCALE.astype(np.float64))
 
 
-@pytest.mark.parametrize("shape", [(), (5,), (2, 3)], ids=str)
+@pytest.mark.parametrize("shape", DRAW_SHAPES, ids=str)
 def test_rsample_values_and_gradients(shape):
     check_dist(lambda D, loc, scale: D.Normal(loc, scale), [("rsample", shape)], LOC, SCALE)
 

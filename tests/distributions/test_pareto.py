@@ -12,9 +12,19 @@ import pytest
 import torch
 
 import ember
+from distributions._dist_helpers import (
+    DRAW_SHAPES,
+    EXACT_DRAWS,
+    KL_ARRAYS,
+    TRIGAMMA,
+    assert_in_step,
+    check_kl,
+    raises_like_torch,
+    seeded_samples,
+)
 from ember.distributions import Pareto
 
-from helpers import assert_same, assert_ulp, check_dist, check_op, rand_array
+from helpers import assert_same, assert_ulp, check_dist, rand_array
 
 SCALE = rand_array((3, 4), np.float64, low=0.5, high=2.0)
 ALPHA = np.array([0.5, 1.5, 2.5, 6.0])
@@ -24,14 +34,6 @@ PROB = rand_array((3, 4), np.float64, low=0.01, high=0.99, seed=3)
 
 def _make(D, scale, alpha):
     return D.Pareto(scale, alpha)
-
-
-def _same_message(call):
-    with pytest.raises(ValueError) as t_info:
-        call(torch)
-    with pytest.raises(ValueError) as e_info:
-        call(ember)
-    assert str(e_info.value) == str(t_info.value).replace("torch.", "ember.")
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -49,10 +51,9 @@ def test_edge_values():
                np.float64(2.0), np.float64(1.5))
 
 
-@pytest.mark.parametrize("shape", [(), (5,), (2, 3)], ids=str)
+@pytest.mark.parametrize("shape", DRAW_SHAPES, ids=str)
 def test_rsample_values_and_gradients(shape):
-    check_dist(_make, [("rsample", shape), ("sample", shape)], SCALE, ALPHA, rtol=0, atol=0,
-               grad_rtol=1e-13, grad_atol=1e-15)  # (gradients: summed in another order)
+    check_dist(_make, [("rsample", shape), ("sample", shape)], SCALE, ALPHA, **EXACT_DRAWS)
 
 
 @pytest.mark.parametrize("seed", [0, 7])
@@ -60,17 +61,13 @@ def test_draws_follow_torchs_stream(seed):
     scale = np.array([0.1, 1.0, 2.5, 3.0])
     alpha = np.array([0.5, 1.0, 3.0, 50.0])
     for dtype in ("float64", "float32"):
-        ember.manual_seed(seed)
-        torch.manual_seed(seed)
-        args = scale.astype(dtype), alpha.astype(dtype)
-        e = Pareto(*map(ember.tensor, args)).sample((500,))
-        t = torch.distributions.Pareto(*map(torch.tensor, args)).sample((500,))
+        e, t = seeded_samples(_make, (scale.astype(dtype), alpha.astype(dtype)), (500,), seed)
         if dtype == "float64":
             assert_same(e, t, rtol=0, atol=0)
         else:
             assert_ulp(e, t, 3, "torch's vectorised (SLEEF) float32 exp against ember's (2 "
                        "ulps), then the product with the scale rounded")
-        assert ember.rand(3).tolist() == torch.rand(3).tolist()  # (the streams stay in step)
+        assert_in_step()
 
 
 def test_shapes_support_expand_and_repr():
@@ -91,15 +88,12 @@ def test_shapes_support_expand_and_repr():
     lambda L: L.distributions.Pareto(L.ones(3), 1.0).log_prob(L.ones(4)),
 ], ids=["alpha", "scale", "support", "shape"])
 def test_errors_match_torch(call):
-    _same_message(call)
+    raises_like_torch(call, ValueError)
 
 
 # KL(p || q) for the pairs torch registers with a Pareto (a, b in (-2, 2) make them, so
 # shapes <= 1 or <= 2 and supports not covered meet their inf; exponential-pareto is in
 # test_exponential.py)
-# NOTE: a Gamma's entropy and lgamma differentiate to torch's float64 trigamma / digamma,
-# off by up to ~5e-10 relative (ember's within 4e-16), and sums of such terms cancel
-TRIGAMMA = dict(grad_rtol=1e-8, grad_atol=1e-9)
 KL_PAIRS = {
     "pareto-pareto": lambda L, a, b: (L.Pareto(a.exp(), b.exp()), L.Pareto(b.exp(), a.exp())),
     "pareto-exponential": lambda L, a, b: (L.Pareto(a.exp(), b.exp()), L.Exponential(a.exp())),
@@ -117,8 +111,5 @@ KL_PAIRS = {
 
 @pytest.mark.parametrize("pair", sorted(KL_PAIRS))
 def test_kl_divergence_values_and_gradients(pair):
-    make = KL_PAIRS[pair]
-    check_op(lambda a, b: ember.distributions.kl_divergence(*make(ember.distributions, a, b)),
-             lambda a, b: torch.distributions.kl_divergence(*make(torch.distributions, a, b)),
-             rand_array((6,), np.float64), rand_array((6,), np.float64, seed=1),
+    check_kl(KL_PAIRS[pair], *KL_ARRAYS,
              **(TRIGAMMA if "gamma" in pair else {}))

@@ -3,15 +3,14 @@ log-sigmoid form (binary cross-entropy with logits)."""
 
 from __future__ import annotations
 
-import numbers
-
 from .. import _grad_mode
 from .._tensor import Size, Tensor
 from ..ops.bernoulli import bernoulli
 from ..ops.creation import arange
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .probs_logits import BinaryProbsLogits, expand_probs_or_logits, set_probs_or_logits
+from .utils import broadcast_all
 
 __all__ = ["Bernoulli"]
 
@@ -22,43 +21,19 @@ def _bce_with_logits(logits: Tensor, target: Tensor) -> Tensor:
     return binary_cross_entropy_with_logits(logits, target, reduction="none")
 
 
-class Bernoulli(Distribution):
+class Bernoulli(BinaryProbsLogits, Distribution):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args: bool | None = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            scalar = isinstance(probs, numbers.Number)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            scalar = isinstance(logits, numbers.Number)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        super().__init__(Size() if scalar else self._param.size(), validate_args=validate_args)
+        set_probs_or_logits(self, probs, logits)
+        super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Bernoulli, _instance)
-        batch_shape = Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
+        new = self._expanded(Bernoulli, batch_shape, _instance)
+        expand_probs_or_logits(new, self, new.batch_shape)
         return new
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def param_shape(self) -> Size:

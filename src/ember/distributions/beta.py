@@ -35,12 +35,7 @@ class Beta(Distribution):
         super().__init__(self._dirichlet._batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Beta, _instance)
-        batch_shape = Size(batch_shape)
-        new._dirichlet = self._dirichlet.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Beta, batch_shape, _instance, "_dirichlet")
 
     @property
     def concentration1(self) -> Tensor:

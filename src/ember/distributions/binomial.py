@@ -21,7 +21,7 @@ from .._tensor import Size, Tensor
 from ..ops.creation import arange, tensor
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .probs_logits import BinaryProbsLogits, expand_probs_or_logits, set_probs_or_logits
 
 __all__ = ["Binomial"]
 
@@ -144,36 +144,20 @@ def _clamp_by_zero(x: Tensor) -> Tensor:
     return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
 
 
-class Binomial(Distribution):
+class Binomial(BinaryProbsLogits, Distribution):
     arg_constraints = {"total_count": constraints.nonnegative_integer,
                        "probs": constraints.unit_interval, "logits": constraints.real}
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None,
                  validate_args: bool | None = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
+        (total_count,) = set_probs_or_logits(self, probs, logits, total_count)
+        self.total_count = total_count.type_as(self._param)
         super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Binomial, _instance)
-        batch_shape = Size(batch_shape)
-        new.total_count = self.total_count.expand(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
+        new = self._expanded(Binomial, batch_shape, _instance, "total_count")
+        expand_probs_or_logits(new, self, new.batch_shape)
         return new
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
@@ -191,14 +175,6 @@ class Binomial(Distribution):
     @property
     def variance(self) -> Tensor:
         return self.total_count * self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def param_shape(self) -> Size:

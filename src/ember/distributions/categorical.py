@@ -10,6 +10,7 @@ from ..ops.join import broadcast_tensors
 from ..ops.random_ops import multinomial
 from . import constraints
 from .distribution import Distribution
+from .probs_logits import expand_probs_or_logits, one_of_probs_logits
 from .utils import lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Categorical"]
@@ -20,8 +21,7 @@ class Categorical(Distribution):
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args: bool | None = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        one_of_probs_logits(probs, logits)
         if probs is not None:
             if probs.dim() < 1:
                 raise ValueError("`probs` parameter must be at least one-dimensional.")
@@ -36,18 +36,9 @@ class Categorical(Distribution):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Categorical, _instance)
-        batch_shape = Size(batch_shape)
-        param_shape = batch_shape + Size((self._num_events,))
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(param_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(param_shape)
-            new._param = new.logits
+        new = self._expanded(Categorical, batch_shape, _instance)
         new._num_events = self._num_events
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
+        expand_probs_or_logits(new, self, new.batch_shape + Size((self._num_events,)))
         return new
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)

@@ -5,7 +5,6 @@ and its variance infinite."""
 from __future__ import annotations
 
 import math
-import numbers
 
 from .._tensor import Size, Tensor
 from ..ops.creation import empty, full
@@ -23,17 +22,10 @@ class Cauchy(Distribution):
 
     def __init__(self, loc, scale, validate_args: bool | None = None) -> None:
         self.loc, self.scale = broadcast_all(loc, scale)
-        scalars = isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number)
-        super().__init__(Size() if scalars else self.loc.size(), validate_args=validate_args)
+        super().__init__(self.loc.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Cauchy, _instance)
-        batch_shape = Size(batch_shape)
-        new.loc = self.loc.expand(batch_shape)
-        new.scale = self.scale.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Cauchy, batch_shape, _instance, "loc", "scale")
 
     @property
     def mean(self) -> Tensor:

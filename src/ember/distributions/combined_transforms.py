@@ -147,15 +147,19 @@ class CatTransform(Transform):
             return self
         return CatTransform(self.transforms, self.dim, self.lengths, cache_size)
 
-    def _map(self, what: str, v: Tensor, inverse: bool) -> Tensor:
-        from ..ops.join import cat
-
+    def _check_blocks(self, what: str, v: Tensor) -> None:
+        """`v` (named `what`) has `dim`, of the blocks' total length."""
         if not (-v.dim() <= self.dim < v.dim()):
             raise AssertionError(
-                f"dim {self.dim} out of range for tensor with {v.dim()} dimensions")
+                f"dim {self.dim} out of range for {what} with {v.dim()} dimensions")
         if v.size(self.dim) != self.length:
             raise AssertionError(f"{what}.size({self.dim}) = {v.size(self.dim)} must equal "
                                  f"length {self.length}")
+
+    def _map(self, what: str, v: Tensor, inverse: bool) -> Tensor:
+        from ..ops.join import cat
+
+        self._check_blocks(what, v)
         out, start = [], 0
         for t, length in zip(self.transforms, self.lengths):
             piece = v.narrow(self.dim, start, length)
@@ -172,13 +176,8 @@ class CatTransform(Transform):
     def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
         from ..ops.join import cat
 
-        for what, v in (("x", x), ("y", y)):
-            if not (-v.dim() <= self.dim < v.dim()):
-                raise AssertionError(
-                    f"dim {self.dim} out of range for {what} with {v.dim()} dimensions")
-            if v.size(self.dim) != self.length:
-                raise AssertionError(f"{what}.size({self.dim}) = {v.size(self.dim)} must "
-                                     f"equal length {self.length}")
+        self._check_blocks("x", x)
+        self._check_blocks("y", y)
         terms, start = [], 0
         for t, length in zip(self.transforms, self.lengths):
             term = t.log_abs_det_jacobian(x.narrow(self.dim, start, length),

@@ -8,7 +8,6 @@ its gradients stay finite; ember follows it term for term."""
 from __future__ import annotations
 
 import math
-import numbers
 
 from .. import _grad_mode
 from .._tensor import Size, Tensor
@@ -17,6 +16,7 @@ from ..ops.random_ops import rand
 from ..ops.ternary import where
 from . import constraints
 from .distribution import Distribution
+from .probs_logits import expand_probs_or_logits, set_probs_or_logits
 from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["ContinuousBernoulli"]
@@ -30,35 +30,20 @@ class ContinuousBernoulli(Distribution):
 
     def __init__(self, probs=None, logits=None, lims: tuple = (0.499, 0.501),
                  validate_args: bool | None = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        set_probs_or_logits(self, probs, logits)
         if probs is not None:
-            scalar = isinstance(probs, numbers.Number)
-            (self.probs,) = broadcast_all(probs)
             # NOTE: PyTorch checks here whenever validate_args is given, even as False
             if validate_args is not None:
                 if not self.arg_constraints["probs"].check(self.probs).all():
                     raise ValueError("The parameter probs has invalid values")
-            self.probs = clamp_probs(self.probs)
-        else:
-            scalar = isinstance(logits, numbers.Number)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
+            self.probs = self._param = clamp_probs(self.probs)
         self._lims = lims
-        super().__init__(Size() if scalar else self._param.size(), validate_args=validate_args)
+        super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(ContinuousBernoulli, _instance)
+        new = self._expanded(ContinuousBernoulli, batch_shape, _instance)
         new._lims = self._lims
-        batch_shape = Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
+        expand_probs_or_logits(new, self, new.batch_shape)
         return new
 
     def _new(self, *args, **kwargs):

@@ -82,6 +82,20 @@ class Distribution:
                 "__init__ method must also define a custom .expand() method.")
         return self.__new__(type(self)) if _instance is None else _instance
 
+    def _expanded(self, cls, batch_shape, _instance=None, *params: str):
+        """The common part of a family's `expand`: a new `cls` (or the subclass's
+        `_instance`) of `batch_shape` and this event shape, holding the attributes named in
+        `params` (parameters, or inner distributions, of this batch shape) expanded to
+        `batch_shape`; not validated again, it keeps this one's validation flag. The family
+        sets any other state on it."""
+        new = self._get_checked_instance(cls, _instance)
+        batch_shape = Size(batch_shape)
+        for name in params:
+            setattr(new, name, getattr(self, name).expand(batch_shape))
+        Distribution.__init__(new, batch_shape, self._event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     # --- what each distribution defines -------------------------------------------------
 
     @property
@@ -92,9 +106,11 @@ class Distribution:
     def support(self):
         raise NotImplementedError
 
+    # NOTE: torch gives only `mode` a message; the other unimplemented members raise a bare
+    # NotImplementedError, which programs print with repr().
     @property
     def mean(self) -> Tensor:
-        raise NotImplementedError(f"{self.__class__} does not implement mean")
+        raise NotImplementedError
 
     @property
     def mode(self) -> Tensor:
@@ -102,7 +118,7 @@ class Distribution:
 
     @property
     def variance(self) -> Tensor:
-        raise NotImplementedError(f"{self.__class__} does not implement variance")
+        raise NotImplementedError
 
     @property
     def stddev(self) -> Tensor:
@@ -117,8 +133,8 @@ class Distribution:
         raise NotImplementedError
 
     def sample_n(self, n: int) -> Tensor:
-        warnings.warn("sample_n will be deprecated. Use .sample((n,)) instead", UserWarning,
-                      stacklevel=2)
+        warnings.warn("`sample_n(n)` will be deprecated. Use `sample((n,))` instead.",
+                      FutureWarning, stacklevel=2)
         return self.sample(Size((n,)))
 
     def log_prob(self, value: Tensor) -> Tensor:

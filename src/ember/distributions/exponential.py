@@ -3,8 +3,6 @@ PyTorch) divided by the rate, so they carry gradients to it."""
 
 from __future__ import annotations
 
-import numbers
-
 from .._tensor import Size, Tensor
 from ..ops.creation import empty, zeros_like
 from . import constraints
@@ -22,16 +20,10 @@ class Exponential(Distribution):
 
     def __init__(self, rate, validate_args: bool | None = None) -> None:
         (self.rate,) = broadcast_all(rate)
-        batch_shape = Size() if isinstance(rate, numbers.Number) else self.rate.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self.rate.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Exponential, _instance)
-        batch_shape = Size(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Exponential, batch_shape, _instance, "rate")
 
     @property
     def mean(self) -> Tensor:

@@ -16,7 +16,6 @@ about 1e-4 relative.
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 
@@ -215,18 +214,10 @@ class Gamma(Distribution):
 
     def __init__(self, concentration, rate, validate_args: bool | None = None) -> None:
         self.concentration, self.rate = broadcast_all(concentration, rate)
-        scalars = isinstance(concentration, numbers.Number) and isinstance(rate, numbers.Number)
-        super().__init__(Size() if scalars else self.concentration.size(),
-                         validate_args=validate_args)
+        super().__init__(self.concentration.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Gamma, _instance)
-        batch_shape = Size(batch_shape)
-        new.concentration = self.concentration.expand(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Gamma, batch_shape, _instance, "concentration", "rate")
 
     @property
     def mean(self) -> Tensor:

@@ -3,32 +3,24 @@ by inversion of one uniform in [tiny, 1) per draw."""
 
 from __future__ import annotations
 
-import numbers
-
 from .. import _dtype as dt
 from .. import _grad_mode
 from .._tensor import Size, Tensor
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .probs_logits import BinaryProbsLogits, expand_probs_or_logits, set_probs_or_logits
+from .utils import broadcast_all
 
 __all__ = ["Geometric"]
 
 
-class Geometric(Distribution):
+class Geometric(BinaryProbsLogits, Distribution):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args: bool | None = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-        else:
-            (self.logits,) = broadcast_all(logits)
-        given = probs if probs is not None else logits
-        batch_shape = Size() if isinstance(given, numbers.Number) else given.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        set_probs_or_logits(self, probs, logits)
+        super().__init__(self._param.size(), validate_args=validate_args)
         if self._validate_args and probs is not None:
             # (beyond unit_interval: a zero probability never succeeds)
             value = self.probs
@@ -40,14 +32,8 @@ class Geometric(Distribution):
                     f"invalid values:\n{value.detach()[~valid]}")
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Geometric, _instance)
-        batch_shape = Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
+        new = self._expanded(Geometric, batch_shape, _instance)
+        expand_probs_or_logits(new, self, new.batch_shape)
         return new
 
     @property
@@ -63,14 +49,6 @@ class Geometric(Distribution):
     @property
     def variance(self) -> Tensor:
         return (1.0 / self.probs - 1.0) / self.probs
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
 
     def sample(self, sample_shape=Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)

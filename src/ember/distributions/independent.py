@@ -34,13 +34,10 @@ class Independent(Distribution):
                          validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Independent, _instance)
-        batch_shape = Size(batch_shape)
+        new = self._expanded(Independent, batch_shape, _instance)
         n = self.reinterpreted_batch_ndims
-        new.base_dist = self.base_dist.expand(batch_shape + self.event_shape[:n])
+        new.base_dist = self.base_dist.expand(new.batch_shape + self.event_shape[:n])
         new.reinterpreted_batch_ndims = n
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
 
     @property

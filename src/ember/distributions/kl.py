@@ -257,12 +257,6 @@ def _kl_beta_uniform(p: Beta, q: Uniform) -> Tensor:
     return where(outside, math.inf, result)
 
 
-@register_kl(Gamma, Beta)
-@register_kl(Gamma, Uniform)
-def _kl_gamma_infinity(p: Gamma, q: Distribution) -> Tensor:
-    return _infinite_like(p.concentration)
-
-
 @register_kl(Gamma, Normal)
 def _kl_gamma_normal(p: Gamma, q: Normal) -> Tensor:
     var_normal = q.scale.pow(2)
@@ -274,13 +268,6 @@ def _kl_gamma_normal(p: Gamma, q: Normal) -> Tensor:
     t4 = 0.5 * q.loc.pow(2)
     return (t1 + (p.concentration - 1) * p.concentration.digamma()
             + (t2 - t3 + t4) / var_normal)
-
-
-@register_kl(Normal, Beta)
-@register_kl(Normal, Gamma)
-@register_kl(Normal, Uniform)
-def _kl_normal_infinity(p: Normal, q: Distribution) -> Tensor:
-    return _infinite_like(p.loc)
 
 
 @register_kl(Uniform, Beta)
@@ -368,22 +355,10 @@ def _kl_cauchy_cauchy(p: Cauchy, q: Cauchy) -> Tensor:
     return t1 - t2
 
 
-@register_kl(Beta, Pareto)
-def _kl_beta_infinity(p: Beta, q: Distribution) -> Tensor:
-    return _infinite_like(p.concentration1)
-
-
 @register_kl(Beta, Exponential)
 def _kl_beta_exponential(p: Beta, q: Exponential) -> Tensor:
     return (-p.entropy() - q.rate.log()
             + q.rate * (p.concentration1 / (p.concentration1 + p.concentration0)))
-
-
-@register_kl(Exponential, Beta)
-@register_kl(Exponential, Pareto)
-@register_kl(Exponential, Uniform)
-def _kl_exponential_infinity(p: Exponential, q: Distribution) -> Tensor:
-    return _infinite_like(p.rate)
 
 
 @register_kl(Exponential, Gamma)
@@ -415,11 +390,6 @@ def _kl_exponential_normal(p: Exponential, q: Normal) -> Tensor:
     return t1 - 1 + (t2 - t3 + t4) / var_normal
 
 
-@register_kl(Gamma, Pareto)
-def _kl_gamma_pareto_infinity(p: Gamma, q: Pareto) -> Tensor:
-    return _infinite_like(p.concentration)
-
-
 @register_kl(Gamma, Exponential)
 def _kl_gamma_exponential(p: Gamma, q: Exponential) -> Tensor:
     return -p.entropy() - q.rate.log() + q.rate * p.concentration / p.rate
@@ -437,15 +407,6 @@ def _kl_gamma_gumbel(p: Gamma, q: Gumbel) -> Tensor:
     return t1 + t2 + t3
 
 
-@register_kl(Gumbel, Beta)
-@register_kl(Gumbel, Exponential)
-@register_kl(Gumbel, Gamma)
-@register_kl(Gumbel, Pareto)
-@register_kl(Gumbel, Uniform)
-def _kl_gumbel_infinity(p: Gumbel, q: Distribution) -> Tensor:
-    return _infinite_like(p.loc)
-
-
 @register_kl(Gumbel, Normal)
 def _kl_gumbel_normal(p: Gumbel, q: Normal) -> Tensor:
     param_ratio = p.scale / q.scale
@@ -453,15 +414,6 @@ def _kl_gumbel_normal(p: Gumbel, q: Normal) -> Tensor:
     t2 = (math.pi * param_ratio * 0.5).pow(2) / 3
     t3 = ((p.loc + p.scale * _EULER - q.loc) / q.scale).pow(2) * 0.5
     return -t1 + t2 + t3 - (_EULER + 1)
-
-
-@register_kl(Laplace, Beta)
-@register_kl(Laplace, Exponential)
-@register_kl(Laplace, Gamma)
-@register_kl(Laplace, Pareto)
-@register_kl(Laplace, Uniform)
-def _kl_laplace_infinity(p: Laplace, q: Distribution) -> Tensor:
-    return _infinite_like(p.loc)
 
 
 @register_kl(Laplace, Normal)
@@ -473,12 +425,6 @@ def _kl_laplace_normal(p: Laplace, q: Normal) -> Tensor:
     t3 = p.loc * q.loc
     t4 = 0.5 * q.loc.pow(2)
     return -t1 + scale_sqr_var_ratio + (t2 - t3 + t4) / var_normal - 1
-
-
-@register_kl(Normal, Exponential)
-@register_kl(Normal, Pareto)
-def _kl_normal_infinity_to_positive(p: Normal, q: Distribution) -> Tensor:
-    return _infinite_like(p.loc)
 
 
 @register_kl(Normal, Gumbel)
@@ -501,12 +447,6 @@ def _kl_normal_laplace(p: Normal, q: Laplace) -> Tensor:
     t2 = math.sqrt(2 / math.pi) * p.scale * (-0.5 * loc_diff_scale_ratio.pow(2)).exp()
     t3 = loc_diff * (math.sqrt(0.5) * loc_diff_scale_ratio).erf()
     return -t1 + (t2 + t3) / q.scale - (0.5 * (1 + math.log(0.5 * math.pi)))
-
-
-@register_kl(Pareto, Beta)
-@register_kl(Pareto, Uniform)
-def _kl_pareto_infinity(p: Pareto, q: Distribution) -> Tensor:
-    return _infinite_like(p.scale)
 
 
 # NOTE: PyTorch writes inf into the result by a masked assignment; `where` gives the same
@@ -572,11 +512,16 @@ def _kl_halfnormal_halfnormal(p: HalfNormal, q: HalfNormal) -> Tensor:
     return _kl_normal_normal(p.base_dist, q.base_dist)
 
 
+def _check_same_event_shape(p: Distribution, q: Distribution, names: str) -> None:
+    # (torch's message, with the spaces its source's line continuation leaves in)
+    if p.event_shape != q.event_shape:
+        raise ValueError(f"KL-divergence between two {names} with"
+                         "                          different event shapes cannot be computed")
+
+
 @register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
 def _kl_lowrank_lowrank(p: LowRankMultivariateNormal, q: LowRankMultivariateNormal) -> Tensor:
-    if p.event_shape != q.event_shape:
-        raise ValueError("KL-divergence between two Low Rank Multivariate Normals with"
-                         "                          different event shapes cannot be computed")
+    _check_same_event_shape(p, q, "Low Rank Multivariate Normals")
     qW, qD = q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag
     pW, pD = p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag
     term1 = (batch_lowrank_logdet(qW, qD, q._capacitance_tril)
@@ -593,9 +538,7 @@ def _kl_lowrank_lowrank(p: LowRankMultivariateNormal, q: LowRankMultivariateNorm
 
 @register_kl(MultivariateNormal, LowRankMultivariateNormal)
 def _kl_mvn_lowrank(p: MultivariateNormal, q: LowRankMultivariateNormal) -> Tensor:
-    if p.event_shape != q.event_shape:
-        raise ValueError("KL-divergence between two (Low Rank) Multivariate Normals with"
-                         "                          different event shapes cannot be computed")
+    _check_same_event_shape(p, q, "(Low Rank) Multivariate Normals")
     qW, qD = q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag
     Lp = p._unbroadcasted_scale_tril
     term1 = (batch_lowrank_logdet(qW, qD, q._capacitance_tril)
@@ -609,9 +552,7 @@ def _kl_mvn_lowrank(p: MultivariateNormal, q: LowRankMultivariateNormal) -> Tens
 
 @register_kl(LowRankMultivariateNormal, MultivariateNormal)
 def _kl_lowrank_mvn(p: LowRankMultivariateNormal, q: MultivariateNormal) -> Tensor:
-    if p.event_shape != q.event_shape:
-        raise ValueError("KL-divergence between two (Low Rank) Multivariate Normals with"
-                         "                          different event shapes cannot be computed")
+    _check_same_event_shape(p, q, "(Low Rank) Multivariate Normals")
     pW, pD = p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag
     Lq = q._unbroadcasted_scale_tril
     term1 = (2 * Lq.diagonal(dim1=-2, dim2=-1).log().sum(-1)
@@ -655,12 +596,6 @@ def _kl_bernoulli_poisson(p: Bernoulli, q: Poisson) -> Tensor:
     return -p.entropy() - (p.probs * q.rate.log() - q.rate)
 
 
-@register_kl(Poisson, Bernoulli)
-@register_kl(Poisson, Binomial)
-def _kl_poisson_infinity(p: Poisson, q: Distribution) -> Tensor:
-    return _infinite_like(p.rate)
-
-
 # --- ContinuousBernoulli's pairs
 
 
@@ -676,11 +611,6 @@ def _kl_continuous_bernoulli_continuous_bernoulli(p: ContinuousBernoulli,
 @register_kl(Beta, ContinuousBernoulli)
 def _kl_beta_continuous_bernoulli(p: Beta, q: ContinuousBernoulli) -> Tensor:
     return -p.entropy() - p.mean * q.logits - (-q.probs).log1p() - q._cont_bern_log_norm()
-
-
-@register_kl(ContinuousBernoulli, Pareto)
-def _kl_continuous_bernoulli_infinity(p: ContinuousBernoulli, q: Pareto) -> Tensor:
-    return _infinite_like(p.probs)
 
 
 @register_kl(ContinuousBernoulli, Exponential)
@@ -711,14 +641,47 @@ def _kl_uniform_continuous_bernoulli(p: Uniform, q: ContinuousBernoulli) -> Tens
     return where(outside, ones_like(result) * math.inf, result)
 
 
+# --- the pairs PyTorch makes infinite: p's support reaches where q has no density
+
+# p's parameter whose batch shape and dtype the infinite result takes (PyTorch fills that
+# one): `loc` unless named here
+_INFINITY_LIKE = {Beta: "concentration1", ContinuousBernoulli: "probs", Exponential: "rate",
+                  Gamma: "concentration", Pareto: "scale", Poisson: "rate"}
+
+
+@register_kl(Beta, Pareto)
+@register_kl(ContinuousBernoulli, Pareto)
+@register_kl(Exponential, Beta)
 @register_kl(Exponential, ContinuousBernoulli)
+@register_kl(Exponential, Pareto)
+@register_kl(Exponential, Uniform)
+@register_kl(Gamma, Beta)
 @register_kl(Gamma, ContinuousBernoulli)
+@register_kl(Gamma, Pareto)
+@register_kl(Gamma, Uniform)
+@register_kl(Gumbel, Beta)
 @register_kl(Gumbel, ContinuousBernoulli)
+@register_kl(Gumbel, Exponential)
+@register_kl(Gumbel, Gamma)
+@register_kl(Gumbel, Pareto)
+@register_kl(Gumbel, Uniform)
+@register_kl(Laplace, Beta)
 @register_kl(Laplace, ContinuousBernoulli)
+@register_kl(Laplace, Exponential)
+@register_kl(Laplace, Gamma)
+@register_kl(Laplace, Pareto)
+@register_kl(Laplace, Uniform)
+@register_kl(Normal, Beta)
 @register_kl(Normal, ContinuousBernoulli)
+@register_kl(Normal, Exponential)
+@register_kl(Normal, Gamma)
+@register_kl(Normal, Pareto)
+@register_kl(Normal, Uniform)
+@register_kl(Pareto, Beta)
 @register_kl(Pareto, ContinuousBernoulli)
-def _kl_to_continuous_bernoulli_infinity(p: Distribution, q: ContinuousBernoulli) -> Tensor:
-    # (PyTorch fills p's first parameter; each has p's batch shape and dtype)
-    first = {Exponential: "rate", Gamma: "concentration", Pareto: "scale"}
-    kind = next((k for k in first if isinstance(p, k)), None)
-    return _infinite_like(getattr(p, first[kind] if kind else "loc"))
+@register_kl(Pareto, Uniform)
+@register_kl(Poisson, Bernoulli)
+@register_kl(Poisson, Binomial)
+def _kl_infinity(p: Distribution, q: Distribution) -> Tensor:
+    name = next((n for t, n in _INFINITY_LIKE.items() if isinstance(p, t)), "loc")
+    return _infinite_like(getattr(p, name))

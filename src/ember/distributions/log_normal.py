@@ -7,6 +7,7 @@ from . import constraints
 from .normal import Normal
 from .transformed_distribution import TransformedDistribution
 from .transforms import ExpTransform
+from .utils import delegated
 
 __all__ = ["LogNormal"]
 
@@ -24,13 +25,8 @@ class LogNormal(TransformedDistribution):
         new = self._get_checked_instance(LogNormal, _instance)
         return super().expand(batch_shape, _instance=new)
 
-    @property
-    def loc(self) -> Tensor:
-        return self.base_dist.loc
-
-    @property
-    def scale(self) -> Tensor:
-        return self.base_dist.scale
+    loc = delegated("base_dist", "loc")
+    scale = delegated("base_dist", "scale")
 
     @property
     def mean(self) -> Tensor:

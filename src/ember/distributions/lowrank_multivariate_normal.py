@@ -88,16 +88,14 @@ class LowRankMultivariateNormal(Distribution):
         super().__init__(self.loc.shape[:-1], event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(LowRankMultivariateNormal, _instance)
-        loc_shape = Size(batch_shape) + self.event_shape
+        new = self._expanded(LowRankMultivariateNormal, batch_shape, _instance)
+        loc_shape = new.batch_shape + self.event_shape
         new.loc = self.loc.expand(loc_shape)
         new.cov_diag = self.cov_diag.expand(loc_shape)
         new.cov_factor = self.cov_factor.expand(loc_shape + self.cov_factor.shape[-1:])
         new._unbroadcasted_cov_factor = self._unbroadcasted_cov_factor
         new._unbroadcasted_cov_diag = self._unbroadcasted_cov_diag
         new._capacitance_tril = self._capacitance_tril
-        Distribution.__init__(new, Size(batch_shape), self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
 
     def _full(self, m: Tensor) -> Tensor:

@@ -44,16 +44,11 @@ class MixtureSameFamily(Distribution):
                          validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        batch_shape = Size(batch_shape)
-        new = self._get_checked_instance(MixtureSameFamily, _instance)
+        new = self._expanded(MixtureSameFamily, batch_shape, _instance, "_mixture_distribution")
         new._component_distribution = self._component_distribution.expand(
-            batch_shape + (self._num_component,))
-        new._mixture_distribution = self._mixture_distribution.expand(batch_shape)
+            new.batch_shape + (self._num_component,))
         new._num_component = self._num_component
         new._event_ndims = self._event_ndims
-        Distribution.__init__(new, batch_shape, new._component_distribution.event_shape,
-                              validate_args=False)
-        new._validate_args = self._validate_args
         return new
 
     @constraints.dependent_property

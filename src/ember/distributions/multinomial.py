@@ -10,7 +10,7 @@ from . import constraints
 from .binomial import Binomial
 from .categorical import Categorical
 from .distribution import Distribution
-from .utils import broadcast_all
+from .utils import broadcast_all, delegated
 
 __all__ = ["Multinomial"]
 
@@ -29,12 +29,8 @@ class Multinomial(Distribution):
                          validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Multinomial, _instance)
-        batch_shape = Size(batch_shape)
+        new = self._expanded(Multinomial, batch_shape, _instance, "_categorical")
         new.total_count = self.total_count
-        new._categorical = self._categorical.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
 
     @constraints.dependent_property(is_discrete=True, event_dim=1)
@@ -49,17 +45,9 @@ class Multinomial(Distribution):
     def variance(self) -> Tensor:
         return self.total_count * self.probs * (1 - self.probs)
 
-    @property
-    def logits(self) -> Tensor:
-        return self._categorical.logits
-
-    @property
-    def probs(self) -> Tensor:
-        return self._categorical.probs
-
-    @property
-    def param_shape(self) -> Size:
-        return self._categorical.param_shape
+    logits = delegated("_categorical", "logits")
+    probs = delegated("_categorical", "probs")
+    param_shape = delegated("_categorical", "param_shape")
 
     def sample(self, sample_shape=Size()) -> Tensor:
         from ..ops.creation import ones_like, zeros

@@ -80,17 +80,14 @@ class MultivariateNormal(Distribution):
             self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(MultivariateNormal, _instance)
-        batch_shape = Size(batch_shape)
-        loc_shape = tuple(batch_shape) + tuple(self.event_shape)
+        new = self._expanded(MultivariateNormal, batch_shape, _instance)
+        loc_shape = tuple(new.batch_shape) + tuple(self.event_shape)
         cov_shape = loc_shape + tuple(self.event_shape)
         new.loc = self.loc.expand(loc_shape)
         new._unbroadcasted_scale_tril = self._unbroadcasted_scale_tril
         for name in ("covariance_matrix", "scale_tril", "precision_matrix"):
             if name in self.__dict__:
                 setattr(new, name, self.__dict__[name].expand(cov_shape))
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
 
     def _full(self, m: Tensor) -> Tensor:

@@ -10,12 +10,13 @@ from ..ops.random_ops import poisson
 from . import constraints
 from .distribution import Distribution
 from .gamma import Gamma
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .probs_logits import BinaryProbsLogits, expand_probs_or_logits, set_probs_or_logits
+from .utils import lazy_property
 
 __all__ = ["NegativeBinomial"]
 
 
-class NegativeBinomial(Distribution):
+class NegativeBinomial(BinaryProbsLogits, Distribution):
     arg_constraints = {"total_count": constraints.greater_than_eq(0),
                        "probs": constraints.half_open_interval(0.0, 1.0),
                        "logits": constraints.real}
@@ -23,29 +24,13 @@ class NegativeBinomial(Distribution):
 
     def __init__(self, total_count, probs=None, logits=None,
                  validate_args: bool | None = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
+        (total_count,) = set_probs_or_logits(self, probs, logits, total_count)
+        self.total_count = total_count.type_as(self._param)
         super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(NegativeBinomial, _instance)
-        batch_shape = Size(batch_shape)
-        new.total_count = self.total_count.expand(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
+        new = self._expanded(NegativeBinomial, batch_shape, _instance, "total_count")
+        expand_probs_or_logits(new, self, new.batch_shape)
         return new
 
     @property
@@ -59,14 +44,6 @@ class NegativeBinomial(Distribution):
     @property
     def variance(self) -> Tensor:
         return self.mean / (-self.logits).sigmoid()
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def param_shape(self) -> Size:

@@ -8,6 +8,7 @@ from ..ops.creation import eye
 from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
+from .utils import delegated
 
 __all__ = ["OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
@@ -29,28 +30,12 @@ class OneHotCategorical(Distribution):
                          validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(OneHotCategorical, _instance)
-        batch_shape = Size(batch_shape)
-        new._categorical = self._categorical.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(OneHotCategorical, batch_shape, _instance, "_categorical")
 
-    @property
-    def _param(self) -> Tensor:
-        return self._categorical._param
-
-    @property
-    def probs(self) -> Tensor:
-        return self._categorical.probs
-
-    @property
-    def logits(self) -> Tensor:
-        return self._categorical.logits
-
-    @property
-    def param_shape(self) -> Size:
-        return self._categorical.param_shape
+    _param = delegated("_categorical", "_param")
+    probs = delegated("_categorical", "probs")
+    logits = delegated("_categorical", "logits")
+    param_shape = delegated("_categorical", "param_shape")
 
     @property
     def mean(self) -> Tensor:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
-
 from .. import _grad_mode
 from .._tensor import Size, Tensor
 from ..ops.random_ops import poisson
@@ -22,16 +20,10 @@ class Poisson(Distribution):
 
     def __init__(self, rate, validate_args: bool | None = None) -> None:
         (self.rate,) = broadcast_all(rate)
-        scalar = isinstance(rate, numbers.Number)
-        super().__init__(Size() if scalar else self.rate.size(), validate_args=validate_args)
+        super().__init__(self.rate.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Poisson, _instance)
-        batch_shape = Size(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Poisson, batch_shape, _instance, "rate")
 
     @property
     def mean(self) -> Tensor:

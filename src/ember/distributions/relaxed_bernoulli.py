@@ -5,58 +5,33 @@ uniform u."""
 
 from __future__ import annotations
 
-import numbers
-
 from .._tensor import Size, Tensor
 from ..ops.random_ops import rand
 from . import constraints
 from .distribution import Distribution
+from .probs_logits import BinaryProbsLogits, expand_probs_or_logits, set_probs_or_logits
 from .transformed_distribution import TransformedDistribution
 from .transforms import SigmoidTransform
-from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all, clamp_probs, delegated
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
 
-class LogitRelaxedBernoulli(Distribution):
+class LogitRelaxedBernoulli(BinaryProbsLogits, Distribution):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.real
 
     def __init__(self, temperature: Tensor, probs=None, logits=None,
                  validate_args: bool | None = None) -> None:
         self.temperature = temperature
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            scalar = isinstance(probs, numbers.Number)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            scalar = isinstance(logits, numbers.Number)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        super().__init__(Size() if scalar else self._param.size(), validate_args=validate_args)
+        set_probs_or_logits(self, probs, logits)
+        super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(LogitRelaxedBernoulli, _instance)
-        batch_shape = Size(batch_shape)
+        new = self._expanded(LogitRelaxedBernoulli, batch_shape, _instance)
         new.temperature = self.temperature
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
+        expand_probs_or_logits(new, self, new.batch_shape)
         return new
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def param_shape(self) -> Size:
@@ -92,14 +67,6 @@ class RelaxedBernoulli(TransformedDistribution):
         new = self._get_checked_instance(RelaxedBernoulli, _instance)
         return super().expand(batch_shape, _instance=new)
 
-    @property
-    def temperature(self) -> Tensor:
-        return self.base_dist.temperature
-
-    @property
-    def logits(self) -> Tensor:
-        return self.base_dist.logits
-
-    @property
-    def probs(self) -> Tensor:
-        return self.base_dist.probs
+    temperature = delegated("base_dist", "temperature")
+    logits = delegated("base_dist", "logits")
+    probs = delegated("base_dist", "probs")

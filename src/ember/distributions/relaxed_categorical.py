@@ -12,7 +12,7 @@ from .categorical import Categorical
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import ExpTransform
-from .utils import broadcast_all, clamp_probs
+from .utils import broadcast_all, clamp_probs, delegated
 
 __all__ = ["ExpRelaxedCategorical", "RelaxedOneHotCategorical"]
 
@@ -30,25 +30,13 @@ class ExpRelaxedCategorical(Distribution):
                          validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(ExpRelaxedCategorical, _instance)
-        batch_shape = Size(batch_shape)
+        new = self._expanded(ExpRelaxedCategorical, batch_shape, _instance, "_categorical")
         new.temperature = self.temperature
-        new._categorical = self._categorical.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
 
-    @property
-    def param_shape(self) -> Size:
-        return self._categorical.param_shape
-
-    @property
-    def logits(self) -> Tensor:
-        return self._categorical.logits
-
-    @property
-    def probs(self) -> Tensor:
-        return self._categorical.probs
+    param_shape = delegated("_categorical", "param_shape")
+    logits = delegated("_categorical", "logits")
+    probs = delegated("_categorical", "probs")
 
     def rsample(self, sample_shape=Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)
@@ -85,14 +73,6 @@ class RelaxedOneHotCategorical(TransformedDistribution):
         new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
         return super().expand(batch_shape, _instance=new)
 
-    @property
-    def temperature(self) -> Tensor:
-        return self.base_dist.temperature
-
-    @property
-    def logits(self) -> Tensor:
-        return self.base_dist.logits
-
-    @property
-    def probs(self) -> Tensor:
-        return self.base_dist.probs
+    temperature = delegated("base_dist", "temperature")
+    logits = delegated("base_dist", "logits")
+    probs = delegated("base_dist", "probs")

@@ -52,18 +52,15 @@ class TransformedDistribution(Distribution):
                          validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(TransformedDistribution, _instance)
-        batch_shape = Size(batch_shape)
-        shape = batch_shape + self.event_shape
+        new = self._expanded(TransformedDistribution, batch_shape, _instance)
+        shape = new.batch_shape + self.event_shape
         for t in reversed(self.transforms):
             shape = t.inverse_shape(shape)
         new.base_dist = self.base_dist.expand(shape[:len(shape) - len(self.base_dist.event_shape)])
         new.transforms = self.transforms
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
 
-    @property
+    @constraints.dependent_property(is_discrete=False)
     def support(self):
         if not self.transforms:
             return self.base_dist.support

@@ -3,8 +3,6 @@ low + u * (high - low)."""
 
 from __future__ import annotations
 
-import numbers
-
 from .._tensor import Size, Tensor
 from ..ops.random_ops import rand
 from . import constraints
@@ -24,17 +22,10 @@ class Uniform(Distribution):
 
     def __init__(self, low, high, validate_args: bool | None = None) -> None:
         self.low, self.high = broadcast_all(low, high)
-        scalars = isinstance(low, numbers.Number) and isinstance(high, numbers.Number)
-        super().__init__(Size() if scalars else self.low.size(), validate_args=validate_args)
+        super().__init__(self.low.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Uniform, _instance)
-        batch_shape = Size(batch_shape)
-        new.low = self.low.expand(batch_shape)
-        new.high = self.high.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Uniform, batch_shape, _instance, "low", "high")
 
     @constraints.dependent_property(is_discrete=False, event_dim=0)
     def support(self):

@@ -1,5 +1,6 @@
 """Helpers shared by the distributions: parameter broadcasting, the probs <-> logits maps,
-and `lazy_property` (a parameter computed from the other one on first use)."""
+`lazy_property` (a parameter computed from the other one on first use), `delegated` (an
+attribute read from an inner distribution) and the packing of lower triangles."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from .. import _dtype as dt
 from .._tensor import Tensor
 from ..ops.creation import tensor
 
-__all__ = ["broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs",
+__all__ = ["broadcast_all", "clamp_probs", "delegated", "lazy_property", "logits_to_probs",
            "probs_to_logits"]
 
 
@@ -65,6 +66,13 @@ class lazy_property:
             value = self.wrapped(instance)
         setattr(instance, self.wrapped.__name__, value)
         return value
+
+
+def delegated(holder: str, name: str) -> property:
+    """A read-only property that is `self.<holder>.<name>` (LogNormal's loc is its base
+    Normal's, Multinomial's probs its Categorical's)."""
+    return property(lambda self: getattr(getattr(self, holder), name),
+                    doc=f"`{holder}.{name}`")
 
 
 def _tril_mask(n: int, diag: int, device):
