@@ -77,6 +77,7 @@ from . import distributions  # noqa: E402
 from . import optim  # noqa: E402
 from . import utils  # noqa: E402
 from . import _dynamo, accelerator, amp, backends, compiler, distributed, jit, onnx  # noqa: E402
+from . import quasirandom  # noqa: E402
 from ._runtime import *  # noqa: E402
 from .ops.creation import frombuffer  # noqa: E402
 from ._spectral import istft, stft  # noqa: E402

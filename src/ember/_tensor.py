@@ -24,7 +24,7 @@ from ._view import contiguous_strides, is_contiguous, numel, storage_extent, wra
 
 _new = object.__new__
 _grad_state = grad_mode.state
-_warned_float = [False]  # Tensor.__float__ of a tensor that requires grad warned once
+_warned_float = [False]  # float()/complex() of a tensor that requires grad warned once
 _NP_TO_DTYPE = {d.np: d for d in dt.ALL}
 
 # the C++ names PyTorch's grad-assignment message prints for a gradient's dtype
@@ -534,18 +534,25 @@ class Tensor:
         return a.item()  # (a Python float for float16 and bfloat16 too)
 
     def __float__(self) -> float:
-        if self.requires_grad and not _warned_float[0]:
-            _warned_float[0] = True  # once per process, as PyTorch's TORCH_WARN_ONCE
-            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead "
-                          "to unexpected behavior.\nConsider using tensor.detach() first.",
-                          UserWarning, stacklevel=2)
+        self._warn_scalar_of_grad()
         return float(self._scalar("float"))
 
     def __int__(self) -> int:
         return int(self._scalar("int"))
 
     def __complex__(self) -> complex:
+        self._warn_scalar_of_grad()
         return complex(self._scalar("complex"))
+
+    def _warn_scalar_of_grad(self) -> None:
+        # NOTE: torch 2.13 warns only from float() and complex() (not int(), item() or bool()),
+        # only while grad mode is on (silent under no_grad and inference_mode), and once per
+        # process for both together (one TORCH_WARN_ONCE).
+        if self.requires_grad and _grad_state.enabled and not _warned_float[0]:
+            _warned_float[0] = True
+            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead "
+                          "to unexpected behavior.\nConsider using tensor.detach() first.",
+                          UserWarning, stacklevel=3)
 
     def __bool__(self) -> bool:
         n = numel(self._shape)

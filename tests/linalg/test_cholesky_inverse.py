@@ -185,3 +185,11 @@ def test_torch_argument_names_are_accepted():
     for m in (ember, torch):
         x = m.linalg.solve_triangular(input=m.eye(2) * 2, B=m.ones(2, 1), upper=True)
         assert x.tolist() == [[0.5], [0.5]]
+
+
+def test_cholesky_solve_node_is_torchs():
+    names = []
+    for L in (ember, torch):
+        f = L.linalg.cholesky(L.eye(2, dtype=L.float64) * 2).requires_grad_()
+        names.append(type(L.cholesky_solve(L.ones(2, 1, dtype=L.float64), f).grad_fn).__name__)
+    assert names[0] == names[1] == "CholeskySolveBackward0"

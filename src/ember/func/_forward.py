@@ -19,26 +19,52 @@ from ..utils._pytree import tree_flatten, tree_unflatten
 _levels = [0]  # forward levels open now (each new one is numbered after them)
 
 
-def _check_pair(primals, tangents, fname: str) -> tuple[list, list, object]:
+_JVP = "jvp(f, primals, tangents)"
+
+
+def check_dual(p, t=None) -> None:
+    """Primal `p` and its tangent `t` refused as PyTorch's `make_dual` refuses them."""
+    if not (p.dtype.is_floating_point or p.dtype.is_complex):
+        raise ValueError(f"Expected primal to be floating point or complex, but got: {p.dtype}")
+    if t is None:
+        return
+    if not (t.dtype.is_floating_point or t.dtype.is_complex):
+        raise ValueError(f"Expected tangent to be floating point or complex, but got: "
+                         f"{t.dtype}")
+    if tuple(p.shape) != tuple(t.shape):
+        raise RuntimeError("Trying to set a forward gradient that has a different size than "
+                           "that of the original Tensor, this is not supported. Tensor is of "
+                           f"size {list(p.shape)} while the given forward gradient is of size "
+                           f"{list(t.shape)}.")
+
+
+def _check_tensors(leaves: list, argname: str) -> None:
+    if not leaves:
+        raise RuntimeError(f"{_JVP}: Expected {argname} to contain at least one Tensor.")
+    for x in leaves:
+        if not isinstance(x, Tensor):
+            raise RuntimeError(f"{_JVP}: Expected {argname} to only contain Tensors, got "
+                               f"{type(x)}")
+
+
+def _check_pair(primals, tangents) -> tuple[list, list, object]:
+    """The primals' and tangents' leaves, checked in PyTorch's order and words."""
+    from ._vmap import spec_str
+
     if not isinstance(primals, tuple):
-        raise RuntimeError(f"{fname}(f, primals, tangents): Expected primals to be a tuple. "
-                           "E.g. it should be valid to call f(*primals).")
+        raise RuntimeError(f"{_JVP}: Expected primals to be a tuple. E.g. it should be valid "
+                           "to call f(*primals).")
     p_leaves, p_spec = tree_flatten(primals)
     t_leaves, t_spec = tree_flatten(tangents)
     if p_spec != t_spec:
-        raise RuntimeError(f"{fname}(f, primals, tangents): Expected primals and tangents to "
-                           "have the same python structure.")
+        raise RuntimeError(f"{_JVP}: Expected primals and tangents to have the same python "
+                           "structure. For example, if primals is a tuple of 3 tensors, "
+                           f"tangents also must be. Got primals with structure "
+                           f"{spec_str(p_spec)} and tangents with structure {spec_str(t_spec)}")
+    _check_tensors(p_leaves, "primals")
+    _check_tensors(t_leaves, "tangents")
     for p, t in zip(p_leaves, t_leaves):
-        if not isinstance(p, Tensor) or not isinstance(t, Tensor):
-            raise RuntimeError(f"{fname}(f, primals, tangents): Expected primals and tangents "
-                               "to only contain Tensors")
-        if tuple(p.shape) != tuple(t.shape):
-            raise RuntimeError(f"{fname}(f, primals, tangents): Expected primals and tangents "
-                               f"to have the same shape, got {tuple(p.shape)} and "
-                               f"{tuple(t.shape)}")
-        if not (p.dtype.is_floating_point or p.dtype.is_complex):
-            raise RuntimeError(f"{fname}(f, primals, tangents): Expected primals to be "
-                               f"floating point or complex, got {p.dtype}")
+        check_dual(p, t)
     return p_leaves, t_leaves, p_spec
 
 
@@ -47,7 +73,7 @@ def jvp(func: Callable, primals: tuple, tangents: tuple, *, strict: bool = False
     """`(func(*primals), J tangents)`: the output and its directional derivative along
     `tangents`, in one forward pass. With `has_aux`, func returns `(output, aux)` and aux is
     returned third."""
-    p_leaves, t_leaves, spec = _check_pair(primals, tangents, "jvp")
+    p_leaves, t_leaves, spec = _check_pair(primals, tangents)
     level = JVPInterpreter(_levels[0])
     _levels[0] += 1
     try:
@@ -61,15 +87,20 @@ def jvp(func: Callable, primals: tuple, tangents: tuple, *, strict: bool = False
             aux = None
             if has_aux:
                 if not (isinstance(out, tuple) and len(out) == 2):
-                    raise RuntimeError("jvp(f, primals, tangents): output of function f should "
-                                       "be a tuple: (output, aux) if has_aux is True")
+                    raise RuntimeError(f"{_JVP}: output of function f should be a tuple: "
+                                       "(output, aux) if has_aux is True")
                 out, aux = out
+                for a in tree_flatten(aux)[0]:
+                    if not isinstance(a, Tensor):
+                        raise RuntimeError(f"Expected tensors, got unsupported type {type(a)}")
             o_leaves, o_spec = tree_flatten(out)
+            if not o_leaves or o_leaves == [None]:
+                raise RuntimeError(f"{_JVP}: Expected f to be a function that has non-empty "
+                                   f"output (got output = {o_leaves})")
             for o in o_leaves:
                 if not isinstance(o, Tensor):
-                    raise RuntimeError("jvp(f, primals, tangents): Expected f(*primals) to "
-                                       f"return only tensors, got unsupported type "
-                                       f"{type(o).__name__}")
+                    raise RuntimeError(f"{_JVP}: expected f(*primals) to return only tensors, "
+                                       f"got unsupported type {type(o)}")
             t_out = [level.tangent(o) for o in o_leaves]
             t_out = [level.below(zeros_like, o) if t is None else t
                      for t, o in zip(t_out, o_leaves)]

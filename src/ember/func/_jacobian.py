@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from .._tensor import Tensor
 from ..ops.creation import eye, zeros
 from ..utils._pytree import tree_flatten, tree_unflatten
-from ._forward import jvp
+from ._forward import check_dual, jvp
 from ._reverse import ForwardAboveVmap, _argnums_inputs, vjp
 from ._vmap import BatchedTensor, vmap
 
@@ -60,7 +61,7 @@ def jacrev(func: Callable, argnums=0, *, has_aux: bool = False, chunk_size=None,
     _check_chunk(chunk_size)
 
     def wrapper(*args, **kwargs):
-        which = _argnums_inputs(args, argnums, "jacrev")
+        which = _argnums_inputs(args, argnums)
         picked = tuple(args[i] for i in which)
         res = vjp(_restrict(func, args, kwargs, which), *picked, has_aux=has_aux)
         out, vjp_fn = res[0], res[1]
@@ -94,16 +95,19 @@ def jacfwd(func: Callable, argnums=0, has_aux: bool = False, *, randomness: str 
                            f"'same'. Got {randomness}")
 
     def wrapper(*args, **kwargs):
-        which = _argnums_inputs(args, argnums, "jacfwd")
+        which = _argnums_inputs(args, argnums)
         picked = tuple(args[i] for i in which)
         in_leaves, in_spec = tree_flatten(picked)
+        for x in in_leaves:  # (PyTorch's jvp checks them before f runs)
+            if isinstance(x, Tensor):
+                check_dual(x)
         restricted = _restrict(func, args, kwargs, which)
         out = restricted(*picked)
         aux = None
         if has_aux:
             if not (isinstance(out, tuple) and len(out) == 2):
-                raise RuntimeError("jacfwd(f, ...)(*args): output of function f should be a "
-                                   "tuple: (output, aux) if has_aux is True")
+                raise RuntimeError("jvp(f, primals, tangents): output of function f should be "
+                                   "a tuple: (output, aux) if has_aux is True")
             out, aux = out
         o_leaves, o_spec = tree_flatten(out)
         if sum(x.numel() for x in in_leaves) == 0:

@@ -24,16 +24,15 @@ from ._vmap import BatchedTensor, BatchInterpreter, ForwardAboveVmap, batched
 _depth = [0]  # reverse transforms running now (the inner ones keep their graphs)
 
 
-def _fresh(x, fname: str, shared: bool = False):
+def _fresh(x, shared: bool = False):
     """`x` as an input the tape differentiates with respect to, linked to any graph `x`
     already has (so an outer transform still reaches it). `shared`: a forward level runs
-    above the vmaps around this call (see `_forward_above_vmap`)."""
+    above the vmaps around this call (see `_forward_above_vmap`). Refused in PyTorch's
+    words (its `_create_differentiable`, then `requires_grad_`)."""
     if not isinstance(x, Tensor):
-        raise ValueError(f"{fname}: expected the differentiated inputs to be Tensors, got "
-                         f"{type(x).__name__}")
+        raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
     if not (x.dtype.is_floating_point or x.dtype.is_complex):
-        raise RuntimeError(f"{fname}: only Tensors of floating point dtype can require "
-                           f"gradients, got {x.dtype}")
+        raise RuntimeError("only Tensors of floating point dtype can require gradients")
     if shared:
         if isinstance(x, BatchedTensor):
             raise ForwardAboveVmap(lvl for lvl, _ in _levels_of(x))
@@ -269,12 +268,16 @@ def _rebatch(g, like):
     return g
 
 
-def _split_aux(out, has_aux: bool, fname: str):
+def _split_aux(out, has_aux: bool, where: str):
+    """`(output, aux)`; `where` names the call in PyTorch's message ("vjp(f, *primals)")."""
     if not has_aux:
         return out, None
     if not (isinstance(out, tuple) and len(out) == 2):
-        raise RuntimeError(f"{fname}(f, ...)(*args): output of function f should be a tuple: "
-                           "(output, aux) if has_aux is True")
+        raise RuntimeError(f"{where}: output of function f should be a tuple: (output, aux) "
+                           "if has_aux is True")
+    for a in tree_flatten(out[1])[0]:  # (aux holds tensors only, as PyTorch requires)
+        if not isinstance(a, Tensor):
+            raise RuntimeError(f"Expected tensors, got unsupported type {type(a)}")
     return out
 
 
@@ -288,8 +291,9 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
         _depth[0] += 1
         try:
             shared = _forward_above_vmap()
-            ins = [_fresh(x, "vjp", shared) for x in leaves]
-            out, aux = _split_aux(func(*tree_unflatten(ins, spec)), has_aux, "vjp")
+            ins = [_fresh(x, shared) for x in leaves]
+            out, aux = _split_aux(func(*tree_unflatten(ins, spec)), has_aux,
+                                  "vjp(f, *primals)")
         finally:
             _depth[0] -= 1
     out_leaves, out_spec = tree_flatten(out)
@@ -297,8 +301,8 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
     keep = keep or _outer_graph(out_leaves, ins)
     for o in out_leaves:
         if not isinstance(o, Tensor):
-            raise RuntimeError(f"vjp(f, *primals): Expected f to be a function that has only "
-                               f"Tensors as outputs, got {type(o).__name__}")
+            raise RuntimeError(f"vjp(f, *primals): expected f(*primals) to return only "
+                               f"tensors, got unsupported type {type(o)}")
 
     def vjp_fn(cotangents, *, retain_graph: bool = True):
         ct_leaves, ct_spec = tree_flatten(cotangents)
@@ -306,11 +310,10 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
             raise RuntimeError("Expected pytree structure of cotangents to be the same as "
                                f"pytree structure of outputs to the function. cotangents: "
                                f"{ct_spec!r}, primal output: {out_spec!r}")
-        for o, c in zip(out_leaves, ct_leaves):
+        for i, (o, c) in enumerate(zip(out_leaves, ct_leaves)):
             if tuple(o.shape) != tuple(c.shape):
-                raise RuntimeError(f"Mismatch in shape: grad_output has a shape of "
-                                   f"{tuple(c.shape)} and output has a shape of "
-                                   f"{tuple(o.shape)}.")
+                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
+                                   f"{c.shape} and output[{i}] has a shape of {o.shape}.")
         with grad_mode.enable_grad():
             gs = _gradients(out_leaves, ins, ct_leaves, retain=retain_graph, keep=keep)
         return tree_unflatten([_release(g, keep) for g in gs], spec)
@@ -321,21 +324,24 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
     return result, vjp_fn, tree_map(lambda a: _release(a, keep), aux)
 
 
-def _argnums_inputs(args: tuple, argnums, fname: str) -> tuple:
-    if isinstance(argnums, int):
-        picked = (argnums,)
-    elif isinstance(argnums, tuple) and argnums and all(isinstance(a, int) for a in argnums):
-        picked = argnums
-    else:
-        raise RuntimeError(f"{fname}: argnums must be int or Tuple[int, ...], got: {argnums!r}")
+def _argnums_inputs(args: tuple, argnums) -> tuple:
+    """The positions `argnums` picks, checked in PyTorch's order and words (its
+    `_slice_argnums`: the type, then each argnum, then uniqueness of the wrapped ones)."""
+    if not isinstance(argnums, (int, tuple)):
+        raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
     n = len(args)
     out = []
-    for a in picked:
+    for a in (argnums,) if isinstance(argnums, int) else argnums:
+        if not isinstance(a, int):
+            raise RuntimeError(f"argnum must be int, got: {type(a)}")
         if not -n <= a < n:
             raise RuntimeError(f"Got argnum={a}, but only {n} positional inputs")
         out.append(a % n)
-    if len(set(out)) != len(out):
-        raise RuntimeError(f"{fname}: argnums must be unique, got {argnums}")
+    if isinstance(argnums, tuple):
+        if not out:
+            raise RuntimeError("argnums must be non-empty")
+        if len(set(out)) != len(out):
+            raise RuntimeError(f"argnums elements must be unique, got {tuple(out)}")
     return tuple(out)
 
 
@@ -344,25 +350,26 @@ def grad_and_value(func: Callable, argnums=0, has_aux: bool = False) -> Callable
     positional arguments `argnums` (an int, or a tuple: then a tuple of gradients); each
     argument may be a pytree of tensors. With `has_aux`, value is `(output, aux)`."""
     def wrapper(*args, **kwargs):
-        which = _argnums_inputs(args, argnums, "grad_and_value")
+        which = _argnums_inputs(args, argnums)
         flat = {i: tree_flatten(args[i]) for i in which}
         keep = _keeps([x for i in which for x in flat[i][0]])
         with grad_mode.enable_grad():
             _depth[0] += 1
             try:
                 shared = _forward_above_vmap()
-                fresh = {i: [_fresh(x, "grad_and_value", shared) for x in flat[i][0]]
-                         for i in which}
+                fresh = {i: [_fresh(x, shared) for x in flat[i][0]] for i in which}
                 call = tuple(tree_unflatten(fresh[i], flat[i][1]) if i in fresh else a
                              for i, a in enumerate(args))
-                out, aux = _split_aux(func(*call, **kwargs), has_aux, "grad_and_value")
-                if not isinstance(out, Tensor) or out.dim() != 0:
-                    got = f"tensor with {out.dim()} dims" if isinstance(out, Tensor) else \
-                        type(out).__name__
+                out, aux = _split_aux(func(*call, **kwargs), has_aux,
+                                      "grad_and_value(f)(*args)")
+                if not isinstance(out, Tensor):
+                    raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return "
+                                       f"a Tensor, got {type(out)}")
+                if out.dim() != 0:
                     raise RuntimeError(
                         f"grad_and_value(f)(*args): Expected f(*args) to return a scalar "
-                        f"Tensor, got {got}. Maybe you wanted to use the vjp or jacrev APIs "
-                        "instead?")
+                        f"Tensor, got tensor with {out.dim()} dims. Maybe you wanted to use "
+                        "the vjp or jacrev APIs instead?")
                 _check_shared(shared, [out])
                 ins = [x for i in which for x in fresh[i]]
                 keep = keep or _outer_graph([out], ins)

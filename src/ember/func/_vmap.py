@@ -11,6 +11,7 @@ is an ordinary tensor to an inner one.
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 from .. import _tensor as T
@@ -34,24 +35,30 @@ from ..ops.registry import InplacePrimitive
 from ..random import get_rng_state, set_rng_state
 from ..utils._pytree import tree_flatten, tree_unflatten
 
+# PyTorch's words for reading a batched tensor's values inside vmap
+_ITEM = ("vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over "
+         "calling .item() on a Tensor, please try to rewrite what you're doing with other "
+         "operations. If error is occurring somewhere inside PyTorch internals, please file a "
+         "bug report.")
+_CONTROL_FLOW = ("vmap: It looks like you're attempting to use a Tensor in some data-dependent "
+                 "control flow. We don't support that yet, please file an issue at "
+                 "https://github.com/pytorch/pytorch/issues .")
+_NO_STORAGE = "Cannot access data pointer of Tensor that doesn't have storage"
+
 
 class BatchedTensor(Tensor):
     """One example's view of a batch inside vmap (see the module docstring). Its data is
-    only reachable through ops: reading values (`item()`, `bool()`, printing) raises."""
+    only reachable through ops: reading values (`item()`, `bool()`, `tolist()`) raises, in
+    PyTorch's words."""
 
     __slots__ = ()
     _is_wrapper = True
 
     def _array(self):
-        raise RuntimeError(
-            "vmap: the function reads a tensor's values (data-dependent control flow, "
-            "item(), tolist(), numpy()), which is not possible inside vmap: inside it a "
-            "tensor stands for a whole batch. Express the computation with tensor ops.")
+        raise RuntimeError(_NO_STORAGE)
 
-    def item(self):
-        raise RuntimeError(
-            "vmap: item() was called on a batched tensor; inside vmap a tensor holds one "
-            "value per example. Use tensor ops instead of Python numbers.")
+    def item(self):  # (float(), int(), complex() and indexing with it come here too)
+        raise RuntimeError(_ITEM)
 
     def tolist(self):
         self._array()
@@ -60,7 +67,12 @@ class BatchedTensor(Tensor):
         self._array()
 
     def __bool__(self):
-        self._array()
+        raise RuntimeError(_CONTROL_FLOW)
+
+    def __format__(self, spec: str) -> str:
+        if not self._shape:  # (PyTorch formats a 0-d tensor through item(): it raises)
+            self.item()
+        return object.__format__(self, spec)
 
     def __repr__(self) -> str:
         return (f"BatchedTensor(lvl={self._level}, bdim={self._bdim}, "
@@ -128,9 +140,9 @@ class BatchInterpreter(Interpreter):
 
     def _refuse_random(self):
         raise RuntimeError(
-            "vmap: a random operation ran inside vmap with randomness='error'. Pass "
-            "randomness='same' (one draw shared by the whole batch) or 'different' (one "
-            "draw per example) to vmap, or draw outside it.")
+            "vmap: called random operation while in randomness error mode. Please either use "
+            "the 'same' or 'different' randomness flags on vmap or perform the randomness "
+            "operation out of vmap")
 
     def _random(self, prim, args: tuple, params: dict):
         """A random op under this level's policy, or _AS_ANY_OP where it batches as any op.
@@ -274,18 +286,102 @@ class BatchInterpreter(Interpreter):
         return args[0]
 
 
-def _in_dims_tree(in_dims, args) -> list:
-    """One in_dim per argument (an int or None broadcasts over the argument's pytree)."""
-    if isinstance(in_dims, int) or in_dims is None:
-        return [in_dims] * len(args)
-    if not isinstance(in_dims, tuple):
-        raise ValueError(f"vmap: expected `in_dims` to be int or a (potentially nested) "
+def _get_name(func) -> str:
+    """The name PyTorch's vmap messages give `func`."""
+    if hasattr(func, "__name__"):
+        return func.__name__
+    if isinstance(func, functools.partial):
+        return f"functools.partial({_get_name(func.func)}, ...)"
+    return repr(func)
+
+
+def spec_str(spec, indent: int = 0) -> str:
+    """A pytree spec as PyTorch's `TreeSpec` prints it (its messages quote specs)."""
+    if spec.type is None:
+        return "*"
+    if spec.context is None:
+        name, context = spec.type.__name__, "None"
+    elif issubclass(spec.type, dict):
+        name, context = spec.type.__name__, repr(list(spec.context))
+    else:  # a namedtuple, its class the context
+        name, context = "namedtuple", repr(spec.context)
+    indent += 2
+    children = (",\n" + " " * indent).join(spec_str(c, indent) for c in spec.children)
+    return f"TreeSpec({name}, {context}, [{children}])"
+
+
+def _broadcast_to_and_flatten(prefix, spec) -> list | None:
+    """`prefix` (in_dims or out_dims: a tree whose leaves stand for whole subtrees of the
+    tree of structure `spec`) as one entry per leaf of that tree; None when the structures
+    do not match (PyTorch's pytree `_broadcast_to_and_flatten`)."""
+    out: list = []
+
+    def go(p, s) -> bool:
+        ps = tree_flatten(p)[1]
+        if ps.type is None:
+            out.extend([p] * s.num_leaves)
+            return True
+        if ps.type is not s.type or len(ps.children) != len(s.children):
+            return False
+        if issubclass(s.type, dict):
+            if set(p) != set(s.context):
+                return False
+            return all(go(p[k], c) for k, c in zip(s.context, s.children))
+        return all(go(c, cs) for c, cs in zip(p, s.children))
+
+    return out if go(prefix, spec) else None
+
+
+def _process_inputs(func, in_dims, args) -> tuple:
+    """`(batch size, one in_dim per leaf (non-negative), the leaves, the args' spec)`, the
+    inputs checked as PyTorch's `_process_batched_inputs` checks them, in its words."""
+    where = f"vmap({_get_name(func)}, in_dims={in_dims}, ...)(<inputs>)"
+    if not isinstance(in_dims, (int, tuple)):
+        raise ValueError(f"{where}: expected `in_dims` to be int or a (potentially nested) "
                          f"tuple matching the structure of inputs, got: {type(in_dims)}.")
-    if len(in_dims) != len(args):
-        raise ValueError(f"vmap: in_dims is not compatible with the structure of `inputs`. "
-                         f"in_dims has {len(in_dims)} entries but there are {len(args)} "
-                         "positional arguments.")
-    return list(in_dims)
+    if len(args) == 0:
+        raise ValueError(f"vmap({_get_name(func)})(<inputs>): got no inputs. Maybe you forgot "
+                         "to add inputs, or you are trying to vmap over a function with no "
+                         "inputs. The latter is unsupported.")
+    leaves, spec = tree_flatten(args)
+    dims = _broadcast_to_and_flatten(in_dims, spec)
+    if dims is None:
+        raise ValueError(f"{where}: in_dims is not compatible with the structure of `inputs`. "
+                         f"in_dims has structure {spec_str(tree_flatten(in_dims)[1])} but "
+                         f"inputs has structure {spec_str(spec)}.")
+    for i, (x, d) in enumerate(zip(leaves, dims)):
+        if not isinstance(d, int) and d is not None:
+            raise ValueError(f"{where}: Got in_dim={d} for an input but in_dim must be either "
+                             "an integer dimension or None.")
+        if isinstance(d, int) and not isinstance(x, Tensor):
+            raise ValueError(f"{where}: Got in_dim={d} for an input but the input is of type "
+                             f"{type(x)}. We cannot vmap over non-Tensor arguments, please "
+                             "use None as the respective in_dim")
+        if d is not None and (d < -x.dim() or d >= x.dim()):
+            raise ValueError(f"{where}: Got in_dim={d} for some input, but that input is a "
+                             f"Tensor of dimensionality {x.dim()} so expected in_dim to "
+                             f"satisfy -{x.dim()} <= in_dim < {x.dim()}.")
+        if d is not None and d < 0:
+            dims[i] = d % x.dim()
+    sizes = [x.shape[d] for x, d in zip(leaves, dims) if d is not None]
+    if not sizes:
+        raise ValueError("vmap: Expected at least one Tensor to vmap over")
+    if any(n != sizes[0] for n in sizes):
+        raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped "
+                         f"dimension, got sizes {sizes} for the mapped dimension")
+    return sizes[0], dims, leaves, spec
+
+
+def _check_out_dims(out_dims, func) -> None:
+    """out_dims must be an int or a tree of ints and Nones (checked per call, as PyTorch)."""
+    if isinstance(out_dims, int):
+        return
+    for d in tree_flatten(out_dims)[0]:
+        if d is not None and not isinstance(d, int):
+            raise ValueError(
+                f"vmap({_get_name(func)}, ..., out_dims={out_dims}): `out_dims` must be an "
+                "int, None or a python collection of ints representing where in the outputs "
+                "the vmapped dimension should appear.")
 
 
 _depth = [0]  # vmap levels open now
@@ -304,45 +400,10 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
                          f"{chunk_size})")
 
     def wrapped(*args, **kwargs):
-        dims = _in_dims_tree(in_dims, args)
-        leaves, ldims = [], []
-        specs = []
-        for a, d in zip(args, dims):
-            al, spec = tree_flatten(a)
-            specs.append(spec)
-            if isinstance(d, (int, type(None))):
-                dl = [d] * len(al)
-            else:
-                dl = tree_flatten(d)[0]
-                if len(dl) != len(al):
-                    raise ValueError("vmap: in_dims is not compatible with the structure of "
-                                     "`inputs`.")
-            leaves.extend(al)
-            ldims.extend(dl)
-        size = None
-        for x, d in zip(leaves, ldims):
-            if d is None:
-                continue
-            if not isinstance(x, Tensor):
-                raise ValueError(f"vmap: Got in_dim={d} for an input but the input is of type "
-                                 f"{type(x)}. We cannot vmap over non-Tensor arguments, please "
-                                 "use None as the respective in_dim")
-            if not -x.dim() <= d < max(x.dim(), 1):
-                raise ValueError(f"vmap: Got in_dim={d} for some input, but that input is a "
-                                 f"Tensor of dimensionality {x.dim()} so expected in_dim to "
-                                 f"satisfy -{x.dim()} <= in_dim < {x.dim()}.")
-            n = x.shape[d]
-            if size is not None and n != size:
-                raise ValueError(f"vmap: Expected all tensors to have the same size in the "
-                                 f"mapped dimension, got sizes {size} and {n} for the mapped "
-                                 "dimension")
-            size = n
-        if size is None:
-            raise ValueError("vmap: at least one input must be batched: every in_dim is None "
-                             "or every input is a non-Tensor.")
+        _check_out_dims(out_dims, func)
+        size, ldims, leaves, spec = _process_inputs(func, in_dims, args)
         if chunk_size is None or chunk_size >= size:
-            return _run_or_loop(func, args, kwargs, leaves, ldims, specs, size, out_dims,
-                                randomness)
+            return _run_or_loop(func, kwargs, leaves, ldims, spec, size, out_dims, randomness)
         parts = []
         # under 'same', every chunk draws what the first did (PyTorch restores the default
         # generator's state before each chunk); under 'different' the chunks draw in turn
@@ -353,24 +414,32 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
             n = min(chunk_size, size - start)
             cl = [x.narrow(d % x.dim(), start, n) if d is not None else x
                   for x, d in zip(leaves, ldims)]
-            parts.append(_run_or_loop(func, args, kwargs, cl, ldims, specs, n, out_dims,
-                                      randomness))
+            parts.append(_run_or_loop(func, kwargs, cl, ldims, spec, n, out_dims, randomness))
         p_leaves = [tree_flatten(p)[0] for p in parts]
-        spec = tree_flatten(parts[0])[1]
-        od = _out_dims_list(out_dims, len(p_leaves[0]))
+        od = _out_dims_list(out_dims, parts[0], func)
         return tree_unflatten([cat([pl[k] for pl in p_leaves], dim=od[k])
-                               for k in range(len(p_leaves[0]))], spec)
+                               for k in range(len(p_leaves[0]))], tree_flatten(parts[0])[1])
 
     return wrapped
 
 
-def _out_dims_list(out_dims, n: int) -> list:
-    if isinstance(out_dims, int) or out_dims is None:
-        return [out_dims] * n
-    flat = tree_flatten(out_dims)[0]
-    if len(flat) != n:
-        raise ValueError(f"vmap: out_dims is not compatible with the structure of `outputs`: "
-                         f"{len(flat)} out_dims for {n} outputs.")
+def _out_dims_list(out_dims, out, func) -> list:
+    """One out_dim per leaf of the output `out` (PyTorch's `_unwrap_batched`: a single
+    Tensor output takes an int, None or a 1-tuple)."""
+    spec = tree_flatten(out)[1]
+    if isinstance(out, Tensor):
+        if isinstance(out_dims, int) or out_dims is None:
+            return [out_dims]
+        if isinstance(out_dims, tuple) and len(out_dims) == 1:
+            return list(out_dims)
+        flat = None
+    else:
+        flat = _broadcast_to_and_flatten(out_dims, spec)
+    if flat is None:
+        raise ValueError(
+            f"vmap({_get_name(func)}, ..., out_dims={out_dims})(<inputs>): out_dims is not "
+            "compatible with the structure of `outputs`. out_dims has structure "
+            f"{spec_str(tree_flatten(out_dims)[1])} but outputs has structure {spec_str(spec)}.")
     return flat
 
 
@@ -389,9 +458,9 @@ class ForwardAboveVmap(Exception):
             "forward level")
 
 
-def _run_or_loop(func, args, kwargs, leaves, ldims, specs, size, out_dims, randomness):
+def _run_or_loop(func, kwargs, leaves, ldims, spec, size, out_dims, randomness):
     try:
-        return _run(func, args, kwargs, leaves, ldims, specs, size, out_dims, randomness)
+        return _run(func, kwargs, leaves, ldims, spec, size, out_dims, randomness)
     except ForwardAboveVmap as e:
         if _depth[0] + 1 not in e.levels:  # (this vmap's level: _run has closed it)
             raise
@@ -402,42 +471,42 @@ def _run_or_loop(func, args, kwargs, leaves, ldims, specs, size, out_dims, rando
                           "the results are stacked (slow).", stacklevel=4)
         outs = []
         for b in range(size):
-            sl = [x.select(d % x.dim(), b) if d is not None else x
-                  for x, d in zip(leaves, ldims)]
-            it = iter(sl)
-            call = [tree_unflatten([next(it) for _ in range(s.num_leaves)], s) for s in specs]
-            outs.append(func(*call, **kwargs))
+            sl = [x.select(d, b) if d is not None else x for x, d in zip(leaves, ldims)]
+            outs.append(func(*tree_unflatten(sl, spec), **kwargs))
         o_leaves = [tree_flatten(o)[0] for o in outs]
-        od = _out_dims_list(out_dims, len(o_leaves[0]))
+        od = _out_dims_list(out_dims, outs[0], func)
         res = [stack([ol[k] for ol in o_leaves], dim=od[k]) if od[k] is not None
                else o_leaves[0][k] for k in range(len(o_leaves[0]))]
         return tree_unflatten(res, tree_flatten(outs[0])[1])
 
 
-def _run(func, args, kwargs, leaves, ldims, specs, size, out_dims, randomness):
+def _run(func, kwargs, leaves, ldims, spec, size, out_dims, randomness):
     _depth[0] += 1
     level = _depth[0]
     interp = BatchInterpreter(level, size, randomness)
+    name = _get_name(func)
     try:
         with interpret(interp):
-            wrapped = [batched(x, d % x.dim(), level) if d is not None else x
+            wrapped = [batched(x, d, level) if d is not None else x
                        for x, d in zip(leaves, ldims)]
-            it = iter(wrapped)
-            call = [tree_unflatten([next(it) for _ in range(s.num_leaves)], s) for s in specs]
-            out = func(*call, **kwargs)
+            out = func(*tree_unflatten(wrapped, spec), **kwargs)
         o_leaves, o_spec = tree_flatten(out)
-        od = _out_dims_list(out_dims, len(o_leaves))
+        od = _out_dims_list(out_dims, out, func)
         res = []
         for o, d in zip(o_leaves, od):
-            if not isinstance(o, Tensor):
-                raise ValueError(f"vmap: `{getattr(func, '__name__', 'f')}` must only return "
-                                 f"Tensors, got type {type(o)}. Did you mean to set out_dims= "
-                                 "to None for output?")
-            if isinstance(o, BatchedTensor) and o._level == level:
-                v = o._value
-                res.append(v.movedim(o._bdim, d) if d is not None and d != o._bdim else v)
-            elif d is None:
+            mine = isinstance(o, BatchedTensor) and o._level == level
+            if d is None:
+                if mine:
+                    raise ValueError(f"vmap({name}, ...): `{name}` can not return a "
+                                     "BatchedTensor when out_dim is None")
                 res.append(o)
+            elif not isinstance(o, Tensor):
+                raise ValueError(f"vmap({name}, ...): `{name}` must only return Tensors, got "
+                                 f"type {type(o)}. Did you mean to set out_dims= to None for "
+                                 "output?")
+            elif mine:
+                v = o._value
+                res.append(v.movedim(o._bdim, d) if d != o._bdim else v)
             else:  # the same for every example: broadcast it over the batch
                 res.append(o.unsqueeze(d).expand(*_shape_with(o.shape, d, size)))
     finally:

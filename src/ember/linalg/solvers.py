@@ -390,7 +390,12 @@ def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False, *, out=None) -> Te
     other = L.tril(-1) if upper else L.triu(1)
     F = (L.triu() if upper else L.tril()) + (other - other.detach())
     first, second = (F.mH, F) if upper else (F, F.mH)
-    return write_out(solve(second, solve(first, B)), out)
+    res = solve(second, solve(first, B))
+    if res.grad_fn is not None:
+        from ..ops.registry import rename_node
+
+        rename_node(res.grad_fn, "CholeskySolveBackward0")
+    return write_out(res, out)
 
 
 @torch_args("cholesky_inverse", flags=("upper",))

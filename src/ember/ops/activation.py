@@ -17,6 +17,7 @@ import numbers
 
 import numpy as np
 
+from .. import _grad_mode as grad_mode
 from .. import native
 from .._tensor import Tensor
 from .._view import broadcast_shapes
@@ -33,6 +34,7 @@ from .unary import (
     cj,
     defjvp1,
     lowp,
+    named_vjp,
     not_implemented,
     unary,
     unary_p,
@@ -234,11 +236,18 @@ def _hardtanh_kernel(a, min_val=-1.0, max_val=1.0):
 
 
 hardtanh_p = unary("hardtanh", _hardtanh_kernel)
-# (g where the slope is 1, else 0 selected, as PyTorch's: an infinite or NaN g gives 0)
-defvjp(hardtanh_p, lambda g, out, x, min_val, max_val:
-       _where((x > min_val) & (x < max_val), g, 0.0))
-defjvp1(hardtanh_p, lambda t, out, x, min_val, max_val:
-        _where((x > min_val) & (x < max_val), t, 0.0))
+
+
+def _hardtanh_grad(g, out, x, min_val, max_val):
+    # NOTE: PyTorch's hardtanh_backward, `x <= min || x >= max ? 0 : g` (a NaN x keeps g; an
+    # infinite or NaN g outside gives 0), as two threshold_backward selects, so that the
+    # result depends on x (with derivative 0) as PyTorch's does: a create_graph=True
+    # gradient requires grad even though its own derivative is zero.
+    return threshold_grad(threshold_grad(g, x, min_val), -x, -max_val)
+
+
+defvjp(hardtanh_p, named_vjp("HardtanhBackwardBackward0", _hardtanh_grad))
+defjvp1(hardtanh_p, _hardtanh_grad)
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
@@ -507,7 +516,7 @@ def _gelu_grad(g, out, x, approximate="none"):
 
 # PyTorch's gelu_backward reads the input only (GELU then an in-place op trains); the output
 # is kept as a shortcut to Phi(x), recomputed if an in-place op overwrote it.
-defvjp(gelu_p, _gelu_grad, cache_output=True)
+defvjp(gelu_p, named_vjp("GeluBackwardBackward0", _gelu_grad), cache_output=True)
 defjvp1(gelu_p, _gelu_grad)  # (real only: the same product with the tangent)
 
 
@@ -563,7 +572,7 @@ def _softplus_grad(g, out, x, beta, threshold):
     return _where(x * beta > threshold, g, g * (x * beta).sigmoid())
 
 
-defvjp(softplus_p, _softplus_grad)
+defvjp(softplus_p, named_vjp("SoftplusBackwardBackward0", _softplus_grad))
 defjvp1(softplus_p, _softplus_grad)
 
 
@@ -609,7 +618,15 @@ def _leaky_relu_grad(g, out, x, negative_slope):
     return _where(x > 0, g, g * negative_slope)
 
 
-defvjp(leaky_relu_p, _leaky_relu_grad)
+def _leaky_relu_vjp(g, out, x, negative_slope):
+    if x.requires_grad and grad_mode.state.enabled:
+        # (create_graph=True: the positive side's g selected by threshold_backward on x, so
+        # that the result depends on x with derivative 0, as PyTorch's leaky_relu_backward)
+        return _where(x > 0, threshold_grad(g, x, 0), g * negative_slope)
+    return _leaky_relu_grad(g, out, x, negative_slope)
+
+
+defvjp(leaky_relu_p, named_vjp("LeakyReluBackwardBackward0", _leaky_relu_vjp))
 defjvp1(leaky_relu_p, _leaky_relu_grad)
 
 
@@ -634,15 +651,20 @@ def _elu_kernel(a, alpha=1.0, scale=1.0, input_scale=1.0):
 
 
 def _elu_grad(g, out, x, alpha, scale, input_scale):
-    neg = g * (scale * alpha * input_scale) * (x * input_scale).exp()
-    return _where(x > 0, g * scale, neg)
+    # NOTE: PyTorch's elu_backward: x <= 0 ? g * scale * alpha * input_scale *
+    # exp(x * input_scale) : g * scale (a NaN x takes the linear side). Its own derivative in
+    # x is nonzero only where x < 0 (elu_double_backward's mask), so the exponential reads x
+    # there only: 0 at x = 0, and no inf or NaN from the unused side (x NaN or large).
+    neg_x = _where(x < 0, x, 0.0)
+    neg = g * (scale * alpha * input_scale) * (neg_x * input_scale).exp()
+    return _where(x <= 0, neg, g * scale)
 
 
 # elu, selu and celu are one ELU with its constants; PyTorch names celu's node apart
 elu_p = unary("elu", _elu_kernel)
 celu_p = unary("celu", _elu_kernel)
-for _m in (elu_p, celu_p):
-    defvjp(_m, _elu_grad)
+for _m in (elu_p, celu_p):  # (both differentiate with elu_backward)
+    defvjp(_m, named_vjp("EluBackwardBackward0", _elu_grad))
     defjvp1(_m, _elu_grad)
 
 
@@ -719,7 +741,7 @@ def _hardswish_grad(g, out, x):
     return _where(x < -3, 0.0, _where(x <= 3, g * (x / 3 + 0.5), g))
 
 
-defvjp(hardswish_p, _hardswish_grad)
+defvjp(hardswish_p, named_vjp("HardswishBackwardBackward0", _hardswish_grad))
 defjvp1(hardswish_p, _hardswish_grad)
 
 
@@ -734,7 +756,7 @@ def _logsigmoid_kernel(a):
 
 
 logsigmoid_p = unary("log_sigmoid", _logsigmoid_kernel, grad_name="LogSigmoidBackward0")
-defvjp(logsigmoid_p, lambda g, out, x: g * (-x).sigmoid())
+defvjp(logsigmoid_p, named_vjp("LogSigmoidBackwardBackward0", lambda g, out, x: g * (-x).sigmoid()))
 defjvp1(logsigmoid_p, lambda t, out, x: t * (-x).sigmoid())
 
 

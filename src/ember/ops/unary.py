@@ -39,6 +39,7 @@ from .registry import (
     deflower,
     defvjp,
     nondifferentiable,
+    rename_node,
 )
 
 FLOAT, SAME, BOOL = "float", "same", "bool"
@@ -168,6 +169,20 @@ def zero_tangent(t, out, x, **params):
     return zeros_like(t)
 
 
+def named_vjp(name: str, rule):
+    """VJP rule `rule`, its result's node renamed `name`: PyTorch differentiates these ops
+    with one derivative op (tanh_backward ...), so a create_graph=True gradient's grad_fn
+    is that op's node (`TanhBackwardBackward0`), not the last step of ember's composite."""
+    def named(g, out, *inputs, **params):
+        r = rule(g, out, *inputs, **params)
+        if r is not None and r.grad_fn is not None and r is not g and all(
+                r is not x for x in inputs):
+            rename_node(r.grad_fn, name)
+        return r
+
+    return named
+
+
 # --- the core functions, each with its derivatives ---------------------------------------
 # (The JVPs multiply by f'(x) itself where the VJPs multiply by its conjugate: a
 # holomorphic map's tangent is f'(z) t.)
@@ -202,7 +217,8 @@ defjvp1(cos_p, lambda t, out, x: -t * x.sin())
 
 tanh_p = unary("tanh", lowp(np.tanh))
 deflower(tanh_p, "ember_tanh_t({0})", ulps=3)
-defvjp(tanh_p, lambda g, out, x: g * cj(1 - out * out), reads=((),), save_output=True)
+defvjp(tanh_p, named_vjp("TanhBackwardBackward0", lambda g, out, x: g * cj(1 - out * out)),
+       reads=((),), save_output=True)
 defjvp1(tanh_p, lambda t, out, x: t * (1 - out * out))
 
 
@@ -217,7 +233,8 @@ def _sigmoid_kernel(a):
 
 sigmoid_p = unary("sigmoid", _sigmoid_kernel)
 deflower(sigmoid_p, "ember_sigmoid_t({0})", ulps=3)
-defvjp(sigmoid_p, lambda g, out, x: g * cj(out * (1 - out)), reads=((),), save_output=True)
+defvjp(sigmoid_p, named_vjp("SigmoidBackwardBackward0", lambda g, out, x: g * cj(out * (1 - out))),
+       reads=((),), save_output=True)
 defjvp1(sigmoid_p, lambda t, out, x: t * (out * (1 - out)))
 
 

@@ -34,6 +34,7 @@ from .unary import (
     cj,
     defjvp1,
     lowp,
+    named_vjp,
     unary,
     unary_api,
     unary_p,
@@ -66,7 +67,9 @@ defvjp(rsqrt_p, lambda g, out, x: -0.5 * g * cj(out * out * out), reads=((),),
 defjvp1(rsqrt_p, lambda t, out, x: -0.5 * t * (out * out * out))
 
 exp2_p = unary("exp2", _real_or_complex(np.exp2, lambda a: np.power(2, a)))
-defvjp(exp2_p, lambda g, out, x: g * cj(out) * LN2, reads=((),), save_output=True)
+# (PyTorch's formula ends in a Tensor-times-Scalar mul: its node is MulBackward1)
+defvjp(exp2_p, named_vjp("MulBackward1", lambda g, out, x: g * cj(out) * LN2), reads=((),),
+       save_output=True)
 defjvp1(exp2_p, lambda t, out, x: t * out * LN2)
 
 expm1_p = unary("expm1", lowp(np.expm1))
@@ -82,7 +85,7 @@ log10_p = unary("log10", lowp(np.log10))
 defvjp(log10_p, lambda g, out, x: g / cj(x * LN10))
 defjvp1(log10_p, lambda t, out, x: t / (x * LN10))
 
-log1p_p = unary("log1p", lowp(np.log1p))
+log1p_p = unary("log1p", lowp(np.log1p), grad_name="Log1PBackward0")  # (torch's "P")
 deflower(log1p_p, "ember_log1p_t({0})", ulps=2)
 defvjp(log1p_p, lambda g, out, x: g / cj(x + 1))
 defjvp1(log1p_p, lambda t, out, x: t / (x + 1))
