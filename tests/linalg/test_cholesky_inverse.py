@@ -189,7 +189,8 @@ def test_torch_argument_names_are_accepted():
 
 def test_cholesky_solve_node_is_torchs():
     names = []
-    for L in (ember, torch):
-        f = L.linalg.cholesky(L.eye(2, dtype=L.float64) * 2).requires_grad_()
-        names.append(type(L.cholesky_solve(L.ones(2, 1, dtype=L.float64), f).grad_fn).__name__)
+    for lib in (ember, torch):
+        f = lib.linalg.cholesky(lib.eye(2, dtype=lib.float64) * 2).requires_grad_()
+        x = lib.cholesky_solve(lib.ones(2, 1, dtype=lib.float64), f)
+        names.append(type(x.grad_fn).__name__)
     assert names[0] == names[1] == "CholeskySolveBackward0"

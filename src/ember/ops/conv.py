@@ -16,6 +16,8 @@ the output gradient summed over all but the channel dim.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import _dtype as dt
@@ -27,7 +29,7 @@ from . import _conv_native as N
 from ._batching import batch_size, batched
 from ._common import c_type_name, type_name
 from .reduce import sum_to_size
-from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp
+from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp, rename_node
 
 _LOW = (np.dtype(np.float16), dt.bfloat16.np)
 
@@ -254,6 +256,69 @@ defbatch(conv_input_grad_p, _input_grad_batch)
 defbatch(conv_weight_grad_p, _weight_grad_batch)
 
 
+# --- memory format of the outputs ---------------------------------------------------------
+
+def channels_last_like(t: Tensor) -> bool:
+    """Whether PyTorch's `suggest_memory_format()` of a 4-d (5-d) tensor is channels-last
+    (-3d): c10's `is_channels_last_strides_2d/3d`, ambiguous layouts read as contiguous.
+    (A tensor that is also contiguous, (N, C, 1, 1) say, counts as contiguous: PyTorch's
+    kernels then return contiguous strides, whichever format they asked for.)"""
+    shape = t._shape
+    if len(shape) not in (4, 5) or t.is_contiguous():
+        return False
+    stride = t.stride()
+    if stride[1] == 0:
+        return False
+    low = 0
+    for d in (1, 3, 2, 0) if len(shape) == 4 else (1, 4, 3, 2, 0):
+        if shape[d] == 0 or stride[d] < low or (d == 0 and low == stride[1]):
+            return False
+        low = stride[d] * max(shape[d], 1)
+    return True
+
+
+def _writes_channels_last(x: Tensor, w: Tensor, stride, dilation, groups: int,
+                          big_output_padding: bool = False) -> bool:
+    """Whether PyTorch's CPU convolution of batched `x` by `w` returns channels-last: 2-d
+    ones whenever the input or the weight is (oneDNN's and the slow kernels alike); 3-d ones
+    only where oneDNN runs (its `use_mkldnn` test: float32, not the cases ATen's own kernel
+    is faster for), the slow 3-d kernels writing contiguous results."""
+    if not (channels_last_like(x) or channels_last_like(w)):
+        return False
+    if x.ndim == 4:
+        return True
+    from ._parallel import workers  # (torch.get_num_threads())
+
+    k = w._shape[2:]
+    return x._dtype is dt.float32 and not big_output_padding and (
+        any(s != 1 for s in stride) or any(d != 1 for d in dilation) or x._shape[0] >= 16
+        or k[-1] != 1 or k[-2] != 1 or workers() > 1) and (
+        groups > 1 or (k[-1] > 3 and k[-2] > 3) or x._shape[0] > 1
+        or math.prod(x._shape[:4]) > 20480)
+
+
+def as_channels_last(out: Tensor, name: str | None = None) -> Tensor:
+    """`out` laid out channels-last (its channel dim innermost), as PyTorch's kernels write
+    the result of a channels-last input; a copy whose node is named `name` (the op's own),
+    not a view, so in-place ops on it read as on PyTorch's result."""
+    if out._is_wrapper:  # (one example inside vmap: its layout is the batch's to keep)
+        return out
+    shape = out._shape
+    rest = math.prod(shape[2:])
+    # (strides of (N, C, *S) stored as (N, *S, C); PyTorch's channels-last strides keep
+    # the C stride 1 and the N stride the full size even where a dim is 1)
+    want = (rest * shape[1], 1) + tuple(
+        math.prod(shape[3 + i:]) * shape[1] for i in range(len(shape) - 2))
+    if out.stride() == want:
+        return out
+    from .creation import empty_strided
+
+    res = empty_strided(shape, want, dtype=out._dtype, device=out.device).copy_(out)
+    if name is not None and res.grad_fn is not None:
+        rename_node(res.grad_fn, name)
+    return res
+
+
 # --- public functions ---------------------------------------------------------------------
 
 def _tuple(v, nd: int, name: str) -> tuple[int, ...]:
@@ -360,7 +425,11 @@ def _conv_nd(nd: int, input, weight, bias, stride, padding, dilation, groups) ->
     operands = (x, weight) if bias is None else (x, weight, bias)
     out = apply(conv_p, *operands, stride=stride, padding=pads, dilation=dilation,
                 groups=groups)
-    return out.squeeze(0) if unbatched else out
+    if unbatched:
+        return out.squeeze(0)
+    if _writes_channels_last(x, weight, stride, dilation, groups):
+        return as_channels_last(out, "ConvolutionBackward0")
+    return out
 
 
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
@@ -405,7 +474,12 @@ def _conv_transpose_nd(nd: int, input, weight, bias, stride, padding, output_pad
     out = apply(conv_input_grad_p, *operands, stride=stride,
                 padding=tuple((p, p) for p in pad), dilation=dilation, groups=groups,
                 x_shape=x_shape, transposed=True)
-    return out.squeeze(0) if unbatched else out
+    if unbatched:
+        return out.squeeze(0)
+    if _writes_channels_last(x, weight, stride, dilation, groups,
+                             any(opad[i] >= stride[i] for i in range(nd))):
+        return as_channels_last(out, "ConvolutionBackward0")
+    return out
 
 
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,

@@ -34,7 +34,8 @@ from .avg_pool import (  # noqa: F401  (this module's public names)
     avg_pool3d,
     avg_pool_nd,
 )
-from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp
+from .conv import as_channels_last, channels_last_like
+from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp, rename_node
 
 _LOW = (np.dtype(np.float16), dt.bfloat16.np)
 
@@ -126,8 +127,11 @@ def _max_pool_vjp(g, out, x, **params):
     return max_pool_backward(g[0], index.detach(), x._shape, len(params["kernel"]))
 
 
-max_pool_p = Primitive("max_pool_with_indices", _max_pool_kernel, _max_pool_meta, n_outputs=2,
-                       grad_name="MaxPool2DWithIndicesBackward0")
+# (a 1-d pooling's node is renamed by max_pool_nd: PyTorch pools it as 2-d, then squeezes)
+max_pool_p = Primitive(
+    "max_pool_with_indices", _max_pool_kernel, _max_pool_meta, n_outputs=2,
+    grad_name=lambda args, params: "MaxPool3DWithIndicesBackward0" if len(params["kernel"]) == 3
+    else "MaxPool2DWithIndicesBackward0")
 # As PyTorch's max_pool2d_with_indices does, the node keeps the input and the indices, not
 # the pooled values: MaxPool2d followed by ReLU(inplace=True) trains.
 defvjp(max_pool_p, _max_pool_vjp, save_output=(1,))
@@ -146,9 +150,9 @@ def _scatter_kernel(g, index, *, shape, nd):
     return res.astype(g.dtype, copy=False).reshape(shape)
 
 
-max_pool_backward_p = Primitive("max_pool_backward", _scatter_kernel,
-                                lambda g, index, *, shape, nd: (tuple(shape), g._dtype),
-                                grad_name="MaxPool2DWithIndicesBackwardBackward0")
+max_pool_backward_p = Primitive(
+    "max_pool_backward", _scatter_kernel, lambda g, index, *, shape, nd: (tuple(shape), g._dtype),
+    grad_name=lambda args, params: f"MaxPool{max(params['nd'], 2)}DWithIndicesBackwardBackward0")
 native.register(max_pool_backward_p, "pool", max_pool_backward_native)
 
 
@@ -222,6 +226,22 @@ def max_pool_nd(nd: int, input: Tensor, kernel_size, stride=None, padding=0, dil
                                "Calculated output size is too small")
     values, index = apply(max_pool_p, input, kernel=kernel, stride=stride, padding=padding,
                           dilation=dilation, ceil_mode=ceil_mode)
+    # (PyTorch's 2-d and 3-d kernels write channels-last (-3d) results for such inputs)
+    return _laid_out(values, index, return_indices, "SqueezeBackward1" if nd == 1 else None,
+                     nd > 1 and input.ndim == nd + 2 and channels_last_like(input))
+
+
+def _laid_out(values: Tensor, index: Tensor, return_indices: bool, name: str | None,
+              channels_last: bool):
+    """A max pooling's results as PyTorch returns them: both channels-last where its kernel
+    allocates them so, the values' node named `name` where PyTorch's differs from the
+    primitive's."""
+    node = values.grad_fn
+    if name is not None and node is not None:
+        rename_node(node, name)
+    if channels_last:  # (a copy, unless the kernel wrote that layout; named as the op)
+        values = as_channels_last(values, node and type(node).__name__)
+        index = as_channels_last(index)
     return (values, index) if return_indices else values
 
 
@@ -322,19 +342,24 @@ def adaptive_max_pool_nd(nd: int, input: Tensor, output_size, return_indices: bo
                 raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
                                    f"{shape}")
         sp = input.shape[-nd:]
-        # (3-d: no max_pool shortcut, PyTorch's node is AdaptiveMaxPool3DBackward0 either way)
+        # (3-d: no max_pool shortcut; its results stay contiguous, as PyTorch's do)
         if nd == 2 and all(sizes[i] and sp[i] % sizes[i] == 0 for i in range(nd)):
             k = tuple(sp[i] // sizes[i] for i in range(nd))
-            return max_pool_nd(nd, input, k, k, 0, 1, False, return_indices)
+            values, index = apply(max_pool_p, input, kernel=k, stride=k, padding=(0, 0),
+                                  dilation=(1, 1), ceil_mode=False)
+            return _laid_out(values, index, return_indices, "AdaptiveMaxPool2DBackward0",
+                             input.ndim == 4 and channels_last_like(input))
         values, index = apply(adaptive_max_pool_p, input, out_size=sizes)
-        return (values, index) if return_indices else values
+        # (PyTorch's adaptive 3-d kernel writes contiguous results whatever the input)
+        return _laid_out(values, index, return_indices, None,
+                         nd == 2 and input.ndim == 4 and channels_last_like(input))
     sizes = (output_size,) if isinstance(output_size, int) else tuple(output_size)
     sp = input.shape[-nd:]
     sizes = tuple(sp[i] if sizes[i] is None else sizes[i] for i in range(nd))
     if all(sizes[i] and sp[i] % sizes[i] == 0 for i in range(nd)):
         k = tuple(sp[i] // sizes[i] for i in range(nd))
         return max_pool_nd(nd, input, k, k, 0, 1, False, return_indices)
-    vals, idxs = [], []
+    vals, idxs = [], []  # (one pooling per bin; the node renamed as max_pool1d's)
     for o in range(sizes[0]):
         start = (o * sp[0]) // sizes[0]
         end = -(-((o + 1) * sp[0]) // sizes[0])
@@ -343,7 +368,7 @@ def adaptive_max_pool_nd(nd: int, input: Tensor, output_size, return_indices: bo
         vals.append(v)
         idxs.append(i + start)
     v, i = cat(vals, -1), cat(idxs, -1)
-    return (v, i) if return_indices else v
+    return _laid_out(v, i, return_indices, "SqueezeBackward1", False)
 
 
 def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False):

@@ -26,6 +26,7 @@ from .._view import is_non_overlapping_and_dense, wrap_dim
 from . import _stl_sort
 from ._batching import front
 from ._common import layout_like, type_name, write_out
+from ._nested_data import type_name as _nested_type_name
 from .index import scatter_into_zeros
 from .reduce import pick_p, picker, return_type
 from .registry import Primitive, apply, batch_by_loop, bind, defbatch, nondifferentiable
@@ -459,11 +460,79 @@ def _side(side, right: bool) -> str:
     return side
 
 
-def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False,
-                 right: bool = False, side: str | None = None, sorter: Tensor | None = None,
-                 out=None) -> Tensor:
+# PyTorch's overloads, as its argument parser lists them when a call matches none
+_SEARCHSORTED_SIGS = (
+    " * (Tensor sorted_sequence, Tensor input, *, bool out_int32 = False, bool right = False, "
+    "str side = None, Tensor sorter = None, Tensor out = None)\n"
+    " * (Tensor sorted_sequence, Number self, *, bool out_int32 = False, bool right = False, "
+    "str side = None, Tensor sorter = None, Tensor out = None)\n")
+_BUCKETIZE_SIGS = (
+    " * (Tensor input, Tensor boundaries, *, bool out_int32 = False, bool right = False, "
+    "Tensor out = None)\n"
+    " * (Number self, Tensor boundaries, *, bool out_int32 = False, bool right = False)\n")
+# each keyword's accepted values: a bool flag takes a Python bool only (not 1, not np.bool_)
+_KEYWORDS = {"out_int32": "bool", "right": "bool", "side": "str", "sorter": "Tensor",
+             "out": "Tensor"}
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (bool, int, float, complex)) or (
+        isinstance(v, np.generic) and v.dtype.kind in "biufc")
+
+
+def _is_tensor(v) -> bool:
+    return isinstance(v, Tensor)
+
+
+def _fits(kind: str, v) -> bool:
+    if kind == "bool":
+        return v.__class__ is bool
+    return v is None or isinstance(v, str if kind == "str" else Tensor)
+
+
+def _parsed(name: str, sigs: str, args: tuple, kwargs: dict, positional: tuple,
+            allowed: tuple) -> None:
+    """PyTorch's argument parser for searchsorted / bucketize: a TypeError naming the types
+    given (keywords in the order its hash map yields them: the reverse of the call's, for
+    these few names) unless an overload takes them all. `positional` holds each positional
+    parameter's test; `allowed`, the keywords of the overload with the most of them."""
+    ok = len(args) == len(positional) and all(
+        isinstance(a, Tensor) or t(a) for a, t in zip(args, positional)) and all(
+        k in allowed and _fits(_KEYWORDS[k], v) for k, v in kwargs.items())
+    if ok and not (name == "bucketize" and not isinstance(args[0], Tensor) and "out" in kwargs):
+        return  # (bucketize's Number overload has no `out`)
+    if name == "bucketize" and len(args) + len(kwargs) == 5 and len(args) <= 2 and \
+            set(kwargs) <= set(allowed):
+        # one overload takes five arguments: its parser names the first one that misfits
+        for i, (arg, pname) in enumerate(zip(args, ("input", "boundaries"))):
+            if not isinstance(arg, Tensor):
+                raise TypeError(f"bucketize(): argument '{pname}' (position {i + 1}) must be "
+                                f"Tensor, not {_nested_type_name(type(arg))}")
+        for k in allowed:
+            if k in kwargs and not _fits(_KEYWORDS[k], kwargs[k]):
+                raise TypeError(f"bucketize(): argument '{k}' must be {_KEYWORDS[k]}, not "
+                                f"{_nested_type_name(type(kwargs[k]))}")
+    given = [_given(a) for a in args] + [f"{k}={_given(v)}" for k, v in reversed(kwargs.items())]
+    raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                    f"({', '.join(given)}), but expected one of:\n{sigs}")
+
+
+def _given(v) -> str:
+    return "Tensor" if isinstance(v, Tensor) else _nested_type_name(type(v))
+
+
+def searchsorted(sorted_sequence: Tensor, input, *args, **kwargs) -> Tensor:
     """Where each value of `input` would be inserted into the innermost dim of
-    `sorted_sequence` to keep it sorted."""
+    `sorted_sequence` to keep it sorted. Keywords: out_int32 (bool), right (bool), side
+    ('left' / 'right'), sorter (Tensor), out."""
+    _parsed("searchsorted", _SEARCHSORTED_SIGS, (sorted_sequence, input) + args, kwargs,
+            (_is_tensor, _is_number), ("out_int32", "right", "side", "sorter", "out"))
+    return _searchsorted(sorted_sequence, input, **kwargs)
+
+
+def _searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False,
+                  right: bool = False, side: str | None = None, sorter: Tensor | None = None,
+                  out=None) -> Tensor:
     s = _side(side, right)
     seq = sorted_sequence
     if seq.ndim == 0:
@@ -482,22 +551,25 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False,
             "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
             "dimensions of boundaries tensor and input value tensor must match, but we got "
             f"boundaries tensor {list(seq._shape)} and input value tensor {list(input._shape)}")
-    _not_for("searchsorted_out_cpu", seq, bool_too=True)
-    _not_for("searchsorted_out_cpu", input, bool_too=True)
-    if sorter is not None:
-        seq = seq.gather(-1, sorter)
+    # (PyTorch's kernel runs in the promoted dtype: a bool value in an integer sequence is
+    # looked up as an integer)
     d = dt.promote_types(seq._dtype, input._dtype)
     seq, input = seq.to(d), input.to(d)
+    _not_for("searchsorted_out_cpu", seq, bool_too=True)
+    if sorter is not None:
+        seq = seq.gather(-1, sorter)
     return write_out(apply(searchsorted_p, seq, input, side=s, int32=bool(out_int32)), out)
 
 
-def bucketize(input, boundaries: Tensor, *, out_int32: bool = False, right: bool = False,
-              out=None) -> Tensor:
+def bucketize(input, boundaries: Tensor, *args, **kwargs) -> Tensor:
     """The bucket of each value: i such that boundaries[i-1] < x <= boundaries[i]
-    (`right=True`: boundaries[i-1] <= x < boundaries[i])."""
+    (`right=True`: boundaries[i-1] <= x < boundaries[i]). Keywords: out_int32, right (bool),
+    out."""
+    _parsed("bucketize", _BUCKETIZE_SIGS, (input, boundaries) + args, kwargs,
+            (_is_number, _is_tensor), ("out_int32", "right", "out"))
     if boundaries.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
-    return searchsorted(boundaries, input, out_int32=out_int32, right=right, out=out)
+    return _searchsorted(boundaries, input, **kwargs)
 
 
 # --- counting: bincount / histc ----------------------------------------------------------

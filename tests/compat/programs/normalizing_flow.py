@@ -52,7 +52,8 @@ def two_moons(n, noise=0.08):
 
 data, labels = two_moons(256)
 print("data", data.shape, data.dtype, "labels", torch.bincount(labels).tolist())
-print("centered", bool(data.mean(0).abs().max() < 1e-6), "std", data.std(0, unbiased=True).round(decimals=3))
+print("centered", bool(data.mean(0).abs().max() < 1e-6),
+      "std", data.std(0, unbiased=True).round(decimals=3))
 
 
 # ---------------------------------------------------------------- RealNVP
@@ -190,7 +191,8 @@ print("entropy", round(mvn.entropy().item(), 4), "mean", mvn.mean, "variance", m
 pts = torch.tensor([[0.0, 0.0], [1.0, -1.0], [0.5, -1.0]])
 print("log_prob", mvn.log_prob(pts))
 mvn2 = MultivariateNormal(torch.zeros(2), scale_tril=torch.linalg.cholesky(cov))
-print("same log_prob via scale_tril", torch.allclose(mvn2.log_prob(pts - mvn.mean), mvn.log_prob(pts)))
+print("same log_prob via scale_tril",
+      torch.allclose(mvn2.log_prob(pts - mvn.mean), mvn.log_prob(pts)))
 batched = MultivariateNormal(torch.zeros(3, 2), covariance_matrix=cov)
 print("batched", batched.batch_shape, batched.event_shape, batched.rsample((4,)).shape)
 print("kl mvn", kl_divergence(mvn, MultivariateNormal(torch.zeros(2), torch.eye(2))))
@@ -219,7 +221,7 @@ print("affine cdf", TransformedDistribution(Normal(0.0, 1.0),
                                            AffineTransform(2.0, 3.0)).cdf(torch.tensor([2.0, 5.0])))
 
 try:
-    logit_normal.mean
+    _ = logit_normal.mean
 except NotImplementedError as e:
     print("no closed-form mean:", repr(e))
 

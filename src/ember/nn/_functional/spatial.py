@@ -15,11 +15,15 @@ import ember as E
 from ..._tensor import Tensor
 from ...amp.autocast_mode import autocast_op, cast_op
 from ...ops import nn_ops
+from ...ops._nested_data import type_name as tp_name
 from ...ops.conv import (
+    as_channels_last,
+    channels_last_like,
     conv1d,
     conv2d,
     conv3d,
     conv_input_grad_p,
+    conv_p,
     conv_transpose1d,
     conv_transpose2d,
     conv_transpose3d,
@@ -36,7 +40,7 @@ from ...ops.pooling import (
     max_pool2d,
     max_pool3d,
 )
-from ...ops.registry import apply, saves
+from ...ops.registry import apply, rename_node, saves
 from .interpolate import interpolate, upsample, upsample_bilinear, upsample_nearest
 
 __all__ = [
@@ -145,20 +149,53 @@ def _integer_refused(input: Tensor, kernel: str) -> None:
     raise NotImplementedError(f'"{kernel}" not implemented for \'{type_name(input.dtype)}\'')
 
 
+_POSITIVE = {"kernel_size": ("kernel size should be greater than zero", "kernel"),
+             "dilation": ("dilation should be greater than zero", "dilation"),
+             "padding": ("padding should be non-negative", "pad"),
+             "stride": ("stride should be greater than zero", "stride")}
+
+
+def _window_checks(sizes: dict, order: tuple) -> None:
+    """PyTorch's im2col / col2im argument checks: two values each, then each in range (in
+    `order`, which differs between the two kernels)."""
+    for name, v in sizes.items():
+        if len(v) != 2:
+            raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(v)}")
+    for name in order:
+        (h, w), (words, short) = sizes[name], _POSITIVE[name]
+        if (h < 0 or w < 0) if name == "padding" else (h <= 0 or w <= 0):
+            raise RuntimeError(f"{words}, but got {short}_height: {h} {short}_width: {w}")
+
+
 def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
     """im2col: (N, C, H, W) -> (N, C * kh * kw, L) sliding blocks."""
     if input.dim() not in (3, 4):
         raise NotImplementedError(f"Input Error: Only 3D or 4D input Tensors are supported (got "
                                   f"{input.dim()}D)")
-    _integer_refused(input, "im2col_out_cpu")
+    k, dl, pd, st = (_pair(v) for v in (kernel_size, dilation, padding, stride))
+    _window_checks({"kernel_size": k, "dilation": dl, "padding": pd, "stride": st},
+                   ("kernel_size", "dilation", "padding", "stride"))
     batched = input.dim() == 4
+    if 0 in input.shape[1 if batched else 0:]:  # (only a batch may be empty)
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and "
+                           f"other non-zero dimensions for input, but got: {list(input.shape)}")
+    sp = input.shape[-2:]
+    blocks = [(sp[i] + 2 * pd[i] - (dl[i] * (k[i] - 1) + 1)) // st[i] + 1 for i in range(2)]
+    if min(blocks) < 1:
+        raise RuntimeError(f"Given input with spatial size ({sp[0]}, {sp[1]}), kernel_size="
+                           f"({k[0]}, {k[1]}), dilation=({dl[0]}, {dl[1]}), padding=({pd[0]}, "
+                           f"{pd[1]}), calculated shape of the array of sliding blocks as "
+                           f"({blocks[0]}, {blocks[1]}), but its components must be at least one.")
+    _integer_refused(input, "im2col_out_cpu")
     x = input if batched else input.unsqueeze(0)
-    k = _pair(kernel_size)
     c = x.shape[1]
     w = _taps_weight(c, k, x.dtype)
-    cols = conv2d(x, w, None, _pair(stride), _pair(padding), _pair(dilation), groups=c)
+    # (the convolution primitive itself, not conv2d: im2col is not on autocast's lists, and
+    # its result is contiguous whatever the input's memory format)
+    cols = apply(conv_p, x, w, stride=st, padding=tuple((p, p) for p in pd), dilation=dl,
+                 groups=c)
     cols = cols.reshape(x.shape[0], c * k[0] * k[1], math.prod(cols.shape[2:]))
-    return cols if batched else cols.squeeze(0)
+    return _named(cols if batched else cols.squeeze(0), "Im2ColBackward0")
 
 
 def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
@@ -166,44 +203,79 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
     if input.dim() not in (2, 3):
         raise NotImplementedError(f"Input Error: Only unbatched (2D) or batched (3D) input "
                                   f"Tensors are supported (got {input.dim()}D)")
-    _integer_refused(input, "col2im_out_cpu")
+    out, k, dl, pd, st = (_pair(v) for v in (output_size, kernel_size, dilation, padding,
+                                             stride))
+    if len(out) != 2:
+        raise RuntimeError(f"It is expected output_size equals to 2, but got size {len(out)}")
+    _window_checks({"kernel_size": k, "dilation": dl, "padding": pd, "stride": st},
+                   ("kernel_size", "stride", "dilation", "padding"))
     batched = input.dim() == 3
+    if 0 in input.shape[1 if batched else 0:]:
+        raise RuntimeError("Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch "
+                           f"size and non-zero dimensions for input, but got: "
+                           f"{list(input.shape)}")
     x = input if batched else input.unsqueeze(0)
-    k = _pair(kernel_size)
     kk = k[0] * k[1]
     if x.shape[1] % kk:
         raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product "
                            f"of kernel_size, but got input.size(1)={x.shape[1]} and "
                            f"kernel_size={tuple(k)}.")
     c = x.shape[1] // kk
-    out = _pair(output_size)
-    st, pd, dl = _pair(stride), _pair(padding), _pair(dilation)
+    given = (f"Given output_size=({out[0]}, {out[1]}), kernel_size=({k[0]}, {k[1]}), dilation="
+             f"({dl[0]}, {dl[1]}), padding=({pd[0]}, {pd[1]}), stride=({st[0]}, {st[1]}), ")
     blocks = tuple((out[i] + 2 * pd[i] - dl[i] * (k[i] - 1) - 1) // st[i] + 1 for i in range(2))
     if blocks[0] * blocks[1] != x.shape[2]:
-        raise RuntimeError(f"Given output_size={tuple(out)}, kernel_size={tuple(k)}, dilation="
-                           f"{tuple(dl)}, padding={tuple(pd)}, stride={tuple(st)}, expected size "
-                           f"of input's dimension 2 to match the calculated number of sliding "
-                           f"blocks {blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but got "
-                           f"input.size(2)={x.shape[2]}.")
+        raise RuntimeError(f"{given}expected size of input's dimension 2 to match the calculated "
+                           f"number of sliding blocks {blocks[0]} * {blocks[1]} = "
+                           f"{blocks[0] * blocks[1]}, but got input.size(2)={x.shape[2]}.")
+    if min(blocks) < 1:
+        raise RuntimeError(f"{given}calculated shape of the array of sliding blocks as "
+                           f"({blocks[0]}, {blocks[1]}), which is too small (non-positive)")
+    _integer_refused(input, "col2im_out_cpu")
     g = x.reshape(x.shape[0], c * kk, blocks[0], blocks[1])
     w = _taps_weight(c, k, x.dtype)
     res = apply(conv_input_grad_p, g, w, stride=st, padding=tuple((p, p) for p in pd),
                 dilation=dl, groups=c, x_shape=(x.shape[0], c) + tuple(out))
-    return res if batched else res.squeeze(0)
+    return _named(res if batched else res.squeeze(0), "Col2ImBackward0")
 
 
-def _shuffle_checks(name: str, factor: str, input: Tensor, r: int) -> None:
+def _named(out: Tensor, name: str) -> Tensor:
+    """`out` with the node PyTorch's one kernel for the op leaves (ember composes it)."""
+    if out.grad_fn is not None:
+        rename_node(out.grad_fn, name)
+    return out
+
+
+def _shuffled(input: Tensor, out: Tensor, name: str) -> Tensor:
+    """A pixel (un)shuffle's result: channels-last for a channels-last input, as PyTorch's
+    kernels allocate it (`suggest_memory_format`), and named as PyTorch's node."""
+    out = _named(out, name)
+    return as_channels_last(out, name) if channels_last_like(input) else out
+
+
+def _shuffle_checks(name: str, factor: str, input: Tensor, r) -> int:
+    """PyTorch's argument parser's and kernel's checks, in its order; the factor as an int."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{tp_name(type(input))}")
+    if isinstance(r, Tensor) and r.dim() == 0 and not r.dtype.is_floating_point and \
+            not r.dtype.is_complex and r.dtype != E.bool:
+        r = int(r)
+    if not isinstance(r, (int, np.integer)) or isinstance(r, (bool, np.bool_)):
+        raise TypeError(f"{name}(): argument '{factor}' (position 2) must be int, not "
+                        f"{tp_name(type(r))}")
+    r = int(r)
     if input.dim() < 3:
         raise RuntimeError(f"{name} expects input to have at least 3 dimensions, but got input "
                            f"with {input.dim()} dimension(s)")
     if r <= 0:
         raise RuntimeError(f"{name} expects a positive {factor}, but got {r}")
+    return r
 
 
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """(*, C r^2, H, W) -> (*, C, H r, W r)."""
-    r = upscale_factor
-    _shuffle_checks("pixel_shuffle", "upscale_factor", input, r)
+    r = _shuffle_checks("pixel_shuffle", "upscale_factor", input, upscale_factor)
     *lead, c, h, w = input.shape
     if c % (r * r):
         raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be "
@@ -212,23 +284,26 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     n = len(lead)
     x = input.reshape(*lead, c // (r * r), r, r, h, w)
     x = x.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
-    return x.reshape(*lead, c // (r * r), h * r, w * r)
+    return _shuffled(input, x.reshape(*lead, c // (r * r), h * r, w * r),
+                     "PixelShuffleBackward0")
 
 
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     """(*, C, H r, W r) -> (*, C r^2, H, W)."""
-    r = downscale_factor
-    _shuffle_checks("pixel_unshuffle", "downscale_factor", input, r)
+    r = _shuffle_checks("pixel_unshuffle", "downscale_factor", input, downscale_factor)
     *lead, c, h, w = input.shape
     for side, size, at in (("height", h, -2), ("width", w, -1)):
         if size % r:
             raise RuntimeError(f"pixel_unshuffle expects {side} to be divisible by "
                                f"downscale_factor, but input.size({at})={size} is not divisible "
                                f"by {r}")
+    if input.numel() == 0:  # (PyTorch's kernel returns an empty input's copy, its shape kept)
+        return _named(input.clone(), "PixelUnshuffleBackward0")
     n = len(lead)
     x = input.reshape(*lead, c, h // r, r, w // r, r)
     x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
-    return x.reshape(*lead, c * r * r, h // r, w // r)
+    return _shuffled(input, x.reshape(*lead, c * r * r, h // r, w // r),
+                     "PixelUnshuffleBackward0")
 
 
 # --- unpooling, local response norm, channel shuffle ------------------------------------------
