@@ -78,3 +78,12 @@ def test_errors_match_torch():
 def test_dimensions_past_the_carried_table_are_refused_clearly():
     with pytest.raises(NotImplementedError, match="up to 1024"):
         ember.quasirandom.SobolEngine(1025)
+
+
+def test_the_table_holds_the_dimensions_the_engine_claims():
+    from ember import quasirandom
+    from ember.sobol_directions import directions
+
+    assert len(directions()) + 1 == quasirandom._EMBER_MAXDIM == 1024
+    for poly, *init in directions()[:50]:  # each polynomial's degree = its initial numbers
+        assert poly.bit_length() - 1 == len(init) and all(m % 2 for m in init)

@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _dtype as dt
 from ._tensor import Tensor, _wrap
-from .sobol_directions import DIRECTIONS as _DIRECTIONS
+from .sobol_directions import directions
 
 _MAXBIT = 30
 _TORCH_MAXDIM = 21201
@@ -25,9 +25,9 @@ def _direction_numbers(dimension: int) -> np.ndarray:
     row d holds v_{d,j} << (29 - j), v from the primitive polynomial's recurrence."""
     v = np.zeros((dimension, _MAXBIT), dtype=np.int64)
     v[0] = 1  # dimension 1: the van der Corput sequence
-    rows = _DIRECTIONS.split("\n")
+    rows = directions()
     for d in range(1, dimension):
-        poly, *init = (int(x) for x in rows[d - 1].split())
+        poly, *init = rows[d - 1]
         m = poly.bit_length() - 1  # the polynomial's degree
         v[d, :m] = init
         for j in range(m, _MAXBIT):
@@ -183,4 +183,4 @@ class SobolEngine:
         return self.__class__.__name__ + "(" + ", ".join(fmt_string) + ")"
 
 
-_EMBER_MAXDIM = _DIRECTIONS.count("\n") + 1
+_EMBER_MAXDIM = 1023 + 1  # (sobol_directions.py: dimensions 2 to 1024)
