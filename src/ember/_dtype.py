@@ -273,3 +273,10 @@ SCALAR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half",
                      "bfloat16": "BFloat16", "int64": "Long", "int32": "Int", "int16": "Short",
                      "int8": "Char", "uint8": "Byte", "bool": "Bool",
                      "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+# the C++ names PyTorch's messages print for a dtype's scalar (`long int`, `c10::Half`)
+CPP_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+                  "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
+                  "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+                  "bool": "bool", "complex64": "c10::complex<float>",
+                  "complex128": "c10::complex<double>"}

@@ -27,12 +27,7 @@ _grad_state = grad_mode.state
 _warned_float = [False]  # float()/complex() of a tensor that requires grad warned once
 _NP_TO_DTYPE = {d.np: d for d in dt.ALL}
 
-# the C++ names PyTorch's grad-assignment message prints for a gradient's dtype
-_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
-              "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
-              "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-              "bool": "bool", "complex64": "c10::complex<float>",
-              "complex128": "c10::complex<double>"}
+
 
 
 
@@ -376,9 +371,9 @@ class Tensor:
                 )
             if value._dtype is not self._dtype:
                 raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{_CPP_NAMES[value._dtype.name]}'"
-                    f" to a tensor with grad_dtype '{dt.SCALAR_TYPE_NAMES[self._dtype.name]}'. The "
-                    "gradient must "
+                    "attempting to assign a gradient with dtype "
+                    f"'{dt.CPP_TYPE_NAMES[value._dtype.name]}' to a tensor with grad_dtype "
+                    f"'{dt.SCALAR_TYPE_NAMES[self._dtype.name]}'. The gradient must "
                     "match the tensor's grad_dtype (defaults to the tensor's dtype). You can set "
                     "the tensor's grad_dtype attribute with a specific dtype, or None to allow any "
                     "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its "

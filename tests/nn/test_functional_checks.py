@@ -121,3 +121,13 @@ def test_linear_of_a_non_tensor_is_torchs_type_error(args):
         L.nn.functional.linear(*(real.get(a, a) if isinstance(a, str) else a for a in args))
 
     message(call, TypeError)
+
+
+@pytest.mark.parametrize("dtype", ["int16", "bool", "complex64", "float64"])
+def test_conv_input_and_bias_dtype_message_names_cpp_types(dtype):
+    def call(L):
+        d = getattr(L, dtype)
+        L.nn.functional.conv2d(L.ones(1, 1, 3, 3, dtype=d), L.ones(1, 1, 1, 1, dtype=d),
+                               L.ones(1))
+
+    message(call, RuntimeError)

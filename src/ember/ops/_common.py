@@ -310,9 +310,7 @@ def index_runs(index: np.ndarray):
 
 def c_type_name(d: dt.dtype) -> str:
     """The C++ name PyTorch's messages print for a dtype's scalar (`long int`, `c10::Half`)."""
-    return {"uint8": "unsigned char", "int8": "signed char", "int16": "short", "int32": "int",
-            "int64": "long int", "float32": "float", "float64": "double",
-            "float16": "c10::Half", "bfloat16": "c10::BFloat16"}.get(d.name, d.name)
+    return dt.CPP_TYPE_NAMES.get(d.name, d.name)
 
 
 _SELECT_MIN = 1 << 12  # elements: below this np.where's one call is cheaper
