@@ -232,17 +232,21 @@ def _linear_taps(n_in: int, n_out: int, scale, align_corners: bool, t):
     return i0, i1, (t(1) - lam1).astype(t), lam1
 
 
+def _keys_near(v, a, t):
+    """Keys' cubic kernel for |v| <= 1 (A = a), in precision t."""
+    return ((a + t(2)) * v - (a + t(3))) * v * v + t(1)
+
+
+def _keys_far(v, a, t):
+    """Keys' cubic kernel for 1 < |v| < 2."""
+    return ((a * v - t(5) * a) * v + t(8) * a) * v - t(4) * a
+
+
 def _cubic_weights(x, t, a: float):
     """Keys' cubic-convolution weights of the taps at -1, 0, 1, 2 for offsets x."""
     a = t(a)
-
-    def near(v):  # |v| <= 1
-        return ((a + t(2)) * v - (a + t(3))) * v * v + t(1)
-
-    def far(v):  # 1 < |v| < 2
-        return ((a * v - t(5) * a) * v + t(8) * a) * v - t(4) * a
-
-    return far(x + t(1)), near(x), near(t(1) - x), far(t(1) - x + t(1))
+    return (_keys_far(x + t(1), a, t), _keys_near(x, a, t), _keys_near(t(1) - x, a, t),
+            _keys_far(t(1) - x + t(1), a, t))
 
 
 def _cubic_taps(n_in: int, n_out: int, scale, align_corners: bool, t):
@@ -262,11 +266,11 @@ def _triangle(x: float) -> float:
 
 
 def _keys_half(x: float) -> float:
+    """Keys' kernel with A = -0.5 (antialiased bicubic's filter)."""
     x = abs(x)
-    if x < 2.0:
-        return float(_cubic_weights(np.float64(x - 1.0) if x >= 1.0 else np.float64(x),
-                                    np.float64, -0.5)[0 if x >= 1.0 else 1])
-    return 0.0
+    if x < 1.0:
+        return _keys_near(x, -0.5, float)
+    return _keys_far(x, -0.5, float) if x < 2.0 else 0.0
 
 
 def _filter_taps(n_in: int, n_out: int, scale, align_corners: bool, cubic: bool,
