@@ -39,6 +39,7 @@ from .binary import (
     tensor_dtype,
 )
 from .registry import apply_, check_overlap
+from .sparse_tensor import SparseTensor
 
 
 def inplace_dunder(fn):
@@ -91,7 +92,7 @@ def inplace_shape_check(self: Tensor, other, name: str) -> None:
 
 
 def add_(self: Tensor, other, *, alpha=1) -> Tensor:
-    if isinstance(other, Tensor) and other.is_sparse and not self.is_sparse:
+    if other.__class__ is SparseTensor and not self.is_sparse:  # (a sparse gradient's step)
         return _add_sparse_into(self, other, alpha)
     if alpha != 1:
         return _alpha_call(add_alpha_fn, self, inplace_operand(self, other), alpha,
