@@ -118,13 +118,14 @@ def _sgd_run(n_steps=3, momentum=0.9):
 
 def test_the_optimizers_gate_is_read_per_step(entries, monkeypatch):
     want = _sgd_run()
-    assert not any(e.startswith("sgd_step") for e in entries)  # 64 and 4 elements: NumPy
-    monkeypatch.setitem(native_update, "min_size", 0)
+    assert entries.count("sgd_step_f32") == 2 * 2  # every size in C (the first step makes
+    entries.clear()  # the buffers)
+    monkeypatch.setitem(native_update, "min_size", 1 << 16)
     got = _sgd_run()
-    assert entries.count("sgd_step_f32") == 2 * 2  # (the first step makes the buffers)
+    assert not any(e.startswith("sgd_step") for e in entries)  # 64 and 4 elements: NumPy
     for g, w in zip(got, want):
         assert_bits(g, w)
-    entries.clear()
+    monkeypatch.setitem(native_update, "min_size", 0)
     with threads(2):
         got = _sgd_run()
     assert entries.count("sgd_step_f32") == 2 * 2

@@ -327,19 +327,20 @@ def _sgd(n: Node, lo: Lowering) -> list[str] | None:
     lr, momentum, dampening, wd = nums
     lo.effects = True
     g = f"-{grad}[i]" if p["maximize"] else f"{grad}[i]"
-    body = [f"    {T} g = {g};", f"    if ({wd} != 0) g = g + {param}[i] * ({T}){wd};"]
+    fma = "fmaf" if T == "float" else "fma"  # (add_(x, alpha=) is a fused multiply-add)
+    body = [f"    {T} g = {g};", f"    if ({wd} != 0) g = {fma}({param}[i], ({T}){wd}, g);"]
     if buf != "NULL":
-        nesterov = "g + b * m" if p["nesterov"] else "b"
+        nesterov = f"{fma}(b, m, g)" if p["nesterov"] else "b"
         body += [f"    if ({momentum} != 0) {{",
                  f"        const {T} m = ({T}){momentum};",
                  f"        {T} b = {buf}[i] * m;",
-                 f"        b = 1 - {dampening} == 1 ? b + g : b + g * ({T})(1 - {dampening});",
+                 f"        b = 1 - {dampening} == 1 ? b + g : {fma}(g, ({T})(1 - {dampening}), b);",
                  f"        {buf}[i] = b;",
                  f"        g = {nesterov};",
                  "    }"]
     return [f"/* sgd_step of %{n.args[0].id} */",
             f"for (int64_t i = 0; i < {size}; i++) {{", *body,
-            f"    {param}[i] = {param}[i] + g * ({T})(-({lr}));", "}"]
+            f"    {param}[i] = {fma}(g, ({T})(-({lr})), {param}[i]);", "}"]
 
 
 def _adam(n: Node, lo: Lowering) -> list[str] | None:

@@ -180,10 +180,14 @@ def library(family: str) -> Family | None:
     return lib
 
 
-def register(prim, family: str, native: Callable, min_size: tuple | None = None) -> None:
+def register(prim, family: str, native: Callable, min_size: tuple | None = None,
+             into: Callable | None = None) -> None:
     """Put `native(lib, *arrays, **params)` beside `prim`'s NumPy kernel: eager runs it when
     native kernels are on and it does not return NotImplemented. `prim` may be a family's
     member: its own kernel (which the family's calls run) becomes the chooser.
+
+    A NumPy kernel with an in-place form (`ops._inplace_kernel.writes_into`) keeps it, and
+    `into(lib, dst, *arrays, **params)`, where given, is its native twin (True: written).
 
     `min_size`, a (mapping, key) pair: the fewest elements of the first array the native
     kernel is tried for, read there on each call (so that a test may lower it). A smaller
@@ -209,6 +213,10 @@ def register(prim, family: str, native: Callable, min_size: tuple | None = None)
 
     if min_size is not None:
         choose = _gated(choose, numpy_kernel, *min_size)
+    numpy_into = getattr(numpy_kernel, "into", None)
+    if numpy_into is not None:
+        choose.into = numpy_into if into is None else \
+            _choose_into(family, into, numpy_into, min_size)
     choose.numpy = numpy_kernel
     choose.native = native
     choose.family = family
@@ -217,6 +225,26 @@ def register(prim, family: str, native: Callable, min_size: tuple | None = None)
         prim.kernel = choose
     else:
         _cpu[prim] = choose
+
+
+def _choose_into(family: str, into: Callable, numpy_into: Callable,
+                 min_size: tuple | None) -> Callable:
+    """The in-place form of a chooser: `into`'s native write where native kernels are on
+    (and the destination passes the size gate) and it takes these arrays, else NumPy's."""
+    where, key = min_size if min_size is not None else ({"n": 0}, "n")
+
+    def choose_into(dst, *arrays, **params):
+        if dst.size >= where[key] and (_state["mode"] or mode()) == "native":
+            lib = _libs.get(family) or library(family)
+            if lib is not None:
+                try:
+                    if into(lib, dst, *arrays, **params):
+                        return True
+                except Unavailable:
+                    pass
+        return numpy_into(dst, *arrays, **params)
+
+    return choose_into
 
 
 def _gated(choose: Callable, numpy_kernel: Callable, where, key) -> Callable:

@@ -9,14 +9,12 @@ choice differs from the other in 15-45% of them, by an ulp, or by 1 after a floo
 
 `add(a, b, alpha=k)` is one node (AddBackward0, `alpha` inside). For float16 / bfloat16 it
 computes a + k b in float32 with k rounded to the tensor's dtype, where the product is exact,
-and rounds once, as PyTorch. In float32 PyTorch's kernels (add with alpha, addcmul, lerp)
-are fused multiply-adds, rounded once; ember rounds the product and the sum. Emulating the
-fused result through float64 (exact for products of two float32 numbers) made SGD's
-trajectory bit for bit torch's, but costs about 4x those ops: the MLP (SGD) and MNIST
-(Adadelta) steps measured 3-4% slower, the GPT and digits steps (Adam: lerp, addcmul) 3-14%,
-so it is not taken; the two differ in the last bit of 10-30% of elements. (PyTorch's
-float32 sqrt, as built here, is not correctly rounded either: 16-18% of its results differ
-by an ulp from NumPy's, and so ember's.)
+and rounds once, as PyTorch. In float32 and float64 PyTorch's kernels for add and sub with
+alpha, addcmul and lerp are fused multiply-adds, rounded once, and so are ember's
+(`_multiply_add`: C's fma, or NumPy's exact emulation in `_fma`); with them SGD's steps are
+torch's bit for bit. (PyTorch's float32 and float64 sqrt, as built here, is not correctly
+rounded: 0.2-0.7% of its results on large arrays differ by an ulp from IEEE's, which NumPy
+and C give, and so ember's; the optimizers that take a square root differ there.)
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from .. import _grad_mode as grad_mode
 from .. import native
 from .._tensor import Tensor
 from ..native import calls
+from . import _multiply_add as multiply_add
 from ._common import binary_operands, elementwise_meta, fit_scalar, is_scalar, type_name
 from ._common import write_out as _write_out
 from ._inplace_kernel import writes_into
@@ -172,25 +173,37 @@ defjvp(div_fn, _div_jvp)
 native.register(div_fn, "binary", _native_twin("div"),
                 min_size=(globals(), "_BINARY_NATIVE_MIN"))
 
-# add / sub with `alpha=` (a tensor `b`): a + alpha * b as one node (`_rounding`).
+# add / sub with `alpha=` (a tensor `b`): a + alpha * b as one node, for floats one fused
+# multiply-add as PyTorch's kernel (`_rounding`, `_multiply_add`).
 
-def _alpha_into(dst, b, alpha, op=np.add) -> bool:
-    """`dst op= alpha * b` in place, for a C-ordered dst (not a 16-bit float: those compute
-    in float32) that `b` does not partly overlap and whose dtype holds the result's kind
-    (uint8 -= int32 computes in int32 and wraps, as PyTorch, through the copy); False
-    (nothing written) otherwise."""
+def _alpha_kernel(negate: bool):
+    def kernel(a, b, alpha):
+        if multiply_add.fused(a, b) is not None:
+            return multiply_add.scaled_add(a, b, -alpha if negate else alpha)
+        return (np.subtract if negate else np.add)(a, np.multiply(b, alpha))
+
+    return lowp2(kernel)
+
+
+def _alpha_into(dst, b, alpha, negate: bool = False) -> bool:
+    """`dst += alpha * b` (-= with `negate`) in place, for a C-ordered dst (not a 16-bit
+    float: those compute in float32) that `b` does not partly overlap and whose dtype holds
+    the result's kind (uint8 -= int32 computes in int32 and wraps, as PyTorch, through the
+    copy); False (nothing written) otherwise."""
     if dst.dtype.itemsize == 2 and dst.dtype.kind in "fV" or not dst.flags.c_contiguous or (
             isinstance(b, np.ndarray) and b is not dst and np.shares_memory(b, dst)) or \
             not np.can_cast(np.result_type(dst, b), dst.dtype, "same_kind"):
         return False
-    op(dst, np.multiply(b, alpha), out=dst)
+    if multiply_add.fused(dst, b) is not None:
+        np.copyto(dst, multiply_add.scaled_add(dst, b, -alpha if negate else alpha))
+    else:
+        (np.subtract if negate else np.add)(dst, np.multiply(b, alpha), out=dst)
     return True
 
 
-_add_alpha = writes_into(lowp2(lambda a, b, alpha: np.add(a, np.multiply(b, alpha))),
-                         _alpha_into)
-_sub_alpha = writes_into(lowp2(lambda a, b, alpha: np.subtract(a, np.multiply(b, alpha))),
-                         lambda dst, b, alpha: _alpha_into(dst, b, alpha, np.subtract))
+_add_alpha = writes_into(_alpha_kernel(False), _alpha_into)
+_sub_alpha = writes_into(_alpha_kernel(True),
+                         lambda dst, b, alpha: _alpha_into(dst, b, alpha, True))
 add_alpha_fn = member("add_alpha", _add_alpha, "AddBackward0",
                       lambda a, b, alpha: elementwise_meta(a, b))
 sub_alpha_fn = member("sub_alpha", _sub_alpha, "SubBackward0",
@@ -199,6 +212,12 @@ defvjp(add_alpha_fn, lambda g, out, a, b, alpha: g, lambda g, out, a, b, alpha: 
        reads=((), ()))
 defvjp(sub_alpha_fn, lambda g, out, a, b, alpha: g, lambda g, out, a, b, alpha: g * -_cj(alpha),
        reads=((), ()))
+for _fn, _negate in ((add_alpha_fn, False), (sub_alpha_fn, True)):
+    native.register(
+        _fn, "multiply_add",
+        lambda lib, a, b, alpha, _n=_negate: multiply_add.scaled_add_native(lib, a, b, alpha, _n),
+        into=lambda lib, dst, b, alpha, _n=_negate: multiply_add.scaled_add_into_native(
+            lib, dst, b, alpha, _n))
 defjvp(add_alpha_fn, lambda primals, tangents, out, alpha: shaped(tangent_sum(
     tangents[0], None if tangents[1] is None else tangents[1] * alpha), out))
 defjvp(sub_alpha_fn, lambda primals, tangents, out, alpha: shaped(tangent_sum(

@@ -7,8 +7,10 @@ import numpy as np
 
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
+from .. import native
 from .._tensor import Tensor
 from .._view import broadcast_shapes
+from . import _multiply_add as multiply_add
 from ._common import (
     binary_operands,
     bounded,
@@ -250,11 +252,8 @@ clip, clip_ = clamp, clamp_
 @_lowp
 def _lerp_kernel(start, end, weight):
     # NOTE: PyTorch's formula: from `start` for |w| < 0.5, from `end` otherwise, which keeps
-    # lerp(a, b, 1) == b exactly. (PyTorch's float32 kernel is one fused multiply-add there,
-    # rounded once; these two roundings differ in the last bit of 10-50% of elements, and
-    # emulating it costs about 4x: see `_rounding`.)
-    diff = end - start
-    return np.where(np.abs(weight) < 0.5, start + weight * diff, end - diff * (1 - weight))
+    # lerp(a, b, 1) == b exactly; each side one fused multiply-add (`_multiply_add`).
+    return multiply_add.lerp(start, end, weight)
 
 
 def _lerp_jvp(primals, tangents, out):
@@ -275,6 +274,7 @@ for _fn in (lerp_fn, lerp_tensor_fn):
     defvjp(_fn, lambda g, out, a, b, w: g * (1 - w), lambda g, out, a, b, w: g * w,
            lambda g, out, a, b, w: g * (b - a), reads=((2,), (2,), (0, 1, 2)))
     defjvp(_fn, _lerp_jvp)
+    native.register(_fn, "multiply_add", multiply_add.lerp_native)
 
 _C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
             "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int", "int16": "short int",
@@ -320,11 +320,8 @@ def _addc_kernel(op):
             a, b, c = (v.astype(w, copy=False) for v in (x, t1, t2))
             scaled = b if value == 1 else np.multiply(b, w.type(value))
             return np.add(a, np.divide(scaled, c)).astype(d, copy=False)
-        if d.itemsize == 2 and d.kind in "fV":
-            # (PyTorch's float32 addcmul is one fused multiply-add, (value t1) t2 + x, rounded
-            # once; emulating it costs about 4x: see `_rounding`)
-            out = x.astype(_F32) + np.float32(value) * op(t1.astype(_F32), t2.astype(_F32))
-            return out.astype(d)
+        if op is np.multiply and multiply_add.fused(x, t1, t2) is not None:
+            return multiply_add.addcmul(x, t1, t2, value)  # (one fused multiply-add)
         # NOTE: `value` is cast to the result dtype first, as PyTorch does (0.5 -> 0 for ints).
         v = np.asarray(value).astype(d) if d.kind != "b" else bool(value)
         return np.asarray(x + v * op(t1, t2)).astype(d)
@@ -337,6 +334,7 @@ defvjp(addcmul_fn, lambda g, out, x, t1, t2, value: g,
        lambda g, out, x, t1, t2, value: g * (value * _conj(t2)),
        lambda g, out, x, t1, t2, value: g * (value * _conj(t1)),
        reads=((), (2,), (1,)))
+native.register(addcmul_fn, "multiply_add", multiply_add.addcmul_native)
 addcdiv_fn = Member(ternary_p, "addcdiv", _addc_kernel(np.true_divide), _meta3)
 defvjp(addcdiv_fn, lambda g, out, x, t1, t2, value: g,
        lambda g, out, x, t1, t2, value: g * _conj(value / t2),

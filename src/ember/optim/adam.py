@@ -9,9 +9,10 @@ import numpy as np
 from .. import native, ops
 from .._tensor import Tensor
 from ..native import calls
+from ..ops._fma import fma
 from ..ops.creation import zeros_like
 from ..ops.registry import UpdatePrimitive, batch_by_loop, bind
-from .optimizer import Optimizer, add_scaled, check_fused, fusable, scalar_step
+from .optimizer import Optimizer, add_scaled, addcmul_into, check_fused, fusable, scalar_step
 
 
 def _check(lr, eps, betas, weight_decay) -> None:
@@ -108,14 +109,14 @@ class Adam(Optimizer):
 
 
 def _lerp_(start, end, weight: float, scratch) -> None:
-    """start.lerp_(end, weight) for a scalar weight, with PyTorch's two-sided formula."""
+    """start.lerp_(end, weight) for a scalar weight, with PyTorch's two-sided formula, each
+    side one fused multiply-add (the weight and 1 - weight in the arrays' dtype)."""
+    w = start.dtype.type(weight)
     np.subtract(end, start, out=scratch)
-    if abs(weight) < 0.5:
-        np.multiply(scratch, weight, out=scratch)
-        np.add(start, scratch, out=start)
+    if abs(w) < 0.5:
+        np.copyto(start, fma(w, scratch, start))
     else:
-        np.multiply(scratch, 1 - weight, out=scratch)
-        np.subtract(end, scratch, out=start)
+        np.copyto(start, fma(np.negative(scratch, out=scratch), 1 - w, end))
 
 
 def _adam_kernel(p, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step_count, *, lr, beta1,
@@ -136,9 +137,7 @@ def _adam_kernel(p, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step_count, *, lr
     scratch = np.empty_like(exp_avg)
     _lerp_(exp_avg, grad, 1 - beta1, scratch)
     np.multiply(exp_avg_sq, beta2, out=exp_avg_sq)
-    np.multiply(grad, grad, out=scratch)
-    np.multiply(scratch, exp_avg_sq.dtype.type(1 - beta2), out=scratch)
-    np.add(exp_avg_sq, scratch, out=exp_avg_sq)
+    addcmul_into(exp_avg_sq, grad, grad, 1 - beta2)
     if max_exp_avg_sq is not None:
         np.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq)
     np.sqrt(exp_avg_sq if max_exp_avg_sq is None else max_exp_avg_sq, out=scratch)

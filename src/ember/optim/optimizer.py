@@ -26,6 +26,7 @@ from .._grad_mode import state as _grad_state
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from ..autograd.graph import RemovableHandle
+from ..ops._fma import fma
 
 _global_pre_hooks: OrderedDict = OrderedDict()
 _global_post_hooks: OrderedDict = OrderedDict()
@@ -465,12 +466,12 @@ Optimizer.__init_subclass__ = classmethod(_init_subclass)
 Optimizer.step = _wrap_step(Optimizer.step)
 
 
-# SGD's parameters under this many elements update with NumPy's passes, not the C kernel:
-# its two or three passes cost less than the C call's setup (one thread: 1.5 against 4 us
-# at 128 elements, 3.8 against 5.1 at 8K; the C kernel wins from about 32K). Adam's,
-# RMSprop's and Adadelta's ten or more passes lose to their C kernels at every size (Adam
-# at 128 elements: 10 against 8 us; at 64K: 160 against 55). Both give the same bits.
-native_update = {"min_size": 1 << 16}
+# Parameters under this many elements update with the NumPy twin, not the C kernel (the
+# size gate of SGD's, which tests lower). None is under it: since the updates round as
+# PyTorch's fused multiply-adds, the twins emulate those in about ten passes each (SGD
+# with momentum at 128 elements: about 25 us against 4 in C), and the C kernels win at
+# every size. Both give the same bits.
+native_update = {"min_size": 0}
 
 
 def fusable(*tensors: Tensor) -> bool:
@@ -503,13 +504,23 @@ def check_fused(fused, foreach, differentiable) -> None:
 
 
 def axpy(y, x, alpha) -> None:
-    """y += alpha * x in place, rounding as `y.add_(x, alpha=alpha)` does."""
-    np.add(y, x if alpha == 1 else np.multiply(x, alpha), out=y)
+    """y += alpha * x in place, rounding as `y.add_(x, alpha=alpha)` does (once: a fused
+    multiply-add, ops/_fma.py)."""
+    if alpha == 1:
+        np.add(y, x, out=y)
+    else:
+        np.copyto(y, fma(x, alpha, y))
 
 
 def add_scaled(y, x, alpha):
     """y + alpha * x as a new array, rounding as `y.add(x, alpha=alpha)` does."""
-    return np.add(y, np.multiply(x, alpha))
+    return fma(x, alpha, y)
+
+
+def addcmul_into(y, x1, x2, value) -> None:
+    """y += value * x1 * x2 in place, rounding as `y.addcmul_(x1, x2, value=value)` does:
+    value * x1 rounded, then one fused multiply-add."""
+    np.copyto(y, fma(x1 if value == 1 else np.multiply(x1, y.dtype.type(value)), x2, y))
 
 
 def scalar_step(fused=False) -> Tensor:

@@ -6,10 +6,19 @@ import numpy as np
 
 from .. import native
 from ..native import calls
+from ..ops._fma import fma
 from ..ops.creation import full_like, zeros_like
 from ..ops.registry import UpdatePrimitive, batch_by_loop, bind
 from .adam import _lerp_
-from .optimizer import Optimizer, add_scaled, axpy, check_fused, fusable, scalar_step
+from .optimizer import (
+    Optimizer,
+    add_scaled,
+    addcmul_into,
+    axpy,
+    check_fused,
+    fusable,
+    scalar_step,
+)
 
 
 def _nonneg(**values) -> None:
@@ -176,21 +185,16 @@ def _adadelta_kernel(p, grad, square_avg, acc_delta, step_count, *, lr, rho, eps
         grad = np.negative(grad)
     if weight_decay != 0:
         grad = add_scaled(grad, p, weight_decay)
-    one_minus = p.dtype.type(1 - rho)  # (addcmul casts its value to the tensor's dtype)
-    std = np.multiply(grad, grad)
-    np.multiply(std, one_minus, out=std)
     np.multiply(square_avg, rho, out=square_avg)
-    np.add(square_avg, std, out=square_avg)
-    np.add(square_avg, eps, out=std)
+    addcmul_into(square_avg, grad, grad, 1 - rho)
+    std = np.add(square_avg, eps)
     np.sqrt(std, out=std)
     delta = np.add(acc_delta, eps)
     np.sqrt(delta, out=delta)
     np.divide(delta, std, out=delta)
     np.multiply(delta, grad, out=delta)
-    np.multiply(delta, delta, out=std)
-    np.multiply(std, one_minus, out=std)
     np.multiply(acc_delta, rho, out=acc_delta)
-    np.add(acc_delta, std, out=acc_delta)
+    addcmul_into(acc_delta, delta, delta, 1 - rho)
     axpy(p, delta, -lr)
 
 
@@ -230,17 +234,13 @@ def _rms_kernel(p, grad, square_avg, grad_avg, momentum_buffer, step_count, *, l
         grad = np.negative(grad)
     if weight_decay != 0:
         grad = add_scaled(grad, p, weight_decay)
-    avg = np.multiply(grad, grad)
-    if alpha is None:
-        np.add(square_avg, avg, out=square_avg)  # (addcmul with value 1)
-    else:
-        np.multiply(avg, p.dtype.type(1 - alpha), out=avg)  # (addcmul casts its value)
+    if alpha is not None:
         np.multiply(square_avg, alpha, out=square_avg)
-        np.add(square_avg, avg, out=square_avg)
+    addcmul_into(square_avg, grad, grad, 1 if alpha is None else 1 - alpha)
+    avg = np.empty_like(square_avg)
     if grad_avg is not None:
         _lerp_(grad_avg, grad, 1 - alpha, avg)
-        np.multiply(grad_avg, grad_avg, out=avg)
-        np.subtract(square_avg, avg, out=avg)  # (addcmul with value -1: x + -(t1 t2))
+        np.copyto(avg, fma(np.negative(grad_avg), grad_avg, square_avg))  # (addcmul, -1)
         np.sqrt(avg, out=avg)
     else:
         np.sqrt(square_avg, out=avg)

@@ -3,10 +3,12 @@
  * Written once against scalar_t and FN(name); kernels.py compiles it for float and double.
  *
  * Each update does, element by element, exactly the operations of its NumPy twin
- * (optim/sgd.py `_sgd_kernel`, optim/adam.py `_adam_kernel`) in the same order: every
- * Python number is rounded to scalar_t first (as NumPy treats a number next to an array),
- * every product, quotient, sum and square root is rounded once (IEEE, no contraction), so
- * the results are the NumPy kernels' bits, in one pass instead of ten over memory.
+ * (optim/sgd.py `_sgd_kernel`, optim/adam.py `_adam_kernel`) in the same order, which are
+ * PyTorch's tensor ops': every Python number is rounded to scalar_t first, every product,
+ * quotient, sum and square root is rounded once, and where PyTorch's kernel is a fused
+ * multiply-add (`add_(x, alpha=)`, `addcmul_`, `lerp_`: ops/_fma.py) so is this one
+ * (EMBER_FMA_T; nothing else is contracted), so the results are the NumPy kernels' bits,
+ * in one pass instead of ten over memory.
  * Contiguous arrays only (the caller checks); elements split over the pool's threads.
  */
 #include <math.h>
@@ -14,12 +16,13 @@
 #include "ember.h"
 
 #define EMBER_SQRT_T(x) _Generic((x), float: sqrtf, default: sqrt)(x)
+#define EMBER_FMA_T(x, y, z) _Generic((x), float: fmaf, default: fma)(x, y, z)
 
 typedef struct {
     scalar_t *p, *buf;
     const scalar_t *grad;
     scalar_t lr_neg, momentum, keep, wd;
-    int has_momentum, nesterov, maximize, wd_on, keep_one;
+    int has_momentum, nesterov, maximize, wd_on;
 } FN(sgd_args);
 
 static void FN(sgd_task)(void *a_, int64_t lo, int64_t hi) {
@@ -28,14 +31,13 @@ static void FN(sgd_task)(void *a_, int64_t lo, int64_t hi) {
     const scalar_t *restrict grad = a->grad;
     for (int64_t i = lo; i < hi; i++) {
         scalar_t g = a->maximize ? -grad[i] : grad[i];
-        if (a->wd_on) g = g + p[i] * a->wd;
+        if (a->wd_on) g = EMBER_FMA_T(p[i], a->wd, g);
         if (a->has_momentum) {
-            scalar_t b = buf[i] * a->momentum;
-            b = a->keep_one ? b + g : b + g * a->keep;
+            const scalar_t b = EMBER_FMA_T(g, a->keep, buf[i] * a->momentum);
             buf[i] = b;
-            g = a->nesterov ? g + b * a->momentum : b;
+            g = a->nesterov ? EMBER_FMA_T(b, a->momentum, g) : b;
         }
-        p[i] = p[i] + g * a->lr_neg;
+        p[i] = EMBER_FMA_T(g, a->lr_neg, p[i]);
     }
 }
 
@@ -46,7 +48,7 @@ void FN(sgd_step)(scalar_t *p, const scalar_t *grad, scalar_t *buf, int64_t n, d
                   int maximize) {
     FN(sgd_args) a = {p, buf, grad, (scalar_t)(-lr), (scalar_t)momentum,
                       (scalar_t)(1 - dampening), (scalar_t)weight_decay, momentum != 0,
-                      nesterov, maximize, weight_decay != 0, 1 - dampening == 1};
+                      nesterov, maximize, weight_decay != 0};
     ember_parallel_for(FN(sgd_task), &a, n, 1 << 14);
 }
 
@@ -75,13 +77,14 @@ static inline void FN(adam_range)(const FN(adam_args) *a, int64_t lo, int64_t hi
         scalar_t g = maximize ? -gi : gi;
         const scalar_t p0 = p[i];
         const scalar_t pi = decay_on ? p0 * decay : p0;
-        g = l2_on ? g + p0 * wd : g;
+        g = l2_on ? EMBER_FMA_T(p0, wd, g) : g;
         /* exp_avg.lerp_(g, w1), PyTorch's two-sided formula */
         const scalar_t m0 = m[i];
         const scalar_t d = g - m0;
-        const scalar_t mi = lerp_small ? m0 + d * w1 : g - d * w1_rest;
+        const scalar_t mi = lerp_small ? EMBER_FMA_T(w1, d, m0) : EMBER_FMA_T(-d, w1_rest, g);
         m[i] = mi;
-        scalar_t vi = v[i] * beta2 + (g * g) * one_minus_beta2;
+        /* exp_avg_sq.mul_(beta2).addcmul_(g, g, value=1 - beta2) */
+        scalar_t vi = EMBER_FMA_T(one_minus_beta2 * g, g, v[i] * beta2);
         v[i] = vi;
         if (amsgrad) {
             scalar_t mx = vmax[i];
@@ -108,23 +111,20 @@ void FN(adam_step)(scalar_t *p, const scalar_t *grad, scalar_t *m, scalar_t *v,
                    scalar_t *vmax, int64_t n, double lr, double beta1, double beta2,
                    double eps, double weight_decay, int decoupled, int maximize, double bc2,
                    double step_size) {
-    const double w1 = 1 - beta1;
+    const scalar_t w1 = (scalar_t)(1 - beta1);
     FN(adam_args) a = {p, m, v, vmax, grad, (scalar_t)(1 - lr * weight_decay),
-                       (scalar_t)weight_decay, (scalar_t)w1, (scalar_t)(1 - w1), (scalar_t)beta2,
+                       (scalar_t)weight_decay, w1, (scalar_t)1 - w1, (scalar_t)beta2,
                        (scalar_t)(1 - beta2), (scalar_t)bc2, (scalar_t)eps,
                        (scalar_t)step_size, maximize, decoupled, weight_decay != 0,
                        fabs(w1) < 0.5};
     ember_parallel_for(FN(adam_task), &a, n, 1 << 14);
 }
 
-/* y + x * alpha as `axpy` / `add_(x, alpha=...)` round it: the product skipped for 1. */
-#define EMBER_AXPY(y, x, alpha, one) ((one) ? (y) + (x) : (y) + (x) * (alpha))
-
 typedef struct {
     scalar_t *p, *sq, *acc;
     const scalar_t *grad;
     scalar_t rho, one_minus, eps, wd, lr_neg;
-    int maximize, wd_on, lr_one;
+    int maximize, wd_on;
 } FN(adadelta_args);
 
 static void FN(adadelta_task)(void *a_, int64_t lo, int64_t hi) {
@@ -133,13 +133,13 @@ static void FN(adadelta_task)(void *a_, int64_t lo, int64_t hi) {
     const scalar_t *restrict grad = a->grad;
     for (int64_t i = lo; i < hi; i++) {
         scalar_t g = a->maximize ? -grad[i] : grad[i];
-        if (a->wd_on) g = g + p[i] * a->wd;
-        const scalar_t s = sq[i] * a->rho + (g * g) * a->one_minus;
+        if (a->wd_on) g = EMBER_FMA_T(p[i], a->wd, g);
+        const scalar_t s = EMBER_FMA_T(a->one_minus * g, g, sq[i] * a->rho);
         sq[i] = s;
         const scalar_t std = EMBER_SQRT_T(s + a->eps);
         const scalar_t delta = (EMBER_SQRT_T(acc[i] + a->eps) / std) * g;
-        acc[i] = acc[i] * a->rho + (delta * delta) * a->one_minus;
-        p[i] = EMBER_AXPY(p[i], delta, a->lr_neg, a->lr_one);
+        acc[i] = EMBER_FMA_T(a->one_minus * delta, delta, acc[i] * a->rho);
+        p[i] = EMBER_FMA_T(delta, a->lr_neg, p[i]);
     }
 }
 
@@ -150,7 +150,7 @@ void FN(adadelta_step)(scalar_t *p, const scalar_t *grad, scalar_t *sq, scalar_t
                        int maximize) {
     FN(adadelta_args) a = {p, sq, acc, grad, (scalar_t)rho, (scalar_t)(1 - rho),
                            (scalar_t)eps, (scalar_t)weight_decay, (scalar_t)(-lr), maximize,
-                           weight_decay != 0, -lr == 1};
+                           weight_decay != 0};
     ember_parallel_for(FN(adadelta_task), &a, n, 1 << 14);
 }
 
@@ -177,18 +177,21 @@ static inline void FN(rms_range)(const FN(rms_args) *a, int64_t lo, int64_t hi,
     for (int64_t i = lo; i < hi; i++) {
         const scalar_t gi = grad[i], p0 = p[i];
         scalar_t g = maximize ? -gi : gi;
-        g = wd_on ? g + p0 * wd : g;
+        g = wd_on ? EMBER_FMA_T(p0, wd, g) : g;
         const scalar_t s0 = sq[i];
-        const scalar_t s = accumulate ? s0 + g * g : s0 * alpha + (g * g) * one_minus;
+        /* addcmul_(g, g, value=1) (Adagrad) or mul_(alpha).addcmul_(g, g, value=1 - alpha) */
+        const scalar_t s = accumulate ? EMBER_FMA_T(g, g, s0)
+                                      : EMBER_FMA_T(one_minus * g, g, s0 * alpha);
         sq[i] = s;
         scalar_t d;
         if (centered) {
-            /* grad_avg.lerp_(g, 1 - alpha), then sqrt(v - grad_avg^2) */
+            /* grad_avg.lerp_(g, 1 - alpha), then sqrt(v.addcmul(grad_avg, grad_avg, -1)) */
             const scalar_t a0 = avg[i];
             const scalar_t diff = g - a0;
-            const scalar_t m = lerp_small ? a0 + diff * w1 : g - diff * w1_rest;
+            const scalar_t m = lerp_small ? EMBER_FMA_T(w1, diff, a0)
+                                          : EMBER_FMA_T(-diff, w1_rest, g);
             avg[i] = m;
-            d = EMBER_SQRT_T(s - m * m);
+            d = EMBER_SQRT_T(EMBER_FMA_T(-m, m, s));
         } else {
             d = EMBER_SQRT_T(s);
         }
@@ -196,7 +199,7 @@ static inline void FN(rms_range)(const FN(rms_args) *a, int64_t lo, int64_t hi,
         if (momentum) {
             const scalar_t b = buf[i] * mom + g / d;
             buf[i] = b;
-            p[i] = EMBER_AXPY(p0, b, lr_neg, lr_one);
+            p[i] = EMBER_FMA_T(b, lr_neg, p0);
         } else {
             /* addcdiv_(g, d, value=-lr): the value times g first, then the quotient */
             p[i] = p0 + (lr_one ? g : g * lr_neg) / d;
@@ -222,9 +225,9 @@ static void FN(rms_task)(void *a_, int64_t lo, int64_t hi) {
 void FN(rms_step)(scalar_t *p, const scalar_t *grad, scalar_t *sq, scalar_t *avg,
                   scalar_t *buf, int64_t n, double lr, double alpha, double eps,
                   double weight_decay, double momentum, int accumulate, int maximize) {
-    const double w1 = 1 - alpha;
-    FN(rms_args) a = {p, sq, avg, buf, grad, (scalar_t)alpha, (scalar_t)w1, (scalar_t)w1,
-                      (scalar_t)(1 - w1), (scalar_t)eps, (scalar_t)weight_decay,
+    const scalar_t w1 = (scalar_t)(1 - alpha);
+    FN(rms_args) a = {p, sq, avg, buf, grad, (scalar_t)alpha, w1, w1, (scalar_t)1 - w1,
+                      (scalar_t)eps, (scalar_t)weight_decay,
                       (scalar_t)momentum, (scalar_t)(-lr), maximize, weight_decay != 0,
                       fabs(w1) < 0.5, -lr == 1, accumulate};
     ember_parallel_for(FN(rms_task), &a, n, 1 << 14);

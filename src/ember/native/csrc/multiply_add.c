@@ -1,0 +1,72 @@
+/* multiply_add.c: the ops PyTorch's CPU kernels compute as fused multiply-adds, each one
+ * rounding (C's fma; -ffp-contract=off leaves no other contraction):
+ *
+ *   scaled_add   out = fma(b, k, a)                        add(a, b, alpha=k)
+ *   addcmul      out = fma(k * b, c, a)                    addcmul(a, b, c, value=k)
+ *   lerp         d = b - a; |w| < 0.5 ? fma(w, d, a) : fma(-d, 1 - w, b)
+ *                (w one number, or an array: lerp with a tensor weight)
+ *
+ * Contiguous arrays of one shape and dtype; `out` may be any of them (an in-place op: each
+ * element is read before it is written, so no pointer is `restrict`). Split over the kernel threads from 32K elements. The NumPy
+ * twins are ops/_fma.py's emulation, the same bits.
+ */
+#include <math.h>
+
+#include "ember.h"
+
+#define FMA_T(x, y, z) _Generic((x), float: fmaf, default: fma)(x, y, z)
+#define FABS_T(x) _Generic((x), float: fabsf, default: fabs)(x)
+
+typedef struct {
+    const scalar_t *a, *b, *c;
+    scalar_t *out;
+    scalar_t k;
+} FN(madd_args);
+
+static void FN(scaled_add_task)(void *p, int64_t lo, int64_t hi) {
+    const FN(madd_args) *t = p;
+    const scalar_t *a = t->a, *b = t->b, k = t->k;
+    scalar_t *out = t->out;
+    for (int64_t i = lo; i < hi; i++) out[i] = FMA_T(b[i], k, a[i]);
+}
+
+static void FN(addcmul_task)(void *p, int64_t lo, int64_t hi) {
+    const FN(madd_args) *t = p;
+    const scalar_t *a = t->a, *b = t->b, *c = t->c, k = t->k;
+    scalar_t *out = t->out;
+    for (int64_t i = lo; i < hi; i++) out[i] = FMA_T(k * b[i], c[i], a[i]);
+}
+
+static void FN(lerp_task)(void *p, int64_t lo, int64_t hi) {
+    const FN(madd_args) *t = p;
+    const scalar_t *a = t->a, *b = t->b, *w = t->c, k = t->k;
+    scalar_t *out = t->out;
+    if (w == NULL) {
+        const scalar_t rest = (scalar_t)1 - k;
+        if (FABS_T(k) < (scalar_t)0.5)
+            for (int64_t i = lo; i < hi; i++) out[i] = FMA_T(k, b[i] - a[i], a[i]);
+        else
+            for (int64_t i = lo; i < hi; i++) out[i] = FMA_T(-(b[i] - a[i]), rest, b[i]);
+        return;
+    }
+    for (int64_t i = lo; i < hi; i++) {
+        const scalar_t d = b[i] - a[i], wi = w[i];
+        const scalar_t from_a = FMA_T(wi, d, a[i]);
+        const scalar_t from_b = FMA_T(-d, (scalar_t)1 - wi, b[i]);
+        out[i] = FABS_T(wi) < (scalar_t)0.5 ? from_a : from_b;
+    }
+}
+
+#define EMBER_MADD(name)                                                                   \
+    void FN(name)(const scalar_t *a, const scalar_t *b, const scalar_t *c, scalar_t *out,   \
+                  int64_t n, double k) {                                                    \
+        FN(madd_args) t = {a, b, c, out, (scalar_t)k};                                     \
+        ember_parallel_for(FN(name##_task), &t, n, 1 << 15);                               \
+    }
+
+/* (k: the number, rounded to scalar_t here as PyTorch casts it; c: NULL where unused) */
+EMBER_MADD(scaled_add)
+EMBER_MADD(addcmul)
+EMBER_MADD(lerp)
+
+#undef EMBER_MADD
