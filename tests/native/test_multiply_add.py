@@ -85,13 +85,26 @@ def test_scaled_add_in_place(n_threads, negate):
     assert not M.scaled_add_into_native(_lib(), np.asfortranarray(a), b, 0.7)
 
 
+def test_broadcast_and_strided_operands_are_made_dense_for_c():
+    """A per-channel scale beside an activation (batch norm's fma(x, scale, shift)), or a
+    strided view: broadcast and copied contiguous, then C; NumPy's bits."""
+    lib = _lib()
+    x = rand_array((4, 3, 5, 5))
+    scale, shift = rand_array((1, 3, 1, 1), seed=1), rand_array((1, 3, 1, 1), seed=2)
+    got = M.addcmul_native(lib, shift, x, scale)
+    assert got.shape == x.shape and got.flags.c_contiguous
+    assert_bits(got, native.twins(addcmul_fn)[0](shift, x, scale))
+    assert_bits(M.scaled_add_native(lib, x, x[:, :1], 0.5), M.scaled_add(x, x[:, :1], 0.5))
+    y = rand_array((5, 5, 3, 4), seed=3).T  # (a transposed view)
+    assert_bits(M.lerp_native(lib, y, x, 0.25), M.lerp(y, x, 0.25))
+
+
 def test_other_operands_stay_on_numpy():
     lib = _lib()
     a = rand_array((4, 5))
-    assert M.scaled_add_native(lib, a, rand_array((1, 5)), 0.5) is NotImplemented  # broadcast
     assert M.scaled_add_native(lib, a, a.astype(np.float64), 0.5) is NotImplemented
     assert M.addcmul_native(lib, a.astype(np.float16), a.astype(np.float16),
                             a.astype(np.float16)) is NotImplemented
-    assert M.lerp_native(lib, a.T, a.T, 0.5) is NotImplemented  # not C-contiguous
-    assert M.lerp_native(lib, a, a, a[:1]) is NotImplemented  # a weight that broadcasts
+    assert M.lerp_native(lib, a, rand_array((3, 5)), 0.5) is NotImplemented  # (NumPy raises)
     assert M.addcmul_native(lib, a, a, a, value=1j) is NotImplemented
+    assert M.scaled_add_native(lib, np.arange(3.0), 2.0, 1.0) is NotImplemented

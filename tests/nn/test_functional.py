@@ -326,3 +326,53 @@ def test_implicit_softmax_dim_warns_at_the_callers_line(call):
             warnings.simplefilter("always")
             call(m, m.ones(2, 2))
         assert [x.filename for x in w] == [__file__], m.__name__
+
+
+@pytest.mark.parametrize("affine", ["both", "weight", "bias", "none"])
+@pytest.mark.parametrize("shape", [(8, 16, 5, 5), (4, 6), (3, 5, 7)], ids=str)
+def test_batch_norm_with_running_statistics_is_torchs_bits(shape, affine):
+    """Evaluation mode: shift = fma(-mean, scale, bias) and out = fma(x, scale, shift), one
+    rounding each as PyTorch's vectorised kernel (its scalar build rounds twice)."""
+    from helpers import TORCH_VECTOR_KERNELS
+
+    c = shape[1]
+    x, mean = rand_array(shape, seed=1), rand_array((c,), seed=2) * 0.3
+    var, w, b = rand_array((c,), seed=3, low=0.5, high=2), rand_array((c,), seed=4), \
+        rand_array((c,), seed=5)
+    w = w if affine in ("both", "weight") else None
+    b = b if affine in ("both", "bias") else None
+    t = lambda a: None if a is None else torch.tensor(a)  # noqa: E731
+    e = lambda a: None if a is None else ember.tensor(a)  # noqa: E731
+    want = TF.batch_norm(t(x), t(mean), t(var), t(w), t(b), training=False).numpy()
+    got = F.batch_norm(e(x), e(mean), e(var), e(w), e(b), training=False).numpy()
+    if TORCH_VECTOR_KERNELS:
+        np.testing.assert_array_equal(got, want)
+    else:
+        assert_ulp(got, want, 4, "torch's scalar build rounds the multiply-adds twice")
+
+
+@pytest.mark.parametrize("affine", ["both", "weight", "none"])
+@pytest.mark.parametrize("shape", [(8, 16, 5, 5), (32, 8, 8, 8), (3, 5, 7), (2, 3, 4, 4, 4)],
+                         ids=str)
+def test_batch_norm_with_batch_statistics_is_torchs_bits(shape, affine):
+    """Training mode, inputs with spatial dims: PyTorch's sums in double, rounded squares,
+    var = rounded sum / count, rstd in double, then the two fused multiply-adds (its scalar
+    build rounds those twice). The batch mean comes out bit for bit too. (An (N, C) input
+    takes another statistics kernel in PyTorch, vectorised across channels: not matched.)"""
+    from helpers import TORCH_VECTOR_KERNELS
+
+    c = shape[1]
+    x = rand_array(shape, seed=1, low=-2, high=3)
+    w = rand_array((c,), seed=4) if affine != "none" else None
+    b = rand_array((c,), seed=5) if affine == "both" else None
+    tm, tv = torch.zeros(c), torch.ones(c)
+    em, ev = ember.zeros(c), ember.ones(c)
+    t = lambda a: None if a is None else torch.tensor(a)  # noqa: E731
+    e = lambda a: None if a is None else ember.tensor(a)  # noqa: E731
+    want = TF.batch_norm(t(x), tm, tv, t(w), t(b), training=True).numpy()
+    got = F.batch_norm(e(x), em, ev, e(w), e(b), training=True).numpy()
+    if TORCH_VECTOR_KERNELS:
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(em.numpy(), tm.numpy())
+    else:
+        assert_ulp(got, want, 8, "torch's scalar build rounds the multiply-adds twice")

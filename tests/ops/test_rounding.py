@@ -33,15 +33,20 @@ def _bitwise(fn, *arrays, dtype="float32"):
 
 
 @pytest.mark.parametrize("alpha", [0.3, -2.71828, 1e-3])
-def test_add_and_sub_with_alpha_round_the_product_then_the_sum_in_float32(alpha):
-    # PyTorch rounds once (a fused multiply-add): within an ulp of the operands (_rounding)
+def test_add_and_sub_with_alpha_round_once_in_float32(alpha):
+    # one fused multiply-add, as PyTorch's vectorised kernels (ops/_multiply_add.py); its
+    # scalar build (ATEN_CPU_CAPABILITY=default) rounds the product first: an ulp off
     k = np.float32(alpha)
-    scale = (np.abs(A) + np.abs(k * B)).astype(np.float64) * 2.0**-23
-    for fn, two in ((lambda m, a, b: m.add(a, b, alpha=alpha), A + k * B),
-                    (lambda m, a, b: m.sub(a, b, alpha=alpha), A - k * B),
-                    (lambda m, a, b: a.clone().add_(b, alpha=alpha), A + k * B)):
+    once = (A.astype(np.float64) + np.float64(k) * B).astype(np.float32)  # (k b is exact
+    scale = (np.abs(A) + np.abs(k * B)).astype(np.float64) * 2.0**-23  # in float64; one
+    for fn, want in ((lambda m, a, b: m.add(a, b, alpha=alpha), once),  # rounding, bar the
+                     (lambda m, a, b: m.sub(a, b, alpha=alpha),  # rare halfway case)
+                      (A.astype(np.float64) - np.float64(k) * B).astype(np.float32)),
+                     (lambda m, a, b: a.clone().add_(b, alpha=alpha), once)):
         e, t = _both(fn, A, B)
-        np.testing.assert_array_equal(e, two.astype(np.float64))
+        assert (e != want).mean() < 1e-4
+        if TORCH_VECTOR_KERNELS:
+            np.testing.assert_array_equal(e, t)
         assert (np.abs(e - t) <= scale).all()
 
 

@@ -8,9 +8,10 @@ the comparison sees the optimizers and nothing of autograd.
 
 Tolerances, in units of the dtype's epsilon times the trajectory's largest magnitude:
 - float32 and float64: 8 (one per step). Each step is a handful of elementwise operations
-  rounded once each; torch fuses some multiply-adds (add with alpha, addcmul, lerp) where
-  ember rounds the product and the sum, and its float32 sqrt is not correctly rounded, so a
-  step may differ by an ulp; measured here at most 1.6 after 8 steps.
+  rounded once each; torch fuses some multiply-adds (add with alpha, addcmul, lerp) in its
+  vector kernels, as ember does, but not in its scalar loops (the bfloat16 note below, and
+  ATEN_CPU_CAPABILITY=default), and its float32 sqrt is not correctly rounded, so a step may
+  differ by an ulp; measured here at most 1.6 after 8 steps.
 - bfloat16: 4. torch's own bfloat16 add with alpha rounds the product to bfloat16 in its
   scalar loop (the tail of a vectorised loop, small tensors, ATEN_CPU_CAPABILITY=default)
   but not in the vectorised body, so its result depends on the CPU and the element's

@@ -75,8 +75,8 @@ def _native(lib, name: str, a, b, c, k, out=None) -> np.ndarray:
 
 
 def _plain(*arrays) -> bool:
-    """Whether the native kernels take these: ndarrays of one float32/float64 dtype and one
-    shape, C-contiguous."""
+    """Whether the native kernels take these as they are: ndarrays of one float32/float64
+    dtype and one shape, C-contiguous."""
     a0 = arrays[0]
     if a0.__class__ is not np.ndarray or a0.dtype not in calls.SUFFIX:
         return False
@@ -84,11 +84,29 @@ def _plain(*arrays) -> bool:
                and a.flags.c_contiguous for a in arrays)
 
 
+def _dense(*arrays) -> list | None:
+    """The arrays broadcast to one shape and made C-contiguous (a per-channel scale beside
+    an activation, a strided view), for the native kernels; None unless all are ndarrays of
+    one float32/float64 dtype."""
+    if _plain(*arrays):
+        return list(arrays)
+    a0 = arrays[0]
+    if any(a.__class__ is not np.ndarray or a.dtype != a0.dtype for a in arrays) or \
+            a0.dtype not in calls.SUFFIX:
+        return None
+    try:
+        shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    except ValueError:
+        return None  # (NumPy's kernel raises the error)
+    return [np.ascontiguousarray(np.broadcast_to(a, shape)) for a in arrays]
+
+
 def scaled_add_native(lib, a, b, alpha, negate: bool = False):
     """a + alpha b (a - alpha b with `negate`) in C, or NotImplemented."""
-    if not _plain(a, b):
+    dense = _dense(a, b)
+    if dense is None:
         return NotImplemented
-    return _native(lib, "scaled_add", a, b, None, -alpha if negate else alpha)
+    return _native(lib, "scaled_add", *dense, None, -alpha if negate else alpha)
 
 
 def scaled_add_into_native(lib, dst, b, alpha, negate: bool = False) -> bool:
@@ -102,17 +120,20 @@ def scaled_add_into_native(lib, dst, b, alpha, negate: bool = False) -> bool:
 
 def addcmul_native(lib, x, t1, t2, value=1):
     """x + value t1 t2 in C, or NotImplemented."""
-    if not _plain(x, t1, t2) or isinstance(value, complex):
+    dense = _dense(x, t1, t2)
+    if dense is None or isinstance(value, complex):
         return NotImplemented
-    return _native(lib, "addcmul", x, t1, t2, value)
+    return _native(lib, "addcmul", *dense, value)
 
 
 def lerp_native(lib, start, end, weight):
-    """lerp in C (a number weight, or an array of the ends' shape), or NotImplemented."""
+    """lerp in C (a number weight, or an array), or NotImplemented."""
     if isinstance(weight, np.ndarray):
-        if not _plain(start, end, weight):
+        dense = _dense(start, end, weight)
+        if dense is None:
             return NotImplemented
-        return _native(lib, "lerp", start, end, weight, 0.0)
-    if not _plain(start, end) or isinstance(weight, complex):
+        return _native(lib, "lerp", *dense, 0.0)
+    dense = _dense(start, end)
+    if dense is None or isinstance(weight, complex):
         return NotImplemented
-    return _native(lib, "lerp", start, end, None, float(weight))
+    return _native(lib, "lerp", *dense, None, float(weight))

@@ -285,6 +285,8 @@ _C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
 def _lerp_checks(input: Tensor, end: Tensor, weight) -> None:
     d = input._dtype
     for name, x in (("end", end), ("weight", weight)):
+        if name == "weight" and _zero_dim(weight):
+            continue  # (promoted as a 0-d operand: `_lerp_operands`)
         if isinstance(x, Tensor) and x._dtype is not d:
             raise RuntimeError(f"expected dtype {_C_NAMES[d.name]} for `{name}` but got dtype "
                                f"{_C_NAMES[x._dtype.name]}")
@@ -297,14 +299,32 @@ def _lerp_member(weight) -> Member:
     return lerp_tensor_fn if isinstance(weight, Tensor) else lerp_fn
 
 
+def _zero_dim(weight) -> bool:
+    return isinstance(weight, Tensor) and weight.ndim == 0
+
+
+def _lerp_operands(input: Tensor, end: Tensor, weight):
+    """(input, end, weight) in the dtype lerp computes in: `end` must have input's dtype,
+    and a 0-d weight tensor takes part in type promotion as a 0-d operand does (a float64
+    or int64 one beside float32 tensors computes in float32, a complex one in complex)."""
+    _lerp_checks(input, end, weight)
+    if _zero_dim(weight) and weight._dtype is not input._dtype:
+        d = dt.result_type(input, end, weight)
+        return _cast_all(d, input, end, weight)
+    return input, end, weight
+
+
 def lerp(input: Tensor, end: Tensor, weight, *, out=None) -> Tensor:
     """input + weight * (end - input)."""
-    _lerp_checks(input, end, weight)
+    input, end, weight = _lerp_operands(input, end, weight)
     return write_out(apply(ternary_p, input, end, weight, fn=_lerp_member(weight)), out)
 
 
 def lerp_(self: Tensor, end: Tensor, weight) -> Tensor:
-    _lerp_checks(self, end, weight)
+    _, end, weight = _lerp_operands(self, end, weight)
+    if end._dtype is not self._dtype:
+        _inplace_check(self, end)
+        end, weight = _cast_all(self._dtype, end, weight)
     return apply_(ternary_p, self, end, weight, fn=_lerp_member(weight))
 
 
