@@ -66,6 +66,7 @@ def _templates(L):
         ((x,), {"dim": 1, "index": i, "source": x[:, :2] * 3, "reduce": "prod"}),
         ((x,), {"p": 2, "dim": 1, "maxnorm": 1.0}),
         ((x3, x3.flip(0)), {"dim": 1}),
+        ((x3, x3.flip(0)), {"keepdim": True}),
         ((x,), {"dim": 1, "sizes": (2, 2)}),
     ]
 

@@ -358,3 +358,9 @@ def test_grad_of_another_size_is_refused_in_torchs_words():
         p.grad = L.zeros(4)
 
     assert same_message(assign).startswith("attempting to assign a gradient of size '[4]'")
+
+
+@pytest.mark.parametrize("dim", [0, -1, 1, -2])
+@pytest.mark.parametrize("what", ["size", "stride"])
+def test_size_and_stride_of_a_0d_tensor_take_no_dim(what, dim):
+    same_message(lambda L: getattr(L.zeros(()), what)(dim), IndexError)

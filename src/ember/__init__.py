@@ -71,6 +71,11 @@ _bind_methods()
 from . import cuda, random  # noqa: E402
 from . import fft, linalg  # noqa: E402
 from . import nn  # noqa: E402
+from .nn import _aten_forms  # noqa: E402
+
+for _name in _aten_forms.__all__:  # (torch.embedding, torch.bilinear, ...: ATen signatures)
+    globals()[_name] = _with_aliases(getattr(_aten_forms, _name), _name)
+del _name
 from . import func  # noqa: E402
 from .func import vmap  # noqa: E402
 from . import distributions  # noqa: E402
@@ -79,6 +84,7 @@ from . import utils  # noqa: E402
 from . import _dynamo, accelerator, amp, backends, compiler, distributed, jit, onnx  # noqa: E402
 from . import quasirandom  # noqa: E402
 from ._runtime import *  # noqa: E402
+from .ops import creation as _creation  # noqa: E402
 from .ops.creation import frombuffer  # noqa: E402
 from ._spectral import istft, stft  # noqa: E402
 from .amp import autocast  # noqa: E402
@@ -138,3 +144,6 @@ def __getattr__(name: str):
 
 
 __version__ = "0.1.0"
+
+# (last: from here on, `range` in this module is torch.range, not the builtin)
+globals()["range"] = _with_aliases(_creation.range_, "range")

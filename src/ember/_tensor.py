@@ -106,7 +106,7 @@ class Tensor:
             dim = _aliases.dim_or_axis("size", dim, axis)
         if dim is None:
             return Size(self._shape)
-        return self._shape[wrap_dim(dim, len(self._shape))]
+        return self._shape[_size_dim(dim, len(self._shape))]
 
     @property
     def ndim(self) -> int:
@@ -182,7 +182,7 @@ class Tensor:
             s = self._ensure_storage()
         if dim is None:
             return s
-        return s[wrap_dim(dim, len(self._shape))]
+        return s[_size_dim(dim, len(self._shape))]
 
     def storage_offset(self) -> int:
         return self._offset
@@ -633,6 +633,13 @@ def layout_strides(t: Tensor) -> tuple[int, ...]:
     if t._np is not None and t._np.flags.c_contiguous:
         return contiguous_strides(t._shape)
     return t._ensure_storage()
+
+
+def _size_dim(dim: int, ndim: int) -> int:
+    """`dim` wrapped for `size(dim)` / `stride(dim)`, which no dim of a 0-d tensor passes."""
+    if ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return wrap_dim(dim, ndim)
 
 
 def _run_backward(*args, **kwargs):

@@ -16,7 +16,8 @@ SRC = Path(ember.__file__).parent
 # re-exports the op layer as `ember.*`) is the API layer on top.
 LAYERS = [
     {"_dtype", "_device", "_view", "_storage", "_layout", "_names", "_grad_mode",
-     "_allocator", "_memory", "backends", "compat", "_aliases", "version", "_algorithms"},
+     "_allocator", "_memory", "backends", "compat", "_aliases", "version", "_algorithms",
+     "_user_warnings"},
     {"_tensor", "_printing", "_dlpack"},
     {"_core", "native"},
     {"ops", "linalg", "random", "amp.autocast_mode"},

@@ -144,3 +144,16 @@ def test_random_ops_follow_the_randomness_flag():
     e, t = out["ember"], out["torch"]
     np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=0, atol=1e-15)
     np.testing.assert_allclose(e.numpy(), np.broadcast_to(e.numpy()[0], (3, 2)), atol=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_a_fill_value_batched_per_example():
+    """masked_fill / index_fill with a 0-d value that vmap batches: each example's own value
+    (the overflow check reads a number only outside transforms)."""
+    mask, idx = [True, False, True, False], [1, 3]
+    for lib in (torch, ember):
+        x, v, m, i = lib.zeros(3, 4), lib.arange(3.0), lib.tensor(mask), lib.tensor(idx)
+        got = lib.vmap(lambda xi, vi, m=m: xi.masked_fill(m, vi))(x, v)
+        assert got.tolist() == [[0, 0, 0, 0], [1, 0, 1, 0], [2, 0, 2, 0]]
+        got = lib.vmap(lambda xi, vi, i=i: xi.index_fill(0, i, vi))(x, v)
+        assert got.tolist() == [[0, 0, 0, 0], [0, 1, 0, 1], [0, 2, 0, 2]]

@@ -17,6 +17,7 @@ import torch.nn.functional as TF
 
 import ember
 from ember import native
+from ember.ops._fma import fma
 from ember.ops.batch_norm import batch_norm_backward_p, batch_norm_p
 from native._differential import DTYPES, assert_bits, layouts, threads, with_specials
 
@@ -70,8 +71,9 @@ def test_forward_matches_numpy(shape, dtype, affine, n_threads):
             view = (1, c) + (1,) * (x.ndim - 2)
             m, r = mean.reshape(view), rstd.reshape(view)
             s = (rstd if w is None else rstd * w).reshape(view)
+            shift = fma(-m, s, b.reshape(view) if b is not None else dtype(0))
             assert_bits(xhat, (x - m) * r)
-            assert_bits(out, (x - m) * s + b.reshape(view) if b is not None else (x - m) * s)
+            assert_bits(out, fma(x, s, shift))  # (PyTorch's fused multiply-adds)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])

@@ -227,7 +227,8 @@ BIAS_CASES = dict(CASES, **{
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_bias_is_added_as_a_separate_add_would_be(name, dtype, n_threads):
     """conv(x, w, b), in each kernel (im2col chunked or per sample, Winograd, depthwise),
-    is that kernel's conv(x, w) plus b rounded once more: the bits of eager's `out + b`.
+    is that kernel's conv(x, w) plus b: the bits of eager's `out + b`, and for 16-bit
+    operands the float32 convolution plus the bias rounded once, as PyTorch's kernels.
     The bias holds NaN, inf and -0.0 (a Winograd plan that meets them still adds them)."""
     from ember.ops import _conv_kernels as K
 
@@ -235,11 +236,12 @@ def test_bias_is_added_as_a_separate_add_would_be(name, dtype, n_threads):
     x, w, _, params = _inputs(case, dtype)
     b = rand_array((case[2],), np.float64, seed=5).astype(dtype)
     b[:3] = [np.inf, -0.0, np.nan][:len(b[:3])]
+    wide = np.float32 if np.dtype(dtype).itemsize == 2 else dtype
     for which in ("numpy", "native"):
         with threads(n_threads):
-            plain = _run(conv_p, which, x, w, **params)
+            plain = _run(conv_p, which, x.astype(wide), w.astype(wide), **params)
             biased = _run(conv_p, which, x, w, b, **params)
-        assert_bits(biased, K.add_channel_bias(plain.copy(), b))
+        assert_bits(biased, K.add_channel_bias(plain.copy(), b).astype(dtype))
     if dtype is np.float32:  # and against the separate add ember's eager ops compute
         xe, we, be = (ember.tensor(a) for a in (x, w, b))
         apply = ember.ops.registry.apply

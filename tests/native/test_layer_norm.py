@@ -16,6 +16,7 @@ import torch.nn.functional as TF
 
 import ember
 from ember import native
+from ember.ops._fma import fma
 from ember.ops.layer_norm import layer_norm_backward_p, layer_norm_p
 from native._differential import assert_bits, broadcast_rows, layouts, threads, with_specials
 
@@ -64,7 +65,7 @@ def test_forward_matches_numpy(shape, k, dtype, affine, n_threads):
             np.testing.assert_allclose(g, r, rtol=_tol(dtype), atol=_tol(dtype), err_msg=name)
         out, xhat, _ = got
         wv = 1 if w is None else w
-        assert_bits(out, xhat * w + b if w is not None and b is not None else
+        assert_bits(out, fma(xhat, w, b) if w is not None and b is not None else
                     (xhat * wv if b is None else xhat + b) if w is not None or b is not None
                     else xhat)
 

@@ -341,3 +341,16 @@ def test_cross_entropy_target_errors_match_torch(target):
         except (RuntimeError, ValueError) as e:
             got.append((type(e).__name__, str(e)))
     assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("smoothing", [0.0, 0.1])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_cross_entropy_with_probabilities_names_its_nodes_as_torch(smoothing, reduction):
+    # the mean divides by a C++ integer in PyTorch: the Tensor-by-Scalar node, DivBackward1
+    x, p = rand_array((4, 3)), np.random.default_rng(1).dirichlet(np.ones(3), 4).astype(np.float32)
+    out_e, out_t = check_op(
+        lambda a: F.cross_entropy(a, ember.tensor(p), label_smoothing=smoothing,
+                                  reduction=reduction),
+        lambda a: torch.nn.functional.cross_entropy(a, torch.tensor(p), label_smoothing=smoothing,
+                                                    reduction=reduction), x)
+    assert out_e.grad_fn.name() == out_t.grad_fn.name()

@@ -303,3 +303,27 @@ def test_encoder_inference_zeroes_padded_positions_as_torch(pad, grad):
         with m.set_grad_enabled(grad):
             outs.append(enc(m.tensor(src), src_key_padding_mask=mask).detach())
     assert_same(outs[0], outs[1], **TOL)
+
+
+def test_encoder_fast_path_warns_once_that_nested_tensors_are_a_prototype():
+    # PyTorch's nested tensor constructor warns once per process (TORCH_WARN_ONCE), which
+    # makes the torch side untestable after the first test; the words are its own
+    import warnings
+
+    from ember.nn.modules import transformer
+
+    enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, batch_first=True), 2).eval()
+    src = ember.tensor(rand_array((2, 5, 8)))
+    pad = ember.tensor([[False] * 3 + [True] * 2, [False] * 5])
+    transformer._warned_nested[0] = False
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        with ember.no_grad():
+            enc(src)  # no padding mask: no nested tensor
+            enc(src, src_key_padding_mask=pad)
+            enc(src, src_key_padding_mask=pad)
+    assert [str(w.message) for w in got] == [
+        "The PyTorch API of nested tensors is in prototype stage and will change in the near "
+        "future. We recommend specifying layout=torch.jagged when constructing a nested "
+        "tensor, as this layout receives active development, has better operator coverage, "
+        "and works with torch.compile."]

@@ -323,3 +323,45 @@ def test_logspace_is_built_from_bound_ops():
                                   lambda m: m.full((-1,), 1.0), lambda m: m.ones(1).new_zeros(-1)])
 def test_negative_sizes_are_refused_in_torchs_words(make):
     same_message(make)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.zeros(), lambda L: L.ones(dtype=L.float64), lambda L: L.rand(dtype=L.float64),
+    lambda L: L.randn(generator=None), lambda L: L.ones(2).new_zeros(),
+    lambda L: L.ones(2).new_empty(), lambda L: L.ones(2).resize_(),
+    # the argument's type: one int, or a sequence whose first element is one (not a bool)
+    lambda L: L.zeros(1.5), lambda L: L.ones(True), lambda L: L.empty(None),
+    lambda L: L.zeros(L.tensor(1.5)), lambda L: L.zeros(np.float64(2)),
+    lambda L: L.zeros([1.5, 2]), lambda L: L.zeros((True,)), lambda L: L.ones(2).new_ones(1.5),
+    lambda L: L.full((L.tensor(1.5),), 1.0), lambda L: L.ones(2).resize_(1.5),
+    # several values: the first decides whether they are the sizes
+    lambda L: L.zeros(1.5, 2), lambda L: L.zeros((2,), 3), lambda L: L.zeros(True, 2),
+    # then each element, by its 1-based position (a bool passes as an int here)
+    lambda L: L.zeros(2, 1.5), lambda L: L.randn(2, 3, None), lambda L: L.zeros((2, 1.5)),
+    lambda L: L.zeros(2, L.tensor(1.5)), lambda L: L.zeros(2, (3,)),
+    lambda L: L.ones(2).new_empty(2, np.float64(1.0)),
+])
+def test_size_arguments_are_parsed_as_pytorchs_argument_parser(call):
+    same_message(call, TypeError)
+
+
+def test_size_arguments_pytorch_accepts():
+    for call in (lambda L: L.zeros(2, True), lambda L: L.zeros((2, True)),
+                 lambda L: L.zeros([L.tensor(2), 3]), lambda L: L.zeros(L.tensor([2]), 3),
+                 lambda L: L.zeros(2, np.int64(3)), lambda L: L.zeros([]),
+                 lambda L: L.ones(L.Size([2, 1]))):
+        assert tuple(call(ember).shape) == tuple(call(torch).shape)
+
+
+@pytest.mark.filterwarnings("ignore:torch.range is deprecated")
+def test_range_includes_its_end_and_warns_as_torch():
+    for args in [(1, 4), (0, 1, 0.25), (1, 4, 2), (4, 1, -1), (0, 1, 0.3)]:
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            got = ember.range(*args)
+        want = torch.range(*args)
+        assert got.tolist() == want.tolist() and str(got.dtype) == "ember.float32"
+        assert "torch.range is deprecated" in str(seen[0].message)
+    assert ember.range(1, 3, dtype=ember.int64).tolist() == [1, 2, 3]
+    with pytest.raises(TypeError, match='missing 1 required positional arguments: "end"'):
+        ember.range(5)

@@ -710,9 +710,8 @@ def test_index_reduce_errors_as_torch(call):
     assert str(ee.value) == str(et.value)
 
 
-def test_index_reduce_warns_it_is_in_beta_like_torch():
-    with pytest.warns(UserWarning, match="index_reduce\\(\\) is in beta"):
-        ember.zeros(3).index_reduce(0, ember.tensor([0, 2]), ember.ones(2), "amax")
+# (index_reduce's "in beta" warning, once a process at the user's line as torch's:
+# tests/test_user_warnings.py, in a fresh interpreter)
 
 
 @pytest.mark.parametrize("count", [25, 1500])

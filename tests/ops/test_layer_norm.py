@@ -44,3 +44,31 @@ def test_forward_over_reverse_through_the_fused_kernel_matches_torch():
         return m.func.jvp(m.func.grad(f), (m.tensor(x),), (m.tensor(tx),))[1].numpy()
 
     np.testing.assert_allclose(run(ember), run(torch), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape,weight,bias", [
+    ((4, 4), (16,), None),      # as many elements, but flat: refused
+    ((4, 4), None, (4,)),       # a bias of the last dim only
+    ((4,), (1,), None),         # a weight that would broadcast
+    ((4,), (1, 4), None),
+    ((4,), (4,), (3,)),
+    ((4,), (), None),
+])
+def test_affine_of_another_shape_is_refused_as_torch(shape, weight, bias):
+    import torch
+
+    res = []
+    for lib in (torch, ember):
+        x = lib.zeros(2, 3, 4, 4)
+        w = None if weight is None else lib.ones(weight)
+        b = None if bias is None else lib.ones(bias)
+        with pytest.raises(RuntimeError) as info:
+            lib.nn.functional.layer_norm(x, shape, w, b)
+        res.append(str(info.value))
+    assert res[1] == res[0]
+
+
+def test_affine_of_the_normalised_shape_is_accepted():
+    x = ember.randn(2, 3, 4)
+    out = ember.nn.functional.layer_norm(x, (3, 4), ember.ones(3, 4), ember.zeros(3, 4))
+    assert out.shape == x.shape

@@ -14,7 +14,15 @@ import torch
 
 import ember
 
-from helpers import assert_same, assert_ulp, check_grads, check_op, rand_array, to_torch
+from helpers import (
+    assert_same,
+    assert_ulp,
+    check_grads,
+    check_op,
+    rand_array,
+    same_message,
+    to_torch,
+)
 
 # (shape of a, shape of b) for every rank rule of matmul.
 MATMUL_SHAPES = [
@@ -508,3 +516,11 @@ def test_linear_folds_into_addmm_only_with_a_contiguous_bias():
                 L.nn.functional.linear(L.zeros(3, 2, 1, dtype=L.float64), L.ones(2, 1), bias(L))
             msgs.append(str(exc.value))
         assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parametrize("other", ["uint8", "int8", "int16", "bool", "complex128", "bfloat16"])
+def test_mm_dtype_mismatch_names_every_dtype_as_torch(other):
+    """The message prints C++ type names (`unsigned char`, `short int`), not ember's."""
+    def call(L):
+        return L.zeros(2, 2).matmul(L.zeros(2, 2, dtype=getattr(L, other)))
+    assert "float != " in same_message(call)

@@ -499,3 +499,49 @@ def test_draws_from_parameters_join_the_graph_with_zero_gradients_as_torch(name,
             grads = [None if t.grad is None else t.grad.tolist() for t in (mu, sd)]
         res.append((r.tolist(), r.requires_grad, node, grads))
     assert res[0] == res[1]
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.bernoulli(L.full((3,), 1.5)),
+    lambda L: L.bernoulli(L.tensor([0.5, -0.5], dtype=L.float64)),
+    lambda L: L.bernoulli(L.full((2,), float("nan"), dtype=L.float16)),
+    lambda L: L.zeros(3).bernoulli_(L.full((3,), 2.0)),
+], ids=["float32", "float64", "nan_float16", "in_place"])
+def test_probability_tensor_out_of_range_message_is_torchs(call):
+    # PyTorch's check here has no message of its own, so it names the condition and adds
+    # its standard request for a better message; ember words it the same way
+    with pytest.raises(RuntimeError) as te:
+        call(torch)
+    with pytest.raises(RuntimeError) as ee:
+        call(ember)
+    assert str(ee.value) == str(te.value)
+
+
+@pytest.mark.parametrize("out", [
+    lambda L: L.empty(4, dtype=L.int64), lambda L: L.empty(4, dtype=L.bool),
+    lambda L: L.empty(4, dtype=L.float64), lambda L: L.empty(2, 3),
+    lambda L: L.empty(0, dtype=L.uint8), lambda L: L.empty(4, 1, dtype=L.int32).t(),
+], ids=["int64", "bool", "float64", "resized", "empty", "strided"])
+@pytest.mark.parametrize("pdtype", ["float32", "float64", "float16"])
+def test_bernoulli_out_takes_any_dtype_and_draws_as_bernoulli_(out, pdtype):
+    # out= is `out.resize_(probs.shape).bernoulli_(probs)`: any dtype, no resize warning,
+    # the same stream as without out=
+    res = []
+    for L in (ember, torch):
+        probs = L.tensor([0.2, 0.5, 0.9, 0.4], dtype=getattr(L, pdtype))
+        got = L.bernoulli(probs, generator=L.Generator().manual_seed(1), out=out(L))
+        res.append((got.tolist(), str(got.dtype)[6:], tuple(got.shape)))
+    assert res[0] == res[1]
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.bernoulli(L.full((3,), 0.5, requires_grad=True), out=L.empty(3)),
+    lambda L: L.bernoulli(L.full((3,), 0.5), 0.5, out=L.empty(3)),
+], ids=["requires_grad", "float_p"])
+def test_bernoulli_out_refusals_match_torch(call):
+    with pytest.raises(Exception) as te:
+        call(torch)
+    with pytest.raises(Exception) as ee:
+        call(ember)
+    assert type(ee.value) is type(te.value)
+    assert str(ee.value).splitlines()[0] == str(te.value).splitlines()[0]

@@ -331,3 +331,25 @@ def test_renorm_errors_as_torch(call):
     with pytest.raises(type(et.value)) as ee:
         call(ember)
     assert str(ee.value) == str(et.value)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L, x: L.quantile(x, 0.5),
+    lambda L, x: L.nanquantile(x.double(), 0.5),
+    lambda L, x: L.quantile(x.view(1, -1), 0.5, dim=1),
+], ids=["flat", "nanquantile_float64", "along_dim"])
+def test_quantile_refuses_slices_past_two_to_the_24(call):
+    # (one element over the limit; the same tensor one element shorter is accepted)
+    messages = []
+    for L in (ember, torch):
+        x = L.zeros((1 << 24) + 1)
+        with pytest.raises(RuntimeError) as info:
+            call(L, x)
+        messages.append(str(info.value))
+        assert call(L, x[1:]).item() == 0
+    assert messages[0] == messages[1]
+
+
+def test_quantile_of_many_short_slices_is_not_too_large():
+    x = ember.zeros((1 << 24) + 1, 1)
+    assert ember.quantile(x, 0.5, dim=1).shape == ((1 << 24) + 1,)

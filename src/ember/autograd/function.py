@@ -19,6 +19,16 @@ from .._core import Primitive, bind
 from . import grad_mode
 from .graph import Node, _anomaly, _anomaly_trace, _seq, edge_of, take_node
 
+# ember.func's reverse transforms (grad, vjp, jacrev, ...) running now: it counts them here,
+# where `Function.apply` can see them without importing up a layer
+reverse_transforms_open = [0]
+
+# PyTorch's words for a Function written the old way (forward(ctx, ...)) inside a transform
+NEEDS_SETUP_CONTEXT = (
+    "In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, "
+    "jacrev, ...), it must override the setup_context staticmethod. For more details, please "
+    "see https://pytorch.org/docs/main/notes/extending.func.html")
+
 
 class FunctionCtx:
     """The `ctx` methods PyTorch documents; mixed into each Function's node class."""
@@ -160,6 +170,9 @@ class Function:
     """Base class for custom autograd ops (subclass it; call `YourFn.apply(...)`)."""
 
     _node_cls: type = FunctionNode
+    # vmap runs forward (and backward) on batched tensors as it runs any function; else
+    # the class gives its own `vmap` rule, or vmap refuses it
+    generate_vmap_rule: bool = False
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
@@ -202,10 +215,21 @@ class Function:
             "forward mode AD."
         )
 
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        """The batched form of forward: `(output, out_dims)` for inputs batched along
+        `in_dims` (None: not batched); `info.batch_size`, `info.randomness` describe the
+        vmap."""
+        raise NotImplementedError(
+            "To use autograd.Function with vmap, you must either override the vmap "
+            "staticmethod or set generate_vmap_rule=True.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run forward (under no_grad) and record a node when an input requires grad: one
         primitive of its own, bound like any op (so an interpreter sees `cls` by name)."""
+        if reverse_transforms_open[0] and cls.setup_context is Function.setup_context:
+            raise RuntimeError(NEEDS_SETUP_CONTEXT)
         return bind(cls._prim, *args, **kwargs)
 
 

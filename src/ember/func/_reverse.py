@@ -17,11 +17,14 @@ from .._core import current_interpreter
 from .._core.dispatch import transform_active
 from .._tensor import Tensor
 from ..autograd.engine import grad as _engine_grad
+from ..autograd.function import reverse_transforms_open
 from ..ops.creation import ones_like, zeros_like
 from ..utils._pytree import tree_flatten, tree_map, tree_unflatten
 from ._vmap import BatchedTensor, BatchInterpreter, ForwardAboveVmap, batched
 
-_depth = [0]  # reverse transforms running now (the inner ones keep their graphs)
+# reverse transforms running now (the inner ones keep their graphs); the same counter
+# tells `Function.apply` a transform is running
+_depth = reverse_transforms_open
 
 
 def _fresh(x, shared: bool = False):

@@ -28,12 +28,15 @@ from .._core import (
 from .._core.primitive import Family
 from .._tensor import Tensor
 from .._view import numel
+from ..autograd.function import FunctionPrimitive
 from ..ops.draws import draw_like_p, draw_p, like_strides
 from ..ops.join import cat, stack
 from ..ops.random_ops import sample_p
 from ..ops.registry import InplacePrimitive
 from ..random import get_rng_state, set_rng_state
 from ..utils._pytree import tree_flatten, tree_unflatten
+from ._function_vmap import check_vmappable, records, run_generated, run_own_rule
+from ._inplace_words import unbatched_self_error
 
 # PyTorch's words for reading a batched tensor's values inside vmap
 _ITEM = ("vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over "
@@ -130,13 +133,23 @@ _warned: set = set()
 _AS_ANY_OP = object()  # BatchInterpreter._random: no policy of its own, batch the op as any
 
 
-class BatchInterpreter(Interpreter):
-    """One vmap level: batch size `size`, the random-op policy `randomness`."""
+def _own(cls: type) -> bool:
+    """Whether a custom Function is one of ember's (the MLX face's custom functions and
+    collectives): those keep their batching rules, where a user's follows PyTorch's."""
+    return cls.__module__.startswith("ember.")
 
-    def __init__(self, level: int, size: int, randomness: str) -> None:
+
+class BatchInterpreter(Interpreter):
+    """One vmap level: batch size `size`, the random-op policy `randomness`. `torch_level`
+    is the level PyTorch's messages name: it counts every transform open around this one
+    (grad and jvp too), this one included."""
+
+    def __init__(self, level: int, size: int, randomness: str,
+                 torch_level: int | None = None) -> None:
         self.level = level
         self.size = size
         self.randomness = randomness
+        self.torch_level = level if torch_level is None else torch_level
 
     def _refuse_random(self):
         raise RuntimeError(
@@ -219,24 +232,37 @@ class BatchInterpreter(Interpreter):
             out = self._random(prim, args, params)
             if out is not _AS_ANY_OP:
                 return out
+        if isinstance(prim, FunctionPrimitive) and not _own(prim.fn_cls):
+            return self._function(prim, args, params)
         vals, dims = self._unwrap(args)
         if all(d is None for d in dims):
             return self.lower(prim, args, params)
         if isinstance(prim, InplacePrimitive):
             return self._inplace(prim, args, vals, dims, params)
         if prim.writes_first:
-            return self._write(prim, vals, dims, params)
+            return self._write(prim, args, vals, dims, params)
         out, odim = self._batched(prim, vals, dims, params)
         return self._wrap(out, odim)
 
-    def _write(self, prim, vals, dims, params):
+    def _function(self, prim, args, params):
+        """A custom autograd.Function (see `_function_vmap`)."""
+        cls = prim.fn_cls
+        check_vmappable(cls)
+        vals, dims = self._unwrap(args)
+        if all(d is None for d in dims):
+            return self.lower(prim, args, params)
+        if records(args):  # (one graph node per example: run it once per example)
+            out, odim = self._loop(prim, vals, dims, params)
+            return self._wrap(out, odim)
+        if cls.generate_vmap_rule:
+            return run_generated(cls, args, params)
+        return run_own_rule(self, cls, vals, dims, params)
+
+    def _write(self, prim, args, vals, dims, params):
         """`x[key] = value` inside vmap: each example's write into its own slice of x's
         batch (x must be batched when anything written is)."""
         if dims[0] is None:
-            raise RuntimeError(
-                f"vmap: {prim.name}(self, *extra_args) writes a batched value into a tensor "
-                "`self` that is not batched (it holds one value, the write one per example). "
-                "Make `self` batched, or build the result out of place.")
+            raise unbatched_self_error(prim, args, dims, params, self.size, self.torch_level)
 
         def run():
             for b in range(self.size):
@@ -263,6 +289,8 @@ class BatchInterpreter(Interpreter):
             for b in range(self.size):
                 sl = [v.select(d, b) if d is not None else v for v, d in zip(vals, dims)]
                 outs.append(bind(prim, *sl, **params))
+            if outs[0] is None:  # (an op that only writes into its inputs)
+                return None, None
             if isinstance(outs[0], tuple):
                 return tuple(stack([o[k] for o in outs]) for k in range(len(outs[0]))), 0
             return stack(outs), 0
@@ -272,10 +300,7 @@ class BatchInterpreter(Interpreter):
     def _inplace(self, prim, args, vals, dims, params):
         """`x.op_(y)` inside vmap: the functional op, batched, written into `x`'s batch."""
         if dims[0] is None:
-            raise RuntimeError(
-                f"vmap: {prim.name}(self, *extra_args) writes a batched result into a tensor "
-                "`self` that is not batched (it holds one value, the result one per "
-                "example). Make `self` batched, or use the out-of-place op.")
+            raise unbatched_self_error(prim, args, dims, params, self.size, self.torch_level)
         out, odim = self._batched(prim.base, vals, dims, params)
 
         def write():
@@ -480,10 +505,19 @@ def _run_or_loop(func, kwargs, leaves, ldims, spec, size, out_dims, randomness):
         return tree_unflatten(res, tree_flatten(outs[0])[1])
 
 
+def _other_transforms_open() -> int:
+    """How many grad-like and jvp-like transforms run now (PyTorch numbers its levels
+    across all transforms)."""
+    # (imported here: those modules build on this one)
+    from . import _forward, _reverse
+
+    return _reverse._depth[0] + _forward._levels[0]
+
+
 def _run(func, kwargs, leaves, ldims, spec, size, out_dims, randomness):
     _depth[0] += 1
     level = _depth[0]
-    interp = BatchInterpreter(level, size, randomness)
+    interp = BatchInterpreter(level, size, randomness, level + _other_transforms_open())
     name = _get_name(func)
     try:
         with interpret(interp):

@@ -57,6 +57,10 @@ def _spectral(A: Tensor, d0: int, d1: int, keepdim: bool, reduce: str) -> Tensor
 def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None,
                 out=None) -> Tensor:
     """Frobenius, nuclear, spectral (2, -2) or max column / row sum (1, -1, inf, -inf) norms."""
+    # (PyTorch checks the order before the input's rank and the dims)
+    if ord not in ("fro", "nuc") and (
+            isinstance(ord, str) or ord not in (1, -1, 2, -2, math.inf, -math.inf)):
+        raise RuntimeError(f"linalg.matrix_norm: Order {_fmt(ord)} not supported.")
     check_matrix(A, "linalg.matrix_norm", low_ok=True)
     d0, d1 = _matrix_dims(A, dim)
     if dtype is not None:
@@ -65,8 +69,6 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
         return write_out(_vector_norm(A, 2, (d0, d1), keepdim), out)
     if ord == "nuc":
         return write_out(_spectral(A, d0, d1, keepdim, "sum"), out)
-    if isinstance(ord, str) or ord not in (1, -1, 2, -2, math.inf, -math.inf):
-        raise RuntimeError(f"linalg.matrix_norm: Order {_fmt(ord)} not supported.")
     if abs(ord) == 2:
         return write_out(_spectral(A, d0, d1, keepdim, "max" if ord > 0 else "min"), out)
     # 1: largest column sum of |a| (sum over rows d0); inf: largest row sum (over cols d1).
@@ -86,11 +88,17 @@ def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None,
          out=None) -> Tensor:
     """A vector norm (int or 1-tuple `dim`, or 1-D input) or a matrix norm (2-tuple, 2-D)."""
     check_float(A, "linalg.norm", low_ok=True)
+    if isinstance(ord, str):  # a matrix norm, whatever the rank or the dims say
+        dims = (-2, -1) if dim is None else (dim,) if isinstance(dim, int) else tuple(dim)
+        if dim is not None and len(dims) not in (1, 2):
+            raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or "
+                               f"2. Got {list(dims)}")
+        if dim is None and A.ndim not in (1, 2):
+            raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input "
+                               f"must be 1D or 2D. Got {A.ndim}D.")
+        return matrix_norm(A, ord, dims, keepdim, dtype=dtype, out=out)
     if dim is not None:
         dims = (dim,) if isinstance(dim, int) else tuple(dim)
-        if isinstance(ord, str) and len(dims) != 2:
-            raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
-                               f"{' '.join(str(d) for d in dims)}")
         if len(dims) == 1:
             return vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype, out=out)
         if len(dims) == 2:

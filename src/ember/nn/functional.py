@@ -9,6 +9,10 @@ from ._functional.activation import *  # noqa: F403
 from ._functional.activation import __all__ as _act
 from ._functional.attention import *  # noqa: F403
 from ._functional.attention import __all__ as _attention
+from ._functional.bilinear import *  # noqa: F403
+from ._functional.bilinear import __all__ as _bilinear
+from ._functional.embedding import *  # noqa: F403
+from ._functional.embedding import __all__ as _embedding
 from ._functional.embedding_bag import *  # noqa: F403
 from ._functional.embedding_bag import __all__ as _embedding_bag
 from ._functional.layers import *  # noqa: F403
@@ -22,7 +26,8 @@ from ._functional.sampling import __all__ as _sampling
 from ._functional.spatial import *  # noqa: F403
 from ._functional.spatial import __all__ as _spatial
 
-__all__ = [*_act, *_attention, *_embedding_bag, *_layers, *_loss, *_pooling, *_sampling, *_spatial]
+__all__ = [*_act, *_attention, *_bilinear, *_embedding, *_embedding_bag, *_layers, *_loss,
+           *_pooling, *_sampling, *_spatial]
 
 
 def __getattr__(name: str):

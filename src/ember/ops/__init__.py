@@ -18,6 +18,7 @@ from . import (
     einsum,
     fill,
     float_parts,
+    foreach,
     index,
     index_ops,
     inplace_movement,
@@ -52,5 +53,5 @@ MODULES = (
     unary,
     unary_math,
     inplace_movement,
-    composite_extra, special_ops, dtype_views, contractions, float_parts, windows,
+    composite_extra, special_ops, dtype_views, contractions, float_parts, windows, foreach,
 )

@@ -392,3 +392,11 @@ def bounded(fn, a: np.ndarray, value) -> np.ndarray:
         hi = min(lo + _BOUND_BLOCK, a.size)
         fn(const[:hi - lo], src[lo:hi], out=dst[lo:hi])
     return out
+
+
+def check_failed(condition: str) -> RuntimeError:
+    """The error of one of PyTorch's checks that carries no message of its own: it names the
+    condition (as written in its C++ source) and appends PyTorch's standard request."""
+    return RuntimeError(f"Expected {condition} to be true, but got false.  (Could this error "
+                        "message be improved?  If so, please report an enhancement request "
+                        "to PyTorch.)")

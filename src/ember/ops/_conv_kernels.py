@@ -24,7 +24,6 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from .. import _dtype as dt
 from . import _winograd
 from ._parallel import over_batch
 
@@ -110,14 +109,13 @@ def with_out(geo: Geometry, out) -> Geometry:
 
 
 def add_channel_bias(out: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """out (N, C, ...), a fresh array, plus b (C,) along the channels, rounded as ember's
-    `out + b` rounds (a 16-bit float sum computed in float32 and rounded once)."""
+    """out (N, C, ...), a fresh array in the dtype the convolution computes in (float32 for
+    16-bit inputs), plus b (C,) along the channels, in place. NOTE: PyTorch adds a 16-bit
+    convolution's bias before its one rounding to the 16-bit type (checked for every
+    convolution kind), so callers round after this."""
     b = b.reshape((-1,) + (1,) * (out.ndim - 2))
-    if out.dtype in (np.float16, dt.bfloat16.np):
-        return (out.astype(np.float32) + b.astype(np.float32)).astype(out.dtype)
-    np.add(out, b, out=out)
+    np.add(out, b.astype(out.dtype, copy=False), out=out)
     return out
-
 
 
 # --- im2col and col2im ------------------------------------------------------------------

@@ -175,12 +175,9 @@ def _call(lib, name: str, sfx: str, *arrays) -> None:
 
 def conv_native(lib, x, w, b=None, *, stride, padding, dilation, groups):
     dtype = x.dtype
-    if b is not None and dtype in _LOW:  # (the bias added after rounding, as eager's add)
-        out = conv_native(lib, x, w, stride=stride, padding=padding, dilation=dilation,
-                          groups=groups)
-        return out if out is NotImplemented else K.add_channel_bias(out, b)
     x, w = _strided(_operand(x)), np.ascontiguousarray(_operand(w))
-    bias = None if b is None else np.ascontiguousarray(b)
+    # (a 16-bit convolution's bias is added in float32, before the one rounding)
+    bias = None if b is None else np.ascontiguousarray(_operand(b))
     geo = K.geometry(x.shape, w.shape[2:], stride, padding, dilation, groups)
     sfx = _usable(x, w, geo)
     n, c, o = x.shape[0], x.shape[1], w.shape[0]
@@ -230,11 +227,16 @@ def _winograd_forward(lib, sfx, x, w, bias, out, geo, plan, flipped=False) -> bo
 
 def input_grad_native(lib, g, w, b=None, *, stride, padding, dilation, groups, x_shape,
                       transposed=False):
-    if b is not None:  # (a transposed convolution's bias: one pass after, as the NumPy kernel)
-        out = input_grad_native(lib, g, w, stride=stride, padding=padding, dilation=dilation,
-                                groups=groups, x_shape=x_shape)
-        return out if out is NotImplemented else K.add_channel_bias(out, b)
     dtype = g.dtype
+    out = _input_grad(lib, g, w, stride, padding, dilation, groups, x_shape)
+    if out is NotImplemented:
+        return out
+    # (a transposed convolution's bias: one pass after, before a 16-bit result's rounding)
+    return (out if b is None else K.add_channel_bias(out, b)).astype(dtype, copy=False)
+
+
+def _input_grad(lib, g, w, stride, padding, dilation, groups, x_shape):
+    """The input gradient in the dtype it is computed in (float32 for 16-bit operands)."""
     g, w = np.ascontiguousarray(_operand(g)), np.ascontiguousarray(_operand(w))
     geo = K.geometry(x_shape, w.shape[2:], stride, padding, dilation, groups)
     geo = K.with_out(geo, g.shape[2:])
@@ -258,12 +260,12 @@ def input_grad_native(lib, g, w, b=None, *, stride, padding, dilation, groups, x
             # Winograd where x is about the output's size ("same" padding). Where x is
             # larger (unpadded), col2im computes fewer sums: measured on the MNIST CNN's
             # 32 -> 64 at 26x26, 13.3 ms against 15.3 (one thread, batch 64, a loaded machine).
-            return _winograd_input_grad(lib, sfx, g, w, full).astype(dtype, copy=False)
+            return _winograd_input_grad(lib, sfx, g, w, full)
         chunk, parts = _plan(x_shape, w.shape, geo, g.itemsize)
         p = _params(None, geo, n, c, o, x_shape, chunk, parts)
         with one_blas_thread:
             _call(lib, "conv_input_grad", sfx, g, w, dx, p)
-    return dx.astype(dtype, copy=False)
+    return dx
 
 
 def _winograd_input_grad(lib, sfx, g, w, full: K.Geometry) -> np.ndarray:

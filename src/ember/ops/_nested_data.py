@@ -17,14 +17,12 @@ from __future__ import annotations
 import collections
 import ctypes
 import operator
-import os
-import sys
-import warnings
 
 import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor
+from .._user_warnings import warn_at_user
 from .copy import cast_array
 
 _MAX_DIMS = 128  # PyTorch's limit on nesting depth
@@ -71,13 +69,9 @@ _warned_arrays: list = []
 def _warn_arrays_in_lists() -> None:
     """PyTorch's warning (once a process) for a list of NumPy arrays, at the user's line."""
     _warned_arrays.append(True)
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    frame, level = sys._getframe(0), 1
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(root):
-        frame, level = frame.f_back, level + 1
-    warnings.warn("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please "
-                  "consider converting the list to a single numpy.ndarray with numpy.array() "
-                  "before converting to a tensor.", UserWarning, stacklevel=level)
+    warn_at_user("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please "
+                 "consider converting the list to a single numpy.ndarray with numpy.array() "
+                 "before converting to a tensor.")
 
 
 def data_shape(data) -> tuple[int, ...]:

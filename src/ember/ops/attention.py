@@ -45,9 +45,9 @@ def _attention_kernel(q, k, v, mask, *, scale, causal):
 
     scores = blas(np.matmul, q, k.swapaxes(-1, -2), 2 * q.shape[-2] * q.shape[-1] * k.shape[-2])
     np.multiply(scores, scores.dtype.type(scale), out=scores)
-    if causal:
+    if causal:  # (with a mask too, both apply)
         np.add(scores, _causal_bias(q.shape[-2], k.shape[-2], scores.dtype), out=scores)
-    elif mask is not None and mask.dtype == np.bool_:
+    if mask is not None and mask.dtype == np.bool_:
         scores = np.where(mask, scores, -np.inf).astype(scores.dtype, copy=False)
     elif mask is not None:
         np.add(scores, mask, out=scores, casting="unsafe")

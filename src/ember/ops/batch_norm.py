@@ -19,6 +19,7 @@ from .._tensor import Tensor
 from ..native import calls
 from ._batching import batch_size, batched
 from ._common import row_sums
+from ._fma import fma
 from ._norm_tangent import centred
 from ._norm_tangent import plus as _plus
 from ._norm_tangent import times as _times
@@ -28,7 +29,6 @@ from .registry import (
     Primitive,
     UpdatePrimitive,
     apply,
-    batch_by_loop,
     bind,
     defbatch,
     defjvp,
@@ -59,34 +59,38 @@ def _chunked_sums(n: int, sample_bytes: int, body) -> np.ndarray:
 
 
 def _batch_norm_kernel(x, weight, bias, *, eps):
-    """(out, xhat, mean, var, rstd) over dims (0, 2, ...); var is the biased variance."""
+    """(out, xhat, mean, var, rstd) over dims (0, 2, ...); var is the biased variance.
+
+    As PyTorch's CPU kernel: the sums in double, mean = sum / count rounded; the squares of
+    d = x - mean each rounded, summed in double, var = that sum rounded / count; rstd =
+    1 / sqrt(var + eps) in double, rounded; out = fma(x, alpha, fma(-mean, alpha, bias))
+    with alpha = rstd * weight (csrc/batch_norm.c computes the same)."""
     dtype = x.dtype
     work = x.astype(np.float32) if dtype in _LOW else x
     n, c = x.shape[:2]
     x3 = work.reshape(n, c, -1)
     count = x3.shape[0] * x3.shape[2]
     per = x3[:1].nbytes
-    mean = _chunked_sums(n, per, lambda lo, hi: _channel_sums(x3[lo:hi]))
-    mean /= count
+    t = x3.dtype.type
+    wide = lambda a: a.astype(np.float64)  # noqa: E731
+    mean = (_chunked_sums(n, 2 * per, lambda lo, hi: _channel_sums(wide(x3[lo:hi])))
+            / count).astype(x3.dtype)
     xhat = np.empty(x3.shape, x3.dtype)
-    out = np.empty(x3.shape, x3.dtype)
     m3 = mean.reshape(1, c, 1)
 
     def centre(lo, hi):
         np.subtract(x3[lo:hi], m3, out=xhat[lo:hi])
-        return _channel_sums(np.square(xhat[lo:hi], out=out[lo:hi]))
+        return _channel_sums(wide(np.square(xhat[lo:hi])))
 
-    var = _chunked_sums(n, 3 * per, centre)
-    var /= count
-    rstd = 1.0 / np.sqrt(var + eps)
-    scale = rstd if weight is None else rstd * weight.astype(rstd.dtype, copy=False)
-    r3, s3 = rstd.reshape(1, c, 1), scale.reshape(1, c, 1)
-    b3 = None if bias is None else bias.astype(rstd.dtype, copy=False).reshape(1, c, 1)
+    var = _chunked_sums(n, 3 * per, centre).astype(x3.dtype) / t(count)
+    rstd = (1.0 / np.sqrt(var.astype(np.float64) + eps)).astype(x3.dtype)
+    alpha = rstd if weight is None else rstd * weight.astype(rstd.dtype, copy=False)
+    beta = fma(-mean, alpha, t(0) if bias is None else bias.astype(rstd.dtype, copy=False))
+    r3, a3, b3 = rstd.reshape(1, c, 1), alpha.reshape(1, c, 1), beta.reshape(1, c, 1)
+    out = np.empty(x3.shape, x3.dtype)
 
     def normalise(lo, hi, buf, acc):
-        np.multiply(xhat[lo:hi], s3, out=out[lo:hi])
-        if b3 is not None:
-            np.add(out[lo:hi], b3, out=out[lo:hi])
+        out[lo:hi] = fma(x3[lo:hi], a3, b3)
         np.multiply(xhat[lo:hi], r3, out=xhat[lo:hi])
 
     over_batch(n, 2 * per, 4 * per * n, normalise)
@@ -367,8 +371,36 @@ def _update_stats_kernel(running, step, *, keep):
 # real and fake pass) must leave its version alone; an in-place op of the user's refuses.
 update_stats_p = UpdatePrimitive("batch_norm_update_stats", _update_stats_kernel, writes=(),
                                 silent=(0,))
-batch_by_loop(update_stats_p, "a running-statistics update writes its buffer in place, once "
-                              "per call; it has no batch of its own")
+
+# PyTorch's words when vmap batches the statistics but not the buffers they update
+_UNBATCHED_RUNNING = (
+    "Batch norm got a batched tensor as input while the running_mean or running_var, which "
+    "will be updated in place, were not batched.\nIf you are using a module and do not need "
+    "eval mode, please set `track_running_stats` to be False.If you are using a prebuilt "
+    "module and do not need eval mode, please see the functorch website for resources on "
+    "how to patch your module to work with vmap")
+
+
+def _update_stats_batch(args, dims, *, keep):
+    """Each example updates its own slice of a batched buffer; an unbatched buffer cannot
+    take one update per example, and vmap refuses (as PyTorch's batch norm rule does)."""
+    running, step = args
+    if dims[0] is None:
+        raise RuntimeError(_UNBATCHED_RUNNING)
+    # NOTE: PyTorch's rule updates the buffer laid out batch-first and made contiguous: when
+    # that layout is not the buffer's own memory, it updates a copy and the buffer keeps
+    # its values. Matched, so the same programs end with the same statistics.
+    if not running.movedim(dims[0], 0).is_contiguous():
+        return None, None
+    if dims[1] is None:
+        step = step.unsqueeze(dims[0]).expand(*running.shape)
+    else:
+        step = step.movedim(dims[1], dims[0])
+    apply(update_stats_p, running, step, keep=keep)
+    return None, None
+
+
+defbatch(update_stats_p, _update_stats_batch)
 
 
 def update_running(running: Tensor, keep: float, step: Tensor) -> None:

@@ -15,7 +15,7 @@ from .. import _dtype as dt
 from .._tensor import Tensor, _meta
 from . import _rng_kernels as K
 from . import _rng_native as R
-from ._common import type_name, write_out
+from ._common import check_failed, type_name
 from .draws import draw_like
 from .fill import fill_p
 from .random_ops import (
@@ -52,7 +52,7 @@ def _check_p(p: float) -> None:
 
 def _bernoulli_tensor_kernel(u, p, *, dtype):
     if not ((p >= 0) & (p <= 1)).all():
-        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+        raise check_failed("p_in >= 0 && p_in <= 1")
     return K.to_dtype(u < (p if u.dtype == f64 else p.astype(f32)), dtype)
 
 
@@ -104,14 +104,35 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
     from .. import _grad_mode as grad_mode
 
     g = _gen(generator, "bernoulli")
+    if out is not None:
+        return _bernoulli_out(input, p, g, out, generator is not None)
     d = input._dtype
     res = _result(lambda n, c: np.empty(n, d.np), input._shape, None, d, input.device, False)
     with grad_mode.no_grad():
         bernoulli_(res, input if p is None else float(p), generator=g)
-    if p is None and out is None:
+    if p is None:
         # PyTorch's draw is an op of the probabilities with a zero gradient (BernoulliBackward0)
         return drawn_from(res, "BernoulliBackward0", input)
-    return write_out(res, out)
+    return res
+
+
+def _bernoulli_out(input: Tensor, p, g, out: Tensor, with_generator: bool) -> Tensor:
+    """bernoulli(probs, out=t): `t`, of any dtype, resized to probs' shape (without the
+    resize warning of other out= ops) and filled as `t.bernoulli_(probs)` fills it."""
+    from .. import _grad_mode as grad_mode
+
+    if p is not None:  # (PyTorch has no out= form of the float-p overload)
+        kw = ", generator=torch._C.Generator" if with_generator else ""
+        raise TypeError(f"bernoulli() received an invalid combination of arguments - got "
+                        f"(Tensor, {type(p).__name__}, out=Tensor{kw}), but expected one of:")
+    if grad_mode.is_grad_enabled() and (input.requires_grad or out.requires_grad):
+        raise RuntimeError("bernoulli(): functions with out=... arguments don't support "
+                           "automatic differentiation, but one of the arguments requires grad.")
+    if out._shape != input._shape:
+        out.resize_(input._shape)
+    with grad_mode.no_grad():
+        bernoulli_(out, input, generator=g)
+    return out
 
 
 def bernoulli_noise(input: Tensor, q: float, *, feature: bool = False,

@@ -374,6 +374,26 @@ def corrcoef(input: Tensor) -> Tensor:
     return c if c.dtype.is_complex else c.clamp(-1, 1)
 
 
+def _written_into_self(fn):
+    """`self.<fn>_(...)`: the out-of-place result written into `self`, refused as PyTorch's
+    in-place kernels refuse it (a broadcast past self's shape, then a result dtype self
+    cannot hold)."""
+    def method(self: Tensor, *args, **kwargs) -> Tensor:
+        # (a composite may save its input for backward: in the graph, it gets a copy, so
+        # the write into self leaves what was saved alone)
+        result = fn(self.clone() if self.requires_grad else self, *args, **kwargs)
+        if result.shape != self.shape:
+            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the "
+                               f"broadcast shape {list(result.shape)}")
+        if not dt.can_cast(result.dtype, self.dtype):
+            raise RuntimeError(f"result type {type_name(result.dtype)} can't be cast to the "
+                               f"desired output type {type_name(self.dtype)}")
+        return self.copy_(result)
+
+    method.__name__ = fn.__name__ + "_"
+    return method
+
+
 TENSOR_METHODS = {
     "deg2rad": deg2rad, "rad2deg": rad2deg, "logaddexp": logaddexp, "logaddexp2": logaddexp2,
     "xlogy": xlogy, "signbit": signbit, "copysign": copysign, "sinc": sinc,
@@ -381,6 +401,8 @@ TENSOR_METHODS = {
     "is_neg": is_neg, "is_same_size": is_same_size, "is_nonzero": is_nonzero,
     "hsplit": hsplit, "vsplit": vsplit, "dsplit": dsplit,
     "diagflat": diagflat, "dist": dist, "cov": cov, "corrcoef": corrcoef,
+    **{f.__name__ + "_": _written_into_self(f)
+       for f in (deg2rad, rad2deg, xlogy, copysign, sinc, heaviside)},
 }
 
 __all__ = ["deg2rad", "rad2deg", "logaddexp", "logaddexp2", "xlogy", "signbit", "copysign",

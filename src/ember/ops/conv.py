@@ -10,8 +10,8 @@ covers PyTorch's asymmetric 'same' padding.
 
 A bias is the convolution's optional third operand, as in PyTorch's one
 `ConvolutionBackward0` node (edges to input, weight and bias): the kernels add it while
-the outputs are in cache, rounded as a separate `out + bias` would be, and its gradient is
-the output gradient summed over all but the channel dim.
+the outputs are in cache, before a 16-bit result's one rounding (as PyTorch's kernels), and
+its gradient is the output gradient summed over all but the channel dim.
 """
 
 from __future__ import annotations
@@ -48,8 +48,8 @@ def _conv_kernel(x, w, b=None, *, stride, padding, dilation, groups):
     dtype = x.dtype
     x, w = _compute(x), _compute(w)
     geo = K.geometry(x.shape, w.shape[2:], stride, padding, dilation, groups)
-    out = K.forward(x, w, geo).astype(dtype, copy=False)
-    return out if b is None else K.add_channel_bias(out, b)
+    out = K.forward(x, w, geo)
+    return (out if b is None else K.add_channel_bias(out, b)).astype(dtype, copy=False)
 
 
 def _conv_meta(x, w, b=None, *, stride, padding, dilation, groups):
@@ -63,8 +63,8 @@ def _input_grad_kernel(g, w, b=None, *, stride, padding, dilation, groups, x_sha
     g, w = _compute(g), _compute(w)
     geo = K.geometry(x_shape, w.shape[2:], stride, padding, dilation, groups)
     geo = K.Geometry(geo.k, geo.stride, geo.padding, geo.dilation, groups, g.shape[2:])
-    out = K.input_grad(g, w, geo, x_shape).astype(dtype, copy=False)
-    return out if b is None else K.add_channel_bias(out, b)
+    out = K.input_grad(g, w, geo, x_shape)
+    return (out if b is None else K.add_channel_bias(out, b)).astype(dtype, copy=False)
 
 
 def _input_grad_meta(g, w, b=None, *, stride, padding, dilation, groups, x_shape,

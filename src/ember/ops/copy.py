@@ -312,7 +312,7 @@ def resize_(self: Tensor, *sizes, memory_format=None) -> Tensor:
     if self._requires_grad:
         raise RuntimeError("cannot resize variables that require grad")
     check_not_inference(self)
-    shape = _sizes(sizes)
+    shape = _sizes(sizes, "resize_")
     storage = self._ensure_storage_obj()
     need = (self._offset + numel(shape)) * self._dtype.itemsize
     if need > storage.nbytes() and storage.data is not None:

@@ -27,6 +27,7 @@ from ._nested_data import (
     values_array,
 )
 from ._scalar_value import scalar_value as _fill_value
+from ._size_args import size_values, unpack_size
 from .copy import cast_array
 from .registry import Family, Member, Primitive, batch_by_loop, bind, defbatch, nondifferentiable
 
@@ -57,29 +58,15 @@ def _place(arr: np.ndarray, dtype: dt.dtype | None, device, requires_grad: bool,
 
 
 def _sizes(size, name: str = "empty") -> tuple[int, ...]:
-    """Sizes given as `f(2, 3)`, `f((2, 3))` or `f([2, 3])`, checked as PyTorch checks them."""
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
-        size = size[0]
-    elif len(size) == 1 and not isinstance(size[0], (int, np.integer)) and \
-            hasattr(size[0], "__iter__"):
-        size = tuple(size[0])
-    out = []
+    """Sizes given as `f(2, 3)`, `f((2, 3))` or `f([2, 3])`, read and checked as PyTorch's
+    argument parser and then its factories check them (`f()` gives none; `f(())` is 0-d)."""
+    size = unpack_size(size_values(size, name), name)
     for s in size:
-        if isinstance(s, Tensor):
-            s = s.item()
-        if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
-            raise TypeError(
-                f"{name}(): argument 'size' (position 1) must be tuple of ints, but found "
-                f"element of type {type(s).__name__}"
-            )
         if s < 0:
             if name == "zeros":  # torch.zeros checks its sizes itself, with its own words
                 raise RuntimeError("zeros: Dimension size must be non-negative.")
-            raise RuntimeError(
-                f"Trying to create tensor with negative dimension {s}: {list(size)}"
-            )
-        out.append(int(s))
-    return tuple(out)
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {size}")
+    return tuple(size)
 
 
 def _eval_factory(prim, args: tuple, params: dict) -> Tensor:
@@ -526,13 +513,15 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
     return _out(_finish(t, requires_grad), out)
 
 
-def range_(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+def range_(start=None, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+    """start, start + step, ... up to end inclusive (torch.range, deprecated in torch too)."""
+    for name, v in (("start", start), ("end", end)):
+        if v is None:
+            raise TypeError(f'range() missing 1 required positional arguments: "{name}"')
     warnings.warn("torch.range is deprecated and will be removed in a future release because "
                   "its behavior is inconsistent with Python's range builtin. Instead, use "
                   "torch.arange, which produces values in [start, end).", UserWarning,
                   stacklevel=2)
-    if end is None:
-        start, end = 0, start
     n = int(math.floor((end - start) / step)) + 1
     d = dt.get_default_dtype() if dtype is None else dtype
     arr = (start + step * np.arange(n, dtype=np.float64)).astype(d.np)
@@ -657,7 +646,7 @@ def legacy_new(dtype: dt.dtype, *args, device=None, base: bool = False) -> Tenso
         if isinstance(a, _device):
             return empty(0, dtype=dtype, device=a)
         if isinstance(a, Size):
-            return empty(*a, dtype=dtype, device=device)
+            return empty(tuple(a), dtype=dtype, device=device)
         if isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)):
             return empty(a, dtype=dtype, device=device)
         if not is_sequence(a):
@@ -741,7 +730,7 @@ def new_empty_strided(self: Tensor, size, stride, *, dtype=None, device=None,
 
 TENSOR_METHODS = {
     "new_tensor": new_tensor, "new_zeros": _new_filled(0, "new_zeros"),
-    "new_ones": _new_filled(1, "ones"), "new_empty": _new_filled(None, "empty"),
+    "new_ones": _new_filled(1, "new_ones"), "new_empty": _new_filled(None, "new_empty"),
     "new_full": new_full,
     "new_empty_strided": new_empty_strided,
     "new": lambda self, *args, **kw: legacy_new(self._dtype, *args, device=self.device),

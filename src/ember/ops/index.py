@@ -19,7 +19,7 @@ from .._tensor import Tensor
 from .._view import broadcast_shapes, wrap_dim
 from . import movement
 from ._batching import batch_size, front, loop, pad_front
-from ._common import has_values, index_runs, same_meta, type_name, write_out
+from ._common import has_values, index_runs, reduced_float, same_meta, type_name, write_out
 from .index_key import (
     TENSOR_SLOT,
     _on,
@@ -497,11 +497,21 @@ def _scatter_kernel(a, idx, src, *, dim, shape=None):
     return out
 
 
+def scatter_accumulator(a: np.ndarray) -> np.ndarray:
+    """A copy of `a` to add into: float16 / bfloat16 widened to float32.
+
+    NOTE: PyTorch's CPU scatter kernels (scatter_add, scatter_reduce's sum / prod / mean,
+    scatter_'s add / multiply) accumulate reduced floats in float32 and round once at the
+    end; index_add, index_reduce and index_put(accumulate=True) round after every add."""
+    return a.astype(np.float32) if reduced_float(a.dtype) else a.copy()
+
+
 def _scatter_add_kernel(a, idx, src, *, dim, shape=None):
-    out = np.zeros(shape, dtype=src.dtype) if shape is not None else a.copy()
-    flat, key, ishape = scatter_target(out, idx, dim)
+    out = np.zeros(shape, dtype=src.dtype) if shape is not None else a
+    acc = scatter_accumulator(out)
+    flat, key, ishape = scatter_target(acc, idx, dim)
     np.add.at(flat, key, src_part(src, ishape))
-    return out
+    return acc.astype(out.dtype, copy=False)
 
 
 def _scatter_meta(x, idx, src, *, dim, shape=None, **params):

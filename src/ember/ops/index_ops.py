@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 
 import numpy as np
 
@@ -20,6 +19,7 @@ from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._core import data_dependent
 from .._tensor import Tensor
+from .._user_warnings import warn_at_user
 from .._view import broadcast_shapes, wrap_dim
 from ..amp.autocast_mode import autocast_op
 from . import index_checks as checks
@@ -42,6 +42,7 @@ from .index import (
     index_p,
     linear_in,
     put_into_zeros,
+    scatter_accumulator,
     scatter_add_fn,
     scatter_fn,
     scatter_p,
@@ -100,8 +101,8 @@ def _fill_value(value, d: dt.dtype, name: str):
         if value.ndim != 0:
             raise RuntimeError(f"{name} only supports a 0-dimensional value tensor, but got "
                                f"tensor with {value.ndim} dimension(s).")
-        if value.device.type != "meta":
-            scalar_value(value.item(), d)
+        if value.device.type != "meta" and not value._is_wrapper:  # (a transform's value
+            scalar_value(value.item(), d)  # per example: vmap checks none)
         return value if value._dtype is d else value.to(d)
     if not isinstance(value, numbers.Number):
         raise TypeError(f"{name}(): argument 'value' must be Number, not {type(value).__name__}")
@@ -251,8 +252,7 @@ def _index_reduce_args(x: Tensor, dim, index: Tensor, source: Tensor, reduce: st
     """scatter_reduce's arguments for index_reduce: the index laid along `dim` of `source`
     (each slice of source reduced into the slice of x its index names)."""
     d = checks.index_reduce(x, dim, index, source, reduce)
-    warnings.warn("index_reduce() is in beta and the API may change at any time.",
-                  UserWarning, stacklevel=3)
+    warn_at_user("index_reduce() is in beta and the API may change at any time.", once=True)
     shape = [1] * source.ndim
     if source.ndim:
         shape[d] = -1
@@ -264,15 +264,18 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
     """`input` with each slice of `source` along `dim` reduced (prod, mean, amax, amin) into
     the slice its `index` names; `include_self` counts the input's own values in."""
     d, idx = _index_reduce_args(input, dim, index, source, reduce)
-    return write_out(input.scatter_reduce(d, idx, source, reduce, include_self=include_self),
-                     out)
+    _scatter_reduce_args(input, d, idx, source, reduce)
+    return write_out(apply(scatter_p, input, idx, source, fn=scatter_reduce_fn, dim=d,
+                           reduce=reduce, include_self=bool(include_self), wide=False), out)
 
 
 def index_reduce_(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
                   include_self: bool = True) -> Tensor:
     """In-place `index_reduce`."""
     d, idx = _index_reduce_args(self, dim, index, source, reduce)
-    return self.scatter_reduce_(d, idx, source, reduce, include_self=include_self)
+    _scatter_reduce_args(self, d, idx, source, reduce)
+    return apply_(scatter_p, self, idx, source, fn=scatter_reduce_fn, dim=d, reduce=reduce,
+                  include_self=bool(include_self), wide=False)
 
 
 def _index_fill_args(x: Tensor, dim, index: Tensor, value):
@@ -310,15 +313,21 @@ def _identity(reduce: str, dtype):
     return info.min if reduce == "amax" else info.max
 
 
-def _scatter_reduce_kernel(a, idx, src, *, dim, reduce, include_self):
-    out = a.copy()
+def _scatter_reduce_kernel(a, idx, src, *, dim, reduce, include_self, wide=True):
+    # (float16 / bfloat16 accumulate in float32; index_reduce's `wide=False` rounds each step)
+    out = scatter_accumulator(a) if wide else a.copy()
     flat, key, shape = scatter_target(out, idx, dim)
     src = src_part(src, shape)
     if not include_self:
         flat[key] = _identity(reduce, a.dtype)
     _UFUNC[reduce].at(flat, key, src)
+    out = out.astype(a.dtype, copy=False)
     if reduce == "mean":
-        count = np.zeros(flat.shape, np.int64) + (1 if include_self else 0)
+        # NOTE: the sum is rounded to the input's dtype before the division, as PyTorch
+        # divides the scattered sum in place.
+        # index_reduce counts in the input's dtype too (a bfloat16 count stops at 256).
+        flat = scatter_target(out, idx, dim)[0]
+        count = np.full(flat.shape, 1 if include_self else 0, np.int64 if wide else out.dtype)
         np.add.at(count, key, 1)
         count = np.maximum(count, 1)
         if flat.dtype.kind in "iub":
@@ -331,10 +340,10 @@ def _scatter_reduce_kernel(a, idx, src, *, dim, reduce, include_self):
 # the scatter family's reducing member: src reduced into x at idx along dim
 scatter_reduce_fn = Member(
     scatter_p, "scatter_reduce", _scatter_reduce_kernel,
-    lambda x, idx, src, *, dim, reduce, include_self: (x._shape, x._dtype))
+    lambda x, idx, src, *, dim, reduce, include_self, wide=True: (x._shape, x._dtype))
 
 
-def _scatter_reduce_vjp(g, out, x, idx, src, *, dim, reduce, include_self):
+def _scatter_reduce_vjp(g, out, x, idx, src, *, dim, reduce, include_self, wide=True):
     """(grad_self, grad_src), following PyTorch's scatter_reduce_backward."""
     if reduce == "sum":
         gs, gsrc = g, _take(g, dim, idx)
@@ -411,7 +420,7 @@ def _sr_src(g, out, x, idx, src, **params):
 defvjp(scatter_reduce_fn, _sr_self, None, _sr_src, save_output=True)
 
 
-def _scatter_reduce_jvp(primals, tangents, out, *, dim, reduce, include_self):
+def _scatter_reduce_jvp(primals, tangents, out, *, dim, reduce, include_self, wide=True):
     """Each element of x and src reaches one output element, so the tangent is each one's
     partial derivative (the VJP of a cotangent of ones: products of the others for prod,
     an even share among ties for amax / amin) times its tangent, summed per output."""
@@ -460,9 +469,9 @@ def _scatter(x, dim, index, src, value, reduce, run):
         if reduce not in ("add", "multiply"):
             raise RuntimeError("reduce argument must be either add or multiply.")
         if isinstance(src, Tensor):
-            warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and "
-                          "will be removed in a future PyTorch release. Use torch.scatter_reduce "
-                          "instead for more reduction options.", UserWarning, stacklevel=3)
+            warn_at_user("The reduce argument of torch.scatter with Tensor src is deprecated and "
+                         "will be removed in a future PyTorch release. Use torch.scatter_reduce "
+                         "instead for more reduction options.", once=True)
         else:
             src = _fill_value(src, x._dtype, "scatter")
         return run(scatter_p, x, index, src, fn=scatter_reduce_fn, dim=d,
@@ -589,10 +598,9 @@ def masked_fill_(self: Tensor, mask: Tensor, value) -> Tensor:
             raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the "
                                f"broadcast shape {list(full)}")
         if overlapping(self):  # one value written where the mask says: order does not matter
-            warnings.warn("Use of masked_fill_ on expanded tensors is deprecated. Please clone() "
-                          "the tensor before performing this operation. This also applies to "
-                          "advanced indexing e.g. tensor[mask] = scalar", UserWarning,
-                          stacklevel=2)
+            warn_at_user("Use of masked_fill_ on expanded tensors is deprecated. Please clone() "
+                         "the tensor before performing this operation. This also applies to "
+                         "advanced indexing e.g. tensor[mask] = scalar")
             check_inplace(self, aliased_ok=True)
             # (one value where the mask says, written through the overlap as PyTorch does)
             bind(setitem_p, self, v.item(), mask.expand(self._shape), key=TENSOR_SLOT)

@@ -23,7 +23,7 @@ from .._tensor import Size, Tensor
 from .._view import wrap_dim, wrap_dims
 from . import movement
 from ._batching import batch_size, batched
-from ._common import layout_like, write_out
+from ._common import layout_like, type_name, write_out
 from .registry import Primitive, apply, bind, defbatch, deflinear, defvjp, defvjp_variadic
 from .views import move_to_front, unsqueeze, view_p
 
@@ -278,18 +278,28 @@ def _tile(input: Tensor, *dims) -> Tensor:
     return repeat(input, reps)
 
 
-def _repeats_array(repeats, n: int, dim_label) -> np.ndarray:
-    if isinstance(repeats, Tensor):
-        if repeats.ndim > 1:
-            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
-        r = repeats._array().astype(np.int64).reshape(-1)
-        if r.size == 1:
-            r = np.full(n, r[0])
-        elif r.size != n:
-            raise RuntimeError(f"repeats must have the same size as input along dim, but got "
-                               f"repeats.size(0) = {r.size} and input.size({dim_label}) = {n}")
-    else:
-        r = np.full(n, int(repeats), np.int64)
+_REPEAT_INTERLEAVE_SIGS = (
+    " * (Tensor input, Tensor repeats, int dim = None, *, int output_size = None)\n"
+    " * (Tensor repeats, *, int output_size = None)\n"
+    " * (Tensor input, int repeats, int dim = None, *, int output_size = None)\n")
+
+
+def _repeat_counts(repeats: Tensor, n: int | None = None, dim_label=0,
+                   output_size: int | None = None) -> np.ndarray:
+    """A tensor of counts as int64 (one count spread over `n` slices when given). PyTorch's
+    kernel takes int32 / int64 only and checks the total against `output_size` before the
+    signs."""
+    if repeats._dtype not in (dt.int32, dt.int64):
+        raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for '
+                                  f"'{type_name(repeats._dtype)}'")
+    r = repeats._array().astype(np.int64).reshape(-1)
+    if n is not None and r.size == 1:
+        r = np.full(n, r[0])
+    elif n is not None and r.size != n:
+        raise RuntimeError(f"repeats must have the same size as input along dim, but got "
+                           f"repeats.size(0) = {r.size} and input.size({dim_label}) = {n}")
+    if output_size is not None and int(r.sum()) != output_size:
+        raise RuntimeError("allocated size does not match required size")
     if r.size and r.min() < 0:
         raise RuntimeError("repeats can not be negative")
     return r
@@ -299,22 +309,44 @@ def repeat_interleave(input: Tensor, repeats=None, dim: int | None = None, *,
                       output_size: int | None = None) -> Tensor:
     """Each element (or slice along `dim`) repeated `repeats` times in place.
 
-    With only a tensor of counts, returns the indices repeated by those counts.
+    With only a tensor of counts, returns the indices repeated by those counts (in the
+    counts' dtype).
     """
     from .creation import tensor
     from .index_ops import index_select
 
     if repeats is None:
-        counts = _repeats_array(input, input.numel(), 0)
-        return tensor(np.repeat(np.arange(counts.size, dtype=np.int64), counts),
+        if input.ndim != 1:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        counts = _repeat_counts(input, output_size=output_size)
+        return tensor(np.repeat(np.arange(counts.size), counts).astype(input._dtype.np),
                       device=input.device)
+    if not isinstance(repeats, Tensor) and (
+            isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer))):
+        got = ", ".join(["Tensor", type(repeats).__name__] + ([] if dim is None else ["int"]))
+        raise TypeError(f"repeat_interleave() received an invalid combination of arguments - "
+                        f"got ({got}), but expected one of:\n{_REPEAT_INTERLEAVE_SIGS}")
     x = input.reshape(-1) if dim is None else input
     d = 0 if dim is None else wrap_dim(dim, max(x.ndim, 1))
     n = x._shape[d] if x.ndim else 1
-    counts = _repeats_array(repeats, n, d)
+    if isinstance(repeats, Tensor):
+        if repeats.ndim > 1:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        counts = _repeat_counts(repeats, n, d, output_size)
+    else:
+        r = int(repeats)
+        if r < 0:
+            raise RuntimeError("Repeats must be non-negative")
+        if output_size is not None and n * r != output_size:
+            raise RuntimeError(f"repeat_interleave: Invalid output_size, expected "
+                               f"{n * r} but got {output_size}")
+        if x.ndim:
+            # As PyTorch: each slice broadcast r times and copied, so the gradient is a sum
+            # over the copies (float16 adds in float32), not index_select's scatter.
+            shape = x._shape[:d + 1] + (r,) + x._shape[d + 1:]
+            return x.unsqueeze(d + 1).expand(shape).clone().flatten(d, d + 1)
+        counts = np.full(n, r, np.int64)
     idx = tensor(np.repeat(np.arange(n, dtype=np.int64), counts), device=x.device)
-    if output_size is not None and idx.numel() != output_size:
-        raise RuntimeError("allocated size does not match required size")
     return index_select(x, d, idx)
 
 

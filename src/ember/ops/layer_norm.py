@@ -20,6 +20,7 @@ from .._tensor import Tensor
 from ..native import calls
 from ._batching import batch_size, batched, front
 from ._common import row_sums
+from ._fma import fma
 from ._norm_tangent import centred
 from ._norm_tangent import plus as _plus
 from ._norm_tangent import times as _times
@@ -51,9 +52,12 @@ def _layer_norm_kernel(x, weight, bias, *, k, eps):
     np.divide(var, n, out=var)
     rstd = np.divide(1, np.sqrt(np.add(var, eps, out=var), out=var), out=var)
     np.multiply(xhat, rstd, out=xhat)
-    out = xhat if weight is None else np.multiply(xhat, weight.reshape(-1))
-    out = np.add(out, bias.reshape(-1), out=None if out is xhat else out) \
-        if bias is not None else (out.copy() if out is xhat else out)
+    if weight is not None and bias is not None:  # (one rounding, as PyTorch's kernel)
+        out = fma(xhat, weight.reshape(-1), bias.reshape(-1))
+    else:
+        out = xhat if weight is None else np.multiply(xhat, weight.reshape(-1))
+        out = np.add(out, bias.reshape(-1), out=None if out is xhat else out) \
+            if bias is not None else (out.copy() if out is xhat else out)
     stat = x.shape[:x.ndim - k] + (1,) * k
     return out.reshape(x.shape), xhat.reshape(x.shape), rstd.reshape(stat)
 
@@ -166,8 +170,20 @@ defvjp_joint(layer_norm_p, _layer_norm_vjp, (True, True, True), reads=((0, 1, 2)
              save_output=(1, 2))
 
 
+def _check_affine(x: Tensor, weight, bias, k: int) -> None:
+    """As native_layer_norm checks: the weight and bias, when given, have exactly the shape
+    of the normalised dims (a flat weight of as many elements is refused too)."""
+    shape = list(x._shape[len(x._shape) - k:])
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and list(t._shape) != shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but "
+                               f"got {name} of shape {list(t._shape)} and normalized_shape = "
+                               f"{shape}")
+
+
 def layer_norm_prim(x: Tensor, weight, bias, k: int, eps: float) -> Tensor:
     """Normalise `x` over its trailing `k` dims, then scale and shift."""
+    _check_affine(x, weight, bias, k)
     return apply(layer_norm_p, x, weight, bias, k=k, eps=float(eps))[0]
 
 

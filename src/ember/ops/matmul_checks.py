@@ -7,14 +7,11 @@ from __future__ import annotations
 from .. import _dtype as dt
 from .._tensor import Tensor
 from .._view import broadcast_shapes, numel
-from ._common import type_name
+from ._common import c_type_name, type_name
 
 
 def _cname(t: Tensor) -> str:
-    return {"float32": "float", "float64": "double", "float16": "c10::Half",
-            "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
-            "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}.get(
-        t._dtype.name, t._dtype.name)
+    return c_type_name(t._dtype)
 
 
 def _check(a, b, name: str, kernel: str = "addmm_impl_cpu_") -> None:

@@ -238,7 +238,7 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     """Uniform samples in [0, 1): one 32-bit word each (float64: two)."""
     d = dt.get_default_dtype() if dtype is None else dtype
     _check_float(d, "check_uniform_bounds")
-    shape = _sizes(size)
+    shape = _sizes(size, "rand")
     if as_device(device).type == "meta":
         return _meta(shape, d).requires_grad_(requires_grad)
     g = _gen(generator, "rand")
@@ -291,7 +291,7 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     d = dt.get_default_dtype() if dtype is None else dtype
     _check_float(d, "normal_kernel_cpu")
     g = _gen(generator, "randn")
-    t = _normal_new(_sizes(size), None, d, 0.0, 1.0, g, device, requires_grad)
+    t = _normal_new(_sizes(size, "randn"), None, d, 0.0, 1.0, g, device, requires_grad)
     return write_out(t, out)
 
 

@@ -576,10 +576,16 @@ def bucketize(input, boundaries: Tensor, *args, **kwargs) -> Tensor:
 
 def _bincount_kernel(a, *weights, minlength):
     w = weights[0] if weights else None
+    if a.size == 0:  # (PyTorch returns int64 zeros for no input, weights or not)
+        return np.zeros(minlength, np.int64)
+    if w is not None and w.dtype == np.float32:
+        # NOTE: float32 weights add up in float32, one at a time in input order, as PyTorch's
+        # loop does (np.bincount would sum in float64 and round once).
+        out = np.zeros(max(minlength, int(a.max()) + 1), np.float32)
+        np.add.at(out, a, w)
+        return out
     out = np.bincount(a, weights=w, minlength=minlength)
-    if w is None:
-        return out.astype(np.int64)
-    return out.astype(np.float32 if w.dtype == np.float32 else np.float64)
+    return out.astype(np.int64 if w is None else np.float64)
 
 
 bincount_p = Primitive("bincount", _bincount_kernel, None)

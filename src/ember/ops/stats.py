@@ -585,6 +585,10 @@ def _quantile(input, q, dim, keepdim, interpolation, out, ignore_nan, name):
     d = 0 if dim is None else one_dim(dim, builtins.max(input.ndim, 1), name)
     if x.ndim == 0:
         x = x.reshape(1)
+    if x._shape[d] > 1 << 24:
+        # NOTE: PyTorch refuses slices past 2**24 elements (the largest count whose ranks
+        # float32 holds exactly), for float64 too and with quantile's name for nanquantile
+        raise RuntimeError("quantile() input tensor is too large")
     lo, hi, w = apply(quantile_index_p, x, qs=qs, dim=d, interpolation=interpolation,
                       ignore_nan=ignore_nan)
     xe = x.unsqueeze(0).expand((len(qs),) + tuple(x._shape))

@@ -2,12 +2,13 @@
  * task. Written once against scalar_t and FN(name); kernels.py compiles it for float and
  * double.
  *
- * x is contiguous (n, c, len). Per channel the statistics are sums in double (as PyTorch's
- * CPU kernel accumulates; reduce.h's lanes, restarting at each plane), two passes (mean,
- * then the centred squares), and one pass writes
- * out = (x - mean) * scale + bias and xhat = (x - mean) * rstd, rounded as ember's NumPy
- * kernel rounds them: mean, var, rstd = 1 / sqrt(var + eps) and scale = rstd * weight are
- * scalar_t values, each product and sum rounded once.
+ * x is contiguous (n, c, len). Per channel, as PyTorch's CPU kernel computes it: the sum in
+ * double (reduce.h's lanes, restarting at each plane), mean = (scalar_t)(sum / count); the
+ * centred squares d * d with d = x - mean, each rounded to scalar_t, summed in double and
+ * rounded, var = that sum / count in scalar_t, rstd = 1 / sqrt(var + eps) in double, rounded;
+ * then alpha = rstd * weight and beta = fma(-mean, alpha, bias), and one pass writes
+ * out = fma(x, alpha, beta) (PyTorch's fused multiply-adds) and xhat = (x - mean) * rstd
+ * (for the backward). Given the same sums, PyTorch's bits.
  *
  * A task takes a block of adjacent channels and reads them sample by sample: each sample's
  * block is one contiguous run of BN_RUN elements or more, where a channel's plane alone
@@ -20,6 +21,24 @@
 
 #include "ember.h"
 #include "reduce.h"
+
+#define EMBER_FMA_T(x, y, z) _Generic((x), float: fmaf, default: fma)(x, y, z)
+
+/* acc[j % LANES] += d * d with d = x[j] - mean, difference and square rounded to scalar_t
+ * (PyTorch's variance sum), the sum in double. */
+static inline void FN(acc_sq_dev_rounded)(double *restrict acc, const scalar_t *restrict x,
+                                          int64_t n, scalar_t mean) {
+    int64_t j = 0;
+    for (; j + EMBER_LANES <= n; j += EMBER_LANES)
+        for (int k = 0; k < EMBER_LANES; k++) {
+            const scalar_t d = x[j + k] - mean;
+            acc[k] += (double)(d * d);
+        }
+    for (int k = 0; j + k < n; k++) {
+        const scalar_t d = x[j + k] - mean;
+        acc[k] += (double)(d * d);
+    }
+}
 
 #define BN_RUN 1024   /* elements: a block's run per sample (4 KiB of float) at least */
 #define BN_BLOCK 32   /* channels per block at most (their lanes live on the stack) */
@@ -55,13 +74,13 @@ static void FN(bn_forward_task)(void *p, int64_t lo, int64_t hi) {
         }
         for (int64_t i = 0; i < n; i++)
             for (int64_t k = 0; k < nb; k++)
-                FN(acc_sq_dev)(acc[k], a->x + (i * c + b0 + k) * len, len, (double)mean[k]);
+                FN(acc_sq_dev_rounded)(acc[k], a->x + (i * c + b0 + k) * len, len, mean[k]);
         for (int64_t k = 0; k < nb; k++) {
             const int64_t ch = b0 + k;
-            const scalar_t var = (scalar_t)(ember_lanes_total(acc[k]) / count);
-            rstd[k] = (scalar_t)1 / (scalar_t)sqrt((double)(var + (scalar_t)a->eps));
+            const scalar_t var = (scalar_t)ember_lanes_total(acc[k]) / (scalar_t)count;
+            rstd[k] = (scalar_t)(1.0 / sqrt((double)var + a->eps));
             scale[k] = a->weight ? rstd[k] * a->weight[ch] : rstd[k];
-            shift[k] = a->bias ? a->bias[ch] : (scalar_t)0;
+            shift[k] = EMBER_FMA_T(-mean[k], scale[k], a->bias ? a->bias[ch] : (scalar_t)0);
             a->mean[ch] = mean[k];
             a->var[ch] = var;
             a->rstd[ch] = rstd[k];
@@ -72,18 +91,9 @@ static void FN(bn_forward_task)(void *p, int64_t lo, int64_t hi) {
                 const scalar_t *xs = a->x + at;
                 scalar_t *o = a->out + at, *h = a->xhat + at;
                 const scalar_t m = mean[k], sc = scale[k], sh = shift[k], r = rstd[k];
-                if (a->bias) {
-                    for (int64_t j = 0; j < len; j++) {
-                        const scalar_t d = xs[j] - m;
-                        o[j] = d * sc + sh;
-                        h[j] = d * r;
-                    }
-                } else {
-                    for (int64_t j = 0; j < len; j++) {
-                        const scalar_t d = xs[j] - m;
-                        o[j] = d * sc;
-                        h[j] = d * r;
-                    }
+                for (int64_t j = 0; j < len; j++) {
+                    o[j] = EMBER_FMA_T(xs[j], sc, sh);
+                    h[j] = (xs[j] - m) * r;
                 }
             }
     }

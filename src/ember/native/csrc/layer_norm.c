@@ -7,7 +7,7 @@
  * ops/layer_norm.py round it, so given the same statistics both give the same bits:
  *   forward:  mean = (scalar_t)(sum(x) / n); d = x - mean; var = (scalar_t)(sum(d^2) / n)
  *             with d^2 in double; rstd = 1 / sqrt(var + eps); xhat = d * rstd;
- *             out = xhat * w + b
+ *             out = fma(xhat, w, b) (one rounding, as PyTorch's kernel: ops/_fma.py)
  *   backward: gw = g * w, a = (scalar_t)(sum(gw) / n), b = (scalar_t)(sum((g xhat) w) / n),
  *             dx = ((gw - a) - xhat b) * rstd; dweight = sum over rows of g xhat and
  *             dbias = sum over rows of g, each column summed in double in row order (tasks
@@ -19,6 +19,7 @@
 #include "reduce.h"
 
 #define LN_BLOCK 256 /* columns per task of the column sums */
+#define EMBER_FMA_T(x, y, z) _Generic((x), float: fmaf, default: fma)(x, y, z)
 
 typedef struct {
     const scalar_t *x, *weight, *bias;
@@ -43,7 +44,7 @@ static void FN(ln_forward_task)(void *p, int64_t lo, int64_t hi) {
         const scalar_t rstd = (scalar_t)1 / (scalar_t)sqrt((double)(var + (scalar_t)a->eps));
         for (int64_t j = 0; j < n; j++) xh[j] = (x[j] - mean) * rstd;
         if (w && b)
-            for (int64_t j = 0; j < n; j++) out[j] = xh[j] * w[j] + b[j];
+            for (int64_t j = 0; j < n; j++) out[j] = EMBER_FMA_T(xh[j], w[j], b[j]);
         else if (w)
             for (int64_t j = 0; j < n; j++) out[j] = xh[j] * w[j];
         else if (b)

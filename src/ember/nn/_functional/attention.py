@@ -9,6 +9,7 @@ default), otherwise the call goes through `scaled_dot_product_attention`.
 from __future__ import annotations
 
 import math
+import warnings
 
 import ember as E
 
@@ -18,15 +19,74 @@ from .layers import dropout, linear, scaled_dot_product_attention
 __all__ = ["multi_head_attention_forward"]
 
 
-def canonical_mask(mask: Tensor | None, name: str, dtype) -> Tensor | None:
-    """A boolean mask as an additive float mask (-inf where True); float masks pass through."""
+def canonical_mask(mask: Tensor | None, name: str, dtype, other: Tensor | None = None,
+                   other_name: str = "") -> Tensor | None:
+    """A boolean mask as an additive float mask (-inf where True); float masks pass through.
+
+    With `other` (a second mask), warns as PyTorch does when the two dtypes differ."""
     if mask is None:
         return None
+    if other is not None and mask.dtype is not other.dtype and (
+            mask.dtype is E.bool or mask.dtype.is_floating_point):
+        warnings.warn(f"Support for mismatched {name} and {other_name} is deprecated. Use same "
+                      "type for both instead.", stacklevel=2)
     if mask.dtype is E.bool:
         return E.zeros(mask.shape, dtype=dtype).masked_fill(mask, float("-inf"))
     if not mask.dtype.is_floating_point:
         raise AssertionError(f"only bool and floating types of {name} are supported")
     return mask
+
+
+def _shape_check(query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None,
+                 attn_mask: Tensor | None, num_heads: int) -> bool:
+    """Whether the call is batched (3-D query) or not (2-D), checking the other ranks."""
+    kind = {3: "batched (3-D)", 2: "unbatched (2-D)"}.get(query.dim())
+    if kind is None:
+        raise AssertionError("query should be unbatched 2D or batched 3D tensor but received "
+                             f"{query.dim()}-D query tensor")
+    n = query.dim()
+    if key.dim() != n or value.dim() != n:
+        raise AssertionError(f"For {kind} `query`, expected `key` and `value` to be {n}-D but "
+                             f"found {key.dim()}-D and {value.dim()}-D tensors respectively")
+    if key_padding_mask is not None and key_padding_mask.dim() != n - 1:
+        raise AssertionError(f"For {kind} `query`, expected `key_padding_mask` to be `None` or "
+                             f"{n - 1}-D but found {key_padding_mask.dim()}-D tensor instead")
+    if attn_mask is not None:
+        if attn_mask.dim() not in (2, 3):
+            raise AssertionError(f"For {kind} `query`, expected `attn_mask` to be `None`, 2-D or "
+                                 f"3-D but found {attn_mask.dim()}-D tensor instead")
+        want = (num_heads, query.shape[0], key.shape[0])
+        if n == 2 and attn_mask.dim() == 3 and tuple(attn_mask.shape) != want:
+            raise AssertionError(f"Expected `attn_mask` shape to be {want} but got "
+                                 f"{attn_mask.shape}")
+    return n == 3
+
+
+def _check_mask_shape(attn_mask: Tensor, bsz: int, num_heads: int, tgt_len: int,
+                      src_len: int) -> Tensor:
+    """A 2-D (L, S) or 3-D (N * heads, L, S) mask, checked and made 3-D."""
+    if attn_mask.dim() == 2:
+        if tuple(attn_mask.shape) != (tgt_len, src_len):
+            raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but should "
+                               f"be {(tgt_len, src_len)}.")
+        return attn_mask.unsqueeze(0)
+    if attn_mask.dim() == 3:
+        if tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, src_len):
+            raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should "
+                               f"be {(bsz * num_heads, tgt_len, src_len)}.")
+        return attn_mask
+    raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
+
+
+def _static(given: Tensor | None, name: str, computed: Tensor, n: int, head_dim: int) -> Tensor:
+    """Keys or values given as (N * heads, S, head_dim), or the projected ones split by head."""
+    if given is None:
+        return computed.reshape(computed.shape[0], n, head_dim).transpose(0, 1)
+    if given.size(0) != n:
+        raise AssertionError(f"expecting {name}.size(0) of {n}, but got {given.size(0)}")
+    if given.size(2) != head_dim:
+        raise AssertionError(f"expecting {name}.size(2) of {head_dim}, but got {given.size(2)}")
+    return given
 
 
 def _project(query, key, value, in_w, in_b, q_w, k_w, v_w, e: int):
@@ -58,45 +118,60 @@ def multi_head_attention_forward(
         average_attn_weights: bool = True, is_causal: bool = False):
     """Attention of `query` over `key`/`value` with `num_heads` heads; returns (output,
     weights or None)."""
-    batched = query.dim() == 3
+    batched = _shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not batched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
         if key_padding_mask is not None:
             key_padding_mask = key_padding_mask.unsqueeze(0)
     tgt_len, bsz, embed_dim = query.shape
     src_len = key.shape[0]
-    if embed_dim != embed_dim_to_check:
-        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but "
-                             f"got {embed_dim}")
-    head_dim = embed_dim // num_heads
-    if head_dim * num_heads != embed_dim:
-        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    key_padding_mask = canonical_mask(key_padding_mask, "key_padding_mask", query.dtype,
+                                      attn_mask, "attn_mask")
     if is_causal and attn_mask is None:
         raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the "
                            "Transformer module method `generate_square_subsequent_mask` to "
                            "create this mask.")
-    key_padding_mask = canonical_mask(key_padding_mask, "key_padding_mask", query.dtype)
     if is_causal and key_padding_mask is None and not need_weights:
         attn_mask = None  # scaled_dot_product_attention applies the causal mask itself
     else:
         attn_mask = canonical_mask(attn_mask, "attn_mask", query.dtype)
         if key_padding_mask is not None:
             is_causal = False
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but "
+                             f"got {embed_dim}")
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    if use_separate_proj_weight and key.shape[:2] != value.shape[:2]:
+        raise AssertionError(f"key's sequence and batch dims {key.shape[:2]} do not match "
+                             f"value's {value.shape[:2]}")
+    if not use_separate_proj_weight and key.shape != value.shape:
+        raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
+    if not use_separate_proj_weight and in_proj_weight is None:
+        raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
+    for name, w in (("q", q_proj_weight), ("k", k_proj_weight), ("v", v_proj_weight)):
+        if use_separate_proj_weight and w is None:
+            raise AssertionError(f"use_separate_proj_weight is True but {name}_proj_weight is "
+                                 "None")
     q, k, v = _project(query, key, value, None if use_separate_proj_weight else in_proj_weight,
                        in_proj_bias, q_proj_weight, k_proj_weight, v_proj_weight, embed_dim)
-    if attn_mask is not None and attn_mask.dim() == 2:
-        if tuple(attn_mask.shape) != (tgt_len, src_len):
-            raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but should "
-                               f"be {(tgt_len, src_len)}.")
-        attn_mask = attn_mask.unsqueeze(0)
+    if attn_mask is not None:
+        attn_mask = _check_mask_shape(attn_mask, bsz, num_heads, tgt_len, src_len)
     if bias_k is not None and bias_v is not None:
+        if static_k is not None or static_v is not None:
+            which = "key" if static_k is not None else "value"
+            raise AssertionError(f"bias cannot be added to static {which}.")
         k = E.cat([k, bias_k.repeat(1, bsz, 1)])
         v = E.cat([v, bias_v.repeat(1, bsz, 1)])
         attn_mask = _pad_last(attn_mask)
         key_padding_mask = _pad_last(key_padding_mask)
+    elif bias_k is not None or bias_v is not None:
+        raise AssertionError("bias_k is set but bias_v is None" if bias_k is not None
+                             else "bias_v is set but bias_k is None")
     q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
-    k = k.reshape(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
-    v = v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    k = _static(static_k, "static_k", k, bsz * num_heads, head_dim)
+    v = _static(static_v, "static_v", v, bsz * num_heads, head_dim)
     if add_zero_attn:
         k = E.cat([k, E.zeros((bsz * num_heads, 1, head_dim), dtype=k.dtype)], 1)
         v = E.cat([v, E.zeros((bsz * num_heads, 1, head_dim), dtype=v.dtype)], 1)
@@ -104,6 +179,10 @@ def multi_head_attention_forward(
         key_padding_mask = _pad_last(key_padding_mask)
     src_len = k.shape[1]
     if key_padding_mask is not None:
+        for dim, want in ((0, bsz), (1, src_len)):
+            if key_padding_mask.shape[dim] != want:
+                raise AssertionError(f"Expected key_padded_mask.shape[{dim}] to be {want}, but "
+                                     f"got {key_padding_mask.shape[dim]}")
         kpm = key_padding_mask.reshape(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1)
         kpm = kpm.reshape(bsz * num_heads, 1, src_len)
         attn_mask = kpm if attn_mask is None else attn_mask + kpm

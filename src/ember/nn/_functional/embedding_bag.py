@@ -17,7 +17,7 @@ import ember as E
 from ..._tensor import Tensor
 from ...ops._common import checked_type_name
 from ...ops.registry import rename_node
-from .layers import _renorm_rows, embedding
+from .embedding import embedding, embedding_renorm_
 
 __all__ = ["embedding_bag"]
 
@@ -42,6 +42,15 @@ def _check_types(input: Tensor, weight: Tensor, offsets, per_sample_weights) -> 
                            "tensor for argument #1 'per_sample_weights'; but type "
                            f"{checked_type_name(weight)} does not equal "
                            f"{checked_type_name(per_sample_weights)}{where}")
+
+
+def _check_mode(mode: str, scale_grad_by_freq: bool, sparse: bool) -> None:
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
 
 
 def _bags(ids: np.ndarray, offsets: np.ndarray, include_last_offset: bool):
@@ -100,19 +109,16 @@ def _round_sums(sums: Tensor, dtype) -> Tensor:
     return out
 
 
-def _flat(input: Tensor, offsets, per_sample_weights, mode: str):
+def _flat(input: Tensor, weight: Tensor, offsets, per_sample_weights):
     """(input, offsets, per_sample_weights) as 1-D tensors, after PyTorch's shape checks
     (a 2-D input is one bag per row)."""
-    if mode not in ("sum", "mean", "max"):
-        raise ValueError("mode has to be one of sum, mean or max")
-    if per_sample_weights is not None and mode != "sum":
-        raise NotImplementedError("embedding_bag: per_sample_weights was not None. "
-                                  "per_sample_weights is only supported for mode='sum' (got "
-                                  f"mode='{mode}'). Please open a feature request on GitHub.")
     if per_sample_weights is not None and per_sample_weights.shape != input.shape:
         raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is "
                          f"not None, then it must have the same shape as the input "
                          f"({input.shape})")
+    if weight.dim() != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension "
+                         f"{weight.dim()}")
     if input.dim() == 2:
         if offsets is not None:
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated "
@@ -140,7 +146,14 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
                   padding_idx: int | None = None) -> Tensor:
     """Sums, means or maxes of bags of rows of `weight`: `input` 2-D (one bag per row) or
     1-D with `offsets` (each bag's first position). Empty bags give zeros."""
-    input, offsets, per_sample_weights = _flat(input, offsets, per_sample_weights, mode)
+    input, offsets, per_sample_weights = _flat(input, weight, offsets, per_sample_weights)
+    _check_mode(mode, scale_grad_by_freq, sparse)
+    if max_norm is not None:  # (before the kernel's own checks, as in PyTorch)
+        embedding_renorm_(weight.detach(), input, max_norm, norm_type)
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError("embedding_bag: per_sample_weights was not None. "
+                                  "per_sample_weights is only supported for mode='sum' (got "
+                                  f"mode='{mode}'). Please open a feature request on GitHub.")
     _check_types(input, weight, offsets, per_sample_weights)
     rows_total = weight.shape[0]
     if padding_idx is not None and padding_idx < 0:
@@ -154,8 +167,6 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
         raise RuntimeError(f"Index {i} of input takes value {ids[i]} which is not in the valid "
                            f"range [0, {rows_total})")
     starts, ends = _bags(ids, offsets.detach().numpy().astype(np.int64), include_last_offset)
-    if max_norm is not None:
-        _renorm_rows(weight, input, max_norm, norm_type)
     bag = np.repeat(np.arange(starts.shape[0]), ends - starts)
     pos = np.arange(ends[-1] if ends.shape[0] else 0)  # (bags tile 0 .. the last end)
     if padding_idx is not None:

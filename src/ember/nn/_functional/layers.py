@@ -14,20 +14,21 @@ import warnings
 import ember as E
 
 from ..._tensor import Tensor
-from ...amp.autocast_mode import cast_for
-from ...ops import nn_ops
-from ...ops._common import type_name
+from ..._view import broadcast_shapes
+from ...amp.autocast_mode import autocast_op, cast_for
+from ...ops._common import c_type_name, type_name
 from ...ops.attention import attention_prim
 from ...ops.batch_norm import batch_norm_stats, update_running
 from ...ops.bernoulli import bernoulli_noise
 from ...ops.composite import pdist
 from ...ops.layer_norm import layer_norm_prim
 from ...ops.matmul import addmm
-from ...ops.registry import saves
+from ...ops.registry import rename_node, saves
+from .norm_checks import check_group_norm_affine, check_instance_norm_affine
 
 __all__ = [
-    "linear", "bilinear", "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
-    "feature_alpha_dropout", "embedding", "one_hot", "layer_norm",
+    "linear", "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
+    "feature_alpha_dropout", "one_hot", "layer_norm",
     "group_norm", "rms_norm", "batch_norm", "instance_norm", "normalize", "cosine_similarity",
     "pairwise_distance", "pdist", "scaled_dot_product_attention"
 ]
@@ -59,26 +60,6 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         return out.view(input.shape[:-1] + out.shape[-1:])
     out = input.matmul(weight.t())
     return out if bias is None else out + bias
-
-
-def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
-             bias: Tensor | None = None) -> Tensor:
-    """y_o = x1^T W_o x2 + b_o over the last dims of `input1` and `input2`."""
-    if input1.shape[:-1] != input2.shape[:-1]:
-        raise RuntimeError("bilinear(): input batch dimensions do not match: got "
-                           f"{list(input1.shape[:-1])} and {list(input2.shape[:-1])}")
-    o, i1, i2 = weight.shape
-    lead = input1.shape[:-1]
-    x1 = input1.reshape(-1, i1)
-    x2 = input2.reshape(-1, i2)
-    t = x1.matmul(weight.permute(1, 0, 2).reshape(i1, o * i2)).reshape(-1, o, i2)
-    out = (t * x2.unsqueeze(1)).sum(-1)
-    if bias is not None:
-        out = out + bias
-    # (PyTorch's _trilinear node keeps each of the three that another's gradient reads)
-    r1, r2, rw = input1.requires_grad, input2.requires_grad, weight.requires_grad
-    return saves(out.reshape(tuple(lead) + (o,)), input1 if r2 or rw else None,
-                 input2 if r1 or rw else None, weight if r1 or r2 else None)
 
 
 # --- dropout --------------------------------------------------------------------------
@@ -189,38 +170,6 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
 # --- embedding ------------------------------------------------------------------------
 
 
-def _renorm_rows(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> None:
-    """Rescale (in place, untracked) the looked-up rows whose norm exceeds `max_norm`."""
-    with E.no_grad():
-        rows = E.tensor(sorted(set(input.reshape(-1).tolist())), dtype=E.int64)
-        if rows.numel() == 0:
-            return
-        sel = weight[rows]
-        norms = sel.abs().pow(norm_type).sum(1).pow(1.0 / norm_type)
-        scale = E.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
-        weight[rows] = sel * scale.unsqueeze(1).to(weight.dtype)
-
-
-def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
-              max_norm: float | None = None, norm_type: float = 2.0,
-              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
-    """Rows of `weight` picked by the integer tensor `input` (EmbeddingBackward0)."""
-    if padding_idx is not None:
-        if padding_idx > 0:
-            if padding_idx >= weight.size(0):
-                raise AssertionError("Padding_idx must be within num_embeddings")
-        elif padding_idx < 0:
-            if padding_idx < -weight.size(0):
-                raise AssertionError("Padding_idx must be within num_embeddings")
-            padding_idx = weight.size(0) + padding_idx
-    else:
-        padding_idx = -1
-    if max_norm is not None:
-        nn_ops.check_embedding_indices(weight, input)
-        _renorm_rows(weight, input.contiguous(), max_norm, norm_type)
-    return nn_ops.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
-
-
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """int64 one-hot encoding along a new last dim (classes inferred as max + 1 when -1)."""
     if tensor.dtype is not E.int64:
@@ -309,6 +258,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, "
                            f"but got input of shape {list(input.shape)} and num_groups="
                            f"{num_groups}")
+    check_group_norm_affine(input, weight, bias)
     x = input.reshape(n, num_groups, (c // num_groups) * math.prod(input.shape[2:]))
     out = _normalize_over(x, (2,), eps).reshape(input.shape)
     view = (-1,) + (1,) * (input.dim() - 2)
@@ -366,15 +316,15 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                 update_running(running_var, 1 - momentum, unbiased * momentum)
         # (PyTorch's node saves the running buffers too, in training as in evaluation)
         return saves(out, running_mean, running_var)
-    # Running statistics: one scale and one shift per channel (two passes over the input).
+    # Running statistics: one scale and one shift per channel, each a fused multiply-add as
+    # PyTorch's kernel: shift = fma(-mean, scale, bias), out = fma(input, scale, shift).
     scale = (running_var + eps).rsqrt()
     if weight is not None:
         scale = scale * weight
-    shift = -running_mean * scale
-    if bias is not None:
-        shift = shift + bias
+    shift = -running_mean * scale if bias is None else \
+        E.addcmul(bias, running_mean, scale, value=-1)
     # (what PyTorch's native_batch_norm saves: an in-place op on one refuses backward)
-    return saves(input * scale.reshape(view) + shift.reshape(view), input, weight,
+    return saves(E.addcmul(shift.reshape(view), input, scale.reshape(view)), input, weight,
                  running_mean, running_var)
 
 
@@ -389,11 +339,13 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
     if use_input_stats and math.prod(input.shape[2:]) <= 1:
         raise ValueError("Expected more than 1 spatial element when training, got input "
                          f"size {input.shape}")
+    check_instance_norm_affine(input, weight, bias, repeated=False)
     n, c = input.shape[:2]
     x = input.reshape((1, n * c) + tuple(input.shape[2:]))
     rm = running_mean.repeat(n) if running_mean is not None else None
     rv = running_var.repeat(n) if running_var is not None else None
     out = batch_norm(x, rm, rv, None, None, use_input_stats, momentum, eps).reshape(input.shape)
+    check_instance_norm_affine(input, weight, bias, repeated=True)
     if running_mean is not None and use_input_stats:
         with E.no_grad():
             running_mean.copy_(rm.reshape(n, c).mean(0))
@@ -449,30 +401,126 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
 # --- attention ------------------------------------------------------------------------
 
 
+def _check_attention_inputs(query: Tensor, key: Tensor, value: Tensor,
+                            attn_mask: Tensor | None) -> None:
+    """PyTorch's checks on dtypes, ranks and the mask's dtype, in its order and words."""
+    q, k, v = query.dtype, key.dtype, value.dtype
+    if not (q is k is v):
+        raise RuntimeError("Expected query, key, and value to have the same dtype, but got "
+                           f"query.dtype: {c_type_name(q)} key.dtype: {c_type_name(k)} and "
+                           f"value.dtype: {c_type_name(v)} instead.")
+    if min(query.dim(), key.dim(), value.dim()) < 2:
+        raise RuntimeError("Expected query, key, and value to all be  at least 2 dimensional, "
+                           f"but got query.dim: {query.dim()} key.dim: {key.dim()} and "
+                           f"value.dim: {value.dim()} instead.")
+    if attn_mask is not None and attn_mask.dtype not in (E.bool, E.float32, q):
+        raise RuntimeError("Expected attn_mask dtype to be bool or float or to match query "
+                           f"dtype, but got attn_mask.dtype: {c_type_name(attn_mask.dtype)} "
+                           f"and  query.dtype: {c_type_name(q)} instead.")
+
+
+def _check_mask_broadcast(scores: tuple, mask: Tensor) -> None:
+    """The mask is added in place to the scores, so it must broadcast to their shape."""
+    full = broadcast_shapes(scores, tuple(mask.shape))
+    if full != scores:
+        raise RuntimeError(f"output with shape {list(scores)} doesn't match the broadcast shape "
+                           f"{list(full)}")
+
+
+def _flash_mask(mask: Tensor | None, query: Tensor, key: Tensor) -> bool:
+    """Whether the fused kernel takes this mask: (L or 1, S or 1) in its last two dims, and
+    2-D or 4-D with a batch and a head dim of 1 or the inputs' (PyTorch's rule)."""
+    if mask is None:
+        return True
+    if mask.requires_grad and E.is_grad_enabled():
+        return False
+    if mask.size(-2) not in (query.shape[2], 1) or mask.size(-1) not in (key.shape[2], 1):
+        return False
+    return mask.dim() == 2 or (mask.dim() == 4 and mask.shape[0] in (1, query.shape[0])
+                               and mask.shape[1] in (1, query.shape[1]))
+
+
+def _takes_flash(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None,
+                 dropout_p: float, enable_gqa: bool) -> bool:
+    """Whether PyTorch's CPU build runs this call on its fused (flash) kernel."""
+    if dropout_p != 0.0 or not query.dim() == key.dim() == value.dim() == 4:
+        return False
+    heads, k_heads = query.shape[1], key.shape[1]
+    if not (heads == k_heads or enable_gqa and heads % k_heads == 0) or \
+            k_heads != value.shape[1] or not query.shape[0] == key.shape[0] == value.shape[0]:
+        return False
+    return query.shape[-1] == key.shape[-1] == value.shape[-1] and \
+        _flash_mask(attn_mask, query, key)
+
+
+def _group_heads(query: Tensor, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor]:
+    """Keys and values repeated so that each query head has its own (grouped-query)."""
+    heads, k_heads, v_heads = query.size(-3), key.size(-3), value.size(-3)
+    if heads % k_heads or heads % v_heads:
+        raise RuntimeError("Number of heads in key and value must divide the number of heads in ")
+    if heads != k_heads:
+        key = key.repeat_interleave(heads // k_heads, -3)
+    if heads != v_heads:
+        value = value.repeat_interleave(heads // v_heads, -3)
+    return key, value
+
+
+def _reduced_flash(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None,
+                   scale: float, is_causal: bool) -> Tensor:
+    """PyTorch's CPU flash kernel for float16/bfloat16: scores, softmax and sums in float32,
+    the unnormalised weights rounded to the input dtype for the product with the values,
+    and one rounding of (weights @ v) * (1 / sum) at the end."""
+    dtype = query.dtype
+    scores = query.float().matmul(key.float().transpose(-2, -1)) * scale
+    if is_causal:
+        keep = E.ones(query.shape[-2], key.shape[-2], dtype=E.bool).tril()
+        scores = scores.masked_fill(keep.logical_not(), float("-inf"))
+    if attn_mask is not None and attn_mask.dtype is E.bool:
+        scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
+    elif attn_mask is not None:
+        scores = scores + attn_mask.float()
+    exp = (scores - scores.amax(-1, keepdim=True)).exp()
+    total = exp.sum(-1, keepdim=True)
+    return (exp.to(dtype).float().matmul(value.float()) * total.reciprocal()).to(dtype)
+
+
+@autocast_op("scaled_dot_product_attention")
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
                                  attn_mask: Tensor | None = None, dropout_p: float = 0.0,
                                  is_causal: bool = False, scale: float | None = None,
                                  enable_gqa: bool = False) -> Tensor:
-    """softmax(Q K^T * scale + mask) V, with a causal or boolean/additive mask and dropout."""
-    query, key, value, attn_mask = cast_for("lower", query, key, value, attn_mask)
+    """softmax(Q K^T * scale + mask) V, with a causal and/or boolean/additive mask, dropout
+    and grouped-query heads.
+
+    # NOTE: as PyTorch's CPU build, 4-D inputs without dropout whose key and value heads
+    # match (and the query's, or divide them under enable_gqa) take the fused (flash)
+    # kernel, float16/bfloat16 ones with float32 inner sums, where the causal flag and a mask
+    # both apply; the others the composite, which computes float16/bfloat16 in float32 and
+    # rounds once, and takes only one of the two.
+    """
+    _check_attention_inputs(query, key, value, attn_mask)
     L, S = query.shape[-2], key.shape[-2]
     factor = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
+    reduced = query.dtype in (E.float16, E.bfloat16)
+    if _takes_flash(query, key, value, attn_mask, dropout_p, enable_gqa):
+        if attn_mask is not None:
+            _check_mask_broadcast(tuple(query.shape[:-1]) + (S,), attn_mask)
+        if enable_gqa:
+            key, value = _group_heads(query, key, value)
+        if reduced:
+            out = _reduced_flash(query, key, value, attn_mask, factor, is_causal)
+            if out.grad_fn is not None:
+                rename_node(out.grad_fn, "ScaledDotProductFlashAttentionForCpuBackward0")
+            return out
+        return attention_prim(query, key, value, attn_mask, factor, is_causal)
+    if enable_gqa:
+        key, value = _group_heads(query, key, value)
     if is_causal and attn_mask is not None:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
                            "when is_causal=True")
-    if enable_gqa and key.dim() >= 3 and query.shape[-3] != key.shape[-3]:
-        rep = query.shape[-3] // key.shape[-3]
-        key = key.repeat_interleave(rep, -3)
-        value = value.repeat_interleave(rep, -3)
-    if dropout_p == 0.0 and query.dim() == 4 and key.dim() == 4 and value.dim() == 4 and not (
-            attn_mask is not None and attn_mask.requires_grad and E.is_grad_enabled()) \
-            and query.shape[:2] == key.shape[:2] == value.shape[:2] \
-            and query.shape[-1] == key.shape[-1] == value.shape[-1] \
-            and query.dtype in (E.float32, E.float64) and key.dtype is query.dtype \
-            and value.dtype is query.dtype:
-        # As PyTorch's CPU build: 4-D inputs of one head size without dropout take the
-        # fused (flash) kernel.
-        return attention_prim(query, key, value, attn_mask, factor, is_causal)
+    dtype = query.dtype
+    if reduced:
+        query, key, value = query.float(), key.float(), value.float()
     root = math.sqrt(abs(factor))
     q = query * (root if factor >= 0 else -root)
     scores = q.matmul(key.transpose(-2, -1) * root)
@@ -480,11 +528,13 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
         keep = E.ones(L, S, dtype=E.bool).tril()
         scores = scores.masked_fill(keep.logical_not(), float("-inf"))
     elif attn_mask is not None:
+        _check_mask_broadcast(tuple(scores.shape), attn_mask)
         if attn_mask.dtype is E.bool:
             scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
         else:
-            scores = scores + attn_mask
+            scores = scores + attn_mask.to(scores.dtype)
     attn = scores.softmax(-1)
     if dropout_p > 0.0:
         attn = dropout(attn, dropout_p, True)
-    return attn.matmul(value)
+    out = attn.matmul(value)
+    return out.to(dtype) if reduced else out

@@ -17,6 +17,7 @@ from ..._view import broadcast_shapes
 from ...amp.autocast_mode import cast_for
 from ...ops import loss_ops, nn_ops
 from ...ops._common import has_values, type_name
+from ...ops.registry import rename_node
 from .layers import pairwise_distance
 
 __all__ = [
@@ -193,7 +194,10 @@ def _cross_entropy_probs(input, target, weight, reduction, label_smoothing, clas
     if reduction == "mean":
         if input.numel() == 0:
             return -prod.sum() * float("nan")
-        return -prod.sum() / (input.numel() // n_classes)
+        out = -prod.sum() / (input.numel() // n_classes)
+        if out.grad_fn is not None:  # PyTorch divides by a C++ integer: the Scalar overload
+            rename_node(out.grad_fn, "DivBackward1")
+        return out
     if reduction == "sum":
         return -prod.sum()
     return -prod.sum(class_dim)

@@ -177,6 +177,20 @@ def _why_not_nested(layer) -> str:
     return ""
 
 
+_warned_nested = [False]
+
+
+def _warn_nested_prototype() -> None:
+    """The warning PyTorch prints once per process when it builds that nested tensor."""
+    if not _warned_nested[0]:
+        _warned_nested[0] = True
+        warnings.warn("The PyTorch API of nested tensors is in prototype stage and will change "
+                      "in the near future. We recommend specifying layout=torch.jagged when "
+                      "constructing a nested tensor, as this layout receives active "
+                      "development, has better operator coverage, and works with "
+                      "torch.compile.", UserWarning, stacklevel=3)
+
+
 class TransformerEncoder(Module):
     """`num_layers` copies of an encoder layer, then an optional final norm."""
 
@@ -209,6 +223,7 @@ class TransformerEncoder(Module):
             # PyTorch ran the layers on a nested tensor of the unpadded tokens and padded the
             # result back with zeros
             out = out.masked_fill(padding.unsqueeze(-1), 0.0)
+            _warn_nested_prototype()
         return self.norm(out) if self.norm is not None else out
 
     def _fast_path_padding(self, src: Tensor, mask, src_key_padding_mask) -> Tensor | None:
