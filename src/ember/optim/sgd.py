@@ -84,25 +84,28 @@ def _sgd_kernel(p, grad, buf, *, lr, momentum, dampening, weight_decay, nesterov
     axpy(p, grad, -lr)
 
 
+_SGD_ARGS = [calls.P, calls.P, calls.P, calls.I64] + [calls.F64] * 4 + [calls.INT] * 2
+_SGD_NAMES = {sfx: f"sgd_step_{sfx}" for sfx in calls.SUFFIX.values()}
+
+
 def _sgd_native(lib, p, grad, buf, *, lr, momentum, dampening, weight_decay, nesterov,
                 maximize):
-    """The same update in C (csrc/optim.c): one pass, the same roundings (large tensors:
-    `native_update`)."""
-    if p.size < native_update["min_size"]:
+    """The same update in C (csrc/optim.c): one pass, the same roundings. (On the hot path
+    of every small model's step: the checks are inline.)"""
+    d = p.dtype
+    sfx = calls.SUFFIX.get(d)
+    if sfx is None or p.size < native_update["min_size"] or grad.dtype != d or \
+            not p.flags.c_contiguous or not grad.flags.c_contiguous or buf is not None and (
+                buf.dtype != d or not buf.flags.c_contiguous):
         return NotImplemented
-    sfx = calls.suffix(p, grad, buf)
-    if sfx is None or not all(a.flags.c_contiguous for a in (p, grad) + (
-            () if buf is None else (buf,))):
-        return NotImplemented
-    P, F = calls.P, calls.F64
-    calls.entry(lib, f"sgd_step_{sfx}", [P, P, P, calls.I64, F, F, F, F, calls.INT,
-                                         calls.INT])(
-        calls.ptr(p), calls.ptr(grad), calls.ptr(buf), p.size, lr, momentum, dampening,
-        weight_decay, int(nesterov), int(maximize))
+    ptr = calls.ptr
+    calls.entry(lib, _SGD_NAMES[sfx], _SGD_ARGS)(
+        ptr(p), ptr(grad), ptr(buf), p.size, lr, momentum, dampening, weight_decay,
+        int(nesterov), int(maximize))
     return None
 
 
 sgd_step_p = UpdatePrimitive("sgd_step", _sgd_kernel, writes=(0, 2))
-native.register(sgd_step_p, "optim", _sgd_native, min_size=(native_update, "min_size"))
+native.register(sgd_step_p, "optim", _sgd_native)
 batch_by_loop(sgd_step_p, "an optimizer step writes its parameters and momentum buffers in place "
                           "and returns nothing: each batch element is an update of its own")
