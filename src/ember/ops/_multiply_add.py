@@ -39,6 +39,33 @@ def scaled_add(a, b, k):
     return fma(b, k, a)
 
 
+def alpha_kernel(negate: bool):
+    """add's (sub's with `negate`) kernel with `alpha=`: a + alpha b, one fused multiply-add
+    for floats (16-bit floats reach it as float32: the caller's `lowp2`)."""
+    def kernel(a, b, alpha):
+        if fused(a, b) is not None:
+            return scaled_add(a, b, -alpha if negate else alpha)
+        return (np.subtract if negate else np.add)(a, np.multiply(b, alpha))
+
+    return kernel
+
+
+def alpha_into(dst, b, alpha, negate: bool = False) -> bool:
+    """`dst += alpha * b` (-= with `negate`) in place, for a C-ordered dst (not a 16-bit
+    float: those compute in float32) that `b` does not partly overlap and whose dtype holds
+    the result's kind (uint8 -= int32 computes in int32 and wraps, as PyTorch, through the
+    copy); False (nothing written) otherwise."""
+    if dst.dtype.itemsize == 2 and dst.dtype.kind in "fV" or not dst.flags.c_contiguous or (
+            isinstance(b, np.ndarray) and b is not dst and np.shares_memory(b, dst)) or \
+            not np.can_cast(np.result_type(dst, b), dst.dtype, "same_kind"):
+        return False
+    if fused(dst, b) is not None:
+        np.copyto(dst, scaled_add(dst, b, -alpha if negate else alpha))
+    else:
+        (np.subtract if negate else np.add)(dst, np.multiply(b, alpha), out=dst)
+    return True
+
+
 def addcmul(x, t1, t2, value):
     """x + value t1 t2 for float arrays of one dtype: fma(value t1, t2, x) (value t1 rounded
     first, as PyTorch's kernel; 16-bit floats in float32, value read at float32)."""

@@ -176,34 +176,9 @@ native.register(div_fn, "binary", _native_twin("div"),
 # add / sub with `alpha=` (a tensor `b`): a + alpha * b as one node, for floats one fused
 # multiply-add as PyTorch's kernel (`_rounding`, `_multiply_add`).
 
-def _alpha_kernel(negate: bool):
-    def kernel(a, b, alpha):
-        if multiply_add.fused(a, b) is not None:
-            return multiply_add.scaled_add(a, b, -alpha if negate else alpha)
-        return (np.subtract if negate else np.add)(a, np.multiply(b, alpha))
-
-    return lowp2(kernel)
-
-
-def _alpha_into(dst, b, alpha, negate: bool = False) -> bool:
-    """`dst += alpha * b` (-= with `negate`) in place, for a C-ordered dst (not a 16-bit
-    float: those compute in float32) that `b` does not partly overlap and whose dtype holds
-    the result's kind (uint8 -= int32 computes in int32 and wraps, as PyTorch, through the
-    copy); False (nothing written) otherwise."""
-    if dst.dtype.itemsize == 2 and dst.dtype.kind in "fV" or not dst.flags.c_contiguous or (
-            isinstance(b, np.ndarray) and b is not dst and np.shares_memory(b, dst)) or \
-            not np.can_cast(np.result_type(dst, b), dst.dtype, "same_kind"):
-        return False
-    if multiply_add.fused(dst, b) is not None:
-        np.copyto(dst, multiply_add.scaled_add(dst, b, -alpha if negate else alpha))
-    else:
-        (np.subtract if negate else np.add)(dst, np.multiply(b, alpha), out=dst)
-    return True
-
-
-_add_alpha = writes_into(_alpha_kernel(False), _alpha_into)
-_sub_alpha = writes_into(_alpha_kernel(True),
-                         lambda dst, b, alpha: _alpha_into(dst, b, alpha, True))
+_add_alpha = writes_into(lowp2(multiply_add.alpha_kernel(False)), multiply_add.alpha_into)
+_sub_alpha = writes_into(lowp2(multiply_add.alpha_kernel(True)),
+                         lambda dst, b, alpha: multiply_add.alpha_into(dst, b, alpha, True))
 add_alpha_fn = member("add_alpha", _add_alpha, "AddBackward0",
                       lambda a, b, alpha: elementwise_meta(a, b))
 sub_alpha_fn = member("sub_alpha", _sub_alpha, "SubBackward0",
