@@ -66,3 +66,15 @@ def test_set_default_tensor_type_warns_once_as_torch():
         got.append((r.stdout.split(".")[-1], r.stderr.count("set_default_tensor_type() is "
                                                             "deprecated as of PyTorch 2.1")))
     assert got[0] == got[1] == ("float32\n", 1)
+
+
+def test_the_default_thread_count_follows_omp_num_threads_as_torch():
+    import subprocess
+    import sys
+
+    code = "import ember, torch; print(ember.get_num_threads(), torch.get_num_threads())"
+    for value in ("1", "2"):
+        env = {**__import__("os").environ, "OMP_NUM_THREADS": value}
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, check=True).stdout.split()
+        assert out[0] == out[1], (value, out)

@@ -376,3 +376,30 @@ def test_batch_norm_with_batch_statistics_is_torchs_bits(shape, affine):
         np.testing.assert_array_equal(em.numpy(), tm.numpy())
     else:
         assert_ulp(got, want, 8, "torch's scalar build rounds the multiply-adds twice")
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("shape", [(64, 6), (256, 33), (5, 3)], ids=str)
+def test_batch_norm_of_rows_is_torchs_bits_at_the_same_thread_count(shape, threads):
+    """An (N, C) input: PyTorch reduces across rows in float32 in one chunk per thread, then
+    adds the chunks in double, the squares as fused multiply-adds; ember does the same with
+    its own thread count, so equal counts give equal bits."""
+    from helpers import TORCH_VECTOR_KERNELS
+
+    x, w, b = rand_array(shape, seed=1), rand_array(shape[1:], seed=2), rand_array(shape[1:],
+                                                                                  seed=3)
+    old = torch.get_num_threads(), ember.get_num_threads()
+    torch.set_num_threads(threads)
+    ember.set_num_threads(threads)
+    try:
+        want = TF.batch_norm(torch.tensor(x), None, None, torch.tensor(w), torch.tensor(b),
+                             training=True).numpy()
+        got = F.batch_norm(ember.tensor(x), None, None, ember.tensor(w), ember.tensor(b),
+                           training=True).numpy()
+    finally:
+        torch.set_num_threads(old[0])
+        ember.set_num_threads(old[1])
+    if TORCH_VECTOR_KERNELS:
+        np.testing.assert_array_equal(got, want)
+    else:
+        assert_ulp(got, want, 8, "torch's scalar build rounds the multiply-adds twice")

@@ -109,11 +109,15 @@ _requested: list = [None]  # the count set by `ember.set_num_threads`, or None
 
 
 def default_threads() -> int:
-    """One kernel thread per core this process may run on (at most 8)."""
+    """One kernel thread per core this process may run on (at most 8); fewer where
+    OMP_NUM_THREADS asks for fewer (as PyTorch's default count, which takes it up to the
+    cores there are)."""
     try:
-        return min(len(os.sched_getaffinity(0)), 8)
+        cores = min(len(os.sched_getaffinity(0)), 8)
     except AttributeError:
-        return min(os.cpu_count() or 1, 8)
+        cores = min(os.cpu_count() or 1, 8)
+    env = os.environ.get("OMP_NUM_THREADS", "").strip()
+    return min(int(env), cores) if env.isdigit() and int(env) > 0 else cores
 
 
 def _threads() -> int:

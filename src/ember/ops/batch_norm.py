@@ -58,7 +58,35 @@ def _chunked_sums(n: int, sample_bytes: int, body) -> np.ndarray:
     return total
 
 
-def _batch_norm_kernel(x, weight, bias, *, eps):
+def _row_statistics(x2, sq_rows=None):
+    """(mean, variance sum) of an (N, C) float array as PyTorch's kernel for such inputs
+    computes them (it reduces across rows, vectorised over channels): the rows split in as
+    many chunks as threads (ember.get_num_threads(), standing for torch's), each summed row
+    after row in the array's dtype (NumPy's reduction along axis 0 of a C-ordered array
+    adds rows in order), the chunks added in double; then the squares the same way, each
+    row's one fused multiply-add: fma(d, d, acc). `sq_rows(x, mean, acc)` does those rows in
+    C; without it, a Python loop over rows does them in NumPy (the same bits)."""
+    from .._runtime import get_num_threads
+
+    n = x2.shape[0]
+    chunk = -(-n // max(1, min(get_num_threads(), n)))
+    parts = range(0, n, chunk)
+    total = sum(np.add.reduce(x2[lo:lo + chunk], axis=0).astype(np.float64) for lo in parts)
+    mean = (total / n).astype(x2.dtype)
+    var_sum = np.zeros(x2.shape[1], np.float64)
+    for lo in parts:
+        acc = np.zeros(x2.shape[1], x2.dtype)
+        if sq_rows is not None:
+            sq_rows(np.ascontiguousarray(x2[lo:lo + chunk]), mean, acc)
+        else:
+            for row in x2[lo:lo + chunk]:
+                d = row - mean
+                acc = fma(d, d, acc)
+        var_sum += acc
+    return mean, var_sum.astype(x2.dtype)
+
+
+def _batch_norm_kernel(x, weight, bias, *, eps, sq_rows=None):
     """(out, xhat, mean, var, rstd) over dims (0, 2, ...); var is the biased variance.
 
     As PyTorch's CPU kernel: the sums in double, mean = sum / count rounded; the squares of
@@ -73,16 +101,22 @@ def _batch_norm_kernel(x, weight, bias, *, eps):
     per = x3[:1].nbytes
     t = x3.dtype.type
     wide = lambda a: a.astype(np.float64)  # noqa: E731
-    mean = (_chunked_sums(n, 2 * per, lambda lo, hi: _channel_sums(wide(x3[lo:hi])))
-            / count).astype(x3.dtype)
     xhat = np.empty(x3.shape, x3.dtype)
-    m3 = mean.reshape(1, c, 1)
+    if x3.shape[2] == 1:  # (N, C): PyTorch's other statistics kernel
+        mean, var_sum = _row_statistics(x3[:, :, 0], sq_rows)
+        m3 = mean.reshape(1, c, 1)
+        np.subtract(x3, m3, out=xhat)
+    else:
+        mean = (_chunked_sums(n, 2 * per, lambda lo, hi: _channel_sums(wide(x3[lo:hi])))
+                / count).astype(x3.dtype)
+        m3 = mean.reshape(1, c, 1)
 
-    def centre(lo, hi):
-        np.subtract(x3[lo:hi], m3, out=xhat[lo:hi])
-        return _channel_sums(wide(np.square(xhat[lo:hi])))
+        def centre(lo, hi):
+            np.subtract(x3[lo:hi], m3, out=xhat[lo:hi])
+            return _channel_sums(wide(np.square(xhat[lo:hi])))
 
-    var = _chunked_sums(n, 3 * per, centre).astype(x3.dtype) / t(count)
+        var_sum = _chunked_sums(n, 3 * per, centre).astype(x3.dtype)
+    var = var_sum / t(count)
     rstd = (1.0 / np.sqrt(var.astype(np.float64) + eps)).astype(x3.dtype)
     alpha = rstd if weight is None else rstd * weight.astype(rstd.dtype, copy=False)
     beta = fma(-mean, alpha, t(0) if bias is None else bias.astype(rstd.dtype, copy=False))
@@ -147,6 +181,10 @@ def _batch_norm_native(lib, x, weight, bias, *, eps):
     sfx = calls.suffix(work)
     if sfx is None or x.ndim < 2:
         return NotImplemented
+    if x.size == x.shape[0] * x.shape[1]:  # (N, C): the NumPy kernel, its squares in C
+        fn = calls.entry(lib, f"bn_rows_sq_{sfx}", [calls.P] * 3 + [calls.I64] * 2)
+        return _batch_norm_kernel(x, weight, bias, eps=eps, sq_rows=lambda a, m, acc: fn(
+            calls.ptr(a), calls.ptr(m), calls.ptr(acc), a.shape[0], a.shape[1]))
     work = np.ascontiguousarray(work)
     n, c = x.shape[:2]
     w, b = (None if v is None else np.ascontiguousarray(v, work.dtype) for v in (weight, bias))

@@ -168,3 +168,17 @@ void FN(bn_backward)(const scalar_t *g, const scalar_t *xhat, const scalar_t *rs
     FN(bn_backward_args) a = {g, xhat, rstd, weight, dx, dweight, dbias, n, c, len, block};
     ember_parallel_for(FN(bn_backward_task), &a, blocks, grain);
 }
+
+/* acc[j] = fma(d, d, acc[j]) with d = x[i, j] - mean[j], row after row of a contiguous
+ * (rows, cols) block: the variance sum PyTorch's kernel takes over an (N, C) input, one
+ * float accumulator per channel and thread chunk (ops/batch_norm.py `_row_statistics`). */
+void FN(bn_rows_sq)(const scalar_t *x, const scalar_t *mean, scalar_t *acc, int64_t rows,
+                    int64_t cols) {
+    for (int64_t i = 0; i < rows; i++) {
+        const scalar_t *xr = x + i * cols;
+        for (int64_t j = 0; j < cols; j++) {
+            const scalar_t d = xr[j] - mean[j];
+            acc[j] = EMBER_FMA_T(d, d, acc[j]);
+        }
+    }
+}
