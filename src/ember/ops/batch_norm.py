@@ -23,7 +23,7 @@ from ._fma import fma
 from ._norm_tangent import centred
 from ._norm_tangent import plus as _plus
 from ._norm_tangent import times as _times
-from ._parallel import over_batch
+from ._parallel import over_batch, workers
 from .creation import zeros_like
 from .registry import (
     Primitive,
@@ -66,10 +66,8 @@ def _row_statistics(x2, sq_rows=None):
     adds rows in order), the chunks added in double; then the squares the same way, each
     row's one fused multiply-add: fma(d, d, acc). `sq_rows(x, mean, acc)` does those rows in
     C; without it, a Python loop over rows does them in NumPy (the same bits)."""
-    from .._runtime import get_num_threads
-
     n = x2.shape[0]
-    chunk = -(-n // max(1, min(get_num_threads(), n)))
+    chunk = -(-n // max(1, min(workers(), n)))
     parts = range(0, n, chunk)
     total = sum(np.add.reduce(x2[lo:lo + chunk], axis=0).astype(np.float64) for lo in parts)
     mean = (total / n).astype(x2.dtype)
