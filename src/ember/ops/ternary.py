@@ -15,6 +15,7 @@ from ._common import (
     binary_operands,
     bounded,
     broadcast_errors,
+    c_type_name,
     elementwise_meta,
     fit_scalar,
     select,
@@ -276,11 +277,6 @@ for _fn in (lerp_fn, lerp_tensor_fn):
     defjvp(_fn, _lerp_jvp)
     native.register(_fn, "multiply_add", multiply_add.lerp_native)
 
-_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
-            "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int", "int16": "short int",
-            "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
-            "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
-
 
 def _lerp_checks(input: Tensor, end: Tensor, weight) -> None:
     d = input._dtype
@@ -288,8 +284,8 @@ def _lerp_checks(input: Tensor, end: Tensor, weight) -> None:
         if name == "weight" and _zero_dim(weight):
             continue  # (promoted as a 0-d operand: `_lerp_operands`)
         if isinstance(x, Tensor) and x._dtype is not d:
-            raise RuntimeError(f"expected dtype {_C_NAMES[d.name]} for `{name}` but got dtype "
-                               f"{_C_NAMES[x._dtype.name]}")
+            raise RuntimeError(f"expected dtype {c_type_name(d)} for `{name}` but got dtype "
+                               f"{c_type_name(x._dtype)}")
     tensor_w = isinstance(weight, Tensor)
     if d._kind < 2:
         raise not_implemented("lerp_kernel_tensor" if tensor_w else "lerp_kernel_scalar", d)

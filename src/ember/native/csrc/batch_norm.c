@@ -22,7 +22,6 @@
 #include "ember.h"
 #include "reduce.h"
 
-#define EMBER_FMA_T(x, y, z) _Generic((x), float: fmaf, default: fma)(x, y, z)
 
 /* acc[j % LANES] += d * d with d = x[j] - mean, difference and square rounded to scalar_t
  * (PyTorch's variance sum), the sum in double. */

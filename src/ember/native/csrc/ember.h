@@ -9,6 +9,7 @@
 #ifndef EMBER_H
 #define EMBER_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,6 +23,10 @@ int ember_num_threads(void);
  * buffer cache (buffers.c) rather than faulted in afresh; NULL when there is none. */
 void *ember_scratch(size_t bytes);
 void ember_scratch_free(void *p);
+
+/* x * y + z rounded once (C's fma for the operands' type): the multiply-adds PyTorch's
+ * vectorised kernels fuse (ops/_fma.py); -ffp-contract=off makes no others. */
+#define EMBER_FMA_T(x, y, z) _Generic((x), float: fmaf, default: fma)(x, y, z)
 
 #define EMBER_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define EMBER_MAX(a, b) ((a) > (b) ? (a) : (b))

@@ -19,7 +19,6 @@
 #include "reduce.h"
 
 #define LN_BLOCK 256 /* columns per task of the column sums */
-#define EMBER_FMA_T(x, y, z) _Generic((x), float: fmaf, default: fma)(x, y, z)
 
 typedef struct {
     const scalar_t *x, *weight, *bias;

@@ -14,7 +14,6 @@
 
 #include "ember.h"
 
-#define FMA_T(x, y, z) _Generic((x), float: fmaf, default: fma)(x, y, z)
 #define FABS_T(x) _Generic((x), float: fabsf, default: fabs)(x)
 
 typedef struct {
@@ -27,14 +26,14 @@ static void FN(scaled_add_task)(void *p, int64_t lo, int64_t hi) {
     const FN(madd_args) *t = p;
     const scalar_t *a = t->a, *b = t->b, k = t->k;
     scalar_t *out = t->out;
-    for (int64_t i = lo; i < hi; i++) out[i] = FMA_T(b[i], k, a[i]);
+    for (int64_t i = lo; i < hi; i++) out[i] = EMBER_FMA_T(b[i], k, a[i]);
 }
 
 static void FN(addcmul_task)(void *p, int64_t lo, int64_t hi) {
     const FN(madd_args) *t = p;
     const scalar_t *a = t->a, *b = t->b, *c = t->c, k = t->k;
     scalar_t *out = t->out;
-    for (int64_t i = lo; i < hi; i++) out[i] = FMA_T(k * b[i], c[i], a[i]);
+    for (int64_t i = lo; i < hi; i++) out[i] = EMBER_FMA_T(k * b[i], c[i], a[i]);
 }
 
 static void FN(lerp_task)(void *p, int64_t lo, int64_t hi) {
@@ -44,15 +43,15 @@ static void FN(lerp_task)(void *p, int64_t lo, int64_t hi) {
     if (w == NULL) {
         const scalar_t rest = (scalar_t)1 - k;
         if (FABS_T(k) < (scalar_t)0.5)
-            for (int64_t i = lo; i < hi; i++) out[i] = FMA_T(k, b[i] - a[i], a[i]);
+            for (int64_t i = lo; i < hi; i++) out[i] = EMBER_FMA_T(k, b[i] - a[i], a[i]);
         else
-            for (int64_t i = lo; i < hi; i++) out[i] = FMA_T(-(b[i] - a[i]), rest, b[i]);
+            for (int64_t i = lo; i < hi; i++) out[i] = EMBER_FMA_T(-(b[i] - a[i]), rest, b[i]);
         return;
     }
     for (int64_t i = lo; i < hi; i++) {
         const scalar_t d = b[i] - a[i], wi = w[i];
-        const scalar_t from_a = FMA_T(wi, d, a[i]);
-        const scalar_t from_b = FMA_T(-d, (scalar_t)1 - wi, b[i]);
+        const scalar_t from_a = EMBER_FMA_T(wi, d, a[i]);
+        const scalar_t from_b = EMBER_FMA_T(-d, (scalar_t)1 - wi, b[i]);
         out[i] = FABS_T(wi) < (scalar_t)0.5 ? from_a : from_b;
     }
 }

@@ -16,7 +16,6 @@
 #include "ember.h"
 
 #define EMBER_SQRT_T(x) _Generic((x), float: sqrtf, default: sqrt)(x)
-#define EMBER_FMA_T(x, y, z) _Generic((x), float: fmaf, default: fma)(x, y, z)
 
 typedef struct {
     scalar_t *p, *buf;
