@@ -57,6 +57,10 @@ def test_forward_matches_numpy(shape, dtype, affine, n_threads):
     x0 = rand_array(shape, np.float64, low=-3, high=5).astype(dtype)
     w = rand_array((c,), np.float64, seed=1).astype(dtype) if affine else None
     b = rand_array((c,), np.float64, seed=2).astype(dtype) if affine else None
+    if dtype not in (np.float32, np.float64):
+        # 16-bit inputs: PyTorch rounds their statistics in float; the NumPy kernel does that
+        assert _forward(x0, w, b, "native") is NotImplemented
+        return
     want = _forward(x0, w, b, "numpy")
     tol = _stat_tol(dtype)
     for name, x in layouts(x0).items():
@@ -81,7 +85,8 @@ def test_statistics_are_those_of_double_sums(dtype):
     """float32: mean and variance within one ulp of the exact values (double sums of float32
     data, rounded once); float64: within a few ulps (a double sum of 2,112 terms)."""
     x = (rand_array((16, 4, 33), np.float64, low=-1, high=1) + 1000.0).astype(dtype)
-    _, _, mean, var, _ = _forward(x, None, None, "native")
+    _, _, mean, var_sum, _ = _forward(x, None, None, "native")
+    var = var_sum / (16 * 33)
     planes = [x[:, ch].astype(np.float64).reshape(-1) for ch in range(4)]
     m = np.array([math.fsum(p) / p.size for p in planes])
     v = np.array([math.fsum((p - float(mu)) ** 2) / p.size for p, mu in zip(planes, mean)])

@@ -84,55 +84,103 @@ def _row_statistics(x2, sq_rows=None):
     return mean, var_sum.astype(x2.dtype)
 
 
-def _batch_norm_kernel(x, weight, bias, *, eps, sq_rows=None):
-    """(out, xhat, mean, var, rstd) over dims (0, 2, ...); var is the biased variance.
+def _channels_last(x: np.ndarray) -> bool:
+    """Whether PyTorch reads this 4-d (5-d) array as channels-last: its channels innermost
+    and not also contiguous (`suggest_memory_format()`); its statistics then take the row
+    kernel, over (N * H * W, C)."""
+    return x.ndim in (4, 5) and not x.flags.c_contiguous and \
+        np.moveaxis(x, 1, -1).flags.c_contiguous
+
+
+def _batch_norm_kernel(x, weight, bias, *, eps, mixed=False, sq_rows=None):
+    """(out, xhat, mean, var_sum, rstd) over dims (0, 2, ...); var_sum is the sum of the
+    squared deviations, as PyTorch keeps it (the running variance divides it by count - 1).
 
     As PyTorch's CPU kernel: the sums in double, mean = sum / count rounded; the squares of
-    d = x - mean each rounded, summed in double, var = that sum rounded / count; rstd =
-    1 / sqrt(var + eps) in double, rounded; out = fma(x, alpha, fma(-mean, alpha, bias))
-    with alpha = rstd * weight (csrc/batch_norm.c computes the same)."""
+    d = x - mean each rounded, summed in double, var_sum = that sum rounded; rstd =
+    1 / sqrt(var_sum / count + eps) (the quotient rounded) in double, rounded; out =
+    fma(x, alpha, fma(-mean, alpha, bias)) with alpha = rstd * weight (csrc/batch_norm.c
+    computes the same). (N, C) and channels-last inputs take PyTorch's row kernel
+    (`_row_statistics`), and a channels-last input gets channels-last results.
+
+    A 16-bit input works in float. With `mixed` (float parameters or buffers beside it),
+    mean and var_sum stay float; otherwise they and rstd are rounded to the input's type
+    before use, as PyTorch's kernel holds them (and its beta is not fused). Either way rstd
+    is float's."""
     dtype = x.dtype
-    work = x.astype(np.float32) if dtype in _LOW else x
+    low = dtype in _LOW
+    work = x.astype(np.float32) if low else x
     n, c = x.shape[:2]
-    x3 = work.reshape(n, c, -1)
-    count = x3.shape[0] * x3.shape[2]
-    per = x3[:1].nbytes
-    t = x3.dtype.type
+    rows = None
+    if x.size == n * c:
+        rows = work.reshape(n, c)
+    elif _channels_last(x):
+        rows = np.moveaxis(work, 1, -1).reshape(-1, c)
+    count = x.size // max(c, 1)
+    t = work.dtype.type
     wide = lambda a: a.astype(np.float64)  # noqa: E731
-    xhat = np.empty(x3.shape, x3.dtype)
-    if x3.shape[2] == 1:  # (N, C): PyTorch's other statistics kernel
-        mean, var_sum = _row_statistics(x3[:, :, 0], sq_rows)
-        m3 = mean.reshape(1, c, 1)
-        np.subtract(x3, m3, out=xhat)
+    if rows is not None:  # PyTorch's other statistics kernel
+        mean, var_sum = _row_statistics(rows, sq_rows)
     else:
+        x3 = work.reshape(n, c, -1)
+        per = x3[:1].nbytes
         mean = (_chunked_sums(n, 2 * per, lambda lo, hi: _channel_sums(wide(x3[lo:hi])))
                 / count).astype(x3.dtype)
         m3 = mean.reshape(1, c, 1)
+        xhat = np.empty(x3.shape, x3.dtype)
 
         def centre(lo, hi):
             np.subtract(x3[lo:hi], m3, out=xhat[lo:hi])
             return _channel_sums(wide(np.square(xhat[lo:hi])))
 
         var_sum = _chunked_sums(n, 3 * per, centre).astype(x3.dtype)
-    var = var_sum / t(count)
-    rstd = (1.0 / np.sqrt(var.astype(np.float64) + eps)).astype(x3.dtype)
-    alpha = rstd if weight is None else rstd * weight.astype(rstd.dtype, copy=False)
-    beta = fma(-mean, alpha, t(0) if bias is None else bias.astype(rstd.dtype, copy=False))
-    r3, a3, b3 = rstd.reshape(1, c, 1), alpha.reshape(1, c, 1), beta.reshape(1, c, 1)
-    out = np.empty(x3.shape, x3.dtype)
+    w = None if weight is None else weight.astype(work.dtype, copy=False)
+    if low and not mixed:
+        mean, var_sum = mean.astype(dtype).astype(t), var_sum.astype(dtype)
+        var = (var_sum / dtype.type(count)).astype(t)
+    else:
+        var = var_sum / t(count)
+    if low:
+        rstd = t(1) / np.sqrt(var + t(eps))
+    else:
+        rstd = (1.0 / np.sqrt(var.astype(np.float64) + eps)).astype(work.dtype)
+    alpha = rstd if w is None else rstd * w
+    b = t(0) if bias is None else bias.astype(work.dtype, copy=False)
+    if low and not mixed:  # from the rounded statistics, and beta not fused
+        rstd = rstd.astype(dtype).astype(t)
+        alpha = rstd if w is None else rstd * w
+        beta = b - mean * alpha
+    else:
+        beta = fma(-mean, alpha, b)
+    if rows is not None:
+        out = _rows_back(fma(rows, alpha, beta), work.shape)
+        xhat = _rows_back((rows - mean) * rstd, work.shape)
+    else:
+        a3, b3, r3 = alpha.reshape(1, c, 1), beta.reshape(1, c, 1), rstd.reshape(1, c, 1)
+        out = np.empty(x3.shape, x3.dtype)
 
-    def normalise(lo, hi, buf, acc):
-        out[lo:hi] = fma(x3[lo:hi], a3, b3)
-        np.multiply(xhat[lo:hi], r3, out=xhat[lo:hi])
+        def normalise(lo, hi, buf, acc):
+            out[lo:hi] = fma(x3[lo:hi], a3, b3)
+            np.multiply(xhat[lo:hi], r3, out=xhat[lo:hi])
 
-    over_batch(n, 2 * per, 4 * per * n, normalise)
-    res = (out.reshape(x.shape), xhat.reshape(x.shape), mean, var, rstd)
-    return tuple(a.astype(dtype, copy=False) for a in res)
+        over_batch(n, 2 * per, 4 * per * n, normalise)
+        out, xhat = out.reshape(x.shape), xhat.reshape(x.shape)
+    stats = np.float32 if mixed else dtype
+    return (out.astype(dtype, copy=False), xhat.astype(dtype, copy=False),
+            mean.astype(stats, copy=False), var_sum.astype(stats, copy=False),
+            rstd.astype(dtype, copy=False))
 
 
-def _batch_norm_meta(x, weight, bias, *, eps):
-    stat = ((x._shape[1],), x._dtype)
-    return (x._shape, x._dtype), (x._shape, x._dtype), stat, stat, stat
+def _rows_back(a: np.ndarray, shape: tuple) -> np.ndarray:
+    """(rows, C) results back in `shape`: channels-last strides for a 4-d (5-d) shape."""
+    if len(shape) <= 2:
+        return a.reshape(shape)
+    return np.moveaxis(a.reshape((shape[0],) + shape[2:] + (shape[1],)), -1, 1)
+
+
+def _batch_norm_meta(x, weight, bias, *, eps, mixed=False):
+    stat = ((x._shape[1],), dt.float32 if mixed else x._dtype)
+    return (x._shape, x._dtype), (x._shape, x._dtype), stat, stat, ((x._shape[1],), x._dtype)
 
 
 def _batch_norm_backward_kernel(g, xhat, rstd, weight):
@@ -171,15 +219,18 @@ def _batch_norm_backward_kernel(g, xhat, rstd, weight):
             dbias.astype(dtype, copy=False))
 
 
-def _batch_norm_native(lib, x, weight, bias, *, eps):
+def _batch_norm_native(lib, x, weight, bias, *, eps, mixed=False):
     """The forward in C (csrc/batch_norm.c): one task per channel, two statistics passes
-    summed in double and one pass writing out and xhat."""
-    low = x.dtype in _LOW
-    work = x.astype(np.float32) if low else x
+    summed in double and one pass writing out and xhat. (N, C) and channels-last inputs
+    take the NumPy kernel with its squares in C; 16-bit inputs (whose statistics PyTorch
+    rounds in float) the NumPy kernel."""
+    if x.dtype in _LOW:
+        return NotImplemented
+    work = x
     sfx = calls.suffix(work)
     if sfx is None or x.ndim < 2:
         return NotImplemented
-    if x.size == x.shape[0] * x.shape[1]:  # (N, C): the NumPy kernel, its squares in C
+    if x.size == x.shape[0] * x.shape[1] or _channels_last(x):
         fn = calls.entry(lib, f"bn_rows_sq_{sfx}", [calls.P] * 3 + [calls.I64] * 2)
         return _batch_norm_kernel(x, weight, bias, eps=eps, sq_rows=lambda a, m, acc: fn(
             calls.ptr(a), calls.ptr(m), calls.ptr(acc), a.shape[0], a.shape[1]))
@@ -187,14 +238,13 @@ def _batch_norm_native(lib, x, weight, bias, *, eps):
     n, c = x.shape[:2]
     w, b = (None if v is None else np.ascontiguousarray(v, work.dtype) for v in (weight, bias))
     out, xhat = np.empty_like(work), np.empty_like(work)
-    mean, var, rstd = (np.empty(c, work.dtype) for _ in range(3))
+    mean, var_sum, rstd = (np.empty(c, work.dtype) for _ in range(3))
     P, I64 = calls.P, calls.I64
     calls.entry(lib, f"bn_forward_{sfx}", [P] * 8 + [I64] * 3 + [calls.F64])(
         calls.ptr(work), calls.ptr(w), calls.ptr(b),
-        calls.ptr(out), calls.ptr(xhat), calls.ptr(mean), calls.ptr(var), calls.ptr(rstd),
+        calls.ptr(out), calls.ptr(xhat), calls.ptr(mean), calls.ptr(var_sum), calls.ptr(rstd),
         n, c, work.size // max(n * c, 1), eps)
-    res = (out, xhat, mean, var, rstd)
-    return tuple(a.astype(x.dtype) for a in res) if low else res
+    return out, xhat, mean, var_sum, rstd
 
 
 def _batch_norm_backward_native(lib, g, xhat, rstd, weight):
@@ -228,16 +278,16 @@ native.register(batch_norm_backward_p, "batch_norm", _batch_norm_backward_native
 # given (they carry the forward's tangents and gradients).
 
 
-def _batch_norm_vjp(g_all, out, x, weight, bias, *, needs, eps):
+def _batch_norm_vjp(g_all, out, x, weight, bias, *, needs, eps, mixed=False):
     # Cotangents of the outputs the node did not save (the output, the batch statistics)
     # arrive as None when no path reached them.
-    g, g_xhat, g_mean, g_var, g_rstd = g_all
+    g, g_xhat, g_mean, g_var_sum, g_rstd = g_all
     _, xhat, _, _, rstd = out
     if g is None:
         g = zeros_like(xhat)
     # The statistics reach the caller only detached (running averages); xhat and rstd
     # get cotangents under double backward, where this rule's own graph used them.
-    twice = any(t is not None for t in (g_xhat, g_mean, g_var, g_rstd))
+    twice = any(t is not None for t in (g_xhat, g_mean, g_var_sum, g_rstd))
     if not _grad_mode.enabled and not twice:
         return apply(batch_norm_backward_p, g, xhat, rstd, weight)
     dims = (0,) + tuple(range(2, xhat.ndim))
@@ -250,13 +300,15 @@ def _batch_norm_vjp(g_all, out, x, weight, bias, *, needs, eps):
     r = rstd.reshape(view)
     dx = r * (gw - gw.mean(dims, keepdim=True) - xhat * (gw * xhat).mean(dims, keepdim=True))
     # d rstd / dx = -rstd^2 xhat / count; d mean / dx = 1 / count;
-    # d var / dx = 2 xhat / (rstd count)
+    # d var_sum / dx = 2 (x - mean) = 2 xhat / rstd
     if g_rstd is not None:
         dx = dx - g_rstd.reshape(view) * r * r * xhat / count
     if g_mean is not None:
         dx = dx + g_mean.reshape(view) / count
-    if g_var is not None:
-        dx = dx + g_var.reshape(view) * 2 * xhat / (r * count)
+    if g_var_sum is not None:
+        dx = dx + g_var_sum.reshape(view) * 2 * xhat / r
+    if dx._dtype is not xhat._dtype:  # (float statistics of a 16-bit input)
+        dx = dx.to(xhat._dtype)
     return dx, dweight, dbias
 
 
@@ -268,21 +320,21 @@ defvjp_joint(batch_norm_p, _batch_norm_vjp, (True, True, True), reads=((0, 1),) 
              save_output=(1, 4))
 
 
-def _batch_norm_jvp(primals, tangents, out, *, eps):
+def _batch_norm_jvp(primals, tangents, out, *, eps, mixed=False):
     """Through the batch statistics, with means over all but the channel dim:
-    d mean = mean(dx), d rstd = -rstd^2 mean(xhat dx), d var = 2 mean(xhat dx) / rstd,
+    d mean = mean(dx), d rstd = -rstd^2 mean(xhat dx), d var_sum = 2 sum(xhat dx) / rstd,
     d xhat = rstd (dx - mean(dx)) + xhat d rstd / rstd, and the affine's product rule."""
     x, weight, _ = primals
     tx, tw, tb = tangents
     _, xhat, _, _, rstd = out
     view = (1, -1) + (1,) * (x.ndim - 2)
-    t_out = t_xhat = t_mean = t_var = t_rstd = None
+    t_out = t_xhat = t_mean = t_var_sum = t_rstd = None
     if tx is not None:
         dims = (0,) + tuple(range(2, x.ndim))
-        t_mean = tx.mean(dims)
+        t_mean = tx.mean(dims).to(out[2]._dtype)
         m = (xhat * tx).mean(dims)
         t_rstd = -(rstd * rstd) * m
-        t_var = 2 * m / rstd
+        t_var_sum = (2 * (x.numel() // max(x.shape[1], 1)) * m / rstd).to(out[3]._dtype)
         t_xhat = rstd.reshape(view) * (tx - t_mean.reshape(view) - xhat * m.reshape(view))
         t_out = t_xhat if weight is None else t_xhat * weight.reshape(view)
     for t in (None if tw is None else xhat * tw.reshape(view),
@@ -291,7 +343,7 @@ def _batch_norm_jvp(primals, tangents, out, *, eps):
             t_out = t if t_out is None else t_out + t
     if t_out._shape != x._shape:
         t_out = t_out.expand(x._shape)
-    return t_out, t_xhat, t_mean, t_var, t_rstd
+    return t_out, t_xhat, t_mean, t_var_sum, t_rstd
 
 
 def _channels(x, d, size: int):
@@ -311,12 +363,12 @@ def _unfold(outs, size: int, n_full: int):
                  else o.reshape(size, -1) for i, o in enumerate(outs))
 
 
-def _batch_norm_batch(args, dims, *, eps):
+def _batch_norm_batch(args, dims, *, eps, mixed=False):
     """Statistics are per channel, so the batch folds into the channels."""
     x, weight, bias = args
     size = batch_size(args, dims)
     outs = bind(batch_norm_p, _channels(x, dims[0], size), _per_channel(weight, dims[1], size),
-                _per_channel(bias, dims[2], size), eps=eps)
+                _per_channel(bias, dims[2], size), eps=eps, mixed=mixed)
     return _unfold(outs, size, 2), (1, 1, 0, 0, 0)
 
 
@@ -387,18 +439,34 @@ defbatch(batch_norm_backward_p, _batch_norm_backward_batch)
 
 
 def batch_norm_stats(x: Tensor, weight: Tensor | None, bias: Tensor | None,
-                     eps: float) -> tuple[Tensor, Tensor, Tensor]:
+                     eps: float, mixed: bool = False) -> tuple[Tensor, Tensor, Tensor]:
     """Normalise `x` by its own per-channel (dim 1) statistics, then scale and shift:
-    (out, batch mean, biased batch variance)."""
-    out, _, mean, var, _ = apply(batch_norm_p, x, weight, bias, eps=float(eps))
-    return out, mean, var
+    (out, batch mean, sum of squared deviations from it). `mixed`: a 16-bit `x` beside
+    float parameters or buffers, whose statistics PyTorch keeps in float."""
+    out, _, mean, var_sum, _ = apply(batch_norm_p, x, weight, bias, eps=float(eps),
+                                     mixed=bool(mixed))
+    return out, mean, var_sum
 
 
-def _update_stats_kernel(running, step, *, keep):
-    """running = running * keep + step, in `running`'s memory (each product and the sum
-    rounded as the composed `running.mul_(keep).add_(step)` rounds them)."""
-    np.multiply(running, keep, out=running)
-    np.add(running, step, out=running, casting="unsafe")
+def _update_stats_kernel(running, stat, *, momentum, count, wide=True):
+    """PyTorch's update of a running statistic, in its roundings, in `running`'s memory.
+
+    count == 0, the mean: running = m stat + (1 - m) running, each operation rounded to the
+    buffer's dtype (m is the momentum at that dtype). Otherwise the variance from its sum of
+    squared deviations: unbiased = stat / (count - 1) at the buffer's dtype, then
+    m unbiased + (1 - m) running with that first product and the sum in the accumulating type
+    (double with `wide`, PyTorch's for float and double inputs; float for 16-bit ones)."""
+    t = running.dtype.type
+    m = t(momentum)
+    keep = t(1) - m
+    stat = stat.astype(running.dtype, copy=False)
+    if count == 0:
+        new = m * stat + keep * running
+    else:
+        acc = np.float64 if wide else np.float32
+        unbiased = (stat / t(count - 1)).astype(acc)
+        new = acc(m) * unbiased + (keep * running).astype(acc)
+    np.copyto(running, new, casting="unsafe")
 
 
 # A running statistic's update, written as PyTorch's batch_norm kernel writes it: in place
@@ -417,10 +485,10 @@ _UNBATCHED_RUNNING = (
     "how to patch your module to work with vmap")
 
 
-def _update_stats_batch(args, dims, *, keep):
+def _update_stats_batch(args, dims, *, momentum, count, wide=True):
     """Each example updates its own slice of a batched buffer; an unbatched buffer cannot
     take one update per example, and vmap refuses (as PyTorch's batch norm rule does)."""
-    running, step = args
+    running, stat = args
     if dims[0] is None:
         raise RuntimeError(_UNBATCHED_RUNNING)
     # NOTE: PyTorch's rule updates the buffer laid out batch-first and made contiguous: when
@@ -429,23 +497,28 @@ def _update_stats_batch(args, dims, *, keep):
     if not running.movedim(dims[0], 0).is_contiguous():
         return None, None
     if dims[1] is None:
-        step = step.unsqueeze(dims[0]).expand(*running.shape)
+        stat = stat.unsqueeze(dims[0]).expand(*running.shape)
     else:
-        step = step.movedim(dims[1], dims[0])
-    apply(update_stats_p, running, step, keep=keep)
+        stat = stat.movedim(dims[1], dims[0])
+    apply(update_stats_p, running, stat, momentum=momentum, count=count, wide=wide)
     return None, None
 
 
 defbatch(update_stats_p, _update_stats_batch)
 
 
-def update_running(running: Tensor, keep: float, step: Tensor) -> None:
-    """`running` = `running` * `keep` + `step` (under no_grad), leaving its version as is on
-    the CPU (composed, and bumping it, on another device)."""
-    if running.device.type == "cpu" and step.device.type == "cpu":
-        apply(update_stats_p, running, step, keep=keep)
+def update_running(running: Tensor, momentum: float, stat: Tensor, count: int = 0,
+                   wide: bool = True) -> None:
+    """Move `running` towards `stat` by `momentum` (under no_grad): the batch mean, or with
+    `count` the variance from `stat`, its sum of squared deviations over `count` values.
+    In PyTorch's roundings (`wide`: the input was not 16-bit), leaving the buffer's version
+    as is on the CPU (composed, and bumping it, on another device)."""
+    if running.device.type == "cpu" and stat.device.type == "cpu":
+        apply(update_stats_p, running, stat, momentum=float(momentum), count=int(count),
+              wide=bool(wide))
     else:
-        running.mul_(keep).add_(step)
+        step = stat if count == 0 else stat / (count - 1)
+        running.mul_(1 - momentum).add_(step * momentum)
 
 
 TENSOR_METHODS: dict = {}

@@ -5,7 +5,8 @@
  * x is contiguous (n, c, len). Per channel, as PyTorch's CPU kernel computes it: the sum in
  * double (reduce.h's lanes, restarting at each plane), mean = (scalar_t)(sum / count); the
  * centred squares d * d with d = x - mean, each rounded to scalar_t, summed in double and
- * rounded, var = that sum / count in scalar_t, rstd = 1 / sqrt(var + eps) in double, rounded;
+ * rounded (var_sum, which the running variance divides by count - 1), var = var_sum / count
+ * in scalar_t, rstd = 1 / sqrt(var + eps) in double, rounded;
  * then alpha = rstd * weight and beta = fma(-mean, alpha, bias), and one pass writes
  * out = fma(x, alpha, beta) (PyTorch's fused multiply-adds) and xhat = (x - mean) * rstd
  * (for the backward). Given the same sums, PyTorch's bits.
@@ -51,7 +52,7 @@ static inline int64_t bn_block(int64_t c, int64_t len) {
 
 typedef struct {
     const scalar_t *x, *weight, *bias;
-    scalar_t *out, *xhat, *mean, *var, *rstd;
+    scalar_t *out, *xhat, *mean, *var_sum, *rstd;
     int64_t n, c, len, block;
     double eps;
 } FN(bn_forward_args);
@@ -76,12 +77,13 @@ static void FN(bn_forward_task)(void *p, int64_t lo, int64_t hi) {
                 FN(acc_sq_dev_rounded)(acc[k], a->x + (i * c + b0 + k) * len, len, mean[k]);
         for (int64_t k = 0; k < nb; k++) {
             const int64_t ch = b0 + k;
-            const scalar_t var = (scalar_t)ember_lanes_total(acc[k]) / (scalar_t)count;
+            const scalar_t var_sum = (scalar_t)ember_lanes_total(acc[k]);
+            const scalar_t var = var_sum / (scalar_t)count;
             rstd[k] = (scalar_t)(1.0 / sqrt((double)var + a->eps));
             scale[k] = a->weight ? rstd[k] * a->weight[ch] : rstd[k];
             shift[k] = EMBER_FMA_T(-mean[k], scale[k], a->bias ? a->bias[ch] : (scalar_t)0);
             a->mean[ch] = mean[k];
-            a->var[ch] = var;
+            a->var_sum[ch] = var_sum;
             a->rstd[ch] = rstd[k];
         }
         for (int64_t i = 0; i < n; i++)
@@ -108,11 +110,12 @@ static inline void bn_split(int64_t n, int64_t c, int64_t len, int64_t *block,
 }
 
 void FN(bn_forward)(const scalar_t *x, const scalar_t *weight, const scalar_t *bias,
-                    scalar_t *out, scalar_t *xhat, scalar_t *mean, scalar_t *var,
+                    scalar_t *out, scalar_t *xhat, scalar_t *mean, scalar_t *var_sum,
                     scalar_t *rstd, int64_t n, int64_t c, int64_t len, double eps) {
     int64_t block, blocks, grain;
     bn_split(n, c, len, &block, &blocks, &grain);
-    FN(bn_forward_args) a = {x, weight, bias, out, xhat, mean, var, rstd, n, c, len, block, eps};
+    FN(bn_forward_args) a = {x, weight, bias, out, xhat, mean, var_sum, rstd, n, c, len, block,
+                             eps};
     ember_parallel_for(FN(bn_forward_task), &a, blocks, grain);
 }
 

@@ -24,7 +24,12 @@ from ...ops.composite import pdist
 from ...ops.layer_norm import layer_norm_prim
 from ...ops.matmul import addmm
 from ...ops.registry import rename_node, saves
-from .norm_checks import check_group_norm_affine, check_instance_norm_affine
+from .norm_checks import (
+    check_group_norm_affine,
+    check_instance_norm_affine,
+    check_rms_norm_inputs,
+    normalized_shape_arg,
+)
 
 __all__ = [
     "linear", "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
@@ -220,7 +225,7 @@ def _normalize_over(x: Tensor, dims: tuple, eps: float) -> Tensor:
 def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalise over the trailing `normalized_shape` dims, then scale and shift."""
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    shape = normalized_shape_arg("layer_norm", normalized_shape)
     k = len(shape)
     if tuple(input.shape[input.dim() - k:]) != shape or k > input.dim():
         raise RuntimeError(
@@ -229,21 +234,27 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
     return layer_norm_prim(input, weight, bias, k, eps)
 
 
-@_in_float32
 def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
              eps: float | None = None) -> Tensor:
-    """x / sqrt(mean(x^2) + eps) over the trailing dims (eps defaults to the dtype's eps)."""
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-    k = len(shape)
-    if tuple(input.shape[input.dim() - k:]) != shape:
-        raise RuntimeError(
-            f"Given normalized_shape={list(shape)}, expected input with shape [*, "
-            f"{', '.join(str(s) for s in shape)}], but got input of size{list(input.shape)}")
+    """x / sqrt(mean(x^2) + eps) over the trailing dims (eps defaults to the dtype's eps),
+    times `weight`; the result has the input's dtype, whatever the weight's."""
+    shape = normalized_shape_arg("rms_norm", normalized_shape)
+    check_rms_norm_inputs(input, shape, weight)
+    return _rms_norm(input, shape, weight, eps)
+
+
+@_in_float32
+def _rms_norm(input: Tensor, shape: tuple[int, ...], weight: Tensor | None,
+              eps: float | None) -> Tensor:
     if eps is None:
         eps = E.finfo(input.dtype).eps
-    dims = tuple(range(input.dim() - k, input.dim()))
+    dims = tuple(range(input.dim() - len(shape), input.dim()))
     out = input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt()
-    return out if weight is None else out * weight
+    if weight is None:
+        return out
+    out = out * weight
+    # (PyTorch computes in the promoted dtype, then casts back to the input's)
+    return out if out.dtype is input.dtype else out.to(input.dtype)
 
 
 @_in_float32
@@ -290,7 +301,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     """Normalise each channel (dim 1) by batch statistics (training) or running ones (eval).
 
     In training the running buffers are updated in place: mean with the biased batch mean,
-    var with the unbiased batch variance, each as (1 - momentum) * old + momentum * new.
+    var with the unbiased batch variance, each as momentum * new + (1 - momentum) * old.
     """
     if training:
         size = input.numel() // max(input.shape[1], 1)
@@ -307,13 +318,17 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         return out if bias is None else out + bias[0]
     view = (1, -1) + (1,) * (input.dim() - 2)
     if training:
-        out, mean, var = batch_norm_stats(input, weight, bias, eps)
-        if training and running_mean is not None:
-            n = input.numel() // input.shape[1]
-            with E.no_grad():
-                update_running(running_mean, 1 - momentum, mean.detach() * momentum)
-                unbiased = var.detach() * (n / max(n - 1, 1))
-                update_running(running_var, 1 - momentum, unbiased * momentum)
+        # a 16-bit input beside float parameters or buffers: PyTorch's mixed kernel
+        low = input.dtype in (E.float16, E.bfloat16)
+        mixed = low and any(t is not None and t.dtype == E.float32
+                            for t in (weight, bias, running_mean, running_var))
+        out, mean, var_sum = batch_norm_stats(input, weight, bias, eps, mixed)
+        with E.no_grad():
+            if running_mean is not None:
+                update_running(running_mean, momentum, mean.detach())
+            if running_var is not None:
+                update_running(running_var, momentum, var_sum.detach(), count=size,
+                               wide=not low)
         # (PyTorch's node saves the running buffers too, in training as in evaluation)
         return saves(out, running_mean, running_var)
     # Running statistics: one scale and one shift per channel, each a fused multiply-add as
