@@ -17,6 +17,7 @@ from ._dtype import (
 )
 from ._layout import (
     channels_last,
+    channels_last_3d,
     contiguous_format,
     layout,
     memory_format,
@@ -38,6 +39,8 @@ float32 = _dtype.float32
 float64 = _dtype.float64
 complex64 = _dtype.complex64
 complex128 = _dtype.complex128
+float8_e4m3fn = _dtype.float8_e4m3fn
+float8_e5m2 = _dtype.float8_e5m2
 float = float32
 double = float64
 half = float16

@@ -29,20 +29,28 @@ strided = layout("strided")
 sparse_coo = layout("sparse_coo")
 contiguous_format = memory_format("contiguous_format")
 channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
 preserve_format = memory_format("preserve_format")
+
+# the rank each channels-last format is for
+CHANNELS_LAST_RANK = {"channels_last": 4, "channels_last_3d": 5}
 
 
 def channels_last_strides(shape) -> tuple[int, ...]:
-    n, c, h, w = shape
-    return (h * w * c, 1, w * c, c)
+    """Dense strides of (N, C, *S) stored as (N, *S, C)."""
+    out = [0] * len(shape)
+    acc = 1
+    for d in (1,) + tuple(range(len(shape) - 1, 1, -1)) + (0,):
+        out[d] = acc
+        acc *= shape[d]
+    return tuple(out)
 
 
-def is_channels_last(shape, stride) -> bool:
-    if len(shape) != 4:
+def is_channels_last(shape, stride, rank: int = 4) -> bool:
+    """Whether (shape, stride) is the dense channels-last layout of its `rank`."""
+    if len(shape) != rank:
         return False
     from ._view import is_contiguous
 
-    n, c, h, w = shape
-    perm_shape = (n, h, w, c)
-    perm_stride = (stride[0], stride[2], stride[3], stride[1])
-    return is_contiguous(perm_shape, perm_stride)
+    perm = (0,) + tuple(range(2, rank)) + (1,)
+    return is_contiguous(tuple(shape[d] for d in perm), tuple(stride[d] for d in perm))

@@ -18,6 +18,7 @@ from . import _aliases, _names
 from . import _dtype as dt
 from . import _grad_mode as grad_mode
 from ._device import CPU, META, device
+from ._layout import CHANNELS_LAST_RANK, is_channels_last
 from ._memory import tracker as _memory
 from ._storage import Storage
 from ._view import contiguous_strides, is_contiguous, numel, storage_extent, wrap_dim
@@ -188,10 +189,9 @@ class Tensor:
         return self._offset
 
     def is_contiguous(self, memory_format=None) -> bool:
-        if memory_format is not None and getattr(memory_format, "name", "") == "channels_last":
-            from ._layout import is_channels_last
-
-            return is_channels_last(self._shape, self.stride())
+        rank = CHANNELS_LAST_RANK.get(getattr(memory_format, "name", ""))
+        if rank is not None:
+            return is_channels_last(self._shape, self.stride(), rank)
         if self._stride is None:
             return bool(self._np.flags.c_contiguous)
         return is_contiguous(self._shape, self._stride)

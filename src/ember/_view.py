@@ -289,7 +289,7 @@ def like_strides(shape, stride, memory_format=None) -> tuple[int, ...]:
     name = getattr(memory_format, "name", "preserve_format")
     if name == "contiguous_format":
         return contiguous_strides(shape)
-    if name == "channels_last":
+    if name in ("channels_last", "channels_last_3d"):
         from ._layout import channels_last_strides
 
         return channels_last_strides(shape)

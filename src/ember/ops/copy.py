@@ -9,9 +9,11 @@ import numpy as np
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._device import as_device, device
+from .._layout import CHANNELS_LAST_RANK
 from .._tensor import Tensor
 from .._view import broadcast_shapes, contiguous_strides, like_strides, storage_extent
 from ._common import same_meta
+from ._float8 import to_float8
 from .fill import fill_p
 from .registry import (
     Member,
@@ -25,6 +27,7 @@ from .registry import (
     defbatch,
     deflinear,
     defvjp,
+    rename_node,
 )
 
 _grad_state = grad_mode.state
@@ -109,17 +112,23 @@ def contiguous_copy(x: Tensor) -> Tensor:
     return apply(clone_p, x, contiguous=True)
 
 
-def to_memory_format(x: Tensor, memory_format) -> Tensor:
+def to_memory_format(x: Tensor, memory_format, node: str = "CloneBackward0") -> Tensor:
+    """A channels-last copy of `x`, its node named `node` (PyTorch's for the caller)."""
     from .._layout import channels_last_strides
 
-    if x.ndim != 4:
-        raise RuntimeError("required rank 4 tensor to use channels_last format")
+    rank = CHANNELS_LAST_RANK[memory_format.name]
+    if x.ndim != rank:
+        raise RuntimeError(f"required rank {rank} tensor to use {memory_format.name} format")
     from .creation import empty_strided
 
+    if x._is_wrapper:  # (one example inside vmap: its layout is the batch's to keep)
+        last = (0,) + tuple(range(2, rank)) + (1,)
+        return x.permute(*last).contiguous().permute(0, rank - 1, *range(1, rank - 1))
     out = empty_strided(x._shape, channels_last_strides(x._shape), dtype=x._dtype,
-                        device=x.device)
-    return out.copy_(x) if not x._requires_grad else x.permute(0, 2, 3, 1).contiguous() \
-        .permute(0, 3, 1, 2)
+                        device=x.device).copy_(x)
+    if out.grad_fn is not None:
+        rename_node(out.grad_fn, node)
+    return out
 
 
 # --- dtype and device conversion ------------------------------------------------------
@@ -135,6 +144,8 @@ def cast_array(a: np.ndarray, d: dt.dtype, copy: bool = True) -> np.ndarray:
         return a.copy(order="K") if copy else a
     if d is dt.bool_:
         return a != 0
+    if d in dt.FLOAT8:
+        return to_float8(a.real if a.dtype.kind == "c" else a, d)
     if a.dtype.kind == "c" and not d.is_complex:
         a = a.real
     if a.dtype.kind not in "fcV" or a.dtype.itemsize <= d.itemsize and d._kind != 1:
@@ -213,7 +224,14 @@ def to(x: Tensor, *args, **kwargs) -> Tensor:
         x = clone(x) if copy else x
     else:
         x = _cast(x, dtype, copy)
-    if fmt is not None and getattr(fmt, "name", "") != "preserve_format":
+    name = getattr(fmt, "name", "preserve_format")
+    if name in CHANNELS_LAST_RANK:
+        from .conv import channels_last_like
+
+        # (an alias only where PyTorch's suggest_memory_format() already says so)
+        if x.ndim != CHANNELS_LAST_RANK[name] or not channels_last_like(x):
+            x = to_memory_format(x, fmt, "ToCopyBackward0")
+    elif name != "preserve_format":
         from .movement import contiguous
 
         x = contiguous(x, memory_format=fmt)

@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
+from .._layout import CHANNELS_LAST_RANK
 from .._tensor import Tensor, _alias
 from .._view import (
     expand_strides,
@@ -536,7 +537,7 @@ def tensor_split(x: Tensor, indices_or_sections, dim: int = 0) -> tuple[Tensor, 
 # --- methods ---------------------------------------------------------------------
 
 def contiguous(x: Tensor, memory_format=None) -> Tensor:
-    if memory_format is not None and getattr(memory_format, "name", "") == "channels_last":
+    if getattr(memory_format, "name", "") in CHANNELS_LAST_RANK:
         if x.is_contiguous(memory_format=memory_format):
             return x
         from .copy import to_memory_format
