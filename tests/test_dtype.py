@@ -123,3 +123,44 @@ def test_iinfo_matches_torch(e):
     assert repr(fe) == repr(ft)
     with pytest.raises(TypeError):
         ember.iinfo(ember.float32)
+
+
+FLOAT8 = [(ember.float8_e4m3fn, torch.float8_e4m3fn), (ember.float8_e5m2, torch.float8_e5m2)]
+
+
+@pytest.mark.parametrize("e,t", FLOAT8, ids=str)
+def test_float8_attributes_and_finfo_match_torch(e, t):
+    for attr in ("itemsize", "is_floating_point", "is_complex", "is_signed"):
+        assert getattr(e, attr) == getattr(t, attr), attr
+    assert repr(e) == torch_dtype_name(t)
+    assert e.to_real() is e and ember.zeros(2, dtype=e).element_size() == 1
+    fe, ft = ember.finfo(e), torch.finfo(t)
+    for attr in ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype"):
+        assert getattr(fe, attr) == getattr(ft, attr), attr
+    assert repr(fe) == repr(ft)
+    assert ember.ones(2, dtype=e).type() == torch.ones(2, dtype=t).type()
+
+
+@pytest.mark.parametrize("e,t", FLOAT8, ids=str)
+def test_float8_promotes_only_with_itself_like_torch(e, t):
+    assert ember.promote_types(e, e) is e
+    for other in DTYPES + [d for d, _ in FLOAT8 if d is not e]:
+        for a, b in ((e, other), (other, e)):
+            with pytest.raises(RuntimeError) as want:
+                torch.promote_types(E2T.get(a, t if a is e else torch.float8_e4m3fn
+                                            if a is ember.float8_e4m3fn else torch.float8_e5m2),
+                                    E2T.get(b, t if b is e else torch.float8_e4m3fn
+                                            if b is ember.float8_e4m3fn else torch.float8_e5m2))
+            with pytest.raises(RuntimeError) as got:
+                ember.promote_types(a, b)
+            assert str(got.value) == str(want.value)
+        if other in E2T:
+            assert ember.can_cast(e, other) == torch.can_cast(t, E2T[other]), other
+            assert ember.can_cast(other, e) == torch.can_cast(E2T[other], t), other
+    # a number or a 0-d tensor of the same category does not promote; an integer tensor does
+    x, y = ember.ones(2, dtype=e), torch.ones(2, dtype=t)
+    for other in (1.5, 3, True):
+        assert E2T.get(ember.result_type(x, other), t) == torch.result_type(y, other)
+    assert ember.result_type(x, ember.tensor(2.0)) is e
+    with pytest.raises(RuntimeError, match="Promotion for Float8 Types is not supported"):
+        ember.result_type(ember.ones(2, dtype=ember.int32), ember.tensor(1.0, dtype=e))

@@ -1,9 +1,10 @@
-"""dtypes: the twelve element types, PyTorch's promotion lattice, finfo / iinfo.
+"""dtypes: the fourteen element types, PyTorch's promotion lattice, finfo / iinfo.
 
-A `dtype` is a small immutable object naming a NumPy dtype (bfloat16 comes from
-ml_dtypes). Promotion follows PyTorch, not NumPy: categories bool < integer <
-floating < complex, and zero-dim tensors and Python scalars only raise the
-category, never the width, of the result.
+A `dtype` is a small immutable object naming a NumPy dtype (bfloat16 and the two float8
+formats come from ml_dtypes). Promotion follows PyTorch, not NumPy: categories bool <
+integer < floating < complex, and zero-dim tensors and Python scalars only raise the
+category, never the width, of the result. The float8 types are storage formats: as in
+PyTorch they promote with no other type.
 """
 
 from __future__ import annotations
@@ -59,9 +60,12 @@ float32 = dtype("float32", np.float32, 2, 2)
 float64 = dtype("float64", np.float64, 3, 2)
 complex64 = dtype("complex64", np.complex64, 0, 3)
 complex128 = dtype("complex128", np.complex128, 1, 3)
+float8_e4m3fn = dtype("float8_e4m3fn", ml_dtypes.float8_e4m3fn, -1, 2)
+float8_e5m2 = dtype("float8_e5m2", ml_dtypes.float8_e5m2, -1, 2)
 
+FLOAT8 = (float8_e4m3fn, float8_e5m2)
 ALL = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
-       complex64, complex128)
+       complex64, complex128, *FLOAT8)
 BY_NAME = {d.name: d for d in ALL}
 _BY_NP = {d.np: d for d in ALL}
 
@@ -119,12 +123,18 @@ def _promote_uncached(a: dtype, b: dtype) -> dtype:
     return a if a._rank > b._rank else b
 
 
-_PROMOTE = {(a, b): _promote_uncached(a, b) for a in ALL for b in ALL}
+_PROMOTE = {(a, b): _promote_uncached(a, b) for a in ALL for b in ALL
+            if a is b or not {a, b} & set(FLOAT8)}
 
 
 def promote_types(type1: dtype, type2: dtype) -> dtype:
     """The smallest dtype both can be cast to without losing category (PyTorch's table)."""
-    return _PROMOTE[(type1, type2)]
+    out = _PROMOTE.get((type1, type2))
+    if out is None:  # a float8 type with any other type
+        raise RuntimeError("Promotion for Float8 Types is not supported, attempted to promote "
+                           f"{SCALAR_TYPE_NAMES[type1.name]} and "
+                           f"{SCALAR_TYPE_NAMES[type2.name]}")
+    return out
 
 
 # --- default dtype ---------------------------------------------------------
@@ -272,11 +282,13 @@ class iinfo:
 SCALAR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half",
                      "bfloat16": "BFloat16", "int64": "Long", "int32": "Int", "int16": "Short",
                      "int8": "Char", "uint8": "Byte", "bool": "Bool",
-                     "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+                     "complex64": "ComplexFloat", "complex128": "ComplexDouble",
+                     "float8_e4m3fn": "Float8_e4m3fn", "float8_e5m2": "Float8_e5m2"}
 
 # the C++ names PyTorch's messages print for a dtype's scalar (`long int`, `c10::Half`)
 CPP_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
                   "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
                   "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
                   "bool": "bool", "complex64": "c10::complex<float>",
-                  "complex128": "c10::complex<double>"}
+                  "complex128": "c10::complex<double>", "float8_e4m3fn": "c10::Float8_e4m3fn",
+                  "float8_e5m2": "c10::Float8_e5m2"}

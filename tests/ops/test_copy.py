@@ -310,3 +310,52 @@ def test_python_types_name_dtypes_like_torch(py, name):
         .replace("torch", "ember") == f"ember.{name}"
     assert ember.tensor([1], dtype=py).dtype is getattr(ember, name)
     assert ember.ones(2).to(py).dtype is getattr(ember, name)
+
+
+# --- float8 ----------------------------------------------------------------------------------
+
+FLOAT8 = [(ember.float8_e4m3fn, torch.float8_e4m3fn), (ember.float8_e5m2, torch.float8_e5m2)]
+# ties to even at both formats' steps, subnormals, the largest finite values and beyond
+F8_VALUES = [0.0, -0.0, 0.3, 1.0625, 1.1875, 17.0, 19.0, -2.7, 240.0, 448.0, 449.0, 464.0,
+             1000.0, 57344.0, 61439.0, 61440.0, 1e5, 2.0**-10, 3 * 2.0**-10, 2.0**-17, 1e-9,
+             float("inf"), float("-inf"), float("nan")]
+
+
+def _bits(x):
+    return x.view(torch.uint8 if isinstance(x, torch.Tensor) else ember.uint8).tolist()
+
+
+@pytest.mark.parametrize("e8,t8", FLOAT8, ids=str)
+@pytest.mark.parametrize("src", [ember.float32, ember.float64, ember.float16, ember.bfloat16,
+                                 ember.int64, ember.int16, ember.bool], ids=str)
+def test_to_float8_rounds_and_saturates_like_torch(e8, t8, src):
+    # exact: one rounding (through float32, as c10 converts) and e4m3fn's saturation to 448
+    vals = F8_VALUES if src.is_floating_point else [0, 3, -17, 300, 1000, 30000]
+    e = ember.tensor(vals if src is not ember.bool else [True, False]).to(src)
+    t = to_torch(e)
+    assert _bits(e.to(e8)) == _bits(t.to(t8))
+    assert _bits(ember.tensor(vals, dtype=e8)) == _bits(torch.tensor(vals, dtype=t8))
+    for v in vals[-4:]:  # 0-d
+        assert _bits(ember.tensor(v).to(src).to(e8)) == _bits(torch.tensor(v).to(E2T[src]).to(t8))
+
+
+@pytest.mark.parametrize("e8,t8", FLOAT8, ids=str)
+def test_from_float8_and_its_storage_ops_like_torch(e8, t8):
+    bits = np.arange(256, dtype=np.uint8)  # every float8 value
+    e, t = ember.tensor(bits).view(e8), torch.tensor(bits).view(t8)
+    for d in (ember.float32, ember.float64, ember.float16, ember.bfloat16):
+        assert_same(e.to(d), t.to(E2T[d]))
+    finite = torch.isfinite(t.float())
+    assert_same(e[ember.tensor(finite.numpy())].to(ember.int32), t[finite].to(torch.int32))
+    assert _bits(e.to(ember.float8_e5m2 if e8 is ember.float8_e4m3fn else ember.float8_e4m3fn)
+                 ) == _bits(t.to(torch.float8_e5m2 if t8 is torch.float8_e4m3fn
+                                 else torch.float8_e4m3fn))
+    assert _bits(ember.cat([e[:3], e[-2:]])) == _bits(torch.cat([t[:3], t[-2:]]))
+    assert _bits(e.reshape(16, 16).T.contiguous()) == _bits(t.reshape(16, 16).T.contiguous())
+    assert (e.element_size(), e.dtype.itemsize) == (t.element_size(), t.dtype.itemsize)
+    small = ember.tensor([0.3, -2.7, 448.0], dtype=e8)
+    assert str(small).replace("ember", "torch") == str(
+        torch.tensor([0.3, -2.7, 448.0], dtype=t8))
+    assert small.tolist() == torch.tensor([0.3, -2.7, 448.0], dtype=t8).tolist()
+    assert str(ember.full((2,), 3.3, dtype=e8)) .replace("ember", "torch") == str(
+        torch.full((2,), 3.3, dtype=t8))

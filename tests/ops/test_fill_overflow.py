@@ -157,3 +157,21 @@ def test_in_range_values_still_fill():
     y = ember.zeros(2, dtype=ember.uint8)
     y.fill_(-1)  # PyTorch wraps an integer down to -255 into uint8
     assert y.tolist() == [255, 255]
+
+
+@pytest.mark.parametrize("op", [_fill, _setitem, _setitem_slice, _full],
+                         ids=lambda f: f.__name__.strip("_"))
+@pytest.mark.parametrize("e_dtype, t_dtype", [(ember.float8_e4m3fn, torch.float8_e4m3fn),
+                                              (ember.float8_e5m2, torch.float8_e5m2)],
+                         ids=lambda d: str(d).split(".")[-1])
+def test_float8_fill_refuses_and_setitem_saturates_like_torch(op, e_dtype, t_dtype):
+    # fill_ / full refuse a value beyond the largest finite one (inf too for e4m3fn, which
+    # has none); x[i] = v converts as a copy does, saturating e4m3fn at 448
+    values = VALUES[:11] + [3.3, 448.0, 449.0, 464.0, 500.0, 57344.0, 61439.0, 61440.0, 1e5,
+                            1e-9, 2.0 ** -17, 1e6]
+    for v in values:
+        got, want = _outcome(ember, op, e_dtype, v), _outcome(torch, op, t_dtype, v)
+        assert _same(got, want), (v, got, want)
+        if got[0] == "value":  # the bits, NaN's included
+            assert op(ember, e_dtype, v).view(ember.uint8).tolist() == \
+                op(torch, t_dtype, v).view(torch.uint8).tolist(), v

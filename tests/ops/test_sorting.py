@@ -236,6 +236,21 @@ def test_unique_floats_bools_nans_and_zero_dim():
     both(lambda lib, c: lib.unique(c(np.zeros((0,), np.float32)), return_inverse=True))
 
 
+@pytest.mark.parametrize("n", [5, 17, 64, 1000])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_unique_keeps_the_sign_of_zero_torch_keeps(n, dtype):
+    # -0.0 == 0.0: torch keeps the zero its std::sort puts first, which is not always the
+    # first one in the input once the sort is no longer an insertion sort (past 16)
+    rng = np.random.default_rng(n)
+    x = rng.integers(-2, 3, n).astype(dtype)
+    x[(x == 0) & (rng.random(n) < 0.5)] = -0.0
+    e, t = ember.unique(_e(x)), torch.unique(_t(x))
+    assert_same(e, t)
+    assert np.signbit(e.numpy()).tolist() == torch.signbit(t).tolist()
+    e, t = ember.unique(_e(x), return_counts=True), torch.unique(_t(x), return_counts=True)
+    assert np.signbit(e[0].numpy()).tolist() == torch.signbit(t[0]).tolist()
+
+
 @pytest.mark.parametrize("return_inverse", [False, True])
 @pytest.mark.parametrize("return_counts", [False, True])
 def test_unique_consecutive_matches_torch(return_inverse, return_counts):

@@ -16,6 +16,7 @@ from . import (
     device_copy,
     dtype_views,
     einsum,
+    fake_quant,
     fill,
     float_parts,
     foreach,
@@ -54,4 +55,5 @@ MODULES = (
     unary_math,
     inplace_movement,
     composite_extra, special_ops, dtype_views, contractions, float_parts, windows, foreach,
+    fake_quant,
 )

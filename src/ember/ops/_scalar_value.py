@@ -16,11 +16,13 @@ import ml_dtypes
 import numpy as np
 
 from .. import _dtype as dt
+from ._float8 import to_float8
 
 C_TYPE = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
           "int64": "int64_t", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
           "float32": "float", "float64": "double", "complex64": "c10::complex<float>",
-          "complex128": "c10::complex<double>", "bool": "bool"}
+          "complex128": "c10::complex<double>", "bool": "bool",
+          "float8_e4m3fn": "c10::Float8_e4m3fn", "float8_e5m2": "c10::Float8_e5m2"}
 
 _I64_MIN, _U64_END = -(2 ** 63), 2 ** 64
 _F32_MAX = float(np.finfo(np.float32).max)
@@ -85,13 +87,14 @@ def scalar_value(value, d: dt.dtype):
             raise _overflow(d)
         return d.np.type(int(value) % 256 if value < 0 and d is dt.uint8 else int(value))
     value = float(value)
-    if math.isfinite(value) and abs(value) > _FLOAT_MAX[d]:
+    # NOTE: e4m3fn has no infinity: inf overflows it as a finite value beyond 448 does
+    if (math.isfinite(value) or d is dt.float8_e4m3fn) and abs(value) > _FLOAT_MAX[d]:
         raise _overflow(d)
     return _as_float(value, d)
 
 
 _FLOAT_FAST = {d: (_FLOAT_MAX[d], (lambda v, t=d.np.type: t(_f32(v))) if d.itemsize == 2
-                   else d.np.type) for d in _FLOAT_MAX}
+                   else d.np.type) for d in _FLOAT_MAX if d not in dt.FLOAT8}
 
 
 def _as_float(value: float, d: dt.dtype):
@@ -99,20 +102,22 @@ def _as_float(value: float, d: dt.dtype):
     rounds (see ember.ops.copy.cast_array)."""
     if d.itemsize == 2:
         return d.np.type(np.float32(value))
+    if d.itemsize == 1:
+        return to_float8(np.float32(value), d)[()]
     return d.np.type(value)
 
 
 def setitem_value(value, d: dt.dtype):
     """`x[i] = value`'s conversion: PyTorch unpacks a Python int as a C long long (ValueError
-    beyond int64) and, for float16 / bfloat16, converts through double (so 1e6 saturates to
-    inf there, as it does in PyTorch, instead of raising)."""
+    beyond int64) and, for float16 / bfloat16 / float8, converts through double (so 1e6
+    saturates there, as it does in PyTorch, instead of raising)."""
     cls = value.__class__
-    if cls is float and d.itemsize != 2:
+    if cls is float and d.itemsize != 2 and d not in dt.FLOAT8:
         return scalar_value(value, d)
     if (cls is int or isinstance(value, int) and cls is not bool) and \
             not _I64_MIN <= value < -_I64_MIN:
         raise ValueError("Overflow when unpacking long long")
-    if d is dt.float16 or d is dt.bfloat16:
+    if d is dt.float16 or d is dt.bfloat16 or d in dt.FLOAT8:  # (float8 saturates, as a copy)
         with np.errstate(over="ignore"):
             return _as_float(float(scalar_value(value, dt.float64)), d)
     return scalar_value(value, d)

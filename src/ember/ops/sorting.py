@@ -333,11 +333,25 @@ def _unique_kernel(a, *, dim, inverse, counts):
         vals, inv, cnt = np.unique(a.reshape(-1), return_inverse=True, return_counts=True,
                                    equal_nan=False)
         inv = inv.reshape(a.shape)
+        _zero_as_sorted(vals, a.reshape(-1))
     else:
         vals, inv, cnt = np.unique(a, axis=dim, return_inverse=True, return_counts=True,
                                    equal_nan=False)
         inv = inv.reshape(-1)
     return vals, inv.astype(np.int64), cnt.astype(np.int64)
+
+
+def _zero_as_sorted(vals: np.ndarray, flat: np.ndarray) -> None:
+    """Give `vals`' zero the sign of the zero PyTorch keeps: the first in its (unstable) sort."""
+    # NOTE: PyTorch's CPU unique sorts the flattened input with std::sort, then keeps the
+    # first of each run of equal values; -0.0 == 0.0, so which sign survives is the sort's.
+    if flat.dtype.kind != "f":
+        return
+    zeros = flat[flat == 0]
+    if len(zeros) < 2 or np.signbit(zeros).all() or not np.signbit(zeros).any():
+        return
+    ordered = flat[_argsort(flat, 0, False, stable=False)]
+    vals[vals == 0] = ordered[ordered == 0][0]
 
 
 unique_p = Primitive("unique", _unique_kernel, None, n_outputs=3)

@@ -1,5 +1,6 @@
-"""PyTorch's checks of group_norm's and instance_norm's weight and bias, in its order and
-words (a wrong affine would otherwise broadcast, or fail with a broadcasting message).
+"""PyTorch's checks of group_norm's and instance_norm's weight and bias, and of rms_norm's
+operands, in its order and words (a wrong affine would otherwise broadcast, or fail with a
+broadcasting message).
 
 layer_norm's are the op's own (ops/layer_norm.py), batch_norm's sit with batch_norm.
 """
@@ -7,6 +8,8 @@ layer_norm's are the op's own (ops/layer_norm.py), batch_norm's sit with batch_n
 from __future__ import annotations
 
 from ..._tensor import Tensor
+from ..._user_warnings import warn_at_user
+from ...ops._common import c_type_name, type_name
 
 
 def check_group_norm_affine(input: Tensor, weight: Tensor | None,
@@ -39,3 +42,46 @@ def check_instance_norm_affine(input: Tensor, weight: Tensor | None, bias: Tenso
                                "number of dimensions of tensor")
         if repeated and t.numel() != c:
             raise RuntimeError(f"{name} should contain {n * c} elements not {n * t.numel()}")
+
+
+def normalized_shape_arg(fname: str, normalized_shape) -> tuple[int, ...]:
+    """`normalized_shape` as a tuple. The functional forms take a sequence only: PyTorch's
+    argument parser refuses a bare int (the module classes wrap one themselves)."""
+    if isinstance(normalized_shape, (int, float)):
+        raise TypeError(f"{fname}(): argument 'normalized_shape' (position 2) must be tuple "
+                        f"of ints, not {type(normalized_shape).__name__}")
+    return tuple(normalized_shape)
+
+
+_warned_mismatch = []  # PyTorch's TORCH_WARN_ONCE: once per process, whatever the dtypes
+
+
+def check_rms_norm_inputs(input: Tensor, shape: tuple[int, ...], weight: Tensor | None) -> None:
+    """rms_norm's checks in PyTorch 2.13's order: the shapes first (normalized_shape, the
+    weight's, the input's rank, its trailing sizes), then a one-time warning for a weight of
+    another dtype (which sends real inputs down the unfused path), then the input's dtype."""
+    k, nd = len(shape), input.dim()
+    if k == 0:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           "containing at least one element, but got normalized_shape = []")
+    if weight is not None and tuple(weight.shape) != shape:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got "
+                           f"weight of shape {list(weight.shape)} and normalized_shape = "
+                           f"{list(shape)}")
+    if nd < k:
+        raise ValueError(f"Input tensor must have at least {k} dimensions, but got {nd}")
+    if tuple(input.shape[nd - k:]) != shape:
+        # NOTE: rms_norm's message has no comma after the `*` (layer_norm's has one)
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*{', '.join(map(str, shape))}], but got input of size"
+                           f"{list(input.shape)}")
+    is_complex = input.dtype.is_complex
+    if weight is not None and weight.dtype is not input.dtype and not is_complex:
+        if not _warned_mismatch:
+            _warned_mismatch.append(True)
+            warn_at_user(f"Mismatch dtype between input and weight: input dtype = "
+                         f"{c_type_name(input.dtype)}, weight dtype = "
+                         f"{c_type_name(weight.dtype)}, Cannot dispatch to fused "
+                         f"implementation.")
+    if not (input.dtype.is_floating_point or is_complex):
+        raise NotImplementedError(f"\"rms_norm\" not implemented for '{type_name(input.dtype)}'")
