@@ -111,8 +111,8 @@ def _max_pool_backward(g):
 
 
 def _batch_norm_backward(g, x, w):
-    _, xhat, _, _, rstd = bind(batch_norm.batch_norm_p, x, None, None, eps=1e-5)
-    return bind(batch_norm.batch_norm_backward_p, g, xhat, rstd, w)
+    _, xhat, mean, _, rstd = bind(batch_norm.batch_norm_p, x, None, None, eps=1e-5)
+    return bind(batch_norm.batch_norm_backward_p, g, xhat, rstd, w, x, mean)
 
 
 def _layer_norm_backward(g, x, w):

@@ -1,5 +1,5 @@
 """Batch norm in training against PyTorch's kernels: the running statistics it leaves, the
-channels-last row kernel, and 16-bit inputs beside float or 16-bit parameters.
+channels-last row kernel, 16-bit inputs beside float or 16-bit parameters, and the backward.
 
 PyTorch updates a running mean as m * mean + (1 - m) * old in the buffer's dtype, and a
 running variance from the rounded sum of squared deviations: (sum / (count - 1)) rounded,
@@ -144,3 +144,56 @@ def test_bfloat16_module_rounds_its_statistics_as_torch(shape):
                                   tm.running_mean.float().numpy())
     np.testing.assert_array_equal(em.running_var.float().numpy(),
                                   tm.running_var.float().numpy())
+
+
+def _backward_both(shape, affine: bool, channels_last: bool = False):
+    c = shape[1]
+    x, g = rand_array(shape, seed=1, low=-2, high=4), rand_array(shape, seed=2)
+    w, b = rand_array((c,), seed=3, low=0.5, high=1.5), rand_array((c,), seed=4)
+    res = []
+    for m in (torch, ember):
+        xt = m.tensor(x)
+        gt = m.tensor(g)
+        if channels_last:
+            xt = xt.contiguous(memory_format=m.channels_last)
+            gt = gt.contiguous(memory_format=m.channels_last)
+        xt.requires_grad_()
+        wt, bt = (m.tensor(w, requires_grad=True), m.tensor(b, requires_grad=True)) if affine \
+            else (None, None)
+        m.nn.functional.batch_norm(xt, None, None, wt, bt, training=True).backward(gt)
+        res.append([xt.grad] + ([wt.grad, bt.grad] if affine else []))
+    return res
+
+
+@pytest.mark.parametrize("affine", [True, False], ids=["affine", "plain"])
+@pytest.mark.parametrize("shape", [(16, 12, 5, 5), (8, 3, 32, 32), (4, 6, 2, 2), (6, 7, 9),
+                                   (3, 5, 2, 3, 4), (2, 4, 8, 8)], ids=str)
+def test_backward_is_torchs_bits(shape, affine):
+    """Planes: each (sample, channel) plane reduced in 8 float lanes (a last partial vector
+    fused into its lanes), the planes added in double, dx = fma(-(x - mean), k, dy - gm)
+    times rstd, times w. Against ember's previous kernel (double lanes of xhat) about half
+    of dx differed in its last bit."""
+    want, got = _backward_both(shape, affine)
+    for a, b in zip(got, want):
+        _same(a, b, "torch's scalar build reduces in another order", ulps=16)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("shape,channels_last", [((64, 40), False), ((37, 9), False),
+                                                 ((8, 13, 3, 3), True), ((4, 5, 3, 3), True)],
+                         ids=str)
+def test_backward_of_rows_is_torchs_bits_at_the_same_thread_count(shape, channels_last,
+                                                                  threads):
+    """(N, C) and channels-last inputs: per thread chunk, sums and fused products row after
+    row, chunks added in double; dx fused on the channels that fill whole 8-lane vectors."""
+    old = torch.get_num_threads(), ember.get_num_threads()
+    torch.set_num_threads(threads)
+    ember.set_num_threads(threads)
+    try:
+        want, got = _backward_both(shape, True, channels_last)
+    finally:
+        torch.set_num_threads(old[0])
+        ember.set_num_threads(old[1])
+    assert got[0].stride() == want[0].stride()
+    for a, b in zip(got, want):
+        _same(a, b, "torch's scalar build reduces in another order", ulps=16)

@@ -122,5 +122,7 @@ def test_the_fused_backward_kernel_has_a_gradient_in_each_input(affine):
     rng = np.random.default_rng(0)
     arrays = [rng.standard_normal((4, 3, 2)), rng.standard_normal((4, 3, 2)),
               rng.uniform(0.5, 2, 3)] + ([rng.standard_normal(3)] if affine else [])
-    check_grads(lambda g, x, r, *w: _weighted_sum(
-        bind(batch_norm_backward_p, g, x, r, w[0] if w else None), 1), *arrays)
+    # (the kernel reads x and the mean, the values xhat stands for: x = xhat / rstd here)
+    check_grads(lambda g, xhat, r, *w: _weighted_sum(
+        bind(batch_norm_backward_p, g, xhat, r, w[0] if w else None, xhat / r.reshape(1, -1, 1),
+             ember.zeros(3, dtype=xhat.dtype)), 1), *arrays)

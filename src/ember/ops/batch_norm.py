@@ -17,6 +17,7 @@ from .. import _grad_mode as grad_mode
 from .. import native
 from .._tensor import Tensor
 from ..native import calls
+from . import _batch_norm_grad as G
 from ._batching import batch_size, batched
 from ._common import row_sums
 from ._fma import fma
@@ -183,39 +184,25 @@ def _batch_norm_meta(x, weight, bias, *, eps, mixed=False):
     return (x._shape, x._dtype), (x._shape, x._dtype), stat, stat, ((x._shape[1],), x._dtype)
 
 
-def _batch_norm_backward_kernel(g, xhat, rstd, weight):
+def _batch_norm_backward_kernel(g, xhat, rstd, weight, x, mean, dot_rows=None):
     """(dx, dweight, dbias): dx = weight rstd (g - mean(g) - xhat mean(g xhat)) per channel,
-    dweight = sum(g xhat), dbias = sum(g)."""
+    dweight = sum(g xhat), dbias = sum(g), computed from x and mean in PyTorch's order
+    (`_batch_norm_grad`); xhat is what the derivative rules read."""
     dtype = g.dtype
-    low = dtype in _LOW
-    g3 = (g.astype(np.float32) if low else g).reshape(g.shape[0], g.shape[1], -1)
-    x3 = (xhat.astype(np.float32) if low else xhat).reshape(g3.shape)
-    n, c = g3.shape[:2]
-    count = n * g3.shape[2]
-    per = g3[:1].nbytes
-    dx = np.empty(g3.shape, g3.dtype)
-
-    def sums(lo, hi):
-        # sum(g xhat) per channel as one sum of products per row (no product array)
-        gx = np.add.reduce(np.einsum("ncl,ncl->nc", g3[lo:hi], x3[lo:hi]), axis=0)
-        return np.stack([_channel_sums(g3[lo:hi]), gx])
-
-    dbias, dweight = _chunked_sums(n, 3 * per, sums)
-    scale = rstd.astype(g3.dtype) if weight is None else \
-        (rstd * weight).astype(g3.dtype, copy=False)
-    a3 = (dweight / count).reshape(1, c, 1)
-    b3 = (dbias / count * scale).reshape(1, c, 1)
-    s3 = scale.reshape(1, c, 1)
-
-    def apply_(lo, hi, buf, acc):
-        d = dx[lo:hi]
-        np.multiply(x3[lo:hi], a3, out=d)
-        np.subtract(g3[lo:hi], d, out=d)
-        np.multiply(d, s3, out=d)
-        np.subtract(d, b3, out=d)
-
-    over_batch(n, 3 * per, 4 * per * n, apply_)
-    return (dx.reshape(g.shape).astype(dtype, copy=False), dweight.astype(dtype, copy=False),
+    work = np.float32 if dtype in _LOW else dtype
+    g, x, mean, rstd = (a.astype(work, copy=False) for a in (g, x, mean, rstd))
+    w = None if weight is None else weight.astype(work, copy=False)
+    n, c = x.shape[:2]
+    if x.size == n * c or _channels_last(x):
+        dx, dweight, dbias = G.rows_backward(
+            np.moveaxis(g, 1, -1).reshape(-1, c), np.moveaxis(x, 1, -1).reshape(-1, c),
+            mean, rstd, w, dot_rows)
+        dx = _rows_back(dx, x.shape)
+    else:
+        dx, dweight, dbias = G.planes_backward(g.reshape(n, c, -1), x.reshape(n, c, -1), mean,
+                                               rstd, w)
+        dx = dx.reshape(x.shape)
+    return (dx.astype(dtype, copy=False), dweight.astype(dtype, copy=False),
             dbias.astype(dtype, copy=False))
 
 
@@ -247,49 +234,57 @@ def _batch_norm_native(lib, x, weight, bias, *, eps, mixed=False):
     return out, xhat, mean, var_sum, rstd
 
 
-def _batch_norm_backward_native(lib, g, xhat, rstd, weight):
-    """The backward in C: per channel, both sums in one pass (in double), then dx."""
-    low = g.dtype in _LOW
-    g3, x3, r, w = (None if v is None else np.ascontiguousarray(v, np.float32 if low else None)
-                    for v in (g, xhat, rstd, weight))
-    sfx = calls.suffix(g3, x3, r, w)
+def _batch_norm_backward_native(lib, g, xhat, rstd, weight, x, mean):
+    """The backward in C (csrc/batch_norm.c), PyTorch's planes kernel: per channel, both
+    sums plane by plane, then dx. Rows layouts take the NumPy kernel with its fused
+    products in C; 16-bit inputs the NumPy kernel."""
+    if g.dtype in _LOW:
+        return NotImplemented
+    g3, x3, r, w, m = (None if v is None else np.ascontiguousarray(v, g.dtype)
+                       for v in (g, x, rstd, weight, mean))
+    sfx = calls.suffix(g3, x3, r, w, m)
     if sfx is None or g.ndim < 2:
         return NotImplemented
     n, c = g.shape[:2]
-    dx, dweight, dbias = np.empty_like(g3), np.empty(c, g3.dtype), np.empty(c, g3.dtype)
     P, I64 = calls.P, calls.I64
-    calls.entry(lib, f"bn_backward_{sfx}", [P] * 7 + [I64] * 3)(
-        calls.ptr(g3), calls.ptr(x3), calls.ptr(r), calls.ptr(w),
+    if x.size == n * c or _channels_last(x):
+        fn = calls.entry(lib, f"bn_rows_dot_{sfx}", [P] * 4 + [I64] * 2)
+        return _batch_norm_backward_kernel(g, xhat, rstd, weight, x, mean, dot_rows=(
+            lambda a, b, mm, acc: fn(calls.ptr(a), calls.ptr(b), calls.ptr(mm), calls.ptr(acc),
+                                     a.shape[0], a.shape[1])))
+    dx, dweight, dbias = np.empty_like(g3), np.empty(c, g3.dtype), np.empty(c, g3.dtype)
+    calls.entry(lib, f"bn_backward_{sfx}", [P] * 8 + [I64] * 3)(
+        calls.ptr(g3), calls.ptr(x3), calls.ptr(m), calls.ptr(r), calls.ptr(w),
         calls.ptr(dx), calls.ptr(dweight), calls.ptr(dbias), n, c, g3.size // max(n * c, 1))
-    res = (dx, dweight, dbias)
-    return tuple(a.astype(g.dtype) for a in res) if low else res
+    return dx, dweight, dbias
 
 
 batch_norm_p = Primitive("native_batch_norm", _batch_norm_kernel, _batch_norm_meta,
                          grad_name="NativeBatchNormBackward0", n_outputs=5)
 batch_norm_backward_p = Primitive(
     "native_batch_norm_backward", _batch_norm_backward_kernel,
-    lambda g, xhat, rstd, weight: ((xhat._shape, xhat._dtype),) + (
+    lambda g, xhat, rstd, weight, x, mean: ((xhat._shape, xhat._dtype),) + (
         ((xhat._shape[1],), xhat._dtype),) * 2, n_outputs=3)
 native.register(batch_norm_p, "batch_norm", _batch_norm_native)
 native.register(batch_norm_backward_p, "batch_norm", _batch_norm_backward_native)
 # Used when no graph of the backward is built, which forward over reverse (`jvp(grad(f))`)
 # does too: so it has derivatives of its own (below), in each input, xhat and 1/std taken as
-# given (they carry the forward's tangents and gradients).
+# given (they carry the forward's tangents and gradients). x and the mean are the same
+# values as xhat, given only so that the kernel rounds as PyTorch's: no derivative of theirs.
 
 
 def _batch_norm_vjp(g_all, out, x, weight, bias, *, needs, eps, mixed=False):
     # Cotangents of the outputs the node did not save (the output, the batch statistics)
     # arrive as None when no path reached them.
     g, g_xhat, g_mean, g_var_sum, g_rstd = g_all
-    _, xhat, _, _, rstd = out
+    _, xhat, mean, _, rstd = out
     if g is None:
         g = zeros_like(xhat)
     # The statistics reach the caller only detached (running averages); xhat and rstd
     # get cotangents under double backward, where this rule's own graph used them.
     twice = any(t is not None for t in (g_xhat, g_mean, g_var_sum, g_rstd))
     if not _grad_mode.enabled and not twice:
-        return apply(batch_norm_backward_p, g, xhat, rstd, weight)
+        return apply(batch_norm_backward_p, g, xhat, rstd, weight, x, mean)
     dims = (0,) + tuple(range(2, xhat.ndim))
     view = (1, -1) + (1,) * (xhat.ndim - 2)
     count = xhat.numel() // max(xhat.shape[1], 1)
@@ -317,7 +312,7 @@ def _batch_norm_vjp(g_all, out, x, weight, bias, *, needs, eps, mixed=False):
 # the weight (not the bias), so an in-place op on them before backward raises as there (the
 # rule reads only the weight).
 defvjp_joint(batch_norm_p, _batch_norm_vjp, (True, True, True), reads=((0, 1),) * 3,
-             save_output=(1, 4))
+             save_output=(1, 2, 4))
 
 
 def _batch_norm_jvp(primals, tangents, out, *, eps, mixed=False):
@@ -373,21 +368,37 @@ def _batch_norm_batch(args, dims, *, eps, mixed=False):
 
 
 def _batch_norm_backward_batch(args, dims):
-    g, xhat, rstd, weight = args
+    g, xhat, rstd, weight, x, mean = args
     size = batch_size(args, dims)
     outs = bind(batch_norm_backward_p, _channels(g, dims[0], size),
                 _channels(xhat, dims[1], size), _per_channel(rstd, dims[2], size),
-                _per_channel(weight, dims[3], size))
+                _per_channel(weight, dims[3], size), _channels(x, dims[4], size),
+                _per_channel(mean, dims[5], size))
     return _unfold(outs, size, 1), (1, 0, 0)
 
 
+def _normalised(x, mean, rstd, tx=None, tmean=None, trstd=None):
+    """(x - mean) rstd per channel (the xhat the kernel's x and mean stand for), the
+    centred x, and the tangent of the first (None for zero)."""
+    view = (1, -1) + (1,) * (x.ndim - 2)
+    xm = x - mean.reshape(view)
+    r = rstd.reshape(view)
+    t = tx if tmean is None else (-tmean.reshape(view) if tx is None else
+                                  tx - tmean.reshape(view))
+    t = _times(t, r)
+    if trstd is not None:
+        t = _plus(t, xm * trstd.reshape(view))
+    return xm * r, xm, t
+
+
 def _batch_norm_backward_jvp(primals, tangents, out):
-    """The kernel's formula differentiated in each of its inputs (g, xhat, 1/std, weight;
-    xhat and 1/std carry the forward's tangents): with s = rstd weight per channel and means
-    over all but the channel dim, dx = s (g - mean(g) - xhat mean(g xhat)),
-    dweight = sum(g xhat), dbias = sum(g)."""
-    g, xhat, rstd, weight = primals
-    tg, txhat, trstd, tw = tangents
+    """The kernel's formula differentiated in each of its inputs (g, 1/std, weight, x and
+    the mean, which carry the forward's tangents; it reads no xhat): with xhat = (x - mean)
+    rstd, s = rstd weight per channel and means over all but the channel dim,
+    dx = s (g - mean(g) - xhat mean(g xhat)), dweight = sum(g xhat), dbias = sum(g)."""
+    g, _, rstd, weight, x, mean = primals
+    tg, _, trstd, tw, tx, tmean = tangents
+    xhat, _, txhat = _normalised(x, mean, rstd, tx, tmean, trstd)
     dims = (0,) + tuple(range(2, xhat.ndim))
     view = (1, -1) + (1,) * (xhat.ndim - 2)
     r = rstd.reshape(view)
@@ -407,9 +418,11 @@ defjvp(batch_norm_p, _batch_norm_jvp)
 defjvp(batch_norm_backward_p, _batch_norm_backward_jvp)
 
 
-def _batch_norm_backward_vjp(h_all, out, g, xhat, rstd, weight, *, needs):
+def _batch_norm_backward_vjp(h_all, out, g, _, rstd, weight, x, mean, *, needs):
     """The transpose of `_batch_norm_backward_jvp`: with P(v) = v - mean(v) - xhat mean(v xhat)
-    per channel (symmetric), dx = s P(g) gives g the gradient s P(h_dx), s = rstd weight."""
+    per channel (symmetric), dx = s P(g) gives g the gradient s P(h_dx), s = rstd weight;
+    xhat's gradient then goes to x, the mean and 1/std through xhat = (x - mean) rstd."""
+    xhat, xm, _ = _normalised(x, mean, rstd)
     h_dx, h_dw, h_db = h_all
     dims = (0,) + tuple(range(2, xhat.ndim))
     view = (1, -1) + (1,) * (xhat.ndim - 2)
@@ -430,10 +443,15 @@ def _batch_norm_backward_vjp(h_all, out, g, xhat, rstd, weight, *, needs):
         d_g, d_xhat = _plus(d_g, xhat * hw), _plus(d_xhat, g * hw)
     if h_db is not None:
         d_g = _plus(d_g, h_db.reshape(view).expand(g._shape))
-    return d_g, d_xhat, d_rstd, d_w
+    d_x = d_mean = None
+    if d_xhat is not None:
+        d_x = d_xhat * r
+        d_mean = -d_x.sum(dims)
+        d_rstd = _plus(d_rstd, (d_xhat * xm).sum(dims))
+    return d_g, None, d_rstd, d_w, d_x, d_mean
 
 
-defvjp_joint(batch_norm_backward_p, _batch_norm_backward_vjp, (True, True, True, True))
+defvjp_joint(batch_norm_backward_p, _batch_norm_backward_vjp, (True,) * 6)
 defbatch(batch_norm_p, _batch_norm_batch)
 defbatch(batch_norm_backward_p, _batch_norm_backward_batch)
 

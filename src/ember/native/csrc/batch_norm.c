@@ -9,7 +9,8 @@
  * in scalar_t, rstd = 1 / sqrt(var + eps) in double, rounded;
  * then alpha = rstd * weight and beta = fma(-mean, alpha, bias), and one pass writes
  * out = fma(x, alpha, beta) (PyTorch's fused multiply-adds) and xhat = (x - mean) * rstd
- * (for the backward). Given the same sums, PyTorch's bits.
+ * (for the derivative rules). Given the same sums, PyTorch's bits. The backward reads x and
+ * the mean and reduces each plane as PyTorch's backward kernel does (bn_plane_sums).
  *
  * A task takes a block of adjacent channels and reads them sample by sample: each sample's
  * block is one contiguous run of BN_RUN elements or more, where a channel's plane alone
@@ -119,10 +120,54 @@ void FN(bn_forward)(const scalar_t *x, const scalar_t *weight, const scalar_t *b
     ember_parallel_for(FN(bn_forward_task), &a, blocks, grain);
 }
 
-/* dx = ((g - xhat * (dweight / count)) * scale) - (dbias / count) * scale,
- * dweight = sum(g xhat), dbias = sum(g), scale = rstd * weight: the NumPy kernel's order. */
+/* PyTorch's 256-bit vectors, in lanes of scalar_t: the backward's plane reductions. */
+#define BN_W ((int)(32 / sizeof(scalar_t)))
+
+/* (sum(dy), sum((x - mean) dy)) of one plane in the order of PyTorch's vector reduction:
+ * lanes start from the first BN_W values, whole vectors add lane by lane (each product
+ * rounded), a last partial vector's products fuse into their lanes, and the lanes fold in
+ * halves; a plane shorter than BN_W adds in order (ops/_batch_norm_grad.py). */
+static inline void FN(bn_plane_sums)(const scalar_t *restrict x, const scalar_t *restrict dy,
+                                     int64_t len, scalar_t mean, double *sum, double *dot) {
+    if (len < BN_W) {
+        scalar_t s = dy[0], d = (x[0] - mean) * dy[0];
+        for (int64_t j = 1; j < len; j++) {
+            s += dy[j];
+            d += (x[j] - mean) * dy[j];
+        }
+        *sum += s;
+        *dot += d;
+        return;
+    }
+    scalar_t s[BN_W], d[BN_W];
+    for (int k = 0; k < BN_W; k++) {
+        s[k] = dy[k];
+        d[k] = (x[k] - mean) * dy[k];
+    }
+    const int64_t full = len - len % BN_W;
+    for (int64_t j = BN_W; j < full; j += BN_W)
+        for (int k = 0; k < BN_W; k++) {
+            s[k] += dy[j + k];
+            d[k] += (x[j + k] - mean) * dy[j + k];
+        }
+    for (int k = 0; full + k < len; k++) {
+        s[k] += dy[full + k];
+        d[k] = EMBER_FMA_T(x[full + k] - mean, dy[full + k], d[k]);
+    }
+    for (int w = BN_W / 2; w >= 1; w /= 2)
+        for (int k = 0; k < w; k++) {
+            s[k] += s[k + w];
+            d[k] += d[k + w];
+        }
+    *sum += s[0];
+    *dot += d[0];
+}
+
+/* Per channel: S = sum(dy), D = sum((x - mean) dy) plane by plane (in double across them);
+ * dbias = S, dweight = D rstd (double); k = ((scalar_t)D rstd) rstd / count and
+ * grad_mean = S / count rounded; dx = fma(-(x - mean), k, dy - grad_mean) rstd w. */
 typedef struct {
-    const scalar_t *g, *xhat, *rstd, *weight;
+    const scalar_t *g, *x, *mean, *rstd, *weight;
     scalar_t *dx, *dweight, *dbias;
     int64_t n, c, len, block;
 } FN(bn_backward_args);
@@ -130,45 +175,57 @@ typedef struct {
 static void FN(bn_backward_task)(void *p, int64_t lo, int64_t hi) {
     const FN(bn_backward_args) *a = p;
     const int64_t n = a->n, c = a->c, len = a->len;
-    const scalar_t count = (scalar_t)(n * len);
+    const int64_t count = n * len;
     for (int64_t b0 = lo * a->block; b0 < EMBER_MIN(hi * a->block, c); b0 += a->block) {
         const int64_t nb = EMBER_MIN(a->block, c - b0);
-        double sg[BN_BLOCK][EMBER_LANES] = {{0}}, sgx[BN_BLOCK][EMBER_LANES] = {{0}};
-        scalar_t scale[BN_BLOCK], kk[BN_BLOCK], bb[BN_BLOCK];
+        double sg[BN_BLOCK] = {0}, sd[BN_BLOCK] = {0};
+        scalar_t kk[BN_BLOCK], gm[BN_BLOCK];
         for (int64_t i = 0; i < n; i++)
             for (int64_t k = 0; k < nb; k++) {
                 const int64_t at = (i * c + b0 + k) * len;
-                FN(acc_sum_dot)(sg[k], sgx[k], a->g + at, a->xhat + at, len);
+                FN(bn_plane_sums)(a->x + at, a->g + at, len, a->mean[b0 + k], &sg[k], &sd[k]);
             }
         for (int64_t k = 0; k < nb; k++) {
             const int64_t ch = b0 + k;
-            const scalar_t dbias = (scalar_t)ember_lanes_total(sg[k]);
-            const scalar_t dweight = (scalar_t)ember_lanes_total(sgx[k]);
-            scale[k] = a->weight ? a->rstd[ch] * a->weight[ch] : a->rstd[ch];
-            kk[k] = dweight / count;
-            bb[k] = dbias / count * scale[k];
-            a->dweight[ch] = dweight;
-            a->dbias[ch] = dbias;
+            const scalar_t r = a->rstd[ch];
+            a->dbias[ch] = (scalar_t)sg[k];
+            a->dweight[ch] = (scalar_t)(sd[k] * (double)r);
+            kk[k] = (scalar_t)sd[k] * r * r / (scalar_t)count;
+            gm[k] = (scalar_t)(sg[k] / (double)count);
         }
         if (!a->dx) continue;
         for (int64_t i = 0; i < n; i++)
             for (int64_t k = 0; k < nb; k++) {
-                const int64_t at = (i * c + b0 + k) * len;
-                const scalar_t *gs = a->g + at, *hs = a->xhat + at;
+                const int64_t ch = b0 + k, at = (i * c + ch) * len;
+                const scalar_t *gs = a->g + at, *xs = a->x + at;
                 scalar_t *d = a->dx + at;
-                const scalar_t s = scale[k], q = kk[k], b = bb[k];
-                for (int64_t j = 0; j < len; j++) d[j] = (gs[j] - hs[j] * q) * s - b;
+                const scalar_t m = a->mean[ch], q = kk[k], gmk = gm[k], r = a->rstd[ch];
+                const scalar_t w = a->weight ? a->weight[ch] : (scalar_t)1;
+                for (int64_t j = 0; j < len; j++)
+                    d[j] = EMBER_FMA_T(-(xs[j] - m), q, gs[j] - gmk) * r * w;
             }
     }
 }
 
-void FN(bn_backward)(const scalar_t *g, const scalar_t *xhat, const scalar_t *rstd,
-                     const scalar_t *weight, scalar_t *dx, scalar_t *dweight, scalar_t *dbias,
-                     int64_t n, int64_t c, int64_t len) {
+void FN(bn_backward)(const scalar_t *g, const scalar_t *x, const scalar_t *mean,
+                     const scalar_t *rstd, const scalar_t *weight, scalar_t *dx,
+                     scalar_t *dweight, scalar_t *dbias, int64_t n, int64_t c, int64_t len) {
     int64_t block, blocks, grain;
     bn_split(n, c, len, &block, &blocks, &grain);
-    FN(bn_backward_args) a = {g, xhat, rstd, weight, dx, dweight, dbias, n, c, len, block};
+    FN(bn_backward_args) a = {g, x, mean, rstd, weight, dx, dweight, dbias, n, c, len, block};
     ember_parallel_for(FN(bn_backward_task), &a, blocks, grain);
+}
+
+/* acc[j] = fma(x[i, j] - mean[j], dy[i, j], acc[j]), row after row of contiguous
+ * (rows, cols) blocks: the backward's dot products of PyTorch's rows kernel, one
+ * accumulator per channel and thread chunk (ops/_batch_norm_grad.py `rows_backward`). */
+void FN(bn_rows_dot)(const scalar_t *x, const scalar_t *dy, const scalar_t *mean,
+                     scalar_t *acc, int64_t rows, int64_t cols) {
+    for (int64_t i = 0; i < rows; i++) {
+        const scalar_t *xr = x + i * cols, *dr = dy + i * cols;
+        for (int64_t j = 0; j < cols; j++)
+            acc[j] = EMBER_FMA_T(xr[j] - mean[j], dr[j], acc[j]);
+    }
 }
 
 /* acc[j] = fma(d, d, acc[j]) with d = x[i, j] - mean[j], row after row of a contiguous
