@@ -26,6 +26,9 @@ RTOL = {
     "cnn_batchnorm.py": 1e-3,
     "vae.py": 1e-4,
     "compile_step.py": 1e-4,
+    # float32 reductions and transcendentals round otherwise than MLX's; 70 AdamW steps carry
+    # that to 2.9e-5 relative at most (the LoRA loss at step 20)
+    "lora_finetune.py": 1e-4,
 }
 PROGRAMS = sorted(p.name for p in EXAMPLES.glob("*.py"))
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d*)?(?:e[+-]?\d+)?|nan|-?inf")

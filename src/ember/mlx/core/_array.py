@@ -24,6 +24,7 @@ from ._dtypes import Dtype
 from ._errors import check_broadcast
 from ._indexing import SETITEM_SIGNATURE, fit, index_of, ints_among_arrays, kept_shape
 from ._lists import convert_list
+from ._masked_write import masked_write
 
 Tensor = _tensor.Tensor
 _new = object.__new__
@@ -155,7 +156,10 @@ class array:
             self._t = fit(v._t, tuple(self._t.shape)).clone()
             self._dtype = v._dtype
             return
-        index, flips = index_of(idx, self._t.shape)
+        if isinstance(idx, array) and idx._dtype is D.bool_:  # (a mask: MLX's masked scatter)
+            self._t = masked_write(self._t, idx._t, cast(v._t, v._dtype, self._dtype))
+            return
+        index, flips = index_of(idx, self._t.shape, "scatter")
         t = E.flip(self._t, flips) if flips else self._t.clone()
         vt = cast(v._t, v._dtype, self._dtype)
         try:
@@ -368,7 +372,7 @@ class ArrayAt:
         elif combine == "divide":
             v = O.reciprocal(v)
         dt = x._dtype
-        index, flips = index_of(idx, x._t.shape)
+        index, flips = index_of(idx, x._t.shape, "scatter")
         positions = E.arange(x.size).reshape(x._t.shape)
         positions = (E.flip(positions, flips) if flips else positions)[index]
         shape = tuple(positions.shape)

@@ -19,21 +19,25 @@ SETITEM_SIGNATURE = ("__setitem__(self, arg0: object | None, arg1: bool | int | 
                       "/) -> None")
 
 
-def index_of(idx, shape) -> tuple:
-    """(ember's index, the axes to flip first) for an MLX index into an array of `shape`:
-    arrays become tensors (boolean masks are refused); a slice with a negative step reads
-    its axis flipped, with a positive step (ember's tensors refuse negative steps, as
-    PyTorch's do), so the slice stays a view of one axis among the other indices."""
+def index_of(idx, shape, op: str = "gather") -> tuple:
+    """(ember's index, the axes to flip first) for an MLX index into an array of `shape`,
+    read by `op` ("gather" for a read, "scatter" for a write, as MLX's errors name them):
+    arrays become tensors (boolean masks and float arrays are refused); a slice with a
+    negative step reads its axis flipped, with a positive step (ember's tensors refuse
+    negative steps, as PyTorch's do), so the slice stays a view of one axis among the other
+    indices."""
     if idx.__class__ is tuple:
+        if op == "gather" and any(isinstance(p, A.array) and p._dtype is D.bool_ for p in idx):
+            raise ValueError("[Gather] Boolean indices not supported.")
         for p in idx:
             if p.__class__ is slice and p.step is not None and p.step < 0:
                 parts, flips = _positive_steps(idx, shape)
-                return tuple([_index_part(p) for p in parts]), flips
-        return tuple([_index_part(p) for p in idx]), ()
+                return tuple([_index_part(p, op) for p in parts]), flips
+        return tuple([_index_part(p, op) for p in idx]), ()
     if idx.__class__ is slice and idx.step is not None and idx.step < 0:
         parts, flips = _positive_steps((idx,), shape)
         return parts[0], flips
-    return _index_part(idx), ()
+    return _index_part(idx, op), ()
 
 
 _PLAIN_INDICES = frozenset((int, slice, type(None), type(Ellipsis)))
@@ -76,20 +80,23 @@ def _positive_steps(parts: tuple, shape) -> tuple:
     return tuple(out), flips
 
 
-def _index_part(i):
+def _index_part(i, op: str = "gather"):
     if i.__class__ in _PLAIN_INDICES:
         return i
     if isinstance(i, A.array):
         if i._dtype is D.bool_:
             raise ValueError("boolean indices are not yet supported")
+        if i._dtype.kind not in "iu":
+            raise ValueError(f"[{op}] Got indices with invalid dtype. Indices must be "
+                             "integral.")
         t = i._t
         # (any integer type indexes in MLX; ember's indexing reads uint8 as a mask and
         # refuses int8 and int16, as PyTorch's does)
-        return t if t.dtype in _INDEX_DTYPES or i._dtype.kind not in "iu" else t.long()
+        return t if t.dtype in _INDEX_DTYPES else t.long()
     if isinstance(i, list):
-        return _index_part(A.array(i))
-    if isinstance(i, np.ndarray):
-        return _index_part(A.array(i))
+        return _index_part(A.array(i), op)
+    if isinstance(i, float | complex | np.ndarray):  # (MLX takes no NumPy array as an index)
+        raise ValueError("Cannot index mlx array using the given type.")
     return i
 
 

@@ -17,6 +17,8 @@ import ember as E
 
 from . import _dtypes as D
 from . import _extremes as X
+from . import _gather_checks as GC
+from . import _product_checks as PC
 from ._arithmetic import mlx_floor_divide, mlx_remainder, on_parts, refuse_complex, refuse_floats
 from ._array import (
     _wrap,
@@ -305,7 +307,9 @@ def array_equal(a, b, /, equal_nan: bool = False, *, stream=None) -> array:
 
 def matmul(a, b, /, *, stream=None) -> array:
     a, b = _arr(a), _arr(b)
+    a_shape, b_shape = PC.check_operands("matmul", a.shape, b.shape)
     dt = _product_dtype(a, b)
+    PC.batch_shape(a_shape, b_shape)
     return _wrap(E.matmul(cast(a._t, a._dtype, dt), cast(b._t, b._dtype, dt)), dt)
 
 
@@ -326,6 +330,12 @@ def _product_dtype(a: array, b: array) -> Dtype:
 def addmm(c, a, b, /, alpha: float = 1.0, beta: float = 1.0, *, stream=None) -> array:
     """`alpha * (a @ b) + beta * c`; one fused op (ember's addmm) for matrices."""
     c, a, b = _arr(c), _arr(a), _arr(b)
+    a_shape, b_shape = PC.check_operands("addmm", a.shape, b.shape)
+    dt = PC.addmm_dtype(c._dtype, a._dtype, b._dtype)
+    out_shape = PC.batch_shape(a_shape, b_shape)
+    PC.check_addmm_bias(c.shape, out_shape[:-2] + tuple(
+        n for n, s in zip(out_shape[-2:], (a.shape, b.shape)) if len(s) > 1))
+    a, b, c = (x if x._dtype is dt else x.astype(dt) for x in (a, b, c))
     if a.ndim > 2 and b.ndim == 2 and c.ndim <= 1:
         # (a batch of rows times one matrix, as a Linear layer's: the rows folded into one
         # matrix, one fused op)
@@ -335,7 +345,6 @@ def addmm(c, a, b, /, alpha: float = 1.0, beta: float = 1.0, *, stream=None) -> 
         out = matmul(a, b)
         return (out if alpha == 1 else multiply(out, alpha)) + \
             (c if beta == 1 else multiply(c, beta))
-    dt = D.promote_types(_product_dtype(a, b), c._dtype)
     # (1 as an int: the plain bias add, as nn.Linear's, which compiled C programs cover)
     alpha, beta = (1 if x == 1 else x for x in (alpha, beta))
     return _wrap(E.addmm(cast(c._t, c._dtype, dt), cast(a._t, a._dtype, dt),
@@ -363,8 +372,9 @@ def inner(a, b, /, *, stream=None) -> array:
 
 def tensordot(a, b, /, axes=2, *, stream=None) -> array:
     a, b = _arr(a), _arr(b)
-    dt = D.promote_types(a._dtype, b._dtype)
-    return _wrap(E.tensordot(cast(a._t, a._dtype, dt), cast(b._t, b._dtype, dt), dims=axes),
+    dims = PC.tensordot_axes(axes, a.shape, b.shape)
+    dt = _product_dtype(a, b)
+    return _wrap(E.tensordot(cast(a._t, a._dtype, dt), cast(b._t, b._dtype, dt), dims=dims),
                  dt)
 
 
@@ -516,6 +526,8 @@ def tile(a, /, reps, *, stream=None) -> array:
 
 def take(a, /, indices, axis: int | None = None, *, stream=None) -> array:
     a = _arr(a)
+    if not isinstance(indices, int):
+        GC.check_take(axis, a.ndim, _arr(indices)._dtype)
     idx = _arr(indices)._t if not isinstance(indices, int) else E.tensor(indices)
     t = a._t.reshape(-1) if axis is None else a._t
     axis = 0 if axis is None else axis % a.ndim
@@ -528,6 +540,9 @@ def take(a, /, indices, axis: int | None = None, *, stream=None) -> array:
 
 def take_along_axis(a, /, indices, axis: int | None = None, *, stream=None) -> array:
     a, i = _arr(a), _arr(indices)
+    GC.check_along_axis("take_along_axis", (a.size,) if axis is None else a.shape, i.shape,
+                        0 if axis is None else axis)
+    GC.check_axis_indices("take_along_axis", i._dtype)
     t = a._t.reshape(-1) if axis is None else a._t
     idx = i._t.reshape(-1) if axis is None else i._t
     axis = 0 if axis is None else axis
@@ -547,6 +562,9 @@ def _wrapped_indices(idx, i: array, n: int):
 
 def put_along_axis(a, /, indices, values, axis: int | None = None, *, stream=None) -> array:
     a, i, v = _arr(a), _arr(indices), _arr(values)
+    GC.check_along_axis("put_along_axis", (a.size,) if axis is None else a.shape, i.shape,
+                        0 if axis is None else axis)
+    GC.check_axis_indices("put_along_axis", i._dtype)
     t = a._t.reshape(-1) if axis is None else a._t
     idx = i._t.reshape(-1).to(E.int64) if axis is None else i._t.to(E.int64)
     vals = cast(v._t, v._dtype, a._dtype)
@@ -554,7 +572,9 @@ def put_along_axis(a, /, indices, values, axis: int | None = None, *, stream=Non
     # (the indices broadcast against the array's other axes, as in take_along_axis, and
     # the values against them)
     shape = np.broadcast_shapes(tuple(t.shape[:axis]) + (1,) + tuple(t.shape[axis + 1:]),
-                                tuple(idx.shape), tuple(vals.shape))
+                                tuple(idx.shape))
+    check_broadcasts(shape, tuple(vals.shape))
+    shape = np.broadcast_shapes(shape, tuple(vals.shape))
     idx = _wrapped_indices(idx, i, t.shape[axis])
     idx = idx.expand(*shape) if tuple(idx.shape) != shape else idx
     vals = E.broadcast_to(vals, shape) if tuple(vals.shape) != shape else vals

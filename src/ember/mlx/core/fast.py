@@ -11,7 +11,9 @@ import ember as E
 
 from . import _ops as ops
 from ._array import _wrap, array
+from ._attention_checks import check_attention
 from ._dtypes import float32, int64
+from ._info import finfo
 
 
 def _f32(x: array) -> array:
@@ -82,11 +84,13 @@ def rope(a: array, dims: int, *, traditional: bool, base: float | None, scale: f
 
 def scaled_dot_product_attention(q: array, k: array, v: array, *, scale: float,
                                  mask=None, sinks: array | None = None,
-                                 stream=None) -> array:
-    """softmax(q @ k.T * scale + mask) @ v over (B, heads, L, D) inputs; `k` / `v` may
-    have fewer heads (grouped-query attention: each serves heads/kv_heads queries).
-    `mask` is None, "causal" (query i sees keys up to i + S - L), a boolean array
-    (True = attend) or an additive array."""
+                                 force_fused: bool = False, stream=None) -> array:
+    """softmax(q @ k.T * scale + mask) @ v over (B, heads, L, D) inputs, in the type q, k
+    and v promote to; `k` / `v` may have fewer heads (grouped-query attention: each serves
+    heads/kv_heads queries). `mask` is None, "causal" (query i sees keys up to i + S - L),
+    a boolean array (True = attend) or an additive array."""
+    dt = check_attention(q, k, v, scale, mask, sinks, force_fused)
+    q, k, v = (x if x.dtype is dt else x.astype(dt) for x in (q, k, v))
     B, n_q, L, D = q.shape
     n_kv, S = k.shape[1], k.shape[2]
     causal = isinstance(mask, str) and mask == "causal"
@@ -96,22 +100,19 @@ def scaled_dot_product_attention(q: array, k: array, v: array, *, scale: float,
         # backward; a causal mask of equal lengths is its is_causal)
         return _wrap(E.nn.functional.scaled_dot_product_attention(
             q._t, k._t, v._t, is_causal=causal, scale=scale), q.dtype)
-    if n_q % n_kv:
-        raise ValueError(f"[scaled_dot_product_attention] The number of query heads ({n_q})"
-                         f" must be a multiple of the number of key/value heads ({n_kv}).")
     if n_q != n_kv:
         k = ops.repeat(k, n_q // n_kv, axis=1)
         v = ops.repeat(v, n_q // n_kv, axis=1)
     scores = (q * scale) @ ops.swapaxes(k, -1, -2)
     if isinstance(mask, str):
-        if mask != "causal":
-            raise ValueError(f"[scaled_dot_product_attention] invalid mask option '{mask}'. "
-                             "Must be 'causal', or an array.")
         qi = ops.expand_dims(ops.arange(L), -1) + (S - L)
         mask = qi >= ops.arange(S)
     if mask is not None:
         if mask.dtype.name == "bool":
-            scores = ops.where(mask, scores, -math.inf)
+            # NOTE: the type's lowest finite value, not -inf, as MLX fills: a row that
+            # attends to nothing gets uniform weights, not NaN
+            lowest = array(finfo(scores.dtype).min, scores.dtype)
+            scores = ops.where(mask, scores, lowest)
         else:
             scores = scores + mask.astype(scores.dtype)
     if sinks is not None:

@@ -58,8 +58,11 @@ def cross_entropy(logits: mx.array, targets: mx.array, weights: mx.array | None 
             not probs and targets.shape != tuple(dropped)):
         raise ValueError(f"Targets shape {targets.shape} does not match logits shape "
                          f"{logits.shape}.")
+    # (the fused op for integer class indices only: other indices go to take_along_axis,
+    # which refuses them as MLX does)
     if not probs and label_smoothing == 0 and weights is None and \
-            axis % logits.ndim == logits.ndim - 1 and logits.ndim >= 1:
+            targets.dtype.kind in "iu" and axis % logits.ndim == logits.ndim - 1 and \
+            logits.ndim >= 1:
         return _indexed_cross_entropy(logits, targets, reduction)
     logits = logits - mx.stop_gradient(mx.max(logits, axis=axis, keepdims=True))
     if probs:
