@@ -31,6 +31,48 @@ SCRIPTS = {
         for _ in range(2):
             torch.tensor([numpy.zeros(2), numpy.ones(2)])
         """,
+    "grid_sample_default_align": """
+        F = torch.nn.functional
+        for _ in range(2):
+            F.grid_sample(torch.ones(1, 1, 2, 2), torch.zeros(1, 2, 2, 2))
+            F.affine_grid(torch.zeros(1, 2, 3), (1, 1, 2, 2))
+        """,
+    "deprecations_once": """
+        a = torch.randn(2, 3)
+        for _ in range(2):
+            torch.cross(a, a)
+            a.cross(a)
+            torch.cholesky(torch.eye(2))
+            torch.eye(2).cholesky()
+            torch.lu_solve(torch.ones(2, 1), *torch.linalg.lu_factor(torch.eye(2)))
+        """,
+    "istft_once": """
+        s = torch.stft(torch.randn(64), 16, window=torch.ones(16), return_complex=True)
+        for _ in range(2):
+            torch.istft(s, 16)
+            torch.istft(s, 16, window=torch.ones(16), length=200)
+        """,
+}
+
+# Warnings PyTorch raises from C++ under a Python wrapper of its own (torch/functional.py),
+# so torch names that file: ember names the user's line, once a process all the same.
+WRAPPED = {
+    "meshgrid_indexing": """
+        for _ in range(2):
+            torch.meshgrid(torch.ones(2), torch.ones(2))
+        """,
+    "meshgrid_warns_before_checking": """
+        try:
+            torch.meshgrid()
+        except RuntimeError:
+            pass
+        """,
+    "stft_once": """
+        x = torch.randn(64)
+        for _ in range(2):
+            torch.stft(x, 16, window=torch.ones(16), return_complex=False)
+            x.stft(16, return_complex=True)
+        """,
 }
 
 
@@ -52,3 +94,14 @@ def test_warning_line_and_count(name, tmp_path):
     expected = _stderr(SCRIPTS[name], tmp_path=tmp_path)
     assert "UserWarning" in expected
     assert _stderr(SCRIPTS[name], "-m", "ember.run", tmp_path=tmp_path) == expected
+
+
+@pytest.mark.parametrize("name", sorted(WRAPPED))
+def test_wrapped_warning_text_count_and_line(name, tmp_path):
+    def warnings_in(text):
+        return [line.split(": ", 1) for line in text.splitlines() if "Warning: " in line]
+
+    expected = warnings_in(_stderr(WRAPPED[name], tmp_path=tmp_path))
+    got = warnings_in(_stderr(WRAPPED[name], "-m", "ember.run", tmp_path=tmp_path))
+    assert expected and [w[1] for w in got] == [w[1] for w in expected]
+    assert all(where.startswith(str(tmp_path / "prog.py")) for where, _ in got)

@@ -10,12 +10,12 @@ back in place (overlap-add) and divided by the summed squared window.
 
 from __future__ import annotations
 
-import warnings
-
 from . import _dtype as dt
 from . import fft as _fft
 from ._tensor import Tensor
+from ._user_warnings import warn_at_user
 from .amp.autocast_mode import autocast_op
+from .ops._aten_text import aten_text
 from .ops.creation import arange, ones, zeros
 from .ops.dtype_views import view_as_real
 
@@ -96,12 +96,12 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None,
         raise fail(f"expected a 1D window tensor of size equal to win_length={win}, but got "
                    f"window with size {list(window._shape)}")
     if window is None:
-        warnings.warn(
+        warn_at_user(
             "A window was not provided. A rectangular window will be applied,which is known to "
             "cause spectral leakage. Other windows such as torch.hann_window or "
             "torch.hamming_window are recommended to reduce spectral leakage.To suppress this "
             "warning and use a rectangular window, explicitly set "
-            "`window=torch.ones(n_fft, device=<device>)`.", UserWarning, stacklevel=2)
+            "`window=torch.ones(n_fft, device=<device>)`.", once=True)
     frames = input.unfold(-1, n_fft, hop)  # (batch?, frames, n_fft), a view
     if window is not None or win < n_fft:
         frames = frames * _full_window(window, win, n_fft, input._dtype, input.device)
@@ -116,11 +116,11 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None,
         out = _fft.rfft(frames, dim=-1, norm=norm)
     out = out.transpose(-1, -2)
     if not return_complex:
-        warnings.warn(
+        warn_at_user(
             "stft with return_complex=False is deprecated. In a future pytorch release, stft "
             "will return complex tensors for all inputs, and return_complex=False will raise an "
             "error.\nNote: you can still call torch.view_as_real on the complex output to "
-            "recover the old return format.", UserWarning, stacklevel=2)
+            "recover the old return format.", once=True)
         return view_as_real(out)
     return out
 
@@ -177,11 +177,11 @@ def istft(input: Tensor, n_fft: int, hop_length: int | None = None,
     if window is not None and (window.ndim != 1 or window._shape[0] != win):
         raise fail(": Invalid window shape. window has to be 1D and length of `win_length`")
     if window is None:
-        warnings.warn(
+        warn_at_user(
             "A window was not provided. A rectangular window will be applied.Please provide the "
             "same window used by stft to make the inversion lossless.To suppress this warning "
             "and use a rectangular window, explicitly set "
-            "`window=torch.ones(n_fft, device=<device>)`.", UserWarning, stacklevel=2)
+            "`window=torch.ones(n_fft, device=<device>)`.", once=True)
     real_dtype = dt.float64 if input._dtype is dt.complex128 else dt.float32
     w = _full_window(window, win, n_fft, real_dtype, input.device)
     x = input if input.ndim == 3 else input.unsqueeze(0)
@@ -205,18 +205,19 @@ def istft(input: Tensor, n_fft: int, hop_length: int | None = None,
     stop = min(end, total) if end >= 0 else total + end
     y = y.narrow(1, start, max(stop - start, 0))
     envelope = envelope.narrow(1, start, max(stop - start, 0))
-    if envelope.numel() and bool((envelope.abs().min() < 1e-11).item()):
-        # (PyTorch prints the failed test, a bool tensor, where the minimum would go)
-        raise fail("window overlap add min: 1\n[ CPUBoolType{} ]")
+    tiny = envelope.abs().min() < 1e-11 if envelope.numel() else None
+    if tiny is not None and bool(tiny.item()):
+        # (PyTorch prints the failed test, a 0-d bool tensor, where the minimum would go)
+        raise fail(f"window overlap add min: {aten_text(tiny)}")
     y = y / envelope
     if input.ndim == 2:
         y = y.squeeze(0)
     if end > total:
         from .nn.functional import pad
 
-        warnings.warn("The length of signal is shorter than the length parameter. Result is "
-                      "being padded with zeros in the tail. Please check your center and "
-                      "hop_length settings.", UserWarning, stacklevel=2)
+        warn_at_user("The length of signal is shorter than the length parameter. Result is "
+                     "being padded with zeros in the tail. Please check your center and "
+                     "hop_length settings.", once=True)
         y = pad(y, [0, end - total])
     return y
 

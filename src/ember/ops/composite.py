@@ -13,6 +13,7 @@ from .. import _dtype as dt
 from .._tensor import Tensor
 from .._view import wrap_dim
 from ..amp.autocast_mode import autocast_op
+from ._arg_parser_text import invalid_combination
 from ._batching import front
 from ._common import type_name
 from .creation import _place, arange, tensor, zeros
@@ -156,10 +157,57 @@ def gradient(input: Tensor, *, spacing=None, dim=None, edge_order: int = 1) -> t
     return tuple(out)
 
 
-def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
-              dim: int = -1) -> Tensor:
-    """Integral of `y` along `dim` by the trapezoidal rule (spacing `dx` or sample points `x`)."""
+# the overloads PyTorch's parser lists when a call fits none (trapz keeps its old order)
+_WITH_X = "(Tensor y, Tensor x, *, int dim = -1)"
+_WITH_DX = "(Tensor y, *, Number dx = 1, int dim = -1)"
+_OVERLOADS = {"trapezoid": (_WITH_X, _WITH_DX), "cumulative_trapezoid": (_WITH_X, _WITH_DX),
+              "trapz": ("(Tensor y, *, float dx = 1, int dim = -1)", _WITH_X)}
+
+
+def _integral_args(name: str, y, args: tuple, kwargs: dict) -> tuple:
+    """(x or None, dx or None, dim) of a trapezoid-family call, bound as PyTorch's parser
+    binds it: one overload takes a tensor `x`, the other a number `dx`, never both."""
+    params = dict(kwargs)
+    if args:
+        params.setdefault("x", args[0])
+    ok = isinstance(y, Tensor) and len(args) <= 1 and set(kwargs) <= {"x", "dx", "dim"} \
+        and not (args and "x" in kwargs) and isinstance(params.get("dim", -1), int)
+    x, dx = params.get("x"), params.get("dx")
+    if x is not None:
+        ok = ok and isinstance(x, Tensor) and "dx" not in params
+    else:
+        scalar = isinstance(dx, Tensor) and dx.ndim == 0  # a Number may be a 0-d tensor
+        ok = ok and "x" not in params and (dx is None or scalar or isinstance(dx, (int, float)))
+        dx = dx.item() if ok and scalar else dx
+    if not ok:
+        raise invalid_combination(name, _OVERLOADS[name], (y, *args), kwargs)
+    return x, dx, params.get("dim", -1)
+
+
+def _trapezoid_dim(y: Tensor, x: Tensor | None, dim: int, name: str) -> int:
+    """`dim` wrapped for y, after PyTorch's checks of y's rank and of a 1-D `x`'s length."""
+    if y.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = wrap_dim(dim, y.ndim)
+    if x is not None and x.ndim == 1 and x.shape[0] != y.shape[d]:
+        raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
+    return d
+
+
+def trapz(y: Tensor, *args, **kwargs) -> Tensor:
+    """trapezoid under its older name (its overloads listed in their older order)."""
+    x, dx, dim = _integral_args("trapz", y, args, kwargs)
+    _trapezoid_dim(y, x, dim, "trapezoid")
+    if x is not None:
+        return trapezoid(y, x, dim=dim)
+    return trapezoid(y, dx=1 if dx is None else dx, dim=dim)
+
+
+def trapezoid(y: Tensor, *args, **kwargs) -> Tensor:
+    """Integral of `y` along `dim` by the trapezoidal rule: `trapezoid(y, x, *, dim=-1)` over
+    sample points `x`, or `trapezoid(y, *, dx=1, dim=-1)` over a constant spacing."""
+    x, dx, dim = _integral_args("trapezoid", y, args, kwargs)
+    d = _trapezoid_dim(y, x, dim, "trapezoid")
     n = y.shape[d]
     if n == 0:
         return (y * 0).sum(d)
@@ -176,10 +224,14 @@ def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
     return mid.sum(d) * (1.0 if dx is None else dx)
 
 
-def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
-                         dim: int = -1) -> Tensor:
-    d = wrap_dim(dim, y.ndim)
+def cumulative_trapezoid(y: Tensor, *args, **kwargs) -> Tensor:
+    """Running integrals of `y` along `dim` by the trapezoidal rule (overloads as
+    trapezoid's)."""
+    x, dx, dim = _integral_args("cumulative_trapezoid", y, args, kwargs)
+    d = _trapezoid_dim(y, x, dim, "cumulative_trapezoid")
     n = y.shape[d]
+    if n == 0:  # no intervals: an empty result of y's shape
+        return y * 0
     mid = (y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)) / 2
     if x is not None:
         spacing = diff(x, dim=-1 if x.ndim == 1 else d)
@@ -468,4 +520,3 @@ __all__ = [
     "diff", "gradient", "trapezoid", "trapz", "cumulative_trapezoid", "isin", "tril_indices",
     "triu_indices", "block_diag", "cdist", "pdist", "vander", "histogram", "complex", "polar",
 ]
-trapz = trapezoid

@@ -16,6 +16,7 @@ from .._device import CPU, as_device
 from .._storage import Storage
 from .._tensor import Tensor, _make, _meta, _wrap
 from .._view import contiguous_strides, like_strides, numel, storage_extent
+from ._arg_parser_text import invalid_combination, tp_name
 from ._batching import front
 from ._nested_data import (
     data_shape,
@@ -492,8 +493,35 @@ def from_dlpack(ext) -> Tensor:
 
 # --- ranges ---------------------------------------------------------------------
 
+_FACTORY_TAIL = ("torch.dtype dtype = None, torch.layout layout = None, torch.device device = "
+                 "None, bool pin_memory = False, bool requires_grad = False)")
+_ARANGE_OVERLOADS = (f"(Number end, *, Tensor out = None, {_FACTORY_TAIL}",
+                     f"(Number start, Number end, *, {_FACTORY_TAIL}",
+                     f"(Number start, Number end, Number step = 1, *, Tensor out = None, "
+                     f"{_FACTORY_TAIL}")
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float, complex, np.number, np.bool_)) or (
+        isinstance(v, Tensor) and v.numel() == 1)
+
+
+def _check_arange(start, end, step, dtype) -> None:
+    """PyTorch's parser refusing a bound that is no Number or a dtype that is no dtype: the
+    one overload's own words for a single bound, else the overloads listed."""
+    bounds = (start,) if end is None else (start, end) if step == 1 else (start, end, step)
+    if all(_is_number(b) for b in bounds) and (dtype is None or isinstance(dtype, dt.dtype)):
+        return
+    if len(bounds) == 1 and dtype is None:
+        raise TypeError(f"arange(): argument 'end' (position 1) must be Number, not "
+                        f"{tp_name(start)}")
+    raise invalid_combination("arange", _ARANGE_OVERLOADS, bounds,
+                              {} if dtype is None else {"dtype": dtype})
+
+
 def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad=False) -> Tensor:
+    _check_arange(start, end, step, dtype)
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
@@ -501,8 +529,9 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if dtype is None:
-        dtype = dt.int64 if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
-                                for v in vals) else dt.get_default_dtype()
+        # (a bool bound is integral to PyTorch: arange(True) is tensor([0]))
+        dtype = dt.int64 if all(isinstance(v, (int, np.integer, np.bool_)) for v in vals) \
+            else dt.get_default_dtype()
     n = math.ceil((end - start) / step)
     if n < 0 or (step > 0 and start > end) or (step < 0 and start < end):
         raise RuntimeError(

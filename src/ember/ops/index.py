@@ -17,7 +17,7 @@ from .. import _grad_mode as grad_mode
 from .._core import data_dependent
 from .._tensor import Tensor
 from .._view import broadcast_shapes, wrap_dim
-from . import movement
+from . import creation, join, movement
 from ._batching import batch_size, front, loop, pad_front
 from ._common import has_values, index_runs, reduced_float, same_meta, type_name, write_out
 from .index_key import (
@@ -711,10 +711,53 @@ def argwhere(input: Tensor) -> Tensor:
     return nonzero(input)
 
 
+def _int_argument(name: str, value) -> int:
+    """An `int` argument as PyTorch's parser takes it: an int or a 0-d integer tensor."""
+    if isinstance(value, Tensor) and value.ndim == 0 and not value.is_floating_point() \
+            and not value.is_complex() and value._dtype is not dt.bool_:
+        return int(value.item())
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"nonzero_static(): argument '{name}' must be int, not "
+                        f"{type(value).__name__}")
+    return int(value)
+
+
+def _nonzero_static(input: Tensor, extra: tuple, size, fill_value, out, method: bool):
+    if extra:
+        hi = 0 if method else 1
+        raise TypeError(f"nonzero_static() takes from {hi + 1} to {hi} positional arguments but "
+                        f"{hi + len(extra)} were given")
+    if size is None:
+        raise TypeError('nonzero_static() missing 1 required positional arguments: "size"')
+    size, fill_value = _int_argument("size", size), _int_argument("fill_value", fill_value)
+    if size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    found = nonzero(input)
+    if found._shape[0] >= size:
+        r = found[:size].contiguous()
+    else:
+        pad = creation.full((size - found._shape[0], found._shape[1]), fill_value,
+                            dtype=dt.int64)
+        r = join.cat([found, pad])
+    return write_out(r, out)
+
+
+def nonzero_static(input: Tensor, *args, size=None, fill_value=-1, out=None) -> Tensor:
+    """nonzero's first `size` index rows, padded with `fill_value` rows to exactly `size`
+    (a shape known before the data, as compilers need)."""
+    return _nonzero_static(input, args, size, fill_value, out, method=False)
+
+
+def _nonzero_static_method(self: Tensor, *args, size=None, fill_value=-1) -> Tensor:
+    return _nonzero_static(self, args, size, fill_value, None, method=True)
+
+
 TENSOR_METHODS = {
     "__getitem__": getitem, "gather": gather,
     "take_along_dim": take_along_dim, "nonzero": nonzero, "argwhere": argwhere,
+    "nonzero_static": _nonzero_static_method,
     "index_put": index_put, "index_put_": index_put_,
 }
 
-__all__ = ["gather", "take_along_dim", "nonzero", "argwhere", "index_put", "index_put_"]
+__all__ = ["gather", "take_along_dim", "nonzero", "nonzero_static", "argwhere", "index_put",
+           "index_put_"]

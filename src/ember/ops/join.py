@@ -20,8 +20,10 @@ import numpy as np
 from .. import _dtype as dt
 from .._layout import channels_last_strides, is_channels_last
 from .._tensor import Size, Tensor
+from .._user_warnings import warn_at_user
 from .._view import wrap_dim, wrap_dims
 from . import movement
+from ._aten_text import aten_text
 from ._batching import batch_size, batched
 from ._common import layout_like, type_name, write_out
 from .registry import Primitive, apply, bind, defbatch, deflinear, defvjp, defvjp_variadic
@@ -525,23 +527,26 @@ def meshgrid(*tensors, indexing: str | None = None) -> tuple[Tensor, ...]:
     first two, swapped ('xy')."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
+    if indexing is None:
+        # (a TORCH_WARN_ONCE in ATen: once a process, at the caller's line, before any check)
+        warn_at_user("torch.meshgrid: in an upcoming release, it will be required to pass the "
+                     "indexing argument.", once=True)
+        indexing = "ij"
     if not tensors:
         raise RuntimeError("meshgrid expects a non-empty TensorList")
-    if indexing is None:
-        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the "
-                      "indexing argument.", UserWarning, stacklevel=2)
-        indexing = "ij"
     if indexing not in ("ij", "xy"):
         raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but "
                            f"received: {indexing}")
+    # (PyTorch checks every dtype and device before any tensor's dimension)
     for t in tensors:
         if t._dtype is not tensors[0]._dtype:
             raise RuntimeError("meshgrid expects all tensors to have the same dtype")
         if t.device != tensors[0].device:
             raise RuntimeError("meshgrid expects all tensors to have the same device")
+    for t in tensors:
         if t.ndim > 1:
             raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but "
-                               f"got: {t}")
+                               f"got: {aten_text(t)}")
     ts = list(tensors)
     swap = indexing == "xy" and len(ts) >= 2
     if swap:

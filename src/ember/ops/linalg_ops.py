@@ -8,13 +8,12 @@ factorisations themselves live in `ember.linalg` (imported lazily here, since
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from .. import _dtype as dt
 from .. import _grad_mode
 from .._tensor import Tensor
+from .._user_warnings import warn_at_user
 from .._view import broadcast_shapes, contiguous_strides, wrap_dim
 from ..amp.autocast_mode import autocast_op
 from ._common import write_out
@@ -252,11 +251,10 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1, out=None) -> Te
 def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out=None) -> Tensor:
     """torch.cross: like linalg.cross, but `dim=None` picks the first dim of size 3."""
     if dim is None:
-        warnings.warn(
+        warn_at_user(
             "Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass "
             "the dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will "
-            "change to agree with that of linalg.cross in a future release.", UserWarning,
-            stacklevel=2)
+            "change to agree with that of linalg.cross in a future release.", once=True)
         shape = broadcast_shapes(input._shape, other._shape)
         dim = next((i for i, n in enumerate(shape) if n == 3), -1)
     return linalg_cross(input, other, dim=dim, out=out)
@@ -290,8 +288,6 @@ def inverse(input: Tensor, *, out=None) -> Tensor:
     return inv(input, out=out)
 
 
-_warned = set()  # deprecations PyTorch warns about once per process
-
 
 @autocast_op("cholesky")
 def cholesky(input: Tensor, upper: bool = False, *, out=None) -> Tensor:
@@ -299,17 +295,12 @@ def cholesky(input: Tensor, upper: bool = False, *, out=None) -> Tensor:
     from ..linalg import LinAlgError
     from ..linalg import cholesky as f
 
-    if "cholesky" not in _warned:
-        import warnings
-
-        _warned.add("cholesky")
-        warnings.warn(
-            "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed "
-            "in a future PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\nL = "
-            "torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, upper=True)\nshould be "
-            "replaced with\nU = torch.linalg.cholesky(A).mH\nThis transform will produce "
-            "equivalent results for all valid (symmetric positive definite) inputs.",
-            UserWarning, stacklevel=2)
+    warn_at_user(
+        "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed "
+        "in a future PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\nL = "
+        "torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, upper=True)\nshould be "
+        "replaced with\nU = torch.linalg.cholesky(A).mH\nThis transform will produce "
+        "equivalent results for all valid (symmetric positive definite) inputs.", once=True)
     try:
         return f(input, upper=upper, out=out)
     except LinAlgError as e:
@@ -403,15 +394,13 @@ def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bo
 
 def lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out=None) -> Tensor:
     """linalg.lu_solve(LU_data, LU_pivots, input) (deprecated in PyTorch)."""
-    import warnings
-
     from ..linalg import lu_solve as f
 
-    warnings.warn(
+    warn_at_user(
         "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a "
         "future PyTorch release.\nNote that torch.linalg.lu_solve has its arguments reversed.\n"
         "X = torch.lu_solve(B, LU, pivots)\nshould be replaced with\nX = "
-        "torch.linalg.lu_solve(LU, pivots, B)", UserWarning, stacklevel=2)
+        "torch.linalg.lu_solve(LU, pivots, B)", once=True)
     return f(LU_data, LU_pivots, input, out=out)
 
 

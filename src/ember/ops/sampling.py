@@ -23,6 +23,7 @@ import math
 
 import numpy as np
 
+from .. import _dtype as dt
 from .. import _grad_mode
 from .._core import forward_mode_active
 from .._tensor import Tensor
@@ -443,8 +444,9 @@ def _check(input: Tensor, grid: Tensor, mode: int) -> None:
         raise RuntimeError(f"grid_sampler(): expected input and grid to be on same device, but "
                            f"input is on {input.device} and grid is on {grid.device}")
     if input.dtype != grid.dtype:
-        raise RuntimeError(f"grid_sampler(): expected input and grid to have same dtype, but "
-                           f"input has {input.dtype} and grid has {grid.dtype}")
+        # (PyTorch 2.13 reports this from its dtype check, in ScalarType names)
+        raise RuntimeError(f"expected scalar type {dt.SCALAR_TYPE_NAMES[input.dtype.name]} but "
+                           f"found {dt.SCALAR_TYPE_NAMES[grid.dtype.name]}")
     if input.shape[0] != grid.shape[0]:
         raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, "
                            f"but got input with sizes {list(input.shape)} and grid with sizes "
@@ -464,7 +466,9 @@ def _check(input: Tensor, grid: Tensor, mode: int) -> None:
     if input.dim() == 5 and mode == 2:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     if input.dtype.np not in _LANES:
-        raise RuntimeError(f'"grid_sampler" not implemented for {input.dtype}')
+        kernel = "grid_sampler_2d_cpu_kernel_impl" if input.dim() == 4 else "grid_sampler3d_cpu"
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{dt.SCALAR_TYPE_NAMES[input.dtype.name]}'")
 
 
 def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,

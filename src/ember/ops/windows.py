@@ -17,6 +17,7 @@ from .. import _names
 from .._device import device as _device_type
 from .._layout import layout as _layout_type
 from .._tensor import Tensor
+from ._arg_parser_text import keyword_order, tp_name
 from ._common import c_type_name, type_name
 from .creation import arange, empty, ones
 
@@ -69,17 +70,6 @@ def _type_label(kind: str) -> str:
     return f"{_names.prefix}.{kind}" if kind in ("dtype", "layout", "device") else kind
 
 
-def _tp_name(obj) -> str:
-    """What CPython's tp_name, which torch prints, says of obj's type: `numpy.float32` for
-    a C type outside builtins, the bare name for a class written in Python (Tensor)."""
-    t = type(obj)
-    if t in (dt.dtype, _layout_type, _device_type):
-        return f"{_names.prefix}.{t.__name__}"
-    if t.__module__ == "builtins" or t.__flags__ & (1 << 9):  # Py_TPFLAGS_HEAPTYPE
-        return t.__name__
-    return f"{t.__module__}.{t.__name__}"
-
-
 def _params(positional):
     """(name, kind, default or _REQUIRED, keyword-only) for one overload."""
     return ([(n, _POSITIONAL[n], _REQUIRED, False) for n in positional]
@@ -126,10 +116,10 @@ def _bind(name: str, positional, args, kwargs, raise_error: bool):
             return None
         elif is_kwd:
             raise TypeError(f"{name}(): argument '{param}' must be {_type_label(kind)}, not "
-                            f"{_tp_name(obj)}")
+                            f"{tp_name(obj)}")
         else:
             raise TypeError(f"{name}(): argument '{param}' (position {i + 1}) must be "
-                            f"{_type_label(kind)}, not {_tp_name(obj)}")
+                            f"{_type_label(kind)}, not {tp_name(obj)}")
     if used < len(kwargs):
         if not raise_error:
             return None
@@ -142,33 +132,6 @@ def _bind(name: str, positional, args, kwargs, raise_error: bool):
     return bound
 
 
-def _libstdcxx_hash(key: str) -> int:
-    """std::hash<std::string> of libstdc++ (its _Hash_bytes, murmur2 on 64 bits)."""
-    mask, mul = (1 << 64) - 1, (0xc6a4a793 << 32) + 0x5bd1e995
-    data = key.encode()
-    n, aligned = len(data), len(data) & ~7
-    h = 0xc70f6907 ^ (n * mul) & mask
-    for i in range(0, aligned, 8):
-        word = int.from_bytes(data[i:i + 8], "little") * mul & mask
-        h = (h ^ ((word ^ (word >> 47)) * mul & mask)) * mul & mask
-    if n & 7:
-        h = (h ^ int.from_bytes(data[aligned:], "little")) * mul & mask
-    h = (h ^ (h >> 47)) * mul & mask
-    return h ^ (h >> 47)
-
-
-def _unordered_map_order(keys) -> list:
-    """The order a libstdc++ std::unordered_map of up to 13 keys (13 buckets) iterates
-    them: torch's message lists the keywords from one. A key whose bucket is empty goes to
-    the front of the list; one whose bucket is taken goes in front of that bucket's first."""
-    order, first = [], {}
-    for key in keys:
-        bucket = _libstdcxx_hash(key) % 13
-        order.insert(order.index(first[bucket]) if bucket in first else 0, key)
-        first[bucket] = key
-    return order
-
-
 def _mismatch_note(positional, args: tuple, kwargs: dict) -> str:
     """The line torch's message adds under an overload whose parameter list, as torch's
     message parser reads the printed signature, is as long as the call's arguments: the
@@ -179,15 +142,15 @@ def _mismatch_note(positional, args: tuple, kwargs: dict) -> str:
         return ""
     if kwargs:
         tail = names[max(0, len(names) - len(kwargs)):]
-        wrong = [k for k in _unordered_map_order(kwargs) if k not in tail]
+        wrong = [k for k in keyword_order(kwargs) if k not in tail]
         return ("      didn't match because some of the keywords were incorrect: "
                 f"{', '.join(wrong)}\n")
     accepts = {"int": ("int",), "float": ("float", "int"), "bool": ("bool",)}
     descs = []
     for i, arg in enumerate(args):
-        desc = _tp_name(arg)
+        desc = tp_name(arg)
         if isinstance(arg, (tuple, list)):
-            items = ", ".join(_tp_name(x) for x in arg)
+            items = ", ".join(tp_name(x) for x in arg)
             desc += (f" of ({items}{',' if len(arg) == 1 else ''})" if isinstance(arg, tuple)
                      else f" of [{items}]")
         fits = i < len(positional) and desc in accepts[_POSITIONAL[positional[i]]]
@@ -209,8 +172,8 @@ def _parse(name: str, args: tuple, kwargs: dict) -> dict:
     plausible = [p for p in overloads if len(p) <= count <= len(p) + len(_FACTORY)]
     if len(plausible) == 1:
         _bind(name, plausible[0], args, kwargs, True)
-    got = [_tp_name(a) for a in args]
-    got += [f"{k}={_tp_name(kwargs[k])}" for k in _unordered_map_order(kwargs)]
+    got = [tp_name(a) for a in args]
+    got += [f"{k}={tp_name(kwargs[k])}" for k in keyword_order(kwargs)]
     options = "".join(f" * {_signature_text(p)}\n{_mismatch_note(p, args, kwargs)}"
                       for p in overloads)
     raise TypeError(f"{name}() received an invalid combination of arguments - got "

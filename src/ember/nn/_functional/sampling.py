@@ -15,6 +15,7 @@ import numpy as np
 import ember as E
 
 from ..._tensor import Tensor
+from ..._user_warnings import warn_at_user
 from ...amp.autocast_mode import autocast_op
 from ...ops.creation import _linspace_float
 from ...ops.sampling import MODES, PADDINGS, grid_sampler
@@ -37,7 +38,7 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
         raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
                          f"'border', or 'reflection', but got: '{padding_mode}'")
     if align_corners is None:
-        warnings.warn(_DEFAULT_CHANGED, stacklevel=2)
+        warn_at_user(_DEFAULT_CHANGED)
         align_corners = False
     return grid_sampler(input, grid, MODES[mode], PADDINGS[padding_mode], align_corners)
 
@@ -67,22 +68,23 @@ def _base_grid(spatial, align: bool, t) -> np.ndarray:
 def affine_grid(theta: Tensor, size, align_corners: bool | None = None) -> Tensor:
     """The sampling grid (N, *size[2:], nd) of the affine maps `theta` (N, nd, nd + 1)."""
     if align_corners is None:
-        warnings.warn(_DEFAULT_CHANGED, stacklevel=2)
+        warn_at_user(_DEFAULT_CHANGED)
         align_corners = False
     if not theta.is_floating_point():
         raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
-    size = [int(s) for s in size]
+    # (PyTorch's Python checks print `size` as the caller passed it: tuple, list or Size)
+    given, size = size, [int(s) for s in size]
     if len(size) == 4:
         if theta.dim() != 3 or theta.shape[-2] != 2 or theta.shape[-1] != 3:
             raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size "
-                             f"{size}. Got {theta.shape}.")
+                             f"{given}. Got {theta.shape}.")
     elif len(size) == 5:
         if theta.dim() != 3 or theta.shape[-2] != 3 or theta.shape[-1] != 4:
             raise ValueError(f"Expected a batch of 3D affine matrices of shape Nx3x4 for size "
-                             f"{size}. Got {theta.shape}.")
+                             f"{given}. Got {theta.shape}.")
     else:
         raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D "
-                                  f"affine transforms, respectively. Got size {size}.")
+                                  f"affine transforms, respectively. Got size {given}.")
     spatial = size[2:]
     if align_corners and min(spatial) == 1:
         warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size "
@@ -90,7 +92,7 @@ def affine_grid(theta: Tensor, size, align_corners: bool | None = None) -> Tenso
                       "affine_grid. See the documentation of affine_grid for details.",
                       stacklevel=2)
     elif min(size) <= 0:
-        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+        raise ValueError(f"Expected non-zero, positive output size. Got {given}")
     if theta.shape[0] != size[0]:
         raise RuntimeError(f"Expected theta to have batch size {size[0]}, but got "
                            f"{theta.shape[0]}")
