@@ -14,4 +14,7 @@ def _seed_and_defaults():
     np.random.seed(0)
     ember.set_default_dtype(ember.float32)
     torch.set_default_dtype(torch.float32)
+    # (a test's torch.compile / ember.compile turns this off for the process, as PyTorch's)
+    ember.distributions.Distribution.set_default_validate_args(True)
+    torch.distributions.Distribution.set_default_validate_args(True)
     yield

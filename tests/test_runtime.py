@@ -78,3 +78,26 @@ def test_the_default_thread_count_follows_omp_num_threads_as_torch():
         out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                              text=True, check=True).stdout.split()
         assert out[0] == out[1], (value, out)
+
+
+def test_first_compile_turns_distribution_validation_off_as_torch():
+    # PyTorch's first torch.compile (not disable=True) sets the distributions' default
+    # validation off for the whole process (TorchPatcher.patch): a fresh process per library
+    code = """
+import {m} as torch
+D = torch.distributions.Distribution
+torch.compile(lambda x: x + 1, disable=True)
+print(D._validate_args)
+f = torch.compile(lambda x: x + 1)
+print(D._validate_args, torch.distributions.Normal(0.0, -1.0).scale)
+D.set_default_validate_args(True)
+torch.nn.Linear(2, 2).compile()
+try:
+    torch.distributions.Normal(0.0, -1.0)
+except ValueError:
+    print("checked again: the patch runs once")
+print(f(torch.ones(1)))
+"""
+    outs = [subprocess.run([sys.executable, "-c", code.format(m=m)], capture_output=True,
+                           text=True, timeout=300).stdout for m in ("torch", "ember")]
+    assert outs[0] and outs[1] == outs[0]

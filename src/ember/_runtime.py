@@ -111,6 +111,7 @@ def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend="induc
                            "reduce-overhead, max-autotune, max-autotune-no-cudagraphs")
     if not callable(model):
         raise RuntimeError("compile: the model must be a callable or an nn.Module")
+    _first_compile_patches()
     from .graph.compiled import Compiled
     from .nn import Module
 
@@ -121,6 +122,23 @@ def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend="induc
 
         return OptimizedModule(model, Compiled(model._call_uncompiled, **kw))
     return Compiled(model, **kw)
+
+
+_PATCHED: list = []
+
+
+def _first_compile_patches() -> None:
+    """NOTE: PyTorch's first `torch.compile` of anything (not `disable=True`) turns the
+    distributions' default argument and sample validation off for the rest of the process
+    (torch._dynamo's `TorchPatcher.patch`, run once); ember does the same, so a program
+    that compiles its policy and later builds `Normal(0.0, -1.0)` or scores a value out of
+    the support behaves as under torch (no ValueError unless `validate_args=True`)."""
+    if _PATCHED:
+        return
+    _PATCHED.append(True)
+    from .distributions import Distribution
+
+    Distribution.set_default_validate_args(False)
 
 
 def typename(obj) -> str:

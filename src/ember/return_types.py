@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from . import linalg as _linalg  # noqa: F401  (its result types register on import)
-from .ops.reduce import RETURN_TYPES
+from .ops._return_types import RETURN_TYPES
 
 globals().update(RETURN_TYPES)
 

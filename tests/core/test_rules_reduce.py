@@ -67,6 +67,10 @@ CASES = [
     ("aminmax", lambda x: ember.aminmax(x, dim=1), (X,), 2),
     ("any", lambda s: (s > 0).any(1), (S,), 1),
     ("all", lambda s: s.all(), (S,), 1),
+    # (every example of the loop is the same bool tensor here, so the whole batch's truth
+    # is each one's; tests/ops/test_reduce.py checks a batch whose examples disagree)
+    ("is_all_true", lambda s: ember._is_all_true(s > 0), (S,), 1),
+    ("is_any_true", lambda x: ember._is_any_true(x > 1.2), (X,), 1),
     ("count_nonzero", lambda s: ember.count_nonzero(s - s.round(), 0), (S,), 1),
     ("logsumexp", lambda x: ember.logsumexp(x, (1, 2)), (X,), 1),
     ("var", lambda x: x.var(1), (X,), 1),

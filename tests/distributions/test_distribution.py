@@ -8,7 +8,7 @@ import ember
 from distributions._dist_helpers import raises_like_torch
 from ember import distributions as D
 
-from helpers import same_error
+from helpers import assert_same, same_error
 
 
 @pytest.mark.parametrize("call", [
@@ -62,3 +62,26 @@ def test_repr():
         repr(torch.distributions.Categorical(logits=torch.zeros(2, 3))).replace("torch", "ember")
     interval = D.constraints.interval(0, 1)
     assert repr(interval) == repr(torch.distributions.constraints.interval(0, 1))
+
+
+def test_validation_runs_under_vmap():
+    # the parameter and support checks branch on a whole batch's truth (_is_all_true), so
+    # building and scoring a distribution inside vmap works as in PyTorch
+    def run(L):
+        D = L.distributions
+        mus = L.tensor([[0.0, 0.5], [1.0, -0.5], [0.25, 0.25]])
+        normal = L.vmap(lambda m: D.Independent(D.Normal(m, 0.5), 1).log_prob(0 * m))(mus)
+        cat = L.vmap(lambda lg: D.Categorical(logits=lg).log_prob(L.tensor(1)))(mus)
+        return normal, cat
+
+    for got, want in zip(run(ember), run(torch)):
+        # (log and log-sum-exp of float32: a last-bit difference is allowed)
+        assert_same(got, want, rtol=1e-6, atol=1e-7)
+
+
+def test_invalid_values_under_vmap_raise_like_torch():
+    # an out-of-support value fails the whole batch's check; the message's repr of a
+    # batched tensor then raises as PyTorch's does
+    same_error(lambda L: L.vmap(lambda m: L.distributions.Normal(0.0, m))(L.tensor([1.0, -1.0])))
+    same_error(lambda L: L.vmap(lambda v: L.distributions.Categorical(logits=L.zeros(2))
+                                .log_prob(v))(L.tensor([0, 5])))

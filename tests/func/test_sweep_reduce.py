@@ -32,6 +32,9 @@ CASES = [
     _r("min", lambda m, x: x.min()),
     _r("any_all", lambda m, x: (m.any(x > 1), x.all(), (x > 0).any(1), (x > -1.5).all(0)),
        extra=SCALAR + EMPTY, jvp=ND, vjp=ND),
+    # (the whole batch's truth under vmap, unbatched, as PyTorch's batch rule gives it)
+    _r("is_all_true", lambda m, x: (m._is_all_true(x > -1.5), m._is_any_true(x > 1)),
+       extra=SCALAR + EMPTY, jvp=ND, vjp=ND),
     _r("count_nonzero", lambda m, x: (m.count_nonzero(x > 0), m.count_nonzero(x > 0, 1)),
        extra=SCALAR + EMPTY, jvp=ND, vjp=ND),
     _r("logsumexp", lambda m, x: (x.logsumexp(1), m.logsumexp(x, (0, 1), keepdim=True))),

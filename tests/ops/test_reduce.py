@@ -13,7 +13,7 @@ import torch
 import ember
 from op_oracle import array, check_double, meta_same, oracle, raises_like
 
-from helpers import DTYPE_PAIRS, assert_same, check_grads, check_op, to_torch
+from helpers import DTYPE_PAIRS, assert_same, check_grads, check_op, same_error, to_torch
 
 ALL_DTYPES = [e for e, _ in DTYPE_PAIRS]
 
@@ -370,3 +370,39 @@ def test_nansum_of_bfloat16_skips_nan():
 
     same_result(lambda L: L.nansum(L.tensor([[2.0, 1.0], [float("nan"), 3.0],
                                              [float("inf"), 0.5]], dtype=L.bfloat16), (0,)))
+
+
+# --- _is_all_true / _is_any_true: the truth of a whole bool tensor, for a Python branch ---
+
+@pytest.mark.parametrize("name", ["_is_all_true", "_is_any_true"])
+@pytest.mark.parametrize("values", [[True, False], [True, True], [False, False], [],
+                                    [[True], [False]], True])
+def test_whole_truth_matches_torch(name, values):
+    want = getattr(torch, name)(torch.tensor(values, dtype=torch.bool))
+    for got in (getattr(ember, name)(ember.tensor(values, dtype=ember.bool)),
+                getattr(ember.tensor(values, dtype=ember.bool), name)()):
+        assert got.shape == want.shape and got.dtype is ember.bool
+        assert got.item() == want.item()
+
+
+def test_whole_truth_of_a_non_bool_tensor_raises_like_torch():
+    same_error(lambda L: L._is_all_true(L.tensor([1.0, 0.0])))
+    same_error(lambda L: L._is_any_true(L.tensor([1, 0])))
+
+
+def test_whole_truth_under_vmap_answers_for_the_whole_batch():
+    # PyTorch's batch rule reduces the batch too and returns an unbatched bool, so a Python
+    # `if` on it works inside vmap (the distributions' validation relies on it)
+    def run(L):
+        seen = []
+
+        def f(x):
+            seen.append(bool(L._is_all_true(x > 0)))
+            return x * L._is_any_true(x > 2.5)
+
+        rows = L.tensor([[1.0, 2.0], [3.0, 0.5]])
+        out = L.vmap(f)(rows)
+        nested = L.vmap(L.vmap(lambda x: L._is_all_true(x > 0.75).clone()))(rows)
+        return seen, out.tolist(), nested.tolist()
+
+    assert run(ember) == run(torch)

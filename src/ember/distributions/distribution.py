@@ -7,6 +7,7 @@ import warnings
 
 from .. import _grad_mode
 from .._tensor import Size, Tensor
+from ..ops.reduce import _is_all_true
 from . import constraints
 from .utils import lazy_property
 
@@ -52,7 +53,9 @@ class Distribution:
                                                          lazy_property):
                 continue  # computed from the other parameterisation; that one was checked
             value = getattr(self, param)
-            if not bool(constraint.check(value).all()):
+            # (_is_all_true, not .all(): it reduces a vmap batch too, so this branch runs
+            # under vmap as PyTorch's does)
+            if not _is_all_true(constraint.check(value)):
                 raise ValueError(
                     f"Expected parameter {param} ({type(value).__name__} of shape "
                     f"{tuple(value.shape)}) of distribution {self!r} to satisfy the "
@@ -177,7 +180,7 @@ class Distribution:
                           "validation. Please initialize the distribution with "
                           "`validate_args=False` to turn off validation.", stacklevel=2)
             return
-        if not bool(support.check(value).all()):
+        if not _is_all_true(support.check(value)):
             raise ValueError(
                 f"Expected value argument ({type(value).__name__} of shape "
                 f"{tuple(value.shape)}) to be within the support ({support!r}) of the "

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import builtins
 import math
-from collections import namedtuple
 
 import numpy as np
 
@@ -35,6 +34,7 @@ from ..amp.autocast_mode import autocast_op
 from ..native import calls
 from ._batching import front
 from ._common import along, type_name, write_out
+from ._return_types import as_namedtuple, return_type  # (also imported from here)
 from .registry import (
     Family,
     Member,
@@ -110,32 +110,6 @@ def no_complex(x: Tensor, name: str) -> None:
         raise RuntimeError(f"{name}(): does not support complex input")
 
 
-RETURN_TYPES: dict[str, type] = {}  # name -> type: the module `ember.return_types`
-
-
-def return_type(name: str, fields: list[str]) -> type:
-    """A named tuple type printing as PyTorch's `torch.return_types.<name>(...)`."""
-    base = namedtuple(name, fields)
-
-    def __repr__(self) -> str:
-        from .. import _names
-
-        body = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self))
-        return f"{_names.prefix}.return_types.{name}(\n{body})"
-
-    cls = type(name, (base,), {"__slots__": (), "__repr__": __repr__,
-                               "__module__": "ember.return_types"})
-    RETURN_TYPES[name] = cls
-    return cls
-
-
-def as_namedtuple(result_cls, values, out):
-    """A (values, indices)-style result, honouring `out=` (a pair of tensors)."""
-    if out is not None:
-        return result_cls(*write_out(values, out))
-    return result_cls(*values)
-
-
 # --- the two families ---------------------------------------------------------------
 
 reduce_p = Family("reduce")  # fn: a Member below (or in stats.py / softmax.py)
@@ -156,6 +130,8 @@ def _reduce_batch(args, bdims, **params):
     x, bd = args[0], bdims[0]
     if bd is None:
         return bind(reduce_p, x, **params), None
+    if params["fn"] in _ACROSS_BATCH:  # (the whole batch's truth: one unbatched answer)
+        return bind(reduce_p, x, **{**params, "dims": tuple(range(x.ndim))}), None
     x = front(x, bd)
     if x.ndim == 1:
         params = {**params, "dims": (1,)}
@@ -756,6 +732,29 @@ any = _truth(False, "any")
 all = _truth(True, "all")
 
 
+# _is_all_true / _is_any_true: a bool tensor's truth as one 0-d bool, for a Python branch
+# (the distributions' validation). NOTE: as PyTorch's, under vmap they reduce the batch too
+# and come out unbatched (`_reduce_batch`), so such a branch still runs inside vmap.
+IS_ALL_TRUE = reduction("is_all_true", _truth_kernel(np.all), _truth_meta)
+IS_ANY_TRUE = reduction("is_any_true", _truth_kernel(np.any), _truth_meta)
+nondifferentiable(IS_ALL_TRUE)
+nondifferentiable(IS_ANY_TRUE)
+_ACROSS_BATCH = (IS_ALL_TRUE, IS_ANY_TRUE)
+
+
+def _is_all_true(input: Tensor, _fn: Member = IS_ALL_TRUE) -> Tensor:
+    """Whether every element of a bool tensor is True (0-d bool; under vmap, the batch's)."""
+    if input._dtype is not dt.bool_:
+        raise RuntimeError("self.scalar_type() == at::kBool INTERNAL ASSERT FAILED: "
+                           f"{_fn.name} expects a bool tensor, got {type_name(input._dtype)}")
+    return apply(reduce_p, input, fn=_fn, dims=tuple(range(input.ndim)), keepdim=False)
+
+
+def _is_any_true(input: Tensor) -> Tensor:
+    """Whether any element of a bool tensor is True (0-d bool; under vmap, the batch's)."""
+    return _is_all_true(input, IS_ANY_TRUE)
+
+
 def _count_nonzero_kernel(a, *, dims):
     return np.asarray(np.count_nonzero(a != 0, axis=_axis(a, dims)), dtype=np.int64)
 
@@ -774,8 +773,8 @@ TENSOR_METHODS = {
     "sum": sum, "nansum": nansum, "mean": mean, "nanmean": nanmean, "prod": prod,
     "amax": amax, "amin": amin, "max": max, "min": min, "argmax": argmax, "argmin": argmin,
     "aminmax": aminmax, "any": any, "all": all, "count_nonzero": count_nonzero,
-    "sum_to_size": sum_to_size,
+    "sum_to_size": sum_to_size, "_is_all_true": _is_all_true, "_is_any_true": _is_any_true,
 }
 
 __all__ = ["sum", "nansum", "mean", "nanmean", "prod", "amax", "amin", "max", "min", "argmax",
-           "argmin", "aminmax", "any", "all", "count_nonzero"]
+           "argmin", "aminmax", "any", "all", "count_nonzero", "_is_all_true", "_is_any_true"]

@@ -1,0 +1,34 @@
+"""Named-tuple results printing as PyTorch's `torch.return_types.<name>(...)`: the
+(values, indices) of max / sort / topk, linalg's factorizations and the like. The
+module `ember.return_types` lists every type made here."""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+from ._common import write_out
+
+RETURN_TYPES: dict[str, type] = {}  # name -> type: the module `ember.return_types`
+
+
+def return_type(name: str, fields: list[str]) -> type:
+    """A named tuple type printing as PyTorch's `torch.return_types.<name>(...)`."""
+    base = namedtuple(name, fields)
+
+    def __repr__(self) -> str:
+        from .. import _names
+
+        body = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self))
+        return f"{_names.prefix}.return_types.{name}(\n{body})"
+
+    cls = type(name, (base,), {"__slots__": (), "__repr__": __repr__,
+                               "__module__": "ember.return_types"})
+    RETURN_TYPES[name] = cls
+    return cls
+
+
+def as_namedtuple(result_cls, values, out):
+    """A (values, indices)-style result, honouring `out=` (a pair of tensors)."""
+    if out is not None:
+        return result_cls(*write_out(values, out))
+    return result_cls(*values)
