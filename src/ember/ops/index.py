@@ -20,6 +20,7 @@ from .._view import broadcast_shapes, wrap_dim
 from . import creation, join, movement
 from ._batching import batch_size, front, loop, pad_front
 from ._common import has_values, index_runs, reduced_float, same_meta, type_name, write_out
+from ._dynamic_shape import refuse_batched, refuse_batched_mask, refuse_batched_tuple
 from .index_key import (
     TENSOR_SLOT,
     _on,
@@ -221,6 +222,9 @@ def getitem(x: Tensor, key) -> Tensor:
     if x.ndim == 0 and isinstance(key, (int, np.integer)) and not isinstance(key, bool):
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                          "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    for k in key if isinstance(key, tuple) else (key,):
+        if isinstance(k, Tensor) and k._dtype in (dt.bool_, dt.uint8):
+            refuse_batched_mask(k, "index")
     view, adv = plan(x, key)
     if adv is None:
         if view is x:
@@ -377,7 +381,7 @@ def _index_put_args(x: Tensor, indices, values):
             target = probe(x._shape)[np_key(key, idx._array())].shape
     else:  # a 0-d bool mask would take a view: as one index array per dim of x instead
         target, key, idx = flat_key(x, items)
-    check_value_shape(target, values._shape, True)
+    check_value_shape(target, values._shape, True, strip_ones=False)
     while values.ndim > len(target):
         values = values.squeeze(0)
     if x.ndim == 0:
@@ -697,6 +701,7 @@ def nonzero(input: Tensor, *, out=None, as_tuple: bool = False):
     if input.device.type == "meta":
         raise NotImplementedError(
             "nonzero's output shape depends on the data, so it cannot run on 'meta'")
+    (refuse_batched_tuple if as_tuple else refuse_batched)(input, "aten::nonzero")
     with grad_mode.no_grad():
         r = apply(nonzero_p, input)
     if as_tuple:
@@ -708,7 +713,8 @@ def nonzero(input: Tensor, *, out=None, as_tuple: bool = False):
 
 
 def argwhere(input: Tensor) -> Tensor:
-    return nonzero(input)
+    with grad_mode.no_grad():  # (under vmap: once per example, as PyTorch's fallback)
+        return apply(nonzero_p, input)
 
 
 def _int_argument(name: str, value) -> int:

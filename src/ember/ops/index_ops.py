@@ -33,6 +33,7 @@ from ._common import (
     type_name,
     write_out,
 )
+from ._dynamic_shape import refuse_batched_mask
 from ._inplace_kernel import disjoint_or_same, writes_into
 from ._scalar_value import scalar_value
 from .index import (
@@ -639,6 +640,7 @@ def masked_select(input: Tensor, mask: Tensor, *, out=None) -> Tensor:
         raise NotImplementedError("masked_select's output shape depends on the mask's values: "
                                   "it cannot run on 'meta'")
     broadcast_shapes(input._shape, mask._shape)  # RuntimeError naming the clash, as PyTorch
+    refuse_batched_mask(mask, "masked_select")
     return write_out(apply(masked_select_p, input, mask, in_shape=input._shape), out)
 
 

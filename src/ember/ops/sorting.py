@@ -26,6 +26,7 @@ from .._view import is_non_overlapping_and_dense, wrap_dim
 from . import _stl_sort
 from ._batching import front
 from ._common import layout_like, type_name, write_out
+from ._dynamic_shape import refuse_batched
 from ._nested_data import type_name as _nested_type_name
 from .index import scatter_into_zeros
 from .reduce import pick_p, picker, return_type
@@ -376,6 +377,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
         raise NotImplementedError("unique's output size depends on the data: it cannot run on "
                                   "'meta'")
     _not_for("unique" if dim is None else "unique_dim", input)
+    refuse_batched(input, "aten::_unique2" if dim is None else "aten::unique_dim")
     d = None if dim is None else wrap_dim(dim, max(input.ndim, 1))
     vals, inv, cnt = apply(unique_p, input, dim=d, inverse=return_inverse, counts=return_counts)
     return _results(vals, inv, cnt, return_inverse, return_counts)
@@ -416,6 +418,7 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
     if input.device.type == "meta":
         raise NotImplementedError("unique_consecutive's output size depends on the data: it "
                                   "cannot run on 'meta'")
+    refuse_batched(input, "aten::unique_consecutive")
     _not_for("unique", input)
     d = None if dim is None else wrap_dim(dim, max(input.ndim, 1))
     vals, inv, cnt = apply(unique_consecutive_p, input, dim=d)

@@ -22,6 +22,7 @@ from ._common import (
     type_name,
     write_out,
 )
+from ._dynamic_shape import refuse_batched
 from ._pointwise import batch_pointwise, shaped, tangent_sum
 from .binary import not_implemented
 from .registry import Family, Member, apply, apply_, defbatch, defjvp, defvjp
@@ -100,6 +101,8 @@ def where(condition: Tensor, input=None, other=None, *, out=None):
     """`input` where `condition` holds, else `other`; one-argument form is `nonzero(as_tuple)`."""
     if input is None and other is None:
         from .index import nonzero
+
+        refuse_batched(condition, "aten::where")
 
         return nonzero(condition, as_tuple=True)
     if not isinstance(condition, Tensor):
