@@ -47,3 +47,22 @@ def _outcome(m, name):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_vmap_of_a_dynamic_shape_op_as_torch(name):
     assert _outcome(ember, name) == _outcome(torch, name)
+
+
+def test_bincount_runs_once_per_example_as_torch():
+    """PyTorch's fallback runs bincount per example and stacks (refusing unequal lengths);
+    ember read the batched input's values up front and failed."""
+    for m in (torch, ember):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            same = m.vmap(m.bincount)(m.tensor([[1, 2, 1], [0, 2, 1]])).tolist()
+            wide = m.vmap(lambda a: m.bincount(a, minlength=5))(m.tensor([[1, 2, 2], [0, 0, 3]]))
+            errors = []
+            for bad in ([[1, 2, 2], [0, 0, 3]], [[1, -2, 1], [0, 0, 1]]):
+                with pytest.raises(RuntimeError) as e:
+                    m.vmap(m.bincount)(m.tensor(bad))
+                errors.append(str(e.value))
+        got = (same, wide.tolist(), errors)
+        if m is torch:
+            want = got
+    assert got == want

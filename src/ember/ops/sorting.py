@@ -591,8 +591,13 @@ def bucketize(input, boundaries: Tensor, *args, **kwargs) -> Tensor:
 
 # --- counting: bincount / histc ----------------------------------------------------------
 
+_BINCOUNT_DOMAIN = "bincount only supports 1-d non-negative integral inputs."
+
+
 def _bincount_kernel(a, *weights, minlength):
     w = weights[0] if weights else None
+    if a.size and a.min() < 0:
+        raise RuntimeError(_BINCOUNT_DOMAIN)
     if a.size == 0:  # (PyTorch returns int64 zeros for no input, weights or not)
         return np.zeros(minlength, np.int64)
     if w is not None and w.dtype == np.float32:
@@ -619,8 +624,10 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     if input.device.type == "meta":
         raise NotImplementedError("bincount's output size depends on the data: it cannot run "
                                   "on 'meta'")
-    if input.ndim != 1 or (input.numel() and input._array().min() < 0):
-        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    # (a batched input inside vmap runs once per example: the kernel checks its values)
+    if input.ndim != 1 or (input.numel() and not input._is_wrapper and
+                           input._array().min() < 0):
+        raise RuntimeError(_BINCOUNT_DOMAIN)
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
     if weights is None:
