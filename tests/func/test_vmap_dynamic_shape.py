@@ -56,7 +56,8 @@ def test_bincount_runs_once_per_example_as_torch():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             same = m.vmap(m.bincount)(m.tensor([[1, 2, 1], [0, 2, 1]])).tolist()
-            wide = m.vmap(lambda a: m.bincount(a, minlength=5))(m.tensor([[1, 2, 2], [0, 0, 3]]))
+            wide = m.vmap(lambda a, m=m: m.bincount(a, minlength=5))(
+                m.tensor([[1, 2, 2], [0, 0, 3]]))
             errors = []
             for bad in ([[1, 2, 2], [0, 0, 3]], [[1, -2, 1], [0, 0, 1]]):
                 with pytest.raises(RuntimeError) as e:
