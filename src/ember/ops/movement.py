@@ -430,6 +430,8 @@ def unfold(x: Tensor, dimension: int, size: int, step: int) -> Tensor:
         raise RuntimeError(
             f"maximum size for tensor at dimension {d} is {n} but size is {size}"
         )
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
     return bind(view_p, x, fn=V_UNFOLD, dim=d, size=size, step=step)
@@ -440,9 +442,7 @@ def as_strided(x: Tensor, size, stride, storage_offset=None) -> Tensor:
     stride = tuple(int(s) for s in stride)
     off = x._offset if storage_offset is None else int(storage_offset)
     if len(size) != len(stride):
-        raise RuntimeError(
-            f"mismatch in length of strides and shape: {len(stride)} vs {len(size)}"
-        )
+        raise RuntimeError("mismatch in length of strides and shape")
     if any(s < 0 for s in stride):
         raise RuntimeError("as_strided: Negative strides are not supported at the moment, got "
                            f"strides: {list(stride)}")

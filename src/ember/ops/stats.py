@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import builtins
 import math
-import warnings
 
 import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor
+from .._user_warnings import warn_at_user
 from ..amp.autocast_mode import autocast_op
 from ._batching import front
 from ._common import type_name, write_out
@@ -146,20 +146,25 @@ def _require_floating(input: Tensor, name: str) -> None:
         raise RuntimeError(f"{name} only support floating point and complex dtypes")
 
 
+def _spread(input: Tensor, dim, unbiased, keepdim: bool, correction, root: bool,
+            name: str) -> Tensor:
+    """var (or std, with `root`) of input; `name` is the op the user called, which
+    PyTorch's degrees-of-freedom warning names (var_mean's says "var_mean()")."""
+    dim, c = _correction(name, dim, unbiased, correction)
+    _require_floating(input, "std and var")
+    dims = norm_dims(dim, input.ndim)
+    if _dof(input._shape, dims if input.ndim else (), c) <= 0:
+        warn_at_user(
+            f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
+            "than the reduction factor (input numel divided by output numel).")
+    return apply(reduce_p, input, fn=STD if root else VAR, dims=dims, keepdim=keepdim,
+                 correction=c)
+
+
 def _var_like(name: str, root: bool):
     def op(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *,
            correction=None, out=None) -> Tensor:
-        dim, c = _correction(name, dim, unbiased, correction)
-        _require_floating(input, "std and var")
-        dims = norm_dims(dim, input.ndim)
-        if _dof(input._shape, dims if input.ndim else (), c) <= 0:
-            warnings.warn(
-                f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
-                "than the reduction factor (input numel divided by output numel).",
-                UserWarning, stacklevel=2)
-        r = apply(reduce_p, input, fn=STD if root else VAR, dims=dims, keepdim=keepdim,
-                  correction=c)
-        return write_out(r, out)
+        return write_out(_spread(input, dim, unbiased, keepdim, correction, root, name), out)
 
     op.__name__ = name
     return op
@@ -175,7 +180,7 @@ def var_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *,
              correction=None, out=None):
     """(var, mean) over `dim`, as a tuple."""
     _require_floating(input, "var_mean")
-    v = var(input, dim, unbiased, keepdim, correction=correction)
+    v = _spread(input, dim, unbiased, keepdim, correction, False, "var_mean")
     dim, _ = _correction("var_mean", dim, unbiased, correction)
     m = input.mean(dim, keepdim=keepdim)
     return tuple(write_out((v, m), out)) if out is not None else (v, m)
@@ -185,7 +190,7 @@ def std_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *,
              correction=None, out=None):
     """(std, mean) over `dim`, as a tuple."""
     _require_floating(input, "std_mean")
-    s = std(input, dim, unbiased, keepdim, correction=correction)
+    s = _spread(input, dim, unbiased, keepdim, correction, True, "std_mean")
     dim, _ = _correction("std_mean", dim, unbiased, correction)
     m = input.mean(dim, keepdim=keepdim)
     return tuple(write_out((s, m), out)) if out is not None else (s, m)
@@ -572,6 +577,7 @@ def _quantile_qs(input: Tensor, q, name: str):
 
 def _quantile(input, q, dim, keepdim, interpolation, out, ignore_nan, name):
     from .index import gather
+    from .ternary import lerp
 
     if input._dtype not in (dt.float32, dt.float64):
         raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
@@ -594,7 +600,9 @@ def _quantile(input, q, dim, keepdim, interpolation, out, ignore_nan, name):
     xe = x.unsqueeze(0).expand((len(qs),) + tuple(x._shape))
     below = gather(xe, d + 1, lo)
     if interpolation in ("linear", "midpoint"):
-        r = below + w * (gather(xe, d + 1, hi) - below)
+        # NOTE: PyTorch interpolates with lerp_, whose formula changes at weight 0.5 (from
+        # below, or back from above), so the last bit follows it only through lerp
+        r = lerp(below, gather(xe, d + 1, hi), w)
     else:
         r = below
     if dim is None:

@@ -37,17 +37,23 @@ def _legacy_reduction(size_average, reduce, reduction: str) -> str:
         if reduction not in _REDUCTIONS:
             raise ValueError(f"{reduction} is not a valid value for reduction")
         return reduction
-    warnings.warn("size_average and reduce args will be deprecated, please use reduction='"
-                  f"{_legacy_string(size_average, reduce)}' instead.", stacklevel=3)
     return _legacy_string(size_average, reduce)
 
 
 def _legacy_string(size_average, reduce) -> str:
+    """The reduction that the deprecated size_average/reduce flags stand for, with PyTorch's
+    deprecation warning (losses' constructors and functions alike)."""
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
     if size_average and reduce:
-        return "mean"
-    return "sum" if reduce else "none"
+        reduction = "mean"
+    else:
+        reduction = "sum" if reduce else "none"
+    # NOTE: PyTorch warns from one line of its own, so under the default filter the warning
+    # shows once per process however many losses use the flags; so does ember's
+    warnings.warn("size_average and reduce args will be deprecated, please use "
+                  f"reduction='{reduction}' instead.", stacklevel=1)
+    return reduction
 
 
 def _reduce(loss: Tensor, reduction: str) -> Tensor:
@@ -338,6 +344,25 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
                                    beta=beta)
 
 
+def _huber_into_input_dtype(input: Tensor, target: Tensor, reduction: str,
+                            delta: float) -> Tensor:
+    """Huber's loss as PyTorch writes it when the dtypes differ: into a tensor like `input`,
+    each element computed in the promoted dtype and rounded to input's (an error where
+    that cast would lose the kind), then reduced in input's dtype."""
+    common = E.result_type(input, target)
+    if not E.can_cast(common, input._dtype):
+        raise RuntimeError(f"result type {type_name(common)} can't be cast to the desired "
+                           f"output type {type_name(input._dtype)}")
+    loss = loss_ops.pointwise_loss(loss_ops.huber_loss_p, input.to(common), target.to(common),
+                                   "none", delta=delta)
+    out = _reduce(loss.to(input._dtype), reduction)
+    if out.grad_fn is not None:
+        # TODO(timeseries_forecast): PyTorch's HuberLossBackward0 refuses mixed dtypes
+        # ("Found dtype Double but expected Float"); this node differentiates them
+        rename_node(out.grad_fn, "HuberLossBackward0")
+    return out
+
+
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
     """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta)."""
@@ -348,6 +373,8 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     if weight is None:
+        if target._dtype is not input._dtype:
+            return _huber_into_input_dtype(input, target, reduction, delta)
         return loss_ops.pointwise_loss(loss_ops.huber_loss_p, input, target, reduction,
                                        delta=delta)
     _check_weight_size(input, weight)
@@ -402,18 +429,39 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
     return _reduce(loss, reduction)
 
 
+def _homoscedastic_var(input: Tensor, var: Tensor) -> Tensor:
+    """`var` shaped to broadcast against `input`: as is when the shapes match, with a trailing
+    unit dim when it lacks input's last dim, as is when one dim of size 1 tells them apart;
+    any other shape is an error (PyTorch's three cases and words)."""
+    if var.shape == input.shape:
+        return var
+    if var.shape == input.shape[:-1]:
+        return var.unsqueeze(-1)
+    if var.dim() == input.dim() and \
+            sum(v for i, v in zip(input.shape, var.shape) if i != v) == 1:
+        return var
+    raise ValueError("var is of incorrect size")
+
+
 def gaussian_nll_loss(input: Tensor, target: Tensor, var, full: bool = False, eps: float = 1e-6,
                       reduction: str = "mean") -> Tensor:
+    """Negative log likelihood of `target` under N(input, var), without or with its constant."""
     import math
 
-    if not isinstance(var, Tensor):
-        var = E.full_like(input, float(var))
-    elif var.shape != input.shape and var.dim() == input.dim() - 1 + 0 \
-            and var.shape == input.shape[:-1]:
-        var = var.unsqueeze(-1)
-    if (var.detach() < 0).any():
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * E.ones_like(input)
+    elif E.any(var < 0):
         raise ValueError("var has negative entry/entries")
-    var = var.clamp_min(eps) if not var.requires_grad else E.where(var < eps, eps, var)
+    var = _homoscedastic_var(input, var)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    # NOTE: PyTorch clamps a copy of var in place with autograd off, so the gradient reaches
+    # var through the clamp as if it were the identity (even where var < eps)
+    var = var.clone()
+    with E.no_grad():
+        var.clamp_(min=eps)
     loss = 0.5 * (var.log() + (input - target) ** 2 / var)
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)

@@ -291,6 +291,10 @@ class RNNBase(Module):
             names = ("hidden[0]", "cell") if lstm else ("hidden",)
             parts = [self._check_hidden(h, s, batched, names[i], packed)
                      for i, (h, s) in enumerate(zip(given, shapes))]
+            if lstm and batched and sorted_indices is None and len(hx) != 2:
+                # NOTE: PyTorch reads hx[0] and hx[1] only; its kernel refuses a longer tuple
+                # unless a permutation (packed, unsorted) or unsqueeze (unbatched) rebuilt it
+                raise RuntimeError("lstm expects two hidden states")
         if lstm:
             return list(zip(parts[0].unbind(0), parts[1].unbind(0)))
         return list(parts[0].unbind(0))

@@ -70,7 +70,7 @@ class TransformerEncoderLayer(Module):
     def forward(self, src: Tensor, src_mask: Tensor | None = None,
                 src_key_padding_mask: Tensor | None = None, is_causal: bool = False) -> Tensor:
         src_key_padding_mask = canonical_mask(src_key_padding_mask, "src_key_padding_mask",
-                                              src.dtype)
+                                              src.dtype, src_mask, "src_mask")
         src_mask = canonical_mask(src_mask, "src_mask", src.dtype)
         x = src
         if self.norm_first:
@@ -214,6 +214,11 @@ class TransformerEncoder(Module):
     def forward(self, src: Tensor, mask: Tensor | None = None,
                 src_key_padding_mask: Tensor | None = None,
                 is_causal: bool | None = None) -> Tensor:
+        # NOTE: as PyTorch, the stack turns both masks into float masks once (warning when
+        # their dtypes differ), so its layers and attention see matching float masks
+        src_key_padding_mask = canonical_mask(src_key_padding_mask, "src_key_padding_mask",
+                                              src.dtype, mask, "mask")
+        mask = canonical_mask(mask, "mask", src.dtype)
         out = src
         padding = self._fast_path_padding(src, mask, src_key_padding_mask)
         for mod in self.layers:

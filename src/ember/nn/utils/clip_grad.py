@@ -76,8 +76,15 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0,
 def clip_grad_value_(parameters, clip_value: float, foreach=None) -> None:
     """Clamp every gradient element into [-clip_value, clip_value]."""
     clip_value = float(clip_value)
+    grads = _grads(parameters)
+    if not grads:
+        # NOTE: PyTorch groups the gradients by device before clamping, and its grouping
+        # refuses an empty list (clip_grad_norm_ instead returns a zero norm)
+        raise RuntimeError("Expected !nested_tensorlist[0].empty() to be true, but got false.  "
+                           "(Could this error message be improved?  If so, please report an "
+                           "enhancement request to PyTorch.)")
     with E.no_grad():
-        for g in _grads(parameters):
+        for g in grads:
             g.clamp_(min=-clip_value, max=clip_value)
 
 

@@ -119,7 +119,7 @@ def pack_padded_sequence(input: Tensor, lengths, batch_first: bool = False,
     if lengths.ndim != 1 or lengths.device.type != "cpu":
         raise RuntimeError(f"'lengths' argument should be a 1D CPU int64 tensor, but got "
                            f"{lengths.ndim}D {lengths.device.type} Long tensor")
-    lens, batch = lengths.tolist(), input.shape[1]
+    lens, batch = lengths.tolist(), input.size(1)  # (IndexError in torch's words if 1-D)
     if len(lens) != batch:
         raise RuntimeError(f"Expected `len(lengths)` to be equal to batch_size, but got "
                            f"{len(lens)} (batch_size={batch})")
@@ -175,11 +175,11 @@ def pad_sequence(sequences, batch_first: bool = False, padding_value: float = 0.
         raise RuntimeError("pad_sequence: Expected iterable for input sequences, but got arg of "
                            f"type: {type(sequences)}")
     sequences = tuple(sequences)
-    if padding_side not in ("left", "right"):
-        raise ValueError(f"Expected padding_side to be one of left or right, but got "
-                         f"{padding_side}.")
     if not sequences:
         raise RuntimeError("received an empty list of sequences")
+    if padding_side not in ("left", "right"):
+        raise RuntimeError(f"Expected padding_side to be one of left or right, but got "
+                           f"{padding_side}.")
     # NOTE: as ATen's pad_sequence: a filled tensor shaped by the first sequence, each
     # sequence copied in (so others broadcast, or fail as copy_ does).
     first = sequences[0]

@@ -1,0 +1,24 @@
+"""pad_sequence's and pack_padded_sequence's argument checks in torch's order, types and
+words: an empty list before an unknown padding_side (both RuntimeError, from torch's C++
+kernel), and a 1-D input read for its batch size as Tensor.size(1) does."""
+
+import pytest
+
+from helpers import same_message
+
+
+@pytest.mark.parametrize("seqs,side", [
+    ("empty", "middle"), ("empty", "right"), ("two", "Left"), ("two", "both")])
+def test_pad_sequence_checks(seqs, side):
+    def call(L):
+        items = [] if seqs == "empty" else [L.ones(3, 2), L.ones(1, 2)]
+        return L.nn.utils.rnn.pad_sequence(items, padding_side=side)
+
+    same_message(call)
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_pack_padded_sequence_of_a_1d_input(batch_first):
+    msg = same_message(lambda L: L.nn.utils.rnn.pack_padded_sequence(
+        L.ones(5), L.tensor([5]), batch_first=batch_first), IndexError)
+    assert msg.startswith("Dimension out of range")
