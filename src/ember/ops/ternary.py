@@ -9,6 +9,7 @@ from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .. import native
 from .._tensor import Tensor
+from .._user_warnings import warn_at_user
 from .._view import broadcast_shapes
 from . import _multiply_add as multiply_add
 from ._common import (
@@ -108,12 +109,20 @@ def where(condition: Tensor, input=None, other=None, *, out=None):
     if not isinstance(condition, Tensor):
         raise TypeError("where(): argument 'condition' (position 1) must be Tensor, not "
                         f"{type(condition).__name__}")
+    if out is not None:  # (the out= overload takes tensors only)
+        for name, pos, v in (("input", 2, input), ("other", 3, other)):
+            if not isinstance(v, Tensor):
+                raise TypeError(f"where(): argument '{name}' (position {pos}) must be Tensor, "
+                                f"not {type(v).__name__}")
     if condition._dtype is not dt.bool_:
         if condition._dtype is not dt.uint8:
             raise RuntimeError(
                 "where expected condition to be a boolean tensor, but got a tensor with dtype "
                 f"{type_name(condition._dtype)}"
             )
+        warn_at_user("where received a uint8 condition tensor. This behavior is deprecated and "
+                     "will be removed in a future version of PyTorch. Use a boolean condition "
+                     "instead.", once=True)
         condition = condition.to(dt.bool_)
     if isinstance(input, Tensor) or isinstance(other, Tensor):
         a, b, d = binary_operands(input, other)
@@ -212,8 +221,19 @@ def _clamp_args(input: Tensor, min, max, name: str = "clamp"):
 
 def clamp(input: Tensor, min=None, max=None, *, out=None) -> Tensor:
     """Elementwise min(max(input, min), max); bounds are numbers or tensors, either may be None."""
-    x, lo, hi, _ = _clamp_args(input, min, max)
+    x, lo, hi, d = _clamp_args(input, min, max)
+    if out is not None:
+        _clamp_cast_check(lo, hi, d, out)
     return write_out(apply(ternary_p, x, lo, hi, fn=_clamp_member(lo, hi)), out)
+
+
+def _clamp_cast_check(lo, hi, d: dt.dtype, out: Tensor) -> None:
+    """PyTorch's check of a clamp result written into `out`: with number bounds its message
+    names the C++ type (`long int`), with tensor bounds the dtype (`Long`)."""
+    if isinstance(out, Tensor) and not dt.can_cast(d, out._dtype):
+        name = type_name if _clamp_member(lo, hi) is clamp_tensor_fn else c_type_name
+        raise RuntimeError(f"result type {type_name(d)} can't be cast to the desired output "
+                           f"type {name(out._dtype)}")
 
 
 def clamp_(self: Tensor, min=None, max=None) -> Tensor:
@@ -225,9 +245,7 @@ def clamp_(self: Tensor, min=None, max=None) -> Tensor:
             raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the "
                                f"broadcast shape {list(shape)}")
     _, lo, hi, d = _clamp_args(self, min, max)
-    if not dt.can_cast(d, self._dtype):
-        raise RuntimeError(f"result type {type_name(d)} can't be cast to the desired output "
-                           f"type {type_name(self._dtype)}")
+    _clamp_cast_check(lo, hi, d, self)
     return apply_(ternary_p, self, lo, hi, fn=_clamp_member(lo, hi))
 
 
