@@ -171,3 +171,24 @@ def test_parameters_of_inference_tensors(name):
         return type(p).__name__, p.is_inference(), p.requires_grad
 
     assert _outcome(run, ember) == _outcome(run, torch)
+
+
+def _modes_seen(L, outer, inner_mode):
+    """(grad enabled, inference enabled, result requires grad) inside inference_mode(inner_mode)
+    entered under `outer`, then grad mode after it."""
+    x = L.ones(2, requires_grad=True)
+    with outer(L):
+        with L.inference_mode(inner_mode):
+            seen = (L.is_grad_enabled(), L.is_inference_mode_enabled(), (x * 2).requires_grad)
+        return seen + (L.is_grad_enabled(),)
+
+
+OUTER_MODES = {"none": lambda L: L.enable_grad(), "no_grad": lambda L: L.no_grad(),
+               "inference": lambda L: L.inference_mode()}
+
+
+@pytest.mark.parametrize("inner_mode", [True, False])
+@pytest.mark.parametrize("outer", OUTER_MODES.values(), ids=OUTER_MODES.keys())
+def test_inference_mode_sets_grad_mode_to_its_opposite(outer, inner_mode):
+    # inference_mode(False) turns gradients on, even inside no_grad or inference_mode
+    assert _modes_seen(ember, outer, inner_mode) == _modes_seen(torch, outer, inner_mode)

@@ -153,11 +153,10 @@ class inference_mode(_Mode):
 
     def __enter__(self) -> None:
         self.prev = (state.enabled, state.inference)
-        if self.mode:
-            state.enabled = False
-            state.inference = True
-        else:
-            state.inference = False
+        # NOTE: as PyTorch's InferenceMode guard, the mode sets grad mode to its opposite:
+        # `inference_mode(False)` turns gradients on, even inside `no_grad`.
+        state.enabled = not self.mode
+        state.inference = self.mode
 
     def __exit__(self, *exc) -> None:
         state.enabled, state.inference = self.prev

@@ -121,6 +121,8 @@ CASES = [
     ("float_class", ember.isfinite, "any"),
     ("float_class", ember.isneginf, "any"),
     ("nan_to_num", lambda x: ember.nan_to_num(x, nan=0.5), "any"),
+    ("angle", ember.angle, "any"),
+    ("angle", ember.angle, "complex"),
     # (frexp binds both of its members: each bound alone here)
     ("frexp", lambda x: bind(unary_p, x, fn=frexp_mantissa_fn), "any"),
     ("frexp_exponent", lambda x: bind(unary_p, x, fn=frexp_exponent_fn), "any"),

@@ -29,6 +29,7 @@ CASES = [
     _u("abs", lambda m, x: m.abs(x), complex=True),
     _u("sign", lambda m, x: m.sign(x) * x),
     _u("sgn", lambda m, x: m.sgn(x), complex=True),
+    _u("angle", lambda m, x: m.angle(x), complex=True),
     _u("logical_not", lambda m, x: m.logical_not(x > 0.3), jvp=ND, vjp=ND),
     _u("bitwise_not", lambda m, x: m.bitwise_not((x * 3).long()), jvp=ND, vjp=ND),
     _u("conj", lambda m, x: m.conj(x * (1 + 0.5j)).abs(), complex=True),

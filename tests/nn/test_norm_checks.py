@@ -1,18 +1,25 @@
-"""group_norm's and instance_norm's checks of their weight and bias against torch's words.
+"""group_norm's and instance_norm's checks of their weight and bias, and rms_norm's checks of
+its operands, against torch's words.
 
 # NOTE: until nn/_functional/layers.py calls these checks, the tests compare the checks'
 # errors with the ones torch's functional raises for the same arguments.
 """
+
+import warnings
 
 import pytest
 import torch
 import torch.nn.functional as F
 
 import ember
+import ember.nn.functional as EF
+from ember.nn._functional import norm_checks
 from ember.nn._functional.norm_checks import (
     check_group_norm_affine,
     check_instance_norm_affine,
 )
+
+from helpers import assert_same
 
 SHAPE = (2, 8, 4, 4)
 AFFINES = [((6,), None), (None, (6,)), ((2, 4), None), ((8,), (2, 4)), ((8,), (6,)),
@@ -55,3 +62,72 @@ def test_affines_of_one_value_per_channel_pass():
     check_group_norm_affine(x, None, None)
     for repeated in (False, True):
         check_instance_norm_affine(x, ember.ones(8), ember.zeros(8), repeated=repeated)
+
+
+# (input shape, input dtype, normalized_shape, weight shape or None); weights are float32
+RMS_REFUSED = [
+    ((2, 33), "float32", (32,), None),  # trailing size: no comma after `*` in rms_norm's words
+    ((2, 3, 33), "float32", (3, 32), None),
+    ((2, 33), "int64", (32,), None),  # (the shape is checked before the dtype)
+    ((2, 33), "float32", (32,), (31,)),  # the weight's shape is checked first
+    ((3,), "float32", (4, 5), (3,)),
+    ((3,), "float32", (4, 5), None),  # fewer dims than normalized_shape: a ValueError
+    ((3,), "float32", (4, 5), (4, 5)),
+    ((3,), "int64", (4, 5), None),
+    ((3,), "float32", (), None),
+    ((3,), "int64", (3,), None),  # integer and bool inputs have no kernel
+    ((2,), "bool", (2,), None),
+]
+
+
+def _rms_call(lib, shape, dtype, normalized, weight):
+    x = lib.ones(shape, dtype=getattr(lib, dtype))
+    return lambda: lib.nn.functional.rms_norm(x, normalized, None if weight is None
+                                              else lib.ones(weight))
+
+
+@pytest.mark.parametrize("shape,dtype,normalized,weight", RMS_REFUSED)
+def test_rms_norm_refuses_as_torch(shape, dtype, normalized, weight):
+    with pytest.raises(Exception) as expected:
+        _rms_call(torch, shape, dtype, normalized, weight)()
+    with pytest.raises(Exception) as got:
+        _rms_call(ember, shape, dtype, normalized, weight)()
+    assert (type(got.value), str(got.value)) == (type(expected.value), str(expected.value))
+
+
+@pytest.mark.parametrize("fn", ["layer_norm", "rms_norm"])
+def test_functional_norms_refuse_an_int_normalized_shape(fn):
+    # (the module classes wrap an int themselves; the functions take a sequence only)
+    with pytest.raises(TypeError) as expected:
+        getattr(F, fn)(torch.ones(2, 3), 3)
+    with pytest.raises(TypeError) as got:
+        getattr(EF, fn)(ember.ones(2, 3), 3)
+    assert str(got.value) == str(expected.value)
+
+
+@pytest.mark.parametrize("x_dtype,w_dtype", [("float32", "float64"), ("float64", "float32"),
+                                             ("bfloat16", "float32"), ("float32", "bfloat16")])
+def test_rms_norm_with_a_weight_of_another_dtype_keeps_the_input_dtype(x_dtype, w_dtype):
+    # (the values go through a mean of squares and rsqrt: float tolerance)
+    x = torch.randn(3, 8, generator=torch.Generator().manual_seed(0)).to(getattr(torch, x_dtype))
+    w = torch.linspace(0.5, 2.0, 8).to(getattr(torch, w_dtype))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = F.rms_norm(x, (8,), w)
+        got = EF.rms_norm(ember.tensor(x.float().numpy()).to(getattr(ember, x_dtype)), (8,),
+                          ember.tensor(w.float().numpy()).to(getattr(ember, w_dtype)))
+    assert_same(got, expected, rtol=1e-2 if "bfloat16" in (x_dtype, w_dtype) else 1e-5)
+
+
+def test_rms_norm_dtype_mismatch_warns_once_per_process(monkeypatch):
+    # PyTorch's TORCH_WARN_ONCE: the first mismatch warns, later ones (other dtypes too) do not
+    monkeypatch.setattr(norm_checks, "_warned_mismatch", [])
+    with pytest.warns(UserWarning) as record:
+        EF.rms_norm(ember.ones(2, 4, dtype=ember.float64), (4,), ember.ones(4))
+    assert [str(w.message) for w in record] == [
+        "Mismatch dtype between input and weight: input dtype = double, weight dtype = float, "
+        "Cannot dispatch to fused implementation."]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        EF.rms_norm(ember.ones(2, 4), (4,), ember.ones(4, dtype=ember.bfloat16))
+        EF.rms_norm(ember.ones(2, 4) + 0j, (4,), ember.ones(4))  # complex: no fused path

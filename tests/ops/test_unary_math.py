@@ -1,5 +1,5 @@
 """unary_math.py against torch: exp/log family, trig, erf family, rounding, predicates,
-nan_to_num, over every dtype, with gradients, in-place, and meta."""
+nan_to_num, angle, over every dtype, with gradients, in-place, and meta."""
 
 import math
 
@@ -56,12 +56,13 @@ SPECS = [
     Spec("isposinf", ember.isposinf, torch.isposinf, grad=False, inplace=None),
     Spec("isneginf", ember.isneginf, torch.isneginf, grad=False, inplace=None),
     Spec("nan_to_num", ember.nan_to_num, torch.nan_to_num),
+    Spec("angle", ember.angle, torch.angle, inplace=None),
 ]
 test_values, test_grad_vs_torch, test_grad_fd, test_inplace, test_meta = unary_tests(SPECS)
 
 COMPLEX_GRAD = [s for s in SPECS if s.name in (
     "rsqrt", "square", "exp2", "expm1", "log2", "log10", "log1p", "reciprocal", "tan", "asin",
-    "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh")]
+    "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "angle")]
 
 
 @pytest.mark.parametrize("spec", COMPLEX_GRAD, ids=[s.name for s in COMPLEX_GRAD])
@@ -257,3 +258,35 @@ def test_erf_float64_within_two_ulps_of_math_erf():
     want = np.array([math.erf(v) for v in x])
     bound = 2 if ember.native.available() else 3  # (the NumPy kernel's bound: 3 ulp)
     assert np.abs(got.view(np.int64) - want.view(np.int64)).max() <= bound
+
+
+ANGLE_REALS = [1.0, -2.0, 0.0, -0.0, float("nan"), -float("inf"), float("inf"), -1e-30]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_angle_of_reals_is_pi_for_negatives_and_keeps_nan(dtype):
+    # (exact: the result is 0, pi rounded to the dtype, or the NaN itself)
+    e = ember.tensor(ANGLE_REALS, dtype=getattr(ember, dtype))
+    t = torch.tensor(ANGLE_REALS, dtype=getattr(torch, dtype))
+    assert_same(ember.angle(e), torch.angle(t), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("values", [[3, -1, 0], [True, False]])
+def test_angle_of_integers_and_bools_is_a_float_tensor(values):
+    assert_same(ember.tensor(values).angle(), torch.tensor(values).angle(), rtol=0, atol=0)
+
+
+def test_angle_gradients_follow_torch_at_zero_and_on_the_negative_axis():
+    # complex: i g z / |z|^2, but 0 at z == 0 (not the NaN of atan2's formula); real: zeros
+    # (rtol: a complex division and |z|^2 may differ from torch's kernels in the last bit)
+    z = [1 + 1j, -1 + 0j, 0j, -2 - 3j, 0.5j]
+    e = ember.tensor(z, dtype=ember.complex128, requires_grad=True)
+    t = torch.tensor(z, dtype=torch.complex128, requires_grad=True)
+    ye, yt = e.angle(), t.angle()
+    assert (ye.dtype, type(ye.grad_fn).__name__) == (ember.float64, "AngleBackward0")
+    ye.backward(ember.tensor([1.0, 2.0, 3.0, -1.0, 0.5], dtype=ember.float64))
+    yt.backward(torch.tensor([1.0, 2.0, 3.0, -1.0, 0.5], dtype=torch.float64))
+    assert_same(e.grad, t.grad, rtol=1e-15, atol=0)
+    r = ember.tensor(ANGLE_REALS, requires_grad=True)
+    r.angle().sum().backward()
+    assert_same(r.grad, torch.zeros(len(ANGLE_REALS)), rtol=0, atol=0)

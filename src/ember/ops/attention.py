@@ -3,8 +3,8 @@
 # NOTE: a listed exception (`_core/fused.py`), for 4-D inputs without dropout, where
 # PyTorch's CPU build runs its flash kernel (ScaledDotProductFlashAttentionForCpuBackward0;
 # other calls are the composite in nn.functional). One kernel: scores, mask, a row
-# softmax, the weighted sum; it keeps the attention weights for the backward, one kernel
-# too (ember ops under create_graph).
+# softmax (zero weights for a row with every score masked), the weighted sum; it keeps the
+# attention weights for the backward, one kernel too (ember ops under create_graph).
 """
 
 from __future__ import annotations
@@ -52,6 +52,11 @@ def _attention_kernel(q, k, v, mask, *, scale, causal):
     elif mask is not None:
         np.add(scores, mask, out=scores, casting="unsafe")
     weights = softmax_p.kernel(scores, dim=scores.ndim - 1)
+    # NOTE: a row whose every score is masked (-inf) attends to nothing: PyTorch's kernels
+    # give it zero weights, so a zero output and zero gradients, where a softmax gives NaN.
+    masked = np.max(scores, axis=-1, keepdims=True) == -np.inf
+    if masked.any():
+        weights = np.where(masked, 0, weights).astype(weights.dtype, copy=False)
     out = blas(np.matmul, weights, v, 2 * q.shape[-2] * k.shape[-2] * v.shape[-1])
     return out, weights
 

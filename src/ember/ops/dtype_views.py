@@ -210,7 +210,7 @@ def view_as_complex(input: Tensor) -> Tensor:
     if d not in _COMPLEX_OF:
         raise RuntimeError(
             "view_as_complex is only supported for half, float and double tensors, but got a "
-            f"tensor of scalar type: {d.name}")
+            f"tensor of scalar type: {type_name(d)}")
     why = _complex_view_error(input)
     if why is not None:
         raise RuntimeError(why)

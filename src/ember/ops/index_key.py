@@ -367,10 +367,16 @@ def value_tensor(value, x: Tensor) -> Tensor:
     return scalar_tensor(value, dtype=x._dtype, device=x.device)
 
 
-def check_value_shape(target, vshape, advanced: bool, dtype=dt.float32) -> None:
+def check_value_shape(target, vshape, advanced: bool, dtype=dt.float32, *,
+                      strip_ones: bool = True) -> None:
+    """The value of an indexed write must broadcast to the indexed result's shape `target`.
+
+    `x[key] = value` drops all of the value's leading size-1 dims first (so PyTorch's
+    messages quote its shape without them); `index_put_` takes the value as it is
+    (`strip_ones=False`)."""
     vshape = tuple(vshape)
-    while len(vshape) > len(target) and vshape[0] == 1:
-        vshape = vshape[1:]  # PyTorch drops a value's leading size-1 dims
+    while strip_ones and vshape and vshape[0] == 1:
+        vshape = vshape[1:]
     try:
         ok = broadcast_shapes(target, vshape) == tuple(target)
     except RuntimeError:

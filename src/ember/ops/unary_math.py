@@ -19,7 +19,7 @@ from .. import _dtype as dt
 from .. import native
 from .._tensor import Tensor
 from ..native import calls
-from ._common import type_name, write_out
+from ._common import same_meta, type_name, write_out
 from ._in_float64 import _via64
 from .binary import pow as _pow
 from .registry import apply, deflower, defvjp, nondifferentiable
@@ -367,6 +367,44 @@ defvjp(frac_p, lambda g, out, x: g, reads=((),))
 defjvp1(frac_p, lambda t, out, x: t)
 
 
+# --- angle -----------------------------------------------------------------------------
+
+def _angle_kernel(a):
+    if a.dtype.kind == "c":
+        return np.angle(a)  # atan2(imag, real), in the real dtype of the parts
+    wide = a.astype(np.float32) if a.dtype.itemsize == 2 else a
+    # NOTE: PyTorch's real angle is pi where x < 0, else 0 (-0.0 and -0j included), NaN kept.
+    out = np.where(np.isnan(wide), wide, np.where(wide < 0, np.pi, 0.0))
+    return out.astype(a.dtype)
+
+
+def _angle_grad(g, out, x):
+    # PyTorch's angle_backward: zeros for real inputs; for complex, the gradient of
+    # atan2(im, re) as one complex number, i g z / |z|^2, and 0 at z == 0.
+    from .creation import zeros_like
+    from .ternary import where
+
+    if not x._dtype.is_complex:
+        return zeros_like(x)
+    sq = x.abs().square()
+    return where(x == 0, 0j, g * x * 1j / where(sq == 0, 1.0, sq))
+
+
+def _angle_tangent(t, out, x):
+    # d atan2(im, re) = Im(conj(z) t) / |z|^2, 0 at z == 0
+    from .ternary import where
+
+    if not x._dtype.is_complex:
+        return t * 0
+    sq = x.abs().square()
+    return where(sq == 0, 0.0, (x.conj() * t).imag / where(sq == 0, 1.0, sq))
+
+
+angle_p = unary("angle", _angle_kernel, meta=lambda x: same_meta(x, x._dtype.to_real()))
+defvjp(angle_p, _angle_grad)
+defjvp1(angle_p, _angle_tangent)
+
+
 # --- predicates and nan_to_num ----------------------------------------------------------
 
 _FLOAT_TESTS = {"nan": np.isnan, "inf": np.isinf, "posinf": np.isposinf,
@@ -425,6 +463,8 @@ _logit, _logit_ = unary_api(logit_p, "log(p / (1 - p)).", reject=_NO_COMPLEX)
 erf, erf_ = unary_api(erf_p, "The error function.", reject=_NO_COMPLEX, kname="erf_vml_cpu")
 erfc, erfc_ = unary_api(erfc_p, "1 - erf(x), accurate where erf(x) is near 1.",
                         reject=_NO_COMPLEX, kname="erfc_vml_cpu")
+angle, _ = unary_api(angle_p, "The argument of each element: atan2(imag, real) for complex, "
+                     "pi for negative reals, else 0.")
 erfinv, erfinv_ = unary_api(erfinv_p, "The inverse error function on (-1, 1).",
                             reject=_NO_COMPLEX, kname="erfinv_cpu")
 floor, floor_ = unary_api(floor_p, "Largest integer <= x (integers unchanged).", result=SAME,
@@ -548,7 +588,7 @@ _FNS = {
     "arcsin": arcsin, "arccos": arccos, "arctan": arctan, "arcsinh": arcsinh,
     "arccosh": arccosh, "arctanh": arctanh, "logit": logit, "erf": erf, "erfc": erfc,
     "erfinv": erfinv, "floor": floor, "ceil": ceil, "trunc": trunc, "fix": fix, "round": round,
-    "frac": frac, "square": square, "nan_to_num": nan_to_num,
+    "frac": frac, "square": square, "nan_to_num": nan_to_num, "angle": angle,
 }
 _INPLACE = {
     "rsqrt_": rsqrt_, "exp2_": exp2_, "expm1_": expm1_, "log2_": log2_, "log10_": log10_,

@@ -494,9 +494,22 @@ def _reduced_flash(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor 
         scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
     elif attn_mask is not None:
         scores = scores + attn_mask.float()
-    exp = (scores - scores.amax(-1, keepdim=True)).exp()
+    top = scores.amax(-1, keepdim=True)
+    masked = top == float("-inf")  # every score of the row masked: zero weights, zero output
+    exp = (scores - top.masked_fill(masked, 0.0)).exp()
     total = exp.sum(-1, keepdim=True)
-    return (exp.to(dtype).float().matmul(value.float()) * total.reciprocal()).to(dtype)
+    inverse = total.reciprocal().masked_fill(masked, 0.0)
+    return (exp.to(dtype).float().matmul(value.float()) * inverse).to(dtype)
+
+
+def _safe_softmax(scores: Tensor) -> Tensor:
+    """Softmax over the last dim, with zeros (and zero gradients) for a row whose every
+    score is -inf, where a softmax would give NaN: PyTorch's composite attention does so
+    (its `_safe_softmax`)."""
+    masked = (scores == float("-inf")).all(-1, keepdim=True)
+    # (the masked rows are given finite scores first, so that no NaN reaches the backward;
+    # no branch on `masked.any()`, which vmap could not follow)
+    return scores.masked_fill(masked, 0.0).softmax(-1).masked_fill(masked, 0.0)
 
 
 @autocast_op("scaled_dot_product_attention")
@@ -548,7 +561,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
             scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
         else:
             scores = scores + attn_mask.to(scores.dtype)
-    attn = scores.softmax(-1)
+    attn = _safe_softmax(scores)
     if dropout_p > 0.0:
         attn = dropout(attn, dropout_p, True)
     out = attn.matmul(value)

@@ -11,10 +11,20 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..._tensor import Tensor
+from ..._user_warnings import warn_at_user
 from ...autograd import grad_mode
 
 if TYPE_CHECKING:
     from .module import Module
+
+
+# PyTorch's words, warned (at the caller's line) on every cast of a module to a complex dtype
+_COMPLEX_MODULES = (
+    "Complex modules are a new feature under active development whose design may change, and "
+    "some modules might not work as expected when using complex tensors as parameters or "
+    "buffers. Please file an issue at "
+    "https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml if a complex module "
+    "does not work as expected.")
 
 
 class _ConversionMixin:
@@ -46,6 +56,8 @@ class _ConversionMixin:
         if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got "
                             f"desired dtype={dtype}")
+        if dtype is not None and dtype.is_complex:
+            warn_at_user(_COMPLEX_MODULES)
 
         def convert(t: Tensor) -> Tensor:
             d = dtype if dtype is not None and (t.is_floating_point() or t.is_complex()) \
