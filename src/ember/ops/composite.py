@@ -488,18 +488,24 @@ def histogram(input: Tensor, bins=100, *, range=None, weight=None, density: bool
     return histogram_result(hist, edges)
 
 
-def complex(real: Tensor, imag: Tensor) -> Tensor:
-    """real + i * imag, for float32 / float64 inputs of the same dtype."""
-    if real.dtype is not imag.dtype:
-        raise RuntimeError(
-            f"Expected object of scalar type {real.dtype.name} but got scalar type "
-            f"{imag.dtype.name} for second argument"
-        )
-    if real.dtype not in (dt.float32, dt.float64, dt.float16):
-        raise RuntimeError(
-            "Expected both inputs to be Half, Float or Double tensors but got "
-            f"{real.dtype.name} and {imag.dtype.name}"
-        )
+_PART_DTYPES = (dt.float16, dt.float32, dt.float64)
+
+
+def _check_parts(fname: str, first, second, names: tuple[str, str]) -> None:
+    """complex()'s and polar()'s checks of their two operands, in PyTorch's order and words."""
+    for pos, (name, t) in enumerate(zip(names, (first, second)), 1):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{fname}(): argument '{name}' (position {pos}) must be Tensor, "
+                            f"not {type(t).__name__}")
+    if first.dtype not in _PART_DTYPES or second.dtype not in _PART_DTYPES:
+        raise RuntimeError("Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{type_name(first.dtype)} and {type_name(second.dtype)}")
+    if first.dtype is not second.dtype:
+        raise RuntimeError(f"Expected object of scalar type {type_name(first.dtype)} but got "
+                           f"scalar type {type_name(second.dtype)} for second argument")
+
+
+def _from_parts(real: Tensor, imag: Tensor) -> Tensor:
     from .dtype_views import view_as_complex
     from .join import broadcast_tensors, stack
 
@@ -509,9 +515,21 @@ def complex(real: Tensor, imag: Tensor) -> Tensor:
     return view_as_complex(stack([re, im], -1))
 
 
+def complex(real: Tensor, imag: Tensor) -> Tensor:
+    """real + i * imag, for float16 / float32 / float64 inputs of the same dtype."""
+    _check_parts("complex", real, imag, ("real", "imag"))
+    return _from_parts(real, imag)
+
+
 def polar(abs: Tensor, angle: Tensor) -> Tensor:
     """abs * (cos(angle) + i sin(angle))."""
-    return complex(abs * angle.cos(), abs * angle.sin())
+    _check_parts("polar", abs, angle, ("abs", "angle"))
+    if abs.dtype is dt.float16:
+        raise NotImplementedError("\"polar_cpu\" not implemented for 'Half'")
+    out = _from_parts(abs * angle.cos(), abs * angle.sin())
+    if out.grad_fn is not None:
+        rename_node(out.grad_fn, "PolarBackward0")
+    return out
 
 
 TENSOR_METHODS = {"diff": diff}
