@@ -129,7 +129,10 @@ def result_type(tensor1, tensor2) -> dtype:
     return _dtype.result_type(tensor1, tensor2)
 
 
-def numel(input: Tensor):
+def numel(input: Tensor) -> int:
+    if not isinstance(input, Tensor):
+        raise TypeError(f"numel(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
     return input.numel()
 
 

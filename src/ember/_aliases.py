@@ -67,6 +67,9 @@ def with_aliases(fn: Callable, name: str, *, method: bool = False, module: str =
         params = inspect.signature(fn).parameters
     except (TypeError, ValueError):
         return fn
+    # (the reductions' wrapper also turns a non-tensor operand's AttributeError into
+    # PyTorch's TypeError: free, as it costs nothing until something raises)
+    guard = not method and module == "ember" and next(iter(params), None) in ("input", "x")
     if "dim" not in params and "keepdim" not in params:
         return fn
     rename = _renames(params, method)
@@ -76,13 +79,59 @@ def with_aliases(fn: Callable, name: str, *, method: bool = False, module: str =
     def call(*args, **kwargs):
         if kwargs and not spelled.isdisjoint(kwargs):
             kwargs = _renamed(name, kwargs, rename)
-        return fn(*args, **kwargs)
+        try:
+            return fn(*args, **kwargs)
+        except AttributeError:
+            if guard:
+                refuse_non_tensor(name, args, kwargs)
+            raise
+        except TypeError as e:
+            if guard and _binding_error(e):
+                refuse_non_tensor(name, args, kwargs)
+            raise
 
     # Pickle finds a function by module and qualified name: point both at the wrapper.
     call._takes_aliases = True
     call.__module__ = "ember._tensor" if method else module
     call.__qualname__ = f"Tensor.{name}" if method else name
     return call
+
+
+# PyTorch's overloads of the functions whose parser lists them all on a bad operand
+_REDUCE_ANY = ("(Tensor input, *, Tensor out = None)",
+               "(Tensor input, tuple of ints dim = None, bool keepdim = False, *, "
+               "Tensor out = None)",
+               "(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)")
+_SPREAD = ("(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, *, "
+           "Tensor out = None)",
+           "(Tensor input, tuple of ints dim = None, *, Number correction = None, "
+           "bool keepdim = False, Tensor out = None)",
+           "(Tensor input, bool unbiased = True)")
+_OVERLOADS = {"any": _REDUCE_ANY, "all": _REDUCE_ANY, "std": _SPREAD, "var": _SPREAD}
+
+
+def refuse_non_tensor(name: str, args: tuple, kwargs: dict) -> None:
+    """PyTorch's parser error for a function given no tensor as its operand (a list, a
+    number): raised where ember's op met the non-tensor (an AttributeError, or a missing
+    argument, which PyTorch's parser reports after the operand)."""
+    from ._tensor import Tensor
+
+    x = args[0] if args else kwargs.get("input", kwargs.get("x", Tensor))
+    if x is Tensor or isinstance(x, Tensor):
+        return
+    if name in _OVERLOADS:
+        got = [type(a).__name__ for a in args] + [f"{k}={type(v).__name__}"
+                                                 for k, v in kwargs.items()]
+        listing = "".join(f" * {sig}\n" for sig in _OVERLOADS[name])
+        raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                        f"({', '.join(got)}), but expected one of:\n{listing}") from None
+    raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                    f"{type(x).__name__}") from None
+
+
+def _binding_error(e: TypeError) -> bool:
+    """Whether `e` is Python's complaint about the call's arguments (a missing one)."""
+    return "required positional argument" in str(e)
 
 
 def dim_or_axis(name: str, dim, axis):

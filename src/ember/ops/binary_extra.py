@@ -477,6 +477,8 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> bool:
     """True when every element of `input` is close to `other` (see `isclose`)."""
+    _need_tensor(input, "allclose", 1, "input")
+    _need_tensor(other, "allclose", 2, "other")
     return bool(isclose(input, other, rtol, atol, equal_nan).all().item())
 
 

@@ -167,6 +167,8 @@ _OVERLOADS = {"trapezoid": (_WITH_X, _WITH_DX), "cumulative_trapezoid": (_WITH_X
 def _integral_args(name: str, y, args: tuple, kwargs: dict) -> tuple:
     """(x or None, dx or None, dim) of a trapezoid-family call, bound as PyTorch's parser
     binds it: one overload takes a tensor `x`, the other a number `dx`, never both."""
+    if "axis" in kwargs and "dim" not in kwargs:  # (the parser's alias of `dim`)
+        kwargs = {("dim" if k == "axis" else k): v for k, v in kwargs.items()}
     params = dict(kwargs)
     if args:
         params.setdefault("x", args[0])

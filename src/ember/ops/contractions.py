@@ -9,10 +9,12 @@ import numpy as np
 from .._tensor import Tensor
 from ._common import write_out
 from .matmul import mm
+from .matmul_checks import need_tensors
 
 
 def outer(input: Tensor, vec2: Tensor, *, out=None) -> Tensor:
     """Outer product of two vectors (dtypes promote, as for `mul`)."""
+    need_tensors(input, vec2, "outer")
     for name, t in (("self", input), ("vec2", vec2)):
         if t.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.ndim}-D")
@@ -21,6 +23,7 @@ def outer(input: Tensor, vec2: Tensor, *, out=None) -> Tensor:
 
 def inner(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """Sum over the last dims of both; a plain product when either is 0-d."""
+    need_tensors(input, other, "inner")
     if input.ndim == 0 or other.ndim == 0:
         return write_out(input * other, out)
     if input._shape[-1] != other._shape[-1]:

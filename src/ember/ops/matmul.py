@@ -31,6 +31,7 @@ from .matmul_checks import (
     _mat_mismatch,
     _mv_mismatch,
     _no_bool,
+    need_tensors,
 )
 from .movement import unsafe_view
 from .registry import Primitive, apply, apply_, bind, defbatch, defjvp, defvjp
@@ -355,6 +356,7 @@ def dot(input: Tensor, tensor: Tensor, *, out=None) -> Tensor:
 
 def vdot(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """sum(conj(input) * other) over two 1-D tensors."""
+    need_tensors(input, other, "vdot")
     _check_vectors(input, other, "dot")
     return write_out(apply(matmul_p, input, other, conj=True), out)
 

@@ -28,11 +28,22 @@ def _mm_dtypes(a, b, kernel: str) -> None:
     _no_bool(a, kernel)
 
 
+# the name PyTorch's signatures give each product's second operand
+_SECOND = {"matmul": "other", "mm": "mat2", "bmm": "mat2", "mv": "vec", "dot": "tensor",
+           "vdot": "other", "outer": "vec2", "ger": "vec2"}
+
+
+def need_tensors(a, b, name: str) -> None:
+    """The parser's TypeError for a product's operand that is not a tensor."""
+    for pos, (arg, t) in enumerate((("input", a), (_SECOND.get(name, "other"), b)), 1):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not "
+                            f"{type(t).__name__}")
+
+
 def _check_operands(a, b, name: str) -> None:
     """Both tensors (TypeError), neither 0-d."""
-    for arg, t in (("input", a), ("other", b)):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"{name}(): argument '{arg}' must be Tensor, not {type(t).__name__}")
+    need_tensors(a, b, name)
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError(
             f"both arguments to {name} need to be at least 1D, but they are {a.ndim}D and "
@@ -115,9 +126,7 @@ def _inner_mismatch(a: Tensor, b: Tensor) -> RuntimeError:
 
 
 def _check_vectors(a: Tensor, b: Tensor, name: str) -> None:
-    for arg, t in (("input", a), ("tensor", b)):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"{name}(): argument '{arg}' must be Tensor, not {type(t).__name__}")
+    need_tensors(a, b, name)
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
     if a._dtype is not b._dtype:
