@@ -50,6 +50,14 @@ REFUSED = {
                                                               3, 2),
     "unfold shape before dtype": lambda L: L.nn.functional.unfold(
         ones(L, 1, 1, 4, 4, dtype=L.long), 5),
+    "unfold 2d empty second": lambda L: L.nn.functional.unfold(ones(L, 4, 0), 2),
+    "unfold 5d": lambda L: L.nn.functional.unfold(ones(L, 1, 1, 1, 4, 4), 2),
+    "unfold 2d kernel first": lambda L: L.nn.functional.unfold(ones(L, 4, 4), 0),
+    "fold 1d": lambda L: L.nn.functional.fold(ones(L, 4), 3, 2),
+    "fold 0d": lambda L: L.nn.functional.fold(L.tensor(1.0), 3, 2),
+    "fold 4d": lambda L: L.nn.functional.fold(ones(L, 1, 4, 4, 4), 3, 2),
+    "fold 4d integer": lambda L: L.nn.functional.fold(ones(L, 1, 4, 4, 4, dtype=L.long), 3, 2),
+    "fold 1d kernel first": lambda L: L.nn.functional.fold(ones(L, 4), 3, 0),
     "shuffle channels": lambda L: L.nn.functional.pixel_shuffle(ones(L, 1, 5, 2, 2), 2),
     "shuffle zero": lambda L: L.nn.functional.pixel_shuffle(ones(L, 1, 4, 2, 2), 0),
     "unshuffle height": lambda L: L.nn.functional.pixel_unshuffle(ones(L, 1, 1, 3, 4), 2),
@@ -60,6 +68,23 @@ REFUSED = {
 @pytest.mark.parametrize("name", REFUSED)
 def test_refused_in_torchs_words(name):
     same_message(REFUSED[name])
+
+
+# im2col reads sizes 1 and 2 before it checks the rank, so fewer dims fail on that read
+# (with Tensor.size's words) unless a zero in dim 1 already decides the check
+FEW_DIMS = {
+    "unfold 2d": lambda L: L.nn.functional.unfold(ones(L, 4, 4), 2),
+    "unfold 1d": lambda L: L.nn.functional.unfold(ones(L, 4), 2),
+    "unfold 0d": lambda L: L.nn.functional.unfold(L.tensor(1.0), 2),
+    "unfold 2d empty first": lambda L: L.nn.functional.unfold(ones(L, 0, 4), 2),
+    "unfold 2d integer": lambda L: L.nn.functional.unfold(ones(L, 4, 4, dtype=L.long), 2),
+    "Unfold module 2d": lambda L: L.nn.Unfold(2)(ones(L, 4, 4)),
+}
+
+
+@pytest.mark.parametrize("name", FEW_DIMS)
+def test_too_few_dims_fail_on_reading_a_size(name):
+    same_message(FEW_DIMS[name], IndexError)
 
 
 def test_integer_input_is_refused_after_the_checks():

@@ -143,6 +143,36 @@ DTYPE_AND_BIAS_CASES = {
                                     ((3,), _F64), {}, True),
     "transposed weight float64": (2, ((1, 2, 5, 5), _F32), ((2, 3, 3, 3), _F64), None, {},
                                   True),
+    # where PyTorch runs oneDNN (grouped, batched, wide kernels, half inputs) the weight's
+    # dtype is refused by oneDNN's operand check, in its words; always after the sizes
+    "weight float64, grouped (oneDNN)": (2, ((1, 4, 5, 5), _F32), ((4, 1, 3, 3), _F64), None,
+                                         {"groups": 4}, False),
+    "weight float64, batch of 2 (oneDNN)": (2, ((2, 2, 5, 5), _F32), ((3, 2, 3, 3), _F64),
+                                            None, {}, False),
+    "weight float64, 1-d strided (oneDNN)": (1, ((1, 2, 5), _F32), ((3, 2, 3), _F64), None,
+                                             {"stride": 2}, False),
+    "weight float32, half input (oneDNN)": (2, ((1, 2, 5, 5), _F16), ((3, 2, 3, 3), _F32),
+                                            None, {}, False),
+    "weight float64, 3-d wide kernel (oneDNN)": (3, ((1, 2, 5, 5, 5), _F32),
+                                                 ((3, 2, 4, 4, 4), _F64), None, {}, False),
+    "transposed bias float64 (oneDNN)": (2, ((2, 2, 5, 5), _F32), ((2, 3, 3, 3), _F32),
+                                         ((3,), _F64), {}, True),
+    "transposed weight float64 (oneDNN)": (2, ((2, 2, 5, 5), _F32), ((2, 3, 3, 3), _F64),
+                                           None, {}, True),
+    "channels before weight dtype": (2, ((1, 5, 5, 5), _F32), ((3, 2, 3, 3), _F64), None, {},
+                                     False),
+    "kernel size before weight dtype": (2, ((1, 2, 2, 2), _F32), ((3, 2, 3, 3), _F64), None,
+                                        {}, False),
+    "groups before weight dtype": (2, ((1, 2, 5, 5), _F32), ((3, 2, 3, 3), _F64), None,
+                                   {"groups": 0}, False),
+    "output padding before weight dtype": (2, ((1, 2, 5, 5), _F32), ((2, 3, 3, 3), _F64),
+                                           None, {"output_padding": 2}, True),
+    "same padding strided": (2, ((1, 2, 5, 5), _F32), ((3, 2, 3, 3), _F32), None,
+                             {"padding": "same", "stride": 2}, False),
+    "same padding strided before channels": (2, ((1, 5, 5, 5), _F32), ((3, 2, 3, 3), _F32),
+                                             None, {"padding": "same", "stride": 2}, False),
+    "unknown padding string": (2, ((1, 2, 5, 5), _F32), ((3, 2, 3, 3), _F32), None,
+                               {"padding": "full"}, False),
 }
 
 
@@ -170,6 +200,20 @@ def test_dtype_and_bias_checks_are_torchs(name):
     else:  # small integers in float32: every product and sum is exact
         assert str(outs[1].dtype).split(".")[1] == str(outs[0].dtype).split(".")[1]
         np.testing.assert_array_equal(outs[1].numpy(), outs[0].numpy())
+
+
+@pytest.mark.parametrize("nd", [1, 2, 3])
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int32", "bool"])
+def test_transposed_convolution_refuses_small_integers_as_torch(nd, dtype):
+    """ATen's transposed kernels exist for floating, complex and int64 only."""
+    msgs = []
+    for lib in (torch, ember):
+        x = lib.ones((1, 2) + (4,) * nd, dtype=getattr(lib, dtype))
+        w = lib.ones((2, 2) + (3,) * nd, dtype=getattr(lib, dtype))
+        with pytest.raises(NotImplementedError) as info:
+            getattr(lib.nn.functional, f"conv_transpose{nd}d")(x, w)
+        msgs.append(str(info.value))
+    assert msgs[1] == msgs[0]
 
 
 # --- the bias: one convolution node, as PyTorch's ------------------------------------------

@@ -20,14 +20,15 @@ import math
 
 import numpy as np
 
+from .. import _cpu, native
 from .. import _dtype as dt
-from .. import native
 from .._tensor import Tensor
+from .._user_warnings import warn_at_user
 from ..amp.autocast_mode import cast_for
 from . import _conv_kernels as K
 from . import _conv_native as N
 from ._batching import batch_size, batched
-from ._common import c_type_name, type_name
+from ._common import c_type_name, checked_type_name, type_name
 from .reduce import sum_to_size
 from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp, rename_node
 
@@ -287,14 +288,8 @@ def _writes_channels_last(x: Tensor, w: Tensor, stride, dilation, groups: int,
         return False
     if x.ndim == 4:
         return True
-    from ._parallel import workers  # (torch.get_num_threads())
-
-    k = w._shape[2:]
-    return x._dtype is dt.float32 and not big_output_padding and (
-        any(s != 1 for s in stride) or any(d != 1 for d in dilation) or x._shape[0] >= 16
-        or k[-1] != 1 or k[-2] != 1 or workers() > 1) and (
-        groups > 1 or (k[-1] > 3 and k[-2] > 3) or x._shape[0] > 1
-        or math.prod(x._shape[:4]) > 20480)
+    return x._dtype is dt.float32 and _runs_onednn(x, w, stride, dilation, groups,
+                                                   big_output_padding)
 
 
 def as_channels_last(out: Tensor, name: str | None = None) -> Tensor:
@@ -337,12 +332,10 @@ def _pairs(padding, k, dilation, nd: int, stride) -> tuple:
     if isinstance(padding, str):
         if padding == "valid":
             return ((0, 0),) * nd
-        if padding != "same":
-            raise ValueError(f"Invalid padding string '{padding}', should be one of "
-                             "{'valid', 'same'}")
-        if any(s != 1 for s in stride):
-            raise ValueError("padding='same' is not supported for strided convolutions")
         total = [dilation[i] * (k[i] - 1) for i in range(nd)]
+        if any(t % 2 for t in total):  # (PyTorch's TORCH_WARN_ONCE)
+            warn_at_user("Using padding='same' with even kernel lengths and odd dilation may "
+                         "require a zero-padded copy of the input be created", once=True)
         return tuple((t // 2, t - t // 2) for t in total)
     p = _tuple(padding, nd, "padding")
     return tuple((i, i) for i in p)
@@ -361,10 +354,21 @@ def _per_dim_words(nd: int, opad: tuple, stride: tuple, dilation: tuple) -> str:
     return " ".join(parts)
 
 
+def _padding_string_check(padding, stride, nd: int) -> None:
+    """A string padding's checks (PyTorch's `_convolution_mode`, right after the ranks)."""
+    if not isinstance(padding, str):
+        return
+    if padding not in ("valid", "same"):
+        raise RuntimeError(f"Invalid padding string: '{padding}'")
+    if padding == "same" and any(s != 1 for s in _tuple(stride, nd, "stride")):
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
+
+
 def _check(x: Tensor, w: Tensor, nd: int, groups: int, transposed: bool,
-           bias: Tensor | None = None) -> None:
+           bias: Tensor | None = None, padding=0, stride=1) -> None:
     """PyTorch's checks of a convolution's operands, in its order: ranks, the bias's dtype
-    (not for transposed ones), the weight's dtype, channels, the bias's size."""
+    (not for transposed ones), channels, the bias's size. The weight's dtype comes after
+    the size checks (`_check_dtypes`)."""
     if x.ndim not in (nd + 1, nd + 2):
         raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to "
                            f"conv{nd}d, but got input of size: {list(x.shape)}")
@@ -372,13 +376,10 @@ def _check(x: Tensor, w: Tensor, nd: int, groups: int, transposed: bool,
         raise RuntimeError("weight should have at least three dimensions" if nd == 1 else
                            f"Expected {nd + 2}-dimensional weight for {nd + 2}-dimensional "
                            f"input, but got {w.ndim}-dimensional weight of size {list(w.shape)}")
+    _padding_string_check(padding, stride, nd)
     if bias is not None and not transposed and bias.dtype is not x.dtype:
         raise RuntimeError(f"Input type ({c_type_name(x.dtype)}) and bias type "
                            f"({c_type_name(bias.dtype)}) should be the same")
-    for other in (w,) if bias is None or not transposed or nd < 3 else (w, bias):
-        if other.dtype is not x.dtype:
-            raise RuntimeError(f"expected scalar type {type_name(x.dtype)} but found "
-                               f"{type_name(other.dtype)}")
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
     if w.shape[0] < groups:
@@ -407,9 +408,47 @@ def _check(x: Tensor, w: Tensor, nd: int, groups: int, transposed: bool,
                 f"got bias of size {list(bias.shape)} instead")
 
 
+def _runs_onednn(x: Tensor, w: Tensor, stride, dilation, groups: int,
+                 big_output_padding: bool = False) -> bool:
+    """PyTorch's `use_mkldnn` on this CPU for batched `x`: half and bfloat16 where the CPU
+    has oneDNN's instructions for them, float32 unless ATen's own kernel is the faster one
+    (a 1-d convolution counts as 2-d, height 1)."""
+    if x._dtype in (dt.float16, dt.bfloat16) and not big_output_padding and (
+            _cpu.onednn_fp16() if x._dtype is dt.float16 else _cpu.onednn_bf16()):
+        return True
+    from ._parallel import workers  # (torch.get_num_threads())
+
+    k = (1,) * max(0, 4 - w.ndim) + tuple(w._shape[2:])
+    xs = tuple(x._shape[:2]) + (1,) * max(0, 4 - x.ndim) + tuple(x._shape[2:])
+    return x._dtype is dt.float32 and not big_output_padding and (
+        any(s != 1 for s in stride) or any(d != 1 for d in dilation) or xs[0] >= 16
+        or k[-1] != 1 or k[-2] != 1 or workers() > 1) and (
+        groups > 1 or (k[-1] > 3 and k[-2] > 3) or xs[0] > 1 or math.prod(xs[:4]) > 20480)
+
+
+def _check_dtypes(x: Tensor, w: Tensor, bias, nd: int, transposed: bool, onednn: bool) -> None:
+    """The weight's (and a transposed convolution's bias's) dtype, checked after the sizes, in
+    the words of the kernel PyTorch picks: oneDNN's operand check, the complex path's, or
+    the ATen kernel's scalar-type check."""
+    others = (w,) if bias is None or not transposed else (w, bias)
+    for name, other in zip(("weight", "bias"), others):
+        if other.dtype is x.dtype:
+            continue
+        words = (f"Input type ({checked_type_name(x)}) and {name} type "
+                 f"({checked_type_name(other)}) should be the same")
+        if onednn:
+            raise RuntimeError(f"{words} or input should be a MKLDNN tensor and {name} is a "
+                               "dense tensor")
+        if x.dtype.is_complex:
+            raise RuntimeError(words)
+        if name == "weight" or nd == 3:  # (the 1-d and 2-d slow kernels cast the bias)
+            raise RuntimeError(f"expected scalar type {type_name(x.dtype)} but found "
+                               f"{type_name(other.dtype)}")
+
+
 def _conv_nd(nd: int, input, weight, bias, stride, padding, dilation, groups) -> Tensor:
     input, weight, bias = cast_for("lower", input, weight, bias)
-    _check(input, weight, nd, groups, False, bias)
+    _check(input, weight, nd, groups, False, bias, padding, stride)
     unbatched = input.ndim == nd + 1
     x = input.unsqueeze(0) if unbatched else input
     stride = _tuple(stride, nd, "stride")
@@ -422,6 +461,8 @@ def _conv_nd(nd: int, input, weight, bias, stride, padding, dilation, groups) ->
                 f"({' x '.join(str(x.shape[2 + j] + sum(pads[j])) for j in range(nd))}). "
                 f"Kernel size: ({' x '.join(str(s) for s in weight.shape[2:])}). Kernel size "
                 "can't be greater than actual input size")
+    _check_dtypes(x, weight, bias, nd, False,
+                  _runs_onednn(x, weight, stride, dilation, groups))
     operands = (x, weight) if bias is None else (x, weight, bias)
     out = apply(conv_p, *operands, stride=stride, padding=pads, dilation=dilation,
                 groups=groups)
@@ -454,8 +495,6 @@ def _conv_transpose_nd(nd: int, input, weight, bias, stride, padding, output_pad
                        dilation) -> Tensor:
     input, weight, bias = cast_for("lower", input, weight, bias)
     _check(input, weight, nd, groups, True, bias)
-    if bias is not None and bias.dtype is not input.dtype:
-        bias = bias.to(input.dtype)  # (PyTorch's 1-d and 2-d kernels take it in the input's)
     unbatched = input.ndim == nd + 1
     x = input.unsqueeze(0) if unbatched else input
     stride = _tuple(stride, nd, "stride")
@@ -465,6 +504,15 @@ def _conv_transpose_nd(nd: int, input, weight, bias, stride, padding, output_pad
     if any(opad[i] >= stride[i] and opad[i] >= dilation[i] for i in range(nd)):
         raise RuntimeError("output padding must be smaller than either stride or dilation, but "
                            f"got {_per_dim_words(nd, opad, stride, dilation)}")
+    big_opad = any(opad[i] >= stride[i] for i in range(nd))
+    _check_dtypes(x, weight, bias, nd, True,
+                  _runs_onednn(x, weight, stride, dilation, groups, big_opad))
+    if x.dtype._kind <= 1 and x.dtype is not dt.int64:
+        # (ATen's transposed kernels are built for floating, complex and int64 only)
+        raise NotImplementedError(f'"slow_conv_transpose{max(nd, 2)}d_out_cpu" not '
+                                  f"implemented for '{type_name(x.dtype)}'")
+    if bias is not None and bias.dtype is not input.dtype:
+        bias = bias.to(input.dtype)  # (PyTorch's 1-d and 2-d kernels take it in the input's)
     k = weight.shape[2:]
     size = tuple((x.shape[2 + i] - 1) * stride[i] - 2 * pad[i] + dilation[i] * (k[i] - 1)
                  + opad[i] + 1 for i in range(nd))

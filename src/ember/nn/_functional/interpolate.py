@@ -9,10 +9,11 @@ PyTorch (gradients from the gathers' VJPs). The taps follow ATen:
 - linear modes: two taps, ATen's source index and lambdas in the input's precision;
 - bicubic: four taps around the source index, border pixels repeated, Keys' kernel with
   A = -0.75;
-- `antialias=True` (bilinear / bicubic, 4-D): the filter (triangle, or Keys with
-  A = -0.5) stretched by the downscaling factor over every input position it covers,
-  normalised to sum to one (PIL's resampling);
-- uint8 (bilinear / bicubic): the same taps as fixed-point int16 weights, each pass
+- `antialias=True` (bilinear / bicubic / lanczos, 4-D): the filter (triangle, Keys with
+  A = -0.5, or the Lanczos-3 windowed sinc) stretched by the downscaling factor over
+  every input position it covers, normalised to sum to one (PIL's resampling); lanczos
+  runs only antialiased;
+- uint8 (bilinear / bicubic / lanczos): the same taps as fixed-point int16 weights, each pass
   rounded and clamped to 0..255 as ATen's uint8 kernels do (the same bits).
 float32 sums differ from ATen's in their last bits (its kernels add the 2-D taps in
 another order, with fused multiply-adds); float64 and uint8 results match.
@@ -28,6 +29,7 @@ import ember as E
 
 from ..._core.dispatch import transform_active
 from ..._tensor import Tensor
+from ..._user_warnings import warn_at_user
 from ...ops._common import type_name
 from ...ops.pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 from ...ops.registry import rename_node
@@ -36,12 +38,14 @@ _MODES = ("nearest | linear | bilinear | bicubic | trilinear | lanczos | area | 
           "nearest-exact")
 _NEEDS = {"linear": 1, "bilinear": 2, "trilinear": 3}
 _FLOATS = ("float16", "bfloat16", "float32", "float64")
+_FILTERED = ("bilinear", "bicubic", "lanczos")  # (the modes antialiasing supports)
 
 def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
                 align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
                 antialias: bool = False) -> Tensor:
     """Resize the spatial dims of (N, C, *spatial): nearest, nearest-exact, (bi/tri)linear,
-    bicubic or area; `antialias` low-pass filters bilinear / bicubic downscaling."""
+    bicubic, lanczos or area; `antialias` low-pass filters bilinear / bicubic / lanczos
+    downscaling (lanczos requires it)."""
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating "
@@ -50,12 +54,17 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         align_corners = False
     nd = input.dim() - 2
     out, scales = _output_size(input, nd, size, scale_factor, recompute_scale_factor, mode)
-    if antialias and not (mode in ("bilinear", "bicubic") and input.dim() == 4):
+    if antialias and not (mode in _FILTERED and input.dim() == 4):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
                          "modes and requires a 4-D tensor as input")
-    if not 3 <= input.dim() <= 5 or mode not in (*_NEEDS, "nearest", "nearest-exact",
-                                                 "area", "bicubic") \
-            or (mode == "bicubic" and nd != 2):
+    if mode == "lanczos" and input.dim() == 4:
+        if align_corners:
+            raise ValueError("Lanczos mode does not support align_corners=True")
+        if not antialias:
+            raise ValueError("Lanczos mode requires antialias=True")
+    if not 3 <= input.dim() <= 5 or mode not in (*_NEEDS, *_FILTERED, "nearest",
+                                                 "nearest-exact", "area") \
+            or (mode in ("bicubic", "lanczos") and nd != 2):
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported "
                                   f"(got {input.dim()}D) for the modes: {_MODES} (got {mode})")
     if mode in _NEEDS and nd != _NEEDS[mode]:
@@ -65,7 +74,7 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[nd - 1](input, out)
     _check_sizes(tuple(input.shape[2:]), out)
     _check_dtype(input, mode, antialias)
-    if input.dtype == E.uint8 and mode in ("bilinear", "bicubic"):
+    if input.dtype == E.uint8 and mode in _FILTERED:
         return _resample_uint8(input, out, scales, mode, align_corners, antialias)
     if mode in ("nearest", "nearest-exact"):
         res = _nearest(input, out, scales, mode == "nearest-exact")
@@ -73,7 +82,8 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     else:
         res = _resample_float(input, out, scales, mode, align_corners, antialias)
         name = {"linear": "UpsampleLinear1D", "bilinear": "UpsampleBilinear2D",
-                "trilinear": "UpsampleTrilinear3D", "bicubic": "UpsampleBicubic2D"}[mode]
+                "trilinear": "UpsampleTrilinear3D", "bicubic": "UpsampleBicubic2D",
+                "lanczos": "UpsampleLanczos2D"}[mode]
         name += "Aa" if antialias else ""
     res = _keep_channels_last(input, res)
     if res.grad_fn is not None:
@@ -82,15 +92,24 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """Deprecated in PyTorch for `interpolate`, which it calls (warning at the user's line)."""
+    _deprecated("upsample")
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 def upsample_nearest(input, size=None, scale_factor=None):
+    _deprecated("upsample_nearest")
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
 def upsample_bilinear(input, size=None, scale_factor=None):
+    _deprecated("upsample_bilinear")
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+def _deprecated(name: str) -> None:
+    warn_at_user(f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` "
+                 "instead.")
 
 
 # --- arguments ------------------------------------------------------------------------
@@ -160,7 +179,7 @@ def _check_dtype(input: Tensor, mode: str, antialias: bool) -> None:
     name = input.dtype.name
     if name in _FLOATS and not (antialias and name != "float32" and name != "float64"):
         return
-    if name == "uint8" and mode in ("nearest", "nearest-exact", "bilinear", "bicubic"):
+    if name == "uint8" and mode in ("nearest", "nearest-exact", *_FILTERED):
         return
     if antialias:
         kernel = "compute_index_ranges_weights"
@@ -273,17 +292,32 @@ def _keys_half(x: float) -> float:
     return _keys_far(x, -0.5, float) if x < 2.0 else 0.0
 
 
-def _filter_taps(n_in: int, n_out: int, scale, align_corners: bool, cubic: bool,
+def _lanczos3(x: float) -> float:
+    """The Lanczos-3 window: sinc(x) * sinc(x / 3) on [-3, 3) (PIL's, as ATen's)."""
+    return _sinc(x) * _sinc(x / 3.0) if -3.0 <= x < 3.0 else 0.0
+
+
+def _sinc(x: float) -> float:
+    if x == 0.0:
+        return 1.0
+    x = x * math.pi
+    return math.sin(x) / x
+
+
+# mode -> (filter, its support's width in input positions)
+_FILTERS = {"bilinear": (_triangle, 2), "bicubic": (_keys_half, 4), "lanczos": (_lanczos3, 6)}
+
+
+def _filter_taps(n_in: int, n_out: int, scale, align_corners: bool, mode: str,
                  antialias: bool):
     """The filter's taps as ATen lays them out for antialiasing (and for uint8 bilinear):
     (indices, weights, valid) of shape (out, K), in float64, each row normalised."""
-    size = 4 if cubic else 2
+    filt, size = _FILTERS[mode]
     ratio = float(_scale(n_in, n_out, scale, align_corners, np.float64))
     support = size * 0.5 * ratio if antialias and ratio >= 1.0 else size * 0.5
     widest = int(math.ceil(support)) * 2 + 1 if antialias else size
     invscale = 1.0 / ratio if antialias and ratio >= 1.0 else 1.0
     delta = 0.5 if align_corners and not antialias else 0.0
-    filt = _keys_half if cubic else _triangle
     idx = np.zeros((n_out, widest), np.int64)
     w = np.zeros((n_out, widest))
     counts = np.zeros(n_out, np.int64)  # taps read (a zero weight still reads: NaN * 0)
@@ -305,7 +339,7 @@ def _dim_taps(n_in: int, n_out: int, scale, mode: str, align_corners: bool,
               antialias: bool, t):
     """(indices, weights in precision t, valid mask or None) of one resized dim."""
     if antialias:
-        idx, w, valid = _filter_taps(n_in, n_out, scale, align_corners, mode == "bicubic", True)
+        idx, w, valid = _filter_taps(n_in, n_out, scale, align_corners, mode, True)
         return idx, w.astype(t), None if valid.all() else valid
     if mode == "bicubic":
         idx, w = _cubic_taps(n_in, n_out, scale, align_corners, t)
@@ -399,8 +433,7 @@ def _resample_uint8(input: Tensor, out: tuple, scales: tuple, mode: str,
             idx, w = _merge_repeats(*_cubic_taps(n_in, out[i], scales[i], align_corners,
                                                  np.float64))
         else:
-            idx, w, _ = _filter_taps(n_in, out[i], scales[i], align_corners,
-                                     mode == "bicubic", antialias)
+            idx, w, _ = _filter_taps(n_in, out[i], scales[i], align_corners, mode, antialias)
         a = _fixed_point_pass(a, 2 + i, idx, w)
     res = E.from_numpy(np.ascontiguousarray(a))
     return _keep_channels_last(input, res)

@@ -1,6 +1,7 @@
 """Pooling composites of `ember.nn.functional`: power-average (LP) pooling, built as PyTorch
 builds it from average pooling, and the 3-d adaptive poolings and `*_with_indices` forms
-(the poolings themselves are in ember.ops.pooling)."""
+(the poolings themselves are in ember.ops.pooling; fractional max pooling in
+fractional_pool.py)."""
 
 from __future__ import annotations
 
@@ -22,10 +23,18 @@ from ...ops.pooling import (
     max_pool2d,
     max_pool3d,
 )
+from .fractional_pool import (
+    fractional_max_pool2d,
+    fractional_max_pool2d_with_indices,
+    fractional_max_pool3d,
+    fractional_max_pool3d_with_indices,
+)
 
 __all__ = ["lp_pool1d", "lp_pool2d", "lp_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d",
            "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
-           "adaptive_max_pool3d_with_indices"]
+           "adaptive_max_pool3d_with_indices", "fractional_max_pool2d",
+           "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
+           "fractional_max_pool3d_with_indices"]
 
 _POOLS = {1: (avg_pool1d, max_pool1d), 2: (avg_pool2d, max_pool2d), 3: (avg_pool3d, max_pool3d)}
 

@@ -12,9 +12,11 @@ import numpy as np
 
 import ember as E
 
+from ..._core.dispatch import transform_active
 from ..._tensor import Tensor
 from ...amp.autocast_mode import autocast_op, cast_op
 from ...ops import nn_ops
+from ...ops._common import type_name
 from ...ops._nested_data import type_name as tp_name
 from ...ops.conv import (
     as_channels_last,
@@ -49,7 +51,7 @@ __all__ = [
     "avg_pool1d", "avg_pool2d", "avg_pool3d", "max_pool1d", "max_pool2d", "max_pool3d",
     "max_pool1d_with_indices", "max_pool2d_with_indices", "pad", "interpolate", "upsample",
     "upsample_nearest", "upsample_bilinear", "unfold", "fold", "pixel_shuffle",
-    "pixel_unshuffle", "max_unpool1d", "max_unpool2d", "local_response_norm",
+    "pixel_unshuffle", "max_unpool1d", "max_unpool2d", "max_unpool3d", "local_response_norm",
     "channel_shuffle",
 ]
 
@@ -105,22 +107,38 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
     name = {"reflect": "reflection", "replicate": "replication"}.get(mode)
     if name is not None:
         input, = cast_op(f"{name}_pad{k}d", input)
-    out = input
-    for i in range(k):
+        batched = input.dim() == k + 2
+        if 0 in input.shape[1 if batched else 0:]:  # (only a batch may be empty)
+            raise RuntimeError(f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly "
+                               "0 batch size and other non-zero dimensions for input, but got: "
+                               f"{list(input.shape)}")
+    index = []  # per padded dim, first to last: the input positions each output reads
+    for i in range(k):  # (checked from the last dim, as ATen)
         dim = input.dim() - 1 - i
         lo, hi = pad[2 * i], pad[2 * i + 1]
         n = input.shape[dim]
         if mode == "reflect" and (lo >= n or hi >= n):
-            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding "
-                               f"input dimension, but got: padding ({lo}, {hi}) at dimension "
-                               f"{dim} of input {list(input.shape)}")
+            # (ATen numbers the argument by the dim: #4 the last, #6 the one before, #8)
+            raise RuntimeError(f"Argument #{4 + 2 * i}: Padding size should be less than the "
+                               "corresponding input dimension, but got: padding "
+                               f"({lo}, {hi}) at dimension {dim} of input {list(input.shape)}")
         if mode == "circular" and (lo > n or hi > n):
             raise RuntimeError("Padding value causes wrapping around more than once.")
-        idx = E.tensor(_pad_index(n, lo, hi, mode), dtype=E.int64)
-        out = out.index_select(dim, idx)
-    # (PyTorch's reflection and replication pads keep their input for backward; its circular
-    # pad is composed of slices and keeps nothing)
-    return out if mode == "circular" else saves(out, input)
+        index.insert(0, _pad_index(n, lo, hi, mode))
+    if name is not None and input.dtype == E.bool:  # (after the size checks, as the kernels)
+        raise NotImplementedError(f'"{name}_pad{k}d" not implemented for \'Bool\'')
+    if mode == "circular":  # (PyTorch composes it of slices and keeps nothing)
+        out = input
+        for j, idx in enumerate(index):
+            out = out.index_select(input.dim() - k + j, E.tensor(idx, dtype=E.int64))
+        return out
+    # reflection and replication: one gather over the padded dims, one node as PyTorch's
+    # kernel leaves (named for it), which keeps its input for backward
+    grids = np.ix_(*index)
+    out = input[(Ellipsis, *(E.tensor(g, dtype=E.int64) for g in grids))]
+    if out.grad_fn is not None:
+        rename_node(out.grad_fn, f"{name.capitalize()}Pad{k}DBackward0")
+    return saves(out, input)
 
 
 # --- unfold / fold ----------------------------------------------------------------------
@@ -144,8 +162,6 @@ def _integer_refused(input: Tensor, kernel: str) -> None:
     """PyTorch's im2col / col2im take floating, complex and bool tensors only."""
     if input.dtype.is_floating_point or input.dtype.is_complex or input.dtype == E.bool:
         return
-    from ...ops._common import type_name
-
     raise NotImplementedError(f'"{kernel}" not implemented for \'{type_name(input.dtype)}\'')
 
 
@@ -167,16 +183,26 @@ def _window_checks(sizes: dict, order: tuple) -> None:
             raise RuntimeError(f"{words}, but got {short}_height: {h} {short}_width: {w}")
 
 
+def _im2col_dims_valid(input: Tensor) -> bool:
+    """im2col's rank check: 3D or 4D, only a batch may be empty.
+
+    NOTE: PyTorch reads size(1) and size(2) before it looks at the rank, so an input of
+    fewer than three dims fails on that read (IndexError, `Tensor.size`'s words) unless a
+    zero in dim 1 already settles the answer; the reads are made the same way here.
+    """
+    nd = input.dim()
+    valid = input.size(1) != 0 and input.size(2) != 0
+    return (nd == 3 and input.size(0) != 0 and valid) or (nd == 4 and valid
+                                                          and input.size(3) != 0)
+
+
 def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
     """im2col: (N, C, H, W) -> (N, C * kh * kw, L) sliding blocks."""
-    if input.dim() not in (3, 4):
-        raise NotImplementedError(f"Input Error: Only 3D or 4D input Tensors are supported (got "
-                                  f"{input.dim()}D)")
     k, dl, pd, st = (_pair(v) for v in (kernel_size, dilation, padding, stride))
     _window_checks({"kernel_size": k, "dilation": dl, "padding": pd, "stride": st},
                    ("kernel_size", "dilation", "padding", "stride"))
     batched = input.dim() == 4
-    if 0 in input.shape[1 if batched else 0:]:  # (only a batch may be empty)
+    if not _im2col_dims_valid(input):
         raise RuntimeError("Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and "
                            f"other non-zero dimensions for input, but got: {list(input.shape)}")
     sp = input.shape[-2:]
@@ -200,9 +226,6 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
 
 def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
     """col2im: sum sliding blocks (N, C * kh * kw, L) back into (N, C, H, W)."""
-    if input.dim() not in (2, 3):
-        raise NotImplementedError(f"Input Error: Only unbatched (2D) or batched (3D) input "
-                                  f"Tensors are supported (got {input.dim()}D)")
     out, k, dl, pd, st = (_pair(v) for v in (output_size, kernel_size, dilation, padding,
                                              stride))
     if len(out) != 2:
@@ -210,7 +233,7 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
     _window_checks({"kernel_size": k, "dilation": dl, "padding": pd, "stride": st},
                    ("kernel_size", "stride", "dilation", "padding"))
     batched = input.dim() == 3
-    if 0 in input.shape[1 if batched else 0:]:
+    if input.dim() not in (2, 3) or 0 in input.shape[1 if batched else 0:]:
         raise RuntimeError("Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch "
                            f"size and non-zero dimensions for input, but got: "
                            f"{list(input.shape)}")
@@ -336,20 +359,69 @@ def _max_unpool(nd: int, input: Tensor, indices: Tensor, kernel_size, stride, pa
 
     kernel = tup(kernel_size)
     stride = kernel if stride is None else tup(stride)
-    size = _unpool_size(input, kernel, stride, tup(padding), output_size)
+    size = list(_unpool_size(input, kernel, stride, tup(padding), output_size))
+    if nd == 1:  # (PyTorch runs it as 2-d, on a trailing dim of one)
+        return _unpool_scatter(input.unsqueeze(-1), indices.unsqueeze(-1), size + [1]
+                               ).squeeze(-1)
+    return _unpool_scatter(input, indices, size)
+
+
+def _unpool_checks(input: Tensor, indices: Tensor, size: list) -> None:
+    """ATen's unpooling checks, in its order: the indices' dtype, the input's rank, the two
+    shapes, empty non-batch dims, the input's dtype, then every index inside its plane (the
+    last bad one named, as its loop leaves it)."""
+    nd = len(size)
+    name = f"max_unpooling{nd}d"
+    if indices.dtype != E.int64:
+        raise RuntimeError("elements in indices should be type int64" + (
+            f" but got: {type_name(indices.dtype)}" if nd == 2 else ""))
+    if input.dim() not in (nd + 1, nd + 2):
+        raise RuntimeError(f"Input to {name} should be a {nd + 1}d or {nd + 2}d Tensor, but got "
+                           f"a tensor with {input.dim()} dimensions.")
+    if tuple(input.shape) != tuple(indices.shape):
+        raise RuntimeError("Expected shape of indices to be same as that of the input tensor "
+                           f"({list(input.shape)}) but got indices tensor with shape: "
+                           f"{list(indices.shape)}")
+    for i in range(1, input.dim()):
+        if input.shape[i] == 0:
+            raise RuntimeError(f"{name}_forward_out_cpu(): Expected input to have non-zero size "
+                               f"for non-batch dimensions, but got {list(input.shape)} with "
+                               f"dimension {i} being empty.")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"max_unpool{nd}d" not implemented for '
+                                  f"'{type_name(input.dtype)}'")
+    if indices.device.type != "cpu" or transform_active():  # (values not readable)
+        return
+    flat = indices.detach().contiguous().numpy().reshape(-1)
+    bad = np.flatnonzero((flat < 0) | (flat >= math.prod(size)))
+    if bad.size:
+        raise RuntimeError(f"Found an invalid max index: {flat[bad[-1]]} (output volumes are "
+                           f"of size {'x'.join(str(n) for n in size)})")
+
+
+def _unpool_scatter(input: Tensor, indices: Tensor, size: list) -> Tensor:
+    """The unpooling kernel: each plane's values scattered to their flat indices in a zero
+    plane of `size`; one node, named as PyTorch's."""
+    _unpool_checks(input, indices, size)
+    nd = len(size)
     lead = tuple(input.shape[:-nd])
-    plane = 1
-    for n in size:
-        plane *= n
-    flat = input.reshape(lead + (-1,))
-    out = E.zeros(lead + (plane,), dtype=input.dtype, device=input.device)
-    out = out.scatter(-1, indices.reshape(lead + (-1,)), flat)
-    return out.reshape(lead + tuple(size))
+    flat = input.reshape(lead + (math.prod(input.shape[-nd:]),))
+    out = E.zeros(lead + (math.prod(size),), dtype=input.dtype, device=input.device)
+    out = out.scatter(-1, indices.reshape(flat.shape), flat).view(lead + tuple(size))
+    if out.grad_fn is not None:
+        rename_node(out.grad_fn, f"MaxUnpool{nd}DBackward0")
+    return out
 
 
 def max_unpool1d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0,
                  output_size=None) -> Tensor:
     return _max_unpool(1, input, indices, kernel_size, stride, padding, output_size)
+
+
+def max_unpool3d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0,
+                 output_size=None) -> Tensor:
+    """A partial inverse of max_pool3d: values go back to their argmax positions."""
+    return _max_unpool(3, input, indices, kernel_size, stride, padding, output_size)
 
 
 @autocast_op("max_unpool2d")

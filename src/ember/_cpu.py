@@ -1,0 +1,33 @@
+"""This CPU's feature flags (Linux's /proc/cpuinfo), read once: some of PyTorch's choices of
+kernel depend on them, and ember makes the same choices where they show (a message, a
+layout)."""
+
+from __future__ import annotations
+
+import functools
+
+
+@functools.cache
+def flags() -> frozenset:
+    """The first processor's flags (empty where /proc/cpuinfo is not there)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.split(":")[0].strip() in ("flags", "Features"):
+                    return frozenset(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return frozenset()
+
+
+def onednn_bf16() -> bool:
+    """PyTorch's `mkldnn_bf16_device_check` on x86 (oneDNN's: AVX-NE-CONVERT, or AVX-512
+    BW, VL and DQ)."""
+    f = flags()
+    return "avx_ne_convert" in f or {"avx512bw", "avx512vl", "avx512dq"} <= f
+
+
+def onednn_fp16() -> bool:
+    """PyTorch's `mkldnn_fp16_device_check` on x86 (AVX-NE-CONVERT or AVX512-FP16)."""
+    f = flags()
+    return "avx_ne_convert" in f or "avx512_fp16" in f

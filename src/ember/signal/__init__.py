@@ -1,0 +1,5 @@
+"""ember.signal: signal-processing helpers (torch.signal); today its window functions."""
+
+from . import windows
+
+__all__ = ["windows"]

@@ -1,0 +1,77 @@
+"""F.pad's reflection and replication modes refuse what PyTorch's kernels refuse, in its
+order: an empty non-batch dim, a reflection wider than its dim (the argument numbered by
+the dim: #4 for the last, #6, #8), then a bool input (which constant and circular padding
+take)."""
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+from helpers import same_message, same_result
+
+
+def _pad(shape, pad, mode, dtype="float32"):
+    return lambda L: L.nn.functional.pad(L.ones(shape, dtype=getattr(L, dtype)), pad, mode=mode)
+
+
+REFUSED = {
+    "reflect 3-d depth": _pad((1, 1, 2, 3, 4), (0, 0, 0, 0, 2, 0), "reflect"),
+    "reflect 3-d height": _pad((1, 1, 2, 3, 4), (0, 0, 3, 0, 0, 0), "reflect"),
+    "reflect 2-d height": _pad((1, 2, 3), (0, 0, 2, 0), "reflect"),
+    "reflect width first": _pad((1, 1, 2, 3, 4), (4, 0, 3, 0, 2, 0), "reflect"),
+    "reflect size before bool": _pad((1, 1, 1, 3, 3), (1, 1, 1, 1, 1, 1), "reflect", "bool"),
+    "reflect empty channels": _pad((1, 0, 3), (1, 1), "reflect"),
+    "reflect empty width": _pad((1, 1, 0), (1, 1), "reflect"),
+    "reflect empty unbatched": _pad((0, 3, 3), (1, 1, 1, 1), "reflect"),
+    "replicate empty height": _pad((1, 1, 0, 3), (1, 1, 1, 1), "replicate"),
+    "replicate empty unbatched": _pad((3, 0), (1, 1), "replicate"),
+}
+
+
+@pytest.mark.parametrize("name", REFUSED)
+def test_refused_in_torchs_words(name):
+    same_message(REFUSED[name])
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+def test_bool_input_has_no_reflection_or_replication_kernel(mode, k):
+    same_message(_pad((1, 1) + (3,) * k, (1, 1) * k, mode, "bool"), NotImplementedError)
+
+
+@pytest.mark.parametrize("mode", ["constant", "circular"])
+def test_bool_input_pads_in_the_other_modes(mode):
+    same_result(lambda L: L.nn.functional.pad(L.arange(9).view(1, 1, 3, 3) % 2 == 0,
+                                              (1, 2, 2, 1), mode=mode))
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+def test_empty_batch_pads(mode):
+    same_result(_pad((0, 1, 3, 3), (1, 1, 1, 1), mode))
+
+
+
+
+PADS = [((1, 2, 5), (1, 2)), ((2, 5), (2, 0)), ((1, 2, 5, 6), (1, 2, 2, 1)),
+        ((2, 5, 6), (0, 3, 1, 1)), ((1, 1, 3, 5, 6), (1, 1, 2, 1, 1, 2)),
+        ((1, 2, 5, 6), (0, 0, 0, 0))]
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+@pytest.mark.parametrize("shape, pad", PADS, ids=str)
+def test_one_node_named_for_the_kernel_with_torchs_gradient(shape, pad, mode):
+    """One node (ReflectionPad2DBackward0, ...) straight onto the input, as PyTorch's kernel;
+    the gradient is exact: small-integer cotangents added in float32."""
+    res = []
+    for lib in (torch, ember):
+        x = lib.arange(float(np.prod(shape))).reshape(shape).requires_grad_()
+        y = lib.nn.functional.pad(x, pad, mode=mode)
+        g = lib.arange(float(y.numel())).reshape(y.shape).remainder(7)
+        y.backward(g)
+        nxt = type(y.grad_fn.next_functions[0][0]).__name__
+        res.append((type(y.grad_fn).__name__, nxt, y.detach().numpy(), x.grad.numpy()))
+    assert res[1][:2] == res[0][:2]
+    np.testing.assert_array_equal(res[1][2], res[0][2])
+    np.testing.assert_array_equal(res[1][3], res[0][3])
