@@ -114,10 +114,8 @@ def refuse_non_tensor(name: str, args: tuple, kwargs: dict) -> None:
     """PyTorch's parser error for a function given no tensor as its operand (a list, a
     number): raised where ember's op met the non-tensor (an AttributeError, or a missing
     argument, which PyTorch's parser reports after the operand)."""
-    from ._tensor import Tensor
-
-    x = args[0] if args else kwargs.get("input", kwargs.get("x", Tensor))
-    if x is Tensor or isinstance(x, Tensor):
+    x = args[0] if args else kwargs.get("input", kwargs.get("x"))
+    if x is None or hasattr(type(x), "_is_wrapper"):  # (no operand given, or a Tensor)
         return
     if name in _OVERLOADS:
         got = [type(a).__name__ for a in args] + [f"{k}={type(v).__name__}"
