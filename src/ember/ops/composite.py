@@ -39,6 +39,8 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend=None, append=None) ->
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
     d = wrap_dim(dim, input.ndim)
+    if any(p is not None and p.ndim != input.ndim for p in (prepend, append)):
+        raise RuntimeError("diff expects prepend or append to be the same dimension as input")
     parts = [p for p in (prepend, input, append) if p is not None]
     x = cat(parts, d) if len(parts) > 1 else input
     for _ in range(n):
@@ -483,6 +485,9 @@ batch_by_loop(histogram_p, "without a range the bin edges come from each element
 
 def histogram(input: Tensor, bins=100, *, range=None, weight=None, density: bool = False):
     """Counts of `input` in equal-width (or given) bins, and the bin edges."""
+    if isinstance(input, Tensor) and input.dtype not in (dt.float32, dt.float64):
+        raise NotImplementedError(f'"histogramdd" not implemented for '
+                                  f"'{type_name(input.dtype)}'")
     edges = bins if isinstance(bins, Tensor) else None
     hist, edges = apply(histogram_p, input, edges, weight,
                         bins=None if edges is not None else int(bins),

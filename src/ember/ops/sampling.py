@@ -443,6 +443,8 @@ def _check(input: Tensor, grid: Tensor, mode: int) -> None:
     if input.device != grid.device:
         raise RuntimeError(f"grid_sampler(): expected input and grid to be on same device, but "
                            f"input is on {input.device} and grid is on {grid.device}")
+    if input.dtype.np not in _LANES and input.dim() in (4, 5) and grid.dtype != input.dtype:
+        _refuse_kernel(input)  # (an integer input: its kernel's refusal comes first)
     if input.dtype != grid.dtype:
         # (PyTorch 2.13 reports this from its dtype check, in ScalarType names)
         raise RuntimeError(f"expected scalar type {dt.SCALAR_TYPE_NAMES[input.dtype.name]} but "
@@ -466,9 +468,13 @@ def _check(input: Tensor, grid: Tensor, mode: int) -> None:
     if input.dim() == 5 and mode == 2:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     if input.dtype.np not in _LANES:
-        kernel = "grid_sampler_2d_cpu_kernel_impl" if input.dim() == 4 else "grid_sampler3d_cpu"
-        raise NotImplementedError(f'"{kernel}" not implemented for '
-                                  f"'{dt.SCALAR_TYPE_NAMES[input.dtype.name]}'")
+        _refuse_kernel(input)
+
+
+def _refuse_kernel(input: Tensor) -> None:
+    kernel = "grid_sampler_2d_cpu_kernel_impl" if input.dim() == 4 else "grid_sampler3d_cpu"
+    raise NotImplementedError(f'"{kernel}" not implemented for '
+                              f"'{dt.SCALAR_TYPE_NAMES[input.dtype.name]}'")
 
 
 def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,
