@@ -17,4 +17,7 @@ def _seed_and_defaults():
     # (a test's torch.compile / ember.compile turns this off for the process, as PyTorch's)
     ember.distributions.Distribution.set_default_validate_args(True)
     torch.distributions.Distribution.set_default_validate_args(True)
+    # (PyTorch's warn-once warnings: once per process there, once per test here, so that
+    # what a test sees does not depend on which tests ran before it in the same worker)
+    ember._user_warnings._warned_once.clear()
     yield

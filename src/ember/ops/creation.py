@@ -444,10 +444,13 @@ def _share(arr: np.ndarray, d: dt.dtype, warn: bool = True) -> Tensor:
             "this program.", UserWarning, stacklevel=3)
     stride = tuple(s // itemsize for s in arr.strides)
     n = storage_extent(arr.shape, stride, 0)
-    flat = np.lib.stride_tricks.as_strided(arr, (n,), (itemsize,)) if arr.size else \
-        np.empty(0, arr.dtype)
-    if arr.size and arr.flags.c_contiguous:
+    if not arr.size:
+        flat = np.empty(0, arr.dtype)
+    elif arr.flags.c_contiguous:
         flat = arr.reshape(-1)
+    else:  # (through raw bytes of the same width: NumPy cannot restride ml_dtypes' float8)
+        raw = arr.view(np.dtype((np.void, itemsize)))
+        flat = np.lib.stride_tricks.as_strided(raw, (n,), (itemsize,)).view(arr.dtype)
     t = _make(Storage(flat, n * itemsize, CPU), arr.shape, stride, 0, d)
     t._np = arr
     return t
