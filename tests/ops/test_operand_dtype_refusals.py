@@ -46,4 +46,5 @@ def test_histogram_of_floats_still_counts():
     got = ember.histogram(ember.tensor([1.0, 2.0, 3.0], dtype=ember.float64), 3)
     want = torch.histogram(torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64), 3)
     assert got.hist.tolist() == want.hist.tolist()
-    assert got.bin_edges.tolist() == want.bin_edges.tolist()
+    # (the edges come from torch's linspace, whose last bit depends on its vector kernels)
+    assert got.bin_edges.tolist() == pytest.approx(want.bin_edges.tolist(), rel=1e-15)

@@ -443,7 +443,7 @@ def _check(input: Tensor, grid: Tensor, mode: int) -> None:
     if input.device != grid.device:
         raise RuntimeError(f"grid_sampler(): expected input and grid to be on same device, but "
                            f"input is on {input.device} and grid is on {grid.device}")
-    if input.dtype.np not in _LANES and input.dim() in (4, 5) and grid.dtype != input.dtype:
+    if not input.dtype.is_floating_point and input.dim() in (4, 5) and grid.dtype != input.dtype:
         _refuse_kernel(input)  # (an integer input: its kernel's refusal comes first)
     if input.dtype != grid.dtype:
         # (PyTorch 2.13 reports this from its dtype check, in ScalarType names)
