@@ -21,7 +21,7 @@ def refuse_batched(t, aten: str) -> None:
             "https://github.com/pytorch/pytorch/issues if you need this feature.")
 
 
-def refuse_batched_tuple(t, aten: str = "aten::nonzero_numpy") -> None:
+def refuse_batched_tuple(t) -> None:
     """nonzero(as_tuple=True): PyTorch's nonzero_numpy has neither a rule nor a fallback."""
     if isinstance(t, Tensor) and t._is_wrapper:
         raise RuntimeError("Batching rule not implemented for aten::nonzero_numpy. We could not "

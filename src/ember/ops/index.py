@@ -701,7 +701,10 @@ def nonzero(input: Tensor, *, out=None, as_tuple: bool = False):
     if input.device.type == "meta":
         raise NotImplementedError(
             "nonzero's output shape depends on the data, so it cannot run on 'meta'")
-    (refuse_batched_tuple if as_tuple else refuse_batched)(input, "aten::nonzero")
+    if as_tuple:
+        refuse_batched_tuple(input)
+    else:
+        refuse_batched(input, "aten::nonzero")
     with grad_mode.no_grad():
         r = apply(nonzero_p, input)
     if as_tuple:
