@@ -13,6 +13,7 @@ import ember as E
 
 from ..._tensor import Tensor
 from ...amp.autocast_mode import autocast_op
+from ...ops._common import type_name
 from ...ops.activation import (
     celu,
     celu_,
@@ -39,7 +40,7 @@ from ...ops.activation import (
     threshold,
     threshold_,
 )
-from ...ops.registry import saves
+from ...ops.registry import rename_node, saves
 from ...ops.softmax import implicit_softmax_dim
 
 relu = functional_relu  # F.relu(input, inplace=False); torch.relu takes the tensor alone
@@ -49,7 +50,7 @@ __all__ = [
     "leaky_relu", "leaky_relu_", "logsigmoid", "mish", "relu", "relu6", "relu_", "selu", "selu_",
     "silu", "softplus", "softsign", "tanhshrink", "threshold", "threshold_", "sigmoid", "tanh",
     "softmax", "log_softmax", "softmin", "glu", "prelu", "hardshrink", "softshrink",
-    "gumbel_softmax", "rrelu",
+    "gumbel_softmax", "rrelu", "rrelu_",
 ]
 
 
@@ -129,17 +130,39 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
-          inplace: bool = False) -> Tensor:
-    """Leaky ReLU with a random slope in [lower, upper] when training, the mean slope otherwise."""
+          inplace: bool = False, *, generator=None) -> Tensor:
+    """Leaky ReLU with a random slope in [lower, upper] when training, the mean slope otherwise.
+
+    As PyTorch's kernel draws it: one double uniform per element `<= 0`, in order (a NaN
+    draws none and passes through), the slope rounded to the compute dtype (float for
+    16-bit inputs). The gradient is the slope drawn (1 elsewhere)."""
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:
         return leaky_relu(input, (lower + upper) / 2, inplace)
-    slope = E.empty_like(input).uniform_(lower, upper)
-    out = E.where(input >= 0, input, input * slope)
+    if not input.is_floating_point():
+        raise NotImplementedError(f'"rrelu_with_noise_out_cpu" not implemented for '
+                                  f"'{type_name(input.dtype)}'")
+    compute = E.float64 if input.dtype == E.float64 else E.float32
+    with E.no_grad():
+        hit = input <= 0
+        u = E.rand(int(hit.sum()), dtype=E.float64, generator=generator)
+        noise = E.ones(input.shape, dtype=compute)
+        noise[hit] = (u * (upper - lower) + lower).to(compute)
+    out = (input.to(compute) * noise).to(input.dtype)
     if inplace:
         with E.no_grad():
             input.copy_(out)
         return input
+    if out.grad_fn is not None:
+        rename_node(out.grad_fn, "RreluWithNoiseBackward0")
     return out
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
+           training: bool = False, generator=None) -> Tensor:
+    """`rrelu` in place."""
+    return rrelu(input, lower, upper, training, True, generator=generator)
 
 
 def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10,
