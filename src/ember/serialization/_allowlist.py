@@ -171,14 +171,25 @@ def _name_of(x) -> str:
 
 def _is_module_class(obj) -> bool:
     """A class a whole-object checkpoint rebuilds from saved state: a module, an optimizer
-    or a learning-rate scheduler (torch.save of a training run's objects)."""
+    or a learning-rate scheduler (torch.save of a training run's objects), or one of the
+    hook objects `nn.utils` leaves in a module's hook dicts (a pruning method, weight norm,
+    spectral norm and its state-dict hooks), which a pickled model carries with it."""
     if not isinstance(obj, type):
         return False
     from ..nn.modules.module import Module
+    from ..nn.utils.prune import BasePruningMethod
+    from ..nn.utils.spectral_norm import (
+        SpectralNorm,
+        SpectralNormLoadStateDictPreHook,
+        SpectralNormStateDictHook,
+    )
+    from ..nn.utils.weight_norm import WeightNorm
     from ..optim.lr_scheduler_base import LRScheduler
     from ..optim.optimizer import Optimizer
 
-    return issubclass(obj, (Module, Optimizer, LRScheduler))
+    return issubclass(obj, (Module, Optimizer, LRScheduler, BasePruningMethod, WeightNorm,
+                            SpectralNorm, SpectralNormLoadStateDictPreHook,
+                            SpectralNormStateDictHook))
 
 
 def _call(fn, args):

@@ -12,11 +12,18 @@ import itertools
 from typing import TYPE_CHECKING
 
 from ..._tensor import Tensor
+from ..._user_warnings import warn_at_user
 from ...autograd import grad_mode
 from ...autograd.function import Function
 
 if TYPE_CHECKING:
     from .module import Module
+
+
+_OUTPUT_ONLY_WARNING = (
+    "Full backward hook is firing when gradients are computed with respect to module outputs "
+    "since no inputs require gradients. See https://docs.pytorch.org/docs/main/generated/"
+    "torch.nn.Module.html#torch.nn.Module.register_full_backward_hook for more details.")
 
 
 class RemovableHandle:
@@ -135,13 +142,25 @@ class _BackwardHook:
                         full = tuple(r) if isinstance(r, (tuple, list)) else (r,)
                 self.grad_outputs = full
                 if not self.has_inputs:
-                    self._run_hooks((None,) * self.n_inputs)
+                    self._run_output_only_hooks()
                 return tuple(full[i] for i in idx)
 
             node.register_prehook(pre)
 
         new, _ = self._wrap(result, on_node)
         return new
+
+    def _run_output_only_hooks(self) -> None:
+        """No input needs a gradient: the hooks run when the outputs' gradients are known,
+        with None for every grad_input, and may not replace them (as PyTorch, with its
+        warning)."""
+        warn_at_user(_OUTPUT_ONLY_WARNING)
+        grad_inputs = (None,) * self.n_inputs
+        for hook in self.module._get_backward_hooks():
+            r = hook(self.module, grad_inputs, self.grad_outputs)
+            if r is not None and not (isinstance(r, tuple) and all(g is None for g in r)):
+                raise RuntimeError("Backward hook for Modules where no input requires gradient "
+                                   "should always return None or None for all gradients.")
 
     def _run_hooks(self, grad_inputs: tuple):
         res = None
