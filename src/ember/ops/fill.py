@@ -138,6 +138,23 @@ def zero_(self: Tensor) -> Tensor:
     return apply_(fill_p, self, scalar_value(0, self._dtype), fn=ZERO)
 
 
-TENSOR_METHODS = {"fill_": fill_, "zero_": zero_}
+def fill_diagonal_(self: Tensor, fill_value, wrap: bool = False) -> Tensor:
+    """Write `fill_value` on the main diagonal (all indices equal) through one strided view;
+    with `wrap`, a tall matrix's diagonal starts again every `columns + 1` rows, as NumPy's
+    and PyTorch's do."""
+    if self.ndim < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    height, width = self.shape[0], self.shape[1]
+    if self.ndim > 2 and any(size != height for size in self.shape[1:]):
+        raise RuntimeError("all dimensions of input must be of equal length")
+    size, step, offset = min(height, width), sum(self.stride()), self.storage_offset()
+    self.as_strided((size,), (step,), offset).fill_(fill_value)
+    if wrap and self.ndim == 2 and height > width + 1:
+        rest = -(-self.numel() // (width + 1)) - size
+        self.as_strided((rest,), (step,), offset + self.stride(0) * (width + 1)).fill_(fill_value)
+    return self
 
-__all__ = ["fill"]
+
+TENSOR_METHODS = {"fill_": fill_, "zero_": zero_, "fill_diagonal_": fill_diagonal_}
+
+__all__ = ["fill", "fill_", "zero_"]
