@@ -101,3 +101,67 @@ print(f(torch.ones(1)))
     outs = [subprocess.run([sys.executable, "-c", code.format(m=m)], capture_output=True,
                            text=True, timeout=300).stdout for m in ("torch", "ember")]
     assert outs[0] and outs[1] == outs[0]
+
+
+# --- debug modes ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("mode", ["default", "warn", "error", 0, 1, 2])
+def test_deterministic_debug_mode_sets_the_flags_as_torch(mode):
+    import torch
+
+    def flags(L):
+        before = L.get_deterministic_debug_mode()
+        try:
+            L.set_deterministic_debug_mode(mode)
+            return (L.get_deterministic_debug_mode(), L.are_deterministic_algorithms_enabled(),
+                    L.is_deterministic_algorithms_warn_only_enabled())
+        finally:
+            L.set_deterministic_debug_mode(before)
+    assert flags(ember) == flags(torch)
+
+
+def test_deterministic_debug_mode_refusals():
+    from helpers import same_message
+
+    same_message(lambda L: L.set_deterministic_debug_mode("loud"))
+    same_message(lambda L: L.set_deterministic_debug_mode(3))
+    same_message(lambda L: L.set_deterministic_debug_mode(1.0), TypeError)
+
+
+def _meshgrid_warnings(L) -> int:
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(3):
+            L.meshgrid(L.arange(2), L.arange(3))
+    return sum("indexing argument" in str(w.message) for w in caught)
+
+
+def test_warn_always_repeats_the_once_per_process_warnings():
+    import torch
+
+    for L in (ember, torch):
+        assert not L.is_warn_always_enabled()
+        L.set_warn_always(True)
+        try:
+            assert L.is_warn_always_enabled()
+            assert _meshgrid_warnings(L) == 3
+        finally:
+            L.set_warn_always(False)
+    _meshgrid_warnings(ember)
+    assert _meshgrid_warnings(ember) == 0  # once again, as in torch
+
+
+def test_anomaly_mode_at_the_top_level():
+    import torch
+
+    for L in (ember, torch):
+        assert not L.is_anomaly_enabled()
+        L.set_anomaly_enabled(True, False)
+        try:
+            assert L.is_anomaly_enabled()
+            assert not L.is_anomaly_check_nan_enabled()
+        finally:
+            L.set_anomaly_enabled(False)
+        assert not L.is_anomaly_enabled() and L.is_anomaly_check_nan_enabled()

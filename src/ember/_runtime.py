@@ -7,7 +7,7 @@ import math
 import os
 import warnings
 
-from . import _algorithms
+from . import _algorithms, _user_warnings
 from . import _dtype as dt
 from ._tensor import Tensor
 from .amp.autocast_mode import (
@@ -77,6 +77,58 @@ def are_deterministic_algorithms_enabled() -> bool:
 
 def is_deterministic_algorithms_warn_only_enabled() -> bool:
     return _deterministic["warn_only"]
+
+
+_DEBUG_MODES = {"default": 0, "warn": 1, "error": 2}
+
+
+def set_deterministic_debug_mode(debug_mode: str | int) -> None:
+    """`use_deterministic_algorithms` by level: 0 "default" off, 1 "warn", 2 "error"."""
+    if not isinstance(debug_mode, int | str):
+        raise TypeError(f"debug_mode must be str or int, but got {type(debug_mode)}")
+    if isinstance(debug_mode, str):
+        if debug_mode not in _DEBUG_MODES:
+            raise RuntimeError("invalid value of debug_mode, expected one of `default`, `warn`, "
+                               f"`error`, but got {debug_mode}")
+        debug_mode = _DEBUG_MODES[debug_mode]
+    if debug_mode not in (0, 1, 2):
+        raise RuntimeError(f"invalid value of debug_mode, expected 0, 1, or 2, but got "
+                           f"{debug_mode}")
+    use_deterministic_algorithms(debug_mode > 0, warn_only=debug_mode == 1)
+
+
+def get_deterministic_debug_mode() -> int:
+    if not _deterministic["on"]:
+        return 0
+    return 1 if _deterministic["warn_only"] else 2
+
+
+def set_warn_always(b: bool) -> None:
+    """Make the warnings PyTorch gives once per process fire every time (and back)."""
+    _user_warnings.warn_always[0] = bool(b)
+
+
+def is_warn_always_enabled() -> bool:
+    return _user_warnings.warn_always[0]
+
+
+def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
+    """`autograd.set_detect_anomaly` without the context manager, as torch's binding."""
+    from .autograd import anomaly
+
+    anomaly.set_detect_anomaly(enabled, check_nan)
+
+
+def is_anomaly_enabled() -> bool:
+    from .autograd import anomaly
+
+    return anomaly.is_anomaly_enabled()
+
+
+def is_anomaly_check_nan_enabled() -> bool:
+    from .autograd import anomaly
+
+    return anomaly.is_anomaly_check_nan_enabled()
 
 
 def get_default_device():
@@ -228,7 +280,10 @@ __all__ = [
     "set_num_threads", "get_num_threads", "set_num_interop_threads", "get_num_interop_threads",
     "set_float32_matmul_precision", "get_float32_matmul_precision", "compile", "typename",
     "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
-    "is_deterministic_algorithms_warn_only_enabled", "is_autocast_enabled",
+    "is_deterministic_algorithms_warn_only_enabled", "set_deterministic_debug_mode",
+    "get_deterministic_debug_mode", "set_warn_always", "is_warn_always_enabled",
+    "set_anomaly_enabled", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
+    "is_autocast_enabled",
     "is_autocast_cpu_enabled", "get_autocast_dtype", "get_autocast_cpu_dtype",
     "get_default_device", "set_default_device",
     "is_floating_point", "is_complex", "is_nonzero", "is_inference", "set_default_tensor_type",

@@ -24,14 +24,15 @@ def user_stacklevel() -> int:
 
 
 _warned_once: set[str] = set()
+warn_always = [False]  # torch.set_warn_always: the once-per-process warnings fire every time
 
 
 def warn_at_user(message: str, category: type[Warning] = UserWarning, *,
                  once: bool = False) -> None:
     """`warnings.warn(message, category)` reported at the user's line, as a warning from
     PyTorch's C++ side is; `once=True` warns only the first time in the process (PyTorch's
-    TORCH_WARN_ONCE, which no warnings filter brings back)."""
-    if once:
+    TORCH_WARN_ONCE, which no warnings filter brings back; `torch.set_warn_always(True)` does)."""
+    if once and not warn_always[0]:
         if message in _warned_once:
             return
         _warned_once.add(message)
