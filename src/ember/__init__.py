@@ -73,6 +73,7 @@ _bind_methods()
 
 from . import cuda, random  # noqa: E402
 from . import fft, linalg  # noqa: E402
+from .linalg.lowrank import pca_lowrank, svd_lowrank  # noqa: E402
 from . import nn  # noqa: E402
 from .nn import _aten_forms  # noqa: E402
 

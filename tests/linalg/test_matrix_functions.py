@@ -6,7 +6,7 @@ import torch
 
 import ember
 
-from helpers import check_grads, check_op, rand_array, same_error
+from helpers import assert_ulp, check_grads, check_op, rand_array, same_error, same_message
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -36,3 +36,63 @@ def test_householder_product_matches_torch(shape, k):
     tau = rand_array(shape[:-2] + (k,), np.float64, 0.5, 1.5, seed=4)
     check_op(ember.linalg.householder_product, torch.linalg.householder_product, a, tau)
     same_error(lambda L: L.linalg.householder_product(L.zeros(3, 4), L.zeros(2)))
+
+
+# One matrix per Taylor degree of PyTorch's matrix_exp (1, 2, 4, 8, 12, 18, 18 with two
+# squarings), as the 1-norm of a rotation generator times `scale`, in float32 and float64.
+_DEGREE_SCALES = [1e-8, 3e-4, 0.03, 0.4, 1.2, 2.5, 10.0]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("scale", _DEGREE_SCALES)
+def test_matrix_exp_follows_torchs_taylor_polynomials(scale, dtype):
+    # PyTorch's float32 bounds admit errors of ~1e-5 (exp of a 10-radian rotation is 150
+    # float32 ulps from the exact one): an exact-to-rounding exponential does not print the
+    # same digits, the same polynomials do
+    a = (np.array([[0.3, -1.0, 0.2], [1.0, 0.1, -0.4], [-0.2, 0.4, -0.1]]) * scale / 1.6)
+    a = a.astype(dtype)
+    got = ember.linalg.matrix_exp(ember.tensor(a))
+    want = torch.linalg.matrix_exp(torch.tensor(a))
+    # (a Pade approximant lands 5-13 float32 ulps away at 0.4, 1.2 and 10, and ~1e4
+    # float64 ulps at 0.03, measured in ulps of the largest entry)
+    assert_ulp(got, want, 8 if scale == 10.0 else 4,
+               "the polynomials are sums of BLAS products (their last bits are the CPU's), "
+               "and two squarings double any difference twice",
+               scale=np.abs(want.numpy()).max())
+
+
+def test_matrix_exp_batch_of_mixed_norms_keeps_its_order():
+    # each matrix takes its own degree (and squarings); the results come back in batch order
+    base = rand_array((4, 3, 3), np.float64, seed=5)
+    a = base * np.array([1e-3, 5.0, 0.2, 40.0])[:, None, None]
+    got = ember.linalg.matrix_exp(ember.tensor(a).reshape(2, 2, 3, 3))
+    want = torch.linalg.matrix_exp(torch.tensor(a).reshape(2, 2, 3, 3))
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=0)
+    for i in range(4):  # the batch computes each matrix as it would alone
+        alone = ember.linalg.matrix_exp(ember.tensor(a[i]))
+        np.testing.assert_array_equal(got.reshape(4, 3, 3)[i].numpy(), alone.numpy())
+
+
+def test_matrix_exp_checks_aliases_and_low_precision():
+    assert "2 dimensions" in same_message(lambda L: L.linalg.matrix_exp(L.ones(3)))
+    same_message(lambda L: L.linalg.matrix_exp(L.ones(2, 2, dtype=L.int64)))
+    a = rand_array((2, 3, 3), np.float32, seed=7)
+    for call in (lambda L, x: L.matrix_exp(x), lambda L, x: x.matrix_exp()):
+        np.testing.assert_array_equal(call(ember, ember.tensor(a)).numpy(),
+                                      ember.linalg.matrix_exp(ember.tensor(a)).numpy())
+        assert torch.equal(call(torch, torch.tensor(a)), torch.linalg.matrix_exp(torch.tensor(a)))
+    # NOTE: PyTorch's CPU matrix_exp of float16 returns inf (its kernel reads float64
+    # coefficients as half); ember computes in float32 and rounds once
+    half = ember.linalg.matrix_exp(ember.tensor(a).half())
+    assert half.dtype == ember.float16
+    np.testing.assert_array_equal(
+        half.numpy(), ember.linalg.matrix_exp(ember.tensor(a).half().float()).half().numpy())
+
+
+def test_orgqr_is_householder_product():
+    a = rand_array((5, 3), np.float64, seed=3)
+    tau = rand_array((2,), np.float64, 0.5, 1.5, seed=4)
+    check_op(lambda x, t: ember.orgqr(x, t), lambda x, t: torch.orgqr(x, t), a, tau)
+    check_op(lambda x, t: x.orgqr(t), lambda x, t: x.orgqr(t), a, tau)
+    same_error(lambda L: L.linalg.householder_product(L.eye(3, dtype=L.float16),
+                                                      L.ones(2, dtype=L.float16)))

@@ -421,3 +421,35 @@ def test_legacy_solves_refuse_integers_and_half_as_torch():
             same_message(lambda m, name=name, d=d: getattr(m, name)(
                 m.ones(3, 2, dtype=getattr(m, d)), m.ones(3, 3, dtype=getattr(m, d))),
                 NotImplementedError)
+
+
+# singular matrices whose LU has a zero pivot: PyTorch's det is det(P) * prod(diag U) and its
+# slogdet sign det(P) * prod(sgn(diag U)), so a zero keeps the sign of the other factors
+# (NumPy's sign * exp(logdet) always gives +0)
+SINGULAR = [[[1.0, 2.0], [2.0, 4.0]], [[0.0, 1.0], [0.0, 1.0]], [[0.0, 0.0], [0.0, 0.0]],
+            [[-1.0, 2.0], [-2.0, 4.0]], [[2.0, 1.0], [4.0, 2.0]],
+            [[1.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, -1.0]]]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+@pytest.mark.parametrize("transpose", [False, True])
+def test_det_and_slogdet_keep_the_sign_of_a_zero_determinant(transpose, dtype):
+    for m in SINGULAR:
+        out = []
+        for lib in (ember, torch):
+            a = lib.tensor(m, dtype=getattr(lib, dtype))
+            a = a.mT if transpose else a  # (a row-major real A is factored as A^T)
+            out.append((lib.linalg.det(a), lib.linalg.slogdet(a).sign))
+        for e, t in zip(out[0], out[1]):
+            # exact: zero is zero, its sign is the point
+            assert_same(e, t)
+            assert np.signbit(e.numpy().real) == np.signbit(t.numpy().real), m
+            assert np.signbit(e.numpy().imag) == np.signbit(t.numpy().imag), m
+
+
+def test_det_sign_of_zero_in_a_batch():
+    a = np.array([SINGULAR[0], [[1.0, 0.0], [0.0, 2.0]], SINGULAR[1]])
+    for fn in (lambda lib, x: lib.linalg.det(x), lambda lib, x: lib.linalg.slogdet(x).sign):
+        e, t = fn(ember, ember.tensor(a)).numpy(), fn(torch, torch.tensor(a)).numpy()
+        np.testing.assert_array_equal(e, t)
+        np.testing.assert_array_equal(np.signbit(e), np.signbit(t))

@@ -9,6 +9,8 @@ tensor_solvers.py tensorinv tensorsolve (reshape to a matrix, then inv / solve)
 eig.py            eig eigvals (geev primitive + VJP)
 products.py       multi_dot (cheapest bracketing) vecdot matrix_power vander, aliases
 matrix_functions.py matrix_exp householder_product (composites)
+lowrank.py        svd_lowrank pca_lowrank (randomized; exported as torch.svd_lowrank etc.)
+_zero_det.py      the sign of a zero det / slogdet (PyTorch's product of LU pivots)
 """
 
 from ..ops.matmul import matmul

@@ -114,6 +114,23 @@ def _parser_error(schema, params, pos, names, args, kwargs) -> str | None:
     return None
 
 
+# NOTE: most of PyTorch's linalg functions check only for a floating dtype, and a float16 /
+# bfloat16 input then finds no CPU kernel: NotImplementedError naming that kernel. The others
+# (inv, slogdet, matrix_norm, ...) refuse low precision up front, in their own name.
+_LOW_PRECISION_KERNEL = {
+    "linalg.cholesky": "cholesky_cpu", "linalg.cholesky_ex": "cholesky_cpu",
+    "linalg.det": "lu_cpu", "linalg.solve": "lu_cpu", "linalg.solve_ex": "lu_cpu",
+    "linalg.lu_factor": "lu_cpu", "linalg.lu_factor_ex": "lu_cpu", "linalg.lu": "lu_cpu",
+    "linalg.lu_solve": "linalg.lu_solve_cpu", "linalg.qr": "geqrf_cpu",
+    "linalg.svd": "linalg_svd_cpu", "linalg.eigh": "linalg_eigh_cpu",
+    "linalg.eigvalsh": "linalg_eigh_cpu", "linalg.eig": "linalg_eig_out_cpu",
+    "linalg.eigvals": "linalg_eig_out_cpu", "linalg.solve_triangular": "triangular_solve_cpu",
+    "linalg.householder_product": "orgqr_cpu",
+}
+# functions that refuse low precision under another function's name
+_LOW_PRECISION_AS = {"linalg.inv_ex": "linalg.inv"}
+
+
 def check_float(A: Tensor, fname: str, low_ok: bool = False) -> None:
     """Linalg functions take floating or complex tensors, and (mostly) not float16/bfloat16."""
     if not isinstance(A, Tensor):
@@ -124,7 +141,11 @@ def check_float(A: Tensor, fname: str, low_ok: bool = False) -> None:
             f"{fname}: Expected a floating point or complex tensor as input. Got {type_name(d)}"
         )
     if not low_ok and d in (dt.float16, dt.bfloat16):
-        raise RuntimeError(f"{fname}: Low precision dtypes not supported. Got {type_name(d)}")
+        kernel = _LOW_PRECISION_KERNEL.get(fname)
+        if kernel is not None:
+            raise NotImplementedError(f'"{kernel}" not implemented for \'{type_name(d)}\'')
+        raise RuntimeError(f"{_LOW_PRECISION_AS.get(fname, fname)}: Low precision dtypes not "
+                           f"supported. Got {type_name(d)}")
 
 
 def check_matrix(A: Tensor, fname: str, square: bool = False, low_ok: bool = False) -> None:

@@ -371,10 +371,18 @@ def _needs_grad(A: Tensor) -> bool:
     return A._requires_grad and grad_mode.state.enabled
 
 
+def _no_driver(driver) -> None:
+    """`driver=` picks a cuSOLVER routine; on the CPU there is only gesdd to pick."""
+    if driver is not None:
+        raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on "
+                           "CUDA inputs with cuSOLVER backend.")
+
+
 @autocast_op("linalg_svd")
 def svd(A: Tensor, full_matrices: bool = True, *, driver=None, out=None) -> SVDResult:
     """A = U diag(S) Vh, singular values descending (LAPACK gesdd, as PyTorch on CPU)."""
     check_matrix(A, "linalg.svd")
+    _no_driver(driver)
     return write_out(SVDResult(*apply(svd_p, A, full_matrices=full_matrices,
                                       compute_uv=True)), out)
 
@@ -383,6 +391,7 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver=None, out=None) -> SVDR
 def svdvals(A: Tensor, *, driver=None, out=None) -> Tensor:
     """Singular values, descending; vectors are computed only when a gradient needs them."""
     check_matrix(A, "linalg.svd")
+    _no_driver(driver)
     uv = _needs_grad(A)
     return write_out(apply(svd_p, A, full_matrices=False, compute_uv=uv)[1], out)
 

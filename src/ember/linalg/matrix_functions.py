@@ -1,74 +1,178 @@
-"""matrix_exp and householder_product, composed from matmul, solve and elementwise ops (so
-their gradients, and gradients of those, come from the pieces)."""
+"""matrix_exp and householder_product, composed from matmul and elementwise ops (so their
+gradients, and gradients of those, come from the pieces)."""
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
+
+from .. import _dtype as dt
 from .._tensor import Tensor
 from ..amp.autocast_mode import autocast_op
-from ..ops.creation import arange, eye
-from .solvers import solve
+from ..ops.creation import arange, eye, zeros_like
+from ..ops.join import cat, stack
+from ._common import check_float, check_matrix
 
 __all__ = ["matrix_exp", "householder_product"]
 
-# Pade approximants of exp (numerator coefficients) and the 1-norm up to which each is
-# accurate to double precision (Higham, "The scaling and squaring method for the matrix
-# exponential revisited", 2005); past the last one the matrix is halved s times first
-_PADE = {
-    3: (120.0, 60.0, 12.0, 1.0),
-    5: (30240.0, 15120.0, 3360.0, 420.0, 30.0, 1.0),
-    7: (17297280.0, 8648640.0, 1995840.0, 277200.0, 25200.0, 1512.0, 56.0, 1.0),
-    9: (17643225600.0, 8821612800.0, 2075673600.0, 302702400.0, 30270240.0, 2162160.0,
-        110880.0, 3960.0, 90.0, 1.0),
-    13: (64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0,
-         129060195264000.0, 10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0,
-         40840800.0, 960960.0, 16380.0, 182.0, 1.0),
-}
-_THETA = {3: 1.495585217958292e-2, 5: 2.539398330063230e-1, 7: 9.504178996162932e-1,
-          9: 2.097847961257068, 13: 5.371920351148152}
+# NOTE: PyTorch's matrix_exp (Bader, Blanes and Casas, "Computing the matrix exponential with
+# an optimized Taylor polynomial approximation", Mathematics 7 (2019) 1174) picks, per matrix of
+# the batch, the lowest Taylor degree of 1, 2, 4, 8, 12 whose 1-norm bound holds, else degree 18
+# after halving the matrix s times and squaring s times. Its float32 bounds admit errors of a few
+# 1e-6, so an exact-to-rounding exponential (a Pade approximant) prints other float32 digits;
+# ember evaluates the same polynomials in the same order, so the rounding errors match too.
+# The 1-norm bound of each degree (1, 2, 4, 8, 12, 18), for single and double precision
+_THETAS_SINGLE = (1.192092800768788e-07, 5.978858893805233e-04, 5.116619363445086e-02,
+                  5.800524627688768e-01, 1.461661507209034e+00, 3.010066362817634e+00)
+_THETAS_DOUBLE = (2.220446049250313e-16, 2.580956802971767e-08, 3.397168839976962e-04,
+                  4.991228871115323e-02, 2.996158913811580e-01, 1.090863719290036e+00)
+
+# Degree 8: T8(A) = I + A + y2 A^2 + (x3 A^2 + A4)(x4 I + x5 A + x6 A^2 + x7 A4), with
+# A4 = A^2 (x1 A + x2 A^2), from the paper's closed form in sqrt(177)
+_R177 = 13.30413469565007072504
+_X3 = 2.0 / 3.0
+_T8 = dict(x1=_X3 * (1 + _R177) / 88, x2=_X3 * (1 + _R177) / 352,
+           x4=(-271 + 29 * _R177) / (315 * _X3), x5=(-11 + 11 * _R177) / (1260 * _X3),
+           x6=(-99 + 11 * _R177) / (5040 * _X3), x7=(89 - _R177) / (5040 * _X3),
+           y2=(857 - 58 * _R177) / 630)
+
+# Degrees 12 and 18: row i holds the weights of (I, A, A^2, A^3[, A^6]) in B_i; then
+# T12 = B0 + (B1 + B2') B2' with B2' = B2 + B3^2, and
+# T18 = B1 + (B2 + B3') B3' with B3' = B3 + B0 B4
+_T12 = ((9.0198e-16, 0.46932117595418237389, -0.20099424927047284052, -0.04623946134063071740),
+        (5.31597895759871264183, 1.19926790417132231573, 0.01179296240992997031,
+         0.01108844528519167989),
+        (0.18188869982170434744, 0.05502798439925399070, 0.09351590770535414968,
+         0.00610700528898058230),
+        (-2.0861320e-13, -0.13181061013830184015, -0.02027855540589259079,
+         -0.00675951846863086359))
+_T18 = ((0.0, -1.00365581030144618291e-01, -8.02924648241156932449e-03,
+         -8.92138498045729985177e-04, 0.0),
+        (0.0, 3.97849749499645077844e-01, 1.36783778460411720168e+00,
+         4.98289622525382669416e-01, -6.37898194594723280150e-04),
+        (-1.09676396052962061844e+01, 1.68015813878906206114e+00, 5.71779846478865511061e-02,
+         -6.98210122488052056106e-03, 3.34975017086070470649e-05),
+        (-9.04316832390810593223e-02, -6.76404519071381882256e-02, 6.75961301770459654925e-02,
+         2.95552570429315521194e-02, -1.39180257516060693404e-05),
+        (0.0, 0.0, -9.23364619367118555360e-02, -1.69364939002081722752e-02,
+         -1.40086798182036094347e-05))
+
+
+def _combination(mats: list[Tensor], weights, single: bool) -> Tensor:
+    """sum_j weights[j] * mats[j], added left to right onto zeros, with the weights rounded
+    to the working precision first (as a float32 kernel holds them)."""
+    out = zeros_like(mats[0])
+    for w, m in zip(weights, mats):
+        out = out + m * (float(np.float32(w)) if single else w)
+    return out
+
+
+def _powers(A: Tensor, count: int) -> list[Tensor]:
+    """The first `count` of I, A, A^2, A^3, A^6."""
+    n = A.shape[-1]
+    out = [eye(n, dtype=A.dtype, device=A.device).expand(A.shape), A]
+    if count > 2:
+        out.append(A @ A)
+    if count > 3:
+        out.append(A @ out[2])
+    if count > 4:
+        out.append(out[3] @ out[3])
+    return out[:count]
+
+
+def _taylor(A: Tensor, degree: int, single: bool) -> Tensor:
+    """The optimized Taylor polynomial of exp of the given degree, at A."""
+    if degree == 1:
+        return _combination(_powers(A, 2), (1.0, 1.0), single)
+    if degree == 2:
+        return _combination(_powers(A, 3), (1.0, 1.0, 0.5), single)
+    if degree == 4:
+        p = _powers(A, 3)
+        tail = p[2] @ _combination(p, (1 / 2.0, 1 / 6.0, 1 / 24.0), single)
+        return _combination(p + [tail], (1.0, 1.0, 0.0, 1.0), single)
+    if degree == 8:
+        c = {k: float(np.float32(v)) if single else v for k, v in _T8.items()}
+        x3 = float(np.float32(_X3)) if single else _X3
+        p = _powers(A, 3)
+        a4 = p[2] @ _combination(p[1:], (c["x1"], c["x2"]), single)
+        a8 = _combination([p[2], a4], (x3, 1.0), single) @ \
+            _combination(p + [a4], (c["x4"], c["x5"], c["x6"], c["x7"]), single)
+        return _combination(p + [a4, a8], (1.0, 1.0, c["y2"], 0.0, 1.0), single)
+    if degree == 12:
+        p = _powers(A, 4)
+        b = [_combination(p, row, single) for row in _T12]
+        b2 = b[2] + b[3] @ b[3]
+        return b[0] + (b[1] + b2) @ b2
+    p = _powers(A, 5)
+    b = [_combination(p, row, single) for row in _T18]
+    b3 = b[3] + b[0] @ b[4]
+    return b[1] + (b[2] + b3) @ b3
+
+
+def _exp_scaled(A: Tensor, norm: float, theta: float, single: bool) -> Tensor:
+    """exp(A) of one matrix by degree 18 after s halvings, then s squarings."""
+    ftype = np.float32 if single else np.float64
+    scale = np.log2(ftype(norm) / ftype(theta))
+    s = int(max(0.0, math.ceil(scale))) if np.isfinite(scale) else 0  # (NaN, inf: no rescue)
+    r = _taylor(A / float(2 ** s), 18, single)
+    for _ in range(s):
+        r = r @ r
+    return r
+
+
+def _degree_index(norm: float, thetas) -> int:
+    """0..4 for the Taylor degree 1, 2, 4, 8, 12 whose bound holds; 5 for scale and square
+    (also for NaN, which then propagates)."""
+    if norm >= thetas[4] or norm != norm:
+        return 5
+    return next(i for i in range(5) if norm <= thetas[i])
 
 
 def matrix_exp(A: Tensor) -> Tensor:
-    """exp(A) of square matrices (batched), by scaling and squaring a Pade approximant."""
-    if A.dim() < 2 or A.shape[-1] != A.shape[-2]:
-        raise RuntimeError(f"linalg.matrix_exp: A must be batches of square matrices, but they "
-                           f"are {A.shape[-2] if A.dim() > 1 else ''} by {A.shape[-1]} "
-                           "matrices")
-    if A.numel() == 0:
+    """exp(A) of square matrices (batched), by PyTorch's optimized Taylor polynomials with
+    scaling and squaring (see the NOTE above), composed from matmuls so it differentiates."""
+    check_matrix(A, "linalg.matrix_exp", square=True, low_ok=True)
+    n = A.shape[-1]
+    if n == 0:
         return A.clone()
-    norm = float(A.detach().abs().sum(-2).amax().item())  # the largest 1-norm in the batch
-    degree = next((m for m in (3, 5, 7, 9) if norm <= _THETA[m]), 13)
-    squarings = 0
-    if degree == 13 and norm > _THETA[13]:
-        squarings = max(0, math.ceil(math.log2(norm / _THETA[13])))
-        A = A / (2.0 ** squarings)
-    b = _PADE[degree]
-    ident = eye(A.shape[-1], dtype=A.dtype, device=A.device).expand(A.shape)
-    a2 = A @ A
-    if degree == 13:
-        a4 = a2 @ a2
-        a6 = a4 @ a2
-        u = A @ (a6 @ (b[13] * a6 + b[11] * a4 + b[9] * a2)
-                 + b[7] * a6 + b[5] * a4 + b[3] * a2 + b[1] * ident)
-        v = a6 @ (b[12] * a6 + b[10] * a4 + b[8] * a2) + b[6] * a6 + b[4] * a4 + b[2] * a2 \
-            + b[0] * ident
-    else:
-        powers = [ident, a2]
-        while len(powers) <= degree // 2:
-            powers.append(powers[-1] @ a2)
-        u = A @ sum(b[2 * i + 1] * powers[i] for i in range(degree // 2 + 1))
-        v = sum(b[2 * i] * powers[i] for i in range(degree // 2 + 1))
-    r = solve(v - u, v + u)
-    for _ in range(squarings):
-        r = r @ r
-    return r
+    if n == 1:
+        return A.exp()
+    if A.dtype in (dt.float16, dt.bfloat16):
+        # NOTE: PyTorch's CPU kernel returns garbage (inf) here; the float32 result, rounded
+        # once, is what it means to compute
+        return matrix_exp(A.float()).to(A.dtype)
+    single = A.dtype in (dt.float32, dt.complex64)
+    thetas = _THETAS_SINGLE if single else _THETAS_DOUBLE
+    flat = A.reshape(-1, n, n)
+    norms = flat.detach().abs().sum(-2).amax(-1).tolist()  # each matrix's 1-norm
+    groups: dict[int, list[int]] = {}
+    for i, v in enumerate(norms):
+        groups.setdefault(_degree_index(v, thetas), []).append(i)
+    parts, order = [], []
+    for k in sorted(groups):
+        idx = groups[k]
+        sub = flat[idx[0]:idx[0] + 1] if len(idx) == 1 else flat[idx]
+        if k < 5:
+            parts.append(_taylor(sub, (1, 2, 4, 8, 12)[k], single))
+        else:  # each matrix squares its own number of times
+            parts.append(stack([_exp_scaled(sub[j], norms[i], thetas[5], single)
+                                for j, i in enumerate(idx)]))
+        order += idx
+    out = parts[0] if len(parts) == 1 else cat(parts)
+    if order != sorted(order):  # back to the batch order
+        inverse = [0] * len(order)
+        for pos, i in enumerate(order):
+            inverse[i] = pos
+        out = out[inverse]
+    return out.reshape(A.shape)
 
 
 @autocast_op("linalg_householder_product")
 def householder_product(A: Tensor, tau: Tensor) -> Tensor:
     """The first n columns of H_1 H_2 ... H_k, H_i = I - tau_i v_i v_i^H, where v_i is column
     i of A (m, n) below the diagonal with a 1 on it (LAPACK's orgqr)."""
+    check_float(A, "linalg.householder_product")
     if A.dim() < 2:
         raise RuntimeError("torch.linalg.householder_product: input must have at least 2 "
                            "dimensions.")

@@ -61,7 +61,8 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
     if ord not in ("fro", "nuc") and (
             isinstance(ord, str) or ord not in (1, -1, 2, -2, math.inf, -math.inf)):
         raise RuntimeError(f"linalg.matrix_norm: Order {_fmt(ord)} not supported.")
-    check_matrix(A, "linalg.matrix_norm", low_ok=True)
+    # (the spectral and nuclear norms take an SVD, which refuses float16 / bfloat16)
+    check_matrix(A, "linalg.matrix_norm", low_ok=ord not in (2, -2, "nuc"))
     d0, d1 = _matrix_dims(A, dim)
     if dtype is not None:
         A = A.to(dtype)
@@ -120,7 +121,9 @@ def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None,
 def cond(A: Tensor, p=None, *, out=None) -> Tensor:
     """Condition number: s_max / s_min for p in (None, 2), s_min / s_max for -2, else
     matrix_norm(A, p) * matrix_norm(inv(A), p)."""
-    check_matrix(A, "linalg.cond")
+    # (the dtype is checked by the function each order takes: the SVD, or inv)
+    check_float(A, "linalg.svd" if p in (None, 2, -2, "nuc") else "linalg.inv")
+    check_matrix(A, "linalg.cond", low_ok=True)
     if p in (None, 2, -2):
         s = svdvals(A)
         big, small = s.narrow(-1, 0, 1), s.narrow(-1, s._shape[-1] - 1, 1)
@@ -136,7 +139,7 @@ def cond(A: Tensor, p=None, *, out=None) -> Tensor:
 def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, tol=None,
                 out=None) -> Tensor:
     """Number of singular values above max(atol, rtol * largest), as int64 (no gradient)."""
-    if isinstance(A, Tensor) and A._dtype._kind < 2:
+    if isinstance(A, Tensor) and (A._dtype._kind < 2 or A._dtype in (dt.float16, dt.bfloat16)):
         raise RuntimeError("This function doesn't handle types other than float and double")
     check_matrix(A, "linalg.matrix_rank")
     from ..ops.creation import empty, tensor

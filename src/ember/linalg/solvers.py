@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor
+from .._user_warnings import warn_at_user
 from .._view import broadcast_shapes
 from ..amp.autocast_mode import autocast_op
 from ..ops._common import type_name, write_out
@@ -39,6 +40,7 @@ from ._common import (
     svd_np,
     torch_args,
 )
+from ._zero_det import sgn, signed_zeros
 
 # --- inv ------------------------------------------------------------------------------
 
@@ -66,6 +68,8 @@ def _singular(a: np.ndarray, fname: str, what: str) -> LinAlgError:
     return LinAlgError(f"{fname}: {what.format(k=1)}")
 
 
+# the dtypes LAPACK works in: pinv, lstsq and matrix_rank name only these in their errors
+_LAPACK_DTYPES = (dt.float32, dt.float64, dt.complex64, dt.complex128)
 _INV_MSG = ("The diagonal element {k} is zero, the inversion could not be completed because the "
             "input matrix is singular.")
 
@@ -96,7 +100,8 @@ def inv(A: Tensor, *, out=None) -> Tensor:
 # --- det / slogdet ---------------------------------------------------------------------
 
 def _det_kernel(a):
-    return np.asarray(np.linalg.det(a)).astype(a.dtype, copy=True)
+    det = np.asarray(np.linalg.det(a)).astype(a.dtype, copy=True)
+    return signed_zeros(a, det, lambda d: d)
 
 
 def _det_vjp(g, out, A):
@@ -141,7 +146,8 @@ def det(A: Tensor, *, out=None) -> Tensor:
 
 def _slogdet_kernel(a):
     sign, logabs = np.linalg.slogdet(a)
-    return (np.asarray(sign).astype(a.dtype, copy=True),
+    sign = signed_zeros(a, np.asarray(sign).astype(a.dtype, copy=True), sgn)
+    return (sign,
             np.asarray(logabs).astype(a.dtype.type(0).real.dtype, copy=True))
 
 
@@ -192,6 +198,7 @@ def slogdet(A: Tensor, *, out=None):
 
 def logdet(A: Tensor) -> Tensor:
     """log(det A): nan for a negative determinant, -inf for a singular matrix."""
+    check_float(A, "logdet")
     sign, logabs = slogdet(A)
     if A._dtype.is_complex:
         return logabs + sign.log()
@@ -311,9 +318,10 @@ def _is_vector_rhs(A: Tensor, B: Tensor) -> bool:
 @autocast_op("linalg_solve")
 def solve(A: Tensor, B: Tensor, *, left: bool = True, out=None) -> Tensor:
     """X with A X = B (or X A = B when left=False); A square, batches broadcast."""
-    check_matrix(A, "linalg.solve", square=True)
-    check_float(B, "linalg.solve")
+    check_matrix(A, "linalg.solve", square=True, low_ok=True)
+    check_float(B, "linalg.solve", low_ok=True)
     check_same_dtype("linalg.solve", A, B)
+    check_float(A, "linalg.solve")  # (low precision fails later, at the kernel)
     vec = _is_vector_rhs(A, B)
     n = A._shape[-1]
     rows = B._shape[-1] if vec or not left else B._shape[-2]
@@ -337,7 +345,7 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
                      unitriangular: bool = False, out=None) -> Tensor:
     """X with A X = B for triangular A (only the `upper` / lower triangle of A is read)."""
     check_matrix(A, "linalg.solve_triangular", square=True)
-    check_float(B, "linalg.solve_triangular")
+    check_float(B, "linalg.solve_triangular", low_ok=True)
     if B.ndim < 2:
         raise RuntimeError(
             "linalg.solve_triangular: The input tensor B must have at least 2 dimensions."
@@ -453,19 +461,17 @@ def triangular_solve(B: Tensor, A: Tensor, upper: bool = True, transpose: bool =
                      unitriangular: bool = False, *, out=None) -> TriangularSolveResult:
     """(X, copy of A) with A X = B (A^T X = B when `transpose`), A triangular; A's copy is
     broadcast over the batch. Deprecated in PyTorch for linalg.solve_triangular."""
-    import warnings
-
     for what, t in (("b", B), ("A", A)):
         if t.ndim < 2:
             raise RuntimeError(f"torch.triangular_solve: Expected {what} to have at least 2 "
                                f"dimensions, but it has {t.ndim} dimensions instead")
     _legacy_solve_checks(B, A, "triangular_solve")
-    warnings.warn(
+    warn_at_user(  # (PyTorch's TORCH_WARN_ONCE, at the caller's line)
         "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangular"
         "and will be removed in a future PyTorch release.\ntorch.linalg.solve_triangular has "
         "its arguments reversed and does not return a copy of one of the inputs.\nX = "
         "torch.triangular_solve(B, A).solution\nshould be replaced with\nX = "
-        "torch.linalg.solve_triangular(A, B).", UserWarning, stacklevel=2)
+        "torch.linalg.solve_triangular(A, B).", once=True)
     batch = broadcast_shapes(B._shape[:-2], A._shape[:-2])
     X = solve_triangular(A.mT if transpose else A, B, upper=upper != transpose,
                          unitriangular=unitriangular)
@@ -590,6 +596,10 @@ def _tols(A: Tensor, atol, rtol):
 
 def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, out=None) -> Tensor:
     """Moore-Penrose pseudo-inverse via the SVD (or eigh when `hermitian`)."""
+    if isinstance(A, Tensor) and (A.ndim < 2 or A._dtype not in _LAPACK_DTYPES):
+        raise RuntimeError(f"linalg.pinv({type_name(A._dtype)}{{{list(A._shape)}}}): expected a "
+                           "tensor with 2 or more dimensions of float, double, cfloat or cdouble "
+                           "types")
     check_matrix(A, "linalg.pinv")
     a, r = _tols(A, atol, rtol)
     return write_out(apply(pinv_p, A, None, atol=a, rtol=r, hermitian=hermitian), out)
@@ -602,14 +612,21 @@ _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
 
 def _check_lstsq(A: Tensor, B: Tensor, driver) -> bool:
+    if isinstance(A, Tensor) and A._dtype not in _LAPACK_DTYPES:
+        raise RuntimeError("This function doesn't handle types other than float and double")
     check_matrix(A, "linalg.lstsq")
-    check_float(B, "linalg.lstsq")
+    if not isinstance(B, Tensor):
+        raise TypeError(f"linalg_lstsq(): argument 'b' (position 2) must be Tensor, not "
+                        f"{type(B).__name__}")
     if B.ndim < 1 or B.ndim > A.ndim or A.ndim - B.ndim > 1:
         raise RuntimeError(
             "torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and "
             "(input.dim() - other.dim()) <= 1"
         )
-    check_same_dtype("torch.linalg.lstsq", A, B, "input", "other")
+    if A._dtype is not B._dtype:
+        raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same dtype, "
+                           f"but got input's dtype {type_name(A._dtype)} and other's dtype "
+                           f"{type_name(B._dtype)}")
     if driver is not None and driver not in _DRIVERS:
         raise RuntimeError(
             "torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)"

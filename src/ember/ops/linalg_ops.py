@@ -392,6 +392,20 @@ def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bo
     return f(input, A, upper, transpose, unitriangular, out=out)
 
 
+def matrix_exp(input: Tensor) -> Tensor:
+    """linalg.matrix_exp (the `torch.matrix_exp` / `Tensor.matrix_exp` spelling)."""
+    from ..linalg.matrix_functions import matrix_exp as f
+
+    return f(input)
+
+
+def orgqr(input: Tensor, input2: Tensor) -> Tensor:
+    """linalg.householder_product under LAPACK's name (`torch.orgqr` / `Tensor.orgqr`)."""
+    from ..linalg.matrix_functions import householder_product as f
+
+    return f(input, input2)
+
+
 def lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out=None) -> Tensor:
     """linalg.lu_solve(LU_data, LU_pivots, input) (deprecated in PyTorch)."""
     from ..linalg import lu_solve as f
@@ -410,11 +424,13 @@ TENSOR_METHODS = {
     "tril": tril, "triu": triu, "tril_": tril_, "triu_": triu_, "diag": diag,
     "diag_embed": diag_embed, "trace": trace, "cross": cross, "det": det, "logdet": logdet,
     "slogdet": slogdet, "inverse": inverse, "cholesky": cholesky, "qr": qr, "svd": svd,
-    "pinverse": pinverse, "matrix_power": matrix_power, "lu": lu,
+    "pinverse": pinverse, "matrix_power": matrix_power, "lu": lu, "matrix_exp": matrix_exp,
+    "orgqr": orgqr,
 }
 
 __all__ = [
     "tril", "triu", "diag", "diag_embed", "trace", "cross", "det", "logdet", "slogdet",
     "inverse", "cholesky", "qr", "svd", "pinverse", "matrix_power", "lu", "lu_unpack",
-    "cholesky_solve", "cholesky_inverse", "triangular_solve", "lu_solve",
+    "cholesky_solve", "cholesky_inverse", "triangular_solve", "lu_solve", "matrix_exp",
+    "orgqr",
 ]
