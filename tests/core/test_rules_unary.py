@@ -75,6 +75,7 @@ CASES = [
     ("logical_not", ember.logical_not, "any"),
     ("bitwise_not", ember.bitwise_not, "int"),
     ("conj", ember.conj, "complex"),
+    ("conj_physical", ember.conj_physical, "complex"),
     ("rsqrt", ember.rsqrt, "pos"),
     ("rsqrt", ember.rsqrt, "complex"),
     ("exp2", ember.exp2, "any"),

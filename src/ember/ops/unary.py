@@ -313,6 +313,25 @@ def conj(input: Tensor) -> Tensor:
     return apply(unary_p, input, fn=conj_p) if input._dtype.is_complex else input
 
 
+# conj_physical: the same conjugate (ember's conj is never a lazy view), under its own node
+conj_physical_p = unary("conj_physical", np.conjugate)
+defvjp(conj_physical_p, lambda g, out, x: conj_physical(g), reads=((),))
+deflinear(conj_physical_p)
+_conj_physical, _conj_physical_ = unary_api(conj_physical_p, "", result=SAME)
+
+
+def conj_physical(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Complex conjugate as a new tensor; a real tensor is returned itself (or copied to `out`)."""
+    if isinstance(input, Tensor) and not input._dtype.is_complex:
+        return input if out is None else write_out(input, out)
+    return _conj_physical(input, out=out)
+
+
+def conj_physical_(self: Tensor) -> Tensor:
+    """Conjugate in place (nothing to do for a real tensor)."""
+    return _conj_physical_(self) if self._dtype.is_complex else self
+
+
 # --- public functions ------------------------------------------------------------
 
 _NO_COMPLEX = (COMPLEX_K,)
@@ -412,11 +431,12 @@ TENSOR_METHODS = {
     "bitwise_not": bitwise_not, "bitwise_not_": bitwise_not_,
     "__neg__": neg, "__abs__": abs, "__invert__": _invert,
     "__pos__": lambda x: x, "conj": conj, "resolve_conj": lambda x: x,
-    "resolve_neg": lambda x: x,
+    "resolve_neg": lambda x: x, "conj_physical": conj_physical, "conj_physical_": conj_physical_,
 }
 
 __all__ = [
     "exp", "exp_", "log", "log_", "sqrt", "sqrt_", "sin", "sin_", "cos", "cos_", "tanh",
     "tanh_", "sigmoid", "sigmoid_", "neg", "neg_", "negative", "negative_", "abs", "abs_",
-    "absolute", "sign", "sgn", "logical_not", "bitwise_not", "conj",
+    "absolute", "sign", "sgn", "logical_not", "bitwise_not", "conj", "conj_physical",
+    "conj_physical_",
 ]
