@@ -80,11 +80,21 @@ def check_jvp(fn, *args, eps: float = 1e-6, rtol: float = 1e-5, atol: float = 1e
         assert rule is not MISSING, f"{name} has no jvp rule"
         if rule is None:
             continue  # not differentiable
+        refuses = getattr(rule, "not_implemented", None)
 
         tangents = tuple(
             ember.tensor(rng.standard_normal(a.shape), dtype=a.dtype) if _is_float(a) else None
             for a in pargs)
         if all(t is None for t in tangents):
+            continue
+        if refuses:  # PyTorch has no derivative here: forward mode refuses, with its words
+            try:
+                rule(pargs, tangents, None, **rule_params(prim, params))
+            except NotImplementedError as e:
+                assert f"forward AD with aten::{refuses} " in str(e), str(e)
+            else:
+                raise AssertionError(f"{name}'s jvp rule did not refuse")
+            checked += 1
             continue
         with ember.no_grad():
             out = bind(prim, *pargs, **params)

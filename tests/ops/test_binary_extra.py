@@ -64,6 +64,23 @@ def test_nan_propagation():
 SHIFT_COUNTS = [-1, 0, 1, 7, 8, 15, 31, 63, 64, 70]
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("n", [4, 20], ids=["short", "vectorised"])
+def test_a_zero_remainder_keeps_the_dividends_sign_like_torch(dtype, n):
+    """PyTorch's remainder is fmod adjusted by the divisor: a zero result is fmod's, with the
+    dividend's sign (3 % -1 is +0.0, -3 % 1 is -0.0), on its scalar and vectorised paths."""
+    a = ([3.0, -3.0, 0.0, -0.0, 2.0, -2.0, 5.5, -5.5] * 3)[:n]
+    b = ([-1.0, 1.0, -1.0, 1.0, 2.0, 2.0, -5.5, 5.5] * 3)[:n]
+    for call in (lambda m: m.remainder(m.tensor(a, dtype=getattr(m, dtype)),
+                                       m.tensor(b, dtype=getattr(m, dtype))),
+                 lambda m: m.tensor(a, dtype=getattr(m, dtype)) % -1.0,
+                 lambda m: 3.0 % m.tensor(b, dtype=getattr(m, dtype))):
+        got, want = call(ember), call(torch)
+        # exact, signs included: the zeros are what differs
+        assert np.array_equal(np.signbit(got.float().numpy()), np.signbit(want.float().numpy()))
+        assert got.tolist() == want.tolist()
+
+
 @pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32", "int64"])
 def test_shifts_by_out_of_range_counts_follow_torch(dtype):
     values = [1, -1, 5, -7, 100, 0]

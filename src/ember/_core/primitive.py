@@ -204,6 +204,27 @@ def nondifferentiable(prim: Primitive) -> None:
     _put(jvp_rules, prim, NOT_DIFFERENTIABLE)
 
 
+def derivative_not_implemented(prim: Primitive, aten: str,
+                               differentiable: tuple[bool, ...]) -> None:
+    """Mark `prim` as one PyTorch has no derivative formula for (bincount's weights,
+    histogram, heaviside): its float outputs still require grad, under a `NotImplemented`
+    node whose backward raises, and forward mode refuses it. `differentiable[i]` says
+    whether input i gets an edge (an index input does not)."""
+    def vjp(g, out, *inputs, **params):
+        raise RuntimeError(f"derivative for aten::{aten} is not implemented")
+
+    def jvp(primals, tangents, out, **params):
+        raise NotImplementedError(
+            f"Trying to use forward AD with aten::{aten} that does not support it.")
+
+    jvp.not_implemented = aten  # (for the rule checks: a refusal, not a derivative)
+    prim.grad_name = "NotImplemented"
+    n = len(differentiable)
+    _put(vjp_rules, prim, VJPRule(tuple(vjp if d else None for d in differentiable),
+                                  ((),) * n, False))
+    _put(jvp_rules, prim, jvp)
+
+
 def defjvp(prim: Primitive, rule: Callable) -> None:
     """Register the forward-mode rule of `prim`: `rule(primals, tangents, out, **params)`
     returns the output's tangent, linear in `tangents` (None entries are zero)."""

@@ -77,7 +77,7 @@ def _add_hook(hooks: dict, value) -> RemovableHandle:
 
 
 # Nodes PyTorch implements in C++ by hand: `name()` gives their C++ name
-_CPP_NODES = frozenset({"CopySlices", "CopyBackwards"})
+_CPP_NODES = frozenset({"CopySlices", "CopyBackwards", "NotImplemented"})
 
 
 class Node:
@@ -111,6 +111,10 @@ class Node:
         rule = getattr(self, "_rule", None)  # (nodes not made by `record` have none)
         fns = rule.fns if rule is not None and rule is not MISSING else None
         wraps = type(self).__name__ in _WRAPS_SCALARS
+        if type(self).__name__ == "NotImplemented":
+            # (PyTorch's node for an op with no derivative has an edge per input that
+            # requires grad, and no others)
+            return tuple(e for e, need in zip(self._edges, self._needs) if need)
         out = []
         for i, (e, need) in enumerate(zip(self._edges, self._needs)):
             if fns is not None and (fns.__class__ is not tuple or i < len(fns)) \

@@ -54,6 +54,18 @@ def size_values(size: tuple, name: str) -> tuple:
     return tuple(first)  # (another iterable: ember's own callers pass these)
 
 
+def keyword_size(positional: tuple, keyword, name: str) -> tuple:
+    """The varargs `name(*size)` stands for when the size came by keyword (`zeros(size=(2,
+    3))`): a sequence only (a bare int is refused there), and not given twice."""
+    if positional:
+        raise TypeError(f"{name}() got multiple values for argument 'size'")
+    if _is_index(keyword, bool_ok=False) or isinstance(keyword, (Tensor, str, bytes)) or \
+            not hasattr(keyword, "__iter__"):
+        raise TypeError(f"{name}(): argument 'size' must be tuple of ints, not "
+                        f"{_type_name(keyword)}")
+    return (keyword,)
+
+
 def unpack_size(values: tuple, name: str) -> list[int]:
     """Each element as an int; TypeError naming the first that is not one."""
     out = []

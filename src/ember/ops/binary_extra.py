@@ -35,7 +35,17 @@ from .binary import (
     reflected_op,
 )
 from .binary_inplace import inplace_dunder, inplace_operand, inplace_shape_check
-from .registry import Member, Primitive, apply, apply_, defbatch, defjvp, defvjp, nondifferentiable
+from .registry import (
+    Member,
+    Primitive,
+    apply,
+    apply_,
+    defbatch,
+    defjvp,
+    defvjp,
+    derivative_not_implemented,
+    nondifferentiable,
+)
 
 
 def _where(cond, a, b):
@@ -124,27 +134,27 @@ def _modulo(name: str, kernel, quotient):
     return fns
 
 
-remainder_fn, remainder_scalar_fn = _modulo("remainder", int_zero_checked(lowp2(np.remainder)),
+def _remainder_kernel(a, b):
+    """Python's modulo (the divisor's sign), with PyTorch's zero: fmod's, the dividend's sign."""
+    r = np.remainder(a, b)
+    if r.dtype.kind == "f":
+        # NOTE: PyTorch computes fmod(a, b), then adds b to a nonzero result of the wrong
+        # sign, so 3 % -1 is +0.0 and -3 % 1 is -0.0; NumPy gives a zero the divisor's sign.
+        zero = r == 0
+        if zero.any():
+            r = np.where(zero, np.copysign(r, a), r)
+    return r
+
+
+remainder_fn, remainder_scalar_fn = _modulo("remainder",
+                                            int_zero_checked(lowp2(_remainder_kernel)),
                                             _floor_quotient)
 fmod_fn, fmod_scalar_fn = _modulo("fmod", int_zero_checked(lowp2(np.fmod)), _trunc_quotient)
 
 
-def _remainder_self_scalar_grad(g, out, a, b):
-    raise RuntimeError("derivative for aten::remainder is not implemented")
-
-
-def _remainder_self_scalar_jvp(primals, tangents, out):
-    raise NotImplementedError(
-        "Trying to use forward AD with aten::remainder that does not support it.")
-
-
-# `number % tensor` (PyTorch's remainder.Scalar_Tensor overload) has no derivative: a
-# NotImplemented node whose backward raises.
-remainder_self_scalar_fn = member("remainder_self_scalar", remainder_fn.kernel,
-                                  "NotImplemented")
-defvjp(remainder_self_scalar_fn, _remainder_self_scalar_grad, _remainder_self_scalar_grad,
-       reads=((), ()))
-defjvp(remainder_self_scalar_fn, _remainder_self_scalar_jvp)
+# `number % tensor` (PyTorch's remainder.Scalar_Tensor overload) has no derivative.
+remainder_self_scalar_fn = member("remainder_self_scalar", remainder_fn.kernel)
+derivative_not_implemented(remainder_self_scalar_fn, "remainder", (False, True))
 
 
 def _pick_remainder(a, b):

@@ -24,6 +24,7 @@ from .registry import (
     batch_by_loop,
     bind,
     defbatch,
+    derivative_not_implemented,
     nondifferentiable,
     rename_node,
     saves,
@@ -479,7 +480,7 @@ def _histogram_meta(x, edges, w, *, bins, range, density):
 
 # The bin edges, when given as a tensor, are an input; a bin count is a param.
 histogram_p = Primitive("histogram", _histogram_kernel, _histogram_meta, n_outputs=2)
-nondifferentiable(histogram_p)
+derivative_not_implemented(histogram_p, "histogram", (True, True, True))
 batch_by_loop(histogram_p, "without a range the bin edges come from each element's data")
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from ._common import write_out
+from ._common import type_name, write_out
 from .matmul import mm
 from .matmul_checks import need_tensors
 
@@ -31,7 +31,7 @@ def inner(input: Tensor, other: Tensor, *, out=None) -> Tensor:
             "inner() the last dimension must match on both input tensors but got shapes "
             f"{list(input._shape)} and {list(other._shape)}"
         )
-    return write_out(tensordot(input, other, ([-1], [-1])), out)
+    return tensordot(input, other, ([-1], [-1]), out=out)
 
 
 def _dims_lists(a: Tensor, b: Tensor, dims) -> tuple[list[int], list[int]]:
@@ -70,6 +70,10 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
             )
     free_a = [i for i in range(a.ndim) if i not in da]
     free_b = [j for j in range(b.ndim) if j not in db]
+    if isinstance(out, Tensor) and out._dtype is not a._dtype:  # (it writes, never casts)
+        raise RuntimeError(f"tensordot: Expected the output tensor to have dtype "
+                           f"{type_name(a._dtype)}, but got an output tensor with dtype "
+                           f"{type_name(out._dtype)}")
     k = int(np.prod([a._shape[i] for i in da], dtype=np.int64))
     out_shape = tuple(a._shape[i] for i in free_a) + tuple(b._shape[j] for j in free_b)
     left = a.permute(free_a + da).reshape(-1, k)

@@ -28,7 +28,7 @@ from ._nested_data import (
     values_array,
 )
 from ._scalar_value import scalar_value as _fill_value
-from ._size_args import size_values, unpack_size
+from ._size_args import keyword_size, size_values, unpack_size
 from .copy import cast_array
 from .registry import Family, Member, Primitive, batch_by_loop, bind, defbatch, nondifferentiable
 
@@ -58,9 +58,12 @@ def _place(arr: np.ndarray, dtype: dt.dtype | None, device, requires_grad: bool,
     return _finish(t, requires_grad)
 
 
-def _sizes(size, name: str = "empty") -> tuple[int, ...]:
-    """Sizes given as `f(2, 3)`, `f((2, 3))` or `f([2, 3])`, read and checked as PyTorch's
-    argument parser and then its factories check them (`f()` gives none; `f(())` is 0-d)."""
+def _sizes(size, name: str = "empty", keyword=None) -> tuple[int, ...]:
+    """Sizes given as `f(2, 3)`, `f((2, 3))`, `f([2, 3])` or `f(size=(2, 3))` (`keyword`),
+    read and checked as PyTorch's argument parser and then its factories check them (`f()`
+    gives none; `f(())` is 0-d)."""
+    if keyword is not None:
+        size = keyword_size(size, keyword, name)
     size = unpack_size(size_values(size, name), name)
     for s in size:
         if s < 0:
@@ -141,25 +144,25 @@ def _refuse_pinned(pin_memory: bool, device) -> None:
                                "no pinned memory allocator is available on this system.")
 
 
-def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-          pin_memory=False) -> Tensor:
+def zeros(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
+          requires_grad=False, pin_memory=False) -> Tensor:
     _refuse_pinned(pin_memory, device)
     d = _dtype_or_default(dtype)
-    return _out(_filled(_sizes(size, "zeros"), 0, d, device, requires_grad), out)
+    return _out(_filled(_sizes(sizes, "zeros", size), 0, d, device, requires_grad), out)
 
 
-def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-         pin_memory=False) -> Tensor:
+def ones(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
+         requires_grad=False, pin_memory=False) -> Tensor:
     _refuse_pinned(pin_memory, device)
     d = _dtype_or_default(dtype)
-    return _out(_filled(_sizes(size, "ones"), 1, d, device, requires_grad), out)
+    return _out(_filled(_sizes(sizes, "ones", size), 1, d, device, requires_grad), out)
 
 
-def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-          pin_memory=False, memory_format=None) -> Tensor:
+def empty(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
+          requires_grad=False, pin_memory=False, memory_format=None) -> Tensor:
     _refuse_pinned(pin_memory, device)
-    return _out(_filled(_sizes(size), None, _dtype_or_default(dtype), device, requires_grad),
-                out)
+    return _out(_filled(_sizes(sizes, "empty", size), None, _dtype_or_default(dtype), device,
+                        requires_grad), out)
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
@@ -742,8 +745,9 @@ def _new(self: Tensor, shape, value, dtype, device, requires_grad, stride=None) 
 
 
 def _new_filled(fill, name: str):
-    def new(self: Tensor, *size, dtype=None, device=None, requires_grad=False, **kw) -> Tensor:
-        return _new(self, _sizes(size, name), fill, dtype, device, requires_grad)
+    def new(self: Tensor, *sizes, size=None, dtype=None, device=None, requires_grad=False,
+            **kw) -> Tensor:
+        return _new(self, _sizes(sizes, name, size), fill, dtype, device, requires_grad)
 
     return new
 

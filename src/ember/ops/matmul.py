@@ -23,15 +23,20 @@ from ._parallel import blas
 from .inplace_movement import rename_inplace_node
 from .matmul_checks import (
     _batch_mismatch,
-    _check,
     _check_matmul,
+    _check_operands,
     _check_vectors,
     _cname,
     _inner_mismatch,
     _mat_mismatch,
+    _mm_dtypes,
     _mv_mismatch,
     _no_bool,
+    bmm_dtypes,
+    dot_out_dtype,
+    mv_dtypes,
     need_tensors,
+    out_dtype,
 )
 from .movement import unsafe_view
 from .registry import Primitive, apply, apply_, bind, defbatch, defjvp, defvjp
@@ -232,13 +237,18 @@ def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     if _sparse(input, other):
         return sparse_matmul.matmul(input, other, out=out)
     input, other = cast_for("lower", input, other)
-    _check_matmul(input, other)
+    _check_operands(input, other, "matmul")
+    dot = input.ndim == 1 and other.ndim == 1
+    if dot:
+        _check_matmul(input, other, out)  # (dot compares dtypes before sizes)
     k_b = other._shape[0] if other.ndim == 1 else other._shape[-2]
     if input._shape[-1] != k_b:
         raise _inner_mismatch(input, other)
+    if input.ndim > 2 or other.ndim > 2:
+        _matmul_shape(input._shape, other._shape)  # batch dims must broadcast
+    if not dot:
+        _check_matmul(input, other, out)  # (the others compare dtypes after the sizes)
     if out is not None:
-        if input.ndim > 2 or other.ndim > 2:
-            _matmul_shape(input._shape, other._shape)  # batch dims must broadcast
         return write_out(apply(matmul_p, input, other), out)
     return _matmul(input, other)
 
@@ -312,25 +322,27 @@ def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
     if _sparse(input, mat2):
         return sparse_matmul.mm(input, mat2, out=out)
     input, mat2 = cast_for("lower", input, mat2)
-    _check(input, mat2, "mm")
+    _check_operands(input, mat2, "mm")
     if input.ndim != 2 or mat2.ndim != 2:
         raise RuntimeError(f"{'self' if input.ndim != 2 else 'mat2'} must be a matrix")
     if input._shape[1] != mat2._shape[0]:
         raise _mat_mismatch(input._shape, mat2._shape)
+    out_dtype(out, input._dtype)
+    _mm_dtypes(input, mat2, "addmm_impl_cpu_")
     return write_out(apply(matmul_p, input, mat2), out)
 
 
 def bmm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
     """Batched product of (b, n, m) and (b, m, p) tensors (no broadcasting)."""
     input, mat2 = cast_for("lower", input, mat2)
-    if isinstance(input, Tensor):
-        _no_bool(input, "bmm")  # (torch refuses a bool input before comparing dtypes)
-    _check(input, mat2, "bmm", "bmm")
+    need_tensors(input, mat2, "bmm")
     if input.ndim != 3 or mat2.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if input.ndim != 3 else
                            "batch2 must be a 3D tensor")
     if input._shape[0] != mat2._shape[0] or input._shape[2] != mat2._shape[1]:
         raise _batch_mismatch(input._shape[0], input._shape[2], mat2._shape)
+    out_dtype(out, mat2._dtype)  # (PyTorch's bmm gives its result mat2's dtype)
+    bmm_dtypes(input, mat2)  # (its kernel compares the dtypes after the shapes)
     return write_out(apply(matmul_p, input, mat2), out)
 
 
@@ -338,18 +350,21 @@ def mv(input: Tensor, vec: Tensor, *, out=None) -> Tensor:
     """Matrix-vector product."""
     if _sparse(input, vec):
         return sparse_matmul.mv(input, vec, out=out)
-    _check(input, vec, "mv")
+    need_tensors(input, vec, "mv")
     if input.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(
             f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}"
         )
     if input._shape[1] != vec._shape[0]:
         raise _mv_mismatch(input._shape[0], input._shape, vec._shape[0])
+    mv_dtypes(input, vec, out)  # (PyTorch's kernel compares dtypes after the shapes)
     return write_out(apply(matmul_p, input, vec), out)
 
 
 def dot(input: Tensor, tensor: Tensor, *, out=None) -> Tensor:
     """Inner product of two 1-D tensors (no conjugation)."""
+    need_tensors(input, tensor, "dot")
+    dot_out_dtype(out, input._dtype)
     _check_vectors(input, tensor, "dot")
     return write_out(apply(matmul_p, input, tensor), out)
 
@@ -357,6 +372,7 @@ def dot(input: Tensor, tensor: Tensor, *, out=None) -> Tensor:
 def vdot(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """sum(conj(input) * other) over two 1-D tensors."""
     need_tensors(input, other, "vdot")
+    dot_out_dtype(out, input._dtype)
     _check_vectors(input, other, "dot")
     return write_out(apply(matmul_p, input, other, conj=True), out)
 
@@ -576,6 +592,7 @@ def _addmm(input, mat1, mat2, beta, alpha, out, inplace):
     if mat1._shape[1] != mat2._shape[0]:
         raise _mat_mismatch(mat1._shape, mat2._shape)
     _no_bool(mat1, "addmm_impl_cpu_")
+    out_dtype(out, mat1._dtype)
     return _run_addprod(input, mat1, mat2, beta, alpha, out, inplace,
                         (mat1._shape[0], mat2._shape[1]))
 
@@ -610,6 +627,7 @@ def _addmv(input, mat, vec, beta, alpha, out, inplace):
     if mat._shape[1] != vec._shape[0] or (input.ndim and input._shape[0] not in (1,
                                                                                mat._shape[0])):
         raise _mv_mismatch(input._shape[0] if input.ndim else 1, mat._shape, vec._shape[0])
+    out_dtype(out, mat._dtype)
     return _run_addprod(input, mat, vec, beta, alpha, out, inplace)
 
 
@@ -645,6 +663,7 @@ def _baddbmm(input, batch1, batch2, beta, alpha, out, inplace):
     if batch2._dtype is not batch1._dtype:
         raise RuntimeError(f"expected scalar type {type_name(batch1._dtype)} but found "
                            f"{type_name(batch2._dtype)}")
+    out_dtype(out, batch1._dtype)
     return _run_addprod(input, batch1, batch2, beta, alpha, out, inplace)
 
 
@@ -669,6 +688,10 @@ def _addbmm(input, batch1, batch2, beta, alpha, out, inplace):
     _addmm_dtypes(input, batch1, batch2)  # (PyTorch's addbmm runs addmm's checks)
     _no_bool(batch1, "addmm_impl_cpu_")
     _batch_shapes(batch1, batch2)
+    if isinstance(out, Tensor) and out._dtype is not batch2._dtype:
+        # (PyTorch's addbmm with out= runs addmm into `out`, as its `self`)
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got "
+                           f"{type_name(out._dtype)} and {type_name(batch2._dtype)}")
     return _run_addprod(input, batch1, batch2, beta, alpha, out, inplace, batch_sum=True)
 
 

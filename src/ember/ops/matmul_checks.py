@@ -14,11 +14,6 @@ def _cname(t: Tensor) -> str:
     return c_type_name(t._dtype)
 
 
-def _check(a, b, name: str, kernel: str = "addmm_impl_cpu_") -> None:
-    _check_operands(a, b, name)
-    _mm_dtypes(a, b, kernel)
-
-
 def _mm_dtypes(a, b, kernel: str) -> None:
     """mm's dtype errors: the dtypes compared first, then a bool refused."""
     if a._dtype is not b._dtype:
@@ -51,26 +46,58 @@ def _check_operands(a, b, name: str) -> None:
         )
 
 
-def _check_matmul(a, b) -> None:
-    """matmul's dtype errors as PyTorch raises them on the product its ranks go to: dot
-    (1-D @ 1-D), mv (@ 1-D), mm (@ 2-D, a batch folded into the rows) or bmm."""
-    _check_operands(a, b, "matmul")
+def _check_matmul(a, b, out=None) -> None:
+    """matmul's dtype errors (of `out`, then of the operands) as PyTorch raises them on the
+    product its ranks go to: dot (1-D @ 1-D), mv (@ 1-D), mm (@ 2-D, a batch folded into
+    the rows) or bmm. The shapes are checked before, but for dot's."""
     na, nb = a.ndim, b.ndim
-    if nb == 2:
-        _mm_dtypes(a, b, "addmm_impl_cpu_")
-    elif na == 1 and nb == 1:
+    if na == 1 and nb == 1:
+        dot_out_dtype(out, a._dtype)
         _check_vectors(a, b, "dot")
     elif nb == 1:
-        if a._dtype is not b._dtype:
-            vec, mat = type_name(b._dtype), type_name(a._dtype)
-            raise RuntimeError(f"addmv input tensors must have the same dtype, but got {vec}, "
-                               f"{mat}, and {vec}")
-        _no_bool(a, "addmv_impl_cpu")
+        mv_dtypes(a, b, out)
+    elif nb == 2:
+        out_dtype(out, a._dtype)
+        _mm_dtypes(a, b, "addmm_impl_cpu_")
     else:
-        _no_bool(a, "bmm")  # (a bool input is refused before the dtypes are compared)
-        if a._dtype is not b._dtype:
-            raise RuntimeError(f"expected scalar type {type_name(a._dtype)} but found "
-                               f"{type_name(b._dtype)}")
+        out_dtype(out, b._dtype)
+        bmm_dtypes(a, b)
+
+
+def out_dtype(out, expected: dt.dtype) -> None:
+    """The `out=` check of PyTorch's structured products (mm, bmm, addmm, addmv, baddbmm):
+    they write only into an out of the dtype they compute, where other ops cast."""
+    if isinstance(out, Tensor) and out._dtype is not expected:
+        raise RuntimeError(f"Expected out tensor to have dtype {c_type_name(expected)}, but "
+                           f"got {c_type_name(out._dtype)} instead")
+
+
+def dot_out_dtype(out, expected: dt.dtype) -> None:
+    """dot's and vdot's `out=` check (made before any on the operands)."""
+    if isinstance(out, Tensor) and out._dtype is not expected:
+        raise RuntimeError(f"result dtype {type_name(out._dtype)} does not match input dtype "
+                           f"{type_name(expected)}")
+
+
+def mv_dtypes(mat: Tensor, vec: Tensor, out=None) -> None:
+    """The dtype errors of PyTorch's matrix-vector kernel (addmv, which mv and matmul's
+    `@ 1-D` reach): the result's dtype (`out`'s, else the vector's), the matrix's, the
+    vector's."""
+    r = out._dtype if isinstance(out, Tensor) else vec._dtype
+    if not (r is mat._dtype is vec._dtype):
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
+                           f"{type_name(r)}, {type_name(mat._dtype)}, and "
+                           f"{type_name(vec._dtype)}")
+    _no_bool(mat, "addmv_impl_cpu")
+
+
+def bmm_dtypes(a: Tensor, b: Tensor) -> None:
+    """The dtype errors of PyTorch's batched kernel (bmm, and matmul past 2-D): a bool first
+    operand, then the second's dtype against the first's."""
+    _no_bool(a, "bmm")
+    if a._dtype is not b._dtype:
+        raise RuntimeError(f"expected scalar type {type_name(a._dtype)} but found "
+                           f"{type_name(b._dtype)}")
 
 
 def _no_bool(t: Tensor, kernel: str) -> None:

@@ -233,12 +233,12 @@ def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None,
     return _inplace(self, "UniformBackward0", lambda n, c: K.uniform(g, n * k, rd, a, b))
 
 
-def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad: bool = False, pin_memory: bool = False, names=None) -> Tensor:
     """Uniform samples in [0, 1): one 32-bit word each (float64: two)."""
     d = dt.get_default_dtype() if dtype is None else dtype
     _check_float(d, "check_uniform_bounds")
-    shape = _sizes(size, "rand")
+    shape = _sizes(sizes, "rand", size)
     if as_device(device).type == "meta":
         return _meta(shape, d).requires_grad_(requires_grad)
     g = _gen(generator, "rand")
@@ -285,13 +285,14 @@ def _normal_maker(g, d: dt.dtype, mean: float, std: float):
     return lambda n, c: K.normal(g, n, d, mean, std, c)
 
 
-def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
-          requires_grad: bool = False, pin_memory: bool = False, names=None) -> Tensor:
+def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
+           requires_grad: bool = False, pin_memory: bool = False, names=None) -> Tensor:
     """Standard normal samples (PyTorch's `normal_(0, 1)`)."""
     d = dt.get_default_dtype() if dtype is None else dtype
     _check_float(d, "normal_kernel_cpu")
     g = _gen(generator, "randn")
-    t = _normal_new(_sizes(size, "randn"), None, d, 0.0, 1.0, g, device, requires_grad)
+    t = _normal_new(_sizes(sizes, "randn", size), None, d, 0.0, 1.0, g, device,
+                    requires_grad)
     return write_out(t, out)
 
 

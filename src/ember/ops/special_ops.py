@@ -45,7 +45,16 @@ from ._special_math import (
     _zeta64,
 )
 from .binary import binary_p, lowp2, member
-from .registry import Member, Primitive, apply, apply_, defjvp, defvjp, nondifferentiable
+from .registry import (
+    Member,
+    Primitive,
+    apply,
+    apply_,
+    defjvp,
+    defvjp,
+    derivative_not_implemented,
+    nondifferentiable,
+)
 from .unary import COMPLEX_K, defjvp1, not_implemented, unary, unary_api, unary_p
 
 _grad_state = grad_mode.state
@@ -277,17 +286,8 @@ def _heaviside_kernel(x, v):
     return np.where(x == 0, v, (x > 0).astype(x.dtype)).astype(x.dtype)
 
 
-def _heaviside_grad(g, out, *inputs):
-    raise RuntimeError("derivative for aten::heaviside is not implemented")
-
-
-def _heaviside_jvp(primals, tangents, out):
-    raise RuntimeError("derivative for aten::heaviside is not implemented")
-
-
-heaviside_fn = member("heaviside", _heaviside_kernel, "torch::autograd::NotImplemented")
-defvjp(heaviside_fn, _heaviside_grad, _heaviside_grad, reads=((), ()))
-defjvp(heaviside_fn, _heaviside_jvp)
+heaviside_fn = member("heaviside", _heaviside_kernel)
+derivative_not_implemented(heaviside_fn, "heaviside", (True, True))
 
 
 # --- public functions ------------------------------------------------------------------

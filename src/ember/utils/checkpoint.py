@@ -3,7 +3,9 @@ again during backward to get them back.
 
 `use_reentrant=False` records the block's graph as usual (ember keeps no cheaper
 recomputation graph, so it saves no memory, but gradients, outputs and RNG draws are
-exactly those of a plain call). The reentrant form is a custom Function whose backward
+exactly those of a plain call), and replays the block when the backward reaches it, as
+PyTorch's recomputation does, so its side effects (forward hooks) happen as often as there.
+The reentrant form is a custom Function whose backward
 replays the block with the RNG state and autocast state it first ran with, so dropout
 masks and dtypes agree.
 
@@ -23,6 +25,7 @@ from .._tensor import Tensor
 from ..amp import autocast_mode as _amp
 from ..autograd.function import Function
 from ..autograd.grad_mode import enable_grad
+from ..autograd.graph import _seq as _node_seq
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointPolicy", "SelectiveCheckpointContext",
            "create_selective_checkpoint_contexts"]
@@ -51,7 +54,7 @@ def set_checkpoint_debug_enabled(enabled: bool | None):
 @contextlib.contextmanager
 def set_checkpoint_early_stop(enable: bool):
     """Whether non-reentrant checkpoint stops recomputing once it has what backward needs
-    (ember recomputes nothing in that form, so this only records the setting)."""
+    (ember always replays the whole block, so this only records the setting)."""
     global _enable_checkpoint_early_stop
     prev, _enable_checkpoint_early_stop = _enable_checkpoint_early_stop, enable
     try:
@@ -165,6 +168,88 @@ class CheckpointFunction(Function):
         return (None, None) + tuple(i.grad if isinstance(i, Tensor) else None for i in inputs)
 
 
+def _replay_state(preserve_rng_state: bool) -> dict:
+    """What a replay of the block restores: the RNG state (unless told not to) and autocast."""
+    from ..random import get_rng_state
+
+    return {"rng": get_rng_state() if preserve_rng_state else None,
+            "autocast": {"enabled": _amp.is_autocast_enabled("cpu"),
+                         "dtype": _amp.get_autocast_dtype("cpu"),
+                         "cache_enabled": _amp.is_autocast_cache_enabled()}}
+
+
+def _replay(function, args, kwargs, state: dict, recompute_context) -> None:
+    """Run the block again as PyTorch's backward does (with grad on, its RNG and autocast
+    state restored, on inputs detached from the graph) and drop what it returns."""
+    from ..random import fork_rng, set_rng_state
+
+    inputs = [a.detach().requires_grad_(a.requires_grad) if isinstance(a, Tensor) else a
+              for a in args]
+    with fork_rng(enabled=state["rng"] is not None), enable_grad(), \
+            _amp.autocast("cpu", **state["autocast"]), recompute_context:
+        if state["rng"] is not None:
+            set_rng_state(state["rng"])
+        function(*inputs, **kwargs)
+
+
+def _saves(node) -> bool:
+    """Whether `node` keeps a tensor for its backward (what PyTorch would unpack, and so
+    recompute, when the backward reaches it)."""
+    saved = getattr(node, "_saved", None) or ()
+    return any(isinstance(s, Tensor) for s in saved) or \
+        getattr(node, "_out", None) is not None or getattr(node, "_kept", None) is not None
+
+
+def _replay_in_backward(outputs, start: int, replay) -> None:
+    """Have the backward run `replay` once per pass, when it first reaches a node the block
+    recorded (numbered `start` or above) that saved a tensor.
+
+    NOTE: PyTorch's non-reentrant checkpoint keeps no intermediates and recomputes the block
+    when the backward first unpacks one of them, so the block's side effects (module hooks,
+    counters) happen again then. ember keeps the intermediates (the gradients come from the
+    graph recorded in forward) but replays the block at that same moment, so those side
+    effects match. PyTorch may stop the replay early, once every saved tensor is back: a
+    side effect after the block's last saving op is not repeated there, but is here.
+    """
+    seen, todo, region = set(), [], []
+    for o in _tensors_in(outputs):
+        if o.grad_fn is not None:
+            todo.append(o.grad_fn)
+    while todo:
+        node = todo.pop()
+        seq = getattr(node, "_seq", -1)
+        if node is None or id(node) in seen or not seq >= start:
+            continue
+        seen.add(id(node))
+        if seq != float("inf") and _saves(node):
+            region.append(node)
+        todo.extend(fn for fn, _ in node.next_functions)
+    last = [None]  # the number of the block's node the backward ran last
+
+    def hook(node):
+        def prehook(grads):
+            # a pass runs nodes in decreasing number order: one that does not decrease
+            # starts a new pass (a second backward with retain_graph=True replays again)
+            if last[0] is None or node._seq >= last[0]:
+                replay()
+            last[0] = node._seq
+        return prehook
+
+    for node in region:
+        node.register_prehook(hook(node))
+
+
+def _tensors_in(value):
+    if isinstance(value, Tensor):
+        yield value
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            yield from _tensors_in(v)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _tensors_in(v)
+
+
 _REENTRANT_WARNING = (
     "torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. "
     "Starting in PyTorch 2.9, calling checkpoint without use_reentrant will raise an "
@@ -195,9 +280,14 @@ def checkpoint(function, *args, use_reentrant: bool | None = None,
     if determinism_check not in _DETERMINISM_CHECKS:
         raise ValueError(f"determinism_check should be one of {list(_DETERMINISM_CHECKS)}, "
                          f"but got {determinism_check}")
-    forward_context, _ = context_fn()
+    forward_context, recompute_context = context_fn()
+    start = next(_node_seq)  # every node the block records numbers above this
+    state = _replay_state(preserve_rng_state)
     with forward_context:
-        return function(*args, **kwargs)
+        outputs = function(*args, **kwargs)
+    _replay_in_backward(outputs, start, lambda: _replay(function, args, kwargs, state,
+                                                         recompute_context))
+    return outputs
 
 
 def checkpoint_sequential(functions, segments: int, input, use_reentrant: bool | None = None,

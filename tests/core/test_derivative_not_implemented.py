@@ -1,0 +1,59 @@
+"""Ops PyTorch has no derivative formula for (`derivative_not_implemented`): their float
+outputs still require grad under a `NotImplemented` node with one edge per input requiring
+grad, the backward through it raises PyTorch's RuntimeError, and forward-mode AD refuses the
+op. Compared with torch: the node, its edges, the printed tensor and both errors."""
+
+import re
+
+import pytest
+import torch
+
+import ember
+
+OPS = {
+    "heaviside": lambda m, w: m.heaviside(w, w.detach()[:1].expand(4)),
+    "heaviside both": lambda m, w: m.heaviside(w, w),
+    "histogram": lambda m, w: m.histogram(w, bins=3)[0],
+    "histogram bin_edges": lambda m, w: m.histogram(w, bins=3)[1],
+    "histogram weight": lambda m, w: m.histogram(w.detach(), bins=2, weight=w)[0],
+    "number % tensor": lambda m, w: 3.0 % w,
+    "bincount weights": pytest.param(
+        lambda m, w: m.bincount(m.tensor([0, 1, 1, 3]), weights=w),
+        marks=pytest.mark.xfail(reason="needs `derivative_not_implemented(bincount_p, ...)` "
+                                       "in ops/sorting.py (another helper's file)")),
+}
+
+
+def _node(m, op):
+    w = m.tensor([0.25, -1.0, 0.0, 2.5], requires_grad=True)
+    y = op(m, w)
+    node = y.grad_fn
+    edges = [type(f).__name__ if f is not None else None for f, _ in node.next_functions]
+    printed = re.sub(" at 0x[0-9a-f]+", "", repr(y))
+    with pytest.raises(RuntimeError) as err:
+        y.sum().backward()
+    return (type(node).__name__, node.name(), edges, y.requires_grad, printed, str(err.value))
+
+
+@pytest.mark.parametrize("op", OPS.values(), ids=OPS.keys())
+def test_node_edges_and_backward_error_match_torch(op):
+    assert _node(ember, op) == _node(torch, op)
+
+
+@pytest.mark.parametrize("op", OPS.values(), ids=OPS.keys())
+def test_forward_ad_refuses_like_torch(op):
+    msgs = []
+    for m in (ember, torch):
+        fwd = m.autograd.forward_ad
+        with fwd.dual_level(), pytest.raises(NotImplementedError) as err:
+            op(m, fwd.make_dual(m.tensor([0.25, -1.0, 0.0, 2.5]), m.ones(4)))
+        msgs.append(str(err.value))
+    assert msgs[0] == msgs[1]
+
+
+def test_without_grad_nothing_is_recorded():
+    for m in (ember, torch):
+        w = m.tensor([0.25, -1.0, 0.0, 2.5], requires_grad=True)
+        with m.no_grad():
+            assert m.heaviside(w, w).grad_fn is None
+        assert not m.histogram(w.detach(), bins=2)[0].requires_grad
