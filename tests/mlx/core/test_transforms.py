@@ -77,6 +77,58 @@ def test_transform_matches_mlx(fn_src, args_src):
     assert ours == theirs
 
 
+# what MLX checks when a transform is made or called, each with its exception and message
+# (TypeErrors as its binding words them):
+# a loss that is not 0-d (MLX pulls a 0-d cotangent back through it; a one-element loss gets
+# a hint), argnums negative, repeated (MLX names the smallest index) or empty, cotangents
+# and tangents that do not fit (extra cotangents MLX leaves unread)
+CHECKS = [
+    ("mx.grad(lambda u: u * 2)", "[mx.ones((2, 3))]"),
+    ("mx.grad(lambda u: u.sum(keepdims=True))", "[mx.ones(3)]"),
+    ("mx.value_and_grad(lambda u: (u * 2, u.sum()))", "[mx.ones(3)]"),
+    ("mx.value_and_grad(lambda u: (u.sum(keepdims=True), 3))", "[mx.ones(3)]"),
+    ("lambda *a: mx.grad(lambda u, v: u.sum(), argnums=(1, -2))", "[]"),
+    ("lambda *a: mx.value_and_grad(lambda u, v: u.sum(), argnums=[2, 1, 2])", "[]"),
+    ("lambda *a: mx.grad(lambda u, v: u.sum(), argnums=(0, 0, -1))", "[]"),
+    ("lambda *a: mx.grad(lambda u: u.sum(), argnums=())", "[]"),
+    ("lambda *a: mx.vjp(lambda u: u * 2, list(a), [mx.ones(3)])", "[mx.ones(2)]"),
+    ("lambda *a: mx.vjp(lambda u: u.sum(keepdims=True), list(a), [mx.array(1.0)])",
+     "[mx.ones(2)]"),
+    ("lambda *a: mx.vjp(lambda u: (u.sum(keepdims=True), u), list(a), [mx.array(1.0), a[0]])",
+     "[mx.ones(2)]"),
+    ("lambda *a: mx.vjp(lambda u: (u, u * 2), list(a), [a[0] * 3])", "[mx.ones(2)]"),
+    ("lambda *a: mx.vjp(lambda u: u * 2, list(a), [a[0], a[0]])", "[mx.ones(2)]"),
+    ("lambda *a: mx.jvp(lambda u, v: u * v, list(a), [a[0], mx.ones(3)])",
+     "[mx.ones(2), mx.ones(2)]"),
+    ("lambda *a: mx.jvp(lambda u, v: u * v, list(a), [a[0]])", "[mx.ones(2), mx.ones(2)]"),
+    ("lambda *a: mx.jvp(lambda u: u * u, list(a), [mx.ones((1, 2))])", "[mx.ones(2)]"),
+    # what a differentiated function may return: an array, or for value_and_grad a
+    # non-empty tuple (not a list) led by one; and it may take only trees of arrays
+    ("mx.grad(lambda u: [u.sum()])", "[mx.ones(2)]"),
+    ("mx.grad(lambda u: None)", "[mx.ones(2)]"),
+    ("mx.value_and_grad(lambda u: [u.sum(), 1])", "[mx.ones(2)]"),
+    ("mx.value_and_grad(lambda u: ())", "[mx.ones(2)]"),
+    ("mx.value_and_grad(lambda u: (None, u))", "[mx.ones(2)]"),
+    ("mx.value_and_grad(lambda u: 3.0)", "[mx.ones(2)]"),
+    ("mx.grad(lambda p: p['w'].sum())", "[{'w': mx.ones(2), 'n': 3}]"),
+    ("mx.grad(lambda u, n: u.sum(), argnums=1)", "[mx.ones(2), [3]]"),
+    ("mx.grad(lambda u, k=None: u.sum(), argnames='k')", "[mx.ones(2)]"),
+    ("lambda *a: mx.grad(lambda u, k=None: u.sum(), argnames='k')(a[0], j=a[0], i=2)",
+     "[mx.ones(2)]"),
+    ("lambda *a: mx.vjp(lambda u, n: u * 2, [a[0], 3.0], [a[0]])", "[mx.ones(2)]"),
+    ("lambda *a: mx.jvp(lambda u: u * u, list(a), [[1.0, 1.0]])", "[mx.ones(2)]"),
+    ("lambda *a: mx.vjp(lambda u: {'a': u}, list(a), list(a))", "[mx.ones(2)]"),
+    ("lambda *a: mx.jvp(lambda u: 3.0, list(a), list(a))", "[mx.ones(2)]"),
+    ("lambda *a: mx.vjp(lambda u: [u, u * 2], tuple(a), (a[0], a[0]))", "[mx.ones(2)]"),
+]
+
+
+@pytest.mark.parametrize("fn_src,args_src", CHECKS)
+def test_transform_checks_match_mlx(fn_src, args_src):
+    ours, theirs = _both(fn_src, args_src)
+    assert ours == theirs and ("Error" in ours or "array" in ours)
+
+
 def test_grad_by_argnames_returns_positional_none_and_a_dict():
     for m in (mx, mlx):
         g = m.grad(lambda x, y: (x * y).sum(), argnames=["y"])(m.array([2.0]), y=m.array([3.0]))

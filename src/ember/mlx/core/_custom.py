@@ -146,7 +146,7 @@ class custom_function:  # noqa: N801  (MLX's name)
 
         xs = _as_arrays(tensors, call.dtypes)
         if self._vmap is None:
-            outs = vmap(self._flat_fun(call), in_axes=list(dims))(*xs)
+            outs = vmap(self._flat_fun(call), in_axes=tuple(dims))(*xs)
             return tuple(a._t for a in outs), (0,) * len(outs)
         if call.kwargs:
             raise ValueError("[custom vmap] Function should only accept positional arguments")

@@ -17,7 +17,9 @@ from collections.abc import Callable
 import ember as E
 
 from . import _lazy, _trees
+from . import _vmap_axes as _axes
 from ._array import _wrap, array
+from ._binding import bad_call
 
 _func = E.func
 
@@ -31,32 +33,73 @@ def _array_like(t, like: array) -> array:
 
 
 def _scalar_loss(out, who: str):
-    """(the array to differentiate, the whole output) of a differentiated function."""
+    """The array to differentiate in what a differentiated function returned: the array
+    itself, or for `value_and_grad` the first of a tuple (not a list: MLX refuses one)."""
     if isinstance(out, array):
         loss = out
-    elif isinstance(out, list | tuple) and out and isinstance(out[0], array):
-        if who == "grad":
-            raise ValueError(
-                "[grad] The return value of the function whose gradient we want to compute "
-                f"should be a scalar array; but {type(out).__name__} was returned.")
+    elif who == "grad":
+        raise ValueError(
+            "[grad] The return value of the function whose gradient we want to compute "
+            f"should be a scalar array; but {type(out).__name__} was returned.")
+    elif isinstance(out, tuple) and not out:
+        raise ValueError(
+            f"[{who}] The return value of the function whose gradient we want to compute "
+            "should be either a scalar array or a non-empty tuple. The first value should be "
+            "a scalar array and the rest can be anything. Instead, we got an empty tuple.")
+    elif isinstance(out, tuple) and isinstance(out[0], array):
         loss = out[0]
     else:
+        got = (f"it was a tuple with the first value being of type {type(out[0]).__name__} "
+               if isinstance(out, tuple) else f"{type(out).__name__} was returned")
         raise ValueError(
             f"[{who}] The return value of the function whose gradient we want to compute "
             "should be either a scalar array or a tuple with the first value being a scalar "
-            f"array (Union[array, tuple[array, Any, ...]]); but {type(out).__name__} was "
-            "returned.")
-    if loss.size != 1:
-        raise ValueError(f"[{who}] The function whose gradient we want to compute should "
-                         f"return a scalar array; got an array of shape {loss.shape}.")
+            f"array (Union[array, tuple[array, Any, ...]]); but {got}.")
+    if loss.ndim:  # (MLX pulls a 0-d cotangent back through the loss)
+        raise _cotangent_mismatch(loss.shape, (), alone=True)
     return loss
+
+
+def _shape_text(shape) -> str:
+    return "(" + ",".join(str(d) for d in shape) + ")"
+
+
+def _cotangent_mismatch(out_shape, cot_shape, alone: bool) -> ValueError:
+    """MLX's refusal of a cotangent shaped otherwise than its output (`alone`: the only
+    output, where a one-element one hints at grad's scalar loss)."""
+    hint = (" If you are using grad your function must return a scalar."
+            if alone and _size(out_shape) == 1 else "")
+    return ValueError(f"[vjp] Output shape {_shape_text(out_shape)} does not match cotangent "
+                      f"shape {_shape_text(cot_shape)}.{hint}")
+
+
+def _size(shape) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _argnums(argnums, argnames: list, who: str) -> list:
+    """The positions to differentiate, checked as MLX checks them when the transform is
+    made: none negative, none twice, and something to differentiate."""
+    if argnums is None:
+        argnums = [] if argnames else 0
+    nums = [argnums] if isinstance(argnums, int) else list(argnums)
+    for i in nums:
+        if i < 0:
+            raise ValueError(f"[{who}] Can't compute the gradient of negative argument index "
+                             f"{i}")
+    if len(set(nums)) != len(nums):  # (MLX names the smallest index, repeated or not)
+        raise ValueError(f"[{who}] Duplicate argument index {min(nums)} is not allowed.")
+    if not nums and not argnames:
+        raise ValueError(f"[{who}] Gradient wrt no argument requested")
+    return nums
 
 
 def _value_and_grad(fun: Callable, argnums, argnames, who: str) -> Callable:
     argnames = [argnames] if isinstance(argnames, str) else list(argnames)
-    if argnums is None:
-        argnums = [] if argnames else 0
-    nums = [argnums] if isinstance(argnums, int) else list(argnums)
+    nums = _argnums(argnums, argnames, who)
     single = len(nums) == 1  # (MLX gives one gradient for `argnums=[0]` too)
 
     @functools.wraps(fun)
@@ -70,9 +113,10 @@ def _value_and_grad(fun: Callable, argnums, argnames, who: str) -> Callable:
             if n not in kwargs:
                 raise ValueError(f"[{who}] Can't compute the gradient of keyword argument "
                                  f"'{n}' because the function is called with the following "
-                                 f"keyword arguments {list(kwargs)}")
+                                 "keyword arguments {" + "".join(f"{k}," for k in kwargs)
+                                 + "}")
         trees = [args[i] for i in nums] + [kwargs[n] for n in argnames]
-        flat = _trees.leaves(trees)
+        flat = _axes.strict_leaves(trees, _is_array)
         if not flat:
             raise ValueError(f"[{who.split('_')[-1]}] Must specify at least one argument.")
         diff = [x for x in flat if _is_array(x) and x._dtype.kind in "fc"]
@@ -228,7 +272,18 @@ def _outputs(out) -> list:
         return [out]
     if isinstance(out, list | tuple) and all(isinstance(o, array) for o in out):
         return list(out)
-    raise ValueError("[vjp] The function must return an array or a list/tuple of arrays.")
+    # (MLX's C++ casts the output to arrays and lets the failed cast's message through)
+    raise RuntimeError("std::bad_cast")
+
+
+_SIGNATURE = ("{0}(fun: Callable, primals: list[array], {1}: list[array]) -> "
+              "tuple[list[array], list[array]]")
+
+
+def _array_lists(who: str, fun, primals, others, name: str) -> None:
+    """Refuse, as MLX's binding does, primals or co/tangents that are not all arrays."""
+    if not all(_is_array(x) for x in [*primals, *others]):
+        raise bad_call(who, _SIGNATURE.format(who, name), (fun, primals, others))
 
 
 def vjp(fun: Callable, primals: list, cotangents: list) -> tuple:
@@ -238,8 +293,8 @@ def vjp(fun: Callable, primals: list, cotangents: list) -> tuple:
 
 
 def _vjp(fun: Callable, primals: list, cotangents: list) -> tuple:
-    prim = [p if _is_array(p) else array(p) for p in primals]
-    cots = [c if _is_array(c) else array(c) for c in cotangents]
+    _array_lists("vjp", fun, primals, cotangents, "cotangents")
+    prim, cots = list(primals), list(cotangents)
     box: dict = {}
 
     def inner(*tensors):
@@ -249,13 +304,12 @@ def _vjp(fun: Callable, primals: list, cotangents: list) -> tuple:
 
     outs_t, pull = _func.vjp(inner, *[p._t.detach() for p in prim])
     outs = box["outs"]
-    if len(cots) != len(outs):
-        raise ValueError(f"[vjp] Number of outputs to compute gradients for ({len(outs)}) "
-                         f"does not match number of cotangents ({len(cots)}).")
     for o, c in zip(outs, cots):
         if o.shape != c.shape:
-            raise ValueError(f"[vjp] Output shape {o.shape} does not match cotangent shape "
-                             f"{c.shape}.")
+            raise _cotangent_mismatch(o.shape, c.shape, alone=len(outs) == 1)
+    if len(cots) < len(outs):  # (MLX leaves cotangents past the outputs unread)
+        raise ValueError(f"[vjp] Number of outputs to compute gradients for ({len(outs)}) "
+                         f"does not match number of cotangents ({len(cots)}).")
     grads = pull(tuple(c._t.to(o._t.dtype) for c, o in zip(cots, outs)))
     return ([_wrap(t.detach(), o._dtype) for t, o in zip(outs_t, outs)],
             [_wrap(g, p._dtype) for g, p in zip(grads, prim)])
@@ -267,11 +321,12 @@ def jvp(fun: Callable, primals: list, tangents: list) -> tuple:
 
 
 def _jvp(fun: Callable, primals: list, tangents: list) -> tuple:
-    prim = [p if _is_array(p) else array(p) for p in primals]
-    tans = [t if _is_array(t) else array(t) for t in tangents]
+    _array_lists("jvp", fun, primals, tangents, "tangents")
+    prim, tans = list(primals), list(tangents)
     if len(prim) != len(tans):
-        raise ValueError(f"[jvp] Number of inputs to compute derivatives for ({len(prim)}) "
-                         f"does not match number of tangents ({len(tans)}).")
+        raise ValueError("[jvp] Number of inputs does not match number of tangents.")
+    if any(p.shape != t.shape for p, t in zip(prim, tans)):
+        raise ValueError("[jvp] Input shape does not match shape of tangent.")
     box: dict = {}
 
     def inner(*tensors):
@@ -288,39 +343,41 @@ def _jvp(fun: Callable, primals: list, tangents: list) -> tuple:
 
 def vmap(fun: Callable, in_axes=0, out_axes=0) -> Callable:
     """`fun` of one example mapped over axis `in_axes` of its inputs (per argument, `None`
-    for an argument shared by every example); results stacked along `out_axes`."""
+    for an argument shared by every example); results stacked along `out_axes`. Both are
+    prefixes of the arguments' (outputs') trees, read as MLX reads them (`_vmap_axes`)."""
 
     @functools.wraps(fun)
-    def wrapped(*args):
+    def wrapped(*args, **kwargs):
+        if kwargs:
+            raise TypeError("[vmap] Keyword arguments are not supported.")
         return _lazy.eager(mapped, *args)
 
     def mapped(*args):
-        axes = in_axes if isinstance(in_axes, list | tuple) else [in_axes] * len(args)
-        if len(axes) != len(args):
-            raise ValueError(f"[vmap] The number of in axes ({len(axes)}) must match the "
-                             f"number of arguments ({len(args)}).")
-        flat_args = _trees.leaves(list(args))
+        tree = args[0] if len(args) == 1 else args
+        flat_args = _axes.strict_leaves(tree, _is_array)
+        dims = _axes.flat_axes(tree, in_axes, _is_array)
+        if _axes.mapped_size(flat_args, dims) is None:
+            _axes.strict_leaves(fun(*args), _is_array)
+            raise _axes.nothing_mapped()
         box: dict = {}
 
         def inner(*tensors):
-            it = iter(tensors)
-            inside = [_array_like(next(it), x) if _is_array(x) else x for x in flat_args]
-            out = fun(*_trees.rebuild(list(args), iter(inside)))
-            box["out"] = out
-            return tuple(o._t for o in _trees.leaves(out) if _is_array(o))
+            inside = iter(_array_like(t, x) for t, x in zip(tensors, flat_args))
+            out = fun(*_trees.rebuild(list(args), inside))
+            outs = _axes.strict_leaves(out, _is_array)
+            box["out"], box["like"] = out, outs
+            box["axes"] = _axes.flat_axes(out, out_axes, _is_array, output=True)
+            return tuple(o._t for o in outs)
 
-        tensors = [x._t for x in flat_args if _is_array(x)]
-        dims = []
-        for a, ax in zip(args, axes):
-            n = len([x for x in _trees.leaves(a) if _is_array(x)])
-            dims += [ax] * n if not isinstance(ax, list | tuple | dict) else \
-                [d for d, x in zip(_trees.leaves(ax), _trees.leaves(a)) if _is_array(x)]
-        outs = _func.vmap(inner, in_dims=tuple(dims), out_dims=out_axes
-                          if isinstance(out_axes, int) or out_axes is None
-                          else tuple(out_axes))(*tensors)
-        like = [o for o in _trees.leaves(box["out"]) if _is_array(o)]
-        it = iter(_wrap(t, o._dtype) for t, o in zip(outs, like))
-        return _trees.rebuild(box["out"], it, None) if not isinstance(box["out"], array) \
-            else next(it)
+        outs = _func.vmap(inner, in_dims=tuple(dims), out_dims=0)(*[x._t for x in flat_args])
+        placed = []
+        for t, o, ax in zip(outs, box["like"], box["axes"]):
+            # TODO(transforms_linalg): MLX refuses None for an output that depends on the
+            # mapped inputs, as here, but broadcasts one that does not (mapped axis last)
+            if ax is None:
+                raise ValueError(f"[vmap] Axis -1 invalid for output with {o.ndim + 1} "
+                                 "dimensions.")
+            placed.append(_wrap(t if ax == 0 else t.movedim(0, ax), o._dtype))
+        return _trees.rebuild(box["out"], iter(placed))
 
     return wrapped
