@@ -29,6 +29,11 @@ RTOL = {
     # float32 reductions and transcendentals round otherwise than MLX's; 70 AdamW steps carry
     # that to 2.9e-5 relative at most (the LoRA loss at step 20)
     "lora_finetune.py": 1e-4,
+    # no training loop: printed to 4 decimals, equal to the last digit on this machine
+    "transforms_linalg.py": 1e-4,
+    # the GRU/LSTM and norms sum float32 in another order than MLX's; 40 steps keep the
+    # printed losses equal to the last digit on this machine
+    "sequence_optimizers.py": 1e-4,
 }
 PROGRAMS = sorted(p.name for p in EXAMPLES.glob("*.py"))
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d*)?(?:e[+-]?\d+)?|nan|-?inf")

@@ -19,3 +19,27 @@ def test_a_module_without_parameters_updates_from_an_empty_flat_list():
     act = nn.ReLU()
     act.update(utils.tree_unflatten([]))
     assert act.parameters() == {}
+
+
+TREE = {"w": [1, {"b": 2}], "c": (3,)}
+
+
+@pytest.mark.parametrize("kwargs", [
+    {},
+    {"prefix": "model"},         # MLX drops the first character of every path ("odel.w.0")
+    {"prefix": ".model"},
+    {"is_leaf": lambda x: isinstance(x, list)},
+    {"is_leaf": lambda x: isinstance(x, dict) and "w" in x},   # the root itself a leaf
+])
+def test_tree_flatten_matches_mlx(kwargs):
+    assert utils.tree_flatten(TREE, **kwargs) == mlx_utils.tree_flatten(TREE, **kwargs)
+    assert utils.tree_flatten(TREE, destination={}, **kwargs) == \
+        mlx_utils.tree_flatten(TREE, destination={}, **kwargs)
+
+
+def test_tree_flatten_refuses_another_destination():
+    with pytest.raises(ValueError) as theirs:
+        mlx_utils.tree_flatten(TREE, destination=set())
+    with pytest.raises(ValueError) as ours:
+        utils.tree_flatten(TREE, destination=set())
+    assert str(ours.value) == str(theirs.value)

@@ -29,21 +29,27 @@ def tree_map_with_path(fn: Callable, tree, *rest, is_leaf: Callable | None = Non
 def tree_flatten(tree, prefix: str = "", is_leaf: Callable | None = None,
                  destination: list | dict | None = None):
     """`[(path, leaf), ...]` (or into `destination`, a list or a dict) with paths such as
-    "layers.0.weight"."""
+    "layers.0.weight". As in MLX, each key joins the path after a ".", and every path
+    drops its first character: a `prefix` should start with "." ("p" makes ".0")."""
     out = [] if destination is None else destination
-    add = out.append if isinstance(out, list) else (lambda kv: out.__setitem__(*kv))
-    _flatten(tree, prefix[1:] if prefix.startswith(".") else prefix, is_leaf, add)
+    if isinstance(out, list):
+        add = out.append
+    elif isinstance(out, dict):
+        add = lambda kv: out.__setitem__(*kv)  # noqa: E731
+    else:
+        raise ValueError("Destination should be either a list or a dictionary or None")
+    _flatten(tree, prefix, is_leaf, add)
     return out
 
 
-def _flatten(t, path: str, is_leaf: Callable | None, add: Callable) -> None:
+def _flatten(t, prefix: str, is_leaf: Callable | None, add: Callable) -> None:
     # (a module function: a closure calling itself would be a cycle holding the leaves)
     if (is_leaf is None or not is_leaf(t)) and _trees.is_node(t):
         items = t.items() if isinstance(t, dict) else enumerate(t)
         for k, v in items:
-            _flatten(v, f"{path}.{k}" if path else str(k), is_leaf, add)
+            _flatten(v, f"{prefix}.{k}", is_leaf, add)
     else:
-        add((path, t))
+        add((prefix[1:], t))
 
 
 def tree_unflatten(tree: list | dict) -> Any:

@@ -23,6 +23,13 @@ CASES = [
     "mx.atleast_1d(mx.array(1), mx.array([2]))",
     "mx.broadcast_arrays(mx.ones((2, 1)), mx.zeros(3, mx.int32))",
     "mx.broadcast_shapes((2, 1), (3,))",
+    # meshgrid: a tuple; each grid keeps its own type; sparse grids are not broadcast
+    "mx.meshgrid(mx.arange(2), mx.arange(3.0))",
+    "mx.meshgrid(mx.arange(2), mx.arange(3), mx.arange(2, dtype=mx.int8), indexing='ij')",
+    "mx.meshgrid(mx.arange(2), a, sparse=True)",
+    "mx.meshgrid(mx.arange(2))",
+    "mx.meshgrid()",
+    "mx.meshgrid(mx.arange(2), indexing='xx')",
     "mx.broadcast_shapes((5, 1, 4), (3, 1), (1,))",
     "mx.broadcast_shapes((2, 1), (3, 4))",
     "mx.unflatten(a, 1, (3, 1))",

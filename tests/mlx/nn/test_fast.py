@@ -175,3 +175,48 @@ def test_cross_entropy_gradient(mlx, close, dtype):
     assert repr(ours.dtype) == repr(theirs.dtype)
     tol = 1e-6 if dtype == "float32" else 4e-3
     close(ours.astype(mx.float32), theirs.astype(mlx.float32), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("expr", [
+    "mx.fast.layer_norm(mx.ones(()), None, None, 1e-5)",
+    "mx.fast.layer_norm(mx.ones((2, 5)), mx.ones((6,)), None, 1e-5)",
+    "mx.fast.layer_norm(mx.ones((2, 5)), None, mx.ones((6,)), 1e-5)",
+    "mx.fast.layer_norm(mx.ones((2, 5)), mx.ones((5, 1)), None, 1e-5)",
+    "mx.fast.layer_norm(mx.ones((2, 5)), None, mx.ones((1, 5)), 1e-5)",
+    "mx.fast.layer_norm(mx.ones((2, 5), mx.int32), None, None, 1e-5)",
+    "mx.fast.rms_norm(mx.ones(()), None, 1e-5)",
+    "mx.fast.rms_norm(mx.ones((2, 5)), mx.ones((6,)), 1e-5)",
+    "mx.fast.rms_norm(mx.ones((2, 5)), mx.ones((1, 5)), 1e-5)",
+    "mx.fast.rms_norm(mx.ones((2, 5), mx.int32), None, 1e-5)",
+    "mx.fast.rms_norm(mx.ones((2, 5), mx.int32), mx.ones((5,), mx.int8), 1e-5)",
+])
+def test_norm_errors_are_mlxs(mlx, expr):
+    from mlx_oracle import outcome
+
+    assert outcome(expr, mx) == outcome(expr, mlx)
+
+
+X3 = "mx.array([[1.0, 2.1, 3.3], [0.5, -4.0, 2.0]], mx.{})"
+P3 = "mx.array([0.3, 1.7, 2.9], mx.{})"
+
+
+@pytest.mark.parametrize("expr", [
+    # the result type: x with its weight (and bias); a bias alone does not promote
+    f"mx.fast.layer_norm({X3.format('float16')}, None, {P3.format('float32')}, 1e-5)",
+    f"mx.fast.layer_norm({X3.format('float16')}, {P3.format('float32')}, None, 1e-5)",
+    f"mx.fast.layer_norm({X3.format('float16')}, {P3.format('float32')},"
+    f" {P3.format('float32')}, 1e-5)",
+    f"mx.fast.layer_norm({X3.format('int32')}, {P3.format('float32')}, None, 1e-5)",
+    f"mx.fast.layer_norm({X3.format('float32')}, None, {P3.format('int32')}, 1e-5)",
+    f"mx.fast.rms_norm({X3.format('float16')}, {P3.format('float32')}, 1e-5)",
+    f"mx.fast.rms_norm({X3.format('int32')}, {P3.format('float32')}, 1e-5)",
+    f"mx.fast.rms_norm({X3.format('bfloat16')}, {P3.format('float16')}, 1e-5)",
+])
+def test_norm_types_are_mlxs(mlx, expr):
+    ours, theirs = eval(expr, {"mx": mx}), eval(expr, {"mx": mlx})
+    assert repr(ours.dtype) == repr(theirs.dtype)
+    # NOTE: the mean and variance are float32 sums taken in another order than MLX's;
+    # the normalised values are rounded to 16 bits where the result type has them
+    tol = 1e-5 if ours.dtype == mx.float32 else 4e-3
+    np.testing.assert_allclose(np.array(ours.astype(mx.float32)),
+                               np.array(theirs.astype(mlx.float32)), rtol=tol, atol=tol)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ember as E
 import ember.nn.functional as F
 
+from . import _conv_checks as _checks
 from . import _dtypes as D
 from ._array import _wrap, array, cast
 
@@ -16,38 +17,14 @@ _CONV = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
 _CONV_T = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}
 
 
-def _per_dim(v, nd: int, name: str) -> tuple:
-    if isinstance(v, int):
-        return (v,) * nd
-    v = tuple(v)
-    if len(v) != nd:
-        raise ValueError(f"[conv] Invalid {name} {v} for {nd} spatial dimensions.")
-    return v
+def _vector(v) -> list:
+    """MLX's bindings: an int is a one-entry vector (it then stands for every axis)."""
+    return [v] if isinstance(v, int) else list(v)
 
 
-def _shape(a: array) -> str:
-    return "(" + ",".join(map(str, a.shape)) + ")"
-
-
-def _operands(x: array, w: array, nd: int, groups: int, name: str) -> tuple:
-    if x.ndim != nd + 2:
-        raise ValueError(f"[{name}] Invalid input array with {x.ndim} dimensions for "
-                         f"{nd}D convolution. Expected an array with {nd + 2} dimensions "
-                         "following the format [N, ..., C_in].")
-    if w.ndim != nd + 2:
-        raise ValueError(f"[{name}] Invalid weight array with {w.ndim} dimensions for "
-                         f"{nd}D convolution. Expected an array with {nd + 2} dimensions "
-                         "following the format [C_out, ..., C_in].")
-    if x.shape[-1] != w.shape[-1] * groups:
-        raise ValueError("[conv] Expect the input channels in the input and weight array "
-                         f"to match but got shapes - input: {_shape(x)} and weight: "
-                         f"{_shape(w)}")
-    if x.dtype.kind not in "fc" or w.dtype.kind not in "fc":
-        raise ValueError(f"[{name}] Only floating point convolutions are supported.")
-    dt = D.promote_types(x.dtype, w.dtype)
-    xt = cast(x._t, x.dtype, dt)
-    wt = cast(w._t, w.dtype, dt)
-    return xt.permute(0, nd + 1, *range(1, nd + 1)), wt, dt
+def _per_dim(v, nd: int) -> list:
+    """conv2d/conv3d's bindings: an int repeated nd times, a tuple as given."""
+    return [v] * nd if isinstance(v, int) else list(v)
 
 
 def _channels_last(t, nd: int):
@@ -67,68 +44,104 @@ def _dilate(t, d: tuple):
     return t
 
 
+def _general(x: array, w: array, stride, lo, hi, kernel_dilation, input_dilation,
+             groups: int, flip: bool) -> array:
+    """MLX's general convolution: checked as MLX checks it, then run channels first
+    through ember's convolution."""
+    p = _checks.plan(x.shape, x.dtype, w.shape, stride, lo, hi, kernel_dilation,
+                     input_dilation, groups)
+    nd = x.ndim - 2
+    dt = D.promote_types(x.dtype, w.dtype)
+    if 0 in p.out_shape or x.size == 0 or w.size == 0:
+        return _wrap(E.zeros(p.out_shape, dtype=dt.carrier), dt)
+    xt = cast(x._t, x.dtype, dt)
+    if any(p.starts) or p.stops != x.shape[1:-1]:  # negative padding crops
+        xt = xt[(slice(None), *(slice(a, b) for a, b in zip(p.starts, p.stops)))]
+    xt = xt.permute(0, nd + 1, *range(1, nd + 1))
+    wt = cast(w._t, w.dtype, dt).permute(0, nd + 1, *range(1, nd + 1))
+    xt = _dilate(xt, p.input_dilation)
+    if flip:
+        wt = E.flip(wt, dims=tuple(range(2, nd + 2)))
+    # NOTE: MLX sizes the output with C++ division (toward zero): a last window that
+    # hangs past the padded input still counts there (MLX reads past the input, whose
+    # values are undefined); here zeros fill it, so ember's convolution accepts it
+    hi = list(p.hi)
+    for axis in range(nd):
+        k = 1 + p.kernel_dilation[axis] * (wt.shape[axis + 2] - 1)
+        need = (p.out_shape[axis + 1] - 1) * p.stride[axis] + k
+        hi[axis] += max(0, need - (xt.shape[axis + 2] + p.lo[axis] + hi[axis]))
+    pad = p.lo
+    if tuple(hi) != p.lo:  # ember's convolution pads both sides alike: pad the rest here
+        xt, pad = F.pad(xt, [q for pair in reversed(list(zip(p.lo, hi))) for q in pair]), 0
+    out = _CONV[nd](xt, wt, None, p.stride, pad, p.kernel_dilation, groups)
+    return _wrap(_channels_last(out, nd), dt)
+
+
 def conv_general(input: array, weight: array, /, stride=1, padding=0,  # noqa: A002
                  kernel_dilation=1, input_dilation=1, groups: int = 1, flip: bool = False,
                  *, stream=None) -> array:
     """N-d convolution with per-side padding (`padding=(low, high)` as two sequences),
     kernel and input dilation, groups, and optional kernel flip."""
-    nd = input.ndim - 2
-    xt, wt, dt = _operands(input, weight, nd, groups, "conv")
     if isinstance(padding, tuple) and len(padding) == 2 and not isinstance(padding[0], int):
-        lo, hi = _per_dim(padding[0], nd, "padding"), _per_dim(padding[1], nd, "padding")
+        lo, hi = list(padding[0]), list(padding[1])
     else:
-        lo = hi = _per_dim(padding, nd, "padding")
-    xt = _dilate(xt, _per_dim(input_dilation, nd, "input_dilation"))
-    wt = wt.permute(0, nd + 1, *range(1, nd + 1))
-    if flip:
-        wt = E.flip(wt, dims=tuple(range(2, nd + 2)))
-    if lo != hi:
-        pads = [p for pair in reversed(list(zip(lo, hi))) for p in pair]
-        xt, lo = F.pad(xt, pads), (0,) * nd
-    out = _CONV[nd](xt, wt, None, _per_dim(stride, nd, "stride"), lo,
-                    _per_dim(kernel_dilation, nd, "kernel_dilation"), groups)
-    return _wrap(_channels_last(out, nd), dt)
-
-
-def _conv(nd: int, name: str, x, w, stride, padding, dilation, groups) -> array:
-    xt, wt, dt = _operands(x, w, nd, groups, name)
-    wt = wt.permute(0, nd + 1, *range(1, nd + 1))
-    out = _CONV[nd](xt, wt, None, _per_dim(stride, nd, "stride"),
-                    _per_dim(padding, nd, "padding"), _per_dim(dilation, nd, "dilation"),
-                    groups)
-    return _wrap(_channels_last(out, nd), dt)
+        lo = hi = _vector(padding)
+    return _general(input, weight, _vector(stride), lo, hi, _vector(kernel_dilation),
+                    _vector(input_dilation), groups, flip)
 
 
 def conv1d(input: array, weight: array, /, stride: int = 1, padding: int = 0,  # noqa: A002
            dilation: int = 1, groups: int = 1, *, stream=None) -> array:
     """1-d convolution of (N, L, C_in) by (C_out, K, C_in / groups)."""
-    return _conv(1, "conv1d", input, weight, stride, padding, dilation, groups)
+    return _general(input, weight, [stride], [padding], [padding], [dilation], [1], groups,
+                    False)
 
 
 def conv2d(input: array, weight: array, /, stride=1, padding=0, dilation=1,  # noqa: A002
            groups: int = 1, *, stream=None) -> array:
     """2-d convolution of (N, H, W, C_in) by (C_out, KH, KW, C_in / groups)."""
-    return _conv(2, "conv2d", input, weight, stride, padding, dilation, groups)
+    pad = _per_dim(padding, 2)
+    return _general(input, weight, _per_dim(stride, 2), pad, pad, _per_dim(dilation, 2),
+                    [1, 1], groups, False)
 
 
 def conv3d(input: array, weight: array, /, stride=1, padding=0, dilation=1,  # noqa: A002
            groups: int = 1, *, stream=None) -> array:
     """3-d convolution of (N, D, H, W, C_in) by (C_out, KD, KH, KW, C_in / groups)."""
-    return _conv(3, "conv3d", input, weight, stride, padding, dilation, groups)
+    pad = _per_dim(padding, 3)
+    return _general(input, weight, _per_dim(stride, 3), pad, pad, _per_dim(dilation, 3),
+                    [1, 1, 1], groups, False)
 
 
-def _conv_transpose(nd: int, name: str, x, w, stride, padding, dilation, output_padding,
-                    groups) -> array:
-    xt, wt, dt = _operands(x, w, nd, groups, name)
+def _conv_transpose(x: array, w: array, stride: list, padding: list, dilation: list,
+                    output_padding: list, groups: int) -> array:
+    """A transposed convolution. MLX runs it as a general convolution (flipped kernel,
+    input dilated by the stride, padding from the kernel's extent); that convolution's
+    checks give MLX's errors here, and ember's transposed convolution the values."""
+    if min(x.ndim, w.ndim) <= len(stride):
+        raise IndexError("SmallVector out of range.")  # MLX reads the missing axis's size
+    lo, hi = [], []
+    for i, (s, p, d, op) in enumerate(zip(stride, padding, dilation, output_padding)):
+        k = 1 + d * (w.shape[1 + i] - 1)
+        lo.append(k - p - 1)
+        full = (x.shape[1 + i] - 1) * s - 2 * p + k
+        hi.append(full - (1 + s * (x.shape[1 + i] - 1)) + p + op)
+    p = _checks.plan(x.shape, x.dtype, w.shape, [1] * len(stride), lo, hi, dilation,
+                     stride, groups)
+    nd = x.ndim - 2
+    dt = D.promote_types(x.dtype, w.dtype)
+    if 0 in p.out_shape or x.size == 0 or w.size == 0:
+        return _wrap(E.zeros(p.out_shape, dtype=dt.carrier), dt)
+    xt = cast(x._t, x.dtype, dt).permute(0, nd + 1, *range(1, nd + 1))
+    wt = cast(w._t, w.dtype, dt)
     # MLX (C_out, *k, C_in/g) -> ember (C_in, C_out/g, *k), group by group
     c_out, c_in_g = wt.shape[0], wt.shape[-1]
     wt = wt.reshape(groups, c_out // groups, *wt.shape[1:-1], c_in_g)
     wt = wt.permute(0, nd + 2, 1, *range(2, nd + 2))
     wt = wt.reshape(groups * c_in_g, c_out // groups, *wt.shape[3:])
-    out = _CONV_T[nd](xt, wt, None, _per_dim(stride, nd, "stride"),
-                      _per_dim(padding, nd, "padding"),
-                      _per_dim(output_padding, nd, "output_padding"), groups,
-                      _per_dim(dilation, nd, "dilation"))
+    spread = [(v * nd if len(v) == 1 else v) for v in (stride, padding, output_padding,
+                                                        dilation)]
+    out = _CONV_T[nd](xt, wt, None, *spread[:3], groups, spread[3])
     return _wrap(_channels_last(out, nd), dt)
 
 
@@ -136,22 +149,22 @@ def conv_transpose1d(input: array, weight: array, /, stride: int = 1,  # noqa: A
                      padding: int = 0, dilation: int = 1, output_padding: int = 0,
                      groups: int = 1, *, stream=None) -> array:
     """Transposed 1-d convolution (the gradient of conv1d with respect to its input)."""
-    return _conv_transpose(1, "conv_transpose1d", input, weight, stride, padding, dilation,
-                           output_padding, groups)
+    return _conv_transpose(input, weight, [stride], [padding], [dilation], [output_padding],
+                           groups)
 
 
 def conv_transpose2d(input: array, weight: array, /, stride=1, padding=0,  # noqa: A002
                      dilation=1, output_padding=0, groups: int = 1, *,
                      stream=None) -> array:
-    return _conv_transpose(2, "conv_transpose2d", input, weight, stride, padding, dilation,
-                           output_padding, groups)
+    return _conv_transpose(input, weight, *(_per_dim(v, 2) for v in (
+        stride, padding, dilation, output_padding)), groups)
 
 
 def conv_transpose3d(input: array, weight: array, /, stride=1, padding=0,  # noqa: A002
                      dilation=1, output_padding=0, groups: int = 1, *,
                      stream=None) -> array:
-    return _conv_transpose(3, "conv_transpose3d", input, weight, stride, padding, dilation,
-                           output_padding, groups)
+    return _conv_transpose(input, weight, *(_per_dim(v, 3) for v in (
+        stride, padding, dilation, output_padding)), groups)
 
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_general", "conv_transpose1d",

@@ -18,6 +18,7 @@ import ember as E
 from . import _dtypes as D
 from . import _extremes as X
 from . import _gather_checks as GC
+from . import _join_checks as JC
 from . import _product_checks as PC
 from ._arithmetic import mlx_floor_divide, mlx_remainder, on_parts, refuse_complex, refuse_floats
 from ._array import (
@@ -36,9 +37,6 @@ from ._array import (
 from ._dtypes import Dtype
 from ._errors import check_broadcasts
 from ._indexing import shape_text
-
-# (the reductions live in their module; named here too, as the other modules and the
-# array's methods reach them through this one)
 from ._reductions import (  # noqa: F401
     _axes,
     _float,
@@ -60,6 +58,10 @@ from ._reductions import (  # noqa: F401
     sum,
     var,
 )
+
+# (the reductions live in their module; named here too, as the other modules and the
+# array's methods reach them through this one)
+from ._reshape_checks import reshape_target
 
 _arr = as_array  # (the conversion every op's array operands share)
 
@@ -272,6 +274,8 @@ def where(condition, x, y, /, *, stream=None) -> array:
 
 
 def clip(a, /, a_min, a_max, *, stream=None) -> array:
+    if a_min is None and a_max is None:
+        raise ValueError("At most one of a_min and a_max may be None")
     out = _arr(a)
     if a_min is not None:
         out = maximum(out, a_min)
@@ -390,7 +394,7 @@ def einsum(subscripts: str, *operands_, stream=None) -> array:
 
 def reshape(a, /, shape, *, stream=None) -> array:
     a = _arr(a)
-    return _wrap(a._t.reshape(tuple(shape)), a._dtype)
+    return _wrap(a._t.reshape(reshape_target(a.size, shape)), a._dtype)
 
 
 def flatten(a, /, start_axis: int = 0, end_axis: int = -1, *, stream=None) -> array:
@@ -468,9 +472,13 @@ def _common(arrays) -> tuple:
 
 
 def concatenate(arrays, axis: int | None = 0, *, stream=None) -> array:
-    ts, dt = _common(arrays)
+    arrays = [_arr(x) for x in arrays]
     if axis is None:
-        ts, axis = [t.reshape(-1) for t in ts], 0
+        arrays, axis = [x.reshape(-1) for x in arrays], 0
+    JC.check_concatenate([x.shape for x in arrays], axis)
+    if len(arrays) == 1:
+        return arrays[0]
+    ts, dt = _common(arrays)
     return _wrap(E.cat(ts, dim=axis), dt)
 
 
@@ -478,6 +486,8 @@ concat = concatenate
 
 
 def stack(arrays, axis: int = 0, *, stream=None) -> array:
+    arrays = [_arr(x) for x in arrays]
+    JC.check_stack([x.shape for x in arrays], axis)
     ts, dt = _common(arrays)
     return _wrap(E.stack(ts, dim=axis), dt)
 
@@ -723,12 +733,6 @@ def linspace(start, stop, num: int = 50, dtype: Dtype = D.float32, *, stream=Non
         raise ValueError(f"[linspace] number of samples, {num}, must be non-negative.")
     return _wrap(E.linspace(float(start), float(stop), num, dtype=E.float64).to(dtype.carrier),
                  dtype)
-
-
-def meshgrid(*arrays, sparse: bool = False, indexing: str = "xy", stream=None) -> list:
-    ts = [_arr(a) for a in arrays]
-    grids = E.meshgrid(*[a._t for a in ts], indexing=indexing)
-    return [_wrap(g.contiguous(), a._dtype) for g, a in zip(grids, ts)]
 
 
 def astype(a, /, dtype: Dtype, *, stream=None) -> array:

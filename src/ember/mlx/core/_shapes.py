@@ -61,6 +61,22 @@ def broadcast_arrays(*arrays) -> list:
     return [O.broadcast_to(x, shape) for x in arrs]
 
 
+def meshgrid(*arrays, sparse: bool = False, indexing: str = "xy", stream=None) -> tuple:
+    """Coordinate grids, MLX's way: each array flattened onto its own axis of an
+    n-d shape (the first two swapped for "xy"), then broadcast together unless `sparse`;
+    each grid keeps its array's type."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError("[meshgrid] Invalid indexing value. Valid values are 'xy' and 'ij'.")
+    arrs = [_arr(x) for x in arrays]
+    n = len(arrs)
+    axes = list(range(n))
+    if indexing == "xy" and n > 1:
+        axes[0], axes[1] = 1, 0
+    grids = [O.reshape(x, [-1 if i == axis else 1 for i in range(n)])
+             for x, axis in zip(arrs, axes)]
+    return tuple(grids if sparse else broadcast_arrays(*grids))
+
+
 def unflatten(a, /, axis: int, shape) -> array:
     """Axis `axis` split into `shape` (one entry may be -1)."""
     a = _arr(a)
@@ -195,5 +211,5 @@ def slice_update(a, update, start_indices, axes) -> array:
 
 __all__ = ["as_strided", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_arrays",
            "broadcast_shapes",
-           "contiguous", "flip", "matrix_transpose", "permute_dims", "roll", "slice",
+           "contiguous", "meshgrid", "flip", "matrix_transpose", "permute_dims", "roll", "slice",
            "slice_update", "unflatten", "unstack", "view"]

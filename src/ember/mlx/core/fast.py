@@ -9,6 +9,7 @@ import math
 
 import ember as E
 
+from . import _dtypes as D
 from . import _ops as ops
 from ._array import _wrap, array
 from ._attention_checks import check_attention
@@ -20,19 +21,47 @@ def _f32(x: array) -> array:
     return x if x.dtype is float32 else x.astype(float32)
 
 
+def _norm_type(name: str, x: array, params: tuple) -> D.Dtype:
+    """The checks of MLX's fused norms, in its order, and the type they compute in: the
+    promotion of x and its parameters (with a weight; x's own type without one)."""
+    if x.ndim == 0:
+        raise ValueError(f"[{name}] Input must have at least 1 dimension but got input with "
+                         "0 dimensions.")
+    for label, p in params:
+        if p is None:
+            continue
+        if p.ndim != 1:
+            raise ValueError(f"[{name}] {label} must have 1 dimension but has {p.ndim} "
+                             "dimensions.")
+        if p.size != x.shape[-1]:
+            raise ValueError(f"[{name}] {label} must have the same size as the last "
+                             f"dimension of x but has {p.size} elements.")
+    out = x.dtype
+    if params[0][1] is not None:
+        for _, p in params:
+            out = out if p is None else D.promote_types(out, p.dtype)
+    if out.kind != "f":
+        raise ValueError(f"[{name}] Received unsupported type {out.name}.")
+    return out
+
+
 def rms_norm(x: array, weight: array | None, eps: float, *, stream=None) -> array:
-    """`x / sqrt(mean(x**2, -1) + eps) * weight` over the last axis."""
+    """`x / sqrt(mean(x**2, -1) + eps) * weight` over the last axis: statistics in
+    float32, the normalised x rounded to the result type before the weight scales it."""
+    out = _norm_type("rms_norm", x, (("(*weight)", weight),))
     xf = _f32(x)
     y = xf * ops.rsqrt(ops.mean(ops.square(xf), axis=-1, keepdims=True) + eps)
-    y = y.astype(x.dtype)
-    return y if weight is None else weight * y
+    y = y.astype(out)
+    return y if weight is None else (weight * y).astype(out)
 
 
 def layer_norm(x: array, weight: array | None, bias: array | None, eps: float, *,
                stream=None) -> array:
-    """`(x - mean) / sqrt(var + eps) * weight + bias` over the last axis."""
-    if x.dtype is float32 and all(p is None or (p.dtype is float32 and p.shape == x.shape[-1:])
-                                  for p in (weight, bias)):
+    """`(x - mean) / sqrt(var + eps) * weight + bias` over the last axis: statistics in
+    float32, the normalised x rounded to the result type (see `_norm_type`) before the
+    weight and bias apply, and the result in that type (a bias alone does not promote)."""
+    out = _norm_type("layer_norm", x, (("weight", weight), ("bias", bias)))
+    if out is float32 and all(p is None or p.dtype is float32 for p in (x, weight, bias)):
         # one op: ember's layer norm (float32 statistics, forward and backward fused)
         return _wrap(E.nn.functional.layer_norm(
             x._t, x.shape[-1:], None if weight is None else weight._t,
@@ -40,12 +69,12 @@ def layer_norm(x: array, weight: array | None, bias: array | None, eps: float, *
     xf = _f32(x)
     mean = ops.mean(xf, axis=-1, keepdims=True)
     var = ops.var(xf, axis=-1, keepdims=True)
-    y = ((xf - mean) * ops.rsqrt(var + eps)).astype(x.dtype)
+    y = ((xf - mean) * ops.rsqrt(var + eps)).astype(out)
     if weight is not None:
         y = y * weight
     if bias is not None:
         y = y + bias
-    return y
+    return y.astype(out)
 
 
 def rope(a: array, dims: int, *, traditional: bool, base: float | None, scale: float,

@@ -12,6 +12,9 @@ from ... import core as mx
 from ...core import _conv, random
 from .base import Module
 
+# NOTE: each public layer spells out its own __init__ (a call of the shared one) so that a
+# wrong argument's TypeError names the layer, as MLX's does.
+
 
 def _tuple(v, nd: int):
     return v if nd == 1 or not isinstance(v, int) else (v,) * nd
@@ -58,11 +61,21 @@ class Conv1d(_ConvNd):
 
     _nd = 1
 
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1,
+                 padding=0, dilation=1, groups: int = 1, bias: bool = True) -> None:
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias)
+
 
 class Conv2d(_ConvNd):
     """2-d convolution over inputs (N, H, W, C_in)."""
 
     _nd = 2
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1,
+                 padding=0, dilation=1, groups: int = 1, bias: bool = True) -> None:
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias)
 
 
 class Conv3d(_ConvNd):
@@ -117,14 +130,29 @@ class ConvTranspose1d(_ConvTransposeNd):
 
     _nd = 1
 
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1,
+                 padding=0, dilation=1, output_padding=0, bias: bool = True) -> None:
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         output_padding, bias)
+
 
 class ConvTranspose2d(_ConvTransposeNd):
     """Transposed 2-d convolution over inputs (N, H, W, C_in)."""
 
     _nd = 2
 
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1,
+                 padding=0, dilation=1, output_padding=0, bias: bool = True) -> None:
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         output_padding, bias)
+
 
 class ConvTranspose3d(_ConvTransposeNd):
     """Transposed 3-d convolution over inputs (N, D, H, W, C_in)."""
 
     _nd = 3
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1,
+                 padding=0, dilation=1, output_padding=0, bias: bool = True) -> None:
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         output_padding, bias)

@@ -42,6 +42,9 @@ class Dropout2d(Dropout):
 
     _ndims = (3, 4)
 
+    def __init__(self, p: float = 0.5) -> None:  # (its own: a TypeError names this layer)
+        super().__init__(p)
+
     def _mask_shape(self, x: mx.array) -> list:
         shape = list(x.shape)
         shape[-2] = shape[-3] = 1
@@ -52,6 +55,9 @@ class Dropout3d(Dropout):
     """Zeroes whole channels of inputs (N, D, H, W, C) or (D, H, W, C)."""
 
     _ndims = (4, 5)
+
+    def __init__(self, p: float = 0.5) -> None:  # (its own: a TypeError names this layer)
+        super().__init__(p)
 
     def _mask_shape(self, x: mx.array) -> list:
         shape = list(x.shape)

@@ -25,8 +25,11 @@ class Embedding(Module):
         return f"{self.weight.shape[0]}, {self.weight.shape[1]}"
 
     def __call__(self, x: mx.array) -> mx.array:
-        if x.dtype.kind in "iu":  # one op: ember's embedding (its backward a fused kernel)
-            return _wrap(E.nn.functional.embedding(x._t, self.weight._t), self.weight.dtype)
+        if x.dtype.kind in "iu":  # ember's embedding (its backward a fused kernel)
+            idx = x._t if x.dtype.carrier in (E.int32, E.int64) else x._t.to(E.int64)
+            if x.dtype.kind == "i":  # MLX's gather reads negative indices from the end
+                idx = E.where(idx < 0, idx + self.weight.shape[0], idx)
+            return _wrap(E.nn.functional.embedding(idx, self.weight._t), self.weight.dtype)
         return self.weight[x]
 
     def as_linear(self, x: mx.array) -> mx.array:

@@ -10,6 +10,9 @@ import math
 from ... import core as mx
 from .base import Module
 
+# NOTE: each public layer spells out its own __init__ (a one-line call of the shared one)
+# so that a wrong argument's TypeError names the layer, as MLX's does.
+
 
 def _per_dim(v, nd: int, cls: str, name: str) -> list:
     word = "integer" if nd == 1 else "integers"
@@ -23,10 +26,31 @@ def _per_dim(v, nd: int, cls: str, name: str) -> list:
     return [v] * nd
 
 
+def _window_counts(x: mx.array, kernel: list, stride: list) -> list:
+    """How many windows fit along each spatial axis of x (N, *spatial, C); raises as
+    MLX's window extraction does for a wrong rank or a kernel longer than its axis."""
+    if x.ndim < 3:
+        raise ValueError("To extract sliding windows at least 1 spatial dimension (3 total) "
+                         f"is needed but the input only has {x.ndim} dimensions.")
+    spatial = x.shape[1:-1]
+    if len(spatial) != len(kernel):
+        raise ValueError(
+            "To extract sliding windows the window shapes and strides must have the same "
+            f"number of spatial dimensions as the signal but the signal has {len(spatial)} "
+            f"dims and the window shape has {len(kernel)} and strides have {len(stride)}.")
+    # NOTE: floor division, as MLX's: a kernel up to one stride longer than its axis
+    # gives no windows, a longer one a negative count that MLX's as_strided refuses
+    out = [(s - k) // st + 1 for s, k, st in zip(spatial, kernel, stride)]
+    if any(n < 0 for n in out):
+        raise ValueError("[as_strided] Negative dimensions not allowed.")
+    return out
+
+
 def _windows(x: mx.array, kernel: list, stride: list) -> mx.array:
     """(N, *out, C, prod(kernel)): every window of x, the kernel offsets last."""
-    spatial = x.shape[1:-1]
-    out = [(s - k) // st + 1 for s, k, st in zip(spatial, kernel, stride)]
+    out = _window_counts(x, kernel, stride)
+    if 0 in out:
+        return mx.zeros((x.shape[0], *out, x.shape[-1], math.prod(kernel)), x.dtype)
     parts = []
     for offset in _offsets(kernel):
         idx = tuple(slice(o, o + st * (n - 1) + 1, st)
@@ -82,11 +106,17 @@ class MaxPool1d(_Pool):
 
     _nd = 1
 
+    def __init__(self, kernel_size, stride=None, padding=0) -> None:
+        super().__init__(kernel_size, stride, padding)
+
 
 class MaxPool2d(_Pool):
     """Max over windows of inputs (N, H, W, C)."""
 
     _nd = 2
+
+    def __init__(self, kernel_size, stride=None, padding=0) -> None:
+        super().__init__(kernel_size, stride, padding)
 
 
 class MaxPool3d(_Pool):
@@ -94,11 +124,17 @@ class MaxPool3d(_Pool):
 
     _nd = 3
 
+    def __init__(self, kernel_size, stride=None, padding=0) -> None:
+        super().__init__(kernel_size, stride, padding)
+
 
 class AvgPool1d(_Pool):
     """Mean over windows of inputs (N, L, C)."""
 
     _nd, _reduce, _fill = 1, staticmethod(mx.mean), 0
+
+    def __init__(self, kernel_size, stride=None, padding=0) -> None:
+        super().__init__(kernel_size, stride, padding)
 
 
 class AvgPool2d(_Pool):
@@ -106,8 +142,14 @@ class AvgPool2d(_Pool):
 
     _nd, _reduce, _fill = 2, staticmethod(mx.mean), 0
 
+    def __init__(self, kernel_size, stride=None, padding=0) -> None:
+        super().__init__(kernel_size, stride, padding)
+
 
 class AvgPool3d(_Pool):
     """Mean over windows of inputs (N, D, H, W, C)."""
 
     _nd, _reduce, _fill = 3, staticmethod(mx.mean), 0
+
+    def __init__(self, kernel_size, stride=None, padding=0) -> None:
+        super().__init__(kernel_size, stride, padding)
