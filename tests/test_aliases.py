@@ -68,6 +68,7 @@ def _templates(L):
         ((x3, x3.flip(0)), {"dim": 1}),
         ((x3, x3.flip(0)), {"keepdim": True}),
         ((x,), {"dim": 1, "sizes": (2, 2)}),
+        ((x, x[:, 1] * 2), {"dim": 1, "index": 0}),
     ]
 
 

@@ -122,8 +122,8 @@ def expand_strides(shape, stride, new_shape) -> tuple[int, ...]:
         if j < 0:
             if n < 0:
                 raise RuntimeError(
-                    f"expand(): the expanded size of the tensor ({n}) isn't allowed in a "
-                    "leading, non-existing dimension"
+                    f"The expanded size of the tensor ({n}) isn't allowed in a leading, "
+                    f"non-existing dimension {i}"
                 )
             inner = i + 1 < len(new_shape)
             out[i] = sizes[i + 1] * out[i + 1] if inner and n == 1 else 0
@@ -157,7 +157,8 @@ def infer_size(shape: Sequence[int], total: int) -> tuple[int, ...]:
                 raise RuntimeError("only one dimension can be inferred")
             infer = i
         elif s < 0:
-            raise RuntimeError(f"invalid shape dimension {s}")
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape "
+                               f"{list(shape)}")
         else:
             known *= s
     if infer is not None:

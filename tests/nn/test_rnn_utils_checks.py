@@ -1,6 +1,7 @@
 """pad_sequence's and pack_padded_sequence's argument checks in torch's order, types and
 words: an empty list before an unknown padding_side (both RuntimeError, from torch's C++
-kernel), and a 1-D input read for its batch size as Tensor.size(1) does."""
+kernel), sequences without a time dim, and a 1-D input read for its batch size as
+Tensor.size(1) does."""
 
 import pytest
 
@@ -15,6 +16,15 @@ def test_pad_sequence_checks(seqs, side):
         return L.nn.utils.rnn.pad_sequence(items, padding_side=side)
 
     same_message(call)
+
+
+@pytest.mark.parametrize("shapes, kind", [
+    (((), ()), RuntimeError),  # the first one's trailing sizes are read first
+    (((), (2,)), RuntimeError),
+    (((2,), ()), IndexError),  # then every length
+])
+def test_pad_sequence_of_0d_sequences(shapes, kind):
+    same_message(lambda L: L.nn.utils.rnn.pad_sequence([L.ones(s) for s in shapes]), kind)
 
 
 @pytest.mark.parametrize("batch_first", [False, True])

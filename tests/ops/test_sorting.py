@@ -307,6 +307,35 @@ def test_searchsorted_errors(fn):
     raises_like_torch(RuntimeError, fn)
 
 
+@pytest.mark.parametrize("sorter", [
+    np.array([0, 1]),  # not the boundaries' shape
+    np.array([[0, 1, 2, 3, 4]]),  # same numel, another shape
+    np.array([0, 1, 2, 3, 4], np.int32),  # not int64
+    np.array([0.0, 1.0, 2.0, 3.0, 4.0]),  # not int64 either
+    np.array([0, 1, 2, 3, 5]),  # past the end
+    np.array([0, -1, 2, 3, 4]),  # negative
+])
+def test_searchsorted_refuses_a_bad_sorter_in_torchs_words(sorter):
+    def call(lib, c):
+        return lib.searchsorted(c(SEQ), c(VALS[0]), sorter=c(sorter))
+    with pytest.raises(RuntimeError) as want:
+        call(torch, _t)
+    with pytest.raises(RuntimeError) as got:
+        call(ember, _e)
+    assert str(got.value) == str(want.value)
+
+
+def test_searchsorted_checks_the_sorter_before_the_boundaries_shape():
+    # batched boundaries whose leading dims do not match the values: the sorter is read first
+    seq, vals = np.zeros((2, 4)), np.zeros((3, 1))
+    for sorter in (np.array([0, 1]), np.array([[0, 1, 2, 9]] * 2)):
+        with pytest.raises(RuntimeError) as want:
+            torch.searchsorted(_t(seq), _t(vals), sorter=_t(sorter))
+        with pytest.raises(RuntimeError) as got:
+            ember.searchsorted(_e(seq), _e(vals), sorter=_e(sorter))
+        assert str(got.value) == str(want.value)
+
+
 @pytest.mark.parametrize("right", [False, True])
 def test_bucketize_matches_torch(right):
     both(lambda lib, c: lib.bucketize(c(VALS), c(SEQ), right=right))

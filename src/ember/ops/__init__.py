@@ -43,6 +43,7 @@ from . import (
     ternary,
     unary,
     unary_math,
+    view_copies,
     windows,
 )
 
@@ -55,5 +56,5 @@ MODULES = (
     unary_math,
     inplace_movement,
     composite_extra, special_ops, dtype_views, contractions, float_parts, windows, foreach,
-    fake_quant,
+    fake_quant, view_copies,
 )

@@ -30,6 +30,7 @@ from .index_key import (
     np_key,
     plan,
     probe,
+    refuse_byte_mask_fill,
     slots,
     tn,
     value_tensor,
@@ -346,7 +347,7 @@ def put_into_zeros(shape, key: tuple, v: Tensor, idx: Tensor | None = None) -> T
     return apply(index_put_p, 0, v, idx, key=key, accumulate=True, shape=tuple(shape))
 
 
-def _index_put_args(x: Tensor, indices, values):
+def _index_put_args(x: Tensor, indices, values, accumulate: bool):
     if not isinstance(indices, (tuple, list)):
         raise TypeError("index_put(): argument 'indices' must be tuple of Tensors")
     items = tuple(indices)
@@ -368,6 +369,8 @@ def _index_put_args(x: Tensor, indices, values):
             "Index put requires the source and destination dtypes match, got "
             f"{tn(x._dtype)} for the destination and {tn(values._dtype)} for the source.")
     values = value_tensor(values, x)
+    if not accumulate:
+        refuse_byte_mask_fill(x, items, values.numel(), tensor_ints=False)
     if x.ndim:  # (the indices are tensors: no view is taken)
         view, adv = plan(x, items, tensor_ints=False)
         key, idx = adv if adv is not None else (None, None)
@@ -392,12 +395,12 @@ def _index_put_args(x: Tensor, indices, values):
 def index_put(input: Tensor, indices, values, accumulate: bool = False) -> Tensor:
     """A copy of `input` with `values` put at the advanced index `indices` (summed if
     `accumulate`)."""
-    values, key, idx = _index_put_args(input, indices, values)
+    values, key, idx = _index_put_args(input, indices, values, accumulate)
     return apply(index_put_p, input, values, idx, key=key, accumulate=bool(accumulate))
 
 
 def index_put_(input: Tensor, indices, values, accumulate: bool = False) -> Tensor:
-    values, key, idx = _index_put_args(input, indices, values)
+    values, key, idx = _index_put_args(input, indices, values, accumulate)
     return apply_(index_put_p, input, values, idx, key=key, accumulate=bool(accumulate))
 
 

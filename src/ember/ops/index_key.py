@@ -23,6 +23,7 @@ from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._core import bind
 from .._tensor import Tensor, _wrap
+from .._user_warnings import warn_at_user
 from .._view import broadcast_shapes
 from . import movement
 
@@ -85,9 +86,51 @@ def _is_int(k, tensor_ints: bool = True) -> bool:
     return False
 
 
-def index_tensor(k) -> Tensor:
+_BYTE_MASK_DEPRECATED = ("indexing with dtype torch.uint8 is now deprecated, please use a "
+                         "dtype torch.bool instead.")
+
+
+def _is_byte_mask(k) -> bool:
+    return (isinstance(k, Tensor) and k._dtype is dt.uint8) or (
+        isinstance(k, np.ndarray) and k.dtype == np.uint8)
+
+
+def refuse_byte_mask_fill(x: Tensor, key, value_numel: int, tensor_ints: bool = True) -> None:
+    """PyTorch writes one value through a lone mask index with masked_fill_, which takes no
+    uint8 mask: refuse that in its words, once the mask's shape is checked as it checks it.
+    (Beside any other index, or with several values, the write goes through index_put,
+    which reads a uint8 mask as bool; in a key, a 0-d mask becomes an index.)"""
+    if value_numel != 1:
+        return
+    items = key if isinstance(key, (tuple, list)) and not _is_byte_mask(key) else (key,)
+    indices = [k for k in items if isinstance(k, (Tensor, np.ndarray, list, range))
+               and not _is_int(k, tensor_ints)]
+    if len(indices) != 1 or not _is_byte_mask(indices[0]):
+        return
+    mask = indices[0]
+    if tensor_ints and mask.ndim == 0:
+        return
+    as_bool = mask.to(dt.bool_) if isinstance(mask, Tensor) else mask.astype(bool)
+    with grad_mode.no_grad():
+        plan(x, tuple(as_bool if k is mask else k for k in items), tensor_ints)
+    raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                       "unsigned char")
+
+
+def byte_masks_as_bool(key):
+    """`key` with its uint8 masks read as bool masks, warning once for each as PyTorch does
+    (for a write whose key is then planned more than once)."""
+    if _is_byte_mask(key) and key.ndim:
+        return index_tensor(key)
+    if isinstance(key, tuple) and any(_is_byte_mask(k) and k.ndim for k in key):
+        return tuple(index_tensor(k) if _is_byte_mask(k) and k.ndim else k for k in key)
+    return key
+
+
+def index_tensor(k, warn: bool = True) -> Tensor:
     """An advanced index as a tensor: an integer tensor as given, a bool mask (uint8 masks
-    read as bool), or a list / NumPy array made into an int64 or bool tensor."""
+    read as bool, with PyTorch's deprecation warning unless `warn` is False), or a list /
+    NumPy array made into an int64 or bool tensor."""
     if isinstance(k, Tensor):
         d = k._dtype
         if d is dt.bool_ or d is dt.uint8:
@@ -95,6 +138,8 @@ def index_tensor(k) -> Tensor:
                 raise NotImplementedError(
                     "indexing with a bool mask needs the mask's values: it cannot run on 'meta'")
             if d is dt.uint8:
+                if warn:
+                    warn_at_user(_BYTE_MASK_DEPRECATED)
                 with grad_mode.no_grad():
                     return k.to(dt.bool_)
             return k
@@ -104,6 +149,8 @@ def index_tensor(k) -> Tensor:
     if isinstance(k, np.ndarray):
         # NOTE: PyTorch reads a NumPy array as it reads a list: bool and uint8 arrays are
         # masks, any other number becomes int64 (floats truncate, as in x[[0.5, 1.0]]).
+        if k.dtype == np.uint8 and warn:
+            warn_at_user(_BYTE_MASK_DEPRECATED)
         if k.dtype == np.bool_ or k.dtype == np.uint8:
             return _wrap(k.astype(bool))
         if k.dtype.kind == "c":
@@ -180,7 +227,8 @@ def plan(x: Tensor, key, tensor_ints: bool = True):
                 raise index_error(i, pos, n)  # (PyTorch names the key's item, not the dim)
             view = bind(movement.view_p, view, fn=movement.select_p, dim=dim, index=i % n)
         elif isinstance(k, (Tensor, np.ndarray, list, tuple, range)):
-            t = index_tensor(k)
+            # (in a key, PyTorch turns a 0-d mask into an index without the uint8 warning)
+            t = index_tensor(k, warn=not (tensor_ints and getattr(k, "ndim", 1) == 0))
             if t._dtype is dt.bool_:
                 if t.ndim == 0:
                     view = movement.unsqueeze(view, dim)

@@ -467,13 +467,14 @@ def _scatter(x, dim, index, src, value, reduce, run):
         src = value
     d = _scatter_args("scatter", x, dim, index, src)
     if reduce is not None:
-        if reduce not in ("add", "multiply"):
-            raise RuntimeError("reduce argument must be either add or multiply.")
+        # (PyTorch warns of the deprecated overload before it reads the reduction's name)
         if isinstance(src, Tensor):
             warn_at_user("The reduce argument of torch.scatter with Tensor src is deprecated and "
                          "will be removed in a future PyTorch release. Use torch.scatter_reduce "
                          "instead for more reduction options.", once=True)
-        else:
+        if reduce not in ("add", "multiply"):
+            raise RuntimeError("reduce argument must be either add or multiply.")
+        if not isinstance(src, Tensor):
             src = _fill_value(src, x._dtype, "scatter")
         return run(scatter_p, x, index, src, fn=scatter_reduce_fn, dim=d,
                    reduce="sum" if reduce == "add" else "prod", include_self=True)
@@ -585,6 +586,7 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     """`input` with `value` where `mask` is True (mask broadcasts)."""
     _check_mask("masked_fill_", mask)
     v = _fill_value(value, input._dtype, "masked_fill_")
+    broadcast_shapes(mask._shape, input._shape)  # (PyTorch names the mask first in a clash)
     return apply(masked_fill_p, input, mask, v)
 
 
@@ -639,7 +641,7 @@ def masked_select(input: Tensor, mask: Tensor, *, out=None) -> Tensor:
     if input.device.type == "meta":
         raise NotImplementedError("masked_select's output shape depends on the mask's values: "
                                   "it cannot run on 'meta'")
-    broadcast_shapes(input._shape, mask._shape)  # RuntimeError naming the clash, as PyTorch
+    broadcast_shapes(mask._shape, input._shape)  # RuntimeError naming the clash, as PyTorch
     refuse_batched_mask(mask, "masked_select")
     return write_out(apply(masked_select_p, input, mask, in_shape=input._shape), out)
 
@@ -710,11 +712,18 @@ def _masked_scatter_args(x: Tensor, mask: Tensor, source: Tensor) -> None:
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """`input` with `source`'s leading elements copied, in order, where `mask` is True."""
     _masked_scatter_args(input, mask, source)
+    broadcast_shapes(mask._shape, input._shape)  # (PyTorch names the mask first in a clash)
     return apply(masked_scatter_p, input, mask, source)
 
 
 def masked_scatter_(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     _masked_scatter_args(self, mask, source)
+    if mask.ndim > self.ndim:  # (in place, PyTorch expands the mask to self's shape)
+        raise RuntimeError(f"expand({mask.device.type.upper()}{type_name(mask._dtype)}Type"
+                           f"{{{list(mask._shape)}}}, size={list(self._shape)}): the number of "
+                           f"sizes provided ({self.ndim}) must be greater or equal to the "
+                           f"number of dimensions in the tensor ({mask.ndim})")
+    mask.expand(self._shape)
     return apply_(masked_scatter_p, self, mask, source)
 
 

@@ -22,6 +22,7 @@ from .._view import (
     wrap_dim,
     wrap_dims,
 )
+from ._arg_parser_text import invalid_combination
 from ._common import has_values
 from .dtype_views import view_dtype
 from .registry import (
@@ -210,7 +211,16 @@ def unflatten(x: Tensor, dim: int, sizes) -> Tensor:
     sizes = tuple(int(s) for s in sizes)
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
-    sizes = infer_size(sizes, x._shape[d])
+    try:
+        sizes = infer_size(sizes, x._shape[d])
+    except RuntimeError as e:
+        # PyTorch rewords the one failure a user makes most (sizes whose product is not the
+        # dim's size) and passes any other on behind a fixed first line
+        if "is invalid for input of size" in str(e):
+            raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to "
+                               f"the size of dim {d} ({x._shape[d]}) in the input tensor"
+                               ) from None
+        raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
     return view(x, x._shape[:d] + sizes + x._shape[d + 1:])
 
 
@@ -332,6 +342,10 @@ moveaxis = movedim
 def expand(x: Tensor, *size) -> Tensor:
     """A view with size-1 dims repeated (stride 0) and new leading dims; -1 keeps a size."""
     size = _shape_args(size)
+    if len(size) < x.ndim:  # (PyTorch names the tensor's type and shape in this one)
+        raise RuntimeError(f"expand({x.type()}{{{list(x._shape)}}}, size={list(size)}): the "
+                           f"number of sizes provided ({len(size)}) must be greater or equal "
+                           f"to the number of dimensions in the tensor ({x.ndim})")
     expand_strides(x._shape, x.stride(), size)  # PyTorch's errors for a bad size
     full = tuple(x._shape[i - (len(size) - x.ndim)] if s == -1 else s for i, s in enumerate(size))
     return bind(view_p, x, fn=V_EXPAND, size=full)
@@ -383,12 +397,48 @@ def slice_dim(x: Tensor, dim: int, start=None, stop=None, step: int = 1) -> Tens
     return bind(view_p, x, fn=V_SLICE, dim=d, start=start, stop=stop, step=step)
 
 
+_NARROW_OVERLOADS = ("(int dim, Tensor start, int length)", "(int dim, int start, int length)")
+
+
+def _is_int_arg(v) -> bool:
+    """What PyTorch's parser takes for an int: an int (not bool), an integer-like object, or
+    a one-element integer tensor."""
+    if isinstance(v, Tensor):
+        return v.numel() == 1 and v._dtype._kind == 1
+    return not isinstance(v, (bool, float)) and hasattr(v, "__index__")
+
+
 def narrow(x: Tensor, dim: int, start, length: int) -> Tensor:
+    """The view `x[..., start:start + length, ...]` along `dim`; `start` may be negative or a
+    0-d integer tensor."""
+    if not (_is_int_arg(dim) and _is_int_arg(length) and
+            (_is_int_arg(start) or isinstance(start, Tensor))):
+        fn_form = (f"(Tensor input, {sig[1:]}" for sig in _NARROW_OVERLOADS)
+        raise invalid_combination("narrow", tuple(fn_form), (x, dim, start, length), {})
+    if isinstance(start, Tensor):
+        if start.ndim != 0 or start._dtype._kind != 1:
+            raise RuntimeError("start must be an 0-dim integral Tensor.")
+    if x.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    return _narrow(x, int(dim), int(start), int(length))
+
+
+def _narrow_method(self: Tensor, dim: int, start, length: int) -> Tensor:
+    """Tensor.narrow: its parser lists the overloads without `input`."""
+    if not (_is_int_arg(dim) and _is_int_arg(length) and
+            (_is_int_arg(start) or isinstance(start, Tensor))):
+        raise invalid_combination("narrow", _NARROW_OVERLOADS, (dim, start, length), {})
+    return narrow(self, dim, start, length)
+
+
+def _narrow(x: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """narrow once its arguments are ints (narrow_copy shares its range checks)."""
     if x.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, x.ndim)
     n = x._shape[d]
-    start = int(start)
     if start < -n or start > n:
         raise IndexError(
             f"start out of range (expected to be in range of [{-n}, {n}], but got {start})"
@@ -557,7 +607,7 @@ TENSOR_METHODS = {
     "transpose": transpose, "swapaxes": transpose, "swapdims": transpose, "t": t,
     "movedim": movedim, "moveaxis": movedim, "expand": expand, "expand_as": expand_as,
     "broadcast_to": broadcast_to, "squeeze": squeeze, "unsqueeze": unsqueeze,
-    "narrow": narrow, "select": select, "diagonal": diagonal, "unfold": unfold,
+    "narrow": _narrow_method, "select": select, "diagonal": diagonal, "unfold": unfold,
     "as_strided": as_strided, "unbind": unbind, "split": split, "chunk": chunk,
     "tensor_split": tensor_split, "contiguous": contiguous, "_detach_base": _detach_base,
     "T": property(_T), "mT": property(_mT), "H": property(_H), "mH": property(_mH),

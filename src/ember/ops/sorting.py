@@ -552,6 +552,8 @@ def _searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False,
                   out=None) -> Tensor:
     s = _side(side, right)
     seq = sorted_sequence
+    if sorter is not None:
+        _check_sorter(seq, sorter)
     if seq.ndim == 0:
         raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive "
                            "dimension, but got 0 dimension")
@@ -576,6 +578,25 @@ def _searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False,
     if sorter is not None:
         seq = seq.gather(-1, sorter)
     return write_out(apply(searchsorted_p, seq, input, side=s, int32=bool(out_int32)), out)
+
+
+def _check_sorter(seq: Tensor, sorter: Tensor) -> None:
+    """Refuse a sorter that cannot index `seq`'s innermost dim, as PyTorch does before any
+    other check on the boundaries (its shape, then its dtype, then its values)."""
+    if sorter._shape != seq._shape:
+        raise RuntimeError("torch.searchsorted(): boundary and sorter must have the same size, "
+                           f"but got boundary tensor {list(seq._shape)}and got sorter tensor "
+                           f"{list(sorter._shape)}")
+    if sorter._dtype != dt.int64:
+        raise RuntimeError("torch.searchsorted(): sorter must be a tensor of long dtype but got "
+                           f"dtype {type_name(sorter._dtype)}")
+    if sorter.numel() == 0 or sorter._is_wrapper or sorter.device.type == "meta":
+        return  # (a batched sorter inside vmap is gathered as is, without a value check)
+    if seq.ndim == 0:  # (PyTorch reads the size of the last dim of a 0-d sorter here)
+        raise RuntimeError("ArrayRef: attempted to access back() of empty list")
+    values = sorter._array()
+    if values.min() < 0 or values.max() >= seq._shape[-1]:
+        raise RuntimeError("torch.searchsorted(): sorter index out of range")
 
 
 def bucketize(input, boundaries: Tensor, *args, **kwargs) -> Tensor:

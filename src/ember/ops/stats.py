@@ -20,6 +20,7 @@ from .. import _dtype as dt
 from .._tensor import Tensor
 from .._user_warnings import warn_at_user
 from ..amp.autocast_mode import autocast_op
+from . import _stl_sort
 from ._batching import front
 from ._common import type_name, write_out
 from .reduce import (
@@ -473,21 +474,39 @@ def _mode_kernel(a, *, dim, keepdim, in_shape=None):
         raise IndexError(f"mode(): Expected reduction dim {dim} to have non-zero size.")
     moved = np.moveaxis(a, dim, -1)
     lead, n = moved.shape[:-1], moved.shape[-1]
-    rows = _work(moved).reshape(-1, n)
-    s = np.sort(rows, axis=1)
-    starts = np.ones(s.shape, bool)
-    starts[:, 1:] = s[:, 1:] != s[:, :-1]
-    pos = np.arange(n)
-    run = pos - np.maximum.accumulate(np.where(starts, pos, 0), axis=1)
-    # NOTE: the most frequent value, the smallest among ties, at its last position (as torch).
-    best = s[np.arange(len(s)), np.argmax(run, axis=1)]
-    idx = n - 1 - np.argmax((rows == best[:, None])[:, ::-1], axis=1)
-    idx = idx.reshape(lead + (1,))
+    idx = _mode_positions(_work(moved).reshape(-1, n)).reshape(lead + (1,))
     vals = np.take_along_axis(moved, idx, axis=-1)
     idx, vals = np.moveaxis(idx, -1, dim), np.moveaxis(vals, -1, dim)
     if not keepdim:
         vals, idx = vals.squeeze(dim), idx.squeeze(dim)
     return vals, idx.astype(np.int64)
+
+
+def _mode_positions(rows: np.ndarray) -> np.ndarray:
+    """Where in each row PyTorch's CPU mode kernel finds the mode: it `std::sort`s the
+    (value, position) pairs on `value <`, takes the first of the longest runs of values
+    equal under `!=` (so the smallest value among ties, and NaNs never repeat), and reports
+    the position of that run's last pair, which depends on how std::sort left the ties."""
+    n = rows.shape[1]
+    order = np.empty(rows.shape, np.int64)
+    has_nan = np.isnan(rows).any(axis=1) if rows.dtype.kind == "f" else np.zeros(len(rows), bool)
+    clean = np.flatnonzero(~has_nan)
+    if len(clean):  # (ranks order the pairs as the values do: -0.0 and 0.0 tie)
+        rank = np.unique(rows[clean].ravel(), return_inverse=True)[1].reshape(len(clean), n)
+        order[clean] = _stl_sort.sort_rows(rank)
+    for r in np.flatnonzero(has_nan):
+        # NOTE: `<` with NaN is no strict weak order, so no rank stands in: replay the pairs
+        pairs = list(zip(rows[r].tolist(), range(n)))
+        _stl_sort.sort(pairs, 0, n, lambda p, q: p[0] < q[0])
+        order[r] = [i for _, i in pairs]
+    s = np.take_along_axis(rows, order, axis=1)
+    ends = np.ones(s.shape, bool)
+    ends[:, :-1] = s[:, :-1] != s[:, 1:]
+    pos = np.arange(n)
+    last_end = np.maximum.accumulate(np.where(ends, pos, -1), axis=1)
+    before = np.concatenate([np.full((len(s), 1), -1), last_end[:, :-1]], axis=1)
+    run = np.where(ends, pos - before, 0)
+    return np.take_along_axis(order, np.argmax(run, axis=1)[:, None], axis=1)[:, 0]
 
 
 MODE = picker("mode", c_order(_mode_kernel), dim_select_meta, select_vjp)

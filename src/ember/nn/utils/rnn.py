@@ -183,6 +183,10 @@ def pad_sequence(sequences, batch_first: bool = False, padding_value: float = 0.
     # NOTE: as ATen's pad_sequence: a filled tensor shaped by the first sequence, each
     # sequence copied in (so others broadcast, or fail as copy_ does).
     first = sequences[0]
+    if first.ndim == 0:  # (ATen slices the first one's trailing sizes before any length)
+        raise RuntimeError("ArrayRef: invalid slice, N = 1; size = 0")
+    if any(s.ndim == 0 for s in sequences):
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     max_len = max(s.shape[0] for s in sequences)
     out = E.full((len(sequences), max_len) + tuple(first.shape[1:]) if batch_first
                  else (max_len, len(sequences)) + tuple(first.shape[1:]),

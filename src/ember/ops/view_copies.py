@@ -1,0 +1,100 @@
+"""Fresh tensors made from a view: narrow_copy, and the out-of-place writes into a view
+slice_scatter, select_scatter, diagonal_scatter.
+
+narrow_copy is narrow's view copied into a new contiguous tensor. Each scatter returns a
+copy of `input` whose slice / selected row / diagonal holds `src` (cast to `input`'s
+dtype). All compose clone, a view and (for the scatters) an in-place copy, so autograd gives
+`input` the gradient outside the view and `src` the gradient inside it; the graph node
+takes PyTorch's name for the op.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .._layout import contiguous_format
+from .._tensor import Tensor
+from .._view import wrap_dim
+from .movement import _is_int_arg, _narrow
+from .registry import rename_node
+
+
+def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """A new contiguous tensor holding `input.narrow(dim, start, length)`."""
+    return _narrow_copy(input, dim, start, length, 2)
+
+
+def _narrow_copy_method(self: Tensor, dim: int, start: int, length: int) -> Tensor:
+    return _narrow_copy(self, dim, start, length, 1)  # (its parser does not count `self`)
+
+
+def _narrow_copy(input: Tensor, dim, start, length, first_pos: int) -> Tensor:
+    args = (("dim", dim), ("start", start), ("length", length))
+    for pos, (pname, v) in enumerate(args, first_pos):
+        if not _is_int_arg(v):
+            raise TypeError(f"narrow_copy(): argument '{pname}' (position {pos}) must be int, "
+                            f"not {type(v).__name__}")
+    dim, start, length = int(dim), int(start), int(length)
+    if input.ndim and not dim < input.ndim:  # (PyTorch's kernel asserts this before wrapping)
+        raise RuntimeError("Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, "
+                           "but got false.  (Could this error message be improved?  If so, "
+                           "please report an enhancement request to PyTorch.)")
+    out = _narrow(input, dim, start, length).clone(memory_format=contiguous_format)
+    if out.grad_fn is not None:
+        rename_node(out.grad_fn, "NarrowCopyBackward0")
+    return out
+
+
+def _check_tensors(name: str, input, src) -> None:
+    for pos, (pname, t) in enumerate((("input", input), ("src", src)), 1):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{name}(): argument '{pname}' (position {pos}) must be Tensor, "
+                            f"not {type(t).__name__}")
+
+
+def _scatter_into(input: Tensor, src: Tensor, view: Callable[[Tensor], Tensor],
+                  node_name: str) -> Tensor:
+    """A clone of `input` with `view(clone)` overwritten by `src`."""
+    out = input.clone()
+    target = view(out)
+    if target.shape != src.shape:
+        raise RuntimeError("expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src.shape)}, slice size = {list(target.shape)}")
+    target.copy_(src)
+    if out.grad_fn is not None:
+        rename_node(out.grad_fn, node_name)
+    return out
+
+
+def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = None,
+                  end: int | None = None, step: int = 1) -> Tensor:
+    """`input` with `input[..., start:end:step, ...]` (along `dim`) replaced by `src`."""
+    _check_tensors("slice_scatter", input, src)
+    d = wrap_dim(dim, input.ndim)
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    key = (slice(None),) * d + (slice(start, end, step),)
+    return _scatter_into(input, src, lambda t: t[key], "SliceScatterBackward0")
+
+
+def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
+    """`input` with `input.select(dim, index)` replaced by `src`."""
+    _check_tensors("select_scatter", input, src)
+    return _scatter_into(input, src, lambda t: t.select(dim, index), "SelectScatterBackward0")
+
+
+def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
+                     dim2: int = 1) -> Tensor:
+    """`input` with `input.diagonal(offset, dim1, dim2)` replaced by `src`."""
+    _check_tensors("diagonal_scatter", input, src)
+    return _scatter_into(input, src, lambda t: t.diagonal(offset, dim1, dim2),
+                         "DiagonalScatterBackward0")
+
+
+TENSOR_METHODS = {
+    "narrow_copy": _narrow_copy_method,
+    "slice_scatter": slice_scatter, "select_scatter": select_scatter,
+    "diagonal_scatter": diagonal_scatter,
+}
+
+__all__ = ["narrow_copy", "slice_scatter", "select_scatter", "diagonal_scatter"]

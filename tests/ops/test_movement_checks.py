@@ -1,0 +1,74 @@
+"""narrow's and unflatten's argument checks, in PyTorch's order and words (the shapes a
+user gets wrong when slicing windows or splitting a dim)."""
+
+import pytest
+import torch
+
+import ember
+
+from helpers import same_message, same_result
+
+
+@pytest.mark.parametrize("call, kind", [
+    (lambda L: L.ones(3, 4).narrow(1, 0, -1), RuntimeError),
+    (lambda L: L.ones(3, 4).narrow(5, 9, -1), RuntimeError),  # length before the dim
+    (lambda L: L.tensor(1.0).narrow(0, 0, -1), RuntimeError),  # 0-d before the length
+    (lambda L: L.ones(3, 4).narrow(1, L.tensor(1.0), -1), RuntimeError),  # tensor start first
+    (lambda L: L.ones(3, 4).narrow(1, L.tensor([1]), 1), RuntimeError),
+    (lambda L: L.ones(3, 4).narrow(1, 9, 1), IndexError),
+    (lambda L: L.ones(3, 4).narrow(1, 2, 5), RuntimeError),
+    (lambda L: L.ones(3, 4).narrow(1, 1.5, 1), TypeError),
+    (lambda L: L.ones(3, 4).narrow(1, 1, 2.0), TypeError),  # was a tensor of float shape
+    (lambda L: L.ones(3, 4).narrow(1, 1, True), TypeError),
+    (lambda L: L.ones(3, 4).narrow(1.0, 1, 1), TypeError),
+    (lambda L: L.narrow(L.ones(3, 4), 1, 1.5, 1), TypeError),  # the function lists `input`
+])
+def test_narrow_refusals_in_torchs_words(call, kind):
+    same_message(call, kind)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.arange(12.0).reshape(3, 4).narrow(1, L.tensor(-1), 1),
+    lambda L: L.arange(12.0).reshape(3, 4).narrow(1, L.tensor(1, dtype=L.int8), 2),
+    lambda L: L.arange(12.0).reshape(3, 4).narrow(L.tensor(1), 1, 2),
+    lambda L: L.arange(12.0).reshape(3, 4).narrow(-1, -4, 2),
+    lambda L: L.arange(12.0).reshape(3, 4).narrow(1, 4, 0),
+])
+def test_narrow_takes_what_torch_takes(call):
+    out = same_result(call)
+    assert out.stride() == call(torch).stride()
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.ones(3, 4).unflatten(1, (3, 2)),
+    lambda L: L.ones(3, 4).unflatten(-1, (3, -1)),  # the dim is printed wrapped
+    lambda L: L.unflatten(L.ones(3, 4), 1, (5, 1)),
+    lambda L: L.ones(4).view(2, -3),
+    lambda L: L.ones(4).reshape(-2, -2),
+])
+def test_shape_refusals_in_torchs_words(call):
+    same_message(call)
+
+
+@pytest.mark.parametrize("sizes, cause", [
+    ((-1, -1), "only one dimension can be inferred"),
+    ((-2, 2), "invalid shape dimension -2 at index 0 of shape [-2, 2]"),
+])
+def test_unflatten_passes_other_shape_errors_on_behind_torchs_first_line(sizes, cause):
+    # (torch's message goes on with a C++ stack trace; its first two lines are the words)
+    for lib in (torch, ember):
+        with pytest.raises(RuntimeError) as err:
+            lib.ones(3, 4).unflatten(1, sizes)
+        assert str(err.value).split("\n")[:2] == ["unflatten got an unexpected error:", cause]
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.ones(2, 3).expand(3),
+    lambda L: L.ones(2, 3, dtype=L.int64).expand_as(L.ones(3)),
+    lambda L: L.broadcast_to(L.ones(2, 3), (3,)),
+    lambda L: L.ones(2, 3).expand(-1, -1, 3),
+    lambda L: L.ones(2, 3).expand(2, -1, -1, 3),  # the dim is counted in the target
+    lambda L: L.ones(2, 3).expand(2, 4),
+])
+def test_expand_refusals_in_torchs_words(call):
+    same_message(call)
