@@ -17,10 +17,7 @@ OPS = {
     "histogram bin_edges": lambda m, w: m.histogram(w, bins=3)[1],
     "histogram weight": lambda m, w: m.histogram(w.detach(), bins=2, weight=w)[0],
     "number % tensor": lambda m, w: 3.0 % w,
-    "bincount weights": pytest.param(
-        lambda m, w: m.bincount(m.tensor([0, 1, 1, 3]), weights=w),
-        marks=pytest.mark.xfail(reason="needs `derivative_not_implemented(bincount_p, ...)` "
-                                       "in ops/sorting.py (another helper's file)")),
+    "bincount weights": lambda m, w: m.bincount(m.tensor([0, 1, 1, 3]), weights=w),
 }
 
 

@@ -7,6 +7,8 @@ primitives, isin and histogram (a NumPy kernel each, bound like any op).
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from .. import _dtype as dt
@@ -275,15 +277,37 @@ def _isin_batch(args, bdims, *, invert):
 defbatch(isin_p, _isin_batch)
 
 
+_ISIN_TAIL = "*, bool assume_unique = False, bool invert = False, Tensor out = None)"
+_ISIN_OVERLOADS = (f"(Tensor elements, Tensor test_elements, {_ISIN_TAIL}",
+                   f"(Number element, Tensor test_elements, {_ISIN_TAIL}",
+                   f"(Tensor elements, Number test_element, {_ISIN_TAIL}")
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, numbers.Number)
+
+
 def isin(elements, test_elements, *, assume_unique: bool = False,
          invert: bool = False) -> Tensor:
     """Whether each element of `elements` appears in `test_elements` (bool, same shape)."""
+    if not (isinstance(elements, Tensor) and (isinstance(test_elements, Tensor)
+                                              or _is_number(test_elements))
+            or _is_number(elements) and isinstance(test_elements, Tensor)):
+        flags = {k: v for k, v in (("assume_unique", assume_unique), ("invert", invert)) if v}
+        raise invalid_combination("isin", _ISIN_OVERLOADS, (elements, test_elements), flags)
     e = elements if isinstance(elements, Tensor) else tensor(elements)
     t = test_elements if isinstance(test_elements, Tensor) else tensor(test_elements)
     return apply(isin_p, e, t, invert=bool(invert))
 
 
 def _tri_indices(row: int, col: int, offset: int, lower: bool, dtype, device) -> Tensor:
+    if row < 0:
+        raise RuntimeError(f"row must be non-negative, got{row}")
+    if col < 0:
+        raise RuntimeError(f"col must be non-negative, got{col}")
+    if dtype is not None and (dtype.is_floating_point or dtype.is_complex or dtype is dt.bool_):
+        name = "tril_indices" if lower else "triu_indices"
+        raise NotImplementedError(f'"{name}" not implemented for \'{type_name(dtype)}\'')
     r, c = np.indices((row, col))
     keep = (c - r <= offset) if lower else (c - r >= offset)
     idx = np.stack([r[keep], c[keep]]).astype((dtype or dt.int64).np)

@@ -30,7 +30,15 @@ from ._dynamic_shape import refuse_batched
 from ._nested_data import type_name as _nested_type_name
 from .index import scatter_into_zeros
 from .reduce import pick_p, picker, return_type
-from .registry import Primitive, apply, batch_by_loop, bind, defbatch, nondifferentiable
+from .registry import (
+    Primitive,
+    apply,
+    batch_by_loop,
+    bind,
+    defbatch,
+    derivative_not_implemented,
+    nondifferentiable,
+)
 
 sort_result = return_type("sort", ["values", "indices"])
 topk_result = return_type("topk", ["values", "indices"])
@@ -632,7 +640,7 @@ def _bincount_kernel(a, *weights, minlength):
 
 
 bincount_p = Primitive("bincount", _bincount_kernel, None)
-nondifferentiable(bincount_p)
+derivative_not_implemented(bincount_p, "bincount", (False, True))
 data_dependent(bincount_p)
 batch_by_loop(bincount_p, "the output's length is the largest value of each element's data")
 

@@ -111,7 +111,7 @@ for how in ["sum", "amax", "mean"]:
     a = torch.ones(E).scatter_reduce_(0, flat_e, flat_w, reduce=how)
     b = torch.ones(E).scatter_reduce_(0, flat_e, flat_w, reduce=how, include_self=False)
     print(f"scatter_reduce_ {how}", a, b)
-load_w = torch.bincount(flat_e, weights=flat_w.detach(), minlength=E + 1)
+load_w = torch.bincount(flat_e, weights=flat_w, minlength=E + 1)
 print("index_add_ vs y", y2[1, :3], load_w)
 # Expert-choice routing: each expert takes its top-`capacity` tokens instead.
 ec_w, ec_i = probs.t().topk(capacity, dim=1)
