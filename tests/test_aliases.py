@@ -69,6 +69,7 @@ def _templates(L):
         ((x3, x3.flip(0)), {"keepdim": True}),
         ((x,), {"dim": 1, "sizes": (2, 2)}),
         ((x, x[:, 1] * 2), {"dim": 1, "index": 0}),
+        ((x, [1, 3]), {"dim": 1}),
     ]
 
 

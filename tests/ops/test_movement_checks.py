@@ -1,12 +1,13 @@
 """narrow's and unflatten's argument checks, in PyTorch's order and words (the shapes a
 user gets wrong when slicing windows or splitting a dim)."""
 
+import numpy as np
 import pytest
 import torch
 
 import ember
 
-from helpers import same_message, same_result
+from helpers import assert_same, same_message, same_result
 
 
 @pytest.mark.parametrize("call, kind", [
@@ -72,3 +73,42 @@ def test_unflatten_passes_other_shape_errors_on_behind_torchs_first_line(sizes, 
 ])
 def test_expand_refusals_in_torchs_words(call):
     same_message(call)
+
+
+# --- split and its variants --------------------------------------------------------------
+
+def test_split_variants_give_torchs_pieces_and_nodes():
+    base = np.arange(10, dtype=np.float32).reshape(5, 2)
+
+    def call(L, name, *args):
+        x = L.tensor(base, requires_grad=True)
+        pieces = getattr(L, name)(x, *args)
+        return pieces, [type(p.grad_fn).__name__ for p in pieces]
+    for name, args in (("split_with_sizes", ([2, 3],)), ("unsafe_split", (2,)),
+                       ("unsafe_chunk", (2,)), ("unsafe_split_with_sizes", ([1, 4],)),
+                       ("split_with_sizes", ((1, 1), 1))):
+        (pe, ne), (pt, nt) = call(ember, name, *args), call(torch, name, *args)
+        assert ne == nt
+        for a, b in zip(pe, pt, strict=True):
+            assert_same(a, b)
+    same_result(lambda L: L.arange(5).split_with_sizes([1, 4])[1])
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.split(L.arange(5.0), [3, -1]),
+    lambda L: L.split_with_sizes(L.arange(5.0), [2, 2]),
+    lambda L: L.tensor_split(L.arange(5.0), L.tensor([1.0, 2.0])),
+    lambda L: L.tensor_split(L.arange(5.0), L.tensor([[1, 2]])),
+])
+def test_split_refusals_in_torchs_words(call):
+    same_message(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.arange(5.0).split(L.tensor([2, 3])),
+    lambda L: L.split(L.arange(5.0), 2.5),
+    lambda L: L.split(L.arange(5.0), [2, 3.0]),
+    lambda L: L.split_with_sizes(L.arange(5.0), 2),
+])
+def test_split_size_types_in_torchs_words(call):
+    same_message(call, TypeError)
