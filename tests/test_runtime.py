@@ -53,16 +53,15 @@ def test_import_does_not_touch_the_c_allocator():
 
 
 def test_set_default_tensor_type_warns_once_as_torch():
-    import subprocess
-    import sys
+    from fresh_process import with_server
 
     code = ("import warnings\nimport {m} as t\nwarnings.simplefilter('always')\n"
             "t.set_default_tensor_type(t.DoubleTensor)\nt.set_default_tensor_type(t.FloatTensor)\n"
             "print(t.ones(1).dtype)\n")
     got = []
     for m in ("ember", "torch"):
-        r = subprocess.run([sys.executable, "-c", code.format(m=m)], capture_output=True,
-                           text=True, check=True)
+        r = with_server(m).run_code(code.format(m=m))  # (a fresh process each)
+        assert r.returncode == 0, r.stderr
         got.append((r.stdout.split(".")[-1], r.stderr.count("set_default_tensor_type() is "
                                                             "deprecated as of PyTorch 2.1")))
     assert got[0] == got[1] == ("float32\n", 1)
@@ -98,8 +97,9 @@ except ValueError:
     print("checked again: the patch runs once")
 print(f(torch.ones(1)))
 """
-    outs = [subprocess.run([sys.executable, "-c", code.format(m=m)], capture_output=True,
-                           text=True, timeout=300).stdout for m in ("torch", "ember")]
+    from fresh_process import with_server
+
+    outs = [with_server(m).run_code(code.format(m=m)).stdout for m in ("torch", "ember")]
     assert outs[0] and outs[1] == outs[0]
 
 

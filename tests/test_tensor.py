@@ -286,15 +286,12 @@ print(json.dumps([before] + [[w.category.__name__, str(w.message).split(" (Trigg
 
 def test_float_of_a_tensor_that_requires_grad_warns_once_as_torch():
     import json
-    import os
-    import subprocess
-    import sys
 
-    def run(lib):
-        src = os.path.join(os.path.dirname(ember.__file__), os.pardir)
-        env = dict(os.environ, PYTHONPATH=os.path.abspath(src))
-        out = subprocess.run([sys.executable, "-c", _FLOAT_WARNING_CHILD.format(lib=lib)],
-                             capture_output=True, text=True, env=env, check=True)
+    from fresh_process import with_server
+
+    def run(lib):  # (a fresh process each: the warning is once per process)
+        out = with_server(lib).run_code(_FLOAT_WARNING_CHILD.format(lib=lib))
+        assert out.returncode == 0, out.stderr
         return json.loads(out.stdout)
 
     got = run("ember")

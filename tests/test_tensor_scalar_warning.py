@@ -1,11 +1,11 @@
 """Tensor.__float__ / __complex__ of a tensor that requires grad: torch 2.13 warns once per
 process, only from float() and complex(), only while grad mode is on. Each case runs in a
-fresh interpreter (the warning is once per process) under torch and under ember."""
-
-import subprocess
-import sys
+fresh process (the warning is once per process; tests/fresh_process.py) under torch and
+under ember."""
 
 import pytest
+
+from fresh_process import with_server
 
 PROGRAM = """
 import operator, warnings, {lib} as torch
@@ -25,8 +25,8 @@ print([(x.category.__name__, str(x.message).split(" (Triggered")[0]) for x in w]
 
 
 def run(lib, **case):
-    out = subprocess.run([sys.executable, "-c", PROGRAM.format(lib=lib, **case)],
-                         capture_output=True, text=True, check=True)
+    out = with_server(lib).run_code(PROGRAM.format(lib=lib, **case))
+    assert out.returncode == 0, out.stderr
     return out.stdout
 
 

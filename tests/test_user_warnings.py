@@ -1,13 +1,13 @@
 """Warnings PyTorch raises from C++ are reported at the user's line, and the TORCH_WARN_ONCE
 ones only once a process, whatever the filters say: each script runs under torch and ember
-in a fresh interpreter and the two stderr texts are compared."""
+in a fresh process (tests/fresh_process.py) and the two stderr texts are compared."""
 
 import os
-import subprocess
-import sys
 import textwrap
 
 import pytest
+
+from fresh_process import with_server
 
 SCRIPTS = {
     "index_reduce": """
@@ -81,8 +81,8 @@ def _stderr(body: str, *launcher: str, tmp_path) -> str:
     path.write_text("import warnings\nwarnings.simplefilter('always')\nimport numpy\n"
                     "import torch\n" + textwrap.dedent(body))
     env = {**os.environ, "PYTHONWARNINGS": "always"}
-    proc = subprocess.run([sys.executable, *launcher, str(path)], capture_output=True,
-                          text=True, timeout=120, env=env)
+    lib = "ember.run" if launcher == ("-m", "ember.run") else "torch"
+    proc = with_server(lib, env).run_path(path, timeout=120)  # (a fresh child per script)
     assert proc.returncode == 0, proc.stderr
     # NOTE: torch appends "(Triggered internally at <its build's C++ path>.)": not ember's.
     return "\n".join(line.split(" (Triggered internally at")[0]

@@ -1,9 +1,10 @@
 """Unmodified PyTorch programs (tests/compat/programs/) print the same under ember as under torch.
 
-Each program runs twice in a subprocess: `python prog.py` (real torch 2.13.0) and
-`python -m ember.run prog.py`. Their stdout is compared line by line. torch's output is
-computed once per test session (never stored on disk), so the oracle is always the
-installed torch.
+Each program runs twice, as `python prog.py` (real torch 2.13.0) and as
+`python -m ember.run prog.py` would run it: in a fresh child forked from a server that
+imported the library once (tests/fresh_process.py). Their stdout is compared line by
+line. torch's output is computed once per test session (never stored on disk), so the
+oracle is always the installed torch.
 
 The text around the numbers must be identical and integers (counts, indices, steps,
 predicted classes) equal. A printed float may differ by one unit in its last printed digit:
@@ -19,11 +20,11 @@ import functools
 import math
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from fresh_process import with_server
 
 PROGRAMS = Path(__file__).parent / "programs"
 NAMES = sorted(p.stem for p in PROGRAMS.glob("*.py"))
@@ -59,18 +60,18 @@ ENV = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
 NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|[-+]?\b(?:nan|inf)\b")
 
 
-def run(name: str, *launcher: str) -> str:
-    """stdout of one program run under `python *launcher prog.py` (fails on a non-zero exit)."""
-    path = PROGRAMS / f"{name}.py"
-    proc = subprocess.run([sys.executable, *launcher, str(path)], capture_output=True,
-                          text=True, timeout=300, env=ENV, cwd=PROGRAMS)
-    assert proc.returncode == 0, f"{' '.join(launcher) or 'torch'} {name}:\n{proc.stderr}"
+def run(name: str, lib: str) -> str:
+    """stdout of one program run as `python prog.py` (lib "torch") or `python -m ember.run
+    prog.py` (lib "ember.run"), each in a fresh child of a server that imported the library
+    once (tests/fresh_process.py); fails on a non-zero exit."""
+    proc = with_server(lib, ENV).run_path(PROGRAMS / f"{name}.py", cwd=PROGRAMS)
+    assert proc.returncode == 0, f"{lib} {name}:\n{proc.stderr}"
     return proc.stdout
 
 
 @functools.cache
 def torch_output(name: str) -> str:
-    return run(name)
+    return run(name, "torch")
 
 
 def _last_digit(token: str) -> float:
@@ -124,7 +125,7 @@ def compare(want: str, got: str, rtol: float, atol: float = 0.0) -> list[str]:
 @pytest.mark.parametrize("name", NAMES)
 def test_program_prints_what_torch_prints(name):
     rtol = TOLERANT.get(name, (0.0, ""))[0]
-    problems = compare(torch_output(name), run(name, "-m", "ember.run"), rtol,
+    problems = compare(torch_output(name), run(name, "ember.run"), rtol,
                        NEAR_ZERO.get(name, 0.0))
     assert not problems, "\n".join(problems[:12])
 

@@ -1,7 +1,7 @@
 """Warnings of resampling and filtering calls, as PyTorch gives them: the deprecated
 `upsample*` functions on every call, at the user's line; 'same' padding that needs an
 asymmetric pad (an even kernel at odd dilation) once a process (TORCH_WARN_ONCE). Each
-script runs under torch and ember in a fresh interpreter; the stderr texts are compared."""
+script runs under torch and ember in a fresh process; the stderr texts are compared."""
 
 import pytest
 

@@ -323,15 +323,13 @@ def test_asarray_and_legacy_paths_match_torch(fn):
 
 def test_a_list_of_arrays_warns_once_at_the_callers_line_as_torch():
     # (PyTorch warns once a process: run each side in a fresh interpreter)
-    import subprocess
-    import sys
+    from fresh_process import with_server
 
     code = ("import warnings, numpy as np\nimport {m} as t\nwarnings.simplefilter('always')\n"
             "a = np.zeros(2, np.float32)\nt.tensor([a, a]); t.tensor([[a]]); t.tensor(a)\n")
     got = []
     for m in ("ember", "torch"):
-        err = subprocess.run([sys.executable, "-c", code.format(m=m)], capture_output=True,
-                             text=True, check=True).stderr
+        err = with_server(m).run_code(code.format(m=m)).stderr  # (a fresh process each)
         got.append([line.split(" (Triggered")[0] for line in err.splitlines()
                     if "extremely slow" in line])
     assert got[0] == got[1] and len(got[0]) == 1 and got[0][0].startswith("<string>:5:")

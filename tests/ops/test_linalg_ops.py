@@ -283,8 +283,7 @@ def test_return_types_module_names_the_types():
 
 
 def test_deprecated_cholesky_names_itself_and_warns_once():
-    import subprocess
-    import sys
+    from fresh_process import with_server
 
     prog = ("import warnings, {L} as T\nwarnings.simplefilter('always')\n"
             "with warnings.catch_warnings(record=True) as w:\n"
@@ -292,7 +291,7 @@ def test_deprecated_cholesky_names_itself_and_warns_once():
             "    try:\n        T.cholesky(-T.eye(2))\n"
             "    except Exception as e:\n        print(type(e).__name__, e)\n"
             "print(len(w), str(w[0].message).split(chr(10))[0])\n")
-    outs = [subprocess.run([sys.executable, "-c", prog.format(L=L)], capture_output=True,
-                           text=True, timeout=120).stdout for L in ("ember", "torch")]
+    outs = [with_server(L).run_code(prog.format(L=L), timeout=120).stdout
+            for L in ("ember", "torch")]
     assert outs[0] == outs[1]
     assert outs[0].startswith("_LinAlgError cholesky: ") and "\n1 torch.cholesky is" in outs[0]

@@ -4,10 +4,9 @@ where's out= overload taking tensors only, and its once-per-process uint8 warnin
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
+
+from fresh_process import with_server
 
 from helpers import same_error, same_message
 
@@ -40,6 +39,5 @@ def test_uint8_condition_warns_once_per_process_as_torch():
         "    for _ in range(3):\n"
         "        r = t.where(t.tensor([1, 0], dtype=t.uint8), 1., 0.)\n"
         "print(r.tolist(), [str(x.message).split(' (Triggered')[0] for x in w])\n")
-    outs = [subprocess.run([sys.executable, "-c", script.format(m=m)], capture_output=True,
-                           text=True, check=True).stdout for m in ("torch", "ember")]
+    outs = [with_server(m).run_code(script.format(m=m)).stdout for m in ("torch", "ember")]
     assert outs[0] == outs[1] and "uint8 condition" in outs[0]
