@@ -18,6 +18,8 @@ OPS = {
     "histogram weight": lambda m, w: m.histogram(w.detach(), bins=2, weight=w)[0],
     "number % tensor": lambda m, w: 3.0 % w,
     "bincount weights": lambda m, w: m.bincount(m.tensor([0, 1, 1, 3]), weights=w),
+    "floor_divide": lambda m, w: m.floor_divide(w, 2.0),
+    "tensor // tensor": lambda m, w: w // (w.detach() + 5),
 }
 
 

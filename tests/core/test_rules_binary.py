@@ -140,18 +140,6 @@ def test_functions_differentiable_in_their_second_input_only(name):
         rule(pargs, (ember.ones_like(pargs[0]), None), out, **rule_params(prim, params))
 
 
-# (heaviside's forward-mode refusal, a NotImplementedError as PyTorch's, is checked against
-# torch in test_derivative_not_implemented.py)
-@pytest.mark.parametrize("name", ["floor_divide"])
-def test_functions_whose_backward_refuses_refuse_a_tangent_too(name):
-    fn, args, _, _ = CASES[name]
-    x = args[0].detach().requires_grad_()
-    with pytest.raises(RuntimeError, match="is not implemented"):
-        fn(x, *args[1:]).sum().backward()
-    with pytest.raises(RuntimeError, match="is not implemented"):
-        check_jvp(fn, *args)
-
-
 def _members():
     return [(fam, m) for fam in (binary_p, ternary_p) for m in fam.members.values()]
 

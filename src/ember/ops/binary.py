@@ -38,6 +38,7 @@ from .registry import (
     defjvp,
     deflower,
     defvjp,
+    derivative_not_implemented,
     nondifferentiable,
 )
 
@@ -392,14 +393,6 @@ def _rounded_div_grad(g, out, a, b):
     return g * 0  # a step function: zero almost everywhere
 
 
-def _floor_divide_grad(g, out, a, b):
-    raise RuntimeError("derivative for aten::floor_divide is not implemented")
-
-
-def _floor_divide_jvp(primals, tangents, out):
-    raise RuntimeError("the derivative for 'floor_divide' is not implemented.")
-
-
 # div(rounding_mode='trunc' / 'floor') and floor_divide: floor_divide is div_floor's
 # quotient, but PyTorch gives it no derivative and a node named NotImplemented.
 div_trunc_fn = member("div_trunc", int_zero_checked(lowp2(_trunc_div_kernel)), "DivBackward2")
@@ -410,8 +403,7 @@ for _fn in (div_trunc_fn, div_floor_fn):
     # (zero gradients, but PyTorch's formulas name the operands, so its node saves them)
     defvjp(_fn, _rounded_div_grad, _rounded_div_grad, reads=((1,), (0, 1)))
     defjvp(_fn, lambda primals, tangents, out: None)  # zero almost everywhere
-defvjp(floor_divide_fn, _floor_divide_grad, _floor_divide_grad, reads=((), ()))
-defjvp(floor_divide_fn, _floor_divide_jvp)
+derivative_not_implemented(floor_divide_fn, "floor_divide", (True, True))
 
 
 def int_zero_check(b, d: dt.dtype, a=None) -> None:
