@@ -21,3 +21,10 @@ def test_isin_takes_a_number_on_one_side_only():
     for call in (lambda L: L.isin(3, 3), lambda L: L.isin(3, 3, invert=True),
                  lambda L: L.isin([1, 2], L.tensor([1]))):
         same_message(call, TypeError)
+
+
+def test_histogram_as_a_method():
+    x = [1.0, 2.0, 1.0, 4.0]
+    same_result(lambda L: L.tensor(x).histogram(3))
+    same_result(lambda L: L.tensor(x).histogram(bins=2, range=(0.0, 4.0), density=True))
+    same_result(lambda L: L.tensor(x).histogram(L.tensor([0.0, 2.0, 5.0]), density=True))

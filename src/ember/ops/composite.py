@@ -564,7 +564,7 @@ def polar(abs: Tensor, angle: Tensor) -> Tensor:
     return out
 
 
-TENSOR_METHODS = {"diff": diff}
+TENSOR_METHODS = {"diff": diff, "histogram": histogram}
 
 __all__ = [
     "diff", "gradient", "trapezoid", "trapz", "cumulative_trapezoid", "isin", "tril_indices",
