@@ -33,6 +33,7 @@ CASES = [
     _u("logical_not", lambda m, x: m.logical_not(x > 0.3), jvp=ND, vjp=ND),
     _u("bitwise_not", lambda m, x: m.bitwise_not((x * 3).long()), jvp=ND, vjp=ND),
     _u("conj", lambda m, x: m.conj(x * (1 + 0.5j)).abs(), complex=True),
+    _u("conj_physical", lambda m, x: m.conj_physical(x * (1 + 0.5j)).abs(), complex=True),
     _u("real", lambda m, x: m.real(x * (1 + 0.5j)), complex=True),
     _u("imag", lambda m, x: m.imag(x * (1 + 0.5j)), complex=True),
     _u("rsqrt", lambda m, x: m.rsqrt(x), "pos", complex=True),

@@ -70,6 +70,7 @@ def _args(name: str, v: ember.Tensor):
         "addcdiv_": ((other, _values(s, d, 5)), None),
         "fill_": ((2,), lambda c: ember.full_like(c, 2)),
         "zero_": ((), lambda c: ember.zeros_like(c)),
+        "fill_diagonal_": ((2,), lambda c: c.clone().fill_diagonal_(2)),
         "copy_": ((other,), lambda c: other.clone()),
         "masked_fill_": ((_mask(s), 3), None),
         "masked_scatter_": ((_mask(s), _values(s, d, 7)), None),
