@@ -91,7 +91,7 @@ def check_jvp(fn, *args, eps: float = 1e-6, rtol: float = 1e-5, atol: float = 1e
             try:
                 rule(pargs, tangents, None, **rule_params(prim, params))
             except NotImplementedError as e:
-                assert f"forward AD with aten::{refuses} " in str(e), str(e)
+                assert "forward AD with " in str(e) and refuses in str(e), str(e)
             else:
                 raise AssertionError(f"{name}'s jvp rule did not refuse")
             checked += 1

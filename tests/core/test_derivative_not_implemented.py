@@ -56,3 +56,43 @@ def test_without_grad_nothing_is_recorded():
         with m.no_grad():
             assert m.heaviside(w, w).grad_fn is None
         assert not m.histogram(w.detach(), bins=2)[0].requires_grad
+
+
+# unique and unique_consecutive: PyTorch names the node after the ATen op and both modes
+# raise NotImplementedError ("the derivative for '_unique2' is not implemented.")
+UNDEFINED = {
+    "unique": lambda m, w: m.unique(w),
+    "unique counts": lambda m, w: m.unique(w, return_inverse=True, return_counts=True)[0],
+    "unique dim": lambda m, w: m.unique(w.reshape(2, 2), dim=1),
+    "unique_consecutive": lambda m, w: m.unique_consecutive(w),
+    "unique_consecutive dim": lambda m, w: m.unique_consecutive(w.reshape(2, 2), dim=0),
+    "method": lambda m, w: w.unique(sorted=False),
+}
+
+
+def _undefined(m, op):
+    w = m.tensor([0.25, -1.0, 0.25, 2.5], requires_grad=True)
+    y = op(m, w)
+    printed = re.sub(" at 0x[0-9a-f]+", "", repr(y))
+    with pytest.raises(NotImplementedError) as err:
+        y.sum().backward()
+    return type(y.grad_fn).__name__, y.grad_fn.name(), printed, str(err.value)
+
+
+@pytest.mark.parametrize("op", UNDEFINED.values(), ids=UNDEFINED.keys())
+def test_unique_records_torchs_node_and_refuses_both_modes(op):
+    assert _undefined(ember, op) == _undefined(torch, op)
+    msgs = []
+    for m in (ember, torch):
+        fwd = m.autograd.forward_ad
+        with fwd.dual_level(), pytest.raises(NotImplementedError) as err:
+            op(m, fwd.make_dual(m.tensor([0.25, -1.0, 0.25, 2.5]), m.ones(4)))
+        msgs.append(str(err.value))
+    assert msgs[0] == msgs[1]
+
+
+def test_unique_of_integers_or_without_grad_records_nothing():
+    for m in (ember, torch):
+        assert not m.unique(m.tensor([3, 1, 3])).requires_grad
+        with m.no_grad():
+            assert m.unique(m.ones(3, requires_grad=True)).grad_fn is None

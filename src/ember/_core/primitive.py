@@ -217,8 +217,36 @@ def derivative_not_implemented(prim: Primitive, aten: str,
         raise NotImplementedError(
             f"Trying to use forward AD with aten::{aten} that does not support it.")
 
+    _refuse_derivatives(prim, "NotImplemented", vjp, jvp, aten, differentiable)
+
+
+def derivative_not_defined(prim: Primitive, aten: Callable[[dict], str],
+                           differentiable: tuple[bool, ...]) -> None:
+    """Mark `prim` as one whose PyTorch derivative entry says "not implemented" (unique,
+    unique_consecutive): its float outputs require grad under a node named after the ATen op
+    (`aten(params)`: '_unique2' gives Unique2Backward0), whose backward and forward mode both
+    raise NotImplementedError in PyTorch's words."""
+    def vjp(g, out, *inputs, **params):
+        raise NotImplementedError(f"the derivative for '{aten(params)}' is not implemented.")
+
+    def jvp(primals, tangents, out, **params):
+        raise NotImplementedError(
+            f"Trying to use forward AD with {aten(params)} that does not support it because it "
+            f"has not been implemented yet.\nPlease file an issue to PyTorch at "
+            f"https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so "
+            f"that we can prioritize its implementation or submit a PR adding the "
+            f"implementation to derivatives.yaml")
+
+    def node(args, params) -> str:
+        return "".join(w.capitalize() for w in aten(params).strip("_").split("_")) + "Backward0"
+
+    _refuse_derivatives(prim, node, vjp, jvp, prim.name, differentiable)
+
+
+def _refuse_derivatives(prim: Primitive, node, vjp, jvp, aten: str,
+                        differentiable: tuple[bool, ...]) -> None:
     jvp.not_implemented = aten  # (for the rule checks: a refusal, not a derivative)
-    prim.grad_name = "NotImplemented"
+    prim.grad_name = node
     n = len(differentiable)
     _put(vjp_rules, prim, VJPRule(tuple(vjp if d else None for d in differentiable),
                                   ((),) * n, False))

@@ -33,6 +33,7 @@ from .._core import (  # re-exported: op modules import these from here
     defvjp,
     defvjp_joint,
     defvjp_variadic,
+    derivative_not_defined,
     derivative_not_implemented,
     jvp_by_vjp,
     jvp_rules,
@@ -55,7 +56,7 @@ apply = bind  # every op's call into the core: `apply(prim, *args, **params)`
 __all__ = ["BY_LOOP", "MISSING", "Family", "Member", "Primitive", "UpdatePrimitive", "VJPRule",
            "apply", "apply_", "batch_by_loop", "bind", "bump_version", "check_inplace",
            "check_overlap", "defbatch", "defjvp", "deflower", "deflinear", "defvjp", "defvjp_joint",
-           "derivative_not_implemented",
+           "derivative_not_defined", "derivative_not_implemented",
            "defvjp_variadic", "inplace", "jvp_by_vjp", "jvp_rules", "mark_multi_output",
            "nondifferentiable", "overlapping", "refuse_overlap", "rename_node", "saves",
            "vjp_rule", "vjp_rules", "wrap_np_scalar", "write_into"]

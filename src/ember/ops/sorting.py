@@ -36,6 +36,7 @@ from .registry import (
     batch_by_loop,
     bind,
     defbatch,
+    derivative_not_defined,
     derivative_not_implemented,
     nondifferentiable,
 )
@@ -364,7 +365,8 @@ def _zero_as_sorted(vals: np.ndarray, flat: np.ndarray) -> None:
 
 
 unique_p = Primitive("unique", _unique_kernel, None, n_outputs=3)
-nondifferentiable(unique_p)
+derivative_not_defined(unique_p, lambda p: "_unique2" if p["dim"] is None else "unique_dim",
+                       (True,))
 data_dependent(unique_p)
 batch_by_loop(unique_p, "how many distinct values there are depends on each element's data")
 
@@ -415,7 +417,7 @@ def _unique_consecutive_kernel(a, *, dim):
 
 unique_consecutive_p = Primitive("unique_consecutive", _unique_consecutive_kernel, None,
                                  n_outputs=3)
-nondifferentiable(unique_consecutive_p)
+derivative_not_defined(unique_consecutive_p, lambda p: "unique_consecutive", (True,))
 data_dependent(unique_consecutive_p)
 batch_by_loop(unique_consecutive_p, "how many runs there are depends on each element's data")
 
