@@ -10,6 +10,16 @@ import pytest
 from fresh_process import with_server
 
 SCRIPTS = {
+    "searchsorted_non_contiguous_once": """
+        b = torch.tensor([[3., 1., 2.], [6., 4., 5.]])
+        v = torch.tensor([[2.5, 1.0], [5.5, 4.0]]).t()
+        s = torch.tensor([[1, 1], [2, 2], [0, 0]]).t()
+        for _ in range(2):
+            torch.searchsorted(b.sort().values, v)
+            torch.bucketize(v, torch.tensor([1., 2.]))
+            torch.searchsorted(b.t().contiguous().t(), v.contiguous())
+            torch.searchsorted(b, v.contiguous(), sorter=s)
+        """,
     "index_reduce": """
         x = torch.zeros(3)
         for _ in range(2):

@@ -22,6 +22,7 @@ from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._core import data_dependent
 from .._tensor import Tensor
+from .._user_warnings import warn_at_user
 from .._view import is_non_overlapping_and_dense, wrap_dim
 from . import _stl_sort
 from ._batching import front
@@ -580,6 +581,13 @@ def _searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False,
             "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
             "dimensions of boundaries tensor and input value tensor must match, but we got "
             f"boundaries tensor {list(seq._shape)} and input value tensor {list(input._shape)}")
+    for what, t in (("input value", input), ("boundary", seq), ("sorter", sorter)):
+        if t is not None and not t.is_contiguous():
+            warn_at_user(f"torch.searchsorted(): {what} tensor is non-contiguous, this will "
+                         f"lower the performance due to extra data copy when converting "
+                         f"non-contiguous tensor to contiguous, please use contiguous {what} "
+                         f"tensor if possible. This message will only appear once per "
+                         f"program.", once=True)
     # (PyTorch's kernel runs in the promoted dtype: a bool value in an integer sequence is
     # looked up as an integer)
     d = dt.promote_types(seq._dtype, input._dtype)
