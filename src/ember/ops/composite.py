@@ -7,8 +7,6 @@ primitives, isin and histogram (a NumPy kernel each, bound like any op).
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from .. import _dtype as dt
@@ -18,7 +16,7 @@ from ..amp.autocast_mode import autocast_op
 from ._arg_parser_text import invalid_combination
 from ._batching import front
 from ._common import type_name
-from .creation import _place, arange, tensor, zeros
+from .creation import _is_number, _place, arange, tensor, zeros
 from .reduce import return_type
 from .registry import (
     Primitive,
@@ -281,10 +279,6 @@ _ISIN_TAIL = "*, bool assume_unique = False, bool invert = False, Tensor out = N
 _ISIN_OVERLOADS = (f"(Tensor elements, Tensor test_elements, {_ISIN_TAIL}",
                    f"(Number element, Tensor test_elements, {_ISIN_TAIL}",
                    f"(Tensor elements, Number test_element, {_ISIN_TAIL}")
-
-
-def _is_number(v) -> bool:
-    return isinstance(v, numbers.Number)
 
 
 def isin(elements, test_elements, *, assume_unique: bool = False,

@@ -244,8 +244,11 @@ def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     k_b = other._shape[0] if other.ndim == 1 else other._shape[-2]
     if input._shape[-1] != k_b:
         raise _inner_mismatch(input, other)
-    if input.ndim > 2 or other.ndim > 2:
-        _matmul_shape(input._shape, other._shape)  # batch dims must broadcast
+    if (input.ndim > 2 or other.ndim > 2) and (out is not None or
+                                               input._dtype is not other._dtype):
+        # batch dims must broadcast before a dtype or out= error is raised (otherwise the
+        # product itself refuses them, with the same words)
+        _matmul_shape(input._shape, other._shape)
     if not dot:
         _check_matmul(input, other, out)  # (the others compare dtypes after the sizes)
     if out is not None:

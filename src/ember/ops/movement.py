@@ -523,11 +523,18 @@ def _need_dims(x: Tensor, name: str) -> None:
         raise RuntimeError(f"{name} expects at least a 1-dimensional tensor")
 
 
-def _split_sizes(sizes, n: int, dim: int) -> list[int]:
-    """`split_with_sizes`' sizes: a sequence of ints, non-negative, summing to `n`."""
-    if isinstance(sizes, Tensor) or not isinstance(sizes, list | tuple):
+def _size_list(sizes) -> list:
+    """`split_with_sizes`' sizes as a list, refused as PyTorch's parser words it unless they
+    are a list or tuple."""
+    if not isinstance(sizes, list | tuple):
         raise TypeError(f"split_with_sizes(): argument 'split_sizes' (position 2) must be tuple "
                         f"of ints, not {type(sizes).__name__}")
+    return list(sizes)
+
+
+def _split_sizes(sizes, n: int, dim: int) -> list[int]:
+    """`split_with_sizes`' sizes: a sequence of ints, non-negative, summing to `n`."""
+    sizes = _size_list(sizes)
     for i, s in enumerate(sizes):
         if not _is_int_arg(s):
             raise TypeError(f"split_with_sizes(): argument 'split_sizes' failed to unpack the "
@@ -584,18 +591,12 @@ def unsafe_split(x: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor, ...]
     return _split(x, _whole_size(split_size, "unsafe_split", "split_size"), dim, "UnsafeSplit")
 
 
-def _sizes_only(split_sizes) -> list:
-    if not isinstance(split_sizes, list | tuple):
-        _split_sizes(split_sizes, 0, 0)  # (raises torch's TypeError)
-    return list(split_sizes)
-
-
 def split_with_sizes(x: Tensor, split_sizes, dim: int = 0) -> tuple[Tensor, ...]:
-    return _split(x, _sizes_only(split_sizes), dim, "Split")
+    return _split(x, _size_list(split_sizes), dim, "Split")
 
 
 def unsafe_split_with_sizes(x: Tensor, split_sizes, dim: int = 0) -> tuple[Tensor, ...]:
-    return _split(x, _sizes_only(split_sizes), dim, "UnsafeSplit")
+    return _split(x, _size_list(split_sizes), dim, "UnsafeSplit")
 
 
 def _whole_size(v, fname: str, argname: str) -> int:
