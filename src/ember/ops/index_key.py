@@ -95,6 +95,14 @@ def _is_byte_mask(k) -> bool:
         isinstance(k, np.ndarray) and k.dtype == np.uint8)
 
 
+def has_byte_mask(key) -> bool:
+    """Whether `key` is or holds a uint8 mask (two type tests for a plain key: the write path
+    runs this on every call)."""
+    if key.__class__ is tuple or key.__class__ is list:
+        return any(_is_byte_mask(k) for k in key)
+    return _is_byte_mask(key)
+
+
 def refuse_byte_mask_fill(x: Tensor, key, value_numel: int, tensor_ints: bool = True) -> None:
     """PyTorch writes one value through a lone mask index with masked_fill_, which takes no
     uint8 mask: refuse that in its words, once the mask's shape is checked as it checks it.

@@ -25,6 +25,7 @@ from .index_key import (
     byte_masks_as_bool,
     check_value_shape,
     flat_key,
+    has_byte_mask,
     key_shape,
     np_key,
     plan,
@@ -89,8 +90,9 @@ def _eval_setitem(prim, args: tuple, params: dict) -> None:
         value = setitem_value(value, x._dtype)  # refused where it overflows x's dtype
     if key is False:
         return  # PyTorch writes nothing and records nothing for `x[False] = v`
-    refuse_byte_mask_fill(x, key, value.numel() if isinstance(value, Tensor) else 1)
-    key = byte_masks_as_bool(key)
+    if has_byte_mask(key):
+        refuse_byte_mask_fill(x, key, value.numel() if isinstance(value, Tensor) else 1)
+        key = byte_masks_as_bool(key)
     needs_graph = _grad_state.enabled and (
         x._requires_grad or (isinstance(value, Tensor) and value._requires_grad) or (
             x._base is not None and x._base._requires_grad))
