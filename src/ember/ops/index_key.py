@@ -96,11 +96,16 @@ def _is_byte_mask(k) -> bool:
 
 
 def has_byte_mask(key) -> bool:
-    """Whether `key` is or holds a uint8 mask (two type tests for a plain key: the write path
-    runs this on every call)."""
-    if key.__class__ is tuple or key.__class__ is list:
-        return any(_is_byte_mask(k) for k in key)
-    return _is_byte_mask(key)
+    """Whether `key` is or holds a uint8 mask. The write path runs this on every call, so
+    ints and slices, the usual keys, are passed over by class with no further call."""
+    cls = key.__class__
+    if cls is tuple or cls is list:
+        for k in key:
+            c = k.__class__
+            if c is not int and c is not slice and _is_byte_mask(k):
+                return True
+        return False
+    return cls is not int and cls is not slice and _is_byte_mask(key)
 
 
 def refuse_byte_mask_fill(x: Tensor, key, value_numel: int, tensor_ints: bool = True) -> None:
