@@ -11,7 +11,7 @@ from tests.rule_checks import check_batch, check_jvp, primitive_calls
 import ember
 from ember._core import BY_LOOP, MISSING, batch_rules, bind, jvp_rule, rule_params
 from ember.ops.binary import COMPARISONS, binary_p, compare_p, div_wide_fn, mul_wide_fn
-from ember.ops.binary_extra import _BITWISE, bitwise_p
+from ember.ops.logical_bitwise import _BITWISE, bitwise_p
 from ember.ops.registry import apply
 from ember.ops.ternary import ternary_p
 

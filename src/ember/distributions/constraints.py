@@ -278,7 +278,7 @@ class _Square(Constraint):
 
 class _Symmetric(_Square):
     def check(self, value):
-        from ..ops.binary_extra import isclose
+        from ..ops.binary_math import isclose
 
         square = super().check(value)
         if not square.all():

@@ -5,8 +5,8 @@ from . import (
     activation,
     bernoulli,
     binary,
-    binary_extra,
     binary_inplace,
+    binary_math,
     composite,
     composite_extra,
     contractions,
@@ -26,6 +26,7 @@ from . import (
     inplace_view,
     join,
     linalg_ops,
+    logical_bitwise,
     matmul,
     movement,
     pooling,
@@ -48,7 +49,8 @@ from . import (
 )
 
 MODULES = (
-    activation, binary, binary_extra, binary_inplace, composite, conv, copy, creation, einsum,
+    activation, binary, binary_math, logical_bitwise, binary_inplace, composite, conv, copy,
+    creation, einsum,
     fill, index, index_ops, join, linalg_ops, matmul, movement, pooling, random_ops, bernoulli,
     reduce,
     sampling, scan, setitem, softmax, sorting, sparse_functions, sparse_matmul, stats, ternary,

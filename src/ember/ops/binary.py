@@ -1,7 +1,7 @@
 """Binary arithmetic: add, sub, mul, div, pow and the comparisons, with their derivatives.
 
 Every two-input pointwise map is a member of one primitive, the `binary` family (the
-function a static param, `fn=`), here and in `binary_extra.py` and `special_ops.py`; the
+function a static param, `fn=`), here and in `binary_math.py` and `special_ops.py`; the
 bool-valued relations are one primitive, `compare`, the relation a static param (`op=`).
 Each public function promotes its operands by PyTorch's rules (`binary_operands`) and
 binds one of them. Broadcasting needs nothing here: the engine sums a gradient back to its
@@ -653,7 +653,8 @@ def _float_power_dtype(*xs) -> dt.dtype:
 # --- comparisons (not differentiable) --------------------------------------------
 
 # Every pointwise bool-valued relation of two operands is one primitive, the relation a
-# static param (`op`): the orderings here, and the logical ops and isclose (binary_extra).
+# static param (`op`): the orderings here, and the logical ops (logical_bitwise) and isclose
+# (binary_math).
 COMPARISONS = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
                "gt": np.greater, "ge": np.greater_equal}
 compare_p = Primitive("compare", lambda a, b, *, op, **params: COMPARISONS[op](a, b, **params),

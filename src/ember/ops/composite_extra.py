@@ -72,7 +72,7 @@ def rad2deg(input: Tensor) -> Tensor:
 
 def _log_add(name: str, a: Tensor, b: Tensor, log1p_pow) -> Tensor:
     from .._view import broadcast_shapes
-    from .binary_extra import maximum
+    from .binary_math import maximum
     from .ternary import where
 
     _tensors(name, input=(1, a), other=(2, b))

@@ -15,10 +15,10 @@ import numpy as np
 from .. import _dtype as dt
 from .._tensor import Tensor
 from .._view import broadcast_shapes
+from ._binary_api import need_tensor, op_pair
 from ._common import binary_operands, same_meta, type_name
 from ._pointwise import shaped, tangent_sum
 from .binary import binary_p, member, not_implemented
-from .binary_extra import _api, _need_tensor
 from .reduce import as_namedtuple, return_type
 from .registry import apply, apply_, defjvp, defvjp, nondifferentiable
 from .unary import defjvp1, unary, unary_p
@@ -57,7 +57,7 @@ frexp_result = return_type("frexp", ["mantissa", "exponent"])
 
 def frexp(input: Tensor, *, out=None):
     """(mantissa, exponent) with input = mantissa * 2**exponent; exponent is int32."""
-    _need_tensor(input, "frexp", 1, "input")
+    need_tensor(input, "frexp", 1, "input")
     if not input._dtype.is_floating_point:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     mantissa = apply(unary_p, input, fn=frexp_mantissa_fn)
@@ -107,8 +107,8 @@ def _resize_warning(input: Tensor, shape: tuple) -> None:
 
 
 def _ldexp_operands(input, other):
-    _need_tensor(input, "ldexp", 1, "input")
-    _need_tensor(other, "ldexp", 2, "other")
+    need_tensor(input, "ldexp", 1, "input")
+    need_tensor(other, "ldexp", 2, "other")
     if input._dtype.is_floating_point and other._dtype._kind < 2:
         if other._dtype is dt.bool_:
             raise not_implemented("ldexp_cpu_exp", other._dtype)
@@ -122,7 +122,7 @@ def _ldexp_operands(input, other):
     return a, b
 
 
-_ldexp, _ldexp_promoted_ = _api(binary_p, _ldexp_operands, "input * 2**other.",
+_ldexp, _ldexp_promoted_ = op_pair(binary_p, _ldexp_operands, "input * 2**other.",
                                 number_other=False, fn=ldexp_fn)
 
 
@@ -133,7 +133,7 @@ def ldexp(input: Tensor, other: Tensor, *, out=None) -> Tensor:
 
 def ldexp_(self: Tensor, other: Tensor) -> Tensor:
     """In-place `ldexp` (the result must fit `self`'s floating dtype)."""
-    _need_tensor(self, "ldexp_", 1, "input")
+    need_tensor(self, "ldexp_", 1, "input")
     if self._dtype._kind < 2:
         raise RuntimeError(f"ldexp can't be cast to the desired output type "
                            f"{type_name(self._dtype)}")
@@ -175,15 +175,15 @@ defjvp(nextafter_fn, lambda primals, tangents, out: shaped(tangent_sum(
 
 
 def _nextafter_operands(input, other):
-    _need_tensor(input, "nextafter", 1, "input")
-    _need_tensor(other, "nextafter", 2, "other")
+    need_tensor(input, "nextafter", 1, "input")
+    need_tensor(other, "nextafter", 2, "other")
     a, b, d = binary_operands(input, other)
     if not d.is_floating_point:
         raise not_implemented("nextafter_cpu", d)
     return a, b
 
 
-nextafter, nextafter_ = _api(binary_p, _nextafter_operands,
+nextafter, nextafter_ = op_pair(binary_p, _nextafter_operands,
                              "The next float after `input` in the direction of `other`.",
                              number_other=False, fn=nextafter_fn)
 

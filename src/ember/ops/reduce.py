@@ -643,9 +643,9 @@ min_result = return_type("min", ["values", "indices"])
 def _extreme(largest: bool, binary_name: str, result, name: str):
     def reduce(input: Tensor, dim=None, keepdim: bool = False, *, out=None, other=None):
         if isinstance(dim, Tensor) or other is not None:
-            from . import binary_extra
+            from . import binary_math
 
-            fn = getattr(binary_extra, binary_name)
+            fn = getattr(binary_math, binary_name)
             return write_out(fn(input, dim if other is None else other), out)
         if dim is None:
             if input.numel() == 0:

@@ -101,7 +101,7 @@ class Adam(Optimizer):
         bias_correction2_sqrt = (1 - beta2**step) ** 0.5
         if group["amsgrad"]:
             mx = state["max_exp_avg_sq"]
-            mx.copy_(ops.binary_extra.maximum(mx, exp_avg_sq))  # (no out=: differentiable)
+            mx.copy_(ops.binary_math.maximum(mx, exp_avg_sq))  # (no out=: differentiable)
             denom = (mx.sqrt() / bias_correction2_sqrt).add_(eps)
         else:
             denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
@@ -218,7 +218,7 @@ class Adamax(Optimizer):
             grad = grad.add(p, alpha=group["weight_decay"])
         exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
         exp_avg.lerp_(grad, 1 - beta1)
-        exp_inf.copy_(ops.binary_extra.maximum(exp_inf.mul_(beta2),
+        exp_inf.copy_(ops.binary_math.maximum(exp_inf.mul_(beta2),
                                                grad.abs().add_(group["eps"])))
         clr = group["lr"] / (1 - beta1**step)
         p.addcdiv_(exp_avg, exp_inf, value=-clr)
