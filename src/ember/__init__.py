@@ -71,6 +71,10 @@ from ._bind import bind_methods as _bind_methods  # noqa: E402
 
 _bind_methods()
 
+from .ops import function_forms as _function_forms  # noqa: E402
+
+globals().update(_function_forms.install())
+
 from . import cuda, random  # noqa: E402
 from . import fft, linalg  # noqa: E402
 from .linalg.lowrank import pca_lowrank, svd_lowrank  # noqa: E402

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ._aliases import with_aliases
 from ._tensor import Tensor
 from .ops import MODULES
+from .ops._arg_parser_text import as_method
 
 
 def bind_methods() -> None:
@@ -17,4 +18,6 @@ def bind_methods() -> None:
                     f"Tensor.{name} is bound by both {seen[name]} and {mod.__name__}"
                 )
             seen[name] = mod.__name__
+            if getattr(fn, "_method_aware", False):
+                fn = as_method(fn)
             setattr(Tensor, name, with_aliases(fn, name, method=True))

@@ -209,6 +209,16 @@ def result_type(*operands) -> dtype:
     return out
 
 
+class OperandTypeError(TypeError):
+    """An operand that is neither a Tensor nor a number. Raised in ember's words where it is
+    met; a public op re-raises it in the argument parser's (`ops._arg_parser_text`). It is a
+    TypeError, and is shown as one: the name a program prints is PyTorch's."""
+
+
+OperandTypeError.__name__ = OperandTypeError.__qualname__ = "TypeError"
+OperandTypeError.__module__ = "builtins"
+
+
 def _wrapped_dtype(x) -> dtype:
     if isinstance(x, dtype):
         raise TypeError("result_type takes tensors and numbers, not dtypes")
@@ -222,7 +232,7 @@ def _wrapped_dtype(x) -> dtype:
         return default_complex()
     if isinstance(x, np.generic):
         return from_numpy(x.dtype)
-    raise TypeError(f"expected a Tensor or a number, got {type(x).__name__}")
+    raise OperandTypeError(f"expected a Tensor or a number, got {type(x).__name__}")
 
 
 def can_cast(from_: dtype, to: dtype) -> bool:

@@ -20,6 +20,7 @@ from . import (
     fill,
     float_parts,
     foreach,
+    function_forms,
     index,
     index_ops,
     inplace_movement,
@@ -58,5 +59,5 @@ MODULES = (
     unary_math,
     inplace_movement,
     composite_extra, special_ops, dtype_views, contractions, float_parts, windows, foreach,
-    fake_quant, view_copies,
+    fake_quant, view_copies, function_forms,
 )

@@ -10,6 +10,9 @@ keyword-only parameter is "named" by its default, and no keyword ever matches it
 
 from __future__ import annotations
 
+import sys
+import types
+
 from .. import _dtype as dt
 from .. import _names
 from .._device import device as _device_type
@@ -61,11 +64,26 @@ _ACCEPTS = {"Tensor": ("Tensor",), "int": ("int",), "float": ("float", "int"),
             "Number": ("float", "int", "bool"), "bool": ("bool",)}
 
 
-def _note(signature: str, args: tuple, kwargs: dict) -> str:
-    """Why the call missed one printed overload, or "" when torch's parser says nothing."""
+def _described(arg) -> str:
+    """An argument as the note names it: a list or tuple with its elements' types."""
+    if type(arg) is list:
+        return f"list of [{', '.join(tp_name(a) for a in arg)}]"
+    if type(arg) is tuple:
+        inner = ", ".join(tp_name(a) for a in arg) + ("," if len(arg) == 1 else "")
+        return f"tuple of ({inner})"
+    return tp_name(arg)
+
+
+def _note(signature: str, args: tuple, kwargs: dict, accepts: dict,
+          typed_by: str | None = None) -> str:
+    """Why the call missed one printed overload, or "" when torch's parser says nothing.
+    `typed_by` is the signature whose parameter types the arguments are checked against,
+    when not the printed one (a method's: see `operand_error`)."""
     pieces = signature[1:-1].split(", ")
     if len(args) + len(kwargs) != len(pieces):
         return ""
+    if typed_by is not None:
+        pieces = typed_by[1:-1].split(", ")
     if kwargs:
         tail = [p.split(" ")[-1] for p in pieces][max(0, len(pieces) - len(kwargs)):]
         wrong = [k for k in keyword_order(kwargs) if k not in tail]
@@ -74,15 +92,155 @@ def _note(signature: str, args: tuple, kwargs: dict) -> str:
     descs = []
     for arg, piece in zip(args, pieces):
         desc = tp_name(arg)
-        descs.append(desc if desc in _ACCEPTS.get(piece.split(" ")[0], ()) else f"!{desc}!")
+        fits = desc in accepts.get(piece.split(" ")[0], ())
+        descs.append(desc if fits else f"!{_described(arg)}!")
     return ("      didn't match because some of the arguments have invalid types: "
             f"({', '.join(descs)})\n")
 
 
-def invalid_combination(name: str, signatures, args: tuple, kwargs: dict) -> TypeError:
+def invalid_combination(name: str, signatures, args: tuple, kwargs: dict,
+                        accepts: dict | None = None, typed_by=None) -> TypeError:
     """The TypeError torch raises when `name(*args, **kwargs)` fits none of `signatures`
-    (its printed overloads, "(Tensor y, *, int dim = -1)", in torch's order)."""
+    (its printed overloads, "(Tensor y, *, int dim = -1)", in torch's order). `accepts`
+    overrides which Python types the note takes as fitting each printed type."""
     got = [tp_name(a) for a in args] + [f"{k}={tp_name(kwargs[k])}" for k in keyword_order(kwargs)]
-    listing = "".join(f" * {sig}\n{_note(sig, args, kwargs)}" for sig in signatures)
+    accepts = _ACCEPTS if accepts is None else {**_ACCEPTS, **accepts}
+    typed_by = typed_by or (None,) * len(signatures)
+    listing = "".join(f" * {sig}\n{_note(sig, args, kwargs, accepts, typed)}"
+                      for sig, typed in zip(signatures, typed_by))
+    # (with keywords only, torch leaves a separator after the last)
+    got_text = ", ".join(got) + (", " if kwargs and not args else "")
     return TypeError(f"{name}() received an invalid combination of arguments - got "
-                     f"({', '.join(got)}), but expected one of:\n{listing}")
+                     f"({got_text}), but expected one of:\n{listing}")
+
+
+# --- an operand of the wrong type ------------------------------------------------------------
+
+_OUT = ", *, Tensor out = None)"
+_TWO = (f"(Tensor input, Tensor other{_OUT}", f"(Tensor input, Number other{_OUT}")
+_TWO_NO_OUT = (f"(Tensor input, Tensor other{_OUT}", "(Tensor input, Number other)")
+_NUMBER_SELF = (f"(Tensor input, Tensor other{_OUT}", "(Number self, Tensor other)",
+                f"(Tensor input, Number other{_OUT}")
+_POW = (f"(Tensor input, Tensor exponent{_OUT}", f"(Number self, Tensor exponent{_OUT}",
+        f"(Tensor input, Number exponent{_OUT}")
+_CLAMP = (f"(Tensor input, Tensor min = None, Tensor max = None{_OUT}",
+          f"(Tensor input, Number min = None, Number max = None{_OUT}")
+
+# What torch's parser prints when a pointwise op's function form gets an operand no overload
+# takes: the overloads it lists, or (a str) the one signature whose argument it names.
+OPERAND_OVERLOADS: dict[str, str | tuple[str, ...]] = {
+    "add": "(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)",
+    "sub": "(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)",
+    "mul": f"(Tensor input, Tensor other{_OUT}",
+    "div": f"(Tensor input, Tensor other{_OUT}",
+    "div_rounded": (f"(Tensor input, Tensor other{_OUT}",
+                    "(Tensor input, Tensor other, *, str rounding_mode, Tensor out = None)",
+                    "(Tensor input, Number other, *, str rounding_mode)"),
+    "true_divide": _TWO_NO_OUT, "floor_divide": _TWO_NO_OUT,
+    "pow": _POW, "float_power": _POW,
+    "remainder": (f"(Tensor input, Tensor other{_OUT}", "(Number self, Tensor other)",
+                  f"(Tensor input, Number other{_OUT}"),
+    "fmod": _TWO, "copysign": _TWO,
+    **dict.fromkeys(("eq", "ne", "lt", "le", "gt", "ge"), _TWO),
+    **dict.fromkeys(("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+                     "bitwise_right_shift"), _NUMBER_SELF),
+    "xlogy": (f"(Tensor input, Tensor other{_OUT}", f"(Number self, Tensor other{_OUT}",
+              f"(Tensor input, Number other{_OUT}"),
+    "clamp": _CLAMP, "clip": _CLAMP,
+    "clamp_min": (f"(Tensor input, Tensor min{_OUT}", f"(Tensor input, Number min{_OUT}"),
+    "clamp_max": (f"(Tensor input, Tensor max{_OUT}", f"(Tensor input, Number max{_OUT}"),
+    "lerp": (f"(Tensor input, Tensor end, Tensor weight{_OUT}",
+             f"(Tensor input, Tensor end, Number weight{_OUT}"),
+    "masked_fill": ("(Tensor input, Tensor mask, Tensor value)",
+                    "(Tensor input, Tensor mask, Number value)"),
+    "fill": ("(Tensor input, Tensor value)", "(Tensor input, Number value)"),
+    "where": ("(Tensor condition)", f"(Tensor condition, Tensor input, Tensor other{_OUT}",
+              "(Tensor condition, Number self, Tensor other)",
+              "(Tensor condition, Tensor input, Number other)",
+              "(Tensor condition, Number self, Number other)"),
+}
+
+
+def _fits(value, kind: str) -> bool:
+    from .._tensor import Tensor
+
+    if kind == "Tensor":
+        return isinstance(value, Tensor)
+    return tp_name(value) in _ACCEPTS.get(kind, ()) or (
+        isinstance(value, Tensor) and kind == "Number" and value.ndim == 0)
+
+
+def _one_signature(name: str, signature: str, args: tuple, kwargs: dict) -> str:
+    """The parser's words for the first argument that does not fit an op's only printed
+    overload (the ops listed so take a number for a Tensor too, by overloads it hides)."""
+    pieces = [p for p in signature[1:-1].split(", ") if p not in ("*", "")]
+    params = [(p.split(" ")[0], p.split(" = ")[0].split(" ")[-1]) for p in pieces]
+    for i, (value, (kind, pname)) in enumerate(zip(args, params)):
+        if not (_fits(value, kind) or kind == "Tensor" and _fits(value, "Number")):
+            return (f"{name}(): argument '{pname}' (position {i + 1}) must be {kind}, not "
+                    f"{tp_name(value)}")
+    kinds = {pname: kind for kind, pname in params}
+    for key in keyword_order(kwargs):
+        if key in kinds and not _fits(kwargs[key], kinds[key]):
+            return f"{name}(): argument '{key}' must be {kinds[key]}, not {tp_name(kwargs[key])}"
+    return f"{name}(): an argument is of a type it does not take"
+
+
+def _as_method(signature: str) -> str | None:
+    """An overload as the Tensor method prints it: without `self` and `out=`; None where the
+    overload's first parameter is no Tensor (no method has it)."""
+    pieces = signature[1:-1].split(", ")
+    if not pieces[0].startswith("Tensor "):
+        return None
+    rest = [p for p in pieces[1:] if p != "Tensor out = None"]
+    return "(" + ", ".join(rest[:-1] if rest and rest[-1] == "*" else rest) + ")"
+
+
+def operand_error(name: str, args: tuple, kwargs: dict | None = None,
+                  table_name: str | None = None, method: bool | None = None) -> TypeError:
+    """The TypeError (a plain one) torch's parser raises for `name(*args, **kwargs)` (an op of
+    OPERAND_OVERLOADS, `table_name` when it is listed under another) when an operand is
+    neither a Tensor nor a number it takes. Keywords given as None are left out: the parser
+    lists only those passed. `method` says whether the op was called as a Tensor method
+    (`args` then starts with self); by default, whether the calling op's code is the copy
+    `bind_methods` makes for Tensor (named `Tensor.<name>`)."""
+    if method is None:
+        method = sys._getframe(1).f_code.co_qualname.startswith("Tensor.")
+    kwargs = {k: v for k, v in (kwargs or {}).items() if v is not None}
+    sigs = OPERAND_OVERLOADS[table_name or name.rstrip("_")]
+    if isinstance(sigs, str):
+        if method:
+            args, sigs = args[1:], _as_method(sigs)
+        return TypeError(_one_signature(name, sigs, args, kwargs))
+    if not method:
+        return invalid_combination(name, sigs, args, kwargs)
+    # A method's note checks its arguments against the function's parameters from the first
+    # (`self`'s) on: one place early, as torch's parser does.
+    kept = [s for s in sigs if _as_method(s) is not None]
+    return invalid_combination(name, [_as_method(s) for s in kept], args[1:], kwargs,
+                               typed_by=kept)
+
+
+def called_as_method() -> bool:
+    """Whether the op calling this runs as a Tensor method (see `operand_error`)."""
+    return sys._getframe(1).f_code.co_qualname.startswith("Tensor.")
+
+
+def as_method(fn):
+    """`fn` as bound onto Tensor: the same function over a copy of its code named
+    `Tensor.<name>`, so that `operand_error` can tell the method form from the function
+    form at no cost to either call."""
+    code = fn.__code__.replace(co_qualname=f"Tensor.{fn.__name__}")
+    method = types.FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__,
+                                fn.__closure__)
+    method.__kwdefaults__ = fn.__kwdefaults__
+    method.__doc__, method.__qualname__ = fn.__doc__, f"Tensor.{fn.__name__}"
+    method.__dict__.update(fn.__dict__)
+    return method
+
+
+def method_aware(fn):
+    """Marks an op whose operand errors depend on its form (`operand_error`): Tensor gets
+    `as_method(fn)` for it. No wrapper: the op runs as written."""
+    fn._method_aware = True
+    return fn

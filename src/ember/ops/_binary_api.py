@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from .. import _dtype as dt
 from .._tensor import Tensor
+from ._arg_parser_text import OPERAND_OVERLOADS, operand_error
 from ._common import (
+    OperandTypeError,
     is_scalar,
     write_out,
 )
@@ -56,15 +58,25 @@ def op_pair(prim: Primitive, prepare, doc: str, number_other: bool = True, name:
     `pick(input, other)`, when given, is the family member (`fn`) to bind for them.
     """
     def op(input, other, *, out=None) -> Tensor:
-        a, b = prepare(input, other)
+        try:
+            a, b = prepare(input, other)
+        except OperandTypeError:
+            if name not in OPERAND_OVERLOADS:
+                raise
+            raise operand_error(name, (input, other), {"out": out}) from None
         if pick is not None:
             return write_out(apply(prim, a, b, fn=pick(a, b)), out)
         return write_out(apply(prim, a, b, **params), out)
 
     def op_(self: Tensor, other) -> Tensor:
-        if number_other or isinstance(other, Tensor):
-            inplace_first_checks(self, other)
-        a, b = prepare(self, other)
+        try:
+            if number_other or isinstance(other, Tensor):
+                inplace_first_checks(self, other)
+            a, b = prepare(self, other)
+        except OperandTypeError:
+            if name not in OPERAND_OVERLOADS:
+                raise
+            raise operand_error(name + "_", (self, other), method=True) from None
         # A number goes in as given: `prepare` may have made it a NumPy scalar (bfloat16
         # among them) that `inplace_operand` does not take.
         b = inplace_operand(self, b if isinstance(other, Tensor) else other)
@@ -75,5 +87,6 @@ def op_pair(prim: Primitive, prepare, doc: str, number_other: bool = True, name:
     if name is None:
         name = params["fn"].name if "fn" in params else prim.name
     op.__name__, op_.__name__ = name, name + "_"
+    op._method_aware = True
     op.__doc__ = op_.__doc__ = doc
     return op, op_

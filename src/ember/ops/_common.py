@@ -30,6 +30,9 @@ def is_scalar(x) -> bool:
     return isinstance(x, numbers.Number) and not isinstance(x, Tensor)
 
 
+OperandTypeError = dt.OperandTypeError
+
+
 def scalar_kind(x) -> int:
     k = _SCALAR_KIND.get(x.__class__)
     if k is None:
@@ -43,7 +46,7 @@ def scalar_kind(x) -> int:
             return 2
         if isinstance(x, numbers.Complex):
             return 3
-        raise TypeError(f"expected a Tensor or a number, got {type(x).__name__}")
+        raise OperandTypeError(f"expected a Tensor or a number, got {type(x).__name__}")
     return k
 
 
@@ -117,7 +120,7 @@ def binary_operands(a, b):
             f"expected at least one Tensor operand, got {type(a).__name__} and {type(b).__name__}"
         )
     if not is_scalar(s):
-        raise TypeError(
+        raise OperandTypeError(
             f"unsupported operand type(s): 'Tensor' and '{type(s).__name__}'"
         )
     d = t._dtype

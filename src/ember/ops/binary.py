@@ -19,7 +19,15 @@ from .. import native
 from .._tensor import Tensor
 from ..native import calls
 from . import _multiply_add as multiply_add
-from ._common import binary_operands, elementwise_meta, fit_scalar, is_scalar, type_name
+from ._arg_parser_text import method_aware, operand_error
+from ._common import (
+    OperandTypeError,
+    binary_operands,
+    elementwise_meta,
+    fit_scalar,
+    is_scalar,
+    type_name,
+)
 from ._common import write_out as _write_out
 from ._inplace_kernel import writes_into
 from ._pointwise import (
@@ -220,6 +228,8 @@ def _scale(b, alpha, d: dt.dtype):
 def _alpha_call(fn, a, b, alpha, d: dt.dtype, inplace: bool = False) -> Tensor:
     """add / sub with `alpha=`: one node with `alpha` a param, as PyTorch's AddBackward0 /
     SubBackward0 (`_rounding` says how it rounds); a number `b` is scaled first."""
+    if not (is_scalar(alpha) or isinstance(alpha, Tensor)):
+        raise OperandTypeError(f"alpha must be a number, not {type(alpha).__name__}")
     if not isinstance(b, Tensor):
         b = _scale(b, alpha, d)
         plain = add_fn if fn is add_alpha_fn else sub_fn
@@ -242,11 +252,16 @@ def _check_alpha(alpha, d: dt.dtype) -> None:
                            "complex number.")
 
 
+@method_aware
 def add(input, other, *, alpha=1, out=None) -> Tensor:
     """input + alpha * other, with broadcasting and type promotion."""
-    a, b, d = binary_operands(input, other)
-    r = apply(binary_p, a, b, fn=add_fn) if alpha == 1 else \
-        _alpha_call(add_alpha_fn, a, b, alpha, d)
+    try:
+        a, b, d = binary_operands(input, other)
+        r = apply(binary_p, a, b, fn=add_fn) if alpha == 1 else \
+            _alpha_call(add_alpha_fn, a, b, alpha, d)
+    except OperandTypeError:
+        raise operand_error("add", (input, other), {"alpha": None if alpha == 1 else alpha,
+                                                    "out": out}) from None
     return r if out is None else _write_out(r, out)
 
 
@@ -272,9 +287,14 @@ def need_tensor(x, fname: str, pos: int = 1, argname: str = "input") -> None:
                         f"{type(x).__name__}")
 
 
+@method_aware
 def sub(input, other, *, alpha=1, out=None) -> Tensor:
     """input - alpha * other; bool operands are refused, as in PyTorch."""
-    return _sub(input, other, alpha, out)
+    try:
+        return _sub(input, other, alpha, out)
+    except OperandTypeError:
+        raise operand_error("sub", (input, other), {"alpha": None if alpha == 1 else alpha,
+                                                    "out": out}) from None
 
 
 def _sub(input, other, alpha=1, out=None) -> Tensor:
@@ -334,9 +354,13 @@ def _rsub_op(self, other):
     return rsub(self, other)
 
 
+@method_aware
 def mul(input, other, *, out=None) -> Tensor:
     """input * other, with broadcasting and type promotion."""
-    a, b, d = binary_operands(input, other)
+    try:
+        a, b, d = binary_operands(input, other)
+    except OperandTypeError:
+        raise operand_error("mul", (input, other), {"out": out}) from None
     if d in _LOW16:
         a, b, fn = _widened(input, other, a, b, mul_fn, mul_wide_fn)
         r = apply(binary_p, a, b, fn=fn)
@@ -416,9 +440,14 @@ def int_zero_check(b, d: dt.dtype, a=None) -> None:
         raise RuntimeError("ZeroDivisionError")
 
 
+@method_aware
 def div(input, other, *, rounding_mode=None, out=None) -> Tensor:
     """input / other: true division, or rounded with rounding_mode 'trunc' / 'floor'."""
-    a, b, d = binary_operands(input, other)
+    try:
+        a, b, d = binary_operands(input, other)
+    except OperandTypeError:
+        raise operand_error("div", (input, other), {"rounding_mode": rounding_mode, "out": out},
+                            "div" if rounding_mode is None else "div_rounded") from None
     if rounding_mode is None:
         if d._kind < 2:  # integers divide in the default float dtype, from the operands as
             fd = dt.get_default_dtype()  # given (a number is not first wrapped into uint8)
@@ -451,13 +480,21 @@ def _check_rounded_div(rounding_mode, d: dt.dtype, b, a=None) -> None:
 divide = div
 
 
+@method_aware
 def true_divide(input, other, *, out=None) -> Tensor:
+    if not (isinstance(other, Tensor) or is_scalar(other)) or not (
+            isinstance(input, Tensor) or is_scalar(input)):
+        raise operand_error("true_divide", (input, other), {"out": out})
     return div(input, other, out=out)
 
 
+@method_aware
 def floor_divide(input, other, *, out=None) -> Tensor:
     """Floor of input / other (integers stay integers); has no derivative, as in PyTorch."""
-    a, b, d = binary_operands(input, other)
+    try:
+        a, b, d = binary_operands(input, other)
+    except OperandTypeError:
+        raise operand_error("floor_divide", (input, other), {"out": out}) from None
     _check_rounded_div("floor", d, b, a)
     if d in _LOW16:
         a, b, _ = _widened(input, other, a, b, None, None)
@@ -616,9 +653,13 @@ def _pow_checks(a, b, d: dt.dtype):
     return a, b
 
 
+@method_aware
 def pow(input, exponent, *, out=None) -> Tensor:  # noqa: A001
     """input ** exponent elementwise (a tensor or a number on either side)."""
-    a, b, d = binary_operands(input, exponent)
+    try:
+        a, b, d = binary_operands(input, exponent)
+    except OperandTypeError:
+        raise operand_error("pow", (input, exponent), {"out": out}) from None
     if d._kind < 2:
         _negative_int_power(d, exponent)
         a, b = _pow_checks(a, b, d)
@@ -631,16 +672,20 @@ def pow(input, exponent, *, out=None) -> Tensor:  # noqa: A001
     return _write_out(apply(binary_p, a, b, fn=fn), out)
 
 
+@method_aware
 def float_power(input, exponent, *, out=None) -> Tensor:
     """pow computed in float64 (complex128 if either side is complex)."""
     target = _float_power_dtype(input, exponent)
     a = input.to(target) if isinstance(input, Tensor) else input
     b = exponent.to(target) if isinstance(exponent, Tensor) else exponent
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):
-        raise TypeError("float_power(): expected a Tensor operand")
+        raise operand_error("float_power", (input, exponent), {"out": out})
     if isinstance(b, bool):
         b = int(b)
-    a, b, _ = binary_operands(a, b)
+    try:
+        a, b, _ = binary_operands(a, b)
+    except OperandTypeError:
+        raise operand_error("float_power", (input, exponent), {"out": out}) from None
     return _write_out(apply(binary_p, a, b, fn=_pow_fn(a, b)), out)
 
 
@@ -667,13 +712,17 @@ def _comparison(op: str):
     ordered = op not in ("eq", "ne")
 
     def compare(input, other, *, out=None) -> Tensor:
-        need_tensor(input, op)
-        a, b, d = binary_operands(input, other)
+        try:
+            need_tensor(input, op)
+            a, b, d = binary_operands(input, other)
+        except (OperandTypeError, TypeError):
+            raise operand_error(op, (input, other), {"out": out}) from None
         if d._kind == 3 and ordered:
             raise not_implemented(f"{op}_cpu", d)
         return _write_out(apply(compare_p, a, b, op=op), out)
 
     compare.__name__ = op
+    compare._method_aware = True
     compare.__doc__ = f"Elementwise `{op}` as a bool tensor, with broadcasting."
     return compare
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 from .. import _dtype as dt
 from .._tensor import Tensor
 from .._view import broadcast_shapes
-from ._common import fit_scalar, is_scalar, type_name
+from ._arg_parser_text import operand_error
+from ._common import OperandTypeError, fit_scalar, is_scalar, type_name
 from .binary import (
     _LOW16,
     _ROUNDED,
@@ -72,7 +73,7 @@ def inplace_operand(self: Tensor, other):
             other = other.to(d)
         return other
     if not is_scalar(other):
-        raise TypeError(f"expected a Tensor or a number, got {type(other).__name__}")
+        raise OperandTypeError(f"expected a Tensor or a number, got {type(other).__name__}")
     return fit_scalar(other, d if d._kind >= self._dtype._kind else self._dtype)
 
 
@@ -87,17 +88,21 @@ def inplace_shape_check(self: Tensor, other, name: str) -> None:
                 raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the "
                                    f"broadcast shape {list(shape)}")
     elif not is_scalar(other):
-        raise TypeError(f"{name}_(): argument 'other' must be Tensor or Number, not "
-                        f"{type(other).__name__}")
+        raise OperandTypeError(f"{name}_(): argument 'other' must be Tensor or Number, not "
+                               f"{type(other).__name__}")
 
 
 def add_(self: Tensor, other, *, alpha=1) -> Tensor:
-    if other.__class__ is SparseTensor and not self.is_sparse:  # (a sparse gradient's step)
-        return _add_sparse_into(self, other, alpha)
-    if alpha != 1:
-        return _alpha_call(add_alpha_fn, self, inplace_operand(self, other), alpha,
-                           dt.result_type(self, other), inplace=True)
-    return apply_(binary_p, self, inplace_operand(self, other), fn=add_fn)
+    try:
+        if other.__class__ is SparseTensor and not self.is_sparse:  # (a sparse gradient's step)
+            return _add_sparse_into(self, other, alpha)
+        if alpha != 1:
+            return _alpha_call(add_alpha_fn, self, inplace_operand(self, other), alpha,
+                               dt.result_type(self, other), inplace=True)
+        return apply_(binary_p, self, inplace_operand(self, other), fn=add_fn)
+    except OperandTypeError:
+        raise operand_error("add_", (self, other), {"alpha": None if alpha == 1 else alpha},
+                            method=True) from None
 
 
 def _add_sparse_into(self: Tensor, other: Tensor, alpha) -> Tensor:
@@ -119,9 +124,11 @@ def _add_sparse_into(self: Tensor, other: Tensor, alpha) -> Tensor:
 
 
 def sub_(self: Tensor, other, *, alpha=1) -> Tensor:
-    if not isinstance(other, Tensor) and not is_scalar(other):  # (checked before dtypes)
-        raise TypeError(f"sub_(): argument 'other' (position 1) must be Tensor, not "
-                        f"{type(other).__name__}")
+    if not (isinstance(other, Tensor) or is_scalar(other)) or not (
+            is_scalar(alpha) or isinstance(alpha, Tensor)):
+        # (checked before dtypes)
+        raise operand_error("sub_", (self, other), {"alpha": None if alpha == 1 else alpha},
+                            method=True)
     if self._dtype is dt.bool_ or tensor_dtype(other) is dt.bool_ or isinstance(other, bool):
         _sub_bool_check(self, other)
     if alpha != 1:
@@ -131,64 +138,82 @@ def sub_(self: Tensor, other, *, alpha=1) -> Tensor:
 
 
 def mul_(self: Tensor, other) -> Tensor:
-    b = inplace_operand(self, other)
-    if self._dtype in _LOW16:
-        _, b, fn = _widened(self, other, self, b, mul_fn, mul_wide_fn)
-        return apply_(binary_p, self, b, fn=fn)
-    return apply_(binary_p, self, b, fn=mul_fn)
+    try:
+        b = inplace_operand(self, other)
+        if self._dtype in _LOW16:
+            _, b, fn = _widened(self, other, self, b, mul_fn, mul_wide_fn)
+            return apply_(binary_p, self, b, fn=fn)
+        return apply_(binary_p, self, b, fn=mul_fn)
+    except OperandTypeError:
+        raise operand_error("mul_", (self, other), None, method=True) from None
 
 
 def div_(self: Tensor, other, *, rounding_mode=None) -> Tensor:
-    inplace_shape_check(self, other, "div")
-    if rounding_mode is None:
-        if self._dtype._kind < 2:
-            raise RuntimeError(
-                f"result type {type_name(dt.get_default_dtype())} can't be cast to the desired "
-                f"output type {type_name(self._dtype)}"
-            )
-        b, fn = inplace_operand(self, other), div_fn
+    try:
+        inplace_shape_check(self, other, "div")
+        if rounding_mode is None:
+            if self._dtype._kind < 2:
+                raise RuntimeError(
+                    f"result type {type_name(dt.get_default_dtype())} can't be cast to the desired "
+                    f"output type {type_name(self._dtype)}"
+                )
+            b, fn = inplace_operand(self, other), div_fn
+            if self._dtype in _LOW16:
+                _, b, fn = _widened(self, other, self, b, div_fn, div_wide_fn)
+            return apply_(binary_p, self, b, fn=fn)
+        b = inplace_operand(self, other)
+        _check_rounded_div(rounding_mode, dt.result_type(self, other), b, self)
         if self._dtype in _LOW16:
-            _, b, fn = _widened(self, other, self, b, div_fn, div_wide_fn)
-        return apply_(binary_p, self, b, fn=fn)
-    b = inplace_operand(self, other)
-    _check_rounded_div(rounding_mode, dt.result_type(self, other), b, self)
-    if self._dtype in _LOW16:
-        _, b, _ = _widened(self, other, self, b, None, None)
-    return apply_(binary_p, self, b, fn=_ROUNDED[rounding_mode])
+            _, b, _ = _widened(self, other, self, b, None, None)
+        return apply_(binary_p, self, b, fn=_ROUNDED[rounding_mode])
+    except OperandTypeError:
+        raise operand_error("div_", (self, other), {"rounding_mode": rounding_mode},
+                            method=True) from None
 
 
 def true_divide_(self: Tensor, other) -> Tensor:
+    if not (isinstance(other, Tensor) or is_scalar(other)):
+        raise operand_error("true_divide_", (self, other), method=True)
     return div_(self, other)
 
 
 def floor_divide_(self: Tensor, other) -> Tensor:
-    inplace_shape_check(self, other, "floor_divide")
-    b = inplace_operand(self, other)
-    _check_rounded_div("floor", dt.result_type(self, other), b, self)
-    if self._dtype in _LOW16:
-        _, b, _ = _widened(self, other, self, b, None, None)
-    return apply_(binary_p, self, b, fn=floor_divide_fn)
+    try:
+        inplace_shape_check(self, other, "floor_divide")
+        b = inplace_operand(self, other)
+        _check_rounded_div("floor", dt.result_type(self, other), b, self)
+        if self._dtype in _LOW16:
+            _, b, _ = _widened(self, other, self, b, None, None)
+        return apply_(binary_p, self, b, fn=floor_divide_fn)
+    except OperandTypeError:
+        raise operand_error("floor_divide_", (self, other), None, method=True) from None
 
 
 def pow_(self: Tensor, exponent) -> Tensor:
-    inplace_shape_check(self, exponent, "pow")
-    b = inplace_operand(self, exponent)
-    if self._dtype._kind < 2:
-        _negative_int_power(self._dtype, exponent)
-        _pow_checks(self, b, self._dtype)
-    elif isinstance(b, Tensor) and b._dtype is not self._dtype:
-        # computed in the common dtype, then written into self (NumPy has no bfloat16 **
-        # int64 loop: an integer exponent takes self's dtype)
-        b = b.to(dt.result_type(self, b))
-    return apply_(binary_p, self, b, fn=_pow_fn(self, b))
+    try:
+        inplace_shape_check(self, exponent, "pow")
+        b = inplace_operand(self, exponent)
+        if self._dtype._kind < 2:
+            _negative_int_power(self._dtype, exponent)
+            _pow_checks(self, b, self._dtype)
+        elif isinstance(b, Tensor) and b._dtype is not self._dtype:
+            # computed in the common dtype, then written into self (NumPy has no bfloat16 **
+            # int64 loop: an integer exponent takes self's dtype)
+            b = b.to(dt.result_type(self, b))
+        return apply_(binary_p, self, b, fn=_pow_fn(self, b))
+    except OperandTypeError:
+        raise operand_error("pow_", (self, exponent), None, method=True) from None
 
 
 def _inplace_cmp(fn):
     op = fn.__name__
 
     def compare_(self: Tensor, other) -> Tensor:
-        inplace_shape_check(self, other, op)
-        fn(self, other)  # the same checks as out of place
+        try:
+            inplace_shape_check(self, other, op)
+            fn(self, other)  # the same checks as out of place
+        except OperandTypeError:
+            raise operand_error(op + "_", (self, other), method=True) from None
         if isinstance(other, Tensor) and other._dtype is not self._dtype:
             other = other.to(dt.result_type(self, other))
         return apply_(compare_p, self, other, op=op)

@@ -10,6 +10,7 @@ import math
 
 from .. import _dtype as dt
 from .._tensor import Tensor
+from ._arg_parser_text import operand_error
 from ._common import type_name
 from .registry import saves
 
@@ -39,11 +40,10 @@ def _common_floating(name: str, a, b) -> dt.dtype:
     return common if common._kind == 2 else dt.get_default_dtype()
 
 
-def _number(name: str, v) -> None:
-    """A TypeError (checked before any dtype) unless `v` is a Python number."""
+def _number(name: str, input, v) -> None:
+    """The parser's TypeError (checked before any dtype) unless `v` is a Python number."""
     if not isinstance(v, (bool, int, float, complex)):
-        raise TypeError(f"{name}(): argument 'other' must be Tensor or Number, not "
-                        f"{type(v).__name__}")
+        raise operand_error(name, (input, v), method=False)
 
 
 def _result_dtype(a, b) -> dt.dtype:
@@ -111,7 +111,7 @@ def xlogy(input, other) -> Tensor:
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         raise TypeError("xlogy(): expected at least one Tensor argument")
     if not isinstance(other, Tensor):  # (its log in double precision, as PyTorch's)
-        _number("xlogy", other)
+        _number("xlogy", input, other)
         if input.dtype.is_complex or isinstance(other, complex):
             raise NotImplementedError(f'"xlogy_cpu" not implemented for '
                                       f"'{type_name(_with_complex(input.dtype))}'")
@@ -148,7 +148,7 @@ def copysign(input: Tensor, other) -> Tensor:
     _tensors("copysign", input=(1, input))
     mag = _floating(input).abs()
     if not isinstance(other, Tensor):
-        _number("copysign", other)
+        _number("copysign", input, other)
         if isinstance(other, complex) or input.dtype.is_complex:
             raise NotImplementedError(f'"copysign_cpu" not implemented for '
                                       f"'{type_name(_with_complex(input.dtype))}'")

@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from ._common import same_meta
+from ._arg_parser_text import operand_error
+from ._common import is_scalar, same_meta
 from ._scalar_value import scalar_value
 from .registry import Family, Member, apply, apply_, bind, defbatch, defjvp, defvjp
 from .views import expand, move_to_front, unsqueeze, view_p
@@ -118,6 +119,8 @@ def _fill_value(self: Tensor, value, fname: str):
 def fill_(self: Tensor, value) -> Tensor:
     """Set every element to `value`: a number (RuntimeError when it overflows the dtype, as
     in PyTorch) or a 0-d tensor (cast like a copy, so it wraps, as in PyTorch)."""
+    if not (isinstance(value, Tensor) or is_scalar(value)):
+        raise operand_error("fill_", (self, value), method=True)
     v = _fill_value(self, value, "fill_")
     return apply_(fill_p, self, v, fn=FILL_TENSOR if isinstance(v, Tensor) else FILL_)
 
@@ -125,11 +128,8 @@ def fill_(self: Tensor, value) -> Tensor:
 def fill(input: Tensor, value) -> Tensor:
     """A new tensor shaped, typed and strided like `input`, every element `value` (a number or
     a 0-d tensor, cast as `fill_` casts it)."""
-    if not isinstance(input, Tensor) or not (isinstance(value, Tensor) or
-                                             isinstance(value, (bool, int, float, complex))):
-        raise TypeError(f"fill() received an invalid combination of arguments - got "
-                        f"({type(input).__name__}, {type(value).__name__}), but expected one "
-                        f"of:\n * (Tensor input, Tensor value)\n * (Tensor input, Number value)")
+    if not isinstance(input, Tensor) or not (isinstance(value, Tensor) or is_scalar(value)):
+        raise operand_error("fill", (input, value), method=False)
     v = _fill_value(input, value, "fill_")
     return apply(fill_p, input, v, fn=FILL_TENSOR_NEW if isinstance(v, Tensor) else FILL)
 

@@ -23,11 +23,13 @@ from .._user_warnings import warn_at_user
 from .._view import broadcast_shapes, wrap_dim
 from ..amp.autocast_mode import autocast_op
 from . import index_checks as checks
+from ._arg_parser_text import called_as_method, method_aware, operand_error
 from ._batching import batch_size, front, loop, pad_front
 from ._common import (
     _SELECT_MIN,
     broadcast_errors,
     c_type_name,
+    is_scalar,
     same_meta,
     select,
     type_name,
@@ -582,8 +584,11 @@ def _check_mask(name: str, mask) -> None:
                            f"{c_type_name(mask._dtype)}")
 
 
+@method_aware
 def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     """`input` with `value` where `mask` is True (mask broadcasts)."""
+    if not (isinstance(value, Tensor) or is_scalar(value)) or not isinstance(mask, Tensor):
+        raise operand_error("masked_fill", (input, mask, value), method=called_as_method())
     _check_mask("masked_fill_", mask)
     v = _fill_value(value, input._dtype, "masked_fill_")
     broadcast_shapes(mask._shape, input._shape)  # (PyTorch names the mask first in a clash)
@@ -591,6 +596,8 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
 
 
 def masked_fill_(self: Tensor, mask: Tensor, value) -> Tensor:
+    if not (isinstance(value, Tensor) or is_scalar(value)) or not isinstance(mask, Tensor):
+        raise operand_error("masked_fill_", (self, mask, value), method=True)
     _check_mask("masked_fill_", mask)
     v = _fill_value(value, self._dtype, "masked_fill_")
     # (only a view can overlap itself: a plain tensor goes straight to the in-place kernel)

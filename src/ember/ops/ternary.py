@@ -12,13 +12,16 @@ from .._tensor import Tensor
 from .._user_warnings import warn_at_user
 from .._view import broadcast_shapes
 from . import _multiply_add as multiply_add
+from ._arg_parser_text import called_as_method, method_aware, operand_error
 from ._common import (
+    OperandTypeError,
     binary_operands,
     bounded,
     broadcast_errors,
     c_type_name,
     elementwise_meta,
     fit_scalar,
+    is_scalar,
     select,
     type_name,
     write_out,
@@ -124,12 +127,17 @@ def where(condition: Tensor, input=None, other=None, *, out=None):
                      "will be removed in a future version of PyTorch. Use a boolean condition "
                      "instead.", once=True)
         condition = condition.to(dt.bool_)
-    if isinstance(input, Tensor) or isinstance(other, Tensor):
-        a, b, d = binary_operands(input, other)
-    else:
+    try:
+        if isinstance(input, Tensor) or isinstance(other, Tensor):
+            a, b, d = binary_operands(input, other)
+        else:
+            d = dt.result_type(input, other)
+    except OperandTypeError:
+        raise operand_error("where", (condition, input, other), {"out": out},
+                            method=False) from None
+    if not (isinstance(input, Tensor) or isinstance(other, Tensor)):
         from .creation import scalar_tensor
 
-        d = dt.result_type(input, other)
         a = scalar_tensor(input, dtype=d, device=condition.device)
         b = other
     return write_out(apply(ternary_p, condition, a, b, fn=where_fn), out)
@@ -219,8 +227,26 @@ def _clamp_args(input: Tensor, min, max, name: str = "clamp"):
     return x, lo, hi, d
 
 
+def _clamp_words(name: str, input, min, max, out, method: bool):
+    """The parser's TypeError for a clamp bound of the wrong type. A bound given after a
+    None one is taken as passed by keyword (`x.clamp(max=v)`), the rest as positional."""
+    if min is None:
+        args, kwargs = (input,), {"max": max, "out": out}
+    else:
+        args, kwargs = (input, min) if max is None else (input, min, max), {"out": out}
+    return operand_error(name, args, kwargs, method=method)
+
+
+@method_aware
 def clamp(input: Tensor, min=None, max=None, *, out=None) -> Tensor:
     """Elementwise min(max(input, min), max); bounds are numbers or tensors, either may be None."""
+    try:
+        return _clamp(input, min, max, out)
+    except OperandTypeError:
+        raise _clamp_words("clamp", input, min, max, out, called_as_method()) from None
+
+
+def _clamp(input: Tensor, min, max, out) -> Tensor:
     x, lo, hi, d = _clamp_args(input, min, max)
     if out is not None:
         _clamp_cast_check(lo, hi, d, out)
@@ -237,6 +263,13 @@ def _clamp_cast_check(lo, hi, d: dt.dtype, out: Tensor) -> None:
 
 
 def clamp_(self: Tensor, min=None, max=None) -> Tensor:
+    try:
+        return _clamp_(self, min, max)
+    except OperandTypeError:
+        raise _clamp_words("clamp_", self, min, max, None, True) from None
+
+
+def _clamp_(self: Tensor, min, max) -> Tensor:
     bounds = [b for b in (min, max) if b is not None]
     if bounds and all(isinstance(b, Tensor) for b in bounds):
         # (the in-place result's shape is checked before any dtype, as PyTorch does)
@@ -249,23 +282,50 @@ def clamp_(self: Tensor, min=None, max=None) -> Tensor:
     return apply_(ternary_p, self, lo, hi, fn=_clamp_member(lo, hi))
 
 
+@method_aware
 def clamp_min(input: Tensor, min) -> Tensor:
-    return clamp(input, min=min)
+    try:
+        return _clamp(input, min, None, None)
+    except OperandTypeError:
+        raise operand_error("clamp_min", (input, min), method=called_as_method()) from None
 
 
+@method_aware
 def clamp_max(input: Tensor, max) -> Tensor:
-    return clamp(input, max=max)
+    try:
+        return _clamp(input, None, max, None)
+    except OperandTypeError:
+        raise operand_error("clamp_max", (input, max), method=called_as_method()) from None
 
 
 def clamp_min_(self: Tensor, min) -> Tensor:
-    return clamp_(self, min=min)
+    try:
+        return _clamp_(self, min, None)
+    except OperandTypeError:
+        raise operand_error("clamp_min_", (self, min), method=True) from None
 
 
 def clamp_max_(self: Tensor, max) -> Tensor:
-    return clamp_(self, max=max)
+    try:
+        return _clamp_(self, None, max)
+    except OperandTypeError:
+        raise operand_error("clamp_max_", (self, max), method=True) from None
 
 
-clip, clip_ = clamp, clamp_
+@method_aware
+def clip(input: Tensor, min=None, max=None, *, out=None) -> Tensor:
+    """`clamp` under NumPy's name."""
+    try:
+        return _clamp(input, min, max, out)
+    except OperandTypeError:
+        raise _clamp_words("clip", input, min, max, out, called_as_method()) from None
+
+
+def clip_(self: Tensor, min=None, max=None) -> Tensor:
+    try:
+        return _clamp_(self, min, max)
+    except OperandTypeError:
+        raise _clamp_words("clip_", self, min, max, None, True) from None
 
 
 # --- lerp --------------------------------------------------------------------------------
@@ -300,6 +360,8 @@ for _fn in (lerp_fn, lerp_tensor_fn):
 
 
 def _lerp_checks(input: Tensor, end: Tensor, weight) -> None:
+    if not (isinstance(end, Tensor) and (isinstance(weight, Tensor) or is_scalar(weight))):
+        raise OperandTypeError("lerp takes a Tensor end and a Tensor or number weight")
     d = input._dtype
     for name, x in (("end", end), ("weight", weight)):
         if name == "weight" and _zero_dim(weight):
@@ -331,14 +393,21 @@ def _lerp_operands(input: Tensor, end: Tensor, weight):
     return input, end, weight
 
 
+@method_aware
 def lerp(input: Tensor, end: Tensor, weight, *, out=None) -> Tensor:
     """input + weight * (end - input)."""
-    input, end, weight = _lerp_operands(input, end, weight)
+    try:
+        input, end, weight = _lerp_operands(input, end, weight)
+    except OperandTypeError:
+        raise operand_error("lerp", (input, end, weight), {"out": out}) from None
     return write_out(apply(ternary_p, input, end, weight, fn=_lerp_member(weight)), out)
 
 
 def lerp_(self: Tensor, end: Tensor, weight) -> Tensor:
-    _, end, weight = _lerp_operands(self, end, weight)
+    try:
+        _, end, weight = _lerp_operands(self, end, weight)
+    except OperandTypeError:
+        raise operand_error("lerp_", (self, end, weight), method=True) from None
     if end._dtype is not self._dtype:
         _inplace_check(self, end)
         end, weight = _cast_all(self._dtype, end, weight)
@@ -415,6 +484,9 @@ def _addc_operands(input, tensor1, tensor2, value, div: bool):
             "float inputs. The future addcdiv behavior is just the latter implementation: "
             "(input + value * tensor1 / tensor2), for all dtypes."
         )
+    if not (is_scalar(value) or isinstance(value, Tensor)):
+        raise TypeError(f"{'addcdiv' if div else 'addcmul'}(): argument 'value' must be Number, "
+                        f"not {type(value).__name__}")
     d = dt.result_type(input, tensor1, tensor2)
     if d is dt.bool_:
         raise not_implemented(f"{'addcdiv' if div else 'addcmul'}_cpu_out", d)
