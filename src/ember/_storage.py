@@ -8,6 +8,10 @@ a byte count.
 
 from __future__ import annotations
 
+import gc
+import mmap
+from contextlib import contextmanager
+
 import numpy as np
 
 from ._device import CPU, device
@@ -51,3 +55,92 @@ class Storage:
 
     def __repr__(self) -> str:
         return f"UntypedStorage(device={self.device}, nbytes={self._nbytes})"
+
+    def is_shared(self) -> bool:
+        """Whether the buffer lives in memory shared with forked processes."""
+        return _is_shared_array(self.data)
+
+    def share_memory_(self) -> Storage:
+        """Move the buffer into memory shared with processes forked from now on (a no-op
+        if it is there already), as PyTorch's CPU storages do; every tensor over it
+        follows."""
+        if _deferred is not None:
+            _deferred.append(self)
+        else:
+            share_storages([self])
+        return self
+
+
+class _SharedBlock(mmap.mmap):
+    """An anonymous shared mapping (MAP_SHARED): fork keeps it one memory in every
+    process, which is how Hogwild workers' writes reach their parent."""
+
+
+def _is_shared_array(arr: np.ndarray | None) -> bool:
+    while isinstance(arr, np.ndarray):
+        arr = arr.base
+    return isinstance(arr, memoryview) and isinstance(arr.obj, _SharedBlock)
+
+
+_deferred: list | None = None  # storages whose move waits for `deferred_sharing` to end
+
+
+@contextmanager
+def deferred_sharing():
+    """Collect the `share_memory_` calls made inside and move them all in one pass at the
+    end (the pass over the collector's objects costs the same for one storage as for a
+    model's hundreds)."""
+    global _deferred
+    if _deferred is not None:  # (nested: the outer one moves them)
+        yield
+        return
+    _deferred = []
+    try:
+        yield
+        share_storages(_deferred)
+    finally:
+        _deferred = None
+
+
+def share_storages(storages) -> None:
+    """Move each CPU storage's buffer into shared memory, copying its bytes, and re-point
+    every tensor laid over it.
+
+    A tensor caches its NumPy view (`_np`) of the old buffer, and a storage knows none of
+    its tensors: one pass over the collector's referrers finds them (tensors hold their
+    storage, and storage-less aliases a graph node saved hold the same NumPy array as
+    the tensor they alias). Sharing is rare and done once, before processes fork.
+    """
+    moving = {}
+    for s in storages:
+        if s.data is None:
+            raise RuntimeError("_share_fd_: only available on CPU")
+        if id(s) not in moving and not _is_shared_array(s.data):
+            moving[id(s)] = s
+    if not moving:
+        return
+    holders = []  # tensors over a moving storage that cache a NumPy view of it
+    owners = {}  # id(such a view) -> (the view, a tensor holding it)
+    for t in gc.get_referrers(*moving.values()):
+        s = getattr(t, "_storage", None)
+        a = getattr(t, "_np", None)
+        if s is not None and id(s) in moving and a is not None:
+            holders.append(t)
+            owners[id(a)] = (a, t)
+    for s in moving.values():
+        old = s.data
+        block = _SharedBlock(-1, max(old.nbytes, 1))  # (a zero-length map is refused)
+        new = np.frombuffer(block, dtype=old.dtype, count=old.size)
+        new[...] = old
+        s.data = new
+        s._bytes = None
+    if not owners:
+        return
+    for t in gc.get_referrers(*(a for a, _ in owners.values())):
+        a = getattr(t, "_np", None)
+        if a is not None and getattr(t, "_storage", 0) is None and id(a) in owners:
+            owner = owners[id(a)][1]
+            t._storage, t._stride = owner._storage, owner._stride
+            t._np = None
+    for t in holders:
+        t._np = None  # (rebuilt from the storage on first use)

@@ -210,6 +210,16 @@ class Tensor:
     def untyped_storage(self) -> Storage:
         return self._ensure_storage_obj()
 
+    def is_shared(self) -> bool:
+        """Whether the storage lives in memory shared across processes."""
+        return self._ensure_storage_obj().is_shared()
+
+    def share_memory_(self) -> Tensor:
+        """Move the storage into memory that processes forked later share (Hogwild
+        training); every view of it follows. The gradient stays where it is."""
+        self._ensure_storage_obj().share_memory_()
+        return self
+
     def data_ptr(self) -> int:
         return self._ensure_storage_obj().data_ptr() + self._offset * self._dtype.itemsize
 

@@ -25,6 +25,7 @@ SKIP = {
     "requires_grad_": "changes autograd metadata, not data",
     "resize_": "changes the shape; a view cannot be resized in place",
     "resize_as_": "changes the shape; a view cannot be resized in place",
+    "share_memory_": "moves the storage into shared memory, keeps every value",
     **dict.fromkeys(["t_", "transpose_", "swapaxes_", "swapdims_", "squeeze_", "unsqueeze_",
                      "as_strided_"], "re-describes the tensor (shape, strides), writes no data"),
 }

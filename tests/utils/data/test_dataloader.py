@@ -306,3 +306,26 @@ def test_persistent_workers_serve_several_epochs():
     first = [b.tolist() for b in loader]
     second = [b.tolist() for b in loader]
     assert first == second == [[0, 1], [2, 3], [4, 5]]
+
+
+def test_persistent_workers_shuffle_each_epoch_as_torch_does():
+    # a persistent iterator draws its workers' base seed once: the second epoch's shuffle
+    # comes straight after the first's in the loader's generator, as in torch
+    def orders(mod, data):
+        gen = mod.Generator().manual_seed(7)
+        loader = data.DataLoader(list(range(8)), batch_size=4, shuffle=True, num_workers=1,
+                                 generator=gen, persistent_workers=True)
+        return [[b.tolist() for b in loader] for _ in range(3)]
+
+    assert orders(ember, edata) == orders(torch, tdata)
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+def test_pin_memory_without_an_accelerator_warns_as_torch_does(workers):
+    def warned(data):
+        loader = data.DataLoader([1, 2], pin_memory=True, num_workers=workers)
+        with pytest.warns(UserWarning) as record:
+            batches = [b.tolist() for b in loader]
+        return batches, [str(w.message) for w in record]
+
+    assert warned(edata) == warned(tdata)

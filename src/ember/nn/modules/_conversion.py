@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ..._storage import deferred_sharing
 from ..._tensor import Tensor
 from ..._user_warnings import warn_at_user
 from ...autograd import grad_mode
@@ -105,7 +106,10 @@ class _ConversionMixin:
         return self._apply(lambda t: t.cuda(device))
 
     def share_memory(self) -> Module:
-        return self
+        """Move every parameter, buffer and existing gradient into memory shared with
+        processes forked later (torch.multiprocessing's Hogwild pattern)."""
+        with deferred_sharing():
+            return self._apply(lambda t: t.share_memory_())
 
 
 def _parse_to(args, kwargs):

@@ -17,14 +17,15 @@ import signal
 import sys
 import time
 import traceback
+import warnings
 from dataclasses import dataclass
-from multiprocessing.reduction import ForkingPickler
 
 import numpy as np
 
 from ... import _dtype as dt
+from ... import accelerator
 from ..._core.ranges import run_in_range
-from ..._tensor import Tensor
+from ...multiprocessing import reduce_tensor  # noqa: F401 (how a batch crosses the queue)
 from ._collate import default_collate, default_convert
 from .dataset import IterableDataset, SampleBatch
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
@@ -105,21 +106,6 @@ class KeyErrorMessage(str):
 @dataclass(frozen=True)
 class _IterableDone:
     worker_id: int
-
-
-def _rebuild_tensor(array: np.ndarray, dtype_name: str) -> Tensor:
-    from ...ops.creation import from_numpy
-
-    t = from_numpy(array)
-    return t if t.dtype.name == dtype_name else t.view(dt.BY_NAME[dtype_name])
-
-
-def _reduce_for_queue(t: Tensor):
-    a = np.ascontiguousarray(t.detach().numpy())
-    return _rebuild_tensor, (a, t.dtype.name)
-
-
-ForkingPickler.register(Tensor, _reduce_for_queue)
 
 
 # --- fetching ------------------------------------------------------------------------
@@ -246,6 +232,9 @@ class _BaseIter:
         self._drop_last = loader.drop_last
         self._index_sampler = loader._index_sampler
         self._collate_fn = loader.collate_fn
+        if loader.pin_memory and not accelerator.is_available():
+            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
+                          "then device pinned memory won't be used.", stacklevel=3)
         self._sampler_iter = iter(self._index_sampler)
         # PyTorch draws this seed for every epoch, even without workers; drawing it too
         # keeps a seeded program's random stream in step with torch.
@@ -263,12 +252,10 @@ class _BaseIter:
         return next(self._sampler_iter)
 
     def _reset(self, loader) -> None:
-        from ...ops.creation import empty
-
+        # NOTE: a persistent iterator's next epoch draws no new base seed (its workers keep
+        # theirs), so the sampler's shuffle stays in step with torch's generator.
         self._sampler_iter = iter(self._index_sampler)
         self._num_yielded = 0
-        self._base_seed = int(empty((), dtype=dt.int64).random_(
-            generator=loader.generator).item())
 
 
 class _SingleProcessIter(_BaseIter):
@@ -543,6 +530,30 @@ class DataLoader:
         self.collate_fn = collate_fn
         self.persistent_workers = persistent_workers
         self._iterator = None
+
+    @property
+    def multiprocessing_context(self):
+        return self._multiprocessing_context
+
+    @multiprocessing_context.setter
+    def multiprocessing_context(self, ctx) -> None:
+        """A start method's name or a context, checked (and a name resolved) as torch does."""
+        if ctx is not None:
+            if self.num_workers == 0:
+                raise ValueError("multiprocessing_context can only be used with multi-process "
+                                 "loading (num_workers > 0), but got num_workers=0")
+            if isinstance(ctx, str):
+                methods = multiprocessing.get_all_start_methods()
+                if ctx not in methods:
+                    raise ValueError("multiprocessing_context option should specify a valid "
+                                     f"start method in {methods!r}, but got "
+                                     f"multiprocessing_context={ctx!r}")
+                ctx = multiprocessing.get_context(ctx)
+            if not isinstance(ctx, multiprocessing.context.BaseContext):
+                raise TypeError("multiprocessing_context option should be a valid context "
+                                "object or a string specifying the start method, but got "
+                                f"multiprocessing_context={ctx}")
+        self._multiprocessing_context = ctx
 
     @property
     def _auto_collation(self) -> bool:

@@ -1,10 +1,21 @@
-"""ember.multiprocessing: Python's multiprocessing under torch's name, plus the
-tensor-sharing strategy calls (ember's worker processes send tensors by pickling)."""
+"""ember.multiprocessing: Python's multiprocessing under torch's name, the tensor-sharing
+strategy calls, torch's process launcher (`start_processes`, `spawn`) and how a tensor
+crosses a process boundary through a Queue or a Pipe (`reductions`)."""
 
 from __future__ import annotations
 
 from multiprocessing import *  # noqa: F403
 from multiprocessing import get_context, get_start_method, set_start_method  # noqa: F401
+
+from .reductions import reduce_tensor  # noqa: F401 (registers it with ForkingPickler)
+from .spawn import (  # noqa: F401
+    ProcessContext,
+    ProcessExitedException,
+    ProcessRaisedException,
+    SpawnContext,
+    spawn,
+    start_processes,
+)
 
 _strategy = ["file_descriptor"]
 
