@@ -7,9 +7,26 @@ from . import round as _round
 from ._aliases import with_aliases
 from .nn.functional import log_softmax, softmax
 from .ops.composite_extra import sinc, xlogy
+from .ops.orthogonal_polynomials import (
+    chebyshev_polynomial_t,
+    chebyshev_polynomial_u,
+    chebyshev_polynomial_v,
+    chebyshev_polynomial_w,
+    hermite_polynomial_h,
+    hermite_polynomial_he,
+    laguerre_polynomial_l,
+    legendre_polynomial_p,
+    shifted_chebyshev_polynomial_t,
+    shifted_chebyshev_polynomial_u,
+    shifted_chebyshev_polynomial_v,
+    shifted_chebyshev_polynomial_w,
+)
 from .ops.special_ops import (
+    airy_ai,
     bessel_j0,
     bessel_j1,
+    bessel_y0,
+    bessel_y1,
     digamma,
     entr,
     erfcx,
@@ -20,9 +37,13 @@ from .ops.special_ops import (
     log_ndtr,
     modified_bessel_i0,
     modified_bessel_i1,
+    modified_bessel_k0,
+    modified_bessel_k1,
     ndtr,
     ndtri,
     polygamma,
+    scaled_modified_bessel_k0,
+    scaled_modified_bessel_k1,
     spherical_bessel_j0,
     xlog1py,
     zeta,
@@ -45,11 +66,19 @@ psi = digamma
 log_softmax = with_aliases(log_softmax, "log_softmax", module=__name__)
 softmax = with_aliases(softmax, "softmax", module=__name__)
 
-__all__ = ["bessel_j0", "bessel_j1", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2",
-           "expit", "expm1", "gammainc", "gammaincc", "gammaln", "i0", "i0e", "i1", "i1e", "log1p",
-           "log_ndtr", "log_softmax", "logit", "logsumexp", "modified_bessel_i0",
-           "modified_bessel_i1", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round",
-           "sinc", "softmax", "spherical_bessel_j0", "xlog1py", "xlogy", "zeta"]
+__all__ = ["airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1",
+           "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+           "chebyshev_polynomial_w", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv",
+           "exp2", "expit", "expm1", "gammainc", "gammaincc", "gammaln",
+           "hermite_polynomial_h", "hermite_polynomial_he", "i0", "i0e", "i1", "i1e",
+           "laguerre_polynomial_l", "legendre_polynomial_p", "log1p", "log_ndtr",
+           "log_softmax", "logit", "logsumexp", "modified_bessel_i0", "modified_bessel_i1",
+           "modified_bessel_k0", "modified_bessel_k1", "multigammaln", "ndtr", "ndtri",
+           "polygamma", "psi", "round", "scaled_modified_bessel_k0",
+           "scaled_modified_bessel_k1", "shifted_chebyshev_polynomial_t",
+           "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+           "shifted_chebyshev_polynomial_w", "sinc", "softmax", "spherical_bessel_j0",
+           "xlog1py", "xlogy", "zeta"]
 
 
 def __getattr__(name: str):

@@ -93,6 +93,14 @@ for _op in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
     CASES[_op] = (getattr(ember, _op), (I, J), 0, 1)
 CASES["isclose"] = (lambda a, b: ember.isclose(a, b, rtol=0.1), (X, Z), 0, 1)
 CASES["compare_scalar"] = (lambda a: a > 1.2, (X,), 0, 1)
+# the orthogonal polynomials (x in (-1, 1), float degrees): no derivative in torch
+DEGREES = ember.tensor([1.0, 2.0, 5.0], dtype=ember.float64)
+for _name in ("chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+              "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t",
+              "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+              "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
+              "laguerre_polynomial_l", "legendre_polynomial_p"):
+    CASES[_name] = (getattr(ember.special, _name), (X - 1.2, DEGREES), 0, 1)
 
 
 @pytest.mark.parametrize("name", [n for n, c in CASES.items() if c[2] is not None])
@@ -151,7 +159,7 @@ def test_every_function_of_the_area_has_a_jvp_and_a_batch_rule():
     for prim in (compare_p, bitwise_p):
         assert jvp_rule(prim, {}) is None  # marked not differentiable
         assert batch_rules.get(prim, MISSING) not in (MISSING, BY_LOOP)
-    assert len(binary_p.members) == 35 and len(ternary_p.members) == 7
+    assert len(binary_p.members) == 47 and len(ternary_p.members) == 7
     assert set(COMPARISONS) == {"eq", "ne", "lt", "le", "gt", "ge", "logical_and",
                                 "logical_or", "logical_xor", "isclose"}
     assert set(_BITWISE) == {"and", "or", "xor", "left_shift", "right_shift", "gcd", "lcm"}

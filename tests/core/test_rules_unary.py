@@ -158,6 +158,13 @@ CASES = [
     ("special_modified_bessel_i0", special.modified_bessel_i0, "any"),
     ("special_modified_bessel_i1", special.modified_bessel_i1, "any"),
     ("special_spherical_bessel_j0", special.spherical_bessel_j0, "any"),
+    ("special_bessel_y0", special.bessel_y0, "pos"),
+    ("special_bessel_y1", special.bessel_y1, "pos"),
+    ("special_modified_bessel_k0", special.modified_bessel_k0, "pos"),
+    ("special_modified_bessel_k1", special.modified_bessel_k1, "pos"),
+    ("special_scaled_modified_bessel_k0", special.scaled_modified_bessel_k0, "pos"),
+    ("special_scaled_modified_bessel_k1", special.scaled_modified_bessel_k1, "pos"),
+    ("special_airy_ai", special.airy_ai, "any"),
     ("special_erfcx", special.erfcx, "any"),
     ("special_ndtr", special.ndtr, "any"),
     ("special_ndtri", special.ndtri, "prob"),
@@ -169,7 +176,10 @@ CASES = [
 NOT_DIFFERENTIABLE = {"logical_not", "bitwise_not", "float_class", "frexp_exponent",
                       "special_bessel_j0",
                       "special_bessel_j1", "special_modified_bessel_i0",
-                      "special_modified_bessel_i1", "special_spherical_bessel_j0"}
+                      "special_modified_bessel_i1", "special_spherical_bessel_j0",
+                      "special_bessel_y0", "special_bessel_y1", "special_modified_bessel_k0",
+                      "special_modified_bessel_k1", "special_scaled_modified_bessel_k0",
+                      "special_scaled_modified_bessel_k1", "special_airy_ai"}
 
 
 def _id(case) -> str:

@@ -16,6 +16,16 @@ def _b(name, fn, domain="any", complex=False, **kw) -> Case:
     return Case(name, fn, SHAPES, domain, extra=EXTRA, complex=complex, **kw)
 
 
+POLYNOMIALS = tuple(f"{kind}_polynomial_{letter}" for kind, letters in (
+    ("chebyshev", "tuvw"), ("shifted_chebyshev", "tuvw"), ("hermite", ("h", "he")),
+    ("laguerre", "l"), ("legendre", "p")) for letter in letters)
+
+
+def _polynomial(name: str) -> Case:
+    return _b(f"special_{name}", lambda m, x, y: getattr(m.special, name)(x, y.abs() * 2),
+              jvp=ND, vjp=ND)
+
+
 def _t(name, fn, domain="any", **kw) -> Case:
     return Case(name, fn, [(2, 3), (3,), (2, 1)], domain,
                 extra=[[(), (), ()], [(0, 3), (3,), (1,)]], **kw)
@@ -58,6 +68,8 @@ CASES = [
     _b("special_zeta", lambda m, x, y: m.special.zeta(x + 2, y), ("above1", "pos"),
        jvp=NO_FWD, vjp="torch has no derivative for zeta wrt either input"),
     _b("igamma", lambda m, x, y: m.igamma(x.detach(), y), "pos", jvp=NO_FWD),
+    # the orthogonal polynomials at degrees 0-5 (a float degree is truncated, as torch)
+    *(_polynomial(name) for name in POLYNOMIALS),
     _b("igammac", lambda m, x, y: m.igammac(x.detach(), y), "pos", jvp=NO_FWD),
     _b("heaviside", lambda m, x, y: m.heaviside(x, y), jvp=ND, vjp=ND),
     _b("ldexp", lambda m, x, y: m.ldexp(x, y) + m.ldexp(y, (x * 4).long())),

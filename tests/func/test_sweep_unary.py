@@ -16,6 +16,14 @@ def _u(name, fn, domain="any", complex=False, **kw) -> Case:
 
 
 ND = "not differentiable: vmap only"
+BESSEL_K_Y_AIRY = (("bessel_y0", "pos"), ("bessel_y1", "pos"), ("modified_bessel_k0", "pos"),
+                   ("modified_bessel_k1", "pos"), ("scaled_modified_bessel_k0", "pos"),
+                   ("scaled_modified_bessel_k1", "pos"), ("airy_ai", "any"))
+
+
+def _no_derivative(name: str, domain: str) -> Case:
+    return _u(f"special_{name}", lambda m, x: getattr(m.special, name)(x), domain, jvp=ND,
+              vjp=ND)
 
 CASES = [
     _u("neg", lambda m, x: -x, complex=True),
@@ -97,6 +105,7 @@ CASES = [
        jvp=ND, vjp=ND),
     _u("special_spherical_bessel_j0", lambda m, x: m.special.spherical_bessel_j0(x),
        jvp=ND, vjp=ND),
+    *(_no_derivative(name, domain) for name, domain in BESSEL_K_Y_AIRY),
     _u("special_erfcx", lambda m, x: m.special.erfcx(x)),
     _u("special_ndtr", lambda m, x: m.special.ndtr(x)),
     _u("special_ndtri", lambda m, x: m.special.ndtri(x), "prob"),

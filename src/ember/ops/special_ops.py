@@ -1,12 +1,12 @@
 """Special functions: the gamma family (lgamma, digamma, polygamma, mvlgamma, Hurwitz zeta,
-regularised incomplete gamma), Bessel J0/J1, modified Bessel I0/I1 (plain and exp-scaled),
-spherical j0, the normal distribution (ndtr, ndtri, log_ndtr), erfcx, xlog1py and entr;
-and heaviside's primitive (so that its backward refuses, as PyTorch's does).
+regularised incomplete gamma), Bessel J0/J1/Y0/Y1, modified Bessel I0/I1/K0/K1 (plain and
+exp-scaled), spherical j0, Airy Ai, the normal distribution (ndtr, ndtri, log_ndtr), erfcx,
+xlog1py and entr; and heaviside's primitive (so that its backward refuses, as PyTorch's does).
 
 The float64 kernels, built from the math because NumPy has none of these, are in
-`_special_math.py`. Each one-input function is a member of the `unary` family (`unary.py`),
-each two-input one a primitive; the VJP (written in ember ops, so it differentiates again)
-and the JVP are beside each.
+`_special_math.py` and `_bessel_math.py`. Each one-input function is a member of the `unary`
+family (`unary.py`), each two-input one a primitive; the VJP (written in ember ops, so it
+differentiates again) and the JVP are beside each.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import numpy as np
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
+from ._bessel_math import _airy_ai, _k0, _k0e, _k1, _k1e, _y0, _y1
 from ._common import binary_operands, type_name, write_out
 from ._in_float64 import _via64
 from ._pointwise import shaped, tangent_sum
@@ -167,6 +168,32 @@ bessel_j1_p = _nondiff("special_bessel_j1", _j1)
 modified_bessel_i0_p = _nondiff("special_modified_bessel_i0", _i0)
 modified_bessel_i1_p = _nondiff("special_modified_bessel_i1", _i1)
 spherical_bessel_j0_p = _nondiff("special_spherical_bessel_j0", _spherical_j0)
+bessel_y0_p = _nondiff("special_bessel_y0", _y0)
+bessel_y1_p = _nondiff("special_bessel_y1", _y1)
+modified_bessel_k0_p = _nondiff("special_modified_bessel_k0", _k0)
+modified_bessel_k1_p = _nondiff("special_modified_bessel_k1", _k1)
+scaled_modified_bessel_k0_p = _nondiff("special_scaled_modified_bessel_k0", _k0e)
+scaled_modified_bessel_k1_p = _nondiff("special_scaled_modified_bessel_k1", _k1e)
+
+
+def _airy_flush(kernel):
+    """Ai with PyTorch's underflow: it divides by 2 x^(1/4) exp(2/3 x^(3/2)) in the
+    precision it computes in, so the result is 0 from where that overflows (x > 25.9 in
+    float32), though Ai is a (subnormal) float a little further."""
+    def k(a):
+        out = kernel(a)
+        w = a.astype(np.float64 if a.dtype.itemsize == 8 else np.float32)
+        with np.errstate(over="ignore", invalid="ignore"):
+            big = 2 * np.sqrt(np.sqrt(w)) * np.exp(2 * w * np.sqrt(w) / 3)
+            over = np.isinf(big) & np.isfinite(w)
+        return np.where(over, 0, out).astype(out.dtype) if over.any() else out
+
+    k.__name__ = kernel.__name__
+    return k
+
+
+airy_ai_p = unary("special_airy_ai", _airy_flush(_via64(_airy_ai)))
+nondifferentiable(airy_ai_p)
 
 
 # --- erfcx and the normal distribution -----------------------------------------------------
@@ -375,6 +402,19 @@ modified_bessel_i1 = _full_precision_only(
     "I1(x), as i1, with no derivative (as PyTorch's modified_bessel_i1).")
 spherical_bessel_j0 = _full_precision_only(spherical_bessel_j0_p, "spherical_bessel_j0_cpu",
                                            "sin(x) / x, the spherical Bessel function j0.")
+bessel_y0 = _full_precision_only(bessel_y0_p, "bessel_y0_cpu",
+                                 "Bessel function of the second kind, order 0.")
+bessel_y1 = _full_precision_only(bessel_y1_p, "bessel_y1_cpu",
+                                 "Bessel function of the second kind, order 1.")
+modified_bessel_k0 = _full_precision_only(modified_bessel_k0_p, "modified_bessel_k0_cpu",
+                                          "Modified Bessel function of the second kind, order 0.")
+modified_bessel_k1 = _full_precision_only(modified_bessel_k1_p, "modified_bessel_k1_cpu",
+                                          "Modified Bessel function of the second kind, order 1.")
+scaled_modified_bessel_k0 = _full_precision_only(
+    scaled_modified_bessel_k0_p, "scaled_modified_bessel_k0_cpu", "exp(x) K0(x).")
+scaled_modified_bessel_k1 = _full_precision_only(
+    scaled_modified_bessel_k1_p, "scaled_modified_bessel_k1_cpu", "exp(x) K1(x).")
+airy_ai = _full_precision_only(airy_ai_p, "airy_ai_cpu", "The Airy function Ai(x).")
 
 
 def _check_n(n) -> int:
