@@ -231,7 +231,7 @@ fmin, _ = op_pair(binary_p, _extreme_operands("fmin"), "Elementwise min ignoring
 
 def _isclose_kernel(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     close = np.equal(a, b)
-    if a.dtype == np.bool_ or (rtol == 0 and atol == 0):
+    if a.dtype == np.bool_ or (rtol == 0 and atol == 0 and not equal_nan):
         return close
     if a.dtype.kind in "iu":
         a = a.astype(dt.get_default_dtype().np)

@@ -107,6 +107,16 @@ MATH = [
     "mx.allclose(mx.array([1.0]), mx.array([1.1]))",
     "mx.array_equal(mx.array([1]), mx.array([1.0]))",
     "mx.array_equal(mx.array([1]), mx.array([1, 1]))",
+    # NaNs match under equal_nan also with zero tolerances (array_equal's)
+    "mx.array_equal(mx.array([1.0, float('nan')]), mx.array([1.0, float('nan')]), "
+    "equal_nan=True)",
+    "mx.array_equal(mx.array([float('nan')], mx.bfloat16), mx.array([float('nan')]), "
+    "equal_nan=True)",
+    "mx.isclose(mx.array([float('nan'), 1.0]), mx.array([float('nan'), 2.0]), 0.0, 0.0, "
+    "equal_nan=True)",
+    # the operator and the function refuse floats in different words
+    "~mx.array([1.5], mx.float16)", "~mx.array([1 + 1j])", "mx.bitwise_invert(mx.array([1.5]))",
+    "mx.bitwise_invert(mx.array([True, False]))", "~mx.array([5], mx.uint8)",
 ]
 
 REDUCTIONS = [

@@ -18,6 +18,11 @@ SETUP = "x = mx.zeros((3, 3)); B = mx.array([True, False, True])"
     "x[B]", "x[B, ]", "x[B, 0]", "x[0, B]", "x[mx.zeros((2,)), B]",
     "x[1.5]", "x[np.zeros(2)]", "x[np.zeros(2, np.int64)]",
     "x[mx.array([0, 2], mx.uint8)]", "x[mx.array([0, 1], mx.int8), 1]",
+    # the parts' types, then one Ellipsis at most, then no more indices than axes
+    "x[0, 'a']", "x[(0, 1), 0]", "x[0, True]", "x[True]", "x['a']", "x[..., 0, ...]",
+    "x[0, 0, ..., ...]", "x[0, 0, 0]", "x[:, :, :]", "x[None, 0, 0, 0]",
+    "x[0, 0, 0, B]", "x[np.int64(1), 0]", "mx.array(1)[0]", "mx.array(1)[:]",
+    "mx.array(1)[0, ]", "mx.array(1)[...]", "mx.array(1)[None]",
 ])
 def test_reads(expr):
     assert outcome(expr, mx, SETUP) == outcome(expr, mlx, SETUP)
@@ -34,7 +39,8 @@ def test_scatters(expr):
 
 @pytest.mark.parametrize("stmt", [
     "x[mx.zeros(2)] = 1", "x[[0.5]] = 1", "x[1.5] = 1", "x[np.zeros(2)] = 1", "x[B] = 1",
-    "x[mx.array([2])] = 1",
+    "x[mx.array([2])] = 1", "x[0, 0, 0] = 1", "x[..., ...] = 1", "x['a'] = 1",
+    "x[(0, 1), ] = 1", "x[True] = 2", "x[0, True] = 2",
 ])
 def test_writes(stmt):
     assert outcome("x", mx, f"{SETUP}\ntry:\n    {stmt}\nexcept ValueError as e:\n    x = str(e)") \

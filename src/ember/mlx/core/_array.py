@@ -298,8 +298,8 @@ class array:
     def __invert__(self):
         if self._dtype is D.bool_:
             return _wrap(E.logical_not(self._t), D.bool_)
-        if self._dtype.kind not in "iu":
-            raise ValueError("[bitwise_invert] Bitwise inverse only allowed on integer types.")
+        if self._dtype.kind not in "iu":  # (the operator's words, not bitwise_invert's)
+            raise ValueError("Floating point types not allowed with bitwise inversion.")
         return _wrap(E.bitwise_not(self._t), self._dtype)
 
     # in-place operators rebind the object to the new value, as MLX's do

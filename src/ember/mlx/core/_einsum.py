@@ -220,3 +220,14 @@ def einsum_path(subscripts: str, *operands) -> tuple:
               f"      Naive FLOP count:  {naive_cost}\n"
               f"  Optimized FLOP count:  {cost}\n")
     return path, report
+
+
+def check_einsum(subscripts: str, operands: list) -> None:
+    """The checks `einsum_path` makes, in MLX's order, as `einsum` words them."""
+    try:
+        einsum_path(subscripts, *operands)
+    except ValueError as e:
+        text = str(e)
+        if not text.startswith("[einsum_path]"):
+            raise
+        raise ValueError("[einsum]" + text.removeprefix("[einsum_path]")) from None

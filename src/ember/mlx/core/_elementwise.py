@@ -49,8 +49,11 @@ def positive(a, /) -> array:
 
 
 def bitwise_invert(a, /) -> array:
-    """`~a` on integers (logical not on bool)."""
-    return ~_arr(a)
+    """`~a` on integers (logical not on bool); floats refused in this function's words."""
+    a = _arr(a)
+    if a.dtype.kind not in "iub":
+        raise ValueError("[bitwise_invert] Bitwise inverse only allowed on integer types.")
+    return ~a
 
 
 def isposinf(a, /) -> array:

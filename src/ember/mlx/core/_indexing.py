@@ -27,6 +27,7 @@ def index_of(idx, shape, op: str = "gather") -> tuple:
     negative steps, as PyTorch's do), so the slice stays a view of one axis among the other
     indices."""
     if idx.__class__ is tuple:
+        _check_parts(idx, len(shape))
         if op == "gather" and any(isinstance(p, A.array) and p._dtype is D.bool_ for p in idx):
             raise ValueError("[Gather] Boolean indices not supported.")
         for p in idx:
@@ -34,6 +35,9 @@ def index_of(idx, shape, op: str = "gather") -> tuple:
                 parts, flips = _positive_steps(idx, shape)
                 return tuple([_index_part(p, op) for p in parts]), flips
         return tuple([_index_part(p, op) for p in idx]), ()
+    if not shape and idx is not None and idx is not Ellipsis:
+        if _index_part(idx, op).__class__ is not bool:  # (a type MLX refuses, first)
+            raise ValueError("too many indices for array: array is 0-dimensional")
     if idx.__class__ is slice and idx.step is not None and idx.step < 0:
         parts, flips = _positive_steps((idx,), shape)
         return parts[0], flips
@@ -41,6 +45,24 @@ def index_of(idx, shape, op: str = "gather") -> tuple:
 
 
 _PLAIN_INDICES = frozenset((int, slice, type(None), type(Ellipsis)))
+
+
+def _check_parts(parts: tuple, ndim: int) -> None:
+    """MLX's checks of a tuple index, in its order: every part of a type it indexes with
+    (ints, slices, None, Ellipsis, arrays and lists; not bools, floats, tuples or NumPy
+    arrays), one Ellipsis at most, no more indices than axes."""
+    ellipses = taking = 0
+    for p in parts:
+        if p.__class__ not in _PLAIN_INDICES and not isinstance(p, A.array | list | np.integer):
+            raise ValueError("Cannot index mlx array using the given type yet")
+        if p is Ellipsis:
+            ellipses += 1
+        elif p is not None:
+            taking += 1
+    if ellipses > 1:
+        raise ValueError("An index can only have a single ellipsis (...)")
+    if taking > ndim:
+        raise ValueError(f"Too many indices for array with {ndim} dimensions.")
 _INDEX_DTYPES = (E.int64, E.int32)
 
 
@@ -95,7 +117,10 @@ def _index_part(i, op: str = "gather"):
         return t if t.dtype in _INDEX_DTYPES else t.long()
     if isinstance(i, list):
         return _index_part(A.array(i), op)
-    if isinstance(i, float | complex | np.ndarray):  # (MLX takes no NumPy array as an index)
+    if i.__class__ is bool and op == "scatter":  # (MLX writes through `True` everywhere)
+        return i
+    if i.__class__ is bool or not isinstance(i, int | np.integer):
+        # (MLX takes no NumPy array, float, bool or string as an index)
         raise ValueError("Cannot index mlx array using the given type.")
     return i
 

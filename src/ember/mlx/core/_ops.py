@@ -15,6 +15,7 @@ import numpy as np
 
 import ember as E
 
+from . import _axis_checks as AC
 from . import _dtypes as D
 from . import _extremes as X
 from . import _gather_checks as GC
@@ -35,6 +36,7 @@ from ._array import (
     wrap_result,
 )
 from ._dtypes import Dtype
+from ._einsum import check_einsum
 from ._errors import check_broadcasts
 from ._indexing import shape_text
 from ._reductions import (  # noqa: F401
@@ -384,6 +386,7 @@ def tensordot(a, b, /, axes=2, *, stream=None) -> array:
 
 def einsum(subscripts: str, *operands_, stream=None) -> array:
     arrs = [_arr(o) for o in operands_]
+    check_einsum(subscripts, arrs)
     dt = arrs[0]._dtype
     for o in arrs[1:]:
         dt = D.promote_types(dt, o._dtype)
@@ -401,7 +404,8 @@ def flatten(a, /, start_axis: int = 0, end_axis: int = -1, *, stream=None) -> ar
     a = _arr(a)
     if a.ndim == 0:
         return reshape(a, (1,))
-    return _wrap(E.flatten(a._t, start_axis, end_axis), a._dtype)
+    start, end = AC.flatten_span(a.ndim, start_axis, end_axis)
+    return _wrap(E.flatten(a._t, start, end), a._dtype)
 
 
 def squeeze(a, /, axis=None, *, stream=None) -> array:
@@ -409,20 +413,15 @@ def squeeze(a, /, axis=None, *, stream=None) -> array:
     if axis is None:
         return _wrap(a._t.squeeze(), a._dtype)
     t = a._t
-    for d in sorted((x % a.ndim for x in _axes(axis, a.ndim)), reverse=True):
-        if t.shape[d] != 1:
-            raise ValueError(f"[squeeze] Cannot squeeze axis {d} with size {t.shape[d]} "
-                             "which is not equal to 1.")
+    for d in reversed(AC.squeeze_axes(a.shape, _axes(axis, a.ndim))):
         t = t.squeeze(d)
     return _wrap(t, a._dtype)
 
 
 def expand_dims(a, /, axis, *, stream=None) -> array:
     a = _arr(a)
-    axes = _axes(axis, a.ndim)
-    n = a.ndim + len(axes)
     t = a._t
-    for d in sorted(x % n for x in axes):
+    for d in AC.expand_axes(a.ndim, _axes(axis, a.ndim)):
         t = t.unsqueeze(d)
     return _wrap(t, a._dtype)
 
@@ -450,17 +449,19 @@ def transpose(a, /, axes=None, *, stream=None) -> array:
 
 def swapaxes(a, /, axis1: int, axis2: int, *, stream=None) -> array:
     a = _arr(a)
-    return _wrap(a._t.transpose(axis1, axis2), a._dtype)
+    return _wrap(a._t.transpose(*AC.move_axes("swapaxes", a.ndim, axis1, axis2)), a._dtype)
 
 
 def moveaxis(a, /, source: int, destination: int, *, stream=None) -> array:
     a = _arr(a)
-    return _wrap(E.movedim(a._t, source, destination), a._dtype)
+    return _wrap(E.movedim(a._t, *AC.move_axes("moveaxis", a.ndim, source, destination)),
+                 a._dtype)
 
 
 def broadcast_to(a, /, shape, *, stream=None) -> array:
     a = _arr(a)
-    return _wrap(E.broadcast_to(a._t, tuple(shape)), a._dtype)
+    return _wrap(E.broadcast_to(a._t, AC.broadcast_target("broadcast_to", a.shape, shape)),
+                 a._dtype)
 
 
 def _common(arrays) -> tuple:
@@ -522,6 +523,7 @@ def split(a, /, indices_or_sections, axis: int = 0, *, stream=None) -> list:
 
 def repeat(a, /, repeats: int, axis: int | None = None, *, stream=None) -> array:
     a = _arr(a)
+    AC.check_repeat(a.ndim, repeats, axis)
     t = a._t.reshape(-1) if axis is None else a._t
     return _wrap(E.repeat_interleave(t, repeats, dim=0 if axis is None else axis), a._dtype)
 
@@ -529,6 +531,7 @@ def repeat(a, /, repeats: int, axis: int | None = None, *, stream=None) -> array
 def tile(a, /, reps, *, stream=None) -> array:
     a = _arr(a)
     reps = (reps,) if isinstance(reps, int) else tuple(reps)
+    AC.check_tile(reps)
     return _wrap(E.tile(a._t, reps), a._dtype)
 
 
@@ -594,21 +597,25 @@ def put_along_axis(a, /, indices, values, axis: int | None = None, *, stream=Non
 
 def diag(a, /, k: int = 0, *, stream=None) -> array:
     a = _arr(a)
+    AC.check_diag(a.ndim)
     return _wrap(E.diag(a._t, k), a._dtype)
 
 
 def diagonal(a, /, offset: int = 0, axis1: int = 0, axis2: int = 1, *, stream=None) -> array:
     a = _arr(a)
+    axis1, axis2 = AC.diagonal_axes("diagonal", a.ndim, axis1, axis2)
     return _wrap(E.diagonal(a._t, offset, axis1, axis2), a._dtype)
 
 
 def tril(x, /, k: int = 0, *, stream=None) -> array:
     x = _arr(x)
+    AC.check_matrix("tril", x.ndim)
     return _wrap(E.tril(x._t, k), x._dtype)
 
 
 def triu(x, /, k: int = 0, *, stream=None) -> array:
     x = _arr(x)
+    AC.check_matrix("triu", x.ndim)
     return _wrap(E.triu(x._t, k), x._dtype)
 
 
@@ -620,7 +627,12 @@ def stop_gradient(a, /, *, stream=None) -> array:
 # -- creation -------------------------------------------------------------------------------
 
 def _shape(shape) -> tuple:
-    return (shape,) if isinstance(shape, int) else tuple(shape)
+    """A creation function's shape; MLX fills every array through `full`, whose name its
+    refusal of a negative size carries."""
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if builtins.any(d < 0 for d in shape):
+        raise ValueError("[full] Negative dimensions not allowed.")
+    return shape
 
 
 def zeros(shape, dtype: Dtype = D.float32, *, stream=None) -> array:
@@ -636,7 +648,8 @@ def full(shape, vals, dtype: Dtype | None = None, *, stream=None) -> array:
     array keeps its own dtype, a complex number stays complex, a float beside an integer
     dtype stays float32, an int out of the dtype's range is refused)."""
     v = _arr(vals) if dtype is None else to_array(vals, dtype)
-    return _wrap(E.broadcast_to(v._t, _shape(shape)).clone(), v._dtype)
+    target = AC.broadcast_target("full", v.shape, _shape(shape))
+    return _wrap(E.broadcast_to(v._t, target).clone(), v._dtype)
 
 
 def zeros_like(a, /, *, stream=None) -> array:
@@ -658,6 +671,7 @@ def full_like(a, /, vals, dtype: Dtype | None = None, *, stream=None) -> array:
 def eye(n: int, m: int | None = None, k: int = 0, dtype: Dtype = D.float32, *,
         stream=None) -> array:
     m = n if m is None else m
+    AC.check_eye(n, m)
     return array_from_np(np.eye(n, m, k), dtype)
 
 

@@ -9,6 +9,7 @@ import math
 
 import ember as E
 
+from . import _axis_checks as AC
 from . import _dtypes as D
 from . import _ops as O
 from . import _reductions as R
@@ -145,6 +146,7 @@ def count_nonzero(a, /, *, axis=None, keepdims: bool = False) -> array:
 
 def trace(a, /, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None) -> array:
     """The sum of a diagonal (summed in `dtype` when given, else as `sum` widens)."""
+    AC.diagonal_axes("trace", _arr(a).ndim, axis1, axis2)
     d = O.diagonal(a, offset, axis1, axis2)
     return O.sum(d if dtype is None else d.astype(dtype), -1)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ember as E
 
+from . import _axis_checks as AC
 from . import _dtypes as D
 from . import _ops as O
 from ._array import _wrap, array, as_array, cast
@@ -80,7 +81,7 @@ def meshgrid(*arrays, sparse: bool = False, indexing: str = "xy", stream=None) -
 def unflatten(a, /, axis: int, shape) -> array:
     """Axis `axis` split into `shape` (one entry may be -1)."""
     a = _arr(a)
-    return _wrap(E.unflatten(a._t, axis, tuple(shape)), a._dtype)
+    return _wrap(E.unflatten(a._t, axis, AC.unflatten_shape(a.shape, axis, shape)), a._dtype)
 
 
 def permute_dims(a, /, axes=None) -> array:
@@ -193,8 +194,10 @@ def _window(a: array, start_indices, axes, sizes, name: str):
 def slice(a, start_indices, axes, slice_size) -> array:  # noqa: A001  (MLX's name)
     """The `slice_size` window of `a` starting at `start_indices` (an array, so the start
     may be computed) along `axes`."""
-    a = _arr(a)
-    return _wrap(a._t[_window(a, start_indices, axes, list(slice_size), "slice")], a._dtype)
+    a, starts = _arr(a), _arr(start_indices)
+    AC.check_slice(a.shape, starts.ndim, starts.size, starts.dtype, tuple(axes),
+                   tuple(slice_size))
+    return _wrap(a._t[_window(a, starts, axes, list(slice_size), "slice")], a._dtype)
 
 
 def slice_update(a, update, start_indices, axes) -> array:
