@@ -6,7 +6,7 @@ from . import Tensor, erf, erfc, erfinv, exp2, expm1, log1p, logit, logsumexp, s
 from . import round as _round
 from ._aliases import with_aliases
 from .nn.functional import log_softmax, softmax
-from .ops.composite_extra import sinc, xlogy
+from .ops.composite_math import sinc, xlogy
 from .ops.orthogonal_polynomials import (
     chebyshev_polynomial_t,
     chebyshev_polynomial_u,

@@ -1,5 +1,5 @@
 """Statistics: var, std, var_mean, std_mean, norm, median, nanmedian, mode, quantile,
-nanquantile.
+nanquantile, and dist, cov and corrcoef (composites of other ops).
 
 Order statistics (median, mode, quantile) pick elements, so their gradient flows to
 the chosen positions only (a scatter / gather); an index-finding kernel does the
@@ -41,7 +41,16 @@ from .reduce import (
     return_type,
     select_vjp,
 )
-from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp, nondifferentiable
+from .registry import (
+    Primitive,
+    apply,
+    bind,
+    defbatch,
+    defjvp,
+    defvjp,
+    nondifferentiable,
+    saves,
+)
 
 
 def _axis(a, dims):
@@ -647,11 +656,77 @@ def nanquantile(input: Tensor, q, dim=None, keepdim: bool = False, *,
     return _quantile(input, q, dim, keepdim, interpolation, out, True, "nanquantile")
 
 
+# --- distance, covariance, correlation --------------------------------------------
+
+def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
+    from ..linalg import vector_norm
+
+    # (PyTorch's dist node saves both operands and the result: the norm saves the last)
+    return saves(vector_norm(input - other, p), input, other)
+
+
+def _floating(x: Tensor) -> Tensor:
+    """`x`, or `x` in the default float dtype when it holds integers or bools."""
+    return x if x.dtype._kind >= 2 else x.to(dt.get_default_dtype())
+
+
+def cov(input: Tensor, *, correction: int = 1, fweights=None, aweights=None) -> Tensor:
+    """Covariance of the rows (variables) of `input` over its columns (observations)."""
+    if input.ndim > 2:
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an "
+                         f"input with {input.ndim} dimensions")
+    if input.dtype is dt.bool_:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
+    for kind, wt in (("fweights", fweights), ("aweights", aweights)):
+        if isinstance(wt, Tensor) and not bool((wt >= 0).all()):  # (NaN fails too)
+            raise RuntimeError(f"cov(): {kind} cannot be negative")
+    x = _floating(input)
+    if isinstance(aweights, Tensor):  # (float weights widen a narrower input)
+        x = x.to(dt.promote_types(x.dtype, aweights.dtype))
+    x = x.reshape(1, -1) if x.ndim < 2 else x
+    w = None
+    for weights in (fweights, aweights):
+        if weights is not None:
+            w = weights if w is None else w * weights
+    n_obs = x.shape[1]
+    if w is None:
+        avg = x.mean(1, keepdim=True)
+        norm = n_obs - correction
+    else:
+        # (the weights keep their own dtype, as in PyTorch: an integer sum stays exact)
+        w_sum = w.sum()
+        if float(w_sum.abs()) == 0:
+            raise RuntimeError("cov(): weights sum to zero, can't be normalized")
+        avg = (x * w).sum(1, keepdim=True) / w_sum
+        if correction == 0 or aweights is None:
+            norm = w_sum - correction
+        else:
+            norm = w_sum - correction * (w * aweights).sum() / w_sum
+        # (too few observations: PyTorch divides by 0, never by a negative number)
+        norm = (norm.real if norm.dtype.is_complex else norm).clamp(min=0)
+    xm = x - avg
+    c = (xm * w if w is not None else xm) @ xm.mT.conj()
+    c = c / (norm if not isinstance(norm, (int, float)) else float(max(norm, 0)))
+    return c.reshape(()) if c.shape[0] == 1 else c  # one variable: a 0-d result
+
+
+def corrcoef(input: Tensor) -> Tensor:
+    """Pearson correlation coefficients of the rows of `input`."""
+    c = cov(input)
+    if c.ndim == 0:
+        return c / c
+    d = c.diagonal()
+    std = d.real.sqrt() if d.dtype.is_complex else d.sqrt()
+    c = c / std[:, None] / std[None, :]
+    return c if c.dtype.is_complex else c.clamp(-1, 1)
+
+
 TENSOR_METHODS = {
     "var": var, "std": std, "norm": norm, "renorm": renorm, "renorm_": renorm_,
     "median": median, "nanmedian": nanmedian,
-    "mode": mode, "quantile": quantile, "nanquantile": nanquantile,
+    "mode": mode, "quantile": quantile, "nanquantile": nanquantile, "dist": dist, "cov": cov,
+    "corrcoef": corrcoef,
 }
 
 __all__ = ["var", "std", "var_mean", "std_mean", "norm", "renorm", "median", "nanmedian",
-           "mode", "quantile", "nanquantile"]
+           "mode", "quantile", "nanquantile", "dist", "cov", "corrcoef"]

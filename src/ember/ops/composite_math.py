@@ -1,7 +1,6 @@
-"""Everyday composites the API audit found missing (docs/api-coverage.md), built from
-other ops so they need no VJP: angle conversions, logaddexp / logaddexp2, xlogy, signbit,
-copysign, sinc, heaviside, isreal, positive, the atleast_* and h/v/dsplit shape helpers,
-unravel_index, diagflat, dist, cov and corrcoef, and the conj/neg-bit predicates.
+"""Pointwise math built from other ops, so it needs no VJP of its own: angle conversions,
+logaddexp / logaddexp2, xlogy, signbit, copysign, sinc, heaviside, positive, and their
+in-place forms (the result written into self).
 """
 
 from __future__ import annotations
@@ -187,191 +186,10 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
     return heaviside_values(input, values)
 
 
-def isreal(input: Tensor) -> Tensor:
-    if input.dtype.is_complex:
-        return input.imag == 0
-    from .creation import ones
-
-    return ones(input.shape, dtype=dt.bool_, device=input.device)
-
-
 def positive(input: Tensor) -> Tensor:
     if input.dtype is dt.bool_:
         raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
     return input
-
-
-def is_signed(input: Tensor) -> bool:
-    return input.dtype.is_signed
-
-
-def is_conj(input: Tensor) -> bool:
-    """ember conjugates eagerly, so no tensor carries a lazy conjugate bit."""
-    return False
-
-
-def is_neg(input: Tensor) -> bool:
-    """No tensor carries a lazy negative bit in ember."""
-    return False
-
-
-def resolve_conj(input: Tensor) -> Tensor:
-    return input
-
-
-def resolve_neg(input: Tensor) -> Tensor:
-    return input
-
-
-def is_nonzero(self: Tensor) -> bool:
-    """The one value of `self` as a bool (Tensor.is_nonzero; ember.is_nonzero is its twin)."""
-    n = self.numel()
-    if n != 1:
-        raise RuntimeError(f"Boolean value of Tensor with {'no' if n == 0 else 'more than one'} "
-                           f"value{'s' if n == 0 else ''} is ambiguous")
-    return bool(self.item())
-
-
-def is_same_size(input: Tensor, other: Tensor) -> bool:
-    return input.shape == other.shape
-
-
-def _atleast(name: str, shape_of, tensors):
-    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        return tuple(_atleast(name, shape_of, (t,)) for t in tensors[0])
-    for k, t in enumerate(tensors):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"{name}(): expected Tensor as element {k} in argument 0, but got "
-                            f"{type(t).__name__}")
-    out = tuple(t if t.ndim >= len(shape_of(t)) and t.shape == shape_of(t)
-                else t.reshape(shape_of(t)) for t in tensors)
-    return out[0] if len(out) == 1 else out
-
-
-def atleast_1d(*tensors):
-    return _atleast("atleast_1d", lambda t: t.shape if t.ndim >= 1 else (1,), tensors)
-
-
-def atleast_2d(*tensors):
-    return _atleast("atleast_2d", lambda t: t.shape if t.ndim >= 2 else
-                    (1,) * (2 - t.ndim) + tuple(t.shape), tensors)
-
-
-def atleast_3d(*tensors):
-    def shape(t):
-        s = tuple(t.shape)
-        return {0: (1, 1, 1), 1: (1,) + s + (1,), 2: s + (1,)}.get(t.ndim, s)
-
-    return _atleast("atleast_3d", shape, tensors)
-
-
-def _split_along(name: str, x: Tensor, sections, dim: int, min_dims: int):
-    from .movement import tensor_split
-
-    if x.ndim < min_dims:
-        raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dims} dimension, "
-                           f"but got a tensor with {x.ndim} dimensions!")
-    if isinstance(sections, int) and (sections == 0 or x.shape[dim] % sections):
-        raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the size "
-                           f"of the dimension {x.shape[dim]} is not divisible by the split_size "
-                           f"{sections}!")
-    return tensor_split(x, sections, dim)
-
-
-def hsplit(input: Tensor, indices_or_sections):
-    return _split_along("hsplit", input, indices_or_sections, 1 if input.ndim > 1 else 0, 1)
-
-
-def vsplit(input: Tensor, indices_or_sections):
-    return _split_along("vsplit", input, indices_or_sections, 0, 2)
-
-
-def dsplit(input: Tensor, indices_or_sections):
-    return _split_along("dsplit", input, indices_or_sections, 2, 3)
-
-
-def unravel_index(indices: Tensor, shape) -> tuple[Tensor, ...]:
-    """The coordinates in a C-ordered array of `shape` of each flat index."""
-    if isinstance(shape, int):
-        shape = (shape,)
-    if indices.dtype._kind != 1:
-        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
-    if any(s < 0 for s in shape):
-        raise ValueError("'shape' cannot have negative values, but got " + str(tuple(shape)))
-    total = math.prod(shape)
-    # NOTE: as in PyTorch, indices wrap around the array's size (no range check).
-    rest = indices.to(dt.int64) % max(total, 1)
-    coords = []
-    for size in reversed(tuple(shape)):
-        coords.append(rest % size)
-        rest = rest.div(size, rounding_mode="floor")
-    return tuple(reversed(coords))
-
-
-def diagflat(input: Tensor, offset: int = 0) -> Tensor:
-    if not isinstance(offset, int):
-        raise TypeError(f"diagflat(): argument 'offset' must be int, not {type(offset).__name__}")
-    from .linalg_ops import diag
-
-    return diag(input.reshape(-1), offset)
-
-
-def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
-    from ..linalg import vector_norm
-
-    # (PyTorch's dist node saves both operands and the result: the norm saves the last)
-    return saves(vector_norm(input - other, p), input, other)
-
-
-def cov(input: Tensor, *, correction: int = 1, fweights=None, aweights=None) -> Tensor:
-    """Covariance of the rows (variables) of `input` over its columns (observations)."""
-    if input.ndim > 2:
-        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an "
-                         f"input with {input.ndim} dimensions")
-    if input.dtype is dt.bool_:
-        raise RuntimeError("cov(): bool dtype is not supported for input")
-    for kind, wt in (("fweights", fweights), ("aweights", aweights)):
-        if isinstance(wt, Tensor) and not bool((wt >= 0).all()):  # (NaN fails too)
-            raise RuntimeError(f"cov(): {kind} cannot be negative")
-    x = _floating(input)
-    if isinstance(aweights, Tensor):  # (float weights widen a narrower input)
-        x = x.to(dt.promote_types(x.dtype, aweights.dtype))
-    x = x.reshape(1, -1) if x.ndim < 2 else x
-    w = None
-    for weights in (fweights, aweights):
-        if weights is not None:
-            w = weights if w is None else w * weights
-    n_obs = x.shape[1]
-    if w is None:
-        avg = x.mean(1, keepdim=True)
-        norm = n_obs - correction
-    else:
-        # (the weights keep their own dtype, as in PyTorch: an integer sum stays exact)
-        w_sum = w.sum()
-        if float(w_sum.abs()) == 0:
-            raise RuntimeError("cov(): weights sum to zero, can't be normalized")
-        avg = (x * w).sum(1, keepdim=True) / w_sum
-        if correction == 0 or aweights is None:
-            norm = w_sum - correction
-        else:
-            norm = w_sum - correction * (w * aweights).sum() / w_sum
-        # (too few observations: PyTorch divides by 0, never by a negative number)
-        norm = (norm.real if norm.dtype.is_complex else norm).clamp(min=0)
-    xm = x - avg
-    c = (xm * w if w is not None else xm) @ xm.mT.conj()
-    c = c / (norm if not isinstance(norm, (int, float)) else float(max(norm, 0)))
-    return c.reshape(()) if c.shape[0] == 1 else c  # one variable: a 0-d result
-
-
-def corrcoef(input: Tensor) -> Tensor:
-    """Pearson correlation coefficients of the rows of `input`."""
-    c = cov(input)
-    if c.ndim == 0:
-        return c / c
-    d = c.diagonal()
-    std = d.real.sqrt() if d.dtype.is_complex else d.sqrt()
-    c = c / std[:, None] / std[None, :]
-    return c if c.dtype.is_complex else c.clamp(-1, 1)
 
 
 def _written_into_self(fn):
@@ -397,16 +215,10 @@ def _written_into_self(fn):
 TENSOR_METHODS = {
     "deg2rad": deg2rad, "rad2deg": rad2deg, "logaddexp": logaddexp, "logaddexp2": logaddexp2,
     "xlogy": xlogy, "signbit": signbit, "copysign": copysign, "sinc": sinc,
-    "heaviside": heaviside, "isreal": isreal, "positive": positive, "is_conj": is_conj,
-    "is_neg": is_neg, "is_same_size": is_same_size, "is_nonzero": is_nonzero,
-    "hsplit": hsplit, "vsplit": vsplit, "dsplit": dsplit,
-    "diagflat": diagflat, "dist": dist, "cov": cov, "corrcoef": corrcoef,
+    "heaviside": heaviside, "positive": positive,
     **{f.__name__ + "_": _written_into_self(f)
        for f in (deg2rad, rad2deg, xlogy, copysign, sinc, heaviside)},
 }
 
 __all__ = ["deg2rad", "rad2deg", "logaddexp", "logaddexp2", "xlogy", "signbit", "copysign",
-           "sinc", "heaviside", "isreal", "positive", "is_signed", "is_conj", "is_neg",
-           "resolve_conj", "resolve_neg", "is_same_size", "atleast_1d", "atleast_2d",
-           "atleast_3d", "hsplit", "vsplit", "dsplit", "unravel_index", "diagflat", "dist",
-           "cov", "corrcoef"]
+           "sinc", "heaviside", "positive"]
