@@ -213,3 +213,25 @@ def test_a_value_written_in_place_is_read_before_the_write():
         a, x = ember.ones(5), ember.arange(5.0)
         assert f(a, x).tolist() == [1.0, 3.0, 5.0, 7.0, 9.0]
         assert x.tolist() == [0.0, 3.0, 6.0, 9.0, 12.0]
+
+
+def test_exact_fusion_leaves_transcendentals_to_their_kernels():
+    # (what MLX's lazy arrays run: a recurring graph's fused program must give the bits of
+    # its first, unfused run, and a transcendental's C may land ulps from its kernel)
+    from ember.graph.fuse import lower_fused
+    from ember.graph.passes import optimized
+
+    @ember.compile
+    def f(a, b):
+        return (a * b + 1).tanh() * 2 - (a - b).exp() + a.abs().sqrt()
+
+    a, b = ember.randn(33, 17), ember.randn(33, 17)
+    f(a, b)
+    (g,) = f.graphs
+    fast = lower_fused(optimized(g)).code
+    exact = lower_fused(optimized(g), exact=True).code
+    assert "unary.tanh" not in fast and "unary.exp" not in fast
+    assert "# unary.tanh" in exact and "# unary.exp" in exact
+    # the members whose C is the kernel's, bit for bit, still fuse (sqrt among them)
+    loops = [line for line in exact.splitlines() if "fused C loop" in line]
+    assert any("mul, add" in line for line in loops) and any("sqrt" in line for line in loops)

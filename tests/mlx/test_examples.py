@@ -37,6 +37,9 @@ RTOL = {
     # no training: random draws are bit-identical (threefry) and the few transcendentals and
     # reductions (logsumexp, var) print 6 significant digits, equal to the last digit here
     "arrays_random.py": 1e-4,
+    # the convolutions, GroupNorm and attention sum float32 in another order than MLX's; over
+    # 12 steps the printed values stay equal to the last digit on this machine
+    "diffusion_unet.py": 1e-4,
 }
 PROGRAMS = sorted(p.name for p in EXAMPLES.glob("*.py"))
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d*)?(?:e[+-]?\d+)?|nan|-?inf")

@@ -11,6 +11,10 @@ bit for bit eager's.
 All groups of a graph go into one C translation unit, compiled once through the native
 toolchain (and cached on disk). Where no C compiler works, or `EMBER_KERNELS=numpy`, the
 graph runs as generated Python over the kernels (`program.lower_python`), same results.
+
+A transcendental's C (`deflower(..., ulps=n)`) may land a few ulps from its NumPy kernel;
+`lower_fused(graph, exact=True)` leaves such nodes to their kernels, for callers that
+promise the same bits whether a graph runs fused or not (MLX's lazy arrays).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import native
-from .._core.primitive import Family, lower_rules, lower_terms
+from .._core.primitive import Family, lower_rules, lower_terms, lower_ulps
 from .._view import contiguous_strides
 from ..native import calls, toolchain
 from . import c_program
@@ -49,6 +53,7 @@ class Group:
 
 
 def _fusible(n: Node) -> bool:
+    """Whether `n` can join a fused loop (its C may differ from its kernel by its ulps)."""
     if n.prim.__class__ is not Family or n.params["fn"] not in lower_rules:
         return False
     if len(n.outs) != 1:
@@ -73,6 +78,11 @@ def _fusible(n: Node) -> bool:
     return True
 
 
+def _fusible_exact(n: Node) -> bool:
+    """Whether `n` can join a fused loop whose bits are its kernel's."""
+    return _fusible(n) and not lower_ulps.get(n.params["fn"], 0)
+
+
 def _broadcasts(shape: tuple, to: tuple) -> bool:
     if len(shape) > len(to):
         return False
@@ -80,7 +90,7 @@ def _broadcasts(shape: tuple, to: tuple) -> bool:
     return all(s == t or s == 1 for s, t in zip(shape, to[lead:]))
 
 
-def groups(graph: Graph, nodes: list[Node]) -> list[Group]:
+def groups(graph: Graph, nodes: list[Node], fusible=_fusible) -> list[Group]:
     """Greedy fusion in bind order: a fusible node joins the open groups of its shape and
     dtype that compute its operands (merging them into one when it reads from several:
     two chains that meet, as `b1 * m + (1 - b1) * g`), else opens a group. A group is
@@ -99,7 +109,7 @@ def groups(graph: Graph, nodes: list[Node]) -> list[Group]:
         return g
 
     for n in nodes:
-        if not _fusible(n):
+        if not fusible(n):
             for a in n.args:
                 if a.__class__ is Value:
                     if a in owner:
@@ -288,14 +298,15 @@ def _byte_strides(v: Value) -> tuple:
     return tuple(s * item for s in contiguous_strides(v.shape))
 
 
-def lower_fused(graph: Graph) -> Program:
+def lower_fused(graph: Graph, *, exact: bool = False) -> Program:
     """The graph as Python calling one compiled C loop per group, or, without a compiler,
-    `lower_python`'s program."""
+    `lower_python`'s program. `exact`: fuse only nodes whose C gives their kernel's bits."""
     if not native.available():
         return lower_python(graph)
-    graph = split_epilogues(graph.with_nodes(live_nodes(graph)), _fusible)
+    fusible = _fusible_exact if exact else _fusible
+    graph = split_epilogues(graph.with_nodes(live_nodes(graph)), fusible)
     nodes = graph.nodes
-    found = groups(graph, nodes)
+    found = groups(graph, nodes, fusible)
     names = [f"fused_{i}" for i in range(len(found))]
     whole = c_program.source(graph, nodes, {g.nodes[-1]: (g, nm) for g, nm in zip(found, names)})
     if not found and whole is None:

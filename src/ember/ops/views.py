@@ -62,6 +62,11 @@ def _eval_view(prim, args: tuple, params: dict) -> Tensor:
     # NOTE: a hot path (t, view, transpose, unsqueeze, expand in every model step)
     x = args[0]
     fn = params["fn"]
+    if x.__class__ is not Tensor and x._is_lazy:
+        # NOTE: a pending value's layout is its graph value's; computed, a view of another
+        # tensor lands at its place in that tensor's storage (`graph.lazy.become`): the
+        # view is taken of what it became, not of the layout it had while pending
+        x._force("view")
     stride = x._stride if x._stride is not None else x._ensure_storage()
     shape, stride, offset = _rules[fn](x._shape, stride, x._offset, **params)
     out = _view(x, shape, stride, offset)

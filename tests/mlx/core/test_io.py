@@ -1,5 +1,7 @@
 """mx.save / savez / save_safetensors / load: files interchangeable with MLX 0.32.4's."""
 
+import io
+
 import numpy as np
 import pytest
 
@@ -33,17 +35,39 @@ def test_npy_and_npz_written_by_one_read_by_the_other(tmp_path, writer, reader):
     assert sorted(z) == ["arr_0", "b"] and z["b"].tolist() == [0.0, 0.0, 0.0]
 
 
+# files MLX refuses, each for a reason of its own (named by the file)
+BAD_FILES = {
+    "empty.npy": b"", "short.npy": b"\x93NU", "magic.npy": b"not a numpy file",
+    "no_header.npy": b"\x93NUMPY\x01\x00\x40\x00{'descr'", "v2.npy": b"\x93NUMPY\x02\x00\x01",
+    "empty.safetensors": b"", "long.safetensors": (10**8).to_bytes(8, "little") + b"{}",
+    "cut.safetensors": (100).to_bytes(8, "little") + b"{}", "text.npz": b"hello",
+}
+
+
 @pytest.mark.parametrize("call", [
     "mx.load('{d}/missing.npy')",
     "mx.load('{d}/a.xyz')",
     "mx.load('{d}/a.npy', return_metadata=True)",
+    # MLX's npz reader is Python's zipfile: whatever it cannot open gives one message
+    "mx.load('{d}/missing.npz')",
+    "mx.load('{d}/a.npy', format='npz')",
+    "mx.load('{d}/dir.npz')",
+    "mx.load(io.BytesIO(b'not a zip'), format='npz')",
+    "mx.load('{d}/missing.safetensors')",
+    "mx.load('{d}/no_suffix')",
+    "mx.load('{d}/dir.safetensors')",
+    *(f"mx.load('{{d}}/{name}')" for name in BAD_FILES),
 ])
 def test_load_errors_as_mlx(tmp_path, call):
     mx.save(str(tmp_path / "a"), mx.arange(3))
+    for name, data in BAD_FILES.items():
+        (tmp_path / name).write_bytes(data)
+    (tmp_path / "dir.npz").mkdir()
+    (tmp_path / "dir.safetensors").mkdir()
     seen = []
     for m in (mx, mlx):
         try:
-            eval(call.format(d=tmp_path), {"mx": m})
+            eval(call.format(d=tmp_path), {"mx": m, "io": io})
             seen.append(None)
         except Exception as e:  # noqa: BLE001  (the exception is what is compared)
             seen.append((type(e).__name__, str(e)))

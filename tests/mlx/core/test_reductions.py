@@ -56,6 +56,22 @@ REDUCTIONS = [
     "mx.mean(mx.zeros((2, 0), mx.int32), axis=1)",
     "mx.mean(mx.array([1, 2, 3]), axis=1)",
     "mx.mean(a, axis=0)",
+    # the mean of floats: their sum times 1/n rounded to their dtype (1/0: inf); the
+    # variance: the squared deviations summed, times 1/n or over max(n - ddof, 0), real
+    # (float32) for complex arrays
+    "mx.mean(mx.array([1, 2, 4], mx.float16))",
+    "mx.mean(mx.array([1, 2, 4, 8, 16], mx.bfloat16))",
+    "mx.mean(mx.array([1 + 2j, 3 - 1j, -2 + 0.5j]))",
+    "mx.mean(mx.zeros((0,)))",
+    "mx.mean(mx.zeros((2, 0), mx.float16), axis=1)",
+    "mx.var(mx.array([1 + 2j, 3 - 1j, -2 + 0.5j]))",
+    "mx.std(mx.array([1 + 2j, 3 - 1j]), ddof=1)",
+    "mx.var(mx.array([1.0, 2.5, 4.0, 5.5, 9.0], mx.float16))",
+    "mx.var(mx.array([1, 2, 4]), ddof=5)",
+    "mx.var(mx.array([[1, 2], [4, 7]], mx.int8), axis=0, ddof=1, keepdims=True)",
+    "mx.var(mx.zeros((0,)))",
+    "mx.var(mx.zeros((3, 0)), axis=1, ddof=1)",
+    "mx.std(x, axis=(0, 1))",
     # 0-d arrays
     "mx.sum(mx.array(3, mx.uint8))",
     "mx.sum(mx.array(True))",
@@ -134,6 +150,16 @@ INNER = [
 @pytest.mark.parametrize("expr", REDUCTIONS + ARG + SCANS + INNER)
 def test_same_as_mlx(expr):
     assert _run(expr, mx) == _run(expr, mlx), expr
+
+
+@pytest.mark.parametrize("n", [3, 6, 7, 13])
+def test_float_means_multiply_the_sum_by_the_rounded_inverse_bit_for_bit(n):
+    # eighths sum exactly in any order, so only the last step rounds: MLX multiplies by
+    # float32(1/n) where a division would round otherwise (a third of these cases)
+    rows = np.random.default_rng(n).integers(-40, 40, (20, n)).astype(np.float32) / 8
+    ours = np.array(mx.mean(mx.array(rows), axis=1))
+    theirs = np.array(mlx.mean(mlx.array(rows), axis=1))
+    np.testing.assert_array_equal(ours.view(np.uint32), theirs.view(np.uint32))
 
 
 @pytest.mark.parametrize("dtype", ["float16", "float32", "bfloat16", "complex64"])

@@ -220,3 +220,13 @@ def test_norm_types_are_mlxs(mlx, expr):
     tol = 1e-5 if ours.dtype == mx.float32 else 4e-3
     np.testing.assert_allclose(np.array(ours.astype(mx.float32)),
                                np.array(theirs.astype(mlx.float32)), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("expr", [
+    "mx.fast.rope(mx.ones((1, 3, 3)), 3, traditional=False, base=10000.0, scale=1.0, offset=0)",
+    "mx.fast.rope(mx.ones((1, 3, 6)), 5, traditional=True, base=10.0, scale=1.0, offset=0)",
+])
+def test_rope_refuses_odd_dims_as_mlx(mlx, expr):
+    from mlx_oracle import outcome
+
+    assert outcome(expr, mx) == outcome(expr, mlx)

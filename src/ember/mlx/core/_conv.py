@@ -139,10 +139,29 @@ def _conv_transpose(x: array, w: array, stride: list, padding: list, dilation: l
     wt = wt.reshape(groups, c_out // groups, *wt.shape[1:-1], c_in_g)
     wt = wt.permute(0, nd + 2, 1, *range(2, nd + 2))
     wt = wt.reshape(groups * c_in_g, c_out // groups, *wt.shape[3:])
-    spread = [(v * nd if len(v) == 1 else v) for v in (stride, padding, output_padding,
-                                                        dilation)]
-    out = _CONV_T[nd](xt, wt, None, *spread[:3], groups, spread[3])
+    stride, padding, output_padding, dilation = (
+        (v * nd if len(v) == 1 else v) for v in (stride, padding, output_padding, dilation))
+    if all(op < max(s, d) for op, s, d in zip(output_padding, stride, dilation)):
+        out = _CONV_T[nd](xt, wt, None, stride, padding, output_padding, groups, dilation)
+    else:
+        out = _padded_transpose(xt, wt, stride, padding, output_padding, dilation, groups)
     return _wrap(_channels_last(out, nd), dt)
+
+
+def _padded_transpose(xt, wt, stride, padding, output_padding, dilation, groups: int):
+    """A transposed convolution whose output padding reaches the stride (and dilation),
+    which ember's (PyTorch's) refuses and MLX's general convolution computes: the
+    uncropped result, cut to [padding, padding + size), the rows past it zeros (no input
+    reaches them)."""
+    nd = len(stride)
+    out = _CONV_T[nd](xt, wt, None, stride, 0, 0, groups, dilation)
+    cut, extra = [slice(None), slice(None)], []
+    for i, (p, op) in enumerate(zip(padding, output_padding)):
+        full = out.shape[2 + i]  # (n - 1) * stride + dilated kernel
+        cut.append(slice(p, min(full - p + op, full)))
+        extra.append(max(0, op - p))
+    out = out[tuple(cut)]
+    return F.pad(out, [q for e in reversed(extra) for q in (0, e)]) if any(extra) else out
 
 
 def conv_transpose1d(input: array, weight: array, /, stride: int = 1,  # noqa: A002

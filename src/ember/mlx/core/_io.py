@@ -6,6 +6,7 @@ and GGUF's own."""
 from __future__ import annotations
 
 import os
+import zipfile
 
 import numpy as np
 
@@ -61,28 +62,90 @@ def save_safetensors(file, arrays: dict, metadata: dict | None = None) -> None:
         f.write(data)
 
 
+_NPZ = ("[load_npz] Input must be a zip file or a file-like object that can be opened "
+        "with zipfile.ZipFile")
+_MAX_JSON = 100_000_000  # safetensors: MLX refuses a JSON header this long or longer
+
+
+def _read(f, n: int) -> bytes:
+    """`n` bytes of `f`, or MLX's error naming how many were missing."""
+    try:
+        data = f.read(n)
+    except OSError:  # (a directory opens, but does not read)
+        data = b""
+    if len(data) < n:
+        raise RuntimeError(f"[read] Unable to read {n - len(data)} bytes from file.")
+    return data
+
+
+def _open(file: str, who: str):
+    try:
+        return open(file, "rb")
+    except OSError:
+        if os.path.isdir(file):  # (MLX's stream opens a directory, then cannot read it)
+            raise RuntimeError("[read] Unable to read 8 bytes from file.") from None
+        raise RuntimeError(f"[{who}] Failed to open file {file}") from None
+
+
+def _load_npy(file: str) -> array:
+    """A `.npy` file's array, its header checked as MLX reads it: magic and version, the
+    header's length, the header."""
+    with _open(file, "load") as f:
+        head = _read(f, 8)
+        if head[:6] != b"\x93NUMPY":
+            raise RuntimeError(f"[load] Invalid header in file {file}")
+        size = 2 if head[6] == 1 else 4
+        length = int.from_bytes(_read(f, size), "little")
+        _read(f, length)
+        f.seek(0)
+        return array_from_numpy(np.load(f, allow_pickle=False))
+
+
+def _load_safetensors(file: str):
+    """A `.safetensors` file's arrays and metadata, its header's length checked as MLX
+    checks it."""
+    with _open(file, "load_safetensors") as f:
+        length = int.from_bytes(_read(f, 8), "little")
+        total = os.fstat(f.fileno()).st_size
+        if length >= _MAX_JSON:
+            raise RuntimeError(f"[load_safetensors] Invalid json header length file {file}")
+        if 8 + length > total:
+            raise RuntimeError(
+                f"[load_safetensors] The JSON header is {length} bytes long but the file is "
+                f"only {total} bytes. Perhaps an incomplete download or corrupt file?")
+        f.seek(0)
+        return _st.decode(f.read())
+
+
 def load(file, format: str | None = None, return_metadata: bool = False, *,  # noqa: A002
          stream=None):
     """An array (`.npy`) or a dict of arrays (`.npz`, `.safetensors`, `.gguf`); with
     `return_metadata`, `(arrays, metadata)` for safetensors and gguf."""
-    name = file if isinstance(file, (str, os.PathLike)) else getattr(file, "name", "")
+    path_like = isinstance(file, (str, os.PathLike))
+    name = file if path_like else getattr(file, "name", "")
     fmt = format or os.path.splitext(os.fspath(name))[1].lstrip(".")
+    if not fmt:
+        raise ValueError("[load] Could not infer file format from extension")
     if fmt == "gguf":  # MLX's gguf reader checks the file itself (a path, that exists)
         arrays, metadata = load_gguf(file)
         return (arrays, metadata) if return_metadata else arrays
-    file = os.fspath(file)
     if fmt not in ("npy", "npz", "safetensors"):
         raise ValueError(f"[load] Unknown file format {fmt}")
     if return_metadata and fmt != "safetensors":
         raise ValueError(f"[load] metadata not supported for format {fmt}")
-    if not os.path.isfile(file):
-        raise RuntimeError(f"[load] Failed to open file {file}")
-    if fmt == "npy":
-        return array_from_numpy(np.load(file, allow_pickle=False))
-    if fmt == "npz":
+    if fmt == "npz":  # (MLX reads it with Python's zipfile: a path or a file object)
+        try:
+            with zipfile.ZipFile(file):
+                pass
+        except (OSError, zipfile.BadZipFile):
+            raise ValueError(_NPZ) from None
+        if not path_like:
+            file.seek(0)
         with np.load(file, allow_pickle=False) as z:
             return {k: array_from_numpy(z[k]) for k in z.files}
-    with open(file, "rb") as f:
-        arrays, metadata = _st.decode(f.read())
+    file = os.fspath(file)
+    if fmt == "npy":
+        return _load_npy(file)
+    arrays, metadata = _load_safetensors(file)
     out = {k: array_from_numpy(a) for k, a in arrays.items()}
     return (out, metadata) if return_metadata else out

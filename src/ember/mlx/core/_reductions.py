@@ -101,27 +101,47 @@ def prod(a, /, axis=None, keepdims: bool = False, *, stream=None) -> array:
     return _reduce(fn, a, axis, keepdims, _sum_dtype(a._dtype))
 
 
+def _times_inverse(total: array, n: int) -> array:
+    """`total` times 1/n rounded to its dtype (MLX's normalizer: 1/0 is inf)."""
+    carrier = total._dtype.carrier
+    scale = E.full((), 1.0 / n if n else math.inf,
+                   dtype=E.float32 if carrier.is_complex else carrier)
+    return _wrap(total._t * scale, total._dtype)
+
+
 def mean(a, /, axis=None, keepdims: bool = False, *, stream=None) -> array:
     a = _arr(a)
     _mean_axes(a, axis)
+    n = math.prod(a.shape[d] for d in _reduce_axes(a, axis))
     if a._dtype.kind not in "fc":
         # NOTE: MLX's mean of integers is their `sum` (in int32 for the small types,
         # wrapping round) times 1/n in float32, so int32 2**30 four times means 0
-        n = math.prod(a.shape[d] for d in _reduce_axes(a, axis))
         total = sum(a, axis, keepdims)
-        scale = float(np.float32(1.0 / n)) if n else math.inf
-        return _wrap(cast(total._t, total._dtype, D.float32) * scale, D.float32)
-    return _reduce(lambda t, d, k: E.mean(t, dim=d, keepdim=k), a, axis, keepdims, a._dtype)
+        return _times_inverse(_wrap(cast(total._t, total._dtype, D.float32), D.float32), n)
+    # NOTE: and of floats the sum times 1/n rounded to their dtype, not the sum divided by
+    # n: float32 [0.95, 2.05, 0.01, 0.95, 2, 0.0625] means 1.00375009, not 1.00374997
+    return _times_inverse(sum(a, axis, keepdims), n)
 
 
 def var(a, /, axis=None, keepdims: bool = False, ddof: int = 0, *, stream=None) -> array:
     a = _float(_arr(a))
     _mean_axes(a, axis)
-    if not _reduce_axes(a, axis):  # (each element's own variance: 0, over max(1 - ddof, 0))
+    dims = _reduce_axes(a, axis)
+    if not dims:  # (each element's own variance: 0, over max(1 - ddof, 0))
         zero = E.zeros_like(a._t)
         return _wrap(zero if ddof < 1 else zero / 0.0, a._dtype)
-    return _reduce(lambda t, d, k: E.var(t, dim=d, keepdim=k, correction=ddof), a, axis,
-                   keepdims, a._dtype)
+    # NOTE: MLX's formula, with its roundings: the squared deviations from the mean (their
+    # magnitudes for complex numbers) summed, then times 1/n, or over max(n - ddof, 0)
+    dev = a._t - mean(a, axis, True)._t
+    dtype = a._dtype
+    if dtype.kind == "c":  # (a complex array's variance is real: float32)
+        dev, dtype = dev.abs(), D.float32
+    total = sum(_wrap(dev * dev, dtype), axis, keepdims)
+    n = math.prod(a.shape[d] for d in dims)
+    if ddof == 0:
+        return _times_inverse(total, n)
+    count = E.full((), float(builtins.max(n - ddof, 0)), dtype=dtype.carrier)
+    return _wrap(total._t / count, dtype)
 
 
 def std(a, /, axis=None, keepdims: bool = False, ddof: int = 0, *, stream=None) -> array:

@@ -83,7 +83,7 @@ def rope(a: array, dims: int, *, traditional: bool, base: float | None, scale: f
     positions `offset + arange(L)` times `scale`. `traditional` rotates consecutive
     pairs (x0, x1), (x2, x3), ...; otherwise the two halves of the `dims` features."""
     if dims % 2:
-        raise ValueError("[rope] dims must be a multiple of 2")
+        raise ValueError(f"[rope] dims must be even but got {dims}.")
     if (base is None) == (freqs is None):
         raise ValueError("[rope] Only one of base or freqs can have a value.")
     L = a.shape[-2]
