@@ -226,20 +226,40 @@ def exponential(g, n: int, lambd: float) -> np.ndarray:
     return (-1.0 / lambd) * M.libm_log1p(-g._doubles(n))
 
 
+def invalid_probs(p2: np.ndarray, replacement: bool) -> str | None:
+    """PyTorch's words for the first fault in probabilities p2 (rows, categories), or None.
+    Without replacement (or for one sample) every row is checked at once; with replacement
+    row by row, and within a row its first bad entry names the fault (NaN fails `>= 0`
+    first, so it reads as "< 0"); a row of valid entries fails only if all are zero."""
+    if not replacement:
+        if not (np.all(p2 >= 0) and np.all(p2 < np.inf)):
+            return "probability tensor contains either `inf`, `nan` or element < 0"
+        if np.any(p2.sum(-1) == 0):
+            return "invalid multinomial distribution (sum of probabilities <= 0)"
+        return None
+    entry_bad = ~(p2 >= 0) | ~np.isfinite(p2)
+    row_bad = entry_bad.any(-1) | ~(p2 > 0).any(-1)
+    if not row_bad.any():
+        return None
+    row = int(np.argmax(row_bad))
+    if not entry_bad[row].any():
+        what = "sum of probabilities <= 0"
+    elif p2[row, int(np.argmax(entry_bad[row]))] >= 0:
+        what = "encountering probability entry = infinity or NaN"
+    else:
+        what = "encountering probability entry < 0"
+    return f"invalid multinomial distribution ({what})"
+
+
 def multinomial_with_replacement(p2: np.ndarray, u: np.ndarray) -> np.ndarray:
     """Draws per row of probabilities p2 (rows, categories) for the double uniforms u
     (rows, k), drawn beforehand: a sequential cumulative sum in the probs' precision,
     normalised, last entry forced to 1; then per sample the first bucket with cum >= u
     (PyTorch's binary search)."""
-    if not (np.all(p2 >= 0) and np.all(np.isfinite(p2))):
-        raise RuntimeError("invalid multinomial distribution (encountering probability entry "
-                           "< 0)" if np.any(p2 < 0) else
-                           "invalid multinomial distribution (encountering probability entry "
-                           "= infinity or NaN)")
+    if (fault := invalid_probs(p2, True)) is not None:
+        raise RuntimeError(fault)
     cum = np.cumsum(p2, axis=-1, dtype=p2.dtype)  # sequential, in the probs' precision
     total = cum[:, -1:].copy()
-    if np.any(total <= 0):
-        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     cum /= total
     cum[:, -1] = 1
     rows, n_cat = cum.shape

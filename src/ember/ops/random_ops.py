@@ -602,10 +602,8 @@ def _multinomial_kernel(p, noise, *, num_samples, replacement):
     if replacement:
         idx = K.multinomial_with_replacement(p2, noise)
     else:
-        if not (np.all(p2 >= 0) and np.all(p2 < np.inf)):
-            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-        if np.any(p2.sum(-1) == 0):
-            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        if (fault := K.invalid_probs(p2, False)) is not None:
+            raise RuntimeError(fault)
         s = (p2 / noise.reshape(p2.shape).astype(p2.dtype)).astype(p.dtype).astype(p2.dtype)
         if num_samples == 1:
             idx = np.argmax(s, axis=-1)[:, None]

@@ -89,12 +89,26 @@ def _static(given: Tensor | None, name: str, computed: Tensor, n: int, head_dim:
     return given
 
 
+def _check_separate_proj(query: Tensor, key: Tensor, value: Tensor, weights, biases) -> None:
+    """torch's checks on separate q/k/v projections (kdim/vdim differ from embed_dim): each
+    weight maps its input's last dim to the query's, each bias has the query's width."""
+    e = query.size(-1)
+    for name, x, w in zip(("query", "key", "value"), (query, key, value), weights):
+        if tuple(w.shape) != (e, x.size(-1)):
+            raise AssertionError(f"expecting {name} weights shape of {(e, x.size(-1))}, but got "
+                                 f"{w.shape}")
+    for name, b in zip(("query", "key", "value"), biases):
+        if b is not None and tuple(b.shape) != (e,):
+            raise AssertionError(f"expecting {name} bias shape of {(e,)}, but got {b.shape}")
+
+
 def _project(query, key, value, in_w, in_b, q_w, k_w, v_w, e: int):
+    b_q, b_k, b_v = in_b.chunk(3) if in_b is not None else (None, None, None)
     if in_w is not None:
         w_q, w_k, w_v = in_w.chunk(3)
     else:
         w_q, w_k, w_v = q_w, k_w, v_w
-    b_q, b_k, b_v = in_b.chunk(3) if in_b is not None else (None, None, None)
+        _check_separate_proj(query, key, value, (w_q, w_k, w_v), (b_q, b_k, b_v))
     return linear(query, w_q, b_q), linear(key, w_k, b_k), linear(value, w_v, b_v)
 
 
