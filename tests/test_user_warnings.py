@@ -62,6 +62,20 @@ SCRIPTS = {
             torch.istft(s, 16)
             torch.istft(s, 16, window=torch.ones(16), length=200)
         """,
+    "complex_cast_once": """
+        z = torch.tensor([1j, 2])
+        z.bool()  # (bool keeps the imaginary part: no warning)
+        for _ in range(2):
+            z.to(torch.uint8)
+            torch.zeros(2).copy_(z)
+            z.float()
+        """,
+    "istft_warns_before_checking": """
+        try:
+            torch.istft(torch.randn(9, 4), 16)  # a real input: the window warning comes first
+        except RuntimeError:
+            pass
+        """,
 }
 
 # Warnings PyTorch raises from C++ under a Python wrapper of its own (torch/functional.py),
@@ -82,6 +96,18 @@ WRAPPED = {
         for _ in range(2):
             torch.stft(x, 16, window=torch.ones(16), return_complex=False)
             x.stft(16, return_complex=True)
+        """,
+    "stft_warns_before_checking": """
+        try:  # n_fft longer than the signal: both warnings, then the error
+            torch.stft(torch.randn(10), 64, center=False, return_complex=False)
+        except RuntimeError:
+            pass
+        """,
+    "stft_warns_before_asking_for_return_complex": """
+        try:
+            torch.stft(torch.randn(100), 16)
+        except RuntimeError:
+            pass
         """,
 }
 

@@ -44,6 +44,31 @@ def _full_window(window: Tensor | None, win_length: int, n_fft: int, d: dt.dtype
     return w
 
 
+def _stft_warnings(input: Tensor, window: Tensor | None, return_complex: bool | None) -> bool:
+    """stft's warnings and its return_complex check, in PyTorch's order: they come after the
+    centre padding and before every check of the sizes (a call that then fails has warned)."""
+    if window is None:
+        warn_at_user(
+            "A window was not provided. A rectangular window will be applied,which is known to "
+            "cause spectral leakage. Other windows such as torch.hann_window or "
+            "torch.hamming_window are recommended to reduce spectral leakage.To suppress this "
+            "warning and use a rectangular window, explicitly set "
+            "`window=torch.ones(n_fft, device=<device>)`.", once=True)
+    if return_complex is None:
+        if not (input._dtype.is_complex or (window is not None and window._dtype.is_complex)):
+            raise RuntimeError(
+                "stft requires the return_complex parameter be given for real inputs, and will "
+                "further require that return_complex=True in a future PyTorch release.")
+        return True
+    if not return_complex:
+        warn_at_user(
+            "stft with return_complex=False is deprecated. In a future pytorch release, stft "
+            "will return complex tensors for all inputs, and return_complex=False will raise an "
+            "error.\nNote: you can still call torch.view_as_real on the complex output to "
+            "recover the old return format.", once=True)
+    return return_complex
+
+
 @autocast_op("stft")
 def stft(input: Tensor, n_fft: int, hop_length: int | None = None,
          win_length: int | None = None, window: Tensor | None = None, center: bool = True,
@@ -52,13 +77,6 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None,
     """The short-time Fourier transform: (freq, frames) or (batch, freq, frames), complex.
     A real signal and window give the onesided n_fft // 2 + 1 frequencies unless
     `onesided=False`; `normalized` scales by 1/sqrt(n_fft)."""
-    complex_in = input._dtype.is_complex or (window is not None and window._dtype.is_complex)
-    if return_complex is None:
-        if not complex_in:
-            raise RuntimeError(
-                "stft requires the return_complex parameter be given for real inputs, and will "
-                "further require that return_complex=True in a future PyTorch release.")
-        return_complex = True
     if align_to_window:
         raise NotImplementedError("ember's stft does not take align_to_window=True")
     if center:
@@ -71,6 +89,8 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None,
         input = input.view(input._shape[-ndim:])
     hop = n_fft >> 2 if hop_length is None else hop_length
     win = n_fft if win_length is None else win_length
+
+    return_complex = _stft_warnings(input, window, return_complex)
 
     def fail(msg: str) -> RuntimeError:
         shown = "None" if window is None else \
@@ -95,13 +115,6 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None,
     if window is not None and (window.ndim != 1 or window._shape[0] != win):
         raise fail(f"expected a 1D window tensor of size equal to win_length={win}, but got "
                    f"window with size {list(window._shape)}")
-    if window is None:
-        warn_at_user(
-            "A window was not provided. A rectangular window will be applied,which is known to "
-            "cause spectral leakage. Other windows such as torch.hann_window or "
-            "torch.hamming_window are recommended to reduce spectral leakage.To suppress this "
-            "warning and use a rectangular window, explicitly set "
-            "`window=torch.ones(n_fft, device=<device>)`.", once=True)
     frames = input.unfold(-1, n_fft, hop)  # (batch?, frames, n_fft), a view
     if window is not None or win < n_fft:
         frames = frames * _full_window(window, win, n_fft, input._dtype, input.device)
@@ -116,11 +129,6 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None,
         out = _fft.rfft(frames, dim=-1, norm=norm)
     out = out.transpose(-1, -2)
     if not return_complex:
-        warn_at_user(
-            "stft with return_complex=False is deprecated. In a future pytorch release, stft "
-            "will return complex tensors for all inputs, and return_complex=False will raise an "
-            "error.\nNote: you can still call torch.view_as_real on the complex output to "
-            "recover the old return format.", once=True)
         return view_as_real(out)
     return out
 
@@ -143,6 +151,12 @@ def istft(input: Tensor, n_fft: int, hop_length: int | None = None,
     window; `length` trims (or zero-pads) the result."""
     hop = n_fft >> 2 if hop_length is None else hop_length
     win = n_fft if win_length is None else win_length
+    if window is None:  # (before every check, as PyTorch warns)
+        warn_at_user(
+            "A window was not provided. A rectangular window will be applied.Please provide the "
+            "same window used by stft to make the inversion lossless.To suppress this warning "
+            "and use a rectangular window, explicitly set "
+            "`window=torch.ones(n_fft, device=<device>)`.", once=True)
     if not input._dtype.is_complex:
         raise RuntimeError("istft requires a complex-valued input tensor matching the output "
                            "from stft with return_complex=True.")
@@ -176,12 +190,6 @@ def istft(input: Tensor, n_fft: int, hop_length: int | None = None,
         raise fail(": expected 0 < win_length <= n_fft")
     if window is not None and (window.ndim != 1 or window._shape[0] != win):
         raise fail(": Invalid window shape. window has to be 1D and length of `win_length`")
-    if window is None:
-        warn_at_user(
-            "A window was not provided. A rectangular window will be applied.Please provide the "
-            "same window used by stft to make the inversion lossless.To suppress this warning "
-            "and use a rectangular window, explicitly set "
-            "`window=torch.ones(n_fft, device=<device>)`.", once=True)
     real_dtype = dt.float64 if input._dtype is dt.complex128 else dt.float32
     w = _full_window(window, win, n_fft, real_dtype, input.device)
     x = input if input.ndim == 3 else input.unsqueeze(0)

@@ -131,3 +131,66 @@ def test_rms_norm_dtype_mismatch_warns_once_per_process(monkeypatch):
         warnings.simplefilter("error")
         EF.rms_norm(ember.ones(2, 4), (4,), ember.ones(4, dtype=ember.bfloat16))
         EF.rms_norm(ember.ones(2, 4) + 0j, (4,), ember.ones(4))  # complex: no fused path
+
+
+# --- layer_norm's and group_norm's dtypes: the CPU kernels' "mixed dtype" rules --------------
+
+NORM_DTYPES = [  # (input, weight, bias): None for no tensor
+    ("float64", "float32", None), ("float64", None, "float32"), ("float32", "float64", None),
+    ("float32", None, "float16"), ("float32", "float32", "float64"), ("float16", "float32", None),
+    ("bfloat16", "float32", "float32"), ("float16", "float32", "float16"),
+    ("float16", "float16", "float32"), ("int64", None, None), ("int64", "float32", None),
+    ("int64", "int64", "float32"), ("bool", None, None), ("complex64", None, None),
+    ("complex64", "float32", None), ("complex64", "complex64", "float32"),
+    ("float64", "float64", None),
+]
+
+
+def _norm_call(fn, dtypes):
+    x_d, w_d, b_d = dtypes
+
+    def call(L):
+        x = L.ones(2, 4, 3, dtype=getattr(L, x_d))
+        w = None if w_d is None else L.ones(4 if fn == "group_norm" else 3, dtype=getattr(L, w_d))
+        b = None if b_d is None else L.ones(4 if fn == "group_norm" else 3, dtype=getattr(L, b_d))
+        if fn == "group_norm":
+            return L.nn.functional.group_norm(x, 2, w, b)
+        return L.nn.functional.layer_norm(x, (3,), w, b)
+    return call
+
+
+@pytest.mark.parametrize("fn", ["layer_norm", "group_norm"])
+@pytest.mark.parametrize("dtypes", NORM_DTYPES, ids=str)
+def test_affine_and_input_dtypes_as_torch(fn, dtypes):
+    """Regression: a float64 input with float32 parameters (nn.LayerNorm on a .double()
+    input) was normalised, where torch refuses; int and bool inputs crashed inside NumPy;
+    complex ones were normalised."""
+    call = _norm_call(fn, dtypes)
+    try:
+        want = call(torch)
+    except (RuntimeError, NotImplementedError) as exc:
+        with pytest.raises(type(exc)) as got:
+            call(ember)
+        assert str(got.value) == str(exc)
+    else:
+        # (normalisation reduces: the values are compared with a tolerance, the dtype exactly)
+        assert_same(call(ember), want, rtol=1e-3, atol=1e-3)
+
+
+def test_layer_norm_module_refuses_a_double_input():
+    for lib in (ember, torch):
+        with pytest.raises(RuntimeError, match="mixed dtype"):
+            lib.nn.LayerNorm(3)(lib.ones(2, 3, dtype=lib.float64))
+
+
+def test_batch_norm_refuses_complex_inputs():
+    same = [lambda L: L.nn.functional.batch_norm(L.ones(2, 3, dtype=L.complex64), None, None,
+                                                 training=True),
+            lambda L: L.nn.functional.instance_norm(L.ones(1, 2, 3, dtype=L.complex64))]
+    for call in same:
+        msgs = []
+        for lib in (torch, ember):
+            with pytest.raises(NotImplementedError) as err:
+                call(lib)
+            msgs.append(str(err.value))
+        assert msgs[0] == msgs[1] == "\"batch_norm\" not implemented for 'ComplexFloat'"

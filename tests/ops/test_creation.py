@@ -365,3 +365,57 @@ def test_range_includes_its_end_and_warns_as_torch():
     assert ember.range(1, 3, dtype=ember.int64).tolist() == [1, 2, 3]
     with pytest.raises(TypeError, match='missing 1 required positional arguments: "end"'):
         ember.range(5)
+
+
+# --- complex linspace / logspace ----------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_linspace_matches_torch(dtype):
+    """Regression: complex bounds were cast to float (imaginary parts dropped with a NumPy
+    warning) and a steps=1 complex start raised a TypeError."""
+    for n in (0, 1, 2, 7, 28, 257):
+        for a, b in ((1 + 2j, -3.5 + 0.25j), (0, 1 + 1j), (0.1 - 0.3j, 0.7 + 0.9j)):
+            want = torch.linspace(a, b, n, dtype=getattr(torch, dtype))
+            got = ember.linspace(a, b, n, dtype=getattr(ember, dtype))
+            assert got.dtype is getattr(ember, dtype)
+            assert_ulp(got, want, 0 if TORCH_VECTOR_KERNELS else 2, "each part is a real "
+                       "linspace, which torch's AVX2/AVX512 kernels fuse into FMAs",
+                       scale=max(abs(a), abs(b)))
+
+
+def test_complex_bounds_infer_the_default_complex_dtype():
+    for lib in (ember, torch):
+        assert lib.linspace(0, 1 + 1j, 3).dtype is lib.complex64
+        assert lib.linspace(lib.tensor(1j), 2, 3).dtype is lib.complex64
+        assert lib.logspace(0, 1j, 3).dtype is lib.complex64
+    check(lambda m: m.linspace(1j, 2j, 1))
+    check(lambda m: m.linspace(0, 1 + 1j, 3, out=m.empty(3, dtype=m.complex64)))
+    try:
+        for lib in (ember, torch):
+            lib.set_default_dtype(lib.float64)
+        check(lambda m: m.linspace(0, 1j, 5))
+    finally:
+        for lib in (ember, torch):
+            lib.set_default_dtype(lib.float32)
+
+
+@pytest.mark.parametrize("fn", ["linspace", "logspace"])
+@pytest.mark.parametrize("dtype", ["float32", "int64", "float16", "bool"])
+def test_complex_bounds_refuse_a_real_dtype(fn, dtype):
+    same_message(lambda m: getattr(m, fn)(0, 1 + 1j, 3, dtype=getattr(m, dtype)))
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_logspace_matches_torch(dtype):
+    """Computed in the complex dtype as exp(exponent * log(base)), as torch's complex power
+    is: logspace(0, 2, 3) in complex64 ends at 100.00000763, not 100."""
+    for a, b, base in ((0, 2, 10.0), (0.5 + 0.5j, 3 - 1j, 3.0), (0, 1j, 2.0), (-1, 1.5j, 0.5)):
+        want = torch.logspace(a, b, 6, base=base, dtype=getattr(torch, dtype))
+        got = ember.logspace(a, b, 6, base=base, dtype=getattr(ember, dtype))
+        # exp, log, sin and cos of complex numbers are not correctly rounded (libm or NumPy)
+        # and the exponents may differ by the linspace's FMA: a few ulps of the magnitude
+        assert_ulp(got, want, 8, "complex exp/log are transcendentals of the C library",
+                   scale=want.abs())
+    e = ember.logspace(0, 2, 3, dtype=ember.complex64)
+    t = torch.logspace(0, 2, 3, dtype=torch.complex64)
+    assert str(e).replace("ember", "torch") == str(t)

@@ -207,12 +207,18 @@ def _no_bool(x, msg: str) -> None:
         raise RuntimeError(msg)
 
 
+def _clamp_refuses_complex(x: Tensor) -> None:
+    """relu, relu6 and hardtanh are clamps, and refuse complex inputs in clamp's words."""
+    if x._dtype.is_complex:
+        raise NotImplementedError("clamp is not supported for complex types")
+
+
 def functional_relu(input: Tensor, inplace: bool = False) -> Tensor:
     """max(x, 0) elementwise (`nn.functional.relu`, with its `inplace` flag)."""
     # NOTE: the checks inline when they pass (no helper calls): relu is hot.
     if not isinstance(input, Tensor) or input._dtype._kind in (BOOL_K, COMPLEX_K):
         _no_bool(input, "Boolean inputs not supported for relu")
-        _run(relu_p, input, inplace, (COMPLEX_K,), "clamp_min_scalar_cpu")  # (raises)
+        _clamp_refuses_complex(input)
     if inplace:
         return apply_(unary_p, input, fn=relu_p)
     return apply(unary_p, input, fn=relu_p)
@@ -256,8 +262,8 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
     if min_val > max_val:  # (a TypeError for non-numbers, as in PyTorch)
         raise ValueError("min_val cannot be greater than max_val")
     _no_bool(input, "Bool inputs not supported for hardtanh")
-    return _run(hardtanh_p, input, inplace, (COMPLEX_K,), "hardtanh_cpu",
-                min_val=min_val, max_val=max_val)
+    _clamp_refuses_complex(input)
+    return _run(hardtanh_p, input, inplace, (), "", min_val=min_val, max_val=max_val)
 
 
 def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:

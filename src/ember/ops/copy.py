@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from .. import _dtype as dt
@@ -11,6 +9,7 @@ from .. import _grad_mode as grad_mode
 from .._device import as_device, device
 from .._layout import CHANNELS_LAST_RANK
 from .._tensor import Tensor
+from .._user_warnings import warn_at_user
 from .._view import broadcast_shapes, contiguous_strides, like_strides, storage_extent
 from ._common import same_meta
 from ._float8 import to_float8
@@ -159,13 +158,23 @@ def cast_array(a: np.ndarray, d: dt.dtype, copy: bool = True) -> np.ndarray:
         return a.astype(d.np, order="K")
 
 
+def _drops_imaginary(src: dt.dtype, dst: dt.dtype) -> bool:
+    """Whether a cast loses imaginary parts (and so warns): complex to a real dtype, except
+    bool, which tests the whole value against zero."""
+    return src.is_complex and not dst.is_complex and dst is not dt.bool_
+
+
+def _warn_imaginary_dropped() -> None:
+    # NOTE: PyTorch warns from one TORCH_WARN_ONCE in its copy kernel: once a process, for
+    # casts and copy_ alike, whatever the warnings filters say.
+    warn_at_user("Casting complex values to real discards the imaginary part", once=True)
+
+
 def _cast(x: Tensor, dtype: dt.dtype, copy: bool = False) -> Tensor:
     if dtype is x._dtype and not copy:
         return x
-    if x._dtype.is_complex and not dtype.is_complex:
-        warnings.warn(
-            "Casting complex values to real discards the imaginary part", UserWarning,
-            stacklevel=3)
+    if _drops_imaginary(x._dtype, dtype):
+        _warn_imaginary_dropped()
     if x._vc is None and not grad_mode.state.inference:
         return _inference_copy(x, False, dtype)
     return apply(clone_p, x, dtype=dtype)
@@ -311,9 +320,8 @@ def copy_(self: Tensor, src, non_blocking: bool = False) -> Tensor:
             check_inplace(self)
             return self
         src = _to_device(src, self.device, None)
-    if src._dtype.is_complex and not self._dtype.is_complex:
-        warnings.warn("Casting complex values to real discards the imaginary part",
-                      UserWarning, stacklevel=2)
+    if _drops_imaginary(src._dtype, self._dtype):
+        _warn_imaginary_dropped()
     return apply_(fill_p, self, src, fn=COPY)
 
 

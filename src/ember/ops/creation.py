@@ -29,6 +29,8 @@ from ._nested_data import (
 )
 from ._scalar_value import scalar_value as _fill_value
 from ._size_args import keyword_size, size_values, unpack_size
+from ._spacing import linspace_complex
+from ._spacing import linspace_float as _linspace_float
 from .copy import cast_array
 from .registry import Family, Member, Primitive, batch_by_loop, bind, defbatch, nondifferentiable
 
@@ -563,17 +565,36 @@ def range_(start=None, end=None, step=1, *, dtype=None, device=None, requires_gr
     return _place(arr, d, device, requires_grad)
 
 
+def _spaced_dtype(name: str, start, end, dtype) -> dt.dtype:
+    """The dtype of linspace / logspace: complex bounds infer the default complex dtype,
+    which a real `dtype` may not narrow (PyTorch refuses it rather than drop the imaginary
+    parts)."""
+    if not (isinstance(start, complex) or isinstance(end, complex)):
+        return _dtype_or_default(dtype)
+    inferred = dt.default_complex()
+    if dtype is None:
+        return inferred
+    d = dt.as_dtype(dtype)
+    if not d.is_complex:
+        raise RuntimeError(
+            f"torch.{name}(): inferred dtype {dt.CPP_TYPE_NAMES[inferred.name]} can't be safely "
+            f"cast to passed dtype {dt.SCALAR_TYPE_NAMES[d.name]}")
+    return d
+
+
 def linspace(start, end, steps: int, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False) -> Tensor:
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    d = _dtype_or_default(dtype)
     start = start.item() if isinstance(start, Tensor) else start
     end = end.item() if isinstance(end, Tensor) else end
+    d = _spaced_dtype("linspace", start, end, dtype)
     if as_device(device).type == "meta":
         return _finish(_meta((steps,), d), requires_grad)
-    if steps > 1 and d in (dt.float32, dt.float64) and not (
-            isinstance(start, complex) or isinstance(end, complex)):
+    if d.is_complex:
+        arr = linspace_complex(complex(start), complex(end), steps, d.to_real().np.type)
+        return _out(_place(arr, d, device, requires_grad), out)
+    if steps > 1 and d in (dt.float32, dt.float64):
         return _out(_place(_linspace_float(start, end, steps, d.np.type), d, device,
                            requires_grad), out)
     if steps == 1:
@@ -586,52 +607,24 @@ def linspace(start, end, steps: int, *, out=None, dtype=None, layout=None, devic
         arr = np.where(idx < half, start + step * idx, end - step * (steps - 1 - idx))
     if d._kind == 1:
         arr = np.trunc(arr)
-    if d.is_complex:
-        arr = arr.astype(np.complex128)
     return _out(_place(arr.astype(d.np), d, device, requires_grad), out)
-
-
-def _fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """a * b + c rounded once, as a fused multiply-add (float32 or float64 arrays)."""
-    if a.dtype == np.float32:
-        return (a.astype(np.float64) * b + c).astype(np.float32)
-    # float64: the exact product as a sum of two doubles (Dekker), then two error-free sums
-    p = a * b
-    split = np.float64(134217729.0)  # 2**27 + 1
-
-    def halves(x):
-        t = split * x
-        hi = t - (t - x)
-        return hi, x - hi
-
-    ah, al = halves(a)
-    bh, bl = halves(b)
-    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
-    s = p + c
-    bb = s - p
-    t = (p - (s - bb)) + (c - bb)
-    return s + (t + e)
-
-
-def _linspace_float(start, end, steps: int, t) -> np.ndarray:
-    """linspace in float32 / float64 as PyTorch's CPU kernel computes it, value for value:
-    the step in the dtype, the first half counted up from `start` and the second half down
-    from `end`, each point one fused multiply-add."""
-    start, end = t(start), t(end)
-    step = np.asarray((end - start) / t(steps - 1))
-    i = np.arange(steps)
-    n = len(i)
-    up = _fma(np.broadcast_to(step, (n,)), i.astype(t), np.full(n, start))
-    down = _fma(np.broadcast_to(-step, (n,)), (steps - 1 - i).astype(t), np.full(n, end))
-    return np.where(i < steps // 2, up, down)
 
 
 def logspace(start, end, steps: int, base: float = 10.0, *, out=None, dtype=None, layout=None,
              device=None, requires_grad=False) -> Tensor:
-    """base ** linspace(start, end, steps), computed in float64 and cast once to `dtype`."""
+    """base ** linspace(start, end, steps): computed in float64 and cast once to a real
+    `dtype`; in a complex dtype itself, as exp(exponent * log(base)) (PyTorch's complex power,
+    whose rounding shows: `logspace(0, 2, 3, dtype=complex64)` ends at 100.00000763)."""
     from .binary import pow as power
+    from .unary import exp, log
 
-    d = _dtype_or_default(dtype)
+    start = start.item() if isinstance(start, Tensor) else start
+    end = end.item() if isinstance(end, Tensor) else end
+    d = _spaced_dtype("logspace", start, end, dtype)
+    if d.is_complex:
+        exps = linspace(start, end, steps, dtype=d, device=device)
+        result = exp(exps * log(full((), complex(base), dtype=d, device=device)))
+        return _out(_finish(result, requires_grad), out)
     exps = linspace(start, end, steps, dtype=dt.float64, device=device)
     return _out(_finish(power(float(base), exps).to(d), requires_grad), out)
 

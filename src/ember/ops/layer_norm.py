@@ -170,7 +170,7 @@ defvjp_joint(layer_norm_p, _layer_norm_vjp, (True, True, True), reads=((0, 1, 2)
              save_output=(1, 2))
 
 
-def _check_affine(x: Tensor, weight, bias, k: int) -> None:
+def check_affine(x: Tensor, weight, bias, k: int) -> None:
     """As native_layer_norm checks: the weight and bias, when given, have exactly the shape
     of the normalised dims (a flat weight of as many elements is refused too)."""
     shape = list(x._shape[len(x._shape) - k:])
@@ -183,7 +183,7 @@ def _check_affine(x: Tensor, weight, bias, k: int) -> None:
 
 def layer_norm_prim(x: Tensor, weight, bias, k: int, eps: float) -> Tensor:
     """Normalise `x` over its trailing `k` dims, then scale and shift."""
-    _check_affine(x, weight, bias, k)
+    check_affine(x, weight, bias, k)
     return apply(layer_norm_p, x, weight, bias, k=k, eps=float(eps))[0]
 
 

@@ -355,7 +355,10 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
 
 
 def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
-    """Mean of the non-NaN elements (a composite: nansum / count, as in PyTorch)."""
+    """Mean of the non-NaN elements (a composite: nansum / count, as in PyTorch, so that a
+    complex input is refused by nansum)."""
+    if input._dtype.is_complex:
+        raise RuntimeError("nansum on CPU does not support complex inputs")
     if input._dtype._kind != 2:
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
                            f"but got {type_name(input._dtype)}")

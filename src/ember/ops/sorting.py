@@ -701,7 +701,11 @@ batch_by_loop(histc_p, "with min == max the bin range comes from each element's 
 def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
     """A histogram of `input` with `bins` equal bins over [min, max] (data range if equal)."""
     if input._dtype._kind != 2:
-        raise NotImplementedError(f'"histogram_cpu" not implemented for '
+        # NOTE: PyTorch's kernel names: bool fails making the bin edges, complex finding the
+        # data's range when min == max (the default), everything else histogramming
+        kname = "linspace_cpu" if input._dtype is dt.bool_ else "aminmax_cpu" \
+            if input._dtype.is_complex and float(min) == float(max) else "histogram_cpu"
+        raise NotImplementedError(f'"{kname}" not implemented for '
                                   f"'{type_name(input._dtype)}'")
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")

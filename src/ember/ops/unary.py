@@ -105,17 +105,25 @@ def check_tensor(x, fname: str) -> None:
 
 
 def unary_api(prim: Member, doc: str, *, result: str = FLOAT, reject=(), kname=None,
-              name: str | None = None, fixed: dict | None = None):
+              name: str | None = None, fixed: dict | None = None, no_complex: bool = False):
     """The public function `op(input, *, out=None, **params)` and method `op_(self, **params)`
     binding member `prim` of the `unary` family.
 
     `reject` lists dtype kinds (BOOL_K ... COMPLEX_K) the kernel does not take;
-    `kname` is the kernel name PyTorch's NotImplementedError quotes. Where one member
-    serves several functions, `name` is this one's and `fixed` the static params it binds.
+    `kname` is the kernel name PyTorch's NotImplementedError quotes. `no_complex`: PyTorch
+    refuses complex inputs before choosing a kernel ("floor is not supported for complex
+    inputs"). Where one member serves several functions, `name` is this one's and `fixed` the
+    static params it binds.
     """
     name = name or prim.name
     kname = kname or name + "_cpu"
-    reject = frozenset(reject)
+    reject = frozenset(reject) | ({COMPLEX_K} if no_complex else set())
+
+    def refusal(d: dt.dtype) -> NotImplementedError:  # (the error path only)
+        if no_complex and d.is_complex:
+            return NotImplementedError(f"{name} is not supported for complex inputs")
+        return not_implemented(kname, d)
+
     extra = {"fn": prim, **(fixed or {})}
     float_in = result == FLOAT
 
@@ -125,7 +133,7 @@ def unary_api(prim: Member, doc: str, *, result: str = FLOAT, reject=(), kname=N
             check_tensor(input, name)
         kind = input._dtype._kind
         if kind in reject:
-            raise not_implemented(kname, input._dtype)
+            raise refusal(input._dtype)
         if float_in and kind < 2:
             input = to_float(input)
         res = apply(unary_p, input, fn=prim, **params) if not fixed else \
@@ -137,7 +145,7 @@ def unary_api(prim: Member, doc: str, *, result: str = FLOAT, reject=(), kname=N
         check_tensor(self, name)
         kind = self._dtype._kind
         if kind in reject:
-            raise not_implemented(kname, self._dtype)
+            raise refusal(self._dtype)
         if float_in and kind < 2 or result == BOOL and kind:
             produced = dt.get_default_dtype() if float_in else dt.bool_
             raise RuntimeError(f"result type {type_name(produced)} can't be cast to the desired "

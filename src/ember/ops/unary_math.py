@@ -468,13 +468,13 @@ angle, _ = unary_api(angle_p, "The argument of each element: atan2(imag, real) f
 erfinv, erfinv_ = unary_api(erfinv_p, "The inverse error function on (-1, 1).",
                             reject=_NO_COMPLEX, kname="erfinv_cpu")
 floor, floor_ = unary_api(floor_p, "Largest integer <= x (integers unchanged).", result=SAME,
-                          reject=(BOOL_K, COMPLEX_K), kname="floor")
+                          reject=(BOOL_K,), kname="floor_vml_cpu", no_complex=True)
 ceil, ceil_ = unary_api(ceil_p, "Smallest integer >= x (integers unchanged).", result=SAME,
-                        reject=(BOOL_K, COMPLEX_K), kname="ceil")
+                        reject=(BOOL_K,), kname="ceil_vml_cpu", no_complex=True)
 trunc, trunc_ = unary_api(trunc_p, "x rounded toward zero (integers unchanged).", result=SAME,
-                          reject=(BOOL_K, COMPLEX_K), kname="trunc")
+                          reject=(BOOL_K,), kname="trunc_vml_cpu", no_complex=True)
 _round, _round_ = unary_api(round_p, "x rounded half to even.", result=SAME,
-                            reject=(BOOL_K, COMPLEX_K), kname="round_cpu")
+                            reject=(BOOL_K, COMPLEX_K), kname="round_vml_cpu")
 _round_d, _round_d_ = unary_api(round_decimals_p, "x rounded half to even at `decimals`.",
                                 result=SAME, reject=(BOOL_K, COMPLEX_K), kname="round_cpu",
                                 name="round")

@@ -21,12 +21,15 @@ from ...ops.attention import attention_prim
 from ...ops.batch_norm import batch_norm_stats, update_running
 from ...ops.bernoulli import bernoulli_noise
 from ...ops.composite import pdist
+from ...ops.layer_norm import check_affine as check_layer_norm_affine
 from ...ops.layer_norm import layer_norm_prim
 from ...ops.matmul import addmm
 from ...ops.registry import rename_node, saves
 from .norm_checks import (
+    check_affine_dtypes,
     check_group_norm_affine,
     check_instance_norm_affine,
+    check_norm_kernel_dtypes,
     check_rms_norm_inputs,
     normalized_shape_arg,
 )
@@ -221,7 +224,6 @@ def _normalize_over(x: Tensor, dims: tuple, eps: float) -> Tensor:
     return xc * (var + eps).rsqrt()
 
 
-@_in_float32
 def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalise over the trailing `normalized_shape` dims, then scale and shift."""
@@ -231,6 +233,15 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
         raise RuntimeError(
             f"Given normalized_shape={list(shape)}, expected input with shape [*, "
             f"{', '.join(str(s) for s in shape)}], but got input of size{list(input.shape)}")
+    check_affine_dtypes(input, weight, bias)
+    check_layer_norm_affine(input, weight, bias, k)
+    check_norm_kernel_dtypes(input, "LayerNormKernelImpl", weight, bias)
+    return _layer_norm(input, weight, bias, k, eps)
+
+
+@_in_float32
+def _layer_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, k: int,
+                eps: float) -> Tensor:
     return layer_norm_prim(input, weight, bias, k, eps)
 
 
@@ -257,7 +268,6 @@ def _rms_norm(input: Tensor, shape: tuple[int, ...], weight: Tensor | None,
     return out if out.dtype is input.dtype else out.to(input.dtype)
 
 
-@_in_float32
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalise over groups of channels (and all spatial positions) per sample."""
@@ -270,6 +280,15 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
                            f"but got input of shape {list(input.shape)} and num_groups="
                            f"{num_groups}")
     check_group_norm_affine(input, weight, bias)
+    check_affine_dtypes(input, weight, bias)
+    check_norm_kernel_dtypes(input, "GroupNormKernelImpl", weight, bias)
+    return _group_norm(input, num_groups, weight, bias, eps)
+
+
+@_in_float32
+def _group_norm(input: Tensor, num_groups: int, weight: Tensor | None, bias: Tensor | None,
+                eps: float) -> Tensor:
+    n, c = input.shape[:2]
     x = input.reshape(n, num_groups, (c // num_groups) * math.prod(input.shape[2:]))
     out = _normalize_over(x, (2,), eps).reshape(input.shape)
     view = (-1,) + (1,) * (input.dim() - 2)
@@ -290,7 +309,7 @@ def _batch_norm_checks(input, running_mean, running_var, weight, bias, training)
                 raise RuntimeError(f"{name} must be defined in evaluation mode")
         elif t.numel() != n:
             raise RuntimeError(f"{name} should contain {n} elements not {t.numel()}")
-    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+    if not input.dtype.is_floating_point:  # (complex inputs included)
         raise NotImplementedError(f"\"batch_norm\" not implemented for "
                                   f"'{type_name(input.dtype)}'")
 

@@ -2,11 +2,13 @@
 operands, in its order and words (a wrong affine would otherwise broadcast, or fail with a
 broadcasting message).
 
-layer_norm's are the op's own (ops/layer_norm.py), batch_norm's sit with batch_norm.
+layer_norm's shapes are the op's own (ops/layer_norm.py), batch_norm's sit with batch_norm;
+layer_norm's and group_norm's dtypes (their CPU kernels' "mixed dtype" rules) are here.
 """
 
 from __future__ import annotations
 
+from ... import _dtype as dt
 from ..._tensor import Tensor
 from ..._user_warnings import warn_at_user
 from ...ops._common import c_type_name, type_name
@@ -85,3 +87,30 @@ def check_rms_norm_inputs(input: Tensor, shape: tuple[int, ...], weight: Tensor 
                          f"implementation.")
     if not (input.dtype.is_floating_point or is_complex):
         raise NotImplementedError(f"\"rms_norm\" not implemented for '{type_name(input.dtype)}'")
+
+
+def check_affine_dtypes(input: Tensor, weight: Tensor | None, bias: Tensor | None) -> None:
+    """layer_norm's and group_norm's CPU kernels take a weight and bias of the input's dtype,
+    or float32 ones for a float16 / bfloat16 input (their "mixed" mode). Checked first: a
+    weight of another dtype, or a bias of another dtype without a weight (a weight of the
+    input's dtype and a bias of another fail later, in `check_norm_kernel_dtypes`)."""
+    given = [t.dtype for t in (weight, bias) if t is not None]
+    if all(d is input.dtype for d in given) or weight is not None and \
+            weight.dtype is input.dtype:
+        return
+    if any(d is not dt.float32 for d in given):
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if input.dtype not in (dt.float16, dt.bfloat16):
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+
+
+def check_norm_kernel_dtypes(input: Tensor, kernel: str, weight: Tensor | None,
+                             bias: Tensor | None) -> None:
+    """The kernel runs on floating-point inputs only (not complex), then reads a weight of
+    the input's dtype and the bias as the same type."""
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{type_name(input.dtype)}\'')
+    if weight is not None and bias is not None and weight.dtype is input.dtype \
+            and bias.dtype is not input.dtype:
+        raise RuntimeError(f"expected scalar type {type_name(input.dtype)} but found "
+                           f"{type_name(bias.dtype)}")

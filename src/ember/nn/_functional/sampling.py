@@ -17,7 +17,7 @@ import ember as E
 from ..._tensor import Tensor
 from ..._user_warnings import warn_at_user
 from ...amp.autocast_mode import autocast_op
-from ...ops.creation import _linspace_float
+from ...ops._spacing import linspace_float as _linspace_float
 from ...ops.sampling import MODES, PADDINGS, grid_sampler
 
 __all__ = ["grid_sample", "affine_grid"]
