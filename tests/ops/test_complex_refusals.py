@@ -38,6 +38,20 @@ NOT_IMPLEMENTED = {
     "histc": lambda L: L.histc(z(L)),
     "histc range": lambda L: L.histc(z(L), bins=3, min=0, max=1),
     "histc bool": lambda L: L.histc(L.tensor([True, False])),
+    # the gamma family names the kernel torch runs: digamma / trigamma for polygamma's n = 0
+    # and 1, an arange for mvlgamma
+    "digamma": lambda L: L.digamma(z(L)),
+    "psi": lambda L: L.special.psi(z(L)),
+    "digamma_": lambda L: z(L).digamma_(),
+    "polygamma 0": lambda L: L.polygamma(0, z(L)),
+    "polygamma 1": lambda L: L.polygamma(1, z(L)),
+    "polygamma_ 1": lambda L: z(L).polygamma_(1),
+    "polygamma 3": lambda L: L.special.polygamma(3, z(L)),
+    "mvlgamma": lambda L: L.mvlgamma(z(L), 2),
+    "multigammaln": lambda L: L.special.multigammaln(z(L), 1),
+    "erfinv": lambda L: L.erfinv(z(L)),
+    "erfinv_": lambda L: z(L).erfinv_(),
+    "lgamma": lambda L: L.lgamma(z(L)),
 }
 
 RUNTIME = {
@@ -76,3 +90,17 @@ def test_complex_to_bool_does_not_warn():
             got = [zs.bool(), zs.to(lib.bool), lib.zeros(3, dtype=lib.bool).copy_(zs)]
         assert [g.tolist() for g in got] == [[True, False, True]] * 3
     # (the warning of the other casts, once a process, is in tests/test_user_warnings.py)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.randint(0, 5, (2,), dtype=L.complex64),
+    lambda L: L.ones(2, dtype=L.complex64).random_(0, 5),
+    lambda L: L.ones(2, dtype=L.complex128).random_(5),
+    lambda L: L.randint_like(L.ones(2, dtype=L.complex64), 5),
+], ids=["randint", "random_ from to", "random_ to", "randint_like"])
+def test_random_integers_into_a_complex_tensor_are_refused_by_the_bounds_check(call):
+    same_message(call, RuntimeError)
+
+
+def test_random_full_range_into_a_complex_tensor_is_refused_by_its_kernel():
+    same_message(lambda L: L.ones(2, dtype=L.complex64).random_(), NotImplementedError)

@@ -602,3 +602,18 @@ def test_nonzero_is_column_major_as_torch(shape):
         res.append((idx.tolist(), idx.is_contiguous(), viewable,
                     idx.stride() if idx.shape[0] > 1 and idx.shape[1] > 1 else None))
     assert res[0] == res[1]
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int32", "float32"])
+def test_a_complex_value_written_into_a_real_tensor(dtype):
+    """A bool destination reads both parts of each complex value (1j is True); the others
+    take the real part, as torch's copy does."""
+    def write(L):
+        x = L.zeros(2, 3, dtype=getattr(L, dtype))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (the discarded-imaginary-part warning)
+            x[:, 1] = L.tensor([1.5j, 2 + 0j])
+            x[0] = L.tensor([0j, 1j, -1 + 0j])
+        return x
+
+    assert_same(write(ember), write(torch))

@@ -387,9 +387,12 @@ def _check_in_range(frm: int, to_inc: int, d: dt.dtype) -> None:
 
 def _random_maker(g, d: dt.dtype, frm, to):
     """A `make(n)` for random_(from, to) on dtype d, after PyTorch's checks."""
-    if d.is_complex:
-        raise NotImplementedError(
-            f'"random_from_to_kernel_cpu" not implemented for \'{type_name(d)}\'')
+    if d.is_complex:  # (with bounds, their check refuses first; without, the kernel)
+        if frm is None:
+            raise NotImplementedError(
+                f'"random_kernel_cpu" not implemented for \'{type_name(d)}\'')
+        raise RuntimeError("check_random_bounds handles only integral, floating-point and "
+                           "boolean types")
     if frm is None:
         return lambda n: K.random_full(g, n, d)
     frm = int(_scalar(frm))

@@ -211,7 +211,7 @@ def _write(x: Tensor, dst: np.ndarray, adv, value) -> None:
         return
     if isinstance(value, Tensor):
         src = value._array()
-        if src.dtype.kind == "c" and dst.dtype.kind != "c":
+        if src.dtype.kind == "c" and dst.dtype.kind not in "cb":  # (bool reads both parts)
             src = src.real
         if src.dtype != dst.dtype:
             src = src.astype(dst.dtype)

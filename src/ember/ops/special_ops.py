@@ -321,7 +321,7 @@ derivative_not_implemented(heaviside_fn, "heaviside", (True, True))
 
 lgamma, lgamma_ = unary_api(lgamma_p, "log |Gamma(x)|.", reject=_REAL, kname="lgamma_vml_cpu")
 digamma, digamma_ = unary_api(digamma_p, "The digamma function, d/dx lgamma(x).",
-                              reject=_REAL, kname="digamma_vml_cpu")
+                              reject=_REAL, kname="digamma")
 i0, i0_ = unary_api(i0_p, "Modified Bessel function of the first kind, order 0.",
                     reject=_REAL, kname="i0_vml_cpu")
 i0e, _ = unary_api(i0e_p, "exp(-|x|) I0(x), which does not overflow.", reject=_REAL,
@@ -339,7 +339,8 @@ _log_ndtr, _ = unary_api(log_ndtr_p, "log of the standard normal CDF, accurate i
                          reject=_REAL, kname="log_ndtr_cpu")
 entr, _ = unary_api(entr_p, "-x log(x), 0 at 0 and -inf below.", reject=_REAL,
                     kname="entr_cpu")
-_mvlgamma, _mvlgamma_ = unary_api(mvlgamma_p, "mvlgamma", reject=_REAL, kname="mvlgamma")
+# (PyTorch's mvlgamma sums over an arange in the input's dtype: that kernel refuses first)
+_mvlgamma, _mvlgamma_ = unary_api(mvlgamma_p, "mvlgamma", reject=_REAL, kname="arange_cpu")
 _polygamma, _polygamma_ = unary_api(polygamma_p, "polygamma", reject=_REAL,
                                     kname="polygamma")
 
@@ -426,9 +427,18 @@ def _check_n(n) -> int:
     return int(n)
 
 
+def _polygamma_kernel_check(n: int, x) -> int:
+    """`n`, checked; PyTorch's polygamma runs digamma's kernel for n = 0 and trigamma's for
+    n = 1, so a complex input is refused in their names."""
+    n = _check_n(n)
+    if isinstance(x, Tensor) and x._dtype.is_complex:
+        raise not_implemented({0: "digamma", 1: "trigamma"}.get(n, "polygamma"), x._dtype)
+    return n
+
+
 def polygamma(n: int, input: Tensor, *, out=None) -> Tensor:
     """The n-th derivative of digamma."""
-    return _polygamma(input, n=_check_n(n), out=out)
+    return _polygamma(input, n=_polygamma_kernel_check(n, input), out=out)
 
 
 def _polygamma_method(self: Tensor, n: int) -> Tensor:
@@ -436,7 +446,7 @@ def _polygamma_method(self: Tensor, n: int) -> Tensor:
 
 
 def polygamma_(self: Tensor, n: int) -> Tensor:
-    return _polygamma_(self, n=_check_n(n))
+    return _polygamma_(self, n=_polygamma_kernel_check(n, self))
 
 
 def mvlgamma(input: Tensor, p: int, *, out=None) -> Tensor:

@@ -466,7 +466,7 @@ erfc, erfc_ = unary_api(erfc_p, "1 - erf(x), accurate where erf(x) is near 1.",
 angle, _ = unary_api(angle_p, "The argument of each element: atan2(imag, real) for complex, "
                      "pi for negative reals, else 0.")
 erfinv, erfinv_ = unary_api(erfinv_p, "The inverse error function on (-1, 1).",
-                            reject=_NO_COMPLEX, kname="erfinv_cpu")
+                            reject=_NO_COMPLEX, kname="erfinv_vml_cpu")
 floor, floor_ = unary_api(floor_p, "Largest integer <= x (integers unchanged).", result=SAME,
                           reject=(BOOL_K,), kname="floor_vml_cpu", no_complex=True)
 ceil, ceil_ = unary_api(ceil_p, "Smallest integer >= x (integers unchanged).", result=SAME,
