@@ -124,16 +124,16 @@ def _add_sparse_into(self: Tensor, other: Tensor, alpha) -> Tensor:
 
 
 def sub_(self: Tensor, other, *, alpha=1) -> Tensor:
-    if not (isinstance(other, Tensor) or is_scalar(other)) or not (
-            is_scalar(alpha) or isinstance(alpha, Tensor)):
-        # (checked before dtypes)
-        raise operand_error("sub_", (self, other), {"alpha": None if alpha == 1 else alpha},
-                            method=True)
+    if not isinstance(other, Tensor) and not is_scalar(other):  # (checked before dtypes)
+        raise operand_error("sub_", (self, other), method=True)
     if self._dtype is dt.bool_ or tensor_dtype(other) is dt.bool_ or isinstance(other, bool):
         _sub_bool_check(self, other)
     if alpha != 1:
-        return _alpha_call(sub_alpha_fn, self, inplace_operand(self, other), alpha,
-                           dt.result_type(self, other), inplace=True)
+        try:
+            return _alpha_call(sub_alpha_fn, self, inplace_operand(self, other), alpha,
+                               dt.result_type(self, other), inplace=True)
+        except OperandTypeError:
+            raise operand_error("sub_", (self, other), {"alpha": alpha}, method=True) from None
     return apply_(binary_p, self, inplace_operand(self, other), fn=sub_fn)
 
 
