@@ -1,31 +1,11 @@
 """The values of evenly spaced sequences (`linspace`), computed on NumPy arrays as PyTorch's
-CPU kernel rounds them, and the fused multiply-add they need."""
+CPU kernel rounds them (each point one fused multiply-add, `_fma.fma`)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-
-def fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """a * b + c rounded once, as a fused multiply-add (float32 or float64 arrays)."""
-    if a.dtype == np.float32:
-        return (a.astype(np.float64) * b + c).astype(np.float32)
-    # float64: the exact product as a sum of two doubles (Dekker), then two error-free sums
-    p = a * b
-    split = np.float64(134217729.0)  # 2**27 + 1
-
-    def halves(x):
-        t = split * x
-        hi = t - (t - x)
-        return hi, x - hi
-
-    ah, al = halves(a)
-    bh, bl = halves(b)
-    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
-    s = p + c
-    bb = s - p
-    t = (p - (s - bb)) + (c - bb)
-    return s + (t + e)
+from ._fma import fma
 
 
 def linspace_float(start, end, steps: int, t) -> np.ndarray:

@@ -28,7 +28,7 @@ from .. import _grad_mode
 from .._core import forward_mode_active
 from .._tensor import Tensor
 from ._batching import batch_size, batched
-from ._spacing import fma as fused_multiply_add
+from ._fma import fma as fused_multiply_add
 from .registry import (
     Primitive,
     apply,
