@@ -522,7 +522,10 @@ def _addmm_batch(args, dims, *, beta, alpha, batch_sum=False):
             ri += 1
     if d1 is None and d2 is None:
         m1, d1 = batched(m1, None, size), 0
-    inp = _pad_batch(inp, di, max(r1, 2))
+    # NOTE: under nested vmap an operand's logical rank can pass 2 (a lower level's batch
+    # axes in front); size-1 axes after each batch keep batch aligned with batch
+    top = max(r1, r2, 2)
+    inp, m1, m2 = (_pad_batch(x, d, top) for x, d in ((inp, di), (m1, d1), (m2, d2)))
     out = bind(addmm_p, inp, m1, m2, beta=beta, alpha=alpha)
     return (out.squeeze(-1) if vector else out), 0
 
