@@ -138,6 +138,12 @@ class Generator:
 
     # -- state ----------------------------------------------------------------
 
+    def clone_state(self) -> Generator:
+        """A new generator in this one's state: its draws repeat this stream's next ones."""
+        twin = Generator(self.device)
+        twin._load_state_bytes(self._state_bytes())
+        return twin
+
     def get_state(self):
         """The state as a 5,056-byte uint8 tensor in PyTorch's layout."""
         from .ops.creation import from_numpy

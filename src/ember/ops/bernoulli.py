@@ -13,10 +13,11 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor, _meta
+from .._view import dense_order
 from . import _rng_kernels as K
 from . import _rng_native as R
 from ._common import check_failed, type_name
-from .draws import draw_like
+from .draws import draw_like, like_strides
 from .fill import fill_p
 from .random_ops import (
     _DRAWS,
@@ -63,6 +64,17 @@ BERNOULLI = Member(sample_p, "bernoulli_tensor", _bernoulli_tensor_kernel,
 nondifferentiable(BERNOULLI)
 
 
+def _valid_before_fault(self: Tensor, p: Tensor) -> int | None:
+    """How many elements PyTorch fills (one draw each, in self's memory order) before it
+    meets a probability outside [0, 1], or None when all are valid."""
+    pv = np.asarray(p.detach().numpy())
+    if ((pv >= 0) & (pv <= 1)).all():
+        return None
+    order = dense_order(like_strides(self))
+    flat = np.broadcast_to(pv, self._shape).transpose(order).reshape(-1)
+    return int(np.argmax(~((flat >= 0) & (flat <= 1))))
+
+
 def _bernoulli_tensor_(self: Tensor, g, p: Tensor) -> Tensor:
     if not p._dtype.is_floating_point:
         raise NotImplementedError(
@@ -72,9 +84,16 @@ def _bernoulli_tensor_(self: Tensor, g, p: Tensor) -> Tensor:
         return self
     _check_no_overlap(self._shape, self.stride())
     ud = dt.float64 if p._dtype is dt.float64 else dt.float32
+    before = g._state_bytes()  # (the kernel reads p after the draw; see the except)
     u = draw_like(self, (lambda n, c: g._doubles(n)) if ud is dt.float64 else
                   (lambda n, c: g._floats(n)), ud, dense=False)
-    values = apply(sample_p, u, p.detach(), fn=BERNOULLI, dtype=self._dtype)
+    try:
+        values = apply(sample_p, u, p.detach(), fn=BERNOULLI, dtype=self._dtype)
+    except RuntimeError:
+        if (k := _valid_before_fault(self, p)) is not None:  # PyTorch draws up to the fault
+            g._load_state_bytes(before)
+            g._doubles(k) if ud is dt.float64 else g._floats(k)
+        raise
     return apply_(fill_p, self, values, fn=_DRAWS["BernoulliBackward1"])
 
 

@@ -354,6 +354,8 @@ nondifferentiable(STD_CHECK)
 
 def _update_from(frm: int, d: dt.dtype) -> int:
     """PyTorch's update_from: a float dtype's first representable value >= from."""
+    if abs(frm + 1) > _FLOAT_MAX[d.name]:  # out of the dtype's range: the bounds check fails
+        return frm
     plus1 = int(np.array(frm + 1, f64).astype(d.np).astype(f64))
     if plus1 < frm:
         n = abs(frm + 1).bit_length() - 1
@@ -362,6 +364,8 @@ def _update_from(frm: int, d: dt.dtype) -> int:
 
 
 def _update_to(to: int, d: dt.dtype) -> int:
+    if abs(to - 1) > _FLOAT_MAX[d.name]:  # out of the dtype's range: the bounds check fails
+        return to
     minus1 = int(np.array(to - 1, f64).astype(d.np).astype(f64))
     if minus1 >= to:
         n = abs(to - 1).bit_length() - 1
@@ -369,20 +373,41 @@ def _update_to(to: int, d: dt.dtype) -> int:
     return to
 
 
+# The C++ type names PyTorch's bounds checks print (its dtype names elsewhere).
+_CPP_NAMES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+              "int32": "int", "int64": "long int", "bool": "bool", "float16": "c10::Half",
+              "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double"}
+_FLOAT_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38,
+              "float32": 3.4028234663852886e38, "float64": 1.7976931348623157e308}
+
+
 def _check_in_range(frm: int, to_inc: int, d: dt.dtype) -> None:
+    """PyTorch's bounds check of random_'s range: an error outside the dtype's limits, and
+    for floating dtypes a warning outside the integers they hold exactly (+-2^digits)."""
+    tn = _CPP_NAMES.get(d.name, type_name(d))
     if d._kind == 2:
-        lim = 2 ** K.DIGITS[d.name]
-        lo, hi = -lim, lim
+        hi = _FLOAT_MAX[d.name]
+        lo = -hi
     elif d is dt.bool_:
         lo, hi = 0, 1
     else:
         info = np.iinfo(d.np)
         lo, hi = int(info.min), int(info.max)
-    tn = type_name(d)
     if not lo <= frm <= hi:
         raise RuntimeError(f"from is out of bounds for {tn}")
     if not lo <= to_inc <= hi:
         raise RuntimeError(f"to - 1 is out of bounds for {tn}")
+    if d._kind == 2:
+        digits = K.DIGITS[d.name]
+        for what, v in (("from", frm), ("to - 1", to_inc)):
+            if not -(2 ** digits) <= v <= 2 ** digits:
+                from .._user_warnings import warn_at_user
+
+                warn_at_user(
+                    f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision "
+                    f"limitations {tn} can support discrete uniform distribution only within "
+                    "this range. This warning will become an error in version 1.7 release, "
+                    "please fix the code in advance")
 
 
 def _random_maker(g, d: dt.dtype, frm, to):
@@ -487,10 +512,16 @@ def randperm(n: int, *, generator=None, out=None, dtype=None, layout=None, devic
     n = int(_scalar(n))
     d = dt.int64 if dtype is None else dtype
     if n < 0:
-        raise RuntimeError(f"n must be non-negative, got{n}")
-    if d._kind == 2 and n > 2 ** K.DIGITS[d.name] + 1 or d._kind < 2 and d is not dt.bool_ \
-            and n > int(np.iinfo(d.np).max) + 1 or d is dt.bool_ and n > 2:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    if d is dt.bool_:
+        raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
+    if d is dt.float16 and n > 2049:
+        raise RuntimeError("n cannot be greater than 2049 for Half type.")
+    if d._kind == 2 and d is not dt.bfloat16 and n > 2 ** K.DIGITS[d.name] + 1:
         raise RuntimeError(f"n is too large for result tensor type: '{type_name(d)}'")
+    if d._kind < 2 and n > int(np.iinfo(d.np).max) + 1:
+        raise RuntimeError(f"value cannot be converted to type {d.name}_t without "
+                           "overflow")
     if as_device(device).type == "meta":
         return _meta((n,), d).requires_grad_(requires_grad)
     g = _gen(generator, "randperm")
@@ -521,6 +552,8 @@ def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *,
             generator=None) -> Tensor:
     """Fill with Cauchy samples: median + sigma * tan(pi (u - 1/2))."""
     _check_real_float(self._dtype, "cauchy_cpu")
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(float(sigma))}")
     g = _gen(generator, "cauchy_")
     d = self._dtype
 
@@ -587,6 +620,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
     g = _gen(generator, "multinomial")
     d = input._dtype
     rows = numel(input._shape[:-1])
+    before = g._state_bytes()  # (the kernel checks the probs after the draw; see the except)
     if input.device.type == "meta":  # (nothing drawn)
         noise = _meta(input._shape, d) if not replacement or num_samples == 1 else \
             _meta((rows, num_samples), dt.float64)
@@ -595,9 +629,29 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
         noise = draw_like(input, lambda n, c: K.to_dtype(K.exponential(g, n, 1.0), d), d)
     else:
         noise = draw((lambda n, c: g._doubles(n)), (rows, num_samples), None, dt.float64)
-    idx = apply(sample_p, input.detach(), noise, fn=MULTINOMIAL, num_samples=num_samples,
-                replacement=bool(replacement) and num_samples != 1)
+    try:
+        idx = apply(sample_p, input.detach(), noise, fn=MULTINOMIAL, num_samples=num_samples,
+                    replacement=bool(replacement) and num_samples != 1)
+    except RuntimeError:
+        fault = _multinomial_fault(input, replacement and num_samples != 1)
+        if fault is not None:  # PyTorch samples row by row up to the bad one (with
+            g._load_state_bytes(before)  # replacement), or checks before drawing
+            g._doubles(fault[0] * num_samples)
+        raise
     return write_out(idx, out)
+
+
+def _multinomial_fault(input: Tensor, replacement: bool) -> tuple[int, str] | None:
+    """(rows sampled before the fault, PyTorch's words) for invalid probabilities, or None.
+    Without replacement PyTorch checks all rows before drawing; with it, row by row."""
+    p2 = np.asarray(input.detach().numpy()).reshape(-1, input._shape[-1])
+    if (fault := K.invalid_probs(p2, replacement)) is None:
+        return None
+    if not replacement:
+        return 0, fault
+    bad = ~(p2 >= 0) | ~np.isfinite(p2)
+    row_bad = bad.any(-1) | ~(p2 > 0).any(-1)
+    return int(np.argmax(row_bad)), fault
 
 
 def _multinomial_kernel(p, noise, *, num_samples, replacement):
@@ -633,11 +687,14 @@ def poisson(input: Tensor, generator=None) -> Tensor:
 
 
 def _poisson_kernel(rates, *, generator, dtype):
-    if np.any(rates < 0) or np.any(np.isnan(rates)):
-        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     # NOTE: the result is contiguous and filled in row-major order, whatever the layout
     # of the rates (PyTorch allocates it with zeros(sizes)).
     flat = rates.astype(f64).reshape(-1)
+    bad = ~(flat >= 0)
+    if bad.any():  # PyTorch samples the rates before the first bad one, then stops
+        for lam in flat[:int(np.argmax(bad))].tolist():
+            K.poisson_one(generator, lam)
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     vals = np.array([K.poisson_one(generator, lam) for lam in flat.tolist()], f64)
     return K.to_dtype(vals, dtype).reshape(rates.shape)
 
