@@ -147,3 +147,58 @@ def test_checkpoint_in_value_and_grad():
         return round(v.item(), 4), _round(g)
 
     assert run(mx) == run(mlx)
+
+
+def _structured(m, calls: list):
+    """Functions whose vmap rules return their arrays in other containers than the
+    functions do (a list for one array, a list for a tuple with a dict inside)."""
+
+    @m.custom_function
+    def one(u):
+        calls.append(("fun", u.shape))
+        return u * 2
+
+    @one.vmap
+    def one_vmap(inputs, axes):
+        calls.append(("rule", inputs.shape, axes))
+        return [inputs * 3], [axes]
+
+    @m.custom_function
+    def two(u, v):
+        return u * v, {"s": u + v}
+
+    @two.vmap
+    def two_vmap(inputs, axes):
+        u, v = (m.moveaxis(x, a, 0) if a is not None else x for x, a in zip(inputs, axes))
+        return {"p": u * v, "s": [u + v]}, {"p": 0, "s": [0]}
+
+    return one, two
+
+
+def _show(tree):
+    if isinstance(tree, dict):
+        return {k: _show(v) for k, v in tree.items()}
+    if isinstance(tree, list | tuple):
+        return type(tree).__name__, [_show(v) for v in tree]
+    return tree.shape, tree.tolist()
+
+
+@pytest.mark.parametrize("case", ["one", "two", "two_none", "empty"])
+def test_vmap_rule_outputs_take_the_function_s_structure_as_in_mlx(case):
+    """MLX runs the function on one example first and gives the batched result its
+    output's structure, whatever containers the rule put the arrays in."""
+    results = []
+    for m in (mx, mlx):
+        calls: list = []
+        one, two = _structured(m, calls)
+        x = m.arange(6.0).reshape(2, 3)
+        if case == "one":
+            out = m.vmap(one, in_axes=1)(x)
+        elif case == "two":
+            out = m.vmap(two, in_axes=(0, 1))(x, x.T)
+        elif case == "two_none":
+            out = m.vmap(two, in_axes=(0, None))(x, m.array([1.0, -1.0, 2.0]))
+        else:  # (no example to run the function on)
+            out = m.vmap(one)(m.ones((0, 3)))
+        results.append((_show(out), calls))
+    assert results[0] == results[1]

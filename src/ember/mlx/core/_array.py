@@ -25,6 +25,7 @@ from ._errors import check_broadcast
 from ._indexing import SETITEM_SIGNATURE, fit, index_of, ints_among_arrays, kept_shape
 from ._lists import convert_list
 from ._masked_write import masked_write
+from ._tracers import check_readable
 
 Tensor = _tensor.Tensor
 _new = object.__new__
@@ -492,6 +493,7 @@ def numpy_of(x) -> np.ndarray:
     array's own dtype."""
     if not isinstance(x, array):
         x = array(x)
+    check_readable(x._t)
     a = x._t.detach().numpy()
     if x._dtype is D.uint64:
         return a.view(np.uint64)

@@ -52,11 +52,10 @@ from ...graph.program import lower_python
 from . import _lazy, _trees
 from . import random as _random
 from ._array import _wrap, array
+from ._tracers import ASYNC_EVAL_IN_TRANSFORM, EVAL_IN_TRANSFORM, is_vmap_tracer
 
 _disabled = [os.environ.get("MLX_DISABLE_COMPILE", "") not in ("", "0")]
 
-_EVAL_IN_TRANSFORM = ("[eval] Attempting to eval an array during function transformations "
-                      "like compile or vmap is not allowed.")
 _UNCAPTURED = ("[compile] Attempting to compile a function with uncaptured inputs is not "
                "allowed.")
 
@@ -224,7 +223,7 @@ class _Trace(Session):
 
     def flush(self, reason: str = "value needed", op: str | None = None) -> None:
         if reason in _READS and _user_read():
-            raise ValueError(_EVAL_IN_TRANSFORM)
+            raise ValueError(EVAL_IN_TRANSFORM)
         if reason != "end of call" and self.broke is None:
             self.broke = reason
         # (the tracers and their aliases (`detach`) hold their data from here on; the graph
@@ -424,14 +423,21 @@ def compile(fun: Callable, inputs=None, outputs=None, shapeless: bool = False) -
 
 def eval(*trees) -> None:  # noqa: A001  (MLX's name)
     """Compute every array in `trees` (lists, tuples, dicts; other leaves are ignored)."""
-    for x in _trees.leaves(list(trees)):
+    leaves = _trees.leaves(list(trees))
+    if any(isinstance(x, array) and is_vmap_tracer(x._t) for x in leaves):
+        raise ValueError(EVAL_IN_TRANSFORM)
+    for x in leaves:
         if isinstance(x, array) and x._t.__class__ is not Tensor:
             if _tracing.depth and isinstance(x._t.__dict__.get("_lazy_session"), _Trace):
-                raise ValueError(_EVAL_IN_TRANSFORM)
+                raise ValueError(EVAL_IN_TRANSFORM)
             _lazy.evaluate("mx.eval")
             return
 
 
 def async_eval(*trees) -> None:
-    """As `eval` (the CPU computes in order, so there is nothing to run in the background)."""
+    """As `eval` (the CPU computes in order, so there is nothing to run in the background),
+    but refusing, as MLX does, an array a transform is tracing (vmap's, or grad's input)."""
+    if any(isinstance(x, array) and (is_vmap_tracer(x._t) or x._t.requires_grad)
+           for x in _trees.leaves(list(trees))):
+        raise ValueError(ASYNC_EVAL_IN_TRANSFORM)
     eval(*trees)

@@ -150,14 +150,26 @@ class custom_function:  # noqa: N801  (MLX's name)
             return tuple(a._t for a in outs), (0,) * len(outs)
         if call.kwargs:
             raise ValueError("[custom vmap] Function should only accept positional arguments")
+        # (as MLX, the function runs once on one example first: its output's structure
+        # is the call's, whatever containers the rule returns its arrays in)
+        self._flat_fun(call)(*[_one_example(x, d) for x, d in zip(xs, dims)])
         res = self._vmap(call.primals(xs), call.primals(list(dims)))
         if not isinstance(res, tuple) or len(res) != 2:
             raise ValueError("[custom vmap] Vmap function should return a tuple with 2 items.")
         outs, axes = res
         flat = _arrays(outs)
-        call.out, call.out_dtypes = outs, [a._dtype for a in flat]
-        axes = _trees.leaves(axes) if isinstance(axes, list | tuple) else [axes]
-        return tuple(a._t for a in flat), tuple(axes)
+        call.out_dtypes = [a._dtype for a in flat]
+        return tuple(a._t for a in flat), tuple(_trees.leaves(axes))
+
+
+def _one_example(x: array, dim: int | None) -> array:
+    """Example 0 of `x` mapped along `dim` (zeros of an example's shape when there is
+    none), or `x` itself when it is not mapped."""
+    if dim is None:
+        return x
+    if x.shape[dim] == 0:
+        return _wrap(E.zeros(x.shape[:dim] + x.shape[dim + 1:], dtype=x._t.dtype), x._dtype)
+    return x[(slice(None),) * dim + (0,)]
 
 
 def _function_of(cf: custom_function) -> type:

@@ -341,10 +341,21 @@ def _jvp(fun: Callable, primals: list, tangents: list) -> tuple:
             [_wrap(t, o._dtype) for t, o in zip(tan_t, outs)])
 
 
-def vmap(fun: Callable, in_axes=0, out_axes=0) -> Callable:
+_VMAP = "vmap(fun: Callable[P, R], in_axes: object = 0, out_axes: object = 0) -> Callable[P, R]"
+
+
+def vmap(*args, **kwargs) -> Callable:
     """`fun` of one example mapped over axis `in_axes` of its inputs (per argument, `None`
     for an argument shared by every example); results stacked along `out_axes`. Both are
-    prefixes of the arguments' (outputs') trees, read as MLX reads them (`_vmap_axes`)."""
+    prefixes of the arguments' (outputs') trees, read as MLX reads them (`_vmap_axes`):
+    `vmap(fun, in_axes=0, out_axes=0)`. A bare `None` for either is refused by MLX's
+    binding (a TypeError), as it is inside a tuple only by the mapping (a ValueError)."""
+    if any(a is None for a in args[1:]) or any(v is None for v in kwargs.values()):
+        raise bad_call("vmap", _VMAP, args, kwargs)
+    return _vmap(*args, **kwargs)
+
+
+def _vmap(fun: Callable, in_axes=0, out_axes=0) -> Callable:
 
     @functools.wraps(fun)
     def wrapped(*args, **kwargs):
