@@ -161,6 +161,10 @@ BAD = [
     ("mode", lambda L, w: L.nn.functional.embedding_bag(
         L.tensor([0, 1]), w, L.tensor([0]), mode="min")),
     ("3-d input", lambda L, w: L.nn.functional.embedding_bag(L.zeros(1, 1, 1).long(), w)),
+    # both from_pretrained assert the table is 2-D before unpacking its shape
+    ("bag from 1-d table", lambda L, w: L.nn.EmbeddingBag.from_pretrained(w[:, 0])),
+    ("bag from 3-d table", lambda L, w: L.nn.EmbeddingBag.from_pretrained(w[None])),
+    ("embedding from 1-d table", lambda L, w: L.nn.Embedding.from_pretrained(w[:, 0])),
 ]
 
 
@@ -185,3 +189,32 @@ def test_bool_indices_read_as_zero_and_one():
 def test_decreasing_offsets_are_refused():
     with pytest.raises(RuntimeError, match=r"offsets must be non-decreasing.*offsets\[2\] = 1"):
         F.embedding_bag(ember.tensor([0, 1, 2]), ember.zeros(4, 2), ember.tensor([0, 2, 1]))
+
+
+@pytest.mark.parametrize("ids,offsets,mode,padding_idx", [
+    ([1, 1, 1, 2], [0, 1], "sum", None),      # row 2 takes row 1's count, 1/3
+    ([5, 2, 2, 7, 5], [0, 2], "mean", None),  # row 7 takes row 5's count, 1/2
+    ([0, 0, 3, 1, 0, 4], [0, 2], "sum", 0),   # padding lookups still count
+    ([3, 0, 3, 1], [0, 2], "sum", None),      # here every row gets its own count
+])
+def test_scale_grad_by_freq_follows_torchs_bag_kernel(ids, offsets, mode, padding_idx):
+    # PyTorch's bag backward divides the k-th distinct index (sorted) by the count of the
+    # k-th sorted lookup; the grads are sums of a few 1/n: compared with a float32 tolerance.
+    w = np.zeros((8, 2), np.float32)
+    grads = []
+    for L, lib_F in ((torch, TF), (ember, F)):
+        weight = L.tensor(w, requires_grad=True)
+        lib_F.embedding_bag(L.tensor(ids), weight, L.tensor(offsets), mode=mode,
+                            scale_grad_by_freq=True, padding_idx=padding_idx).sum().backward()
+        grads.append(weight.grad.numpy())
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-6)
+
+
+def test_scale_grad_by_freq_of_embedding_uses_each_rows_own_count():
+    grads = []
+    for L in (torch, ember):
+        weight = L.zeros(8, 2, requires_grad=True)
+        L.nn.functional.embedding(L.tensor([1, 1, 1, 2]), weight,
+                                  scale_grad_by_freq=True).sum().backward()
+        grads.append(weight.grad.numpy())
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-6)

@@ -36,12 +36,22 @@ def _embedding_meta(weight, indices, *, padding_idx, scale_grad_by_freq, sparse=
 
 
 def _row_scale(indices, num_weights: int, padding_idx, scale_grad_by_freq):
-    """Per-lookup gradient factor: 0 for padding_idx, 1/count with scale_grad_by_freq."""
+    """Per-lookup gradient factor: 0 for padding_idx, 1/count with scale_grad_by_freq
+    (True: the lookup's own index's count; "bag": embedding_bag's rule, below)."""
     flat = indices.reshape(-1)
     scale = np.ones(flat.shape, np.float64)
     if scale_grad_by_freq:
         counts = np.bincount(flat, minlength=num_weights)
-        scale = 1.0 / counts[flat]
+        if scale_grad_by_freq == "bag":
+            # NOTE: PyTorch's embedding_bag CPU backward (sum and mean) divides the k-th
+            # distinct index, in sorted order, by the count of the index at position k of
+            # the *sorted lookups*, not by its own count: [1, 1, 1, 2] scales row 2 by 1/3.
+            # Matched as it is, since users' numbers come from that kernel.
+            ordered = np.sort(flat)
+            _, rank = np.unique(flat, return_inverse=True)
+            scale = 1.0 / counts[ordered[rank.reshape(-1)]]
+        else:
+            scale = 1.0 / counts[flat]
     if padding_idx is not None and padding_idx >= 0:
         scale = np.where(flat == padding_idx, 0.0, scale)
     return scale
@@ -135,15 +145,18 @@ defvjp(embedding_backward_p, _embedding_backward_vjp, None, reads=((1,), ()))
 
 
 def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1,
-              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
-    """Rows of `weight` at `indices` (PyTorch's `torch.embedding` argument order)."""
+              scale_grad_by_freq: bool | str = False, sparse: bool = False) -> Tensor:
+    """Rows of `weight` at `indices` (PyTorch's `torch.embedding` argument order);
+    `scale_grad_by_freq="bag"` scales the gradient as embedding_bag's kernel does."""
     check_embedding_indices(weight, indices)
     pad = None if padding_idx is None or padding_idx < 0 else int(padding_idx)
+    if scale_grad_by_freq != "bag":
+        scale_grad_by_freq = bool(scale_grad_by_freq)
     if sparse:  # (the flag only changes the gradient: a sparse one)
         return apply(embedding_p, weight, indices, padding_idx=pad,
-                     scale_grad_by_freq=bool(scale_grad_by_freq), sparse=True)
+                     scale_grad_by_freq=scale_grad_by_freq, sparse=True)
     return apply(embedding_p, weight, indices, padding_idx=pad,
-                 scale_grad_by_freq=bool(scale_grad_by_freq))
+                 scale_grad_by_freq=scale_grad_by_freq)
 
 
 def check_embedding_indices(weight: Tensor, indices: Tensor) -> None:

@@ -265,9 +265,35 @@ def _clone(self: SparseTensor, *, memory_format=None) -> SparseTensor:
                  coalesced=self._sp_coalesced)
 
 
+def divide(s: SparseTensor, c) -> SparseTensor:
+    """The sparse tensor with every value divided by the scalar (or 0-d tensor) `c` (a true
+    division of each value, as PyTorch's, not a product with 1 / c)."""
+    if isinstance(c, Tensor) and (c.__class__ is SparseTensor or c.ndim):
+        raise NotImplementedError("sparse / tensor is supported for a scalar divisor only")
+    return apply(sparse_coo_p, s._sp_indices, values(s) / c, size=s._shape,
+                 coalesced=s._sp_coalesced)
+
+
 def _add_(self: SparseTensor, other, *, alpha=1) -> SparseTensor:
     """In place: how the engine accumulates a sparse gradient into a sparse `.grad`."""
-    res = add(self, other, alpha)
+    return _become(self, add(self, other, alpha))
+
+
+def _mul_(self: SparseTensor, c) -> SparseTensor:
+    """In place scaling (SGD's sparse momentum buffer: `buf.mul_(momentum)`)."""
+    # NOTE: PyTorch's in-place sparse mul_ leaves the result marked uncoalesced, even when
+    # `self` was coalesced (its div_ and the out-of-place ops keep the mark): so does ember.
+    out = _become(self, scale(self, c))
+    out._sp_coalesced = False
+    return out
+
+
+def _div_(self: SparseTensor, c) -> SparseTensor:
+    return _become(self, divide(self, c))
+
+
+def _become(self: SparseTensor, res: SparseTensor) -> SparseTensor:
+    """`self` given `res`'s pattern and values, as an in-place op (its version bumped)."""
     self._sp_indices, self._sp_values = res._sp_indices, res._sp_values
     self._sp_coalesced = res._sp_coalesced
     self._dtype = res._dtype
@@ -311,7 +337,12 @@ SPARSE_METHODS = {
     "mul": scale,
     "__mul__": scale,
     "__rmul__": scale,
-    "__truediv__": lambda self, c: scale(self, 1.0 / c),
+    "mul_": _mul_,
+    "__imul__": _mul_,
+    "div": divide,
+    "__truediv__": divide,
+    "div_": _div_,
+    "__itruediv__": _div_,
     "__neg__": lambda self: scale(self, -1),
     "sum": _sum,
     "__getitem__": _getitem,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from .._tensor import Tensor
 from ..ops import sparse_functions as _ops
 from ..ops import sparse_matmul as _products
+from ..ops.sparse_softmax import log_softmax, softmax
 
 
 def mm(mat1: Tensor, mat2: Tensor, reduce: str | None = None) -> Tensor:
@@ -37,4 +38,4 @@ def sum(input: Tensor, dim=None, dtype=None) -> Tensor:
     return _ops.sparse_sum(input, dim, dtype)
 
 
-__all__ = ["addmm", "mm", "sum"]
+__all__ = ["addmm", "log_softmax", "mm", "softmax", "sum"]

@@ -24,6 +24,14 @@ def _padding_index(padding_idx, num_embeddings: int):
     return padding_idx
 
 
+def _pretrained_shape(embeddings: Tensor) -> tuple[int, int]:
+    """(rows, columns) of a pretrained table; both `from_pretrained` assert it is 2-D."""
+    if embeddings.dim() != 2:
+        raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+    rows, cols = embeddings.shape
+    return rows, cols
+
+
 class Embedding(Module):
     """A (num_embeddings, embedding_dim) table; `forward(indices)` returns its rows.
 
@@ -88,9 +96,7 @@ class Embedding(Module):
     def from_pretrained(cls, embeddings: Tensor, freeze: bool = True, padding_idx=None,
                         max_norm=None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
                         sparse: bool = False) -> Embedding:
-        if embeddings.dim() != 2:
-            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
-        rows, cols = embeddings.shape
+        rows, cols = _pretrained_shape(embeddings)
         return cls(rows, cols, _weight=embeddings, _freeze=freeze, padding_idx=padding_idx,
                    max_norm=max_norm, norm_type=norm_type,
                    scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
@@ -154,7 +160,7 @@ class EmbeddingBag(Module):
                         norm_type: float = 2.0, scale_grad_by_freq: bool = False,
                         mode: str = "mean", sparse: bool = False,
                         include_last_offset: bool = False, padding_idx=None) -> EmbeddingBag:
-        rows, cols = embeddings.shape
+        rows, cols = _pretrained_shape(embeddings)
         bag = cls(rows, cols, _weight=embeddings, max_norm=max_norm, norm_type=norm_type,
                   scale_grad_by_freq=scale_grad_by_freq, mode=mode, sparse=sparse,
                   include_last_offset=include_last_offset, padding_idx=padding_idx)
