@@ -12,6 +12,7 @@ from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
 from .._view import broadcast_shapes, contiguous_strides, numel
 from ._rounding import rounded
+from ._scalar_value import _python_number, uint64_promotion
 
 _grad_state = grad_mode.state
 
@@ -72,8 +73,18 @@ def broadcast_errors(kernel):
     return run
 
 
+_I64_MIN, _I64_END = -(2 ** 63), 2 ** 63
+
+
 def fit_scalar(x, d: dt.dtype):
     """A Python number as the kernel should see it next to a tensor of dtype `d`."""
+    if x.__class__ is int and not _I64_MIN <= x < _I64_END:
+        # NOTE: PyTorch reads a Python int as an int64 Scalar, else as a uint64 one (an
+        # OverflowError outside both); next to an integer tensor a uint64 Scalar wraps into
+        # int64 (x - 2**64), as C converts it.
+        x = _python_number(x)
+        if d._kind == 1:
+            x -= 2 ** 64
     if x.__class__ is float and d._kind >= 2:
         # A 16-bit float reads a number rounded to its own dtype, as PyTorch's add, sub,
         # remainder, pow and the comparisons do (mul and div widen it: see
@@ -125,6 +136,8 @@ def binary_operands(a, b):
         )
     d = t._dtype
     if scalar_kind(s) > d._kind:
+        if d is dt.bool_:
+            uint64_promotion(d, s)
         d = dt.result_type(t, s)
         t = t.to(d)
     s = fit_scalar(s, d)

@@ -121,3 +121,21 @@ def setitem_value(value, d: dt.dtype):
         with np.errstate(over="ignore"):
             return _as_float(float(scalar_value(value, dt.float64)), d)
     return scalar_value(value, d)
+
+
+def uint64_promotion(tensor_dtype: dt.dtype, value) -> None:
+    """PyTorch reads a Python int in [2**63, 2**64) as a uint64 Scalar, which a bool tensor
+    cannot be promoted with."""
+    if tensor_dtype is dt.bool_ and value.__class__ is int and value >= -_I64_MIN:
+        raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, "
+                           "attempted to promote Bool and UInt64")
+
+
+def integer_operand(value, d: dt.dtype) -> None:
+    """A Python int that an op converts to the C type of its integer result `d` (clamp's
+    bounds, where's number): refused past the dtype's range, as PyTorch does, not wrapped."""
+    if value.__class__ is int and d._kind == 1:
+        value = _python_number(value)
+        lo, hi = _INT_RANGE[d]
+        if not lo <= value <= hi:
+            raise _overflow(d)

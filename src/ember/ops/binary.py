@@ -36,6 +36,8 @@ from ._pointwise import (
     tangent_sum,
 )
 from ._rounding import wide
+from ._scalar_value import _python_number as python_number
+from ._scalar_value import integer_operand
 from .registry import (
     Family,
     Member,
@@ -51,6 +53,7 @@ from .registry import (
 )
 
 _F32 = np.dtype(np.float32)
+_I64_END = 2 ** 63
 _LOW16 = frozenset((dt.float16, dt.bfloat16))  # (one membership test on the hot `a * b` path)
 _grad_state = grad_mode.state
 
@@ -230,6 +233,8 @@ def _alpha_call(fn, a, b, alpha, d: dt.dtype, inplace: bool = False) -> Tensor:
     SubBackward0 (`_rounding` says how it rounds); a number `b` is scaled first."""
     if not (is_scalar(alpha) or isinstance(alpha, Tensor)):
         raise OperandTypeError(f"alpha must be a number, not {type(alpha).__name__}")
+    if alpha.__class__ is int:
+        python_number(alpha)  # (OverflowError past uint64, in PyTorch's words)
     if not isinstance(b, Tensor):
         b = _scale(b, alpha, d)
         plain = add_fn if fn is add_alpha_fn else sub_fn
@@ -656,11 +661,15 @@ def _pow_checks(a, b, d: dt.dtype):
 @method_aware
 def pow(input, exponent, *, out=None) -> Tensor:  # noqa: A001
     """input ** exponent elementwise (a tensor or a number on either side)."""
+    if exponent.__class__ is int and not -_I64_END <= exponent < _I64_END \
+            and isinstance(input, Tensor) and input._dtype._kind < 2:
+        integer_operand(exponent, dt.int64)  # (read as an int64_t before any promotion)
     try:
         a, b, d = binary_operands(input, exponent)
     except OperandTypeError:
         raise operand_error("pow", (input, exponent), {"out": out}) from None
     if d._kind < 2:
+        integer_operand(exponent, dt.int64)  # (the exponent is read as an int64_t)
         _negative_int_power(d, exponent)
         a, b = _pow_checks(a, b, d)
         if d is dt.bool_:  # bool tensor ** bool: the tensor itself, or all True

@@ -28,6 +28,7 @@ from ._common import (
 )
 from ._dynamic_shape import refuse_batched
 from ._pointwise import batch_pointwise, shaped, tangent_sum
+from ._scalar_value import integer_operand, uint64_promotion
 from .binary import not_implemented
 from .registry import Family, Member, apply, apply_, defbatch, defjvp, defvjp
 
@@ -135,6 +136,9 @@ def where(condition: Tensor, input=None, other=None, *, out=None):
     except OperandTypeError:
         raise operand_error("where", (condition, input, other), {"out": out},
                             method=False) from None
+    if d._kind == 1:
+        integer_operand(input, d)
+        integer_operand(other, d)
     if not (isinstance(input, Tensor) or isinstance(other, Tensor)):
         from .creation import scalar_tensor
 
@@ -217,7 +221,11 @@ def _clamp_args(input: Tensor, min, max, name: str = "clamp"):
         raise TypeError(f"{name}() received an invalid combination of arguments: min and max "
                         "must both be Tensors or both be numbers")
     bounds = [b for b in (min, max) if b is not None]
+    for b in bounds:
+        uint64_promotion(input._dtype, b)
     d = dt.result_type(input, *bounds)
+    for b in bounds:
+        integer_operand(b, d)
     if d.is_complex or input._dtype.is_complex:
         raise NotImplementedError("clamp is not supported for complex types")
     tensor_bounds = isinstance(min, Tensor) or isinstance(max, Tensor)
