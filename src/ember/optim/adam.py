@@ -48,6 +48,8 @@ class Adam(Optimizer):
     to $g$, or with `decoupled_weight_decay` scales $p$ by $1-\gamma\lambda$ (AdamW).
     """
 
+    _sparse_refusal = "Adam does not support sparse gradients, please consider SparseAdam instead"
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, amsgrad: bool = False, *, foreach=None,
                  maximize: bool = False, capturable: bool = False, differentiable: bool = False,
@@ -195,6 +197,8 @@ class Adamax(Optimizer):
     r"""Adamax: $m \leftarrow \beta_1 m + (1-\beta_1) g$, $u \leftarrow \max(\beta_2 u, |g| +
     \epsilon)$, $p \leftarrow p - \frac{\gamma}{1-\beta_1^t} \frac{m}{u}$."""
 
+    _sparse_refusal = "Adamax does not support sparse gradients"
+
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, foreach=None, *, maximize: bool = False,
                  differentiable: bool = False, capturable: bool = False) -> None:
@@ -228,6 +232,8 @@ class NAdam(Optimizer):
     r"""NAdam: Adam with Nesterov momentum; $\mu_t = \beta_1(1 - \frac12 0.96^{t\psi})$,
     $p \leftarrow p - \gamma\frac{(1-\mu_t) g}{(1-\prod\mu)\,d} - \gamma\frac{\mu_{t+1} m}
     {(1-\prod\mu\,\mu_{t+1})\,d}$ with $d = \sqrt{v/(1-\beta_2^t)} + \epsilon$."""
+
+    _sparse_refusal = "NAdam does not support sparse gradients"
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, momentum_decay: float = 4e-3,
@@ -285,6 +291,8 @@ class NAdam(Optimizer):
 class RAdam(Optimizer):
     r"""RAdam: Adam whose adaptive term is switched on only once the variance of its
     estimate is tractable ($\rho_t > 5$), scaled by the rectification factor $r_t$."""
+
+    _sparse_refusal = "RAdam does not support sparse gradients"
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, decoupled_weight_decay: bool = False, *,

@@ -236,10 +236,14 @@ class Optimizer:
             refusal = self._refusal(group) if group.get("foreach") or group.get("capturable") \
                 else None
             seen = False
+            sparse_refusal = self._sparse_refusal
             for p in group["params"]:
                 grad = p._grad
                 if grad is None:
                     continue
+                if sparse_refusal is not None and grad.__class__ is not Tensor \
+                        and grad.is_sparse:
+                    raise RuntimeError(sparse_refusal)
                 seen = True
                 state = self.state.get(p)
                 if not state:
@@ -258,6 +262,8 @@ class Optimizer:
     # refuses `differentiable`, and for capturable=True what its message names and whether
     # its device list names XLA (single-tensor update, foreach update).
     _foreach_refuses_autograd = True
+    # PyTorch's refusal of a sparse gradient, for the algorithms with no sparse update
+    _sparse_refusal: str | None = None
     _capturable_names = ("params and state_steps", "params and state_steps")
     _capturable_xla = (True, False)
 

@@ -33,6 +33,8 @@ class RMSprop(Optimizer):
     $p \leftarrow p - \gamma g / (\sqrt{v} + \epsilon)$, or through a momentum buffer
     $b \leftarrow \mu b + g / (\sqrt{v} + \epsilon)$, $p \leftarrow p - \gamma b$."""
 
+    _sparse_refusal = "RMSprop does not support sparse gradients"
+
     def __init__(self, params, lr=1e-2, alpha: float = 0.99, eps: float = 1e-8,
                  weight_decay: float = 0, momentum: float = 0, centered: bool = False,
                  capturable: bool = False, foreach=None, maximize: bool = False,
@@ -133,6 +135,8 @@ class Adadelta(Optimizer):
     r"""Adadelta: $v \leftarrow \rho v + (1-\rho) g^2$, $\Delta = \frac{\sqrt{u + \epsilon}}
     {\sqrt{v + \epsilon}} g$, $u \leftarrow \rho u + (1-\rho)\Delta^2$, $p \leftarrow p -
     \gamma\Delta$."""
+
+    _sparse_refusal = "Adadelta does not support sparse gradients"
 
     def __init__(self, params, lr=1.0, rho: float = 0.9, eps: float = 1e-6,
                  weight_decay: float = 0, foreach=None, *, capturable: bool = False,
