@@ -37,3 +37,34 @@ def test_sgd_with_momentum_steps_on_a_sparse_gradient():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert _step(ember, "SGD", None).tolist() == _step(torch, "SGD", None).tolist()
+
+
+def _adagrad(lib, **kw):
+    lib.manual_seed(0)
+    e = lib.nn.Embedding(4, 2, sparse=True)
+    opt = lib.optim.Adagrad(e.parameters(), lr=0.1, **kw)
+    for _ in range(3):
+        opt.zero_grad()
+        e(lib.tensor([1, 1, 2])).pow(2).sum().backward()
+        opt.step()
+    return e.weight.detach(), opt.state[e.weight]["sum"]
+
+
+@pytest.mark.parametrize("kw", [{}, {"lr_decay": 0.01}, {"maximize": True}],
+                         ids=["plain", "lr_decay", "maximize"])
+def test_adagrad_steps_only_the_rows_a_sparse_gradient_holds(kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        (we, se), (wt, st) = _adagrad(ember, **kw), _adagrad(torch, **kw)
+    # exact: the same elementwise operations in the same order on the same rows
+    assert we.tolist() == wt.tolist() and se.tolist() == st.tolist()
+
+
+def test_adagrad_refuses_weight_decay_with_a_sparse_gradient():
+    messages = []
+    for lib in (ember, torch):
+        with pytest.raises(RuntimeError) as info, warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _adagrad(lib, weight_decay=0.1)
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]

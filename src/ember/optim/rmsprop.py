@@ -5,10 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from .. import native
+from .._tensor import Tensor
 from ..native import calls
 from ..ops._fma import fma
 from ..ops.creation import full_like, zeros_like
 from ..ops.registry import UpdatePrimitive, batch_by_loop, bind
+from ..ops.sparse_functions import sparse_coo_tensor
 from .adam import _lerp_
 from .optimizer import (
     Optimizer,
@@ -114,6 +116,8 @@ class Adagrad(Optimizer):
         state["sum"] = full_like(p, group["initial_accumulator_value"])
 
     def _update(self, p, grad, state, group) -> None:
+        if grad.__class__ is not Tensor and grad.is_sparse:
+            return self._sparse_update(p, grad, state, group)
         if fusable(p, grad, state["sum"]) and fusable(state["step"]):
             bind(rms_step_p, p, grad, state["sum"], None, None, state["step"], lr=group["lr"],
                  alpha=None, lr_decay=group["lr_decay"], eps=group["eps"],
@@ -129,6 +133,23 @@ class Adagrad(Optimizer):
         state_sum.addcmul_(grad, grad, value=1)
         std = state_sum.sqrt().add_(group["eps"])
         p.addcdiv_(grad, std, value=-clr)
+
+    @staticmethod
+    def _sparse_update(p, grad, state, group) -> None:
+        """Adagrad on a sparse gradient, as PyTorch's: only the rows it holds change (the
+        sum grows by their squares, the step divides by the root of the sum there)."""
+        if group["weight_decay"] != 0:
+            raise RuntimeError("weight_decay option is not compatible with sparse gradients")
+        if group["maximize"]:
+            grad = -grad
+        step = state["step"].add_(1).item()
+        clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
+        grad = grad.coalesce()
+        indices, values = grad._indices(), grad._values()
+        state_sum = state["sum"]
+        state_sum.add_(sparse_coo_tensor(indices, values.pow(2), grad.shape))
+        std = state_sum.sparse_mask(grad)._values().sqrt_().add_(group["eps"])
+        p.add_(sparse_coo_tensor(indices, values / std, grad.shape), alpha=-clr)
 
 
 class Adadelta(Optimizer):
