@@ -192,7 +192,8 @@ def _run(expr: str, module):
     env["x"] = module.array(np.ones((3, 64), np.float32))
     try:
         out = eval(expr, env)
-        return "ok", [(a.shape, repr(a.dtype)) for a in (out if isinstance(out, tuple) else [out])]
+        outs = out if isinstance(out, list | tuple) else [out]
+        return "ok", [(a.shape, repr(a.dtype)) for a in outs]
     except Exception as e:  # noqa: BLE001  (the exception is what is compared)
         return type(e).__name__, str(e)
 
@@ -232,7 +233,21 @@ ERRORS = [
     "mx.quantized_matmul(x, q, s.astype(mx.uint8), mode='mxfp4')",
     "mx.quantized_matmul(x, q[None], s, b)",
     "mx.quantized_matmul(x.astype(mx.int32), q, s.astype(mx.int32), b.astype(mx.int32))",
+    # a weight of fewer than 2 dimensions fails MLX's batch-shape check; a 0-d input or
+    # 0-d scales its C++ read of the last dimension
+    "mx.quantized_matmul(x, q[0], s[0], b[0])",
+    "mx.quantized_matmul(x, q[0, 0], s, b)",
+    "mx.gather_qmm(x, q[0], s[0], b[0])",
+    "mx.quantized_matmul(mx.array(1.0), q, s, b)",
+    "mx.quantized_matmul(x, q, s[0, 0], b[0, 0])",
 ]
+
+
+@pytest.mark.parametrize("mode", ["affine", "mxfp4"])
+def test_quantize_returns_a_list_as_mlx(mode):
+    w = np.ones((2, 64), np.float32)
+    ours, theirs = mx.quantize(mx.array(w), mode=mode), mlx.quantize(mlx.array(w), mode=mode)
+    assert type(ours) is type(theirs) is list and len(ours) == len(theirs)
 
 
 @pytest.mark.parametrize("expr", ERRORS)
@@ -391,3 +406,47 @@ def test_qqmm_results_and_errors_match_mlx(expr):
                        lambda r: (r.shape, repr(r.dtype)))
 
     assert run(mx) == run(mlx), expr
+
+
+
+# (expression with x and the quantized w as q, x's shape, w's shape, group size, bits)
+HALF_PRODUCTS = {
+    "transposed": ("mx.quantized_matmul(x, *q, True, gs, bits)", (2, 3, 128), (48, 128),
+                   32, 4),
+    "plain": ("mx.quantized_matmul(x, *q, False, gs, bits)", (3, 48), (48, 128), 64, 8),
+    "one_row": ("mx.quantized_matmul(x, *q, True, gs, bits)", (128,), (8, 128), 128, 3),
+    "batched_weight": ("mx.quantized_matmul(x, *q, True, gs, bits)", (2, 4, 64),
+                       (2, 16, 64), 32, 6),
+    "gathered": ("mx.gather_qmm(x, *q, rhs_indices=mx.array([1, 0, 1]), group_size=gs, "
+                 "bits=bits)", (3, 1, 64), (2, 16, 64), 64, 4),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("case", list(HALF_PRODUCTS))
+def test_half_products_sum_in_the_half_type_as_mlx(case, dtype):
+    # MLX's kernel keeps each dot product's running sum in float16 / bfloat16; a float32
+    # matmul rounded once would differ by several units of the 16-bit type. Exact.
+    expr, xs, ws, gs, bits = HALF_PRODUCTS[case]
+    x = RNG.standard_normal(xs).astype(np.float32)
+    w = (RNG.standard_normal(ws) * 2).astype(np.float32)
+
+    def run(m):
+        dt = getattr(m, dtype)
+        q = m.quantize(m.array(w).astype(dt), gs, bits)
+        return eval(expr, {"mx": m, "x": m.array(x).astype(dt), "q": q, "gs": gs,
+                           "bits": bits})
+
+    ours, theirs = run(mx), run(mlx)
+    assert repr(ours.dtype) == repr(theirs.dtype) and ours.shape == theirs.shape
+    np.testing.assert_array_equal(_np(ours), _np(theirs))
+
+
+@pytest.mark.parametrize("case", ["plain", "batched_weight", "gathered"])
+def test_half_products_taken_in_slices_of_k_sum_as_one(case, monkeypatch):
+    """A large product is summed in slices of K (memory stays bounded), the running sum
+    carried into each slice: still MLX's bits."""
+    from ember.mlx.core import _quantize
+
+    monkeypatch.setattr(_quantize, "_SUM_ELEMENTS", 40)  # a few K per slice
+    test_half_products_sum_in_the_half_type_as_mlx(case, "float16")

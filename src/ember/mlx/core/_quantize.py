@@ -191,9 +191,10 @@ def _fp_quantize(a: np.ndarray, group_size: int, bits: int, global_scale) -> tup
 
 
 def quantize(w, /, group_size: int | None = None, bits: int | None = None,
-             mode: str = "affine", *, global_scale=None) -> tuple:
-    """Quantize `w` along its last axis in groups: (packed uint32 weights, scales, biases)
-    for "affine", (packed weights, uint8 scales) for the floating-point modes."""
+             mode: str = "affine", *, global_scale=None) -> list:
+    """Quantize `w` along its last axis in groups: a list (as MLX's) [packed uint32
+    weights, scales, biases] for "affine", [packed weights, uint8 scales] for the
+    floating-point modes."""
     w = _arr(w)
     group_size, bits = _params(mode, group_size, bits, "quantize")
     if w.dtype.kind != "f":
@@ -216,14 +217,19 @@ def quantize(w, /, group_size: int | None = None, bits: int | None = None,
             raise ValueError(f"[quantize] The requested number of bits {bits} is not "
                              "supported. The supported bits are 1, 2, 3, 4, 5, 6 and 8.")
         packed, scales, biases = _affine_quantize(a, group_size, bits)
-        return (array_from_numpy(packed, D.uint32), array_from_numpy(scales, w.dtype),
-                array_from_numpy(biases, w.dtype))
+        return [array_from_numpy(packed, D.uint32), array_from_numpy(scales, w.dtype),
+                array_from_numpy(biases, w.dtype)]
     _check_fp_params("quantize", mode, group_size, bits)
     packed, scales = _fp_quantize(a, group_size, bits, global_scale)
-    return array_from_numpy(packed, D.uint32), array_from_numpy(scales, D.uint8)
+    return [array_from_numpy(packed, D.uint32), array_from_numpy(scales, D.uint8)]
 
 
 # -- validation (MLX's checks, in its order) -------------------------------------------------
+
+# what MLX raises where its C++ reads the last dimension of a 0-d array
+_OUT_OF_RANGE = "SmallVector out of range."
+_SUM_ELEMENTS = 1 << 22  # the most (..., M, N, k) products a 16-bit quantized product holds
+
 
 def _check_fp_params(tag: str, mode: str, group_size: int, bits: int) -> None:
     want_gs = 16 if mode == "nvfp4" else 32
@@ -284,10 +290,13 @@ def _check_quantized(tag: str, w: array, scales: array, biases, group_size: int,
         raise ValueError(f"[{tag}] Scales and biases should have the same shape. Received "
                          f"scales with shape {_shape(scales.shape)} and biases with "
                          f"{_shape(biases.shape)}")
-    if w.shape[:-2] != scales.shape[:w.ndim - 2]:
+    # (MLX reads a weight of fewer than 2 dimensions as a batch shape no scales match)
+    if w.ndim < 2 or w.shape[:-2] != scales.shape[:w.ndim - 2]:
         raise ValueError(f"[{tag}] Weight and scales should have the same batch shape. "
                          f"Received weight with shape {_shape(w.shape)}, scales with "
                          f"{_shape(scales.shape)}.")
+    if scales.ndim == 0:
+        raise IndexError(_OUT_OF_RANGE)
     if w.shape[-1] * 32 // bits != scales.shape[-1] * group_size:
         raise ValueError(f"[{tag}] The shapes of the weight and scales are incompatible "
                          f"based on bits and group_size. w.shape() == {_shape(w.shape)} and "
@@ -298,6 +307,8 @@ def _check_quantized(tag: str, w: array, scales: array, biases, group_size: int,
 def _matmul_dims(tag: str, x: array, w: array, transpose: bool, group_size: int,
                  bits: int) -> int:
     """The output width, after checking `x`'s last axis against the unpacked `w`."""
+    if x.ndim == 0:
+        raise IndexError(_OUT_OF_RANGE)
     k = w.shape[-1] * 32 // bits
     inner, outer = (k, w.shape[-2]) if transpose else (w.shape[-2], k)
     if inner != x.shape[-1]:
@@ -395,8 +406,31 @@ def _prepare(tag: str, x: array, w: array, scales: array, biases, transpose: boo
     return x.astype(dt), scales, biases, group_size, bits, dt
 
 
-def _product(x: array, w: array, transpose: bool) -> array:
-    return O.matmul(x, O.swapaxes(w, -1, -2) if transpose else w)
+def _product(x: array, w: array, transpose: bool, affine: bool) -> array:
+    """`x @ w.T` (`x @ w` without `transpose`) of the dequantized `w`.
+
+    NOTE: in float16 and bfloat16 MLX's CPU kernel keeps each dot product's running sum
+    in that type, adding the rounded products one element after another; a float32
+    matmul rounded once is off by many units of the 16-bit type. So these types take the
+    (..., M, N, K) products and their sequential (cumulative) sum along K, which is MLX's
+    result bit for bit. float32 keeps `matmul` (only the last bits differ), and so do the
+    floating-point modes, whose 16-bit kernel sums in another, unmatched order."""
+    if x.dtype.bits != 16 or not affine:
+        return O.matmul(x, O.swapaxes(w, -1, -2) if transpose else w)
+    rows = w if transpose else O.swapaxes(w, -1, -2)  # (..., N, K)
+    xs, rs = O.expand_dims(x, -2), O.expand_dims(rows, -3)  # (..., M, 1, K), (..., 1, N, K)
+    k = x.shape[-1]
+    # (K taken in slices that keep the products under _SUM_ELEMENTS, the running sum
+    # carried into each slice's cumulative sum as its first term)
+    outer = int(np.prod(broadcast_shapes(xs.shape[:-1], rs.shape[:-1]), dtype=np.int64))
+    step = max(1, _SUM_ELEMENTS // max(outer, 1))
+    out = None
+    for s in range(0, k, step):
+        products = xs[..., s:s + step] * rs[..., s:s + step]
+        if out is not None:
+            products = O.concatenate([O.expand_dims(out, -1), products], axis=-1)
+        out = O.cumsum(products, axis=-1)[..., -1]
+    return O.squeeze(out, -2) if x.ndim == 1 else out
 
 
 def quantized_matmul(x, w, /, scales, biases=None, transpose: bool = True,
@@ -411,7 +445,7 @@ def quantized_matmul(x, w, /, scales, biases=None, transpose: bool = True,
     x, scales, biases, gs, bits, dt = _prepare("quantized_matmul", x, w, scales, biases,
                                                transpose, group_size, bits, mode)
     wf = dequantize(w, scales, biases, gs, bits, mode, dtype=dt)
-    return _product(x, wf, transpose)
+    return _product(x, wf, transpose, mode == "affine")
 
 
 def _gathered(a: array, indices) -> array:
@@ -435,7 +469,7 @@ def gather_qmm(x, w, /, scales, biases=None, lhs_indices=None, rhs_indices=None,
     w, scales = _gathered(w, rhs_indices), _gathered(scales, rhs_indices)
     biases = None if biases is None else _gathered(biases, rhs_indices)
     wf = dequantize(w, scales, biases, gs, bits, mode, global_scale, dtype=dt)
-    return _product(_gathered(x, lhs_indices), wf, transpose)
+    return _product(_gathered(x, lhs_indices), wf, transpose, mode == "affine")
 
 
 # -- qqmm: x quantized as well ---------------------------------------------------------------

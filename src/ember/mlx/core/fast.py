@@ -15,6 +15,7 @@ from ._array import _wrap, array
 from ._attention_checks import check_attention
 from ._dtypes import float32, int64
 from ._info import finfo
+from ._rope_checks import check_rope
 
 
 def _f32(x: array) -> array:
@@ -79,21 +80,23 @@ def layer_norm(x: array, weight: array | None, bias: array | None, eps: float, *
 
 def rope(a: array, dims: int, *, traditional: bool, base: float | None, scale: float,
          offset, freqs: array | None = None, stream=None) -> array:
-    """Rotary positional encoding of the first `dims` features of `a` (..., L, D), at
-    positions `offset + arange(L)` times `scale`. `traditional` rotates consecutive
-    pairs (x0, x1), (x2, x3), ...; otherwise the two halves of the `dims` features."""
-    if dims % 2:
-        raise ValueError(f"[rope] dims must be even but got {dims}.")
-    if (base is None) == (freqs is None):
-        raise ValueError("[rope] Only one of base or freqs can have a value.")
+    """Rotary positional encoding of the first `dims` features of `a` (B, ..., L, D), at
+    positions `offset + arange(L)` times `scale`; an offset vector gives each of the B
+    entries its own. `traditional` rotates consecutive pairs (x0, x1), (x2, x3), ...;
+    otherwise the two halves of the `dims` features."""
+    check_rope(a, dims, traditional, base, scale, offset, freqs)
     L = a.shape[-2]
     half = dims // 2
     if freqs is None:
         inv = ops.exp(ops.arange(half, dtype=float32) * (-2.0 * math.log(base) / dims))
     else:
         inv = ops.reciprocal(_f32(freqs))
-    pos = ops.arange(L, dtype=float32) + (offset if not isinstance(offset, array)
-                                          else _f32(offset))
+    pos = ops.arange(L, dtype=float32)
+    if isinstance(offset, array) and offset.size > 1:
+        # one offset per batch entry: positions (B, 1, ..., 1, L)
+        pos = _f32(offset).reshape(-1, *[1] * (a.ndim - 2)) + pos
+    else:
+        pos = pos + (_f32(offset.reshape(())) if isinstance(offset, array) else offset)
     theta = ops.expand_dims(pos * scale, -1) * inv  # (L, half)
     cos, sin = ops.cos(theta), ops.sin(theta)
     xf = _f32(a)
