@@ -94,3 +94,27 @@ def test_a_float_result_takes_the_big_int_as_a_number():
                  lambda L: L.where(L.tensor([True, False]), L.tensor([1.0, 2.0]), 2 ** 63),
                  lambda L: L.tensor([True]).clamp(max=2 ** 40)):
         assert call(ember).tolist() == call(torch).tolist()
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.tensor([3, 0, 200], dtype=L.uint8).clamp(max=-3),
+    lambda L: L.tensor([3, 0, 200], dtype=L.uint8).clamp(max=-255),
+    lambda L: L.tensor([3, 0, 200], dtype=L.uint8).clamp(min=-255),
+    lambda L: L.where(L.tensor([True, False]), L.tensor([3, 200], dtype=L.uint8), -3),
+    lambda L: L.tensor([3, 0, 100], dtype=L.int8).clamp(max=127),
+], ids=["clamp max -3", "clamp max -255", "clamp min -255", "where -3", "int8 max"])
+def test_an_unsigned_result_takes_negatives_down_to_minus_its_max_wrapped(call):
+    """c10's overflow check lets -max..-1 into an unsigned type (two's complement)."""
+    assert call(ember).tolist() == call(torch).tolist()
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.tensor([3], dtype=L.uint8).clamp(max=-256),
+    lambda L: L.where(L.tensor([True]), L.tensor([3], dtype=L.uint8), -256),
+    lambda L: L.tensor([3], dtype=L.int8).clamp(max=200),
+    lambda L: L.tensor([3], dtype=L.int8).clamp(max=-129),
+], ids=["uint8 -256", "where uint8 -256", "int8 200", "int8 -129"])
+def test_past_those_limits_the_number_is_refused(call):
+    from helpers import same_message
+
+    same_message(call, RuntimeError)

@@ -133,9 +133,11 @@ def uint64_promotion(tensor_dtype: dt.dtype, value) -> None:
 
 def integer_operand(value, d: dt.dtype) -> None:
     """A Python int that an op converts to the C type of its integer result `d` (clamp's
-    bounds, where's number): refused past the dtype's range, as PyTorch does, not wrapped."""
+    bounds, where's number): refused past the dtype's range, as PyTorch does, not wrapped.
+    An unsigned type takes negatives down to -max too (they wrap, two's complement, as
+    c10's overflow check lets them)."""
     if value.__class__ is int and d._kind == 1:
         value = _python_number(value)
         lo, hi = _INT_RANGE[d]
-        if not lo <= value <= hi:
+        if not (lo <= value <= hi or lo == 0 and -hi <= value < 0):
             raise _overflow(d)

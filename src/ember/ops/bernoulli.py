@@ -90,7 +90,11 @@ def _bernoulli_tensor_(self: Tensor, g, p: Tensor) -> Tensor:
     try:
         values = apply(sample_p, u, p.detach(), fn=BERNOULLI, dtype=self._dtype)
     except RuntimeError:
-        if (k := _valid_before_fault(self, p)) is not None:  # PyTorch draws up to the fault
+        try:
+            k = _valid_before_fault(self, p)
+        except RuntimeError:  # (a batched or pending input has no values to read)
+            k = None
+        if k is not None:  # PyTorch draws up to the fault
             g._load_state_bytes(before)
             g._doubles(k) if ud is dt.float64 else g._floats(k)
         raise

@@ -633,7 +633,10 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
         idx = apply(sample_p, input.detach(), noise, fn=MULTINOMIAL, num_samples=num_samples,
                     replacement=bool(replacement) and num_samples != 1)
     except RuntimeError:
-        fault = _multinomial_fault(input, replacement and num_samples != 1)
+        try:
+            fault = _multinomial_fault(input, replacement and num_samples != 1)
+        except RuntimeError:  # (a batched or pending input has no values to read)
+            fault = None
         if fault is not None:  # PyTorch samples row by row up to the bad one (with
             g._load_state_bytes(before)  # replacement), or checks before drawing
             g._doubles(fault[0] * num_samples)
