@@ -45,12 +45,14 @@ def _matrix_dims(A: Tensor, dim) -> tuple[int, int]:
 
 
 def _spectral(A: Tensor, d0: int, d1: int, keepdim: bool, reduce: str) -> Tensor:
-    """A function of the singular values of the (d0, d1) matrices: sum, max or min."""
-    s = svdvals(A.movedim((d0, d1), (-2, -1)))
-    r = {"sum": lambda: s.sum(-1), "max": lambda: s.amax(-1), "min": lambda: s.amin(-1)}[reduce]()
+    """A function of the singular values of the (d0, d1) matrices: sum, amax or amin."""
+    perm = [d for d in range(A.ndim) if d not in (d0, d1)] + [d0, d1]
+    s = svdvals(A.permute(perm))
+    r = getattr(s, reduce)(-1, keepdim=keepdim)
     if keepdim:
-        for d in sorted((d0, d1)):
-            r = r.unsqueeze(d)
+        # NOTE: like torch, put the two kept dims back with one permute (its grad_fn is
+        # PermuteBackward0), not with unsqueezes.
+        r = r.unsqueeze(-1).permute([perm.index(d) for d in range(A.ndim)])
     return r
 
 
@@ -71,13 +73,15 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
     if ord == "nuc":
         return write_out(_spectral(A, d0, d1, keepdim, "sum"), out)
     if abs(ord) == 2:
-        return write_out(_spectral(A, d0, d1, keepdim, "max" if ord > 0 else "min"), out)
+        return write_out(_spectral(A, d0, d1, keepdim, "amax" if ord > 0 else "amin"), out)
     # 1: largest column sum of |a| (sum over rows d0); inf: largest row sum (over cols d1).
+    # NOTE: like torch, the sum drops its dim first and amax / amin reduce the other one
+    # directly, so the result's grad_fn is AmaxBackward0 / AminBackward0.
     summed, other = (d0, d1) if abs(ord) == 1 else (d1, d0)
-    col = _vector_norm(A, 1, summed, keepdim=True)
-    r = col.amax(other, keepdim=True) if ord > 0 else col.amin(other, keepdim=True)
-    if not keepdim:
-        r = r.squeeze((d0, d1))
+    col = _vector_norm(A, 1, summed, keepdim=keepdim)
+    if not keepdim and summed < other:
+        other -= 1
+    r = col.amax(other, keepdim=keepdim) if ord > 0 else col.amin(other, keepdim=keepdim)
     return write_out(r, out)
 
 

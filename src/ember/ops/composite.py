@@ -470,8 +470,11 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
         raise NotImplementedError(f"\"pdist\" not implemented for '{type_name(input._dtype)}'")
     n = input._shape[0]
     i, j = triu_indices(n, n, 1, device=input.device)
+    out = vector_norm(input[i] - input[j], p, -1)
+    if out.grad_fn is not None:
+        rename_node(out.grad_fn, "PdistBackward0")
     # (PyTorch's _pdist_forward keeps its input: an in-place write to it refuses backward)
-    return saves(vector_norm(input[i] - input[j], p, -1), input)
+    return saves(out, input)
 
 
 def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:

@@ -11,7 +11,7 @@ from .. import _dtype as dt
 from .._tensor import Tensor
 from ._arg_parser_text import operand_error
 from ._common import type_name
-from .registry import saves
+from .registry import rename_node, saves
 
 
 def _floating(x: Tensor) -> Tensor:
@@ -52,6 +52,14 @@ def _result_dtype(a, b) -> dt.dtype:
     return binary_operands(a, b)[2]
 
 
+def _node(out: Tensor, name: str) -> Tensor:
+    """`out`, its graph node (if any) given the class of PyTorch's one node for the op, so
+    grad_fn reads the same (these ops are several ember ops, one kernel in PyTorch)."""
+    if out.grad_fn is not None:
+        rename_node(out.grad_fn, name)
+    return out
+
+
 def _with_complex(d: dt.dtype) -> dt.dtype:
     """The complex dtype a complex Python number gives with a tensor of dtype `d`."""
     return d if d.is_complex else (dt.complex128 if d is dt.float64 else dt.complex64)
@@ -60,13 +68,13 @@ def _with_complex(d: dt.dtype) -> dt.dtype:
 def deg2rad(input: Tensor) -> Tensor:
     if input.dtype.is_complex:
         raise RuntimeError("deg2rad is not supported for complex tensors.")
-    return _floating(input) * (math.pi / 180.0)
+    return _node(_floating(input) * (math.pi / 180.0), "Deg2RadBackward0")
 
 
 def rad2deg(input: Tensor) -> Tensor:
     if input.dtype.is_complex:
         raise RuntimeError("rad2deg is not supported for complex tensors.")
-    return _floating(input) * (180.0 / math.pi)
+    return _node(_floating(input) * (180.0 / math.pi), "Rad2DegBackward0")
 
 
 def _log_add(name: str, a: Tensor, b: Tensor, log1p_pow) -> Tensor:
@@ -87,10 +95,11 @@ def _log_add(name: str, a: Tensor, b: Tensor, log1p_pow) -> Tensor:
         first = a.real >= b.real
         hi, lo = where(first, a, b), where(first, b, a)
         out = hi + (lo - hi).exp().log1p()  # an infinite hi (or lo at -inf) gives hi
-        return where((a == b) & a.isinf(), a, out)
-    # log(e^a + e^b) = max + log1p(e^-|a-b|); equal infinities give themselves (not NaN).
-    out = maximum(a, b) + log1p_pow(-(a - b).abs())
-    return where((a == b) & a.isinf(), a, out)
+    else:
+        # log(e^a + e^b) = max + log1p(e^-|a-b|); equal infinities give themselves (not NaN).
+        out = maximum(a, b) + log1p_pow(-(a - b).abs())
+    node = "LogaddexpBackward0" if name == "logaddexp" else "Logaddexp2Backward0"
+    return _node(where((a == b) & a.isinf(), a, out), node)
 
 
 def logaddexp(input: Tensor, other: Tensor) -> Tensor:
@@ -117,8 +126,8 @@ def xlogy(input, other) -> Tensor:
         log_y = math.log(other) if other > 0 else (-math.inf if other == 0 else math.nan)
         x = _floating(input)
         if (other > 0 and log_y != math.inf) or math.isnan(other):
-            return x * log_y
-        return x * where(x == 0, 0.0, tensor(log_y, dtype=x.dtype))
+            return _node(x * log_y, "XlogyBackward2")
+        return _node(x * where(x == 0, 0.0, tensor(log_y, dtype=x.dtype)), "XlogyBackward2")
     from .binary import binary_p
     from .registry import apply
     from .special_ops import xlogy_fn
@@ -126,7 +135,8 @@ def xlogy(input, other) -> Tensor:
     common = _common_floating("xlogy", input, other)
     if isinstance(input, Tensor):
         input = input.to(common)
-    return apply(binary_p, input, other.to(common), fn=xlogy_fn)
+    out = apply(binary_p, input, other.to(common), fn=xlogy_fn)
+    return out if isinstance(input, Tensor) else _node(out, "XlogyBackward1")
 
 
 def signbit(input: Tensor) -> Tensor:
@@ -151,13 +161,13 @@ def copysign(input: Tensor, other) -> Tensor:
         if isinstance(other, complex) or input.dtype.is_complex:
             raise NotImplementedError(f'"copysign_cpu" not implemented for '
                                       f"'{type_name(_with_complex(input.dtype))}'")
-        out = mag * math.copysign(1.0, other)
+        out = _node(mag * math.copysign(1.0, other), "CopysignBackward1")
         return saves(out, out, input if input.requires_grad else None)
     mag = input.to(_common_floating("copysign", input, other)).abs()
     # NOTE: PyTorch gives `other` a zero gradient (not none): link it in through sign()
     # (whose derivative is zero) as a +0.0, which subtracting leaves every sign alone.
     link = (where(other.isnan(), 0.0, other.sign()) * 0.0).abs().to(mag.dtype)
-    out = where(signbit(other), -mag, mag) - link
+    out = _node(where(signbit(other), -mag, mag) - link, "CopysignBackward0")
     # (PyTorch's node saves the result, and the input when the input needs a gradient)
     return saves(out, out, input if input.requires_grad else None)
 
@@ -169,7 +179,8 @@ def sinc(input: Tensor) -> Tensor:
     x = _floating(input)
     at_zero = x == 0
     safe = where(at_zero, 1.0, x) * math.pi  # (keeps 0/0 out of the gradient at 0)
-    return saves(where(at_zero, 1.0, safe.sin() / safe), input)  # (as PyTorch's node)
+    out = _node(where(at_zero, 1.0, safe.sin() / safe), "SincBackward0")
+    return saves(out, input)  # (as PyTorch's node)
 
 
 def heaviside(input: Tensor, values: Tensor) -> Tensor:
@@ -206,7 +217,14 @@ def _written_into_self(fn):
         if not dt.can_cast(result.dtype, self.dtype):
             raise RuntimeError(f"result type {type_name(result.dtype)} can't be cast to the "
                                f"desired output type {type_name(self.dtype)}")
-        return self.copy_(result)
+        self.copy_(result)
+        # (PyTorch's in-place kernel gets the out-of-place op's node, not a copy's; a view
+        # written in place keeps its view node, as there)
+        node = self.grad_fn
+        if (node is not None and type(node).__name__ == "CopyBackwards"
+                and result.grad_fn is not None):
+            rename_node(node, type(result.grad_fn).__name__)
+        return self
 
     method.__name__ = fn.__name__ + "_"
     return method

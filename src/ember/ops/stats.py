@@ -49,6 +49,7 @@ from .registry import (
     defjvp,
     defvjp,
     nondifferentiable,
+    rename_node,
     saves,
 )
 
@@ -365,12 +366,15 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *, out=None) -> Te
     factor = where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
     if wide is not None:  # (the factor is rounded to the input's dtype before the product)
         factor = factor.to(input._dtype)
-    return write_out(input * factor, out)
+    return write_out(_named(input * factor, "RenormBackward0"), out)
 
 
 def renorm_(self: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
     """In-place `renorm` (computed from a copy, so the gradient sees the old values)."""
-    return self.copy_(renorm(self.clone(), p, dim, maxnorm))
+    self.copy_(renorm(self.clone(), p, dim, maxnorm))
+    if self.grad_fn is not None and type(self.grad_fn).__name__ == "CopyBackwards":
+        rename_node(self.grad_fn, "RenormBackward0")  # (PyTorch's in-place node's name)
+    return self
 
 
 # --- median / nanmedian / mode ------------------------------------------------------------
@@ -662,7 +666,14 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     from ..linalg import vector_norm
 
     # (PyTorch's dist node saves both operands and the result: the norm saves the last)
-    return saves(vector_norm(input - other, p), input, other)
+    return saves(_named(vector_norm(input - other, p), "DistBackward0"), input, other)
+
+
+def _named(out: Tensor, node: str) -> Tensor:
+    """`out`, its graph node (if any) given the class PyTorch's one kernel for the op has."""
+    if out.grad_fn is not None:
+        rename_node(out.grad_fn, node)
+    return out
 
 
 def _floating(x: Tensor) -> Tensor:

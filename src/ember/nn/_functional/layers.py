@@ -429,7 +429,12 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
                       keepdim: bool = False) -> Tensor:
     """||x1 - x2 + eps||_p along the last dim."""
     dim = max(x1.dim(), x2.dim()) - 1
-    return _norm(x1 - x2 + eps, p, dim, keepdim)
+    out = _norm(x1 - x2 + eps, p, dim, keepdim)
+    if out.grad_fn is not None:
+        # NOTE: PyTorch computes this with at::norm (not linalg.vector_norm): its node is
+        # NormBackward1
+        rename_node(out.grad_fn, "NormBackward1")
+    return out
 
 
 # --- attention ------------------------------------------------------------------------
