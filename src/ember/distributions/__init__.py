@@ -80,8 +80,10 @@ __all__ = [
     "AffineTransform", "Bernoulli", "Beta", "Categorical", "ComposeTransform", "Dirichlet",
     "Distribution", "ExpTransform", "Gamma", "Independent", "MultivariateNormal", "Normal",
     "SigmoidTransform", "TanhTransform", "Transform", "TransformedDistribution", "Uniform",
-    "constraints", "kl_divergence", "register_kl", "transforms",
+    "kl_divergence", "register_kl",
 ]
+# NOTE: `constraints` and `transforms` are attributes but not in __all__, as in PyTorch: a
+# `from torch.distributions import *` does not bind them.
 
 __all__ += [
     "MixtureSameFamily", "OneHotCategorical", "OneHotCategoricalStraightThrough",

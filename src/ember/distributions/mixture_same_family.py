@@ -3,7 +3,7 @@ distribution (its rightmost batch dim indexes the component), weighted by a Cate
 
 from __future__ import annotations
 
-from .. import _grad_mode
+from .. import _grad_mode, _names
 from .._tensor import Size, Tensor
 from . import constraints
 from .categorical import Categorical
@@ -22,10 +22,10 @@ class MixtureSameFamily(Distribution):
         self._component_distribution = component_distribution
         if not isinstance(mixture_distribution, Categorical):
             raise ValueError(" The Mixture distribution needs to be an "
-                             " instance of ember.distributions.Categorical")
+                             f" instance of {_names.prefix}.distributions.Categorical")
         if not isinstance(component_distribution, Distribution):
             raise ValueError("The Component distribution needs to be an "
-                             "instance of ember.distributions.Distribution")
+                             f"instance of {_names.prefix}.distributions.Distribution")
         mdbs = mixture_distribution.batch_shape
         cdbs = component_distribution.batch_shape[:-1]
         for size1, size2 in zip(reversed(mdbs), reversed(cdbs)):

@@ -38,7 +38,6 @@ from ._special_math import (
     _lgamma64,
     _log_ndtr64,
     _mvlgamma64,
-    _ndtr64,
     _ndtri64,
     _polygamma64,
     _spherical_j0,
@@ -57,6 +56,7 @@ from .registry import (
     nondifferentiable,
 )
 from .unary import COMPLEX_K, defjvp1, not_implemented, unary, unary_api, unary_p
+from .unary_math import _erf64
 
 _grad_state = grad_mode.state
 
@@ -199,7 +199,26 @@ nondifferentiable(airy_ai_p)
 # --- erfcx and the normal distribution -----------------------------------------------------
 
 erfcx_p = unary("special_erfcx", _via64(_erfcx64), grad_name="SpecialErfcxBackward0")
-ndtr_p = unary("special_ndtr", _via64(_ndtr64), grad_name="MulBackward1")
+_erf_kernel = _via64(_erf64)
+_F32 = np.dtype(np.float32)
+_SQRT1_2 = math.sqrt(0.5)  # M_SQRT1_2, correctly rounded
+
+
+def _ndtr_kernel(a: np.ndarray) -> np.ndarray:
+    """ndtr as PyTorch computes it: the composite (1 + erf(x / sqrt 2)) / 2, each step rounded
+    to the input's dtype (float16 and bfloat16 computing each step in float32).
+
+    NOTE: this cancels in the left tail (float32 ndtr(-5) is 2**-22, not 2.87e-7), and
+    PyTorch's value is the cancelled one; an accurate erfc form would differ from it by
+    percents there."""
+    d = a.dtype
+    w = _F32 if d.itemsize == 2 else d
+    t = (a.astype(w) * w.type(_SQRT1_2)).astype(d)
+    e = _erf_kernel(t).astype(w)
+    return np.asarray((w.type(1) + e).astype(d).astype(w) * w.type(0.5)).astype(d)
+
+
+ndtr_p = unary("special_ndtr", _ndtr_kernel, grad_name="MulBackward1")
 ndtri_p = unary("special_ndtri", _via64(_ndtri64), grad_name="SpecialNdtriBackward0")
 log_ndtr_p = unary("special_log_ndtr", _via64(_log_ndtr64),
                    grad_name="SpecialLogNdtrBackward0")
