@@ -23,6 +23,7 @@ from .._core.dispatch import run_quiet
 from .._core.ranges import ranges
 from . import grad_mode
 from .graph import MISSING, AccumulateGrad, Node, _anomaly
+from .saved_hooks import unpack as unpack_saved
 
 _state = grad_mode.state
 
@@ -66,6 +67,10 @@ def _unpack(node: Node, create_graph: bool):
         raise retain_graph_error()
     out = node._out
     versions = node._versions
+    if node._packed:
+        # NOTE: PyTorch checks no version of a tensor a saved_tensors_hooks pair packed
+        saved, out = unpack_saved(saved), None if out is None else unpack_saved(out)
+        versions = ()
     n = len(saved)
     for i, v in enumerate(versions):
         if v is None:
@@ -397,6 +402,41 @@ def _run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
         deps, needed = _needed(root_nodes, {n for n, _ in capture})
     else:
         deps = _collect(root_nodes)
+    task = _GraphTask(next(_task_ids), root_nodes, deps, needed)
+    _tasks.append(task)
+    try:
+        return _run_task(roots, root_grads, retain_graph, create_graph, capture,
+                         accumulate_leaves, deps, needed)
+    finally:
+        _tasks.pop()
+
+
+class _GraphTask:
+    """One backward pass in progress: which nodes it will run (for multi-grad hooks)."""
+
+    __slots__ = ("id", "roots", "deps", "needed")
+
+    def __init__(self, id: int, roots: list, deps: dict, needed) -> None:
+        self.id, self.roots, self.deps, self.needed = id, roots, deps, needed
+
+    def will_execute(self, node) -> bool:
+        if self.needed is not None:
+            return node in self.needed
+        return node in self.deps or node in self.roots
+
+
+_tasks: list = []  # the backward passes running now, innermost last
+_task_ids = itertools.count()
+
+
+def current_graph_task():
+    """The innermost backward pass running now, or None."""
+    return _tasks[-1] if _tasks else None
+
+
+def _run_task(roots, root_grads, retain_graph, create_graph, capture, accumulate_leaves,
+              deps, needed) -> dict:
+    root_nodes = [n for n, _ in roots]
     buffers: dict = {}
     for (node, nr), g in zip(roots, root_grads):
         if node is None or g is None:
@@ -540,6 +580,7 @@ def _tensor_pre_hooks(node: Node, grads: list) -> list:
             for fn in list(ag.hooks.values()):
                 r = fn(grads[0])
                 if r is not None:
+                    _check_hook_result(grads[0], r, fn)
                     grads = [r]
         return grads
     hooks = node._tensor_hooks
@@ -548,6 +589,7 @@ def _tensor_pre_hooks(node: Node, grads: list) -> list:
             if grads[nr] is not None:
                 r = fn(grads[nr])
                 if r is not None:
+                    _check_hook_result(grads[nr], r, fn)
                     grads = list(grads)
                     grads[nr] = r
     if node._retained:
@@ -561,6 +603,18 @@ def _tensor_pre_hooks(node: Node, grads: list) -> list:
             else:
                 t._grad = _sum(t._grad, g)
     return grads
+
+
+def _check_hook_result(old, new, hook) -> None:
+    """A tensor hook may replace a gradient only by a tensor of the same type and size."""
+    if not isinstance(new, T.Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+    name = getattr(hook, "__name__", "<unknown>")
+    if new._dtype is not old._dtype or new.device != old.device:
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was "
+                           f"{_type_name(old)} got {_type_name(new)})")
+    if tuple(new._shape) != tuple(old._shape):
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
 
 
 def _check_nan(node: Node, grads: list) -> None:

@@ -17,7 +17,9 @@ import functools
 from .. import _tensor as T
 from .._core import Primitive, bind
 from . import grad_mode
+from . import saved_hooks as _saved_hooks
 from .graph import Node, _anomaly, _anomaly_trace, _seq, edge_of, take_node
+from .saved_hooks import Packed
 
 # ember.func's reverse transforms (grad, vjp, jacrev, ...) running now: it counts them here,
 # where `Function.apply` can see them without importing up a layer
@@ -74,6 +76,8 @@ class FunctionCtx:
             if t is None:
                 out.append(None)
                 continue
+            if t.__class__ is Packed:  # (PyTorch checks no version of a packed tensor)
+                t, v = t.get(), None
             if v is not None and t._vc[0] != v:
                 fn = self if i in self._saved_outputs else t._grad_fn
                 raise version_error(t, v, fn, t.output_nr if fn is not None else 0)
@@ -371,7 +375,7 @@ def _keep_saved(node: FunctionNode, raw_outputs, outputs) -> None:
             t = T._alias(out)
         saved.append(t)
         versions.append(t._vc[0])
-    node._saved = tuple(saved)
+    node._saved = _saved_hooks.pack(tuple(saved)) if _saved_hooks._stack else tuple(saved)
     node._versions = tuple(versions)
     if as_output:
         node._saved_outputs = as_output

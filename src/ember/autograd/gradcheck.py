@@ -238,6 +238,22 @@ def _fast(func, inputs, diff_idx, eps, atol, rtol, raise_exception) -> bool:
     return True
 
 
+def _random_grad_output(out, noncontiguous: bool):
+    """A cotangent drawn from the global generator, uniform in [-1, 1), as PyTorch's
+    `make_tensor` draws it (so the random stream after a gradgradcheck matches)."""
+    from .._dtype import float64
+    from ..ops.creation import empty
+    from ..ops.dtype_views import view_as_real
+    from ..ops.join import repeat_interleave
+
+    dtype = out.dtype if out.dtype.is_floating_point or out.dtype.is_complex else float64
+    g = empty(tuple(out.shape), dtype=dtype, device=out.device)
+    (view_as_real(g) if dtype.is_complex else g).uniform_(-1, 1)
+    if noncontiguous and g.numel() > 1:
+        g = repeat_interleave(g, 2, dim=-1)[..., ::2]
+    return g.requires_grad_()
+
+
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-06, atol: float = 1e-05,
                   rtol: float = 0.001, gen_non_contig_grad_outputs: bool = False,
                   raise_exception: bool = True, nondet_tol: float = 0.0,
@@ -247,18 +263,14 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-06, atol: 
                   masked: bool = False) -> bool:
     """gradcheck of the first-order gradients: second derivatives against differences.
 
-    `grad_outputs` defaults to random tensors (seeded) that themselves require grad.
+    `grad_outputs` defaults to random tensors that themselves require grad.
     """
-    from ..ops.creation import tensor
     from .engine import grad
 
     inputs = _as_tuple(inputs)
     if grad_outputs is None:
-        rng = np.random.default_rng(0)
         outs = _diff_outputs(func(*inputs))
-        grad_outputs = tuple(
-            tensor(rng.uniform(-1, 1, tuple(o.shape)), dtype=o.dtype, requires_grad=True)
-            for o in outs)
+        grad_outputs = tuple(_random_grad_output(o, gen_non_contig_grad_outputs) for o in outs)
     else:
         grad_outputs = _as_tuple(grad_outputs)
     n_out = len(grad_outputs)

@@ -18,6 +18,12 @@ import weakref
 from .. import _tensor as T
 from .._core import MISSING, Family, rule_params, set_autograd
 from . import grad_mode
+from . import saved_hooks as _saved_hooks
+from .saved_hooks import (  # noqa: F401  (torch.autograd.graph's names)
+    disable_saved_tensors_hooks,
+    save_on_cpu,
+    saved_tensors_hooks,
+)
 
 _seq = itertools.count()
 _grad_state = grad_mode.state
@@ -93,6 +99,7 @@ class Node:
     _retained = None  # [(output_nr, weakref to a tensor that retains its grad)]
     _anomaly = None  # the forward traceback, when anomaly mode was on
     _metadata = None
+    _packed = False  # whether saved_tensors_hooks packed what it saved (saved_hooks.py)
     _compiled = None  # the compiled function whose capture recorded this node (ember.graph)
     _kept = None  # ((tensor, version, output nr), ...) what PyTorch's kernel saves (`keep`)
 
@@ -492,6 +499,22 @@ def _save(node, prim, rule, args, needs, out, multi) -> None:
         node._out = None
     node._saved = tuple(saved)
     node._versions = tuple(versions)
+    if _saved_hooks._stack:
+        _pack_saved(node, out, multi)
+
+
+def _pack_saved(node, out, multi) -> None:
+    """Hand what the node saved to the active pack hook (the outputs themselves, not the
+    aliases kept of them)."""
+    node._saved = _saved_hooks.pack(node._saved)
+    kept = node._out
+    if kept is not None:
+        outs = out if multi else (out,)
+        kept = kept if multi else (kept,)
+        packed = tuple(None if k is None else _saved_hooks.pack((o,))[0]
+                       for o, k in zip(outs, kept))
+        node._out = packed if multi else packed[0]
+    node._packed = True
 
 
 def _wanted(prim, rule, args, needs) -> frozenset:
@@ -618,3 +641,6 @@ from . import engine as _engine  # noqa: E402
 from .inplace import inplace_with_grad  # noqa: E402
 
 set_autograd(record, inplace_with_grad, keep)
+
+
+from .multi_grad_hook import register_multi_grad_hook  # noqa: E402, F401  (torch's home for it)
