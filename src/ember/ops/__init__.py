@@ -31,6 +31,7 @@ from . import (
     matmul,
     movement,
     pooling,
+    power,
     random_ops,
     reduce,
     sampling,
@@ -53,7 +54,7 @@ from . import (
 )
 
 MODULES = (
-    activation, binary, binary_math, logical_bitwise, binary_inplace, composite, conv, copy,
+    activation, binary, power, binary_math, logical_bitwise, binary_inplace, composite, conv, copy,
     creation, einsum,
     fill, index, index_ops, join, linalg_ops, matmul, movement, pooling, random_ops, bernoulli,
     reduce,

@@ -14,10 +14,6 @@ from .binary import (
     _ROUNDED,
     _alpha_call,
     _check_rounded_div,
-    _float_power_dtype,
-    _negative_int_power,
-    _pow_checks,
-    _pow_fn,
     _sub_bool_check,
     _widened,
     add_alpha_fn,
@@ -39,6 +35,7 @@ from .binary import (
     sub_fn,
     tensor_dtype,
 )
+from .power import _float_power_dtype, _negative_int_power, _pow_checks, _pow_fn
 from .registry import apply_, check_overlap
 from .sparse_tensor import SparseTensor
 

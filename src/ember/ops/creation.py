@@ -615,7 +615,7 @@ def logspace(start, end, steps: int, base: float = 10.0, *, out=None, dtype=None
     """base ** linspace(start, end, steps): computed in float64 and cast once to a real
     `dtype`; in a complex dtype itself, as exp(exponent * log(base)) (PyTorch's complex power,
     whose rounding shows: `logspace(0, 2, 3, dtype=complex64)` ends at 100.00000763)."""
-    from .binary import pow as power
+    from .power import pow as power
     from .unary import exp, log
 
     start = start.item() if isinstance(start, Tensor) else start

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from .._tensor import Tensor
 from ._common import is_scalar, type_name
-from .binary import pow as _pow
+from .power import pow as _pow
 from .stats import vector_norm
 
 # the per-tensor op of each list op with a second operand, and the overloads it has:

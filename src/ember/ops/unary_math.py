@@ -21,7 +21,7 @@ from .._tensor import Tensor
 from ..native import calls
 from ._common import same_meta, type_name, write_out
 from ._in_float64 import _via64
-from .binary import pow as _pow
+from .power import pow as _pow
 from .registry import apply, deflower, defvjp, nondifferentiable
 from .unary import (
     BOOL,
