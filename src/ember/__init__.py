@@ -91,6 +91,8 @@ from . import optim  # noqa: E402
 from . import utils  # noqa: E402
 from . import _dynamo, accelerator, amp, backends, compiler, distributed, jit, onnx  # noqa: E402
 from . import quasirandom  # noqa: E402
+from . import storage  # noqa: E402
+from .storage import *  # noqa: E402,F403
 from ._runtime import *  # noqa: E402
 from .ops import creation as _creation  # noqa: E402
 from .ops.creation import frombuffer  # noqa: E402

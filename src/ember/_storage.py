@@ -23,7 +23,10 @@ class Storage:
 
     __slots__ = ("data", "_nbytes", "device", "_bytes", "__weakref__")
 
-    def __init__(self, data: np.ndarray | None, nbytes: int, dev: device = CPU) -> None:
+    def __init__(self, data: np.ndarray | None = None, nbytes: int | None = None,
+                 dev: device = CPU, *, device=None) -> None:
+        if nbytes is None:  # PyTorch's public forms: UntypedStorage(n), ([byte, ...])
+            data, nbytes, dev = _public_buffer(data, device)
         self.data = data
         self._nbytes = nbytes
         self.device = dev
@@ -69,6 +72,26 @@ class Storage:
         else:
             share_storages([self])
         return self
+
+
+def _public_buffer(arg, device_arg) -> tuple[np.ndarray | None, int, device]:
+    """The buffer of `UntypedStorage()`, `UntypedStorage(nbytes)` or
+    `UntypedStorage([byte, ...])` (bytes wrap modulo 256, as PyTorch's)."""
+    from ._device import as_device
+
+    dev = CPU if device_arg is None else as_device(device_arg)
+    if arg is None:
+        buf = np.zeros(0, np.uint8)
+    elif isinstance(arg, int) and not isinstance(arg, bool):
+        if arg < 0:
+            raise RuntimeError(f"Storage size must be non-negative, but got {arg}")
+        buf = np.zeros(arg, np.uint8)
+    elif isinstance(arg, (list, tuple)):
+        buf = np.array([int(v) & 0xFF for v in arg], np.uint8)
+    else:
+        raise TypeError(f"UntypedStorage(): expected a size (int) or a sequence of ints, "
+                        f"got {type(arg).__name__}")
+    return (None if dev.type == "meta" else buf), buf.size, dev
 
 
 class _SharedBlock(mmap.mmap):

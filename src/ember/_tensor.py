@@ -168,6 +168,10 @@ class Tensor:
         return False
 
     @property
+    def is_sparse_csr(self) -> bool:
+        return False
+
+    @property
     def is_quantized(self) -> bool:
         return False
 
@@ -209,6 +213,13 @@ class Tensor:
 
     def untyped_storage(self) -> Storage:
         return self._ensure_storage_obj()
+
+    def storage(self):
+        """The whole storage read as this tensor's dtype (PyTorch's legacy TypedStorage,
+        with its one-time deprecation warning)."""
+        from .storage import typed_storage_of
+
+        return typed_storage_of(self)
 
     def is_shared(self) -> bool:
         """Whether the storage lives in memory shared across processes."""
