@@ -26,6 +26,7 @@ from . import (
     inplace_movement,
     inplace_view,
     join,
+    legacy_norms,
     linalg_ops,
     logical_bitwise,
     matmul,
@@ -65,5 +66,5 @@ MODULES = (
     inplace_movement,
     composite_math, tensor_predicates, shape_helpers, special_ops, dtype_views, contractions,
     float_parts, windows, foreach,
-    fake_quant, view_copies, function_forms,
+    fake_quant, view_copies, function_forms, legacy_norms,
 )
