@@ -165,3 +165,16 @@ def test_anomaly_mode_at_the_top_level():
         finally:
             L.set_anomaly_enabled(False)
         assert not L.is_anomaly_enabled() and L.is_anomaly_check_nan_enabled()
+
+
+def test_set_flush_denormal_says_it_does_not_flush():
+    # ember's kernels run on threads whose flush-to-zero flags it does not set: it answers
+    # False (PyTorch's answer on a CPU that cannot flush) and keeps denormals
+    assert ember.set_flush_denormal(True) is False
+    assert ember.tensor([1e-39]).item() == float(np.float32(1e-39)) != 0
+    with pytest.raises(TypeError, match="must be bool, not int"):
+        ember.set_flush_denormal(1)
+
+
+def test_grad_scaler_is_amps():
+    assert ember.GradScaler is ember.amp.GradScaler

@@ -118,3 +118,10 @@ def test_storage_warns_once_per_process_as_torch():
     assert outs[0].count("TypedStorage is deprecated") == 1
     assert outs[1].count("TypedStorage is deprecated") == 1
     assert outs[1].splitlines()[0].startswith("<string>:3: UserWarning")
+
+
+def test_storage_type_is_the_legacy_class_of_the_dtype(torch_names):
+    for d in ("float32", "float64", "int64", "uint8", "bool", "bfloat16"):
+        t = torch.ones(1, dtype=getattr(torch, d)).storage_type()
+        e = ember.ones(1, dtype=getattr(ember, d)).storage_type()
+        assert e.__name__ == t.__name__ and e.dtype is getattr(ember, d)

@@ -97,7 +97,7 @@ from ._runtime import *  # noqa: E402
 from .ops import creation as _creation  # noqa: E402
 from .ops.creation import frombuffer  # noqa: E402
 from ._spectral import istft, stft  # noqa: E402
-from .amp import autocast  # noqa: E402
+from .amp import GradScaler, autocast  # noqa: E402
 from .amp.autocast_mode import (  # noqa: E402
     autocast_decrement_nesting,
     autocast_increment_nesting,

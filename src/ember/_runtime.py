@@ -25,6 +25,17 @@ _matmul_precision = ["highest"]
 _deterministic = _algorithms.deterministic
 
 
+def set_flush_denormal(mode: bool) -> bool:
+    """Whether denormal floats are flushed to zero: never here. PyTorch sets the CPU's
+    flush-to-zero flags for the calling thread; ember's kernels run on NumPy's and its own
+    threads, whose flags it does not set, so it answers False (the answer PyTorch gives
+    on a CPU that cannot flush) and computes with denormals as IEEE says."""
+    if not isinstance(mode, bool):
+        raise TypeError(f"set_flush_denormal(): argument 'mode' (position 1) must be bool, "
+                        f"not {type(mode).__name__}")
+    return False
+
+
 def set_num_threads(n: int) -> None:
     """Size ember's kernel thread pools (large elementwise kernels and matrix products are
     shared out over them, and the native kernels' pool); 1 runs every kernel on the calling
@@ -277,7 +288,8 @@ BoolTensor = _legacy("BoolTensor", dt.bool_)
 
 __all__ = [
     "pi", "e", "inf", "nan", "newaxis",
-    "set_num_threads", "get_num_threads", "set_num_interop_threads", "get_num_interop_threads",
+    "set_num_threads", "get_num_threads", "set_flush_denormal", "set_num_interop_threads",
+    "get_num_interop_threads",
     "set_float32_matmul_precision", "get_float32_matmul_precision", "compile", "typename",
     "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
     "is_deterministic_algorithms_warn_only_enabled", "set_deterministic_debug_mode",

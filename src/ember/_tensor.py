@@ -221,6 +221,12 @@ class Tensor:
 
         return typed_storage_of(self)
 
+    def storage_type(self) -> type:
+        """The legacy storage class of this tensor's dtype (`ember.FloatStorage`, ...)."""
+        from .storage import legacy_storage_class
+
+        return legacy_storage_class(self.dtype)
+
     def is_shared(self) -> bool:
         """Whether the storage lives in memory shared across processes."""
         return self._ensure_storage_obj().is_shared()

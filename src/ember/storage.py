@@ -333,6 +333,11 @@ for _name, _d in _LEGACY.items():
 del _name, _d
 
 
+def legacy_storage_class(dtype) -> type:
+    """`FloatStorage` for float32, `LongStorage` for int64, ..."""
+    return globals()[_LEGACY_NAMES[dtype]]
+
+
 def is_storage(obj) -> bool:
     """Whether obj is a storage (typed or untyped), as `torch.is_storage`."""
     return isinstance(obj, (Storage, TypedStorage))

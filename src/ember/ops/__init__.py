@@ -33,6 +33,7 @@ from . import (
     movement,
     pooling,
     power,
+    python_maps,
     random_ops,
     reduce,
     sampling,
@@ -66,5 +67,5 @@ MODULES = (
     inplace_movement,
     composite_math, tensor_predicates, shape_helpers, special_ops, dtype_views, contractions,
     float_parts, windows, foreach,
-    fake_quant, view_copies, function_forms, legacy_norms,
+    fake_quant, view_copies, function_forms, legacy_norms, python_maps,
 )
