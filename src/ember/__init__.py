@@ -93,6 +93,7 @@ from . import _dynamo, accelerator, amp, backends, compiler, distributed, jit, o
 from . import quasirandom  # noqa: E402
 from . import storage  # noqa: E402
 from .storage import *  # noqa: E402,F403
+from .storage import FloatStorage as Storage  # noqa: E402  (PyTorch's alias)
 from ._runtime import *  # noqa: E402
 from .ops import creation as _creation  # noqa: E402
 from .ops.creation import frombuffer  # noqa: E402

@@ -316,8 +316,9 @@ def _legacy(name: str, dtype) -> type:
                             + ", ".join(kw))
         return TypedStorage(*args, dtype=dtype, device=device)
 
-    return _LegacyMeta(name, (), {"dtype": dtype, "__new__": new, "__module__": "ember",
-                                  "__doc__": f"A TypedStorage of {dtype}."})
+    return _LegacyMeta(name, (TypedStorage,), {"dtype": dtype, "__new__": new,
+                                              "__module__": "ember",
+                                              "__doc__": f"A TypedStorage of {dtype}."})
 
 
 _LEGACY = {
