@@ -227,3 +227,12 @@ def get_global_rank(group, group_rank: int) -> int:
 
 def get_group_rank(group, global_rank: int) -> int:
     return resolve(group).group_rank(global_rank)
+
+
+def __getattr__(name: str):
+    # `torch.distributed.group.WORLD`: in ember `distributed.group` is this module (the
+    # attribute set by importing it hides the package's alias for GroupMember), so it
+    # answers GroupMember's names itself.
+    if name in ("WORLD", "NON_GROUP_MEMBER"):
+        return getattr(GroupMember, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
