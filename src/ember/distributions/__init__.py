@@ -11,6 +11,7 @@ transformed_distribution.py   TransformedDistribution (a base pushed through tra
 multivariate_normal.py   MultivariateNormal (covariance, precision or scale_tril)
 independent.py           Independent (batch dims read as event dims)
 kl.py                    kl_divergence and its register_kl registry
+exp_family.py            ExponentialFamily (entropy and same-family KL from the log normaliser)
 
 Sampling draws from ember's generator with PyTorch's kernels and call order, so a seeded
 program gets PyTorch's samples.
@@ -27,16 +28,23 @@ from .constraint_registry import biject_to, transform_to
 from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .fishersnedecor import FisherSnedecor
 from .gamma import Gamma
+from .generalized_pareto import GeneralizedPareto
 from .geometric import Geometric
 from .gumbel import Gumbel
 from .half_cauchy import HalfCauchy
 from .half_normal import HalfNormal
 from .independent import Independent
+from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
+from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
+from .lkj_cholesky import LKJCholesky
 from .log_normal import LogNormal
+from .logistic_normal import LogisticNormal
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
@@ -75,6 +83,7 @@ from .transforms import (
 from .uniform import Uniform
 from .von_mises import VonMises
 from .weibull import Weibull
+from .wishart import Wishart
 
 __all__ = [
     "AffineTransform", "Bernoulli", "Beta", "Categorical", "ComposeTransform", "Dirichlet",
@@ -102,6 +111,10 @@ __all__ += [
     "Cauchy", "Chi2", "ContinuousBernoulli", "Exponential", "Gumbel", "HalfCauchy",
     "HalfNormal", "Laplace", "LogNormal", "LowRankMultivariateNormal", "Pareto", "StudentT",
     "VonMises", "Weibull"
+]
+__all__ += [
+    "ExponentialFamily", "FisherSnedecor", "GeneralizedPareto", "InverseGamma", "Kumaraswamy",
+    "LKJCholesky", "LogisticNormal", "Wishart",
 ]
 
 def __getattr__(name: str):

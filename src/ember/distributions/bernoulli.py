@@ -8,7 +8,7 @@ from .._tensor import Size, Tensor
 from ..ops.bernoulli import bernoulli
 from ..ops.creation import arange
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .probs_logits import BinaryProbsLogits, expand_probs_or_logits, set_probs_or_logits
 from .utils import broadcast_all
 
@@ -21,10 +21,11 @@ def _bce_with_logits(logits: Tensor, target: Tensor) -> Tensor:
     return binary_cross_entropy_with_logits(logits, target, reduction="none")
 
 
-class Bernoulli(BinaryProbsLogits, Distribution):
+class Bernoulli(BinaryProbsLogits, ExponentialFamily):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
     has_enumerate_support = True
+    _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, validate_args: bool | None = None) -> None:
         set_probs_or_logits(self, probs, logits)
@@ -67,6 +68,13 @@ class Bernoulli(BinaryProbsLogits, Distribution):
 
     def entropy(self) -> Tensor:
         return _bce_with_logits(self.logits, self.probs)
+
+    @property
+    def _natural_params(self) -> tuple:
+        return (self.probs.logit(),)
+
+    def _log_normalizer(self, x: Tensor) -> Tensor:
+        return x.exp().log1p()
 
     def enumerate_support(self, expand: bool = True) -> Tensor:
         values = arange(2, dtype=self._param.dtype, device=self._param.device)

@@ -9,13 +9,13 @@ from ..ops.creation import tensor
 from ..ops.join import stack
 from . import constraints
 from .dirichlet import Dirichlet
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
 __all__ = ["Beta"]
 
 
-class Beta(Distribution):
+class Beta(ExponentialFamily):
     """Beta on [0, 1] with density proportional to x^(c1 - 1) (1 - x)^(c0 - 1)."""
 
     arg_constraints = {"concentration1": constraints.positive,
@@ -68,3 +68,10 @@ class Beta(Distribution):
 
     def entropy(self) -> Tensor:
         return self._dirichlet.entropy()
+
+    @property
+    def _natural_params(self) -> tuple:
+        return (self.concentration1, self.concentration0)
+
+    def _log_normalizer(self, x: Tensor, y: Tensor) -> Tensor:
+        return x.lgamma() + y.lgamma() - (x + y).lgamma()

@@ -15,14 +15,14 @@ from ..ops.creation import ones_like, zeros_like
 from ..ops.random_ops import rand
 from ..ops.ternary import where
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .probs_logits import expand_probs_or_logits, set_probs_or_logits
 from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["ContinuousBernoulli"]
 
 
-class ContinuousBernoulli(Distribution):
+class ContinuousBernoulli(ExponentialFamily):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.unit_interval
     _mean_carrier_measure = 0

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from .._tensor import Size, Tensor
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .gamma import sample_dirichlet
 
 __all__ = ["Dirichlet"]
 
 
-class Dirichlet(Distribution):
+class Dirichlet(ExponentialFamily):
     """Dirichlet with `concentration` (..., k): events are k-vectors summing to 1."""
 
     arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
@@ -66,3 +66,10 @@ class Dirichlet(Distribution):
         a0 = c.sum(-1)
         return (c.lgamma().sum(-1) - a0.lgamma() - (k - a0) * a0.digamma()
                 - ((c - 1.0) * c.digamma()).sum(-1))
+
+    @property
+    def _natural_params(self) -> tuple:
+        return (self.concentration,)
+
+    def _log_normalizer(self, x: Tensor) -> Tensor:
+        return x.lgamma().sum(-1) - x.sum(-1).lgamma()

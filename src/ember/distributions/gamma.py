@@ -27,7 +27,7 @@ from ..ops import _rng_kernels as K
 from ..ops.creation import tensor
 from ..random import default_generator
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
 __all__ = ["Gamma"]
@@ -204,7 +204,7 @@ def sample_dirichlet(concentration: Tensor) -> Tensor:
 
 # --- the distribution ------------------------------------------------------------------------
 
-class Gamma(Distribution):
+class Gamma(ExponentialFamily):
     """Gamma with shape `concentration` and inverse scale `rate`."""
 
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
@@ -249,6 +249,13 @@ class Gamma(Distribution):
     def entropy(self) -> Tensor:
         c = self.concentration
         return c - self.rate.log() + c.lgamma() + (1.0 - c) * c.digamma()
+
+    @property
+    def _natural_params(self) -> tuple:
+        return (self.concentration - 1, -self.rate)
+
+    def _log_normalizer(self, x: Tensor, y: Tensor) -> Tensor:
+        return (x + 1).lgamma() + (x + 1) * (-y.reciprocal()).log()
 
     def cdf(self, value: Tensor) -> Tensor:
         if self._validate_args:

@@ -23,6 +23,7 @@ from .cauchy import Cauchy
 from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .gamma import Gamma
 from .geometric import Geometric
@@ -200,6 +201,26 @@ def _kl_dirichlet_dirichlet(p: Dirichlet, q: Dirichlet) -> Tensor:
     t3 = p.concentration - q.concentration
     t4 = p.concentration.digamma() - sum_p.digamma().unsqueeze(-1)
     return t1 - t2 + (t3 * t4).sum(-1)
+
+
+@register_kl(ExponentialFamily, ExponentialFamily)
+def _kl_expfamily_expfamily(p: ExponentialFamily, q: ExponentialFamily) -> Tensor:
+    """The Bregman divergence of the log normaliser F: F(q) - F(p) - <q - p, grad F(p)>."""
+    from ..autograd.entry_points import grad
+
+    if type(p) is not type(q):
+        # (torch's message, with its line continuation's spaces)
+        raise NotImplementedError(
+            "The cross KL-divergence between different exponential families cannot "
+            "                            be computed using Bregman divergences")
+    p_params = [t.detach().requires_grad_() for t in p._natural_params]
+    q_params = q._natural_params
+    log_norm = p._log_normalizer(*p_params)
+    grads = grad(log_norm.sum(), p_params, create_graph=True)
+    result = q._log_normalizer(*q_params) - log_norm
+    for pt, qt, g in zip(p_params, q_params, grads):
+        result = result - sum_rightmost((qt - pt) * g, len(q.event_shape))
+    return result
 
 
 @register_kl(Gamma, Gamma)

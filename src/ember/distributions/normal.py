@@ -9,7 +9,7 @@ from .._tensor import Size, Tensor
 from ..ops.creation import empty
 from ..ops.random_ops import normal
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
 __all__ = ["Normal"]
@@ -17,10 +17,11 @@ __all__ = ["Normal"]
 _LOG_SQRT_2PI = math.log(math.sqrt(2 * math.pi))
 
 
-class Normal(Distribution):
+class Normal(ExponentialFamily):
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
+    _mean_carrier_measure = 0
 
     def __init__(self, loc, scale, validate_args: bool | None = None) -> None:
         self.loc, self.scale = broadcast_all(loc, scale)
@@ -71,3 +72,10 @@ class Normal(Distribution):
 
     def entropy(self) -> Tensor:
         return 0.5 + 0.5 * math.log(2 * math.pi) + self.scale.log()
+
+    @property
+    def _natural_params(self) -> tuple:
+        return (self.loc / self.scale.pow(2), -0.5 * self.scale.pow(2).reciprocal())
+
+    def _log_normalizer(self, x: Tensor, y: Tensor) -> Tensor:
+        return -0.25 * x.pow(2) / y + 0.5 * (-math.pi / y).log()

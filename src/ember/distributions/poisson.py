@@ -6,15 +6,15 @@ from .. import _grad_mode
 from .._tensor import Size, Tensor
 from ..ops.random_ops import poisson
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
 __all__ = ["Poisson"]
 
 
-class Poisson(Distribution):
-    # TODO(distributions): PyTorch derives this from ExponentialFamily (natural parameter
-    # log(rate)), which ember does not have yet; its entropy raises there too.
+class Poisson(ExponentialFamily):
+    # NOTE: no entropy and no `_mean_carrier_measure`, as in PyTorch: the inherited
+    # ExponentialFamily.entropy raises NotImplementedError.
     arg_constraints = {"rate": constraints.nonnegative}
     support = constraints.nonnegative_integer
 

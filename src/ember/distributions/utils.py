@@ -13,6 +13,9 @@ from ..ops.creation import tensor
 __all__ = ["broadcast_all", "clamp_probs", "delegated", "lazy_property", "logits_to_probs",
            "probs_to_logits"]
 
+# The Euler-Mascheroni constant (PyTorch's module attribute of the same name)
+euler_constant = 0.57721566490153286060
+
 
 def broadcast_all(*values):
     """Numbers and tensors as tensors of one broadcast shape (numbers take the dtype of the
