@@ -22,7 +22,11 @@ from ._layout import (
     layout,
     memory_format,
     preserve_format,
+    sparse_bsc,
+    sparse_bsr,
     sparse_coo,
+    sparse_csc,
+    sparse_csr,
     strided,
 )
 from ._tensor import Size, Tensor, is_tensor

@@ -1,4 +1,4 @@
-"""Layouts and memory formats: only `strided`, with contiguous and channels-last orders."""
+"""Layouts (strided and the sparse ones) and memory formats (contiguous, channels-last)."""
 
 from __future__ import annotations
 
@@ -27,6 +27,10 @@ class memory_format:
 
 strided = layout("strided")
 sparse_coo = layout("sparse_coo")
+sparse_csr = layout("sparse_csr")
+sparse_csc = layout("sparse_csc")
+sparse_bsr = layout("sparse_bsr")
+sparse_bsc = layout("sparse_bsc")
 contiguous_format = memory_format("contiguous_format")
 channels_last = memory_format("channels_last")
 channels_last_3d = memory_format("channels_last_3d")

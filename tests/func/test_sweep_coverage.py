@@ -33,6 +33,8 @@ LEFT_OUT = {
     "sparse_coo": "sparse tensors: torch.func transforms refuse sparse layouts",
     "values": "sparse tensors", "sparse_convert": "sparse tensors",
     "gather_coo": "sparse tensors", "sparse_mm": "sparse tensors",
+    "sparse_compressed": "sparse tensors (CSR / CSC)", "sparse_compressed_values": "sparse tensors",
+    "sparse_compressed_convert": "sparse tensors", "sparse_compressed_gather": "sparse tensors",
     "adam_step": "an optimizer's fused update: not a function torch.func transforms",
     "sgd_step": "an optimizer's fused update", "adadelta_step": "an optimizer's fused update",
     "rms_step": "an optimizer's fused update",

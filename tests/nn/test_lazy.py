@@ -113,3 +113,35 @@ def test_lazy_sequential_and_saving():
     loaded = torch.load(buf)
     for k, v in t.state_dict().items():
         np.testing.assert_array_equal(loaded[k].numpy(), v.numpy())
+
+
+@pytest.mark.parametrize("use", [
+    lambda L, m: sum(p.numel() for p in m.parameters()),  # counting before the first forward
+    lambda L, m: m.weight + 1,
+    lambda L, m: m.weight.sum(),
+    lambda L, m: L.nn.init.xavier_uniform_(m.weight),
+    lambda L, m: m.weight.dim(),
+    lambda L, m: m.weight.clone(),
+])
+def test_using_an_uninitialized_parameter_is_refused(use):
+    for L in (torch, ember):
+        m = L.nn.LazyLinear(3)
+        with pytest.raises(ValueError, match="Attempted to use an uninitialized parameter in "):
+            use(L, m)
+
+
+def test_optimizer_made_before_the_first_forward():
+    e, t = _pair(lambda L: L.nn.LazyLinear(2))
+    opt_e, opt_t = ember.optim.Adam(e.parameters(), lr=0.1), torch.optim.Adam(t.parameters(),
+                                                                               lr=0.1)
+    x = rand_array((4, 3))
+    for m, opt, L in ((e, opt_e, ember), (t, opt_t, torch)):
+        L.manual_seed(1)
+        for _ in range(2):
+            opt.zero_grad()
+            m(L.tensor(x)).pow(2).sum().backward()
+            opt.step()
+    # NOTE: Adam's update goes through sqrt and division: a few ulps
+    np.testing.assert_allclose(e.weight.detach().numpy(), t.weight.detach().numpy(),
+                               rtol=1e-5, atol=1e-6)
+    assert sum(p.numel() for p in e.parameters()) == 8

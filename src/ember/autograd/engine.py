@@ -296,8 +296,9 @@ def _grad_copy(g, var):
     if g._requires_grad:
         g = T._alias(g)
     # (a plain Tensor is never sparse: the property asked of subclasses only)
+    # (a CSR / CSC leaf has no strides to lay its gradient out by: its layout is checked)
     if (g.__class__ is not T.Tensor and g.is_sparse) or (
-            var.__class__ is not T.Tensor and var.is_sparse):
+            var.__class__ is not T.Tensor and (var.is_sparse or var.layout.name != "strided")):
         return g.clone()
     return _clone_contiguous(g) if var.is_contiguous() else _grad_buffer(g, var).copy_(g)
 

@@ -68,6 +68,14 @@ class Buffer(Tensor, metaclass=_BufferMeta):
         return t
 
 
+def _uninitialized_use(cls_name: str, what: str) -> ValueError:
+    return ValueError(
+        f"Attempted to use an uninitialized parameter in {what}. This error happens when you "
+        "are using a `LazyModule` or explicitly manipulating "
+        f"`torch.nn.parameter.{cls_name}` objects. When using LazyModules Call `forward` with "
+        "a dummy batch to initialize the parameters before calling torch functions")
+
+
 class UninitializedTensorMixin:
     """A placeholder with no shape yet: lazy modules `materialize` it on their first forward,
     which gives it a shape and turns it into `cls_to_become`."""
@@ -93,6 +101,31 @@ class UninitializedTensorMixin:
             "initialized one. Call `forward` to initialize the parameters before accessing their "
             "attributes.")
 
+    # NOTE: PyTorch refuses every tensor function on a placeholder (its __torch_function__
+    # allows a short list); ember has no such hook, so the reads an op makes are refused:
+    # the data (`_array`), and numel / dim, which would otherwise see the empty stand-in.
+    def _array(self):
+        raise _uninitialized_use(type(self).__name__, "an operation")
+
+    def numel(self) -> int:
+        raise _uninitialized_use(type(self).__name__, "<method 'numel' of 'torch._C.TensorBase' "
+                                                      "objects>")
+
+    def dim(self) -> int:
+        raise _uninitialized_use(type(self).__name__, "<method 'dim' of 'torch._C.TensorBase' "
+                                                      "objects>")
+
+    def copy_(self, src, non_blocking: bool = False):
+        """Allowed as in PyTorch; a placeholder into a placeholder (loading the state dict of
+        an uninitialised lazy module into another) copies nothing."""
+        if isinstance(src, UninitializedTensorMixin):
+            return self
+        if tuple(src.shape) == (0,):
+            return self
+        raise RuntimeError(f"The size of tensor a (0) must match the size of tensor b "
+                           f"({src.shape[-1] if src.ndim else 1}) at non-singleton dimension "
+                           f"{max(src.ndim - 1, 0)}")
+
     def share_memory_(self):
         raise RuntimeError(
             "Can't share memory on an uninitialized parameter or buffer. Call `forward` to "
@@ -113,7 +146,9 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
     def __new__(cls, requires_grad: bool = True, device=None, dtype=None):
         from ..ops.creation import empty
 
-        return Tensor._make_subclass(cls, empty(0, device=device, dtype=dtype), requires_grad)
+        t = Tensor._make_subclass(cls, empty(0, device=device, dtype=dtype), requires_grad)
+        t._np = None  # (so an op's read of the data comes to `_array`, which refuses)
+        return t
 
     def __deepcopy__(self, memo):
         if id(self) in memo:
@@ -133,6 +168,7 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
         from ..ops.creation import empty
 
         t = Tensor._make_subclass(cls, empty(0, device=device, dtype=dtype), requires_grad)
+        t._np = None  # (so an op's read of the data comes to `_array`, which refuses)
         t.persistent = persistent
         t._is_buffer = True
         return t

@@ -16,7 +16,7 @@ from .. import _dtype as dt
 from .._tensor import Tensor
 from .._view import broadcast_shapes, numel
 from ..amp.autocast_mode import cast_for
-from . import sparse_matmul
+from . import sparse_compressed_ops, sparse_matmul
 from ._batching import batch_size, batched, front
 from ._common import type_name, write_out
 from ._parallel import blas
@@ -40,6 +40,7 @@ from .matmul_checks import (
 )
 from .movement import unsafe_view
 from .registry import Primitive, apply, apply_, bind, defbatch, defjvp, defvjp
+from .sparse_compressed import CompressedTensor
 from .sparse_tensor import SparseTensor
 
 _LOW = (np.dtype(np.float16), dt.bfloat16.np)
@@ -228,14 +229,27 @@ defbatch(matmul_p, _matmul_batch)
 # --- matmul / mm / bmm / mv / dot / vdot --------------------------------------------------
 
 def _sparse(a, b) -> bool:
-    """Whether an operand is a sparse COO tensor (those products: `sparse_matmul.py`)."""
     return a.__class__ is SparseTensor or b.__class__ is SparseTensor
+
+
+def _sparse_products(a, b):
+    """The module that multiplies with a sparse operand (COO or CSR / CSC), or None: one
+    test of both classes on the dense path."""
+    ca, cb = a.__class__, b.__class__
+    if ca is Tensor and cb is Tensor:
+        return None
+    if ca is CompressedTensor or cb is CompressedTensor:
+        return sparse_compressed_ops
+    if ca is SparseTensor or cb is SparseTensor:
+        return sparse_matmul
+    return None
 
 
 def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """Matrix product with PyTorch's rules for 1-D operands and broadcast batch dims."""
-    if _sparse(input, other):
-        return sparse_matmul.matmul(input, other, out=out)
+    products = _sparse_products(input, other)
+    if products is not None:
+        return products.matmul(input, other, out=out)
     input, other = cast_for("lower", input, other)
     _check_operands(input, other, "matmul")
     dot = input.ndim == 1 and other.ndim == 1
@@ -322,8 +336,9 @@ def _should_fold(a: Tensor, b: Tensor) -> bool:
 
 def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
     """Product of two matrices (no broadcasting)."""
-    if _sparse(input, mat2):
-        return sparse_matmul.mm(input, mat2, out=out)
+    products = _sparse_products(input, mat2)
+    if products is not None:
+        return products.mm(input, mat2, out=out)
     input, mat2 = cast_for("lower", input, mat2)
     _check_operands(input, mat2, "mm")
     if input.ndim != 2 or mat2.ndim != 2:
@@ -351,8 +366,9 @@ def bmm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
 
 def mv(input: Tensor, vec: Tensor, *, out=None) -> Tensor:
     """Matrix-vector product."""
-    if _sparse(input, vec):
-        return sparse_matmul.mv(input, vec, out=out)
+    products = _sparse_products(input, vec)
+    if products is not None:
+        return products.mv(input, vec, out=out)
     need_tensors(input, vec, "mv")
     if input.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(
@@ -609,6 +625,8 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out=Non
     if input.__class__ is SparseTensor or mat1.__class__ is SparseTensor \
             or mat2.__class__ is SparseTensor:
         return sparse_matmul.addmm(input, mat1, mat2, beta=beta, alpha=alpha, out=out)
+    if mat1.__class__ is CompressedTensor:
+        return sparse_compressed_ops.addmm(input, mat1, mat2, beta=beta, alpha=alpha, out=out)
     input, mat1, mat2 = cast_for("lower", input, mat1, mat2)
     return _addmm(input, mat1, mat2, beta, alpha, out, False)
 

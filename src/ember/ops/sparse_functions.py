@@ -115,8 +115,14 @@ def to_dense(self: Tensor, dtype=None, *, masked_grad: bool | None = None) -> Te
     return out if dtype is None or dtype is out._dtype else out.to(dtype)
 
 
-def to_sparse(self: Tensor, sparse_dim: int | None = None, *, layout=None) -> SparseTensor:
-    """The coalesced sparse COO form of a dense tensor over its first `sparse_dim` dims."""
+def to_sparse(self: Tensor, sparse_dim: int | None = None, *, layout=None, blocksize=None,
+              dense_dim: int | None = None) -> SparseTensor:
+    """The coalesced sparse COO form of a dense tensor over its first `sparse_dim` dims
+    (`layout=` CSR / CSC: `sparse_compressed_ops`)."""
+    if (layout is not None and layout.name != "sparse_coo") or blocksize is not None:
+        from .sparse_compressed_ops import to_sparse_layout
+
+        return to_sparse_layout(self, layout, blocksize, dense_dim)
     if self.__class__ is SparseTensor:
         return self
     sd = self.ndim if sparse_dim is None else sparse_dim

@@ -14,10 +14,18 @@ import itertools
 from ... import _grad_mode as grad_mode
 from ..._tensor import Tensor
 from ..parameter import UninitializedParameter, is_lazy
-from .conv import Conv1d, Conv2d, Conv3d
+from .conv import (
+    Conv1d,
+    Conv2d,
+    Conv3d,
+    ConvTranspose1d,
+    ConvTranspose2d,
+    ConvTranspose3d,
+)
 from .linear import Linear
 
-__all__ = ["LazyModuleMixin", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d"]
+__all__ = ["LazyModuleMixin", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d",
+           "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d"]
 
 
 class LazyModuleMixin:
@@ -115,8 +123,10 @@ class _LazyConvXdMixin(LazyModuleMixin):
         if self.in_channels % self.groups != 0:
             raise ValueError("in_channels must be divisible by groups")
         with grad_mode.no_grad():
-            self.weight.materialize((self.out_channels, self.in_channels // self.groups)
-                                    + tuple(self.kernel_size))
+            # a transposed convolution's weight is (in, out / groups, *kernel)
+            lead = (self.in_channels, self.out_channels // self.groups) if self.transposed \
+                else (self.out_channels, self.in_channels // self.groups)
+            self.weight.materialize(lead + tuple(self.kernel_size))
             if self.bias is not None:
                 self.bias.materialize((self.out_channels,))
             self.reset_parameters()
@@ -154,3 +164,29 @@ def _lazy_conv(eager: type) -> type:
 LazyConv1d = _lazy_conv(Conv1d)
 LazyConv2d = _lazy_conv(Conv2d)
 LazyConv3d = _lazy_conv(Conv3d)
+
+
+def _lazy_conv_transpose(eager: type) -> type:
+    """The lazy form of a transposed convolution class."""
+
+    def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups: int = 1, bias: bool = True, dilation=1, padding_mode: str = "zeros",
+                 device=None, dtype=None) -> None:
+        eager_init = super(cls, self).__init__
+        eager_init(0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation,
+                   padding_mode, device=device, dtype=dtype)
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+    cls = type(f"Lazy{eager.__name__}", (_LazyConvXdMixin, eager),
+               {"__init__": __init__, "cls_to_become": eager, "__module__": __name__,
+                "__doc__": f"`{eager.__name__}` whose `in_channels` is read from its first "
+                           "input."})
+    return cls
+
+
+LazyConvTranspose1d = _lazy_conv_transpose(ConvTranspose1d)
+LazyConvTranspose2d = _lazy_conv_transpose(ConvTranspose2d)
+LazyConvTranspose3d = _lazy_conv_transpose(ConvTranspose3d)
