@@ -101,6 +101,8 @@ RANDOM = {
     # the sample family, its input unbatched (torch refuses a batched one under "same")
     "bernoulli_tensor": lambda m, x: x * m.bernoulli(m.full((4,), 0.4, dtype=x.dtype)),
     "poisson": lambda m, x: x + m.poisson(m.full((4,), 3.0, dtype=x.dtype)),
+    "binomial": lambda m, x: x + m.binomial(m.full((4,), 30.0, dtype=x.dtype),
+                                            m.tensor([0.1, 0.5, 0.8, 0.3], dtype=x.dtype)),
     "multinomial": lambda m, x: x[m.multinomial(m.tensor([0.2, 0.5, 0.3, 0.1]), 3)],
     "normal_std": lambda m, x: x * m.normal(0.5, m.full((4,), 2.0, dtype=x.dtype)),
 }
