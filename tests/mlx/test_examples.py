@@ -45,6 +45,9 @@ RTOL = {
     # no training: packing and half-precision products are bit-identical to MLX's; the
     # float32 quantized products and attention sum in another order (3-4 decimals printed)
     "quantized_generate.py": 1e-4,
+    # the GRU/LSTM steps and Adam/SGD updates sum float32 in another order than MLX's; over
+    # 10-18 steps the printed values stay equal to the last digit on this machine
+    "recurrent_modules.py": 1e-4,
 }
 PROGRAMS = sorted(p.name for p in EXAMPLES.glob("*.py"))
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d*)?(?:e[+-]?\d+)?|nan|-?inf")

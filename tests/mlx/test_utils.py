@@ -43,3 +43,20 @@ def test_tree_flatten_refuses_another_destination():
     with pytest.raises(ValueError) as ours:
         utils.tree_flatten(TREE, destination=set())
     assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("name", ["tree_map_with_path", "tree_map"])
+def test_tree_maps_rebuild_namedtuples_lists_and_dicts_as_mlx(name):
+    from collections import namedtuple
+
+    point = namedtuple("Point", "x y")
+    tree = {"p": point(1, [2, (3, 4)]), "q": [point(5, 6)]}
+    if name == "tree_map":
+        def fn(v, w):
+            return (v, w)
+    else:
+        def fn(path, v, w):
+            return (path, v, w)
+    ours = getattr(utils, name)(fn, tree, tree)
+    theirs = getattr(mlx_utils, name)(fn, tree, tree)
+    assert ours == theirs and type(ours["p"]) is point and type(ours["q"][0]) is point

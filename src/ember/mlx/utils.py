@@ -22,8 +22,10 @@ def tree_map_with_path(fn: Callable, tree, *rest, is_leaf: Callable | None = Non
     if isinstance(tree, dict):
         return {k: tree_map_with_path(fn, v, *(r[k] for r in rest), is_leaf=is_leaf,
                                       path=sub(path, k)) for k, v in tree.items()}
-    return type(tree)(tree_map_with_path(fn, v, *(r[i] for r in rest), is_leaf=is_leaf,
-                                         path=sub(path, i)) for i, v in enumerate(tree))
+    items = [tree_map_with_path(fn, v, *(r[i] for r in rest), is_leaf=is_leaf,
+                                path=sub(path, i)) for i, v in enumerate(tree)]
+    # a namedtuple takes its fields as arguments, as in tree_map
+    return type(tree)(*items) if hasattr(tree, "_fields") else type(tree)(items)
 
 
 def tree_flatten(tree, prefix: str = "", is_leaf: Callable | None = None,

@@ -183,3 +183,16 @@ def test_load_weights_strictness_matches_mlx(mlx, mlx_nn):
 def test_save_weights_rejects_other_suffixes(tmp_path):
     with pytest.raises(ValueError, match="Unsupported file extension"):
         nn.Linear(2, 2).save_weights(str(tmp_path / "w.bin"))
+
+
+@pytest.mark.parametrize("strict", [True, False])
+def test_load_weights_takes_a_dict_of_flat_paths_as_mlx(mlx, mlx_nn, strict):
+    # (what mx.load returns can be passed as it is, without .items())
+    ours, theirs = Block(nn), Block(mlx_nn)
+    flat = {k: np.full(v.shape, i, np.float32)
+            for i, (k, v) in enumerate(tree_flatten(theirs.parameters()))}
+    ours.load_weights({k: mx.array(v) for k, v in flat.items()}, strict=strict)
+    theirs.load_weights({k: mlx.array(v) for k, v in flat.items()}, strict=strict)
+    for (k, a), (_, b) in zip(tree_flatten(ours.parameters()),
+                              tree_flatten(theirs.parameters()), strict=True):
+        assert np.array_equal(np.array(a), np.array(b)) and np.all(np.array(a) == flat[k]), k

@@ -18,6 +18,8 @@ import struct
 import numpy as np
 
 from ._array import array, array_from_numpy, numpy_of
+from ._binding import bad_call
+from ._unordered import hash_order, reorder
 
 # metadata value kinds (gguf_metadata_value_type)
 UINT8, INT8, UINT16, INT16, UINT32, INT32, FLOAT32, BOOL, STRING, ARRAY = range(10)
@@ -50,6 +52,8 @@ _PLAIN = {F32: "<f4", F16: "<f2", 24: "<i1", 25: "<i2", 26: "<i4"}
 _TYPE_OF_DTYPE = {"float32": F32, "float16": F16, "int8": 24, "int16": 25, "int32": 26}
 
 _MAX_DIMS = 8  # gguflib's GGUF_TENSOR_MAX_DIM
+_SAVE_GGUF = ("save_gguf(file: file | str | pathlib.Path, arrays: dict[str, array], "
+              "metadata: dict[str, array | str | list[str]])")
 _CORRUPT = "Perhaps an incomplete download or corrupt file?"
 
 
@@ -125,7 +129,9 @@ def _check_metadata(metadata) -> None:
 def _encode(arrays: dict, metadata: dict) -> bytes:
     alignment = 32
     entries = []
-    for key, value in metadata.items():
+    # NOTE: MLX passes both dicts through C++ unordered_maps and writes in their order.
+    for key in hash_order(metadata):
+        value = metadata[key]
         if value is None:
             raise RuntimeError("[save_gguf] Received unexpected type in metadata")
         kind, data = _metadata_value(value)
@@ -134,7 +140,8 @@ def _encode(arrays: dict, metadata: dict) -> bytes:
         entries.append(_string(key) + struct.pack("<I", kind) + data)
 
     infos, blobs, offset = [], [], 0
-    for key, value in arrays.items():
+    for key in hash_order(arrays):
+        value = arrays[key]
         gguf_type = _TYPE_OF_DTYPE.get(value.dtype.name)
         if gguf_type is None:
             raise RuntimeError(f"[save_gguf] dtype {value.dtype.name} is not supported")
@@ -157,8 +164,8 @@ def save_gguf(file, arrays: dict, metadata: dict | None = None) -> None:
     (arrays of at most one dimension, strs, lists of str) as a `.gguf` file; the suffix is
     added when missing."""
     if not isinstance(arrays, dict) or not isinstance(metadata, (dict, type(None))):
-        raise TypeError("save_gguf(): incompatible function arguments: arrays must be a "
-                        "dict of str to array, metadata a dict or None.")
+        given = (file, arrays) if metadata is None else (file, arrays, metadata)
+        raise bad_call("save_gguf", _SAVE_GGUF, given)
     _check_arrays(arrays)
     file = _path(file, "save_gguf")
     _check_metadata(metadata or {})
@@ -302,9 +309,11 @@ def load_gguf(file) -> tuple[dict, dict]:
             _add_quantized(arrays, name, shape, gguf_type, raw)
         else:
             _insert(arrays, name, _tensor(raw, shape, gguf_type))
-    out = {k: array_from_numpy(v) for k, v in arrays.items()}
-    meta = {k: array_from_numpy(v) if isinstance(v, np.ndarray) else v
-            for k, v in metadata.items()}
+    # NOTE: MLX inserts both, in the file's order, into C++ unordered_maps and hands back
+    # their order.
+    out = reorder({k: array_from_numpy(v) for k, v in arrays.items()})
+    meta = reorder({k: array_from_numpy(v) if isinstance(v, np.ndarray) else v
+                    for k, v in metadata.items()})
     return out, meta
 
 

@@ -247,8 +247,8 @@ class Module(dict):
 
     # -- files -------------------------------------------------------------------------------
     def load_weights(self, file_or_weights, strict: bool = True) -> Module:
-        """Load parameters from a `.npz` / `.safetensors` file or a list of
-        `(path, array)`. With `strict`, the names and shapes must be exactly the
+        """Load parameters from a `.npz` / `.safetensors` file, a list of
+        `(path, array)` or a dict of them. With `strict`, the names and shapes must be exactly the
         model's; without it, only the entries the model has are loaded."""
         weights = file_or_weights
         if isinstance(weights, str | os.PathLike):
@@ -269,8 +269,9 @@ class Module(dict):
                 if new[k].shape != v.shape:
                     raise ValueError(f"Expected shape {v.shape} but received shape "
                                      f"{new[k].shape} for parameter {k}")
-        if len(weights) != 0:
-            self.update(tree_unflatten(list(weights)), strict=False)
+        if len(weights) != 0:  # (a dict of flat paths unflattens as the list of its items)
+            flat = weights if isinstance(weights, dict) else list(weights)
+            self.update(tree_unflatten(flat), strict=False)
         return self
 
     def save_weights(self, file: str) -> None:
