@@ -75,3 +75,30 @@ def test_one_node_named_for_the_kernel_with_torchs_gradient(shape, pad, mode):
     assert res[1][:2] == res[0][:2]
     np.testing.assert_array_equal(res[1][2], res[0][2])
     np.testing.assert_array_equal(res[1][3], res[0][3])
+
+
+@pytest.mark.parametrize("shape, pad", [
+    ((1, 1, 5), (2, 1)), ((1, 1, 5), (-1, 2)), ((1, 1, 5), (2, -1)), ((1, 1, 5), (-2, -1)),
+    ((1, 1, 5), (-4, 1)), ((1, 1, 5), (1, -4)), ((1, 1, 5), (-2, 3)), ((1, 1, 5), (-5, 0)),
+    ((1, 1, 5), (5, 5)), ((1, 3, 4), (-1, 2, 2, -1)), ((2, 3), (1, 2)),
+    ((1, 1, 2, 3, 4), (1, 0, -1, 1, 1, 1)),
+])
+def test_circular_pad_wraps_around_the_cropped_core(shape, pad):
+    """A negative side crops first; the other side wraps what is left (PyTorch's slice
+    copies), and the result's node is CopySlices."""
+    x = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    outs = []
+    for L in (ember, torch):
+        a = L.tensor(x, requires_grad=True)
+        out = L.nn.functional.pad(a, pad, mode="circular")
+        (out * out).sum().backward()  # (squares of small integers: exact in float32)
+        outs.append((out, a.grad, out.grad_fn.name()))
+    (oe, ge, ne), (ot, gt, nt) = outs
+    assert ne == nt == "torch::autograd::CopySlices"
+    np.testing.assert_array_equal(oe.detach().numpy(), ot.detach().numpy())
+    np.testing.assert_array_equal(ge.numpy(), gt.numpy())
+
+
+@pytest.mark.parametrize("pad", [(-3, -3), (-3, 4), (4, -3), (6, 0)])
+def test_circular_pad_refusals(pad):
+    same_message(_pad((1, 1, 5), pad, "circular"))

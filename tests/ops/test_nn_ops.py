@@ -73,3 +73,34 @@ def test_embedding_gradient_sums_repeated_rows_like_torch():
     for kw in (dict(), dict(padding_idx=3), dict(padding_idx=7, scale_grad_by_freq=True)):
         check_op(lambda x, kw=kw: ember.nn.functional.embedding(ember.tensor(idx), x, **kw),
                  lambda x, kw=kw: TF.embedding(torch.tensor(idx), x, **kw), w)
+
+
+def test_nll_loss_node_names_follow_torchs_2d_kernel():
+    """Inputs of 3+ dims run through PyTorch's 2-d kernel (NllLoss2DBackward0); 3-d and 5+-d
+    ones are viewed as 4-d first, so an unreduced loss ends in a ViewBackward0."""
+    rng = np.random.default_rng(1)
+    for shape in [(5,), (4, 5), (4, 5, 3), (4, 5, 3, 2), (2, 5, 3, 2, 2), (0, 5, 3)]:
+        x = rand_array(shape, seed=2)
+        t = rng.integers(0, 5, size=shape[:1] + shape[2:] if len(shape) > 1 else ())
+        for kw in ({}, {"reduction": "none"}, {"reduction": "sum"}, {"ignore_index": 1}):
+            xe = ember.tensor(x, requires_grad=True)
+            xt = torch.tensor(x, requires_grad=True)
+            le = ember.nn.functional.cross_entropy(xe, ember.tensor(t), **kw)
+            lt = TF.cross_entropy(xt, torch.tensor(t), **kw)
+            assert le.grad_fn.name() == lt.grad_fn.name(), (shape, kw)
+            assert_same(le, lt, rtol=1e-6)  # (log_softmax's float32 sum order)
+            if le.numel():
+                le.sum().backward()
+                lt.sum().backward()
+                assert_same(xe.grad, xt.grad, rtol=1e-6, atol=1e-7)
+
+
+def test_nll_loss_2d_double_backward_node_name():
+    x = rand_array((2, 3, 4, 2))
+    t = np.random.default_rng(3).integers(0, 3, size=(2, 4, 2))
+    names = []
+    for L, F in ((ember, ember.nn.functional), (torch, TF)):
+        a = L.tensor(x, requires_grad=True)
+        g, = L.autograd.grad(F.nll_loss(a, L.tensor(t)) ** 2, a, create_graph=True)
+        names.append(g.grad_fn.name())
+    assert names[0] == names[1] == "NllLoss2DBackwardBackward0"

@@ -12,9 +12,10 @@ from ..ops.nn_ops import embedding
 from . import functional as F
 from ._functional.embedding import embedding_renorm_
 from ._functional.layers import _dropout_impl
+from .utils.weight_norm import _weight_norm, norm_except_dim
 
 __all__ = ["embedding", "embedding_renorm_", "bilinear", "dropout", "layer_norm", "group_norm",
-           "rms_norm", "cosine_similarity", "pairwise_distance"]
+           "rms_norm", "cosine_similarity", "pairwise_distance", "_weight_norm", "norm_except_dim"]
 
 bilinear = F.bilinear
 cosine_similarity = F.cosine_similarity

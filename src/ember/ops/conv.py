@@ -112,17 +112,22 @@ defvjp(conv_p,
        lambda g, out, x, w, b=None, **p: apply(conv_weight_grad_p, x, g, w_shape=w._shape, **p),
        lambda g, out, x, w, b, **p: bias_grad(g),
        reads=((0, 1), (0, 1), (0, 1)), optional=1)
-def _conv_like(x, w, like, p):
+def _conv_like(x, w, like, p, transposed=False):
     """conv(x, w) cut to the shape of `like`: where a transposed convolution's output
-    padding exceeds its stride (dilation allows it), x has rows no window of `like` reads."""
+    padding exceeds its stride (dilation allows it), x has rows no window of `like` reads.
+    As the gradient of a transposed convolution's input, PyTorch's node for it is its
+    double-backward node."""
     out = apply(conv_p, x, w, **p)
+    if transposed and out.grad_fn is not None:
+        rename_node(out.grad_fn, "ConvolutionBackwardBackward0")
     if out._shape[2:] != like._shape[2:]:
         out = out[(slice(None), slice(None)) + tuple(slice(0, n) for n in like._shape[2:])]
     return out
 
 
 defvjp(conv_input_grad_p,
-       lambda h, out, g, w, b=None, *, x_shape, transposed=False, **p: _conv_like(h, w, g, p),
+       lambda h, out, g, w, b=None, *, x_shape, transposed=False, **p: _conv_like(
+           h, w, g, p, transposed),
        lambda h, out, g, w, b=None, *, x_shape, transposed=False, **p: apply(
            conv_weight_grad_p, h, g, w_shape=w._shape, **p),
        lambda h, out, g, w, b, **p: bias_grad(h),
@@ -365,21 +370,21 @@ def _padding_string_check(padding, stride, nd: int) -> None:
 
 
 def _check(x: Tensor, w: Tensor, nd: int, groups: int, transposed: bool,
-           bias: Tensor | None = None, padding=0, stride=1) -> None:
+           bias: Tensor | None = None, padding=0, stride=1, dilation=1,
+           output_padding=0) -> None:
     """PyTorch's checks of a convolution's operands, in its order: ranks, the bias's dtype
-    (not for transposed ones), channels, the bias's size. The weight's dtype comes after
-    the size checks (`_check_dtypes`)."""
+    (not for transposed ones), the signs of the geometry, channels, the bias's size. The
+    weight's dtype comes after the size checks (`_check_dtypes`)."""
     if x.ndim not in (nd + 1, nd + 2):
         raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to "
                            f"conv{nd}d, but got input of size: {list(x.shape)}")
     if w.ndim != nd + 2:
-        raise RuntimeError("weight should have at least three dimensions" if nd == 1 else
-                           f"Expected {nd + 2}-dimensional weight for {nd + 2}-dimensional "
-                           f"input, but got {w.ndim}-dimensional weight of size {list(w.shape)}")
+        _weight_rank_error(x, w, nd, transposed, padding, stride, dilation, output_padding)
     _padding_string_check(padding, stride, nd)
     if bias is not None and not transposed and bias.dtype is not x.dtype:
         raise RuntimeError(f"Input type ({c_type_name(x.dtype)}) and bias type "
                            f"({c_type_name(bias.dtype)}) should be the same")
+    _check_signs(nd, padding, output_padding, stride, dilation)
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
     if w.shape[0] < groups:
@@ -406,6 +411,59 @@ def _check(x: Tensor, w: Tensor, nd: int, groups: int, transposed: bool,
                 f"Given {'transposed=1, ' if transposed else ''}weight of size "
                 f"{list(w.shape)}, expected bias to be 1-dimensional with {n} elements, but "
                 f"got bias of size {list(bias.shape)} instead")
+
+
+def _weight_rank_error(x: Tensor, w: Tensor, nd: int, transposed: bool, padding, stride,
+                       dilation, output_padding) -> None:
+    """A weight of the wrong rank, refused as ATen does: its parameters are expanded to the
+    weight's spatial rank first (so a list of another length fails there, in the order
+    stride, padding, dilation, output padding, which is zeros for a plain convolution),
+    then the input's rank is compared. A string padding takes another path: 'same' expands
+    nothing first, 'valid' only the stride and dilation."""
+    if w.ndim < 3:
+        raise RuntimeError("weight should have at least three dimensions")
+    k = w.ndim - 2
+    params = [("stride", stride), ("padding", padding), ("dilation", dilation),
+              ("output_padding", output_padding)]
+    if padding == "valid":
+        params = [params[0], params[2]]
+    for name, v in params if padding != "same" else ():
+        values = [int(v)] * nd if isinstance(v, int) else [int(i) for i in v]
+        if len(values) not in (1, k):
+            raise RuntimeError(f"expected {name} to be a single integer value or a list of {k} "
+                               "values to match the convolution dimensions, but got "
+                               f"{name}={values}")
+    shape = list(x.shape) if x.ndim == nd + 2 else [1] + list(x.shape)
+    space = "" if padding == "same" else " "  # (as PyTorch's two messages print it)
+    raise RuntimeError(f"Expected {w.ndim}-dimensional input for {w.ndim}-dimensional weight"
+                       f"{space}{list(w.shape)}, but got {len(shape)}-dimensional input of "
+                       f"size {shape} instead")
+
+
+def _check_signs(nd: int, padding, output_padding, stride, dilation) -> None:
+    """ATen's geometry checks (`check_shape_forward`): no negative padding or output padding,
+    strides positive, no negative dilation (a zero one is refused later, `_zero_dilation`)."""
+    if not isinstance(padding, str) and min(_tuple(padding, nd, "padding")) < 0:
+        raise RuntimeError("negative padding is not supported")
+    if min(_tuple(output_padding, nd, "output_padding")) < 0:
+        raise RuntimeError("negative output_padding is not supported")
+    if min(_tuple(stride, nd, "stride")) <= 0:
+        raise RuntimeError("non-positive stride is not supported")
+    if min(_tuple(dilation, nd, "dilation")) < 0:
+        raise RuntimeError("dilation should be greater than zero")
+
+
+def _zero_dilation(nd: int, dilation: tuple, transposed: bool) -> None:
+    """A zero dilation, refused by the kernel in its words (a 1-d convolution runs as 2-d
+    with a height of one)."""
+    if min(dilation) > 0:
+        return
+    full = (1,) * max(0, 2 - nd) + tuple(dilation)
+    if not transposed:
+        raise RuntimeError(f"dilation should be greater than zero, but got {list(full)}")
+    names = ("depth", "height", "width") if nd == 3 else ("height", "width")
+    words = ", ".join(f"dilation_{n}: {d}" for n, d in zip(names, full))
+    raise RuntimeError(f"dilation should be greater than zero, but got {words}")
 
 
 def _runs_onednn(x: Tensor, w: Tensor, stride, dilation, groups: int,
@@ -448,19 +506,21 @@ def _check_dtypes(x: Tensor, w: Tensor, bias, nd: int, transposed: bool, onednn:
 
 def _conv_nd(nd: int, input, weight, bias, stride, padding, dilation, groups) -> Tensor:
     input, weight, bias = cast_for("lower", input, weight, bias)
-    _check(input, weight, nd, groups, False, bias, padding, stride)
+    _check(input, weight, nd, groups, False, bias, padding, stride, dilation)
     unbatched = input.ndim == nd + 1
     x = input.unsqueeze(0) if unbatched else input
     stride = _tuple(stride, nd, "stride")
     dilation = _tuple(dilation, nd, "dilation")
     pads = _pairs(padding, weight.shape[2:], dilation, nd, stride)
+    reach = [dilation[i] * (weight.shape[2 + i] - 1) + 1 for i in range(nd)]  # (dilated)
     for i in range(nd):
-        if x.shape[2 + i] + sum(pads[i]) < dilation[i] * (weight.shape[2 + i] - 1) + 1:
+        if x.shape[2 + i] + sum(pads[i]) < reach[i]:
             raise RuntimeError(
                 f"Calculated padded input size per channel: "
                 f"({' x '.join(str(x.shape[2 + j] + sum(pads[j])) for j in range(nd))}). "
-                f"Kernel size: ({' x '.join(str(s) for s in weight.shape[2:])}). Kernel size "
+                f"Kernel size: ({' x '.join(str(s) for s in reach)}). Kernel size "
                 "can't be greater than actual input size")
+    _zero_dilation(nd, dilation, False)
     _check_dtypes(x, weight, bias, nd, False,
                   _runs_onednn(x, weight, stride, dilation, groups))
     operands = (x, weight) if bias is None else (x, weight, bias)
@@ -494,16 +554,26 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
 def _conv_transpose_nd(nd: int, input, weight, bias, stride, padding, output_padding, groups,
                        dilation) -> Tensor:
     input, weight, bias = cast_for("lower", input, weight, bias)
-    _check(input, weight, nd, groups, True, bias)
+    _check(input, weight, nd, groups, True, bias, padding, stride, dilation, output_padding)
     unbatched = input.ndim == nd + 1
     x = input.unsqueeze(0) if unbatched else input
     stride = _tuple(stride, nd, "stride")
     dilation = _tuple(dilation, nd, "dilation")
     pad = _tuple(padding, nd, "padding")
     opad = _tuple(output_padding, nd, "output_padding")
+    _zero_dilation(nd, dilation, True)
     if any(opad[i] >= stride[i] and opad[i] >= dilation[i] for i in range(nd)):
         raise RuntimeError("output padding must be smaller than either stride or dilation, but "
                            f"got {_per_dim_words(nd, opad, stride, dilation)}")
+    k = weight.shape[2:]
+    size = tuple((x.shape[2 + i] - 1) * stride[i] - 2 * pad[i] + dilation[i] * (k[i] - 1)
+                 + opad[i] + 1 for i in range(nd))
+    if min(size) < 1:  # (in 2-d words for a 1-d input: a height of one)
+        lead = (1,) * max(0, 2 - nd)
+        raise RuntimeError(
+            f"Given input size per channel: ({' x '.join(map(str, lead + x.shape[2:]))}). "
+            f"Calculated output size per channel: ({' x '.join(map(str, lead + size))}). "
+            "Output size is too small")
     big_opad = any(opad[i] >= stride[i] for i in range(nd))
     _check_dtypes(x, weight, bias, nd, True,
                   _runs_onednn(x, weight, stride, dilation, groups, big_opad))
@@ -513,9 +583,6 @@ def _conv_transpose_nd(nd: int, input, weight, bias, stride, padding, output_pad
                                   f"implemented for '{type_name(x.dtype)}'")
     if bias is not None and bias.dtype is not input.dtype:
         bias = bias.to(input.dtype)  # (PyTorch's 1-d and 2-d kernels take it in the input's)
-    k = weight.shape[2:]
-    size = tuple((x.shape[2 + i] - 1) * stride[i] - 2 * pad[i] + dilation[i] * (k[i] - 1)
-                 + opad[i] + 1 for i in range(nd))
     x_shape = (x.shape[0], weight.shape[1] * groups) + size
     # The transposed convolution is the input-gradient of the convolution it transposes.
     operands = (x, weight) if bias is None else (x, weight, bias)

@@ -265,11 +265,16 @@ def _nll_backward_kernel(g, target, weight, *, reduction, ignore_index, in_shape
     return np.ascontiguousarray(np.moveaxis(grad.reshape(moved), -1, 1), dtype=g.dtype)
 
 
-nll_loss_p = Primitive("nll_loss", _nll_kernel, _nll_meta, grad_name="NllLossBackward0")
+# (PyTorch runs inputs of 3 or more dims through its 2-d kernel, so their nodes are
+# NllLoss2DBackward0 and NllLoss2DBackwardBackward0)
+nll_loss_p = Primitive(
+    "nll_loss", _nll_kernel, _nll_meta,
+    grad_name=lambda args, params: f"NllLoss{'2D' if args[0].dim() > 2 else ''}Backward0")
 nll_loss_backward_p = Primitive(
     "nll_loss_backward", _nll_backward_kernel,
     lambda g, target, weight, *, reduction, ignore_index, in_shape: (tuple(in_shape), g._dtype),
-    grad_name="NllLossBackwardBackward0")
+    grad_name=lambda args, params:
+        f"NllLoss{'2D' if len(params['in_shape']) > 2 else ''}BackwardBackward0")
 
 defvjp(nll_loss_p,
        lambda g, out, x, target, weight, *, reduction, ignore_index: apply(
@@ -284,7 +289,17 @@ defvjp(nll_loss_backward_p,
 
 def nll_loss_prim(input: Tensor, target: Tensor, weight: Tensor | None, reduction: str,
                   ignore_index: int) -> Tensor:
-    """Run the primitive; arguments are already checked and `target` is int64."""
+    """Run the primitive; arguments are already checked and `target` is int64.
+
+    As in PyTorch, an input of 3 or of more than 4 dims is viewed as (N, C, 1, -1) (and
+    its target as (N, 1, -1)) for the 2-d kernel, and an unreduced loss viewed back."""
+    nd = input.dim()
+    if nd == 3 or nd > 4:
+        n, c, rest = input.shape[0], input.shape[1], math.prod(input.shape[2:])
+        out = apply(nll_loss_p, input.contiguous().view(n, c, 1, rest),
+                    target.contiguous().view(n, 1, rest), weight, reduction=reduction,
+                    ignore_index=int(ignore_index))
+        return out.view(target.shape) if reduction == "none" else out
     return apply(nll_loss_p, input, target, weight, reduction=reduction,
                  ignore_index=int(ignore_index))
 

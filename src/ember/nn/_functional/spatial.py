@@ -70,14 +70,34 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 
 def _pad_index(n: int, lo: int, hi: int, mode: str) -> np.ndarray:
+    if mode == "circular":
+        return _circular_index(n, lo, hi)
     i = np.arange(-lo, n + hi)
     if mode == "reflect":
         period = 2 * (n - 1)
         j = np.abs(i) % period if period else np.zeros_like(i)
         return np.where(j >= n, period - j, j)
-    if mode == "replicate":
-        return np.clip(i, 0, n - 1)
-    return i % n  # circular
+    return np.clip(i, 0, n - 1)  # replicate
+
+
+def _circular_index(n: int, lo: int, hi: int) -> np.ndarray:
+    """The input positions of a circular pad's outputs along one dim.
+
+    # NOTE: as PyTorch, a negative side crops first, and the other side then wraps around
+    # what is left (the core), not around the whole input: pad (-1, 2) of [0 1 2 3 4] is
+    # [1 2 3 4 1 2]. A wrap longer than the core would copy a region onto itself; PyTorch
+    # refuses that (its words), and so does ember, also where the core is empty."""
+    crop_lo, crop_hi = max(-lo, 0), max(-hi, 0)
+    core = n - crop_lo - crop_hi
+    if core < 0:
+        raise RuntimeError("Negative padding value is resulting in an empty dimension")
+    if (lo > 0 or hi > 0) and max(lo, hi) > core:
+        raise RuntimeError("unsupported operation: some elements of the input tensor and the "
+                           "written-to tensor refer to a single memory location. Please clone() "
+                           "the tensor before performing the operation.")
+    left = crop_lo + core - lo + np.arange(max(lo, 0))
+    right = crop_lo + np.arange(max(hi, 0))
+    return np.concatenate([left, crop_lo + np.arange(core), right]).astype(np.int64)
 
 
 def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) -> Tensor:
@@ -127,10 +147,12 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
         index.insert(0, _pad_index(n, lo, hi, mode))
     if name is not None and input.dtype == E.bool:  # (after the size checks, as the kernels)
         raise NotImplementedError(f'"{name}_pad{k}d" not implemented for \'Bool\'')
-    if mode == "circular":  # (PyTorch composes it of slices and keeps nothing)
+    if mode == "circular":  # (PyTorch composes it of slice copies and keeps nothing)
         out = input
         for j, idx in enumerate(index):
             out = out.index_select(input.dim() - k + j, E.tensor(idx, dtype=E.int64))
+            if out.grad_fn is not None:
+                rename_node(out.grad_fn, "CopySlices")
         return out
     # reflection and replication: one gather over the padded dims, one node as PyTorch's
     # kernel leaves (named for it), which keeps its input for backward

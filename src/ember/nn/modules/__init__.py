@@ -31,6 +31,7 @@ from .activation import (
     Tanhshrink,
     Threshold,
 )
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .batchnorm import (
     BatchNorm1d,
     BatchNorm2d,

@@ -11,6 +11,7 @@ from .. import functional as F
 from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ..modules.module import Module
 from . import parametrize
+from .weight_norm import _weight_norm, norm_except_dim
 
 __all__ = ["orthogonal", "weight_norm", "spectral_norm"]
 
@@ -132,17 +133,11 @@ class _WeightNorm(Module):
         super().__init__()
         self.dim = -1 if dim is None else dim
 
-    def _norm(self, v: Tensor) -> Tensor:
-        if self.dim == -1:
-            return (v * v).sum().sqrt()
-        dims = tuple(d for d in range(v.dim()) if d != self.dim)
-        return (v * v).sum(dims, keepdim=True).sqrt()
-
     def forward(self, weight_g: Tensor, weight_v: Tensor) -> Tensor:
-        return weight_v * (weight_g / self._norm(weight_v))
+        return _weight_norm(weight_v, weight_g, self.dim)
 
     def right_inverse(self, weight: Tensor):
-        return self._norm(weight), weight
+        return norm_except_dim(weight, 2, self.dim), weight
 
 
 def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Module:

@@ -15,11 +15,35 @@ __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm", "norm_except_dim"]
 
 
 def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:
-    """The `pow`-norm of v over every dim but `dim` (kept, with size-1 dims elsewhere)."""
+    """The `pow`-norm of v over every dim but `dim` (kept, with size-1 dims elsewhere);
+    dim=-1 means over all dims (a 0-d result), as in PyTorch's weight norm."""
+    for i, (arg, value) in enumerate((("pow", pow), ("dim", dim)), 2):
+        if not isinstance(value, int):  # (ATen's signature takes ints only)
+            raise TypeError(f"norm_except_dim(): argument '{arg}' (position {i}) must be int, "
+                            f"not {type(value).__name__}")
     if dim == -1:
-        return v.abs().pow(pow).sum().pow(1.0 / pow)
-    dims = tuple(d for d in range(v.dim()) if d != dim)
-    return v.abs().pow(pow).sum(dims, keepdim=True).pow(1.0 / pow)
+        return _pow_norm(v, pow, None)
+    n = v.dim()
+    if not -n <= dim < max(n, 1):
+        raise IndexError(f"Dimension out of range (expected to be in range of "
+                         f"[{-max(n, 1)}, {max(n, 1) - 1}], but got {dim})")
+    dim %= max(n, 1)
+    return _pow_norm(v, pow, tuple(d for d in range(n) if d != dim))
+
+
+def _pow_norm(v: Tensor, pow: float, dims: tuple[int, ...] | None) -> Tensor:
+    """(sum |v|^pow)^(1/pow) over `dims` (kept) or over everything (0-d) for None."""
+    if pow == 2:  # sqrt is correctly rounded where pow(., 0.5) need not be
+        sq = v * v
+        return (sq.sum() if dims is None else sq.sum(dims, keepdim=True)).sqrt()
+    a = v.abs().pow(pow)
+    return (a.sum() if dims is None else a.sum(dims, keepdim=True)).pow(1.0 / pow)
+
+
+def _weight_norm(v: Tensor, g: Tensor, dim: int = 0) -> Tensor:
+    """v * (g / ||v||), the norm over every dim of v but `dim` (all of them for -1): what
+    both weight-norm APIs compute, exposed as `torch._weight_norm`."""
+    return v * (g / norm_except_dim(v, 2, dim))
 
 
 class WeightNorm:
@@ -32,7 +56,7 @@ class WeightNorm:
     def compute_weight(self, module) -> Tensor:
         g = getattr(module, self.name + "_g")
         v = getattr(module, self.name + "_v")
-        return v * (g / norm_except_dim(v, 2, self.dim))
+        return _weight_norm(v, g, self.dim)
 
     @staticmethod
     def apply(module, name: str, dim: int | None) -> WeightNorm:
