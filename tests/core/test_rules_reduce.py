@@ -1,6 +1,6 @@
 """The jvp and batch rules of the reduction area (reduce.py, scan.py, softmax.py,
-sorting.py, stats.py and composite.py's isin / histogram): every primitive and every
-family member, checked against finite differences and against a loop.
+sorting.py, searchsorted.py, stats.py, composite.py's isin and histogram.py): every
+primitive and every family member, checked against finite differences and against a loop.
 
 Each case is a public call; the primitives of this area it binds are each checked alone
 (bound with the arguments and params the call gave them), so a rule of another area
@@ -16,15 +16,15 @@ from tests.rule_checks import check_batch, check_jvp, primitive_calls
 
 import ember
 from ember._core import BY_LOOP, MISSING, Member, batch_rules, bind, jvp_rule, loop_reasons
-from ember.ops import composite, reduce, scan, softmax, sorting, stats
+from ember.ops import composite, histogram, reduce, scan, searchsorted, softmax, sorting, stats
 
 F = ember.nn.functional
 
 FAMILIES = (reduce.reduce_p, reduce.pick_p, scan.scan_p)
 PRIMITIVES = FAMILIES + (
     reduce.argextremum_p, softmax.softmax_p, softmax.softmax_backward_p, sorting.unique_p,
-    sorting.unique_consecutive_p, sorting.searchsorted_p, sorting.bincount_p,
-    sorting.histc_p, stats.quantile_index_p, composite.isin_p, composite.histogram_p)
+    sorting.unique_consecutive_p, searchsorted.searchsorted_p, sorting.bincount_p,
+    sorting.histc_p, stats.quantile_index_p, composite.isin_p, histogram.histogram_p)
 
 
 def _distinct(*shape, seed: int = 0, low: float = 0.5):
@@ -120,6 +120,7 @@ CASES = [
     ("bincount", lambda v: ember.bincount((v * 4).long()), (V,), 1),
     ("histc", lambda x: ember.histc(x, 4), (X,), 1),
     ("histogram", lambda x: ember.histogram(x, 4), (X,), 1),
+    ("histogramdd", lambda x: ember.histogramdd(x.reshape(-1, 2), 3), (X,), 1),
 ]
 
 
@@ -187,7 +188,8 @@ def test_every_primitive_and_member_has_jvp_and_batch_entries():
         else:
             assert jvp_rule(prim, {}) is not MISSING, prim.name
     looped = sorted(p.name for p in PRIMITIVES if batch_rules[p] is BY_LOOP)
-    assert looped == ["bincount", "histc", "histogram", "unique", "unique_consecutive"]
+    assert looped == ["bincount", "histc", "histogram", "unique",
+                      "unique_consecutive"]
 
 
 def test_member_node_names_are_pytorchs():

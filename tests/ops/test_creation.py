@@ -419,3 +419,21 @@ def test_complex_logspace_matches_torch(dtype):
     e = ember.logspace(0, 2, 3, dtype=ember.complex64)
     t = torch.logspace(0, 2, 3, dtype=torch.complex64)
     assert str(e).replace("ember", "torch") == str(t)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_float_arange_rounds_as_torchs_vectorized_kernel(seed):
+    # torch's CPU arange adds j * step (fused) to the float32 / float64 first value of each
+    # 256-bit vector, so e.g. arange(0, 1, 0.05)[9] is 0.45000002, not the nearest 0.45
+    # (ops/_spacing.py); past 32768 values each thread's chunk starts its own vectors.
+    rng = np.random.default_rng(seed)
+    start = float(rng.choice([0.0, rng.normal() * 10, float(rng.integers(-5, 5))]))
+    step = float(rng.choice([0.05, 0.1, 1 / 3, -0.1, rng.uniform(0.001, 2)]))
+    n = int(rng.integers(1, 300)) if seed % 4 else int(rng.integers(30000, 80000))
+    end = start + step * (n - 0.5)
+    for name in ("float32", "float64"):
+        e = ember.arange(start, end, step, dtype=getattr(ember, name))
+        t = torch.arange(start, end, step, dtype=getattr(torch, name))
+        np.testing.assert_array_equal(e.numpy(), t.numpy())
+    np.testing.assert_array_equal(ember.arange(0, 1.0001, 0.05).numpy(),
+                                  torch.arange(0, 1.0001, 0.05).numpy())

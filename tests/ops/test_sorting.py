@@ -7,7 +7,15 @@ import torch
 
 import ember
 
-from helpers import DTYPE_PAIRS, assert_same, check_grads, check_op, rand_array, to_torch
+from helpers import (
+    DTYPE_PAIRS,
+    assert_same,
+    check_grads,
+    check_op,
+    rand_array,
+    same_message,
+    to_torch,
+)
 
 
 def _e(a):
@@ -432,3 +440,51 @@ def test_kthvalue_over_an_empty_dim(call):
     from helpers import same_error
 
     same_error(call)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_searchsorted_replays_atens_binary_search(seed):
+    # NaN compares false both ways in ATen's search: a NaN value goes past every boundary, a
+    # NaN boundary is stepped over where the halving meets it; an unsorted sequence gives
+    # whatever the halving finds. NumPy's search (NaN sorts last) differs in all three.
+    rng = np.random.default_rng(seed)
+    m, k = int(rng.integers(0, 12)), int(rng.integers(1, 9))
+    lead = [int(rng.integers(1, 4))] if seed % 3 == 0 else []
+    seq = np.sort(rng.integers(-3, 4, lead + [m]).astype(float), axis=-1)
+    if seed % 4 == 1:
+        seq = rng.permutation(seq.reshape(-1)).reshape(seq.shape)  # unsorted
+    vals = rng.integers(-4, 5, lead + [k]).astype(float)
+    name = ("float32", "float64", "int64", "bfloat16")[seed % 4]
+    if not name.startswith("int"):
+        seq[rng.random(seq.shape) < 0.25] = np.nan
+        vals[rng.random(vals.shape) < 0.25] = np.nan
+    for kw in ({}, {"right": True}, {"side": "right", "out_int32": True}):
+        e = ember.searchsorted(ember.tensor(seq).to(getattr(ember, name)),
+                               ember.tensor(vals).to(getattr(ember, name)), **kw)
+        t = torch.searchsorted(torch.tensor(seq).to(getattr(torch, name)),
+                               torch.tensor(vals).to(getattr(torch, name)), **kw)
+        assert_same(e, t)
+    if not lead:
+        sorter = rng.permutation(m)
+        e = ember.searchsorted(ember.tensor(seq), ember.tensor(vals), sorter=ember.tensor(sorter))
+        t = torch.searchsorted(torch.tensor(seq), torch.tensor(vals), sorter=torch.tensor(sorter))
+        assert_same(e, t)
+        assert_same(ember.bucketize(ember.tensor(vals), ember.tensor(seq), right=True),
+                    torch.bucketize(torch.tensor(vals), torch.tensor(seq), right=True))
+
+
+def test_searchsorted_out_dtype_must_match_out_int32():
+    for out, flag in (("int32", False), ("float32", False), ("int64", True)):
+        for fn in (lambda L, o, f: L.searchsorted(L.tensor([1.0, 2.0]), L.tensor([1.5]),
+                                                  out_int32=f, out=L.empty(1, dtype=o)),
+                   lambda L, o, f: L.bucketize(L.tensor([1.5]), L.tensor([1.0, 2.0]),
+                                               out_int32=f, out=L.empty(1, dtype=o))):
+            same_message(lambda L, fn=fn, o=out, f=flag: fn(L, getattr(L, o), f))
+
+
+def test_unique_dim_must_be_an_int():
+    for dim in (0.5, True):
+        same_message(lambda L, d=dim: L.unique(L.arange(4), dim=d), TypeError)
+        same_message(lambda L, d=dim: L.unique_consecutive(L.arange(4), dim=d), TypeError)
+    assert_same(ember.unique(ember.arange(4), dim=ember.tensor(0)),
+                torch.unique(torch.arange(4), dim=torch.tensor(0)))

@@ -160,6 +160,16 @@ def test_median_and_nanmedian_with_nan():
         oracle(fn, a)
 
 
+def test_nanmedian_index_of_an_all_nan_slice():
+    # PyTorch's nth_element finds every NaN equivalent: the index libstdc++ leaves at the
+    # front depends on the slice's length only (0 up to 3, then 2, 2, 3, 5, 6, 7 ...).
+    for n in range(1, 40):
+        a = np.full((2, n), np.nan)
+        a[1, n // 2] = 1.0  # (a second row with one number in it)
+        oracle(lambda x: x.nanmedian(1), a)
+        oracle(lambda x: x.T.nanmedian(0, keepdim=True), a.astype(np.float32))
+
+
 @pytest.mark.parametrize("shape", [(), (7,), (2, 3, 4), (0, 3)], ids=str)
 @pytest.mark.parametrize("call", [
     lambda x: x.median(), lambda x: x.median(-1), lambda x: x.nanmedian(0, keepdim=True),
@@ -353,3 +363,15 @@ def test_quantile_refuses_slices_past_two_to_the_24(call):
 def test_quantile_of_many_short_slices_is_not_too_large():
     x = ember.zeros((1 << 24) + 1, 1)
     assert ember.quantile(x, 0.5, dim=1).shape == ((1 << 24) + 1,)
+
+
+def test_spread_argument_errors_in_torch_words():
+    from helpers import same_message
+
+    x = lambda L: L.arange(10.0)  # noqa: E731
+    for call in (lambda L: L.var(x(L), unbiased=True, correction=1),
+                 lambda L: L.std_mean(x(L), correction="a"),
+                 lambda L: L.var_mean(x(L), unbiased=False, correction=0),
+                 lambda L: L.std(x(L), dim=0, unbiased=False, correction=0)):
+        same_message(call, TypeError)
+    same_message(lambda L: L.corrcoef(L.ones(2, 2, 2)))

@@ -70,3 +70,33 @@ def test_bfloat16_orders_nan_last_as_torch(op):
         x = m.tensor(v).to(m.bfloat16)
         got.append([t.double().numpy().tolist() for t in _ordered(m, op, x)])
     assert repr(got[0]) == repr(got[1])  # (NaN in the same places)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_kthvalue_index_among_ties_follows_atens_quickselect(seed):
+    # kthvalue runs ATen's own quickselect (not nth_element): among equal values (and among
+    # NaNs) the index it returns is where that partition leaves it, not the first one.
+    rng = np.random.default_rng(1000 + seed)
+    shape = [int(rng.integers(1, 5)), int(rng.integers(1, 40)), int(rng.integers(1, 4))]
+    dim = int(rng.integers(-3, 3))
+    vals = rng.integers(0, int(rng.integers(1, 6)), shape).astype(float)
+    dtype = DTYPES[seed % len(DTYPES)]
+    if not dtype.startswith("int") and rng.random() < 0.4:
+        vals[rng.random(shape) < 0.2] = np.nan
+    k = int(rng.integers(1, shape[dim] + 1))
+    keepdim = bool(seed % 2)
+    e = ember.kthvalue(ember.tensor(vals).to(getattr(ember, dtype)), k, dim, keepdim)
+    t = torch.kthvalue(torch.tensor(vals).to(getattr(torch, dtype)), k, dim, keepdim)
+    assert e.indices.tolist() == t.indices.tolist()
+    np.testing.assert_array_equal(e.values.float().numpy(), t.values.float().numpy())
+
+
+def test_k_and_dim_must_be_ints():
+    from helpers import same_message
+
+    x = lambda L: L.arange(10.0)  # noqa: E731
+    for call in (lambda L: L.topk(x(L), 2.0), lambda L: L.topk(x(L), True),
+                 lambda L: L.kthvalue(x(L), 1.5), lambda L: L.kthvalue(x(L), 1, 0.5),
+                 lambda L: L.kthvalue(x(L), 1, True), lambda L: L.topk(x(L), 2, 0.0)):
+        same_message(call, TypeError)
+    assert ember.topk(ember.arange(5.0), np.int64(2)).indices.tolist() == [4, 3]

@@ -204,20 +204,25 @@ def nondifferentiable(prim: Primitive) -> None:
     _put(jvp_rules, prim, NOT_DIFFERENTIABLE)
 
 
-def derivative_not_implemented(prim: Primitive, aten: str,
+def derivative_not_implemented(prim: Primitive, aten: str | Callable[[dict], str],
                                differentiable: tuple[bool, ...]) -> None:
     """Mark `prim` as one PyTorch has no derivative formula for (bincount's weights,
     histogram, heaviside): its float outputs still require grad, under a `NotImplemented`
     node whose backward raises, and forward mode refuses it. `differentiable[i]` says
-    whether input i gets an edge (an index input does not)."""
+    whether input i gets an edge (an index input does not). `aten` names the ATen op, or
+    reads it from the call's params (one primitive standing for several ATen ops)."""
+    def name(params) -> str:
+        return aten(params) if callable(aten) else aten
+
     def vjp(g, out, *inputs, **params):
-        raise RuntimeError(f"derivative for aten::{aten} is not implemented")
+        raise RuntimeError(f"derivative for aten::{name(params)} is not implemented")
 
     def jvp(primals, tangents, out, **params):
         raise NotImplementedError(
-            f"Trying to use forward AD with aten::{aten} that does not support it.")
+            f"Trying to use forward AD with aten::{name(params)} that does not support it.")
 
-    _refuse_derivatives(prim, "NotImplemented", vjp, jvp, aten, differentiable)
+    _refuse_derivatives(prim, "NotImplemented", vjp, jvp, aten if isinstance(aten, str)
+                        else prim.name, differentiable)
 
 
 def derivative_not_defined(prim: Primitive, aten: Callable[[dict], str],

@@ -30,3 +30,36 @@ def linspace_complex(start: complex, end: complex, steps: int, t) -> np.ndarray:
     out = linspace_float(start.real, end.real, steps, t).astype(np.result_type(t, np.complex64))
     out.imag = linspace_float(start.imag, end.imag, steps, t)
     return out
+
+
+_GRAIN = 32768  # (at::internal::GRAIN_SIZE: PyTorch splits a range among threads past it)
+
+
+def arange_float(start, step, n: int, t, threads: int = 1, fused: bool = True) -> np.ndarray:
+    """arange in float32 / float64 as PyTorch's CPU kernel rounds it, value for value.
+
+    The kernel computes `start + step * i` in double, one fused multiply-add. Its vectorized
+    loop goes two 256-bit vectors at a time (8 floats or 4 doubles each): each vector rounds
+    its first value to the dtype and adds `j * step` (j < width) to it, again fused; the
+    remainder of a thread's chunk takes the scalar path. So arange(0, 1, 0.05)[9] is 0.45
+    rounded from float32(0.4) + 0.05, one float32 ulp above the nearest float to 0.45.
+    `fused=False` is PyTorch's build for CPUs without AVX2, compiled without FMA.
+    """
+    mul_add = fma if fused else (lambda a, b, c: a * b + c)
+    width = 32 // np.dtype(t).itemsize
+    i = np.arange(n)
+    f64 = np.float64
+    steps = np.full(n, f64(step))
+    out = mul_add(steps, i.astype(f64), np.full(n, f64(start))).astype(t)
+    n_chunks = min(threads, -(-n // _GRAIN)) if n > _GRAIN and threads > 1 else 1
+    size = max(1, -(-n // n_chunks))
+    for lo in range(0, n, size):
+        hi = min(n, lo + size)
+        vec_end = hi - (hi - lo) % (2 * width)
+        if vec_end <= lo:
+            continue
+        k = i[lo:vec_end]
+        first = lo + (k - lo) // width * width  # (each vector's first index)
+        base = out[first].astype(f64)
+        out[lo:vec_end] = mul_add(steps[lo:vec_end], (k - first).astype(f64), base).astype(t)
+    return out

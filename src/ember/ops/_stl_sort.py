@@ -296,3 +296,47 @@ def _partition_rows(q, first, last):
     nxt = np.where(done < nl, lpos[np.minimum(cl0 + done, len(lpos) - 1)], last)
     prev = np.where(done > 0, rc[np.maximum(s0 + done - 1, 0)], last)
     return np.minimum(nxt, prev)
+
+
+def aten_quick_select(vals: list, k: int, gt) -> list:
+    """The positions (0..n-1) of `vals` after ATen's own quickselect for `kthvalue` (the
+    Sedgewick partition of SortingUtils.h, not std::nth_element) puts the k-th (0-based)
+    element in place; `gt(x, y)` is its "greater, or NaN" test. Where values tie, which index
+    lands at k is whatever these steps leave."""
+    a = list(vals)
+    idx = list(range(len(a)))
+
+    def swap(i, j):
+        a[i], a[j] = a[j], a[i]
+        idx[i], idx[j] = idx[j], idx[i]
+
+    lo, hi = 0, len(a) - 1
+    while hi > lo:
+        if hi == lo + 1:
+            if gt(a[lo], a[hi]):
+                swap(lo, hi)
+            break
+        swap((lo + hi) >> 1, lo + 1)  # median of three as the pivot, moved to a[lo]
+        if gt(a[lo + 1], a[hi]):
+            swap(lo + 1, hi)
+        if gt(a[lo], a[hi]):
+            swap(lo, hi)
+        if gt(a[lo + 1], a[lo]):
+            swap(lo + 1, lo)
+        i, j, piv = lo + 1, hi, a[lo]
+        while True:
+            i += 1
+            while gt(piv, a[i]):
+                i += 1
+            j -= 1
+            while gt(a[j], piv):
+                j -= 1
+            if j < i:
+                break
+            swap(i, j)
+        swap(lo, j)
+        if j <= k:
+            lo = i
+        if j >= k:
+            hi = j - 1
+    return idx

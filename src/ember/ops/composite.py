@@ -1,8 +1,8 @@
 """Composite ops: PyTorch functions built entirely from other ops, so they need no VJP.
 
 diff, trapezoid, cumulative_trapezoid, tril_indices / triu_indices, block_diag, cdist,
-vander, complex, polar; and two small non-differentiable
-primitives, isin and histogram (a NumPy kernel each, bound like any op).
+vander, complex, polar; and isin, a small non-differentiable primitive (a NumPy kernel,
+bound like any op). histogram lives with histogramdd (histogram.py).
 """
 
 from __future__ import annotations
@@ -19,14 +19,11 @@ from ._arg_parser_text import invalid_combination
 from ._batching import front
 from ._common import type_name
 from .creation import _is_number, _place, arange, tensor, zeros
-from .reduce import return_type
 from .registry import (
     Primitive,
     apply,
-    batch_by_loop,
     bind,
     defbatch,
-    derivative_not_implemented,
     nondifferentiable,
     rename_node,
     saves,
@@ -491,39 +488,6 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
     return base.unsqueeze(-1) ** powers.to(base.dtype)
 
 
-histogram_result = return_type("histogram", ["hist", "bin_edges"])
-
-
-def _histogram_kernel(a, edges, w, *, bins, range, density):
-    hist, edges = np.histogram(a.reshape(-1), bins=bins if edges is None else edges,
-                               range=range, weights=None if w is None else w.reshape(-1),
-                               density=density)
-    return hist.astype(a.dtype), edges.astype(a.dtype)
-
-
-def _histogram_meta(x, edges, w, *, bins, range, density):
-    n = bins if edges is None else edges.numel() - 1
-    return ((n,), x._dtype), ((n + 1,), x._dtype)
-
-
-# The bin edges, when given as a tensor, are an input; a bin count is a param.
-histogram_p = Primitive("histogram", _histogram_kernel, _histogram_meta, n_outputs=2)
-derivative_not_implemented(histogram_p, "histogram", (True, True, True))
-batch_by_loop(histogram_p, "without a range the bin edges come from each element's data")
-
-
-def histogram(input: Tensor, bins=100, *, range=None, weight=None, density: bool = False):
-    """Counts of `input` in equal-width (or given) bins, and the bin edges."""
-    if isinstance(input, Tensor) and input.dtype not in (dt.float32, dt.float64):
-        raise NotImplementedError(f'"histogramdd" not implemented for '
-                                  f"'{type_name(input.dtype)}'")
-    edges = bins if isinstance(bins, Tensor) else None
-    hist, edges = apply(histogram_p, input, edges, weight,
-                        bins=None if edges is not None else int(bins),
-                        range=None if range is None else tuple(range), density=bool(density))
-    return histogram_result(hist, edges)
-
-
 _PART_DTYPES = (dt.float16, dt.float32, dt.float64)
 
 
@@ -568,9 +532,9 @@ def polar(abs: Tensor, angle: Tensor) -> Tensor:
     return out
 
 
-TENSOR_METHODS = {"diff": diff, "histogram": histogram}
+TENSOR_METHODS = {"diff": diff}
 
 __all__ = [
     "diff", "gradient", "trapezoid", "trapz", "cumulative_trapezoid", "isin", "tril_indices",
-    "triu_indices", "block_diag", "cdist", "pdist", "vander", "histogram", "complex", "polar",
+    "triu_indices", "block_diag", "cdist", "pdist", "vander", "complex", "polar",
 ]

@@ -29,6 +29,7 @@ from ._nested_data import (
 )
 from ._scalar_value import scalar_value as _fill_value
 from ._size_args import keyword_size, size_values, unpack_size
+from ._spacing import arange_float as _arange_float
 from ._spacing import linspace_complex
 from ._spacing import linspace_float as _linspace_float
 from .copy import cast_array
@@ -114,6 +115,12 @@ FULL = Member(factory_p, "full", _full_kernel,
 def _arange_kernel(*, start, step, n, dtype, device):
     if dtype._kind == 1 or dtype is dt.bool_:
         return (start + step * np.arange(n, dtype=np.int64)).astype(dtype.np)
+    if dtype in (dt.float32, dt.float64):
+        from .. import random
+        from ._parallel import workers
+
+        return _arange_float(start, step, n, dtype.np.type, workers(),
+                             random.get_kernel_profile() == "avx2")
     return (np.float64(start) + np.float64(step) * np.arange(n, dtype=np.float64)
             ).astype(dtype.np)
 

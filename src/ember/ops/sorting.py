@@ -1,5 +1,5 @@
 """Ordering and counting ops: sort / argsort / msort, topk, kthvalue, unique,
-unique_consecutive, searchsorted, bucketize, bincount, histc.
+unique_consecutive, bincount, histc (searchsorted and bucketize: searchsorted.py).
 
 Sorting is one NumPy argsort (NaN sorts as the largest value, as in PyTorch);
 descending order is the ascending sort of the reversed input, read backwards, so
@@ -22,21 +22,16 @@ from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._core import data_dependent
 from .._tensor import Tensor
-from .._user_warnings import warn_at_user
 from .._view import is_non_overlapping_and_dense, wrap_dim
 from . import _stl_sort
-from ._batching import front
 from ._common import layout_like, type_name, write_out
 from ._dynamic_shape import refuse_batched
-from ._nested_data import type_name as _nested_type_name
 from .index import scatter_into_zeros
 from .reduce import pick_p, picker, return_type
 from .registry import (
     Primitive,
     apply,
     batch_by_loop,
-    bind,
-    defbatch,
     derivative_not_defined,
     derivative_not_implemented,
     nondifferentiable,
@@ -277,9 +272,19 @@ def _pick_vjp(g, out, in_shape, dim, keepdim=True):
     return scatter_into_zeros(in_shape, dim, idx, gv)
 
 
+def _int_args(fname: str, k, dim) -> None:
+    """PyTorch's parser takes an int (or anything with __index__ but a bool) for k and dim;
+    it names them as positional arguments 2 and 3 (as a call `torch.topk(x, 2.0)` does)."""
+    for pos, name, v in ((2, "k", k), (3, "dim", dim)):
+        if isinstance(v, bool) or not hasattr(v, "__index__"):
+            raise TypeError(f"{fname}(): argument '{name}' (position {pos}) must be int, not "
+                            f"{type(v).__name__}")
+
+
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True,
          *, out=None):
     """The k largest (or smallest) values along `dim`, with their indices, in order."""
+    _int_args("topk", k, dim)
     if input._dtype is dt.bool_:
         raise RuntimeError("topk does not support bool dtypes on CPU")
     if input._dtype.is_complex:
@@ -298,10 +303,32 @@ def _kthvalue_kernel(a, *, k, dim, keepdim, in_shape):
         return a.copy(), np.zeros((), np.int64)
     key = a.astype(np.float32) if a.dtype == dt.bfloat16.np else a  # (NaN last, as float32)
     idx = np.take(np.argpartition(key, k - 1, axis=dim), [k - 1], axis=dim)
+    _kth_ties(key, idx, k, dim)
     vals = np.take_along_axis(a, idx, axis=dim)
     if not keepdim:
         vals, idx = vals.squeeze(dim), idx.squeeze(dim)
     return vals, idx.astype(np.int64)
+
+
+def _kth_ties(key, idx, k: int, dim: int) -> None:
+    """Where the k-th value ties with another (or NaN with NaN), the index PyTorch returns is
+    where ATen's quickselect leaves it: replay it on those rows (writing into `idx`)."""
+    kth = np.take_along_axis(key, idx, axis=dim)
+    same = key == kth
+    if key.dtype.kind == "f":
+        same |= np.isnan(key) & np.isnan(kth)
+    tied = same.sum(axis=dim) > 1
+    if not tied.any():
+        return
+    isnan = math.isnan
+
+    def gt(x, y):
+        return (isnan(x) and not isnan(y)) or x > y
+
+    rows = np.moveaxis(key, dim, -1)
+    out = np.moveaxis(idx, dim, -1)
+    for pos in map(tuple, np.argwhere(tied)):
+        out[pos + (0,)] = _stl_sort.aten_quick_select(rows[pos].tolist(), k - 1, gt)[k - 1]
 
 
 def _kthvalue_meta(x, *, k, dim, keepdim, in_shape):
@@ -321,6 +348,7 @@ KTHVALUE = picker(
 
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out=None):
     """The k-th smallest value along `dim` (1-based), with its index."""
+    _int_args("kthvalue", k, dim)
     d = wrap_dim(dim, max(input.ndim, 1))
     n = input._shape[d] if input.ndim else 1
     if n == 0:  # PyTorch checks this before the dtype
@@ -381,12 +409,20 @@ def _results(vals, inv, cnt, return_inverse: bool, return_counts: bool):
     return out[0] if len(out) == 1 else tuple(out)
 
 
+def _dim_arg(dim, what: str) -> None:
+    """An optional dim must be an int (a bool or a float is refused, as PyTorch's parser
+    refuses them: `what` is how it names the argument)."""
+    if dim is not None and (isinstance(dim, bool) or not hasattr(dim, "__index__")):
+        raise TypeError(f"{what} must be int, not {type(dim).__name__}")
+
+
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
            return_counts: bool = False, dim: int | None = None):
     """The distinct values (or slices along `dim`), sorted; optionally inverse and counts."""
     if input.device.type == "meta":
         raise NotImplementedError("unique's output size depends on the data: it cannot run on "
                                   "'meta'")
+    _dim_arg(dim, "unique_dim(): argument 'dim' (position 2)")
     _not_for("unique" if dim is None else "unique_dim", input)
     refuse_batched(input, "aten::_unique2" if dim is None else "aten::unique_dim")
     d = None if dim is None else wrap_dim(dim, max(input.ndim, 1))
@@ -429,203 +465,12 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
     if input.device.type == "meta":
         raise NotImplementedError("unique_consecutive's output size depends on the data: it "
                                   "cannot run on 'meta'")
+    _dim_arg(dim, "unique_consecutive(): argument 'dim'")
     refuse_batched(input, "aten::unique_consecutive")
     _not_for("unique", input)
     d = None if dim is None else wrap_dim(dim, max(input.ndim, 1))
     vals, inv, cnt = apply(unique_consecutive_p, input, dim=d)
     return _results(vals, inv, cnt, return_inverse, return_counts)
-
-
-# --- searchsorted / bucketize ----------------------------------------------------------------
-
-def _searchsorted_kernel(seq, values, *, side, int32):
-    out_dtype = np.int32 if int32 else np.int64
-    if dt.bfloat16.np in (seq.dtype, values.dtype):  # (NumPy orders bfloat16 NaNs anywhere)
-        seq, values = seq.astype(np.float32), values.astype(np.float32)
-    if seq.ndim == 1:
-        return np.asarray(np.searchsorted(seq, values, side=side), dtype=out_dtype)
-    out = np.empty(values.shape, out_dtype)
-    for i in np.ndindex(*seq.shape[:-1]):
-        out[i] = np.searchsorted(seq[i], values[i], side=side)
-    return out
-
-
-searchsorted_p = Primitive(
-    "searchsorted", _searchsorted_kernel,
-    lambda seq, values, *, side, int32: (values._shape, dt.int32 if int32 else dt.int64))
-nondifferentiable(searchsorted_p)
-
-
-def _searchsorted_batch(args, bdims, **params):
-    """vmap of searchsorted: the batch first in both (an unbatched sequence of one row is
-    shared; otherwise the unbatched one is expanded), as an N-D search."""
-    seq, values = args
-    sd, vd = bdims
-    if sd is None and seq.ndim == 1:  # one sorted row for every value
-        return bind(searchsorted_p, seq, values, **params), vd
-    size = (seq if sd is not None else values)._shape[sd if sd is not None else vd]
-    seq = front(seq, sd) if sd is not None else seq.expand((size,) + seq._shape)
-    values = front(values, vd) if vd is not None else values.expand(
-        (size,) + values._shape)
-    if seq.ndim == 2:  # a row per batch element: its values as one row each
-        r = bind(searchsorted_p, seq, values.reshape(size, -1), **params)
-        return r.reshape(values._shape), 0
-    return bind(searchsorted_p, seq, values, **params), 0
-
-
-defbatch(searchsorted_p, _searchsorted_batch)
-
-
-def _side(side, right: bool) -> str:
-    if side is None:
-        return "right" if right else "left"
-    if side not in ("left", "right"):
-        raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got "
-                           f"{side}")
-    if right and side == "left":
-        raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got "
-                           "side of left while right was True")
-    return side
-
-
-# PyTorch's overloads, as its argument parser lists them when a call matches none
-_SEARCHSORTED_SIGS = (
-    " * (Tensor sorted_sequence, Tensor input, *, bool out_int32 = False, bool right = False, "
-    "str side = None, Tensor sorter = None, Tensor out = None)\n"
-    " * (Tensor sorted_sequence, Number self, *, bool out_int32 = False, bool right = False, "
-    "str side = None, Tensor sorter = None, Tensor out = None)\n")
-_BUCKETIZE_SIGS = (
-    " * (Tensor input, Tensor boundaries, *, bool out_int32 = False, bool right = False, "
-    "Tensor out = None)\n"
-    " * (Number self, Tensor boundaries, *, bool out_int32 = False, bool right = False)\n")
-# each keyword's accepted values: a bool flag takes a Python bool only (not 1, not np.bool_)
-_KEYWORDS = {"out_int32": "bool", "right": "bool", "side": "str", "sorter": "Tensor",
-             "out": "Tensor"}
-
-
-def _is_number(v) -> bool:
-    return isinstance(v, (bool, int, float, complex)) or (
-        isinstance(v, np.generic) and v.dtype.kind in "biufc")
-
-
-def _is_tensor(v) -> bool:
-    return isinstance(v, Tensor)
-
-
-def _fits(kind: str, v) -> bool:
-    if kind == "bool":
-        return v.__class__ is bool
-    return v is None or isinstance(v, str if kind == "str" else Tensor)
-
-
-def _parsed(name: str, sigs: str, args: tuple, kwargs: dict, positional: tuple,
-            allowed: tuple) -> None:
-    """PyTorch's argument parser for searchsorted / bucketize: a TypeError naming the types
-    given (keywords in the order its hash map yields them: the reverse of the call's, for
-    these few names) unless an overload takes them all. `positional` holds each positional
-    parameter's test; `allowed`, the keywords of the overload with the most of them."""
-    ok = len(args) == len(positional) and all(
-        isinstance(a, Tensor) or t(a) for a, t in zip(args, positional)) and all(
-        k in allowed and _fits(_KEYWORDS[k], v) for k, v in kwargs.items())
-    if ok and not (name == "bucketize" and not isinstance(args[0], Tensor) and "out" in kwargs):
-        return  # (bucketize's Number overload has no `out`)
-    if name == "bucketize" and len(args) + len(kwargs) == 5 and len(args) <= 2 and \
-            set(kwargs) <= set(allowed):
-        # one overload takes five arguments: its parser names the first one that misfits
-        for i, (arg, pname) in enumerate(zip(args, ("input", "boundaries"))):
-            if not isinstance(arg, Tensor):
-                raise TypeError(f"bucketize(): argument '{pname}' (position {i + 1}) must be "
-                                f"Tensor, not {_nested_type_name(type(arg))}")
-        for k in allowed:
-            if k in kwargs and not _fits(_KEYWORDS[k], kwargs[k]):
-                raise TypeError(f"bucketize(): argument '{k}' must be {_KEYWORDS[k]}, not "
-                                f"{_nested_type_name(type(kwargs[k]))}")
-    given = [_given(a) for a in args] + [f"{k}={_given(v)}" for k, v in reversed(kwargs.items())]
-    raise TypeError(f"{name}() received an invalid combination of arguments - got "
-                    f"({', '.join(given)}), but expected one of:\n{sigs}")
-
-
-def _given(v) -> str:
-    return "Tensor" if isinstance(v, Tensor) else _nested_type_name(type(v))
-
-
-def searchsorted(sorted_sequence: Tensor, input, *args, **kwargs) -> Tensor:
-    """Where each value of `input` would be inserted into the innermost dim of
-    `sorted_sequence` to keep it sorted. Keywords: out_int32 (bool), right (bool), side
-    ('left' / 'right'), sorter (Tensor), out."""
-    _parsed("searchsorted", _SEARCHSORTED_SIGS, (sorted_sequence, input) + args, kwargs,
-            (_is_tensor, _is_number), ("out_int32", "right", "side", "sorter", "out"))
-    return _searchsorted(sorted_sequence, input, **kwargs)
-
-
-def _searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False,
-                  right: bool = False, side: str | None = None, sorter: Tensor | None = None,
-                  out=None) -> Tensor:
-    s = _side(side, right)
-    seq = sorted_sequence
-    if sorter is not None:
-        _check_sorter(seq, sorter)
-    if seq.ndim == 0:
-        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive "
-                           "dimension, but got 0 dimension")
-    if not isinstance(input, Tensor):
-        from .creation import scalar_tensor
-
-        if seq.ndim != 1:
-            raise RuntimeError("torch.searchsorted(): input value can be a scalar only when "
-                               "boundaries tensor dimension is 1, but we got boundaries tensor "
-                               f"dim({seq.ndim}) and input value's dim(0) numel(1)")
-        input = scalar_tensor(input, device=seq.device)
-    if seq.ndim > 1 and seq._shape[:-1] != input._shape[:-1]:
-        raise RuntimeError(
-            "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
-            "dimensions of boundaries tensor and input value tensor must match, but we got "
-            f"boundaries tensor {list(seq._shape)} and input value tensor {list(input._shape)}")
-    for what, t in (("input value", input), ("boundary", seq), ("sorter", sorter)):
-        if t is not None and not t.is_contiguous():
-            warn_at_user(f"torch.searchsorted(): {what} tensor is non-contiguous, this will "
-                         f"lower the performance due to extra data copy when converting "
-                         f"non-contiguous tensor to contiguous, please use contiguous {what} "
-                         f"tensor if possible. This message will only appear once per "
-                         f"program.", once=True)
-    # (PyTorch's kernel runs in the promoted dtype: a bool value in an integer sequence is
-    # looked up as an integer)
-    d = dt.promote_types(seq._dtype, input._dtype)
-    seq, input = seq.to(d), input.to(d)
-    _not_for("searchsorted_out_cpu", seq, bool_too=True)
-    if sorter is not None:
-        seq = seq.gather(-1, sorter)
-    return write_out(apply(searchsorted_p, seq, input, side=s, int32=bool(out_int32)), out)
-
-
-def _check_sorter(seq: Tensor, sorter: Tensor) -> None:
-    """Refuse a sorter that cannot index `seq`'s innermost dim, as PyTorch does before any
-    other check on the boundaries (its shape, then its dtype, then its values)."""
-    if sorter._shape != seq._shape:
-        raise RuntimeError("torch.searchsorted(): boundary and sorter must have the same size, "
-                           f"but got boundary tensor {list(seq._shape)}and got sorter tensor "
-                           f"{list(sorter._shape)}")
-    if sorter._dtype != dt.int64:
-        raise RuntimeError("torch.searchsorted(): sorter must be a tensor of long dtype but got "
-                           f"dtype {type_name(sorter._dtype)}")
-    if sorter.numel() == 0 or sorter._is_wrapper or sorter.device.type == "meta":
-        return  # (a batched sorter inside vmap is gathered as is, without a value check)
-    if seq.ndim == 0:  # (PyTorch reads the size of the last dim of a 0-d sorter here)
-        raise RuntimeError("ArrayRef: attempted to access back() of empty list")
-    values = sorter._array()
-    if values.min() < 0 or values.max() >= seq._shape[-1]:
-        raise RuntimeError("torch.searchsorted(): sorter index out of range")
-
-
-def bucketize(input, boundaries: Tensor, *args, **kwargs) -> Tensor:
-    """The bucket of each value: i such that boundaries[i-1] < x <= boundaries[i]
-    (`right=True`: boundaries[i-1] <= x < boundaries[i]). Keywords: out_int32, right (bool),
-    out."""
-    _parsed("bucketize", _BUCKETIZE_SIGS, (input, boundaries) + args, kwargs,
-            (_is_number, _is_tensor), ("out_int32", "right", "out"))
-    if boundaries.ndim != 1:
-        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
-    return _searchsorted(boundaries, input, **kwargs)
 
 
 # --- counting: bincount / histc ----------------------------------------------------------
@@ -723,7 +568,11 @@ def _check_histc_range(lo: float, hi: float) -> None:
 
 
 def _g(v: float) -> str:
-    return "-nan" if v != v else ("inf" if v == np.inf else "-inf" if v == -np.inf else f"{v:g}")
+    """A double as C++'s ostream prints it: a NaN with its sign bit set is "-nan" (0 / 0
+    makes one on x86), a quiet NaN typed in is "nan"."""
+    if v != v:
+        return "-nan" if math.copysign(1.0, v) < 0 else "nan"
+    return f"{v:g}"
 
 
 TENSOR_METHODS = {
@@ -734,5 +583,5 @@ TENSOR_METHODS = {
 
 __all__ = [
     "sort", "argsort", "msort", "topk", "kthvalue", "unique", "unique_consecutive",
-    "searchsorted", "bucketize", "bincount", "histc",
+    "bincount", "histc",
 ]

@@ -1,5 +1,5 @@
 """Statistics: var, std, var_mean, std_mean, norm, median, nanmedian, mode, quantile,
-nanquantile, and dist, cov and corrcoef (composites of other ops).
+nanquantile, and dist (a composite of other ops; cov and corrcoef: covariance.py).
 
 Order statistics (median, mode, quantile) pick elements, so their gradient flows to
 the chosen positions only (a scatter / gather); an index-finding kernel does the
@@ -12,6 +12,7 @@ median / nanmedian with a dim and mode are members of `pick` (see reduce.py).
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 
 import numpy as np
@@ -21,6 +22,7 @@ from .._tensor import Tensor
 from .._user_warnings import warn_at_user
 from ..amp.autocast_mode import autocast_op
 from . import _stl_sort
+from ._arg_parser_text import invalid_combination
 from ._batching import front
 from ._common import type_name, write_out
 from .reduce import (
@@ -141,12 +143,26 @@ VAR = _var_member("var", False)
 STD = _var_member("std", True)
 
 
-def _correction(name: str, dim, unbiased, correction):
+def _spread_signatures(name: str) -> tuple[str, ...]:
+    out = ", *, Tensor out = None" if name in ("var", "std") else ""
+    return (f"(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False{out})",
+            "(Tensor input, tuple of ints dim = None, *, Number correction = None, "
+            f"bool keepdim = False{', Tensor out = None' if out else ''})",
+            "(Tensor input, bool unbiased = True)")
+
+
+def _correction(name: str, input: Tensor, dim, unbiased, correction):
     if isinstance(dim, bool):  # var(x, False): the legacy positional `unbiased`
         dim, unbiased = None, dim
-    if unbiased is not None and correction is not None:
-        raise TypeError(f"{name}() received an invalid combination of arguments: both "
-                        "'unbiased' and 'correction' were given")
+    bad = correction is not None and not isinstance(correction, (int, float, np.number)) and \
+        not (isinstance(correction, Tensor) and correction.ndim == 0)
+    if bad or (unbiased is not None and correction is not None):
+        # (PyTorch's parser: no overload takes both, nor a correction that is no number;
+        # ember names `dim`, when given, as a keyword)
+        given = {} if dim is None else {"dim": dim}
+        given.update({"correction": correction} if unbiased is None else
+                     {"unbiased": unbiased, "correction": correction})
+        raise invalid_combination(name, _spread_signatures(name), (input,), given)
     if correction is None:
         correction = 0 if unbiased is False else 1
     return dim, correction
@@ -161,7 +177,7 @@ def _spread(input: Tensor, dim, unbiased, keepdim: bool, correction, root: bool,
             name: str) -> Tensor:
     """var (or std, with `root`) of input; `name` is the op the user called, which
     PyTorch's degrees-of-freedom warning names (var_mean's says "var_mean()")."""
-    dim, c = _correction(name, dim, unbiased, correction)
+    dim, c = _correction(name, input, dim, unbiased, correction)
     _require_floating(input, "std and var")
     dims = norm_dims(dim, input.ndim)
     if _dof(input._shape, dims if input.ndim else (), c) <= 0:
@@ -192,7 +208,7 @@ def var_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *,
     """(var, mean) over `dim`, as a tuple."""
     _require_floating(input, "var_mean")
     v = _spread(input, dim, unbiased, keepdim, correction, False, "var_mean")
-    dim, _ = _correction("var_mean", dim, unbiased, correction)
+    dim, _ = _correction("var_mean", input, dim, unbiased, correction)
     m = input.mean(dim, keepdim=keepdim)
     return tuple(write_out((v, m), out)) if out is not None else (v, m)
 
@@ -202,7 +218,7 @@ def std_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *,
     """(std, mean) over `dim`, as a tuple."""
     _require_floating(input, "std_mean")
     s = _spread(input, dim, unbiased, keepdim, correction, True, "std_mean")
-    dim, _ = _correction("std_mean", dim, unbiased, correction)
+    dim, _ = _correction("std_mean", input, dim, unbiased, correction)
     m = input.mean(dim, keepdim=keepdim)
     return tuple(write_out((s, m), out)) if out is not None else (s, m)
 
@@ -379,6 +395,14 @@ def renorm_(self: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
 
 # --- median / nanmedian / mode ------------------------------------------------------------
 
+@functools.lru_cache(maxsize=64)
+def _all_nan_pick(n: int) -> int:
+    """The index nanmedian(dim) returns for an all-NaN slice of length n."""
+    q = list(range(n))
+    _stl_sort.nth_element(q, 0, 0, n, lambda i, j: False)
+    return q[0]
+
+
 def _median_index(a, axis: int, ignore_nan: bool):
     """Index (kept dim) of the lower median along `axis`; NaN handling as in PyTorch."""
     w = _work(a)
@@ -388,8 +412,11 @@ def _median_index(a, axis: int, ignore_nan: bool):
         return np.take(order, [(n - 1) // 2], axis=axis)
     nan = np.isnan(w)
     if ignore_nan:
-        k = np.maximum((n - nan.sum(axis, keepdims=True) - 1) // 2, 0)
-        return np.take_along_axis(order, k, axis=axis)
+        nans = nan.sum(axis, keepdims=True)
+        k = np.maximum((n - nans - 1) // 2, 0)
+        # NOTE: PyTorch's nth_element treats NaNs as all equivalent, so an all-NaN slice
+        # answers wherever libstdc++'s introselect leaves position 0 (it depends on n only).
+        return np.where(nans == n, _all_nan_pick(n), np.take_along_axis(order, k, axis=axis))
     idx = np.take(order, [(n - 1) // 2], axis=axis)
     # NOTE: a slice holding NaN has median NaN, at its first NaN (as PyTorch).
     return np.where(nan.any(axis, keepdims=True), np.argmax(nan, axis, keepdims=True), idx)
@@ -660,7 +687,7 @@ def nanquantile(input: Tensor, q, dim=None, keepdim: bool = False, *,
     return _quantile(input, q, dim, keepdim, interpolation, out, True, "nanquantile")
 
 
-# --- distance, covariance, correlation --------------------------------------------
+# --- distance ---------------------------------------------------------------------
 
 def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     from ..linalg import vector_norm
@@ -676,68 +703,11 @@ def _named(out: Tensor, node: str) -> Tensor:
     return out
 
 
-def _floating(x: Tensor) -> Tensor:
-    """`x`, or `x` in the default float dtype when it holds integers or bools."""
-    return x if x.dtype._kind >= 2 else x.to(dt.get_default_dtype())
-
-
-def cov(input: Tensor, *, correction: int = 1, fweights=None, aweights=None) -> Tensor:
-    """Covariance of the rows (variables) of `input` over its columns (observations)."""
-    if input.ndim > 2:
-        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an "
-                         f"input with {input.ndim} dimensions")
-    if input.dtype is dt.bool_:
-        raise RuntimeError("cov(): bool dtype is not supported for input")
-    for kind, wt in (("fweights", fweights), ("aweights", aweights)):
-        if isinstance(wt, Tensor) and not bool((wt >= 0).all()):  # (NaN fails too)
-            raise RuntimeError(f"cov(): {kind} cannot be negative")
-    x = _floating(input)
-    if isinstance(aweights, Tensor):  # (float weights widen a narrower input)
-        x = x.to(dt.promote_types(x.dtype, aweights.dtype))
-    x = x.reshape(1, -1) if x.ndim < 2 else x
-    w = None
-    for weights in (fweights, aweights):
-        if weights is not None:
-            w = weights if w is None else w * weights
-    n_obs = x.shape[1]
-    if w is None:
-        avg = x.mean(1, keepdim=True)
-        norm = n_obs - correction
-    else:
-        # (the weights keep their own dtype, as in PyTorch: an integer sum stays exact)
-        w_sum = w.sum()
-        if float(w_sum.abs()) == 0:
-            raise RuntimeError("cov(): weights sum to zero, can't be normalized")
-        avg = (x * w).sum(1, keepdim=True) / w_sum
-        if correction == 0 or aweights is None:
-            norm = w_sum - correction
-        else:
-            norm = w_sum - correction * (w * aweights).sum() / w_sum
-        # (too few observations: PyTorch divides by 0, never by a negative number)
-        norm = (norm.real if norm.dtype.is_complex else norm).clamp(min=0)
-    xm = x - avg
-    c = (xm * w if w is not None else xm) @ xm.mT.conj()
-    c = c / (norm if not isinstance(norm, (int, float)) else float(max(norm, 0)))
-    return c.reshape(()) if c.shape[0] == 1 else c  # one variable: a 0-d result
-
-
-def corrcoef(input: Tensor) -> Tensor:
-    """Pearson correlation coefficients of the rows of `input`."""
-    c = cov(input)
-    if c.ndim == 0:
-        return c / c
-    d = c.diagonal()
-    std = d.real.sqrt() if d.dtype.is_complex else d.sqrt()
-    c = c / std[:, None] / std[None, :]
-    return c if c.dtype.is_complex else c.clamp(-1, 1)
-
-
 TENSOR_METHODS = {
     "var": var, "std": std, "norm": norm, "renorm": renorm, "renorm_": renorm_,
     "median": median, "nanmedian": nanmedian,
-    "mode": mode, "quantile": quantile, "nanquantile": nanquantile, "dist": dist, "cov": cov,
-    "corrcoef": corrcoef,
+    "mode": mode, "quantile": quantile, "nanquantile": nanquantile, "dist": dist,
 }
 
 __all__ = ["var", "std", "var_mean", "std_mean", "norm", "renorm", "median", "nanmedian",
-           "mode", "quantile", "nanquantile", "dist", "cov", "corrcoef"]
+           "mode", "quantile", "nanquantile", "dist"]
