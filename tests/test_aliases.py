@@ -70,6 +70,7 @@ def _templates(L):
         ((x,), {"dim": 1, "sizes": (2, 2)}),
         ((x, x[:, 1] * 2), {"dim": 1, "index": 0}),
         ((x, [1, 3]), {"dim": 1}),
+        ((x,), {"dim": (0, 1), "keepdim": True}),
     ]
 
 

@@ -299,6 +299,12 @@ class Tensor:
         self._stride = stride
         return stride
 
+    def _drop_array_view(self) -> None:
+        """Forget the cached NumPy view, so every read of the data comes through `_array`
+        (which a lazy module's placeholder overrides to refuse)."""
+        self._ensure_storage()
+        self._np = None
+
     def _array(self) -> np.ndarray:
         """The tensor's data as a NumPy view (no copy); RuntimeError on meta."""
         a = self._np

@@ -33,6 +33,8 @@ LATE_BINDINGS = {
     ("ember._tensor", "ember.ops.creation"): "Tensor(...) legacy constructor, __deepcopy__",
     ("ember._tensor", "ember.serialization"): "__reduce_ex__ pickles through the checkpoint "
                                               "writer",
+    ("ember._tensor", "ember.storage"): "Tensor.storage() and storage_type(): PyTorch's legacy "
+                                        "TypedStorage face over the untyped storage",
     # and one face of a layer above, at the path PyTorch gives it
     ("ember.autograd.profiler", "ember.profiler"): "torch.autograd.profiler, PyTorch's old "
                                                    "name for the profiler, loaded on use",

@@ -57,6 +57,18 @@ def _index(n: int) -> ember.Tensor:
     return ember.tensor([n - 1, 0] if n > 1 else [0])
 
 
+def _affine(a):
+    return a * 3 - 1
+
+
+def _mix(a, b):
+    return a * 2 - b
+
+
+def _mix3(a, b, c):
+    return a - b * 2 + c
+
+
 def _args(name: str, v: ember.Tensor):
     """Arguments for `v.<name>(...)` and the out-of-place reference on a contiguous copy
     `c` (None: the method without `_`)."""
@@ -95,6 +107,11 @@ def _args(name: str, v: ember.Tensor):
         "addmm_": ((_values((n, 3), d, 1), _values((3,) + s[1:], d, 2)), None),
         "addbmm_": ((_values((2, n, 3), d, 1), _values((2, 3) + s[1:], d, 2)), None),
         "baddbmm_": ((_values(s[:2] + (3,), d, 1), _values((s[0], 3) + s[2:], d, 2)), None),
+        # a Python callable per element: the view must get what a contiguous copy gets
+        "apply_": ((_affine,), lambda c: c.clone().apply_(_affine)),
+        "map_": ((other, _mix), lambda c: c.clone().map_(other, _mix)),
+        "map2_": ((other, _values(s, d, 5), _mix3),
+                  lambda c: c.clone().map2_(other, _values(s, d, 5), _mix3)),
     }
     if name in table:
         return table[name]

@@ -147,7 +147,7 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
         from ..ops.creation import empty
 
         t = Tensor._make_subclass(cls, empty(0, device=device, dtype=dtype), requires_grad)
-        t._np = None  # (so an op's read of the data comes to `_array`, which refuses)
+        t._drop_array_view()  # (an op's read of the data comes to `_array`, which refuses)
         return t
 
     def __deepcopy__(self, memo):
@@ -168,7 +168,7 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
         from ..ops.creation import empty
 
         t = Tensor._make_subclass(cls, empty(0, device=device, dtype=dtype), requires_grad)
-        t._np = None  # (so an op's read of the data comes to `_array`, which refuses)
+        t._drop_array_view()  # (an op's read of the data comes to `_array`, which refuses)
         t.persistent = persistent
         t._is_buffer = True
         return t

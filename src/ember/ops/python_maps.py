@@ -12,7 +12,9 @@ import operator
 
 import numpy as np
 
+from .._grad_mode import no_grad
 from .._tensor import Tensor
+from ._common import type_name
 
 
 def _refuse_grad(t: Tensor, name: str) -> None:
@@ -21,15 +23,17 @@ def _refuse_grad(t: Tensor, name: str) -> None:
                            f"var.detach().{name}() instead.")
 
 
-def _same_type(name: str, self: Tensor, other, arg: str, position: int, quoted: str) -> Tensor:
-    from .._runtime import typename
+def _typename(t: Tensor) -> str:
+    return f"torch.{type_name(t.dtype)}Tensor"
 
+
+def _same_type(name: str, self: Tensor, other, arg: str, position: int, quoted: str) -> Tensor:
     if not isinstance(other, Tensor):
         raise TypeError(f"{name}(): argument '{arg}' (position {position}) must be Tensor, "
                         f"not {type(other).__name__}")
     if other.dtype is not self.dtype:
-        raise TypeError(f"{name}: expected {typename(self)} for {quoted} (got "
-                        f"{typename(other)})")
+        raise TypeError(f"{name}: expected {_typename(self)} for {quoted} (got "
+                        f"{_typename(other)})")
     return other.expand(self.shape)
 
 
@@ -60,7 +64,6 @@ def _run(self: Tensor, fn, operands: list[Tensor]) -> Tensor:
     columns = [o.reshape(-1).tolist() for o in [self, *operands]]
     out = [read(fn(*args)) for args in zip(*columns)]
     values = np.array(out, dtype=object)
-    from .. import no_grad
     from .creation import tensor
 
     with no_grad():
