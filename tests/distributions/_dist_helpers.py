@@ -14,6 +14,12 @@ from helpers import assert_same, check_op, rand_array
 DRAW_SHAPES = [(), (5,), (2, 3)]
 # Draws equal torch's bit for bit; their gradients are summed in another order
 EXACT_DRAWS = dict(rtol=0, atol=0, grad_rtol=1e-13, grad_atol=1e-15)
+# Draws through a float64 log or exp of uniforms: torch's vectorised (SLEEF) kernels and
+# NumPy's round a last bit apart on some CPUs (equal on an Intel Xeon, 1-2 ulp apart on an
+# AMD EPYC): a few ulps, relative
+LIBM_DRAWS = dict(rtol=6e-16, atol=0, grad_rtol=1e-13, grad_atol=1e-15)
+# float32 values through one transcendental (a log at a parameter): 1 float32 ulp
+LIBM_F32 = dict(rtol=1.2e-7, atol=1e-12)
 # a and b (in (-2, 2)) make the two distributions of a KL pair
 KL_ARRAYS = (rand_array((6,), np.float64), rand_array((6,), np.float64, seed=1))
 # NOTE: a Beta's or Gamma's entropy and lgamma differentiate to torch's float64 trigamma /

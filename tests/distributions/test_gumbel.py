@@ -14,8 +14,8 @@ import torch
 import ember
 from distributions._dist_helpers import (
     DRAW_SHAPES,
-    EXACT_DRAWS,
     KL_ARRAYS,
+    LIBM_DRAWS,
     TRIGAMMA,
     assert_in_step,
     check_kl,
@@ -24,7 +24,7 @@ from distributions._dist_helpers import (
 )
 from ember.distributions import Gumbel
 
-from helpers import assert_same, assert_ulp, check_dist, rand_array
+from helpers import assert_ulp, check_dist, rand_array
 
 LOC = rand_array((3, 4), np.float64)
 SCALE = rand_array((4,), np.float64, low=0.5, high=2.0, seed=1)
@@ -54,7 +54,7 @@ def test_edge_values():
 
 @pytest.mark.parametrize("shape", DRAW_SHAPES, ids=str)
 def test_rsample_values_and_gradients(shape):
-    check_dist(_make, [("rsample", shape), ("sample", shape)], LOC, SCALE, **EXACT_DRAWS)
+    check_dist(_make, [("rsample", shape), ("sample", shape)], LOC, SCALE, **LIBM_DRAWS)
 
 
 @pytest.mark.parametrize("seed", [0, 7])
@@ -65,7 +65,10 @@ def test_draws_follow_torchs_stream(seed):
         args = loc.astype(dtype), scale.astype(dtype)
         e, t = seeded_samples(_make, args, (500,), seed)
         if dtype == "float64":
-            assert_same(e, t, rtol=0, atol=0)
+            z = np.abs(t.numpy() - args[0]) / args[1]
+            assert_ulp(e, t, 4, "a float64 log, twice: torch's vectorised (SLEEF) kernel "
+                       "against NumPy's, a last bit apart on some CPUs",
+                       scale=np.abs(loc) + scale * np.maximum(1, z))
         else:
             z = np.abs(t.numpy() - args[0]) / args[1]
             assert_ulp(e, t, 4, "torch's vectorised (SLEEF) float32 log against ember's, twice",

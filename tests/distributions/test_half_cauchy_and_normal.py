@@ -27,7 +27,8 @@ FAMILIES = ["HalfCauchy", "HalfNormal"]
 # float32 icdf: torch's vectorised (SLEEF) tan and ember's differ by up to 3 ulps (HalfCauchy)
 ICDF32_TOL = {"HalfCauchy": {"rtol": 4e-6, "atol": 1e-6}, "HalfNormal": {"rtol": 1e-4,
                                                                          "atol": 1e-5}}
-EDGE_TOL = {"HalfCauchy": {"rtol": 1e-9}, "HalfNormal": {}}
+# (HalfNormal: logs of the float32 scale, 1 float32 ulp apart on some CPUs)
+EDGE_TOL = {"HalfCauchy": {"rtol": 1e-9}, "HalfNormal": {"rtol": 1.2e-7, "atol": 1e-12}}
 BASE_DRAW = {"HalfCauchy": "rand", "HalfNormal": "randn"}  # what the base sampler consumes
 
 
@@ -52,7 +53,7 @@ def test_edge_values(family):
                                 ("cdf", np.array([0.0, 1e-300, 40.0, np.inf])),
                                 ("icdf", np.array([0.0, 0.5, 0.9]))], scale, **EDGE_TOL[family])
     check_dist(_maker(family, validate_args=False),
-               [("log_prob", np.array([-1.0, -0.0, 1.0]))], scale)
+               [("log_prob", np.array([-1.0, -0.0, 1.0]))], scale, **EDGE_TOL[family])
     check_dist(_maker(family), [("icdf", np.array([1.0]))], scale, grad=False)
 
 

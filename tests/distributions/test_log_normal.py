@@ -12,8 +12,8 @@ import torch
 import ember
 from distributions._dist_helpers import (
     DRAW_SHAPES,
-    EXACT_DRAWS,
     KL_ARRAYS,
+    LIBM_DRAWS,
     assert_in_step,
     check_kl,
     raises_like_torch,
@@ -21,7 +21,7 @@ from distributions._dist_helpers import (
 )
 from ember.distributions import LogNormal
 
-from helpers import assert_same, assert_ulp, check_dist, rand_array
+from helpers import assert_ulp, check_dist, rand_array
 
 LOC = rand_array((3, 4), np.float64)
 SCALE = rand_array((4,), np.float64, low=0.3, high=1.5, seed=1)
@@ -53,7 +53,7 @@ def test_edge_values():
 
 @pytest.mark.parametrize("shape", DRAW_SHAPES, ids=str)
 def test_rsample_values_and_gradients(shape):
-    check_dist(_make, [("rsample", shape), ("sample", shape)], LOC, SCALE, **EXACT_DRAWS)
+    check_dist(_make, [("rsample", shape), ("sample", shape)], LOC, SCALE, **LIBM_DRAWS)
 
 
 @pytest.mark.parametrize("seed", [0, 7])
@@ -63,7 +63,8 @@ def test_draws_follow_torchs_stream(seed):
     for dtype in ("float64", "float32"):
         e, t = seeded_samples(_make, (loc.astype(dtype), scale.astype(dtype)), (300,), seed)
         if dtype == "float64":
-            assert_same(e, t, rtol=0, atol=0)
+            assert_ulp(e, t, 3, "a float64 log / exp: torch's vectorised (SLEEF) kernel "
+                       "against NumPy's, a last bit apart on some CPUs")
         else:
             assert_ulp(e, t, 2, "torch's vectorised (SLEEF) float32 exp against ember's")
         assert_in_step()

@@ -15,7 +15,7 @@ import ember
 from distributions._dist_helpers import assert_in_step, check_kl, raises_like_torch, seeded_samples
 from ember.distributions import LowRankMultivariateNormal
 
-from helpers import assert_same, check_dist, rand_array
+from helpers import assert_same, assert_ulp, check_dist, rand_array
 
 N, R = 4, 2
 LOC = rand_array((3, N), np.float64)
@@ -56,9 +56,15 @@ def test_rsample_values_and_gradients(shape):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_rank_one_draws_follow_torchs_stream_exactly(dtype):
+def test_rank_one_draws_follow_torchs_stream(dtype):
     loc, w, diag = LOC.astype(dtype), W[:, :1].astype(dtype), DIAG.astype(dtype)
-    assert_same(*seeded_samples(_make, (loc, w, diag), (7,), seed=3), rtol=0, atol=0)
+    e, t = seeded_samples(_make, (loc, w, diag), (7,), seed=3)
+    if dtype == "float64":
+        assert_same(e, t, rtol=0, atol=0)
+    else:  # (the same draws; where the sum cancels, its last float32 bits move)
+        assert_ulp(e, t, 4, "float32: loc + W @ eps_W + sqrt(D) * eps_D, whose product adds in "
+                   "another order than torch's on some CPUs",
+                   scale=np.abs(t.numpy()).max(axis=-1, keepdims=True))
     assert_in_step("randn")
 
 

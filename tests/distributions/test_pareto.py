@@ -14,8 +14,9 @@ import torch
 import ember
 from distributions._dist_helpers import (
     DRAW_SHAPES,
-    EXACT_DRAWS,
     KL_ARRAYS,
+    LIBM_DRAWS,
+    LIBM_F32,
     TRIGAMMA,
     assert_in_step,
     check_kl,
@@ -24,7 +25,7 @@ from distributions._dist_helpers import (
 )
 from ember.distributions import Pareto
 
-from helpers import assert_same, assert_ulp, check_dist, rand_array
+from helpers import assert_ulp, check_dist, rand_array
 
 SCALE = rand_array((3, 4), np.float64, low=0.5, high=2.0)
 ALPHA = np.array([0.5, 1.5, 2.5, 6.0])
@@ -48,12 +49,12 @@ def test_edge_values():
     check_dist(_make, [("log_prob", np.array([2.0, 2.5, 1e300])),
                        ("cdf", np.array([2.0, 2.5, 1e300, np.inf])),
                        ("icdf", np.array([0.0, 0.5, 1 - 1e-16]))],
-               np.float64(2.0), np.float64(1.5))
+               np.float64(2.0), np.float64(1.5), **LIBM_F32)  # (logs of float32 parameters)
 
 
 @pytest.mark.parametrize("shape", DRAW_SHAPES, ids=str)
 def test_rsample_values_and_gradients(shape):
-    check_dist(_make, [("rsample", shape), ("sample", shape)], SCALE, ALPHA, **EXACT_DRAWS)
+    check_dist(_make, [("rsample", shape), ("sample", shape)], SCALE, ALPHA, **LIBM_DRAWS)
 
 
 @pytest.mark.parametrize("seed", [0, 7])
@@ -63,7 +64,8 @@ def test_draws_follow_torchs_stream(seed):
     for dtype in ("float64", "float32"):
         e, t = seeded_samples(_make, (scale.astype(dtype), alpha.astype(dtype)), (500,), seed)
         if dtype == "float64":
-            assert_same(e, t, rtol=0, atol=0)
+            assert_ulp(e, t, 3, "a float64 log / exp: torch's vectorised (SLEEF) kernel "
+                       "against NumPy's, a last bit apart on some CPUs")
         else:
             assert_ulp(e, t, 3, "torch's vectorised (SLEEF) float32 exp against ember's (2 "
                        "ulps), then the product with the scale rounded")

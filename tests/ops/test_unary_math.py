@@ -202,11 +202,12 @@ def test_erf_native_twin_agrees_with_the_numpy_kernel(n_threads):
     try:
         for n in (0, 1, 17, 100_003):
             x64 = np.concatenate([edges, rng.standard_normal(n) * 3])
-            for dtype, most in ((np.float32, 0), (np.float64, 4)):
+            for dtype, most in ((np.float32, 0), (np.float64, 5)):
                 x = x64.astype(dtype)
                 got, want = _erf_both(x)
                 # float32: both compute in double and round once, so the same bits; float64:
-                # two approximations (ember_math.h's <= 2 ulp, the NumPy kernel's <= 3)
+                # two approximations (ember_math.h's <= 2 ulp, the NumPy kernel's <= 3, whose
+                # exp is NumPy's vectorised one: 4 apart on an Intel Xeon, 5 on an AMD EPYC)
                 bits = np.int64 if dtype == np.float64 else np.int32
                 gap = np.abs(got.view(bits).astype(np.int64) - want.view(bits).astype(np.int64))
                 assert gap[~np.isnan(x)].max(initial=0) <= most, (dtype, n)
