@@ -45,6 +45,10 @@ TOLERANT = {
                                     "torch's in their last bits (BLAS accumulation order), "
                                     "which moves a printed 4e-05 probability by one unit in "
                                     "its last digit on some CPUs"),
+    "prob_forecast": (5e-4, "a GRU forecaster trained for many Adam steps: float32 products "
+                            "added in another order than torch's kernels on an AMD EPYC move "
+                            "a printed mixture mean by 2e-4 (torch's own print moves between "
+                            "one and two threads: 1.0000 and 0.9999)"),
     "dcgan_step": (1e-2, "40 adversarial steps amplify the last bits of convolutions "
                          "(torch's oneDNN and MKL kernels depend on the CPU): the printed "
                          "samples moved by up to 1.3e-3 under another kernel build"),

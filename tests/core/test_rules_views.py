@@ -117,8 +117,9 @@ def test_random_ops_and_factories_batch_by_a_loop_with_a_reason_and_have_no_tang
         assert batch_rules[prim] is BY_LOOP and loop_reasons[prim]
         # (the drawn_* members hand drawn values on, linked to the parameters they were drawn
         # from as in PyTorch's graph: a zero gradient, and a zero tangent)
-        assert all(r is NOT_DIFFERENTIABLE for m, r in jvp_rules[prim].table.items()
-                   if not m.name.startswith("drawn_"))
+        # (binomial's derivative is "not implemented" in PyTorch: forward mode refuses it)
+        assert all(r is NOT_DIFFERENTIABLE or getattr(r, "not_implemented", None) == "binomial"
+                   for m, r in jvp_rules[prim].table.items() if not m.name.startswith("drawn_"))
     # (their public calls bind them, with nothing for the checks to differentiate)
     p = _t(3, 4).clamp(0, 1)
     assert check_jvp(lambda q: ember.bernoulli(q), p) == 0
@@ -144,7 +145,7 @@ def _entries(prim, table):
 
 def test_every_primitive_and_member_of_the_area_has_a_jvp_and_a_batch_entry():
     members = sum(len(p.members) for p in AREA if isinstance(p, Family))
-    assert (len(AREA), members) == (13, 47)
+    assert (len(AREA), members) == (13, 48)
     for prim in AREA:
         assert all(r is not MISSING for r in _entries(prim, jvp_rules)), prim
         assert batch_rules.get(prim, MISSING) is not MISSING, prim

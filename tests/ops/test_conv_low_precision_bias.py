@@ -7,6 +7,7 @@ import pytest
 import torch
 
 import ember
+from ember._cpu import onednn_fp16
 from ember.nn import functional as F
 
 from helpers import rand_array
@@ -63,6 +64,10 @@ def test_16_bit_convolutions_with_a_bias_match_torch(case, dtype):
         *(torch.tensor(a).to(getattr(torch, dtype)) for a in arrays), **kw)
     a, b = got.float().numpy(), want.float().numpy()
     # NOTE: as above, float32 sums in another order than torch's oneDNN kernels may round a
-    # rare element the other way, by one unit of the 16-bit type
-    assert (a != b).mean() <= 0.005
+    # rare element the other way, by one unit of the 16-bit type. Where the CPU lacks
+    # oneDNN's float16 instructions (an AMD EPYC), torch runs a transposed float16
+    # convolution in its slow kernel, which rounds to float16 at every overlapping add
+    # (15-40% of elements differ from one rounding): there only the tolerance holds.
+    if not (case.startswith("transposed") and dtype == "float16" and not onednn_fp16()):
+        assert (a != b).mean() <= 0.005
     np.testing.assert_allclose(a, b, rtol=2 ** -7, atol=2 ** -9)

@@ -8,6 +8,8 @@ import torch
 
 import ember
 
+from helpers import assert_ulp, torch_sqrt_off
+
 REFUSING = ["Adam", "AdamW", "Adamax", "NAdam", "RAdam", "RMSprop", "Adadelta", "ASGD",
             "Rprop"]
 
@@ -56,8 +58,13 @@ def test_adagrad_steps_only_the_rows_a_sparse_gradient_holds(kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         (we, se), (wt, st) = _adagrad(ember, **kw), _adagrad(torch, **kw)
-    # exact: the same elementwise operations in the same order on the same rows
-    assert we.tolist() == wt.tolist() and se.tolist() == st.tolist()
+    # exact: the same elementwise operations in the same order on the same rows, where
+    # torch's vectorised sqrt is IEEE's (else an ulp a step where it is not)
+    assert se.tolist() == st.tolist()
+    if torch_sqrt_off("float32") < 0.01:
+        assert we.tolist() == wt.tolist()
+    else:
+        assert_ulp(we, wt, 4, "torch's vectorised sqrt, off IEEE's on this CPU")
 
 
 def test_adagrad_refuses_weight_decay_with_a_sparse_gradient():

@@ -18,7 +18,7 @@ import torch
 
 import ember
 
-from helpers import TORCH_VECTOR_KERNELS
+from helpers import TORCH_VECTOR_KERNELS, torch_sqrt_off
 
 N, STEPS = 4099, 12
 EXACT = [
@@ -49,6 +49,9 @@ def _ids(cases):
     return [name + "-" + ",".join(f"{k}={v}" for k, v in kw.items()) for name, kw in cases]
 
 
+SQRT_IN_EXACT = {"RAdam"}  # (its rectified step divides by a square root from step 6)
+
+
 def _steps(name: str, kwargs: dict, dtype: str):
     """Parameters of both libraries after each step: lists of NumPy arrays."""
     g = torch.Generator().manual_seed(0)
@@ -70,7 +73,9 @@ def _steps(name: str, kwargs: dict, dtype: str):
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("case", EXACT, ids=_ids(EXACT))
 def test_steps_are_torchs_bits(case, dtype):
-    if not TORCH_VECTOR_KERNELS:  # torch's scalar build does not fuse: the bound below
+    if not TORCH_VECTOR_KERNELS or (case[0] in SQRT_IN_EXACT and torch_sqrt_off(dtype) > 0.01):
+        # torch's scalar build does not fuse, and where its sqrt is often off IEEE's, a step
+        # through one differs as the algorithms below do: their bound
         return test_steps_with_a_square_root_differ_only_where_torchs_sqrt_does(case, dtype)
     for step, (want, got) in enumerate(_steps(*case, dtype)):
         assert (want == got).all(), f"step {step}: {(want != got).sum()} of {N} differ"
@@ -81,10 +86,14 @@ def test_steps_are_torchs_bits(case, dtype):
 def test_steps_with_a_square_root_differ_only_where_torchs_sqrt_does(case, dtype):
     want, got = _steps(*case, dtype)[-1]
     if TORCH_VECTOR_KERNELS:  # (its scalar build rounds twice, as ember did: 10-50% off)
-        assert (want != got).mean() < 0.03
+        off = torch_sqrt_off(dtype)  # (the elements torch's own sqrt moves, at most twice)
+        assert (want != got).mean() < (0.03 if off < 0.01 else min(0.5, 2 * off))
     # An ulp of a step (these take steps of up to about 0.1) moves a parameter near zero by
     # many of its own ulps: the bound is a few ulps of the larger of the two.
     scale = np.maximum(np.abs(want), want.dtype.type(0.1))
     # (torch's scalar build rounds each step twice: an ulp a step, over the twelve steps)
-    ulps = 64 if case[1].get("centered") or not TORCH_VECTOR_KERNELS else 4
+    # (where torch's sqrt is an ulp off on many elements, as on an AMD EPYC, an element
+    # collects up to about one ulp every other step: 8)
+    ulps = 64 if case[1].get("centered") or not TORCH_VECTOR_KERNELS else \
+        4 if torch_sqrt_off(dtype) < 0.01 else 8
     assert (np.abs(want - got) <= ulps * np.spacing(scale)).all()

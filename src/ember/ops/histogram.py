@@ -19,7 +19,7 @@ from .. import _dtype as dt
 from .._tensor import Tensor
 from ._arg_parser_text import invalid_combination
 from ._common import type_name
-from .creation import _linspace_float, tensor
+from .creation import _linspace_float
 from .reduce import return_type
 from .registry import Primitive, apply, batch_by_loop, derivative_not_implemented
 
@@ -94,8 +94,15 @@ def _accumulate(shape, flat, vals, dtype, n: int, n_dims: int):
     return total.astype(dtype).reshape(shape)
 
 
-def _histogramdd_kernel(x, w, flat_edges, *, counts, counted, density, aten):
+def _histogram_kernel(x, flat_edges, w, *, counts, counted, range, density, aten, n_dims):
+    """(histogram, every dimension's edges end to end) of the rows of x (D = n_dims values
+    each): counted bins get equal-width edges over `range` or the data's extent, computed
+    here so that nothing outside a kernel reads the data."""
     sizes = [c - 1 for c in counts]
+    x = x.reshape(-1, n_dims)
+    w = None if w is None else w.reshape(-1)
+    if counted:
+        flat_edges = np.concatenate(_counted_edges(x, counts, range))
     low = x.dtype.itemsize == 2
     edges = np.split(flat_edges, np.cumsum(counts)[:-1])
     if x.shape[0] and all(sizes):
@@ -118,17 +125,18 @@ def _histogramdd_kernel(x, w, flat_edges, *, counts, counted, density, aten):
             shape = [1] * len(sizes)
             shape[d] = sizes[d]
             hist = hist / np.diff(e).reshape(shape)
-    return hist.astype(x.dtype, copy=False)
+    return hist.astype(x.dtype, copy=False), flat_edges
 
 
-def _histogramdd_meta(x, w, flat_edges, *, counts, counted, density, aten):
-    return tuple(c - 1 for c in counts), x._dtype
+
+def _histogram_meta(x, flat_edges, w, *, counts, counted, range, density, aten, n_dims):
+    return ((tuple(c - 1 for c in counts), x._dtype), ((sum(counts),), x._dtype))
 
 
-# The edges are an input (computed from the data or given); the bin counts are params. One
-# primitive for histogram and histogramdd: `aten` names the ATen op their backward errors
-# name ("histogram", "_histogramdd_from_bin_cts").
-histogram_p = Primitive("histogram", _histogramdd_kernel, _histogramdd_meta)
+# One primitive for histogram and histogramdd: `aten` names the ATen op their backward errors
+# name ("histogram", "_histogramdd_from_bin_cts"). Its outputs are the histogram and the
+# edges (PyTorch's edges come from an op with no derivative either).
+histogram_p = Primitive("histogram", _histogram_kernel, _histogram_meta, n_outputs=2)
 derivative_not_implemented(histogram_p, lambda params: params["aten"], (True, True, True))
 batch_by_loop(histogram_p, "without a range the bin edges come from each element's data")
 
@@ -146,20 +154,16 @@ def _fmt(v: float) -> str:
     return f"{v:g}"
 
 
-def _counted_edges(points: Tensor, counts: list[int], range) -> list[Tensor]:
-    """Equal-width edges per dimension over `range` or the data's [min, max]."""
+def _counted_edges(points: np.ndarray, counts: list[int], range) -> list[np.ndarray]:
+    """Equal-width edges per dimension over `range` or the data's [min, max] (in a kernel:
+    the data's extent is read here)."""
     n_dims = len(counts)
     if range is not None:
-        rng = [builtins.float(r) for r in range]
-        if len(rng) != 2 * n_dims:
-            raise RuntimeError(f"torch.histogramdd: for a {n_dims}-dimensional histogram range "
-                               f"should have {2 * n_dims} elements, but got {len(rng)}")
-        bounds = [(rng[2 * d], rng[2 * d + 1]) for d in builtins.range(n_dims)]
-    elif points.numel() == 0:
+        bounds = [(range[2 * d], range[2 * d + 1]) for d in builtins.range(n_dims)]
+    elif points.size == 0:
         bounds = [(0.0, 1.0)] * n_dims
     else:
-        arr = points.numpy()
-        bounds = list(zip(arr.min(0).tolist(), arr.max(0).tolist()))
+        bounds = list(zip(points.min(0).tolist(), points.max(0).tolist()))
     edges = []
     for d, (lo, hi) in enumerate(bounds):
         if not (math.isfinite(lo) and math.isfinite(hi)):
@@ -170,13 +174,9 @@ def _counted_edges(points: Tensor, counts: list[int], range) -> list[Tensor]:
                                f"{_fmt(lo)} max {_fmt(hi)} for dimension {d}")
         if lo == hi:
             lo, hi = lo - 0.5, hi + 0.5
-        n = counts[d] + 1
-        if n <= 0:
-            raise RuntimeError("torch.histogramdd: bins tensor should have at least 1 element, "
-                               f"but got 0 elements in the bins tensor for dimension {d}")
-        arr = (_linspace_float(lo, hi, n, points._dtype.np.type) if n > 1
-               else np.array([lo], dtype=points._dtype.np))
-        edges.append(tensor(arr, dtype=points._dtype))
+        n = counts[d]
+        edges.append(_linspace_float(lo, hi, n, points.dtype.type) if n > 1
+                     else np.array([lo], dtype=points.dtype))
     return edges
 
 
@@ -223,16 +223,16 @@ def histogramdd(input: Tensor, bins, *, range=None, weight: Tensor | None = None
                                "dimension of the input.")
         raise RuntimeError(f"torch.histogramdd: expected {n_dims} sequences of bin edges for a "
                            f"{n_dims}-dimensional histogram but got {len(counts)}")
-    flat_w = weight
-    hist, edges = _histogram("_histogramdd_from_bin_cts", input, weight, flat_w, counts,
+    hist, edges = _histogram("_histogramdd_from_bin_cts", input, weight, input._shape, counts,
                              counted, range, density)
     return histogramdd_result(hist, tuple(edges))
 
 
-def _histogram(aten: str, input, weight, flat_w, counts, counted, range, density):
+def _histogram(aten: str, input, weight, shape, counts, counted, range, density):
     """The checks and the binning shared by histogram and histogramdd: the histogram of
-    the rows of `input` (D = its innermost size) and the edges used. `aten` names the ATen
-    op a backward error names."""
+    the rows of `input` seen as `shape` (D = its innermost size) and the edges used. `aten`
+    names the ATen op a backward error names. The kernel takes input and weight as they
+    are (no view of them in the graph, as in PyTorch's)."""
     n_dims = len(counts)
     if counted and input._dtype not in (dt.float32, dt.float64):
         raise NotImplementedError(f"\"histogramdd\" not implemented for "
@@ -242,32 +242,44 @@ def _histogram(aten: str, input, weight, flat_w, counts, counted, range, density
             raise RuntimeError("torch.histogramdd: if weight tensor is provided, input tensor "
                                "and weight tensor should have the same dtype, but got "
                                f"input({_cpp(input._dtype)}), and weight({_cpp(weight._dtype)})")
-        if tuple(flat_w._shape) != tuple(input._shape[:-1]):
+        got = (weight.numel(),) if aten == "histogram" else tuple(weight._shape)
+        if got != tuple(shape[:-1]):
             raise RuntimeError("torch.histogramdd: if weight tensor is provided it should have "
                                "the same shape as the input tensor excluding its innermost "
-                               f"dimension, but got input with shape {list(input._shape)} and "
+                               f"dimension, but got input with shape {list(shape)} and "
                                f"weight with shape {list(weight._shape)}")
-    points = input.detach().reshape(-1, n_dims)
     if counted:
-        edges = _counted_edges(points, counts, range)
+        if range is not None:
+            range = tuple(builtins.float(r) for r in range)
+            if len(range) != 2 * n_dims:
+                raise RuntimeError(f"torch.histogramdd: for a {n_dims}-dimensional histogram "
+                                   f"range should have {2 * n_dims} elements, but got "
+                                   f"{len(range)}")
+        for d, c in enumerate(counts):
+            if c + 1 <= 0:
+                raise RuntimeError("torch.histogramdd: bins tensor should have at least 1 "
+                                   f"element, but got 0 elements in the bins tensor for "
+                                   f"dimension {d}")
+        n_edges = [c + 1 for c in counts]
+        given = None
     else:
-        _check_edges(points, counts)
+        _check_edges(input, counts)
         if input._dtype._kind != 2:  # (given edges also bin float16 and bfloat16 data)
             raise NotImplementedError(f"\"histogram_cpu\" not implemented for "
                                       f"'{type_name(input._dtype)}'")
-        edges = [b.detach().clone() for b in counts]
-    for d, e in enumerate(edges):
-        if e.numel() < 2:
-            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {e.numel() - 1} "
-                               f"for dimension {d}")
-    from .join import cat
+        n_edges = [b.numel() for b in counts]
+        from .join import cat
 
-    hist = apply(histogram_p, input.reshape(-1, n_dims),
-                 None if flat_w is None else flat_w.reshape(-1), cat(edges),
-                 counts=tuple(e.numel() for e in edges), counted=counted,
-                 density=bool(density), aten=aten)
-    if input.requires_grad:  # (PyTorch's edges come from an op with no derivative either)
-        edges = [e.requires_grad_() for e in edges]
+        given = cat([b.detach() for b in counts])
+        range = None
+    for d, n in enumerate(n_edges):
+        if n < 2:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {n - 1} "
+                               f"for dimension {d}")
+    hist, flat = apply(histogram_p, input, given, weight, counts=tuple(n_edges),
+                       counted=counted, range=range, density=bool(density), aten=aten,
+                       n_dims=n_dims)
+    edges = [flat] if n_dims == 1 else list(flat.split(n_edges))
     return hist, edges
 
 
@@ -286,8 +298,7 @@ def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = No
     if counted and bins <= 0:  # (histogramdd says this only of 0; of -1, no edges)
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for "
                            "dimension 0")
-    flat_w = None if weight is None else weight.reshape(-1)
-    hist, edges = _histogram("histogram", input.reshape(-1, 1), weight, flat_w,
+    hist, edges = _histogram("histogram", input, weight, (input.numel(), 1),
                              [int(bins)] if counted else [bins], counted, range, density)
     return histogram_result(hist, edges[0])
 
