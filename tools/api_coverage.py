@@ -25,10 +25,16 @@ NAMESPACES = ["torch", "torch.Tensor", "torch.nn", "torch.nn.functional", "torch
 
 # (pattern on the dotted name, reason): first match wins. Names matching none are "missing".
 DELIBERATE = [
-    (r"^torch\.fft\.|^torch\.distributions\.|sparse|coalesce|crow_indices|ccol_indices"
-     r"|row_indices|col_indices|to_dense|grid_sample|affine_grid|Lazy",
-     "being built on another branch (issue 14: sparse, fft, distributions, grid sampling, "
-     "lazy modules)"),
+    (r"^torch\.Tensor\.(coalesce|is_coalesced|sparse_dim|dense_dim|indices|values)$",
+     "sparse-only methods: on ember's sparse tensor classes (`to_sparse()`), not on the dense "
+     "Tensor (PyTorch's dense tensors raise for them)"),
+    (r"sparse_bs[rc]|to_sparse_bs[rc]", "block-sparse layouts (BSR / BSC): not built; COO, "
+     "CSR and CSC are"),
+    (r"sparse_resize|resize_as_sparse", "resizing a sparse tensor in place: not built"),
+    (r"grid_sampler|affine_grid_generator", "ATen's grid-sampling entry points "
+     "(nn.functional.grid_sample and affine_grid are present)"),
+    (r"_notes$|common_args$|multi_dim_common$|\.torch$",
+     "docstring fragments and module re-imports: not API"),
     (r"quantiz|\.q_|dequantize|int_repr|qscheme|fake_quant|fbgemm|\.quint|\.qint|\.per_channel"
      r"|\.per_tensor|QUInt|QInt|is_quantized",
      "quantized tensors: out of scope (ember computes in floating point)"),
@@ -42,8 +48,6 @@ DELIBERATE = [
     (r"\.(jit|_jit|fx|export|_dynamo|_inductor|compiler|onnx|package|ao|mtia|overrides"
      r"|library|_library|_higher_order_ops|_prims|_refs|_decomp|_subclasses|_functorch"
      r"|masked|sym_|Sym|_sym)", "compiler, export and tracing internals"),
-    (r"\.(Storage|TypedStorage|UntypedStorage|\w+Storage)$|\.storage_type$|_storage$",
-     "legacy typed storages (ember exposes untyped_storage())"),
     (r"\.(lstsq|symeig|eig|solve|lu|matrix_rank|chain_matmul|reinforce|volatile)$",
      "removed or deprecated in PyTorch 2 (raise there too)"),
     (r"\.(float8_\w+|float4_\w+|complex32|chalf|uint(1|2|3|4|5|6|7|16|32|64)|int[1-7]|bits\w+)$",
