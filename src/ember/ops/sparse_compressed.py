@@ -25,9 +25,8 @@ from .._layout import sparse_csc, sparse_csr
 from .._tensor import Tensor, _wrap
 from .registry import Primitive, apply, batch_by_loop, defjvp, defvjp, vjp_rule
 from .sparse_ops import COO, _coalesce_arrays, _to_dense_kernel
-from .sparse_tensor import SparseTensor, make_sparse
+from .sparse_tensor import SparseTensor, StoragelessTensor, make_sparse, new_storageless
 
-_new = object.__new__
 _grad_state = grad_mode.state
 _NAMES = {"sparse_csr": "SparseCsr", "sparse_csc": "SparseCsc"}
 
@@ -36,7 +35,7 @@ def _no_strides(what: str) -> RuntimeError:
     return RuntimeError(f"Sparse CSR tensors do not have {what}")
 
 
-class CompressedTensor(Tensor):
+class CompressedTensor(StoragelessTensor):
     """A sparse CSR or CSC matrix (`layout=ember.sparse_csr` / `ember.sparse_csc`)."""
 
     __slots__ = ("_cs_compressed", "_cs_plain", "_cs_values", "_cs_layout")
@@ -53,8 +52,12 @@ class CompressedTensor(Tensor):
     def is_sparse_csr(self) -> bool:
         return self._cs_layout is sparse_csr
 
+    _IMPL = "SparseCsrTensorImpl"
+
     def _layout_name(self) -> str:
         return _NAMES[self._cs_layout.name]
+
+    _backend = _layout_name
 
     def _nnz(self) -> int:
         return self._cs_plain._shape[-1]
@@ -85,44 +88,12 @@ class CompressedTensor(Tensor):
     def storage_offset(self) -> int:
         raise _no_strides("storage_offset")
 
-    def _array(self):
-        raise NotImplementedError(
-            f"Could not run this operation with arguments from the '{self._layout_name()}CPU' "
-            "backend: it needs a strided tensor. Call .to_dense() first.")
-
-    def _ensure_storage(self):
-        raise NotImplementedError("Cannot access storage of SparseCsrTensorImpl")
-
-    def untyped_storage(self):
-        raise NotImplementedError("Cannot access storage of SparseCsrTensorImpl")
-
-    def data_ptr(self) -> int:
-        raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
-
-    def tolist(self):
-        raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
-
-    def numpy(self, *, force: bool = False):
-        raise TypeError(f"can't convert {self._layout_name()} layout tensor to numpy. Use "
-                        "Tensor.to_dense() first.")
 
 
 def make_compressed(compressed: Tensor, plain: Tensor, values: Tensor, shape,
                     layout) -> CompressedTensor:
     """A new compressed matrix over the three parts (taken as they are, no checks)."""
-    t = _new(CompressedTensor)
-    t._np = None
-    t._storage = None
-    t._shape = tuple(shape)
-    t._stride = None
-    t._offset = 0
-    t._dtype = values._dtype
-    t._vc = [0] if _grad_state.inference is False else None
-    t._base = None
-    t._requires_grad = False
-    t._grad_fn = None
-    t._grad = None
-    t._ag = None
+    t = new_storageless(CompressedTensor, shape, values._dtype)
     t._cs_compressed = compressed
     t._cs_plain = plain
     t._cs_values = values

@@ -25,7 +25,58 @@ def _unsupported(op: str) -> NotImplementedError:
         "COO tensor has no strided data. Call .to_dense() first.")
 
 
-class SparseTensor(Tensor):
+class StoragelessTensor(Tensor):
+    """What the sparse layouts share: no strided data, so every read of a storage is
+    refused in PyTorch's words, naming the layout's backend and tensor implementation."""
+
+    __slots__ = ()
+    _IMPL = "SparseTensorImpl"
+
+    def _backend(self) -> str:
+        return "Sparse"
+
+    def _array(self):
+        raise NotImplementedError(
+            f"Could not run this operation with arguments from the '{self._backend()}CPU' "
+            "backend: it needs a strided tensor. Call .to_dense() first.")
+
+    def _ensure_storage(self):
+        raise NotImplementedError(f"Cannot access storage of {self._IMPL}")
+
+    def untyped_storage(self):
+        raise NotImplementedError(f"Cannot access storage of {self._IMPL}")
+
+    def data_ptr(self) -> int:
+        raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
+
+    def tolist(self):
+        raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
+
+    def numpy(self, *, force: bool = False):
+        raise TypeError(f"can't convert {self._backend()} layout tensor to numpy. Use "
+                        "Tensor.to_dense() first.")
+
+
+def new_storageless(cls: type, shape, dtype) -> Tensor:
+    """A new instance of a storage-less class, its Tensor fields set for `shape` and
+    `dtype` (the layout's own fields are the caller's to set)."""
+    t = _new(cls)
+    t._np = None
+    t._storage = None
+    t._shape = tuple(shape)
+    t._stride = None
+    t._offset = 0
+    t._dtype = dtype
+    t._vc = [0] if _grad_state.inference is False else None
+    t._base = None
+    t._requires_grad = False
+    t._grad_fn = None
+    t._grad = None
+    t._ag = None
+    return t
+
+
+class SparseTensor(StoragelessTensor):
     """A sparse COO tensor (`layout=ember.sparse_coo`): values at listed coordinates."""
 
     __slots__ = ("_sp_indices", "_sp_values", "_sp_coalesced")
@@ -76,27 +127,6 @@ class SparseTensor(Tensor):
     def storage_offset(self) -> int:
         return 0
 
-    def _array(self):
-        raise NotImplementedError(
-            "Could not run this operation with arguments from the 'SparseCPU' backend: it "
-            "needs a strided tensor. Call .to_dense() first.")
-
-    def _ensure_storage(self):
-        raise NotImplementedError("Cannot access storage of SparseTensorImpl")
-
-    def untyped_storage(self):
-        raise NotImplementedError("Cannot access storage of SparseTensorImpl")
-
-    def data_ptr(self) -> int:
-        raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
-
-    def tolist(self):
-        raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
-
-    def numpy(self, *, force: bool = False):
-        raise TypeError(
-            "can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
-
     def view(self, *shape):
         raise _unsupported("view")
 
@@ -112,19 +142,7 @@ class SparseTensor(Tensor):
 
 def make_sparse(indices: Tensor, values: Tensor, shape, coalesced: bool) -> SparseTensor:
     """A new sparse tensor over `indices` and `values` (taken as they are, no checks)."""
-    t = _new(SparseTensor)
-    t._np = None
-    t._storage = None
-    t._shape = tuple(shape)
-    t._stride = None
-    t._offset = 0
-    t._dtype = values._dtype
-    t._vc = [0] if _grad_state.inference is False else None
-    t._base = None
-    t._requires_grad = False
-    t._grad_fn = None
-    t._grad = None
-    t._ag = None
+    t = new_storageless(SparseTensor, shape, values._dtype)
     t._sp_indices = indices
     t._sp_values = values
     t._sp_coalesced = bool(coalesced)

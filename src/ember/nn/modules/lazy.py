@@ -140,19 +140,31 @@ class _LazyConvXdMixin(LazyModuleMixin):
         return input.shape[1] if input.dim() == unbatched + 1 else input.shape[0]
 
 
-def _lazy_conv(eager: type) -> type:
-    """The lazy form of a convolution class: `in_channels` comes from the first input."""
+def _placeholders(self, out_channels: int, bias: bool, device, dtype) -> None:
+    self.weight = UninitializedParameter(device=device, dtype=dtype)
+    self.out_channels = out_channels
+    if bias:
+        self.bias = UninitializedParameter(device=device, dtype=dtype)
 
-    def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
-                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None,
-                 dtype=None) -> None:
-        eager_init = super(cls, self).__init__
-        eager_init(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode,
-                   device=device, dtype=dtype)
-        self.weight = UninitializedParameter(device=device, dtype=dtype)
-        self.out_channels = out_channels
-        if bias:
-            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+def _lazy_conv(eager: type, transposed: bool = False) -> type:
+    """The lazy form of a convolution class (plain or transposed): `in_channels` comes from
+    the first input. The eager class is built empty, then given placeholders."""
+    if transposed:
+        def __init__(self, out_channels: int, kernel_size, stride=1, padding=0,
+                     output_padding=0, groups: int = 1, bias: bool = True, dilation=1,
+                     padding_mode: str = "zeros", device=None, dtype=None) -> None:
+            super(cls, self).__init__(0, 0, kernel_size, stride, padding, output_padding,
+                                      groups, False, dilation, padding_mode, device=device,
+                                      dtype=dtype)
+            _placeholders(self, out_channels, bias, device, dtype)
+    else:
+        def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
+                     groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
+                     device=None, dtype=None) -> None:
+            super(cls, self).__init__(0, 0, kernel_size, stride, padding, dilation, groups,
+                                      False, padding_mode, device=device, dtype=dtype)
+            _placeholders(self, out_channels, bias, device, dtype)
 
     cls = type(f"Lazy{eager.__name__}", (_LazyConvXdMixin, eager),
                {"__init__": __init__, "cls_to_become": eager, "__module__": __name__,
@@ -164,29 +176,6 @@ def _lazy_conv(eager: type) -> type:
 LazyConv1d = _lazy_conv(Conv1d)
 LazyConv2d = _lazy_conv(Conv2d)
 LazyConv3d = _lazy_conv(Conv3d)
-
-
-def _lazy_conv_transpose(eager: type) -> type:
-    """The lazy form of a transposed convolution class."""
-
-    def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, output_padding=0,
-                 groups: int = 1, bias: bool = True, dilation=1, padding_mode: str = "zeros",
-                 device=None, dtype=None) -> None:
-        eager_init = super(cls, self).__init__
-        eager_init(0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation,
-                   padding_mode, device=device, dtype=dtype)
-        self.weight = UninitializedParameter(device=device, dtype=dtype)
-        self.out_channels = out_channels
-        if bias:
-            self.bias = UninitializedParameter(device=device, dtype=dtype)
-
-    cls = type(f"Lazy{eager.__name__}", (_LazyConvXdMixin, eager),
-               {"__init__": __init__, "cls_to_become": eager, "__module__": __name__,
-                "__doc__": f"`{eager.__name__}` whose `in_channels` is read from its first "
-                           "input."})
-    return cls
-
-
-LazyConvTranspose1d = _lazy_conv_transpose(ConvTranspose1d)
-LazyConvTranspose2d = _lazy_conv_transpose(ConvTranspose2d)
-LazyConvTranspose3d = _lazy_conv_transpose(ConvTranspose3d)
+LazyConvTranspose1d = _lazy_conv(ConvTranspose1d, transposed=True)
+LazyConvTranspose2d = _lazy_conv(ConvTranspose2d, transposed=True)
+LazyConvTranspose3d = _lazy_conv(ConvTranspose3d, transposed=True)
