@@ -257,7 +257,9 @@ def test_erf_float64_within_two_ulps_of_math_erf():
     x = np.random.default_rng(1).standard_normal(20_000) * 3
     got = ember.erf(ember.tensor(x)).numpy()
     want = np.array([math.erf(v) for v in x])
-    bound = 2 if ember.native.available() else 3  # (the NumPy kernel's bound: 3 ulp)
+    # (the NumPy kernel's bound goes through NumPy's vectorised exp, whose last bit depends
+    # on the CPU: 3 ulp on an Intel Xeon, 4 on an AMD EPYC)
+    bound = 2 if ember.native.available() else 4
     assert np.abs(got.view(np.int64) - want.view(np.int64)).max() <= bound
 
 
