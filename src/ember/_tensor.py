@@ -85,6 +85,7 @@ class Tensor:
         "__dict__",
         "__weakref__",
     )
+    _strided = True  # (False for the sparse layouts, which have no strides)
     # a transform's view of data another level holds (vmap's BatchedTensor): the autograd
     # checks of an in-place write are made on that data, where the write lands
     _is_wrapper = False

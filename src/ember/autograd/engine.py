@@ -295,10 +295,9 @@ def _grad_copy(g, var):
     """A copy of `g` to become `var.grad`, laid out by the layout contract (`_grad_buffer`)."""
     if g._requires_grad:
         g = T._alias(g)
-    # (a plain Tensor is never sparse: the property asked of subclasses only)
-    # (a CSR / CSC leaf has no strides to lay its gradient out by: its layout is checked)
-    if (g.__class__ is not T.Tensor and g.is_sparse) or (
-            var.__class__ is not T.Tensor and (var.is_sparse or var.layout.name != "strided")):
+    # (a plain Tensor is never sparse: the property asked of subclasses only; a sparse
+    # leaf, COO or CSR / CSC, has no strides to lay its gradient out by)
+    if (g.__class__ is not T.Tensor and g.is_sparse) or not var._strided:
         return g.clone()
     return _clone_contiguous(g) if var.is_contiguous() else _grad_buffer(g, var).copy_(g)
 

@@ -31,6 +31,7 @@ class StoragelessTensor(Tensor):
 
     __slots__ = ()
     _IMPL = "SparseTensorImpl"
+    _strided = False
 
     def _backend(self) -> str:
         return "Sparse"
