@@ -25,9 +25,6 @@ NAMESPACES = ["torch", "torch.Tensor", "torch.nn", "torch.nn.functional", "torch
 
 # (pattern on the dotted name, reason): first match wins. Names matching none are "missing".
 DELIBERATE = [
-    (r"^torch\.Tensor\.(coalesce|is_coalesced|sparse_dim|dense_dim|indices|values)$",
-     "sparse-only methods: on ember's sparse tensor classes (`to_sparse()`), not on the dense "
-     "Tensor (PyTorch's dense tensors raise for them)"),
     (r"sparse_bs[rc]|to_sparse_bs[rc]", "block-sparse layouts (BSR / BSC): not built; COO, "
      "CSR and CSC are"),
     (r"sparse_resize|resize_as_sparse", "resizing a sparse tensor in place: not built"),

@@ -172,6 +172,27 @@ class Tensor:
     def is_sparse_csr(self) -> bool:
         return False
 
+    # The sparse accessors, on a strided tensor (the sparse classes override them): PyTorch
+    # answers the dims and refuses the rest in its words.
+    def sparse_dim(self) -> int:
+        return 0
+
+    def dense_dim(self) -> int:
+        return len(self._shape)
+
+    def indices(self):
+        raise RuntimeError("indices expected sparse coordinate tensor layout but got Strided")
+
+    def values(self):
+        raise RuntimeError("values expected sparse tensor layout but got Strided")
+
+    def coalesce(self):
+        raise RuntimeError("coalesce expected sparse coordinate tensor layout but got Strided")
+
+    def is_coalesced(self) -> bool:
+        raise RuntimeError("is_coalesced expected sparse coordinate tensor layout but got "
+                           "Strided")
+
     @property
     def is_quantized(self) -> bool:
         return False

@@ -133,3 +133,29 @@ def test_detach_clone_and_to():
 def test_strided_tensor_reports_its_layout():
     x = ember.ones(2)
     assert x.layout is ember.strided and x.to_dense() is x and type(x) is ember.Tensor
+
+
+@pytest.mark.parametrize("name", ["indices", "values", "coalesce", "is_coalesced",
+                                  "sparse_dim", "dense_dim"])
+@pytest.mark.parametrize("make", [lambda L: L.ones(2, 3), lambda L: L.eye(3).to_sparse(),
+                                  lambda L: L.eye(3).to_sparse_csr(),
+                                  lambda L: L.eye(3).to_sparse_csc()],
+                         ids=["strided", "coo", "csr", "csc"])
+def test_sparse_accessors_on_every_layout_answer_or_refuse_as_torch(name, make):
+    def call(L):
+        return getattr(make(L), name)()
+
+    try:
+        want = call(torch)
+    except RuntimeError as exc:
+        with pytest.raises(RuntimeError) as got:
+            call(ember)
+        assert str(got.value) == str(exc)
+        return
+    got = call(ember)
+    if isinstance(want, torch.Tensor):
+        assert got.layout.name == str(want.layout).split(".")[1]
+        assert (got.to_dense() if got.is_sparse else got).tolist() == \
+            (want.to_dense() if want.is_sparse else want).tolist()
+    else:
+        assert got == want
