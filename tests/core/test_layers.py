@@ -18,7 +18,7 @@ LAYERS = [
     {"_dtype", "_device", "_view", "_storage", "_layout", "_names", "_grad_mode",
      "_allocator", "_memory", "backends", "compat", "_aliases", "version", "_algorithms",
      "_user_warnings", "_cpu"},
-    {"_tensor", "_printing", "_dlpack"},
+    {"_tensor", "_conversions", "_printing", "_dlpack"},
     {"_core", "native"},
     {"ops", "linalg", "random", "amp.autocast_mode"},
     {"autograd"},
@@ -31,6 +31,8 @@ LATE_BINDINGS = {
     ("ember._tensor", "ember.autograd.engine"): "Tensor.backward runs the engine",
     ("ember._tensor", "ember.autograd.graph"): "grad_fn, retain_grad and the tensor hooks",
     ("ember._tensor", "ember.ops.creation"): "Tensor(...) legacy constructor, __deepcopy__",
+    ("ember._conversions", "ember.ops.creation"): "__array_wrap__: a NumPy ufunc's result as a "
+                                                  "tensor (from_numpy)",
     ("ember._tensor", "ember.serialization"): "__reduce_ex__ pickles through the checkpoint "
                                               "writer",
     ("ember._tensor", "ember.storage"): "Tensor.storage() and storage_type(): PyTorch's legacy "
