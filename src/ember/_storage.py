@@ -14,6 +14,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from . import _names
 from ._device import CPU, device
 from ._memory import tracker as _memory
 
@@ -56,8 +57,6 @@ class Storage:
     def element_size(self) -> int:
         return 1
 
-    def __repr__(self) -> str:
-        return f"UntypedStorage(device={self.device}, nbytes={self._nbytes})"
 
     def is_shared(self) -> bool:
         """Whether the buffer lives in memory shared with forked processes."""
@@ -72,6 +71,98 @@ class Storage:
         else:
             share_storages([self])
         return self
+
+
+    # -- its Python face, as PyTorch's UntypedStorage: bytes as ints -------------------
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            start, stop, step = i.indices(self._nbytes)
+            if step != 1:
+                raise RuntimeError(f"Trying to slice with a step of {step}, but only a step "
+                                   "of 1 is supported")
+            n = max(stop - start, 0)
+            return Storage(None if self.data is None else self.bytes[start:start + n], n,
+                           self.device)
+        j = index_of(i, self._nbytes, str(type(self)))
+        need_data(self)
+        return int(self.bytes[j])
+
+    def __setitem__(self, i, value) -> None:
+        need_data(self)
+        if isinstance(i, slice):
+            self.bytes[i] = int(value) & 0xFF
+            return
+        self.bytes[index_of(i, self._nbytes, str(type(self)))] = int(value) & 0xFF
+
+    def tolist(self) -> list:
+        need_data(self)
+        return self.bytes[: self._nbytes].tolist()
+
+    def __repr__(self) -> str:
+        info = (f"[{_names.prefix}.storage.UntypedStorage(device={self.device}) of size "
+                f"{self._nbytes}]")
+        meta = self.data is None
+        return storage_text([] if meta else self.tolist(), info, meta)
+
+    __str__ = __repr__
+
+    def fill_(self, value) -> Storage:
+        need_data(self)
+        self.bytes[: self._nbytes] = int(value) & 0xFF
+        return self
+
+    def copy_(self, source, non_blocking: bool = False) -> Storage:
+        src = source.untyped()  # (a typed storage's bytes, or an untyped one itself)
+        if src.nbytes() != self._nbytes:
+            raise RuntimeError(f"size does not match, self was {self._nbytes} bytes but src "
+                               f"was {src.nbytes()} bytes")
+        need_data(self)
+        self.bytes[: self._nbytes] = src.bytes[: self._nbytes]
+        return self
+
+    def clone(self) -> Storage:
+        if self.data is None:
+            return Storage(None, self._nbytes, self.device)
+        return Storage(self.bytes[: self._nbytes].copy(), self._nbytes, self.device)
+
+    def untyped(self) -> Storage:
+        return self
+
+    def cpu(self) -> Storage:
+        return self
+
+    def is_pinned(self, device="cuda") -> bool:
+        return False
+
+    def get_device(self) -> int:
+        return -1 if self.device.type == "cpu" else (self.device.index or 0)
+
+    def type(self, dtype=None, non_blocking: bool = False) -> str:
+        return f"{_names.prefix}.storage.UntypedStorage"
+
+
+def index_of(i, size: int, kind: str) -> int:
+    """Element i of a storage of `size` (negative counts from the end), in PyTorch's
+    errors; `kind` names the storage's class in them."""
+    if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
+        raise RuntimeError(f"can't index a {kind} with {type(i)}")
+    j = int(i) + size if i < 0 else int(i)
+    if not 0 <= j < size:
+        raise IndexError(f"index {i} out of range for storage of size {size}")
+    return j
+
+
+def need_data(s: Storage) -> None:
+    if s.data is None:
+        raise NotImplementedError(f"Not available for '{s.device.type}' device type")
+
+
+def storage_text(items: list, info: str, meta: bool) -> str:
+    """A storage printed as PyTorch prints one: an element a line, then `info`."""
+    if meta:
+        return "...\n" + info
+    return " " + "\n ".join(str(v) for v in items) + "\n" + info
 
 
 def _public_buffer(arg, device_arg) -> tuple[np.ndarray | None, int, device]:

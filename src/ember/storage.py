@@ -16,7 +16,7 @@ import numpy as np
 
 from . import _dtype as D
 from . import _names
-from ._storage import Storage
+from ._storage import Storage, index_of, need_data, storage_text
 
 UntypedStorage = Storage
 Storage.__name__ = Storage.__qualname__ = "UntypedStorage"
@@ -38,95 +38,6 @@ def warn_typed_storage_removal(stacklevel: int = 3) -> None:
         "instead of tensor.storage()", UserWarning, stacklevel=stacklevel)
 
 
-def _index(i, size: int, kind: str) -> int:
-    if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
-        raise RuntimeError(f"can't index a {kind} with {type(i)}")
-    j = int(i) + size if i < 0 else int(i)
-    if not 0 <= j < size:
-        raise IndexError(f"index {i} out of range for storage of size {size}")
-    return j
-
-
-def _storage_text(items: list, info: str, meta: bool) -> str:
-    if meta:
-        return "...\n" + info
-    return " " + "\n ".join(str(v) for v in items) + "\n" + info
-
-
-# --- the untyped storage's Python face (bytes as ints), as PyTorch's UntypedStorage ---
-
-def _u_getitem(self: Storage, i):
-    if isinstance(i, slice):
-        start, stop, step = i.indices(self._nbytes)
-        if step != 1:
-            raise RuntimeError(f"Trying to slice with a step of {step}, but only a step of "
-                               "1 is supported")
-        n = max(stop - start, 0)
-        return Storage(None if self.data is None else self.bytes[start:start + n], n,
-                       self.device)
-    j = _index(i, self._nbytes, str(type(self)))
-    _need_data(self)
-    return int(self.bytes[j])
-
-
-def _u_setitem(self: Storage, i, value) -> None:
-    _need_data(self)
-    if isinstance(i, slice):
-        self.bytes[i] = int(value) & 0xFF
-        return
-    self.bytes[_index(i, self._nbytes, str(type(self)))] = int(value) & 0xFF
-
-
-def _need_data(s: Storage) -> None:
-    if s.data is None:
-        raise NotImplementedError(f"Not available for '{s.device.type}' device type")
-
-
-def _u_tolist(self: Storage) -> list:
-    _need_data(self)
-    return self.bytes[: self._nbytes].tolist()
-
-
-def _u_str(self: Storage) -> str:
-    info = f"[{_names.prefix}.storage.UntypedStorage(device={self.device}) of size {self._nbytes}]"
-    return _storage_text([] if self.data is None else _u_tolist(self), info, self.data is None)
-
-
-def _u_fill_(self: Storage, value) -> Storage:
-    _need_data(self)
-    self.bytes[: self._nbytes] = int(value) & 0xFF
-    return self
-
-
-def _u_copy_(self: Storage, source, non_blocking: bool = False) -> Storage:
-    src = source.untyped() if isinstance(source, TypedStorage) else source
-    if src.nbytes() != self._nbytes:
-        raise RuntimeError(f"size does not match, self was {self._nbytes} bytes but src was "
-                           f"{src.nbytes()} bytes")
-    _need_data(self)
-    self.bytes[: self._nbytes] = src.bytes[: self._nbytes]
-    return self
-
-
-def _u_clone(self: Storage) -> Storage:
-    if self.data is None:
-        return Storage(None, self._nbytes, self.device)
-    return Storage(self.bytes[: self._nbytes].copy(), self._nbytes, self.device)
-
-
-Storage.__getitem__ = _u_getitem
-Storage.__setitem__ = _u_setitem
-Storage.tolist = _u_tolist
-Storage.__str__ = Storage.__repr__ = _u_str
-Storage.fill_ = _u_fill_
-Storage.copy_ = _u_copy_
-Storage.clone = _u_clone
-Storage.untyped = lambda self: self
-Storage.cpu = lambda self: self
-Storage.is_pinned = lambda self, device="cuda": False
-Storage.get_device = lambda self: -1 if self.device.type == "cpu" else (self.device.index or 0)
-Storage.type = lambda self, dtype=None, non_blocking=False: (
-    f"{_names.prefix}.storage.UntypedStorage")
 
 
 class TypedStorage:
@@ -208,13 +119,13 @@ class TypedStorage:
 
     def _elements(self) -> np.ndarray:
         u = self._untyped_storage
-        _need_data(u)
+        need_data(u)
         return u.bytes[: self.size() * self.dtype.itemsize].view(self.dtype.np)
 
     def __getitem__(self, i):
         if isinstance(i, slice):
             raise RuntimeError("slices are only supported in UntypedStorage.__getitem__")
-        j = _index(i, self.size(), str(type(self)))
+        j = index_of(i, self.size(), str(type(self)))
         return _python(self._elements()[j], self.dtype)
 
     def __setitem__(self, i, value) -> None:
@@ -223,7 +134,7 @@ class TypedStorage:
         if isinstance(value, Tensor):
             value = value.item()
         if not isinstance(i, slice):
-            i = _index(i, self.size(), str(type(self)))
+            i = index_of(i, self.size(), str(type(self)))
         self._elements()[i] = value
 
     def __iter__(self):
@@ -284,7 +195,7 @@ class TypedStorage:
         info = (f"[{_names.prefix}.storage.TypedStorage(dtype={self.dtype}, "
                 f"device={self.device}) of size {self.size()}]")
         meta = self._untyped_storage.data is None
-        return _storage_text([] if meta else self.tolist(), info, meta)
+        return storage_text([] if meta else self.tolist(), info, meta)
 
     __repr__ = __str__
 
