@@ -19,15 +19,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import _grad_mode as grad_mode
-from .._core.dispatch import autograd, run_quiet
 from .._layout import sparse_csc, sparse_csr
 from .._tensor import Tensor, _wrap
-from .registry import Primitive, apply, batch_by_loop, defjvp, defvjp, vjp_rule
-from .sparse_ops import COO, _coalesce_arrays, _to_dense_kernel
-from .sparse_tensor import SparseTensor, StoragelessTensor, make_sparse, new_storageless
+from .registry import Primitive, apply, batch_by_loop, defjvp, defvjp
+from .sparse_ops import COO, RECORDS, RESULTS, _coalesce_arrays, _sparse_prim, _to_dense_kernel
+from .sparse_tensor import SparseTensor, StoragelessTensor, new_storageless
 
-_grad_state = grad_mode.state
 _NAMES = {"sparse_csr": "SparseCsr", "sparse_csc": "SparseCsc"}
 
 
@@ -116,47 +113,14 @@ class CS(NamedTuple):
 _LAYOUTS = {"sparse_csr": sparse_csr, "sparse_csc": sparse_csc}
 
 
-def _eval_cs(prim, args: tuple, params: dict):
-    """Eager evaluation: kernels on arrays, COO and CS records; the result wrapped as dense,
-    COO or compressed, with a graph node when an input requires grad."""
-    arrays = []
-    grad = False
-    for a in args:
-        if isinstance(a, Tensor):
-            if a.device.type != "cpu":
-                raise NotImplementedError(
-                    f"{prim.name}: sparse tensors are supported on the cpu device only")
-            cls = a.__class__
-            if cls is CompressedTensor:
-                arrays.append(CS(a._cs_compressed._array(), a._cs_plain._array(),
-                                 a._cs_values._array(), a._shape, a._cs_layout.name))
-            elif cls is SparseTensor:
-                arrays.append(COO(a._sp_indices._array(), a._sp_values._array(), a._shape,
-                                  a._sp_coalesced))
-            else:
-                arrays.append(a._array())
-            grad = grad or a._requires_grad
-        else:
-            arrays.append(a)
-    res = run_quiet(prim.kernel, *arrays, **params)
-    if isinstance(res, CS):
-        out = make_compressed(_wrap(res.compressed), _wrap(res.plain), _wrap(res.values),
-                              res.shape, _LAYOUTS[res.layout])
-    elif isinstance(res, COO):
-        out = make_sparse(_wrap(res.indices), _wrap(res.values), res.shape, res.coalesced)
-    else:
-        out = _wrap(res)
-    if grad and _grad_state.enabled:
-        autograd.record(prim, vjp_rule(prim, params), args, params, out)
-    return out
-
-
-def _no_meta(*args, **params):
-    raise NotImplementedError("sparse tensors cannot be on the 'meta' device")
+RECORDS[CompressedTensor] = lambda a: CS(a._cs_compressed._array(), a._cs_plain._array(),
+                                        a._cs_values._array(), a._shape, a._cs_layout.name)
+RESULTS[CS] = lambda r: make_compressed(_wrap(r.compressed), _wrap(r.plain), _wrap(r.values),
+                                        r.shape, _LAYOUTS[r.layout])
 
 
 def _cs_prim(name: str, kernel, **kw) -> Primitive:
-    return Primitive(name, kernel, _no_meta, impl=_eval_cs, **kw)
+    return _sparse_prim(name, kernel, **kw)
 
 
 def _coords(s: CS) -> tuple[np.ndarray, np.ndarray]:

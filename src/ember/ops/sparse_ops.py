@@ -38,9 +38,17 @@ class COO(NamedTuple):
     coalesced: bool
 
 
+# How the sparse layouts meet their kernels: a tensor class -> its kernel record (COO here;
+# sparse_compressed.py adds CSR / CSC), and a record type -> the tensor it becomes.
+RECORDS = {SparseTensor: lambda a: COO(a._sp_indices._array(), a._sp_values._array(), a._shape,
+                                       a._sp_coalesced)}
+RESULTS = {COO: lambda r: make_sparse(_wrap(r.indices), _wrap(r.values), r.shape, r.coalesced)}
+
+
 def _eval_sparse(prim, args: tuple, params: dict):
-    """Eager evaluation of a sparse primitive: kernel on arrays and COO records, the result
-    wrapped as a dense or sparse tensor, and a graph node when an input requires grad."""
+    """Eager evaluation of a sparse primitive: kernel on arrays and layout records (COO,
+    CSR / CSC), the result wrapped as a dense or sparse tensor, and a graph node when an
+    input requires grad."""
     arrays = []
     grad = False
     for a in args:
@@ -48,19 +56,14 @@ def _eval_sparse(prim, args: tuple, params: dict):
             if a.device.type != "cpu":
                 raise NotImplementedError(
                     f"{prim.name}: sparse tensors are supported on the cpu device only")
-            if a.__class__ is SparseTensor:
-                arrays.append(COO(a._sp_indices._array(), a._sp_values._array(), a._shape,
-                                  a._sp_coalesced))
-            else:
-                arrays.append(a._array())
+            record = RECORDS.get(a.__class__)
+            arrays.append(a._array() if record is None else record(a))
             grad = grad or a._requires_grad
         else:
             arrays.append(a)
     res = run_quiet(prim.kernel, *arrays, **params)
-    if isinstance(res, COO):
-        out = make_sparse(_wrap(res.indices), _wrap(res.values), res.shape, res.coalesced)
-    else:
-        out = _wrap(res)
+    wrap = RESULTS.get(type(res))
+    out = _wrap(res) if wrap is None else wrap(res)
     if grad and _grad_state.enabled:
         autograd.record(prim, vjp_rule(prim, params), args, params, out)
     return out
