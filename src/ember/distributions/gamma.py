@@ -6,11 +6,8 @@ normal_distribution<double>) and a double uniform per try, a concentration below
 by one extra uniform. So a seeded program gets PyTorch's samples bit for bit.
 
 Reparameterised gradients are implicit (Figurnov et al. 2018): a sample x solves
-F(x; alpha) = u for a fixed uniform u, so dx/dalpha = -(dF/dalpha) / pdf(x). PyTorch
-evaluates dF/dalpha with fitted approximations; ember differentiates the CDF numerically
-(a central difference in float64 of the regularised incomplete gamma / beta function, on
-the smaller tail so that it keeps its relative precision), which agrees with PyTorch's to
-about 1e-4 relative.
+F(x; alpha) = u for a fixed uniform u, so dx/dalpha = -(dF/dalpha) / pdf(x), evaluated by
+PyTorch's fitted approximations (`_implicit_grads`), so gradients are PyTorch's too.
 """
 
 from __future__ import annotations
@@ -27,6 +24,7 @@ from ..ops import _rng_kernels as K
 from ..ops.creation import tensor
 from ..random import default_generator
 from . import constraints
+from ._implicit_grads import dirichlet_grad, standard_gamma_grad
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
@@ -88,68 +86,6 @@ def dirichlet_sample(concentration: Tensor) -> Tensor:
     return tensor(x, dtype=concentration.dtype, device=concentration.device)
 
 
-# --- implicit gradients ----------------------------------------------------------------------
-
-def _central(f, a: np.ndarray) -> np.ndarray:
-    h = np.maximum(a, 1.0) * 1e-5
-    h = np.minimum(h, a / 2)
-    return (f(a + h) - f(a - h)) / (2 * h)
-
-
-def _lgamma64(v: np.ndarray) -> np.ndarray:
-    return np.vectorize(math.lgamma, otypes=[np.float64])(v)
-
-
-def standard_gamma_grad(x: np.ndarray, alpha: np.ndarray) -> np.ndarray:
-    """d x / d alpha for Gamma(alpha, 1) samples x (float64 arrays)."""
-    def tail(a, upper):
-        at, xt = tensor(a), tensor(np.broadcast_to(x, a.shape).copy())
-        return (at.igammac(xt) if upper else at.igamma(xt)).numpy()
-
-    upper = tail(alpha, False) > 0.5
-    dlow = _central(lambda a: tail(a, False), alpha)
-    dup = _central(lambda a: tail(a, True), alpha)
-    dcdf = np.where(upper, -dup, dlow)
-    log_pdf = (alpha - 1) * np.log(x) - x - _lgamma64(alpha)
-    return -dcdf / np.exp(log_pdf)
-
-
-def _betainc_cf(x: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """I_x(a, b) by its continued fraction (converges fast for x < (a + 1) / (a + b + 2))."""
-    tiny = 1e-300
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c = np.ones_like(x)
-    d = 1.0 - qab * x / qap
-    d = 1.0 / np.where(np.abs(d) < tiny, tiny, d)
-    h = d.copy()
-    for m in range(1, 400):
-        m2 = 2 * m
-        for num in (m * (b - m) * x / ((qam + m2) * (a + m2)),
-                    -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))):
-            d = 1.0 + num * d
-            d = 1.0 / np.where(np.abs(d) < tiny, tiny, d)
-            c = 1.0 + num / c
-            c = np.where(np.abs(c) < tiny, tiny, c)
-            delta = d * c
-            h = h * delta
-        if np.all(np.abs(delta - 1.0) < 1e-15):
-            break
-    front = np.exp(a * np.log(x) + b * np.log1p(-x) - _lgamma64(a) - _lgamma64(b)
-                   + _lgamma64(a + b)) / a
-    return front * h
-
-
-def beta_marginal_grad(x: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """d x / d a for Beta(a, b) samples x, b held fixed (float64 arrays)."""
-    flip = x > (a + 1.0) / (a + b + 2.0)  # (then the upper tail I_{1-x}(b, a) is the small one)
-    dlow = _central(lambda t: _betainc_cf(x, t, b), a)
-    dup = _central(lambda t: _betainc_cf(1.0 - x, b, t), a)
-    dcdf = np.where(flip, -dup, dlow)
-    log_pdf = (a - 1) * np.log(x) + (b - 1) * np.log1p(-x) - _lgamma64(a) - _lgamma64(b) \
-        + _lgamma64(a + b)
-    return -dcdf / np.exp(log_pdf)
-
-
 class _StandardGamma(Function):
     """Gamma(alpha, 1) samples whose gradient is the implicit one."""
 
@@ -163,8 +99,7 @@ class _StandardGamma(Function):
     @once_differentiable
     def backward(ctx, grad):
         x, alpha = ctx.saved_tensors
-        dx = standard_gamma_grad(x.detach().numpy().astype(np.float64),
-                                 alpha.detach().numpy().astype(np.float64))
+        dx = standard_gamma_grad(x.detach().numpy(), alpha.detach().numpy())
         return grad * tensor(dx, dtype=x.dtype, device=x.device)
 
 
@@ -182,12 +117,10 @@ class _Dirichlet(Function):
     @once_differentiable
     def backward(ctx, grad_output):
         x, conc = ctx.saved_tensors
-        a = conc.detach().numpy().astype(np.float64)
-        total = np.broadcast_to(a.sum(-1, keepdims=True), a.shape)
-        xs = x.detach().numpy().astype(np.float64)
-        # d x_j / d a_i = g_i (delta_ij - x_j): g_i is the marginal's d x_i / d a_i (the
-        # others held) over 1 - x_i, the share of the change that x_i keeps
-        g = beta_marginal_grad(xs, a, total - a) / (1.0 - xs)
+        # d x_j / d a_i = g_i (delta_ij - x_j), g_i the marginal Beta(a_i, total - a_i)'s
+        # gradient over 1 - x_i: the share of the change that x_i keeps
+        total = conc.detach().sum(-1, True).expand_as(conc)
+        g = dirichlet_grad(x.detach().numpy(), conc.detach().numpy(), total.numpy())
         g = tensor(g, dtype=x.dtype, device=x.device)
         return g * (grad_output - (x * grad_output).sum(-1, True))
 
