@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ember as E
 
+from . import _complex_close as CC
 from . import _dtypes as D
 from . import _ops as O
 from ._arithmetic import refuse_complex
@@ -57,13 +58,19 @@ def bitwise_invert(a, /) -> array:
 
 
 def isposinf(a, /) -> array:
-    """Whether each element is +inf."""
-    return _wrap(E.isposinf(_arr(a)._t), D.bool_)
+    """Whether each element is +inf (a complex one: equal to +inf, so its imaginary part 0)."""
+    a = _arr(a)
+    if a._dtype.kind == "c":
+        return _wrap(CC.signed_inf(a._t, 1), D.bool_)
+    return _wrap(E.isposinf(a._t), D.bool_)
 
 
 def isneginf(a, /) -> array:
-    """Whether each element is -inf."""
-    return _wrap(E.isneginf(_arr(a)._t), D.bool_)
+    """Whether each element is -inf (a complex one: equal to -inf, so its imaginary part 0)."""
+    a = _arr(a)
+    if a._dtype.kind == "c":
+        return _wrap(CC.signed_inf(a._t, -1), D.bool_)
+    return _wrap(E.isneginf(a._t), D.bool_)
 
 
 def logical_xor(a, b, /) -> array:

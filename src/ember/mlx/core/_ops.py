@@ -16,6 +16,7 @@ import numpy as np
 import ember as E
 
 from . import _axis_checks as AC
+from . import _complex_close as CC
 from . import _dtypes as D
 from . import _extremes as X
 from . import _gather_checks as GC
@@ -288,7 +289,10 @@ def clip(a, /, a_min, a_max, *, stream=None) -> array:
 
 def isclose(a, b, /, rtol: float = 1e-5, atol: float = 1e-8, *, equal_nan: bool = False,
             stream=None) -> array:
-    ta, tb, _ = operands(a, b)
+    ta, tb, dt = operands(a, b)
+    if dt.kind == "c":
+        return _wrap(CC.isclose(ta.to(tb.dtype), tb.to(ta.dtype), rtol, atol, equal_nan),
+                     D.bool_)
     if not ta.dtype.is_floating_point:
         ta, tb = ta.to(E.float32), tb.to(E.float32)
     return _wrap(E.isclose(ta, tb.to(ta.dtype), rtol=rtol, atol=atol, equal_nan=equal_nan),

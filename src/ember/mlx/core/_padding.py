@@ -4,6 +4,7 @@ errors (negative widths, an empty axis reflected)."""
 from __future__ import annotations
 
 import builtins
+import operator
 
 import numpy as np
 
@@ -51,17 +52,54 @@ def pad(a, /, pad_width, mode: str = "constant", constant_values=0, *, stream=No
     return _wrap(t, a._dtype)
 
 
+def _is_int(v) -> bool:
+    """Whether MLX's binding takes `v` as an int: an int or bool, or what has `__index__`
+    (NumPy integers, integer 0-d arrays), never a float."""
+    if isinstance(v, float):
+        return False
+    try:
+        operator.index(v)
+    except (TypeError, ValueError):  # (ValueError: an array of more than one element)
+        return False
+    return True
+
+
+def _is_sequence(v) -> bool:
+    """Whether MLX's binding takes `v` as a sequence: sized and iterable, not a string."""
+    if isinstance(v, str | bytes) or _is_int(v):
+        return False
+    try:
+        len(v)
+        iter(v)
+    except TypeError:
+        return False
+    return True
+
+
+def pad_width_binds(pw) -> bool:
+    """Whether `pw` has one of the types MLX's `pad` binding takes for `pad_width`: int,
+    tuple[int], tuple[int, int] or list[tuple[int, int]] (any sequences; others end in
+    nanobind's TypeError naming the signature, as `_strict` raises)."""
+    if _is_int(pw):
+        return True
+    if not _is_sequence(pw):
+        return False
+    items = list(pw)
+    if len(items) in (1, 2) and builtins.all(_is_int(v) for v in items):
+        return True
+    return builtins.all(_is_sequence(p) and len(p) == 2 and builtins.all(_is_int(v) for v in p)
+                        for p in items)
+
+
 def _pad_widths(pad_width, ndim: int) -> list:
     """[(low, high)] per axis from MLX's forms of `pad_width`: an int, (int,), one pair
     for every axis, or a list of pairs (one of which is for every axis)."""
-    if isinstance(pad_width, int):
-        return [(pad_width, pad_width)] * ndim
+    if _is_int(pad_width):
+        return [(operator.index(pad_width),) * 2] * ndim
     pw = list(pad_width)
-    if len(pw) == 1 and isinstance(pw[0], int):
-        return [(pw[0], pw[0])] * ndim
-    if len(pw) == 2 and builtins.all(isinstance(p, int) for p in pw):
-        return [tuple(pw)] * ndim
-    pairs = [tuple(p) for p in pw]
+    if len(pw) in (1, 2) and builtins.all(_is_int(p) for p in pw):
+        return [(operator.index(pw[0]), operator.index(pw[-1]))] * ndim
+    pairs = [tuple(operator.index(v) for v in p) for p in pw]
     return pairs * ndim if len(pairs) == 1 else pairs
 
 

@@ -48,6 +48,8 @@ def convolve(a, v, /, mode: str = "full") -> array:
     a, v = _arr(a), _arr(v)
     if a.ndim != 1 or v.ndim != 1:
         raise ValueError("[convolve] Inputs must be 1D.")
+    if a.size == 0 or v.size == 0:
+        raise ValueError("[convolve] Inputs cannot be empty.")
     if v.size > a.size:
         a, v = v, a
     dt = D.promote_types(a._dtype, v._dtype)

@@ -4,6 +4,8 @@ reinterpretation (`view`) and slices at array-valued starts (`slice`, `slice_upd
 
 from __future__ import annotations
 
+import numpy as np
+
 import ember as E
 
 from . import _axis_checks as AC
@@ -147,7 +149,20 @@ def as_strided(a, /, shape=None, strides=None, offset: int = 0) -> array:
             strides.insert(0, step)
             step *= s
     flat = a._t.contiguous().reshape(-1)
-    return _wrap(E.as_strided(flat, shape, tuple(strides), offset).contiguous(), a._dtype)
+    strides = tuple(strides)
+    if min(strides, default=0) >= 0:
+        # NOTE: torch's as_strided counts its offset from the storage's start; MLX's from the
+        # array's first element (a slice's own start)
+        view = E.as_strided(flat, shape, strides, flat.storage_offset() + offset)
+        return _wrap(view.contiguous(), a._dtype)
+    # negative strides (MLX walks them, torch's as_strided refuses): gather the elements
+    index = np.full(shape, offset, dtype=np.int64)
+    for axis, (size, stride) in enumerate(zip(shape, strides)):
+        index += (np.arange(size) * stride).reshape((-1,) + (1,) * (len(shape) - axis - 1))
+    if index.size and (index.min() < 0 or index.max() >= flat.numel()):
+        raise ValueError(f"[as_strided] The view reaches element {int(index.min())} .. "
+                         f"{int(index.max())} of an array of {flat.numel()} elements.")
+    return _wrap(E.take(flat, E.tensor(index)), a._dtype)
 
 
 _SIGNED = {1: E.int8, 2: E.int16, 4: E.int32, 8: E.int64}

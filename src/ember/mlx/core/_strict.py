@@ -17,10 +17,12 @@ from collections.abc import Callable
 
 from ._array import array
 from ._binding import bad_call
+from ._padding import pad_width_binds
 
 _ONE, _TWO, _THREE = (0,), (0, 1), (0, 1, 2)  # the positions that must be arrays
 _LIST = "list"  # the first argument: a list (or tuple) of arrays
 _TAKE = "take"  # an array, then an array or an int
+_PAD = "pad"  # an array, then a pad_width of the binding's types (`_padding.pad_width_binds`)
 
 _STREAM = "*, stream: StreamOrDevice = None) -> array"
 
@@ -76,7 +78,7 @@ _SIGNATURES = {
     "repeat": (_ONE, 'array: array, repeats: int, axis: int | None = None, {S}'),
     "split": (_ONE, 'a: array, /, indices_or_sections: int | Sequence[int], axis: int = '
         '0, {S}'),
-    "pad": (_ONE, 'a: array, pad_width: int | tuple[int] | tuple[int, int] | '
+    "pad": (_PAD, 'a: array, pad_width: int | tuple[int] | tuple[int, int] | '
         "list[tuple[int, int]], mode: Literal['constant', 'edge', "
         "'reflect', 'symmetric'] = 'constant', constant_values: scalar | "
         'array = 0, {S}'),
@@ -132,7 +134,10 @@ _SIGNATURES = {
 }
 
 
-def _refused(where, args: tuple) -> bool:
+def _refused(where, args: tuple, kwargs: dict) -> bool:
+    if where == _PAD:
+        width = args[1] if len(args) > 1 else kwargs.get("pad_width", 0)
+        return not isinstance(args[0], array) or not pad_width_binds(width)
     if where == _LIST:
         first = args[0] if args else None
         return not (isinstance(first, list | tuple) and all(isinstance(a, array)
@@ -152,7 +157,7 @@ def strict(fn: Callable) -> Callable:
     where, signature = entry[0], f"{fn.__name__}({entry[1].replace('{S}', _STREAM)}"
 
     def checked(*args, **kwargs):
-        if args and _refused(where, args):
+        if args and _refused(where, args, kwargs):
             raise bad_call(fn.__name__, signature, args, kwargs)
         return fn(*args, **kwargs)
     checked.__name__ = checked.__qualname__ = fn.__name__
