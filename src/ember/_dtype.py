@@ -295,6 +295,17 @@ SCALAR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half",
                      "complex64": "ComplexFloat", "complex128": "ComplexDouble",
                      "float8_e4m3fn": "Float8_e4m3fn", "float8_e5m2": "Float8_e5m2"}
 
+# the eight dtypes that kept a legacy `torch.<Name>Tensor` type; the rest print `CPU<Name>Type`
+_LEGACY_TYPES = {"float32", "float64", "float16", "int64", "int32", "int16", "int8", "uint8"}
+
+
+def cpu_type_text(d: dtype) -> str:
+    """A dtype as PyTorch's C++ messages print a tensor's type (`Tensor::toString`): its
+    legacy type where it has one (`torch.FloatTensor`), else `CPUBoolType`-style."""
+    name = SCALAR_TYPE_NAMES[d.name]
+    return f"torch.{name}Tensor" if d.name in _LEGACY_TYPES else f"CPU{name}Type"
+
+
 # the C++ names PyTorch's messages print for a dtype's scalar (`long int`, `c10::Half`)
 CPP_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
                   "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",

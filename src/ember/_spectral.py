@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from . import _dtype as dt
 from . import fft as _fft
+from ._dtype import SCALAR_TYPE_NAMES
 from ._tensor import Tensor
 from ._user_warnings import warn_at_user
 from .amp.autocast_mode import autocast_op
@@ -19,13 +20,9 @@ from .ops._aten_text import aten_text
 from .ops.creation import arange, ones, zeros
 from .ops.dtype_views import view_as_real
 
-_TYPE = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-         "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-         "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
-
 
 def _tensor_repr(t: Tensor) -> str:
-    return f"torch.{_TYPE[t._dtype.name]}Tensor"
+    return f"torch.{SCALAR_TYPE_NAMES[t._dtype.name]}Tensor"
 
 
 def _flag(v) -> str:
@@ -164,7 +161,7 @@ def istft(input: Tensor, n_fft: int, hop_length: int | None = None,
     def fail(msg: str) -> RuntimeError:
         shown = "None" if window is None else \
             f"{_tensor_repr(window)}{{{list(window._shape)}}}"
-        kind = _TYPE[input._dtype.name]
+        kind = SCALAR_TYPE_NAMES[input._dtype.name]
         return RuntimeError(
             f"istft(CPU{kind}Type{list(input._shape)}, n_fft={n_fft}, hop_length={hop}, "
             f"win_length={win}, window={shown}, center={int(center)}, "

@@ -524,3 +524,30 @@ def test_copyslices_shows_torchs_edges(op):
         _write_row(m, op, v[1], src)
         res.append(_node(v.grad_fn))
     assert res[0] == res[1]
+
+
+@pytest.mark.parametrize("dtype", ["bool", "bfloat16", "complex64", "float16", "int32"])
+def test_modified_saved_tensor_names_its_type_as_pytorch(dtype):
+    """The message names the tensor as ATen's `toString`: a legacy `torch.HalfTensor` type
+    where the dtype had one, `CPUBoolType`-style otherwise."""
+    msgs = []
+    for m in (ember, torch):
+        x = m.ones(3, requires_grad=True)
+        if dtype == "bool":
+            saved = m.tensor([True, False, True])
+            y = m.where(saved, x, 0.0)
+            saved.logical_not_()
+        elif dtype == "int32":
+            saved = m.tensor([0, 2], dtype=m.int32)
+            y = x.index_select(0, saved)
+            saved.add_(0)
+        else:
+            d = getattr(m, dtype)
+            x = m.ones(3, dtype=d, requires_grad=True)
+            saved = m.ones(3, dtype=d)
+            y = (x * saved).abs() if dtype == "complex64" else x * saved
+            saved.add_(1)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation") as e:
+            y.sum().backward()
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]

@@ -21,6 +21,7 @@ import warnings
 from .. import _tensor as T
 from .._core.dispatch import run_quiet
 from .._core.ranges import ranges
+from .._dtype import cpu_type_text
 from . import grad_mode
 from .graph import MISSING, AccumulateGrad, Node, _anomaly
 from .saved_hooks import unpack as unpack_saved
@@ -120,13 +121,8 @@ def _reattach(node: Node, out):
     return one(out, 0)
 
 
-_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-               "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
-               "complex64": "ComplexFloatTensor", "complex128": "ComplexDoubleTensor"}
-
-
 def _type_name(t) -> str:
-    return "torch." + _TYPE_NAMES.get(t._dtype.name, "Tensor")
+    return cpu_type_text(t._dtype)
 
 
 def run_vjp(node: Node, grads: list, create_graph: bool) -> list:

@@ -20,14 +20,7 @@ from .._tensor import Tensor
 
 __all__ = ["aten_text"]
 
-# the eight dtypes that kept a legacy `torch.<Name>Tensor` type; the rest print `CPU<Name>Type`
-_LEGACY = {"float32", "float64", "float16", "int64", "int32", "int16", "int8", "uint8"}
 _LINE = 80
-
-
-def _type_text(d: dt.dtype) -> str:
-    name = dt.SCALAR_TYPE_NAMES[d.name]
-    return f"torch.{name}Tensor" if d.name in _LEGACY else f"CPU{name}Type"
 
 
 def _style(values: np.ndarray) -> tuple[float, int, str]:
@@ -84,7 +77,7 @@ def aten_text(t: Tensor) -> str:
         values = np.asarray(t.detach().cpu().numpy(), dtype=np.float64)
     shape = tuple(values.shape)
     sizes = ",".join(str(s) for s in shape)
-    tail = f"[ {_type_text(t._dtype)}{{{sizes}}} ]"
+    tail = f"[ {dt.cpu_type_text(t._dtype)}{{{sizes}}} ]"
     if values.ndim == 0:
         return f"{_shortest(values.item())}\n{tail}"
     if values.size == 0:

@@ -309,10 +309,7 @@ type_name = _tn
 def checked_type_name(t) -> str:
     """A tensor's dtype as PyTorch's argument checks print it: its legacy tensor type where
     it has one (torch.FloatTensor), else the CPU type (CPUBoolType, CPUBFloat16Type)."""
-    name = _tn(t.dtype)
-    if t.dtype.is_complex or t.dtype.name in ("bool", "bfloat16"):
-        return f"CPU{name}Type"
-    return f"torch.{name}Tensor"
+    return dt.cpu_type_text(t.dtype)
 
 
 def index_runs(index: np.ndarray):
