@@ -7,7 +7,7 @@ import torch
 
 import ember
 
-from helpers import assert_same, check_grads, check_op, rand_array
+from helpers import assert_same, check_grads, check_op, rand_array, same_message, same_result
 
 
 @pytest.mark.parametrize("kw", [dict(), dict(n=2), dict(dim=0), dict(n=3, dim=1)])
@@ -242,3 +242,25 @@ def test_gradient_errors_as_torch(call):
     with pytest.raises(type(et.value)) as ee:
         call(ember, ember.tensor(x))
     assert str(ee.value) == str(et.value)
+
+
+# --- isin refuses bool (and complex) on either side, tensors and Python numbers ------------
+
+@pytest.mark.parametrize("call", [
+    lambda ns: ns.isin(ns.tensor([True, False]), ns.tensor([True])),
+    lambda ns: ns.isin(ns.tensor([True, False]), True),
+    lambda ns: ns.isin(True, ns.tensor([True, False])),
+    lambda ns: ns.isin(ns.tensor([1, 0]), ns.tensor([True])),
+    lambda ns: ns.isin(ns.tensor([1, 0]), True),
+    lambda ns: ns.isin(False, ns.tensor([1, 0])),
+    lambda ns: ns.isin(ns.tensor([], dtype=ns.bool), ns.tensor([1])),
+    lambda ns: ns.isin(ns.tensor([1j]), ns.tensor([1j])),
+], ids=["bool-bool", "bool-scalar", "scalar-bool", "int-bool", "int-True", "False-int",
+        "empty-bool", "complex"])
+def test_isin_refuses_bool_like_torch(call):
+    same_message(call)
+
+
+def test_isin_mixed_numbers_like_torch():
+    same_result(lambda ns: ns.isin(ns.tensor([1.0, 2.5]), ns.tensor([1, 2])))
+    same_result(lambda ns: ns.isin(ns.tensor([1, 2, 3]), 1.5))

@@ -9,7 +9,7 @@ import torch
 
 import ember
 
-from helpers import assert_same, check_op, same_error
+from helpers import assert_same, check_op, same_error, same_message, same_result
 
 F = np.array([[1.5, -2.0, 0.0, 3.0], [-0.5, 0.25, 2.0, -1.0]])
 G = np.array([[0.5, 1.0, -3.0, 3.0], [2.0, -0.25, 1.0, 4.0]])
@@ -203,3 +203,25 @@ def test_fuzz_found_zero_dim_operand_ranks_lower():
 def test_fuzz_found_non_number_other_is_a_type_error(name):
     same_error(lambda L: getattr(L, name)(L.tensor([1 + 2j]), "x"))
     same_error(lambda L: getattr(L, name)(L.tensor([1.0]), "x"))
+
+
+# --- out= on deg2rad / rad2deg / signbit ------------------------------------------------------
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.deg2rad(L.tensor([180, 90]), out=L.empty(2, dtype=L.float64)),
+    lambda L: L.rad2deg(L.tensor([1.0, -0.5]), out=L.empty(2, dtype=L.float64)),
+    lambda L: L.signbit(L.tensor([-0.0, 1.0, -2.0]), out=L.empty(3, dtype=L.bool)),
+    lambda L: L.signbit(L.tensor([-3, 0, 2]), out=L.empty(3, dtype=L.bool)),
+])
+def test_out_forms_like_torch(call):
+    same_result(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.deg2rad(L.tensor([180]), out=L.empty(1, dtype=L.int32)),
+    lambda L: L.rad2deg(L.tensor([1.0]), out=L.empty(1, dtype=L.int64)),
+    lambda L: L.signbit(L.tensor([-1.0]), out=L.empty(1)),
+    lambda L: L.signbit(L.tensor([-1]), out=L.empty(1, dtype=L.int64)),
+])
+def test_out_dtype_refusals_like_torch(call):
+    same_message(call)

@@ -7,7 +7,15 @@ import torch
 
 import ember
 
-from helpers import assert_same, check_grads, check_op, rand_array, to_torch
+from helpers import (
+    assert_same,
+    check_grads,
+    check_op,
+    rand_array,
+    same_message,
+    same_result,
+    to_torch,
+)
 
 DTYPES = [np.float32, np.float64, np.float16, np.int64, np.int32, np.bool_, np.complex64]
 
@@ -295,3 +303,33 @@ def test_deprecated_cholesky_names_itself_and_warns_once():
             for L in ("ember", "torch")]
     assert outs[0] == outs[1]
     assert outs[0].startswith("_LinAlgError cholesky: ") and "\n1 torch.cholesky is" in outs[0]
+
+
+# --- cross: out='s dtype, bool, mixed dtypes in PyTorch's order ---------------------------
+
+@pytest.mark.parametrize("call,kind", [
+    (lambda ns: ns.linalg.cross(ns.tensor([True, False, True]), ns.tensor([True, True, False])),
+     NotImplementedError),
+    (lambda ns: ns.cross(ns.tensor([True, False, True]), ns.tensor([1, 2, 3]), dim=0),
+     NotImplementedError),
+    (lambda ns: ns.linalg.cross(ns.tensor([1, 2, 3]), ns.tensor([True, False, True])),
+     RuntimeError),
+    (lambda ns: ns.linalg.cross(ns.tensor([1, 2, 3]), ns.tensor([1.0, 2.0, 3.0])), RuntimeError),
+    (lambda ns: ns.linalg.cross(ns.tensor([1, 2, 3]), ns.tensor([3, 1, 2]), out=ns.empty(3)),
+     RuntimeError),
+    (lambda ns: ns.cross(ns.tensor([1, 2, 3]), ns.tensor([3, 1, 2]), dim=0,
+                         out=ns.empty(3, dtype=ns.int32)), RuntimeError),
+    (lambda ns: ns.linalg.cross(ns.tensor([True, False]), ns.tensor([True, False])),
+     RuntimeError),
+    (lambda ns: ns.linalg.cross(ns.tensor([True, False, True]), ns.tensor([True, False, True]),
+                                out=ns.empty(3)), RuntimeError),
+], ids=["bool", "bool-int", "int-bool", "int-float", "out-float-of-int", "out-int32-of-int",
+        "bool-bad-shape", "bool-out-float"])
+def test_cross_refusals_like_torch(call, kind):
+    same_message(call, kind)
+
+
+def test_cross_integer_out_like_torch():
+    same_result(lambda ns: ns.linalg.cross(ns.tensor([1, 2, 3], dtype=ns.int8),
+                                           ns.tensor([4, 5, 6], dtype=ns.int8),
+                                           out=ns.empty(3, dtype=ns.int8)))

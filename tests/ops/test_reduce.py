@@ -13,7 +13,16 @@ import torch
 import ember
 from op_oracle import array, check_double, meta_same, oracle, raises_like
 
-from helpers import DTYPE_PAIRS, assert_same, check_grads, check_op, same_error, to_torch
+from helpers import (
+    DTYPE_PAIRS,
+    assert_same,
+    check_grads,
+    check_op,
+    same_error,
+    same_message,
+    same_result,
+    to_torch,
+)
 
 ALL_DTYPES = [e for e, _ in DTYPE_PAIRS]
 
@@ -402,3 +411,35 @@ def test_whole_truth_under_vmap_answers_for_the_whole_batch():
         return seen, out.tolist(), nested.tolist()
 
     assert run(ember) == run(torch)
+
+
+
+# --- out= decides the dtype a sum-like reduction runs in -----------------------------------
+# NOTE: PyTorch casts the input to `out`'s dtype before reducing (floats summed into a long
+# `out` are truncated first) and refuses a `dtype=` other than `out`'s.
+
+@pytest.mark.parametrize("call", [
+    lambda ns: ns.sum(ns.tensor([0.6, 1.7, 2.9]), 0, out=ns.empty((), dtype=ns.int64)),
+    lambda ns: ns.prod(ns.tensor([0.6, 1.7, 2.9]), 0, out=ns.empty((), dtype=ns.int64)),
+    lambda ns: ns.nansum(ns.tensor([6, 7]), 0, out=ns.empty((), dtype=ns.int16)),
+    lambda ns: ns.nansum(ns.tensor([0.6, 1.7]), 0, dtype=ns.int16,
+                         out=ns.empty((), dtype=ns.int16)),
+    lambda ns: ns.sum(ns.tensor([100, 100]), 0, out=ns.empty((), dtype=ns.int8)),
+    lambda ns: ns.sum(ns.tensor([True, True]), 0, out=ns.empty((), dtype=ns.bool)),
+    lambda ns: ns.sum(ns.full((3, 500), 1.001), 1, out=ns.empty(3, dtype=ns.float16)),
+], ids=["sum-float-into-long", "prod-float-into-long", "nansum-int-into-short",
+        "nansum-dtype-and-out", "sum-into-int8", "sum-bool-into-bool", "sum-into-half"])
+def test_out_dtype_is_the_reduction_dtype_like_torch(call):
+    same_result(call)
+
+
+@pytest.mark.parametrize("call,kind", [
+    (lambda ns: ns.nansum(ns.tensor([0.6, 1.7]), 0, out=ns.empty((), dtype=ns.int64)),
+     NotImplementedError),
+    (lambda ns: ns.sum(ns.tensor([0.5, 1.5]), 0, dtype=ns.float64, out=ns.empty(())),
+     RuntimeError),
+    (lambda ns: ns.prod(ns.tensor([2, 3]), 0, dtype=ns.int32, out=ns.empty((), dtype=ns.int64)),
+     RuntimeError),
+], ids=["nansum-float-into-long", "sum-dtype-vs-out", "prod-dtype-vs-out"])
+def test_out_dtype_refusals_like_torch(call, kind):
+    same_message(call, kind)

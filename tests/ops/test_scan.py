@@ -8,7 +8,7 @@ import torch
 import ember
 from op_oracle import array, check_double, meta_same, oracle, raises_like
 
-from helpers import DTYPE_PAIRS, assert_same, check_grads, check_op
+from helpers import DTYPE_PAIRS, assert_same, check_grads, check_op, same_message, same_result
 
 ALL_DTYPES = [e for e, _ in DTYPE_PAIRS]
 
@@ -204,3 +204,49 @@ def test_meta_shapes_dtypes_strides(call, transpose):
 def test_meta_integer_inputs_accumulate_in_int64():
     meta_same(lambda x: x.cumsum(0), (2, 3), ember.int8)
     meta_same(lambda x: x.cumprod(1), (2, 3), ember.bool)
+
+
+
+# --- the dtype a scan runs in: dtype=, out='s, bool, in place ------------------------------
+# NOTE: PyTorch casts the input to `out`'s dtype and scans in it (floats into a long `out`
+# are truncated first), has no bool kernel (0-d and empty inputs return before it), and
+# lets an in-place scan keep only its own dtype.
+
+def _op(ns, op, x, *args, **kw):
+    return getattr(ns, op)(x, *args, **kw)
+
+
+@pytest.mark.parametrize("op", ["cumsum", "cumprod"])
+@pytest.mark.parametrize("call,kind", [
+    (lambda ns, op: _op(ns, op, ns.tensor([True, False, True]), 0, dtype=ns.bool),
+     NotImplementedError),
+    (lambda ns, op: getattr(ns.tensor([1, 0, 2]), op)(0, dtype=ns.bool), NotImplementedError),
+    (lambda ns, op: _op(ns, op, ns.tensor([1, 0, 2]), 0, out=ns.empty(3, dtype=ns.bool)),
+     NotImplementedError),
+    (lambda ns, op: getattr(ns.tensor([True, False]).clone(), op + "_")(0), NotImplementedError),
+    (lambda ns, op: getattr(ns.tensor([[True], [False]]), op)(1, dtype=ns.bool),
+     NotImplementedError),
+    (lambda ns, op: getattr(ns.tensor([100, 100], dtype=ns.int8), op + "_")(0, dtype=ns.int64),
+     RuntimeError),
+    (lambda ns, op: _op(ns, op, ns.tensor([1, 2]), 0, dtype=ns.float32,
+                        out=ns.empty(2, dtype=ns.int64)), RuntimeError),
+], ids=["bool-dtype", "int-to-bool", "out-bool", "inplace-bool", "2d-bool",
+        "inplace-other-dtype", "dtype-vs-out"])
+def test_scan_dtype_refusals_like_torch(op, call, kind):
+    same_message(lambda ns: call(ns, op), kind)
+
+
+@pytest.mark.parametrize("op", ["cumsum", "cumprod"])
+@pytest.mark.parametrize("call", [
+    lambda ns, op: getattr(ns.tensor(True), op)(0, dtype=ns.bool),
+    lambda ns, op: getattr(ns.tensor([], dtype=ns.bool), op)(0, dtype=ns.bool),
+    lambda ns, op: getattr(ns.tensor([100, 100], dtype=ns.int8), op + "_")(0, dtype=ns.int8),
+    lambda ns, op: _op(ns, op, ns.tensor([0.6, 1.7, 2.9]), 0, out=ns.empty(3, dtype=ns.int64)),
+    lambda ns, op: _op(ns, op, ns.tensor([200, 100], dtype=ns.uint8), 0,
+                       out=ns.empty(2, dtype=ns.int16)),
+    lambda ns, op: _op(ns, op, ns.tensor([100, 100, 3]), 0, out=ns.empty(3, dtype=ns.int8)),
+    lambda ns, op: _op(ns, op, ns.full((300,), 1.001), 0, out=ns.empty(300, dtype=ns.float16)),
+], ids=["0d-bool", "empty-bool", "inplace-same-dtype", "float-into-long-out",
+        "uint8-into-int16-out", "long-into-int8-out", "into-half-out"])
+def test_scan_runs_in_dtype_or_out_dtype_like_torch(op, call):
+    same_result(lambda ns: call(ns, op))

@@ -7,6 +7,8 @@ import torch
 import ember
 from ops._elementwise import Spec, make, same_outcome, unary_tests
 
+from helpers import same_message, same_result
+
 POS = ((0.1, 3.0),)
 SPECS = [
     Spec("neg", ember.neg, torch.neg),
@@ -77,3 +79,39 @@ def test_out_argument_writes_and_casts():
 def test_non_tensor_input_raises_type_error():
     same_outcome(ember.exp, torch.exp, (2.0,), (2.0,))
     same_outcome(ember.neg, torch.neg, ([1.0],), ([1.0],))
+
+
+# --- out= of another dtype: refused by same-dtype unary ops, checked before the kernel -------
+
+_EXACT = ["abs", "absolute", "neg", "negative", "sign", "sgn", "bitwise_not", "floor", "ceil",
+          "trunc", "fix", "round", "frac", "conj_physical"]
+_OUT_CASES = [("float32", "float64"), ("float32", "int64"), ("int64", "int32"),
+              ("int64", "float32"), ("int64", "bool"), ("int16", "int8"), ("uint8", "int16")]
+
+
+def _out_call(name: str, src: str, dst: str, **kw):
+    def call(L):
+        x = L.tensor([3, -4, 0], dtype=getattr(L, src)) if src != "float32" else \
+            L.tensor([1.5, -2.5, 0.0])
+        return getattr(L, name)(x, out=L.empty(3, dtype=getattr(L, dst)), **kw)
+    return call
+
+
+@pytest.mark.parametrize("src,dst", _OUT_CASES)
+@pytest.mark.parametrize("name", _EXACT)
+def test_same_dtype_unary_ops_refuse_other_out_dtypes_like_torch(name, src, dst):
+    # NOTE: PyTorch's message ("Found dtype Int but expected Long") comes before its kernel
+    # refusals (frac of an integer, bitwise_not of a float).
+    same_message(_out_call(name, src, dst))
+
+
+def test_exact_out_cases_that_pass_or_refuse_otherwise_like_torch():
+    same_message(_out_call("round", "float32", "float64", decimals=1))
+    same_message(_out_call("nan_to_num", "float32", "float64"))
+    same_message(_out_call("isposinf", "float32", "float32"))
+    for name in ("isnan", "isinf", "isfinite"):
+        same_message(_out_call(name, "float32", "bool"), TypeError)
+    # the same dtype writes; complex abs writes into any float; grad's refusal comes first
+    same_result(_out_call("abs", "int16", "int16"))
+    same_result(lambda L: L.abs(L.tensor([3 + 4j]), out=L.empty(1, dtype=L.float64)))
+    same_message(lambda L: L.abs(L.ones(2, requires_grad=True), out=L.empty(2, dtype=L.float64)))

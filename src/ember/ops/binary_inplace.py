@@ -189,9 +189,10 @@ def floor_divide_(self: Tensor, other) -> Tensor:
 def pow_(self: Tensor, exponent) -> Tensor:
     try:
         inplace_shape_check(self, exponent, "pow")
+        if self._dtype._kind < 2:  # (before the cast check: a bool self computes in int64)
+            _negative_int_power(dt.int64 if self._dtype is dt.bool_ else self._dtype, exponent)
         b = inplace_operand(self, exponent)
         if self._dtype._kind < 2:
-            _negative_int_power(self._dtype, exponent)
             _pow_checks(self, b, self._dtype)
         elif isinstance(b, Tensor) and b._dtype is not self._dtype:
             # computed in the common dtype, then written into self (NumPy has no bfloat16 **

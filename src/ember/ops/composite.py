@@ -288,10 +288,11 @@ def isin(elements, test_elements, *, assume_unique: bool = False,
             or _is_number(elements) and isinstance(test_elements, Tensor)):
         flags = {k: v for k, v in (("assume_unique", assume_unique), ("invert", invert)) if v}
         raise invalid_combination("isin", _ISIN_OVERLOADS, (elements, test_elements), flags)
-    for side in (elements, test_elements):  # (a Python complex is wrapped as complex128)
+    for side in (elements, test_elements):  # (Python complex / bool: complex128 / bool)
         d = side._dtype if isinstance(side, Tensor) else dt.complex128 \
-            if isinstance(side, builtins.complex) else None
-        if d is not None and d.is_complex:
+            if isinstance(side, builtins.complex) else dt.bool_ \
+            if isinstance(side, (bool, np.bool_)) else None
+        if d is not None and (d.is_complex or d is dt.bool_):
             raise RuntimeError(f"Unsupported input type encountered for isin(): {type_name(d)}")
     e = elements if isinstance(elements, Tensor) else tensor(elements)
     t = test_elements if isinstance(test_elements, Tensor) else tensor(test_elements)

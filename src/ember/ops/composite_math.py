@@ -10,7 +10,7 @@ import math
 from .. import _dtype as dt
 from .._tensor import Tensor
 from ._arg_parser_text import operand_error
-from ._common import type_name
+from ._common import type_name, write_out
 from .registry import rename_node, saves
 
 
@@ -65,16 +65,18 @@ def _with_complex(d: dt.dtype) -> dt.dtype:
     return d if d.is_complex else (dt.complex128 if d is dt.float64 else dt.complex64)
 
 
-def deg2rad(input: Tensor) -> Tensor:
+def deg2rad(input: Tensor, *, out=None) -> Tensor:
+    """Degrees to radians, in a floating dtype."""
     if input.dtype.is_complex:
         raise RuntimeError("deg2rad is not supported for complex tensors.")
-    return _node(_floating(input) * (math.pi / 180.0), "Deg2RadBackward0")
+    return write_out(_node(_floating(input) * (math.pi / 180.0), "Deg2RadBackward0"), out)
 
 
-def rad2deg(input: Tensor) -> Tensor:
+def rad2deg(input: Tensor, *, out=None) -> Tensor:
+    """Radians to degrees, in a floating dtype."""
     if input.dtype.is_complex:
         raise RuntimeError("rad2deg is not supported for complex tensors.")
-    return _node(_floating(input) * (180.0 / math.pi), "Rad2DegBackward0")
+    return write_out(_node(_floating(input) * (180.0 / math.pi), "Rad2DegBackward0"), out)
 
 
 def _log_add(name: str, a: Tensor, b: Tensor, log1p_pow) -> Tensor:
@@ -139,15 +141,17 @@ def xlogy(input, other) -> Tensor:
     return out if isinstance(input, Tensor) else _node(out, "XlogyBackward1")
 
 
-def signbit(input: Tensor) -> Tensor:
+def signbit(input: Tensor, *, out=None) -> Tensor:
     """True where the sign bit is set: negatives, -0.0 and NaNs with the bit set."""
     d = input.dtype
     if d.is_complex:
         raise NotImplementedError("signbit is not implemented for complex tensors.")
+    if isinstance(out, Tensor) and out._dtype is not dt.bool_:
+        raise RuntimeError("signbit does not support non-boolean outputs.")
     if d._kind == 2:
         bits = {2: dt.int16, 4: dt.int32, 8: dt.int64}[d.itemsize]
-        return input.detach().contiguous().view(bits) < 0
-    return input < 0
+        return write_out(input.detach().contiguous().view(bits) < 0, out)
+    return write_out(input < 0, out)
 
 
 def copysign(input: Tensor, other) -> Tensor:

@@ -16,7 +16,7 @@ from .._tensor import Tensor
 from .._user_warnings import warn_at_user
 from .._view import broadcast_shapes, contiguous_strides, wrap_dim
 from ..amp.autocast_mode import autocast_op
-from ._common import write_out
+from ._common import c_type_name, type_name, write_out
 from ._linalg_batch import align, front
 from .reduce import return_type
 from .registry import (
@@ -233,11 +233,6 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1, out=None) -> Te
     """Cross product of 3-vectors along `dim`, broadcasting the other dims."""
     if input.ndim != other.ndim:
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
-    if input._dtype is not other._dtype:
-        from ._common import type_name
-
-        raise RuntimeError(f"expected scalar type {type_name(input._dtype)} but found "
-                           f"{type_name(other._dtype)}")
     d = wrap_dim(dim, input.ndim)
     if input._shape[d] != 3 or other._shape[d] != 3:
         raise RuntimeError(
@@ -245,6 +240,16 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1, out=None) -> Te
             f"{other._shape[d]}"
         )
     broadcast_shapes(input._shape, other._shape)
+    # NOTE: PyTorch's order: shapes, then `out`'s dtype (the input's, never promoted), then
+    # its kernel refusing bool, then the two dtypes compared.
+    if isinstance(out, Tensor) and out._dtype is not input._dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {c_type_name(input._dtype)}, "
+                           f"but got {c_type_name(out._dtype)} instead")
+    if input._dtype is dt.bool_:
+        raise NotImplementedError("\"cross\" not implemented for 'Bool'")
+    if input._dtype is not other._dtype:
+        raise RuntimeError(f"expected scalar type {type_name(input._dtype)} but found "
+                           f"{type_name(other._dtype)}")
     return write_out(apply(cross_p, input, other, dim=d - input.ndim), out)
 
 

@@ -33,7 +33,7 @@ from .._view import numel, wrap_dim, wrap_dims
 from ..amp.autocast_mode import autocast_op
 from ..native import calls
 from ._batching import front
-from ._common import along, type_name, write_out
+from ._common import along, c_type_name, type_name, write_out
 from ._return_types import as_namedtuple, return_type  # (also imported from here)
 from .registry import (
     Family,
@@ -248,8 +248,14 @@ for _m in (SUM, SUM_DIMS):
     deflinear(_m)
 
 
-def _cast_for_sum(x: Tensor, dtype) -> Tensor:
-    """`x` in the dtype a sum-like reduction works in: `dtype`, else int64 for ints/bool."""
+def _cast_for_sum(x: Tensor, dtype, out=None) -> Tensor:
+    """`x` in the dtype a sum-like reduction works in: `dtype`, else `out`'s (PyTorch casts
+    the input to it first: floats summed into a long `out` are truncated), else int64."""
+    if isinstance(out, Tensor):
+        if dtype is not None and out._dtype is not dtype:
+            raise RuntimeError(f"Expected out tensor to have dtype {c_type_name(dtype)}, but "
+                               f"got {c_type_name(out._dtype)} instead")
+        dtype = out._dtype
     d = dtype if dtype is not None else (dt.int64 if x._dtype._kind < 2 else x._dtype)
     return x if x._dtype is d else x.to(d)
 
@@ -258,7 +264,7 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None)
     """Sum over `dim` (all dims when None); ints and bool sum to int64."""
     if isinstance(dim, dt.dtype):
         dim, dtype = None, dim
-    x = _cast_for_sum(input, dtype)
+    x = _cast_for_sum(input, dtype, out)
     if dim is None:
         return write_out(apply(reduce_p, x, fn=SUM, dims=norm_dims(None, x.ndim),
                                keepdim=keepdim), out)
@@ -306,7 +312,9 @@ def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=No
         raise RuntimeError("nansum on CPU does not support complex inputs")
     if dtype is not None and dtype.is_complex:
         raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{type_name(dtype)}'")
-    x = _cast_for_sum(input, dtype)
+    x = _cast_for_sum(input, dtype, out)
+    if dtype is None and x._dtype._kind < 2 and input._dtype._kind >= 2:  # (from out=)
+        raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{type_name(x._dtype)}'")
     return write_out(apply(reduce_p, x, fn=NANSUM, dims=norm_dims(dim, x.ndim),
                            keepdim=keepdim), out)
 
@@ -436,7 +444,7 @@ def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
     """Product over one dim (or all); ints and bool multiply in int64."""
     if isinstance(dim, dt.dtype):
         dim, dtype = None, dim
-    x = _cast_for_sum(input, dtype)
+    x = _cast_for_sum(input, dtype, out)
     if dim is None:
         return write_out(apply(reduce_p, x, fn=PROD, dims=tuple(range(x.ndim)),
                                keepdim=False), out)

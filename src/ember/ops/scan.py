@@ -17,7 +17,7 @@ from .. import _dtype as dt
 from .._tensor import Tensor
 from .._view import wrap_dim
 from ._batching import front
-from ._common import type_name, write_out
+from ._common import c_type_name, type_name, write_out
 from .reduce import (
     _LOW,
     _cast_for_sum,
@@ -101,9 +101,32 @@ defvjp(CUMSUM, lambda g, out, x, *, dim, reverse=False, own=False:
 deflinear(CUMSUM)
 
 
+def _scan_input(input: Tensor, dtype, out, name: str) -> Tensor:
+    """`input` cast to the dtype cumsum / cumprod run in: `dtype`, else `out`'s (PyTorch
+    casts the input to it, so cumsum of floats into a long `out` sums truncated values),
+    else int64 for ints and bool. PyTorch has no bool kernel for either scan."""
+    x = _cast_for_sum(input, dtype, out)
+    _refuse_bool(x, name)
+    return x
+
+
+def _refuse_bool(x: Tensor, name: str) -> None:
+    # NOTE: PyTorch returns a 0-d or empty input before reaching its kernel dispatch.
+    if x._dtype is dt.bool_ and x.ndim and x.numel():
+        raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
+
+
+def _inplace_scan_dtype(self: Tensor, dtype, name: str) -> None:
+    """cumsum_ / cumprod_ write into `self`, so a `dtype` must be `self`'s own."""
+    if dtype is not None and dtype is not self._dtype:
+        raise RuntimeError(f"Bad in-place call: input tensor dtype {c_type_name(self._dtype)} "
+                           f"and output tensor dtype {c_type_name(dtype)} should match")
+    _refuse_bool(self, name)
+
+
 def cumsum(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
     """Running sum along `dim`; ints and bool accumulate in int64."""
-    x = _cast_for_sum(input, dtype)
+    x = _scan_input(input, dtype, out, "cumsum")
     return write_out(apply(scan_p, x, fn=CUMSUM, dim=_scan_dim(x, dim)), out)
 
 
@@ -114,6 +137,7 @@ def rev_cumsum(x: Tensor, dim: int) -> Tensor:
 
 def cumsum_(self: Tensor, dim: int, *, dtype=None) -> Tensor:
     """In-place running sum along `dim`."""
+    _inplace_scan_dtype(self, dtype, "cumsum")
     return apply_(scan_p, self, fn=CUMSUM, dim=_scan_dim(self, dim))
 
 
@@ -196,12 +220,13 @@ defjvp(CUMPROD, _cumprod_jvp)
 
 def cumprod(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
     """Running product along `dim`; ints and bool accumulate in int64."""
-    x = _cast_for_sum(input, dtype)
+    x = _scan_input(input, dtype, out, "cumprod")
     return write_out(apply(scan_p, x, fn=CUMPROD, dim=_scan_dim(x, dim)), out)
 
 
 def cumprod_(self: Tensor, dim: int, *, dtype=None) -> Tensor:
     """In-place running product along `dim`."""
+    _inplace_scan_dtype(self, dtype, "cumprod")
     return apply_(scan_p, self, fn=CUMPROD, dim=_scan_dim(self, dim))
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as dt
+from .. import _grad_mode
 from .._tensor import Tensor
 from ._common import same_meta, to_float, type_name, write_out
 from .registry import (
@@ -104,8 +105,24 @@ def check_tensor(x, fname: str) -> None:
                         f"{type(x).__name__}")
 
 
+FOUND_DTYPE = "Found dtype {out} but expected {expected}"
+
+
+def check_exact_out(input: Tensor, out, message: str = FOUND_DTYPE) -> None:
+    """PyTorch's same-dtype unary ops (abs, neg, sign, floor ...) write only into an `out` of
+    the input's own dtype, checked before their kernel is chosen. (An `out=` call that must
+    record a gradient is refused first, by `write_out`, as in PyTorch.)"""
+    if out is None or not isinstance(out, Tensor) or out._dtype is input._dtype:
+        return
+    if _grad_mode.state.enabled and (input._requires_grad or out._requires_grad):
+        return
+    raise RuntimeError(message.format(out=type_name(out._dtype),
+                                      expected=type_name(input._dtype)))
+
+
 def unary_api(prim: Member, doc: str, *, result: str = FLOAT, reject=(), kname=None,
-              name: str | None = None, fixed: dict | None = None, no_complex: bool = False):
+              name: str | None = None, fixed: dict | None = None, no_complex: bool = False,
+              exact_out: str | None = None):
     """The public function `op(input, *, out=None, **params)` and method `op_(self, **params)`
     binding member `prim` of the `unary` family.
 
@@ -113,7 +130,8 @@ def unary_api(prim: Member, doc: str, *, result: str = FLOAT, reject=(), kname=N
     `kname` is the kernel name PyTorch's NotImplementedError quotes. `no_complex`: PyTorch
     refuses complex inputs before choosing a kernel ("floor is not supported for complex
     inputs"). Where one member serves several functions, `name` is this one's and `fixed` the
-    static params it binds.
+    static params it binds. `exact_out`: the message refusing an `out` of another dtype than
+    the input's (`FOUND_DTYPE`), or "" where PyTorch's function takes no `out` at all.
     """
     name = name or prim.name
     kname = kname or name + "_cpu"
@@ -131,6 +149,10 @@ def unary_api(prim: Member, doc: str, *, result: str = FLOAT, reject=(), kname=N
     def op(input: Tensor, *, out=None, **params) -> Tensor:
         if not isinstance(input, Tensor):
             check_tensor(input, name)
+        if exact_out is not None and out is not None:
+            if not exact_out:
+                raise TypeError(f"{name}() got an unexpected keyword argument 'out'")
+            check_exact_out(input, out, exact_out)
         kind = input._dtype._kind
         if kind in reject:
             raise refusal(input._dtype)
@@ -325,12 +347,14 @@ def conj(input: Tensor) -> Tensor:
 conj_physical_p = unary("conj_physical", np.conjugate)
 defvjp(conj_physical_p, lambda g, out, x: conj_physical(g), reads=((),))
 deflinear(conj_physical_p)
-_conj_physical, _conj_physical_ = unary_api(conj_physical_p, "", result=SAME)
+_conj_physical, _conj_physical_ = unary_api(conj_physical_p, "", result=SAME,
+                                            exact_out=FOUND_DTYPE)
 
 
 def conj_physical(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Complex conjugate as a new tensor; a real tensor is returned itself (or copied to `out`)."""
     if isinstance(input, Tensor) and not input._dtype.is_complex:
+        check_exact_out(input, out)
         return input if out is None else write_out(input, out)
     return _conj_physical(input, out=out)
 
@@ -353,10 +377,12 @@ sigmoid, sigmoid_ = unary_api(sigmoid_p, "1 / (1 + exp(-x)), computed without ov
 abs, abs_ = unary_api(abs_p, "Absolute value (the modulus, as a real tensor, for complex).",
                       result=SAME, reject=(BOOL_K,))
 sign, sign_ = unary_api(sign_p, "Sign (-1, 0, 1) of each element.", result=SAME,
-                        reject=_NO_COMPLEX)
-sgn, sgn_ = unary_api(sgn_p, "Sign, and z / |z| for complex inputs.", result=SAME)
+                        reject=_NO_COMPLEX, exact_out=FOUND_DTYPE)
+sgn, sgn_ = unary_api(sgn_p, "Sign, and z / |z| for complex inputs.", result=SAME,
+                      exact_out=FOUND_DTYPE)
 bitwise_not, bitwise_not_ = unary_api(bitwise_not_p, "Bitwise NOT (logical NOT for bool).",
-                                      result=SAME, reject=(FLOAT_K, COMPLEX_K))
+                                      result=SAME, reject=(FLOAT_K, COMPLEX_K),
+                                      exact_out=FOUND_DTYPE)
 logical_not, _ = unary_api(logical_not_p, "Elementwise NOT as a bool tensor.", result=SAME)
 
 
@@ -372,6 +398,8 @@ _sign_raw, _sign_raw_ = sign, sign_
 
 def abs(input: Tensor, *, out=None) -> Tensor:  # noqa: A001
     """Absolute value (the modulus, as a real tensor, for complex inputs)."""
+    if isinstance(input, Tensor) and not input._dtype.is_complex:
+        check_exact_out(input, out)  # (complex abs may write into any float or complex out)
     return _abs_raw(input, out=out)
 
 
@@ -405,6 +433,8 @@ def neg(input: Tensor, *, out=None) -> Tensor:
     """Negation of each element (bool tensors are refused, as in PyTorch)."""
     if input.__class__ is not Tensor or input._dtype is dt.bool_:  # (hot: `-x`)
         _neg_check(input)
+    if out is not None:
+        check_exact_out(input, out)
     res = apply(unary_p, input, fn=neg_p)
     return res if out is None else write_out(res, out)
 

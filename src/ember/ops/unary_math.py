@@ -27,6 +27,7 @@ from .unary import (
     BOOL,
     BOOL_K,
     COMPLEX_K,
+    FOUND_DTYPE,
     INT_K,
     SAME,
     bool_meta,
@@ -468,26 +469,33 @@ angle, _ = unary_api(angle_p, "The argument of each element: atan2(imag, real) f
 erfinv, erfinv_ = unary_api(erfinv_p, "The inverse error function on (-1, 1).",
                             reject=_NO_COMPLEX, kname="erfinv_vml_cpu")
 floor, floor_ = unary_api(floor_p, "Largest integer <= x (integers unchanged).", result=SAME,
-                          reject=(BOOL_K,), kname="floor_vml_cpu", no_complex=True)
+                          reject=(BOOL_K,), kname="floor_vml_cpu", no_complex=True,
+                          exact_out=FOUND_DTYPE)
 ceil, ceil_ = unary_api(ceil_p, "Smallest integer >= x (integers unchanged).", result=SAME,
-                        reject=(BOOL_K,), kname="ceil_vml_cpu", no_complex=True)
+                        reject=(BOOL_K,), kname="ceil_vml_cpu", no_complex=True,
+                        exact_out=FOUND_DTYPE)
 trunc, trunc_ = unary_api(trunc_p, "x rounded toward zero (integers unchanged).", result=SAME,
-                          reject=(BOOL_K,), kname="trunc_vml_cpu", no_complex=True)
+                          reject=(BOOL_K,), kname="trunc_vml_cpu", no_complex=True,
+                          exact_out=FOUND_DTYPE)
 _round, _round_ = unary_api(round_p, "x rounded half to even.", result=SAME,
-                            reject=(BOOL_K, COMPLEX_K), kname="round_vml_cpu")
+                            reject=(BOOL_K, COMPLEX_K), kname="round_vml_cpu",
+                            exact_out=FOUND_DTYPE)
 _round_d, _round_d_ = unary_api(round_decimals_p, "x rounded half to even at `decimals`.",
                                 result=SAME, reject=(BOOL_K, COMPLEX_K), kname="round_cpu",
-                                name="round")
+                                name="round", exact_out=FOUND_DTYPE)
 frac, frac_ = unary_api(frac_p, "x - trunc(x).", result=SAME,
-                        reject=(BOOL_K, INT_K, COMPLEX_K), kname="frac_cpu")
+                        reject=(BOOL_K, INT_K, COMPLEX_K), kname="frac_cpu",
+                        exact_out=FOUND_DTYPE)
 isnan, _ = unary_api(float_class_p, "True where the element is NaN.", result=BOOL,
-                     name="isnan", fixed={"test": "nan"})
+                     name="isnan", fixed={"test": "nan"}, exact_out="")
 isinf, _ = unary_api(float_class_p, "True where the element is +inf or -inf.", result=BOOL,
-                     name="isinf", fixed={"test": "inf"})
+                     name="isinf", fixed={"test": "inf"}, exact_out="")
 isfinite, _ = unary_api(float_class_p, "True where the element is neither inf nor NaN.",
-                        result=BOOL, name="isfinite", fixed={"test": "finite"})
-_nan_to_num, _nan_to_num_ = unary_api(nan_to_num_p, "NaN and infinities replaced by numbers.",
-                                      result=SAME)
+                        result=BOOL, name="isfinite", fixed={"test": "finite"},
+                        exact_out="")
+_nan_to_num, _nan_to_num_ = unary_api(
+    nan_to_num_p, "NaN and infinities replaced by numbers.", result=SAME,
+    exact_out="nan_to_num: dtype of out: {out} should be same as input: {expected}")
 arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
 arcsin_, arccos_, arctan_, arcsinh_, arccosh_, arctanh_ = (
     asin_, acos_, atan_, asinh_, acosh_, atanh_)
@@ -546,15 +554,22 @@ def _signed_inf_check(name: str, x: Tensor) -> None:
         raise RuntimeError(f"{name} does not support complex inputs.")
 
 
+def _bool_out(name: str, out) -> None:
+    if isinstance(out, Tensor) and out._dtype is not dt.bool_:
+        raise RuntimeError(f"{name} does not support non-boolean outputs.")
+
+
 def isposinf(input: Tensor, *, out=None) -> Tensor:
     """True where the element is +inf."""
     _signed_inf_check("isposinf", input)
+    _bool_out("isposinf", out)
     return write_out(apply(unary_p, input, fn=float_class_p, test="posinf"), out)
 
 
 def isneginf(input: Tensor, *, out=None) -> Tensor:
     """True where the element is -inf."""
     _signed_inf_check("isneginf", input)
+    _bool_out("isneginf", out)
     return write_out(apply(unary_p, input, fn=float_class_p, test="neginf"), out)
 
 
