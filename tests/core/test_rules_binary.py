@@ -69,6 +69,10 @@ CASES = {
     "clamp": (lambda a: ember.clamp(a, 0.8, 1.5), (X,), 1, 1),
     "clamp_min": (lambda a: ember.clamp(a, min=1.1), (X,), 1, 1),
     "clamp_tensor": (lambda a, lo, hi: ember.clamp(a, lo, hi), (X, Y * 0.5 + 0.3, Z + 0.2), 1, 1),
+    "clamp_min_fn": (lambda a: ember.clamp_min(a, 1.1), (X,), 1, 1),
+    "clamp_min_tensor": (lambda a, lo: ember.clamp_min(a, lo), (X, Y * 0.5 + 0.3), 1, 1),
+    "clamp_max_fn": (lambda a: ember.clamp_max(a, 1.1), (X,), 1, 1),
+    "clamp_max_tensor": (lambda a, hi: a.clamp_max(hi), (X, Z + 0.2), 1, 1),
     "lerp": (lambda a, b: ember.lerp(a, b, 0.3), (X, Y), 1, 1),
     "lerp_tensor": (lambda a, b, w: ember.lerp(a, b, w), (X, Z, W), 1, 1),
     "addcmul": (lambda a, b, c: ember.addcmul(a, b, c, value=0.5), (X, Y, Z), 1, 1),
@@ -159,7 +163,7 @@ def test_every_function_of_the_area_has_a_jvp_and_a_batch_rule():
     for prim in (compare_p, bitwise_p):
         assert jvp_rule(prim, {}) is None  # marked not differentiable
         assert batch_rules.get(prim, MISSING) not in (MISSING, BY_LOOP)
-    assert len(binary_p.members) == 47 and len(ternary_p.members) == 7
+    assert len(binary_p.members) == 47 and len(ternary_p.members) == 11
     assert set(COMPARISONS) == {"eq", "ne", "lt", "le", "gt", "ge", "logical_and",
                                 "logical_or", "logical_xor", "isclose"}
     assert set(_BITWISE) == {"and", "or", "xor", "left_shift", "right_shift", "gcd", "lcm"}

@@ -85,6 +85,8 @@ CASES = [
     _t("where", lambda m, c, x, y: m.where(c > 0, x, y) + m.where(c > 0.5, x, 0.25)),
     _t("clamp", lambda m, x, y, z: x.clamp(-0.5, 0.75) + m.clamp(y, min=0.1)),
     _t("clamp_tensor", lambda m, x, lo, hi: m.clamp(x, lo, lo + hi.abs() + 0.5)),
+    _t("clamp_min_max", lambda m, x, lo, hi: (m.clamp_min(x, 0.1) + x.clamp_max(-0.2)
+                                               + m.clamp_min(x, lo) + x.clamp_max(hi))),
     _t("lerp", lambda m, x, y, z: m.lerp(x, y, 0.3)),
     _t("lerp_tensor", lambda m, x, y, w: m.lerp(x, y, w)),
     _t("addcmul", lambda m, x, y, z: m.addcmul(x, y, z, value=0.5)),

@@ -29,6 +29,8 @@ _NAMES = {
     ("compare_", "logical_or"): "inplace arithmetic",
     ("compare_", "logical_xor"): "inplace arithmetic",
     ("ternary_", "clamp_tensor"): "aten::clamp_",
+    ("ternary_", "clamp_min_tensor"): "inplace arithmetic",
+    ("ternary_", "clamp_max_tensor"): "inplace arithmetic",
     ("ternary_", "lerp_tensor"): "aten::lerp_",
     ("fill_", "copy"): "inplace arithmetic", ("fill_", "fill_tensor"): "fill_",
     ("scatter_", "scatter_value"): "aten::scatter_",

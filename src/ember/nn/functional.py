@@ -5,6 +5,7 @@ pooling from `ember.ops.conv` / `ember.ops.pooling`, and the composites live in
 `ember.nn._functional` (one file per family). Nothing here has a VJP of its own.
 """
 
+from . import grad  # noqa: F401  (torch.nn.functional.grad is torch.nn.grad)
 from ._functional.activation import *  # noqa: F403
 from ._functional.activation import __all__ as _act
 from ._functional.attention import *  # noqa: F403
@@ -19,6 +20,8 @@ from ._functional.layers import *  # noqa: F403
 from ._functional.layers import __all__ as _layers
 from ._functional.loss import *  # noqa: F403
 from ._functional.loss import __all__ as _loss
+from ._functional.margin_loss import *  # noqa: F403
+from ._functional.margin_loss import __all__ as _margin_loss
 from ._functional.pooling import *  # noqa: F403
 from ._functional.pooling import __all__ as _pooling
 from ._functional.sampling import *  # noqa: F403
@@ -27,7 +30,7 @@ from ._functional.spatial import *  # noqa: F403
 from ._functional.spatial import __all__ as _spatial
 
 __all__ = [*_act, *_attention, *_bilinear, *_embedding, *_embedding_bag, *_layers, *_loss,
-           *_pooling, *_sampling, *_spatial]
+           *_margin_loss, *_pooling, *_sampling, *_spatial]
 
 
 def __getattr__(name: str):

@@ -360,8 +360,8 @@ def broadcast_shapes(*shapes) -> Size:
     ndim = max((len(s) for s in norm), default=0)
     out = [1] * ndim
     for i, s in enumerate(norm):
-        for j, n in enumerate(s):
-            k = ndim - len(s) + j
+        for k in range(-1, -1 - len(s), -1):  # (right to left, as PyTorch's reference)
+            n = s[k]
             if n < 0:
                 raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
                                    f"{list(s)}")
@@ -370,21 +370,13 @@ def broadcast_shapes(*shapes) -> Size:
             if out[k] == 1:
                 out[k] = n
                 continue
+            # (the message shows the argument as given and the shape built so far, this
+            # argument's right-hand dims included)
             raise RuntimeError(
-                f"Attempting to broadcast a dimension of length {n} at {k - ndim}! Mismatching "
-                f"argument at index {i} had {s}; but expected shape should be broadcastable to "
-                f"{_so_far(norm[:i], ndim)}")
+                f"Attempting to broadcast a dimension of length {n} at {k}! Mismatching "
+                f"argument at index {i} had {shapes[i] if not isinstance(shapes[i], int) else s}"
+                f"; but expected shape should be broadcastable to {out}")
     return Size(out)
-
-
-def _so_far(shapes, ndim: int) -> list:
-    out = [1] * ndim
-    for s in shapes:
-        for j, n in enumerate(s):
-            k = ndim - len(s) + j
-            if n != 1:
-                out[k] = n
-    return out[ndim - max((len(s) for s in shapes), default=0):]
 
 
 def broadcast_tensors(*tensors) -> tuple[Tensor, ...]:

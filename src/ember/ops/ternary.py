@@ -200,13 +200,27 @@ def _clamp_jvp(primals, tangents, out):
 clamp_fn = Member(ternary_p, "clamp", _clamp_kernel, _meta3, grad_name="ClampBackward1")
 clamp_tensor_fn = Member(ternary_p, "clamp_tensor", _clamp_kernel, _meta3,
                          grad_name="ClampBackward0")
-for _fn in (clamp_fn, clamp_tensor_fn):
+# clamp_min / clamp_max are overloads of their own in PyTorch, with their own node names
+clamp_min_fn = Member(ternary_p, "clamp_min", _clamp_kernel, _meta3,
+                      grad_name="ClampMinBackward0")
+clamp_min_tensor_fn = Member(ternary_p, "clamp_min_tensor", _clamp_kernel, _meta3,
+                             grad_name="ClampMinBackward1")
+clamp_max_fn = Member(ternary_p, "clamp_max", _clamp_kernel, _meta3,
+                      grad_name="ClampMaxBackward0")
+clamp_max_tensor_fn = Member(ternary_p, "clamp_max_tensor", _clamp_kernel, _meta3,
+                             grad_name="ClampMaxBackward1")
+_ONE_SIDED = {"min": (clamp_min_fn, clamp_min_tensor_fn),
+              "max": (clamp_max_fn, clamp_max_tensor_fn), None: (clamp_fn, clamp_tensor_fn)}
+for _fn in (clamp_fn, clamp_tensor_fn, clamp_min_fn, clamp_min_tensor_fn, clamp_max_fn,
+            clamp_max_tensor_fn):
     defvjp(_fn, _clamp_grad_input, _clamp_grad_min, _clamp_grad_max)
     defjvp(_fn, _clamp_jvp)
 
 
-def _clamp_member(lo, hi) -> Member:
-    return clamp_tensor_fn if isinstance(lo, Tensor) or isinstance(hi, Tensor) else clamp_fn
+def _clamp_member(lo, hi, side: str | None = None) -> Member:
+    """The member for these bounds: `side` names the one-sided op (clamp_min / clamp_max)."""
+    number, tensor = _ONE_SIDED[side]
+    return tensor if isinstance(lo, Tensor) or isinstance(hi, Tensor) else number
 
 
 def _clamp_args(input: Tensor, min, max, name: str = "clamp"):
@@ -254,11 +268,11 @@ def clamp(input: Tensor, min=None, max=None, *, out=None) -> Tensor:
         raise _clamp_words("clamp", input, min, max, out, called_as_method()) from None
 
 
-def _clamp(input: Tensor, min, max, out) -> Tensor:
+def _clamp(input: Tensor, min, max, out, side: str | None = None) -> Tensor:
     x, lo, hi, d = _clamp_args(input, min, max)
     if out is not None:
         _clamp_cast_check(lo, hi, d, out)
-    return write_out(apply(ternary_p, x, lo, hi, fn=_clamp_member(lo, hi)), out)
+    return write_out(apply(ternary_p, x, lo, hi, fn=_clamp_member(lo, hi, side)), out)
 
 
 def _clamp_cast_check(lo, hi, d: dt.dtype, out: Tensor) -> None:
@@ -277,7 +291,7 @@ def clamp_(self: Tensor, min=None, max=None) -> Tensor:
         raise _clamp_words("clamp_", self, min, max, None, True) from None
 
 
-def _clamp_(self: Tensor, min, max) -> Tensor:
+def _clamp_(self: Tensor, min, max, side: str | None = None) -> Tensor:
     bounds = [b for b in (min, max) if b is not None]
     if bounds and all(isinstance(b, Tensor) for b in bounds):
         # (the in-place result's shape is checked before any dtype, as PyTorch does)
@@ -287,13 +301,13 @@ def _clamp_(self: Tensor, min, max) -> Tensor:
                                f"broadcast shape {list(shape)}")
     _, lo, hi, d = _clamp_args(self, min, max)
     _clamp_cast_check(lo, hi, d, self)
-    return apply_(ternary_p, self, lo, hi, fn=_clamp_member(lo, hi))
+    return apply_(ternary_p, self, lo, hi, fn=_clamp_member(lo, hi, side))
 
 
 @method_aware
 def clamp_min(input: Tensor, min) -> Tensor:
     try:
-        return _clamp(input, min, None, None)
+        return _clamp(input, min, None, None, "min")
     except OperandTypeError:
         raise operand_error("clamp_min", (input, min), method=called_as_method()) from None
 
@@ -301,21 +315,21 @@ def clamp_min(input: Tensor, min) -> Tensor:
 @method_aware
 def clamp_max(input: Tensor, max) -> Tensor:
     try:
-        return _clamp(input, None, max, None)
+        return _clamp(input, None, max, None, "max")
     except OperandTypeError:
         raise operand_error("clamp_max", (input, max), method=called_as_method()) from None
 
 
 def clamp_min_(self: Tensor, min) -> Tensor:
     try:
-        return _clamp_(self, min, None)
+        return _clamp_(self, min, None, "min")
     except OperandTypeError:
         raise operand_error("clamp_min_", (self, min), method=True) from None
 
 
 def clamp_max_(self: Tensor, max) -> Tensor:
     try:
-        return _clamp_(self, None, max)
+        return _clamp_(self, None, max, "max")
     except OperandTypeError:
         raise operand_error("clamp_max_", (self, max), method=True) from None
 

@@ -25,8 +25,7 @@ __all__ = [
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
     "cosine_embedding_loss", "margin_ranking_loss", "triplet_margin_loss", "soft_margin_loss",
     "hinge_embedding_loss", "poisson_nll_loss", "gaussian_nll_loss", "ctc_loss",
-    "multilabel_soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss",
-    "triplet_margin_with_distance_loss",
+    "multilabel_soft_margin_loss", "triplet_margin_with_distance_loss",
 ]
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -62,6 +61,17 @@ def _reduce(loss: Tensor, reduction: str) -> Tensor:
     if reduction == "sum":
         return loss.sum()
     return loss
+
+
+def non_differentiable(fname: str, **args: Tensor | None) -> None:
+    """PyTorch's refusal of an argument its kernel has no derivative for (class weights,
+    pos_weight) when that argument requires grad and grad mode is on."""
+    if not E.is_grad_enabled():
+        return
+    for name, t in args.items():
+        if t is not None and t.requires_grad:
+            raise RuntimeError(f"The function '{fname}' is not differentiable with respect to "
+                               f"argument '{name}'. This input cannot have requires_grad True.")
 
 
 def _check_target_size(input: Tensor, target: Tensor) -> None:
@@ -138,6 +148,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
         raise NotImplementedError(f"\"{kname}\" not implemented for '{type_name(input.dtype)}'")
     target = _check_nll(input, target, weight, ignore_index)
     _check_weight_dtype(input, weight)
+    non_differentiable("nll_loss_forward" if input.dim() <= 2 else "nll_loss2d_forward",
+                       weight=weight)
     return nn_ops.nll_loss_prim(input, target, weight, reduction, ignore_index)
 
 
@@ -221,6 +233,9 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     if target.dtype is not input.dtype:
         raise RuntimeError(f"Found dtype {type_name(target.dtype)} but expected "
                            f"{type_name(input.dtype)}")
+    if weight is not None:
+        weight = weight.expand(E.broadcast_shapes(target.shape, weight.shape))
+    non_differentiable("binary_cross_entropy", weight=weight)
     if not input.dtype.is_floating_point:
         raise NotImplementedError(
             f"\"binary_cross_entropy\" not implemented for '{type_name(input.dtype)}'")
@@ -236,7 +251,14 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     log_x = input.log().clamp_min(-100)
     log_1mx = (1 - input).log().clamp_min(-100)
     loss = -(target * log_x + (1 - target) * log_1mx) * weight
-    return _reduce(_in_dtype_of(loss, input), reduction)
+    return _named(_reduce(_in_dtype_of(loss, input), reduction), "BinaryCrossEntropyBackward0")
+
+
+def _named(out: Tensor, name: str) -> Tensor:
+    """`out` with its last node renamed to the fused kernel's node PyTorch records."""
+    if out.grad_fn is not None:
+        rename_node(out.grad_fn, name)
+    return out
 
 
 def _in_target_dtype(loss: Tensor, target: Tensor) -> Tensor:
@@ -260,6 +282,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     if not target.dtype.is_floating_point:
         raise RuntimeError(f"result type {type_name(input.dtype)} can't be cast to the desired "
                            f"output type {type_name(target.dtype)}")
+    non_differentiable("binary_cross_entropy_with_logits", weight=weight, pos_weight=pos_weight)
     if weight is None and pos_weight is None:
         loss = loss_ops.pointwise_loss(loss_ops.bce_logits_p, input, target, reduction)
         return _in_target_dtype(loss, target)
@@ -271,7 +294,8 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     loss = (1 - target) * input - log_sig
     if weight is not None:
         loss = loss * weight
-    return _reduce(_in_target_dtype(loss, target), reduction)
+    return _named(_reduce(_in_target_dtype(loss, target), reduction),
+                  "BinaryCrossEntropyWithLogitsBackward0")
 
 
 # --- regression -------------------------------------------------------------------------
@@ -472,6 +496,11 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=No
                      reduction: str = "mean") -> Tensor:
     reduction = _legacy_reduction(size_average, reduce, reduction)
     input, target = cast_for("fp32", input, target)
+    shape = broadcast_shapes(input._shape, target._shape)
+    if shape != input._shape:  # PyTorch multiplies the target into an input-shaped result
+        raise RuntimeError(f"output with shape {list(input._shape)} doesn't match the broadcast "
+                           f"shape {list(shape)}")
+    non_differentiable("soft_margin_loss", target=target)
     return loss_ops.pointwise_loss(loss_ops.soft_margin_p, input, target, reduction)
 
 
@@ -479,11 +508,14 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight=None, size
                                 reduce=None, reduction: str = "mean") -> Tensor:
     from .activation import logsigmoid
 
-    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_string(size_average, reduce)
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     if weight is not None:
         loss = loss * weight
     loss = loss.sum(-1) / input.shape[-1]
+    if reduction not in _REDUCTIONS:  # (checked after the loss, as PyTorch does)
+        raise ValueError(reduction + " is not valid")
     return _reduce(loss, reduction)
 
 
@@ -495,10 +527,13 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     """1 - cos(x1, x2) for target 1; max(0, cos(x1, x2) - margin) for target -1."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     input1, input2, target = cast_for("fp32", input1, input2, target)
+    if target.dim() not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    want = target.dim() + 1
+    if input1.dim() != want or input2.dim() != want:
+        raise RuntimeError(f"{want - 1}D target tensor expects {want}D input tensors, but found "
+                           f"inputs with sizes {list(input1.shape)} and {list(input2.shape)}.")
     dim = input1.dim() - 1
-    if input1.dim() not in (1, 2):
-        raise RuntimeError(f"0D target tensor expects 1D input tensors, but found inputs with "
-                           f"sizes {list(input1.shape)} and {list(input2.shape)}.")
     eps = 1e-12
     prod = (input1 * input2).sum(dim)
     mag1 = (input1 * input1).sum(dim) + eps
@@ -526,7 +561,9 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     reduction = _legacy_reduction(size_average, reduce, reduction)
     input, target = cast_for("fp32", input, target)
     zeros = E.zeros_like(input)
-    margin_clamp = (margin - input).clamp_min(0)
+    # PyTorch fills a tensor like the input with the margin and subtracts the input from
+    # it: an integer input keeps its dtype (the margin truncated), a bool one is refused
+    margin_clamp = (E.full_like(input, margin) - input).clamp_min(0)
     out_margin = E.where(target != 1, margin_clamp, zeros)
     out_self = E.where(target != -1, input, zeros)
     return _reduce(out_margin + out_self, reduction)
@@ -537,6 +574,14 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
                         reduce=None, reduction: str = "mean") -> Tensor:
     """max(0, margin + d(a, p) - d(a, n)) with d the p-norm pairwise distance."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    if margin <= 0:  # (PyTorch's functional form checks; `torch.triplet_margin_loss` does not)
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    return _triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction)
+
+
+def _triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float,
+                         p: float, eps: float, swap: bool, reduction: str) -> Tensor:
+    """The ATen op under F.triplet_margin_loss: any margin."""
     anchor, positive, negative = cast_for("fp32", anchor, positive, negative)
     dims = {anchor.dim(), positive.dim(), negative.dim()}
     if len(dims) != 1:
@@ -561,63 +606,20 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, 
 
 
 
-def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,
-                      weight: Tensor | None = None, size_average=None, reduce=None,
-                      reduction: str = "mean") -> Tensor:
-    """sum_{i != y} max(0, margin - x[y] + x[i])^p / C, weighted by weight[y]."""
-    reduction = _legacy_reduction(size_average, reduce, reduction)
-    input, weight = cast_for("fp32", input, weight)
-    if p not in (1, 2):
-        raise ValueError("only p == 1 and p == 2 supported")
-    _check_weight_dtype(input, weight)
-    x = input if input.dim() > 1 else input.unsqueeze(0)
-    t = target.reshape(-1, 1)
-    picked = x.gather(1, t)
-    losses = (margin - picked + x).clamp_min(0)
-    if p == 2:
-        losses = losses * losses
-    if weight is not None:
-        losses = losses * weight[t]
-    losses = losses.masked_fill(E.arange(x.shape[1]).unsqueeze(0) == t, 0.0)
-    loss = losses.sum(1) / x.shape[1]
-    if input.dim() == 1:
-        loss = loss.squeeze(0)
-    return _reduce(loss, reduction)
-
-
-def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
-                           reduction: str = "mean") -> Tensor:
-    """sum over target classes j and non-target classes i of max(0, 1 - (x[j] - x[i])) / C;
-    `target` lists class indices, ended by the first -1."""
-    reduction = _legacy_reduction(size_average, reduce, reduction)
-    input, = cast_for("fp32", input)
-    x = input if input.dim() > 1 else input.unsqueeze(0)
-    t = (target if target.dim() > 1 else target.unsqueeze(0)).tolist()
-    c = x.shape[1]
-    rows = []
-    for i, labels in enumerate(t):
-        labels = labels[:labels.index(-1)] if -1 in labels else labels
-        is_target = E.zeros(c, dtype=E.bool)
-        if labels:
-            is_target[E.tensor(labels, dtype=E.int64)] = True
-        total = x[i].sum() * 0
-        for j in labels:
-            hinge = (1 - (x[i, j] - x[i])).clamp_min(0)
-            total = total + hinge.masked_fill(is_target, 0.0).sum()
-        rows.append(total / c)
-    loss = E.stack(rows)
-    if input.dim() == 1:
-        loss = loss.squeeze(0)
-    return _reduce(loss, reduction)
-
-
 def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
                                       distance_function=None, margin: float = 1.0,
                                       swap: bool = False, reduction: str = "mean") -> Tensor:
     """max(0, margin + d(a, p) - d(a, n)) with any distance function (pairwise by default)."""
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
     if margin <= 0:
-        raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, "
-                         f"got {margin} instead")
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    dims = (anchor.dim(), positive.dim(), negative.dim())
+    if len(set(dims)) != 1:
+        raise RuntimeError(
+            "The anchor, positive, and negative tensors are expected to have the same number of "
+            f"dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative "
+            f"{dims[2]}D inputs")
     dist = distance_function if distance_function is not None else pairwise_distance
     d_pos = dist(anchor, positive)
     d_neg = dist(anchor, negative)

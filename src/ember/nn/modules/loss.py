@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..._tensor import Tensor
 from .. import functional as F
 from .._functional.loss import _legacy_string
+from .distance import PairwiseDistance
 from .module import Module
 
 
@@ -246,8 +247,10 @@ class TripletMarginWithDistanceLoss(_Loss):
         if margin <= 0:
             raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater "
                              f"than 0, got {margin} instead")
+        # (the default is a PairwiseDistance submodule, so it shows in the repr and the
+        # module tree, as in PyTorch)
         self.distance_function = distance_function if distance_function is not None \
-            else F.pairwise_distance
+            else PairwiseDistance()
         self.margin = margin
         self.swap = swap
 
