@@ -242,6 +242,11 @@ def _prefix(t) -> str:
     return f"{cls.__name__}("
 
 
+# set by autograd.forward_ad when it loads (printing stays below the autograd layer):
+# t -> t's tangent at the open dual level, or None
+forward_tangent = None
+
+
 def tensor_repr(t, tensor_contents: str | None = None) -> str:
     """`repr(t)` exactly as PyTorch prints it (with ember's name in `dtype=` suffixes)."""
     prefix = _prefix(t)
@@ -277,6 +282,9 @@ def tensor_repr(t, tensor_contents: str | None = None) -> str:
         suffixes.append(f"grad_fn=<{t._grad_fn.name().rpartition('::')[2]}>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
+    tangent = forward_tangent(t) if forward_tangent is not None else None
+    if tangent is not None:
+        suffixes.append(f"tangent={tangent}")  # a 0-d tangent formats as its number, as in torch
     return _add_suffixes(prefix + body, suffixes, indent)
 
 

@@ -1,6 +1,7 @@
 """The course example worked by hand: a=2, b=3; c=a*b; d=a+b; e=c*d; L=e**2."""
 
 import numpy as np
+import pytest
 import torch
 
 import ember
@@ -60,3 +61,21 @@ def test_second_backward_raises():
         raise AssertionError("expected RuntimeError")
     np.testing.assert_allclose(x.grad.numpy(), np.exp([1.0, 2.0]), rtol=1e-6)
     assert torch is not None
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_retained_grad_is_a_contiguous_copy(create_graph):
+    # torch stores a clone (contiguous) of the first gradient a non-leaf retains: with
+    # create_graph that copy is a graph node, CloneBackward0, and never the incoming tensor
+    def run(L):
+        x = L.ones(2, 3, requires_grad=True)
+        y = (x * 2).t()
+        y.retain_grad()
+        go = L.arange(6.0).view(2, 3).t()  # a transposed (non-contiguous) gradient
+        y.backward(go, create_graph=create_graph)
+        name = type(y.grad.grad_fn).__name__ if y.grad.grad_fn is not None else None
+        return y.grad, y.grad.stride(), y.grad is go, name
+
+    e, t = run(ember), run(torch)
+    assert e[1:] == t[1:]
+    assert e[0].tolist() == t[0].tolist()

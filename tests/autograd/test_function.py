@@ -314,6 +314,57 @@ def test_once_differentiable():
             g.sum().backward()
 
 
+def _once_cube(L):
+    from_mod = ember.autograd.function if L is ember else torch.autograd.function
+
+    class Cube(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x ** 3
+
+        @staticmethod
+        @from_mod.once_differentiable
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return 3 * x ** 2 * g
+
+    return Cube
+
+
+def test_once_differentiable_error_node_is_off_the_path_to_the_inputs():
+    # torch's error node hangs off fresh leaves, not off the grad outputs: autograd.grad with
+    # inputs= never runs it (the once-differentiable term is left out of the second
+    # derivative), while backward() runs every reachable node and raises
+    def call(L):
+        x = L.tensor([0.5, -1.5, 2.0], dtype=L.float64, requires_grad=True)
+        (g,) = L.autograd.grad((_once_cube(L).apply(x) * x).sum(), x, create_graph=True)
+        names = [type(f).__name__ for f, _ in g.grad_fn.next_functions]
+        (h,) = L.autograd.grad(g.sum(), x, retain_graph=True)
+        with pytest.raises(RuntimeError, match="marked with @once_differentiable"):
+            g.sum().backward()
+        return names, h, x.grad
+
+    e, t = call(ember), call(torch)
+    assert e[0] == t[0] == ["MulBackward0", "Error"]
+    assert_same(e[1], t[1])
+    assert e[2] is None and t[2] is None
+    # g = x * 3x^2 (the once term, cut off) + Cube(x) (through Mul): d(sum g)/dx = 3x^2 only
+    x = np.array([0.5, -1.5, 2.0])
+    np.testing.assert_allclose(e[1].numpy(), 3 * x ** 2, rtol=1e-12)
+
+
+def test_once_differentiable_gradgradcheck_fails_as_a_mismatch():
+    msgs = []
+    for L in (ember, torch):
+        x = L.tensor([0.5, -1.5, 2.0], dtype=L.float64, requires_grad=True)
+        with pytest.raises(RuntimeError) as e:
+            L.autograd.gradgradcheck(_once_cube(L).apply, (x,))
+        msgs.append((type(e.value).__name__, str(e.value).splitlines()[0]))
+    assert msgs[0] == msgs[1] == ("GradcheckError", "Jacobian mismatch for output 0 with "
+                                                    "respect to input 0,")
+
+
 def test_input_returned_unchanged_is_a_new_tensor():
     for m in (ember, torch):
         class Identity(m.autograd.Function):

@@ -102,3 +102,168 @@ def test_gradcheck_leaves_inputs_unchanged():
     ember.autograd.gradcheck(lambda t: t.exp(), (x,))
     np.testing.assert_array_equal(x.detach().numpy(), before)
     assert x._version == 0 and x.grad is None
+
+
+# --- failure messages as torch words them ---------------------------------------------------
+
+def _lib_fns(L):
+    """(wrong backward with a jvp too, x): a Function whose backward is 3/2 of the truth."""
+    class Wrong(L.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x * 2
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 3
+
+        @staticmethod
+        def jvp(ctx, t):
+            return t * 2.5
+
+    x = L.tensor([0.3, -0.7, 1.1], dtype=L.float64, requires_grad=True)
+    return Wrong, x
+
+
+def _message(L, **kw):
+    Wrong, x = _lib_fns(L)
+    with pytest.raises(RuntimeError) as e:
+        L.autograd.gradcheck(Wrong.apply, (x,), **kw)
+    return type(e.value).__name__, str(e.value).replace("ember.", "torch.")
+
+
+@pytest.mark.parametrize("kw", [
+    {},
+    {"check_forward_ad": True},  # backward is checked (and fails) before forward mode
+    {"check_forward_ad": True, "check_backward_ad": False},
+    {"fast_mode": True},
+    {"fast_mode": True, "check_forward_ad": True, "check_backward_ad": False},
+])
+def test_failure_messages_are_torchs(kw):
+    # fast mode draws its u, v from a fresh default-seeded generator, as torch does, so even
+    # its projected numbers agree; they are dot products of 3 float64 terms (same order)
+    assert _message(ember, **kw) == _message(torch, **kw)
+
+
+def test_fast_mode_leaves_the_global_generator_alone():
+    for L in (ember, torch):
+        L.manual_seed(3)
+        x = L.tensor([0.3, -0.7], dtype=L.float64, requires_grad=True)
+        assert L.autograd.gradcheck(lambda a: a.sin(), (x,), fast_mode=True)
+        after = L.rand(2).tolist()
+        L.manual_seed(3)
+        assert after == L.rand(2).tolist()
+
+
+def test_float32_jacobians_print_in_their_dtype():
+    # the numerical Jacobian is differenced in the output's dtype (as torch's is): float32
+    # reprs carry no dtype= suffix. The values themselves differ in their last float32 bits
+    # (exp's last ulp, divided by 2e-6), so only the structure is compared.
+    msgs = []
+    for L in (ember, torch):
+        x = L.tensor([0.5, 1.5], requires_grad=True)
+        with pytest.warns(UserWarning), pytest.raises(RuntimeError) as e:
+            L.autograd.gradcheck(lambda a: a.exp(), (x,))
+        msgs.append(str(e.value))
+    assert all("dtype" not in m for m in msgs)
+    assert msgs[0].splitlines()[0] == msgs[1].splitlines()[0]
+
+
+def test_no_input_requires_grad_message():
+    from helpers import same_message
+
+    same_message(lambda L: L.autograd.gradcheck(lambda t: t * 2, (L.ones(2, dtype=L.float64),)),
+                 ValueError)
+
+
+def _x64(L):
+    return L.tensor([0.3, -0.7, 1.1], dtype=L.float64, requires_grad=True)
+
+
+CHECK_ERRORS = {
+    # name -> (exception type, call(L))
+    "no differentiable output, yet it varies": (RuntimeError, lambda L: L.autograd.gradcheck(
+        lambda a: L.tensor([1.0, 2.0], dtype=L.float64) * a.sum().detach(), (_x64(L),))),
+    "fast: no differentiable output, yet it varies": (RuntimeError, lambda L: L.autograd.gradcheck(
+        lambda a: a.detach() * 2, (_x64(L),), fast_mode=True)),
+    "gradgradcheck with no mode": (AssertionError, lambda L: L.autograd.gradgradcheck(
+        L.sin, (_x64(L),), check_rev_over_rev=False)),
+    "gradgradcheck undefined without rev": (AssertionError, lambda L: L.autograd.gradgradcheck(
+        L.sin, (_x64(L),), check_fwd_over_rev=True, check_rev_over_rev=False)),
+    "gradgradcheck batched without rev": (AssertionError, lambda L: L.autograd.gradgradcheck(
+        L.sin, (_x64(L),), check_fwd_over_rev=True, check_rev_over_rev=False,
+        check_undefined_grad=False, check_batched_grad=True)),
+}
+
+
+@pytest.mark.parametrize("name", list(CHECK_ERRORS))
+def test_check_errors_match_torch(name):
+    from helpers import same_message
+
+    kind, call = CHECK_ERRORS[name]
+    same_message(call, kind)
+
+
+def test_a_constant_function_passes():
+    for L in (ember, torch):
+        assert L.autograd.gradcheck(lambda a: a.detach() * 2 * 0 + 1, (_x64(L),))
+
+
+def _wrong_second(L):
+    class Sq(L.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x * x
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
+            ctx.save_for_forward(inputs[0])
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * 2 * x.detach()  # the second derivative through this is 0, not 2
+
+        @staticmethod
+        def jvp(ctx, t):
+            (x,) = ctx.saved_tensors
+            return 2 * x * t
+
+    return Sq
+
+
+@pytest.mark.parametrize("fn,ok", [(lambda L: L.sin, True),
+                                   (lambda L: _wrong_second(L).apply, False)])
+def test_gradgradcheck_forward_over_reverse_runs(fn, ok):
+    # the forward-mode check of the first-order gradient: the duals it passes are detached,
+    # and gradgradcheck gives them back requires_grad (as torch's does) to take the gradient
+    for L in (ember, torch):
+        res = L.autograd.gradgradcheck(fn(L), (_x64(L),),
+                                       check_fwd_over_rev=True, check_rev_over_rev=False,
+                                       check_undefined_grad=False, raise_exception=False)
+        assert res is ok
+
+
+class WrongComplex(ember.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * (1 + 2j)
+
+    @staticmethod
+    def backward(ctx, g):
+        return (g * (1 - 3j)).real  # the imaginary part's derivative should be 2, not 3
+
+
+def test_complex_outputs_are_checked_by_parts():
+    # torch checks the imaginary parts, then the real parts, and says which part failed
+    x = _x64(ember)
+    assert ember.autograd.gradcheck(lambda a: (a * 1j).exp() * a, (x,))
+    with pytest.raises(GradcheckError, match="^While considering the imaginary part of complex "
+                                             "outputs only, Jacobian mismatch"):
+        ember.autograd.gradcheck(WrongComplex.apply, (x,))
+    assert ember.autograd.gradcheck(WrongComplex.apply, (x,), raise_exception=False) is False

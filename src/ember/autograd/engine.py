@@ -22,6 +22,7 @@ from .. import _tensor as T
 from .._core.dispatch import run_quiet
 from .._core.ranges import ranges
 from .._dtype import cpu_type_text
+from .._layout import contiguous_format
 from . import grad_mode
 from .graph import MISSING, AccumulateGrad, Node, _anomaly
 from .saved_hooks import unpack as unpack_saved
@@ -595,7 +596,9 @@ def _tensor_pre_hooks(node: Node, grads: list) -> list:
             if t is None or g is None or t._grad_fn is not node:
                 continue
             if t._grad is None:
-                t._grad = g if _state.enabled else g.detach().clone()
+                # a contiguous copy, as torch keeps it (with create_graph: CloneBackward0)
+                src = g if _state.enabled else g.detach()
+                t._grad = src.clone(memory_format=contiguous_format)
             else:
                 t._grad = _sum(t._grad, g)
     return grads

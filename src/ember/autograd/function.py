@@ -411,25 +411,37 @@ class _DelayedError(Node):
         raise RuntimeError(self._msg)
 
 
+# torch's name for this node: `type(t.grad_fn).__name__` prints "Error"
+_DelayedError.__name__ = _DelayedError.__qualname__ = "Error"
+
+
 def once_differentiable(fn):
     """Decorate a `backward` that is not itself differentiable: it runs under no_grad, and
-    differentiating its result raises instead of silently giving zeros."""
+    a backward pass that reaches its result raises instead of silently giving zeros.
+
+    NOTE: as in torch, the error node's edges lead to fresh leaves (detached copies of the
+    outputs), not to the grad outputs: `autograd.grad(..., inputs=x)` only runs nodes on a
+    path to `x`, so it skips the error node and leaves that term out, while `.backward()`
+    runs every reachable node and raises."""
     @functools.wraps(fn)
     def wrapper(ctx, *args):
         with grad_mode.no_grad():
             outputs = fn(ctx, *args)
         if not grad_mode.state.enabled:
             return outputs
-        inputs = [a for a in args if isinstance(a, T.Tensor) and a._requires_grad]
-        if not inputs:
+        if not any(isinstance(a, T.Tensor) and a._requires_grad for a in args):
             return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        diff = [isinstance(o, T.Tensor) and (o._dtype.is_floating_point or o._dtype.is_complex)
+                for o in outs]
+        leaves = [o.detach().requires_grad_(True) for o, d in zip(outs, diff) if d]
         err = _DelayedError(
             "trying to differentiate twice a function that was marked with "
-            "@once_differentiable", [edge_of(a) for a in inputs])
-        single = not isinstance(outputs, tuple)
+            "@once_differentiable", [edge_of(leaf) for leaf in leaves])
         wrapped = []
-        for o in (outputs,) if single else outputs:
-            if isinstance(o, T.Tensor) and (o._dtype.is_floating_point or o._dtype.is_complex):
+        for o, d in zip(outs, diff):
+            if d:
                 o = T._alias(o)
                 take_node(o, err, 0)
             wrapped.append(o)

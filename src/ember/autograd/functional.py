@@ -6,7 +6,9 @@ PyTorch. Inputs are detached copies that require grad (or, with
 enable_grad, and the products come from reverse mode: `jvp` and `hvp` use the
 double-backward trick (differentiate a VJP with respect to its cotangent).
 Gradients that do not depend on an input are zeros, or an error with
-`strict=True`. `vectorize` is accepted; results are computed row by row.
+`strict=True`. Jacobians are computed row by row; `vectorize=True` takes each
+row as torch's batched path does (one backward through every output), and
+`strategy="forward-mode"` runs one dual pass per input element.
 """
 
 from __future__ import annotations
@@ -64,27 +66,42 @@ def _post(xs, create_graph: bool):
 
 
 def _check_requires_grad(xs, what: str, strict: bool) -> None:
+    """In strict mode, refuse a None or non-differentiable entry; `what` picks torch's text."""
     if not strict:
         return
-    if what == "hessian":
-        what = "outputs"
     for i, x in enumerate(xs):
-        if x is None or not x.requires_grad:
-            if what == "outputs":
-                raise RuntimeError(
-                    f"Output {i} of the user-provided function does not require gradients. The "
-                    "outputs must be computed in a differentiable manner from the input when "
-                    "running in strict mode."
-                )
-            if what == "grad_inputs":
-                raise RuntimeError(
-                    f"The gradient with respect to input {i} is independent of the inputs of "
-                    "the user-provided function. This is not allowed in strict mode."
-                )
+        if x is None:  # only reachable for grad_inputs
             raise RuntimeError(
                 f"The output of the user-provided function is independent of input {i}. This "
                 "is not allowed in strict mode."
             )
+        if x.requires_grad:
+            continue
+        if what == "hessian":
+            raise RuntimeError(
+                f"The hessian of the user-provided function with respect to input {i} is "
+                "independent of the input. This is not allowed in strict mode. You should "
+                "ensure that your function is thrice differentiable and that the hessian "
+                "depends on the inputs."
+            )
+        if what == "jacobian":
+            raise RuntimeError(
+                "While computing the hessian, found that the jacobian of the user-provided "
+                f"function with respect to input {i} is independent of the input. This is not "
+                "allowed in strict mode. You should ensure that your function is twice "
+                "differentiable and that the jacobian depends on the inputs (this would be "
+                "violated by a linear function for example)."
+            )
+        if what == "grad_inputs":
+            raise RuntimeError(
+                f"The gradient with respect to input {i} is independent of the inputs of "
+                "the user-provided function. This is not allowed in strict mode."
+            )
+        raise RuntimeError(
+            f"Output {i} of the user-provided function does not require gradients. The "
+            "outputs must be computed in a differentiable manner from the input when "
+            "running in strict mode."
+        )
 
 
 def _validate_v(v, other, is_tuple: bool) -> None:
@@ -143,6 +160,12 @@ def _fill_zeros(grads, refs, strict: bool, create_graph: bool, stage: str) -> tu
                     "prevents from using the double backward trick to replace forward mode AD."
                 )
             g = zeros_like(r)
+        elif strict and create_graph and not g.requires_grad:
+            what = "hessian" if "double" in stage else "jacobian"
+            raise RuntimeError(
+                f"The {what} of the user-provided function is independent of input {i}. This "
+                "is not allowed in strict mode when create_graph=True."
+            )
         res.append(g)
     return tuple(res)
 
@@ -222,16 +245,26 @@ def jacobian(func, inputs, create_graph: bool = False, strict: bool = False,
             'performant. Otherwise, prefer to use "reverse-mode".'
         )
     if strategy == "forward-mode":
-        if not vectorize:
-            raise NotImplementedError(
-                "torch.autograd.functional.jacobian: `strategy=\"forward-mode\"` requires "
-                "`vectorize=True`."
-            )
+        # torch checks these in this order, before looking at the inputs
         if create_graph:
             raise NotImplementedError(
-                "torch.autograd.functional.jacobian: `strategy=\"forward-mode\"` does not "
-                "support `create_graph=True`."
+                "torch.autograd.functional.jacobian: `create_graph=True` and "
+                '`strategy="forward-mode"` are not supported together (yet). Please either set '
+                '`create_graph=False` or `strategy="reverse-mode"`.'
             )
+        if strict:
+            raise RuntimeError(
+                "torch.autograd.functional.jacobian: `strict=True` and "
+                '`strategy="forward-mode"` are not supported together (yet). Please either set '
+                '`strict=False` or `strategy="reverse-mode"`.'
+            )
+        if not vectorize:
+            # NOTE: torch's message lacks the space in "isonly"; kept so printed text matches.
+            raise NotImplementedError(
+                "Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
+                "only implemented for `vectorize=True`."
+            )
+        return _jacfwd(func, inputs)
     with grad_mode.enable_grad():
         is_in_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _prep(inputs, create_graph, need_graph=True)
@@ -239,14 +272,29 @@ def jacobian(func, inputs, create_graph: bool = False, strict: bool = False,
         is_out_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function",
                                           "jacobian")
         _check_requires_grad(outputs, "outputs", strict)
+        if vectorize and strict:
+            raise RuntimeError(
+                "torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are "
+                "not supported together. Please either set `strict=False` or `vectorize=False`."
+            )
         jac = []
         for i, out in enumerate(outputs):
             rows = [[] for _ in inputs]
             flat = out.reshape(-1)
             for j in range(flat.numel()):
-                gs = _autograd_grad((flat[j],), inputs, retain_graph=True,
-                                    create_graph=create_graph)
+                if vectorize:
+                    gs = _joint_row(outputs, inputs, i, j, create_graph)
+                else:
+                    gs = _autograd_grad((flat[j],), inputs, retain_graph=True,
+                                        create_graph=create_graph)
                 for k, (g, x) in enumerate(zip(gs, inputs)):
+                    if g is not None and strict and create_graph and not g.requires_grad:
+                        # NOTE: torch names the output index i here, not the input index k
+                        raise RuntimeError(
+                            "The jacobian of the user-provided function is independent of "
+                            f"input {i}. This is not allowed in strict mode when "
+                            "create_graph=True."
+                        )
                     if g is None:
                         if strict:
                             raise RuntimeError(
@@ -255,17 +303,65 @@ def jacobian(func, inputs, create_graph: bool = False, strict: bool = False,
                             )
                         g = zeros_like(x)
                     rows[k].append(g)
-            per_input = []
-            for k, x in enumerate(inputs):
-                if rows[k]:
-                    j_ik = _stack(rows[k]).view(out.shape + x.shape)
-                else:
-                    from ..ops.creation import zeros
-
-                    j_ik = zeros(out.shape + x.shape, dtype=x.dtype)
-                per_input.append(j_ik)
+            # an output with no elements has no rows: stack refuses it, as in torch
+            per_input = [_stack(rows[k]).view(out.shape + x.shape) for k, x in enumerate(inputs)]
             jac.append(tuple(per_input))
         jac = _post(tuple(jac), create_graph)
+    return _tuple_post(jac, (is_out_tuple, is_in_tuple))
+
+
+def _joint_row(outputs, inputs, i: int, j: int, create_graph: bool) -> tuple:
+    """Row j of output i's Jacobian as torch's vectorized path gets it: one backward through
+    every output, the cotangent one-hot at that element and zero elsewhere (so with
+    create_graph the row depends on whatever any output depends on, as torch's does)."""
+    from ..ops.creation import zeros, zeros_like
+
+    gos = []
+    for k, o in enumerate(outputs):
+        if k != i:
+            gos.append(zeros_like(o))
+            continue
+        hot = zeros(o.numel(), dtype=o.dtype)
+        hot[j] = 1
+        gos.append(hot.view(o.shape))
+    return _autograd_grad(outputs, inputs, tuple(gos), retain_graph=True,
+                          create_graph=create_graph)
+
+
+def _jacfwd(func, inputs):
+    """The Jacobian by forward mode: one dual pass per input element, the tangent of that
+    element 1 and every other 0 (torch's standard basis, which it runs under vmap)."""
+    from ..ops.creation import zeros, zeros_like
+    from . import forward_ad as fwd
+
+    is_in_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+    numels = [x.numel() for x in inputs]
+    total = sum(numels)
+    rows, primals, is_out_tuple = [], None, False
+    for r in range(total):
+        with fwd.dual_level():
+            duals, start = [], 0
+            for x, n in zip(inputs, numels):
+                t = zeros(n, dtype=x.dtype)
+                if start <= r < start + n:
+                    t[r - start] = 1
+                duals.append(fwd.make_dual(x, t.view_as(x)))
+                start += n
+            is_out_tuple, outs = _as_tuple(func(*duals), "outputs of the user-provided "
+                                           "function", "jacobian")
+            unpacked = [fwd.unpack_dual(o) for o in outs]
+            primals = [u.primal for u in unpacked]
+            rows.append([zeros_like(u.primal) if u.tangent is None else u.tangent
+                         for u in unpacked])
+    jac = []
+    for i, out in enumerate(primals or []):
+        per_out = _stack([row[i] for row in rows])  # (total, *out.shape)
+        jac_i = []
+        for j, x in zip(per_out.split(numels, dim=0), inputs):
+            # the batch dim runs over the input: move it last, then give it the input's shape
+            jac_i.append(j.permute(*range(1, j.dim()), 0).reshape(out.shape + x.shape))
+        jac.append(jac_i)
+    # NOTE: torch's forward-mode path returns lists where its reverse path returns tuples
     return _tuple_post(jac, (is_out_tuple, is_in_tuple))
 
 
@@ -302,7 +398,7 @@ def hessian(func, inputs, create_graph: bool = False, strict: bool = False,
         if outer_jacobian_strategy == "forward-mode":
             inp = tuple(t.requires_grad_(True) for t in inp)
         jac = jacobian(scalar_func, inp, create_graph=True)
-        _check_requires_grad(jac, "hessian", strict=strict)
+        _check_requires_grad(jac, "jacobian", strict=strict)
         return jac
 
     res = jacobian(jac_func, inputs, create_graph=create_graph, strict=strict,

@@ -44,9 +44,9 @@ def _float_outputs(out) -> list:
 
 
 def _run(func, inputs) -> list:
+    """The float outputs of func, flat copies in their own dtype."""
     # NOTE: grad stays on: the function may itself use autograd (gradgradcheck's does).
-    return [o.detach()._array().astype(np.float64).reshape(-1).copy()
-            for o in _float_outputs(func(*inputs))]
+    return [np.array(o.detach()._array()).reshape(-1) for o in _float_outputs(func(*inputs))]
 
 
 def _numerical(func, inputs, diff_idx, eps: float) -> list:
@@ -65,7 +65,8 @@ def _numerical(func, inputs, diff_idx, eps: float) -> list:
             down = _run(func, inputs)
             arr[idx] = old
             for k, (u, d) in enumerate(zip(up, down)):
-                cols[k][j] = (u - d) / (2 * eps)
+                # NOTE: differenced and divided in the output's dtype, as torch does
+                cols[k][j] = (u - d) / u.dtype.type(2 * eps)
         jac.append(cols)
     return jac
 
@@ -127,10 +128,18 @@ def _fail(msg: str, raise_exception: bool) -> bool:
     return False
 
 
-def _fmt(a: np.ndarray) -> str:
+def _fmt(a: np.ndarray, dtype=None) -> str:
+    """repr of a Jacobian as torch prints it: numerical in the output's dtype, analytical in
+    the input's."""
     from ..ops.creation import tensor
 
-    return repr(tensor(a))
+    return repr(tensor(a, dtype=dtype))
+
+
+def _jac_dtypes(func, inputs, diff_idx) -> tuple:
+    """({input index: dtype}, [output dtypes]) for the messages."""
+    outs = _float_outputs(func(*inputs))
+    return {i: inputs[i].dtype for i in diff_idx}, [o.dtype for o in outs]
 
 
 def _check_inputs(inputs) -> list:
@@ -138,7 +147,7 @@ def _check_inputs(inputs) -> list:
     diff_idx = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     if not diff_idx:
         raise ValueError("gradcheck expects at least one input tensor to require gradient, but "
-                         "none of the them have requires_grad=True.")
+                         "none of them have requires_grad=True.")
     for i in diff_idx:
         x = inputs[i]
         if x.dtype.is_complex:
@@ -164,9 +173,23 @@ def gradcheck(func, inputs, *, eps: float = 1e-06, atol: float = 1e-05, rtol: fl
     """
     inputs = _as_tuple(inputs)
     diff_idx = _check_inputs(inputs)
-    if not check_backward_ad:
-        return True
+    if not _diff_outputs(func(*inputs)):
+        return _check_constant(func, inputs, diff_idx, eps, nondet_tol, raise_exception)
+    if check_backward_ad:
+        for part, fn in _parts(func, inputs):
+            try:
+                if not _check_backward(fn, inputs, diff_idx, eps, atol, rtol, raise_exception,
+                                       nondet_tol, fast_mode):
+                    return False
+            except GradcheckError as e:
+                if part is None:
+                    raise
+                raise GradcheckError(
+                    f"While considering the {part} part of complex outputs only, {e}") from None
     if check_forward_ad:
+        if fast_mode:
+            return _fast(func, inputs, diff_idx, eps, atol, rtol, raise_exception, forward=True)
+        in_dt, out_dt = _jac_dtypes(func, inputs, diff_idx)
         numerical = _numerical(func, inputs, diff_idx, eps)
         forward = _forward(func, inputs, diff_idx)
         for n, i in enumerate(diff_idx):
@@ -174,10 +197,44 @@ def gradcheck(func, inputs, *, eps: float = 1e-06, atol: float = 1e-05, rtol: fl
                 if not np.allclose(a, nu, rtol=rtol, atol=atol):
                     return _fail(
                         f"Jacobian computed with forward mode mismatch for output {k} with "
-                        f"respect to input {i},\nnumerical:{_fmt(nu)}\nanalytical:"
-                        f"{_fmt(a)}\n", raise_exception)
+                        f"respect to input {i},\nnumerical:{_fmt(nu, out_dt[k])}\nanalytical:"
+                        f"{_fmt(a, out_dt[k])}\n", raise_exception)
+    return True
+
+
+def _parts(func, inputs) -> list:
+    """[(None, func)], or for complex outputs torch's two checks: the imaginary parts, then
+    the real parts (each a real function whose backward is checked like any other)."""
+    if not any(o.dtype.is_complex for o in _float_outputs(func(*inputs))):
+        return [(None, func)]
+
+    def part_fn(take):
+        def fn(*args):
+            out = func(*args)
+            outs = tuple(take(o) if isinstance(o, _tensor_cls()) and o.dtype.is_complex else o
+                         for o in _as_tuple(out))
+            return outs if isinstance(out, (tuple, list)) else outs[0]
+        return fn
+
+    return [("imaginary", part_fn(lambda o: o.imag)), ("real", part_fn(lambda o: o.real))]
+
+
+def _check_constant(func, inputs, diff_idx, eps, nondet_tol, raise_exception) -> bool:
+    """With no output that requires grad, the function must not change with its inputs."""
+    for per_input in _numerical(func, inputs, diff_idx, eps):
+        for jac in per_input:
+            if np.abs(jac).max(initial=0.0) > nondet_tol:
+                return _fail("Numerical gradient for function expected to be zero",
+                             raise_exception)
+    return True
+
+
+def _check_backward(func, inputs, diff_idx, eps, atol, rtol, raise_exception, nondet_tol,
+                    fast_mode) -> bool:
+    """Backward against finite differences, then backward against itself (reentrance)."""
     if fast_mode:
         return _fast(func, inputs, diff_idx, eps, atol, rtol, raise_exception)
+    in_dt, out_dt = _jac_dtypes(func, inputs, diff_idx)
     numerical = _numerical(func, inputs, diff_idx, eps)
     analytical = _analytical(func, inputs, diff_idx)
     for n, i in enumerate(diff_idx):
@@ -185,7 +242,8 @@ def gradcheck(func, inputs, *, eps: float = 1e-06, atol: float = 1e-05, rtol: fl
             if not np.allclose(a, nu, rtol=rtol, atol=atol):
                 return _fail(
                     f"Jacobian mismatch for output {k} with respect to input {i},\n"
-                    f"numerical:{_fmt(nu)}\nanalytical:{_fmt(a)}\n", raise_exception)
+                    f"numerical:{_fmt(nu, out_dt[k])}\nanalytical:{_fmt(a, in_dt[i])}\n",
+                    raise_exception)
     again = _analytical(func, inputs, diff_idx)
     for n in range(len(diff_idx)):
         for a, b in zip(analytical[n], again[n]):
@@ -198,44 +256,114 @@ def gradcheck(func, inputs, *, eps: float = 1e-06, atol: float = 1e-05, rtol: fl
     return True
 
 
-def _fast(func, inputs, diff_idx, eps, atol, rtol, raise_exception) -> bool:
-    """Compare u^T J v for random unit u (per output) and v (per input)."""
+def _unit_rand(n: int, dtype, gen) -> np.ndarray:
+    """A random unit vector of n entries, drawn as torch's fast gradcheck draws it."""
+    from ..ops.random_ops import rand
+
+    v = rand(n, generator=gen).to(dtype)
+    return (v / v.norm())._array().copy()
+
+
+def _fast(func, inputs, diff_idx, eps, atol, rtol, raise_exception,
+          forward: bool = False) -> bool:
+    """Compare v^T J u (or J u with forward mode) for random unit u per input and v per
+    output, with torch's vectors: a fresh default-seeded Generator, uniform draws, inputs
+    first, so the numbers in a failure message are torch's and the user's RNG is untouched.
+    """
     from ..ops.creation import tensor
-    from . import grad_mode
+    from ..random import Generator
     from .engine import grad
 
-    rng = np.random.default_rng(0)
-    vs = {i: rng.standard_normal(inputs[i].shape) for i in diff_idx}
-    vs = {i: v / max(np.linalg.norm(v), 1e-12) for i, v in vs.items()}
-    base = _run(func, inputs)
-    us = [rng.standard_normal(b.size) for b in base]
-    us = [u / max(np.linalg.norm(u), 1e-12) for u in us]
+    gen = Generator()
+    us = {i: _unit_rand(inputs[i].numel(), inputs[i].dtype, gen) for i in diff_idx}
+    outs = _diff_outputs(func(*inputs))
+    vs = None if forward else [_unit_rand(o.numel(), o.dtype, gen) for o in outs]
     for i in diff_idx:
-        arr = inputs[i].detach()._array()
+        arr = inputs[i].detach()._array()  # writes here bypass the version counter on purpose
         old = arr.copy()
-        arr[...] = old + eps * vs[i]
-        up = _run(func, inputs)
-        arr[...] = old - eps * vs[i]
+        u = us[i].reshape(arr.shape)
+        arr[...] = old - u * eps
         down = _run(func, inputs)
+        arr[...] = old + u * eps
+        up = _run(func, inputs)
         arr[...] = old
-        outs = _float_outputs(func(*inputs))
-        for k, o in enumerate(outs):
-            num = float(((up[k] - down[k]) / (2 * eps)) @ us[k])
-            if o.requires_grad:
-                u = tensor(us[k].reshape(tuple(o.shape)), dtype=o.dtype)
-                g, = grad(o, inputs[i], u, retain_graph=True, allow_unused=True)
-                with grad_mode.no_grad():
-                    ana = 0.0 if g is None else float(
-                        (g.detach()._array().astype(np.float64) * vs[i]).sum())
-            else:
-                ana = 0.0
-            if not np.isclose(ana, num, rtol=rtol, atol=atol):
-                return _fail(
-                    f"Jacobian mismatch for output {k} with respect to input {i},\n"
-                    f"numerical:{num}\nanalytical:{ana}\n\nThe above quantities relating the "
-                    "numerical and analytical jacobians are computed in fast mode.",
-                    raise_exception)
+        ju = [(b - a) / b.dtype.type(2 * eps) for a, b in zip(down, up)]
+        if forward:
+            ana = _forward_along(func, inputs, i, us[i])
+            pairs = [(a, n, atol * float(us[i].sum())) for a, n in zip(ana, ju)]
+        else:
+            pairs = []
+            for k, (o, v) in enumerate(zip(outs, vs)):
+                gv = tensor(v.reshape(tuple(o.shape)), dtype=o.dtype)
+                (g,) = grad(o, inputs[i], gv, retain_graph=True, allow_unused=True)
+                vj = np.zeros(us[i].shape) if g is None else g.detach()._array().reshape(-1)
+                pairs.append((float((vj * us[i]).sum()), float((v * ju[k]).sum()),
+                              atol * float(us[i].sum()) * float(v.sum())))
+        for k, (a, n, tol) in enumerate(pairs):
+            if not np.allclose(a, n, rtol=rtol, atol=tol):
+                mode = "computed with forward mode " if forward else ""
+                msg = (f"Jacobian {mode}mismatch for output {k} with respect to input {i},\n"
+                       f"numerical:{_fmt_fast(n, inputs[i].dtype)}\n"
+                       f"analytical:{_fmt_fast(a, inputs[i].dtype)}\n")
+                return _fail(msg + _slow_report(func, inputs, diff_idx, i, k, eps, atol, rtol,
+                                                forward), raise_exception)
     return True
+
+
+def _fmt_fast(x, dtype) -> str:
+    """A fast-mode quantity as torch prints it: a float, or a tensor for forward mode."""
+    return repr(x) if isinstance(x, float) else _fmt(x, dtype)
+
+
+def _forward_along(func, inputs, i: int, u: np.ndarray) -> list:
+    """J u for input i by one forward-mode pass."""
+    from ..ops.creation import tensor
+    from . import forward_ad as fwd
+
+    x = inputs[i]
+    with fwd.dual_level():
+        args = list(inputs)
+        args[i] = fwd.make_dual(x.detach(), tensor(u.reshape(tuple(x.shape)), dtype=x.dtype))
+        ts = [fwd.unpack_dual(o).tangent for o in _float_outputs(func(*args))]
+    return [np.zeros(o.numel()) if t is None else np.array(t.detach()._array()).reshape(-1)
+            for o, t in zip(_float_outputs(func(*inputs)), ts)]
+
+
+def _max_diff(num: np.ndarray, ana: np.ndarray, dtype) -> str:
+    """max |num - ana| worked in `dtype` and printed as torch formats a 0-d tensor: a float."""
+    from ..ops.creation import tensor
+
+    diff = (tensor(num, dtype=dtype) - tensor(ana, dtype=dtype)).abs()
+    return repr(diff.max().item()) if diff.numel() else "nan"
+
+
+def _slow_report(func, inputs, diff_idx, i, k, eps, atol, rtol, forward) -> str:
+    """torch's second half of a fast-mode failure: the full Jacobians of that pair."""
+    n = diff_idx.index(i)
+    in_dt, out_dt = _jac_dtypes(func, inputs, diff_idx)
+    num = _numerical(func, inputs, diff_idx, eps)[n][k]
+    ana = (_forward if forward else _analytical)(func, inputs, diff_idx)[n][k]
+    ok = np.allclose(ana, num, rtol=rtol, atol=atol)
+    msg = (
+        "\nThe above quantities relating the numerical and analytical jacobians are computed \n"
+        "in fast mode. See: https://github.com/pytorch/pytorch/issues/53876 for more "
+        "background \nabout fast mode. Below, we recompute numerical and analytical jacobians "
+        f"in slow mode:\n\nNumerical:\n {_fmt(num, out_dt[k])}\n"
+        f"Analytical:\n{_fmt(ana, out_dt[k] if forward else in_dt[i])}\n\n"
+        f"The max per-element difference (slow mode) is: {_max_diff(num, ana, out_dt[k])}.\n")
+    if ok:
+        msg += (
+            "Fast gradcheck failed but element-wise differences are small. This means that "
+            "the\ntest might've passed in slow_mode!\n\nIf you are adding a new operator, please "
+            "file an issue and then use one of the\nworkarounds. The workaround depends on how "
+            "your test invokes gradcheck/gradgradcheck:\n\nIf the test\n- manually invokes "
+            "gradcheck/gradgradcheck, then call gradcheck/gradgradcheck\n  with "
+            "`fast_mode=False` as a keyword argument.\n- is OpInfo-based (e.g., in "
+            "test_ops_gradients.py), then modify the OpInfo for the test\n  to have "
+            "`gradcheck_fast_mode=False`\n- is a Module test (e.g., in common_nn.py), then "
+            "modify the corresponding\n  module_test entry to have `gradcheck_fast_mode=False`"
+        )
+    return msg
 
 
 def _random_grad_output(out, noncontiguous: bool):
@@ -267,6 +395,15 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-06, atol: 
     """
     from .engine import grad
 
+    if not (check_fwd_over_rev or check_rev_over_rev):
+        raise AssertionError(
+            "Expected at least one of check_fwd_over_rev or check_rev_over_rev to be True")
+    if check_undefined_grad and not check_rev_over_rev:
+        raise AssertionError(
+            "Setting check_undefined_grad=True requires check_rev_over_rev to be True")
+    if check_batched_grad and not check_rev_over_rev:
+        raise AssertionError(
+            "Setting check_batched_grad=True requires check_rev_over_rev to be True")
     inputs = _as_tuple(inputs)
     if grad_outputs is None:
         outs = _diff_outputs(func(*inputs))
@@ -276,16 +413,24 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-06, atol: 
     n_out = len(grad_outputs)
     Tensor = _tensor_cls()
 
+    # which arguments require grad, remembered: the forward-mode check passes detached duals
+    diff_in = {i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad}
+    diff_go = {i for i, g in enumerate(grad_outputs) if g.requires_grad}
+
     def first_order(*args):
-        xs, gos = args[:len(args) - n_out], args[len(args) - n_out:]
+        xs = tuple(x.requires_grad_() if i in diff_in else x
+                   for i, x in enumerate(args[:len(args) - n_out]))
+        gos = tuple(g.requires_grad_() if i in diff_go else g
+                    for i, g in enumerate(args[len(args) - n_out:]))
         outs = _diff_outputs(func(*xs))
-        wrt = tuple(x for x in xs if isinstance(x, Tensor) and x.requires_grad)
+        wrt = tuple(x for i, x in enumerate(xs) if i in diff_in)
         gs = grad(outs, wrt, gos, create_graph=True, allow_unused=True)
         return tuple(g for g in gs if g is not None)
 
     return gradcheck(first_order, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
                      raise_exception=raise_exception, nondet_tol=nondet_tol,
-                     check_undefined_grad=check_undefined_grad, fast_mode=fast_mode)
+                     check_undefined_grad=check_undefined_grad, fast_mode=fast_mode,
+                     check_forward_ad=check_fwd_over_rev, check_backward_ad=check_rev_over_rev)
 
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
