@@ -177,7 +177,7 @@ def _code_execution(marker: str) -> list[Case]:
         ("getattr_chain", call(glob("builtins", "getattr"), call(
             glob("builtins", "__import__"), text("os")), text("system")), "getattr"),
         ("dotted_global", call(glob("collections", "OrderedDict.__init__.__globals__")),
-         "refusing global"),
+         "Unsupported global: GLOBAL collections.OrderedDict.__init__.__globals__ "),
         ("numpy_reconstruct", call(glob("numpy.core.multiarray", "_reconstruct")), "numpy"),
         ("reduce_storage_class", call(glob("torch", "FloatStorage"), num(4)), "storage class"),
         ("reduce_codecs_other_encoding", call(glob("_codecs", "encode"), text("x"),
@@ -189,7 +189,7 @@ def _code_execution(marker: str) -> list[Case]:
         ("build_on_dict", EMPTY_DICT + EMPTY_DICT + text("update") + num(1) + SETITEM + BUILD,
          "BUILD"),
         ("build_class_swap", odict() + EMPTY_DICT + text("__class__") +
-         glob("builtins", "list") + SETITEM + BUILD, "refusing"),
+         glob("builtins", "list") + SETITEM + BUILD, "Unsupported global: GLOBAL builtins.list "),
         ("inst", MARK + b"i" + b"os\nsystem\n", "INST"),
         ("obj", MARK + glob("collections", "OrderedDict") + b"o", "OBJ"),
         ("newobj", glob("collections", "OrderedDict") + EMPTY_TUPLE + NEWOBJ, "NEWOBJ"),

@@ -215,5 +215,7 @@ def test_reading_meta_values_raises_like_torch():
 
 
 def test_mixing_devices_raises_runtime_error():
-    with pytest.raises(RuntimeError, match="same device"):
+    # (torch's words for meta beside cpu: tests/core/test_meta_beside_cpu.py has the rest)
+    with pytest.raises(RuntimeError, match="Tensor on device cpu is not on the expected "
+                                           "device meta!"):
         ember.zeros(2, device="meta") + ember.zeros(2)

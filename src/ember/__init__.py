@@ -96,6 +96,7 @@ from . import utils  # noqa: E402
 from . import _dynamo, accelerator, amp, backends, compiler, distributed, jit, onnx  # noqa: E402
 from . import quasirandom  # noqa: E402
 from . import storage  # noqa: E402
+from . import __future__  # noqa: E402  (torch.__future__'s module-conversion switches)
 from .storage import *  # noqa: E402,F403
 from .storage import FloatStorage as Storage  # noqa: E402  (PyTorch's alias)
 from ._runtime import *  # noqa: E402

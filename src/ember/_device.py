@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 # Every device type PyTorch's parser knows, in its order (its error message lists them).
 # ember holds tensors on cpu and meta, and on cuda where CuPy finds a GPU; the others
 # parse, and creating a tensor there fails as it does in PyTorch's CPU build
@@ -82,16 +84,61 @@ class device:
     def __reduce__(self):
         return (device, (str(self),))
 
+    def __enter__(self) -> device:
+        """`with device("meta"):` makes factories that are given no device create their
+        tensors here (PyTorch's `DeviceContext`); contexts nest and restore on exit."""
+        _DEFAULT.append(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _DEFAULT.pop()
+
 
 _CACHE: dict = {}
 CPU = device("cpu")
 META = device("meta")
+# The device a factory given none uses: the bottom entry is `set_default_device`'s, the
+# others are the `with device(...)` blocks being run, innermost last.
+_DEFAULT: list = [CPU]
+
+
+def default_device() -> device:
+    """Where factory functions put a tensor when they are given no device."""
+    return _DEFAULT[-1]
+
+
+# Where a factory call given no device takes the default one: user code and the Python
+# layer PyTorch also writes in Python over its factories (module constructors, init).
+_TAKES_DEFAULT = ("ember.nn.modules.", "ember.nn.init", "ember.nn.parameter",
+                  "ember.nn.utils.init")
+
+
+def _caller_takes_default() -> bool:
+    """NOTE: PyTorch's device context reaches only Python-level factory calls; its kernels
+    (C++) and its optimizers (which name the device) make their tensors where they mean
+    to. ember's kernels and optimizers are Python, so the first frame above the factory
+    machinery (`ember.ops.*`, `ember._*`) decides: user code and module constructors take
+    the default device, ember's own ops, functionals and optimizers do not."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        name = frame.f_globals.get("__name__", "")
+        if not (name.startswith("ember.ops.") or name.startswith("ember._")):
+            return not name.startswith("ember.") or name.startswith(_TAKES_DEFAULT)
+        frame = frame.f_back
+    return True
+
+
+def set_default(d) -> None:
+    """Set the bottom of the default-device stack (`set_default_device`; None is the CPU)."""
+    _DEFAULT[0] = CPU if d is None else as_device(d)
 
 
 def as_device(d) -> device:
-    """A device from None (cpu), a string, an int (cuda index) or a device."""
+    """A device from None (the default device: see `default_device`), a string, an int
+    (cuda index) or a device."""
     if d is None:
-        return CPU
+        dev = _DEFAULT[-1]
+        return dev if dev is CPU or _caller_takes_default() else CPU
     if type(d) is device:
         return d
     return device(d)

@@ -143,19 +143,23 @@ def is_anomaly_check_nan_enabled() -> bool:
 
 
 def get_default_device():
-    """The device factory functions use when given none: always the CPU in ember."""
-    from ._device import device
+    """The device factory functions use when given none (`set_default_device`, or the
+    innermost `with ember.device(...)` block)."""
+    from ._device import default_device
 
-    return device("cpu")
+    return default_device()
 
 
 def set_default_device(device) -> None:
-    """Accepts the CPU (or None); ember's factories cannot default to another device."""
+    """Make factories given no device create on `device` (None restores the CPU)."""
     from ._device import device as _device
+    from ._device import set_default
 
-    if device is not None and _device(device).type != "cpu":
-        raise RuntimeError(f"ember cannot make {_device(device)} the default device: factory "
-                           "functions always create tensors on the CPU unless given device=")
+    if device is not None and _device(device).type not in ("cpu", "meta"):
+        from .backends import refuse_unavailable
+
+        refuse_unavailable(_device(device), factory=True)
+    set_default(device)
 
 
 def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend="inductor",

@@ -55,7 +55,8 @@ for line in sys.stdin:
             out["shape"] = list(obj.shape)
     except BaseException as e:
         out["error"] = type(e).__module__ + "." + type(e).__qualname__
-        out["message"] = str(e)[:400]
+        # (torch's weights-only refusal names the global after its long preamble)
+        out["message"] = str(e).split("WeightsUnpickler error: ")[-1][:400]
         out["long_message"] = len(str(e)) > 2000
     out["maxrss_kib"] = peak_rss_kib()
     print(json.dumps(out), flush=True)

@@ -262,11 +262,26 @@ def device_of(args) -> str | None:
                 dev = d
                 first = a
             elif d != dev:
+                if {d, dev} == {"cpu", "meta"}:
+                    return _meta_beside_cpu(args)
                 raise RuntimeError(
                     "Expected all tensors to be on the same device, but found at least two "
                     f"devices, {first.device} and {a.device}!"
                 )
     return dev
+
+
+def _meta_beside_cpu(args) -> str:
+    """NOTE: PyTorch's TensorIterator lets a CPU 0-d tensor join a meta computation (as it
+    joins a CUDA one); any other CPU tensor beside a meta one is refused in its words,
+    naming the first tensor's device as the expected one."""
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    kept = [t for t in tensors if t._shape or t.device.type != "cpu"]
+    if all(t.device.type == "meta" for t in kept):
+        return "meta"
+    expected = kept[0].device
+    other = next(t.device for t in kept if t.device != expected)
+    raise RuntimeError(f"Tensor on device {other} is not on the expected device {expected}!")
 
 
 def _eval_off_cpu(prim, args, params):

@@ -27,8 +27,13 @@ def refuse_unavailable(dev: device, *, factory: bool = False) -> None:
     kind = dev.type
     if kind == "cpu" or kind == "meta" or (kind == "cuda" and cuda.is_available()):
         return
-    if kind in ("cuda", "xpu", "mtia"):
+    if kind in ("cuda", "xpu"):
         raise AssertionError(f"Torch not compiled with {kind.upper()} enabled")
+    if kind == "mtia":
+        raise AssertionError(
+            "Torch not compiled with MTIA enabled. Ensure you have `import "
+            "mtia.host_runtime.torch_mtia.dynamic_library` in your python src file and include "
+            "`//mtia/host_runtime/torch_mtia:torch_mtia` as your target dependency!")
     if kind in ("hpu", "privateuseone"):
         raise ModuleNotFoundError(f"No module named '{_names.prefix}.{kind}'")
     if kind in _CAFFE2 and factory:

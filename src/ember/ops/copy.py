@@ -199,29 +199,85 @@ def _to_device(x: Tensor, dev: device, dtype: dt.dtype | None) -> Tensor:
     return to_device(x, dev, dtype)
 
 
-def _parse_to(args, kwargs):
-    dev = kwargs.pop("device", None)
-    dtype = dt.as_dtype(kwargs.pop("dtype", None))
-    copy = kwargs.pop("copy", False)
-    kwargs.pop("non_blocking", None)
-    fmt = kwargs.pop("memory_format", None)
-    if kwargs:
-        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
-    for a in args:
-        if isinstance(a, dt.dtype) or (a.__class__ is type and a in dt._PY_TYPES):
-            dtype = dt.as_dtype(a)
-        elif isinstance(a, Tensor):
-            dtype, dev = a._dtype, a.device
-        elif isinstance(a, (str, device, int)) and not isinstance(a, bool):
-            dev = a
-        elif isinstance(a, bool):
+# `Tensor.to`'s overloads as torch prints them (`Module.to` parses the same ones).
+_TO_OVERLOADS = (
+    "(torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, "
+    "bool copy = False, *, torch.memory_format memory_format = None)",
+    "(torch.dtype dtype, bool non_blocking = False, bool copy = False, *, "
+    "torch.memory_format memory_format = None)",
+    "(Tensor tensor, bool non_blocking = False, bool copy = False, *, "
+    "torch.memory_format memory_format = None)",
+)
+# each overload's positional parameters, with whether None is accepted
+_TO_PARAMS = ((("device", True), ("dtype", True), ("non_blocking", False), ("copy", False)),
+              (("dtype", False), ("non_blocking", False), ("copy", False)),
+              (("tensor", False), ("non_blocking", False), ("copy", False)))
+
+
+def _to_fits(name: str, value, optional: bool) -> bool:
+    """Whether torch's argument parser takes `value` for `to`'s parameter `name`."""
+    if value is None:
+        return optional or name == "memory_format"
+    if name == "device":
+        return isinstance(value, (str, device)) or (isinstance(value, int)
+                                                    and not isinstance(value, bool))
+    if name == "dtype":
+        # NOTE: the dtype-first overload also takes a Python number, read as its type's dtype
+        # (torch: `t.to(2.5)` is float64, `t.to(True)` bool), the device-first one does not.
+        return isinstance(value, dt.dtype) or (value.__class__ is type and value in dt._PY_TYPES) \
+            or (not optional and value.__class__ in dt._PY_TYPES)
+    if name == "tensor":
+        return isinstance(value, Tensor)
+    if name == "memory_format":
+        from .._layout import memory_format
+
+        return isinstance(value, memory_format)
+    return isinstance(value, (bool, np.bool_))
+
+
+def parse_to(args: tuple, kwargs: dict) -> dict:
+    """Read `to(...)`'s arguments against its three overloads, in torch's order (the first
+    that fits wins): a dict of device, dtype, non_blocking, copy and memory_format, or
+    torch's TypeError listing the overloads."""
+    for params in _TO_PARAMS:
+        if len(args) > len(params):
             continue
-        else:
-            raise TypeError(
-                f"to() received an invalid combination of arguments - got "
-                f"({type(a).__name__}), but expected one of: (device, dtype), (dtype) or "
-                "(Tensor), each followed by non_blocking and copy")
-    return (None if dev is None else as_device(dev)), dtype, copy, fmt
+        names = [n for n, _ in params]
+        got = dict(zip(names, args))
+        optional = dict(params)
+        if any(k in got or (k not in optional and k != "memory_format") for k in kwargs):
+            continue
+        got.update(kwargs)
+        if not all(_to_fits(k, v, optional.get(k, True)) for k, v in got.items()):
+            continue
+        if any(not opt and n not in got for n, opt in params[:1]):
+            continue
+        if "tensor" in got:
+            got["device"], got["dtype"] = got["tensor"].device, got["tensor"]._dtype
+        elif got.get("dtype").__class__ in dt._PY_TYPES:
+            got["dtype"] = got["dtype"].__class__
+        return {"device": None if got.get("device") is None else as_device(got["device"]),
+                "dtype": dt.as_dtype(got.get("dtype")),
+                "non_blocking": bool(got.get("non_blocking", False)),
+                "copy": bool(got.get("copy", False)),
+                "memory_format": got.get("memory_format")}
+    from ._arg_parser_text import invalid_combination
+
+    raise invalid_combination("to", _TO_OVERLOADS, args, kwargs)
+
+
+def _parse_to(args, kwargs):
+    if not kwargs and len(args) == 1:  # (hot: `x.to(dtype)`, `x.to("cpu")`, `x.to(other)`)
+        a = args[0]
+        cls = a.__class__
+        if cls is dt.dtype:
+            return None, a, False, None
+        if cls is str or cls is device:
+            return as_device(a), None, False, None
+        if isinstance(a, Tensor):
+            return a.device, a._dtype, False, None
+    r = parse_to(args, kwargs)
+    return r["device"], r["dtype"], r["copy"], r["memory_format"]
 
 
 def to(x: Tensor, *args, **kwargs) -> Tensor:
@@ -363,6 +419,14 @@ def xpu(x: Tensor, device=None, non_blocking=False, memory_format=None) -> Tenso
     return to(x, "xpu" if device is None else device)
 
 
+def ipu(x: Tensor, device=None, non_blocking=False, memory_format=None) -> Tensor:
+    return to(x, "ipu" if device is None else device)
+
+
+def mtia(x: Tensor, device=None, non_blocking=False, memory_format=None) -> Tensor:
+    return to(x, "mtia" if device is None else device)
+
+
 def pin_memory(x: Tensor, device=None) -> Tensor:
     """Page-locked host memory is for copies to a GPU: PyTorch's CPU build refuses it."""
     from ..backends.cuda import is_available
@@ -377,7 +441,8 @@ def is_pinned(x: Tensor, device=None) -> bool:
 
 
 TENSOR_METHODS = {
-    "resize_": resize_, "resize_as_": resize_as_, "xpu": xpu, "pin_memory": pin_memory,
+    "resize_": resize_, "resize_as_": resize_as_, "xpu": xpu, "ipu": ipu, "mtia": mtia,
+    "pin_memory": pin_memory,
     "is_pinned": is_pinned,
     "clone": clone, "to": to, "type": type_, "cpu": cpu, "cuda": cuda, "copy_": copy_,
     "float": _converter(dt.float32), "double": _converter(dt.float64),

@@ -346,7 +346,7 @@ def from_data(data, dtype: dt.dtype | None, device, copy: bool) -> Tensor:
     shape = data_shape(data)
     plain_rows: set = set()
     d = infer_dtype(data, plain_rows) if dtype is None else dtype
-    if device is not None and as_device(device).type == "meta":
+    if as_device(device).type == "meta":
         return _meta(shape, d)  # no values to read (PyTorch reads none either)
     if numel(shape) == 0:
         return _place(np.empty(shape, d.np), d, device, False)

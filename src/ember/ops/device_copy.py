@@ -31,16 +31,17 @@ def _eval_to_device(prim, args: tuple, params: dict) -> Tensor:
     if dst.type == "meta":
         out = _meta(*_to_device_meta(x, **params))
     elif dst.type == "cpu" and src.type == "meta":
-        raise NotImplementedError(
-            "Cannot copy out of meta tensor; no data! Please use torch.nn.Module.to_empty() "
-            "instead of torch.nn.Module.to() when moving module from meta to a different device."
-        )
+        raise NotImplementedError(META_NO_DATA)
     else:
         out = x.detach().to(d).clone() if src.type == "cpu" else x
     if grad_mode.state.enabled and x._requires_grad:
         autograd.record(prim, vjp_rule(prim, params), args, params, out)
     return out
 
+
+# What torch says when a meta tensor's (absent) values are asked for on another device;
+# `Module.to` adds a pointer to `to_empty`.
+META_NO_DATA = "Cannot copy out of meta tensor; no data!"
 
 to_device_p = Primitive("to_device", None, _to_device_meta, impl=_eval_to_device,
                         grad_name="ToCopyBackward0")

@@ -33,7 +33,7 @@ import numpy as np
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._core import mark_random
-from .._device import CPU, as_device
+from .._device import as_device
 from .._tensor import Tensor, _meta
 from .._view import (
     non_overlapping,
@@ -91,7 +91,7 @@ def _scalar(x):
 def _result(make, shape, stride, d: dt.dtype, device, requires_grad) -> Tensor:
     """A new tensor of drawn values (see `draw`) on `device`."""
     t = draw(make, shape, stride, d)
-    dev = as_device(device) if device is not None else CPU
+    dev = as_device(device)
     if dev.type != "cpu":
         t = t.to(dev)
     if requires_grad:

@@ -13,7 +13,7 @@ import copy
 import functools
 import warnings
 from collections import OrderedDict, defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from itertools import chain
 from typing import Any
 
@@ -77,12 +77,7 @@ class Optimizer:
                 "params argument given to the optimizer should be an iterable of Tensors or "
                 f"dicts, but got {_type_name(params)}"
             )
-        if not isinstance(params, Iterable):
-            raise TypeError(
-                "params argument given to the optimizer should be an iterable of Tensors or "
-                f"dicts, but got {type(params).__name__}"
-            )
-        groups = list(params)
+        groups = list(params)  # (a non-iterable raises Python's TypeError, as in torch)
         if len(groups) == 0:
             raise ValueError("optimizer got an empty parameter list")
         if not isinstance(groups[0], dict):

@@ -126,10 +126,30 @@ def _find_global(module: str, name: str):
     if _whole_models[0] and (cls := _imported_module_class(module, name)) is not None:
         _safe[full] = cls  # for this load only (load() restores the allowlist)
         return cls
-    raise UnpicklingError(
-        f"refusing global {full}: ember.load builds only tensors, containers, numbers and "
-        "strings. If you trust this file and the class, allow it with "
-        "ember.serialization.add_safe_globals([...])")
+    if _whole_models[0]:
+        raise UnpicklingError(
+            f"refusing global {full}: ember.load builds only tensors, containers, numbers "
+            "and strings. If you trust this file and the class, allow it with "
+            "ember.serialization.add_safe_globals([...])")
+    raise UnpicklingError(_WEIGHTS_ONLY_REFUSAL.format(full=full))
+
+
+# NOTE: torch's words for a global that `weights_only` loading does not allow (programs
+# print them), including its bold ANSI span.
+_WEIGHTS_ONLY_REFUSAL = (
+    "Weights only load failed. This file can still be loaded, to do so you have two options, "
+    "\x1b[1mdo those steps only if you trust the source of the checkpoint\x1b[0m. \n\t(1) In "
+    "PyTorch 2.6, we changed the default value of the `weights_only` argument in `torch.load` "
+    "from `False` to `True`. Re-running `torch.load` with `weights_only` set to `False` will "
+    "likely succeed, but it can result in arbitrary code execution. Do it only if you got the "
+    "file from a trusted source.\n\t(2) Alternatively, to load with `weights_only=True` please "
+    "check the recommended steps in the following error message.\n\tWeightsUnpickler error: "
+    "Unsupported global: GLOBAL {full} was not an allowed global by default. Please use "
+    "`torch.serialization.add_safe_globals([{full}])` or the "
+    "`torch.serialization.safe_globals([{full}])` context manager to allowlist this global if "
+    "you trust this class/function.\n\nCheck the documentation of torch.load to learn more "
+    "about types accepted by default with weights_only "
+    "https://pytorch.org/docs/stable/generated/torch.load.html.")
 
 
 _whole_models = [False]

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import _compat_pickle
 import copyreg
+import pickle
 import struct
+import types
 from collections import Counter, OrderedDict
 
 
@@ -215,6 +217,10 @@ class Pickler:
         elif type(obj) is Counter:
             self.save_call("collections", "Counter", (dict(obj),))
         elif isinstance(obj, type) or callable(obj) and hasattr(obj, "__qualname__"):
+            if isinstance(obj, (type, types.FunctionType)):
+                # a lambda, a local or a shadowed function cannot be found again by name:
+                # Python's own pickler checks that and raises its error (as torch.save does)
+                pickle.dumps(obj, 2)
             self.save_global(obj.__module__, obj.__qualname__)
             return
         else:

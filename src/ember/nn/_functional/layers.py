@@ -296,6 +296,8 @@ def _group_norm(input: Tensor, num_groups: int, weight: Tensor | None, bias: Ten
         out = out * weight.reshape(view)
     if bias is not None:
         out = out + bias.reshape(view)
+    if out._grad_fn is not None:  # PyTorch runs this as its one group-norm kernel
+        rename_node(out._grad_fn, "NativeGroupNormBackward0")
     return saves(out, input, weight)  # (PyTorch's native_group_norm node keeps these)
 
 
@@ -357,9 +359,11 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         scale = scale * weight
     shift = -running_mean * scale if bias is None else \
         E.addcmul(bias, running_mean, scale, value=-1)
+    out = E.addcmul(shift.reshape(view), input, scale.reshape(view))
+    if out._grad_fn is not None:  # PyTorch runs this as its one batch-norm kernel
+        rename_node(out._grad_fn, "NativeBatchNormBackward0")
     # (what PyTorch's native_batch_norm saves: an in-place op on one refuses backward)
-    return saves(E.addcmul(shift.reshape(view), input, scale.reshape(view)), input, weight,
-                 running_mean, running_var)
+    return saves(out, input, weight, running_mean, running_var)
 
 
 def instance_norm(input: Tensor, running_mean: Tensor | None = None,

@@ -14,6 +14,7 @@ from ..._storage import deferred_sharing
 from ..._tensor import Tensor
 from ..._user_warnings import warn_at_user
 from ...autograd import grad_mode
+from ...ops.device_copy import META_NO_DATA
 
 if TYPE_CHECKING:
     from .module import Module
@@ -32,19 +33,31 @@ class _ConversionMixin:
     """Moving and casting methods of `Module`; they all go through `_apply`."""
 
     def _apply(self, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> Module:
-        """Replace each parameter's and buffer's data with `fn(data)` (Parameters stay the same)."""
+        """Replace each parameter's and buffer's data with `fn(data)`. The Parameter objects
+        stay the same unless `ember.__future__.set_overwrite_module_params_on_conversion`
+        asked for new ones (and the swap switch did not take precedence)."""
+        from ... import __future__ as future
+        from ..parameter import Parameter
+
         if recurse:
             for module in self.children():
                 module._apply(fn)
-        for param in self._parameters.values():
+        overwrite = (future.get_overwrite_module_params_on_conversion()
+                     and not future.get_swap_module_params_on_conversion())
+        for key, param in self._parameters.items():
             if param is None:
                 continue
             with grad_mode.no_grad():
                 new = fn(param)
+                g = None if param.grad is None else fn(param.grad)
+            if overwrite:
+                out = Parameter(new, param.requires_grad)
+                if g is not None:
+                    out.grad = g.requires_grad_(param.grad.requires_grad)
+                self._parameters[key] = out
+                continue
             param.data = new
-            if param.grad is not None:
-                with grad_mode.no_grad():
-                    g = fn(param.grad)
+            if g is not None:
                 param.grad.data = g
         for key, buf in self._buffers.items():
             if buf is not None:
@@ -53,7 +66,10 @@ class _ConversionMixin:
 
     def to(self, *args, **kwargs) -> Module:
         """Move and/or cast parameters and buffers (dtype casts touch floating tensors only)."""
-        device, dtype, non_blocking = _parse_to(args, kwargs)
+        from ...ops.copy import parse_to
+
+        parsed = parse_to(args, kwargs)
+        device, dtype, fmt = parsed["device"], parsed["dtype"], parsed["memory_format"]
         if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got "
                             f"desired dtype={dtype}")
@@ -63,11 +79,20 @@ class _ConversionMixin:
         def convert(t: Tensor) -> Tensor:
             d = dtype if dtype is not None and (t.is_floating_point() or t.is_complex()) \
                 else None
-            return t.to(device=device, dtype=d)
+            try:
+                if fmt is not None and t.dim() in (4, 5):
+                    return t.to(device=device, dtype=d, memory_format=fmt)
+                return t.to(device=device, dtype=d)
+            except NotImplementedError as e:
+                if str(e) != META_NO_DATA:
+                    raise
+                raise NotImplementedError(
+                    f"{e} Please use torch.nn.Module.to_empty() instead of torch.nn.Module.to() "
+                    "when moving module from meta to a different device.") from None
 
         return self._apply(convert)
 
-    def to_empty(self, *, device=None, recurse: bool = True) -> Module:
+    def to_empty(self, *, device, recurse: bool = True) -> Module:
         """Give every parameter and buffer fresh uninitialised memory on `device`."""
         from ...ops.creation import empty_like
 
@@ -105,6 +130,15 @@ class _ConversionMixin:
     def cuda(self, device=None) -> Module:
         return self._apply(lambda t: t.cuda(device))
 
+    def xpu(self, device=None) -> Module:
+        return self._apply(lambda t: t.xpu(device))
+
+    def ipu(self, device=None) -> Module:
+        return self._apply(lambda t: t.ipu(device))
+
+    def mtia(self, device=None) -> Module:
+        return self._apply(lambda t: t.mtia(device))
+
     def share_memory(self) -> Module:
         """Move every parameter, buffer and existing gradient into memory shared with
         processes forked later (torch.multiprocessing's Hogwild pattern)."""
@@ -113,24 +147,9 @@ class _ConversionMixin:
 
 
 def _parse_to(args, kwargs):
-    from ... import _dtype as dt
-    from ..._device import as_device
+    """`Module.to`'s arguments, read as `Tensor.to` reads them (the same three overloads and
+    torch's TypeError): (device, dtype, non_blocking)."""
+    from ...ops.copy import parse_to
 
-    device = kwargs.pop("device", None)
-    dtype = kwargs.pop("dtype", None)
-    non_blocking = kwargs.pop("non_blocking", False)
-    kwargs.pop("memory_format", None)
-    if kwargs:
-        raise TypeError(f"to() received an invalid combination of arguments: {list(kwargs)}")
-    for a in args:
-        if isinstance(a, dt.dtype):
-            dtype = a
-        elif isinstance(a, Tensor):
-            device, dtype = a.device, a.dtype
-        elif isinstance(a, bool):
-            non_blocking = a
-        elif a is not None:
-            device = a
-    if device is not None:
-        device = as_device(device)
-    return device, dtype, non_blocking
+    r = parse_to(args, kwargs)
+    return r["device"], r["dtype"], r["non_blocking"]

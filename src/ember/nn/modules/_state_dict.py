@@ -48,11 +48,23 @@ class _StateDictMixin:
         return h
 
     def register_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
+        """`hook(module, state_dict, prefix, local_metadata)` runs after `state_dict` and
+        edits it in place (returning anything else than None is a RuntimeError)."""
+        # NOTE: marked on the hook itself, as torch does, so the private form can refuse it
+        hook._from_public_api = True
         h = RemovableHandle(self._state_dict_hooks)
         self._state_dict_hooks[h.id] = hook
         return h
 
-    _register_state_dict_hook = register_state_dict_post_hook
+    def _register_state_dict_hook(self, hook: Callable) -> RemovableHandle:
+        """The older post-hook form: a dict it returns replaces the root's state dict."""
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError("Cannot register the same function as the state dict post hook "
+                               "that was previously registered via "
+                               "register_state_dict_post_hook")
+        h = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[h.id] = hook
+        return h
 
     def register_load_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
         h = RemovableHandle(self._load_state_dict_pre_hooks)
@@ -102,10 +114,14 @@ class _StateDictMixin:
     def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool = False):
         """Parameters and persistent buffers by dotted name, in registration order."""
         if args:
+            warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
+                          "https://pytorch.org/docs/main/generated/torch.nn.Module.html"
+                          "#torch.nn.Module.state_dict for details.", FutureWarning,
+                          stacklevel=2)
             destination = args[0] if destination is None else destination
-            if len(args) > 1:
+            if len(args) > 1 and prefix == "":
                 prefix = args[1]
-            if len(args) > 2:
+            if len(args) > 2 and keep_vars is False:
                 keep_vars = args[2]
         if destination is None:
             destination = OrderedDict()
@@ -123,7 +139,10 @@ class _StateDictMixin:
         local = meta[prefix[:-1]] if meta is not None else {"version": self._version}
         for hook in self._state_dict_hooks.values():
             res = hook(self, destination, prefix, local)
-            if res is not None:
+            if getattr(hook, "_from_public_api", False):
+                if res is not None:
+                    raise RuntimeError("state_dict post-hook must return None")
+            elif res is not None:
                 destination = res
         return destination
 

@@ -474,6 +474,22 @@ class Module(_StateDictMixin, _ConversionMixin):
                 raise AttributeError("`" + item + "` is not an nn.Module")
         return mod
 
+    def set_submodule(self, target: str, module: Module, strict: bool = False) -> None:
+        """Put `module` at the dotted path `target` (its parent must exist); with `strict`,
+        only replace a submodule that is already there."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent_path, _, name = target.rpartition(".")
+        parent = self.get_submodule(parent_path)
+        if hasattr(parent, name):
+            if not isinstance(getattr(parent, name), Module):
+                raise AttributeError("`" + name + "` is not an nn.Module")
+        elif strict:
+            raise AttributeError(parent._get_name() + " has no attribute `" + name + "`")
+        setattr(parent, name, module)
+
     def get_parameter(self, target: str) -> Parameter:
         module_path, _, name = target.rpartition(".")
         mod = self.get_submodule(module_path)
@@ -563,6 +579,14 @@ class Module(_StateDictMixin, _ConversionMixin):
             else:
                 main += "\n  " + "\n  ".join(lines) + "\n"
         return main + ")"
+
+
+# The mixins' methods are Module's: name them so (a TypeError about their arguments says
+# "Module.to_empty()", as torch's does).
+for _mixin in (_StateDictMixin, _ConversionMixin):
+    for _name, _fn in vars(_mixin).items():
+        if callable(_fn) and hasattr(_fn, "__qualname__"):
+            _fn.__qualname__ = f"Module.{_name}"
 
 
 def _remove_from(name: str, *stores) -> None:

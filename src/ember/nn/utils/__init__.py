@@ -4,6 +4,7 @@ from . import (
     clip_grad,
     convert_parameters,
     fusion,
+    init,
     parametrizations,
     parametrize,
     rnn,
@@ -22,6 +23,7 @@ from .fusion import (
     fuse_linear_bn_eval,
     fuse_linear_bn_weights,
 )
+from .init import skip_init
 from .rnn import PackedSequence
 from .spectral_norm import remove_spectral_norm, spectral_norm
 from .weight_norm import remove_weight_norm, weight_norm
