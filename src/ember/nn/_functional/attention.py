@@ -14,6 +14,7 @@ import warnings
 import ember as E
 
 from ..._tensor import Tensor
+from ...ops._common import c_type_name
 from .layers import dropout, linear, scaled_dot_product_attention
 
 __all__ = ["multi_head_attention_forward"]
@@ -205,6 +206,10 @@ def multi_head_attention_forward(
     if need_weights:
         scores = (q * math.sqrt(1.0 / float(head_dim))).matmul(k.transpose(-2, -1))
         if attn_mask is not None:
+            if attn_mask.dtype is not q.dtype:  # (torch adds it by baddbmm, which checks)
+                raise RuntimeError("Input dtypes must be the same, got: input "
+                                   f"{c_type_name(attn_mask.dtype)}, batch1: "
+                                   f"{c_type_name(q.dtype)}, batch2: {c_type_name(k.dtype)}")
             scores = scores + attn_mask
         weights = scores.softmax(-1)
         if dropout_p > 0.0:

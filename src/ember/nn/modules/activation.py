@@ -6,6 +6,7 @@ import ember as E
 
 from ... import ops
 from ..._tensor import Tensor
+from ...backends import mha as _mha
 from .. import functional as F
 from .. import init
 from .._functional.attention import multi_head_attention_forward
@@ -378,6 +379,34 @@ class MultiheadAttention(Module):
                 key_padding_mask: Tensor | None = None, need_weights: bool = True,
                 attn_mask: Tensor | None = None, average_attn_weights: bool = True,
                 is_causal: bool = False):
+        # NOTE: where PyTorch takes its fused inference kernel, that kernel ignores the
+        # is_causal hint (only the masks count) and, like an explicit softmax, gives NaN for
+        # a query whose every key is masked; the weights path computes exactly that
+        fused = self._fused_path(query, key, value, key_padding_mask, attn_mask)
+        out, weights = self._attend(query, key, value, key_padding_mask, need_weights or fused,
+                                    attn_mask, average_attn_weights, is_causal and not fused)
+        return out, (weights if need_weights else None)
+
+    def _fused_path(self, query, key, value, key_padding_mask, attn_mask) -> bool:
+        """Whether PyTorch would run this call through `_native_multi_head_attention`."""
+        if any(m is not None and m.dtype.is_floating_point
+               for m in (attn_mask, key_padding_mask)):
+            return False
+        w, b = self.in_proj_weight, self.in_proj_bias
+        if not _mha.get_fastpath_enabled() or query.dim() != 3 or self.training:
+            return False
+        if query is not key or key is not value or w is None or b is None or \
+                query.dtype is not b.dtype or query.dtype is not w.dtype:
+            return False
+        if self.num_heads % 2 or not self.batch_first or self.bias_k is not None or \
+                self.bias_v is not None or self.add_zero_attn or E.is_autocast_enabled():
+            return False
+        args = (query, w, b, self.out_proj.weight, self.out_proj.bias)
+        return not (E.is_grad_enabled() and any(
+            t is not None and t.requires_grad for t in args))
+
+    def _attend(self, query, key, value, key_padding_mask, need_weights, attn_mask,
+                average_attn_weights, is_causal):
         batched = query.dim() == 3
         if self.batch_first and batched:
             query, key, value = (x.transpose(0, 1) for x in (query, key, value))

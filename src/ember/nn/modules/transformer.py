@@ -13,6 +13,7 @@ import warnings
 import ember as E
 
 from ..._tensor import Tensor
+from ...backends import mha as _mha
 from .. import functional as F
 from .._functional.attention import canonical_mask
 from ..init import xavier_uniform_
@@ -73,21 +74,55 @@ class TransformerEncoderLayer(Module):
                                               src.dtype, src_mask, "src_mask")
         src_mask = canonical_mask(src_mask, "src_mask", src.dtype)
         x = src
+        act, fused = self.activation, self.activation_relu_or_gelu and self._fast_path(src)
+        if fused:
+            # NOTE: in inference PyTorch runs this layer as one fused kernel that knows only
+            # relu and exact gelu (so a GELU('tanh') module acts as exact gelu), reads a
+            # float mask of any float dtype as one of the input's dtype, ignores the
+            # is_causal hint, and gives NaN for a query whose every key is masked (as the
+            # attention's explicit-weights path does)
+            act = F.gelu if self.activation_relu_or_gelu == 2 else F.relu
+            src_mask, src_key_padding_mask = (
+                m.to(src.dtype) if m is not None and m.dtype.is_floating_point else m
+                for m in (src_mask, src_key_padding_mask))
+            is_causal = False
         if self.norm_first:
-            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
-            x = x + self._ff_block(self.norm2(x))
+            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal,
+                                   fused)
+            x = x + self._ff_block(self.norm2(x), act)
         else:
-            x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
-            x = self.norm2(x + self._ff_block(x))
+            x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal,
+                                              fused))
+            x = self.norm2(x + self._ff_block(x, act))
         return x
 
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False) -> Tensor:
+    def _fast_path(self, src: Tensor) -> bool:
+        """Whether PyTorch would run this call through its fused inference kernel."""
+        attn = self.self_attn
+        if not _mha.get_fastpath_enabled() or src.dim() != 3 or self.training:
+            return False
+        if not attn.batch_first or attn.in_proj_bias is None or \
+                not attn._qkv_same_embed_dim or self.norm1.eps != self.norm2.eps or \
+                attn.num_heads % 2 == 1 or E.is_autocast_enabled():
+            return False
+        if any(m._forward_hooks or m._forward_pre_hooks for m in self.modules()):
+            return False
+        params = (attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight,
+                  attn.out_proj.bias, self.norm1.weight, self.norm1.bias, self.norm2.weight,
+                  self.norm2.bias, self.linear1.weight, self.linear1.bias, self.linear2.weight,
+                  self.linear2.bias)
+        return not (E.is_grad_enabled() and any(
+            t is not None and t.requires_grad for t in (src,) + params))
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False,
+                  fused: bool = False) -> Tensor:
         x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
-                           need_weights=False, is_causal=is_causal)[0]
+                           need_weights=fused, is_causal=is_causal)[0]
         return self.dropout1(x)
 
-    def _ff_block(self, x: Tensor) -> Tensor:
-        return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+    def _ff_block(self, x: Tensor, activation=None) -> Tensor:
+        act = self.activation if activation is None else activation
+        return self.dropout2(self.linear2(self.dropout(act(self.linear1(x)))))
 
 
 class TransformerDecoderLayer(Module):
@@ -116,6 +151,14 @@ class TransformerDecoderLayer(Module):
         self.dropout2 = Dropout(dropout)
         self.dropout3 = Dropout(dropout)
         self.activation = _activation(activation)
+
+    def __setstate__(self, state: dict) -> None:
+        # NOTE: as PyTorch's: a copied or unpickled layer whose activation was a module (kept
+        # in `_modules`, not in the instance dict) gets F.relu in its instance dict, which
+        # shadows the module, so deep-copied stacks of such layers apply relu
+        if "activation" not in state:
+            state["activation"] = F.relu
+        super().__setstate__(state)
 
     def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None,
                 memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None,
@@ -147,6 +190,21 @@ class TransformerDecoderLayer(Module):
 
     def _ff_block(self, x: Tensor) -> Tensor:
         return self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+
+def _seq_len(x: Tensor, batch_first: bool) -> int:
+    return x.size(0) if x.dim() == 2 else x.size(1 if batch_first else 0)
+
+
+def _detect_is_causal(mask: Tensor | None, is_causal: bool | None, size: int) -> bool:
+    """PyTorch's stacks' hint: None means "is `mask` exactly the causal mask of `size`?".
+
+    A causal hint lets attention drop the mask (and so its dtype checks) for its own causal
+    masking, which is why the stacks look."""
+    if is_causal is not None or mask is None:
+        return is_causal is True
+    causal = Transformer.generate_square_subsequent_mask(size, dtype=mask.dtype)
+    return tuple(mask.shape) == tuple(causal.shape) and bool((mask == causal).all())
 
 
 def _clones(module: Module, n: int) -> ModuleList:
@@ -221,8 +279,10 @@ class TransformerEncoder(Module):
         mask = canonical_mask(mask, "mask", src.dtype)
         out = src
         padding = self._fast_path_padding(src, mask, src_key_padding_mask)
+        is_causal = _detect_is_causal(mask, is_causal,
+                                      _seq_len(src, self.layers[0].self_attn.batch_first))
         for mod in self.layers:
-            out = mod(out, src_mask=mask, is_causal=bool(is_causal),
+            out = mod(out, src_mask=mask, is_causal=is_causal,
                       src_key_padding_mask=src_key_padding_mask)
         if padding is not None:
             # PyTorch ran the layers on a nested tensor of the unpadded tokens and padded the
@@ -235,8 +295,9 @@ class TransformerEncoder(Module):
         """The padding positions (True) when PyTorch would take its sparsity fast path
         (inference, a left-aligned key padding mask and no attention mask), else None."""
         first = self.layers[0]
-        if not self.use_nested_tensor or first.training or src.dim() != 3 or \
-                src_key_padding_mask is None or mask is not None or E.is_autocast_enabled():
+        if not _mha.get_fastpath_enabled() or not self.use_nested_tensor or first.training or \
+                src.dim() != 3 or src_key_padding_mask is None or mask is not None or \
+                E.is_autocast_enabled():
             return None
         pad = src_key_padding_mask
         pad = pad if pad.dtype == E.bool else pad != 0  # (a float mask: 0 keeps a token)
@@ -268,11 +329,13 @@ class TransformerDecoder(Module):
                 memory_key_padding_mask: Tensor | None = None,
                 tgt_is_causal: bool | None = None, memory_is_causal: bool = False) -> Tensor:
         out = tgt
+        tgt_is_causal = _detect_is_causal(tgt_mask, tgt_is_causal,
+                                          _seq_len(tgt, self.layers[0].self_attn.batch_first))
         for mod in self.layers:
             out = mod(out, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
                       tgt_key_padding_mask=tgt_key_padding_mask,
                       memory_key_padding_mask=memory_key_padding_mask,
-                      tgt_is_causal=bool(tgt_is_causal), memory_is_causal=memory_is_causal)
+                      tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
         return self.norm(out) if self.norm is not None else out
 
 
