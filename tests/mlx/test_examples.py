@@ -51,6 +51,9 @@ RTOL = {
     # FFTs, convolutions and the denoiser's 15 Adam steps sum float32 in another order than
     # MLX's; printed values (rounded, ties avoided) stay equal to the last digit on this machine
     "signal_processing.py": 1e-4,
+    # scatter-adds and per-edge softmaxes sum float32 in another order than MLX's; the
+    # 31 AdamW steps per model keep the printed losses equal to the last digit here
+    "graph_networks.py": 1e-4,
 }
 PROGRAMS = sorted(p.name for p in EXAMPLES.glob("*.py"))
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d*)?(?:e[+-]?\d+)?|nan|-?inf")

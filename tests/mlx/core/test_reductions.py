@@ -176,3 +176,24 @@ def test_scans_carry_their_own_dtype_bit_for_bit_as_mlx(op, dtype):
         outs.append(np.array(a.astype(lib.complex64 if dtype == "complex64" else
                                       lib.float32)))
     np.testing.assert_array_equal(*outs)
+
+
+# `dtype=` of cumsum / cumprod casts the input before the scan (so a narrow type wraps and
+# booleans cast to bool still sum as int32); the array methods take no dtype
+SCAN_DTYPE = [
+    "mx.cumsum(a, dtype=mx.float32)", "mx.cumprod(a, 1, dtype=mx.int64)",
+    "mx.cumsum(mx.ones(300, mx.uint8), dtype=mx.int32)[-1]",
+    "mx.cumsum(mx.full(3, 100, mx.int32), dtype=mx.int8)",
+    "mx.cumsum(mx.array([0.6, 0.6, 0.6]), dtype=mx.int32)",
+    "mx.cumprod(mx.array([True, True]), dtype=mx.bool_)",
+    "mx.cumsum(a, reverse=True, dtype=mx.bool_)", "mx.cumsum(mx.array([True]), dtype=mx.float16)",
+    "mx.cumsum(mx.array([1, 2]), dtype=mx.complex64)", "mx.cumsum(a, dtype=None)",
+    "mx.cumsum(x, axis=1, inclusive=False, dtype=mx.float16)",
+    "mx.grad(lambda v: mx.cumsum(v, dtype=mx.float16).astype(mx.float32).sum())(x)",
+    "mx.cummax(x, dtype=mx.int32)", "mx.cumsum(a, dtype='float32')",
+]
+
+
+@pytest.mark.parametrize("expr", SCAN_DTYPE)
+def test_scan_dtype_as_mlx(expr):
+    assert outcome(expr, mx, SMALL, _shown) == outcome(expr, mlx, SMALL, _shown)

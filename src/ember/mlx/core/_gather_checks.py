@@ -44,3 +44,33 @@ def check_axis_indices(op: str, indices: Dtype) -> None:
         kind, verb = ("GatherAxis", "gather") if op == "take_along_axis" else \
             ("ScatterAxis", "scatter")
         raise RuntimeError(f"[{kind}::eval_cpu] Cannot {verb} with indices type.")
+
+
+def check_take_empty(axis_size: int, count: int) -> None:
+    """`take` with array indices: `count` indices from an axis of `axis_size` elements."""
+    if axis_size == 0 and count > 0:
+        raise ValueError("[take] Cannot do a non-empty take from an empty axis.")
+
+
+def take_position(index: int, axis: int | None, shape: tuple) -> int:
+    """Where `take(a, index, axis)` with an int `index` reads along `axis` of an array of
+    `shape` (the flattened shape `(a.size,)` when `axis` is None).
+
+    NOTE: MLX takes an int as the slice [index, index + 1) and squeezes it; the slice's
+    bounds are wrapped once and clamped, so an index of -1 (its stop wraps to 0) or out of
+    range gives an empty slice, and the squeeze refuses it."""
+    if not -(1 << 31) <= index < (1 << 31):
+        raise RuntimeError("std::bad_cast")  # nanobind's cast of the index to a C++ int
+    ndim = len(shape)
+    if axis is not None and not -ndim <= axis < ndim:
+        raise IndexError(f"[take] Received invalid axis {axis} for array with {ndim} "
+                         "dimensions.")
+    if 0 in shape:
+        raise ValueError("[take] Cannot do a non-empty take from an array with zero elements.")
+    axis = 0 if axis is None else axis % ndim
+    n = shape[axis]
+    start, stop = (max(0, min(b + n if b < 0 else b, n)) for b in (index, index + 1))
+    if stop - start != 1:
+        raise ValueError(f"[squeeze] Cannot squeeze axis {axis} with size 0 which is not "
+                         "equal to 1.")
+    return start

@@ -543,19 +543,23 @@ def tile(a, /, reps, *, stream=None) -> array:
 
 def take(a, /, indices, axis: int | None = None, *, stream=None) -> array:
     a = _arr(a)
-    if not isinstance(indices, int):
-        GC.check_take(axis, a.ndim, _arr(indices)._dtype)
-    idx = _arr(indices)._t if not isinstance(indices, int) else E.tensor(indices)
     t = a._t.reshape(-1) if axis is None else a._t
+    if isinstance(indices, int):
+        at = GC.take_position(int(indices), axis, tuple(t.shape))
+        return _wrap(t.select(0 if axis is None else axis % a.ndim, at), a._dtype)
+    i = _arr(indices)
+    GC.check_take(axis, a.ndim, i._dtype)
     axis = 0 if axis is None else axis % a.ndim
     n = t.shape[axis]
+    GC.check_take_empty(n, i.size)
+    idx = i._t
     idx = E.where(idx < 0, idx + n, idx)
     out = E.index_select(t, axis, idx.reshape(-1).to(E.int64))
     shape = list(t.shape[:axis]) + list(idx.shape) + list(t.shape[axis + 1:])
     return _wrap(out.reshape(shape), a._dtype)
 
 
-def take_along_axis(a, /, indices, axis: int | None = None, *, stream=None) -> array:
+def take_along_axis(a, /, indices, axis: int | None = -1, *, stream=None) -> array:
     a, i = _arr(a), _arr(indices)
     GC.check_along_axis("take_along_axis", (a.size,) if axis is None else a.shape, i.shape,
                         0 if axis is None else axis)
@@ -639,11 +643,13 @@ def _shape(shape) -> tuple:
     return shape
 
 
-def zeros(shape, dtype: Dtype = D.float32, *, stream=None) -> array:
+def zeros(shape, dtype: Dtype | None = D.float32, *, stream=None) -> array:
+    dtype = D.float32 if dtype is None else dtype  # (MLX reads None as its default)
     return _wrap(E.zeros(_shape(shape), dtype=dtype.carrier), dtype)
 
 
-def ones(shape, dtype: Dtype = D.float32, *, stream=None) -> array:
+def ones(shape, dtype: Dtype | None = D.float32, *, stream=None) -> array:
+    dtype = D.float32 if dtype is None else dtype
     return _wrap(E.ones(_shape(shape), dtype=dtype.carrier), dtype)
 
 
@@ -656,14 +662,14 @@ def full(shape, vals, dtype: Dtype | None = None, *, stream=None) -> array:
     return _wrap(E.broadcast_to(v._t, target).clone(), v._dtype)
 
 
-def zeros_like(a, /, *, stream=None) -> array:
+def zeros_like(a, /, dtype: Dtype | None = None, *, stream=None) -> array:
     a = _arr(a)
-    return zeros(a.shape, a._dtype)
+    return zeros(a.shape, dtype or a._dtype)
 
 
-def ones_like(a, /, *, stream=None) -> array:
+def ones_like(a, /, dtype: Dtype | None = None, *, stream=None) -> array:
     a = _arr(a)
-    return ones(a.shape, a._dtype)
+    return ones(a.shape, dtype or a._dtype)
 
 
 def full_like(a, /, vals, dtype: Dtype | None = None, *, stream=None) -> array:
@@ -672,19 +678,21 @@ def full_like(a, /, vals, dtype: Dtype | None = None, *, stream=None) -> array:
     return full(a.shape, vals, dtype).astype(dtype)  # (MLX casts to the dtype after)
 
 
-def eye(n: int, m: int | None = None, k: int = 0, dtype: Dtype = D.float32, *,
+def eye(n: int, m: int | None = None, k: int = 0, dtype: Dtype | None = D.float32, *,
         stream=None) -> array:
     m = n if m is None else m
+    dtype = D.float32 if dtype is None else dtype
     AC.check_eye(n, m)
     return array_from_np(np.eye(n, m, k), dtype)
 
 
-def identity(n: int, dtype: Dtype = D.float32, *, stream=None) -> array:
+def identity(n: int, dtype: Dtype | None = D.float32, *, stream=None) -> array:
     return eye(n, dtype=dtype)
 
 
-def tri(n: int, m: int | None = None, k: int = 0, dtype: Dtype = D.float32, *,
+def tri(n: int, m: int | None = None, k: int = 0, dtype: Dtype | None = D.float32, *,
         stream=None) -> array:
+    dtype = D.float32 if dtype is None else dtype
     return array_from_np(np.tri(n, n if m is None else m, k), dtype)
 
 

@@ -256,14 +256,18 @@ def _shifted(t, axis: int, ident, dtype: Dtype):
 
 
 def cumsum(a, /, axis=None, *, reverse: bool = False, inclusive: bool = True,
-           stream=None) -> array:
-    a = _arr(a)
+           dtype: Dtype | None = None, stream=None) -> array:
+    """Running sums along `axis` (flattened when None); with `dtype`, of the input cast to
+    it first, as MLX casts (so a narrow `dtype` wraps, and booleans still sum as int32)."""
+    a = _arr(a) if dtype is None else _arr(a).astype(dtype)
     return _scan(scan_in_own_dtype, a, axis, reverse, inclusive, 0, "cumsum",
                  D.int32 if a._dtype is D.bool_ else None)
 
 
 def cumprod(a, /, axis=None, *, reverse: bool = False, inclusive: bool = True,
-            stream=None) -> array:
+            dtype: Dtype | None = None, stream=None) -> array:
+    """Running products along `axis`; with `dtype`, of the input cast to it first."""
+    a = _arr(a) if dtype is None else _arr(a).astype(dtype)
     return _scan(lambda t, d: scan_in_own_dtype(t, d, product=True), a, axis, reverse,
                  inclusive, 1, "cumprod")
 

@@ -8,21 +8,27 @@ array, a Python number, an object with `__mlx_array__` all end in nanobind's Typ
 which names the signature (`_binding.bad_call`). ember's functions would take them, so
 `strict` puts MLX's check in front of the functions below, measured on mlx 0.32.4 by
 calling each with a list where its signature says `array` (`concatenate` and `stack`
-take a list or tuple of arrays; `take`'s indices may be an int).
+take a list or tuple of arrays; `take`'s indices may be an int). A call nanobind cannot bind
+at all (an argument missing, one too many, an unknown keyword) gets the same TypeError, where
+Python would name the missing parameter.
 """
 
 from __future__ import annotations
 
+import inspect
+import operator
 from collections.abc import Callable
 
 from ._array import array
 from ._binding import bad_call
+from ._dtypes import Dtype
 from ._padding import pad_width_binds
 
 _ONE, _TWO, _THREE = (0,), (0, 1), (0, 1, 2)  # the positions that must be arrays
 _LIST = "list"  # the first argument: a list (or tuple) of arrays
 _TAKE = "take"  # an array, then an array or an int
 _PAD = "pad"  # an array, then a pad_width of the binding's types (`_padding.pad_width_binds`)
+_UNIQUE = "unique"  # an array, then an int size
 
 _STREAM = "*, stream: StreamOrDevice = None) -> array"
 
@@ -129,6 +135,16 @@ _SIGNATURES = {
         'None) -> array'),
     "stack": (_LIST, 'arrays: list[array], axis: int | None = 0, {S}'),
     "concatenate": (_LIST, 'arrays: list[array], axis: int | None = 0, {S}'),
+    "unique": (_UNIQUE, 'a: array, /, size: int, return_index: bool = False, return_inverse: '
+        'bool = False, return_counts: bool = False, fill_value: scalar | array | None = None, '
+        '*, stream: StreamOrDevice = None) -> array | tuple[array, ...]'),
+    "zeros": ((), 'shape: int | Sequence[int], dtype: Dtype | None = float32, {S}'),
+    "ones": ((), 'shape: int | Sequence[int], dtype: Dtype | None = float32, {S}'),
+    "full": ((), 'shape: int | Sequence[int], vals: scalar | array, dtype: Dtype | None = '
+        'None, {S}'),
+    "eye": ((), 'n: int, m: int | None = None, k: int = 0, dtype: Dtype | None = float32, {S}'),
+    "identity": ((), 'n: int, dtype: Dtype | None = float32, {S}'),
+    "tri": ((), 'n: int, m: int | None = None, k: int = 0, dtype: Dtype | None = None, {S}'),
     "put_along_axis": (_THREE, 'a: array, /, indices: array, values: array, axis: int | None = '
         'None, {S}'),
 }
@@ -142,10 +158,58 @@ def _refused(where, args: tuple, kwargs: dict) -> bool:
         first = args[0] if args else None
         return not (isinstance(first, list | tuple) and all(isinstance(a, array)
                                                           for a in first))
+    if where == _UNIQUE:
+        try:
+            operator.index(args[1])  # nanobind's int: anything with __index__
+        except TypeError:
+            return True
+        return not isinstance(args[0], array)
     if where == _TAKE:
         return not isinstance(args[0], array) or (
             len(args) > 1 and not isinstance(args[1], array | int))
     return any(not isinstance(args[i], array) for i in where if i < len(args))
+
+
+def _binding_of(signature: str) -> inspect.Signature:
+    """The Python signature of a binding's `signature` text, its annotations unevaluated
+    (`annotations` is the `__future__` feature imported above)."""
+    params = signature.partition("(")[2].rpartition(") ->")[0]
+    scope: dict = {"float32": None}  # (a default the text names)
+    exec(compile(f"def f({params}): pass", "<binding>", "exec", dont_inherit=True,  # noqa: S102
+                 flags=annotations.compiler_flag), scope)
+    return inspect.signature(scope["f"])
+
+
+def _not_dtype(value, optional: bool) -> bool:
+    """Whether nanobind refuses `value` for a `Dtype` (or `Dtype | None`) parameter."""
+    return not (isinstance(value, Dtype) or optional and value is None)
+
+
+_OWN = "own"  # a plan: `fn`'s own signature binds the call as written
+_REFUSE = "refuse"  # a plan: nanobind refuses the call
+
+
+def _plan(fn: Callable, binding: inspect.Signature, count: int, names: tuple):
+    """How a call of `count` positional arguments and keywords `names` binds by MLX's
+    parameter names (which ember's may not share): (the positional sources, {keyword:
+    source}), a source being an argument's position or a keyword's name; `_OWN` where only
+    `fn`'s own signature binds it, `_REFUSE` where neither does.
+
+    NOTE: the text's `/` is not always where the binding puts it (`roll` takes `axis=`
+    though its text ends `axis ..., /`), so `fn`'s own signature may still bind the call.
+    A plan depends on the call's shape alone, so each is worked out once."""
+    slots = tuple(range(count))
+    named = {k: k for k in names}
+    try:
+        bound = binding.bind(*slots, **named, stream=None)
+    except TypeError:
+        try:
+            inspect.signature(fn).bind(*slots, **named)
+        except TypeError:
+            return _REFUSE
+        return _OWN
+    bound.arguments.pop("stream")
+    return bound.args, bound.kwargs
 
 
 def strict(fn: Callable) -> Callable:
@@ -154,11 +218,49 @@ def strict(fn: Callable) -> Callable:
     entry = _SIGNATURES.get(fn.__name__)
     if entry is None:
         return fn
-    where, signature = entry[0], f"{fn.__name__}({entry[1].replace('{S}', _STREAM)}"
+    where, text = entry
+    signature = f"{fn.__name__}({text.replace('{S}', _STREAM)}"
+    binding = _binding_of(signature)
+    positional = [p for p in binding.parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    least = sum(p.default is p.empty for p in positional)
+    names = [p.name for p in positional]
+    dtype_at = names.index("dtype") if "dtype" in names else None
+    if dtype_at is None and "dtype" in binding.parameters:  # keyword-only
+        dtype_at = len(names) + 99
+    optional = dtype_at is not None and "None" in str(binding.parameters["dtype"].annotation)
+
+    most = len(positional)
+    plans: dict = {}  # (positional count, keyword names) -> `_plan`'s answer
+
+    def rebind(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+        """The call's arguments by MLX's parameter names (or refused, as nanobind does)."""
+        if where == _LIST and not args:  # nanobind takes the list by position only
+            raise bad_call(fn.__name__, signature, args, kwargs)
+        key = (len(args), tuple(kwargs))
+        plan = plans.get(key)
+        if plan is None:
+            plan = plans[key] = _plan(fn, binding, *key)
+        if plan is _REFUSE:
+            raise bad_call(fn.__name__, signature, args, kwargs)
+        if plan is _OWN:
+            return args, kwargs
+
+        def take(k):
+            return args[k] if k.__class__ is int else kwargs[k]
+
+        return tuple(take(k) for k in plan[0]), {name: take(k) for name, k in plan[1].items()}
 
     def checked(*args, **kwargs):
+        given, named = args, kwargs  # as the call wrote them, for the message
+        if kwargs or not least <= len(args) <= most:  # else binding is trivial
+            args, kwargs = rebind(args, kwargs)
         if args and _refused(where, args, kwargs):
-            raise bad_call(fn.__name__, signature, args, kwargs)
+            raise bad_call(fn.__name__, signature, given, named)
+        if dtype_at is not None:
+            d = args[dtype_at] if dtype_at < len(args) else kwargs.get("dtype")
+            if d.__class__ is not Dtype and _not_dtype(d, optional):
+                raise bad_call(fn.__name__, signature, given, named)
         return fn(*args, **kwargs)
     checked.__name__ = checked.__qualname__ = fn.__name__
     checked.__doc__ = fn.__doc__
