@@ -33,7 +33,10 @@ def _dim_names(namespace) -> list[str]:
     return out
 
 
-FUNCTIONS = [n for n in _dim_names(torch._C._VariableFunctions) if hasattr(torch, n)]
+# (native_norm takes `dim` only in its sparse kernel: torch and ember refuse a dense tensor)
+_SPARSE_ONLY = {"native_norm"}
+FUNCTIONS = [n for n in _dim_names(torch._C._VariableFunctions)
+             if hasattr(torch, n) and n not in _SPARSE_ONLY]
 METHODS = [n for n in _dim_names(torch._C.TensorBase) if hasattr(torch.Tensor, n)]
 
 

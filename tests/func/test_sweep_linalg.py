@@ -86,6 +86,9 @@ CASES = [
     _la("linalg_eig", _eig, complex=False),
     _la("linalg_lu_factor", lambda m, a: tuple(m.linalg.lu_factor(_wc(m, a)))
         + tuple(m.linalg.lu(_wc(m, a)))),
+    _la("linalg_ldl", lambda m, a, b: (m.linalg.ldl_factor(a).LD,
+                                       m.linalg.ldl_solve(*m.linalg.ldl_factor(_wc(m, a)), b)),
+        [(3, 3), (3, 2)], complex=False, jvp=ND, vjp=ND),
     _la("matrix_norms", lambda m, a: (m.linalg.matrix_norm(a), m.linalg.norm(a, "nuc"),
                                       m.linalg.matrix_norm(a, 2)), [(3, 3)], complex=False),
     _la("cdist", lambda m, a, b: (m.cdist(a, b), m.cdist(a, b, p=1)), [(3, 2), (4, 2)],

@@ -117,9 +117,11 @@ CASES = [
          [(3, 4), (3, 4)]),
     Case("binary_cross_entropy", lambda m, x, y: _F(m).binary_cross_entropy(
         x, y), [(3, 4), (3, 4)], "prob"),
+    # (pos_weight detached: neither framework differentiates with respect to it)
     Case("binary_cross_entropy_with_logits", lambda m, x, y: (
         _F(m).binary_cross_entropy_with_logits(x, y.sigmoid()),
-        _F(m).binary_cross_entropy_with_logits(x, y.sigmoid(), pos_weight=y[0].abs())),
+        _F(m).binary_cross_entropy_with_logits(x, y.sigmoid(),
+                                               pos_weight=y[0].detach().abs())),
          [(3, 4), (3, 4)]),
     # (the target detached: neither framework differentiates soft_margin_loss wrt it)
     Case("soft_margin_loss", lambda m, x, y: _F(m).soft_margin_loss(x, y.detach().sign()),
@@ -134,6 +136,10 @@ CASES = [
     Case("pixel_shuffle_fold", lambda m, x: (
         _F(m).pixel_shuffle(x, 2), _F(m).unfold(x, 2), _F(m).interpolate(x, scale_factor=2),
         _F(m).interpolate(x, size=(3, 5), mode="bilinear")), [(1, 4, 2, 3)]),
+    Case("native_channel_shuffle", lambda m, x: (_F(m).native_channel_shuffle(x, 2),
+                                                 _F(m).channel_shuffle(x, 2)), [(2, 4, 3)],
+         jvp="torch has no derivative for native_channel_shuffle",
+         vjp="torch has no derivative for native_channel_shuffle"),
 ]
 
 

@@ -60,17 +60,47 @@ def is_built() -> bool:
     return is_available()
 
 
+# --- scaled-dot-product-attention backend switches (torch.backends.cuda.*_sdp) -------
+# NOTE: global, as PyTorch keeps them in its global context; all on by default, and on the
+# CPU they decide whether F.scaled_dot_product_attention may take the fused (flash) kernel
+# or the math composite (nn.attention.sdpa_kernel sets them).
+
+SDP_ENABLED = {"cudnn": True, "flash": True, "mem_efficient": True, "math": True,
+               "overrideable": True}
+SDP_PRIORITY = [1, 2, 0, 3, 4]  # PyTorch's default order of SDPBackend values
+
+
 def flash_sdp_enabled() -> bool:
-    return False
+    return SDP_ENABLED["flash"]
+
+
+def mem_efficient_sdp_enabled() -> bool:
+    return SDP_ENABLED["mem_efficient"]
+
+
+def math_sdp_enabled() -> bool:
+    return SDP_ENABLED["math"]
+
+
+def cudnn_sdp_enabled() -> bool:
+    return SDP_ENABLED["cudnn"]
 
 
 def enable_flash_sdp(enabled: bool) -> None:
-    """No flash-attention kernels here; the flag is accepted and ignored."""
+    """Allow or forbid the fused (flash) attention kernel."""
+    SDP_ENABLED["flash"] = bool(enabled)
 
 
 def enable_mem_efficient_sdp(enabled: bool) -> None:
-    """Accepted and ignored, as above."""
+    """Allow or forbid the memory-efficient kernel (a CUDA kernel: never taken here)."""
+    SDP_ENABLED["mem_efficient"] = bool(enabled)
 
 
 def enable_math_sdp(enabled: bool) -> None:
-    """Accepted and ignored: ember always uses the math path."""
+    """Allow or forbid the math composite."""
+    SDP_ENABLED["math"] = bool(enabled)
+
+
+def enable_cudnn_sdp(enabled: bool) -> None:
+    """Allow or forbid the cuDNN kernel (a CUDA kernel: never taken here)."""
+    SDP_ENABLED["cudnn"] = bool(enabled)

@@ -7,6 +7,7 @@ norms.py          norm vector_norm matrix_norm cond matrix_rank
 lu.py             lu_factor lu_factor_ex lu lu_unpack (one getrf primitive + VJP), lu_solve
 tensor_solvers.py tensorinv tensorsolve (reshape to a matrix, then inv / solve)
 eig.py            eig eigvals (geev primitive + VJP)
+ldl.py            ldl_factor ldl_factor_ex ldl_solve (sytrf / sytrs kernels, no derivative)
 products.py       multi_dot (cheapest bracketing) vecdot matrix_power vander, aliases
 matrix_functions.py matrix_exp householder_product (composites)
 lowrank.py        svd_lowrank pca_lowrank (randomized; exported as torch.svd_lowrank etc.)
@@ -17,6 +18,7 @@ from ..ops.matmul import matmul
 from ._common import LinAlgError
 from .decompositions import cholesky, cholesky_ex, eigh, eigvalsh, qr, svd, svdvals
 from .eig import eig, eigvals
+from .ldl import ldl_factor, ldl_factor_ex, ldl_solve
 from .lu import lu, lu_factor, lu_factor_ex, lu_solve
 from .matrix_functions import householder_product, matrix_exp
 from .norms import cond, matrix_norm, matrix_rank, norm, vector_norm
@@ -26,7 +28,8 @@ from .tensor_solvers import tensorinv, tensorsolve
 
 __all__ = [
     "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh",
-    "eigvals", "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor",
+    "eigvals", "eigvalsh", "householder_product", "inv", "inv_ex", "ldl_factor",
+    "ldl_factor_ex", "ldl_solve", "lstsq", "lu", "lu_factor",
     "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power",
     "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex",
     "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot",

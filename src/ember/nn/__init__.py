@@ -1,6 +1,7 @@
 """ember.nn: Module, Parameter, layers, losses, `functional` and `init`."""
 
 from . import functional, init, utils
+from ._factory_kwargs import factory_kwargs
 from .modules import *
 from .parallel import DataParallel
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter

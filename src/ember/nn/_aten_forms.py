@@ -12,6 +12,10 @@ from ..ops.nn_ops import embedding
 from . import functional as F
 from ._functional.embedding import embedding_renorm_
 from ._functional.layers import _dropout_impl
+from ._native_forms import *  # noqa: F403
+from ._native_forms import __all__ as _native
+from ._rnn_forms import *  # noqa: F403
+from ._rnn_forms import __all__ as _rnn_cells
 from .utils.weight_norm import _weight_norm, norm_except_dim
 
 __all__ = ["embedding", "embedding_renorm_", "bilinear", "dropout", "layer_norm", "group_norm",
@@ -191,7 +195,7 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
 pixel_shuffle = F.pixel_shuffle
 pixel_unshuffle = F.pixel_unshuffle
 channel_shuffle = F.channel_shuffle
-native_channel_shuffle = F.channel_shuffle
+native_channel_shuffle = F.native_channel_shuffle
 
 
 def constant_pad_nd(input: Tensor, pad, value: float = 0) -> Tensor:
@@ -216,3 +220,7 @@ __all__ += ["kl_div", "binary_cross_entropy_with_logits", "cosine_embedding_loss
 # the Tensor methods PyTorch also gives these layers
 Tensor.prelu = F.prelu
 Tensor.hardshrink = F.hardshrink
+
+# the native_* forms (with the kernel's saved statistics), ATen's embedding_bag, conv_tbc
+__all__ += _native
+__all__ += _rnn_cells

@@ -42,7 +42,14 @@ from ...ops.pooling import (
     max_pool2d,
     max_pool3d,
 )
-from ...ops.registry import apply, rename_node, saves
+from ...ops.registry import (
+    Primitive,
+    apply,
+    batch_by_loop,
+    derivative_not_implemented,
+    rename_node,
+    saves,
+)
 from .interpolate import interpolate, upsample, upsample_bilinear, upsample_nearest
 
 __all__ = [
@@ -52,7 +59,7 @@ __all__ = [
     "max_pool1d_with_indices", "max_pool2d_with_indices", "pad", "interpolate", "upsample",
     "upsample_nearest", "upsample_bilinear", "unfold", "fold", "pixel_shuffle",
     "pixel_unshuffle", "max_unpool1d", "max_unpool2d", "max_unpool3d", "local_response_norm",
-    "channel_shuffle",
+    "channel_shuffle", "native_channel_shuffle", "max_pool3d_with_indices", "conv_tbc",
 ]
 
 
@@ -474,9 +481,77 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
     return input / (div * alpha + k).pow(beta)
 
 
+def _check_shuffle(input: Tensor, groups) -> None:
+    """PyTorch's checks of channel_shuffle's arguments, in its order and words."""
+    if not isinstance(groups, int) or isinstance(groups, bool):
+        raise TypeError(f"channel_shuffle(): argument 'groups' (position 2) must be int, not "
+                        f"{type(groups).__name__}")
+    if input.dim() <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with "
+                           f"sizes {list(input.shape)}")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of "
+                           f"groups:{groups}")
+    if input.shape[1] % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got "
+                           f"{input.shape[1]} channels and {groups} groups.")
+
+
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     """Interleave channels: (N, g * c, *) viewed as (N, g, c, *), transposed to (N, c, g, *)."""
+    _check_shuffle(input, groups)
     n, ch = input.shape[:2]
     rest = tuple(input.shape[2:])
     x = input.reshape((n, groups, ch // groups) + rest).transpose(1, 2)
-    return x.reshape((n, ch) + rest)
+    out = x.reshape((n, ch) + rest)
+    if out.grad_fn is not None:
+        rename_node(out.grad_fn, "ChannelShuffleBackward0")
+    return out
+
+
+def _shuffle_kernel(x, *, groups):
+    n, ch = x.shape[:2]
+    rest = x.shape[2:]
+    y = x.reshape((n, groups, ch // groups) + rest).swapaxes(1, 2)
+    return np.ascontiguousarray(y).reshape(x.shape)
+
+
+# PyTorch's native_channel_shuffle: channel_shuffle's values, but no derivative formula (its
+# output requires grad under a NotImplemented node whose backward raises).
+native_shuffle_p = Primitive("native_channel_shuffle", _shuffle_kernel,
+                             lambda x, *, groups: (tuple(x._shape), x._dtype))
+derivative_not_implemented(native_shuffle_p, "native_channel_shuffle", (True,))
+batch_by_loop(native_shuffle_p, "a legacy kernel; vmap runs it once per element")
+
+
+def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """channel_shuffle as ATen's native kernel: the same values, not differentiable."""
+    _check_shuffle(input, groups)
+    return apply(native_shuffle_p, input, groups=groups)
+
+
+def max_pool3d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode: bool = False, return_indices: bool = False):
+    """max_pool3d returning (values, indices) whatever `return_indices` says."""
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:
+    """1-d convolution over (time, batch, channel) input with a (kernel width, in, out)
+    weight, padded by `pad` steps at both ends: conv1d on the transposed layout."""
+    if input.dim() != 3:
+        raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
+    if weight.dim() != 3:
+        raise RuntimeError("Weight tensor must have 3 dims: kernel_width, in_channels, "
+                           "out_channels.")
+    if bias.dim() != 1:
+        raise RuntimeError("Bias must be 1-D")
+    if input.shape[2] != weight.shape[1]:
+        raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    if weight.shape[2] != bias.shape[0]:
+        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    out = conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)
+    out = out.permute(2, 0, 1).contiguous()
+    if out.grad_fn is not None:
+        rename_node(out.grad_fn, "ConvTbcBackward0")
+    return out

@@ -70,6 +70,7 @@ from .lazy_norm import (
     LazyInstanceNorm2d,
     LazyInstanceNorm3d,
 )
+from .legacy import CrossMapLRN2d, NLLLoss2d
 from .linear import Bilinear, Identity, Linear, NonDynamicallyQuantizableLinear
 from .loss import (
     BCELoss,
