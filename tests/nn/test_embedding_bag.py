@@ -218,3 +218,19 @@ def test_scale_grad_by_freq_of_embedding_uses_each_rows_own_count():
                                   scale_grad_by_freq=True).sum().backward()
         grads.append(weight.grad.numpy())
     np.testing.assert_allclose(grads[1], grads[0], rtol=1e-6)
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean"])
+def test_sparse_gradient_leaves_padding_lookups_out(mode):
+    """PyTorch's sparse embedding_bag gradient has one entry per lookup that is not
+    padding_idx (the dense gradient's padding row is zero either way)."""
+    res = []
+    for L in (ember, torch):
+        bag = L.nn.EmbeddingBag(8, 3, mode=mode, sparse=True, padding_idx=0)
+        psw = L.tensor([[1.0, 2.0, 3.0], [0.5, 1.0, 1.0]]) if mode == "sum" else None
+        bag(L.tensor([[0, 4, 7], [7, 0, 0]]), per_sample_weights=psw).sum().backward()
+        g = bag.weight.grad
+        res.append((g._indices().tolist(), g._values().numpy(), g.is_coalesced()))
+    assert res[0][0] == res[1][0] == [[4, 7, 7]]
+    np.testing.assert_array_equal(res[0][1], res[1][1])
+    assert res[0][2] == res[1][2]

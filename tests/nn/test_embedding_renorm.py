@@ -129,3 +129,20 @@ def test_embedding_bag_checks_in_torch_order():
         ws.append(weight.numpy())
     np.testing.assert_allclose(ws[0], ws[1], rtol=1e-6)
     assert ws[0][1, 0] < 1.0
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("p", [2.0, 1.0, float("inf")])
+def test_low_precision_scale_is_rounded_to_the_weights_dtype(dtype, p):
+    """PyTorch rounds the double scale max_norm / (norm + 1e-7) to float16 / bfloat16 before
+    the product (a float32 scale moves about 3 rows in 4 by one unit here). The row norm is
+    a float32-accumulated reduction rounded to the 16-bit dtype, and the product one rounded
+    multiplication: bit for bit."""
+    rng = np.random.default_rng(1)
+    base = (rng.standard_normal((300, 7)) * 3).astype(np.float32)
+    outs = []
+    for lib in (ember, torch):
+        w = lib.tensor(base).to(getattr(lib, dtype))
+        lib.embedding_renorm_(w, lib.arange(300), 1.3, p)
+        outs.append(w.float().numpy())
+    np.testing.assert_array_equal(outs[0], outs[1])

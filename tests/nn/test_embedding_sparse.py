@@ -105,3 +105,64 @@ def test_how_a_second_sparse_gradient_joins_the_first(first, second):
         return emb.weight.grad._nnz()
 
     assert nnz(ember) == nnz(torch) == (6 if second == "sum" else 3)
+
+
+def _entries(g):
+    return g._indices().tolist(), g._values()[:, 0].tolist(), g.is_coalesced()
+
+
+@pytest.mark.parametrize("order", ["first_scaled", "second_scaled", "reversed_sum"])
+def test_a_weight_used_twice_in_one_graph_lists_its_earliest_use_first(order):
+    """PyTorch's engine runs later nodes first and puts the newer gradient first when the
+    buffered one is sparse (new + old), so the concatenated entries follow the lookups'
+    order in the forward pass."""
+    res = []
+    for L in (ember, torch):
+        emb = _embedding(L)
+        a = emb(L.tensor([0, 1])).sum() * (3.0 if order == "first_scaled" else 1.0)
+        b = emb(L.tensor([1, 2])).sum() * (3.0 if order == "second_scaled" else 1.0)
+        (b + a if order == "reversed_sum" else a + b).backward()
+        res.append(_entries(emb.weight.grad))
+    assert res[0] == res[1]
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_autograd_grad_of_a_weight_used_twice(create_graph):
+    """With create_graph (grad mode on) PyTorch's buffer adds old + new instead."""
+    res = []
+    for L in (ember, torch):
+        emb = _embedding(L)
+        y = emb(L.tensor([0, 1])).sum() * 2 + emb(L.tensor([2, 3])).sum()
+        g, = L.autograd.grad(y, emb.weight, create_graph=create_graph)
+        res.append(_entries(g))
+    assert res[0] == res[1]
+
+
+@pytest.mark.filterwarnings("ignore:Using backward\\(\\) with create_graph=True")
+def test_backward_with_create_graph_stores_a_sparse_grad():
+    res = []
+    for L in (ember, torch):
+        emb = _embedding(L)
+        y = emb(L.tensor([0, 1])).sum() * 2 + emb(L.tensor([2, 3])).sum()
+        y.backward(create_graph=True)
+        res.append(_entries(emb.weight.grad) + (emb.weight.grad.layout is L.sparse_coo,))
+    assert res[0] == res[1]
+
+
+@pytest.mark.filterwarnings("ignore:Using backward\\(\\) with create_graph=True")
+def test_a_sparse_gradient_made_with_create_graph_is_differentiable():
+    """The sparse gradient's values stay in the graph (the stored `.grad` is a clone,
+    CloneBackward0), so a penalty on the gradient reaches the weight again."""
+    res = []
+    for L in (ember, torch):
+        emb = _embedding(L)
+        (emb(L.tensor([1, 1, 2])) ** 3).sum().backward(create_graph=True)
+        g = emb.weight.grad
+        first = (type(g.grad_fn).__name__, g.requires_grad, g._values().detach().numpy())
+        (g.to_dense() ** 2).sum().backward()
+        res.append(first + (emb.weight.grad.to_dense().detach().numpy(),))
+    (ne, re_, ve, we), (nt, rt, vt, wt) = res
+    assert ne == nt == "CloneBackward0" and re_ and rt
+    # products of a few float32 factors in another order than torch's kernels
+    np.testing.assert_allclose(ve, vt, rtol=1e-6)
+    np.testing.assert_allclose(we, wt, rtol=1e-6)

@@ -190,7 +190,9 @@ def accumulate(var, g, create_graph: bool, owned: bool = False) -> None:
         elif create_graph:
             # NOTE: a fresh buffer copied from `g` with the graph kept (CopyBackwards, as in
             # PyTorch), so `.grad` never aliases a gradient that other paths share.
-            if g.is_sparse or var.is_sparse:
+            if g.__class__ is not T.Tensor and g.is_sparse:
+                var._grad = g.clone()
+            elif g.is_sparse or var.is_sparse:
                 from ..ops.creation import empty_like
 
                 var._grad = empty_like(g).copy_(g)
@@ -247,6 +249,18 @@ def _sum(a, b):
     if a.__class__ is not b.__class__ and a.is_sparse and not b.is_sparse:
         return b + a
     return a + b
+
+
+def _buffer_sum(old, new):
+    """`old` + `new`, two gradients of one node input met in the engine's buffer.
+
+    NOTE: PyTorch's InputBuffer puts the newer gradient first when the buffered one is
+    sparse and grad mode is off (`new + old`): for two sparse COO gradients that decides
+    the order of their concatenated indices, so a weight used twice in one graph gets its
+    earliest use's rows first (the engine runs later nodes first)."""
+    if not _state.enabled and old.__class__ is not T.Tensor and old.is_sparse:
+        return new + old
+    return _sum(old, new)
 
 
 def _sparse_grad(g):
@@ -514,7 +528,7 @@ def _route(node, in_grads, grads, buffers: dict, deps: dict, ready: list, owned:
                 if nxt.__class__ is AccumulateGrad and _fresh(g, i, in_grads, grads, node):
                     owned.add(nxt)
             else:
-                buf[nr] = _sum(buf[nr], g)
+                buf[nr] = _buffer_sum(buf[nr], g)
                 if nxt.__class__ is AccumulateGrad:
                     owned.add(nxt)
         d = deps[nxt] - 1

@@ -226,6 +226,8 @@ def functional_relu(input: Tensor, inplace: bool = False) -> Tensor:
 
 def relu(input: Tensor) -> Tensor:
     """max(x, 0) elementwise (`torch.relu` and `Tensor.relu` take the tensor alone)."""
+    if isinstance(input, Tensor) and not input._strided and "relu" in type(input).__dict__:
+        return type(input).__dict__["relu"](input)  # (sparse COO: sparse_pointwise)
     return functional_relu(input)
 
 

@@ -115,8 +115,13 @@ def _sparse_embedding_grad(g, indices, num_weights: int, padding_idx, scale_grad
     if padding_idx is not None:
         keep = idx != padding_idx
         idx, values = idx[keep], values[keep]
-    return make_sparse(idx.reshape(1, -1).to(dt.int64), values, (num_weights,) + features,
-                       False)
+    idx = idx.reshape(1, -1).to(dt.int64)
+    if values._requires_grad and _grad_mode.enabled:  # (create_graph: differentiable values)
+        from .sparse_ops import sparse_coo_p
+
+        return apply(sparse_coo_p, idx, values, size=(num_weights,) + features,
+                     coalesced=False)
+    return make_sparse(idx, values, (num_weights,) + features, False)
 
 
 def _embedding_backward_vjp(h, out, g, indices, *, num_weights, padding_idx,

@@ -196,6 +196,9 @@ def _pow_checks(a, b, d: dt.dtype):
 @method_aware
 def pow(input, exponent, *, out=None) -> Tensor:  # noqa: A001
     """input ** exponent elementwise (a tensor or a number on either side)."""
+    if input.__class__ is not Tensor and isinstance(input, Tensor) and not input._strided \
+            and out is None and "pow" in type(input).__dict__:  # (sparse: sparse_pointwise)
+        return type(input).__dict__["pow"](input, exponent)
     if exponent.__class__ is int and not -_I64_END <= exponent < _I64_END \
             and isinstance(input, Tensor) and input._dtype._kind < 2:
         integer_operand(exponent, dt.int64)  # (read as an int64_t before any promotion)

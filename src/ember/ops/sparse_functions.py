@@ -10,7 +10,7 @@ import numpy as np
 from .. import _dtype as dt
 from .._tensor import Tensor, _wrap
 from .._view import wrap_dim
-from .registry import apply
+from .registry import apply, rename_node
 from .sparse_ops import (
     convert_p,
     gather_p,
@@ -267,8 +267,11 @@ def _detach(self: SparseTensor) -> SparseTensor:
 def _clone(self: SparseTensor, *, memory_format=None) -> SparseTensor:
     from .copy import clone
 
-    return apply(sparse_coo_p, self._sp_indices.clone(), clone(values(self)), size=self._shape,
-                 coalesced=self._sp_coalesced)
+    out = apply(sparse_coo_p, self._sp_indices.clone(), clone(values(self)), size=self._shape,
+                coalesced=self._sp_coalesced)
+    if out.grad_fn is not None:  # (one op in PyTorch: CloneBackward0)
+        rename_node(out.grad_fn, "CloneBackward0")
+    return out
 
 
 def divide(s: SparseTensor, c) -> SparseTensor:

@@ -149,6 +149,10 @@ def unary_api(prim: Member, doc: str, *, result: str = FLOAT, reject=(), kname=N
     def op(input: Tensor, *, out=None, **params) -> Tensor:
         if not isinstance(input, Tensor):
             check_tensor(input, name)
+        if not input._strided and out is None:  # a sparse layout's own form, if it has one
+            own = type(input).__dict__.get(name)  # (sparse COO: ops/sparse_pointwise.py)
+            if own is not None:
+                return own(input, **params)
         if exact_out is not None and out is not None:
             if not exact_out:
                 raise TypeError(f"{name}() got an unexpected keyword argument 'out'")
@@ -433,6 +437,9 @@ def neg(input: Tensor, *, out=None) -> Tensor:
     """Negation of each element (bool tensors are refused, as in PyTorch)."""
     if input.__class__ is not Tensor or input._dtype is dt.bool_:  # (hot: `-x`)
         _neg_check(input)
+        own = None if input._strided or out is not None else type(input).__dict__.get("neg")
+        if own is not None:  # (a sparse layout's own negation)
+            return own(input)
     if out is not None:
         check_exact_out(input, out)
     res = apply(unary_p, input, fn=neg_p)

@@ -45,11 +45,12 @@ def _rescale(weight: Tensor, rows: np.ndarray, max_norm: float, norm_type: float
     over = norms > max_norm
     if not over.any():
         return
-    # NOTE: the scale is a double, and `row *= scale` multiplies in the weight's opmath type
-    # (float32 for float32, float16 and bfloat16 rows), rounding the scale to it first.
+    # NOTE: the scale is a double, and `row *= scale` rounds it to the weight's dtype (a
+    # float16 / bfloat16 scale too, as PyTorch 2.13's kernel does), then multiplies in the
+    # weight's opmath type (float32 for float32, float16 and bfloat16 rows).
     scale = max_norm / (norms[over] + 1e-7)
     op = E.float64 if weight.dtype is E.float64 else E.float32
-    factor = E.from_numpy(scale).to(op).unsqueeze(1)
+    factor = E.from_numpy(scale).to(weight.dtype).to(op).unsqueeze(1)
     sel = E.from_numpy(rows[over])
     weight[sel] = (picked[E.from_numpy(np.flatnonzero(over))].to(op) * factor).to(weight.dtype)
 

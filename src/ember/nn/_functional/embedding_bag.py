@@ -176,7 +176,10 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
     low = weight.dtype in _LOW and mode != "max"  # (sums in float32; a max is exact)
     table = weight.float() if low else weight
     freq = "bag" if scale_grad_by_freq else False  # (the bag kernel's own rule: nn_ops)
-    rows = embedding(input, table, None, None, 2.0, freq, sparse)  # (saves input)
+    # (a sparse gradient leaves padding lookups out of its indices, as PyTorch's does; a
+    # dense one gets nothing from them anyway: their rows are dropped below)
+    rows = embedding(input, table, padding_idx if sparse else None, None, 2.0, freq,
+                     sparse)  # (saves input)
     if pos.shape[0] != ids.shape[0]:  # padding, or positions past the last bag
         rows = rows[E.from_numpy(pos)]
     zeros = E.zeros(starts.shape[0], weight.shape[1], dtype=table.dtype)
