@@ -530,3 +530,16 @@ def test_a_compiled_step_sees_a_global_hook_added_between_calls():
     assert losses_c == losses_e
     for c, e in zip(params_c, params_e):
         np.testing.assert_array_equal(c, e)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "bool", "bfloat16", "int16"])
+def test_assigning_a_tensor_to_a_parameter_names_its_type_as_torch(dtype):
+    import torch
+
+    msgs = []
+    for m in (ember, torch):
+        lin = m.nn.Linear(2, 2)
+        with pytest.raises(TypeError) as e:
+            lin.weight = m.zeros(2, dtype=getattr(m, dtype))
+        msgs.append(str(e.value).replace("ember.", "torch."))
+    assert msgs[0] == msgs[1]

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..._core.memo_seam import memos
+from ..._dtype import SCALAR_TYPE_NAMES
 from ..._tensor import Tensor
 from ..parameter import Buffer, Parameter
 from ._conversion import _ConversionMixin, _parse_to  # noqa: F401  (_parse_to: re-exported)
@@ -49,11 +50,7 @@ def _tensor_type_name(t: Tensor) -> str:
 
     if isinstance(t, Parameter):
         return f"{_names.prefix}.nn.parameter.Parameter"
-    names = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-             "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
-             "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor",
-             "bool": "BoolTensor"}
-    return f"{_names.prefix}." + names.get(t.dtype.name, "Tensor")
+    return f"{_names.prefix}.{SCALAR_TYPE_NAMES[t.dtype.name]}Tensor"
 
 
 
