@@ -437,3 +437,36 @@ def test_float_arange_rounds_as_torchs_vectorized_kernel(seed):
         np.testing.assert_array_equal(e.numpy(), t.numpy())
     np.testing.assert_array_equal(ember.arange(0, 1.0001, 0.05).numpy(),
                                   torch.arange(0, 1.0001, 0.05).numpy())
+
+
+def test_arange_with_integer_dtypes_reads_float_bounds_as_torch():
+    """An integer arange truncates its start and step toward zero and (int64) counts from
+    the truncated bounds: arange(0, 5, 1.5, dtype=int64) is [0, 1, 2, 3, 4]; a step that
+    truncates to 0 is refused."""
+    import itertools
+
+    import torch
+
+    vals = [0, 0.5, 1, 1.5, -2.5, 5, 5.5, 3.7, -1]
+    steps = [1, 1.5, 0.25, -1, -0.5, 2, -2.5]
+    for name in ("int64", "int32", "int16", "float32"):
+        for a, b, st in itertools.product(vals, vals, steps):
+            def run(m, a=a, b=b, st=st, name=name):
+                try:
+                    return m.arange(a, b, st, dtype=getattr(m, name)).tolist()
+                except Exception as e:  # noqa: BLE001 - compared by type and text
+                    return type(e).__name__, str(e)
+            assert run(ember) == run(torch), (name, a, b, st)
+
+
+def test_arange_takes_out_dtype_and_refuses_bool():
+    import torch
+
+    for m in (ember, torch):
+        out = m.zeros(5, dtype=m.int64)
+        assert m.arange(0.5, 5, out=out).tolist() == [0, 1, 2, 3, 4]
+        with pytest.raises(NotImplementedError, match="\"arange_cpu\" not implemented for 'Bool'"):
+            m.arange(0, 3, dtype=m.bool)
+        with pytest.raises(RuntimeError, match=r"dtype Float does not match dtype of out "
+                                               r"parameter \(Long\)"):
+            m.arange(0, 3, dtype=m.float32, out=out)

@@ -545,3 +545,27 @@ def test_bernoulli_out_refusals_match_torch(call):
         call(ember)
     assert type(ee.value) is type(te.value)
     assert str(ee.value).splitlines()[0] == str(te.value).splitlines()[0]
+
+
+@pytest.mark.parametrize("args, kwargs", [
+    ((10,), {}), ((0, 5, 3), {}), ((0.5, 5.5, (3,)), {}), ((1, 2, 3, (2,)), {}),
+    ((5, 3), {}), ((5.0, (2,)), {}), ((5, "a"), {}), ((5,), {"size": 3}),
+    ((0.5,), {"size": (3,)}), ((), {"high": 2.5, "size": (3,)}), ((1, 5.5), {"size": (3,)}),
+], ids=str)
+def test_randint_refuses_what_torchs_parser_refuses_in_its_words(args, kwargs):
+    import torch
+
+    msgs = []
+    for m in (ember, torch):
+        with pytest.raises(TypeError) as e:
+            m.randint(*args, **kwargs)
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]
+
+
+def test_randint_takes_its_overloads():
+    for args, kwargs, shape in [((10, (3,)), {}, (3,)), ((0, 10, (2, 2)), {}, (2, 2)),
+                                ((5,), {"size": (2,)}, (2,)), ((5, [2, 2]), {}, (2, 2)),
+                                ((), {"low": 1, "high": 5, "size": (2,)}, (2,))]:
+        t = ember.randint(*args, **kwargs)
+        assert tuple(t.shape) == shape and t.dtype == ember.int64

@@ -543,18 +543,43 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
     start, end, step = vals
     if step == 0:
         raise RuntimeError("step must be nonzero")
+    if isinstance(out, Tensor):  # (the out tensor decides the dtype)
+        if dtype is not None and dtype is not out._dtype:
+            raise RuntimeError(f"dtype {dt.SCALAR_TYPE_NAMES[dtype.name]} does not match dtype "
+                               f"of out parameter ({dt.SCALAR_TYPE_NAMES[out._dtype.name]})")
+        dtype = out._dtype
     if dtype is None:
         # (a bool bound is integral to PyTorch: arange(True) is tensor([0]))
         dtype = dt.int64 if all(isinstance(v, (int, np.integer, np.bool_)) for v in vals) \
             else dt.get_default_dtype()
+    if dtype is dt.bool_:
+        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
     n = math.ceil((end - start) / step)
     if n < 0 or (step > 0 and start > end) or (step < 0 and start < end):
         raise RuntimeError(
             "upper bound and lower bound inconsistent with step sign"
         )
+    if dtype._kind == 1:
+        start, step, n = _integer_arange(start, end, step, dtype, n)
     t = bind(factory_p, fn=ARANGE, start=start, step=step, n=n, dtype=dtype,
              device=as_device(device))
     return _out(_finish(t, requires_grad), out)
+
+
+def _integer_arange(start, end, step, dtype: dt.dtype, n: int) -> tuple[int, int, int]:
+    """(start, step, count) of an integer arange as PyTorch's kernel reads float bounds:
+    start and step truncated toward zero (a step that truncates to 0 is refused), and
+    for int64 the count from the truncated bounds in integer arithmetic (C's truncating
+    division); narrower integers keep the count of the bounds as given."""
+    start, step = int(start), int(step)
+    if dtype is not dt.int64:
+        return start, step, n
+    if step == 0:
+        raise ValueError("step must be nonzero")
+    end = int(end)
+    a = end - start + step - ((step > 0) - (step < 0))
+    n = abs(a) // abs(step)
+    return start, step, (n if (a >= 0) == (step > 0) else -n)
 
 
 def range_(start=None, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
