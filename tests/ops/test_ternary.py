@@ -261,3 +261,37 @@ def test_inplace_clamp_checks_the_broadcast_shape_before_the_dtype():
                                                 max=L.zeros(3, 4, 4, dtype=L.bool))
         msgs.append(str(exc.value))
     assert msgs[0] == msgs[1]
+
+
+_CLAMP_OUT_CASES = {
+    "int8 into int8, float bounds": lambda m: m.clamp(m.tensor([1, 2, 3], dtype=m.int8), 0.5, 2.5,
+                                                      out=m.zeros(3, dtype=m.int8)),
+    "float32 into float64": lambda m: m.clamp(m.tensor([1., 2, 3]), 0.5, 2.5,
+                                              out=m.zeros(3, dtype=m.float64)),
+    "int64 into int32": lambda m: m.clamp(m.tensor([1, 2, 3]), 1, 2,
+                                          out=m.zeros(3, dtype=m.int32)),
+    "clamp_min into int8": lambda m: m.clamp_min(m.tensor([1, 2, 3], dtype=m.int8), 0.5,
+                                                 out=m.zeros(3, dtype=m.int8)),
+    "clamp_max into float32": lambda m: m.clamp_max(m.tensor([1., 2, 3]), 2.5,
+                                                    out=m.zeros(3)),
+    "tensor bounds into float64": lambda m: m.clamp(m.tensor([1., 2, 3]), m.tensor(0.5),
+                                                    m.tensor(2.5), out=m.zeros(3, dtype=m.float64)),
+    "tensor bounds into int8": lambda m: m.clamp(m.tensor([1, 2, 3], dtype=m.int8), m.tensor(0.5),
+                                                 m.tensor(2.5), out=m.zeros(3, dtype=m.int8)),
+}
+
+
+@pytest.mark.parametrize("case", list(_CLAMP_OUT_CASES))
+def test_clamp_out_dtype_rules_are_torchs(case):
+    """Number bounds: out must be the result's dtype ("Found dtype Char but expected
+    Float"); tensor bounds: out takes whatever the result casts to."""
+    import torch
+
+    got = []
+    for m in (ember, torch):
+        try:
+            r = _CLAMP_OUT_CASES[case](m)
+            got.append((str(r.dtype).split(".")[-1], r.tolist()))
+        except RuntimeError as e:
+            got.append(str(e))
+    assert got[0] == got[1]

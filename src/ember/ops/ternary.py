@@ -271,6 +271,11 @@ def clamp(input: Tensor, min=None, max=None, *, out=None) -> Tensor:
 def _clamp(input: Tensor, min, max, out, side: str | None = None) -> Tensor:
     x, lo, hi, d = _clamp_args(input, min, max)
     if out is not None:
+        if isinstance(out, Tensor) and out._dtype is not d and not (
+                isinstance(lo, Tensor) or isinstance(hi, Tensor)):
+            # (number bounds: PyTorch's structured kernel wants out in the result's dtype)
+            raise RuntimeError(f"Found dtype {type_name(out._dtype)} but expected "
+                               f"{type_name(d)}")
         _clamp_cast_check(lo, hi, d, out)
     return write_out(apply(ternary_p, x, lo, hi, fn=_clamp_member(lo, hi, side)), out)
 
@@ -305,17 +310,17 @@ def _clamp_(self: Tensor, min, max, side: str | None = None) -> Tensor:
 
 
 @method_aware
-def clamp_min(input: Tensor, min) -> Tensor:
+def clamp_min(input: Tensor, min, *, out=None) -> Tensor:
     try:
-        return _clamp(input, min, None, None, "min")
+        return _clamp(input, min, None, out, "min")
     except OperandTypeError:
         raise operand_error("clamp_min", (input, min), method=called_as_method()) from None
 
 
 @method_aware
-def clamp_max(input: Tensor, max) -> Tensor:
+def clamp_max(input: Tensor, max, *, out=None) -> Tensor:
     try:
-        return _clamp(input, None, max, None, "max")
+        return _clamp(input, None, max, out, "max")
     except OperandTypeError:
         raise operand_error("clamp_max", (input, max), method=called_as_method()) from None
 
