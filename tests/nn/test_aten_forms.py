@@ -216,3 +216,30 @@ def test_rrelu_with_a_generator_and_in_place():
     same_message(lambda L: L.nn.functional.rrelu(L.tensor([-1.0]), 0.5, 0.1, training=True))
     same_message(lambda L: L.nn.functional.rrelu(L.tensor([-1, 2]), training=True),
                  NotImplementedError)
+
+
+_DEFAULT_REDUCTION = {
+    "kl_div": lambda m, a, b: m.kl_div(a, b),
+    "binary_cross_entropy_with_logits": lambda m, a, b: m.binary_cross_entropy_with_logits(a, b),
+    "hinge_embedding_loss": lambda m, a, b: m.hinge_embedding_loss(a, b.sign()),
+    "cosine_embedding_loss": lambda m, a, b: m.cosine_embedding_loss(a, b, m.tensor([1., -1.])),
+    "margin_ranking_loss": lambda m, a, b: m.margin_ranking_loss(a[0], b[0], b[1].sign()),
+    "triplet_margin_loss": lambda m, a, b: m.triplet_margin_loss(a, b, b.flip(0)),
+    "triplet_margin_loss, margin <= 0": lambda m, a, b: m.triplet_margin_loss(
+        a, b, b.flip(0), -0.5, 2, 1e-6, False, 1),
+}
+
+
+@pytest.mark.parametrize("name", list(_DEFAULT_REDUCTION))
+def test_top_level_losses_leave_reduction_out_as_torch_does(name):
+    """torch 2.13's parser does not read the schema's default `reduction=Mean`: left out,
+    the loss comes back unreduced. (And torch.triplet_margin_loss takes any margin.)"""
+    import torch
+
+    got = []
+    for m in (ember, torch):
+        a = m.tensor([[0.2, -1.0, 0.5, 1.5], [0.3, 0.8, -0.4, 2.0]])
+        b = m.tensor([[0.1, 0.4, 0.5, 0.2], [0.9, 0.3, 0.6, 0.1]])
+        got.append(_DEFAULT_REDUCTION[name](m, a, b))
+    assert tuple(got[0].shape) == tuple(got[1].shape)
+    np.testing.assert_allclose(got[0].numpy(), got[1].numpy(), rtol=1e-6, atol=1e-7)

@@ -12,6 +12,7 @@ from ..ops.nn_ops import embedding
 from . import functional as F
 from ._functional.embedding import embedding_renorm_
 from ._functional.layers import _dropout_impl
+from ._functional.loss import _triplet_margin_loss
 from ._native_forms import *  # noqa: F403
 from ._native_forms import __all__ as _native
 from ._rnn_forms import *  # noqa: F403
@@ -47,6 +48,8 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
 
 
 # --- losses: `reduction` is ATen's enum (0 none, 1 mean, 2 sum; any other int: none) -----
+# NOTE: left out, it is none, not the schema's `Mean`: torch 2.13's Python parser does not
+# read that default (`torch.kl_div(a, b)` returns the unreduced tensor)
 
 _REDUCTION = {0: "none", 1: "mean", 2: "sum"}
 
@@ -76,9 +79,9 @@ def _enum_reduction(position: int):
 
 
 @_enum_reduction(3)
-def kl_div(input: Tensor, target: Tensor, reduction: str = "mean", *,
+def kl_div(input: Tensor, target: Tensor, reduction: str = "none", *,
            log_target: bool = False) -> Tensor:
-    """`nn.functional.kl_div` reduced by ATen's enum ("mean" over every element, silently)."""
+    """`nn.functional.kl_div` reduced by ATen's enum (its "mean" over every element, silently)."""
     loss = F.kl_div(input, target, reduction="none", log_target=log_target)
     return loss if reduction == "none" else getattr(loss, reduction)()
 
@@ -87,35 +90,34 @@ def kl_div(input: Tensor, target: Tensor, reduction: str = "mean", *,
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
                                      weight: Tensor | None = None,
                                      pos_weight: Tensor | None = None,
-                                     reduction: str = "mean") -> Tensor:
+                                     reduction: str = "none") -> Tensor:
     return F.binary_cross_entropy_with_logits(input, target, weight, reduction=reduction,
                                               pos_weight=pos_weight)
 
 
 @_enum_reduction(5)
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
-                          reduction: str = "mean") -> Tensor:
+                          reduction: str = "none") -> Tensor:
     return F.cosine_embedding_loss(input1, input2, target, margin, reduction=reduction)
 
 
 @_enum_reduction(5)
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
-                        reduction: str = "mean") -> Tensor:
+                        reduction: str = "none") -> Tensor:
     return F.margin_ranking_loss(input1, input2, target, margin, reduction=reduction)
 
 
 @_enum_reduction(4)
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
-                         reduction: str = "mean") -> Tensor:
+                         reduction: str = "none") -> Tensor:
     return F.hinge_embedding_loss(input, target, margin, reduction=reduction)
 
 
 @_enum_reduction(8)
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0,
                         p: float = 2, eps: float = 1e-6, swap: bool = False,
-                        reduction: str = "mean") -> Tensor:
-    return F.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
-                                 reduction=reduction)
+                        reduction: str = "none") -> Tensor:
+    return _triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction)
 
 
 @_enum_reduction(6)
@@ -126,7 +128,7 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool,
 
 @_enum_reduction(6)
 def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, blank: int = 0,
-             reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
+             reduction: str = "none", zero_infinity: bool = False) -> Tensor:
     return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction,
                       zero_infinity)
 
