@@ -97,3 +97,28 @@ def test_backends_cuda_switches_round_trip():
         assert flags.SDP_ENABLED[name] is False
         getattr(ember.backends.cuda, f"enable_{name}_sdp")(True)
     assert _switches(ember) == (True, True, True, True)
+
+
+@pytest.mark.parametrize("backend", ["FLASH_ATTENTION", "MATH"])
+def test_sdpa_kernel_picks_the_kernel_scaled_dot_product_attention_runs(backend):
+    """Under sdpa_kernel the choice is torch's: the flash kernel's node (or the composite's
+    under MATH), and "No available kernel" where the only backend allowed cannot run."""
+    import importlib
+
+    import torch
+
+    names, refusals = [], []
+    for m in (ember, torch):
+        att = importlib.import_module(m.__name__ + ".nn.attention")
+        q = m.ones(1, 2, 4, 8, requires_grad=True)
+        with att.sdpa_kernel(getattr(att.SDPBackend, backend)):
+            out = m.nn.functional.scaled_dot_product_attention(q, q, q)
+            names.append(type(out.grad_fn).__name__ if m is torch else out.grad_fn.name())
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    m.nn.functional.scaled_dot_product_attention(q, q, q, dropout_p=0.5)
+                    refusals.append(None)
+                except RuntimeError as e:
+                    refusals.append(str(e))
+    assert names[0] == names[1] and refusals[0] == refusals[1]

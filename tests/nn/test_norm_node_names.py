@@ -36,3 +36,24 @@ def test_eval_batch_norm_gradients_unchanged_by_the_name():
         got.append(x.grad.flatten().tolist() + bn.weight.grad.tolist() + bn.bias.grad.tolist())
     # float32 products of rsqrt(var + eps): rsqrt's last bit may differ between libraries
     assert got[0] == pytest.approx(got[1], rel=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_batch_norm_eval_of_16_bit_input_with_float_statistics_is_torchs(dtype):
+    """Computed in float32 and rounded once to the input's dtype, as PyTorch's mixed kernel:
+    the same bits and the input's dtype (ember returned float32)."""
+    import numpy as np
+    import torch
+
+    rng = np.random.default_rng(0)
+    xs = rng.standard_normal((8, 3, 50)).astype(np.float32)
+    stats = [rng.standard_normal(3).astype(np.float32), rng.uniform(0.5, 2, 3).astype(np.float32),
+             rng.standard_normal(3).astype(np.float32), rng.standard_normal(3).astype(np.float32)]
+    outs = []
+    for m in (ember, torch):
+        x = m.tensor(xs).to(getattr(m, dtype))
+        rm, rv, w, b = (m.tensor(a) for a in stats)
+        y = m.nn.functional.batch_norm(x, rm, rv, w, b, training=False)
+        assert y.dtype == getattr(m, dtype)
+        outs.append(y.float().numpy())
+    np.testing.assert_array_equal(outs[0], outs[1])

@@ -25,6 +25,7 @@ from ...ops.layer_norm import check_affine as check_layer_norm_affine
 from ...ops.layer_norm import layer_norm_prim
 from ...ops.matmul import addmm
 from ...ops.registry import rename_node, saves
+from ..attention import SDPBackend, choose_cpu_backend
 from .norm_checks import (
     check_affine_dtypes,
     check_group_norm_affine,
@@ -360,6 +361,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     shift = -running_mean * scale if bias is None else \
         E.addcmul(bias, running_mean, scale, value=-1)
     out = E.addcmul(shift.reshape(view), input, scale.reshape(view))
+    if out.dtype != input.dtype:  # (16-bit input, float32 statistics: computed in float32,
+        out = out.to(input.dtype)  # rounded once to the input's dtype, as PyTorch's kernel)
     if out._grad_fn is not None:  # PyTorch runs this as its one batch-norm kernel
         rename_node(out._grad_fn, "NativeBatchNormBackward0")
     # (what PyTorch's native_batch_norm saves: an in-place op on one refuses backward)
@@ -558,7 +561,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     L, S = query.shape[-2], key.shape[-2]
     factor = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
     reduced = query.dtype in (E.float16, E.bfloat16)
-    if _takes_flash(query, key, value, attn_mask, dropout_p, enable_gqa):
+    fits = _takes_flash(query, key, value, attn_mask, dropout_p, enable_gqa)
+    if choose_cpu_backend(fits) is SDPBackend.FLASH_ATTENTION:  # (sdpa_kernel's choice)
         if attn_mask is not None:
             _check_mask_broadcast(tuple(query.shape[:-1]) + (S,), attn_mask)
         if enable_gqa:
