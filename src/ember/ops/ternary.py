@@ -271,9 +271,10 @@ def clamp(input: Tensor, min=None, max=None, *, out=None) -> Tensor:
 def _clamp(input: Tensor, min, max, out, side: str | None = None) -> Tensor:
     x, lo, hi, d = _clamp_args(input, min, max)
     if out is not None:
-        if isinstance(out, Tensor) and out._dtype is not d and not (
+        if isinstance(out, Tensor) and out._dtype is not d and out is not input and not (
                 isinstance(lo, Tensor) or isinstance(hi, Tensor)):
-            # (number bounds: PyTorch's structured kernel wants out in the result's dtype)
+            # (number bounds: PyTorch's structured kernel wants out in the result's dtype;
+            # out being the input itself is an in-place call, under the casting rule)
             raise RuntimeError(f"Found dtype {type_name(out._dtype)} but expected "
                                f"{type_name(d)}")
         _clamp_cast_check(lo, hi, d, out)
