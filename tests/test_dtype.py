@@ -164,3 +164,15 @@ def test_float8_promotes_only_with_itself_like_torch(e, t):
     assert ember.result_type(x, ember.tensor(2.0)) is e
     with pytest.raises(RuntimeError, match="Promotion for Float8 Types is not supported"):
         ember.result_type(ember.ones(2, dtype=ember.int32), ember.tensor(1.0, dtype=e))
+
+
+@pytest.mark.parametrize("bad", ["int64", "bool", "complex64", "float", None, 3])
+def test_set_default_dtype_refuses_as_torch_does(bad):
+    msgs = []
+    for L in (ember, torch):
+        arg = getattr(L, bad) if bad in ("int64", "bool", "complex64") else bad
+        with pytest.raises(TypeError) as info:
+            L.set_default_dtype(arg)
+        msgs.append(str(info.value))
+        assert L.get_default_dtype() is L.float32
+    assert msgs[0] == msgs[1]

@@ -147,10 +147,11 @@ def get_default_dtype() -> dtype:
 
 
 def set_default_dtype(d: dtype) -> None:
+    """The dtype float tensors get when none is given (float32, float64, float16 or bfloat16)."""
     if d not in (float32, float64, float16, bfloat16):
-        raise TypeError(
-            "only floating-point types are supported as the default type, got " f"{d!r}"
-        )
+        # (PyTorch's words: a non-dtype object is "invalid", any other dtype not floating)
+        prefix = "" if isinstance(d, dtype) else "invalid dtype object: "
+        raise TypeError(f"{prefix}only floating-point types are supported as the default type")
     _default.dtype = d
 
 

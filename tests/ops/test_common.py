@@ -56,3 +56,60 @@ def test_an_out_requiring_grad_is_refused_too_and_non_differentiable_results_are
             want = r, a_max
     assert_same(r, want[0])
     assert_same(a_max, want[1])
+
+
+_OUT_CALLS = {
+    "max": lambda L, A: L.max(A, 0, out=(L.empty(3), L.empty(3, dtype=L.long))),
+    "sort": lambda L, A: L.sort(A, out=(L.empty(3, 3), L.empty(3, 3, dtype=L.long))),
+    "topk": lambda L, A: L.topk(A, 1, out=(L.empty(3, 1), L.empty(3, 1, dtype=L.long))),
+    "aminmax": lambda L, A: L.aminmax(A, out=(L.empty(()), L.empty(()))),
+    "linalg.qr": lambda L, A: L.linalg.qr(A, out=(L.empty(3, 3), L.empty(3, 3))),
+    "linalg.slogdet": lambda L, A: L.linalg.slogdet(A, out=(L.empty(()), L.empty(()))),
+    "slogdet": lambda L, A: L.slogdet(A, out=(L.empty(()), L.empty(()))),
+    "linalg.eigh": lambda L, A: L.linalg.eigh(A + A.T, out=(L.empty(3), L.empty(3, 3))),
+    "lu_factor": lambda L, A: L.linalg.lu_factor(A, out=(L.empty(3, 3),
+                                                         L.empty(3, dtype=L.int32))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_OUT_CALLS))
+def test_named_tuple_written_into_out_is_the_out_return_type(name):
+    # (PyTorch returns torch.return_types.<name>_out holding the `out` tensors themselves)
+    A = [[4.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 2.0]]
+    e, t = _OUT_CALLS[name](ember, ember.tensor(A)), _OUT_CALLS[name](torch, torch.tensor(A))
+    assert type(e).__name__ == type(t).__name__ and len(e) == len(t)
+    assert repr(e).split("(")[0].split(".")[-1] == repr(t).split("(")[0].split(".")[-1]
+    for field in type(e)._fields:
+        # (small factorizations: they agree to a few float32 ulps)
+        assert_same(getattr(e, field), getattr(t, field), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, A, o: m.index_add(A, 0, m.tensor([0]), A[:1], out=o(3, 3)),
+    lambda m, A, o: m.linalg.vector_norm(A, out=o()),
+    lambda m, A, o: m.index_select(A, 0, m.tensor([0]), out=o(1, 3)),
+    lambda m, A, o: m.tril(A, out=o(3, 3)),
+])
+def test_exact_out_refuses_autograd_before_the_dtype(call):
+    # (a float64 `out` for a float32 result that needs grad: the autograd refusal comes first)
+    for m in (torch, ember):
+        A = (m.eye(3) * 2).requires_grad_()
+        with pytest.raises(RuntimeError, match=r"functions with out=\.\.\. arguments"):
+            call(m, A, lambda *s, m=m: m.empty(s, dtype=m.float64))
+        with m.no_grad(), pytest.raises(RuntimeError, match="dtype|scalar type"):
+            call(m, A, lambda *s, m=m: m.empty(s, dtype=m.float64))
+
+
+def test_composite_out_checks_the_dtype_before_autograd():
+    # (linalg.norm / matrix_norm, vecdot and multi_dot check `out`'s dtype themselves first)
+    for call in (lambda m, A, o: m.linalg.matrix_norm(A, out=o(())),
+                 lambda m, A, o: m.linalg.norm(A, out=o(())),
+                 lambda m, A, o: m.linalg.vecdot(A, A, out=o((3,))),
+                 lambda m, A, o: m.linalg.multi_dot([A, A, A], out=o((3, 3)))):
+        msgs = []
+        for m in (torch, ember):
+            A = (m.eye(3) * 2).requires_grad_()
+            with pytest.raises(RuntimeError) as info:
+                call(m, A, lambda s, m=m: m.empty(s, dtype=m.float64))
+            msgs.append(str(info.value))
+        assert msgs[0] == msgs[1] and "automatic differentiation" not in msgs[0]

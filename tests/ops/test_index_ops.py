@@ -743,3 +743,36 @@ def test_index_add_of_wide_slices_adds_in_order_as_torch(dim, dtype, count):
     np.add.at(ref, (slice(None),) * dim + (idx,), src)
     np.testing.assert_array_equal(x.grad.numpy(), ref)
     np.testing.assert_array_equal(np.signbit(x.grad.numpy()), np.signbit(ref))
+
+
+def _out_calls(L, out):
+    x, i, src = L.zeros(4, 2), L.tensor([0, 2, 2]), L.ones(3, 2)
+    return {
+        "index_add": lambda: L.index_add(x, 0, i, src, out=out),
+        "index_copy": lambda: L.index_copy(x, 0, L.tensor([0, 1, 3]), src, out=out),
+        "index_reduce": lambda: L.index_reduce(x, 0, i, src, "amax", out=out),
+        "scatter": lambda: L.scatter(x, 0, i[:, None].expand(3, 2), src, out=out),
+        "scatter_add": lambda: L.scatter_add(x, 0, i[:, None].expand(3, 2), src, out=out),
+        "scatter_reduce": lambda: L.scatter_reduce(x, 0, i[:, None].expand(3, 2), src, "sum",
+                                                   out=out),
+        "index_select": lambda: L.index_select(x, 0, i, out=out),
+        "masked_select": lambda: L.masked_select(x, x == 0, out=out),
+    }
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("dtype", ["float64", "int64", "float32"])
+@pytest.mark.parametrize("name", sorted(_out_calls(torch, None)))
+def test_index_ops_out_must_have_selfs_dtype(name, dtype):
+    # (PyTorch's structured kernels cast nothing into `out`)
+    res = []
+    for L in (ember, torch):
+        out = L.empty(0, dtype=getattr(L, dtype))
+        try:
+            res.append(_out_calls(L, out)[name]())
+        except RuntimeError as e:
+            res.append(str(e))
+    if isinstance(res[1], str):
+        assert res[0] == res[1]
+    else:  # (sums of ones: exact)
+        assert_same(res[0], res[1])

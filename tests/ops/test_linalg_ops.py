@@ -1,6 +1,8 @@
 """tril triu diag diag_embed trace cross and the top-level spellings of linalg functions
 (det logdet slogdet inverse cholesky qr svd pinverse matrix_power) against PyTorch."""
 
+import math
+
 import numpy as np
 import pytest
 import torch
@@ -333,3 +335,26 @@ def test_cross_integer_out_like_torch():
     same_result(lambda ns: ns.linalg.cross(ns.tensor([1, 2, 3], dtype=ns.int8),
                                            ns.tensor([4, 5, 6], dtype=ns.int8),
                                            out=ns.empty(3, dtype=ns.int8)))
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("shapes", [((4, 2), (4, 2)), ((4, 2), (5, 2)), ((), ()), ((1, 3), (3, 1)),
+                                    ((3, 1), (1, 3)), ((2, 3), (3,)), ((3, 3), (3, 3))])
+def test_cross_without_dim_takes_inputs_first_size_3_dim(shapes):
+    # (torch.cross with dim=None looks at `input` alone, before broadcasting with `other`)
+    outs = []
+    for L in (ember, torch):
+        L.manual_seed(0)
+        a, b = L.arange(1.0, 1.0 + math.prod(shapes[0])).reshape(shapes[0]), \
+            L.arange(2.0, 2.0 + math.prod(shapes[1])).reshape(shapes[1]).flip(-1)
+        try:
+            outs.append(L.cross(a, b))
+        except RuntimeError as e:
+            outs.append(f"{type(e).__name__}: {e}")
+    if isinstance(outs[1], str):
+        assert outs[0] == outs[1]
+    else:  # (products of small integers, exact)
+        assert_same(outs[0], outs[1])
+    for L in (ember, torch):
+        with pytest.raises(RuntimeError, match="no dimension of size 3 in input"):
+            L.ones(2, 2).cross(L.ones(2, 2))

@@ -375,3 +375,17 @@ def test_spread_argument_errors_in_torch_words():
                  lambda L: L.std(x(L), dim=0, unbiased=False, correction=0)):
         same_message(call, TypeError)
     same_message(lambda L: L.corrcoef(L.ones(2, 2, 2)))
+
+
+@pytest.mark.parametrize("dtypes", [("int64", "int64"), ("int32", "uint8"), ("uint8", "uint8")])
+def test_dist_of_integer_tensors_is_refused_in_dists_words(dtypes):
+    msgs = []
+    for L in (ember, torch):
+        a, b = (L.ones(3, dtype=getattr(L, d)) for d in dtypes)
+        with pytest.raises(RuntimeError) as info:
+            L.dist(a, b)
+        msgs.append(str(info.value))
+    assert msgs[0] == msgs[1] and msgs[0].startswith("norm(): input dtype")
+    # an integer with a float promotes to float and works: 3 ones, |1 - 0| summed in quadrature
+    assert ember.dist(ember.ones(3, dtype=ember.int64), ember.zeros(3)).item() == \
+        torch.dist(torch.ones(3, dtype=torch.int64), torch.zeros(3)).item()

@@ -11,6 +11,7 @@ import numpy as np
 from .. import _dtype as dt
 from .._tensor import Tensor
 from ..ops._common import type_name
+from ..ops._common import write_exact as exact_out  # noqa: F401 (the linalg modules' name)
 
 
 class _LinAlgError(RuntimeError):
@@ -127,8 +128,19 @@ _LOW_PRECISION_KERNEL = {
     "linalg.eigvals": "linalg_eig_out_cpu", "linalg.solve_triangular": "triangular_solve_cpu",
     "linalg.householder_product": "orgqr_cpu",
 }
-# functions that refuse low precision under another function's name
-_LOW_PRECISION_AS = {"linalg.inv_ex": "linalg.inv"}
+# functions that check their input under another function's name (the one they forward to)
+_CHECKED_AS = {
+    "linalg.inv_ex": "linalg.inv", "linalg.cholesky_ex": "linalg.cholesky",
+    "linalg.solve_ex": "linalg.solve", "linalg.lu_solve": "torch.linalg.lu_solve",
+    "linalg.eigvalsh": "linalg.eigh",
+}
+# NOTE: an integer or bool input passes the floating check of a few functions (those whose
+# kernel does the dispatch itself) and then finds no CPU kernel: NotImplementedError naming
+# it. Others refuse it under the name of the function they forward to.
+_INTEGER_KERNEL = {
+    "linalg.eigh": "linalg_eigh_cpu", "linalg.eigvalsh": "linalg_eigh_cpu",
+    "linalg.solve_triangular": "triangular_solve_cpu", "linalg.householder_product": "orgqr_cpu",
+}
 
 
 def check_float(A: Tensor, fname: str, low_ok: bool = False) -> None:
@@ -137,27 +149,34 @@ def check_float(A: Tensor, fname: str, low_ok: bool = False) -> None:
         raise TypeError(f"{fname}(): argument 'A' must be Tensor, not {type(A).__name__}")
     d = A._dtype
     if d._kind < 2:
-        raise RuntimeError(
-            f"{fname}: Expected a floating point or complex tensor as input. Got {type_name(d)}"
-        )
+        kernel = _INTEGER_KERNEL.get(fname)
+        if kernel is not None:
+            raise NotImplementedError(f'"{kernel}" not implemented for \'{type_name(d)}\'')
+        raise RuntimeError(f"{_CHECKED_AS.get(fname, fname)}: Expected a floating point or "
+                           f"complex tensor as input. Got {type_name(d)}")
     if not low_ok and d in (dt.float16, dt.bfloat16):
         kernel = _LOW_PRECISION_KERNEL.get(fname)
         if kernel is not None:
             raise NotImplementedError(f'"{kernel}" not implemented for \'{type_name(d)}\'')
-        raise RuntimeError(f"{_LOW_PRECISION_AS.get(fname, fname)}: Low precision dtypes not "
+        raise RuntimeError(f"{_CHECKED_AS.get(fname, fname)}: Low precision dtypes not "
                            f"supported. Got {type_name(d)}")
 
 
 def check_matrix(A: Tensor, fname: str, square: bool = False, low_ok: bool = False) -> None:
-    """A batch of matrices (at least 2-D), optionally square, of a floating dtype."""
-    check_float(A, fname, low_ok)
+    """A batch of matrices (at least 2-D), optionally square, of a floating dtype.
+
+    The shape is checked before the dtype, as PyTorch's meta functions do."""
+    if not isinstance(A, Tensor):
+        check_float(A, fname)  # (the TypeError)
+    name = _CHECKED_AS.get(fname, fname)
     if A.ndim < 2:
-        raise RuntimeError(f"{fname}: The input tensor A must have at least 2 dimensions.")
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
     if square and A._shape[-1] != A._shape[-2]:
         raise RuntimeError(
-            f"{fname}: A must be batches of square matrices, but they are {A._shape[-2]} by "
+            f"{name}: A must be batches of square matrices, but they are {A._shape[-2]} by "
             f"{A._shape[-1]} matrices"
         )
+    check_float(A, fname, low_ok)
 
 
 def check_same_dtype(fname: str, A: Tensor, B: Tensor, a: str = "A", b: str = "B") -> None:
@@ -221,3 +240,4 @@ def hermitian_part(dA, uplo: str):
     from ..ops.linalg_ops import diag_embed
 
     return low + low.mH + diag_embed(d)
+

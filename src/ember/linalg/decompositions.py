@@ -18,7 +18,6 @@ import numpy as np
 from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
 from ..amp.autocast_mode import autocast_op
-from ..ops._common import write_out
 from ..ops._linalg_batch import leading
 from ..ops.creation import eye
 from ..ops.join import cat
@@ -29,6 +28,7 @@ from ._common import (
     LinAlgError,
     batch_prefix,
     check_matrix,
+    exact_out,
     fortran,
     fortran_strides,
     hermitian_part,
@@ -111,7 +111,7 @@ defbatch(cholesky_p, leading(cholesky_p))
 def cholesky(A: Tensor, *, upper: bool = False, out=None) -> Tensor:
     """L with A = L L^H for Hermitian positive-definite A (U = L^H when `upper`)."""
     check_matrix(A, "linalg.cholesky", square=True)
-    return write_out(apply(cholesky_p, A, upper=upper), out)
+    return exact_out(apply(cholesky_p, A, upper=upper), out)
 
 
 CholeskyExResult = return_type("linalg_cholesky_ex", ["L", "info"])
@@ -133,7 +133,7 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False,
     is not positive-definite) instead of raising."""
     check_matrix(A, "linalg.cholesky_ex", square=True)
     res = run_ex(A, lambda a: cholesky(a, upper=upper), _pd_info, check_errors)
-    return write_out(CholeskyExResult(*res), out)
+    return exact_out(CholeskyExResult(*res), out)
 
 
 # --- qr -------------------------------------------------------------------------------
@@ -246,7 +246,7 @@ def qr(A: Tensor, mode: str = "reduced", *, out=None) -> QRResult:
             "'r', or 'complete'"
         )
     check_matrix(A, "linalg.qr")
-    return write_out(QRResult(*apply(qr_p, A, mode=mode)), out)
+    return exact_out(QRResult(*apply(qr_p, A, mode=mode)), out)
 
 
 # --- svd ------------------------------------------------------------------------------
@@ -383,7 +383,7 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver=None, out=None) -> SVDR
     """A = U diag(S) Vh, singular values descending (LAPACK gesdd, as PyTorch on CPU)."""
     check_matrix(A, "linalg.svd")
     _no_driver(driver)
-    return write_out(SVDResult(*apply(svd_p, A, full_matrices=full_matrices,
+    return exact_out(SVDResult(*apply(svd_p, A, full_matrices=full_matrices,
                                       compute_uv=True)), out)
 
 
@@ -393,7 +393,7 @@ def svdvals(A: Tensor, *, driver=None, out=None) -> Tensor:
     check_matrix(A, "linalg.svd")
     _no_driver(driver)
     uv = _needs_grad(A)
-    return write_out(apply(svd_p, A, full_matrices=False, compute_uv=uv)[1], out)
+    return exact_out(apply(svd_p, A, full_matrices=False, compute_uv=uv)[1], out)
 
 
 # --- eigh -----------------------------------------------------------------------------
@@ -463,7 +463,7 @@ def eigh(A: Tensor, UPLO: str = "L", *, out=None) -> EighResult:
     """Eigenvalues (ascending) and orthonormal eigenvectors of a Hermitian matrix."""
     check_matrix(A, "linalg.eigh", square=True)
     _check_uplo(UPLO)
-    return write_out(EighResult(*apply(eigh_p, A, uplo=UPLO, compute_v=True)), out)
+    return exact_out(EighResult(*apply(eigh_p, A, uplo=UPLO, compute_v=True)), out)
 
 
 @autocast_op("linalg_eigvalsh")
@@ -471,4 +471,4 @@ def eigvalsh(A: Tensor, UPLO: str = "L", *, out=None) -> Tensor:
     """Eigenvalues (ascending) of a Hermitian matrix."""
     check_matrix(A, "linalg.eigvalsh", square=True)
     _check_uplo(UPLO)
-    return write_out(apply(eigh_p, A, uplo=UPLO, compute_v=_needs_grad(A))[0], out)
+    return exact_out(apply(eigh_p, A, uplo=UPLO, compute_v=_needs_grad(A))[0], out)

@@ -102,17 +102,31 @@ def _check(A: Tensor, fname: str) -> None:
         d = A._dtype
         if d._kind < 2:
             raise RuntimeError(f"Unknown Complex ScalarType for {type_name(d)}")
-        if d in (dt.float16, dt.bfloat16):
-            raise NotImplementedError(
-                f'"linalg_eig_out_cpu" not implemented for \'{type_name(d)}\'')
-    check_matrix(A, fname, square=True)
+    check_matrix(A, fname, square=True, low_ok=True)
+    if A._dtype in (dt.float16, dt.bfloat16):  # (no kernel, found after the shape checks)
+        raise NotImplementedError(
+            f'"linalg_eig_out_cpu" not implemented for \'{type_name(A._dtype)}\'')
 
 
 @autocast_op("linalg_eig")
 def eig(A: Tensor, *, out=None) -> EigResult:
     """Eigenvalues and unit eigenvectors of a square matrix, both complex."""
     _check(A, "linalg.eig")
-    return write_out(EigResult(*apply(eig_p, A, compute_v=True)), out)
+    res = EigResult(*apply(eig_p, A, compute_v=True))
+    _check_out_cast("torch.linalg.eig", res, out, ("eigenvalues", "eigenvectors"))
+    return write_out(res, out)
+
+
+def _check_out_cast(fname: str, res, out, names) -> None:
+    """`out=` takes what the complex results cast to safely, refused in eig's own words."""
+    if out is None:
+        return
+    pairs = zip(res, out, names) if isinstance(out, (tuple, list)) else [(res, out, names[0])]
+    for r, o, name in pairs:
+        if isinstance(o, Tensor) and not dt.can_cast(r._dtype, o._dtype):
+            raise RuntimeError(f"{fname}: Expected {name} to be safely castable from "
+                               f"{type_name(r._dtype)} dtype, but got {name} with dtype "
+                               f"{type_name(o._dtype)}")
 
 
 @autocast_op("linalg_eigvals")
@@ -120,4 +134,6 @@ def eigvals(A: Tensor, *, out=None) -> Tensor:
     """Eigenvalues of a square matrix (complex); vectors only when a gradient needs them."""
     _check(A, "linalg.eigvals")
     uv = A._requires_grad and grad_mode.state.enabled
-    return write_out(apply(eig_p, A, compute_v=uv)[0], out)
+    res = apply(eig_p, A, compute_v=uv)[0]
+    _check_out_cast("torch.linalg.eigvals", res, out, ("eigenvalues",))
+    return write_out(res, out)

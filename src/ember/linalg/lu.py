@@ -18,13 +18,13 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor
-from ..ops._common import has_values, type_name, write_out
+from ..ops._common import has_values, type_name
 from ..ops._linalg_batch import leading
 from ..ops.creation import eye
 from ..ops.join import cat
 from ..ops.reduce import return_type
 from ..ops.registry import Primitive, apply, defbatch, defjvp, defvjp, nondifferentiable
-from ._common import check_matrix, fortran, fortran_strides
+from ._common import check_float, check_matrix, exact_out, fortran, fortran_strides
 from .solvers import solve_triangular
 
 LUFactorResult = return_type("linalg_lu_factor", ["LU", "pivots"])
@@ -171,6 +171,11 @@ def _permutation(piv: Tensor, m: int, dtype, device) -> Tensor:
 
 
 def _check(A: Tensor, fname: str) -> None:
+    # (the rank first, under the name PyTorch's LU meta function gives it, then the kernel)
+    if isinstance(A, Tensor) and A.ndim < 2:
+        name = "linalg.lu" if fname == "linalg.lu" else "torch.lu_factor"
+        raise RuntimeError(f"{name}: Expected tensor with 2 or more dimensions. Got size: "
+                           f"{list(A._shape)} instead")
     if isinstance(A, Tensor) and (A._dtype._kind < 2 or A._dtype in (dt.float16, dt.bfloat16)):
         raise NotImplementedError(f'"lu_cpu" not implemented for \'{type_name(A._dtype)}\'')
     check_matrix(A, fname)
@@ -190,7 +195,7 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False,
     LU, piv, info = apply(lu_factor_p, A)
     if check_errors:
         _raise_on(info, "torch.linalg.lu_factor_ex")
-    return write_out(LUFactorExResult(LU, piv, info), out)
+    return exact_out(LUFactorExResult(LU, piv, info), out)
 
 
 def _raise_on(info: Tensor, fname: str) -> None:
@@ -215,7 +220,7 @@ def lu_factor(A: Tensor, *, pivot: bool = True, out=None) -> LUFactorResult:
     _check_pivot(pivot, "linalg.lu_factor")
     LU, piv, info = apply(lu_factor_p, A)
     _raise_on(info, "torch.linalg.lu_factor")
-    return write_out(LUFactorResult(LU, piv), out)
+    return exact_out(LUFactorResult(LU, piv), out)
 
 
 def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,
@@ -235,18 +240,15 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,
         P = _permutation(LU_pivots, m, LU_data._dtype, LU_data.device)
     else:
         P = empty(0, **kw)
-    return write_out(LUUnpackResult(P, L, U), out)
+    return exact_out(LUUnpackResult(P, L, U), out)
 
 
 def lu(A: Tensor, *, pivot: bool = True, out=None) -> LUResult:
     """A = P L U with L unit lower-trapezoidal (m x k) and U upper-trapezoidal (k x n)."""
-    if isinstance(A, Tensor) and A.ndim < 2:
-        raise RuntimeError("linalg.lu: Expected tensor with 2 or more dimensions. Got size: "
-                           f"{list(A._shape)} instead")
     _check(A, "linalg.lu")
     _check_pivot(pivot, "linalg.lu_factor")
     LU, piv, _ = apply(lu_factor_p, A)
-    return write_out(LUResult(*lu_unpack(LU, piv)), out)
+    return exact_out(LUResult(*lu_unpack(LU, piv)), out)
 
 
 def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False,
@@ -256,7 +258,8 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoin
     unit L below the diagonal, U on and above), so the gradient reaches LU as PyTorch's
     does, through the triangles the solves read."""
     name = "linalg.lu_solve"
-    check_matrix(LU, name)
+    check_float(LU, name, low_ok=True)  # (an integer LU is refused first, low precision last)
+    check_matrix(LU, name, low_ok=True)
     if LU._shape[-1] != LU._shape[-2]:
         raise RuntimeError(f"torch.linalg.lu_solve: A must be batches of square matrices, but "
                            f"they are {LU._shape[-2]} by {LU._shape[-1]} matrices")
@@ -279,11 +282,12 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoin
     if pivots._shape != LU._shape[:-1]:
         raise RuntimeError(f"{name}: Expected LU.shape[:-1] and pivots.shape to be the same, "
                            f"but got pivots with shape {list(pivots._shape)} instead")
+    check_float(LU, name)  # (float16 / bfloat16 find no kernel)
     if not left:  # X A = B is A^H X^H = B^H
-        return write_out(lu_solve(LU, pivots, B.mH, adjoint=not adjoint).mH, out)
+        return exact_out(lu_solve(LU, pivots, B.mH, adjoint=not adjoint).mH, out)
     P = _permutation(pivots, n, LU._dtype, LU.device)
     if adjoint:  # A^H = U^H L^H P^T: X = P L^-H U^-H B
         Y = solve_triangular(LU.mH, B, upper=False)
-        return write_out(P @ solve_triangular(LU.mH, Y, upper=True, unitriangular=True), out)
+        return exact_out(P @ solve_triangular(LU.mH, Y, upper=True, unitriangular=True), out)
     Y = solve_triangular(LU, P.mT @ B, upper=False, unitriangular=True)
-    return write_out(solve_triangular(LU, Y, upper=True), out)
+    return exact_out(solve_triangular(LU, Y, upper=True), out)

@@ -10,6 +10,7 @@ import numpy as np
 from .. import _dtype as dt
 from .._tensor import Tensor
 from ..amp.autocast_mode import autocast_op
+from ..ops._common import write_out
 from ..ops.creation import arange, eye, zeros_like
 from ..ops.join import cat, stack
 from ._common import check_float, check_matrix
@@ -169,10 +170,11 @@ def matrix_exp(A: Tensor) -> Tensor:
 
 
 @autocast_op("linalg_householder_product")
-def householder_product(A: Tensor, tau: Tensor) -> Tensor:
+def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
     """The first n columns of H_1 H_2 ... H_k, H_i = I - tau_i v_i v_i^H, where v_i is column
     i of A (m, n) below the diagonal with a 1 on it (LAPACK's orgqr)."""
-    check_float(A, "linalg.householder_product")
+    if not isinstance(A, Tensor):
+        check_float(A, "linalg.householder_product")  # (the TypeError)
     if A.dim() < 2:
         raise RuntimeError("torch.linalg.householder_product: input must have at least 2 "
                            "dimensions.")
@@ -184,6 +186,7 @@ def householder_product(A: Tensor, tau: Tensor) -> Tensor:
     if n < k:
         raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater "
                            "than or equal to tau.shape[-1]")
+    check_float(A, "linalg.householder_product")  # (after the shapes, as PyTorch checks)
     q = eye(m, n, dtype=A.dtype, device=A.device).expand(A.shape)
     rows = arange(m, device=A.device)
     for i in reversed(range(k)):
@@ -191,4 +194,4 @@ def householder_product(A: Tensor, tau: Tensor) -> Tensor:
         v = A[..., :, i] * below + (rows == i).to(A.dtype)  # (..., m)
         vq = (v.conj().unsqueeze(-1) * q).sum(-2, keepdim=True)  # v^H Q: (..., 1, n)
         q = q - tau[..., i, None, None] * v.unsqueeze(-1) * vq
-    return q
+    return write_out(q, out)

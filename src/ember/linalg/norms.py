@@ -16,9 +16,9 @@ from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
 from .._view import wrap_dim
 from ..amp.autocast_mode import autocast_op
-from ..ops._common import write_out
+from ..ops._common import type_name, write_out
 from ..ops.stats import vector_norm as _vector_norm
-from ._common import check_float, check_matrix
+from ._common import check_float, check_matrix, exact_out
 from .decompositions import eigvalsh, svdvals
 from .solvers import _tols
 
@@ -27,7 +27,7 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
                 out=None) -> Tensor:
     """(sum |x|^ord)^(1/ord) over `dim` (every dim when None); ord may be inf, -inf or 0."""
     check_float(x, "linalg.vector_norm", low_ok=True)
-    return write_out(_vector_norm(x, ord, dim, keepdim, dtype=dtype), out)
+    return exact_out(_vector_norm(x, ord, dim, keepdim, dtype=dtype), out)
 
 
 def _matrix_dims(A: Tensor, dim) -> tuple[int, int]:
@@ -69,11 +69,11 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
     if dtype is not None:
         A = A.to(dtype)
     if ord == "fro":
-        return write_out(_vector_norm(A, 2, (d0, d1), keepdim), out)
+        return _norm_out(_vector_norm(A, 2, (d0, d1), keepdim), out)
     if ord == "nuc":
-        return write_out(_spectral(A, d0, d1, keepdim, "sum"), out)
+        return _norm_out(_spectral(A, d0, d1, keepdim, "sum"), out)
     if abs(ord) == 2:
-        return write_out(_spectral(A, d0, d1, keepdim, "amax" if ord > 0 else "amin"), out)
+        return _norm_out(_spectral(A, d0, d1, keepdim, "amax" if ord > 0 else "amin"), out)
     # 1: largest column sum of |a| (sum over rows d0); inf: largest row sum (over cols d1).
     # NOTE: like torch, the sum drops its dim first and amax / amin reduce the other one
     # directly, so the result's grad_fn is AmaxBackward0 / AminBackward0.
@@ -82,6 +82,14 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
     if not keepdim and summed < other:
         other -= 1
     r = col.amax(other, keepdim=keepdim) if ord > 0 else col.amin(other, keepdim=keepdim)
+    return _norm_out(r, out)
+
+
+def _norm_out(r: Tensor, out, fname: str = "linalg.matrix_norm") -> Tensor:
+    """`out=` for the matrix norms and linalg.norm, which want the result's dtype exactly."""
+    if isinstance(out, Tensor) and out._dtype is not r._dtype:  # (before the grad check)
+        raise RuntimeError(f"{fname} expected out tensor dtype {type_name(r._dtype)} but got: "
+                           f"{type_name(out._dtype)}")
     return write_out(r, out)
 
 
@@ -92,7 +100,10 @@ def _fmt(ord) -> str:
 def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None,
          out=None) -> Tensor:
     """A vector norm (int or 1-tuple `dim`, or 1-D input) or a matrix norm (2-tuple, 2-D)."""
-    check_float(A, "linalg.norm", low_ok=True)
+    # (the dtype is checked by the vector or matrix norm it forwards to, after the dims)
+    if not isinstance(A, Tensor):
+        raise TypeError(f"linalg_norm(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(A).__name__}")
     if isinstance(ord, str):  # a matrix norm, whatever the rank or the dims say
         dims = (-2, -1) if dim is None else (dim,) if isinstance(dim, int) else tuple(dim)
         if dim is not None and len(dims) not in (1, 2):
@@ -101,22 +112,23 @@ def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None,
         if dim is None and A.ndim not in (1, 2):
             raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input "
                                f"must be 1D or 2D. Got {A.ndim}D.")
-        return matrix_norm(A, ord, dims, keepdim, dtype=dtype, out=out)
+        return _norm_out(matrix_norm(A, ord, dims, keepdim, dtype=dtype), out, "linalg.norm")
     if dim is not None:
         dims = (dim,) if isinstance(dim, int) else tuple(dim)
         if len(dims) == 1:
-            return vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype, out=out)
+            r = vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
+            return _norm_out(r, out, "linalg.norm")
         if len(dims) == 2:
-            return matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype,
-                               out=out)
+            r = matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype)
+            return _norm_out(r, out, "linalg.norm")
         raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got "
                            f"{list(dims)}")
     if ord is None:
-        return vector_norm(A, 2, None, keepdim, dtype=dtype, out=out)
+        return _norm_out(vector_norm(A, 2, None, keepdim, dtype=dtype), out, "linalg.norm")
     if A.ndim == 1:
-        return vector_norm(A, ord, None, keepdim, dtype=dtype, out=out)
+        return _norm_out(vector_norm(A, ord, None, keepdim, dtype=dtype), out, "linalg.norm")
     if A.ndim == 2:
-        return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype, out=out)
+        return _norm_out(matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype), out, "linalg.norm")
     raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D "
                        f"or 2D. Got {A.ndim}D.")
 

@@ -9,11 +9,12 @@ multiply-adds, not A (B C), about 136 MFLOP. `chain_order` exposes the choice.
 
 from __future__ import annotations
 
+from .. import _dtype as dt
 from .._tensor import Tensor
 from ..amp.autocast_mode import autocast_op
-from ..ops._common import type_name, write_out
+from ..ops._common import c_type_name, type_name, write_exact, write_out
 from ..ops.linalg_ops import linalg_cross as cross
-from ..ops.matmul import matmul, mm
+from ..ops.matmul import matmul, mm, vdot
 from ..ops.movement import diagonal as _diagonal
 
 
@@ -81,34 +82,47 @@ def multi_dot(tensors, *, out=None) -> Tensor:
                 f"{list(tensors[i + 1]._shape)} cannot be multiplied"
             )
     if len(tensors) == 2:
-        return write_out(matmul(tensors[0], tensors[1]), out)
-    order, _ = chain_order([m._shape for m in mats])
+        res = matmul(tensors[0], tensors[1])
+    else:
+        order, _ = chain_order([m._shape for m in mats])
 
-    def run(node):
-        if isinstance(node, int):
-            return mats[node]
-        return mm(run(node[0]), run(node[1]))
+        def run(node):
+            if isinstance(node, int):
+                return mats[node]
+            return mm(run(node[0]), run(node[1]))
 
-    res = run(order)
-    if first_vec and last_vec:
-        res = res.reshape(())
-    elif first_vec:
-        res = res.squeeze(0)
-    elif last_vec:
-        res = res.squeeze(1)
+        res = run(order)
+        if first_vec and last_vec:
+            res = res.reshape(())
+        elif first_vec:
+            res = res.squeeze(0)
+        elif last_vec:
+            res = res.squeeze(1)
+    if isinstance(out, Tensor) and out._dtype is not res._dtype:  # (no casting into `out`)
+        raise RuntimeError(f"multi_dot(): expected out tensor to have dtype "
+                           f"{c_type_name(res._dtype)} but got {c_type_name(out._dtype)}")
     return write_out(res, out)
 
 
 @autocast_op("linalg_vecdot")
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out=None) -> Tensor:
     """sum(conj(x) * y) along `dim`, broadcasting the other dims."""
+    if x._dtype._kind < 2:  # (PyTorch checks x's kind, then that y's dtype is the same)
+        raise RuntimeError(f"linalg.vecdot: Expected a floating point or complex tensor as "
+                           f"input. Got {type_name(x._dtype)}")
     if x._dtype is not y._dtype:
         raise RuntimeError(
             f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
             f"{type_name(x._dtype)} and y of type {type_name(y._dtype)} instead"
         )
+    if x.ndim == 1 and y.ndim == 1:  # (PyTorch's vdot: equal lengths, whatever `dim` says)
+        return vdot(x, y, out=out)
     xc = x.conj() if x._dtype.is_complex else x
-    return write_out((xc * y).sum(dim), out)
+    res = (xc * y).sum(dim)
+    if isinstance(out, Tensor) and out._dtype is not res._dtype:  # (no casting into `out`)
+        raise RuntimeError(f"linalg.vecdot: Expected out of dtype{type_name(res._dtype)} but "
+                           f"found {type_name(out._dtype)}")
+    return write_out(res, out)
 
 
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
@@ -116,9 +130,17 @@ def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
     return _diagonal(A, offset, dim1, dim2)
 
 
-def matrix_power(A: Tensor, n: int) -> Tensor:
+def matrix_power(A: Tensor, n: int, *, out=None) -> Tensor:
     """A^n by repeated squaring; n = 0 gives the identity and n < 0 uses inv(A)."""
     _check_square_any(A)
+    if out is not None:
+        if isinstance(out, Tensor) and not dt.can_cast(A._dtype, out._dtype):
+            raise RuntimeError(f"matrix_power: Expected result to be safely castable from "
+                               f"{type_name(A._dtype)} dtype, but got result with dtype "
+                               f"{type_name(out._dtype)}")
+        # (n = 0 and 1 are copies, cast into `out` as copies are; the products cast nothing)
+        res = matrix_power(A, n)
+        return write_out(res, out) if n in (0, 1) else write_exact(res, out)
     if n == 0:  # the identity, written into a copy of A so the graph still reaches A
         from ..ops.creation import eye
 
@@ -128,6 +150,8 @@ def matrix_power(A: Tensor, n: int) -> Tensor:
         from .solvers import inv
 
         A, n = inv(A), -n
+    elif n == 1:  # a copy, never `A` itself
+        return A.clone()
     result, base = None, A
     while n:
         if n & 1:

@@ -22,7 +22,7 @@ from .._tensor import Tensor
 from .._user_warnings import warn_at_user
 from .._view import broadcast_shapes
 from ..amp.autocast_mode import autocast_op
-from ..ops._common import type_name, write_out
+from ..ops._common import refuse_out_grad, type_name, write_out
 from ..ops._linalg_batch import align, front, leading
 from ..ops.creation import zeros_like
 from ..ops.reduce import return_type
@@ -34,6 +34,7 @@ from ._common import (
     check_matrix,
     check_same_dtype,
     eps,
+    exact_out,
     fortran,
     fortran_strides,
     hermitian_part,
@@ -94,7 +95,7 @@ defbatch(inv_p, leading(inv_p))
 def inv(A: Tensor, *, out=None) -> Tensor:
     """Inverse of a (batch of) square matrices; LinAlgError when singular."""
     check_matrix(A, "linalg.inv", square=True)
-    return write_out(apply(inv_p, A), out)
+    return exact_out(apply(inv_p, A), out)
 
 
 # --- det / slogdet ---------------------------------------------------------------------
@@ -141,7 +142,7 @@ defbatch(det_p, leading(det_p))
 def det(A: Tensor, *, out=None) -> Tensor:
     """Determinant of a (batch of) square matrices."""
     check_matrix(A, "linalg.det", square=True)
-    return write_out(apply(det_p, A), out)
+    return exact_out(apply(det_p, A), out)
 
 
 def _slogdet_kernel(a):
@@ -193,7 +194,7 @@ SlogdetResult = return_type("linalg_slogdet", ["sign", "logabsdet"])
 def slogdet(A: Tensor, *, out=None):
     """(sign, log|det|) of square matrices: the log-determinant without overflow."""
     check_matrix(A, "linalg.slogdet", square=True)
-    return write_out(SlogdetResult(*apply(slogdet_p, A)), out)
+    return exact_out(SlogdetResult(*apply(slogdet_p, A)), out)
 
 
 def logdet(A: Tensor) -> Tensor:
@@ -318,8 +319,8 @@ def _is_vector_rhs(A: Tensor, B: Tensor) -> bool:
 @autocast_op("linalg_solve")
 def solve(A: Tensor, B: Tensor, *, left: bool = True, out=None) -> Tensor:
     """X with A X = B (or X A = B when left=False); A square, batches broadcast."""
+    check_float(A, "linalg.solve", low_ok=True)  # (an integer A before its shape)
     check_matrix(A, "linalg.solve", square=True, low_ok=True)
-    check_float(B, "linalg.solve", low_ok=True)
     check_same_dtype("linalg.solve", A, B)
     check_float(A, "linalg.solve")  # (low precision fails later, at the kernel)
     vec = _is_vector_rhs(A, B)
@@ -333,8 +334,8 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True, out=None) -> Tensor:
             f"{shape_b})"
         )
     if not left:
-        return write_out(apply(solve_p, A.mT, B.mT, vec=False).mT, out)
-    return write_out(apply(solve_p, A, B, vec=vec), out)
+        return exact_out(apply(solve_p, A.mT, B.mT, vec=False).mT, out)
+    return exact_out(apply(solve_p, A, B, vec=vec), out)
 
 
 # --- solve_triangular -------------------------------------------------------------------
@@ -345,12 +346,12 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
                      unitriangular: bool = False, out=None) -> Tensor:
     """X with A X = B for triangular A (only the `upper` / lower triangle of A is read)."""
     check_matrix(A, "linalg.solve_triangular", square=True)
-    check_float(B, "linalg.solve_triangular", low_ok=True)
     if B.ndim < 2:
         raise RuntimeError(
             "linalg.solve_triangular: The input tensor B must have at least 2 dimensions."
         )
-    check_same_dtype("linalg.solve_triangular", A, B)
+    if B._dtype is not A._dtype:  # (PyTorch solves in A's dtype, casting B to it)
+        B = B.to(A._dtype)
     n = A._shape[-1]
     if (B._shape[-2] if left else B._shape[-1]) != n:
         raise RuntimeError(
@@ -359,8 +360,13 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
         )
     if not left:
         res = apply(solve_p, A.mT, B.mT, vec=False, upper=not upper, unit=unitriangular).mT
-        return write_out(res, out)
-    return write_out(apply(solve_p, A, B, vec=False, upper=upper, unit=unitriangular), out)
+    else:
+        res = apply(solve_p, A, B, vec=False, upper=upper, unit=unitriangular)
+    if isinstance(out, Tensor) and out._dtype is not A._dtype:  # (no casting into `out`)
+        refuse_out_grad(res, out)
+        raise RuntimeError(f"expected scalar type {type_name(A._dtype)} but found "
+                           f"{type_name(out._dtype)}")
+    return write_out(res, out)
 
 
 def _legacy_solve_checks(B: Tensor, A: Tensor, name: str) -> None:
@@ -476,7 +482,7 @@ def triangular_solve(B: Tensor, A: Tensor, upper: bool = True, transpose: bool =
     X = solve_triangular(A.mT if transpose else A, B, upper=upper != transpose,
                          unitriangular=unitriangular)
     M = A.expand(batch + A._shape[-2:]).clone()
-    return write_out(TriangularSolveResult(X, M), out)
+    return exact_out(TriangularSolveResult(X, M), out)
 
 
 # --- pinv ------------------------------------------------------------------------------
@@ -734,7 +740,7 @@ def inv_ex(A: Tensor, *, check_errors: bool = False, out=None) -> InvExResult:
     """inv(A) with an info code per matrix (the 1-based index of a zero pivot) instead of
     raising for singular input."""
     check_matrix(A, "linalg.inv_ex", square=True)
-    return write_out(InvExResult(*run_ex(A, inv, _zero_pivot, check_errors)),
+    return exact_out(InvExResult(*run_ex(A, inv, _zero_pivot, check_errors)),
                      out)
 
 
@@ -742,6 +748,7 @@ def inv_ex(A: Tensor, *, check_errors: bool = False, out=None) -> InvExResult:
 def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False,
              out=None) -> SolveExResult:
     """solve(A, B) with an info code per matrix instead of raising for singular A."""
+    check_float(A, "linalg.solve_ex", low_ok=True)  # (an integer A before its shape)
     check_matrix(A, "linalg.solve_ex", square=True)
     res = run_ex(A, lambda a: solve(a, B, left=left), _zero_pivot, check_errors)
-    return write_out(SolveExResult(*res), out)
+    return exact_out(SolveExResult(*res), out)

@@ -219,6 +219,29 @@ def reduced_float(np_dtype) -> bool:
     return np_dtype.itemsize == 2 and np_dtype.kind in "fV" or np_dtype == dt.bfloat16.np
 
 
+def refuse_out_grad(result, out) -> None:
+    """PyTorch's refusal of `out=` when grad mode is on and the result or `out` needs grad
+    (an `out=` write is not recorded in the graph)."""
+    if out is not None and _grad_state.enabled and _needs_grad(result, out):
+        raise RuntimeError(
+            f"{_op_name(result)}(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad.")
+
+
+def write_exact(result, out):
+    """`write_out` for PyTorch's structured kernels, which cast nothing: each `out` tensor
+    must have its result's dtype (a float64 `out` for a float32 result is an error)."""
+    if out is not None:
+        refuse_out_grad(result, out)  # (before the dtypes, as PyTorch checks)
+        results = result if isinstance(result, tuple) else (result,)
+        outs = out if isinstance(out, (tuple, list)) else (out,)
+        for r, o in zip(results, outs):
+            if isinstance(o, Tensor) and isinstance(r, Tensor) and o._dtype is not r._dtype:
+                raise RuntimeError(f"Expected out tensor to have dtype {c_type_name(r._dtype)}, "
+                                   f"but got {c_type_name(o._dtype)} instead")
+    return write_out(result, out)
+
+
 def write_out(result, out):
     """Honour `out=`: copy `result` into `out` (resized if empty), return `out`.
 
@@ -226,13 +249,14 @@ def write_out(result, out):
     refused as PyTorch refuses it: `out=` writes are not recorded in the graph."""
     if out is None:
         return result
-    if _grad_state.enabled and _needs_grad(result, out):
-        raise RuntimeError(
-            f"{_op_name(result)}(): functions with out=... arguments don't support automatic "
-            "differentiation, but one of the arguments requires grad.")
+    refuse_out_grad(result, out)
     if isinstance(out, (tuple, list)):
         for r, o in zip(result, out):
             write_out(r, o)
+        if getattr(type(result), "__module__", None) == "ember.return_types":
+            from ._return_types import out_type  # (it builds on this module)
+
+            return out_type(type(result))(*out)  # torch.return_types.<name>_out
         return out
     if not isinstance(out, Tensor):
         raise TypeError(f"out= expects a Tensor, got {type(out).__name__}")
@@ -276,7 +300,8 @@ def _needs_grad(result, out) -> bool:
 
 
 _GENERIC = frozenset({"op", "fn", "inner", "wrapper", "run", "call", "apply", "impl",
-                      "as_namedtuple", "reduce"})
+                      "as_namedtuple", "reduce", "autocast_wrapper", "write_exact", "write_out",
+                      "refuse_out_grad"})
 
 
 def _op_name(result) -> str:

@@ -27,8 +27,15 @@ def return_type(name: str, fields: list[str]) -> type:
     return cls
 
 
+def out_type(cls: type) -> type:
+    """The type PyTorch returns when a named-tuple result was written into `out=` tensors:
+    `<name>_out`, with the same fields."""
+    name = cls.__name__ + "_out"
+    return RETURN_TYPES.get(name) or return_type(name, list(cls._fields))
+
+
 def as_namedtuple(result_cls, values, out):
     """A (values, indices)-style result, honouring `out=` (a pair of tensors)."""
     if out is not None:
-        return result_cls(*write_out(values, out))
+        return out_type(result_cls)(*write_out(values, out))
     return result_cls(*values)

@@ -30,9 +30,11 @@ from ._common import (
     broadcast_errors,
     c_type_name,
     is_scalar,
+    refuse_out_grad,
     same_meta,
     select,
     type_name,
+    write_exact,
     write_out,
 )
 from ._dynamic_shape import refuse_batched_mask
@@ -131,8 +133,11 @@ def index_add_zeros(shape, dim, idx, src):
 def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
     """The slices of `input` along `dim` at the positions in 1-D `index`."""
     d = checks.index_select(input, dim, index)
-    return write_out(apply(index_p, input, index, key=(slice(None),) * d + (TENSOR_SLOT,),
-                           select=True), out)
+    res = apply(index_p, input, index, key=(slice(None),) * d + (TENSOR_SLOT,), select=True)
+    if isinstance(out, Tensor) and out._dtype is not input._dtype:  # (after the grad check)
+        refuse_out_grad(res, out)
+        raise RuntimeError("index_select(): self and result must have the same scalar type")
+    return write_out(res, out)
 
 
 def _index_copy_kernel(a, idx, src, *, dim, accumulate=False, alpha=1, fill=False):
@@ -230,7 +235,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1
               out=None) -> Tensor:
     """`input` with `alpha * source` added at `index` along `dim` (repeats accumulate)."""
     d = checks.index_add(input, dim, index, source, alpha)
-    return write_out(apply(index_copy_p, input, index, source, dim=d, accumulate=True,
+    return write_exact(apply(index_copy_p, input, index, source, dim=d, accumulate=True,
                            alpha=alpha), out)
 
 
@@ -243,7 +248,7 @@ def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor, *, out=None) -> Tensor:
     """`input` with the slices at `index` along `dim` replaced by `source`'s."""
     d = checks.index_copy(input, dim, index, source)
-    return write_out(apply(index_copy_p, input, index, source, dim=d), out)
+    return write_exact(apply(index_copy_p, input, index, source, dim=d), out)
 
 
 def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
@@ -268,7 +273,7 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
     the slice its `index` names; `include_self` counts the input's own values in."""
     d, idx = _index_reduce_args(input, dim, index, source, reduce)
     _scatter_reduce_args(input, d, idx, source, reduce)
-    return write_out(apply(scatter_p, input, idx, source, fn=scatter_reduce_fn, dim=d,
+    return write_exact(apply(scatter_p, input, idx, source, fn=scatter_reduce_fn, dim=d,
                            reduce=reduce, include_self=bool(include_self), wide=False), out)
 
 
@@ -456,7 +461,7 @@ def _scatter_args(name: str, x: Tensor, dim, index: Tensor, src):
 def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None,
             out=None) -> Tensor:
     """`input` with `src` (or the scalar `value`) written at `index` along `dim`."""
-    return write_out(_scatter(input, dim, index, src, value, reduce, apply), out)
+    return write_exact(_scatter(input, dim, index, src, value, reduce, apply), out)
 
 
 def scatter_(self: Tensor, dim: int, index: Tensor, src=None, *, value=None,
@@ -486,10 +491,10 @@ def _scatter(x, dim, index, src, value, reduce, run):
                dim=d)
 
 
-def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor, *, out=None) -> Tensor:
     """`input` with `src` added at `index` along `dim` (repeated indices accumulate)."""
     d = _scatter_args("scatter_add", input, dim, index, src)
-    return apply(scatter_p, input, index, src, fn=scatter_add_fn, dim=d)
+    return write_exact(apply(scatter_p, input, index, src, fn=scatter_add_fn, dim=d), out)
 
 
 def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
@@ -513,7 +518,7 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
                    include_self: bool = True, out=None) -> Tensor:
     """`input` with `src` reduced into it at `index` along `dim` (sum/prod/mean/amax/amin)."""
     d, reduce = _scatter_reduce_args(input, dim, index, src, reduce)
-    return write_out(apply(scatter_p, input, index, src, fn=scatter_reduce_fn, dim=d,
+    return write_exact(apply(scatter_p, input, index, src, fn=scatter_reduce_fn, dim=d,
                            reduce=reduce, include_self=bool(include_self)), out)
 
 
@@ -650,7 +655,11 @@ def masked_select(input: Tensor, mask: Tensor, *, out=None) -> Tensor:
                                   "it cannot run on 'meta'")
     broadcast_shapes(mask._shape, input._shape)  # RuntimeError naming the clash, as PyTorch
     refuse_batched_mask(mask, "masked_select")
-    return write_out(apply(masked_select_p, input, mask, in_shape=input._shape), out)
+    res = apply(masked_select_p, input, mask, in_shape=input._shape)
+    if isinstance(out, Tensor) and out._dtype is not input._dtype:  # (after the grad check)
+        refuse_out_grad(res, out)
+        raise RuntimeError("masked_select(): self and result must have the same scalar type")
+    return write_out(res, out)
 
 
 @broadcast_errors

@@ -16,7 +16,7 @@ from .._tensor import Tensor
 from .._user_warnings import warn_at_user
 from .._view import broadcast_shapes, contiguous_strides, wrap_dim
 from ..amp.autocast_mode import autocast_op
-from ._common import c_type_name, type_name, write_out
+from ._common import c_type_name, type_name, write_exact, write_out
 from ._linalg_batch import align, front
 from .reduce import return_type
 from .registry import (
@@ -73,13 +73,13 @@ def _check_2d(x: Tensor, name: str) -> None:
 def tril(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
     """The lower triangle (on and below `diagonal`) of the last two dims; the rest zeroed."""
     _check_2d(input, "tril")
-    return write_out(apply(triangle_p, input, diagonal=int(diagonal), lower=True), out)
+    return write_exact(apply(triangle_p, input, diagonal=int(diagonal), lower=True), out)
 
 
 def triu(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
     """The upper triangle (on and above `diagonal`) of the last two dims; the rest zeroed."""
     _check_2d(input, "triu")
-    return write_out(apply(triangle_p, input, diagonal=int(diagonal), lower=False), out)
+    return write_exact(apply(triangle_p, input, diagonal=int(diagonal), lower=False), out)
 
 
 def _triangle_(self: Tensor, diagonal: int, lower: bool) -> Tensor:
@@ -151,11 +151,14 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
 def diag(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
     """1-D input: a square matrix with it on a diagonal; 2-D input: a copy of a diagonal."""
     if input.ndim == 1:
-        return write_out(diag_embed(input, diagonal, 0, 1), out)
+        if isinstance(out, Tensor) and not dt.can_cast(input._dtype, out._dtype):
+            raise RuntimeError(f"diag: result type {type_name(input._dtype)} can't be cast to "
+                               f"the desired out= type {type_name(out._dtype)}")
+        return write_exact(diag_embed(input, diagonal, 0, 1), out)
     if input.ndim == 2:
         from .copy import clone_contiguous
 
-        return write_out(clone_contiguous(input.diagonal(diagonal)), out)
+        return write_exact(clone_contiguous(input.diagonal(diagonal)), out)
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
 
 
@@ -260,8 +263,10 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out=None) -> 
             "Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass "
             "the dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will "
             "change to agree with that of linalg.cross in a future release.", once=True)
-        shape = broadcast_shapes(input._shape, other._shape)
-        dim = next((i for i, n in enumerate(shape) if n == 3), -1)
+        # (the first dim of size 3 in `input` itself, before any broadcasting)
+        dim = next((i for i, n in enumerate(input._shape) if n == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
     return linalg_cross(input, other, dim=dim, out=out)
 
 
@@ -279,11 +284,12 @@ def logdet(input: Tensor) -> Tensor:
     return f(input)
 
 
-def slogdet(input: Tensor):
+def slogdet(input: Tensor, *, out=None):
     """torch.slogdet: linalg.slogdet's pair, named `torch.return_types.slogdet`."""
     from ..linalg import slogdet as f
+    from ..linalg._common import exact_out
 
-    return SlogdetTuple(*f(input))
+    return exact_out(SlogdetTuple(*f(input)), out)
 
 
 @autocast_op("inverse")
@@ -306,8 +312,18 @@ def cholesky(input: Tensor, upper: bool = False, *, out=None) -> Tensor:
         "torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, upper=True)\nshould be "
         "replaced with\nU = torch.linalg.cholesky(A).mH\nThis transform will produce "
         "equivalent results for all valid (symmetric positive definite) inputs.", once=True)
-    try:
-        return f(input, upper=upper, out=out)
+    if isinstance(input, Tensor):  # the shape, then the dtype: its own kernel's words
+        shape = input._shape
+        if len(shape) < 2:
+            raise RuntimeError("cholesky: The input tensor A must have at least 2 dimensions.")
+        if shape[-1] != shape[-2]:
+            raise RuntimeError(f"cholesky: A must be batches of square matrices, but they are "
+                               f"{shape[-2]} by {shape[-1]} matrices")
+        if input._dtype._kind < 2:
+            raise NotImplementedError(f'"cholesky_cpu" not implemented for '
+                                      f"'{type_name(input._dtype)}'")
+    try:  # (unlike linalg.cholesky, this one casts its result into `out`)
+        return write_out(f(input, upper=upper), out)
     except LinAlgError as e:
         msg = str(e)
         raise type(e)(msg.replace("linalg.cholesky:", "cholesky:", 1)) from None
@@ -322,8 +338,9 @@ SlogdetTuple = return_type("slogdet", ["sign", "logabsdet"])
 def qr(input: Tensor, some: bool = True, *, out=None):
     """torch.qr: reduced (some=True) or complete QR."""
     from ..linalg import qr as f
+    from ..linalg._common import exact_out
 
-    return write_out(QRTuple(*f(input, "reduced" if some else "complete")), out)
+    return exact_out(QRTuple(*f(input, "reduced" if some else "complete")), out)
 
 
 @autocast_op("svd")
@@ -331,6 +348,7 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out=None):
     """torch.svd: returns V (not V^H); with compute_uv=False, U and V are zero matrices."""
     from ..linalg import svd as f
     from ..linalg import svdvals
+    from ..linalg._common import exact_out
 
     if not compute_uv:
         from .creation import zeros
@@ -338,10 +356,10 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out=None):
         m, n = input._shape[-2:]
         s = svdvals(input)
         kw = dict(dtype=input._dtype, device=input.device)
-        return write_out(SVDTuple(zeros(input._shape[:-2] + (m, m), **kw), s,
+        return exact_out(SVDTuple(zeros(input._shape[:-2] + (m, m), **kw), s,
                                   zeros(input._shape[:-2] + (n, n), **kw)), out)
     U, S, Vh = f(input, full_matrices=not some)
-    return write_out(SVDTuple(U, S, Vh.mH), out)
+    return exact_out(SVDTuple(U, S, Vh.mH), out)
 
 
 @autocast_op("pinverse")
@@ -351,10 +369,10 @@ def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
     return pinv(input, rtol=rcond)
 
 
-def matrix_power(input: Tensor, n: int) -> Tensor:
+def matrix_power(input: Tensor, n: int, *, out=None) -> Tensor:
     from ..linalg import matrix_power as f
 
-    return f(input, n)
+    return f(input, n, out=out)
 
 
 def lu(A: Tensor, pivot: bool = True, get_infos: bool = False, out=None):

@@ -692,8 +692,12 @@ def nanquantile(input: Tensor, q, dim=None, keepdim: bool = False, *,
 def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     from ..linalg import vector_norm
 
+    diff = input - other
+    if diff._dtype._kind < 2:  # (PyTorch's dist is its own kernel, with its own words)
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. "
+                           f"Got {type_name(diff._dtype)} instead.")
     # (PyTorch's dist node saves both operands and the result: the norm saves the last)
-    return saves(_named(vector_norm(input - other, p), "DistBackward0"), input, other)
+    return saves(_named(vector_norm(diff, p), "DistBackward0"), input, other)
 
 
 def _named(out: Tensor, node: str) -> Tensor:
