@@ -134,3 +134,18 @@ def test_function_forms_take_a_sparse_tensor(name):
         return getattr(L, name)(s, 2) if name == "pow" else getattr(L, name)(s)
 
     _check(call, rtol=1e-6)
+
+
+def test_torch_norm_of_a_sparse_tensor_is_its_own_norm():
+    import torch
+
+    got = []
+    for m in (ember, torch):
+        s = m.sparse_coo_tensor(m.tensor([[0, 1, 1], [2, 0, 2]]), m.tensor([3., -4., 5.]), (2, 3))
+        row = [float(m.norm(s)), float(m.norm(s, 1)), float(m.norm(s, p=3))]
+        try:
+            m.norm(s, dim=0)
+        except RuntimeError as e:
+            row.append(str(e))
+        got.append(row)
+    assert got[0][:3] == pytest.approx(got[1][:3], rel=1e-6) and got[0][3:] == got[1][3:]

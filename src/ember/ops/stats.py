@@ -349,6 +349,8 @@ def _matrix_norm(x: Tensor, p, dims, keepdim: bool, dtype) -> Tensor:
 def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None,
          dtype=None) -> Tensor:
     """`torch.norm`: a vector p-norm ('fro' is the 2-norm), or the nuclear norm ('nuc')."""
+    if not input._strided and out is None and "norm" in type(input).__dict__:
+        return input.norm(p, dim, keepdim, dtype=dtype)  # (a sparse layout's own norm)
     dims = [dim] if isinstance(dim, int) else dim
     if isinstance(p, str):
         if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
