@@ -11,7 +11,7 @@ import ember as E
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from .loss import NLLLoss
-from .module import Module
+from .normalization import _ResponseNorm
 
 __all__ = ["CrossMapLRN2d", "NLLLoss2d"]
 
@@ -66,21 +66,14 @@ class CrossMapLRN2d(Function):  # (named as PyTorch's: its node is CrossMapLRN2d
 _CrossMapLRN2d = CrossMapLRN2d
 
 
-class CrossMapLRN2d(Module):
+class CrossMapLRN2d(_ResponseNorm):
     """Cross-channel local response normalisation of 4-D input, Lua Torch's variant."""
 
     def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1) -> None:
-        super().__init__()
-        self.size = size
-        self.alpha = alpha
-        self.beta = beta
-        self.k = k
+        super().__init__(size, alpha, beta, k)
 
     def forward(self, input: Tensor) -> Tensor:
         return _CrossMapLRN2d.apply(input, self.size, self.alpha, self.beta, self.k)
-
-    def extra_repr(self) -> str:
-        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
 
 
 class NLLLoss2d(NLLLoss):

@@ -115,10 +115,8 @@ class RMSNorm(Module):
                 f"elementwise_affine={self.elementwise_affine}")
 
 
-class LocalResponseNorm(Module):
-    """Normalise each channel by the energy of its `size` neighbouring channels."""
-
-    __constants__ = ["size", "alpha", "beta", "k"]
+class _ResponseNorm(Module):
+    """What the two cross-channel response normalisations share: their four settings."""
 
     def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75,
                  k: float = 1.0) -> None:
@@ -128,8 +126,14 @@ class LocalResponseNorm(Module):
         self.beta = beta
         self.k = k
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
-
     def extra_repr(self) -> str:
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+class LocalResponseNorm(_ResponseNorm):
+    """Normalise each channel by the energy of its `size` neighbouring channels."""
+
+    __constants__ = ["size", "alpha", "beta", "k"]
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
