@@ -1,5 +1,7 @@
 """RNN, LSTM, GRU and their cells against torch: outputs, final states and all gradients."""
 
+import warnings
+
 import pytest
 import torch
 
@@ -201,3 +203,39 @@ def test_cell_input_and_state_checks_match_torch(cell, call):
 ])
 def test_lstm_state_and_group_norm_errors_match_torch(call):
     _same_error(call)
+
+
+def _node(t):
+    return None if t.grad_fn is None else type(t.grad_fn).__name__
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU", "RNN"])
+@pytest.mark.parametrize("kw", [{}, {"batch_first": True}, {"bidirectional": True},
+                                {"bidirectional": True, "batch_first": True},
+                                {"num_layers": 2}, {"proj_size": 2}],
+                         ids=["plain", "batch_first", "bidir", "bidir_batch_first", "2layer",
+                              "proj"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_output_grad_fn_names_are_torchs(kind, kw, dtype):
+    # the node a padded output ends with: the directions' concatenation, PyTorch's oneDNN
+    # LSTM layer (float32 only: its bfloat16 use depends on the CPU), GRU / RNN's in-place
+    # transpose for batch_first; unbatched inputs end with the squeeze
+    if "proj_size" in kw and kind != "LSTM":
+        pytest.skip("proj_size is an LSTM argument")
+    names = []
+    for lib in (ember, torch):
+        torch.manual_seed(0)
+        m = getattr(lib.nn, kind)(3, 4, **kw).to(getattr(lib, dtype))
+        x = lib.ones(2, 5, 3, dtype=getattr(lib, dtype), requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (torch warns: oneDNN has no projections)
+            out, _ = m(x)
+            single, _ = m(x[0])
+        names.append((_node(out), _node(single)))
+    assert names[0] == names[1]
+
+
+def test_output_without_grad_has_no_node():
+    with ember.no_grad():
+        out, _ = nn.GRU(3, 4, bidirectional=True, batch_first=True)(ember.ones(2, 5, 3))
+    assert out.grad_fn is None

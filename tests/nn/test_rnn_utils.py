@@ -107,3 +107,28 @@ def test_pad_packed_sequence_values_grads_and_grad_fn(batch_first, enforce_sorte
         return out, n, x.grad, type(out.grad_fn).__name__
     (e, *_, en), (t, *_, tn) = both(run)
     assert en == tn
+
+
+@pytest.mark.parametrize("enforce_sorted", [False, True])
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_packed_data_grad_fn_is_torchs(batch_first, enforce_sorted):
+    lens = [4, 3, 1] if enforce_sorted else [3, 4, 1]
+
+    def run(lib, rnn):
+        x = lib.tensor(X if batch_first else X.transpose(1, 0, 2).copy(), requires_grad=True)
+        p = rnn.pack_padded_sequence(x, lens, batch_first=batch_first,
+                                     enforce_sorted=enforce_sorted)
+        (p.data * lib.arange(1.0, 3.0)).sum().backward()
+        seq = rnn.pack_sequence([lib.ones(2, requires_grad=True), lib.ones(3)],
+                               enforce_sorted=False)
+        return (p.data, x.grad, type(p.data.grad_fn).__name__,
+                type(seq.data.grad_fn).__name__)
+    e, t = run(ember, ern), run(torch, trn)
+    assert e[2:] == t[2:] == ("PackPaddedSequenceBackward0",) * 2
+    assert_same(e[0], t[0])
+    assert_same(e[1], t[1])
+
+
+def test_packed_data_without_grad_has_no_node():
+    p = ern.pack_padded_sequence(ember.tensor(X), [4, 3, 1], batch_first=True)
+    assert p.data.grad_fn is None

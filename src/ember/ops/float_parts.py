@@ -17,6 +17,7 @@ from .._tensor import Tensor
 from .._view import broadcast_shapes
 from ._binary_api import need_tensor, op_pair
 from ._common import binary_operands, same_meta, type_name
+from ._out_checks import check_frexp_out
 from ._pointwise import shaped, tangent_sum
 from .binary import binary_p, member, not_implemented
 from .reduce import as_namedtuple, return_type
@@ -60,6 +61,8 @@ def frexp(input: Tensor, *, out=None):
     need_tensor(input, "frexp", 1, "input")
     if not input._dtype.is_floating_point:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    if out is not None:
+        check_frexp_out(input, out)
     mantissa = apply(unary_p, input, fn=frexp_mantissa_fn)
     return as_namedtuple(frexp_result, (mantissa, _exponent(input)), out)
 

@@ -33,8 +33,9 @@ from .._view import numel, wrap_dim, wrap_dims
 from ..amp.autocast_mode import autocast_op
 from ..native import calls
 from ._batching import front
-from ._common import along, c_type_name, type_name, write_out
-from ._return_types import as_namedtuple, return_type  # (also imported from here)
+from ._common import along, c_type_name, type_name, write_exact, write_out
+from ._out_checks import _exact_namedtuple, check_same_as_input
+from ._return_types import as_namedtuple, return_type  # noqa: F401 (imported from here)
 from .registry import (
     Family,
     Member,
@@ -529,6 +530,7 @@ def _extreme_values(largest: bool, name: str):
                 raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
         dims = norm_dims(dim, input.ndim)
         _no_complex_values(input, f"{name[1:]}_values_cpu")
+        check_same_as_input(input, out)
         return write_out(apply(reduce_p, input, fn=AMAX if largest else AMIN, dims=dims,
                                keepdim=keepdim), out)
 
@@ -590,8 +592,8 @@ def _arg(largest: bool, name: str):
             raise RuntimeError(f"{name}(): does not support bool input")
         no_complex(input, name)
         d = None if dim is None else one_dim(dim, builtins.max(input.ndim, 1), name)
-        return write_out(apply(argextremum_p, input, dim=d, keepdim=keepdim, largest=largest),
-                         out)
+        return write_exact(apply(argextremum_p, input, dim=d, keepdim=keepdim, largest=largest),
+                           out)
 
     op.__name__ = name
     op.__doc__ = f"Index of the {name[3:]} value over `dim` (of the flattened input if None)."
@@ -671,8 +673,9 @@ def _extreme(largest: bool, binary_name: str, result, name: str):
         if input.ndim and input._shape[d] == 0:
             raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
         no_complex(input, name)
-        return as_namedtuple(result, apply(pick_p, input, fn=MAX_DIM if largest else MIN_DIM,
-                                           dim=d, keepdim=keepdim, in_shape=input._shape), out)
+        return _exact_namedtuple(result, apply(pick_p, input, fn=MAX_DIM if largest else MIN_DIM,
+                                              dim=d, keepdim=keepdim, in_shape=input._shape),
+                                out)
 
     reduce.__name__ = name
     reduce.__doc__ = (f"The {name}imum of all elements; with `dim`, a ({name}) named tuple "
@@ -701,7 +704,7 @@ def aminmax(input: Tensor, *, dim=None, keepdim: bool = False, out=None):
         dims = (d,)
     lo = apply(reduce_p, input, fn=AMIN, dims=dims, keepdim=keepdim)
     hi = apply(reduce_p, input, fn=AMAX, dims=dims, keepdim=keepdim)
-    return as_namedtuple(aminmax_result, (lo, hi), out)
+    return _exact_namedtuple(aminmax_result, (lo, hi), out)
 
 
 # --- any / all / count_nonzero -----------------------------------------------------------

@@ -18,6 +18,7 @@ from .._tensor import Tensor
 from .._view import wrap_dim
 from ._batching import front
 from ._common import c_type_name, type_name, write_out
+from ._out_checks import check_scalar_types
 from .reduce import (
     _LOW,
     _cast_for_sum,
@@ -284,8 +285,10 @@ def _cum_extreme(largest: bool, result, name: str):
         if input._dtype.is_complex:
             raise NotImplementedError(
                 f'"{name}_cpu" not implemented for \'{type_name(input._dtype)}\'')
-        return as_namedtuple(result, apply(pick_p, input, fn=CUMMAX if largest else CUMMIN,
-                                           dim=d, in_shape=input._shape), out)
+        r = apply(pick_p, input, fn=CUMMAX if largest else CUMMIN, dim=d, in_shape=input._shape)
+        if out is not None:
+            check_scalar_types(r, out)
+        return as_namedtuple(result, r, out)
 
     op.__name__ = name
     op.__doc__ = f"Running {name[3:]}imum along `dim`: a (values, indices) named tuple."
@@ -361,6 +364,7 @@ defjvp(LOGCUMSUMEXP, _logcumsumexp_jvp)
 def logcumsumexp(input: Tensor, dim: int, *, out=None) -> Tensor:
     """log(cumsum(exp(x))) along `dim`, computed stably."""
     d = _scan_dim(input, dim)
+    check_scalar_types(input, out)  # (PyTorch checks `out` before the input's dtype)
     if input._dtype._kind < 2:
         raise NotImplementedError(
             f"\"logcumsumexp_out_cpu\" not implemented for '{type_name(input._dtype)}'")

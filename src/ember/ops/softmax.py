@@ -23,7 +23,7 @@ from .._tensor import Tensor
 from .._view import wrap_dim
 from ..native import calls
 from ._batching import front
-from ._common import along, row_sums, to_float, type_name, write_out
+from ._common import along, row_sums, to_float, type_name, write_exact, write_out
 from ._parallel import one_blas_thread, quiet, thread_pool
 from .reduce import _LOW, expand_back, norm_dims, reduce_p, reduction
 from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp
@@ -307,14 +307,16 @@ def _softmax_like(log: bool, name, kernel_name):
             raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
         d = wrap_dim(dim, max(input.ndim, 1))
         x = input if dtype is None or input._dtype is dtype else input.to(dtype)
+        if out is not None and out._dtype is not x._dtype:
+            write_exact(x, out)  # raises PyTorch's out= dtype error, before the kernel's check
         if x._dtype._kind != 2 and x.numel():
             suffix = "_lastdim" if x.ndim == 0 or d == x.ndim - 1 else ""
             raise NotImplementedError(
                 f'"{kernel_name}{suffix}_kernel_impl" not implemented for '
                 f"'{type_name(x._dtype)}'")
         if log:
-            return write_out(apply(softmax_p, x, dim=d, log=True), out)
-        return write_out(apply(softmax_p, x, dim=d), out)
+            return write_exact(apply(softmax_p, x, dim=d, log=True), out)
+        return write_exact(apply(softmax_p, x, dim=d), out)
 
     op.__name__ = name
     return op
@@ -378,9 +380,24 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False, *, out=None) -> Tensor:
         # into the reduced result, which fails for a non-empty input
         raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
                            f"{[1] * input.ndim}")
+    if out is not None and out._dtype._kind < 2:
+        raise RuntimeError("logsumexp(): Expected floating point type for result tensor, but "
+                           f"got: {type_name(out._dtype)}")
     x = to_float(input)
-    return write_out(apply(reduce_p, x, fn=LOGSUMEXP, dims=norm_dims(dim, x.ndim),
-                           keepdim=keepdim), out)
+    dims = norm_dims(dim, x.ndim)
+    if out is not None and out._dtype is not x._dtype and not x._dtype.is_complex:
+        return write_out(_logsumexp_into(x, dims, keepdim, out._dtype), out)
+    return write_out(apply(reduce_p, x, fn=LOGSUMEXP, dims=dims, keepdim=keepdim), out)
+
+
+def _logsumexp_into(x: Tensor, dims, keepdim: bool, dtype) -> Tensor:
+    """logsumexp into an `out` of another dtype, as PyTorch computes it: exp(x - max) in
+    x's dtype, then the sum, its log and the max added back in `out`'s dtype (so a float64
+    `out` gets a float64 sum of float32 exponentials, not a widened float32 result)."""
+    m = x.amax(dims, keepdim=True) if x.numel() else x.sum(dims, keepdim=True)
+    m = m.masked_fill(m.abs() == float("inf"), 0)
+    total = (x - m).exp().to(dtype).sum(dims, keepdim=keepdim).log()
+    return total + (m if keepdim else m.squeeze(dims)).to(dtype)
 
 
 TENSOR_METHODS = {"softmax": softmax, "log_softmax": log_softmax, "logsumexp": logsumexp}

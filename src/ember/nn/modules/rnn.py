@@ -16,6 +16,7 @@ import ember as E
 
 from ..._tensor import Tensor
 from ...amp.autocast_mode import cast_op, is_any_autocast_enabled
+from ...ops.registry import rename_node
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -267,9 +268,23 @@ class RNNBase(Module):
         return outputs, state
 
     def _finish(self, out: Tensor, batched: bool) -> Tensor:
+        _name_node(out, self._output_node())
         if self.batch_first:
             out = out.transpose(0, 1)
+            # PyTorch's GRU / RNN kernels transpose their output in place (transpose_)
+            _name_node(out, None if self.mode == "LSTM" else "TransposeBackward1")
         return out if batched else out.squeeze(0 if self.batch_first else 1)
+
+    def _output_node(self) -> str | None:
+        """The node PyTorch's kernel ends a padded output with: the concatenation of the two
+        directions, or for a float32 LSTM its oneDNN layer (PyTorch's CPU path whenever
+        oneDNN is on and there is no projection); else the stack of steps ember made too."""
+        if self.bidirectional:
+            return "CatBackward0"
+        if self.mode == "LSTM" and self.proj_size == 0 and E.backends.mkldnn.enabled and \
+                self._flat_weights[0].dtype is E.float32:
+            return "MkldnnRnnLayerBackward0"
+        return None
 
     def _initial(self, hx, batch: int, batched: bool, like: Tensor, sorted_indices,
                  packed: bool = False):
@@ -332,6 +347,11 @@ class RNNBase(Module):
             return PackedSequence(E.cat(outs), input.batch_sizes, sorted_indices,
                                   unsorted_indices), state
         return self._finish(E.stack(outs), batched), state
+
+
+def _name_node(out: Tensor, name: str | None) -> None:
+    if name is not None and out.grad_fn is not None:
+        rename_node(out.grad_fn, name)
 
 
 class RNN(RNNBase):

@@ -12,6 +12,7 @@ from collections import namedtuple
 import ember as E
 
 from ..._tensor import Tensor
+from ...ops.registry import rename_node
 
 __all__ = ["PackedSequence", "pack_padded_sequence", "pad_packed_sequence", "pad_sequence",
            "pack_sequence", "unpad_sequence", "unpack_sequence", "invert_permutation"]
@@ -133,6 +134,8 @@ def pack_padded_sequence(input: Tensor, lengths, batch_first: bool = False,
                            "requirement if you do not need ONNX exportability.")
     sizes = [sum(1 for n in lens if n > t) for t in range(lens[0])]
     data = E.cat([input[t, :b] for t, b in enumerate(sizes)])
+    if data.grad_fn is not None:  # (one ATen op in PyTorch, whatever ran before it here)
+        rename_node(data.grad_fn, "PackPaddedSequenceBackward0")
     return PackedSequence(data, E.tensor(sizes, dtype=E.int64), sorted_indices, None)
 
 
