@@ -113,3 +113,30 @@ def test_composite_out_checks_the_dtype_before_autograd():
                 call(m, A, lambda s, m=m: m.empty(s, dtype=m.float64))
             msgs.append(str(info.value))
         assert msgs[0] == msgs[1] and "automatic differentiation" not in msgs[0]
+
+
+_OUT_GRAD_CASES = {
+    "max": lambda m, x, e: m.max(x, 1, out=(e(), m.empty(0, dtype=m.long))),
+    "min": lambda m, x, e: m.min(x, 1, out=(e(), m.empty(0, dtype=m.long))),
+    "amax": lambda m, x, e: m.amax(x, 1, out=e()),
+    "cummax": lambda m, x, e: m.cummax(x, 1, out=(e(), m.empty(0, dtype=m.long))),
+    "logsumexp": lambda m, x, e: m.logsumexp(x, 1, out=e()),
+    "sum": lambda m, x, e: m.sum(x, 1, out=e()),
+    "argmax": lambda m, x, e: m.argmax(x, 1, out=e()),  # (not differentiable: dtype error)
+    "sort": lambda m, x, e: m.sort(x, 1, out=(e(), m.empty(0, dtype=m.long))),
+}
+
+
+@pytest.mark.parametrize("name", list(_OUT_GRAD_CASES))
+def test_out_that_requires_grad_is_refused_naming_the_op_called(name):
+    """The message names the public op (it said `none_type()` where the op is a factory's
+    inner function), and only where the result is of a differentiable dtype."""
+    import torch
+
+    msgs = []
+    for m in (ember, torch):
+        x = m.randn(3, 4)
+        with pytest.raises(RuntimeError) as e:
+            _OUT_GRAD_CASES[name](m, x, lambda m=m: m.empty(0, requires_grad=True))
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]

@@ -296,7 +296,10 @@ def _needs_grad(result, out) -> bool:
             node = r._grad_fn
             if node is None or type(node).__name__ != "NotImplemented":
                 return True
-    return any(isinstance(o, Tensor) and o._requires_grad for o in outs)
+    # (an `out` that requires grad counts only beside a result of a differentiable dtype:
+    # PyTorch's argmax into a float `out` that requires grad is a dtype error, not this)
+    return any(isinstance(o, Tensor) and o._requires_grad for o in outs) and any(
+        isinstance(r, Tensor) and r._dtype._kind >= 2 for r in results)
 
 
 _GENERIC = frozenset({"op", "fn", "inner", "wrapper", "run", "call", "apply", "impl",
@@ -314,6 +317,9 @@ def _op_name(result) -> str:
     frame = sys._getframe(2)
     while frame is not None and frame.f_globals.get("__name__", "").startswith("ember."):
         code = frame.f_code.co_name
+        if code in _GENERIC:  # (a factory's inner function: the op's name is in its closure)
+            local = frame.f_locals.get("name")
+            code = local if isinstance(local, str) and local.isidentifier() else code
         if not code.startswith(("_", "<")) and code not in _GENERIC:
             name = code
         frame = frame.f_back
