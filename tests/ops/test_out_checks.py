@@ -112,3 +112,27 @@ def test_frexp_out_of_the_right_dtypes_is_filled():
     assert type(re).__name__ == "frexp_out"
     assert_same(re.mantissa, rt.mantissa)
     assert_same(re.exponent, rt.exponent)
+
+
+_PAIR_OPS = {
+    "sort": lambda m, x, o: m.sort(x, 1, out=o), "topk": lambda m, x, o: m.topk(x, 2, 1, out=o),
+    "kthvalue": lambda m, x, o: m.kthvalue(x, 2, 1, out=o),
+    "mode": lambda m, x, o: m.mode(x, 1, out=o), "median": lambda m, x, o: m.median(x, 1, out=o),
+    "nanmedian": lambda m, x, o: m.nanmedian(x, 1, out=o),
+}
+
+
+@pytest.mark.parametrize("dtypes", [("float64", "int64"), ("float32", "int32"),
+                                    ("float64", "int32")], ids=str)
+@pytest.mark.parametrize("name", list(_PAIR_OPS))
+def test_values_indices_out_of_another_dtype_is_refused_in_each_kernels_words(name, dtypes):
+    import torch
+
+    msgs = []
+    for m in (ember, torch):
+        x = m.randn(3, 4)
+        out = tuple(m.empty(0, dtype=getattr(m, d)) for d in dtypes)
+        with pytest.raises(RuntimeError) as e:
+            _PAIR_OPS[name](m, x, out)
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]

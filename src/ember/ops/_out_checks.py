@@ -49,3 +49,35 @@ def check_frexp_out(input: Tensor, out) -> None:
     if exponent._dtype is not dt.int32:
         raise RuntimeError(f"torch.frexp() expects exponent to have int dtype but got "
                            f"{c_type_name(exponent._dtype)}")
+
+
+def check_values_indices_out(input: Tensor, out, op: str) -> None:
+    """A (values, indices) `out=` pair of kthvalue / mode / median / nanmedian: values in the
+    input's dtype, indices int64, each refused in its kernel's own words and order."""
+    if out is None:
+        return
+    values, indices = out
+    v_bad = isinstance(values, Tensor) and values._dtype is not input._dtype
+    i_bad = isinstance(indices, Tensor) and indices._dtype is not dt.int64
+    if op == "median":  # (median and nanmedian: indices checked first)
+        if i_bad:
+            raise RuntimeError(f"Expected tensor for argument #1 'indices' to have scalar type "
+                               f"Long; but got torch.{type_name(indices._dtype)}Tensor instead "
+                               f"(while checking arguments for median)")
+        if v_bad:
+            raise RuntimeError(f"Expected tensor for 'values' to have the same type as tensor "
+                               f"for argument #2 'self'; but type torch."
+                               f"{type_name(values._dtype)}Tensor does not equal torch."
+                               f"{type_name(input._dtype)}Tensor (while checking arguments for "
+                               f"median)")
+    elif op == "mode":
+        for bad, t, want, what in ((v_bad, values, input._dtype, "values"),
+                                   (i_bad, indices, dt.int64, "indices")):
+            if bad:
+                raise RuntimeError(f"expected scalar type '{type_name(want)}' but got "
+                                   f"'{type_name(t._dtype)}' for {what} output")
+    else:  # kthvalue
+        if v_bad:
+            raise RuntimeError("output values must be of same type as input")
+        if i_bad:
+            raise RuntimeError("output indices must be of scalar type Long")

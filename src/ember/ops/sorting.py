@@ -24,8 +24,9 @@ from .._core import data_dependent
 from .._tensor import Tensor
 from .._view import is_non_overlapping_and_dense, wrap_dim
 from . import _stl_sort
-from ._common import layout_like, type_name, write_out
+from ._common import layout_like, type_name, write_exact, write_out
 from ._dynamic_shape import refuse_batched
+from ._out_checks import check_values_indices_out
 from .index import scatter_into_zeros
 from .reduce import pick_p, picker, return_type
 from .registry import (
@@ -158,7 +159,7 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool | 
     d = wrap_dim(dim, max(input.ndim, 1))
     r = sort_result(*apply(pick_p, input, fn=SORT, dim=d, descending=bool(descending),
                            stable=bool(stable)))
-    return write_out(r, out) if out is not None else r
+    return write_exact(r, out) if out is not None else r
 
 
 def argsort(input: Tensor, dim: int = -1, descending: bool = False,
@@ -295,7 +296,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
         raise RuntimeError("selected index k out of range")
     r = topk_result(*apply(pick_p, input, fn=TOPK, k=int(k), dim=d, largest=bool(largest),
                            in_shape=input._shape, sorted=bool(sorted)))
-    return write_out(r, out) if out is not None else r
+    return write_exact(r, out) if out is not None else r
 
 
 def _kthvalue_kernel(a, *, k, dim, keepdim, in_shape):
@@ -356,6 +357,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out
     _not_for("kthvalue_cpu", input, bool_too=True)
     if k < 1 or k > n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    check_values_indices_out(input, out, "kthvalue")
     r = kthvalue_result(*apply(pick_p, input, fn=KTHVALUE, k=int(k), dim=d,
                                keepdim=bool(keepdim), in_shape=input._shape))
     return write_out(r, out) if out is not None else r

@@ -25,6 +25,7 @@ from . import _stl_sort
 from ._arg_parser_text import invalid_combination
 from ._batching import front
 from ._common import type_name, write_out
+from ._out_checks import check_values_indices_out
 from .reduce import (
     _LOW,
     as_namedtuple,
@@ -495,6 +496,7 @@ def _median_like(result, name: str, ignore_nan: bool):
             r = apply(reduce_p, input, fn=NANMEDIAN if ignore_nan else MEDIAN,
                       dims=tuple(range(input.ndim)), keepdim=False)
             return write_out(r, out)
+        check_values_indices_out(input, out, "median")
         r = apply(pick_p, input, fn=NANMEDIAN_DIM if ignore_nan else MEDIAN_DIM, dim=d,
                   keepdim=keepdim, in_shape=input._shape)
         return as_namedtuple(result, r, out)
@@ -558,6 +560,7 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out=None):
     """The most frequent value along `dim` (the smallest on ties) and its index."""
     d = one_dim(dim, builtins.max(input.ndim, 1), "mode")
     _check_orderable(input, "mode_cpu", allow_bool=True)
+    check_values_indices_out(input, out, "mode")
     r = apply(pick_p, input, fn=MODE, dim=d, keepdim=keepdim, in_shape=input._shape)
     return as_namedtuple(mode_result, r, out)
 
