@@ -239,3 +239,25 @@ def test_output_without_grad_has_no_node():
     with ember.no_grad():
         out, _ = nn.GRU(3, 4, bidirectional=True, batch_first=True)(ember.ones(2, 5, 3))
     assert out.grad_fn is None
+
+
+def test_mkldnn_flags_decide_the_lstm_node_as_torchs():
+    """backends.mkldnn.flags(enabled=False) for a block, restored after: PyTorch's LSTM then
+    records its composite nodes instead of MkldnnRnnLayerBackward0."""
+    import torch
+
+    names = []
+    for m in (ember, torch):
+        lstm = m.nn.LSTM(3, 4)
+        x = m.randn(5, 2, 3)
+
+        def node(lstm=lstm, x=x, m=m):
+            g = lstm(x)[0].grad_fn
+            return type(g).__name__ if m is torch else g.name()
+
+        row = [node()]
+        with m.backends.mkldnn.flags(enabled=False):
+            row += [m.backends.mkldnn.enabled, node()]
+        row += [m.backends.mkldnn.enabled, m.backends.mkldnn.set_flags(None)[:2]]
+        names.append(row)
+    assert names[0] == names[1]
