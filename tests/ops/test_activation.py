@@ -10,7 +10,7 @@ import ember
 from ember.ops import activation as A
 from ops._elementwise import Spec, make, same_outcome, unary_tests
 
-from helpers import rand_array
+from helpers import rand_array, same_message
 
 
 def _inplace(e_fn, t_fn):
@@ -219,3 +219,28 @@ def test_flat_regions_pass_no_infinite_or_nan_gradient(name, call):
         call(lib, x).backward(lib.tensor(g0))
         grads.append(x.grad.tolist())
     np.testing.assert_array_equal(*grads)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "int8", "int32", "uint8"])
+@pytest.mark.parametrize("limits", [(-1e5, 1e5), (-1.0, 1e39), (-300, 1), (-1, 300), (0.5, 2.5)])
+def test_hardtanh_limits_convert_as_torchs_kernel(dtype, limits):
+    # Integer tensors read the limits as int64 (uint8 refuses negatives), then each must fit
+    # the tensor's C type; float16 refuses -1e5 ("c10::Half"). Exact: a clamp.
+    for call in (lambda L: L.nn.functional.hardtanh(L.tensor([1, 7]).to(getattr(L, dtype)),
+                                                    *limits),
+                 lambda L: L.nn.functional.hardtanh(L.tensor([1, 7]).to(getattr(L, dtype)),
+                                                    *limits, inplace=True),
+                 lambda L: L.nn.Hardtanh(*limits)(L.tensor([1, 7]).to(getattr(L, dtype)))):
+        try:
+            want = call(torch)
+        except RuntimeError:
+            same_message(call)
+        else:
+            assert call(ember).tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "int32", "int8"])
+def test_threshold_values_must_fit_the_tensor_type(dtype):
+    same_message(lambda L: F.threshold(torch.ones(2, dtype=getattr(torch, dtype)), 1e5, 1e39)
+                 if L is torch else
+                 L.nn.functional.threshold(L.ones(2, dtype=getattr(L, dtype)), 1e5, 1e39))

@@ -9,7 +9,7 @@ import torch
 import ember
 from ops._elementwise import Spec, binary_tests, make, same_outcome
 
-from helpers import check_op
+from helpers import check_op, same_message
 
 NONZERO = ((-3.0, 3.0), (0.5, 3.0))
 SPECS = [
@@ -76,6 +76,14 @@ def test_isclose_options_and_errors():
                  (torch.tensor([1, 2]), torch.tensor([1.0, 2.0])))
     same_outcome(ember.isclose, torch.isclose, (ember.tensor([100, 2]), ember.tensor([101, 2])),
                  (torch.tensor([100, 2]), torch.tensor([101, 2])))
+
+
+@pytest.mark.parametrize("kw", [{"rtol": -1.0}, {"rtol": -1}, {"atol": -2.5},
+                                {"rtol": -1e-7}, {"atol": -123456789.0}])
+@pytest.mark.parametrize("fn", ["isclose", "allclose"])
+def test_negative_tolerances_print_as_torch(fn, kw):
+    # torch streams the double as C++ does (%g): rtol=-1.0 reads "-1", not "-1.0".
+    same_message(lambda L: getattr(L, fn)(L.ones(2), L.ones(2), **kw))
 
 
 def test_equal_compares_shapes_and_values():
@@ -146,3 +154,52 @@ def test_a_number_modulo_a_tensor_has_no_derivative_like_torch(f):
     assert seen[0] == seen[1]
     with pytest.raises(NotImplementedError, match="forward AD with aten::remainder"):
         ember.func.jvp(lambda v: 3 % v, (ember.ones(2),), (ember.ones(2),))
+
+
+def _both_isclose(a, b, dtype, **kw):
+    e = ember.isclose(ember.tensor(a, dtype=getattr(ember, dtype)),
+                      ember.tensor(b, dtype=getattr(ember, dtype)), **kw)
+    t = torch.isclose(torch.tensor(a, dtype=getattr(torch, dtype)),
+                      torch.tensor(b, dtype=getattr(torch, dtype)), **kw)
+    assert e.tolist() == t.tolist(), (dtype, kw, e.tolist(), t.tolist())
+
+
+@pytest.mark.parametrize("kw", [{"atol": 1}, {"atol": 0.99}, {"rtol": 1.0}, {"rtol": 2, "atol": 0},
+                                {"atol": 2.5, "equal_nan": True}, {"rtol": 0.5}])
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int32", "int64"])
+def test_isclose_tolerances_apply_to_bools_and_integers(dtype, kw):
+    # torch converts bools (like integers) to the default float before the tolerance test,
+    # so isclose(True, False, atol=1) is True; bit-for-bit (a comparison).
+    a, b = ([True, False, True, True], [False, False, True, False]) if dtype == "bool" \
+        else ([1, 5, 3, 5, 100, 0], [2, 5, 5, 3, 0, 100])
+    _both_isclose(a, b, dtype, **kw)
+
+
+def test_isclose_of_integers_goes_through_the_default_float():
+    # 2**53 + 1 and 2**53 are one float apart in neither float32 nor float64: close.
+    _both_isclose([2 ** 53 + 1, 2 ** 40 + 1], [2 ** 53, 2 ** 40], "int64", rtol=0, atol=0.5)
+    prev = torch.get_default_dtype()
+    try:
+        torch.set_default_dtype(torch.float64)
+        ember.set_default_dtype(ember.float64)
+        _both_isclose([2 ** 53 + 1], [2 ** 53], "int64", rtol=1e-17, atol=0.5)
+    finally:
+        torch.set_default_dtype(prev)
+        ember.set_default_dtype(getattr(ember, str(prev).split(".")[1]))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_isclose_in_low_precision_rounds_each_step(dtype):
+    # torch's composite rounds rtol * other, atol + ..., and a - b to the tensor's dtype:
+    # 60000 - (-60000) overflows float16 to inf, never close whatever atol.
+    a = [60000.0, 1.0, 1000.0, 0.1, 1.0, 2.0]
+    b = [-60000.0, 1.001, 1000.5, 0.1001, 1.01, 2.02]
+    for kw in ({"atol": 1e6}, {}, {"rtol": 1e-3}, {"rtol": 1e-2, "atol": 1e-3},
+               {"rtol": 0.0099, "atol": 0}):
+        _both_isclose(a, b, dtype, **kw)
+    # Bit-for-bit on random pairs near the boundary (each step is one correctly rounded op).
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(20000, generator=g)
+    y = x * (1 + torch.randn(20000, generator=g) * 1e-2)
+    for rtol, atol in ((1e-2, 1e-3), (5e-3, 0.0), (0.0, 1e-2), (3e-3, 1e-4)):
+        _both_isclose(x.tolist(), y.tolist(), dtype, rtol=rtol, atol=atol)

@@ -264,3 +264,37 @@ def test_isin_refuses_bool_like_torch(call):
 def test_isin_mixed_numbers_like_torch():
     same_result(lambda ns: ns.isin(ns.tensor([1.0, 2.5]), ns.tensor([1, 2])))
     same_result(lambda ns: ns.isin(ns.tensor([1, 2, 3]), 1.5))
+
+
+@pytest.mark.parametrize("values", [[float("inf"), 1.0, 2.0], [1.0, 2.0, float("inf")],
+                                    [1.0, float("inf"), 2.0], [float("inf")], [3.0],
+                                    [-float("inf"), float("inf")], [1e38, 3e38, 1e38]])
+def test_trapezoid_family_follows_torchs_formulas_at_infinities(values):
+    # Over a constant spacing torch computes (sum - (first + last) / 2) * dx: an infinite
+    # end gives inf - inf = NaN there, and 3e38 overflows the float32 sum. Exact: these are
+    # infinities and NaNs, or sums of few exactly representable terms.
+    calls = [lambda L, y: L.trapezoid(y), lambda L, y: L.trapezoid(y, dx=0.25),
+             lambda L, y: L.trapz(y, dx=2), lambda L, y: L.cumulative_trapezoid(y),
+             lambda L, y: L.cumulative_trapezoid(y, dx=0.25),
+             lambda L, y: L.trapezoid(y, L.arange(float(len(values))) * 0.5),
+             lambda L, y: L.cumulative_trapezoid(y, L.arange(float(len(values))) * 0.5)]
+    for call in calls:
+        want = call(torch, torch.tensor(values))
+        got = call(ember, ember.tensor(values))
+        assert str(got.tolist()) == str(want.tolist())
+
+
+def test_trapezoid_nodes_are_named_as_torchs():
+    y = np.random.default_rng(0).standard_normal((3, 5))
+    x = np.cumsum(np.random.default_rng(1).random(5))
+    for call in (lambda L, a: L.trapezoid(a), lambda L, a: L.trapezoid(a, dx=0.5),
+                 lambda L, a: L.trapezoid(a, L.tensor(x)),
+                 lambda L, a: L.cumulative_trapezoid(a, L.tensor(x)),
+                 lambda L, a: L.cumulative_trapezoid(a, dx=2.0)):
+        ye, yt = ember.tensor(y, requires_grad=True), torch.tensor(y, requires_grad=True)
+        oe, ot = call(ember, ye), call(torch, yt)
+        assert type(oe.grad_fn).__name__ == type(ot.grad_fn).__name__
+        oe.sum().backward()
+        ot.sum().backward()
+        # float64 gradients of sums of a few products: equal to rounding
+        np.testing.assert_allclose(ye.grad.numpy(), yt.grad.numpy(), rtol=1e-12)

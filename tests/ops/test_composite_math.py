@@ -225,3 +225,71 @@ def test_out_forms_like_torch(call):
 ])
 def test_out_dtype_refusals_like_torch(call):
     same_message(call)
+
+
+# --- out= on the binary composites and sinc; float16 / bfloat16 in float32 ----------------
+
+_OUT_CALLS = {
+    "logaddexp": lambda L, o: L.logaddexp(L.tensor([0.5, -1.0]), L.tensor([1.0, -1.0]), out=o),
+    "logaddexp2": lambda L, o: L.logaddexp2(L.tensor([0.5, -1.0]), L.tensor([1.0, 3.0]), out=o),
+    "xlogy": lambda L, o: L.xlogy(L.tensor([0.0, 2.0]), L.tensor([0.0, 3.0]), out=o),
+    "xlogy_number": lambda L, o: L.xlogy(L.tensor([0.0, 2.0]), 2.0, out=o),
+    "sinc": lambda L, o: L.sinc(L.tensor([0.0, 0.5]), out=o),
+    "heaviside": lambda L, o: L.heaviside(L.tensor([-1.0, 0.0]), L.tensor([0.5, 0.5]), out=o),
+    "copysign": lambda L, o: L.copysign(L.tensor([1.0, 2.0]), L.tensor([-0.0, 1.0]), out=o),
+    "copysign_number": lambda L, o: L.copysign(L.tensor([1.0, 2.0]), -0.0, out=o),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_OUT_CALLS))
+def test_composites_take_out_like_torch(name):
+    def call(L):
+        o = L.empty(2, dtype=L.float64 if name != "heaviside" else L.float32)
+        r = _OUT_CALLS[name](L, o)
+        assert r is o
+        return o
+
+    same_result(call)
+    if name != "heaviside":
+        same_message(lambda L: _OUT_CALLS[name](L, L.empty(2, dtype=L.int64)))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_low_precision_composites_compute_in_float32(dtype):
+    # torch computes these half kernels in float32 and rounds once: sinc(1) is -2.8e-8
+    # (pi * 1 in float16 would give 3e-4) and sinc(65504) is tiny, not NaN. Bit-for-bit
+    # in the low dtype (float32 sin may differ from torch's by an ulp, far below its step).
+    x = [0.0, -0.0, 1.0, -1.0, 2.5, 0.5, 65504.0 if dtype == "float16" else 1e30, 1e-7]
+    y = [1.0, -0.5, 1.0, 0.5, -1.5, 2.0, 3.0, 1e-7]
+    e = {k: ember.tensor(v, dtype=getattr(ember, dtype)) for k, v in (("x", x), ("y", y))}
+    t = {k: torch.tensor(v, dtype=getattr(torch, dtype)) for k, v in (("x", x), ("y", y))}
+    for name in ("sinc", "logaddexp", "logaddexp2"):
+        args = ("x",) if name == "sinc" else ("x", "y")
+        got = getattr(ember, name)(*(e[a] for a in args))
+        want = getattr(torch, name)(*(t[a] for a in args))
+        assert got.dtype == getattr(ember, dtype)
+        assert got.float().tolist() == want.float().tolist(), name
+    # The graph keeps torch's node names; the gradient flows back in the low dtype.
+    xe = ember.tensor(x[:4], dtype=getattr(ember, dtype), requires_grad=True)
+    out = ember.sinc(xe)
+    assert type(out.grad_fn).__name__ == "SincBackward0"
+    out.sum().backward()
+    assert xe.grad.dtype == getattr(ember, dtype)
+    ye = ember.tensor(y[:4], dtype=getattr(ember, dtype))
+    assert type(ember.logaddexp(xe, ye).grad_fn).__name__ == "LogaddexpBackward0"
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_copysign_by_a_negative_number_sets_a_nans_sign_bit(dtype):
+    # torch writes the sign bit (copysign(nan, -1.0) has it set); a product with -1 left a
+    # NaN's sign alone. Exact: sign bits.
+    vals = [float("nan"), -float("nan"), 1.0, -0.0, float("inf")]
+    for other in (-1.0, 1.0, -0.0, 0.0, float("nan"), -float("inf")):
+        got = ember.copysign(ember.tensor(vals, dtype=getattr(ember, dtype)), other)
+        want = torch.copysign(torch.tensor(vals, dtype=getattr(torch, dtype)), other)
+        assert got.signbit().tolist() == want.signbit().tolist(), other
+    x = ember.tensor([1.0, -2.0], requires_grad=True)
+    y = ember.copysign(x, -1.0)
+    y.sum().backward()
+    assert type(y.grad_fn).__name__ == "CopysignBackward1"
+    assert x.grad.tolist() == [-1.0, 1.0]

@@ -8,7 +8,7 @@ import torch
 import ember
 from ops._elementwise import ALL_DTYPES, Spec, _grad_compare, make, same_outcome
 
-from helpers import check_grads, check_op, rand_array
+from helpers import check_grads, check_op, rand_array, same_message
 
 SHAPES3 = [((3, 4), (3, 4), (3, 4)), ((3, 1), (1, 4), (4,)), ((), (2, 3), ()),
            ((0, 2), (2,), (1, 2)), ((2, 3, 4), (3, 1), (4,))]
@@ -295,3 +295,34 @@ def test_clamp_out_dtype_rules_are_torchs(case):
         except RuntimeError as e:
             got.append(str(e))
     assert got[0] == got[1]
+
+
+_DTYPES = ["float16", "bfloat16", "float32", "float64", "int8", "uint8", "int32", "int64",
+           "bool"]
+_BOUNDS = [(-1e5, 1e5), (None, 1e39), (-1e39, None), (None, float("inf")), (float("nan"), None),
+           (None, 1000), (-1, None), (-300, None), (None, 2 ** 40), (None, 2 ** 63),
+           (None, 2 ** 70), (-(2 ** 63) - 1, None), (True, None), (None, False), (0, 1)]
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+def test_clamp_number_bounds_must_fit_the_result_type(dtype):
+    # torch converts a number bound to the result's C type and refuses what overflows it
+    # (clamp(max=1e5) on float16: "c10::Half"), refuses number bounds on a bool result,
+    # and reads ints past int64 as Python's OverflowError.
+    def x(L):
+        return L.tensor([1, 7]).to(getattr(L, dtype))
+
+    for lo, hi in _BOUNDS:
+        for call in (lambda L, lo=lo, hi=hi: x(L).clamp(lo, hi),
+                     lambda L, lo=lo, hi=hi: x(L).clone().clamp_(lo, hi),
+                     lambda L, lo=lo, hi=hi: L.clip(x(L), lo, hi)):
+            try:
+                want = call(torch)
+            except Exception as exc:  # noqa: BLE001 - torch's error is the expectation
+                with pytest.raises(type(exc)) as got:
+                    call(ember)
+                assert str(got.value) == str(exc), (lo, hi)
+            else:
+                assert str(call(ember).tolist()) == str(want.tolist()), (lo, hi)
+    same_message(lambda L: L.tensor([1.0], dtype=L.float16).clamp_min(-1e5))
+    same_message(lambda L: L.tensor([1.0], dtype=L.bfloat16).clamp_max(1e39))

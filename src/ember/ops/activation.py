@@ -17,6 +17,7 @@ import numbers
 
 import numpy as np
 
+from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .. import native
 from .._tensor import Tensor
@@ -25,6 +26,7 @@ from ..native import calls
 from ._batching import front
 from ._common import bounded, same_meta
 from ._parallel import elementwise
+from ._scalar_value import scalar_value
 from .registry import Family, Member, apply, apply_, bind, defbatch, defjvp, deflower, defvjp
 from .unary import (
     BOOL_K,
@@ -265,6 +267,12 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
         raise ValueError("min_val cannot be greater than max_val")
     _no_bool(input, "Bool inputs not supported for hardtanh")
     _clamp_refuses_complex(input)
+    # (integer limits are read as int64, uint8 refuses negatives; each must fit the C type)
+    if input._dtype._kind == INT_K:
+        min_val, max_val = (int(scalar_value(v, dt.int64)) for v in (min_val, max_val))
+        if input._dtype is dt.uint8 and (min_val < 0 or max_val < 0):
+            raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
+    _fits(input, min_val, max_val)
     return _run(hardtanh_p, input, inplace, (), "", min_val=min_val, max_val=max_val)
 
 
@@ -287,13 +295,9 @@ defjvp1(threshold_p, lambda t, out, x, threshold, value: threshold_grad(t, x, th
 
 
 def _fits(x: Tensor, *values) -> None:
-    """Integer tensors refuse numbers outside their range, as PyTorch's Scalar conversion does."""
-    if x._dtype._kind == INT_K:
-        info = np.iinfo(x._dtype.np)
-        for v in values:
-            if not info.min <= v <= info.max:
-                raise RuntimeError(f"value cannot be converted to type {x._dtype.name}_t "
-                                   "without overflow")
+    """Numbers outside the tensor's C type are refused, as PyTorch's Scalar conversion does."""
+    for v in values:
+        scalar_value(v, x._dtype)
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:

@@ -230,18 +230,31 @@ fmin, _ = op_pair(binary_p, _extreme_operands("fmin"), "Elementwise min ignoring
 # --- closeness and equality -------------------------------------------------------------
 
 def _isclose_kernel(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    # NOTE: each step in the dtype PyTorch's composite computes it in: bools and integers
+    # in the default float (so tolerances apply to them too); float16 / bfloat16 round
+    # every step to their dtype (so an |a - b| past 65504 is inf, never close).
     close = np.equal(a, b)
-    if a.dtype == np.bool_ or (rtol == 0 and atol == 0 and not equal_nan):
-        return close
-    if a.dtype.kind in "iu":
-        a = a.astype(dt.get_default_dtype().np)
-        b = b.astype(a.dtype)
-    elif a.dtype.itemsize == 2 and a.dtype.kind in "fV":
-        a, b = a.astype(np.float32), b.astype(np.float32)
-    if equal_nan:
+    floating = a.dtype.kind in "fcV"
+    if equal_nan and floating:
         close |= np.isnan(a) & np.isnan(b)
-    diff = np.abs(a - b)
-    return close | (np.isfinite(diff) & (diff <= atol + np.abs(rtol * b)))
+    if rtol == 0 and atol == 0:
+        return close
+    if a.dtype.kind in "biu":
+        a, b = a.astype(dt.get_default_dtype().np), b.astype(dt.get_default_dtype().np)
+        floating = True
+    if a.dtype.itemsize == 2 and floating:
+        low = a.dtype
+
+        def rounded(x):
+            return x.astype(low).astype(np.float32)
+
+        a, b = a.astype(np.float32), b.astype(np.float32)
+        allowed = rounded(np.float32(atol) + np.abs(rounded(np.float32(rtol) * b)))
+        diff = rounded(np.abs(a - b))
+    else:
+        allowed = atol + np.abs(rtol * b)
+        diff = np.abs(a - b)
+    return close | (np.isfinite(diff) & (diff <= allowed))
 
 
 COMPARISONS["isclose"] = _isclose_kernel  # a relation of the `compare` primitive
@@ -254,10 +267,11 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     need_tensor(other, "isclose", 2, "other")
     if input._dtype is not other._dtype:
         raise RuntimeError(f"{type_name(input._dtype)} did not match {type_name(other._dtype)}")
+    # (the bound is printed as C++ streams a double, like %g: -1.0 reads "-1")
     if rtol < 0:
-        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol:g}")
     if atol < 0:
-        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol:g}")
     if input._shape != other._shape:
         from .._view import broadcast_shapes
 

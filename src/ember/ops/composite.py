@@ -215,17 +215,21 @@ def trapezoid(y: Tensor, *args, **kwargs) -> Tensor:
     n = y.shape[d]
     if n == 0:
         return (y * 0).sum(d)
-    mid = (y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)) / 2
-    if x is not None:
-        if x.ndim == 1:
-            spacing = diff(x)
-            shape = [1] * y.ndim
-            shape[d] = n - 1
-            spacing = spacing.reshape(shape)
-        else:
-            spacing = diff(x, dim=d)
-        return (mid * spacing).sum(d)
-    return mid.sum(d) * (1.0 if dx is None else dx)
+    # NOTE: PyTorch's two formulas, kept for their rounding and their infinities: over a
+    # constant spacing (sum - (first + last) / 2) * dx, so an infinite end gives NaN (inf -
+    # inf), as there; over points, the sum of (left + right) * spacing, halved at the end.
+    if x is None:
+        ends = (y.select(d, 0) + y.select(d, -1)) * 0.5
+        return _scalar_node((y.sum(d) - ends) * (1.0 if dx is None else dx), "MulBackward1")
+    pairs = y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)
+    if x.ndim == 1:
+        spacing = diff(x)
+        shape = [1] * y.ndim
+        shape[d] = n - 1
+        spacing = spacing.reshape(shape)
+    else:
+        spacing = diff(x, dim=d)
+    return _scalar_node((pairs * spacing).sum(d) / 2.0, "DivBackward1")
 
 
 def cumulative_trapezoid(y: Tensor, *args, **kwargs) -> Tensor:
@@ -236,17 +240,23 @@ def cumulative_trapezoid(y: Tensor, *args, **kwargs) -> Tensor:
     n = y.shape[d]
     if n == 0:  # no intervals: an empty result of y's shape
         return y * 0
-    mid = (y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)) / 2
-    if x is not None:
-        spacing = diff(x, dim=-1 if x.ndim == 1 else d)
-        if x.ndim == 1:
-            shape = [1] * y.ndim
-            shape[d] = n - 1
-            spacing = spacing.reshape(shape)
-        mid = mid * spacing
-    elif dx is not None:
-        mid = mid * dx
-    return mid.cumsum(d)
+    pairs = y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)
+    if x is None:  # (PyTorch's order of operations: dx / 2 times each pair, then the sums)
+        return ((1.0 if dx is None else dx) / 2.0 * pairs).cumsum(d)
+    spacing = diff(x, dim=-1 if x.ndim == 1 else d)
+    if x.ndim == 1:
+        shape = [1] * y.ndim
+        shape[d] = n - 1
+        spacing = spacing.reshape(shape)
+    return _scalar_node((pairs * spacing).cumsum(d) / 2.0, "DivBackward1")
+
+
+def _scalar_node(out: Tensor, name: str) -> Tensor:
+    """`out` with its node named as PyTorch's C++ `tensor * double` names it (the Scalar
+    overload: MulBackward1 / DivBackward1, where Python's `t * 2.0` gives MulBackward0)."""
+    if out.grad_fn is not None:
+        rename_node(out.grad_fn, name)
+    return out
 
 
 def _isin_kernel(a, b, *, invert):

@@ -60,6 +60,15 @@ def _node(out: Tensor, name: str) -> Tensor:
     return out
 
 
+_LOW = (dt.float16, dt.bfloat16)
+
+
+def _opmath(x: Tensor) -> Tensor:
+    """`x` in the dtype PyTorch's kernels compute in: float32 for float16 / bfloat16 (the
+    result is rounded once at the end), else `x` itself."""
+    return x.to(dt.float32) if x.dtype in _LOW else x
+
+
 def _with_complex(d: dt.dtype) -> dt.dtype:
     """The complex dtype a complex Python number gives with a tensor of dtype `d`."""
     return d if d.is_complex else (dt.complex128 if d is dt.float64 else dt.complex64)
@@ -91,7 +100,7 @@ def _log_add(name: str, a: Tensor, b: Tensor, log1p_pow) -> Tensor:
     if common._kind < 2 or (common._kind == 3 and name != "logaddexp"):
         raise NotImplementedError(f'"{name}_cpu" not implemented for '
                                   f"'{type_name(common)}'")
-    a, b = a.to(common), b.to(common)
+    a, b = _opmath(a.to(common)), _opmath(b.to(common))
     if common._kind == 3:
         # Complex: factor out the operand with the larger real part.
         first = a.real >= b.real
@@ -101,20 +110,27 @@ def _log_add(name: str, a: Tensor, b: Tensor, log1p_pow) -> Tensor:
         # log(e^a + e^b) = max + log1p(e^-|a-b|); equal infinities give themselves (not NaN).
         out = maximum(a, b) + log1p_pow(-(a - b).abs())
     node = "LogaddexpBackward0" if name == "logaddexp" else "Logaddexp2Backward0"
-    return _node(where((a == b) & a.isinf(), a, out), node)
+    return _node(where((a == b) & a.isinf(), a, out).to(common), node)
 
 
-def logaddexp(input: Tensor, other: Tensor) -> Tensor:
-    return _log_add("logaddexp", input, other, lambda d: d.exp().log1p())
+def logaddexp(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    """log(exp(input) + exp(other)), without overflow."""
+    return write_out(_log_add("logaddexp", input, other, lambda d: d.exp().log1p()), out)
 
 
-def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
-    return _log_add("logaddexp2", input, other,
-                    lambda d: (d * math.log(2.0)).exp().log1p() / math.log(2.0))
+def logaddexp2(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    """log2(2**input + 2**other), without overflow."""
+    return write_out(_log_add("logaddexp2", input, other,
+                              lambda d: (d * math.log(2.0)).exp().log1p() / math.log(2.0)),
+                     out)
 
 
-def xlogy(input, other) -> Tensor:
+def xlogy(input, other, *, out=None) -> Tensor:
     """input * log(other), and 0 where input is 0 (unless other is NaN)."""
+    return write_out(_xlogy(input, other), out)
+
+
+def _xlogy(input, other) -> Tensor:
     from .creation import tensor
     from .ternary import where
 
@@ -154,8 +170,12 @@ def signbit(input: Tensor, *, out=None) -> Tensor:
     return write_out(input < 0, out)
 
 
-def copysign(input: Tensor, other) -> Tensor:
+def copysign(input: Tensor, other, *, out=None) -> Tensor:
     """|input| with the sign of `other` (a tensor or a number), in a floating dtype."""
+    return write_out(_copysign(input, other), out)
+
+
+def _copysign(input: Tensor, other) -> Tensor:
     from .ternary import where
 
     _tensors("copysign", input=(1, input))
@@ -165,7 +185,8 @@ def copysign(input: Tensor, other) -> Tensor:
         if isinstance(other, complex) or input.dtype.is_complex:
             raise NotImplementedError(f'"copysign_cpu" not implemented for '
                                       f"'{type_name(_with_complex(input.dtype))}'")
-        out = _node(mag * math.copysign(1.0, other), "CopysignBackward1")
+        # (a negation, not a product with -1: that would leave a NaN's sign bit alone)
+        out = _node(-mag if math.copysign(1.0, other) < 0 else mag * 1.0, "CopysignBackward1")
         return saves(out, out, input if input.requires_grad else None)
     mag = input.to(_common_floating("copysign", input, other)).abs()
     # NOTE: PyTorch gives `other` a zero gradient (not none): link it in through sign()
@@ -176,19 +197,24 @@ def copysign(input: Tensor, other) -> Tensor:
     return saves(out, out, input if input.requires_grad else None)
 
 
-def sinc(input: Tensor) -> Tensor:
+def sinc(input: Tensor, *, out=None) -> Tensor:
     """sin(pi x) / (pi x), and 1 at 0."""
     from .ternary import where
 
     x = _floating(input)
-    at_zero = x == 0
-    safe = where(at_zero, 1.0, x) * math.pi  # (keeps 0/0 out of the gradient at 0)
-    out = _node(where(at_zero, 1.0, safe.sin() / safe), "SincBackward0")
-    return saves(out, input)  # (as PyTorch's node)
+    w = _opmath(x)  # (pi * x in float16 would move sinc(1) from -0.0 to 3e-4)
+    at_zero = w == 0
+    safe = where(at_zero, 1.0, w) * math.pi  # (keeps 0/0 out of the gradient at 0)
+    res = _node(where(at_zero, 1.0, safe.sin() / safe).to(x.dtype), "SincBackward0")
+    return write_out(saves(res, input), out)  # (saves the input, as PyTorch's node)
 
 
-def heaviside(input: Tensor, values: Tensor) -> Tensor:
+def heaviside(input: Tensor, values: Tensor, *, out=None) -> Tensor:
     """0 below 0, 1 above, `values` at 0; like PyTorch, its backward raises."""
+    return write_out(_heaviside(input, values), out)
+
+
+def _heaviside(input: Tensor, values: Tensor) -> Tensor:
     from .._view import broadcast_shapes
     from .special_ops import heaviside_values
 

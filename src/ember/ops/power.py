@@ -89,6 +89,9 @@ def _pow_kernel(a, b):
     if isinstance(a, np.ndarray) and not isinstance(b, np.ndarray):
         d = a.dtype
         if d.kind in "fV" or d.kind == "c":
+            if d == np.float16 and abs(b) == 0.5:
+                # NOTE: PyTorch's float16 kernel (alone) takes no sqrt shortcut for +-0.5.
+                return _c_pow(a.astype(_F32), _F32.type(b)).astype(d)
             if d.itemsize == 2:
                 return _float_pow_scalar(a.astype(_F32), float(b)).astype(d)
             if d.kind == "c" or isinstance(b, complex):
@@ -97,7 +100,17 @@ def _pow_kernel(a, b):
         return np.power(a, b)
     if np.result_type(a, b).kind in "iu":
         return _int_pow(a, b)
-    return lowp2(np.power)(a, b)
+    return lowp2(_c_pow)(a, b)
+
+
+def _c_pow(a, b):
+    """np.power with C's pow(x, 0.5) at -inf and -0.0 (inf and +0.0, as PyTorch's std::pow
+    gives): NumPy takes a sqrt shortcut for an exponent of 0.5 (NaN and -0.0 there)."""
+    r = np.power(a, b)
+    if np.result_type(r).kind == "f" and np.any(np.equal(b, 0.5)):
+        fix = np.equal(b, 0.5) & ((a == -np.inf) | (a == 0))
+        r = np.where(fix, np.abs(a), r).astype(r.dtype)
+    return r
 
 
 # PyTorch's three overloads, one member each for their node names: tensor ** number

@@ -28,7 +28,7 @@ from ._common import (
 )
 from ._dynamic_shape import refuse_batched
 from ._pointwise import batch_pointwise, shaped, tangent_sum
-from ._scalar_value import integer_operand, uint64_promotion
+from ._scalar_value import _python_number, integer_operand, scalar_value, uint64_promotion
 from .binary import not_implemented
 from .registry import Family, Member, apply, apply_, defbatch, defjvp, defvjp
 
@@ -236,15 +236,21 @@ def _clamp_args(input: Tensor, min, max, name: str = "clamp"):
                         "must both be Tensors or both be numbers")
     bounds = [b for b in (min, max) if b is not None]
     for b in bounds:
+        if b.__class__ is int:
+            _python_number(b)  # (PyTorch's Scalar holds no int outside int64 and uint64)
         uint64_promotion(input._dtype, b)
     d = dt.result_type(input, *bounds)
     for b in bounds:
         integer_operand(b, d)
     if d.is_complex or input._dtype.is_complex:
         raise NotImplementedError("clamp is not supported for complex types")
+
     tensor_bounds = isinstance(min, Tensor) or isinstance(max, Tensor)
     if tensor_bounds and d is dt.bool_ and min is not None and max is not None:
         raise not_implemented("clamp_cpu", d)
+    if d._kind == 2:  # (an int past int64 bounds a float tensor as the double it rounds to)
+        min, max = (float(b) if b.__class__ is int and b >= 2 ** 63 else b
+                    for b in (min, max))
     x, lo, hi = _cast_all(d, input, min, max)
     return x, lo, hi, d
 
@@ -278,7 +284,23 @@ def _clamp(input: Tensor, min, max, out, side: str | None = None) -> Tensor:
             raise RuntimeError(f"Found dtype {type_name(out._dtype)} but expected "
                                f"{type_name(d)}")
         _clamp_cast_check(lo, hi, d, out)
+    _number_bounds_check(min, max, d)
     return write_out(apply(ternary_p, x, lo, hi, fn=_clamp_member(lo, hi, side)), out)
+
+
+def _number_bounds_check(min, max, d: dt.dtype) -> None:
+    """PyTorch's kernel-time refusals of number bounds: none for a bool result, and each must
+    fit the result's C type (clamp(max=1e5) on float16 overflows c10::Half)."""
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return
+    if d is dt.bool_:
+        name = "clamp" if min is not None and max is not None else (
+            "clamp_min" if max is None else "clamp_max")
+        raise not_implemented(f"{name}_scalar_cpu", d)
+    for b in (min, max):
+        if b is not None:
+            # (an int past int64 is a double to a float dtype, as PyTorch reads it)
+            scalar_value(float(b) if d._kind == 2 and b.__class__ is int else b, d)
 
 
 def _clamp_cast_check(lo, hi, d: dt.dtype, out: Tensor) -> None:
@@ -307,6 +329,7 @@ def _clamp_(self: Tensor, min, max, side: str | None = None) -> Tensor:
                                f"broadcast shape {list(shape)}")
     _, lo, hi, d = _clamp_args(self, min, max)
     _clamp_cast_check(lo, hi, d, self)
+    _number_bounds_check(min, max, d)
     return apply_(ternary_p, self, lo, hi, fn=_clamp_member(lo, hi, side))
 
 

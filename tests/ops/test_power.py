@@ -1,0 +1,58 @@
+"""power.py against torch: pow at the IEEE edges where PyTorch's kernels and NumPy's differ
+(exponent 0.5 with a -inf or -0.0 base), in every form and float dtype."""
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+INF = float("inf")
+BASES = [-INF, -0.0, 0.0, INF, 4.0, -4.0, float("nan"), 1.0]
+FLOATS = ["float32", "float64", "float16", "bfloat16"]
+
+
+def _same_bits(got, want):
+    # Bit-for-bit, signed zeros included: pow at these points is exact (0, inf, nan, 2);
+    # a NaN's sign bit means nothing.
+    g, w = got.float().numpy(), want.float().numpy()
+    assert np.array_equal(g, w, equal_nan=True), (g, w)
+    real = ~np.isnan(w)
+    assert np.array_equal(np.signbit(g[real]), np.signbit(w[real])), (g, w)
+
+
+def _pair(values, dtype):
+    return ember.tensor(values, dtype=getattr(ember, dtype)), \
+        torch.tensor(values, dtype=getattr(torch, dtype))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("exponent", [0.5, -0.5, 1.5, 2.0, -1.0])
+def test_tensor_to_a_number_at_signed_zeros_and_infinities(exponent, dtype):
+    # torch takes sqrt / rsqrt shortcuts for +-0.5 (NaN and -0.0 at -inf and -0.0), except
+    # in its float16 kernel, which calls std::pow (inf and +0.0).
+    e, t = _pair(BASES, dtype)
+    _same_bits(e ** exponent, t ** exponent)
+    _same_bits(e.pow(exponent), t.pow(exponent))
+    e2, t2 = e.clone(), t.clone()
+    e2.pow_(exponent)
+    t2.pow_(exponent)
+    _same_bits(e2, t2)
+    eo, to = ember.empty_like(e), torch.empty_like(t)
+    ember.pow(e, exponent, out=eo)
+    torch.pow(t, exponent, out=to)
+    _same_bits(eo, to)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_tensor_exponent_of_one_half_follows_c_pow(dtype):
+    # A tensor exponent goes through std::pow in torch: (-inf) ** 0.5 = inf, (-0.0) ** 0.5
+    # = +0.0; NumPy's sqrt shortcut for a uniform 0.5 exponent gave NaN and -0.0.
+    e, t = _pair(BASES, dtype)
+    for ee, te in ((ember.tensor(0.5), torch.tensor(0.5)),
+                   (ember.full((8,), 0.5), torch.full((8,), 0.5)),
+                   (ember.tensor([0.5]).expand(8), torch.tensor([0.5]).expand(8)),
+                   _pair([0.5, 0.5, 1.5, -0.5, 0.5, 0.5, 0.5, 0.5], dtype)):
+        _same_bits(e ** ee, t ** te)
+    _same_bits(ember.pow(-INF, ember.full((3,), 0.5)), torch.pow(-INF, torch.full((3,), 0.5)))
+    _same_bits(ember.pow(-0.0, ember.full((3,), 0.5)), torch.pow(-0.0, torch.full((3,), 0.5)))
