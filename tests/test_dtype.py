@@ -176,3 +176,26 @@ def test_set_default_dtype_refuses_as_torch_does(bad):
         msgs.append(str(info.value))
         assert L.get_default_dtype() is L.float32
     assert msgs[0] == msgs[1]
+
+
+def test_finfo_and_iinfo_arguments_and_equality_as_torch():
+    """finfo(float) is float64's, iinfo(int) int64's; other arguments refused in the
+    parser's words; equal limits compare equal (and are unhashable, as torch's)."""
+    import subprocess
+    import sys
+
+    script = "\n".join([
+        "import sys", "torch = __import__(sys.argv[1])",
+        "print(torch.finfo(torch.float32) == torch.finfo(torch.float32),"
+        " torch.finfo(torch.float32) == torch.finfo(torch.float64))",
+        "print(torch.finfo(float).dtype, torch.iinfo(int).dtype, torch.finfo().dtype)",
+        "for f, a in ((torch.finfo, 'float32'), (torch.finfo, int), (torch.finfo, 3),"
+        " (torch.iinfo, 'int32'), (torch.iinfo, bool), (torch.iinfo, float)):",
+        "    try: print(f(a))",
+        "    except TypeError as e: print(str(e).replace('ember', 'torch'))",
+        "try: hash(torch.finfo(torch.float32))",
+        "except TypeError: print('unhashable')",
+    ])
+    outs = [subprocess.run([sys.executable, "-c", script, m], capture_output=True, text=True,
+                           timeout=120).stdout for m in ("ember", "torch")]
+    assert outs[0] == outs[1] and "unhashable" in outs[0]

@@ -9,6 +9,7 @@ PyTorch they promote with no other type.
 
 from __future__ import annotations
 
+import builtins
 import math
 import threading
 
@@ -243,11 +244,22 @@ def can_cast(from_: dtype, to: dtype) -> bool:
 
 # --- finfo / iinfo ----------------------------------------------------------
 
+def _info_type(value, name: str) -> dtype:
+    """finfo / iinfo's argument: a dtype, or a Python number type read as PyTorch reads it
+    (float is float64, int int64); anything else refused in its parser's words."""
+    if value.__class__ is dtype:
+        return value
+    if isinstance(value, builtins.type) and value in _PY_TYPES:
+        return _PY_TYPES[value]
+    raise TypeError(f"{name}(): argument 'type' (position 1) must be {_names.prefix}.dtype, "
+                    f"not {builtins.type(value).__name__}")
+
+
 class finfo:
     """Machine limits of a floating-point dtype (`ember.finfo(ember.float32).eps`)."""
 
     def __init__(self, type: dtype | None = None) -> None:
-        type = get_default_dtype() if type is None else type
+        type = get_default_dtype() if type is None else _info_type(type, "finfo")
         if type._kind not in (2, 3):
             p = _names.prefix  # PyTorch's wording, quotes and all
             raise TypeError(f"{p}.finfo() requires a floating point input type. Use {p}.iinfo "
@@ -263,6 +275,9 @@ class finfo:
         # PyTorch's resolution is 10**-precision, precision = floor(-log10(eps)).
         self.resolution = 10.0 ** -math.floor(-math.log10(self.eps))
 
+    def __eq__(self, other) -> bool:  # (equal limits of one dtype; unhashable, as PyTorch's)
+        return isinstance(other, finfo) and vars(self) == vars(other)
+
     def __repr__(self) -> str:
         return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
                 f"eps={self.eps:g}, smallest_normal={self.tiny:g}, tiny={self.tiny:g}, "
@@ -273,6 +288,7 @@ class iinfo:
     """Machine limits of an integer dtype."""
 
     def __init__(self, type: dtype) -> None:
+        type = _info_type(type, "iinfo")
         if type._kind in (2, 3):
             p = _names.prefix  # PyTorch's wording, quotes and all
             raise TypeError(f"{p}.iinfo() requires an integer input type. Use {p}.finfo to "
@@ -284,6 +300,9 @@ class iinfo:
         self.max = int(info.max)
         self.min = int(info.min)
         self.dtype = type.name
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, iinfo) and vars(self) == vars(other)
 
     def __repr__(self) -> str:
         return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"

@@ -191,3 +191,17 @@ def test_large_inputs_take_the_blocked_threaded_path():
         check_op(fn, fn, a)
     check_op(lambda x: x.softmax(1), lambda x: x.softmax(1), array((97, 9000), ember.float16),
              grad=False)
+
+
+@pytest.mark.parametrize("value", [0.5, float("inf"), float("-inf"), float("nan")])
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_of_a_0d_tensor_is_torchs_for_every_value(value, log):
+    """A 0-d input is a row of one: 1 (or 0 for log_softmax) for a finite value, NaN for
+    an infinite or NaN one, as PyTorch's kernel computes it."""
+    import torch
+
+    got = []
+    for m in (ember, torch):
+        x = m.tensor(value)
+        got.append(float(x.log_softmax(0) if log else x.softmax(0)))
+    np.testing.assert_equal(got[0], got[1])

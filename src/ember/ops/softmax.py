@@ -84,13 +84,13 @@ def _rowwise(inputs, dim: int, body):
 _THREADED_BYTES = 1 << 20  # below this, threads cost more than they save
 
 
-def _fused(bodies, empty_values):
+def _fused(bodies):
     """A softmax-family kernel: `bodies[log]` over rows (softmax, or with `log` its log
     form), with the 0-d and empty cases; the result is fresh and row-major."""
     def kernel(*arrays, dim, log=False):
         a = arrays[0]
-        if a.ndim == 0:
-            return np.full((), empty_values[log], a.dtype)
+        if a.ndim == 0:  # (a row of one: 1 / 0 for a finite x, NaN for inf or NaN, as torch)
+            return _rowwise(tuple(x.reshape(1) for x in arrays), 0, bodies[log]).reshape(())
         if a.size == 0:
             return np.empty(a.shape, a.dtype)
         return _rowwise(arrays, dim, bodies[log])
@@ -151,8 +151,8 @@ def _log_softmax_backward_body(g, out, dst, axis, scratch):
 
 # --- the two primitives: softmax (`log`: log_softmax) and its backward ---------------------
 
-_softmax_kernel = _fused((_softmax_body, _log_softmax_body), (1, 0))
-_softmax_backward_kernel = _fused((_softmax_backward_body, _log_softmax_backward_body), (0, 0))
+_softmax_kernel = _fused((_softmax_body, _log_softmax_body))
+_softmax_backward_kernel = _fused((_softmax_backward_body, _log_softmax_backward_body))
 
 
 # --- the native kernels (csrc/softmax.c) ------------------------------------------------------
