@@ -389,3 +389,27 @@ def test_dist_of_integer_tensors_is_refused_in_dists_words(dtypes):
     # an integer with a float promotes to float and works: 3 ones, |1 - 0| summed in quadrature
     assert ember.dist(ember.ones(3, dtype=ember.int64), ember.zeros(3)).item() == \
         torch.dist(torch.ones(3, dtype=torch.int64), torch.zeros(3)).item()
+
+
+_NAN_FORMS = {
+    "nanquantile of ints": lambda m: m.nanquantile(m.tensor([1, 2]), 0.5),
+    "nanquantile q out of range": lambda m: m.nanquantile(m.randn(3), 1.5),
+    "nanquantile bad interpolation": lambda m: m.nanquantile(m.randn(3), 0.5, interpolation="x"),
+    "nanquantile of nothing": lambda m: m.nanquantile(m.randn(0), 0.5),
+    "nanquantile of a 2-d q": lambda m: m.nanquantile(m.randn(3), m.tensor([[0.5]])),
+    "nanmedian over an empty dim": lambda m: m.nanmedian(m.randn(3, 0), 1),
+}
+
+
+@pytest.mark.parametrize("case", list(_NAN_FORMS))
+def test_nan_forms_refuse_in_their_plain_forms_words(case):
+    """ATen checks nanquantile / nanmedian with quantile's / median's own checks, so the
+    messages name quantile() and median()."""
+    import torch
+
+    got = []
+    for m in (ember, torch):
+        with pytest.raises((RuntimeError, IndexError)) as e:
+            _NAN_FORMS[case](m)
+        got.append((e.type, str(e.value)))
+    assert got[0] == got[1]

@@ -490,7 +490,8 @@ def _median_like(result, name: str, ignore_nan: bool):
     def op(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
         d = None if dim is None else one_dim(dim, builtins.max(input.ndim, 1), name)
         if d is not None and input.ndim and input._shape[d] == 0:  # before the dtype check
-            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+            # (nanmedian's message names median, as ATen's shared check does)
+            raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
         _check_orderable(input, "median_cpu")
         if dim is None:
             r = apply(reduce_p, input, fn=NANMEDIAN if ignore_nan else MEDIAN,
@@ -644,12 +645,13 @@ def _quantile(input, q, dim, keepdim, interpolation, out, ignore_nan, name):
     from .ternary import lerp
 
     if input._dtype not in (dt.float32, dt.float64):
-        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
-    qs, scalar = _quantile_qs(input, q, name)
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+    # (ATen checks nanquantile with quantile's own checks: their messages say quantile())
+    qs, scalar = _quantile_qs(input, q, "quantile")
     if input.numel() == 0:
-        raise RuntimeError(f"{name}() input tensor must be non-empty")
+        raise RuntimeError("quantile() input tensor must be non-empty")
     if interpolation not in _INTERPOLATIONS:
-        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, "
+        raise RuntimeError("quantile() interpolation must be one of linear, lower, higher, "
                            f"midpoint or nearest, but got {interpolation}")
     x = input.reshape(-1) if dim is None else input
     d = 0 if dim is None else one_dim(dim, builtins.max(input.ndim, 1), name)
