@@ -251,7 +251,7 @@ def set_default_tensor_type(t) -> None:
                       "alternatives.", UserWarning, stacklevel=2)
     d = getattr(t, "_ember_dtype", None)
     if d is None:
-        from .ops.creation import legacy_type_dtype
+        from .ops.legacy_constructors import legacy_type_dtype
 
         d = legacy_type_dtype(t) if isinstance(t, str) else None
     if d is None or not d.is_floating_point:
@@ -267,7 +267,7 @@ class _LegacyType(type):
             obj.device.type == "cpu"
 
     def __call__(cls, *args, device=None):
-        from .ops.creation import legacy_new
+        from .ops.legacy_constructors import legacy_new
 
         return legacy_new(cls._ember_dtype, *args, device=device)
 

@@ -93,7 +93,7 @@ class Tensor(Conversions):
     _is_pending = False  # a tensor a captured node will write into (ember.graph.lazy)
 
     def __new__(cls, *args, **kwargs):
-        from .ops.creation import legacy_tensor_new
+        from .ops.legacy_constructors import legacy_tensor_new
 
         return legacy_tensor_new(cls, *args, **kwargs)
 

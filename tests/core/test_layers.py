@@ -30,7 +30,8 @@ API = len(LAYERS)
 LATE_BINDINGS = {
     ("ember._tensor", "ember.autograd.engine"): "Tensor.backward runs the engine",
     ("ember._tensor", "ember.autograd.graph"): "grad_fn, retain_grad and the tensor hooks",
-    ("ember._tensor", "ember.ops.creation"): "Tensor(...) legacy constructor, __deepcopy__",
+    ("ember._tensor", "ember.ops.creation"): "__deepcopy__",
+    ("ember._tensor", "ember.ops.legacy_constructors"): "Tensor(...), the legacy constructor",
     ("ember._conversions", "ember.ops.creation"): "__array_wrap__: a NumPy ufunc's result as a "
                                                   "tensor (from_numpy)",
     ("ember._tensor", "ember.serialization"): "__reduce_ex__ pickles through the checkpoint "

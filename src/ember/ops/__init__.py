@@ -30,6 +30,7 @@ from . import (
     inplace_movement,
     inplace_view,
     join,
+    legacy_constructors,
     legacy_norms,
     linalg_ops,
     logical_bitwise,
@@ -66,7 +67,7 @@ from . import (
 
 MODULES = (
     activation, binary, power, binary_math, logical_bitwise, binary_inplace, composite, conv, copy,
-    creation, einsum,
+    creation, legacy_constructors, einsum,
     fill, index, index_ops, join, linalg_ops, matmul, movement, pooling, random_ops, bernoulli,
     binomial,
     reduce,

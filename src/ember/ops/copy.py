@@ -307,7 +307,7 @@ def type_(x: Tensor, dtype=None, non_blocking=False, **kwargs):
     if dtype is None:
         return _legacy_type_name(x)
     if isinstance(dtype, str):
-        from .creation import legacy_type_dtype
+        from .legacy_constructors import legacy_type_dtype
 
         dtype = legacy_type_dtype(dtype)
     if isinstance(dtype, type) and hasattr(dtype, "_ember_dtype"):

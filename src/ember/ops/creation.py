@@ -21,10 +21,8 @@ from ._batching import front
 from ._nested_data import (
     data_shape,
     infer_dtype,
-    is_sequence,
     nested_values,
     refuse_string,
-    type_name,
     values_array,
 )
 from ._scalar_value import scalar_value as _fill_value
@@ -672,62 +670,7 @@ def eye(n: int, m: int | None = None, *, out=None, dtype=None, layout=None, devi
     return _out(_place(np.eye(n, m, dtype=d.np), d, device, requires_grad), out)
 
 
-# --- legacy constructors ------------------------------------------------------
-
-_LEGACY = {
-    "FloatTensor": dt.float32, "DoubleTensor": dt.float64, "HalfTensor": dt.float16,
-    "BFloat16Tensor": dt.bfloat16, "LongTensor": dt.int64, "IntTensor": dt.int32,
-    "ShortTensor": dt.int16, "CharTensor": dt.int8, "ByteTensor": dt.uint8,
-    "BoolTensor": dt.bool_,
-}
-
-
-def legacy_type_dtype(name: str) -> dt.dtype:
-    short = name.rsplit(".", 1)[-1]
-    if short not in _LEGACY:
-        raise ValueError(f"invalid type: '{name}'")
-    return _LEGACY[short]
-
-
-def legacy_new(dtype: dt.dtype, *args, device=None, base: bool = False) -> Tensor:
-    """PyTorch's `Tensor(2, 3)` (uninitialised) / `Tensor([1, 2])` (data) constructors; `base`
-    for `Tensor(...)` itself, which takes a tensor of any dtype (`LongTensor(t)` does not)."""
-    from .._device import device as _device
-    from .._tensor import Size
-
-    if not args:
-        return empty(0, dtype=dtype, device=device)
-    if len(args) == 1:
-        a = args[0]
-        if isinstance(a, Tensor):
-            if not base and a._dtype is not dtype:
-                raise TypeError(f"expected {dtype} (got {a._dtype})")
-            return a
-        if isinstance(a, _device):
-            return empty(0, dtype=dtype, device=a)
-        if isinstance(a, Size):
-            return empty(tuple(a), dtype=dtype, device=device)
-        if isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)):
-            return empty(a, dtype=dtype, device=device)
-        if not is_sequence(a):
-            raise TypeError(f"new(): data must be a sequence (got {type_name(type(a))})")
-        return from_data(a, dtype, device, copy=False)
-    if all(isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_))
-           for a in args):
-        return empty(*args, dtype=dtype, device=device)
-    got = ", ".join(type_name(type(a)) for a in args)
-    raise TypeError(f"new() received an invalid combination of arguments - got ({got}), but "
-                    "expected one of: (*, torch.device device = None), (Tensor other), "
-                    "(tuple of ints size, *, torch.device device = None), "
-                    "(object data, *, torch.device device = None)")
-
-
-def legacy_tensor_new(cls, *args, **kwargs):
-    t = legacy_new(dt.get_default_dtype(), *args, device=kwargs.get("device"), base=True)
-    if cls is not Tensor:
-        return cls._make_subclass(cls, t) if hasattr(cls, "_make_subclass") else t
-    return t
-
+# --- copies and new_* ---------------------------------------------------------
 
 def deepcopy_tensor(t: Tensor, memo) -> Tensor:
     if not t.is_leaf:
@@ -794,7 +737,6 @@ TENSOR_METHODS = {
     "new_ones": _new_filled(1, "new_ones"), "new_empty": _new_filled(None, "new_empty"),
     "new_full": new_full,
     "new_empty_strided": new_empty_strided,
-    "new": lambda self, *args, **kw: legacy_new(self._dtype, *args, device=self.device),
 }
 
 __all__ = [
