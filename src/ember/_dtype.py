@@ -1,10 +1,11 @@
-"""dtypes: the fourteen element types, PyTorch's promotion lattice, finfo / iinfo.
+"""dtypes: the seventeen element types, PyTorch's promotion lattice, finfo / iinfo.
 
 A `dtype` is a small immutable object naming a NumPy dtype (bfloat16 and the two float8
 formats come from ml_dtypes). Promotion follows PyTorch, not NumPy: categories bool <
 integer < floating < complex, and zero-dim tensors and Python scalars only raise the
 category, never the width, of the result. The float8 types are storage formats: as in
-PyTorch they promote with no other type.
+PyTorch they promote with no other type. uint16 / uint32 / uint64 are PyTorch's newer
+unsigned types: each promotes with itself and with floating and complex types only.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ class dtype:
         self._rank = rank  # position in the promotion order within its kind
         self.is_floating_point = kind == 2
         self.is_complex = kind == 3
-        self.is_signed = name not in ("bool", "uint8")
+        self.is_signed = not name.startswith(("bool", "uint"))
 
     def __repr__(self) -> str:
         return f"{_names.prefix}.{self.name}"
@@ -63,10 +64,14 @@ complex64 = dtype("complex64", np.complex64, 0, 3)
 complex128 = dtype("complex128", np.complex128, 1, 3)
 float8_e4m3fn = dtype("float8_e4m3fn", ml_dtypes.float8_e4m3fn, -1, 2)
 float8_e5m2 = dtype("float8_e5m2", ml_dtypes.float8_e5m2, -1, 2)
+uint16 = dtype("uint16", np.uint16, -1, 1)
+uint32 = dtype("uint32", np.uint32, -1, 1)
+uint64 = dtype("uint64", np.uint64, -1, 1)
 
 FLOAT8 = (float8_e4m3fn, float8_e5m2)
+WIDE_UNSIGNED = (uint16, uint32, uint64)  # (no rank: no promotion among integers)
 ALL = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
-       complex64, complex128, *FLOAT8)
+       complex64, complex128, *FLOAT8, *WIDE_UNSIGNED)
 BY_NAME = {d.name: d for d in ALL}
 _BY_NP = {d.np: d for d in ALL}
 
@@ -97,8 +102,8 @@ def from_numpy(np_dtype) -> dtype:
         raise TypeError(
             f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).type.__name__}. The "
             "only supported types "
-            "are: float64, float32, float16, bfloat16, complex64, complex128, int64, int32, "
-            "int16, int8, uint8, and bool."
+            "are: float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
+            "uint64, uint32, uint16, uint8, and bool."
         )
     return d
 
@@ -124,15 +129,24 @@ def _promote_uncached(a: dtype, b: dtype) -> dtype:
     return a if a._rank > b._rank else b
 
 
-_PROMOTE = {(a, b): _promote_uncached(a, b) for a in ALL for b in ALL
-            if a is b or not {a, b} & set(FLOAT8)}
+def _promotes(a: dtype, b: dtype) -> bool:
+    if a is b:
+        return True
+    if {a, b} & set(FLOAT8):
+        return False
+    return not ({a, b} & set(WIDE_UNSIGNED) and not (a._kind == 2 or b._kind == 2))
+
+
+_PROMOTE = {(a, b): _promote_uncached(a, b) for a in ALL for b in ALL if _promotes(a, b)}
 
 
 def promote_types(type1: dtype, type2: dtype) -> dtype:
     """The smallest dtype both can be cast to without losing category (PyTorch's table)."""
     out = _PROMOTE.get((type1, type2))
-    if out is None:  # a float8 type with any other type
-        raise RuntimeError("Promotion for Float8 Types is not supported, attempted to promote "
+    if out is None:  # a float8 type with any other; a wide unsigned one with another integer
+        kinds = "Float8 Types" if type1 in FLOAT8 or type2 in FLOAT8 else \
+            "uint16, uint32, uint64 types"
+        raise RuntimeError(f"Promotion for {kinds} is not supported, attempted to promote "
                            f"{SCALAR_TYPE_NAMES[type1.name]} and "
                            f"{SCALAR_TYPE_NAMES[type2.name]}")
     return out
@@ -313,7 +327,8 @@ SCALAR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half",
                      "bfloat16": "BFloat16", "int64": "Long", "int32": "Int", "int16": "Short",
                      "int8": "Char", "uint8": "Byte", "bool": "Bool",
                      "complex64": "ComplexFloat", "complex128": "ComplexDouble",
-                     "float8_e4m3fn": "Float8_e4m3fn", "float8_e5m2": "Float8_e5m2"}
+                     "float8_e4m3fn": "Float8_e4m3fn", "float8_e5m2": "Float8_e5m2",
+                     "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}
 
 # the eight dtypes that kept a legacy `torch.<Name>Tensor` type; the rest print `CPU<Name>Type`
 _LEGACY_TYPES = {"float32", "float64", "float16", "int64", "int32", "int16", "int8", "uint8"}
@@ -332,4 +347,5 @@ CPP_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half
                   "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
                   "bool": "bool", "complex64": "c10::complex<float>",
                   "complex128": "c10::complex<double>", "float8_e4m3fn": "c10::Float8_e4m3fn",
-                  "float8_e5m2": "c10::Float8_e5m2"}
+                  "float8_e5m2": "c10::Float8_e5m2", "uint16": "unsigned short",
+                  "uint32": "unsigned int", "uint64": "unsigned long"}

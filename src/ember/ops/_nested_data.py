@@ -161,6 +161,19 @@ def _as_int(x):
     return v
 
 
+def _as_uint64(x):
+    """For uint64: PyTorch unpacks a Python int as an unsigned long long (no negatives, no
+    floats)."""
+    if isinstance(x, float | np.floating):
+        raise TypeError("an integer is required")
+    v = operator.index(x)
+    if v < 0:
+        raise OverflowError("can't convert negative int to unsigned")
+    if v >= 2 * _INT64_END:
+        raise OverflowError("int too big to convert")
+    return v
+
+
 def _as_float(x) -> float:
     if isinstance(x, float):
         return float(x)
@@ -188,7 +201,7 @@ def _converter(d: dt.dtype):
     if d is dt.bool_:
         return _as_bool
     if d._kind == 1:
-        return _as_int
+        return _as_uint64 if d is dt.uint64 else _as_int
     return _as_complex if d.is_complex else _as_float
 
 
@@ -250,6 +263,8 @@ def values_array(values, shape: tuple[int, ...], d: dt.dtype) -> np.ndarray:
     except OverflowError:
         raw = np.array(values, dtype=object)
     raw = raw.reshape(shape)
+    if d is dt.uint64 and raw.dtype.kind in "iufO":
+        return _uint64_values(values, shape)
     if raw.dtype.kind in "Ou":  # Python ints beyond int64
         if d._kind <= 1 and d is not dt.bool_:
             raise ValueError("Overflow when unpacking long long")
@@ -270,6 +285,12 @@ def values_array(values, shape: tuple[int, ...], d: dt.dtype) -> np.ndarray:
     return cast_array(raw, d)
 
 
+def _uint64_values(values, shape: tuple[int, ...]) -> np.ndarray:
+    """Nested Python ints as uint64, each unpacked as PyTorch unpacks an unsigned long long."""
+    leaves = np.array(values, dtype=object).reshape(shape)
+    return np.array([_as_uint64(v) for v in leaves.flat], dtype=np.uint64).reshape(shape)
+
+
 def _exact_int(v, d: dt.dtype) -> int:
     """One leaf for integer dtype `d`: a float range-checked and truncated, an int as it is."""
     if isinstance(v, float):
@@ -283,8 +304,9 @@ def _check_int_range(raw: np.ndarray, d: dt.dtype) -> None:
     if raw.size == 0 or raw.dtype.kind == "b" or raw.dtype == d.np:
         return
     info = np.iinfo(d.np)
-    # NOTE: PyTorch lets uint8 take -255..-1 and wraps them (tensor([-1], dtype=uint8) == 255).
-    lo = -int(info.max) if d is dt.uint8 and raw.dtype.kind != "f" else int(info.min)
+    # NOTE: PyTorch lets an unsigned type take ints down to -max and wraps them
+    # (tensor([-1], dtype=uint8) == 255).
+    lo = -int(info.max) if info.min == 0 and raw.dtype.kind != "f" else int(info.min)
     with np.errstate(invalid="ignore"):
         bad = ~np.isfinite(raw) if raw.dtype.kind == "f" else np.zeros((), bool)
         if bad.any() or raw.min() < lo or raw.max() > info.max:

@@ -22,7 +22,8 @@ C_TYPE = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "in
           "int64": "int64_t", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
           "float32": "float", "float64": "double", "complex64": "c10::complex<float>",
           "complex128": "c10::complex<double>", "bool": "bool",
-          "float8_e4m3fn": "c10::Float8_e4m3fn", "float8_e5m2": "c10::Float8_e5m2"}
+          "float8_e4m3fn": "c10::Float8_e4m3fn", "float8_e5m2": "c10::Float8_e5m2",
+          "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t"}
 
 _I64_MIN, _U64_END = -(2 ** 63), 2 ** 64
 _F32_MAX = float(np.finfo(np.float32).max)
@@ -80,12 +81,14 @@ def scalar_value(value, d: dt.dtype):
         lo, hi = _INT_RANGE[d]
         if isinstance(value, float) and not math.isfinite(value):
             raise _overflow(d)
-        # NOTE: as for tensor(), an integer down to -255 wraps into uint8; a float does not.
-        if d is dt.uint8 and not isinstance(value, float):
+        # NOTE: as for tensor(), an integer down to -max wraps into an unsigned type; a float
+        # does not.
+        if lo == 0 and not isinstance(value, float):
             lo = -hi
         if value < lo or value > hi:
             raise _overflow(d)
-        return d.np.type(int(value) % 256 if value < 0 and d is dt.uint8 else int(value))
+        return d.np.type(int(value) % (hi + 1) if value < 0 and lo < 0 == _INT_RANGE[d][0]
+                         else int(value))
     value = float(value)
     # NOTE: e4m3fn has no infinity: inf overflows it as a finite value beyond 448 does
     if (math.isfinite(value) or d is dt.float8_e4m3fn) and abs(value) > _FLOAT_MAX[d]:
