@@ -147,16 +147,17 @@ def defvjp(prim: Primitive, *fns: Callable | None, reads=None, save_output: bool
 
 
 def defvjp_joint(prim: Primitive, fn: Callable, differentiable, *, reads=None,
-                 save_output: bool | tuple = False) -> None:
+                 save_output: bool | tuple = False, optional: int = 0) -> None:
     """Register a VJP computing every input's gradient in one call, for a fused kernel whose
     gradients share work: `fn(g, out, *inputs, needs=..., **params)` returns one gradient
     (or None) per input; `needs[i]` says whether input i wants one. `differentiable[i]`
-    False marks an input with no derivative."""
+    False marks an input with no derivative; `optional` as for `defvjp`."""
     n = len(differentiable)
     fns = tuple(fn if d else None for d in differentiable)
     if reads is None:
         reads = tuple(tuple(range(n)) for _ in range(n))
-    _put(vjp_rules, prim, VJPRule(fns, tuple(tuple(r) for r in reads), save_output, joint=fn))
+    _put(vjp_rules, prim, VJPRule(fns, tuple(tuple(r) for r in reads), save_output, joint=fn,
+                                  optional=optional))
 
 
 class _Each:

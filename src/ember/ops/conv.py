@@ -30,7 +30,7 @@ from . import _conv_native as N
 from ._batching import batch_size, batched
 from ._common import c_type_name, checked_type_name, type_name
 from .reduce import sum_to_size
-from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp, rename_node
+from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp, defvjp_joint, rename_node
 
 _LOW = (np.dtype(np.float16), dt.bfloat16.np)
 
@@ -104,14 +104,26 @@ def bias_grad(g: Tensor) -> Tensor:
     return sum_to_size(g, (c,) + (1,) * (g.ndim - 2)).reshape(c)
 
 
+def _broadcast(g: Tensor) -> bool:
+    """Whether g repeats values along a dim by a zero stride (`y.sum()`'s gradient)."""
+    strides = g._stride  # (None: contiguous)
+    return strides is not None and any(s == 0 and n > 1 for s, n in zip(strides, g._shape))
+
+
+def _conv_vjp(g, out, x, w, b=None, *, needs, **p):
+    # A broadcast gradient is made contiguous once for both products, not once in each
+    # kernel (as PyTorch's convolution_backward does).
+    if needs[0] and needs[1] and _broadcast(g):
+        g = g.contiguous()
+    return (apply(conv_input_grad_p, g, w, x_shape=x._shape, **p) if needs[0] else None,
+            apply(conv_weight_grad_p, x, g, w_shape=w._shape, **p) if needs[1] else None,
+            bias_grad(g) if len(needs) > 2 and needs[2] else None)
+
+
 # conv is bilinear in (x, w); with <g, conv(x, w)> = <x, input_grad(g, w)> = <w, weight_grad(x, g)>
 # each primitive's VJP is one of the other two. (As PyTorch's node, it keeps x and w whatever
 # needs a gradient, the bias alone included, and never the bias.)
-defvjp(conv_p,
-       lambda g, out, x, w, b=None, **p: apply(conv_input_grad_p, g, w, x_shape=x._shape, **p),
-       lambda g, out, x, w, b=None, **p: apply(conv_weight_grad_p, x, g, w_shape=w._shape, **p),
-       lambda g, out, x, w, b, **p: bias_grad(g),
-       reads=((0, 1), (0, 1), (0, 1)), optional=1)
+defvjp_joint(conv_p, _conv_vjp, (True, True, True), reads=((0, 1), (0, 1), (0, 1)), optional=1)
 def _conv_like(x, w, like, p, transposed=False):
     """conv(x, w) cut to the shape of `like`: where a transposed convolution's output
     padding exceeds its stride (dilation allows it), x has rows no window of `like` reads.

@@ -1,0 +1,60 @@
+"""The convolution's backward given a broadcast output gradient (`y.sum()`, `y.mean()`, a
+weighting broadcast over the batch): both products read one contiguous copy of it, made
+once, and the gradients are PyTorch's."""
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from ember.ops import conv as C
+
+rng = np.random.default_rng(7)
+
+
+def _grads(lib, x, w, b, reduce):
+    xt = lib.tensor(x, requires_grad=True)
+    wt = lib.tensor(w, requires_grad=True)
+    bt = None if b is None else lib.tensor(b, requires_grad=True)
+    y = lib.nn.functional.conv2d(xt, wt, bt, padding=1)
+    reduce(lib, y).backward()
+    return [t.grad.numpy() for t in (xt, wt, bt) if t is not None]
+
+
+REDUCTIONS = {
+    "sum": lambda lib, y: y.sum(),
+    "mean": lambda lib, y: y.mean(),
+    "over the batch": lambda lib, y: (y * lib.arange(y.shape[1] * y.shape[2] * y.shape[3],
+                                                     dtype=y.dtype).reshape(y.shape[1:])).sum(),
+}
+
+
+@pytest.mark.parametrize("reduce", REDUCTIONS)
+@pytest.mark.parametrize("bias", [False, True])
+@pytest.mark.parametrize("k", [1, 3])
+def test_broadcast_gradient_matches_torch(reduce, bias, k):
+    x = rng.standard_normal((3, 4, 6, 6)).astype(np.float32)
+    w = rng.standard_normal((5, 4, k, k)).astype(np.float32)
+    b = rng.standard_normal(5).astype(np.float32) if bias else None
+    got = _grads(ember, x, w, b, REDUCTIONS[reduce])
+    want = _grads(torch, x, w, b, REDUCTIONS[reduce])
+    for g, t in zip(got, want):
+        # (BLAS products on each side: summation order differs)
+        np.testing.assert_allclose(g, t, rtol=1e-5, atol=1e-5)
+
+
+def test_both_products_read_one_contiguous_copy(monkeypatch):
+    seen = []
+    real = C.apply
+
+    def spy(prim, *args, **params):
+        if prim in (C.conv_input_grad_p, C.conv_weight_grad_p):
+            g = args[0] if prim is C.conv_input_grad_p else args[1]
+            seen.append((g.is_contiguous(), g.untyped_storage().data_ptr()))
+        return real(prim, *args, **params)
+
+    monkeypatch.setattr(C, "apply", spy)
+    x = ember.randn(2, 3, 5, 5, requires_grad=True)
+    w = ember.randn(4, 3, 1, 1, requires_grad=True)
+    ember.nn.functional.conv2d(x, w).sum().backward()
+    assert len(seen) == 2 and all(c for c, _ in seen) and seen[0][1] == seen[1][1]
