@@ -298,3 +298,13 @@ def test_trapezoid_nodes_are_named_as_torchs():
         ot.sum().backward()
         # float64 gradients of sums of a few products: equal to rounding
         np.testing.assert_allclose(ye.grad.numpy(), yt.grad.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("given", ["int", "list", "one_list"])
+def test_block_diag_refuses_non_tensor_elements(given):
+    """PyTorch's parser TypeError (with the element's position), not an AttributeError."""
+    def call(L):
+        a = L.ones(2, 2)
+        return L.block_diag(*{"int": (a, 3), "list": (a, [1.0]), "one_list": ([a, a],)}[given])
+
+    same_message(call, TypeError)

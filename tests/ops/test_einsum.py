@@ -261,3 +261,32 @@ def test_second_derivatives_match_torch(case):
     gg_e = ember.autograd.grad(sum(g.sum() for g in g_e), xs_e)
     for a, b in zip(list(g_e) + list(gg_e), list(g_t) + list(gg_t)):
         assert_same(a, b, 1e-10, 1e-12)
+
+
+@pytest.mark.parametrize("args", [
+    (), ("i",), ("A",), ("i", []), (3, []), ("i", 3), ("i", [3]), ("i", ("A", "x")),
+    (3, "A"), ("i,i", "A", None), ("A", [52]), ("A", [-1]), ("A", [0.5]),
+    ("A", ["a"]), ("A", [0], [60]), ("A", "A"), ("A", [0], 3, [0]),
+])
+def test_argument_errors_as_pytorch_words_them(args):
+    """The wrapper's checks: at least two arguments, the sublist form only after a Tensor,
+    subscripts in [0, 52) compared as PyTorch compares them, Tensor elements by position."""
+    msgs = []
+    for L in (torch, ember):
+        a = L.arange(3.0)
+        real = tuple(a if x == "A" else x for x in args)
+        with pytest.raises((TypeError, ValueError)) as info:
+            L.einsum(*real)
+        msgs.append((type(info.value), str(info.value)))
+    assert msgs[1] == msgs[0]
+
+
+def test_sublist_and_one_list_forms():
+    for L in (torch, ember):
+        a = L.arange(3.0)
+        r = [L.einsum(a, [0], a, [1], [0, 1]), L.einsum("i,j->ij", [a, a]),
+             L.einsum(a, [Ellipsis, 0], [0]), L.einsum(a, [0], a, [0])]
+        if L is torch:
+            want = [t.tolist() for t in r]
+        else:
+            assert [t.tolist() for t in r] == want

@@ -436,3 +436,44 @@ def test_roll_of_a_0d_tensor_without_dims_is_the_tensor():
     from helpers import same_result
 
     same_result(lambda L: L.roll(L.tensor(1.5), 1))
+
+
+def _elements_refused(call, kind=TypeError):
+    """`call(L)` raises `kind` with the same words in torch and ember."""
+    msgs = []
+    for L in (torch, ember):
+        with pytest.raises(kind) as info:
+            call(L)
+        msgs.append(str(info.value))
+    assert msgs[1] == msgs[0]
+
+
+@pytest.mark.parametrize("name", ["meshgrid", "broadcast_tensors", "cartesian_prod"])
+@pytest.mark.parametrize("args", ["list", "int", "none", "one_list", "nested"])
+def test_tensor_list_functions_refuse_non_tensor_elements(name, args):
+    """A non-Tensor element is PyTorch's parser TypeError naming its position, not an
+    AttributeError from inside ember; meshgrid unpacks one list, the others do not."""
+    def call(L):
+        a = L.arange(2)
+        given = {"list": (a, [1, 2]), "int": (a, 3), "none": (a, None),
+                 "one_list": ([a, 3],), "nested": ([[a]],)}[args]
+        kw = {"indexing": "ij"} if name == "meshgrid" else {}
+        return getattr(L, name)(*given, **kw)
+
+    _elements_refused(call)
+
+
+def test_broadcast_tensors_takes_tensors_one_by_one():
+    _elements_refused(lambda L: L.broadcast_tensors([L.ones(2), L.ones(1)]))
+    assert [t.shape for t in ember.broadcast_tensors(ember.ones(2, 1), ember.ones(3))] == \
+        [(2, 3), (2, 3)]
+
+
+@pytest.mark.parametrize("name", ["cat", "concat", "concatenate", "vstack", "row_stack"])
+def test_join_aliases_name_themselves_in_argument_errors(name):
+    _elements_refused(lambda L: getattr(L, name)(3))
+    _elements_refused(lambda L: getattr(L, name)([L.ones(2), 3]))
+    _elements_refused(lambda L: getattr(L, name)(L.ones(2), L.ones(2)))
+    x = [ember.ones(2, 2), ember.zeros(1, 2)]
+    assert getattr(ember, name)(x).tolist() == getattr(torch, name)(
+        [torch.ones(2, 2), torch.zeros(1, 2)]).tolist()

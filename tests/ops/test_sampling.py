@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import platform
 import warnings
 
 import numpy as np
@@ -20,6 +22,7 @@ from helpers import (
     check_op,
     rand_array,
     same_error,
+    same_message,
 )
 
 MODES = ["bilinear", "nearest", "bicubic"]
@@ -75,6 +78,106 @@ def test_grid_sample_3d(mode, pad, align):
              lambda a, b: TF.grid_sample(a, b, mode, pad, align), x, g)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("align", [False, True])
+@pytest.mark.parametrize("pad", PADS)
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+def test_grid_sample_3d_follows_the_scalar_loop_to_the_bit(mode, pad, align, dtype):
+    """The 3-d sampler rounds as PyTorch's scalar loop does: unfused ((g + 1) * size - 1) / 2,
+    reflection by fmod of the span, weights (floor + 1) - x multiplied x, y, z in turn,
+    corners added one by one, and the input gradient scattered point by point. In half
+    and bfloat16 every one of those operations rounds to the dtype, in both libraries."""
+    g = torch.Generator().manual_seed(11)
+    t, e = getattr(torch, dtype), getattr(ember, dtype)
+    x = torch.randn(2, 3, 4, 5, 6, generator=g, dtype=torch.float64).to(t)
+    grid = (torch.rand(2, 3, 4, 5, 3, generator=g, dtype=torch.float64) * 3.2 - 1.6).to(t)
+    grid.requires_grad_(True)
+    xt = x.clone().requires_grad_(True)
+    out = TF.grid_sample(xt, grid, mode, pad, align)
+    cot = torch.randn(out.shape, generator=g, dtype=torch.float64).to(t)
+    out.backward(cot)
+
+    def to_ember(a):
+        return ember.tensor(a.detach().double().numpy()).to(e)  # (exact: a widening)
+
+    xe = to_ember(x).requires_grad_(True)
+    ge = to_ember(grid).requires_grad_(True)
+    oe = EF.grid_sample(xe, ge, mode, pad, align)
+    oe.backward(to_ember(cot))
+    pairs = [(oe, out), (xe.grad, xt.grad), (ge.grad, grid.grad)]
+    if platform.machine() in ("x86_64", "AMD64"):  # compiled without FMA there: to the bit
+        for a, b in pairs:
+            np.testing.assert_array_equal(a.detach().double().numpy(), b.detach().double().numpy())
+        return
+    # a compiler that contracts the loop's multiply-adds (the default on aarch64) moves a
+    # value by a few units of the dtype's epsilon times |x| * size
+    eps = torch.finfo(t).eps
+    for a, b in pairs:
+        bound = 8 * eps * b.abs().max().item() * 6
+        np.testing.assert_allclose(a.detach().double().numpy(), b.detach().double().numpy(), rtol=0,
+                                   atol=bound)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("align", [False, True])
+@pytest.mark.parametrize("pad", PADS)
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+def test_grid_sample_2d_half_and_bfloat16(mode, pad, align, dtype):
+    """PyTorch samples 2-d half and bfloat16 with its scalar loop (the 3-d one's rounding):
+    the values agree to the bit. Its backward there rounds in another order (not followed):
+    the gradients agree to a few units of the dtype's epsilon times their largest value."""
+    g = torch.Generator().manual_seed(5)
+    t, e = getattr(torch, dtype), getattr(ember, dtype)
+    x = torch.randn(2, 3, 7, 9, generator=g, dtype=torch.float64).to(t).requires_grad_(True)
+    grid = (torch.rand(2, 5, 6, 2, generator=g, dtype=torch.float64) * 3.2 - 1.6).to(t)
+    grid.requires_grad_(True)
+    out = TF.grid_sample(x, grid, mode, pad, align)
+    cot = torch.randn(out.shape, generator=g, dtype=torch.float64).to(t)
+    out.backward(cot)
+
+    def to_ember(a):
+        return ember.tensor(a.detach().double().numpy()).to(e)
+
+    xe, ge = to_ember(x).requires_grad_(True), to_ember(grid).requires_grad_(True)
+    oe = EF.grid_sample(xe, ge, mode, pad, align)
+    oe.backward(to_ember(cot))
+    assert oe.dtype == e
+    np.testing.assert_array_equal(oe.detach().double().numpy(), out.detach().double().numpy())
+    eps = torch.finfo(t).eps
+    for a, b in ((xe.grad, x.grad), (ge.grad, grid.grad)):
+        want = b.double().numpy()
+        np.testing.assert_allclose(a.double().numpy(), want, rtol=0,
+                                   atol=4 * eps * np.abs(want).max())
+
+
+@pytest.mark.parametrize("align", [False, True])
+@pytest.mark.parametrize("pad", PADS)
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("nd", [2, 3])
+def test_grid_sample_non_finite_grid(nd, mode, pad, align):
+    """NaN, infinite and huge grid points index nothing (no IndexError): the 2-d kernel
+    gives NaN for bilinear NaN weights, the 3-d loop skips them, and 3-d clipping sends
+    NaN to the far border as C++'s min/max do."""
+    if nd == 3 and mode == "bicubic":
+        pytest.skip("bicubic is 2-d only")
+    nan, inf = float("nan"), float("inf")
+    pts = [[nan] + [0.0] * (nd - 1), [inf] + [0.2] * (nd - 1), [-inf] + [0.1] * (nd - 1),
+           [1e20] + [0.0] * (nd - 1), [0.5, nan] + [0.5] * (nd - 2)]
+    shape = (1, 2) + (3, 4, 5)[-nd:]
+    res = []
+    for L in (torch, ember):
+        x = L.arange(math.prod(shape), dtype=L.float32).reshape(shape).requires_grad_(True)
+        q = L.tensor(pts).reshape((1,) + (1,) * (nd - 1) + (len(pts), nd)).requires_grad_(True)
+        out = L.nn.functional.grid_sample(x, q, mode, pad, align)
+        if nd == 3 or pad == "zeros":  # (torch's 2-d backward writes out of bounds for a
+            out.sum().backward()      # NaN it clipped: undefined behaviour, not compared)
+            res.append([out.detach().numpy(), x.grad.numpy(), q.grad.numpy()])
+        else:
+            res.append([out.detach().numpy()])
+    for e, t in zip(res[1], res[0]):
+        np.testing.assert_array_equal(e, t)  # (NaN where torch has NaN)
+
+
 def test_grid_sample_non_contiguous_and_grad_fn():
     x = rand_array((2, 6, 5, 3), np.float32)  # permuted below to (2, 3, 6, 5)
     g = rand_array((2, 2, 4, 7), np.float32)  # permuted to (2, 4, 7, 2): strided grid
@@ -125,6 +228,18 @@ def test_grid_sample_warns_on_default_align_corners():
 ])
 def test_errors(call):
     same_error(call)
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize("input_shape,grid_shape", [
+    ((1, 4, 5, 6, 7), (1, 3, 10, 3)), ((1, 4, 5, 6), (1, 1, 3, 10, 2)),
+    ((1, 4, 5, 6), (1, 3, 2)), ((1, 4, 5), (1, 3, 1)), ((1, 4, 5, 6, 7, 8), (1, 1, 1, 1, 1, 4)),
+    ((1, 4, 5, 6, 7), (1, 1, 1, 1, 1, 3)),
+])
+def test_rank_mismatch_names_the_dispatched_sampler(input_shape, grid_shape, mode):
+    """A grid of the wrong rank is refused naming 4D for a 4-d input and 5D for any other."""
+    same_message(lambda L: L.nn.functional.grid_sample(L.zeros(input_shape), L.zeros(grid_shape),
+                                                       mode, align_corners=False))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

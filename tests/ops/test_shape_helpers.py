@@ -34,3 +34,19 @@ def test_unravel_index(idx, shape):
     e = ember.unravel_index(ember.tensor(idx, dtype=ember.int64), shape)
     t = torch.unravel_index(torch.tensor(idx, dtype=torch.int64), shape)
     assert_same(e, t)
+
+
+@pytest.mark.parametrize("name", ["atleast_1d", "atleast_2d", "atleast_3d"])
+@pytest.mark.parametrize("given", ["second", "in_list", "in_tuple", "nested", "alone", "none"])
+def test_atleast_refuses_non_tensors_in_pytorch_words(name, given):
+    """An element's position counts within the one list given; a lone non-Tensor matches
+    neither overload."""
+    msgs = []
+    for L in (torch, ember):
+        a = L.ones(2)
+        args = {"second": (a, 3), "in_list": ([a, 3],), "in_tuple": ((3,),),
+                "nested": ([[a]],), "alone": (3,), "none": (None,)}[given]
+        with pytest.raises(TypeError) as info:
+            getattr(L, name)(*args)
+        msgs.append(str(info.value))
+    assert msgs[1] == msgs[0]

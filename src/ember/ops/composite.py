@@ -343,10 +343,10 @@ def _result_dtype(tensors) -> dt.dtype:
 
 def block_diag(*tensors: Tensor) -> Tensor:
     """The tensors (0-, 1- or 2-D) placed along the diagonal of one zero matrix."""
-    from .join import cat
+    from .join import cat, tensor_args
 
     mats = []
-    for t in tensors:
+    for t in tensor_args(tensors):
         if t.ndim > 2:
             raise RuntimeError(
                 "torch.block_diag: Input tensors must have 2 or fewer dimensions. Input "

@@ -31,40 +31,38 @@ operands i and j from the current list and appends their product. `cost` counts 
 
 def _sublist_equation(args) -> tuple[str, list]:
     """einsum(op0, [0, 1], op1, [1, 2], [0, 2]) as an equation string and operands."""
-    def term(sub) -> str:
-        out = []
-        for s in sub:
-            if s is Ellipsis:
-                out.append("...")
-            elif isinstance(s, int) and 0 <= s < 52:
-                out.append(chr(ord("A") + s) if s < 26 else chr(ord("a") + s - 26))
-            else:
-                raise RuntimeError(f"einsum(): expected subscript to be within the range [0, 52), "
-                                   f"but got {s}")
-        return "".join(out)
+    def letter(n) -> str:
+        # (compared as PyTorch's wrapper compares them, so a str or float subscript fails
+        # with the TypeError Python gives that comparison or chr())
+        if n is Ellipsis:
+            return "..."
+        if n >= 0 and n < 26:
+            return chr(ord("A") + n)
+        if n >= 26 and n < 52:
+            return chr(ord("a") + n - 26)
+        raise ValueError("einsum(): subscript in subscript list is not within the valid range "
+                         "[0, 52)")
 
-    ops, terms = [], []
-    i = 0
-    while i + 1 < len(args):
-        ops.append(args[i])
-        terms.append(term(args[i + 1]))
-        i += 2
-    eq = ",".join(terms)
-    if i < len(args):
-        eq += "->" + term(args[i])
-    return eq, ops
+    eq = ",".join("".join(letter(n) for n in sub) for sub in args[1::2])
+    if len(args) % 2:
+        eq += "->" + "".join(letter(n) for n in args[-1])
+        return eq, list(args[:-1:2])
+    return eq, list(args[::2])
 
 
 def _parse_args(args) -> tuple[str, list]:
-    if not args:
-        raise TypeError("einsum(): must specify the equation string and at least one operand, "
-                        "or at least one operand and its subscripts list")
-    if isinstance(args[0], str):
-        ops = list(args[1:])
-        if len(ops) == 1 and isinstance(ops[0], (list, tuple)):
-            ops = list(ops[0])
-        return args[0], ops
-    return _sublist_equation(args)
+    if len(args) < 2:  # (an equation alone, or an operand without its subscripts)
+        raise ValueError("einsum(): must specify the equation string and at least one operand, "
+                         "or at least one operand and its subscripts list")
+    if isinstance(args[0], Tensor):
+        return _sublist_equation(args)
+    eq, ops = args[0], list(args[1:])
+    if len(ops) == 1 and isinstance(ops[0], (list, tuple)):  # the older one-list spelling
+        return _parse_args((eq, *ops[0]))
+    if not isinstance(eq, str):
+        raise TypeError(f"einsum(): argument 'equation' (position 1) must be str, not "
+                        f"{type(eq).__name__}")
+    return eq, ops
 
 
 def _tokens(term: str, offset: int, op_index: int) -> list:
@@ -333,8 +331,8 @@ def _contract(a: Tensor, la: list[int], b: Tensor, lb: list[int], keep) -> tuple
 def _prepare(equation: str, operands: list):
     for i, t in enumerate(operands):
         if not isinstance(t, Tensor):
-            raise TypeError(f"einsum(): argument 'operands' (position 2) must be tuple of "
-                            f"Tensors, but found element of type {type(t).__name__} at pos {i}")
+            raise TypeError(f"expected Tensor as element {i} in argument 1, but got "
+                            f"{type(t).__name__}")
     if not operands:
         raise RuntimeError("einsum(): must provide at least one operand")
     spec = _Spec(equation, operands)

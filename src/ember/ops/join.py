@@ -45,11 +45,17 @@ def _check_list(name: str, tensors) -> list:
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
         raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
                         f"not {type(tensors).__name__}")
-    for t in tensors:
+    return list(tensor_args(tensors))
+
+
+def tensor_args(tensors) -> tuple:
+    """`tensors` checked as PyTorch's argument parser checks a tensor list: a non-Tensor
+    element is a TypeError naming its position and type."""
+    for k, t in enumerate(tensors):
         if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {list(tensors).index(t)} in argument "
-                            f"0, but got {type(t).__name__}")
-    return list(tensors)
+            raise TypeError(f"expected Tensor as element {k} in argument 0, but got "
+                            f"{type(t).__name__}")
+    return tuple(tensors)
 
 
 def _common_dtype(tensors) -> dt.dtype:
@@ -101,8 +107,17 @@ def _check_cat_shapes(tensors, dim: int) -> None:
 
 def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
     """The tensors joined along an existing dim `dim` (dtypes promoted as in PyTorch)."""
+    return _cat("cat", tensors, dim, out)
+
+
+def concat(tensors, dim: int = 0, *, out=None) -> Tensor:
+    """`cat` under its NumPy-array-API name (which its argument errors print)."""
+    return _cat("concat", tensors, dim, out)
+
+
+def _cat(name: str, tensors, dim: int, out) -> Tensor:
     if tensors.__class__ is not list and tensors.__class__ is not tuple:
-        tensors = _check_list("cat", tensors)
+        tensors = _check_list(name, tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     dtype, kept = None, []
@@ -134,12 +149,9 @@ def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
     return r if out is None else write_out(r, out)
 
 
-concat = cat
-
-
 def concatenate(tensors, dim: int = 0, out=None) -> Tensor:
     """`cat` under NumPy's name (its `axis=` spelling is bound in `ember._aliases`)."""
-    return cat(tensors, dim, out=out)
+    return _cat("concatenate", tensors, dim, out)
 
 
 # --- stack and friends -----------------------------------------------------------------------
@@ -199,13 +211,19 @@ def hstack(tensors, *, out=None) -> Tensor:
 
 def vstack(tensors, *, out=None) -> Tensor:
     """Stack row-wise: 1-D tensors become rows, then cat along dim 0."""
-    ts = [_atleast(t, 2) for t in _check_list("vstack", tensors)]
+    return _vstack("vstack", tensors, out)
+
+
+def row_stack(tensors, *, out=None) -> Tensor:
+    """`vstack` under its older name (which its argument errors print)."""
+    return _vstack("row_stack", tensors, out)
+
+
+def _vstack(name: str, tensors, out) -> Tensor:
+    ts = [_atleast(t, 2) for t in _check_list(name, tensors)]
     if not ts:
         raise RuntimeError("vstack expects a non-empty TensorList")
     return cat(ts, 0, out=out)
-
-
-row_stack = vstack
 
 
 def dstack(tensors, *, out=None) -> Tensor:
@@ -380,9 +398,9 @@ def broadcast_shapes(*shapes) -> Size:
 
 
 def broadcast_tensors(*tensors) -> tuple[Tensor, ...]:
-    """Views of the tensors expanded to their common shape."""
-    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        tensors = tuple(tensors[0])
+    """Views of the tensors expanded to their common shape (given one by one: like
+    PyTorch, a single list is refused as a non-Tensor element)."""
+    tensors = tensor_args(tensors)
     from .._view import broadcast_shapes as _bs
 
     shape = _bs(*(t._shape for t in tensors))
@@ -519,6 +537,7 @@ def meshgrid(*tensors, indexing: str | None = None) -> tuple[Tensor, ...]:
     first two, swapped ('xy')."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
+    tensors = tensor_args(tensors)  # (parsed before the warning below)
     if indexing is None:
         # (a TORCH_WARN_ONCE in ATen: once a process, at the caller's line, before any check)
         warn_at_user("torch.meshgrid: in an upcoming release, it will be required to pass the "
@@ -555,7 +574,7 @@ def meshgrid(*tensors, indexing: str | None = None) -> tuple[Tensor, ...]:
 
 def cartesian_prod(*tensors) -> Tensor:
     """Every combination of one element from each 1-D tensor, as rows."""
-    for t in tensors:
+    for t in tensor_args(tensors):
         if t.ndim != 1:
             raise RuntimeError(f"Expect a 1D vector, but got shape {list(t._shape)}")
     if len(tensors) == 1:

@@ -14,7 +14,9 @@ The kernels follow the arithmetic of PyTorch's CPU kernels step by step, includi
 where its compiled code fuses a multiply and an add into one rounding (`_fma`), so
 float32 results agree bit for bit for bilinear and nearest (bicubic within a few ulps);
 gradients scattered into the input are added in the order PyTorch adds them
-(`_scatter`). Everything is vectorised over batch, channels and output points.
+(`_scatter`). PyTorch has two kernels: a vectorised one for 2-d float32 / float64 and a
+scalar loop for volumes and for 2-d half / bfloat16; `_Axis.scalar` picks whose rounding
+is followed. Everything is vectorised over batch, channels and output points.
 """
 
 from __future__ import annotations
@@ -61,10 +63,16 @@ def _fma(a, b, c):
 
 
 class _Axis:
-    """Unnormalising and padding the coordinates of one spatial axis of `size` pixels."""
+    """Unnormalising and padding the coordinates of one spatial axis of `size` pixels.
 
-    def __init__(self, size: int, align: bool, padding: int, t) -> None:
-        self.t, self.align, self.padding = t, align, padding
+    `scalar` follows the rounding of PyTorch's scalar loop (its 3-d sampler, and its 2-d
+    one in half and bfloat16: separate multiply and add, reflection by fmod of the span)
+    instead of its vectorised 2-d kernel (fused multiply-add, reflection over twice the
+    span)."""
+
+    def __init__(self, size: int, align: bool, padding: int, t, scalar: bool = False) -> None:
+        self.t, self.align, self.padding, self.scalar = t, align, padding, scalar
+        self.size = t(size)
         self.max_val = t(size - 1)
         self.scale = t(size - 1) / t(2) if align else t(size) / t(2)
         self.low = t(0) if align else t(-0.5)
@@ -72,11 +80,19 @@ class _Axis:
         self.empty = size <= 1 if align else size <= 0
 
     def unnormalize(self, g):
+        t = self.t
+        if self.scalar:
+            if self.align:
+                return ((g + t(1)) / t(2)) * self.max_val
+            return ((g + t(1)) * self.size - t(1)) / t(2)
         if self.align:
-            return (g + self.t(1)) * self.scale
-        return _fma(g + self.t(1), self.scale, self.t(-0.5))
+            return (g + t(1)) * self.scale
+        return _fma(g + t(1), self.scale, t(-0.5))
 
     def clip(self, x):
+        if self.scalar:  # min(max_val, max(x, 0)) with C++'s comparisons: NaN becomes max_val
+            lo = np.where(x < 0, self.t(0), x)
+            return np.where(lo < self.max_val, lo, self.max_val)
         return np.fmin(self.max_val, np.fmax(x, self.t(0)))  # NaN becomes 0
 
     def _reflect(self, x):
@@ -86,6 +102,12 @@ class _Axis:
             return np.zeros_like(x), np.zeros_like(x)
         shifted = x - self.low
         a = np.abs(shifted)
+        if self.scalar:  # fold by the span, mirroring on odd folds
+            span = self.twice_span / t(2)
+            extra = np.fmod(a, span)
+            odd = np.fmod(np.floor(a / span), t(2)) != 0
+            sign = np.where(odd ^ (shifted < 0), t(-1), t(1))
+            return np.where(odd, (span - extra) + self.low, extra + self.low), sign
         flips = np.trunc(a / self.twice_span)
         extra = _fma(-flips, self.twice_span, a)
         other = self.twice_span - extra
@@ -113,15 +135,26 @@ class _Axis:
         if self.padding == 2:
             x, sign = self._reflect(x)
             mult = sign * mult
+        if self.scalar:  # (a NaN stays NaN, with the multiplier of an inside point)
+            low, high = x <= 0, x >= self.max_val
+            res = np.where(low, self.t(0), np.where(high, self.max_val, x))
+            return res, mult * np.where(low | high, self.t(0), self.t(1))  # (keeps -0.0)
         lo = np.fmax(x, self.t(0))
         res = np.fmin(lo, self.max_val)
         inside = (lo != 0) & (res != self.max_val)  # the borders count as outside
         return res, np.where(inside, mult, self.t(0))
 
 
+def _scalar_loop(nd: int, t) -> bool:
+    """Whether PyTorch samples with its scalar loop: always in 3-d, and in 2-d for half and
+    bfloat16 (its vectorised kernel takes float32 and float64 only)."""
+    return nd == 3 or np.dtype(t) not in _LANES
+
+
 def _axes(shape, align: bool, padding: int, t) -> list[_Axis]:
     """One `_Axis` per spatial dim of `shape`, in grid-coordinate order (x first)."""
-    return [_Axis(n, align, padding, t) for n in reversed(shape[2:])]
+    scalar = _scalar_loop(len(shape) - 2, t)
+    return [_Axis(n, align, padding, t, scalar) for n in reversed(shape[2:])]
 
 
 def _flat_index(pos, sizes):
@@ -129,8 +162,9 @@ def _flat_index(pos, sizes):
     idx = 0
     inside = True
     for p, n in zip(reversed(pos), sizes):
-        inside = inside & (p > -1) & (p < n)
-        idx = idx * n + np.clip(p, 0, n - 1).astype(np.int64)
+        ok = (p > -1) & (p < n)  # (False for NaN and infinities, which index nothing)
+        inside = inside & ok
+        idx = idx * n + np.clip(np.where(ok, p, 0), 0, n - 1).astype(np.int64)
     return idx, inside
 
 
@@ -143,16 +177,17 @@ def _gather(pixels, idx, inside):
     return np.where(inside[..., None], vals, pixels.dtype.type(0))
 
 
-def _scatter(shape, dtype, adds):
+def _scatter(shape, dtype, adds, lanes=None):
     """Sum contributions into a zero (N, C, S) array in PyTorch's order.
 
     `adds` lists (idx (N, P), inside (N, P), values (N, P, C)) per tap; within one plane
     PyTorch walks the points a vector of lanes at a time and, per vector, every tap in
-    turn, so contributions are ordered (chunk, tap, lane) before one sequential add.
+    turn, so contributions are ordered (chunk, tap, lane) before one sequential add. Its
+    scalar loop is `lanes=1`: point by point, every tap of a point in turn.
     """
     n, c, s = shape
     p = adds[0][0].shape[1]
-    lanes = _LANES.get(np.dtype(dtype), 8)
+    lanes = lanes or _LANES.get(np.dtype(dtype), 8)
     chunks = -(-p // lanes)
     pad = chunks * lanes - p
 
@@ -207,10 +242,22 @@ def _linear_taps(pos):
     return out
 
 
-def _corner_weights(taps, corner):
-    """Weight of one corner (bits pick low/high per axis), multiplied as PyTorch orders it."""
+def _scalar_taps(pos):
+    """`_linear_taps` as PyTorch's scalar loop rounds them: the low tap's weight is
+    (floor + 1) - x, not 1 - (x - floor)."""
+    out = []
+    for x in pos:
+        lo = np.floor(x)
+        out.append((lo, (lo + x.dtype.type(1)) - x, x - lo))
+    return out
+
+
+def _corner_weights(taps, corner, scalar=False):
+    """Weight of one corner (bits pick low/high per axis), multiplied as PyTorch orders it:
+    y-weight times x-weight in its vectorised 2-d kernel, x * y (* z) in its scalar loop."""
+    axes = range(len(taps)) if scalar else reversed(range(len(taps)))
     w = None
-    for k in reversed(range(len(taps))):  # y-weight times x-weight (2-d), z*y*x (3-d)
+    for k in axes:
         f = taps[k][2] if corner[k] else taps[k][1]
         w = f if w is None else w * f
     return w
@@ -240,6 +287,8 @@ def _sample_kernel(inp, grid, *, mode, padding, align):
     if mode == 1:  # nearest (round half to even)
         pos = [np.rint(ax.apply(g)) for ax, g in zip(axes, gs)]
         out = _gather(pixels, *_flat_index(pos, sizes))
+    elif mode == 0 and axes[0].scalar:
+        out = _scalar_linear_forward(pixels, sizes, [ax.apply(g) for ax, g in zip(axes, gs)])
     elif mode == 0:
         taps = _linear_taps([ax.apply(g) for ax, g in zip(axes, gs)])
         out = None
@@ -252,6 +301,18 @@ def _sample_kernel(inp, grid, *, mode, padding, align):
         out = _bicubic_forward(t, pixels, sizes, gs, axes)
     out = out.transpose(0, 2, 1).astype(inp.dtype, copy=False)
     return np.ascontiguousarray(out).reshape(inp.shape[:2] + grid.shape[1:-1])
+
+
+def _scalar_linear_forward(pixels, sizes, pos):
+    """PyTorch's scalar loop: out = 0, then += value * weight per in-bounds corner, unfused."""
+    taps = _scalar_taps(pos)
+    nd = len(pos)
+    out = np.zeros(pos[0].shape + (pixels.shape[2],), pixels.dtype)
+    for corner in _corners(nd):
+        idx, inside = _flat_index([taps[k][0] + corner[k] for k in range(nd)], sizes)
+        w = _corner_weights(taps, corner, True)[..., None]
+        out += np.where(inside[..., None], _gather(pixels, idx, inside) * w, out.dtype.type(0))
+    return out
 
 
 def _bicubic_points(axes, gs, t):
@@ -286,29 +347,37 @@ def _sample_backward_kernel(g, inp, grid, *, mode, padding, align, input_grad):
     t, pixels, sizes, gs, axes = _prepare(inp, grid, align, padding)
     n, c = inp.shape[:2]
     nd = len(axes)
+    scalar = axes[0].scalar
     go = g.reshape(n, c, math.prod(g.shape[2:])).astype(inp.dtype, copy=False)
     go = go.transpose(0, 2, 1)  # (N, P, C)
     shape = (n, c, pixels.shape[1])
     ggrid = np.zeros(gs[0].shape + (nd,), inp.dtype)
     adds = []
     if mode == 1:
-        if input_grad:
-            pos = [np.rint(ax.apply(gk)) for ax, gk in zip(axes, gs)]
+        if input_grad:  # (the 3-d loop's backward clips as its grid gradient does: NaN stays)
+            where = (lambda ax, gk: ax.apply_grad(gk)[0]) if scalar else _Axis.apply
+            pos = [np.rint(where(ax, gk)) for ax, gk in zip(axes, gs)]
             adds.append(_flat_index(pos, sizes) + (go,))
     elif mode == 0:
         pairs = [ax.apply_grad(gk) for ax, gk in zip(axes, gs)]
-        taps = _linear_taps([p[0] for p in pairs])
+        taps = (_scalar_taps if scalar else _linear_taps)([p[0] for p in pairs])
         vals = {}
         for corner in _corners(nd):
             pos = [taps[k][0] + corner[k] for k in range(nd)]
             idx, inside = _flat_index(pos, sizes)
-            vals[corner] = _gather(pixels, idx, inside)
+            v = _gather(pixels, idx, inside)
+            vals[corner] = (v, inside) if scalar else v
             if input_grad:
-                adds.append((idx, inside, _corner_weights(taps, corner)[..., None] * go))
-        ggrid = _linear_grid_grad(vals, taps, go, [p[1] for p in pairs], t)
+                adds.append((idx, inside, _corner_weights(taps, corner, scalar)[..., None] * go))
+        mults = [p[1] for p in pairs]
+        if scalar:
+            ggrid = _scalar_linear_grid_grad(vals, taps, go, mults)
+        else:
+            ggrid = _linear_grid_grad(vals, taps, go, mults, t)
     else:
         ggrid = _bicubic_backward(t, pixels, sizes, gs, axes, go, adds, input_grad)
-    gin = _scatter(shape, inp.dtype, adds).reshape(inp.shape) if input_grad else None
+    lanes = 1 if scalar else None
+    gin = _scatter(shape, inp.dtype, adds, lanes).reshape(inp.shape) if input_grad else None
     if gin is None:
         gin = np.zeros((0,), inp.dtype)
     return gin, ggrid.reshape(grid.shape)
@@ -341,6 +410,28 @@ def _linear_grid_grad(vals, taps, go, mults, t):
                 s = _fma(diff, w, s)
             acc[k] = _fma(s, gch, acc[k])
     return np.stack([a * m for a, m in zip(acc, mults)], -1)
+
+
+def _scalar_linear_grid_grad(vals, taps, go, mults):
+    """d out / d grid in PyTorch's scalar loop order: per channel, per in-bounds corner, each
+    axis's sum gains or loses (value * the other axes' weights) * grad, unfused."""
+    n, p, c = go.shape
+    nd = len(taps)
+    acc = [np.zeros((n, p), go.dtype) for _ in range(nd)]
+    for ch in range(c):
+        gch = go[..., ch]
+        for corner in _corners(nd):
+            val, inside = vals[corner]
+            val = val[..., ch]
+            for k in range(nd):
+                term = val
+                for m in range(nd):
+                    if m != k:
+                        term = term * (taps[m][2] if corner[m] else taps[m][1])
+                term = term * gch
+                moved = acc[k] + term if corner[k] else acc[k] - term
+                acc[k] = np.where(inside, moved, acc[k])
+    return np.stack([m * a for a, m in zip(acc, mults)], -1)
 
 
 def _bicubic_backward(t, pixels, sizes, gs, axes, go, adds, input_grad):
@@ -462,12 +553,19 @@ def _check(input: Tensor, grid: Tensor, mode: int) -> None:
                                f"dimensions, but input has sizes {list(input.shape)} with "
                                f"dimension {i} being empty")
     if input.dim() not in (4, 5) or grid.dim() != input.dim():
-        raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number "
+        # (PyTorch names the rank of the sampler it dispatched to: 2-d for a 4-d input,
+        # the 3-d one for every other rank)
+        want = 4 if input.dim() == 4 else 5
+        raise RuntimeError(f"grid_sampler(): expected {want}D input and grid with same number "
                            f"of dimensions, but got input with sizes {list(input.shape)} and "
                            f"grid with sizes {list(grid.shape)}")
     if input.dim() == 5 and mode == 2:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
-    if input.dtype.np not in _LANES:
+    # (the 3-d loop also runs in half and bfloat16, every operation rounded to the dtype,
+    # as NumPy's float16 and ml_dtypes' bfloat16 arithmetic round)
+    # (bicubic's scalar loop in those dtypes is not followed here: refused as before)
+    reduced = input.dtype in (dt.float16, dt.bfloat16) and mode != 2
+    if input.dtype.np not in _LANES and not reduced:
         _refuse_kernel(input)
 
 

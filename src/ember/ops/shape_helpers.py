@@ -8,18 +8,26 @@ import math
 
 from .. import _dtype as dt
 from .._tensor import Tensor
+from .join import tensor_args
 
 
 def _atleast(name: str, shape_of, tensors):
+    """One tensor gives one tensor; several, or one list or tuple of them, give a tuple."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        return tuple(_atleast(name, shape_of, (t,)) for t in tensors[0])
-    for k, t in enumerate(tensors):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"{name}(): expected Tensor as element {k} in argument 0, but got "
-                            f"{type(t).__name__}")
-    out = tuple(t if t.ndim >= len(shape_of(t)) and t.shape == shape_of(t)
-                else t.reshape(shape_of(t)) for t in tensors)
+        return tuple(_reshaped(shape_of, t) for t in tensor_args(tensors[0]))
+    if len(tensors) == 1 and not isinstance(tensors[0], Tensor):
+        kind = type(tensors[0]).__name__  # (neither overload matched: PyTorch lists both)
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({kind}), "
+                        f"but expected one of:\n * (Tensor input)\n      didn't match because "
+                        f"some of the arguments have invalid types: (!{kind}!)\n * (tuple of "
+                        f"Tensors tensors)\n      didn't match because some of the arguments "
+                        f"have invalid types: (!{kind}!)\n")
+    out = tuple(_reshaped(shape_of, t) for t in tensor_args(tensors))
     return out[0] if len(out) == 1 else out
+
+
+def _reshaped(shape_of, t: Tensor) -> Tensor:
+    return t if t.ndim >= len(shape_of(t)) and t.shape == shape_of(t) else t.reshape(shape_of(t))
 
 
 def atleast_1d(*tensors):
