@@ -418,3 +418,43 @@ def test_custom_function_node_repr_names_its_module_as_torch():
         reprs.append((repr(out.grad_fn).split(" object at")[0], repr(out)))
     assert reprs[0][0] == reprs[1][0].replace("torch.", "ember.", 1)
     assert reprs[0][1] == reprs[1][1]
+
+
+def test_save_for_backward_names_the_non_tensor_by_position():
+    # (the position was once found by `index`, which compared the tensors before it)
+    msgs = []
+    for lib in (torch, ember):
+        class Save(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x, None, 3)
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+
+        with pytest.raises(TypeError) as info:
+            Save.apply(lib.ones(3, 2, requires_grad=True))
+        msgs.append(str(info.value))
+    assert msgs[0] == msgs[1] == ("save_for_backward can only save variables, but argument 2 "
+                                  "is of type int")
+
+
+def test_instantiating_a_function_warns_as_torch():
+    msgs = []
+    for lib in (torch, ember):
+        class Double(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+
+        with pytest.warns(DeprecationWarning) as rec:
+            Double()
+        assert rec[0].filename == __file__  # (reported at the caller's line)
+        msgs.append(str(rec[0].message))
+    assert msgs[0] == msgs[1]

@@ -56,3 +56,27 @@ def test_tensor_exponent_of_one_half_follows_c_pow(dtype):
         _same_bits(e ** ee, t ** te)
     _same_bits(ember.pow(-INF, ember.full((3,), 0.5)), torch.pow(-INF, torch.full((3,), 0.5)))
     _same_bits(ember.pow(-0.0, ember.full((3,), 0.5)), torch.pow(-0.0, torch.full((3,), 0.5)))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("exponent", [1.5, 2.0, -0.5, 3])
+def test_16_bit_base_gradient_and_tangent(dtype, exponent):
+    # (the exponent reaches the rule rounded, as a NumPy / ml_dtypes scalar: bfloat16's
+    # once turned `exponent * base` into an array of the tensor needing a gradient)
+    import warnings
+
+    res = []
+    for lib in (ember, torch):
+        x = lib.tensor([0.7, 1.2, 2.5], dtype=getattr(lib, dtype), requires_grad=True)
+        (x ** exponent).sum().backward()
+        with warnings.catch_warnings():
+            # (ember's call warns of nothing; torch's first jvp warns of its own jit.script)
+            warnings.simplefilter("error" if lib is ember else "ignore")
+            _, t = lib.func.jvp(lambda y: y ** exponent, (x.detach(),),
+                                (lib.ones_like(x.detach()),))
+        res.append((x.grad, t))
+    (ge, te), (gt, tt) = res
+    for e, t in ((ge, gt), (te, tt)):
+        assert str(e.dtype).split(".")[1] == str(t.dtype).split(".")[1]
+        # (a few 16-bit products and a pow rounded to 16 bits: one unit apart at most)
+        assert torch.allclose(torch.tensor(e.float().tolist()), t.float(), rtol=1e-2)

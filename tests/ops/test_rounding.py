@@ -146,3 +146,24 @@ def test_pow_in_place_computes_in_the_common_dtype():
         out = a.pow_(lib.tensor([2.997, 0.3]))
         assert np.isnan(out[0].item()) and out[1].item() == 1.234375
         assert out.dtype == lib.bfloat16
+
+
+@pytest.mark.parametrize("op", ["mul", "div", "mul_", "floor_divide"])
+@pytest.mark.parametrize("scalar", [np.float16, np.float32, np.float64])
+def test_numpy_number_beside_16_bit_tensor_warns_nothing(op, scalar):
+    # (a float16 number once read float32's bounds as float16: an overflow RuntimeWarning)
+    import warnings
+
+    outs = []
+    for lib in (ember, torch):
+        x = lib.tensor([0.7, 1.3, -2.5], dtype=lib.float16)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            calls = {"mul": lambda y: y * scalar(1.3), "div": lambda y: y / scalar(1.3),
+                     "mul_": lambda y: y.clone().mul_(scalar(1.3)),
+                     "floor_divide": lambda y: y // scalar(0.7)}
+            outs.append(calls[op](x))
+    e, t = outs
+    # (one correctly rounded float32 op, then one rounding to float16: bit for bit)
+    assert e.tolist() == t.tolist()
+    assert str(e.dtype).split(".")[1] == "float16" == str(t.dtype).split(".")[1]

@@ -446,3 +446,31 @@ def test_igamma_domain_corners_match_torch(fn):
     got, want = (getattr(L, fn)(L.tensor(a, dtype=L.float64), L.tensor(x, dtype=L.float64))
                  for L in (ember, torch))
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("form", ["xlogy", "xlogy_number", "special_xlogy", "xlog1py",
+                                  "xlog1py_number"])
+def test_xlogy_family_16_bit_rounds_the_log_then_the_product(dtype, form):
+    # PyTorch rounds log(y) (a number y: first y itself) to the 16-bit dtype and then the
+    # product, each computed in float32; rounding once differed in the last bit
+    rng = np.random.default_rng(0)
+    xs = (rng.standard_normal(4000) * 3).astype(np.float32)
+    ys = (rng.random(4000) * 5 + 0.01).astype(np.float32)
+    xs[:3] = 0.0
+    ys[1], ys[2] = np.nan, 0.0  # (0 * log(nan) is nan; 0 * log(0) is 0)
+    res = []
+    for m in (ember, torch):
+        x = m.tensor(xs).to(getattr(m, dtype)).requires_grad_(True)
+        y = m.tensor(ys).to(getattr(m, dtype))
+        forms = {"xlogy": lambda m, x, y: m.xlogy(x, y),
+                 "xlogy_number": lambda m, x, y: m.xlogy(x, 1.3),
+                 "special_xlogy": lambda m, x, y: m.special.xlogy(x, 7.1),
+                 "xlog1py": lambda m, x, y: m.special.xlog1py(x, y),
+                 "xlog1py_number": lambda m, x, y: m.special.xlog1py(x, 0.3)}
+        out = forms[form](m, x, y)
+        out.sum().backward()
+        res.append((out.detach().float().tolist(), x.grad.float().tolist()))
+    # (a correctly rounded float32 log, rounded to 16 bits, then a product: bit for bit)
+    np.testing.assert_array_equal(np.array(res[0][0]), np.array(res[1][0]))
+    np.testing.assert_array_equal(np.array(res[0][1]), np.array(res[1][1]))

@@ -16,6 +16,7 @@ import functools
 
 from .. import _tensor as T
 from .._core import Primitive, bind
+from .._user_warnings import warn_at_user
 from . import grad_mode
 from . import saved_hooks as _saved_hooks
 from .graph import Node, _anomaly, _anomaly_trace, _seq, edge_of, take_node
@@ -39,11 +40,11 @@ class FunctionCtx:
 
     def save_for_backward(self, *tensors) -> None:
         """Keep `tensors` (or None) for backward; in-place changes to them are caught."""
-        for t in tensors:
+        for i, t in enumerate(tensors):  # (by position: `index` would compare tensors)
             if t is not None and not isinstance(t, T.Tensor):
                 raise TypeError(
-                    "save_for_backward can only save variables, but argument "
-                    f"{tensors.index(t)} is of type {type(t).__name__}"
+                    f"save_for_backward can only save variables, but argument {i} is of type "
+                    f"{type(t).__name__}"
                 )
         self._to_save = tensors
 
@@ -184,7 +185,10 @@ class Function:
         cls._prim = FunctionPrimitive(cls)
 
     def __init__(self, *args, **kwargs) -> None:
-        pass
+        warn_at_user(f"{self.__class__} should not be instantiated. Methods on autograd "
+                     "functions are all static, so you should invoke them on the class itself. "
+                     "Instantiating an autograd function will raise an error in a future "
+                     "version of PyTorch.", DeprecationWarning)
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError(

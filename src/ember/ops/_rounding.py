@@ -35,6 +35,8 @@ def rounded(x, d: dt.dtype):
 def wide(x) -> np.float32:
     """A real number at the float32 precision mul and div read it with (+-inf out of its
     range, as PyTorch's cast gives)."""
+    if isinstance(x, np.generic):  # (a float16 one would read the bounds as float16:
+        x = x.item()                # an overflow warning, and a wrong test)
     if x.__class__ is complex:
         x = x.real
     if -_F32_MAX <= x <= _F32_MAX:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .. import _dtype as dt
 from .._tensor import Tensor
 from ._arg_parser_text import operand_error
@@ -141,8 +143,14 @@ def _xlogy(input, other) -> Tensor:
         if input.dtype.is_complex or isinstance(other, complex):
             raise NotImplementedError(f'"xlogy_cpu" not implemented for '
                                       f"'{type_name(_with_complex(input.dtype))}'")
-        log_y = math.log(other) if other > 0 else (-math.inf if other == 0 else math.nan)
         x = _floating(input)
+        if x.dtype.itemsize == 2 and other == other:
+            # a 16-bit tensor reads the number in its dtype (through float, as PyTorch's
+            # Scalar conversion) and rounds its log to it too
+            other = float(np.float32(other).astype(x.dtype.np))
+        log_y = math.log(other) if other > 0 else (-math.inf if other == 0 else math.nan)
+        if x.dtype.itemsize == 2 and other > 0:
+            log_y = float(np.log(np.float32(other)).astype(x.dtype.np))
         if (other > 0 and log_y != math.inf) or math.isnan(other):
             return _node(x * log_y, "XlogyBackward2")
         return _node(x * where(x == 0, 0.0, tensor(log_y, dtype=x.dtype)), "XlogyBackward2")

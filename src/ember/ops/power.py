@@ -20,7 +20,7 @@ from ._pointwise import (
     shaped,
     tangent_sum,
 )
-from ._scalar_value import integer_operand
+from ._scalar_value import _python_number, integer_operand
 from .binary import (
     _F32,
     _cj,
@@ -131,6 +131,9 @@ def _pow_grad_base(g, out, a, b):
     if not isinstance(b, Tensor):
         if b == 0:
             return g * 0
+        # (a 16-bit base's exponent arrives as a NumPy / ml_dtypes scalar: a Python number
+        # of the same value keeps `b * tensor` from turning the tensor into an array)
+        b = _python_number(b)
         return g * _cj(b * a ** (b - 1))
     from .ternary import where
 
@@ -169,6 +172,7 @@ def _pow_jvp(primals, tangents, out):
     base = exp = None
     if ta is not None:
         if not isinstance(b, Tensor):
+            b = _python_number(b)  # (as in `_pow_grad_base`)
             base = None if b == 0 else ta * (b * a ** (b - 1))
         else:
             base = where(b == 0, 0.0, ta * (b * a ** (b - 1)))

@@ -44,7 +44,7 @@ from ._special_math import (
     _xlog1py64,
     _zeta64,
 )
-from .binary import binary_p, lowp2, member
+from .binary import binary_p, member
 from .registry import (
     Member,
     Primitive,
@@ -247,7 +247,26 @@ def _binary(name: str, fn, grad_name: str) -> Member:
     return member(name, _via64(fn), grad_name)
 
 
-xlog1py_fn = _binary("special_xlog1py", _xlog1py64, "SpecialXlog1PyBackward0")
+def _rounded_log_times(log, kernel):
+    """x * log(y) (`log`: np.log or np.log1p), 0 where x is 0 unless y is NaN: `kernel` for
+    most dtypes; float16 / bfloat16 round twice, as PyTorch's kernels do (the log to the
+    dtype, then the product, each computed in float32)."""
+    def low16(x, y):
+        d = np.asarray(x).dtype
+        if d.itemsize != 2 or d.kind not in "fV":
+            return kernel(x, y)
+        x32, y32 = np.asarray(x, np.float32), np.asarray(y, np.float32)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ly = log(y32).astype(d).astype(np.float32)
+            out = np.multiply(x32, ly)
+        return np.where((x32 == 0) & ~np.isnan(y32), np.float32(0), out).astype(d)
+
+    low16.__name__ = getattr(kernel, "__name__", "kernel")
+    return low16
+
+
+xlog1py_fn = member("special_xlog1py", _rounded_log_times(np.log1p, _via64(_xlog1py64)),
+                    "SpecialXlog1PyBackward0")
 
 
 def _xlog1py_dx(t, x, y):
@@ -270,7 +289,7 @@ def _xlogy_kernel(x, y):
     return np.where((x == 0) & ~np.isnan(y), 0, out)
 
 
-xlogy_fn = member("xlogy", lowp2(_xlogy_kernel), "XlogyBackward0")
+xlogy_fn = member("xlogy", _rounded_log_times(np.log, _xlogy_kernel), "XlogyBackward0")
 
 
 def _xlogy_dx(t, x, y):

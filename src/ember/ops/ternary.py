@@ -165,7 +165,15 @@ def _bound(fn, x, bound):
 # (each gradient is g where its mask holds and 0 elsewhere, selected as PyTorch's
 # `where`: an infinite or NaN g gives 0 outside the mask, not g * 0)
 
+def _number_bound(b):
+    """A bound as the masks compare with it: a number bound reaches the node rounded to a
+    16-bit dtype as a NumPy / ml_dtypes scalar (`fit_scalar`), which tensors do not take
+    (bfloat16's); the Python number of the same value does."""
+    return b if b is None or isinstance(b, Tensor) else _python_number(b)
+
+
 def _clamp_grad_input(g, out, x, lo=None, hi=None):
+    lo, hi = _number_bound(lo), _number_bound(hi)
     keep = None
     if lo is not None:
         keep = x >= lo
@@ -177,11 +185,13 @@ def _clamp_grad_input(g, out, x, lo=None, hi=None):
 def _clamp_grad_min(g, out, x, lo, hi):
     # NOTE: PyTorch's clamp_backward_min_max: when min > max the result is max, so min gets
     # no gradient there.
+    lo, hi = _number_bound(lo), _number_bound(hi)
     mask = x < lo if hi is None else (x < lo) & (lo < hi)
     return where(mask, g, 0.0)
 
 
 def _clamp_grad_max(g, out, x, lo, hi):
+    lo, hi = _number_bound(lo), _number_bound(hi)
     mask = x > hi if lo is None else (x > hi) | (hi < lo)
     return where(mask, g, 0.0)
 
