@@ -91,6 +91,8 @@ from .nn import _aten_forms  # noqa: E402
 for _name in _aten_forms.__all__:  # (torch.embedding, torch.bilinear, ...: ATen signatures)
     globals()[_name] = _with_aliases(getattr(_aten_forms, _name), _name)
 del _name
+from .nn._sync_kernels import *  # noqa: E402,F403  (torch.batch_norm_stats ...)
+from ._higher_order_ops import cond, while_loop  # noqa: E402
 from . import func  # noqa: E402
 from .func import vmap  # noqa: E402
 from . import distributions  # noqa: E402

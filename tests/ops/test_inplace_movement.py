@@ -114,3 +114,90 @@ def test_type_as_gradient():
         y = x.type_as(L.ones(1, dtype=L.float64))
         (y * y).sum().backward()
         assert x.grad.dtype == L.float32 and x.grad.tolist() == [2.0, 4.0]
+
+
+# --- set_ and is_set_to -------------------------------------------------------------------
+
+@pytest.mark.parametrize("how", [
+    lambda L, a: L.empty(0).set_(a),
+    lambda L, a: L.empty(0).set_(a[2:]),
+    lambda L, a: L.empty(0).set_(a.t()),
+    lambda L, a: L.empty(0).set_(a.untyped_storage()),
+    lambda L, a: L.empty(0).set_(a.untyped_storage(), 1, (2, 2)),
+    lambda L, a: L.empty(0).set_(a.untyped_storage(), 1, (2, 2), (1, 2)),
+    lambda L, a: L.empty(0).set_(a.untyped_storage(), storage_offset=2, size=(2,)),
+    lambda L, a: L.empty(0).set_(a, 1, (3,), (2,)),
+    lambda L, a: L.ones(3).set_(),
+    lambda L, a: L.empty(0, dtype=L.int32).set_(a.untyped_storage(), 0, (2,)),  # reinterpret
+])
+def test_set_shares_storage_as_torch(how):
+    results = []
+    for L in (torch, ember):
+        a = L.arange(6.0).reshape(2, 3)
+        t = how(L, a)
+        results.append((t.tolist(), tuple(t.shape), t.stride(), t.storage_offset(), t._version))
+        if t.numel():
+            t.fill_(100)  # (writes through `t` reach `a`)
+            results.append(a.tolist())
+        same_storage = t.untyped_storage().data_ptr() == a.untyped_storage().data_ptr()
+        results.append(same_storage or t.numel() == 0)
+    n = len(results) // 2
+    assert results[:n] == results[n:]
+
+
+def test_set_from_typed_storage():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # (TypedStorage's deprecation)
+        for L in (torch, ember):
+            a = L.arange(4.0)
+            assert L.empty(0).set_(a.storage()).tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_set_grows_the_storage():
+    for L in (torch, ember):
+        a = L.arange(6.0)
+        t = L.empty(0).set_(a.untyped_storage(), 0, (10,))
+        assert t.tolist()[:6] == a.tolist() and a.untyped_storage().nbytes() == 40
+
+
+def test_is_set_to():
+    for L in (torch, ember):
+        a = L.arange(6.0)
+        t = L.empty(0).set_(a)
+        assert t.is_set_to(a) and a.is_set_to(t)
+        assert not a[2:].is_set_to(a) and a[2:].is_set_to(a[2:])
+        assert not a.view(2, 3).is_set_to(a)  # (same elements, another shape)
+        assert not L.empty(0).is_set_to(L.empty(0))
+        e = L.empty(0)
+        assert e.is_set_to(e)
+
+
+@pytest.mark.parametrize("call, kind", [
+    (lambda L: L.empty(0, dtype=L.float64).set_(L.arange(6.0)), RuntimeError),
+    (lambda L: L.zeros(2, requires_grad=True).set_(L.arange(6.0)), RuntimeError),
+    (lambda L: L.empty(0).set_(3), TypeError),
+    (lambda L: L.empty(0).set_(L.arange(6.0), 0), TypeError),
+    (lambda L: L.empty(0).set_(L.arange(6.0).untyped_storage(), -1, (2,)), RuntimeError),
+])
+def test_set_refusals(call, kind):
+    msgs = []
+    for L in (torch, ember):
+        with pytest.raises(kind) as exc:
+            call(L)
+        msgs.append(str(exc.value))
+    assert msgs[0] == msgs[1]
+
+
+def test_set_refuses_a_typed_storage_of_another_dtype():
+    import warnings
+
+    msgs = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        for L in (torch, ember):
+            with pytest.raises(RuntimeError) as exc:
+                L.empty(0, dtype=L.int64).set_(L.arange(6.0).storage())
+            msgs.append(str(exc.value))
+    assert msgs[0] == msgs[1]

@@ -57,19 +57,38 @@ def ag_meta(t) -> AutogradMeta:
 
 
 class RemovableHandle:
-    """Returned by `register_*hook`; `remove()` takes the hook out again."""
+    """Returned by every `register_*hook`; `remove()` takes the hook out of `hooks_dict` (and
+    the same id out of `extra_dict`, one dict or a list of them). The one handle class of
+    ember: tensor, node, module and optimizer hooks all return it, as PyTorch's
+    `torch.utils.hooks.RemovableHandle`, which is where ember exports it too. It holds the
+    dicts strongly (PyTorch holds weak references; plain dicts cannot be weakly referenced)."""
 
-    _ids = itertools.count()
+    next_id: int = 0
 
-    def __init__(self, hooks: dict) -> None:
-        self._hooks = hooks
-        self.id = next(RemovableHandle._ids)
+    def __init__(self, hooks_dict: dict, *, extra_dict: dict | list | None = None) -> None:
+        self.hooks_dict = hooks_dict
+        self.id = RemovableHandle.next_id
+        RemovableHandle.next_id += 1
+        if isinstance(extra_dict, dict):
+            self.extra_dicts: tuple = (extra_dict,)
+        else:
+            self.extra_dicts = tuple(extra_dict or ())
 
     def remove(self) -> None:
-        if self._hooks is not None:
-            self._hooks.pop(self.id, None)
+        for d in (self.hooks_dict, *self.extra_dicts):
+            if d is not None:
+                d.pop(self.id, None)
 
-    def __enter__(self):
+    def __getstate__(self):
+        return (self.hooks_dict, self.id, self.extra_dicts)
+
+    def __setstate__(self, state) -> None:
+        self.hooks_dict = {} if state[0] is None else state[0]
+        self.id = state[1]
+        RemovableHandle.next_id = max(RemovableHandle.next_id, self.id + 1)
+        self.extra_dicts = tuple(state[2]) if len(state) > 2 and state[2] is not None else ()
+
+    def __enter__(self) -> RemovableHandle:
         return self
 
     def __exit__(self, *exc) -> None:

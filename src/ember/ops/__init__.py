@@ -23,6 +23,7 @@ from . import (
     fill,
     float_parts,
     foreach,
+    from_file,
     function_forms,
     histogram,
     index,
@@ -81,5 +82,5 @@ MODULES = (
     float_parts, windows, foreach,
     fake_quant, view_copies, function_forms, legacy_norms, python_maps,
     histogram, searchsorted, covariance, tensor_meta_methods,
-    empty_permuted, segment_reduce,
+    empty_permuted, segment_reduce, from_file,
 )

@@ -429,6 +429,32 @@ def orgqr(input: Tensor, input2: Tensor) -> Tensor:
     return f(input, input2)
 
 
+def geqrf(input: Tensor, *, out=None):
+    """(a, tau): LAPACK's packed Householder QR (`torch.geqrf` / `Tensor.geqrf`)."""
+    from ..linalg.householder import geqrf as f
+
+    return f(input, out=out)
+
+
+def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True,
+          transpose: bool = False, *, out=None) -> Tensor:
+    """Multiply `input3` by the Q that geqrf's (input, input2) encode (`torch.ormqr`)."""
+    from ..linalg.householder import ormqr as f
+
+    return f(input, input2, input3, left, transpose, out=out)
+
+
+def lobpcg(A: Tensor, k: int | None = None, B: Tensor | None = None, X: Tensor | None = None,
+           n: int | None = None, iK: Tensor | None = None, niter: int | None = None,
+           tol: float | None = None, largest: bool | None = None, method: str | None = None,
+           tracker=None, ortho_iparams=None, ortho_fparams=None, ortho_bparams=None):
+    """(E, X): k extreme eigenpairs of a symmetric (generalized) problem by LOBPCG."""
+    from ..linalg.lobpcg import lobpcg as f
+
+    return f(A, k, B, X, n, iK, niter, tol, largest, method, tracker, ortho_iparams,
+             ortho_fparams, ortho_bparams)
+
+
 def lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out=None) -> Tensor:
     """linalg.lu_solve(LU_data, LU_pivots, input) (deprecated in PyTorch)."""
     from ..linalg import lu_solve as f
@@ -448,12 +474,12 @@ TENSOR_METHODS = {
     "diag_embed": diag_embed, "trace": trace, "cross": cross, "det": det, "logdet": logdet,
     "slogdet": slogdet, "inverse": inverse, "cholesky": cholesky, "qr": qr, "svd": svd,
     "pinverse": pinverse, "matrix_power": matrix_power, "lu": lu, "matrix_exp": matrix_exp,
-    "orgqr": orgqr,
+    "orgqr": orgqr, "geqrf": geqrf, "ormqr": ormqr,
 }
 
 __all__ = [
     "tril", "triu", "diag", "diag_embed", "trace", "cross", "det", "logdet", "slogdet",
     "inverse", "cholesky", "qr", "svd", "pinverse", "matrix_power", "lu", "lu_unpack",
     "cholesky_solve", "cholesky_inverse", "triangular_solve", "lu_solve", "matrix_exp",
-    "orgqr",
+    "orgqr", "geqrf", "ormqr", "lobpcg",
 ]

@@ -1,5 +1,6 @@
 """Fresh tensors made from a view: narrow_copy, and the out-of-place writes into a view
-slice_scatter, select_scatter, diagonal_scatter.
+slice_scatter, select_scatter, diagonal_scatter, as_strided_scatter; and slice_inverse, the
+view of a tensor's storage with another tensor's geometry.
 
 narrow_copy is narrow's view copied into a new contiguous tensor. Each scatter returns a
 copy of `input` whose slice / selected row / diagonal holds `src` (cast to `input`'s
@@ -14,7 +15,9 @@ from collections.abc import Callable
 
 from .._layout import contiguous_format
 from .._tensor import Tensor
-from .._view import wrap_dim
+from .._view import is_non_overlapping_and_dense, wrap_dim
+from .creation import empty_strided
+from .inplace_view import copy_slices_geom, geometry
 from .movement import _is_int_arg, _narrow
 from .registry import rename_node
 
@@ -91,10 +94,48 @@ def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
                          "DiagonalScatterBackward0")
 
 
+def as_strided_scatter(input: Tensor, src: Tensor, size, stride,
+                       storage_offset: int | None = None) -> Tensor:
+    """A copy of `input` whose elements `input.as_strided(size, stride, storage_offset)`
+    addresses hold `src`. As PyTorch's, the geometry is over `input`'s whole storage (an
+    offset of None means `input`'s own): elements it reaches outside `input` are written to
+    the copy's storage but are not part of the result."""
+    _check_tensors("as_strided_scatter", input, src)
+    offset = input.storage_offset() if storage_offset is None else int(storage_offset)
+    target = input.detach().as_strided(size, stride, offset)  # (PyTorch's bounds checks)
+    if target.shape != src.shape:
+        raise RuntimeError("expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src.shape)}, slice size = {list(target.shape)}")
+    out = copy_slices_geom(input, src.to(input.dtype), geometry(input), geometry(target))
+    if not input.is_contiguous() and is_non_overlapping_and_dense(input.shape, input.stride()):
+        # (PyTorch copies the whole storage: the result keeps a dense input's strides)
+        out = empty_strided(input.shape, input.stride(), dtype=out.dtype,
+                            device=out.device).copy_(out)
+    if out.grad_fn is not None:
+        # NOTE: PyTorch 2.13's AsStridedScatterBackward0 gives `input` the gradient inside
+        # the scattered region and zero outside; ember gives the derivative (zero inside).
+        rename_node(out.grad_fn, "AsStridedScatterBackward0")
+    return out
+
+
+def slice_inverse(input: Tensor, src: Tensor, dim: int = 0, start: int | None = None,
+                  end: int | None = None, step: int = 1) -> Tensor:
+    """The view of `input`'s storage with `src`'s size, stride and offset: the inverse of
+    `src.slice(dim, start, end, step)` for functionalization (`dim`, `start`, `end`, `step`
+    only name the slice it undoes; the geometry comes from `src`)."""
+    _check_tensors("slice_inverse", input, src)
+    out = input.as_strided(src.shape, src.stride(), src.storage_offset())
+    if out.grad_fn is not None:
+        rename_node(out.grad_fn, "SliceInverseBackward0")
+    return out
+
+
 TENSOR_METHODS = {
     "narrow_copy": _narrow_copy_method,
     "slice_scatter": slice_scatter, "select_scatter": select_scatter,
-    "diagonal_scatter": diagonal_scatter,
+    "diagonal_scatter": diagonal_scatter, "as_strided_scatter": as_strided_scatter,
+    "slice_inverse": slice_inverse,
 }
 
-__all__ = ["narrow_copy", "slice_scatter", "select_scatter", "diagonal_scatter"]
+__all__ = ["narrow_copy", "slice_scatter", "select_scatter", "diagonal_scatter",
+           "as_strided_scatter", "slice_inverse"]

@@ -40,7 +40,7 @@ from .batchnorm import (
     InstanceNorm2d,
     InstanceNorm3d,
 )
-from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .container import Container, ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .distance import CosineSimilarity, Fold, PairwiseDistance, Unfold
 from .dropout import (

@@ -13,6 +13,7 @@ from itertools import chain, islice
 from typing import Any
 
 from ..._tensor import Tensor
+from ..._user_warnings import warn_at_user
 from ..parameter import Parameter
 from .module import Module, _addindent
 
@@ -22,6 +23,26 @@ def _abs_index(idx, n: int) -> int:
     if not -n <= idx < n:
         raise IndexError(f"index {idx} is out of range")
     return idx % n if n else idx
+
+
+_CONTAINER_DEPRECATED = (
+    "`nn.Container` is deprecated. All of its functionality is now implemented in "
+    "`nn.Module`. Subclass that instead.")
+
+
+class Container(Module):
+    """Deprecated: a Module built from keyword children. PyTorch warns (FutureWarning) when
+    it is subclassed and when it is built; `nn.Module` does all it did."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        warn_at_user(_CONTAINER_DEPRECATED, FutureWarning)
+        super().__init_subclass__(**kwargs)
+
+    def __init__(self, **kwargs: Module) -> None:
+        warn_at_user(_CONTAINER_DEPRECATED, FutureWarning)
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)
 
 
 class Sequential(Module):

@@ -8,13 +8,13 @@ post-hook sees the input gradients and calls `hook(module, grad_input, grad_outp
 
 from __future__ import annotations
 
-import itertools
 from typing import TYPE_CHECKING
 
 from ..._tensor import Tensor
 from ..._user_warnings import warn_at_user
 from ...autograd import grad_mode
 from ...autograd.function import Function
+from ...autograd.graph import RemovableHandle
 
 if TYPE_CHECKING:
     from .module import Module
@@ -24,28 +24,6 @@ _OUTPUT_ONLY_WARNING = (
     "Full backward hook is firing when gradients are computed with respect to module outputs "
     "since no inputs require gradients. See https://docs.pytorch.org/docs/main/generated/"
     "torch.nn.Module.html#torch.nn.Module.register_full_backward_hook for more details.")
-
-
-class RemovableHandle:
-    """Returned by `register_*_hook`; `remove()` unregisters the hook (also a context manager)."""
-
-    _next_id = itertools.count()
-
-    def __init__(self, hooks_dict: dict, *, extra_dict: dict | None = None) -> None:
-        self.hooks_dict = hooks_dict
-        self.extra_dict = extra_dict
-        self.id = next(RemovableHandle._next_id)
-
-    def remove(self) -> None:
-        self.hooks_dict.pop(self.id, None)
-        if self.extra_dict is not None:
-            self.extra_dict.pop(self.id, None)
-
-    def __enter__(self) -> RemovableHandle:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.remove()
 
 
 class _ModuleHookHandle(RemovableHandle):
