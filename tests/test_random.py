@@ -212,3 +212,27 @@ def test_default_layer_initialisation_draws_torchs_numbers(name, args, kwargs):
 def test_generator_repr_is_torchs_default_object_repr():
     e, t = repr(ember.Generator()), repr(torch.Generator())
     assert e.split(" at 0x")[0] == t.split(" at 0x")[0].replace("torch", "ember", 1)
+
+
+@pytest.mark.parametrize("seed", [1.5, 3.0, "3", True, None, np.int64(3), np.float64(2.0),
+                                  np.bool_(True), 7, -1, 2**63])
+def test_generator_manual_seed_takes_python_ints_only(seed):
+    # Generator.manual_seed is C++ in torch: a float, a bool, a str or a tensor is refused
+    # (a NumPy integer with CPython's words); torch.manual_seed first calls int() on it.
+    def outcome(lib, call):  # (`lib` picks the framework; the seed is the same object)
+        try:
+            return "ok", call(lib, seed).initial_seed()
+        except Exception as exc:  # noqa: BLE001 - the type and words are compared
+            return type(exc).__name__, str(exc)
+
+    for call in (lambda lib, s: lib.Generator().manual_seed(s),
+                 lambda lib, s: lib.manual_seed(s)):
+        assert outcome(ember, call) == outcome(torch, call)
+
+
+def test_generator_manual_seed_refuses_a_tensor_global_takes_it():
+    assert ember.manual_seed(ember.tensor(5)).initial_seed() == 5
+    with pytest.raises(RuntimeError, match="manual_seed expected a long, but got Tensor"):
+        ember.Generator().manual_seed(ember.tensor(5))
+    with pytest.raises(ValueError, match="invalid literal for int"):
+        ember.manual_seed("3x")

@@ -69,7 +69,7 @@ class Generator:
 
     def manual_seed(self, seed) -> Generator:
         """Seed the stream; only `seed mod 2**32` reaches the twister, as in PyTorch."""
-        seed = _check_seed(seed)
+        seed = _check_generator_seed(seed)
         self._seed = seed
         self._rs.seed(seed & 0xFFFFFFFF)
         self._fresh = True  # PyTorch writes next=0 (not 624) until the first draw
@@ -219,15 +219,24 @@ class Generator:
 
 
 def _check_seed(seed) -> int:
-    if hasattr(seed, "item") and not isinstance(seed, int):
-        seed = seed.item()
-    try:
-        seed = int(seed)
-    except (TypeError, ValueError):
-        raise TypeError(f"manual_seed expected a long, but got {type(seed).__name__}") from None
+    """A seed as `torch.manual_seed` takes it: anything `int()` takes (its own errors
+    propagate), within [-2**63, 2**64), negative ones wrapped to 64 bits."""
+    seed = int(seed)
     if not -(2**63) <= seed < 2**64:
         raise ValueError("Overflow when unpacking long long")
     return seed % 2**64
+
+
+def _check_generator_seed(seed) -> int:
+    """A seed as `Generator.manual_seed` takes it (PyTorch's C++ parser): a Python int only;
+    a NumPy integer is refused with CPython's words, anything else with PyTorch's."""
+    if isinstance(seed, np.integer):
+        raise TypeError("an integer is required")
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        t = type(seed)
+        name = f"numpy.{t.__name__}" if t.__module__ == "numpy" else t.__name__
+        raise RuntimeError(f"manual_seed expected a long, but got {name}")
+    return _check_seed(seed)
 
 
 # --- which of PyTorch's CPU kernels to reproduce -------------------------------

@@ -36,3 +36,26 @@ def test_batched_matrix_and_shapes():
     assert d.sample((4,)).shape == (4, 2, N)
     check_dist(lambda D, loc, c: D.MultivariateNormal(loc, (c + c.mT) / 2),
                [("log_prob", VALUE), "entropy"], LOC[0], m)
+
+
+@pytest.mark.parametrize("kind", ["covariance_matrix", "scale_tril"])
+def test_precision_matrix_comes_from_cholesky_inverse_of_the_factor(kind):
+    # torch forms the precision as cholesky_inverse(scale_tril): the same node chain, and
+    # values within float64 rounding of torch's (LAPACK's potri vs ember's composition).
+    import torch
+
+    import ember
+
+    m = SPD if kind == "covariance_matrix" else TRIL
+    chains, values = [], []
+    for lib in (ember, torch):
+        mat = lib.tensor(m, requires_grad=True)
+        p = lib.distributions.MultivariateNormal(lib.zeros(N, dtype=lib.float64),
+                                                 **{kind: mat}).precision_matrix
+        chains.append((type(p.grad_fn).__name__,
+                       type(p.grad_fn.next_functions[0][0]).__name__))
+        (g,) = lib.autograd.grad((p * lib.tensor(TRIL)).sum(), mat)
+        values.append((p.detach().numpy(), g.numpy()))
+    assert chains[0] == chains[1] == ("ExpandBackward0", "CholeskyInverseBackward0")
+    for got, want in zip(*values):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)

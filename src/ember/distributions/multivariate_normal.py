@@ -104,10 +104,10 @@ class MultivariateNormal(Distribution):
 
     @lazy_property
     def precision_matrix(self) -> Tensor:
-        from ..linalg import inv
+        # (from the factor, as PyTorch: (L L^T)^-1 by cholesky_inverse)
+        from ..linalg.solvers import cholesky_inverse
 
-        L = self._unbroadcasted_scale_tril
-        return self._full(inv(L @ L.mT))
+        return self._full(cholesky_inverse(self._unbroadcasted_scale_tril))
 
     @property
     def mean(self) -> Tensor:

@@ -100,13 +100,18 @@ def functional_call(module: Module, parameter_and_buffer_dicts, args=None, kwarg
     if isinstance(dicts, dict):
         merged = dict(dicts)
     else:
-        merged = {}
+        if not all(isinstance(d, dict) for d in dicts):
+            raise ValueError("Expected all elements of parameter_and_buffer_dicts to be "
+                             "dictionaries")
+        counts: dict = {}
         for d in dicts:
-            for k, v in d.items():
-                if k in merged:
-                    raise ValueError(f"{k} appeared in multiple dictionaries; behavior of "
-                                     "functional call is ambiguous")
-                merged[k] = v
+            for k in d:
+                counts[k] = counts.get(k, 0) + 1
+        repeated = [k for k, n in counts.items() if n > 1]
+        if repeated:  # (every repeated key, listed, as PyTorch words it)
+            raise ValueError(f"{repeated} appeared in multiple dictionaries; behavior of "
+                             "functional call is ambiguous")
+        merged = {k: v for d in dicts for k, v in d.items()}
     if args is None:
         args = ()
     elif not isinstance(args, tuple):

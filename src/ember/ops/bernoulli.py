@@ -126,7 +126,7 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
     """0/1 draws with probabilities `input` (or a float `p`), in input's dtype."""
     from .. import _grad_mode as grad_mode
 
-    g = _gen(generator, "bernoulli")
+    g = _gen(generator, "bernoulli", (input,) if p is None else (input, p), {"out": out})
     if out is not None:
         return _bernoulli_out(input, p, g, out, generator is not None)
     d = input._dtype

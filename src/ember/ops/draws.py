@@ -17,29 +17,16 @@ from .._core import mark_random
 from .._device import CPU
 from .._storage import Storage
 from .._tensor import Tensor, _make, _wrap
-from .._view import (
-    contiguous_strides,
-    dense_order,
-    is_contiguous,
-    is_non_overlapping_and_dense,
-    numel,
-)
+from .._view import contiguous_strides, is_contiguous, numel
+from .._view import like_strides as _like_strides
 from .registry import Primitive, batch_by_loop, bind, defbatch, nondifferentiable
 from .views import move_to_front
 
 
 def like_strides(x: Tensor) -> tuple[int, ...]:
-    """The strides `empty_like(x)` gives (PyTorch's preserve_format): x's dim order, dense."""
-    shape, stride = x._shape, x.stride()
-    if is_non_overlapping_and_dense(shape, stride):
-        return tuple(stride)
-    order = dense_order(stride)
-    out = [0] * len(shape)
-    acc = 1
-    for d in reversed(order):
-        out[d] = acc
-        acc *= max(shape[d], 1)
-    return tuple(out)
+    """The strides `empty_like(x)` gives (PyTorch's preserve_format): x's own when dense,
+    else dense in x's dim order, a stride-0 (expanded) dim keeping its row-major place."""
+    return _like_strides(x._shape, x.stride())
 
 
 def _draw_layout(args: tuple, params: dict):

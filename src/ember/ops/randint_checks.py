@@ -24,15 +24,19 @@ def _is_int(v) -> bool:
 
 def check_randint(args: tuple, size, low, high, generator) -> None:
     """PyTorch's parser refusing a call of `randint` that fits none of its overloads: one
-    or two int bounds, then a size (a sequence of ints), by position or keyword."""
+    or two int bounds, then a size (a sequence of ints), by position or keyword, and a
+    generator that is a Generator (or None)."""
     given = list(args)
     shape = size
     if shape is None and given and isinstance(given[-1], (tuple, list, Tensor)) and \
             not _is_int(given[-1]):
         shape = given.pop()
     bounds = given + [b for b in (low, high) if b is not None]
+    from ..random import Generator
+
     if shape is not None and _is_size(shape) and 1 <= len(bounds) <= 2 and \
-            all(_is_int(b) for b in bounds):
+            all(_is_int(b) for b in bounds) and (generator is None or
+                                                 isinstance(generator, Generator)):
         return
     from ._arg_parser_text import invalid_combination, tp_name
 

@@ -45,6 +45,7 @@ from ._common import same_meta, type_name, write_out
 from .creation import _sizes
 from .draws import draw, draw_like, like_strides
 from .fill import fill_p, zero_tangent
+from .generator_checks import checked_generator
 from .randint_checks import check_randint
 from .registry import (
     Family,
@@ -65,17 +66,10 @@ _grad_state = grad_mode.state
 
 # --- plumbing ------------------------------------------------------------------
 
-def _gen(generator, fn: str = "random"):
-    from ..random import Generator, default_generator
-
-    if generator is None:
-        return default_generator
-    if not isinstance(generator, Generator):
-        raise TypeError(
-            f"{fn}(): argument 'generator' must be torch.Generator, not "
-            f"{type(generator).__name__}"
-        )
-    return generator
+def _gen(generator, fn: str = "random", args: tuple = (), kwargs: dict | None = None):
+    """The Generator to draw from; a wrong `generator=` refused in PyTorch's parser's words
+    (see generator_checks.py: `args` / `kwargs` describe the call where it has overloads)."""
+    return checked_generator(fn, generator, args, kwargs)
 
 
 def _fmt(x) -> str:
@@ -237,12 +231,13 @@ def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None,
 def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad: bool = False, pin_memory: bool = False, names=None) -> Tensor:
     """Uniform samples in [0, 1): one 32-bit word each (float64: two)."""
+    g = _gen(generator, "rand", sizes, dict(size=size, out=out, dtype=dtype, device=device,
+                                             requires_grad=requires_grad))
     d = dt.get_default_dtype() if dtype is None else dtype
     _check_float(d, "check_uniform_bounds")
     shape = _sizes(sizes, "rand", size)
     if as_device(device).type == "meta":
         return _meta(shape, d).requires_grad_(requires_grad)
-    g = _gen(generator, "rand")
     k = 2 if d.is_complex else 1
     rd = _real(d)
     return write_out(_result(lambda n, c: K.uniform(g, n * k, rd, 0.0, 1.0), shape, None, d,
@@ -289,9 +284,10 @@ def _normal_maker(g, d: dt.dtype, mean: float, std: float):
 def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
            requires_grad: bool = False, pin_memory: bool = False, names=None) -> Tensor:
     """Standard normal samples (PyTorch's `normal_(0, 1)`)."""
+    g = _gen(generator, "randn", sizes, dict(size=size, out=out, dtype=dtype, device=device,
+                                              requires_grad=requires_grad))
     d = dt.get_default_dtype() if dtype is None else dtype
     _check_float(d, "normal_kernel_cpu")
-    g = _gen(generator, "randn")
     t = _normal_new(_sizes(sizes, "randn", size), None, d, 0.0, 1.0, g, device,
                     requires_grad)
     return write_out(t, out)
@@ -303,7 +299,8 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
 
     As PyTorch: draw N(0, 1) (or N(0, std) for a tensor mean and float std) into the
     result, then multiply by a tensor std and add the mean, as separate ops."""
-    g = _gen(generator, "normal")
+    g = _gen(generator, "normal", (mean, std) + (() if size is None else (size,)),
+             dict(out=out, dtype=dtype, device=device, requires_grad=requires_grad))
     tm, ts = isinstance(mean, Tensor), isinstance(std, Tensor)
     if not tm and not ts:
         if size is None:
@@ -459,6 +456,7 @@ def _random_maker(g, d: dt.dtype, frm, to):
 def random_(self: Tensor, *args, generator=None, **kwargs) -> Tensor:
     """random_() / random_(to) / random_(from, to): integers drawn uniformly."""
     frm, to = kwargs.pop("from", None), kwargs.pop("to", None)
+    g = _gen(generator, "random_", args, {"from": frm, "to": to})
     node = "RandomBackward0" if len(args) == 2 or frm is not None else \
         "RandomBackward1" if args or to is not None else "RandomBackward2"
     if kwargs:
@@ -471,7 +469,7 @@ def random_(self: Tensor, *args, generator=None, **kwargs) -> Tensor:
         raise TypeError(f"random_() takes at most 2 positional arguments ({len(args)} given)")
     if frm is None and to is not None:
         frm = 0
-    make = _random_maker(_gen(generator, "random_"), self._dtype, frm, to)
+    make = _random_maker(g, self._dtype, frm, to)
     return _inplace(self, node, lambda n, c: make(n))
 
 
@@ -511,6 +509,8 @@ def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None,
 def randperm(n: int, *, generator=None, out=None, dtype=None, layout=None, device=None,
              requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """A random permutation of 0..n-1."""
+    g = _gen(generator, "randperm", (n,), dict(out=out, dtype=dtype, device=device,
+                                                requires_grad=requires_grad))
     n = int(_scalar(n))
     d = dt.int64 if dtype is None else dtype
     if n < 0:
@@ -526,7 +526,6 @@ def randperm(n: int, *, generator=None, out=None, dtype=None, layout=None, devic
                            "overflow")
     if as_device(device).type == "meta":
         return _meta((n,), d).requires_grad_(requires_grad)
-    g = _gen(generator, "randperm")
 
     def make(count, c):  # count // n permutations, one after another (a batch: one each)
         k = count // n if n else 0
@@ -713,6 +712,11 @@ nondifferentiable(POISSON)
 
 # --- *_like ------------------------------------------------------------------------------
 
+def _like_kwargs(dtype, device, requires_grad, memory_format) -> dict:
+    return dict(dtype=dtype, device=device, requires_grad=requires_grad,
+                memory_format=memory_format)
+
+
 def _like_args(input: Tensor, dtype, device):
     d = input._dtype if dtype is None else dtype
     dev = input.device if device is None else as_device(device)
@@ -721,11 +725,12 @@ def _like_args(input: Tensor, dtype, device):
 
 def rand_like(input: Tensor, *, dtype=None, layout=None, device=None,
               requires_grad: bool = False, memory_format=None, generator=None) -> Tensor:
+    g = _gen(generator, "rand_like", (input,), _like_kwargs(dtype, device, requires_grad,
+                                                            memory_format))
     d, dev, stride = _like_args(input, dtype, device)
     _check_float(d, "check_uniform_bounds")
     if dev.type == "meta":
         return _meta(input._shape, d, stride).requires_grad_(requires_grad)
-    g = _gen(generator, "rand_like")
     k = 2 if d.is_complex else 1
     rd = _real(d)
     return _like_result(input, lambda n, c: K.uniform(g, n * k, rd, 0.0, 1.0), d, dev,
@@ -734,21 +739,23 @@ def rand_like(input: Tensor, *, dtype=None, layout=None, device=None,
 
 def randn_like(input: Tensor, *, dtype=None, layout=None, device=None,
                requires_grad: bool = False, memory_format=None, generator=None) -> Tensor:
+    g = _gen(generator, "randn_like", (input,), _like_kwargs(dtype, device, requires_grad,
+                                                             memory_format))
     d, dev, stride = _like_args(input, dtype, device)
     _check_float(d, "normal_kernel_cpu")
     if dev.type == "meta":
         return _meta(input._shape, d, stride).requires_grad_(requires_grad)
-    return _like_result(input, _normal_maker(_gen(generator, "randn_like"), d, 0.0, 1.0), d,
-                        dev, requires_grad)
+    return _like_result(input, _normal_maker(g, d, 0.0, 1.0), d, dev, requires_grad)
 
 
 def randint_like(input: Tensor, low=0, high=None, *, dtype=None, layout=None, device=None,
                  requires_grad: bool = False, memory_format=None, generator=None) -> Tensor:
+    g = _gen(generator, "randint_like", (input, low) if high is None else (input, low, high),
+             _like_kwargs(dtype, device, requires_grad, memory_format))
     if high is None:
         low, high = 0, low
     d, dev, stride = _like_args(input, dtype, device)
-    make = _random_maker(_gen(generator, "randint_like"), d, int(_scalar(low)),
-                         int(_scalar(high)))
+    make = _random_maker(g, d, int(_scalar(low)), int(_scalar(high)))
     if dev.type == "meta":
         return _meta(input._shape, d, stride).requires_grad_(requires_grad)
     return _like_result(input, lambda n, c: make(n), d, dev, requires_grad)

@@ -1,11 +1,12 @@
-"""Statistics: var, std, var_mean, std_mean, norm, median, nanmedian, mode, quantile,
+"""Statistics: norm, median, nanmedian, mode, quantile,
 nanquantile, and dist (a composite of other ops; cov and corrcoef: covariance.py).
 
 Order statistics (median, mode, quantile) pick elements, so their gradient flows to
 the chosen positions only (a scatter / gather); an index-finding kernel does the
 sorting and the values are gathered with differentiable ops.
 
-var / std, the vector norm and the full median are members of the `reduce` family;
+var / std / var_mean / std_mean live in spread.py (re-exported here); the vector norm and
+the full median are members of the `reduce` family;
 median / nanmedian with a dim and mode are members of `pick` (see reduce.py).
 """
 
@@ -19,10 +20,8 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor
-from .._user_warnings import warn_at_user
 from ..amp.autocast_mode import autocast_op
 from . import _stl_sort
-from ._arg_parser_text import invalid_combination
 from ._batching import front
 from ._common import type_name, write_out
 from ._out_checks import check_values_indices_out
@@ -55,6 +54,7 @@ from .registry import (
     rename_node,
     saves,
 )
+from .spread import std, std_mean, var, var_mean
 
 
 def _axis(a, dims):
@@ -67,161 +67,6 @@ def _work(a):
 
 def _real_meta(x, *, dims, keepdim, **_):
     return reduced_shape(x._shape, dims, keepdim), x._dtype.to_real()
-
-
-# --- var / std ---------------------------------------------------------------------------
-
-def _dof(shape, dims, correction) -> float:
-    n = math.prod(shape[d] for d in dims) if shape else 1
-    return builtins.max(n - correction, 0)
-
-
-def _var_kernel(a, *, dims, keepdim, correction, root=False):
-    if a.ndim == 0:
-        r = _var_kernel(a.reshape(1), dims=(0,), keepdim=False, correction=correction,
-                        root=root)
-        return r.reshape(())
-    w = _work(a)
-    axis = _axis(a, dims)
-    dev = w - np.mean(w, axis=axis, keepdims=True) if w.size else w.copy()
-    sq = (dev * dev.conj()).real if dev.dtype.kind == "c" else np.multiply(dev, dev, out=dev)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r = np.sum(sq, axis=axis, keepdims=keepdim) / _dof(a.shape, dims if a.ndim else (),
-                                                            correction)
-        if root:
-            r = np.sqrt(r)
-    return np.asarray(r, dtype=a.real.dtype if a.dtype.kind == "c" else a.dtype)
-
-
-def _var_grad(g, x, dims, keepdim, correction):
-    dof = _dof(x._shape, dims if x.ndim else (), correction)
-    scale = 2.0 / dof if dof > 0 else math.inf
-    centred = x - x.mean(dims, keepdim=True)
-    return expand_back(g, x._shape, dims, keepdim) * scale * centred
-
-
-def _var_vjp(g, out, x, *, dims, keepdim, correction, root):
-    from .ternary import where
-
-    if not root:
-        return _var_grad(g, x, dims, keepdim, correction)
-    # NOTE: where the std is 0 the gradient is 0 (not NaN), as in PyTorch's std_backward.
-    zero = out == 0
-    half = where(zero, 0, g / (2 * where(zero, 1, out)))
-    return _var_grad(half, x, dims, keepdim, correction)
-
-
-def _var_jvp(primals, tangents, out, *, dims, keepdim, correction, root):
-    # d var = 2 / dof * sum(Re(conj(x - mean) t)); d std = d var / (2 std), 0 where std is 0
-    from .ternary import where
-
-    x, t = primals[0], tangents[0]
-    dof = _dof(x._shape, dims if x.ndim else (), correction)
-    scale = 2.0 / dof if dof > 0 else math.inf
-    centred = x - x.mean(dims, keepdim=True)
-    prod = (centred.conj() * t).real if x._dtype.is_complex else centred * t
-    d = prod.sum(dims, keepdim=keepdim) * scale
-    if not root:
-        return d
-    zero = out == 0
-    return where(zero, 0, d / (2 * where(zero, 1, out)))
-
-
-def _var_member(name: str, root: bool):
-    def kernel(a, *, dims, keepdim, correction):
-        return _var_kernel(a, dims=dims, keepdim=keepdim, correction=correction, root=root)
-
-    m = reduction(name, kernel, _real_meta)
-    # (as PyTorch: var's node keeps its input only, std's its result as well)
-    defvjp(m, lambda g, out, x, **p: _var_vjp(g, out, x, root=root, **p), save_output=root)
-    defjvp(m, lambda primals, tangents, out, **p: _var_jvp(primals, tangents, out, root=root,
-                                                           **p))
-    return m
-
-
-# var and std (its square root); std's VJP reads the output
-VAR = _var_member("var", False)
-STD = _var_member("std", True)
-
-
-def _spread_signatures(name: str) -> tuple[str, ...]:
-    out = ", *, Tensor out = None" if name in ("var", "std") else ""
-    return (f"(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False{out})",
-            "(Tensor input, tuple of ints dim = None, *, Number correction = None, "
-            f"bool keepdim = False{', Tensor out = None' if out else ''})",
-            "(Tensor input, bool unbiased = True)")
-
-
-def _correction(name: str, input: Tensor, dim, unbiased, correction):
-    if isinstance(dim, bool):  # var(x, False): the legacy positional `unbiased`
-        dim, unbiased = None, dim
-    bad = correction is not None and not isinstance(correction, (int, float, np.number)) and \
-        not (isinstance(correction, Tensor) and correction.ndim == 0)
-    if bad or (unbiased is not None and correction is not None):
-        # (PyTorch's parser: no overload takes both, nor a correction that is no number;
-        # ember names `dim`, when given, as a keyword)
-        given = {} if dim is None else {"dim": dim}
-        given.update({"correction": correction} if unbiased is None else
-                     {"unbiased": unbiased, "correction": correction})
-        raise invalid_combination(name, _spread_signatures(name), (input,), given)
-    if correction is None:
-        correction = 0 if unbiased is False else 1
-    return dim, correction
-
-
-def _require_floating(input: Tensor, name: str) -> None:
-    if input._dtype._kind < 2:
-        raise RuntimeError(f"{name} only support floating point and complex dtypes")
-
-
-def _spread(input: Tensor, dim, unbiased, keepdim: bool, correction, root: bool,
-            name: str) -> Tensor:
-    """var (or std, with `root`) of input; `name` is the op the user called, which
-    PyTorch's degrees-of-freedom warning names (var_mean's says "var_mean()")."""
-    dim, c = _correction(name, input, dim, unbiased, correction)
-    _require_floating(input, "std and var")
-    dims = norm_dims(dim, input.ndim)
-    if _dof(input._shape, dims if input.ndim else (), c) <= 0:
-        warn_at_user(
-            f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
-            "than the reduction factor (input numel divided by output numel).")
-    return apply(reduce_p, input, fn=STD if root else VAR, dims=dims, keepdim=keepdim,
-                 correction=c)
-
-
-def _var_like(name: str, root: bool):
-    def op(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *,
-           correction=None, out=None) -> Tensor:
-        return write_out(_spread(input, dim, unbiased, keepdim, correction, root, name), out)
-
-    op.__name__ = name
-    return op
-
-
-var = _var_like("var", False)
-var.__doc__ = "Variance over `dim` with Bessel's `correction` (1 unless unbiased=False)."
-std = _var_like("std", True)
-std.__doc__ = "Standard deviation over `dim` (sqrt of `var`)."
-
-
-def var_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *,
-             correction=None, out=None):
-    """(var, mean) over `dim`, as a tuple."""
-    _require_floating(input, "var_mean")
-    v = _spread(input, dim, unbiased, keepdim, correction, False, "var_mean")
-    dim, _ = _correction("var_mean", input, dim, unbiased, correction)
-    m = input.mean(dim, keepdim=keepdim)
-    return tuple(write_out((v, m), out)) if out is not None else (v, m)
-
-
-def std_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *,
-             correction=None, out=None):
-    """(std, mean) over `dim`, as a tuple."""
-    _require_floating(input, "std_mean")
-    s = _spread(input, dim, unbiased, keepdim, correction, True, "std_mean")
-    dim, _ = _correction("std_mean", input, dim, unbiased, correction)
-    m = input.mean(dim, keepdim=keepdim)
-    return tuple(write_out((s, m), out)) if out is not None else (s, m)
 
 
 # --- norm ----------------------------------------------------------------------------
