@@ -26,6 +26,7 @@ SKIP = {
     "resize_": "changes the shape; a view cannot be resized in place",
     "resize_as_": "changes the shape; a view cannot be resized in place",
     "share_memory_": "moves the storage into shared memory, keeps every value",
+    "set_": "points the tensor at another storage, writes no data",
     **dict.fromkeys(["t_", "transpose_", "swapaxes_", "swapdims_", "squeeze_", "unsqueeze_",
                      "as_strided_"], "re-describes the tensor (shape, strides), writes no data"),
 }
