@@ -55,3 +55,15 @@ def test_forward_hook_removed_by_handle():
     h.remove()
     m(ember.ones(1))
     assert seen == [1]
+
+
+def test_handle_prints_as_torchs_under_the_alias(tmp_path):
+    import subprocess
+    import sys
+
+    prog = tmp_path / "prog.py"
+    prog.write_text("import torch\n"
+                    "print(type(torch.zeros(1, requires_grad=True).register_hook(lambda g: g)))")
+    out = subprocess.run([sys.executable, "-m", "ember.run", str(prog)], capture_output=True,
+                         text=True, timeout=120)
+    assert out.stdout.strip() == "<class 'torch.utils.hooks.RemovableHandle'>", out.stderr

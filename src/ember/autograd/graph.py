@@ -63,6 +63,7 @@ class RemovableHandle:
     `torch.utils.hooks.RemovableHandle`, which is where ember exports it too. It holds the
     dicts strongly (PyTorch holds weak references; plain dicts cannot be weakly referenced)."""
 
+    __module__ = "ember.utils.hooks"  # (where PyTorch defines it, and programs print it)
     next_id: int = 0
 
     def __init__(self, hooks_dict: dict, *, extra_dict: dict | list | None = None) -> None:

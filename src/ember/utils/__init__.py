@@ -1,7 +1,7 @@
 """ember.utils: data loading (`ember.utils.data`), file formats (`ember.utils.safetensors`),
 and seeing inside: `explain_tensor`, graph drawings (`viz`), memory (`memory`), `tensorboard`."""
 
-from . import data
+from . import data, hooks
 from .tensor_explainer import explain_tensor
 
 
