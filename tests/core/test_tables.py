@@ -73,7 +73,9 @@ def test_the_inventory_script_prints_the_count_and_the_fused_list():
                          timeout=120)
     assert out.returncode == 0, out.stderr
     count = int(re.match(r"(\d+) primitives", out.stdout).group(1))  # (this process may
-    assert count <= len(primitives) and count <= 110  # hold primitives that tests defined)
+    # (the core's, as test_the_primitive_set_is_small counts them: the script imports no
+    # MLX face)
+    assert count <= len(primitives) and count <= 111  # hold primitives that tests defined)
     assert re.search(rf"vjp +{count} / {count}", out.stdout)
     assert f"{len(FUSED)} fused primitives:" in out.stdout
     assert "native_layer_norm" in out.stdout
@@ -117,7 +119,9 @@ def test_the_primitive_set_is_small():
     # convert, gather at a pattern. LAPACK's sytrf / sytrs (linalg.ldl_factor_ex,
     # ldl_solve) and ATen's native_channel_shuffle are kernels torch gives no derivative;
     # var_mean / std_mean are one kernel with two outputs and one node each, as PyTorch's
-    # VarMeanBackward0 / StdMeanBackward0, which save different things)
-    assert len([p for p in primitives if not p.name.startswith("mlx_")]) <= 110
+    # VarMeanBackward0 / StdMeanBackward0, which save different things; linalg_matrix_exp's
+    # VJP is PyTorch's Frechet rule, exp of a block matrix, where differentiating its Taylor
+    # polynomial is off by ~1e-4)
+    assert len([p for p in primitives if not p.name.startswith("mlx_")]) <= 111
     families = {p.name: len(p.members) for p in primitives if isinstance(p, Family)}
     assert families.get("unary", 0) >= 60 and families.get("binary", 0) >= 15

@@ -1,5 +1,5 @@
 """torch.func sweep of the matrix products and linear algebra (matmul, addmm, einsum, cross,
-trace, the fft, inv, det, slogdet, solve, pinv, cholesky, qr, svd, eigh, eig, lu): jvp,
+trace, the fft, inv, det, slogdet, solve, pinv, cholesky, matrix_exp, qr, svd, eigh, eig, lu): jvp,
 vmap and vjp against torch. Factorisations are compared through what does not depend on
 their sign or phase conventions (singular values, |U|, the product back), except where both
 frameworks run the same LAPACK routine."""
@@ -77,6 +77,8 @@ CASES = [
         [(3, 2)], complex=False),
     _la("linalg_cholesky", lambda m, a: (m.linalg.cholesky(_spd(m, a)),
                                          m.linalg.cholesky(_spd(m, a), upper=True))),
+    _la("linalg_matrix_exp", lambda m, a: (m.linalg.matrix_exp(a), m.matrix_exp(0.1 * a[:1, :1]),
+                                           m.linalg.matrix_exp(4 * a))),
     _la("linalg_qr", lambda m, a: tuple(m.linalg.qr(a)) + tuple(m.linalg.qr(a[:, :2])),
         [(3, 3)]),
     _la("linalg_qr_each", lambda m, a: (m.linalg.qr(a).Q * 1, m.linalg.qr(a).R * 1,

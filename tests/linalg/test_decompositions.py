@@ -15,7 +15,7 @@ import torch
 import ember
 from ember import linalg as L
 
-from helpers import assert_same, check_grads, check_op, rand_array
+from helpers import assert_same, check_grads, check_op, rand_array, same_message
 
 TL = torch.linalg
 
@@ -59,6 +59,97 @@ def test_cholesky_not_positive_definite():
             L.cholesky(ember.tensor(arr))
         assert str(e_info.value) == str(t_info.value)
         assert isinstance(e_info.value, RuntimeError)
+
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128], ids=str)
+def test_cholesky_upper_reads_the_upper_triangle(dtype):
+    # LAPACK factors the triangle it is told to: a non-Hermitian input shows which one
+    a = spd(3, (2,), dtype)
+    a[..., 0, 1] += 0.5 + (0.25j if dtype == np.complex128 else 0)
+    a[..., 2, 0] -= 0.75
+    for upper in (False, True):
+        e, t = L.cholesky(ember.tensor(a), upper=upper), TL.cholesky(torch.tensor(a), upper=upper)
+        assert_same(e, t)
+    if dtype == np.complex128:  # a real diagonal and zero triangle: +0j, as LAPACK writes them
+        u = L.cholesky(ember.tensor(a), upper=True).numpy()
+        assert not np.signbit(u.imag[..., [0, 1, 2], [0, 1, 2]]).any()
+        assert not np.signbit(u.imag[..., 1, 0]).any()
+
+
+def test_cholesky_nan_pivot_is_not_positive_definite():
+    # LAPACK's potrf stops on a NaN pivot (OpenBLAS's, under NumPy, lets it through)
+    for arr in ([[np.nan, 0.0], [0.0, 1.0]], [[1.0, np.nan], [np.nan, 1.0]],
+                [[4.0, 0, 0], [0, 1, 0], [0, 0, np.nan]]):
+        a = np.array(arr)
+        assert "is not positive-definite" in same_message(
+            lambda lib, a=a: lib.linalg.cholesky(lib.tensor(a)))
+        e, t = L.cholesky_ex(ember.tensor(a)), TL.cholesky_ex(torch.tensor(a))
+        assert_same(e.info, t.info)
+        assert_same(e.L, t.L, equal_nan=True)
+
+
+def _not_pd_cases():
+    four = np.array([[4.0, 2, 1, 0.5], [2, 5, 1, 1], [1, 1, 0.2, 1], [0.5, 1, 1, 3]])
+    out = {"order 3 of 4": four, "first": -np.eye(3), "zero pivot": np.diag([0.0, 1.0]),
+           "last": four + np.diag([0, 0, 9, -6.0])}
+    rng = np.random.default_rng(0)
+    big = rng.standard_normal((70, 70))
+    big = big @ big.T
+    big[40, 40] = -50.0  # fails inside LAPACK's first 64-wide block
+    out["70x70"] = big
+    big2 = big.copy()
+    big2[40, 40] = 75.0
+    big2[66, 66] = -50.0  # fails in the second block
+    out["70x70 late"] = big2
+    return out
+
+
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("name", list(_not_pd_cases()))
+def test_cholesky_ex_returns_lapacks_partial_factor(name, upper):
+    # what potrf leaves when it stops: the factored columns, the failing pivot's value
+    # (not rooted), the rest of the triangle as read; PyTorch returns it as L
+    a = _not_pd_cases()[name]
+    e, t = L.cholesky_ex(ember.tensor(a), upper=upper), TL.cholesky_ex(torch.tensor(a),
+                                                                        upper=upper)
+    assert_same(e.info, t.info)
+    # the factored columns are solves rounded in another order than LAPACK's blocked ones
+    assert_same(e.L, t.L, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex128], ids=str)
+def test_cholesky_ex_partial_factor_batched_and_complex(dtype):
+    bad = np.array([[4.0, 2 - 1j], [1 + 3j, -5.0]]) if dtype == np.complex128 else \
+        np.array([[4.0, 2.0], [2.0, -5.0]])
+    a = np.stack([bad, spd(2, dtype=dtype)]).astype(dtype)
+    for upper in (False, True):
+        e, t = L.cholesky_ex(ember.tensor(a), upper=upper), TL.cholesky_ex(torch.tensor(a),
+                                                                            upper=upper)
+        assert_same(e.info, t.info)
+        assert_same(e.L, t.L)
+    v = ember.func.vmap(L.cholesky_ex)(ember.tensor(a))
+    assert_same(v.info, TL.cholesky_ex(torch.tensor(a)).info)
+    for shape in ((2, 0, 0), (0, 2, 2)):  # empty: nothing fails
+        e, t = L.cholesky_ex(ember.zeros(shape)), TL.cholesky_ex(torch.zeros(shape))
+        assert_same(e.L, t.L)
+        assert_same(e.info, t.info)
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_ex_failed_factor_has_torchs_node_and_gradient(upper):
+    # PyTorch differentiates the partial factor with the usual formula: so does ember
+    a = np.array([[4.0, 2.0, 0.5], [2.0, -5.0, 1.0], [0.5, 1.0, 3.0]])
+    w = rand_array((3, 3), np.float64, seed=3)
+    xe = ember.tensor(a, requires_grad=True)
+    xt = torch.tensor(a, requires_grad=True)
+    le, lt = L.cholesky_ex(xe, upper=upper).L, TL.cholesky_ex(xt, upper=upper).L
+    assert type(le.grad_fn).__name__ == type(lt.grad_fn).__name__ == "LinalgCholeskyExBackward0"
+    (le * ember.tensor(w)).sum().backward()
+    (lt * torch.tensor(w)).sum().backward()
+    assert_same(xe.grad, xt.grad)
+    with pytest.raises(L.LinAlgError, match="linalg.cholesky_ex: The factorization"):
+        L.cholesky_ex(ember.tensor(a), check_errors=True)
 
 
 # --- qr -------------------------------------------------------------------------------------

@@ -89,6 +89,49 @@ def test_matrix_exp_checks_aliases_and_low_precision():
         half.numpy(), ember.linalg.matrix_exp(ember.tensor(a).half().float()).half().numpy())
 
 
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128], ids=str)
+@pytest.mark.parametrize("scale", [1e-3, 0.2, 1.0, 5.0])
+def test_matrix_exp_gradient_is_torchs_frechet_rule(scale, dtype):
+    # PyTorch's VJP is exp([[A^H, G], [0, A^H]])'s top-right block, the polynomial picked
+    # for that block's norm (differentiating the polynomial picked for A is off by ~1e-4)
+    a = (rand_array((2, 3, 3), dtype, seed=11) * scale).astype(dtype)
+    big = float(np.exp(2 * np.abs(a).sum(-2).max()))  # gradients grow like exp(2|A|)
+    tol = dict(rtol=1e-4, atol=1e-5 * big) if dtype == np.float32 else \
+        dict(rtol=1e-10, atol=1e-12 * big)
+    check_op(ember.linalg.matrix_exp, torch.linalg.matrix_exp, a, grad_rtol=tol["rtol"],
+             grad_atol=tol["atol"], **tol)
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (1, 1), (2, 2), (3, 2, 2)], ids=str)
+def test_matrix_exp_node_is_torchs_and_not_a_view(shape):
+    a = ember.arange(float(np.prod(shape))).reshape(shape).mul(0.1).requires_grad_()
+    t = torch.arange(float(np.prod(shape))).reshape(shape).mul(0.1).requires_grad_()
+    for fn in (lambda L, x: L.linalg.matrix_exp(x), lambda L, x: L.matrix_exp(x),
+               lambda L, x: x.matrix_exp()):
+        e, w = fn(ember, a), fn(torch, t)
+        assert type(e.grad_fn).__name__ == type(w.grad_fn).__name__ == "LinalgMatrixExpBackward0"
+        assert e._is_view() == w._is_view() is False
+        assert e.stride() == w.stride()
+
+
+def test_matrix_exp_double_backward_and_forward_mode_match_torch():
+    a = rand_array((3, 3), np.float64, seed=12)
+    v = rand_array((3, 3), np.float64, seed=13)
+    outs = []
+    for L in (ember, torch):
+        x = L.tensor(a, requires_grad=True)
+        (g,) = L.autograd.grad((L.linalg.matrix_exp(x) ** 2).sum(), x, create_graph=True)
+        (gg,) = L.autograd.grad((g * L.tensor(v)).sum(), x)
+        _, tangent = L.func.jvp(L.linalg.matrix_exp, (L.tensor(a),), (L.tensor(v),))
+        outs.append((g.detach().numpy(), gg.numpy(), tangent.numpy()))
+    for e, t in zip(*outs):
+        np.testing.assert_allclose(e, t, rtol=1e-10, atol=1e-12)
+    check_grads(ember.linalg.matrix_exp, a, rtol=1e-6)
+    batched = ember.func.vmap(ember.linalg.matrix_exp)(ember.tensor(np.stack([a, 0.1 * v])))
+    np.testing.assert_allclose(batched.numpy(), torch.linalg.matrix_exp(
+        torch.tensor(np.stack([a, 0.1 * v]))).numpy(), rtol=1e-12, atol=1e-14)
+
 def test_orgqr_is_householder_product():
     a = rand_array((5, 3), np.float64, seed=3)
     tau = rand_array((2,), np.float64, 0.5, 1.5, seed=4)

@@ -453,3 +453,61 @@ def test_det_sign_of_zero_in_a_batch():
         e, t = fn(ember, ember.tensor(a)).numpy(), fn(torch, torch.tensor(a)).numpy()
         np.testing.assert_array_equal(e, t)
         np.testing.assert_array_equal(np.signbit(e), np.signbit(t))
+
+
+# Batches that do not broadcast: PyTorch's broadcast message, B's (or the tolerance's) size
+# named first, lstsq's A's; never NumPy's ValueError from inside a kernel.
+_BATCH_CLASH = {
+    "solve": lambda L, A, B: L.linalg.solve(A, B),
+    "solve left=False": lambda L, A, B: L.linalg.solve(A, B.mT, left=False),
+    "solve_ex": lambda L, A, B: L.linalg.solve_ex(A, B),
+    "solve_triangular": lambda L, A, B: L.linalg.solve_triangular(A, B, upper=True),
+    "solve_triangular right": lambda L, A, B: L.linalg.solve_triangular(A, B.mT, upper=False,
+                                                                          left=False),
+    "triangular_solve": lambda L, A, B: L.triangular_solve(B, A),
+    "cholesky_solve": lambda L, A, B: L.cholesky_solve(B, A),
+    "lu_solve": lambda L, A, B: L.linalg.lu_solve(*L.linalg.lu_factor(A), B),
+    "ldl_solve": lambda L, A, B: L.linalg.ldl_solve(*L.linalg.ldl_factor(A), B),
+    "lstsq": lambda L, A, B: L.linalg.lstsq(A, B),
+    "pinv atol": lambda L, A, B: L.linalg.pinv(A, atol=B[..., 0, 0]),
+    "matrix_rank atol": lambda L, A, B: L.linalg.matrix_rank(A, atol=B[..., 0, 0]),
+}
+
+
+@pytest.mark.parametrize("name", list(_BATCH_CLASH))
+@pytest.mark.parametrize("batches", [((3,), (4,)), ((2, 3), (2, 4)), ((3, 1), (2, 4))],
+                         ids=str)
+def test_batches_that_do_not_broadcast(name, batches):
+    a = wellcond(2, batches[0])
+    b = rand_array(batches[1] + (2, 1), np.float64, seed=1)
+    msg = same_message(lambda lib: _BATCH_CLASH[name](lib, lib.tensor(a), lib.tensor(b)))
+    assert "must match the size of tensor b" in msg
+
+
+_SINGULAR_EX = [np.ones((2, 2)), np.ones((3, 3)), [[1.0, 2.0], [2.0, 4.0]], np.zeros((2, 2)),
+                [[0.0, 1.0], [0.0, 1.0]], [[1.0, 2, 3], [2, 4, 6], [1, 1, 1]]]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=str)
+@pytest.mark.parametrize("k", range(len(_SINGULAR_EX)))
+def test_ex_variants_run_on_through_a_zero_pivot(k, dtype):
+    # getrf + getrs divide by the zero pivot (inf, -inf, nan) rather than stop: PyTorch
+    # returns that, not nan throughout; exact, as it is the same few operations
+    a = np.asarray(_SINGULAR_EX[k], dtype)
+    n = a.shape[-1]
+    for fn in (lambda L, x: L.linalg.inv_ex(x),
+               lambda L, x: L.linalg.solve_ex(x, L.arange(1.0, n + 1, dtype=x.dtype)),
+               lambda L, x: L.linalg.solve_ex(x[None].expand(2, n, n),
+                                              L.ones(2, n, 1, dtype=x.dtype))):
+        e, t = fn(ember, ember.tensor(a)), fn(torch, torch.tensor(a))
+        assert_same(e.info, t.info)
+        np.testing.assert_array_equal(e[0].numpy(), t[0].numpy())
+
+
+def test_inv_ex_keeps_good_matrices_and_their_gradients():
+    a = np.stack([wellcond(2), np.ones((2, 2))])
+    e = L.inv_ex(ember.tensor(a, requires_grad=True))
+    t = TL.inv_ex(torch.tensor(a, requires_grad=True))
+    assert_same(e.info, t.info)
+    assert_same(e.inverse[0], t.inverse[0])
+    np.testing.assert_array_equal(e.inverse[1].detach().numpy(), t.inverse[1].detach().numpy())

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
 from ..amp.autocast_mode import autocast_op
 from ..ops._linalg_batch import leading
-from ..ops.creation import eye
+from ..ops.creation import eye, zeros
 from ..ops.join import cat
 from ..ops.linalg_ops import diag_embed
 from ..ops.reduce import return_type
@@ -35,9 +36,18 @@ from ._common import (
     svd_np,
     torch_args,
 )
-from .solvers import run_ex, solve_triangular
+from .solvers import solve_triangular
 
 # --- cholesky ---------------------------------------------------------------------------
+
+
+def _fails(m: np.ndarray) -> bool:
+    """Whether LAPACK's potrf stops on `m` (lower triangle read): a pivot that is not
+    positive, or NaN (OpenBLAS, under NumPy, lets a NaN pivot through; LAPACK does not)."""
+    try:
+        return bool(np.isnan(np.diagonal(np.linalg.cholesky(m))).any())
+    except np.linalg.LinAlgError:
+        return True
 
 
 def _not_pd_order(m: np.ndarray) -> int:
@@ -45,37 +55,103 @@ def _not_pd_order(m: np.ndarray) -> int:
     lo, hi = 1, m.shape[-1]
     while lo < hi:
         mid = (lo + hi) // 2
-        try:
-            np.linalg.cholesky(m[:mid, :mid])
-            lo = mid + 1
-        except np.linalg.LinAlgError:
+        if _fails(m[:mid, :mid]):
             hi = mid
+        else:
+            lo = mid + 1
     return lo
 
 
-def _cholesky_kernel(a, *, upper):
+def _partial_factor(m: np.ndarray, k: int) -> np.ndarray:
+    """What potrf leaves when pivot `k` (1-based) fails: the first k-1 columns of L, the
+    failing pivot's value (a_kk minus its row's squares, not rooted) on the diagonal, and
+    the rest of the lower triangle as it was read."""
+    j = k - 1
+    out = np.tril(m)
+    if j:
+        L11 = np.linalg.cholesky(m[:j, :j])
+        out[:j, :j] = L11
+        out[j:, :j] = np.linalg.solve(L11, m[j:, :j].conj().T).conj().T
+    out[j, j] = m[j, j].real - np.sum(np.abs(out[j, :j]) ** 2)
+    return out
+
+
+def _potrf2(a: np.ndarray) -> int:
+    """Reference LAPACK's recursive potrf2 on the lower triangle of `a`, in place: factor
+    the leading half, solve the block below it, update the trailing half, recurse. Returns
+    the 1-based order of a failing pivot, 0 when all factor."""
+    n = a.shape[0]
+    if n == 1:
+        d = a[0, 0].real
+        if not d > 0:
+            return 1
+        a[0, 0] = np.sqrt(d)
+        return 0
+    n1 = n // 2
+    k = _potrf2(a[:n1, :n1])
+    if k:
+        return k
+    a[n1:, :n1] = np.linalg.solve(a[:n1, :n1], a[n1:, :n1].conj().T).conj().T
+    a[n1:, n1:] -= np.tril(a[n1:, :n1] @ a[n1:, :n1].conj().T)
+    k = _potrf2(a[n1:, n1:])
+    return k + n1 if k else 0
+
+
+def _reference_partial(m: np.ndarray) -> np.ndarray:
+    """What reference LAPACK's potrf (MLX's) leaves: blocks of 64 columns, each updated by
+    the columns before it and factored by potrf2, the rows below solved once it factors."""
+    a = np.tril(m)
+    n, nb = a.shape[0], 64
+    for j in range(0, n, nb):
+        e = min(j + nb, n)
+        a[j:e, j:e] -= np.tril(a[j:e, :j] @ a[j:e, :j].conj().T)
+        if _potrf2(a[j:e, j:e]):
+            break
+        a[e:, j:e] -= a[e:, :j] @ a[j:e, :j].conj().T
+        a[e:, j:e] = np.linalg.solve(a[j:e, j:e], a[e:, j:e].conj().T).conj().T
+    return a
+
+
+def _factor_lower(m: np.ndarray, partial) -> np.ndarray:
+    """L of each matrix's lower triangle; a matrix that does not factor raises PyTorch's
+    error, or gives the partial factor that PyTorch's LAPACK (`partial` True: cholesky_ex)
+    or reference LAPACK (`partial` "reference": MLX's) leaves."""
     try:
-        low = np.linalg.cholesky(a)
+        low = np.linalg.cholesky(m)
+        if not np.isnan(np.diagonal(low, axis1=-2, axis2=-1)).any():
+            return low
     except np.linalg.LinAlgError:
-        raise _not_pd(a) from None
-    return fortran(np.swapaxes(low, -1, -2).conj() if upper else low)
-
-
-def _not_pd(a: np.ndarray) -> LinAlgError:
-    flat = a.reshape((-1,) + a.shape[-2:])
-    for i, m in enumerate(flat):
-        try:
-            np.linalg.cholesky(m)
-        except np.linalg.LinAlgError:
-            return LinAlgError(
-                f"linalg.cholesky: {batch_prefix(a.shape, i)}The factorization could not be "
+        pass
+    flat = m.reshape((-1,) + m.shape[-2:])
+    out = np.empty_like(flat)
+    for i, mi in enumerate(flat):
+        k = _not_pd_order(mi) if _fails(mi) else 0
+        if k and not partial:
+            raise LinAlgError(
+                f"linalg.cholesky: {batch_prefix(m.shape, i)}The factorization could not be "
                 "completed because the input is not positive-definite (the leading minor of "
-                f"order {_not_pd_order(m)} is not positive-definite)."
-            )
-    return LinAlgError("linalg.cholesky: the input is not positive-definite.")
+                f"order {k} is not positive-definite).")
+        if k and partial == "reference":
+            out[i] = _reference_partial(mi)
+        else:
+            out[i] = _partial_factor(mi, k) if k else np.linalg.cholesky(mi)
+    return out.reshape(m.shape)
 
 
-def _cholesky_vjp(g, out, A, *, upper):
+def _cholesky_kernel(a, *, upper, partial=False):
+    # NOTE: LAPACK reads the triangle it is told to: `upper` factors A's upper triangle as
+    # U^H U, which is the lower factor of A^H (conjugate-transposed back).
+    if not upper:
+        return fortran(_factor_lower(a, partial))
+    u = np.triu(np.swapaxes(_factor_lower(np.swapaxes(a, -1, -2).conj(), partial), -1, -2)
+                .conj())
+    if np.iscomplexobj(u):  # a real diagonal (+0j, as LAPACK's, not conj's -0j)
+        idx = np.arange(u.shape[-1])
+        u[..., idx, idx] = u[..., idx, idx].real
+    return fortran(u)
+
+
+def _cholesky_vjp(g, out, A, *, upper, partial=False):
     L = out.mH if upper else out
     gL = g.mH if upper else g
     P = (L.mH @ gL).tril()
@@ -86,16 +162,17 @@ def _cholesky_vjp(g, out, A, *, upper):
 
 
 cholesky_p = Primitive("linalg_cholesky", _cholesky_kernel,
-                       lambda A, *, upper: (A._shape, A._dtype, fortran_strides(A._shape)),
+                       lambda A, *, upper, partial=False: (A._shape, A._dtype,
+                                                           fortran_strides(A._shape)),
                        grad_name="LinalgCholeskyExBackward0")
 defvjp(cholesky_p, _cholesky_vjp, reads=((),), save_output=True)
 
 
-def _cholesky_jvp(primals, tangents, out, *, upper):
+def _cholesky_jvp(primals, tangents, out, *, upper, partial=False):
     """dL = L Phi(L^-1 dA L^-H), Phi = the strict lower triangle and half the diagonal;
-    dA is what the kernel reads (its lower triangle, mirrored)."""
+    dA is what the kernel reads (its lower or upper triangle, mirrored)."""
     L = out.mH if upper else out
-    dA = hermitian_part(tangents[0], "L")
+    dA = hermitian_part(tangents[0], "U" if upper else "L")
     Y = solve_triangular(L, dA, upper=False)
     X = solve_triangular(L, Y.mH, upper=False)
     dL = L @ (X.tril(-1) + 0.5 * diag_embed(X.diagonal(0, -2, -1)))
@@ -117,23 +194,30 @@ def cholesky(A: Tensor, *, upper: bool = False, out=None) -> Tensor:
 CholeskyExResult = return_type("linalg_cholesky_ex", ["L", "info"])
 
 
-def _pd_info(m: np.ndarray) -> int:
-    try:
-        np.linalg.cholesky(m)
-        return 0
-    except np.linalg.LinAlgError:
-        return _not_pd_order(m)
-
-
 @torch_args("linalg_cholesky_ex", names={"A": "input"}, flags=("upper", "check_errors"))
 @autocast_op("linalg_cholesky_ex")
 def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False,
                 out=None) -> CholeskyExResult:
     """cholesky(A) with an info code per matrix (the order of the first leading minor that
-    is not positive-definite) instead of raising."""
+    is not positive-definite) instead of raising; a failing matrix gives what LAPACK's
+    potrf leaves (its factored columns and the failing pivot), as PyTorch returns."""
     check_matrix(A, "linalg.cholesky_ex", square=True)
-    res = run_ex(A, lambda a: cholesky(a, upper=upper), _pd_info, check_errors)
-    return exact_out(CholeskyExResult(*res), out)
+    if check_errors:
+        try:
+            L = cholesky(A, upper=upper)
+        except LinAlgError as exc:  # named by the _ex function, as PyTorch's check names it
+            name, rest = str(exc).split(":", 1)
+            raise LinAlgError(f"{name}_ex:{rest}") from None
+    else:
+        L = apply(cholesky_p, A, upper=upper, partial=True)
+    # a factored pivot is positive; the failing one is not (or NaN): its order is the code
+    d = L.detach().diagonal(0, -2, -1)
+    bad = ~((d.real if d.is_complex() else d) > 0)
+    if L._shape[-1] == 0:  # (nothing to fail)
+        info = zeros(L._shape[:-2], dtype=dt.int32, device=L.device)
+    else:
+        info = ((bad.to(dt.int32).argmax(-1) + 1) * bad.any(-1)).to(dt.int32)
+    return exact_out(CholeskyExResult(L, info), out)
 
 
 # --- qr -------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor
+from .._view import broadcast_shapes
 from ..ops._common import has_values, type_name
 from ..ops._return_types import return_type
 from ..ops.registry import Primitive, apply, batch_by_loop, derivative_not_implemented
@@ -302,4 +303,5 @@ def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False,
         n = LD.shape[-1]
         raise RuntimeError(f"Incompatible matrix sizes for {name}: each A matrix is {n} by "
                            f"{n} but each b matrix is {B.shape[-2]} by {B.shape[-1]}")
+    broadcast_shapes(B._shape[:-2], LD._shape[:-2])  # (PyTorch's message names B's size first)
     return apply(ldl_solve_p, LD, pivots, B, hermitian=bool(hermitian))

@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor
+from .._view import broadcast_shapes
 from ..ops._common import has_values, type_name
 from ..ops._linalg_batch import leading
 from ..ops.creation import eye
@@ -283,6 +284,7 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoin
         raise RuntimeError(f"{name}: Expected LU.shape[:-1] and pivots.shape to be the same, "
                            f"but got pivots with shape {list(pivots._shape)} instead")
     check_float(LU, name)  # (float16 / bfloat16 find no kernel)
+    broadcast_shapes(B._shape[:-2], LU._shape[:-2])  # (PyTorch's message names B's size first)
     if not left:  # X A = B is A^H X^H = B^H
         return exact_out(lu_solve(LU, pivots, B.mH, adjoint=not adjoint).mH, out)
     P = _permutation(pivots, n, LU._dtype, LU.device)

@@ -1,5 +1,6 @@
-"""matrix_exp and householder_product, composed from matmul and elementwise ops (so their
-gradients, and gradients of those, come from the pieces)."""
+"""matrix_exp (a primitive: PyTorch's Taylor kernel on NumPy arrays, and its exact Frechet
+derivative as VJP and JVP) and householder_product (composed from matmul and elementwise
+ops, so its gradients come from the pieces)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,13 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor
+from .._view import contiguous_strides
 from ..amp.autocast_mode import autocast_op
 from ..ops._common import write_out
+from ..ops._linalg_batch import leading
 from ..ops.creation import arange, eye, zeros_like
-from ..ops.join import cat, stack
+from ..ops.join import cat
+from ..ops.registry import Primitive, apply, defbatch, defjvp, defvjp
 from ._common import check_float, check_matrix
 
 __all__ = ["matrix_exp", "householder_product"]
@@ -60,19 +64,18 @@ _T18 = ((0.0, -1.00365581030144618291e-01, -8.02924648241156932449e-03,
          -1.40086798182036094347e-05))
 
 
-def _combination(mats: list[Tensor], weights, single: bool) -> Tensor:
+def _combination(mats: list[np.ndarray], weights, single: bool) -> np.ndarray:
     """sum_j weights[j] * mats[j], added left to right onto zeros, with the weights rounded
     to the working precision first (as a float32 kernel holds them)."""
-    out = zeros_like(mats[0])
+    out = np.zeros_like(mats[0])
     for w, m in zip(weights, mats):
         out = out + m * (float(np.float32(w)) if single else w)
     return out
 
 
-def _powers(A: Tensor, count: int) -> list[Tensor]:
+def _powers(A: np.ndarray, count: int) -> list[np.ndarray]:
     """The first `count` of I, A, A^2, A^3, A^6."""
-    n = A.shape[-1]
-    out = [eye(n, dtype=A.dtype, device=A.device).expand(A.shape), A]
+    out = [np.broadcast_to(np.eye(A.shape[-1], dtype=A.dtype), A.shape), A]
     if count > 2:
         out.append(A @ A)
     if count > 3:
@@ -82,7 +85,7 @@ def _powers(A: Tensor, count: int) -> list[Tensor]:
     return out[:count]
 
 
-def _taylor(A: Tensor, degree: int, single: bool) -> Tensor:
+def _taylor(A: np.ndarray, degree: int, single: bool) -> np.ndarray:
     """The optimized Taylor polynomial of exp of the given degree, at A."""
     if degree == 1:
         return _combination(_powers(A, 2), (1.0, 1.0), single)
@@ -111,7 +114,7 @@ def _taylor(A: Tensor, degree: int, single: bool) -> Tensor:
     return b[1] + (b[2] + b3) @ b3
 
 
-def _exp_scaled(A: Tensor, norm: float, theta: float, single: bool) -> Tensor:
+def _exp_scaled(A: np.ndarray, norm: float, theta: float, single: bool) -> np.ndarray:
     """exp(A) of one matrix by degree 18 after s halvings, then s squarings."""
     ftype = np.float32 if single else np.float64
     scale = np.log2(ftype(norm) / ftype(theta))
@@ -130,43 +133,54 @@ def _degree_index(norm: float, thetas) -> int:
     return next(i for i in range(5) if norm <= thetas[i])
 
 
+def _matrix_exp_kernel(a: np.ndarray) -> np.ndarray:
+    """exp of each matrix of the batch, by the lowest Taylor degree whose bound holds for its
+    1-norm (see the NOTE above)."""
+    n = a.shape[-1]
+    if n <= 1:
+        return np.exp(a)
+    single = a.dtype in (np.float32, np.complex64)
+    thetas = _THETAS_SINGLE if single else _THETAS_DOUBLE
+    flat = a.reshape(-1, n, n)
+    norms = np.abs(flat).sum(-2).max(-1).tolist()  # each matrix's 1-norm
+    groups: dict[int, list[int]] = {}
+    for i, v in enumerate(norms):
+        groups.setdefault(_degree_index(v, thetas), []).append(i)
+    out = np.empty_like(flat)
+    for k, idx in groups.items():
+        if k < 5:
+            out[idx] = _taylor(flat[idx], (1, 2, 4, 8, 12)[k], single)
+        else:  # each matrix squares its own number of times
+            for i in idx:
+                out[i] = _exp_scaled(flat[i], norms[i], thetas[5], single)
+    return out.reshape(a.shape)
+
+
+def _frechet(A: Tensor, E: Tensor) -> Tensor:
+    """The derivative of exp at A in direction E: the top-right block of exp([[A, E], [0, A]])
+    (PyTorch's rule for both modes; its VJP is this at (A^H, gradient))."""
+    n = A.shape[-1]
+    block = cat([cat([A, E], -1), cat([zeros_like(A), A], -1)], -2)
+    return matrix_exp(block)[..., :n, n:]
+
+
+matrix_exp_p = Primitive("linalg_matrix_exp", _matrix_exp_kernel,
+                         lambda A: (A._shape, A._dtype, contiguous_strides(A._shape)),
+                         grad_name="LinalgMatrixExpBackward0")
+defvjp(matrix_exp_p, lambda g, out, A: _frechet(A.mH, g), reads=((0,),))
+defjvp(matrix_exp_p, lambda primals, tangents, out: _frechet(primals[0], tangents[0]))
+defbatch(matrix_exp_p, leading(matrix_exp_p))
+
+
 def matrix_exp(A: Tensor) -> Tensor:
     """exp(A) of square matrices (batched), by PyTorch's optimized Taylor polynomials with
-    scaling and squaring (see the NOTE above), composed from matmuls so it differentiates."""
+    scaling and squaring (see the NOTE above)."""
     check_matrix(A, "linalg.matrix_exp", square=True, low_ok=True)
-    n = A.shape[-1]
-    if n == 0:
-        return A.clone()
-    if n == 1:
-        return A.exp()
     if A.dtype in (dt.float16, dt.bfloat16):
         # NOTE: PyTorch's CPU kernel returns garbage (inf) here; the float32 result, rounded
         # once, is what it means to compute
         return matrix_exp(A.float()).to(A.dtype)
-    single = A.dtype in (dt.float32, dt.complex64)
-    thetas = _THETAS_SINGLE if single else _THETAS_DOUBLE
-    flat = A.reshape(-1, n, n)
-    norms = flat.detach().abs().sum(-2).amax(-1).tolist()  # each matrix's 1-norm
-    groups: dict[int, list[int]] = {}
-    for i, v in enumerate(norms):
-        groups.setdefault(_degree_index(v, thetas), []).append(i)
-    parts, order = [], []
-    for k in sorted(groups):
-        idx = groups[k]
-        sub = flat[idx[0]:idx[0] + 1] if len(idx) == 1 else flat[idx]
-        if k < 5:
-            parts.append(_taylor(sub, (1, 2, 4, 8, 12)[k], single))
-        else:  # each matrix squares its own number of times
-            parts.append(stack([_exp_scaled(sub[j], norms[i], thetas[5], single)
-                                for j, i in enumerate(idx)]))
-        order += idx
-    out = parts[0] if len(parts) == 1 else cat(parts)
-    if order != sorted(order):  # back to the batch order
-        inverse = [0] * len(order)
-        for pos, i in enumerate(order):
-            inverse[i] = pos
-        out = out[inverse]
-    return out.reshape(A.shape)
+    return apply(matrix_exp_p, A)
 
 
 @autocast_op("linalg_householder_product")

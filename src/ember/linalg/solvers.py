@@ -15,6 +15,8 @@ Results come back column-major per matrix, as LAPACK (and PyTorch) lay them out.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import _dtype as dt
@@ -333,6 +335,7 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True, out=None) -> Tensor:
             f"linalg.solve: Incompatible shapes of A and B for the equation {eq} ({n}x{n} and "
             f"{shape_b})"
         )
+    broadcast_shapes(B._shape[:-1] if vec else B._shape[:-2], A._shape[:-2])  # (B's first)
     if not left:
         return exact_out(apply(solve_p, A.mT, B.mT, vec=False).mT, out)
     return exact_out(apply(solve_p, A, B, vec=vec), out)
@@ -358,6 +361,7 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
             f"linalg.solve_triangular: Incompatible shapes of A and B for the equation "
             f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {B._shape[-2]}x{B._shape[-1]})"
         )
+    broadcast_shapes(B._shape[:-2], A._shape[:-2])  # (PyTorch's message names B's size first)
     if not left:
         res = apply(solve_p, A.mT, B.mT, vec=False, upper=not upper, unit=unitriangular).mT
     else:
@@ -591,6 +595,7 @@ def _tols(A: Tensor, atol, rtol):
     """PyTorch's defaults: rtol = eps * max(m, n) unless a positive atol is given."""
     def arr(v):
         if isinstance(v, Tensor):
+            broadcast_shapes(v._shape, A._shape[:-2])  # (the tolerance's size named first)
             return np.asarray(v.detach().numpy())[..., None]
         return 0.0 if v is None else float(v)
 
@@ -642,6 +647,7 @@ def _check_lstsq(A: Tensor, B: Tensor, driver) -> bool:
     if rows != A._shape[-2]:
         which = "other.size(-1)" if vec else "other.size(-2)"
         raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match {which}")
+    broadcast_shapes(A._shape[:-2], B._shape[:-1] if vec else B._shape[:-2])
     return vec
 
 
@@ -703,9 +709,10 @@ def _rank_and_sv(A: Tensor, batch, rcond: float, driver: str):
 
 # --- the *_ex variants: an info code per matrix instead of an error ---------------------
 
-def run_ex(A: Tensor, run, info_of, check_errors: bool):
-    """`run(A)` and int32 info codes (0 = fine); failing matrices give nan unless
-    `check_errors`, in which case the LinAlgError propagates."""
+def run_ex(A: Tensor, run, info_of, check_errors: bool, singular=None):
+    """`run(A)` and int32 info codes (0 = fine); failing matrices give `singular(A)` (what
+    LAPACK leaves; nan without it) unless `check_errors`, in which case the LinAlgError
+    propagates."""
     from ..ops.creation import eye, tensor, zeros
     from ..ops.ternary import where
 
@@ -722,7 +729,26 @@ def run_ex(A: Tensor, run, info_of, check_errors: bool):
     n = A._shape[-1]
     res = run(where(bad.reshape(bad._shape + (1, 1)), eye(n, dtype=A._dtype), A))
     trailing = res.ndim - len(_batch_of(res, A))
-    return where(bad.reshape(bad._shape + (1,) * trailing), float("nan"), res), tensor(codes)
+    fill = float("nan") if singular is None else singular(A.detach())
+    return where(bad.reshape(bad._shape + (1,) * trailing), fill, res), tensor(codes)
+
+
+def _through_lu(A: Tensor, B: Tensor, left: bool, vec: bool) -> Tensor | float | complex:
+    """X from getrf + getrs, which run on through a zero pivot of a singular A (x / 0 is
+    inf, 0 / 0 nan): what PyTorch's inv_ex and solve_ex return for such a matrix."""
+    from .lu import lu_factor_ex, lu_solve  # (a call-time import: lu.py imports this module)
+
+    # NOTE: where PyTorch's kernels (MKL's) leave a pattern this does not reproduce, nan
+    # stands for it: complex division by a zero pivot (nan + nanj there) and X A = B
+    if A._dtype.is_complex:
+        return complex(math.nan, math.nan)
+    if not left:
+        return math.nan
+    LU, piv, _ = lu_factor_ex(A)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if vec:
+            return lu_solve(LU, piv, B.unsqueeze(-1)).squeeze(-1)
+        return lu_solve(LU, piv, B)
 
 
 def _batch_of(res: Tensor, A: Tensor) -> tuple[int, ...]:
@@ -740,8 +766,12 @@ def inv_ex(A: Tensor, *, check_errors: bool = False, out=None) -> InvExResult:
     """inv(A) with an info code per matrix (the 1-based index of a zero pivot) instead of
     raising for singular input."""
     check_matrix(A, "linalg.inv_ex", square=True)
-    return exact_out(InvExResult(*run_ex(A, inv, _zero_pivot, check_errors)),
-                     out)
+    from ..ops.creation import eye
+
+    def singular(a: Tensor) -> Tensor:
+        return _through_lu(a, eye(a._shape[-1], dtype=a._dtype).expand(a._shape), True, False)
+
+    return exact_out(InvExResult(*run_ex(A, inv, _zero_pivot, check_errors, singular)), out)
 
 
 @torch_args("linalg_solve_ex", flags=("left", "check_errors"))
@@ -750,5 +780,8 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
     """solve(A, B) with an info code per matrix instead of raising for singular A."""
     check_float(A, "linalg.solve_ex", low_ok=True)  # (an integer A before its shape)
     check_matrix(A, "linalg.solve_ex", square=True)
-    res = run_ex(A, lambda a: solve(a, B, left=left), _zero_pivot, check_errors)
+    broadcast_shapes(B._shape[:-1] if _is_vector_rhs(A, B) else B._shape[:-2], A._shape[:-2])
+    vec = _is_vector_rhs(A, B)
+    res = run_ex(A, lambda a: solve(a, B, left=left), _zero_pivot, check_errors,
+                 lambda a: _through_lu(a, B.detach(), left, vec))
     return exact_out(SolveExResult(*res), out)

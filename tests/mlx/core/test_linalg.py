@@ -128,6 +128,24 @@ FACTORED = [
     "mx.linalg.svd(mx.array([[1 + 1j, 2], [0, 1j]]), compute_uv=False)",
     "mx.linalg.cholesky(s)",
     "mx.linalg.cholesky(s, upper=True)",
+    "mx.linalg.cholesky(a)",  # not symmetric: each reads its own triangle
+    "mx.linalg.cholesky(a, upper=True)",
+    # not positive-definite: LAPACK's partial factor, NaN pivots included (MLX checks no info)
+    "mx.linalg.cholesky(mx.array([[1.0, 2.0], [2.0, 1.0]]))",
+    "mx.linalg.cholesky(mx.array([[4.0, 2, 1], [2, -5, 1], [1, 1, 3]]), upper=True)",
+    "mx.linalg.cholesky(mx.array([[float('nan'), 0.0], [0.0, 1.0]]))",
+    "mx.linalg.cholesky(mx.stack([s, -s]))",
+    # reference LAPACK's recursive potrf2: the trailing block keeps its Schur update
+    "mx.linalg.cholesky(mx.array([[4.0, 2, 1, 0.5], [2, 5, 1, 1], [1, 1, 0.2, 1], "
+    "[0.5, 1, 1, 3]]))",
+    "mx.linalg.cholesky(mx.eye(5) * 4 + 0.5 - mx.diag(mx.array([0.0, 9, 0, 0, 0])))",
+    # 64-column blocks: a pivot failing in the first block and in the second
+    "mx.linalg.cholesky((lambda g: g @ g.T + 70 * mx.eye(70) - mx.diag((mx.arange(70) == 40)"
+    "* 150.0))(((mx.arange(4900) ** 2 * 3 + mx.arange(4900) * 7) % 13 - 6.0).reshape(70, 70)"
+    " / 4))",
+    "mx.linalg.cholesky((lambda g: g @ g.T + 70 * mx.eye(70) - mx.diag((mx.arange(70) == 66)"
+    "* 150.0))(((mx.arange(4900) ** 2 * 3 + mx.arange(4900) * 7) % 13 - 6.0).reshape(70, 70)"
+    " / 4), upper=True)",
     "mx.linalg.cholesky_inv(mx.linalg.cholesky(s))",
     "mx.linalg.pinv(a)",
     "mx.linalg.pinv(w)",

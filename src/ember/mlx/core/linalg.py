@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 
 import ember as E
+from ember.linalg.decompositions import cholesky_p
+from ember.ops.registry import apply
 
 from . import _dtypes as D
 from . import _ops as O
@@ -174,13 +176,15 @@ def tri_inv(a, /, upper: bool = False) -> array:
 
 
 def cholesky(a, /, upper: bool = False) -> array:
-    """The Cholesky factor of each symmetric positive-definite matrix."""
+    """The Cholesky factor of each symmetric positive-definite matrix, from the triangle
+    `upper` names. MLX does not check LAPACK's info: a matrix that is not positive-definite
+    gives what reference LAPACK's potrf leaves (see `_reference_partial`)."""
     a = _arr(a)
     _check_float(a, "[linalg::cholesky]")
     _check_matrix(a, "[linalg::cholesky]")
     _check_square(a, "[linalg::cholesky] Cholesky decomposition is only defined for square "
                      "matrices.")
-    return _wrap(E.linalg.cholesky(a._t, upper=upper), a._dtype)
+    return _wrap(apply(cholesky_p, a._t, upper=bool(upper), partial="reference"), a._dtype)
 
 
 def cholesky_inv(a, /, upper: bool = False) -> array:
