@@ -249,7 +249,9 @@ def test_the_derivative_kernels_bound_by_backward_are_the_members_checked():
 
 def test_every_member_is_checked_and_has_its_rules():
     covered = {c[0] for c in CASES}
-    assert covered == set(unary_p.members)
+    # (the MLX face's own members, mlx_..., registered when ember.mlx is imported, are
+    # checked against MLX's in tests/mlx)
+    assert covered == {m for m in unary_p.members if not m.startswith("mlx_")}
     assert set(activation_backward_p.members) == {"threshold_backward", "gelu_backward"}
     for fam in (unary_p, activation_backward_p):
         assert batch_rules.get(fam, MISSING) not in (MISSING, BY_LOOP)

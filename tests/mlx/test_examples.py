@@ -54,6 +54,17 @@ RTOL = {
     # scatter-adds and per-edge softmaxes sum float32 in another order than MLX's; the
     # 31 AdamW steps per model keep the printed losses equal to the last digit here
     "graph_networks.py": 1e-4,
+    # sampled actions are bit-identical (threefry, Gumbel argmax); the 12 REINFORCE, 8 PPO
+    # and 40 DQN Adam steps sum float32 in another order than MLX's, which moves the
+    # printed losses by one unit of their last digit at most on this machine
+    "policy_gradient.py": 1e-4,
+    # no training but 8 SGD steps: the float32 transcendentals (exp, tanh, log1p) of MLX's
+    # build round otherwise than ember's by an ulp or two; printed values stay within 1e-4
+    "layer_zoo.py": 1e-4,
+    # the encoders' attention, LayerNorms and logsumexps sum float32 in another order than
+    # MLX's; 60 eager and 30 compiled AdamW steps keep the printed losses, norms and
+    # probabilities equal to the last digit on this machine
+    "bert_mlm.py": 1e-4,
 }
 PROGRAMS = sorted(p.name for p in EXAMPLES.glob("*.py"))
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d*)?(?:e[+-]?\d+)?|nan|-?inf")

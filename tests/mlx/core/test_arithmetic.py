@@ -79,3 +79,29 @@ def test_bitwise_and_complex_refusals_as_mlx(expr):
 def test_rounding_complex_as_mlx(expr):
     setup = "n = float('nan'); inf = float('inf')"
     assert outcome(expr, mx, setup) == outcome(expr, mlx, setup), expr
+
+
+@pytest.mark.parametrize("dtype", _INTS)
+def test_integer_power_is_zero_for_negative_exponents(dtype):
+    # MLX's integer kernel returns 0 for a negative exponent whatever the base (1 ** -1 too)
+    # (NOTE: uint64 ** -1, the Python -1 wrapped to 2**64 - 1 by MLX, is still 0 here: the
+    # operands of a uint64 array and a Python int reach the kernel as int64)
+    unsigned = dtype.startswith("u")
+    base = [253, 254, 255, 0, 1, 2, 3, 5, 7] if unsigned else [-3, -2, -1, 0, 1, 2, 3, 5, 7]
+    exps = [2, 3, 4, 0, 1, 2, 3, 4, 4] if unsigned else [-3, -2, -1, 0, 1, 2, 3, -1, 4]
+    scope = (f"b = mx.array(np.array({base}, dtype={dtype!r})); "
+             f"e = mx.array(np.array({exps}, dtype={dtype!r}))")
+    negative = () if dtype == "uint64" else ("b ** -1", "mx.power(b, -2)", "(-1) ** e")
+    for expr in ("b ** e", "mx.power(b, e)", *negative,
+                 "b.astype(mx.int32) ** e.astype(mx.int8)", "b[:, None] ** e[None, :3]",
+                 "mx.power(b, e[::-1])", "b ** mx.array(-1)"):
+        ours, theirs = outcome(expr, mx, scope), outcome(expr, mlx, scope)
+        assert ours == theirs, expr
+
+
+@pytest.mark.parametrize("expr", ["mx.power(mx.array([True, False]), -1)",
+                                  "mx.array([True, False]) ** mx.array([True, False])",
+                                  "mx.power(mx.array([1.0, -2.0]), mx.array([-1, -2]))",
+                                  "mx.array([1, 2]) ** mx.array([-1.0, 0.5])"])
+def test_power_of_bools_and_floats_with_negative_exponents(expr):
+    assert outcome(expr, mx) == outcome(expr, mlx)

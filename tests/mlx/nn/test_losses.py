@@ -115,3 +115,26 @@ def test_negative_class_indices_count_from_the_end(mlx, mlx_nn):
         ours = getattr(nn.losses, fn)(mx.array(logits), mx.array([-1, 0]))
         theirs = getattr(mlx_nn.losses, fn)(mlx.array(logits), mlx.array([-1, 0]))
         np.testing.assert_allclose(np.array(ours), np.array(theirs), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("kwargs", [{}, {"label_smoothing": 0.1}, {"reduction": "sum"}],
+                         ids=["plain", "smoothed", "sum"])
+def test_half_precision_cross_entropy_rounds_each_step_as_mlx(mlx, mlx_nn, dtype, kwargs):
+    """MLX's CPU cross-entropy of half-precision logits rounds the max-shifted logits,
+    their logsumexp and the difference to the logits' dtype, step by step (its fused
+    float32 kernel is GPU-only): bit-equal, as each step is correctly rounded on both
+    sides and the half logsumexp matches MLX's bit for bit."""
+    rng = np.random.default_rng(4)
+    for scale in (1.0, 30.0):
+        logits = (rng.standard_normal((40, 7)) * scale).astype(np.float32)
+        labels = rng.integers(0, 7, (40,)).astype(np.int32)
+
+        def run(m, nn_, logits=logits, labels=labels):
+            x = m.array(logits).astype(getattr(m, dtype))
+            out = nn_.losses.cross_entropy(x, m.array(labels), **kwargs)
+            return np.array(out.astype(m.float32)), out.dtype.size
+
+        ours, theirs = run(mx, nn), run(mlx, mlx_nn)
+        assert ours[1] == theirs[1] == 2
+        np.testing.assert_array_equal(ours[0], theirs[0])

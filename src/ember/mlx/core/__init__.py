@@ -4,6 +4,7 @@ import math as _math
 
 from . import (
     _conv,
+    _cpu_math,
     _creation,
     _elementwise,
     _fp8,
@@ -102,8 +103,8 @@ def _on_cpu(fn):
     return _lazy.lazy(strict(getattr(fn, "__wrapped__", fn)), check_stream)
 
 
-for _module in (_ops, _reductions, _elementwise, _shapes, _sequences, _products, _creation,
-                _quantize, _fp8, _sorting, _padding):
+for _module in (_ops, _reductions, _cpu_math, _elementwise, _shapes, _sequences, _products,
+                _creation, _quantize, _fp8, _sorting, _padding):
     for _name in _module.__all__:
         globals()[_name] = _on_cpu(getattr(_module, _name))
 for _name in ("conv1d", "conv2d", "conv3d", "conv_general", "conv_transpose1d",

@@ -49,6 +49,15 @@ def mlx_floor_divide(ta, tb):
     return E.where(zero, 0, E.floor_divide(ta, E.where(zero, 1, tb)))
 
 
+def mlx_power(ta, tb):
+    """MLX's power: for integers, 0 wherever the exponent is negative, whatever the base
+    (MLX's integer kernel returns 0 there, where 1 ** -1 is 1 by the arithmetic)."""
+    if ta.dtype.is_floating_point or ta.dtype.is_complex or not tb.dtype.is_signed:
+        return E.pow(ta, tb)
+    negative = tb < 0
+    return E.where(negative, 0, E.pow(ta, E.where(negative, 0, tb)))
+
+
 def _shift(fn):
     return lambda ta, tb: fn(ta.to(E.uint8), tb.to(E.uint8))
 
@@ -59,7 +68,7 @@ _ON_BOOLS = {
     E.mul: E.logical_and,
     mlx_floor_divide: E.logical_and,
     mlx_remainder: lambda ta, tb: E.logical_and(ta, E.logical_not(tb)),
-    E.pow: lambda ta, tb: E.logical_or(ta, E.logical_not(tb)),
+    mlx_power: lambda ta, tb: E.logical_or(ta, E.logical_not(tb)),
 }
 _SHIFTS = {E.bitwise_left_shift: _shift(E.bitwise_left_shift),
            E.bitwise_right_shift: _shift(E.bitwise_right_shift)}

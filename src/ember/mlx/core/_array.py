@@ -18,7 +18,7 @@ import ember as E
 
 from ... import _tensor
 from . import _dtypes as D
-from ._arithmetic import mlx_floor_divide, mlx_remainder, on_bools
+from ._arithmetic import mlx_floor_divide, mlx_power, mlx_remainder, on_bools
 from ._binding import bad_call, type_name
 from ._dtypes import Dtype
 from ._errors import check_broadcast
@@ -220,11 +220,11 @@ class array:
 
     def __pow__(self, o):
         check_operand(self, o, "__pow__", "power")
-        return binary(E.pow, self, o)
+        return binary(mlx_power, self, o)
 
     def __rpow__(self, o):
         check_operand(self, o, "__rpow__", "power")
-        return binary(E.pow, o, self)
+        return binary(mlx_power, o, self)
 
     def __matmul__(self, o):
         from ._ops import matmul

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import _elementwise, _ops, _sequences, _shapes
+from . import _cpu_math, _elementwise, _ops, _sequences, _shapes
 from ._array import _At, _wrap, array, check_operand
 from ._binding import bad_call
 from ._lazy import lazy
@@ -45,7 +45,8 @@ _OPERATORS = ("add", "radd", "sub", "rsub", "mul", "rmul", "truediv", "rtruediv"
 
 
 # methods from the modules beyond `_ops`
-_MORE = {"logcumsumexp": _sequences.logcumsumexp, "view": _shapes.view}
+_MORE = {"logcumsumexp": _sequences.logcumsumexp, "view": _shapes.view,
+         "logsumexp": _cpu_math.logsumexp, "rsqrt": _cpu_math.rsqrt}
 # in-place operators MLX has beyond `_OPERATORS`, with what its errors call them: each
 # rebinds the object to the result
 _IN_PLACE = {"and": "bitwise and", "or": "bitwise or", "xor": "bitwise xor",

@@ -22,7 +22,15 @@ from . import _extremes as X
 from . import _gather_checks as GC
 from . import _join_checks as JC
 from . import _product_checks as PC
-from ._arithmetic import mlx_floor_divide, mlx_remainder, on_parts, refuse_complex, refuse_floats
+from . import _saturating as S
+from ._arithmetic import (
+    mlx_floor_divide,
+    mlx_power,
+    mlx_remainder,
+    on_parts,
+    refuse_complex,
+    refuse_floats,
+)
 from ._array import (
     _wrap,
     array,
@@ -79,7 +87,7 @@ def _unary_float(fn):
     return op
 
 
-exp = _unary_float(E.exp)
+exp = _unary_float(S.exp)  # (MLX's exp saturates: inf above 88, no subnormals)
 expm1 = _unary_float(E.expm1)
 log = _unary_float(E.log)
 log2 = _unary_float(E.log2)
@@ -99,7 +107,7 @@ tanh = _unary_float(E.tanh)
 arcsinh = _unary_float(E.asinh)
 arccosh = _unary_float(E.acosh)
 arctanh = _unary_float(E.atanh)
-sigmoid = _unary_float(E.sigmoid)
+sigmoid = _unary_float(S.sigmoid)
 erf = _unary_float(E.erf)
 erfinv = _unary_float(E.erfinv)
 reciprocal = _unary_float(E.reciprocal)
@@ -204,7 +212,7 @@ subtract = _binary(E.sub, "subtract")
 multiply = _binary(E.mul, "multiply")
 floor_divide = _binary(mlx_floor_divide, "floor_divide")
 remainder = _binary(mlx_remainder, "remainder")
-power = _binary(E.pow, "power")
+power = _binary(mlx_power, "power")
 
 
 def _select(first_if, real):
@@ -244,7 +252,7 @@ def arctan2(a, b, /, *, stream=None) -> array:
 
 def logaddexp(a, b, /, *, stream=None) -> array:
     ta, tb, dt = operands(a, b, floating=True)
-    return _wrap(E.logaddexp(ta, tb), dt)
+    return _wrap(S.saturate_logaddexp(ta, tb, E.logaddexp(ta, tb)), dt)
 
 
 def _compare(fn, name: str):

@@ -14,6 +14,7 @@ from ember.ops.scan import scan_in_own_dtype
 
 from . import _complex_order as C
 from . import _dtypes as D
+from . import _saturating as S
 from ._array import _wrap, array, as_array, cast, wrap_result
 from ._binding import bad_call
 from ._dtypes import Dtype
@@ -311,13 +312,16 @@ def softmax(a, /, axis=None, *, precise: bool = False, stream=None) -> array:
         raise ValueError("[softmax] Received non-empty axes for array with 0 dimensions.")
     dims = _reduce_axes(a, axes)
     x = _float(a)
+    # NOTE: MLX's exp is 0 below about -87.68 (no subnormals): entries that far under the
+    # maximum are masked to -inf first, so they come out (and differentiate) as 0 (_saturating)
     if len(dims) == a.ndim > 1:
-        out = _wrap(E.softmax(x._t.reshape(-1), 0).reshape(x.shape), x._dtype)
+        t = S.mask_softmax_input(x._t, dims)
+        out = _wrap(E.softmax(t.reshape(-1), 0).reshape(x.shape), x._dtype)
     elif len(dims) == 1:
-        out = _wrap(E.softmax(x._t, dims[0]), x._dtype)
+        out = _wrap(E.softmax(S.mask_softmax_input(x._t, dims), dims[0]), x._dtype)
     elif dims:
         z = x - logsumexp(x, dims, keepdims=True)
-        out = _wrap(E.exp(z._t), z._dtype)
+        out = _wrap(S.exp(z._t) if z._dtype.kind != "c" else E.exp(z._t), z._dtype)
     else:
         z = x - x  # (each element on its own: 1, NaN where it is not finite)
         out = _wrap(E.exp(z._t), z._dtype)

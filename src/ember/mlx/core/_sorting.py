@@ -1,19 +1,24 @@
 """MLX's sorting functions: `sort`, `argsort`, `partition`, `argpartition`, `topk`.
 
 Ascending and stable along one axis (all of them flattened for `axis=None`), NaN last;
-complex arrays in MLX's order (`_complex_order`). NOTE: MLX's `partition` leaves the
-elements on each side of the kth in an order of its kernel's making; ember's is the sorted
-order, which is one of the orders MLX's contract allows.
+complex arrays in MLX's order (`_complex_order`). `partition`, `argpartition` and `topk`
+leave each line in the order MLX's CPU kernel (`std::nth_element`) does, replayed by
+`_nth_element`. NOTE: complex lines come out sorted there, one of the orders MLX's
+contract allows.
 """
 
 from __future__ import annotations
 
+import math
+
 import ember as E
 
+from ...ops.registry import apply
 from . import _complex_order as C
 from . import _dtypes as D
 from ._array import _wrap, array, as_array
 from ._indexing import shape_text
+from ._nth_element import nth_element_p
 
 _arr = as_array
 
@@ -49,23 +54,38 @@ def argsort(a, /, axis: int | None = -1, *, stream=None) -> array:
     return _wrap(C.argsort(t, ax), D.uint32)
 
 
+def _nth_order(t, axis: int, kth: int, by_index: bool):
+    """The positions along `axis` in the order MLX's partition leaves each line (int64)."""
+    kth %= t.shape[axis]
+    if t.dtype.is_complex:
+        return C.argsort(t, axis)
+    moved = E.movedim(t, axis, -1)
+    lines = moved.detach().reshape(math.prod(moved.shape[:-1]), moved.shape[-1])
+    order = apply(nth_element_p, lines, kth=kth, by_index=by_index)
+    return E.movedim(order.reshape(moved.shape), -1, axis)
+
+
+def _partitioned(t, axis: int, kth: int):
+    return E.gather(t, axis, _nth_order(t, axis, kth, by_index=False))
+
+
 def partition(a, /, kth: int, axis: int | None = -1, *, stream=None) -> array:
     a = _arr(a)
     t, ax = _line(a, axis, "partition")
     _check_kth(t, ax, axis, kth, "partition")
-    return _wrap(C.sort(t, ax), a._dtype)
+    return _wrap(_partitioned(t, ax, kth), a._dtype)
 
 
 def argpartition(a, /, kth: int, axis: int | None = -1, *, stream=None) -> array:
     a = _arr(a)
     t, ax = _line(a, axis, "argpartition")
     _check_kth(t, ax, axis, kth, "argpartition")
-    return _wrap(C.argsort(t, ax), D.uint32)
+    return _wrap(_nth_order(t, ax, kth, by_index=True), D.uint32)
 
 
 def topk(a, /, k: int, axis: int | None = -1, *, stream=None) -> array:
-    """The `k` largest along `axis`, ascending (MLX's kernel leaves them in an order of
-    its own; the values are the same)."""
+    """The `k` largest along `axis`, in the order MLX's partition leaves them; the whole
+    line, untouched, when `k` is its length (as MLX returns it)."""
     a = _arr(a)
     t, ax = _line(a, axis, "topk")
     n = t.shape[ax]
@@ -73,7 +93,9 @@ def topk(a, /, k: int, axis: int | None = -1, *, stream=None) -> array:
         raise ValueError(f"[topk] Received invalid k={k} along axis "
                          f"{0 if axis is None else axis} for array with shape: "
                          f"{shape_text(t.shape)}")
-    return _wrap(E.narrow(C.sort(t, ax), ax, n - k, k), a._dtype)
+    if k == n:
+        return _wrap(t, a._dtype)
+    return _wrap(E.narrow(_partitioned(t, ax, n - k), ax, n - k, k), a._dtype)
 
 
 __all__ = ["argpartition", "argsort", "partition", "sort", "topk"]

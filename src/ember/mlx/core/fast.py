@@ -98,9 +98,10 @@ def rope(a: array, dims: int, *, traditional: bool, base: float | None, scale: f
     else:
         pos = pos + (_f32(offset.reshape(())) if isinstance(offset, array) else offset)
     theta = ops.expand_dims(pos * scale, -1) * inv  # (L, half)
-    cos, sin = ops.cos(theta), ops.sin(theta)
-    xf = _f32(a)
-    rot, rest = xf[..., :dims], xf[..., dims:]
+    # NOTE: MLX rounds the float32 cosines and sines to `a`'s dtype and rotates in that
+    # dtype (each product and sum of a float16 input is a float16 op)
+    cos, sin = ops.cos(theta).astype(a.dtype), ops.sin(theta).astype(a.dtype)
+    rot, rest = a[..., :dims], a[..., dims:]
     if traditional:
         pairs = rot.reshape(*rot.shape[:-1], half, 2)
         x1, x2 = pairs[..., 0], pairs[..., 1]

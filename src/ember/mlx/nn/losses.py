@@ -58,11 +58,13 @@ def cross_entropy(logits: mx.array, targets: mx.array, weights: mx.array | None 
             not probs and targets.shape != tuple(dropped)):
         raise ValueError(f"Targets shape {targets.shape} does not match logits shape "
                          f"{logits.shape}.")
-    # (the fused op for integer class indices only: other indices go to take_along_axis,
-    # which refuses them as MLX does)
+    # (the fused op for integer class indices of float32 logits only: other indices go to
+    # take_along_axis, which refuses them as MLX does. NOTE: half-precision logits take
+    # MLX's CPU steps below, each rounded to the logits' dtype, as MLX's CPU path does;
+    # the fused op would round once)
     if not probs and label_smoothing == 0 and weights is None and \
             targets.dtype.kind in "iu" and axis % logits.ndim == logits.ndim - 1 and \
-            logits.ndim >= 1:
+            logits.ndim >= 1 and logits.dtype == mx.float32:
         return _indexed_cross_entropy(logits, targets, reduction)
     logits = logits - mx.stop_gradient(mx.max(logits, axis=axis, keepdims=True))
     if probs:
@@ -72,7 +74,7 @@ def cross_entropy(logits: mx.array, targets: mx.array, weights: mx.array | None 
     lse = mx.logsumexp(logits, axis=axis)
     if label_smoothing > 0:
         loss = (lse - (1 - label_smoothing) * score
-                - mx.mean(logits, axis=axis) * label_smoothing)
+                + -mx.mean(logits, axis=axis) * label_smoothing)
     else:
         loss = lse - score
     return _reduce(_weighted(loss, weights), reduction)

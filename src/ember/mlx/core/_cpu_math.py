@@ -1,0 +1,199 @@
+"""MLX's CPU kernels where their arithmetic is not a correctly rounded one, so that ember
+gives MLX's numbers rather than better ones.
+
+- `erf`: MLX evaluates Abramowitz & Stegun 7.1.26 (absolute error up to 1.5e-7) on its
+  own exp, in float32 whatever the dtype. Near erf = -1 that error is all there is of
+  1 + erf, which is why MLX's exact GELU gives -4.65e-07 at x = -5.2 where x * Phi(x) is
+  -5.0e-07, and erf of a float16 below 1e-6 in magnitude is 0 (float16 goes to 6e-8).
+- In float16 / bfloat16, `logaddexp` and `rsqrt` round to the half type after each of
+  their steps (MLX's scalar half type does: a half minus a half is a half), which moves
+  the result by a whole half-precision unit where one rounding would not. So does
+  `softmax` over the last axis without `precise=True`: x - max, its exp, the running sum
+  along the row (one element at a time), 1 / sum and each product are all halves. Over
+  other axes MLX composes `softmax` and `logsumexp` from half ops (exp(x - max), a half
+  sum, a division or log plus max), each rounded.
+
+MLX's sigmoid and its saturating exp are `_saturating`'s (`mlx_exp` here is that exp on
+float32 values, within 2 ulps of MLX's). erf is a member of ember's unary family and the
+last-axis half softmax a primitive of its own, so gradients (the usual derivatives, as
+MLX's VJPs are), vmap and the lazy graph treat them as any other op; vmap of the half
+softmax with the batch on the last axis composes half ops, as MLX's vmap rule does.
+Each public function here replaces `_ops`' / `_reductions`' one of its name in `mx`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ember.ops.registry import Primitive, apply, defbatch, defjvp, defvjp
+from ember.ops.softmax import _along_batch, softmax_backward_p
+from ember.ops.unary import defjvp1, unary, unary_p
+
+from . import _dtypes as D
+from . import _ops as O
+from . import _reductions as R
+from . import _saturating as S
+from ._array import _wrap, array, as_array, operands
+from ._reductions import _float
+
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+
+
+mlx_exp = S.mlx_exp
+_fma = S._madd
+
+
+def _erf_abs_port(v: np.ndarray) -> np.ndarray:
+    """MLX's erf of |v| for float32 values (NumPy's port of csrc/mlx_math.c's)."""
+    with np.errstate(all="ignore"):
+        t = np.float32(1) / _fma(np.full_like(v, np.float32(0.3275911)), np.abs(v), 1.0)
+        r = _fma(np.full_like(t, np.float32(1.061405429)), t, np.float32(-1.453152027))
+        for c in (1.421413741, -0.284496736, 0.254829592):
+            r = _fma(r, t, np.float32(c))
+        e = -mlx_exp(-(v * v))
+        return _fma(e * t, r, 1.0)
+
+
+def _erf_kernel(a: np.ndarray) -> np.ndarray:
+    v = np.asarray(a, dtype=_F32, order="C").reshape(-1)
+    result = S.native_map("mlx_erf_abs_map", v)
+    result = (_erf_abs_port(v) if result is None else result).reshape(a.shape).astype(a.dtype)
+    return np.where(a > 0, result, -result)
+
+
+def _exp(t):
+    return S.exp(t)
+
+
+_SQRT_PI_2 = 2 / math.sqrt(math.pi)
+erf_fn = unary("mlx_cpu_erf", _erf_kernel, grad_name="ErfBackward0")
+defvjp(erf_fn, lambda g, out, x: g * _SQRT_PI_2 * (-x * x).exp())
+defjvp1(erf_fn, lambda t, out, x: t * _SQRT_PI_2 * (-x * x).exp())
+
+
+def _float_map(member, fallback, complex_ok: bool):
+    def op(a, /, *, stream=None) -> array:
+        a = _float(as_array(a))
+        if a._dtype.kind == "c":
+            if not complex_ok:
+                raise ValueError(f"[{fallback.__name__}] Not supported for {a._dtype.name}.")
+            return fallback(a)
+        return _wrap(apply(unary_p, a._t, fn=member), a._dtype)
+    op.__name__ = fallback.__name__
+    op.__doc__ = f"{fallback.__name__} as MLX's CPU kernel computes it (see the module)."
+    return op
+
+
+erf = _float_map(erf_fn, O.erf, complex_ok=False)
+_HALF = (D.float16, D.bfloat16)
+
+
+def logaddexp(a, b, /, *, stream=None) -> array:
+    """log(exp(a) + exp(b)) as max + log1p(exp(min - max)); in float16 / bfloat16 each
+    step is a half-precision op, as in MLX's kernel."""
+    ta, tb, dt = operands(a, b, floating=True)
+    if dt not in _HALF:
+        return O.logaddexp(a, b)
+    x, y = _wrap(ta, dt), _wrap(tb, dt)
+    hi, lo = O.maximum(x, y), O.minimum(x, y)
+    out = hi + O.log1p(_wrap(_exp((lo - hi)._t), dt))
+    return O.where(O.logical_or(lo == -math.inf, hi == math.inf), hi, out)
+
+
+def rsqrt(a, /, *, stream=None) -> array:
+    """1 / sqrt(a); in float16 / bfloat16 the square root is rounded to the half type
+    before the division, as in MLX's kernel."""
+    a = _float(as_array(a))
+    if a._dtype in _HALF:
+        return O.reciprocal(O.sqrt(a))
+    return O.rsqrt(a)
+
+
+
+def _half_softmax_kernel(x: np.ndarray, *, dim: int) -> np.ndarray:
+    d = x.dtype
+    rows = np.moveaxis(x, dim, -1)
+    with np.errstate(all="ignore"):
+        shifted = (rows.astype(_F32) - rows.max(axis=-1, keepdims=True).astype(_F32)).astype(d)
+        e = mlx_exp(shifted.astype(_F32)).astype(d)
+        # (MLX's row loop: a half sum, rounded at each step, as NumPy's half add rounds)
+        total = np.add.accumulate(e, axis=-1)[..., -1] if e.shape[-1] else \
+            np.zeros(e.shape[:-1], d)
+        scale = (np.float32(1) / total.astype(_F32)).astype(d)
+        out = (e.astype(_F32) * scale[..., None].astype(_F32)).astype(d)
+    return np.moveaxis(out, -1, dim)
+
+
+half_softmax_p = Primitive("mlx_half_softmax", _half_softmax_kernel,
+                           lambda x, *, dim: (x._shape, x._dtype), grad_name="SoftmaxBackward0")
+defvjp(half_softmax_p, lambda g, out, x, *, dim: apply(softmax_backward_p, g, out, dim=dim),
+       reads=((),), save_output=True)
+defjvp(half_softmax_p, lambda primals, tangents, out, *, dim: None if tangents[0] is None
+       else apply(softmax_backward_p, tangents[0], out, dim=dim))
+_batch_rows = _along_batch(half_softmax_p)
+
+
+def _half_softmax_batch(args, dims, *, dim):
+    """vmap as MLX's: with the batch axis last, the rows are no longer the last axis and
+    MLX composes exp(x - max) / sum over the other axis from half ops."""
+    x, d = args[0], dims[0]
+    if d is None or d != x.ndim - 1 or x.ndim < 2:
+        return _batch_rows(args, dims, dim=dim)
+    e = _exp(x - x.detach().amax(dim=-2, keepdim=True))
+    return e / e.sum(dim=-2, keepdim=True), d
+
+
+defbatch(half_softmax_p, _half_softmax_batch)
+
+
+def softmax(a, /, axis=None, *, precise: bool = False, stream=None) -> array:
+    """MLX's softmax; in float16 / bfloat16 without `precise`, MLX's half-precision kernel
+    over the last axis (see the module) and its composition of half ops over other axes,
+    else `_reductions.softmax`."""
+    x, axes = _half_axes(a, axis)
+    if precise or axes is None:
+        return R.softmax(a, axis, precise=precise)
+    if _last_only(x, axes):
+        return _wrap(apply(half_softmax_p, x._t, dim=x.ndim - 1), x._dtype)
+    e = _shifted_exp(x, axes)
+    return e / O.sum(e, axes, keepdims=True)
+
+
+def logsumexp(a, /, axis=None, keepdims: bool = False, *, stream=None) -> array:
+    """MLX's logsumexp; over other than the last axis of a float16 / bfloat16 array, its
+    composition of half ops (see the module), else `_reductions.logsumexp`."""
+    x, axes = _half_axes(a, axis)
+    if axes is None or _last_only(x, axes):
+        return R.logsumexp(a, axis, keepdims)
+    top = O.stop_gradient(O.max(x, axes, keepdims=True))
+    out = O.log(O.sum(_shifted_exp(x, axes), axes, keepdims=keepdims))
+    out = out + top.reshape(out.shape)
+    top = top if keepdims else O.squeeze(top, axes)
+    return O.where(O.isinf(top), top, out)
+
+
+def _half_axes(a, axis):
+    """`(a, its axes as a list)` for a non-empty float16 / bfloat16 array and valid axes;
+    `(a, None)` for everything `_reductions` is to take (and refuse)."""
+    x = as_array(a)
+    n = x.ndim
+    axes = list(range(n)) if axis is None else list(R._axes(axis, n))
+    if x._dtype not in _HALF or x.size == 0 or not axes or not all(
+            -n <= ax < n for ax in axes):
+        return x, None
+    return x, axes
+
+
+def _last_only(x: array, axes: list) -> bool:
+    """Whether MLX runs its one-pass kernel: the last axis, after only length-1 axes."""
+    return axes[-1] in (x.ndim - 1, -1) and all(
+        axes[i] + 1 == axes[i + 1] and x.shape[axes[i]] == 1 for i in range(len(axes) - 1))
+
+
+def _shifted_exp(x: array, axes: list) -> array:
+    return _wrap(_exp((x - O.stop_gradient(O.max(x, axes, keepdims=True)))._t), x._dtype)
+
+
+__all__ = ["erf", "logaddexp", "logsumexp", "rsqrt", "softmax"]
