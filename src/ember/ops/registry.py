@@ -11,6 +11,7 @@ eager evaluation writes the kernel's result into `x`'s memory.
 
 from __future__ import annotations
 
+import math
 import weakref
 
 import numpy as np
@@ -44,7 +45,7 @@ from .._core import (  # re-exported: op modules import these from here
 )
 from .._core.dispatch import _FP_QUIET, _fp_reset, _fp_set, autograd, device_of, run_quiet
 from .._tensor import Tensor, made_under_no_grad
-from .._view import non_overlapping
+from .._view import is_non_overlapping_and_dense, non_overlapping
 from ._inplace_kernel import run_inplace
 
 _grad_state = grad_mode.state
@@ -206,6 +207,47 @@ def refuse_overlap():
     )
 
 
+# The families whose in-place forms PyTorch runs through its elementwise iterator, which
+# refuses an operand that partly overlaps the tensor it writes (`x[1:] += x[:-1]`): the
+# result would depend on the order the elements are visited.
+_POINTWISE = frozenset({"unary", "binary", "ternary", "compare"})
+
+
+def check_partial_overlap(self: Tensor, args: tuple) -> None:
+    """Refuse, as PyTorch does, a tensor operand sharing memory with `self` that is neither
+    `self`'s exact memory (same start, end and strides) nor apart from it. PyTorch decides
+    only when both are dense (covering a block once); otherwise it does not check."""
+    st = self._storage
+    if st is None:
+        return
+    for a in args:
+        if a.__class__ is not Tensor or a is self or a._storage is not st:
+            continue
+        if _overlap_status(self, a) == "partial":
+            raise RuntimeError(
+                "unsupported operation: some elements of the input tensor and the written-to "
+                "tensor refer to a single memory location. Please clone() the tensor before "
+                "performing the operation.")
+
+
+def _overlap_status(a: Tensor, b: Tensor) -> str:
+    """PyTorch's memory-overlap status of two views of one storage: 'full', 'partial', 'no'
+    or 'too_hard' (one of them is not dense)."""
+    a0, b0 = a._offset * a._dtype.itemsize, b._offset * b._dtype.itemsize
+    a1 = a0 + math.prod(a._shape) * a._dtype.itemsize  # (an empty one meets nothing)
+    b1 = b0 + math.prod(b._shape) * b._dtype.itemsize
+    if not (a0 < b1 and b0 < a1):
+        # (apart, for dense views; a view that is not dense is "too_hard", which refuses
+        # nothing either: so the density test is left for views whose spans meet)
+        return "no"
+    if not (is_non_overlapping_and_dense(a._shape, a._stride)
+            and is_non_overlapping_and_dense(b._shape, b._stride)):
+        return "too_hard"
+    if (a0, a1) == (b0, b1):
+        return "full" if a._stride == b._stride else "partial"
+    return "partial"
+
+
 def bump_version(self: Tensor) -> None:
     vc = self._vc
     if vc is not None:
@@ -262,6 +304,8 @@ def _eval_inplace(iprim: InplacePrimitive, args: tuple, params: dict) -> Tensor:
     prim = iprim.base
     self, args = args[0], args[1:]
     check_inplace(self)
+    if prim.name in _POINTWISE:
+        check_partial_overlap(self, args)
     base = self._base  # a view taken before its base joined the graph is written with grad
     if _grad_state.enabled and (self._requires_grad or any(
             isinstance(a, Tensor) and a._requires_grad for a in args) or (

@@ -1,5 +1,6 @@
 """Legacy weight_norm and DataParallel against torch."""
 
+import numpy as np
 import pytest
 import torch
 
@@ -70,3 +71,67 @@ def test_weight_norm_functions_at_the_top_level():
         with pytest.raises(TypeError, match=r"norm_except_dim\(\): argument 'pow' \(position 2\) "
                                             r"must be int, not float"):
             L.norm_except_dim(L.tensor(v), 2.0, 0)
+
+
+V_SHAPES_DIMS = [((3, 4, 2), 0), ((3, 4, 2), 1), ((3, 4, 2), 2), ((3, 4, 2), -2), ((3, 4, 2), -1),
+                 ((4,), 0), ((4,), -1), ((), 0), ((), 1), ((), -1)]
+
+
+@pytest.mark.parametrize("shape,dim", V_SHAPES_DIMS)
+def test_norm_except_dim_and_weight_norm_match_torch(shape, dim):
+    # shapes, values (one float32 rounding: sums of squares in another order), node names and
+    # errors of norm_except_dim and torch._weight_norm for every rank and dim kind
+    v = rand_array(shape)
+    results = []
+    for lib in (torch, ember):
+        tv = lib.tensor(v, requires_grad=True)
+        try:
+            g = lib.norm_except_dim(tv.detach(), 2, dim) * 2
+            w = lib._weight_norm(tv, g, dim)
+            results.append((tuple(g.shape), w.grad_fn.name(), w.detach().numpy()))
+        except Exception as e:  # the comparison is of the exception itself
+            results.append((type(e).__name__, str(e)))
+    (t0, t1, *t2), (e0, e1, *e2) = results
+    assert (e0, e1) == (t0, t1)
+    if t2:
+        np.testing.assert_allclose(e2[0], t2[0], rtol=2e-7)
+
+
+def test_weight_norm_of_a_bias_keeps_one_magnitude_per_entry():
+    # a 1-d parameter with dim=0: g = |v| entry by entry, as torch's legacy hook stores it
+    with pytest.warns(FutureWarning):
+        e = nn.utils.weight_norm(nn.Linear(3, 4), name="bias")
+    assert tuple(e.bias_g.shape) == (4,)
+    assert ember.equal(e.bias_g.detach(), e.bias_v.detach().abs())
+    p = nn.utils.parametrizations.weight_norm(nn.Linear(3, 4), name="bias")
+    assert tuple(p.parametrizations.bias.original0.shape) == (4,)
+    assert p.bias.grad_fn.name() == "WeightNormInterfaceBackward0"
+
+
+def test_fused_weight_norm_wants_g_in_v_dtype():
+    v = ember.ones(3, 2, dtype=ember.float64)
+    with pytest.raises(RuntimeError, match="expected scalar type Double but found Float"):
+        ember._weight_norm(v, ember.ones(3, 1), 0)
+    # a middle dim is not fused: the dtypes promote
+    assert ember._weight_norm(ember.ones(3, 2, 2), ember.ones(1, 2, 1, dtype=ember.float64),
+                              1).dtype == ember.float64
+
+
+@pytest.mark.parametrize("fn,args", [
+    ("_weight_norm", (None, "ones", 0)), ("_weight_norm", ("ones", None, 0)),
+    ("_weight_norm", ("ones", "ones", 0.5)), ("_weight_norm", ([1.0, 2.0], "ones", 0)),
+    ("norm_except_dim", (None, 2, 0)), ("norm_except_dim", ([1.0], 2, 0)),
+    ("norm_except_dim", ("ones", 2.5, 0)), ("norm_except_dim", ("ones", 2, 0.0))])
+def test_weight_norm_ops_refuse_wrong_argument_types_like_torch(fn, args):
+    # e.g. legacy weight_norm(name="bias") on a module built with bias=False reaches here
+    def message(lib):
+        with pytest.raises(TypeError) as info:
+            getattr(lib, fn)(*(lib.ones(2) if a == "ones" else a for a in args))
+        return str(info.value)
+    assert message(ember) == message(torch)
+
+
+@pytest.mark.filterwarnings("ignore:`torch.nn.utils.weight_norm` is deprecated")
+def test_legacy_weight_norm_of_a_missing_bias_is_a_type_error():
+    with pytest.raises(TypeError, match=r"\(position 1\) must be Tensor, not NoneType"):
+        nn.utils.weight_norm(nn.Linear(3, 4, bias=False), name="bias")

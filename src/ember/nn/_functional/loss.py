@@ -113,29 +113,41 @@ def _check_nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_inde
     tdtype = target._dtype
     if nd <= 2 and len(tshape) > 1:  # (PyTorch's nll_loss checks the ranks before the dtype)
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    if nd > 2 and tdtype is not E.int64:
-        raise RuntimeError(f"expected scalar type Long but found {type_name(tdtype)}")
+    if nd > 2:  # (the shapes first: PyTorch checks them before its kernel sees the dtype)
+        _check_nll_nd_target(shape, tshape, tdtype)
     if tdtype is not E.int64 and tdtype is not E.uint8:
         raise RuntimeError("expected target dtype to be Long or Byte, but got "
                            f"{type_name(tdtype)}")
     n_classes = shape[0] if nd == 1 else shape[1]
     if nd == 1 and tshape:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    if nd == 4 and len(tshape) != 3:  # (PyTorch's 2-d kernel's own checks and words)
-        raise RuntimeError("only batches of spatial targets supported (3D tensors) but got "
-                           f"targets of dimension: {len(tshape)}")
-    if nd == 4 and tuple(tshape) != (shape[0],) + tuple(shape[2:]):
-        raise RuntimeError(f"size mismatch (got input: {list(shape)} , target: {list(tshape)}")
-    if nd > 2:
-        expected = (shape[0],) + tuple(shape[2:])
-        if tuple(tshape) != expected:
-            raise RuntimeError(f"Expected target size {list(expected)}, got {list(tshape)}")
-    elif nd == 2 and len(tshape) != 1:
+    if nd == 2 and len(tshape) != 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if weight is not None and weight.numel() != n_classes:
         raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes "
                            f"or no classes but got weight tensor of shape: {list(weight.shape)}")
     return target if tdtype is E.int64 else target.to(E.int64)
+
+
+def _check_nll_nd_target(shape: tuple, tshape: tuple, tdtype) -> None:
+    """The (N, C, d1, ...) target checks in PyTorch's order: 4-d input goes to its 2-d kernel
+    (target rank, Long-or-Byte dtype, sizes), every other rank is checked for its target size
+    first; a Byte target, fine for 1-d and 2-d input, is refused last."""
+    expected = (shape[0],) + tuple(shape[2:])
+    if len(shape) == 4:
+        if len(tshape) != 3:
+            raise RuntimeError("only batches of spatial targets supported (3D tensors) but got "
+                               f"targets of dimension: {len(tshape)}")
+        if tdtype is not E.int64 and tdtype is not E.uint8:
+            raise RuntimeError("expected target dtype to be Long or Byte, but got "
+                               f"{type_name(tdtype)}")
+        if tuple(tshape) != expected:
+            raise RuntimeError(f"size mismatch (got input: {list(shape)} , target: "
+                               f"{list(tshape)}")
+    elif tuple(tshape) != expected:
+        raise RuntimeError(f"Expected target size {list(expected)}, got {list(tshape)}")
+    if tdtype is E.uint8:
+        raise RuntimeError("expected scalar type Long but found Byte")
 
 
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
@@ -166,8 +178,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     `target` holds class probabilities (same shape as `input`, floating)."""
     input, target, weight = cast_for("fp32", input, target, weight)
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    if label_smoothing > 1.0:  # (PyTorch ignores a negative or NaN one: no smoothing)
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
     class_dim = 0 if input.dim() == 1 else 1
     if target.shape == input.shape:
         if not target.dtype.is_floating_point:
@@ -177,7 +189,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
             raise RuntimeError("ignore_index is not supported for floating point target")
         return _cross_entropy_probs(input, target, weight, reduction, label_smoothing, class_dim)
     logp = input.log_softmax(class_dim)
-    if label_smoothing <= 0.0:
+    if not label_smoothing > 0.0:
         return nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     n_classes = input.shape[class_dim]

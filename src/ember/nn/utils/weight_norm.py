@@ -9,41 +9,62 @@ from __future__ import annotations
 import warnings
 
 from ..._tensor import Tensor
+from ...ops._common import type_name
+from ...ops.registry import rename_node
 from ..parameter import Parameter
 
 __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm", "norm_except_dim"]
 
 
+def _check_args(fn: str, args: tuple) -> None:
+    """ATen's signature check: each (name, value, type) in order, TypeError in its words."""
+    for i, (arg, value, kind) in enumerate(args, 1):
+        if not isinstance(value, kind):
+            raise TypeError(f"{fn}(): argument '{arg}' (position {i}) must be "
+                            f"{kind.__name__}, not {type(value).__name__}")
+
+
 def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:
     """The `pow`-norm of v over every dim but `dim` (kept, with size-1 dims elsewhere);
     dim=-1 means over all dims (a 0-d result), as in PyTorch's weight norm."""
-    for i, (arg, value) in enumerate((("pow", pow), ("dim", dim)), 2):
-        if not isinstance(value, int):  # (ATen's signature takes ints only)
-            raise TypeError(f"norm_except_dim(): argument '{arg}' (position {i}) must be int, "
-                            f"not {type(value).__name__}")
+    _check_args("norm_except_dim", (("v", v, Tensor), ("pow", pow, int), ("dim", dim, int)))
     if dim == -1:
         return _pow_norm(v, pow, None)
     n = v.dim()
     if not -n <= dim < max(n, 1):
         raise IndexError(f"Dimension out of range (expected to be in range of "
                          f"[{-max(n, 1)}, {max(n, 1) - 1}], but got {dim})")
-    dim %= max(n, 1)
+    if n == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    dim %= n
     return _pow_norm(v, pow, tuple(d for d in range(n) if d != dim))
 
 
 def _pow_norm(v: Tensor, pow: float, dims: tuple[int, ...] | None) -> Tensor:
     """(sum |v|^pow)^(1/pow) over `dims` (kept) or over everything (0-d) for None."""
+    def total(t: Tensor) -> Tensor:  # an empty `dims` (a 1-d v) sums one term: itself
+        return t.sum() if dims is None else t.sum(dims, keepdim=True) if dims else t
+
     if pow == 2:  # sqrt is correctly rounded where pow(., 0.5) need not be
-        sq = v * v
-        return (sq.sum() if dims is None else sq.sum(dims, keepdim=True)).sqrt()
-    a = v.abs().pow(pow)
-    return (a.sum() if dims is None else a.sum(dims, keepdim=True)).pow(1.0 / pow)
+        return total(v * v).sqrt()
+    return total(v.abs().pow(pow)).pow(1.0 / pow)
 
 
 def _weight_norm(v: Tensor, g: Tensor, dim: int = 0) -> Tensor:
     """v * (g / ||v||), the norm over every dim of v but `dim` (all of them for -1): what
-    both weight-norm APIs compute, exposed as `torch._weight_norm`."""
-    return v * (g / norm_except_dim(v, 2, dim))
+    both weight-norm APIs compute, exposed as `torch._weight_norm`. For the first or last
+    dim PyTorch runs one fused op, which wants g in v's dtype and names its node."""
+    _check_args("_weight_norm", (("v", v, Tensor), ("g", g, Tensor), ("dim", dim, int)))
+    fused = dim == 0 or dim == v.dim() - 1
+    if fused and v.dim() == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    if fused and g.dtype is not v.dtype:
+        raise RuntimeError(f"expected scalar type {type_name(v.dtype)} but found "
+                           f"{type_name(g.dtype)}")
+    out = v * (g / norm_except_dim(v, 2, dim))
+    if fused and out.grad_fn is not None:
+        rename_node(out.grad_fn, "WeightNormInterfaceBackward0")
+    return out
 
 
 class WeightNorm:
