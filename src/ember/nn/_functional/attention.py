@@ -38,6 +38,52 @@ def canonical_mask(mask: Tensor | None, name: str, dtype, other: Tensor | None =
     return mask
 
 
+def fused_masks(attn_mask: Tensor | None, key_padding_mask: Tensor | None, query: Tensor,
+                num_heads: int) -> tuple[Tensor | None, Tensor | None]:
+    """The masks PyTorch's fused inference kernels see, as boolean (attn_mask, key_padding_mask).
+
+    Those kernels (`_native_multi_head_attention`, `_transformer_encoder_layer_fwd`) take one
+    mask merged as `MultiheadAttention.merge_masks` does for a batch-first (N, L, E) query: a
+    padding mask alone stays (N, L) ("mask type 1"); an attention mask is viewed as
+    (N, H, L, L), plus the padding mask viewed as (N, 1, 1, L) ("mask type 2"). They read any
+    nonzero value as masked and check only these shapes, so a misshapen mask that the unfused
+    path rejects may pass (reinterpreted by `view`) or fail with the kernel's own message."""
+    if attn_mask is None and key_padding_mask is None:
+        return None, None
+    n, length = query.shape[0], query.shape[1]
+    if attn_mask is None:
+        merged = key_padding_mask
+        if merged.dim() == 2:
+            if tuple(merged.shape) != (n, length):
+                raise RuntimeError("For mask_type == 1 mask shape should be (B, L)")
+            return None, merged if merged.dtype is E.bool else merged != 0
+    else:
+        if attn_mask.dim() == 3:
+            merged = attn_mask.view(n, -1, length, length)
+        else:
+            merged = attn_mask.view(1, 1, length, length).expand(n, num_heads, -1, -1)
+        if key_padding_mask is not None:
+            kpm = key_padding_mask.view(n, 1, 1, length).expand(-1, num_heads, -1, -1)
+            merged = merged | kpm if merged.dtype is E.bool and kpm.dtype is E.bool \
+                else merged + kpm
+    if tuple(merged.shape) != (n, num_heads, length, length):
+        raise RuntimeError("For mask_type == 2 mask shape should match input shape")
+    merged = merged if merged.dtype is E.bool else merged != 0
+    return merged.reshape(n * num_heads, length, length), None
+
+
+def fused_autocast_input(x: Tensor) -> Tensor:
+    """The input of a fused inference kernel as CPU autocast hands it over.
+
+    PyTorch's fast-path checks ask `torch.is_autocast_enabled()`, which names CUDA, so under
+    CPU autocast those kernels still run; autocast lists them as lower-precision ops, so they
+    take the input (and weights) in its dtype and return that dtype. As everywhere in
+    autocast, only float32 is cast (a float64 input then meets low-precision weights)."""
+    if E.is_autocast_enabled("cpu") and x.dtype is E.float32:
+        return x.to(E.get_autocast_dtype("cpu"))
+    return x
+
+
 def _shape_check(query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None,
                  attn_mask: Tensor | None, num_heads: int) -> bool:
     """Whether the call is batched (3-D query) or not (2-D), checking the other ranks."""

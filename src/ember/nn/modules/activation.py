@@ -9,7 +9,7 @@ from ..._tensor import Tensor
 from ...backends import mha as _mha
 from .. import functional as F
 from .. import init
-from .._functional.attention import multi_head_attention_forward
+from .._functional.attention import fused_autocast_input, fused_masks, multi_head_attention_forward
 from ..init import constant_, xavier_normal_, xavier_uniform_
 from ..parameter import Parameter
 from .linear import NonDynamicallyQuantizableLinear
@@ -383,6 +383,11 @@ class MultiheadAttention(Module):
         # is_causal hint (only the masks count) and, like an explicit softmax, gives NaN for
         # a query whose every key is masked; the weights path computes exactly that
         fused = self._fused_path(query, key, value, key_padding_mask, attn_mask)
+        if fused and all(m is None or m.dtype is E.bool for m in (attn_mask, key_padding_mask)):
+            attn_mask, key_padding_mask = fused_masks(attn_mask, key_padding_mask, query,
+                                                      self.num_heads)
+        if fused:
+            query = key = value = fused_autocast_input(query)
         out, weights = self._attend(query, key, value, key_padding_mask, need_weights or fused,
                                     attn_mask, average_attn_weights, is_causal and not fused)
         return out, (weights if need_weights else None)

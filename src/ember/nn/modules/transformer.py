@@ -15,7 +15,7 @@ import ember as E
 from ..._tensor import Tensor
 from ...backends import mha as _mha
 from .. import functional as F
-from .._functional.attention import canonical_mask
+from .._functional.attention import canonical_mask, fused_autocast_input, fused_masks
 from ..init import xavier_uniform_
 from .activation import GELU, MultiheadAttention, ReLU
 from .container import ModuleList
@@ -78,14 +78,16 @@ class TransformerEncoderLayer(Module):
         if fused:
             # NOTE: in inference PyTorch runs this layer as one fused kernel that knows only
             # relu and exact gelu (so a GELU('tanh') module acts as exact gelu), reads a
-            # float mask of any float dtype as one of the input's dtype, ignores the
-            # is_causal hint, and gives NaN for a query whose every key is masked (as the
-            # attention's explicit-weights path does)
+            # float mask of any float dtype as one of the input's dtype and then any nonzero
+            # entry as masked, merges the two masks as MultiheadAttention.merge_masks does,
+            # ignores the is_causal hint, and gives NaN for a query whose every key is masked
+            # (as the attention's explicit-weights path does)
             act = F.gelu if self.activation_relu_or_gelu == 2 else F.relu
-            src_mask, src_key_padding_mask = (
+            src_mask, src_key_padding_mask = fused_masks(*(
                 m.to(src.dtype) if m is not None and m.dtype.is_floating_point else m
-                for m in (src_mask, src_key_padding_mask))
+                for m in (src_mask, src_key_padding_mask)), src, self.self_attn.num_heads)
             is_causal = False
+            x = fused_autocast_input(src)
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal,
                                    fused)
@@ -235,6 +237,20 @@ def _why_not_nested(layer) -> str:
     return ""
 
 
+def _check_padding_shape(src: Tensor, pad: Tensor) -> None:
+    """The nested-tensor kernels' checks on an (N, L) padding mask for an (N, L, E) input."""
+    if pad.dim() != 2:
+        raise RuntimeError("Padding mask should be 2D")
+    if tuple(pad.shape) != tuple(src.shape[:2]):
+        raise RuntimeError("Mask size should match input size")
+
+
+def _left_aligned(src: Tensor, pad: Tensor) -> bool:
+    """Whether every row of the (N, L) padding mask has its padding only at the end."""
+    _check_padding_shape(src, pad)
+    return not bool((~pad[:, 1:] & pad[:, :-1]).any())
+
+
 _warned_nested = [False]
 
 
@@ -281,9 +297,11 @@ class TransformerEncoder(Module):
         padding = self._fast_path_padding(src, mask, src_key_padding_mask)
         is_causal = _detect_is_causal(mask, is_causal,
                                       _seq_len(src, self.layers[0].self_attn.batch_first))
+        # (on that fast path PyTorch drops the padded tokens, whatever their float mask value)
+        layer_padding = src_key_padding_mask if padding is None else padding
         for mod in self.layers:
             out = mod(out, src_mask=mask, is_causal=is_causal,
-                      src_key_padding_mask=src_key_padding_mask)
+                      src_key_padding_mask=layer_padding)
         if padding is not None:
             # PyTorch ran the layers on a nested tensor of the unpadded tokens and padded the
             # result back with zeros
@@ -293,16 +311,19 @@ class TransformerEncoder(Module):
 
     def _fast_path_padding(self, src: Tensor, mask, src_key_padding_mask) -> Tensor | None:
         """The padding positions (True) when PyTorch would take its sparsity fast path
-        (inference, a left-aligned key padding mask and no attention mask), else None."""
+        (inference, a left-aligned key padding mask and no attention mask), else None;
+        raises where that path's nested-tensor kernels do."""
         first = self.layers[0]
         if not _mha.get_fastpath_enabled() or not self.use_nested_tensor or first.training or \
-                src.dim() != 3 or src_key_padding_mask is None or mask is not None or \
-                E.is_autocast_enabled():
+                src.dim() != 3 or src_key_padding_mask is None:
             return None
-        pad = src_key_padding_mask
-        pad = pad if pad.dtype == E.bool else pad != 0  # (a float mask: 0 keeps a token)
-        if self.mask_check and bool((~pad[:, 1:] & pad[:, :-1]).any()):
-            return None  # not left-aligned: a token after padding
+        pad = src_key_padding_mask != 0  # (a canonical float mask: 0 keeps a token)
+        # NOTE: as PyTorch, the left-alignment check runs before the attention mask, autocast
+        # and grad mode are considered, and raises the nested-tensor kernel's errors
+        if self.mask_check and not _left_aligned(src, pad):
+            return None
+        if mask is not None or E.is_autocast_enabled():
+            return None
         attn = first.self_attn
         params = (attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight,
                   attn.out_proj.bias, first.norm1.weight, first.norm1.bias, first.norm2.weight,
@@ -311,7 +332,18 @@ class TransformerEncoder(Module):
         if E.is_grad_enabled() and (src.requires_grad or any(
                 p is not None and p.requires_grad for p in params)):
             return None
-        return pad
+        _check_padding_shape(src, pad)  # (checked here too when mask_check is off)
+        if E.is_autocast_enabled("cpu") and src.dtype is not E.float64:
+            # NOTE: PyTorch's check for autocast names CUDA; under CPU autocast its nested
+            # path fails thus (a float64 input fails first in the layer's matmul, as here)
+            low = {E.bfloat16: "BFloat16", E.float16: "Half"}[E.get_autocast_dtype("cpu")]
+            raise RuntimeError(f"expected scalar type Float but found {low}")
+        if bool(pad.all()):
+            raise RuntimeError("to_padded_tensor: at least one constituent tensor should have "
+                               "non-zero numel")
+        # the nested tensor keeps each row's first (number of unpadded) tokens, which are the
+        # unpadded ones only when the mask is left-aligned
+        return E.arange(pad.shape[1]) >= (~pad).sum(1, keepdim=True)
 
 
 class TransformerDecoder(Module):
