@@ -23,6 +23,7 @@ import math
 
 import numpy as np
 
+from ._special_float32 import digamma32, entr32, trigamma32
 from .unary_math import _ERFCX, _erfc64, _erfinv64, _ev
 
 _F64 = np.dtype(np.float64)
@@ -191,6 +192,20 @@ def _polygamma64(x, n=0):
         # at -inf its reflection's sin^2 is NaN
         out = np.where(np.isposinf(x), 0.0, np.where(np.isneginf(x), np.nan, out))
     return out
+
+
+def _polygamma32(x, n=0, dtype=None):
+    """PyTorch's float32 kernels for n = 0 (digamma) and n = 1 (trigamma); higher orders
+    through float64 (PyTorch's float32 Hurwitz zeta is close to the rounded float64 one)."""
+    if n == 0:
+        return digamma32(x)
+    if n == 1:
+        return trigamma32(x)
+    return _polygamma64(x.astype(np.float64), n).astype(np.float32)
+
+
+_digamma64.float32 = digamma32  # (picked by `_via64` for float32 / float16 / bfloat16)
+_polygamma64.float32 = _polygamma32
 
 
 def _mvlgamma64(x, p=1):
@@ -413,6 +428,9 @@ def _entr64(x):
     out[x == 0] = 0.0
     out[x < 0] = -np.inf
     return out
+
+
+_entr64.float32 = entr32
 
 
 def _xlog1py64(x, y):
