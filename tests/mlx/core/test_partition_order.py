@@ -88,6 +88,7 @@ def _killer(n: int, kth: int) -> np.ndarray:
 
 
 def test_heap_select_fallback_as_mlx(monkeypatch):
+    monkeypatch.setitem(nth_module.NATIVE_MIN, "elements", 10**9)  # (the Python twin)
     heap_calls = []
     real = nth_module._heap_select
     monkeypatch.setattr(nth_module, "_heap_select",
@@ -124,3 +125,20 @@ def test_topk_of_the_whole_axis_is_a_separate_array():
     b = mx.topk(a, 3)
     b[0] = 9
     assert a.tolist() == [3, 1, 2] and b.tolist() == [9, 1, 2]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_native_twin_orders_as_mlx(monkeypatch, seed):
+    # csrc/mlx_select.c on every line the Python replay is checked on, and on the
+    # adversarial lines that reach its heap-select fallback
+    from ember import native
+
+    if native.library("mlx_select") is None:
+        pytest.skip("no native kernels here")
+    monkeypatch.setitem(nth_module.NATIVE_MIN, "elements", 0)
+    lines = list(_lines(seed)) + [_killer(n, kth) for n, kth in ((64, 32), (129, 70))]
+    for x in lines:
+        for kth in sorted({0, x.shape[-1] // 2, x.shape[-1] - 1}):
+            _same(x, "partition", kth)
+            _same(x, "argpartition", kth)
+    _same(np.random.default_rng(seed).standard_normal((3, 5000)).astype(np.float32), "topk", 40)

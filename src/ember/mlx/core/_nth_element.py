@@ -10,8 +10,9 @@ insertion sort below four elements) on the comparisons MLX makes:
 - `partition`: `a < b` with NaN greater than everything (NaN-aware less),
 - `argpartition`: the same on the values, ties broken by the smaller index.
 
-The replay runs on one primitive (`mlx_nth_element`, a NumPy kernel looping in Python over
-each line: the algorithm is sequential) that returns each line's permutation; the values
+The replay runs on one primitive (`mlx_nth_element`: in C where native kernels run,
+csrc/mlx_select.c, else in Python, line by line: the algorithm is sequential) that returns
+each line's permutation; the values
 are gathered through it, so they stay differentiable. Complex lines keep the sorted order
 (see `_sorting`).
 """
@@ -23,6 +24,8 @@ import math
 import numpy as np
 
 from ... import _dtype as edt
+from ... import native
+from ...native import calls
 from ...ops.registry import Primitive, batch_by_loop, nondifferentiable
 
 
@@ -129,7 +132,34 @@ def nth_element(values: list, kth: int, by_index: bool) -> list:
     return p
 
 
+NATIVE_MIN = {"elements": 64}  # (below it the Python replay costs no more than the call)
+
+
+def _native(a: np.ndarray, kth: int, by_index: bool) -> np.ndarray | None:
+    """The permutations by csrc/mlx_select.c (the same replay in C, one line per task), or
+    None where native kernels are off or a value would not survive the trip through a
+    double (64-bit integers past 2**53)."""
+    if a.size < NATIVE_MIN["elements"] or a.ndim == 0:
+        return None
+    if a.dtype.kind in "iu" and a.dtype.itemsize == 8 and a.size and \
+            np.abs(a.astype(np.float64)).max() >= 2.0 ** 53:
+        return None
+    lib = native.library("mlx_select")
+    if lib is None:
+        return None
+    n = a.shape[-1]
+    v = np.ascontiguousarray(a, dtype=np.float64)
+    out = np.empty(a.shape, np.int64)
+    calls.entry(lib, "mlx_nth_element_rows_f32", [calls.P, calls.P, calls.I64, calls.I64,
+                                                  calls.I64, calls.INT])(
+        calls.ptr(v), calls.ptr(out), a.size // n if n else 0, n, kth, int(by_index))
+    return out
+
+
 def _kernel(a, *, kth: int, by_index: bool):
+    out = _native(a, kth, by_index)
+    if out is not None:
+        return out
     rows = a.tolist()
     return np.array([nth_element(r, kth, by_index) for r in rows],
                     dtype=np.int64).reshape(a.shape)
