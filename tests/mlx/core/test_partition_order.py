@@ -9,6 +9,7 @@ import pytest
 import ember.mlx.core as mx
 from ember.mlx.core import _nth_element as nth_module
 from ember.mlx.core._nth_element import nth_element
+from ember.ops import _stl_sort
 
 mlx = pytest.importorskip("mlx.core")
 
@@ -90,9 +91,8 @@ def _killer(n: int, kth: int) -> np.ndarray:
 def test_heap_select_fallback_as_mlx(monkeypatch):
     monkeypatch.setitem(nth_module.NATIVE_MIN, "elements", 10**9)  # (the Python twin)
     heap_calls = []
-    real = nth_module._heap_select
-    monkeypatch.setattr(nth_module, "_heap_select",
-                        lambda *a: heap_calls.append(1) or real(*a))
+    real = _stl_sort._heap_select
+    monkeypatch.setattr(_stl_sort, "_heap_select", lambda *a: heap_calls.append(1) or real(*a))
     for n, kth in ((64, 32), (100, 50), (129, 70)):
         line = _killer(n, kth)
         before = len(heap_calls)

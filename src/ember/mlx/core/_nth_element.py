@@ -19,13 +19,12 @@ are gathered through it, so they stay differentiable. Complex lines keep the sor
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ... import _dtype as edt
 from ... import native
 from ...native import calls
+from ...ops import _stl_sort
 from ...ops.registry import Primitive, batch_by_loop, nondifferentiable
 
 
@@ -41,94 +40,11 @@ def _less(v: list, by_index: bool):
     return less
 
 
-def _adjust_heap(p: list, first: int, hole: int, n: int, value: int, less) -> None:
-    top, child = hole, hole
-    while child < (n - 1) // 2:
-        child = 2 * (child + 1)
-        if less(p[first + child], p[first + child - 1]):
-            child -= 1
-        p[first + hole] = p[first + child]
-        hole = child
-    if n % 2 == 0 and child == (n - 2) // 2:
-        child = 2 * (child + 1)
-        p[first + hole] = p[first + child - 1]
-        hole = child - 1
-    parent = (hole - 1) // 2
-    while hole > top and less(p[first + parent], value):
-        p[first + hole] = p[first + parent]
-        hole, parent = parent, (parent - 1) // 2
-    p[first + hole] = value
-
-
-def _heap_select(p: list, first: int, middle: int, last: int, less) -> None:
-    n = middle - first
-    if n >= 2:
-        for parent in range((n - 2) // 2, -1, -1):
-            _adjust_heap(p, first, parent, n, p[first + parent], less)
-    for i in range(middle, last):
-        if less(p[i], p[first]):
-            value, p[i] = p[i], p[first]
-            _adjust_heap(p, first, 0, n, value, less)
-
-
-def _median_to_first(p: list, result: int, a: int, b: int, c: int, less) -> None:
-    if less(p[a], p[b]):
-        pick = b if less(p[b], p[c]) else c if less(p[a], p[c]) else a
-    else:
-        pick = a if less(p[a], p[c]) else c if less(p[b], p[c]) else b
-    p[result], p[pick] = p[pick], p[result]
-
-
-def _partition_pivot(p: list, first: int, last: int, less) -> int:
-    mid = first + (last - first) // 2
-    _median_to_first(p, first, first + 1, mid, last - 1, less)
-    pivot, lo, hi = p[first], first + 1, last
-    while True:
-        while less(p[lo], pivot):
-            lo += 1
-        hi -= 1
-        while less(pivot, p[hi]):
-            hi -= 1
-        if lo >= hi:
-            return lo
-        p[lo], p[hi] = p[hi], p[lo]
-        lo += 1
-
-
-def _insertion_sort(p: list, first: int, last: int, less) -> None:
-    for i in range(first + 1, last):
-        value = p[i]
-        if less(value, p[first]):
-            p[first + 1:i + 1] = p[first:i]
-            p[first] = value
-            continue
-        j = i
-        while less(value, p[j - 1]):
-            p[j] = p[j - 1]
-            j -= 1
-        p[j] = value
-
-
 def nth_element(values: list, kth: int, by_index: bool) -> list:
-    """The positions of `values` in the order `std::nth_element` leaves them for `kth`."""
-    n = len(values)
-    p = list(range(n))
-    if n == 0 or kth == n:
-        return p
-    less = _less(values, by_index)
-    first, last, depth = 0, n, 2 * int(math.log2(n))
-    while last - first > 3:
-        if depth == 0:
-            _heap_select(p, first, kth + 1, last, less)
-            p[first], p[kth] = p[kth], p[first]
-            return p
-        depth -= 1
-        cut = _partition_pivot(p, first, last, less)
-        if cut <= kth:
-            first = cut
-        else:
-            last = cut
-    _insertion_sort(p, first, last, less)
+    """The positions of `values` in the order `std::nth_element` leaves them for `kth`
+    (libstdc++'s steps, as `ops/_stl_sort` replays them for PyTorch's sort)."""
+    p = list(range(len(values)))
+    _stl_sort.nth_element(p, 0, kth, len(p), _less(values, by_index))
     return p
 
 
