@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import torch
+
+import ember
+
 from helpers import same_message, same_result
 
 
@@ -28,3 +32,20 @@ def test_histogram_as_a_method():
     same_result(lambda L: L.tensor(x).histogram(3))
     same_result(lambda L: L.tensor(x).histogram(bins=2, range=(0.0, 4.0), density=True))
     same_result(lambda L: L.tensor(x).histogram(L.tensor([0.0, 2.0, 5.0]), density=True))
+
+
+def test_diff_checks_prepend_and_append_shapes_dim_by_dim():
+    for pre_shape, dim in [((4, 2), 0), ((2, 6), 1), ((3, 5), 0), ((3, 5), 1)]:
+        for side in ("prepend", "append"):
+            same_message(lambda L, s=pre_shape, d=dim, k=side: L.diff(
+                L.arange(24.0).reshape(4, 6), dim=d, **{k: L.zeros(s)}))
+    # shapes that differ only along the differencing dim are joined
+    same_result(lambda L: L.diff(L.arange(24.0).reshape(4, 6), dim=1, prepend=L.zeros(4, 2),
+                                 append=L.ones(4, 1)))
+    assert ember.diff(ember.arange(3.0), n=2).tolist() == torch.diff(
+        torch.arange(3.0), n=2).tolist()
+
+
+def test_diff_argument_types():
+    for kw in ({"n": 1.0}, {"dim": 0.0}, {"n": True}, {"prepend": [1.0]}, {"append": 1.0}):
+        same_message(lambda L, kw=kw: L.diff(L.arange(6.0), **kw), TypeError)

@@ -112,3 +112,17 @@ def test_split_refusals_in_torchs_words(call):
 ])
 def test_split_size_types_in_torchs_words(call):
     same_message(call, TypeError)
+
+
+@pytest.mark.parametrize("args", [(0, 2.0, 1), (0.0, 2, 1), (0, 2, 1.0), (True, 2, 1),
+                                  (0, True, 1), (0, 2, True), (0, "2", 1), (0, None, 1)])
+def test_unfold_takes_ints_only(args):
+    # (a float size used to slip through and leave floats in the shape)
+    same_message(lambda L: L.arange(24.0).reshape(4, 6).unfold(*args), TypeError)
+
+
+def test_unfold_takes_integer_likes_as_ints():
+    for size in (np.int64(2), "tensor"):
+        shape = same_result(lambda L, s=size: L.arange(24.0).reshape(4, 6).unfold(
+            0, L.tensor(2) if s == "tensor" else s, 1)).shape
+        assert tuple(shape) == (3, 6, 2) and all(type(n) is int for n in shape)

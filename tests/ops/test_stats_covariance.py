@@ -65,3 +65,15 @@ def test_cov_warns_when_degrees_of_freedom_run_out():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         ember.cov(ember.ones(2, 3))
+
+
+def test_cov_argument_types():
+    x = np.arange(24.0).reshape(4, 6)
+    for kw in ({"correction": 0.5}, {"correction": True}, {"correction": None},
+               {"fweights": [1] * 6}, {"aweights": np.ones(6)}):
+        same_message(lambda L, kw=kw: L.cov(L.tensor(x), **kw), TypeError)
+        same_message(lambda L, kw=kw: L.tensor(x).cov(**kw), TypeError)
+    same_message(lambda L: L.cov(x.tolist()), TypeError)
+    # an integer-like correction is an int to PyTorch's parser
+    assert_same(ember.cov(ember.tensor(x), correction=np.int64(0)),
+                torch.cov(torch.tensor(x), correction=np.int64(0)))

@@ -15,7 +15,7 @@ from .. import _dtype as dt
 from .._tensor import Tensor
 from .._view import wrap_dim
 from ..amp.autocast_mode import autocast_op
-from ._arg_parser_text import invalid_combination
+from ._arg_parser_text import invalid_combination, tp_name
 from ._batching import front
 from ._common import type_name
 from .creation import _is_number, _place, arange, tensor, zeros
@@ -30,17 +30,39 @@ from .registry import (
 )
 
 
+def _diff_arg_types(n, dim, prepend, append) -> None:
+    """PyTorch's parser words for diff's arguments, as the usual call passes them (by
+    keyword): n and dim ints (no bool), prepend and append tensors (numbers are refused)."""
+    from .movement import _is_int_arg
+
+    for name, v in (("n", n), ("dim", dim)):
+        if not _is_int_arg(v):
+            raise TypeError(f"diff(): argument '{name}' must be int, not {tp_name(v)}")
+    for name, v in (("prepend", prepend), ("append", append)):
+        if v is not None and not isinstance(v, Tensor):
+            raise TypeError(f"diff(): argument '{name}' must be Tensor, not {tp_name(v)}")
+
+
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend=None, append=None) -> Tensor:
     """n-th forward difference along `dim` (with optional values joined on either side)."""
     from .join import cat
 
+    _diff_arg_types(n, dim, prepend, append)
     if input.ndim == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
+    n = int(n)
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
     d = wrap_dim(dim, input.ndim)
     if any(p is not None and p.ndim != input.ndim for p in (prepend, append)):
         raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+    for p in (prepend, append):
+        for i in range(input.ndim if p is not None else 0):
+            if i != d and p._shape[i] != input._shape[i]:
+                raise RuntimeError(
+                    "diff expects the shape of tensor to prepend or append to match that of "
+                    f"input except along the differencing dimension; input.size({i}) = "
+                    f"{input._shape[i]}, but got tensor.size({i}) = {p._shape[i]}")
     parts = [p for p in (prepend, input, append) if p is not None]
     x = cat(parts, d) if len(parts) > 1 else input
     for _ in range(n):

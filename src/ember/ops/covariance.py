@@ -7,6 +7,7 @@ from __future__ import annotations
 from .. import _dtype as dt
 from .._tensor import Tensor
 from .._user_warnings import warn_at_user
+from ._arg_parser_text import tp_name
 from ._common import type_name
 
 
@@ -38,8 +39,24 @@ def _warn_cov_dof() -> None:
                  "the number of observations.")
 
 
+def _cov_arg_types(input, correction, fweights, aweights) -> None:
+    """PyTorch's parser words for cov's arguments: correction an int (no bool or float), the
+    weights tensors (a list or an ndarray is refused, not converted)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"cov(): argument 'input' (position 1) must be Tensor, not "
+                        f"{tp_name(input)}")
+    if isinstance(correction, bool) or not (hasattr(correction, "__index__") or (
+            isinstance(correction, Tensor) and correction.numel() == 1
+            and correction._dtype._kind == 1)):
+        raise TypeError(f"cov(): argument 'correction' must be int, not {tp_name(correction)}")
+    for kind, wt in (("fweights", fweights), ("aweights", aweights)):
+        if wt is not None and not isinstance(wt, Tensor):
+            raise TypeError(f"cov(): argument '{kind}' must be Tensor, not {tp_name(wt)}")
+
+
 def cov(input: Tensor, *, correction: int = 1, fweights=None, aweights=None) -> Tensor:
     """Covariance of the rows (variables) of `input` over its columns (observations)."""
+    _cov_arg_types(input, correction, fweights, aweights)
     if input.ndim > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an "
                          f"input with {input.ndim} dimensions")

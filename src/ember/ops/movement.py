@@ -22,7 +22,7 @@ from .._view import (
     wrap_dim,
     wrap_dims,
 )
-from ._arg_parser_text import invalid_combination
+from ._arg_parser_text import invalid_combination, tp_name
 from ._common import has_values, type_name
 from .dtype_views import view_dtype
 from .registry import (
@@ -475,6 +475,15 @@ def diagonal(x: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor
 
 
 def unfold(x: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """The view of all slices of `size` along `dimension`, `step` apart, in a new last dim."""
+    # (the words of PyTorch's parser for the usual positional call; a 1-element integer
+    # tensor is an int to it)
+    for pos, (pname, v) in enumerate((("dimension", dimension), ("size", size),
+                                      ("step", step)), 1):
+        if not _is_int_arg(v):
+            raise TypeError(f"unfold(): argument '{pname}' (position {pos}) must be int, not "
+                            f"{tp_name(v)}")
+    dimension, size, step = int(dimension), int(size), int(step)
     d = wrap_dim(dimension, max(x.ndim, 1))
     n = x._shape[d] if x.ndim else 1
     if size > n:

@@ -15,6 +15,8 @@ from __future__ import annotations
 import builtins
 import functools
 import math
+import numbers
+import sys
 
 import numpy as np
 
@@ -22,6 +24,7 @@ from .. import _dtype as dt
 from .._tensor import Tensor
 from ..amp.autocast_mode import autocast_op
 from . import _stl_sort
+from ._arg_parser_text import invalid_combination, method_aware
 from ._batching import front
 from ._common import type_name, write_out
 from ._out_checks import check_values_indices_out
@@ -498,6 +501,8 @@ def _quantile(input, q, dim, keepdim, interpolation, out, ignore_nan, name):
     if interpolation not in _INTERPOLATIONS:
         raise RuntimeError("quantile() interpolation must be one of linear, lower, higher, "
                            f"midpoint or nearest, but got {interpolation}")
+    if out is not None and out._dtype is not input._dtype:
+        raise RuntimeError("quantile() out tensor must be same dtype as the input tensor")
     x = input.reshape(-1) if dim is None else input
     d = 0 if dim is None else one_dim(dim, builtins.max(input.ndim, 1), name)
     if x.ndim == 0:
@@ -508,35 +513,100 @@ def _quantile(input, q, dim, keepdim, interpolation, out, ignore_nan, name):
         raise RuntimeError("quantile() input tensor is too large")
     lo, hi, w = apply(quantile_index_p, x, qs=qs, dim=d, interpolation=interpolation,
                       ignore_nan=ignore_nan)
-    xe = x.unsqueeze(0).expand((len(qs),) + tuple(x._shape))
-    below = gather(xe, d + 1, lo)
+    # NOTE: PyTorch gathers from the slices laid along the last dim, so its result keeps a
+    # trailing 1 that one in-place squeeze_(-1) drops: its graph ends in SqueezeBackward4,
+    # whatever q, dim and keepdim. Gather the same way: from `base`, the slices last, shaped
+    # as the result (keepdim's 1s, the q levels first unless q is a scalar) plus that dim
+    base = x.movedim(d, -1)
+    if keepdim and input.ndim > 0:
+        base = base.unsqueeze(d) if dim is not None else base.reshape((1,) * input.ndim + (-1,))
+    if not scalar:
+        base = base.unsqueeze(0).expand((len(qs),) + tuple(base._shape))
+    where = tuple(base._shape[:-1]) + (1,)
+    lo, hi, w = (t.movedim(d + 1, -1).reshape(where) for t in (lo, hi, w))
+    r = gather(base, -1, lo)
     if interpolation in ("linear", "midpoint"):
         # NOTE: PyTorch interpolates with lerp_, whose formula changes at weight 0.5 (from
         # below, or back from above), so the last bit follows it only through lerp
-        r = lerp(below, gather(xe, d + 1, hi), w)
-    else:
-        r = below
-    if dim is None:
-        r = r.reshape((len(qs),) + ((1,) * input.ndim if keepdim else ()))
-    elif not keepdim or input.ndim == 0:
-        r = r.squeeze(d + 1)
-    if scalar:
-        r = r.squeeze(0)
+        r = lerp(r, gather(base, -1, hi), w)
+    # (PyTorch's squeeze_ is in place; squeeze, whose node differs in name only, also runs
+    # on batched tensors under vmap, which have no storage to squeeze in place)
+    r = _named(r.squeeze(-1), "SqueezeBackward4")
     return write_out(r, out)
 
 
+_QUANTILE_TAIL = ('int dim = None, bool keepdim = False, *, str interpolation = "linear", '
+                  'Tensor out = None)')
+_QUANTILE_SIGS = (f"(Tensor input, Tensor q, {_QUANTILE_TAIL}",
+                  f"(Tensor input, float q, {_QUANTILE_TAIL}")
+
+
+def _is_int_arg(v) -> bool:
+    """What torch's parser takes for an `int`: an integer (no bool) or a one-element
+    tensor of an integer dtype."""
+    if isinstance(v, Tensor):
+        return v.ndim == 0 and v._dtype._kind == 1
+    return hasattr(v, "__index__") and not isinstance(v, (bool, np.bool_))
+
+
+def _quantile_fits(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    """Whether a (nan)quantile call fits one of torch's two overloads (q a Tensor or a real
+    number: a list of levels is the usual mistake, torch wants a Tensor)."""
+    return (isinstance(input, Tensor) and (isinstance(q, (Tensor, numbers.Real)))
+            and (dim is None or _is_int_arg(dim)) and type(keepdim) is bool
+            and isinstance(interpolation, str) and (out is None or isinstance(out, Tensor)))
+
+
+def _quantile_op(ignore_nan: bool):
+    """(nan)quantile from its documented signature, checking the call as torch's parser
+    does: a call that fits neither overload raises its "invalid combination" words, which
+    quote the arguments as passed (by position or keyword), hence the *args entry."""
+    def decorate(template):
+        name = template.__name__
+
+        @functools.wraps(template)
+        def op(*args, **kwargs):
+            if not _fits_call(_quantile_fits, args, kwargs):
+                # (the frame above is the autocast wrapper: on Tensor, Tensor.<name>)
+                method = sys._getframe(1).f_code.co_qualname.startswith("Tensor.")
+                if not method:
+                    raise invalid_combination(name, _QUANTILE_SIGS, args, kwargs)
+                sigs = tuple("(" + s[len("(Tensor input, "):].replace(", Tensor out = None)", ")")
+                             for s in _QUANTILE_SIGS)
+                raise invalid_combination(name, sigs, args[1:], kwargs, typed_by=_QUANTILE_SIGS)
+            return _quantile_bound(ignore_nan, name, *args, **kwargs)
+
+        return method_aware(op)
+
+    return decorate
+
+
+def _fits_call(check, args, kwargs) -> bool:
+    try:
+        return check(*args, **kwargs)
+    except TypeError:  # a missing, repeated or unknown argument
+        return False
+
+
+def _quantile_bound(ignore_nan, name, input, q, dim=None, keepdim=False, *,
+                    interpolation="linear", out=None):
+    if isinstance(dim, Tensor):
+        dim = int(dim)
+    return _quantile(input, q, dim, keepdim, interpolation, out, ignore_nan, name)
+
+
 @autocast_op("quantile")
+@_quantile_op(ignore_nan=False)
 def quantile(input: Tensor, q, dim=None, keepdim: bool = False, *,
              interpolation: str = "linear", out=None) -> Tensor:
     """The q-th quantiles along `dim` (of the flattened input when None); NaN if any NaN."""
-    return _quantile(input, q, dim, keepdim, interpolation, out, False, "quantile")
 
 
 @autocast_op("nanquantile")
+@_quantile_op(ignore_nan=True)
 def nanquantile(input: Tensor, q, dim=None, keepdim: bool = False, *,
                 interpolation: str = "linear", out=None) -> Tensor:
     """`quantile` ignoring NaN (NaN only where a slice is all NaN)."""
-    return _quantile(input, q, dim, keepdim, interpolation, out, True, "nanquantile")
 
 
 # --- distance ---------------------------------------------------------------------
