@@ -240,16 +240,29 @@ def test_multinomial(dtype, replacement):
         p = PROBS[n] if rows == 1 else np.stack([PROBS[n], PROBS[n][::-1], PROBS[n] ** 2])
         return same(L, p).to(dt(L, dtype))
 
-    # NOTE: k > 1 without replacement is top-k of probs / q; float16 / bfloat16 make
-    # ties there, which torch breaks by its partial-sort order (not reproduced).
-    ks = (1, 3) if replacement or dtype in ("float32", "float64") else (1,)
-    for k in ks:
+    # (k > 1 without replacement is top-k of probs / q; float16 / bfloat16 make ties
+    # there, which torch breaks by its topk's partial-sort order: reproduced too)
+    for k in (1, 3):
         for rows in (1, 3):
             def draw(L, n, k=k, rows=rows):
                 return L.multinomial(probs(L, n, rows), k if replacement else min(k, n),
                                      replacement)
 
             same_stream(draw, sizes=SIZES if (k, rows) == (1, 1) else SOME_SIZES)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_multinomial_zero_probabilities_without_replacement(dtype):
+    # more samples than nonzero categories: the zero ones tie at 0 in probs / q, and come
+    # in the order torch's topk leaves them (not ascending: [[3, 1, 4, 0, 2]] for seed 0)
+    def draw(L, n, rows=1):
+        p = same(L, np.stack([PROBS[n], PROBS[n][::-1]])[:rows]).to(dt(L, dtype))
+        p[:, ::3] = 0  # (n >= 2: index 1 of each row stays nonzero)
+        return L.multinomial(p, n)
+
+    sizes = tuple(n for n in SOME_SIZES if n >= 2)
+    same_stream(draw, sizes=sizes)
+    same_stream(lambda L, n: draw(L, n, 2), sizes=sizes)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)

@@ -51,6 +51,10 @@ from .registry import (
     derivative_not_implemented,
     nondifferentiable,
 )
+from .sparse_compressed import CompressedTensor
+from .sparse_tensor import SparseTensor
+
+_SPARSE = (SparseTensor, CompressedTensor)  # (the layouts the function forms hand over)
 
 _F32 = np.dtype(np.float32)
 _LOW16 = frozenset((dt.float16, dt.bfloat16))  # (one membership test on the hot `a * b` path)
@@ -259,6 +263,8 @@ def _check_alpha(alpha, d: dt.dtype) -> None:
 @method_aware
 def add(input, other, *, alpha=1, out=None) -> Tensor:
     """input + alpha * other, with broadcasting and type promotion."""
+    if (input.__class__ in _SPARSE or other.__class__ in _SPARSE) and out is None:
+        return _sparse_form("add", input, other, alpha)
     try:
         a, b, d = binary_operands(input, other)
         r = apply(binary_p, a, b, fn=add_fn) if alpha == 1 else \
@@ -294,6 +300,8 @@ def need_tensor(x, fname: str, pos: int = 1, argname: str = "input") -> None:
 @method_aware
 def sub(input, other, *, alpha=1, out=None) -> Tensor:
     """input - alpha * other; bool operands are refused, as in PyTorch."""
+    if (input.__class__ in _SPARSE or other.__class__ in _SPARSE) and out is None:
+        return _sparse_form("sub", input, other, alpha)
     try:
         return _sub(input, other, alpha, out)
     except OperandTypeError:
@@ -361,6 +369,8 @@ def _rsub_op(self, other):
 @method_aware
 def mul(input, other, *, out=None) -> Tensor:
     """input * other, with broadcasting and type promotion."""
+    if (input.__class__ in _SPARSE or other.__class__ in _SPARSE) and out is None:
+        return _sparse_form("mul", input, other)
     try:
         a, b, d = binary_operands(input, other)
     except OperandTypeError:
@@ -371,6 +381,13 @@ def mul(input, other, *, out=None) -> Tensor:
     else:
         r = apply(binary_p, a, b, fn=mul_fn)
     return r if out is None else _write_out(r, out)
+
+
+def _sparse_form(name: str, input, other, alpha=1, rounding_mode=None) -> Tensor:
+    """The function form of an arithmetic op with a sparse COO operand (ops/sparse_mul.py)."""
+    from .sparse_mul import function_form
+
+    return function_form(name, input, other, alpha, rounding_mode)
 
 
 def _widened(input, other, a, b, fn, wide_fn):
@@ -447,6 +464,8 @@ def int_zero_check(b, d: dt.dtype, a=None) -> None:
 @method_aware
 def div(input, other, *, rounding_mode=None, out=None) -> Tensor:
     """input / other: true division, or rounded with rounding_mode 'trunc' / 'floor'."""
+    if (input.__class__ in _SPARSE or other.__class__ in _SPARSE) and out is None:
+        return _sparse_form("div", input, other, rounding_mode=rounding_mode)
     try:
         a, b, d = binary_operands(input, other)
     except OperandTypeError:

@@ -135,6 +135,10 @@ def sub_(self: Tensor, other, *, alpha=1) -> Tensor:
 
 
 def mul_(self: Tensor, other) -> Tensor:
+    if other.__class__ is SparseTensor and self.__class__ is Tensor:
+        from .sparse_mul import dense_mul_
+
+        return dense_mul_(self, other)
     try:
         b = inplace_operand(self, other)
         if self._dtype in _LOW16:

@@ -668,8 +668,10 @@ def _multinomial_kernel(p, noise, *, num_samples, replacement):
         s = (p2 / noise.reshape(p2.shape).astype(p2.dtype)).astype(p.dtype).astype(p2.dtype)
         if num_samples == 1:
             idx = np.argmax(s, axis=-1)[:, None]
-        else:
-            idx = np.argsort(-s, axis=-1, kind="stable")[:, :num_samples]
+        else:  # (PyTorch's topk of probs / q: its order for ties, zero probabilities among them)
+            from .sorting import _topk_kernel
+
+            idx = _topk_kernel(s, k=num_samples, dim=-1, largest=True, in_shape=s.shape)[1]
     idx = idx.astype(np.int64)
     return idx.reshape(-1) if p.ndim == 1 else idx
 

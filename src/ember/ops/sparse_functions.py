@@ -213,8 +213,13 @@ def scale(s: SparseTensor, c) -> SparseTensor:
 def sparse_sum(s: Tensor, dim=None, dtype=None) -> Tensor:
     """Sum over all entries (a dense 0-d tensor) or over the sparse dims `dim` (sparse,
     coalesced; dense when no sparse dim is left)."""
-    if s.__class__ is not SparseTensor:
-        return s.sum() if dim is None else s.sum(dim)
+    if s.__class__ is not SparseTensor:  # (PyTorch reads a COO tensor's indices)
+        name = "".join(w.capitalize() for w in s.layout.name.split("_"))
+        if dim is None:
+            raise RuntimeError(f"coalesce expected sparse coordinate tensor layout but got {name}")
+        backend = "CPU" if name == "Strided" else name + "CPU"
+        raise NotImplementedError(f"Could not run 'aten::_indices' with arguments from the "
+                                  f"'{backend}' backend.")
     v = values(s)
     if dtype is not None:
         v = v.to(dtype)
