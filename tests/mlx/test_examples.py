@@ -65,6 +65,10 @@ RTOL = {
     # MLX's; 60 eager and 30 compiled AdamW steps keep the printed losses, norms and
     # probabilities equal to the last digit on this machine
     "bert_mlm.py": 1e-4,
+    # the convolutions, BatchNorm / LayerNorm / GroupNorm and the gradient penalty's
+    # second-order pass sum float32 in another order than MLX's; over 10 DCGAN, 8 + 4
+    # WGAN-GP and 3 clipped steps the printed values stay within one unit of the last digit
+    "dcgan.py": 1e-4,
 }
 PROGRAMS = sorted(p.name for p in EXAMPLES.glob("*.py"))
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d*)?(?:e[+-]?\d+)?|nan|-?inf")

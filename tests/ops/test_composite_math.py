@@ -60,6 +60,39 @@ def test_logaddexp_infinities(name):
                                                                          np.inf]), grad=False)
 
 
+@pytest.mark.parametrize("name", ["logaddexp", "logaddexp2"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_logaddexp_second_derivatives_at_ties_match_torch(name, dtype):
+    # at a == b the second derivative is sigmoid'(0) (0.25 for logaddexp): a max + |a - b|
+    # composite gave 0 there (its pieces' kinks)
+    a = np.array([0.0, 1.5, -2.0, 0.3, 4.0, -30.0])
+    b = np.array([0.0, 1.5, -2.0, -0.7, 4.5, 0.0])
+
+    def second(lib):
+        x = lib.tensor(a, dtype=getattr(lib, dtype), requires_grad=True)
+        y = lib.tensor(b, dtype=getattr(lib, dtype), requires_grad=True)
+        gx, gy = lib.autograd.grad(getattr(lib, name)(x, y).sum(), (x, y), create_graph=True)
+        hxx, hxy = lib.autograd.grad(gx.sum(), (x, y), retain_graph=True)
+        (hyy,) = lib.autograd.grad(gy.sum(), (y,))
+        return [t.detach().numpy() for t in (gx, gy, hxx, hxy, hyy)]
+
+    # NOTE: composite exp / log1p against torch's one kernel: a few ulps
+    for ours, theirs in zip(second(ember), second(torch)):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-5 if dtype == "float32" else 1e-12,
+                                   atol=1e-30)
+
+
+def test_logaddexp_node_guards_its_inputs():
+    # PyTorch's node saves both inputs: changing one in place before backward raises
+    for lib in (ember, torch):
+        a = lib.tensor([0.5, -1.0], requires_grad=True) * 1.0
+        b = lib.tensor([0.0, 2.0], requires_grad=True) * 1.0
+        out = lib.logaddexp(a, b)
+        b.mul_(2.0)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            out.sum().backward()
+
+
 def test_complex_logaddexp_with_an_infinite_operand():
     # the operand with the infinite real part wins (a fuzzer find: ember gave nan+nanj)
     inf = np.inf

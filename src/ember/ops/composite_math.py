@@ -92,7 +92,6 @@ def rad2deg(input: Tensor, *, out=None) -> Tensor:
 
 def _log_add(name: str, a: Tensor, b: Tensor, log1p_pow) -> Tensor:
     from .._view import broadcast_shapes
-    from .binary_math import maximum
     from .ternary import where
 
     _tensors(name, input=(1, a), other=(2, b))
@@ -102,6 +101,7 @@ def _log_add(name: str, a: Tensor, b: Tensor, log1p_pow) -> Tensor:
     if common._kind < 2 or (common._kind == 3 and name != "logaddexp"):
         raise NotImplementedError(f'"{name}_cpu" not implemented for '
                                   f"'{type_name(common)}'")
+    given = (a, b)
     a, b = _opmath(a.to(common)), _opmath(b.to(common))
     if common._kind == 3:
         # Complex: factor out the operand with the larger real part.
@@ -110,9 +110,14 @@ def _log_add(name: str, a: Tensor, b: Tensor, log1p_pow) -> Tensor:
         out = hi + (lo - hi).exp().log1p()  # an infinite hi (or lo at -inf) gives hi
     else:
         # log(e^a + e^b) = max + log1p(e^-|a-b|); equal infinities give themselves (not NaN).
-        out = maximum(a, b) + log1p_pow(-(a - b).abs())
+        # NOTE: the max and -|a-b| picked by one `where`, not by maximum() and abs(): at a
+        # tie those split or zero the gradient's own derivative, where torch's second
+        # derivative is sigmoid'(0) (0.25 for logaddexp)
+        first = a >= b
+        out = where(first, a, b) + log1p_pow(where(first, b - a, a - b))
     node = "LogaddexpBackward0" if name == "logaddexp" else "Logaddexp2Backward0"
-    return _node(where((a == b) & a.isinf(), a, out).to(common), node)
+    # (PyTorch's node saves both inputs: an in-place change to one raises in backward)
+    return saves(_node(where((a == b) & a.isinf(), a, out).to(common), node), *given)
 
 
 def logaddexp(input: Tensor, other: Tensor, *, out=None) -> Tensor:

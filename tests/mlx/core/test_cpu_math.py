@@ -194,3 +194,79 @@ def test_mlx_exp_is_mlx_s_float32_exp_bit_for_bit():
     edges = np.array([-87.9, -87.7, -87.5, 88.0, 88.01, 1.0, 0.0], np.float32)
     for values in (F32_VALUES, edges, np.float32(2.5)):
         assert _same(np.array(mx.exp(mx.array(values))), mlx_exp(values))
+
+
+_LAE_A = [0.0, 0.0, 0.0, 2.0, 1e-3, 30.0, -30.0, 100.0, math.inf, -math.inf, 5.0, 17.0, 1e-8]
+_LAE_B = [0.0, -30.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -math.inf, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_logaddexp_values_and_derivatives_are_mlx_s(dtype):
+    # MLX's derivative is sigmoid(a - b) and 1 - sigmoid(a - b): the smaller side's is
+    # exactly 0 once the sigmoid rounds to 1 (exp(b - out) was 9.4e-14 at (0, -30)), and
+    # at a tie the second derivative is sigmoid'(0) = 0.25; float64 exp is MLX's float32 one
+    def run(m):
+        a, b = (m.array(v).astype(getattr(m, dtype)) for v in (_LAE_A, _LAE_B))
+        grads = m.grad(lambda a, b: m.logaddexp(a, b).sum(), argnums=[0, 1])(a, b)
+        hess = [m.grad(lambda a: m.grad(lambda a: m.logaddexp(a, b).sum())(a).sum())(a),
+                m.grad(lambda b: m.grad(lambda b: m.logaddexp(a, b).sum())(b).sum())(b)]
+        return [np.array(x) for x in (m.logaddexp(a, b), m.logaddexp(b, a), *grads, *hess)]
+
+    for ours, theirs in zip(run(ex), run(mx)):
+        assert _same(ours, theirs)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_logaddexp_splits_a_tie_as_mlx(dtype):
+    # (maximum / minimum sent the whole gradient at a tie to the second argument)
+    def run(m):
+        a = m.array([0.0, 1.5, -2.0]).astype(getattr(m, dtype))
+        return np.array(m.grad(lambda a: m.logaddexp(a, a * 1.0).sum())(a).astype(m.float32))
+
+    assert _same(run(ex), run(mx))
+
+
+def test_bce_with_logits_gradient_saturates_as_mlx():
+    # nn.losses.binary_cross_entropy(with_logits=True) is logaddexp(0, x) - x * t
+    def run(m, nn):
+        logits = m.array([2.0, -30.0, 40.0, 0.0, -0.5])
+        targets = m.array([0.9, 0.0, 1.0, 0.5, 0.1])
+        loss = lambda x: nn.losses.binary_cross_entropy(x, targets, reduction="sum")  # noqa: E731
+        return np.array(m.grad(loss)(logits))
+
+    # NOTE: MLX's sigmoid against ember's port of it, then a subtraction: 1 ulp
+    np.testing.assert_array_max_ulp(run(ex, enn), run(mx, mnn), maxulp=1)
+    assert run(ex, enn)[1] == 0.0 and run(ex, enn)[2] == 0.0
+
+
+def test_logaddexp_under_vmap_jvp_and_compile():
+    a, b = np.array([[0.0, 1.0, -3.0], [2.0, 2.0, 30.0]], np.float32), np.float32(0.5)
+
+    def run(m):
+        x = m.array(a)
+        f = lambda x: m.logaddexp(x, m.array(b))  # noqa: E731
+        return [np.array(v) for v in (
+            m.vmap(f)(x), m.jvp(f, [x], [m.ones_like(x)])[1][0],
+            m.compile(m.grad(lambda x: f(x).sum()))(x))]
+
+    for ours, theirs in zip(run(ex), run(mx)):
+        np.testing.assert_array_max_ulp(ours, theirs, maxulp=1)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_tanh_derivative_is_mlx_s_past_saturation(dtype):
+    # MLX's derivative is g / cosh(x)^2: 3.5e-26 at x = 30 where 1 - tanh(x)^2 is 0 (and
+    # 1.2e-7, a float32 unit, where tanh rounds to just below 1)
+    def run(m):
+        x = m.array([0.0, 0.5, -2.0, 9.0, 12.0, 30.0, -30.0, 100.0]).astype(getattr(m, dtype))
+        f = lambda x: m.tanh(x).sum()  # noqa: E731
+        return [np.array(v.astype(m.float32)) for v in (
+            m.tanh(x), m.grad(f)(x), m.jvp(m.tanh, [x], [m.ones_like(x)])[1][0],
+            m.grad(lambda x: m.grad(f)(x).sum())(x))]
+
+    # NOTE: ember's cosh and MLX's round otherwise by up to 2 ulps (4 in the second
+    # derivative's product)
+    for ours, theirs in zip(run(ex), run(mx)):
+        np.testing.assert_array_max_ulp(ours, theirs, maxulp=4)
+    if dtype != "float16":  # (cosh(30)^2 overflows float16: 0 on both)
+        assert run(ex)[1][5] > 0.0

@@ -99,3 +99,32 @@ def test_channel_mismatch_raises_like_mlx(mlx):
     with pytest.raises(ValueError) as b:
         mlx.conv2d(mlx.zeros((1, 4, 4, 3)), mlx.zeros((2, 3, 3, 2)))
     assert str(a.value) == str(b.value)
+
+
+CROPPED = [  # (op, input, weight, arguments): padding past the kernel, negative output padding
+    ("conv_transpose1d", _arr(2, 8, 3), _arr(2, 3, 3), {"stride": 2, "padding": 3}),
+    ("conv_transpose1d", _arr(2, 8, 3), _arr(2, 4, 3), {"stride": 2, "padding": 5}),
+    ("conv_transpose1d", _arr(2, 8, 3), _arr(2, 3, 3), {"stride": 1, "output_padding": -2}),
+    ("conv_transpose1d", _arr(2, 8, 3), _arr(2, 3, 3), {"stride": 2, "padding": 1,
+                                                        "output_padding": -1}),
+    ("conv_transpose2d", _arr(1, 5, 6, 4), _arr(4, 3, 3, 2),
+     {"stride": (2, 1), "padding": (3, 1), "output_padding": (1, -1), "groups": 2}),
+    ("conv_transpose2d", _arr(1, 5, 6, 3), _arr(2, 3, 3, 3), {"stride": 2, "padding": 4,
+                                                              "dilation": 2}),
+    ("conv_transpose3d", _arr(1, 3, 4, 3, 2), _arr(2, 2, 3, 2, 2),
+     {"stride": 2, "padding": (1, 3, 0), "output_padding": (0, 1, -1)}),
+]
+
+
+@pytest.mark.parametrize("fn,x,w,kw", CROPPED, ids=[str(i) for i in range(len(CROPPED))])
+def test_negative_transpose_padding_crops_as_mlx(mlx, close, fn, x, w, kw):
+    # MLX runs the transpose as a general convolution whose padding, k - 1 - padding low
+    # and that plus output_padding high, turns negative here: it crops the input before
+    # dilating it by the stride (PyTorch's transpose refuses or sizes it otherwise)
+    def run(m, conv):
+        def f(x, w):
+            return m.sum(m.sin(conv(x, w, **kw)))
+        return conv(m.array(x), m.array(w), **kw), m.grad(f, argnums=[0, 1])(
+            m.array(x), m.array(w))
+    # NOTE: the taps summed in another order: atol 1e-5
+    close(run(_Face, getattr(_conv, fn)), run(mlx, getattr(mlx, fn)), rtol=1e-4, atol=1e-5)

@@ -126,6 +126,11 @@ def _conv_transpose(x: array, w: array, stride: list, padding: list, dilation: l
         lo.append(k - p - 1)
         full = (x.shape[1 + i] - 1) * s - 2 * p + k
         hi.append(full - (1 + s * (x.shape[1 + i] - 1)) + p + op)
+    if min(lo + hi) < 0 or min(output_padding) < 0:
+        # padding past the kernel's extent, or a negative output padding: MLX's general
+        # convolution crops the (undilated) input there, which ember's (PyTorch's)
+        # transposed convolution cannot express
+        return _general(x, w, [1] * len(stride), lo, hi, dilation, stride, groups, True)
     p = _checks.plan(x.shape, x.dtype, w.shape, [1] * len(stride), lo, hi, dilation,
                      stride, groups)
     nd = x.ndim - 2

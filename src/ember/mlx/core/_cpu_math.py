@@ -13,6 +13,11 @@ gives MLX's numbers rather than better ones.
   other axes MLX composes `softmax` and `logsumexp` from half ops (exp(x - max), a half
   sum, a division or log plus max), each rounded.
 
+- `logaddexp` in float32 / float64 is MLX's kernel (max + log1p of its float32 exp) as a
+  member of the MLX face's pointwise family, with MLX's derivative: sigmoid(a - b) and
+  1 - sigmoid(a - b), whose smaller side is exactly 0 where the sigmoid rounds to 1;
+  `tanh` is ember's kernel with MLX's derivative, g / cosh(x)^2.
+
 MLX's sigmoid and its saturating exp are `_saturating`'s (`mlx_exp` here is that exp on
 float32 values, within 2 ulps of MLX's). erf is a member of ember's unary family and the
 last-axis half softmax a primitive of its own, so gradients (the usual derivatives, as
@@ -27,11 +32,13 @@ import math
 
 import numpy as np
 
-from ember.ops.registry import Primitive, apply, defbatch, defjvp, defvjp
+from ember.ops._pointwise import shaped, tangent_sum
+from ember.ops.registry import Primitive, apply, defbatch, defjvp, deflower, defvjp
 from ember.ops.softmax import _along_batch, softmax_backward_p
-from ember.ops.unary import defjvp1, unary, unary_p
+from ember.ops.unary import defjvp1, lowp, unary, unary_p
 
 from . import _dtypes as D
+from . import _extremes
 from . import _ops as O
 from . import _reductions as R
 from . import _saturating as S
@@ -87,19 +94,62 @@ def _float_map(member, fallback, complex_ok: bool):
 
 
 erf = _float_map(erf_fn, O.erf, complex_ok=False)
+
+# NOTE: MLX's derivative of tanh (Tanh::vjp) is g / cosh(x)^2, not g * (1 - tanh(x)^2):
+# where tanh rounds to +-1 (|x| above 9 in float32) the latter is 0 or a float32 unit
+# while MLX's goes on falling (3.5e-26 at x = 30), and it differs by ulps elsewhere
+tanh_fn = unary("mlx_tanh", lowp(np.tanh), grad_name="TanhBackward0")
+deflower(tanh_fn, "ember_tanh_t({0})", ulps=3)
+defvjp(tanh_fn, lambda g, out, x: g / x.cosh().square())
+defjvp1(tanh_fn, lambda t, out, x: t / x.cosh().square())
+tanh = _float_map(tanh_fn, O.tanh, complex_ok=True)
 _HALF = (D.float16, D.bfloat16)
 
 
+def _logaddexp_kernel(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """MLX's float32 / float64 kernel: max + log1p(exp(min - max)), its exp taken in
+    float32 (MLX's, which is 0 below about -87.3), the max where either is infinite."""
+    with np.errstate(all="ignore"):
+        hi, lo = np.maximum(a, b), np.minimum(a, b)
+        out = hi + np.log1p(mlx_exp((lo - hi).astype(_F32)).astype(hi.dtype))
+        return np.where((lo == -np.inf) | (hi == np.inf), hi, out)
+
+
+def _logaddexp_jvp(primals, tangents, out):
+    (a, b), (ta, tb) = primals, tangents
+    s = S.sigmoid(a - b)
+    return shaped(tangent_sum(None if ta is None else ta * s,
+                              None if tb is None else tb * (1.0 - s)), out)
+
+
+# NOTE: MLX's derivative (LogAddExp::vjp) is sigmoid(a - b) and 1 - sigmoid(a - b), not
+# exp(x - out): the smaller side's is exactly 0 once MLX's sigmoid rounds to 1 (at a - b
+# above about 17 in float32), where exp(b - out) would still be 4e-8 and less
+logaddexp_fn = _extremes.member("mlx_logaddexp", _logaddexp_kernel)
+defvjp(logaddexp_fn, lambda g, out, a, b: g * S.sigmoid(a - b),
+       lambda g, out, a, b: g * (1.0 - S.sigmoid(a - b)), reads=((0, 1), (0, 1)))
+defjvp(logaddexp_fn, _logaddexp_jvp)
+
+
 def logaddexp(a, b, /, *, stream=None) -> array:
-    """log(exp(a) + exp(b)) as max + log1p(exp(min - max)); in float16 / bfloat16 each
-    step is a half-precision op, as in MLX's kernel."""
+    """log(exp(a) + exp(b)) as max + log1p(exp(min - max)) with MLX's derivative (see
+    `logaddexp_fn`); in float16 / bfloat16 each step is a half-precision op, as in MLX's
+    kernel."""
     ta, tb, dt = operands(a, b, floating=True)
-    if dt not in _HALF:
+    if dt.kind == "c":
         return O.logaddexp(a, b)
+    if dt not in _HALF:
+        return _wrap(apply(_extremes.binary_p, ta, tb, fn=logaddexp_fn), dt)
     x, y = _wrap(ta, dt), _wrap(tb, dt)
-    hi, lo = O.maximum(x, y), O.minimum(x, y)
+    # (picked by one comparison: at a tie maximum / minimum would send the whole
+    # gradient to one side, where MLX's is sigmoid(0) = 0.5 to each)
+    first = O.greater_equal(x, y)
+    hi, lo = O.where(first, x, y), O.where(first, y, x)
     out = hi + O.log1p(_wrap(_exp((lo - hi)._t), dt))
-    return O.where(O.logical_or(lo == -math.inf, hi == math.inf), hi, out)
+    # (MLX's maximum where either is infinite, and NaN where either is: the comparison
+    # above sends a NaN to `lo`)
+    special = O.logical_or(O.logical_or(lo == -math.inf, hi == math.inf), O.isnan(hi + lo))
+    return O.where(special, O.maximum(x, y), out)
 
 
 def rsqrt(a, /, *, stream=None) -> array:
@@ -196,4 +246,4 @@ def _shifted_exp(x: array, axes: list) -> array:
     return _wrap(_exp((x - O.stop_gradient(O.max(x, axes, keepdims=True)))._t), x._dtype)
 
 
-__all__ = ["erf", "logaddexp", "logsumexp", "rsqrt", "softmax"]
+__all__ = ["erf", "logaddexp", "logsumexp", "rsqrt", "softmax", "tanh"]
