@@ -358,3 +358,30 @@ def test_cross_without_dim_takes_inputs_first_size_3_dim(shapes):
     for L in (ember, torch):
         with pytest.raises(RuntimeError, match="no dimension of size 3 in input"):
             L.ones(2, 2).cross(L.ones(2, 2))
+
+
+# --- tril / triu: the parser's check of `diagonal` ---------------------------------------
+
+_TRIANGLE_CALLS = {
+    "tril": lambda L, d: L.tril(L.ones(3, 3), d),
+    "triu method": lambda L, d: L.ones(3, 3).triu(d),
+    "tril_": lambda L, d: L.ones(3, 3).tril_(d),
+    "triu_": lambda L, d: L.ones(3, 3).triu_(d),
+}
+
+
+@pytest.mark.parametrize("call", _TRIANGLE_CALLS)
+@pytest.mark.parametrize("diagonal", [0.5, 1.0, None, True, "1", (1,),
+                                      lambda L: L.tensor([1, 2]), lambda L: L.tensor(1.0)])
+def test_triangle_diagonal_that_is_no_int_is_refused_as_torch(call, diagonal):
+    fn = _TRIANGLE_CALLS[call]
+    same_message(lambda L: fn(L, diagonal(L) if callable(diagonal) else diagonal), TypeError)
+
+
+@pytest.mark.parametrize("call", _TRIANGLE_CALLS)
+@pytest.mark.parametrize("diagonal", [np.int32(-1), 2, lambda L: L.tensor(1),
+                                      lambda L: L.tensor([[1]])])
+def test_triangle_diagonal_integer_likes_as_torch(call, diagonal):
+    fn = _TRIANGLE_CALLS[call]
+    assert_same(fn(ember, diagonal(ember) if callable(diagonal) else diagonal),
+                fn(torch, diagonal(torch) if callable(diagonal) else diagonal))

@@ -109,6 +109,58 @@ def test_logcumsumexp_complex():
     np.testing.assert_allclose(e.grad.numpy(), t.grad.resolve_conj().numpy(), rtol=1e-10)
 
 
+def test_logcumsumexp_carries_float32_in_float64_as_torch():
+    # PyTorch's CPU kernel keeps the running value in float64 for float32 (complex128 for
+    # complex64) and rounds each output from it; a float32 carry drifts several ulps over a
+    # long scan. Tolerance: one float32 ulp, for exp / log1p in float64 rounding apart.
+    a = np.random.default_rng(0).standard_normal((3, 2000)).astype(np.float32) * 3
+    want = torch.tensor(a).logcumsumexp(1).numpy()
+    for dim_first in (False, True):  # along the last dim, and along a strided one
+        x = ember.tensor(a.T.copy()).T if dim_first else ember.tensor(a)
+        got = x.logcumsumexp(1).numpy()
+        np.testing.assert_array_max_ulp(got, want, maxulp=1)
+    rev = ember.tensor(a).flip(1).logcumsumexp(1).flip(1).numpy()
+    np.testing.assert_array_max_ulp(rev, torch.tensor(a).flip(1).logcumsumexp(1).flip(1).numpy(),
+                                    maxulp=1)
+
+
+@pytest.mark.parametrize("low", ["float16", "bfloat16"])
+def test_logcumsumexp_carries_half_types_in_float32_as_torch(low):
+    # (float16 / bfloat16 carry in float32, not float64: a float64 carry rounds some
+    # outputs the other way; the float32 steps are exact enough to compare bit for bit)
+    a = np.random.default_rng(2).standard_normal((2, 3000)).astype(np.float32)
+    got = ember.tensor(a).to(getattr(ember, low)).logcumsumexp(1).float().numpy()
+    want = torch.tensor(a).to(getattr(torch, low)).logcumsumexp(1).float().numpy()
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("vals", [
+    [1 + 1j, 2 - 3j, 0.5 + 3j, -1 - 2j],  # imaginary parts leave (-pi, pi]: kept unwrapped
+    [complex("-inf"), 1 + 2j, complex("inf"), complex("inf") + 1j],
+    [1 + 1j, complex("nan"), 2 + 0j],  # a NaN makes every later output NaN + NaN j
+    [complex(1, float("nan")), 1 + 0j],
+    [complex("-inf"), complex("-inf")],
+])
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_logcumsumexp_complex_runs_the_log_add_exp_recurrence(vals, dtype):
+    a = np.array(vals, dtype)
+    got = ember.tensor(a).logcumsumexp(0).numpy()
+    want = torch.tensor(a).logcumsumexp(0).numpy()
+    # (complex128: torch's log1p and NumPy's differ in the last bit)
+    np.testing.assert_allclose(got, want, rtol=4 * np.finfo(dtype).eps, equal_nan=True)
+
+
+def test_logcumsumexp_complex_long_scan_unwrapped():
+    rng = np.random.default_rng(1)
+    a = (rng.standard_normal((2, 300)) + 1j * rng.standard_normal((2, 300)) * 3)
+    # complex64 is rounded from a complex128 carry; complex128's carry takes a last-bit
+    # difference of log1p at some steps, which adds up over 300 steps (a few 1e-15).
+    for dtype, rtol in ((np.complex64, 8 * np.finfo(np.complex64).eps), (np.complex128, 1e-13)):
+        got = ember.tensor(a.astype(dtype)).logcumsumexp(1).numpy()
+        want = torch.tensor(a.astype(dtype)).logcumsumexp(1).numpy()
+        np.testing.assert_allclose(got, want, rtol=rtol)
+
+
 # --- gradients -------------------------------------------------------------------------
 
 @pytest.mark.parametrize("zeros", [[], [(0, 1)], [(0, 1), (0, 3)], [(1, 0), (2, 4)],
@@ -250,3 +302,55 @@ def test_scan_dtype_refusals_like_torch(op, call, kind):
         "uint8-into-int16-out", "long-into-int8-out", "into-half-out"])
 def test_scan_runs_in_dtype_or_out_dtype_like_torch(op, call):
     same_result(lambda ns: call(ns, op))
+
+
+# --- argument checks (PyTorch's parser words) ------------------------------------------
+
+_SCAN_CALLS = {
+    "cumsum": lambda L, *a, **k: L.cumsum(L.ones(3), *a, **k),
+    "cumsum method": lambda L, *a, **k: L.ones(3).cumsum(*a, **k),
+    "cumsum_": lambda L, *a, **k: L.ones(3).cumsum_(*a, **k),
+    "cumprod": lambda L, *a, **k: L.cumprod(L.ones(3), *a, **k),
+    "cumprod_": lambda L, *a, **k: L.ones(3).cumprod_(*a, **k),
+    "logcumsumexp": lambda L, *a, **k: L.logcumsumexp(L.ones(3), *a, **k),
+    "logcumsumexp method": lambda L, *a, **k: L.ones(3).logcumsumexp(*a, **k),
+    "cummax": lambda L, *a, **k: L.cummax(L.ones(3), *a, **k),
+    "cummin method": lambda L, *a, **k: L.ones(3).cummin(*a, **k),
+}
+
+
+@pytest.mark.parametrize("call", _SCAN_CALLS)
+@pytest.mark.parametrize("dim", [None, 0.0, 0.5, True, "a", (0,), [0],
+                                 lambda L: L.tensor(0.0), lambda L: L.tensor([0])])
+def test_scan_dim_that_is_no_int_is_refused_as_torch(call, dim):
+    # a float, bool, str, sequence or non-integer tensor is no `dim`; the parser numbers
+    # it as the call's positional argument (1 for the method, 2 for the function)
+    fn = _SCAN_CALLS[call]
+    same_message(lambda L: fn(L, dim(L) if callable(dim) else dim), TypeError)
+
+
+@pytest.mark.parametrize("call", _SCAN_CALLS)
+def test_scan_without_dim_and_with_integer_like_dims(call):
+    fn = _SCAN_CALLS[call]
+    same_message(lambda L: fn(L), TypeError)  # 'missing 1 required positional arguments'
+    for dim in (np.int64(0), -1):
+        assert_same(fn(ember, dim), fn(torch, dim))
+    assert_same(fn(ember, ember.tensor(0)), fn(torch, torch.tensor(0)))
+
+
+@pytest.mark.parametrize("call", ["cumsum", "cumsum method", "cumprod", "cumsum_"])
+@pytest.mark.parametrize("dtype", ["float", 3])
+def test_scan_dtype_that_is_no_dtype_is_refused_as_torch(call, dtype):
+    msgs = []
+    for L in (ember, torch):
+        with pytest.raises(TypeError) as info:
+            _SCAN_CALLS[call](L, 0, dtype=dtype)
+        msgs.append(str(info.value).replace(f"{L.__name__}.dtype", "<lib>.dtype"))
+    assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parametrize("call", ["cumsum", "cumprod", "logcumsumexp"])
+def test_scan_out_that_is_no_tensor_and_unknown_keywords(call):
+    same_message(lambda L: _SCAN_CALLS[call](L, 0, out=3), TypeError)
+    same_message(lambda L: _SCAN_CALLS[call](L, 0, foo=1), TypeError)
+    same_message(lambda L: L.ones(3).cumsum(0, foo=1), TypeError)

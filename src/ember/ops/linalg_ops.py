@@ -16,6 +16,7 @@ from .._tensor import Tensor
 from .._user_warnings import warn_at_user
 from .._view import broadcast_shapes, contiguous_strides, wrap_dim
 from ..amp.autocast_mode import autocast_op
+from ._arg_parser_text import as_method, called_as_method, tp_name
 from ._common import c_type_name, type_name, write_exact, write_out
 from ._linalg_batch import align, front
 from .reduce import return_type
@@ -70,19 +71,36 @@ def _check_2d(x: Tensor, name: str) -> None:
         raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
 
 
+def _check_diagonal(diagonal, name: str, method: bool) -> None:
+    """PyTorch's parser takes an int (an __index__ object but no bool, or a one-element
+    integer tensor of any shape) for `diagonal`. NOTE: it numbers the argument only when
+    passed positionally; it is numbered here as that usual call's (1 for the method, 2 for
+    the function)."""
+    if isinstance(diagonal, Tensor):
+        fits = diagonal.numel() == 1 and diagonal._dtype._kind == 1
+    else:
+        fits = not isinstance(diagonal, bool) and hasattr(type(diagonal), "__index__")
+    if not fits:
+        raise TypeError(f"{name}(): argument 'diagonal' (position {1 if method else 2}) must "
+                        f"be int, not {tp_name(diagonal)}")
+
+
 def tril(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
     """The lower triangle (on and below `diagonal`) of the last two dims; the rest zeroed."""
+    _check_diagonal(diagonal, "tril", called_as_method())
     _check_2d(input, "tril")
     return write_exact(apply(triangle_p, input, diagonal=int(diagonal), lower=True), out)
 
 
 def triu(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
     """The upper triangle (on and above `diagonal`) of the last two dims; the rest zeroed."""
+    _check_diagonal(diagonal, "triu", called_as_method())
     _check_2d(input, "triu")
     return write_exact(apply(triangle_p, input, diagonal=int(diagonal), lower=False), out)
 
 
 def _triangle_(self: Tensor, diagonal: int, lower: bool) -> Tensor:
+    _check_diagonal(diagonal, "tril_" if lower else "triu_", True)
     _check_2d(self, "tril" if lower else "triu")
     if self.device.type == "cpu" and not (_grad_state.enabled and self._requires_grad):
         # NOTE: without a graph, zeros are written where they belong and nothing else is
@@ -467,10 +485,19 @@ def lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out=None) -> 
     return f(LU_data, LU_pivots, input, out=out)
 
 
+def _method(fn):
+    """`fn` as a Tensor method: a copy whose code is named `Tensor.<name>` (so
+    `called_as_method` sees the form) and whose own name stays the op's (which Python's
+    messages print, as PyTorch's do)."""
+    method = as_method(fn)
+    method.__qualname__ = fn.__qualname__
+    return method
+
+
 TENSOR_METHODS = {
     "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse,
     "triangular_solve": triangular_solve, "lu_solve": lu_solve,
-    "tril": tril, "triu": triu, "tril_": tril_, "triu_": triu_, "diag": diag,
+    "tril": _method(tril), "triu": _method(triu), "tril_": tril_, "triu_": triu_, "diag": diag,
     "diag_embed": diag_embed, "trace": trace, "cross": cross, "det": det, "logdet": logdet,
     "slogdet": slogdet, "inverse": inverse, "cholesky": cholesky, "qr": qr, "svd": svd,
     "pinverse": pinverse, "matrix_power": matrix_power, "lu": lu, "matrix_exp": matrix_exp,

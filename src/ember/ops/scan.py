@@ -11,11 +11,15 @@ to cumsum / cumprod accumulate in int64; float16 / bfloat16 accumulate in float3
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from .. import _dtype as dt
+from .. import _names
 from .._tensor import Tensor
 from .._view import wrap_dim
+from ._arg_parser_text import as_method, tp_name
 from ._batching import front
 from ._common import c_type_name, type_name, write_out
 from ._out_checks import check_scalar_types
@@ -31,9 +35,41 @@ from .reduce import (
 from .registry import Family, Member, apply, apply_, bind, defbatch, defjvp, deflinear, defvjp
 
 
-def _scan_dim(x: Tensor, dim) -> int:
-    if isinstance(dim, (tuple, list)) or dim is None:
-        raise TypeError(f"scan: argument 'dim' must be int, not {type(dim).__name__}")
+class _Required:
+    """The default of a scan's `dim`, so that leaving it out is reported in PyTorch's words
+    (its parser's, not Python's)."""
+
+    def __repr__(self) -> str:
+        return "<required>"
+
+
+_REQUIRED = _Required()
+
+
+def _int_like(v) -> bool:
+    """What PyTorch's parser takes for an int: an int or __index__ object but no bool, or
+    a 0-d integer tensor."""
+    if isinstance(v, Tensor):
+        return v.ndim == 0 and v._dtype._kind == 1
+    return not isinstance(v, bool) and hasattr(type(v), "__index__")
+
+
+def _scan_dim(x: Tensor, dim, name: str, dtype=None, out=None) -> int:
+    """`dim` wrapped for `x`, after PyTorch's parser checks of the scan `name`'s arguments.
+    NOTE: the parser says "(position N)" only of a positional `dim`; it is named so here
+    however it was passed, that is the usual call (N = 1 for the method, 2 the function)."""
+    if dim is _REQUIRED:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
+    if not _int_like(dim):
+        pos = 1 if name.endswith("_") or sys._getframe(1).f_code.co_qualname.startswith(
+            "Tensor.") else 2
+        raise TypeError(f"{name}(): argument 'dim' (position {pos}) must be int, not "
+                        f"{tp_name(dim)}")
+    if dtype is not None and not isinstance(dtype, dt.dtype):
+        raise TypeError(f"{name}(): argument 'dtype' must be {_names.prefix}.dtype, not "
+                        f"{tp_name(dtype)}")
+    if out is not None and not isinstance(out, Tensor):
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {tp_name(out)}")
     return wrap_dim(int(dim), max(x.ndim, 1))
 
 
@@ -125,10 +161,11 @@ def _inplace_scan_dtype(self: Tensor, dtype, name: str) -> None:
     _refuse_bool(self, name)
 
 
-def cumsum(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
+def cumsum(input: Tensor, dim: int = _REQUIRED, *, dtype=None, out=None) -> Tensor:
     """Running sum along `dim`; ints and bool accumulate in int64."""
+    d = _scan_dim(input, dim, "cumsum", dtype, out)
     x = _scan_input(input, dtype, out, "cumsum")
-    return write_out(apply(scan_p, x, fn=CUMSUM, dim=_scan_dim(x, dim)), out)
+    return write_out(apply(scan_p, x, fn=CUMSUM, dim=d), out)
 
 
 def rev_cumsum(x: Tensor, dim: int) -> Tensor:
@@ -136,10 +173,11 @@ def rev_cumsum(x: Tensor, dim: int) -> Tensor:
     return apply(scan_p, x, fn=CUMSUM, dim=dim, reverse=True)
 
 
-def cumsum_(self: Tensor, dim: int, *, dtype=None) -> Tensor:
+def cumsum_(self: Tensor, dim: int = _REQUIRED, *, dtype=None) -> Tensor:
     """In-place running sum along `dim`."""
+    d = _scan_dim(self, dim, "cumsum_", dtype)
     _inplace_scan_dtype(self, dtype, "cumsum")
-    return apply_(scan_p, self, fn=CUMSUM, dim=_scan_dim(self, dim))
+    return apply_(scan_p, self, fn=CUMSUM, dim=d)
 
 
 # --- cumprod --------------------------------------------------------------------------
@@ -219,16 +257,18 @@ defvjp(CUMPROD, _cumprod_vjp, save_output=True)
 defjvp(CUMPROD, _cumprod_jvp)
 
 
-def cumprod(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
+def cumprod(input: Tensor, dim: int = _REQUIRED, *, dtype=None, out=None) -> Tensor:
     """Running product along `dim`; ints and bool accumulate in int64."""
+    d = _scan_dim(input, dim, "cumprod", dtype, out)
     x = _scan_input(input, dtype, out, "cumprod")
-    return write_out(apply(scan_p, x, fn=CUMPROD, dim=_scan_dim(x, dim)), out)
+    return write_out(apply(scan_p, x, fn=CUMPROD, dim=d), out)
 
 
-def cumprod_(self: Tensor, dim: int, *, dtype=None) -> Tensor:
+def cumprod_(self: Tensor, dim: int = _REQUIRED, *, dtype=None) -> Tensor:
     """In-place running product along `dim`."""
+    d = _scan_dim(self, dim, "cumprod_", dtype)
     _inplace_scan_dtype(self, dtype, "cumprod")
-    return apply_(scan_p, self, fn=CUMPROD, dim=_scan_dim(self, dim))
+    return apply_(scan_p, self, fn=CUMPROD, dim=d)
 
 
 def scan_in_own_dtype(x: Tensor, dim: int, product: bool = False) -> Tensor:
@@ -280,8 +320,8 @@ cummin_result = return_type("cummin", ["values", "indices"])
 
 
 def _cum_extreme(largest: bool, result, name: str):
-    def op(input: Tensor, dim: int, *, out=None):
-        d = _scan_dim(input, dim)
+    def op(input: Tensor, dim: int = _REQUIRED, *, out=None):
+        d = _scan_dim(input, dim, name, out=None if isinstance(out, (tuple, list)) else out)
         if input._dtype.is_complex:
             raise NotImplementedError(
                 f'"{name}_cpu" not implemented for \'{type_name(input._dtype)}\'')
@@ -290,7 +330,7 @@ def _cum_extreme(largest: bool, result, name: str):
             check_scalar_types(r, out)
         return as_namedtuple(result, r, out)
 
-    op.__name__ = name
+    op.__name__ = op.__qualname__ = name
     op.__doc__ = f"Running {name[3:]}imum along `dim`: a (values, indices) named tuple."
     return op
 
@@ -301,41 +341,60 @@ cummin = _cum_extreme(False, cummin_result, "cummin")
 
 # --- logcumsumexp --------------------------------------------------------------------
 
-def _logcumsumexp_kernel(a, *, dim, reverse=False):
-    w = a.astype(np.float32) if a.dtype in _LOW else a
-    if w.dtype.kind == "c":
-        # NOTE: complex: shift by the largest real part, then log(cumsum(exp)).
-        axis = dim if w.ndim else None
-        m = np.max(w.real, axis=axis, keepdims=True) if w.size else np.zeros(())
-        m = np.where(np.isfinite(m), m, 0)
-        with np.errstate(divide="ignore"):
-            r = np.log(_along(lambda v, axis: np.cumsum(v, axis=axis), np.exp(w - m), dim,
-                              reverse)) + m
-        return r.astype(a.dtype)
-    r = _along(np.logaddexp.accumulate, w, dim, reverse)
-    return r.astype(a.dtype) if a.dtype in _LOW else r
+def _complex_logaddexp_scan(v: np.ndarray, axis: int) -> np.ndarray:
+    """Complex logcumsumexp as PyTorch's and MLX's kernels run it: one log-add-exp a step,
+    the running value the larger-real-part operand plus log1p(exp(smaller - larger)). So
+    the imaginary part accumulates unwrapped (not folded into (-pi, pi]) and a NaN in
+    either part makes every later output NaN + NaN j."""
+    v = np.moveaxis(v, axis, 0)
+    out = np.empty_like(v)
+    carry = np.full(v.shape[1:], complex(float("-inf"), 0.0), v.dtype)
+    with np.errstate(all="ignore"):
+        for k in range(v.shape[0]):
+            x, y = v[k], carry
+            x_first = x.real < y.real
+            lo, hi = np.where(x_first, x, y), np.where(x_first, y, x)
+            nan = np.isnan(x) | np.isnan(y)
+            both_inf = ~np.isfinite(lo.real) & (lo.real == hi.real)
+            inf_sum = np.where(lo.real < 0, lo, np.log(np.exp(lo) + np.exp(hi)))
+            carry = np.where(both_inf, inf_sum, np.log1p(np.exp(lo - hi)) + hi)
+            carry = np.where(nan, complex(float("nan"), float("nan")), carry)
+            out[k] = carry
+    return np.moveaxis(out, 0, axis)
 
 
-def _logcumsumexp_vjp(g, out, x, *, dim, reverse=False):
+def _logcumsumexp_kernel(a, *, dim, reverse=False, own=False):
+    # NOTE: PyTorch carries the running value in acc_type (float16 / bfloat16 in float32,
+    # float32 in float64, complex64 in complex128) and rounds each output from it; MLX
+    # (`own`) carries float32 as float32.
+    w = a.astype(_acc(a.dtype, own) if a.dtype not in _LOW else np.float32, copy=False)
+    step = _complex_logaddexp_scan if w.dtype.kind == "c" else np.logaddexp.accumulate
+    r = _along(step, w, dim, reverse)
+    return r.astype(a.dtype, copy=False)
+
+
+def _logcumsumexp_vjp(g, out, x, *, dim, reverse=False, own=False):
     # grad_i = sum_{k>=i} g_k exp(x_i - out_k). NOTE: kept stable as PyTorch does, by
     # scanning log|g_k| - out_k separately for positive and negative g in log space.
     from .ternary import where
 
     if x._dtype.is_complex:
         w = (g * (-out).exp().conj())
-        return apply(scan_p, w, fn=CUMSUM, dim=dim, reverse=not reverse) * x.exp().conj()
+        return apply(scan_p, w, fn=CUMSUM, dim=dim, reverse=not reverse,
+                     **_same_carry(own)) * x.exp().conj()
     if x.numel() == 0:
         return g * 0
     neg_inf = float("-inf")
 
     def part(mask):
         logg = where(mask, where(mask, g, 1).abs().log() - out, neg_inf)
-        return (apply(scan_p, logg, fn=LOGCUMSUMEXP, dim=dim, reverse=not reverse) + x).exp()
+        return (apply(scan_p, logg, fn=LOGCUMSUMEXP, dim=dim, reverse=not reverse,
+                      **_same_carry(own)) + x).exp()
 
     return part(g > 0) - part(g < 0)
 
 
-def _logcumsumexp_jvp(primals, tangents, out, *, dim, reverse=False):
+def _logcumsumexp_jvp(primals, tangents, out, *, dim, reverse=False, own=False):
     # d out_k = sum_{i<=k} t_i exp(x_i - out_k), scanned in log space with the positive
     # and negative tangents apart (as the VJP), so that no exp overflows
     from .ternary import where
@@ -343,7 +402,8 @@ def _logcumsumexp_jvp(primals, tangents, out, *, dim, reverse=False):
     x, t = primals[0], tangents[0]
     if x._dtype.is_complex:
         m = x.real.amax(dim, keepdim=True).detach() if x.ndim else x.real
-        w = apply(scan_p, t * (x - m).exp(), fn=CUMSUM, dim=dim, reverse=reverse)
+        w = apply(scan_p, t * (x - m).exp(), fn=CUMSUM, dim=dim, reverse=reverse,
+                  **_same_carry(own))
         return w * (m - out).exp()
     if x.numel() == 0:
         return t
@@ -351,7 +411,8 @@ def _logcumsumexp_jvp(primals, tangents, out, *, dim, reverse=False):
 
     def part(mask):
         logt = where(mask, where(mask, t, 1).abs().log() + x, neg_inf)
-        return (apply(scan_p, logt, fn=LOGCUMSUMEXP, dim=dim, reverse=reverse) - out).exp()
+        return (apply(scan_p, logt, fn=LOGCUMSUMEXP, dim=dim, reverse=reverse,
+                      **_same_carry(own)) - out).exp()
 
     return part(t > 0) - part(t < 0)
 
@@ -361,9 +422,9 @@ defvjp(LOGCUMSUMEXP, _logcumsumexp_vjp, save_output=True)
 defjvp(LOGCUMSUMEXP, _logcumsumexp_jvp)
 
 
-def logcumsumexp(input: Tensor, dim: int, *, out=None) -> Tensor:
+def logcumsumexp(input: Tensor, dim: int = _REQUIRED, *, out=None) -> Tensor:
     """log(cumsum(exp(x))) along `dim`, computed stably."""
-    d = _scan_dim(input, dim)
+    d = _scan_dim(input, dim, "logcumsumexp", out=out)
     check_scalar_types(input, out)  # (PyTorch checks `out` before the input's dtype)
     if input._dtype._kind < 2:
         raise NotImplementedError(
@@ -371,9 +432,25 @@ def logcumsumexp(input: Tensor, dim: int, *, out=None) -> Tensor:
     return write_out(apply(scan_p, input, fn=LOGCUMSUMEXP, dim=d), out)
 
 
+def logcumsumexp_in_own_dtype(x: Tensor, dim: int) -> Tensor:
+    """logcumsumexp carrying the running value in `x`'s own dtype, as MLX's scan does
+    (PyTorch carries float32 in float64): the MLX face's."""
+    return apply(scan_p, x, fn=LOGCUMSUMEXP, dim=dim, own=True)
+
+
+def _method(fn):
+    """`fn` as a Tensor method: a copy whose code is named `Tensor.<name>`, so `_scan_dim`
+    can number `dim` as the method's argument 1, but whose own name stays the op's, which
+    Python's messages (an unexpected keyword ...) print as PyTorch's do."""
+    method = as_method(fn)
+    method.__qualname__ = fn.__qualname__
+    return method
+
+
 TENSOR_METHODS = {
-    "cumsum": cumsum, "cumsum_": cumsum_, "cumprod": cumprod, "cumprod_": cumprod_,
-    "cummax": cummax, "cummin": cummin, "logcumsumexp": logcumsumexp,
+    "cumsum": _method(cumsum), "cumsum_": cumsum_, "cumprod": _method(cumprod),
+    "cumprod_": cumprod_, "cummax": _method(cummax), "cummin": _method(cummin),
+    "logcumsumexp": _method(logcumsumexp),
 }
 
 __all__ = ["cumsum", "cumprod", "cummax", "cummin", "logcumsumexp"]

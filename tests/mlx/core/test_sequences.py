@@ -53,6 +53,10 @@ CASES = [
     "mx.logcumsumexp(a, 0, inclusive=False)",
     "mx.logcumsumexp(x, 1, reverse=True, inclusive=False)",
     "x.logcumsumexp(0)",
+    # complex: the imaginary part accumulates unwrapped, a NaN poisons what follows
+    "mx.logcumsumexp(mx.array([1 + 1j, 2 - 3j, 0.5 + 3j, -1 - 2j]))",
+    "mx.logcumsumexp(mx.array([1 + 1j, 2 - 3j, 0.5 + 3j]), reverse=True)",
+    "mx.logcumsumexp(mx.array([1 + 1j, complex('nan'), 2 + 0j]))",
     "mx.cumulative_sum(a, 1, dtype=mx.float32)",
     "mx.cumulative_sum(a.astype(mx.int8))",
     "mx.cumulative_sum(x, 0, reverse=True)",
@@ -105,3 +109,14 @@ EMPTY_AND_AXES += ["mx.logcumsumexp(z2, 1, reverse=True)", "mx.logcumsumexp(mx.a
 @pytest.mark.parametrize("expr", EMPTY_AND_AXES)
 def test_empty_arrays_and_axes_as_mlx(expr):
     assert outcome(expr, mx, _EMPTY) == outcome(expr, mlx, _EMPTY), expr
+
+
+def test_logcumsumexp_carries_float32_in_float32():
+    # MLX's scan rounds its running value to float32 at every step (PyTorch's carries it
+    # in float64): over a long 1-D scan the two drift apart, so this is bit-for-bit
+    # (a sequential scalar loop on both sides, exp and log1p correctly rounded enough).
+    import numpy as np
+
+    a = np.random.default_rng(0).standard_normal(2000).astype(np.float32) * 3
+    ours = np.array(mx.logcumsumexp(mx.array(a)))
+    np.testing.assert_array_equal(ours, np.array(mlx.logcumsumexp(mlx.array(a))))

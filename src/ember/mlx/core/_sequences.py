@@ -8,6 +8,7 @@ import builtins
 import math
 
 import ember as E
+from ember.ops.scan import logcumsumexp_in_own_dtype
 
 from . import _axis_checks as AC
 from . import _dtypes as D
@@ -53,7 +54,7 @@ def logcumsumexp(a, /, axis: int | None = None, *, reverse: bool = False,
                  inclusive: bool = True) -> array:
     """The running log(sum(exp(.))) along `axis` (of the flattened array by default)."""
     a = R._float(_arr(a))
-    return R._scan(lambda t, d: E.logcumsumexp(t, d), a, axis, reverse, inclusive,
+    return R._scan(logcumsumexp_in_own_dtype, a, axis, reverse, inclusive,
                    float("-inf"), "logcumsumexp")
 
 
