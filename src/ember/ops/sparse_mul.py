@@ -19,9 +19,9 @@ from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._tensor import Tensor, _wrap
 from .._view import broadcast_shapes
-from .registry import apply, defvjp
+from .registry import apply, batch_by_loop, defjvp, defvjp
 from .sparse_functions import _become, coalesce, divide, scale, to_dense, values
-from .sparse_ops import COO, _coalesce_arrays, _grad_at, _sparse_prim, sparse_coo_p
+from .sparse_ops import _LOOP, COO, _coalesce_arrays, _grad_at, _sparse_prim, sparse_coo_p
 from .sparse_tensor import SparseTensor, StoragelessTensor
 
 _NAMES = dt.SCALAR_TYPE_NAMES
@@ -103,6 +103,19 @@ def _grad_b(g, out, a, b, *, dtype):
 
 
 defvjp(mul_p, _grad_a, _grad_b)
+
+
+def _mul_jvp(primals, tangents, out, *, dtype):
+    """d(a * b) = da * b + a * db (the product is bilinear)."""
+    (a, b), (ta, tb) = primals, tangents
+    terms = [multiply(ta, b) if ta is not None else None,
+             multiply(a, tb) if tb is not None else None]
+    terms = [t for t in terms if t is not None]
+    return None if not terms else terms[0] if len(terms) == 1 else terms[0] + terms[1]
+
+
+defjvp(mul_p, _mul_jvp)
+batch_by_loop(mul_p, _LOOP)
 
 
 def _check_sparse_pair(a: SparseTensor, b: SparseTensor) -> None:
