@@ -1,6 +1,7 @@
 """gradcheck / gradgradcheck: PyTorch's signature, return value and raising behaviour."""
 
 import inspect
+import warnings
 
 import numpy as np
 import pytest
@@ -267,3 +268,84 @@ def test_complex_outputs_are_checked_by_parts():
                                              "outputs only, Jacobian mismatch"):
         ember.autograd.gradcheck(WrongComplex.apply, (x,))
     assert ember.autograd.gradcheck(WrongComplex.apply, (x,), raise_exception=False) is False
+
+
+def _complex_input(lib):
+    return lib.tensor([0.5 + 0.5j, -1.0j, 0.25 - 0.75j], dtype=lib.complex128,
+                      requires_grad=True)
+
+
+class SquareWrongBackward(ember.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * x
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2  # should be 2 * conj(x) * g
+
+
+COMPLEX_INPUT_FUNCS = [
+    lambda t: (t * t.conj()).real.sum(),  # C -> R
+    lambda t: t.abs() ** 2 + t.angle(),  # non-holomorphic, real outputs
+    lambda t: torch_like(t).view_as_real(torch_like(t).exp(t)),  # C -> R pairs
+    lambda t: torch_like(t).sin(t) * t,  # C -> C, checked by parts
+]
+
+
+def torch_like(t):
+    return torch if isinstance(t, torch.Tensor) else ember
+
+
+@pytest.mark.parametrize("k", range(len(COMPLEX_INPUT_FUNCS)))
+def test_complex_inputs_compare_conjugate_wirtinger_gradients(k):
+    # the numerical column is ds/dx + i ds/dy per real output, as torch builds it
+    fn = COMPLEX_INPUT_FUNCS[k]
+    assert ember.autograd.gradcheck(fn, (_complex_input(ember),)) is True
+    assert torch.autograd.gradcheck(fn, (_complex_input(torch),)) is True
+
+
+def test_complex_and_real_inputs_together_and_gradgradcheck():
+    r = ember.tensor([0.3, 2.0, -1.0], dtype=ember.float64, requires_grad=True)
+    assert ember.autograd.gradcheck(lambda t, s: ember.exp(t) * s, (_complex_input(ember), r))
+    assert ember.autograd.gradgradcheck(lambda t: ember.sin(t) * t, (_complex_input(ember),))
+
+
+class TorchSquareWrongBackward(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * x
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+
+
+def test_complex_input_mismatch_message_matches_torch():
+    msgs = []
+    for lib, fn in ((ember, SquareWrongBackward.apply), (torch, TorchSquareWrongBackward.apply)):
+        with pytest.raises(RuntimeError) as info:
+            lib.autograd.gradcheck(fn, (_complex_input(lib),))
+        assert type(info.value).__name__ == "GradcheckError"
+        msgs.append(str(info.value).replace("torch.", "ember."))
+        assert lib.autograd.gradcheck(fn, (_complex_input(lib),), raise_exception=False) is False
+    assert msgs[0] == msgs[1]
+    assert "complex128" in msgs[0]
+
+
+def test_complex64_input_warns_like_torch_and_complex128_does_not():
+    z64 = ember.zeros(2, dtype=ember.complex64, requires_grad=True)
+    with pytest.warns(UserWarning, match="is not a double precision floating point or complex"):
+        ember.autograd.gradcheck(lambda t: (t * t).real, (z64,), atol=1e-2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ember.autograd.gradcheck(lambda t: (t * t).real, (_complex_input(ember),))
+
+
+def test_complex_inputs_in_fast_or_forward_mode_refuse():
+    with pytest.raises(NotImplementedError, match="fast_mode=False"):
+        ember.autograd.gradcheck(lambda t: (t * t).real, (_complex_input(ember),),
+                                 fast_mode=True)
+    with pytest.raises(NotImplementedError, match="backward mode"):
+        ember.autograd.gradcheck(lambda t: (t * t).real, (_complex_input(ember),),
+                                 check_forward_ad=True)

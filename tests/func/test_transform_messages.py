@@ -96,6 +96,21 @@ CASES = {
     "jvp non tensor primal": lambda m, F: F.jvp(lambda x: x, (2.0,), (1.0,)),
     "jvp non tensor out": lambda m, F: F.jvp(lambda x: 2.0, (m.ones(2),), (m.ones(2),)),
     "jvp has_aux": lambda m, F: F.jvp(m.sin, (m.ones(2),), (m.ones(2),), has_aux=True),
+    # jacrev / jacfwd take real functions only: every argument (not only argnums), then
+    # every output, is checked; grad seeds backward implicitly, which a complex value refuses
+    "jacrev complex in": lambda m, F: F.jacrev(m.sin)(m.ones(2, dtype=m.complex64)),
+    "jacrev complex other arg": lambda m, F: F.jacrev(lambda x, z: x * z.abs())(
+        m.ones(2), m.ones(2, dtype=m.complex128)),
+    "jacrev complex out": lambda m, F: F.jacrev(lambda t: m.exp(1j * t))(m.ones(2)),
+    "jacrev complex second out": lambda m, F: F.jacrev(lambda t: (t, t * 1j))(m.ones(2)),
+    "jacfwd complex in": lambda m, F: F.jacfwd(m.sin)(m.ones(2, dtype=m.complex64)),
+    "jacfwd complex out": lambda m, F: F.jacfwd(lambda t: m.polar(t, t))(m.ones(2)),
+    "hessian complex in": lambda m, F: F.hessian(lambda z: z.abs().sum())(
+        m.ones(2, dtype=m.complex128)),
+    "grad complex out": lambda m, F: F.grad(lambda z: (z * z).sum())(
+        m.ones(2, dtype=m.complex128)),
+    "grad_and_value complex out": lambda m, F: F.grad_and_value(lambda t: m.exp(1j * t).sum())(
+        m.ones(2)),
 }
 
 
@@ -113,3 +128,21 @@ def test_refusal_as_torch(case):
     assert expected is not None
     kind, message = expected
     assert outcome(ember, case) == (kind, message.replace("torch.", f"{_names.prefix}."))
+
+
+def test_complex_intermediates_of_real_functions_still_differentiate():
+    # the refusals concern complex inputs and outputs only: a real function of real angles
+    # through complex gates has its Jacobian and Hessian, as in torch
+    def energy(m, t):
+        phase = m.exp(1j * t)
+        return (phase * phase.conj().roll(1)).real.sum()
+
+    for fn in ("jacrev", "jacfwd", "hessian", "grad"):
+        te = getattr(ember.func, fn)(lambda t: energy(ember, t))(ember.tensor([0.3, -1.1, 0.7],
+                                                                 dtype=ember.float64))
+        tt = getattr(torch.func, fn)(lambda t: energy(torch, t))(torch.tensor([0.3, -1.1, 0.7],
+                                                                 dtype=torch.float64))
+        # (sums of a few products of sines and cosines: within a few ulps)
+        assert te.dtype == ember.float64 and tuple(te.shape) == tuple(tt.shape)
+        assert te.reshape(-1).tolist() == pytest.approx(tt.reshape(-1).tolist(), rel=1e-13,
+                                                        abs=1e-15)

@@ -366,3 +366,40 @@ def test_low_precision_and_integer_inputs_rejected():
             lib.linalg.inv(lib.eye(3).half())
         with pytest.raises(RuntimeError):
             lib.linalg.cholesky(lib.eye(3).half())
+
+
+def _hermitian(lib):
+    a = lib.tensor(np.array([[1.0, 2 - 1j, 0.5j], [2 + 1j, -0.5, 1.0], [-0.5j, 1.0, 2.0]]))
+    return a.requires_grad_(True)
+
+
+PHASE_LOSSES = {
+    # (name, loss, ill-defined: depends on the free phase e^{i phi} of each vector)
+    "eigh vectors real part": (lambda m, a: m.linalg.eigh(a)[1].real.sum(), True),
+    "svd U real part": (lambda m, a: m.linalg.svd(a)[0].real.sum(), True),
+    "svd Vh imaginary part": (lambda m, a: m.linalg.svd(a)[2].imag.sum(), True),
+    "eigh vectors moduli": (lambda m, a: m.linalg.eigh(a)[1].abs().sum(), False),
+    "eigh projector": (lambda m, a: (m.linalg.eigh(a)[1][:, :1] @ m.linalg.eigh(a)[1][:, :1].mH)
+                       .real.sum(), False),
+    "svd U Vh": (lambda m, a: (m.linalg.svd(a)[0] @ m.linalg.svd(a)[2]).real.sum(), False),
+    "eigvalsh": (lambda m, a: m.linalg.eigvalsh(a).pow(3).sum(), False),
+    "svdvals": (lambda m, a: m.linalg.svdvals(a).sum(), False),
+}
+
+
+@pytest.mark.parametrize("name", list(PHASE_LOSSES))
+def test_complex_vector_phase_dependence_is_refused_as_torch(name):
+    loss, ill_defined = PHASE_LOSSES[name]
+    outcomes = []
+    for lib in (ember, torch):
+        a = _hermitian(lib)
+        try:
+            outcomes.append(lib.autograd.grad(loss(lib, a), a)[0].detach().resolve_conj().numpy())
+        except RuntimeError as e:
+            outcomes.append(str(e))
+    if ill_defined:
+        assert isinstance(outcomes[1], str) and outcomes[0] == outcomes[1]
+        assert "specified up to multiplication by e^{i phi}" in outcomes[0]
+    else:
+        # (a few float64 products and a LAPACK decomposition: agree to many digits)
+        np.testing.assert_allclose(outcomes[0], outcomes[1], rtol=1e-9, atol=1e-12)

@@ -97,3 +97,17 @@ def test_meta_tensors_are_left_alone():
     for fn in (nn.init.normal_, nn.init.trunc_normal_, nn.init.orthogonal_,
                nn.init.xavier_uniform_):
         assert fn(t) is t
+
+
+def test_orthogonal_refuses_complex_after_drawing_like_torch():
+    # torch draws the normal matrix, then its phase fix takes sign() of R's diagonal, which
+    # refuses complex numbers: the same error, and the generator advanced by the same draw
+    msgs, after = [], []
+    for lib in (ember, torch):
+        lib.manual_seed(3)
+        with pytest.raises(NotImplementedError) as info:
+            lib.nn.init.orthogonal_(lib.empty(3, 4, dtype=lib.complex64))
+        msgs.append(str(info.value))
+        after.append(lib.randn(4).tolist())
+    assert msgs[0] == msgs[1] and "torch.sgn" in msgs[0]
+    assert after[0] == after[1]

@@ -149,3 +149,40 @@ def test_torch_norm_of_a_sparse_tensor_is_its_own_norm():
             row.append(str(e))
         got.append(row)
     assert got[0][:3] == pytest.approx(got[1][:3], rel=1e-6) and got[0][3:] == got[1][3:]
+
+
+def _complex_sparse(L, coalesce: bool = False):
+    vals = L.tensor(VAL, dtype=L.float64)
+    s = L.sparse_coo_tensor(L.tensor(IDX), L.complex(vals, vals.flip(1) - 0.5), (4, 2))
+    return s.coalesce() if coalesce else s
+
+
+@pytest.mark.parametrize("coalesce", [False, True])
+@pytest.mark.parametrize("form", ["method", "function", "conj_physical", "conj_physical method"])
+def test_conj_conjugates_values_keeping_indices_and_coalesced_flag(form, coalesce):
+    # PyTorch's sparse conj is physical (no conjugate bit) and does not coalesce
+    call = {"method": lambda L, s: s.conj(), "function": lambda L, s: L.conj(s),
+            "conj_physical": lambda L, s: L.conj_physical(s),
+            "conj_physical method": lambda L, s: s.conj_physical()}[form]
+    (ie, ve, ce, de), (it, vt, ct, dt) = [
+        _entries(call(L, _complex_sparse(L, coalesce))) for L in (ember, torch)]
+    np.testing.assert_array_equal(ie, it)
+    np.testing.assert_array_equal(ve, vt)  # (an exact sign flip)
+    assert ce == ct == coalesce and str(de).split(".")[-1] == str(dt).split(".")[-1]
+    assert not call(ember, _complex_sparse(ember, coalesce)).is_conj()
+
+
+def test_conj_of_a_real_sparse_tensor_is_itself_and_in_place_is_refused():
+    s = _sparse(ember)
+    assert s.conj() is s and ember.conj(s) is s and ember.conj_physical(s) is s
+    assert same_message(lambda L: _complex_sparse(L).conj_physical_()) == \
+        "unsupported tensor layout: Sparse"
+
+
+def test_conj_of_a_sparse_hamiltonian_gives_the_adjoint_action():
+    h = np.array([[1.0, 2 - 1j, 0], [2 + 1j, 0, 0.5j], [0, -0.5j, -1.0]])
+    v = np.array([0.3 + 0.1j, -1.0, 0.5j])
+    for L in (ember, torch):
+        hs = L.tensor(h).to_sparse()
+        out = (hs.conj().t() @ L.tensor(v)).numpy()
+        np.testing.assert_allclose(out, h.conj().T @ v, rtol=1e-15, atol=1e-15)

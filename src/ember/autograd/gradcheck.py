@@ -56,17 +56,22 @@ def _numerical(func, inputs, diff_idx, eps: float) -> list:
         x = inputs[i]
         arr = x.detach()._array()  # writes here bypass the version counter on purpose
         base = _run(func, inputs)
-        cols = [np.zeros((x.numel(), b.size)) for b in base]
+        # a complex input: the conjugate Wirtinger derivative ds/dx + i ds/dy of each real
+        # output, from nudging the real part (x) and the imaginary part (y) in turn
+        steps = (1, 1j) if x.dtype.is_complex else (1,)
+        cols = [np.zeros((x.numel(), b.size), dtype=np.complex128 if len(steps) == 2
+                         else np.float64) for b in base]
         for j, idx in enumerate(np.ndindex(arr.shape)):
             old = arr[idx].copy()
-            arr[idx] = old + eps
-            up = _run(func, inputs)
-            arr[idx] = old - eps
-            down = _run(func, inputs)
-            arr[idx] = old
-            for k, (u, d) in enumerate(zip(up, down)):
-                # NOTE: differenced and divided in the output's dtype, as torch does
-                cols[k][j] = (u - d) / u.dtype.type(2 * eps)
+            for direction in steps:
+                arr[idx] = old + direction * eps
+                up = _run(func, inputs)
+                arr[idx] = old - direction * eps
+                down = _run(func, inputs)
+                arr[idx] = old
+                for k, (u, d) in enumerate(zip(up, down)):
+                    # NOTE: differenced and divided in the output's dtype, as torch does
+                    cols[k][j] += direction * ((u - d) / u.dtype.type(2 * eps))
         jac.append(cols)
     return jac
 
@@ -77,7 +82,9 @@ def _analytical(func, inputs, diff_idx) -> list:
     from .engine import grad
 
     outs = _float_outputs(func(*inputs))
-    jac = [[np.zeros((inputs[i].numel(), o.numel())) for o in outs] for i in diff_idx]
+    jac = [[np.zeros((inputs[i].numel(), o.numel()),
+                     dtype=np.complex128 if inputs[i].dtype.is_complex else np.float64)
+            for o in outs] for i in diff_idx]
     targets = [inputs[i] for i in diff_idx]
     for k, o in enumerate(outs):
         if not o.requires_grad:
@@ -91,7 +98,7 @@ def _analytical(func, inputs, diff_idx) -> list:
                 if g is not None:
                     if tuple(g.shape) != tuple(targets[n].shape):
                         raise GradcheckError("Gradient has incorrect size")
-                    jac[n][k][:, e] = g.detach()._array().astype(np.float64).reshape(-1)
+                    jac[n][k][:, e] = g.detach()._array().astype(jac[n][k].dtype).reshape(-1)
     return jac
 
 
@@ -142,7 +149,7 @@ def _jac_dtypes(func, inputs, diff_idx) -> tuple:
     return {i: inputs[i].dtype for i in diff_idx}, [o.dtype for o in outs]
 
 
-def _check_inputs(inputs) -> list:
+def _check_inputs(inputs, fast_mode: bool, check_forward_ad: bool) -> list:
     Tensor = _tensor_cls()
     diff_idx = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     if not diff_idx:
@@ -150,9 +157,10 @@ def _check_inputs(inputs) -> list:
                          "none of them have requires_grad=True.")
     for i in diff_idx:
         x = inputs[i]
-        if x.dtype.is_complex:
-            raise NotImplementedError("gradcheck: complex inputs are not supported by ember yet")
-        if x.dtype.name != "float64":
+        if x.dtype.is_complex and (fast_mode or check_forward_ad):
+            raise NotImplementedError("gradcheck: complex inputs are checked by ember only in "
+                                      "backward mode with fast_mode=False")
+        if x.dtype.name not in ("float64", "complex128"):
             warnings.warn(
                 f"Input #{i} requires gradient and is not a double precision floating point or "
                 "complex. This check will likely fail if all the inputs are not of double "
@@ -172,7 +180,7 @@ def gradcheck(func, inputs, *, eps: float = 1e-06, atol: float = 1e-05, rtol: fl
     `raise_exception=False`.
     """
     inputs = _as_tuple(inputs)
-    diff_idx = _check_inputs(inputs)
+    diff_idx = _check_inputs(inputs, fast_mode, check_forward_ad)
     if not _diff_outputs(func(*inputs)):
         return _check_constant(func, inputs, diff_idx, eps, nondet_tol, raise_exception)
     if check_backward_ad:
@@ -242,7 +250,8 @@ def _check_backward(func, inputs, diff_idx, eps, atol, rtol, raise_exception, no
             if not np.allclose(a, nu, rtol=rtol, atol=atol):
                 return _fail(
                     f"Jacobian mismatch for output {k} with respect to input {i},\n"
-                    f"numerical:{_fmt(nu, out_dt[k])}\nanalytical:{_fmt(a, in_dt[i])}\n",
+                    f"numerical:{_fmt(nu, in_dt[i] if in_dt[i].is_complex else out_dt[k])}"
+                    f"\nanalytical:{_fmt(a, in_dt[i])}\n",
                     raise_exception)
     again = _analytical(func, inputs, diff_idx)
     for n in range(len(diff_idx)):

@@ -50,6 +50,16 @@ def _restrict(func, args, kwargs, which):
     return restricted
 
 
+def _refuse_complex(name: str, tree, is_input: bool) -> None:
+    """PyTorch's jacrev / jacfwd take real functions only: refuse a complex tensor among
+    all the arguments (not only argnums) or the outputs, naming its flattened index."""
+    for idx, x in enumerate(tree_flatten(tree)[0]):
+        if isinstance(x, Tensor) and x.dtype.is_complex:
+            raise RuntimeError(f"{name}: Expected all {'inputs' if is_input else 'outputs'} to "
+                               f"be real but received complex tensor at flattened input idx: "
+                               f"{idx}")
+
+
 def _check_chunk(chunk_size) -> None:
     if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size <= 0):
         raise ValueError("jacrev: `chunk_size` should be greater than 0.")
@@ -61,11 +71,13 @@ def jacrev(func: Callable, argnums=0, *, has_aux: bool = False, chunk_size=None,
     _check_chunk(chunk_size)
 
     def wrapper(*args, **kwargs):
+        _refuse_complex("jacrev", args, True)
         which = _argnums_inputs(args, argnums)
         picked = tuple(args[i] for i in which)
         res = vjp(_restrict(func, args, kwargs, which), *picked, has_aux=has_aux)
         out, vjp_fn = res[0], res[1]
         o_leaves, o_spec = tree_flatten(out)
+        _refuse_complex("jacrev", o_leaves, False)
         in_leaves, in_spec = tree_flatten(picked)
         if sum(o.numel() for o in o_leaves) == 0:
             rows = [zeros((0,) + tuple(x.shape), dtype=x.dtype) for x in in_leaves]
@@ -95,6 +107,7 @@ def jacfwd(func: Callable, argnums=0, has_aux: bool = False, *, randomness: str 
                            f"'same'. Got {randomness}")
 
     def wrapper(*args, **kwargs):
+        _refuse_complex("jacfwd", args, True)
         which = _argnums_inputs(args, argnums)
         picked = tuple(args[i] for i in which)
         in_leaves, in_spec = tree_flatten(picked)
@@ -110,6 +123,7 @@ def jacfwd(func: Callable, argnums=0, has_aux: bool = False, *, randomness: str 
                                    "a tuple: (output, aux) if has_aux is True")
             out, aux = out
         o_leaves, o_spec = tree_flatten(out)
+        _refuse_complex("jacfwd", o_leaves, False)
         if sum(x.numel() for x in in_leaves) == 0:
             cols = [zeros((0,) + tuple(o.shape), dtype=o.dtype) for o in o_leaves]
         else:

@@ -373,6 +373,9 @@ def grad_and_value(func: Callable, argnums=0, has_aux: bool = False) -> Callable
                         f"grad_and_value(f)(*args): Expected f(*args) to return a scalar "
                         f"Tensor, got tensor with {out.dim()} dims. Maybe you wanted to use "
                         "the vjp or jacrev APIs instead?")
+                if out.dtype.is_complex:  # (torch seeds backward implicitly, which refuses)
+                    raise RuntimeError("grad can be implicitly created only for real scalar "
+                                       f"outputs but got {out.dtype}")
                 _check_shared(shared, [out])
                 ins = [x for i in which for x in fresh[i]]
                 keep = keep or _outer_graph([out], ins)

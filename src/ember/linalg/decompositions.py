@@ -371,6 +371,15 @@ def _svd_meta(A, *, full_matrices, compute_uv):
     return (u, A._dtype, fortran_strides(u)), s, (vh, A._dtype)
 
 
+def _phase_dependent(excess: Tensor) -> bool:
+    """Whether a loss depends on the free phase of complex singular / eigen vectors: any
+    entry of `excess` (how far it is past PyTorch's allclose tolerance) above zero. A host
+    read, as PyTorch's check is; skipped for a tensor a transform batches or traces."""
+    if excess.__class__ is not Tensor:
+        return False
+    return bool(np.max(excess.detach().numpy(), initial=0.0) > 0)
+
+
 def _svd_vjp(g, out, A, *, full_matrices, compute_uv, in_shape):
     """Gradient of A = U diag(S) Vh for distinct, nonzero singular values:
     U [F o (skew(U^H gU) S + S skew(V^H gV)) + diag(gS)] Vh + the parts of gU, gVh outside
@@ -390,6 +399,14 @@ def _svd_vjp(g, out, A, *, full_matrices, compute_uv, in_shape):
     Sc = S.to(dtype)
     UhgU = U.mH @ gU
     VhgV = Vh @ gVh.mH
+    if dtype.is_complex and (g[0] is not None or g[2] is not None):
+        # PyTorch's check: Im diag(U^H gU) == -Im diag(V^H gV) (allclose, 1e-2 both ways)
+        a, b = UhgU.diagonal(0, -2, -1).imag, -VhgV.diagonal(0, -2, -1).imag
+        if _phase_dependent((a - b).abs() - 1e-2 - 1e-2 * b.abs()):
+            raise RuntimeError(
+                "svd_backward: The singular vectors in the complex case are specified up to "
+                "multiplication by e^{i phi}. The specified loss function depends on this "
+                "phase term, making it ill-defined.")
     s2 = S * S
     E = s2.unsqueeze(-2) - s2.unsqueeze(-1) + eye(k, dtype=S._dtype, device=S.device)
     inner = ((UhgU - UhgU.mH) * Sc.unsqueeze(-2) + Sc.unsqueeze(-1) * (VhgV - VhgV.mH)) / E
@@ -510,6 +527,12 @@ def _eigh_vjp(g, out, A, *, uplo, compute_v, in_shape):
     one = eye(n, dtype=L._dtype, device=L.device)
     E = L.unsqueeze(-2) - L.unsqueeze(-1) + one
     X = V.mH @ gV
+    if V._dtype.is_complex and g[1] is not None and _phase_dependent(
+            X.diagonal(0, -2, -1).imag.abs() - 1e-2):
+        raise RuntimeError(
+            "linalg_eigh_backward: The eigenvectors in the complex case are specified up to "
+            "multiplication by e^{i phi}. The specified loss function depends on this "
+            "quantity, so it is ill-defined.")
     inner = (X - X.mH) * 0.5 / E * (1 - one) + diag_embed(gL.to(V._dtype))
     return V @ inner @ V.mH
 

@@ -239,6 +239,9 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator=None) -> Tensor:
     cols = tensor.numel() // rows
     with no_grad():
         flat = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)
+        if flat.dtype.is_complex:  # (PyTorch's phase fix takes sign() of R's diagonal)
+            raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support "
+                                      "complex numbers. Please use torch.sgn instead.")
         a = flat.numpy().astype(np.float64 if flat.dtype.itemsize == 8 else np.float32)
         if rows < cols:
             a = a.T

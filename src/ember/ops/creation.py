@@ -537,7 +537,9 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
     _check_arange(start, end, step, dtype)
     if end is None:
         start, end = 0, start
-    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if dtype is not None:  # (a dtype without a kernel is refused before the bounds are read)
+        _refuse_spacing_dtype("arange", dtype)
+    vals = [_real_bound(v.item() if isinstance(v, Tensor) else v) for v in (start, end, step)]
     start, end, step = vals
     if step == 0:
         raise RuntimeError("step must be nonzero")
@@ -550,8 +552,7 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
         # (a bool bound is integral to PyTorch: arange(True) is tensor([0]))
         dtype = dt.int64 if all(isinstance(v, (int, np.integer, np.bool_)) for v in vals) \
             else dt.get_default_dtype()
-    if dtype is dt.bool_:
-        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
+    _refuse_spacing_dtype("arange", dtype)
     n = math.ceil((end - start) / step)
     if n < 0 or (step > 0 and start > end) or (step < 0 and start < end):
         raise RuntimeError(
@@ -562,6 +563,23 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
     t = bind(factory_p, fn=ARANGE, start=start, step=step, n=n, dtype=dtype,
              device=as_device(device))
     return _out(_finish(t, requires_grad), out)
+
+
+def _real_bound(v):
+    """A bound as PyTorch's kernels read it, a real number: a complex one only when its
+    imaginary part is zero."""
+    if isinstance(v, (complex, np.complexfloating)):
+        if v.imag != 0:
+            raise RuntimeError("value cannot be converted to type double without overflow")
+        return float(v.real)
+    return v
+
+
+def _refuse_spacing_dtype(name: str, dtype: dt.dtype) -> None:
+    """arange / range have no bool or complex kernel in PyTorch."""
+    if dtype is dt.bool_ or dtype.is_complex:
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for "
+                                  f"'{dt.SCALAR_TYPE_NAMES[dtype.name]}'")
 
 
 def _integer_arange(start, end, step, dtype: dt.dtype, n: int) -> tuple[int, int, int]:
@@ -589,8 +607,10 @@ def range_(start=None, end=None, step=1, *, dtype=None, device=None, requires_gr
                   "its behavior is inconsistent with Python's range builtin. Instead, use "
                   "torch.arange, which produces values in [start, end).", UserWarning,
                   stacklevel=2)
-    n = int(math.floor((end - start) / step)) + 1
     d = dt.get_default_dtype() if dtype is None else dtype
+    _refuse_spacing_dtype("range", d)
+    start, end, step = (_real_bound(v) for v in (start, end, step))
+    n = int(math.floor((end - start) / step)) + 1
     arr = (start + step * np.arange(n, dtype=np.float64)).astype(d.np)
     return _place(arr, d, device, requires_grad)
 

@@ -1,5 +1,5 @@
 """Sparse COO methods that act on the values alone: the pointwise functions that map zero
-to zero (`abs`, `sqrt`, `pow` ...), their in-place forms, `neg`, `norm` and `zero_`.
+to zero (`abs`, `sqrt`, `pow` ...), their in-place forms, `neg`, `conj`, `norm` and `zero_`.
 
 A function with f(0) == 0 leaves every unspecified entry zero, so the result is the
 input's coalesced pattern with f applied to its values (PyTorch's SparseCPU kernels
@@ -115,6 +115,19 @@ def neg_(self: SparseTensor) -> SparseTensor:
     return _become(self, scale(self, -1))
 
 
+def conj(self: SparseTensor) -> SparseTensor:
+    """The complex conjugate: every value conjugated (a copy, never a lazy view: PyTorch's
+    sparse conj is physical), the indices and coalesced flag kept; a real tensor itself."""
+    if not self._dtype.is_complex:
+        return self
+    return apply(sparse_coo_p, self._sp_indices, values(self).conj(), size=self._shape,
+                 coalesced=self._sp_coalesced)
+
+
+def _conj_physical_(self: SparseTensor) -> SparseTensor:
+    raise RuntimeError("unsupported tensor layout: Sparse")
+
+
 def _pow_(self: SparseTensor, exponent) -> SparseTensor:
     raise _unsupported("pow_.Scalar")
 
@@ -125,6 +138,7 @@ METHODS.update({
     "pow": pow, "__pow__": pow, "pow_": _pow_, "__ipow__": _pow_, "norm": norm,
     "zero_": zero_, "neg": lambda self: scale(self, -1), "negative": lambda self: scale(self, -1),
     "neg_": neg_, "negative_": neg_, "absolute": METHODS["abs"],
+    "conj": conj, "conj_physical": conj, "conj_physical_": _conj_physical_,
 })
 
 for _name, _fn in METHODS.items():

@@ -344,7 +344,13 @@ deflinear(conj_p)
 
 def conj(input: Tensor) -> Tensor:
     """Complex conjugate; the tensor itself for real dtypes."""
-    return apply(unary_p, input, fn=conj_p) if input._dtype.is_complex else input
+    if not input._dtype.is_complex:
+        return input
+    if not input._strided:  # (a sparse layout's own conjugate: ops/sparse_pointwise.py)
+        own = type(input).__dict__.get("conj")
+        if own is not None:
+            return own(input)
+    return apply(unary_p, input, fn=conj_p)
 
 
 # conj_physical: the same conjugate (ember's conj is never a lazy view), under its own node

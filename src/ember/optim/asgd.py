@@ -6,7 +6,6 @@ from __future__ import annotations
 from .. import _dtype as dt
 from .._tensor import Tensor
 from ..ops.creation import full_like, ones, tensor, zeros, zeros_like
-from ..ops.dtype_views import view_as_real
 from .optimizer import Optimizer
 
 
@@ -65,8 +64,6 @@ class ASGD(Optimizer):
             raise RuntimeError("ASGD does not support sparse gradients")
         if group["maximize"]:
             grad = -grad
-        if p.is_complex():
-            grad, p, ax = view_as_real(grad), view_as_real(p), view_as_real(ax)
         step_t += 1
         foreach = bool(group["foreach"])
         eta_value = eta.item()
@@ -137,9 +134,6 @@ class Rprop(Optimizer):
         if group["maximize"]:
             grad = -grad
         state["step"] += 1
-        if p.is_complex():
-            grad, prev = view_as_real(grad), view_as_real(prev)
-            p, step_size = view_as_real(p), view_as_real(step_size)
         sign = grad.mul(prev.clone() if group["differentiable"] else prev).sign()
         sign[sign.gt(0)] = etaplus
         sign[sign.lt(0)] = etaminus

@@ -10,6 +10,7 @@ from __future__ import annotations
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..ops.creation import zeros
+from ..ops.dtype_views import view_as_real
 from .optimizer import Optimizer
 
 
@@ -125,12 +126,16 @@ class LBFGS(Optimizer):
 
         # (view, as PyTorch: a parameter whose gradient is not contiguous, a transposed
         # weight's, refuses with view's RuntimeError)
-        return cat([p.grad.view(-1) if p.grad is not None else
-                    zeros(p.numel(), dtype=p.dtype) for p in self._params], 0)
+        # (a complex parameter counts as the real pairs of its real and imaginary parts)
+        views = [p.grad.view(-1) if p.grad is not None else zeros(p.numel(), dtype=p.dtype)
+                 for p in self._params]
+        return cat([view_as_real(v).view(-1) if v.is_complex() else v for v in views], 0)
 
     def _add_grad(self, step, update: Tensor) -> None:
         offset = 0
         for p in self._params:
+            if p.is_complex():
+                p = view_as_real(p)
             n = p.numel()
             p.add_(update[offset:offset + n].view_as(p), alpha=float(step))
             offset += n

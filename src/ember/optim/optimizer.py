@@ -27,6 +27,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from ..autograd.graph import RemovableHandle
 from ..ops._fma import fma
+from ..ops.dtype_views import view_as_complex, view_as_real
 
 _global_pre_hooks: OrderedDict = OrderedDict()
 _global_post_hooks: OrderedDict = OrderedDict()
@@ -232,6 +233,8 @@ class Optimizer:
                 else None
             seen = False
             sparse_refusal = self._sparse_refusal
+            if group.get("fused"):
+                _check_fused_dtypes(self, group)
             for p in group["params"]:
                 grad = p._grad
                 if grad is None:
@@ -249,7 +252,10 @@ class Optimizer:
                     if state:
                         self.state[p] = state
                 if refusal is None:
-                    self._update(p, grad, state, group)
+                    if p._dtype.is_complex:
+                        _update_as_real(self, p, grad, state, group)
+                    else:
+                        self._update(p, grad, state, group)
             if refusal is not None and seen:  # (after the group's state is made, as torch)
                 raise refusal
 
@@ -261,6 +267,8 @@ class Optimizer:
     _sparse_refusal: str | None = None
     _capturable_names = ("params and state_steps", "params and state_steps")
     _capturable_xla = (True, False)
+    # whether a fused update checks its parameters' dtype once, on the first it steps
+    _fused_check_once = False
 
     def _refusal(self, group: dict) -> AssertionError | None:
         """The AssertionError PyTorch's update raises for this group's flags on the CPU (a
@@ -465,6 +473,48 @@ def _init_subclass(cls, **kwargs):
 
 Optimizer.__init_subclass__ = classmethod(_init_subclass)
 Optimizer.step = _wrap_step(Optimizer.step)
+
+
+_FUSED_DEVICES = ['mps', 'cuda', 'xpu', 'hpu', 'cpu', 'mtia', 'privateuseone']
+
+
+def _check_fused_dtypes(opt: Optimizer, group: dict) -> None:
+    """PyTorch's refusal of a parameter that is not floating point (a complex one has no
+    fused kernel) in a fused update: checked where its state is first made, or, for the
+    algorithms that say `_fused_check_once` (SGD, Adagrad), on the first parameter with a
+    gradient this optimizer ever steps."""
+    once = opt._fused_check_once
+    if once and opt.__dict__.get("_fused_checked"):
+        return
+    for p in group["params"]:
+        if p._grad is None or (not once and opt.state.get(p)):
+            continue
+        if not p._dtype.is_floating_point:
+            raise RuntimeError("`fused=True` requires all the params to be floating point "
+                               f"Tensors of supported devices: {_FUSED_DEVICES} but {p.dtype} "
+                               f"and {p.device.type}")
+        if once:
+            opt._fused_checked = True
+            return
+
+
+def _update_as_real(opt: Optimizer, p: Tensor, grad: Tensor, state: dict, group: dict) -> None:
+    """Update a complex parameter as PyTorch does: as the real tensor of its (re, im) pairs,
+    with its gradient and complex state viewed the same way, so every algorithm treats the
+    real and imaginary parts as two independent real parameters (Adam's second moment holds
+    re(g)^2 and im(g)^2, not |g|^2; amsgrad's maximum is taken per part). The state keeps
+    its complex tensors; one an update replaces is stored back as complex."""
+    def as_real(t):
+        return view_as_real(t) if isinstance(t, Tensor) and t._dtype.is_complex else t
+
+    real_state = {k: as_real(v) for k, v in state.items()}
+    before = dict(real_state)
+    opt._update(view_as_real(p), as_real(grad), real_state, group)
+    for k, v in real_state.items():
+        if before.get(k, None) is not v:
+            complex_again = isinstance(v, Tensor) and v.shape == p.shape + (2,) \
+                and v._dtype.is_floating_point
+            state[k] = view_as_complex(v) if complex_again else v
 
 
 # Parameters under this many elements update with the NumPy twin, not the C kernel (the

@@ -110,10 +110,13 @@ class Adagrad(Optimizer):
                 self._init_state(p, self.state[p], group)
 
     _scalar_state = ("step",)
+    _fused_check_once = True
 
     def _init_state(self, p, state, group) -> None:
         state["step"] = scalar_step(group["fused"])
-        state["sum"] = full_like(p, group["initial_accumulator_value"])
+        init = group["initial_accumulator_value"]
+        # (complex: each of the real and imaginary parts starts at the value)
+        state["sum"] = full_like(p, complex(init, init) if p.is_complex() else init)
 
     def _update(self, p, grad, state, group) -> None:
         if grad.__class__ is not Tensor and grad.is_sparse:

@@ -34,6 +34,7 @@ class SGD(Optimizer):
         check_fused(fused, foreach, differentiable)
 
     _foreach_refuses_autograd = False  # (PyTorch's foreach SGD records its ops)
+    _fused_check_once = True
 
     def _init_state(self, p: Tensor, state: dict, group: dict) -> None:
         if group["momentum"] != 0:
