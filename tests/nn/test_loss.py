@@ -354,3 +354,27 @@ def test_cross_entropy_with_probabilities_names_its_nodes_as_torch(smoothing, re
         lambda a: torch.nn.functional.cross_entropy(a, torch.tensor(p), label_smoothing=smoothing,
                                                     reduction=reduction), x)
     assert out_e.grad_fn.name() == out_t.grad_fn.name()
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "batchmean", "none", "bogus"])
+def test_kl_div_refuses_integer_bool_and_complex_operands_as_torch(reduction):
+    # torch's order: the reduction's own check, then complex operands, then integral ones
+    import warnings
+
+    f = [[0.1, 0.2], [0.3, 0.4]]
+    pairs = [("int64", "int64"), ("float32", "int64"), ("int64", "float32"), ("bool", "bool"),
+             ("complex64", "float32"), ("float32", "complex64"), ("int64", "complex64"),
+             ("float64", "float32")]
+    for da, db in pairs:
+        got = []
+        for lib in (ember, torch):
+            a = lib.tensor(f).to(getattr(lib, da)) if da != "bool" else lib.tensor(f) > 0.15
+            b = lib.tensor(f).to(getattr(lib, db)) if db != "bool" else lib.tensor(f) > 0.25
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    r = lib.nn.functional.kl_div(a, b, reduction=reduction)
+                    got.append((str(r.dtype).split(".")[1], np.round(r.numpy(), 5).tolist()))
+                except (RuntimeError, ValueError) as e:
+                    got.append((type(e).__name__, str(e)))
+        assert got[0] == got[1], (da, db)

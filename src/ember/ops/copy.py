@@ -23,6 +23,7 @@ from .registry import (
     bump_version,
     check_inplace,
     check_not_inference,
+    check_partial_overlap,
     defbatch,
     deflinear,
     defvjp,
@@ -378,6 +379,8 @@ def copy_(self: Tensor, src, non_blocking: bool = False) -> Tensor:
         src = _to_device(src, self.device, None)
     if _drops_imaginary(src._dtype, self._dtype):
         _warn_imaginary_dropped()
+    if src._storage is self._storage:  # (a view of itself: refused where they partly overlap)
+        check_partial_overlap(self, (src,))
     return apply_(fill_p, self, src, fn=COPY)
 
 

@@ -430,6 +430,9 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
                       "support size.'batchmean' divides only by the batch size, and aligns with "
                       "the KL div math definition.'mean' will be changed to behave the same as "
                       "'batchmean' in the next major release.", stacklevel=2)
+    if reduction != "batchmean" and reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    _kl_div_dtypes(input, target)
     if log_target:
         loss = target.exp() * (target - input)
     else:
@@ -437,9 +440,17 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
     if reduction == "batchmean":
         s = loss.sum()
         return s / input.shape[0] if input.dim() != 0 else s
-    if reduction not in _REDUCTIONS:
-        raise ValueError(f"{reduction} is not a valid value for reduction")
     return _reduce(loss, reduction)
+
+
+def _kl_div_dtypes(input, target) -> None:
+    """PyTorch's kernel refuses complex operands, then integer and bool ones (after the
+    Python-level reduction checks)."""
+    kinds = [t._dtype for t in (input, target) if isinstance(t, Tensor)]
+    if any(d.is_complex for d in kinds):
+        raise RuntimeError("kl_div: Complex inputs not supported.")
+    if any(not d.is_floating_point for d in kinds):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
 
 
 def _xlogx(t: Tensor) -> Tensor:
