@@ -42,6 +42,7 @@ from . import _extremes
 from . import _ops as O
 from . import _reductions as R
 from . import _saturating as S
+from . import _threefry as _tf
 from ._array import _wrap, array, as_array, operands
 from ._reductions import _float
 
@@ -49,25 +50,11 @@ _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
 
 mlx_exp = S.mlx_exp
-_fma = S._madd
-
-
-def _erf_abs_port(v: np.ndarray) -> np.ndarray:
-    """MLX's erf of |v| for float32 values (NumPy's port of csrc/mlx_math.c's)."""
-    with np.errstate(all="ignore"):
-        t = np.float32(1) / _fma(np.full_like(v, np.float32(0.3275911)), np.abs(v), 1.0)
-        r = _fma(np.full_like(t, np.float32(1.061405429)), t, np.float32(-1.453152027))
-        for c in (1.421413741, -0.284496736, 0.254829592):
-            r = _fma(r, t, np.float32(c))
-        e = -mlx_exp(-(v * v))
-        return _fma(e * t, r, 1.0)
-
-
 def _erf_kernel(a: np.ndarray) -> np.ndarray:
     v = np.asarray(a, dtype=_F32, order="C").reshape(-1)
-    result = S.native_map("mlx_erf_abs_map", v)
-    result = (_erf_abs_port(v) if result is None else result).reshape(a.shape).astype(a.dtype)
-    return np.where(a > 0, result, -result)
+    core = S.native_map("mlx_erf_abs_map", v)  # (erf of |v|; the sign given here)
+    out = _tf._erff(v) if core is None else np.where(v > 0, core, -core)
+    return out.reshape(a.shape).astype(a.dtype)
 
 
 def _exp(t):

@@ -29,8 +29,9 @@ from ... import native
 from ...native import calls
 from ...ops.registry import apply, defvjp
 from ...ops.unary import cj, defjvp1, unary, unary_p
+from . import _threefry as _tf
 
-_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_F32 = np.dtype(np.float32)
 _LOG2E = np.float32(1.442695)
 _HIGH = np.float32(88.0)
 
@@ -38,35 +39,6 @@ _HIGH = np.float32(88.0)
 def below_cut(x: np.ndarray) -> np.ndarray:
     """Where MLX's exp of the float32 values `x` is 0 (no subnormal results)."""
     return x * _LOG2E < np.float32(-126.5)
-
-
-def _madd(a, b, c) -> np.ndarray:
-    """float32 a * b + c as MLX's kernels round it: the product exact in double, the sum
-    rounded to double and then to float (one rounding but on a vanishing set of inputs)."""
-    return (np.asarray(a, _F32).astype(_F64) * b + np.float64(c)).astype(_F32)
-
-
-_EXP_POLY = (1.339887440266574e-3, 9.618437357674640e-3, 5.550332471162809e-2,
-             2.402264791363012e-1, 6.931472028550421e-1, 1.0)
-
-
-def _exp_port(x: np.ndarray) -> np.ndarray:
-    """MLX's float32 exp in NumPy: 2**ipart (from exponent bits, so 0 for ipart < -126)
-    times a degree-6 polynomial in the fraction; NaN kept, inf above 88, 0 below -88."""
-    with np.errstate(all="ignore"):
-        y = x * _LOG2E
-        ipart = np.floor(y.astype(_F64) + 0.5).astype(_F32)  # (float + 0.5 is a double)
-        f = y - ipart
-        p = np.full_like(f, np.float32(1.535336188319500e-4))
-        for c in _EXP_POLY:
-            p = _madd(p, f, np.float32(c))
-        out = np.ldexp(p, np.clip(np.nan_to_num(ipart), -127, 127).astype(np.int32))
-    out[ipart < -126] = 0
-    out[x > _HIGH] = np.inf
-    out[x < -_HIGH] = 0
-    nan = np.isnan(x)
-    out[nan] = x[nan]
-    return out
 
 
 NATIVE_MIN = {"elements": 4096}  # (below it the NumPy port is as quick as a native call)
@@ -88,11 +60,11 @@ def native_map(name: str, x: np.ndarray) -> np.ndarray | None:
 
 def mlx_exp(x) -> np.ndarray:
     """MLX's float32 exp of float32 values, bit for bit: in C (csrc/mlx_math.c) where
-    native kernels run, else its NumPy port (the reference; 30-100x slower)."""
+    native kernels run, else `_threefry`'s NumPy port (the reference; 30-100x slower)."""
     x = np.asarray(x, dtype=_F32, order="C")
     flat = x.reshape(-1)
     out = native_map("mlx_exp_map", flat)
-    return (_exp_port(flat) if out is None else out).reshape(x.shape)
+    return (_tf._expf(flat) if out is None else out).reshape(x.shape)
 
 
 def _in_f32(kernel):

@@ -1,8 +1,7 @@
 /* mlx_math.c: MLX's CPU float32 exp and the core of its erf (mlx/backend/cpu/simd/math.h),
- * the native twins of ember.mlx's NumPy ports (mlx/core/_saturating.py `mlx_exp`,
- * mlx/core/_cpu_math.py `_erf_abs_port`), step for step: each multiply-add is the float32
- * operands' product and sum in double, rounded to float once (the ports' `_madd`), so the
- * twins agree bit for bit and both give MLX's numbers. Only the float32 entry points are
+ * the native twins of ember.mlx's NumPy ports (mlx/core/_threefry.py `_expf`, `_erff`),
+ * step for step: each multiply-add is one fused multiply-add (C's fmaf, the ports' exact
+ * `_fmaf`), so the twins agree bit for bit and both give MLX's numbers. Only the float32 entry points are
  * called (the family is compiled per dtype like every other).
  *
  * Each block of BLOCK values goes through three loops, each of which vectorises: the input
@@ -18,10 +17,8 @@
 #define MLX_MATH_ONCE
 #define BLOCK 256
 
-/* a * b + c as the ports compute it (no fused rounding: -ffp-contract=off) */
-static inline float mlx_madd(float a, float b, float c) {
-    return (float)((double)a * (double)b + (double)c);
-}
+/* a * b + c rounded once, as MLX's simd fma (and the ports' `_fmaf`) */
+static inline float mlx_madd(float a, float b, float c) { return fmaf(a, b, c); }
 
 /* exp of n <= BLOCK values into y: 2**ipart (exponent bits, so 0 below 2**-126) times a
  * degree-6 polynomial in the fraction; NaN kept, inf above 88, 0 below -88. */
