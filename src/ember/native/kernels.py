@@ -91,9 +91,16 @@ def runtime() -> ctypes.CDLL | None:
                 lib.ember_set_blas.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
                 lib.ember_set_blas(*found)
                 blas.hand_threads_to(lib)  # (OpenBLAS's jobs then run on the pool)
+                _state["own_product"] = blas.own_product(lib)
             buffers.install(lib)  # (large freed arrays come back without page faults)
         _libs["runtime"] = lib
     return lib
+
+
+def own_product() -> bool:
+    """Whether float32 kernel products run ember's own product (`blas.own_product`): read
+    after the runtime is loaded (False before, and without it)."""
+    return _state.get("own_product", False)
 
 
 def _on_large_result() -> None:

@@ -15,9 +15,11 @@ full convolution; a direct kernel for depthwise layers. Every choice is a functi
 shape, dtype and layout alone.
 
 Rounding: products go through NumPy's own BLAS, so they round as NumPy's products of the
-same sizes do; the sums are grouped differently from the NumPy kernel's (chunks of the
-batch side by side, or Winograd's transforms), so results agree with it within the usual
-bound of a sum of products, a few units of the last place of the sum of the products'
+same sizes do, or, where the machine's rule says (`_own_product`: OpenBLAS runs kernels
+narrower than the CPU's AVX-512), float32 ones through ember's own (csrc/gemm.c); the sums
+are grouped differently from the NumPy kernel's (chunks of the batch side by side, or
+Winograd's transforms, or gemm.c's runs), so results agree with it within the usual bound
+of a sum of products, a few units of the last place of the sum of the products'
 magnitudes. The depthwise forward is the NumPy kernel's products and sums in its order
 (the same bits); the depthwise weight gradient sums in double. Chunks and partial sums are
 fixed by the shape, so one thread and two give the same bits. Non-finite values: the
@@ -36,7 +38,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._algorithms import deterministic_only
-from ..native import blas, calls
+from ..native import blas, calls, kernels
 from . import _conv_kernels as K
 from . import _winograd
 from ._parallel import one_blas_thread
@@ -107,24 +109,32 @@ _param_arrays: dict = {}
 
 
 def _params(x: np.ndarray, geo: K.Geometry, n: int, c: int, o: int, x_shape, chunk: int,
-            parts: int) -> np.ndarray:
+            parts: int, itemsize: int) -> np.ndarray:
     """The int64 geometry array conv.c reads (see its G_* names): spatial dims padded in
-    front to three. Built once per geometry and layout and kept (conv.c only reads it):
-    building it costs more than a small convolution's other Python (measured 10-20 us a
-    call, two or three calls a convolution)."""
-    key = (None if x is None else (x.strides, x.itemsize), geo, n, c, o, tuple(x_shape),
-           chunk, parts)
+    front to three, then the plan (chunk, parts, whether float32 products are ember's
+    own: `_own_product`). Built once per geometry, layout and plan and kept (conv.c only
+    reads it): building it costs more than a small convolution's other Python (measured
+    10-20 us a call, two or three calls a convolution)."""
+    own = itemsize == 4 and _own_product()
+    key = (None if x is None else x.strides, itemsize, geo, n, c, o, tuple(x_shape), chunk,
+           parts, own)
     got = _param_arrays.get(key)
     if got is None:
         if len(_param_arrays) >= _PARAMS_MOST:
             _param_arrays.clear()
-        got = _param_arrays[key] = _build_params(x, geo, n, c, o, x_shape, chunk, parts)
+        got = _param_arrays[key] = _build_params(x, geo, n, c, o, x_shape, chunk, parts, own)
         got.flags.writeable = False
     return got
 
 
+def _own_product() -> bool:
+    """Whether float32 products run ember's own (the machine's rule, `blas.own_product`):
+    not under deterministic algorithms, which pin BLAS's, the reference."""
+    return kernels.own_product() and not deterministic_only()
+
+
 def _build_params(x, geo: K.Geometry, n: int, c: int, o: int, x_shape, chunk: int,
-                  parts: int) -> np.ndarray:
+                  parts: int, own: bool) -> np.ndarray:
     lead = 3 - geo.nd
     one = (1,) * lead
     spatial = tuple(x_shape[2:])
@@ -136,7 +146,7 @@ def _build_params(x, geo: K.Geometry, n: int, c: int, o: int, x_shape, chunk: in
     return np.array((n, c, o, geo.groups) + one + spatial + one + geo.k + one + geo.out
                     + one + geo.stride + one + geo.dilation
                     + (0,) * lead + tuple(lo for lo, _ in geo.padding)
-                    + xs + (chunk, parts), np.int64)
+                    + xs + (chunk, parts, int(own)), np.int64)
 
 
 def _operand(a: np.ndarray) -> np.ndarray:
@@ -189,7 +199,7 @@ def conv_native(lib, x, w, b=None, *, stride, padding, dilation, groups):
             # PyTorch's float64 path multiplies a padded tap's zero by the weight (NaN for
             # an inf weight), unlike its float32 depthwise kernel: im2col does the same
             return NotImplemented
-        p = _params(x, geo, n, c, o, x.shape, 1, 1)
+        p = _params(x, geo, n, c, o, x.shape, 1, 1, x.itemsize)
         _call(lib, "depthwise_forward", sfx, x, w, bias, out, p)
     else:
         if blas.gemm() is None:
@@ -199,7 +209,7 @@ def conv_native(lib, x, w, b=None, *, stride, padding, dilation, groups):
             chunk, parts = _plan(x.shape, w.shape, geo, x.itemsize)
             if geo.positions >= OWN_COLUMNS:
                 chunk = 1  # a product per sample, straight into its output: no copy out
-            p = _params(x, geo, n, c, o, x.shape, chunk, parts)
+            p = _params(x, geo, n, c, o, x.shape, chunk, parts, x.itemsize)
             with one_blas_thread:
                 _call(lib, "conv_forward", sfx, x, w, bias, out, p)
     return out.astype(dtype, copy=False)
@@ -215,7 +225,7 @@ def _winograd_forward(lib, sfx, x, w, bias, out, geo, plan, flipped=False) -> bo
     calls.entry(lib, f"wino_kernel{'_flipped' if flipped else ''}_{sfx}",
                 [P, P, calls.I64, calls.I64])(calls.ptr(w), calls.ptr(u), *w.shape[:2])
     chunk, parts, layout = plan
-    p = _params(x, geo, n, c, o, x.shape, chunk, parts)
+    p = _params(x, geo, n, c, o, x.shape, chunk, parts, x.itemsize)
     name = "wino_forward" if layout == "first" else "wino_last_forward"
     fn = calls.entry(lib, f"{name}_{sfx}", [P] * 5, calls.INT)
     with one_blas_thread:  # (each task checks its chunk's results while they are in cache)
@@ -246,7 +256,7 @@ def _input_grad(lib, g, w, stride, padding, dilation, groups, x_shape):
         return NotImplemented
     dx = np.empty(tuple(x_shape), g.dtype)
     if _depthwise(geo, c, o):
-        p = _params(None, geo, n, c, o, x_shape, 1, 1)
+        p = _params(None, geo, n, c, o, x_shape, 1, 1, g.itemsize)
         _call(lib, "depthwise_input_grad", sfx, g, w, dx, p)
     else:
         if blas.gemm() is None:
@@ -262,7 +272,7 @@ def _input_grad(lib, g, w, stride, padding, dilation, groups, x_shape):
             # 32 -> 64 at 26x26, 13.3 ms against 15.3 (one thread, batch 64, a loaded machine).
             return _winograd_input_grad(lib, sfx, g, w, full)
         chunk, parts = _plan(x_shape, w.shape, geo, g.itemsize)
-        p = _params(None, geo, n, c, o, x_shape, chunk, parts)
+        p = _params(None, geo, n, c, o, x_shape, chunk, parts, g.itemsize)
         with one_blas_thread:
             _call(lib, "conv_input_grad", sfx, g, w, dx, p)
     return dx
@@ -292,7 +302,7 @@ def weight_grad_native(lib, x, g, *, stride, padding, dilation, groups, w_shape)
         return NotImplemented
     dw = np.empty(tuple(w_shape), x.dtype)
     if _depthwise(geo, c, o):
-        p = _params(x, geo, n, c, o, x.shape, 1, 1)
+        p = _params(x, geo, n, c, o, x.shape, 1, 1, x.itemsize)
         _call(lib, "depthwise_weight_grad", sfx, x, g, dw, p)
     else:
         if blas.gemm() is None:
@@ -300,7 +310,7 @@ def weight_grad_native(lib, x, g, *, stride, padding, dilation, groups, w_shape)
         wino = _wino_plan(x.shape, o, geo, x.itemsize)
         if wino is not None:
             chunk, parts, layout = wino
-            p = _params(x, geo, n, c, o, x.shape, chunk, parts)
+            p = _params(x, geo, n, c, o, x.shape, chunk, parts, x.itemsize)
             acc = np.empty(parts * 16 * o * c, x.dtype)
             name = "wino_weight_grad" if layout == "first" else "wino_last_weight_grad"
             with one_blas_thread:
@@ -310,7 +320,7 @@ def weight_grad_native(lib, x, g, *, stride, padding, dilation, groups, w_shape)
             if K._finite(dw):
                 return dw.astype(dtype, copy=False)
         chunk, parts = _plan(x.shape, w_shape, geo, x.itemsize)
-        p = _params(x, geo, n, c, o, x.shape, chunk, parts)
+        p = _params(x, geo, n, c, o, x.shape, chunk, parts, x.itemsize)
         acc = np.empty(parts * dw.size, x.dtype)
         with one_blas_thread:
             _call(lib, "conv_weight_grad", sfx, x, g, dw, acc, p)

@@ -12,4 +12,12 @@ void ember_gemm_f64(int ta, int tb, int64_t m, int64_t n, int64_t k, double alph
                     const double *a, int64_t lda, const double *b, int64_t ldb, double beta,
                     double *c, int64_t ldc);
 int ember_has_blas(void);
+
+/* The kernels' product: as above, or ember's own float32 product (gemm.c) where `own`. */
+void ember_product_f32(int own, int ta, int tb, int64_t m, int64_t n, int64_t k, float alpha,
+                       const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
+                       float *c, int64_t ldc);
+void ember_product_f64(int own, int ta, int tb, int64_t m, int64_t n, int64_t k,
+                       double alpha, const double *a, int64_t lda, const double *b,
+                       int64_t ldb, double beta, double *c, int64_t ldc);
 #endif

@@ -2,7 +2,9 @@
  * backward. Written once against scalar_t and FN(name); kernels.py compiles it for float
  * and double.
  *
- * im2col and col2im are done here, the products by NumPy's BLAS (blas.h), one chunk of
+ * im2col and col2im are done here, the products by NumPy's BLAS (blas.h), or by ember's
+ * own float32 product (gemm.c) where the plan says so (G_OWN: the machine's rule, off under
+ * deterministic algorithms), one chunk of
  * the batch at a time on each of ember's threads (BLAS held to one thread meanwhile), into
  * a scratch buffer of the thread's own: nothing crosses back to Python between the copies
  * and the products. 2-d convolutions of stride 1 or 2 copy each plane once into a buffer
@@ -41,7 +43,7 @@
 enum {
     G_N, G_C, G_O, G_GROUPS,
     G_IN, G_K = G_IN + 3, G_OUT = G_K + 3, G_STRIDE = G_OUT + 3, G_DIL = G_STRIDE + 3,
-    G_PAD = G_DIL + 3, G_XS = G_PAD + 3, G_CHUNK = G_XS + 5, G_PARTS, G_LEN
+    G_PAD = G_DIL + 3, G_XS = G_PAD + 3, G_CHUNK = G_XS + 5, G_PARTS, G_OWN, G_LEN
 };
 
 /* The range [q0, q1) of output positions along one dim whose input index
@@ -121,7 +123,9 @@ static void FN(transpose)(const scalar_t *restrict src, int64_t lds, int64_t ste
         for (int64_t c = 0; c < C; c++) dst[c * ldd + r0] = src[r0 * lds + c * step];
 }
 
-#define GEMM FN(ember_gemm)
+/* A product through BLAS, or ember's own where the plan says (G_OWN): read from the `p`
+ * in scope. */
+#define GEMM(...) FN(ember_product)((int)p[G_OWN], __VA_ARGS__)
 
 /* Row steps over n elements, restrict parameters so that the compiler vectorises them
  * once inlined: a strided copy, a scatter-add, and the same scaled by a weight. */

@@ -11,7 +11,8 @@
  * is busy, or a task that calls a kernel, runs it serially on its own thread.
  *
  * Also here: OpenBLAS's parallel jobs run on the pool (its thread callback), and NumPy's
- * BLAS products, by address, for the kernels and for batches of products.
+ * BLAS products, by address, for the kernels and for batches of products, and ember's own
+ * float32 product (gemm.c) beside them.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -372,3 +373,21 @@ void ember_gemm_batched(int dbl, int ta, int tb, int64_t batch, int64_t m, int64
 }
 
 #include "buffers.c" /* (the buffer cache: NumPy's handler and kernels' scratch) */
+#include "gemm.c"    /* (ember's own float32 product, for AVX-512 CPUs) */
+
+/* The product the kernels use: ember's own float32 product where `own` (the kernel's plan,
+ * from native/blas.py's rule), else BLAS's, which also serves where the own product's
+ * scratch memory could not be had. */
+void ember_product_f32(int own, int ta, int tb, int64_t m, int64_t n, int64_t k, float alpha,
+                       const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
+                       float *c, int64_t ldc) {
+    if (!own || ember_own_gemm_f32(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc))
+        ember_gemm_f32(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+void ember_product_f64(int own, int ta, int tb, int64_t m, int64_t n, int64_t k,
+                       double alpha, const double *a, int64_t lda, const double *b,
+                       int64_t ldb, double beta, double *c, int64_t ldc) {
+    (void)own; /* (no float64 product of ember's own) */
+    ember_gemm_f64(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
