@@ -458,3 +458,72 @@ def test_instantiating_a_function_warns_as_torch():
         assert rec[0].filename == __file__  # (reported at the caller's line)
         msgs.append(str(rec[0].message))
     assert msgs[0] == msgs[1]
+
+
+def _identity_functions(lib):
+    F = lib.autograd.Function
+
+    class Id(F):  # returns its input as-is
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 3
+
+    class Dirty(F):  # writes its input and says so
+        @staticmethod
+        def forward(ctx, x):
+            ctx.mark_dirty(x)
+            return x.mul_(2)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    class Pair(F):  # one input returned as-is among other outputs
+        @staticmethod
+        def forward(ctx, x, k):
+            return x, x * k, k
+
+        @staticmethod
+        def backward(ctx, a, b, c):
+            return a + b * 2, None
+
+    return Id, Dirty, Pair
+
+
+@pytest.mark.parametrize("case", ["leaf", "nonleaf", "view", "nograd_input", "no_grad_mode"])
+def test_an_input_returned_as_is_is_a_new_view_of_it(case):
+    """PyTorch never hands back the input object: with grad mode on the output is a view of
+    the input (of its base, for a view); under no_grad a plain alias."""
+    seen = []
+    for lib in (torch, ember):
+        Id, _, _ = _identity_functions(lib)
+        base = lib.arange(4.0, requires_grad=case != "nograd_input")
+        x = {"nonleaf": base * 1, "view": (base * 1)[1:]}.get(case, base)
+        if case == "no_grad_mode":
+            with lib.no_grad():
+                y = Id.apply(x)
+        else:
+            y = Id.apply(x)
+        expect_base = x if x._base is None else x._base
+        seen.append((y is x, y._is_view(), y._base is expect_base, y.requires_grad,
+                     type(y.grad_fn).__name__, y.data_ptr() == x.data_ptr()))
+    assert seen[0] == seen[1]
+
+
+def test_as_is_outputs_keep_gradients_and_dirty_inputs_stay_themselves():
+    for lib in (torch, ember):
+        Id, Dirty, Pair = _identity_functions(lib)
+        x = lib.ones(2, requires_grad=True)
+        a, b, c = Pair.apply(x, 2.0)
+        assert a._base is x and not b._is_view() and c == 2.0
+        (a.sum() + b.sum()).backward()
+        assert x.grad.tolist() == [3.0, 3.0]
+        x.grad = None
+        (Id.apply(x) ** 2).sum().backward()
+        assert x.grad.tolist() == [6.0, 6.0]  # 3 * 2y with y = 1 (exact)
+        z = lib.ones(2) * 1
+        assert Dirty.apply(z) is z

@@ -244,3 +244,58 @@ def test_threshold_values_must_fit_the_tensor_type(dtype):
     same_message(lambda L: F.threshold(torch.ones(2, dtype=getattr(torch, dtype)), 1e5, 1e39)
                  if L is torch else
                  L.nn.functional.threshold(L.ones(2, dtype=getattr(L, dtype)), 1e5, 1e39))
+
+
+
+_NAMED = ["relu", "relu6", "hardtanh", "selu", "elu", "celu", "leaky_relu", "rrelu", "silu",
+          "mish", "hardswish", "hardsigmoid", "gelu", "softplus", "hardshrink", "softshrink"]
+_INPLACE = ["relu", "relu6", "hardtanh", "selu", "elu", "celu", "leaky_relu", "rrelu", "silu",
+            "mish", "hardswish", "hardsigmoid"]
+
+
+@pytest.mark.parametrize("bad", ["s", 3, None], ids=["str", "int", "None"])
+@pytest.mark.parametrize("name", _NAMED)
+def test_a_non_tensor_input_is_refused_in_the_called_functions_words(name, bad):
+    """Each F activation names itself (not the op it is built on: relu6 is no `relu()`,
+    selu no `elu()`), with a trailing `_` for the in-place form."""
+    msg = same_message(lambda L: getattr(L.nn.functional, name)(bad), TypeError)
+    assert msg.startswith(f"{name}(): argument 'input' (position 1)")
+    if name in _INPLACE:
+        msg = same_message(lambda L: getattr(L.nn.functional, name)(bad, inplace=True),
+                           TypeError)
+        assert msg.startswith(f"{name}_(): ")
+
+
+@pytest.mark.parametrize("bad", ["s", None])
+def test_underscore_forms_and_compositions_refuse_a_non_tensor_as_torch(bad):
+    for fn in ("relu_", "hardtanh_", "selu_", "elu_", "celu_", "leaky_relu_", "rrelu_"):
+        assert same_message(lambda L, fn=fn: getattr(L.nn.functional, fn)(bad),
+                            TypeError).startswith(f"{fn}(): ")
+    same_message(lambda L: L.nn.functional.threshold_(bad, 0.1, 0.0), TypeError)
+    same_message(lambda L: L.nn.functional.logsigmoid(bad), TypeError)  # log_sigmoid()
+    for fn in ("softsign", "tanhshrink"):  # (Python compositions: their first method call)
+        same_message(lambda L, fn=fn: getattr(L.nn.functional, fn)(bad), AttributeError)
+
+
+def test_prelu_names_the_argument_that_is_not_a_tensor():
+    same_message(lambda L: L.nn.functional.prelu("s", L.ones(1)), TypeError)
+    msg = same_message(lambda L: L.nn.functional.prelu(L.ones(2), 0.25), TypeError)
+    assert "'weight' (position 2)" in msg
+
+
+@pytest.mark.parametrize("module", ["Tanh", "Sigmoid", "ReLU6", "Hardtanh", "SELU", "RReLU",
+                                    "Hardshrink", "Softshrink", "PReLU", "ELU", "ReLU"])
+def test_activation_modules_refuse_a_non_tensor_as_torch(module):
+    """nn.Tanh / nn.Sigmoid call torch.tanh / torch.sigmoid (a TypeError naming the op), not
+    the F function's method call."""
+    same_message(lambda L: getattr(L.nn, module)()("s"), TypeError)
+
+
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax", "softmin"])
+@pytest.mark.parametrize("dim", [None, -1])
+@pytest.mark.parametrize("bad", ["s", 3])
+def test_softmax_family_non_tensor_fails_on_the_attribute_torch_reads(fn, dim, bad):
+    """PyTorch reads `input.dim()` only without a dim, then calls the method: its
+    AttributeError names that attribute (softmin negates first: a str's TypeError)."""
+    kind = TypeError if (fn, dim, bad) == ("softmin", -1, "s") else AttributeError
+    same_message(lambda L: getattr(L.nn.functional, fn)(bad, dim), kind)

@@ -277,9 +277,30 @@ def _eval_function(prim: FunctionPrimitive, args: tuple, kwargs: dict):
     single = not isinstance(output, tuple)
     outputs = (output,) if single else output
     if not record:
-        return output
+        outputs = _fresh_outputs(node, args, outputs)
+        return outputs[0] if single else outputs
     outputs = _attach(node, args, outputs)
     return outputs[0] if single else outputs
+
+
+def _as_is_output(src):
+    """A new tensor over an input `forward` returned unchanged: with grad mode on, a view of
+    it (of its base, for a view), as PyTorch makes it; under no_grad a plain alias."""
+    o = T._alias(src)
+    if grad_mode.state.enabled:
+        o._base = src if src._base is None else src._base
+    return o
+
+
+def _fresh_outputs(node: FunctionNode, args, outputs) -> tuple:
+    """With no graph to record, still never hand back an input object itself (only one
+    marked dirty): each input returned as-is becomes a new tensor over it."""
+    inputs = {id(a) for a in args if isinstance(a, T.Tensor)}
+    if not inputs:
+        return outputs
+    dirty = {id(t) for t in node._dirty}
+    return tuple(_as_is_output(o) if isinstance(o, T.Tensor) and id(o) in inputs
+                 and id(o) not in dirty else o for o in outputs)
 
 
 def _attach(node: FunctionNode, args, outputs) -> tuple:
@@ -319,7 +340,7 @@ def _attach(node: FunctionNode, args, outputs) -> tuple:
             out_meta.append(None)
             continue
         if id(o) in inputs and id(o) not in dirty:
-            o = T._alias(o)  # an input returned unchanged: the output is a new tensor over it
+            o = _as_is_output(o)
         out_meta.append((o._shape, o._dtype, o.device))
         differentiable = (o._dtype.is_floating_point or o._dtype.is_complex) and \
             id(o) not in non_diff

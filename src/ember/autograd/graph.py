@@ -65,6 +65,10 @@ class RemovableHandle:
 
     __module__ = "ember.utils.hooks"  # (where PyTorch defines it, and programs print it)
     next_id: int = 0
+    # A callable run after `remove()` (module hooks refresh their module's "has hooks"
+    # flag with it): the owner's bookkeeping without a subclass, so every handle's type is
+    # RemovableHandle, as in PyTorch. Not pickled.
+    _on_remove = None
 
     def __init__(self, hooks_dict: dict, *, extra_dict: dict | list | None = None) -> None:
         self.hooks_dict = hooks_dict
@@ -79,6 +83,8 @@ class RemovableHandle:
         for d in (self.hooks_dict, *self.extra_dicts):
             if d is not None:
                 d.pop(self.id, None)
+        if self._on_remove is not None:
+            self._on_remove()
 
     def __getstate__(self):
         return (self.hooks_dict, self.id, self.extra_dicts)

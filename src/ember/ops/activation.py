@@ -55,9 +55,9 @@ def _where(cond, a, b):
     return where(cond, a, b)
 
 
-def _run(prim: Member, input: Tensor, inplace: bool, reject, kname: str, **params):
-    """Check the dtype, then run member `prim` out of place or into `input`."""
-    check_tensor(input, prim.name)
+def _run(prim: Member, input: Tensor, inplace: bool, reject, kname: str, fname="", **params):
+    """Check input (named `fname`/the member, `_` in place), dtype; run `prim` (into input)."""
+    check_tensor(input, (fname or prim.name) + "_" * inplace)
     if input._dtype._kind in reject:
         raise not_implemented(kname, input._dtype)
     if inplace:
@@ -203,8 +203,8 @@ defvjp(relu_p, lambda g, out, x: threshold_grad(g, out, 0), reads=((),), save_ou
 defjvp1(relu_p, lambda t, out, x: threshold_grad(t, out, 0))
 
 
-def _no_bool(x, msg: str) -> None:
-    check_tensor(x, "relu")
+def _no_bool(x, msg: str, name: str) -> None:
+    check_tensor(x, name)
     if x._dtype._kind == BOOL_K:
         raise RuntimeError(msg)
 
@@ -219,7 +219,7 @@ def functional_relu(input: Tensor, inplace: bool = False) -> Tensor:
     """max(x, 0) elementwise (`nn.functional.relu`, with its `inplace` flag)."""
     # NOTE: the checks inline when they pass (no helper calls): relu is hot.
     if not isinstance(input, Tensor) or input._dtype._kind in (BOOL_K, COMPLEX_K):
-        _no_bool(input, "Boolean inputs not supported for relu")
+        _no_bool(input, "Boolean inputs not supported for relu", "relu" + "_" * inplace)
         _clamp_refuses_complex(input)
     if inplace:
         return apply_(unary_p, input, fn=relu_p)
@@ -261,11 +261,11 @@ defjvp1(hardtanh_p, _hardtanh_grad)
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
-             inplace: bool = False) -> Tensor:
+             inplace: bool = False, *, _fname: str = "hardtanh") -> Tensor:
     """x clipped to [min_val, max_val]."""
     if min_val > max_val:  # (a TypeError for non-numbers, as in PyTorch)
         raise ValueError("min_val cannot be greater than max_val")
-    _no_bool(input, "Bool inputs not supported for hardtanh")
+    _no_bool(input, "Bool inputs not supported for hardtanh", _fname + "_" * inplace)
     _clamp_refuses_complex(input)
     # (integer limits are read as int64, uint8 refuses negatives; each must fit the C type)
     if input._dtype._kind == INT_K:
@@ -282,7 +282,7 @@ def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Ten
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """min(max(x, 0), 6): hardtanh on [0, 6], as PyTorch computes it."""
-    return hardtanh(input, 0.0, 6.0, inplace)
+    return hardtanh(input, 0.0, 6.0, inplace, _fname="relu6")
 
 
 def _threshold_kernel(a, threshold, value):
@@ -302,7 +302,7 @@ def _fits(x: Tensor, *values) -> None:
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """x where x > threshold, else `value`."""
-    check_tensor(input, "threshold")
+    check_tensor(input, "threshold" + "_" * inplace)
     _fits(input, threshold, value)
     return _run(threshold_p, input, inplace, (BOOL_K, COMPLEX_K), "threshold_cpu",
                 threshold=threshold, value=value)
@@ -693,7 +693,7 @@ def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """The self-normalising ELU: scale * elu(x, alpha) with the fixed SELU constants."""
-    return _run(elu_p, input, inplace, _FLOAT_ONLY, "elu_cpu", alpha=SELU_ALPHA,
+    return _run(elu_p, input, inplace, _FLOAT_ONLY, "elu_cpu", "selu", alpha=SELU_ALPHA,
                 scale=SELU_SCALE, input_scale=1.0)
 
 

@@ -42,6 +42,7 @@ from ...ops.activation import (
 )
 from ...ops.registry import rename_node, saves
 from ...ops.softmax import implicit_softmax_dim
+from ...ops.unary import check_tensor
 
 relu = functional_relu  # F.relu(input, inplace=False); torch.relu takes the tensor alone
 
@@ -62,31 +63,40 @@ def tanh(input: Tensor) -> Tensor:
     return input.tanh()
 
 
-def _dim(name: str, dim, ndim: int, stacklevel: int) -> int:
+def _dim(name: str, dim, input, stacklevel: int) -> int:
     # (PyTorch's `_stacklevel` counts from its own helper, called by F.softmax: one frame
-    # more here, this one)
-    return implicit_softmax_dim(name, ndim, stacklevel + 1) if dim is None else dim
+    # more here, this one. `input.dim()` is asked only without a dim, as there, so a
+    # non-tensor fails on the attribute PyTorch's code reads first.)
+    return implicit_softmax_dim(name, input.dim(), stacklevel + 1) if dim is None else dim
 
 
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
             dtype=None) -> Tensor:
     """exp(x) / sum(exp(x)) along `dim` (a primitive; numerically stable)."""
-    return E.softmax(input, _dim("softmax", dim, input.ndim, _stacklevel), dtype=dtype)
+    dim = _dim("softmax", dim, input, _stacklevel)
+    if not isinstance(input, Tensor):
+        return input.softmax(dim)  # (PyTorch's call: its AttributeError for a non-tensor)
+    return E.softmax(input, dim, dtype=dtype)
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
                 dtype=None) -> Tensor:
     """log(softmax(x)) along `dim`, computed as x - logsumexp(x) (a primitive)."""
-    return E.log_softmax(input, _dim("log_softmax", dim, input.ndim, _stacklevel), dtype=dtype)
+    dim = _dim("log_softmax", dim, input, _stacklevel)
+    if not isinstance(input, Tensor):
+        return input.log_softmax(dim)  # (as softmax)
+    return E.log_softmax(input, dim, dtype=dtype)
 
 
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
             dtype=None) -> Tensor:
     """softmax(-x) along `dim`."""
+    dim = _dim("softmin", dim, input, _stacklevel)
     # Negated before the cast, as PyTorch does (so a bool input is refused).
     x = -input
-    return E.softmax(x if dtype is None else x.to(dtype),
-                     _dim("softmin", dim, input.ndim, _stacklevel))
+    if not isinstance(x, Tensor):
+        return x.softmax(dim)  # (as softmax)
+    return E.softmax(x if dtype is None else x.to(dtype), dim)
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
@@ -104,6 +114,10 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
 @autocast_op("prelu")
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """max(0, x) + weight * min(0, x), with one slope per channel (dim 1) or one overall."""
+    check_tensor(input, "prelu")
+    if not isinstance(weight, Tensor):
+        raise TypeError("prelu(): argument 'weight' (position 2) must be Tensor, not "
+                        f"{type(weight).__name__}")
     w = weight
     if weight.numel() != 1:
         if input.dim() == 0 or weight.numel() != input.shape[min(1, input.dim() - 1)]:
@@ -118,11 +132,13 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    check_tensor(input, "hardshrink")
     # (PyTorch's node saves the input: an in-place op on it refuses backward)
     return saves(E.where((input >= -lambd) & (input <= lambd), 0.0, input), input)
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    check_tensor(input, "softshrink")
     if lambd < 0:
         raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
     return saves(E.where(input > lambd, input - lambd,
@@ -136,6 +152,7 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     As PyTorch's kernel draws it: one double uniform per element `<= 0`, in order (a NaN
     draws none and passes through), the slope rounded to the compute dtype (float for
     16-bit inputs). The gradient is the slope drawn (1 elsewhere)."""
+    check_tensor(input, "rrelu_" if inplace else "rrelu")
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:

@@ -220,11 +220,11 @@ class _NoArgs(Module):
 
 
 class Sigmoid(_NoArgs):
-    _fn = staticmethod(F.sigmoid)
+    _fn = staticmethod(E.sigmoid)  # (torch.sigmoid, as PyTorch's module calls: not F's method)
 
 
 class Tanh(_NoArgs):
-    _fn = staticmethod(F.tanh)
+    _fn = staticmethod(E.tanh)  # (as Sigmoid)
 
 
 class LogSigmoid(_NoArgs):

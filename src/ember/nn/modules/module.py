@@ -19,6 +19,7 @@ from typing import Any
 from ..._core.memo_seam import memos
 from ..._dtype import SCALAR_TYPE_NAMES
 from ..._tensor import Tensor
+from ...autograd.graph import RemovableHandle
 from ..parameter import Buffer, Parameter
 from ._conversion import _ConversionMixin, _parse_to  # noqa: F401  (_parse_to: re-exported)
 from ._state_dict import (  # noqa: F401  (re-exported: they lived here)
@@ -26,7 +27,7 @@ from ._state_dict import (  # noqa: F401  (re-exported: they lived here)
     _IncompatibleKeys,
     _StateDictMixin,
 )
-from .hooks import RemovableHandle, _BackwardHook, _ModuleHookHandle
+from .hooks import _BackwardHook, attach_legacy_backward_hooks
 
 
 def _addindent(s: str, num_spaces: int) -> str:
@@ -93,6 +94,7 @@ class Module(_StateDictMixin, _ConversionMixin):
         d["_load_state_dict_post_hooks"] = OrderedDict()
         d["_modules"] = {}
         d["_hooked"] = False
+        d["_is_full_backward_hook"] = None
         if self.call_super_init:
             super().__init__(*args, **kwargs)
 
@@ -138,7 +140,8 @@ class Module(_StateDictMixin, _ConversionMixin):
                 if res is not None:
                     args = res if isinstance(res, tuple) else (res,)
         bw = None
-        if self._backward_hooks or self._backward_pre_hooks or _global_backward_hooks or \
+        full = self._backward_hooks and self.__dict__.get("_is_full_backward_hook") is not False
+        if full or self._backward_pre_hooks or _global_backward_hooks or \
                 _global_backward_pre_hooks:
             bw = _BackwardHook(self)
             args = bw.setup_input(args)
@@ -179,10 +182,14 @@ class Module(_StateDictMixin, _ConversionMixin):
                               f"Tensor or a tuple of Tensors but received {type(result)}",
                               stacklevel=2)
             result = bw.setup_output(result)
+        if self._backward_hooks and self.__dict__.get("_is_full_backward_hook") is False:
+            attach_legacy_backward_hooks(self, args, result, list(self._backward_hooks.values()))
         return result
 
     def _get_backward_hooks(self) -> list:
         """The full backward hooks a call runs: the global ones, then the module's."""
+        if self.__dict__.get("_is_full_backward_hook") is False:  # (its hooks are legacy)
+            return list(_global_backward_hooks.values())
         return [*_global_backward_hooks.values(), *self._backward_hooks.values()]
 
     def _get_backward_pre_hooks(self) -> list:
@@ -198,7 +205,8 @@ class Module(_StateDictMixin, _ConversionMixin):
     # -- hooks ---------------------------------------------------------------------------
 
     def _add_hook(self, store: dict, hook: Callable, prepend: bool, extras=()) -> RemovableHandle:
-        handle = _ModuleHookHandle(self, store, extras)
+        handle = RemovableHandle(store, extra_dict=list(extras))
+        handle._on_remove = self._update_hooked
         store[handle.id] = hook
         if prepend:
             store.move_to_end(handle.id, last=False)
@@ -229,6 +237,7 @@ class Module(_StateDictMixin, _ConversionMixin):
     def register_full_backward_hook(self, hook: Callable,
                                     prepend: bool = False) -> RemovableHandle:
         """`hook(module, grad_input, grad_output)` runs when the inputs' gradients are known."""
+        self._backward_hook_kind(True)
         return self._add_hook(self._backward_hooks, hook, prepend)
 
     def register_full_backward_pre_hook(self, hook: Callable,
@@ -237,9 +246,20 @@ class Module(_StateDictMixin, _ConversionMixin):
         return self._add_hook(self._backward_pre_hooks, hook, prepend)
 
     def register_backward_hook(self, hook: Callable) -> RemovableHandle:
-        warnings.warn("register_backward_hook is deprecated; ember runs it as a full backward "
-                      "hook", stacklevel=2)
-        return self.register_full_backward_hook(hook)
+        """Deprecated: `hook(module, grad_input, grad_output)` sees the gradients of the node
+        that made the output (its inputs may be the layer's weight and bias, not the module's
+        inputs); `register_full_backward_hook` gives the module's. A call warns (FutureWarning)
+        when the two differ."""
+        self._backward_hook_kind(False)
+        return self._add_hook(self._backward_hooks, hook, False)
+
+    def _backward_hook_kind(self, full: bool) -> None:
+        """A module's backward hooks are all full or all legacy, as in PyTorch."""
+        kind = self.__dict__.get("_is_full_backward_hook")
+        if kind is not None and kind is not full:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
+                               "on a single Module. Please use only one of them.")
+        self.__dict__["_is_full_backward_hook"] = full
 
     # -- registration --------------------------------------------------------------------
 
@@ -633,22 +653,9 @@ def _refresh_global_hooked() -> None:
     mode_changes[0] += 1  # (a replay traced before the change is stale)
 
 
-class _GlobalHookHandle(RemovableHandle):
-    """A handle on a global hook: removing the last one restores the no-hook path."""
-
-    def __init__(self, store: dict, extras=()) -> None:
-        super().__init__(store)
-        self._extras = extras
-
-    def remove(self) -> None:
-        super().remove()
-        for e in self._extras:
-            e.pop(self.id, None)
-        _refresh_global_hooked()
-
-
 def _add_global(store: dict, hook: Callable, extras=()) -> RemovableHandle:
-    handle = _GlobalHookHandle(store, extras)
+    handle = RemovableHandle(store, extra_dict=list(extras))
+    handle._on_remove = _refresh_global_hooked
     store[handle.id] = hook
     _refresh_global_hooked()
     return handle
