@@ -1,7 +1,8 @@
 """cdist against torch: values, the gradient at zero distances and zero differences (0 for
 every p, as PyTorch's _cdist_backward gives), ties at p=inf, the matmul route for p=2
 (`_euclidean_dist`: the compute_mode rules, its rounding, its graph nodes), finite
-differences in float64, and the argument errors."""
+differences in float64, the direct route's rounding (the same bits as PyTorch's per-pair
+kernel), and the argument errors."""
 
 import numpy as np
 import pytest
@@ -9,7 +10,14 @@ import torch
 
 import ember
 
-from helpers import assert_same, assert_ulp, check_grads, rand_array, same_message
+from helpers import (
+    TORCH_VECTOR_KERNELS,
+    assert_same,
+    assert_ulp,
+    check_grads,
+    rand_array,
+    same_message,
+)
 
 PS = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, float("inf")]
 POW_ULPS = 4  # pow/sqrt and division order differ from PyTorch's per-pair kernel
@@ -163,3 +171,79 @@ def test_matmul_route_takes_low_precision_as_torch_does():
         out = lib.cdist(lib.tensor(x, dtype=lib.bfloat16), lib.tensor(x, dtype=lib.bfloat16),
                         compute_mode="use_mm_for_euclid_dist")
         assert out.dtype == lib.bfloat16
+
+
+DIRECT = "donot_use_mm_for_euclid_dist"
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 4, 5, 7, 8, 9, 13, 16, 17, 33])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_direct_route_rounds_as_torchs_kernel(m, dtype):
+    # every coordinate count around the 16-byte chunks (4 float32, 2 float64), batched
+    a, b = rand_array((2, 9, m), dtype, seed=m), rand_array((2, 7, m), dtype, seed=m + 50)
+    for p in (0.0, 1.0, float("inf")):  # counts, in-order sums, maxima: exact ops
+        assert_same(ember.cdist(ember.tensor(a), ember.tensor(b), p=p, compute_mode=DIRECT),
+                    torch.cdist(torch.tensor(a), torch.tensor(b), p=p, compute_mode=DIRECT))
+    e2 = ember.cdist(ember.tensor(a), ember.tensor(b), compute_mode=DIRECT)
+    t2 = torch.cdist(torch.tensor(a), torch.tensor(b), compute_mode=DIRECT)
+    # squares, in-order adds and fused multiply-adds: single roundings, the same bits
+    # where torch runs its vectorised build (its scalar build fuses none of them)
+    assert_ulp(e2, t2, 0 if TORCH_VECTOR_KERNELS else 2, "torch's scalar kernels fuse no "
+               "multiply-add in the sum of squares")
+    for p in (0.5, 1.5, 3.0):
+        e = ember.cdist(ember.tensor(a), ember.tensor(b), p=p, compute_mode=DIRECT)
+        t = torch.cdist(torch.tensor(a), torch.tensor(b), p=p, compute_mode=DIRECT)
+        # float32: powf is not correctly rounded in rare cases, where ember's pow in double
+        # rounded once may be one ulp away; float64: ember's power is NumPy's, not C's pow
+        # (an ulp in the terms and one in the root)
+        assert_ulp(e, t, 1 if dtype == np.float32 else 2,
+                   "pow rounds apart from torch's C pow (powf, or NumPy's power)")
+
+
+def test_direct_route_sums_in_order():
+    # 1 + 2^-24 * 16 terms: in order each tiny term is lost; NumPy's pairwise sum keeps them
+    a = np.zeros((1, 17), np.float32)
+    b = np.full((1, 17), 2.0 ** -24, np.float32)
+    b[0, 0] = 1.0
+    for p in (1.0, 3.0):
+        assert_same(ember.cdist(ember.tensor(a), ember.tensor(b), p=p),
+                    torch.cdist(torch.tensor(a), torch.tensor(b), p=p))
+    assert float(ember.cdist(ember.tensor(a), ember.tensor(b), p=1.0)) == 1.0
+
+
+def test_direct_route_large_terms_overflow_as_torch():
+    a = np.array([[1e200, 0.0]]), np.array([[-1e200, 1.0], [0.0, 2.0]])
+    for p in (1.0, 2.0, 3.0, 0.5):
+        assert_same(ember.cdist(ember.tensor(a[0]), ember.tensor(a[1]), p=p),
+                    torch.cdist(torch.tensor(a[0]), torch.tensor(a[1]), p=p))
+
+
+@pytest.mark.parametrize("p", PS)
+@pytest.mark.parametrize("shapes", [((3, 0), (2, 0)), ((2, 3, 0), (4, 0)), ((0, 3), (2, 3))])
+def test_direct_route_with_no_coordinates_or_rows(p, shapes):
+    # no coordinates: every distance is 0 (p=inf included: a max over nothing)
+    outs = []
+    for lib in (ember, torch):
+        x = lib.zeros(shapes[0], requires_grad=True)
+        out = lib.cdist(x, lib.ones(shapes[1]), p=p, compute_mode=DIRECT)
+        out.sum().backward()
+        outs.append((out, x.grad))
+    assert_same(outs[0][0], outs[1][0])
+    assert_same(outs[0][1], outs[1][1])
+
+
+@pytest.mark.parametrize("p", [0.5, 1.0, 2.0, 3.0])
+def test_direct_route_under_vmap_and_jvp(p):
+    a, b = rand_array((3, 4, 6), np.float64, seed=11), rand_array((3, 5, 6), np.float64, seed=12)
+    t = rand_array((3, 4, 6), np.float64, seed=13)
+    assert_same(ember.func.vmap(lambda x, y: ember.cdist(x, y, p=p))(ember.tensor(a),
+                                                                      ember.tensor(b)),
+                torch.func.vmap(lambda x, y: torch.cdist(x, y, p=p))(torch.tensor(a),
+                                                                     torch.tensor(b)))
+    # (PyTorch has no forward-mode cdist: central differences of its values instead)
+    _, tangent = ember.func.jvp(lambda x: ember.cdist(x, ember.tensor(b), p=p),
+                                (ember.tensor(a),), (ember.tensor(t),))
+    h = 1e-6
+    fd = (torch.cdist(torch.tensor(a + h * t), torch.tensor(b), p=p)
+          - torch.cdist(torch.tensor(a - h * t), torch.tensor(b), p=p)) / (2 * h)
+    np.testing.assert_allclose(tangent.numpy(), fd.numpy(), rtol=1e-5, atol=1e-6)

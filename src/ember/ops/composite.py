@@ -423,6 +423,7 @@ def _cdist_direct(x1: Tensor, x2: Tensor, p: float) -> Tensor:
     """The pairwise p-norm from the differences, with PyTorch's _cdist_backward's gradient:
     0 where the distance is 0 or a difference is 0, and for p=inf the sign of the difference
     at every coordinate that attains the maximum (ties each get the full gradient)."""
+    from ._pair_norms import c_pow, in_order_sum, p_root, squared_sum
     from .ternary import where
 
     d = x1.unsqueeze(-2) - x2.unsqueeze(-3)
@@ -430,19 +431,25 @@ def _cdist_direct(x1: Tensor, x2: Tensor, p: float) -> Tensor:
     if p == 0:  # a count: a zero gradient, through a graph as PyTorch's has one
         return where(d.new_ones((), dtype=dt.bool_), (d != 0).sum(-1).to(d.dtype), d.sum(-1))
     if p == 1:
-        return a.sum(-1)
+        return in_order_sum(a)
     if p == 2:
-        return _nonzero_root((d * d).sum(-1), 2)
+        return _nonzero_root(squared_sum(d), 2)
     if p == float("inf"):
+        if not a.shape[-1]:  # no coordinates: every distance is 0 (amax of nothing raises)
+            return a.sum(-1)
         top = a.amax(-1)
         # NOTE: amax would split a tie; PyTorch's inf_calc gives each maximum the full
         # gradient. The added term is exactly +0 (x - x), carrying the gradient of |d| at the
         # maxima; non-finite entries are left out so they cannot turn it into NaN.
         lead = (a == top.detach().unsqueeze(-1)) & a.isfinite()
         return top.detach() + where(lead, a - a.detach(), 0.0).sum(-1)
+    if d.element_size() < 8:
+        p = float(np.float32(p))  # (PyTorch's kernel reads p in the input's dtype)
     zero = a == 0  # |d|^p's slope for p < 1 is infinite at 0; PyTorch's is 0 there
-    powered = where(zero, 0.0, where(zero, 1.0, a).pow(p))
-    return _nonzero_root(powered.sum(-1), p)
+    powered = where(zero, 0.0, c_pow(where(zero, 1.0, a), p))
+    s = in_order_sum(powered)
+    zero = s == 0  # (the root's slope is infinite at 0: see _nonzero_root)
+    return where(zero, 0.0, p_root(where(zero, 1.0, s), p))
 
 
 @autocast_op("cdist")
