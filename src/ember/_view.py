@@ -286,13 +286,17 @@ def dense_strides_like(shape, stride) -> tuple[int, ...]:
 
 
 def like_strides(shape, stride, memory_format=None) -> tuple[int, ...]:
-    """Strides of `*_like(x)`: x's own when dense (preserve_format), else a dense order."""
+    """Strides of `*_like(x)`: x's own when dense (preserve_format), else a dense order; a
+    channels-last format refuses a tensor of another rank, in PyTorch's words."""
     name = getattr(memory_format, "name", "preserve_format")
     if name == "contiguous_format":
         return contiguous_strides(shape)
     if name in ("channels_last", "channels_last_3d"):
-        from ._layout import channels_last_strides
+        from ._layout import CHANNELS_LAST_RANK, channels_last_strides
 
+        rank = CHANNELS_LAST_RANK[name]
+        if len(shape) != rank:
+            raise RuntimeError(f"required rank {rank} tensor to use {name} format")
         return channels_last_strides(shape)
     if is_non_overlapping_and_dense(shape, stride):
         return tuple(stride)

@@ -11,9 +11,10 @@ from ember.nn import functional as F
 
 from helpers import assert_same, check_grads, check_op, rand_array, same_error, same_message
 
-# float32: ATen adds a 2-D output's taps in another order than the per-dim passes, with
-# fused multiply-adds, so values are a few ulps apart; float64 sums agree to ~1e-13
-# relative (the antialiasing weights' last bits), so float64 gets a tight bound.
+# float32: ATen adds a bicubic or antialiased output's taps in another order than the
+# per-dim passes, with fused multiply-adds, so values are a few ulps apart; float64 sums
+# agree to ~1e-13 relative (the antialiasing weights' last bits), so float64 gets a tight
+# bound. (The linear modes give torch's bits: test_linear_modes_give_torch_bits.)
 TOL = {np.float32: dict(rtol=2e-5, atol=2e-6), np.float64: dict(rtol=1e-11, atol=1e-12)}
 
 CASES = [
@@ -213,3 +214,67 @@ def test_nothing_of_the_input_is_saved(mode, shape):
         out.pow(2).sum().backward()
         grads.append(x.grad.numpy())
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12)
+
+
+# --- the linear modes, bit for bit -------------------------------------------------------
+# ATen computes the source index as one fused multiply-add, floors it with `floorf` and adds
+# the taps fused (bilinear: its four weights h_i w_j chained; linear and trilinear: one dim
+# at a time), so ember's linear modes give the same bits: compared exactly.
+
+LINEAR_SIZES = [{"scale_factor": 1.7}, {"scale_factor": 0.6}, {"scale_factor": 2.3},
+                {"scale_factor": 3.1, "recompute_scale_factor": True}, {"size": 11}]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("kwargs", LINEAR_SIZES, ids=str)
+@pytest.mark.parametrize("mode,nd", [("linear", 1), ("bilinear", 2), ("trilinear", 3)])
+def test_linear_modes_give_torch_bits(mode, nd, kwargs, align_corners, dtype):
+    a = rand_array((2, 3) + (5, 6, 7)[:nd], dtype, seed=nd)
+    got = F.interpolate(ember.tensor(a), mode=mode, align_corners=align_corners, **kwargs)
+    want = TF.interpolate(torch.tensor(a), mode=mode, align_corners=align_corners, **kwargs)
+    assert_same(got, want, rtol=0, atol=0)
+
+
+def test_float64_source_index_is_floored_in_float32_like_aten():
+    # 5 -> 15: the fused index of output 4 is 1 - 2^-53, which ATen's floorf rounds up to 1
+    # (one tap of weight 1), where a float64 floor would read position 0 with weight 2e-16
+    eye = np.eye(5).reshape(5, 1, 5)
+    got = F.interpolate(ember.tensor(eye), scale_factor=3.1, mode="linear",
+                        recompute_scale_factor=True)
+    want = TF.interpolate(torch.tensor(eye), scale_factor=3.1, mode="linear",
+                          recompute_scale_factor=True)
+    assert_same(got, want, rtol=0, atol=0)
+    assert int((got[:, 0, 4] != 0).sum()) == 1
+
+
+def test_linear_modes_half_types_give_torch_bits():
+    a = rand_array((1, 2, 5, 6), seed=3)
+    for name in ("float16", "bfloat16"):
+        got = F.interpolate(ember.tensor(a).to(getattr(ember, name)), scale_factor=1.7,
+                            mode="bilinear")
+        want = TF.interpolate(torch.tensor(a).to(getattr(torch, name)), scale_factor=1.7,
+                              mode="bilinear")
+        assert_same(got.float(), want.float(), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("mode", ["nearest", "nearest-exact", "trilinear", "area"])
+def test_channels_last_3d_input_gives_channels_last_3d_output(mode):
+    a = rand_array((2, 3, 4, 5, 6))
+    kw = {"size": (2, 3, 3)} if mode == "area" else {"scale_factor": (1, 1.5, 2)}
+    got = F.interpolate(ember.tensor(a).contiguous(memory_format=ember.channels_last_3d),
+                        mode=mode, **kw)
+    want = TF.interpolate(torch.tensor(a).contiguous(memory_format=torch.channels_last_3d),
+                          mode=mode, **kw)
+    assert_same(got, want, check_stride=True)
+
+
+def test_one_channel_slice_of_channels_last_stays_channels_last():
+    # (N, 1, H, W) sliced from a channels-last tensor is not contiguous: PyTorch's kernel
+    # allocates its result channels-last, strides (H W, 1, W, 1)
+    a = rand_array((2, 3, 4, 5))
+    got = F.interpolate(ember.tensor(a).contiguous(memory_format=ember.channels_last)[:, :1],
+                        scale_factor=2)
+    want = TF.interpolate(torch.tensor(a).contiguous(memory_format=torch.channels_last)[:, :1],
+                          scale_factor=2)
+    assert_same(got, want, check_stride=True)

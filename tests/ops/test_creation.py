@@ -470,3 +470,29 @@ def test_arange_takes_out_dtype_and_refuses_bool():
         with pytest.raises(RuntimeError, match=r"dtype Float does not match dtype of out "
                                                r"parameter \(Long\)"):
             m.arange(0, 3, dtype=m.float32, out=out)
+
+
+@pytest.mark.parametrize("shape,fmt", [((1, 2, 1, 3, 3), "channels_last_3d"),
+                                       ((0, 2, 0, 3, 3), "channels_last_3d"),
+                                       ((2, 3, 4, 5), "channels_last"),
+                                       ((2, 3, 4, 5), "contiguous_format")])
+def test_empty_lays_out_its_memory_format(shape, fmt):
+    e = ember.empty(*shape, memory_format=getattr(ember, fmt), dtype=ember.float64,
+                    requires_grad=True)
+    t = torch.empty(*shape, memory_format=getattr(torch, fmt), dtype=torch.float64,
+                    requires_grad=True)
+    assert e.stride() == t.stride() and e.requires_grad and e.dtype == ember.float64
+    assert ember.empty(*shape, device="meta", memory_format=getattr(ember, fmt)).stride() \
+        == t.stride()
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.empty(2, 3, 4, 4, memory_format=L.channels_last_3d),
+    lambda L: L.empty(2, 3, memory_format=L.channels_last),
+    lambda L: L.empty(2, 3, 4, 4, 5, memory_format=L.preserve_format),
+    lambda L: L.empty_like(L.ones(2, 3), memory_format=L.channels_last),
+    lambda L: L.zeros_like(L.ones(2, 3, 4, 5), memory_format=L.channels_last_3d),
+    lambda L: L.rand_like(L.ones(2, 3, 4), memory_format=L.channels_last_3d),
+])
+def test_memory_format_of_another_rank_is_refused_in_torch_words(call):
+    same_message(call)

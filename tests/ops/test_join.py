@@ -477,3 +477,27 @@ def test_join_aliases_name_themselves_in_argument_errors(name):
     x = [ember.ones(2, 2), ember.zeros(1, 2)]
     assert getattr(ember, name)(x).tolist() == getattr(torch, name)(
         [torch.ones(2, 2), torch.zeros(1, 2)]).tolist()
+
+
+@pytest.mark.parametrize("shape,fmt", [((2, 3, 4, 6, 6), "channels_last_3d"),
+                                       ((2, 3, 6, 6), "channels_last")])
+@pytest.mark.parametrize("shifts,dims", [(1, 2), (-2, 1), ((1, 2), (2, 3)), (0, 2),
+                                         ((1, 6), (2, 3)), (3, None)])
+def test_roll_keeps_a_channels_last_layout_as_torch(shape, fmt, shifts, dims):
+    # each dim's roll is a cat of two slices (the input's format kept); a zero shift (mod
+    # the size) is a contiguous clone, and a flat roll a contiguous one
+    a = rand_array(shape)
+    e = ember.tensor(a).contiguous(memory_format=getattr(ember, fmt))
+    t = torch.tensor(a).contiguous(memory_format=getattr(torch, fmt))
+    assert_same(ember.roll(e, shifts, dims), torch.roll(t, shifts, dims), rtol=0, atol=0,
+                check_stride=True)
+
+
+def test_roll_of_channels_last_keeps_its_gradient():
+    a = rand_array((2, 3, 4, 5), np.float64)
+    e = ember.tensor(a).contiguous(memory_format=ember.channels_last).requires_grad_()
+    t = torch.tensor(a).contiguous(memory_format=torch.channels_last).requires_grad_()
+    g = rand_array((2, 3, 4, 5), np.float64, seed=1)
+    ember.roll(e, (1, -2), (1, 3)).backward(ember.tensor(g))
+    torch.roll(t, (1, -2), (1, 3)).backward(torch.tensor(g))
+    assert_same(e.grad, t.grad, rtol=0, atol=0)

@@ -2,6 +2,7 @@
 dtypes, and gradients of gradients."""
 
 import numpy as np
+import pytest
 import torch
 import torch.nn.functional as TF
 
@@ -104,3 +105,34 @@ def test_nll_loss_2d_double_backward_node_name():
         g, = L.autograd.grad(F.nll_loss(a, L.tensor(t)) ** 2, a, create_graph=True)
         names.append(g.grad_fn.name())
     assert names[0] == names[1] == "NllLoss2DBackwardBackward0"
+
+
+@pytest.mark.parametrize("shape,fmt,pad", [
+    ((2, 3, 4, 5, 6), "channels_last_3d", (1, 1, 1, 1, 1, 1)),
+    ((2, 3, 4, 5), "channels_last", (1, 2, 0, 1)),
+])
+@pytest.mark.parametrize("mode", ["constant", "reflect", "replicate", "circular"])
+def test_pad_keeps_a_channels_last_layout_as_torch(shape, fmt, pad, mode):
+    # constant, reflection and replication kernels allocate in the input's suggested format;
+    # circular padding is composed of slice copies into a contiguous result
+    a = rand_array(shape, np.float64)
+    e = ember.tensor(a).contiguous(memory_format=getattr(ember, fmt)).requires_grad_()
+    t = torch.tensor(a).contiguous(memory_format=getattr(torch, fmt)).requires_grad_()
+    got, want = ember.nn.functional.pad(e, pad, mode=mode), TF.pad(t, pad, mode=mode)
+    assert_same(got, want, rtol=0, atol=0, check_stride=True)
+    assert got.grad_fn.name() == want.grad_fn.name()
+    g = rand_array(tuple(want.shape), np.float64, seed=2)
+    got.backward(ember.tensor(g))
+    want.backward(torch.tensor(g))
+    # (circular: an input position read by several outputs adds their gradients in another
+    # order than torch's slice copies, so the last bit may differ)
+    assert_same(e.grad, t.grad, rtol=1e-15 if mode == "circular" else 0, atol=0)
+
+
+def test_constant_pad_nd_of_channels_last_is_a_new_channels_last_tensor():
+    a = rand_array((2, 3, 6, 6))
+    e = ember.tensor(a).contiguous(memory_format=ember.channels_last)
+    t = torch.tensor(a).contiguous(memory_format=torch.channels_last)
+    for pad in [(-1, -1), (1, -1), (0, 0)]:
+        assert_same(ember.constant_pad_nd(e, pad), torch.constant_pad_nd(t, pad), rtol=0,
+                    atol=0, check_stride=True)

@@ -8,7 +8,7 @@ import torch.nn.functional as TF
 import ember
 from ember.ops import pooling as P
 
-from helpers import assert_same, check_grads, check_op, rand_array
+from helpers import assert_same, check_grads, check_op, rand_array, same_message
 
 
 @pytest.mark.parametrize("kw", [
@@ -227,3 +227,21 @@ def test_bad_windows_and_dims_are_refused_in_torchs_order_and_words(fn, args, di
         getattr(P, fn)(ember.ones(shape), *args)
     assert mine.type is theirs.type
     assert str(mine.value) == str(theirs.value).splitlines()[0]
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.nn.functional.max_pool3d(L.ones(1, 1, 2, 2, 2), 3),
+    lambda L: L.nn.functional.max_pool3d(L.ones(1, 2, 2, 2), 3),
+    lambda L: L.nn.functional.max_pool3d(L.ones(2, 3, 5, 5, 2), 2, dilation=2),
+    lambda L: L.nn.functional.max_pool3d(L.ones(2, 3, 2, 5, 5), 3, return_indices=True),
+    lambda L: L.nn.functional.max_pool2d(L.ones(1, 1, 2, 2), 3),
+    lambda L: L.nn.functional.max_pool2d(L.ones(3, 5, 2), 3, return_indices=True),
+    lambda L: L.nn.functional.max_pool1d(L.ones(1, 1, 2), 3),
+    lambda L: L.nn.functional.max_pool1d(L.ones(2, 1, 2), 3, 1, 1, 3),
+    lambda L: L.nn.functional.max_pool1d(L.ones(1, 1, 2), 3, return_indices=True),
+], ids=["3d", "3d-unbatched", "3d-dilated", "3d-indices", "2d", "2d-unbatched",
+        "1d", "1d-negative", "1d-indices"])
+def test_too_small_output_is_refused_in_torch_words(call):
+    # the 2-d (also 1-d with indices) and 3-d kernels print (C x spatial) in and out; 1-d
+    # without indices names the size
+    same_message(call)

@@ -18,7 +18,7 @@ import torch.nn.functional as F
 import ember
 from ember.ops.bernoulli import dropout_mask
 
-from helpers import no_data_reads, to_numpy_t, to_torch
+from helpers import assert_same, no_data_reads, to_numpy_t, to_torch
 
 SEEDS = (0, 1, 42)
 SIZES = tuple(range(1, 101)) + (1000, 10007)
@@ -582,3 +582,19 @@ def test_randint_takes_its_overloads():
                                 ((), {"low": 1, "high": 5, "size": (2,)}, (2,))]:
         t = ember.randint(*args, **kwargs)
         assert tuple(t.shape) == shape and t.dtype == ember.int64
+
+
+@pytest.mark.parametrize("shape,fmt", [((2, 3, 2, 2, 2), "channels_last_3d"),
+                                       ((2, 4, 3, 3, 3), "channels_last_3d"),
+                                       ((2, 4, 3, 3), "channels_last"),
+                                       ((2, 4, 3, 3), "contiguous_format")])
+@pytest.mark.parametrize("name", ["rand_like", "randn_like", "randint_like"])
+def test_like_draws_are_laid_out_in_their_memory_format(name, shape, fmt):
+    # the values are drawn in memory order, so a channels-last draw is torch's bit for bit
+    a = np.zeros(shape, np.float64)
+    args = (10,) if name == "randint_like" else ()
+    ember.manual_seed(4)
+    e = getattr(ember, name)(ember.tensor(a), *args, memory_format=getattr(ember, fmt))
+    torch.manual_seed(4)
+    t = getattr(torch, name)(torch.tensor(a), *args, memory_format=getattr(torch, fmt))
+    assert_same(e, t, rtol=0, atol=0, check_stride=True)

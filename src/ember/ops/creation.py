@@ -168,8 +168,15 @@ def ones(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
 def empty(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False, memory_format=None) -> Tensor:
     _refuse_pinned(pin_memory, device)
-    return _out(_filled(_sizes(sizes, "empty", size), None, _dtype_or_default(dtype), device,
-                        requires_grad), out)
+    shape = _sizes(sizes, "empty", size)
+    d = _dtype_or_default(dtype)
+    name = getattr(memory_format, "name", "contiguous_format")
+    if name == "preserve_format":  # (there is no tensor whose layout it could preserve)
+        raise RuntimeError("unsupported memory format Preserve")
+    if name != "contiguous_format" and out is None:
+        stride = like_strides(shape, contiguous_strides(shape), memory_format)
+        return empty_strided(shape, stride, dtype=d, device=device, requires_grad=requires_grad)
+    return _out(_filled(shape, None, d, device, requires_grad), out)
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,

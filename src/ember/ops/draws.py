@@ -23,10 +23,11 @@ from .registry import Primitive, batch_by_loop, bind, defbatch, nondifferentiabl
 from .views import move_to_front
 
 
-def like_strides(x: Tensor) -> tuple[int, ...]:
-    """The strides `empty_like(x)` gives (PyTorch's preserve_format): x's own when dense,
-    else dense in x's dim order, a stride-0 (expanded) dim keeping its row-major place."""
-    return _like_strides(x._shape, x.stride())
+def like_strides(x: Tensor, memory_format=None) -> tuple[int, ...]:
+    """The strides `empty_like(x, memory_format=...)` gives: by default (preserve_format) x's
+    own when dense, else dense in x's dim order, a stride-0 (expanded) dim keeping its
+    row-major place; a named format's own strides otherwise."""
+    return _like_strides(x._shape, x.stride(), memory_format)
 
 
 def _draw_layout(args: tuple, params: dict):
@@ -37,7 +38,7 @@ def _draw_layout(args: tuple, params: dict):
         shape, stride = params["shape"], params["stride"]
         return shape, stride, stride is None or is_contiguous(shape, stride)
     like = args[0]
-    shape, stride = like._shape, like_strides(like)
+    shape, stride = like._shape, like_strides(like, params.get("memory_format"))
     own = stride if params["dense"] else like.stride()
     return shape, stride, is_contiguous(shape, own)
 
@@ -97,9 +98,14 @@ def draw(make, shape, stride, d: dt.dtype) -> Tensor:
                 dtype=d, make=make)
 
 
-def draw_like(like: Tensor, make, d: dt.dtype, *, dense: bool = True) -> Tensor:
-    """`make`'s values as a new tensor laid out like `like` (see _draw_layout for `dense`)."""
-    return bind(draw_like_p, like, dtype=d, make=make, dense=dense)
+def draw_like(like: Tensor, make, d: dt.dtype, *, dense: bool = True,
+              memory_format=None) -> Tensor:
+    """`make`'s values as a new tensor laid out like `like` (see _draw_layout for `dense`), or
+    in `memory_format` (a *_like factory's argument) when one is named."""
+    if memory_format is None:
+        return bind(draw_like_p, like, dtype=d, make=make, dense=dense)
+    return bind(draw_like_p, like, dtype=d, make=make, dense=dense,
+                memory_format=memory_format)
 
 
 __all__ = ["draw", "draw_like", "draw_like_p", "draw_p", "like_strides"]

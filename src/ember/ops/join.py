@@ -464,20 +464,32 @@ def flipud(input: Tensor) -> Tensor:
     return flip(input, (0,))
 
 
-def _roll_kernel(a, *, shifts, dims):
+def _roll_kernel(a, *, shifts, dims, channels_last=False):
     if dims is None:
         return np.roll(a.reshape(-1), shifts).reshape(a.shape)
+    if channels_last:  # (written into (N, *spatial, C) memory, as the meta's strides say)
+        last = (0,) + tuple(range(2, a.ndim)) + (1,)
+        out = np.empty(tuple(a.shape[d] for d in last), a.dtype)
+        out = out.transpose(np.argsort(last))
+        out[...] = np.roll(a, shifts, axis=dims)
+        return out
     return np.ascontiguousarray(np.roll(a, shifts, axis=dims))
 
 
-roll_p = Primitive("roll", _roll_kernel, lambda x, *, shifts, dims: (x._shape, x._dtype))
-defvjp(roll_p, lambda g, out, x, *, shifts, dims: apply(
+def _roll_meta(x, *, shifts, dims, channels_last=False):
+    return x._shape, x._dtype, channels_last_strides(x._shape) if channels_last else None
+
+
+# `channels_last`: the result laid out channels-last (-3d), as PyTorch's roll (a `cat` of
+# two slices per dim) lays out that of a channels-last input
+roll_p = Primitive("roll", _roll_kernel, _roll_meta)
+defvjp(roll_p, lambda g, out, x, *, shifts, dims, channels_last=False: apply(
     roll_p, g, shifts=tuple(-s for s in shifts) if dims is not None else -shifts, dims=dims),
     reads=((),))
 deflinear(roll_p)
 
 
-def _roll_batch(args, bdims, *, shifts, dims):
+def _roll_batch(args, bdims, *, shifts, dims, channels_last=False):
     x = move_to_front(args[0], bdims[0])
     if dims is None:  # each example rolled flat: the rows of (batch, numel)
         flat = x.reshape(x._shape[0], -1)
@@ -503,7 +515,21 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
     if input.ndim == 0:
         raise IndexError(f"Dimension specified as {dims_t[0]} but tensor has no dimensions")
     dims_t = tuple(wrap_dim(d, input.ndim) for d in dims_t)
+    if _rolls_channels_last(input, shifts_t, dims_t):
+        return apply(roll_p, input, shifts=shifts_t, dims=dims_t, channels_last=True)
     return apply(roll_p, input, shifts=shifts_t, dims=dims_t)
+
+
+def _rolls_channels_last(input: Tensor, shifts, dims) -> bool:
+    """Whether PyTorch's roll returns channels-last (-3d): each dim's roll is a `cat` of two
+    slices, which keeps a channels-last input's format, and a shift of zero (mod the size) a
+    contiguous clone."""
+    if input.ndim not in (4, 5):
+        return False
+    from .conv import channels_last_like  # (conv's reading of suggest_memory_format)
+
+    return channels_last_like(input) and all(
+        input._shape[d] and s % input._shape[d] for s, d in zip(shifts, dims))
 
 
 def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:

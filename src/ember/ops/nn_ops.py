@@ -351,7 +351,24 @@ def constant_pad_nd(input: Tensor, pad, value=0) -> Tensor:
             raise RuntimeError(f"The input size {input.shape[d]}, plus negative padding {lo} and "
                                f"{hi} resulted in a negative output size, which is invalid. "
                                f"Check dimension {d} of your input.")
-    return apply(constant_pad_p, input, pads=tuple(pairs), value=value)
+    out = apply(constant_pad_p, input, pads=tuple(pairs), value=value)
+    return keep_channels_last(input, out, "ConstantPadNdBackward0")
+
+
+def keep_channels_last(input: Tensor, out: Tensor, node: str) -> Tensor:
+    """`out` laid out channels-last (-3d) where `input` suggests that format, as PyTorch's
+    kernels that allocate with `input.suggest_memory_format()` (padding, upsampling) return
+    it; the copy's node is named `node`, the kernel's."""
+    if input.ndim not in (4, 5):
+        return out
+    # (function-level: conv and copy sit beside this module and import much more)
+    from .._layout import channels_last, channels_last_3d
+    from .conv import channels_last_like
+    from .copy import to_memory_format
+
+    if not channels_last_like(input):
+        return out
+    return to_memory_format(out, channels_last if input.ndim == 4 else channels_last_3d, node)
 
 
 # --- CTC loss -------------------------------------------------------------------------

@@ -218,17 +218,33 @@ def max_pool_nd(nd: int, input: Tensor, kernel_size, stride=None, padding=0, dil
     """Shared body of max_pool1d/2d/3d: checks, then the primitive."""
     kernel, stride, padding, dilation = window_args("max", nd, input, kernel_size, stride,
                                                     padding, dilation)
-    for i in range(nd):
-        out = pool_out(input.shape[-nd + i], kernel[i], stride[i], padding[i], dilation[i],
-                        ceil_mode)
-        if out <= 0:
-            raise RuntimeError(f"max_pool{nd}d(): Given input size: {tuple(input.shape)}. "
-                               "Calculated output size is too small")
+    _check_output_size(nd, input, kernel, stride, padding, dilation, ceil_mode,
+                       return_indices)
     values, index = apply(max_pool_p, input, kernel=kernel, stride=stride, padding=padding,
                           dilation=dilation, ceil_mode=ceil_mode)
     # (PyTorch's 2-d and 3-d kernels write channels-last (-3d) results for such inputs)
     return _laid_out(values, index, return_indices, "SqueezeBackward1" if nd == 1 else None,
                      nd > 1 and input.ndim == nd + 2 and channels_last_like(input))
+
+
+def _check_output_size(nd: int, input: Tensor, kernel, stride, padding, dilation,
+                       ceil_mode: bool, return_indices: bool) -> None:
+    """PyTorch's refusal of an empty pooled output, in its kernels' words: max_pool1d without
+    indices names the size; the 2-d kernel (which also runs 1-d with indices) and the 3-d one
+    print the (channels x spatial) sizes in and out."""
+    sp = tuple(input.shape[-nd:])
+    out = [pool_out(sp[i], kernel[i], stride[i], padding[i], dilation[i], ceil_mode)
+           for i in range(nd)]
+    if all(o > 0 for o in out):
+        return
+    if nd == 1 and not return_indices:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {out[0]}")
+    c = input.shape[-nd - 1] if input.ndim > nd else 1
+    pad = (1,) * (2 - nd) if nd == 1 else ()
+    shown_in = "x".join(str(v) for v in (c,) + pad + sp)
+    shown_out = "x".join(str(v) for v in (c,) + pad + tuple(out))
+    raise RuntimeError(f"Given input size: ({shown_in}). Calculated output size: "
+                       f"({shown_out}). Output size is too small")
 
 
 def _laid_out(values: Tensor, index: Tensor, return_indices: bool, name: str | None,

@@ -719,35 +719,36 @@ def _like_kwargs(dtype, device, requires_grad, memory_format) -> dict:
                 memory_format=memory_format)
 
 
-def _like_args(input: Tensor, dtype, device):
+def _like_args(input: Tensor, dtype, device, memory_format):
     d = input._dtype if dtype is None else dtype
     dev = input.device if device is None else as_device(device)
-    return d, dev, like_strides(input)
+    return d, dev, like_strides(input, memory_format)
 
 
 def rand_like(input: Tensor, *, dtype=None, layout=None, device=None,
               requires_grad: bool = False, memory_format=None, generator=None) -> Tensor:
     g = _gen(generator, "rand_like", (input,), _like_kwargs(dtype, device, requires_grad,
                                                             memory_format))
-    d, dev, stride = _like_args(input, dtype, device)
+    d, dev, stride = _like_args(input, dtype, device, memory_format)
     _check_float(d, "check_uniform_bounds")
     if dev.type == "meta":
         return _meta(input._shape, d, stride).requires_grad_(requires_grad)
     k = 2 if d.is_complex else 1
     rd = _real(d)
     return _like_result(input, lambda n, c: K.uniform(g, n * k, rd, 0.0, 1.0), d, dev,
-                        requires_grad)
+                        requires_grad, memory_format)
 
 
 def randn_like(input: Tensor, *, dtype=None, layout=None, device=None,
                requires_grad: bool = False, memory_format=None, generator=None) -> Tensor:
     g = _gen(generator, "randn_like", (input,), _like_kwargs(dtype, device, requires_grad,
                                                              memory_format))
-    d, dev, stride = _like_args(input, dtype, device)
+    d, dev, stride = _like_args(input, dtype, device, memory_format)
     _check_float(d, "normal_kernel_cpu")
     if dev.type == "meta":
         return _meta(input._shape, d, stride).requires_grad_(requires_grad)
-    return _like_result(input, _normal_maker(g, d, 0.0, 1.0), d, dev, requires_grad)
+    return _like_result(input, _normal_maker(g, d, 0.0, 1.0), d, dev, requires_grad,
+                        memory_format)
 
 
 def randint_like(input: Tensor, low=0, high=None, *, dtype=None, layout=None, device=None,
@@ -756,16 +757,17 @@ def randint_like(input: Tensor, low=0, high=None, *, dtype=None, layout=None, de
              _like_kwargs(dtype, device, requires_grad, memory_format))
     if high is None:
         low, high = 0, low
-    d, dev, stride = _like_args(input, dtype, device)
+    d, dev, stride = _like_args(input, dtype, device, memory_format)
     make = _random_maker(g, d, int(_scalar(low)), int(_scalar(high)))
     if dev.type == "meta":
         return _meta(input._shape, d, stride).requires_grad_(requires_grad)
-    return _like_result(input, lambda n, c: make(n), d, dev, requires_grad)
+    return _like_result(input, lambda n, c: make(n), d, dev, requires_grad, memory_format)
 
 
-def _like_result(input: Tensor, make, d: dt.dtype, device, requires_grad: bool) -> Tensor:
-    """A *_like draw: laid out as `empty_like(input)`, on `device`."""
-    t = draw_like(input, make, d)
+def _like_result(input: Tensor, make, d: dt.dtype, device, requires_grad: bool,
+                 memory_format=None) -> Tensor:
+    """A *_like draw: laid out as `empty_like(input, memory_format=...)`, on `device`."""
+    t = draw_like(input, make, d, memory_format=memory_format)
     if device.type != "cpu":
         t = t.to(device)
     if requires_grad:

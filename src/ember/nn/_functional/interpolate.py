@@ -2,11 +2,14 @@
 
 Every resized dim is one pass over a list of *taps* per output position: the input
 positions it reads and their weights. Floating inputs resample one dim at a time (the
-last first). Where the values are finite a pass is one matrix product with the weights
-the taps make (fast forward and backward); where a NaN or inf is present, each output is
-the sum of its taps in order, so it reaches only the outputs whose taps read it, as in
-PyTorch (gradients from the gathers' VJPs). The taps follow ATen:
-- linear modes: two taps, ATen's source index and lambdas in the input's precision;
+last first). The linear modes add their taps as ATen's kernels do, with fused
+multiply-adds (bilinear in one step over its four taps): the same bits as PyTorch. For the
+others, where the values are finite a pass is one matrix product with the weights the taps
+make (fast forward and backward); where a NaN or inf is present, each output is the sum of
+its taps in order, so it reaches only the outputs whose taps read it, as in PyTorch
+(gradients from the gathers' VJPs). The taps follow ATen:
+- linear modes: two taps, ATen's source index (one fused multiply-add) and lambdas in the
+  input's precision;
 - bicubic: four taps around the source index, border pixels repeated, Keys' kernel with
   A = -0.75;
 - `antialias=True` (bilinear / bicubic / lanczos, 4-D): the filter (triangle, Keys with
@@ -15,8 +18,8 @@ PyTorch (gradients from the gathers' VJPs). The taps follow ATen:
   runs only antialiased;
 - uint8 (bilinear / bicubic / lanczos): the same taps as fixed-point int16 weights, each pass
   rounded and clamped to 0..255 as ATen's uint8 kernels do (the same bits).
-float32 sums differ from ATen's in their last bits (its kernels add the 2-D taps in
-another order, with fused multiply-adds); float64 and uint8 results match.
+Linear-mode and uint8 results match ATen's bits; bicubic and antialiased float sums differ
+from them in their last bits (its kernels add the taps in another order).
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ from ..._core.dispatch import transform_active
 from ..._tensor import Tensor
 from ..._user_warnings import warn_at_user
 from ...ops._common import type_name
+from ...ops._fma import fma
+from ...ops.nn_ops import keep_channels_last
 from ...ops.pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 from ...ops.registry import rename_node
 
@@ -85,7 +90,7 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
                 "trilinear": "UpsampleTrilinear3D", "bicubic": "UpsampleBicubic2D",
                 "lanczos": "UpsampleLanczos2D"}[mode]
         name += "Aa" if antialias else ""
-    res = _keep_channels_last(input, res)
+    res = keep_channels_last(input, res, name + "Backward0")
     if res.grad_fn is not None:
         rename_node(res.grad_fn, name + "Backward0")
     return res
@@ -192,12 +197,12 @@ def _check_dtype(input: Tensor, mode: str, antialias: bool) -> None:
     raise NotImplementedError(f'"{kernel}" not implemented for \'{type_name(input.dtype)}\'')
 
 
-def _keep_channels_last(input: Tensor, res: Tensor) -> Tensor:
-    """A channels-last input gives a channels-last result, as PyTorch's kernels write."""
-    if input.dim() != 4 or input.shape[1] == 1 or input.is_contiguous() or \
-            not input.is_contiguous(memory_format=E.channels_last):
-        return res
-    return res.contiguous(memory_format=E.channels_last)
+def _source_index(ratio, o: np.ndarray, align_corners: bool, t) -> np.ndarray:
+    """ATen's source position of each output `o`: ratio * o, or ratio * (o + 0.5) - 0.5 as
+    one fused multiply-add (its kernels are compiled with contraction: rounded once)."""
+    if align_corners:
+        return ratio * o
+    return fma(np.full(o.shape, ratio, t), o + t(0.5), np.full(o.shape, t(-0.5), t)).astype(t)
 
 
 def _scale(n_in: int, n_out: int, scale, align_corners: bool, t):
@@ -244,9 +249,12 @@ def _linear_taps(n_in: int, n_out: int, scale, align_corners: bool, t):
     if n_out == n_in:
         i0 = np.arange(n_in)
         return i0, i0, np.ones(n_out, t), np.zeros(n_out, t)
-    src = ratio * o if align_corners else np.maximum(ratio * (o + t(0.5)) - t(0.5), t(0))
-    i0 = np.minimum(src.astype(np.int64), n_in - 1)
-    lam1 = (src - i0.astype(t)).astype(t)
+    src = _source_index(ratio, o, align_corners, t)
+    src = src if align_corners else np.maximum(src, t(0))
+    # NOTE: ATen floors the index with `floorf`, so in float32 even for a double input: a
+    # double just below an integer rounds up to it first (its lambda then clamps to 0)
+    i0 = np.minimum(np.floor(src.astype(np.float32)).astype(np.int64), n_in - 1)
+    lam1 = np.clip(src - i0.astype(t), t(0), t(1)).astype(t)
     i1 = np.minimum(i0 + 1, n_in - 1)
     return i0, i1, (t(1) - lam1).astype(t), lam1
 
@@ -272,8 +280,8 @@ def _cubic_taps(n_in: int, n_out: int, scale, align_corners: bool, t):
     """Four taps per output around ATen's cubic source index: (indices, weights)."""
     ratio = _scale(n_in, n_out, scale, align_corners, t)
     o = np.arange(n_out).astype(t)
-    src = ratio * o if align_corners else ratio * (o + t(0.5)) - t(0.5)
-    i0 = np.floor(src).astype(np.int64)
+    src = _source_index(ratio, o, align_corners, t)
+    i0 = np.floor(src.astype(np.float32)).astype(np.int64)  # (ATen's floorf, as above)
     lam = np.clip(src - i0.astype(t), t(0), t(1)).astype(t)
     idx = np.clip(i0[:, None] + np.arange(-1, 3), 0, n_in - 1)
     return idx, np.stack(_cubic_weights(lam, t, -0.75), axis=1).astype(t)
@@ -358,12 +366,19 @@ def _resample_float(input: Tensor, out: tuple, scales: tuple, mode: str,
     x = input.float() if low else input
     t = np.float64 if x.dtype == E.float64 else np.float32
     nd = len(out)
+    if mode == "bilinear" and not antialias and all(out[i] != input.shape[2 + i]
+                                                    for i in range(2)):
+        taps = [_dim_taps(input.shape[2 + i], out[i], scales[i], mode, align_corners, False, t)
+                for i in range(2)]
+        return _four_taps(x, *taps).to(input.dtype) if low else _four_taps(x, *taps)
     for i in reversed(range(nd)):
         n_in, dim = input.shape[2 + i], 2 + i
         if out[i] == n_in and (antialias or mode != "bicubic"):
             continue  # (ATen skips such a dim: its taps are the identity)
         idx, w, valid = _dim_taps(n_in, out[i], scales[i], mode, align_corners, antialias, t)
-        if _finite(x):
+        if mode in _NEEDS and not antialias:
+            x = _two_taps(x, dim, idx, w)
+        elif _finite(x):
             x = _taps_product(x, dim, idx, w, valid, own=x is not input)
         else:
             x = _taps_sum(x, dim, idx, w, valid)
@@ -401,6 +416,29 @@ def _taps_product(x: Tensor, dim: int, idx: np.ndarray, w: np.ndarray, valid,
     return y.view(*lead, idx.shape[0]).movedim(-1, dim)
 
 
+def _two_taps(x: Tensor, dim: int, idx: np.ndarray, w: np.ndarray) -> Tensor:
+    """A linear pass as ATen's kernel computes each output, w0 t0 + w1 t1 contracted to
+    fma(w0, t0, w1 t1) (one rounding fewer than two products and a sum): the same bits."""
+    trail = (1,) * (x.dim() - 1 - dim)
+    t0, t1 = (x.index_select(dim, E.tensor(idx[:, k], dtype=E.int64)) for k in (0, 1))
+    w0, w1 = (E.tensor(w[:, k], dtype=x.dtype).reshape((-1,) + trail) for k in (0, 1))
+    return E.addcmul(t1 * w1, w0, t0)
+
+
+def _four_taps(x: Tensor, h_taps, w_taps) -> Tensor:
+    """Bilinear in one step as ATen's 2-d kernel computes it: the four weights h_i w_j, and
+    the taps added fma(w00, t00, w01 t01), then + w10 t10, + w11 t11, each fused (the same
+    bits; a pass per dim would round differently)."""
+    (hi, hw, _), (wi, ww, _) = h_taps, w_taps
+    rows = [x.index_select(2, E.tensor(hi[:, k], dtype=E.int64)) for k in (0, 1)]
+    t = [[r.index_select(3, E.tensor(wi[:, k], dtype=E.int64)) for k in (0, 1)] for r in rows]
+    w = [[E.tensor(hw[:, a][:, None] * ww[:, b][None, :], dtype=x.dtype) for b in (0, 1)]
+         for a in (0, 1)]
+    acc = E.addcmul(t[0][1] * w[0][1], w[0][0], t[0][0])
+    acc = E.addcmul(acc, w[1][0], t[1][0])
+    return E.addcmul(acc, w[1][1], t[1][1])
+
+
 def _taps_sum(x: Tensor, dim: int, idx: np.ndarray, w: np.ndarray, valid) -> Tensor:
     """sum_k w[:, k] * x.index_select(dim, idx[:, k]), the taps added in order; a padding
     tap (not `valid`) adds nothing, not even a NaN times zero. (The dim is moved to the
@@ -436,7 +474,7 @@ def _resample_uint8(input: Tensor, out: tuple, scales: tuple, mode: str,
             idx, w, _ = _filter_taps(n_in, out[i], scales[i], align_corners, mode, antialias)
         a = _fixed_point_pass(a, 2 + i, idx, w)
     res = E.from_numpy(np.ascontiguousarray(a))
-    return _keep_channels_last(input, res)
+    return keep_channels_last(input, res, "")  # (integer: no node to name)
 
 
 def _merge_repeats(idx: np.ndarray, w: np.ndarray):

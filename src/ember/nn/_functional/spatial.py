@@ -165,8 +165,10 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
     # kernel leaves (named for it), which keeps its input for backward
     grids = np.ix_(*index)
     out = input[(Ellipsis, *(E.tensor(g, dtype=E.int64) for g in grids))]
+    node = f"{name.capitalize()}Pad{k}DBackward0"
+    out = nn_ops.keep_channels_last(input, out, node)
     if out.grad_fn is not None:
-        rename_node(out.grad_fn, f"{name.capitalize()}Pad{k}DBackward0")
+        rename_node(out.grad_fn, node)
     return saves(out, input)
 
 
