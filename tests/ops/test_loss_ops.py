@@ -83,3 +83,75 @@ def test_bce_clamps_the_logs_like_torch():
 def test_losses_on_meta_have_torch_shapes():
     x = ember.empty(3, 4, device="meta")
     assert EF.mse_loss(x, x).shape == () and EF.mse_loss(x, x, reduction="none").shape == (3, 4)
+
+
+def _grads_both(name, reduction, a0, b0, g0=None, **kw):
+    """(input grad, target grad) of loss `name` in torch and in ember, as NumPy arrays."""
+    out = []
+    for L in (torch, ember):
+        a, b = L.tensor(a0, requires_grad=True), L.tensor(b0, requires_grad=True)
+        loss = getattr(L.nn.functional, name)(a, b, reduction=reduction, **kw)
+        g = L.tensor(g0) if reduction == "none" else L.tensor(1.7)
+        out.append([t.numpy() for t in L.autograd.grad(loss, (a, b), g)])
+    return out
+
+
+REGRESSION = {"mse_loss": {}, "smooth_l1_loss": {"beta": 0.3}, "huber_loss": {"delta": 0.3}}
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("name", list(REGRESSION))
+def test_target_gradient_of_an_exact_prediction_is_plus_zero(name, reduction):
+    # PyTorch's target gradient is the input's kernel with the operands swapped, not its
+    # negation: where input == target both gradients are +0 (ember gave the target -0)
+    a0 = np.array([0.25, -1.5, 2.0, 0.0], np.float32)
+    g0 = np.array([1.0, 2.0, 0.5, 3.0], np.float32)
+    (ti, tt), (ei, et) = _grads_both(name, reduction, a0, a0.copy(), g0, **REGRESSION[name])
+    np.testing.assert_array_equal(np.signbit(et), np.signbit(tt))
+    np.testing.assert_array_equal(np.signbit(ei), np.signbit(ti))
+    assert not np.signbit(et).any()
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("name", list(REGRESSION) + ["binary_cross_entropy"])
+def test_gradients_are_torchs_bit_for_bit(name, reduction):
+    # The VJPs compute as PyTorch's backward kernels do: norm * slope * grad (norm = 2/n or
+    # 1/n rounded once) for mse / smooth L1 / Huber, and g (x - t) / max((1 - x) x, 1e-12)
+    # then / n for BCE's input. Every step is one correctly rounded float32 op, so the bits
+    # agree (before, g / n came first and a quarter of the mean gradients were an ulp off).
+    # NOTE: 64 elements: whole vectors on every CPU; torch's scalar tail loop orders
+    # smooth L1's and Huber's products otherwise. (BCE's target gradient is -logit(x) g,
+    # whose log is torch's vector math library's: compared in the next test.)
+    rng = np.random.default_rng(3)
+    a0 = rng.uniform(0.01, 0.99, 64).astype(np.float32)
+    b0 = rng.uniform(0.0, 1.0, 64).astype(np.float32)
+    g0 = rng.standard_normal(64).astype(np.float32)
+    (ti, tt), (ei, et) = _grads_both(name, reduction, a0, b0, g0, **REGRESSION.get(name, {}))
+    np.testing.assert_array_equal(ei, ti)
+    if name != "binary_cross_entropy":
+        np.testing.assert_array_equal(et, tt)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "none"])
+def test_bce_target_gradient_is_minus_logit_unclamped(reduction):
+    # d/dt of BCE is -logit(x) g: infinite at x = 0 and x = 1 (ember clamped each log at
+    # -100 there and gave +-100 g), -0 at x = 1/2
+    a0 = np.array([0.0, 1.0, 0.5, 0.25, 0.9], np.float32)
+    b0 = np.array([0.5, 0.5, 0.5, 0.25, 0.1], np.float32)
+    g0 = np.array([2.0, -1.0, 1.0, 0.5, 3.0], np.float32)
+    (_, tt), (_, et) = _grads_both("binary_cross_entropy", reduction, a0, b0, g0)
+    assert np.isinf(et[:2]).all()
+    np.testing.assert_array_equal(np.signbit(et), np.signbit(tt))
+    np.testing.assert_allclose(et, tt, rtol=2e-7)  # (torch's vectorised log: an ulp)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_bce_with_logits_target_gradient_bits(reduction):
+    # -x g, then / n for the mean: PyTorch's order (ember divided g by n first)
+    rng = np.random.default_rng(4)
+    a0, b0 = rng.standard_normal(50).astype(np.float32), rng.uniform(0, 1, 50).astype(np.float32)
+    g0 = rng.standard_normal(50).astype(np.float32)
+    (ti, tt), (ei, et) = _grads_both("binary_cross_entropy_with_logits", reduction, a0, b0, g0)
+    np.testing.assert_array_equal(et, tt)
+    # (torch's vectorised sigmoid is an ulp off here and there, and sigmoid(x) - t cancels)
+    np.testing.assert_allclose(ei, ti, rtol=1e-5, atol=1e-9)

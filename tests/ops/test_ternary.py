@@ -347,3 +347,24 @@ def test_clamp_number_bounds_must_fit_the_result_type(dtype):
                 assert str(call(ember).tolist()) == str(want.tolist()), (lo, hi)
     same_message(lambda L: L.tensor([1.0], dtype=L.float16).clamp_min(-1e5))
     same_message(lambda L: L.tensor([1.0], dtype=L.bfloat16).clamp_max(1e39))
+
+
+@pytest.mark.parametrize("shapes", [
+    ((3,), (2,), (3,)), ((2,), (2,), (3,)), ((3,), (3,), (2,)),
+    ((2, 3), (3,), (2, 2)), ((2, 3), (4, 1, 1), (5, 2, 1, 1)),
+], ids=["cond_input", "input_other", "cond_other", "2d", "4d"])
+def test_where_broadcasts_in_torch_operand_order(shapes):
+    # NOTE: PyTorch broadcasts condition, input, other in that order, so a condition that
+    # does not fit `input` is "tensor a" in its message (ember used to broadcast input with
+    # other first and name them the other way round).
+    sc, sa, sb = shapes
+
+    def call(L):
+        return L.where(L.ones(sc, dtype=L.bool), L.ones(sa, requires_grad=True), L.zeros(sb))
+    try:
+        call(torch)
+    except RuntimeError:
+        same_message(call)
+    else:
+        assert tuple(call(ember).shape) == tuple(call(torch).shape)
+    same_message(lambda L: L.ones(2).where(L.ones(3, dtype=L.bool), L.ones(2)))

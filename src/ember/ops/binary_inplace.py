@@ -93,6 +93,7 @@ def add_(self: Tensor, other, *, alpha=1) -> Tensor:
     try:
         if other.__class__ is SparseTensor and not self.is_sparse:  # (a sparse gradient's step)
             return _add_sparse_into(self, other, alpha)
+        _shape_into(self, other)
         if alpha != 1:
             return _alpha_call(add_alpha_fn, self, inplace_operand(self, other), alpha,
                                dt.result_type(self, other), inplace=True)
@@ -100,6 +101,14 @@ def add_(self: Tensor, other, *, alpha=1) -> Tensor:
     except OperandTypeError:
         raise operand_error("add_", (self, other), {"alpha": None if alpha == 1 else alpha},
                             method=True) from None
+
+
+def _shape_into(self: Tensor, other) -> None:
+    """PyTorch checks the shapes of `self.add_(other)` (and sub_ / mul_) before the dtypes:
+    operands that do not broadcast fail as out of place, a broadcast larger than `self` with
+    the in-place op's own message. (Equal shapes, the hot path, cost one comparison.)"""
+    if other.__class__ is Tensor and other._shape != self._shape:
+        inplace_shape_check(self, other, "")
 
 
 def _add_sparse_into(self: Tensor, other: Tensor, alpha) -> Tensor:
@@ -125,6 +134,7 @@ def sub_(self: Tensor, other, *, alpha=1) -> Tensor:
         raise operand_error("sub_", (self, other), method=True)
     if self._dtype is dt.bool_ or tensor_dtype(other) is dt.bool_ or isinstance(other, bool):
         _sub_bool_check(self, other)
+    _shape_into(self, other)
     if alpha != 1:
         try:
             return _alpha_call(sub_alpha_fn, self, inplace_operand(self, other), alpha,
@@ -140,6 +150,7 @@ def mul_(self: Tensor, other) -> Tensor:
 
         return dense_mul_(self, other)
     try:
+        _shape_into(self, other)
         b = inplace_operand(self, other)
         if self._dtype in _LOW16:
             _, b, fn = _widened(self, other, self, b, mul_fn, mul_wide_fn)

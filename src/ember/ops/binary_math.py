@@ -219,10 +219,11 @@ def _extreme_operands(name: str):
     return prepare
 
 
-maximum, _ = op_pair(binary_p, _extreme_operands("maximum"), "Elementwise max; NaN propagates.",
-                  fn=maximum_fn)
-minimum, _ = op_pair(binary_p, _extreme_operands("minimum"), "Elementwise min; NaN propagates.",
-                  fn=minimum_fn)
+# (maximum_ / minimum_ are no Tensor methods in PyTorch: only `_foreach_maximum_` uses them)
+maximum, maximum_ = op_pair(binary_p, _extreme_operands("maximum"),
+                            "Elementwise max; NaN propagates.", fn=maximum_fn)
+minimum, minimum_ = op_pair(binary_p, _extreme_operands("minimum"),
+                            "Elementwise min; NaN propagates.", fn=minimum_fn)
 fmax, _ = op_pair(binary_p, _extreme_operands("fmax"), "Elementwise max ignoring NaN.", fn=fmax_fn)
 fmin, _ = op_pair(binary_p, _extreme_operands("fmin"), "Elementwise min ignoring NaN.", fn=fmin_fn)
 

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from .._tensor import Tensor
 from ._common import is_scalar, type_name
+from .binary_math import maximum_, minimum_
 from .power import pow as _pow
 from .stats import vector_norm
 
@@ -31,8 +32,10 @@ _BINARY = {
     "minimum": ("clamp_max", ("list", "scalar", "scalars")),
     "pow": ("pow", ("list", "scalar", "scalars")),
 }
-# with a list operand, maximum / minimum are the elementwise ops, not clamps
+# with a list operand, maximum / minimum are the elementwise ops, not clamps (their in-place
+# forms are no Tensor methods, so they are named here as functions)
 _LIST_METHOD = {"maximum": "maximum", "minimum": "minimum"}
+_LIST_INPLACE = {"maximum": maximum_, "minimum": minimum_}
 _ALPHA = ("add", "sub")  # the ops whose list and tensor overloads take `alpha`
 
 _UNARY = ("abs", "acos", "asin", "atan", "ceil", "cos", "cosh", "erf", "erfc", "exp", "expm1",
@@ -136,8 +139,11 @@ def _binary(name: str, inplace: bool) -> Callable:
             raise _bad_combination(fname, (self, other), {"alpha": alpha})
         fn = _LIST_METHOD.get(name, method) if kind == "list" else method
         kw = {} if alpha is None else {"alpha": alpha}
-        results = [getattr(t, fn + ("_" if inplace else ""))(o, **kw)
-                   for t, o in zip(tensors, others)]
+        if inplace and kind == "list" and name in _LIST_INPLACE:
+            results = [_LIST_INPLACE[name](t, o) for t, o in zip(tensors, others)]
+        else:
+            results = [getattr(t, fn + ("_" if inplace else ""))(o, **kw)
+                       for t, o in zip(tensors, others)]
         return _done(self, results, inplace)
 
     op.__name__ = op.__qualname__ = fname

@@ -47,6 +47,15 @@ def _scale(g, a, b, reduction: str):
     return g
 
 
+def _norm(a, b, reduction: str, factor: float = 1.0) -> float:
+    """PyTorch's backward kernels' `norm`: factor / numel for "mean" (one number, rounded
+    to the gradient's dtype where it multiplies), else factor."""
+    if reduction == "mean":
+        n = numel(broadcast_shapes(a._shape, b._shape))
+        return factor / n if n else float("inf")
+    return factor
+
+
 def _partials_jvp(partials):
     """The forward rule of a loss whose elementwise partials are `partials(a, b, **params)`:
     the tangent is sum_i d_i * t_i, reduced as the loss is."""
@@ -95,12 +104,15 @@ def _mse_partials(a, b):
 mse_loss_p = _loss_member("mse_loss", _mse, "MseLossBackward0", _mse_partials)
 
 
+# NOTE (mse, smooth L1, Huber): each VJP is PyTorch's backward kernel, norm * slope * grad in
+# that order, and the target's is the same kernel with the operands swapped (so an equal
+# input and target give +0 to both, and the last bits are torch's).
+
 def _mse_grad(g, out, a, b, *, reduction):
-    return 2 * _scale(g, a, b, reduction) * (a - b)
+    return _norm(a, b, reduction, 2.0) * (a - b) * g
 
 
-defvjp(mse_loss_p, _mse_grad, lambda g, out, a, b, *, reduction: -_mse_grad(g, out, a, b,
-                                                                           reduction=reduction))
+defvjp(mse_loss_p, _mse_grad, lambda g, out, a, b, **kw: _mse_grad(g, out, b, a, **kw))
 
 
 # --- smooth L1 and Huber ----------------------------------------------------------------
@@ -118,7 +130,7 @@ def _smooth_l1_slope(a, b, beta):
 
 
 def _smooth_l1_grad(g, out, a, b, *, reduction, beta):
-    return _scale(g, a, b, reduction) * _smooth_l1_slope(a, b, beta)
+    return _norm(a, b, reduction) * _smooth_l1_slope(a, b, beta) * g
 
 
 def _smooth_l1_partials(a, b, *, beta):
@@ -129,7 +141,7 @@ def _smooth_l1_partials(a, b, *, beta):
 smooth_l1_loss_p = _loss_member("smooth_l1_loss", _smooth_l1, "SmoothL1LossBackward0",
                                 _smooth_l1_partials)
 defvjp(smooth_l1_loss_p, _smooth_l1_grad,
-       lambda g, out, a, b, **kw: -_smooth_l1_grad(g, out, a, b, **kw))
+       lambda g, out, a, b, **kw: _smooth_l1_grad(g, out, b, a, **kw))
 
 
 def _huber(a, b, *, delta):
@@ -138,8 +150,7 @@ def _huber(a, b, *, delta):
 
 
 def _huber_grad(g, out, a, b, *, reduction, delta):
-    d = a - b
-    return _scale(g, a, b, reduction) * d.clamp(-delta, delta)
+    return _norm(a, b, reduction) * (a - b).clamp(-delta, delta) * g
 
 
 def _huber_partials(a, b, *, delta):
@@ -148,7 +159,7 @@ def _huber_partials(a, b, *, delta):
 
 
 huber_loss_p = _loss_member("huber_loss", _huber, "HuberLossBackward0", _huber_partials)
-defvjp(huber_loss_p, _huber_grad, lambda g, out, a, b, **kw: -_huber_grad(g, out, a, b, **kw))
+defvjp(huber_loss_p, _huber_grad, lambda g, out, a, b, **kw: _huber_grad(g, out, b, a, **kw))
 
 
 # --- binary cross-entropy -------------------------------------------------------------------
@@ -170,12 +181,22 @@ def _bce_target_slope(x, t):
     return (1 - x).log().clamp_min(-100) - x.log().clamp_min(-100)
 
 
+def _mean_after(grad, x, t, reduction: str):
+    """PyTorch's BCE backwards divide by numel last (`grad_input.div_(numel)`)."""
+    if reduction == "mean":
+        n = numel(broadcast_shapes(x._shape, t._shape))
+        return grad / n if n else grad
+    return grad
+
+
 def _bce_grad_input(g, out, x, t, *, reduction):
-    return _scale(g, x, t, reduction) * _bce_slope(x, t)
+    # g (x - t) / max((1 - x) x, 1e-12), as PyTorch's kernel orders it
+    return _mean_after(g * (x - t) / ((1 - x) * x).clamp_min(1e-12), x, t, reduction)
 
 
 def _bce_grad_target(g, out, x, t, *, reduction):
-    return _scale(g, x, t, reduction) * _bce_target_slope(x, t)
+    # -logit(x) g: unclamped, so x = 0 or 1 gives an infinite slope, as in PyTorch
+    return _mean_after(-x.logit() * g, x, t, reduction)
 
 
 bce_p = _loss_member("binary_cross_entropy", _bce, "BinaryCrossEntropyBackward0",
@@ -189,11 +210,11 @@ def _bce_logits(x, t):
 
 
 def _bce_logits_grad_input(g, out, x, t, *, reduction):
-    return _scale(g, x, t, reduction) * (x.sigmoid() - t)
+    return _mean_after((x.sigmoid() - t) * g, x, t, reduction)
 
 
 def _bce_logits_grad_target(g, out, x, t, *, reduction):
-    return -_scale(g, x, t, reduction) * x
+    return _mean_after(-x * g, x, t, reduction)
 
 
 bce_logits_p = _loss_member("binary_cross_entropy_with_logits", _bce_logits,

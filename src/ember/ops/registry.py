@@ -381,10 +381,10 @@ def _check_out_shape(prim, self, arrays) -> None:
                 s not in (1, d) for s, d in zip(shape[::-1], self._shape[::-1])):
             from .._view import broadcast_shapes
 
-            try:
-                full = broadcast_shapes(self._shape, shape)
-            except RuntimeError:
-                full = shape
+            # shapes that do not broadcast at all fail as the out-of-place op would
+            # ("The size of tensor a ..."); only a broadcast result larger than `self`
+            # is the in-place op's own error
+            full = broadcast_shapes(self._shape, shape)
             raise RuntimeError(
                 f"output with shape {list(self._shape)} doesn't match the broadcast shape "
                 f"{list(full)}"

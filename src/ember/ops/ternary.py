@@ -128,6 +128,10 @@ def where(condition: Tensor, input=None, other=None, *, out=None):
                      "will be removed in a future version of PyTorch. Use a boolean condition "
                      "instead.", once=True)
         condition = condition.to(dt.bool_)
+    shape = condition._shape  # shapes broadcast in PyTorch's operand order: the condition first
+    for x in (input, other):
+        if isinstance(x, Tensor) and x._shape != shape:
+            shape = broadcast_shapes(shape, x._shape)
     try:
         if isinstance(input, Tensor) or isinstance(other, Tensor):
             a, b, d = binary_operands(input, other)

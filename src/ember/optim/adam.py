@@ -12,10 +12,19 @@ from ..native import calls
 from ..ops._fma import fma
 from ..ops.creation import zeros_like
 from ..ops.registry import UpdatePrimitive, batch_by_loop, bind
-from .optimizer import Optimizer, add_scaled, addcmul_into, check_fused, fusable, scalar_step
+from .optimizer import (
+    Optimizer,
+    add_scaled,
+    addcmul_into,
+    check_fused,
+    fusable,
+    one_element_lr,
+    scalar_step,
+)
 
 
 def _check(lr, eps, betas, weight_decay) -> None:
+    one_element_lr(lr)
     if not 0.0 <= lr:
         raise ValueError(f"Invalid learning rate: {lr}")
     if not 0.0 <= eps:
@@ -26,6 +35,20 @@ def _check(lr, eps, betas, weight_decay) -> None:
         raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
     if not 0.0 <= weight_decay:
         raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
+def _check_betas(betas, foreach, capturable) -> None:
+    """Adam's (and AdamW's) betas: two Python floats, or two one-element tensors."""
+    if not (all(isinstance(b, float) for b in betas[:2])
+            or all(isinstance(b, Tensor) for b in betas[:2])):
+        raise ValueError("betas must be either both floats or both Tensors")
+    for i, b in enumerate(betas[:2]):
+        if isinstance(b, Tensor):
+            if foreach and not capturable:
+                raise ValueError(f"betas[{i}] as a Tensor is not supported for "
+                                 "capturable=False and foreach=True")
+            if b.numel() != 1:
+                raise ValueError(f"Tensor betas[{i}] must be 1-element")
 
 
 def _moments(p: Tensor, state: dict, *names: str, fused=False) -> None:
@@ -61,6 +84,7 @@ class Adam(Optimizer):
             if lr.numel() != 1:
                 raise ValueError("Tensor lr must be 1-element")
         _check(lr, eps, betas, weight_decay)
+        _check_betas(betas, foreach, capturable)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                         amsgrad=amsgrad, maximize=maximize, foreach=foreach,
                         capturable=capturable, differentiable=differentiable, fused=fused,

@@ -11,7 +11,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..ops.creation import zeros
 from ..ops.dtype_views import view_as_real
-from .optimizer import Optimizer
+from .optimizer import Optimizer, one_element_lr
 
 
 def _cubic_min(x1, f1, g1, x2, f2, g2, bounds=None):
@@ -109,6 +109,7 @@ class LBFGS(Optimizer):
     def __init__(self, params, lr=1, max_iter: int = 20, max_eval: int | None = None,
                  tolerance_grad: float = 1e-7, tolerance_change: float = 1e-9,
                  history_size: int = 100, line_search_fn: str | None = None) -> None:
+        one_element_lr(lr)
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if max_eval is None:

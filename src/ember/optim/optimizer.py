@@ -545,6 +545,13 @@ def fusable(*tensors: Tensor) -> bool:
     return True
 
 
+def one_element_lr(lr) -> None:
+    """Every PyTorch optimizer's first check: a tensor learning rate holds one number (before
+    `0 <= lr`, which a longer tensor could not answer)."""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+
+
 def check_fused(fused, foreach, differentiable) -> None:
     """PyTorch's refusals of `fused` beside the flags it excludes, at construction."""
     if fused:

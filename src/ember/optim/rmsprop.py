@@ -19,11 +19,13 @@ from .optimizer import (
     axpy,
     check_fused,
     fusable,
+    one_element_lr,
     scalar_step,
 )
 
 
 def _nonneg(**values) -> None:
+    one_element_lr(values.get("lr"))
     for name, v in values.items():
         if not 0.0 <= v:
             label = {"lr": "learning rate", "eps": "epsilon value"}.get(name, f"{name} value")

@@ -8,7 +8,16 @@ from .. import native
 from .._tensor import Tensor
 from ..native import calls
 from ..ops.registry import UpdatePrimitive, batch_by_loop, bind
-from .optimizer import Optimizer, add_scaled, axpy, check_fused, fusable, native_update, required
+from .optimizer import (
+    Optimizer,
+    add_scaled,
+    axpy,
+    check_fused,
+    fusable,
+    native_update,
+    one_element_lr,
+    required,
+)
 
 
 class SGD(Optimizer):
@@ -19,6 +28,7 @@ class SGD(Optimizer):
     def __init__(self, params, lr=1e-3, momentum: float = 0, dampening: float = 0,
                  weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
                  foreach=None, differentiable: bool = False, fused=None) -> None:
+        one_element_lr(lr)
         if lr is not required and lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:

@@ -60,3 +60,20 @@ def test_parameters_vector_round_trip_matches_torch():
         assert isinstance(pe, nn.Parameter)
     with pytest.raises(TypeError, match="expected torch.Tensor, but got: list"):
         nn.utils.vector_to_parameters([1.0], e.parameters())
+
+
+def test_deprecated_clip_grad_norm_warns_and_clips_like_torch():
+    # (ember's old alias gave no FutureWarning; PyTorch's message names torch.nn.utils)
+    import warnings
+
+    res = []
+    for L in (ember, torch):
+        p = L.nn.Parameter(L.ones(2))
+        p.grad = L.tensor([3.0, 4.0])
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            total = L.nn.utils.clip_grad_norm([p], 1.0)
+        assert [w.category for w in caught] == [FutureWarning]
+        assert caught[0].filename == __file__  # (attributed to the caller)
+        res.append((str(caught[0].message), total.item(), p.grad.tolist()))
+    assert res[0] == res[1]

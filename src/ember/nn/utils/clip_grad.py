@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import ember as E
 
@@ -88,4 +89,10 @@ def clip_grad_value_(parameters, clip_value: float, foreach=None) -> None:
             g.clamp_(min=-clip_value, max=clip_value)
 
 
-clip_grad_norm = clip_grad_norm_
+def clip_grad_norm(parameters, max_norm: float, norm_type: float = 2.0,
+                   error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
+    """The old name of `clip_grad_norm_`: PyTorch still answers to it, with a FutureWarning
+    (in its words, which a program catching the warning prints)."""
+    warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
+                  "`torch.nn.utils.clip_grad_norm_`.", FutureWarning, stacklevel=2)
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
