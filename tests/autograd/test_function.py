@@ -527,3 +527,53 @@ def test_as_is_outputs_keep_gradients_and_dirty_inputs_stay_themselves():
         assert x.grad.tolist() == [6.0, 6.0]  # 3 * 2y with y = 1 (exact)
         z = lib.ones(2) * 1
         assert Dirty.apply(z) is z
+
+
+@pytest.mark.parametrize("made", ["as_is", "view_in_forward"])
+@pytest.mark.parametrize("leaf", [True, False])
+def test_writing_a_custom_functions_view_output_in_place_is_refused(made, leaf):
+    """A view a custom Function returns (an input as-is, or a view made in forward) may not
+    be written in place with grad on: the rebase would override its backward (PyTorch's
+    error and words); under no_grad, or when nothing requires grad, it may."""
+    msgs = []
+    for lib in (torch, ember):
+        class Id(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x if made == "as_is" else x.view_as(x)
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+
+        x = lib.randn(3, requires_grad=True)
+        y = Id.apply(x if leaf else x * 1)
+        with pytest.raises(RuntimeError) as info:
+            y.relu_()
+        msgs.append(str(info.value))
+        with lib.no_grad():
+            y.add_(1)
+        Id.apply(lib.ones(3)).add_(1)
+    assert msgs[0] == msgs[1]
+    assert msgs[0].startswith("Output 0 of Id is a view and is being modified inplace. This "
+                              "view was created inside a custom Function")
+
+
+def test_a_full_backward_hooked_modules_output_may_not_be_written_in_place():
+    msgs = []
+    for lib in (torch, ember):
+        class InplaceReLU(lib.nn.Module):
+            def forward(self, x):
+                return x.relu_()
+
+        seq = lib.nn.Sequential(lib.nn.Linear(3, 3), InplaceReLU())
+        seq[1].register_full_backward_hook(lambda m, gi, go: None)
+        with pytest.raises(RuntimeError) as info:
+            seq(lib.randn(2, 3))
+        msgs.append(str(info.value))
+        m = lib.nn.Linear(3, 3)
+        m.register_full_backward_hook(lambda m, gi, go: None)
+        out = m(lib.randn(2, 3, requires_grad=True))
+        out.clone().add_(1)  # (the fix the message suggests)
+    assert msgs[0] == msgs[1]
+    assert msgs[0].startswith("Output 0 of BackwardHookFunction is a view")

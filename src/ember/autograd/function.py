@@ -378,6 +378,9 @@ def _make_output(node: FunctionNode, o, nr: int, dirty: bool) -> None:
     take_node(o, node, nr)
     if o._base is not None and o._vc is not None:
         node._vv = o._vc[0]  # a view output: it is current as of this version
+        from ..ops.registry import mark_custom_function_view
+
+        mark_custom_function_view(o, type(node)._fn_cls.__name__, nr)
 
 
 def _keep_saved(node: FunctionNode, raw_outputs, outputs) -> None:

@@ -148,6 +148,14 @@ def _check_view_write(self: Tensor, base: Tensor) -> None:
         return
     mark = _multi_output.get(id(self))
     if mark is not None and mark[0]() is self:
+        if mark[3]:
+            raise RuntimeError(
+                f"Output {mark[2]} of {mark[1]} is a view and is being modified inplace. This "
+                "view was created inside a custom Function (or because an input was returned "
+                "as-is) and the autograd logic to handle view+inplace would override the custom "
+                "backward associated with the custom Function, leading to incorrect gradients. "
+                "This behavior is forbidden. You can fix this by cloning the output of the "
+                "custom Function.")
         raise RuntimeError(
             f"Output {mark[2]} of {mark[1]} is a view and is being modified inplace. This view "
             "is the output of a function that returns multiple views. Such functions do not "
@@ -168,8 +176,10 @@ def _check_view_write(self: Tensor, base: Tensor) -> None:
 
 
 # The views that one call returned several of (`unbind`, `split`), by id: (weak reference,
-# the op's name as PyTorch's message gives it, output index). PyTorch refuses to write them
-# in place when they require grad, since one node cannot be rebased for a single output.
+# the op's name as PyTorch's message gives it, output index, from a custom Function).
+# PyTorch refuses to write them in place when they require grad, since one node cannot be
+# rebased for a single output; nor a view a custom Function returned, whose own backward
+# the rebase would override.
 _multi_output: dict = {}
 
 
@@ -180,8 +190,16 @@ def mark_multi_output(views: tuple, name: str) -> tuple:
     for i, v in enumerate(views):
         key = id(v)
         _multi_output[key] = (weakref.ref(v, lambda _, k=key: _multi_output.pop(k, None)),
-                              name, i)
+                              name, i, False)
     return views
+
+
+def mark_custom_function_view(view: Tensor, name: str, nr: int) -> None:
+    """Record that output `nr` of custom Function `name` is a view (made in its forward, or
+    an input returned as-is): writing it in place is refused."""
+    key = id(view)
+    _multi_output[key] = (weakref.ref(view, lambda _, k=key: _multi_output.pop(k, None)),
+                          name, nr, True)
 
 
 def check_overlap(self: Tensor) -> None:

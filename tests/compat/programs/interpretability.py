@@ -640,6 +640,19 @@ except Exception as e:
 h.remove()
 
 
+class InplaceReLU(nn.Module):
+    def forward(self, x):
+        return x.relu_()
+
+
+seq = nn.Sequential(nn.Linear(3, 3), InplaceReLU())
+seq[1].register_full_backward_hook(lambda m, gi, go: None)
+try:
+    seq(torch.randn(2, 3)).sum().backward()
+    print("no error")
+except RuntimeError as e:
+    print("RuntimeError:", str(e)[:80])
+
 try:
     yy = torch.randn(3, requires_grad=True) * 2
     yy.backward()
