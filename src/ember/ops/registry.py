@@ -80,9 +80,11 @@ def rename_node(node, name: str) -> None:
     """Give graph node `node` the class PyTorch names `name`, for a node that ends what
     PyTorch runs as one op (every node class is a bare subclass of the node base: only the
     name changes)."""
-    cls = _renamed.get(name)
+    fn_cls = getattr(type(node), "_fn_cls", None)  # (a custom Function's node keeps it)
+    cls = _renamed.get((name, fn_cls))
     if cls is None:
-        cls = _renamed[name] = type(name, type(node).__bases__, {"__slots__": ()})
+        body = {"__slots__": ()} if fn_cls is None else {"__slots__": (), "_fn_cls": fn_cls}
+        cls = _renamed[name, fn_cls] = type(name, type(node).__bases__, body)
     node.__class__ = cls
 
 

@@ -33,6 +33,7 @@ import ember as E
 from ..._core.dispatch import transform_active
 from ..._tensor import Tensor
 from ..._user_warnings import warn_at_user
+from ...autograd.function import Function
 from ...ops._common import type_name
 from ...ops._fma import fma
 from ...ops.nn_ops import keep_channels_last
@@ -365,26 +366,62 @@ def _resample_float(input: Tensor, out: tuple, scales: tuple, mode: str,
     low = input.dtype in (E.float16, E.bfloat16)
     x = input.float() if low else input
     t = np.float64 if x.dtype == E.float64 else np.float32
-    nd = len(out)
-    if mode == "bilinear" and not antialias and all(out[i] != input.shape[2 + i]
-                                                    for i in range(2)):
-        taps = [_dim_taps(input.shape[2 + i], out[i], scales[i], mode, align_corners, False, t)
-                for i in range(2)]
-        return _four_taps(x, *taps).to(input.dtype) if low else _four_taps(x, *taps)
-    for i in reversed(range(nd)):
-        n_in, dim = input.shape[2 + i], 2 + i
-        if out[i] == n_in and (antialias or mode != "bicubic"):
-            continue  # (ATen skips such a dim: its taps are the identity)
-        idx, w, valid = _dim_taps(n_in, out[i], scales[i], mode, align_corners, antialias, t)
-        if mode in _NEEDS and not antialias:
-            x = _two_taps(x, dim, idx, w)
-        elif _finite(x):
-            x = _taps_product(x, dim, idx, w, valid, own=x is not input)
+    resized = [i for i in reversed(range(len(out))) if out[i] != input.shape[2 + i]
+               or (mode == "bicubic" and not antialias)]  # (ATen skips an identity dim)
+    taps = {i: _dim_taps(input.shape[2 + i], out[i], scales[i], mode, align_corners,
+                         antialias, t) for i in resized}
+    if mode in _NEEDS and not antialias and resized:
+        if x.requires_grad and E.is_grad_enabled() and not transform_active() and \
+                x.device.type == "cpu":
+            x = _LinearPasses.apply(x, resized, taps)
         else:
-            x = _taps_sum(x, dim, idx, w, valid)
+            x = _linear_exact(x, resized, taps)
+    for i in resized if mode not in _NEEDS or antialias else ():
+        idx, w, valid = taps[i]
+        if _finite(x):
+            x = _taps_product(x, 2 + i, idx, w, valid, own=x is not input)
+        else:
+            x = _taps_sum(x, 2 + i, idx, w, valid)
     if x is input:
         x = input.clone()
     return x.to(input.dtype) if low else x
+
+
+def _linear_exact(x: Tensor, resized: list, taps: dict) -> Tensor:
+    """The linear modes' values as ATen's kernels round them: bilinear's four taps in one
+    step where both dims are resized, else a pass of two taps per resized dim."""
+    if len(resized) == 2 and x.dim() == 4:
+        return _four_taps(x, taps[0], taps[1])
+    for i in resized:
+        idx, w, _ = taps[i]
+        x = _two_taps(x, 2 + i, idx, w)
+    return x
+
+
+class _LinearPasses(Function):
+    """The linear modes' exact values (`_linear_exact`, no graph) with the gradient of one
+    matrix product per resized dim, transposed (ATen's backward adds each output's
+    gradient into its taps in an order of its own too): through the taps' gathers the
+    backward took 4x as long. A gradient that is not finite takes the gathers' VJP, so it
+    reaches only the inputs its taps read."""
+
+    @staticmethod
+    def forward(ctx, x, resized, taps):
+        ctx.resized, ctx.taps, ctx.shape, ctx.dtype = resized, taps, x.shape, x.dtype
+        with E.no_grad():
+            return _linear_exact(x.detach(), resized, taps)
+
+    @staticmethod
+    def backward(ctx, g):
+        if not _finite(g):  # (linear in x: the VJP at zeros is the VJP; nothing is saved)
+            with E.enable_grad():
+                x = E.zeros(ctx.shape, dtype=ctx.dtype, requires_grad=True)
+                (gx,) = E.autograd.grad(_linear_exact(x, ctx.resized, ctx.taps), x, g)
+            return gx, None, None
+        for i in reversed(ctx.resized):
+            idx, w, valid = ctx.taps[i]
+            g = _matrix_pass(g, 2 + i, _taps_matrix(ctx.shape[2 + i], idx, w, valid).T)
+        return g, None, None
 
 
 def _finite(x: Tensor) -> bool:
@@ -397,23 +434,31 @@ def _finite(x: Tensor) -> bool:
     return bool(np.isfinite(a.min()) and np.isfinite(a.max())) if a.size else True
 
 
-def _taps_product(x: Tensor, dim: int, idx: np.ndarray, w: np.ndarray, valid,
-                  own: bool = True) -> Tensor:
-    """The pass as one matrix product with the (out, in) weights the taps make, the other
-    dims folded into the rows: a copy when `dim` is not last, and a clone when it is and `x`
-    is not `own` (the caller's tensor), so nothing of the input is saved, as PyTorch's
-    upsampling saves nothing."""
-    n_in = x.shape[dim]
+def _taps_matrix(n_in: int, idx: np.ndarray, w: np.ndarray, valid) -> np.ndarray:
+    """The (out, in) weights the taps make."""
     m = np.zeros((idx.shape[0], n_in), w.dtype)
     rows = np.repeat(np.arange(idx.shape[0]), idx.shape[1])
     np.add.at(m, (rows, idx.reshape(-1)), np.where(valid, w, 0).reshape(-1)
               if valid is not None else w.reshape(-1))
+    return m
+
+
+def _matrix_pass(x: Tensor, dim: int, m: np.ndarray, own: bool = True) -> Tensor:
+    """x's `dim` times m^T (m: (out, x.shape[dim])), the other dims folded into the rows: a
+    copy when `dim` is not last, and a clone when it is and `x` is not `own` (the caller's
+    tensor), so nothing of the input is saved, as PyTorch's upsampling saves nothing."""
     moved = x.movedim(dim, -1)
     if dim == x.dim() - 1 and not own:
         moved = moved.clone()  # (a view of the caller's tensor, which the product would save)
     lead = moved.shape[:-1]
-    y = moved.reshape(math.prod(lead), n_in).mm(E.tensor(m.T.copy(), dtype=x.dtype))
-    return y.view(*lead, idx.shape[0]).movedim(-1, dim)
+    y = moved.reshape(math.prod(lead), m.shape[1]).mm(E.tensor(m.T.copy(), dtype=x.dtype))
+    return y.view(*lead, m.shape[0]).movedim(-1, dim)
+
+
+def _taps_product(x: Tensor, dim: int, idx: np.ndarray, w: np.ndarray, valid,
+                  own: bool = True) -> Tensor:
+    """The pass as one matrix product with the (out, in) weights the taps make."""
+    return _matrix_pass(x, dim, _taps_matrix(x.shape[dim], idx, w, valid), own)
 
 
 def _two_taps(x: Tensor, dim: int, idx: np.ndarray, w: np.ndarray) -> Tensor:
