@@ -278,3 +278,30 @@ def test_one_channel_slice_of_channels_last_stays_channels_last():
     want = TF.interpolate(torch.tensor(a).contiguous(memory_format=torch.channels_last)[:, :1],
                           scale_factor=2)
     assert_same(got, want, check_stride=True)
+
+
+@pytest.mark.parametrize("mode, shape", [("linear", (2, 3, 7)), ("bilinear", (2, 3, 5, 6)),
+                                         ("trilinear", (1, 2, 3, 4, 5))])
+def test_linear_modes_gradient_finite_and_not(mode, shape):
+    """Values are torch's bits; the gradient of a finite output gradient is the product of
+    the taps' weights (torch's sums in another order: a few ulps), and an inf in it reaches
+    only the inputs its taps read, as in torch (no NaN from a zero weight times inf)."""
+    x = rand_array(shape, np.float32, seed=3)
+    size = tuple(2 * s + 1 for s in shape[2:])
+    for special in (False, True):
+        g = rand_array((shape[0], shape[1]) + size, np.float32, seed=4)
+        if special:
+            g.reshape(-1)[5] = np.inf
+        grads = []
+        for lib in (ember, torch):
+            t = lib.tensor(x, requires_grad=True)
+            y = lib.nn.functional.interpolate(t, size=size, mode=mode, align_corners=False)
+            y.backward(lib.tensor(g))
+            grads.append((y, t.grad))
+        assert_same(grads[0][0], grads[1][0])
+        eg, tg = grads[0][1].numpy(), grads[1][1].numpy()
+        np.testing.assert_array_equal(np.isnan(eg), np.isnan(tg))
+        np.testing.assert_array_equal(np.isinf(eg), np.isinf(tg))
+        fin = np.isfinite(tg)
+        np.testing.assert_allclose(eg[fin], tg[fin], rtol=1e-5, atol=1e-6)
+        assert type(grads[0][0].grad_fn).__name__ == type(grads[1][0].grad_fn).__name__
