@@ -12,7 +12,7 @@ import torch
 import ember
 from ember import fft as E
 
-from helpers import assert_same, check_grads, check_op, rand_array, same_error
+from helpers import assert_same, check_grads, check_op, rand_array, same_error, same_message
 
 T = torch.fft
 F32 = {"rtol": 1e-4, "atol": 1e-5}
@@ -117,6 +117,13 @@ def test_errors(call):
     same_error(call)
 
 
+@pytest.mark.parametrize("name", ["rfft", "rfft2", "rfftn", "ihfft", "ihfft2", "ihfftn"])
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_real_transforms_refuse_complex_input_in_torch_words(name, dtype):
+    # torch names the kernel that refuses: rfft2 says rfftn, ihfft2/ihfftn fail a dtype check
+    same_message(lambda L: getattr(L.fft, name)(L.ones(2, 4, dtype=getattr(L, dtype))))
+
+
 def test_reachable_as_torch_fft():
     assert ember.fft is E
     assert set(E.__all__) <= set(dir(T))
@@ -126,3 +133,64 @@ def test_meta_shapes_and_dtypes():
     e = E.irfft(E.rfft(ember.empty(3, 8, device="meta"), n=10), n=7)
     t = T.irfft(T.rfft(torch.empty(3, 8, device="meta"), n=10), n=7)
     assert e.shape == t.shape and str(e.dtype) == str(t.dtype).replace("torch", "ember")
+
+
+def _strided_pair(shape, perm):
+    """The same values in torch and ember, laid out densely in the dim order `perm`."""
+    a = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    base = np.ascontiguousarray(a.transpose(perm))
+    back = tuple(int(i) for i in np.argsort(perm))
+    return torch.tensor(base).permute(*back), ember.tensor(base).permute(*back)
+
+
+LAYOUT_CALLS = {
+    "fft last": lambda L, x: L.fft.fft(x),
+    "fft dim1": lambda L, x: L.fft.fft(x, dim=1),
+    "ifft": lambda L, x: L.fft.ifft(x, dim=2),
+    "fft2": lambda L, x: L.fft.fft2(x),
+    "ifft2 complex": lambda L, x: L.fft.ifft2(x.to(L.complex64)),
+    "fftn": lambda L, x: L.fft.fftn(x),
+    "fftn dims": lambda L, x: L.fft.fftn(x, dim=(0, 2)),
+    "rfft dim1": lambda L, x: L.fft.rfft(x, dim=1),
+    "rfft2": lambda L, x: L.fft.rfft2(x),
+    "rfft2 s": lambda L, x: L.fft.rfft2(x, s=(4, 4)),
+    "rfftn dims": lambda L, x: L.fft.rfftn(x, dim=(1, 2)),
+    "irfft2": lambda L, x: L.fft.irfft2(x.to(L.complex64)),
+    "irfftn": lambda L, x: L.fft.irfftn(x.to(L.complex64), dim=(0, 1, 3)),
+    "hfft": lambda L, x: L.fft.hfft(x.to(L.complex64)),
+    "hfft2": lambda L, x: L.fft.hfft2(x.to(L.complex64)),
+    "ihfft": lambda L, x: L.fft.ihfft(x, dim=1),
+    "ihfft2": lambda L, x: L.fft.ihfft2(x),
+    "ihfftn": lambda L, x: L.fft.ihfftn(x, dim=(1, 2, 3)),
+}
+
+
+@pytest.mark.parametrize("perm", [(0, 1, 2, 3), (0, 2, 3, 1), (0, 1, 3, 2), (3, 1, 0, 2)],
+                         ids=str)
+@pytest.mark.parametrize("name", list(LAYOUT_CALLS))
+def test_result_layout_node_and_values_follow_torch(name, perm):
+    # torch's CPU transforms lay their results out by the input's strides: batch dims by
+    # decreasing stride, then the transformed dims in the order they run
+    tx, ex = _strided_pair((2, 3, 6, 5), perm)
+    want, got = LAYOUT_CALLS[name](torch, tx), LAYOUT_CALLS[name](ember, ex)
+    assert got.shape == want.shape and got.stride() == want.stride()
+    # (pocketfft and torch's kernels round differently: float32 ulps, not bit for bit)
+    np.testing.assert_allclose(got.resolve_conj().numpy(), want.resolve_conj().numpy(),
+                               rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("name,want", [("fft", ("FftR2CBackward0", "AccumulateGrad")),
+                                       ("ifft", ("ConjBackward0", "FftR2CBackward0")),
+                                       ("fft2", ("FftC2CBackward0", "ToCopyBackward0")),
+                                       ("ihfft2", ("FftC2CBackward0", "ConjPhysicalBackward0")),
+                                       ("ihfft", ("ConjBackward0", "FftR2CBackward0"))])
+def test_real_input_nodes_are_torchs(name, want):
+    x = ember.tensor(np.random.default_rng(2).standard_normal((3, 4)), requires_grad=True)
+    y = getattr(E, name)(x)
+    assert (type(y.grad_fn).__name__, type(y.grad_fn.next_functions[0][0]).__name__) == want
+    tx = torch.tensor(x.detach().numpy(), requires_grad=True)
+    ty = getattr(T, name)(tx)
+    assert (type(ty.grad_fn).__name__, type(ty.grad_fn.next_functions[0][0]).__name__) == want
+    ty.abs().sum().backward()
+    y.abs().sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-10, atol=1e-12)

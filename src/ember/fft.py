@@ -61,8 +61,9 @@ def _c2c_kernel(a, *, dim, forward, scale):
     return fn(a, axes=dim, norm=_NP_NORM[forward, scale]).astype(a.dtype, copy=False)
 
 
-def _r2c_kernel(a, *, dim, scale):
-    out = np.fft.rfftn(a, axes=dim, norm=_NP_NORM[True, scale])
+def _r2c_kernel(a, *, dim, scale, onesided=True):
+    fn = np.fft.rfftn if onesided else np.fft.fftn
+    out = fn(a, axes=dim, norm=_NP_NORM[True, scale])
     return out.astype(np.complex64 if a.dtype == np.float32 else np.complex128, copy=False)
 
 
@@ -75,15 +76,48 @@ def _c2r_kernel(a, *, dim, last, scale):
 _KERNELS = {"c2c": _c2c_kernel, "r2c": _r2c_kernel, "c2r": _c2r_kernel}
 
 
-def _fft_kernel(a, *, kind, **params):
-    return _KERNELS[kind](a, **params)
+def _dense_order(strides, dims) -> list[int]:
+    """The dims of a transform's result from outermost to innermost, as PyTorch's CPU
+    `_exec_fft` lays it out: the untransformed (batch) dims by decreasing input stride,
+    then the transformed dims in the order they are executed."""
+    batch = [d for d in range(len(strides)) if d not in dims]
+    return sorted(batch, key=lambda d: -strides[d]) + list(dims)
 
 
-def _fft_meta(x, *, kind, dim, scale, forward=True, last=0):
+def _dense_strides(shape, order) -> list[int]:
+    strides, step = [0] * len(shape), 1
+    for d in reversed(order):
+        strides[d] = step
+        step *= shape[d]
+    return strides
+
+
+def _fft_kernel(a, *, kind, dim, **params):
+    # NOTE: PyTorch's CPU transforms return a dense result in the order `_dense_order`
+    # gives, not in the input's layout nor always row-major (a channels-last image's
+    # rfft2 is row-major, its fft over the last dim is not). A multi-dim c2r runs as a c2c
+    # over the leading dims, then a 1-d c2r over the last, each laid out that way.
+    out = _KERNELS[kind](a, dim=dim, **params)
+    if out.ndim <= 1 or not dim:
+        return out
+    if kind == "c2r" and len(dim) > 1:
+        order = _dense_order(a.strides, dim[:-1])
+        order = _dense_order(_dense_strides(a.shape, order), dim[-1:])
+    else:
+        order = _dense_order(a.strides, dim)
+    if order == list(range(out.ndim)) and out.flags.c_contiguous:
+        return out
+    res = np.empty([out.shape[d] for d in order], out.dtype).transpose(np.argsort(order))
+    res[...] = out
+    return res
+
+
+def _fft_meta(x, *, kind, dim, scale, forward=True, last=0, **params):
     if kind == "c2c":
         return x._shape, x._dtype
     if kind == "r2c":
-        return _replace(x._shape, dim[-1], x._shape[dim[-1]] // 2 + 1), x._dtype.to_complex()
+        n = x._shape[dim[-1]] // 2 + 1 if params.get("onesided", True) else x._shape[dim[-1]]
+        return _replace(x._shape, dim[-1], n), x._dtype.to_complex()
     return _replace(x._shape, dim[-1], last), x._dtype.to_real()
 
 
@@ -91,7 +125,7 @@ def _c2c_vjp(g, in_shape, *, dim, forward, scale):
     return apply(fft_p, g, kind="c2c", dim=dim, forward=not forward, scale=scale)
 
 
-def _r2c_vjp(g, in_shape, *, dim, scale):
+def _r2c_vjp(g, in_shape, *, dim, scale, onesided=True):
     last = dim[-1]
     n, m = in_shape[last], g._shape[last]
     if n > m:
@@ -149,6 +183,17 @@ def _scale(norm: str | None, forward: bool) -> str:
     raise RuntimeError(f'Invalid normalization mode: "{norm}"')
 
 
+# NOTE: PyTorch words the complex-input refusal by the kernel that raises it: the
+# n-dimensional real transforms (rfft2 as well as rfftn) name rfftn, and ihfft2/ihfftn
+# fail in their dtype check.
+_REAL_ONLY_MESSAGES = {
+    "rfft2": "rfftn expects a real-valued input tensor, but got {d}",
+    "rfftn": "rfftn expects a real-valued input tensor, but got {d}",
+    "ihfft2": "Only supports floating-point dtypes, but found: {d}",
+    "ihfftn": "Only supports floating-point dtypes, but found: {d}",
+}
+
+
 def _check_dtype(x: Tensor, fname: str, real_only: bool = False) -> Tensor:
     if not isinstance(x, Tensor):
         raise TypeError(f"{fname}(): argument 'input' (position 1) must be Tensor, not "
@@ -158,7 +203,8 @@ def _check_dtype(x: Tensor, fname: str, real_only: bool = False) -> Tensor:
     if d in (dt.float16, dt.bfloat16) or d is getattr(dt, "complex32", None):
         raise RuntimeError(f"Unsupported dtype {type_name(d)}")
     if real_only and d.is_complex:
-        raise RuntimeError(f"{fname} expects a real input tensor, but got {type_name(d)}")
+        raise RuntimeError(_REAL_ONLY_MESSAGES.get(fname, "{f} expects a real input tensor, "
+                                                   "but got {d}").format(f=fname, d=type_name(d)))
     if d._kind < 2:
         x = x.to(dt.get_default_dtype())
     return x
@@ -216,17 +262,34 @@ def _one(dim, n):
     return (None if n is None else (n,)), (dim,)
 
 
+def _exec_dims(x: Tensor, dims, keep_last: bool) -> tuple[int, ...]:
+    """`dims` in the order PyTorch's CPU transform executes them: by decreasing stride of
+    `x` (a one-sided transform keeps its last dim last). It decides the result's layout."""
+    st = x.stride()
+    head = list(dims[:-1] if keep_last else dims)
+    head.sort(key=lambda d: -st[d])
+    return tuple(head) + (tuple(dims[-1:]) if keep_last else ())
+
+
 # --- complex-to-complex -------------------------------------------------------------------
 
 def _c2c(x, s, dim, norm, forward, fname, default_all=True):
     x = _check_dtype(x, fname)
     dims, sizes = _dims_and_sizes(x, s, dim, default_all)
+    if not x._dtype.is_complex and fname in ("fft", "ifft"):
+        # NOTE: PyTorch's one-dimensional transforms of a real signal run a two-sided r2c
+        # (node FftR2CBackward0; the inverse conjugates the forward one's result)
+        x = _resize(x, dims, sizes)
+        out = saves(apply(fft_p, x, kind="r2c", dim=dims, scale=_scale(norm, forward),
+                          onesided=False), x)
+        return out if forward else out.conj()
     if x._dtype.is_complex:
-        return apply(fft_p, _resize(x, dims, sizes), kind="c2c", dim=dims, forward=forward,
-                     scale=_scale(norm, forward))
+        x = _resize(x, dims, sizes)
+        return apply(fft_p, x, kind="c2c", dim=_exec_dims(x, dims, False) if dims else dims,
+                     forward=forward, scale=_scale(norm, forward))
     x = _resize(x, dims, sizes)
-    out = apply(fft_p, _complex(x), kind="c2c", dim=dims, forward=forward,
-                scale=_scale(norm, forward))
+    out = apply(fft_p, _complex(x), kind="c2c", dim=_exec_dims(x, dims, False) if dims else dims,
+                forward=forward, scale=_scale(norm, forward))
     # (a real input goes through PyTorch's r2c, whose node keeps it)
     return saves(out, x)
 
@@ -278,7 +341,8 @@ def _r2c(x, s, dim, norm, fname, forward=True):
         raise RuntimeError(f"{fname} must transform at least one axis")
     x = _resize(x, dims, sizes)
     # (the rule reads the input's length only, but PyTorch's r2c node keeps the input)
-    return saves(apply(fft_p, x, kind="r2c", dim=dims, scale=_scale(norm, forward)), x)
+    return saves(apply(fft_p, x, kind="r2c", dim=_exec_dims(x, dims, True),
+                       scale=_scale(norm, forward)), x)
 
 
 def _c2r(x, s, dim, norm, fname, forward=False):
@@ -298,7 +362,8 @@ def _c2r(x, s, dim, norm, fname, forward=False):
         raise RuntimeError(f"Invalid number of data points ({last}) specified")
     sizes = sizes[:-1] + (last // 2 + 1,)
     x = _resize(_complex(x), dims, sizes)
-    return apply(fft_p, x, kind="c2r", dim=dims, last=last, scale=_scale(norm, forward))
+    return apply(fft_p, x, kind="c2r", dim=_exec_dims(x, dims, True), last=last,
+                 scale=_scale(norm, forward))
 
 
 def rfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
@@ -345,7 +410,14 @@ def _hermitian(x, s, dim, norm, fname):
 
 
 def _ihermitian(x, s, dim, norm, fname):
-    return _r2c(x, s, dim, norm, fname, forward=False).conj()
+    x = _check_dtype(x, fname, real_only=True)
+    dims, sizes = _dims_and_sizes(x, s, dim)
+    if len(dims) <= 1:
+        return _r2c(x, sizes, dims, norm, fname, forward=False).conj()
+    # as PyTorch: a one-sided inverse over the last dim, then a c2c inverse over the rest
+    # (which decides the result's layout and its node, FftC2CBackward0)
+    half = _r2c(x, sizes[-1:], dims[-1:], norm, fname, forward=False).conj_physical()
+    return _c2c(half, sizes[:-1], dims[:-1], norm, False, fname)
 
 
 def hfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,

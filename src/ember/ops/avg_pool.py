@@ -31,7 +31,8 @@ from .._tensor import Tensor
 from ..amp.autocast_mode import autocast_op
 from ._common import type_name
 from ._pool_shapes import adaptive_checks, adaptive_sizes, bins, pool_out, window_args
-from .conv import conv_p
+from .conv import channels_last_like, conv_p
+from .nn_ops import keep_channels_last
 from .registry import apply, rename_node, saves
 
 _LOW = (dt.float16, dt.bfloat16)
@@ -159,7 +160,15 @@ def avg_pool_nd(nd: int, input: Tensor, kernel_size, stride=None, padding=0,
     else:
         pooled = (sums / divisor).to(input.dtype)
     # (PyTorch's avg_pool kernels save their input: an in-place op on it refuses backward)
-    return _named(saves(pooled, input), f"AvgPool{nd}D")
+    res = _named(saves(pooled, input), f"AvgPool{nd}D")
+    return _keep_channels_last(nd, input, res, "AvgPool2DBackward0")
+
+
+def _keep_channels_last(nd: int, input: Tensor, out: Tensor, node: str) -> Tensor:
+    # NOTE: PyTorch's CPU 2-d average pooling (plain and adaptive) allocates its result in
+    # `input.suggest_memory_format()`, so a channels-last image stays channels-last; its
+    # 3-d kernels return row-major results whatever the input's layout.
+    return keep_channels_last(input, out, node) if nd == 2 else out
 
 
 def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
@@ -217,8 +226,10 @@ def adaptive_avg_pool(nd: int, input: Tensor, sizes: tuple) -> Tensor:
     if math.prod(shape) == 0:
         return _empty(input, shape)
     sp = input.shape[-nd:]
+    node = f"AdaptiveAvgPool{nd}D"
     if any(sp[i] % sizes[i] for i in range(nd)):
-        return _named(saves(_separable_means(input, sizes), input), f"AdaptiveAvgPool{nd}D")
+        res = _named(saves(_separable_means(input, sizes), input), node)
+        return _keep_channels_last(nd, input, res, node + "Backward0")
     own = nd == 3 and input.dtype in _LOW  # (PyTorch's 3-d kernel adds and divides in them)
     x = input.float() if input.dtype in _LOW and not own else input
     kernel = tuple(sp[i] // sizes[i] for i in range(nd))
@@ -227,7 +238,8 @@ def adaptive_avg_pool(nd: int, input: Tensor, sizes: tuple) -> Tensor:
     for k in kernel:  # (each dim's bin length in turn, as PyTorch's kernel divides)
         out = out / k
     # (PyTorch's kernel saves its input)
-    return _named(saves(out.to(input.dtype), input), f"AdaptiveAvgPool{nd}D")
+    res = _named(saves(out.to(input.dtype), input), node)
+    return _keep_channels_last(nd, input, res, node + "Backward0")
 
 
 def adaptive_avg_pool_nd(nd: int, input: Tensor, output_size) -> Tensor:
@@ -241,10 +253,16 @@ def adaptive_avg_pool_nd(nd: int, input: Tensor, output_size) -> Tensor:
     sizes = tuple(sp[i] if sizes[i] is None else sizes[i] for i in range(nd))
     if all(s == 1 for s in sizes):
         # one cell per plane is the mean, as PyTorch computes it (its grad_fn, its dtype
-        # errors, nan over an empty plane; it saves nothing)
-        return input.mean(tuple(range(-nd, 0)), keepdim=True)
+        # errors, nan over an empty plane; it saves nothing); a channels-last (-3d) input
+        # gets the mean restrided in place to that format (node AsStridedBackward1)
+        out = input.mean(tuple(range(-nd, 0)), keepdim=True)
+        if nd > 1 and input.ndim == nd + 2 and channels_last_like(input):
+            n, c = input.shape[:2]
+            out.as_strided_(out.shape, (c, 1) + (c,) * nd)
+        return out
     if not input.dtype.is_floating_point or input.dtype.is_complex:
-        kname = "adaptive_avg_pool3d_cpu" if nd == 3 else "adaptive_avg_pool2d"
+        kname = "adaptive_avg_pool3d_cpu" if nd == 3 else "adaptive_avg_pool2d" + (
+            "_channels_last" if channels_last_like(input) else "")  # (its kernel's name)
         raise NotImplementedError(f'"{kname}" not implemented for \'{type_name(input.dtype)}\'')
     return adaptive_avg_pool(nd, input, sizes)
 

@@ -424,7 +424,13 @@ def _norm(x: Tensor, p: float, dim, keepdim: bool) -> Tensor:
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """Cosine of the angle between x1 and x2 along `dim` (each normalised first, as in ATen)."""
-    x1, x2 = E.broadcast_tensors(x1, x2)
+    # NOTE: ATen promotes the pair first and refuses a common dtype that is not a real
+    # floating type (so a long tensor with a float one works, two long tensors do not)
+    common = E.result_type(x1, x2)
+    if not common.is_floating_point:
+        raise RuntimeError("expected common dtype to be floating point, yet common dtype is "
+                           f"{type_name(common)}")
+    x1, x2 = E.broadcast_tensors(x1.to(common), x2.to(common))
     n1 = _norm(x1, 2, dim, True)
     n2 = _norm(x2, 2, dim, True)
     n1 = E.where(n1 < eps, eps, n1) if n1.requires_grad else n1.clamp_min(eps)
