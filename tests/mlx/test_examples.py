@@ -69,6 +69,10 @@ RTOL = {
     # second-order pass sum float32 in another order than MLX's; over 10 DCGAN, 8 + 4
     # WGAN-GP and 3 clipped steps the printed values stay within one unit of the last digit
     "dcgan.py": 1e-4,
+    # the attention, LayerNorm / RMSNorm and convolutions sum float32 in another order than
+    # MLX's; 30 AdamW steps (12 compiled), 2 x 8 and 6 more keep the printed values within
+    # one unit of the last digit on this machine (augmentation draws are bit-identical)
+    "vision_transformer.py": 1e-4,
 }
 PROGRAMS = sorted(p.name for p in EXAMPLES.glob("*.py"))
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d*)?(?:e[+-]?\d+)?|nan|-?inf")

@@ -10,7 +10,9 @@ which names the signature (`_binding.bad_call`). ember's functions would take th
 calling each with a list where its signature says `array` (`concatenate` and `stack`
 take a list or tuple of arrays; `take`'s indices may be an int). A call nanobind cannot bind
 at all (an argument missing, one too many, an unknown keyword) gets the same TypeError, where
-Python would name the missing parameter.
+Python would name the missing parameter. The typed parameters (`int`, `float`, `bool`,
+`Sequence[int]` and their unions with None) take what nanobind converts, converted as it
+converts them (`_nb_types`: `axis=np.int64(1)` is 1, `axis=1.0` is refused).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from collections.abc import Callable
 from ._array import array
 from ._binding import bad_call
 from ._dtypes import Dtype
+from ._nb_types import AS_IS, CONVERT, REFUSED
 from ._padding import pad_width_binds
 
 _ONE, _TWO, _THREE = (0,), (0, 1), (0, 1, 2)  # the positions that must be arrays
@@ -31,6 +34,9 @@ _PAD = "pad"  # an array, then a pad_width of the binding's types (`_padding.pad
 _UNIQUE = "unique"  # an array, then an int size
 
 _STREAM = "*, stream: StreamOrDevice = None) -> array"
+# creation functions whose binding takes the shape as it is and casts it later: a shape of
+# other types fails in C++'s cast (`zeros(3.0)`, `ones((2, 2.0))`), not in nanobind
+_BAD_CAST = ("zeros", "ones", "full")
 
 # name -> (what must be arrays, the signature after "name(", `{S}` for `_STREAM`)
 _SIGNATURES = {
@@ -73,6 +79,7 @@ _SIGNATURES = {
     "topk": (_ONE, 'a: array, /, k: int, axis: None | int = -1, {S}'),
     "partition": (_ONE, 'a: array, /, kth: int, axis: None | int = -1, {S}'),
     "argpartition": (_ONE, 'a: array, /, kth: int, axis: None | int = -1, {S}'),
+    "broadcast_to": ((), 'a: scalar | array, /, shape: Sequence[int], {S}'),
     "reshape": (_ONE, 'a: array, /, shape: Sequence[int], {S}'),
     "transpose": (_ONE, 'a: array, /, axes: Sequence[int] | None = None, {S}'),
     "squeeze": (_ONE, 'a: array, /, axis: None | int | Sequence[int] = None, {S}'),
@@ -232,6 +239,10 @@ def strict(fn: Callable) -> Callable:
 
     most = len(positional)
     plans: dict = {}  # (positional count, keyword names) -> `_plan`'s answer
+    # the values nanobind converts (`_nb_types`), by position and by keyword
+    typed = {p.name: (AS_IS[p.annotation], CONVERT[p.annotation])
+             for p in binding.parameters.values() if p.annotation in CONVERT}
+    typed_at = tuple((i, *typed[n]) for i, n in enumerate(names) if n in typed)
 
     def rebind(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
         """The call's arguments by MLX's parameter names (or refused, as nanobind does)."""
@@ -244,19 +255,48 @@ def strict(fn: Callable) -> Callable:
         if plan is _REFUSE:
             raise bad_call(fn.__name__, signature, args, kwargs)
         if plan is _OWN:
-            return args, kwargs
+            return args, kwargs, True
 
         def take(k):
             return args[k] if k.__class__ is int else kwargs[k]
 
-        return tuple(take(k) for k in plan[0]), {name: take(k) for name, k in plan[1].items()}
+        return (tuple(take(k) for k in plan[0]), {name: take(k) for name, k in plan[1].items()},
+                False)
+
+    def converted(args: tuple, kwargs: dict):
+        """The values (placed by MLX's parameter order) as nanobind converts them, or None
+        where it refuses one."""
+        for i, as_is, convert in typed_at:
+            if i < len(args) and args[i].__class__ not in as_is:
+                v = convert(args[i])
+                if v is REFUSED:
+                    return None
+                if v is not args[i]:
+                    args = (*args[:i], v, *args[i + 1:])
+        for k, given in kwargs.items() if kwargs else ():
+            t = typed.get(k)
+            if t is not None and given.__class__ not in t[0]:
+                v = t[1](given)
+                if v is REFUSED:
+                    return None
+                if v is not given:
+                    kwargs = {**kwargs, k: v}
+        return args, kwargs
 
     def checked(*args, **kwargs):
         given, named = args, kwargs  # as the call wrote them, for the message
+        own = False  # (True: bound by ember's own parameter order, not MLX's)
         if kwargs or not least <= len(args) <= most:  # else binding is trivial
-            args, kwargs = rebind(args, kwargs)
+            args, kwargs, own = rebind(args, kwargs)
         if args and _refused(where, args, kwargs):
             raise bad_call(fn.__name__, signature, given, named)
+        if typed and not own:
+            bound = converted(args, kwargs)
+            if bound is None:
+                if fn.__name__ in _BAD_CAST:
+                    raise RuntimeError("std::bad_cast")
+                raise bad_call(fn.__name__, signature, given, named)
+            args, kwargs = bound
         if dtype_at is not None:
             d = args[dtype_at] if dtype_at < len(args) else kwargs.get("dtype")
             if d.__class__ is not Dtype and _not_dtype(d, optional):

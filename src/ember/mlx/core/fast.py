@@ -12,9 +12,12 @@ import ember as E
 from . import _dtypes as D
 from . import _ops as ops
 from ._array import _wrap, array
+from ._attention_checks import SIGNATURE as _SDPA
 from ._attention_checks import check_attention
 from ._dtypes import float32, int64
+from ._fast_binding import binds
 from ._info import finfo
+from ._rope_checks import SIGNATURE as _ROPE
 from ._rope_checks import check_rope
 
 
@@ -46,6 +49,8 @@ def _norm_type(name: str, x: array, params: tuple) -> D.Dtype:
     return out
 
 
+@binds("rms_norm(x: array, weight: array | None, eps: float, *, stream: StreamOrDevice = None) "
+       "-> array", {"x": "array", "weight": "array?", "eps": "float"})
 def rms_norm(x: array, weight: array | None, eps: float, *, stream=None) -> array:
     """`x / sqrt(mean(x**2, -1) + eps) * weight` over the last axis: statistics in
     float32, the normalised x rounded to the result type before the weight scales it."""
@@ -56,6 +61,9 @@ def rms_norm(x: array, weight: array | None, eps: float, *, stream=None) -> arra
     return y if weight is None else (weight * y).astype(out)
 
 
+@binds("layer_norm(x: array, weight: array | None, bias: array | None, eps: float, *, stream: "
+       "StreamOrDevice = None) -> array",
+       {"x": "array", "weight": "array?", "bias": "array?", "eps": "float"})
 def layer_norm(x: array, weight: array | None, bias: array | None, eps: float, *,
                stream=None) -> array:
     """`(x - mean) / sqrt(var + eps) * weight + bias` over the last axis: statistics in
@@ -78,6 +86,8 @@ def layer_norm(x: array, weight: array | None, bias: array | None, eps: float, *
     return y.astype(out)
 
 
+@binds(_ROPE, {"a": "array", "dims": "int", "traditional": "bool", "base": "float?",
+               "scale": "float", "freqs": "array?"})
 def rope(a: array, dims: int, *, traditional: bool, base: float | None, scale: float,
          offset, freqs: array | None = None, stream=None) -> array:
     """Rotary positional encoding of the first `dims` features of `a` (B, ..., L, D), at
@@ -115,6 +125,8 @@ def rope(a: array, dims: int, *, traditional: bool, base: float | None, scale: f
     return out.astype(a.dtype)
 
 
+@binds(_SDPA, {"q": "array", "k": "array", "v": "array", "scale": "float", "sinks": "array?",
+               "force_fused": "bool"})
 def scaled_dot_product_attention(q: array, k: array, v: array, *, scale: float,
                                  mask=None, sinks: array | None = None,
                                  force_fused: bool = False, stream=None) -> array:
@@ -163,6 +175,8 @@ def _shape(s) -> str:
     return "(" + ",".join(str(d) for d in s) + ")"
 
 
+@binds("cross_entropy(logits: array, targets: array, *, stream: StreamOrDevice = None) -> "
+       "array", {"logits": "array", "targets": "array"})
 def cross_entropy(logits: array, targets: array, *, stream=None) -> array:
     """`logsumexp(logits, -1) - logits[..., targets]`: the loss of each row of `logits`
     against its class index in `targets` (shape `logits.shape[:-1]`), as float32.
@@ -171,13 +185,6 @@ def cross_entropy(logits: array, targets: array, *, stream=None) -> array:
     dtype, then the difference cast to float32. The values agree with MLX's to the
     round-off of its logsumexp (which sums its own exp in its own order: a few float32
     ulps of the terms). A negative index counts from the end, as MLX's gather reads it."""
-    if not (isinstance(logits, array) and isinstance(targets, array)):
-        types = ", ".join("mlx.core.array" if isinstance(v, array) else type(v).__name__
-                          for v in (logits, targets))
-        raise TypeError("cross_entropy(): incompatible function arguments. The following "
-                        "argument types are supported:\n    1. cross_entropy(logits: array, "
-                        "targets: array, *, stream: StreamOrDevice = None) -> array\n\n"
-                        f"Invoked with types: {types}")
     if logits.ndim < 1:
         raise ValueError("[cross_entropy] logits must have at least 1 dimension but got input "
                          f"with {logits.ndim} dimensions.")

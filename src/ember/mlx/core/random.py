@@ -13,6 +13,8 @@ MLX's read-only sentinel for that key (``state[0]`` is the calling thread's key)
 
 from __future__ import annotations
 
+import functools
+import inspect
 import operator
 import threading
 import time
@@ -22,6 +24,7 @@ import numpy as np
 
 from . import _threefry as _tf
 from ._array import array, array_from_numpy, numpy_of
+from ._binding import bad_call
 from ._device import check_stream
 from ._dtypes import Dtype, bool_, float32, int32, uint8, uint16, uint32
 from ._shapes import broadcast_shapes
@@ -147,13 +150,48 @@ _SIGNATURES = {
 }
 
 
+class _Refused(TypeError):
+    """An argument nanobind would not convert; `_binding` names the whole call."""
+
+
 def _bad_call(fn: str, signature: str | None, value) -> TypeError:
-    """The TypeError nanobind raises when an argument has the wrong type."""
+    """The TypeError nanobind raises when an argument has the wrong type (naming `value`'s
+    type only: the public functions re-raise it naming every argument)."""
     sig = signature or _SIGNATURES[fn]
-    return TypeError(
+    return _Refused(
         f"{fn}(): incompatible function arguments. The following argument types are "
         f"supported:\n    1. {sig}\n\nInvoked with types: {type(value).__name__}"
     )
+
+
+# the `scalar | array` parameters: nanobind takes any value there but None (a value it
+# cannot make an array of is refused later, by the array conversion's ValueError)
+_SCALAR_OR_ARRAY = {"uniform": ("low", "high"), "randint": ("low", "high"),
+                    "bernoulli": ("p",), "truncated_normal": ("lower", "upper")}
+
+
+def _binding(fn):
+    """`fn` refusing a call as nanobind refuses it: one that does not bind (a missing or
+    extra argument, an unknown keyword) or gives an argument a type nanobind will not
+    convert, with the TypeError naming MLX's signature and every argument's type."""
+    name = fn.__name__
+    signature = inspect.signature(fn)
+    scalar_or_array = _SCALAR_OR_ARRAY.get(name, ())
+
+    @functools.wraps(fn)
+    def bound(*args, **kwargs):
+        try:
+            call = signature.bind(*args, **kwargs)
+        except TypeError:
+            raise bad_call(name, _SIGNATURES[name], args, kwargs) from None
+        if any(k in call.arguments and call.arguments[k] is None for k in scalar_or_array):
+            raise bad_call(name, _SIGNATURES[name], args, kwargs)
+        try:
+            return fn(*args, **kwargs)
+        except _Refused:
+            raise bad_call(name, _SIGNATURES[name], args, kwargs) from None
+
+    return bound
 
 
 def _int(value, fn: str, lo: int | None = None, hi: int | None = None) -> int:
@@ -205,9 +243,8 @@ def _scalar_or_array(v, fn: str):
         return numpy_of(v)
     if isinstance(v, (np.ndarray, np.generic)):
         return numpy_of(array(v))
-    if isinstance(v, (list, tuple)):
-        raise ValueError(f"Invalid type {type(v).__name__} received in array initialization.")
-    raise _bad_call(fn, None, v)
+    # (None is refused before, by `_binding`)
+    raise ValueError(f"Invalid type {type(v).__name__} received in array initialization.")
 
 
 def _out(values: np.ndarray, dtype: Dtype) -> array:
@@ -217,16 +254,19 @@ def _out(values: np.ndarray, dtype: Dtype) -> array:
 # -- the public functions -------------------------------------------------------------------
 
 
+@_binding
 def seed(seed: int) -> None:
     """Seed the calling thread's global key with a 64-bit unsigned integer."""
     _thread.key = array_from_numpy(_tf.key(_int(seed, "seed", 0, 2**64 - 1)), uint32)
 
 
+@_binding
 def key(seed: int) -> array:
     """A PRNG key from a 64-bit unsigned seed: its high and low 32-bit halves."""
     return _out(_tf.key(_int(seed, "key", 0, 2**64 - 1)), uint32)
 
 
+@_binding
 def split(key: array, num: int = 2, stream=None) -> array:
     """Split ``key`` into ``num`` new keys (shape ``(num, 2)``)."""
     if not isinstance(key, array):
@@ -239,6 +279,7 @@ def split(key: array, num: int = 2, stream=None) -> array:
 _BITS_DTYPES = {4: uint32, 2: uint16, 1: uint8}
 
 
+@_binding
 def bits(shape: Sequence[int], width: int = 4, key: array | None = None, stream=None) -> array:
     """Raw random bits (uint32, uint16 or uint8 for ``width`` 4, 2, 1).
 
@@ -252,6 +293,7 @@ def bits(shape: Sequence[int], width: int = 4, key: array | None = None, stream=
     return _out(_tf.bits(k, shape, width), _BITS_DTYPES.get(width, uint32))
 
 
+@_binding
 def uniform(
     low=0,
     high=1,
@@ -268,6 +310,7 @@ def uniform(
     return _out(_tf.uniform(k, lo, hi, shape, dt.np), dt)
 
 
+@_binding
 def normal(
     shape: Sequence[int] = (),
     dtype: Dtype | None = float32,
@@ -285,6 +328,7 @@ def normal(
     return _out(_tf.normal(k, shape, dt.np, loc, scale), dt)
 
 
+@_binding
 def randint(
     low,
     high,
@@ -301,6 +345,7 @@ def randint(
     return _out(_tf.randint(k, lo, hi, shape, dt.np), dt)
 
 
+@_binding
 def bernoulli(p=0.5, shape: Sequence[int] | None = None, key: array | None = None, stream=None):
     """Booleans that are true with probability ``p`` (shape defaults to ``p``'s)."""
     shape = None if shape is None else _shape(shape, "bernoulli")
@@ -309,6 +354,7 @@ def bernoulli(p=0.5, shape: Sequence[int] | None = None, key: array | None = Non
     return _out(_tf.bernoulli(k, _scalar_or_array(p, "bernoulli"), shape), bool_)
 
 
+@_binding
 def truncated_normal(
     lower,
     upper,
@@ -327,6 +373,7 @@ def truncated_normal(
     return _out(_tf.truncated_normal(k, lo, hi, shape, dt.np), dt)
 
 
+@_binding
 def gumbel(
     shape: Sequence[int] = (),
     dtype: Dtype | None = float32,
@@ -340,6 +387,7 @@ def gumbel(
     return _out(_tf.gumbel(k, shape, dt.np), dt)
 
 
+@_binding
 def categorical(
     logits: array,
     axis: int = -1,
@@ -360,6 +408,7 @@ def categorical(
     return _out(_tf.categorical(k, numpy_of(logits), axis, shape, num_samples), uint32)
 
 
+@_binding
 def permutation(x, axis: int = 0, key: array | None = None, stream=None) -> array:
     """A random permutation of ``arange(x)`` (uint32), or ``x`` shuffled along ``axis``."""
     if not (type(x) is int or isinstance(x, (bool, array))):  # MLX takes Python ints only
@@ -372,6 +421,7 @@ def permutation(x, axis: int = 0, key: array | None = None, stream=None) -> arra
     return _out(_tf.permutation(k, int(x)), uint32)
 
 
+@_binding
 def laplace(
     shape: Sequence[int] = (),
     dtype: Dtype | None = float32,
@@ -390,6 +440,7 @@ def laplace(
     return _out(_tf.laplace(k, shape, dt.np, float(loc), float(scale)), dt)
 
 
+@_binding
 def multivariate_normal(
     mean: array,
     cov: array,
