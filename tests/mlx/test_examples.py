@@ -73,6 +73,9 @@ RTOL = {
     # MLX's; 30 AdamW steps (12 compiled), 2 x 8 and 6 more keep the printed values within
     # one unit of the last digit on this machine (augmentation draws are bit-identical)
     "vision_transformer.py": 1e-4,
+    # 61 + 46 Adam steps sum float32 (matmuls, logsumexp, std) in another order than MLX's;
+    # on this machine every printed value came out identical to MLX's
+    "normalizing_flow.py": 1e-4,
 }
 PROGRAMS = sorted(p.name for p in EXAMPLES.glob("*.py"))
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d*)?(?:e[+-]?\d+)?|nan|-?inf")

@@ -12,13 +12,17 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 import ember as E
 from ember.linalg.decompositions import cholesky_p
+from ember.linalg.solvers import _zero_pivot
 from ember.ops.registry import apply
 
 from . import _dtypes as D
 from . import _ops as O
 from ._array import _wrap, array, cast
+from ._tracers import is_vmap_tracer
 
 _INF = math.inf
 
@@ -131,11 +135,21 @@ def norm(a, /, ord=None, axis=None, keepdims: bool = False) -> array:
 
 # -- factorisations -------------------------------------------------------------------------
 
+# NOTE: MLX 0.32.4 has no vmap rule for its QR and LU primitives (solve factors by LU), and
+# the rule of its Inverse primitive drops the triangular flag: under a vmap over the
+# matrix, tri_inv (so solve_triangular and cholesky_inv) inverts the whole matrix.
+
+def _no_vmap_rule(a: array, primitive: str) -> None:
+    if is_vmap_tracer(a._t):
+        raise ValueError(f"[Primitive::vmap] Not implemented for {primitive}.")
+
+
 def qr(a, /) -> tuple:
     """Reduced QR: Q (..., M, K) and R (..., K, N), K = min(M, N)."""
     a = _arr(a)
     _check_float(a, "[linalg::qr]")
     _check_matrix(a, "[linalg::qr]")
+    _no_vmap_rule(a, "QRF")
     q, r = E.linalg.qr(a._t, mode="reduced")
     return _wrap(q, a._dtype), _wrap(r, a._dtype)
 
@@ -158,21 +172,77 @@ def _check_inv(a: array, prefix: str = "[linalg::inv]") -> None:
     _check_square(a, f"{prefix} Inverses are only defined for square matrices.")
 
 
+# NOTE: MLX's CPU kernels hand LAPACK the row-major buffer, so getrf factors A^T and
+# trtri reads the other triangle (the same diagonal); a failure is LAPACK's `info` (1-based:
+# the first exactly-zero pivot, or diagonal element, of the first failing matrix) in a
+# RuntimeError. A NaN pivot is not zero: such a matrix inverts to NaNs without an error.
+
+def _stacked_values(t) -> np.ndarray:
+    """The values of tensor `t`; inside vmaps, of every example at once (the vmapped axes
+    first, outermost first), as MLX's kernel sees the whole batch."""
+    if not is_vmap_tracer(t):
+        return t.detach().numpy()
+    v = _stacked_values(t._value)
+    outer = v.ndim - len(t._value.shape)
+    return np.moveaxis(v, outer + t._bdim, outer)
+
+
+def _matrices(a: array) -> np.ndarray:
+    """The matrices of `a` (of every vmapped example too) as a NumPy stack."""
+    values = _stacked_values(a._t)
+    return values.reshape((-1 if values.size else 0,) + a.shape[-2:])
+
+
+def _raise_lu_failure(mats: np.ndarray) -> None:
+    for m in mats:
+        info = _zero_pivot(m.T)
+        if info:
+            raise RuntimeError(f"[Inverse::eval_cpu] LU factorization failed with error code "
+                               f"{info}")
+
+
+def _raise_tri_failure(diagonals) -> None:
+    """`diagonals`: the (batch, n) diagonals of the triangles MLX inverts."""
+    for d in diagonals:
+        zero = (d == 0).nonzero()[0]
+        if zero.size:
+            raise RuntimeError(f"[Inverse::eval_cpu] triangular inversion failed with error "
+                               f"code {int(zero[0]) + 1}")
+
+
+def _nan_inverse(a: array) -> array:
+    """The inverse where each matrix holding a NaN is all NaN (LAPACK spreads it)."""
+    bad = O.any(O.isnan(a), axis=(-2, -1), keepdims=True)
+    safe = O.where(bad, O.eye(a.shape[-1], dtype=a._dtype), a)
+    out = _wrap(E.linalg.inv(safe._t), a._dtype)
+    return O.where(bad, array(math.nan, a._dtype), out)
+
+
 def inv(a, /) -> array:
-    """The inverse of each square matrix."""
+    """The inverse of each square matrix; a singular one raises MLX's RuntimeError."""
     a = _arr(a)
     _check_inv(a)
+    mats = _matrices(a)
+    _raise_lu_failure(mats)
+    if np.isnan(mats).any():
+        return _nan_inverse(a)
     return _wrap(E.linalg.inv(a._t), a._dtype)
 
 
 def tri_inv(a, /, upper: bool = False) -> array:
     """The inverse of the lower (or upper) triangle of each square matrix; the other
-    triangle is not read."""
+    triangle is not read. A zero on the diagonal raises MLX's RuntimeError."""
     a = _arr(a)
     _check_inv(a)
+    if is_vmap_tracer(a._t):
+        return inv(a)
+    if a.size:
+        _raise_tri_failure(_matrices(a).diagonal(axis1=-2, axis2=-1))
     t = E.triu(a._t) if upper else E.tril(a._t)
     eye = E.eye(a.shape[-1], dtype=t.dtype).expand(*t.shape)
-    return _wrap(E.linalg.solve_triangular(t, eye, upper=upper), a._dtype)
+    res = E.linalg.solve_triangular(t, eye, upper=upper)
+    # MLX zeroes the other triangle after trtri (+0.0 where substitution leaves -0.0)
+    return _wrap(E.triu(res) if upper else E.tril(res), a._dtype)
 
 
 def cholesky(a, /, upper: bool = False) -> array:
@@ -267,6 +337,7 @@ def lu_factor(a, /) -> tuple:
     """(LU, pivots): L and U packed in one matrix, and LAPACK's row swaps, 0-based uint32."""
     a = _arr(a)
     _lu_checks(a, "[linalg::lu_factor]")
+    _no_vmap_rule(a, "LUF")
     packed, piv = E.linalg.lu_factor(a._t)
     return _wrap(packed, a._dtype), _wrap((piv - 1).to(E.int64), D.uint32)
 
@@ -276,6 +347,7 @@ def lu(a, /) -> tuple:
     (K, N)."""
     a = _arr(a)
     _lu_checks(a, "[linalg::lu]")
+    _no_vmap_rule(a, "LUF")
     perm, low, up = E.linalg.lu(a._t)
     # a = P @ L @ U, so row i of a is row argmax(P[i]) of L @ U
     rows = E.argmax(perm, dim=-1)
@@ -312,8 +384,12 @@ def solve(a, b, /) -> array:
     """x with a @ x = b (b a vector when 1-D, else a stack of matrices)."""
     a, b = _arr(a), _arr(b)
     _check_solve(a, b, "[linalg::solve]")
+    _no_vmap_rule(a, "LUF")
     dt = D.promote_types(a._dtype, b._dtype)
     ta, tb = cast(a._t, a._dtype, dt), cast(b._t, b._dtype, dt)
+    if a.size:
+        # MLX solves by its LU, then tri_inv of L (unit diagonal) and of U
+        _raise_tri_failure(_matrices(lu(a)[2]).diagonal(axis1=-2, axis2=-1))
     if 1 < tb.dim() < ta.dim():
         # NOTE: a leading 1 keeps b a matrix where torch's rule would read a batch of vectors
         tb = tb.reshape((1,) * (ta.dim() - tb.dim()) + tuple(tb.shape))

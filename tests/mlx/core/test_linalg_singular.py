@@ -1,0 +1,124 @@
+"""mx.linalg's inverses and solvers on singular (and NaN) matrices, against MLX 0.32.4.
+
+MLX's CPU kernels give the row-major buffer to LAPACK, so `inv` reports getrf's `info` for
+A^T, and `tri_inv`, `solve_triangular` and `solve` (through its LU's U) report trtri's: the
+first exactly-zero diagonal element. The outcomes compare as exception type and message;
+the non-raising results compare as `tolist()` (exact: pivots and reciprocals of small
+integers, or NaN, which `tolist` shows on both sides)."""
+
+import math
+
+import pytest
+
+import ember.mlx.core as mx
+from mlx_oracle import outcome
+
+mlx = pytest.importorskip("mlx.core")
+
+SINGULAR = [
+    [[1.0, 2.0], [2.0, 4.0]],
+    [[0.0, 1.0], [0.0, 1.0]],           # A's first column is zero, A^T's is not
+    [[0.0, 0.0], [1.0, 1.0]],
+    [[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]],
+    [[1.0, 2.0, 3.0], [1.0, 0.0, 1.0], [2.0, 4.0, 6.0]],
+    [[0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [0.0, 0.0, 0.0]],
+    [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0], [1.0, 1.0, 2.0]],
+    [[0.0, 0.0], [0.0, 0.0]],
+]
+
+CALLS = [
+    "mx.linalg.inv(m, stream=mx.cpu)",
+    "mx.linalg.inv(m.astype(mx.float64), stream=mx.cpu)",
+    "mx.linalg.inv(mx.stack([mx.eye(m.shape[0]), m]), stream=mx.cpu)",
+    "mx.linalg.tri_inv(m, stream=mx.cpu)",
+    "mx.linalg.tri_inv(m, upper=True, stream=mx.cpu)",
+    "mx.linalg.solve(m, mx.ones(m.shape[0]), stream=mx.cpu)",
+    "mx.linalg.solve(m, mx.eye(m.shape[0]), stream=mx.cpu)",
+    "mx.linalg.solve_triangular(m, mx.ones(m.shape[0]), upper=True, stream=mx.cpu)",
+    "mx.linalg.solve_triangular(m, mx.ones(m.shape[0]), stream=mx.cpu)",
+    "mx.linalg.cholesky_inv(m, stream=mx.cpu)",
+]
+
+
+def _flat(v) -> list:
+    return [y for x in v for y in _flat(x)] if isinstance(v, list) else [v]
+
+
+def _same(expr: str, setup: str) -> None:
+    show = lambda r: r if isinstance(r, list) else r.tolist()  # noqa: E731
+    ours, theirs = outcome(expr, mx, setup, show), outcome(expr, mlx, setup, show)
+    assert theirs[0] in ("ok", "RuntimeError", "ValueError"), theirs
+    if ours[0] == theirs[0] == "ok":
+        # NOTE: signed zeros inside tri_inv's triangle differ (trtri's -0.0 from scaling a
+        # zero sum), so values compare as numbers, not as text
+        assert len(_flat(ours[1])) == len(_flat(theirs[1])), expr
+        for x, y in zip(_flat(ours[1]), _flat(theirs[1])):
+            assert x == y or (math.isnan(x) and math.isnan(y)), (expr, ours, theirs)
+    else:
+        assert ours == theirs, expr
+
+
+@pytest.mark.parametrize("call", CALLS)
+@pytest.mark.parametrize("matrix", SINGULAR, ids=str)
+def test_singular_matrices_fail_as_mlx_does(call, matrix):
+    _same(call, f"m = mx.array({matrix})")
+
+
+@pytest.mark.parametrize("expr", [
+    "mx.linalg.inv(mx.array([[float('nan'), 1.0], [1.0, 1.0]]), stream=mx.cpu)",
+    "mx.linalg.inv(mx.stack([mx.eye(2), mx.array([[float('nan'), 1.0], [1.0, 1.0]])]),"
+    " stream=mx.cpu)",
+    "mx.linalg.inv(mx.array([[2.0, 0.0], [0.0, 4.0]]), stream=mx.cpu)",
+    "mx.linalg.tri_inv(mx.array([[2.0, 0.0], [1.0, 4.0]]), stream=mx.cpu)",
+    "mx.linalg.solve(mx.array([[2.0, 1.0], [0.0, 4.0]]), mx.array([1.0, 2.0]), stream=mx.cpu)",
+])
+def test_nan_and_regular_matrices(expr):
+    _same(expr, "")
+
+
+def test_inverse_inside_vmap_still_inverts():
+    # no values to check inside a vmap: the regular batch inverts as it does outside
+    a = mx.array([[[2.0, 0.0], [0.0, 4.0]], [[1.0, 1.0], [0.0, 1.0]]])
+    got = mx.vmap(lambda m: mx.linalg.inv(m, stream=mx.cpu))(a)
+    assert got.tolist() == [[[0.5, 0.0], [0.0, 0.25]], [[1.0, -1.0], [0.0, 1.0]]]
+
+
+VMAPPED = [
+    "mx.linalg.tri_inv(m, stream=mx.cpu)",
+    "mx.linalg.tri_inv(m, upper=True, stream=mx.cpu)",
+    "mx.linalg.solve_triangular(m, mx.ones(2), upper=True, stream=mx.cpu)",
+    "mx.linalg.cholesky_inv(m, stream=mx.cpu)",
+    "mx.linalg.inv(m, stream=mx.cpu)",
+    "mx.linalg.solve(m, mx.ones(2), stream=mx.cpu)",
+    "mx.linalg.lu(m, stream=mx.cpu)",
+    "mx.linalg.lu_factor(m, stream=mx.cpu)",
+    "mx.linalg.qr(m, stream=mx.cpu)",
+    "mx.linalg.cholesky(m, stream=mx.cpu)",
+    "mx.linalg.svd(m, compute_uv=False, stream=mx.cpu)",
+]
+BATCHES = {
+    "regular": "[[[2.0, 1.0], [1.0, 3.0]], [[4.0, 1.0], [1.0, 2.0]]]",
+    "singular": "[[[2.0, 1.0], [1.0, 3.0]], [[1.0, 2.0], [2.0, 4.0]]]",
+    "zero diagonal": "[[[2.0, 1.0], [1.0, 3.0]], [[0.0, 1.0], [1.0, 1.0]]]",
+}
+
+
+@pytest.mark.parametrize("in_axes", [0, 2])
+@pytest.mark.parametrize("batch", BATCHES, ids=str)
+@pytest.mark.parametrize("call", VMAPPED)
+def test_vmapped_over_the_matrix_as_mlx(call, batch, in_axes):
+    # MLX 0.32.4 has no vmap rule for QR / LU (solve too), and its Inverse rule drops the
+    # triangular flag: tri_inv and what uses it invert the whole matrix under vmap
+    setup = (f"b = mx.array({BATCHES[batch]}); b = mx.moveaxis(b, 0, {in_axes});"
+             f"fn = lambda m: {call};"
+             "flat = lambda r: [flat(x) for x in r] if isinstance(r, (list, tuple)) "
+             "else mx.round(r.astype(mx.float32), 4).tolist()")
+    _same(f"flat(mx.vmap(fn, in_axes={in_axes})(b))", setup)
+
+
+def test_nested_vmap_reports_the_first_failing_matrix():
+    # the outer vmapped axis first, then the inner one: MLX's kernel sees the whole stack
+    setup = ("b = mx.stack([mx.stack([mx.eye(2), mx.array([[0.0, 1.0], [0.0, 1.0]])]),"
+             " mx.stack([mx.zeros((2, 2)), mx.eye(2)])]);"
+             "fn = mx.vmap(mx.vmap(lambda m: mx.linalg.inv(m, stream=mx.cpu)), in_axes=1)")
+    _same("fn(b)", setup)
