@@ -93,7 +93,8 @@ CASES = [
         [(3, 3), (3, 2)], complex=False, jvp=ND, vjp=ND),
     _la("matrix_norms", lambda m, a: (m.linalg.matrix_norm(a), m.linalg.norm(a, "nuc"),
                                       m.linalg.matrix_norm(a, 2)), [(3, 3)], complex=False),
-    _la("cdist", lambda m, a, b: (m.cdist(a, b), m.cdist(a, b, p=1)), [(3, 2), (4, 2)],
+    _la("cdist", lambda m, a, b: (m.cdist(a, b), m.cdist(a, b, p=1), m.cdist(a, b, p=3)),
+        [(3, 2), (4, 2)],
         complex=False, jvp="torch has no forward-mode rule for _cdist_forward"),
 ]
 

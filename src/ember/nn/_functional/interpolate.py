@@ -406,10 +406,14 @@ class _LinearPasses(Function):
     reaches only the inputs its taps read."""
 
     @staticmethod
-    def forward(ctx, x, resized, taps):
-        ctx.resized, ctx.taps, ctx.shape, ctx.dtype = resized, taps, x.shape, x.dtype
+    def forward(x, resized, taps):
         with E.no_grad():
             return _linear_exact(x.detach(), resized, taps)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        x, ctx.resized, ctx.taps = inputs
+        ctx.shape, ctx.dtype = x.shape, x.dtype
 
     @staticmethod
     def backward(ctx, g):
