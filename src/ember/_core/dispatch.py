@@ -25,6 +25,10 @@ from .primitive import MISSING, kernels, meta_rules, vjp_rule, vjp_rules
 
 _grad_state = grad_mode.state
 _cpu = kernels["cpu"]
+_ndarray = np.ndarray
+# primitive -> relayout(arrays, result): the pointwise primitives whose result PyTorch lays
+# out by TensorIterator's rule where NumPy's differs (ops/_common.iter_relayout says how)
+iter_layout: dict = {}
 
 
 class _Stack(threading.local):
@@ -213,6 +217,10 @@ def eval_kernel(prim, args: tuple, params: dict):
         res = _cpu[prim](*arrays, **params)
     finally:
         _fp_reset(token)
+    # (only a first operand that is not row-major can lay a pointwise result out otherwise)
+    if arrays and prim in iter_layout and arrays[0].__class__ is _ndarray \
+            and not arrays[0].flags.c_contiguous:
+        res = iter_layout[prim](arrays, res)
     out = _wrap(res) if prim.n_outputs == 1 else tuple(_wrap(r) for r in res)
     if grad and _grad_state.enabled:
         autograd.record(prim, vjp_rules.get(prim, MISSING), args, params, out)
@@ -245,6 +253,9 @@ def eval_member(fam, args: tuple, params: dict):
         res = fn.kernel(*arrays) if len(params) == 1 else _cpu[fam](*arrays, **params)
     finally:
         _fp_reset(token)
+    if arrays and fam in iter_layout and arrays[0].__class__ is _ndarray \
+            and not arrays[0].flags.c_contiguous:
+        res = iter_layout[fam](arrays, res)
     out = _wrap(res) if fam.n_outputs == 1 else tuple(_wrap(r) for r in res)
     if grad and _grad_state.enabled:
         autograd.record(fam, vjp_rules[fam].table.get(fn, MISSING), args, params, out)

@@ -164,9 +164,26 @@ def layout_like(tensors, shape) -> tuple[int, ...]:
     if nd <= 1 or numel(shape) == 0 or all(
             t._shape == shape and t.is_contiguous() for t in tensors):
         return contiguous_strides(shape)
+    perm = iter_order([(t._shape, t.stride()) for t in tensors], shape)
+    out = [0] * nd
+    acc = 1
+    for d in perm:
+        out[d] = acc
+        acc *= max(shape[d], 1)
+    return tuple(out)
+
+
+def iter_order(operands, shape) -> list[int]:
+    """The dims of a pointwise result, innermost first, as TensorIterator orders them:
+    each pair of dims is decided by the first operand (shape, strides) whose strides for
+    the two differ, broadcast dims abstaining (`reorder_dimensions`)."""
+    nd = len(shape)
+    ts, st = operands[0]
+    if tuple(ts) == tuple(shape) and 0 not in st and len(set(st)) == nd:
+        # (the first operand decides every pair: its strides, sorted)
+        return sorted(range(nd), key=st.__getitem__)
     ops = []
-    for t in tensors:
-        ts, st = t._shape, t.stride()
+    for ts, st in operands:
         off = nd - len(ts)
         ops.append([0] * off + [0 if ts[i] == 1 and shape[off + i] != 1 else st[i]
                                 for i in range(len(ts))])
@@ -192,12 +209,38 @@ def layout_like(tensors, shape) -> tuple[int, ...]:
                 dim1 = dim0
             elif c < 0:
                 break
-    out = [0] * nd
-    acc = 1
-    for d in perm:
-        out[d] = acc
-        acc *= max(shape[d], 1)
-    return tuple(out)
+    return perm
+
+
+def iter_relayout(arrays, res):
+    """`res`, a pointwise kernel's result, laid out as PyTorch's TensorIterator lays it out.
+
+    NumPy keeps its operands' order where they agree and falls back to row-major where
+    they disagree (a channels-last `x` plus a contiguous `y`); PyTorch lets the first
+    operand with a preference decide, so `x + y` stays channels-last. The eager core calls
+    this only when the first operand is an array that is not row-major (the one case
+    where the two can differ), and it copies only when they do."""
+    return laid_out([(x.shape, x.strides) for x in arrays if x.__class__ is np.ndarray], res)
+
+
+def laid_out(operands, res):
+    """`res` copied into the dense layout `iter_order` gives for these operands (shape,
+    strides), or `res` itself when it is already laid out so (or is not a C-ordered
+    array of 2 or more dims: the only kind a NumPy kernel returns where they differ)."""
+    if res.__class__ is not np.ndarray or res.ndim < 2 or not res.flags.c_contiguous \
+            or res.size == 0:
+        return res
+    perm = iter_order(operands, res.shape)
+    if perm == list(range(res.ndim - 1, -1, -1)):
+        return res
+    outer = perm[::-1]
+    laid = np.empty(tuple(res.shape[d] for d in outer), res.dtype)
+    inv = [0] * res.ndim
+    for i, d in enumerate(outer):
+        inv[d] = i
+    laid = laid.transpose(inv)
+    laid[...] = res
+    return laid
 
 
 def same_meta(x: Tensor, dtype: dt.dtype | None = None):

@@ -17,6 +17,7 @@ import numpy as np
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .. import native
+from .._core.dispatch import iter_layout
 from .._tensor import Tensor
 from ..native import calls
 from . import _multiply_add as multiply_add
@@ -27,6 +28,7 @@ from ._common import (
     elementwise_meta,
     fit_scalar,
     is_scalar,
+    iter_relayout,
     type_name,
 )
 from ._common import write_out as _write_out
@@ -64,6 +66,7 @@ _grad_state = grad_mode.state
 # the function a static param: `bind(binary_p, a, b, fn=add_fn)`. Each member has its own
 # kernel, node name and derivatives; vmap has one rule for all of them.
 binary_p = Family("binary")
+iter_layout[binary_p] = iter_relayout
 defbatch(binary_p, batch_pointwise(binary_p))
 
 
@@ -534,6 +537,7 @@ COMPARISONS = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_
 compare_p = Primitive("compare", lambda a, b, *, op, **params: COMPARISONS[op](a, b, **params),
                       lambda a, b, *, op, **params: elementwise_meta(a, b, dtype=dt.bool_))
 nondifferentiable(compare_p)
+iter_layout[compare_p] = iter_relayout
 defbatch(compare_p, batch_pointwise(compare_p))
 
 

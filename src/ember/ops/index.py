@@ -19,7 +19,15 @@ from .._tensor import Tensor
 from .._view import broadcast_shapes, wrap_dim
 from . import creation, join, movement
 from ._batching import batch_size, front, loop, pad_front
-from ._common import has_values, index_runs, reduced_float, same_meta, type_name, write_out
+from ._common import (
+    has_values,
+    index_runs,
+    laid_out,
+    reduced_float,
+    same_meta,
+    type_name,
+    write_out,
+)
 from ._dynamic_shape import refuse_batched, refuse_batched_mask, refuse_batched_tuple
 from .index_key import (
     TENSOR_SLOT,
@@ -102,9 +110,24 @@ def _index_kernel(a, idx=None, *, key, select=False):
         return np.empty(key_shape(a.shape, key, idx.shape), a.dtype)
     axis = _take_axis(key, idx)
     if axis is not None:
-        return np.take(a, idx, axis=axis)
+        out = np.take(a, idx, axis=axis)
+        return out if a.flags.c_contiguous else _take_layout(a, idx, axis, out)
     out = a[np_key(key, idx)]  # a fresh array, but NumPy may lay it out transposed
-    return out if out.flags.c_contiguous else np.ascontiguousarray(out)
+    out = out if out.flags.c_contiguous else np.ascontiguousarray(out)
+    if not a.flags.c_contiguous and idx.dtype == np.bool_ and idx.ndim == 1 and \
+            all(k.__class__ is slice for k in key[:-1]) and key[-1] is TENSOR_SLOT:
+        return _take_layout(a, np.flatnonzero(idx), len(key) - 1, out)  # (mask: nonzero)
+    return out
+
+
+def _take_layout(a, idx, axis: int, out):
+    """`a[..., idx]` (a 1-D index on `axis`) laid out as PyTorch's TensorIterator lays it
+    out over `a` (the indexed dim's stride 0) and `idx`: `pool[idx]` stays channels-last."""
+    if out.ndim < 2:
+        return out
+    src, along = list(a.strides), [0] * a.ndim
+    src[axis], along[axis] = 0, idx.strides[0] if idx.shape[0] > 1 else 1
+    return laid_out([(out.shape, tuple(src)), (out.shape, tuple(along))], out)
 
 
 def _index_meta(x, idx=None, *, key, select=False):

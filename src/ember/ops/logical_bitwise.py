@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._core.dispatch import iter_layout
 from .._tensor import Tensor
 from ._binary_api import need_tensor, op_pair, refuse_kinds
 from ._common import (
     binary_operands,
     elementwise_meta,
+    iter_relayout,
     write_out,
 )
 from ._pointwise import batch_pointwise
@@ -134,6 +136,7 @@ _BITWISE = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
 bitwise_p = Primitive("bitwise", lambda a, b, *, op: _BITWISE[op](a, b),
                       lambda a, b, *, op: elementwise_meta(a, b))
 nondifferentiable(bitwise_p)
+iter_layout[bitwise_p] = iter_relayout
 defbatch(bitwise_p, batch_pointwise(bitwise_p))
 
 
