@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._core.dispatch import iter_layout
 from .._view import broadcast_shapes, numel
-from ._common import broadcast_errors
+from ._common import broadcast_errors, iter_relayout
 from .registry import Family, Member, apply, bind, defbatch, defjvp, defvjp
 
 pointwise_loss_p = Family("pointwise_loss")
+iter_layout[pointwise_loss_p] = iter_relayout  # (reduction="none": TensorIterator's layout)
 
 
 def _reduce_array(loss: np.ndarray, reduction: str) -> np.ndarray:
