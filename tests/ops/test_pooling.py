@@ -245,3 +245,20 @@ def test_too_small_output_is_refused_in_torch_words(call):
     # the 2-d (also 1-d with indices) and 3-d kernels print (C x spatial) in and out; 1-d
     # without indices names the size
     same_message(call)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "complex64"])
+@pytest.mark.parametrize("nd, indices", [(1, False), (1, True), (2, False), (2, True),
+                                         (3, False)])
+def test_max_pool_refuses_bool_and_complex_as_torch(nd, indices, dtype):
+    # in the kernel's words ("max_pool1d_impl" without indices), after the size checks
+    for lib in (ember, torch):
+        x = lib.zeros((1, 1) + (4,) * nd, dtype=getattr(lib, dtype))
+        fn = getattr(lib.nn.functional, f"max_pool{nd}d")
+        with pytest.raises(NotImplementedError) as info:
+            fn(x, 2, return_indices=indices)
+        if lib is ember:
+            mine = str(info.value)
+    assert mine == str(info.value)
+    with pytest.raises(RuntimeError, match="Output size is too small"):
+        ember.nn.functional.max_pool2d(ember.zeros(1, 1, 1, 1, dtype=ember.bool), 2)

@@ -220,6 +220,11 @@ def max_pool_nd(nd: int, input: Tensor, kernel_size, stride=None, padding=0, dil
                                                     padding, dilation)
     _check_output_size(nd, input, kernel, stride, padding, dilation, ceil_mode,
                        return_indices)
+    if input.dtype is dt.bool_ or input.dtype.is_complex:  # (after the sizes, as PyTorch)
+        kname = "max_pool1d_impl" if nd == 1 and not return_indices else \
+            f"max_pool{max(nd, 2)}d"
+        raise NotImplementedError(f'"{kname}" not implemented for '
+                                  f"'{type_name(input.dtype)}'")
     values, index = apply(max_pool_p, input, kernel=kernel, stride=stride, padding=padding,
                           dilation=dilation, ceil_mode=ceil_mode)
     # (PyTorch's 2-d and 3-d kernels write channels-last (-3d) results for such inputs)
