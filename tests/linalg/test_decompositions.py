@@ -403,3 +403,34 @@ def test_complex_vector_phase_dependence_is_refused_as_torch(name):
     else:
         # (a few float64 products and a LAPACK decomposition: agree to many digits)
         np.testing.assert_allclose(outcomes[0], outcomes[1], rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("case", ["svdvals", "svd_S", "svd_S_wide", "eigvalsh", "eigh_L"])
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_value_only_gradients_are_finite_at_repeated_or_zero_values(case, dtype):
+    """A loss of the singular / eigen values alone has the gradient U diag(g) Vh (V diag(g)
+    V^H), finite when values repeat or are zero, as PyTorch's backward, which skips the
+    1 / (s_i^2 - s_j^2) terms when the vectors get no gradient. Identity inputs and rank-0
+    inputs: exact in both, so compared bit for bit."""
+    shape = (2, 3) if case == "svd_S_wide" else (3, 3)
+    base = np.zeros(shape, dtype) if case == "svd_S_wide" else np.eye(3, dtype=dtype)
+    w = np.array([1.0, 2.0, 3.0])[: min(shape)]
+
+    def loss(mod, x):
+        la = mod.linalg
+        if case == "svdvals":
+            v = la.svdvals(x)
+        elif case.startswith("svd_S"):
+            v = la.svd(x, full_matrices=True)[1]
+        elif case == "eigvalsh":
+            v = la.eigvalsh(x)
+        else:
+            v = la.eigh(x)[0]
+        return (v * mod.tensor(w, dtype=v.dtype)).sum()
+
+    xe = ember.tensor(base, requires_grad=True)
+    xt = torch.tensor(base, requires_grad=True)
+    loss(ember, xe).backward()
+    loss(torch, xt).backward()
+    assert np.isfinite(xe.grad.numpy()).all()
+    np.testing.assert_array_equal(xe.grad.numpy(), xt.grad.numpy())

@@ -41,3 +41,46 @@ def test_kron(sa, sb):
 def test_tensordot(sa, sb, dims):
     check_op(lambda x, y: ember.tensordot(x, y, dims), lambda x, y: torch.tensordot(x, y, dims),
              rand_array(sa), rand_array(sb, seed=1))
+
+
+@pytest.mark.parametrize("sa,sb,dims", [
+    ((1, 3), (4, 3), ([0], [0])),
+    ((4, 3), (1, 3), ([0], [0])),
+    ((3, 1), (2, 4), ([1], [0])),
+    ((1, 2, 1), (3, 2, 4), ([0, 1], [0, 1])),
+    ((2, 1), (1, 3), 1),
+], ids=str)
+def test_tensordot_broadcasts_contracted_size_one_dims(sa, sb, dims):
+    """PyTorch lets a contracted dim of size 1 meet any size (that operand is expanded)."""
+    check_op(lambda x, y: ember.tensordot(x, y, dims), lambda x, y: torch.tensordot(x, y, dims),
+             rand_array(sa), rand_array(sb, seed=1))
+
+
+def test_tensordot_mismatch_message_matches_torch():
+    a, b = rand_array((1, 2, 1)), rand_array((3, 2, 4), seed=1)
+    with pytest.raises(RuntimeError) as te:
+        torch.tensordot(torch.tensor(a), torch.tensor(b), dims=2)
+    with pytest.raises(RuntimeError) as ee:
+        ember.tensordot(ember.tensor(a), ember.tensor(b), dims=2)
+    assert str(ee.value) == str(te.value)
+
+
+@pytest.mark.parametrize("sa,sb", [((2,), (3,)), ((), ()), ((2, 3), (4,)), ((1, 2), (3, 1))],
+                         ids=str)
+def test_kron_result_is_a_fresh_tensor_as_torch(sa, sb):
+    """kron reshapes its (fresh) product as PyTorch's _unsafe_view: UnsafeViewBackward0, no base."""
+    a, b = rand_array(sa), rand_array(sb, seed=1)
+    te = torch.kron(torch.tensor(a, requires_grad=True), torch.tensor(b))
+    ee = ember.kron(ember.tensor(a, requires_grad=True), ember.tensor(b))
+    assert ee.grad_fn.name() == te.grad_fn.name() == "UnsafeViewBackward0"
+    assert ee._base is None and ee.stride() == te.stride()
+
+
+@pytest.mark.parametrize("dims", [([0, 0], [0, 1]), ([0, 1], [1, 1]), ([0, -2], [0, 1])], ids=str)
+def test_tensordot_repeated_dim_message_matches_torch(dims):
+    a = rand_array((3, 3))
+    with pytest.raises(RuntimeError) as te:
+        torch.tensordot(torch.tensor(a), torch.tensor(a), dims=dims)
+    with pytest.raises(RuntimeError) as ee:
+        ember.tensordot(ember.tensor(a), ember.tensor(a), dims=dims)
+    assert str(ee.value) == str(te.value)

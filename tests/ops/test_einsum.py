@@ -144,7 +144,7 @@ def test_einsum_runs_the_path_it_reports():
     c = ember.tensor(rand_array((8, 512), np.float64, seed=2))
     out = ember.einsum("ij,jk,kl->il", a, b, c)
     node = out.grad_fn
-    while node.name() != "MmBackward0":
+    while node.name() != "BmmBackward0":
         node = node.next_functions[0][0]
     # The intermediate fed to the last product is AB (4096 elements), not BC (262144).
     shapes = [m[0] for m in node._in_meta if m is not None]
@@ -290,3 +290,54 @@ def test_sublist_and_one_list_forms():
             want = [t.tolist() for t in r]
         else:
             assert [t.tolist() for t in r] == want
+
+
+LAYOUT_CASES = [
+    ("ij,ij->ij", [(1, 3), (2, 3)]), ("ij,ij->ji", [(2, 3), (2, 3)]), ("i,j->ji", [(2,), (3,)]),
+    ("i,j,k->ijk", [(2,), (3,), (4,)]), ("ij,jk->ki", [(2, 3), (3, 4)]),
+    ("bij,bjk->ibk", [(5, 2, 3), (5, 3, 4)]), ("bij,bjk->ikb", [(5, 2, 3), (5, 3, 4)]),
+    ("ijk,jl->lik", [(2, 3, 4), (3, 5)]), ("ir,jr->ijr", [(4, 2), (3, 2)]),
+    ("ir,jr,kr->ijk", [(4, 2), (3, 2), (5, 2)]), ("stuv,auvc->astc", [(2, 2, 2, 2), (3, 2, 2, 4)]),
+    ("ab,asc,bsd->cd", [(2, 2), (2, 2, 3), (2, 2, 3)]), ("iij->ij", [(3, 3, 4)]),
+    ("xyz,xsa,ybst,ztc->abc", [(2, 3, 2), (2, 2, 4), (3, 5, 2, 2), (2, 2, 4)]),
+    ("aBij,Bckl->acikjl", [(1, 3, 2, 2), (3, 3, 2, 2)]), ("ij,j->ji", [(3, 4), (4,)]),
+    ("ii->i", [(3, 3)]), ("ij->", [(2, 3)]),
+]
+
+
+def _chain(t):
+    names, node = [], t.grad_fn
+    while node is not None:
+        names.append(node.name())
+        nxt = [f for f, _ in node.next_functions if f is not None and "AccumulateGrad" not in
+               f.name()]
+        node = nxt[0] if nxt else None
+    return names
+
+
+@pytest.mark.parametrize("eq,shapes", LAYOUT_CASES, ids=str)
+def test_result_strides_and_graph_follow_torch(eq, shapes):
+    """Results carry PyTorch's strides (so `.view` works where it works in torch: operands laid
+    out as output labels then contracted ones, pairs as one bmm written in output order) and
+    the same chain of backward nodes. Values: float64 products, to a few ulps."""
+    arrays = [rand_array(s, np.float64, seed=k) for k, s in enumerate(shapes)]
+    e = ember.einsum(eq, *[ember.tensor(a, requires_grad=True) for a in arrays])
+    t = torch.einsum(eq, *[torch.tensor(a, requires_grad=True) for a in arrays])
+    assert e.stride() == t.stride() and e.shape == t.shape
+    assert _chain(e) == _chain(t)
+    np.testing.assert_allclose(e.detach().numpy(), t.detach().numpy(), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("eq,message", [
+    ("...i...->i", "einsum(): found '.' for operand 0 for which an ellipsis was already found"),
+    ("i..->i", "einsum(): found '.' for operand 0 that is not part of any ellipsis"),
+    ("ij->......", "einsum(): found '.' for output but an ellipsis (...) was already found"),
+    ("ij->i..", "einsum(): found '.' for output that is not part of any ellipsis (...)"),
+])
+def test_ellipsis_spelling_errors_word_as_torch(eq, message):
+    with pytest.raises(RuntimeError) as te:
+        torch.einsum(eq, torch.ones(2, 3))
+    assert str(te.value) == message
+    with pytest.raises(RuntimeError, match=None) as ee:
+        ember.einsum(eq, ember.ones(2, 3))
+    assert str(ee.value) == message

@@ -255,3 +255,20 @@ def test_view_and_reshape_need_a_shape():
     same_error(lambda L: L.ones(()).reshape())
     same_result(lambda L: L.ones(1, 1).reshape(()))
     same_result(lambda L: L.ones(1, 1).view(()))
+
+
+@pytest.mark.parametrize("make,shape", [
+    (lambda x: x.t(), (3, 2, 1)), (lambda x: x.t(), (6,)), (lambda x: x, (6,)),
+    (lambda x: x.unsqueeze(0).permute(1, 2, 0), (1, 2, 3)),
+    (lambda x: x.t().unsqueeze(0).permute(1, 0, 2), (1, 3, 2)),
+], ids=["t_3d", "t_flat", "contiguous", "size1_permuted", "t_permuted"])
+def test_reshape_names_its_node_as_torch(make, shape):
+    """reshape of a contiguous tensor is a view (ViewBackward0); of a non-contiguous one that
+    can still be viewed, PyTorch's _reshape_alias (ReshapeAliasBackward0); else a copy
+    (UnsafeViewBackward0)."""
+    a = rand_array((2, 3), np.float64)
+    te = make(torch.tensor(a, requires_grad=True)).reshape(shape)
+    ee = make(ember.tensor(a, requires_grad=True)).reshape(shape)
+    assert ee.grad_fn.name() == te.grad_fn.name()
+    assert ee.stride() == te.stride()
+    assert (ee._base is not None) == (te._base is not None)

@@ -55,7 +55,7 @@ from .program import Program, kernel_of
 CTYPE = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}  # (fuse's too)
 _SUFFIX = {"float": "f32", "double": "f64"}
 _VIEWS = (_views.transpose, _views.t, _views.permute)
-_RESHAPES = (_views.view_, _views.unsafe_view)
+_RESHAPES = (_views.view_, _views.unsafe_view, _views.reshape_alias)
 
 
 def _dense(v: Value) -> bool:

@@ -21,7 +21,7 @@ from .ir import Node, Value, np_dtype
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _TRANSPOSES = (_views.transpose, _views.t)
-_RESHAPES = (_views.view_, _views.unsafe_view)
+_RESHAPES = (_views.view_, _views.unsafe_view, _views.reshape_alias)
 
 
 def _np(v: Value):

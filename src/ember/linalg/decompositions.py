@@ -396,6 +396,9 @@ def _svd_vjp(g, out, A, *, full_matrices, compute_uv, in_shape):
         U, gU = U.narrow(-1, 0, k), gU.narrow(-1, 0, k)
         Vh, gVh = Vh.narrow(-2, 0, k), gVh.narrow(-2, 0, k)
     dtype = U._dtype  # (the input's)
+    if g[0] is None and g[2] is None:
+        # only S is used: U diag(gS) Vh, finite for repeated or zero singular values
+        return (U * gS.to(dtype).unsqueeze(-2)) @ Vh
     Sc = S.to(dtype)
     UhgU = U.mH @ gU
     VhgV = Vh @ gVh.mH
@@ -523,6 +526,8 @@ def _eigh_vjp(g, out, A, *, uplo, compute_v, in_shape):
         raise RuntimeError(
             "linalg.eigh: the derivative needs the eigenvectors; call it with compute_v=True"
         )
+    if g[1] is None:  # only the eigenvalues are used: V diag(gL) V^H, finite when repeated
+        return (V * gL.to(V._dtype).unsqueeze(-2)) @ V.mH
     n = in_shape[-1]
     one = eye(n, dtype=L._dtype, device=L.device)
     E = L.unsqueeze(-2) - L.unsqueeze(-1) + one

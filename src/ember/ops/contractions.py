@@ -10,6 +10,7 @@ from .._tensor import Tensor
 from ._common import type_name, write_out
 from .matmul import mm
 from .matmul_checks import need_tensors
+from .movement import unsafe_view
 
 
 def outer(input: Tensor, vec2: Tensor, *, out=None) -> Tensor:
@@ -62,22 +63,35 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
     raw_a, raw_b = _dims_lists(a, b, dims)
     da = [wrap_dim(d, a.ndim) for d in raw_a]
     db = [wrap_dim(d, b.ndim) for d in raw_b]
+    for dl in (da, db):
+        for k, d in enumerate(dl):
+            if d in dl[:k]:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    k = 1
     for i, j, ri, rj in zip(da, db, raw_a, raw_b):
-        if a._shape[i] != b._shape[j]:
+        # a contracted dim of size 1 meets any size: the other side is summed over it first
+        if b._shape[j] == 1:
+            a = a.sum(i, keepdim=True)
+        elif a._shape[i] == 1:
+            b = b.sum(j, keepdim=True)
+        elif a._shape[i] != b._shape[j]:
             raise RuntimeError(
                 f"contracted dimensions need to match, but first has size {a._shape[i]} in dim "
                 f"{ri} and second has size {b._shape[j]} in dim {rj}"
             )
+        else:
+            k *= a._shape[i]
     free_a = [i for i in range(a.ndim) if i not in da]
     free_b = [j for j in range(b.ndim) if j not in db]
     if isinstance(out, Tensor) and out._dtype is not a._dtype:  # (it writes, never casts)
         raise RuntimeError(f"tensordot: Expected the output tensor to have dtype "
                            f"{type_name(a._dtype)}, but got an output tensor with dtype "
                            f"{type_name(out._dtype)}")
-    k = int(np.prod([a._shape[i] for i in da], dtype=np.int64))
     out_shape = tuple(a._shape[i] for i in free_a) + tuple(b._shape[j] for j in free_b)
-    left = a.permute(free_a + da).reshape(-1, k)
-    right = b.permute(db + free_b).reshape(k, -1)
+    m = int(np.prod([a._shape[i] for i in free_a], dtype=np.int64))
+    n = int(np.prod([b._shape[j] for j in free_b], dtype=np.int64))
+    left = a.permute(free_a + da).reshape(m, k)
+    right = b.permute(db + free_b).reshape(k, n)
     return write_out(mm(left, right).reshape(out_shape), out)
 
 
@@ -92,7 +106,11 @@ def kron(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     sb = (1,) * (nd - other.ndim) + tuple(other._shape)
     a = input.reshape([s for n in sa for s in (n, 1)])
     b = other.reshape([s for n in sb for s in (1, n)])
-    return write_out((a * b).reshape([x * y for x, y in zip(sa, sb)]), out)
+    prod, size = a * b, [x * y for x, y in zip(sa, sb)]
+    if not prod.is_contiguous():
+        return write_out(prod.reshape(size), out)
+    # (a fresh contiguous product: reshaped as a new tensor, PyTorch's _unsafe_view)
+    return write_out(unsafe_view(prod, size), out)
 
 
 ger = outer

@@ -1,12 +1,14 @@
-"""einsum: Einstein summation over any number of operands, as pairwise matmuls in a cheap order.
+"""einsum: Einstein summation over any number of operands, as pairwise batched matmuls.
 
-Steps: parse the equation (letters, `...`, implicit output, or the sublist form);
-take diagonals for labels repeated within an operand ('ii->i'); drop size-1 dims that
-broadcast; sum labels no one else needs; then contract two operands at a time, each
-contraction one permute-reshape-matmul, in the order `contraction_path` picks:
-an exact search over subsets (dynamic programming, 3^n) for up to `OPTIMAL_MAX`
-operands, a greedy pairing beyond. Cost = multiply-adds (the product of the sizes of
-every label a pairwise contraction touches). `einsum_path` reports the choice.
+Steps, PyTorch's own (so results carry its strides and backward nodes): parse the equation
+(letters, `...`, implicit output, or the sublist form); lay every operand out over one
+shared label order, the output labels then the contracted ones ('ii->i' diagonals taken,
+size-1 dims for labels it lacks, which also broadcast); then contract two operands at a
+time, summing a label once no other operand holds it: a product when nothing is summed,
+else one permute-reshape-bmm. Two operands go left to right; three or more follow
+`contraction_path`: an exact search over subsets (dynamic programming, 3^n) for up to
+`OPTIMAL_MAX` operands, a greedy pairing beyond. Cost = multiply-adds (the product of the
+sizes of every label a pairwise contraction touches). `einsum_path` reports the choice.
 Everything is composed of differentiable ops, so gradients of any order come free.
 """
 
@@ -71,9 +73,15 @@ def _tokens(term: str, offset: int, op_index: int) -> list:
     while i < len(term):
         c = term[i]
         if c == ".":
-            if term[i:i + 3] != "..." or Ellipsis in out:
+            who = "output" if op_index < 0 else f"operand {op_index}"
+            if Ellipsis in out:
                 raise RuntimeError(
-                    f"einsum(): found '.' for operand {op_index} that is not part of any ellipsis")
+                    "einsum(): found '.' for output but an ellipsis (...) was already found"
+                    if op_index < 0 else
+                    f"einsum(): found '.' for {who} for which an ellipsis was already found")
+            if term[i:i + 3] != "...":
+                raise RuntimeError(f"einsum(): found '.' for {who} that is not part of any "
+                                   "ellipsis" + (" (...)" if op_index < 0 else ""))
             out.append(Ellipsis)
             i += 3
             continue
@@ -171,36 +179,6 @@ class _Spec:
                                    "equation for any input operand")
             out.append(lab)
         return out
-
-
-# --- per-operand preparation ----------------------------------------------------------------
-
-def _take_diagonals(t: Tensor, labels: list[int]) -> tuple[Tensor, list[int]]:
-    """Collapse each label repeated within one operand onto its diagonal ('ii' -> 'i')."""
-    labels = list(labels)
-    while len(set(labels)) < len(labels):
-        lab = next(lab for lab in labels if labels.count(lab) > 1)
-        p = labels.index(lab)
-        q = labels.index(lab, p + 1)
-        t = t.diagonal(0, p, q)
-        labels = [x for k, x in enumerate(labels) if k not in (p, q)] + [lab]
-    return t, labels
-
-
-def _drop_broadcast(t: Tensor, labels: list[int], sizes: dict) -> tuple[Tensor, list[int]]:
-    """Squeeze size-1 dims whose label is larger elsewhere: they broadcast, so drop the label."""
-    dims = [d for d, lab in enumerate(labels) if t._shape[d] == 1 and sizes[lab] != 1]
-    if not dims:
-        return t, labels
-    return t.squeeze(tuple(dims)), [lab for d, lab in enumerate(labels) if d not in dims]
-
-
-def _sum_out(t: Tensor, labels: list[int], keep, same_dtype: bool) -> tuple[Tensor, list[int]]:
-    dims = [d for d, lab in enumerate(labels) if lab not in keep]
-    if not dims:
-        return t, labels
-    t = t.sum(dims, dtype=t._dtype) if same_dtype else t.sum(dims)
-    return t, [lab for lab in labels if lab in keep]
 
 
 # --- contraction order --------------------------------------------------------------------
@@ -309,26 +287,110 @@ def contraction_path(label_sets, sizes: dict, out) -> ContractionPath:
 
 
 # --- the pairwise contraction ---------------------------------------------------------------
+# The operands are first laid out as PyTorch lays them out, so results carry its strides (and
+# so its contiguity, which `.view` needs): every operand is a view with one dim per label, in
+# one shared order (the output labels, then the contracted ones), size 1 where it lacks the
+# label. A pair is then multiplied (no label to sum) or contracted as one batched matmul.
 
-def _contract(a: Tensor, la: list[int], b: Tensor, lb: list[int], keep) -> tuple[Tensor, list]:
-    """One pairwise contraction as (batch, M, K) @ (batch, K, N)."""
-    batch = [lab for lab in la if lab in lb and lab in keep]
-    inner = [lab for lab in la if lab in lb and lab not in keep]
-    left = [lab for lab in la if lab not in lb]
-    right = [lab for lab in lb if lab not in la]
-    size = dict(zip(la, a._shape)) | dict(zip(lb, b._shape))
-    nb, nm, nk, nn = (math.prod(size[x] for x in g) for g in (batch, left, inner, right))
-    pa = a.permute([la.index(x) for x in batch + left + inner])
-    pb = b.permute([lb.index(x) for x in batch + inner + right])
-    if nb == 1:
-        r = pa.reshape(nm, nk) @ pb.reshape(nk, nn)
-    else:
-        r = pa.reshape(nb, nm, nk) @ pb.reshape(nb, nk, nn)
-    labels = batch + left + right
-    return r.reshape([size[x] for x in labels]), labels
+
+def _common_layout(spec, operands: list) -> tuple[list[Tensor], list[int]]:
+    """Each operand as a view over the shared label order (diagonals taken, dims of size 1
+    inserted for the labels it lacks); also that order."""
+    out = spec.output
+    rest = sorted({lab for labs in spec.inputs for lab in labs} - set(out),
+                  key=lambda lab: (lab < _ELLIPSIS, lab))  # contracted '...' dims first
+    order = list(out) + rest
+    views = []
+    for t, labels in zip(operands, spec.inputs):
+        seen: list[int] = []  # the labels of t's dims so far
+        for lab in labels:
+            if lab in seen:  # a repeated label: its diagonal takes the first one's place
+                p = seen.index(lab)
+                t = t.diagonal(0, p, len(seen)).movedim(-1, p)
+            else:
+                seen.append(lab)
+        for lab in order:  # a size-1 dim at the end for each label t lacks
+            if lab not in seen:
+                t = t.unsqueeze(len(seen))
+                seen.append(lab)
+        views.append(t.permute([seen.index(lab) for lab in order]))
+    return views, order
+
+
+def _pair(a: Tensor, b: Tensor, summed: list[int]) -> Tensor:
+    """a * b summed over `summed` (kept as size-1 dims); both span the same dims. The
+    non-summed dims split into shared (batch), a-only and b-only groups for one bmm."""
+    if not summed:
+        return a * b
+    both, only_a, only_b, k = [], [], [], 1
+    for d in range(a.ndim):
+        na, nb = a._shape[d] != 1, b._shape[d] != 1
+        if d in summed:
+            if na and nb:
+                k *= a._shape[d]
+            elif na:
+                a = a.sum(d, keepdim=True, dtype=a._dtype)
+            elif nb:
+                b = b.sum(d, keepdim=True, dtype=b._dtype)
+        elif na and nb:
+            both.append(d)
+        elif na:
+            only_a.append(d)
+        else:
+            only_b.append(d)
+    if only_a and only_b and only_b[-1] < only_a[0]:
+        # b's own dims all come first in the output: swap, so the bmm writes that order
+        a, b, only_a, only_b = b, a, only_b, only_a
+    sizes = [a._shape[d] for d in both + only_a] + [1] * len(summed) + [b._shape[d] for d in only_b]
+    nb_, nm, nn = (math.prod(a._shape[d] for d in both), math.prod(a._shape[d] for d in only_a),
+                   math.prod(b._shape[d] for d in only_b))
+    left = a.permute(both + only_a + summed + only_b).reshape(nb_, nm, k)
+    right = b.permute(both + summed + only_b + only_a).reshape(nb_, k, nn)
+    dims = both + only_a + summed + only_b
+    back = [dims.index(d) for d in range(a.ndim)]
+    return left.bmm(right).view(sizes).permute(back)
+
+
+def _contract_all(views: list[Tensor], n_out: int, path) -> Tensor:
+    """Contract the laid-out operands pairwise along `path` (numpy-style pairs; None: left to
+    right), summing each label as soon as no other operand holds it."""
+    ndim = views[0].ndim
+    counts = [sum(v._shape[d] != 1 for v in views) for d in range(ndim)]
+    ops = list(views)
+    steps = path if path is not None else [(0, 1)] * (len(ops) - 1)
+    for i, j in steps:
+        a, b = ops[i], ops[j]
+        ops = [t for k, t in enumerate(ops) if k not in (i, j)]
+        summed, sum_a, sum_b = [], [], []
+        for d in range(n_out, ndim):
+            if a._shape[d] != 1 and b._shape[d] != 1:
+                counts[d] -= 1
+                if counts[d] == 1:
+                    summed.append(d)
+                    counts[d] = 0
+            elif counts[d] == 1:
+                if a._shape[d] != 1:
+                    sum_a.append(d)
+                    counts[d] = 0
+                elif b._shape[d] != 1:
+                    sum_b.append(d)
+                    counts[d] = 0
+        if sum_a:
+            a = a.sum(sum_a, keepdim=True, dtype=a._dtype)
+        if sum_b:
+            b = b.sum(sum_b, keepdim=True, dtype=b._dtype)
+        if path is None:
+            ops.insert(0, _pair(a, b, summed))
+        else:
+            ops.append(_pair(a, b, summed))
+    result = ops[0]
+    return result.view(result._shape[:n_out]) if ndim > n_out else result
 
 
 def _prepare(equation: str, operands: list):
+    """Check the operands and parse; also each operand's labels as the path planner sees
+    them (a repeated label once, size-1 broadcast dims dropped, labels no one else needs
+    summed away). Only shapes are read."""
     for i, t in enumerate(operands):
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 1, but got "
@@ -340,18 +402,15 @@ def _prepare(equation: str, operands: list):
         if t._dtype is not operands[0]._dtype:
             raise RuntimeError(f"expected scalar type {type_name(operands[0]._dtype)} but found "
                                f"{type_name(t._dtype)}")
-    tensors, labels = [], []
+    labels = []
     for t, lab in zip(operands, spec.inputs):
-        t, lab = _take_diagonals(t, lab)
-        t, lab = _drop_broadcast(t, lab, spec.sizes)
-        tensors.append(t)
-        labels.append(lab)
-    out = spec.output
-    if len(tensors) > 1:
-        for i in range(len(tensors)):
-            others = set(out).union(*(labels[:i] + labels[i + 1:]))
-            tensors[i], labels[i] = _sum_out(tensors[i], labels[i], others, True)
-    return tensors, labels, out, spec.sizes
+        size = dict(zip(lab, t._shape))
+        labels.append([x for x in dict.fromkeys(lab) if not (size[x] == 1 and spec.sizes[x] != 1)])
+    if len(labels) > 1:
+        out = set(spec.output)
+        labels = [[x for x in lab if x in out.union(*(labels[:i] + labels[i + 1:]))]
+                  for i, lab in enumerate(labels)]
+    return spec, labels
 
 
 def einsum_path(*args) -> ContractionPath:
@@ -360,27 +419,23 @@ def einsum_path(*args) -> ContractionPath:
     Meta tensors are enough: only shapes are read.
     """
     eq, ops = _parse_args(args)
-    tensors, labels, out, sizes = _prepare(eq, ops)
-    return contraction_path(labels, sizes, out)
+    spec, labels = _prepare(eq, ops)
+    return contraction_path(labels, spec.sizes, spec.output)
 
 
 def einsum(*args) -> Tensor:
-    """Einstein summation: einsum('ij,jk->ik', a, b), '...' batches, 'ii->i' diagonals."""
+    """Einstein summation: einsum('ij,jk->ik', a, b), '...' batches, 'ii->i' diagonals.
+    Results have PyTorch's strides (see `_common_layout`)."""
     eq, ops = _parse_args(args)
-    tensors, labels, out, sizes = _prepare(eq, ops)
-    if len(tensors) > 1:
-        for i, j in contraction_path(labels, sizes, out).path:
-            a, la = tensors[i], labels[i]
-            b, lb = tensors[j], labels[j]
-            tensors = [t for k, t in enumerate(tensors) if k not in (i, j)]
-            labels = [x for k, x in enumerate(labels) if k not in (i, j)]
-            keep = set(out).union(*labels)
-            c, lc = _contract(a, la, b, lb, keep)
-            tensors.append(c)
-            labels.append(lc)
-    t, lab = _sum_out(tensors[0], labels[0], set(out), False)
-    order = [lab.index(x) for x in out]
-    return t if order == list(range(len(order))) else t.permute(order)
+    spec, labels = _prepare(eq, ops)
+    views, _ = _common_layout(spec, ops)
+    n_out = len(spec.output)
+    if len(views) == 1:
+        t = views[0]
+        return t if t.ndim == n_out else t.sum(list(range(n_out, t.ndim)))
+    # PyTorch contracts two operands left to right and takes a planned path for three or more
+    path = contraction_path(labels, spec.sizes, spec.output).path if len(views) > 2 else None
+    return _contract_all(views, n_out, path)
 
 
 TENSOR_METHODS: dict = {}

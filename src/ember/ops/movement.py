@@ -14,8 +14,10 @@ from .. import _grad_mode as grad_mode
 from .._layout import CHANNELS_LAST_RANK
 from .._tensor import Tensor, _alias
 from .._view import (
+    contiguous_strides,
     expand_strides,
     infer_size,
+    is_contiguous,
     numel,
     storage_extent,
     view_strides,
@@ -47,6 +49,9 @@ from .views import (
 )
 from .views import (
     permute as V_PERMUTE,
+)
+from .views import (
+    reshape_alias as V_RESHAPE_ALIAS,
 )
 from .views import (
     select as V_SELECT,
@@ -157,7 +162,10 @@ def reshape(x: Tensor, *shape) -> Tensor:
     size = infer_size(_shape_args(shape), numel(x._shape))
     stride = x.stride()
     if view_strides(x._shape, stride, size) is not None:
-        return bind(view_p, x, fn=V_VIEW, size=size)
+        # a view either way; PyTorch names the one of a non-contiguous tensor _reshape_alias
+        fn = V_VIEW if stride == contiguous_strides(x._shape) or \
+            is_contiguous(x._shape, stride) else V_RESHAPE_ALIAS
+        return bind(view_p, x, fn=fn, size=size)
     from .copy import clone_contiguous
 
     return unsafe_view(clone_contiguous(x), size)

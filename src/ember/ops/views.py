@@ -137,7 +137,9 @@ view_ = _member("view", _view_rule)
 alias = _member("alias", _same_rule)
 # a contiguous op result nothing else sees, reshaped (what a reshape-by-copy returns)
 unsafe_view = _member("unsafe_view", _view_rule)
-for _m in (view_, unsafe_view):
+# reshape of a tensor that is not contiguous but can be viewed (PyTorch's `_reshape_alias`)
+reshape_alias = _member("reshape_alias", _view_rule, grad_name="ReshapeAliasBackward0")
+for _m in (view_, unsafe_view, reshape_alias):
     defvjp(_m, _reshape_vjp, reads=((),), in_shape=True)
 defvjp(alias, lambda g, out, x: g, reads=((),))
 
@@ -439,7 +441,7 @@ def _batch_as_strided(x, p):
 
 
 _BATCH = {
-    view_: _batch_view, unsafe_view: _batch_view,
+    view_: _batch_view, unsafe_view: _batch_view, reshape_alias: _batch_view,
     alias: lambda x, p: bind(view_p, x, fn=alias),
     permute: lambda x, p: bind(view_p, x, fn=permute,
                                dims=(0,) + tuple(d + 1 for d in p["dims"])),

@@ -26,6 +26,7 @@ MEMBERS = {
     "remainder_scalar": "remainder", "remainder_self_scalar": "remainder",
     "fmod_scalar": "fmod", "round_decimals": "round", "float_class": "isinf",
     "squeeze_dim": "squeeze", "squeeze_dims": "squeeze", "unsafe_view": "_unsafe_view",
+    "reshape_alias": "_reshape_alias",
     "view_dtype": "view", "sum_dims": "sum", "mean_dims": "mean", "prod_dim": "prod",
     "max_dim": "max", "min_dim": "min", "median_dim": "median", "nanmedian_dim": "nanmedian",
     "clamp_tensor": "clamp", "clamp_min_tensor": "clamp_min", "clamp_max_tensor": "clamp_max",
