@@ -10,7 +10,7 @@ import torch
 import ember
 from ember import linalg as L
 
-from helpers import assert_same, check_grads, check_op, rand_array
+from helpers import assert_same, check_grads, check_op, rand_array, same_message
 
 TL = torch.linalg
 INF = math.inf
@@ -141,3 +141,33 @@ def test_cond(p):
 
 def test_cond_rectangular_spectral():
     check_op(L.cond, TL.cond, rand_array((4, 3), np.float64))
+
+
+@pytest.mark.parametrize("p", ["fro", 1, -1, INF, -INF], ids=str)
+def test_cond_singular_is_inf(p):
+    # a batch with an exactly singular matrix (LU finds a zero pivot) and a zero matrix
+    # (0 * inf): both inf, as PyTorch, next to a regular one; exact small-integer values
+    a = np.array([[[1.0, 2.0], [2.0, 4.0]], [[0.0, 0.0], [0.0, 0.0]], [[2.0, 0.0], [0.0, 4.0]]])
+    e, t = L.cond(ember.tensor(a), p), TL.cond(torch.tensor(a), p)
+    assert e.tolist() == t.tolist()
+    assert math.isinf(e[0].item()) and math.isinf(e[1].item())
+
+
+def test_cond_nuc_singular():
+    # NOTE: torch's nuclear norm of its all-inf inverse is whatever LAPACK returns for an inf
+    # matrix (nan, or a large finite number); ember gives inf, the limit the other orders give
+    e = L.cond(ember.tensor([[[1.0, 2.0], [2.0, 4.0]], [[2.0, 0.0], [0.0, 4.0]]]), "nuc")
+    assert math.isinf(e[0].item()) and e[1].item() == 4.5  # (6 * 0.75)
+
+
+@pytest.mark.parametrize("p,shape", [(1, (2, 3)), (1.0, (2, 3)), (INF, (2, 3)), (-INF, (3, 2)),
+                                     ("fro", (2, 3)), ("nuc", (2, 3)), (3, (2, 2)),
+                                     ("abc", (2, 2)), (None, (3,)), (1, (3,)), ("nuc", (3,))],
+                         ids=str)
+def test_cond_errors(p, shape):
+    same_message(lambda lib: lib.linalg.cond(lib.ones(*shape), p))
+
+
+def test_cond_rank_checked_before_dtype():
+    for p in (None, 1, "nuc"):
+        same_message(lambda lib, p=p: lib.linalg.cond(lib.ones(3, dtype=lib.int64), p))

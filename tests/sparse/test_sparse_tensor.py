@@ -10,7 +10,7 @@ import torch
 import ember
 from ember.ops.sparse_tensor import SparseTensor
 
-from helpers import same_error
+from helpers import same_error, same_message
 
 pytestmark = pytest.mark.filterwarnings("ignore:Sparse invariant checks:UserWarning")
 
@@ -159,3 +159,21 @@ def test_sparse_accessors_on_every_layout_answer_or_refuse_as_torch(name, make):
             (want.to_dense() if want.is_sparse else want).tolist()
     else:
         assert got == want
+
+
+@pytest.mark.parametrize("idx,val,size", [
+    ([0, 1], [1.0, 2.0], (3,)),            # 1-D indices with a size: the size's length first
+    ([0, 1], [[1.0], [2.0]], (3,)),
+    ([0, 1], 1.0, (3,)),
+    ([0, 1], [1.0, 2.0], (3, 3)),          # ... which passes, then the rank of the indices
+    ([0, 1], [1.0, 2.0], None),
+    ([[[0, 1], [1, 0]]], [1.0, 2.0], (3,)),
+])
+def test_constructor_checks_in_torch_order(idx, val, size):
+    extra = () if size is None else (size,)
+    same_message(lambda L: L.sparse_coo_tensor(L.tensor(idx), L.tensor(val), *extra))
+
+
+def test_constructor_zero_dim_indices():
+    same_message(lambda L: L.sparse_coo_tensor(L.tensor(0), L.ones(2), (3,)), IndexError)
+    same_message(lambda L: L.sparse_coo_tensor(L.tensor(0), L.ones(2)))

@@ -137,6 +137,10 @@ def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None,
 def cond(A: Tensor, p=None, *, out=None) -> Tensor:
     """Condition number: s_max / s_min for p in (None, 2), s_min / s_max for -2, else
     matrix_norm(A, p) * matrix_norm(inv(A), p)."""
+    if isinstance(A, Tensor) and A.ndim < 2:  # (before the dtype; the wording differs by order)
+        where, what = ("linalg.cond(ord=nuc)", "tensor A") if p == "nuc" else \
+            ("linalg.cond", "tensor")
+        raise RuntimeError(f"{where}: The input {what} must have at least 2 dimensions.")
     # (the dtype is checked by the function each order takes: the SVD, or inv)
     check_float(A, "linalg.svd" if p in (None, 2, -2, "nuc") else "linalg.inv")
     check_matrix(A, "linalg.cond", low_ok=True)
@@ -145,10 +149,31 @@ def cond(A: Tensor, p=None, *, out=None) -> Tensor:
         big, small = s.narrow(-1, 0, 1), s.narrow(-1, s._shape[-1] - 1, 1)
         r = (big / small if p != -2 else small / big).squeeze(-1)
         return write_out(r, out)
-    check_matrix(A, "linalg.cond", square=True)
-    from .solvers import inv
+    if not (p in ("fro", "nuc") or isinstance(p, (int, float)) and abs(p) in (1, math.inf)):
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
+    if A._shape[-1] != A._shape[-2]:
+        # (PyTorch names the order as C++ prints it: an int as is, a float as %f, inf as inf)
+        shown = p if isinstance(p, (str, int)) or math.isinf(p) else f"{p:f}"
+        raise RuntimeError(f"linalg.cond(ord={shown}): A must be batches of square matrices, "
+                           f"but they are {A._shape[-2]} by {A._shape[-1]} matrices")
+    from .solvers import inv_ex
 
-    return write_out(matrix_norm(A, p) * matrix_norm(inv(A), p), out)
+    # NOTE: as PyTorch, a singular matrix's condition number is inf, not an error: its
+    # inverse is taken as all inf, and 0 * inf (a zero matrix) is mapped to inf too.
+    inverse, info = inv_ex(A)
+    inverse = inverse.masked_fill((info > 0)[..., None, None], math.inf)
+    with np.errstate(invalid="ignore"):
+        r = matrix_norm(A, p) * _singular_safe_norm(inverse, p, info)
+    return write_out(r.nan_to_num(math.inf, math.inf, -math.inf), out)
+
+
+def _singular_safe_norm(inverse: Tensor, p, info: Tensor) -> Tensor:
+    """matrix_norm(inverse, p), where the rows of a singular batch (all inf) give inf; the
+    nuclear norm's SVD cannot take an inf matrix, so those take it on zeros and are set."""
+    if p != "nuc" or not bool((info > 0).any()):
+        return matrix_norm(inverse, p)
+    bad = (info > 0)[..., None, None]
+    return matrix_norm(inverse.masked_fill(bad, 0.0), p).masked_fill(info > 0, math.inf)
 
 
 @autocast_op("linalg_matrix_rank")

@@ -172,6 +172,10 @@ def _xlogy(input, other) -> Tensor:
 
 def signbit(input: Tensor, *, out=None) -> Tensor:
     """True where the sign bit is set: negatives, -0.0 and NaNs with the bit set."""
+    from .unary_math import layout_own
+
+    if (own := layout_own(input, "signbit", out)) is not None:  # (a sparse layout's own)
+        return own(input)
     d = input.dtype
     if d.is_complex:
         raise NotImplementedError("signbit is not implemented for complex tensors.")

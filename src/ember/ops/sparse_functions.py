@@ -61,6 +61,12 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None,
         vals = vals.to(dtype)
     if device is not None and str(device) != "cpu":
         raise NotImplementedError("sparse tensors are supported on the cpu device only")
+    if idx.ndim != 2 and size is not None:
+        # (with a size, PyTorch first reads sparse_dim off the indices' first dim and checks
+        # the size's length against it, before the indices' rank)
+        if idx.ndim == 0:
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+        _check_size_length(len(tuple(size)), idx._shape[0], max(vals.ndim - 1, 0))
     if idx.ndim != 2:
         raise RuntimeError(f"indices must be sparse_dim x nnz, but got: {list(idx._shape)}")
     sd, nnz = idx._shape
@@ -76,10 +82,7 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None,
         shape = lead + dense
     else:
         shape = tuple(int(s) for s in size)
-        if len(shape) != sd + len(dense):
-            raise RuntimeError(
-                f"'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = "
-                f"{len(shape)}, sparse_dim = {sd}, dense_dim = {len(dense)}")
+        _check_size_length(len(shape), sd, len(dense))
         if shape[sd:] != dense:
             raise RuntimeError(f"values has incorrect size, expected {[nnz, *shape[sd:]]}, "
                                f"got {list(vals._shape)}")
@@ -90,6 +93,12 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None,
     if requires_grad:
         out.requires_grad_(True)
     return out
+
+
+def _check_size_length(n: int, sparse_dim: int, dense_dim: int) -> None:
+    if n != sparse_dim + dense_dim:
+        raise RuntimeError(f"'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = "
+                           f"{n}, sparse_dim = {sparse_dim}, dense_dim = {dense_dim}")
 
 
 def coalesce(s: SparseTensor) -> SparseTensor:

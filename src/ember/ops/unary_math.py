@@ -517,9 +517,19 @@ arcsin_, arccos_, arctan_, arcsinh_, arccosh_, arctanh_ = (
 fix, fix_ = trunc, trunc_
 
 
+def layout_own(input, name: str, out=None):
+    """A sparse layout's own method `name` (COO: ops/sparse_pointwise.py, CSR / CSC:
+    ops/sparse_compressed_pointwise.py), which a function form hands over to; else None."""
+    if isinstance(input, Tensor) and not input._strided and out is None:
+        return type(input).__dict__.get(name)
+    return None
+
+
 def square(input: Tensor, *, out=None) -> Tensor:
     """x * x (as `pow(x, 2)`: bool becomes int64, like PyTorch)."""
     check_tensor(input, "square")
+    if (own := layout_own(input, "square", out)) is not None:
+        return own(input)
     return _pow(input, 2, out=out)
 
 
@@ -576,6 +586,8 @@ def _bool_out(name: str, out) -> None:
 
 def isposinf(input: Tensor, *, out=None) -> Tensor:
     """True where the element is +inf."""
+    if (own := layout_own(input, "isposinf", out)) is not None:
+        return own(input)
     _signed_inf_check("isposinf", input)
     _bool_out("isposinf", out)
     return write_out(apply(unary_p, input, fn=float_class_p, test="posinf"), out)
@@ -583,6 +595,8 @@ def isposinf(input: Tensor, *, out=None) -> Tensor:
 
 def isneginf(input: Tensor, *, out=None) -> Tensor:
     """True where the element is -inf."""
+    if (own := layout_own(input, "isneginf", out)) is not None:
+        return own(input)
     _signed_inf_check("isneginf", input)
     _bool_out("isneginf", out)
     return write_out(apply(unary_p, input, fn=float_class_p, test="neginf"), out)

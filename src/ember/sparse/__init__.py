@@ -12,6 +12,7 @@ from ..ops import sparse_compressed as _compressed
 from ..ops import sparse_compressed_ops as _compressed_ops
 from ..ops import sparse_functions as _ops
 from ..ops import sparse_matmul as _products
+from ..ops.sparse_factories import spdiags
 from ..ops.sparse_softmax import log_softmax, softmax
 
 
@@ -44,4 +45,4 @@ def sum(input: Tensor, dim=None, dtype=None) -> Tensor:
     return _ops.sparse_sum(input, dim, dtype)
 
 
-__all__ = ["addmm", "log_softmax", "mm", "softmax", "sum"]
+__all__ = ["addmm", "log_softmax", "mm", "softmax", "spdiags", "sum"]
