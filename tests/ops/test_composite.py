@@ -308,3 +308,17 @@ def test_block_diag_refuses_non_tensor_elements(given):
         return L.block_diag(*{"int": (a, 3), "list": (a, [1.0]), "one_list": ([a, a],)}[given])
 
     same_message(call, TypeError)
+
+
+def test_gradient_with_coordinates_along_a_dim_of_two():
+    # two samples have one step: the one-sided difference at both ends (it read a second)
+    x = np.arange(6.0).reshape(2, 3) ** 2
+    coords = ([0.0, 2.0], [0.0, 1.0, 3.0])
+    for lib in (ember, torch):
+        got = lib.gradient(lib.tensor([1.0, 3.0]), spacing=(lib.tensor(coords[0]),))
+        got2 = lib.gradient(lib.tensor(x), spacing=tuple(lib.tensor(c) for c in coords),
+                            dim=(0, 1))
+        if lib is ember:
+            mine = (got, got2)
+    for a, b in zip(mine[0] + mine[1], got + got2):
+        assert_same(a, b)

@@ -138,11 +138,12 @@ def _gradient_coordinates(f: Tensor, d: int, x: Tensor, edge_order: int) -> Tens
     b = ((dx2 - dx1) / (dx1 * dx2)).reshape(shape)
     c = (dx1 / (dx2 * (dx1 + dx2))).reshape(shape)
     center = a * f.narrow(d, 0, n - 2) + b * f.narrow(d, 1, n - 2) + c * f.narrow(d, 2, n - 2)
-    h0, h1, hl, hm = dx[0], dx[1], dx[-1], dx[-2]
-    if edge_order == 1:
+    h0, hl = dx[0], dx[-1]
+    if edge_order == 1:  # (two samples have one step: no h1 / hm to read)
         first = (f.narrow(d, 1, 1) - f.narrow(d, 0, 1)) / h0
         last = (f.narrow(d, n - 1, 1) - f.narrow(d, n - 2, 1)) / hl
     else:
+        h1, hm = dx[1], dx[-2]
         first = (-(2.0 * h0 + h1) / (h0 * (h0 + h1)) * f.narrow(d, 0, 1)
                  + (h0 + h1) / (h0 * h1) * f.narrow(d, 1, 1)
                  + (-h0) / (h1 * (h0 + h1)) * f.narrow(d, 2, 1))
