@@ -194,3 +194,25 @@ def test_real_input_nodes_are_torchs(name, want):
     ty.abs().sum().backward()
     y.abs().sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["fftfreq", "rfftfreq"])
+@pytest.mark.parametrize("args, kw", [((0,), {}), ((-1,), {}), ((-3,), {}), ((-5,), {}),
+                                      ((4,), {"d": 0}), ((5,), {"d": 0.0}), ((1,), {"d": 0}),
+                                      ((4,), {"d": -2.0}), ((7,), {"d": 0.3}),
+                                      ((4,), {"dtype": "int64"}),
+                                      ((4,), {"dtype": "complex64"})])
+def test_frequency_ramps_at_their_edges_as_torch(name, args, kw):
+    # n = 0 or d = 0 divide by zero (the zero frequency NaN), negative n counts by C's
+    # division, integer and complex dtypes are refused in torch's words
+    outs = []
+    for lib in (ember, torch):
+        k = {key: getattr(lib, v) if key == "dtype" else v for key, v in kw.items()}
+        try:
+            outs.append(getattr(lib.fft, name)(*args, **k))
+        except (RuntimeError, NotImplementedError) as e:
+            outs.append((type(e), str(e)))
+    if isinstance(outs[1], tuple):
+        assert outs[0] == outs[1]
+    else:
+        assert_same(outs[0], outs[1])

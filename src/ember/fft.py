@@ -463,6 +463,9 @@ def ihfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (
 def fftfreq(n: int, d: float = 1.0, *, out=None, dtype=None, layout=None, device=None,
             requires_grad: bool = False) -> Tensor:
     """Sample frequencies of an n-point transform: [0, 1, ..., -(n // 2), ..., -1] / (d n)."""
+    _freq_dtype("fftfreq", dtype)
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     k = np.concatenate([np.arange(0, (n - 1) // 2 + 1), np.arange(-(n // 2), 0)])
     return write_out(_ramp(k, d * n, dtype, device, requires_grad), out)
 
@@ -470,15 +473,33 @@ def fftfreq(n: int, d: float = 1.0, *, out=None, dtype=None, layout=None, device
 def rfftfreq(n: int, d: float = 1.0, *, out=None, dtype=None, layout=None, device=None,
              requires_grad: bool = False) -> Tensor:
     """Non-negative sample frequencies of an n-point `rfft`: [0, 1, ..., n // 2] / (d n)."""
-    return write_out(_ramp(np.arange(n // 2 + 1), d * n, dtype, device, requires_grad), out)
+    _freq_dtype("rfftfreq", dtype)
+    count = int(n / 2) + 1  # (C's division, toward zero, as PyTorch's)
+    if count < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {count}: "
+                           f"[{count}]")
+    return write_out(_ramp(np.arange(count), d * n, dtype, device, requires_grad), out)
+
+
+def _freq_dtype(name: str, dtype) -> None:
+    """PyTorch's refusals of a frequency ramp's dtype: integers by name, complex by arange."""
+    if dtype is None:
+        return
+    if not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError(f"{name} requires a floating point or complex dtype")
+    if dtype.is_complex:
+        raise NotImplementedError(f'"arange_cpu" not implemented for \'{type_name(dtype)}\'')
 
 
 def _ramp(k: np.ndarray, denom: float, dtype, device, requires_grad: bool) -> Tensor:
-    # As PyTorch: the integer ramp in the result dtype, times 1 / (d n) rounded to that dtype.
+    # As PyTorch: the integer ramp in the result dtype, times 1 / (d n) (inf for a zero
+    # d n, so a zero frequency is NaN) rounded to that dtype.
     from .ops.creation import tensor
 
     dtype = dtype or dt.get_default_dtype()
-    values = k.astype(dtype.np) * np.asarray(1.0 / denom, dtype=dtype.np)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        scale = np.float64(1.0) / np.float64(denom)
+        values = k.astype(dtype.np) * np.asarray(scale, dtype=dtype.np)
     return tensor(values, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
