@@ -43,7 +43,8 @@ def _trajectory(lib, name, kw, dtype, steps=STEPS):
     return out, opt
 
 
-COMPLEX_CASES = [c for c in CASES if not c[1].get("fused")]
+# (Adafactor refuses complex parameters, as PyTorch's: tests/optim/test_adafactor.py)
+COMPLEX_CASES = [c for c in CASES if not c[1].get("fused") and c[0] != "Adafactor"]
 
 
 @pytest.mark.parametrize("dtype", list(DTYPES))

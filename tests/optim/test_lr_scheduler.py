@@ -147,6 +147,34 @@ def test_state_dict_keys_and_get_lr_outside_step_warn_like_torch(name):
     assert seen(ember) == seen(torch)
 
 
+def test_user_get_lr_is_silent_but_an_inherited_one_warns_like_torch():
+    import warnings
+
+    def seen(lib):
+        S = lib.optim.lr_scheduler
+
+        class Warmup(S.LRScheduler):
+            def get_lr(self):
+                return [b * (self.last_epoch + 1) / 4 for b in self.base_lrs]
+
+        class MyStep(S.StepLR):  # keeps StepLR's get_lr
+            pass
+
+        out = []
+        for make in (lambda o: Warmup(o), lambda o: MyStep(o, step_size=2)):
+            opt = _opt(lib)
+            sched = make(opt)
+            opt.step()
+            sched.step()
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                rates = sched.get_lr()
+            out.append((rates, [str(w.message) for w in caught]))
+        return out
+
+    assert seen(ember) == seen(torch)
+
+
 def test_optimizer_prints_its_groups_like_torch():
     assert repr(_opt(ember, momentum=0.9)) == repr(_opt(torch, momentum=0.9))
     assert repr(_opt(ember, "Adam")) == repr(_opt(torch, "Adam"))

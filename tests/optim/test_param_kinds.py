@@ -63,6 +63,8 @@ OPTIMIZERS = {
              dict(lr=0.05, lambd=1e-3, t0=2, weight_decay=0.1, foreach=True)],
     "Rprop": [dict(lr=0.01), dict(lr=0.01, etas=(0.3, 1.5), step_sizes=(1e-4, 0.05)),
               dict(lr=0.01, maximize=True, foreach=True)],
+    "Adafactor": [dict(lr=0.05), dict(lr=0.05, weight_decay=0.1, d=2.0),
+                  dict(lr=0.05, beta2_decay=-0.5, maximize=True, foreach=True)],
 }
 CASES = [(name, kw) for name, variants in OPTIMIZERS.items() for kw in variants]
 
@@ -150,8 +152,9 @@ def assert_trajectories_close(te: list, tt: list, dtype: str) -> None:
 def test_the_table_covers_every_optimizer():
     classes = {n for n in ember.optim.__all__ if isinstance(getattr(ember.optim, n), type)
                and issubclass(getattr(ember.optim, n), ember.optim.Optimizer)}
-    # (LBFGS and SparseAdam, which wants sparse gradients: their own tests)
-    assert classes - {"Optimizer"} == set(OPTIMIZERS) | {"LBFGS", "SparseAdam"}
+    # (LBFGS, SparseAdam, which wants sparse gradients, and Muon, 2-D weights only: their
+    # own tests)
+    assert classes - {"Optimizer"} == set(OPTIMIZERS) | {"LBFGS", "SparseAdam", "Muon"}
     for name, variants in OPTIMIZERS.items():
         flags = {k for kw in variants for k in kw}
         for flag in ("maximize", "foreach") + (("weight_decay",) if name != "Rprop" else ()):

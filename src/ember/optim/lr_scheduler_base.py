@@ -89,7 +89,9 @@ class LRScheduler:
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
-        if "get_lr" in cls.__dict__:
+        # NOTE: only the library's own `get_lr`s warn (PyTorch checks inside each built-in
+        # one); a user's subclass that writes its own `get_lr` is called freely, silently.
+        if "get_lr" in cls.__dict__ and cls.__module__.startswith(__package__ + "."):
             cls.get_lr = _warned_outside_step(cls.__dict__["get_lr"])
 
     def _rates(self) -> list:
