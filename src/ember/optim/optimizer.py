@@ -145,7 +145,7 @@ class Optimizer:
     def add_param_group(self, param_group: dict[str, Any]) -> None:
         """Add a group of parameters with its own hyper-parameters (defaults fill the rest)."""
         if not isinstance(param_group, dict):
-            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
         params = param_group["params"]
         if isinstance(params, Tensor):
             param_group["params"] = [params]
@@ -441,18 +441,27 @@ def _wrap_step(step):
     """Run the per-optimizer and global step hooks around `step`."""
     @functools.wraps(step)
     def wrapper(self, *args, **kwargs):
+        # NOTE: PyTorch hooks the steps of optimizers that ran `Optimizer.__init__`; a
+        # wrapper that skips it (a hand-written Lookahead) steps unhooked there, as here.
+        if "_optimizer_step_pre_hooks" not in self.__dict__:
+            return step(self, *args, **kwargs)
         for watch in step_watchers:
             watch(self)
         recorder = ranges.recorder  # a profiler names the step as PyTorch's does
         token = None if recorder is None else recorder.enter(
             f"Optimizer.step#{type(self).__name__}.step", user=True)
         try:
+            args = (self, *args)  # the hooks see the whole call, `self` first (as torch's)
             for hook in chain(_global_pre_hooks.values(),
                               self._optimizer_step_pre_hooks.values()):
                 out = hook(self, args, kwargs)
-                if out is not None:
-                    args, kwargs = out
-            result = step(self, *args, **kwargs)
+                if out is None:
+                    continue
+                if not (isinstance(out, tuple) and len(out) == 2):
+                    raise RuntimeError(f"{step} must return None or a tuple of "
+                                       f"(new_args, new_kwargs), but got {out}.")
+                args, kwargs = out
+            result = step(*args, **kwargs)
             for hook in chain(self._optimizer_step_post_hooks.values(),
                               _global_post_hooks.values()):
                 hook(self, args, kwargs)
