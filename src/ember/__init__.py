@@ -140,6 +140,9 @@ from .random import (  # noqa: E402
     set_rng_state,
 )
 from .serialization import load, save  # noqa: E402
+from ._errors import OutOfMemoryError  # noqa: E402
+from .utils.dlpack import to_dlpack  # noqa: E402
+from ._device_module import get_device_module  # noqa: E402
 
 
 def result_type(tensor1, tensor2) -> dtype:

@@ -27,7 +27,7 @@ class Conversions:
         """The data as a NumPy array sharing memory (a copy with `force=True`)."""
         if force:
             return self.detach()._array().copy()
-        if self._requires_grad:
+        if self._requires_grad and _grad_state.enabled:  # (PyTorch allows it under no_grad)
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."
@@ -140,9 +140,7 @@ class Conversions:
     def __dlpack__(self, stream=None, **kwargs):
         """Export without copying (NumPy, PyTorch ... read it with their `from_dlpack`)."""
         if self._requires_grad:
-            raise RuntimeError(
-                "Can't export tensors that require gradient, use tensor.detach()"
-            )
+            raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
         from ._dlpack import export
 
         return export(self._array(), stream=stream, **kwargs)

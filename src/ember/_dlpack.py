@@ -50,6 +50,7 @@ class _Relabelled:
     def __init__(self, source) -> None:
         self.source = source
         self.bfloat16 = False
+        self.legacy = False
 
     def __dlpack_device__(self):
         if hasattr(self.source, "__dlpack_device__"):
@@ -61,6 +62,7 @@ class _Relabelled:
             capsule = self.source.__dlpack__(**kwargs)
         else:
             capsule = self.source
+        self.legacy = _get_name(capsule) == b"dltensor"
         field = _dtype_field(capsule)
         if field[0] == _KDL_BFLOAT and field[1] == 16:
             field[0] = _KDL_UINT
@@ -68,8 +70,26 @@ class _Relabelled:
         return capsule
 
 
+def _writable(arr: np.ndarray) -> np.ndarray:
+    """A writable view of the memory `arr` reads (kept alive through the view's base).
+
+    NOTE: NumPy marks an array imported from a legacy (unversioned) capsule read-only,
+    since such a capsule cannot say whether its producer allows writes; PyTorch's
+    `from_dlpack` treats it as writable, and `torch.to_dlpack` makes only legacy capsules.
+    """
+    start = arr.__array_interface__["data"][0]
+    low = sum(s * (n - 1) for s, n in zip(arr.strides, arr.shape) if s < 0)
+    high = sum(s * (n - 1) for s, n in zip(arr.strides, arr.shape) if s > 0)
+    span = (ctypes.c_uint8 * (high - low + arr.itemsize)).from_address(start + low)
+    span._keep_alive = arr  # the capsule's owner lives as long as any view of `span`
+    flat = np.frombuffer(span, dtype=np.uint8)
+    return np.ndarray(arr.shape, arr.dtype, buffer=flat, offset=-low, strides=arr.strides)
+
+
 def import_array(source) -> np.ndarray:
     """A NumPy array sharing memory with any DLPack producer or capsule."""
     wrapped = _Relabelled(source)
     arr = np.from_dlpack(wrapped)
+    if arr.size and not arr.flags.writeable and wrapped.legacy:
+        arr = _writable(arr)
     return arr.view(ml_dtypes.bfloat16) if wrapped.bfloat16 else arr

@@ -18,6 +18,7 @@ from ._functional.embedding_bag import *  # noqa: F403
 from ._functional.embedding_bag import __all__ as _embedding_bag
 from ._functional.layers import *  # noqa: F403
 from ._functional.layers import __all__ as _layers
+from ._functional.linear_cross_entropy import linear_cross_entropy
 from ._functional.loss import *  # noqa: F403
 from ._functional.loss import __all__ as _loss
 from ._functional.margin_loss import *  # noqa: F403
@@ -30,7 +31,7 @@ from ._functional.spatial import *  # noqa: F403
 from ._functional.spatial import __all__ as _spatial
 
 __all__ = [*_act, *_attention, *_bilinear, *_embedding, *_embedding_bag, *_layers, *_loss,
-           *_margin_loss, *_pooling, *_sampling, *_spatial]
+           *_margin_loss, *_pooling, *_sampling, *_spatial, "linear_cross_entropy"]
 
 
 def __getattr__(name: str):

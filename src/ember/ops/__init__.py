@@ -86,3 +86,16 @@ MODULES = (
     histogram, searchsorted, covariance, tensor_meta_methods,
     empty_permuted, segment_reduce, from_file,
 )
+
+
+# `torch.ops.<ns>`: namespaces of user operators (filled by ember.library), reached as
+# attributes of this package, as PyTorch reaches them
+_user_namespaces: dict = {}
+
+
+def __getattr__(name: str):
+    """A user-op namespace by name; only those that exist, so submodule imports still find
+    their modules."""
+    if name in _user_namespaces:
+        return _user_namespaces[name]
+    raise AttributeError(f"module 'ember.ops' has no attribute '{name}'")

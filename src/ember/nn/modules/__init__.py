@@ -72,6 +72,7 @@ from .lazy_norm import (
 )
 from .legacy import CrossMapLRN2d, NLLLoss2d
 from .linear import Bilinear, Identity, Linear, NonDynamicallyQuantizableLinear
+from .linear_cross_entropy import LinearCrossEntropyLoss
 from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
