@@ -76,6 +76,10 @@ RTOL = {
     # 61 + 46 Adam steps sum float32 (matmuls, logsumexp, std) in another order than MLX's;
     # on this machine every printed value came out identical to MLX's
     "normalizing_flow.py": 1e-4,
+    # the FFT convolutions, scans (einsum / cumsum) and RMSNorms sum float32 in another order
+    # than MLX's; AdamW's learning rate is kept small (5e-3) so 40 steps do not amplify that
+    # (measured 1e-7 relative on the losses): printed values match to the last digit here
+    "state_space_models.py": 1e-4,
 }
 PROGRAMS = sorted(p.name for p in EXAMPLES.glob("*.py"))
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d*)?(?:e[+-]?\d+)?|nan|-?inf")

@@ -110,9 +110,10 @@ class _Pair:
 
 def _greedy(inputs: list, output: set, dims: dict, cost_limit: int,
             memory_limit: int) -> tuple:
-    """MLX's `greedy_path`: (path, its cost, its scaling)."""
+    """MLX's `greedy_path`: (path, its cost, its scaling, each step's result letters)."""
     pairs = [(i, j) for i in range(len(inputs)) for j in range(i + 1, len(inputs))]
     path: list = []
+    results: list = []
     found: list = []
     cost = scaling = 0
 
@@ -141,6 +142,7 @@ def _greedy(inputs: list, output: set, dims: dict, cost_limit: int,
         if not found:  # the rest in one naive step
             step, width = _cost_and_scaling(inputs, output, dims)
             path.append(tuple(range(len(inputs))))
+            results.append(output)
             cost, scaling = cost + step, max(scaling, width)
             break
         best = found[0]
@@ -149,6 +151,7 @@ def _greedy(inputs: list, output: set, dims: dict, cost_limit: int,
                 best = pair
         scaling = max(scaling, best.dims)
         path.append((best.x, best.y))
+        results.append(best.new)
         del inputs[best.y], inputs[best.x]
         inputs.append(best.new)
         kept = []
@@ -161,22 +164,27 @@ def _greedy(inputs: list, output: set, dims: dict, cost_limit: int,
         found = kept
         pairs = [(i, len(inputs) - 1) for i in range(len(inputs) - 1)]
         cost += best.cost
-    return path, cost, scaling
+    return path, cost, scaling, results
 
 
-def einsum_path(subscripts: str, *operands) -> tuple:
-    """(the contraction path, a report) of `einsum(subscripts, *operands)`: the path a
-    list of tuples of operand positions, each step's result appended to the operands."""
+def _check_types(name: str, signature: str, subscripts, operands) -> None:
+    """MLX's binding: a TypeError for subscripts not a string, `std::bad_cast` for an
+    operand not an array; then at least one operand."""
     if not isinstance(subscripts, str) or not all(isinstance(o, array) for o in operands):
         types = ", ".join("mlx.core.array" if isinstance(v, array) else type(v).__name__
                           for v in (subscripts, *operands))
         if isinstance(subscripts, str):
             raise RuntimeError("std::bad_cast")  # (MLX's binding, converting an operand)
-        raise TypeError("einsum_path(): incompatible function arguments. The following "
-                        "argument types are supported:\n    1. einsum_path(subscripts: str, "
-                        f"*operands)\n\nInvoked with types: {types}")
+        raise TypeError(f"{name}(): incompatible function arguments. The following "
+                        f"argument types are supported:\n    1. {signature}\n\n"
+                        f"Invoked with types: {types}")
     if not operands:
-        raise ValueError("[einsum_path] At least one operand is required.")
+        raise ValueError(f"[{name}] At least one operand is required.")
+
+
+def _checked(subscripts: str, operands) -> tuple:
+    """(input subscripts, output subscript, the size of each letter), each ellipsis expanded
+    to letters, after MLX's checks of the subscripts against the operands' shapes."""
     ins, out = _parse(subscripts)
     if len(operands) != len(ins):
         raise ValueError(f"[einsum_path] Number of operands, {len(operands)}, does not "
@@ -207,13 +215,22 @@ def einsum_path(subscripts: str, *operands) -> tuple:
                 raise ValueError(f"[einsum_path] Cannot broadcast dimension {j} of input {i} "
                                  f"with shape {_shape(o.shape)} to size {have}.")
             dims[c] = max(have, d)
+    return ins, out, dims
+
+
+def einsum_path(subscripts: str, *operands) -> tuple:
+    """(the contraction path, a report) of `einsum(subscripts, *operands)`: the path a
+    list of tuples of operand positions, each step's result appended to the operands."""
+    _check_types("einsum_path", "einsum_path(subscripts: str, *operands)", subscripts,
+                 operands)
+    ins, out, dims = _checked(subscripts, operands)
     largest = max(_size(t, dims) for t in [out, *ins])
     sets, out_set = [set(s) for s in ins], set(out)
     naive_cost, naive_scaling = _cost_and_scaling(sets, out_set, dims)
     if len(sets) <= 2:
         path, cost, scaling = [tuple(range(len(sets)))], naive_cost, naive_scaling
     else:
-        path, cost, scaling = _greedy(sets, out_set, dims, naive_cost, largest)
+        path, cost, scaling, _ = _greedy(sets, out_set, dims, naive_cost, largest)
     report = (f"  Complete contraction:  {subscripts}\n"
               f"         Naive scaling:  {naive_scaling}\n"
               f"     Optimized scaling:  {scaling}\n"
@@ -222,12 +239,146 @@ def einsum_path(subscripts: str, *operands) -> tuple:
     return path, report
 
 
-def check_einsum(subscripts: str, operands: list) -> None:
-    """The checks `einsum_path` makes, in MLX's order, as `einsum` words them."""
+def check_einsum(subscripts, operands: tuple) -> tuple:
+    """The checks `mx.einsum` makes before computing, in MLX's order and words (the
+    binding's argument types, then those of `einsum_path`, named `[einsum]`); returns
+    (input subscripts, output subscript, letter sizes), each ellipsis expanded."""
+    _check_types("einsum", "einsum(subscripts: str, *operands, stream: StreamOrDevice = "
+                 "None) -> array", subscripts, operands)
     try:
-        einsum_path(subscripts, *operands)
+        return _checked(subscripts, operands)
     except ValueError as e:
         text = str(e)
         if not text.startswith("[einsum_path]"):
             raise
         raise ValueError("[einsum]" + text.removeprefix("[einsum_path]")) from None
+
+
+def _plan(ins: list, out: str, dims: dict) -> list:
+    """MLX's path as steps (operand positions, result subscript): one step for up to two
+    operands, else the greedy pairs, each pair's letters ordered by size (MLX sorts them
+    by size alone, leaving ties unordered) and the last step giving `out`."""
+    if len(ins) <= 2:
+        return [(tuple(range(len(ins))), out)]
+    sets = [set(t) for t in ins]
+    naive_cost, _ = _cost_and_scaling(sets, set(out), dims)
+    largest = max(_size(t, dims) for t in [out, *ins])
+    path, _, _, results = _greedy(sets, set(out), dims, naive_cost, largest)
+    order = {c: i for i, c in enumerate(dict.fromkeys("".join(ins)))}
+    steps = [(p, "".join(sorted(r, key=lambda c: (dims[c], order[c]))))
+             for p, r in zip(path, results)]
+    steps[-1] = (steps[-1][0], out)
+    return steps
+
+
+def _transpose_to(x, reorder: list):
+    """MLX's final transpose: more axes than the array has (an output letter no input
+    has) fails with transpose's words."""
+    from ember.mlx import core as mx  # (the op namespace imports this module)
+    if len(reorder) != x.ndim:
+        raise ValueError(f"[transpose] Received {len(reorder)} axes for array with "
+                         f"{x.ndim} dimensions.")
+    return x if reorder == sorted(reorder) else mx.transpose(x, reorder)
+
+
+def _collapse_repeats(x, term: str):
+    """A diagonal for each repeated letter ("ii" -> "i"): the repeated letters first, in
+    order of first appearance, then the others, as MLX's gather leaves them."""
+    from ember.mlx import core as mx
+    counts = {c: term.count(c) for c in dict.fromkeys(term)}
+    repeated = [c for c, k in counts.items() if k > 1]
+    axes = [i for c in repeated for i, t in enumerate(term) if t == c]
+    rest = [i for i, t in enumerate(term) if counts[t] == 1]
+    x = mx.transpose(x, axes + rest)
+    index = []
+    for n, c in enumerate(repeated):
+        size = x.shape[len(index)]
+        idx = mx.reshape(mx.arange(size), (size,) + (1,) * (len(repeated) - 1 - n))
+        index += [idx] * counts[c]
+    return x[tuple(index)], "".join(repeated) + "".join(term[i] for i in rest)
+
+
+def _preprocess(terms: list, arrays: list, out: str) -> None:
+    """In place: repeated letters collapsed to diagonals, then each letter that only one
+    operand has (and the output not) summed away."""
+    from ember.mlx import core as mx
+    for i, t in enumerate(terms):
+        if len(set(t)) < len(t):
+            arrays[i], terms[i] = _collapse_repeats(arrays[i], t)
+    counts: dict = {}
+    for t in [*terms, out]:
+        for c in set(t):
+            counts[c] = counts.get(c, 0) + 1
+    for i, t in enumerate(terms):
+        axes = [k for k, c in enumerate(t) if counts[c] == 1]
+        if axes:
+            arrays[i] = mx.sum(arrays[i], axis=axes)
+            terms[i] = "".join(c for c in t if counts[c] > 1)
+
+
+def _dot(a, b, ta: str, tb: str, out: str):
+    """Two operands sharing a summed letter: one batched matmul (so, as in MLX, only
+    for inexact types) of (batch, a's kept, summed) by (batch, summed, b's kept)."""
+    from ember.mlx import core as mx
+    contract = [c for c in ta if c not in out]
+    batch = [c for c in ta if c in out and c in tb]
+    keep_a = [c for c in ta if c in out and c not in tb]
+    keep_b = [c for c in tb if c in out and c not in ta]
+    size = {c: max(a.shape[ta.index(c)], b.shape[tb.index(c)]) for c in contract + batch}
+    size_a = [size.get(c, d) for c, d in zip(ta, a.shape)]
+    size_b = [size.get(c, d) for c, d in zip(tb, b.shape)]
+    size.update(zip(ta, size_a))
+    size.update(zip(tb, size_b))
+
+    def arrange(x, term: str, shape: list, groups: list):
+        x = mx.transpose(mx.broadcast_to(x, shape), [term.index(c) for g in groups for c in g])
+        return mx.reshape(x, [size[c] for c in groups[0]]
+                          + [math.prod(size[c] for c in g) for g in groups[1:]])
+
+    prod = mx.matmul(arrange(a, ta, size_a, [batch, keep_a, contract]),
+                     arrange(b, tb, size_b, [batch, contract, keep_b]))
+    letters = batch + keep_a + keep_b
+    prod = mx.reshape(prod, [size[c] for c in letters])
+    return _transpose_to(prod, [letters.index(c) if c in letters else len(letters)
+                                for c in out])
+
+
+def _naive(terms: list, arrays: list, out: str):
+    """Any other step: the operands broadcast over all their letters, multiplied, the
+    letters not in `out` summed, the rest put in `out`'s order."""
+    from ember.mlx import core as mx
+    letters = list(dict.fromkeys("".join(terms)))
+    result = None
+    for t, x in zip(terms, arrays):
+        x = mx.reshape(x, list(x.shape) + [1] * (len(letters) - x.ndim))
+        spare = iter(range(len(t), len(letters)))
+        perm = [t.index(c) if c in t else next(spare) for c in letters]
+        if perm != sorted(perm):
+            x = mx.transpose(x, perm)
+        result = x if result is None else mx.multiply(result, x)
+    summed = [k for k, c in enumerate(letters) if c not in out]
+    if summed:
+        result = mx.sum(result, axis=summed)
+    kept = [c for c in letters if c in out]
+    return _transpose_to(result, [kept.index(c) if c in kept else len(kept) for c in out])
+
+
+def einsum(subscripts, operands: tuple):
+    """`mx.einsum` computed as MLX computes it, step by step along its path, so results
+    have MLX's dtypes (a summed bool or small integer widens as `sum` widens it) and its
+    errors (a contraction of two integer operands is a matmul, which refuses them)."""
+    ins, out, dims = check_einsum(subscripts, operands)
+    terms, arrays = list(ins), list(operands)
+    for positions, result in _plan(ins, out, dims):
+        step_terms = [terms[p] for p in positions]
+        step_arrays = [arrays[p] for p in positions]
+        _preprocess(step_terms, step_arrays, result)
+        if len(step_terms) == 2 and set(step_terms[0]) - set(result):
+            value = _dot(*step_arrays, *step_terms, result)
+        else:
+            value = _naive(step_terms, step_arrays, result)
+        for p in sorted(positions, reverse=True):
+            del terms[p], arrays[p]
+        terms.append(result)
+        arrays.append(value)
+    return arrays[0]

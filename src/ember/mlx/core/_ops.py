@@ -45,7 +45,7 @@ from ._array import (
     wrap_result,
 )
 from ._dtypes import Dtype
-from ._einsum import check_einsum
+from ._einsum import einsum as run_einsum
 from ._errors import check_broadcasts
 from ._indexing import shape_text
 from ._reductions import (  # noqa: F401
@@ -79,16 +79,24 @@ _arr = as_array  # (the conversion every op's array operands share)
 
 # -- elementwise ----------------------------------------------------------------------------
 
-def _unary_float(fn):
+def _unary_float(fn, *, complex_ok: bool = True, on_complex=None):
+    """An op taking floats (integers and bools promoted); on complex input MLX's error
+    where its kernel has no complex case, or `on_complex(tensor)` where MLX computes it
+    otherwise than the real formula."""
     def op(a, /, *, stream=None) -> array:
         a = _float(_arr(a))
+        if a._dtype.kind == "c":
+            if not complex_ok:
+                refuse_complex(fn.__name__, a._dtype)
+            if on_complex is not None:
+                return _wrap(on_complex(a._t), a._dtype)
         return _wrap(fn(a._t), a._dtype)
     op.__name__ = fn.__name__
     return op
 
 
 exp = _unary_float(S.exp)  # (MLX's exp saturates: inf above 88, no subnormals)
-expm1 = _unary_float(E.expm1)
+expm1 = _unary_float(E.expm1, complex_ok=False)
 log = _unary_float(E.log)
 log2 = _unary_float(E.log2)
 log10 = _unary_float(E.log10)
@@ -109,10 +117,12 @@ arccosh = _unary_float(E.acosh)
 arctanh = _unary_float(E.atanh)
 sigmoid = _unary_float(S.sigmoid)
 erf = _unary_float(E.erf)
-erfinv = _unary_float(E.erfinv)
-reciprocal = _unary_float(E.reciprocal)
-degrees = _unary_float(E.rad2deg)
-radians = _unary_float(E.deg2rad)
+erfinv = _unary_float(E.erfinv, complex_ok=False)
+# NOTE: MLX takes a complex reciprocal as the complex division 1 / z (so 1 / (3 + 0j) has
+# imaginary part +0 and 1 / 0 is inf + nan j), and scales complex degrees / radians
+reciprocal = _unary_float(E.reciprocal, on_complex=lambda t: E.div(E.ones_like(t), t))
+degrees = _unary_float(E.rad2deg, on_complex=lambda t: t * (180.0 / math.pi))
+radians = _unary_float(E.deg2rad, on_complex=lambda t: t * (math.pi / 180.0))
 
 
 def _unary_same(fn, name: str):
@@ -137,7 +147,13 @@ def square(a, /, *, stream=None) -> array:
     return wrap_result(E.mul(a._t, a._t), a._dtype)
 
 
-sign = _unary_same(E.sign, "sign")
+_sign_real = _unary_same(E.sign, "sign")
+
+
+def sign(a, /, *, stream=None) -> array:
+    """-1, 0 or 1 by sign; for complex z, z / |z| (0 at 0), as MLX's kernel gives it."""
+    a = _arr(a)
+    return wrap_result(E.sgn(a._t), a._dtype) if a._dtype.kind == "c" else _sign_real(a)
 
 
 def abs(a, /, *, stream=None) -> array:  # noqa: A001  (MLX's name)
@@ -397,12 +413,7 @@ def tensordot(a, b, /, axes=2, *, stream=None) -> array:
 
 
 def einsum(subscripts: str, *operands_, stream=None) -> array:
-    arrs = [_arr(o) for o in operands_]
-    check_einsum(subscripts, arrs)
-    dt = arrs[0]._dtype
-    for o in arrs[1:]:
-        dt = D.promote_types(dt, o._dtype)
-    return _wrap(E.einsum(subscripts, *[cast(o._t, o._dtype, dt) for o in arrs]), dt)
+    return run_einsum(subscripts, operands_)
 
 
 # -- shapes ---------------------------------------------------------------------------------

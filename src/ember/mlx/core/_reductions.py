@@ -314,7 +314,10 @@ def softmax(a, /, axis=None, *, precise: bool = False, stream=None) -> array:
     x = _float(a)
     # NOTE: MLX's exp is 0 below about -87.68 (no subnormals): entries that far under the
     # maximum are masked to -inf first, so they come out (and differentiate) as 0 (_saturating)
-    if len(dims) == a.ndim > 1:
+    if x._dtype.kind == "c" and dims:  # (MLX's graph: exp(x - max) / sum, max complex)
+        e = _wrap(E.exp((x - max(x, dims, keepdims=True))._t), x._dtype)
+        out = e / sum(e, dims, keepdims=True)
+    elif len(dims) == a.ndim > 1:
         t = S.mask_softmax_input(x._t, dims)
         out = _wrap(E.softmax(t.reshape(-1), 0).reshape(x.shape), x._dtype)
     elif len(dims) == 1:

@@ -19,6 +19,7 @@ import ember as E
 from . import _dtypes as D
 from . import _ops as O
 from ._array import _wrap, array, cast
+from ._fft_binding import bound
 from ._padding import pad
 
 _NORMS = ("backward", "ortho", "forward")
@@ -118,61 +119,73 @@ def _many(a, s, axes, norm: str, real: bool, inverse: bool, op: str) -> array:
     return _transform(a, list(s), axes, real, inverse, norm)
 
 
+@bound
 def fft(a, n: int | None = None, axis: int = -1, norm: str = "backward") -> array:
     """One-dimensional DFT (complex64)."""
     return _one(a, n, axis, norm, False, False, "fft")
 
 
+@bound
 def ifft(a, n: int | None = None, axis: int = -1, norm: str = "backward") -> array:
     """One-dimensional inverse DFT (complex64)."""
     return _one(a, n, axis, norm, False, True, "ifft")
 
 
+@bound
 def rfft(a, n: int | None = None, axis: int = -1, norm: str = "backward") -> array:
     """DFT of real input: the n // 2 + 1 non-negative frequencies."""
     return _one(a, n, axis, norm, True, False, "rfft")
 
 
+@bound
 def irfft(a, n: int | None = None, axis: int = -1, norm: str = "backward") -> array:
     """Inverse of `rfft` (float32), `n` output points, by default 2 * (size - 1)."""
     return _one(a, n, axis, norm, True, True, "irfft")
 
 
+@bound
 def fft2(a, s=None, axes=(-2, -1), norm: str = "backward") -> array:
     """Two-dimensional DFT over `axes`."""
     return _many(a, s, axes, norm, False, False, "fft2")
 
 
+@bound
 def ifft2(a, s=None, axes=(-2, -1), norm: str = "backward") -> array:
     """Two-dimensional inverse DFT over `axes`."""
     return _many(a, s, axes, norm, False, True, "ifft2")
 
 
+@bound
 def rfft2(a, s=None, axes=(-2, -1), norm: str = "backward") -> array:
     """Two-dimensional DFT of real input (the last axis halved)."""
     return _many(a, s, axes, norm, True, False, "rfft2")
 
 
+@bound
 def irfft2(a, s=None, axes=(-2, -1), norm: str = "backward") -> array:
     """Inverse of `rfft2`."""
     return _many(a, s, axes, norm, True, True, "irfft2")
 
 
+@bound
 def fftn(a, s=None, axes=None, norm: str = "backward") -> array:
     """N-dimensional DFT over `axes` (all axes by default)."""
     return _many(a, s, axes, norm, False, False, "fftn")
 
 
+@bound
 def ifftn(a, s=None, axes=None, norm: str = "backward") -> array:
     """N-dimensional inverse DFT."""
     return _many(a, s, axes, norm, False, True, "ifftn")
 
 
+@bound
 def rfftn(a, s=None, axes=None, norm: str = "backward") -> array:
     """N-dimensional DFT of real input (the last axis halved)."""
     return _many(a, s, axes, norm, True, False, "rfftn")
 
 
+@bound
 def irfftn(a, s=None, axes=None, norm: str = "backward") -> array:
     """Inverse of `rfftn`."""
     return _many(a, s, axes, norm, True, True, "irfftn")
@@ -196,16 +209,19 @@ def _shift(name: str, a, axes, inverse: bool) -> array:
     return _wrap(E.roll(a._t, shifts, axes), a._dtype)
 
 
+@bound
 def fftshift(a, axes=None) -> array:
     """Move the zero frequency to the centre (a roll by size // 2 on each axis)."""
     return _shift("fftshift", a, axes, False)
 
 
+@bound
 def ifftshift(a, axes=None) -> array:
     """Undo `fftshift`."""
     return _shift("ifftshift", a, axes, True)
 
 
+@bound
 def fftfreq(n: int, d: float = 1.0) -> array:
     """The sample frequencies of an n-point DFT (float32)."""
     if n <= 0:
@@ -217,6 +233,7 @@ def fftfreq(n: int, d: float = 1.0) -> array:
     return O.multiply(freqs, array(1.0 / (n * d), D.float32))
 
 
+@bound
 def rfftfreq(n: int, d: float = 1.0) -> array:
     """The sample frequencies of `rfft`'s output (float32)."""
     if n <= 0:
@@ -230,13 +247,6 @@ def rfftfreq(n: int, d: float = 1.0) -> array:
 # -- short-time transforms ------------------------------------------------------------------
 
 _PAD_MODES = ("constant", "edge", "reflect", "symmetric")
-
-
-def _int_arg(value, name: str, op: str) -> None:
-    """MLX's binding takes C ints (a bool is one) for sizes; anything else is a TypeError."""
-    if not isinstance(value, int):
-        raise TypeError(f"{op}(): incompatible function arguments: {name} must be an int, "
-                        f"not {type(value).__name__}")
 
 
 def _window(window, win_length: int, n_fft: int, op: str) -> array:
@@ -288,6 +298,7 @@ def _at_least_tiny(envelope: array) -> array:
     return O.where(keep, envelope, array(tiny, D.complex64))
 
 
+@bound
 def stft(x, n_fft: int = 2048, hop_length: int | None = None, win_length: int | None = None,
          window=None, center: bool = True, pad_mode: str = "reflect",
          norm: str = "backward", onesided: bool | None = None) -> array:
@@ -300,10 +311,6 @@ def stft(x, n_fft: int = 2048, hop_length: int | None = None, win_length: int | 
     MLX's graph (mlx/fft.cpp): frames times window in their promoted dtype, then the
     transform in single precision, so float64 input is transformed as float32."""
     _check_norm(norm, "stft")
-    _int_arg(n_fft, "n_fft", "stft")
-    for name, v in (("hop_length", hop_length), ("win_length", win_length)):
-        if v is not None:
-            _int_arg(v, name, "stft")
     if n_fft <= 0:
         raise ValueError("[stft] n_fft must be positive.")
     x = _arr(x)
@@ -331,6 +338,7 @@ def stft(x, n_fft: int = 2048, hop_length: int | None = None, win_length: int | 
     return O.swapaxes(spec, -1, -2)
 
 
+@bound
 def istft(stft_matrix, n_fft: int | None = None, hop_length: int | None = None,
           win_length: int | None = None, window=None, center: bool = True,
           norm: str = "backward", onesided: bool | None = None,
@@ -345,10 +353,6 @@ def istft(stft_matrix, n_fft: int | None = None, hop_length: int | None = None,
     samples and block k of frame i added at output block i + k, k in order, so apart from
     the transforms the sums are MLX's."""
     _check_norm(norm, "istft")
-    for name, v in (("n_fft", n_fft), ("hop_length", hop_length),
-                    ("win_length", win_length), ("length", length)):
-        if v is not None:
-            _int_arg(v, name, "istft")
     z = _arr(stft_matrix)
     if z.ndim < 2:
         raise ValueError("[istft] Input must have at least two dimensions (freq, frames).")
