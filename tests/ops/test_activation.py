@@ -10,7 +10,7 @@ import ember
 from ember.ops import activation as A
 from ops._elementwise import Spec, make, same_outcome, unary_tests
 
-from helpers import rand_array, same_message
+from helpers import assert_same, rand_array, same_message
 
 
 def _inplace(e_fn, t_fn):
@@ -299,3 +299,16 @@ def test_softmax_family_non_tensor_fails_on_the_attribute_torch_reads(fn, dim, b
     AttributeError names that attribute (softmin negates first: a str's TypeError)."""
     kind = TypeError if (fn, dim, bad) == ("softmin", -1, "s") else AttributeError
     same_message(lambda L: getattr(L.nn.functional, fn)(bad, dim), kind)
+
+
+@pytest.mark.parametrize("name", ["hardswish", "hardsigmoid", "selu", "mish", "silu", "relu",
+                                  "relu6"])
+def test_a_truthy_inplace_flag_of_another_type_acts_in_place(name):
+    # PyTorch tests `if inplace:`; ember named the op with "_" * inplace (a str raised)
+    outs = []
+    for lib in (ember, torch):
+        x = lib.tensor([-1.5, 0.25, 2.0])
+        y = getattr(lib.nn.functional, name)(x, "x")
+        outs.append((y, x))
+    assert_same(outs[0][0], outs[1][0])
+    assert_same(outs[0][1], outs[1][1])

@@ -57,7 +57,7 @@ def _where(cond, a, b):
 
 def _run(prim: Member, input: Tensor, inplace: bool, reject, kname: str, fname="", **params):
     """Check input (named `fname`/the member, `_` in place), dtype; run `prim` (into input)."""
-    check_tensor(input, (fname or prim.name) + "_" * inplace)
+    check_tensor(input, (fname or prim.name) + "_" * bool(inplace))
     if input._dtype._kind in reject:
         raise not_implemented(kname, input._dtype)
     if inplace:
@@ -219,7 +219,7 @@ def functional_relu(input: Tensor, inplace: bool = False) -> Tensor:
     """max(x, 0) elementwise (`nn.functional.relu`, with its `inplace` flag)."""
     # NOTE: the checks inline when they pass (no helper calls): relu is hot.
     if not isinstance(input, Tensor) or input._dtype._kind in (BOOL_K, COMPLEX_K):
-        _no_bool(input, "Boolean inputs not supported for relu", "relu" + "_" * inplace)
+        _no_bool(input, "Boolean inputs not supported for relu", "relu" + "_" * bool(inplace))
         _clamp_refuses_complex(input)
     if inplace:
         return apply_(unary_p, input, fn=relu_p)
@@ -265,7 +265,7 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
     """x clipped to [min_val, max_val]."""
     if min_val > max_val:  # (a TypeError for non-numbers, as in PyTorch)
         raise ValueError("min_val cannot be greater than max_val")
-    _no_bool(input, "Bool inputs not supported for hardtanh", _fname + "_" * inplace)
+    _no_bool(input, "Bool inputs not supported for hardtanh", _fname + "_" * bool(inplace))
     _clamp_refuses_complex(input)
     # (integer limits are read as int64, uint8 refuses negatives; each must fit the C type)
     if input._dtype._kind == INT_K:
@@ -302,7 +302,7 @@ def _fits(x: Tensor, *values) -> None:
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """x where x > threshold, else `value`."""
-    check_tensor(input, "threshold" + "_" * inplace)
+    check_tensor(input, "threshold" + "_" * bool(inplace))
     _fits(input, threshold, value)
     return _run(threshold_p, input, inplace, (BOOL_K, COMPLEX_K), "threshold_cpu",
                 threshold=threshold, value=value)
