@@ -10,6 +10,7 @@ from tests.rule_checks import check_batch, check_jvp, primitive_calls
 
 import ember
 from ember._core import BY_LOOP, MISSING, batch_rules, bind, jvp_rule, rule_params
+from ember.ops._pair_norms import c_pow
 from ember.ops.binary import COMPARISONS, binary_p, compare_p, div_wide_fn, mul_wide_fn
 from ember.ops.logical_bitwise import _BITWISE, bitwise_p
 from ember.ops.registry import apply
@@ -86,6 +87,7 @@ CASES = {
     "ldexp": (lambda a, b: ember.ldexp(a, b), (X, Y), 1, 1),
     "ldexp_int": (lambda a: ember.ldexp(a, J), (X,), 1, 1),
     "nextafter": (lambda a, b: ember.nextafter(a, b), (X, Y), 1, 1),
+    "cdist_c_pow": (lambda a: c_pow(a, 3.0), (X,), 1, 1),  # (cdist's general-p terms)
 }
 # not differentiable: no tangent to check (0), batched once
 for _op in ("eq", "ne", "lt", "le", "gt", "ge"):
@@ -163,7 +165,7 @@ def test_every_function_of_the_area_has_a_jvp_and_a_batch_rule():
     for prim in (compare_p, bitwise_p):
         assert jvp_rule(prim, {}) is None  # marked not differentiable
         assert batch_rules.get(prim, MISSING) not in (MISSING, BY_LOOP)
-    assert len(binary_p.members) == 47 and len(ternary_p.members) == 11
+    assert len(binary_p.members) == 48 and len(ternary_p.members) == 11
     assert set(COMPARISONS) == {"eq", "ne", "lt", "le", "gt", "ge", "logical_and",
                                 "logical_or", "logical_xor", "isclose"}
     assert set(_BITWISE) == {"and", "or", "xor", "left_shift", "right_shift", "gcd", "lcm"}

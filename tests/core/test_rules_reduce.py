@@ -17,6 +17,7 @@ from tests.rule_checks import check_batch, check_jvp, primitive_calls
 import ember
 from ember._core import BY_LOOP, MISSING, Member, batch_rules, bind, jvp_rule, loop_reasons
 from ember.ops import composite, histogram, reduce, scan, searchsorted, softmax, sorting, stats
+from ember.ops._pair_norms import in_order_sum
 
 F = ember.nn.functional
 
@@ -73,6 +74,7 @@ CASES = [
     ("is_any_true", lambda x: ember._is_any_true(x > 1.2), (X,), 1),
     ("count_nonzero", lambda s: ember.count_nonzero(s - s.round(), 0), (S,), 1),
     ("logsumexp", lambda x: ember.logsumexp(x, (1, 2)), (X,), 1),
+    ("sum_in_order", lambda x: in_order_sum(x), (X,), 1),  # (cdist's sums)
     ("var", lambda x: x.var(1), (X,), 1),
     ("std", lambda x: x.std((0, 2), keepdim=True, correction=0), (X,), 1),
     ("norm2", lambda s: ember.linalg.vector_norm(s), (S,), 1),

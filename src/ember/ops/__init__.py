@@ -1,7 +1,8 @@
 """The op registry and every op module. Each module lists its public functions in
 `__all__` and the Tensor methods it provides in `TENSOR_METHODS`."""
 
-from . import (
+from . import (  # (_pair_norms: cdist's members, registered at import as every op's)
+    _pair_norms,
     activation,
     bernoulli,
     binary,
