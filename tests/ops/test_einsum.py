@@ -315,8 +315,22 @@ def _chain(t):
     return names
 
 
+@pytest.fixture(params=["planned", "left_to_right"])
+def path_mode(request, monkeypatch):
+    """Both of PyTorch's routes for three or more operands: a planned path where opt_einsum
+    is installed and enabled, left to right otherwise (ember follows the same switch)."""
+    planned = request.param == "planned"
+    if planned and not torch.backends.opt_einsum.is_available():
+        pytest.skip("opt_einsum is not installed: torch contracts left to right here")
+    monkeypatch.setattr(ember.backends.opt_einsum, "enabled", planned)
+    old = torch.backends.opt_einsum.enabled
+    torch.backends.opt_einsum.enabled = planned
+    yield planned
+    torch.backends.opt_einsum.enabled = old
+
+
 @pytest.mark.parametrize("eq,shapes", LAYOUT_CASES, ids=str)
-def test_result_strides_and_graph_follow_torch(eq, shapes):
+def test_result_strides_and_graph_follow_torch(eq, shapes, path_mode):
     """Results carry PyTorch's strides (so `.view` works where it works in torch: operands laid
     out as output labels then contracted ones, pairs as one bmm written in output order) and
     the same chain of backward nodes. Values: float64 products, to a few ulps."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from .. import _names
 from .._device import device
 from . import cpu_flags as cpu
-from . import cuda, cudnn, mkldnn, mps, openmp
+from . import cuda, cudnn, mkldnn, mps, openmp, opt_einsum
 
 # PyTorch's names for the backends of the device types it knows but this build lacks.
 _BACKEND = {"mps": "MPS", "xla": "XLA", "ipu": "IPU", "vulkan": "Vulkan", "lazy": "Lazy",

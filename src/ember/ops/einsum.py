@@ -18,6 +18,7 @@ import math
 from collections import namedtuple
 
 from .._tensor import Tensor
+from ..backends import opt_einsum
 from ._common import type_name
 
 OPTIMAL_MAX = 8
@@ -433,8 +434,10 @@ def einsum(*args) -> Tensor:
     if len(views) == 1:
         t = views[0]
         return t if t.ndim == n_out else t.sum(list(range(n_out, t.ndim)))
-    # PyTorch contracts two operands left to right and takes a planned path for three or more
-    path = contraction_path(labels, spec.sizes, spec.output).path if len(views) > 2 else None
+    # PyTorch contracts two operands left to right, and three or more along a planned path
+    # where opt_einsum is installed and enabled (left to right otherwise)
+    path = contraction_path(labels, spec.sizes, spec.output).path \
+        if len(views) > 2 and opt_einsum.plans() else None
     return _contract_all(views, n_out, path)
 
 
