@@ -152,8 +152,9 @@ def result_type(tensor1, tensor2) -> dtype:
 
 def numel(input: Tensor) -> int:
     if not isinstance(input, Tensor):
-        raise TypeError(f"numel(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
+        from .ops._arg_parser_text import not_tensor
+
+        raise not_tensor("numel", "input", 1, input)
     return input.numel()
 
 

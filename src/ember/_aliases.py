@@ -110,21 +110,25 @@ _SPREAD = ("(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim
 _OVERLOADS = {"any": _REDUCE_ANY, "all": _REDUCE_ANY, "std": _SPREAD, "var": _SPREAD}
 
 
+_MISSING = object()
+
+
 def refuse_non_tensor(name: str, args: tuple, kwargs: dict) -> None:
     """PyTorch's parser error for a function given no tensor as its operand (a list, a
     number): raised where ember's op met the non-tensor (an AttributeError, or a missing
     argument, which PyTorch's parser reports after the operand)."""
-    x = args[0] if args else kwargs.get("input", kwargs.get("x"))
-    if x is None or hasattr(type(x), "_is_wrapper"):  # (no operand given, or a Tensor)
+    from .ops._arg_parser_text import tp_name
+
+    x = args[0] if args else kwargs.get("input", kwargs.get("x", _MISSING))
+    if x is _MISSING or hasattr(type(x), "_is_wrapper"):  # (no operand given, or a Tensor)
         return
     if name in _OVERLOADS:
-        got = [type(a).__name__ for a in args] + [f"{k}={type(v).__name__}"
-                                                 for k, v in kwargs.items()]
+        got = [tp_name(a) for a in args] + [f"{k}={tp_name(v)}" for k, v in kwargs.items()]
         listing = "".join(f" * {sig}\n" for sig in _OVERLOADS[name])
         raise TypeError(f"{name}() received an invalid combination of arguments - got "
                         f"({', '.join(got)}), but expected one of:\n{listing}") from None
     raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
-                    f"{type(x).__name__}") from None
+                    f"{tp_name(x)}") from None
 
 
 def _binding_error(e: TypeError) -> bool:

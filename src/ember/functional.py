@@ -34,6 +34,7 @@ from . import (
 from . import linalg as _linalg
 from ._tensor import Tensor
 from .linalg.lowrank import pca_lowrank, svd_lowrank
+from .ops._arg_parser_text import tp_name
 
 __all__ = [
     "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors",
@@ -55,7 +56,7 @@ def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor:
     for i, m in enumerate(matrices):
         if not isinstance(m, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
-                            f"{type(m).__name__}")
+                            f"{tp_name(m)}")
         if m.dim() != 2:
             raise RuntimeError(f"Tensor dimension is {m.dim()}, expected 2 instead.")
     if len(matrices) == 1:

@@ -38,6 +38,9 @@ LATE_BINDINGS = {
                                               "writer",
     ("ember._tensor", "ember.storage"): "Tensor.storage() and storage_type(): PyTorch's legacy "
                                         "TypedStorage face over the untyped storage",
+    ("ember._aliases", "ember.ops._arg_parser_text"): "a refusal's type names as PyTorch's "
+                                                      "parser prints them (numpy.ndarray), "
+                                                      "imported when refusing",
     # and one face of a layer above, at the path PyTorch gives it
     ("ember.autograd.profiler", "ember.profiler"): "torch.autograd.profiler, PyTorch's old "
                                                    "name for the profiler, loaded on use",

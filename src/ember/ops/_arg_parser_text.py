@@ -18,7 +18,7 @@ from .. import _names
 from .._device import device as _device_type
 from .._layout import layout as _layout_type
 
-__all__ = ["tp_name", "keyword_order", "invalid_combination"]
+__all__ = ["tp_name", "not_tensor", "keyword_order", "invalid_combination"]
 
 
 def tp_name(obj) -> str:
@@ -30,6 +30,14 @@ def tp_name(obj) -> str:
     if t.__module__ == "builtins" or t.__flags__ & (1 << 9):  # Py_TPFLAGS_HEAPTYPE
         return t.__name__
     return f"{t.__module__}.{t.__name__}"
+
+
+def not_tensor(fname: str, arg: str, pos: int | None, x) -> TypeError:
+    """The parser's error for a non-tensor `x` passed for Tensor parameter `arg` of `fname`
+    ("relu(): argument 'input' (position 1) must be Tensor, not numpy.ndarray"); a
+    keyword-only parameter has no position."""
+    where = "" if pos is None else f" (position {pos})"
+    return TypeError(f"{fname}(): argument '{arg}'{where} must be Tensor, not {tp_name(x)}")
 
 
 def _libstdcxx_hash(key: str) -> int:

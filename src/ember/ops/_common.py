@@ -127,7 +127,9 @@ def binary_operands(a, b):
     elif tb:
         t, s = b, a
     else:
-        raise TypeError(
+        # (a public op re-raises it in the parser's words: "add(): argument 'input'
+        # (position 1) must be Tensor, not str")
+        raise OperandTypeError(
             f"expected at least one Tensor operand, got {type(a).__name__} and {type(b).__name__}"
         )
     if not is_scalar(s):

@@ -34,6 +34,7 @@ from ._pool_shapes import adaptive_checks, adaptive_sizes, bins, pool_out, windo
 from .conv import channels_last_like, conv_p
 from .nn_ops import keep_channels_last
 from .registry import apply, rename_node, saves
+from .unary import check_tensor, touch_then_check
 
 _LOW = (dt.float16, dt.bfloat16)
 
@@ -125,6 +126,8 @@ def _check_dtype(nd: int, input: Tensor) -> None:
 def avg_pool_nd(nd: int, input: Tensor, kernel_size, stride=None, padding=0,
                 ceil_mode: bool = False, count_include_pad: bool = True,
                 divisor_override=None) -> Tensor:
+    if input.__class__ is not Tensor:
+        check_tensor(input, f"avg_pool{nd}d")
     kernel, stride, padding, _ = window_args("avg", nd, input, kernel_size, stride, padding)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
@@ -243,6 +246,9 @@ def adaptive_avg_pool(nd: int, input: Tensor, sizes: tuple) -> Tensor:
 
 
 def adaptive_avg_pool_nd(nd: int, input: Tensor, output_size) -> Tensor:
+    if input.__class__ is not Tensor:  # (torch's Python reads input.size() for 2-d and up)
+        touch_then_check(input, "size", f"adaptive_avg_pool{nd}d") if nd > 1 else \
+            check_tensor(input, "adaptive_avg_pool1d")
     sizes = adaptive_sizes(nd, input, output_size)
     if nd > 1:
         adaptive_checks("avg", nd, input, sizes)

@@ -21,7 +21,7 @@ from .._core.dispatch import iter_layout
 from .._tensor import Tensor
 from ..native import calls
 from . import _multiply_add as multiply_add
-from ._arg_parser_text import method_aware, operand_error
+from ._arg_parser_text import method_aware, operand_error, tp_name
 from ._common import (
     OperandTypeError,
     binary_operands,
@@ -263,6 +263,17 @@ def _check_alpha(alpha, d: dt.dtype) -> None:
                            "complex number.")
 
 
+def _number_pair(input, other) -> Tensor | None:
+    """`input` as the 0-d tensor PyTorch makes of it when both operands of add, sub, mul,
+    div or floor_divide are numbers (`torch.add(1, 2.5)` is tensor(3.5000), float32; a NumPy
+    scalar counts as the Python number it holds), else None."""
+    if not (is_scalar(input) and is_scalar(other)) or isinstance(input, Tensor):
+        return None
+    from .creation import tensor
+
+    return tensor(input.item() if isinstance(input, np.generic) else input)
+
+
 @method_aware
 def add(input, other, *, alpha=1, out=None) -> Tensor:
     """input + alpha * other, with broadcasting and type promotion."""
@@ -273,6 +284,8 @@ def add(input, other, *, alpha=1, out=None) -> Tensor:
         r = apply(binary_p, a, b, fn=add_fn) if alpha == 1 else \
             _alpha_call(add_alpha_fn, a, b, alpha, d)
     except OperandTypeError:
+        if (wrapped := _number_pair(input, other)) is not None:
+            return add(wrapped, other, alpha=alpha, out=out)
         raise operand_error("add", (input, other), {"alpha": None if alpha == 1 else alpha,
                                                     "out": out}) from None
     return r if out is None else _write_out(r, out)
@@ -297,7 +310,7 @@ def need_tensor(x, fname: str, pos: int = 1, argname: str = "input") -> None:
     """PyTorch's TypeError for a number where its signature wants a Tensor."""
     if not isinstance(x, Tensor):
         raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be Tensor, not "
-                        f"{type(x).__name__}")
+                        f"{tp_name(x)}")
 
 
 @method_aware
@@ -308,6 +321,8 @@ def sub(input, other, *, alpha=1, out=None) -> Tensor:
     try:
         return _sub(input, other, alpha, out)
     except OperandTypeError:
+        if (wrapped := _number_pair(input, other)) is not None:
+            return sub(wrapped, other, alpha=alpha, out=out)
         raise operand_error("sub", (input, other), {"alpha": None if alpha == 1 else alpha,
                                                     "out": out}) from None
 
@@ -377,6 +392,8 @@ def mul(input, other, *, out=None) -> Tensor:
     try:
         a, b, d = binary_operands(input, other)
     except OperandTypeError:
+        if (wrapped := _number_pair(input, other)) is not None:
+            return mul(wrapped, other, out=out)
         raise operand_error("mul", (input, other), {"out": out}) from None
     if d in _LOW16:
         a, b, fn = _widened(input, other, a, b, mul_fn, mul_wide_fn)
@@ -472,6 +489,8 @@ def div(input, other, *, rounding_mode=None, out=None) -> Tensor:
     try:
         a, b, d = binary_operands(input, other)
     except OperandTypeError:
+        if (wrapped := _number_pair(input, other)) is not None:
+            return div(wrapped, other, rounding_mode=rounding_mode, out=out)
         raise operand_error("div", (input, other), {"rounding_mode": rounding_mode, "out": out},
                             "div" if rounding_mode is None else "div_rounded") from None
     if rounding_mode is None:
@@ -520,6 +539,8 @@ def floor_divide(input, other, *, out=None) -> Tensor:
     try:
         a, b, d = binary_operands(input, other)
     except OperandTypeError:
+        if (wrapped := _number_pair(input, other)) is not None:
+            return floor_divide(wrapped, other, out=out)
         raise operand_error("floor_divide", (input, other), {"out": out}) from None
     _check_rounded_div("floor", d, b, a)
     if d in _LOW16:

@@ -497,7 +497,9 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
     order of the pairs: N (N - 1) / 2 values. Through vector_norm, whose gradient is 0 where
     a distance is 0, as PyTorch's pdist's is."""
     from .stats import vector_norm
+    from .unary import check_tensor
 
+    check_tensor(input, "pdist")
     if input.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
     if not input._dtype.is_floating_point:

@@ -23,6 +23,7 @@ from .._tensor import Size, Tensor
 from .._user_warnings import warn_at_user
 from .._view import wrap_dim, wrap_dims
 from . import movement
+from ._arg_parser_text import tp_name
 from ._aten_text import aten_text
 from ._batching import batch_size, batched
 from ._common import layout_like, type_name, write_out
@@ -44,7 +45,7 @@ def _join_batch(p, args, dims, /, **params):
 def _check_list(name: str, tensors) -> list:
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
         raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
-                        f"not {type(tensors).__name__}")
+                        f"not {tp_name(tensors)}")
     return list(tensor_args(tensors))
 
 
@@ -54,7 +55,7 @@ def tensor_args(tensors) -> tuple:
     for k, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element {k} in argument 0, but got "
-                            f"{type(t).__name__}")
+                            f"{tp_name(t)}")
     return tuple(tensors)
 
 
@@ -435,7 +436,7 @@ def _int_tuple(seq, fname: str, argname: str) -> tuple:
         return tuple(operator.index(s) for s in seq)
     except TypeError:
         raise TypeError(f"{fname}(): argument '{argname}' (position 2) must be tuple of ints, "
-                        f"not {type(seq).__name__}") from None
+                        f"not {tp_name(seq)}") from None
 
 
 def flip(input: Tensor, dims) -> Tensor:

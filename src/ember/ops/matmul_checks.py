@@ -7,6 +7,7 @@ from __future__ import annotations
 from .. import _dtype as dt
 from .._tensor import Tensor
 from .._view import broadcast_shapes, numel
+from ._arg_parser_text import tp_name
 from ._common import c_type_name, type_name
 
 
@@ -33,7 +34,7 @@ def need_tensors(a, b, name: str) -> None:
     for pos, (arg, t) in enumerate((("input", a), (_SECOND.get(name, "other"), b)), 1):
         if not isinstance(t, Tensor):
             raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not "
-                            f"{type(t).__name__}")
+                            f"{tp_name(t)}")
 
 
 def _check_operands(a, b, name: str) -> None:

@@ -36,6 +36,7 @@ from .avg_pool import (  # noqa: F401  (this module's public names)
 )
 from .conv import as_channels_last, channels_last_like
 from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp, rename_node
+from .unary import check_tensor, touch_then_check
 
 _LOW = (np.dtype(np.float16), dt.bfloat16.np)
 
@@ -216,6 +217,11 @@ def max_pool_backward(g: Tensor, index: Tensor, shape, nd: int) -> Tensor:
 def max_pool_nd(nd: int, input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
                 ceil_mode: bool = False, return_indices: bool = False):
     """Shared body of max_pool1d/2d/3d: checks, then the primitive."""
+    if input.__class__ is not Tensor:
+        name = f"max_pool{nd}d" + ("_with_indices" if return_indices else "")
+        if nd == 3 and return_indices:  # (torch's Python reads input.is_cuda first)
+            _ = input.is_cuda
+        check_tensor(input, name)
     kernel, stride, padding, dilation = window_args("max", nd, input, kernel_size, stride,
                                                     padding, dilation)
     _check_output_size(nd, input, kernel, stride, padding, dilation, ceil_mode,
@@ -350,6 +356,9 @@ def adaptive_max_pool_nd(nd: int, input: Tensor, output_size, return_indices: bo
     adaptive primitive (2-d and up; 1-d: one max_pool per bin)."""
     from .join import cat
 
+    if input.__class__ is not Tensor:  # (torch's Python reads input.size() for 2-d and up)
+        touch_then_check(input, "size", "adaptive_max_pool2d") if nd > 1 else \
+            check_tensor(input, "adaptive_max_pool1d")
     if nd > 1:
         sizes = adaptive_sizes(nd, input, output_size)
         adaptive_checks("max", nd, input, sizes)

@@ -26,6 +26,7 @@ import numpy as np
 from .. import _dtype as dt
 from .. import _grad_mode
 from .._tensor import Tensor
+from ._arg_parser_text import not_tensor
 from ._common import same_meta, to_float, type_name, write_out
 from .registry import (
     Family,
@@ -99,10 +100,29 @@ def not_implemented(name: str, d: dt.dtype) -> NotImplementedError:
     return NotImplementedError(f'"{name}" not implemented for \'{type_name(d)}\'')
 
 
-def check_tensor(x, fname: str) -> None:
+def check_tensor(x, fname: str, arg: str = "input", pos: int | None = 1) -> None:
+    """PyTorch's parser TypeError when `x`, passed for the Tensor parameter `arg`, is not a
+    tensor. Hot callers test `x.__class__ is not Tensor` first, so a plain tensor costs one
+    compare."""
     if not isinstance(x, Tensor):
-        raise TypeError(f"{fname}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(x).__name__}")
+        raise not_tensor(fname, arg, pos, x)
+
+
+def check_tensors(fname: str, *args: tuple, optional: tuple = ()) -> None:
+    """check_tensor for each (name, position, value) in the order the parser reads them;
+    None passes for the names in `optional`."""
+    for name, pos, x in args:
+        if not isinstance(x, Tensor) and not (x is None and name in optional):
+            raise not_tensor(fname, name, pos, x)
+
+
+def touch_then_check(x, attr: str, fname: str, arg: str = "input", pos: int | None = 1) -> None:
+    """What torch does with a non-tensor where its Python code calls `x.attr()` before the
+    parser sees it (`mse_loss` reads `target.size()`): Python's own AttributeError (or, for
+    a NumPy array, whose `.size` is an int, "'int' object is not callable")."""
+    if not isinstance(x, Tensor):
+        getattr(x, attr)()
+        raise not_tensor(fname, arg, pos, x)
 
 
 FOUND_DTYPE = "Found dtype {out} but expected {expected}"

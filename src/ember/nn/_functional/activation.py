@@ -13,6 +13,7 @@ import ember as E
 
 from ..._tensor import Tensor
 from ...amp.autocast_mode import autocast_op
+from ...ops._arg_parser_text import tp_name
 from ...ops._common import type_name
 from ...ops.activation import (
     celu,
@@ -117,7 +118,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     check_tensor(input, "prelu")
     if not isinstance(weight, Tensor):
         raise TypeError("prelu(): argument 'weight' (position 2) must be Tensor, not "
-                        f"{type(weight).__name__}")
+                        f"{tp_name(weight)}")
     w = weight
     if weight.numel() != 1:
         if input.dim() == 0 or weight.numel() != input.shape[min(1, input.dim() - 1)]:
@@ -187,6 +188,7 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
     """Samples from the Gumbel-softmax distribution; `hard=True` gives straight-through one-hots."""
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    check_tensor(logits, "empty_like")  # (torch's first op on logits)
     gumbels = -E.empty_like(logits).exponential_().log()
     y_soft = ((logits + gumbels) / tau).softmax(dim)
     if not hard:

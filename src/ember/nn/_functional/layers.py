@@ -16,6 +16,7 @@ import ember as E
 from ..._tensor import Tensor
 from ..._view import broadcast_shapes
 from ...amp.autocast_mode import autocast_op, cast_for
+from ...ops._arg_parser_text import tp_name
 from ...ops._common import c_type_name, type_name
 from ...ops.attention import attention_prim
 from ...ops.batch_norm import batch_norm_stats, update_running
@@ -25,6 +26,7 @@ from ...ops.layer_norm import check_affine as check_layer_norm_affine
 from ...ops.layer_norm import layer_norm_prim
 from ...ops.matmul import addmm
 from ...ops.registry import rename_node, saves
+from ...ops.unary import check_tensor, check_tensors, touch_then_check
 from ..attention import SDPBackend, choose_cpu_backend
 from .norm_checks import (
     check_affine_dtypes,
@@ -49,7 +51,7 @@ def _not_tensor(fname: str, *args, optional: tuple = ("bias",)) -> None:
     for i, (name, v) in enumerate(args):
         if not isinstance(v, Tensor) and not (v is None and name in optional):
             raise TypeError(f"{fname}(): argument '{name}' (position {i + 1}) must be Tensor, "
-                            f"not {type(v).__name__}")
+                            f"not {tp_name(v)}")
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -109,18 +111,24 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
             inplace: bool = False) -> Tensor:
     """Zero each element with probability p and scale the rest by 1 / (1 - p)."""
     _check_p(p)
+    if input.__class__ is not Tensor:
+        check_tensor(input, "dropout")
     return _dropout_impl(input, p, training, inplace, False, False)
 
 
 def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
                   inplace: bool = False) -> Tensor:
     _check_p(p)
+    if input.__class__ is not Tensor:
+        check_tensor(input, "alpha_dropout")
     return _dropout_impl(input, p, training, inplace, False, True)
 
 
 def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
                           inplace: bool = False) -> Tensor:
     _check_p(p)
+    if input.__class__ is not Tensor:
+        check_tensor(input, "feature_alpha_dropout")
     return _dropout_impl(input, p, training, inplace, True, True)
 
 
@@ -181,6 +189,7 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """int64 one-hot encoding along a new last dim (classes inferred as max + 1 when -1)."""
+    check_tensor(tensor, "one_hot")
     if tensor.dtype is not E.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if tensor.numel() == 0:
@@ -228,6 +237,10 @@ def _normalize_over(x: Tensor, dims: tuple, eps: float) -> Tensor:
 def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalise over the trailing `normalized_shape` dims, then scale and shift."""
+    if input.__class__ is not Tensor or not (weight is None or weight.__class__ is Tensor) or \
+            not (bias is None or bias.__class__ is Tensor):
+        check_tensors("layer_norm", ("input", 1, input), ("weight", 3, weight),
+                      ("bias", 4, bias), optional=("weight", "bias"))
     shape = normalized_shape_arg("layer_norm", normalized_shape)
     k = len(shape)
     if tuple(input.shape[input.dim() - k:]) != shape or k > input.dim():
@@ -250,6 +263,9 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
              eps: float | None = None) -> Tensor:
     """x / sqrt(mean(x^2) + eps) over the trailing dims (eps defaults to the dtype's eps),
     times `weight`; the result has the input's dtype, whatever the weight's."""
+    if input.__class__ is not Tensor or not (weight is None or weight.__class__ is Tensor):
+        check_tensors("rms_norm", ("input", 1, input), ("weight", 3, weight),
+                      optional=("weight",))
     shape = normalized_shape_arg("rms_norm", normalized_shape)
     check_rms_norm_inputs(input, shape, weight)
     return _rms_norm(input, shape, weight, eps)
@@ -325,11 +341,17 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     In training the running buffers are updated in place: mean with the biased batch mean,
     var with the unbiased batch variance, each as momentum * new + (1 - momentum) * old.
     """
+    if input.__class__ is not Tensor:  # (torch's Python reads input.size() when training)
+        touch_then_check(input, "size", "batch_norm") if training else \
+            check_tensor(input, "batch_norm")
     if training:
         size = input.numel() // max(input.shape[1], 1)
         if size == 1:
             raise ValueError("Expected more than 1 value per channel when training, got input "
                              f"size {input.shape}")
+    check_tensors("batch_norm", ("weight", 2, weight), ("bias", 3, bias),
+                  ("running_mean", 4, running_mean), ("running_var", 5, running_var),
+                  optional=("weight", "bias", "running_mean", "running_var"))
     _batch_norm_checks(input, running_mean, running_var, weight, bias, training)
     if input.numel() == 0:
         # as PyTorch: no statistics of nothing, running buffers untouched; the affine's first
@@ -374,6 +396,9 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
                   bias: Tensor | None = None, use_input_stats: bool = True,
                   momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """Normalise each (sample, channel) plane over its spatial positions."""
+    if input.__class__ is not Tensor:  # (torch's Python reads input.size() for input stats)
+        touch_then_check(input, "size", "instance_norm") if use_input_stats else \
+            check_tensor(input, "instance_norm")
     if not use_input_stats and (running_mean is None or running_var is None):
         raise RuntimeError("Expected running_mean and running_var to be defined when "
                            "use_input_stats is false")
@@ -402,6 +427,8 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
               out: Tensor | None = None) -> Tensor:
     """input / max(||input||_p along dim, eps)."""
+    if input.__class__ is not Tensor:
+        touch_then_check(input, "norm", "normalize")  # (torch's Python calls input.norm first)
     denom = _norm(input, p, dim, True).clamp_min(eps).expand_as(input)
     res = input / denom
     if out is not None:
@@ -424,6 +451,8 @@ def _norm(x: Tensor, p: float, dim, keepdim: bool) -> Tensor:
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """Cosine of the angle between x1 and x2 along `dim` (each normalised first, as in ATen)."""
+    if x1.__class__ is not Tensor or x2.__class__ is not Tensor:
+        check_tensors("cosine_similarity", ("x1", 1, x1), ("x2", 2, x2))
     # NOTE: ATen promotes the pair first and refuses a common dtype that is not a real
     # floating type (so a long tensor with a float one works, two long tensors do not)
     common = E.result_type(x1, x2)
@@ -441,6 +470,8 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
                       keepdim: bool = False) -> Tensor:
     """||x1 - x2 + eps||_p along the last dim."""
+    if x1.__class__ is not Tensor or x2.__class__ is not Tensor:
+        check_tensors("pairwise_distance", ("x1", 1, x1), ("x2", 2, x2))
     dim = max(x1.dim(), x2.dim()) - 1
     out = _norm(x1 - x2 + eps, p, dim, keepdim)
     if out.grad_fn is not None:
@@ -563,6 +594,10 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     # both apply; the others the composite, which computes float16/bfloat16 in float32 and
     # rounds once, and takes only one of the two.
     """
+    if query.__class__ is not Tensor or key.__class__ is not Tensor or \
+            value.__class__ is not Tensor:
+        check_tensors("scaled_dot_product_attention", ("query", 1, query), ("key", 2, key),
+                      ("value", 3, value))
     _check_attention_inputs(query, key, value, attn_mask)
     L, S = query.shape[-2], key.shape[-2]
     factor = 1 / math.sqrt(query.shape[-1]) if scale is None else scale

@@ -18,6 +18,7 @@ from ...amp.autocast_mode import cast_for
 from ...ops import loss_ops, nn_ops
 from ...ops._common import has_values, type_name
 from ...ops.registry import rename_node
+from ...ops.unary import check_tensors, touch_then_check
 from .layers import pairwise_distance
 
 __all__ = [
@@ -74,7 +75,16 @@ def non_differentiable(fname: str, **args: Tensor | None) -> None:
                                f"argument '{name}'. This input cannot have requires_grad True.")
 
 
-def _check_target_size(input: Tensor, target: Tensor) -> None:
+def _touch_sizes(fname: str, input, target) -> None:
+    """torch's Python compares `target.size()` with `input.size()` before its parser sees
+    them: a non-tensor fails there, in Python's words."""
+    if target.__class__ is not Tensor or input.__class__ is not Tensor:
+        touch_then_check(target, "size", fname, "target", 2)
+        touch_then_check(input, "size", fname, "input", 1)
+
+
+def _check_target_size(input: Tensor, target: Tensor, fname: str) -> None:
+    _touch_sizes(fname, input, target)
     if target.shape != input.shape:
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
                       f"({input.shape}). This will likely lead to incorrect results due to "
@@ -153,6 +163,10 @@ def _check_nll_nd_target(shape: tuple, tshape: tuple, tdtype) -> None:
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
              ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
     """-input[n, target[n]] * weight[target[n]], averaged by the total weight for 'mean'."""
+    if input.__class__ is not Tensor or target.__class__ is not Tensor or \
+            not (weight is None or weight.__class__ is Tensor):
+        check_tensors("nll_loss_nd", ("input", 1, input), ("target", 2, target),
+                      ("weight", 3, weight), optional=("weight",))
     input, target, weight = cast_for("fp32", input, target, weight)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if not input.dtype.is_floating_point:
@@ -176,6 +190,10 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
                   label_smoothing: float = 0.0) -> Tensor:
     """log_softmax over the class dim followed by nll_loss, or the soft-target formula when
     `target` holds class probabilities (same shape as `input`, floating)."""
+    if input.__class__ is not Tensor or target.__class__ is not Tensor or \
+            not (weight is None or weight.__class__ is Tensor):
+        check_tensors("cross_entropy_loss", ("input", 1, input), ("target", 2, target),
+                      ("weight", 3, weight), optional=("weight",))
     input, target, weight = cast_for("fp32", input, target, weight)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if label_smoothing > 1.0:  # (PyTorch ignores a negative or NaN one: no smoothing)
@@ -236,8 +254,11 @@ def _cross_entropy_probs(input, target, weight, reduction, label_smoothing, clas
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                          size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """-(t log x + (1 - t) log(1 - x)), each log clamped at -100 as PyTorch does."""
-    input, target, weight = cast_for("fp32", input, target, weight)
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    _touch_sizes("binary_cross_entropy", input, target)
+    if not (weight is None or weight.__class__ is Tensor):
+        touch_then_check(weight, "size", "binary_cross_entropy", "weight", 3)
+    input, target, weight = cast_for("fp32", input, target, weight)
     if target.shape != input.shape:
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
                          f"size ({input.shape}) is deprecated. Please ensure they have the same "
@@ -283,8 +304,13 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
                                      size_average=None, reduce=None, reduction: str = "mean",
                                      pos_weight: Tensor | None = None) -> Tensor:
     """(1 - t) x - w_pos(t) * logsigmoid(x): BCE on logits without overflow."""
-    input, target, weight, pos_weight = cast_for("fp32", input, target, weight, pos_weight)
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    _touch_sizes("binary_cross_entropy_with_logits", input, target)
+    if not (weight is None or weight.__class__ is Tensor) or \
+            not (pos_weight is None or pos_weight.__class__ is Tensor):
+        check_tensors("binary_cross_entropy_with_logits", ("weight", 3, weight),
+                      ("pos_weight", 4, pos_weight), optional=("weight", "pos_weight"))
+    input, target, weight, pos_weight = cast_for("fp32", input, target, weight, pos_weight)
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape})")
@@ -333,7 +359,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
     """(input - target)^2, reduced."""
     input, target, weight = cast_for("fp32", input, target, weight)
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    _check_target_size(input, target)
+    _check_target_size(input, target, "mse_loss")
     broadcast_shapes(input._shape, target._shape)  # (sizes before dtypes, as PyTorch)
     input, target = _promoted_pair(input, target, "mse_cpu")
     if weight is None:
@@ -348,7 +374,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
     """|input - target|, reduced."""
     input, target, weight = cast_for("fp32", input, target, weight)
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    _check_target_size(input, target)
+    _check_target_size(input, target, "l1_loss")
     broadcast_shapes(input._shape, target._shape)  # (sizes before dtypes, as PyTorch)
     loss = (input - target).abs()
     if weight is None:
@@ -369,7 +395,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta."""
     input, target = cast_for("fp32", input, target)
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    _check_target_size(input, target)
+    _check_target_size(input, target, "smooth_l1_loss")
     broadcast_shapes(input._shape, target._shape)  # (sizes before dtypes, as PyTorch)
     input, target = _promoted_pair(input, target, "smooth_l1_cpu")
     if beta < 0:
@@ -405,7 +431,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     input, target, weight = cast_for("fp32", input, target, weight)
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    _check_target_size(input, target)
+    _check_target_size(input, target, "huber_loss")
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     if weight is None:
@@ -432,6 +458,8 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
                       "'batchmean' in the next major release.", stacklevel=2)
     if reduction != "batchmean" and reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    if input.__class__ is not Tensor or target.__class__ is not Tensor:
+        check_tensors("kl_div", ("input", 1, input), ("target", 2, target))
     _kl_div_dtypes(input, target)
     if log_target:
         loss = target.exp() * (target - input)
@@ -465,6 +493,8 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
                      size_average=None, eps: float = 1e-8, reduce=None,
                      reduction: str = "mean") -> Tensor:
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    if input.__class__ is not Tensor or target.__class__ is not Tensor:
+        check_tensors("poisson_nll_loss", ("input", 1, input), ("target", 2, target))
     input, target = cast_for("fp32", input, target)
     if log_input:
         loss = input.exp() - target * input
@@ -501,6 +531,8 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var, full: bool = False, ep
         var = var * E.ones_like(input)
     elif E.any(var < 0):
         raise ValueError("var has negative entry/entries")
+    if input.__class__ is not Tensor:  # (torch's Python compares var.size() with input.size())
+        touch_then_check(input, "size", "gaussian_nll_loss")
     var = _homoscedastic_var(input, var)
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")
@@ -518,6 +550,8 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var, full: bool = False, ep
 def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                      reduction: str = "mean") -> Tensor:
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    if input.__class__ is not Tensor or target.__class__ is not Tensor:
+        check_tensors("soft_margin_loss", ("input", 1, input), ("target", 2, target))
     input, target = cast_for("fp32", input, target)
     shape = broadcast_shapes(input._shape, target._shape)
     if shape != input._shape:  # PyTorch multiplies the target into an input-shaped result
@@ -549,6 +583,10 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
                           size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """1 - cos(x1, x2) for target 1; max(0, cos(x1, x2) - margin) for target -1."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    if input1.__class__ is not Tensor or input2.__class__ is not Tensor or \
+            target.__class__ is not Tensor:
+        check_tensors("cosine_embedding_loss", ("input1", 1, input1), ("input2", 2, input2),
+                      ("target", 3, target))
     input1, input2, target = cast_for("fp32", input1, input2, target)
     if target.dim() not in (0, 1):
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
@@ -582,6 +620,8 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average=None,
                          reduce=None, reduction: str = "mean") -> Tensor:
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    if input.__class__ is not Tensor or target.__class__ is not Tensor:
+        check_tensors("hinge_embedding_loss", ("input", 1, input), ("target", 2, target))
     input, target = cast_for("fp32", input, target)
     zeros = E.zeros_like(input)
     # PyTorch fills a tensor like the input with the margin and subtracts the input from
@@ -599,6 +639,10 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if margin <= 0:  # (PyTorch's functional form checks; `torch.triplet_margin_loss` does not)
         raise ValueError(f"margin must be greater than 0, got {margin}")
+    if anchor.__class__ is not Tensor or positive.__class__ is not Tensor or \
+            negative.__class__ is not Tensor:
+        check_tensors("triplet_margin_loss", ("anchor", 1, anchor), ("positive", 2, positive),
+                      ("negative", 3, negative))
     return _triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction)
 
 

@@ -16,6 +16,7 @@ from ..._tensor import Tensor
 from ...amp.autocast_mode import cast_for
 from ...ops._common import has_values, type_name
 from ...ops.registry import rename_node
+from ...ops.unary import check_tensors
 from .layers import one_hot
 from .loss import _check_weight_dtype, _legacy_reduction, non_differentiable
 
@@ -64,6 +65,8 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.dim() != 1:
         raise ValueError("weight must be one-dimensional")
+    if input.__class__ is not Tensor or target.__class__ is not Tensor:
+        check_tensors("multi_margin_loss", ("input", 1, input), ("target", 2, target))
     non_differentiable("multi_margin_loss", weight=weight)
     nframe, n_classes = _frames(input)
     if target.dim() > 1 or target.numel() != nframe:
@@ -100,6 +103,8 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, red
     """sum over target classes j and non-target classes i of max(0, 1 - (x[j] - x[i])) / C;
     each row of `target` lists class indices, ended by the first -1."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    if input.__class__ is not Tensor or target.__class__ is not Tensor:
+        check_tensors("multilabel_margin_loss", ("input", 1, input), ("target", 2, target))
     input, = cast_for("fp32", input)
     nframe, n_classes = _frames(input)
     tshape = list(target.shape)

@@ -19,6 +19,7 @@ from ..._user_warnings import warn_at_user
 from ...amp.autocast_mode import autocast_op
 from ...ops._spacing import linspace_float as _linspace_float
 from ...ops.sampling import MODES, PADDINGS, grid_sampler
+from ...ops.unary import check_tensors
 
 __all__ = ["grid_sample", "affine_grid"]
 
@@ -40,6 +41,8 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
     if align_corners is None:
         warn_at_user(_DEFAULT_CHANGED)
         align_corners = False
+    if input.__class__ is not Tensor or grid.__class__ is not Tensor:
+        check_tensors("grid_sampler", ("input", 1, input), ("grid", 2, grid))
     return grid_sampler(input, grid, MODES[mode], PADDINGS[padding_mode], align_corners)
 
 

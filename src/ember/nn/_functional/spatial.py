@@ -50,6 +50,7 @@ from ...ops.registry import (
     rename_node,
     saves,
 )
+from ...ops.unary import check_tensor
 from .interpolate import interpolate, upsample, upsample_bilinear, upsample_nearest
 
 __all__ = [
@@ -109,6 +110,8 @@ def _circular_index(n: int, lo: int, hi: int) -> np.ndarray:
 
 def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) -> Tensor:
     """Pad the trailing dims by `pad` = (left_last, right_last, left_2nd_last, ...)."""
+    if input.__class__ is not Tensor:
+        check_tensor(input, "pad")
     pad = tuple(int(p) for p in pad)
     if mode not in ("constant", "reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
@@ -229,6 +232,7 @@ def _im2col_dims_valid(input: Tensor) -> bool:
 
 def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
     """im2col: (N, C, H, W) -> (N, C * kh * kw, L) sliding blocks."""
+    check_tensor(input, "im2col")
     k, dl, pd, st = (_pair(v) for v in (kernel_size, dilation, padding, stride))
     _window_checks({"kernel_size": k, "dilation": dl, "padding": pd, "stride": st},
                    ("kernel_size", "dilation", "padding", "stride"))
@@ -257,6 +261,7 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
 
 def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
     """col2im: sum sliding blocks (N, C * kh * kw, L) back into (N, C, H, W)."""
+    check_tensor(input, "col2im")
     out, k, dl, pd, st = (_pair(v) for v in (output_size, kernel_size, dilation, padding,
                                              stride))
     if len(out) != 2:

@@ -1,0 +1,60 @@
+"""The argument parser's words for a non-tensor where a torch function wants a Tensor:
+the type is named as CPython's tp_name names it (`numpy.ndarray`, not `ndarray`), None is
+refused like any other non-tensor, and two-operand ops name the operand at fault."""
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from ember.ops._arg_parser_text import not_tensor
+
+BAD = {"str": "s", "None": None, "list": [1.0], "tuple": (1, 2),
+       "ndarray": np.ones(3, dtype=np.float32), "float64": np.float64(1.0)}
+
+CALLS = {
+    "add": lambda L, a: L.add(a, 1),
+    "add other": lambda L, a: L.add(L.ones(2), a),
+    "mul": lambda L, a: L.mul(a, 2),
+    "sub": lambda L, a: L.sub(a, 2),
+    "div": lambda L, a: L.div(a, 2),
+    "maximum": lambda L, a: L.maximum(a, L.ones(2)),
+    "matmul": lambda L, a: L.matmul(a, L.ones(2, 2)),
+    "matmul other": lambda L, a: L.matmul(L.ones(2, 2), a),
+    "mm": lambda L, a: L.mm(a, L.ones(2, 2)),
+    "cat": lambda L, a: L.cat([a]),
+    "cat second": lambda L, a: L.cat([L.ones(2), a]),
+    "stack": lambda L, a: L.stack([a]),
+    "sum": lambda L, a: L.sum(a),
+    "mean": lambda L, a: L.mean(a),
+    "argmax": lambda L, a: L.argmax(a),
+    "softmax": lambda L, a: L.softmax(a, 0),
+    "squeeze": lambda L, a: L.squeeze(a),
+    "exp": lambda L, a: L.exp(a),
+    "sqrt": lambda L, a: L.sqrt(a),
+    "numel": lambda L, a: L.numel(a),
+}
+
+
+def _outcome(L, call, a):
+    try:
+        call(L, a)
+    except Exception as exc:  # noqa: BLE001 - the exception itself is what is compared
+        return type(exc), str(exc)
+    return None
+
+
+@pytest.mark.parametrize("kind", list(BAD))
+@pytest.mark.parametrize("name", list(CALLS))
+def test_non_tensor_operand_as_torch(name, kind):
+    call, a = CALLS[name], BAD[kind]
+    assert _outcome(ember, call, a) == _outcome(torch, call, a)
+
+
+def test_not_tensor_words():
+    e = not_tensor("relu", "input", 1, np.zeros(2))
+    assert isinstance(e, TypeError)
+    assert str(e) == "relu(): argument 'input' (position 1) must be Tensor, not numpy.ndarray"
+    # a keyword-only parameter has no position in the parser's words
+    assert str(not_tensor("addmm", "out", None, "s")) == \
+        "addmm(): argument 'out' must be Tensor, not str"
