@@ -368,3 +368,17 @@ def test_where_broadcasts_in_torch_operand_order(shapes):
     else:
         assert tuple(call(ember).shape) == tuple(call(torch).shape)
     same_message(lambda L: L.ones(2).where(L.ones(3, dtype=L.bool), L.ones(2)))
+
+
+@pytest.mark.parametrize("cond", ["s", "ndarray", None])
+def test_where_refuses_a_condition_that_is_not_a_tensor_in_its_one_argument_form(cond):
+    # nonzero's form: the parser's words, numpy.ndarray as CPython names it (it raised an
+    # AttributeError). (Three arguments: torch lists its overloads; ember names the first.)
+    value = np.ones(3) if cond == "ndarray" else cond
+    for args in ((value,),):
+        msgs = []
+        for lib in (ember, torch):
+            with pytest.raises(TypeError) as info:
+                lib.where(*args)
+            msgs.append(str(info.value).splitlines()[0])
+        assert msgs[0] == msgs[1]

@@ -13,7 +13,7 @@ from .._tensor import Tensor
 from .._user_warnings import warn_at_user
 from .._view import broadcast_shapes
 from . import _multiply_add as multiply_add
-from ._arg_parser_text import called_as_method, method_aware, operand_error
+from ._arg_parser_text import called_as_method, method_aware, operand_error, tp_name
 from ._common import (
     OperandTypeError,
     binary_operands,
@@ -107,20 +107,20 @@ defjvp(where_fn, _where_jvp)
 
 def where(condition: Tensor, input=None, other=None, *, out=None):
     """`input` where `condition` holds, else `other`; one-argument form is `nonzero(as_tuple)`."""
+    if not isinstance(condition, Tensor):
+        raise TypeError("where(): argument 'condition' (position 1) must be Tensor, not "
+                        f"{tp_name(condition)}")
     if input is None and other is None:
         from .index import nonzero
 
         refuse_batched(condition, "aten::where")
 
         return nonzero(condition, as_tuple=True)
-    if not isinstance(condition, Tensor):
-        raise TypeError("where(): argument 'condition' (position 1) must be Tensor, not "
-                        f"{type(condition).__name__}")
     if out is not None:  # (the out= overload takes tensors only)
         for name, pos, v in (("input", 2, input), ("other", 3, other)):
             if not isinstance(v, Tensor):
                 raise TypeError(f"where(): argument '{name}' (position {pos}) must be Tensor, "
-                                f"not {type(v).__name__}")
+                                f"not {tp_name(v)}")
     if condition._dtype is not dt.bool_:
         if condition._dtype is not dt.uint8:
             raise RuntimeError(
