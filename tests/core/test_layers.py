@@ -41,6 +41,12 @@ LATE_BINDINGS = {
     ("ember._aliases", "ember.ops._arg_parser_text"): "a refusal's type names as PyTorch's "
                                                       "parser prints them (numpy.ndarray), "
                                                       "imported when refusing",
+    # a torch._foreach_* list op's one node (PyTorch's Foreach*Backward): a node class on
+    # autograd's base whose derivative runs the per-tensor ops' graphs backward
+    ("ember.ops.foreach_graph", "ember.autograd.graph"): "the list node's class, made when "
+                                                         "the first one is recorded",
+    ("ember.ops.foreach_graph", "ember.autograd.entry_points"): "the list node's derivative: "
+                                                                "a nested backward",
     # and one face of a layer above, at the path PyTorch gives it
     ("ember.autograd.profiler", "ember.profiler"): "torch.autograd.profiler, PyTorch's old "
                                                    "name for the profiler, loaded on use",

@@ -5,7 +5,8 @@ multi-tensor kernels are CUDA's), so each one here is that op applied along the 
 values, dtypes, promotion, in-place rules and per-tensor errors are the per-tensor op's.
 What is the list op's own is checked here, in PyTorch's words: the lists' lengths, which
 overload the second operand selects (a tensor list, a number, a list of numbers, a 0-dim
-tensor), and the results: a tuple of new tensors, or the `self` list itself for `_` forms.
+tensor), and the results: a tuple of new tensors, or the `self` list itself for `_` forms;
+under autograd, one node for the whole list, named per overload (`foreach_graph`).
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .._tensor import Tensor
+from ._arg_parser_text import invalid_combination
 from ._common import is_scalar, type_name
 from .binary_math import maximum_, minimum_
+from .foreach_graph import list_node, node_name, rename_inplace, wants_graph
 from .power import pow as _pow
 from .stats import vector_norm
 
@@ -45,15 +48,40 @@ _UNARY = ("abs", "acos", "asin", "atan", "ceil", "cos", "cosh", "erf", "erfc", "
 
 # --- argument checks ------------------------------------------------------------------------
 
-def _arg_types(args: tuple, kwargs: dict) -> str:
-    names = [type(a).__name__ for a in args]
-    names += [f"{k}={type(v).__name__}" for k, v in kwargs.items() if v is not None]
-    return ", ".join(names)
+# the overloads PyTorch's parser lists, in its order, when a call fits none of them
+_L, _S, _N = "tuple of Tensors self", "tuple of Scalars scalars", "Number scalar"
+_ONE_LIST = (f"({_L}, {_N})", f"({_L}, {_S})", f"({_L}, tuple of Tensors other)")
+_MUL = (f"({_L}, {_S})", f"({_L}, Tensor other)", f"({_L}, tuple of Tensors other)",
+        f"({_L}, {_N})")
+_T12 = f"{_L}, tuple of Tensors tensor1, tuple of Tensors tensor2"
+_ADDC = (f"({_T12}, tuple of Scalars scalars)", f"({_T12}, Tensor scalars)",
+         f"({_T12}, Number value = 1)")
+_LERP = tuple(f"({_L}, tuple of Tensors tensors1, {w})" for w in (
+    "Number weight", "tuple of Scalars weight", "tuple of Tensors weights"))
+_SIGNATURES = {
+    "add": (f"({_L}, {_N})", f"({_L}, {_S})", f"({_L}, Tensor other, *, Number alpha = 1)",
+            f"({_L}, tuple of Tensors other, *, Number alpha = 1)"),
+    "sub": (f"({_L}, {_N})", f"({_L}, {_S})",
+            f"({_L}, tuple of Tensors other, *, Number alpha = 1)"),
+    "mul": _MUL, "div": _MUL,
+    **dict.fromkeys(("clamp_min", "clamp_max", "maximum", "minimum"), _ONE_LIST),
+    "pow": ("(Number self, tuple of Tensors exponent)", f"({_L}, Number exponent)",
+            f"({_L}, tuple of Scalars exponent)", f"({_L}, tuple of Tensors exponent)"),
+    "lerp": _LERP, "addcmul": _ADDC, "addcdiv": _ADDC,
+}
+# NOTE: the parser's note under each overload marks every argument as the wrong type
+# (`(!list of [Tensor]!, !str!)`), a list of tensors and a fitting number too
+_NONE_FIT = {"Tensor": (), "tuple": (), "Number": ()}
+_NOARG = object()  # an argument not passed (None is one a caller may pass)
 
 
 def _bad_combination(fname: str, args: tuple, kwargs: dict | None = None) -> TypeError:
-    return TypeError(f"{fname}() received an invalid combination of arguments - got "
-                     f"({_arg_types(args, kwargs or {})}), but expected one of:")
+    """The parser's TypeError for a call of list op `fname` that fits none of its
+    overloads, listing them (arguments given as None are left out, as never passed)."""
+    kwargs = {k: v for k, v in (kwargs or {}).items() if v is not None}
+    args = tuple(a for a in args if a is not _NOARG)
+    return invalid_combination(fname, _SIGNATURES[fname[9:].rstrip("_")], args, kwargs,
+                               _NONE_FIT)
 
 
 def _tensor_list(fname: str, arg, position: int = 0) -> list:
@@ -70,10 +98,10 @@ def _tensor_list(fname: str, arg, position: int = 0) -> list:
     return list(arg)
 
 
-def _overloaded_list(fname: str, self, *args) -> list:
+def _overloaded_list(fname: str, self, *args, **kwargs) -> list:
     """`self` of an op with several overloads: a wrong type matches none of them."""
     if not isinstance(self, (list, tuple)):
-        raise _bad_combination(fname, (self, *args))
+        raise _bad_combination(fname, (self, *args), kwargs)
     return _tensor_list(fname, self)
 
 
@@ -91,8 +119,8 @@ def _scalar_list(self: list, scalars) -> list:
 
 
 def _operands(fname: str, self: list, other, position: int = 1) -> tuple[str, list]:
-    """Which overload `other` selects ("list", "scalar", "scalars" or "tensor") and its
-    value for each tensor of `self`."""
+    """Which overload `other` selects ("list", "scalar", "scalars" or "tensor"; "" for none)
+    and its value for each tensor of `self`."""
     if isinstance(other, Tensor):
         return "tensor", [other] * len(self)
     if isinstance(other, (list, tuple)):
@@ -105,12 +133,21 @@ def _operands(fname: str, self: list, other, position: int = 1) -> tuple[str, li
         return "scalars", _scalar_list(self, other)
     if is_scalar(other):
         return "scalar", [other] * len(self)
-    raise _bad_combination(fname, (self, other))
+    return "", []  # (no overload takes it: the caller raises, naming the call's arguments)
 
 
-def _done(self, results: list, inplace: bool):
-    """The `_` forms hand back the list they updated; the others a tuple of results."""
-    return self if inplace else tuple(results)
+def _graphed(results: list, op: str, kind: str, *inputs) -> tuple:
+    """The results of an out-of-place list op, as the outputs of one node named for `op`
+    and its overload `kind` when a tensor of `inputs` (lists, or one tensor) needs grad."""
+    flat = []
+    for x in inputs:
+        if isinstance(x, Tensor):
+            flat.append(x)
+        else:
+            flat.extend(x)
+    if not wants_graph(flat):
+        return tuple(results)
+    return list_node(node_name(op, kind), flat, results, f"_foreach_{op}")
 
 
 # --- ops with a second operand --------------------------------------------------------------
@@ -119,24 +156,41 @@ def _binary(name: str, inplace: bool) -> Callable:
     method, overloads = _BINARY[name]
     fname = f"_foreach_{name}{'_' if inplace else ''}"
 
-    def op(self, positional=None, /, other=None, *, alpha=None, scalar=None, scalars=None):
+    def op(self=_NOARG, positional=_NOARG, /, *more, other=None, alpha=None, scalar=None,
+           scalars=None, **unknown):
         given = (positional, other, scalar, scalars)
-        other = next((o for o in given if o is not None), None)
-        tensors = _overloaded_list(fname, self, other)
+        operand = next((o for o in given if o is not None and o is not _NOARG), None)
+        if operand is None or unknown or more or sum(
+                o is not None and o is not _NOARG for o in given) > 1:
+            raise _bad_combination(fname, (self, positional, *more), {
+                "other": other, "alpha": alpha, "scalar": scalar, "scalars": scalars,
+                **unknown})
+        called = (self, *((positional,) if positional is not _NOARG else ()))
+        kw = {"other": other, "scalar": scalar, "scalars": scalars, "alpha": alpha}
+        other = operand
+        tensors = _overloaded_list(fname, self, *called[1:], **kw)
+        if alpha is not None and isinstance(other, (list, tuple)) and other \
+                and not any(isinstance(o, Tensor) for o in other):
+            # (alpha leaves only the tensor overloads: a list of numbers fails as a list of
+            # tensors)
+            raise TypeError(f"expected Tensor as element 0 in argument 1, but got "
+                            f"{type(other[0]).__name__}")
         kind, others = _operands(fname, tensors, other)
+        if not kind:
+            raise _bad_combination(fname, called, kw)
         # NOTE: PyTorch's parser reads a 0-dim tensor as a number where the op has no tensor
         # overload, and for add given positionally without alpha (its number overload comes
         # first): then a float64 one does not promote an int or float32 list
         if kind == "tensor" and "tensor" not in overloads and other.dim() != 0:
-            raise _bad_combination(fname, (self, other), {"alpha": alpha})
+            raise _bad_combination(fname, called, kw)
         if kind == "tensor" and other.dim() == 0 and ("tensor" not in overloads or (
-                name == "add" and positional is not None and alpha is None)):
+                name == "add" and positional is not _NOARG and alpha is None)):
             kind, others = "scalar", [other.item()] * len(tensors)
         if kind == "tensor" and other.dim() != 0:
             raise RuntimeError(f"scalar tensor expected to be 0 dim but it has {other.dim()} "
                                f"dimensions and {other.numel()} elements.")
         if alpha is not None and (name not in _ALPHA or kind in ("scalar", "scalars")):
-            raise _bad_combination(fname, (self, other), {"alpha": alpha})
+            raise _bad_combination(fname, called, kw)
         fn = _LIST_METHOD.get(name, method) if kind == "list" else method
         kw = {} if alpha is None else {"alpha": alpha}
         if inplace and kind == "list" and name in _LIST_INPLACE:
@@ -144,7 +198,16 @@ def _binary(name: str, inplace: bool) -> Callable:
         else:
             results = [getattr(t, fn + ("_" if inplace else ""))(o, **kw)
                        for t, o in zip(tensors, others)]
-        return _done(self, results, inplace)
+        if inplace:
+            rename_inplace(name, kind, results)
+            return self
+        if name in _LIST_METHOD and kind != "list" and wants_graph(tensors):
+            # NOTE: a number's maximum / minimum has clamp's values but maximum's derivative,
+            # which splits a tie in half (clamp gives it all to self)
+            results = [getattr(t, name)(t.new_full((), o)) if t._requires_grad else r
+                       for t, o, r in zip(tensors, others, results)]
+        return _graphed(results, name, kind, tensors, *(
+            (others,) if kind == "list" else (other,) if kind == "tensor" else ()))
 
     op.__name__ = op.__qualname__ = fname
     op.__doc__ = f"`{method}` of each tensor with a tensor, a number or a number per tensor."
@@ -155,13 +218,15 @@ def _pow_scalar_first(fname: str) -> Callable:
     """pow also takes a number first: number ** each tensor of the list."""
     binary = _binary("pow", False)
 
-    def op(self, exponent=None):
-        if is_scalar(self):
+    def op(self=_NOARG, exponent=_NOARG, /, *more, **kwargs):
+        if "exponent" in kwargs and exponent is _NOARG:
+            exponent = kwargs.pop("exponent")
+        if is_scalar(self) and not more and not kwargs:
             tensors = _tensor_list(fname, exponent, 1)
             if not tensors:
                 raise RuntimeError("Tensor list must have at least one tensor.")
-            return tuple(_pow(self, t) for t in tensors)
-        return binary(self, exponent)
+            return _graphed([_pow(self, t) for t in tensors], "pow", "number_first", tensors)
+        return binary(self, exponent, *more, **kwargs)
 
     op.__name__ = op.__qualname__ = fname
     op.__doc__ = "Each tensor to a power, or a number to each tensor's power."
@@ -171,18 +236,22 @@ def _pow_scalar_first(fname: str) -> Callable:
 def _lerp(inplace: bool) -> Callable:
     fname = f"_foreach_lerp{'_' if inplace else ''}"
 
-    def op(self, tensors1, weight=None, *, weights=None):
+    def op(self, tensors1, weight=_NOARG, *, weights=None):
+        called = (self, tensors1, weight)
         weight = weight if weights is None else weights
-        tensors = _overloaded_list(fname, self, tensors1, weight)
+        tensors = _overloaded_list(fname, *called, weights=weights)
         ends = _same_length(tensors, _tensor_list(fname, tensors1, 1))
         kind, ws = _operands(fname, tensors, weight, 2)
-        if kind == "tensor":  # (a 0-dim tensor is read as a number; no other tensor fits)
-            if weight.dim() != 0:
-                raise _bad_combination(fname, (self, tensors1, weight))
+        if not kind or kind == "tensor" and weight.dim() != 0:
+            # (a 0-dim tensor is read as a number; no other tensor fits)
+            raise _bad_combination(fname, called, {"weights": weights})
+        if kind == "tensor":
             ws = [weight.item()] * len(tensors)
         fn = "lerp_" if inplace else "lerp"
         results = [getattr(t, fn)(e, w) for t, e, w in zip(tensors, ends, ws)]
-        return _done(self, results, inplace)
+        if inplace:
+            return self
+        return _graphed(results, "lerp", kind, tensors, ends, *((ws,) if kind == "list" else ()))
 
     op.__name__ = op.__qualname__ = fname
     op.__doc__ = "self + weight * (tensors1 - self), per tensor (one weight, or one each)."
@@ -192,13 +261,23 @@ def _lerp(inplace: bool) -> Callable:
 def _addc(name: str, inplace: bool) -> Callable:
     fname = f"_foreach_{name}{'_' if inplace else ''}"
 
-    def op(self, tensor1, tensor2, positional=None, /, *, value=None, scalars=None):
-        tensors = _overloaded_list(fname, self, tensor1, tensor2)
+    def op(self, tensor1, tensor2, positional=_NOARG, /, *, value=None, scalars=None):
+        called = (self, tensor1, tensor2, positional)
+        given = {"value": value, "scalars": scalars}
+        if positional is _NOARG and value is None and scalars is None:
+            tensors = _tensor_list(fname, self)  # (one overload takes three arguments)
+        else:
+            tensors = _overloaded_list(fname, *called, **given)
         t1 = _same_length(tensors, _tensor_list(fname, tensor1, 1))
         t2 = _same_length(tensors, _tensor_list(fname, tensor2, 2))
         if isinstance(value, Tensor):  # (value= reads a 0-dim tensor as a number)
             value = value.item()
-        values = next((v for v in (positional, scalars, value) if v is not None), 1)
+        values = next((v for v in (positional, scalars, value)
+                       if v is not None and v is not _NOARG), 1)
+        if not (is_scalar(values) or isinstance(values, (Tensor, list, tuple))):
+            raise _bad_combination(fname, called, given)
+        kind = "tensor" if isinstance(values, Tensor) else \
+            "scalars" if isinstance(values, (list, tuple)) else "scalar"
         if isinstance(values, Tensor):  # a packed 1-dim tensor of one value per tensor
             if values.dim() != 1:
                 raise RuntimeError("Expected packed scalar Tensor to be of dimension 1. Got "
@@ -213,7 +292,7 @@ def _addc(name: str, inplace: bool) -> Callable:
             values = [values] * len(tensors)
         fn = name + ("_" if inplace else "")
         results = [getattr(t, fn)(a, b, value=v) for t, a, b, v in zip(tensors, t1, t2, values)]
-        return _done(self, results, inplace)
+        return self if inplace else _graphed(results, name, kind, tensors, t1, t2)
 
     op.__name__ = op.__qualname__ = fname
     op.__doc__ = f"`{name}` per tensor, with one value or one value per tensor."
@@ -227,8 +306,9 @@ def _unary(name: str, inplace: bool) -> Callable:
     method = name + ("_" if inplace else "")
 
     def op(self):
-        results = [getattr(t, method)() for t in _tensor_list(fname, self)]
-        return _done(self, results, inplace)
+        tensors = _tensor_list(fname, self)
+        results = [getattr(t, method)() for t in tensors]
+        return self if inplace else _graphed(results, name, "", tensors)
 
     op.__name__ = op.__qualname__ = fname
     op.__doc__ = f"`{name}` of each tensor."
@@ -252,12 +332,20 @@ def _foreach_copy_(self, src, non_blocking: bool = False):
 
 def _foreach_clone(self):
     """A copy of each tensor."""
-    return tuple(t.clone() for t in _tensor_list("_foreach_clone", self))
+    tensors = _tensor_list("_foreach_clone", self)
+    return _graphed([t.clone() for t in tensors], "clone", "", tensors)
 
 
 def _foreach_norm(self, ord=2, dtype=None):
     """The vector norm of each tensor (all its elements), a 0-dim tensor each."""
-    return tuple(vector_norm(t, ord, dtype=dtype) for t in _tensor_list("_foreach_norm", self))
+    tensors = _tensor_list("_foreach_norm", self)
+    if not is_scalar(ord):
+        raise TypeError(f"_foreach_norm(): argument 'ord' (position 2) must be Number, not "
+                        f"{type(ord).__name__}")
+    if dtype is not None and not isinstance(dtype, type(tensors[0].dtype)):
+        raise TypeError(f"_foreach_norm(): argument 'dtype' (position 3) must be torch.dtype, "
+                        f"not {type(dtype).__name__}")
+    return _graphed([vector_norm(t, ord, dtype=dtype) for t in tensors], "norm", "", tensors)
 
 
 def _foreach_powsum(self, ord=2, dtype=None):
@@ -269,7 +357,7 @@ def _foreach_powsum(self, ord=2, dtype=None):
                 f"\"powsum_cpu\" not implemented for '{type_name(t._dtype)}'")
         x = t if dtype is None else t.to(dtype)
         out.append(x.abs().pow(ord).sum())
-    return tuple(out)
+    return _graphed(out, "powsum", "", self)
 
 
 def _foreach_max(self):
@@ -280,7 +368,7 @@ def _foreach_max(self):
             raise RuntimeError("_foreach_max cannot compute the maximum of an empty tensor; "
                                "max over zero elements is undefined.")
         out.append(t.max())
-    return tuple(out)
+    return _graphed(out, "max", "", self)
 
 
 def _foreach_mm(self, mat2):
@@ -289,7 +377,7 @@ def _foreach_mm(self, mat2):
     mats = _tensor_list("_foreach_mm", mat2, 1)
     if len(mats) != len(tensors):
         raise RuntimeError("_foreach_mm: self and mat2 must have the same number of tensors")
-    return tuple(a.mm(b) for a, b in zip(tensors, mats))
+    return _graphed([a.mm(b) for a, b in zip(tensors, mats)], "mm", "", tensors, mats)
 
 
 # --- the table bound into `ember` ----------------------------------------------------------

@@ -26,6 +26,7 @@ from .sparse_compressed import (
     cs_gather_p,
     cs_values_p,
 )
+from .sparse_invariants import checks_invariants
 from .sparse_matmul import sparse_mm_p
 from .sparse_tensor import SparseTensor
 
@@ -74,6 +75,7 @@ def sparse_compressed_tensor(compressed_indices, plain_indices, values, size=Non
         got = "none" if layout is None else _layout_name_of(layout)
         raise RuntimeError(f"sparse_compressed_tensor expected sparse compressed tensor "
                            f"layout but got {got}")
+    check_invariants = checks_invariants(check_invariants)  # (may warn: sparse_invariants)
     if layout in (sparse_bsr, sparse_bsc):
         raise _no_blocks()
     if device is not None and str(device) != "cpu":

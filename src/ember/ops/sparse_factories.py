@@ -69,7 +69,7 @@ def spdiags(diagonals: Tensor, offsets: Tensor, shape, layout=None) -> Tensor:
     # values gathered as one index op, so autograd reaches `diagonals` (PyTorch's own
     # _spdiags has no derivative; this is a superset)
     values = diag2[tensor(which), tensor(col)]
-    out = sparse_coo_tensor(tensor(np.stack([row, col])), values, shape)
+    out = sparse_coo_tensor(tensor(np.stack([row, col])), values, shape, check_invariants=False)
     if layout is _layout.sparse_csr:
         return out.to_sparse_csr()
     if layout is _layout.sparse_csc:

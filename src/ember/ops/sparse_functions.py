@@ -11,6 +11,7 @@ from .. import _dtype as dt
 from .._tensor import Tensor, _wrap
 from .._view import wrap_dim
 from .registry import apply, rename_node
+from .sparse_invariants import checks_invariants
 from .sparse_ops import (
     convert_p,
     gather_p,
@@ -55,6 +56,7 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None,
     """
     from .creation import as_tensor
 
+    check_invariants = checks_invariants(check_invariants)  # (may warn: sparse_invariants)
     idx = _long_indices(indices)
     vals = values if isinstance(values, Tensor) else as_tensor(values, dtype=dtype)
     if dtype is not None and vals._dtype is not dtype:

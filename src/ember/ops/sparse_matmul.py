@@ -532,7 +532,7 @@ def smm(input: Tensor, mat2: Tensor) -> SparseTensor:
         raise RuntimeError("tensor.sspaddmm(...) can only be called on sparse tensors")
     n = mat2._shape[1] if mat2.ndim > 1 else 0
     empty = sparse_coo_tensor(np.zeros((2, 0), np.int64), np.zeros(0, input._dtype.np),
-                              (input._shape[0], n))
+                              (input._shape[0], n), check_invariants=False)
     return sspaddmm(empty, input, mat2, beta=0, alpha=1)
 
 

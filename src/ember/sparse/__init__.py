@@ -13,6 +13,7 @@ from ..ops import sparse_compressed_ops as _compressed_ops
 from ..ops import sparse_functions as _ops
 from ..ops import sparse_matmul as _products
 from ..ops.sparse_factories import spdiags
+from ..ops.sparse_invariants import check_sparse_tensor_invariants
 from ..ops.sparse_softmax import log_softmax, softmax
 
 
@@ -45,4 +46,5 @@ def sum(input: Tensor, dim=None, dtype=None) -> Tensor:
     return _ops.sparse_sum(input, dim, dtype)
 
 
-__all__ = ["addmm", "log_softmax", "mm", "softmax", "spdiags", "sum"]
+__all__ = ["addmm", "check_sparse_tensor_invariants", "log_softmax", "mm", "softmax", "spdiags",
+           "sum"]
