@@ -156,6 +156,9 @@ def _is_stream_or_device(s) -> bool:
     return isinstance(s, Stream | ThreadLocalStream | Device | DeviceType)
 
 
+is_stream_or_device = _is_stream_or_device  # (what a binding's `stream=` takes, or None)
+
+
 def _new(device: Device, fn: str) -> Stream:
     """The next stream on `device` (a GPU one takes its index, then is refused)."""
     with _lock:
@@ -342,18 +345,22 @@ def synchronize(stream=None) -> None:
     to_stream(stream)
 
 
-def check_stream(stream) -> None:
+def check_stream(stream) -> bool:
     """Check an op's `stream=`: a GPU is refused as MLX's CPU build does, and a stream
-    made on another thread (or cleared) raises as MLX's evaluation would.
+    made on another thread (or cleared) raises as MLX's evaluation would. False where
+    `stream` is of a type the binding refuses (its caller raises the binding's TypeError).
 
     NOTE: MLX raises that when the array is evaluated; ember checks at the call. An op
     on a default stream that `clear_streams` forgot is not checked (it runs)."""
-    if stream is None or not _is_stream_or_device(stream):
-        return
+    if stream is None:
+        return True
+    if not _is_stream_or_device(stream):
+        return False
     s = to_stream(stream)
     if s.index not in _thread.own and s.index not in _unsafe:
         raise RuntimeError(f"There is no Stream({s.device.type.name}, {s.index}) in current "
                            "thread.")
+    return True
 
 
 # the importing thread's default stream is stream 0 (in MLX, the first op makes it)

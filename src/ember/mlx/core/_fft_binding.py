@@ -116,4 +116,5 @@ def bound(fn: Callable) -> Callable:
         return fn(**values)
     checked.__name__ = checked.__qualname__ = fn.__name__
     checked.__doc__ = fn.__doc__
+    checked.binds_stream = True  # (`_lazy` hands it a `stream=` of a wrong type to refuse)
     return checked

@@ -32,8 +32,10 @@ from ...graph.compiled import hook_backward
 from ...graph.fuse import lower_fused
 from ...graph.passes import optimized
 from ...graph.program import Program, lower_python
+from ._binding import bad_call
 from ._errors import as_value_error, from_core
 from ._silence import silently
+from ._stream_texts import STREAM_TEXTS
 
 _stack = dispatch._stack
 _push, _unwind = dispatch.push, dispatch.unwind
@@ -162,10 +164,22 @@ def lazy(fn: Callable, check_stream: Callable | None = None) -> Callable:
         return _named(op, fn)
 
     def op_on_stream(*args, stream=None, **kwargs):
-        if stream is not None:
-            check_stream(stream)
+        if stream is not None and check_stream(stream) is False:
+            return _wrong_stream(fn, op, args, kwargs, stream)
         return op(*args, **kwargs)
     return _named(op_on_stream, fn)
+
+
+def _wrong_stream(fn: Callable, op: Callable, args: tuple, kwargs: dict, stream):
+    """A `stream=` of a type MLX's binding refuses: `fn`'s binding check refuses it in
+    MLX's words where `fn` has one (`_strict`), else with MLX's signature text where
+    `_stream_texts` has it (or `...` for the parameters)."""
+    named = {**kwargs, "stream": stream}
+    if getattr(fn, "binds_stream", False):
+        return op(*args, **named)
+    name = fn.__name__
+    text = STREAM_TEXTS.get(name, "..., *, stream: StreamOrDevice = None) -> array")
+    raise bad_call(name, f"{name}({text}", args, named)
 
 
 def _named(op: Callable, fn: Callable) -> Callable:

@@ -6,6 +6,7 @@ from . import _cpu_math, _elementwise, _ops, _sequences, _shapes
 from ._array import _At, _wrap, array, check_operand
 from ._binding import bad_call
 from ._lazy import lazy
+from ._method_binding import method, star_method
 
 _SAME = ("abs", "all", "any", "argmax", "argmin", "cos", "cummax", "cummin", "cumprod",
          "cumsum", "diag", "diagonal", "exp", "flatten", "log", "log10", "log1p", "log2",
@@ -13,18 +14,12 @@ _SAME = ("abs", "all", "any", "argmax", "argmin", "cos", "cummax", "cummin", "cu
          "rsqrt", "sin", "split", "sqrt", "square", "squeeze", "std", "sum", "swapaxes", "var")
 
 
-def _shape_args(args) -> tuple:
-    if len(args) == 1 and isinstance(args[0], list | tuple):
-        return tuple(args[0])
-    return tuple(args)
+def _reshape(self, shape: tuple) -> array:
+    return _ops.reshape(self, shape)
 
 
-def _reshape(self, *shape, stream=None) -> array:
-    return _ops.reshape(self, _shape_args(shape))
-
-
-def _transpose(self, *axes, stream=None) -> array:
-    return _ops.transpose(self, _shape_args(axes) or None)
+def _transpose(self, axes: tuple) -> array:
+    return _ops.transpose(self, axes or None)
 
 
 def _conj(self) -> array:
@@ -82,18 +77,18 @@ def _complex(self) -> complex:
 
 def install() -> None:
     for name in _SAME:
-        setattr(array, name, lazy(getattr(_ops, name)))
-    array.reshape = lazy(_reshape)
-    array.transpose = lazy(_transpose)
-    array.conj = lazy(_conj)
-    array.astype = lazy(array.astype)
+        setattr(array, name, lazy(method(getattr(_ops, name), name)))
+    array.reshape = lazy(star_method("reshape", _reshape))
+    array.transpose = lazy(star_method("transpose", _transpose))
+    array.conj = lazy(method(_conj, "conj"))
+    array.astype = lazy(method(array.astype, "astype"))
     array.mT = property(lazy(_mT))
     array.T = property(lazy(array.T.fget))
     for name in _OPERATORS:
         dunder = f"__{name}__"
         setattr(array, dunder, lazy(getattr(array, dunder)))
     for name, fn in _MORE.items():
-        setattr(array, name, lazy(fn))
+        setattr(array, name, lazy(method(fn, name)))
     for name, action in _IN_PLACE.items():
         setattr(array, f"__i{name}__", _in_place(name, action))
     array.real = property(lazy(_elementwise.real))

@@ -73,6 +73,31 @@ def _ints_or_refused(value):
     return REFUSED if None in out else out
 
 
+def _ints_of(n: int) -> Callable:
+    """A `tuple[int, ...]` of `n` ints as nanobind converts it: any sequence of that length
+    (a list, a range, a NumPy or MLX array too), each element an `int`."""
+    def convert(value):
+        if isinstance(value, str | bytes | dict):
+            return REFUSED
+        out = _ints_or_refused(value if isinstance(value, list | tuple | range | array |
+                                                   np.ndarray) else None)
+        return out if out is REFUSED or len(out) == n else REFUSED
+    return convert
+
+
+def _str_or_refused(value):
+    return value if isinstance(value, str) else REFUSED
+
+
+def _int_seq_pair(value):
+    """A `tuple[Sequence[int], Sequence[int]]`: two int sequences (conv_general's low and
+    high padding)."""
+    if not isinstance(value, list | tuple) or len(value) != 2:
+        return REFUSED
+    low, high = _ints_or_refused(value[0]), _ints_or_refused(value[1])
+    return REFUSED if low is REFUSED or high is REFUSED else (low, high)
+
+
 def _either(*converters: Callable) -> Callable:
     """The first conversion of `converters` that takes the value."""
     def convert(value):
@@ -101,6 +126,15 @@ CONVERT: dict[str, Callable] = {
     "Sequence[int] | None": _either(_none, _ints_or_refused),
     "None | int | Sequence[int]": _either(_none, _int_or_refused, _ints_or_refused),
     "int | Sequence[int]": _either(_int_or_refused, _ints_or_refused),
+    "int | tuple[int, int]": _either(_int_or_refused, _ints_of(2)),
+    "int | tuple[int, int, int]": _either(_int_or_refused, _ints_of(3)),
+    "int | Sequence[int] | tuple[Sequence[int], Sequence[int]]": _either(
+        _int_or_refused, _ints_or_refused, _int_seq_pair),
+    "str": _str_or_refused,
+    # (as methods' signatures spell them)
+    "int | collections.abc.Sequence[int] | None": _either(_none, _int_or_refused,
+                                                          _ints_or_refused),
+    "int | tuple[int, ...]": _either(_int_or_refused, _ints_or_refused),
 }
 
 # the classes each annotation takes as they are, checked before any conversion is called:
@@ -117,4 +151,10 @@ AS_IS: dict[str, frozenset] = {
     "Sequence[int] | None": frozenset({_NONE}),
     "None | int | Sequence[int]": frozenset({int, _NONE}),
     "int | Sequence[int]": frozenset({int}),
+    "int | tuple[int, int]": frozenset({int}),
+    "int | tuple[int, int, int]": frozenset({int}),
+    "int | Sequence[int] | tuple[Sequence[int], Sequence[int]]": frozenset({int}),
+    "str": frozenset({str}),
+    "int | collections.abc.Sequence[int] | None": frozenset({int, _NONE}),
+    "int | tuple[int, ...]": frozenset({int}),
 }

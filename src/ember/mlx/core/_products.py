@@ -52,14 +52,15 @@ def convolve(a, v, /, mode: str = "full") -> array:
         raise ValueError("[convolve] Inputs cannot be empty.")
     if v.size > a.size:
         a, v = v, a
-    dt = D.promote_types(a._dtype, v._dtype)
-    if dt.kind != "f":
-        raise ValueError(f"[conv] Invalid input array with type {dt.name}. Convolution "
-                         "currently only supports floating point types")
     n, m = a.size, v.size
     pad = {"full": m - 1, "same": None, "valid": 0}.get(mode, -1)
     if pad == -1:
         raise ValueError("[convolve] Invalid mode.")
+    dt = D.promote_types(a._dtype, v._dtype)
+    if a._dtype.kind != "f" or dt.kind != "f":  # (the signal's own type, before promotion)
+        bad = a._dtype if a._dtype.kind != "f" else dt
+        raise ValueError(f"[conv] Invalid input array with type {bad.name}. Convolution "
+                         "currently only supports floating point types")
     x = a.astype(dt)._t.reshape(1, 1, n)
     w = E.flip(v.astype(dt)._t, (0,)).reshape(1, 1, m)
     if mode == "same":

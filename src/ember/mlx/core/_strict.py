@@ -12,7 +12,8 @@ take a list or tuple of arrays; `take`'s indices may be an int). A call nanobind
 at all (an argument missing, one too many, an unknown keyword) gets the same TypeError, where
 Python would name the missing parameter. The typed parameters (`int`, `float`, `bool`,
 `Sequence[int]` and their unions with None) take what nanobind converts, converted as it
-converts them (`_nb_types`: `axis=np.int64(1)` is 1, `axis=1.0` is refused).
+converts them (`_nb_types`: `axis=np.int64(1)` is 1, `axis=1.0` is refused), and a
+`stream=` that is no stream or device is refused the same way.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from collections.abc import Callable
 
 from ._array import array
 from ._binding import bad_call
+from ._device import check_stream, is_stream_or_device
 from ._dtypes import Dtype
 from ._nb_types import AS_IS, CONVERT, REFUSED
 from ._padding import pad_width_binds
@@ -152,6 +154,27 @@ _SIGNATURES = {
     "eye": ((), 'n: int, m: int | None = None, k: int = 0, dtype: Dtype | None = float32, {S}'),
     "identity": ((), 'n: int, dtype: Dtype | None = float32, {S}'),
     "tri": ((), 'n: int, m: int | None = None, k: int = 0, dtype: Dtype | None = None, {S}'),
+    "conv1d": (_TWO, 'input: array, weight: array, /, stride: int = 1, padding: int = 0, '
+        'dilation: int = 1, groups: int = 1, {S}'),
+    "conv2d": (_TWO, 'input: array, weight: array, /, stride: int | tuple[int, int] = 1, '
+        'padding: int | tuple[int, int] = 0, dilation: int | tuple[int, int] = 1, groups: '
+        'int = 1, {S}'),
+    "conv3d": (_TWO, 'input: array, weight: array, /, stride: int | tuple[int, int, int] = '
+        '1, padding: int | tuple[int, int, int] = 0, dilation: int | tuple[int, int, int] = '
+        '1, groups: int = 1, {S}'),
+    "conv_transpose1d": (_TWO, 'input: array, weight: array, /, stride: int = 1, padding: '
+        'int = 0, dilation: int = 1, output_padding: int = 0, groups: int = 1, {S}'),
+    "conv_transpose2d": (_TWO, 'input: array, weight: array, /, stride: int | tuple[int, '
+        'int] = 1, padding: int | tuple[int, int] = 0, dilation: int | tuple[int, int] = 1, '
+        'output_padding: int | tuple[int, int] = 0, groups: int = 1, {S}'),
+    "conv_transpose3d": (_TWO, 'input: array, weight: array, /, stride: int | tuple[int, '
+        'int, int] = 1, padding: int | tuple[int, int, int] = 0, dilation: int | tuple[int, '
+        'int, int] = 1, output_padding: int | tuple[int, int, int] = 0, groups: int = 1, {S}'),
+    "conv_general": (_TWO, 'input: array, weight: array, /, stride: int | Sequence[int] = 1, '
+        'padding: int | Sequence[int] | tuple[Sequence[int], Sequence[int]] = 0, '
+        'kernel_dilation: int | Sequence[int] = 1, input_dilation: int | Sequence[int] = 1, '
+        'groups: int = 1, flip: bool = False, {S}'),
+    "convolve": (_TWO, 'a: array, v: array, /, mode: str = "full", {S}'),
     "put_along_axis": (_THREE, 'a: array, /, indices: array, values: array, axis: int | None = '
         'None, {S}'),
 }
@@ -194,13 +217,15 @@ def _not_dtype(value, optional: bool) -> bool:
 
 _OWN = "own"  # a plan: `fn`'s own signature binds the call as written
 _REFUSE = "refuse"  # a plan: nanobind refuses the call
+_SAME = "same"  # a plan: the call is placed as MLX's names place it already
 
 
 def _plan(fn: Callable, binding: inspect.Signature, count: int, names: tuple):
     """How a call of `count` positional arguments and keywords `names` binds by MLX's
     parameter names (which ember's may not share): (the positional sources, {keyword:
     source}), a source being an argument's position or a keyword's name; `_OWN` where only
-    `fn`'s own signature binds it, `_REFUSE` where neither does.
+    `fn`'s own signature binds it, `_REFUSE` where neither does, `_SAME` where the call
+    is placed as MLX's names place it already.
 
     NOTE: the text's `/` is not always where the binding puts it (`roll` takes `axis=`
     though its text ends `axis ..., /`), so `fn`'s own signature may still bind the call.
@@ -210,12 +235,16 @@ def _plan(fn: Callable, binding: inspect.Signature, count: int, names: tuple):
     try:
         bound = binding.bind(*slots, **named, stream=None)
     except TypeError:
+        if fn is None:
+            return _REFUSE
         try:
             inspect.signature(fn).bind(*slots, **named)
         except TypeError:
             return _REFUSE
         return _OWN
     bound.arguments.pop("stream")
+    if bound.args == slots and all(k == v for k, v in bound.kwargs.items()):
+        return _SAME
     return bound.args, bound.kwargs
 
 
@@ -226,7 +255,16 @@ def strict(fn: Callable) -> Callable:
     if entry is None:
         return fn
     where, text = entry
-    signature = f"{fn.__name__}({text.replace('{S}', _STREAM)}"
+    return bound_as(fn, where, f"{fn.__name__}({text.replace('{S}', _STREAM)}")
+
+
+def bound_as(fn: Callable, where, signature: str, fallback: bool = True) -> Callable:
+    """`fn` behind the binding `signature` (its text as MLX's TypeError prints it, name
+    first): `where` says which arguments must be arrays (`_ONE`, ...; `()`: none checked),
+    the typed ones are converted as nanobind converts them, and a `stream` of a wrong type
+    is refused; a valid one is checked (`check_stream`) and not passed on. `fallback`: a
+    call only `fn`'s own signature binds runs as written (see `_plan`)."""
+    name = signature.partition("(")[0]
     binding = _binding_of(signature)
     positional = [p for p in binding.parameters.values()
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
@@ -238,6 +276,9 @@ def strict(fn: Callable) -> Callable:
     optional = dtype_at is not None and "None" in str(binding.parameters["dtype"].annotation)
 
     most = len(positional)
+    stream_at = names.index("stream") if "stream" in names else None
+    if stream_at is not None:  # (a positional stream is taken off before binding)
+        most, names = most - 1, names[:stream_at]
     plans: dict = {}  # (positional count, keyword names) -> `_plan`'s answer
     # the values nanobind converts (`_nb_types`), by position and by keyword
     typed = {p.name: (AS_IS[p.annotation], CONVERT[p.annotation])
@@ -247,20 +288,22 @@ def strict(fn: Callable) -> Callable:
     def rebind(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
         """The call's arguments by MLX's parameter names (or refused, as nanobind does)."""
         if where == _LIST and not args:  # nanobind takes the list by position only
-            raise bad_call(fn.__name__, signature, args, kwargs)
+            raise bad_call(name, signature, args, kwargs)
         key = (len(args), tuple(kwargs))
         plan = plans.get(key)
         if plan is None:
-            plan = plans[key] = _plan(fn, binding, *key)
+            plan = plans[key] = _plan(fn if fallback else None, binding, *key)
         if plan is _REFUSE:
-            raise bad_call(fn.__name__, signature, args, kwargs)
+            raise bad_call(name, signature, args, kwargs)
         if plan is _OWN:
             return args, kwargs, True
+        if plan is _SAME:
+            return args, kwargs, False
 
         def take(k):
             return args[k] if k.__class__ is int else kwargs[k]
 
-        return (tuple(take(k) for k in plan[0]), {name: take(k) for name, k in plan[1].items()},
+        return (tuple(take(k) for k in plan[0]), {key: take(k) for key, k in plan[1].items()},
                 False)
 
     def converted(args: tuple, kwargs: dict):
@@ -285,23 +328,35 @@ def strict(fn: Callable) -> Callable:
 
     def checked(*args, **kwargs):
         given, named = args, kwargs  # as the call wrote them, for the message
+        if stream_at is not None and len(args) > stream_at:
+            if "stream" in kwargs or len(args) > stream_at + 1:
+                raise bad_call(name, signature, given, named)
+            args, kwargs = args[:stream_at], {**kwargs, "stream": args[stream_at]}
+        if kwargs and "stream" in kwargs:
+            kwargs = dict(kwargs)
+            stream = kwargs.pop("stream")
+            if stream is not None:
+                if not is_stream_or_device(stream):
+                    raise bad_call(name, signature, given, named)
+                check_stream(stream)
         own = False  # (True: bound by ember's own parameter order, not MLX's)
         if kwargs or not least <= len(args) <= most:  # else binding is trivial
             args, kwargs, own = rebind(args, kwargs)
-        if args and _refused(where, args, kwargs):
-            raise bad_call(fn.__name__, signature, given, named)
+        if where and args and _refused(where, args, kwargs):
+            raise bad_call(name, signature, given, named)
         if typed and not own:
             bound = converted(args, kwargs)
             if bound is None:
-                if fn.__name__ in _BAD_CAST:
+                if name in _BAD_CAST:
                     raise RuntimeError("std::bad_cast")
-                raise bad_call(fn.__name__, signature, given, named)
+                raise bad_call(name, signature, given, named)
             args, kwargs = bound
         if dtype_at is not None:
             d = args[dtype_at] if dtype_at < len(args) else kwargs.get("dtype")
             if d.__class__ is not Dtype and _not_dtype(d, optional):
-                raise bad_call(fn.__name__, signature, given, named)
+                raise bad_call(name, signature, given, named)
         return fn(*args, **kwargs)
-    checked.__name__ = checked.__qualname__ = fn.__name__
+    checked.__name__ = checked.__qualname__ = name
     checked.__doc__ = fn.__doc__
+    checked.binds_stream = True  # (`_lazy` hands it a `stream=` of a wrong type to refuse)
     return checked

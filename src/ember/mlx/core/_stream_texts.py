@@ -1,0 +1,60 @@
+"""The signatures MLX's TypeError prints for functions `_strict` does not bind, used
+only where a call gives `stream=` a value of a wrong type (`_lazy`): the parameters after
+`name(`, as mlx 0.32.4 spells them (the shorter ones; the rest print `...`)."""
+
+from __future__ import annotations
+
+_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ('a: array, /, *, stream: StreamOrDevice = None) -> array',
+     ('abs', 'arccos', 'arccosh', 'arcsin', 'arcsinh', 'arctan', 'arctanh', 'ceil', 'cos',
+      'cosh', 'erf', 'erfinv', 'exp', 'expm1', 'floor', 'imag', 'log', 'log10', 'log1p', 'log2',
+      'logical_not', 'matrix_transpose', 'negative', 'positive', 'real', 'reciprocal', 'rsqrt',
+      'sigmoid', 'sign', 'sin', 'sinh', 'sqrt', 'square', 'tan', 'tanh')),
+    ('a: scalar | array, b: scalar | array, stream: StreamOrDevice = None) -> array',
+     ('add', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'divide', 'divmod', 'equal',
+      'floor_divide', 'greater', 'greater_equal', 'left_shift', 'less', 'less_equal', 'multiply',
+      'not_equal', 'remainder', 'right_shift', 'subtract')),
+    ('a: scalar | array, b: scalar | array, /, *, stream: StreamOrDevice = None) -> array',
+     ('arctan2', 'logaddexp', 'logical_xor', 'maximum', 'minimum', 'power')),
+    ('a: array, stream: StreamOrDevice = None) -> array',
+     ('isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf')),
+    ('*arys: array, stream: StreamOrDevice = None) -> array | list[array]',
+     ('atleast_1d', 'atleast_2d', 'atleast_3d')),
+    ('M: int, *, stream: StreamOrDevice = None) -> array',
+     ('blackman', 'hamming')),
+    ('a: array, *, stream: StreamOrDevice = None) -> array',
+     ('conj', 'conjugate')),
+    ('a: scalar | array, /, *, stream: StreamOrDevice = None) -> array',
+     ('degrees', 'radians')),
+    ('a: array, b: array, /, *, stream: StreamOrDevice = None) -> array',
+     ('logical_and', 'logical_or')),
+    ('a: scalar | array, stream: StreamOrDevice = None) -> array',
+     ('bitwise_invert',)),
+    ('*arrays: array, stream: StreamOrDevice = None) -> tuple[array, ...]',
+     ('broadcast_arrays',)),
+    ('arrays: list[array], axis: int | None = 0, *, stream: StreamOrDevice = None) -> array',
+     ('concat',)),
+    ('a: array, /, n: int = 1, axis: int = -1, *, stream: StreamOrDevice = None) -> array',
+     ('diff',)),
+    ('subscripts: str, *operands, stream: StreamOrDevice = None) -> array',
+     ('einsum',)),
+    ('x: array, dtype: Dtype = bfloat16, *, stream: StreamOrDevice = None) -> array',
+     ('from_fp8',)),
+    ('a: array, /, axes: Sequence[int] | None = None, *, stream: StreamOrDevice = None) -> array',
+     ('permute_dims',)),
+    ('a: array, /, decimals: int = 0, stream: StreamOrDevice = None) -> array',
+     ('round',)),
+    ('a: array, b: array, /, segments: array, *, stream: StreamOrDevice = None) -> array',
+     ('segmented_mm',)),
+    ('x: array, *, stream: StreamOrDevice = None) -> array',
+     ('to_fp8',)),
+    ('x: array, /, *, axis: int = 0, stream: StreamOrDevice = None) -> tuple[array, ...]',
+     ('unstack',)),
+    ('a: array, b: array, /, *, axis: int = -1, stream: StreamOrDevice = None) -> array',
+     ('vecdot',)),
+    ('a: scalar | array, dtype: Dtype, stream: StreamOrDevice = None) -> array',
+     ('view',)),
+)
+
+# function name -> its parameters text
+STREAM_TEXTS: dict[str, str] = {name: text for text, names in _GROUPS for name in names}
