@@ -138,8 +138,28 @@ def test_stored_output_is_what_mlx_prints(program, tmp_path):
     if mx.__version__ != MLX_VERSION:
         pytest.skip(f"the stored outputs are MLX {MLX_VERSION}'s, this is {mx.__version__}")
     stored = EXAMPLES / program.replace(".py", f".mlx-{MLX_VERSION}.out")
-    theirs = _run([str(EXAMPLES / program)], tmp_path, dict(os.environ))
+    theirs = _mlx_run(EXAMPLES / program, tmp_path)
     assert theirs == stored.read_text().splitlines()
+
+
+def _mlx_run(program: Path, cwd: Path) -> list[str]:
+    """What real MLX prints for `program`. MLX itself now and then fails to finish a run
+    (an abort, "terminate called without an active exception"; once an evaluation that
+    raised inside its CPU stream never returned): a run that crashes or outlives the
+    programs' 20 s budget many times over is tried once more, then the case is skipped
+    with MLX's own words, since it says nothing about ember."""
+    failures = []
+    for _ in range(2):
+        try:
+            run = subprocess.run([sys.executable, str(program)], cwd=cwd, env=dict(os.environ),
+                                 capture_output=True, text=True, timeout=180)
+        except subprocess.TimeoutExpired:
+            failures.append("no end after 180 s")
+            continue
+        if run.returncode == 0:
+            return run.stdout.splitlines()
+        failures.append(f"exit {run.returncode}: {run.stderr[-300:]}")
+    pytest.skip(f"real MLX did not finish {program.name}: {failures}")
 
 
 def test_same_line_compares_numbers_within_tolerance():
