@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import sys
+import warnings
 from contextlib import contextmanager
 
 import ml_dtypes
@@ -366,6 +367,19 @@ def same_message(call, kind: type = RuntimeError) -> str:
             raise AssertionError(f"{lib.__name__} did not raise {kind.__name__}")
     assert msgs[0] == msgs[1], msgs
     return msgs[0]
+
+
+def raised(call, *args, quiet: bool = False):
+    """`(exception type, message)` of `call(*args)`, or None where it returns: what two
+    libraries' refusals are compared by. `quiet`: warnings are not shown."""
+    with warnings.catch_warnings():
+        if quiet:
+            warnings.simplefilter("ignore")
+        try:
+            call(*args)
+        except Exception as exc:  # noqa: BLE001 - the exception itself is what is compared
+            return type(exc), str(exc)
+    return None
 
 
 def same_result(call, rtol=None, atol=None):

@@ -5,13 +5,14 @@ numpy.ndarray"); where torch's Python code reads an attribute first (`mse_loss` 
 `target.size()`), Python's own AttributeError, or for a NumPy array, whose `.size` is an int,
 "'int' object is not callable"."""
 
-import warnings
 
 import numpy as np
 import pytest
 import torch
 
 import ember
+
+from helpers import raised
 
 BAD = {"str": "s", "None": None, "int": 1, "float": 1.5, "list": [1.0, 2.0],
        "tuple": (1, 2), "ndarray": np.ones(3, dtype=np.float32)}
@@ -125,13 +126,7 @@ CALLS = {
 
 
 def _outcome(L, call, a):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            call(L, a)
-        except Exception as exc:  # noqa: BLE001 - the exception itself is what is compared
-            return type(exc), str(exc)
-    return None
+    return raised(call, L, a, quiet=True)
 
 
 @pytest.mark.parametrize("kind", list(BAD))

@@ -9,6 +9,8 @@ import torch
 import ember
 from ember.ops._arg_parser_text import not_tensor
 
+from helpers import raised
+
 BAD = {"str": "s", "None": None, "list": [1.0], "tuple": (1, 2),
        "ndarray": np.ones(3, dtype=np.float32), "float64": np.float64(1.0)}
 
@@ -37,11 +39,7 @@ CALLS = {
 
 
 def _outcome(L, call, a):
-    try:
-        call(L, a)
-    except Exception as exc:  # noqa: BLE001 - the exception itself is what is compared
-        return type(exc), str(exc)
-    return None
+    return raised(call, L, a)
 
 
 @pytest.mark.parametrize("kind", list(BAD))
