@@ -424,11 +424,14 @@ class Tensor(Conversions):
                     f"assigned grad expected to be a Tensor or None but got grad of type "
                     f"{type(value).__name__}"
                 )
-            if value._dtype is not self._dtype:
+            want = self._dtype
+            if self._ag is not None and self._grad_fn is None:
+                want = self.grad_dtype
+            if want is not None and value._dtype is not want:
                 raise RuntimeError(
                     "attempting to assign a gradient with dtype "
                     f"'{dt.CPP_TYPE_NAMES[value._dtype.name]}' to a tensor with grad_dtype "
-                    f"'{dt.SCALAR_TYPE_NAMES[self._dtype.name]}'. The gradient must "
+                    f"'{dt.SCALAR_TYPE_NAMES[want.name]}'. The gradient must "
                     "match the tensor's grad_dtype (defaults to the tensor's dtype). You can set "
                     "the tensor's grad_dtype attribute with a specific dtype, or None to allow any "
                     "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its "
@@ -448,6 +451,35 @@ class Tensor(Conversions):
     @grad.deleter
     def grad(self) -> None:
         self._grad = None
+
+    @property
+    def grad_dtype(self) -> dt.dtype | None:
+        """The dtype a leaf's gradients take (cast on arrival): its own dtype unless set;
+        None allows any."""
+        if self._grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be accessed on leaf tensors.")
+        from .autograd.graph import SAME_DTYPE
+
+        want = SAME_DTYPE if self._ag is None else self._ag.grad_dtype
+        return self._dtype if want is SAME_DTYPE else want
+
+    @grad_dtype.setter
+    def grad_dtype(self, value: dt.dtype | None) -> None:
+        if self._grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be set on leaf tensors.")
+        if value is not None and not isinstance(value, dt.dtype):
+            raise RuntimeError(
+                f"grad_dtype must be a torch.dtype or None, but got {type(value).__name__}")
+        g = self._grad
+        if value is not None and g is not None and g._dtype is not value:
+            raise RuntimeError(
+                f"Cannot set grad_dtype to '{dt.SCALAR_TYPE_NAMES[value.name]}' because there "
+                f"is already a gradient with dtype '{dt.CPP_TYPE_NAMES[g._dtype.name]}'. Please "
+                "clear the gradient (.grad = None) before changing grad_dtype, or ensure the new "
+                "grad_dtype matches the existing gradient's dtype.")
+        from .autograd.graph import ag_meta
+
+        ag_meta(self).grad_dtype = value
 
     @property
     def retains_grad(self) -> bool:

@@ -24,7 +24,7 @@ from .._core.ranges import ranges
 from .._dtype import cpu_type_text
 from .._layout import contiguous_format
 from . import grad_mode
-from .graph import MISSING, AccumulateGrad, Node, _anomaly
+from .graph import MISSING, SAME_DTYPE, AccumulateGrad, Node, _anomaly
 from .saved_hooks import unpack as unpack_saved
 
 _state = grad_mode.state
@@ -473,6 +473,8 @@ def _run_task(roots, root_grads, retain_graph, create_graph, capture, accumulate
         while ready:
             node = heapq.heappop(ready)[2]
             grads = buffers.pop(node, None) or [None] * node.n_outputs
+            if node.__class__ is AccumulateGrad and node.variable._ag is not None:
+                grads = _as_grad_dtype(node.variable, grads)
             if node._tensor_hooks or node._retained or (
                     node.__class__ is AccumulateGrad and _has_hooks(node.variable)):
                 grads = _tensor_pre_hooks(node, grads)
@@ -535,6 +537,20 @@ def _route(node, in_grads, grads, buffers: dict, deps: dict, ready: list, owned:
         deps[nxt] = d
         if d == 0:
             heapq.heappush(ready, (-nxt._seq, next(order), nxt))
+
+
+def _as_grad_dtype(leaf, grads: list) -> list:
+    """A leaf's incoming gradient cast to the leaf's `grad_dtype` when one is set (before
+    its hooks, `.grad` and `autograd.grad` see it, as PyTorch casts at the edge)."""
+    want = leaf._ag.grad_dtype
+    g = grads[0]
+    if want is SAME_DTYPE or want is None or g is None or g._dtype is want:
+        return grads
+    if not (want.is_floating_point or want.is_complex):
+        raise RuntimeError(
+            f"a gradient of dtype {want} cannot flow into a leaf: its grad_dtype must be a "
+            "floating point or complex dtype (or None)")
+    return [g.to(want)]
 
 
 def _has_hooks(leaf) -> bool:

@@ -35,11 +35,14 @@ _WRAPS_SCALARS = frozenset({"AddBackward0", "SubBackward0", "MulBackward0", "Div
                             "WhereBackward0", "NativeLayerNormBackward0"})
 
 
+SAME_DTYPE = object()  # a leaf's default grad_dtype: its own dtype
+
+
 class AutogradMeta:
     """Rarely used per-tensor autograd state, allocated on first need."""
 
     __slots__ = ("retains_grad", "hooks", "post_acc_hooks", "grad_acc", "output_nr",
-                 "__weakref__")
+                 "grad_dtype", "__weakref__")
 
     def __init__(self) -> None:
         self.retains_grad = False
@@ -47,6 +50,9 @@ class AutogradMeta:
         self.post_acc_hooks = None
         self.grad_acc = None
         self.output_nr = 0
+        # a leaf's `grad_dtype` when set: a dtype its gradients are cast to, or None (any
+        # dtype); SAME_DTYPE (the default) is the leaf's own dtype
+        self.grad_dtype = SAME_DTYPE
 
 
 def ag_meta(t) -> AutogradMeta:
