@@ -473,7 +473,8 @@ def _run_task(roots, root_grads, retain_graph, create_graph, capture, accumulate
         while ready:
             node = heapq.heappop(ready)[2]
             grads = buffers.pop(node, None) or [None] * node.n_outputs
-            if node.__class__ is AccumulateGrad and node.variable._ag is not None:
+            if node.__class__ is AccumulateGrad and node.variable._ag is not None \
+                    and node.variable._ag.grad_dtype is not SAME_DTYPE:
                 grads = _as_grad_dtype(node.variable, grads)
             if node._tensor_hooks or node._retained or (
                     node.__class__ is AccumulateGrad and _has_hooks(node.variable)):
@@ -544,7 +545,7 @@ def _as_grad_dtype(leaf, grads: list) -> list:
     its hooks, `.grad` and `autograd.grad` see it, as PyTorch casts at the edge)."""
     want = leaf._ag.grad_dtype
     g = grads[0]
-    if want is SAME_DTYPE or want is None or g is None or g._dtype is want:
+    if want is None or g is None or g._dtype is want:
         return grads
     if not (want.is_floating_point or want.is_complex):
         raise RuntimeError(
