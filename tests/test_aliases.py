@@ -16,7 +16,7 @@ import torch
 import ember
 from ember._aliases import ALIASES
 
-from helpers import assert_same, same_error
+from helpers import assert_same, same_error, same_message
 
 _SCHEMAS = torch._C._jit_get_schemas_for_operator
 
@@ -220,3 +220,32 @@ def test_linalg_and_special_aliases(space):
             covered.append(name)
             break
     assert len(covered) >= 3, covered
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.reshape([1.0, 2.0], (2,)),
+    lambda L: L.transpose([[1]], 0, 1),
+    lambda L: L.flatten([[1]]),
+    lambda L: L.permute([[1]], (1, 0)),
+    lambda L: L.clone([1]),
+    lambda L: L.tril([[1]]),
+    lambda L: L.diag("ab"),
+    lambda L: L.flip([1], (0,)),
+    lambda L: L.roll([1], 1),
+    lambda L: L.t([[1.0]]),
+    lambda L: L.ravel(np.ones(2)),
+    lambda L: L.zeros_like([1.0]),
+])
+def test_functions_without_aliases_refuse_non_tensors_as_torch(call):
+    # these take no `dim` alias, so only the guard wraps them: TypeError, torch's words
+    assert same_message(call, TypeError)
+
+
+def test_parsed_functions_are_not_wrapped():
+    # hot functions that refuse non-tensors themselves keep no wrapper frame
+    from ember.ops import matmul, movement, unary
+
+    assert ember.exp is unary.exp
+    assert ember.matmul is matmul.matmul
+    assert ember.reshape is not movement.reshape and ember.reshape.__wrapped__ is movement.reshape
+    assert same_error(lambda L: L.movedim((1.0,), 0, 0)) is TypeError  # (an overload listing)

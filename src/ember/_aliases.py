@@ -71,7 +71,7 @@ def with_aliases(fn: Callable, name: str, *, method: bool = False, module: str =
     # PyTorch's TypeError: free, as it costs nothing until something raises)
     guard = not method and module == "ember" and next(iter(params), None) in ("input", "x")
     if "dim" not in params and "keepdim" not in params:
-        return fn
+        return _guarded(fn, name) if guard and fn.__module__ not in _PARSED else fn
     rename = _renames(params, method)
     spelled = frozenset(rename)
 
@@ -129,6 +129,35 @@ def refuse_non_tensor(name: str, args: tuple, kwargs: dict) -> None:
                         f"({', '.join(got)}), but expected one of:\n{listing}") from None
     raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                     f"{tp_name(x)}") from None
+
+
+# modules whose functions refuse a non-tensor operand themselves, in the parser's words
+# (hot ones: a guard would be one more frame on every `torch.add(a, b)`)
+_PARSED = frozenset({"ember.ops.unary", "ember.ops.binary", "ember.ops._binary_api",
+                     "ember.ops.activation", "ember.ops.ternary", "ember.ops.conv",
+                     "ember.ops.matmul"})
+
+
+def _guarded(fn: Callable, name: str) -> Callable:
+    """`fn` with a non-tensor operand refused in PyTorch's words (`refuse_non_tensor`), for
+    a function that takes no alias (`torch.reshape([1, 2], ...)` is a TypeError there)."""
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except AttributeError:
+            refuse_non_tensor(name, args, kwargs)
+            raise
+        except TypeError as e:
+            if _binding_error(e):
+                refuse_non_tensor(name, args, kwargs)
+            raise
+
+    call._takes_aliases = True
+    call.__module__ = "ember"
+    call.__qualname__ = name
+    return call
 
 
 def _binding_error(e: TypeError) -> bool:

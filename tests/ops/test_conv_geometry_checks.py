@@ -90,3 +90,17 @@ def test_transposed_double_backward_nodes_and_values(kw):
     assert res[0][:2] == res[1][:2] == ("ConvolutionBackwardBackward0",) * 2
     # (float32 sums of products in another order than torch's kernels)
     np.testing.assert_allclose(res[0][2].numpy(), res[1][2].numpy(), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.nn.functional.conv2d([[1.0]], L.ones(1, 1, 1, 1)),
+    lambda L: L.nn.functional.conv1d(L.ones(1, 1, 3), [[[1.0]]]),
+    lambda L: L.conv2d(np.ones((1, 1, 2, 2), np.float32), L.ones(1, 1, 1, 1)),
+    lambda L: L.nn.Conv2d(1, 1, 1)([[[[1.0]]]]),  # a module passes all seven arguments
+    lambda L: L.nn.Conv1d(1, 1, 1)(np.ones((1, 1, 2), np.float32)),
+    lambda L: L.nn.functional.conv_transpose2d(L.ones(1, 1, 2, 2), [1.0]),
+    lambda L: L.nn.functional.conv_transpose1d(L.ones(1, 1, 2), L.ones(1, 1, 1), [1.0]),
+    lambda L: L.nn.ConvTranspose2d(1, 1, 1)([[[[1.0]]]]),
+])
+def test_non_tensor_operands_refused_in_torch_words(call):
+    assert same_message(call, TypeError)

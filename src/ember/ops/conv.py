@@ -27,6 +27,7 @@ from .._user_warnings import warn_at_user
 from ..amp.autocast_mode import cast_for
 from . import _conv_kernels as K
 from . import _conv_native as N
+from ._arg_parser_text import invalid_combination, not_tensor
 from ._batching import batch_size, batched
 from ._common import c_type_name, checked_type_name, type_name
 from .reduce import sum_to_size
@@ -516,7 +517,32 @@ def _check_dtypes(x: Tensor, w: Tensor, bias, nd: int, transposed: bool, onednn:
                                f"{type_name(other.dtype)}")
 
 
+_CONV_OVERLOADS = tuple(
+    f"(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, {pad}, "
+    "tuple of ints dilation = 1, int groups = 1)"
+    for pad in ("tuple of ints padding = 0", 'str padding = "valid"'))
+
+
+def _refuse_operands(nd: int, args: tuple) -> None:
+    """The parser's TypeError for a convolution given a non-tensor operand, listing the
+    arguments given: all seven from a module (its sizes are tuples), else without the
+    trailing ones at their defaults, as a functional call spells them."""
+    if isinstance(args[0], Tensor) and isinstance(args[1], Tensor) and \
+            (args[2] is None or isinstance(args[2], Tensor)):
+        return
+    n = len(args)
+    if not any(type(a) is tuple for a in args[3:6]):
+        defaults = (None, 1, 0, 1, 1)
+        while n > 2 and (args[n - 1] is defaults[n - 3] or (
+                type(args[n - 1]) is int and args[n - 1] == defaults[n - 3])):
+            n -= 1
+    # ("int groups" is a SymInt in the schema, which the parser's note never finds a fit for)
+    raise invalid_combination(f"conv{nd}d", _CONV_OVERLOADS, args[:n], {}, {"int": ()})
+
+
 def _conv_nd(nd: int, input, weight, bias, stride, padding, dilation, groups) -> Tensor:
+    if input.__class__ is not Tensor or weight.__class__ is not Tensor:
+        _refuse_operands(nd, (input, weight, bias, stride, padding, dilation, groups))
     input, weight, bias = cast_for("lower", input, weight, bias)
     _check(input, weight, nd, groups, False, bias, padding, stride, dilation)
     unbatched = input.ndim == nd + 1
@@ -565,6 +591,9 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
 
 def _conv_transpose_nd(nd: int, input, weight, bias, stride, padding, output_padding, groups,
                        dilation) -> Tensor:
+    for pos, (arg, x) in enumerate((("input", input), ("weight", weight), ("bias", bias))):
+        if not isinstance(x, Tensor) and not (x is None and arg == "bias"):
+            raise not_tensor(f"conv_transpose{nd}d", arg, pos + 1, x)
     input, weight, bias = cast_for("lower", input, weight, bias)
     _check(input, weight, nd, groups, True, bias, padding, stride, dilation, output_padding)
     unbatched = input.ndim == nd + 1
