@@ -42,8 +42,7 @@ _METHODS = {
     "squeeze": ("axis: int | collections.abc.Sequence[int] | None = None, *, {S}) -> "
                 "mlx.core.array"),
     "swapaxes": "axis1: int, axis2: int, *, {S}) -> mlx.core.array",
-    # NOTE: MLX's `correction=` (which replaces ddof) is in the text; ember's var/std
-    # do not take it yet, so a call naming it raises TypeError
+    # (MLX's `correction=` replaces ddof when given)
     "std": ("axis: int | collections.abc.Sequence[int] | None = None, keepdims: bool = False, "
             "ddof: int = 0, *, correction: int | None = None, {S}) -> mlx.core.array"),
     "var": ("axis: int | collections.abc.Sequence[int] | None = None, keepdims: bool = False, "

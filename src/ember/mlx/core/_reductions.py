@@ -124,7 +124,21 @@ def mean(a, /, axis=None, keepdims: bool = False, *, stream=None) -> array:
     return _times_inverse(sum(a, axis, keepdims), n)
 
 
-def var(a, /, axis=None, keepdims: bool = False, ddof: int = 0, *, stream=None) -> array:
+def _ddof(name: str, a, ddof, correction):
+    """`correction`, which MLX takes by keyword only and which replaces `ddof` when given
+    (an int or a bool, as its binding converts; anything else refused in its words)."""
+    if correction is None:
+        return ddof
+    if isinstance(correction, (int, np.integer)):
+        return int(correction)
+    raise bad_call(name, f"{name}(a: array, /, axis: None | int | Sequence[int] = None, "
+                   "keepdims: bool = False, ddof: int = 0, *, stream: StreamOrDevice = None) "
+                   "-> array", (a,), {"correction": correction})
+
+
+def var(a, /, axis=None, keepdims: bool = False, ddof: int = 0, *, correction=None,
+        stream=None) -> array:
+    ddof = _ddof("var", a, ddof, correction)
     a = _float(_arr(a))
     _mean_axes(a, axis)
     dims = _reduce_axes(a, axis)
@@ -145,8 +159,9 @@ def var(a, /, axis=None, keepdims: bool = False, ddof: int = 0, *, stream=None) 
     return _wrap(total._t / count, dtype)
 
 
-def std(a, /, axis=None, keepdims: bool = False, ddof: int = 0, *, stream=None) -> array:
-    v = _float(var(a, axis, keepdims, ddof))
+def std(a, /, axis=None, keepdims: bool = False, ddof: int = 0, *, correction=None,
+        stream=None) -> array:
+    v = _float(var(a, axis, keepdims, _ddof("std", a, ddof, correction)))
     return _wrap(E.sqrt(v._t), v._dtype)
 
 
