@@ -329,3 +329,63 @@ def test_pin_memory_without_an_accelerator_warns_as_torch_does(workers):
         return batches, [str(w.message) for w in record]
 
     assert warned(edata) == warned(tdata)
+
+
+def _draws(mod, data, persistent=False):
+    """Each worker's first numpy / random / framework draws, seeded by the loader only."""
+    import random as pyrandom
+
+    class Draws(data.IterableDataset):
+        def __iter__(self):
+            info = data.get_worker_info()
+            yield (info.id, info.seed, int(np.random.randint(0, 10**6)),
+                   pyrandom.randint(0, 10**6), int(mod.randint(0, 10**6, (1,))))
+
+    loader = data.DataLoader(Draws(), batch_size=None, num_workers=2,
+                             generator=mod.Generator().manual_seed(12),
+                             persistent_workers=persistent)
+    return [sorted(loader) for _ in range(2 if persistent else 1)]
+
+
+@pytest.mark.parametrize("persistent", [False, True])
+def test_worker_rng_seeding_matches_torch(persistent):
+    # numpy's generator in a worker is seeded from (worker id, base seed), as torch does,
+    # so augmentations written with np.random give torch's numbers; persistent workers
+    # are seeded once, so their second epoch continues the streams
+    assert _draws(ember, edata, persistent) == _draws(torch, tdata, persistent)
+
+
+@pytest.mark.parametrize("name", ["batch_size", "batch_sampler", "sampler", "drop_last",
+                                  "dataset", "persistent_workers"])
+def test_fixed_attributes_refuse_assignment(name):
+    def attempt(data):
+        loader = data.DataLoader(list(range(4)), batch_size=2)
+        with pytest.raises(ValueError) as err:
+            setattr(loader, name, None)
+        loader.num_workers = 0  # (others stay assignable)
+        return str(err.value)
+
+    assert attempt(edata) == attempt(tdata)
+
+
+def test_iterator_class_names():
+    for workers in (0, 1):
+        e = iter(edata.DataLoader([1, 2], num_workers=workers))
+        t = iter(tdata.DataLoader([1, 2], num_workers=workers))
+        assert type(e).__name__ == type(t).__name__
+        del e, t
+
+
+def test_too_many_workers_warns_as_torch_does(monkeypatch):
+    # (the machine's CPU count is pinned to 2 so the test does not depend on it)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
+
+    def warned(data):
+        with pytest.warns(UserWarning) as record:
+            loader = data.DataLoader(list(range(3)), num_workers=3)
+            iter(loader)
+        return [str(w.message) for w in record if "worker processes" in str(w.message)]
+
+    messages = warned(edata)
+    assert messages == warned(tdata) and len(messages) == 2
+    assert "create 3 worker processes in total" in messages[0]

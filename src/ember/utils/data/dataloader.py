@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import multiprocessing
+import os
 import queue
 import random
 import signal
@@ -19,6 +20,7 @@ import time
 import traceback
 import warnings
 from dataclasses import dataclass
+from typing import Generic
 
 import numpy as np
 
@@ -27,7 +29,7 @@ from ... import accelerator
 from ..._core.ranges import run_in_range
 from ...multiprocessing import reduce_tensor  # noqa: F401 (how a batch crosses the queue)
 from ._collate import default_collate, default_convert
-from .dataset import IterableDataset, SampleBatch
+from .dataset import IterableDataset, SampleBatch, T_co
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 __all__ = ["DataLoader", "get_worker_info", "default_collate", "default_convert"]
@@ -158,12 +160,17 @@ def _fetcher(kind_iterable: bool, dataset, auto_collation, collate_fn, drop_last
     return cls(dataset, auto_collation, collate_fn, drop_last)
 
 
-def _seed_worker(seed: int) -> None:
+def _seed_worker(base_seed: int, worker_id: int) -> None:
+    """Seed a worker's RNGs as PyTorch does: `random` and ember's with base_seed + id, and
+    NumPy's legacy generator with four words a SeedSequence draws from (id, base_seed's
+    low and high 32 bits, 0), so workers' NumPy streams are unrelated yet reproducible."""
     from ...random import manual_seed
 
+    seed = base_seed + worker_id
     random.seed(seed)
     manual_seed(seed)
-    np.random.seed(seed % 2**32)
+    entropy = [worker_id, base_seed & 0xFFFFFFFF, base_seed >> 32, 0]
+    np.random.seed(np.random.SeedSequence(entropy).generate_state(4))
 
 
 def _worker_loop(iterable, dataset, index_queue, data_queue, done_event, auto_collation,
@@ -172,7 +179,7 @@ def _worker_loop(iterable, dataset, index_queue, data_queue, done_event, auto_co
     global _worker_info
     try:
         seed = base_seed + worker_id
-        _seed_worker(seed)
+        _seed_worker(base_seed, worker_id)
         _worker_info = WorkerInfo(worker_id, num_workers, seed, dataset)
         init_error = None
         fetcher = None
@@ -221,7 +228,7 @@ def _worker_loop(iterable, dataset, index_queue, data_queue, done_event, auto_co
 
 # --- iterators -------------------------------------------------------------------
 
-class _BaseIter:
+class _BaseDataLoaderIter:
     def __init__(self, loader: DataLoader) -> None:
         from ...ops.creation import empty
 
@@ -258,7 +265,7 @@ class _BaseIter:
         self._num_yielded = 0
 
 
-class _SingleProcessIter(_BaseIter):
+class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
     def __init__(self, loader: DataLoader) -> None:
         super().__init__(loader)
         self._fetcher = _fetcher(self._iterable, self._dataset, self._auto_collation,
@@ -275,7 +282,7 @@ class _SingleProcessIter(_BaseIter):
         return data
 
 
-class _MultiProcessIter(_BaseIter):
+class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
     def __init__(self, loader: DataLoader) -> None:
         super().__init__(loader)
         self._num_workers = loader.num_workers
@@ -455,8 +462,13 @@ class _InfiniteConstantSampler(Sampler):
 
 # --- the loader --------------------------------------------------------------------------
 
-class DataLoader:
+class DataLoader(Generic[T_co]):
     """Iterate a dataset in batches: sampling, batching, collation and worker processes."""
+
+    __initialized = False
+    # (fixed once built: the sampler, batching and length were worked out from them)
+    _FROZEN = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset",
+               "persistent_workers")
 
     def __init__(self, dataset, batch_size: int | None = 1, shuffle: bool | None = None,
                  sampler=None, batch_sampler=None, num_workers: int = 0, collate_fn=None,
@@ -530,6 +542,14 @@ class DataLoader:
         self.collate_fn = collate_fn
         self.persistent_workers = persistent_workers
         self._iterator = None
+        self.__initialized = True
+        self.check_worker_number_rationality()
+
+    def __setattr__(self, name: str, value) -> None:
+        if self.__initialized and name in self._FROZEN:
+            raise ValueError(f"{name} attribute should not be set after "
+                             f"{type(self).__name__} is initialized")
+        super().__setattr__(name, value)
 
     @property
     def multiprocessing_context(self):
@@ -563,16 +583,41 @@ class DataLoader:
     def _index_sampler(self):
         return self.batch_sampler if self._auto_collation else self.sampler
 
+    def check_worker_number_rationality(self) -> None:
+        """Warn (as PyTorch does) when more workers are asked for than this process may use
+        CPUs: more would only contend with each other, or starve the machine."""
+        if not self.num_workers:
+            return
+        affinity = hasattr(os, "sched_getaffinity")
+        cpus = len(os.sched_getaffinity(0)) if affinity else os.cpu_count()
+        if cpus is not None and self.num_workers <= cpus:
+            return
+        if cpus is None:
+            suggestion = ("DataLoader is not able to compute a suggested max number of worker "
+                          "in current system.")
+        else:
+            suggestion = (f"Our suggested max number of worker in current system is {cpus}"
+                          f"{'' if affinity else ' (`cpuset` is not taken into account)'}, "
+                          "which is smaller than what this DataLoader is going to create.")
+        warnings.warn(f"This DataLoader will create {self.num_workers} worker processes in "
+                      f"total. {suggestion} Please be aware that excessive worker creation "
+                      "might get DataLoader running slow or even freeze, lower the worker "
+                      "number to avoid potential slowness/freeze if necessary.", stacklevel=2)
+
+    def _worker_iter(self) -> _MultiProcessingDataLoaderIter:
+        self.check_worker_number_rationality()
+        return _MultiProcessingDataLoaderIter(self)
+
     def __iter__(self):
         if self.num_workers == 0:
-            return _SingleProcessIter(self)
+            return _SingleProcessDataLoaderIter(self)
         if self.persistent_workers:
             if self._iterator is None or self._iterator._shutdown:
-                self._iterator = _MultiProcessIter(self)
+                self._iterator = self._worker_iter()
             else:
                 self._iterator._reset(self)
             return self._iterator
-        return _MultiProcessIter(self)
+        return self._worker_iter()
 
     def __len__(self) -> int:
         if isinstance(self.dataset, IterableDataset):

@@ -5,7 +5,8 @@ from __future__ import annotations
 import bisect
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import Generic, TypeVar
 
 import numpy as np
 
@@ -16,9 +17,12 @@ from ...ops.index_key import index_error
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset",
            "ChainDataset", "Subset", "random_split"]
 
+T_co = TypeVar("T_co", covariant=True)
 
-class Dataset:
-    """A map-style dataset: `dataset[i]` is one sample; subclasses define `__getitem__`."""
+
+class Dataset(Generic[T_co]):
+    """A map-style dataset: `dataset[i]` is one sample; subclasses define `__getitem__`.
+    Generic in the sample type, so `Dataset[Tensor]` works in annotations and bases."""
 
     def __getitem__(self, index):
         raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
@@ -27,11 +31,9 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset):
-    """A dataset that is a stream: subclasses define `__iter__`."""
-
-    def __iter__(self):
-        raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+class IterableDataset(Dataset[T_co], Iterable[T_co]):
+    """A dataset that is a stream: subclasses must define `__iter__` (it is abstract, as
+    `collections.abc.Iterable` makes it: a subclass without one cannot be instantiated)."""
 
     def __add__(self, other):
         return ChainDataset([self, other])
@@ -52,7 +54,10 @@ class TensorDataset(Dataset):
         """The samples at `indices`: for a list of integers (what samplers give), gathered
         with one indexing op per tensor, the list read and bounds-checked once (with the
         error `dataset[i]` raises at the first index out of range); for anything else, one
-        sample per index, as PyTorch's loader reads them."""
+        sample per index, as PyTorch's loader reads them (and always so when a subclass
+        overrides `__getitem__`)."""
+        if type(self).__getitem__ is not TensorDataset.__getitem__:
+            return [self[i] for i in indices]  # (a subclass's own __getitem__ must run)
         key = np.asarray(indices) if indices.__class__ is list else None
         if key is None or key.dtype.kind not in "iu" or key.ndim != 1:
             return [self[i] for i in indices]
@@ -110,6 +115,23 @@ class StackDataset(Dataset):
             return {k: d[index] for k, d in self.datasets.items()}
         return tuple(d[index] for d in self.datasets)
 
+    def __getitems__(self, indices: list) -> list:
+        """The samples at `indices`, each dataset read in one call where it can be (through
+        its own `__getitems__`), then zipped into per-sample tuples or dicts."""
+        keys = list(self.datasets) if isinstance(self.datasets, dict) else None
+        parts = self.datasets.values() if keys is not None else self.datasets
+        columns = []
+        for d in parts:
+            getitems = getattr(d, "__getitems__", None)
+            column = list(getitems(indices)) if callable(getitems) else [d[i] for i in indices]
+            if len(column) != len(indices):
+                raise ValueError("Nested dataset's output size mismatch. Expected "
+                                 f"{len(indices)}, got {len(column)}")
+            columns.append(column)
+        if keys is not None:
+            return [dict(zip(keys, row)) for row in zip(*columns)]
+        return [tuple(row) for row in zip(*columns)]
+
     def __len__(self) -> int:
         return self._length
 
@@ -132,6 +154,13 @@ class ConcatDataset(Dataset):
 
     def __len__(self) -> int:
         return self.cumulative_sizes[-1]
+
+    @property
+    def cummulative_sizes(self) -> list[int]:
+        """The old, misspelt name of `cumulative_sizes` (deprecated)."""
+        warnings.warn("`cummulative_sizes` attribute is renamed to `cumulative_sizes`",
+                      FutureWarning, stacklevel=2)
+        return self.cumulative_sizes
 
     def __getitem__(self, idx):
         if idx < 0:

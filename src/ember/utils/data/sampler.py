@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator, Sized
+from typing import Generic, TypeVar
 
 from ... import _dtype as dt
 
@@ -15,11 +16,13 @@ __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler
            "WeightedRandomSampler", "BatchSampler"]
 
 
-class Sampler:
-    """Base class: `__iter__` yields indices (and `__len__` may say how many)."""
+T_co = TypeVar("T_co", covariant=True)
 
-    def __init__(self, data_source: Sized | None = None) -> None:
-        pass
+
+class Sampler(Generic[T_co]):
+    """Base class: `__iter__` yields indices (and `__len__` may say how many). It takes no
+    constructor arguments (PyTorch dropped `data_source` here) and is generic in the index
+    type, so `Sampler[int]` and `Sampler[list[int]]` work as bases."""
 
     def __iter__(self) -> Iterator:
         raise NotImplementedError
