@@ -28,7 +28,26 @@ CASES = {
         q, ember.Tensor) else torch.int32).view(q.dtype)),
     "neg_ of a view": lambda q: q[1:].neg_(),
     "clamp_ by elements": lambda q: q[1:].clamp_(q[0], q[5]),
+    # out= that partly overlaps an operand, refused alike (same memory or apart goes)
+    "add out shifted": lambda q: _lib(q).add(q[:-1], 1, out=q[1:]),
+    "exp out shifted": lambda q: _lib(q).exp(q[:-1], out=q[1:]),
+    "sigmoid out interleaved": lambda q: _lib(q).sigmoid(q[::2], out=q[1::2]),
+    "sqrt out transposed": lambda q: _lib(q).sqrt(q.view(2, 3).t(), out=q.view(3, 2)),
+    "neg out itself": lambda q: _lib(q).neg(q, out=q),
+    "mul out disjoint": lambda q: _lib(q).mul(q[:3], q[3:], out=q[:3]),
+    "maximum out shifted": lambda q: _lib(q).maximum(q[:-1], q[1:], out=q[1:]),
+    "where out shifted": lambda q: _lib(q).where(q[:-1] > 2, q[:-1], q[1:], out=q[1:]),
+    "clamp out shifted": lambda q: _lib(q).clamp(q[:-1], 0, 3, out=q[1:]),
+    "lerp out shifted": lambda q: _lib(q).lerp(q[:-1], q[1:], 0.5, out=q[1:]),
+    "addcmul out shifted": lambda q: _lib(q).addcmul(q[:-1], q[:-1], q[1:], out=q[:-1]),
+    "cat out over inputs": lambda q: _lib(q).cat([q[:2], q[2:4]], out=q[0:4]),
+    "cat out apart": lambda q: _lib(q).cat([q[:2]], out=q[4:6]),
+    "stack out over inputs": lambda q: _lib(q).stack([q[:2], q[2:4]], out=q[1:5].view(2, 2)),
 }
+
+
+def _lib(q):
+    return ember if isinstance(q, ember.Tensor) else torch
 
 
 @pytest.mark.parametrize("name", list(CASES))

@@ -65,8 +65,8 @@ def op_pair(prim: Primitive, prepare, doc: str, number_other: bool = True, name:
                 raise
             raise operand_error(name, (input, other), {"out": out}) from None
         if pick is not None:
-            return write_out(apply(prim, a, b, fn=pick(a, b)), out)
-        return write_out(apply(prim, a, b, **params), out)
+            return write_out(apply(prim, a, b, fn=pick(a, b)), out, (input, other))
+        return write_out(apply(prim, a, b, **params), out, (input, other))
 
     def op_(self: Tensor, other) -> Tensor:
         try:

@@ -287,14 +287,20 @@ def write_exact(result, out):
     return write_out(result, out)
 
 
-def write_out(result, out):
+def write_out(result, out, inputs: tuple = ()):
     """Honour `out=`: copy `result` into `out` (resized if empty), return `out`.
 
     With grad on, a differentiable result that requires grad, or an `out` that does, is
-    refused as PyTorch refuses it: `out=` writes are not recorded in the graph."""
+    refused as PyTorch refuses it: `out=` writes are not recorded in the graph. `inputs`:
+    the operands of an elementwise op, which may not partly overlap `out` (PyTorch's
+    iterator refuses that: the result would depend on the order elements are visited)."""
     if out is None:
         return result
     refuse_out_grad(result, out)
+    if inputs and out.__class__ is Tensor:
+        from .registry import check_partial_overlap
+
+        check_partial_overlap(out, inputs)
     if isinstance(out, (tuple, list)):
         for r, o in zip(result, out):
             write_out(r, o)

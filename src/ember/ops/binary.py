@@ -288,7 +288,7 @@ def add(input, other, *, alpha=1, out=None) -> Tensor:
             return add(wrapped, other, alpha=alpha, out=out)
         raise operand_error("add", (input, other), {"alpha": None if alpha == 1 else alpha,
                                                     "out": out}) from None
-    return r if out is None else _write_out(r, out)
+    return r if out is None else _write_out(r, out, (input, other))
 
 
 def _sub_bool_check(input, other) -> None:
@@ -334,7 +334,7 @@ def _sub(input, other, alpha=1, out=None) -> Tensor:
         _sub_bool_check(input, other)
     r = apply(binary_p, a, b, fn=sub_fn) if alpha == 1 else \
         _alpha_call(sub_alpha_fn, a, b, alpha, d)
-    return r if out is None else _write_out(r, out)
+    return r if out is None else _write_out(r, out, (input, other))
 
 
 subtract = sub
@@ -400,7 +400,7 @@ def mul(input, other, *, out=None) -> Tensor:
         r = apply(binary_p, a, b, fn=fn)
     else:
         r = apply(binary_p, a, b, fn=mul_fn)
-    return r if out is None else _write_out(r, out)
+    return r if out is None else _write_out(r, out, (input, other))
 
 
 def _sparse_form(name: str, input, other, alpha=1, rounding_mode=None) -> Tensor:
@@ -502,11 +502,11 @@ def div(input, other, *, rounding_mode=None, out=None) -> Tensor:
         if d in _LOW16:
             a, b, fn = _widened(input, other, a, b, div_fn, div_wide_fn)
         r = apply(binary_p, a, b, fn=fn)
-        return r if out is None else _write_out(r, out)
+        return r if out is None else _write_out(r, out, (input, other))
     _check_rounded_div(rounding_mode, d, b, a)
     if d in _LOW16:  # (the rounded kernels compute 16-bit floats in float32)
         a, b, _ = _widened(input, other, a, b, None, None)
-    return _write_out(apply(binary_p, a, b, fn=_ROUNDED[rounding_mode]), out)
+    return _write_out(apply(binary_p, a, b, fn=_ROUNDED[rounding_mode]), out, (input, other))
 
 
 def _check_rounded_div(rounding_mode, d: dt.dtype, b, a=None) -> None:
@@ -545,7 +545,7 @@ def floor_divide(input, other, *, out=None) -> Tensor:
     _check_rounded_div("floor", d, b, a)
     if d in _LOW16:
         a, b, _ = _widened(input, other, a, b, None, None)
-    return _write_out(apply(binary_p, a, b, fn=floor_divide_fn), out)
+    return _write_out(apply(binary_p, a, b, fn=floor_divide_fn), out, (input, other))
 
 
 # --- comparisons (not differentiable) --------------------------------------------
@@ -573,7 +573,7 @@ def _comparison(op: str):
             raise operand_error(op, (input, other), {"out": out}) from None
         if d._kind == 3 and ordered:
             raise not_implemented(f"{op}_cpu", d)
-        return _write_out(apply(compare_p, a, b, op=op), out)
+        return _write_out(apply(compare_p, a, b, op=op), out, (input, other))
 
     compare.__name__ = op
     compare._method_aware = True

@@ -147,7 +147,7 @@ def _cat(name: str, tensors, dim: int, out) -> Tensor:
     cl = nd == 4 and all(not t.is_contiguous() and is_channels_last(t._shape, t.stride())
                          for t in kept)
     r = apply(cat_p, *kept, dim=d, sizes=sizes, dtype=dtype, channels_last=cl)
-    return r if out is None else write_out(r, out)
+    return r if out is None else write_out(r, out, tuple(kept))
 
 
 def concatenate(tensors, dim: int = 0, out=None) -> Tensor:
@@ -189,7 +189,8 @@ def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
                                f"{list(first._shape)} at entry 0 and {list(t._shape)} at entry "
                                f"{i}")
-    return write_out(apply(stack_p, *tensors, dim=d, dtype=_common_dtype(tensors)), out)
+    return write_out(apply(stack_p, *tensors, dim=d, dtype=_common_dtype(tensors)), out,
+                     tuple(tensors))
 
 
 def _atleast(t: Tensor, n: int) -> Tensor:

@@ -151,7 +151,8 @@ def where(condition: Tensor, input=None, other=None, *, out=None):
 
         a = scalar_tensor(input, dtype=d, device=condition.device)
         b = other
-    return write_out(apply(ternary_p, condition, a, b, fn=where_fn), out)
+    return write_out(apply(ternary_p, condition, a, b, fn=where_fn), out,
+                     (condition, input, other))
 
 
 # --- clamp / clip ---------------------------------------------------------------------
@@ -302,7 +303,8 @@ def _clamp(input: Tensor, min, max, out, side: str | None = None) -> Tensor:
                                f"{type_name(d)}")
         _clamp_cast_check(lo, hi, d, out)
     _number_bounds_check(min, max, d)
-    return write_out(apply(ternary_p, x, lo, hi, fn=_clamp_member(lo, hi, side)), out)
+    return write_out(apply(ternary_p, x, lo, hi, fn=_clamp_member(lo, hi, side)), out,
+                     (input, min, max))
 
 
 def _number_bounds_check(min, max, d: dt.dtype) -> None:
@@ -468,7 +470,8 @@ def lerp(input: Tensor, end: Tensor, weight, *, out=None) -> Tensor:
         input, end, weight = _lerp_operands(input, end, weight)
     except OperandTypeError:
         raise operand_error("lerp", (input, end, weight), {"out": out}) from None
-    return write_out(apply(ternary_p, input, end, weight, fn=_lerp_member(weight)), out)
+    return write_out(apply(ternary_p, input, end, weight, fn=_lerp_member(weight)), out,
+                     (input, end, weight))
 
 
 def lerp_(self: Tensor, end: Tensor, weight) -> Tensor:
@@ -566,13 +569,15 @@ def _addc_operands(input, tensor1, tensor2, value, div: bool):
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1, out=None) -> Tensor:
     """input + value * tensor1 * tensor2."""
     xs, value = _addc_operands(input, tensor1, tensor2, value, False)
-    return write_out(apply(ternary_p, *xs, value=value, fn=addcmul_fn), out)
+    return write_out(apply(ternary_p, *xs, value=value, fn=addcmul_fn), out,
+                     (input, tensor1, tensor2))
 
 
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1, out=None) -> Tensor:
     """input + value * tensor1 / tensor2."""
     xs, value = _addc_operands(input, tensor1, tensor2, value, True)
-    return write_out(apply(ternary_p, *xs, value=value, fn=addcdiv_fn), out)
+    return write_out(apply(ternary_p, *xs, value=value, fn=addcdiv_fn), out,
+                     (input, tensor1, tensor2))
 
 
 def addcmul_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:

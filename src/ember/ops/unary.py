@@ -184,7 +184,7 @@ def unary_api(prim: Member, doc: str, *, result: str = FLOAT, reject=(), kname=N
             input = to_float(input)
         res = apply(unary_p, input, fn=prim, **params) if not fixed else \
             apply(unary_p, input, **extra, **params)
-        return res if out is None else write_out(res, out)
+        return res if out is None else write_out(res, out, (input,))
 
     def op_(self: Tensor, **params) -> Tensor:
         check_overlap(self)
@@ -469,7 +469,7 @@ def neg(input: Tensor, *, out=None) -> Tensor:
     if out is not None:
         check_exact_out(input, out)
     res = apply(unary_p, input, fn=neg_p)
-    return res if out is None else write_out(res, out)
+    return res if out is None else write_out(res, out, (input,))
 
 
 def neg_(self: Tensor) -> Tensor:
