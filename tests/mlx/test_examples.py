@@ -80,6 +80,13 @@ RTOL = {
     # than MLX's; AdamW's learning rate is kept small (5e-3) so 40 steps do not amplify that
     # (measured 1e-7 relative on the losses): printed values match to the last digit here
     "state_space_models.py": 1e-4,
+    # no arithmetic beyond exact integer updates, casts and a few float32 sums of small
+    # integers: every printed value is exact on both sides
+    "indexing_io.py": 1e-4,
+    # no training: the float32 attention, rms_norm and gated-delta sums round otherwise than
+    # MLX's by a few ulps (half-precision results came out bit-identical); sampled tokens
+    # are bit-identical (threefry) and every printed value matched to the last digit here
+    "kv_cache_generate.py": 1e-4,
 }
 PROGRAMS = sorted(p.name for p in EXAMPLES.glob("*.py"))
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d*)?(?:e[+-]?\d+)?|nan|-?inf")

@@ -94,8 +94,8 @@ class array:
 
     # -- reading values (these evaluate) --------------------------------------------------
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
-        a = np.asarray(numpy_of(self))
-        return a if dtype is None else a.astype(dtype)
+        a = np.asarray(numpy_of(self)) if dtype is None else numpy_of(self).astype(dtype)
+        return np.array(a, copy=True) if copy else a  # (NumPy asks a copy of `np.array(x)`)
 
     def item(self):
         if self.size != 1:
@@ -528,9 +528,9 @@ def _python_dtype(v) -> Dtype:
 
 
 def _numeric_numpy(v) -> bool:
-    """Whether `v` is a NumPy array or scalar of numbers (what MLX's bindings take as an
-    ndarray; np.float64 is also a Python float)."""
-    return isinstance(v, _NUMPY) and v.dtype.kind in "biufc"
+    """Whether `v` is a NumPy array or scalar of numbers in native byte order (what MLX's
+    bindings take as an ndarray; np.float64 is also a Python float)."""
+    return isinstance(v, _NUMPY) and v.dtype.kind in "biufc" and v.dtype.isnative
 
 
 _BUFFERS = (bytes, bytearray, memoryview)  # (read as uint8 through the buffer protocol)
@@ -549,8 +549,10 @@ def _convert(val, dtype: Dtype | None) -> tuple:
         return t, dt
     if isinstance(val, _NUMPY_OR_BUFFER):
         a = np.asarray(memoryview(val)) if isinstance(val, _BUFFERS) else np.asarray(val)
-        if a.dtype.kind not in "biufc":
+        if a.dtype.kind not in "biufc" or not a.dtype.isnative:  # (MLX: no byte swaps)
             raise RuntimeError("std::bad_cast")
+        if a.size and min(a.strides, default=0) < 0:  # (MLX reads NumPy data by DLPack)
+            raise ValueError("Cannot convert DLPack arrays with negative strides to mlx array.")
         dt = dtype
         if dt is None:
             dt = D.float32 if a.dtype == np.float64 else D.from_numpy(a.dtype)
@@ -560,7 +562,8 @@ def _convert(val, dtype: Dtype | None) -> tuple:
         dt = D.from_ember(t.dtype)
         return (t, dt) if dtype is None else (cast(t, dt, dtype), dtype)
     if isinstance(val, _NUMBER_CLASSES):
-        dt = dtype if dtype is not None else _python_dtype(val)
+        default = _python_dtype(val)  # (an int past int64 is refused whatever the dtype)
+        dt = dtype if dtype is not None else default
         return E.tensor(_to_carrier(np.array(val), dt)), dt
     if isinstance(val, _SEQUENCES):
         return convert_list(val, dtype)
@@ -583,7 +586,7 @@ def as_array(x) -> array:
     tuple is refused, as MLX's `scalar | array` parameters refuse it."""
     if isinstance(x, array):
         return x
-    if isinstance(x, list | tuple):
+    if isinstance(x, list | tuple) or isinstance(x, _NUMPY) and not _numeric_numpy(x):
         raise ValueError(f"Invalid type {type_name(x)} received in array initialization.")
     return array(x)
 
@@ -610,10 +613,10 @@ def cast(t: Tensor, src: Dtype, dst: Dtype) -> Tensor:
 def _check_scalar(v, dtype: Dtype) -> None:
     """MLX refuses a Python int that the array's integer type (of up to 4 bytes) cannot
     hold."""
-    if isinstance(v, bool) or not isinstance(v, numbers.Integral) or dtype.kind not in "iu":
+    if isinstance(v, bool) or not isinstance(v, numbers.Integral):
         return
-    if dtype.size == 8:
-        _python_int(v)
+    _python_int(v)  # (read as a C int64 first, next to any dtype)
+    if dtype.kind not in "iu" or dtype.size == 8:
         return
     info = np.iinfo(dtype.np)
     if not info.min <= v <= info.max:
@@ -625,10 +628,8 @@ def _scalar_dtype(v, other: Dtype) -> Dtype:
     if isinstance(v, bool):
         return other
     if isinstance(v, numbers.Integral):
-        if other is D.bool_:
-            return D.int32
         _check_scalar(v, other)
-        return other
+        return D.int32 if other is D.bool_ else other
     if isinstance(v, numbers.Real):
         return other if other.kind in "fc" else D.float32
     if isinstance(v, numbers.Complex):
@@ -734,8 +735,8 @@ def _is_scalar(v) -> bool:
 def _operand(v, dt: Dtype) -> Tensor:
     if isinstance(v, array):
         return cast(v._t, v._dtype, dt)
-    if isinstance(v, np.generic):
-        v = v.item()
+    if isinstance(v, np.generic | int):  # (an int wraps into dt, as MLX casts its int64)
+        return E.tensor(_to_carrier(np.array(v), dt))
     return E.tensor(v, dtype=dt.carrier)
 
 

@@ -33,13 +33,22 @@ def _path(file, suffix: str) -> str:
     return file if file.endswith(suffix) else file + suffix
 
 
+def _open_to_write(path: str, who: str):
+    """`path` opened to write, or MLX's error for a path it cannot open (a missing folder,
+    a directory)."""
+    try:
+        return open(path, "wb")  # noqa: SIM115  (the caller's `with` closes it)
+    except OSError:
+        raise RuntimeError(f"[{who}] Failed to open file {path}") from None
+
+
 def _writable(file) -> bool:
     """A file object MLX writes to: one with write, seek and tell."""
     return all(hasattr(file, a) for a in ("write", "seek", "tell"))
 
 
 def _np(a: array) -> np.ndarray:
-    return np.ascontiguousarray(numpy_of(a))
+    return np.asarray(numpy_of(a), order="C")  # (not ascontiguousarray: it makes 0-d 1-d)
 
 
 def _named_arrays(arrays: dict, who: str) -> None:
@@ -78,7 +87,7 @@ def save(file, arr: array) -> None:
     if isinstance(file, pathlib.Path):
         file = str(file)
     if isinstance(file, str):
-        with open(_path(file, ".npy"), "wb") as f:
+        with _open_to_write(_path(file, ".npy"), "save") as f:
             f.write(_npy_bytes(arr))
     elif _writable(file):
         file.write(_npy_bytes(arr))
@@ -100,7 +109,7 @@ def _savez(file, args, kwargs, compression: int) -> None:
     # in its order; Python's zipfile does the rest, as in MLX.
     with zipfile.ZipFile(file, mode="w", compression=compression) as z:
         for k in hash_order(named):
-            with z.open(k + ".npy", "w") as f:
+            with z.open(k + ".npy", "w", force_zip64=True) as f:  # (as NumPy and MLX)
                 f.write(_npy_bytes(named[k]))
 
 
@@ -148,7 +157,7 @@ def save_safetensors(file, arrays: dict, metadata: dict | None = None) -> None:
         raise RuntimeError("[save_safetensors] received invalid dtype.")
     data = _safetensors_bytes(arrays, metadata)
     if isinstance(file, str):
-        with open(_path(file, ".safetensors"), "wb") as f:
+        with _open_to_write(_path(file, ".safetensors"), "save_safetensors") as f:
             f.write(data)
     else:
         file.write(data)
@@ -219,14 +228,43 @@ def _load_npy(src: _Source) -> array:
     length = int.from_bytes(src.read(size), "little")
     src.read(length)
     src.f.seek(0)
+    _check_npy_dtype(src.f)
+    src.f.seek(0)
     return _from_npy(np.load(src.f, allow_pickle=False))
+
+
+# the `.npy` types MLX reads (kind: item sizes), in either byte order; "V2" is its bfloat16
+_NPY_TYPES = {"b": (1,), "i": (1, 2, 4, 8), "u": (1, 2, 4, 8), "f": (2, 4, 8), "c": (8,),
+              "V": (2,)}
+
+
+def _check_npy_dtype(f) -> None:
+    """Refuse an `.npy` file (`f`, at its start) of a type MLX does not read, with its
+    message, which quotes the first three characters of the header's type text."""
+    fmt = np.lib.format
+    version = fmt.read_magic(f)
+    d = (fmt.read_array_header_1_0 if version[0] == 1 else fmt.read_array_header_2_0)(f)[2]
+    if d.itemsize not in _NPY_TYPES.get(d.kind, ()) or d.names is not None:
+        raise ValueError("[from_str] Unsupported array protocol type-string: "
+                         f"{(d.str + chr(39))[:3]}")
+
+
+def _npz_entry(z, key: str) -> array:
+    """Entry `key` of an open `.npz` (`np.load`'s), its type checked as MLX checks it."""
+    name = key + ".npy" if key + ".npy" in z.zip.namelist() else key
+    with z.zip.open(name) as f:
+        _check_npy_dtype(f)
+    return _from_npy(z[key])
 
 
 def _from_npy(a: np.ndarray) -> array:
     """An array from a `.npy` entry: MLX writes bfloat16 as the 2-byte void type "<V2"
-    (NumPy has no bfloat16) and reads that type back as bfloat16."""
+    (NumPy has no bfloat16) and reads that type back as bfloat16; it reads either byte
+    order."""
     if a.dtype == np.dtype("V2"):
         a = a.view(ml_dtypes.bfloat16)
+    elif not a.dtype.isnative:
+        a = a.astype(a.dtype.newbyteorder("="))
     return array_from_numpy(a)
 
 
@@ -293,7 +331,7 @@ def load(file, format: str | None = None, return_metadata: bool = False, *,  # n
         # NOTE: MLX inserts the entries, in the zip's order, into a C++ unordered_map and
         # hands back its order (as for safetensors, whose keys go in sorted).
         with np.load(file, allow_pickle=False) as z:
-            return reorder({k: _from_npy(z[k]) for k in z.files})
+            return reorder({k: _npz_entry(z, k) for k in z.files})
     if not path_like and not _readable(file):
         raise ValueError(f"[load_{fmt}] Input must be a file-like object, or string")
     src = _Source(file, f"load_{fmt}" if fmt == "safetensors" else "load")

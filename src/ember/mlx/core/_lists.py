@@ -42,7 +42,20 @@ def convert_list(val, dtype: Dtype | None) -> tuple:
     if dt is None:
         dt = D.int64 if kind == _INT and seen["wide"] else _KIND_DTYPE[kind]
     a = np.array(val, dtype=np.complex128 if kind == _COMPLEX else None)
+    if kind == _INT and dtype is not None and a.size:
+        _check_ints(a, dtype)
     return E.tensor(A._to_carrier(a, dt)), dt
+
+
+def _check_ints(a: np.ndarray, dtype: Dtype) -> None:
+    """MLX reads a list of ints given an integer or bool dtype into a C vector of int64,
+    uint64 or uint32 (for those dtypes) or else of int32, refusing an element outside
+    that type with its failed cast (floating dtypes take any int64)."""
+    if dtype.kind in "fc" or dtype is D.int64:
+        return
+    lo, hi = {D.uint64: (0, 2**64), D.uint32: (0, 2**32)}.get(dtype, (-(2**31), 2**31))
+    if not (lo <= int(a.min()) and int(a.max()) < hi):
+        raise RuntimeError("std::bad_cast")
 
 
 _KIND_OF = {bool: _BOOL, int: _INT, float: _FLOAT, complex: _COMPLEX}
@@ -72,7 +85,10 @@ def _list_kind(seq, shape: list, depth: int, seen: dict) -> int:
         return _FLOAT
     kind = _BOOL
     innermost = depth + 1 == len(shape)
+    after_list = isinstance(seq[0], list)  # (MLX then reads its siblings as lists too)
     for v in seq:
+        if after_list and isinstance(v, tuple):
+            raise ValueError("Invalid type tuple received in array initialization.")
         if isinstance(v, A._SEQUENCES):
             k = _list_kind(v, shape, depth + 1, seen)
         elif isinstance(v, A.array):

@@ -12,6 +12,7 @@ from . import _axis_checks as AC
 from . import _dtypes as D
 from . import _ops as O
 from ._array import _wrap, array, as_array, cast
+from ._errors import check_broadcast
 
 _arr = as_array  # (the conversion every op's array operands share)
 
@@ -217,11 +218,16 @@ def slice(a, start_indices, axes, slice_size) -> array:  # noqa: A001  (MLX's na
 
 def slice_update(a, update, start_indices, axes) -> array:
     """`a` with the window at `start_indices` along `axes` replaced by `update` (the window
-    spans the other axes whole, and `update` broadcasts to it)."""
+    spans the other axes whole, along `axes` as much of `update` as `a` holds, and `update`
+    broadcasts to it, as MLX checks)."""
     a, u = _arr(a), _arr(update)
+    if u.ndim > a.ndim:  # (MLX 0.32.4 crashes here; ember refuses)
+        raise ValueError(f"[slice_update] Update with {u.ndim} dimensions for an array with "
+                         f"{a.ndim} dimensions.")
     padded = (1,) * (a.ndim - u.ndim) + u.shape
     along = [x % a.ndim for x in axes]
-    shape = [padded[d] if d in along else a.shape[d] for d in range(a.ndim)]
+    shape = [min(padded[d], a.shape[d]) if d in along else a.shape[d] for d in range(a.ndim)]
+    check_broadcast(u.shape, tuple(shape))
     index = _window(a, start_indices, axes, shape, "slice_update")
     values = E.broadcast_to(cast(u._t, u._dtype, a._dtype).reshape(padded), tuple(shape))
     return _wrap(a._t.index_put(index, values), a._dtype)
