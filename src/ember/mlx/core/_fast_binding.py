@@ -18,7 +18,7 @@ from typing import TypeVar
 
 from ._array import array
 from ._binding import bad_call
-from ._device import _is_stream_or_device
+from ._device import _is_stream_or_device, check_stream
 from ._nb_types import as_float, as_int
 
 F = TypeVar("F", bound=Callable)
@@ -57,10 +57,10 @@ def binds(text: str, kinds: dict[str, str]) -> Callable[[F], F]:
     """Decorate an `mx.fast` function with nanobind's binding of `text`: each parameter
     named in `kinds` takes the values its kind converts ("array", "float", "int", "bool";
     "?" adds None; the others and "any" take anything); `stream` takes a stream, a
-    device or None."""
+    device or None, and is checked as an op's is (`check_stream`)."""
     name = text.partition("(")[0]
     signature = _signature_of(text)
-    kinds = {**kinds, "stream": "stream"}
+    kinds = {**kinds, "stream": "stream?"}
 
     def decorate(fn: F) -> F:
         @functools.wraps(fn)
@@ -75,7 +75,11 @@ def binds(text: str, kinds: dict[str, str]) -> Callable[[F], F]:
                     if value is _REFUSED:
                         raise bad_call(name, text, args, kwargs)
                     call.arguments[key] = value
-            return fn(*call.args, **call.kwargs)
+            out = fn(*call.args, **call.kwargs)
+            # NOTE: MLX names the stream (refusing a GPU, a foreign thread's stream) only
+            # once its own checks of the arguments have passed
+            check_stream(call.arguments.get("stream"))
+            return out
 
         return bound  # type: ignore[return-value]
 

@@ -1,5 +1,6 @@
 """`mx.fast`: MLX's fused kernels (`rms_norm`, `layer_norm`, `rope`,
-`scaled_dot_product_attention`, `cross_entropy`) as compositions of ember.mlx ops. Values
+`scaled_dot_product_attention`, `cross_entropy`, `gated_delta_update`) as compositions of
+ember.mlx ops; kernels from Metal / CUDA source are refused as MLX's CPU build refuses them. Values
 follow MLX's (statistics accumulated in float32, results in the input's dtype);
 gradients come from the composed ops."""
 
@@ -14,11 +15,15 @@ from . import _ops as ops
 from ._array import _wrap, array
 from ._attention_checks import SIGNATURE as _SDPA
 from ._attention_checks import check_attention
+from ._device import check_stream
 from ._dtypes import float32, int64
 from ._fast_binding import binds
+from ._gated_delta import SIGNATURE as _GATED_DELTA
+from ._gated_delta import gated_delta_update as _gated_delta_update
 from ._info import finfo
 from ._rope_checks import SIGNATURE as _ROPE
 from ._rope_checks import check_rope
+from ._source_kernels import cuda_kernel, metal_kernel, precompiled_cuda_kernel  # noqa: F401
 
 
 def _f32(x: array) -> array:
@@ -86,6 +91,14 @@ def layer_norm(x: array, weight: array | None, bias: array | None, eps: float, *
     return y.astype(out)
 
 
+def _log(base: float) -> float:
+    """The natural log of a rope base as C's `log` gives it: -inf at 0 and NaN below, so a
+    base <= 0 gives NaN frequencies as in MLX rather than Python's math domain error."""
+    if base > 0 or math.isnan(base):
+        return math.log(base)
+    return -math.inf if base == 0 else math.nan
+
+
 @binds(_ROPE, {"a": "array", "dims": "int", "traditional": "bool", "base": "float?",
                "scale": "float", "freqs": "array?"})
 def rope(a: array, dims: int, *, traditional: bool, base: float | None, scale: float,
@@ -98,7 +111,7 @@ def rope(a: array, dims: int, *, traditional: bool, base: float | None, scale: f
     L = a.shape[-2]
     half = dims // 2
     if freqs is None:
-        inv = ops.exp(ops.arange(half, dtype=float32) * (-2.0 * math.log(base) / dims))
+        inv = ops.exp(ops.arange(half, dtype=float32) * (-2.0 * _log(base) / dims))
     else:
         inv = ops.reciprocal(_f32(freqs))
     pos = ops.arange(L, dtype=float32)
@@ -203,3 +216,14 @@ def cross_entropy(logits: array, targets: array, *, stream=None) -> array:
     picked = ops.take_along_axis(logits, ops.expand_dims(index, -1), axis=-1)
     loss = ops.logsumexp(logits, axis=-1) - ops.squeeze(picked, -1)
     return loss.astype(float32)
+
+
+@binds(_GATED_DELTA, {"q": "array", "k": "array", "v": "array", "gamma": "array",
+                      "beta": "array", "initial_state": "array?", "mask": "array?"})
+def gated_delta_update(q: array, k: array, v: array, gamma: array, beta: array,
+                       initial_state: array | None = None, mask: array | None = None,
+                       stream=None) -> list[array]:
+    """The gated delta rule over a (B, T, heads, dims) sequence: `[outputs, final state]`
+    (see `_gated_delta`)."""
+    check_stream(stream)  # NOTE: unlike the other kernels, MLX names the stream first here
+    return _gated_delta_update(q, k, v, gamma, beta, initial_state, mask)
