@@ -216,3 +216,62 @@ def test_frequency_ramps_at_their_edges_as_torch(name, args, kw):
         assert outs[0] == outs[1]
     else:
         assert_same(outs[0], outs[1])
+
+
+def _chain(y, depth=3):
+    """Names of the first `depth` nodes along first inputs from y's grad_fn."""
+    names, node = [], y.grad_fn
+    while node is not None and len(names) < depth:
+        names.append(type(node).__name__)
+        node = node.next_functions[0][0] if node.next_functions else None
+    return names
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, t: m.fft.rfft(t, n=12), lambda m, t: m.fft.rfft(t, n=4),
+    lambda m, t: m.fft.fft(t, n=9), lambda m, t: m.fft.fftn(t, s=(5, 8)),
+    lambda m, t: m.fft.fftn(t, s=(2, 8)), lambda m, t: m.fft.rfft2(t, s=(6, 7)),
+    lambda m, t: m.fft.irfft(m.fft.rfft(t), n=12),
+    lambda m, t: m.fft.fft(t.to(m.complex64), n=10)],
+    ids=["rfft_pad", "rfft_trim", "fft_pad", "fftn_pad", "fftn_trim_pad", "rfft2_pad",
+         "irfft_pad", "fft_complex_pad"])
+def test_resized_input_nodes_and_gradients_are_torchs(call):
+    # zero-padding to n is one constant_pad_nd over every padded dim (trims are slices), so
+    # grad_fn chains read as torch's; the gradient crops the pad back off
+    a = np.random.default_rng(3).standard_normal((4, 6)).astype(np.float32)
+    tx, ex = torch.tensor(a, requires_grad=True), ember.tensor(a, requires_grad=True)
+    ty, ey = call(torch, tx), call(ember, ex)
+    assert _chain(ey) == _chain(ty)
+    ty.abs().sum().backward()
+    ey.abs().sum().backward()
+    # (pocketfft and torch's kernels round differently: float32 ulps, not bit for bit)
+    np.testing.assert_allclose(ey.detach().numpy(), ty.detach().numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(ex.grad.numpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, t: m.fft.hfft(t, n=14), lambda m, t: m.fft.hfft(t, n=6),
+    lambda m, t: m.fft.hfft2(t), lambda m, t: m.fft.hfft2(t, s=(5, 12)),
+    lambda m, t: m.fft.hfftn(t, s=(3, 5, 12)), lambda m, t: m.fft.hfftn(t, dim=(0, 2)),
+    lambda m, t: m.fft.ihfft2(t.real, s=(5, 8)), lambda m, t: m.fft.ihfftn(t.real, s=(3, 2, 9)),
+    lambda m, t: m.fft.hfft2(t.transpose(0, 2), norm="ortho"),
+    lambda m, t: m.fft.ihfft2(t.real.transpose(1, 2), norm="forward")],
+    ids=["hfft_pad", "hfft_trim", "hfft2", "hfft2_s", "hfftn_s", "hfftn_dims", "ihfft2_s",
+         "ihfftn_s", "hfft2_strided", "ihfft2_strided"])
+def test_hermitian_transforms_run_torchs_steps(call):
+    # hfftn: resize, a forward c2c over all but the last dim, conj, c2r over the last;
+    # ihfftn: resize, r2c over the last, conj_physical, c2c over the rest. The nodes, the
+    # result's layout and (up to rounding) the values and gradients are torch's
+    rng = np.random.default_rng(4)
+    a = (rng.standard_normal((3, 4, 6)) + 1j * rng.standard_normal((3, 4, 6))).astype(np.complex64)
+    tx, ex = torch.tensor(a, requires_grad=True), ember.tensor(a, requires_grad=True)
+    ty, ey = call(torch, tx), call(ember, ex)
+    assert _chain(ey, 5) == _chain(ty, 5)
+    assert ey.shape == ty.shape and ey.stride() == ty.stride()
+    assert ey.dtype.is_complex == ty.dtype.is_complex and ey.element_size() == ty.element_size()
+    ty.abs().sum().backward()
+    ey.abs().sum().backward()
+    # (pocketfft and torch's kernels round differently: float32 ulps, not bit for bit)
+    np.testing.assert_allclose(ey.detach().resolve_conj().numpy(),
+                               ty.detach().resolve_conj().numpy(), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(ex.grad.numpy(), tx.grad.numpy(), rtol=1e-3, atol=1e-3)

@@ -31,6 +31,7 @@ from .amp.autocast_mode import cast_for
 from .ops._common import type_name, write_out
 from .ops.creation import zeros
 from .ops.join import cat, roll
+from .ops.nn_ops import constant_pad_nd
 from .ops.registry import Primitive, apply, defbatch, deflinear, defvjp, saves
 
 __all__ = [
@@ -247,15 +248,18 @@ def _dims_and_sizes(x: Tensor, s, dim, default_all: bool = True):
 
 
 def _resize(x: Tensor, dims, sizes) -> Tensor:
-    """`x` trimmed or zero-padded (at the end) to `sizes` along `dims`."""
+    """`x` trimmed or zero-padded (at the end) to `sizes` along `dims`: each trim a slice, then
+    every pad in one constant_pad_nd (PyTorch's nodes, SliceBackward0 and
+    ConstantPadNdBackward0)."""
+    pad = [0] * (2 * x.dim())
     for d, n in zip(dims, sizes):
+        d %= x.dim()
         have = x._shape[d]
         if n < have:
             x = x.narrow(d, 0, n)
         elif n > have:
-            x = cat([x, zeros(_replace(x._shape, d, n - have), dtype=x._dtype,
-                              device=x.device)], d)
-    return x
+            pad[2 * (x.dim() - 1 - d) + 1] = n - have
+    return constant_pad_nd(x, pad) if any(pad) else x
 
 
 def _one(dim, n):
@@ -287,8 +291,9 @@ def _c2c(x, s, dim, norm, forward, fname, default_all=True):
         x = _resize(x, dims, sizes)
         return apply(fft_p, x, kind="c2c", dim=_exec_dims(x, dims, False) if dims else dims,
                      forward=forward, scale=_scale(norm, forward))
-    x = _resize(x, dims, sizes)
-    out = apply(fft_p, _complex(x), kind="c2c", dim=_exec_dims(x, dims, False) if dims else dims,
+    # (cast, then resized: PyTorch's order of nodes)
+    c = _resize(_complex(x), dims, sizes)
+    out = apply(fft_p, c, kind="c2c", dim=_exec_dims(c, dims, False) if dims else dims,
                 forward=forward, scale=_scale(norm, forward))
     # (a real input goes through PyTorch's r2c, whose node keeps it)
     return saves(out, x)
@@ -345,8 +350,9 @@ def _r2c(x, s, dim, norm, fname, forward=True):
                        scale=_scale(norm, forward)), x)
 
 
-def _c2r(x, s, dim, norm, fname, forward=False):
-    x = _check_dtype(x, fname)
+def _c2r_sizes(x, s, dim, fname):
+    """A one-sided input's transform dims, the sizes it is resized to (the last one
+    `last // 2 + 1`) and `last`, the length of the real result's last transformed dim."""
     if isinstance(dim, int):
         dim = (dim,)
     if isinstance(s, int):
@@ -360,7 +366,12 @@ def _c2r(x, s, dim, norm, fname, forward=False):
         last = sizes[-1]
     if last < 1:
         raise RuntimeError(f"Invalid number of data points ({last}) specified")
-    sizes = sizes[:-1] + (last // 2 + 1,)
+    return dims, sizes[:-1] + (last // 2 + 1,), last
+
+
+def _c2r(x, s, dim, norm, fname, forward=False):
+    x = _check_dtype(x, fname)
+    dims, sizes, last = _c2r_sizes(x, s, dim, fname)
     x = _resize(_complex(x), dims, sizes)
     return apply(fft_p, x, kind="c2r", dim=_exec_dims(x, dims, True), last=last,
                  scale=_scale(norm, forward))
@@ -405,8 +416,14 @@ def irfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (
 
 
 def _hermitian(x, s, dim, norm, fname):
+    # as PyTorch: resized first, a forward c2c over all but the last dim, then conjugated
+    # and a one-sided c2r over the last (its nodes in that order)
     x = _check_dtype(x, fname)
-    return _c2r(_complex(x).conj(), s, dim, norm, fname, forward=True)
+    dims, sizes, last = _c2r_sizes(x, s, dim, fname)
+    x = _resize(_complex(x), dims, sizes)
+    if len(dims) > 1:
+        x = _c2c(x, None, dims[:-1], norm, True, fname)
+    return _c2r(x.conj(), (last,), dims[-1:], norm, fname, forward=True)
 
 
 def _ihermitian(x, s, dim, norm, fname):
@@ -414,10 +431,11 @@ def _ihermitian(x, s, dim, norm, fname):
     dims, sizes = _dims_and_sizes(x, s, dim)
     if len(dims) <= 1:
         return _r2c(x, sizes, dims, norm, fname, forward=False).conj()
-    # as PyTorch: a one-sided inverse over the last dim, then a c2c inverse over the rest
-    # (which decides the result's layout and its node, FftC2CBackward0)
-    half = _r2c(x, sizes[-1:], dims[-1:], norm, fname, forward=False).conj_physical()
-    return _c2c(half, sizes[:-1], dims[:-1], norm, False, fname)
+    # as PyTorch: resized first, a one-sided inverse over the last dim, then a c2c inverse
+    # over the rest (which decides the result's layout and its node, FftC2CBackward0)
+    x = _resize(x, dims, sizes)
+    half = _r2c(x, None, dims[-1:], norm, fname, forward=False).conj_physical()
+    return _c2c(half, None, dims[:-1], norm, False, fname)
 
 
 def hfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,

@@ -75,3 +75,21 @@ def test_inplace_on_a_view_keeps_the_view_nodes():
     (_, (vt, yt)), (_, (ve, ye)) = _both(run)
     assert type(ve.grad_fn).__name__ == type(vt.grad_fn).__name__ == "AsStridedBackward0"
     assert type(ye.grad_fn).__name__ == type(yt.grad_fn).__name__
+
+
+@pytest.mark.parametrize("name,want", [("complex", "ComplexBackward0"),
+                                       ("polar", "PolarBackward0")])
+def test_complex_from_parts_node_and_gradient(name, want):
+    # torch.complex / torch.polar are one kernel in PyTorch (ember stacks the parts and
+    # views them as complex): grad_fn carries PyTorch's name, the gradient reaches both parts
+    a, b = D.numpy(), D.numpy()[::-1].copy()
+    ta, tb = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    ea, eb = ember.tensor(a, requires_grad=True), ember.tensor(b, requires_grad=True)
+    rt, re = getattr(torch, name)(ta, tb), getattr(ember, name)(ea, eb)
+    assert type(re.grad_fn).__name__ == type(rt.grad_fn).__name__ == want
+    (rt * (1 - 2j)).real.sum().backward()
+    (re * (1 - 2j)).real.sum().backward()
+    # (cos / sin of float32 in polar: a few ulps, not bit for bit)
+    np.testing.assert_allclose(re.detach().numpy(), rt.detach().numpy(), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(ea.grad.numpy(), ta.grad.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(eb.grad.numpy(), tb.grad.numpy(), rtol=1e-5, atol=1e-6)

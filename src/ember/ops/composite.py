@@ -561,7 +561,10 @@ def _from_parts(real: Tensor, imag: Tensor) -> Tensor:
 def complex(real: Tensor, imag: Tensor) -> Tensor:
     """real + i * imag, for float16 / float32 / float64 inputs of the same dtype."""
     _check_parts("complex", real, imag, ("real", "imag"))
-    return _from_parts(real, imag)
+    out = _from_parts(real, imag)
+    if out.grad_fn is not None:
+        rename_node(out.grad_fn, "ComplexBackward0")  # (PyTorch's one kernel for the op)
+    return out
 
 
 def polar(abs: Tensor, angle: Tensor) -> Tensor:

@@ -100,6 +100,14 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     return E.softmax(x if dtype is None else x.to(dtype), dim)
 
 
+def _named(out: Tensor, node: str) -> Tensor:
+    """`out` of a composite, its graph node (if any) renamed to the one PyTorch's kernel for
+    the whole op makes, so `grad_fn` prints as there."""
+    if out.grad_fn is not None:
+        rename_node(out.grad_fn, node)
+    return out
+
+
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     """a * sigmoid(b), where a and b are the two halves of `input` along `dim`."""
     if input.dim() == 0:
@@ -109,7 +117,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
         d = dim % input.dim()
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {n}")
     a, b = input.chunk(2, dim)
-    return a * b.sigmoid()
+    return _named(saves(a * b.sigmoid(), input), "GluBackward0")
 
 
 @autocast_op("prelu")
@@ -129,21 +137,24 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
         if input.dim() >= 2:
             w = weight.reshape((-1,) + (1,) * (input.dim() - 2))
     # (PyTorch's _prelu_kernel node keeps the input and the weight, whichever needs grad)
-    return saves(E.where(input > 0, input, w * input), input, weight)
+    return _named(saves(E.where(input > 0, input, w * input), input, weight),
+                  "PreluKernelBackward0")
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     check_tensor(input, "hardshrink")
     # (PyTorch's node saves the input: an in-place op on it refuses backward)
-    return saves(E.where((input >= -lambd) & (input <= lambd), 0.0, input), input)
+    return _named(saves(E.where((input >= -lambd) & (input <= lambd), 0.0, input), input),
+                  "HardshrinkBackward0")
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     check_tensor(input, "softshrink")
     if lambd < 0:
         raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
-    return saves(E.where(input > lambd, input - lambd,
-                         E.where(input < -lambd, input + lambd, 0.0)), input)
+    return _named(saves(E.where(input > lambd, input - lambd,
+                                E.where(input < -lambd, input + lambd, 0.0)), input),
+                  "SoftshrinkBackward0")
 
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
@@ -151,13 +162,14 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     """Leaky ReLU with a random slope in [lower, upper] when training, the mean slope otherwise.
 
     As PyTorch's kernel draws it: one double uniform per element `<= 0`, in order (a NaN
-    draws none and passes through), the slope rounded to the compute dtype (float for
-    16-bit inputs). The gradient is the slope drawn (1 elsewhere)."""
+    draws none and passes through), between bounds and into a slope rounded to the compute
+    dtype (float for 16-bit inputs). The gradient is the slope drawn (1 elsewhere)."""
     check_tensor(input, "rrelu_" if inplace else "rrelu")
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:
-        return leaky_relu(input, (lower + upper) / 2, inplace)
+        return _named(leaky_relu(input, (lower + upper) / 2, inplace),
+                      "RreluWithNoiseBackward1" if inplace else "RreluWithNoiseBackward0")
     if not input.is_floating_point():
         raise NotImplementedError(f'"rrelu_with_noise_out_cpu" not implemented for '
                                   f"'{type_name(input.dtype)}'")
@@ -166,15 +178,14 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
         hit = input <= 0
         u = E.rand(int(hit.sum()), dtype=E.float64, generator=generator)
         noise = E.ones(input.shape, dtype=compute)
-        noise[hit] = (u * (upper - lower) + lower).to(compute)
-    out = (input.to(compute) * noise).to(input.dtype)
+        # (the bounds rounded to the compute dtype first, as the kernel reads them)
+        lo, hi = (E.tensor(v, dtype=compute).item() for v in (lower, upper))
+        noise[hit] = (u * (hi - lo) + lo).to(compute)
     if inplace:
-        with E.no_grad():
-            input.copy_(out)
-        return input
-    if out.grad_fn is not None:
-        rename_node(out.grad_fn, "RreluWithNoiseBackward0")
-    return out
+        # (one in-place product: the gradient is the slope drawn, as out of place; a 16-bit
+        # input is multiplied in float32 and rounded once, as the kernel does)
+        return _named(input.mul_(noise), "RreluWithNoiseBackward1")
+    return _named((input.to(compute) * noise).to(input.dtype), "RreluWithNoiseBackward0")
 
 
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
