@@ -265,3 +265,118 @@ def test_orthogonal_matches_torch(shape, kw):
         with torch.no_grad():
             t.weight = torch.eye(*shape)
         assert_same(e.weight, t.weight, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("case", ["first_dtype", "first_shape", "stacked_dtype", "stacked_shape",
+                                  "inverse_dtype", "inverse_shape"])
+def test_check_messages_match_torch_word_for_word(case):
+    """The shape/dtype checks at registration print torch's whole message: the first
+    registration names "unparametrized dtype:", a stacked one "module.weight.dtype:"."""
+    def call(L):
+        P = L.nn.utils.parametrize
+
+        class Change(L.nn.Module):
+            def forward(self, x):
+                return x.double() if case.endswith("dtype") else x[:1]
+
+        class BadInverse(L.nn.Module):
+            def forward(self, x):
+                return x
+
+            def right_inverse(self, x):
+                return x.double() if case.endswith("dtype") else x[:1]
+
+        class Same(L.nn.Module):
+            def forward(self, x):
+                return x
+
+        m = L.nn.Linear(3, 2)
+        if case.startswith("stacked"):
+            P.register_parametrization(m, "weight", Same())
+        P.register_parametrization(m, "weight",
+                                   BadInverse() if case.startswith("inverse") else Change())
+
+    messages = []
+    for L in (torch, ember):
+        with pytest.raises(ValueError) as info:
+            call(L)
+        messages.append(str(info.value))
+    # (imported as `ember`, dtypes and sizes print as ember.float64 / ember.Size)
+    assert messages[0] == messages[1].replace("ember.", "torch.")
+
+
+def test_setting_the_original_bumps_its_version_as_set_does():
+    """torch moves values into `original` with `Tensor.set_` (at registration, even when
+    right_inverse is the identity, on assignment and on removal), so a graph that saved the
+    old value refuses to backward instead of silently using the new one."""
+    def run(L):
+        P = L.nn.utils.parametrize
+
+        class Square(L.nn.Module):
+            def forward(self, x):
+                return x * x
+
+            def right_inverse(self, x):
+                return x.sqrt()
+
+        versions = []
+        plain = L.nn.Linear(2, 2)
+        P.register_parametrization(plain, "weight", L.nn.Identity())
+        versions.append(plain.parametrizations.weight.original._version)
+        m = L.nn.Linear(2, 2)
+        P.register_parametrization(m, "weight", Square())
+        original = m.parametrizations.weight.original
+        versions.append(original._version)
+        loss = m.weight.sum()
+        m.weight = L.ones(2, 2)
+        versions.append(original._version)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation") as info:
+            loss.backward()
+        P.remove_parametrizations(m, "weight", leave_parametrized=True)
+        versions.append(m.weight._version)
+        assert m.weight is original
+        return versions, str(info.value)
+
+    (tv, tmsg), (ev, emsg) = run(torch), run(ember)
+    assert tv == ev == [2, 2, 3, 4]
+    assert tmsg == emsg
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4), (4, 2), (2, 3, 3)])
+def test_householder_without_trivialization_inverts_through_geqrf(shape):
+    """Householder with use_trivialization=False stores the reflectors of the weight's QR
+    (geqrf) with diag(R)'s signs on the diagonal, at registration and on assignment, so the
+    weight is orthogonal at once (not the raw weight with columns zeroed by `.int()`)."""
+    def build(L):
+        m = L.nn.Module()
+        m.w = L.nn.Parameter(L.randn(*shape))
+        return L.nn.utils.parametrizations.orthogonal(m, "w", orthogonal_map="householder",
+                                                      use_trivialization=False)
+
+    e, t = _both(build)
+    assert [n for n, _ in e.named_buffers()] == [n for n, _ in t.named_buffers()] == []
+    # (geqrf's LAPACK reflectors, then products of them: float32 rounding, not the vector path)
+    assert_same(e.parametrizations.w.original, t.parametrizations.w.original, rtol=1e-5,
+                atol=1e-6)
+    assert_same(e.w, t.w, rtol=1e-5, atol=1e-6)
+    n, k = shape[-2:]
+    q = np.linalg.qr(np.random.default_rng(0).standard_normal(shape[:-2] + (max(n, k),) * 2))[0]
+    q = q[..., :n, :k].astype(np.float32)
+    with ember.no_grad():
+        e.w = ember.tensor(q)
+    with torch.no_grad():
+        t.w = torch.tensor(q)
+    assert_same(e.w, t.w, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(e.w.detach().numpy(), q, atol=1e-5)
+
+
+def test_orthogonal_keeps_the_map_as_torchs_enum():
+    for L in (torch, ember):
+        names = []
+        for shape, kw in [((3, 3), {}), ((2, 5), {}), ((3, 3), {"orthogonal_map": "cayley"})]:
+            m = L.nn.utils.parametrizations.orthogonal(L.nn.Linear(shape[1], shape[0]), **kw)
+            p = m.parametrizations.weight[0]
+            names.append((str(p.orthogonal_map), p.orthogonal_map.name, p.orthogonal_map.value))
+        assert names == [("_OrthMaps.matrix_exp", "matrix_exp", 1),
+                         ("_OrthMaps.householder", "householder", 3),
+                         ("_OrthMaps.cayley", "cayley", 2)]

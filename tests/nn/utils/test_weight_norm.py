@@ -135,3 +135,24 @@ def test_weight_norm_ops_refuse_wrong_argument_types_like_torch(fn, args):
 def test_legacy_weight_norm_of_a_missing_bias_is_a_type_error():
     with pytest.raises(TypeError, match=r"\(position 1\) must be Tensor, not NoneType"):
         nn.utils.weight_norm(nn.Linear(3, 4, bias=False), name="bias")
+
+
+def test_weight_norm_deprecation_warns_once_at_the_library_call():
+    """torch deprecates `WeightNorm.apply`, so its FutureWarning names the line calling
+    apply (inside `weight_norm`): under the default filter, repeated calls warn once."""
+    import warnings
+
+    counts = []
+    for lib in (torch, ember):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.resetwarnings()
+            warnings.simplefilter("default")
+            # a fresh registry per library, so torch's run does not hide ember's
+            warnings.filterwarnings("default", category=FutureWarning)
+            for _ in range(3):
+                lib.nn.utils.weight_norm(lib.nn.Linear(2, 2))
+        hits = [w for w in caught if issubclass(w.category, FutureWarning)]
+        assert all("weight_norm` is deprecated in favor of" in str(w.message) for w in hits)
+        assert all(w.filename.endswith("weight_norm.py") for w in hits)
+        counts.append(len(hits))
+    assert counts[0] == counts[1] == 1

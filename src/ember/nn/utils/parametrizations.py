@@ -4,6 +4,8 @@ state_dict keys are PyTorch's."""
 
 from __future__ import annotations
 
+from enum import Enum, auto
+
 import ember as E
 
 from ..._tensor import Tensor
@@ -16,7 +18,12 @@ from .weight_norm import _weight_norm, norm_except_dim
 __all__ = ["orthogonal", "weight_norm", "spectral_norm"]
 
 
-_MAPS = ("matrix_exp", "cayley", "householder")
+class _OrthMaps(Enum):
+    """The maps `orthogonal` can use (torch keeps the choice as this enum)."""
+
+    matrix_exp = auto()
+    cayley = auto()
+    householder = auto()
 
 
 def _is_orthogonal(q: Tensor) -> bool:
@@ -37,10 +44,10 @@ class _Orthogonal(Module):
     product of Householder reflections; with `use_trivialization`, the result multiplies a
     fixed orthogonal `base` that assignment updates."""
 
-    def __init__(self, weight: Tensor, orthogonal_map: str, *,
+    def __init__(self, weight: Tensor, orthogonal_map: _OrthMaps, *,
                  use_trivialization: bool = True) -> None:
         super().__init__()
-        if weight.is_complex() and orthogonal_map == "householder":
+        if weight.is_complex() and orthogonal_map == _OrthMaps.householder:
             raise ValueError("The householder parametrization does not support complex "
                              "tensors.")
         self.shape = weight.shape
@@ -54,12 +61,12 @@ class _Orthogonal(Module):
         if transposed:
             x = x.mT
             n, k = k, n
-        if self.orthogonal_map in ("matrix_exp", "cayley"):
+        if self.orthogonal_map in (_OrthMaps.matrix_exp, _OrthMaps.cayley):
             x = x.tril()
             if n != k:
                 x = E.cat([x, x.new_zeros(n, n - k).expand(*x.shape[:-2], -1, -1)], dim=-1)
             a = x - x.mH
-            if self.orthogonal_map == "matrix_exp":
+            if self.orthogonal_map == _OrthMaps.matrix_exp:
                 q = E.linalg.matrix_exp(a)
             else:
                 eye = E.eye(n, dtype=a.dtype, device=a.device)
@@ -89,11 +96,17 @@ class _Orthogonal(Module):
                 q = q.mT
                 n, k = k, n
             if not hasattr(self, "base"):
-                raise NotImplementedError(
-                    "It is not possible to assign to the matrix exponential or the Cayley "
-                    "parametrizations when use_trivialization=False." if self.orthogonal_map
-                    != "householder" else "ember does not implement assigning to a Householder "
-                    "parametrization without trivialization (it needs geqrf).")
+                if self.orthogonal_map != _OrthMaps.householder:
+                    raise NotImplementedError(
+                        "It is not possible to assign to the matrix exponential or the Cayley "
+                        "parametrizations when use_trivialization=False.")
+                # The inverse of the Householder map: q's reflectors (below the diagonal, from
+                # geqrf) and, on the diagonal, the signs that `forward` multiplies the columns
+                # by (diag(R)'s signs; a reflection LAPACK skipped, tau == 0, flips its sign).
+                a, tau = E.geqrf(q)
+                a.diagonal(dim1=-2, dim2=-1).sign_()
+                a.diagonal(dim1=-2, dim2=-1)[tau == 0.0] *= -1
+                return a.mT if transpose else a
             if n == k:
                 q = q.clone() if _is_orthogonal(q) else _make_orthogonal(q)
             else:
@@ -118,10 +131,11 @@ def orthogonal(module: Module, name: str = "weight", orthogonal_map: str | None 
     if orthogonal_map is None:
         orthogonal_map = "matrix_exp" if weight.shape[-2] == weight.shape[-1] or \
             weight.is_complex() else "householder"
-    if orthogonal_map not in _MAPS:
+    if orthogonal_map not in tuple(_OrthMaps.__members__):
         raise ValueError('orthogonal_map has to be one of "matrix_exp", "cayley", '
                          f'"householder". Got: {orthogonal_map}')
-    orth = _Orthogonal(weight, orthogonal_map, use_trivialization=use_trivialization)
+    orth = _Orthogonal(weight, _OrthMaps[orthogonal_map],
+                       use_trivialization=use_trivialization)
     parametrize.register_parametrization(module, name, orth, unsafe=True)
     return module
 

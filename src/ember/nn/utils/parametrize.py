@@ -54,8 +54,9 @@ def _register(module: Module, name: str, value: Tensor) -> None:
 
 def _set_into(dest: Tensor, src: Tensor) -> None:
     """Make `dest` (keeping its identity, so optimizers holding it still see it) take
-    `src`'s data, as `Tensor.set_` does."""
-    dest.data = src.detach()
+    `src`'s data with `Tensor.set_`, as torch does: that bumps `dest`'s version, so a graph
+    that saved the old value refuses to backward instead of using the new one."""
+    dest.set_(src.detach())
 
 
 def _check_same(what: str, z, dtype, shape, first: str, second: str) -> None:
@@ -63,12 +64,12 @@ def _check_same(what: str, z, dtype, shape, first: str, second: str) -> None:
         raise ValueError(f"A parametrization must return a tensor. Got {type(z).__name__}.")
     if z.dtype != dtype:
         raise ValueError(f"Registering a parametrization may not change the dtype of the tensor,"
-                         f" unless {what} flag is enabled.\n{first} dtype: {dtype}\n"
-                         f"{second} dtype: {z.dtype}")
+                         f" unless {what} flag is enabled.\n{first}dtype: {dtype}\n"
+                         f"{second}dtype: {z.dtype}")
     if z.shape != shape:
         raise ValueError(f"Registering a parametrization may not change the shape of the tensor,"
-                         f" unless {what} flag is enabled.\n{first} shape: {shape}\n"
-                         f"{second} shape: {z.shape}")
+                         f" unless {what} flag is enabled.\n{first}shape: {shape}\n"
+                         f"{second}shape: {z.shape}")
 
 
 class ParametrizationList(ModuleList):
@@ -102,9 +103,8 @@ class ParametrizationList(ModuleList):
                 raise ValueError("When `right_inverse` outputs one tensor, it may not change the "
                                  f"device.\noriginal.device: {original.device}\n"
                                  f"right_inverse(original).device: {new.device}")
-            if new is not original:
-                with grad_mode.no_grad():
-                    _set_into(original, new)
+            with grad_mode.no_grad():  # (even onto itself: torch's version count)
+                _set_into(original, new)
             _register(self, "original", original)
         else:
             for i, part in enumerate(new):
@@ -117,7 +117,7 @@ class ParametrizationList(ModuleList):
                 part.requires_grad_(original.requires_grad)
                 _register(self, f"original{i}", part)
         if not self.unsafe:
-            _check_same("`unsafe`", self(), dtype, shape, "unparametrized", "parametrized")
+            _check_same("`unsafe`", self(), dtype, shape, "unparametrized ", "parametrized ")
 
     def right_inverse(self, value: Tensor) -> None:
         """Store `value` as the parametrized tensor: invert the chain into the originals."""

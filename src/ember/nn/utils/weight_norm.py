@@ -81,9 +81,12 @@ class WeightNorm:
 
     @staticmethod
     def apply(module, name: str, dim: int | None) -> WeightNorm:
+        # NOTE: torch marks `apply` itself deprecated, so the warning names apply's caller
+        # (ember's `weight_norm` line for the usual call): shown once per process under the
+        # default filter, as torch's is.
         warnings.warn("`torch.nn.utils.weight_norm` is deprecated in favor of "
                       "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning,
-                      stacklevel=3)
+                      stacklevel=2)
         for hook in module._forward_pre_hooks.values():
             if isinstance(hook, WeightNorm) and hook.name == name:
                 raise RuntimeError(f"Cannot register two weight_norm hooks on the same "
