@@ -140,3 +140,23 @@ def test_weight_of_another_size_is_refused(name):
     for m in (torch, ember):
         with pytest.raises(ValueError, match="Weights and input must have the same size."):
             getattr(m.nn.functional, name)(m.ones(3), m.ones(3), weight=m.ones(2))
+
+
+@pytest.mark.parametrize("ishape,tshape", [((3, 4), (2, 3, 4)), ((3, 4), (4,)), ((4,), (3, 4)),
+                                           ((2, 3, 4), (3, 4)), ((), ()), ((4,), (4,))])
+def test_multilabel_soft_margin_sums_over_the_inputs_last_dim(ishape, tshape):
+    # the class dim is input.dim() - 1 even when the target broadcasts the loss to more dims
+    # (and a 0-d input is refused by its size lookup, after the loss)
+    def run(lib):
+        lib.manual_seed(0)
+        x = lib.rand(ishape, requires_grad=True)
+        try:
+            out = lib.nn.functional.multilabel_soft_margin_loss(x, lib.rand(tshape),
+                                                                reduction="none")
+        except Exception as e:  # the comparison is of the exception itself
+            return type(e).__name__, str(e)
+        (g,) = lib.autograd.grad(out.sum(), x)
+        grads = [round(v, 5) for v in g.reshape(-1).tolist()]
+        return tuple(out.shape), round(out.sum().item(), 4), grads
+
+    assert run(ember) == run(torch)

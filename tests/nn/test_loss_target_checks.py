@@ -1,6 +1,8 @@
 """nll_loss / cross_entropy on (N, C, d1, ...) input refuse a bad target with torch's exception
 and words, checked in torch's order: shapes before dtype, Long-or-Byte before Byte's refusal."""
 
+import math
+
 import pytest
 import torch
 
@@ -57,3 +59,53 @@ def test_label_smoothing_range_matches_torch(ls, kind):
         except Exception as e:  # the comparison is of the exception itself
             return type(e).__name__, str(e)
     assert run(ember) == run(torch)
+
+
+def _result(lib, call):
+    """A loss's value and shape, or the type and message of what it raised."""
+    try:
+        out = call(lib)
+        return [round(v, 5) for v in out.reshape(-1).tolist()], tuple(out.shape)
+    except Exception as e:  # the comparison is of the exception itself
+        return type(e).__name__, str(e)
+
+
+@pytest.mark.parametrize("fn", ["nll_loss", "cross_entropy"])
+@pytest.mark.parametrize("target", [[1], [2], [1, 0], [], [[1]], [5]])
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_unbatched_input_reads_a_one_element_target_as_its_class(fn, target, reduction):
+    # torch takes a (1,) target of (C,) input as the 0-d class index; another size is a
+    # ValueError naming it; the result is 0-d whatever the reduction
+    def call(lib):
+        lib.manual_seed(0)
+        x = lib.randn(3)
+        t = lib.tensor(target, dtype=lib.int64)
+        return getattr(lib.nn.functional, fn)(x, t, reduction=reduction)
+
+    assert _result(ember, call) == _result(torch, call)
+
+
+@pytest.mark.parametrize("wshape", [(3,), (1, 3), (3, 1), (), (4,), (1, 4)])
+@pytest.mark.parametrize("kind", ["nll", "ce index", "ce probs", "nll 3d", "nll 4d", "ce 5d"])
+def test_class_weights_must_be_one_dim_with_one_per_class(wshape, kind):
+    # (N, C) input wants a 1-d weight of C; spatial input only counts its elements
+    def call(lib):
+        lib.manual_seed(0)
+        F = lib.nn.functional
+        w = lib.arange(1.0, 1.0 + math.prod(wshape)).reshape(wshape)
+        if kind in ("nll 3d", "nll 4d", "ce 5d"):
+            spatial = {"nll 3d": (3,), "nll 4d": (2, 2), "ce 5d": (2, 2, 1)}[kind]
+            x = lib.randn((2, 3) + spatial)
+            t = lib.tensor([0, 2, 1, 1, 0, 1, 2, 2][:2 * math.prod(spatial)])
+            t = t.reshape((2,) + spatial)
+            if kind.startswith("nll"):
+                return F.nll_loss(x, t, weight=w)
+            return F.cross_entropy(x, t, weight=w)
+        x, t = lib.randn(4, 3), lib.tensor([0, 2, 1, 1])
+        if kind == "nll":
+            return F.nll_loss(x, t, weight=w)
+        if kind == "ce index":
+            return F.cross_entropy(x, t, weight=w)
+        return F.cross_entropy(x, lib.softmax(lib.randn(4, 3), 1), weight=w)
+
+    assert _result(ember, call) == _result(torch, call)

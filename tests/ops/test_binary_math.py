@@ -203,3 +203,61 @@ def test_isclose_in_low_precision_rounds_each_step(dtype):
     y = x * (1 + torch.randn(20000, generator=g) * 1e-2)
     for rtol, atol in ((1e-2, 1e-3), (5e-3, 0.0), (0.0, 1e-2), (3e-3, 1e-4)):
         _both_isclose(x.tolist(), y.tolist(), dtype, rtol=rtol, atol=atol)
+
+
+def _bits(values) -> list[str]:
+    """Each float as its hex text, so -0.0 and +0.0 (and NaN) compare as torch prints them."""
+    return [float(v).hex() for v in values]
+
+
+EXTREMES = ("maximum", "minimum", "fmax", "fmin")
+_A = [1.0, 2.0, 3.0, float("nan"), 2.0, -1.0]
+_B = [2.0, 1.0, 3.0, 5.0, float("nan"), -1.0]
+
+
+@pytest.mark.parametrize("name", EXTREMES)
+@pytest.mark.parametrize("cot", [[-0.0, -0.0, -0.0, -1.0, -0.0, -2.0],
+                                 [float("inf"), -0.0, 2.0, float("nan"), -0.0, 4.0]],
+                         ids=["negative-zeros", "inf-nan"])
+def test_the_losing_operand_gets_a_plus_zero_fill_like_torch(name, cot):
+    # torch's formulas masked_fill the loser's gradient: +0.0 even where the cotangent is
+    # -0.0, inf or NaN (a product with the mask would give -0.0 or NaN)
+    got, want = [], []
+    for lib, out in ((ember, got), (torch, want)):
+        a = lib.tensor(_A, requires_grad=True)
+        b = lib.tensor(_B, requires_grad=True)
+        ga, gb = lib.autograd.grad(getattr(lib, name)(a, b), [a, b], lib.tensor(cot))
+        out += [_bits(ga.tolist()), _bits(gb.tolist())]
+    assert got == want
+
+
+@pytest.mark.parametrize("name", EXTREMES)
+@pytest.mark.parametrize("which", ["both", "input", "other"])
+def test_forward_mode_follows_torchs_formula(name, which):
+    # torch's forward formula is tb + w * (ta - tb): at a tie maximum/minimum weigh 1/2,
+    # fmax takes tb and fmin ta, NaN picks by the comparison, and zero signs follow the order
+    ta = [-0.0, -0.0, -2.0, 1.0, 3.0, 0.5]
+    tb = [-0.0, 0.5, 4.0, 1.5, -0.0, -0.0]
+    got = []
+    for lib in (ember, torch):
+        fw = lib.autograd.forward_ad
+        with fw.dual_level():
+            a = fw.make_dual(lib.tensor(_A), lib.tensor(ta)) if which != "other" \
+                else lib.tensor(_A)
+            b = fw.make_dual(lib.tensor(_B), lib.tensor(tb)) if which != "input" \
+                else lib.tensor(_B)
+            got.append(_bits(fw.unpack_dual(getattr(lib, name)(a, b)).tangent.tolist()))
+    assert got[0] == got[1]
+
+
+def test_triplet_swap_gradients_keep_torchs_zero_signs():
+    # the swap takes a minimum of distances; rows the hinge clamps must carry torch's signed
+    # zeros back through the distances (the minimum's loser gets +0.0)
+    torch.manual_seed(3)
+    vals = [torch.randn(4, 5) for _ in range(3)]
+    got = []
+    for lib in (ember, torch):
+        xs = [lib.tensor(v.tolist(), requires_grad=True) for v in vals]
+        loss = lib.nn.functional.triplet_margin_loss(*xs, margin=0.5, swap=True, p=1.0)
+        got.append([_bits(g.reshape(-1).tolist()) for g in lib.autograd.grad(loss, xs)])
+    assert got[0] == got[1]

@@ -173,30 +173,48 @@ def _input_wins(a, b, largest: bool):
     return ((a >= b) if largest else (a <= b)) | b.isnan()
 
 
+def _split(g, x, y, largest: bool):
+    """maximum/minimum's cotangent for operand x: half on a tie, a +0.0 fill where x loses."""
+    return where_(_loses(x, y, largest), 0.0, where_(x == y, g / 2, g))
+
+
+def _mix(ta, tb, weight):
+    """tb + weight * (ta - tb), a missing tangent read as zero."""
+    if ta is None:
+        return tb - weight * tb
+    if tb is None:
+        return weight * ta
+    return tb + weight * (ta - tb)
+
+
 def _extreme(name: str, kernel, largest: bool, nan_loses: bool) -> Member:
     """Member `name`. maximum/minimum: the loser gets no gradient, a tie splits it, NaN
     gives it to both (PyTorch's rule). fmax/fmin: ties and NaN-in-other go to `input`, as
     PyTorch's formulas do."""
     fn = member(name, kernel)
     if nan_loses:
-        defvjp(fn, lambda g, out, a, b: g * _input_wins(a, b, largest),
-               lambda g, out, a, b: g * ~_input_wins(a, b, largest))
+        # NOTE: the loser's gradient is a masked fill (+0.0, even where g is -0.0, inf or
+        # NaN), not g * mask, as PyTorch's masked_fill_ formulas give.
+        defvjp(fn, lambda g, out, a, b: where_(_input_wins(a, b, largest), g, 0.0),
+               lambda g, out, a, b: where_(_input_wins(a, b, largest), 0.0, g))
 
         def jvp(primals, tangents, out):
+            # NOTE: PyTorch's forward formula, tb + mask * (ta - tb), in its order (the sign of
+            # a zero tangent depends on it); at a tie fmax takes tb, fmin ta.
             (a, b), (ta, tb) = primals, tangents
-            wins = _input_wins(a, b, largest)
-            return shaped(tangent_sum(None if ta is None else ta * wins,
-                                      None if tb is None else tb * ~wins), out)
+            takes_a = ((a > b) if largest else (a <= b)) | b.isnan()
+            return shaped(_mix(ta, tb, takes_a), out)
     else:
-        defvjp(fn, lambda g, out, a, b: where_(a == b, g / 2, g * ~_loses(a, b, largest)),
-               lambda g, out, a, b: where_(a == b, g / 2, g * ~_loses(b, a, largest)))
+        defvjp(fn, lambda g, out, a, b: _split(g, a, b, largest),
+               lambda g, out, a, b: _split(g, b, a, largest))
 
         def jvp(primals, tangents, out):
+            # (PyTorch's forward formula: the weight of ta is 1/2 at a tie, and 0 where NaN
+            # is involved, unlike its backward one)
             (a, b), (ta, tb) = primals, tangents
-            tie = a == b
-            return shaped(tangent_sum(
-                None if ta is None else where_(tie, ta / 2, ta * ~_loses(a, b, largest)),
-                None if tb is None else where_(tie, tb / 2, tb * ~_loses(b, a, largest))), out)
+            wins = (a > b) if largest else (a < b)
+            weight = where_(a == b, 0.5, wins.to(a.dtype))
+            return shaped(_mix(ta, tb, weight), out)
     defjvp(fn, jvp)
     return fn
 

@@ -225,12 +225,23 @@ bce_logits_p = _loss_member("binary_cross_entropy_with_logits", _bce_logits,
 defvjp(bce_logits_p, _bce_logits_grad_input, _bce_logits_grad_target)
 
 
+# NOTE: soft margin is PyTorch's log1p(exp(-x * t)), not a stable softplus: like torch it
+# overflows to inf (and its gradient to NaN) where -x * t passes the dtype's exp range, and
+# the backward is torch's kernel in its order, (t * z) * -norm / (z + 1) * g, z = exp(-t x).
+
 def _soft_margin(x, t):
-    return np.logaddexp(0, -t * x)
+    z = np.asarray(np.multiply(np.negative(x), t))
+    # (float32's exp and log1p each evaluated in float64 and rounded, as torch rounds each
+    # step: NumPy's own float32 log1p is off by up to 2 ulp, log1p(exp(-1)) among them)
+    wide = np.float64 if z.dtype == np.float32 else z.dtype
+    with np.errstate(over="ignore"):
+        z = np.exp(z, dtype=wide).astype(z.dtype)
+    return np.log1p(z, dtype=wide).astype(z.dtype)
 
 
 def _soft_margin_grad_input(g, out, x, t, *, reduction):
-    return _scale(g, x, t, reduction) * -t * (-t * x).sigmoid()
+    z = (-t * x).exp()
+    return t * z * -_norm(x, t, reduction) / (z + 1) * g
 
 
 def _soft_margin_partials(x, t):

@@ -130,12 +130,19 @@ def _check_nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_inde
                            f"{type_name(tdtype)}")
     n_classes = shape[0] if nd == 1 else shape[1]
     if nd == 1 and tshape:
-        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        # (PyTorch reads a 1-element 1-d target of unbatched input as its 0-d class index)
+        if tshape[0] != 1:
+            raise ValueError("For 1D input, 1D target must have size 1, but got target size: "
+                             f"{tshape[0]}")
+        target = target.reshape(())
     if nd == 2 and len(tshape) != 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    if weight is not None and weight.numel() != n_classes:
+    if weight is not None and nd <= 2 and (weight.dim() != 1 or weight.numel() != n_classes):
         raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes "
                            f"or no classes but got weight tensor of shape: {list(weight.shape)}")
+    if weight is not None and nd > 2 and weight.numel() != n_classes:
+        # (PyTorch's spatial kernel counts the weights only, whatever their shape)
+        raise RuntimeError("weight tensor should be defined either for all or no classes")
     return target if tdtype is E.int64 else target.to(E.int64)
 
 
@@ -176,6 +183,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     _check_weight_dtype(input, weight)
     non_differentiable("nll_loss_forward" if input.dim() <= 2 else "nll_loss2d_forward",
                        weight=weight)
+    if weight is not None and weight.dim() != 1:  # ((1, C) or (C, 1) on spatial input)
+        weight = weight.reshape(-1)
     return nn_ops.nll_loss_prim(input, target, weight, reduction, ignore_index)
 
 
@@ -211,6 +220,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
         return nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     n_classes = input.shape[class_dim]
+    if weight is not None and weight.dim() != 1:  # (spatial input: checked by nll_loss)
+        weight = weight.reshape(-1)
     ignore = target == ignore_index
     if weight is not None:
         smooth = -(logp * _class_view(weight, input)).sum(class_dim)
@@ -231,8 +242,9 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
 def _cross_entropy_probs(input, target, weight, reduction, label_smoothing, class_dim):
     n_classes = input.shape[class_dim]
     if weight is not None and (weight.dim() != 1 or weight.numel() != n_classes):
-        raise RuntimeError(f"cross_entropy: weight tensor should be 1D with {n_classes} "
-                           f"elements, but got {list(weight.shape)}")
+        raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all "
+                           f"{n_classes} classes or no classes but got weight tensor of shape: "
+                           f"{list(weight.shape)}")
     logp = input.log_softmax(class_dim)
     if label_smoothing > 0.0:
         target = target * (1 - label_smoothing) + label_smoothing / n_classes
@@ -434,6 +446,11 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     _check_target_size(input, target, "huber_loss")
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    common = E.result_type(input, target)
+    # (PyTorch's huber kernel exists for floats only; a result its input cannot hold is
+    # refused first, below)
+    if not common.is_floating_point and E.can_cast(common, input._dtype):
+        raise NotImplementedError(f"\"huber_cpu\" not implemented for '{type_name(common)}'")
     if weight is None:
         if target._dtype is not input._dtype:
             return _huber_into_input_dtype(input, target, reduction, delta)
@@ -558,7 +575,25 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=No
         raise RuntimeError(f"output with shape {list(input._shape)} doesn't match the broadcast "
                            f"shape {list(shape)}")
     non_differentiable("soft_margin_loss", target=target)
-    return loss_ops.pointwise_loss(loss_ops.soft_margin_p, input, target, reduction)
+    return loss_ops.pointwise_loss(loss_ops.soft_margin_p, input,
+                                   _into_input_dtype(input, target), reduction)
+
+
+def _into_input_dtype(input: Tensor, target: Tensor) -> Tensor:
+    """`target` for a loss PyTorch writes into a tensor like `input` (negated input, then
+    multiplied in place): a bool input cannot be negated, an integer one cannot hold the
+    float result, and a float one keeps its dtype whatever the target's."""
+    if input._dtype is E.bool:
+        E.neg(input)  # (raises PyTorch's message)
+    if not input._dtype.is_floating_point:
+        common = E.result_type(input, target)
+        if not common.is_floating_point:
+            common = E.get_default_dtype()
+        raise RuntimeError(f"result type {type_name(common)} can't be cast to the desired "
+                           f"output type {type_name(input._dtype)}")
+    # (a target exactly representable in input's dtype, as +-1 targets are, gives the same
+    # products as PyTorch's promoted in-place multiply)
+    return target if target._dtype is input._dtype else target.to(input._dtype)
 
 
 def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight=None, size_average=None,
@@ -570,7 +605,10 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight=None, size
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     if weight is not None:
         loss = loss * weight
-    loss = loss.sum(-1) / input.shape[-1]
+    # (the class dim is counted from the input's rank: a target with more dims broadcasts
+    # the loss up, and the sum stays on that dim, as PyTorch's does)
+    class_dim = input.dim() - 1
+    loss = loss.sum(class_dim) / input.size(class_dim)
     if reduction not in _REDUCTIONS:  # (checked after the loss, as PyTorch does)
         raise ValueError(reduction + " is not valid")
     return _reduce(loss, reduction)
@@ -614,7 +652,9 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension "
                            f"but got sizes: input1: {input1.shape}, input2: {input2.shape}, "
                            f"target: {target.shape} ")
-    return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)
+    # (PyTorch subtracts first, and adds the margin as a float: integer inputs give floats)
+    diff = input1 - input2
+    return _reduce((-target * diff + float(margin)).clamp_min(0), reduction)
 
 
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average=None,
