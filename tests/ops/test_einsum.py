@@ -355,3 +355,16 @@ def test_ellipsis_spelling_errors_word_as_torch(eq, message):
     with pytest.raises(RuntimeError, match=None) as ee:
         ember.einsum(eq, ember.ones(2, 3))
     assert str(ee.value) == message
+
+
+def test_repeated_calls_reuse_the_parse_and_still_check():
+    # the parse is kept per (equation, shapes): a second call is the same computation, and
+    # other shapes under the same equation are parsed (and refused) afresh
+    a, b = ember.randn(3, 4, requires_grad=True), ember.randn(4, 5)
+    first, second = ember.einsum("ij,jk->ik", a, b), ember.einsum("ij,jk->ik", a, b)
+    assert ember.equal(first, second) and first.grad_fn.name() == second.grad_fn.name()
+    with pytest.raises(RuntimeError, match="subscript j has size 3"):
+        ember.einsum("ij,jk->ik", a, ember.randn(3, 5))
+    ta, tb = torch.tensor(a.detach().numpy()), torch.tensor(b.numpy())
+    np.testing.assert_allclose(ember.einsum("ij,jk->ik", a, b).detach().numpy(),
+                               torch.einsum("ij,jk->ik", ta, tb).numpy(), rtol=1e-6)

@@ -20,6 +20,9 @@ from collections import namedtuple
 from .._tensor import Tensor
 from ..backends import opt_einsum
 from ._common import type_name
+from .registry import bind
+from .views import permute as _V_PERMUTE
+from .views import view_p
 
 OPTIMAL_MAX = 8
 _ELLIPSIS = 1000  # labels >= this stand for the dims an ellipsis covers (aligned right)
@@ -314,8 +317,14 @@ def _common_layout(spec, operands: list) -> tuple[list[Tensor], list[int]]:
             if lab not in seen:
                 t = t.unsqueeze(len(seen))
                 seen.append(lab)
-        views.append(t.permute([seen.index(lab) for lab in order]))
+        views.append(_permute(t, [seen.index(lab) for lab in order]))
     return views, order
+
+
+def _permute(t: Tensor, dims: list[int]) -> Tensor:
+    """`t.permute(dims)` for an order einsum made itself (valid by construction): the view
+    bound directly, without the public method's argument parsing and checks."""
+    return bind(view_p, t, fn=_V_PERMUTE, dims=tuple(dims))
 
 
 def _pair(a: Tensor, b: Tensor, summed: list[int]) -> Tensor:
@@ -345,11 +354,11 @@ def _pair(a: Tensor, b: Tensor, summed: list[int]) -> Tensor:
     sizes = [a._shape[d] for d in both + only_a] + [1] * len(summed) + [b._shape[d] for d in only_b]
     nb_, nm, nn = (math.prod(a._shape[d] for d in both), math.prod(a._shape[d] for d in only_a),
                    math.prod(b._shape[d] for d in only_b))
-    left = a.permute(both + only_a + summed + only_b).reshape(nb_, nm, k)
-    right = b.permute(both + summed + only_b + only_a).reshape(nb_, k, nn)
+    left = _permute(a, both + only_a + summed + only_b).reshape(nb_, nm, k)
+    right = _permute(b, both + summed + only_b + only_a).reshape(nb_, k, nn)
     dims = both + only_a + summed + only_b
     back = [dims.index(d) for d in range(a.ndim)]
-    return left.bmm(right).view(sizes).permute(back)
+    return _permute(left.bmm(right).view(sizes), back)
 
 
 def _contract_all(views: list[Tensor], n_out: int, path) -> Tensor:
@@ -398,11 +407,15 @@ def _prepare(equation: str, operands: list):
                             f"{type(t).__name__}")
     if not operands:
         raise RuntimeError("einsum(): must provide at least one operand")
-    spec = _Spec(equation, operands)
+    key = (equation, *(t._shape for t in operands))
+    hit = _PREPARED.get(key)
+    spec = _Spec(equation, operands) if hit is None else hit[0]
     for t in operands[1:]:
         if t._dtype is not operands[0]._dtype:
             raise RuntimeError(f"expected scalar type {type_name(operands[0]._dtype)} but found "
                                f"{type_name(t._dtype)}")
+    if hit is not None:
+        return hit
     labels = []
     for t, lab in zip(operands, spec.inputs):
         size = dict(zip(lab, t._shape))
@@ -411,7 +424,15 @@ def _prepare(equation: str, operands: list):
         out = set(spec.output)
         labels = [[x for x in lab if x in out.union(*(labels[:i] + labels[i + 1:]))]
                   for i, lab in enumerate(labels)]
+    if len(_PREPARED) >= 512:
+        _PREPARED.clear()
+    _PREPARED[key] = spec, labels
     return spec, labels
+
+
+# equation and operand shapes -> (parsed spec, planner labels): programs repeat an einsum
+# with the same shapes every step, and parsing is most of a small one's cost (read only)
+_PREPARED: dict = {}
 
 
 def einsum_path(*args) -> ContractionPath:
