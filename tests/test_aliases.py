@@ -249,3 +249,17 @@ def test_parsed_functions_are_not_wrapped():
     assert ember.matmul is matmul.matmul
     assert ember.reshape is not movement.reshape and ember.reshape.__wrapped__ is movement.reshape
     assert same_error(lambda L: L.movedim((1.0,), 0, 0)) is TypeError  # (an overload listing)
+
+
+def test_functions_torch_shares_with_functional_stay_one_object():
+    # `F.conv_tbc is torch.conv_tbc` in torch: the guard leaves these unwrapped
+    import torch.nn.functional as F
+
+    from ember._aliases import SHARED_WITH_FUNCTIONAL
+
+    shared = {n for n in dir(F) if not n.startswith("_") and hasattr(torch, n)
+              and callable(getattr(F, n)) and getattr(F, n) is getattr(torch, n)} - {"Tensor"}
+    assert shared == SHARED_WITH_FUNCTIONAL
+    for name in shared - {"cosine_similarity", "pairwise_distance"}:  # (dim aliases wrap)
+        if hasattr(ember, name) and hasattr(ember.nn.functional, name):
+            assert getattr(ember, name) is getattr(ember.nn.functional, name), name

@@ -71,7 +71,8 @@ def with_aliases(fn: Callable, name: str, *, method: bool = False, module: str =
     # PyTorch's TypeError: free, as it costs nothing until something raises)
     guard = not method and module == "ember" and next(iter(params), None) in ("input", "x")
     if "dim" not in params and "keepdim" not in params:
-        return _guarded(fn, name) if guard and fn.__module__ not in _PARSED else fn
+        return _guarded(fn, name) if guard and fn.__module__ not in _PARSED \
+            and name not in SHARED_WITH_FUNCTIONAL else fn
     rename = _renames(params, method)
     spelled = frozenset(rename)
 
@@ -136,6 +137,15 @@ def refuse_non_tensor(name: str, args: tuple, kwargs: dict) -> None:
 _PARSED = frozenset({"ember.ops.unary", "ember.ops.binary", "ember.ops._binary_api",
                      "ember.ops.activation", "ember.ops.ternary", "ember.ops.conv",
                      "ember.ops.matmul"})
+
+
+# torch's functions that are the same object in `torch.nn.functional` (`F.conv_tbc is
+# torch.conv_tbc`): bound unwrapped, so ember keeps that identity
+SHARED_WITH_FUNCTIONAL = frozenset({
+    "adaptive_avg_pool1d", "avg_pool1d", "bilinear", "celu_", "channel_shuffle", "conv1d",
+    "conv2d", "conv3d", "conv_tbc", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+    "cosine_similarity", "hardshrink", "native_channel_shuffle", "pairwise_distance", "pdist",
+    "pixel_shuffle", "pixel_unshuffle", "prelu", "relu_", "rrelu_", "selu_", "threshold_"})
 
 
 def _guarded(fn: Callable, name: str) -> Callable:
