@@ -570,12 +570,18 @@ def _call(node: Node, grads: list, create_graph: bool) -> list:
     """Node pre-hooks, the node itself, its post-hooks, and the anomaly NaN check."""
     if node._pre_hooks is None and node._post_hooks is None and not _anomaly.enabled:
         return node.apply(grads, create_graph)
+    # NOTE: hooks see the gradients of the differentiable outputs only (max(dim)'s values,
+    # not its indices), as PyTorch's node has no others; `rest` pads them back for the VJP.
+    k = node._n_diff
+    rest = [] if k is None else grads[k:]
+    if k is not None:
+        grads = grads[:k]
     if node._pre_hooks:
         for fn in list(node._pre_hooks.values()):
             r = fn(tuple(grads))
             if r is not None:
                 grads = list(r)
-    in_grads = node.apply(grads, create_graph)
+    in_grads = node.apply(grads + rest, create_graph)
     if node._post_hooks:
         for fn in list(node._post_hooks.values()):
             r = fn(tuple(in_grads), tuple(grads))

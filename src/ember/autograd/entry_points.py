@@ -13,7 +13,7 @@ from .. import _tensor as T
 from .._core.dispatch import current_interpreter
 from . import grad_mode
 from .engine import accumulate, run
-from .graph import edge_of, retain_grad
+from .graph import GradientEdge, edge_of, retain_grad
 
 _state = grad_mode.state
 
@@ -148,7 +148,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if allow_unused is None:
         allow_unused = materialize_grads
     outputs = (outputs,) if isinstance(outputs, T.Tensor) else tuple(outputs)
-    if isinstance(inputs, T.Tensor):
+    if isinstance(inputs, T.Tensor | GradientEdge):
         inputs_tuple = (inputs,)
     elif type(inputs) is dict:
         inputs_tuple = tuple(inputs.values())
@@ -235,6 +235,8 @@ def _check_engine_args(outputs: tuple, inputs: tuple, grad_outputs: tuple) -> No
         raise RuntimeError(f"got {len(outputs)} tensors and {len(grad_outputs)} gradients")
     _check_outputs(outputs)
     for t in inputs:
+        if isinstance(t, GradientEdge):
+            continue  # (a place in the graph: nothing to check)
         if not isinstance(t, T.Tensor):
             raise RuntimeError("all inputs have to be Tensors or GradientEdges, but got "
                                f"{type(t).__name__}")
@@ -247,7 +249,7 @@ def _run_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_u
     reaching each input (None where none does, if `allow_unused`)."""
     _check_engine_args(outputs, inputs, grad_outputs)
     roots = [edge_of(t) for t in outputs]
-    keys = [edge_of(t) for t in inputs]
+    keys = [(t.node, t.output_nr) if isinstance(t, GradientEdge) else edge_of(t) for t in inputs]
     captured = run(roots, list(grad_outputs), retain_graph, create_graph, dict.fromkeys(keys),
                    accumulate_leaves=False)
     result = []

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import itertools
 import weakref
+from typing import NamedTuple
 
 from .. import _tensor as T
 from .._core import MISSING, Family, rule_params, set_autograd
 from . import grad_mode
+from . import saved_attrs as _saved_attrs
 from . import saved_hooks as _saved_hooks
 from .saved_hooks import (  # noqa: F401  (torch.autograd.graph's names)
+    allow_mutation_on_saved_tensors,
     disable_saved_tensors_hooks,
     save_on_cpu,
     saved_tensors_hooks,
@@ -31,8 +34,10 @@ _new = object.__new__
 
 # Nodes of ops whose PyTorch overload takes `Tensor other`: a Python number there is
 # wrapped into a tensor, so it shows up in `next_functions` as `(None, 0)`.
+# A `Tensor? min` / `Tensor? max` left out (clamp's) shows the same way.
 _WRAPS_SCALARS = frozenset({"AddBackward0", "SubBackward0", "MulBackward0", "DivBackward0",
-                            "WhereBackward0", "NativeLayerNormBackward0"})
+                            "WhereBackward0", "NativeLayerNormBackward0", "ClampBackward0",
+                            "NativeBatchNormBackward0"})
 
 
 SAME_DTYPE = object()  # a leaf's default grad_dtype: its own dtype
@@ -134,6 +139,17 @@ class Node:
     _packed = False  # whether saved_tensors_hooks packed what it saved (saved_hooks.py)
     _compiled = None  # the compiled function whose capture recorded this node (ember.graph)
     _kept = None  # ((tensor, version, output nr), ...) what PyTorch's kernel saves (`keep`)
+    # how many leading outputs are differentiable, when some are not (max(dim)'s indices):
+    # PyTorch's node has only those outputs, so its hooks see only their gradients
+    _n_diff = None
+
+    def __getattr__(self, name: str):
+        # (reached only for a name found nowhere else: PyTorch's `_saved_self`, `_saved_dim`
+        # ..., looked up in saved_attrs' table; any other name is an AttributeError)
+        return _saved_attrs.saved_attribute(self, name)
+
+    def __dir__(self) -> list:
+        return _saved_attrs.node_dir(self)
 
     def name(self) -> str:
         name = type(self).__name__
@@ -234,6 +250,8 @@ class Node:
 
 class AccumulateGrad(Node):
     """The node at a leaf: adds the incoming gradient into `variable.grad`."""
+
+    __module__ = "builtins"  # (PyTorch's C++ class: `type(node)` prints <class 'AccumulateGrad'>)
 
     def __init__(self, variable) -> None:
         self.prim = None
@@ -345,7 +363,10 @@ def node_class(prim, args: tuple = (), params: dict | None = None) -> type:
         key = name = name(args, params or {})  # (classes of call-named nodes: one per name)
     cls = _node_classes.get(key)
     if cls is None:
-        cls = _node_classes[key] = type(name, (Node,), {"__slots__": ()})
+        # (`builtins`, as PyTorch's generated classes: `type(y.grad_fn)` prints
+        # <class 'MulBackward0'>)
+        cls = _node_classes[key] = type(name, (Node,), {"__slots__": (),
+                                                        "__module__": "builtins"})
     return cls
 
 
@@ -466,12 +487,17 @@ def _attach(node, out, multi: bool) -> None:
     if multi:
         first = out[0]
         node._vv = first._vc[0] if first._vc is not None else None
+        n_diff = 0
         for i, o in enumerate(out):
             if o._dtype.is_floating_point or o._dtype.is_complex:
                 o._grad_fn = node
                 o._requires_grad = True
                 if i:
                     ag_meta(o).output_nr = i
+                if n_diff == i:
+                    n_diff += 1
+        if n_diff < len(out):
+            node._n_diff = n_diff
     else:
         vc = out._vc
         node._vv = vc[0] if vc is not None else None
@@ -660,13 +686,33 @@ def keep(out, tensors) -> None:
         node._kept = kept if node._kept is None else node._kept + kept
 
 
+class GradientEdge(NamedTuple):
+    """Where the gradient of a tensor arrives in the graph: a node and its input number
+    (`autograd.grad` accepts one in place of the tensor)."""
+
+    node: Node
+    output_nr: int
+    ownership_token: Node | None = None
+
+
+def get_gradient_edge(tensor) -> GradientEdge:
+    """The GradientEdge through which `tensor`'s gradient flows (its AccumulateGrad node for
+    a leaf)."""
+    if not tensor._requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does "
+                           "not require gradients")
+    node, nr = edge_of(tensor)
+    return GradientEdge(node, nr)
+
+
 def increment_version(t) -> None:
     """Bump `t`'s version counter, as an in-place op would (torch.autograd.graph's helper)."""
     if t._vc is not None:
         t._vc[0] += 1
 
 
-__all__ = ["Node", "RemovableHandle", "increment_version"]
+__all__ = ["Node", "RemovableHandle", "GradientEdge", "get_gradient_edge", "increment_version",
+           "allow_mutation_on_saved_tensors"]
 
 # The engine imports this module; bound last, so either may be imported first.
 from . import engine as _engine  # noqa: E402

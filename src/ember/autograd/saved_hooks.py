@@ -3,12 +3,14 @@
 `saved_tensors_hooks(pack, unpack)` is active while its `with` block runs: every tensor a
 node saves in that block is replaced by `pack(tensor)`, and backward calls `unpack` on
 that object each time it needs the tensor. `save_on_cpu` is the pair that keeps saved
-tensors on the CPU.
+tensors on the CPU; `allow_mutation_on_saved_tensors` the pair that lets a saved tensor be
+changed in place before backward.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from .. import _tensor as T
@@ -89,6 +91,54 @@ class disable_saved_tensors_hooks:
                 return fn(*args, **kwargs)
 
         return wrapped
+
+
+class _AllowMutationOnSavedContext:
+    """What `allow_mutation_on_saved_tensors` yields: the tensors saved in its block (with
+    their versions and copies), cleared when the block ends."""
+
+    def __init__(self) -> None:
+        self.saved: list = []
+
+    def clear(self) -> None:
+        self.saved.clear()
+
+
+_mutation_ctx: list = [None]  # the active allow_mutation_on_saved_tensors context, or None
+_OUTSIDE = ("Trying to backward outside of the 'allow_mutation_on_saved_tensors' contextin "
+            "which the graph was originally recorded.")  # (PyTorch's words, its missing space)
+
+
+@contextlib.contextmanager
+def allow_mutation_on_saved_tensors() -> Iterator[_AllowMutationOnSavedContext]:
+    """Tensors saved for backward in this block may be changed in place before backward,
+    which then reads the values they had when saved. Run the backward inside the block too.
+
+    NOTE: PyTorch copies a saved tensor when an in-place op is about to change it; here each
+    is copied when saved (more memory, the same values), and backward reads the copy once the
+    tensor's version has moved on."""
+    if _mutation_ctx[0] is not None:
+        raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+    ctx = _AllowMutationOnSavedContext()
+
+    def pack(t):
+        entry = (t, t._version, t.detach().clone())
+        ctx.saved.append(entry)
+        return entry
+
+    def unpack(entry):
+        if _mutation_ctx[0] is not ctx or not ctx.saved:
+            raise AssertionError(_OUTSIDE)
+        t, version, copy = entry
+        return t if t._version == version else copy
+
+    _mutation_ctx[0] = ctx
+    try:
+        with saved_tensors_hooks(pack, unpack):
+            yield ctx
+    finally:
+        ctx.clear()
+        _mutation_ctx[0] = None
 
 
 def active() -> bool:

@@ -19,7 +19,8 @@ def outer(input: Tensor, vec2: Tensor, *, out=None) -> Tensor:
     for name, t in (("self", input), ("vec2", vec2)):
         if t.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.ndim}-D")
-    return write_out(input.unsqueeze(1) * vec2, out)
+    # (a column view by `view`, as PyTorch's kernel: its graph is MulBackward0 over ViewBackward0)
+    return write_out(input.view(-1, 1) * vec2, out)
 
 
 def inner(input: Tensor, other: Tensor, *, out=None) -> Tensor:

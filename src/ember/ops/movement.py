@@ -304,7 +304,11 @@ def _mT(x: Tensor, name: str = "mT") -> Tensor:
 def _H(x: Tensor) -> Tensor:
     if x.ndim == 0:
         return _identity_0d(x, "Tensor.H", "Consider using x.conj().").conj()
-    return _T(x).conj()
+    if x.ndim != 2:  # (PyTorch refuses, where `.T` only warns)
+        batches = " For batches of matrices, consider using tensor.mH" if x.ndim > 2 else ""
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
+                           f"{x.ndim}-D tensor.{batches}")
+    return transpose(x, 0, 1).conj()  # (a transpose, as PyTorch's: TransposeBackward0)
 
 
 def _mH(x: Tensor) -> Tensor:
@@ -366,6 +370,11 @@ def expand_as(x: Tensor, other: Tensor) -> Tensor:
 
 def broadcast_to(x: Tensor, size) -> Tensor:
     return expand(x, tuple(size))
+
+
+def _broadcast_to_method(x: Tensor, *size) -> Tensor:
+    """`Tensor.broadcast_to`, which (unlike `torch.broadcast_to`) takes sizes one by one too."""
+    return expand(x, _shape_args(size))
 
 
 def squeeze(x: Tensor, dim=None) -> Tensor:
@@ -532,7 +541,11 @@ def unbind(x: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
         d = wrap_dim(dim, 1)  # (as PyTorch wraps a dim of a 0-d tensor, then reads its size)
         raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
     d = wrap_dim(dim, x.ndim)
-    return mark_multi_output(tuple(select(x, d, i) for i in range(x._shape[d])), "Unbind")
+    out = tuple(select(x, d, i) for i in range(x._shape[d]))
+    for piece in out:  # (one node per piece here; PyTorch's one node is UnbindBackward0)
+        if piece._grad_fn is not None:
+            rename_node(piece._grad_fn, "UnbindBackward0")
+    return mark_multi_output(out, "Unbind")
 
 
 def _need_dims(x: Tensor, name: str) -> None:
@@ -691,7 +704,7 @@ TENSOR_METHODS = {
     "permute": permute,
     "transpose": transpose, "swapaxes": transpose, "swapdims": transpose, "t": t,
     "movedim": movedim, "moveaxis": movedim, "expand": expand, "expand_as": expand_as,
-    "broadcast_to": broadcast_to, "squeeze": squeeze, "unsqueeze": unsqueeze,
+    "broadcast_to": _broadcast_to_method, "squeeze": squeeze, "unsqueeze": unsqueeze,
     "narrow": _narrow_method, "select": select, "diagonal": diagonal, "unfold": unfold,
     "as_strided": as_strided, "unbind": unbind, "split": split, "chunk": chunk,
     "tensor_split": tensor_split, "split_with_sizes": split_with_sizes,

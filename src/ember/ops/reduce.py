@@ -47,6 +47,7 @@ from .registry import (
     deflinear,
     defvjp,
     nondifferentiable,
+    rename_node,
 )
 
 _LOW = (np.dtype(np.float16), dt.bfloat16.np)
@@ -704,6 +705,9 @@ def aminmax(input: Tensor, *, dim=None, keepdim: bool = False, out=None):
         dims = (d,)
     lo = apply(reduce_p, input, fn=AMIN, dims=dims, keepdim=keepdim)
     hi = apply(reduce_p, input, fn=AMAX, dims=dims, keepdim=keepdim)
+    for part in (lo, hi):  # (two nodes here; PyTorch's one kernel's node is AminmaxBackward0)
+        if part._grad_fn is not None:
+            rename_node(part._grad_fn, "AminmaxBackward0")
     return _exact_namedtuple(aminmax_result, (lo, hi), out)
 
 

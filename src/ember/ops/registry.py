@@ -83,7 +83,11 @@ def rename_node(node, name: str) -> None:
     fn_cls = getattr(type(node), "_fn_cls", None)  # (a custom Function's node keeps it)
     cls = _renamed.get((name, fn_cls))
     if cls is None:
-        body = {"__slots__": ()} if fn_cls is None else {"__slots__": (), "_fn_cls": fn_cls}
+        # (`builtins` as node_class's classes; `_by_rename`: its inputs are the last inner
+        # op's, not PyTorch's op's, so saved_attrs shows none of PyTorch's `_saved_*`)
+        body = {"__slots__": (), "__module__": "builtins", "_by_rename": True}
+        if fn_cls is not None:
+            body = {"__slots__": (), "_fn_cls": fn_cls}
         cls = _renamed[name, fn_cls] = type(name, type(node).__bases__, body)
     node.__class__ = cls
 

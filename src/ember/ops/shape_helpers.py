@@ -27,7 +27,16 @@ def _atleast(name: str, shape_of, tensors):
 
 
 def _reshaped(shape_of, t: Tensor) -> Tensor:
-    return t if t.ndim >= len(shape_of(t)) and t.shape == shape_of(t) else t.reshape(shape_of(t))
+    """`t` raised to the rank `shape_of` gives, as PyTorch's kernels do it: a 0-d tensor is
+    reshaped, a 1-d or 2-d one unsqueezed (so its node is UnsqueezeBackward0)."""
+    want = shape_of(t)
+    if t.ndim >= len(want) and t.shape == want:
+        return t
+    if t.ndim == 0:
+        return t.reshape(want)
+    if t.ndim == 1:
+        t = t.unsqueeze(0)
+    return t if t.ndim == len(want) else t.unsqueeze(-1)
 
 
 def atleast_1d(*tensors):
