@@ -200,3 +200,28 @@ def test_a_nan_range_prints_its_sign_as_cpp_does():
         same_message(lambda L, m=make: L.histogramdd(L.stack([m(L), m(L)], 1), 3))
         same_message(lambda L, m=make: L.histc(m(L), 3))
     same_message(lambda L: L.histc(L.ones(2), 3, min=float("nan"), max=float("nan")))
+
+
+def test_histogram_writes_into_an_out_pair():
+    # a (hist, bin_edges) pair: the result is torch.return_types.histogram_out over it
+    x = np.array([0.5, 1.0, 1.0, 2.5, 3.0], np.float32)
+    got = []
+    for lib in (ember, torch):
+        out = (lib.empty(0), lib.empty(0))
+        r = lib.histogram(lib.tensor(x), 3, density=True, out=out)
+        assert r.hist is out[0] and r.bin_edges is out[1]
+        assert type(r).__name__ == "histogram_out"
+        got.append(tuple(r))
+    assert_same(*got)
+
+
+@pytest.mark.parametrize("call, kind", [
+    (lambda L: L.histogram(L.ones(3), 2, out=(L.empty(0, dtype=L.float64), L.empty(0))),
+     RuntimeError),
+    (lambda L: L.histogram(L.ones(3), 2, out=(L.empty(0), L.empty(0, dtype=L.float64))),
+     RuntimeError),
+    (lambda L: L.histogram(L.ones(3), 2, out=(L.empty(0),)), TypeError),
+    (lambda L: L.histogram(L.ones(3), 2, out=L.empty(0)), TypeError),
+])
+def test_histogram_out_of_the_wrong_kind_is_refused(call, kind):
+    same_message(call, kind)

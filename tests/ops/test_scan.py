@@ -354,3 +354,26 @@ def test_scan_out_that_is_no_tensor_and_unknown_keywords(call):
     same_message(lambda L: _SCAN_CALLS[call](L, 0, out=3), TypeError)
     same_message(lambda L: _SCAN_CALLS[call](L, 0, foo=1), TypeError)
     same_message(lambda L: L.ones(3).cumsum(0, foo=1), TypeError)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+@pytest.mark.parametrize("name", ["cummax", "cummin"])
+def test_cum_extreme_value_is_the_element_at_its_index(dtype, name):
+    # of tied -0.0 and 0.0 torch keeps the latest, value and index together (float16 too)
+    x = np.array([0.0, -0.0, 0.5, -0.0, 0.0, np.nan, -0.0, 1.0, -0.5, -0.0], np.float32)
+    x = np.stack([x, x[::-1] * -1])
+    for dim in (0, 1):
+        e = getattr(ember, name)(ember.tensor(x).to(getattr(ember, dtype)), dim)
+        t = getattr(torch, name)(torch.tensor(x).to(getattr(torch, dtype)), dim)
+        assert e.indices.tolist() == t.indices.tolist()
+        assert str(e.values.tolist()) == str(t.values.tolist())
+
+
+@pytest.mark.parametrize("out", ["tensor", "int", "one"])
+@pytest.mark.parametrize("name", ["cummax", "cummin"])
+def test_cum_extreme_out_must_be_a_pair(name, out):
+    def call(L):
+        o = {"tensor": L.empty(0), "int": 3, "one": (L.empty(0),)}[out]
+        return getattr(L, name)(L.ones(2, 3), 1, out=o)
+
+    same_message(call, TypeError)

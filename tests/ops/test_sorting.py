@@ -488,3 +488,126 @@ def test_unique_dim_must_be_an_int():
         same_message(lambda L, d=dim: L.unique_consecutive(L.arange(4), dim=d), TypeError)
     assert_same(ember.unique(ember.arange(4), dim=ember.tensor(0)),
                 torch.unique(torch.arange(4), dim=torch.tensor(0)))
+
+
+# --- unique: which tied value is kept, and where NaNs go ---------------------------------
+
+def _zeros_and_nans(shape, seed, nan=0.2):
+    rng = np.random.default_rng(seed)
+    x = (rng.integers(0, 3, shape) / 4).astype(np.float32)
+    x[rng.random(shape) < 0.3] = -0.0
+    x[rng.random(shape) < nan] = np.nan
+    return x
+
+
+def _same_unique(e, t):
+    """Same values (the sign of each zero too), inverse and counts: exact, as unique only
+    copies values."""
+    for a, b in zip(e, t):
+        assert tuple(a.shape) == tuple(b.shape)
+        assert str(a.tolist()) == str(b.tolist())
+    # (the sign of zeros only: torch's float -> bfloat16 cast gives its NaNs a set sign bit)
+    a, b = e[0].float().numpy(), t[0].float()
+    assert (np.signbit(a) & ~np.isnan(a)).tolist() == (b.signbit() & ~b.isnan()).tolist()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("dim", [None, 0, 1])
+def test_unique_places_each_nan_and_zero_where_torchs_sort_does(dtype, dim):
+    # torch's unique sorts (not stably) and keeps the first of each run: each NaN is a run
+    # of its own, so the inverse of a NaN (and the sign of a kept zero) is the sort's doing.
+    # Over rows, std::sort compares them lexicographically, skipping columns with a NaN.
+    for seed, shape in enumerate([(70, 2), (33, 3), (200, 1), (5, 2)]):
+        x = _zeros_and_nans(shape, seed)
+        kw = dict(dim=dim, return_inverse=True, return_counts=True)
+        e = ember.unique(ember.tensor(x).to(getattr(ember, dtype)), **kw)
+        t = torch.unique(torch.tensor(x).to(getattr(torch, dtype)), **kw)
+        _same_unique(e, t)
+
+
+def test_unique_rows_with_signed_zeros_keep_the_first_sorted_row():
+    x = _zeros_and_nans((64, 2), 7, nan=0.0)
+    for dim in (0, 1):
+        e = ember.unique(ember.tensor(x), dim=dim, return_inverse=True, return_counts=True)
+        t = torch.unique(torch.tensor(x), dim=dim, return_inverse=True, return_counts=True)
+        _same_unique(e, t)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.unique(L.tensor(1.0), dim=0),
+    lambda L: L.unique(L.tensor(1.0), dim=-1),
+    lambda L: L.unique_consecutive(L.tensor(1.0), dim=1),
+])
+def test_unique_over_slices_of_a_scalar_raises_index_error(call):
+    assert "no dimensions" in same_message(call, IndexError)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.unique(L.zeros(0, 3), dim=1),
+    lambda L: L.unique(L.zeros(0, 0), dim=0),
+    lambda L: L.unique_consecutive(L.zeros(0, 3), dim=1),
+    lambda L: L.unique_consecutive(L.zeros(3, 0, 2), dim=2),
+])
+def test_unique_over_slices_refuses_other_empty_dims(call):
+    assert "unique cannot be applied" in same_message(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.unique(L.zeros(2, 0), dim=1, return_inverse=True, return_counts=True),
+    lambda L: L.unique(L.zeros(0, 3), dim=0, return_inverse=True, return_counts=True),
+    lambda L: L.unique_consecutive(L.zeros(0, 3), dim=0, return_inverse=True,
+                                   return_counts=True),
+    lambda L: L.unique_consecutive(L.zeros(3, 0), dim=1, return_inverse=True,
+                                   return_counts=True),
+])
+def test_unique_over_an_empty_dim_is_empty(call):
+    assert_same(call(ember), call(torch))
+
+
+@pytest.mark.parametrize("x", [[1.0, np.nan], [np.nan, np.nan], [np.nan], [-np.nan],
+                               [1.0, 1.0, -np.nan]])
+def test_histc_names_a_nan_range_as_torch_prints_it(x):
+    # torch's vectorized aminmax of two or more values marks a NaN with all bits set (-nan)
+    same_message(lambda L: L.histc(L.tensor(x), bins=3))
+    same_message(lambda L: L.histc(L.tensor(x, dtype=L.float64), bins=3))
+
+
+# --- out= of the ordering ops ------------------------------------------------------------
+
+@pytest.mark.parametrize("call, kind", [
+    (lambda L: L.topk(L.ones(2, 3), 1, out=L.empty(0)), TypeError),
+    (lambda L: L.topk(L.ones(2, 3), 1, out=(L.empty(0),)), TypeError),
+    (lambda L: L.kthvalue(L.ones(2, 3), 1, out=(L.empty(0),) * 3), TypeError),
+    (lambda L: L.kthvalue(L.ones(2, 3), 1, out=L.empty(0)), TypeError),
+    (lambda L: L.argsort(L.ones(2, 3), stable=True, out=L.empty(0, dtype=L.int32)),
+     RuntimeError),
+    (lambda L: L.histc(L.ones(3), 3, out=L.empty(0, dtype=L.float64)), RuntimeError),
+    (lambda L: L.histc(L.ones(3, dtype=L.float64), 3, out=L.empty(0, dtype=L.float16)),
+     RuntimeError),
+])
+def test_out_of_the_wrong_kind_is_refused_as_torch_refuses_it(call, kind):
+    same_message(call, kind)
+
+
+def test_argsort_and_topk_write_into_out():
+    x = np.array([[3.0, 1.0, 3.0, -0.0], [0.0, 2.0, 2.0, 5.0]], np.float32)
+    for lib in (ember, torch):
+        idx = lib.empty(0, dtype=lib.long)
+        assert lib.argsort(lib.tensor(x), dim=0, descending=True, stable=True, out=idx) is idx
+    got = [lib.argsort(lib.tensor(x), stable=True, out=lib.empty(0, dtype=lib.long))
+           for lib in (ember, torch)]
+    assert_same(*got)
+    got = [lib.topk(lib.tensor(x), 2, out=[lib.empty(0), lib.empty(0, dtype=lib.long)])
+           for lib in (ember, torch)]
+    assert_same(tuple(got[0]), tuple(got[1]))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.sort(L.ones(2, 3), 0, out=L.empty(0)),
+    lambda L: L.sort(L.ones(2, 3), out=L.empty(0)),
+    lambda L: L.sort(L.ones(2, 3), stable=True, out=L.empty(0)),
+    lambda L: L.sort(L.ones(2, 3), 1, True, out=3),
+    lambda L: L.sort(L.ones(2, 3), 0, out=(L.empty(0),)),
+])
+def test_sort_out_that_is_no_pair_fits_no_overload(call):
+    same_message(call, TypeError)

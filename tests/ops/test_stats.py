@@ -10,7 +10,7 @@ import torch
 import ember
 from op_oracle import array, check_double, meta_same, oracle, raises_like
 
-from helpers import DTYPE_PAIRS, assert_same, check_grads
+from helpers import DTYPE_PAIRS, assert_same, check_grads, same_message
 
 ALL_DTYPES = [e for e, _ in DTYPE_PAIRS]
 
@@ -413,3 +413,69 @@ def test_nan_forms_refuse_in_their_plain_forms_words(case):
             _NAN_FORMS[case](m)
         got.append((e.type, str(e.value)))
     assert got[0] == got[1]
+
+
+# --- ties between -0.0 and 0.0, and error wording ---------------------------------------
+
+@pytest.mark.parametrize("name", ["quantile", "nanquantile"])
+@pytest.mark.parametrize("interpolation", ["linear", "lower", "higher", "nearest", "midpoint"])
+def test_quantile_of_zeros_has_the_sign_torchs_sort_leaves(name, interpolation):
+    # torch sorts each slice (not stably) and picks from it: which of the tied -0.0 and 0.0
+    # lands at a rank decides the sign printed
+    rng = np.random.default_rng(3)
+    x = (rng.integers(-1, 2, (3, 60)) / 4).astype(np.float32)
+    x[(x == 0) & (rng.random(x.shape) < 0.5)] = -0.0
+    x[0, ::7] = np.nan
+    q = np.array([0.0, 0.2, 0.35, 0.5, 0.61, 1.0], np.float32)
+    for dim in (None, 1):
+        e = getattr(ember, name)(ember.tensor(x), ember.tensor(q), dim=dim,
+                                 interpolation=interpolation)
+        t = getattr(torch, name)(torch.tensor(x), torch.tensor(q), dim=dim,
+                                 interpolation=interpolation)
+        assert str(e.tolist()) == str(t.tolist())
+
+
+@pytest.mark.parametrize("q", [2.0, 1.23456789, -0.5, 1.0000001, 123456789.0, float("inf")])
+def test_quantile_out_of_range_prints_q_as_cpp_does(q):
+    msg = same_message(lambda L: L.nanquantile(L.arange(4.0), q))
+    assert "but got" in msg
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.median(L.tensor([True, False])),
+    lambda L: L.median(L.tensor([True, False]), 0),
+    lambda L: L.tensor([True, False]).nanmedian(0, keepdim=True),
+    lambda L: L.nanmedian(L.tensor([1j]), 0),
+])
+def test_median_names_its_kernel_as_torch_does(call):
+    # the full median's kernel is median_cpu, the per-dim one's median_out
+    assert "not implemented" in same_message(call, NotImplementedError)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("name", ["median", "nanmedian"])
+def test_full_median_of_zeros_has_the_sign_nth_element_leaves(dtype, name):
+    # torch's median() runs std::nth_element on a copy in memory order: of tied -0.0 and
+    # 0.0, the one it leaves in the middle is returned
+    rng = np.random.default_rng(1)
+    for n in (5, 17, 40, 101):
+        x = (rng.integers(-1, 2, (3, n)) / 4).astype(np.float32)
+        x[(x == 0) & (rng.random(x.shape) < 0.5)] = -0.0
+        if name == "nanmedian":
+            x[:, ::5] = np.nan
+        for view in (lambda t: t, lambda t: t.T, lambda t: t[:, ::2]):
+            e = getattr(ember, name)(view(ember.tensor(x).to(getattr(ember, dtype))))
+            t = getattr(torch, name)(view(torch.tensor(x).to(getattr(torch, dtype))))
+            assert str(e.float().item()) == str(t.float().item())
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.median(L.ones(2, 3), out=(L.empty(0), L.empty(0, dtype=L.long))),
+    lambda L: L.nanmedian(L.ones(2, 3), out=L.empty(0)),
+    lambda L: L.nanmedian(L.ones(2, 3), 0, out=L.empty(0)),
+    lambda L: L.mode(L.ones(2, 3), out=L.empty(0)),
+    lambda L: L.median(L.ones(2, 3), 1, out=[L.empty(0)]),
+])
+def test_median_and_mode_out_must_be_a_pair_for_the_dim_form(call):
+    # the full median has no out= overload: torch's parser asks for dim
+    same_message(call, TypeError)

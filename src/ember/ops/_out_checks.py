@@ -51,11 +51,25 @@ def check_frexp_out(input: Tensor, out) -> None:
                            f"{c_type_name(exponent._dtype)}")
 
 
-def check_values_indices_out(input: Tensor, out, op: str) -> None:
-    """A (values, indices) `out=` pair of kthvalue / mode / median / nanmedian: values in the
-    input's dtype, indices int64, each refused in its kernel's own words and order."""
+def check_out_tuple(out, name: str, n: int = 2) -> None:
+    """`out=` of an op with `n` results must be a tuple (or list) of `n` tensors: PyTorch's
+    parser refuses anything else with a TypeError before the op runs."""
     if out is None:
         return
+    if not isinstance(out, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not "
+                        f"{type(out).__name__}")
+    if len(out) != n:
+        raise TypeError(f"expected tuple of {n} elements but got {len(out)}")
+
+
+def check_values_indices_out(input: Tensor, out, op: str, name: str | None = None) -> None:
+    """A (values, indices) `out=` pair of kthvalue / mode / median / nanmedian (`name`, when
+    it is not `op`): values in the input's dtype, indices int64, each refused in its
+    kernel's own words and order."""
+    if out is None:
+        return
+    check_out_tuple(out, name or op)
     values, indices = out
     v_bad = isinstance(values, Tensor) and values._dtype is not input._dtype
     i_bad = isinstance(indices, Tensor) and indices._dtype is not dt.int64

@@ -18,7 +18,8 @@ import numpy as np
 from .. import _dtype as dt
 from .._tensor import Tensor
 from ._arg_parser_text import invalid_combination
-from ._common import type_name
+from ._common import c_type_name, type_name, write_out
+from ._out_checks import check_out_tuple
 from .creation import _linspace_float
 from .reduce import return_type
 from .registry import Primitive, apply, batch_by_loop, derivative_not_implemented
@@ -284,12 +285,16 @@ def _histogram(aten: str, input, weight, shape, counts, counted, range, density)
 
 
 def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = None,
-              density: bool = False):
+              density: bool = False, out=None):
     """Counts (or summed `weight`s, or a density) of all elements of `input` in `bins`
-    equal-width bins over their range (or `range`), or between the edges in a 1-D tensor."""
+    equal-width bins over their range (or `range`), or between the edges in a 1-D tensor;
+    into `out`, a (hist, bin_edges) pair of the input's dtype, when given."""
     if isinstance(bins, bool) or not isinstance(bins, (int, Tensor)):
         # (PyTorch names the keywords the call used; ember reports `bins` as positional)
         flags = {} if range is None else {"range": range}
+        raise invalid_combination("histogram", _HIST_SIGNATURES, (input, bins), flags)
+    if out is not None and not isinstance(out, (tuple, list)):  # (fits neither overload)
+        flags = {k: v for k, v in (("range", range), ("out", out)) if v is not None}
         raise invalid_combination("histogram", _HIST_SIGNATURES, (input, bins), flags)
     if isinstance(bins, Tensor) and range is not None:
         raise invalid_combination("histogram", _HIST_SIGNATURES, (input, bins),
@@ -298,9 +303,24 @@ def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = No
     if counted and bins <= 0:  # (histogramdd says this only of 0; of -1, no edges)
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for "
                            "dimension 0")
+    _check_histogram_out(input, out)
     hist, edges = _histogram("histogram", input, weight, (input.numel(), 1),
                              [int(bins)] if counted else [bins], counted, range, density)
-    return histogram_result(hist, edges[0])
+    r = histogram_result(hist, edges[0])
+    return r if out is None else write_out(r, out)
+
+
+def _check_histogram_out(input: Tensor, out) -> None:
+    """`out=` of histogram: a (hist, bin_edges) pair, each of the input's dtype (cast into
+    neither, as PyTorch's kernel refuses)."""
+    check_out_tuple(out, "histogram")
+    if out is None:
+        return
+    for o, what, tail in ((out[0], "hist", ""), (out[1], "bin_edges", " for dimension 0")):
+        if isinstance(o, Tensor) and o._dtype is not input._dtype:
+            raise RuntimeError(f"torch.histogram: input tensor and {what} tensor should have "
+                               f"the same dtype, but got input {c_type_name(input._dtype)} and "
+                               f"{what} {c_type_name(o._dtype)}{tail}")
 
 
 __all__ = ["histogram", "histogramdd"]

@@ -22,7 +22,7 @@ from .._view import wrap_dim
 from ._arg_parser_text import as_method, tp_name
 from ._batching import front
 from ._common import c_type_name, type_name, write_out
-from ._out_checks import check_scalar_types
+from ._out_checks import check_out_tuple, check_scalar_types
 from .reduce import (
     _LOW,
     _cast_for_sum,
@@ -291,7 +291,8 @@ def _cum_extreme_kernel(largest: bool):
         hit = (a == vals) | (a != a) if a.dtype.kind in "fc" or a.dtype in _LOW else a == vals
         pos = np.arange(a.shape[dim]).reshape([-1 if i == dim else 1 for i in range(a.ndim)])
         idx = np.maximum.accumulate(np.where(hit, pos, 0), axis=dim)
-        return vals, idx.astype(np.int64)
+        # (each value is the element at its index: of -0.0 and 0.0, the latest one's sign)
+        return np.take_along_axis(a, idx, axis=dim), idx.astype(np.int64)
 
     return c_order(kernel)
 
@@ -321,7 +322,8 @@ cummin_result = return_type("cummin", ["values", "indices"])
 
 def _cum_extreme(largest: bool, result, name: str):
     def op(input: Tensor, dim: int = _REQUIRED, *, out=None):
-        d = _scan_dim(input, dim, name, out=None if isinstance(out, (tuple, list)) else out)
+        d = _scan_dim(input, dim, name)
+        check_out_tuple(out, name)
         if input._dtype.is_complex:
             raise NotImplementedError(
                 f'"{name}_cpu" not implemented for \'{type_name(input._dtype)}\'')

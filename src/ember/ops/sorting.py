@@ -24,9 +24,10 @@ from .._core import data_dependent
 from .._tensor import Tensor
 from .._view import is_non_overlapping_and_dense, wrap_dim
 from . import _stl_sort
-from ._common import layout_like, type_name, write_exact, write_out
+from ._arg_parser_text import invalid_combination
+from ._common import c_type_name, layout_like, type_name, write_exact, write_out
 from ._dynamic_shape import refuse_batched
-from ._out_checks import check_values_indices_out
+from ._out_checks import check_out_tuple, check_values_indices_out
 from .index import scatter_into_zeros
 from .reduce import pick_p, picker, return_type
 from .registry import (
@@ -155,6 +156,9 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool | 
          *, out=None):
     """(values, indices) sorted along `dim`; `stable` keeps equal values in their order
     (otherwise, as in PyTorch, the order of ties is unspecified)."""
+    if out is not None and not isinstance(out, (tuple, list)):
+        raise _sort_out_error(input, dim, descending, stable, out)
+    check_out_tuple(out, "sort")
     _check_sortable(input)
     d = wrap_dim(dim, max(input.ndim, 1))
     r = sort_result(*apply(pick_p, input, fn=SORT, dim=d, descending=bool(descending),
@@ -162,11 +166,29 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool | 
     return write_exact(r, out) if out is not None else r
 
 
+_SORT_SIGNATURES = (
+    "(Tensor input, *, bool stable, int dim = -1, bool descending = False, "
+    "tuple of Tensors out = None)",
+    "(Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = None)",
+)
+
+
+def _sort_out_error(input, dim, descending, stable, out) -> TypeError:
+    """The parser's TypeError for an `out=` that is no tuple: it fits neither overload."""
+    # NOTE: torch lists the arguments as the call passed them; ember sees only their values,
+    # so a dim or descending other than its default is listed as positional, stable=True
+    # as the keyword it must be.
+    args = (input,) + tuple(v for v, default in ((dim, -1), (descending, False))
+                            if v != default)
+    flags = {**({"stable": stable} if stable else {}), "out": out}  # (in the usual order)
+    return invalid_combination("sort", _SORT_SIGNATURES, args, flags)
+
+
 def argsort(input: Tensor, dim: int = -1, descending: bool = False,
-            stable: bool = False) -> Tensor:
-    """The indices that sort `input` along `dim`."""
+            stable: bool = False, *, out=None) -> Tensor:
+    """The indices that sort `input` along `dim` (into `out`, which must be int64)."""
     with grad_mode.no_grad():
-        return sort(input, dim, descending, stable).indices
+        return write_exact(sort(input, dim, descending, stable).indices, out)
 
 
 def msort(input: Tensor, *, out=None) -> Tensor:
@@ -286,6 +308,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
          *, out=None):
     """The k largest (or smallest) values along `dim`, with their indices, in order."""
     _int_args("topk", k, dim)
+    check_out_tuple(out, "topk")
     if input._dtype is dt.bool_:
         raise RuntimeError("topk does not support bool dtypes on CPU")
     if input._dtype.is_complex:
@@ -366,33 +389,70 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out
 # --- unique / unique_consecutive ---------------------------------------------------------
 
 def _unique_kernel(a, *, dim, inverse, counts):
-    if a.dtype == dt.bfloat16.np:  # (NumPy orders ml_dtypes' bfloat16 without regard to NaN)
-        vals, inv, cnt = _unique_kernel(a.astype(np.float32), dim=dim, inverse=inverse,
-                                        counts=counts)
-        return vals.astype(a.dtype), inv, cnt
+    if a.dtype.kind not in "fV" and dim is None:  # (integers: no tie can be told apart)
+        vals, inv, cnt = np.unique(a.reshape(-1), return_inverse=True, return_counts=True)
+        return vals, inv.reshape(a.shape).astype(np.int64), cnt.astype(np.int64)
+    key = a.astype(np.float32) if a.dtype == dt.bfloat16.np else a
     if dim is None:
-        vals, inv, cnt = np.unique(a.reshape(-1), return_inverse=True, return_counts=True,
-                                   equal_nan=False)
-        inv = inv.reshape(a.shape)
-        _zero_as_sorted(vals, a.reshape(-1))
-    else:
-        vals, inv, cnt = np.unique(a, axis=dim, return_inverse=True, return_counts=True,
-                                   equal_nan=False)
-        inv = inv.reshape(-1)
-    return vals, inv.astype(np.int64), cnt.astype(np.int64)
+        vals, inv, cnt = _unique_sorted(a.reshape(-1, 1), key.reshape(-1, 1), _flat_order)
+        return vals.reshape(-1), inv.reshape(a.shape), cnt
+    if a.size == 0:
+        vals, inv, cnt = np.unique(a, axis=dim, return_inverse=True, return_counts=True)
+        return vals, inv.reshape(-1).astype(np.int64), cnt.astype(np.int64)
+    rows = np.moveaxis(a, dim, 0)
+    vals, inv, cnt = _unique_sorted(rows.reshape(len(rows), -1),
+                                    np.moveaxis(key, dim, 0).reshape(len(rows), -1), _rows_order)
+    return np.moveaxis(vals.reshape(-1, *rows.shape[1:]), 0, dim), inv, cnt
 
 
-def _zero_as_sorted(vals: np.ndarray, flat: np.ndarray) -> None:
-    """Give `vals`' zero the sign of the zero PyTorch keeps: the first in its (unstable) sort."""
-    # NOTE: PyTorch's CPU unique sorts the flattened input with std::sort, then keeps the
-    # first of each run of equal values; -0.0 == 0.0, so which sign survives is the sort's.
-    if flat.dtype.kind != "f":
-        return
-    zeros = flat[flat == 0]
-    if len(zeros) < 2 or np.signbit(zeros).all() or not np.signbit(zeros).any():
-        return
-    ordered = flat[_argsort(flat, 0, False, stable=False)]
-    vals[vals == 0] = ordered[ordered == 0][0]
+def _unique_sorted(rows: np.ndarray, key: np.ndarray, order_of):
+    """PyTorch's CPU unique over the rows of `rows`: put them in the order `order_of(key)`
+    gives, then keep the first row of each run of equal rows, with each row's run (inverse)
+    and the runs' lengths (counts)."""
+    # NOTE: the order of tied rows decides which of -0.0 and 0.0 a kept row shows, and NaN
+    # equals nothing, so each row with a NaN is a run of its own, placed where the sort left it.
+    n = len(rows)
+    if n == 0:
+        return rows, np.zeros(0, np.int64), np.zeros(0, np.int64)
+    order = order_of(key)
+    ordered = key[order]
+    new = np.ones(n, bool)
+    new[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
+    starts = np.flatnonzero(new)
+    inv = np.empty(n, np.int64)
+    inv[order] = np.cumsum(new) - 1
+    cnt = np.diff(np.append(starts, n)).astype(np.int64)
+    return rows[order[starts]], inv, cnt
+
+
+def _flat_order(key: np.ndarray) -> np.ndarray:
+    """The order `sort` (not stable) leaves the values of a column in, as unique's does."""
+    return _argsort(key[:, 0], 0, False, stable=False)
+
+
+def _rows_order(key: np.ndarray) -> np.ndarray:
+    """The order in which `std::sort` leaves the rows, compared lexicographically by `<` and
+    `>` (as PyTorch's unique_dim does): a column where neither holds (equal, or a NaN) is
+    skipped."""
+    if key.dtype.kind != "f" or not np.isnan(key).any():
+        # a strict weak order: its ranks (-0.0 ranked with 0.0) replay the sort exactly
+        rank = np.unique(key + 0, axis=0, return_inverse=True)[1].reshape(1, -1)
+        return _stl_sort.sort_rows(rank)[0]
+    # NOTE: with a NaN the comparison is no strict weak order, so std::sort is replayed step
+    # by step with it (in Python: rows with NaNs are rare and unique_dim inputs small).
+    table = key.tolist()
+
+    def lt(i: int, j: int) -> bool:
+        for x, y in zip(table[i], table[j]):
+            if x < y:
+                return True
+            if x > y:
+                return False
+        return False
+
+    q = list(range(len(table)))
+    _stl_sort.sort(q, 0, len(q), lt)
+    return np.array(q, np.int64)
 
 
 unique_p = Primitive("unique", _unique_kernel, None, n_outputs=3)
@@ -418,6 +478,26 @@ def _dim_arg(dim, what: str) -> None:
         raise TypeError(f"{what} must be int, not {type(dim).__name__}")
 
 
+def _slice_dim(input: Tensor, dim) -> int | None:
+    """`dim` wrapped, for the forms of unique that run over slices (None: the flat form)."""
+    if dim is None:
+        return None
+    if input.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return wrap_dim(dim, input.ndim)
+
+
+def _check_zero_sizes(shape: tuple, d: int) -> None:
+    """PyTorch's unique over slices refuses a size-0 dim other than the one it runs along."""
+    zeros = sum(1 for n in shape if n == 0)
+    if shape[d] == 0 and zeros > 1:
+        raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot "
+                           "be applied ")
+    if shape[d] != 0 and zeros:
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique "
+                           "cannot be applied")
+
+
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
            return_counts: bool = False, dim: int | None = None):
     """The distinct values (or slices along `dim`), sorted; optionally inverse and counts."""
@@ -427,7 +507,9 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
     _dim_arg(dim, "unique_dim(): argument 'dim' (position 2)")
     _not_for("unique" if dim is None else "unique_dim", input)
     refuse_batched(input, "aten::_unique2" if dim is None else "aten::unique_dim")
-    d = None if dim is None else wrap_dim(dim, max(input.ndim, 1))
+    d = _slice_dim(input, dim)
+    if d is not None:
+        _check_zero_sizes(input._shape, d)
     vals, inv, cnt = apply(unique_p, input, dim=d, inverse=return_inverse, counts=return_counts)
     return _results(vals, inv, cnt, return_inverse, return_counts)
 
@@ -438,7 +520,8 @@ def _unique_consecutive_kernel(a, *, dim):
         if a.ndim == 0:
             rows = a.reshape(1, 1)
     else:
-        rows = np.moveaxis(a, dim, 0).reshape(a.shape[dim], -1)
+        rows = np.moveaxis(a, dim, 0)
+        rows = rows.reshape(len(rows), math.prod(rows.shape[1:]))
     n = rows.shape[0]
     new = np.ones(n, bool)
     if n > 1:
@@ -470,7 +553,9 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
     _dim_arg(dim, "unique_consecutive(): argument 'dim'")
     refuse_batched(input, "aten::unique_consecutive")
     _not_for("unique", input)
-    d = None if dim is None else wrap_dim(dim, max(input.ndim, 1))
+    d = _slice_dim(input, dim)
+    if d is not None and input.ndim > 1:  # (a 1-D input along dim 0 is the flat form)
+        _check_zero_sizes(input._shape, d)
     vals, inv, cnt = apply(unique_consecutive_p, input, dim=d)
     return _results(vals, inv, cnt, return_inverse, return_counts)
 
@@ -527,6 +612,10 @@ def _histc_kernel(a, *, bins, lo, hi):
     if lo == hi:  # the data's own range (widened by one each side when it is one value)
         if a.size:
             lo, hi = float(a.min()), float(a.max())
+            if a.size > 1 and lo != lo:
+                # NOTE: PyTorch's vectorized aminmax marks a NaN with all bits set: a NaN
+                # with its sign bit set, which the message prints as "-nan"
+                lo = hi = -math.nan
         if lo == hi:
             lo, hi = lo - 1, hi + 1
         _check_histc_range(lo, hi)
@@ -561,15 +650,20 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
         raise RuntimeError("torch.histc: max must be larger than min")
     if lo != hi:  # (equal: the kernel takes the data's range)
         _check_histc_range(lo, hi)
+    if out is not None and out._dtype is not input._dtype:  # (histc casts nothing into out)
+        raise RuntimeError("torch.histogram: input tensor and hist tensor should have the same "
+                           f"dtype, but got input {c_type_name(input._dtype)} and hist "
+                           f"{c_type_name(out._dtype)}")
     return write_out(apply(histc_p, input, bins=int(bins), lo=lo, hi=hi), out)
 
 
 def _check_histc_range(lo: float, hi: float) -> None:
     if not (np.isfinite(lo) and np.isfinite(hi)):
-        raise RuntimeError(f"torch.histc: range of [{_g(lo)}, {_g(hi)}] is not finite")
+        raise RuntimeError(f"torch.histc: range of [{cpp_double(lo)}, {cpp_double(hi)}] is "
+                           "not finite")
 
 
-def _g(v: float) -> str:
+def cpp_double(v: float) -> str:
     """A double as C++'s ostream prints it: a NaN with its sign bit set is "-nan" (0 / 0
     makes one on x86), a quiet NaN typed in is "nan"."""
     if v != v:

@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor
+from .._view import is_non_overlapping_and_dense
 from ..amp.autocast_mode import autocast_op
 from . import _stl_sort
 from ._arg_parser_text import invalid_combination, method_aware
@@ -57,6 +58,8 @@ from .registry import (
     rename_node,
     saves,
 )
+from .sorting import _argsort as sort_order
+from .sorting import cpp_double
 from .spread import std, std_mean, var, var_mean
 
 
@@ -285,9 +288,38 @@ def _median_all_kernel(ignore_nan: bool):
         else:
             r = np.take_along_axis(rows, _median_index(rows, rows.ndim - 1, ignore_nan),
                                    axis=-1)[..., 0]
+            if not keep:
+                r = _zero_as_nth_element(r, _in_memory_order(a), ignore_nan)
         return r.reshape(reduced_shape(a.shape, dims, True)) if keepdim and a.ndim else r
 
     return kernel
+
+
+def _in_memory_order(a: np.ndarray) -> np.ndarray:
+    """`a`'s elements in the order PyTorch's clone of it holds them: its memory order when
+    it covers its memory densely (clone keeps those strides), else row-major."""
+    strides = [st // a.itemsize for st in a.strides]
+    if a.ndim < 2 or not is_non_overlapping_and_dense(a.shape, strides):
+        return a.reshape(-1)
+    order = sorted(range(a.ndim), key=lambda d: (-strides[d], d))
+    return a.transpose(order).reshape(-1)
+
+
+def _zero_as_nth_element(r: np.ndarray, flat: np.ndarray, ignore_nan: bool) -> np.ndarray:
+    """The full median `r` (0-d) with the sign of zero that PyTorch's kernel returns."""
+    # NOTE: PyTorch's median() runs std::nth_element on a copy of the values (NaN last):
+    # when the median is zero and both -0.0 and 0.0 occur, which one lands in the middle
+    # is up to its steps, so they are replayed (only then: nowhere else can ties differ).
+    w = _work(flat)
+    if w.dtype.kind != "f" or r != 0 or not ignore_nan and np.isnan(w).any():
+        return r
+    zeros = np.signbit(w[w == 0])
+    if zeros.all() or not zeros.any():
+        return r
+    q = w.tolist()
+    k = (len(q) - int(np.isnan(w).sum()) - 1) // 2
+    _stl_sort.nth_element(q, 0, k, len(q), lambda x, y: x < y or (y != y and x == x))
+    return np.copysign(r, q[k]).astype(r.dtype)
 
 
 def _median_dim_kernel(ignore_nan: bool):
@@ -336,16 +368,19 @@ def _check_orderable(x: Tensor, kernel: str, allow_bool: bool = False) -> None:
 
 def _median_like(result, name: str, ignore_nan: bool):
     def op(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
+        if dim is None and out is not None:  # (the full median has no out=: only `dim`'s)
+            raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
         d = None if dim is None else one_dim(dim, builtins.max(input.ndim, 1), name)
         if d is not None and input.ndim and input._shape[d] == 0:  # before the dtype check
             # (nanmedian's message names median, as ATen's shared check does)
             raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
-        _check_orderable(input, "median_cpu")
+        # (ATen names the kernel of the full median median_cpu, of the per-dim one median_out)
+        _check_orderable(input, "median_cpu" if dim is None else "median_out")
         if dim is None:
             r = apply(reduce_p, input, fn=NANMEDIAN if ignore_nan else MEDIAN,
                       dims=tuple(range(input.ndim)), keepdim=False)
             return write_out(r, out)
-        check_values_indices_out(input, out, "median")
+        check_values_indices_out(input, out, "median", name)
         r = apply(pick_p, input, fn=NANMEDIAN_DIM if ignore_nan else MEDIAN_DIM, dim=d,
                   keepdim=keepdim, in_shape=input._shape)
         return as_namedtuple(result, r, out)
@@ -425,7 +460,9 @@ def _quantile_index_kernel(a, *, qs, dim, interpolation, ignore_nan):
     Shapes are (len(qs),) + a.shape with `dim` kept as size 1.
     """
     n = a.shape[dim]
-    order = np.argsort(a, axis=dim, kind="stable")  # NaNs sort last
+    # NOTE: PyTorch sorts each slice with `sort` (not stable, NaNs last): of tied -0.0 and
+    # 0.0, the one that sort leaves first decides the sign of a quantile of zero
+    order = sort_order(a, dim, descending=False, stable=False)
     nan = np.isnan(a)
     count = n - nan.sum(dim, keepdims=True) if ignore_nan else np.full(
         reduced_shape(a.shape, (dim,), True), n)
@@ -484,7 +521,7 @@ def _quantile_qs(input: Tensor, q, name: str):
         return qs, q.ndim == 0
     qv = float(q)
     if not 0 <= qv <= 1:
-        raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {qv}")
+        raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {cpp_double(qv)}")
     return (qv,), True
 
 
