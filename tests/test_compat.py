@@ -242,10 +242,16 @@ def test_classes_print_torch_paths_only_while_installed():
             "<class 'torch.nn.parameter.Parameter'>"
         assert torch.typename(torch.nn.Linear(1, 1)) == "torch.nn.modules.linear.Linear"
         assert repr(torch.nn.Parameter(torch.ones(1))).startswith("Parameter containing:\ntensor(")
+        # named-tuple results, those made before install and those made after (`_out` types)
+        x = torch.arange(4.0)
+        assert repr(type(torch.topk(x, 1))) == "<class 'torch.return_types.topk'>"
+        out = (torch.empty(0), torch.empty(0, dtype=torch.long))
+        assert repr(type(torch.cummax(x, 0, out=out))) == "<class 'torch.return_types.cummax_out'>"
     finally:
         compat.uninstall()
     assert ember.Tensor.__module__ == "ember._tensor"
     assert ember.nn.Linear.__module__ == "ember.nn.modules.linear"
+    assert type(ember.topk(ember.arange(4.0), 1)).__module__ == "ember.return_types"
 
 
 def test_tensor_data_grad_assignment_and_legacy_construction(as_torch):

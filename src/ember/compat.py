@@ -155,6 +155,12 @@ def install() -> None:
     for name, mod in list(sys.modules.items()):
         if name == "ember" or name.startswith("ember."):
             _rename_classes(mod)
+    from .ops._return_types import RETURN_TYPES  # (made as ops are; later ones take the prefix)
+
+    for cls in RETURN_TYPES.values():
+        if cls not in _renamed:
+            _renamed[cls] = cls.__module__
+            cls.__module__ = "torch.return_types"
     _patch_spawn(True)
 
 
@@ -173,6 +179,10 @@ def uninstall() -> None:
     for cls, module in _renamed.items():
         cls.__module__ = module
     _renamed.clear()
+    from .ops._return_types import RETURN_TYPES
+
+    for cls in RETURN_TYPES.values():
+        cls.__module__ = "ember.return_types"
     _patch_spawn(False)
 
 

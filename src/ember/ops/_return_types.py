@@ -21,8 +21,10 @@ def return_type(name: str, fields: list[str]) -> type:
         body = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self))
         return f"{_names.prefix}.return_types.{name}(\n{body})"
 
+    from .. import _names
+
     cls = type(name, (base,), {"__slots__": (), "__repr__": __repr__,
-                               "__module__": "ember.return_types"})
+                               "__module__": f"{_names.prefix}.return_types"})
     RETURN_TYPES[name] = cls
     return cls
 
