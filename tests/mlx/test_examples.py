@@ -87,6 +87,10 @@ RTOL = {
     # MLX's by a few ulps (half-precision results came out bit-identical); sampled tokens
     # are bit-identical (threefry) and every printed value matched to the last digit here
     "kv_cache_generate.py": 1e-4,
+    # no training but 4 Adam steps: the losses' float32 logsumexp / log / exp and the
+    # norms sum and round otherwise than MLX's by an ulp or two (printed to 4-5 decimals);
+    # half-precision results and initializer draws (threefry) are bit-identical
+    "losses_init.py": 1e-4,
 }
 PROGRAMS = sorted(p.name for p in EXAMPLES.glob("*.py"))
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d*)?(?:e[+-]?\d+)?|nan|-?inf")

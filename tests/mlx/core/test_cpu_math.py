@@ -270,3 +270,48 @@ def test_tanh_derivative_is_mlx_s_past_saturation(dtype):
         np.testing.assert_array_max_ulp(ours, theirs, maxulp=4)
     if dtype != "float16":  # (cosh(30)^2 overflows float16: 0 on both)
         assert run(ex)[1][5] > 0.0
+
+
+# (name, function of the differentiated half array `z` and a second half array `w`)
+_HALF_GRADS = [
+    ("logaddexp", lambda m, z, w: m.logaddexp(z, w)),
+    ("logaddexp scalar", lambda m, z, w: m.logaddexp(0.0, z)),
+    ("logaddexp broadcast", lambda m, z, w: m.logaddexp(z, w[:1])),
+    ("rsqrt", lambda m, z, w: m.rsqrt(m.abs(z) + 0.01)),
+    ("logsumexp", lambda m, z, w: m.logsumexp(z, axis=-1)),
+    ("logsumexp keepdims", lambda m, z, w: m.logsumexp(z, axis=-1, keepdims=True)),
+    ("logsumexp all", lambda m, z, w: m.logsumexp(z[:1], axis=(0, 1))),
+    ("softmax", lambda m, z, w: m.softmax(z * 4, axis=-1)),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("name,fn", _HALF_GRADS, ids=[c[0] for c in _HALF_GRADS])
+def test_half_derivatives_are_mlx_s_vjps_in_half_ops(dtype, name, fn):
+    """MLX's VJPs of logaddexp (g * sigmoid(a - b), g * (1 - sigmoid(a - b))), rsqrt
+    ((-0.5 * g) * (out / x)), logsumexp (g * precise softmax) and softmax (s * g -
+    s * sum(s * g)) run as half ops, each rounded to the half type: bit for bit, as each
+    step is one correctly rounded op (or MLX's sigmoid / exp, matched bit for bit)."""
+    rng = np.random.default_rng(3)
+    z0 = (rng.standard_normal((6, 40)) * 3).astype(np.float32)
+    w0 = (rng.standard_normal((6, 40)) * 3).astype(np.float32)
+    cot = rng.standard_normal((6, 40)).astype(np.float32)
+
+    def run(m):
+        z, w = (m.array(a).astype(getattr(m, dtype)) for a in (z0, w0))
+
+        def loss(z):
+            out = fn(m, z, w)
+            c = m.array(cot.reshape(-1)[:out.size].reshape(out.shape)).astype(out.dtype)
+            return (out * c).sum()
+
+        g = m.grad(loss)(z)
+        t = m.jvp(lambda z: fn(m, z, w), [z], [m.array(cot).astype(z.dtype)])[1][0]
+        return [np.array(v.astype(m.float32)) for v in (g, t)]
+
+    (g, t), (g_mlx, t_mlx) = run(ex), run(mx)
+    assert _same(g, g_mlx)
+    # NOTE: the jvps' sums (logsumexp's over the row, and the softmax's) accumulate in
+    # float32 in another order than MLX's: within a unit of the half type's last place
+    unit = 2.0 ** (-10 if dtype == "float16" else -7)
+    np.testing.assert_allclose(t, t_mlx, rtol=unit, atol=unit * np.abs(t_mlx).max())

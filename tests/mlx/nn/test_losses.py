@@ -138,3 +138,63 @@ def test_half_precision_cross_entropy_rounds_each_step_as_mlx(mlx, mlx_nn, dtype
         ours, theirs = run(mx, nn), run(mlx, mlx_nn)
         assert ours[1] == theirs[1] == 2
         np.testing.assert_array_equal(ours[0], theirs[0])
+
+
+def test_cross_entropy_edges_match_mlx(mlx, mlx_nn):
+    """Equal 0-d logits and targets read as probabilities and refused by the max along
+    the axis; empty logits refused by logsumexp; a loss of exactly 0 is +0.0 (MLX's
+    `lse - score`), not the negated log-softmax's -0.0."""
+    calls = [
+        lambda m, nn_: nn_.losses.cross_entropy(m.array(1.0), m.array(0)),
+        lambda m, nn_: nn_.losses.cross_entropy(m.array(1.0), m.array(0.5)),
+        lambda m, nn_: nn_.losses.cross_entropy(m.zeros((0, 3)), m.zeros((0,), m.int32),
+                                                reduction="mean").item(),
+    ]
+    for call in calls:
+        ours = _error(lambda c=call: c(mx, nn))
+        assert ours is not None and ours == _error(lambda c=call: c(mlx, mlx_nn))
+    for kwargs in [{}, {"reduction": "sum"}, {"axis": 0}]:
+        logits, labels = [[100.0, 0.0], [0.0, 30.0]], [0, 1]
+        if kwargs.get("axis") == 0:
+            logits = np.array(logits).T.tolist()
+        ours = nn.losses.cross_entropy(mx.array(logits), mx.array(labels), **kwargs)
+        theirs = mlx_nn.losses.cross_entropy(mlx.array(logits), mlx.array(labels), **kwargs)
+        assert np.array_equal(np.signbit(np.array(ours)), np.signbit(np.array(theirs)))
+        assert np.array_equal(np.array(ours), np.array(theirs))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("loss", ["cross_entropy", "binary_cross_entropy", "nll_loss"])
+def test_half_precision_gradients_are_mlx_s(mlx, mlx_nn, dtype, loss):
+    """The gradients of the half-precision losses built on logsumexp / logaddexp /
+    log_softmax: MLX's VJPs run as half ops (`_cpu_math`), so bit for bit."""
+    rng = np.random.default_rng(7)
+    logits = (rng.standard_normal((24, 6)) * 3).astype(np.float32)
+    labels = rng.integers(0, 6, (24,)).astype(np.int32)
+    bits = (rng.random((24, 6)) < 0.5).astype(np.float32)
+
+    def run(m, nn_):
+        x = m.array(logits).astype(getattr(m, dtype))
+        if loss == "binary_cross_entropy":
+            f = lambda z: nn_.losses.binary_cross_entropy(z, m.array(bits))  # noqa: E731
+        elif loss == "nll_loss":
+            f = lambda z: nn_.losses.nll_loss(  # noqa: E731
+                nn_.log_softmax(z), m.array(labels), reduction="sum")
+        else:
+            f = lambda z: nn_.losses.cross_entropy(z, m.array(labels), reduction="sum")  # noqa: E731
+        return np.array(m.grad(f)(x).astype(m.float32))
+
+    np.testing.assert_array_equal(run(mx, nn), run(mlx, mlx_nn))
+
+
+def test_cosine_similarity_of_complex_and_integer_vectors(mlx, mlx_nn):
+    """The norms are `linalg.norm`'s, as MLX's are: |x|, not the root of x^2, for complex
+    entries; integer inputs come out in float32."""
+    cases = [([[1 + 2j, 3j], [2.0 + 0j, -1j]], [[1 + 0j, 1j], [1j, 1 + 1j]]),
+             ([[1, 2], [0, 3]], [[3, 4], [5, -1]])]
+    for a, b in cases:
+        ours = nn.losses.cosine_similarity_loss(mx.array(a), mx.array(b))
+        theirs = mlx_nn.losses.cosine_similarity_loss(mlx.array(a), mlx.array(b))
+        assert ours.dtype.size == theirs.dtype.size and str(ours.dtype) == str(theirs.dtype)
+        # NOTE: the complex sums and square roots round otherwise by an ulp
+        np.testing.assert_allclose(np.array(ours), np.array(theirs), rtol=1e-6)

@@ -13,6 +13,9 @@ gives MLX's numbers rather than better ones.
   other axes MLX composes `softmax` and `logsumexp` from half ops (exp(x - max), a half
   sum, a division or log plus max), each rounded.
 
+- Their derivatives in float16 / bfloat16 are MLX's VJPs run as half ops, each step
+  rounded (logaddexp, rsqrt and logsumexp as custom functions, the last-axis softmax in
+  its primitive's rule): see the NOTE above `_half_logaddexp`.
 - `logaddexp` in float32 / float64 is MLX's kernel (max + log1p of its float32 exp) as a
   member of the MLX face's pointwise family, with MLX's derivative: sigmoid(a - b) and
   1 - sigmoid(a - b), whose smaller side is exactly 0 where the sigmoid rounds to 1;
@@ -34,7 +37,7 @@ import numpy as np
 
 from ember.ops._pointwise import shaped, tangent_sum
 from ember.ops.registry import Primitive, apply, defbatch, defjvp, deflower, defvjp
-from ember.ops.softmax import _along_batch, softmax_backward_p
+from ember.ops.softmax import _along_batch
 from ember.ops.unary import defjvp1, lowp, unary, unary_p
 
 from . import _dtypes as D
@@ -44,7 +47,9 @@ from . import _reductions as R
 from . import _saturating as S
 from . import _threefry as _tf
 from ._array import _wrap, array, as_array, operands
+from ._custom import custom_function
 from ._reductions import _float
+from ._shapes import broadcast_arrays
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
@@ -127,25 +132,70 @@ def logaddexp(a, b, /, *, stream=None) -> array:
         return O.logaddexp(a, b)
     if dt not in _HALF:
         return _wrap(apply(_extremes.binary_p, ta, tb, fn=logaddexp_fn), dt)
-    x, y = _wrap(ta, dt), _wrap(tb, dt)
+    x, y = broadcast_arrays(_wrap(ta, dt), _wrap(tb, dt))
+    return _half_logaddexp(x, y)
+
+
+def _half_logaddexp_steps(x: array, y: array) -> array:
     # (picked by one comparison: at a tie maximum / minimum would send the whole
     # gradient to one side, where MLX's is sigmoid(0) = 0.5 to each)
     first = O.greater_equal(x, y)
     hi, lo = O.where(first, x, y), O.where(first, y, x)
-    out = hi + O.log1p(_wrap(_exp((lo - hi)._t), dt))
+    out = hi + O.log1p(_wrap(_exp((lo - hi)._t), x._dtype))
     # (MLX's maximum where either is infinite, and NaN where either is: the comparison
     # above sends a NaN to `lo`)
     special = O.logical_or(O.logical_or(lo == -math.inf, hi == math.inf), O.isnan(hi + lo))
     return O.where(special, O.maximum(x, y), out)
 
 
+# NOTE: in float16 / bfloat16 the derivatives below are MLX's VJPs run as half ops, each
+# rounded to the half type (a whole half-precision unit away from the steps' own chain
+# rule, or from one float32 formula rounded once, in about one element in ten):
+# logaddexp's is g * s and g * (1 - s) with s = sigmoid(a - b) (LogAddExp::vjp), rsqrt's
+# (-0.5 * g) * (out / x) (Sqrt::vjp), logsumexp's g * softmax(x, precise=True)
+# (LogSumExp::vjp). Their inputs are broadcast first, as MLX's ops broadcast theirs, so the
+# sums over broadcast axes stay with `broadcast_to`'s own derivative.
+_half_logaddexp = custom_function(_half_logaddexp_steps)
+
+
+@_half_logaddexp.vjp
+def _half_logaddexp_vjp(primals, cotangent, output):
+    a, b = primals
+    s = O.sigmoid(a - b)
+    return cotangent * s, cotangent * (1.0 - s)
+
+
+@_half_logaddexp.jvp
+def _half_logaddexp_jvp(primals, tangents):
+    (a, b), (ta, tb) = primals, tangents
+    s = O.sigmoid(a - b)
+    return ta * s + tb * (1.0 - s)
+
+
 def rsqrt(a, /, *, stream=None) -> array:
     """1 / sqrt(a); in float16 / bfloat16 the square root is rounded to the half type
-    before the division, as in MLX's kernel."""
+    before the division, as in MLX's kernel (and MLX's derivative, see above)."""
     a = _float(as_array(a))
     if a._dtype in _HALF:
-        return O.reciprocal(O.sqrt(a))
+        return _half_rsqrt(a)
     return O.rsqrt(a)
+
+
+def _half_rsqrt_steps(a: array) -> array:
+    return O.reciprocal(O.sqrt(a))
+
+
+_half_rsqrt = custom_function(_half_rsqrt_steps)
+
+
+@_half_rsqrt.vjp
+def _half_rsqrt_vjp(x, cotangent, output):
+    return (-0.5 * cotangent) * (output / x)
+
+
+@_half_rsqrt.jvp
+def _half_rsqrt_jvp(x, tangent):
+    return (-0.5 * tangent) * (_half_rsqrt_steps(x) / x)
 
 
 
@@ -165,10 +215,19 @@ def _half_softmax_kernel(x: np.ndarray, *, dim: int) -> np.ndarray:
 
 half_softmax_p = Primitive("mlx_half_softmax", _half_softmax_kernel,
                            lambda x, *, dim: (x._shape, x._dtype), grad_name="SoftmaxBackward0")
-defvjp(half_softmax_p, lambda g, out, x, *, dim: apply(softmax_backward_p, g, out, dim=dim),
+
+
+def _half_softmax_vjp(g, s, dim: int):
+    """MLX's Softmax::vjp in half ops, each rounded: s * g - s * sum(s * g) (the sum
+    accumulated in float32, as MLX's half sums are)."""
+    sv = s * g
+    return sv - s * sv.sum(dim, keepdim=True)
+
+
+defvjp(half_softmax_p, lambda g, out, x, *, dim: _half_softmax_vjp(g, out, dim),
        reads=((),), save_output=True)
 defjvp(half_softmax_p, lambda primals, tangents, out, *, dim: None if tangents[0] is None
-       else apply(softmax_backward_p, tangents[0], out, dim=dim))
+       else _half_softmax_vjp(tangents[0], out, dim))
 _batch_rows = _along_batch(half_softmax_p)
 
 
@@ -202,13 +261,36 @@ def logsumexp(a, /, axis=None, keepdims: bool = False, *, stream=None) -> array:
     """MLX's logsumexp; over other than the last axis of a float16 / bfloat16 array, its
     composition of half ops (see the module), else `_reductions.logsumexp`."""
     x, axes = _half_axes(a, axis)
-    if axes is None or _last_only(x, axes):
+    if axes is None:
         return R.logsumexp(a, axis, keepdims)
+    if _last_only(x, axes):
+        return _half_logsumexp(x, tuple(axes), keepdims)
     top = O.stop_gradient(O.max(x, axes, keepdims=True))
     out = O.log(O.sum(_shifted_exp(x, axes), axes, keepdims=keepdims))
     out = out + top.reshape(out.shape)
     top = top if keepdims else O.squeeze(top, axes)
     return O.where(O.isinf(top), top, out)
+
+
+def _half_logsumexp_steps(x: array, axes: tuple, keepdims: bool) -> array:
+    return R.logsumexp(x, list(axes), keepdims)
+
+
+_half_logsumexp = custom_function(_half_logsumexp_steps)
+
+
+@_half_logsumexp.vjp
+def _half_logsumexp_vjp(primals, cotangent, output):
+    x, axes, keepdims = primals
+    g = cotangent if keepdims else O.expand_dims(cotangent, list(axes))
+    # (the axes are the last one after axes of length 1: the softmax of that last one)
+    return (g * R.softmax(x, -1, precise=True),)
+
+
+@_half_logsumexp.jvp
+def _half_logsumexp_jvp(primals, tangents):
+    x, axes, keepdims = primals
+    return O.sum(tangents[0] * R.softmax(x, -1, precise=True), list(axes), keepdims=keepdims)
 
 
 def _half_axes(a, axis):

@@ -44,6 +44,13 @@ def _weighted(loss: mx.array, weights: mx.array | None) -> mx.array:
     return loss * weights
 
 
+def _without(shape: tuple, axis: int) -> tuple:
+    """`shape` with `axis` removed (an IndexError past its end, as Python's list.pop)."""
+    kept = list(shape)
+    kept.pop(axis)
+    return tuple(kept)
+
+
 def cross_entropy(logits: mx.array, targets: mx.array, weights: mx.array | None = None,
                   axis: int = -1, label_smoothing: float = 0.0,
                   reduction: Reduction = "none") -> mx.array:
@@ -52,10 +59,10 @@ def cross_entropy(logits: mx.array, targets: mx.array, weights: mx.array | None 
     if not 0 <= label_smoothing < 1:
         raise ValueError(f"Label smoothing must be in [0, 1), got {label_smoothing}.")
     probs = targets.ndim == logits.ndim
-    dropped = list(logits.shape)
-    dropped.pop(axis)
+    # (the shape without `axis` is read only for class indices, as MLX reads it: equal 0-d
+    # arrays pass here and are refused by the max along `axis` below)
     if (probs and targets.shape != logits.shape) or (
-            not probs and targets.shape != tuple(dropped)):
+            not probs and targets.shape != _without(logits.shape, axis)):
         raise ValueError(f"Targets shape {targets.shape} does not match logits shape "
                          f"{logits.shape}.")
     # (the fused op for integer class indices of float32 logits only: other indices go to
@@ -64,7 +71,8 @@ def cross_entropy(logits: mx.array, targets: mx.array, weights: mx.array | None 
     # the fused op would round once)
     if not probs and label_smoothing == 0 and weights is None and \
             targets.dtype.kind in "iu" and axis % logits.ndim == logits.ndim - 1 and \
-            logits.ndim >= 1 and logits.dtype == mx.float32:
+            logits.size > 0 and logits.dtype == mx.float32:
+        # (empty logits take the steps below, whose logsumexp refuses them as MLX's does)
         return _indexed_cross_entropy(logits, targets, reduction)
     logits = logits - mx.stop_gradient(mx.max(logits, axis=axis, keepdims=True))
     if probs:
@@ -94,7 +102,8 @@ def _indexed_cross_entropy(logits: mx.array, targets: mx.array,
     loss = E.nn.functional.cross_entropy(flat, idx, reduction=reduction)
     if reduction == "none":
         loss = loss.reshape(tuple(targets.shape))
-    return _wrap(loss, logits.dtype)
+    # (MLX's `lse - score` is +0.0 where the two are equal; the negated log-softmax is -0.0)
+    return _wrap(loss + 0.0, logits.dtype)
 
 
 def binary_cross_entropy(inputs: mx.array, targets: mx.array,
@@ -192,8 +201,10 @@ def cosine_similarity_loss(x1: mx.array, x2: mx.array, axis: int = 1, eps: float
                            reduction: Reduction = "none") -> mx.array:
     """The cosine similarity of `x1` and `x2` along `axis` (MLX returns the similarity
     itself, not 1 - similarity)."""
-    n1 = mx.sqrt(mx.sum(mx.square(x1), axis=axis))
-    n2 = mx.sqrt(mx.sum(mx.square(x2), axis=axis))
+    # (the norms by linalg.norm, as MLX takes them: sqrt(sum(square)) is not the norm of
+    # a complex vector, whose squares are not |x|^2)
+    n1 = mx.linalg.norm(x1, axis=axis)
+    n2 = mx.linalg.norm(x2, axis=axis)
     loss = mx.sum(x1 * x2, axis=axis) / mx.maximum(n1 * n2, eps)
     return _reduce(loss, reduction)
 
