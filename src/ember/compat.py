@@ -155,9 +155,7 @@ def install() -> None:
     for name, mod in list(sys.modules.items()):
         if name == "ember" or name.startswith("ember."):
             _rename_classes(mod)
-    from .ops._return_types import RETURN_TYPES  # (made as ops are; later ones take the prefix)
-
-    for cls in RETURN_TYPES.values():
+    for cls in _return_types():  # (made as ops are; those made later take the prefix)
         if cls not in _renamed:
             _renamed[cls] = cls.__module__
             cls.__module__ = "torch.return_types"
@@ -179,11 +177,16 @@ def uninstall() -> None:
     for cls, module in _renamed.items():
         cls.__module__ = module
     _renamed.clear()
-    from .ops._return_types import RETURN_TYPES
-
-    for cls in RETURN_TYPES.values():
+    for cls in _return_types():
         cls.__module__ = "ember.return_types"
     _patch_spawn(False)
+
+
+def _return_types() -> list:
+    """The named-tuple result types made so far (ops' module, read where loaded: this module
+    sits below the ops and does not import them)."""
+    made = sys.modules.get("ember.ops._return_types")
+    return [] if made is None else list(made.RETURN_TYPES.values())
 
 
 def is_installed() -> bool:
