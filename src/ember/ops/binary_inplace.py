@@ -121,12 +121,60 @@ def _add_sparse_into(self: Tensor, other: Tensor, alpha) -> Tensor:
                            f"(FYI: dense-sparse addition does not currently support "
                            f"broadcasting)")
     values = other._values()
+    if _fused_path(self, other, values):
+        return _add_sparse_fused(self, other, values, alpha)
     if alpha != 1:
         values = values * alpha
     values, idx = values.to(self.dtype), other._indices()
     if idx.shape[0] == 1:  # (index_add: np.add.at's order, entry after entry)
         return self.index_add_(0, idx[0], values)
     return self.index_put_(tuple(idx), values, accumulate=True)
+
+
+def _fused_path(self: Tensor, other: Tensor, values: Tensor) -> bool:
+    """Whether PyTorch's CPU kernel adds each entry with a BLAS axpy (a fused multiply-add
+    per element, entry after entry): for contiguous float32 operands whose sparse one has
+    dense dims (a sparse embedding gradient) or is uncoalesced; a coalesced one without
+    dense dims gets `r += alpha * v`, rounded twice, as the general path computes."""
+    from .. import _grad_mode
+
+    if self._dtype is not dt.float32 or values._dtype is not dt.float32:
+        return False
+    if _grad_mode.state.enabled and (self._requires_grad or other._requires_grad):
+        return False
+    nnz = other._nnz()
+    coalesced = other.is_coalesced() or nnz == 1
+    return (nnz > 0 and other.sparse_dim() > 0 and self.is_contiguous()
+            and values.is_contiguous() and (other.dense_dim() > 0 or not coalesced))
+
+
+def _add_sparse_fused(self: Tensor, other: Tensor, values: Tensor, alpha) -> Tensor:
+    """`self += alpha * other` entry by entry, each element rounded once (PyTorch's axpy on
+    an FMA CPU): exact float64 products and sums of float32 numbers, rounded to float32 after
+    each entry, in rounds of distinct coordinates so duplicates follow their entry order."""
+    import numpy as np
+
+    from .._tensor import _wrap
+
+    idx = other._indices()._array()
+    vals = values._array().astype(np.float64)
+    a = np.float64(np.float32(alpha))  # (PyTorch casts alpha to the values' type)
+    lin = np.ravel_multi_index(tuple(idx), self._shape[:idx.shape[0]])
+    uniq, first, inv = np.unique(lin, return_index=True, return_inverse=True)
+    inv = inv.reshape(-1)
+    order = np.argsort(inv, kind="stable")
+    starts = np.searchsorted(inv[order], np.arange(len(uniq)))
+    rank = np.empty(len(inv), np.int64)
+    rank[order] = np.arange(len(inv)) - starts[inv[order]]
+    coords = tuple(idx[:, first])
+    # NOTE: a float64 sum rounded to float32 can differ from one fused rounding only when
+    # it lands exactly between two float32 numbers (double rounding): not seen in practice.
+    acc = self._array()[coords].astype(np.float64)
+    for r in range(int(rank.max()) + 1):
+        k = np.nonzero(rank == r)[0]
+        acc[inv[k]] = (acc[inv[k]] + a * vals[k]).astype(np.float32)
+    return self.index_put_(tuple(_wrap(np.ascontiguousarray(c)) for c in coords),
+                           _wrap(acc.astype(np.float32)))
 
 
 def sub_(self: Tensor, other, *, alpha=1) -> Tensor:

@@ -132,6 +132,9 @@ def index_add_zeros(shape, dim, idx, src):
 
 def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
     """The slices of `input` along `dim` at the positions in 1-D `index`."""
+    if out is None and isinstance(input, Tensor) and not input._strided \
+            and "index_select" in type(input).__dict__:
+        return input.index_select(dim, index)  # (a sparse layout's own, sparse_shape.py)
     d = checks.index_select(input, dim, index)
     res = apply(index_p, input, index, key=(slice(None),) * d + (TENSOR_SLOT,), select=True)
     if isinstance(out, Tensor) and out._dtype is not input._dtype:  # (after the grad check)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as dt
+from .. import _grad_mode as grad_mode
 from .._tensor import Tensor, _wrap
 from .._view import wrap_dim
 from .registry import apply, rename_node
@@ -208,9 +209,24 @@ def add(a: SparseTensor, b, alpha=1) -> SparseTensor:
     pa, pb = _merge_plan(ia, ib)
     idx = np.where(pa >= 0, ia[:, np.maximum(pa, 0)] if ia.size else 0,
                    ib[:, np.maximum(pb, 0)] if ib.size else 0)
-    v = _take_or_zero(va.to(d), pa) + _take_or_zero(vb.to(d), pb)
+    if alpha != 1 and d is dt.float32 and not (grad_mode.state.enabled and (
+            a._requires_grad or b._requires_grad)):
+        v = _fused_merge(values(a)._array(), values(b)._array(), pa, pb, alpha)
+    else:
+        v = _take_or_zero(va.to(d), pa) + _take_or_zero(vb.to(d), pb)
     return apply(sparse_coo_p, as_tensor(idx.reshape(len(ia), -1).astype(np.int64)), v,
                  size=a._shape, coalesced=a._sp_coalesced and b._sp_coalesced)
+
+
+def _fused_merge(ta: np.ndarray, tb: np.ndarray, pa: np.ndarray, pb: np.ndarray,
+                 alpha) -> Tensor:
+    """The merged values `a + alpha * b` as PyTorch's merge computes them in float32: `a`'s
+    copied, then `alpha * b` added by a BLAS axpy, one rounding per element on an FMA CPU
+    (exact float64 products and sums of float32 numbers, rounded once)."""
+    out = np.zeros((len(pa),) + ta.shape[1:], np.float64)
+    out[pa >= 0] = ta[pa[pa >= 0]]
+    out[pb >= 0] += np.float64(np.float32(alpha)) * tb[pb[pb >= 0]].astype(np.float64)
+    return _wrap(out.astype(np.float32))
 
 
 def scale(s: SparseTensor, c) -> SparseTensor:
@@ -237,16 +253,26 @@ def sparse_sum(s: Tensor, dim=None, dtype=None) -> Tensor:
     if dim is None:
         return v.sum()
     sd = s.sparse_dim()
-    dims = sorted({wrap_dim(d, len(s._shape)) for d in ((dim,) if isinstance(dim, int)
-                                                          else dim)})
-    if any(d >= sd for d in dims):
-        raise NotImplementedError("sparse.sum over dense dims is not supported")
+    dims = _sum_dims(s, dim)
+    dense = [d - sd + 1 for d in dims if d >= sd]
+    if dense:  # dense dims reduce within each entry's values
+        v = v.sum(dense)
     keep = [d for d in range(sd) if d not in dims]
     if not keep:
         return v.sum(0)
     idx = s._sp_indices[keep]
-    shape = tuple(s._shape[d] for d in keep) + s._shape[sd:]
+    shape = tuple(s._shape[d] for d in keep) + tuple(
+        n for d, n in enumerate(s._shape) if d >= sd and d not in dims)
     return coalesce(apply(sparse_coo_p, idx, v, size=shape, coalesced=False))
+
+
+def _sum_dims(s: Tensor, dim) -> list[int]:
+    """The reduced dims, wrapped and sorted; a dim named twice is refused in PyTorch's words."""
+    dims = [wrap_dim(d, len(s._shape)) for d in ((dim,) if isinstance(dim, int) else dim)]
+    for k, d in enumerate(dims):
+        if d in dims[:k]:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return sorted(dims)
 
 
 def select_first(s: SparseTensor, i: int) -> Tensor:
@@ -262,8 +288,8 @@ def select_first(s: SparseTensor, i: int) -> Tensor:
     if s.sparse_dim() == 1:
         return vals.sum(0)
     idx = _wrap(np.ascontiguousarray(s._sp_indices._array()[1:, rows]))
-    return apply(sparse_coo_p, idx, vals, size=s._shape[1:],
-                 coalesced=s._sp_coalesced or len(rows) <= 1)
+    # (PyTorch flags the slice coalesced only when it holds at most one entry)
+    return apply(sparse_coo_p, idx, vals, size=s._shape[1:], coalesced=len(rows) <= 1)
 
 
 # --- Tensor methods --------------------------------------------------------------------
@@ -340,7 +366,11 @@ def _to(self: SparseTensor, *args, **kwargs) -> SparseTensor:
 
 
 def _sum(self: SparseTensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
-    return sparse_sum(self, dim, dtype)
+    out = sparse_sum(self, dim, dtype)
+    if keepdim and dim is not None:  # PyTorch's sum then unsqueeze at each reduced dim
+        for d in _sum_dims(self, dim):
+            out = out.unsqueeze(d)  # (a sparse result's unsqueeze is sparse_shape's)
+    return out
 
 
 SPARSE_METHODS = {

@@ -91,6 +91,13 @@ def _scatter_sum(shape, index, values: np.ndarray) -> np.ndarray:
     return out.astype(values.dtype, copy=False)
 
 
+def _torch_sort_order(lin: np.ndarray) -> np.ndarray:
+    """The permutation PyTorch's CPU `sort()` (not stable) gives a 1-D int64 array."""
+    from .sorting import _sort_kernel
+
+    return _sort_kernel(lin, dim=0, descending=False, stable=False)[1]
+
+
 def _coalesce_arrays(indices: np.ndarray, values: np.ndarray, shape) -> COO:
     """Sorted unique coordinates with the values of duplicates summed."""
     sd = indices.shape[0]
@@ -100,7 +107,10 @@ def _coalesce_arrays(indices: np.ndarray, values: np.ndarray, shape) -> COO:
         return COO(indices, values, shape, True)
     lin = np.ravel_multi_index(tuple(indices), shape[:sd])
     uniq, inv = np.unique(lin, return_inverse=True)
-    vals = _scatter_sum((len(uniq),) + values.shape[1:], inv.reshape(-1), values)
+    # NOTE: PyTorch adds duplicates one after another in the order its (unstable) sort of
+    # the flat coordinates leaves them, which moves the last bits of a sum of many
+    perm = _torch_sort_order(lin)
+    vals = _scatter_sum((len(uniq),) + values.shape[1:], inv.reshape(-1)[perm], values[perm])
     idx = np.stack(np.unravel_index(uniq, shape[:sd])).astype(np.int64).reshape(sd, -1)
     return COO(idx, vals, shape, True)
 

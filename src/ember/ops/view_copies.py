@@ -24,6 +24,9 @@ from .registry import rename_node
 
 def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     """A new contiguous tensor holding `input.narrow(dim, start, length)`."""
+    if isinstance(input, Tensor) and not input._strided \
+            and "narrow_copy" in type(input).__dict__:
+        return input.narrow_copy(dim, start, length)  # (a sparse layout's own, sparse_shape.py)
     return _narrow_copy(input, dim, start, length, 2)
 
 
