@@ -166,18 +166,22 @@ def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend="induc
             mode=None, options=None, disable: bool = False):
     """Capture `model` (a function or an nn.Module) into graphs and run them compiled
     (`ember.graph`; see README "Compile"). Used bare or with arguments as a decorator. A
-    module comes back wrapped as PyTorch wraps it (`OptimizedModule`, `_orig_mod`)."""
+    module comes back wrapped as PyTorch wraps it (`OptimizedModule`, `_orig_mod`). Bad
+    arguments raise what PyTorch raises (`_dynamo/backends.py`)."""
+    backend = "inductor" if backend is None else backend
     if model is None:
-        return lambda m: compile(m, fullgraph=fullgraph, dynamic=dynamic, backend=backend,
-                                 mode=mode, options=options, disable=disable)
+        def decorate(m):
+            if m is None:
+                raise RuntimeError("Model can't be None")
+            return compile(m, fullgraph=fullgraph, dynamic=dynamic, backend=backend,
+                           mode=mode, options=options, disable=disable)
+        return decorate
+    from ._dynamo.backends import check_arguments
+
+    check_arguments(model, dynamic=dynamic, backend=backend, mode=mode, options=options,
+                    disable=disable)
     if disable:
         return model
-    if mode is not None and mode not in ("default", "reduce-overhead", "max-autotune",
-                                         "max-autotune-no-cudagraphs"):
-        raise RuntimeError(f"Unrecognized mode={mode}, should be one of: default, "
-                           "reduce-overhead, max-autotune, max-autotune-no-cudagraphs")
-    if not callable(model):
-        raise RuntimeError("compile: the model must be a callable or an nn.Module")
     _first_compile_patches()
     from .graph.compiled import Compiled
     from .nn import Module

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ._dynamo.backends import list_backends
 from ._dynamo.eval_frame import disable, reset
 from ._runtime import compile
 from .graph.compiled import is_compiling, set_stance
@@ -17,4 +18,5 @@ def __getattr__(name: str):
     raise missing(__name__, name)
 
 
-__all__ = ["compile", "disable", "is_compiling", "is_dynamo_compiling", "reset", "set_stance"]
+__all__ = ["compile", "disable", "is_compiling", "is_dynamo_compiling", "list_backends", "reset",
+           "set_stance"]

@@ -222,6 +222,150 @@ def test_fullgraph_raises_on_a_break():
     assert issubclass(ember._dynamo.exc.Unsupported, RuntimeError)
 
 
+def _printing(x):
+    y = x * 2
+    if y.shape[0] > 3:  # (a branch on a Python number: traced by torch, no break)
+        print("long input", y.shape[0])
+    return y + 1
+
+
+class _PrintingNet(nn.Module):
+    def forward(self, x):
+        print("forward")
+        return x.relu()
+
+
+def test_fullgraph_refuses_print_before_it_prints(capsys):
+    """torch.compile(fullgraph=True) raises Unsupported at a reached `print` (of anything,
+    not only a tensor) and prints nothing; a print it never reaches is no error. The same
+    for a compiled module's forward."""
+    for lib in (torch, ember):
+        torch._dynamo.reset()
+        f = lib.compile(_printing, fullgraph=True, backend="eager")
+        assert f(lib.ones(2)).tolist() == [3.0, 3.0]
+        with pytest.raises(lib._dynamo.exc.Unsupported):
+            f(lib.ones(5))
+        assert capsys.readouterr().out == ""
+    net = ember.compile(_PrintingNet(), fullgraph=True)
+    with pytest.raises(ember._dynamo.exc.Unsupported, match="print"):
+        net(ember.ones(2))
+    assert capsys.readouterr().out == ""
+    ember.compile(_printing)(ember.ones(5))  # (without fullgraph: prints every call)
+    assert capsys.readouterr().out == "long input 5\n"
+
+
+def _net_with_compiled_methods(lib):
+    class Net(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = lib.nn.Linear(3, 2)
+
+        @lib.compile(backend="eager")
+        def forward(self, x):
+            return self.lin(x).tanh()
+
+        @lib.compile(backend="aot_eager")
+        def score(self, x, k=2):
+            return self.forward(x).sum() * k
+
+        helper = staticmethod(lib.compile(lambda t: t * 3, backend="eager"))
+
+    return Net
+
+
+def test_a_compiled_function_in_a_class_body_is_a_method():
+    """`@torch.compile` on a method (forward included) binds `self`, as the function
+    torch.compile returns does; every instance shares the one compiled function."""
+    results = []
+    for lib in (torch, ember):
+        Net = _net_with_compiled_methods(lib)
+        lib.manual_seed(0)
+        a, b = Net(), Net()
+        x = lib.arange(12.0).reshape(4, 3) / 10
+        results.append([a(x).tolist(), a.score(x).item(), b.score(x, k=3).item(),
+                        a.helper(lib.ones(1)).tolist(), Net.forward.__name__])
+        assert lib.equal(a(x), a.lin(x).tanh())
+    (want, *rest_t), (got, *rest_e) = results
+    # NOTE: float32 tanh and the product's accumulation differ from torch's kernels in
+    # their last bits
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(rest_e[:2], rest_t[:2], rtol=1e-6)
+    assert rest_e[2:] == rest_t[2:]
+
+
+def _shape_mistake(lib):
+    return lambda a: a @ lib.ones(4, 2)
+
+
+def _view_mistake(lib):
+    return lambda a: a.view(7)
+
+
+def _dtype_mistake(lib):
+    return lambda a: a[0] @ lib.ones(3, dtype=lib.float64)
+
+
+def _value_error(lib):  # a kernel meets it on the values: at run time in PyTorch
+    return lambda a: lib.linalg.cholesky(a[:, :2] * 0 - lib.eye(2))
+
+
+def _optimizer_check(lib):  # PyTorch's own Python raises it, as in eager mode
+    return lambda a: lib.optim.SGD([lib.ones(1)], lr=-1) and a
+
+
+def _users_raise(lib):
+    def f(a):
+        if a.shape[0] > 1:
+            raise RuntimeError("batch too big")
+        return a
+    return f
+
+
+def _index(lib):
+    return lambda a: a[10]
+
+
+@pytest.mark.parametrize("make", [_shape_mistake, _view_mistake, _dtype_mistake, _value_error,
+                                  _optimizer_check, _users_raise, _index])
+@pytest.mark.parametrize("fullgraph", [False, True])
+def test_an_error_in_a_compiled_call_is_raised_as_torch_raises_it(make, fullgraph):
+    """A shape or dtype mistake an op's check meets while recording is torch's
+    TorchRuntimeError (met on fake tensors, first line "RuntimeError when making fake
+    tensor call"); errors on values, from PyTorch's Python or the user's own raise pass as
+    in eager mode, and under fullgraph=True the latter are Unsupported."""
+    got = []
+    for lib in (torch, ember):
+        torch._dynamo.reset()
+        f = lib.compile(make(lib), backend="eager", fullgraph=fullgraph)
+        with pytest.raises(Exception) as info:
+            f(lib.ones(2, 3))
+        e = info.value
+        dynamo = type(e).__name__ in ("TorchRuntimeError", "Unsupported")
+        got.append((type(e).__name__, isinstance(e, RuntimeError),
+                    type(e).__module__.replace("ember", "torch") if dynamo else None))
+        if type(e).__name__ == "TorchRuntimeError":
+            assert str(e).startswith("RuntimeError when making fake tensor call\n")
+            assert "Hint: Your code may result in an error when running in eager." in str(e)
+        elif type(e).__name__ != "Unsupported":
+            first = str(e).splitlines()[0]
+            got[-1] += (first,)
+    assert got[0] == got[1]
+
+
+def test_fullgraph_refuses_a_disabled_helper():
+    @ember.compiler.disable
+    def helper(t):
+        return t + 1
+
+    for fullgraph, want in ((False, [2.0, 2.0]), (True, None)):
+        f = ember.compile(lambda t: helper(t), fullgraph=fullgraph)
+        if want is None:
+            with pytest.raises(ember._dynamo.exc.Unsupported, match="disable"):
+                f(ember.ones(2))
+        else:
+            assert f(ember.ones(2)).tolist() == want
+
+
 def test_disable_and_graph_break():
     calls = []
 

@@ -543,3 +543,26 @@ def test_assigning_a_tensor_to_a_parameter_names_its_type_as_torch(dtype):
             lin.weight = m.zeros(2, dtype=getattr(m, dtype))
         msgs.append(str(e.value).replace("ember.", "torch."))
     assert msgs[0] == msgs[1]
+
+
+def test_pickling_a_compiled_module_drops_its_compiled_call():
+    """torch's Module.__getstate__ leaves `compile()`'s call out: a deep copy or a whole
+    model saved and loaded runs uncompiled, with the same weights and outputs (and a deep
+    copy keeps its hooks)."""
+    import io
+
+    for lib in (ember, torch):
+        lib.manual_seed(0)
+        m = lib.nn.Linear(3, 2)
+        m.compile(backend="eager")
+        buf = io.BytesIO()
+        lib.save(m, buf)
+        buf.seek(0)
+        hooked = copy.deepcopy(m)
+        hooked.register_forward_hook(lambda mod, args, out: out * 2)
+        x = lib.ones(1, 3)
+        for copied in (copy.deepcopy(m), lib.load(buf, weights_only=False)):
+            assert "_compiled_call" not in copied.__dict__
+            assert "_compiled_call_impl" not in copied.__dict__
+            assert lib.equal(copied(x), m(x))
+        assert lib.equal(hooked(x), m(x) * 2)

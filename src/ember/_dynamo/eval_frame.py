@@ -10,28 +10,73 @@ from ..nn import Module
 
 class OptimizedModule(Module):
     """A compiled module, as PyTorch wraps one: the original is `_orig_mod` (a submodule,
-    so state_dict keys are prefixed `_orig_mod.`), attributes not found here are looked up
-    on it, and calling this module runs the original's call (hooks included) compiled."""
+    so state_dict keys are prefixed `_orig_mod.`), and calling this module runs the
+    original's call (hooks included) compiled, inside the wrapper's own hooks (which run
+    eagerly around it, as PyTorch's do). The wrapper is a window onto the original:
+    attributes are read from it, set and deleted on it (`cm.fc = nn.Linear(...)` replaces
+    the original's layer), `training` is the original's, and `len` is its length."""
+
+    _own_attributes = frozenset({"_orig_mod", "_compiled_fn", "forward", "__dict__"})
 
     def __init__(self, mod: Module, compiled: _compiled.Compiled) -> None:
         super().__init__()
+        self.__dict__.pop("training", None)  # (the property below reads the original's)
         self._orig_mod = mod
         self.__dict__["_compiled_fn"] = compiled
 
-    def __call__(self, *args, **kwargs):
-        return self.__dict__["_compiled_fn"](*args, **kwargs)
-
     def forward(self, *args, **kwargs):
         return self.__dict__["_compiled_fn"](*args, **kwargs)
+
+    @property
+    def training(self) -> bool:
+        return self._modules["_orig_mod"].training
+
+    @training.setter
+    def training(self, value: bool) -> None:
+        self._modules["_orig_mod"].training = value
 
     def __getattr__(self, name: str):
         if name == "_orig_mod":
             return self._modules["_orig_mod"]
         return getattr(self._modules["_orig_mod"], name)
 
-    def __repr__(self) -> str:
-        return f"OptimizedModule(\n  (_orig_mod): {self._orig_mod!r}\n)".replace(
-            "\n)\n)", "\n  )\n)")
+    def __setattr__(self, name: str, value) -> None:
+        if hasattr(type(self), name) or name in self._own_attributes:
+            super().__setattr__(name, value)
+        else:
+            setattr(self._modules["_orig_mod"], name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if hasattr(type(self), name) or name in self._own_attributes:
+            super().__delattr__(name)
+        else:
+            delattr(self._modules["_orig_mod"], name)
+
+    def __getstate__(self) -> dict:
+        """Pickled (torch.save of the whole model, deepcopy) without its compiled
+        programs: only the settings, from which a copy compiles afresh."""
+        state = self.__dict__.copy()
+        c = state.pop("_compiled_fn")
+        state["_compile_settings"] = {"fullgraph": c.fullgraph, "dynamic": c.dynamic,
+                                      "backend": c.backend, "mode": c.mode,
+                                      "options": c.options or None}
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        settings = state.pop("_compile_settings")
+        super().__setstate__(state)
+        self.__dict__["_compiled_fn"] = _compiled.Compiled(
+            self._modules["_orig_mod"]._call_uncompiled, **settings)
+
+    def __len__(self) -> int:
+        mod = self._modules["_orig_mod"]
+        if not hasattr(type(mod), "__len__"):
+            raise TypeError(f"{type(mod).__name__} does not support len()")
+        return len(mod)
+
+    def __dir__(self):
+        mine = dir(self._modules["_orig_mod"])
+        return mine + [a for a in super().__dir__() if a not in mine]
 
 
 reset = _compiled.reset

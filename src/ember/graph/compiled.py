@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
+import types
 import warnings
 import weakref
 from collections.abc import Callable
@@ -70,10 +71,97 @@ class UserError(TorchDynamoException):
     PyTorch raises as `torch._dynamo.exc.UserError`."""
 
 
+class TorchRuntimeError(TorchDynamoException):
+    """An op that fails while a compiled call records it (a shape or dtype mistake): PyTorch
+    meets the error running the op on fake tensors and raises it as this."""
+
+
+# (they print as the exceptions of `torch._dynamo.exc`, where `ember._dynamo.exc` exports them)
+for _cls in (TorchDynamoException, Unsupported, UserError, TorchRuntimeError):
+    _cls.__module__ = "ember._dynamo.exc"
+
+
+def _as_dynamo_error(e: Exception, fullgraph: bool) -> TorchDynamoException | None:
+    """What PyTorch raises instead of `e` when `e` escapes a compiled call, or None where it
+    lets `e` through. An op's own check failing while the call records (ember's counterpart
+    of an ATen kernel's meta check: a shape or dtype mistake) is a TorchRuntimeError, as
+    PyTorch meets it running the op on fake tensors. Errors a kernel raises on the values
+    (a non-positive-definite Cholesky), IndexErrors and Dynamo's own pass; any other error
+    (the user's `raise`, PyTorch's Python checks such as an optimizer's, a TypeError about
+    an argument, a backward pass or a `torch.compiler.disable` helper) passes as in eager
+    mode, but under `fullgraph=True` is Unsupported (PyTorch cannot trace past it)."""
+    if isinstance(e, (TorchDynamoException, IndexError)):
+        return None
+    frames, tb = [], e.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame.f_code)
+        tb = tb.tb_next
+    if any(c.co_filename == _PROGRAM or c.co_name in _KERNEL_CALLS for c in frames):
+        return None
+    if frames and frames[-1].co_filename.startswith(_OPS) and not (
+            isinstance(e, TypeError) and "argument" in str(e)) and \
+            not any(c is _EAGER_CODE or c.co_filename == _ENGINE for c in frames):
+        return TorchRuntimeError(
+            "RuntimeError when making fake tensor call\n  Explanation: Dynamo failed to run "
+            f"FX node with fake tensors: got {e!r}\n  Hint: Your code may result in an error "
+            "when running in eager. Please double check that your code doesn't contain a "
+            "similar error when actually running eager/uncompiled. You can do this by "
+            "removing the `torch.compile` call, or by using "
+            "`torch.compiler.set_stance(\"force_eager\")`. ")
+    if fullgraph:
+        return Unsupported(f"Observed exception: {e!r}; fullgraph=True requires the whole "
+                           "function to be one graph")
+    return None
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+# where ember's ops check their arguments and compute shapes (what ATen does in PyTorch)
+_OPS = tuple(_PACKAGE + p for p in ("ops" + os.sep, "_core" + os.sep, "linalg" + os.sep,
+                                    "_view.py"))
+_ENGINE = os.path.abspath(_engine.__file__)
+# frames that run kernels on values (a graph's program, an op run eagerly): an error there
+# depends on the data, which PyTorch meets at run time, unwrapped
+_PROGRAM = "<ember graph>"
+_KERNEL_CALLS = frozenset({"eval_kernel", "eval_member", "run_quiet"})
+
 # Breaks that `fullgraph=True` lets pass: PyTorch traces these (a tensor's number or
 # array read into arithmetic, an op whose output shape depends on the values) with
 # symbolic sizes and raises nothing; ember runs the graph there and goes on.
 _SYMBOLIC_IN_PYTORCH = frozenset({".item()", ".numpy()", "dynamic shape operator"})
+
+
+def _print_sites(fn: Callable) -> frozenset:
+    """The code objects of `fn` (a compiled module's `forward`) that name `print`."""
+    owner = getattr(fn, "__self__", None)
+    if getattr(fn, "__name__", None) == "_call_uncompiled" and owner is not None:
+        fn = type(owner).forward
+    code = getattr(getattr(fn, "__func__", fn), "__code__", None)
+    return frozenset({code}) if code is not None and "print" in code.co_names else \
+        frozenset()
+
+
+def _refusing_print(owner: Compiled, args: tuple, kwargs: dict):
+    """Run a `fullgraph=True` call whose code names `print`, raising `Unsupported` when a
+    call of the built-in `print` is about to run there (PyTorch's tracer refuses it before
+    anything is printed). A profile function sees the call (chained to any already set)."""
+    import builtins
+
+    before = sys.getprofile()
+    sites = owner._print_sites
+
+    def refuse(frame, event, arg):
+        if event == "c_call" and arg is builtins.print and frame.f_code in sites:
+            raise Unsupported(f"graph break: print (at {frame.f_code.co_filename}:"
+                              f"{frame.f_lineno}); fullgraph=True requires the whole "
+                              "function to be one graph")
+        if before is not None:
+            before(frame, event, arg)
+
+    sys.setprofile(refuse)
+    try:
+        return owner._call(args, kwargs)
+    finally:
+        sys.setprofile(before)
 
 
 class _Capturing:
@@ -154,6 +242,10 @@ class Compiled:
         if self.proven:
             code, chains, n_args = self.proven
             self.proven = (code, [proof._getter(fn, c) for c in chains], n_args)
+        # fullgraph=True refuses `print` before it runs, as PyTorch's tracer does
+        self._print_sites = _print_sites(fn) if fullgraph else frozenset()
+        if self._print_sites:
+            self.proven = None  # (the audit's profile function would replace the refusal's)
         self.proofs: dict = {}  # call signature -> the Proof of its replay
         self.misses = 0  # calls in a row a proven replay could not take
         self.replays: dict = {}  # call signature -> Replay (pure mode)
@@ -178,6 +270,12 @@ class Compiled:
             return f"{type(owner).__name__}.forward"
         return getattr(fn, "__name__", "function")
 
+    def __get__(self, obj, objtype=None):
+        """A compiled function in a class body is a method, as the function PyTorch
+        returns is: `@torch.compile def forward(self, x)` binds `self` (one cache for all
+        instances: `self` is an argument like any other)."""
+        return self if obj is None else types.MethodType(self, obj)
+
     # -- running ------------------------------------------------------------------------
 
     def __call__(self, *args, **kwargs):
@@ -188,6 +286,17 @@ class Compiled:
             # compiled function there too); capturing it apart would break the caller's
             return self.fn(*args, **kwargs)
         self.calls += 1
+        try:
+            if self._print_sites:
+                return _refusing_print(self, args, kwargs)
+            return self._call(args, kwargs)
+        except (RuntimeError, TypeError, ValueError) as e:
+            wrapped = _as_dynamo_error(e, self.fullgraph)
+            if wrapped is None:
+                raise
+            raise wrapped from None
+
+    def _call(self, args: tuple, kwargs: dict):
         if self.pure:
             return self._pure_call(args, kwargs)
         if self.proven and not kwargs and len(args) == self.proven[2]:
@@ -419,10 +528,17 @@ def hook_backward() -> None:
     _engine.hooks.recording = recorded_backward
 
 
+# PyTorch's backends that run the captured graph as it is (`torch._dynamo.list_backends`
+# lists them when debugging ones are not excluded); every other name fuses
+EAGER_BACKENDS = frozenset({"aot_eager", "aot_eager_decomp_partition",
+                            "aot_eager_default_partitioner", "eager", "eager_debug",
+                            "eager_noexcept", "pre_dispatch_eager"})
+
+
 def lower(graph: Graph, backend: str) -> Program:
     """The program of a graph for `backend` ("eager": one kernel per node; otherwise fused
     where the fusion pass finds chains)."""
-    if backend in ("eager", "aot_eager"):
+    if backend in EAGER_BACKENDS:
         return lower_python(graph)
     from .fuse import lower_fused
 
@@ -455,6 +571,10 @@ def run_eagerly(fn: Callable, *args, **kwargs):
     s = active.session
     if s is None:
         return fn(*args, **kwargs)
+    if getattr(s.owner, "fullgraph", False):  # (PyTorch: Unsupported, even with no ops yet)
+        raise Unsupported(f"graph break: a call of torch.compiler.disable()d "
+                          f"{getattr(fn, '__name__', 'function')}; fullgraph=True requires "
+                          "the whole function to be one graph")
     s.flush("torch.compiler.disable", getattr(fn, "__name__", None))
     active.session = None
     try:
@@ -469,5 +589,7 @@ def graph_break() -> None:
     if s is not None:
         s.flush("graph_break()")
 
+
+_EAGER_CODE = run_eagerly.__code__
 
 # (the engine's hook, `captured_backward`, is plugged in by the first compiled function made)

@@ -412,6 +412,16 @@ class Module(_StateDictMixin, _ConversionMixin):
         keys += list(self._parameters) + list(self._modules) + list(self._buffers)
         return sorted(k for k in dict.fromkeys(keys) if not k[0].isdigit())
 
+    def __getstate__(self) -> dict:
+        """A pickle or deep copy leaves out a `compile()`d call, as torch's does: the copy
+        runs uncompiled (compile it again)."""
+        state = self.__dict__.copy()
+        if state.pop("_compiled_call", None) is not None:
+            state["_hooked"] = bool(
+                state["_forward_hooks"] or state["_forward_pre_hooks"]
+                or state["_backward_hooks"] or state["_backward_pre_hooks"])
+        return state
+
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self.__dict__.setdefault("_hooked", False)
