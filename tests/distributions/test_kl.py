@@ -1,10 +1,15 @@
 """kl_divergence against torch.distributions.kl_divergence: values and gradients for each
 registered pair, infinite where the support of p leaves that of q, and register_kl
-dispatching to the most specific registered pair."""
+dispatching to the most specific registered pair (ambiguous pairs resolved and warned about
+as torch does)."""
+
+import warnings
 
 import numpy as np
 import pytest
+import torch
 
+import ember
 from ember import distributions as D
 
 from helpers import check_op, rand_array
@@ -64,5 +69,42 @@ def test_register_kl_dispatches_to_the_most_specific_pair():
     p, q = Wide(0.0, 1.0), D.Normal(1.0, 1.0)
     assert D.kl_divergence(p, q).item() == 42.0
     assert D.kl_divergence(q, p).item() == pytest.approx(0.5)
-    with pytest.raises(TypeError):
-        D.register_kl(int, D.Normal)
+
+
+@pytest.mark.parametrize("args", [(3, "Normal"), ("Normal", None)])
+def test_register_kl_refuses_a_non_class_as_torch_does(args):
+    def call(L):
+        return L.distributions.register_kl(
+            *(getattr(L.distributions, a) if isinstance(a, str) else a for a in args))
+    with pytest.raises(TypeError) as t_info:
+        call(torch)
+    with pytest.raises(TypeError) as e_info:
+        call(ember)
+    assert str(e_info.value) == str(t_info.value)
+
+
+def test_an_ambiguous_pair_resolves_and_warns_as_in_torch():
+    # (Sub, Distribution) and (Distribution, Sub) both match KL(Sub || Sub), more
+    # specifically than (Normal, Normal): torch takes the left-most specific one and warns
+    results = []
+    for L in (torch, ember):
+        class Sub(L.distributions.Normal):
+            pass
+
+        L.distributions.register_kl(Sub, L.distributions.Distribution)(
+            lambda p, q, L=L: L.tensor(1.0))
+        L.distributions.register_kl(L.distributions.Distribution, Sub)(
+            lambda p, q, L=L: L.tensor(2.0))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            value = L.distributions.kl_divergence(Sub(0.0, 1.0), Sub(1.0, 1.0)).item()
+        results.append((value, [(w.category, str(w.message)) for w in caught]))
+        # a subclass's own pair breaks the tie, silently
+        L.distributions.register_kl(Sub, Sub)(lambda p, q, L=L: L.tensor(3.0))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            value = L.distributions.kl_divergence(Sub(0.0, 1.0), Sub(1.0, 1.0)).item()
+        results.append((value, len(caught)))
+    assert results[2:] == results[:2]
+    assert results[0] == (1.0, [(RuntimeWarning, "Ambiguous kl_divergence(Sub, Sub). "
+                                                 "Please register_kl(Sub, Sub)")])

@@ -101,6 +101,10 @@ def test_values_inverse_and_log_det_match_torch(name):
     assert te.forward_shape(shape) == tt.forward_shape(shape)
     out = tuple(tt.forward_shape(shape))
     assert te.inverse_shape(out) == tt.inverse_shape(out)
+    # the result keeps the argument's kind: a tuple stays a tuple, a Size a Size
+    for arg, targ in ((shape, shape), (ember.Size(shape), torch.Size(shape))):
+        got, want = te.forward_shape(arg), tt.forward_shape(targ)
+        assert (type(got).__name__, tuple(got)) == (type(want).__name__, tuple(want))
     signs = []
     for t in (te, tt):
         try:
@@ -145,6 +149,16 @@ def test_signs_equality_and_caching():
     lambda D: D.StackTransform([D.ExpTransform()] * 2, 0)(
         (torch if D is torch.distributions else ember).ones(3)),
     lambda D: D.CatTransform([D.ExpTransform()], 0, [1, 2]),
+    # a dim out of range: the maps name "tensor", log_abs_det_jacobian its x and y
+    lambda D: D.CatTransform([D.ExpTransform()], dim=3)(
+        (torch if D is torch.distributions else ember).ones(1)),
+    lambda D: D.CatTransform([D.ExpTransform()], dim=3).inv(
+        (torch if D is torch.distributions else ember).ones(1)),
+    lambda D: D.CatTransform([D.ExpTransform()], dim=3).log_abs_det_jacobian(
+        (torch if D is torch.distributions else ember).ones(1),
+        (torch if D is torch.distributions else ember).ones(1)),
+    lambda D: D.CatTransform([D.ExpTransform()], dim=0, lengths=[2]).inv(
+        (torch if D is torch.distributions else ember).ones(1)),
 ], ids=lambda f: None)
 def test_errors_match_torch(call):
     with pytest.raises(Exception) as t_info:

@@ -147,11 +147,13 @@ class CatTransform(Transform):
             return self
         return CatTransform(self.transforms, self.dim, self.lengths, cache_size)
 
-    def _check_blocks(self, what: str, v: Tensor) -> None:
-        """`v` (named `what`) has `dim`, of the blocks' total length."""
+    def _check_blocks(self, what: str, v: Tensor, name: str | None = None) -> None:
+        """`v` (named `what`; `name` in the out-of-range message, torch's words: "tensor" in
+        the maps, the argument's name in log_abs_det_jacobian) has `dim`, of the blocks'
+        total length."""
         if not (-v.dim() <= self.dim < v.dim()):
             raise AssertionError(
-                f"dim {self.dim} out of range for {what} with {v.dim()} dimensions")
+                f"dim {self.dim} out of range for {name or what} with {v.dim()} dimensions")
         if v.size(self.dim) != self.length:
             raise AssertionError(f"{what}.size({self.dim}) = {v.size(self.dim)} must equal "
                                  f"length {self.length}")
@@ -159,7 +161,7 @@ class CatTransform(Transform):
     def _map(self, what: str, v: Tensor, inverse: bool) -> Tensor:
         from ..ops.join import cat
 
-        self._check_blocks(what, v)
+        self._check_blocks(what, v, "tensor")
         out, start = [], 0
         for t, length in zip(self.transforms, self.lengths):
             piece = v.narrow(self.dim, start, length)

@@ -69,10 +69,23 @@ class _DependentProperty(property, _Dependent):
         return _DependentProperty(fn, is_discrete=self._is_discrete, event_dim=self._event_dim)
 
 
+def _require_constraint(base) -> None:
+    """A wrapper's base must be a Constraint (torch's AssertionError and words)."""
+    if not isinstance(base, Constraint):
+        raise AssertionError(f"base_constraint must be a Constraint, got {type(base).__name__}")
+
+
 class _IndependentConstraint(Constraint):
     """`base` over the last `reinterpreted_batch_ndims` dims at once (all must hold)."""
 
     def __init__(self, base_constraint: Constraint, reinterpreted_batch_ndims: int) -> None:
+        _require_constraint(base_constraint)
+        if not isinstance(reinterpreted_batch_ndims, int):
+            raise AssertionError("reinterpreted_batch_ndims must be an int, got "
+                                 f"{type(reinterpreted_batch_ndims).__name__}")
+        if reinterpreted_batch_ndims < 0:
+            raise AssertionError(
+                f"reinterpreted_batch_ndims must be >= 0, got {reinterpreted_batch_ndims}")
         self.base_constraint = base_constraint
         self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
 
@@ -99,6 +112,7 @@ class MixtureSameFamilyConstraint(Constraint):
     """The component distribution's support, checked with the component dim put back."""
 
     def __init__(self, base_constraint: Constraint) -> None:
+        _require_constraint(base_constraint)
         self.base_constraint = base_constraint
 
     @property

@@ -53,9 +53,12 @@ _KL_MEMOIZE: dict = {}
 
 def register_kl(type_p, type_q):
     """Decorator registering `fn(p, q)` as KL(p || q) for p of `type_p`, q of `type_q`."""
-    if not (isinstance(type_p, type) and issubclass(type_p, Distribution)):
+    # NOTE: PyTorch's check reads `not isinstance(t, type) and issubclass(t, Distribution)`:
+    # a non-class fails inside issubclass (its TypeError, "issubclass() arg 1 must be a
+    # class") and any class is accepted. ember keeps that behaviour and its message.
+    if not isinstance(type_p, type) and issubclass(type_p, Distribution):
         raise TypeError(f"Expected type_p to be a Distribution subclass but got {type_p}")
-    if not (isinstance(type_q, type) and issubclass(type_q, Distribution)):
+    if not isinstance(type_q, type) and issubclass(type_q, Distribution):
         raise TypeError(f"Expected type_q to be a Distribution subclass but got {type_q}")
 
     def decorator(fn):
@@ -75,7 +78,14 @@ class _Match:
         return self.types == other.types
 
     def __le__(self, other) -> bool:
-        return all(issubclass(x, y) for x, y in zip(self.types, other.types))
+        # lexicographic: the first type that differs decides (PyTorch's order, so that an
+        # ambiguous pair resolves, and warns, as it does there)
+        for x, y in zip(self.types, other.types):
+            if not issubclass(x, y):
+                return False
+            if x is not y:
+                break
+        return True
 
 
 def _dispatch(type_p, type_q):

@@ -61,7 +61,8 @@ class CorrCholeskyTransform(Transform):
         d = round((0.25 + 2 * n) ** 0.5 + 0.5)
         if d * (d - 1) // 2 != n:
             raise ValueError("Input is not a flattened lower-diagonal number")
-        return Size(tuple(shape[:-1]) + (d, d))
+        # slicing keeps the argument's type: a tuple stays a tuple, a Size a Size (as torch)
+        return shape[:-1] + (d, d)
 
     def inverse_shape(self, shape) -> Size:
         if len(shape) < 2:
@@ -69,7 +70,7 @@ class CorrCholeskyTransform(Transform):
         if shape[-2] != shape[-1]:
             raise ValueError("Input is not square")
         d = shape[-1]
-        return Size(tuple(shape[:-2]) + (d * (d - 1) // 2,))
+        return shape[:-2] + (d * (d - 1) // 2,)
 
 
 class SoftmaxTransform(Transform):
@@ -138,12 +139,12 @@ class StickBreakingTransform(Transform):
     def forward_shape(self, shape) -> Size:
         if len(shape) < 1:
             raise ValueError("Too few dimensions on input")
-        return Size(tuple(shape[:-1]) + (shape[-1] + 1,))
+        return shape[:-1] + (shape[-1] + 1,)
 
     def inverse_shape(self, shape) -> Size:
         if len(shape) < 1:
             raise ValueError("Too few dimensions on input")
-        return Size(tuple(shape[:-1]) + (shape[-1] - 1,))
+        return shape[:-1] + (shape[-1] - 1,)
 
 
 class LowerCholeskyTransform(Transform):

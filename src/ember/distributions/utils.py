@@ -7,6 +7,7 @@ from __future__ import annotations
 import numbers
 
 from .. import _dtype as dt
+from .. import _names
 from .._tensor import Tensor
 from ..ops.creation import tensor
 
@@ -23,8 +24,8 @@ def broadcast_all(*values):
     from ..ops.join import broadcast_tensors
 
     if not all(isinstance(v, (Tensor, numbers.Number)) for v in values):
-        raise ValueError("Input arguments must all be instances of numbers.Number, "
-                         "torch.Tensor or objects implementing __torch_function__.")
+        raise ValueError("Input arguments must all be instances of Number, "
+                         f"{_names.prefix}.Tensor or objects implementing __torch_function__.")
     if all(isinstance(v, Tensor) for v in values):
         return broadcast_tensors(*values)
     like = next((v for v in values if isinstance(v, Tensor)), None)
