@@ -1,5 +1,6 @@
-"""group_norm's and instance_norm's checks of their weight and bias, and rms_norm's checks of
-its operands, against torch's words.
+"""group_norm's and instance_norm's checks of their weight and bias, rms_norm's checks of
+its operands, and batch_norm's refusal of running statistics that require grad, against
+torch's words.
 
 # NOTE: until nn/_functional/layers.py calls these checks, the tests compare the checks'
 # errors with the ones torch's functional raises for the same arguments.
@@ -194,3 +195,39 @@ def test_batch_norm_refuses_complex_inputs():
                 call(lib)
             msgs.append(str(err.value))
         assert msgs[0] == msgs[1] == "\"batch_norm\" not implemented for 'ComplexFloat'"
+
+
+@pytest.mark.parametrize("which", ["running_mean", "running_var"])
+@pytest.mark.parametrize("training", [False, True])
+def test_batch_norm_running_stats_that_require_grad_are_refused(which, training):
+    # the statistics are not differentiable inputs of PyTorch's kernel: with grad mode on,
+    # one that requires grad is refused (after the size checks), with grad mode off it runs
+    def call(lib, enabled=True):
+        stats = {"running_mean": lib.zeros(3), "running_var": lib.ones(3)}
+        stats[which].requires_grad_()
+        x = lib.arange(12.0).reshape(4, 3)
+        with lib.set_grad_enabled(enabled):
+            return lib.nn.functional.batch_norm(x, stats["running_mean"], stats["running_var"],
+                                                training=training)
+
+    assert torch_error(lambda: call(ember)) == torch_error(lambda: call(torch))
+    got, want = call(ember, False), call(torch, False)
+    # (exact small integers in, one rsqrt per channel: a few ulp of float32 apart at most)
+    assert torch.allclose(torch.tensor(got.tolist()), want, rtol=1e-6, atol=1e-6)
+
+
+def test_instance_norm_and_module_name_the_running_mean():
+    def call(lib):
+        x = lib.arange(24.0).reshape(2, 3, 4)
+        return lib.nn.functional.instance_norm(x, lib.zeros(3, requires_grad=True), lib.ones(3),
+                                               use_input_stats=False)
+
+    def module_call(lib):
+        bn = lib.nn.BatchNorm1d(3).eval()
+        return lib.func.functional_call(bn, {"running_mean": lib.nn.Parameter(lib.ones(3))},
+                                        (lib.ones(2, 3),))
+
+    assert torch_error(lambda: call(ember)) == torch_error(lambda: call(torch))
+    assert torch_error(lambda: module_call(ember)) == torch_error(lambda: module_call(torch))
+    with pytest.raises(RuntimeError, match="should contain 3 elements not 5"):  # sizes first
+        EF.batch_norm(ember.ones(4, 3), ember.zeros(5, requires_grad=True), ember.ones(3))

@@ -9,14 +9,29 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
+from .._tensor import Tensor
 from ..nn.modules.module import Module
 from ..ops.join import stack
 
 
-def _owner(module: Module, name: str) -> tuple[Module, str]:
+def _owner(module: Module, name: str, value) -> tuple[Module, str]:
+    """The submodule holding `name` and the name's last part, with PyTorch's refusals (in
+    its order): a path through a missing attribute or a non-module, then a value that is
+    not a tensor (or None), then an empty name."""
     *path, leaf = name.split(".")
-    for p in path:
-        module = getattr(module, p)
+    for i, p in enumerate(path):
+        try:
+            sub = getattr(module, p)
+        except AttributeError as exc:
+            raise AttributeError(f"{module._get_name()} has no attribute `{p}`") from exc
+        if not isinstance(sub, Module):
+            raise TypeError(f"submodule `{'.'.join(path[:i + 1])}`: {sub} is not an instance "
+                            "of torch.nn.Module")
+        module = sub
+    if value is not None and not isinstance(value, Tensor):
+        raise TypeError(f"{value} is not an instance of torch.Tensor")
+    if leaf == "":
+        raise KeyError('tensor name can\'t be empty string ""')
     return module, leaf
 
 
@@ -34,20 +49,10 @@ def _swapped(module: Module, tensors: dict, *, tie_weights: bool, strict: bool,
     """`module` holding `tensors` in place of its state for the `with` block. On the way
     out, each key of `write_back` gets the tensor the module then holds under that name (a
     forward that reassigns a buffer, `self.steps = self.steps + 1`, updates the caller's
-    dict, as PyTorch's does), and the module gets its own tensors back."""
+    dict, as PyTorch's does), and the module gets its own tensors back. (`strict` checks
+    the names after a tied entry's name has been given its twins, as PyTorch does.)"""
     state = dict(module.named_parameters(remove_duplicate=False))
     state.update(module.named_buffers(remove_duplicate=False))
-    if strict:
-        missing = sorted(set(state) - set(tensors))
-        unexpected = sorted(set(tensors) - set(state))
-        if missing or unexpected:
-            parts = []
-            if unexpected:
-                parts.append("Unexpected key(s): " + ", ".join(f"'{k}'" for k in unexpected))
-            if missing:
-                parts.append("Missing key(s): " + ", ".join(f"'{k}'" for k in missing))
-            raise RuntimeError("Error(s) in reparametrizing for " + type(module).__name__ +
-                               ":\n\t" + ".\n\t".join(parts) + ".")
     tensors = dict(tensors)
     if tie_weights:  # a name given for one of several tied entries serves them all
         by_id: dict = {}
@@ -61,12 +66,27 @@ def _swapped(module: Module, tensors: dict, *, tie_weights: bool, strict: bool,
             if given:
                 for n in names:
                     tensors.setdefault(n, tensors[given[0]])
+    if strict:
+        missing = sorted(set(state) - set(tensors))
+        unexpected = sorted(set(tensors) - set(state))
+        if missing or unexpected:
+            parts = []
+            if unexpected:
+                parts.append("Unexpected key(s): " + ", ".join(f"'{k}'" for k in unexpected))
+            if missing:
+                parts.append("Missing key(s): " + ", ".join(f"'{k}'" for k in missing))
+            raise RuntimeError("Error(s) in reparametrizing for " + type(module).__name__ +
+                               ":\n\t" + ".\n\t".join(parts) + ".")
     saved = []
     try:
         for name, t in tensors.items():
-            mod, leaf = _owner(module, name)
+            mod, leaf = _owner(module, name, t)
             slot = _slot(mod, leaf)
             if slot is None:
+                old = getattr(mod, leaf, None)
+                if old is not None and not isinstance(old, Tensor):
+                    raise TypeError(f"attribute `{leaf}`: {old} is not an instance of "
+                                    "torch.Tensor")
                 saved.append((mod, leaf, None, mod.__dict__.get(leaf, _ABSENT)))
                 object.__setattr__(mod, leaf, t)
             else:
@@ -125,8 +145,7 @@ def stack_module_state(models) -> tuple[dict, dict]:
     """`(params, buffers)`: each model's parameters and buffers stacked along a new first
     axis, by name (the models must share one structure). Stacked parameters are new leaves
     that require grad where the originals did."""
-    models = list(models)
-    if not models:
+    if len(models) == 0:  # (a sized sequence, as PyTorch asks: not a generator)
         raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
     if not (all(m.training for m in models) or not any(m.training for m in models)):
         raise RuntimeError("stack_module_state: Expected all models to have the same training/"
@@ -134,10 +153,18 @@ def stack_module_state(models) -> tuple[dict, dict]:
     first = type(models[0])
     if not all(type(m) is first for m in models):
         raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
-    params = {}
-    for name, p in models[0].named_parameters():
-        st = stack([dict(m.named_parameters())[name].detach() for m in models])
-        params[name] = st.requires_grad_() if p.requires_grad else st
-    buffers = {name: stack([dict(m.named_buffers())[name] for m in models])
-               for name, _ in models[0].named_buffers()}
+    all_params = [dict(m.named_parameters()) for m in models]
+    all_buffers = [dict(m.named_buffers()) for m in models]
+    params = {k: _stacked_leaf([d[k] for d in all_params], k) for k in all_params[0]}
+    buffers = {k: _stacked_leaf([d[k] for d in all_buffers], k) for k in all_buffers[0]}
     return params, buffers
+
+
+def _stacked_leaf(tensors: list, name: str):
+    """The models' tensors of one name stacked: a new leaf that requires grad when they all
+    do; a mix of frozen and trainable is refused, in PyTorch's words."""
+    flags = {t.requires_grad for t in tensors}
+    if len(flags) > 1:
+        raise RuntimeError(f"Expected {name} from each model to have the same .requires_grad")
+    out = stack(tensors)
+    return out.detach().requires_grad_() if True in flags else out

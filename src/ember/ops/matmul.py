@@ -33,10 +33,14 @@ from .matmul_checks import (
     _mv_mismatch,
     _no_bool,
     bmm_dtypes,
+    check_anchor_device,
     dot_out_dtype,
     mv_dtypes,
     need_tensors,
     out_dtype,
+    vmap_addprod,
+    vmap_dtypes,
+    vmap_mixed,
 )
 from .movement import unsafe_view
 from .registry import Primitive, apply, apply_, bind, defbatch, defjvp, defvjp
@@ -346,6 +350,7 @@ def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
     if input._shape[1] != mat2._shape[0]:
         raise _mat_mismatch(input._shape, mat2._shape)
     out_dtype(out, input._dtype)
+    vmap_dtypes(input, mat2)
     _mm_dtypes(input, mat2, "addmm_impl_cpu_")
     return write_out(apply(matmul_p, input, mat2), out)
 
@@ -376,6 +381,7 @@ def mv(input: Tensor, vec: Tensor, *, out=None) -> Tensor:
         )
     if input._shape[1] != vec._shape[0]:
         raise _mv_mismatch(input._shape[0], input._shape, vec._shape[0])
+    vmap_dtypes(input, vec)
     mv_dtypes(input, vec, out)  # (PyTorch's kernel compares dtypes after the shapes)
     return write_out(apply(matmul_p, input, vec), out)
 
@@ -384,6 +390,8 @@ def dot(input: Tensor, tensor: Tensor, *, out=None) -> Tensor:
     """Inner product of two 1-D tensors (no conjugation)."""
     need_tensors(input, tensor, "dot")
     dot_out_dtype(out, input._dtype)
+    if input.ndim == 1 and tensor.ndim == 1:
+        vmap_dtypes(input, tensor)
     _check_vectors(input, tensor, "dot")
     return write_out(apply(matmul_p, input, tensor), out)
 
@@ -610,6 +618,9 @@ def _addmm(input, mat1, mat2, beta, alpha, out, inplace):
             raise TypeError(f"addmm(): argument '{name}' must be Tensor, not {type(t).__name__}")
         if t.ndim != 2:
             raise RuntimeError(f"{name} must be a matrix, got {t.ndim}-D tensor")
+    check_anchor_device(mat1, input, mat2)
+    if out is None and not inplace and vmap_mixed(input, mat1, mat2):
+        return vmap_addprod(input, mm(mat1, mat2), beta, alpha, addmm=True)
     _addmm_dtypes(input, mat1, mat2)
     if mat1._shape[1] != mat2._shape[0]:
         raise _mat_mismatch(mat1._shape, mat2._shape)
@@ -642,6 +653,9 @@ def _addmv(input, mat, vec, beta, alpha, out, inplace):
         raise RuntimeError(
             f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, {vec.ndim}"
         )
+    check_anchor_device(mat, input, vec)
+    if out is None and not inplace and vmap_mixed(input, mat, vec):
+        return vmap_addprod(input, mv(mat, vec), beta, alpha)
     if not (input._dtype is mat._dtype is vec._dtype):
         raise RuntimeError(
             "addmv input tensors must have the same dtype, but got "
@@ -678,6 +692,8 @@ def _batch_shapes(b1: Tensor, b2: Tensor) -> None:
 def _baddbmm(input, batch1, batch2, beta, alpha, out, inplace):
     # PyTorch's order: input against batch1's dtype, the shapes, bool, then batch2's dtype
     _check_batches(batch1, batch2)
+    if out is None and not inplace and vmap_mixed(input, batch1, batch2):
+        return vmap_addprod(input, bmm(batch1, batch2), beta, alpha)
     if input._dtype is not batch1._dtype:
         raise RuntimeError(
             f"Input dtypes must be the same, got: input {_cname(input)}, batch1: "
@@ -709,6 +725,8 @@ def _addbmm(input, batch1, batch2, beta, alpha, out, inplace):
             f"{batch2._shape[0]}"
         )
     _check_batches(batch1, batch2)
+    if out is None and not inplace and vmap_mixed(input, batch1, batch2):
+        return vmap_addprod(input, bmm(batch1, batch2).sum(0), beta, alpha)
     _addmm_dtypes(input, batch1, batch2)  # (PyTorch's addbmm runs addmm's checks)
     _no_bool(batch1, "addmm_impl_cpu_")
     _batch_shapes(batch1, batch2)

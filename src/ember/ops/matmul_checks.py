@@ -52,6 +52,8 @@ def _check_matmul(a, b, out=None) -> None:
     product its ranks go to: dot (1-D @ 1-D), mv (@ 1-D), mm (@ 2-D, a batch folded into
     the rows) or bmm. The shapes are checked before, but for dot's."""
     na, nb = a.ndim, b.ndim
+    if out is None:
+        vmap_dtypes(a, b)
     if na == 1 and nb == 1:
         dot_out_dtype(out, a._dtype)
         _check_vectors(a, b, "dot")
@@ -165,3 +167,47 @@ def _check_vectors(a: Tensor, b: Tensor, name: str) -> None:
     _no_bool(a, name)
     if a._shape[0] != b._shape[0]:
         raise _vec_mismatch(a._shape[0], b._shape[0])
+
+
+def check_anchor_device(anchor: Tensor, *others: Tensor) -> None:
+    """NOTE: PyTorch's addmm / addmv kernels run on the device of the matrix operand (the
+    second argument), so a meta tensor beside CPU ones is refused naming that matrix's device
+    as the expected one, not the bias's; a CPU 0-d input may join meta matrices."""
+    dev = anchor.device
+    if all(t.device == dev for t in others):
+        return
+    for t in others:
+        if t.device != dev and {t.device.type, dev.type} == {"cpu", "meta"} \
+                and (t._shape or t.device.type != "cpu"):
+            raise RuntimeError(f"Tensor on device {t.device} is not on the expected device {dev}!")
+
+
+def vmap_mixed(*ts: Tensor) -> bool:
+    """Inside vmap (an operand is one example of a batch) with operands of two dtypes."""
+    return any(t._is_wrapper for t in ts) and len({t._dtype for t in ts}) > 1
+
+
+def vmap_dtypes(a: Tensor, b: Tensor) -> None:
+    """NOTE: inside vmap PyTorch's batch rules run a product of two dtypes as another
+    product, whose words the error takes: bmm's when the right operand is a batched matrix
+    (or both are batched), mm's when it is a batched vector or the left one a batched matrix,
+    addmv's when only the left is batched and the right is a vector."""
+    if not vmap_mixed(a, b):
+        return
+    if b._is_wrapper and (a._is_wrapper or b.ndim > 1):
+        bmm_dtypes(a, b)
+    elif b._is_wrapper or b.ndim > 1:
+        _mm_dtypes(a, b, "addmm_impl_cpu_")
+    mv_dtypes(a, b)
+
+
+def vmap_addprod(inp: Tensor, product: Tensor, beta, alpha, addmm: bool = False) -> Tensor:
+    """NOTE: inside vmap PyTorch runs the fused add* products as their decompositions
+    (`beta * input + alpha * product`), so the input's dtype promotes with the product's
+    where the fused kernel refuses it; addmm keeps `input * 0` when beta is 0, the others
+    drop the input then."""
+    if addmm:
+        return inp * beta + alpha * product
+    if alpha != 1:
+        product = alpha * product
+    return product if beta == 0 else beta * inp + product

@@ -328,6 +328,12 @@ def _batch_norm_checks(input, running_mean, running_var, weight, bias, training)
                 raise RuntimeError(f"{name} must be defined in evaluation mode")
         elif t.numel() != n:
             raise RuntimeError(f"{name} should contain {n} elements not {t.numel()}")
+    if E.is_grad_enabled():  # (the statistics are not differentiable inputs of the kernel)
+        for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+            if t is not None and t.requires_grad:
+                raise RuntimeError(f"The function 'native_batch_norm' is not differentiable "
+                                   f"with respect to argument '{name}'. This input cannot "
+                                   "have requires_grad True.")
     if not input.dtype.is_floating_point:  # (complex inputs included)
         raise NotImplementedError(f"\"batch_norm\" not implemented for "
                                   f"'{type_name(input.dtype)}'")
