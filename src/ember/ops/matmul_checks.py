@@ -174,6 +174,11 @@ def check_anchor_device(anchor: Tensor, *others: Tensor) -> None:
     second argument), so a meta tensor beside CPU ones is refused naming that matrix's device
     as the expected one, not the bias's; a CPU 0-d input may join meta matrices."""
     dev = anchor.device
+    for t in others:  # (devices are shared objects: the common case is decided by identity)
+        if t.device is not dev:
+            break
+    else:
+        return
     if all(t.device == dev for t in others):
         return
     for t in others:
@@ -184,7 +189,10 @@ def check_anchor_device(anchor: Tensor, *others: Tensor) -> None:
 
 def vmap_mixed(*ts: Tensor) -> bool:
     """Inside vmap (an operand is one example of a batch) with operands of two dtypes."""
-    return any(t._is_wrapper for t in ts) and len({t._dtype for t in ts}) > 1
+    for t in ts:
+        if t._is_wrapper:
+            return len({t._dtype for t in ts}) > 1
+    return False
 
 
 def vmap_dtypes(a: Tensor, b: Tensor) -> None:
@@ -192,7 +200,7 @@ def vmap_dtypes(a: Tensor, b: Tensor) -> None:
     product, whose words the error takes: bmm's when the right operand is a batched matrix
     (or both are batched), mm's when it is a batched vector or the left one a batched matrix,
     addmv's when only the left is batched and the right is a vector."""
-    if not vmap_mixed(a, b):
+    if not (a._is_wrapper or b._is_wrapper) or a._dtype is b._dtype:
         return
     if b._is_wrapper and (a._is_wrapper or b.ndim > 1):
         bmm_dtypes(a, b)
