@@ -91,6 +91,10 @@ RTOL = {
     # norms sum and round otherwise than MLX's by an ulp or two (printed to 4-5 decimals);
     # half-precision results and initializer draws (threefry) are bit-identical
     "losses_init.py": 1e-4,
+    # 6 Adam steps: the expert products (dequantized or gathered matmuls) and the router's
+    # softmax sum float32 in another order than MLX's CPU kernels; printed to 4-5 decimals,
+    # every value matched to the last digit on this machine
+    "moe_gather.py": 1e-4,
 }
 PROGRAMS = sorted(p.name for p in EXAMPLES.glob("*.py"))
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d*)?(?:e[+-]?\d+)?|nan|-?inf")

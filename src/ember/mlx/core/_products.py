@@ -1,6 +1,7 @@
-"""MLX's products beyond `_ops`: kron, vecdot, 1-D convolution, the gathered / segmented /
-block-masked matmuls, and the Walsh-Hadamard transform. Each is composed from `mx` ops, so
-each has MLX's dtype rules and ember's derivatives."""
+"""MLX's products beyond `_ops`: kron, vecdot, 1-D convolution and the Walsh-Hadamard
+transform (the gathered / segmented / block-masked matmuls, re-exported here, live in
+`_structured_mm`). Each is composed from `mx` ops, so each has MLX's dtype rules and
+ember's derivatives."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import ember as E
 from . import _dtypes as D
 from . import _ops as O
 from ._array import _wrap, array, cast
+from ._structured_mm import block_masked_mm, gather_mm, segmented_mm
 
 
 def _arr(x) -> array:
@@ -68,52 +70,6 @@ def convolve(a, v, /, mode: str = "full") -> array:
         x = E.nn.functional.pad(x, [m - 1 - lo, lo])
         pad = 0
     return _wrap(E.nn.functional.conv1d(x, w, padding=pad).reshape(-1), dt)
-
-
-def _gathered(x: array, indices) -> array:
-    if indices is None:
-        return x
-    flat = O.reshape(x, (-1, *x.shape[-2:]))
-    return O.take(flat, indices, 0)
-
-
-def gather_mm(a, b, /, lhs_indices=None, rhs_indices=None, *,
-              sorted_indices: bool = False) -> array:
-    """`a[lhs_indices] @ b[rhs_indices]`, the indices running over the flattened batch
-    dimensions (a missing index set takes the operand's batch as it is)."""
-    return O.matmul(_gathered(_arr(a), lhs_indices), _gathered(_arr(b), rhs_indices))
-
-
-def _blocks(mask: array, block: int, rows: int, cols: int) -> array:
-    m = O.repeat(O.repeat(mask, block, -2), block, -1)
-    return m[..., :rows, :cols]
-
-
-def block_masked_mm(a, b, /, block_size: int = 64, mask_out=None, mask_lhs=None,
-                    mask_rhs=None) -> array:
-    """`a @ b` with `block_size` square blocks of the operands and of the output masked
-    (bool masks drop blocks, float masks scale them)."""
-    a, b = _arr(a), _arr(b)
-    m, k = a.shape[-2:]
-    n = b.shape[-1]
-    if mask_lhs is not None:
-        a = O.multiply(a, _blocks(_arr(mask_lhs).astype(a._dtype), block_size, m, k))
-    if mask_rhs is not None:
-        b = O.multiply(b, _blocks(_arr(mask_rhs).astype(b._dtype), block_size, k, n))
-    out = O.matmul(a, b)
-    if mask_out is not None:
-        out = O.multiply(out, _blocks(_arr(mask_out).astype(out._dtype), block_size, m, n))
-    return out
-
-
-def segmented_mm(a, b, /, segments) -> array:
-    """For each [start, end) pair in `segments` (..., 2), `a[:, start:end] @
-    b[start:end]`: one (M, N) result per segment."""
-    a, b, seg = _arr(a), _arr(b), _arr(segments)
-    k = O.arange(a.shape[-1])
-    lo, hi = O.expand_dims(seg[..., 0], -1), O.expand_dims(seg[..., 1], -1)
-    inside = O.logical_and(O.greater_equal(k, lo), O.less(k, hi)).astype(a._dtype)
-    return O.einsum("mk,...k,kn->...mn", a, inside, b)
 
 
 # MLX's base Hadamard matrices for n = m * 2^k (mlx/backend/common/hadamard.h, from N. J. A.

@@ -34,6 +34,7 @@ from . import _dtypes as D
 from . import _ops as O
 from ._array import _wrap, array, array_from_numpy, numpy_of
 from ._shapes import broadcast_shapes
+from ._structured_mm import gather_batches, index_shape
 
 # mode -> (default group size, default bits)
 _MODES = {"affine": (64, 4), "mxfp4": (32, 4), "nvfp4": (16, 4), "mxfp8": (32, 8)}
@@ -448,12 +449,6 @@ def quantized_matmul(x, w, /, scales, biases=None, transpose: bool = True,
     return _product(x, wf, transpose, mode == "affine")
 
 
-def _gathered(a: array, indices) -> array:
-    if indices is None:
-        return a
-    return O.take(O.reshape(a, (-1, *a.shape[-2:])), _arr(indices), 0)
-
-
 def gather_qmm(x, w, /, scales, biases=None, lhs_indices=None, rhs_indices=None,
                transpose: bool = True, group_size: int | None = None,
                bits: int | None = None, mode: str = "affine", global_scale=None, *,
@@ -466,10 +461,12 @@ def gather_qmm(x, w, /, scales, biases=None, lhs_indices=None, rhs_indices=None,
         return quantized_matmul(x, w, scales, biases, transpose, group_size, bits, mode)
     x, scales, biases, gs, bits, dt = _prepare("gather_qmm", x, w, scales, biases,
                                                transpose, group_size, bits, mode)
-    w, scales = _gathered(w, rhs_indices), _gathered(scales, rhs_indices)
-    biases = None if biases is None else _gathered(biases, rhs_indices)
+    broadcast_shapes(index_shape("[gather_qmm]", lhs_indices, x),
+                     index_shape("[gather_qmm]", rhs_indices, w))
+    w, scales = gather_batches(w, rhs_indices), gather_batches(scales, rhs_indices)
+    biases = None if biases is None else gather_batches(biases, rhs_indices)
     wf = dequantize(w, scales, biases, gs, bits, mode, global_scale, dtype=dt)
-    return _product(_gathered(x, lhs_indices), wf, transpose, mode == "affine")
+    return _product(gather_batches(x, lhs_indices), wf, transpose, mode == "affine")
 
 
 # -- qqmm: x quantized as well ---------------------------------------------------------------
