@@ -14,6 +14,8 @@ import torch
 
 import ember
 
+from helpers import same_message
+
 WIDE = ["uint16", "uint32", "uint64"]
 
 
@@ -152,3 +154,11 @@ def test_from_numpy_refusal_lists_the_types():
     with pytest.raises(TypeError) as t:
         torch.from_numpy(np.array([1], dtype=np.longdouble))
     assert str(e.value) == str(t.value)
+
+
+@pytest.mark.parametrize("dtype", ["uint16", "uint32", "uint64"])
+def test_messages_print_the_unsigned_cpp_type_names(dtype):
+    # (C++'s spelling, as gcc prints it: `short unsigned int`, `long unsigned int`)
+    a = np.ones((2, 2), np.float32)
+    same_message(lambda L: L.mm(L.tensor(a), L.tensor(a), out=L.empty(2, 2,
+                                                                       dtype=getattr(L, dtype))))

@@ -347,5 +347,5 @@ CPP_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half
                   "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
                   "bool": "bool", "complex64": "c10::complex<float>",
                   "complex128": "c10::complex<double>", "float8_e4m3fn": "c10::Float8_e4m3fn",
-                  "float8_e5m2": "c10::Float8_e5m2", "uint16": "unsigned short",
-                  "uint32": "unsigned int", "uint64": "unsigned long"}
+                  "float8_e5m2": "c10::Float8_e5m2", "uint16": "short unsigned int",
+                  "uint32": "unsigned int", "uint64": "long unsigned int"}

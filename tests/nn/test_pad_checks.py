@@ -102,3 +102,46 @@ def test_circular_pad_wraps_around_the_cropped_core(shape, pad):
 @pytest.mark.parametrize("pad", [(-3, -3), (-3, 4), (4, -3), (6, 0)])
 def test_circular_pad_refusals(pad):
     same_message(_pad((1, 1, 5), pad, "circular"))
+
+
+TOO_SMALL = {  # negative padding that leaves no output element in any padded dim
+    "1-d to zero": ((1, 2, 3), (-3, 0)), "1-d to zero, both sides": ((1, 2, 3), (-1, -2)),
+    "1-d negative": ((1, 2, 3), (-5, 1)), "1-d unbatched": ((2, 3), (1, -5)),
+    "2-d": ((1, 1, 3, 4), (-5, 0, -3, 0)), "2-d unbatched": ((2, 3, 4), (-5, 0, -4, 0)),
+    "3-d": ((1, 1, 2, 3, 4), (-4, 0, -3, 0, -2, 0)),
+    "3-d unbatched": ((1, 2, 3, 4), (-1, -3, -4, 1, -3, 1)),
+}
+NEGATIVE_DIM = {  # one padded dim negative while another keeps elements
+    "2-d width": ((1, 1, 3, 4), (-5, 0, 0, 0)), "2-d height": ((1, 1, 3, 4), (0, 0, -4, 0)),
+    "2-d unbatched": ((1, 3, 4), (-6, 1, 0, 0)),
+    "3-d width": ((1, 1, 2, 3, 4), (-5, 0, 0, 0, 0, 0)),
+    "3-d depth": ((1, 1, 2, 3, 4), (0, 0, 0, 0, -3, 0)),
+    "3-d unbatched": ((1, 2, 3, 4), (0, 0, 0, 0, -3, -3)),
+}
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+@pytest.mark.parametrize("name", list(TOO_SMALL) + list(NEGATIVE_DIM))
+def test_negative_padding_past_the_input_refused_in_torchs_words(name, mode):
+    shape, pad = {**TOO_SMALL, **NEGATIVE_DIM}[name]
+    same_message(_pad(shape, pad, mode))
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize("shape, pad", [
+    ((1, 1, 3, 4), (-4, 0, 0, 0)), ((1, 1, 3, 4), (0, 0, -3, 0)),
+    ((1, 2, 3, 4), (-2, 0, 0, 0, 0, 0)),
+    ((1, 1, 2, 3, 4), (-1, -3, 0, 0, 0, 0)), ((1, 1, 3, 4), (0, 0, -1, -1)),
+], ids=str)
+def test_negative_padding_to_an_empty_dim_matches_torch(shape, pad, mode):
+    same_result(lambda L: L.nn.functional.pad(L.arange(float(np.prod(shape))).reshape(shape), pad,
+                                              mode=mode))
+
+
+@pytest.mark.parametrize("shape, pad", [
+    ((1, 2, 3), (-4, 1)), ((1, 1, 2, 3, 4), (-4, 0, -3, 0, -3, 1)),
+], ids=str)
+def test_circular_pad_to_exactly_empty_is_empty(shape, pad):
+    """A crop past the edge that the other side's wrap brings back to size 0 writes nothing
+    (PyTorch returns the empty tensor, not its 'negative padding' refusal)."""
+    same_result(lambda L: L.nn.functional.pad(L.ones(shape), pad, mode="circular"))

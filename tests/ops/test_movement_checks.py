@@ -126,3 +126,44 @@ def test_unfold_takes_integer_likes_as_ints():
         shape = same_result(lambda L, s=size: L.arange(24.0).reshape(4, 6).unfold(
             0, L.tensor(2) if s == "tensor" else s, 1)).shape
         assert tuple(shape) == (3, 6, 2) and all(type(n) is int for n in shape)
+
+
+@pytest.mark.parametrize("dims", [(0, 1), (0, 2), (0, 1, 2), (-5, 1), (0,), ()])
+@pytest.mark.parametrize("inplace", [False, True])
+def test_squeeze_method_takes_dims_one_by_one(dims, inplace):
+    """`x.squeeze(0, 1)` is `x.squeeze((0, 1))` (the method only: PyTorch's parser unpacks a
+    dim list given as the only argument)."""
+    def call(L):
+        x = L.arange(24.0).reshape(1, 1, 2, 3, 4)
+        return (x.clone().squeeze_ if inplace else x.squeeze)(*dims)
+
+    same_result(call)
+
+
+@pytest.mark.parametrize("call, kind", [
+    (lambda L: L.ones(1, 1, 2).squeeze(0, 0), RuntimeError),
+    (lambda L: L.ones(1, 1, 2).squeeze(0, -3), RuntimeError),
+    (lambda L: L.ones(1, 1, 2).squeeze(0, 7), IndexError),
+    (lambda L: L.ones(1, 1, 2).squeeze_(1, 1), RuntimeError),
+    (lambda L: L.ones(1, 1, 2).count_nonzero(0, 0), RuntimeError),
+])
+def test_squeeze_dims_one_by_one_refusals(call, kind):
+    same_message(call, kind)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.arange(24.0).reshape(2, 3, 4).count_nonzero(0, 2),
+    lambda L: L.arange(24.0).reshape(2, 3, 4).count_nonzero(1),
+    lambda L: L.arange(24.0).reshape(2, 3, 4).count_nonzero(dim=(0, 1)),
+    lambda L: L.arange(24.0).reshape(2, 3, 4).count_nonzero(),
+])
+def test_count_nonzero_method_takes_dims_one_by_one(call):
+    same_result(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.ones(1, 2).squeeze_(axis=0), lambda L: L.ones(1, 1, 2).squeeze_(dim=(0, 1)),
+    lambda L: L.ones(1, 2).squeeze(axis=0), lambda L: L.ones(1, 2).count_nonzero(axis=0),
+])
+def test_dims_one_by_one_methods_keep_the_keyword_forms(call):
+    same_result(call)

@@ -9,7 +9,7 @@ import torch.nn.functional as TF
 import ember
 from ember.ops import nn_ops
 
-from helpers import assert_same, check_grads, check_op, rand_array
+from helpers import assert_same, check_grads, check_op, rand_array, same_message, same_result
 
 
 def test_nll_loss_kdim_uint8_targets_and_meta():
@@ -136,3 +136,21 @@ def test_constant_pad_nd_of_channels_last_is_a_new_channels_last_tensor():
     for pad in [(-1, -1), (1, -1), (0, 0)]:
         assert_same(ember.constant_pad_nd(e, pad), torch.constant_pad_nd(t, pad), rtol=0,
                     atol=0, check_stride=True)
+
+
+@pytest.mark.parametrize("shape, pad", [
+    ((2, 3), (-4, 0)), ((2, 3), (-2, -2)), ((2, 3), (0, -4)), ((2, 3), (-4, 2)),
+    ((2, 3), (2, -6)), ((2, 3), (-1, -1, -3, 0)), ((2, 3), (-1, 0, 0, -3)),
+    ((1, 2, 3), (-4, 5)), ((1, 2, 3), (0, 0, 3, -6)),
+])
+def test_constant_pad_crop_past_the_edge_fails_in_narrows_words(shape, pad):
+    # PyTorch crops with narrow() before padding: a crop past the edge fails there, even
+    # where the other side's padding would make the size non-negative
+    for call in (lambda L: L.nn.functional.pad(L.ones(shape), pad, value=1.0),
+                 lambda L: L.constant_pad_nd(L.ones(shape), pad)):
+        assert same_message(call) == "narrow(): length must be non-negative."
+
+
+@pytest.mark.parametrize("pad", [(-3, 0), (-1, -2), (-3, 2), (1, -2, -1, -1)])
+def test_constant_pad_crop_to_the_edge_matches_torch(pad):
+    same_result(lambda L: L.nn.functional.pad(L.arange(6.0).view(2, 3), pad, value=7.0))

@@ -18,7 +18,7 @@ import torch.nn.functional as F
 import ember
 from ember.ops.bernoulli import dropout_mask
 
-from helpers import assert_same, no_data_reads, to_numpy_t, to_torch
+from helpers import assert_same, no_data_reads, same_message, same_result, to_numpy_t, to_torch
 
 SEEDS = (0, 1, 42)
 SIZES = tuple(range(1, 101)) + (1000, 10007)
@@ -598,3 +598,33 @@ def test_like_draws_are_laid_out_in_their_memory_format(name, shape, fmt):
     torch.manual_seed(4)
     t = getattr(torch, name)(torch.tensor(a), *args, memory_format=getattr(torch, fmt))
     assert_same(e, t, rtol=0, atol=0, check_stride=True)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8", "bool", "complex64", "uint16"])
+@pytest.mark.parametrize("fill", ["exponential_", "cauchy_", "log_normal_", "geometric_"])
+def test_continuous_fills_refuse_other_dtypes_in_torchs_words(fill, dtype):
+    """Exponential and Cauchy refuse a non-float tensor with a RuntimeError (the dtype printed
+    as `Long` and as C++'s `long int`); log-normal's kernel, and geometric's for bool, complex
+    and the wide unsigned ints, with a NotImplementedError."""
+    def call(L):
+        t = L.zeros(3, dtype=getattr(L, dtype))
+        return getattr(t, fill)(0.5) if fill == "geometric_" else getattr(t, fill)()
+
+    torch.manual_seed(0)
+    ok = fill == "geometric_" and dtype in ("int64", "int32", "uint8")
+    if ok:  # (one double uniform per element in both: the same stream)
+        ember.manual_seed(0)
+        same_result(call)
+    else:
+        kind = RuntimeError if fill in ("exponential_", "cauchy_") else NotImplementedError
+        same_message(call, kind)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.zeros(2, dtype=L.long).exponential_(-1.0),
+    lambda L: L.zeros(2, dtype=L.long).cauchy_(0.0, -1.0),
+    lambda L: L.zeros(2, dtype=L.long).log_normal_(1.0, -1.0),
+    lambda L: L.zeros(2, dtype=L.bool).geometric_(2.0),
+])
+def test_fill_parameter_is_checked_before_the_dtype(call):
+    same_message(call)

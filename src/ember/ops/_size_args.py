@@ -10,6 +10,8 @@ fails with the element's 1-based position.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .._tensor import Tensor
@@ -76,3 +78,16 @@ def unpack_size(values: tuple, name: str) -> list[int]:
                             f"{_type_name(v)}\"")
         out.append(int(v.item()) if isinstance(v, Tensor) else int(v))
     return out
+
+
+def dims_one_by_one(fn):
+    """The method form of `fn(input, dim, ...)` that also takes several dims one by one
+    (`x.squeeze(0, 1)` is `x.squeeze((0, 1))`), as PyTorch's parser allows for a method whose
+    only positional argument is a dim list; the function form (`torch.squeeze`) does not."""
+    @functools.wraps(fn)
+    def method(self, *dims, **kwargs):
+        if len(dims) > 1:
+            return fn(self, dims, **kwargs)
+        return fn(self, *dims, **kwargs)
+
+    return method

@@ -18,6 +18,7 @@ from .._tensor import Tensor
 from . import movement
 from ._arg_parser_text import invalid_combination
 from ._common import c_type_name, type_name
+from ._size_args import dims_one_by_one
 from .copy import to
 from .registry import bump_version, check_inplace, rename_node
 
@@ -65,6 +66,9 @@ def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
 def squeeze_(self: Tensor, dim=None) -> Tensor:
     check_inplace(self, aliased_ok=True)
     return _adopt(self, movement.squeeze(self, dim))
+
+
+squeeze_ = dims_one_by_one(squeeze_)  # (a method only: several dims may come one by one)
 
 
 def unsqueeze_(self: Tensor, dim: int) -> Tensor:

@@ -26,6 +26,7 @@ from .._view import (
 )
 from ._arg_parser_text import invalid_combination, tp_name
 from ._common import has_values, type_name
+from ._size_args import dims_one_by_one
 from .dtype_views import view_dtype
 from .registry import (
     Primitive,
@@ -704,7 +705,8 @@ TENSOR_METHODS = {
     "permute": permute,
     "transpose": transpose, "swapaxes": transpose, "swapdims": transpose, "t": t,
     "movedim": movedim, "moveaxis": movedim, "expand": expand, "expand_as": expand_as,
-    "broadcast_to": _broadcast_to_method, "squeeze": squeeze, "unsqueeze": unsqueeze,
+    "broadcast_to": _broadcast_to_method, "squeeze": dims_one_by_one(squeeze),
+    "unsqueeze": unsqueeze,
     "narrow": _narrow_method, "select": select, "diagonal": diagonal, "unfold": unfold,
     "as_strided": as_strided, "unbind": unbind, "split": split, "chunk": chunk,
     "tensor_split": tensor_split, "split_with_sizes": split_with_sizes,

@@ -346,11 +346,13 @@ def constant_pad_nd(input: Tensor, pad, value=0) -> Tensor:
     pairs = [(0, 0)] * input.dim()
     for i in range(len(pad) // 2):
         pairs[input.dim() - 1 - i] = (int(pad[2 * i]), int(pad[2 * i + 1]))
+    # NOTE: PyTorch crops each negative side with narrow() (first dim first, the low side
+    # before the high one) before it pads, so a crop past the edge fails there, in narrow's
+    # words, even where the other side's padding would have made the size non-negative.
     for d, (lo, hi) in enumerate(pairs):
-        if input.shape[d] + lo + hi < 0:
-            raise RuntimeError(f"The input size {input.shape[d]}, plus negative padding {lo} and "
-                               f"{hi} resulted in a negative output size, which is invalid. "
-                               f"Check dimension {d} of your input.")
+        size = input.shape[d] + min(lo, 0)
+        if size < 0 or (hi < 0 and size + hi < 0):
+            raise RuntimeError("narrow(): length must be non-negative.")
     out = apply(constant_pad_p, input, pads=tuple(pairs), value=value)
     return keep_channels_last(input, out, "ConstantPadNdBackward0")
 

@@ -41,11 +41,12 @@ from .._view import (
 )
 from . import _rng_kernels as K
 from . import _rng_math as M
-from ._common import same_meta, type_name, write_out
-from .creation import _sizes
+from ._common import c_type_name, same_meta, type_name, write_out
+from .creation import _sizes, empty
 from .draws import draw, draw_like, like_strides
 from .fill import fill_p, zero_tangent
 from .generator_checks import checked_generator
+from .multinomial_checks import check_categories, check_probs
 from .randint_checks import check_randint
 from .registry import (
     Family,
@@ -103,9 +104,21 @@ def _check_float(d: dt.dtype, kernel: str) -> None:
         raise NotImplementedError(f'"{kernel}" not implemented for \'{type_name(d)}\'')
 
 
-def _check_real_float(d: dt.dtype, kernel: str) -> None:
-    if not d.is_floating_point:
+def _check_real_float(d: dt.dtype, kernel: str, only: tuple = ()) -> None:
+    """A kernel's refusal of a dtype: it takes the floats, or the dtypes named in `only`."""
+    if not (d.name in only if only else d.is_floating_point):
         raise NotImplementedError(f'"{kernel}" not implemented for \'{type_name(d)}\'')
+
+
+def _check_continuous(d: dt.dtype, what: str, name) -> None:
+    """Refuse a non-float tensor; `name` prints the dtype (`Long`, or Cauchy's `long int`)."""
+    if not d.is_floating_point:
+        raise RuntimeError(f"{what} distribution is a continuous probability distribution. dtype "
+                           f"must be a floating point but you specified {name(d)}")
+
+
+_GEOMETRIC_DTYPES = ("int64", "int32", "int16", "int8", "uint8", "float64", "float32",
+                     "float16", "bfloat16")  # (geometric_'s kernel: signed ints, uint8, floats)
 
 
 def _draw_kernel(dst, values):
@@ -540,9 +553,9 @@ def randperm(n: int, *, generator=None, out=None, dtype=None, layout=None, devic
 def exponential_(self: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
     """Fill with Exp(lambd) samples: -(1/lambd) log1p(-u), one double uniform each."""
     lambd = float(_scalar(lambd))
-    _check_real_float(self._dtype, "exponential_cpu")
-    if not lambd > 0:
+    if not lambd > 0:  # (the parameter is checked first, then the dtype, as PyTorch)
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
+    _check_continuous(self._dtype, "Exponential", type_name)
     g = _gen(generator, "exponential_")
     d = self._dtype
     return _inplace(self, "ExponentialBackward0",
@@ -552,9 +565,9 @@ def exponential_(self: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
 def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *,
             generator=None) -> Tensor:
     """Fill with Cauchy samples: median + sigma * tan(pi (u - 1/2))."""
-    _check_real_float(self._dtype, "cauchy_cpu")
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(float(sigma))}")
+    _check_continuous(self._dtype, "Cauchy", c_type_name)
     g = _gen(generator, "cauchy_")
     d = self._dtype
 
@@ -569,9 +582,9 @@ def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *,
 def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *,
                 generator=None) -> Tensor:
     """Fill with exp(N(mean, std^2)) samples (the serial normal, cache included)."""
-    _check_real_float(self._dtype, "log_normal_cpu")
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(float(std))}")
+    _check_real_float(self._dtype, "log_normal_cpu")
     g = _gen(generator, "log_normal_")
     d = self._dtype
     return _inplace(self, "LogNormalBackward0", lambda n, c: K.to_dtype(
@@ -582,6 +595,7 @@ def geometric_(self: Tensor, p: float, *, generator=None) -> Tensor:
     """Fill with Geometric(p) samples: ceil(log(u) / log1p(-p))."""
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(float(p))}")
+    _check_real_float(self._dtype, "geometric_cpu", _GEOMETRIC_DTYPES)
     g = _gen(generator, "geometric_")
     d = self._dtype
     denom = math.log1p(-p)
@@ -591,24 +605,6 @@ def geometric_(self: Tensor, p: float, *, generator=None) -> Tensor:
 
 # --- multinomial, poisson ----------------------------------------------------------------
 
-def _check_probs(input: Tensor, num_samples: int, replacement: bool) -> None:
-    if input.ndim not in (1, 2):
-        raise RuntimeError("prob_dist must be 1 or 2 dim")
-    if not input._dtype.is_floating_point:
-        raise RuntimeError(
-            f"multinomial only supports floating-point dtypes for input, got: "
-            f"{type_name(input._dtype)}"
-        )
-    if num_samples <= 0:
-        raise RuntimeError("cannot sample n_sample <= 0 samples")
-    n_cat = input._shape[-1]
-    if not replacement and num_samples > n_cat:
-        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
-                           "replacement")
-    if n_cat > 2**24:
-        raise RuntimeError("number of categories cannot exceed 2^24")
-
-
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
                 generator=None, out=None) -> Tensor:
     """Indices sampled from rows of (unnormalised) probabilities.
@@ -617,10 +613,16 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
     drawn like `empty_like(probs).exponential_()`. With replacement: per row, a
     sequential cumulative sum normalised to 1 and a binary search per double uniform.
     """
-    _check_probs(input, num_samples, replacement)
+    check_probs(input, num_samples, replacement, out)
     g = _gen(generator, "multinomial")
     d = input._dtype
     rows = numel(input._shape[:-1])
+    shape = input._shape[:-1] + (num_samples,)
+    if isinstance(out, Tensor) and out._shape != shape:
+        out.resize_(shape)  # (PyTorch resizes multinomial's `out` without a warning)
+    if rows == 0:  # (no rows: nothing drawn, nothing checked)
+        return write_out(empty(shape, dtype=dt.int64, device=input.device), out)
+    check_categories(input, num_samples, replacement)
     before = g._state_bytes()  # (the kernel checks the probs after the draw; see the except)
     if input.device.type == "meta":  # (nothing drawn)
         noise = _meta(input._shape, d) if not replacement or num_samples == 1 else \

@@ -36,6 +36,7 @@ from ._batching import front
 from ._common import along, c_type_name, type_name, write_exact, write_out
 from ._out_checks import _exact_namedtuple, check_same_as_input
 from ._return_types import as_namedtuple, return_type  # noqa: F401 (imported from here)
+from ._size_args import dims_one_by_one
 from .registry import (
     Family,
     Member,
@@ -790,7 +791,7 @@ def count_nonzero(input: Tensor, dim=None) -> Tensor:
 TENSOR_METHODS = {
     "sum": sum, "nansum": nansum, "mean": mean, "nanmean": nanmean, "prod": prod,
     "amax": amax, "amin": amin, "max": max, "min": min, "argmax": argmax, "argmin": argmin,
-    "aminmax": aminmax, "any": any, "all": all, "count_nonzero": count_nonzero,
+    "aminmax": aminmax, "any": any, "all": all, "count_nonzero": dims_one_by_one(count_nonzero),
     "sum_to_size": sum_to_size, "_is_all_true": _is_all_true, "_is_any_true": _is_any_true,
 }
 

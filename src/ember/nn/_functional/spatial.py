@@ -95,6 +95,8 @@ def _circular_index(n: int, lo: int, hi: int) -> np.ndarray:
     # what is left (the core), not around the whole input: pad (-1, 2) of [0 1 2 3 4] is
     # [1 2 3 4 1 2]. A wrap longer than the core would copy a region onto itself; PyTorch
     # refuses that (its words), and so does ember, also where the core is empty."""
+    if n + lo + hi == 0:  # (nothing to write, so nothing read: PyTorch returns it empty)
+        return np.zeros(0, dtype=np.int64)
     crop_lo, crop_hi = max(-lo, 0), max(-hi, 0)
     core = n - crop_lo - crop_hi
     if core < 0:
@@ -106,6 +108,32 @@ def _circular_index(n: int, lo: int, hi: int) -> np.ndarray:
     left = crop_lo + core - lo + np.arange(max(lo, 0))
     right = crop_lo + np.arange(max(hi, 0))
     return np.concatenate([left, crop_lo + np.arange(core), right]).astype(np.int64)
+
+
+def _check_output_size(input: Tensor, pad: tuple, k: int, name: str) -> None:
+    """Negative padding that leaves a reflection or replication without output, refused in
+    PyTorch's words: the kernels check that some padded dim keeps an element, then allocate
+    (which refuses a negative size)."""
+    sizes = input.shape[-k:]
+    outs = [n + pad[2 * (k - 1 - j)] + pad[2 * (k - 1 - j) + 1] for j, n in enumerate(sizes)]
+    if all(o < 1 for o in outs):
+        got = dict(zip("DHW"[-k:], sizes))
+        want = dict(zip("DHW"[-k:], outs))
+        if k == 1:
+            where = f"(W: {got['W']})"
+        elif k == 2:  # (replication's message has a stray space before its parenthesis)
+            gap = " " if name == "replication" else ""
+            where = f"(H: {got['H']}, W: {got['W']}{gap})"
+        else:
+            where = f"(D: {got['D']} H: {got['H']}, W: {got['W']})"
+        calc = " ".join(f"{d}: {o}" for d, o in want.items())
+        raise RuntimeError(f"input {where} is too small. Calculated output {calc}")
+    if any(o < 0 for o in outs):
+        if name == "reflection" and k == 2:  # (its kernel computes numel first)
+            raise RuntimeError("numel: integer multiplication overflow")
+        shape = list(input.shape[:-k]) + outs
+        neg = next(o for o in outs if o < 0)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {neg}: {shape}")
 
 
 def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) -> Tensor:
@@ -155,6 +183,8 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
         if mode == "circular" and (lo > n or hi > n):
             raise RuntimeError("Padding value causes wrapping around more than once.")
         index.insert(0, _pad_index(n, lo, hi, mode))
+    if name is not None:
+        _check_output_size(input, pad, k, name)
     if name is not None and input.dtype == E.bool:  # (after the size checks, as the kernels)
         raise NotImplementedError(f'"{name}_pad{k}d" not implemented for \'Bool\'')
     if mode == "circular":  # (PyTorch composes it of slice copies and keeps nothing)
