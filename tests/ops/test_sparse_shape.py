@@ -264,3 +264,20 @@ def _dense_ref(op, w):
         r = r.to_dense() if r.is_sparse else r
         out.append(float((r * w).sum()))
     return out
+
+
+@pytest.mark.parametrize("call", [
+    lambda L, s: L.transpose(s, 0, 1), lambda L, s: L.swapaxes(s, 0, 1),
+    lambda L, s: L.swapdims(s, 1, 0), lambda L, s: L.t(s), lambda L, s: L.permute(s, (1, 0)),
+    lambda L, s: L.unsqueeze(s, 0), lambda L, s: L.select(s, 1, 0),
+])
+def test_function_forms_hand_sparse_tensors_to_their_layout(call):
+    # torch dispatches the function forms by layout: the same sparse results as the methods
+    def run(L):
+        s = L.sparse_coo_tensor(L.tensor([[0, 1, 1, 2], [2, 0, 2, 1]]),
+                                L.tensor([1.0, 2.0, 3.0, 4.0]), (3, 3))
+        r = call(L, s)
+        return str(r.layout), tuple(r.shape), r.to_dense().tolist()
+
+    assert run(ember) == tuple(x.replace("torch", "ember") if isinstance(x, str) else x
+                               for x in run(torch))
