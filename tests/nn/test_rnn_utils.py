@@ -132,3 +132,63 @@ def test_packed_data_grad_fn_is_torchs(batch_first, enforce_sorted):
 def test_packed_data_without_grad_has_no_node():
     p = ern.pack_padded_sequence(ember.tensor(X), [4, 3, 1], batch_first=True)
     assert p.data.grad_fn is None
+
+
+@pytest.mark.parametrize("enforce_sorted", [False, True])
+@pytest.mark.parametrize("batch_first", [False, True])
+@pytest.mark.parametrize("source", ["leaf", "product", "transposed"])
+def test_packed_data_node_has_one_edge_to_the_input_as_passed(source, batch_first,
+                                                              enforce_sorted):
+    # ATen packs in one op: its node's only edge goes to the input the caller passed
+    # (AccumulateGrad, MulBackward0, TransposeBackward0, or IndexSelectBackward0 after the
+    # unsorted case's reordering), not to one slice per time step.
+    lens = [4, 3, 1] if enforce_sorted else [3, 4, 1]
+
+    def run(lib, rnn):
+        if source == "transposed":  # a batch-major leaf, made time-major by a view
+            x = lib.tensor(X, requires_grad=True)
+            y = x if batch_first else x.transpose(0, 1)
+            y = y.transpose(0, 1).transpose(0, 1)
+        else:
+            x = lib.tensor(X if batch_first else X.transpose(1, 0, 2).copy(),
+                           requires_grad=True)
+            y = x if source == "leaf" else x * 2
+        p = rnn.pack_padded_sequence(y, lens, batch_first=batch_first,
+                                     enforce_sorted=enforce_sorted)
+        edges = [(type(f).__name__, i) for f, i in p.data.grad_fn.next_functions]
+        p.data.sum().backward()
+        return edges, p.data, x.grad
+    e, t = run(ember, ern), run(torch, trn)
+    assert e[0] == [(n.replace("torch::autograd::", ""), i) for n, i in t[0]]
+    assert_same(e[1], t[1])
+    assert_same(e[2], t[2])
+
+
+def _graph(t, depth):
+    """(depth, node name, number of edges) of `t`'s graph, depth first, `depth` levels."""
+    out, stack = [], [(t.grad_fn, depth)]
+    while stack:
+        fn, d = stack.pop()
+        if fn is None or d == 0:
+            continue
+        out.append((d, type(fn).__name__.replace("torch::autograd::", ""),
+                    len(fn.next_functions)))
+        stack.extend((f, d - 1) for f, _ in reversed(fn.next_functions))
+    return out
+
+
+@pytest.mark.parametrize("lens", [[4, 3, 1], [4, 4, 2], [2, 2, 2], [4, 2, 1]])
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_pad_packed_sequence_graph_is_torchs(batch_first, lens):
+    # ATen copies each run of steps with one batch size at once, from a view of its rows of
+    # `data`: CopySlices -> ViewBackward0 -> SliceBackward0 -> PackPaddedSequenceBackward0.
+    def run(lib, rnn):
+        x = lib.tensor(X, requires_grad=True)
+        p = rnn.pack_padded_sequence(x * 1, lens, batch_first=True)
+        out = rnn.pad_packed_sequence(p, batch_first=batch_first)[0]
+        (out * lib.arange(1.0, 3.0)).sum().backward()
+        return _graph(out, 9), out, x.grad
+    e, t = run(ember, ern), run(torch, trn)
+    assert e[0] == t[0]
+    assert_same(e[1], t[1])
+    assert_same(e[2], t[2])

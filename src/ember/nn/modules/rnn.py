@@ -66,7 +66,7 @@ def _rnn_step(xw: Tensor, h: Tensor, w_hh: Tensor, b_hh, relu: bool) -> Tensor:
 def _lstm_step(xw: Tensor, state, w_hh: Tensor, b_hh, w_hr) -> tuple:
     h, c = state
     gates = xw + F.linear(h, w_hh, b_hh)
-    i, f, g, o = gates.chunk(4, -1)
+    i, f, g, o = gates.unsafe_chunk(4, -1)  # (ATen's cells split with unsafe_chunk)
     c = f.sigmoid() * c + i.sigmoid() * g.tanh()
     h = o.sigmoid() * c.tanh()
     if w_hr is not None:
@@ -76,12 +76,14 @@ def _lstm_step(xw: Tensor, state, w_hh: Tensor, b_hh, w_hr) -> tuple:
 
 def _gru_step(xw: Tensor, h: Tensor, w_hh: Tensor, b_hh) -> Tensor:
     hw = F.linear(h, w_hh, b_hh)
-    x_r, x_z, x_n = xw.chunk(3, -1)
-    h_r, h_z, h_n = hw.chunk(3, -1)
-    r = (x_r + h_r).sigmoid()
-    z = (x_z + h_z).sigmoid()
-    n = (x_n + r * h_n).tanh()
-    return (1 - z) * n + z * h
+    x_r, x_z, x_n = xw.unsafe_chunk(3, -1)
+    h_r, h_z, h_n = hw.unsafe_chunk(3, -1)
+    r = (h_r + x_r).sigmoid()  # (operands in ATen's order, so the graphs' edges match)
+    z = (h_z + x_z).sigmoid()
+    n = (x_n + h_n * r).tanh()
+    # NOTE: (1 - z) n + z h written as ATen's GRU cell writes it, (h - n) z + n: the same
+    # roundings as torch's (and its graph: AddBackward0 of MulBackward0 and TanhBackward0).
+    return (h - n) * z + n
 
 
 class RNNBase(Module):

@@ -115,12 +115,11 @@ def pack_padded_sequence(input: Tensor, lengths, batch_first: bool = False,
     # the checks of ATen's _pack_padded_sequence, in its order
     if input.numel() == 0:
         raise RuntimeError("Cannot pack empty tensors.")
-    if batch_first:
-        input = input.transpose(0, 1)
     if lengths.ndim != 1 or lengths.device.type != "cpu":
         raise RuntimeError(f"'lengths' argument should be a 1D CPU int64 tensor, but got "
                            f"{lengths.ndim}D {lengths.device.type} Long tensor")
-    lens, batch = lengths.tolist(), input.size(1)  # (IndexError in torch's words if 1-D)
+    input.size(1)  # (IndexError in torch's words if 1-D, whichever dim holds the batch)
+    lens, batch = lengths.tolist(), input.size(0 if batch_first else 1)
     if len(lens) != batch:
         raise RuntimeError(f"Expected `len(lengths)` to be equal to batch_size, but got "
                            f"{len(lens)} (batch_size={batch})")
@@ -133,8 +132,14 @@ def pack_padded_sequence(input: Tensor, lengths, batch_first: bool = False,
                            "pack_padded_sequence and/or pack_sequence to sidestep this "
                            "requirement if you do not need ONNX exportability.")
     sizes = [sum(1 for n in lens if n > t) for t in range(lens[0])]
-    data = E.cat([input[t, :b] for t, b in enumerate(sizes)])
-    if data.grad_fn is not None:  # (one ATen op in PyTorch, whatever ran before it here)
+    # One gather of the (t, b) rows still running, time-major: like ATen's single op, the
+    # node's one edge goes to `input` as the caller passed it.
+    steps = E.tensor([t for t, b in enumerate(sizes) for _ in range(b)], dtype=E.int64)
+    rows = E.tensor([i for b in sizes for i in range(b)], dtype=E.int64)
+    if input.device.type != "cpu":
+        steps, rows = steps.to(input.device), rows.to(input.device)
+    data = input[rows, steps] if batch_first else input[steps, rows]
+    if data.grad_fn is not None:
         rename_node(data.grad_fn, "PackPaddedSequenceBackward0")
     return PackedSequence(data, E.tensor(sizes, dtype=E.int64), sorted_indices, None)
 
@@ -156,10 +161,16 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
     # then transposed for batch_first (so the grad_fns are CopySlices / TransposeBackward0).
     padded = E.full((max_len, batch) + tuple(data.shape[1:]), padding_value, dtype=data.dtype,
                     device=data.device)
-    start = 0
-    for t, b in enumerate(sizes):
-        padded[t, :b].copy_(data[start:start + b])
-        start += b
+    # (as ATen: one copy per run of steps with the same batch size, its rows of `data`
+    # viewed as (steps, batch, *), so the graph reads CopySlices -> ViewBackward0 -> ...)
+    start, rest, t = 0, tuple(data.shape[1:]), 0
+    while t < len(sizes):
+        b, t1 = sizes[t], t
+        while t1 < len(sizes) and sizes[t1] == b:
+            t1 += 1
+        n = (t1 - t) * b
+        padded[t:t1, :b].copy_(data[start:start + n].view((t1 - t, b) + rest))
+        start, t = start + n, t1
     if batch_first:
         padded = padded.transpose(0, 1)
     lengths = E.tensor([sum(1 for b in sizes if b > i) for i in range(batch)], dtype=E.int64)
