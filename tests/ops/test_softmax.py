@@ -205,3 +205,45 @@ def test_softmax_of_a_0d_tensor_is_torchs_for_every_value(value, log):
         x = m.tensor(value)
         got.append(float(x.log_softmax(0) if log else x.softmax(0)))
     np.testing.assert_equal(got[0], got[1])
+
+
+def _low_pair(name: str, shape, seed: int):
+    """A float16 / bfloat16 tensor (scaled normal values) for ember and the same for torch."""
+    g = torch.Generator().manual_seed(seed)
+    t = (torch.randn(shape, generator=g) * 4).to(getattr(torch, name))
+    return ember.tensor(t.float().numpy()).to(getattr(ember, name)), t
+
+
+@pytest.mark.parametrize("name", ["float16", "bfloat16"])
+@pytest.mark.parametrize("shape", [(64, 10), (4, 5, 300), (3, 1000), (1, 7), (7,)])
+def test_low_log_softmax_last_dim_rounds_where_torch_does(name, shape):
+    # torch's last-dim kernel rounds each row's exp-sum and its log to 16 bits before the
+    # float32 subtraction: the bits agree. (float32 exp / log are within 1 ulp on both
+    # sides and the results are rounded to 8 / 11 bits, so no case here lands on a tie.)
+    e, t = _low_pair(name, shape, 0)
+    got = ember.log_softmax(e, -1).float().numpy()
+    want = torch.log_softmax(t, -1).float().numpy()
+    np.testing.assert_array_equal(got, want)
+    got = ember.log_softmax(e.transpose(0, -1), -1).float().numpy()  # (non-contiguous)
+    np.testing.assert_array_equal(got, torch.log_softmax(t.transpose(0, -1), -1).float().numpy())
+
+
+@pytest.mark.parametrize("name", ["float16", "bfloat16"])
+def test_low_log_softmax_other_dims_round_once(name):
+    # Other dims: computed in float32 and rounded once, on both sides.
+    e, t = _low_pair(name, (4, 37, 6), 1)
+    np.testing.assert_array_equal(ember.log_softmax(e, 1).float().numpy(),
+                                  torch.log_softmax(t, 1).float().numpy())
+
+
+def test_low_log_softmax_known_bfloat16_row():
+    # Worked by hand: x - max = -0.525390625 and log(sum) = 1.33944785 give -1.8648, whose
+    # nearest bfloat16 is -1.8671875; torch rounds log(sum) to 1.3359375 first and prints
+    # -1.859375.
+    e, t = _low_pair("bfloat16", (8, 10), 2)
+    np.testing.assert_array_equal(ember.log_softmax(e, -1).float().numpy(),
+                                  torch.log_softmax(t, -1).float().numpy())
+    x = ember.tensor([[0.0, -0.525390625, -1.0, 0.5]]).to(ember.bfloat16)
+    np.testing.assert_array_equal(
+        ember.log_softmax(x, -1).float().numpy(),
+        torch.log_softmax(torch.tensor(x.float().numpy()).bfloat16(), -1).float().numpy())

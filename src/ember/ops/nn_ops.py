@@ -18,6 +18,7 @@ from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
 from ._batching import batch_size, batched, front, loop
+from ._cascade_sum import nll_reduce_low
 from ._common import index_runs
 from .creation import zeros, zeros_like
 from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp, nondifferentiable
@@ -222,6 +223,12 @@ def _nll_kernel(x, target, weight, *, reduction, ignore_index):
     xf, tf = _flat(work, target)
     _check_classes(tf, xf.shape[1], ignore_index)
     w, safe, ignored = _picked_weights(tf, weight, ignore_index, xf.shape[1], work.dtype)
+    if reduction != "none" and x.dtype.itemsize == 2 and x.ndim <= 2:
+        # (torch sums a 16-bit loss in a cascade of 16-bit partial sums: _cascade_sum.py)
+        kept = np.arange(tf.size) if ignored is None else np.flatnonzero(~ignored)
+        ww = None if weight is None else weight[safe[kept]].astype(np.float32)
+        return nll_reduce_low(xf[kept, safe[kept]], ww, kept, tf.size, reduction,
+                              x.dtype)
     losses = np.negative(xf[np.arange(tf.size), safe])
     if w is not None:
         np.multiply(losses, w, out=losses)

@@ -89,6 +89,8 @@ def _fused(bodies):
     form), with the 0-d and empty cases; the result is fresh and row-major."""
     def kernel(*arrays, dim, log=False):
         a = arrays[0]
+        if log and bodies is _FORWARD and _torch_low_lastdim(a, dim):
+            return _log_softmax_low_lastdim(a)
         if a.ndim == 0:  # (a row of one: 1 / 0 for a finite x, NaN for inf or NaN, as torch)
             return _rowwise(tuple(x.reshape(1) for x in arrays), 0, bodies[log]).reshape(())
         if a.size == 0:
@@ -151,7 +153,31 @@ def _log_softmax_backward_body(g, out, dst, axis, scratch):
 
 # --- the two primitives: softmax (`log`: log_softmax) and its backward ---------------------
 
-_softmax_kernel = _fused((_softmax_body, _log_softmax_body))
+def _torch_low_lastdim(a, dim: int) -> bool:
+    """Whether log_softmax of `a` over `dim` takes torch's 16-bit last-dim rounding."""
+    return a.dtype in _LOW and a.ndim >= 1 and a.size > 0 and dim == a.ndim - 1
+
+
+def _log_softmax_low_lastdim(a):
+    """log_softmax over the last dim of a float16 / bfloat16 array, rounded where torch's
+    CPU kernel rounds.
+
+    NOTE: torch's last-dim kernel keeps each row's exp-sum and its log in buffers of the
+    input's 16-bit type, so both are rounded to 16 bits before `(x - max) - log(sum)` is
+    taken in float32 and rounded once more (other dims compute in float32 throughout and
+    round once, as `_rowwise` does). Matching these points gives torch's bits, where the
+    correctly rounded result differs from torch's by up to a few 16-bit ulps.
+    """
+    low = a.dtype
+    w = a.astype(np.float32)
+    d = w - w.max(axis=-1, keepdims=True)  # (exact: both are 16-bit values)
+    total = np.exp(d).sum(axis=-1, keepdims=True, dtype=np.float32)
+    lse = np.log(total.astype(low).astype(np.float32)).astype(low).astype(np.float32)
+    return (d - lse).astype(low)
+
+
+_FORWARD = (_softmax_body, _log_softmax_body)
+_softmax_kernel = _fused(_FORWARD)
 _softmax_backward_kernel = _fused((_softmax_backward_body, _log_softmax_backward_body))
 
 
@@ -175,6 +201,8 @@ def _native_layout(a, dim: int):
 def _softmax_native(lib, x, *, dim, log=False):
     """softmax / log_softmax in C: per row (or block of columns) max, exp-sum in double and
     one writing pass; float16 / bfloat16 in float32, rounded once."""
+    if log and _torch_low_lastdim(x, dim):
+        return _log_softmax_low_lastdim(x)
     lay = _native_layout(x, dim)
     if lay is None:
         return NotImplemented
