@@ -447,3 +447,16 @@ def no_data_reads():
     finally:
         for name, fn in saved.items():
             setattr(cls, name, fn)
+
+
+def graph_outline(t, depth: int) -> list:
+    """(depth, node name, number of edges) of `t`'s graph, depth first, `depth` levels."""
+    out, stack = [], [(t.grad_fn, depth)]
+    while stack:
+        fn, d = stack.pop()
+        if fn is None or d == 0:
+            continue
+        out.append((d, type(fn).__name__.replace("torch::autograd::", ""),
+                    len(fn.next_functions)))
+        stack.extend((f, d - 1) for f, _ in reversed(fn.next_functions))
+    return out

@@ -8,7 +8,7 @@ import torch
 import ember
 from ember import nn
 
-from helpers import assert_same, check_module, rand_array
+from helpers import assert_same, check_module, graph_outline, rand_array
 
 TOL = {"rtol": 1e-4, "atol": 1e-5}
 
@@ -263,19 +263,6 @@ def test_mkldnn_flags_decide_the_lstm_node_as_torchs():
     assert names[0] == names[1]
 
 
-def _graph(t, depth):
-    """(depth, node name, number of edges) of `t`'s graph, depth first, `depth` levels."""
-    out, stack = [], [(t.grad_fn, depth)]
-    while stack:
-        fn, d = stack.pop()
-        if fn is None or d == 0:
-            continue
-        out.append((d, type(fn).__name__.replace("torch::autograd::", ""),
-                    len(fn.next_functions)))
-        stack.extend((f, d - 1) for f, _ in reversed(fn.next_functions))
-    return out
-
-
 @pytest.mark.parametrize("kind", ["GRUCell", "GRU", "LSTMCell"])
 def test_cell_graphs_are_atens(kind):
     # ATen's cells split their gates with unsafe_chunk (UnsafeSplitBackward0), and its GRU
@@ -298,6 +285,6 @@ def test_cell_graphs_are_atens(kind):
     # (a GRU layer projects every step's input at once in ATen, then unbinds it: compared
     # down to the cell's own nodes only)
     depth = 5 if kind == "GRU" else 9
-    assert _graph(eo, depth) == _graph(to, depth)
+    assert graph_outline(eo, depth) == graph_outline(to, depth)
     # float32 linear layers (BLAS) and sigmoid / tanh (vector math) differ in last bits
     assert_same(eo, to, **TOL)

@@ -9,7 +9,7 @@ from torch.nn.utils import rnn as trn
 import ember
 from ember.nn.utils import rnn as ern
 
-from helpers import assert_same
+from helpers import assert_same, graph_outline
 
 
 def both(fn):
@@ -164,19 +164,6 @@ def test_packed_data_node_has_one_edge_to_the_input_as_passed(source, batch_firs
     assert_same(e[2], t[2])
 
 
-def _graph(t, depth):
-    """(depth, node name, number of edges) of `t`'s graph, depth first, `depth` levels."""
-    out, stack = [], [(t.grad_fn, depth)]
-    while stack:
-        fn, d = stack.pop()
-        if fn is None or d == 0:
-            continue
-        out.append((d, type(fn).__name__.replace("torch::autograd::", ""),
-                    len(fn.next_functions)))
-        stack.extend((f, d - 1) for f, _ in reversed(fn.next_functions))
-    return out
-
-
 @pytest.mark.parametrize("lens", [[4, 3, 1], [4, 4, 2], [2, 2, 2], [4, 2, 1]])
 @pytest.mark.parametrize("batch_first", [False, True])
 def test_pad_packed_sequence_graph_is_torchs(batch_first, lens):
@@ -187,7 +174,7 @@ def test_pad_packed_sequence_graph_is_torchs(batch_first, lens):
         p = rnn.pack_padded_sequence(x * 1, lens, batch_first=True)
         out = rnn.pad_packed_sequence(p, batch_first=batch_first)[0]
         (out * lib.arange(1.0, 3.0)).sum().backward()
-        return _graph(out, 9), out, x.grad
+        return graph_outline(out, 9), out, x.grad
     e, t = run(ember, ern), run(torch, trn)
     assert e[0] == t[0]
     assert_same(e[1], t[1])

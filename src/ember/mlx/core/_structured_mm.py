@@ -145,12 +145,17 @@ def _operands(op: str, a: array, b: array) -> tuple:
         raise ValueError(f"[{op}] Last dimension of first input with shape "
                          f"{_text(a2.shape)} must match second to last dimension of second "
                          f"input with shape {_text(b2.shape)}.")
-    dt = D.promote_types(a2._dtype, b2._dtype)
+    return a2, b2, _real_float(op, a, b)
+
+
+def _real_float(op: str, a: array, b: array):
+    """The product's result type, refused (in MLX's words) unless a real float."""
+    dt = D.promote_types(a._dtype, b._dtype)
     if dt.kind != "f":
         raise ValueError(f"[{op}] Only real floating point types are supported but "
                          f"{a._dtype.name} and {b._dtype.name} were provided which results "
                          f"in {dt.name}, which is not a real floating point type.")
-    return a2, b2, dt
+    return dt
 
 
 def _float32_only(kernel: str, dt) -> None:
@@ -231,11 +236,7 @@ def segmented_mm(a, b, /, segments) -> array:
     if seg.ndim < 1 or seg.shape[-1] != 2:
         raise ValueError(f"[segmented_mm] The segments should have shape (..., 2) but "
                          f"{_text(seg.shape)} was provided.")
-    dt = D.promote_types(a._dtype, b._dtype)
-    if dt.kind != "f":
-        raise ValueError(f"[segmented_mm] Only real floating point types are supported but "
-                         f"{a._dtype.name} and {b._dtype.name} were provided which results "
-                         f"in {dt.name}, which is not a real floating point type.")
+    dt = _real_float("segmented_mm", a, b)
     if seg.dtype.kind not in "iu":
         raise ValueError("[segmented_mm] Got segments with invalid dtype. Segments must be "
                          "integral.")
