@@ -215,3 +215,81 @@ def test_eig_out_takes_what_the_complex_results_cast_to(outs):
     got = call(ember)
     assert (got if isinstance(got, tuple) else (got,))[0].tolist() == \
         (want if isinstance(want, tuple) else (want,))[0].tolist()
+
+
+# every ember.linalg function given a list where its first tensor goes
+NON_TENSOR_CALLS = {
+    "det": lambda L, x: L.linalg.det(x), "inv": lambda L, x: L.linalg.inv(x),
+    "slogdet": lambda L, x: L.linalg.slogdet(x), "cholesky": lambda L, x: L.linalg.cholesky(x),
+    "qr": lambda L, x: L.linalg.qr(x), "svd": lambda L, x: L.linalg.svd(x),
+    "svdvals": lambda L, x: L.linalg.svdvals(x), "eig": lambda L, x: L.linalg.eig(x),
+    "eigh": lambda L, x: L.linalg.eigh(x), "eigvals": lambda L, x: L.linalg.eigvals(x),
+    "eigvalsh": lambda L, x: L.linalg.eigvalsh(x),
+    "matrix_exp": lambda L, x: L.linalg.matrix_exp(x),
+    "matrix_power": lambda L, x: L.linalg.matrix_power(x, 2),
+    "cond": lambda L, x: L.linalg.cond(x), "norm": lambda L, x: L.linalg.norm(x),
+    "vector_norm": lambda L, x: L.linalg.vector_norm(x),
+    "matrix_norm": lambda L, x: L.linalg.matrix_norm(x),
+    "solve": lambda L, x: L.linalg.solve(x, L.ones(1, 1)),
+    "solve B": lambda L, x: L.linalg.solve(L.ones(1, 1), x),
+    "lstsq": lambda L, x: L.linalg.lstsq(x, L.ones(1, 1)),
+    "lu_factor": lambda L, x: L.linalg.lu_factor(x), "lu": lambda L, x: L.linalg.lu(x),
+    "inv_ex": lambda L, x: L.linalg.inv_ex(x), "cholesky_ex": lambda L, x: L.linalg.cholesky_ex(x),
+    "solve_triangular": lambda L, x: L.linalg.solve_triangular(x, L.ones(1, 1), upper=True),
+    "cross": lambda L, x: L.linalg.cross(x, L.ones(3)),
+    "vecdot": lambda L, x: L.linalg.vecdot(x, L.ones(1)),
+    "householder_product": lambda L, x: L.linalg.householder_product(x, L.ones(1)),
+    "vander": lambda L, x: L.linalg.vander(x),
+    "multi_dot": lambda L, x: L.linalg.multi_dot([L.ones(1, 1), x]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NON_TENSOR_CALLS))
+def test_a_non_tensor_operand_gets_the_parsers_type_error(name):
+    same_message(lambda L: NON_TENSOR_CALLS[name](L, [[1.0]]), TypeError)
+
+
+def _g(lib, a):
+    return lib.tensor(a, requires_grad=True)
+
+
+A3 = [[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]]
+OUT_WITH_GRAD = {
+    "solve": lambda L: L.linalg.solve(_g(L, A3), L.ones(3, 1), out=L.empty(3, 1)),
+    "solve_triangular": lambda L: L.linalg.solve_triangular(_g(L, A3), L.ones(3, 1), upper=True,
+                                                            out=L.empty(3, 1)),
+    "lu_solve": lambda L: L.linalg.lu_solve(*L.linalg.lu_factor(_g(L, A3)), L.ones(3, 1),
+                                            out=L.empty(3, 1)),
+    "lu": lambda L: L.linalg.lu(_g(L, A3), out=(L.empty(0), L.empty(0), L.empty(0))),
+    "pinv": lambda L: L.linalg.pinv(_g(L, A3), out=L.empty(3, 3)),
+    "eigvalsh": lambda L: L.linalg.eigvalsh(_g(L, A3), out=L.empty(3)),
+    "svdvals": lambda L: L.linalg.svdvals(_g(L, A3), out=L.empty(3)),
+    "inv": lambda L: L.linalg.inv(_g(L, A3), out=L.empty(3, 3)),
+    "det": lambda L: L.linalg.det(_g(L, A3), out=L.empty(())),
+    "cholesky": lambda L: L.linalg.cholesky(_g(L, A3), out=L.empty(3, 3)),
+    "qr": lambda L: L.linalg.qr(_g(L, A3), out=(L.empty(3, 3), L.empty(3, 3))),
+    "vector_norm": lambda L: L.linalg.vector_norm(_g(L, A3), out=L.empty(())),
+    "householder_product": lambda L: L.linalg.householder_product(_g(L, A3), L.ones(2),
+                                                                   out=L.empty(3, 3)),
+    "multi_dot": lambda L: L.linalg.multi_dot([_g(L, A3), L.eye(3), L.eye(3)],
+                                              out=L.empty(3, 3)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OUT_WITH_GRAD))
+def test_out_with_grad_names_torchs_aten_op(name):
+    same_message(OUT_WITH_GRAD[name])
+
+
+@pytest.mark.parametrize("name", ["vander", "diagonal"])
+def test_unknown_keyword_is_named_as_torchs_parser_does(name):
+    same_message(lambda L: getattr(L.linalg, name)(L.ones(3, 3), out=L.empty(3)), TypeError)
+
+
+@pytest.mark.parametrize("name", ["det", "inv", "solve", "norm", "vector_norm", "pinv",
+                                  "multi_dot", "lu_solve", "cond"])
+def test_linalg_functions_pickle_by_name(name):
+    import pickle
+
+    fn = getattr(ember.linalg, name)
+    assert pickle.loads(pickle.dumps(fn)) is fn

@@ -434,3 +434,19 @@ def test_value_only_gradients_are_finite_at_repeated_or_zero_values(case, dtype)
     loss(torch, xt).backward()
     assert np.isfinite(xe.grad.numpy()).all()
     np.testing.assert_array_equal(xe.grad.numpy(), xt.grad.numpy())
+
+
+@pytest.mark.parametrize("uplo", ["l", "u"])
+def test_eigh_takes_uplo_in_either_case(uplo):
+    a = rand_array((3, 3), np.float64)
+    assert_same(L.eigvalsh(ember.tensor(a), uplo), TL.eigvalsh(torch.tensor(a), uplo))
+    w, v = L.eigh(ember.tensor(a), UPLO=uplo)
+    tw, tv = TL.eigh(torch.tensor(a), UPLO=uplo)
+    assert_same(w, tw)
+    assert_same(v.abs(), tv.abs())  # (eigenvectors up to sign)
+
+
+@pytest.mark.parametrize("uplo", ["lower", "LL", ""])
+def test_eigh_refuses_other_uplo(uplo):
+    same_message(lambda m: m.linalg.eigh(m.eye(2), UPLO=uplo))
+    same_message(lambda m: m.linalg.eigvalsh(m.eye(2), UPLO=uplo))

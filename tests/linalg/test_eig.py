@@ -81,3 +81,17 @@ def test_loss_depending_on_the_eigenvector_phase_is_refused():
         (V.real.sum() + V.imag.sum()).backward()
 
     same_error(call)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")], ids=str)
+def test_eig_refuses_non_finite_input(bad):
+    # NOTE: torch's eigvals (no vectors) checks nothing and hands LAPACK the inf / nan (a
+    # garbage result or a crash); ember's refuses it with eig's message
+    fn = "eig"
+    msgs = []
+    for lib in (ember, torch):
+        a = lib.tensor([[[1.0, 0.0], [0.0, 1.0]], [[1.0, bad], [0.0, 1.0]]])
+        with pytest.raises(RuntimeError) as info:
+            getattr(lib.linalg, fn)(a)
+        msgs.append(str(info.value))
+    assert msgs[0] == msgs[1]

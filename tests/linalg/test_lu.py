@@ -144,3 +144,46 @@ def test_lu_solve_finite_differences_and_legacy_forms():
 def test_lu_solve_errors_as_torch(call):
     a, b = _well_conditioned((3, 3), np.float64), rand_array((3, 2), np.float64)
     same_message(lambda m: call(m, *m.linalg.lu_factor(m.tensor(a)), m.tensor(b)))
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (3, 0), (0, 0), (2, 0, 3), (0, 3, 3)], ids=str)
+def test_lu_of_empty_matrices(shape):
+    a = np.zeros(shape)
+    assert_same(L.lu_factor(ember.tensor(a)), TL.lu_factor(torch.tensor(a)))
+    assert_same(L.lu_factor_ex(ember.tensor(a)), TL.lu_factor_ex(torch.tensor(a)))
+    assert_same(L.lu(ember.tensor(a)), TL.lu(torch.tensor(a)))
+
+
+@pytest.mark.parametrize("pivots", [[4, 4, 4], [0, 1, 2], [-1, 2, 3]], ids=str)
+def test_lu_unpack_refuses_pivots_out_of_range(pivots):
+    a = _well_conditioned((3, 3), np.float64)
+    same_message(lambda m: m.lu_unpack(m.linalg.lu_factor(m.tensor(a))[0],
+                                       m.tensor(pivots, dtype=m.int32)))
+
+
+def test_lu_unpack_wants_int32_pivots_only_to_unpack_them():
+    a = _well_conditioned((3, 3), np.float64)
+    same_message(lambda m: m.lu_unpack(*(lambda lu, p: (lu, p.long()))(
+        *m.linalg.lu_factor(m.tensor(a)))))
+    got = ember.lu_unpack(*(lambda lu, p: (lu, p.long()))(*L.lu_factor(ember.tensor(a))),
+                          unpack_pivots=False)
+    want = torch.lu_unpack(*(lambda lu, p: (lu, p.long()))(*TL.lu_factor(torch.tensor(a))),
+                           unpack_pivots=False)
+    assert_same(got, want)
+
+
+def test_composites_name_their_node_as_torch():
+    a = _well_conditioned((3, 3), np.float64)
+    b = rand_array((3, 2), np.float64, seed=1)
+
+    def names(m):
+        A = m.tensor(a, requires_grad=True)
+        B = m.tensor(b)
+        LU, piv = m.linalg.lu_factor(A)
+        return ([type(t.grad_fn).__name__ for t in m.linalg.lu(A)[1:]]
+                + [type(t.grad_fn).__name__ for t in m.lu_unpack(LU, piv)[1:]]
+                + [type(m.linalg.lu_solve(LU, piv, B, **kw).grad_fn).__name__
+                   for kw in ({}, {"adjoint": True})]
+                + [type(m.linalg.lu_solve(LU, piv, B.mT, left=False).grad_fn).__name__])
+
+    assert names(ember) == names(torch)

@@ -139,3 +139,34 @@ def test_orgqr_is_householder_product():
     check_op(lambda x, t: x.orgqr(t), lambda x, t: x.orgqr(t), a, tau)
     same_error(lambda L: L.linalg.householder_product(L.eye(3, dtype=L.float16),
                                                       L.ones(2, dtype=L.float16)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, A, t: m.linalg.householder_product(A, t.float()),
+    lambda m, A, t: m.linalg.householder_product(A.float(), t),
+    lambda m, A, t: m.linalg.householder_product(A, t.int()),
+    lambda m, A, t: m.linalg.householder_product(A.long(), t),
+    lambda m, A, t: m.linalg.householder_product(A, m.ones(2, 2, dtype=m.float64)),
+    lambda m, A, t: m.linalg.householder_product(A.expand(2, 3, 3), t),
+    lambda m, A, t: m.linalg.householder_product(A.expand(2, 3, 3),
+                                                 m.ones(3, 2, dtype=m.float64)),
+])
+def test_householder_product_checks_tau(call):
+    a, tau = rand_array((3, 3), np.float64), rand_array((2,), np.float64)
+    same_message(lambda m: call(m, m.tensor(a), m.tensor(tau)))
+
+
+def test_householder_product_batched_tau_matches():
+    a, tau = rand_array((2, 4, 3), np.float64), rand_array((2, 2), np.float64)
+    check_op(lambda A, t: ember.linalg.householder_product(A, t),
+             lambda A, t: torch.linalg.householder_product(A, t), a, tau)
+
+
+def test_householder_product_names_its_node_as_torch():
+    a, tau = rand_array((4, 3), np.float64), rand_array((2,), np.float64)
+    for fn in ("linalg.householder_product", "orgqr"):
+        got = []
+        for m in (ember, torch):
+            f = m.linalg.householder_product if fn.startswith("linalg") else m.orgqr
+            got.append(type(f(m.tensor(a, requires_grad=True), m.tensor(tau)).grad_fn).__name__)
+        assert got[0] == got[1]

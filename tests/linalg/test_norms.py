@@ -153,11 +153,116 @@ def test_cond_singular_is_inf(p):
     assert math.isinf(e[0].item()) and math.isinf(e[1].item())
 
 
-def test_cond_nuc_singular():
-    # NOTE: torch's nuclear norm of its all-inf inverse is whatever LAPACK returns for an inf
-    # matrix (nan, or a large finite number); ember gives inf, the limit the other orders give
-    e = L.cond(ember.tensor([[[1.0, 2.0], [2.0, 4.0]], [[2.0, 0.0], [0.0, 4.0]]]), "nuc")
-    assert math.isinf(e[0].item()) and e[1].item() == 4.5  # (6 * 0.75)
+@pytest.mark.parametrize("a", [[[2.0, 0.0], [0.0, 0.0]], [[0.0, 0.0], [0.0, 0.0]],
+                               [[2.0, 0.0], [0.0, 4.0]], [[1.0, 2.0], [3.0, -4.0]]], ids=str)
+def test_cond_nuc_is_taken_from_the_singular_values(a):
+    # torch: sum(s) * sum(1 / s), so an exactly singular matrix gives inf and a zero one nan
+    # (0 * inf), not the inverse's inf the other orders give
+    e, t = L.cond(ember.tensor(a), "nuc"), TL.cond(torch.tensor(a), "nuc")
+    assert_same(e, t, rtol=1e-6)  # (one SVD, float32: a few ulps)
+
+
+def test_cond_nuc_gradient():
+    check_op(lambda x: L.cond(x, "nuc"), lambda x: TL.cond(x, "nuc"),
+             rand_array((2, 3, 3), np.float64))
+
+
+@pytest.mark.parametrize("p", [None, 2, -2, "fro", "nuc", 1, -1, INF, -INF], ids=str)
+@pytest.mark.parametrize("shape", [(0, 0), (2, 0, 0), (0, 3, 3)], ids=str)
+def test_cond_of_an_empty_matrix_is_zero(shape, p):
+    for d in ("float32", "complex64", "float16", "int64"):
+        e = L.cond(ember.zeros(shape, dtype=getattr(ember, d)), p)
+        t = TL.cond(torch.zeros(shape, dtype=getattr(torch, d)), p)
+        assert_same(e, t)
+
+
+def test_cond_of_an_empty_matrix_checks_order_and_shape_first():
+    same_message(lambda lib: lib.linalg.cond(lib.zeros(0, 0), 3))
+    same_message(lambda lib: lib.linalg.cond(lib.zeros(0, 3), "fro"))
+    for p in ("fro", "abc", 1):
+        same_message(lambda lib, p=p: lib.linalg.cond(lib.zeros(0, dtype=lib.int64), p))
+
+
+@pytest.mark.parametrize("ord", MATRIX_ORDS, ids=str)
+@pytest.mark.parametrize("shape", [(0, 3), (3, 0), (2, 0, 0), (2, 0, 3), (0, 2, 2)], ids=str)
+def test_matrix_norm_of_empty_matrices(shape, ord):
+    # torch: a positive order's norm of an empty matrix is 0; a negative one's (a minimum
+    # over nothing) raises, as amin does
+    try:
+        t = TL.matrix_norm(torch.zeros(shape), ord)
+    except IndexError:
+        same_message(lambda lib: lib.linalg.matrix_norm(lib.zeros(shape), ord), IndexError)
+        return
+    assert_same(L.matrix_norm(ember.zeros(shape), ord), t)
+    assert_same(L.norm(ember.zeros(shape), ord, dim=(-2, -1), keepdim=True),
+                TL.norm(torch.zeros(shape), ord, dim=(-2, -1), keepdim=True))
+
+
+@pytest.mark.parametrize("ord", ["fro", None, [2]], ids=str)
+def test_vector_norm_order_must_be_a_number(ord):
+    same_message(lambda lib: lib.linalg.vector_norm(lib.ones(3), ord=ord), TypeError)
+
+
+@pytest.mark.parametrize("ord", [None, [1]], ids=str)
+def test_matrix_norm_order_type_error(ord):
+    msgs = [str(pytest.raises(TypeError, lib.linalg.matrix_norm, lib.ones(2, 2), ord=ord).value)
+            for lib in (ember, torch)]
+    assert msgs[0].splitlines()[0] == msgs[1].splitlines()[0]
+
+
+def test_matrix_norm_takes_a_0d_tensor_order():
+    assert_same(L.matrix_norm(ember.eye(2) * 3, ember.tensor(1.0)),
+                TL.matrix_norm(torch.eye(2) * 3, torch.tensor(1.0)))
+
+
+D3 = np.diag([10.0, 1.0, 1e-3])
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, A: lib.linalg.matrix_rank(A, 0.01),
+    lambda lib, A: lib.linalg.matrix_rank(A, 0.01, True),
+    lambda lib, A: lib.linalg.matrix_rank(A, 2),
+    lambda lib, A: lib.linalg.matrix_rank(A, tol=0.5, hermitian=True),
+    lambda lib, A: lib.linalg.matrix_rank(A, lib.tensor([1e-2, 2.0], dtype=lib.float64)),
+    lambda lib, A: lib.linalg.pinv(A, 0.01),
+    lambda lib, A: lib.linalg.pinv(A, 0.01, True),
+    lambda lib, A: lib.linalg.pinv(A, True),
+    lambda lib, A: lib.linalg.pinv(A, rcond=0.5, hermitian=True),
+    lambda lib, A: lib.linalg.pinv(A, rcond=lib.tensor([1e-2, 0.5], dtype=lib.float64)
+                                   .view(2, 1, 1)),
+])
+def test_legacy_tolerance_overloads(call):
+    # torch's older overloads: matrix_rank(A, tol, hermitian) with an absolute tol, and
+    # pinv(A, rcond, hermitian) with a relative rcond
+    assert_same(call(ember, ember.tensor(D3)), call(torch, torch.tensor(D3)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, A: lib.linalg.matrix_rank(A, None),
+    lambda lib, A: lib.linalg.matrix_rank(A, 0.5, rtol=0.1),
+    lambda lib, A: lib.linalg.matrix_rank(A, tol=None, atol=0.5),
+    lambda lib, A: lib.linalg.matrix_rank(A, tol=0.5, rtol=0.1),
+    lambda lib, A: lib.linalg.matrix_rank(A, "a"),
+    lambda lib, A: lib.linalg.matrix_rank([[1.0]]),
+    lambda lib, A: lib.linalg.pinv(A, None),
+    lambda lib, A: lib.linalg.pinv(A, 1, rtol=0.1),
+    lambda lib, A: lib.linalg.pinv(A, 0.1, 1),
+    lambda lib, A: lib.linalg.matrix_rank(A, 1, 0.5),
+    lambda lib, A: lib.linalg.pinv(A, rcond=1e-2, rtol=0.1),
+    lambda lib, A: lib.linalg.pinv(A, rcond=None),
+    lambda lib, A: lib.linalg.pinv([[1.0]]),
+])
+def test_legacy_tolerance_overload_errors(call):
+    msgs = [str(pytest.raises(TypeError, call, lib, lib.tensor(D3)).value) for lib in
+            (ember, torch)]
+    assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parametrize("kw", [{}, {"hermitian": True}, {"atol": 1.0}], ids=str)
+def test_matrix_rank_of_a_vector(kw):
+    same_message(lambda lib: lib.linalg.matrix_rank(lib.ones(3), **kw))
+    same_message(lambda lib: lib.linalg.matrix_rank(lib.ones(3, dtype=lib.int64), **kw))
+    same_message(lambda lib: lib.linalg.matrix_rank(lib.ones(2, 3), hermitian=True))
 
 
 @pytest.mark.parametrize("p,shape", [(1, (2, 3)), (1.0, (2, 3)), (INF, (2, 3)), (-INF, (3, 2)),
@@ -171,3 +276,26 @@ def test_cond_errors(p, shape):
 def test_cond_rank_checked_before_dtype():
     for p in (None, 1, "nuc"):
         same_message(lambda lib, p=p: lib.linalg.cond(lib.ones(3, dtype=lib.int64), p))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, A, o: m.linalg.cond(A, out=o), lambda m, A, o: m.linalg.cond(A, "nuc", out=o),
+    lambda m, A, o: m.linalg.matrix_norm(A, 2, out=o),
+    lambda m, A, o: m.linalg.matrix_norm(A, "fro", out=o),
+    lambda m, A, o: m.linalg.matrix_norm(A, 1, out=o),
+    lambda m, A, o: m.linalg.norm(A, "nuc", out=o), lambda m, A, o: m.linalg.norm(A, out=o),
+])
+def test_composite_out_with_grad_is_a_recorded_copy(call):
+    # torch composes these of other ops: out= copies the result into `out` (CopyBackwards),
+    # where a primitive's out= refuses a result that needs grad
+    a = rand_array((3, 3), np.float64) + 3 * np.eye(3)
+    got = []
+    for m in (ember, torch):
+        A, o = m.tensor(a, requires_grad=True), m.empty((), dtype=m.float64)
+        r = call(m, A, o)
+        assert r is o
+        (g,) = m.autograd.grad(o, A)
+        got.append((type(o.grad_fn).__name__, o.detach().numpy(), g.numpy()))
+    assert got[0][0] == got[1][0]
+    np.testing.assert_allclose(got[0][1], got[1][1], rtol=1e-12)
+    np.testing.assert_allclose(got[0][2], got[1][2], rtol=1e-9, atol=1e-12)  # (SVD grads)

@@ -30,9 +30,11 @@ def test_multi_dot_runs_the_cheap_order():
     b = ember.tensor(rand_array((512, 8), np.float64, seed=1))
     c = ember.tensor(rand_array((8, 512), np.float64, seed=2))
     out = L.multi_dot([a, b, c])
-    # The last product's left operand is AB (512x8), recorded on its graph node.
-    assert type(out.grad_fn).__name__ == "MmBackward0"
-    assert out.grad_fn._in_meta[0][0] == (512, 8)
+    # The last product's left operand is AB (512x8), recorded on its graph node (under
+    # the view to the result's shape that ends PyTorch's multi_dot)
+    assert type(out.grad_fn).__name__ == "ViewBackward0"
+    last = out.grad_fn.next_functions[0][0]
+    assert type(last).__name__ == "MmBackward0" and last._in_meta[0][0] == (512, 8)
     expected = TL.multi_dot([torch.tensor(x.detach().numpy()) for x in (a, b, c)])
     assert_same(out, expected, 1e-9, 1e-9)
 
@@ -156,3 +158,35 @@ def test_vander_gradients_and_errors():
                  lambda m: m.linalg.vander(m.tensor([1.0, 2.0]), N=1),
                  lambda m: m.linalg.vander(m.tensor([1.0]))):
         same_message(call)
+
+
+@pytest.mark.parametrize("shape,dtype", [((3,), "float32"), ((), "float32"), ((3,), "int64")],
+                         ids=str)
+def test_matrix_power_of_a_vector(shape, dtype):
+    same_message(lambda m: m.linalg.matrix_power(m.ones(shape, dtype=getattr(m, dtype)), 2))
+
+
+@pytest.mark.parametrize("dtypes", [("float64", "float32", "float32"),
+                                    ("float32", "float32", "complex64"),
+                                    ("int64", "float32", "float32"),
+                                    ("bfloat16", "float16", "float16")], ids=str)
+def test_multi_dot_dtype_mismatch_names_cpp_types(dtypes):
+    same_message(lambda m: m.linalg.multi_dot(
+        [m.ones(3, dtype=getattr(m, dtypes[0])), m.ones(3, 2, dtype=getattr(m, dtypes[1])),
+         m.ones(2, dtype=getattr(m, dtypes[2]))]))
+
+
+def test_multi_dot_names_the_element_that_is_no_tensor():
+    same_message(lambda m: m.linalg.multi_dot([[1.0], m.ones(1, 1)]), TypeError)
+    same_message(lambda m: m.linalg.multi_dot([m.ones(1, 1), m.ones(1, 1), 2.0]), TypeError)
+
+
+@pytest.mark.parametrize("shapes", [[(3, 4), (4, 2)], [(4,), (4,)], [(4,), (4, 3), (3, 2)],
+                                    [(2, 4), (4, 3), (3,)], [(4,), (4, 3), (3,)],
+                                    [(2, 3), (3, 4), (4, 5), (5, 2)]], ids=str)
+def test_multi_dot_result_is_a_view_as_torchs(shapes):
+    arrays = [rand_array(s, np.float64, seed=i) for i, s in enumerate(shapes)]
+    check_op(lambda *xs: L.multi_dot(list(xs)), lambda *xs: TL.multi_dot(list(xs)), *arrays)
+    e = L.multi_dot([ember.tensor(a, requires_grad=True) for a in arrays])
+    t = TL.multi_dot([torch.tensor(a, requires_grad=True) for a in arrays])
+    assert type(e.grad_fn).__name__ == type(t.grad_fn).__name__

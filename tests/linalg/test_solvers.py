@@ -511,3 +511,46 @@ def test_inv_ex_keeps_good_matrices_and_their_gradients():
     assert_same(e.info, t.info)
     assert_same(e.inverse[0], t.inverse[0])
     np.testing.assert_array_equal(e.inverse[1].detach().numpy(), t.inverse[1].detach().numpy())
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.logdet(m.ones(3)), lambda m: m.logdet(m.ones(2, 3)),
+    lambda m: m.logdet(m.ones(3, dtype=m.int64)), lambda m: m.logdet(m.ones(2, 2, dtype=m.int64)),
+    lambda m: m.logdet(m.ones(2, 2).half()),
+    lambda m: m.linalg.lstsq(m.ones(3, dtype=m.int64), m.ones(3)),
+    lambda m: m.linalg.lstsq(m.ones(3), m.ones(3, 2)),
+    lambda m: m.linalg.lstsq(m.ones(3, 2), m.tensor(1.0)),
+    lambda m: m.linalg.lstsq(m.ones(3, 2, dtype=m.int64), m.tensor(1)),
+])
+def test_rank_errors_in_torchs_words(call):
+    # logdet and lstsq check the rank first, under their own names
+    same_message(call)
+
+
+@pytest.mark.filterwarnings("ignore:torch.triangular_solve is deprecated")
+def test_left_false_solves_name_one_node_as_torch():
+    a = rand_array((3, 3), np.float64) + 3 * np.eye(3)
+    b = rand_array((2, 3), np.float64, seed=1)
+
+    def names(m):
+        A = m.tensor(a, requires_grad=True)
+        B = m.tensor(b)
+        outs = [m.linalg.solve(A, B, left=False), m.linalg.solve_ex(A, B, left=False)[0],
+                m.linalg.solve_triangular(A, B, upper=True, left=False),
+                *m.triangular_solve(B.mT, A)]
+        return [type(t.grad_fn).__name__ for t in outs]
+
+    assert names(ember) == names(torch)
+    check_op(lambda A, B: L.solve(A, B, left=False), lambda A, B: TL.solve(A, B, left=False),
+             a, b)
+
+
+@pytest.mark.parametrize("driver", ["gelsd", "gelss", "gels"])
+def test_lstsq_residuals_differentiate_under_torchs_node(driver):
+    a, b = rand_array((5, 2), np.float64), rand_array((5, 1), np.float64, seed=1)
+    check_op(lambda A, B: L.lstsq(A, B, driver=driver).residuals,
+             lambda A, B: TL.lstsq(A, B, driver=driver).residuals, a, b)
+    names = [type(m.linalg.lstsq(m.tensor(a, requires_grad=True), m.tensor(b),
+                                 driver=driver).residuals.grad_fn).__name__
+             for m in (ember, torch)]
+    assert names[0] == names[1]

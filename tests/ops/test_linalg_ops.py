@@ -385,3 +385,21 @@ def test_triangle_diagonal_integer_likes_as_torch(call, diagonal):
     fn = _TRIANGLE_CALLS[call]
     assert_same(fn(ember, diagonal(ember) if callable(diagonal) else diagonal),
                 fn(torch, diagonal(torch) if callable(diagonal) else diagonal))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.det([[1.0]]), lambda L: L.logdet([[1.0]]), lambda L: L.slogdet([[1.0]]),
+    lambda L: L.inverse([[1.0]]), lambda L: L.svd([[1.0]]), lambda L: L.pinverse([[1.0]]),
+    lambda L: L.matrix_power([[1.0]], 2), lambda L: L.matrix_exp([[1.0]]),
+    lambda L: L.lu_unpack([[1.0]], L.ones(1, dtype=L.int32)),
+])
+def test_top_level_linalg_spellings_name_themselves_for_a_non_tensor(call):
+    same_message(call, TypeError)
+
+
+@pytest.mark.filterwarnings("ignore:torch.cholesky is deprecated")
+def test_torch_cholesky_names_its_own_node():
+    a = np.array([[4.0, 1.0], [1.0, 3.0]])
+    got = [type(m.cholesky(m.tensor(a, requires_grad=True)).grad_fn).__name__
+           for m in (ember, torch)]
+    assert got[0] == got[1]

@@ -241,3 +241,59 @@ def hermitian_part(dA, uplo: str):
 
     return low + low.mH + diag_embed(d)
 
+
+
+# PyTorch's parser names the first tensor of these `A` or `x`; the others `input`.
+_OPERAND = {"det": "A", "inv": "A", "inv_ex": "A", "slogdet": "A", "qr": "A", "svd": "A",
+            "svdvals": "A", "lu_factor": "A", "lu_factor_ex": "A", "lu": "A", "solve": "A",
+            "solve_ex": "A", "ldl_factor": "A", "ldl_factor_ex": "A", "vecdot": "x",
+            "vander": "x", "lu_solve": "LU", "ldl_solve": "LD"}
+_MISSING = object()
+# The ATen op PyTorch names when it refuses `out=` on a result that needs grad (the one
+# linalg.<name> runs); the others name themselves as ember's functions do.
+_OUT_OP = {"solve": "_linalg_solve_ex", "solve_ex": "_linalg_solve_ex",
+           "solve_triangular": "linalg_solve_triangular", "lu_solve": "linalg_lu_solve",
+           "lu": "linalg_lu", "lu_factor": "linalg_lu_factor_ex",
+           "lu_factor_ex": "linalg_lu_factor_ex", "pinv": "linalg_pinv", "cross": "linalg_cross",
+           "eigh": "_linalg_eigh", "eigvalsh": "_linalg_eigh", "eig": "linalg_eig",
+           "svd": "_linalg_svd", "svdvals": "_linalg_svd", "inv": "linalg_inv_ex",
+           "inv_ex": "linalg_inv_ex", "det": "_linalg_det", "slogdet": "_linalg_slogdet",
+           "cholesky": "linalg_cholesky_ex", "cholesky_ex": "linalg_cholesky_ex",
+           "qr": "linalg_qr", "vector_norm": "linalg_vector_norm",
+           "householder_product": "linalg_householder_product", "multi_dot": "mm"}
+_OUT_GRAD = "(): functions with out=... arguments don't support automatic differentiation"
+
+
+def refuses_non_tensor(fn, name: str, parses_operand: bool = True):
+    """`fn` (ember.linalg.`name`), refusing a non-tensor first argument (a list, a number)
+    or an unknown keyword with PyTorch's parser's TypeError (unless `fn` words those
+    itself), raised where ember's code met it; and naming the ATen op PyTorch names when
+    it refuses `out=` for a result that needs grad."""
+    arg = _OPERAND.get(name, "input")
+    out_op = _OUT_OP.get(name)
+    unknown = f"{fn.__name__}() got an unexpected keyword argument"
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except (TypeError, AttributeError) as e:
+            if not parses_operand:
+                raise
+            if str(e).startswith(unknown):
+                raise TypeError(f"linalg_{name}(){str(e)[len(fn.__name__) + 2:]}") from None
+            x = args[0] if args else kwargs.get(arg, _MISSING)
+            if x is not _MISSING and not isinstance(x, Tensor):
+                from ..ops._arg_parser_text import not_tensor
+
+                raise not_tensor(f"linalg_{name}", arg, 1, x) from None
+            raise
+        except RuntimeError as e:
+            head, sep, rest = str(e).partition(_OUT_GRAD)
+            if out_op is None or not sep or not head.isidentifier():
+                raise
+            raise RuntimeError(out_op + sep + rest) from None
+
+    # (pickle finds a function by module and qualified name: point both at this wrapper)
+    call.__module__, call.__qualname__ = "ember.linalg", name
+    return call

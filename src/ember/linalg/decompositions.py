@@ -565,16 +565,18 @@ defjvp(eigh_p, _eigh_jvp)
 defbatch(eigh_p, leading(eigh_p, lambda params: () if params["compute_v"] else (1,)))
 
 
-def _check_uplo(UPLO: str) -> None:
-    if UPLO not in ("L", "U"):
+def _check_uplo(UPLO: str) -> str:
+    """UPLO as "L" or "U": PyTorch takes either case."""
+    if not isinstance(UPLO, str) or UPLO.upper() not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    return UPLO.upper()
 
 
 @autocast_op("linalg_eigh")
 def eigh(A: Tensor, UPLO: str = "L", *, out=None) -> EighResult:
     """Eigenvalues (ascending) and orthonormal eigenvectors of a Hermitian matrix."""
     check_matrix(A, "linalg.eigh", square=True)
-    _check_uplo(UPLO)
+    UPLO = _check_uplo(UPLO)
     return exact_out(EighResult(*apply(eigh_p, A, uplo=UPLO, compute_v=True)), out)
 
 
@@ -582,5 +584,5 @@ def eigh(A: Tensor, UPLO: str = "L", *, out=None) -> EighResult:
 def eigvalsh(A: Tensor, UPLO: str = "L", *, out=None) -> Tensor:
     """Eigenvalues (ascending) of a Hermitian matrix."""
     check_matrix(A, "linalg.eigvalsh", square=True)
-    _check_uplo(UPLO)
+    UPLO = _check_uplo(UPLO)
     return exact_out(apply(eigh_p, A, uplo=UPLO, compute_v=_needs_grad(A))[0], out)

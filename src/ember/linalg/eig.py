@@ -31,6 +31,8 @@ EigResult = return_type("linalg_eig", ["eigenvalues", "eigenvectors"])
 
 def _eig_kernel(a, *, compute_v):
     c = np.complex64 if a.dtype in (np.float32, np.complex64) else np.complex128
+    if not np.isfinite(a).all():  # (NumPy would raise its own LinAlgError)
+        raise RuntimeError("torch.linalg.eig: input tensor should not contain infs or NaNs.")
     if not compute_v:
         return np.ascontiguousarray(np.linalg.eigvals(a).astype(c)), np.zeros((0,), c)
     w, v = np.linalg.eig(a)

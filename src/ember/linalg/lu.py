@@ -26,7 +26,7 @@ from ..ops.join import cat
 from ..ops.reduce import return_type
 from ..ops.registry import Primitive, apply, defbatch, defjvp, defvjp, nondifferentiable
 from ._common import check_float, check_matrix, exact_out, fortran, fortran_strides
-from .solvers import solve_triangular
+from .solvers import named, solve_triangular
 
 LUFactorResult = return_type("linalg_lu_factor", ["LU", "pivots"])
 LUFactorExResult = return_type("linalg_lu_factor_ex", ["LU", "pivots", "info"])
@@ -38,8 +38,8 @@ def _lu_kernel(a):
     m, n = a.shape[-2:]
     k = min(m, n)
     batch = a.shape[:-2]
-    lu = np.array(a.reshape((-1, m, n)), dtype=a.dtype)
-    count = lu.shape[0]
+    count = int(np.prod(batch, dtype=np.int64))  # (not -1: a batch may hold no matrix)
+    lu = np.array(a.reshape((count, m, n)), dtype=a.dtype)
     piv = np.zeros((count, k), np.int32)
     info = np.zeros(count, np.int32)
     rows = np.arange(count)
@@ -144,7 +144,7 @@ defbatch(lu_factor_p, leading(lu_factor_p))
 
 def _permutation_kernel(p, *, m, dtype):
     k = p.shape[-1]
-    flat = p.reshape(-1, k)
+    flat = p.reshape(int(np.prod(p.shape[:-1], dtype=np.int64)), k)
     perm = np.tile(np.arange(m), (flat.shape[0], 1))
     rows = np.arange(flat.shape[0])
     for j in range(k):
@@ -227,6 +227,15 @@ def lu_factor(A: Tensor, *, pivot: bool = True, out=None) -> LUFactorResult:
 def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,
               unpack_pivots: bool = True, *, out=None) -> LUUnpackResult:
     """P, L, U from lu_factor's packed result (empty tensors for the parts not asked for)."""
+    if unpack_pivots:
+        _check_unpack_pivots(LU_pivots, LU_data._shape[-2])
+    P, L, U = _unpack(LU_data, LU_pivots, unpack_data, unpack_pivots)
+    return exact_out(LUUnpackResult(P, named(L, "LuUnpackBackward0"),
+                                    named(U, "LuUnpackBackward0")), out)
+
+
+def _unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool,
+            unpack_pivots: bool) -> LUUnpackResult:
     from ..ops.creation import empty
 
     m, n = LU_data._shape[-2:]
@@ -241,7 +250,22 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,
         P = _permutation(LU_pivots, m, LU_data._dtype, LU_data.device)
     else:
         P = empty(0, **kw)
-    return exact_out(LUUnpackResult(P, L, U), out)
+    return LUUnpackResult(P, L, U)
+
+
+def _check_unpack_pivots(piv: Tensor, m: int) -> None:
+    """PyTorch's checks on the pivots lu_unpack turns into P: getrf's int32, 1..m."""
+    if piv._dtype is not dt.int32:
+        raise RuntimeError("torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of "
+                           "torch.int32 dtype.\nNote: this function is intended to be used "
+                           "with the output produced by torch.linalg.lu_factor")
+    if piv.device.type == "meta" or not has_values(piv) or piv.numel() == 0:
+        return
+    values = piv.numpy()
+    if values.min() < 1 or values.max() > m:
+        # (PyTorch's two sentences run together with no space)
+        raise RuntimeError("pivots passed to lu_unpack must be between 1 and LU.size(-2) "
+                           "inclusive.Did you properly pass the result of lu_factor?")
 
 
 def lu(A: Tensor, *, pivot: bool = True, out=None) -> LUResult:
@@ -249,7 +273,9 @@ def lu(A: Tensor, *, pivot: bool = True, out=None) -> LUResult:
     _check(A, "linalg.lu")
     _check_pivot(pivot, "linalg.lu_factor")
     LU, piv, _ = apply(lu_factor_p, A)
-    return exact_out(LUResult(*lu_unpack(LU, piv)), out)
+    P, L, U = _unpack(LU, piv, True, True)
+    return exact_out(LUResult(P, named(L, "LinalgLuBackward0"), named(U, "LinalgLuBackward0")),
+                     out)
 
 
 def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False,
@@ -285,11 +311,16 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoin
                            f"but got pivots with shape {list(pivots._shape)} instead")
     check_float(LU, name)  # (float16 / bfloat16 find no kernel)
     broadcast_shapes(B._shape[:-2], LU._shape[:-2])  # (PyTorch's message names B's size first)
+    return exact_out(named(_lu_solve(LU, pivots, B, left, adjoint), "LinalgLuSolveBackward0"),
+                     out)
+
+
+def _lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, left: bool, adjoint: bool) -> Tensor:
     if not left:  # X A = B is A^H X^H = B^H
-        return exact_out(lu_solve(LU, pivots, B.mH, adjoint=not adjoint).mH, out)
-    P = _permutation(pivots, n, LU._dtype, LU.device)
+        return _lu_solve(LU, pivots, B.mH, True, not adjoint).mH
+    P = _permutation(pivots, LU._shape[-1], LU._dtype, LU.device)
     if adjoint:  # A^H = U^H L^H P^T: X = P L^-H U^-H B
         Y = solve_triangular(LU.mH, B, upper=False)
-        return exact_out(P @ solve_triangular(LU.mH, Y, upper=True, unitriangular=True), out)
+        return P @ solve_triangular(LU.mH, Y, upper=True, unitriangular=True)
     Y = solve_triangular(LU, P.mT @ B, upper=False, unitriangular=True)
-    return exact_out(solve_triangular(LU, Y, upper=True), out)
+    return solve_triangular(LU, Y, upper=True)

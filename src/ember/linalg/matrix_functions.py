@@ -12,7 +12,7 @@ from .. import _dtype as dt
 from .._tensor import Tensor
 from .._view import contiguous_strides
 from ..amp.autocast_mode import autocast_op
-from ..ops._common import write_out
+from ..ops._common import type_name, write_out
 from ..ops._linalg_batch import leading
 from ..ops.creation import arange, eye, zeros_like
 from ..ops.join import cat
@@ -200,6 +200,16 @@ def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
     if n < k:
         raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater "
                            "than or equal to tau.shape[-1]")
+    if tau.ndim != A.ndim - 1:
+        raise RuntimeError("torch.linalg.householder_product: Expected tau to have one "
+                           f"dimension less than input, but got tau.ndim equal to {tau.ndim} "
+                           f"and input.ndim is equal to {A.ndim}")
+    if A.ndim > 2 and tuple(tau.shape[:-1]) != tuple(A.shape[:-2]):
+        raise RuntimeError("torch.linalg.householder_product: Expected batch dimensions of tau "
+                           f"to be equal to input.shape[:-2], but got {list(tau.shape[:-1])}")
+    if tau.dtype != A.dtype:
+        raise RuntimeError(f"torch.linalg.householder_product: tau dtype {type_name(tau.dtype)} "
+                           f"does not match input dtype {type_name(A.dtype)}")
     check_float(A, "linalg.householder_product")  # (after the shapes, as PyTorch checks)
     q = eye(m, n, dtype=A.dtype, device=A.device).expand(A.shape)
     rows = arange(m, device=A.device)
@@ -208,4 +218,8 @@ def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
         v = A[..., :, i] * below + (rows == i).to(A.dtype)  # (..., m)
         vq = (v.conj().unsqueeze(-1) * q).sum(-2, keepdim=True)  # v^H Q: (..., 1, n)
         q = q - tau[..., i, None, None] * v.unsqueeze(-1) * vq
+    if q._grad_fn is not None:  # (PyTorch's one node for the product)
+        from ..ops.registry import rename_node
+
+        rename_node(q._grad_fn, "LinalgHouseholderProductBackward0")
     return write_out(q, out)

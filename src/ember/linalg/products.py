@@ -47,6 +47,12 @@ def chain_order(shapes) -> tuple[object, int]:
 
 
 def _check_chain(tensors) -> None:
+    for i, t in enumerate(tensors):  # (PyTorch's parser, on the list it takes)
+        if not isinstance(t, Tensor):
+            from ..ops._arg_parser_text import tp_name
+
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{tp_name(t)}")
     n = len(tensors)
     if n < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
@@ -61,7 +67,7 @@ def _check_chain(tensors) -> None:
         if t._dtype is not tensors[0]._dtype:
             raise RuntimeError(
                 f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
-                f"{type_name(tensors[0]._dtype)} and tensor {i} is {type_name(t._dtype)}"
+                f"{c_type_name(tensors[0]._dtype)} and tensor {i} {c_type_name(t._dtype)}"
             )
 
 
@@ -81,23 +87,17 @@ def multi_dot(tensors, *, out=None) -> Tensor:
                 f"multi_dot(): tensors {i} and {i + 1} with shapes {list(tensors[i]._shape)} and "
                 f"{list(tensors[i + 1]._shape)} cannot be multiplied"
             )
-    if len(tensors) == 2:
-        res = matmul(tensors[0], tensors[1])
-    else:
-        order, _ = chain_order([m._shape for m in mats])
+    order, _ = chain_order([m._shape for m in mats]) if len(mats) > 2 else ((0, 1), None)
 
-        def run(node):
-            if isinstance(node, int):
-                return mats[node]
-            return mm(run(node[0]), run(node[1]))
+    def run(node):
+        if isinstance(node, int):
+            return mats[node]
+        return mm(run(node[0]), run(node[1]))
 
-        res = run(order)
-        if first_vec and last_vec:
-            res = res.reshape(())
-        elif first_vec:
-            res = res.squeeze(0)
-        elif last_vec:
-            res = res.squeeze(1)
+    # NOTE: as PyTorch, the product of the matrices is viewed as the result's shape (its
+    # grad_fn is ViewBackward0 whatever the operands)
+    res = run(order)
+    res = res.view(res._shape[first_vec:2 - last_vec])
     if isinstance(out, Tensor) and out._dtype is not res._dtype:  # (no casting into `out`)
         raise RuntimeError(f"multi_dot(): expected out tensor to have dtype "
                            f"{c_type_name(res._dtype)} but got {c_type_name(out._dtype)}")
@@ -163,7 +163,10 @@ def matrix_power(A: Tensor, n: int, *, out=None) -> Tensor:
 
 
 def _check_square_any(A: Tensor) -> None:
-    if A.ndim < 2 or A._shape[-1] != A._shape[-2]:
+    if A.ndim < 2:
+        raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 "
+                           "dimensions.")
+    if A._shape[-1] != A._shape[-2]:
         raise RuntimeError(
             f"linalg.matrix_power: A must be batches of square matrices, but they are "
             f"{A._shape[-2] if A.ndim > 1 else 1} by {A._shape[-1] if A.ndim else 1} matrices"

@@ -1,16 +1,15 @@
-"""Inverses and linear solves: inv det slogdet solve solve_triangular pinv lstsq, and the
+"""Inverses and linear solves: inv det slogdet solve solve_triangular, and the
 composites cholesky_solve and triangular_solve (torch.*'s, legacy) on solve_triangular, and
 cholesky_inverse (torch.*'s) on inv.
 
-Five primitives (solve_triangular is `linalg_solve` on a triangle of A, lstsq is
-`linalg_pinv` applied to B), each with a kernel calling NumPy's LAPACK wrappers (batched
-over leading dims) and a VJP and forward rule written with ember ops, so they
-differentiate again:
+Four primitives (solve_triangular is `linalg_solve` on a triangle of A), each with a
+kernel calling NumPy's LAPACK wrappers (batched over leading dims) and a VJP and forward
+rule written with ember ops, so they differentiate again:
   inv:   gA = -X^H g X^H,  dX = -X dA X                  (X = A^-1)
   det:   gA = g conj(det A) A^-H,  d det = tr(adj(A) dA)
   solve: gB = A^-H g,  gA = -gB X^H,  dX = A^-1 (dB - dA X)   (X = A^-1 B)
-  pinv:  the constant-rank formulas of Golub & Pereyra (`_pinv_vjp_from`, `_pinv_tangent`).
 Results come back column-major per matrix, as LAPACK (and PyTorch) lay them out.
+pinv and lstsq are in least_squares.py.
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ from .._user_warnings import warn_at_user
 from .._view import broadcast_shapes
 from ..amp.autocast_mode import autocast_op
 from ..ops._common import refuse_out_grad, type_name, write_out
-from ..ops._linalg_batch import align, front, leading
+from ..ops._linalg_batch import align, leading
 from ..ops.creation import zeros_like
 from ..ops.reduce import return_type
 from ..ops.registry import Primitive, apply, defbatch, defjvp, defvjp
@@ -35,12 +34,9 @@ from ._common import (
     check_float,
     check_matrix,
     check_same_dtype,
-    eps,
     exact_out,
     fortran,
     fortran_strides,
-    hermitian_part,
-    svd_np,
     torch_args,
 )
 from ._zero_det import sgn, signed_zeros
@@ -201,7 +197,7 @@ def slogdet(A: Tensor, *, out=None):
 
 def logdet(A: Tensor) -> Tensor:
     """log(det A): nan for a negative determinant, -inf for a singular matrix."""
-    check_float(A, "logdet")
+    check_matrix(A, "logdet", square=True)
     sign, logabs = slogdet(A)
     if A._dtype.is_complex:
         return logabs + sign.log()
@@ -313,6 +309,16 @@ defjvp(solve_p, _solve_jvp)
 defbatch(solve_p, _solve_batch)
 
 
+def named(t: Tensor, name: str) -> Tensor:
+    """`t`, its node renamed `name` when a composite ends what PyTorch runs as one op (its
+    grad_fn is then PyTorch's, as a program printing it sees)."""
+    if t._grad_fn is not None:
+        from ..ops.registry import rename_node
+
+        rename_node(t._grad_fn, name)
+    return t
+
+
 def _is_vector_rhs(A: Tensor, B: Tensor) -> bool:
     return B.ndim == 1 or (B.ndim == A.ndim - 1 and B._shape == A._shape[:-1])
 
@@ -336,8 +342,9 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True, out=None) -> Tensor:
             f"{shape_b})"
         )
     broadcast_shapes(B._shape[:-1] if vec else B._shape[:-2], A._shape[:-2])  # (B's first)
-    if not left:
-        return exact_out(apply(solve_p, A.mT, B.mT, vec=False).mT, out)
+    if not left:  # (one PyTorch node, not the transposes around the solve)
+        res = named(apply(solve_p, A.mT, B.mT, vec=False).mT, "LinalgSolveExBackward0")
+        return exact_out(res, out)
     return exact_out(apply(solve_p, A, B, vec=vec), out)
 
 
@@ -364,6 +371,7 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
     broadcast_shapes(B._shape[:-2], A._shape[:-2])  # (PyTorch's message names B's size first)
     if not left:
         res = apply(solve_p, A.mT, B.mT, vec=False, upper=not upper, unit=unitriangular).mT
+        named(res, "LinalgSolveTriangularBackward0")
     else:
         res = apply(solve_p, A, B, vec=False, upper=upper, unit=unitriangular)
     if isinstance(out, Tensor) and out._dtype is not A._dtype:  # (no casting into `out`)
@@ -486,225 +494,9 @@ def triangular_solve(B: Tensor, A: Tensor, upper: bool = True, transpose: bool =
     X = solve_triangular(A.mT if transpose else A, B, upper=upper != transpose,
                          unitriangular=unitriangular)
     M = A.expand(batch + A._shape[-2:]).clone()
+    named(X, "TriangularSolveBackward0")
+    named(M, "TriangularSolveBackward0")
     return exact_out(TriangularSolveResult(X, M), out)
-
-
-# --- pinv ------------------------------------------------------------------------------
-
-def _tolerance(s_max, atol, rtol):
-    return np.maximum(atol, rtol * s_max)
-
-
-def _pinv_kernel(a, b=None, *, atol, rtol, hermitian, vec=False):
-    if b is not None:  # lstsq: pinv(A) @ B
-        x = np.matmul(_pinv_kernel(a, atol=atol, rtol=rtol, hermitian=False),
-                      b[..., None] if vec else b)
-        return np.ascontiguousarray(x[..., 0] if vec else x)
-    m, n = a.shape[-2:]
-    if m == 0 or n == 0:
-        return np.zeros(a.shape[:-2] + (n, m), a.dtype)
-    if hermitian:
-        w, v = np.linalg.eigh(a)
-        tol = _tolerance(np.abs(w).max(-1, keepdims=True), atol, rtol)
-        winv = np.where(np.abs(w) > tol, 1 / np.where(w == 0, 1, w), 0).astype(w.dtype)
-        return np.matmul(v * winv[..., None, :], np.swapaxes(v.conj(), -1, -2))
-    u, s, vh = svd_np(a, full_matrices=False)
-    tol = _tolerance(s[..., :1], atol, rtol)
-    sinv = np.where(s > tol, 1 / np.where(s == 0, 1, s), 0).astype(s.dtype)
-    return np.matmul(np.swapaxes(vh.conj(), -1, -2) * sinv[..., None, :],
-                     np.swapaxes(u.conj(), -1, -2))
-
-
-def _pinv_meta(A, B, *, atol, rtol, hermitian, vec=False):
-    m, n = A._shape[-2:]
-    if B is None:
-        return A._shape[:-2] + (n, m), A._dtype
-    if vec:
-        return broadcast_shapes(A._shape[:-2], B._shape[:-1]) + (n,), A._dtype
-    return broadcast_shapes(A._shape[:-2], B._shape[:-2]) + (n, B._shape[-1]), A._dtype
-
-
-def _pinv_vjp_from(g: Tensor, A: Tensor, P: Tensor) -> Tensor:
-    """Gradient through P = pinv(A) given dL/dP = g (valid while the rank stays constant):
-    -P^H g P^H + (I - A P) g^H P P^H + P^H P g^H (I - P A)."""
-    ph, gh = P.mH, g.mH
-    y = gh @ (P @ ph)
-    z = (ph @ P) @ gh
-    return -(ph @ g @ ph) + (y - A @ (P @ y)) + (z - (z @ P) @ A)
-
-
-def _pinv_of(A: Tensor, params: dict) -> Tensor:
-    return apply(pinv_p, A, None, **dict(params, vec=False))
-
-
-def _pinv_grad_a(g, out, A, B, **params):
-    if B is None:
-        return _pinv_vjp_from(g, A, out)
-    gp = g.unsqueeze(-1) * B.conj().unsqueeze(-2) if params["vec"] else g @ B.mH
-    return _pinv_vjp_from(gp, A, _pinv_of(A, params))
-
-
-def _pinv_grad_b(g, out, A, B, **params):
-    ph = _pinv_of(A, params).mH
-    return (ph @ g.unsqueeze(-1)).squeeze(-1) if params["vec"] else ph @ g
-
-
-def _pinv_tangent(A: Tensor, P: Tensor, dA: Tensor) -> Tensor:
-    """dP = -P dA P + P P^H dA^H (I - A P) + (I - P A) dA^H P^H P (constant rank)."""
-    dh = dA.mH
-    x = (P @ P.mH) @ dh
-    y = dh @ (P.mH @ P)
-    return -(P @ dA @ P) + (x - (x @ A) @ P) + (y - P @ (A @ y))
-
-
-def _pinv_jvp(primals, tangents, out, **params):
-    (A, B), (dA, dB) = primals, tangents
-    if params["hermitian"] and dA is not None:
-        dA = hermitian_part(dA, "L")  # eigh reads the lower triangle
-    if B is None:
-        return _pinv_tangent(A, out, dA)
-    vec = params["vec"]
-    P = _pinv_of(A, params)
-    res = None
-    if dA is not None:
-        dP = _pinv_tangent(A, P, dA)
-        res = (dP @ B.unsqueeze(-1)).squeeze(-1) if vec else dP @ B
-    if dB is not None:
-        pb = (P @ dB.unsqueeze(-1)).squeeze(-1) if vec else P @ dB
-        res = pb if res is None else res + pb
-    return res
-
-
-def _pinv_batch(args, dims, **params):
-    if args[1] is None:
-        return apply(pinv_p, front(args[0], dims[0]), None, **params), 0
-    return apply(pinv_p, *align(args, dims, (2, 1 if params["vec"] else 2)), **params), 0
-
-
-# pinv(A), and lstsq's pinv(A) @ B (B the second input, None for pinv): the same
-# pseudo-inverse, PyTorch's two node names
-pinv_p = Primitive("linalg_pinv", _pinv_kernel, _pinv_meta,
-                   grad_name=lambda args, params: "LinalgPinvBackward0" if args[1] is None
-                   else "LinalgLstsqBackward0")
-defvjp(pinv_p, _pinv_grad_a, _pinv_grad_b, reads=((0, 1), (0,)), save_output=True)
-defjvp(pinv_p, _pinv_jvp)
-defbatch(pinv_p, _pinv_batch)
-
-
-def _tols(A: Tensor, atol, rtol):
-    """PyTorch's defaults: rtol = eps * max(m, n) unless a positive atol is given."""
-    def arr(v):
-        if isinstance(v, Tensor):
-            broadcast_shapes(v._shape, A._shape[:-2])  # (the tolerance's size named first)
-            return np.asarray(v.detach().numpy())[..., None]
-        return 0.0 if v is None else float(v)
-
-    if rtol is None:
-        positive_atol = atol is not None and (isinstance(atol, Tensor) or atol > 0)
-        rtol = 0.0 if positive_atol else eps(A._dtype) * max(A._shape[-2:], default=0)
-    return arr(atol), arr(rtol)
-
-
-def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, out=None) -> Tensor:
-    """Moore-Penrose pseudo-inverse via the SVD (or eigh when `hermitian`)."""
-    if isinstance(A, Tensor) and (A.ndim < 2 or A._dtype not in _LAPACK_DTYPES):
-        raise RuntimeError(f"linalg.pinv({type_name(A._dtype)}{{{list(A._shape)}}}): expected a "
-                           "tensor with 2 or more dimensions of float, double, cfloat or cdouble "
-                           "types")
-    check_matrix(A, "linalg.pinv")
-    a, r = _tols(A, atol, rtol)
-    return write_out(apply(pinv_p, A, None, atol=a, rtol=r, hermitian=hermitian), out)
-
-
-# --- lstsq -----------------------------------------------------------------------------
-
-LstsqResult = return_type("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
-_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
-
-
-def _check_lstsq(A: Tensor, B: Tensor, driver) -> bool:
-    if isinstance(A, Tensor) and A._dtype not in _LAPACK_DTYPES:
-        raise RuntimeError("This function doesn't handle types other than float and double")
-    check_matrix(A, "linalg.lstsq")
-    if not isinstance(B, Tensor):
-        raise TypeError(f"linalg_lstsq(): argument 'b' (position 2) must be Tensor, not "
-                        f"{type(B).__name__}")
-    if B.ndim < 1 or B.ndim > A.ndim or A.ndim - B.ndim > 1:
-        raise RuntimeError(
-            "torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and "
-            "(input.dim() - other.dim()) <= 1"
-        )
-    if A._dtype is not B._dtype:
-        raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same dtype, "
-                           f"but got input's dtype {type_name(A._dtype)} and other's dtype "
-                           f"{type_name(B._dtype)}")
-    if driver is not None and driver not in _DRIVERS:
-        raise RuntimeError(
-            "torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)"
-        )
-    vec = B.ndim == A.ndim - 1
-    rows = B._shape[-1] if vec else B._shape[-2]
-    if rows != A._shape[-2]:
-        which = "other.size(-1)" if vec else "other.size(-2)"
-        raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match {which}")
-    broadcast_shapes(A._shape[:-2], B._shape[:-1] if vec else B._shape[:-2])
-    return vec
-
-
-@autocast_op("linalg_lstsq")
-def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None) -> LstsqResult:
-    """Least-squares solution of A X = B (minimum norm when rank-deficient), PyTorch's tuple.
-
-    The solution is pinv(A) @ B with singular values below rcond * s_max dropped, which
-    is what the SVD drivers (gelsd, gelss) compute; gelsy agrees on well-posed inputs.
-    """
-    vec = _check_lstsq(A, B, driver)
-    driver = driver or "gelsy"
-    m, n = A._shape[-2:]
-    if rcond is None:
-        rcond = eps(A._dtype) * max(m, n)
-    x = apply(pinv_p, A, B, atol=0.0, rtol=float(rcond), hermitian=False, vec=vec)
-    batch = x._shape[:-1] if vec else x._shape[:-2]
-    real = A._dtype.to_real()
-    rank, sv, full_rank = _rank_and_sv(A, batch, rcond, driver)
-    if m > n and driver != "gelsy" and full_rank:
-        r = A @ (x.unsqueeze(-1) if vec else x) - (B.unsqueeze(-1) if vec else B)
-        residuals = (r.abs() ** 2).sum(-2)
-    else:
-        residuals = _empty((0,), real, A.device)
-    return LstsqResult(x, residuals, rank, sv)
-
-
-def _empty(shape, dtype, device) -> Tensor:
-    from ..ops.creation import empty, tensor
-
-    if device.type == "meta":
-        return empty(shape, dtype=dtype, device=device)
-    return tensor(np.zeros(shape, dtype.np), dtype=dtype)
-
-
-def _rank_and_sv(A: Tensor, batch, rcond: float, driver: str):
-    """rank (all drivers but gels), singular values (gelsd, gelss), both not differentiable,
-    and whether every matrix has full column rank (gels assumes it). Metadata and NumPy
-    only: no op enters a graph or a transform."""
-    from ..ops.creation import tensor
-
-    real = A._dtype.to_real()
-    k = min(A._shape[-2:])
-    dev = A.device
-    if dev.type == "meta":
-        rank = _empty(batch if driver != "gels" else (0,), dt.int64, dev)
-        sv = _empty(batch + (k,) if driver in ("gelsd", "gelss") else (0,), real, dev)
-        return rank, sv, True
-    a = A._array()
-    s = np.linalg.svd(a, compute_uv=False) if k else np.zeros(A._shape[:-2] + (0,), real.np)
-    s = np.broadcast_to(s, tuple(batch) + (k,))
-    smax = s[..., :1] if k else np.zeros(s.shape[:-1] + (1,), s.dtype)
-    count = (s > rcond * smax).sum(-1).astype(np.int64)
-    rank = tensor(count) if driver != "gels" else _empty((0,), dt.int64, dev)
-    sv = tensor(np.ascontiguousarray(s)) if driver in ("gelsd", "gelss") else _empty(
-        (0,), real, dev)
-    return rank, sv, driver == "gels" or bool((count == A._shape[-1]).all())
 
 
 # --- the *_ex variants: an info code per matrix instead of an error ---------------------

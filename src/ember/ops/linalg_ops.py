@@ -290,13 +290,24 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out=None) -> 
 
 # --- top-level spellings of ember.linalg functions --------------------------------------
 
+def _operand(x, name: str, arg: str = "input") -> None:
+    """PyTorch's parser error for a non-tensor operand, under the top-level name (the
+    linalg function each forwards to would name itself)."""
+    if not isinstance(x, Tensor):
+        from ._arg_parser_text import not_tensor
+
+        raise not_tensor(name, arg, 1, x)
+
+
 def det(input: Tensor) -> Tensor:
+    _operand(input, "det")
     from ..linalg import det as f
 
     return f(input)
 
 
 def logdet(input: Tensor) -> Tensor:
+    _operand(input, "logdet")
     from ..linalg.solvers import logdet as f
 
     return f(input)
@@ -304,6 +315,7 @@ def logdet(input: Tensor) -> Tensor:
 
 def slogdet(input: Tensor, *, out=None):
     """torch.slogdet: linalg.slogdet's pair, named `torch.return_types.slogdet`."""
+    _operand(input, "slogdet")
     from ..linalg import slogdet as f
     from ..linalg._common import exact_out
 
@@ -312,6 +324,7 @@ def slogdet(input: Tensor, *, out=None):
 
 @autocast_op("inverse")
 def inverse(input: Tensor, *, out=None) -> Tensor:
+    _operand(input, "inverse")
     from ..linalg import inv
 
     return inv(input, out=out)
@@ -341,7 +354,12 @@ def cholesky(input: Tensor, upper: bool = False, *, out=None) -> Tensor:
             raise NotImplementedError(f'"cholesky_cpu" not implemented for '
                                       f"'{type_name(input._dtype)}'")
     try:  # (unlike linalg.cholesky, this one casts its result into `out`)
-        return write_out(f(input, upper=upper), out)
+        res = f(input, upper=upper)
+        if res._grad_fn is not None:  # (its own node in PyTorch, not linalg.cholesky's)
+            from .registry import rename_node
+
+            rename_node(res._grad_fn, "CholeskyBackward0")
+        return write_out(res, out)
     except LinAlgError as e:
         msg = str(e)
         raise type(e)(msg.replace("linalg.cholesky:", "cholesky:", 1)) from None
@@ -364,6 +382,7 @@ def qr(input: Tensor, some: bool = True, *, out=None):
 @autocast_op("svd")
 def svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out=None):
     """torch.svd: returns V (not V^H); with compute_uv=False, U and V are zero matrices."""
+    _operand(input, "svd")
     from ..linalg import svd as f
     from ..linalg import svdvals
     from ..linalg._common import exact_out
@@ -382,12 +401,14 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out=None):
 
 @autocast_op("pinverse")
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
+    _operand(input, "pinverse")
     from ..linalg import pinv
 
     return pinv(input, rtol=rcond)
 
 
 def matrix_power(input: Tensor, n: int, *, out=None) -> Tensor:
+    _operand(input, "matrix_power")
     from ..linalg import matrix_power as f
 
     return f(input, n, out=out)
@@ -403,6 +424,7 @@ def lu(A: Tensor, pivot: bool = True, get_infos: bool = False, out=None):
 
 def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,
               unpack_pivots: bool = True, *, out=None):
+    _operand(LU_data, "lu_unpack", "LU_data")
     from ..linalg.lu import lu_unpack as f
 
     return f(LU_data, LU_pivots, unpack_data, unpack_pivots, out=out)
@@ -435,6 +457,7 @@ def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bo
 
 def matrix_exp(input: Tensor) -> Tensor:
     """linalg.matrix_exp (the `torch.matrix_exp` / `Tensor.matrix_exp` spelling)."""
+    _operand(input, "matrix_exp")
     from ..linalg.matrix_functions import matrix_exp as f
 
     return f(input)
