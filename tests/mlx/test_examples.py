@@ -95,6 +95,11 @@ RTOL = {
     # softmax sum float32 in another order than MLX's CPU kernels; printed to 4-5 decimals,
     # every value matched to the last digit on this machine
     "moe_gather.py": 1e-4,
+    # 24 AdamW steps: the convolutions, GroupNorm / InstanceNorm / BatchNorm statistics and
+    # the losses' means sum float32 in another order than MLX's (BatchNorm's running
+    # variance, printed to 4 decimals, differs by one unit of its last digit); the printed
+    # masks and the shapes and errors are identical
+    "segmentation.py": 1e-4,
 }
 PROGRAMS = sorted(p.name for p in EXAMPLES.glob("*.py"))
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d*)?(?:e[+-]?\d+)?|nan|-?inf")

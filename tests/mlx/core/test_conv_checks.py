@@ -52,6 +52,13 @@ SETUP = ("def z(*shape, dtype=None):\n    return mx.zeros(shape, dtype or mx.flo
     "mx.conv_general(z(1, 5, 5, 6), z(4, 3, 3, 6), padding=[1, 2, 3])",
     "mx.conv_transpose1d(z(1, 5, 6), z(4, 3, 6), padding=4)",
     "mx.conv_transpose1d(z(1, 5, 6), z(4, 3, 6), stride=0)",
+    # crops past the input: an empty input (MLX's slice), whose shape the message shows
+    "mx.conv_general(z(1, 5, 6), z(4, 3, 6), padding=([-6], [1]))",
+    "mx.conv_general(z(1, 5, 6), z(4, 1, 6), padding=([-3], [-9]))",
+    "mx.conv_general(z(1, 5, 6), z(4, 1, 6), padding=([0], [-11]))",
+    "mx.conv_transpose1d(z(2, 5, 4), z(3, 3, 4), padding=7)",
+    "mx.conv_transpose2d(z(2, 5, 6, 4), z(3, 3, 3, 4), stride=2, padding=5)",
+    "mx.conv_transpose2d(z(2, 5, 6, 4), z(3, 3, 3, 4), stride=2, padding=(4, 6))",
 ])
 def test_errors_are_mlxs(call):
     assert outcome(call, mx, SETUP) == outcome(call, mlx, SETUP)
@@ -72,6 +79,16 @@ def test_errors_are_mlxs(call):
     "mx.conv1d(z(0, 5, 6), z(4, 3, 6)).shape",
     "mx.conv_transpose1d(r(1, 5, 6), r(4, 3, 6), padding=3)",
     "mx.conv_transpose1d(r(1, 5, 6), r(4, 3, 6), stride=2, padding=1, output_padding=1)",
+    # a high crop past the input's size counts from its end (MLX's slice): 9 of 5 keeps 1
+    "mx.conv_general(r(1, 5, 2), r(3, 1, 2), padding=([0], [-6]))",
+    "mx.conv_general(r(1, 5, 2), r(3, 1, 2), padding=([0], [-9]))",
+    "mx.conv_general(r(1, 5, 2), r(3, 1, 2), padding=([1], [-7]))",
+    "mx.conv_general(r(1, 5, 2), r(3, 1, 2), padding=([-2], [-6]))",
+    "mx.conv_general(r(1, 5, 5, 2), r(3, 1, 2, 2), padding=([-1, 0], [-8, -1]))",
+    # an empty crop then padding: zeros only
+    "mx.conv_general(r(1, 5, 2), r(3, 1, 2), padding=([-7], [5]))",
+    "mx.conv_general(r(1, 5, 2), r(3, 2, 2), padding=([-7], [6]), input_dilation=2)",
+    "mx.conv_general(r(1, 5, 2), r(3, 1, 2), padding=([2], [-9]))",
 ])
 def test_what_mlx_accepts_is_computed(call):
     # small integers in and out: the sums are exact in float32 (and bfloat16 here)

@@ -83,9 +83,9 @@ def test_functions_match_mlx(mlx, close):
     for name, args in [("upsample_nearest", ((2.0, 3.0),)),
                        ("upsample_linear", ((2.0, 0.5), False, True)),
                        ("upsample_cubic", ((1.5, 2.0), True))]:
-        close(getattr(nn, name)(mx.array(x), *args),
+        close(getattr(nn.layers.upsample, name)(mx.array(x), *args),
               getattr(theirs, name)(mlx.array(x), *args), rtol=0, atol=0)
-        assert getattr(nn.upsample, name) is getattr(nn, name)  # MLX's module path too
+        assert getattr(nn.upsample, name) is getattr(nn.layers.upsample, name)
 
 
 ERRORS = [

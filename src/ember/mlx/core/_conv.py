@@ -52,7 +52,8 @@ def _general(x: array, w: array, stride, lo, hi, kernel_dilation, input_dilation
                      input_dilation, groups)
     nd = x.ndim - 2
     dt = D.promote_types(x.dtype, w.dtype)
-    if 0 in p.out_shape or x.size == 0 or w.size == 0:
+    cropped_away = any(b <= a for a, b in zip(p.starts, p.stops))  # only padding is left
+    if 0 in p.out_shape or x.size == 0 or w.size == 0 or cropped_away:
         return _wrap(E.zeros(p.out_shape, dtype=dt.carrier), dt)
     xt = cast(x._t, x.dtype, dt)
     if any(p.starts) or p.stops != x.shape[1:-1]:  # negative padding crops
@@ -135,7 +136,8 @@ def _conv_transpose(x: array, w: array, stride: list, padding: list, dilation: l
                      stride, groups)
     nd = x.ndim - 2
     dt = D.promote_types(x.dtype, w.dtype)
-    if 0 in p.out_shape or x.size == 0 or w.size == 0:
+    cropped_away = any(b <= a for a, b in zip(p.starts, p.stops))  # only padding is left
+    if 0 in p.out_shape or x.size == 0 or w.size == 0 or cropped_away:
         return _wrap(E.zeros(p.out_shape, dtype=dt.carrier), dt)
     xt = cast(x._t, x.dtype, dt).permute(0, nd + 1, *range(1, nd + 1))
     wt = cast(w._t, w.dtype, dt)

@@ -74,6 +74,14 @@ def _truncated(num: int, den: int) -> int:
     return q if (num >= 0) == (den >= 0) else -q
 
 
+def _crop_stop(size: int, hi: int) -> int:
+    """Where a crop by high padding `hi` ends. MLX slices to `size + hi`, and its slice
+    reads a stop below zero from the end, as a negative index (then clamps at 0): so
+    cropping 9 of 5 keeps 1 element, while cropping 10 keeps none."""
+    stop = size + min(hi, 0)
+    return max(stop + size if stop < 0 else stop, 0)
+
+
 def plan(x_shape: tuple, x_dtype, w_shape: tuple, stride, lo, hi, kernel_dilation,
          input_dilation, groups: int) -> ConvPlan:
     """Check a general convolution as MLX does; raise its ValueError or give its plan."""
@@ -89,8 +97,9 @@ def plan(x_shape: tuple, x_dtype, w_shape: tuple, stride, lo, hi, kernel_dilatio
     # negative padding crops the input (and counts as zero) before anything else looks
     # at it; MLX reads only the first nd entries here, whatever the vectors' lengths
     lo_nd, hi_nd = (lo + (0,) * nd)[:nd], (hi + (0,) * nd)[:nd]
-    starts = tuple(max(-p, 0) for p in lo_nd)
-    stops = tuple(s + min(p, 0) for s, p in zip(x_shape[1:-1], hi_nd))
+    starts = tuple(min(max(-p, 0), s) for s, p in zip(x_shape[1:-1], lo_nd))
+    stops = tuple(_crop_stop(s, p) for s, p in zip(x_shape[1:-1], hi_nd))
+    stops = tuple(max(a, b) for a, b in zip(starts, stops))  # (a crop past the end: empty)
     shape = (x_shape[0], *(b - a for a, b in zip(starts, stops)), x_shape[-1])
     lo = tuple(max(p, 0) for p in lo_nd) + lo[nd:]
     hi = tuple(max(p, 0) for p in hi_nd) + hi[nd:]

@@ -2,4 +2,4 @@
 
 from . import init, losses
 from .layers import *  # noqa: F403
-from .utils import average_gradients, checkpoint, value_and_grad
+from .utils import average_gradients, value_and_grad

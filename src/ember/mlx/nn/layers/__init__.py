@@ -80,4 +80,4 @@ from .transformer import (
     TransformerEncoder,
     TransformerEncoderLayer,
 )
-from .upsample import Upsample, upsample_cubic, upsample_linear, upsample_nearest
+from .upsample import Upsample
