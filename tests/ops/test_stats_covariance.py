@@ -1,11 +1,13 @@
 """cov and corrcoef (covariance.py) against torch: weights and their checks, corrections, dtypes."""
 
+import warnings
+
 import numpy as np
 import torch
 
 import ember
 
-from helpers import assert_same, check_op, same_message
+from helpers import assert_same, check_op, rand_array, same_message
 
 
 def test_cov_with_weights_and_correction():
@@ -77,3 +79,52 @@ def test_cov_argument_types():
     # an integer-like correction is an int to PyTorch's parser
     assert_same(ember.cov(ember.tensor(x), correction=np.int64(0)),
                 torch.cov(torch.tensor(x), correction=np.int64(0)))
+
+
+def test_cov_result_is_squeezed_as_torch_squeezes_it():
+    # PyTorch ends cov with squeeze(): every result's node is SqueezeBackward0, and one
+    # variable (a 1-D input, or one row) gives a 0-d tensor
+    for shape in ((3, 5), (5,), (1, 5), (2, 1), (0, 3)):
+        for kw in ({}, {"fweights": lambda L, n=shape[-1]: L.arange(1, n + 1)},
+                   {"aweights": lambda L, n=shape[-1]: L.linspace(0.5, 1.5, n)}):
+            if shape == (2, 1) and kw:
+                continue  # (one observation, one kind of weights: the next test)
+            outs = []
+            for L in (ember, torch):
+                x = L.tensor(rand_array(shape), requires_grad=True)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # (too few observations)
+                    outs.append(L.cov(x, **{k: f(L) for k, f in kw.items()}))
+            assert_same(*outs)
+            assert outs[0].grad_fn.name() == outs[1].grad_fn.name() == "SqueezeBackward0"
+
+
+def test_cov_one_observation_one_kind_of_weights_leaves_the_input_alone():
+    # PyTorch's shortcut writes zeros into the caller's input (a torch bug ember does not
+    # copy); the result is the same: 0 (fweights) or nan (aweights: 0 / 0)
+    for kw, dtype in (({"fweights": lambda L: L.tensor([2])}, "float32"),
+                      ({"aweights": lambda L: L.tensor([0.5])}, "float32"),
+                      ({"fweights": lambda L: L.tensor([3])}, "int64")):
+        res = []
+        for L in (ember, torch):
+            x = L.tensor([[3, 5]], dtype=getattr(L, dtype)).T
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # (degrees of freedom <= 0 for aweights)
+                res.append(L.cov(x, **{k: f(L) for k, f in kw.items()}))
+            if L is ember:
+                assert x.tolist() == [[3], [5]] and x._version == 0
+        assert_same(res[0], res[1])
+
+
+def test_corrcoef_clips_complex_parts_each():
+    # rounding can put a complex coefficient's real part past 1: PyTorch clips real and
+    # imaginary parts to [-1, 1] on their own (a diagonal of exactly 1 here)
+    x = np.array([[0.3 + 1.2j, -1.1 + 0.4j, 0.7 - 0.9j, 2.0 + 0.1j],
+                  [1.0 - 0.5j, 0.2 + 0.3j, -0.4 + 1.5j, 0.9 - 1.0j],
+                  [0.1 + 0.1j, 1.4 - 0.2j, -0.6 - 0.8j, 0.5 + 0.5j]], np.complex64)
+    e, t = ember.corrcoef(ember.tensor(x)), torch.corrcoef(torch.tensor(x))
+    # (values: the complex64 product adds in another order than torch's; a few ulps)
+    assert_same(e, t, rtol=1e-6, atol=1e-6)
+    for part in ("real", "imag"):
+        v = getattr(e, part).numpy()
+        assert np.abs(v).max() <= 1.0

@@ -9,6 +9,7 @@ from .._tensor import Tensor
 from .._user_warnings import warn_at_user
 from ._arg_parser_text import tp_name
 from ._common import type_name
+from .composite import complex as _complex
 
 
 def _floating(x: Tensor) -> Tensor:
@@ -97,10 +98,12 @@ def cov(input: Tensor, *, correction: int = 1, fweights=None, aweights=None) -> 
         norm = norm.clamp(min=0)
     if isinstance(norm, (int, float)) and norm <= 0:
         _warn_cov_dof()
+    # NOTE: PyTorch's shortcut for one observation with one kind of weights zeroes the
+    # caller's input in place; ember computes the same zeros without touching the input
     xm = x - avg
     c = (xm * w if w is not None else xm) @ xm.mT.conj()
     c = c / (norm if not isinstance(norm, (int, float)) else float(max(norm, 0)))
-    return c.reshape(()) if c.shape[0] == 1 else c  # one variable: a 0-d result
+    return c.squeeze()  # (as PyTorch: one variable gives a 0-d result, SqueezeBackward0)
 
 
 def corrcoef(input: Tensor) -> Tensor:
@@ -114,7 +117,9 @@ def corrcoef(input: Tensor) -> Tensor:
     d = c.diagonal()
     std = d.real.sqrt() if d.dtype.is_complex else d.sqrt()
     c = c / std[:, None] / std[None, :]
-    return c if c.dtype.is_complex else c.clamp(-1, 1)
+    if c.dtype.is_complex:  # (each part clipped on its own, as NumPy and PyTorch do)
+        return _complex(c.real.clamp(-1, 1), c.imag.clamp(-1, 1))
+    return c.clamp(-1, 1)
 
 
 TENSOR_METHODS = {"cov": cov, "corrcoef": corrcoef}
