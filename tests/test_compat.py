@@ -247,6 +247,9 @@ def test_classes_print_torch_paths_only_while_installed():
         assert repr(type(torch.topk(x, 1))) == "<class 'torch.return_types.topk'>"
         out = (torch.empty(0), torch.empty(0, dtype=torch.long))
         assert repr(type(torch.cummax(x, 0, out=out))) == "<class 'torch.return_types.cummax_out'>"
+        vals, idx = torch.empty(0), torch.empty(0, dtype=torch.long)
+        r = torch.topk(x, 2, out=(vals, idx))  # (out= of a type renamed at install)
+        assert type(r).__name__ == "topk_out" and r.indices is idx
     finally:
         compat.uninstall()
     assert ember.Tensor.__module__ == "ember._tensor"

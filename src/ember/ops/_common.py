@@ -304,7 +304,8 @@ def write_out(result, out, inputs: tuple = ()):
     if isinstance(out, (tuple, list)):
         for r, o in zip(result, out):
             write_out(r, o)
-        if getattr(type(result), "__module__", None) == "ember.return_types":
+        # (a named-tuple result type: its module reads torch.return_types under the alias)
+        if str(getattr(type(result), "__module__", "")).endswith(".return_types"):
             from ._return_types import out_type  # (it builds on this module)
 
             return out_type(type(result))(*out)  # torch.return_types.<name>_out
