@@ -81,3 +81,26 @@ def nll_reduce_low(picked, weights, rows, total_rows: int, reduction: str, low):
         with np.errstate(invalid="ignore", divide="ignore"):  # (0 / 0 is NaN, as in torch)
             loss = np.float32(loss) / np.float32(count)
     return np.asarray(loss, np.float32).astype(low)
+
+
+def nll_mean_grad_low(g, w, ignored, n: int, low, weighted: bool):
+    """nll_loss's backward coefficient for reduction "mean" in 16 bits, as torch's CPU
+    kernel rounds it: -(g / total_weight) rounded to `low`, then times the class weight
+    and rounded again (`total_weight` as the forward finds it: the cascaded 16-bit sum of
+    the weights when `weighted`, else the count of rows not ignored, rounded).
+
+    `g`: the 0-d incoming gradient (float32), `w`: each row's weight (0 where ignored) or
+    None, `ignored`: the mask of ignored rows or None, `n`: the row count; a 0-d or
+    per-row float32 array.
+    """
+    low = np.dtype(low)
+    rows = np.arange(n) if ignored is None else np.flatnonzero(~ignored)
+    if weighted:
+        total = cascade_total(w[rows].astype(low).astype(np.float32), rows, n, low)
+    else:
+        total = np.float32(low.type(rows.size))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        step = np.negative(np.float32(g) / total).astype(low).astype(np.float32)
+    if w is None:
+        return np.asarray(step)
+    return (w.astype(np.float32) * step).astype(low).astype(np.float32)

@@ -18,7 +18,7 @@ from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
 from ._batching import batch_size, batched, front, loop
-from ._cascade_sum import nll_reduce_low
+from ._cascade_sum import nll_mean_grad_low, nll_reduce_low
 from ._common import index_runs
 from .creation import zeros, zeros_like
 from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp, nondifferentiable
@@ -223,7 +223,7 @@ def _nll_kernel(x, target, weight, *, reduction, ignore_index):
     xf, tf = _flat(work, target)
     _check_classes(tf, xf.shape[1], ignore_index)
     w, safe, ignored = _picked_weights(tf, weight, ignore_index, xf.shape[1], work.dtype)
-    if reduction != "none" and x.dtype.itemsize == 2 and x.ndim <= 2:
+    if reduction != "none" and x.dtype.itemsize == 2:
         # (torch sums a 16-bit loss in a cascade of 16-bit partial sums: _cascade_sum.py)
         kept = np.arange(tf.size) if ignored is None else np.flatnonzero(~ignored)
         ww = None if weight is None else weight[safe[kept]].astype(np.float32)
@@ -247,7 +247,7 @@ def _nll_meta(x, target, weight, *, reduction, ignore_index):
 
 
 def nll_coefficients(work, target, weight, reduction: str, ignore_index: int,
-                     n_classes: int):
+                     n_classes: int, low=None):
     """(coef, safe): the gradient nll_loss's backward puts at each target (a 0-d `coef` when
     it is one number for every row), and the targets made safe to index with."""
     tf = target.reshape(-1)
@@ -255,8 +255,9 @@ def nll_coefficients(work, target, weight, reduction: str, ignore_index: int,
     coef = np.negative(work.reshape(-1) if reduction == "none" else work)
     if w is not None:
         coef = coef * w
-    if reduction == "mean":
-        coef = coef / _total_weight(w, tf.size, work.dtype)
+    if reduction == "mean":  # (`low`: rounded where torch's 16-bit kernel rounds)
+        coef = coef / _total_weight(w, tf.size, work.dtype) if low in (None, work.dtype) \
+            else nll_mean_grad_low(work, w, ignored, tf.size, low, weight is not None)
     if ignored is not None:
         coef[ignored] = 0  # whatever gradient arrives, and when every target is ignored
     return coef, safe
@@ -266,7 +267,7 @@ def _nll_backward_kernel(g, target, weight, *, reduction, ignore_index, in_shape
     work = g.astype(np.float32) if g.dtype.itemsize == 2 else g
     n_classes = in_shape[0] if len(in_shape) == 1 else in_shape[1]
     tf = target.reshape(-1)
-    coef, safe = nll_coefficients(work, target, weight, reduction, ignore_index, n_classes)
+    coef, safe = nll_coefficients(work, target, weight, reduction, ignore_index, n_classes, g.dtype)
     grad = np.zeros((tf.size, n_classes), work.dtype)
     grad[np.arange(tf.size), safe] = coef
     if len(in_shape) == 1:

@@ -4,7 +4,9 @@ NOTE: these are fused on purpose (the listed exceptions to "compose everything")
 kernel subtracts the running max for numerical stability and reuses its buffers in
 place, which makes them several times faster than the composition, and their VJPs are
 short formulas in ember ops (so double backward works). float16 / bfloat16 compute in
-float32 and round once.
+float32 and round once, except where torch's CPU kernels round in between or sum in a
+fixed float32 order (`_low_kernel`): there ember repeats their steps. (16-bit logsumexp
+stays one rounding: the MLX face composes its own on it.)
 
 softmax and log_softmax are one primitive, `softmax_p`, told apart by `log` (node names
 SoftmaxBackward0 / LogSoftmaxBackward0); their backward kernels are one primitive too,
@@ -89,8 +91,9 @@ def _fused(bodies):
     form), with the 0-d and empty cases; the result is fresh and row-major."""
     def kernel(*arrays, dim, log=False):
         a = arrays[0]
-        if log and bodies is _FORWARD and _torch_low_lastdim(a, dim):
-            return _log_softmax_low_lastdim(a)
+        if a.itemsize == 2 and (r := _low_kernel(arrays, dim, log, bodies is not _FORWARD)) \
+                is not None:
+            return r
         if a.ndim == 0:  # (a row of one: 1 / 0 for a finite x, NaN for inf or NaN, as torch)
             return _rowwise(tuple(x.reshape(1) for x in arrays), 0, bodies[log]).reshape(())
         if a.size == 0:
@@ -153,9 +156,21 @@ def _log_softmax_backward_body(g, out, dst, axis, scratch):
 
 # --- the two primitives: softmax (`log`: log_softmax) and its backward ---------------------
 
-def _torch_low_lastdim(a, dim: int) -> bool:
-    """Whether log_softmax of `a` over `dim` takes torch's 16-bit last-dim rounding."""
-    return a.dtype in _LOW and a.ndim >= 1 and a.size > 0 and dim == a.ndim - 1
+def _low_kernel(arrays, dim: int, log: bool, backward: bool):
+    """The result with torch's 16-bit rounding for the cases that differ from rounding
+    once from float32 (log_softmax over the last dim, softmax over the others, softmax's
+    backward), or None for the plain path."""
+    a = arrays[0]
+    if a.dtype not in _LOW or a.ndim == 0 or a.size == 0:
+        return None
+    last = dim == a.ndim - 1
+    if not backward:
+        if log and last:
+            return _log_softmax_low_lastdim(a)
+        return None if log or last else _softmax_low_inner(a, dim)
+    if not log and arrays[1].dtype == a.dtype:
+        return _softmax_backward_low(arrays[0], arrays[1], dim)
+    return None
 
 
 def _log_softmax_low_lastdim(a):
@@ -174,6 +189,81 @@ def _log_softmax_low_lastdim(a):
     total = np.exp(d).sum(axis=-1, keepdims=True, dtype=np.float32)
     lse = np.log(total.astype(low).astype(np.float32)).astype(low).astype(np.float32)
     return (d - lse).astype(low)
+
+
+def _softmax_low_inner(a, dim: int):
+    """softmax over a dim that is not the last, of a float16 / bfloat16 array, rounded
+    where torch's CPU kernel rounds.
+
+    NOTE: torch views the input as (outer, n, inner), shares the outer * inner columns
+    out to its threads in equal spans and walks each span in steps of 32 columns. A step
+    that fits in its span and its row of `inner` keeps exp(x - max) in float32 and rounds
+    the quotient once; any other column stores exp(x - max) in the 16-bit output first and
+    divides that rounded value by the float32 sum. Repeating those spans gives its bits.
+    """
+    from ._parallel import workers as get_num_threads
+
+    low = a.dtype
+    outer, n = math.prod(a.shape[:dim]), a.shape[dim]
+    inner = math.prod(a.shape[dim + 1:])
+    w = np.ascontiguousarray(a, np.float32).reshape(outer, n, inner)
+    e = np.exp(w - w.max(axis=1, keepdims=True))  # (C order: the sum below runs along n)
+    total = np.add.reduce(e, axis=1, keepdims=True)  # (in order along n, as torch)
+    fast = _vector_columns(outer * inner, inner, get_num_threads()).reshape(outer, 1, inner)
+    rounded = e.astype(low).astype(np.float32)
+    out = np.where(fast, e, rounded) / total
+    return out.astype(low).reshape(a.shape)
+
+
+def _vector_columns(total: int, inner: int, threads: int, step: int = 32):
+    """Which of `total` columns torch's `_vec_softmax` takes in full vector steps: each
+    piece of a thread's span within one row, from its start, in whole steps."""
+    span = -(-total // min(max(threads, 1), total))
+    bounds = np.union1d(np.arange(0, total, inner), np.arange(0, total, span))
+    lengths = np.diff(np.append(bounds, total))
+    offset = np.arange(total) - np.repeat(bounds, lengths)
+    return offset < np.repeat(lengths // step * step, lengths)
+
+
+def _softmax_backward_low(g, out, dim: int):
+    """softmax's backward in float16 / bfloat16, its sums of g * out added in the order
+    torch's CPU kernels add them.
+
+    NOTE: torch takes (g - s) * out in float32 and rounds once, as ember does, but its
+    float32 sum s has a fixed order. Along another dim than the last, one after another.
+    Along the last, a row shorter than 32 is folded onto 16 lanes (element j + 16 into
+    lane j) and the lanes added one after another; a longer row is added 32 at a time
+    into 32 lanes (the row's tail into the first lanes), which are then halved pairwise
+    down to one. The products are exact in float32, so matching the order gives torch's
+    bits where a float64 sum is off by a 16-bit ulp now and then.
+    """
+    low = g.dtype
+    gw, y = g.astype(np.float32), out.astype(np.float32)
+    p = gw * y
+    n = p.shape[-1]
+    if dim != p.ndim - 1:
+        c = np.ascontiguousarray(p).reshape(math.prod(p.shape[:dim]), p.shape[dim], -1)
+        total = np.add.reduce(c, axis=1, keepdims=True)  # (row by row: in order along dim)
+        shape = list(p.shape)
+        shape[dim] = 1
+        total = total.reshape(shape)
+    elif n < 32:
+        lanes = p[..., :16].copy()
+        lanes[..., :n - 16] += p[..., 16:]
+        total = lanes[..., :1].copy()
+        for j in range(1, min(n, 16)):
+            total += lanes[..., j:j + 1]
+    else:
+        k = n // 32 * 32
+        lanes = p[..., :32].copy()
+        for j in range(32, k, 32):
+            lanes += p[..., j:j + 32]
+        lanes[..., :n - k] += p[..., k:]
+        while lanes.shape[-1] > 1:
+            half = lanes.shape[-1] // 2
+            lanes = lanes[..., :half] + lanes[..., half:]
+        total = lanes
+    return ((gw - total) * y).astype(low)
 
 
 _FORWARD = (_softmax_body, _log_softmax_body)
@@ -201,8 +291,8 @@ def _native_layout(a, dim: int):
 def _softmax_native(lib, x, *, dim, log=False):
     """softmax / log_softmax in C: per row (or block of columns) max, exp-sum in double and
     one writing pass; float16 / bfloat16 in float32, rounded once."""
-    if log and _torch_low_lastdim(x, dim):
-        return _log_softmax_low_lastdim(x)
+    if x.itemsize == 2 and (r := _low_kernel((x,), dim, log, False)) is not None:
+        return r
     lay = _native_layout(x, dim)
     if lay is None:
         return NotImplemented
@@ -216,6 +306,8 @@ def _softmax_native(lib, x, *, dim, log=False):
 
 def _softmax_backward_native(lib, g, out, *, dim, log=False):
     """The backward in C: the row's sum (of g, or of g * out) in double, then dx."""
+    if g.itemsize == 2 and (r := _low_kernel((g, out), dim, log, True)) is not None:
+        return r
     lay = _native_layout(g, dim)
     if lay is None or out.dtype != g.dtype:
         return NotImplemented
