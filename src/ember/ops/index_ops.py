@@ -57,6 +57,7 @@ from .index import (
     src_part,
 )
 from .index_key import TENSOR_SLOT
+from .movement import layout_own
 from .registry import (
     Member,
     Primitive,
@@ -132,9 +133,9 @@ def index_add_zeros(shape, dim, idx, src):
 
 def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
     """The slices of `input` along `dim` at the positions in 1-D `index`."""
-    if out is None and isinstance(input, Tensor) and not input._strided \
-            and "index_select" in type(input).__dict__:
-        return input.index_select(dim, index)  # (a sparse layout's own, sparse_shape.py)
+    if input.__class__ is not Tensor and out is None \
+            and (own := layout_own(input, "index_select")) is not None:
+        return own(input, dim, index)
     d = checks.index_select(input, dim, index)
     res = apply(index_p, input, index, key=(slice(None),) * d + (TENSOR_SLOT,), select=True)
     if isinstance(out, Tensor) and out._dtype is not input._dtype:  # (after the grad check)

@@ -238,18 +238,19 @@ def ravel(x: Tensor) -> Tensor:
     return reshape(x, (-1,))
 
 
-def _layout_own(x: Tensor, name: str):
-    """A sparse layout's own method `name` (sparse_shape.py), which the function form hands a
-    sparse tensor to, as torch dispatches by layout; None for a strided tensor."""
-    if x._strided or not isinstance(x, Tensor):
+def layout_own(x, name: str):
+    """A sparse layout's own method `name` (sparse_shape.py), which a function form hands a
+    sparse tensor to, as torch dispatches by layout; None for a strided tensor (or a
+    non-tensor, which the function refuses itself)."""
+    if not isinstance(x, Tensor) or x._strided:
         return None
     own = getattr(type(x), name, None)
     return None if own is None or own is getattr(Tensor, name, None) else own
 
 
 def permute(x: Tensor, *dims) -> Tensor:
-    if not x._strided and _layout_own(x, "permute") is not None:
-        return _layout_own(x, "permute")(x, *dims)
+    if not x._strided and (own := layout_own(x, "permute")) is not None:
+        return own(x, *dims)
     if not dims:
         raise TypeError('permute() missing 1 required positional arguments: "dims"')
     dims = _shape_args(dims)
@@ -266,8 +267,8 @@ def permute(x: Tensor, *dims) -> Tensor:
 
 
 def transpose(x: Tensor, dim0: int, dim1: int) -> Tensor:
-    if not x._strided and _layout_own(x, "transpose") is not None:
-        return _layout_own(x, "transpose")(x, dim0, dim1)
+    if not x._strided and (own := layout_own(x, "transpose")) is not None:
+        return own(x, dim0, dim1)
     nd = x.ndim
     return bind(view_p, x, fn=V_TRANSPOSE, dim0=wrap_dim(dim0, nd), dim1=wrap_dim(dim1, nd))
 
@@ -276,8 +277,8 @@ swapaxes = swapdims = transpose
 
 
 def t(x: Tensor) -> Tensor:
-    if not x._strided and _layout_own(x, "t") is not None:
-        return _layout_own(x, "t")(x)
+    if not x._strided and (own := layout_own(x, "t")) is not None:
+        return own(x)
     if x.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
     if x.ndim < 2:
@@ -404,8 +405,8 @@ def squeeze(x: Tensor, dim=None) -> Tensor:
 
 
 def unsqueeze(x: Tensor, dim: int) -> Tensor:
-    if not x._strided and _layout_own(x, "unsqueeze") is not None:
-        return _layout_own(x, "unsqueeze")(x, dim)
+    if not x._strided and (own := layout_own(x, "unsqueeze")) is not None:
+        return own(x, dim)
     _need_int(dim, "unsqueeze", "dim", 2)
     return bind(view_p, x, fn=V_UNSQUEEZE, dim=wrap_dim(dim, x.ndim + 1))
 
@@ -487,8 +488,8 @@ def _narrow(x: Tensor, dim: int, start: int, length: int) -> Tensor:
 
 
 def select(x: Tensor, dim: int, index: int) -> Tensor:
-    if not x._strided and _layout_own(x, "select") is not None:
-        return _layout_own(x, "select")(x, dim, index)
+    if not x._strided and (own := layout_own(x, "select")) is not None:
+        return own(x, dim, index)
     if x.ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, x.ndim)

@@ -18,15 +18,14 @@ from .._tensor import Tensor
 from .._view import is_non_overlapping_and_dense, wrap_dim
 from .creation import empty_strided
 from .inplace_view import copy_slices_geom, geometry
-from .movement import _is_int_arg, _narrow
+from .movement import _is_int_arg, _narrow, layout_own
 from .registry import rename_node
 
 
 def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     """A new contiguous tensor holding `input.narrow(dim, start, length)`."""
-    if isinstance(input, Tensor) and not input._strided \
-            and "narrow_copy" in type(input).__dict__:
-        return input.narrow_copy(dim, start, length)  # (a sparse layout's own, sparse_shape.py)
+    if input.__class__ is not Tensor and (own := layout_own(input, "narrow_copy")) is not None:
+        return own(input, dim, start, length)
     return _narrow_copy(input, dim, start, length, 2)
 
 
