@@ -18,6 +18,7 @@ from . import _saturating as S
 from ._array import _wrap, array, as_array, cast, wrap_result
 from ._binding import bad_call
 from ._dtypes import Dtype
+from ._strict import binding_text
 
 _arr = as_array
 
@@ -131,9 +132,7 @@ def _ddof(name: str, a, ddof, correction):
         return ddof
     if isinstance(correction, (int, np.integer)):
         return int(correction)
-    raise bad_call(name, f"{name}(a: array, /, axis: None | int | Sequence[int] = None, "
-                   "keepdims: bool = False, ddof: int = 0, *, stream: StreamOrDevice = None) "
-                   "-> array", (a,), {"correction": correction})
+    raise bad_call(name, binding_text(name), (a,), {"correction": correction})
 
 
 def var(a, /, axis=None, keepdims: bool = False, ddof: int = 0, *, correction=None,

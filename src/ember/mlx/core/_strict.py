@@ -254,8 +254,12 @@ def strict(fn: Callable) -> Callable:
     entry = _SIGNATURES.get(fn.__name__)
     if entry is None:
         return fn
-    where, text = entry
-    return bound_as(fn, where, f"{fn.__name__}({text.replace('{S}', _STREAM)}")
+    return bound_as(fn, entry[0], binding_text(fn.__name__))
+
+
+def binding_text(name: str) -> str:
+    """The signature MLX's TypeError prints for the binding `name` of the table."""
+    return f"{name}({_SIGNATURES[name][1].replace('{S}', _STREAM)}"
 
 
 def bound_as(fn: Callable, where, signature: str, fallback: bool = True) -> Callable:
