@@ -4,10 +4,12 @@ argument family. Adding an op is adding a row."""
 from __future__ import annotations
 
 from .catalogue import BAD_SHARE, FAMILIES, Case, Op
-from .catalogue_extra import EXTRA_FAMILIES
+from .catalogue_indexing import INDEXING_FAMILIES
+from .catalogue_math import MATH_FAMILIES
+from .catalogue_shapes import SHAPE_FAMILIES
 from .inputs import FLOATS, INTS, Gen
 
-FAMILIES = {**FAMILIES, **EXTRA_FAMILIES}
+FAMILIES = {**FAMILIES, **INDEXING_FAMILIES, **MATH_FAMILIES, **SHAPE_FAMILIES}
 
 FM = ("fn", "method")
 FMI = ("fn", "method", "inplace")

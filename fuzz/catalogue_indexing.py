@@ -1,9 +1,6 @@
-"""Argument families for the APIs added after the first catalogue: the special functions'
-odd signatures (polygamma, mvlgamma), the shape helpers (atleast_*d, diagflat, kron,
-block_diag, cartesian_prod), statistics (dist, cov, corrcoef), the scatter / index_copy
-family, take_along_dim, unravel_index, in-place view ops, NumPy-style reduction keywords
-and NumPy / range index keys. Each family takes (g, op, form, bad) and returns
-(args, expr, tags), as in catalogue.py."""
+"""Argument families for indexing: take_along_dim, unravel_index, the scatter /
+index_copy family, in-place view ops and NumPy / range index keys. Each family takes
+(g, op, form, bad) and returns (args, expr, tags), as in catalogue.py."""
 
 from __future__ import annotations
 
@@ -12,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .catalogue import Op, _dims_arg, _index_tensor, call
-from .inputs import FLOATS, INTS, Gen, Lit, Tensor
+from .inputs import Gen, Lit, Tensor
 
 
 @dataclass(frozen=True)
@@ -26,120 +23,6 @@ class NpArray:
 
     def code(self) -> str:
         return f"__import__('numpy').array({self.values.tolist()!r}, dtype='int64')"
-
-
-def fam_polygamma(g: Gen, op: Op, form: str, bad: bool):
-    a = g.tensor(dtype=g.dtype(FLOATS + INTS if g.chance(0.85) else None), lo=-2, hi=4)
-    n = g.int(0, 3)
-    tags = set()
-    if bad:
-        n, tags = g.pick((-1, "'x'", 1.5)), {"bad", "bad-order"}
-    if form == "fn":
-        return {"a": a}, f"L.polygamma({n}, a)", tags
-    if form == "special":
-        return {"a": a}, f"L.special.polygamma({n}, a)", tags
-    return {"a": a}, call(form, "polygamma", "a", [str(n)]), tags
-
-
-def fam_mvlgamma(g: Gen, op: Op, form: str, bad: bool):
-    p = g.int(1, 4)
-    lo = (p - 1) / 2 + 0.01 if g.chance(0.8) else -1
-    a = g.tensor(dtype=g.dtype(FLOATS if g.chance(0.85) else None), lo=lo, hi=lo + 4)
-    tags = set() if lo > 0 else {"below-domain"}
-    if bad:
-        p, tags = g.pick((0, -1)), {"bad", "bad-order"}
-    if form == "special":
-        return {"a": a}, f"L.special.multigammaln(a, {p})", tags
-    return {"a": a}, call(form, "mvlgamma", "a", [f"p={p}" if g.chance(0.5) else str(p)]), tags
-
-
-def fam_atleast(g: Gen, op: Op, form: str, bad: bool):
-    k = g.int(1, 3)
-    args = {f"t{i}": g.tensor(g.shape(max_ndim=4)) for i in range(k)}
-    names = list(args)
-    if bad:
-        args["t9"] = Lit("x")
-        names.append("t9")
-        return args, f"L.{op.name}({', '.join(names)})", {"bad", "wrong-arg-type"}
-    if k == 1 or g.chance(0.5):
-        inner = ", ".join(names) if k > 1 else names[0]
-        return args, f"L.{op.name}({inner})", set()
-    return args, f"L.{op.name}([{', '.join(names)}])", {"list"}
-
-
-def fam_pairwise(g: Gen, op: Op, form: str, bad: bool):
-    """kron, dist: two tensors of any shapes / broadcastable shapes."""
-    n = op.name
-    da = g.dtype(FLOATS + ("int64",) if g.chance(0.85) else None)
-    db = da if g.chance(0.8) else g.dtype()
-    a = g.tensor(g.shape(max_ndim=3), da)
-    tags = set()
-    if n == "kron":
-        b = g.tensor(g.shape(max_ndim=3), db)
-        rest = ["b"]
-    else:  # dist
-        from .inputs import broadcastable, mismatched
-        sb = broadcastable(g, a.shape)
-        if bad and (ms := mismatched(g, a.shape)) is not None:
-            sb, tags = ms, {"bad", "shape-mismatch"}
-        b = g.tensor(sb, db)
-        rest = ["b"] + (["p=" + str(g.pick((0, 1, 2, 3, 0.5, "float('inf')")))]
-                        if g.chance(0.6) else [])
-    if bad and not tags:
-        return {"a": a, "b": Lit("x")}, call(form, n, "a", ["b"]), {"bad", "wrong-arg-type"}
-    return {"a": a, "b": b}, call(form, n, "a", rest), tags
-
-
-def fam_diagflat(g: Gen, op: Op, form: str, bad: bool):
-    a = g.tensor(g.shape(max_ndim=3))
-    rest = [str(g.int(-2, 2))] if g.chance(0.6) else []
-    if bad:
-        rest = ["'x'"]
-        return {"a": a}, call(form, "diagflat", "a", rest), {"bad", "wrong-arg-type"}
-    return {"a": a}, call(form, "diagflat", "a", rest), set()
-
-
-def fam_cov(g: Gen, op: Op, form: str, bad: bool):
-    nd = g.pick((0, 1, 2, 2, 2)) if not bad else 3
-    dt = g.dtype(FLOATS + ("int64", "complex64") if g.chance(0.9) else None)
-    a = g.tensor(g.shape(ndim=nd), dt)
-    tags = {"bad", "too-many-dims"} if bad else set()
-    if op.name == "corrcoef":
-        return {"a": a}, call(form, "corrcoef", "a", []), tags
-    args, rest = {"a": a}, []
-    if g.chance(0.4):
-        rest.append(f"correction={g.pick((0, 1, 2))}")
-    nobs = a.shape[-1] if a.shape else 1
-    if g.chance(0.3):
-        args["fw"] = Tensor(g.rng.integers(0, 3, size=(nobs,)).astype("int64"), "int64")
-        rest.append("fweights=fw")
-    if g.chance(0.3):
-        args["aw"] = g.tensor((nobs,), g.dtype(("float32", "float64")), lo=0, hi=2)
-        rest.append("aweights=aw")
-    return args, call(form, "cov", "a", rest), tags
-
-
-def fam_cartesian(g: Gen, op: Op, form: str, bad: bool):
-    k = g.int(1, 3)
-    dt = g.dtype()
-    args = {f"t{i}": g.tensor((g.size(),), dt if g.chance(0.8) else g.dtype()) for i in range(k)}
-    tags = set()
-    if bad:
-        args[f"t{k}"] = g.tensor(g.shape(ndim=2), dt)
-        tags = {"bad", "too-many-dims"}
-    return args, f"L.cartesian_prod({', '.join(args)})", tags
-
-
-def fam_block_diag(g: Gen, op: Op, form: str, bad: bool):
-    k = g.int(0, 3)
-    dt = g.dtype()
-    args = {f"t{i}": g.tensor(g.shape(max_ndim=2), dt if g.chance(0.7) else g.dtype())
-            for i in range(k)}
-    tags = set()
-    if bad:
-        args[f"t{k}"] = g.tensor(g.shape(ndim=3), dt)
-        tags = {"bad", "too-many-dims"}
-    return args, f"L.block_diag({', '.join(args)})", tags
 
 
 def fam_take_along(g: Gen, op: Op, form: str, bad: bool):
@@ -263,17 +146,6 @@ def fam_view_inplace(g: Gen, op: Op, form: str, bad: bool):
     return {"a": a}, f"(a.{n}({', '.join(rest)}), a)", tags | {"inplace"}
 
 
-def fam_reduce_np(g: Gen, op: Op, form: str, bad: bool):
-    """Reductions called with NumPy's keyword spellings, axis= and keepdims=."""
-    a = g.tensor()
-    nd = len(a.shape)
-    dim, tags = _dims_arg(g, nd, bad, op.opts.get("tuple_dims", True))
-    rest = [f"axis={dim!r}"]
-    if g.chance(0.6):
-        rest.append(f"keepdims={g.chance(0.5)}")
-    return {"a": a}, call(form, op.name, "a", rest), tags
-
-
 def fam_index_keys(g: Gen, op: Op, form: str, bad: bool):
     """x[key] reads and writes with a range, a list or a NumPy array as (part of) the key."""
     a = g.tensor(g.shape(ndim=g.pick((1, 2, 2, 3))))
@@ -314,19 +186,10 @@ def fam_index_keys(g: Gen, op: Op, form: str, bad: bool):
     return args, f"a[{key}]", tags
 
 
-def fam_rounding(g: Gen, op: Op, form: str, bad: bool):
-    """round(decimals=k)."""
-    a = g.tensor(dtype=g.dtype(FLOATS + INTS if g.chance(0.9) else None))
-    k = g.int(-2, 3)
-    if bad:
-        return {"a": a}, call(form, "round", "a", ["decimals='x'"]), {"bad", "wrong-arg-type"}
-    return {"a": a}, call(form, "round", "a", [f"decimals={k}"]), set()
-
-
-EXTRA_FAMILIES = {
-    "polygamma": fam_polygamma, "mvlgamma": fam_mvlgamma, "atleast": fam_atleast,
-    "pairwise": fam_pairwise, "diagflat": fam_diagflat, "cov": fam_cov,
-    "cartesian": fam_cartesian, "block_diag": fam_block_diag, "take_along": fam_take_along,
-    "unravel": fam_unravel, "scatter": fam_scatter, "view_inplace": fam_view_inplace,
-    "reduce_np": fam_reduce_np, "index_keys": fam_index_keys, "rounding": fam_rounding,
+INDEXING_FAMILIES = {
+    "take_along": fam_take_along,
+    "unravel": fam_unravel,
+    "scatter": fam_scatter,
+    "view_inplace": fam_view_inplace,
+    "index_keys": fam_index_keys,
 }
