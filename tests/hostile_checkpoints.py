@@ -338,8 +338,9 @@ def _damaged(honest: bytes) -> list[Case]:
     evil = PROTO2 + call(glob("os", "system"), text("true")) + STOP
     bomb = deflate_zeros(2**31 - 64)
     return [
-        Case("zip_empty_file", b"", C, "empty"),
-        Case("zip_garbage", bytes(range(256)) * 8, C, "not a PyTorch checkpoint"),
+        Case("zip_empty_file", b"", "EmptyCheckpointError", "empty"),
+        Case("zip_garbage", bytes(range(256)) * 8, "NotACheckpointError",
+             "not a PyTorch checkpoint"),
         Case("zip_header_then_garbage", b"PK\x03\x04" + bytes(range(256)) * 4, C, "ZIP"),
         Case("zip_truncated_half", honest[:len(honest) // 2], C, "ZIP"),
         Case("zip_truncated_tail", honest[:-10], C, "ZIP"),

@@ -26,14 +26,20 @@ from __future__ import annotations
 
 from ._allowlist import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
 from ._dtypes import _V3_NUMPY, _extra_dtype
-from ._load import CheckpointError, get_unsafe_globals_in_checkpoint, load
+from ._load import (
+    CheckpointError,
+    EmptyCheckpointError,
+    NotACheckpointError,
+    get_unsafe_globals_in_checkpoint,
+    load,
+)
 from ._pickling import _rebuild_pickled, _reduce_tensor, _storage_from_bytes
 from ._save import save
 from ._unpickler import UnpicklingError
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
            "safe_globals", "get_unsafe_globals_in_checkpoint", "UnpicklingError",
-           "CheckpointError"]
+           "CheckpointError", "EmptyCheckpointError", "NotACheckpointError"]
 
 
 def __getattr__(name: str):

@@ -11,6 +11,8 @@ from __future__ import annotations
 import io
 import mmap as _mmap
 import os
+import pickle
+import pickletools
 import re
 import struct
 import sys
@@ -44,9 +46,20 @@ class CheckpointError(RuntimeError):
     """A file is not a readable checkpoint: truncated, corrupt, or of another kind."""
 
 
+class EmptyCheckpointError(CheckpointError, EOFError):
+    """The file or stream holds no bytes: an EOFError too, which torch.load raises there
+    (so `except EOFError` around a load catches a half-written checkpoint in both)."""
+
+
+class NotACheckpointError(CheckpointError, pickle.UnpicklingError):
+    """Bytes that are neither a ZIP checkpoint nor a whole pickle: an UnpicklingError too,
+    as torch.load's legacy reader raises when it tries to unpickle them."""
+
+
 # NOTE: defined here, raised by ember.load; public (and named in tracebacks) as
-# ember.serialization.CheckpointError.
-CheckpointError.__module__ = "ember.serialization"
+# ember.serialization.<name>.
+for _cls in (CheckpointError, EmptyCheckpointError, NotACheckpointError):
+    _cls.__module__ = "ember.serialization"
 
 
 _KEY = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
@@ -237,9 +250,28 @@ def _load_stream(stream, map_location):
         raise CheckpointError("this is a pre-0.4 tar checkpoint, which ember (like "
                               "torch.load with weights_only=True) does not read")
     if not head:
-        raise CheckpointError("the file is empty, not a checkpoint")
-    raise CheckpointError("not a PyTorch checkpoint: the file starts with neither a ZIP "
-                          "header nor the legacy magic number")
+        raise EmptyCheckpointError("the file is empty, not a checkpoint")
+    what = ("not a PyTorch checkpoint: the file starts with neither a ZIP header nor the "
+            "legacy magic number")
+    # (torch's legacy reader unpickles a first object, expecting the magic number)
+    if _whole_pickle(io.BytesIO(stream.read(_PICKLE_PEEK))):
+        raise CheckpointError(f"{what} (invalid magic number; corrupt file?)")
+    raise NotACheckpointError(what)
+
+
+_PICKLE_PEEK = 1 << 20  # bytes: how much of a non-checkpoint `_whole_pickle` reads
+
+
+def _whole_pickle(stream) -> bool:
+    """Whether `stream` starts with one complete pickle, read as opcodes only (nothing in it
+    runs): what decides between torch.load's RuntimeError and its UnpicklingError. (The
+    caller hands over a bounded in-memory copy: a hostile length field then reads short.)"""
+    try:
+        for _ in pickletools.genops(stream):
+            pass
+    except Exception:  # noqa: BLE001 (any parse failure means: not a whole pickle)
+        return False
+    return True
 
 
 _SMALL_RECORD = 64  # bytes: the most a `version` or `byteorder` record may hold
