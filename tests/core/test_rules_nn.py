@@ -31,6 +31,7 @@ from ember.ops import (
     attention,
     batch_norm,
     conv,
+    ctc_loss,
     layer_norm,
     loss_ops,
     matmul,
@@ -49,7 +50,7 @@ AREA = [
     attention.attention_p, attention.attention_backward_p,
     nn_ops.embedding_p, nn_ops.embedding_backward_p, nn_ops.row_scale_p,
     nn_ops.nll_loss_p, nn_ops.nll_loss_backward_p, nn_ops.constant_pad_p,
-    nn_ops.ctc_loss_p, nn_ops.ctc_grad_p,
+    ctc_loss.ctc_loss_p, ctc_loss.ctc_grad_p,
     loss_ops.pointwise_loss_p,
     sampling.grid_sampler_p, sampling.grid_sampler_backward_p,
     adam.adam_step_p, sgd.sgd_step_p, rmsprop.adadelta_step_p,
@@ -141,7 +142,7 @@ def _nll_backward(g, target, weight, reduction, shape):
 
 
 def _ctc_backward(g, lp):
-    return bind(nn_ops.ctc_grad_p, g, lp, ember.tensor([[1, 2], [3, 3]]), input_lengths=(6, 5),
+    return bind(ctc_loss.ctc_grad_p, g, lp, ember.tensor([[1, 2], [3, 3]]), input_lengths=(6, 5),
                 target_lengths=(2, 2), blank=0, zero_infinity=False)
 
 

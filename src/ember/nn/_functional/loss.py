@@ -15,6 +15,7 @@ import ember as E
 from ..._tensor import Tensor
 from ..._view import broadcast_shapes
 from ...amp.autocast_mode import cast_for
+from ...ops import ctc_loss as ctc_ops
 from ...ops import loss_ops, nn_ops
 from ...ops._common import has_values, type_name
 from ...ops.registry import rename_node
@@ -708,7 +709,7 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, 
              reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
     """Connectionist temporal classification loss (a primitive with the alpha-beta gradient)."""
     log_probs, = cast_for("fp32", log_probs)
-    return nn_ops.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction,
+    return ctc_ops.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction,
                 zero_infinity)
 
 
