@@ -32,8 +32,11 @@ DTYPE_PAIRS = [
     (ember.float32, torch.float32), (ember.float64, torch.float64),
     (ember.complex64, torch.complex64), (ember.complex128, torch.complex128),
 ]
-E2T = {e: t for e, t in DTYPE_PAIRS}
-T2E = {t: e for e, t in DTYPE_PAIRS}
+# (the wide unsigned types only as results, e.g. hash_tensor's uint64: not swept as inputs)
+WIDE_UNSIGNED_PAIRS = [(ember.uint16, torch.uint16), (ember.uint32, torch.uint32),
+                       (ember.uint64, torch.uint64)]
+E2T = {e: t for e, t in DTYPE_PAIRS + WIDE_UNSIGNED_PAIRS}
+T2E = {t: e for e, t in DTYPE_PAIRS + WIDE_UNSIGNED_PAIRS}
 FLOAT_DTYPES = [ember.float16, ember.bfloat16, ember.float32, ember.float64]
 
 # Tolerances by dtype for value comparisons against torch.

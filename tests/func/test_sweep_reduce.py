@@ -37,6 +37,8 @@ CASES = [
        extra=SCALAR + EMPTY, jvp=ND, vjp=ND),
     _r("count_nonzero", lambda m, x: (m.count_nonzero(x > 0), m.count_nonzero(x > 0, 1)),
        extra=SCALAR + EMPTY, jvp=ND, vjp=ND),
+    _r("hash_tensor", lambda m, x: (m.hash_tensor(x), x.hash_tensor(1, keepdim=True)),
+       extra=SCALAR, jvp=ND, vjp=ND),
     _r("logsumexp", lambda m, x: (x.logsumexp(1), m.logsumexp(x, (0, 1), keepdim=True))),
     _r("var", lambda m, x: (x.var(), x.var(1), x.var(0, correction=0, keepdim=True))),
     _r("std", lambda m, x: (x.std(), x.std(1, unbiased=False))),

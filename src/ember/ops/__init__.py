@@ -26,6 +26,7 @@ from . import (  # (_pair_norms: cdist's members, registered at import as every 
     foreach,
     from_file,
     function_forms,
+    hash_tensor,
     histogram,
     index,
     index_ops,
@@ -86,7 +87,7 @@ MODULES = (
     float_parts, windows, foreach,
     fake_quant, view_copies, function_forms, legacy_norms, python_maps,
     histogram, searchsorted, covariance, tensor_meta_methods,
-    empty_permuted, segment_reduce, from_file,
+    empty_permuted, segment_reduce, from_file, hash_tensor,
 )
 
 
