@@ -292,6 +292,9 @@ class Optimizer:
         update runs without recording a graph unless the optimizer is `differentiable`
         (then, as in PyTorch, with grad mode on: in-place updates of a leaf that requires
         grad refuse, and those of other tensors are recorded)."""
+        cls = type(self)
+        if cls._update is Optimizer._update and cls._step_groups is Optimizer._step_groups:
+            raise NotImplementedError  # a bare Optimizer has no algorithm, as in PyTorch
         # (set_grad_enabled's save and restore, inline: this runs every training step)
         prev = _grad_state.enabled
         _grad_state.enabled = bool(self.defaults.get("differentiable", False))
@@ -474,8 +477,25 @@ def _wrap_step(step):
     return wrapper
 
 
+def _own_step(cls: type):
+    """A built-in algorithm's `step` under its own name (`SGD.step`, as PyTorch's, which
+    messages and reprs show), running the shared loop of `Optimizer.step`."""
+    shared = Optimizer.__dict__["step"].__wrapped__
+
+    def step(self, closure: Callable | None = None):
+        return shared(self, closure)
+
+    step.__qualname__ = f"{cls.__name__}.step"
+    step.__module__ = cls.__module__
+    step.__doc__ = shared.__doc__
+    return step
+
+
 def _init_subclass(cls, **kwargs):
     step = cls.__dict__.get("step")
+    if step is None and cls.step is Optimizer.__dict__["step"] \
+            and cls.__module__.startswith(__package__ + "."):
+        step = _own_step(cls)
     if step is not None and not getattr(step, "_hooked", False):
         cls.step = _wrap_step(step)
 
