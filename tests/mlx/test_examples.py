@@ -100,6 +100,9 @@ RTOL = {
     # variance, printed to 4 decimals, differs by one unit of its last digit); the printed
     # masks and the shapes and errors are identical
     "segmentation.py": 1e-4,
+    # 12 SGD steps of an imported training step sum float32 in another order than MLX's;
+    # printed to 4 decimals, equal to the last digit on this machine
+    "export_functions.py": 1e-4,
 }
 PROGRAMS = sorted(p.name for p in EXAMPLES.glob("*.py"))
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d*)?(?:e[+-]?\d+)?|nan|-?inf")

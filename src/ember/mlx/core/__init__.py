@@ -74,6 +74,7 @@ from ._dtypes import (
     uint64,
 )
 from ._einsum import einsum_path
+from ._export import FunctionExporter, export_function, exporter, import_function
 from ._graph import depends, export_to_dot
 from ._info import (
     clear_cache,
