@@ -563,9 +563,12 @@ def _save(node, prim, rule, args, needs, out, multi) -> None:
 
 def _pack_saved(node, out, multi) -> None:
     """Hand what the node saved to the active pack hook (the outputs themselves, not the
-    aliases kept of them)."""
+    aliases kept of them). An output kept only as a shortcut (`cache_output`) is dropped
+    instead: PyTorch's node does not save it, so its hooks never see it."""
     node._saved = _saved_hooks.pack(node._saved)
     kept = node._out
+    if kept is not None and node._rule.cache_output:
+        kept = node._out = None
     if kept is not None:
         outs = out if multi else (out,)
         kept = kept if multi else (kept,)

@@ -1,18 +1,17 @@
 """Activation checkpointing: run a block without keeping its intermediates, and run it
 again during backward to get them back.
 
-`use_reentrant=False` records the block's graph as usual (ember keeps no cheaper
-recomputation graph, so it saves no memory, but gradients, outputs and RNG draws are
-exactly those of a plain call), and replays the block when the backward reaches it, as
-PyTorch's recomputation does, so its side effects (forward hooks) happen as often as there.
-The reentrant form is a custom Function whose backward
-replays the block with the RNG state and autocast state it first ran with, so dropout
-masks and dtypes agree.
+`use_reentrant=False` runs the block under saved-tensor hooks of its own: its ops keep
+numbered slots instead of the tensors they save, and when the backward first needs one the
+block runs again (RNG and autocast state restored) and its ops' saves fill the slots, as in
+PyTorch (see `_Frame`). The reentrant form is a custom Function whose backward replays the
+block with the RNG state and autocast state it first ran with, so dropout masks and dtypes
+agree.
 
 Selective checkpointing (`create_selective_checkpoint_contexts` with a policy saying which
-ops' outputs to save and which to recompute) is accepted; since the non-reentrant form
-saves every output already, every policy gives the same numbers and the policy function is
-not consulted (PyTorch calls it once per aten op, which ember does not have).
+ops' outputs to save and which to recompute) is accepted; ember recomputes every saved
+tensor, which gives the numbers of every policy, and does not consult the policy function
+(PyTorch calls it once per aten op, which ember does not have).
 """
 
 from __future__ import annotations
@@ -21,11 +20,13 @@ import contextlib
 import enum
 import warnings
 
-from .._tensor import Tensor
+from .._tensor import Tensor, _alias
 from ..amp import autocast_mode as _amp
+from ..autograd import saved_hooks as _saved_hooks
 from ..autograd.function import Function
-from ..autograd.grad_mode import enable_grad
+from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ..autograd.graph import _seq as _node_seq
+from ..autograd.graph import ag_meta
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointPolicy", "SelectiveCheckpointContext",
            "create_selective_checkpoint_contexts"]
@@ -168,49 +169,146 @@ class CheckpointFunction(Function):
         return (None, None) + tuple(i.grad if isinstance(i, Tensor) else None for i in inputs)
 
 
-def _replay_state(preserve_rng_state: bool) -> dict:
-    """What a replay of the block restores: the RNG state (unless told not to) and autocast."""
-    from ..random import get_rng_state
-
-    return {"rng": get_rng_state() if preserve_rng_state else None,
-            "autocast": {"enabled": _amp.is_autocast_enabled("cpu"),
-                         "dtype": _amp.get_autocast_dtype("cpu"),
-                         "cache_enabled": _amp.is_autocast_cache_enabled()}}
+class _StopReplay(Exception):
+    """Raised inside a replay once it has given back every tensor the forward saved."""
 
 
-def _replay(function, args, kwargs, state: dict, recompute_context) -> None:
-    """Run the block again as PyTorch's backward does (with grad on, its RNG and autocast
-    state restored, on inputs detached from the graph) and drop what it returns."""
-    from ..random import fork_rng, set_rng_state
-
-    inputs = [a.detach().requires_grad_(a.requires_grad) if isinstance(a, Tensor) else a
-              for a in args]
-    with fork_rng(enabled=state["rng"] is not None), enable_grad(), \
-            _amp.autocast("cpu", **state["autocast"]), recompute_context:
-        if state["rng"] is not None:
-            set_rng_state(state["rng"])
-        function(*inputs, **kwargs)
+_TIP = ("\nTip: To see a more detailed error message, either pass `debug=True` to\n"
+        "`torch.utils.checkpoint.checkpoint(...)` or wrap the code block\n"
+        "with `with torch.utils.checkpoint.set_checkpoint_debug_enabled(True):` to\n"
+        "enable checkpoint\u2011debug mode globally.\n")
 
 
-def _saves(node) -> bool:
-    """Whether `node` keeps a tensor for its backward (what PyTorch would unpack, and so
-    recompute, when the backward reaches it)."""
-    saved = getattr(node, "_saved", None) or ()
-    return any(isinstance(s, Tensor) for s in saved) or \
-        getattr(node, "_out", None) is not None or getattr(node, "_kept", None) is not None
+def _metadata(t) -> dict:
+    return {"shape": t.shape, "dtype": t.dtype, "device": t.device}
 
 
-def _replay_in_backward(outputs, start: int, replay) -> None:
-    """Have the backward run `replay` once per pass, when it first reaches a node the block
-    recorded (numbered `start` or above) that saved a tensor.
+class _Frame:
+    """One non-reentrant checkpoint call: what the block saved, and how to get it back.
 
-    NOTE: PyTorch's non-reentrant checkpoint keeps no intermediates and recomputes the block
-    when the backward first unpacks one of them, so the block's side effects (module hooks,
-    counters) happen again then. ember keeps the intermediates (the gradients come from the
-    graph recorded in forward) but replays the block at that same moment, so those side
-    effects match. PyTorch may stop the replay early, once every saved tensor is back: a
-    side effect after the block's last saving op is not repeated there, but is here.
+    In the forward the block runs under the frame's own saved-tensor hooks: each tensor an op
+    saves becomes a numbered slot (the tensor is not kept; only its metadata is, for the
+    determinism check), and the user's saved_tensors_hooks see only the block's inputs, as
+    in PyTorch. When the backward first needs a slot, the block runs again (grad on, RNG and
+    autocast state restored) and the tensors its ops save, in the same order, fill the slots.
+    So gradients come from the recomputed values, a block that differs on replay raises
+    CheckpointError, and the block's side effects (forward hooks, counters) happen again.
     """
+
+    def __init__(self, function, args, kwargs, preserve_rng_state: bool, recompute_context,
+                 early_stop: bool, check: bool) -> None:
+        from ..random import get_rng_state
+
+        self.function, self.kwargs = function, kwargs
+        self.recompute_context = recompute_context
+        self.early_stop, self.check = early_stop, check
+        self.rng = get_rng_state() if preserve_rng_state else None
+        self.autocast = {"enabled": _amp.is_autocast_enabled("cpu"),
+                         "dtype": _amp.get_autocast_dtype("cpu"),
+                         "cache_enabled": _amp.is_autocast_cache_enabled()}
+        # the inputs, packed by the user's hooks when active, with their versions
+        hooked = _saved_hooks.active()
+        self.inputs = [(_saved_hooks.pack((a,))[0] if hooked else a, a._version)
+                       if isinstance(a, Tensor) else (a, None) for a in args]
+        self.metas: list = []  # one per slot: the saved tensor's metadata (None: not checked)
+        # one per slot: where the saved tensor sits in the forward graph (its grad_fn and
+        # output number, or the leaf itself), so a double backward can flow through it
+        self.origins: list = []
+        self.recomputed: list | None = None  # the current backward pass's values, by slot
+
+    def pack(self, t) -> int:
+        self.metas.append(_metadata(t) if self.check else None)
+        fn = t.grad_fn
+        self.origins.append(None if not t.requires_grad else (fn, t.output_nr) if fn is not None
+                            else t)
+        return len(self.metas) - 1
+
+    def unpack(self, slot: int):
+        if self.recomputed is None:
+            self.replay()
+        value, origin = self.recomputed[slot], self.origins[slot]
+        if origin is None or not is_grad_enabled():
+            return value
+        # (a backward with create_graph=True: the value takes the saved tensor's place in
+        # the forward graph, as PyTorch's unpacked saved tensors do)
+        if isinstance(origin, Tensor):  # a leaf: the tensor itself
+            return origin
+        t = _alias(value)
+        t._grad_fn = origin[0]
+        t._requires_grad = True
+        if origin[1]:
+            ag_meta(t).output_nr = origin[1]
+        return t
+
+    def get_inputs(self) -> list:
+        """The saved inputs back (unpacked), each checked to be at the version it was saved
+        at: a block input changed in place, by the block or after it, cannot be replayed."""
+        from ..autograd.engine import version_error
+
+        out = []
+        for a, version in self.inputs:
+            if version is not None:
+                a = _saved_hooks.unpack(a)
+                if a._version != version:
+                    fn = a.grad_fn
+                    raise version_error(a, version, fn, a.output_nr if fn is not None else 0)
+            out.append(a)
+        return out
+
+    def replay(self) -> None:
+        """Run the block again and keep what its ops save, slot by slot."""
+        from ..random import fork_rng, set_rng_state
+
+        inputs = [a.detach().requires_grad_(a.requires_grad) if isinstance(a, Tensor) else a
+                  for a in self.get_inputs()]
+        values: list = []
+        n = len(self.metas)
+
+        def pack(t):
+            if len(values) >= n:
+                raise CheckpointError(
+                    "torch.utils.checkpoint: trying to save more tensors during recomputation "
+                    "than during the original forward pass.\n" + _TIP)
+            values.append(t.detach() if t.requires_grad else t)
+            if self.early_stop and len(values) == n:
+                raise _StopReplay
+            return t
+
+        try:
+            with fork_rng(enabled=self.rng is not None), enable_grad(), \
+                    _amp.autocast("cpu", **self.autocast), self.recompute_context, \
+                    _saved_hooks.saved_tensors_hooks(pack, lambda t: t):
+                if self.rng is not None:
+                    set_rng_state(self.rng)
+                self.function(*inputs, **self.kwargs)
+        except _StopReplay:
+            pass
+        self._check(values)
+        self.recomputed = values
+
+    def _check(self, values: list) -> None:
+        if len(values) != len(self.metas):
+            raise CheckpointError(
+                "torch.utils.checkpoint: A different number of tensors was saved during the "
+                "original forward and recomputation.\n"
+                f"Number of tensors saved during forward: {len(self.metas)}\n"
+                f"Number of tensors saved during recomputation: {len(values)}.\n" + _TIP)
+        if not self.check:
+            return
+        bad = "".join(f"tensor at position {i}:\nsaved metadata: {m}\n"
+                      f"recomputed metadata: {_metadata(v)}\n"
+                      for i, (m, v) in enumerate(zip(self.metas, values)) if m != _metadata(v))
+        if bad:
+            raise CheckpointError(
+                "torch.utils.checkpoint: Recomputed values for the following tensors have "
+                f"different metadata than during the forward pass.\n{bad}.\n" + _TIP)
+
+
+def _new_pass_resets(frame: _Frame, outputs, start: int) -> None:
+    """Have each backward pass through the block's nodes replay it once: a pre-hook on the
+    block's nodes (numbered `start` or above) drops the previous pass's values when a new
+    pass begins (a pass runs nodes in decreasing number order; a second backward with
+    retain_graph=True starts over)."""
     seen, todo, region = set(), [], []
     for o in _tensors_in(outputs):
         if o.grad_fn is not None:
@@ -221,17 +319,15 @@ def _replay_in_backward(outputs, start: int, replay) -> None:
         if node is None or id(node) in seen or not seq >= start:
             continue
         seen.add(id(node))
-        if seq != float("inf") and _saves(node):
+        if seq != float("inf"):
             region.append(node)
         todo.extend(fn for fn, _ in node.next_functions)
     last = [None]  # the number of the block's node the backward ran last
 
     def hook(node):
         def prehook(grads):
-            # a pass runs nodes in decreasing number order: one that does not decrease
-            # starts a new pass (a second backward with retain_graph=True replays again)
-            if last[0] is None or node._seq >= last[0]:
-                replay()
+            if last[0] is not None and node._seq >= last[0]:
+                frame.recomputed = None
             last[0] = node._seq
         return prehook
 
@@ -281,12 +377,16 @@ def checkpoint(function, *args, use_reentrant: bool | None = None,
         raise ValueError(f"determinism_check should be one of {list(_DETERMINISM_CHECKS)}, "
                          f"but got {determinism_check}")
     forward_context, recompute_context = context_fn()
+    if not is_grad_enabled():  # (as PyTorch: no replay, and not under the contexts either)
+        return function(*args, **kwargs)
+    early = _enable_checkpoint_early_stop if _enable_checkpoint_early_stop is not None \
+        else early_stop
+    frame = _Frame(function, args, kwargs, preserve_rng_state, recompute_context, early,
+                   determinism_check == "default")
     start = next(_node_seq)  # every node the block records numbers above this
-    state = _replay_state(preserve_rng_state)
-    with forward_context:
+    with _saved_hooks.saved_tensors_hooks(frame.pack, frame.unpack), forward_context:
         outputs = function(*args, **kwargs)
-    _replay_in_backward(outputs, start, lambda: _replay(function, args, kwargs, state,
-                                                         recompute_context))
+    _new_pass_resets(frame, outputs, start)
     return outputs
 
 
