@@ -413,7 +413,8 @@ def _run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
         deps, needed = _needed(root_nodes, {n for n, _ in capture})
     else:
         deps = _collect(root_nodes)
-    task = _GraphTask(next(_task_ids), root_nodes, deps, needed)
+    task = _GraphTask(next(_task_ids), root_nodes, deps, needed,
+                      None if needed is None else {n for n, _ in capture})
     _tasks.append(task)
     try:
         return _run_task(roots, root_grads, retain_graph, create_graph, capture,
@@ -425,14 +426,17 @@ def _run(roots: list, root_grads: list, retain_graph: bool, create_graph: bool,
 class _GraphTask:
     """One backward pass in progress: which nodes it will run (for multi-grad hooks)."""
 
-    __slots__ = ("id", "roots", "deps", "needed")
+    __slots__ = ("id", "roots", "deps", "needed", "targets")
 
-    def __init__(self, id: int, roots: list, deps: dict, needed) -> None:
+    def __init__(self, id: int, roots: list, deps: dict, needed, targets=None) -> None:
         self.id, self.roots, self.deps, self.needed = id, roots, deps, needed
+        self.targets = targets  # (autograd.grad: the nodes whose incoming gradient it returns)
 
     def will_execute(self, node) -> bool:
+        """PyTorch's `_will_engine_execute_node`: a node the pass runs, or (autograd.grad)
+        one whose incoming gradient it captures."""
         if self.needed is not None:
-            return node in self.needed
+            return node in self.needed or node in self.targets
         return node in self.deps or node in self.roots
 
 

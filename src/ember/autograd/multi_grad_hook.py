@@ -3,6 +3,9 @@
 Each tensor gets an ordinary tensor hook; they share a buffer per backward pass. In
 mode "all" the user's hook runs once every tensor that this pass reaches has its
 gradient (the others are None); in mode "any" it runs on the first gradient of each pass.
+As in PyTorch, the pass's roots are not counted among the tensors it reaches: a root's
+gradient alone fires the hook for what has arrived so far, and a hook over roots only
+never runs.
 """
 
 from __future__ import annotations
@@ -57,8 +60,10 @@ def register_multi_grad_hook(tensors: Sequence, fn: Callable, *, mode: str = "al
             key = None if task is None else task.id
             entry = state.get(key)
             if entry is None:
+                # (as PyTorch's engine, a root of the pass is not a node it "will execute":
+                # a hook over a root's gradient alone never runs)
                 expected = len(nodes) if task is None else \
-                    sum(1 for n in nodes if task.will_execute(n))
+                    sum(1 for n in nodes if task.will_execute(n) and n not in task.roots)
                 entry = state[key] = [[None] * len(tensors), 0, expected]
             entry[0][i] = grad
             entry[1] += 1
