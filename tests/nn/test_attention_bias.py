@@ -49,3 +49,21 @@ def test_only_2d_sizes():
         assert str(got.value) == str(want.value)
     assert [(v.name, int(v)) for v in EB.CausalVariant] == \
         [(v.name, int(v)) for v in TB.CausalVariant]
+
+
+@pytest.mark.parametrize("fn", ["causal_upper_left", "causal_lower_right"])
+def test_printed_as_the_plain_mask(fn):
+    assert repr(getattr(EB, fn)(3, 4)) == repr(getattr(TB, fn)(3, 4))
+    assert str(getattr(EB, fn)(2, 5)) == str(getattr(TB, fn)(2, 5))
+
+
+def test_refused_with_the_causal_flag():
+    q = torch.zeros(1, 2, 3, 4)
+    with pytest.raises(ValueError) as want:
+        torch.nn.functional.scaled_dot_product_attention(
+            q, q, q, attn_mask=TB.causal_lower_right(3, 3), is_causal=True)
+    qe = ember.zeros(1, 2, 3, 4)
+    with pytest.raises(ValueError) as got:
+        ember.nn.functional.scaled_dot_product_attention(
+            qe, qe, qe, attn_mask=EB.causal_lower_right(3, 3), is_causal=True)
+    assert str(got.value) == str(want.value)

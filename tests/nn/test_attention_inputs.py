@@ -132,6 +132,15 @@ SDPA_ERRORS = {
     "mask 3-d on 3-d": lambda m, q, k, v: (q[0], k[0], v[0], m.ones(4, 3, 5)),
     "mask larger than scores": lambda m, q, k, v: (q[:1], k[:1], v[:1], m.zeros(2, 2, 3, 5)),
     "heads without gqa": lambda m, q, k, v: (m.cat([q, q], 1), k, v),
+    # integer, bool and complex inputs leave the fused kernel; the composite refuses them
+    "int64 inputs": lambda m, q, k, v: (q.long(), k.long(), v.long()),
+    "int32 inputs 3-d": lambda m, q, k, v: (q[0].int(), k[0].int(), v[0].int()),
+    "bool inputs": lambda m, q, k, v: (q.bool(), k.bool(), v.bool()),
+    "complex inputs": lambda m, q, k, v: (q.cfloat(), k.cfloat(), v.cfloat()),
+    "dropout above 1": lambda m, q, k, v: (q, k, v, None, 1.5),
+    "dropout above 1 3-d": lambda m, q, k, v: (q[0], k[0], v[0], None, 1.5),
+    "negative dropout on the fused kernel": lambda m, q, k, v: (q, k, v, None, -0.1),
+    "fewer values than keys 3-d": lambda m, q, k, v: (q[0], k[0], v[0, :, :4]),
 }
 
 
@@ -143,6 +152,53 @@ def test_sdpa_input_checks_are_torchs(name):
         return lambda: fn(*SDPA_ERRORS[name](m, *(m.tensor(a) for a in (q, k, v))))
 
     _raises_like_torch(call(ember, F.scaled_dot_product_attention), call(torch, sdpa_t))
+
+
+def test_negative_dropout_is_no_dropout_in_the_composite():
+    q, k, v = _qkv((2, 3, 8), (2, 5, 8))  # (3-D: the composite, which skips dropout_p <= 0)
+    e = F.scaled_dot_product_attention(*map(ember.tensor, (q, k, v)), dropout_p=-0.1)
+    t = sdpa_t(*map(torch.tensor, (q, k, v)), dropout_p=-0.1)
+    assert_same(e, t, **TOL)  # (products and a softmax summed in another order)
+
+
+EMPTY = {  # (query, key, value shapes, keyword arguments)
+    "no keys": ((2, 3, 4, 8), (2, 3, 0, 8), (2, 3, 0, 6), {}),
+    "no keys 3-d causal": ((3, 4, 8), (3, 0, 8), (3, 0, 8), {"is_causal": True}),
+    "no queries": ((2, 3, 0, 8), (2, 3, 5, 8), (2, 3, 5, 8), {}),
+    "empty batch": ((0, 3, 4, 8), (0, 3, 4, 8), (0, 3, 4, 8), {}),
+    "empty value dim": ((2, 3, 4, 8), (2, 3, 5, 8), (2, 3, 5, 0), {}),
+    # the other checks are not reached: mask shape, heads, sizes, causal with a mask, dropout
+    "no keys, mask of the wrong shape": ((2, 3, 4, 8), (2, 3, 0, 8), (2, 3, 0, 8),
+                                         {"attn_mask": "zeros(5, 7)"}),
+    "no keys, heads that do not divide": ((2, 3, 4, 8), (2, 2, 0, 8), (2, 2, 0, 8),
+                                          {"enable_gqa": True}),
+    "no keys, other head dim": ((2, 3, 4, 8), (2, 3, 0, 5), (2, 3, 0, 8), {}),
+    "no keys, causal and a mask": ((1, 2, 4, 8), (1, 2, 0, 8), (1, 2, 0, 8),
+                                   {"is_causal": True, "attn_mask": "zeros(4, 0)"}),
+    "no keys, dropout above 1": ((1, 2, 4, 8), (1, 2, 0, 8), (1, 2, 0, 8), {"dropout_p": 2.0}),
+    "no keys, broadcast batch": ((1, 2, 4, 8), (3, 2, 0, 8), (3, 2, 0, 8), {}),
+}
+
+
+@pytest.mark.parametrize("name", EMPTY)
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int64"])
+def test_empty_inputs_give_zeros_before_other_checks(name, dtype):
+    *shapes, kw = EMPTY[name]
+    res = []
+    for m in (torch, ember):
+        args = [m.zeros(s, dtype=getattr(m, dtype)) for s in shapes]
+        if dtype != "int64":
+            args[0].requires_grad_()
+        kws = dict(kw)
+        if "attn_mask" in kw:  # ("zeros(a, b)": a float32 mask of that shape)
+            kws["attn_mask"] = m.zeros(eval(kw["attn_mask"][5:]))
+        out = m.nn.functional.scaled_dot_product_attention(*args, **kws)
+        if out.grad_fn is not None:
+            out.sum().backward()
+        res.append((tuple(out.shape), str(out.dtype).split(".")[1], out.tolist(),
+                    out.grad_fn and out.grad_fn.name(),
+                    args[0].grad is not None and args[0].grad.tolist()))
+    assert res[1] == res[0]
 
 
 def test_grouped_query_heads_that_do_not_divide_raise_as_torch():

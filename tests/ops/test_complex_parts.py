@@ -60,3 +60,18 @@ def test_polar_node_and_gradients():
         res.append((type(z.grad_fn).__name__, a.grad.tolist(), t.grad.tolist()))
     assert res[0][0] == res[1][0] == "PolarBackward0"
     np.testing.assert_allclose(np.array(res[1][1:]), np.array(res[0][1:]), rtol=1e-6)
+
+
+def test_polar_gradient_of_a_negative_or_zero_abs_is_torchs():
+    # PyTorch's abs gradient is Re(conj(g) sgn(result)): sign(abs) times the derivative
+    res = []
+    for m in (torch, ember):
+        a = m.tensor([-1.5, 0.0, 2.0, -0.0], dtype=m.float64, requires_grad=True)
+        t = m.tensor([0.3, 0.7, -1.0, 0.0], dtype=m.float64, requires_grad=True)
+        z = m.polar(a, t)
+        z.backward(m.tensor([1 + 2j, 3 - 1j, -0.5 + 0.25j, 1 + 0j]))
+        res.append((np.array(z.tolist()), a.grad.tolist(), t.grad.tolist()))
+    # NOTE: float64 sin/cos and one product each: 1e-12
+    for got, want in zip(res[1], res[0]):
+        np.testing.assert_allclose(np.array(got), np.array(want), rtol=1e-12, atol=1e-12)
+    assert str(res[1][0][3]) == str(res[0][0][3])  # (-0.0 stays -0.0)

@@ -572,7 +572,16 @@ def polar(abs: Tensor, angle: Tensor) -> Tensor:
     _check_parts("polar", abs, angle, ("abs", "angle"))
     if abs.dtype is dt.float16:
         raise NotImplementedError("\"polar_cpu\" not implemented for 'Half'")
-    out = _from_parts(abs * angle.cos(), abs * angle.sin())
+    radius = abs
+    if abs.requires_grad:
+        # NOTE: PyTorch's backward takes abs's gradient as Re(conj(g) sgn(result)), which
+        # is sign(abs) times the true derivative (flipped for a negative abs, 0 at 0): the
+        # radius keeps abs's value (x - (+0.0) is x, -0.0 too) and takes its gradient
+        # through |abs| (an infinite abs, whose |abs| - |abs| is NaN, gets none).
+        size = abs.abs()
+        zero = (size.detach() - size).masked_fill(size.isinf(), 0.0)
+        radius = abs.detach() - zero
+    out = _from_parts(radius * angle.cos(), radius * angle.sin())
     if out.grad_fn is not None:
         rename_node(out.grad_fn, "PolarBackward0")
     return out

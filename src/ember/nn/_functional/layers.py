@@ -28,6 +28,7 @@ from ...ops.matmul import addmm
 from ...ops.registry import rename_node, saves
 from ...ops.unary import check_tensor, check_tensors, touch_then_check
 from ..attention import SDPBackend, choose_cpu_backend
+from ..attention.bias import CausalBias
 from .norm_checks import (
     check_affine_dtypes,
     check_group_norm_affine,
@@ -529,10 +530,20 @@ def _flash_mask(mask: Tensor | None, query: Tensor, key: Tensor) -> bool:
                                and mask.shape[1] in (1, query.shape[1]))
 
 
+_FLASH_DTYPES = (E.float32, E.float64, E.float16, E.bfloat16)
+
+
 def _takes_flash(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None,
                  dropout_p: float, enable_gqa: bool) -> bool:
-    """Whether PyTorch's CPU build runs this call on its fused (flash) kernel."""
-    if dropout_p != 0.0 or not query.dim() == key.dim() == value.dim() == 4:
+    """Whether PyTorch's CPU build runs this call on its fused (flash) kernel: floating
+    4-D inputs without dropout (a negative dropout_p passes, and the kernel refuses it)."""
+    if dropout_p > 0.0 or not query.dim() == key.dim() == value.dim() == 4 or \
+            query.dtype not in _FLASH_DTYPES:
+        return False
+    # NOTE: PyTorch's kernel does not check that keys and values have the same length (it
+    # reads past the shorter): such calls take the composite here, which refuses them as
+    # PyTorch's does under sdpa_kernel(MATH)
+    if key.shape[-2] != value.shape[-2]:
         return False
     heads, k_heads = query.shape[1], key.shape[1]
     if not (heads == k_heads or enable_gqa and heads % k_heads == 0) or \
@@ -605,11 +616,21 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
         check_tensors("scaled_dot_product_attention", ("query", 1, query), ("key", 2, key),
                       ("value", 3, value))
     _check_attention_inputs(query, key, value, attn_mask)
+    if is_causal and isinstance(attn_mask, CausalBias):
+        raise ValueError("CausalBias should not be used with causal=True")
+    if query.numel() == 0 or key.numel() == 0 or value.numel() == 0:
+        # NOTE: PyTorch answers empty inputs before its other checks and its choice of kernel:
+        # zeros of the output's shape, tied to the inputs by a sum times zero (AddBackward0)
+        zeros = E.zeros(tuple(query.shape[:-1]) + (value.shape[-1],), dtype=query.dtype)
+        return zeros + (query.sum() + key.sum() + value.sum()) * 0
     L, S = query.shape[-2], key.shape[-2]
     factor = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
     reduced = query.dtype in (E.float16, E.bfloat16)
     fits = _takes_flash(query, key, value, attn_mask, dropout_p, enable_gqa)
     if choose_cpu_backend(fits) is SDPBackend.FLASH_ATTENTION:  # (sdpa_kernel's choice)
+        if dropout_p != 0.0:
+            raise RuntimeError("scaled_dot_product_attention_flash_attention: Currently do not "
+                               "support dropout > 0")
         if attn_mask is not None:
             _check_mask_broadcast(tuple(query.shape[:-1]) + (S,), attn_mask)
         if enable_gqa:
@@ -642,6 +663,9 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
             scores = scores + attn_mask.to(scores.dtype)
     attn = _safe_softmax(scores)
     if dropout_p > 0.0:
+        if dropout_p > 1.0:  # (the aten op's check: a RuntimeError, F.dropout's a ValueError)
+            raise RuntimeError("dropout probability has to be between 0 and 1, but got "
+                               f"{dropout_p}")
         attn = dropout(attn, dropout_p, True)
     out = attn.matmul(value)
     return out.to(dtype) if reduced else out

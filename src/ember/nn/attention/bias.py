@@ -52,6 +52,10 @@ class CausalBias(Tensor):
         out.__class__ = Tensor
         return out.clone() if device is None else out.to(device).clone()
 
+    def __repr__(self, *, tensor_contents=None) -> str:
+        """Printed as the plain boolean mask it stands for (as PyTorch prints it)."""
+        return self._materialize().__repr__(tensor_contents=tensor_contents)
+
 
 def causal_upper_left(*size) -> CausalBias:
     """A causal mask whose triangle starts at the top-left corner (row i sees keys 0..i)."""
