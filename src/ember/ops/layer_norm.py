@@ -5,7 +5,8 @@
 # normalised rows and their 1/std for the backward (PyTorch's native_layer_norm keeps mean
 # and 1/std). The backward is one fused kernel when no graph of it is wanted, the same
 # formula in ember ops otherwise; both take the gradients that double backward sends to
-# those two outputs.
+# those two outputs. float16 / bfloat16 inputs run PyTorch's reduced-precision kernels
+# instead (`layer_norm_low.py`: statistics in the weight's dtype, low-precision sums).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import math
 
 import numpy as np
 
+from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .. import native
 from .._tensor import Tensor
@@ -25,6 +27,7 @@ from ._norm_tangent import centred
 from ._norm_tangent import plus as _plus
 from ._norm_tangent import times as _times
 from .creation import zeros_like
+from .layer_norm_low import is_low, low_backward, low_forward, low_vjp_graph
 from .registry import (
     Primitive,
     apply,
@@ -43,6 +46,8 @@ def _rows(a, k: int):
 
 
 def _layer_norm_kernel(x, weight, bias, *, k, eps):
+    if is_low(x):  # float16 / bfloat16: PyTorch's reduced-precision kernel (layer_norm_low)
+        return low_forward(_layer_norm_kernel, x, weight, bias, k=k, eps=eps)
     rows = _rows(x, k)
     n = rows.shape[1]
     mean = row_sums(rows)
@@ -64,12 +69,17 @@ def _layer_norm_kernel(x, weight, bias, *, k, eps):
 
 def _layer_norm_meta(x, weight, bias, *, k, eps):
     stat = tuple(x._shape[:len(x._shape) - k]) + (1,) * k
-    return (x._shape, x._dtype), (x._shape, x._dtype), (stat, x._dtype)
+    stat_t = weight._dtype if weight is not None and x._dtype.itemsize == 2 and \
+        weight._dtype is dt.float32 else x._dtype  # (layer_norm_low.stat_dtype)
+    return (x._shape, x._dtype), (x._shape, x._dtype), (stat, stat_t)
 
 
-def _layer_norm_backward_kernel(g, xhat, rstd, weight, *, k):
+def _layer_norm_backward_kernel(g, xhat, rstd, weight, *, k, low=False):
     """(dx, dweight, dbias): dx = rstd (gw - mean(gw) - xhat mean(gw xhat)) per row with
-    gw = g * weight; dweight and dbias sum g * xhat and g over the rows."""
+    gw = g * weight; dweight and dbias sum g * xhat and g over the rows. With `low`, the
+    second argument is the float16 / bfloat16 input itself (layer_norm_low)."""
+    if low:
+        return low_backward(g, xhat, rstd, weight, k=k)
     rows, g_rows = _rows(xhat, k), _rows(g, k)
     n = rows.shape[1]
     gx = np.multiply(g_rows, rows)
@@ -109,9 +119,9 @@ def _layer_norm_native(lib, x, weight, bias, *, k, eps):
     return out.reshape(x.shape), xhat.reshape(x.shape), rstd.reshape(stat)
 
 
-def _layer_norm_backward_native(lib, g, xhat, rstd, weight, *, k):
+def _layer_norm_backward_native(lib, g, xhat, rstd, weight, *, k, low=False):
     """The backward in C: dx per row; dweight and dbias per block of columns over all rows."""
-    sfx = calls.suffix(g, xhat, rstd, weight) if xhat.size else None
+    sfx = calls.suffix(g, xhat, rstd, weight) if xhat.size and not low else None
     if sfx is None:
         return NotImplemented
     g2, x2 = (np.ascontiguousarray(_rows(a, k)) for a in (g, xhat))
@@ -130,8 +140,8 @@ layer_norm_p = Primitive("native_layer_norm", _layer_norm_kernel, _layer_norm_me
                          grad_name="NativeLayerNormBackward0", n_outputs=3)
 layer_norm_backward_p = Primitive(
     "native_layer_norm_backward", _layer_norm_backward_kernel,
-    lambda g, xhat, rstd, weight, *, k: ((xhat._shape, xhat._dtype),) + (
-        (tuple(xhat._shape[len(xhat._shape) - k:]), xhat._dtype),) * 2, n_outputs=3)
+    lambda g, xhat, rstd, weight, *, k, low=False: ((xhat._shape, xhat._dtype),) + (
+        (tuple(xhat._shape[len(xhat._shape) - k:]), rstd._dtype),) * 2, n_outputs=3)
 native.register(layer_norm_p, "layer_norm", _layer_norm_native)
 native.register(layer_norm_backward_p, "layer_norm", _layer_norm_backward_native)
 # Used when no graph of the backward is built, which forward over reverse (`jvp(grad(f))`)
@@ -147,6 +157,13 @@ def _layer_norm_vjp(g_all, out, x, weight, bias, *, needs, k, eps):
     # xhat and 1/std get cotangents only under double backward, where this rule's own
     # graph used them; otherwise they arrive as None.
     twice = g_xhat is not None or g_rstd is not None
+    if x.dtype.itemsize == 2 and x.dtype.is_floating_point and not twice:
+        # float16 / bfloat16: PyTorch's kernel, reading x (layer_norm_low)
+        if not _grad_mode.enabled:
+            return apply(layer_norm_backward_p, g, x, rstd, weight, k=k, low=True)
+        with grad_mode.no_grad():
+            values = apply(layer_norm_backward_p, g, x, rstd, weight, k=k, low=True)
+        return low_vjp_graph(values, g, x, weight, bias, k=k, eps=eps)
     if not _grad_mode.enabled and not twice:
         dx, dweight, dbias = apply(layer_norm_backward_p, g, xhat, rstd, weight, k=k)
         return dx, dweight, dbias
@@ -237,11 +254,19 @@ def _layer_norm_batch(args, dims, *, k, eps):
     return (out, xhat, rstd), (0, xd, xd)
 
 
-def _layer_norm_backward_batch(args, dims, *, k):
+def _layer_norm_backward_batch(args, dims, *, k, low=False):
     """The fused kernel sums dweight and dbias over every row, the batch's too, so the
-    batched form is its formula in ember ops, summing per batch element."""
+    batched form is its formula in ember ops, summing per batch element (for float16 /
+    bfloat16, whose sums round row by row, the kernel once per batch element)."""
     g, xhat, rstd, weight = args
     size = batch_size(args, dims)
+    if low:
+        from .join import stack
+
+        each = [bind(layer_norm_backward_p, *(a if d is None else a.select(d, i)
+                                              for a, d in zip(args, dims)), k=k, low=True)
+                for i in range(size)]
+        return tuple(stack(list(parts)) for parts in zip(*each)), (0, 0, 0)
     g, xhat, rstd = (batched(a, d, size) for a, d in zip(args[:3], dims[:3]))
     norm = tuple(range(xhat.ndim - k, xhat.ndim))
     rows = tuple(range(1, xhat.ndim - k))
@@ -256,11 +281,19 @@ def _layer_norm_backward_batch(args, dims, *, k):
     return (dx, dweight, dbias), (0, 0, 0)
 
 
-def _layer_norm_backward_jvp(primals, tangents, out, *, k):
+def _refuse_low(low: bool) -> None:
+    if low:
+        raise RuntimeError("the derivative of a float16 / bfloat16 layer_norm's backward "
+                           "without create_graph is not supported; backward with "
+                           "create_graph=True")
+
+
+def _layer_norm_backward_jvp(primals, tangents, out, *, k, low=False):
     """The kernel's formula differentiated in each of its inputs (g, xhat, 1/std, weight;
     xhat and 1/std carry the forward's tangents): with gw = g * weight and means over the
     normalised dims, dx = rstd (gw - mean(gw) - xhat mean(gw xhat)), dweight = sum(g xhat),
     dbias = sum(g) over the rows."""
+    _refuse_low(low)
     g, xhat, rstd, weight = primals
     tg, txhat, trstd, tw = tangents
     norm = tuple(range(xhat.ndim - k, xhat.ndim))
@@ -281,9 +314,10 @@ defjvp(layer_norm_p, _layer_norm_jvp)
 defjvp(layer_norm_backward_p, _layer_norm_backward_jvp)
 
 
-def _layer_norm_backward_vjp(h_all, out, g, xhat, rstd, weight, *, needs, k):
+def _layer_norm_backward_vjp(h_all, out, g, xhat, rstd, weight, *, needs, k, low=False):
     """The transpose of `_layer_norm_backward_jvp`: with P(v) = v - mean(v) - xhat mean(v xhat)
     (symmetric), dx = rstd P(gw) gives gw the gradient rstd P(h_dx)."""
+    _refuse_low(low)
     h_dx, h_dw, h_db = h_all
     norm = tuple(range(xhat.ndim - k, xhat.ndim))
     gw = g if weight is None else g * weight

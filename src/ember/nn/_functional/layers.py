@@ -254,7 +254,6 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
     return _layer_norm(input, weight, bias, k, eps)
 
 
-@_in_float32
 def _layer_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, k: int,
                 eps: float) -> Tensor:
     return layer_norm_prim(input, weight, bias, k, eps)
