@@ -7,6 +7,7 @@ both spellings in both frameworks, and compares results and exception types.
 
 from __future__ import annotations
 
+import functools
 import pickle
 
 import numpy as np
@@ -263,3 +264,138 @@ def test_functions_torch_shares_with_functional_stay_one_object():
     for name in shared - {"cosine_similarity", "pairwise_distance"}:  # (dim aliases wrap)
         if hasattr(ember, name) and hasattr(ember.nn.functional, name):
             assert getattr(ember, name) is getattr(ember.nn.functional, name), name
+
+
+def _missing_args_message(call) -> str | None:
+    """torch's message when `call(torch)` leaves out required arguments, else None."""
+    try:
+        call(torch)
+    except TypeError as exc:
+        msg = str(exc)
+        return msg if "required positional argument" in msg else None
+    except Exception:  # noqa: BLE001 - another refusal: not this test's
+        return None
+    return None
+
+
+@pytest.mark.parametrize("method", [False, True])
+def test_missing_arguments_in_the_parsers_words(method):
+    """A natively parsed function or method called with its tensor alone, where torch's
+    parser names the missing arguments (`logsumexp() missing 1 required positional
+    arguments: "dim"`, its own grammar): ember says the same."""
+    names = METHODS if method else FUNCTIONS
+    checked = []
+    for name in names:
+        if not hasattr(ember.Tensor if method else ember, name):
+            continue
+
+        def call(L, name=name):
+            x = L.ones(2, 3)
+            return getattr(x, name)() if method else getattr(L, name)(x)
+
+        expected = _missing_args_message(call)
+        if expected is None or expected.startswith("Tensor."):  # (torch's Python methods)
+            continue
+        try:
+            call(ember)
+        except TypeError as exc:
+            got = str(exc)
+        else:
+            got = "(returned)"
+        assert got == expected, name
+        checked.append(name)
+    assert len(checked) >= 15, checked
+
+
+@pytest.mark.parametrize("call, expected", [
+    (lambda L: L.logsumexp(L.ones(2)),
+     'logsumexp() missing 1 required positional arguments: "dim"'),
+    (lambda L: L.renorm(L.ones(2), 1), 'renorm() missing 2 required positional argument: "dim", '
+                                       '"maxnorm"'),
+    (lambda L: L.ones(2).softmax(), 'softmax() missing 1 required positional arguments: "dim"'),
+    (lambda L: L.flip(L.ones(2)), 'flip() missing 1 required positional arguments: "dims"'),
+    (lambda L: L.diff(), 'diff() missing 1 required positional arguments: "input"'),
+    (lambda L: L.cdist(L.ones(2, 2)), "cdist() missing 1 required positional argument: 'x2'"),
+])
+def test_missing_argument_examples(call, expected):
+    # (cdist is written in Python in torch: Python's own words)
+    assert same_message(call, TypeError) == expected
+
+
+# methods PyTorch's parser checks but ember binds unwrapped (hot: `size`, `stride`), and
+# norm, which torch writes in Python (its words come from linalg_vector_norm's parser)
+_DIM_SWEEP_SKIP = {"size", "stride", "norm"}
+
+
+@pytest.mark.parametrize("method", [False, True])
+def test_wrong_typed_dim_in_the_parsers_words(method):
+    """Every natively parsed function or method taking `dim` alone, given one no overload
+    takes (a float, a tuple with a float or a bool in it, a str, a complex), by position and
+    by keyword: where torch's parser names `dim`, ember raises the same TypeError."""
+    checked = []
+    for name in METHODS if method else FUNCTIONS:
+        if name in _DIM_SWEEP_SKIP or not hasattr(ember.Tensor if method else ember, name):
+            continue
+
+        def call(L, v, kw, name=name):
+            x = L.ones(2, 3)
+            f = getattr(x, name) if method else functools.partial(getattr(L, name), x)
+            return f(dim=v) if kw else f(v)
+
+        if _words(lambda L: call(L, 0, False)) is not None:  # (it needs more than `dim`)
+            continue
+        for v in (0.5, (0, 0.5), (0.5,), (True,), "a", 1j, [1, None]):
+            for kw in (False, True):
+                expected = _words(lambda L, v=v, kw=kw: call(L, v, kw))
+                if expected is None or "argument 'dim'" not in expected:
+                    continue
+                got = _words(lambda L, v=v, kw=kw: call(L, v, kw), ember)
+                assert got == expected, (name, v, kw)
+                checked.append(name)
+    assert len(set(checked)) >= 15, sorted(set(checked))
+
+
+def _words(call, lib=torch) -> str | None:
+    """`call(lib)`'s exception as "Type: first line", None if it returns."""
+    try:
+        call(lib)
+    except Exception as exc:  # noqa: BLE001 - what is compared is the type and words
+        return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    return None
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.logsumexp(L.ones(2, 3), 0.5),
+    lambda L: L.ones(2, 3).logsumexp(dim=(0, 0.5)),
+    lambda L: L.logsumexp(L.ones(2, 3), None),
+    lambda L: L.special.logsumexp(L.ones(2, 3), 0.5),
+    lambda L: L.softmax(L.ones(2, 3), (0,)),
+    lambda L: L.nn.functional.softmax(L.ones(2, 3), dim=0.5),
+    lambda L: L.nn.functional.softmin(L.ones(2, 3), 0.5),
+    lambda L: L.special.softmax(L.ones(2, 3), 0.5),
+    lambda L: L.ones(2, 3).sum((0, 0.5)),
+])
+def test_wrong_typed_dim_examples(call):
+    assert same_message(call, TypeError)
+
+
+def test_dim_parser_tables_match_torch():
+    """The tables `wrong_dim` reads: which ops' parser lists its overloads for a `dim` it
+    cannot take, and which read `dim` as a list of ints (their ATen schemas)."""
+    from ember._aliases import _LIST_DIM, _OVERLOADED_DIM, _OVERLOADED_LIST_DIM
+
+    listed = set()
+    for method in (False, True):
+        for name in METHODS if method else FUNCTIONS:
+            for extra in ((), (0,), (1,), (torch.ones(2, 3),), (0.5,)):
+                x = torch.ones(2, 3)
+                f = getattr(x, name) if method else functools.partial(getattr(torch, name), x)
+                if "invalid combination" in (_words(lambda L, f=f, e=extra: f(*e, dim=0.5))
+                                             or ""):
+                    listed.add(name)
+    assert listed - {"split"} <= _OVERLOADED_DIM, listed - _OVERLOADED_DIM  # (split: Python)
+    for name in _LIST_DIM | _OVERLOADED_LIST_DIM:
+        aten = name.removeprefix("special_").rstrip("_")
+        kinds = {str(a.type) for s in _SCHEMAS(f"aten::{aten}") for a in s.arguments
+                 if a.name == "dim"}
+        assert any("List[int]" in k for k in kinds), (name, kinds)

@@ -75,6 +75,15 @@ def with_aliases(fn: Callable, name: str, *, method: bool = False, module: str =
             and name not in SHARED_WITH_FUNCTIONAL else fn
     rename = _renames(params, method)
     spelled = frozenset(rename)
+    torch_name = _parser_name(name, module)
+    positional = [p for p in params.values() if p.kind in (p.POSITIONAL_ONLY,
+                                                             p.POSITIONAL_OR_KEYWORD)]
+    # where `dim` sits among the positional parameters (-1: keyword-only; None: no parser
+    # check of `dim` to stand in for)
+    dim_at = next((i for i, p in enumerate(positional) if p.name == "dim"), -1)
+    if "dim" not in params or torch_name is None or (
+            torch_name in _OVERLOADED_DIM and torch_name not in _OVERLOADED_LIST_DIM):
+        dim_at = None
 
     @functools.wraps(fn)
     def call(*args, **kwargs):
@@ -85,10 +94,17 @@ def with_aliases(fn: Callable, name: str, *, method: bool = False, module: str =
         except AttributeError:
             if guard:
                 refuse_non_tensor(name, args, kwargs)
+            if dim_at is not None:
+                wrong_dim(torch_name, args, kwargs, dim_at, method, None)
             raise
         except TypeError as e:
-            if guard and _binding_error(e):
-                refuse_non_tensor(name, args, kwargs)
+            if _binding_error(e):
+                if guard:
+                    refuse_non_tensor(name, args, kwargs)
+                if torch_name is not None:
+                    missing_arguments(e, fn, torch_name, args, kwargs)
+            elif dim_at is not None:
+                wrong_dim(torch_name, args, kwargs, dim_at, method, e)
             raise
 
     # Pickle finds a function by module and qualified name: point both at the wrapper.
@@ -162,6 +178,7 @@ def _guarded(fn: Callable, name: str) -> Callable:
         except TypeError as e:
             if _binding_error(e):
                 refuse_non_tensor(name, args, kwargs)
+                missing_arguments(e, fn, name, args, kwargs)
             raise
 
     call._takes_aliases = True
@@ -173,6 +190,126 @@ def _guarded(fn: Callable, name: str) -> Callable:
 def _binding_error(e: TypeError) -> bool:
     """Whether `e` is Python's complaint about the call's arguments (a missing one)."""
     return "required positional argument" in str(e)
+
+
+# the functions PyTorch writes in Python (torch/functional.py): Python words their errors
+_PYTHON_FUNCTIONS = frozenset({
+    "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes",
+    "broadcast_tensors", "cartesian_prod", "cdist", "chain_matmul", "einsum", "istft", "lu",
+    "meshgrid", "norm", "pca_lowrank", "split", "stft", "svd_lowrank", "tensordot", "unique",
+    "unique_consecutive", "unravel_index", "lobpcg"})
+# the namespaces whose ATen names the parser prints with a prefix (`special_logsumexp()`)
+_PREFIXES = {"ember": "", "ember.special": "special_"}
+
+
+def _parser_name(name: str, module: str) -> str | None:
+    """The name PyTorch's argument parser gives `name` of `module` in its messages, or None
+    for a function PyTorch writes in Python (or a namespace not handled here)."""
+    if module not in _PREFIXES or name in _PYTHON_FUNCTIONS:
+        return None
+    return _PREFIXES[module] + name
+
+
+def missing_arguments(e: TypeError, fn: Callable, name: str, args: tuple,
+                      kwargs: dict) -> None:
+    """Raise PyTorch's parser error for a call of `fn` that left out required arguments
+    (`logsumexp() missing 1 required positional arguments: "dim"`), when `e` is Python's
+    complaint about that call itself rather than one raised inside `fn`.
+
+    NOTE: the parser's words are its own: it pluralises "arguments" for one missing
+    argument and not for several, and quotes each name in double quotes.
+    """
+    # Raised by the call itself: the traceback holds the wrapper's frame and one per
+    # decorator layer over the op (`__wrapped__`), and Python names the op it could not call.
+    inner, layers = fn, 0
+    while hasattr(inner, "__wrapped__"):
+        inner, layers = inner.__wrapped__, layers + 1
+    tb, depth = e.__traceback__, 0
+    while tb is not None:
+        tb, depth = tb.tb_next, depth + 1
+    if depth != 1 + layers or not str(e).startswith(f"{inner.__qualname__}() missing"):
+        return
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    missing = [p.name for i, p in enumerate(positional)
+               if p.default is p.empty and i >= len(args) and p.name not in kwargs]
+    if not missing:
+        return
+    # (ember names some operands `x`: PyTorch's parser calls them `input`)
+    missing = ["input" if (m == "x" and positional[0].name == "x") else m for m in missing]
+    quoted = ", ".join(f'"{m}"' for m in missing)
+    plural = "s" if len(missing) == 1 else ""
+    raise TypeError(f"{name}() missing {len(missing)} required positional argument{plural}: "
+                    f"{quoted}") from None
+
+
+# the functions whose parser reads `dim` as a list of ints (the others read one int) ...
+_LIST_DIM = frozenset({"amax", "amin", "frobenius_norm", "hash_tensor", "logsumexp", "nanmean",
+                       "nansum", "special_logsumexp"})
+# ... and those whose parser, given a `dim` no overload takes, lists all their overloads
+# ("received an invalid combination of arguments"): left to the op's own words
+_OVERLOADED_DIM = frozenset({
+    "all", "any", "argsort", "count_nonzero", "cumulative_trapezoid", "gradient", "index_fill",
+    "index_fill_", "max", "mean", "min", "nanquantile", "narrow", "nuclear_norm", "prod",
+    "quantile", "repeat_interleave", "scatter", "scatter_", "sort", "squeeze", "squeeze_",
+    "squeeze_copy", "std", "std_mean", "sum", "tensor_split", "trapezoid", "trapz", "var",
+    "var_mean"})
+# (of those, the ones with a list-of-ints `dim`, where a tuple whose later element is no int
+# gets the same words from every overload)
+_OVERLOADED_LIST_DIM = frozenset({
+    "all", "any", "count_nonzero", "gradient", "mean", "nuclear_norm", "squeeze", "squeeze_",
+    "squeeze_copy", "std", "std_mean", "sum", "var", "var_mean"})
+
+
+def _parses_as_int(v) -> bool:
+    """Whether PyTorch's parser takes `v` for an int: an int-like but no bool (a tensor is
+    left to the op, which reads a 0-d integer one)."""
+    return hasattr(type(v), "__index__") and not isinstance(v, bool) or hasattr(
+        type(v), "_is_wrapper")
+
+
+def wrong_dim(name: str, args: tuple, kwargs: dict, at: int, method: bool,
+              error: TypeError | None) -> None:
+    """Raise PyTorch's parser TypeError when the call's `dim` (positional parameter `at`,
+    or the keyword) is of a type the parser refuses (`logsumexp(x, 0.5)`), where ember's op
+    met it with an AttributeError or a TypeError of its own (`error`; a None `dim` only
+    where that error was about it, as None is a valid `dim` of many ops). Positions count
+    from 1 after `self` for a method and from the tensor for a function, as the parser's."""
+    if "dim" in kwargs:
+        value, where = kwargs["dim"], ""
+    elif 0 <= at < len(args):
+        value, where = args[at], f" (position {at + (0 if method else 1)})"
+    else:
+        return
+    if _parses_as_int(value) or value is None and "NoneType" not in str(error):
+        return
+    from .ops._arg_parser_text import tp_name
+
+    overloaded = name in _OVERLOADED_DIM
+    kind = "tuple of ints" if name in _LIST_DIM or overloaded else "int"
+    if kind == "int" or not isinstance(value, (tuple, list)):
+        if overloaded:
+            return  # (the overload listing: the op's to word)
+        raise TypeError(f"{name}(): argument 'dim'{where} must be {kind}, not "
+                        f"{tp_name(value)}") from None
+    for i, v in enumerate(value):
+        if _parses_as_int(v):
+            continue
+        # NOTE: the parser words a bad first element and a later one differently (and a
+        # bad first one by keyword as if the whole sequence were refused)
+        if i == 0 and overloaded:
+            return
+        if i == 0:
+            detail = (f"not {tp_name(value)}" if not where else
+                      f"but found element of type {tp_name(v)} at pos 0")
+            raise TypeError(f"{name}(): argument 'dim'{where} must be tuple of ints, "
+                            f"{detail}") from None
+        raise TypeError(f"{name}(): argument 'dim' failed to unpack the object at pos "
+                        f"{i + 1} with error \"type must be tuple of ints,but got "
+                        f"{tp_name(v)}\"") from None
 
 
 def dim_or_axis(name: str, dim, axis):

@@ -65,6 +65,8 @@ psi = digamma
 # torch.special's softmax and log_softmax take `axis=` (torch.nn.functional's do not).
 log_softmax = with_aliases(log_softmax, "log_softmax", module=__name__)
 softmax = with_aliases(softmax, "softmax", module=__name__)
+# (bound again so that its errors name it as torch's parser does: special_logsumexp())
+logsumexp = with_aliases(logsumexp.__wrapped__, "logsumexp", module=__name__)
 
 __all__ = ["airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1",
            "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",

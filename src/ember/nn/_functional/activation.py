@@ -75,18 +75,18 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
             dtype=None) -> Tensor:
     """exp(x) / sum(exp(x)) along `dim` (a primitive; numerically stable)."""
     dim = _dim("softmax", dim, input, _stacklevel)
-    if not isinstance(input, Tensor):
-        return input.softmax(dim)  # (PyTorch's call: its AttributeError for a non-tensor)
-    return E.softmax(input, dim, dtype=dtype)
+    # (PyTorch's call, the method: its AttributeError for a non-tensor, and its parser's
+    # words for a wrong `dim`, "argument 'dim' (position 1)")
+    return input.softmax(dim) if dtype is None else input.softmax(dim, dtype=dtype)
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
                 dtype=None) -> Tensor:
     """log(softmax(x)) along `dim`, computed as x - logsumexp(x) (a primitive)."""
     dim = _dim("log_softmax", dim, input, _stacklevel)
-    if not isinstance(input, Tensor):
+    if dtype is None:
         return input.log_softmax(dim)  # (as softmax)
-    return E.log_softmax(input, dim, dtype=dtype)
+    return input.log_softmax(dim, dtype=dtype)
 
 
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
@@ -95,9 +95,7 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     dim = _dim("softmin", dim, input, _stacklevel)
     # Negated before the cast, as PyTorch does (so a bool input is refused).
     x = -input
-    if not isinstance(x, Tensor):
-        return x.softmax(dim)  # (as softmax)
-    return E.softmax(x if dtype is None else x.to(dtype), dim)
+    return x.softmax(dim) if dtype is None else x.softmax(dim, dtype=dtype)  # (as softmax)
 
 
 def _named(out: Tensor, node: str) -> Tensor:
