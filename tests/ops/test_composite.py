@@ -176,6 +176,30 @@ def test_pdist_shapes_errors_and_finite_differences():
     check_grads(lambda a: ember.pdist(a, 1.5), rand_array((4, 3), np.float64))
 
 
+NAN = float("nan")
+
+
+@pytest.mark.parametrize("p", [True, 3, np.float32(3), NAN, -0.5, "2", None, 1 + 0j, [2]])
+@pytest.mark.parametrize("op", ["cdist", "pdist"])
+def test_norm_order_p_read_and_refused_as_torch(op, p):
+    """p is read as the parser reads a float (bools, ints, NumPy numbers, 0-d tensors),
+    refused in its words otherwise and before the other checks; NaN is not non-negative."""
+    x = rand_array((3, 2), np.float32)
+
+    def call(m, p):
+        t = m.tensor(x)
+        return m.cdist(t, t, p) if op == "cdist" else m.nn.functional.pdist(t, p)
+
+    if isinstance(p, bool | int | np.floating):
+        same_result(lambda m: call(m, p), rtol=1e-6)
+    else:
+        real = isinstance(p, float)  # (NaN and -0.5: read, then refused by value)
+        same_message(lambda m: call(m, p), RuntimeError if real else TypeError)
+    same_result(lambda m: call(m, m.tensor(2.0)), rtol=1e-6)
+    if op == "cdist":  # (a wrong p is refused before a wrong shape)
+        same_message(lambda m: m.cdist(m.ones(3), m.ones(3), "2"), TypeError)
+
+
 # --- gradient -----------------------------------------------------------------------------
 
 def _gradient_cases(m, x, coords):

@@ -453,12 +453,29 @@ def _cdist_direct(x1: Tensor, x2: Tensor, p: float) -> Tensor:
     return where(zero, 0.0, p_root(where(zero, 1.0, s), p))
 
 
+def _float_p(fname: str, p, pos: int) -> float:
+    """`p` of cdist / pdist as torch's parser reads a float (a bool, an integer, a NumPy
+    number, a tensor's value), refused in its words otherwise (before any other check)."""
+    if isinstance(p, Tensor):
+        p = p.item()
+    if not isinstance(p, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{fname}(): argument 'p' (position {pos}) must be float, not "
+                        f"{tp_name(p)}")
+    return float(p)
+
+
+def _check_p(fname: str, p: float) -> None:
+    if not p >= 0:  # (NaN too)
+        raise RuntimeError(f"{fname} only supports non-negative p values")
+
+
 @autocast_op("cdist")
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
           compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
     """p-norm distances between each row of `x1` and each row of `x2` (batched). For p=2
     with compute_mode 'use_mm_for_euclid_dist', or by default when either input has more
     than 25 rows, PyTorch (and so ember) computes through a matmul (`_euclidean_dist`)."""
+    p = _float_p("cdist", p, 3)
     mode = _CDIST_MODES.get(compute_mode)
     if mode is None:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
@@ -474,8 +491,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
         if not x._dtype.is_floating_point:
             raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: "
                                f"{type_name(x._dtype)}")
-    if p < 0:
-        raise RuntimeError("cdist only supports non-negative p values")
+    _check_p("cdist", p)
     r1, r2 = x1.shape[-2], x2.shape[-2]
     if p == 2 and x1.numel() and x2.numel() and (mode == 1 or (mode == 0 and max(r1, r2) > 25)):
         out = _euclidean_dist(x1, x2)
@@ -500,12 +516,12 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
     from .unary import check_tensor
 
     check_tensor(input, "pdist")
+    p = _float_p("pdist", p, 2)
     if input.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
     if not input._dtype.is_floating_point:
         raise RuntimeError("pdist only supports floating-point dtypes")
-    if p < 0:
-        raise RuntimeError("pdist only supports non-negative p values")
+    _check_p("pdist", p)
     if input._dtype in (dt.float16, dt.bfloat16):
         raise NotImplementedError(f"\"pdist\" not implemented for '{type_name(input._dtype)}'")
     n = input._shape[0]
