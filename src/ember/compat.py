@@ -86,6 +86,8 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         # The import system stamped the torch spec onto ember's module; put ember's back.
         module.__spec__ = self._specs.pop(id(module), module.__spec__)
         _rename_classes(module)
+        if module.__name__.startswith("ember.mlx"):
+            _rename_mlx_classes()
 
     def __init__(self) -> None:
         self._specs: dict = {}
@@ -105,16 +107,37 @@ def _public_module(cls: type) -> str:
     return _names.prefix + module[len("ember"):]
 
 
+def _mlx_module(module: str) -> str:
+    """Where MLX keeps a class of ember's MLX face: the same path under `mlx`, up to its
+    first private part (`ember.mlx.core._array` is `mlx.core`, as `mlx.core.array`)."""
+    parts = ["mlx"]
+    for part in module.split(".")[2:]:
+        if part.startswith("_"):
+            break
+        parts.append(part)
+    return ".".join(parts)
+
+
 def _rename_classes(module) -> None:
     """Give the classes defined in an ember module torch's module path (for `type(x)`,
-    `torch.typename` and pickles that name classes); `uninstall()` restores them."""
+    `torch.typename` and pickles that name classes), or MLX's for the MLX face's classes;
+    `uninstall()` restores them."""
     name = getattr(module, "__name__", "")
-    if name != "ember" and not name.startswith("ember.") or name.startswith("ember.mlx"):
-        return  # (the MLX face's classes are not PyTorch's)
+    if name != "ember" and not name.startswith("ember."):
+        return
+    rename = _mlx_module if name.startswith("ember.mlx.") or name == "ember.mlx" else None
     for obj in list(vars(module).values()):
         if isinstance(obj, type) and obj.__module__ == name and obj not in _renamed:
             _renamed[obj] = name
-            obj.__module__ = _public_module(obj)
+            obj.__module__ = rename(name) if rename else _public_module(obj)
+
+
+def _rename_mlx_classes() -> None:
+    """Rename the classes of every MLX-face module loaded so far (importing `mlx.nn` loads
+    `ember.mlx.nn.layers.*` by the ordinary import system, past the finder)."""
+    for name, mod in list(sys.modules.items()):
+        if name.startswith("ember.mlx.") and mod is not None:
+            _rename_classes(mod)
 
 
 def _patch_spawn(on: bool) -> None:

@@ -103,6 +103,15 @@ RTOL = {
     # 12 SGD steps of an imported training step sum float32 in another order than MLX's;
     # printed to 4 decimals, equal to the last digit on this machine
     "export_functions.py": 1e-4,
+    # no training but 4 Adam steps and 2 of a hand-written optimizer on a 26-parameter MLP:
+    # float32 matmul / mse sums in another order than MLX's; printed to 5 decimals, every
+    # value identical on this machine (the rest is trees, shapes, reprs and messages)
+    "module_surgery.py": 1e-4,
+    # 36 AdamW steps (18 compiled) through attention, LayerNorms and the contrastive
+    # logsumexps sum float32 in another order than MLX's (measured: the losses and grad
+    # norms move by one unit of their last printed digit at most, lr kept at 1e-3 so the
+    # steps do not amplify that); class-level recall is immune to ties between captions
+    "clip_contrastive.py": 1e-4,
 }
 PROGRAMS = sorted(p.name for p in EXAMPLES.glob("*.py"))
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d*)?(?:e[+-]?\d+)?|nan|-?inf")

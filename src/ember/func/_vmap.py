@@ -135,8 +135,9 @@ _AS_ANY_OP = object()  # BatchInterpreter._random: no policy of its own, batch t
 
 def _own(cls: type) -> bool:
     """Whether a custom Function is one of ember's (the MLX face's custom functions and
-    collectives): those keep their batching rules, where a user's follows PyTorch's."""
-    return cls.__module__.startswith("ember.")
+    collectives): those keep their batching rules, where a user's follows PyTorch's.
+    (Under `ember.run` the MLX face's classes carry MLX's module paths, `mlx.core`.)"""
+    return cls.__module__.startswith(("ember.", "mlx."))
 
 
 class BatchInterpreter(Interpreter):

@@ -56,53 +56,77 @@ def _flatten(t, prefix: str, is_leaf: Callable | None, add: Callable) -> None:
 
 def tree_unflatten(tree: list | dict) -> Any:
     """The nested tree of flat `[(path, value), ...]`: integer keys make lists."""
-    items = list(tree.items()) if isinstance(tree, dict) else list(tree)
-    if len(items) == 1 and items[0][0] == "":
-        return items[0][1]
-    if not items:
-        return []  # (as MLX's: a module without parameters updates with an empty list)
+    items = tree.items() if isinstance(tree, dict) else tree
+    # (len first, as MLX: a non-sized argument fails with "object of type ... has no len()")
+    if len(items) == 1:
+        key, value = next(iter(items))
+        if key == "":
+            return value
     children: dict = {}
     for path, value in items:
         head, _, rest = path.partition(".")
         children.setdefault(head, []).append((rest, value))
-    if all(k.isdigit() for k in children):  # a list; indices missing in between are {}
-        n = max(int(k) for k in children) + 1
-        return [tree_unflatten(children[str(i)]) if str(i) in children else {}
-                for i in range(n)]
+    # a list when every key reads as a distinct int (int() as MLX: "01" and "1" collide,
+    # so make a dict); indices missing in between are {}
+    try:
+        index = {int(k): k for k in children}
+    except ValueError:
+        index = None
+    if index is not None and len(index) == len(children):
+        out: list = []
+        for i, k in sorted(index.items()):
+            out.extend({} for _ in range(i - len(out)))
+            out.append(tree_unflatten(children[k]))
+        return out
     return {k: tree_unflatten(v) for k, v in children.items()}
 
 
 def tree_reduce(fn: Callable, tree, initializer=None, is_leaf: Callable | None = None):
-    """`fn` folded over the leaves of `tree`, from `initializer` (or the first leaf)."""
-    leaves = _trees.leaves(tree, is_leaf)
-    if initializer is None:
-        if not leaves:
-            return None
-        acc, leaves = leaves[0], leaves[1:]
-    else:
-        acc = initializer
-    for x in leaves:
-        acc = fn(acc, x)
+    """`fn` folded over the leaves of `tree`, from `initializer` (or the first leaf).
+
+    As MLX's: whenever the running value is None (no initializer yet, or `fn` returned
+    None) the next leaf replaces it instead of being passed to `fn`."""
+    if is_leaf is not None and is_leaf(tree):
+        return tree if initializer is None else fn(initializer, tree)
+    if not _trees.is_node(tree):
+        return tree if initializer is None else fn(initializer, tree)
+    acc = initializer
+    for v in (tree.values() if isinstance(tree, dict) else tree):
+        acc = tree_reduce(fn, v, acc, is_leaf)
     return acc
 
 
+def _empty(t) -> bool:
+    return _trees.is_node(t) and len(t) == 0
+
+
 def tree_merge(tree_a, tree_b, merge_fn: Callable | None = None):
-    """One tree of two whose leaves sit at different places (or that `merge_fn` joins)."""
-    if tree_a is None or (_trees.is_node(tree_a) and not tree_a):
-        return tree_b
-    if tree_b is None or (_trees.is_node(tree_b) and not tree_b):
-        return tree_a
-    if isinstance(tree_a, dict) and isinstance(tree_b, dict):
-        out = dict(tree_a)
-        for k, v in tree_b.items():
-            out[k] = tree_merge(out[k], v, merge_fn) if k in out else v
-        return out
-    if isinstance(tree_a, list | tuple) and isinstance(tree_b, list | tuple):
-        n = max(len(tree_a), len(tree_b))
-        pad_a = list(tree_a) + [None] * (n - len(tree_a))
-        pad_b = list(tree_b) + [None] * (n - len(tree_b))
-        return type(tree_a)(tree_merge(a, b, merge_fn) for a, b in zip(pad_a, pad_b))
+    """One tree of two whose leaves sit at different places (or that `merge_fn` joins).
+
+    As MLX's: empty containers and None are absent subtrees, two empty containers must be
+    of one type, and two absent leaves at one place (None and None) need `merge_fn`. Dict
+    keys come in first-seen order (MLX's come in a set's order, which varies by run)."""
+    if _empty(tree_a) and _empty(tree_b):
+        if type(tree_a) is not type(tree_b):
+            raise ValueError(f"Cannot merge {type(tree_a).__name__} with "
+                             f"{type(tree_b).__name__}")
+        return type(tree_a)()
+    a = None if _empty(tree_a) else tree_a
+    b = None if _empty(tree_b) else tree_b
+    if a is None and b is not None:
+        return b
+    if a is not None and b is None:
+        return a
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        n = max(len(a), len(b))
+        pad_a = list(a) + [None] * (n - len(a))
+        pad_b = list(b) + [None] * (n - len(b))
+        items = [tree_merge(x, y, merge_fn) for x, y in zip(pad_a, pad_b)]
+        return type(a)(*items) if hasattr(a, "_fields") else type(a)(items)
+    if isinstance(a, dict) and isinstance(b, dict):
+        keys = list(a) + [k for k in b if k not in a]
+        return {k: tree_merge(a.get(k), b.get(k), merge_fn) for k in keys}
     if merge_fn is None:
         raise ValueError("Trees contain elements at the same locations but no merge "
                          "function was provided")
-    return merge_fn(tree_a, tree_b)
+    return merge_fn(a, b)

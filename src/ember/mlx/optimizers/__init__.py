@@ -5,7 +5,12 @@
     optimizer.update(model, grads)      # model: an ember.mlx.nn.Module
 """
 
-from . import _memo
+import math
+
+from .. import core as mx
+from ..nn import Module
+from ..utils import tree_flatten, tree_map, tree_merge, tree_reduce, tree_unflatten
+from . import _memo, optimizers, schedulers
 from .adafactor import Adafactor
 from .adam import Adam, Adamax, AdamW
 from .adaptive import AdaDelta, Adagrad, RMSprop

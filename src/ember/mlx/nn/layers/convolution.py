@@ -1,6 +1,6 @@
 """Convolution layers, channels last (inputs (N, *spatial, C)): Conv1d/2d/3d with
-weights (out, *kernel, in / groups), and ConvTranspose1d/2d/3d with weights
-(out, *kernel, in). Weights are drawn from U(-k, k), k = 1/sqrt(fan_in); biases start
+weights (out, *kernel, in / groups) (the transposed ones are in convolution_transpose.py,
+as in MLX). Weights are drawn from U(-k, k), k = 1/sqrt(fan_in); biases start
 at zero. Reprs print the arguments as MLX stores them (2-d and 3-d layers keep
 kernel_size, stride and padding as tuples, dilation as given)."""
 
@@ -92,67 +92,3 @@ class Conv3d(_ConvNd):
         return (f"{self.weight.shape[-1]}, {self.weight.shape[0]}, "
                 f"kernel_size={self._kernel_repr()}, stride={self.stride}, "
                 f"padding={self.padding}, dilation={self.dilation}, bias={'bias' in self}")
-
-
-class _ConvTransposeNd(Module):
-    _nd = 1
-
-    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1,
-                 padding=0, dilation=1, output_padding=0, bias: bool = True) -> None:
-        super().__init__()
-        nd = self._nd
-        kernel = (kernel_size,) * nd if isinstance(kernel_size, int) else tuple(kernel_size)
-        k = math.sqrt(1 / (in_channels * math.prod(kernel)))
-        self.weight = random.uniform(-k, k, (out_channels, *kernel, in_channels))
-        if bias:
-            self.bias = mx.zeros((out_channels,))
-        self.padding = _tuple(padding, nd)
-        self.stride = _tuple(stride, nd)
-        self.dilation = dilation
-        self.output_padding = _tuple(output_padding, nd)
-
-    def _extra_repr(self) -> str:
-        kernel = self.weight.shape[1] if self._nd == 1 else self.weight.shape[1:-1]
-        return (f"{self.weight.shape[-1]}, {self.weight.shape[0]}, kernel_size={kernel}, "
-                f"stride={self.stride}, padding={self.padding}, dilation={self.dilation}, "
-                f"output_padding={self.output_padding}, bias={'bias' in self}")
-
-    def __call__(self, x: mx.array) -> mx.array:
-        conv = (_conv.conv_transpose1d, _conv.conv_transpose2d,
-                _conv.conv_transpose3d)[self._nd - 1]
-        y = conv(x, self.weight, self.stride, self.padding, self.dilation,
-                 self.output_padding)
-        return y + self.bias if "bias" in self else y
-
-
-class ConvTranspose1d(_ConvTransposeNd):
-    """Transposed 1-d convolution over inputs (N, L, C_in)."""
-
-    _nd = 1
-
-    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1,
-                 padding=0, dilation=1, output_padding=0, bias: bool = True) -> None:
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         output_padding, bias)
-
-
-class ConvTranspose2d(_ConvTransposeNd):
-    """Transposed 2-d convolution over inputs (N, H, W, C_in)."""
-
-    _nd = 2
-
-    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1,
-                 padding=0, dilation=1, output_padding=0, bias: bool = True) -> None:
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         output_padding, bias)
-
-
-class ConvTranspose3d(_ConvTransposeNd):
-    """Transposed 3-d convolution over inputs (N, D, H, W, C_in)."""
-
-    _nd = 3
-
-    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1,
-                 padding=0, dilation=1, output_padding=0, bias: bool = True) -> None:
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         output_padding, bias)
