@@ -372,3 +372,19 @@ def test_grad_of_another_size_is_refused_in_torchs_words():
 @pytest.mark.parametrize("what", ["size", "stride"])
 def test_size_and_stride_of_a_0d_tensor_take_no_dim(what, dim):
     same_message(lambda L: getattr(L.zeros(()), what)(dim), IndexError)
+
+
+@pytest.mark.parametrize("dim", [0.5, "1", (0,), True])
+@pytest.mark.parametrize("what", ["size", "stride"])
+def test_size_and_stride_refuse_a_dim_that_is_no_int_as_torchs_parser(what, dim):
+    same_message(lambda L: getattr(L.ones(2, 3), what)(dim), TypeError)
+
+
+@pytest.mark.parametrize("what", ["size", "stride"])
+def test_size_and_stride_take_an_index_like_dim(what):
+    import numpy as np
+
+    for L in (torch, ember):
+        t = L.ones(2, 3)
+        assert getattr(t, what)(np.int64(1)) == getattr(t, what)(L.tensor(1)) == \
+            getattr(t, what)(1)

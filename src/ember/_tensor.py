@@ -108,7 +108,7 @@ class Tensor(Conversions):
             dim = _aliases.dim_or_axis("size", dim, axis)
         if dim is None:
             return Size(self._shape)
-        return self._shape[_size_dim(dim, len(self._shape))]
+        return self._shape[_size_dim(dim, len(self._shape), "size")]
 
     @property
     def ndim(self) -> int:
@@ -209,7 +209,7 @@ class Tensor(Conversions):
             s = self._ensure_storage()
         if dim is None:
             return s
-        return s[_size_dim(dim, len(self._shape))]
+        return s[_size_dim(dim, len(self._shape), "stride")]
 
     def storage_offset(self) -> int:
         return self._offset
@@ -595,8 +595,16 @@ def layout_strides(t: Tensor) -> tuple[int, ...]:
     return t._ensure_storage()
 
 
-def _size_dim(dim: int, ndim: int) -> int:
-    """`dim` wrapped for `size(dim)` / `stride(dim)`, which no dim of a 0-d tensor passes."""
+def _size_dim(dim: int, ndim: int, name: str) -> int:
+    """`dim` wrapped for `size(dim)` / `stride(dim)`, which no dim of a 0-d tensor passes;
+    an int as PyTorch's parser reads one (not a bool; an integer tensor's value)."""
+    if dim.__class__ is not int:
+        if dim.__class__ is bool or not hasattr(dim, "__index__"):
+            from .ops._arg_parser_text import tp_name
+
+            raise TypeError(f"{name}(): argument 'dim' (position 1) must be int, not "
+                            f"{tp_name(dim)}")
+        dim = dim.__index__()
     if ndim == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     return wrap_dim(dim, ndim)
