@@ -112,6 +112,10 @@ RTOL = {
     # norms move by one unit of their last printed digit at most, lr kept at 1e-3 so the
     # steps do not amplify that); class-level recall is immune to ties between captions
     "clip_contrastive.py": 1e-4,
+    # on a group of one every collective is the identity: the sharded layers run the plain
+    # layers' float32 matmuls; 6 AdamW and 8 SGD steps (bfloat16 products) sum in another
+    # order than MLX's, printed to 4-5 decimals, every value identical on this machine
+    "tensor_parallel.py": 1e-4,
 }
 PROGRAMS = sorted(p.name for p in EXAMPLES.glob("*.py"))
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d*)?(?:e[+-]?\d+)?|nan|-?inf")

@@ -1,19 +1,12 @@
-"""The names `mlx.nn` and `mlx.nn.layers` export, against MLX 0.32.4: ember's may lack
-MLX's distributed layers (no distributed backend here) but must add none MLX lacks, since
-programs test `hasattr(nn, ...)` (the upsample functions live in `nn.layers.upsample`
-only, `checkpoint` in `nn.utils` only)."""
+"""The names `mlx.nn` and `mlx.nn.layers` export, against MLX 0.32.4: the same ones (the
+distributed layers included), none added, since programs test `hasattr(nn, ...)` (the
+upsample functions live in `nn.layers.upsample` only, `checkpoint` in `nn.utils` only)."""
 
 import pytest
 
 import ember.mlx.nn as nn
 
 mlx_nn = pytest.importorskip("mlx.nn")
-
-# MLX's sharded / distributed layers and modules, which ember does not provide
-_DISTRIBUTED = {"AllToShardedLinear", "FullyShardedModule", "QuantizedAllToShardedLinear",
-                "QuantizedShardedToAllLinear", "ShardedToAllLinear", "convolution_transpose",
-                "distributed", "fully_shard"}
-
 
 def _public(module) -> set[str]:
     return {n for n in dir(module) if not n.startswith("_")}
@@ -27,8 +20,12 @@ def test_no_names_mlx_lacks(path):
     assert _public(ours) - _public(theirs) == set()
 
 
-def test_every_mlx_name_but_the_distributed_ones():
-    assert _public(mlx_nn) - _public(nn) <= _DISTRIBUTED
+@pytest.mark.parametrize("path", ["", "layers"])
+def test_every_mlx_name(path):
+    ours, theirs = nn, mlx_nn
+    for part in filter(None, path.split(".")):
+        ours, theirs = getattr(ours, part), getattr(theirs, part)
+    assert _public(theirs) - _public(ours) == set()
 
 
 @pytest.mark.parametrize("name", ["upsample_nearest", "upsample_linear", "upsample_cubic",

@@ -58,6 +58,14 @@ from .base import Module
 from .containers import Sequential
 from .convolution import Conv1d, Conv2d, Conv3d
 from .convolution_transpose import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
+from .distributed import (
+    AllToShardedLinear,
+    FullyShardedModule,
+    QuantizedAllToShardedLinear,
+    QuantizedShardedToAllLinear,
+    ShardedToAllLinear,
+    fully_shard,
+)
 from .dropout import Dropout, Dropout2d, Dropout3d
 from .embedding import Embedding
 from .linear import Bilinear, Identity, Linear
