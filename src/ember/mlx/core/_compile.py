@@ -26,13 +26,18 @@ what `fun` computes, and later calls with its signature run `fun` as written, op
 a transform (`mx.grad(compiled)`, `vmap`, or with arrays that require grad) or inside
 another trace runs as written too, so the transform sees its ops. With `shapeless=True`,
 a call whose shapes differ from the traced ones runs the graph as generated Python over
-NumPy kernels (ops whose params fix a shape, as a reshape, then fail or mislead, as in
-MLX).
+NumPy kernels when nothing in it depends on the traced shapes; a graph holding numbers of
+them (a mean's 1/n, a reshape's size) is traced again once per new set of shapes, its
+prints silenced and the shapes its Python reads answered as the first trace answered them,
+so what MLX's ops derive from shapes follows the call and what Python derived stays as
+traced, as in MLX (`_compile_shapes`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import io
 import os
 import struct
 import sys
@@ -49,6 +54,7 @@ from ..._view import contiguous_strides
 from ...graph.capture import Session
 from ...graph.lazy import LazyTensor, become, make_lazy
 from ...graph.program import lower_python
+from . import _compile_shapes as _shapes
 from . import _lazy, _trees
 from . import random as _random
 from ._array import _wrap, array
@@ -248,12 +254,21 @@ class _Plan:
     `inputs=` array, a frozen constant), the Python numbers the graph read, and where each
     returned array and each `outputs=` array comes from."""
 
-    def __init__(self, run, origin: dict, returned, out_leaves: list, shapes: list) -> None:
+    def __init__(self, run, origin: dict, returned, out_leaves: list, shapes: list,
+                 derived: frozenset = frozenset(), key=None) -> None:
         self.program = run.program if run is not None else None
         self.graph = run.graph if run is not None else None
         self.scalars = list(run.scalars) if run is not None else []
         self.shapes = shapes  # the traced arrays' shapes (a shapeless call may differ)
         self.generic = None  # the graph as generated Python, for other shapes (shapeless)
+        # (shapeless: which constants an op derived from a shape, whether the graph may hold
+        # numbers of the traced shapes, the random key the trace began with, the traces
+        # made again at other shapes, and the shapes the Python read: `_compile_shapes`)
+        self.follow: list = []
+        self.bound: bool | None = None
+        self.key = key
+        self.at: dict = {}
+        self.reads: list | None = None
         where = {id(t): i for t, i in run.live} if run is not None else {}
         self.sources = []
         for t in run.inputs if run is not None else ():
@@ -262,6 +277,7 @@ class _Plan:
                 self.sources.append(("const", t._array()))
             else:
                 self.sources.append(src)
+            self.follow.append(src is None and id(t) in derived)
 
         def slot(a):
             if not isinstance(a, array):
@@ -324,6 +340,7 @@ class _Slot:
 
 
 _EAGER = object()  # a signature whose trace broke: its calls run `fun` as written
+_AT_SHAPES = 64  # the traces at other shapes a shapeless plan keeps (the oldest dropped first)
 
 
 class _Compiled:
@@ -355,6 +372,8 @@ class _Compiled:
         key = (tuple(constants), tuple(
             (a.ndim, None if self.shapeless else a.shape, a._dtype) for a in arrays + state))
         plan = self.plans.get(key)
+        if plan is not None and self.shapeless and plan is not _EAGER:
+            plan = self._at_shapes(plan, args, kwargs, arrays, state)
         if plan is _EAGER:
             return self.fun(*args, **kwargs)
         if plan is not None:
@@ -364,8 +383,44 @@ class _Compiled:
             return out
         return self._trace(key, args, kwargs, arrays, state)
 
+    def _at_shapes(self, plan: _Plan, args, kwargs, arrays: list, state: list):
+        """The plan for a shapeless call at these shapes: `plan` itself at its traced
+        shapes or when its graph holds no number of them, else `fun` traced again at these
+        shapes, its Python reading the traced ones (once per set of shapes;
+        `_compile_shapes`)."""
+        shapes = [a.shape for a in arrays + state]
+        if shapes == plan.shapes:
+            return plan
+        if plan.bound is None:
+            plan.bound = _shapes.is_bound(plan)
+        if not plan.bound:
+            return plan
+        key = tuple(shapes)
+        again = plan.at.get(key)
+        if again is None:
+            held = _random._thread.key
+            _random._thread.key = plan.key  # (the draws the first trace made, made again)
+            try:
+                with contextlib.redirect_stdout(io.StringIO()):  # (MLX runs `fun` once)
+                    again, _ = self._record(args, kwargs, arrays, state, plan.reads)
+            finally:
+                _random._thread.key = held
+            if len(plan.at) >= _AT_SHAPES:
+                plan.at.pop(next(iter(plan.at)))
+            plan.at[key] = again
+        return again
+
     def _trace(self, key, args, kwargs, arrays: list, state: list):
+        plan, result = self._record(args, kwargs, arrays, state)
+        self.plans[key] = plan
+        return result
+
+    def _record(self, args, kwargs, arrays: list, state: list, reads: list | None = None
+                ) -> tuple:
+        """`fun` traced on these arguments: its plan (or `_EAGER`) and what it returned;
+        shapeless, the shapes its Python read (answered from `reads` when given)."""
         self.traces += 1
+        first_key = _random._thread.key if self.shapeless else None
         session = _Trace(self.programs)
         origin: dict = {}  # id(tracer tensor) -> ("arg" | "state", index)
         back: dict = {}  # id(tracer array) -> the original array
@@ -382,11 +437,14 @@ class _Compiled:
             lambda x: next(it) if isinstance(x, array) else x, (tuple(args), kwargs))
         if self.inputs is not None:
             _state_fill(self.inputs, traced[len(arrays):])
+        collecting = _shapes.start() if self.shapeless else None
+        log = _shapes.ShapeReads(reads) if self.shapeless else contextlib.nullcontext()
         _tracing.depth += 1
         push(session)
         try:
             try:
-                out = self.fun(*args_in, **kwargs_in)
+                with log:
+                    out = self.fun(*args_in, **kwargs_in)
             finally:
                 unwind(session)
             session.flush("end of call")
@@ -403,17 +461,19 @@ class _Compiled:
             raise
         finally:
             _tracing.depth -= 1
+            derived = frozenset(_shapes.finish(collecting)) if self.shapeless else frozenset()
         if self.inputs is not None:
             _state_replace(self.inputs, back)
         if session.broke is not None or len(session.runs) > 1 or (
                 run is not None and run.written):
-            self.plans[key] = _EAGER
+            plan = _EAGER
         else:
-            self.plans[key] = _Plan(run, origin, out, out_leaves,
-                                    [a.shape for a in arrays + state])
+            plan = _Plan(run, origin, out, out_leaves, [a.shape for a in arrays + state],
+                         derived, first_key)
+            plan.reads = log.values if self.shapeless else None
         if self.outputs is not None:
             _state_fill(self.outputs, [back.get(id(a), a) for a in out_leaves])
-        return _substitute(out, back)
+        return plan, _substitute(out, back)
 
 
 def compile(fun: Callable, inputs=None, outputs=None, shapeless: bool = False) -> Callable:  # noqa: A001

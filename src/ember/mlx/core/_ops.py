@@ -44,6 +44,7 @@ from ._array import (
     to_array,
     wrap_result,
 )
+from ._compile_shapes import shape_derived
 from ._dtypes import Dtype
 from ._einsum import einsum as run_einsum
 from ._errors import check_broadcasts
@@ -683,18 +684,19 @@ def full(shape, vals, dtype: Dtype | None = None, *, stream=None) -> array:
 
 def zeros_like(a, /, dtype: Dtype | None = None, *, stream=None) -> array:
     a = _arr(a)
-    return zeros(a.shape, dtype or a._dtype)
+    return shape_derived(zeros(a.shape, dtype or a._dtype))  # (remade at each shape)
 
 
 def ones_like(a, /, dtype: Dtype | None = None, *, stream=None) -> array:
     a = _arr(a)
-    return ones(a.shape, dtype or a._dtype)
+    return shape_derived(ones(a.shape, dtype or a._dtype))  # (remade at each shape)
 
 
 def full_like(a, /, vals, dtype: Dtype | None = None, *, stream=None) -> array:
     a = _arr(a)
     dtype = dtype or a._dtype
-    return full(a.shape, vals, dtype).astype(dtype)  # (MLX casts to the dtype after)
+    made = shape_derived(full(a.shape, vals, dtype))
+    return made.astype(dtype)  # (MLX casts to the dtype after)
 
 
 def eye(n: int, m: int | None = None, k: int = 0, dtype: Dtype | None = D.float32, *,

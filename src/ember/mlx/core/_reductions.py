@@ -17,6 +17,7 @@ from . import _dtypes as D
 from . import _saturating as S
 from ._array import _wrap, array, as_array, cast, wrap_result
 from ._binding import bad_call
+from ._compile_shapes import shape_derived
 from ._dtypes import Dtype
 from ._strict import binding_text
 
@@ -106,8 +107,8 @@ def prod(a, /, axis=None, keepdims: bool = False, *, stream=None) -> array:
 def _times_inverse(total: array, n: int) -> array:
     """`total` times 1/n rounded to its dtype (MLX's normalizer: 1/0 is inf)."""
     carrier = total._dtype.carrier
-    scale = E.full((), 1.0 / n if n else math.inf,
-                   dtype=E.float32 if carrier.is_complex else carrier)
+    scale = shape_derived(E.full((), 1.0 / n if n else math.inf,
+                                 dtype=E.float32 if carrier.is_complex else carrier))
     return _wrap(total._t * scale, total._dtype)
 
 
@@ -154,7 +155,7 @@ def var(a, /, axis=None, keepdims: bool = False, ddof: int = 0, *, correction=No
     n = math.prod(a.shape[d] for d in dims)
     if ddof == 0:
         return _times_inverse(total, n)
-    count = E.full((), float(builtins.max(n - ddof, 0)), dtype=dtype.carrier)
+    count = shape_derived(E.full((), float(builtins.max(n - ddof, 0)), dtype=dtype.carrier))
     return _wrap(total._t / count, dtype)
 
 

@@ -19,8 +19,9 @@ from .normalization import LayerNorm
 
 
 def _heads(x: mx.array, n: int) -> mx.array:
-    """(B, L, n * d) -> (B, n, L, d)."""
-    return x.reshape(*x.shape[:-1], n, -1).transpose(0, 2, 1, 3)
+    """(B, L, n * d) -> (B, n, L, d), by `unflatten` as MLX splits the heads (reading no
+    shape in Python, so a shapeless compile follows a new length, as MLX's does)."""
+    return mx.unflatten(x, -1, (n, -1)).transpose(0, 2, 1, 3)
 
 
 class MultiHeadAttention(Module):
@@ -54,8 +55,7 @@ class MultiHeadAttention(Module):
         v = _heads(self.value_proj(values), n)
         out = fast.scaled_dot_product_attention(q, k, v, scale=math.sqrt(1 / q.shape[-1]),
                                                 mask=mask)
-        out = out.transpose(0, 2, 1, 3)
-        return self.out_proj(out.reshape(*out.shape[:-2], -1))
+        return self.out_proj(out.transpose(0, 2, 1, 3).flatten(-2, -1))
 
     @staticmethod
     def create_additive_causal_mask(N: int, dtype=mx.float32) -> mx.array:  # noqa: N803
