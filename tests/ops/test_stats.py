@@ -121,6 +121,17 @@ def test_norm_gradient_at_zero_matches_torch():
         oracle(lambda x, p=p: x.norm(p, 1), a)
 
 
+def test_norm_gradient_of_a_zero_vector_keeps_no_negative_zero():
+    # the 2-norm's gradient at a zero vector is +0.0 everywhere, even for a -0.0 element
+    # (torch masks after the product); the 3-norm's keeps the element's sign, as torch's
+    for p in (2.0, 3.0):
+        x = torch.tensor([0.0, -0.0, 0.0], dtype=torch.float64, requires_grad=True)
+        e = ember.tensor([0.0, -0.0, 0.0], dtype=ember.float64, requires_grad=True)
+        want = torch.autograd.grad(torch.linalg.vector_norm(x, p), x)[0]
+        got = ember.autograd.grad(ember.linalg.vector_norm(e, p), e)[0]
+        assert np.signbit(got.numpy()).tolist() == np.signbit(want.numpy()).tolist()
+
+
 def test_norm_ties_share_the_inf_gradient():
     oracle(lambda x: x.norm(float("inf"), 1), np.array([[1.0, -3.0, 3.0], [2.0, 2.0, 2.0]]))
 

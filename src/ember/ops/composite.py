@@ -204,7 +204,8 @@ def _integral_args(name: str, y, args: tuple, kwargs: dict) -> tuple:
         ok = ok and isinstance(x, Tensor) and "dx" not in params
     else:
         scalar = isinstance(dx, Tensor) and dx.ndim == 0  # a Number may be a 0-d tensor
-        ok = ok and "x" not in params and (dx is None or scalar or isinstance(dx, (int, float)))
+        number = (int, float) if name == "trapz" else (int, float, builtins.complex)
+        ok = ok and "x" not in params and (dx is None or scalar or isinstance(dx, number))
         dx = dx.item() if ok and scalar else dx
     if not ok:
         raise invalid_combination(name, _OVERLOADS[name], (y, *args), kwargs)
@@ -212,22 +213,41 @@ def _integral_args(name: str, y, args: tuple, kwargs: dict) -> tuple:
 
 
 def _trapezoid_dim(y: Tensor, x: Tensor | None, dim: int, name: str) -> int:
-    """`dim` wrapped for y, after PyTorch's checks of y's rank and of a 1-D `x`'s length."""
+    """`dim` wrapped for y, after PyTorch's checks of y's rank (trapezoid's x overload wraps
+    the dim first, a 0-d y counting as 1-d, so its message names the wrapped dim)."""
     if y.ndim == 0:
+        if x is not None:
+            dim = wrap_dim(dim, 1)
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
-    d = wrap_dim(dim, y.ndim)
-    if x is not None and x.ndim == 1 and x.shape[0] != y.shape[d]:
+    return wrap_dim(dim, y.ndim)
+
+
+def _integral_checks(y: Tensor, x: Tensor | None, dx, d: int, name: str) -> None:
+    """PyTorch's refusals of bool samples, a bool or complex `dx`, and a 1-D `x` whose length
+    is not y's along `d`, in its order."""
+    if x is None:
+        if y.dtype is dt.bool_:
+            raise RuntimeError(f"{name}: received a bool input for `y`, but bool is not "
+                               "supported")
+        if isinstance(dx, (builtins.bool, builtins.complex, np.bool_, np.complexfloating)):
+            raise RuntimeError(f"{name}: Currently, we only support dx as a real number.")
+        return
+    if dt.bool_ in (y.dtype, x.dtype):
+        raise RuntimeError(f"{name}: received a bool input for `x` or `y`, but bool is not "
+                           "supported")
+    if x.ndim == 1 and x.shape[0] != y.shape[d]:
         raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
-    return d
 
 
 def trapz(y: Tensor, *args, **kwargs) -> Tensor:
-    """trapezoid under its older name (its overloads listed in their older order)."""
+    """trapezoid under its older name (its overloads listed in their older order; its `dx`
+    is a float, so a bool one is read as 0 or 1)."""
     x, dx, dim = _integral_args("trapz", y, args, kwargs)
-    _trapezoid_dim(y, x, dim, "trapezoid")
     if x is not None:
         return trapezoid(y, x, dim=dim)
-    return trapezoid(y, dx=1 if dx is None else dx, dim=dim)
+    if isinstance(dx, builtins.complex):  # (a complex 0-d tensor read as a double)
+        raise RuntimeError("value cannot be converted to type double without overflow")
+    return trapezoid(y, dx=1.0 if dx is None else float(dx), dim=dim)
 
 
 def trapezoid(y: Tensor, *args, **kwargs) -> Tensor:
@@ -236,8 +256,9 @@ def trapezoid(y: Tensor, *args, **kwargs) -> Tensor:
     x, dx, dim = _integral_args("trapezoid", y, args, kwargs)
     d = _trapezoid_dim(y, x, dim, "trapezoid")
     n = y.shape[d]
-    if n == 0:
-        return (y * 0).sum(d)
+    if n == 0:  # (before any other check: zeros of y's dtype, as NumPy's)
+        return zeros(y.shape[:d] + y.shape[d + 1:], dtype=y.dtype, device=y.device)
+    _integral_checks(y, x, dx, d, "trapezoid")
     # NOTE: PyTorch's two formulas, kept for their rounding and their infinities: over a
     # constant spacing (sum - (first + last) / 2) * dx, so an infinite end gives NaN (inf -
     # inf), as there; over points, the sum of (left + right) * spacing, halved at the end.
@@ -259,11 +280,17 @@ def cumulative_trapezoid(y: Tensor, *args, **kwargs) -> Tensor:
     """Running integrals of `y` along `dim` by the trapezoidal rule (overloads as
     trapezoid's)."""
     x, dx, dim = _integral_args("cumulative_trapezoid", y, args, kwargs)
+    if y.dtype is dt.bool_ or (x is not None and x.dtype is dt.bool_):
+        _integral_checks(y, x, dx, 0, "cumulative_trapezoid")  # (before the dim's checks)
+    if y.ndim == 0 and (x is None or x.ndim != 1):
+        if x is not None:  # (the x overload wraps the dim first; then both slice y)
+            wrap_dim(dim, 1)
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     d = _trapezoid_dim(y, x, dim, "cumulative_trapezoid")
+    _integral_checks(y, x, dx, d, "cumulative_trapezoid")
     n = y.shape[d]
-    if n == 0:  # no intervals: an empty result of y's shape
-        return y * 0
-    pairs = y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)
+    # (no samples: an empty result, in the dtype the formulas below give)
+    pairs = y.narrow(d, min(n, 1), max(n - 1, 0)) + y.narrow(d, 0, max(n - 1, 0))
     if x is None:  # (PyTorch's order of operations: dx / 2 times each pair, then the sums)
         return ((1.0 if dx is None else dx) / 2.0 * pairs).cumsum(d)
     spacing = diff(x, dim=-1 if x.ndim == 1 else d)

@@ -561,6 +561,7 @@ def _conv_nd(nd: int, input, weight, bias, stride, padding, dilation, groups) ->
     _zero_dilation(nd, dilation, False)
     _check_dtypes(x, weight, bias, nd, False,
                   _runs_onednn(x, weight, stride, dilation, groups))
+    _refuse_kernel_dtype(x, nd, dilation)
     operands = (x, weight) if bias is None else (x, weight, bias)
     out = apply(conv_p, *operands, stride=stride, padding=pads, dilation=dilation,
                 groups=groups)
@@ -569,6 +570,17 @@ def _conv_nd(nd: int, input, weight, bias, stride, padding, dilation, groups) ->
     if _writes_channels_last(x, weight, stride, dilation, groups):
         return as_channels_last(out, "ConvolutionBackward0")
     return out
+
+
+def _refuse_kernel_dtype(x: Tensor, nd: int, dilation: tuple) -> None:
+    """ATen's CPU convolution kernels by dtype: a dilated one exists for floating, complex and
+    int64 only, the undilated ones for every dtype but bool; an empty input runs none."""
+    kind = x.dtype._kind
+    if kind > 1 or x.numel() == 0 or (kind == 1 and (x.dtype is dt.int64 or max(dilation) == 1)):
+        return
+    kernel = ("slow_conv_dilated<>" if max(dilation) > 1 else
+              "compute_columns3d" if nd == 3 else "slow_conv2d_cpu")
+    raise NotImplementedError(f'"{kernel}" not implemented for \'{type_name(x.dtype)}\'')
 
 
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
@@ -618,7 +630,7 @@ def _conv_transpose_nd(nd: int, input, weight, bias, stride, padding, output_pad
     big_opad = any(opad[i] >= stride[i] for i in range(nd))
     _check_dtypes(x, weight, bias, nd, True,
                   _runs_onednn(x, weight, stride, dilation, groups, big_opad))
-    if x.dtype._kind <= 1 and x.dtype is not dt.int64:
+    if x.dtype._kind <= 1 and x.dtype is not dt.int64 and x.numel():  # (empty: no kernel)
         # (ATen's transposed kernels are built for floating, complex and int64 only)
         raise NotImplementedError(f'"slow_conv_transpose{max(nd, 2)}d_out_cpu" not '
                                   f"implemented for '{type_name(x.dtype)}'")

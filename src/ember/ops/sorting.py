@@ -14,7 +14,10 @@ along one dim, with their indices.
 
 from __future__ import annotations
 
+import functools
 import math
+import numbers
+import sys
 
 import numpy as np
 
@@ -24,7 +27,7 @@ from .._core import data_dependent
 from .._tensor import Tensor
 from .._view import is_non_overlapping_and_dense, wrap_dim
 from . import _stl_sort
-from ._arg_parser_text import invalid_combination
+from ._arg_parser_text import invalid_combination, method_aware, tp_name
 from ._common import c_type_name, layout_like, type_name, write_exact, write_out
 from ._dynamic_shape import refuse_batched
 from ._out_checks import check_out_tuple, check_values_indices_out
@@ -587,6 +590,42 @@ data_dependent(bincount_p)
 batch_by_loop(bincount_p, "the output's length is the largest value of each element's data")
 
 
+def _parsed_as(params: dict):
+    """An op whose parameters after `input` (name -> the kind PyTorch's parser wants: int,
+    Number or Tensor?) are checked as that parser checks them, with its words: "histc():
+    argument 'bins' (position 2) must be int, not float" (no position for a keyword; a
+    Tensor method counts from its first argument after self)."""
+    def fits(v, kind: str) -> bool:
+        if kind == "int":
+            if isinstance(v, Tensor):
+                return v.ndim == 0 and v._dtype._kind == 1
+            return hasattr(v, "__index__") and not isinstance(v, (bool, np.bool_))
+        if kind == "Number":
+            return isinstance(v, numbers.Number) or isinstance(v, Tensor) and v.ndim == 0
+        return v is None or isinstance(v, Tensor)
+
+    def decorate(fn):
+        fname = fn.__name__
+
+        @functools.wraps(fn)
+        def op(input, *args, **kwargs):
+            first = 1 if sys._getframe(0).f_code.co_qualname.startswith("Tensor.") else 2
+            given = [(name, v, first + i) for i, (name, v) in enumerate(zip(params, args))]
+            given += [(k, v, None) for k, v in kwargs.items() if k in params]
+            for name, v, pos in given:
+                kind = params[name]
+                if not fits(v, kind):
+                    where = "" if pos is None else f" (position {pos})"
+                    raise TypeError(f"{fname}(): argument '{name}'{where} must be "
+                                    f"{kind.rstrip('?')}, not {tp_name(v)}")
+            return fn(input, *args, **kwargs)
+
+        return method_aware(op)
+
+    return decorate
+
+
+@_parsed_as({"weights": "Tensor?", "minlength": "int"})
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     """How often each non-negative integer occurs in 1-D `input` (optionally weighted)."""
     if input._dtype._kind != 1:
@@ -634,6 +673,7 @@ nondifferentiable(histc_p)
 batch_by_loop(histc_p, "with min == max the bin range comes from each element's data")
 
 
+@_parsed_as({"bins": "int", "min": "Number", "max": "Number"})
 def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
     """A histogram of `input` with `bins` equal bins over [min, max] (data range if equal)."""
     if input._dtype._kind != 2:

@@ -128,7 +128,8 @@ def _vnorm_vjp(g, out, x, *, ord, dims, keepdim):
     zero_n = n == 0
     safe_n = where(zero_n, 1, n)
     if ord == 2:
-        return x * where(zero_n, 0, g / safe_n)
+        # (masked after the product, as PyTorch: a -0.0 element of a zero vector gets +0.0)
+        return where(zero_n, 0, x * (g / safe_n))
     if ord < 1:
         zero_x = x == 0
         scaled = x.sgn() * where(zero_x, 0, where(zero_x, 1, x.abs()) ** (ord - 1))
@@ -561,6 +562,8 @@ def _quantile(input, q, dim, keepdim, interpolation, out, ignore_nan, name):
         base = base.unsqueeze(0).expand((len(qs),) + tuple(base._shape))
     where = tuple(base._shape[:-1]) + (1,)
     lo, hi, w = (t.movedim(d + 1, -1).reshape(where) for t in (lo, hi, w))
+    if interpolation == "linear" and isinstance(q, Tensor) and q.requires_grad:
+        w = w + _rank_slope(x, q, d, ignore_nan, where)
     r = gather(base, -1, lo)
     if interpolation in ("linear", "midpoint"):
         # NOTE: PyTorch interpolates with lerp_, whose formula changes at weight 0.5 (from
@@ -570,6 +573,25 @@ def _quantile(input, q, dim, keepdim, interpolation, out, ignore_nan, name):
     # on batched tensors under vmap, which have no storage to squeeze in place)
     r = _named(r.squeeze(-1), "SqueezeBackward4")
     return write_out(r, out)
+
+
+def _rank_slope(x: Tensor, q: Tensor, d: int, ignore_nan: bool, where: tuple) -> Tensor:
+    """Zero-valued, with the gradient a linear quantile's weight has in q, as PyTorch's
+    (its rank is q times the slice's count less one: NaN slices of quantile, and empty
+    ones of nanquantile, have a fixed rank)."""
+    nan = x.isnan()
+    if ignore_nan:
+        slope = ((~nan).sum(d, keepdim=True) - 1).clamp(min=0).to(x._dtype)
+    else:
+        slope = (~nan.any(d, keepdim=True)).to(x._dtype) * (x._shape[d] - 1)
+    from .ternary import where as where_
+
+    levels = q.reshape((-1,) + (1,) * x.ndim)
+    slope = slope.unsqueeze(0)
+    # (masked after the product: a NaN slice's lerp sends NaN back, which PyTorch's fixed
+    # rank stops)
+    t = where_(slope > 0, (levels - levels.detach()) * slope, 0)
+    return t.movedim(d + 1, -1).reshape(where)
 
 
 _QUANTILE_TAIL = ('int dim = None, bool keepdim = False, *, str interpolation = "linear", '
