@@ -50,6 +50,8 @@ LATE_BINDINGS = {
     # and one face of a layer above, at the path PyTorch gives it
     ("ember.autograd.profiler", "ember.profiler"): "torch.autograd.profiler, PyTorch's old "
                                                    "name for the profiler, loaded on use",
+    ("ember.ops", "ember._aten"): "torch.ops.aten, PyTorch's path for the ATen namespace "
+                                  "(compositions over the API), built on first access",
 }
 
 

@@ -92,3 +92,25 @@ def test_refusals(case):
         msgs.append(str(info.value).replace("torch.", "").replace("ember._tensor.", "")
                     .split(" The valid types")[0].split(" Got func")[0])
     assert msgs[0] == msgs[1]
+
+
+# a call checked against a schema: which values fit an argument type, and the type's name
+# in the message as PyTorch's typing spells it
+_CALL_TYPES = ["Tensor?", "Tensor[]", "float[]", "Scalar?", "int?", "bool[3]", "Tensor?[]",
+               "str?", "int[]", "SymInt[2]", "int[2]", "int[]?"]
+
+
+@pytest.mark.parametrize("i, type_", list(enumerate(_CALL_TYPES)))
+@pytest.mark.parametrize("value", [object(), 3])
+def test_call_checks_match_torchs(i, type_, value):
+    out = []
+    for L in (ember, torch):
+        name = f"schema_calls::f{i}"
+        if not hasattr(L.ops, "schema_calls") or not hasattr(L.ops.schema_calls, f"f{i}"):
+            L.library.define(name, f"(Tensor x, {type_} s) -> Tensor")
+            L.library.impl(name, "cpu", lambda x, s, L=L: x + L.tensor(s))
+        try:
+            out.append(("ok", getattr(L.ops.schema_calls, f"f{i}")(L.zeros(1), value).tolist()))
+        except RuntimeError as e:
+            out.append(("error", str(e).splitlines()[0]))
+    assert out[0] == out[1]

@@ -115,8 +115,10 @@ def test_keys_print_as_torch_ops_and_are_shared():
     with efc.FlopCounterMode(display=False) as fc2:
         ember.mm(ember.randn(2, 3), ember.randn(3, 2))
     assert list(fc2.get_flop_counts()["Global"]) == [key]
-    with pytest.raises(NotImplementedError, match="aten.mm"):
-        key(ember.ones(1))
+    # the key is the op `torch.ops.aten` names, callable with ATen's arguments
+    assert key is ember.ops.aten.mm
+    a, b = ember.randn(2, 3), ember.randn(3, 2)
+    assert ember.equal(key(a, b), ember.mm(a, b))
 
 
 TABLE_DEPTH_2 = """\

@@ -290,8 +290,9 @@ def _fits(value, type_: str) -> bool:
         return value is None or _fits(value, type_[:-1])
     if type_.endswith("]"):
         base = type_[:type_.index("[")]
-        if base in ("int", "SymInt") and isinstance(value, int) and not isinstance(value, bool):
-            return True  # (PyTorch broadcasts a single int to an int[N])
+        if base == "int" and not type_.endswith("[]") and isinstance(value, int) and \
+                not isinstance(value, bool):
+            return True  # (PyTorch broadcasts a single int to an int[N]; not to int[], SymInt[N])
         return isinstance(value, (list, tuple)) and all(_fits(v, base) for v in value)
     if type_ == "Tensor":
         return isinstance(value, Tensor)
@@ -312,9 +313,25 @@ def _fits(value, type_: str) -> bool:
     return True
 
 
+_SHOWN = {"SymInt": "int", "SymFloat": "float", "SymBool": "bool", "Scalar": "number",
+          "ScalarType": "int", "Layout": "int", "MemoryFormat": "int"}
+
+
 def _shown(type_: str) -> str:
-    """A type as PyTorch's call errors name it (SymInt reads int)."""
-    return type_.replace("SymInt", "int").replace("SymFloat", "float")
+    """A type as PyTorch's call errors name it (`int[]?` reads Optional[List[int]])."""
+    if type_.endswith("?"):
+        return f"Optional[{_shown(type_[:-1])}]"
+    if type_.endswith("]"):
+        return f"List[{_shown(type_[:type_.rindex('[')])}]"
+    return _SHOWN.get(type_, type_)
+
+
+def _broadcast_int(value, type_: str):
+    """A single int given for an `int[N]` as the list of N copies PyTorch passes on."""
+    m = re.fullmatch(r"int\[(\d+)\]\??", type_)
+    if m and isinstance(value, int) and not isinstance(value, bool):
+        return [value] * int(m.group(1))
+    return value
 
 
 def bind_arguments(schema: Schema, args: tuple, kwargs: dict) -> tuple[list, dict]:
@@ -345,6 +362,7 @@ def bind_arguments(schema: Schema, args: tuple, kwargs: dict) -> tuple[list, dic
                 f"{qual} Expected a value of type '{_shown(a.type)}' for argument '{a.name}' "
                 f"but instead found type '{_type_name(value)}'.\nPosition: {i}\n"
                 f"Value: {value!r}\n{decl}")
+        value = _broadcast_int(value, a.type)
         (kw_out.__setitem__(a.name, value) if a.kwarg_only else pos_out.append(value))
     if used < len(kwargs):
         names = {a.name for a in schema.arguments}

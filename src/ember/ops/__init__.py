@@ -101,4 +101,9 @@ def __getattr__(name: str):
     their modules."""
     if name in _user_namespaces:
         return _user_namespaces[name]
+    if name == "aten":  # (built on first use: its ops are compositions over this package)
+        from .._aten import aten
+
+        _user_namespaces.setdefault("aten", aten)
+        return aten
     raise AttributeError(f"module 'ember.ops' has no attribute '{name}'")

@@ -9,9 +9,10 @@ block with the RNG state and autocast state it first ran with, so dropout masks 
 agree.
 
 Selective checkpointing (`create_selective_checkpoint_contexts` with a policy saying which
-ops' outputs to save and which to recompute) is accepted; ember recomputes every saved
-tensor, which gives the numbers of every policy, and does not consult the policy function
-(PyTorch calls it once per aten op, which ember does not have).
+ops' outputs to save and which to recompute): the policy sees each op the block runs as
+its `torch.ops.aten` overload, once, in the forward, as in PyTorch; ember then recomputes
+every saved tensor, which gives the numbers of every policy, and refuses a second backward
+through a region whose policy kept an output, as PyTorch does.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import contextlib
 import enum
 import warnings
 
+from .._core import dispatch
 from .._tensor import Tensor, _alias
 from ..amp import autocast_mode as _amp
 from ..autograd import saved_hooks as _saved_hooks
@@ -87,14 +89,86 @@ class SelectiveCheckpointContext:
         self.op_output = op_output
 
 
-class _SelectiveContext(contextlib.nullcontext):
-    """One of the two contexts `create_selective_checkpoint_contexts` returns; it carries the
-    policy (ember's non-reentrant checkpoint saves every output, so it changes nothing)."""
+_SAVED, _RECOMPUTE, _CONSUMED = "saved", "recompute", "consumed"
+# ops a policy never sees (PyTorch's SAC_IGNORED_OPS: detach and the metadata queries,
+# which in ember are not ops)
+_IGNORED = {"detach.default"}
+_SAC_MISMATCH = ("This can happen if the operations in the checkpointed region are "
+                 "nondeterministic or depend on global state that changed between forward and "
+                 "backward.")
+
+
+class _PolicyWatcher(dispatch.Interpreter):
+    """The level of the `bind` stack under a selective checkpoint. In the forward it shows
+    the policy each op the block runs, as the ATen overload PyTorch would run for it, after
+    it ran (the context carries the output), and notes per op and call whether its output
+    is kept; in a replay it finds each op's note again, as PyTorch's caching and cached
+    dispatch modes do. (ember recomputes every output, which gives the same numbers; a kept
+    output, as in PyTorch, serves one backward only.)"""
+
+    observer = True
 
     def __init__(self, policy_fn, storage: dict) -> None:
-        super().__init__()
+        self.policy_fn, self.storage = policy_fn, storage
+        self.calls: dict = {}  # op -> how many times this pass ran it
+
+    def process(self, prim, args: tuple, params: dict):
+        from .._aten import for_primitive
+
+        op = for_primitive(prim, args, params)
+        if op is not None and op.__name__ in _IGNORED:
+            op = None
+        if op is not None and self.policy_fn is None:
+            self._replayed(op)
+        out = prim.impl(prim, args, params) if self.parent is None else \
+            self.lower(prim, args, params)
+        if op is not None and self.policy_fn is not None:
+            shown = list(out) if isinstance(out, tuple) and len(op._schema.returns) == 1 \
+                else out  # (a list-returning op such as split)
+            policy = self.policy_fn(
+                SelectiveCheckpointContext(is_recompute=False, op_output=shown), op, *args)
+            if isinstance(policy, bool):
+                policy = CheckpointPolicy.MUST_SAVE if policy else \
+                    CheckpointPolicy.PREFER_RECOMPUTE
+            kept = policy in (CheckpointPolicy.MUST_SAVE, CheckpointPolicy.PREFER_SAVE)
+            self.storage.setdefault(op, []).append(_SAVED if kept else _RECOMPUTE)
+        return out
+
+    def _replayed(self, op) -> None:
+        idx = self.calls[op] = self.calls.get(op, -1) + 1
+        notes = self.storage.get(op)
+        if notes is None:
+            raise RuntimeError(f"{op} encountered during backward but not found in storage. "
+                               + _SAC_MISMATCH)
+        if idx >= len(notes):
+            raise RuntimeError(f"{op} invocation index {idx} encountered during backward but "
+                               "not found in storage. " + _SAC_MISMATCH)
+        if notes[idx] == _CONSUMED:
+            raise RuntimeError("Trying to backward an extra time. You are only allowed to "
+                               "backward once on any region computed under selective "
+                               "activation checkpoint.")
+        if notes[idx] == _SAVED:
+            notes[idx] = _CONSUMED
+
+
+class _SelectiveContext:
+    """One of the two contexts `create_selective_checkpoint_contexts` returns: the forward
+    one (with the policy) or the replay one (without), sharing their notes."""
+
+    def __init__(self, policy_fn, storage: dict) -> None:
         self.policy_fn = policy_fn
         self.storage = storage
+        self._watcher: _PolicyWatcher | None = None
+
+    def __enter__(self):
+        self._watcher = _PolicyWatcher(self.policy_fn, self.storage)
+        dispatch.push(self._watcher)
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        dispatch.pop(self._watcher)
+        self._watcher = None
+        return False
 
 
 def create_selective_checkpoint_contexts(policy_fn_or_list, allow_cache_entry_mutation=False):

@@ -27,6 +27,7 @@ from functools import wraps
 from math import prod
 from typing import Any
 
+from .._aten import aten
 from .._core import dispatch
 from .._tensor import Tensor
 from ..autograd import engine as _engine
@@ -36,22 +37,10 @@ from .module_tracker import ModuleTracker
 __all__ = ["FlopCounterMode", "register_flop_formula"]
 
 
-class _AtenOp(OpOverloadPacket):
-    """The key an ATen op is counted under (prints `aten.mm`); ember runs its own
-    primitive for it, so the key itself is not callable."""
-
-    def __call__(self, *args, **kwargs):
-        raise NotImplementedError(f"{self} is a flop counter key in ember, not a callable op")
-
-
-_ATEN: dict[str, _AtenOp] = {}
-
-
-def _aten(name: str) -> _AtenOp:
-    op = _ATEN.get(name)
-    if op is None:
-        op = _ATEN[name] = _AtenOp("aten", name)
-    return op
+def _aten(name: str) -> OpOverloadPacket:
+    """The packet `torch.ops.aten.<name>`: the key an op's count is kept under (it prints
+    `aten.mm`), the one a program's `custom_mapping` names."""
+    return getattr(aten, name)
 
 
 def get_shape(i):
