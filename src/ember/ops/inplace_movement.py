@@ -18,7 +18,7 @@ from .._tensor import Tensor
 from . import movement
 from ._arg_parser_text import invalid_combination
 from ._common import c_type_name, type_name
-from ._size_args import dims_one_by_one
+from ._size_args import REQUIRED, dims_one_by_one
 from .copy import to
 from .registry import bump_version, check_inplace, rename_node
 
@@ -63,9 +63,9 @@ def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
     return _adopt(self, movement.transpose(self, dim0, dim1))
 
 
-def squeeze_(self: Tensor, dim=None) -> Tensor:
+def squeeze_(self: Tensor, dim=REQUIRED) -> Tensor:
     check_inplace(self, aliased_ok=True)
-    return _adopt(self, movement.squeeze(self, dim))
+    return _adopt(self, movement.squeeze_dims(self, dim, "squeeze_", True))
 
 
 squeeze_ = dims_one_by_one(squeeze_)  # (a method only: several dims may come one by one)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import operator
 import warnings
 
 import numpy as np
@@ -23,10 +22,11 @@ from .._tensor import Size, Tensor
 from .._user_warnings import warn_at_user
 from .._view import wrap_dim, wrap_dims
 from . import movement
-from ._arg_parser_text import tp_name
+from ._arg_parser_text import called_as_method, method_aware, tp_name
 from ._aten_text import aten_text
 from ._batching import batch_size, batched
 from ._common import layout_like, type_name, write_out
+from ._size_args import REQUIRED, int_list, keyword_list
 from .registry import Primitive, apply, bind, defbatch, deflinear, defvjp, defvjp_variadic
 from .views import move_to_front, unsqueeze, view_p
 
@@ -273,9 +273,11 @@ def _repeat_batch(args, dims, *, reps, in_shape):
 defbatch(repeat_p, _repeat_batch)
 
 
-def repeat(input: Tensor, *sizes) -> Tensor:
+def repeat(input: Tensor, *sizes, **kwargs) -> Tensor:
     """`input` tiled `sizes[i]` times along each dim (leading new dims allowed)."""
-    reps = movement._shape_args(sizes)
+    if kwargs:
+        sizes = keyword_list(sizes, kwargs, "repeat", "repeats")
+    reps = movement._shape_args(sizes, "repeat", "repeats", method=True)
     if len(reps) < input.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
                            "of dimensions of tensor")
@@ -289,13 +291,16 @@ def repeat(input: Tensor, *sizes) -> Tensor:
 
 def tile(input: Tensor, dims) -> Tensor:
     """Like `repeat`, with too-short `dims` padded with leading ones."""
-    if isinstance(dims, int):
-        raise TypeError("tile(): argument 'dims' (position 2) must be tuple of ints, not int")
-    return _tile(input, dims)
+    reps = int_list((dims,), "tile", "dims", 2, method=False)
+    return _tile_reps(input, reps)
 
 
 def _tile(input: Tensor, *dims) -> Tensor:
-    reps = movement._shape_args(dims)
+    """`Tensor.tile`, which takes its dims one by one too."""
+    return _tile_reps(input, movement._shape_args(dims, "tile", "dims", method=True))
+
+
+def _tile_reps(input: Tensor, reps: tuple) -> Tensor:
     reps = (1,) * (input.ndim - len(reps)) + reps
     return repeat(input, reps)
 
@@ -429,20 +434,12 @@ def _flip_batch(args, bdims, *, dims):
 defbatch(flip_p, _flip_batch)
 
 
-def _int_tuple(seq, fname: str, argname: str) -> tuple:
-    """`seq` as a tuple of ints; TypeError (as PyTorch's parser) for anything else."""
-    try:
-        if isinstance(seq, (str, bytes)) or not hasattr(seq, "__iter__"):
-            raise TypeError
-        return tuple(operator.index(s) for s in seq)
-    except TypeError:
-        raise TypeError(f"{fname}(): argument '{argname}' (position 2) must be tuple of ints, "
-                        f"not {tp_name(seq)}") from None
-
-
 def flip(input: Tensor, dims) -> Tensor:
     """`input` with the order of elements reversed along each of `dims`."""
-    dims = _int_tuple(dims, "flip", "dims")
+    return _flip(input, int_list((dims,), "flip", "dims", 2, method=False))
+
+
+def _flip(input: Tensor, dims: tuple) -> Tensor:
     dims = wrap_dims(dims, max(input.ndim, 1))
     if input.ndim == 0:
         dims = ()
@@ -451,7 +448,7 @@ def flip(input: Tensor, dims) -> Tensor:
 
 def _flip_method(self: Tensor, *dims) -> Tensor:
     """`x.flip(0, 1)` and `x.flip((0, 1))` both work on the method, as in PyTorch."""
-    return flip(self, dims[0] if len(dims) == 1 and not isinstance(dims[0], int) else dims)
+    return _flip(self, movement._shape_args(dims, "flip", "dims", method=True))
 
 
 def fliplr(input: Tensor) -> Tensor:
@@ -502,15 +499,24 @@ def _roll_batch(args, bdims, *, shifts, dims, channels_last=False):
 defbatch(roll_p, _roll_batch)
 
 
-def roll(input: Tensor, shifts, dims=None) -> Tensor:
+@method_aware
+def roll(input: Tensor, shifts=REQUIRED, dims=None) -> Tensor:
     """Elements shifted cyclically by `shifts` along `dims` (the flattened tensor if None)."""
-    shifts_t = (shifts,) if isinstance(shifts, int) else _int_tuple(shifts, "roll", "shifts")
+    if shifts is REQUIRED:
+        raise TypeError('roll() missing 1 required positional arguments: "shifts"')
+    if type(shifts) is int and (dims is None or type(dims) is int):
+        shifts_t, dims_t = (shifts,), dims if dims is None else (dims,)
+    else:  # (int[1] parameters: a lone int or a sequence, in the parser's words)
+        at = 1 if called_as_method() else 2
+        shifts_t = int_list((shifts,), "roll", "shifts", at, method=at == 1,
+                            lone_int=True)
+        dims_t = None if dims is None else int_list((dims,), "roll", "dims", at + 1,
+                                                    method=at == 1, lone_int=True)
     if dims is None:
         if len(shifts_t) != 1:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts_t)}, "
                                "dims:0")
         return apply(roll_p, input, shifts=shifts_t[0], dims=None)
-    dims_t = (dims,) if isinstance(dims, int) else tuple(dims)
     if len(shifts_t) != len(dims_t):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts_t)}, dims:"
                            f"{len(dims_t)}")

@@ -7,8 +7,6 @@ split, chunk ... are compositions of those views.
 
 from __future__ import annotations
 
-import numpy as np
-
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._layout import CHANNELS_LAST_RANK
@@ -24,9 +22,11 @@ from .._view import (
     wrap_dim,
     wrap_dims,
 )
-from ._arg_parser_text import invalid_combination, tp_name
+from . import _size_args
+from ._arg_parser_text import called_as_method, invalid_combination, method_aware, tp_name
 from ._common import has_values, type_name
-from ._size_args import dims_one_by_one
+from ._size_args import REQUIRED, dims_one_by_one
+from ._size_args import need_int as _need_int
 from .dtype_views import view_dtype
 from .registry import (
     Primitive,
@@ -100,30 +100,20 @@ def apply_view(kind, x: Tensor, **params) -> Tensor:
     return bind(view_p, x, fn=kind, **params)
 
 
-def _shape_args(shape) -> tuple[int, ...]:
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        shape = shape[0]
-    elif len(shape) == 1 and hasattr(shape[0], "__iter__") and not isinstance(shape[0], Tensor):
-        shape = tuple(shape[0])
-    out = []
-    for s in shape:
-        if isinstance(s, Tensor):
-            s = s.item()
-        if not isinstance(s, (int, np.integer)):
-            raise TypeError(f"expected a sequence of integers, but got {type(s).__name__}")
-        out.append(int(s))
-    return tuple(out)
+_shape_args = _size_args.shape_args  # (join.py's repeat / tile / flip read theirs too)
 
 
 # --- reshaping views ---------------------------------------------------------------
 
-def view(x: Tensor, *shape) -> Tensor:
+def view(x: Tensor, *shape, **kwargs) -> Tensor:
+    if kwargs:
+        shape = _size_args.view_keyword(shape, kwargs)
     if not shape:
-        raise TypeError("view() received an invalid combination of arguments - got (), but "
-                        "expected one of: (torch.dtype dtype), (tuple of ints size)")
+        raise invalid_combination("view", ("(torch.dtype dtype)", "(tuple of ints size)"), (),
+                                  {})
     if len(shape) == 1 and isinstance(shape[0], dt.dtype):
         return view_dtype(x, shape[0])
-    size = infer_size(_shape_args(shape), numel(x._shape))
+    size = infer_size(_shape_args(shape, "view", "size"), numel(x._shape))
     return bind(view_p, x, fn=V_VIEW, size=size)
 
 
@@ -157,10 +147,13 @@ def view_as(x: Tensor, other: Tensor) -> Tensor:
     return view(x, other._shape)
 
 
-def reshape(x: Tensor, *shape) -> Tensor:
+@method_aware
+def reshape(x: Tensor, *shape, **kwargs) -> Tensor:
+    if kwargs:
+        shape = _size_args.keyword_list(shape, kwargs, "reshape", "shape")
     if not shape:
         raise TypeError('reshape() missing 1 required positional arguments: "shape"')
-    size = infer_size(_shape_args(shape), numel(x._shape))
+    size = infer_size(_shape_args(shape, "reshape", "shape"), numel(x._shape))
     stride = x.stride()
     if view_strides(x._shape, stride, size) is not None:
         # a view either way; PyTorch names the one of a non-contiguous tensor _reshape_alias
@@ -188,13 +181,6 @@ def reshape_as(x: Tensor, other: Tensor) -> Tensor:
     return reshape(x, other._shape)
 
 
-def _need_int(value, fname: str, argname: str, pos: int) -> None:
-    """TypeError, as PyTorch's argument parser gives, for a dim-like argument that is no int."""
-    if not hasattr(value, "__index__"):
-        raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be int, not "
-                        f"{type(value).__name__}")
-
-
 def flatten(x: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     _need_int(start_dim, "flatten", "start_dim", 2)
     _need_int(end_dim, "flatten", "end_dim", 3)
@@ -213,12 +199,16 @@ def flatten(x: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return reshape(x, shape)
 
 
+@method_aware
 def unflatten(x: Tensor, dim: int, sizes) -> Tensor:
     if x.ndim == 0:
         raise RuntimeError(f"unflatten got an unexpected error:\nDimension specified as {dim} but "
                            "tensor has no dimensions")
     d = wrap_dim(dim, x.ndim)
-    sizes = tuple(int(s) for s in sizes)
+    if not isinstance(sizes, (tuple, list)) or not all(type(s) is int for s in sizes):
+        method = called_as_method()
+        sizes = _size_args.int_list((sizes,), "unflatten", "sizes", 2 if method else 3,
+                                    method=method)
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
     try:
@@ -248,12 +238,15 @@ def layout_own(x, name: str):
     return None if own is None or own is getattr(Tensor, name, None) else own
 
 
-def permute(x: Tensor, *dims) -> Tensor:
+@method_aware
+def permute(x: Tensor, *dims, **kwargs) -> Tensor:
+    if kwargs:
+        dims = _size_args.keyword_list(dims, kwargs, "permute", "dims")
     if not x._strided and (own := layout_own(x, "permute")) is not None:
         return own(x, *dims)
     if not dims:
         raise TypeError('permute() missing 1 required positional arguments: "dims"')
-    dims = _shape_args(dims)
+    dims = _shape_args(dims, "permute", "dims")
     if len(dims) != x.ndim:
         raise RuntimeError(
             f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
@@ -262,18 +255,36 @@ def permute(x: Tensor, *dims) -> Tensor:
         )
     wrapped = tuple(wrap_dim(d, x.ndim) for d in dims)
     if len(set(wrapped)) != len(wrapped):
-        raise RuntimeError(f"permute(): duplicate dims are not allowed: got {list(dims)}")
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
     return bind(view_p, x, fn=V_PERMUTE, dims=wrapped)
 
 
-def transpose(x: Tensor, dim0: int, dim1: int) -> Tensor:
+@method_aware
+def transpose(x: Tensor, dim0: int = REQUIRED, dim1: int = REQUIRED) -> Tensor:
+    if type(dim0) is not int or type(dim1) is not int:
+        dim0, dim1 = _size_args.int_args((dim0, dim1), ("dim0", "dim1"), "transpose",
+                                         1 if called_as_method() else 2)
     if not x._strided and (own := layout_own(x, "transpose")) is not None:
         return own(x, dim0, dim1)
     nd = x.ndim
     return bind(view_p, x, fn=V_TRANSPOSE, dim0=wrap_dim(dim0, nd), dim1=wrap_dim(dim1, nd))
 
 
-swapaxes = swapdims = transpose
+@method_aware
+def swapaxes(x: Tensor, axis0: int = REQUIRED, axis1: int = REQUIRED) -> Tensor:
+    """`transpose` under NumPy's name (and parameter names)."""
+    if type(axis0) is not int or type(axis1) is not int:
+        axis0, axis1 = _size_args.int_args((axis0, axis1), ("axis0", "axis1"), "swapaxes",
+                                           1 if called_as_method() else 2)
+    return transpose(x, axis0, axis1)
+
+
+@method_aware
+def swapdims(x: Tensor, dim0: int = REQUIRED, dim1: int = REQUIRED) -> Tensor:
+    if type(dim0) is not int or type(dim1) is not int:
+        dim0, dim1 = _size_args.int_args((dim0, dim1), ("dim0", "dim1"), "swapdims",
+                                         1 if called_as_method() else 2)
+    return transpose(x, dim0, dim1)
 
 
 def t(x: Tensor) -> Tensor:
@@ -349,7 +360,24 @@ def _movedim_dims(dims, nd: int, name: str) -> tuple[int, ...]:
     return out
 
 
-def movedim(x: Tensor, source, destination) -> Tensor:
+@method_aware
+def movedim(x: Tensor, source=REQUIRED, destination=REQUIRED) -> Tensor:
+    if type(source) is not int or type(destination) is not int:
+        source, destination = _size_args.movedim_args(x, source, destination, "movedim",
+                                                      called_as_method())
+    return _movedim(x, source, destination)
+
+
+@method_aware
+def moveaxis(x: Tensor, source=REQUIRED, destination=REQUIRED) -> Tensor:
+    """`movedim` under NumPy's name."""
+    if type(source) is not int or type(destination) is not int:
+        source, destination = _size_args.movedim_args(x, source, destination, "moveaxis",
+                                                      called_as_method())
+    return _movedim(x, source, destination)
+
+
+def _movedim(x: Tensor, source, destination) -> Tensor:
     nd = x.ndim
     src = _movedim_dims(source, nd, "source")
     dst = _movedim_dims(destination, nd, "destination")
@@ -366,12 +394,13 @@ def movedim(x: Tensor, source, destination) -> Tensor:
     return permute(x, tuple(order))
 
 
-moveaxis = movedim
-
-
-def expand(x: Tensor, *size) -> Tensor:
+@method_aware
+def expand(x: Tensor, *size, **kwargs) -> Tensor:
     """A view with size-1 dims repeated (stride 0) and new leading dims; -1 keeps a size."""
-    size = _shape_args(size)
+    if kwargs:
+        kwargs.pop("implicit", None)  # (torch's flag for the expands autograd inserts: no-op)
+        size = _size_args.keyword_list(size, kwargs, "expand", "size") if kwargs else size
+    size = _shape_args(size, "expand", "size")
     if len(size) < x.ndim:  # (PyTorch names the tensor's type and shape in this one)
         raise RuntimeError(f"expand({x.type()}{{{list(x._shape)}}}, size={list(size)}): the "
                            f"number of sizes provided ({len(size)}) must be greater or equal "
@@ -391,23 +420,38 @@ def broadcast_to(x: Tensor, size) -> Tensor:
 
 def _broadcast_to_method(x: Tensor, *size) -> Tensor:
     """`Tensor.broadcast_to`, which (unlike `torch.broadcast_to`) takes sizes one by one too."""
-    return expand(x, _shape_args(size))
+    return expand(x, _shape_args(size, "broadcast_to", "size", method=True))
 
 
-def squeeze(x: Tensor, dim=None) -> Tensor:
+def squeeze(x: Tensor, dim=REQUIRED) -> Tensor:
+    """`x` without its size-1 dims (all, `dim`, or those of the list `dim`)."""
+    return squeeze_dims(x, dim, "squeeze", False)
+
+
+def _squeeze_method(x: Tensor, dim=REQUIRED) -> Tensor:
+    return squeeze_dims(x, dim, "squeeze", True)
+
+
+def squeeze_dims(x: Tensor, dim, name: str, method: bool) -> Tensor:
+    """`squeeze` (or `squeeze_`, by `name`) with `dim` checked as its parser checks it."""
     nd = x.ndim
-    if dim is None:
+    if dim is REQUIRED:
         return bind(view_p, x, fn=V_SQUEEZE, dims=tuple(range(nd)))
+    if type(dim) is not int and not (isinstance(dim, (tuple, list)) and
+                                     all(type(d) is int for d in dim)):
+        dim = _size_args.squeeze_dim(x, dim, name, method)
     if isinstance(dim, (tuple, list)):
         return bind(view_p, x, fn=V_SQUEEZE_DIMS, dims=wrap_dims(dim, max(nd, 1)))
-    _need_int(dim, "squeeze", "dim", 2)
     return bind(view_p, x, fn=V_SQUEEZE_DIM, dims=(wrap_dim(dim, max(nd, 1)),))
 
 
+@method_aware
 def unsqueeze(x: Tensor, dim: int) -> Tensor:
     if not x._strided and (own := layout_own(x, "unsqueeze")) is not None:
         return own(x, dim)
-    _need_int(dim, "unsqueeze", "dim", 2)
+    if type(dim) is not int:
+        (dim,) = _size_args.int_args((dim,), ("dim",), "unsqueeze",
+                                     1 if called_as_method() else 2)
     return bind(view_p, x, fn=V_UNSQUEEZE, dim=wrap_dim(dim, x.ndim + 1))
 
 
@@ -723,9 +767,9 @@ TENSOR_METHODS = {
     "detach": detach, "view": view, "view_as": view_as, "reshape": reshape,
     "reshape_as": reshape_as, "flatten": flatten, "unflatten": unflatten, "ravel": ravel,
     "permute": permute,
-    "transpose": transpose, "swapaxes": transpose, "swapdims": transpose, "t": t,
-    "movedim": movedim, "moveaxis": movedim, "expand": expand, "expand_as": expand_as,
-    "broadcast_to": _broadcast_to_method, "squeeze": dims_one_by_one(squeeze),
+    "transpose": transpose, "swapaxes": swapaxes, "swapdims": swapdims, "t": t,
+    "movedim": movedim, "moveaxis": moveaxis, "expand": expand, "expand_as": expand_as,
+    "broadcast_to": _broadcast_to_method, "squeeze": dims_one_by_one(_squeeze_method),
     "unsqueeze": unsqueeze,
     "narrow": _narrow_method, "select": select, "diagonal": diagonal, "unfold": unfold,
     "as_strided": as_strided, "unbind": unbind, "split": split, "chunk": chunk,
