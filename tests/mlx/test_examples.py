@@ -116,6 +116,11 @@ RTOL = {
     # layers' float32 matmuls; 6 AdamW and 8 SGD steps (bfloat16 products) sum in another
     # order than MLX's, printed to 4-5 decimals, every value identical on this machine
     "tensor_parallel.py": 1e-4,
+    # 200 critic and 40 generator Adam steps through a second-order gradient penalty (and
+    # 6 RMSprop R1 steps) sum float32 in another order than MLX's; printed to 4 decimals,
+    # every value but one matched to the last digit here (a sum of 1024 |gradients|,
+    # 787.7861 against 787.7858: 4e-7 relative)
+    "wgan_gp.py": 1e-4,
 }
 PROGRAMS = sorted(p.name for p in EXAMPLES.glob("*.py"))
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d*)?(?:e[+-]?\d+)?|nan|-?inf")

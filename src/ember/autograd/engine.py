@@ -109,7 +109,9 @@ def _reattach(node: Node, out):
     def one(o, i):
         if o is None:  # an output the rule does not read was not saved
             return None
-        t = T._alias(o)
+        # (a captured graph's pending output is aliased as another pending value: asking
+        # for its storage would run the graph, a break in a compiled second-order step)
+        t = T._alias(o, storage=not o._is_lazy)
         if o._dtype.is_floating_point or o._dtype.is_complex:  # indices stay constants
             t._grad_fn = node
             t._requires_grad = True

@@ -11,11 +11,13 @@ function sees and returns.
 from __future__ import annotations
 
 import functools
+import operator
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import ember as E
 
+from ..._core import dispatch
 from . import _lazy, _trees
 from . import _vmap_axes as _axes
 from ._array import _wrap, array
@@ -132,8 +134,10 @@ def _value_and_grad(fun: Callable, argnums, argnames, who: str) -> Callable:
             for n, t in zip(argnames, new_trees[len(nums):]):
                 new_kwargs[n] = t
             out = fun(*new_args, **new_kwargs)
-            loss = _scalar_loss(out, who)
-            return loss._t.reshape(()), out
+            t = _scalar_loss(out, who)._t.reshape(())
+            # (a complex loss is pulled back with cotangent 1, as MLX does: that is the
+            # gradient of its real part, which autograd's real-scalar seed can take)
+            return (E.real(t) if t.dtype.is_complex else t), out
 
         grads, out = _gradients(inner, [x._t for x in diff]) if diff else ((), inner()[1])
         g_iter = iter(grads)
@@ -176,7 +180,15 @@ def _gradients(inner: Callable, tensors: list) -> tuple[list, object]:
             # (a fresh start: what the function leaves behind, a model holding the
             # arrays it was given, must not tie the next step to this one's graph)
             tensors = [t.detach() for t in tensors]
-        return _lazy.eager(lambda: _eager_gradients(inner, tensors))
+        grads, out = _lazy.eager(lambda: _eager_gradients(inner, tensors))
+        if not nested and not dispatch.forward_mode_active():
+            # (under `compile`'s tracer or a vmap, the outermost gradient of a function
+            # that takes a gradient itself comes back on the tape (second order): MLX's
+            # are plain arrays, and an update made from them must not tie the next step
+            # to this one's freed graph. A jvp around keeps them: detach drops tangents)
+            grads = [g.detach() if g.requires_grad else g for g in grads]
+            out = _detached(out)
+        return grads, out
     with _lazy.inside(w), E.enable_grad():
         leaves = [t if nested and t.requires_grad else t.detach().requires_grad_()
                   for t in tensors]
@@ -251,13 +263,59 @@ def _detached(tree):
         return _trees.tree_map(cut, tree)
 
 
-def value_and_grad(fun: Callable, argnums=None, argnames=()) -> Callable:
-    """A function returning `(fun(*args), gradients)` (see the module docstring)."""
+_GRAD = ("{0}(fun: Callable[P, R], argnums: int | Sequence[int] | None = None, "
+         "argnames: str | Sequence[str] = []) -> Callable[P, {1}]")
+
+
+def _grad_args(who: str, result: str, args: tuple, kwargs: dict) -> tuple:
+    """(fun, argnums, argnames) of a `grad` / `value_and_grad` call, refused as MLX's
+    binding refuses it (a TypeError naming the types given): `fun` callable, `argnums`
+    None, an int or a sequence of ints, `argnames` a str or a sequence of strs."""
+    names = ("fun", "argnums", "argnames")
+    bound = dict(zip(names, args))
+    ok = len(args) <= 3 and set(kwargs) <= set(names) and not set(kwargs) & set(bound)
+    bound.update(kwargs)
+    fun, nums = bound.get("fun"), bound.get("argnums")
+    argnames = bound.get("argnames", ())
+
+    def index(v):  # (an int, or what converts to one as nanobind's int does: np.int64)
+        try:
+            return operator.index(v)
+        except TypeError:
+            return None
+
+    def ints(v):
+        if index(v) is not None:
+            return index(v)
+        if isinstance(v, Sequence) and not isinstance(v, str):
+            got = [index(i) for i in v]
+            return None if None in got else got
+        return None
+
+    def strs(v) -> bool:
+        return isinstance(v, str) or (isinstance(v, Sequence)
+                                      and all(isinstance(n, str) for n in v))
+
+    ok = ok and callable(fun) and strs(argnames)
+    if nums is not None:
+        nums = ints(nums)
+        ok = ok and nums is not None
+    if not ok:
+        raise bad_call(who, _GRAD.format(who, result), args, kwargs)
+    return fun, nums, argnames
+
+
+def value_and_grad(*args, **kwargs) -> Callable:
+    """A function returning `(fun(*args), gradients)` (see the module docstring):
+    `value_and_grad(fun, argnums=None, argnames=[])`."""
+    fun, argnums, argnames = _grad_args("value_and_grad", "tuple[R, Any]", args, kwargs)
     return _value_and_grad(fun, argnums, argnames, "value_and_grad")
 
 
-def grad(fun: Callable, argnums=None, argnames=()) -> Callable:
-    """A function returning the gradient of scalar-valued `fun`."""
+def grad(*args, **kwargs) -> Callable:
+    """A function returning the gradient of scalar-valued `fun`:
+    `grad(fun, argnums=None, argnames=[])`."""
+    fun, argnums, argnames = _grad_args("grad", "Any", args, kwargs)
     inner = _value_and_grad(fun, argnums, argnames, "grad")
 
     @functools.wraps(fun)
@@ -298,7 +356,13 @@ def _vjp(fun: Callable, primals: list, cotangents: list) -> tuple:
     box: dict = {}
 
     def inner(*tensors):
-        outs = _outputs(fun(*[_array_like(t, p) for t, p in zip(tensors, prim)]))
+        # (a reverse pass runs around `fun`: a gradient taken inside is nested in it and
+        # keeps its graph, or the pullback of a grad would see none and give zeros)
+        _depth.n += 1
+        try:
+            outs = _outputs(fun(*[_array_like(t, p) for t, p in zip(tensors, prim)]))
+        finally:
+            _depth.n -= 1
         box["outs"] = outs
         return tuple(o._t for o in outs)
 
