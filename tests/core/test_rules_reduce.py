@@ -73,6 +73,7 @@ CASES = [
     ("is_all_true", lambda s: ember._is_all_true(s > 0), (S,), 1),
     ("is_any_true", lambda x: ember._is_any_true(x > 1.2), (X,), 1),
     ("count_nonzero", lambda s: ember.count_nonzero(s - s.round(), 0), (S,), 1),
+    ("hash_tensor", lambda x: ember.hash_tensor(x, (0, 2), keepdim=True), (X,), 1),
     ("logsumexp", lambda x: ember.logsumexp(x, (1, 2)), (X,), 1),
     ("sum_in_order", lambda x: in_order_sum(x), (X,), 1),  # (cdist's sums)
     ("var", lambda x: x.var(1), (X,), 1),
