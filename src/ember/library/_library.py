@@ -102,6 +102,8 @@ class Library:
         self._destroy()
 
     def _destroy(self) -> None:
+        if namespaces is None:  # (at interpreter exit, after this module's globals went)
+            return
         for qualname in getattr(self, "_op_defs", ()):
             ns, name = qualname.split("::", 1)
             if ns in namespaces:

@@ -138,8 +138,9 @@ def test_other_shapes_compute_what_mlx_computes(name):
         assert [x.shape for x in o] == [x.shape for x in t]
         for x, y in zip(o, t):
             # (float32 sums, exps and products: ember's NumPy/C kernels and MLX's add and
-            # round in other orders, so a few ulps apart)
-            np.testing.assert_allclose(x, y, rtol=2e-5, atol=1e-6)
+            # round in other orders, so a few ulps apart; a normalised value near zero comes
+            # from x - mean of O(1) terms, so its error is absolute: atol 1e-5)
+            np.testing.assert_allclose(x, y, rtol=2e-5, atol=1e-5)
 
 
 def test_the_python_runs_once_and_prints_once():
