@@ -600,9 +600,10 @@ def _size_dim(dim: int, ndim: int, name: str) -> int:
     an int as PyTorch's parser reads one (not a bool; an integer tensor's value)."""
     if dim.__class__ is not int:
         if dim.__class__ is bool or not hasattr(dim, "__index__"):
-            t = type(dim)  # (named as CPython's tp_name: `numpy.float64`, `float`)
-            kind = t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
-            raise TypeError(f"{name}(): argument 'dim' (position 1) must be int, not {kind}")
+            from .ops._arg_parser_text import tp_name
+
+            raise TypeError(f"{name}(): argument 'dim' (position 1) must be int, not "
+                            f"{tp_name(dim)}")
         dim = dim.__index__()
     if ndim == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")

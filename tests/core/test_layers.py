@@ -38,6 +38,9 @@ LATE_BINDINGS = {
                                               "writer",
     ("ember._tensor", "ember.storage"): "Tensor.storage() and storage_type(): PyTorch's legacy "
                                         "TypedStorage face over the untyped storage",
+    ("ember._tensor", "ember.ops._arg_parser_text"): "size / stride's refusal of a dim that is "
+                                                     "no int names its type as PyTorch's parser "
+                                                     "does, imported when refusing",
     ("ember._aliases", "ember.ops._arg_parser_text"): "a refusal's type names as PyTorch's "
                                                       "parser prints them (numpy.ndarray), "
                                                       "imported when refusing",
