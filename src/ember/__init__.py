@@ -99,6 +99,7 @@ from . import distributions  # noqa: E402
 from . import optim  # noqa: E402
 from . import utils  # noqa: E402
 from . import _dynamo, accelerator, amp, backends, compiler, distributed, jit, onnx  # noqa: E402
+from . import _C, overrides  # noqa: E402  (the __torch_function__ protocol)
 from . import quasirandom  # noqa: E402
 from . import storage  # noqa: E402
 from . import __future__  # noqa: E402  (torch.__future__'s module-conversion switches)

@@ -17,6 +17,7 @@ import numpy as np
 from . import _aliases, _names
 from . import _dtype as dt
 from . import _grad_mode as grad_mode
+from . import _torch_function as _tf
 from ._conversions import Conversions
 from ._device import CPU, META, device
 from ._layout import CHANNELS_LAST_RANK, is_channels_last
@@ -509,6 +510,30 @@ class Tensor(Conversions):
         (Replaced by the `detach` primitive's binding when the ops load.)"""
         return _alias(self)  # not a view, as in PyTorch: it may be written in place freely
 
+    def __init_subclass__(cls, **kwargs) -> None:
+        """A subclass defined outside ember turns the override protocol on (by default its
+        results convert to it); ember's own subclasses opt out, as `nn.Parameter` does."""
+        super().__init_subclass__(**kwargs)
+        if "__torch_function__" not in vars(cls) and cls.__module__.startswith("ember."):
+            cls.__torch_function__ = _tf._disabled_torch_function_impl
+        elif _tf._overrides(cls):
+            _tf.activate()
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        """The default override: run `func` with subclass dispatch off, then give its Tensor
+        results (also inside tuples and lists) this class's type, as `as_subclass` does."""
+        if kwargs is None:
+            kwargs = {}
+        if not all(issubclass(cls, t) for t in types):
+            return NotImplemented
+        with _tf.DisableTorchFunctionSubclass():
+            out = func(*args, **kwargs)
+        owner = getattr(func, "__self__", None)
+        if any(owner is p for p in _tf.nowrap):
+            return out
+        return _convert(out, cls)
+
     @staticmethod
     def _make_subclass(cls, data: Tensor, require_grad: bool = False) -> Tensor:
         """An instance of Tensor subclass `cls` over `data`'s storage and version counter,
@@ -583,6 +608,20 @@ class Tensor(Conversions):
 
     # Tensors compare elementwise; `__eq__` is bound with the other ops.
     __array_priority__ = 1000
+
+
+_tf._base[0] = Tensor
+
+
+def _convert(out, cls: type):
+    """`out` with its Tensors as instances of subclass `cls` (aliases, as `as_subclass`)."""
+    if isinstance(out, Tensor):
+        return out if isinstance(out, cls) else out.as_subclass(cls)
+    if isinstance(out, (tuple, list)):
+        items = [_convert(o, cls) for o in out]
+        make = getattr(type(out), "_make", None)
+        return make(items) if make is not None else type(out)(items)
+    return out
 
 
 def layout_strides(t: Tensor) -> tuple[int, ...]:

@@ -17,7 +17,7 @@ SRC = Path(ember.__file__).parent
 LAYERS = [
     {"_dtype", "_device", "_view", "_storage", "_layout", "_names", "_grad_mode",
      "_allocator", "_memory", "backends", "compat", "_aliases", "version", "_algorithms",
-     "_user_warnings", "_cpu"},
+     "_user_warnings", "_cpu", "_torch_function"},
     {"_tensor", "_conversions", "_printing", "_dlpack"},
     {"_core", "native"},
     {"ops", "linalg", "random", "amp.autocast_mode"},
