@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from fresh_process import with_server
+
 ROOT = Path(__file__).parents[2]
 EXAMPLES = ROOT / "examples" / "mlx"
 MLX_VERSION = "0.32.4"
@@ -121,6 +123,14 @@ RTOL = {
     # every value but one matched to the last digit here (a sum of 1024 |gradients|,
     # 787.7861 against 787.7858: 4e-7 relative)
     "wgan_gp.py": 1e-4,
+    # no training: every kernel is compared with its mx reference inside the program and
+    # printed as a boolean against a stated tolerance; the few values printed to 4-5
+    # decimals (float32 norms, attention and layer outputs) matched to the last digit here
+    "fast_kernels.py": 1e-4,
+    # 12 Adam and 3 SGD steps of a 3-16-1 MLP sum float32 in another order than MLX's;
+    # printed to 4 decimals (every value identical on this machine); the rest (memory byte
+    # counts, trace counts, stream indices, messages) is exact on both sides
+    "lazy_streams.py": 1e-4,
 }
 PROGRAMS = sorted(p.name for p in EXAMPLES.glob("*.py"))
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d*)?(?:e[+-]?\d+)?|nan|-?inf")
@@ -148,9 +158,12 @@ def _same_line(ours: str, theirs: str, rtol: float) -> bool:
     return True
 
 
-def _run(args: list[str], cwd: Path, env: dict) -> list[str]:
-    run = subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True,
-                         text=True, timeout=600)
+def _run_on_ember(program: Path, cwd: Path) -> list[str]:
+    """What `python -m ember.run program` prints, run in a fresh child of a server that
+    imported ember once (tests/fresh_process.py: saves an interpreter start per program)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
+    run = with_server("ember.run", env).run_path(program, cwd=cwd, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
     return run.stdout.splitlines()
 
@@ -163,9 +176,7 @@ def test_every_program_has_a_tolerance_and_a_stored_output():
 
 @pytest.mark.parametrize("program", PROGRAMS)
 def test_example_prints_what_mlx_prints(program, tmp_path):
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
-    ours = _run(["-m", "ember.run", str(EXAMPLES / program)], tmp_path, env)
+    ours = _run_on_ember(EXAMPLES / program, tmp_path)
     stored = EXAMPLES / program.replace(".py", f".mlx-{MLX_VERSION}.out")
     theirs = stored.read_text().splitlines()
     assert len(ours) == len(theirs), (ours, theirs)

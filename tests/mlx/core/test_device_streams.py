@@ -36,9 +36,9 @@ def in_thread(fn):
     th = threading.Thread(target=fn)
     th.start()
     th.join()
-# (MLX makes the main thread's default stream, stream 0, at the first op; ember has it
-# from the start, so each script begins with an op)
-mx.eval(mx.array(1.0) + 1)
+# (MLX makes the main thread's default stream at its first op; the scripts begin with one,
+# unless they are about that)
+{prelude}
 {body}
 print(repr(record))
 sys.stdout.flush()
@@ -46,17 +46,17 @@ os._exit(0)  # (MLX's stream threads can abort a normal exit)
 """
 
 
-def _record(body: str, which: str) -> list:
-    script = _RUNNER.replace("{body}", textwrap.dedent(body))
+def _record(body: str, which: str, prelude: str = "mx.eval(mx.array(1.0) + 1)") -> list:
+    script = _RUNNER.replace("{prelude}", prelude).replace("{body}", textwrap.dedent(body))
     run = subprocess.run([sys.executable, "-c", script, which], capture_output=True,
                          text=True, timeout=120, env={**os.environ, "PYTHONHASHSEED": "0"})
     assert run.returncode == 0, run.stderr
     return eval(run.stdout)  # noqa: S307  (the repr of a list of string pairs)
 
 
-def _same(body: str) -> None:
-    ember_record = _record(body, "ember")
-    assert ember_record == _record(body, "mlx")
+def _same(body: str, **prelude) -> None:
+    ember_record = _record(body, "ember", **prelude)
+    assert ember_record == _record(body, "mlx", **prelude)
     assert ember_record  # (a script that recorded nothing compares nothing)
 
 
@@ -205,9 +205,37 @@ def test_defaults_and_stream_contexts():
 
 
 def test_a_script_that_differs_fails():
-    # (the comparison can fail: MLX's Stream has no constructor, ember's keeps one)
+    # (the comparison can fail: the two modules have different names)
     with pytest.raises(AssertionError):
-        _same("t(lambda: mx.Stream(mx.Device(mx.cpu), 0))")
+        _same("t(lambda: mx.__name__)")
+
+
+@pytest.mark.parametrize("first", [
+    "", "a = mx.array(1.0)", "a = mx.array(np.ones(3))", "k = mx.random.key(0)",
+    "mx.random.seed(0)", "a = mx.array(1.0); a.item()", "a = mx.ones(2)",
+    "a = mx.array([1, 2]); b = a + a", "a = mx.array(1.0); b = a.reshape(1)",
+    "a = mx.random.uniform(shape=(2,))", "a = mx.random.split(mx.random.key(1))",
+    "d = mx.default_stream(mx.cpu)", "mx.synchronize()"])
+def test_the_default_stream_is_made_by_the_first_op(first):
+    """The main thread's default stream takes the next index when an op (or a call naming
+    it) first needs it: not at import, nor for an array made from data, a key or a seed."""
+    _same("""
+        t(lambda: mx.new_stream(mx.cpu))
+        t(lambda: mx.default_stream(mx.cpu))
+    """, prelude=first)
+
+
+def test_stream_and_device_constructors():
+    _same("""
+        for args in ["", "mx.cpu, 0", "mx.Device(mx.cpu), 0"]:
+            t(lambda: eval(f"mx.Stream({args})"))
+        for args in ["", "0", "1", "2", "mx.cpu, 1.5", "mx.cpu, True", "mx.cpu, 2**31",
+                     "mx.cpu, -1", "mx.cpu, index=3", "type=mx.gpu", "mx.cpu, 1, 2",
+                     "index=1", "'cpu'"]:
+            t(lambda: eval(f"mx.Device({args})"))
+        t(lambda: [hasattr(mx.Device(mx.cpu), "index"), hasattr(mx.default_stream(mx.cpu),
+                   "index"), hasattr(mx.default_stream(mx.cpu), "device")])
+    """)
 
 
 def test_in_process_state_is_kept_per_thread():
@@ -233,3 +261,31 @@ def test_in_process_state_is_kept_per_thread():
     with mx.stream(tl):
         assert mx.default_stream(mx.cpu) not in (here, seen["tl"], seen["default"])
     assert mx.default_stream(mx.cpu) == here
+
+
+def test_getters_give_new_objects_hashed_by_identity():
+    """MLX's Device and Stream compare by value and hash by identity, and default_device /
+    default_stream give a new object each call: a dict keyed by one misses an equal other."""
+    _same("""
+        s = mx.default_stream(mx.cpu)
+        n = mx.new_stream(mx.cpu)
+        d = mx.Device(mx.cpu)
+        t(lambda: [mx.default_device() is mx.default_device(), s is mx.default_stream(mx.cpu),
+                   s == mx.default_stream(mx.cpu), s.device is s.device])
+        t(lambda: [{s: 1}.get(s), {s: 1}.get(mx.default_stream(mx.cpu)), {d: 2}.get(d),
+                   {d: 2}.get(mx.Device(mx.cpu)), len({d, mx.Device(mx.cpu, 0), mx.cpu})])
+        mx.set_default_stream(n)
+        t(lambda: [mx.default_stream(mx.cpu) is n, mx.default_stream(mx.cpu) == n])
+        t(lambda: [s == mx.cpu, s == d, d == mx.cpu, mx.cpu == d, mx.Device(mx.gpu) == mx.cpu,
+                   d == "cpu", s != 3])
+    """)
+
+
+def test_bindings_without_keywords():
+    _same("""
+        x = mx.ones(2)
+        for call in ["mx.eval(x=1)", "mx.eval(x, stream=mx.cpu)", "mx.async_eval(x, y=2)",
+                     "mx.default_device(1)", "mx.default_device(d=mx.cpu)", "mx.eval()",
+                     "mx.async_eval()", "mx.eval(1, 'a', None, [2.5, {'k': x}])"]:
+            t(lambda: eval(call))
+    """)

@@ -53,3 +53,16 @@ def _callable(v):
 ])
 def test_source_kernels_as_mlx(expr):
     assert outcome(expr, mx, SETUP, _callable) == outcome(expr, mlx, SETUP, _callable)
+
+
+def _kind(v):
+    """What a program can print of a function object: its type, name, module and the
+    first line of its docstring (the call signature)."""
+    return (type(v).__module__, type(v).__name__, callable(v), v.__name__, v.__module__,
+            v.__doc__.splitlines()[0])
+
+
+def test_metal_kernel_is_a_nanobind_function_as_in_mlx():
+    expr = "F.metal_kernel(name='a', input_names=['x'], output_names=['y'], source='s')"
+    assert outcome(expr, mx, SETUP, _kind) == outcome(expr, mlx, SETUP, _kind)
+    assert outcome(expr, mx, SETUP, _kind)[1][:2] == ("nanobind", "nb_func")

@@ -58,6 +58,7 @@ from . import _compile_shapes as _shapes
 from . import _lazy, _trees
 from . import random as _random
 from ._array import _wrap, array
+from ._binding import bad_call
 from ._tracers import ASYNC_EVAL_IN_TRANSFORM, EVAL_IN_TRANSFORM, is_vmap_tracer
 
 _disabled = [os.environ.get("MLX_DISABLE_COMPILE", "") not in ("", "0")]
@@ -343,6 +344,18 @@ _EAGER = object()  # a signature whose trace broke: its calls run `fun` as writt
 _AT_SHAPES = 64  # the traces at other shapes a shapeless plan keeps (the oldest dropped first)
 
 
+# MLX's compile cache: id(fun) -> {(shapeless, outputs given): {signature -> _Plan or
+# _EAGER}}. It is keyed by the Python function, so `mx.compile(f)` made twice shares f's
+# traces, and the first compiled function of f to be collected drops them all (MLX's
+# `compile_erase` in its destructor). NOTE: MLX's key leaves `outputs=` out (a trace made
+# without it then serves a call with it, writing no state); ember keeps the two apart.
+_cache: dict[int, dict] = {}
+
+
+def _erase(fun_id: int) -> None:
+    _cache.pop(fun_id, None)
+
+
 class _Compiled:
     """What `mx.compile` returns (see the module docstring)."""
 
@@ -352,9 +365,16 @@ class _Compiled:
         self.inputs = inputs
         self.outputs = outputs
         self.shapeless = shapeless
-        self.plans: dict = {}  # signature -> _Plan, or _EAGER
         self.programs: dict = {}  # graph key -> program (shared by this function's traces)
         self.traces = 0  # how many times `fun` was traced (ember's own: for tests, tools)
+        weakref.finalize(self, _erase, id(fun))
+
+    @property
+    def plans(self) -> dict:
+        """signature -> _Plan (or _EAGER), shared with every compiled function of `fun`
+        of the same kind (see `_cache`)."""
+        kinds = _cache.setdefault(id(self.fun), {})
+        return kinds.setdefault((self.shapeless, self.outputs is not None), {})
 
     def __call__(self, *args, **kwargs):
         if _disabled[0] or _tracing.depth or _stack.top is not None:
@@ -481,8 +501,10 @@ def compile(fun: Callable, inputs=None, outputs=None, shapeless: bool = False) -
     return _Compiled(fun, inputs, outputs, shapeless)
 
 
-def eval(*trees) -> None:  # noqa: A001  (MLX's name)
+def eval(*trees, **kwargs) -> None:  # noqa: A001  (MLX's name)
     """Compute every array in `trees` (lists, tuples, dicts; other leaves are ignored)."""
+    if kwargs:
+        raise bad_call("eval", "eval(*args) -> None", trees, kwargs)
     leaves = _trees.leaves(list(trees))
     if any(isinstance(x, array) and is_vmap_tracer(x._t) for x in leaves):
         raise ValueError(EVAL_IN_TRANSFORM)
@@ -494,10 +516,14 @@ def eval(*trees) -> None:  # noqa: A001  (MLX's name)
             return
 
 
-def async_eval(*trees) -> None:
+def async_eval(*trees, **kwargs) -> None:
     """As `eval` (the CPU computes in order, so there is nothing to run in the background),
-    but refusing, as MLX does, an array a transform is tracing (vmap's, or grad's input)."""
-    if any(isinstance(x, array) and (is_vmap_tracer(x._t) or x._t.requires_grad)
+    but refusing, as MLX does, an array a transform is tracing (vmap's, compile's, or
+    grad's input) with its own message."""
+    if kwargs:
+        raise bad_call("async_eval", "async_eval(*args)", trees, kwargs)
+    if any(isinstance(x, array) and (is_vmap_tracer(x._t) or x._t.requires_grad or (
+            _tracing.depth and isinstance(x._t.__dict__.get("_lazy_session"), _Trace)))
            for x in _trees.leaves(list(trees))):
         raise ValueError(ASYNC_EVAL_IN_TRANSFORM)
     eval(*trees)

@@ -24,6 +24,7 @@ from ..._core.dispatch import transform_active
 from ..._core.primitive import defbatch
 from . import _trees
 from ._array import _wrap, array
+from ._binding import bad_call
 
 
 def _arrays(tree) -> list:
@@ -212,6 +213,8 @@ def _function_of(cf: custom_function) -> type:
 def checkpoint(fun: Callable) -> Callable:
     """`fun`, whose backward pass runs it again instead of keeping its intermediate arrays
     (same values and gradients as `fun`)."""
+    if not callable(fun):
+        raise bad_call("checkpoint", "checkpoint(fun: Callable[P, R]) -> Callable[P, R]", (fun,))
     cf = custom_function(fun)
 
     @cf.vjp

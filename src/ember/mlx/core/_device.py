@@ -6,7 +6,8 @@ MLX's bookkeeping, so that programs see the streams MLX would give them:
 
 - every stream has a process-wide index, counted from 0 (`new_stream`, a thread's first
   default stream, a thread-local stream's first use on a thread all take the next one;
-  a GPU stream takes one too, before it is refused);
+  a GPU stream takes one too, before it is refused); a thread's default stream is made
+  by its first op (or the first call that names it), as in MLX;
 - a stream made by `new_stream` belongs to its thread (using it on another raises, as
   MLX's CPU encoders do), `new_thread_unsafe_stream` makes one every thread may use,
   and a `ThreadLocalStream` names a different stream on each thread that uses it;
@@ -19,6 +20,7 @@ MLX's bookkeeping, so that programs see the streams MLX would give them:
 from __future__ import annotations
 
 import enum
+import operator
 import os
 import threading
 
@@ -44,40 +46,65 @@ _COUNT = {cpu: 1, gpu: 0}  # devices of each type this build has
 class Device:
     """`mx.Device(mx.cpu, 0)`; equal to its DeviceType."""
 
-    __slots__ = ("type", "index")
+    __slots__ = ("type", "_index")  # (MLX shows `type` alone)
 
-    def __init__(self, type: DeviceType, index: int = 0) -> None:  # noqa: A002
-        self.type, self.index = type, index
+    def __init__(self, *args, **kwargs) -> None:
+        try:
+            type, index = _device_fields(*args, **kwargs)  # noqa: A001
+        except TypeError:
+            raise bad_call("__init__", "__init__(self, type: mlx.core.DeviceType, index: int = "
+                           "0) -> None", (self, *args), kwargs) from None
+        self.type, self._index = type, index
 
     def __repr__(self) -> str:
-        return f"Device({self.type.name}, {self.index})"
+        return f"Device({self.type.name}, {self._index})"
 
     def __eq__(self, other) -> bool:
         if isinstance(other, DeviceType):
             return self.type is other
-        return isinstance(other, Device) and (self.type, self.index) == (other.type, other.index)
+        return isinstance(other, Device) and (self.type, self._index) == (other.type, other._index)
 
-    def __hash__(self) -> int:
-        return hash((self.type, self.index))
+    # NOTE: MLX's Device and Stream hash by identity while `==` compares values (a dict
+    # keyed by one does not find an equal other), and its getters return new objects
+    __hash__ = object.__hash__
+
+
+def _device_fields(type, index=0) -> tuple:  # noqa: A002  (the binding's names)
+    """What nanobind takes for `Device(type, index=0)`: a DeviceType (or its value) and a
+    C int (anything with `__index__`, not a float); TypeError otherwise."""
+    if isinstance(type, int) and not isinstance(type, DeviceType) and type in (0, 1):
+        type = DeviceType(int(type))
+    if not isinstance(type, DeviceType):
+        raise TypeError
+    index = operator.index(index)
+    if not -(2**31) <= index < 2**31:
+        raise TypeError
+    return type, index
 
 
 class Stream:
-    """A stream of work on a device (ember runs every stream in order on the CPU)."""
+    """A stream of work on a device (ember runs every stream in order on the CPU). MLX
+    gives it no constructor: streams come from `new_stream` / `default_stream`."""
 
-    __slots__ = ("device", "index")
+    __slots__ = ("device", "_index")  # (MLX shows `device` alone)
 
-    def __init__(self, device: Device, index: int) -> None:
-        self.device, self.index = device, index
+    def __init__(self, *args, **kwargs) -> None:
+        raise TypeError("mlx.core.Stream: no constructor defined!")
+
+    @classmethod
+    def _of(cls, device: Device, index: int) -> Stream:
+        s = object.__new__(cls)
+        s.device, s._index = device, index
+        return s
 
     def __repr__(self) -> str:
-        return f"Stream({self.device!r}, {self.index})"
+        return f"Stream({self.device!r}, {self._index})"
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, Stream) and (self.device, self.index) == (other.device,
-                                                                            other.index)
+        return isinstance(other, Stream) and (self.device, self._index) == (other.device,
+                                                                            other._index)
 
-    def __hash__(self) -> int:
-        return hash((self.device, self.index))
+    __hash__ = object.__hash__  # (see Device's)
 
 
 class ThreadLocalStream:
@@ -162,7 +189,7 @@ is_stream_or_device = _is_stream_or_device  # (what a binding's `stream=` takes,
 def _new(device: Device, fn: str) -> Stream:
     """The next stream on `device` (a GPU one takes its index, then is refused)."""
     with _lock:
-        s = Stream(device, len(_all))
+        s = Stream._of(device, len(_all))
         _all.append(s)
     if device.type is gpu:
         raise ValueError(f"[{fn}] Cannot make gpu stream without gpu backend.")
@@ -171,7 +198,7 @@ def _new(device: Device, fn: str) -> Stream:
 
 def _default_slot(d: Device) -> int:
     """The slot of `d`'s default stream (MLX's per-device vector, bounds-checked)."""
-    n, count = d.index % 2**64, _COUNT[d.type]
+    n, count = d._index % 2**64, _COUNT[d.type]
     if n >= count:
         raise IndexError(f"vector::_M_range_check: __n (which is {n}) >= this->size() "
                          f"(which is {count})")
@@ -182,7 +209,7 @@ def _resolve(tls: ThreadLocalStream) -> Stream:
     s = _thread.resolved.get(tls)
     if s is None:
         s = _thread.resolved[tls] = _new(tls.device, "new_stream")
-        _thread.own.add(s.index)
+        _thread.own.add(s._index)
     return s
 
 
@@ -200,8 +227,12 @@ def to_stream(s) -> Stream:
 
 # -- devices --------------------------------------------------------------------------------
 
-def default_device() -> Device:
-    return _default_device[0]
+def default_device(*args, **kwargs) -> Device:
+    """The default device (a new object each call, as MLX's binding gives)."""
+    if args or kwargs:
+        raise bad_call("default_device", "default_device() -> mlx.core.Device", args, kwargs)
+    d = _default_device[0]
+    return Device(d.type, d._index)
 
 
 def set_default_device(device=_NO, *more) -> None:
@@ -228,7 +259,7 @@ def is_available(device=_NO, *more) -> bool:
     """Whether this build can run on `device`: the CPU of index 0 (or below), no GPU."""
     d = _device_arg(device, "is_available", "is_available(device: Device | DeviceType) -> bool",
                     more)
-    return d.index < _COUNT[d.type]
+    return d._index < _COUNT[d.type]
 
 
 def device_info(d=None) -> dict:
@@ -279,8 +310,8 @@ def default_stream(device=_NO, *more) -> Stream:
     s = _thread.defaults.get(slot)
     if s is None:
         s = _thread.defaults[slot] = _new(Device(d.type), "new_stream")
-        _thread.own.add(s.index)
-    return s
+        _thread.own.add(s._index)
+    return Stream._of(s.device, s._index)  # (a new object each call, as MLX's)
 
 
 def set_default_stream(stream=_NO, *more) -> None:
@@ -298,7 +329,7 @@ def new_stream(device=_NO, *more) -> Stream:
     d = _device_arg(device, "new_stream", "new_stream(device: Device | DeviceType) -> Stream",
                     more)
     s = _new(d, "new_stream")
-    _thread.own.add(s.index)
+    _thread.own.add(s._index)
     return s
 
 
@@ -307,7 +338,7 @@ def new_thread_unsafe_stream(device=_NO, *more) -> Stream:
     d = _device_arg(device, "new_thread_unsafe_stream",
                     "new_thread_unsafe_stream(device: Device | DeviceType) -> Stream", more)
     s = _new(d, "new_thread_unsafe_stream")
-    _unsafe.add(s.index)
+    _unsafe.add(s._index)
     return s
 
 
@@ -357,14 +388,18 @@ def check_stream(stream) -> bool:
     if not _is_stream_or_device(stream):
         return False
     s = to_stream(stream)
-    if s.index not in _thread.own and s.index not in _unsafe:
-        raise RuntimeError(f"There is no Stream({s.device.type.name}, {s.index}) in current "
+    if s._index not in _thread.own and s._index not in _unsafe:
+        raise RuntimeError(f"There is no Stream({s.device.type.name}, {s._index}) in current "
                            "thread.")
     return True
 
 
-# the importing thread's default stream is stream 0 (in MLX, the first op makes it)
-default_stream(cpu)
+def first_op() -> None:
+    """Make this thread's default stream of the default device if it has none yet: MLX
+    makes it when an op first needs it (not at import, nor for an array built from data,
+    a key or a seed), so a stream made before any op takes the index before it."""
+    if not _thread.defaults:
+        default_stream(_default_device[0])
 
 
 class _Backend:

@@ -37,6 +37,7 @@ from ._array import _wrap, array
 from ._binding import bad_call
 from ._compile import _EAGER, _Compiled, _Slot
 from ._export_file import load_traces, save_traces
+from ._nb_types import nb_func
 
 _INPUTS = ("Inputs can either be a variable number of positional and keyword arrays or a "
            "single tuple and/or dictionary of arrays.")
@@ -351,22 +352,6 @@ def _trace(fun: Callable, pos: list, kw: dict, shapeless: bool):
 
 # -- importing ------------------------------------------------------------------------------
 
-class nb_func:  # noqa: N801  (the name MLX's imported function's type prints)
-    """What `import_function` returns: called with arrays, it returns a tuple of arrays
-    (MLX's is a nanobind function object, printed as `<nanobind.nb_func object ...>`)."""
-
-    __slots__ = ("_call",)
-
-    def __init__(self, call: Callable) -> None:
-        self._call = call
-
-    def __call__(self, *args, **kwargs) -> tuple:
-        return self._call(*args, **kwargs)
-
-
-nb_func.__module__ = "nanobind"
-
-
 def import_function(file: str, return_metadata: bool = False):
     """The function exported to `file`: called with arrays (as `export_function` took
     them), it runs the matching trace and returns a tuple of arrays."""
@@ -384,7 +369,7 @@ def import_function(file: str, return_metadata: bool = False):
             raise table.no_match(pos, kw)
         return tuple(trace.run(pos + [kw[k] for k in sorted(kw)]))
 
-    imported = nb_func(call)
+    imported = nb_func(call, "(*args, **kwargs) -> tuple")
     if return_metadata:
         return imported, metadata or ""
     return imported

@@ -33,6 +33,8 @@ from ...graph.fuse import lower_fused
 from ...graph.passes import optimized
 from ...graph.program import Program, lower_python
 from ._binding import bad_call
+from ._device import _thread as _device_thread
+from ._device import first_op
 from ._errors import as_value_error, from_core
 from ._silence import silently
 from ._stream_texts import STREAM_TEXTS
@@ -147,6 +149,8 @@ def lazy(fn: Callable, check_stream: Callable | None = None) -> Callable:
     With `check_stream`, a `stream=` keyword is taken off and checked by it first. ember's
     core errors leave as MLX's types (`_errors`); its warnings do not leave (`_silence`)."""
     def op(*args, **kwargs):
+        if not _device_thread.defaults:  # (this thread's first op makes its default stream)
+            first_op()
         try:
             if _stack.top is not None or not enabled[0]:
                 return silently(fn, *args, **kwargs)

@@ -41,6 +41,24 @@ def as_float(value):
     return None
 
 
+class nb_func:  # noqa: N801  (the name the type of MLX's function objects prints)
+    """A function object as nanobind makes one (`<nanobind.nb_func object ...>`): what
+    `import_function` and `fast.metal_kernel` return in MLX. Like nanobind's, each has
+    its call signature as `__doc__`, an empty `__name__` and no `__module__`."""
+
+    def __init__(self, call: Callable, doc: str) -> None:
+        self._call = call
+        self.__doc__ = doc
+        self.__name__ = ""
+        self.__module__ = None
+
+    def __call__(self, *args, **kwargs):
+        return self._call(*args, **kwargs)
+
+
+nb_func.__module__ = "nanobind"
+
+
 REFUSED = object()  # a converter's answer where nanobind refuses the value
 
 

@@ -9,12 +9,10 @@ run them on a GPU therefore import on ember as on MLX.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ._array import array
 from ._binding import bad_call
 from ._dtypes import Dtype
-from ._nb_types import as_float, as_int
+from ._nb_types import as_float, as_int, nb_func
 
 _METAL = ("metal_kernel(name: str, input_names: collections.abc.Sequence[str], output_names: "
           "collections.abc.Sequence[str], source: str, header: str = '', "
@@ -81,7 +79,7 @@ _KERNEL_PARAMS = {
 }
 
 
-def metal_kernel(*args, **kwargs) -> Callable:
+def metal_kernel(*args, **kwargs) -> nb_func:
     """A kernel from Metal source; calling it checks its arguments, then raises, as MLX's
     build without Metal does."""
     bound = _bind("metal_kernel", _METAL, args, kwargs, {
@@ -117,8 +115,8 @@ def metal_kernel(*args, **kwargs) -> Callable:
                                  "`mlx.core.Dtype`, `int` or `bool`.")
         raise RuntimeError("[metal_kernel] No Metal back-end.")
 
-    kernel.__doc__ = _CALL + "\n\nRun the kernel (refused: this build has no Metal back-end)."
-    return kernel
+    return nb_func(kernel, _CALL + "\n\nRun the kernel (refused: this build has no Metal "
+                           "back-end).")
 
 
 def cuda_kernel(*args, **kwargs):

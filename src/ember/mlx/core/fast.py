@@ -115,6 +115,12 @@ def rope(a: array, dims: int, *, traditional: bool, base: float | None, scale: f
     else:
         inv = ops.reciprocal(_f32(freqs))
     pos = ops.arange(L, dtype=float32)
+    if isinstance(offset, int) and not -2**31 <= offset < 2**31:
+        offset = array(offset)  # (int64, wrapped to int32 below as MLX wraps it)
+    if isinstance(offset, array) and offset.dtype.size == 8:
+        # NOTE: MLX keeps the positions of a 64-bit offset in int32: 2**32 + 5 (int64 or
+        # uint64) rotates as 5 and 2**31 as -2**31; uint32 and narrower ones are exact
+        offset = offset.astype(D.int32)
     if isinstance(offset, array) and offset.size > 1:
         # one offset per batch entry: positions (B, 1, ..., 1, L)
         pos = _f32(offset).reshape(-1, *[1] * (a.ndim - 2)) + pos

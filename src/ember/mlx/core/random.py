@@ -25,7 +25,7 @@ import numpy as np
 from . import _threefry as _tf
 from ._array import array, array_from_numpy, numpy_of
 from ._binding import bad_call
-from ._device import check_stream
+from ._device import check_stream, first_op
 from ._dtypes import Dtype, bool_, float32, int32, uint8, uint16, uint32
 from ._shapes import broadcast_shapes
 
@@ -178,8 +178,12 @@ def _binding(fn):
     signature = inspect.signature(fn)
     scalar_or_array = _SCALAR_OR_ARRAY.get(name, ())
 
+    makes_stream = name not in ("seed", "key")  # (MLX's ops: the first makes the stream)
+
     @functools.wraps(fn)
     def bound(*args, **kwargs):
+        if makes_stream:
+            first_op()
         try:
             call = signature.bind(*args, **kwargs)
         except TypeError:
