@@ -21,3 +21,7 @@ def _seed_and_defaults():
     # what a test sees does not depend on which tests ran before it in the same worker)
     ember._user_warnings._warned_once.clear()
     yield
+    # (a test's Tensor subclass turns the __torch_function__ protocol on for the process:
+    # off again, so that the next test sees the API as a program without one does)
+    if ember._torch_function.is_active():
+        ember._torch_function.deactivate()

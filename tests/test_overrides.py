@@ -182,3 +182,25 @@ def test_nothing_is_wrapped_until_something_could_override(tmp_path):
     assert out.stdout.splitlines() == [
         "[False, False, False, False] shape", "[False, False, False, False]",
         "[True, True, True, True] fget"]
+
+
+def test_the_protocol_comes_off_again_and_back_on(tmp_path):
+    code = """
+        import builtins, ember, ember._torch_function as tf
+        add, shape, watch = ember.add, ember.Tensor.__dict__["shape"], builtins.__build_class__
+        class A(ember.Tensor):
+            pass
+        on = (ember.add is not add, type(ember.ones(1).as_subclass(A) + 1).__name__,
+              builtins.__build_class__ is watch)
+        tf.deactivate()
+        off = (ember.add is add, ember.Tensor.__dict__["shape"] is shape,
+               "__add__" in vars(ember.Tensor), type(ember.ones(1).as_subclass(A) + 1).__name__)
+        class L:
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                return "L"
+        print(on, off, ember.exp(L()))
+    """
+    out = with_server("ember").run_code(textwrap.dedent(code), cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "(True, 'A', False) (True, True, True, 'Tensor') L"

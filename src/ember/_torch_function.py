@@ -25,6 +25,7 @@ from collections.abc import Callable
 _modes: list = []  # the TorchFunctionMode stack, innermost last
 _off = [0, 0]  # nesting depths: [subclass dispatch off, all dispatch off]
 _installer: list[Callable[[], None]] = []  # set by ember.overrides: wraps the public API
+_uninstaller: list[Callable[[], None]] = []  # and puts it back
 _active = [False]
 _base: list = [None]  # Tensor, set when _tensor loads (exactly this type never overrides)
 
@@ -56,6 +57,15 @@ def activate() -> None:
         _active[0] = True
         for install in _installer:
             install()
+
+
+def deactivate() -> None:
+    """Take the wrappers off again (tests do, so that one test's subclass does not change
+    what the next one sees)."""
+    if _active[0]:
+        _active[0] = False
+        for undo in _uninstaller:
+            undo()
 
 
 def is_active() -> bool:

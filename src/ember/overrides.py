@@ -76,6 +76,24 @@ def _namespaces() -> dict[str, list[str]]:
 _public: dict[Callable, Callable] = {}  # each wrapper's op, for is_tensor_method_or_property
 
 
+_replaced: list[tuple[object, str, object]] = []  # (owner, name, what it held) per wrapper
+
+
+def _put(owner, name: str, wrapper) -> None:
+    _replaced.append((owner, name, vars(owner).get(name, _replaced)))
+    setattr(owner, name, wrapper)
+
+
+def _uninstall() -> None:
+    while _replaced:
+        owner, name, old = _replaced.pop()
+        if old is _replaced:  # (a method Tensor inherits: the wrapper shadowed it)
+            delattr(owner, name)
+        else:
+            setattr(owner, name, old)
+    _watch_class_statements()
+
+
 def _install() -> None:
     """Put every public op, Tensor method and Tensor property behind the protocol."""
     made: dict[int, Callable] = {}  # (one wrapper for a function two namespaces share)
@@ -91,7 +109,7 @@ def _install() -> None:
                 call = made[id(fn)] = _tf.PublicFunction(
                     fn, module_name, _C_NAME.get(module_name, "") + name, name in _MODES_ONLY)
                 call._public = name
-            setattr(module, name, call)
+            _put(module, name, call)
     seen: set[str] = set()
     later: list[tuple[str, object]] = []
     for klass in Tensor.__mro__[:-1]:
@@ -103,14 +121,14 @@ def _install() -> None:
             if isinstance(value, (staticmethod, classmethod)):
                 continue
             if isinstance(value, property):
-                setattr(Tensor, name, _tf.attribute(value))
+                _put(Tensor, name, _tf.attribute(value))
             elif isinstance(value, types.FunctionType) or hasattr(value, "__wrapped__"):
                 if name in _OPERATOR_AS:
                     later.append((name, value))
                 else:
-                    setattr(Tensor, name, _method(value, name))
+                    _put(Tensor, name, _method(value, name))
     for name, value in later:
-        setattr(Tensor, name, _method(value, name, report=getattr(Tensor, _OPERATOR_AS[name])))
+        _put(Tensor, name, _method(value, name, report=getattr(Tensor, _OPERATOR_AS[name])))
     _tf.nowrap[:] = [Tensor.__dict__["grad"]]
 
 
@@ -122,6 +140,7 @@ def _method(fn: Callable, name: str, report: Callable | None = None) -> Callable
 
 
 _tf._installer.append(_install)
+_tf._uninstaller.append(_uninstall)
 
 
 def _watch_class_statements() -> None:
@@ -144,7 +163,18 @@ def _watch_class_statements() -> None:
             builtins.__build_class__ = build
 
     builtins.__build_class__ = build_class
-    _tf._installer.append(unwatch)
+    _unwatch[:] = [unwatch]
+
+
+_unwatch: list[Callable[[], None]] = []
+
+
+def _stop_watching() -> None:
+    while _unwatch:
+        _unwatch.pop()()
+
+
+_tf._installer.append(_stop_watching)
 
 
 _watch_class_statements()
