@@ -10,6 +10,7 @@ from tests.rule_checks import check_batch, check_jvp, primitive_calls
 
 import ember
 from ember._core import BY_LOOP, MISSING, batch_rules, bind, jvp_rule, rule_params
+from ember.ops import fake_quant_learnable
 from ember.ops._pair_norms import c_pow
 from ember.ops.binary import COMPARISONS, binary_p, compare_p, div_wide_fn, mul_wide_fn
 from ember.ops.logical_bitwise import _BITWISE, bitwise_p
@@ -98,6 +99,17 @@ for _op in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
             "bitwise_right_shift", "gcd", "lcm"):
     CASES[_op] = (getattr(ember, _op), (I, J), 0, 1)
 CASES["isclose"] = (lambda a, b: ember.isclose(a, b, rtol=0.1), (X, Z), 0, 1)
+# LSQ's fake quantisations and their backward factors: no forward mode in torch (None)
+_LSQ = dict(quant_min=-8, quant_max=7, grad_factor=0.5)
+for _pc in (False, True):
+    _qs = (Y[:1] * 0.1, Z[0, :1] * 3) if not _pc else (Y.reshape(1, 3) * 0.1, Z[:1] * 3)
+    CASES[f"lsq_{_pc}"] = (lambda a, s, z, pc=_pc: apply(
+        ternary_p, a, s, z, fn=fake_quant_learnable._forward[pc], per_channel=pc, **_LSQ),
+        (X * 2,) + _qs, None, 1)
+    for _which in ("inside", "a", "b"):
+        CASES[f"lsq_{_pc}_{_which}"] = (lambda a, s, z, pc=_pc, w=_which: apply(
+            ternary_p, a, s, z, fn=fake_quant_learnable._factor[pc], per_channel=pc, which=w,
+            **_LSQ), (X * 2,) + _qs, None, 1)
 CASES["compare_scalar"] = (lambda a: a > 1.2, (X,), 0, 1)
 # the orthogonal polynomials (x in (-1, 1), float degrees): no derivative in torch
 DEGREES = ember.tensor([1.0, 2.0, 5.0], dtype=ember.float64)
@@ -165,7 +177,7 @@ def test_every_function_of_the_area_has_a_jvp_and_a_batch_rule():
     for prim in (compare_p, bitwise_p):
         assert jvp_rule(prim, {}) is None  # marked not differentiable
         assert batch_rules.get(prim, MISSING) not in (MISSING, BY_LOOP)
-    assert len(binary_p.members) == 48 and len(ternary_p.members) == 11
+    assert len(binary_p.members) == 48 and len(ternary_p.members) == 15
     assert set(COMPARISONS) == {"eq", "ne", "lt", "le", "gt", "ge", "logical_and",
                                 "logical_or", "logical_xor", "isclose"}
     assert set(_BITWISE) == {"and", "or", "xor", "left_shift", "right_shift", "gcd", "lcm"}

@@ -30,6 +30,10 @@ FILES = (test_sweep_unary, test_sweep_binary, test_sweep_reduce, test_sweep_view
 
 # Primitives and members no sweep case can compare with torch.func, and why.
 LEFT_OUT = {
+    "ternary._fake_quantize_learnable_per_tensor_affine_backward": "the learnable fake "
+        "quantisations' backward factors: bound only by their VJP, whose torch kernel takes "
+        "float32 only (the sweep's vjp runs float64)",
+    "ternary._fake_quantize_learnable_per_channel_affine_backward": "as the per-tensor one",
     "sparse_coo": "sparse tensors: torch.func transforms refuse sparse layouts",
     "values": "sparse tensors", "sparse_convert": "sparse tensors",
     "gather_coo": "sparse tensors", "sparse_mm": "sparse tensors", "sparse_mul": "sparse tensors",
@@ -107,4 +111,4 @@ def test_the_sweep_reaches_the_catalogue():
     assert not missing, f"not reached by any sweep case: {sorted(missing)}"
     assert everything - covered == set(LEFT_OUT)
     # 87 primitives and 233 family members (`python -m ember._core`)
-    assert (len(everything), len(covered)) == (339, 315)
+    assert (len(everything), len(covered)) == (343, 317)

@@ -46,6 +46,14 @@ def _through_view(m, x, y):
 
 
 
+def _learnable_fq(m, x, s, z):
+    """LSQ's fake quantisations, per tensor and per channel (positive scales from `s`)."""
+    scale = s.abs() * 0.2 + 0.05
+    return (m._fake_quantize_learnable_per_tensor_affine(x, scale, z * 3, -8, 7),
+            m._fake_quantize_learnable_per_channel_affine(x, scale.expand(4).float(),
+                                                          z * 3, 1, -8, 7, 0.5))
+
+
 def _unique(m, x):
     r = m.round(x * 2)
     return m.unique(r), m.unique_consecutive(r)
@@ -72,6 +80,9 @@ CASES = [
          vmap="torch's vmap refuses bincount (a data-dependent shape)"),
     Case("unique", _unique, [(3, 4)], jvp=ND, vjp=ND,
          vmap="torch's vmap refuses unique (a data-dependent shape)"),
+    Case("fake_quantize_learnable", _learnable_fq, [(3, 4), (1,), (4,)],
+         jvp="torch has no forward-mode rule for the learnable fake quantisations",
+         vjp="their backward kernels take float32 only (the sweep's vjp runs float64)"),
 ]
 
 test_jvp, test_vmap, test_vjp = make_tests(CASES)

@@ -128,3 +128,22 @@ def test_gradient_under_func_grad_like_torch():
                 torch.func.grad(per_tensor(torch))(torch.tensor(x)))
     assert_bits(ember.func.grad(per_channel(ember))(ember.tensor(x[:4]).reshape(2, 2)),
                 torch.func.grad(per_channel(torch))(torch.tensor(x[:4]).reshape(2, 2)))
+
+
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64, ember.float16], ids=str)
+@pytest.mark.parametrize("zp_dtype", [ember.int32, ember.float32], ids=str)
+def test_per_channel_levels_beyond_int64_become_quant_min(dtype, zp_dtype):
+    # torch's per-channel kernel converts the level to int64 before clamping: inf and levels
+    # past 2**63 become INT64_MIN (x86), hence quant_min; per tensor they clamp to quant_max
+    x = np.array([[np.inf, -np.inf, np.nan, 1.0, 1e30, -1e30, 3e9, 1e19]], np.float32).T
+    e, t = _pair(x, dtype, grad=True)
+    se, st = ember.full((8,), 0.3), torch.full((8,), 0.3)
+    ze, zt = ember.ones(8).to(zp_dtype), torch.ones(8).to(E2T[zp_dtype])
+    fe = ember.fake_quantize_per_channel_affine(e, se, ze, 0, -8, 7)
+    ft = torch.fake_quantize_per_channel_affine(t, st, zt, 0, -8, 7)
+    assert_bits(fe, ft)
+    fe.sum().backward()
+    ft.sum().backward()
+    assert_bits(e.grad, t.grad)
+    assert_bits(ember.fake_quantize_per_tensor_affine(e, 0.3, 1, -8, 7),
+                torch.fake_quantize_per_tensor_affine(t, 0.3, 1, -8, 7))

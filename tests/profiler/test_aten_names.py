@@ -33,6 +33,10 @@ CASES = {
     "relu_": lambda L, F, i: i["x"].clone().relu_(),
     "mm": lambda L, F, i: i["x"] @ i["w"], "mv": lambda L, F, i: i["x"] @ i["v"],
     "dot": lambda L, F, i: i["v"] @ i["v"], "bmm": lambda L, F, i: i["b3"] @ i["c3"],
+    "fq learnable": lambda L, F, i: L._fake_quantize_learnable_per_tensor_affine(
+        i["x"], L.tensor([0.1]), L.tensor([0.0]), -8, 7),
+    "fq learnable channel": lambda L, F, i: L._fake_quantize_learnable_per_channel_affine(
+        i["x"], L.tensor([0.1, 0.2]), L.tensor([0.0, 1.0]), 0, -8, 7),
     "linear": lambda L, F, i: F.linear(i["x"], i["w"].t(), i["w"][0]),
     "exp": lambda L, F, i: i["x"].exp(), "tanh": lambda L, F, i: i["x"].tanh(),
     "sigmoid": lambda L, F, i: L.sigmoid(i["x"]), "relu": lambda L, F, i: F.relu(i["x"]),
@@ -79,6 +83,9 @@ CASES = {
 # Calls whose ember op is made of another op (its child event, or, for zeros_like, the
 # op itself): (ember's names torch does not show there, the name torch shows, why).
 COMPOSED = {
+    "fq learnable channel": ({"aten::view"}, "aten::_fake_quantize_learnable_per_channel_affine",
+                             "the scales and zero points are viewed to broadcast along the "
+                             "channel axis (torch's kernel expands them itself)"),
     "zeros_like": ({"aten::zeros"}, "aten::zeros_like",
                    "zeros_like binds the zeros factory with the input's shape"),
     "empty_like": ({"aten::empty"}, "aten::empty_like",

@@ -244,8 +244,15 @@ class Node:
         return _engine.run_vjp(self, grads, create_graph)
 
     def __call__(self, *grads):
-        """Run this node's VJP directly on output gradients (as `grad_fn(g)` does in PyTorch)."""
-        return tuple(self.apply(list(grads), _grad_state.enabled))
+        """Run this node's VJP directly on output gradients (as `grad_fn(g)` does in PyTorch):
+        one gradient per differentiable output (None for none); one per input edge back, a
+        bare tensor when there is one edge."""
+        n = self._n_diff if self._n_diff is not None else self.n_outputs
+        if len(grads) != n:
+            raise TypeError(f"expected {n} arguments, got {len(grads)} instead")
+        out = tuple(self.apply(list(grads) + [None] * (self.n_outputs - n),
+                               _grad_state.enabled))
+        return out[0] if len(out) == 1 else out
 
 
 class AccumulateGrad(Node):
@@ -323,7 +330,12 @@ def refresh_view(view):
     """
     from ..ops.dtype_views import view_as_real
     from ..ops.movement import as_strided
+    from ..ops.registry import rebase_error
 
+    # (one of several views one op returned: PyTorch refuses to regenerate its node)
+    err = rebase_error(view, indirect=True) if view._grad_fn is not None else None
+    if err is not None:
+        raise err
     base = view._base
     if not base._requires_grad:
         return view._grad_fn
@@ -513,7 +525,8 @@ def _wrapped_number(prim, member, args) -> bool:
         and member.name in _WRAPPED_NUMBER_OPS and any(not isinstance(a, T.Tensor) for a in args)
 
 
-_WRAPPED_NUMBER_OPS = frozenset(("add", "sub", "rsub_scalar", "mul", "div", "div_floor",
+_WRAPPED_NUMBER_OPS = frozenset(("add", "sub", "add_alpha", "sub_alpha", "rsub_scalar", "mul",
+                                 "div", "div_floor",
                                  "div_trunc", "remainder_scalar"))
 _NO_EDGE = (None, 0)
 _NO_PARAMS: dict = {}  # (shared, never written: a rule's **params makes its own dict)

@@ -136,6 +136,10 @@ _TABLE_SPEC = {
     "PermuteBackward0": "dims=p.dims",
     "SelectBackward0": "dim=p.dim index=p.index " + _SIZES,
     "UnbindBackward0": "dim=p.dim",
+    "SplitBackward0": "dim=p.dim self_sym_sizes=sz0 split_size=p.split_size",
+    "SplitWithSizesBackward0": "dim=p.dim self_sym_sizes=sz0 split_sizes=p.split_sizes",
+    "UnsafeSplitBackward0": "dim=p.dim self_sym_sizes=sz0 split_size=p.split_size",
+    "UnsafeSplitWithSizesBackward0": "dim=p.dim self_sym_sizes=sz0 split_sizes=p.split_sizes",
     "SliceBackward0": "dim=p.dim end=p.stop " + _SIZES + " start=p.start step=p.step",
     "FlipBackward0": "dims=p.dims",
     "RollBackward0": "dims=p.dims shifts=p.shifts",
@@ -162,8 +166,8 @@ def _parse(spec: str) -> tuple:
 
 
 TABLE = {name: _parse(spec) for name, spec in _TABLE_SPEC.items()}
-# Renamed nodes whose inputs and parameters are those of PyTorch's op (unbind's pieces are
-# `select`s of the same input, with its `dim`)
+# Renamed nodes whose inputs and parameters are those of PyTorch's op (unbind's pieces under
+# a transform are `select`s of the same input, with its `dim`)
 _RENAMED_OK = frozenset({"UnbindBackward0"})
 _MISSING = object()
 

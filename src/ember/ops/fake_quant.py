@@ -33,11 +33,14 @@ def _check_input(x: Tensor, kernel: str) -> None:
 
 
 def _levels(x: Tensor, scale: Tensor, zero_point: Tensor, quant_min: int, quant_max: int,
-            *, float_zero_point: bool, double_out: bool) -> tuple[Tensor, Tensor]:
+            *, float_zero_point: bool, double_out: bool,
+            int64_levels: bool = False) -> tuple[Tensor, Tensor]:
     """(fake-quantised values in x's dtype, mask of levels within range), without a graph.
 
     A float64 `x` is scaled in double except with a float zero point; the level times the
     scale is a double, rounded to float32 first unless `double_out` (as PyTorch's kernels).
+    With `int64_levels` (the per-channel kernel) a level is converted to int64 before it is
+    clamped, so one no int64 holds (inf, or beyond 2**63) becomes quant_min as NaN does.
     """
     with grad_mode.no_grad():
         double = x._dtype is dt.float64
@@ -52,6 +55,8 @@ def _levels(x: Tensor, scale: Tensor, zero_point: Tensor, quant_min: int, quant_
             q = (xc * inv).round() + zp
         mask = (q >= quant_min) & (q <= quant_max)
         # NOTE: NaN becomes the integer C's float->int64 conversion gives (INT64_MIN): quant_min
+        if int64_levels:  # NOTE: x86 converts what int64 cannot hold to INT64_MIN
+            q = q.masked_fill(~(q.abs() < 2.0 ** 63), float(quant_min))
         q = q.nan_to_num(nan=float(quant_min)).clamp(quant_min, quant_max).to(dt.float64)
         zp64 = zero_point.to(dt.float64) if float_zero_point else zp.to(dt.float64)
         out = (q - zp64) * scale.to(work).to(dt.float64)
@@ -139,8 +144,9 @@ def fake_quantize_per_tensor_affine(input: Tensor, scale, zero_point, quant_min:
 
 
 def _check_channel_qparams(input: Tensor, scale: Tensor, zero_point: Tensor, axis: int,
-                           quant_min: int, quant_max: int) -> None:
-    """PyTorch's checks, in its order."""
+                           quant_min: int, quant_max: int, *, clamped: bool = False) -> None:
+    """PyTorch's checks, in its order (`clamped`: the zero points were clamped into range,
+    so their range check, which reads their values, cannot fail)."""
     if scale._dtype not in (dt.float32, dt.bfloat16):
         raise RuntimeError(f"Scale must be Float or BFloat16, found {type_name(scale._dtype)}")
     if zero_point._dtype not in (dt.int32, dt.float32, dt.float16):
@@ -157,7 +163,7 @@ def _check_channel_qparams(input: Tensor, scale: Tensor, zero_point: Tensor, axi
             "dimensions of scale and zero-point are not consistent with input tensor")
     if quant_min > quant_max:
         raise RuntimeError(_ORDER_MSG)
-    if not zero_point._dtype.is_floating_point and zero_point.numel() and not (
+    if not clamped and not zero_point._dtype.is_floating_point and zero_point.numel() and not (
             int(zero_point.min().item()) >= quant_min
             and int(zero_point.max().item()) <= quant_max):
         raise RuntimeError(_ZERO_POINT_MSG)
@@ -178,7 +184,7 @@ def fake_quantize_per_channel_affine(input: Tensor, scale: Tensor, zero_point: T
     zp = zero_point.detach().reshape(shape)
     values, mask = _levels(input, s, zp, quant_min, quant_max,
                            float_zero_point=zero_point._dtype.is_floating_point,
-                           double_out=True)
+                           double_out=True, int64_levels=True)
     return _with_gradient(input, values, mask, "FakeQuantizePerChannelAffineCachemaskBackward0")
 
 

@@ -2,7 +2,7 @@
 
 The public functions check their arguments as PyTorch does and bind the one `view`
 primitive (`views.py`) with the kind of view as its `fn`; reshape, flatten, movedim,
-split, chunk ... are compositions of those views.
+... are compositions of those views (the split family: `splitting.py`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from .._view import (
 )
 from . import _size_args
 from ._arg_parser_text import called_as_method, invalid_combination, method_aware, tp_name
-from ._common import has_values, type_name
+from ._common import has_values
 from ._size_args import REQUIRED, dims_one_by_one
 from ._size_args import need_int as _need_int
 from .dtype_views import view_dtype
@@ -32,9 +32,7 @@ from .registry import (
     Primitive,
     bind,
     defbatch,
-    mark_multi_output,
     nondifferentiable,
-    rename_node,
 )
 from .views import (  # noqa: F401  (restride, view_p: re-exported for the op modules)
     alias as V_ALIAS,
@@ -601,152 +599,6 @@ def as_strided(x: Tensor, size, stride, storage_offset=None) -> Tensor:
                       in_shape=x._shape, in_stride=x.stride(), in_offset=x._offset)
 
 
-def unbind(x: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
-    if x.ndim == 0:
-        d = wrap_dim(dim, 1)  # (as PyTorch wraps a dim of a 0-d tensor, then reads its size)
-        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
-    d = wrap_dim(dim, x.ndim)
-    out = tuple(select(x, d, i) for i in range(x._shape[d]))
-    for piece in out:  # (one node per piece here; PyTorch's one node is UnbindBackward0)
-        if piece._grad_fn is not None:
-            rename_node(piece._grad_fn, "UnbindBackward0")
-    return mark_multi_output(out, "Unbind")
-
-
-def _need_dims(x: Tensor, name: str) -> None:
-    if x.ndim == 0:
-        raise RuntimeError(f"{name} expects at least a 1-dimensional tensor")
-
-
-def _size_list(sizes) -> list:
-    """`split_with_sizes`' sizes as a list, refused as PyTorch's parser words it unless they
-    are a list or tuple."""
-    if not isinstance(sizes, list | tuple):
-        raise TypeError(f"split_with_sizes(): argument 'split_sizes' (position 2) must be tuple "
-                        f"of ints, not {type(sizes).__name__}")
-    return list(sizes)
-
-
-def _split_sizes(sizes, n: int, dim: int) -> list[int]:
-    """`split_with_sizes`' sizes: a sequence of ints, non-negative, summing to `n`."""
-    sizes = _size_list(sizes)
-    for i, s in enumerate(sizes):
-        if not _is_int_arg(s):
-            raise TypeError(f"split_with_sizes(): argument 'split_sizes' failed to unpack the "
-                            f"object at pos {i + 1} with error \"type must be tuple of ints,but "
-                            f"got {type(s).__name__}\"")
-    sizes = [int(s) for s in sizes]
-    if any(s < 0 for s in sizes):
-        raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, "
-                           f"but got split_sizes={sizes}")
-    if sum(sizes) != n:
-        raise RuntimeError(
-            f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
-            f"at dimension {dim}), but got split_sizes={sizes}"
-        )
-    return sizes
-
-
-def _split(x: Tensor, split_size_or_sections, dim: int, name: str) -> tuple[Tensor, ...]:
-    """The pieces of `x` along `dim`, recorded as one call of `name` (its node's name)."""
-    _need_dims(x, "split")
-    d = wrap_dim(dim, x.ndim)
-    n = x._shape[d]
-    if not isinstance(split_size_or_sections, Tensor) and _is_int_arg(split_size_or_sections):
-        size = int(split_size_or_sections)
-        if size < 0:
-            raise RuntimeError(f"split expects split_size be non-negative, but got "
-                               f"split_size={size}")
-        if size == 0 and n != 0:
-            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
-                               f"dimension size of {n}")
-        # NOTE: always at least one piece, as in PyTorch: a size-0 dim splits into one empty
-        # piece, and the last piece holds the remainder.
-        count = max(-(-n // size), 1) if size else 1
-        sizes = [size] * (count - 1) + [n - size * (count - 1)]
-    else:
-        sizes = _split_sizes(split_size_or_sections, n, dim)
-        name += "WithSizes"
-    out, start = [], 0
-    for s in sizes:
-        out.append(narrow(x, d, start, s))
-        start += s
-    for piece in out:  # (one node per piece here; PyTorch's one node has the call's name)
-        if piece is not x and piece._grad_fn is not None:
-            rename_node(piece._grad_fn, f"{name}Backward0")
-    return mark_multi_output(tuple(out), name)
-
-
-def split(x: Tensor, split_size_or_sections, dim: int = 0) -> tuple[Tensor, ...]:
-    return _split(x, split_size_or_sections, dim, "Split")
-
-
-def unsafe_split(x: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor, ...]:
-    """`split` by one size (PyTorch's variant that skips its view checks; the same pieces)."""
-    return _split(x, _whole_size(split_size, "unsafe_split", "split_size"), dim, "UnsafeSplit")
-
-
-def split_with_sizes(x: Tensor, split_sizes, dim: int = 0) -> tuple[Tensor, ...]:
-    return _split(x, _size_list(split_sizes), dim, "Split")
-
-
-def unsafe_split_with_sizes(x: Tensor, split_sizes, dim: int = 0) -> tuple[Tensor, ...]:
-    return _split(x, _size_list(split_sizes), dim, "UnsafeSplit")
-
-
-def _whole_size(v, fname: str, argname: str) -> int:
-    if not _is_int_arg(v):
-        raise TypeError(f"{fname}(): argument '{argname}' (position 2) must be int, not "
-                        f"{type(v).__name__}")
-    return int(v)
-
-
-def _chunk(x: Tensor, chunks: int, dim: int, name: str) -> tuple[Tensor, ...]:
-    _need_dims(x, "chunk")
-    if chunks <= 0:
-        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    d = wrap_dim(dim, x.ndim)
-    n = x._shape[d]
-    if n == 0:  # a size-0 dim gives `chunks` empty pieces, as in PyTorch
-        return tuple(narrow(x, d, 0, 0) for _ in range(chunks))
-    return _split(x, -(-n // chunks), d, name)
-
-
-def chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
-    return _chunk(x, chunks, dim, "Split")
-
-
-def unsafe_chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
-    return _chunk(x, _whole_size(chunks, "unsafe_chunk", "chunks"), dim, "UnsafeSplit")
-
-
-def tensor_split(x: Tensor, indices_or_sections, dim: int = 0) -> tuple[Tensor, ...]:
-    d = wrap_dim(dim, x.ndim)
-    n = x._shape[d]
-    if isinstance(indices_or_sections, Tensor):
-        if indices_or_sections._dtype is not dt.int64:
-            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have dtype "
-                               f"of long, but got {type_name(indices_or_sections._dtype)}")
-        if indices_or_sections.ndim > 1:
-            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be a "
-                               f"zero-dimensional or one-dimensional tensor, but got a tensor "
-                               f"with {indices_or_sections.ndim} dims")
-        indices_or_sections = indices_or_sections.tolist()
-    if isinstance(indices_or_sections, int):
-        k = indices_or_sections
-        if k <= 0:
-            raise RuntimeError(f"number of sections must be larger than 0, got {k}")
-        q, r = divmod(n, k)
-        bounds = [0]
-        for i in range(k):
-            bounds.append(bounds[-1] + q + (1 if i < r else 0))
-    else:
-        bounds = [0] + [min(max(int(i) + (n if int(i) < 0 else 0), 0), n)
-                        for i in indices_or_sections] + [n]
-    return tuple(slice_dim(x, d, bounds[i], max(bounds[i], bounds[i + 1]))
-                 for i in range(len(bounds) - 1))
-
-
 # --- methods ---------------------------------------------------------------------
 
 def contiguous(x: Tensor, memory_format=None) -> Tensor:
@@ -772,10 +624,7 @@ TENSOR_METHODS = {
     "broadcast_to": _broadcast_to_method, "squeeze": dims_one_by_one(_squeeze_method),
     "unsqueeze": unsqueeze,
     "narrow": _narrow_method, "select": select, "diagonal": diagonal, "unfold": unfold,
-    "as_strided": as_strided, "unbind": unbind, "split": split, "chunk": chunk,
-    "tensor_split": tensor_split, "split_with_sizes": split_with_sizes,
-    "unsafe_split": unsafe_split, "unsafe_chunk": unsafe_chunk,
-    "unsafe_split_with_sizes": unsafe_split_with_sizes, "contiguous": contiguous,
+    "as_strided": as_strided, "contiguous": contiguous,
     "_detach_base": _detach_base,
     "T": property(_T), "mT": property(_mT), "H": property(_H), "mH": property(_mH),
     "adjoint": adjoint,
@@ -784,6 +633,5 @@ TENSOR_METHODS = {
 __all__ = [
     "reshape", "flatten", "unflatten", "ravel", "permute", "transpose", "swapaxes", "swapdims",
     "t", "movedim", "moveaxis", "broadcast_to", "squeeze", "unsqueeze", "narrow", "select",
-    "diagonal", "unfold", "as_strided", "unbind", "split", "chunk", "tensor_split",
-    "split_with_sizes", "unsafe_split", "unsafe_chunk", "unsafe_split_with_sizes", "adjoint",
+    "diagonal", "unfold", "as_strided", "adjoint",
 ]

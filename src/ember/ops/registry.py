@@ -12,6 +12,7 @@ eager evaluation writes the kernel's result into `x`'s memory.
 from __future__ import annotations
 
 import math
+import re
 import weakref
 
 import numpy as np
@@ -58,8 +59,9 @@ __all__ = ["BY_LOOP", "MISSING", "Family", "Member", "Primitive", "UpdatePrimiti
            "apply", "apply_", "batch_by_loop", "bind", "bump_version", "check_inplace",
            "check_overlap", "defbatch", "defjvp", "deflower", "deflinear", "defvjp", "defvjp_joint",
            "derivative_not_defined", "derivative_not_implemented",
-           "defvjp_variadic", "inplace", "jvp_by_vjp", "jvp_rules", "mark_multi_output",
-           "nondifferentiable", "overlapping", "refuse_overlap", "rename_node", "saves",
+           "defvjp_variadic", "inherit_view_mark", "inplace", "jvp_by_vjp", "jvp_rules",
+           "mark_multi_output", "nondifferentiable", "overlapping", "rebase_error",
+           "refuse_overlap", "rename_node", "saves",
            "vjp_rule", "vjp_rules", "wrap_np_scalar", "write_into"]
 
 
@@ -147,26 +149,16 @@ def check_grad_write(self: Tensor) -> None:
 
 
 def _check_view_write(self: Tensor, base: Tensor) -> None:
+    # (PyTorch's multi-output check comes first: a piece of a split of a leaf view counts)
+    if self._requires_grad:
+        err = rebase_error(self, indirect=False)
+        if err is not None:
+            raise err
     if not base._requires_grad:
         if self._requires_grad and self._grad_fn is None:  # a view made a leaf itself
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
                                "an in-place operation.")
         return
-    mark = _multi_output.get(id(self))
-    if mark is not None and mark[0]() is self:
-        if mark[3]:
-            raise RuntimeError(
-                f"Output {mark[2]} of {mark[1]} is a view and is being modified inplace. This "
-                "view was created inside a custom Function (or because an input was returned "
-                "as-is) and the autograd logic to handle view+inplace would override the custom "
-                "backward associated with the custom Function, leading to incorrect gradients. "
-                "This behavior is forbidden. You can fix this by cloning the output of the "
-                "custom Function.")
-        raise RuntimeError(
-            f"Output {mark[2]} of {mark[1]} is a view and is being modified inplace. This view "
-            "is the output of a function that returns multiple views. Such functions do not "
-            "allow the output views to be modified inplace. You should replace the inplace "
-            "operation by an out-of-place one.")
     if not self._requires_grad and made_under_no_grad(self):
         raise RuntimeError(
             "A view was created in no_grad mode and is being modified inplace with grad mode "
@@ -200,12 +192,49 @@ def mark_multi_output(views: tuple, name: str) -> tuple:
     return views
 
 
+def inherit_view_mark(src: Tensor, view: Tensor) -> None:
+    """Mark `view`, taken with grad on of `src`, a marked view, as PyTorch propagates the
+    view's creation kind: writing it in place is refused as writing `src` is, the message
+    naming `view`'s own node and output."""
+    mark = _multi_output.get(id(src))
+    if mark is None or mark[0]() is not src or view._grad_fn is None:
+        return
+    key = id(view)
+    nr = view._ag.output_nr if view._ag is not None else 0
+    name = type(view._grad_fn).__name__  # (as the message gives it: `View`, not ViewBackward0)
+    _multi_output[key] = (weakref.ref(view, lambda _, k=key: _multi_output.pop(k, None)),
+                          re.sub(r"Backward\d*$", "", name), nr, mark[3])
+
+
 def mark_custom_function_view(view: Tensor, name: str, nr: int) -> None:
     """Record that output `nr` of custom Function `name` is a view (made in its forward, or
     an input returned as-is): writing it in place is refused."""
     key = id(view)
     _multi_output[key] = (weakref.ref(view, lambda _, k=key: _multi_output.pop(k, None)),
                           name, nr, True)
+
+
+def rebase_error(view: Tensor, indirect: bool) -> RuntimeError | None:
+    """PyTorch's refusal to rebase `view`, one of several views a single op returned (or a
+    view a custom Function returned), onto an in-place write: of the view itself, or
+    (`indirect`) of its base or another view of it, which PyTorch raises when the view's
+    grad_fn is next asked for. None for any other view."""
+    mark = _multi_output.get(id(view))
+    if mark is None or mark[0]() is not view:
+        return None
+    what = "its base or another view of its base has been" if indirect else "is being"
+    head = f"Output {mark[2]} of {mark[1]} is a view and {what} modified inplace."
+    if mark[3]:
+        return RuntimeError(
+            f"{head} This view was created inside a custom Function (or because an input was "
+            "returned as-is) and the autograd logic to handle view+inplace would override the "
+            "custom backward associated with the custom Function, leading to incorrect "
+            "gradients. This behavior is forbidden. You can fix this by cloning the output of "
+            "the custom Function.")
+    return RuntimeError(
+        f"{head} This view is the output of a function that returns multiple views. Such "
+        "functions do not allow the output views to be modified inplace. You should replace "
+        "the inplace operation by an out-of-place one.")
 
 
 def check_overlap(self: Tensor) -> None:

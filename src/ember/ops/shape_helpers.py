@@ -57,7 +57,7 @@ def atleast_3d(*tensors):
 
 
 def _split_along(name: str, x: Tensor, sections, dim: int, min_dims: int):
-    from .movement import tensor_split
+    from .splitting import tensor_split
 
     if x.ndim < min_dims:
         raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dims} dimension, "

@@ -42,8 +42,10 @@ from .registry import (
     defjvp,
     deflinear,
     defvjp,
+    inherit_view_mark,
     vjp_rules,
 )
+from .registry import _multi_output as multi_output_views
 
 _grad_state = grad_mode.state
 _as_strided = np.lib.stride_tricks.as_strided
@@ -74,6 +76,8 @@ def _eval_view(prim, args: tuple, params: dict) -> Tensor:
         out._np = _np_views[fn](x._np, **params)
     if x._requires_grad and _grad_state.enabled:
         autograd.record(prim, _vjps.get(fn, MISSING), args, params, out)
+        if x._base is not None and id(x) in multi_output_views:
+            inherit_view_mark(x, out)  # (a view of a split's piece is refused as the piece)
     return out
 
 
