@@ -275,3 +275,41 @@ def test_hermitian_transforms_run_torchs_steps(call):
     np.testing.assert_allclose(ey.detach().resolve_conj().numpy(),
                                ty.detach().resolve_conj().numpy(), rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(ex.grad.numpy(), tx.grad.numpy(), rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.parametrize("name", ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft",
+                                  "rfft2", "rfftn", "ihfft", "ihfft2", "ihfftn"])
+@pytest.mark.parametrize("out_dtype", ["int64", "float32", "float64"])
+def test_a_complex_result_refuses_a_real_out_with_torchs_words(name, out_dtype):
+    same_message(lambda L: getattr(L.fft, name)(L.ones(4, 4),
+                                               out=L.empty(0, dtype=getattr(L, out_dtype))))
+
+
+@pytest.mark.parametrize("name", ["irfft", "irfft2", "irfftn", "hfft", "hfft2", "hfftn"])
+@pytest.mark.parametrize("out_dtype", ["int64", "complex64", "bool"])
+def test_a_real_result_refuses_a_complex_or_integer_out_with_torchs_words(name, out_dtype):
+    same_message(lambda L: getattr(L.fft, name)(L.ones(4, 4, dtype=L.complex64),
+                                               out=L.empty(0, dtype=getattr(L, out_dtype))))
+
+
+def test_a_wider_out_is_written():
+    for L in (ember, torch):
+        o = L.empty(4, dtype=L.complex128)
+        L.fft.fft(L.ones(4), out=o)
+        assert o.tolist() == [4, 0, 0, 0]
+
+
+@pytest.mark.parametrize("n", [1, 2, 4, 5, 8])
+@pytest.mark.parametrize("name", ["fft", "ifft"])
+def test_a_real_signals_upper_half_is_the_conjugate_of_its_lower_half(name, n):
+    # PyTorch runs a one-sided r2c and fills the rest with conjugates: where the lower half
+    # has a zero imaginary part, the upper half has -0 (printed "0.-0.j").
+    x = np.array([1.0, 2.0, 2.0, 1.0, 0.0, 3.0, 1.0, 1.0][:n], np.float32)
+    for dtype in ("float32", "float64"):
+        got = getattr(E, name)(ember.tensor(x, dtype=getattr(ember, dtype)))
+        want = getattr(T, name)(torch.tensor(x, dtype=getattr(torch, dtype)))
+        assert_same(got, want, rtol=1e-6, atol=1e-6)
+        g, w = got.numpy(), want.resolve_conj().numpy()  # (torch: a conjugate view)
+        zero = w.imag == 0
+        np.testing.assert_array_equal(np.signbit(g.imag[zero]), np.signbit(w.imag[zero]))
+    assert str(E.fft(ember.ones(4))) == str(T.fft(torch.ones(4)))

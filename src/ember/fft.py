@@ -63,9 +63,17 @@ def _c2c_kernel(a, *, dim, forward, scale):
 
 
 def _r2c_kernel(a, *, dim, scale, onesided=True):
-    fn = np.fft.rfftn if onesided else np.fft.fftn
-    out = fn(a, axes=dim, norm=_NP_NORM[True, scale])
-    return out.astype(np.complex64 if a.dtype == np.float32 else np.complex128, copy=False)
+    out = np.fft.rfftn(a, axes=dim, norm=_NP_NORM[True, scale])
+    out = out.astype(np.complex64 if a.dtype == np.float32 else np.complex128, copy=False)
+    return out if onesided else _conjugate_fill(out, a.shape[dim[-1]], dim[-1])
+
+
+def _conjugate_fill(half, n: int, d: int):
+    """A two-sided transform of a real signal from its one-sided half: X[k] = conj(X[n-k])
+    above the middle, as PyTorch fills it (so a zero there is -0 in its imaginary part)."""
+    m = half.shape[d]
+    upper = np.conj(np.flip(np.take(half, np.arange(1, n - m + 1), axis=d), axis=d))
+    return np.concatenate([half, upper], axis=d)
 
 
 def _c2r_kernel(a, *, dim, last, scale):
@@ -111,6 +119,19 @@ def _fft_kernel(a, *, kind, dim, **params):
     res = np.empty([out.shape[d] for d in order], out.dtype).transpose(np.argsort(order))
     res[...] = out
     return res
+
+
+def _write_result(result: Tensor, out: Tensor | None, name: str) -> Tensor:
+    """`result` into `out=`, which must be complex for a complex result and floating for a
+    real one (PyTorch's check, with the name of the n-d transform a 2-d one runs)."""
+    if out is not None:
+        if result._dtype.is_complex and not out._dtype.is_complex:
+            raise RuntimeError(f"{name} expects a complex output tensor, but got "
+                               f"{type_name(out._dtype)}")
+        if not result._dtype.is_complex and not out._dtype.is_floating_point:
+            raise RuntimeError(f"{name} expects a floating point output tensor, but got "
+                               f"{type_name(out._dtype)}")
+    return write_out(result, out)
 
 
 def _fft_meta(x, *, kind, dim, scale, forward=True, last=0, **params):
@@ -303,38 +324,38 @@ def fft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = N
         out=None) -> Tensor:
     """One-dimensional discrete Fourier transform along `dim`."""
     s, d = _one(dim, n)
-    return write_out(_c2c(input, s, d, norm, True, "fft"), out)
+    return _write_result(_c2c(input, s, d, norm, True, "fft"), out, "fft")
 
 
 def ifft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
          out=None) -> Tensor:
     """Inverse of `fft`."""
     s, d = _one(dim, n)
-    return write_out(_c2c(input, s, d, norm, False, "ifft"), out)
+    return _write_result(_c2c(input, s, d, norm, False, "ifft"), out, "ifft")
 
 
 def fftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None,
          norm: str | None = None, *, out=None) -> Tensor:
     """N-dimensional transform over `dim` (all dims, or the last len(s), by default)."""
-    return write_out(_c2c(input, s, dim, norm, True, "fftn"), out)
+    return _write_result(_c2c(input, s, dim, norm, True, "fftn"), out, "fftn")
 
 
 def ifftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None,
           norm: str | None = None, *, out=None) -> Tensor:
     """Inverse of `fftn`."""
-    return write_out(_c2c(input, s, dim, norm, False, "ifftn"), out)
+    return _write_result(_c2c(input, s, dim, norm, False, "ifftn"), out, "fftn")
 
 
 def fft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1),
          norm: str | None = None, *, out=None) -> Tensor:
     """Two-dimensional transform over the last two dims."""
-    return write_out(_c2c(input, s, dim, norm, True, "fft2"), out)
+    return _write_result(_c2c(input, s, dim, norm, True, "fft2"), out, "fftn")
 
 
 def ifft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1),
           norm: str | None = None, *, out=None) -> Tensor:
     """Inverse of `fft2`."""
-    return write_out(_c2c(input, s, dim, norm, False, "ifft2"), out)
+    return _write_result(_c2c(input, s, dim, norm, False, "ifft2"), out, "fftn")
 
 
 # --- real-to-complex and back -------------------------------------------------------------
@@ -381,38 +402,38 @@ def rfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = 
          out=None) -> Tensor:
     """Transform of a real signal: the n // 2 + 1 non-negative frequencies."""
     s, d = _one(dim, n)
-    return write_out(_r2c(input, s, d, norm, "rfft"), out)
+    return _write_result(_r2c(input, s, d, norm, "rfft"), out, "rfft")
 
 
 def irfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
           out=None) -> Tensor:
     """Inverse of `rfft`: a real signal of length n (default 2 * (size - 1))."""
     s, d = _one(dim, n)
-    return write_out(_c2r(input, s, d, norm, "irfft"), out)
+    return _write_result(_c2r(input, s, d, norm, "irfft"), out, "irfft")
 
 
 def rfftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None,
           norm: str | None = None, *, out=None) -> Tensor:
     """N-dimensional `rfft` (onesided in the last transformed dim)."""
-    return write_out(_r2c(input, s, dim, norm, "rfftn"), out)
+    return _write_result(_r2c(input, s, dim, norm, "rfftn"), out, "rfftn")
 
 
 def irfftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None,
            norm: str | None = None, *, out=None) -> Tensor:
     """Inverse of `rfftn`."""
-    return write_out(_c2r(input, s, dim, norm, "irfftn"), out)
+    return _write_result(_c2r(input, s, dim, norm, "irfftn"), out, "irfftn")
 
 
 def rfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1),
           norm: str | None = None, *, out=None) -> Tensor:
     """Two-dimensional `rfft`."""
-    return write_out(_r2c(input, s, dim, norm, "rfft2"), out)
+    return _write_result(_r2c(input, s, dim, norm, "rfft2"), out, "rfftn")
 
 
 def irfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1),
            norm: str | None = None, *, out=None) -> Tensor:
     """Inverse of `rfft2`."""
-    return write_out(_c2r(input, s, dim, norm, "irfft2"), out)
+    return _write_result(_c2r(input, s, dim, norm, "irfft2"), out, "irfftn")
 
 
 def _hermitian(x, s, dim, norm, fname):
@@ -442,38 +463,38 @@ def hfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = 
          out=None) -> Tensor:
     """Transform of a Hermitian-symmetric signal given by its first half: a real result."""
     s, d = _one(dim, n)
-    return write_out(_hermitian(input, s, d, norm, "hfft"), out)
+    return _write_result(_hermitian(input, s, d, norm, "hfft"), out, "hfft")
 
 
 def ihfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
           out=None) -> Tensor:
     """Inverse of `hfft`: the onesided inverse transform of a real signal."""
     s, d = _one(dim, n)
-    return write_out(_ihermitian(input, s, d, norm, "ihfft"), out)
+    return _write_result(_ihermitian(input, s, d, norm, "ihfft"), out, "ihfft")
 
 
 def hfftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None,
           norm: str | None = None, *, out=None) -> Tensor:
     """N-dimensional `hfft` (the last transformed dim holds the onesided half)."""
-    return write_out(_hermitian(input, s, dim, norm, "hfftn"), out)
+    return _write_result(_hermitian(input, s, dim, norm, "hfftn"), out, "hfftn")
 
 
 def ihfftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None,
            norm: str | None = None, *, out=None) -> Tensor:
     """Inverse of `hfftn`."""
-    return write_out(_ihermitian(input, s, dim, norm, "ihfftn"), out)
+    return _write_result(_ihermitian(input, s, dim, norm, "ihfftn"), out, "ihfftn")
 
 
 def hfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1),
           norm: str | None = None, *, out=None) -> Tensor:
     """Two-dimensional `hfft`."""
-    return write_out(_hermitian(input, s, dim, norm, "hfft2"), out)
+    return _write_result(_hermitian(input, s, dim, norm, "hfft2"), out, "hfftn")
 
 
 def ihfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1),
            norm: str | None = None, *, out=None) -> Tensor:
     """Inverse of `hfft2`."""
-    return write_out(_ihermitian(input, s, dim, norm, "ihfft2"), out)
+    return _write_result(_ihermitian(input, s, dim, norm, "ihfft2"), out, "ihfftn")
 
 
 # --- frequencies and shifts ---------------------------------------------------------------

@@ -32,3 +32,17 @@ def test_empty_and_minlength():
     _check(torch.tensor([], dtype=torch.long), torch.tensor([]), minlength=3)
     _check(torch.tensor([], dtype=torch.long), torch.tensor([]))
     _check(torch.tensor([4, 1, 1]), torch.tensor([0.5, 0.25, 0.125]), minlength=2)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_weights_count_their_real_parts_in_float64(dtype):
+    import warnings
+
+    g = torch.Generator().manual_seed(1)
+    idx = torch.randint(0, 5, (300,), generator=g)
+    w = torch.randn(300, dtype=getattr(torch, dtype), generator=g)
+    with warnings.catch_warnings():
+        # (both warn "Casting complex values to real discards the imaginary part", once a
+        # process, as PyTorch's TORCH_WARN_ONCE)
+        warnings.simplefilter("ignore")
+        _check(idx, w)

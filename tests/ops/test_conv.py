@@ -323,3 +323,26 @@ def test_vmap_and_jvp_with_a_bias(dims):
             mine = (out.numpy(), t.numpy())
     np.testing.assert_allclose(mine[0], out.numpy(), **TOL)
     np.testing.assert_allclose(mine[1], t.numpy(), **TOL)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("case", [
+    ("conv1d", (2, 3, 9), (4, 3, 3), True, {"stride": 2, "padding": 1}),
+    ("conv2d", (2, 2, 6, 5), (3, 2, 3, 2), True, {"padding": "same"}),
+    ("conv2d", (2, 6, 5), (3, 2, 3, 3), False, {}),  # (unbatched)
+    ("conv3d", (1, 2, 4, 4, 4), (2, 2, 2, 2, 2), True, {"dilation": 2}),
+    ("conv_transpose1d", (2, 3, 5), (3, 2, 3), True, {"stride": 2, "output_padding": 1}),
+    ("conv_transpose2d", (1, 2, 4, 4), (2, 3, 3, 3), False, {"stride": 2}),
+    ("conv_transpose2d", (2, 4, 4), (2, 3, 3, 3), True, {}),  # (unbatched)
+], ids=lambda c: c[0] + str(len(c[1])) if isinstance(c, tuple) else None)
+def test_complex_convolutions_match_torchs_three_real_ones(dtype, case):
+    name, xs, ws, with_bias, kw = case
+    out_ch = ws[1] if name.startswith("conv_transpose") else ws[0]
+    arrays = [rand_array(xs, dtype), rand_array(ws, dtype, seed=1)]
+    if with_bias:
+        arrays.append(rand_array((out_ch,), dtype, seed=2))
+    e, t = check_op(lambda *a: getattr(C, name)(*a, **kw), lambda *a: getattr(TF, name)(*a, **kw),
+                    *arrays, rtol=1e-4, atol=1e-5)
+    # PyTorch's complex path is a composite: a - b + i (c - a - b) of real convolutions,
+    # whose last node is an add (a squeeze for an unbatched input)
+    assert e.grad_fn.name() == t.grad_fn.name()

@@ -172,3 +172,35 @@ def test_view_dtype_under_vmap_and_jvp_as_torch():
                 x.permute(1, 2, 0).contiguous())
     for e, t in zip(*got):
         assert_same(e, t, check_stride=True)
+
+
+@pytest.mark.parametrize("assign", [
+    lambda m, z: setattr(z, "real", m.tensor([1.0, 2.0, 3.0])),
+    lambda m, z: setattr(z, "imag", m.tensor([-1.0])),  # (broadcast, as copy_)
+    lambda m, z: setattr(z, "real", 5),
+    lambda m, z: setattr(z, "imag", m.tensor([1, 2, 3])),  # (an integer source is cast)
+    lambda m, z: setattr(z[1:], "imag", m.tensor([7.0, 8.0])),
+    lambda m, z: setattr(m.zeros(3), "imag", m.ones(3)),
+    lambda m, z: setattr(z, "real", m.ones(2)),
+], ids=["real", "imag_broadcast", "real_number", "imag_int", "slice_imag", "imag_of_real",
+        "bad_shape"])
+def test_assigning_a_part_writes_it_in_place_as_torch(assign):
+    outcomes = []
+    for m in (ember, torch):
+        z = m.tensor([1 + 2j, 3 - 4j, -5 + 6j])
+        ptr = z.data_ptr()
+        try:
+            assign(m, z)
+        except RuntimeError as e:
+            outcomes.append(("RuntimeError", str(e).split("\n")[0]))
+            continue
+        assert z.data_ptr() == ptr  # (in place: the tensor keeps its storage)
+        outcomes.append((z.tolist(), z._version))
+    assert outcomes[0] == outcomes[1]
+
+
+def test_assigning_the_real_part_of_a_real_tensor_copies_into_it():
+    for m in (ember, torch):
+        x = m.zeros(2)
+        x.real = m.tensor([1.5, -2.0])
+        assert x.tolist() == [1.5, -2.0]

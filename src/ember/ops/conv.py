@@ -562,6 +562,10 @@ def _conv_nd(nd: int, input, weight, bias, stride, padding, dilation, groups) ->
     _check_dtypes(x, weight, bias, nd, False,
                   _runs_onednn(x, weight, stride, dilation, groups))
     _refuse_kernel_dtype(x, nd, dilation)
+    if x.dtype.is_complex:  # (an unbatched input: batched first, as PyTorch)
+        out = _complex_conv(lambda i, k, b: _conv_nd(nd, i, k, b, stride, padding, dilation,
+                                                     groups), x, weight, bias)
+        return out.squeeze(0) if unbatched else out
     operands = (x, weight) if bias is None else (x, weight, bias)
     out = apply(conv_p, *operands, stride=stride, padding=pads, dilation=dilation,
                 groups=groups)
@@ -570,6 +574,20 @@ def _conv_nd(nd: int, input, weight, bias, stride, padding, dilation, groups) ->
     if _writes_channels_last(x, weight, stride, dilation, groups):
         return as_channels_last(out, "ConvolutionBackward0")
     return out
+
+
+def _complex_conv(conv, x: Tensor, w: Tensor, bias: Tensor | None) -> Tensor:
+    """A complex convolution from three real ones (Gauss's trick), as PyTorch computes it:
+    with a = conv(xr, wr, br), b = conv(xi, wi), c = conv(xr + xi, wr + wi, br + bi), the
+    result is a - b + i (c - a - b) (so its node is AddBackward0)."""
+    xr, xi, wr, wi = x.real, x.imag, w.real, w.imag
+    if bias is None:
+        a, b = conv(xr, wr, None), conv(xi, wi, None)
+        c = conv(xr + xi, wr + wi, None)
+    else:
+        a, b = conv(xr, wr, bias.real), conv(xi, wi, None)
+        c = conv(xr + xi, wr + wi, bias.real + bias.imag)
+    return a - b + 1j * (c - a - b)
 
 
 def _refuse_kernel_dtype(x: Tensor, nd: int, dilation: tuple) -> None:
@@ -630,6 +648,10 @@ def _conv_transpose_nd(nd: int, input, weight, bias, stride, padding, output_pad
     big_opad = any(opad[i] >= stride[i] for i in range(nd))
     _check_dtypes(x, weight, bias, nd, True,
                   _runs_onednn(x, weight, stride, dilation, groups, big_opad))
+    if x.dtype.is_complex:
+        out = _complex_conv(lambda i, k, b: _conv_transpose_nd(
+            nd, i, k, b, stride, padding, output_padding, groups, dilation), x, weight, bias)
+        return out.squeeze(0) if unbatched else out
     if x.dtype._kind <= 1 and x.dtype is not dt.int64 and x.numel():  # (empty: no kernel)
         # (ATen's transposed kernels are built for floating, complex and int64 only)
         raise NotImplementedError(f'"slow_conv_transpose{max(nd, 2)}d_out_cpu" not '

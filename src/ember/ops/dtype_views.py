@@ -236,6 +236,16 @@ def imag(input: Tensor) -> Tensor:
     return view_as_real(input).select(-1, 1)
 
 
-TENSOR_METHODS = {"real": property(real), "imag": property(imag)}
+def _set_real(self: Tensor, value) -> None:
+    """`t.real = v` writes `v` into the real parts of `t` in place, as torch's setter does."""
+    real(self).copy_(value)
+
+
+def _set_imag(self: Tensor, value) -> None:
+    """`t.imag = v` writes `v` into the imaginary parts of `t` in place."""
+    imag(self).copy_(value)
+
+
+TENSOR_METHODS = {"real": property(real, _set_real), "imag": property(imag, _set_imag)}
 
 __all__ = ["view_as_real", "view_as_complex", "real", "imag"]

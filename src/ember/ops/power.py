@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor
+from . import _complex_math
 from ._arg_parser_text import method_aware, operand_error
 from ._common import (
     OperandTypeError,
@@ -24,6 +25,7 @@ from ._scalar_value import _python_number, integer_operand
 from .binary import (
     _F32,
     _cj,
+    _operand_dtype,
     binary_p,
     forward_op,
     lowp2,
@@ -95,11 +97,15 @@ def _pow_kernel(a, b):
             if d.itemsize == 2:
                 return _float_pow_scalar(a.astype(_F32), float(b)).astype(d)
             if d.kind == "c" or isinstance(b, complex):
-                return np.power(a, b)
+                return _complex_math.pow_scalar(a, b)
             return _float_pow_scalar(a, float(b))
         return np.power(a, b)
-    if np.result_type(a, b).kind in "iu":
+    kind = np.result_type(a, b).kind
+    if kind in "iu":
         return _int_pow(a, b)
+    if kind == "c":  # (in the array operand's precision: a NumPy scalar beside it is weak)
+        d = np.result_type(_operand_dtype(a, b), np.complex64)
+        return _complex_math.cpow(a, b, d)
     return lowp2(_c_pow)(a, b)
 
 

@@ -644,6 +644,8 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
         return apply(bincount_p, input, minlength=minlength)
     if weights.ndim != 1 or weights._shape != input._shape:
         raise RuntimeError("weights should be 1-d and have the same length as input")
+    if weights._dtype.is_complex:  # (PyTorch casts them to double: real parts, and a warning)
+        weights = weights.to(dt.float64)
     return apply(bincount_p, input, weights, minlength=minlength)
 
 

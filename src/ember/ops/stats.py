@@ -24,7 +24,7 @@ from .. import _dtype as dt
 from .._tensor import Tensor
 from .._view import is_non_overlapping_and_dense
 from ..amp.autocast_mode import autocast_op
-from . import _stl_sort
+from . import _complex_math, _stl_sort
 from ._arg_parser_text import invalid_combination, method_aware
 from ._batching import front
 from ._common import type_name, write_out
@@ -80,7 +80,8 @@ def _real_meta(x, *, dims, keepdim, **_):
 def _vnorm_kernel(a, *, ord, dims, keepdim):
     if a.ndim == 0:
         return _vnorm_kernel(a.reshape(1), ord=ord, dims=(0,), keepdim=False).reshape(())
-    m = np.abs(_work(a))
+    w = _work(a)
+    m = _complex_math.modulus(w) if w.dtype.kind == "c" else np.abs(w)  # (as `abs`, to the bit)
     axis = _axis(a, dims)
     if math.isinf(ord):
         if m.size == 0:

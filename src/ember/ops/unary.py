@@ -26,6 +26,7 @@ import numpy as np
 from .. import _dtype as dt
 from .. import _grad_mode
 from .._tensor import Tensor
+from . import _complex_math
 from ._arg_parser_text import not_tensor
 from ._common import same_meta, to_float, type_name, write_out
 from .registry import (
@@ -282,6 +283,9 @@ def _sigmoid_kernel(a):
     # and vectorised) compute it: where e^-a overflows (a < -88.72 in float32, -709.78 in
     # float64) the result is 0, not the subnormal a split at 0 would give (PyTorch's
     # sigmoid(-100.0) in float32 is 0, and binary_cross_entropy's log clamp sees it).
+    if a.dtype.kind == "c":  # (1 / w by Smith's division, as PyTorch's complex kernel)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return _complex_math.reciprocal(1 + np.exp(-a))
     return 1 / (1 + np.exp(-a))
 
 
@@ -303,7 +307,11 @@ def _abs_tangent(t, out, x):
     return t * x.sgn()
 
 
-abs_p = unary("abs", np.abs, meta=_abs_meta)
+def _abs_kernel(a):
+    return _complex_math.modulus(a) if a.dtype.kind == "c" else np.abs(a)
+
+
+abs_p = unary("abs", _abs_kernel, meta=_abs_meta)
 deflower(abs_p, "EMBER_ABS({0})")
 defvjp(abs_p, lambda g, out, x: g * x.sgn())
 defjvp1(abs_p, _abs_tangent)
@@ -324,8 +332,7 @@ defjvp1(sign_p, zero_tangent)
 def _sgn_kernel(a):
     if a.dtype.kind != "c":
         return _sign_kernel(a)
-    mag = np.abs(a)
-    return np.where(mag == 0, 0, a / np.where(mag == 0, 1, mag)).astype(a.dtype)
+    return _complex_math.sgn(a)
 
 
 sgn_p = unary("sgn", _sgn_kernel)

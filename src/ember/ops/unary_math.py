@@ -19,6 +19,7 @@ from .. import _dtype as dt
 from .. import native
 from .._tensor import Tensor
 from ..native import calls
+from . import _complex_math
 from ._common import same_meta, type_name, write_out
 from ._in_float64 import _via64
 from .power import pow as _pow
@@ -67,13 +68,13 @@ defvjp(rsqrt_p, lambda g, out, x: -0.5 * g * cj(out * out * out), reads=((),),
        save_output=True)
 defjvp1(rsqrt_p, lambda t, out, x: -0.5 * t * (out * out * out))
 
-exp2_p = unary("exp2", _real_or_complex(np.exp2, lambda a: np.power(2, a)))
+exp2_p = unary("exp2", _real_or_complex(np.exp2, _complex_math.exp2))
 # (PyTorch's formula ends in a Tensor-times-Scalar mul: its node is MulBackward1)
 defvjp(exp2_p, named_vjp("MulBackward1", lambda g, out, x: g * cj(out) * LN2), reads=((),),
        save_output=True)
 defjvp1(exp2_p, lambda t, out, x: t * out * LN2)
 
-expm1_p = unary("expm1", lowp(np.expm1))
+expm1_p = unary("expm1", _real_or_complex(np.expm1, _complex_math.expm1))
 deflower(expm1_p, "ember_expm1_t({0})", ulps=1)
 defvjp(expm1_p, lambda g, out, x: g * cj(out + 1), reads=((),), save_output=True)
 defjvp1(expm1_p, lambda t, out, x: t * (out + 1))
@@ -93,20 +94,29 @@ def _rounded_from64(fn):
 # NOTE: NumPy's float32 SIMD log10 is off by an ulp at exact powers of ten (log10(1000)
 # gives 3.0000002), where PyTorch's kernel returns 3 exactly; through float64 it agrees
 # with PyTorch on 99.99% of float32 inputs (NumPy's float32 route: 47%). log2 likewise.
-log2_p = unary("log2", lowp(_rounded_from64(np.log2)))
+log2_p = unary("log2", _real_or_complex(_rounded_from64(np.log2),
+                                        lambda a: _complex_math.log_base(a, 2.0)))
 defvjp(log2_p, lambda g, out, x: g / cj(x * LN2))
 defjvp1(log2_p, lambda t, out, x: t / (x * LN2))
 
-log10_p = unary("log10", lowp(_rounded_from64(np.log10)))
+log10_p = unary("log10", _real_or_complex(_rounded_from64(np.log10),
+                                          lambda a: _complex_math.log_base(a, 10.0)))
 defvjp(log10_p, lambda g, out, x: g / cj(x * LN10))
 defjvp1(log10_p, lambda t, out, x: t / (x * LN10))
 
-log1p_p = unary("log1p", lowp(np.log1p), grad_name="Log1PBackward0")  # (torch's "P")
+log1p_p = unary("log1p", _real_or_complex(np.log1p, _complex_math.log1p),
+                grad_name="Log1PBackward0")  # (torch's "P")
 deflower(log1p_p, "ember_log1p_t({0})", ulps=2)
 defvjp(log1p_p, lambda g, out, x: g / cj(x + 1))
 defjvp1(log1p_p, lambda t, out, x: t / (x + 1))
 
-reciprocal_p = unary("reciprocal", lowp(np.reciprocal))
+
+def _reciprocal(a: np.ndarray) -> np.ndarray:
+    """1 / a; complex by Smith's division, as PyTorch (NumPy's zeros carry other signs)."""
+    return _complex_math.reciprocal(a) if a.dtype.kind == "c" else np.reciprocal(a)
+
+
+reciprocal_p = unary("reciprocal", lowp(_reciprocal))
 defvjp(reciprocal_p, lambda g, out, x: -g * cj(out * out), reads=((),), save_output=True)
 defjvp1(reciprocal_p, lambda t, out, x: -t * (out * out))
 
