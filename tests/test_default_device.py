@@ -118,3 +118,28 @@ def test_cpu_work_inside_a_meta_context_stays_on_the_cpu(name):
         got.append((str(out.device), tuple(out.shape)))
     assert got[0] == got[1]
     assert got[0][0] == "cpu"
+
+
+@pytest.mark.parametrize("dev", ["cuda:0", "xpu:1"])
+def test_an_absent_device_with_an_index_is_refused_by_the_first_factory(dev):
+    """With an index PyTorch records the device and its first factory fails."""
+    from helpers import raised
+
+    def run(L):
+        try:
+            return (raised(L.set_default_device, dev), raised(L.zeros, 1),
+                    str(L.get_default_device()))
+        finally:
+            L.set_default_device(None)
+
+    assert run(ember) == run(torch)
+    assert str(ember.get_default_device()) == "cpu"
+
+
+def test_an_absent_device_without_an_index_is_refused_at_once():
+    """Without an index PyTorch asks the backend for its current device at once and fails
+    there (not compared in-process: torch then keeps a default it can neither read back nor
+    reset)."""
+    with pytest.raises(AssertionError, match="^Torch not compiled with CUDA enabled$"):
+        ember.set_default_device("cuda")
+    assert str(ember.get_default_device()) == "cpu"

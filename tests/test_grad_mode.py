@@ -192,3 +192,22 @@ OUTER_MODES = {"none": lambda L: L.enable_grad(), "no_grad": lambda L: L.no_grad
 def test_inference_mode_sets_grad_mode_to_its_opposite(outer, inner_mode):
     # inference_mode(False) turns gradients on, even inside no_grad or inference_mode
     assert _modes_seen(ember, outer, inner_mode) == _modes_seen(torch, outer, inner_mode)
+
+
+@pytest.mark.parametrize("bad", [1, 0, None, 0.0, "no"])
+def test_set_grad_enabled_wants_a_bool_and_keeps_the_mode(bad):
+    from helpers import same_message
+
+    same_message(lambda L: L.set_grad_enabled(bad), TypeError)
+    assert ember.is_grad_enabled()
+
+
+def test_set_grad_enabled_repr_names_torchs_class():
+    import torch
+
+    from ember import _names
+
+    for mode in (False, True):
+        want = repr(torch.set_grad_enabled(mode))
+        got = repr(ember.set_grad_enabled(mode))
+        assert got == want.replace("torch.", f"{_names.prefix}.", 1)

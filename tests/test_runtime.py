@@ -167,13 +167,84 @@ def test_anomaly_mode_at_the_top_level():
         assert not L.is_anomaly_enabled() and L.is_anomaly_check_nan_enabled()
 
 
-def test_set_flush_denormal_says_it_does_not_flush():
-    # ember's kernels run on threads whose flush-to-zero flags it does not set: it answers
-    # False (PyTorch's answer on a CPU that cannot flush) and keeps denormals
-    assert ember.set_flush_denormal(True) is False
-    assert ember.tensor([1e-39]).item() == float(np.float32(1e-39)) != 0
-    with pytest.raises(TypeError, match="must be bool, not int"):
-        ember.set_flush_denormal(1)
+def _denormal_reads(L) -> tuple:
+    """What a program sees of denormals with flushing on, then off again (restored)."""
+    ok = L.set_flush_denormal(True)
+    try:
+        on = (L.tensor([1e-40]).item(), L.tensor([1e-323], dtype=L.float64).item(),
+              (L.tensor([2e-38]) / 4).item(), str(L.tensor([1e-40])))
+    finally:
+        back = L.set_flush_denormal(False)
+    off = (L.tensor([1e-40]).item(), (L.tensor([2e-38]) / 4).item())
+    return ok, back, on, off
+
+
+def test_set_flush_denormal_flushes_on_the_calling_thread_as_torch():
+    import torch
+
+    if not ember.set_flush_denormal(False):  # (EMBER_KERNELS=numpy or no C compiler)
+        pytest.skip("no compiled switch here: ember answers False and keeps denormals")
+    # exact: a denormal flushed reads 0.0 in both, and unflushed values are single
+    # correctly rounded conversions and divisions by 4 (exact in binary)
+    got, want = _denormal_reads(ember), _denormal_reads(torch)
+    assert got == want
+    assert want[2][0] == want[2][2] == 0.0 and want[3][0] != 0
+
+
+def test_set_flush_denormal_refuses_a_non_bool():
+    from helpers import same_message
+
+    same_message(lambda L: L.set_flush_denormal(1))
+
+
+# --- inter-op threads, matmul precision, deterministic flags --------------------------------
+
+def test_set_num_interop_threads_is_allowed_once_a_process():
+    from fresh_process import with_server
+
+    code = ("import {m} as t\nfor n in (3, 2):\n    try:\n        t.set_num_interop_threads(n)\n"
+            "    except RuntimeError as e:\n        print(e)\nprint(t.get_num_interop_threads())\n")
+    outs = [with_server(m).run_code(code.format(m=m)).stdout for m in ("torch", "ember")]
+    assert "cannot set number of interop threads" in outs[0] and outs[1] == outs[0]
+
+
+@pytest.mark.parametrize("bad", [0, -2, 1.5])
+def test_set_num_interop_threads_refusals(bad):
+    from helpers import same_message
+
+    same_message(lambda L: L.set_num_interop_threads(bad))
+
+
+def test_unknown_matmul_precision_warns_and_changes_nothing():
+    import warnings
+
+    import torch
+
+    for L in (ember, torch):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            L.set_float32_matmul_precision("fastest")
+        assert [w.category for w in caught] == [UserWarning]
+        assert str(caught[0].message).startswith(
+            "fastest is not one of 'highest', 'high', or 'medium'; the currentset")
+        assert L.get_float32_matmul_precision() == "highest"
+
+
+def test_matmul_precision_refuses_a_non_str():
+    from helpers import same_message
+
+    same_message(lambda L: L.set_float32_matmul_precision(1))
+
+
+@pytest.mark.parametrize("call", [lambda L: L.use_deterministic_algorithms("yes"),
+                                  lambda L: L.use_deterministic_algorithms(1),
+                                  lambda L: L.use_deterministic_algorithms(None),
+                                  lambda L: L.use_deterministic_algorithms(True, warn_only=1)])
+def test_use_deterministic_algorithms_wants_bools(call):
+    from helpers import same_message
+
+    same_message(call, TypeError)
+    assert not ember.are_deterministic_algorithms_enabled()
 
 
 def test_grad_scaler_is_amps():

@@ -108,6 +108,7 @@ from .storage import FloatStorage as Storage  # noqa: E402  (PyTorch's alias)
 from ._runtime import *  # noqa: E402
 from .ops import creation as _creation  # noqa: E402
 from .ops.creation import frombuffer  # noqa: E402
+globals()["scalar_tensor"] = _with_aliases(_creation.scalar_tensor_api, "scalar_tensor")
 from ._spectral import istft, stft  # noqa: E402
 from .amp import GradScaler, autocast  # noqa: E402
 from .amp.autocast_mode import (  # noqa: E402

@@ -118,9 +118,17 @@ class set_grad_enabled(_Mode):
     """Sets grad mode on or off; takes effect at construction, as in PyTorch."""
 
     def __init__(self, mode: bool) -> None:
+        if not isinstance(mode, bool):  # (PyTorch refuses 0/1 too, before switching)
+            raise TypeError("set_grad_enabled(): argument 'enabled' (position 1) must be bool, "
+                            f"not {type(mode).__name__}")
         self.prev = state.enabled
-        self.mode = bool(mode)
+        self.mode = mode
         state.enabled = self.mode
+
+    def __repr__(self) -> str:
+        from . import _names
+
+        return f"{_names.prefix}.autograd.grad_mode.set_grad_enabled(mode={self.mode})"
 
     def __call__(self, fn=None):
         # Used as a decorator, constructing it must not leave the mode switched.

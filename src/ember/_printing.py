@@ -31,6 +31,10 @@ class _Options:
         self.linewidth = 80
         self.sci_mode: bool | None = None
 
+    def __repr__(self) -> str:  # (PyTorch's is a dataclass named __PrinterOptions)
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"__PrinterOptions({fields})"
+
 
 OPTS = _Options()
 

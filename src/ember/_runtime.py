@@ -20,20 +20,21 @@ from .amp.autocast_mode import (
 # The constants PyTorch re-exports (`torch.pi`, `x[:, torch.newaxis]`).
 pi, e, inf, nan, newaxis = math.pi, math.e, math.inf, math.nan, None
 
-_threads = {"inter": os.cpu_count() or 1}
-_matmul_precision = ["highest"]
+_threads = {"inter": os.cpu_count() or 1, "inter_set": False}
+_matmul_precision = _algorithms.matmul_precision
 _deterministic = _algorithms.deterministic
 
 
 def set_flush_denormal(mode: bool) -> bool:
-    """Whether denormal floats are flushed to zero: never here. PyTorch sets the CPU's
-    flush-to-zero flags for the calling thread; ember's kernels run on NumPy's and its own
-    threads, whose flags it does not set, so it answers False (the answer PyTorch gives
-    on a CPU that cannot flush) and computes with denormals as IEEE says."""
+    """Flush denormal floats to zero (results and inputs) on the calling thread, as PyTorch
+    sets the CPU's control word for it; True where the CPU has the switch (x86-64, AArch64)
+    and a C compiler built it, else False (PyTorch's answer on a CPU without it). Like
+    PyTorch's, it reaches only this thread: kernels run on pool threads keep IEEE denormals."""
     if not isinstance(mode, bool):
-        raise TypeError(f"set_flush_denormal(): argument 'mode' (position 1) must be bool, "
-                        f"not {type(mode).__name__}")
-    return False
+        raise RuntimeError(f"flush_denormal expects a bool, but got {type(mode).__name__}")
+    from .native import fpu
+
+    return fpu.set_flush_denormal(mode)
 
 
 def set_num_threads(n: int) -> None:
@@ -59,7 +60,16 @@ def get_num_threads() -> int:
 
 
 def set_num_interop_threads(n: int) -> None:
-    _threads["inter"] = n
+    """Size the inter-op pool, which PyTorch allows once a process, before any parallel work
+    (ember runs no inter-op pool, so only a second call is refused, as PyTorch refuses it)."""
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise RuntimeError(f"set_num_interop_threads expects an int, but got {type(n).__name__}")
+    if n <= 0:
+        raise RuntimeError("set_num_interop_threads expects a positive integer")
+    if _threads["inter_set"]:
+        raise RuntimeError("Error: cannot set number of interop threads after parallel work has "
+                           "started or set_num_interop_threads called")
+    _threads["inter"], _threads["inter_set"] = n, True
 
 
 def get_num_interop_threads() -> int:
@@ -67,9 +77,15 @@ def get_num_interop_threads() -> int:
 
 
 def set_float32_matmul_precision(precision: str) -> None:
+    """Record the float32 matmul precision (ember's products are full float32 whatever it
+    says). An unknown name warns and changes nothing, as PyTorch does."""
+    if not isinstance(precision, str):
+        raise RuntimeError("set_float32_matmul_precision expects a str, but got "
+                           f"{type(precision).__name__}")
     if precision not in ("highest", "high", "medium"):
-        raise RuntimeError(f"Invalid precision '{precision}': expected 'highest', 'high' or "
-                           "'medium'")
+        warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
+                      "setFloat32MatmulPrecision call has no effect.", UserWarning, stacklevel=2)
+        return
     _matmul_precision[0] = precision
 
 
@@ -78,8 +94,15 @@ def get_float32_matmul_precision() -> str:
 
 
 def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
-    """Record the flag; ember's CPU kernels are deterministic either way."""
-    _deterministic["on"], _deterministic["warn_only"] = bool(mode), bool(warn_only)
+    """Record the flag; ember's CPU kernels are deterministic either way, but with it on
+    `empty` and `resize_` fill the memory they hand out (`utils.deterministic`)."""
+    if not isinstance(mode, bool):
+        raise TypeError("_set_deterministic_algorithms(): argument 'mode' (position 1) must be "
+                        f"bool, not {type(mode).__name__}")
+    if not isinstance(warn_only, bool):
+        raise TypeError("_set_deterministic_algorithms(): argument 'warn_only' must be bool, "
+                        f"not {type(warn_only).__name__}")
+    _deterministic["on"], _deterministic["warn_only"] = mode, warn_only
 
 
 def are_deterministic_algorithms_enabled() -> bool:
@@ -151,11 +174,14 @@ def get_default_device():
 
 
 def set_default_device(device) -> None:
-    """Make factories given no device create on `device` (None restores the CPU)."""
+    """Make factories given no device create on `device` (None restores the CPU). A device
+    this build lacks is refused now when it has no index (PyTorch asks the backend for its
+    current one), and by the first factory when it has one ("cuda:0"), as PyTorch does."""
     from ._device import device as _device
     from ._device import set_default
 
-    if device is not None and _device(device).type not in ("cpu", "meta"):
+    if device is not None and _device(device).type not in ("cpu", "meta") \
+            and _device(device).index is None:
         from .backends import refuse_unavailable
 
         refuse_unavailable(_device(device), factory=True)

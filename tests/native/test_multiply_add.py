@@ -107,4 +107,9 @@ def test_other_operands_stay_on_numpy():
                             a.astype(np.float16)) is NotImplemented
     assert M.lerp_native(lib, a, rand_array((3, 5)), 0.5) is NotImplemented  # (NumPy raises)
     assert M.addcmul_native(lib, a, a, a, value=1j) is NotImplemented
-    assert M.scaled_add_native(lib, np.arange(3.0), 2.0, 1.0) is NotImplemented
+    # (a number `other` is taken: added at once where its product with alpha is exact, else
+    # spread to an array for the fused kernel)
+    np.testing.assert_array_equal(M.scaled_add_native(lib, np.arange(3.0), 2.0, 1.0),
+                                  np.arange(3.0) + 2.0)
+    np.testing.assert_array_equal(M.scaled_add_native(lib, np.arange(3.0), 0.1, 0.3),
+                                  M.fma(np.full(3, 0.1), 0.3, np.arange(3.0)))

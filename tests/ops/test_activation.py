@@ -312,3 +312,24 @@ def test_a_truthy_inplace_flag_of_another_type_acts_in_place(name):
         outs.append((y, x))
     assert_same(outs[0][0], outs[1][0])
     assert_same(outs[0][1], outs[1][1])
+
+
+# 1 + 2**-11 + 2**-40 is float16's 1 through float32 (a tie there) and 1 + 2**-10 rounded
+# once; 1 + 2**-8 + 2**-40 likewise for bfloat16
+_TIES = {"float16": 1 + 2**-11 + 2**-40, "bfloat16": 1 + 2**-8 + 2**-40}
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("call", [
+    lambda L, x, v: F.hardtanh(x, -v, v) if L is torch else L.nn.functional.hardtanh(x, -v, v),
+    lambda L, x, v: (F if L is torch else L.nn.functional).threshold(x, 0.25, v),
+    lambda L, x, v: (F if L is torch else L.nn.functional).threshold(x.clone(), 0.25, v, True)],
+    ids=["hardtanh", "threshold", "threshold_"])
+def test_16_bit_limits_and_values_convert_as_a_scalar(dtype, call):
+    """A number limit or fill value reaches a 16-bit kernel as PyTorch's Scalar conversion
+    makes it (a double to float to 16 bits), not NumPy's single rounding (ml_dtypes 0.7 for
+    bfloat16; NumPy's float16 always)."""
+    v = _TIES[dtype]
+    vals = [1.0, 1.0078125, -1.0, 0.5, 1.0009765625, -1.0009765625, 0.125, -2.0]
+    got, want = (call(L, L.tensor(vals).to(getattr(L, dtype)), v) for L in (ember, torch))
+    assert got.float().tolist() == want.float().tolist()

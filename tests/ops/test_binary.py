@@ -11,7 +11,7 @@ import torch
 import ember
 from ops._elementwise import Spec, binary_tests, make, same_outcome
 
-from helpers import assert_same, check_op, rand_array
+from helpers import TORCH_VECTOR_KERNELS, assert_same, assert_ulp, check_op, rand_array
 
 NONZERO = ((-2.0, 2.0), (0.5, 3.0))
 POS_BASE = ((0.5, 2.0), (-2.0, 2.0))
@@ -439,3 +439,94 @@ def test_inplace_alpha_into_a_narrower_integer_wraps_as_pytorch(op, self_dtype, 
     got = getattr(ember.tensor(a0), op)(ember.tensor(b0), alpha=3)
     want = getattr(torch.tensor(a0), op)(torch.tensor(b0), alpha=3)
     assert_same(got, want)
+
+
+# --- alpha's product in the result dtype, whatever ml_dtypes' promotion rules -----------------
+# (ml_dtypes 0.7 keeps `bfloat16_array * 0.02` in bfloat16 where 0.6 promoted it to float32,
+# as NumPy always keeps float16: ember computes these in the dtype it chooses, not NumPy's)
+
+_RNG = np.random.default_rng(7)
+_A, _B = (_RNG.standard_normal(4096).astype(np.float32) for _ in range(2))
+_NP = {"float16": np.float16, "float32": np.float32, "float64": np.float64}
+
+
+def _narrow(a: np.ndarray, name: str) -> np.ndarray:
+    """float32 data `a` rounded to dtype `name`, as float64 (float32 to 16 bits is one
+    correctly rounded conversion in every ml_dtypes release)."""
+    low = ember.bfloat16.np if name == "bfloat16" else _NP[name]
+    return a.astype(low).astype(np.float64)
+
+
+def _lib_tensor(lib, a, name):
+    return lib.tensor(a).to(getattr(lib, name))
+
+
+@pytest.mark.parametrize("op", ["add_", "sub_"])
+@pytest.mark.parametrize("self_dtype, other_dtype", [
+    ("float32", "bfloat16"), ("float32", "float16"), ("float64", "float32"),
+    ("float64", "bfloat16")])
+def test_inplace_alpha_takes_its_product_in_the_wider_self_dtype(op, self_dtype, other_dtype):
+    """`p.add_(u, alpha=-0.02)` with `u` narrower than `p` (a bfloat16 update on a float32
+    weight: Muon's step) casts `u` to p's dtype and fuses there, as PyTorch; the product
+    rounded in u's dtype first was up to half a bfloat16 ulp of it off."""
+    alpha = -0.02 if op == "add_" else 0.02
+    e, t = (getattr(_lib_tensor(lib, _A, self_dtype), op)(
+        _lib_tensor(lib, _B, other_dtype), alpha=alpha).double().numpy() for lib in (ember, torch))
+    k = np.float64(_NP[self_dtype](-0.02))  # (alpha read at the result dtype)
+    kb = k * _narrow(_B, other_dtype)
+    want = (_A.astype(np.float64) + kb).astype(_NP[self_dtype])
+    assert_ulp(e.astype(_NP[self_dtype]), want, 1, "the worked value rounds twice (k b is "
+               "inexact in float64 for float64 k, and a + k b once more before the dtype)",
+               scale=np.abs(_A) + np.abs(kb))
+    if TORCH_VECTOR_KERNELS:  # (torch's fused multiply-add in its vectorised loops)
+        np.testing.assert_array_equal(e, t)
+
+
+_LOW_ALPHA_CALLS = {  # (call, the value worked in float64 from x, the tensor's values,
+    # and r, a number rounded to its dtype: each product exact, the sum rounded once)
+    "add": (lambda L, x: x.add(0.1, alpha=0.37), lambda x, r: x + r(0.1) * r(0.37)),
+    "sub": (lambda L, x: x.sub(3, alpha=0.7), lambda x, r: x - 3 * r(0.7)),
+    "add_": (lambda L, x: x.clone().add_(0.1, alpha=0.37), lambda x, r: x + r(0.1) * r(0.37)),
+    "rsub_number": (lambda L, x: L.rsub(x, 0.1, alpha=0.37), lambda x, r: r(0.1) - r(0.37) * x),
+    "rsub_tensor": (lambda L, x: L.rsub(x, x * 3, alpha=0.37),
+                    lambda x, r: r(x * 3) - r(0.37) * x),
+}
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("name", list(_LOW_ALPHA_CALLS))
+def test_16_bit_alpha_with_a_number_or_rsub_computes_in_float32(dtype, name):
+    """A 16-bit tensor and a number with `alpha=`, and rsub's `alpha=`: the number and alpha
+    read at the tensor's dtype, alpha b + a computed in float32 (where 16-bit products are
+    exact) and rounded once, as PyTorch's kernel. Before, bfloat16 gave a float32 tensor with
+    ml_dtypes 0.6 and products rounded to 16 bits with 0.7; rsub rounded twice."""
+    call, worked = _LOW_ALPHA_CALLS[name]
+    e, t = (call(L, _lib_tensor(L, _A, dtype)) for L in (ember, torch))
+    assert str(e.dtype).split(".")[1] == str(t.dtype).split(".")[1] == dtype
+    e, t = e.float().numpy(), t.float().numpy()
+    if TORCH_VECTOR_KERNELS:  # (4096 elements: no scalar tail, one thread)
+        np.testing.assert_array_equal(e, t)
+    low = ember.bfloat16.np if dtype == "bfloat16" else np.float16
+    want = worked(_narrow(_A, dtype), lambda v: np.asarray(v, np.float32).astype(low)
+                  .astype(np.float64))
+    np.testing.assert_array_equal(e, want.astype(np.float32).astype(low).astype(np.float32))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("op", ["add", "sub", "add_", "sub_"])
+@pytest.mark.parametrize("b, alpha", [(0.1, 0.37), (3, 0.7), (0.5, 2), (3, 0.25)])
+def test_a_number_with_alpha_is_fused_as_torch(dtype, op, b, alpha):
+    """`x.add(0.1, alpha=0.37)` on float32 / float64: fma(0.1, 0.37, x), each number read at
+    the dtype, as PyTorch's kernel (a tensor `other` took this path already); before, the
+    product was taken in Python's double and rounded to the dtype, then added. (An exact
+    product, 0.5 * 2, is added as it is: the same single rounding.)"""
+    e, t = (getattr(_lib_tensor(L, _A, dtype), op)(b, alpha=alpha).double().numpy()
+            for L in (ember, torch))
+    f = _NP[dtype]
+    kb = np.float64(f(b)) * np.float64(f(alpha))
+    want = _A.astype(np.float64) + (kb if op.startswith("add") else -kb)
+    assert_ulp(e.astype(f), want.astype(f), 1, "the worked value rounds twice (k b is "
+               "inexact in float64, and a + k b once more before float32)",
+               scale=np.abs(_A) + abs(kb))
+    if TORCH_VECTOR_KERNELS:
+        np.testing.assert_array_equal(e, t)

@@ -140,3 +140,23 @@ def test_out_that_requires_grad_is_refused_naming_the_op_called(name):
             _OUT_GRAD_CASES[name](m, x, lambda m=m: m.empty(0, requires_grad=True))
         msgs.append(str(e.value))
     assert msgs[0] == msgs[1]
+
+
+_BIG = 2**24 + 2**16 + 1  # (a float32 tie, rounded down to 2**24 + 2**16, then a bfloat16 tie
+# rounded to even, 2**24; rounded once to bfloat16 it is 2**24 + 2**17)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("call", [
+    lambda L, x: x + _BIG, lambda L, x: x - 4097, lambda L, x: L.where(x > 0, x, _BIG),
+    lambda L, x: x.clamp(max=2049), lambda L, x: x.add(_BIG, alpha=2),
+    lambda L, x: (x + 1000) == 1025, lambda L, x: L.remainder(x, 2049)],
+    ids=["add", "sub", "where", "clamp", "add_alpha", "eq", "remainder"])
+def test_an_int_a_16_bit_float_cannot_hold_rounds_through_float32(dtype, call):
+    """`fit_scalar`: a Python int beside a float16 / bfloat16 tensor is read as PyTorch's
+    Scalar conversion makes it, int -> float -> 16 bits; NumPy beside a bfloat16 array rounds
+    it once since ml_dtypes 0.7 (and ints 16 bits hold exactly are unchanged)."""
+    vals = [1.0, -3.0, 0.5, 2.0, -1.5, 100.0]
+    got, want = (call(L, L.tensor(vals).to(getattr(L, dtype))) for L in (ember, torch))
+    assert str(got.dtype).split(".")[1] == str(want.dtype).split(".")[1]
+    assert got.float().tolist() == want.float().tolist()  # (single roundings: exact)

@@ -496,3 +496,42 @@ def test_empty_lays_out_its_memory_format(shape, fmt):
 ])
 def test_memory_format_of_another_rank_is_refused_in_torch_words(call):
     same_message(call)
+
+
+SCALAR_TENSOR_CASES = {
+    "int": (1, None), "bool": (True, None), "float": (2.5, None), "numpy int": (np.int64(3), None),
+    "0-d tensor": ("tensor", None), "float to int64": (2.5, "int64"), "bool dtype": (True, "bool"),
+    "complex128": (1 + 1j, "complex128"), "float16": (2, "float16"),
+}
+
+
+@pytest.mark.parametrize("name", list(SCALAR_TENSOR_CASES))
+@pytest.mark.parametrize("default", ["float32", "float64"])
+def test_scalar_tensor_takes_the_default_float_dtype_as_torch(name, default):
+    value, dname = SCALAR_TENSOR_CASES[name]
+
+    def run(L):
+        before = L.get_default_dtype()
+        L.set_default_dtype(getattr(L, default))
+        try:
+            v = L.tensor(2) if value == "tensor" else value
+            t = L.scalar_tensor(v, **({} if dname is None else {"dtype": getattr(L, dname)}))
+            return str(t.dtype).split(".")[1], t.shape, t.item()  # (exact: one rounding)
+        finally:
+            L.set_default_dtype(before)
+
+    got, want = run(ember), run(torch)
+    assert got[0] == want[0] and tuple(got[1]) == tuple(want[1]) and got[2] == want[2]
+
+
+@pytest.mark.parametrize("call", [lambda L: L.scalar_tensor(L.tensor([2])),
+                                  lambda L: L.scalar_tensor("a"),
+                                  lambda L: L.scalar_tensor(None)])
+def test_scalar_tensor_refuses_what_is_not_a_number(call):
+    same_message(call, TypeError)
+
+
+@pytest.mark.parametrize("value, dname", [(1 + 2j, "float32"), (300, "uint8"),
+                                          (float("nan"), "int32")])
+def test_scalar_tensor_refuses_a_value_its_dtype_cannot_hold(value, dname):
+    same_message(lambda L: L.scalar_tensor(value, dtype=getattr(L, dname)))

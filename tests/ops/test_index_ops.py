@@ -776,3 +776,19 @@ def test_index_ops_out_must_have_selfs_dtype(name, dtype):
         assert res[0] == res[1]
     else:  # (sums of ones: exact)
         assert_same(res[0], res[1])
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("shape, dim", [((64,), 0), ((64, 8), 1), ((64, 8), 0)])
+def test_index_add_alpha_on_16_bits_rounds_the_product_as_torch(dtype, shape, dim):
+    """16-bit `index_add(alpha=)` through PyTorch's loop kernel: alpha read in the dtype, the
+    product rounded to it, then the sum (ml_dtypes 0.6 gave a float32 product for bfloat16,
+    0.7 a bfloat16 one: now explicit). (A (8, 64) input along dim 0 is one of PyTorch's
+    slice-wise `add_` paths, fused in float32: not this.)"""
+    rng = np.random.default_rng(3)
+    a, s = (rng.standard_normal(shape).astype(np.float32) for _ in range(2))
+    idx = np.arange(shape[dim])[::-1].copy()
+    got, want = (L.tensor(a).to(getattr(L, dtype)).index_add(
+        dim, L.tensor(idx), L.tensor(s).to(getattr(L, dtype)), alpha=0.37).float().numpy()
+        for L in (ember, torch))
+    np.testing.assert_array_equal(got, want)  # (two single roundings, in C's order)

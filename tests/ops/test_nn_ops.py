@@ -154,3 +154,14 @@ def test_constant_pad_crop_past_the_edge_fails_in_narrows_words(shape, pad):
 @pytest.mark.parametrize("pad", [(-3, 0), (-1, -2), (-3, 2), (1, -2, -1, -1)])
 def test_constant_pad_crop_to_the_edge_matches_torch(pad):
     same_result(lambda L: L.nn.functional.pad(L.arange(6.0).view(2, 3), pad, value=7.0))
+
+
+@pytest.mark.parametrize("dtype, value", [
+    ("bfloat16", 1 + 2**-8 + 2**-40), ("float16", 1 + 2**-11 + 2**-40),
+    ("bfloat16", 2**24 + 2**16 + 1), ("float16", 0.1), ("float32", 0.1)])
+def test_constant_pad_value_converts_as_a_scalar(dtype, value):
+    # (a double to float16 / bfloat16 through float: PyTorch's Scalar conversion, not
+    # NumPy's single rounding; ml_dtypes 0.7 rounds bfloat16 once)
+    got, want = (L.nn.functional.pad(L.ones(2, 3, dtype=getattr(L, dtype)), (1, 2), value=value)
+                 for L in (ember, torch))
+    assert got.float().tolist() == want.float().tolist()

@@ -474,3 +474,21 @@ def test_xlogy_family_16_bit_rounds_the_log_then_the_product(dtype, form):
     # (a correctly rounded float32 log, rounded to 16 bits, then a product: bit for bit)
     np.testing.assert_array_equal(np.array(res[0][0]), np.array(res[1][0]))
     np.testing.assert_array_equal(np.array(res[0][1]), np.array(res[1][1]))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("form", ["xlogy", "special_xlogy", "xlog1py"])
+@pytest.mark.parametrize("x", [0.3, 2.7, 0.0])
+def test_xlogy_family_number_first_on_16_bit_other(dtype, form, x):
+    """A number `x` and a 16-bit tensor `y`: the result keeps y's dtype, x read in it (through
+    float32) and log(y) rounded to it, then the product in float32, as PyTorch. Before, the
+    kernel took the number's float64 for the dtype and left the arithmetic to NumPy: with
+    ml_dtypes 0.6 a bfloat16 `y` gave a float32 tensor."""
+    ys = (np.random.default_rng(1).random(4000) * 5 + 0.01).astype(np.float32)
+    ys[1], ys[2] = np.nan, 0.0
+    fns = {"xlogy": lambda m, y: m.xlogy(x, y), "special_xlogy": lambda m, y: m.special.xlogy(x, y),
+           "xlog1py": lambda m, y: m.special.xlog1py(x, y)}
+    got, want = (fns[form](m, m.tensor(ys).to(getattr(m, dtype))) for m in (ember, torch))
+    assert str(got.dtype).split(".")[1] == str(want.dtype).split(".")[1] == dtype
+    # (a correctly rounded float32 log, rounded to 16 bits, then a product: bit for bit)
+    np.testing.assert_array_equal(got.float().numpy(), want.float().numpy())

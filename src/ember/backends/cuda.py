@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import functools
 
+from .. import _algorithms
+
 
 @functools.cache
 def _cupy():
@@ -48,9 +50,22 @@ def run(prim, args, params):
 # --- torch.backends.cuda flags (read by programs; no effect without a GPU) -----------
 
 class _MatmulFlags:
-    allow_tf32 = False
     allow_fp16_reduced_precision_reduction = True
     allow_bf16_reduced_precision_reduction = True
+
+    @property
+    def allow_tf32(self) -> bool:
+        """Whether float32 products may use TF32: the matmul precision is not "highest"."""
+        return _algorithms.matmul_precision[0] != "highest"
+
+    @allow_tf32.setter
+    def allow_tf32(self, value: bool) -> None:
+        # NOTE: PyTorch's legacy switch: True sets the precision to "high", False to
+        # "highest" (ember's products are full float32 either way)
+        if not isinstance(value, bool):
+            raise RuntimeError(f"set_allow_tf32_cublas expects a bool, but got "
+                               f"{type(value).__name__}")
+        _algorithms.matmul_precision[0] = "high" if value else "highest"
 
 
 matmul = _MatmulFlags()

@@ -3,12 +3,14 @@ which node names PyTorch's oneDNN paths would record, e.g. an LSTM's MkldnnRnnLa
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-enabled = True
-deterministic = False
+from ._flags import bool_flags
+
 allow_tf32 = None  # (PyTorch answers None: TF32 on oneDNN is for Intel GPUs)
+_FLAGS = {"enabled": True, "deterministic": False}
 
 
 def is_available() -> bool:
@@ -18,14 +20,17 @@ def is_available() -> bool:
 def set_flags(_enabled=None, _deterministic=None, _allow_tf32=None,
               _fp32_precision="none") -> tuple:
     """Set the flags that are given; return the previous ones (PyTorch's order)."""
-    global enabled, deterministic, allow_tf32
-    before = (enabled, deterministic, allow_tf32, "none")
+    before = (_FLAGS["enabled"], _FLAGS["deterministic"], allow_tf32, "none")
     if _enabled is not None:
-        enabled = bool(_enabled)
+        _FLAGS["enabled"] = bool(_enabled)
     if _deterministic is not None:
-        deterministic = bool(_deterministic)
+        _FLAGS["deterministic"] = bool(_deterministic)
     if _allow_tf32 is not None:
-        allow_tf32 = bool(_allow_tf32)
+        # NOTE: PyTorch's CPU build warns at every write of this flag, whatever its value,
+        # and keeps reading None (TF32 on oneDNN is for Intel GPUs)
+        warnings.warn("TF32 acceleration on top of oneDNN is available for Intel GPUs. The "
+                      "current Torch version does not have Intel GPU Support.", UserWarning,
+                      stacklevel=2)
     return before
 
 
@@ -38,3 +43,7 @@ def flags(enabled: bool = False, deterministic: bool = False, allow_tf32: bool =
         yield
     finally:
         set_flags(*before)
+
+
+bool_flags(__name__, _FLAGS, {"enabled": "set_enabled_mkldnn",
+                              "deterministic": "set_deterministic_mkldnn"})

@@ -74,6 +74,7 @@ def broadcast_errors(kernel):
 
 
 _I64_MIN, _I64_END = -(2 ** 63), 2 ** 63
+_EXACT_INTS = {dt.float16: 2048, dt.bfloat16: 256}  # (every int up to these is exact in them)
 
 
 def fit_scalar(x, d: dt.dtype):
@@ -90,6 +91,11 @@ def fit_scalar(x, d: dt.dtype):
         # remainder, pow and the comparisons do (mul and div widen it: see
         # `_rounding`); ml_dtypes would also promote bfloat16 to float32 otherwise.
         return x if d.itemsize != 2 else rounded(x, d)
+    if x.__class__ is int and d in _EXACT_INTS and not -_EXACT_INTS[d] <= x <= _EXACT_INTS[d]:
+        # NOTE: an int the 16-bit dtype cannot hold rounds through float32, as PyTorch
+        # converts it (2**24 + 2**16 + 1 is bfloat16's 2**24); NumPy beside a bfloat16 array
+        # rounds it once since ml_dtypes 0.7.
+        return rounded(x, d)
     if d._kind == 1 and d is not dt.int64 and isinstance(x, numbers.Integral):
         # NumPy refuses out-of-range Python ints; C (and PyTorch) wrap them.
         return np.array(int(x)).astype(d.np)[()]

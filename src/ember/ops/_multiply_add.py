@@ -10,13 +10,16 @@ PyTorch's kernels do for them.
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import numpy as np
 
 from ..native import calls
 from ._fma import fma
 from ._inplace_kernel import disjoint_or_same
 
-_F32 = np.dtype(np.float32)
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
 
 def fused(*xs) -> np.dtype | None:
@@ -39,12 +42,31 @@ def scaled_add(a, b, k):
     return fma(b, k, a)
 
 
+def _exact_product(b, k, d: np.dtype):
+    """The number b k at dtype `d` (each read at `d`) where that product is exact there, so
+    that a + b k, one rounding, is the fused result; None otherwise."""
+    if d not in (_F32, _F64) or not isinstance(b, int | float | np.floating) or \
+            not isinstance(k, int | float | np.floating):
+        return None
+    x, y = float(d.type(b)), float(d.type(k))
+    p = x * y  # (exact in float64 for float32 x, y)
+    if not math.isfinite(p):
+        return None
+    if d == _F32:
+        return np.float32(p) if float(np.float32(p)) == p else None
+    return p if Fraction(x) * Fraction(y) == Fraction(p) else None
+
+
 def alpha_kernel(negate: bool):
     """add's (sub's with `negate`) kernel with `alpha=`: a + alpha b, one fused multiply-add
-    for floats (16-bit floats reach it as float32: the caller's `lowp2`)."""
+    for floats (16-bit floats reach it as float32: the caller's `lowp2`); a number `b` whose
+    product with alpha is exact adds it, the same one rounding."""
     def kernel(a, b, alpha):
-        if fused(a, b) is not None:
-            return scaled_add(a, b, -alpha if negate else alpha)
+        if (d := fused(a, b)) is not None:
+            k = -alpha if negate else alpha
+            if not isinstance(b, np.ndarray) and (p := _exact_product(b, k, d)) is not None:
+                return np.add(a, p)
+            return scaled_add(a, b, k)
         return (np.subtract if negate else np.add)(a, np.multiply(b, alpha))
 
     return kernel
@@ -128,9 +150,21 @@ def _dense(*arrays) -> list | None:
     return [np.ascontiguousarray(np.broadcast_to(a, shape)) for a in arrays]
 
 
+def _spread(b, like):
+    """A number `b` (add's `other` beside `alpha=`) as an array of `like`'s dtype and shape,
+    so the C kernel takes it as it takes a tensor; arrays as they are."""
+    if isinstance(b, np.ndarray) or not isinstance(like, np.ndarray) or like.dtype not in \
+            calls.SUFFIX or isinstance(b, complex):
+        return b
+    return np.full(like.shape, b, like.dtype)
+
+
 def scaled_add_native(lib, a, b, alpha, negate: bool = False):
     """a + alpha b (a - alpha b with `negate`) in C, or NotImplemented."""
-    dense = _dense(a, b)
+    if not isinstance(b, np.ndarray) and isinstance(a, np.ndarray) and \
+            (p := _exact_product(b, -alpha if negate else alpha, a.dtype)) is not None:
+        return np.add(a, p)  # (one rounding, as the fused form: no C call needed)
+    dense = _dense(a, _spread(b, a))
     if dense is None:
         return NotImplemented
     return _native(lib, "scaled_add", *dense, None, -alpha if negate else alpha)
@@ -139,6 +173,11 @@ def scaled_add_native(lib, a, b, alpha, negate: bool = False):
 def scaled_add_into_native(lib, dst, b, alpha, negate: bool = False) -> bool:
     """dst += alpha b (-= with `negate`) in C; False (nothing written) where it does not
     apply, or where `b` overlaps `dst` other than as the same elements."""
+    if not isinstance(b, np.ndarray) and dst.__class__ is np.ndarray and dst.flags.c_contiguous \
+            and (p := _exact_product(b, -alpha if negate else alpha, dst.dtype)) is not None:
+        np.add(dst, p, out=dst)
+        return True
+    b = _spread(b, dst)
     if not _plain(dst, b) or not disjoint_or_same(b, dst):
         return False
     _native(lib, "scaled_add", dst, b, None, -alpha if negate else alpha, out=dst)

@@ -144,3 +144,13 @@ def integer_operand(value, d: dt.dtype) -> None:
         lo, hi = _INT_RANGE[d]
         if not (lo <= value <= hi or lo == 0 and -hi <= value < 0):
             raise _overflow(d)
+
+
+def kernel_number(value, np_dtype: np.dtype) -> np.ndarray:
+    """A Python number as a 0-d array of NumPy dtype `np_dtype`, for a kernel, converted as
+    PyTorch converts a Scalar: to float16 / bfloat16 through float32 (a double rounded once
+    to 16 bits can differ, and ml_dtypes >= 0.7 rounds bfloat16 once), otherwise directly."""
+    if np_dtype.itemsize == 2 and np_dtype.kind in "fV" and value.__class__ in (int, float):
+        with np.errstate(over="ignore"):
+            return np.asarray(np.float32(value)).astype(np_dtype)
+    return np.asarray(value).astype(np_dtype)

@@ -26,7 +26,7 @@ from ..native import calls
 from ._batching import front
 from ._common import bounded, same_meta
 from ._parallel import elementwise
-from ._scalar_value import scalar_value
+from ._scalar_value import kernel_number, scalar_value
 from .registry import Family, Member, apply, apply_, bind, defbatch, defjvp, deflower, defvjp
 from .unary import (
     BOOL_K,
@@ -241,8 +241,8 @@ def _hardtanh_kernel(a, min_val=-1.0, max_val=1.0):
     if a.dtype.kind in "iu":
         lo, hi = math.ceil(min_val), math.floor(max_val)
         return np.minimum(np.maximum(a, lo), hi).astype(a.dtype)
-    return bounded(np.minimum, bounded(np.maximum, a, np.asarray(min_val, a.dtype)),
-                   np.asarray(max_val, a.dtype))
+    return bounded(np.minimum, bounded(np.maximum, a, kernel_number(min_val, a.dtype)),
+                   kernel_number(max_val, a.dtype))  # (16 bits: through float32)
 
 
 hardtanh_p = unary("hardtanh", _hardtanh_kernel)
@@ -286,7 +286,7 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def _threshold_kernel(a, threshold, value):
-    return np.where(a > threshold, a, np.asarray(value).astype(a.dtype))
+    return np.where(a > threshold, a, kernel_number(value, a.dtype))  # (as a Scalar converts)
 
 
 threshold_p = unary("threshold", _threshold_kernel)

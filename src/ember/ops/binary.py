@@ -236,15 +236,24 @@ def _scale(b, alpha, d: dt.dtype):
 
 def _alpha_call(fn, a, b, alpha, d: dt.dtype, inplace: bool = False) -> Tensor:
     """add / sub with `alpha=`: one node with `alpha` a param, as PyTorch's AddBackward0 /
-    SubBackward0 (`_rounding` says how it rounds); a number `b` is scaled first."""
+    SubBackward0 (`_rounding` says how it rounds). A float result reads a number `b` and
+    `alpha` at its dtype and fuses (fma(b, alpha, a), 16-bit floats in float32); other
+    dtypes scale a number `b` first."""
     if not (is_scalar(alpha) or isinstance(alpha, Tensor)):
         raise OperandTypeError(f"alpha must be a number, not {type(alpha).__name__}")
     if alpha.__class__ is int:
         python_number(alpha)  # (OverflowError past uint64, in PyTorch's words)
     if not isinstance(b, Tensor):
-        b = _scale(b, alpha, d)
-        plain = add_fn if fn is add_alpha_fn else sub_fn
-        return apply_(binary_p, a, b, fn=plain) if inplace else apply(binary_p, a, b, fn=plain)
+        if d._kind != 2:  # (integers, bools, complex numbers: the product, then the sum)
+            b = _scale(b, alpha, d)
+            plain = add_fn if fn is add_alpha_fn else sub_fn
+            return apply_(binary_p, a, b, fn=plain) if inplace else \
+                apply(binary_p, a, b, fn=plain)
+    elif b._dtype is not d:
+        # NOTE: an in-place `self` wider than `other` (float32 += bfloat16 * alpha): PyTorch
+        # casts `other` to the result dtype first, so alpha's product is taken there, not in
+        # `other`'s dtype (where NumPy, and ml_dtypes >= 0.7 for bfloat16, would round it).
+        b = b.to(d)
     _check_alpha(alpha, d)
     k = fit_scalar(bool(alpha) if d is dt.bool_ else alpha, d)  # (16-bit: rounded to d)
     if inplace:
@@ -341,14 +350,20 @@ subtract = sub
 
 
 def _rsub_kernel(a, b, alpha=1):
-    return np.subtract(b, a if alpha == 1 else np.multiply(a, alpha))
+    """b - alpha a: as sub's kernel with the operands swapped (one fused multiply-add for
+    floats; 16-bit floats reach it as float32, `lowp2`)."""
+    if alpha == 1:
+        return np.subtract(b, a)
+    if multiply_add.fused(a, b) is not None:
+        return multiply_add.scaled_add(b, a, -alpha)
+    return np.subtract(b, np.multiply(a, alpha))
 
 
 # other - alpha * input, one node as PyTorch's overloads: a tensor `other` (RsubBackward0,
 # an edge per operand) or a number (RsubBackward1, one edge). `alpha` is a param (only
 # when not 1), so the scaling is inside the node, not a MulBackward0 before it.
-rsub_fn = member("rsub", _rsub_kernel, "RsubBackward0")
-rsub_scalar_fn = member("rsub_scalar", _rsub_kernel, "RsubBackward1")
+rsub_fn = member("rsub", lowp2(_rsub_kernel), "RsubBackward0")
+rsub_scalar_fn = member("rsub_scalar", lowp2(_rsub_kernel), "RsubBackward1")
 
 
 def _rsub_jvp(primals, tangents, out, alpha=1):

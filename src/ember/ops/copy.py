@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
+from .._algorithms import fill_value, fills_uninitialized
 from .._device import as_device, device
 from .._layout import CHANNELS_LAST_RANK
 from .._tensor import Tensor
@@ -148,6 +149,8 @@ def cast_array(a: np.ndarray, d: dt.dtype, copy: bool = True) -> np.ndarray:
         return to_float8(a.real if a.dtype.kind == "c" else a, d)
     if a.dtype.kind == "c" and not d.is_complex:
         a = a.real
+    if a.dtype.kind == "V" and d._kind == 1:  # (bfloat16 / float8 to an integer: through
+        a = a.astype(np.float32)              # float, C's wrap; ml_dtypes 0.7 gives 0)
     if a.dtype.kind not in "fcV" or a.dtype.itemsize <= d.itemsize and d._kind != 1:
         if d.itemsize == 2 and d._kind == 2 and a.dtype.itemsize > 2:
             a = a.astype(np.float32)  # int -> float -> half, as PyTorch converts
@@ -404,6 +407,10 @@ def resize_(self: Tensor, *sizes, memory_format=None) -> Tensor:
         grown = np.zeros(need, np.uint8)
         old = storage.bytes
         grown[:old.size] = old
+        if fills_uninitialized():  # (deterministic mode: the new elements, as PyTorch fills)
+            size = self._dtype.itemsize
+            first = -(-old.size // size)
+            grown[first * size:].view(self._dtype.np)[:] = fill_value(self._dtype.np)
         storage.data, storage._bytes, storage._nbytes = grown, grown, need
     elif need > storage.nbytes():
         storage._nbytes = need

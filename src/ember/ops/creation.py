@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import copy as _copy
 import math
+import numbers
 import warnings
 
 import numpy as np
 
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
+from .._algorithms import uninitialized
 from .._core import kernels, meta_rules
 from .._core.primitive import _op_layer
 from .._device import CPU, as_device
@@ -25,6 +27,7 @@ from ._nested_data import (
     refuse_string,
     values_array,
 )
+from ._scalar_value import kernel_number
 from ._scalar_value import scalar_value as _fill_value
 from ._size_args import keyword_size, size_values, unpack_size
 from ._spacing import arange_float as _arange_float
@@ -100,8 +103,10 @@ batch_by_loop(factory_p, "no tensor input to vectorise over: each example's call
 
 
 def _full_kernel(*, shape, value=None, dtype, device):
-    if value is None:  # `empty`: memory with no value written
-        return np.empty(shape, dtype.np)
+    if value is None:  # `empty`: memory with no value written (filled in deterministic mode)
+        return uninitialized(shape, dtype.np)
+    if dtype.itemsize == 2 and dtype._kind == 2:  # (a number to 16 bits through float32)
+        value = kernel_number(value, dtype.np)
     return np.full(shape, value, dtype=dtype.np)
 
 
@@ -119,8 +124,8 @@ def _arange_kernel(*, start, step, n, dtype, device):
 
         return _arange_float(start, step, n, dtype.np.type, workers(),
                              random.get_kernel_profile() == "avx2")
-    return (np.float64(start) + np.float64(step) * np.arange(n, dtype=np.float64)
-            ).astype(dtype.np)
+    return cast_array(np.float64(start) + np.float64(step) * np.arange(n, dtype=np.float64),
+                      dtype)  # (16 bits: through float32, as PyTorch converts a double)
 
 
 ARANGE = Member(factory_p, "arange", _arange_kernel,
@@ -206,7 +211,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
     if dev.type == "meta":
         return _finish(_make(Storage(None, n * dtype.itemsize, dev), size, stride, 0, dtype),
                        requires_grad)
-    buf = np.empty(n, dtype.np)
+    buf = uninitialized(n, dtype.np)
     t = _make(Storage(buf, buf.nbytes, CPU), size, stride, 0, dtype)
     if dev.type != "cpu":
         from .device_copy import to_device
@@ -216,9 +221,27 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
 
 
 def scalar_tensor(value, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """A 0-d tensor of a number, in the number's own dtype unless told: the helper ops use
+    for a number operand (`torch.scalar_tensor` itself is `scalar_tensor_api`)."""
     if dtype is None:
         dtype = dt.scalar_dtype(value)
     return _filled((), value, dtype, device, requires_grad)
+
+
+def scalar_tensor_api(value, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """`torch.scalar_tensor`: a 0-d tensor of `value`, in the default float dtype unless
+    told (PyTorch's default whatever the number's kind; a 0-d tensor is taken as its
+    number), refusing what the dtype cannot hold."""
+    if isinstance(value, Tensor) and value._shape == ():
+        value = value.item()
+    elif not isinstance(value, numbers.Number) or isinstance(value, Tensor):
+        raise TypeError("scalar_tensor(): argument 's' (position 1) must be Number, not "
+                        f"{type(value).__name__}")
+    d = dt.get_default_dtype() if dtype is None else dtype
+    return _filled((), _fill_value(value, d), d, device, requires_grad)
+
+
+scalar_tensor_api.__name__ = scalar_tensor_api.__qualname__ = "scalar_tensor"
 
 
 def _eval_filled_like(prim, args: tuple, params: dict) -> Tensor:
@@ -238,7 +261,7 @@ def _eval_filled_like(prim, args: tuple, params: dict) -> Tensor:
     if dev.type == "meta":
         return _meta(shape, d, stride)
     n = storage_extent(shape, stride, 0)
-    buf = np.empty(n, d.np) if fill is None else np.full(n, fill, d.np)
+    buf = uninitialized(n, d.np) if fill is None else np.full(n, fill, d.np)
     t = _make(Storage(buf, buf.nbytes, CPU), shape, stride, 0, d)
     if dev.type != "cpu":
         from .device_copy import to_device
@@ -618,7 +641,7 @@ def range_(start=None, end=None, step=1, *, dtype=None, device=None, requires_gr
     _refuse_spacing_dtype("range", d)
     start, end, step = (_real_bound(v) for v in (start, end, step))
     n = int(math.floor((end - start) / step)) + 1
-    arr = (start + step * np.arange(n, dtype=np.float64)).astype(d.np)
+    arr = cast_array(start + step * np.arange(n, dtype=np.float64), d)
     return _place(arr, d, device, requires_grad)
 
 
@@ -664,7 +687,7 @@ def linspace(start, end, steps: int, *, out=None, dtype=None, layout=None, devic
         arr = np.where(idx < half, start + step * idx, end - step * (steps - 1 - idx))
     if d._kind == 1:
         arr = np.trunc(arr)
-    return _out(_place(arr.astype(d.np), d, device, requires_grad), out)
+    return _out(_place(cast_array(arr, d), d, device, requires_grad), out)
 
 
 def logspace(start, end, steps: int, base: float = 10.0, *, out=None, dtype=None, layout=None,

@@ -39,7 +39,7 @@ from ._common import (
 )
 from ._dynamic_shape import refuse_batched_mask
 from ._inplace_kernel import disjoint_or_same, writes_into
-from ._scalar_value import scalar_value
+from ._scalar_value import kernel_number, scalar_value
 from .index import (
     add_slices,
     check_gather_index,
@@ -153,6 +153,8 @@ def _index_copy_kernel(a, idx, src, *, dim, accumulate=False, alpha=1, fill=Fals
         np.logical_or.at(out, key, np.reshape(np.asarray(src, bool) & bool(alpha),
                                               () if a.ndim == 0 else np.shape(src)))
     elif accumulate:
+        if alpha != 1 and out.dtype.kind in "fV":  # (alpha read in the dtype, a Scalar's
+            alpha = kernel_number(alpha, out.dtype)  # cast: a 16-bit product rounds there)
         if a.ndim == 0:
             out += np.reshape(src, ()) * alpha
         else:

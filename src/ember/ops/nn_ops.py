@@ -20,6 +20,7 @@ from .._tensor import Tensor
 from ._batching import batch_size, batched, front, loop
 from ._cascade_sum import nll_mean_grad_low, nll_reduce_low
 from ._common import index_runs
+from ._scalar_value import kernel_number
 from .creation import zeros, zeros_like
 from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp, nondifferentiable
 
@@ -329,6 +330,7 @@ def _pad_kernel(x, *, pads, value):
         return x.copy()
     # (C order, as PyTorch's result and the meta rule are: np.pad keeps a transposed
     # input's order)
+    value = kernel_number(value, x.dtype) if x.dtype.kind != "c" else value  # (a Scalar's cast)
     return np.ascontiguousarray(np.pad(x, grow, constant_values=value))
 
 

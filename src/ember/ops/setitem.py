@@ -18,6 +18,7 @@ from .._core.dispatch import run_quiet
 from .._tensor import Tensor
 from .._view import non_overlapping
 from ._scalar_value import setitem_value
+from .copy import cast_array
 from .index import index_put_p
 from .index_key import (
     TENSOR_SLOT,
@@ -213,8 +214,8 @@ def _write(x: Tensor, dst: np.ndarray, adv, value) -> None:
         src = value._array()
         if src.dtype.kind == "c" and dst.dtype.kind not in "cb":  # (bool reads both parts)
             src = src.real
-        if src.dtype != dst.dtype:
-            src = src.astype(dst.dtype)
+        if src.dtype != dst.dtype:  # (PyTorch's conversion: a double to bfloat16 via float)
+            src = cast_array(src, dt.from_numpy(dst.dtype), copy=False)
     else:
         src = value
     if isinstance(src, np.ndarray) and src.ndim:

@@ -252,10 +252,13 @@ def _rounded_log_times(log, kernel):
     most dtypes; float16 / bfloat16 round twice, as PyTorch's kernels do (the log to the
     dtype, then the product, each computed in float32)."""
     def low16(x, y):
-        d = np.asarray(x).dtype
+        d = (x if isinstance(x, np.ndarray) or not isinstance(y, np.ndarray) else y)
+        d = np.asarray(d).dtype  # (the array operand's: a number beside it is weak)
         if d.itemsize != 2 or d.kind not in "fV":
             return kernel(x, y)
-        x32, y32 = np.asarray(x, np.float32), np.asarray(y, np.float32)
+        # a number is read in the tensor's dtype, through float32 as PyTorch converts it
+        x32, y32 = (np.asarray(v, np.float32) if np.asarray(v).dtype == d else
+                    np.asarray(v, np.float32).astype(d).astype(np.float32) for v in (x, y))
         with np.errstate(divide="ignore", invalid="ignore"):
             ly = log(y32).astype(d).astype(np.float32)
             out = np.multiply(x32, ly)

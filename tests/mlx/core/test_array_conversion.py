@@ -116,3 +116,23 @@ def test_slice_update_with_more_dimensions_is_refused():
     # (MLX 0.32.4 crashes the process here, so there is nothing to compare with)
     with pytest.raises(ValueError, match="3 dimensions for an array with 2"):
         mx.slice_update(mx.zeros((2, 4)), mx.ones((1, 1, 4)), mx.array([1]), axes=(0,))
+
+
+_ROUNDS_TWICE = "[1 + 2**-8 + 2**-40, 1 + 2**-11 + 2**-40, -3.3, 0.1, 1e39]"
+
+
+@pytest.mark.parametrize("expr", [
+    f"mx.array({_ROUNDS_TWICE}, mx.bfloat16)", f"mx.array({_ROUNDS_TWICE}, mx.float16)",
+    f"mx.array(np.array({_ROUNDS_TWICE}), mx.bfloat16)",
+    f"mx.array(np.array({_ROUNDS_TWICE}), mx.float16)",
+    "mx.array(np.array([2**24 + 2**16 + 1, 2049, -257]), mx.bfloat16)",
+    "mx.array(np.array([2**24 + 2**16 + 1, 2049, -257]), mx.float16)",
+    "mx.array(1 + 2**-8 + 2**-40, mx.bfloat16)", "mx.array(2**24 + 2**16 + 1, mx.bfloat16)",
+    "mx.array(np.array([-2.7, 300.5, 7e4], np.float32), mx.uint8)",
+    "mx.arange(0, 3, 1 + 2**-8 + 2**-40, mx.bfloat16)",
+])
+def test_doubles_and_ints_into_16_bit_floats_round_through_float(expr):
+    # MLX's C++ casts make a 16-bit float from a float: a double rounds to float first
+    # (1 + 2**-8 + 2**-40 is bfloat16's 1, not 1 + 2**-7), whatever ml_dtypes' version
+    # (0.7 rounds a double to bfloat16 once); an int64 likewise
+    assert outcome(expr, mx) == outcome(expr, mlx), expr

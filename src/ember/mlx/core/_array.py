@@ -475,10 +475,9 @@ def wrap_result(t: Tensor, dtype: Dtype) -> array:
 def _to_carrier(a: np.ndarray, dtype: Dtype) -> np.ndarray:
     if a.dtype.kind == "c" and dtype.kind != "c":
         a = a.real  # (a complex value cast to a real type keeps its real part, as in MLX)
-    with np.errstate(invalid="ignore", over="ignore"):  # (what the C casts give)
-        if dtype is D.uint64:
-            return np.array(a, dtype=np.uint64).view(np.int64)
-        return a.astype(dtype.carrier.np, copy=False)
+    if dtype is D.uint64:  # (what the C casts give)
+        return D.c_cast(a, np.dtype(np.uint64)).view(np.int64)
+    return D.c_cast(a, dtype.carrier.np)
 
 
 def array_from_numpy(a: np.ndarray, dtype: Dtype | None = None) -> array:

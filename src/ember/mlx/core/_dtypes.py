@@ -161,3 +161,19 @@ def issubdtype(a, b) -> bool:
             return True
         cat = _PARENTS.get(cat)
     return False
+
+
+_F32 = np.dtype(np.float32)
+
+
+def c_cast(a: np.ndarray, to: np.dtype) -> np.ndarray:
+    """`a` converted to NumPy dtype `to` as MLX's C++ casts convert, whatever ml_dtypes'
+    version: a 16-bit float is made from a float (a double rounds to float first, and can
+    round differently than once), and bfloat16 converts to an integer through float (C's
+    wrap-around, where ml_dtypes >= 0.7 gives 0 out of range)."""
+    to = np.dtype(to)
+    with np.errstate(invalid="ignore", over="ignore"):
+        if to.itemsize == 2 and to.kind in "fV" and a.dtype.itemsize > 2 and a.dtype != _F32 \
+                or a.dtype.kind == "V" and to.kind in "iu":
+            a = a.astype(_F32)
+        return a.astype(to, copy=False)

@@ -764,7 +764,7 @@ def arange(*args, dtype: Dtype | None = None, stream=None, **kw) -> array:
             raise ValueError("[arange] Maximum size exceeded.")
         n = builtins.max(size, 0)
     with np.errstate(all="ignore"):  # (out-of-range casts give what C's casts give)
-        first = np.array([start, start + step]).astype(dtype.np)
+        first = D.c_cast(np.array([start, start + step]), dtype.np)  # (16 bits: via float)
         if dtype.kind in "iu":  # (modular, as the kernel's additions wrap)
             u = first.astype(np.uint64)
             values = u[0] + np.arange(n, dtype=np.uint64) * (u[1] - u[0])

@@ -1,0 +1,44 @@
+"""torch.backends.opt_einsum's `set_flags` / `flags`: checked, and restored, as PyTorch's."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import ember
+
+from helpers import raised
+
+
+def _reset(o) -> None:
+    """Both libraries back at their defaults (through the checked setters)."""
+    o.set_flags(o.is_available(), "auto" if o.is_available() else None)
+
+
+@pytest.mark.parametrize("kw", [{"strategy": "fastest"}, {"enabled": False, "strategy": "greedy"},
+                                {"strategy": "optimal"}, {"enabled": False}])
+def test_flags_check_and_restore_as_torch(kw):
+    def run(L):
+        o = L.backends.opt_einsum
+        seen = []
+
+        def body():
+            with o.flags(**kw):
+                seen.append((o.enabled, o.strategy))
+        try:
+            return raised(body), seen, (o.enabled, o.strategy)
+        finally:
+            _reset(o)
+
+    assert run(ember) == run(torch)
+
+
+def test_set_flags_returns_the_previous_flags():
+    got = []
+    for L in (ember, torch):
+        o = L.backends.opt_einsum
+        try:
+            got.append((L.backends.opt_einsum.set_flags(None, "greedy"), o.strategy))
+        finally:
+            _reset(o)
+    assert got[0] == got[1]
