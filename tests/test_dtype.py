@@ -181,11 +181,10 @@ def test_set_default_dtype_refuses_as_torch_does(bad):
 def test_finfo_and_iinfo_arguments_and_equality_as_torch():
     """finfo(float) is float64's, iinfo(int) int64's; other arguments refused in the
     parser's words; equal limits compare equal (and are unhashable, as torch's)."""
-    import subprocess
-    import sys
+    from fresh_process import with_server
 
     script = "\n".join([
-        "import sys", "torch = __import__(sys.argv[1])",
+        "torch = __import__(LIB)",
         "print(torch.finfo(torch.float32) == torch.finfo(torch.float32),"
         " torch.finfo(torch.float32) == torch.finfo(torch.float64))",
         "print(torch.finfo(float).dtype, torch.iinfo(int).dtype, torch.finfo().dtype)",
@@ -196,6 +195,7 @@ def test_finfo_and_iinfo_arguments_and_equality_as_torch():
         "try: hash(torch.finfo(torch.float32))",
         "except TypeError: print('unhashable')",
     ])
-    outs = [subprocess.run([sys.executable, "-c", script, m], capture_output=True, text=True,
-                           timeout=120).stdout for m in ("ember", "torch")]
+    # (each in a fresh child of a server that imported the library: tests/fresh_process.py)
+    outs = [with_server(m).run_code(script.replace("LIB", repr(m)), timeout=120).stdout
+            for m in ("ember", "torch")]
     assert outs[0] == outs[1] and "unhashable" in outs[0]

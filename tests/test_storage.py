@@ -2,14 +2,12 @@
 face), `untyped_storage()` (bytes), their printing, indexing, writes and the legacy
 class names, each against torch 2.13."""
 
-import subprocess
-import sys
-
 import pytest
 import torch
 
 import ember
 from ember import _names
+from fresh_process import with_server
 
 pytestmark = pytest.mark.filterwarnings("ignore:TypedStorage is deprecated")
 
@@ -113,8 +111,11 @@ def test_public_constructors_and_legacy_names(torch_names):
 def test_storage_warns_once_per_process_as_torch():
     code = ("import warnings; warnings.simplefilter('always'); import {m} as t\n"
             "x = t.ones(2)\nx.storage(); x.storage(); t.FloatStorage(2)\n")
-    outs = [subprocess.run([sys.executable, "-c", code.format(m=m)], capture_output=True,
-                           text=True, check=True).stderr for m in ("torch", "ember")]
+    # (a fresh process each: a child of a server that imported the library and ran nothing,
+    # tests/fresh_process.py)
+    runs = [with_server(m).run_code(code.format(m=m)) for m in ("torch", "ember")]
+    assert [r.returncode for r in runs] == [0, 0], runs
+    outs = [r.stderr for r in runs]
     assert outs[0].count("TypedStorage is deprecated") == 1
     assert outs[1].count("TypedStorage is deprecated") == 1
     assert outs[1].splitlines()[0].startswith("<string>:3: UserWarning")

@@ -3,17 +3,19 @@
 import json
 import os
 import re
-import subprocess
-import sys
 
 import pytest
+
+from fresh_process import with_server
 
 EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "examples")
 
 
 def run(name, *args, timeout=300):
-    out = subprocess.run([sys.executable, os.path.join(EXAMPLES, name), *args],
-                         capture_output=True, text=True, timeout=timeout)
+    """What `python examples/name args` prints, run from here in a fresh child of a server
+    that imported ember once (tests/fresh_process.py: saves an interpreter start each)."""
+    out = with_server("ember").run_path(os.path.join(EXAMPLES, name), *args, cwd=os.getcwd(),
+                                        timeout=timeout)
     assert out.returncode == 0, out.stderr[-2000:]
     return out.stdout
 

@@ -2,15 +2,16 @@
 
 import os
 import re
-import subprocess
-import sys
+
+from fresh_process import with_server
 
 EXAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "two_faces.py")
 
 
 def test_two_faces_give_the_same_losses_within_1e_5():
-    out = subprocess.run([sys.executable, EXAMPLE], capture_output=True, text=True,
-                         timeout=300)
+    # (as `python EXAMPLE`, in a fresh child of a server that imported ember once:
+    # tests/fresh_process.py)
+    out = with_server("ember").run_path(EXAMPLE, cwd=os.getcwd(), timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     rows = re.findall(r"^\s*(\d+)\s+(\S+)\s+(\S+)$", out.stdout, re.M)
     assert len(rows) >= 10

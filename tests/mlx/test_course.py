@@ -6,11 +6,11 @@ compared. The numbers come from MLX's random streams, so this also checks that
 
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from fresh_process import with_server
 
 COURSE = Path(__file__).parent / "course"
 PROGRAMS = sorted(p.name for p in COURSE.glob("m000_*.py"))
@@ -40,8 +40,9 @@ def _same_line(ours: str, theirs: str, numbers: bool = True) -> bool:
 def test_course_program_prints_what_mlx_prints(program, tmp_path):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(Path(__file__).parents[2] / "src"), os.environ.get("PYTHONPATH", "")])}
-    run = subprocess.run([sys.executable, "-m", "ember.run", str(COURSE / program)],
-                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    # (as `python -m ember.run`, in a fresh child of a server that imported ember once:
+    # tests/fresh_process.py)
+    run = with_server("ember.run", env).run_path(COURSE / program, cwd=tmp_path, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
     ours = run.stdout.splitlines()
     theirs = (COURSE / program.replace(".py", ".mlx-0.32.4.out")).read_text().splitlines()

@@ -61,16 +61,34 @@ def test_import_compiles_nothing_and_starts_no_thread(tmp_path):
     assert out == {"threads": 1, "files": []}
 
 
-def test_first_use_builds_then_a_second_process_reuses_the_cache(tmp_path):
-    cold = _run(tmp_path)
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """(folder, what its child printed): a cache folder in which a first process built the
+    kernels CHILD uses. Built once per worker; the cases that damage a built cache work on
+    a copy of it (`_built_copy`), which saves a compile each."""
+    folder = tmp_path_factory.mktemp("built")
+    return folder, _run(folder)
+
+
+def _built_copy(built, dst):
+    """A copy of the built cache at `dst`, with its modes and times (the records name no
+    folder, so a copy is a cache as good as the original)."""
+    shutil.copytree(built[0], dst, dirs_exist_ok=True)
+    return dst
+
+
+def test_first_use_builds_then_a_second_process_reuses_the_cache(built, tmp_path):
+    cold = built[1]
     assert cold["native"] and cold["warnings"] == [] and cold["diff"] < 1e-5
-    built = {f: os.stat(tmp_path / f).st_mtime_ns for f in os.listdir(tmp_path)}
-    assert any(f.startswith("batch_norm-") and f.endswith(".so") for f in built)
-    assert any(f.startswith("runtime-") for f in built)
+    built_files = {f: os.stat(built[0] / f).st_mtime_ns for f in os.listdir(built[0])}
+    assert any(f.startswith("batch_norm-") and f.endswith(".so") for f in built_files)
+    assert any(f.startswith("runtime-") for f in built_files)
+    _built_copy(built, tmp_path)
+    assert {f: os.stat(tmp_path / f).st_mtime_ns for f in os.listdir(tmp_path)} == built_files
     warm = _run(tmp_path)
     assert warm["native"] and warm["warnings"] == []
     # nothing rebuilt: the same files, untouched
-    assert {f: os.stat(tmp_path / f).st_mtime_ns for f in os.listdir(tmp_path)} == built
+    assert {f: os.stat(tmp_path / f).st_mtime_ns for f in os.listdir(tmp_path)} == built_files
     print(f"first call: cold {cold['first_call_s']:.2f} s, warm {warm['first_call_s']:.2f} s")
 
 
@@ -101,8 +119,8 @@ def _entry(folder, name):
     return folder / so[0]
 
 
-def test_corrupt_object_is_rebuilt_not_loaded(tmp_path):
-    _run(tmp_path)
+def test_corrupt_object_is_rebuilt_not_loaded(built, tmp_path):
+    _built_copy(built, tmp_path)
     so = _entry(tmp_path, "batch_norm")
     so.write_bytes(b"\x7fELF garbage")
     out = _run(tmp_path)
@@ -111,8 +129,8 @@ def test_corrupt_object_is_rebuilt_not_loaded(tmp_path):
     assert so.read_bytes()[:4] == b"\x7fELF" and len(so.read_bytes()) > 1000
 
 
-def test_planted_object_under_a_valid_name_is_rebuilt(tmp_path):
-    _run(tmp_path)
+def test_planted_object_under_a_valid_name_is_rebuilt(built, tmp_path):
+    _built_copy(built, tmp_path)
     # a real shared object, but not the one the record names (the runtime's, here)
     shutil.copy(_entry(tmp_path, "runtime"), _entry(tmp_path, "batch_norm"))
     out = _run(tmp_path)
@@ -120,8 +138,8 @@ def test_planted_object_under_a_valid_name_is_rebuilt(tmp_path):
     assert any("do not match its record" in w for w in out["warnings"])
 
 
-def test_record_of_another_key_is_refused(tmp_path):
-    _run(tmp_path)
+def test_record_of_another_key_is_refused(built, tmp_path):
+    _built_copy(built, tmp_path)
     rec = _entry(tmp_path, "batch_norm").with_suffix(".json")
     record = json.loads(rec.read_text())
     record["key"]["flags"] = ["-O0"]

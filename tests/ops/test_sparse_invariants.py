@@ -1,15 +1,15 @@
 """The sparse invariants flag (`torch.sparse.check_sparse_tensor_invariants`) and the warning
 torch gives once per process when a sparse constructor runs with it never set. Each case
-runs in a fresh process (the warning is once per process), for ember and for torch."""
+runs in a fresh process (the warning is once per process), for ember and for torch: a child
+forked from a server that imported the library and ran nothing (tests/fresh_process.py)."""
 
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
 import ember
 from ember.ops import sparse_invariants
+from fresh_process import with_server
 
 COO = "L.sparse_coo_tensor(L.tensor([[0, 1]]), L.tensor([1.0, 2.0]), (3,){})"
 CSR = "L.sparse_csr_tensor(L.tensor([0, 1, 2]), L.tensor([0, 1]), L.tensor([1.0, 2.0]){})"
@@ -53,8 +53,7 @@ print([(w.category.__name__, str(w.message)) for w in seen if "nvariant" in str(
 
 def warnings_of(lib: str, body: str) -> list:
     code = SCRIPT.format(lib=lib, body=textwrap.indent(body, "    "))
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120)
+    proc = with_server(lib).run_code(code, timeout=120)
     assert proc.returncode == 0, proc.stderr
     return eval(proc.stdout.strip().splitlines()[-1])  # noqa: S307 - our own repr
 
@@ -70,8 +69,7 @@ def test_implicit_checks_warning_as_torch(name):
 def test_the_warning_is_a_user_warning_at_the_callers_line():
     code = ("import warnings, ember\nwarnings.simplefilter('always')\n"
             "ember.sparse_coo_tensor(ember.tensor([[0]]), ember.tensor([1.0]))\n")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120)
+    proc = with_server("ember").run_code(code, timeout=120)
     assert f"<string>:3: UserWarning: {sparse_invariants.IMPLICIT_WARNING}" in proc.stderr
 
 
