@@ -219,24 +219,29 @@ def method(fn: Callable, report: Callable | None = None) -> Callable:
     return call
 
 
+def _handed_to(self) -> list | None:
+    """Whom reading or setting a property of `self` goes to: None (the property itself), or
+    the overriding arguments (`[self]`, or none when only a mode is on)."""
+    t = type(self)
+    if t is not _base[0] and not (_off[0] or _off[1]) and _overrides(t):
+        return [self]
+    return [] if _modes and not _off[1] else None
+
+
 def attribute(prop: property) -> property:
     """A Tensor property behind the protocol: reading (and setting) it is handed over as
     `Tensor.<name>.__get__` / `__set__`."""
     box: list = []
 
     def fget(self):
-        if (_modes and not _off[1]) or (type(self) is not _base[0] and not _off[0]
-                                         and not _off[1] and _overrides(type(self))):
-            over = [] if _off[0] or type(self) is _base[0] else [self]
-            return dispatch(box[0].__get__, over, (self,), {})
-        return prop.fget(self)
+        over = _handed_to(self)
+        return prop.fget(self) if over is None else dispatch(box[0].__get__, over, (self,), {})
 
     def fset(self, value):
-        if (_modes and not _off[1]) or (type(self) is not _base[0] and not _off[0]
-                                         and not _off[1] and _overrides(type(self))):
-            over = [] if _off[0] or type(self) is _base[0] else [self]
-            return dispatch(box[0].__set__, over, (self, value), {})
-        return prop.fset(self, value)
+        over = _handed_to(self)
+        if over is None:
+            return prop.fset(self, value)
+        return dispatch(box[0].__set__, over, (self, value), {})
 
     new = property(fget, fset if prop.fset is not None else None, prop.fdel, prop.__doc__)
     box.append(new)

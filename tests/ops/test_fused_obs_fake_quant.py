@@ -7,6 +7,8 @@ import torch
 
 import ember
 
+from helpers import raised
+
 INF = float("inf")
 
 
@@ -138,9 +140,5 @@ def _errors(lib):
 
 @pytest.mark.parametrize("i", range(len(_errors(torch))))
 def test_errors_like_torch(i):
-    with pytest.raises(Exception) as want:
-        _errors(torch)[i]()
-    with pytest.raises(Exception) as got:
-        _errors(ember)[i]()
-    assert type(got.value) is type(want.value)
-    assert str(got.value) == str(want.value)
+    want = raised(_errors(torch)[i])
+    assert want is not None and raised(_errors(ember)[i]) == want
