@@ -96,6 +96,7 @@ from ._higher_order_ops import cond, while_loop  # noqa: E402
 from . import func  # noqa: E402
 from .func import vmap  # noqa: E402
 from . import distributions  # noqa: E402
+from .distributions.gamma import _sample_dirichlet, _standard_gamma  # noqa: E402
 from . import optim  # noqa: E402
 from . import utils  # noqa: E402
 from . import _dynamo, accelerator, amp, backends, compiler, distributed, jit, onnx  # noqa: E402

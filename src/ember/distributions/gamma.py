@@ -21,6 +21,8 @@ from .. import _grad_mode
 from .._tensor import Size, Tensor
 from ..autograd.function import Function, once_differentiable
 from ..ops import _rng_kernels as K
+from ..ops import _rng_math as M
+from ..ops._common import type_name
 from ..ops.creation import tensor
 from ..random import default_generator
 from . import constraints
@@ -34,55 +36,116 @@ _THIRD_F32 = float(np.float32(1.0 / 3.0))  # PyTorch's 1.0f / 3.0f
 _SQUEEZE_F32 = float(np.float32(0.0331))  # the squeeze test's constant, a float literal
 
 
-def _gamma_one(g, alpha: float, single: bool) -> float:
-    """One Gamma(alpha, 1) draw; `single`: alpha and d in float32 arithmetic, as the kernel
-    computes them for a float32 tensor."""
-    r = (lambda v: float(np.float32(v))) if single else float
-    scale = 1.0
-    if alpha < 1.0:
-        if alpha == 0.0:
-            return 0.0
-        scale *= math.pow(1.0 - float(g._doubles(1)[0]), r(1.0 / alpha))
-        alpha = r(alpha + 1.0)
-    d = r(alpha - _THIRD_F32)
-    c = 1.0 / math.sqrt(9.0 * d)
-    while True:
-        while True:
-            x = float(K.normal_serial(g, 1, 0.0, 1.0)[0])
-            y = 1.0 + c * x
-            if y > 0:
-                break
-        v = y * y * y
-        u = 1.0 - float(g._doubles(1)[0])
-        xx = x * x
-        if u < 1.0 - _SQUEEZE_F32 * xx * xx:  # (the cheap squeeze accepts most draws)
-            return scale * d * v
-        if math.log(u) < 0.5 * xx + d * (1.0 - v + math.log(v)):
-            return scale * d * v
+class _Ahead(K.DoublesAhead):
+    """Doubles drawn ahead, with the serial Box-Muller pair a normal drawn at each position
+    would give (angle from the double there, radius from the next), computed for whole
+    blocks; the generator's cached normal is the caller's to keep."""
+
+    def __init__(self, g, guess: int) -> None:
+        self.cos: list[float] = []
+        self.sin: list[float] = []
+        super().__init__(g, guess)
+
+    def added(self, fresh: np.ndarray) -> None:
+        raw = np.concatenate([self.u[-1:], fresh])  # the last pair needed the next double
+        radius = np.sqrt(-2.0 * M.libm_log1p(-raw[1:]))
+        theta = (2.0 * math.pi) * raw[:-1]
+        self.cos.extend((radius * M.libm_cos(theta)).tolist())
+        self.sin.extend((radius * M.libm_sin(theta)).tolist())
+        super().added(fresh)
 
 
-def _gamma_draws(alpha: np.ndarray, single: bool) -> np.ndarray:
-    g = default_generator
-    return np.array([_gamma_one(g, a, single) for a in alpha.reshape(-1).tolist()],
-                    np.float64).reshape(alpha.shape)
+def _gamma_constants(a: np.ndarray, single: bool):
+    """Per element, for the whole array at once: whether a uniform boosts it (a < 1 and
+    not 0), the boost's exponent 1/a, and Marsaglia-Tsang's d and c. `single`:
+    rounded to float32 where the kernel computes in float for a float32 tensor."""
+    rnd = (lambda v: v.astype(np.float32).astype(np.float64)) if single else (lambda v: v)
+    with np.errstate(all="ignore"):  # NaN and negative concentrations flow on, as in torch
+        boost = (a < 1.0) & (a != 0.0)
+        expo = rnd(1.0 / a)
+        d = rnd(np.where(boost, rnd(a + 1.0), a) - _THIRD_F32)
+        c = 1.0 / np.sqrt(9.0 * d)
+    return boost, expo, d, c
 
 
-def standard_gamma_sample(concentration: Tensor) -> Tensor:
+def _gamma_draws(alpha: np.ndarray, single: bool, g=None) -> np.ndarray:
+    """Gamma(alpha, 1) draws: one element after another on the stream, as PyTorch draws
+    them, with everything that does not depend on the stream computed for whole arrays."""
+    g = default_generator if g is None else g
+    a = alpha.reshape(-1).astype(np.float64)
+    n = a.size
+    out = np.zeros(n, np.float64)  # each draw's v; a concentration of 0 gives 0, drawing nothing
+    if n == 0:
+        return out.reshape(alpha.shape)
+    boost, expo, d_all, c_all = _gamma_constants(a, single)
+    live = np.flatnonzero(a != 0.0)
+    boost_at = np.full(n, -1, np.int64)  # where each boost's uniform sits in the stream
+    ahead = _Ahead(g, 3 * live.size + 64)
+    u, cos, sin = ahead.u, ahead.cos, ahead.sin
+    p, cache = 0, g._normal
+    log, squeeze = math.log, _SQUEEZE_F32
+    try:
+        for i, boosted, d, c in zip(live.tolist(), boost[live].tolist(), d_all[live].tolist(),
+                                    c_all[live].tolist()):
+            if p + 4 > len(cos):  # a try reads at most a pair and a uniform, after a boost
+                ahead.grow(n - i + 64)
+            if boosted:
+                boost_at[i] = p
+                p += 1
+            while True:
+                while True:  # torch's `do ... while (y <= 0)`: a NaN y goes on
+                    if p + 3 > len(cos):
+                        ahead.grow(n - i + 64)
+                    if cache is None:
+                        x, cache = cos[p], sin[p]
+                        p += 2
+                    else:
+                        x, cache = cache, None
+                    y = 1.0 + c * x
+                    if not y <= 0:
+                        break
+                v = y * y * y
+                w = 1.0 - u[p]
+                p += 1
+                xx = x * x
+                if w < 1.0 - squeeze * xx * xx or log(w) < 0.5 * xx + d * (1.0 - v + log(v)):
+                    out[i] = v
+                    break
+    finally:  # (an interrupt too) the generator moves on by the draws made
+        ahead.finish(p)
+        g._normal = cache
+    scale = np.ones(n, np.float64)
+    at = np.flatnonzero(boost_at >= 0)
+    if at.size:  # the boosts' scales, pow from libm as PyTorch's
+        w = [1.0 - u[k] for k in boost_at[at].tolist()]
+        scale[at] = [math.pow(b, e) for b, e in zip(w, expo[at].tolist())]
+    return (scale * d_all * out).reshape(alpha.shape)  # (scale * d) * v, in PyTorch's order
+
+
+def _at_least_tiny(x: np.ndarray) -> np.ndarray:
+    """PyTorch's `max(tiny, x)`: NaN (from a NaN or negative concentration) becomes tiny."""
+    tiny = np.finfo(x.dtype).tiny
+    return np.where(x > tiny, x, x.dtype.type(tiny))
+
+
+def standard_gamma_sample(concentration: Tensor, generator=None) -> Tensor:
     """Gamma(concentration, 1) samples of the same shape and dtype (no gradient)."""
     a = concentration.detach().numpy()
     np_dtype = a.dtype
-    vals = _gamma_draws(a, np_dtype == np.float32).astype(np_dtype)
-    vals = np.maximum(vals, np.finfo(np_dtype).tiny)
+    vals = _gamma_draws(a, np_dtype == np.float32, generator).astype(np_dtype)
+    vals = _at_least_tiny(vals)
     return tensor(vals, dtype=concentration.dtype, device=concentration.device)
 
 
-def dirichlet_sample(concentration: Tensor) -> Tensor:
+def dirichlet_sample(concentration: Tensor, generator=None) -> Tensor:
     """Dirichlet samples: gammas drawn in double, normalised over the last dim, kept inside
     [tiny, the float below 1] of the dtype."""
     a = concentration.detach().numpy()
-    gam = np.maximum(_gamma_draws(a.astype(np.float64), False), np.finfo(np.float64).tiny)
-    x = (gam / gam.sum(-1, keepdims=True)).astype(a.dtype)
-    x = np.clip(x, np.finfo(a.dtype).tiny, np.nextafter(a.dtype.type(1), a.dtype.type(0)))
+    gam = _at_least_tiny(_gamma_draws(a.astype(np.float64), False, generator))
+    with np.errstate(invalid="ignore"):  # an infinite gamma gives inf / inf, as in torch
+        x = _at_least_tiny((gam / gam.sum(-1, keepdims=True)).astype(a.dtype))
+    top = np.nextafter(a.dtype.type(1), a.dtype.type(0))
+    x = np.where(x < top, x, top)
     return tensor(x, dtype=concentration.dtype, device=concentration.device)
 
 
@@ -90,8 +153,8 @@ class _StandardGamma(Function):
     """Gamma(alpha, 1) samples whose gradient is the implicit one."""
 
     @staticmethod
-    def forward(ctx, alpha):
-        x = standard_gamma_sample(alpha)
+    def forward(ctx, alpha, generator=None):
+        x = standard_gamma_sample(alpha, generator)
         ctx.save_for_backward(x, alpha)
         return x
 
@@ -100,7 +163,7 @@ class _StandardGamma(Function):
     def backward(ctx, grad):
         x, alpha = ctx.saved_tensors
         dx = standard_gamma_grad(x.detach().numpy(), alpha.detach().numpy())
-        return grad * tensor(dx, dtype=x.dtype, device=x.device)
+        return grad * tensor(dx, dtype=x.dtype, device=x.device), None
 
 
 class _Dirichlet(Function):
@@ -125,14 +188,31 @@ class _Dirichlet(Function):
         return g * (grad_output - (x * grad_output).sum(-1, True))
 
 
-def standard_gamma(concentration: Tensor) -> Tensor:
+def standard_gamma(concentration: Tensor, generator=None) -> Tensor:
     """Gamma(concentration, 1) samples, differentiable in the concentration."""
-    return _StandardGamma.apply(concentration)
+    return _StandardGamma.apply(concentration, generator)
 
 
 def sample_dirichlet(concentration: Tensor) -> Tensor:
     """Dirichlet(concentration) samples, differentiable in the concentration."""
     return _Dirichlet.apply(concentration)
+
+
+def _float_only(t: Tensor, kernel: str) -> None:
+    if t.dtype not in (dt.float32, dt.float64):
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{type_name(t.dtype)}\'')
+
+
+def _standard_gamma(input: Tensor, generator=None) -> Tensor:
+    """torch._standard_gamma: Gamma(input, 1) samples, differentiable in `input`."""
+    _float_only(input, "gamma_cpu")
+    return standard_gamma(input, generator)
+
+
+def _sample_dirichlet(input: Tensor, generator=None) -> Tensor:
+    """torch._sample_dirichlet: Dirichlet(input) samples over the last dim (no gradient)."""
+    _float_only(input, "dirichlet")
+    return dirichlet_sample(input, generator)
 
 
 # --- the distribution ------------------------------------------------------------------------

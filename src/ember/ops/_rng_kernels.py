@@ -10,12 +10,14 @@ arithmetic is in `_rng_math.py`.
 
 from __future__ import annotations
 
+import ctypes
 import math
 
 import numpy as np
 
 from .. import _dtype as dt
 from . import _rng_math as M
+from ._rng_native import _struct_readable
 from ._rng_native import randperm as native_randperm
 
 f32, f64 = np.float32, np.float64
@@ -279,36 +281,106 @@ def multinomial_with_replacement(p2: np.ndarray, u: np.ndarray) -> np.ndarray:
     return left
 
 
+_MT_BYTES = 4 * 625  # NumPy's MT19937 struct: 624 state words, then the int position
+
+
+def _mt_snapshot(g):
+    """The generator's twister state, cheaply: its struct's bytes where NumPy's layout is
+    the expected one, else NumPy's own state tuple."""
+    if _struct_readable():
+        return ctypes.string_at(g._rs._bit_generator.ctypes.state_address, _MT_BYTES)
+    return g._rs.get_state()
+
+
+def _mt_restore(g, saved) -> None:
+    if isinstance(saved, bytes):
+        ctypes.memmove(g._rs._bit_generator.ctypes.state_address, saved, _MT_BYTES)
+    else:
+        g._rs.set_state(saved)
+
+
+class DoublesAhead:
+    """The generator's next double uniforms, drawn ahead, for a rejection sampler that reads
+    them one by one (a list index is far cheaper than a draw per value); `finish` puts the
+    generator back and moves it on by exactly the doubles used, so the stream is the one
+    drawing them one at a time would give."""
+
+    def __init__(self, g, guess: int) -> None:
+        self.g, self._saved = g, (_mt_snapshot(g), g._fresh)
+        self.u: list[float] = []
+        self.pos = 0  # how many `take` has handed out
+        self.grow(max(guess, 64))
+
+    def take(self) -> float:
+        """The next double uniform."""
+        if self.pos >= len(self.u):
+            self.grow(len(self.u) + 64)
+        self.pos += 1
+        return self.u[self.pos - 1]
+
+    def grow(self, n: int) -> None:
+        """Draw n more doubles."""
+        self.added(self.g._doubles(n))
+
+    def added(self, fresh: np.ndarray) -> None:
+        self.u.extend(fresh.tolist())
+
+    def finish(self, used: int | None = None) -> None:
+        """Move the real generator past the doubles used (default: those taken)."""
+        used = self.pos if used is None else used
+        _mt_restore(self.g, self._saved[0])
+        self.g._fresh = self._saved[1]
+        if used:
+            self.g._doubles(used)
+
+
+def poisson_many(g, lams: list) -> np.ndarray:
+    """PyTorch's sample_poisson for each rate in order: Hormann's transformed rejection for
+    lam >= 10, else a product of uniforms; one double uniform per step."""
+    out = np.zeros(len(lams), f64)
+    ahead = DoublesAhead(g, int(sum(min(lam, 10.0) for lam in lams if lam == lam)) + 64)
+    u, p, log, lgamma = ahead.u, 0, math.log, M.libm_lgamma
+    try:
+        for i, lam in enumerate(lams):
+            if lam >= 10:
+                slam, loglam = math.sqrt(lam), log(lam)
+                b = 0.931 + 2.53 * slam
+                a = -0.059 + 0.02483 * b
+                inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
+                vr = 0.9277 - 3.6224 / (b - 2)
+                while True:
+                    if p + 2 > len(u):
+                        ahead.grow(2 * (len(lams) - i) + 64)
+                    us = u[p] - 0.5
+                    v = u[p + 1]
+                    p += 2
+                    ua = 0.5 - abs(us)
+                    k = math.floor((2 * a / ua + b) * us + lam + 0.43)
+                    if ua >= 0.07 and v <= vr:
+                        break
+                    if k < 0 or (ua < 0.013 and v > ua):
+                        continue
+                    lhs = log(v) + log(inv_alpha) - log(a / (ua * ua) + b)
+                    if lhs <= -lam + k * loglam - lgamma(k + 1.0):
+                        break
+                out[i] = k
+            elif lam != 0:
+                enlam, x, prod = math.exp(-lam), 0, 1.0
+                while True:
+                    if p >= len(u):
+                        ahead.grow(int(lam) * (len(lams) - i) + 64)
+                    prod *= u[p]
+                    p += 1
+                    if prod > enlam:
+                        x += 1
+                    else:
+                        break
+                out[i] = x
+    finally:  # also where a rate stops it half way: the draws made so far are used
+        ahead.finish(p)
+    return out
+
+
 def poisson_one(g, lam: float) -> int:
-    """PyTorch's sample_poisson: Hormann's transformed rejection for lam >= 10, else a
-    product of uniforms; one double uniform per step."""
-    if lam >= 10:
-        slam, loglam = math.sqrt(lam), math.log(lam)
-        b = 0.931 + 2.53 * slam
-        a = -0.059 + 0.02483 * b
-        inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
-        vr = 0.9277 - 3.6224 / (b - 2)
-        while True:
-            u = float(g._doubles(1)[0]) - 0.5
-            v = float(g._doubles(1)[0])
-            us = 0.5 - abs(u)
-            k = math.floor((2 * a / us + b) * u + lam + 0.43)
-            if us >= 0.07 and v <= vr:
-                return k
-            if k < 0 or (us < 0.013 and v > us):
-                continue
-            lhs = math.log(v) + math.log(inv_alpha) - math.log(a / (us * us) + b)
-            if lhs <= -lam + k * loglam - M.libm_lgamma(k + 1.0):
-                return k
-    if lam == 0:
-        return 0
-    enlam = math.exp(-lam)
-    x, prod = 0, 1.0
-    while True:
-        prod *= float(g._doubles(1)[0])
-        if prod > enlam:
-            x += 1
-        else:
-            return x
-
-
+    """One sample_poisson draw (see `poisson_many`)."""
+    return int(poisson_many(g, [lam])[0])

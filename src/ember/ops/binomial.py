@@ -25,6 +25,7 @@ from .._core import derivative_not_implemented
 from .._tensor import Tensor
 from .._view import broadcast_shapes
 from ._common import type_name
+from ._rng_kernels import DoublesAhead
 from .random_ops import _gen, sample_p
 from .registry import Member, apply
 
@@ -46,8 +47,8 @@ def _stirling_tail(k: float) -> float:
     return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
 
 
-def _uniform(g) -> float:
-    return float(g._doubles(1)[0])
+def _uniform(g: DoublesAhead) -> float:
+    return g.take()
 
 
 @functools.cache
@@ -109,10 +110,11 @@ def _btrs(g, count: float, prob: float, r) -> float:
             return k
 
 
-def binomial_one(g, count: float, prob: float, single: bool) -> float:
-    """One draw; `single`: the kernel's scalar_t is float (products rounded to float32).
-    A NaN probability gives NaN without drawing. A NaN or infinite count with 0 < p < 1
-    never ends in PyTorch (its loops wait for a sum to exceed it): here it gives NaN."""
+def binomial_one(g: DoublesAhead, count: float, prob: float, single: bool) -> float:
+    """One draw, reading uniforms from `g`; `single`: the kernel's scalar_t is float
+    (products rounded to float32). A NaN probability gives NaN without drawing. A NaN or
+    infinite count with 0 < p < 1 never ends in PyTorch (its loops wait for a sum to exceed
+    it): here it gives NaN."""
     r = (lambda v: float(np.float32(v))) if single else float
     if count <= 0.0 or prob <= 0.0:
         return 0.0
@@ -137,7 +139,11 @@ def _binomial_kernel(count, prob, *, generator, shape):
     n = np.broadcast_to(count, shape).reshape(-1).tolist()
     p = np.broadcast_to(prob, shape).reshape(-1).tolist()
     single = count.dtype == np.float32
-    vals = [binomial_one(generator, a, b, single) for a, b in zip(n, p)]
+    ahead = DoublesAhead(generator, 4 * len(n) + 64)  # drawn ahead; the generator moves on
+    try:
+        vals = [binomial_one(ahead, a, b, single) for a, b in zip(n, p)]  # by what they used
+    finally:
+        ahead.finish()
     return np.array(vals, np.float64).astype(count.dtype).reshape(shape)
 
 

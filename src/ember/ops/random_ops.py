@@ -700,10 +700,9 @@ def _poisson_kernel(rates, *, generator, dtype):
     flat = rates.astype(f64).reshape(-1)
     bad = ~(flat >= 0)
     if bad.any():  # PyTorch samples the rates before the first bad one, then stops
-        for lam in flat[:int(np.argmax(bad))].tolist():
-            K.poisson_one(generator, lam)
+        K.poisson_many(generator, flat[:int(np.argmax(bad))].tolist())
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    vals = np.array([K.poisson_one(generator, lam) for lam in flat.tolist()], f64)
+    vals = K.poisson_many(generator, flat.tolist())
     return K.to_dtype(vals, dtype).reshape(rates.shape)
 
 
