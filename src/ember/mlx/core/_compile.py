@@ -168,13 +168,17 @@ def _flatten_args(tree, constants: list, arrays: list) -> None:
 
 
 def _substitute(tree, new: dict):
-    """`tree` with each array `a` replaced by `new[id(a)]` (structure kept)."""
-    if isinstance(tree, array):
-        return new.get(id(tree), tree)
+    """`tree` with each array `a` that is a key of `new` (by id) replaced by a new array of
+    `new[id(a)]`'s value (structure kept): as in MLX, a compiled function returning its
+    argument returns another array object (writing into it leaves the argument as it was)."""
+    def swap(a):
+        if not isinstance(a, array) or id(a) not in new:
+            return a
+        return _wrap(new[id(a)]._t, a._dtype)
+
     if isinstance(tree, list | tuple | dict):
-        return _trees.tree_map(lambda a: new.get(id(a), a) if isinstance(a, array) else a,
-                               tree)
-    return tree
+        return _trees.tree_map(swap, tree)
+    return swap(tree)
 
 
 # -- tracing ---------------------------------------------------------------------------------
@@ -213,6 +217,9 @@ class _Trace(Session):
     def __init__(self, programs: dict) -> None:
         super().__init__(programs, lambda graph, segment: _lazy.Recurring(graph))
         self.data_of: dict = {}  # a tracer's graph input -> its data
+        # (the tracers and aliases of them (`stop_gradient`) that became an input's data,
+        # with that input's value: what the plan reads from the call's arguments)
+        self.became: list = []
         self.broke: str | None = None  # why a graph ended before the call did
 
     def tracer(self, t: Tensor) -> tuple[LazyTensor, Tensor]:
@@ -241,6 +248,7 @@ class _Trace(Session):
             if t is not None and t.__class__ is LazyTensor:
                 data = data_of.get(t.__dict__["_lazy_value"])
                 if data is not None:
+                    self.became.append((t, t.__dict__["_lazy_value"]))
                     become(t, data)
         super().flush(reason, op)
 
@@ -287,8 +295,8 @@ class _Plan:
             if id(t) in where:
                 return _Slot("out", where[id(t)], a._dtype, t._dtype)
             src = origin.get(id(t))
-            if src is not None:
-                return _Slot(src[0], src[1])
+            if src is not None:  # (an argument, or an alias of one: it follows the call)
+                return _Slot(src[0], src[1], a._dtype)
             return _Slot("const", a)
 
         self.returns = _trees.tree_map(slot, returned)
@@ -318,7 +326,8 @@ class _Plan:
                 return a
             if s.kind == "const":
                 return s.index
-            return args[s.index] if s.kind == "arg" else state[s.index]
+            a = args[s.index] if s.kind == "arg" else state[s.index]
+            return _wrap(a._t, s.dtype)  # (a new array object, as MLX's)
 
         return _trees.tree_map(value, self.returns), [value(s) for s in self.outputs]
 
@@ -443,13 +452,14 @@ class _Compiled:
         first_key = _random._thread.key if self.shapeless else None
         session = _Trace(self.programs)
         origin: dict = {}  # id(tracer tensor) -> ("arg" | "state", index)
+        of_input: dict = {}  # a tracer's graph input -> ("arg" | "state", index)
         back: dict = {}  # id(tracer array) -> the original array
         traced = []
         for kind, leaves in (("arg", arrays), ("state", state)):
             for i, a in enumerate(leaves):
                 t, real = session.tracer(a._t)
                 tr = _wrap(t, a._dtype)
-                origin[id(t)] = origin[id(real)] = (kind, i)
+                origin[id(t)] = origin[id(real)] = of_input[t.__dict__["_lazy_value"]] = (kind, i)
                 back[id(tr)] = a
                 traced.append(tr)
         it = iter(traced[:len(arrays)])  # (by position: an array passed twice is two inputs)
@@ -468,6 +478,8 @@ class _Compiled:
             finally:
                 unwind(session)
             session.flush("end of call")
+            for t, v in session.became:  # (kept alive by `became`: their ids stay theirs)
+                origin.setdefault(id(t), of_input[v])
             out_leaves = _state_leaves(self.outputs) if self.outputs is not None else []
             run = session.runs[-1] if session.runs else None
             originals = {id(a._t) for a in arrays + state}

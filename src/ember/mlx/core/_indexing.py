@@ -34,6 +34,8 @@ def index_of(idx, shape, op: str = "gather") -> tuple:
             if p.__class__ is slice and p.step is not None and p.step < 0:
                 parts, flips = _positive_steps(idx, shape)
                 return tuple([_index_part(p, op) for p in parts]), flips
+        if op == "gather":
+            idx = _whole_as_all(idx, shape)
         return tuple([_index_part(p, op) for p in idx]), ()
     if not shape and idx is not None and idx is not Ellipsis:
         if _index_part(idx, op).__class__ is not bool:  # (a type MLX refuses, first)
@@ -41,6 +43,8 @@ def index_of(idx, shape, op: str = "gather") -> tuple:
     if idx.__class__ is slice and idx.step is not None and idx.step < 0:
         parts, flips = _positive_steps((idx,), shape)
         return parts[0], flips
+    if op == "gather" and idx.__class__ is slice:
+        idx = _whole_as_all((idx,), shape)[0]
     return _index_part(idx, op), ()
 
 
@@ -162,3 +166,31 @@ def fit(t: Tensor, shape: tuple, named: tuple | None = None) -> Tensor:
 
 def shape_text(shape) -> str:
     return "(" + ",".join(str(s) for s in shape) + ")"
+
+
+def _bound(x) -> bool:
+    return x is None or isinstance(x, int | np.integer)
+
+
+def _whole_as_all(parts: tuple, shape: tuple) -> tuple:
+    """`parts` (slices, Ellipsis and None only) with each step-1 slice that covers its axis
+    made `:`. MLX makes no op for those, so a shapeless trace reads all of the axis at any
+    shape, as ember's `:` does."""
+    if any(p is not Ellipsis and p is not None and (p.__class__ is not slice or not (
+            _bound(p.start) and _bound(p.stop) and _bound(p.step) and p.step in (None, 1)))
+            for p in parts):
+        return parts
+    dots = [i for i, p in enumerate(parts) if p is Ellipsis]
+    used = sum(p.__class__ is slice for p in parts)
+    if len(dots) > 1 or used > len(shape):
+        return parts  # (refused below, with ember's message)
+    out, axis = [], 0
+    for p in parts:
+        if p is Ellipsis:
+            axis = len(shape) - sum(q.__class__ is slice for q in parts[len(out) + 1:])
+        elif p.__class__ is slice:
+            if len(range(*p.indices(shape[axis]))) == shape[axis]:
+                p = slice(None)
+            axis += 1
+        out.append(p)
+    return tuple(out)

@@ -421,7 +421,10 @@ def einsum(subscripts: str, *operands_, stream=None) -> array:
 
 def reshape(a, /, shape, *, stream=None) -> array:
     a = _arr(a)
-    return _wrap(a._t.reshape(reshape_target(a.size, shape)), a._dtype)
+    target = reshape_target(a.size, shape)
+    if tuple(int(d) for d in shape) == a.shape:  # (as MLX: no op, so a shapeless trace
+        return _wrap(a._t, a._dtype)  # replays it at any shape; `-1` is inferred, an op)
+    return _wrap(a._t.reshape(target), a._dtype)
 
 
 def flatten(a, /, start_axis: int = 0, end_axis: int = -1, *, stream=None) -> array:
@@ -484,8 +487,8 @@ def moveaxis(a, /, source: int, destination: int, *, stream=None) -> array:
 
 def broadcast_to(a, /, shape, *, stream=None) -> array:
     a = _arr(a)
-    return _wrap(E.broadcast_to(a._t, AC.broadcast_target("broadcast_to", a.shape, shape)),
-                 a._dtype)
+    target = AC.broadcast_target("broadcast_to", a.shape, shape)
+    return _wrap(a._t if target == a.shape else E.broadcast_to(a._t, target), a._dtype)
 
 
 def _common(arrays) -> tuple:
