@@ -20,7 +20,6 @@ from .. import native
 from .._core.dispatch import iter_layout
 from .._tensor import Tensor
 from ..native import calls
-from . import _complex_math as complex_math
 from . import _multiply_add as multiply_add
 from ._arg_parser_text import method_aware, operand_error, tp_name
 from ._common import (
@@ -60,9 +59,7 @@ from .sparse_tensor import SparseTensor
 _SPARSE = (SparseTensor, CompressedTensor)  # (the layouts the function forms hand over)
 
 _F32 = np.dtype(np.float32)
-_LOW16 = frozenset((dt.float16, dt.bfloat16))
-# (mul / div results with their own members: one membership test on the hot `a * b` path)
-_OWN_KERNEL = _LOW16 | {dt.complex64, dt.complex128}
+_LOW16 = frozenset((dt.float16, dt.bfloat16))  # (one membership test on the hot `a * b` path)
 _grad_state = grad_mode.state
 
 # Every two-input pointwise map with a derivative (or a refusal of one) is one primitive,
@@ -179,8 +176,7 @@ native.register(mul_fn, "binary", _native_twin("mul"),
 
 div_fn = member("div", np.true_divide)
 deflower(div_fn, "{0} / {1}")
-# NOTE: (a / b) / b, not a / (b * b): PyTorch's formula, rounding for rounding.
-_DIV_VJP = (lambda g, out, a, b: g / _cj(b), lambda g, out, a, b: -g * _cj(a / b / b))
+_DIV_VJP = (lambda g, out, a, b: g / _cj(b), lambda g, out, a, b: -g * _cj(a / (b * b)))
 defvjp(div_fn, *_DIV_VJP, reads=((1,), (0, 1)))
 
 
@@ -228,16 +224,6 @@ defvjp(mul_wide_fn, *_MUL_VJP, reads=((1,), (0,)))
 defvjp(div_wide_fn, *_DIV_VJP, reads=((1,), (0, 1)))
 defjvp(mul_wide_fn, _mul_jvp)
 defjvp(div_wide_fn, _div_jvp)
-
-# mul and div with a complex result, rounded as PyTorch's kernels round each element
-# (NumPy's loops fuse other multiply-adds: `_complex_math.mul_kernel`).
-mul_complex_fn = member("mul_complex", complex_math.mul_kernel, "MulBackward0")
-div_complex_fn = member("div_complex", writes_into(complex_math.div_kernel,
-                                                   complex_math.div_into), "DivBackward0")
-defvjp(mul_complex_fn, *_MUL_VJP, reads=((1,), (0,)))
-defvjp(div_complex_fn, *_DIV_VJP, reads=((1,), (0, 1)))
-defjvp(mul_complex_fn, _mul_jvp)
-defjvp(div_complex_fn, _div_jvp)
 
 
 def _scale(b, alpha, d: dt.dtype):
@@ -424,8 +410,8 @@ def mul(input, other, *, out=None) -> Tensor:
         if (wrapped := _number_pair(input, other)) is not None:
             return mul(wrapped, other, out=out)
         raise operand_error("mul", (input, other), {"out": out}) from None
-    if d in _OWN_KERNEL:
-        a, b, fn = own_kernel(input, other, a, b, d, mul_fn)
+    if d in _LOW16:
+        a, b, fn = _widened(input, other, a, b, mul_fn, mul_wide_fn)
         r = apply(binary_p, a, b, fn=fn)
     else:
         r = apply(binary_p, a, b, fn=mul_fn)
@@ -437,18 +423,6 @@ def _sparse_form(name: str, input, other, alpha=1, rounding_mode=None) -> Tensor
     from .sparse_mul import function_form
 
     return function_form(name, input, other, alpha, rounding_mode)
-
-
-_OWN = {"mul": (mul_wide_fn, mul_complex_fn), "div": (div_wide_fn, div_complex_fn)}
-
-
-def own_kernel(input, other, a, b, d: dt.dtype, fn):
-    """(a, b, member) for mul or div (`fn`) with a float16 / bfloat16 result (`_widened`)
-    or a complex one (the member rounding as PyTorch's complex kernels)."""
-    wide_fn, complex_fn = _OWN[fn.name]
-    if d._kind == 3:
-        return a, b, complex_fn
-    return _widened(input, other, a, b, fn, wide_fn)
 
 
 def _widened(input, other, a, b, fn, wide_fn):
@@ -540,8 +514,8 @@ def div(input, other, *, rounding_mode=None, out=None) -> Tensor:
             a = input.to(fd) if isinstance(input, Tensor) else float(input)
             b = other.to(fd) if isinstance(other, Tensor) else float(other)
         fn = div_fn
-        if d in _OWN_KERNEL:
-            a, b, fn = own_kernel(input, other, a, b, d, div_fn)
+        if d in _LOW16:
+            a, b, fn = _widened(input, other, a, b, div_fn, div_wide_fn)
         r = apply(binary_p, a, b, fn=fn)
         return r if out is None else _write_out(r, out, (input, other))
     _check_rounded_div(rounding_mode, d, b, a)
@@ -680,8 +654,8 @@ def _mul_op(self, other):
         a, b, d = binary_operands(self, other)
     except TypeError:
         return NotImplemented
-    if d in _OWN_KERNEL:
-        a, b, fn = own_kernel(self, other, a, b, d, mul_fn)
+    if d in _LOW16:
+        a, b, fn = _widened(self, other, a, b, mul_fn, mul_wide_fn)
         return apply(binary_p, a, b, fn=fn)
     return apply(binary_p, a, b, fn=mul_fn)
 

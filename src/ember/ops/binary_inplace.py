@@ -11,7 +11,6 @@ from ._arg_parser_text import operand_error
 from ._common import OperandTypeError, fit_scalar, is_scalar, type_name
 from .binary import (
     _LOW16,
-    _OWN_KERNEL,
     _ROUNDED,
     _alpha_call,
     _check_rounded_div,
@@ -22,6 +21,7 @@ from .binary import (
     binary_p,
     compare_p,
     div_fn,
+    div_wide_fn,
     eq,
     floor_divide_fn,
     ge,
@@ -29,8 +29,8 @@ from .binary import (
     le,
     lt,
     mul_fn,
+    mul_wide_fn,
     ne,
-    own_kernel,
     sub_alpha_fn,
     sub_fn,
     tensor_dtype,
@@ -200,8 +200,8 @@ def mul_(self: Tensor, other) -> Tensor:
     try:
         _shape_into(self, other)
         b = inplace_operand(self, other)
-        if self._dtype in _OWN_KERNEL:
-            _, b, fn = own_kernel(self, other, self, b, self._dtype, mul_fn)
+        if self._dtype in _LOW16:
+            _, b, fn = _widened(self, other, self, b, mul_fn, mul_wide_fn)
             return apply_(binary_p, self, b, fn=fn)
         return apply_(binary_p, self, b, fn=mul_fn)
     except OperandTypeError:
@@ -218,8 +218,8 @@ def div_(self: Tensor, other, *, rounding_mode=None) -> Tensor:
                     f"output type {type_name(self._dtype)}"
                 )
             b, fn = inplace_operand(self, other), div_fn
-            if self._dtype in _OWN_KERNEL:
-                _, b, fn = own_kernel(self, other, self, b, self._dtype, div_fn)
+            if self._dtype in _LOW16:
+                _, b, fn = _widened(self, other, self, b, div_fn, div_wide_fn)
             return apply_(binary_p, self, b, fn=fn)
         b = inplace_operand(self, other)
         _check_rounded_div(rounding_mode, dt.result_type(self, other), b, self)

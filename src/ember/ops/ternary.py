@@ -12,7 +12,6 @@ from .._core.dispatch import iter_layout
 from .._tensor import Tensor
 from .._user_warnings import warn_at_user
 from .._view import broadcast_shapes
-from . import _complex_math as cm
 from . import _multiply_add as multiply_add
 from ._arg_parser_text import called_as_method, method_aware, operand_error, tp_name
 from ._common import (
@@ -491,9 +490,6 @@ def lerp_(self: Tensor, end: Tensor, weight) -> Tensor:
 def _addc_kernel(op):
     def kernel(x, t1, t2, value=1):
         d = np.result_type(x, t1, t2)
-        if d.kind == "c":  # (rounded as PyTorch's complex kernels: `_complex_math`)
-            k = cm.addcmul_kernel if op is np.multiply else cm.addcdiv_kernel
-            return k(x, t1, t2, value)
         if op is np.true_divide and d.kind in "fV":
             # As PyTorch rounds: the value times t1 first, then the quotient and the sum
             # (16-bit floats computed in float32)

@@ -21,7 +21,6 @@ import re
 # Family members whose name differs from PyTorch's op (a variant ember keeps apart).
 MEMBERS = {
     "add_alpha": "add", "sub_alpha": "sub", "mul_wide": "mul", "div_wide": "div",
-    "mul_complex": "mul", "div_complex": "div",
     "div_trunc": "div", "div_floor": "div", "rsub_scalar": "rsub",
     "pow_tensor_scalar": "pow", "pow_tensor_tensor": "pow", "pow_scalar": "pow",
     "remainder_scalar": "remainder", "remainder_self_scalar": "remainder",
