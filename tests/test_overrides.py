@@ -114,6 +114,17 @@ SCRIPTS = {
             print(type(t + 1).__name__, torch._C._is_torch_function_enabled())
         print(type(t + 1).__name__, torch._C._is_torch_function_enabled())
     """,
+    "a_plain_tensor_s_method_with_a_subclass_argument_is_handed_over": """
+        class S(torch.Tensor):
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                print("S sees", func.__name__, [type(a).__name__ for a in args])
+                return super().__torch_function__(func, types, args, kwargs)
+        s = torch.ones(2).as_subclass(S)
+        p = torch.ones(2)
+        for out in (p + s, p.add(s), p.mul(s), torch.add(p, s), p.expand_as(s), p * 2):
+            print(type(out).__name__)
+    """,
     "sequences_and_named_tuples_of_results_convert": """
         class T(torch.Tensor):
             pass

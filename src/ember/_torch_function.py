@@ -207,12 +207,10 @@ def method(fn: Callable, report: Callable | None = None) -> Callable:
 
     @functools.wraps(fn)
     def call(self, *args, **kwargs):
-        t = type(self)
-        if (_modes and not _off[1]) or (t is not _base[0] and not _off[0] and not _off[1]):
-            over = overloaded_args((self, *args), kwargs) \
-                if not (_off[0] or _off[1]) else []
-            if over or (_modes and not _off[1]):
-                return dispatch(report or call, over, (self, *args), kwargs)
+        # (every argument counts, not only `self`: `plain + sub` is the subclass's call)
+        over = overloaded_args((self, *args), kwargs) if not (_off[0] or _off[1]) else ()
+        if over or (_modes and not _off[1]):
+            return dispatch(report or call, list(over), (self, *args), kwargs)
         return fn(self, *args, **kwargs)
 
     call._torch_function_wrapped = fn
