@@ -11,6 +11,7 @@ import numpy as np
 
 from . import _dtype as dt
 from . import _grad_mode as grad_mode
+from ._user_warnings import user_stacklevel
 from ._view import numel
 
 _grad_state = grad_mode.state
@@ -97,7 +98,7 @@ class Conversions:
             _warned_float[0] = True
             warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead "
                           "to unexpected behavior.\nConsider using tensor.detach() first.",
-                          UserWarning, stacklevel=3)
+                          UserWarning, stacklevel=user_stacklevel())
 
     def __bool__(self) -> bool:
         n = numel(self._shape)

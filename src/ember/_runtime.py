@@ -10,6 +10,7 @@ import warnings
 from . import _algorithms, _user_warnings
 from . import _dtype as dt
 from ._tensor import Tensor
+from ._user_warnings import user_stacklevel
 from .amp.autocast_mode import (
     get_autocast_cpu_dtype,
     get_autocast_dtype,
@@ -84,7 +85,8 @@ def set_float32_matmul_precision(precision: str) -> None:
                            f"{type(precision).__name__}")
     if precision not in ("highest", "high", "medium"):
         warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
-                      "setFloat32MatmulPrecision call has no effect.", UserWarning, stacklevel=2)
+                      "setFloat32MatmulPrecision call has no effect.", UserWarning,
+                      stacklevel=user_stacklevel())
         return
     _matmul_precision[0] = precision
 
@@ -278,7 +280,7 @@ def set_default_tensor_type(t) -> None:
         _WARNED_TENSOR_TYPE.append(True)
         warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please "
                       "use torch.set_default_dtype() and torch.set_default_device() as "
-                      "alternatives.", UserWarning, stacklevel=2)
+                      "alternatives.", UserWarning, stacklevel=user_stacklevel())
     d = getattr(t, "_ember_dtype", None)
     if d is None:
         from .ops.legacy_constructors import legacy_type_dtype

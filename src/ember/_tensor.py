@@ -23,6 +23,7 @@ from ._device import CPU, META, device
 from ._layout import CHANNELS_LAST_RANK, is_channels_last
 from ._memory import tracker as _memory
 from ._storage import Storage
+from ._user_warnings import user_stacklevel
 from ._view import contiguous_strides, is_contiguous, numel, storage_extent, wrap_dim
 
 _new = object.__new__
@@ -413,7 +414,7 @@ class Tensor(Conversions):
                 "you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 "
                 "for more information.",
                 UserWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
         return self._grad
 

@@ -33,6 +33,7 @@ from . import (
 )
 from . import linalg as _linalg
 from ._tensor import Tensor
+from ._user_warnings import user_stacklevel
 from .linalg.lowrank import pca_lowrank, svd_lowrank
 from .ops._arg_parser_text import tp_name
 
@@ -50,7 +51,7 @@ _DEPRECATED = ("torch.chain_matmul is deprecated and will be removed in a future
 
 def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor:
     """The product of two or more 2-D tensors (deprecated: `linalg.multi_dot` takes a list)."""
-    warnings.warn(_DEPRECATED, UserWarning, stacklevel=2)
+    warnings.warn(_DEPRECATED, UserWarning, stacklevel=user_stacklevel())
     if not matrices:
         raise RuntimeError("chain_matmul(): Expected one or more matrices")
     for i, m in enumerate(matrices):

@@ -17,6 +17,7 @@ import numpy as np
 from . import _dtype as D
 from . import _names
 from ._storage import Storage, index_of, need_data, storage_text
+from ._user_warnings import user_stacklevel
 
 UntypedStorage = Storage
 Storage.__name__ = Storage.__qualname__ = "UntypedStorage"
@@ -257,7 +258,7 @@ def is_storage(obj) -> bool:
 
 def typed_storage_of(t) -> TypedStorage:
     """`Tensor.storage()`: the tensor's whole storage read as its dtype."""
-    warn_typed_storage_removal(stacklevel=4)
+    warn_typed_storage_removal(stacklevel=user_stacklevel())
     if t.is_sparse:
         raise NotImplementedError(f"Cannot access storage of {type(t).__name__}")
     return TypedStorage(wrap_storage=t.untyped_storage(), dtype=t.dtype, _internal=True)

@@ -22,6 +22,7 @@ import warnings
 from .. import _dtype as dt
 from .._device import device as _device
 from .._tensor import Tensor
+from .._user_warnings import user_stacklevel
 
 # PyTorch's default autocast dtype per device type it can autocast (others raise).
 _DEFAULT_DTYPES = {
@@ -309,13 +310,14 @@ class autocast:
 
                 if not is_available():
                     warnings.warn("CUDA is not available or torch_xla is imported. Disabling "
-                                  "autocast.", stacklevel=2)
+                                  "autocast.", stacklevel=user_stacklevel())
                     enabled = False
             elif self.fast_dtype not in (dt.bfloat16, dt.float16):
                 name = device_type.upper()
                 warnings.warn(f"In {name} autocast, but the target dtype is not supported. "
                               f"Disabling autocast.\n{name} Autocast only supports dtypes of "
-                              f"{dt.bfloat16}, {dt.float16} currently.", stacklevel=2)
+                              f"{dt.bfloat16}, {dt.float16} currently.",
+                              stacklevel=user_stacklevel())
                 enabled = False
         self._enabled = enabled
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from .. import _dtype as dt
 from .._tensor import Tensor
+from .._user_warnings import user_stacklevel
 
 _READY, _UNSCALED, _STEPPED = "ready", "unscaled", "stepped"
 _NO_SCALE_FIX = ("This may indicate your script did not use scaler.scale(loss or outputs) "
@@ -38,7 +39,7 @@ class GradScaler:
 
             if not is_available():
                 warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not "
-                              "available.  Disabling.", stacklevel=2)
+                              "available.  Disabling.", stacklevel=user_stacklevel())
                 self._enabled = False
         if not self._enabled:
             return

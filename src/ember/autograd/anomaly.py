@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import warnings
 
+from .._user_warnings import user_stacklevel
 from .graph import _anomaly
 
 
@@ -30,7 +31,7 @@ class detect_anomaly:
         self.prev_check_nan = _anomaly.check_nan
         warnings.warn(
             "Anomaly Detection has been enabled. This mode will increase the runtime and should "
-            "only be enabled for debugging.", UserWarning, stacklevel=2)
+            "only be enabled for debugging.", UserWarning, stacklevel=user_stacklevel())
 
     def __enter__(self) -> None:
         self.prev, self.prev_check_nan = _anomaly.enabled, _anomaly.check_nan

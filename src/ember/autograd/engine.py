@@ -23,6 +23,7 @@ from .._core.dispatch import run_quiet
 from .._core.ranges import ranges
 from .._dtype import cpu_type_text
 from .._layout import contiguous_format
+from .._user_warnings import user_stacklevel
 from . import grad_mode
 from .graph import MISSING, SAME_DTYPE, AccumulateGrad, Node, _anomaly
 from .saved_hooks import unpack as unpack_saved
@@ -512,7 +513,7 @@ def _run_task(roots, root_grads, retain_graph, create_graph, capture, accumulate
         if _anomaly.enabled and node is not None and node._anomaly:
             warnings.warn(
                 f"Error detected in {node.name()}. Traceback of forward call that caused the "
-                f"error:\n{node._anomaly}", UserWarning, stacklevel=3)
+                f"error:\n{node._anomaly}", UserWarning, stacklevel=user_stacklevel())
         raise
     finally:
         _state.enabled = prev_enabled

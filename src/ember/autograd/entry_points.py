@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import _tensor as T
 from .._core.dispatch import current_interpreter
+from .._user_warnings import user_stacklevel
 from . import grad_mode
 from .engine import accumulate, run
 from .graph import GradientEdge, edge_of, retain_grad
@@ -113,7 +114,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
             "parameter and its gradient which can cause a memory leak. We recommend using "
             "autograd.grad when creating the graph to avoid this. If you have to use this "
             "function, make sure to reset the .grad fields of your parameters to None after use "
-            "to break the cycle and avoid the leak.", UserWarning, stacklevel=3)
+            "to break the cycle and avoid the leak.", UserWarning, stacklevel=user_stacklevel())
     roots = [edge_of(t) for t in tensors]
     if inputs is None:
         run(roots, grads, retain_graph, create_graph)
@@ -163,7 +164,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         warnings.warn(
             "only_inputs argument is deprecated and is ignored now (defaults to True). To "
             "accumulate gradient for other parts of the graph, please use "
-            "torch.autograd.backward.", FutureWarning, stacklevel=2)
+            "torch.autograd.backward.", FutureWarning, stacklevel=user_stacklevel())
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
     elif isinstance(grad_outputs, T.Tensor):

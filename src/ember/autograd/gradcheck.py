@@ -16,6 +16,8 @@ import warnings
 
 import numpy as np
 
+from .._user_warnings import user_stacklevel
+
 
 class GradcheckError(RuntimeError):
     """Raised by gradcheck / gradgradcheck when a check fails (a RuntimeError)."""
@@ -164,7 +166,7 @@ def _check_inputs(inputs, fast_mode: bool, check_forward_ad: bool) -> list:
             warnings.warn(
                 f"Input #{i} requires gradient and is not a double precision floating point or "
                 "complex. This check will likely fail if all the inputs are not of double "
-                "precision floating point or complex. ", UserWarning, stacklevel=3)
+                "precision floating point or complex. ", UserWarning, stacklevel=user_stacklevel())
     return diff_idx
 
 

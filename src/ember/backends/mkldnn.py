@@ -7,6 +7,7 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from .._user_warnings import user_stacklevel
 from ._flags import bool_flags
 
 allow_tf32 = None  # (PyTorch answers None: TF32 on oneDNN is for Intel GPUs)
@@ -30,7 +31,7 @@ def set_flags(_enabled=None, _deterministic=None, _allow_tf32=None,
         # and keeps reading None (TF32 on oneDNN is for Intel GPUs)
         warnings.warn("TF32 acceleration on top of oneDNN is available for Intel GPUs. The "
                       "current Torch version does not have Intel GPU Support.", UserWarning,
-                      stacklevel=2)
+                      stacklevel=user_stacklevel())
     return before
 
 

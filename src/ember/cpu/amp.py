@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 
 from .. import _dtype as dt
+from .._user_warnings import user_stacklevel
 from ..amp import GradScaler as _GradScaler
 from ..amp import autocast as _autocast
 
@@ -13,7 +14,7 @@ class autocast(_autocast):
     def __init__(self, enabled: bool = True, dtype=dt.bfloat16, cache_enabled: bool = True):
         warnings.warn("`torch.cpu.amp.autocast(args...)` is deprecated. Please use "
                       "`torch.amp.autocast('cpu', args...)` instead.", FutureWarning,
-                      stacklevel=2)
+                      stacklevel=user_stacklevel())
         super().__init__("cpu", dtype, enabled, cache_enabled)
 
 
@@ -23,6 +24,6 @@ class GradScaler(_GradScaler):
                  enabled: bool = True) -> None:
         warnings.warn("`torch.cpu.amp.GradScaler(args...)` is deprecated. Please use "
                       "`torch.amp.GradScaler('cpu', args...)` instead.", FutureWarning,
-                      stacklevel=2)
+                      stacklevel=user_stacklevel())
         super().__init__("cpu", init_scale, growth_factor, backoff_factor, growth_interval,
                          enabled)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 
 from .. import _dtype as dt
+from .._user_warnings import user_stacklevel
 from ..amp import GradScaler as _GradScaler
 from ..amp import autocast as _autocast
 
@@ -15,7 +16,7 @@ class GradScaler(_GradScaler):
                  enabled: bool = True) -> None:
         warnings.warn("`torch.cuda.amp.GradScaler(args...)` is deprecated. Please use "
                       "`torch.amp.GradScaler('cuda', args...)` instead.", FutureWarning,
-                      stacklevel=2)
+                      stacklevel=user_stacklevel())
         super().__init__("cuda", init_scale, growth_factor, backoff_factor, growth_interval,
                          enabled)
 
@@ -24,5 +25,5 @@ class autocast(_autocast):
     def __init__(self, enabled: bool = True, dtype=dt.float16, cache_enabled: bool = True):
         warnings.warn("`torch.cuda.amp.autocast(args...)` is deprecated. Please use "
                       "`torch.amp.autocast('cuda', args...)` instead.", FutureWarning,
-                      stacklevel=2)
+                      stacklevel=user_stacklevel())
         super().__init__("cuda", dtype, enabled, cache_enabled)

@@ -7,6 +7,7 @@ import warnings
 
 from .. import _grad_mode
 from .._tensor import Size, Tensor
+from .._user_warnings import user_stacklevel
 from ..ops.reduce import _is_all_true
 from . import constraints
 from .utils import lazy_property
@@ -45,7 +46,8 @@ class Distribution:
             arg_constraints = {}
             warnings.warn(f"{self.__class__} does not define `arg_constraints`. Please set "
                           "`arg_constraints = {}` or initialize the distribution with "
-                          "`validate_args=False` to turn off validation.", stacklevel=2)
+                          "`validate_args=False` to turn off validation.",
+                          stacklevel=user_stacklevel())
         for param, constraint in arg_constraints.items():
             if constraints.is_dependent(constraint):
                 continue
@@ -137,7 +139,7 @@ class Distribution:
 
     def sample_n(self, n: int) -> Tensor:
         warnings.warn("`sample_n(n)` will be deprecated. Use `sample((n,))` instead.",
-                      FutureWarning, stacklevel=2)
+                      FutureWarning, stacklevel=user_stacklevel())
         return self.sample(Size((n,)))
 
     def log_prob(self, value: Tensor) -> Tensor:
@@ -178,7 +180,8 @@ class Distribution:
         except NotImplementedError:
             warnings.warn(f"{self.__class__} does not define `support` to enable sample "
                           "validation. Please initialize the distribution with "
-                          "`validate_args=False` to turn off validation.", stacklevel=2)
+                          "`validate_args=False` to turn off validation.",
+                          stacklevel=user_stacklevel())
             return
         if not _is_all_true(support.check(value)):
             raise ValueError(

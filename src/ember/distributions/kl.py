@@ -11,6 +11,7 @@ import math
 import warnings
 
 from .._tensor import Tensor
+from .._user_warnings import user_stacklevel
 from ..linalg import solve_triangular
 from ..ops.creation import ones_like
 from ..ops.join import broadcast_shapes
@@ -99,7 +100,7 @@ def _dispatch(type_p, type_q):
     if left is not right:
         warnings.warn(f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). "
                       f"Please register_kl({left_p.__name__}, {right_q.__name__})",
-                      RuntimeWarning, stacklevel=2)
+                      RuntimeWarning, stacklevel=user_stacklevel())
     return left
 
 

@@ -17,6 +17,7 @@ import warnings
 
 from .. import _dtype as dt
 from .._tensor import Size, Tensor
+from .._user_warnings import user_stacklevel
 from ..linalg import cholesky, slogdet
 from ..ops.composite import tril_indices
 from ..ops.creation import arange, eye, tensor
@@ -89,7 +90,7 @@ class Wishart(ExponentialFamily):
             self.precision_matrix = param.expand(full)
         if bool(self.df.lt(p).any()):
             warnings.warn("Low df values detected. Singular samples are highly likely to "
-                          "occur for ndim - 1 < df < ndim.", stacklevel=2)
+                          "occur for ndim - 1 < df < ndim.", stacklevel=user_stacklevel())
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
         self._batch_dims = [-(x + 1) for x in range(len(self._batch_shape))]
         if scale_tril is not None:
@@ -174,7 +175,7 @@ class Wishart(ExponentialFamily):
         if self._batch_shape:
             is_singular = is_singular.amax(self._batch_dims)
         if bool(is_singular.any()):
-            warnings.warn("Singular sample detected.", stacklevel=2)
+            warnings.warn("Singular sample detected.", stacklevel=user_stacklevel())
             for _ in range(max_try_correction):
                 sample_new = self._bartlett_sampling(is_singular[is_singular].shape)
                 sample[is_singular] = sample_new

@@ -27,6 +27,7 @@ from .._core import (
 )
 from .._core.primitive import Family
 from .._tensor import Tensor
+from .._user_warnings import user_stacklevel
 from .._view import numel
 from ..autograd.function import FunctionPrimitive
 from ..ops.draws import draw_like_p, draw_p, like_strides
@@ -280,7 +281,7 @@ class BatchInterpreter(Interpreter):
                 name = params["fn"].name if isinstance(prim, Family) else prim.name
                 warnings.warn(f"vmap: there is no batching rule for '{name}'; it runs once "
                               "per example and the results are stacked (slow).",
-                              stacklevel=4)
+                              stacklevel=user_stacklevel())
             return self._loop(prim, vals, dims, params)
         return self.below(rule, tuple(vals), tuple(dims), **params)
 
@@ -494,7 +495,7 @@ def _run_or_loop(func, kwargs, leaves, ldims, spec, size, out_dims, randomness):
             _warned.add("forward-over-reverse")
             warnings.warn("vmap: forward mode over a reverse transform of a batched value "
                           "(vmap of hessian or of jacfwd(jacrev)) runs once per example and "
-                          "the results are stacked (slow).", stacklevel=4)
+                          "the results are stacked (slow).", stacklevel=user_stacklevel())
         outs = []
         for b in range(size):
             sl = [x.select(d, b) if d is not None else x for x, d in zip(leaves, ldims)]

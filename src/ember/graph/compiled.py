@@ -27,6 +27,7 @@ from contextlib import nullcontext
 from .. import _grad_mode
 from .._core.dispatch import _stack, push, unwind
 from .._core.memo_seam import memos
+from .._user_warnings import user_stacklevel
 from ..autograd import engine as _engine
 from ..nn.modules.module import mode_changes
 from ..optim.optimizer import step_watchers
@@ -413,7 +414,7 @@ class Compiled:
                     f"recompile limit ({config.recompile_limit}); "
                     f"{self._what_changed(graph, seen[-1])}: new graphs now run op by op without "
                     "(torch._dynamo.config.recompile_limit)", RuntimeWarning,
-                    stacklevel=4)
+                    stacklevel=user_stacklevel())
             return lower_python(graph)
         if seen:
             change = self._what_changed(graph, seen[-1])

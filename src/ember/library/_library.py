@@ -12,6 +12,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Sequence
 
+from .._user_warnings import user_stacklevel
 from ._custom_op import _set_autograd, as_overload, check_device_types
 from ._registry import OpOverload, lookup, namespaces, register_overload
 from ._schema import parse_schema
@@ -181,7 +182,7 @@ def impl_abstract(qualname, func: Callable | None = None, *, lib: Library | None
     """The old name of `register_fake` (deprecated in PyTorch 2.4)."""
     warnings.warn("`torch.library.impl_abstract` was renamed to `torch.library.register_fake`. "
                   "Please use that instead; we will remove `torch.library.impl_abstract` in a "
-                  "future version of PyTorch.", FutureWarning, stacklevel=2)
+                  "future version of PyTorch.", FutureWarning, stacklevel=user_stacklevel())
     return register_fake(qualname, func, lib=lib)
 
 

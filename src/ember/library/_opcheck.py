@@ -18,6 +18,7 @@ import warnings
 
 from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
+from .._user_warnings import user_stacklevel
 from ._custom_op import CustomOpDef
 from ._registry import OpOverload, OpOverloadPacket, _tensors, bind_arguments
 
@@ -85,7 +86,7 @@ def _test_autograd_registration(op: OpOverload, args: tuple, kwargs: dict) -> No
     if not any(t.requires_grad for t in inputs):
         warnings.warn("autograd_registration_check: no inputs have requires_grad=True so we "
                       "are unable to actually perform this test. Please pass inputs that do "
-                      "require grad.", stacklevel=3)
+                      "require grad.", stacklevel=user_stacklevel())
         return
     if op.backward is not None or op.composite is not None or op.opdef is not None:
         return

@@ -20,6 +20,7 @@ import traceback
 import warnings
 
 from .. import _names
+from .._user_warnings import user_stacklevel
 
 log = logging.getLogger(__name__)
 
@@ -141,7 +142,7 @@ class SpawnContext(ProcessContext):
 
     def __init__(self, processes: list, error_files: list[str]) -> None:
         warnings.warn("SpawnContext is renamed to ProcessContext since 1.4 release.",
-                      stacklevel=2)
+                      stacklevel=user_stacklevel())
         super().__init__(processes, error_files)
 
 
@@ -180,5 +181,5 @@ def spawn(fn, args: tuple = (), nprocs: int = 1, join: bool = True, daemon: bool
         warnings.warn(f"This method only supports start_method=spawn (got: {start_method}).\n"
                       "To use a different start_method use:\n\t\t "
                       f"{_names.prefix}.multiprocessing.start_processes(...)", FutureWarning,
-                      stacklevel=2)
+                      stacklevel=user_stacklevel())
     return start_processes(fn, args, nprocs, join, daemon, start_method="spawn")

@@ -24,6 +24,8 @@ import sys
 import tempfile
 import warnings
 
+from .._user_warnings import user_stacklevel
+
 _state: dict = {"dir": None, "warned": False}
 
 
@@ -73,7 +75,7 @@ def folder() -> str:
         fresh = tempfile.mkdtemp(prefix="ember-kernels-")
         warnings.warn(f"ember: the kernel cache folder {path} {reason}; compiled kernels go "
                       f"to a fresh private folder {fresh} for this process", RuntimeWarning,
-                      stacklevel=3)
+                      stacklevel=user_stacklevel())
         path = fresh
     _state["dir"] = path
     return path
@@ -130,7 +132,7 @@ def lookup(name: str, key: dict) -> str | None:
     if not _state["warned"]:
         _state["warned"] = True
         warnings.warn(f"ember: refused the cached kernel {obj} ({problem}); rebuilding it",
-                      RuntimeWarning, stacklevel=3)
+                      RuntimeWarning, stacklevel=user_stacklevel())
     return None
 
 

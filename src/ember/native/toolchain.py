@@ -22,6 +22,7 @@ import tempfile
 import threading
 import warnings
 
+from .._user_warnings import user_stacklevel
 from ..version import __version__
 from . import cache
 
@@ -196,7 +197,8 @@ def try_build(name: str, source: str, **kw) -> ctypes.CDLL | None:
             _failed[name] = str(e)
             if len(_failed) == 1:
                 warnings.warn(f"ember: native kernels unavailable, running NumPy kernels "
-                              f"({str(e).splitlines()[0]})", RuntimeWarning, stacklevel=3)
+                              f"({str(e).splitlines()[0]})", RuntimeWarning,
+                              stacklevel=user_stacklevel())
             return None
 
 

@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor
+from .._user_warnings import user_stacklevel
 from ..autograd.grad_mode import no_grad
 
 __all__ = [
@@ -72,7 +73,7 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
         return tensor
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
-                      "distribution of values may be incorrect.", stacklevel=2)
+                      "distribution of values may be incorrect.", stacklevel=user_stacklevel())
     with no_grad():
         p = _norm_cdf((b - mean) / std) - _norm_cdf((a - mean) / std)
         if p > 0.3:
@@ -210,7 +211,7 @@ def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
                      nonlinearity: str = "leaky_relu", generator=None) -> Tensor:
     """U(-bound, bound) with bound = gain * sqrt(3 / fan) (He et al.)."""
     if 0 in tensor.shape:
-        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=user_stacklevel())
         return tensor
     fan = _calculate_correct_fan(tensor, mode)
     std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
@@ -222,7 +223,7 @@ def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
                     nonlinearity: str = "leaky_relu", generator=None) -> Tensor:
     """N(0, std^2) with std = gain / sqrt(fan) (He et al.)."""
     if 0 in tensor.shape:
-        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=user_stacklevel())
         return tensor
     fan = _calculate_correct_fan(tensor, mode)
     std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
@@ -276,7 +277,7 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) 
 def _deprecated(fn):
     def old(*args, **kwargs):
         warnings.warn(f"`nn.init.{fn.__name__[:-1]}` is now deprecated in favor of "
-                      f"`nn.init.{fn.__name__}`.", FutureWarning, stacklevel=2)
+                      f"`nn.init.{fn.__name__}`.", FutureWarning, stacklevel=user_stacklevel())
         return fn(*args, **kwargs)
 
     old.__name__ = fn.__name__[:-1]

@@ -10,6 +10,7 @@ import numpy as np
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
+from .._user_warnings import user_stacklevel
 from .._view import broadcast_shapes, contiguous_strides, numel
 from ._rounding import rounded
 from ._scalar_value import _python_number, uint64_promotion
@@ -330,7 +331,7 @@ def write_out(result, out, inputs: tuple = ()):
                 "explicitly reuse an out tensor t by resizing it, inplace, to zero elements with "
                 "t.resize_(0).",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
         out.resize_(result._shape)
     if not dt.can_cast(result._dtype, out._dtype):

@@ -23,6 +23,7 @@ import numpy as np
 from .. import _dtype as dt
 from .._core import derivative_not_implemented
 from .._tensor import Tensor
+from .._user_warnings import user_stacklevel
 from .._view import broadcast_shapes
 from ._common import type_name
 from ._rng_kernels import DoublesAhead
@@ -189,7 +190,7 @@ def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) ->
             f"{list(shape)}. This behavior is deprecated, and in a future PyTorch release "
             "outputs will not be resized unless they have zero elements. You can explicitly "
             "reuse an out tensor t by resizing it, inplace, to zero elements with "
-            "t.resize_(0).", UserWarning, stacklevel=2)
+            "t.resize_(0).", UserWarning, stacklevel=user_stacklevel())
     return apply(sample_p, count, prob, fn=BINOMIAL, generator=g, shape=shape)
 
 

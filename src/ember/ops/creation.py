@@ -17,6 +17,7 @@ from .._core.primitive import _op_layer
 from .._device import CPU, as_device
 from .._storage import Storage
 from .._tensor import Tensor, _make, _meta, _wrap
+from .._user_warnings import user_stacklevel
 from .._view import contiguous_strides, like_strides, numel, storage_extent
 from ._arg_parser_text import invalid_combination, tp_name
 from ._batching import front
@@ -386,7 +387,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     """A new tensor copying `data` (nested sequences, numbers, arrays, tensors)."""
     _refuse_pinned(pin_memory, device)
     if isinstance(data, Tensor):
-        warnings.warn(_COPY_WARNING.format("torch.tensor"), UserWarning, stacklevel=2)
+        warnings.warn(_COPY_WARNING.format("torch.tensor"), UserWarning,
+                      stacklevel=user_stacklevel())
     return _finish(from_data(data, dt.as_dtype(dtype), device, copy=True), requires_grad)
 
 
@@ -412,7 +414,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None) -> T
         warnings.warn("torch.asarray: unspecified requires_grad now defaults to "
                       "obj.requires_grad instead of False. Pass requires_grad=False explicitly "
                       "to get the old behavior and silence this warning.", UserWarning,
-                      stacklevel=2)
+                      stacklevel=user_stacklevel())
     force_copy = bool(copy)
     if t is None and isinstance(obj, (np.ndarray, np.generic)):
         if isinstance(obj, np.generic):
@@ -481,7 +483,7 @@ def _share(arr: np.ndarray, d: dt.dtype, warn: bool = True) -> Tensor:
             "tensors. This means writing to this tensor will result in undefined behavior. You "
             "may want to copy the array to protect its data or make it writable before "
             "converting it to a tensor. This type of warning will be suppressed for the rest of "
-            "this program.", UserWarning, stacklevel=3)
+            "this program.", UserWarning, stacklevel=user_stacklevel())
     stride = tuple(s // itemsize for s in arr.strides)
     n = storage_extent(arr.shape, stride, 0)
     if not arr.size:
@@ -636,7 +638,7 @@ def range_(start=None, end=None, step=1, *, dtype=None, device=None, requires_gr
     warnings.warn("torch.range is deprecated and will be removed in a future release because "
                   "its behavior is inconsistent with Python's range builtin. Instead, use "
                   "torch.arange, which produces values in [start, end).", UserWarning,
-                  stacklevel=2)
+                  stacklevel=user_stacklevel())
     d = dt.get_default_dtype() if dtype is None else dtype
     _refuse_spacing_dtype("range", d)
     start, end, step = (_real_bound(v) for v in (start, end, step))
@@ -749,7 +751,8 @@ def deepcopy_tensor(t: Tensor, memo) -> Tensor:
 def new_tensor(self: Tensor, data, *, dtype=None, device=None, requires_grad=False) -> Tensor:
     """A copy of `data` with `self`'s dtype and device unless given (no dtype inference)."""
     if isinstance(data, Tensor):
-        warnings.warn(_COPY_WARNING.format("tensor.new_tensor"), UserWarning, stacklevel=2)
+        warnings.warn(_COPY_WARNING.format("tensor.new_tensor"), UserWarning,
+                      stacklevel=user_stacklevel())
     d = self._dtype if dtype is None else dt.as_dtype(dtype)
     t = from_data(data, d, self.device if device is None else device, copy=True)
     return _finish(t, requires_grad)

@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor
+from .._user_warnings import user_stacklevel
 from .._view import broadcast_shapes
 from ._binary_api import need_tensor, op_pair
 from ._common import binary_operands, same_meta, type_name
@@ -106,7 +107,7 @@ def _resize_warning(input: Tensor, shape: tuple) -> None:
             f"{list(shape)}. This behavior is deprecated, and in a future PyTorch release "
             "outputs will not be resized unless they have zero elements. You can explicitly "
             "reuse an out tensor t by resizing it, inplace, to zero elements with "
-            "t.resize_(0).", UserWarning, stacklevel=4)
+            "t.resize_(0).", UserWarning, stacklevel=user_stacklevel())
 
 
 def _ldexp_operands(input, other):

@@ -23,7 +23,7 @@ from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._core import bind
 from .._tensor import Tensor, _wrap
-from .._user_warnings import warn_at_user
+from .._user_warnings import user_stacklevel, warn_at_user
 from .._view import broadcast_shapes
 from . import movement
 
@@ -68,7 +68,7 @@ def _items(key) -> tuple:
             "Using a non-tuple sequence for multidimensional indexing is deprecated and will be "
             "changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this "
             "will be interpreted as tensor index, x[torch.tensor(seq)], which will result either "
-            "in an error or a different result", UserWarning, stacklevel=4)
+            "in an error or a different result", UserWarning, stacklevel=user_stacklevel())
         return tuple(key)
     return (key,)
 

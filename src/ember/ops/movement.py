@@ -11,6 +11,7 @@ from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._layout import CHANNELS_LAST_RANK
 from .._tensor import Tensor, _alias
+from .._user_warnings import user_stacklevel
 from .._view import (
     contiguous_strides,
     expand_strides,
@@ -299,7 +300,8 @@ def _identity_0d(x: Tensor, what: str, advice: str) -> Tensor:
     """A 0-d tensor through T / H / mT / mH / adjoint: PyTorch's deprecated identity."""
     import warnings
 
-    warnings.warn(f"{what} is deprecated on 0-D tensors. {advice}", UserWarning, stacklevel=3)
+    warnings.warn(f"{what} is deprecated on 0-D tensors. {advice}", UserWarning,
+                  stacklevel=user_stacklevel())
     return x
 
 
@@ -314,7 +316,7 @@ def _T(x: Tensor) -> Tensor:
             "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
             "deprecated and it will throw an error in a future release. Consider `x.mT` to "
             "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to "
-            "reverse the dimensions of a tensor.", UserWarning, stacklevel=2)
+            "reverse the dimensions of a tensor.", UserWarning, stacklevel=user_stacklevel())
     return permute(x, tuple(range(nd - 1, -1, -1)))
 
 

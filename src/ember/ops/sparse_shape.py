@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor, _wrap
+from .._user_warnings import user_stacklevel
 from .._view import wrap_dim
 from .registry import apply, rename_node
 from .sparse_functions import values
@@ -124,7 +125,7 @@ def _big_t(s: SparseTensor) -> SparseTensor:
             "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
             "deprecated and it will throw an error in a future release. Consider `x.mT` to "
             "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` "
-            "to reverse the dimensions of a tensor.", UserWarning, stacklevel=3)
+            "to reverse the dimensions of a tensor.", UserWarning, stacklevel=user_stacklevel())
     return permute(s, *range(len(s._shape) - 1, -1, -1))
 
 

@@ -9,6 +9,7 @@ import warnings
 
 from .._layout import memory_format as _memory_format
 from .._tensor import Tensor
+from .._user_warnings import user_stacklevel
 from .movement import alias
 from .registry import rename_node
 
@@ -32,7 +33,7 @@ def _resize(self: Tensor, sizes: tuple) -> Tensor:
 def resize(self: Tensor, *sizes) -> Tensor:
     """Deprecated: this tensor's elements in shape `sizes` (same count), sharing storage
     when contiguous."""
-    warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
+    warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=user_stacklevel())
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
         sizes = tuple(sizes[0])
     return _resize(self, tuple(sizes))
@@ -40,7 +41,7 @@ def resize(self: Tensor, *sizes) -> Tensor:
 
 def resize_as(self: Tensor, tensor: Tensor) -> Tensor:
     """Deprecated: `resize` to `tensor`'s shape."""
-    warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=2)
+    warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=user_stacklevel())
     return _resize(self, tuple(tensor.shape))
 
 

@@ -9,6 +9,7 @@ import warnings
 from collections.abc import Callable
 
 from .._tensor import Tensor
+from .._user_warnings import user_stacklevel
 from .optimizer import Optimizer
 
 
@@ -51,7 +52,7 @@ def _warned_outside_step(get_lr: Callable) -> Callable:
     def checked(self) -> list:
         if not self._get_lr_called_within_step:
             warnings.warn("To get the last learning rate computed by the scheduler, please use "
-                          "`get_last_lr()`.", UserWarning, stacklevel=2)
+                          "`get_last_lr()`.", UserWarning, stacklevel=user_stacklevel())
         return get_lr(self)
 
     return checked
@@ -154,7 +155,7 @@ class LRScheduler:
                     "scheduler initialization. Please, make sure to call `optimizer.step()` "
                     "before `lr_scheduler.step()`. See more details at "
                     "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
-                    UserWarning, stacklevel=2)
+                    UserWarning, stacklevel=user_stacklevel())
             elif not getattr(self.optimizer, "_opt_called", False):
                 warnings.warn(
                     "Detected call of `lr_scheduler.step()` before `optimizer.step()`. In "
@@ -163,7 +164,7 @@ class LRScheduler:
                     "result in PyTorch skipping the first value of the learning rate schedule. "
                     "See more details at "
                     "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
-                    UserWarning, stacklevel=2)
+                    UserWarning, stacklevel=user_stacklevel())
         self._step_count += 1
         if epoch is not None:
             warnings.warn(
@@ -173,7 +174,7 @@ class LRScheduler:
                 "used instead of the new chainable form, where available. Please open an issue "
                 "if you are unable to replicate your use case: "
                 "https://github.com/pytorch/pytorch/issues/new/choose.", UserWarning,
-                stacklevel=2)
+                stacklevel=user_stacklevel())
         self._update_lr(epoch)
 
     def _update_lr(self, epoch: int | None = None) -> None:

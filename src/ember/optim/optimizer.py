@@ -24,6 +24,7 @@ from .._core.memo_seam import memos
 from .._core.ranges import ranges
 from .._grad_mode import state as _grad_state
 from .._tensor import Tensor
+from .._user_warnings import user_stacklevel
 from ..autograd.grad_mode import enable_grad
 from ..autograd.graph import RemovableHandle
 from ..ops._fma import fma
@@ -186,7 +187,7 @@ class Optimizer:
             warnings.warn(
                 "optimizer contains a parameter group with duplicate parameters; in future, this "
                 "will cause an error; see github.com/pytorch/pytorch/issues/40967 for more "
-                "information", stacklevel=3)
+                "information", stacklevel=user_stacklevel())
         seen = set()
         for group in self.param_groups:
             seen.update(id(p) for p in group["params"])

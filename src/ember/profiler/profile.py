@@ -14,6 +14,7 @@ import warnings
 from collections.abc import Callable, Iterable
 
 from .._core.ranges import ranges
+from .._user_warnings import user_stacklevel
 from .events import EventList
 from .recorder import Recorder
 from .schedule import ProfilerAction, ProfilerActivity, record_always
@@ -70,7 +71,7 @@ class profile:
         wanted = set(activities) if activities is not None else {ProfilerActivity.CPU}
         if use_cuda:
             warnings.warn("`use_cuda` is deprecated, use `activities` argument instead",
-                          FutureWarning, stacklevel=2)
+                          FutureWarning, stacklevel=user_stacklevel())
         if not wanted:
             raise AssertionError("No valid profiler activities found")
         if use_cuda:
@@ -78,7 +79,7 @@ class profile:
         for other in sorted(wanted - {ProfilerActivity.CPU}, key=lambda a: a.value):
             # (what PyTorch's CPU-only build says: ember records CPU activity only)
             warnings.warn(f"{other.name} is not available, disabling {other.name} profiling",
-                          stacklevel=2)
+                          stacklevel=user_stacklevel())
         self.activities = wanted
         self.record_shapes = record_shapes
         self.profile_memory = profile_memory
@@ -136,7 +137,7 @@ class profile:
                                        self._stop_trace, self._trace_ready)
 
         def warn(text):
-            return lambda: warnings.warn(text, stacklevel=4)
+            return lambda: warnings.warn(text, stacklevel=user_stacklevel())
 
         steps = {
             (_A.NONE, _A.WARMUP): [prepare],

@@ -12,6 +12,8 @@ import warnings
 from collections.abc import Callable
 from enum import Enum
 
+from .._user_warnings import user_stacklevel
+
 
 class ProfilerAction(Enum):
     NONE = 0
@@ -47,7 +49,7 @@ def schedule(*, wait: int, warmup: int, active: int, repeat: int = 0, skip_first
             f"(need >= 0), skip_first={skip_first} (need >= 0).")
     if warmup == 0:
         warnings.warn("Profiler won't be using warmup, this can skew profiler results",
-                      stacklevel=2)
+                      stacklevel=user_stacklevel())
     cycle = wait + warmup + active
 
     def action(step: int) -> ProfilerAction:

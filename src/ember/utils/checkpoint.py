@@ -23,6 +23,7 @@ import warnings
 
 from .._core import dispatch
 from .._tensor import Tensor, _alias
+from .._user_warnings import user_stacklevel
 from ..amp import autocast_mode as _amp
 from ..autograd import saved_hooks as _saved_hooks
 from ..autograd.function import Function
@@ -204,7 +205,7 @@ def detach_variable(inputs):
 def check_backward_validity(inputs) -> None:
     if not any(inp.requires_grad for inp in inputs if isinstance(inp, Tensor)):
         warnings.warn("None of the inputs have requires_grad=True. Gradients will be None",
-                      stacklevel=2)
+                      stacklevel=user_stacklevel())
 
 
 class CheckpointFunction(Function):
@@ -433,7 +434,7 @@ def checkpoint(function, *args, use_reentrant: bool | None = None,
                debug: bool = False, early_stop: bool = True, **kwargs):
     """`function(*args, **kwargs)`, with its intermediates recomputed during backward."""
     if use_reentrant is None:
-        warnings.warn(_REENTRANT_WARNING, stacklevel=2)
+        warnings.warn(_REENTRANT_WARNING, stacklevel=user_stacklevel())
         use_reentrant = True
     preserve_rng_state = kwargs.pop("preserve_rng_state", True)
     if kwargs and use_reentrant:
@@ -468,7 +469,7 @@ def checkpoint_sequential(functions, segments: int, input, use_reentrant: bool |
                           **kwargs):
     """Run a Sequential (or list of modules) in `segments` checkpointed chunks."""
     if use_reentrant is None:
-        warnings.warn(_REENTRANT_WARNING, stacklevel=2)
+        warnings.warn(_REENTRANT_WARNING, stacklevel=user_stacklevel())
         use_reentrant = True
     if hasattr(functions, "children") and not isinstance(functions, list):
         functions = list(functions.children())

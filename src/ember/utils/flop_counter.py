@@ -30,6 +30,7 @@ from typing import Any
 from .._aten import aten
 from .._core import dispatch
 from .._tensor import Tensor
+from .._user_warnings import user_stacklevel
 from ..autograd import engine as _engine
 from ..library._registry import OpOverloadPacket
 from .module_tracker import ModuleTracker
@@ -429,7 +430,7 @@ class FlopCounterMode:
         self.mode: _Counter | None = None
         if mods is not None:
             warnings.warn("mods argument is not needed anymore, you can stop passing it",
-                          stacklevel=2)
+                          stacklevel=user_stacklevel())
         custom = {k: v if getattr(v, "_get_raw", False) else shape_wrapper(v)
                   for k, v in (custom_mapping or {}).items()}
         self.flop_registry = {**flop_registry, **custom}

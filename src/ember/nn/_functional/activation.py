@@ -12,6 +12,7 @@ import warnings
 import ember as E
 
 from ..._tensor import Tensor
+from ..._user_warnings import user_stacklevel
 from ...amp.autocast_mode import autocast_op
 from ...ops._arg_parser_text import tp_name
 from ...ops._common import type_name
@@ -196,7 +197,8 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
                    dim: int = -1) -> Tensor:
     """Samples from the Gumbel-softmax distribution; `hard=True` gives straight-through one-hots."""
     if eps != 1e-10:
-        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+        warnings.warn("`eps` parameter is deprecated and has no effect.",
+                      stacklevel=user_stacklevel())
     check_tensor(logits, "empty_like")  # (torch's first op on logits)
     gumbels = -E.empty_like(logits).exponential_().log()
     y_soft = ((logits + gumbels) / tau).softmax(dim)

@@ -14,6 +14,7 @@ import warnings
 import ember as E
 
 from ..._tensor import Tensor
+from ..._user_warnings import user_stacklevel
 from ...ops._common import c_type_name
 from .layers import dropout, linear, scaled_dot_product_attention
 
@@ -30,7 +31,7 @@ def canonical_mask(mask: Tensor | None, name: str, dtype, other: Tensor | None =
     if other is not None and mask.dtype is not other.dtype and (
             mask.dtype is E.bool or mask.dtype.is_floating_point):
         warnings.warn(f"Support for mismatched {name} and {other_name} is deprecated. Use same "
-                      "type for both instead.", stacklevel=2)
+                      "type for both instead.", stacklevel=user_stacklevel())
     if mask.dtype is E.bool:
         return E.zeros(mask.shape, dtype=dtype).masked_fill(mask, float("-inf"))
     if not mask.dtype.is_floating_point:

@@ -14,6 +14,7 @@ import warnings
 import ember as E
 
 from ..._tensor import Tensor
+from ..._user_warnings import user_stacklevel
 from ..._view import broadcast_shapes
 from ...amp.autocast_mode import autocast_op, cast_for
 from ...ops._arg_parser_text import tp_name
@@ -169,14 +170,14 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
                       "and silence this warning, please use dropout instead. Note that dropout2d "
                       "exists to provide channel-wise dropout on inputs with 2 spatial "
                       "dimensions, a channel dimension, and an optional batch dimension (i.e. 3D "
-                      "or 4D inputs).", stacklevel=2)
+                      "or 4D inputs).", stacklevel=user_stacklevel())
     if nd == 3:
         warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise "
                       "1D dropout behavior is desired - input is interpreted as shape (N, C, L), "
                       "where C is the channel dim. This behavior will change in a future release "
                       "to interpret the input as one without a batch dimension, i.e. shape (C, H, "
                       "W). To maintain the 1D channel-wise dropout behavior, please switch to "
-                      "using dropout1d instead.", stacklevel=2)
+                      "using dropout1d instead.", stacklevel=user_stacklevel())
     return _dropout_impl(input, p, training, inplace, True, False)
 
 

@@ -13,6 +13,7 @@ import warnings
 import ember as E
 
 from ..._tensor import Tensor
+from ..._user_warnings import user_stacklevel
 from ..._view import broadcast_shapes
 from ...amp.autocast_mode import cast_for
 from ...ops import ctc_loss as ctc_ops
@@ -89,7 +90,8 @@ def _check_target_size(input: Tensor, target: Tensor, fname: str) -> None:
     if target.shape != input.shape:
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
                       f"({input.shape}). This will likely lead to incorrect results due to "
-                      "broadcasting. Please ensure they have the same size.", stacklevel=3)
+                      "broadcasting. Please ensure they have the same size.",
+                      stacklevel=user_stacklevel())
 
 
 def _check_weight_dtype(input: Tensor, weight: Tensor | None) -> None:
@@ -473,7 +475,7 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
         warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
                       "support size.'batchmean' divides only by the batch size, and aligns with "
                       "the KL div math definition.'mean' will be changed to behave the same as "
-                      "'batchmean' in the next major release.", stacklevel=2)
+                      "'batchmean' in the next major release.", stacklevel=user_stacklevel())
     if reduction != "batchmean" and reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     if input.__class__ is not Tensor or target.__class__ is not Tensor:

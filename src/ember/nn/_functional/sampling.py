@@ -15,7 +15,7 @@ import numpy as np
 import ember as E
 
 from ..._tensor import Tensor
-from ..._user_warnings import warn_at_user
+from ..._user_warnings import user_stacklevel, warn_at_user
 from ...amp.autocast_mode import autocast_op
 from ...ops._spacing import linspace_float as _linspace_float
 from ...ops.sampling import MODES, PADDINGS, grid_sampler
@@ -93,7 +93,7 @@ def affine_grid(theta: Tensor, size, align_corners: bool | None = None) -> Tenso
         warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size "
                       "grids when align_corners=True. This is not an intended use case of "
                       "affine_grid. See the documentation of affine_grid for details.",
-                      stacklevel=2)
+                      stacklevel=user_stacklevel())
     elif min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {given}")
     if theta.shape[0] != size[0]:

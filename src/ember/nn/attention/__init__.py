@@ -13,6 +13,7 @@ import contextlib
 import enum
 from collections.abc import Iterator
 
+from ..._user_warnings import user_stacklevel
 from ...backends import cuda as _flags
 from ._registry import (
     activate_flash_attention_impl,
@@ -110,7 +111,8 @@ def choose_cpu_backend(flash_fits: bool, why_not: str = "") -> SDPBackend:
         return SDPBackend.MATH
     import warnings
 
-    warnings.warn("Flash attention kernel not used because:", UserWarning, stacklevel=3)
+    warnings.warn("Flash attention kernel not used because:", UserWarning,
+                  stacklevel=user_stacklevel())
     if why_not:
-        warnings.warn(why_not, UserWarning, stacklevel=3)
+        warnings.warn(why_not, UserWarning, stacklevel=user_stacklevel())
     raise RuntimeError("No available kernel.  Aborting execution.")

@@ -15,6 +15,7 @@ import warnings
 import ember as E
 
 from ..._tensor import Tensor
+from ..._user_warnings import user_stacklevel
 
 __all__ = ["causal_upper_left", "causal_lower_right", "CausalVariant", "CausalBias"]
 
@@ -44,7 +45,7 @@ class CausalBias(Tensor):
     def __init__(self, variant: CausalVariant, seq_len_q: int, seq_len_kv: int) -> None:
         if variant is CausalVariant.LOWER_RIGHT and seq_len_q > seq_len_kv:
             warnings.warn("Lower right causal bias will produce NaNs in the output when "
-                          "seq_len_q > seq_len_kv!", UserWarning, stacklevel=3)
+                          "seq_len_q > seq_len_kv!", UserWarning, stacklevel=user_stacklevel())
 
     def _materialize(self, device=None) -> Tensor:
         """The mask as a plain boolean tensor."""

@@ -24,6 +24,7 @@ from typing import NamedTuple, TypedDict
 import ember as E
 
 from ..._tensor import Tensor
+from ..._user_warnings import user_stacklevel
 from .._functional.layers import _safe_softmax
 from ..functional import pad
 from ._block_mask import (
@@ -52,7 +53,7 @@ def _warn_once(warning_id: str, message: str, category: type[Warning] = UserWarn
     counts as the first time), as PyTorch's."""
     if warning_id not in _WARNINGS_SHOWN:
         if not E.compiler.is_compiling():
-            warnings.warn(message, category, stacklevel=3)
+            warnings.warn(message, category, stacklevel=user_stacklevel())
         _WARNINGS_SHOWN.add(warning_id)
 
 
@@ -193,7 +194,7 @@ def create_block_mask(mask_mod: _mask_mod_signature, B: int | None, H: int | Non
             "torch.compile limitation. That limitation has since been addressed. So, to "
             "compile create_block_mask, we suggest doing torch.compile(create_block_mask). "
             "This still works for now, but will be removed in the future.",
-            DeprecationWarning, stacklevel=2)
+            DeprecationWarning, stacklevel=user_stacklevel())
     if not isinstance(dq_kv_order, bool):
         raise ValueError("dq_kv_order must be a bool when using create_block_mask")
     if compute_dq_write_order:

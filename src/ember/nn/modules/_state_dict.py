@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..._tensor import Tensor
+from ..._user_warnings import user_stacklevel
 from ...autograd import grad_mode
 from ..parameter import Parameter, is_lazy
 from .hooks import RemovableHandle
@@ -117,7 +118,7 @@ class _StateDictMixin:
             warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
                           "https://pytorch.org/docs/main/generated/torch.nn.Module.html"
                           "#torch.nn.Module.state_dict for details.", FutureWarning,
-                          stacklevel=2)
+                          stacklevel=user_stacklevel())
             destination = args[0] if destination is None else destination
             if len(args) > 1 and prefix == "":
                 prefix = args[1]
@@ -181,7 +182,7 @@ class _StateDictMixin:
                               "to a meta parameter in the current model, which is a no-op. "
                               "(Did you mean to pass `assign=True` to assign items in the state "
                               "dictionary to their corresponding key in the module instead of "
-                              "copying them in place?)", stacklevel=2)
+                              "copying them in place?)", stacklevel=user_stacklevel())
             try:
                 with grad_mode.no_grad():
                     if assign:

@@ -7,6 +7,7 @@ import warnings
 from ... import _dtype as dt
 from ... import ops
 from ..._tensor import Tensor
+from ..._user_warnings import user_stacklevel
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -148,7 +149,7 @@ class _InstanceNorm(_NormBase):
                                  f"{input.shape[feature_dim]}.")
             warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You "
                           "can silence this warning by not passing in num_features, which is "
-                          "not used because affine=False", stacklevel=2)
+                          "not used because affine=False", stacklevel=user_stacklevel())
         batched = input.dim() != self._no_batch_dim
         x = input if batched else input.unsqueeze(0)
         out = F.instance_norm(x, self.running_mean, self.running_var, self.weight, self.bias,

@@ -12,7 +12,7 @@ import warnings
 from typing import TYPE_CHECKING
 
 from ..._tensor import Tensor
-from ..._user_warnings import warn_at_user
+from ..._user_warnings import user_stacklevel, warn_at_user
 from ...autograd import grad_mode
 from ...autograd.function import Function
 from ...autograd.graph import RemovableHandle  # noqa: F401  (re-exported: _state_dict uses it)
@@ -177,11 +177,12 @@ def _warn_legacy(args: tuple, result, node) -> None:
     if isinstance(result, Tensor):
         result = (result,)
     elif not (isinstance(result, tuple) and all(isinstance(r, Tensor) for r in result)):
-        warnings.warn(_LEGACY.format(what="return", part="output"), FutureWarning, stacklevel=4)
+        warnings.warn(_LEGACY.format(what="return", part="output"), FutureWarning,
+                      stacklevel=user_stacklevel())
         return
     if not all(isinstance(a, Tensor) for a in args):
         warnings.warn(_LEGACY.format(what="take as input", part="input"), FutureWarning,
-                      stacklevel=4)
+                      stacklevel=user_stacklevel())
         return
     out_nodes = {r.grad_fn for r in result if r.grad_fn is not None}
     if not out_nodes or (len(out_nodes) == 1 and node not in out_nodes):
@@ -196,4 +197,4 @@ def _warn_legacy(args: tuple, result, node) -> None:
                                    part="input") + _USE_FULL
     else:
         return
-    warnings.warn(msg, FutureWarning, stacklevel=4)
+    warnings.warn(msg, FutureWarning, stacklevel=user_stacklevel())

@@ -9,6 +9,7 @@ import warnings
 import ember as E
 
 from ..._tensor import Tensor
+from ..._user_warnings import user_stacklevel
 from ...autograd.function import Function
 from .loss import NLLLoss
 from .normalization import _ResponseNorm
@@ -84,5 +85,5 @@ class NLLLoss2d(NLLLoss):
         warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a "
                       "drop-in replacement and see "
                       "https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for more details.",
-                      FutureWarning, stacklevel=2)
+                      FutureWarning, stacklevel=user_stacklevel())
         super().__init__(weight, size_average, ignore_index, reduce, reduction)

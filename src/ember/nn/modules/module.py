@@ -19,6 +19,7 @@ from typing import Any
 from ..._core.memo_seam import memos
 from ..._dtype import SCALAR_TYPE_NAMES
 from ..._tensor import Tensor
+from ..._user_warnings import user_stacklevel
 from ...autograd.graph import RemovableHandle
 from ..parameter import Buffer, Parameter
 from ._conversion import _ConversionMixin, _parse_to  # noqa: F401  (_parse_to: re-exported)
@@ -155,7 +156,8 @@ class Module(_StateDictMixin, _ConversionMixin):
                     except Exception as e:
                         warnings.warn("global module forward hook with ``always_call=True`` "
                                       "raised an exception that was silenced as another "
-                                      f"error was raised in forward: {e}", stacklevel=2)
+                                      f"error was raised in forward: {e}",
+                                      stacklevel=user_stacklevel())
             for hook_id, hook in list(self._forward_hooks.items()):
                 if hook_id in self._forward_hooks_always_called:
                     try:
@@ -166,7 +168,7 @@ class Module(_StateDictMixin, _ConversionMixin):
                     except Exception as e:
                         warnings.warn(f"forward hook with always_call=True raised an exception "
                                       f"that was silenced as another error was raised in "
-                                      f"forward: {e}", stacklevel=2)
+                                      f"forward: {e}", stacklevel=user_stacklevel())
             raise
         for hook_id, hook in [*_global_forward_hooks.items(), *self._forward_hooks.items()]:
             if hook_id in self._forward_hooks_with_kwargs or \
@@ -180,7 +182,7 @@ class Module(_StateDictMixin, _ConversionMixin):
             if not isinstance(result, (Tensor, tuple)):
                 warnings.warn("For backward hooks to be called, module output should be a "
                               f"Tensor or a tuple of Tensors but received {type(result)}",
-                              stacklevel=2)
+                              stacklevel=user_stacklevel())
             result = bw.setup_output(result)
         if self._backward_hooks and self.__dict__.get("_is_full_backward_hook") is False:
             attach_legacy_backward_hooks(self, args, result, list(self._backward_hooks.values()))

@@ -15,6 +15,7 @@ import warnings
 import ember as E
 
 from ..._tensor import Tensor
+from ..._user_warnings import user_stacklevel
 from ...amp.autocast_mode import cast_op, is_any_autocast_enabled
 from ...ops.registry import rename_node
 from .. import functional as F
@@ -34,7 +35,8 @@ def _check_args(input_size, hidden_size, num_layers, bias, batch_first, dropout,
     if dropout > 0 and num_layers == 1:
         warnings.warn("dropout option adds dropout after all but last recurrent layer, so "
                       "non-zero dropout expects num_layers greater than 1, but got "
-                      f"dropout={dropout} and num_layers={num_layers}", stacklevel=3)
+                      f"dropout={dropout} and num_layers={num_layers}",
+                      stacklevel=user_stacklevel())
     if not isinstance(bias, bool):
         raise TypeError(f"bias should be of type bool, got: {type(bias).__name__}")
     if not isinstance(batch_first, bool):

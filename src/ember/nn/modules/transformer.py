@@ -13,6 +13,7 @@ import warnings
 import ember as E
 
 from ..._tensor import Tensor
+from ..._user_warnings import user_stacklevel
 from ...backends import mha as _mha
 from .. import functional as F
 from .._functional.attention import canonical_mask, fused_autocast_input, fused_masks
@@ -262,7 +263,7 @@ def _warn_nested_prototype() -> None:
                       "in the near future. We recommend specifying layout=torch.jagged when "
                       "constructing a nested tensor, as this layout receives active "
                       "development, has better operator coverage, and works with "
-                      "torch.compile.", UserWarning, stacklevel=3)
+                      "torch.compile.", UserWarning, stacklevel=user_stacklevel())
 
 
 class TransformerEncoder(Module):
@@ -283,7 +284,7 @@ class TransformerEncoder(Module):
         self.use_nested_tensor = enable_nested_tensor and not why_not
         if enable_nested_tensor and why_not:
             warnings.warn("enable_nested_tensor is True, but self.use_nested_tensor is False "
-                          f"because {why_not}", stacklevel=2)
+                          f"because {why_not}", stacklevel=user_stacklevel())
 
     def forward(self, src: Tensor, mask: Tensor | None = None,
                 src_key_padding_mask: Tensor | None = None,

@@ -8,6 +8,7 @@ import warnings
 import ember as E
 
 from ..._tensor import Tensor
+from ..._user_warnings import user_stacklevel
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_"]
 
@@ -94,5 +95,5 @@ def clip_grad_norm(parameters, max_norm: float, norm_type: float = 2.0,
     """The old name of `clip_grad_norm_`: PyTorch still answers to it, with a FutureWarning
     (in its words, which a program catching the warning prints)."""
     warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
-                  "`torch.nn.utils.clip_grad_norm_`.", FutureWarning, stacklevel=2)
+                  "`torch.nn.utils.clip_grad_norm_`.", FutureWarning, stacklevel=user_stacklevel())
     return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)

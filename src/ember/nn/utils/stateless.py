@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import warnings
 
+from ..._user_warnings import user_stacklevel
+
 __all__ = ["functional_call"]
 
 
@@ -15,6 +17,6 @@ def functional_call(module, parameters_and_buffers, args=None, kwargs=None, *,
     warnings.warn("`torch.nn.utils.stateless.functional_call` is deprecated as of PyTorch 2.0 "
                   "and will be removed in a future version of PyTorch. Please use "
                   "`torch.func.functional_call` instead which is a drop-in replacement.",
-                  FutureWarning, stacklevel=2)
+                  FutureWarning, stacklevel=user_stacklevel())
     return call(module, parameters_and_buffers, args, kwargs, tie_weights=tie_weights,
                 strict=strict)

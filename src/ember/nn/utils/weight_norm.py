@@ -9,6 +9,7 @@ from __future__ import annotations
 import warnings
 
 from ..._tensor import Tensor
+from ..._user_warnings import user_stacklevel
 from ...ops._common import type_name
 from ...ops.registry import rename_node
 from ..parameter import Parameter
@@ -86,7 +87,7 @@ class WeightNorm:
         # default filter, as torch's is.
         warnings.warn("`torch.nn.utils.weight_norm` is deprecated in favor of "
                       "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning,
-                      stacklevel=2)
+                      stacklevel=user_stacklevel())
         for hook in module._forward_pre_hooks.values():
             if isinstance(hook, WeightNorm) and hook.name == name:
                 raise RuntimeError(f"Cannot register two weight_norm hooks on the same "

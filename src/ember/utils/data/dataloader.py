@@ -27,6 +27,7 @@ import numpy as np
 from ... import _dtype as dt
 from ... import accelerator
 from ..._core.ranges import run_in_range
+from ..._user_warnings import user_stacklevel
 from ...multiprocessing import reduce_tensor  # noqa: F401 (how a batch crosses the queue)
 from ._collate import default_collate, default_convert
 from .dataset import IterableDataset, SampleBatch, T_co
@@ -241,7 +242,7 @@ class _BaseDataLoaderIter:
         self._collate_fn = loader.collate_fn
         if loader.pin_memory and not accelerator.is_available():
             warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
-                          "then device pinned memory won't be used.", stacklevel=3)
+                          "then device pinned memory won't be used.", stacklevel=user_stacklevel())
         self._sampler_iter = iter(self._index_sampler)
         # PyTorch draws this seed for every epoch, even without workers; drawing it too
         # keeps a seeded program's random stream in step with torch.
@@ -602,7 +603,8 @@ class DataLoader(Generic[T_co]):
         warnings.warn(f"This DataLoader will create {self.num_workers} worker processes in "
                       f"total. {suggestion} Please be aware that excessive worker creation "
                       "might get DataLoader running slow or even freeze, lower the worker "
-                      "number to avoid potential slowness/freeze if necessary.", stacklevel=2)
+                      "number to avoid potential slowness/freeze if necessary.",
+                      stacklevel=user_stacklevel())
 
     def _worker_iter(self) -> _MultiProcessingDataLoaderIter:
         self.check_worker_number_rationality()

@@ -11,6 +11,7 @@ from typing import Generic, TypeVar
 import numpy as np
 
 from ..._tensor import Tensor
+from ..._user_warnings import user_stacklevel
 from ...ops.index import index_by
 from ...ops.index_key import index_error
 
@@ -159,7 +160,7 @@ class ConcatDataset(Dataset):
     def cummulative_sizes(self) -> list[int]:
         """The old, misspelt name of `cumulative_sizes` (deprecated)."""
         warnings.warn("`cummulative_sizes` attribute is renamed to `cumulative_sizes`",
-                      FutureWarning, stacklevel=2)
+                      FutureWarning, stacklevel=user_stacklevel())
         return self.cumulative_sizes
 
     def __getitem__(self, idx):
@@ -227,7 +228,7 @@ def random_split(dataset: Dataset, lengths, generator=None) -> list[Subset]:
         for i, c in enumerate(counts):
             if c == 0:
                 warnings.warn(f"Length of split at index {i} is 0. This might result in an empty "
-                              "dataset.", stacklevel=2)
+                              "dataset.", stacklevel=user_stacklevel())
         lengths = counts
     if sum(lengths) != n:
         raise ValueError(

@@ -16,6 +16,8 @@ import subprocess
 import tempfile
 import warnings
 
+from ..._user_warnings import user_stacklevel
+
 # Formats the matplotlib fallback writes; Graphviz writes these and many more.
 FALLBACK_FORMATS = ("png", "svg", "pdf")
 
@@ -127,7 +129,8 @@ class Digraph:
         if cleanup:
             os.remove(source)
         if view:
-            warnings.warn(f"ember opens no viewer; the graph is drawn in {out}", stacklevel=2)
+            warnings.warn(f"ember opens no viewer; the graph is drawn in {out}",
+                          stacklevel=user_stacklevel())
         return out
 
     def view(self, filename: str | os.PathLike | None = None,
