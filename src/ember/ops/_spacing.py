@@ -1,11 +1,13 @@
-"""The values of evenly spaced sequences (`linspace`), computed on NumPy arrays as PyTorch's
-CPU kernel rounds them (each point one fused multiply-add, `_fma.fma`)."""
+"""The values of evenly spaced sequences (`linspace`, `arange`), computed on NumPy arrays as
+PyTorch's CPU kernels round them, per dtype."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from .. import _dtype as dt
 from ._fma import fma
+from ._scalar_value import scalar_value
 
 
 def linspace_float(start, end, steps: int, t) -> np.ndarray:
@@ -19,6 +21,50 @@ def linspace_float(start, end, steps: int, t) -> np.ndarray:
     up = fma(np.broadcast_to(step, (n,)), i.astype(t), np.full(n, start))
     down = fma(np.broadcast_to(-step, (n,)), (steps - 1 - i).astype(t), np.full(n, end))
     return np.where(i < steps // 2, up, down)
+
+
+def linspace_real(start, end, steps: int, d) -> np.ndarray:
+    """linspace (`steps` >= 2) in a real dtype `d` as PyTorch's CPU kernel computes it. The
+    bounds are first converted to `d` (refused where they overflow it, as PyTorch's Scalar
+    conversion refuses); the step is taken in `d` itself for floating dtypes and in double
+    for integer ones, and each point is `start + step * i` in the first half and
+    `end - step * (steps - 1 - i)` in the second: one fused multiply-add in float32 /
+    float64 and double (then truncated) for integers, while float16 / bfloat16 round to
+    the dtype after each of the step's and the point's operations, as their C++ operators do."""
+    if d.name not in _LINSPACE_KERNEL:
+        raise NotImplementedError(
+            f"\"linspace_cpu\" not implemented for '{dt.SCALAR_TYPE_NAMES[d.name]}'")
+    lo, hi = scalar_value(start, d), scalar_value(end, d)
+    with np.errstate(invalid="ignore", over="ignore"):  # (inf bounds give NaNs, as there)
+        if d in (dt.float32, dt.float64):
+            return linspace_float(lo, hi, steps, d.np.type)
+        return (_integer_points if d._kind == 1 else _half_points)(lo, hi, steps, d)
+
+
+def _integer_points(lo, hi, steps: int, d) -> np.ndarray:
+    f64 = np.float64
+    lo, hi, i = f64(lo), f64(hi), np.arange(steps)
+    step = np.full(steps, (hi - lo) / (steps - 1))
+    vals = np.where(i < steps // 2, fma(step, i.astype(f64), np.full(steps, lo)),
+                    fma(-step, (steps - 1 - i).astype(f64), np.full(steps, hi)))
+    return np.trunc(vals).astype(d.np)
+
+
+def _half_points(lo, hi, steps: int, d) -> np.ndarray:
+    f32 = np.float32
+
+    def rounded(x):
+        return np.asarray(x, f32).astype(d.np).astype(f32)
+
+    lo, hi, i = f32(lo), f32(hi), np.arange(steps)
+    up = i < steps // 2
+    step = rounded(rounded(hi - lo) / rounded(steps - 1))
+    moved = rounded(step * rounded(np.where(up, i, steps - 1 - i).astype(f32)))
+    return np.where(up, lo + moved, hi - moved).astype(d.np)
+
+
+_LINSPACE_KERNEL = ("uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
+                    "float32", "float64")
 
 
 def linspace_complex(start: complex, end: complex, steps: int, t) -> np.ndarray:
@@ -36,30 +82,32 @@ _GRAIN = 32768  # (at::internal::GRAIN_SIZE: PyTorch splits a range among thread
 
 
 def arange_float(start, step, n: int, t, threads: int = 1, fused: bool = True) -> np.ndarray:
-    """arange in float32 / float64 as PyTorch's CPU kernel rounds it, value for value.
+    """arange in a floating dtype as PyTorch's CPU kernel rounds it, value for value.
 
-    The kernel computes `start + step * i` in double, one fused multiply-add. Its vectorized
-    loop goes two 256-bit vectors at a time (8 floats or 4 doubles each): each vector rounds
-    its first value to the dtype and adds `j * step` (j < width) to it, again fused; the
-    remainder of a thread's chunk takes the scalar path. So arange(0, 1, 0.05)[9] is 0.45
-    rounded from float32(0.4) + 0.05, one float32 ulp above the nearest float to 0.45.
+    The kernel computes `start + step * i` in its accumulate type (double; float for
+    float16 / bfloat16), one fused multiply-add. Its vectorized loop goes two 256-bit vectors
+    at a time (8 floats, 4 doubles or 16 halves each): each vector rounds its first value to
+    the dtype and adds `j * step` (j < width) to it, again fused; the remainder of a thread's
+    chunk takes the scalar path. So arange(0, 1, 0.05)[9] is 0.45 rounded from
+    float32(0.4) + 0.05, one float32 ulp above the nearest float to 0.45.
     `fused=False` is PyTorch's build for CPUs without AVX2, compiled without FMA.
     """
-    mul_add = fma if fused else (lambda a, b, c: a * b + c)
-    width = 32 // np.dtype(t).itemsize
-    i = np.arange(n)
-    f64 = np.float64
-    steps = np.full(n, f64(step))
-    out = mul_add(steps, i.astype(f64), np.full(n, f64(start))).astype(t)
-    n_chunks = min(threads, -(-n // _GRAIN)) if n > _GRAIN and threads > 1 else 1
-    size = max(1, -(-n // n_chunks))
-    for lo in range(0, n, size):
-        hi = min(n, lo + size)
-        vec_end = hi - (hi - lo) % (2 * width)
-        if vec_end <= lo:
-            continue
-        k = i[lo:vec_end]
-        first = lo + (k - lo) // width * width  # (each vector's first index)
-        base = out[first].astype(f64)
-        out[lo:vec_end] = mul_add(steps[lo:vec_end], (k - first).astype(f64), base).astype(t)
-    return out
+    with np.errstate(over="ignore"):  # (past float16's range: inf, as there)
+        mul_add = fma if fused else (lambda a, b, c: a * b + c)
+        width = 32 // np.dtype(t).itemsize
+        i = np.arange(n)
+        f64 = np.float64 if np.dtype(t).itemsize >= 4 else np.float32
+        steps = np.full(n, f64(step))
+        out = mul_add(steps, i.astype(f64), np.full(n, f64(start))).astype(t)
+        n_chunks = min(threads, -(-n // _GRAIN)) if n > _GRAIN and threads > 1 else 1
+        size = max(1, -(-n // n_chunks))
+        for lo in range(0, n, size):
+            hi = min(n, lo + size)
+            vec_end = hi - (hi - lo) % (2 * width)
+            if vec_end <= lo:
+                continue
+            k = i[lo:vec_end]
+            first = lo + (k - lo) // width * width  # (each vector's first index)
+            base = out[first].astype(f64)
+            out[lo:vec_end] = mul_add(steps[lo:vec_end], (k - first).astype(f64), base).astype(t)
+        return out

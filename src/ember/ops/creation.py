@@ -32,8 +32,7 @@ from ._scalar_value import kernel_number
 from ._scalar_value import scalar_value as _fill_value
 from ._size_args import keyword_size, size_values, unpack_size
 from ._spacing import arange_float as _arange_float
-from ._spacing import linspace_complex
-from ._spacing import linspace_float as _linspace_float
+from ._spacing import linspace_complex, linspace_real
 from .copy import cast_array
 from .registry import Family, Member, Primitive, batch_by_loop, bind, defbatch, nondifferentiable
 
@@ -119,14 +118,11 @@ FULL = Member(factory_p, "full", _full_kernel,
 def _arange_kernel(*, start, step, n, dtype, device):
     if dtype._kind == 1 or dtype is dt.bool_:
         return (start + step * np.arange(n, dtype=np.int64)).astype(dtype.np)
-    if dtype in (dt.float32, dt.float64):
-        from .. import random
-        from ._parallel import workers
+    from .. import random
+    from ._parallel import workers
 
-        return _arange_float(start, step, n, dtype.np.type, workers(),
-                             random.get_kernel_profile() == "avx2")
-    return cast_array(np.float64(start) + np.float64(step) * np.arange(n, dtype=np.float64),
-                      dtype)  # (16 bits: through float32, as PyTorch converts a double)
+    return _arange_float(start, step, n, dtype.np.type, workers(),
+                         random.get_kernel_profile() == "avx2")
 
 
 ARANGE = Member(factory_p, "arange", _arange_kernel,
@@ -676,20 +672,10 @@ def linspace(start, end, steps: int, *, out=None, dtype=None, layout=None, devic
     if d.is_complex:
         arr = linspace_complex(complex(start), complex(end), steps, d.to_real().np.type)
         return _out(_place(arr, d, device, requires_grad), out)
-    if steps > 1 and d in (dt.float32, dt.float64):
-        return _out(_place(_linspace_float(start, end, steps, d.np.type), d, device,
-                           requires_grad), out)
-    if steps == 1:
-        arr = np.array([start], dtype=np.float64)
-    else:
-        # PyTorch fills the first half from the start and the second half from the end.
-        step = (end - start) / (steps - 1)
-        idx = np.arange(steps, dtype=np.float64)
-        half = steps // 2
-        arr = np.where(idx < half, start + step * idx, end - step * (steps - 1 - idx))
-    if d._kind == 1:
-        arr = np.trunc(arr)
-    return _out(_place(cast_array(arr, d), d, device, requires_grad), out)
+    if steps > 1:
+        return _out(_place(linspace_real(start, end, steps, d), d, device, requires_grad), out)
+    arr = np.array([_fill_value(start, d)] * steps, dtype=d.np)
+    return _out(_place(arr, d, device, requires_grad), out)
 
 
 def logspace(start, end, steps: int, base: float = 10.0, *, out=None, dtype=None, layout=None,

@@ -20,7 +20,7 @@ from .._tensor import Tensor
 from ._arg_parser_text import invalid_combination
 from ._common import c_type_name, type_name, write_out
 from ._out_checks import check_out_tuple
-from .creation import _linspace_float
+from ._spacing import linspace_float as _linspace_float
 from .reduce import return_type
 from .registry import Primitive, apply, batch_by_loop, derivative_not_implemented
 
