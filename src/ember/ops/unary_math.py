@@ -176,11 +176,34 @@ defvjp(atanh_p, lambda g, out, x: g / cj(1 - x * x))
 defjvp1(atanh_p, lambda t, out, x: t / (1 - x * x))
 
 
-@lowp
 def _logit_kernel(a, eps=None):
+    if a.dtype.itemsize == 2 and a.dtype.kind in "fV":
+        return _logit_16(a, eps)
     if eps is not None:
-        a = np.clip(a, eps, 1 - eps)
+        a = _logit_clamp(a, a.dtype.type(eps), a.dtype.type(1 - eps))
     return np.log(a / (1 - a))
+
+
+def _logit_clamp(x, lo, hi):
+    """x clamped to [lo, hi] as PyTorch's logit kernel compares: below lo first, then above
+    hi (so an `eps` over 0.5, where lo > hi, gives lo below lo and hi from there); NaN kept."""
+    return np.where(x < lo, lo, np.where(x > hi, hi, x))
+
+
+def _logit_16(a, eps):
+    """float16 / bfloat16 logit as PyTorch's kernel computes it: the bounds, `1 - x`, the
+    quotient and the log each rounded to the dtype (its vector ops round per op)."""
+    d, f32 = a.dtype, np.float32
+
+    def to_dtype(v):
+        return np.asarray(v, f32).astype(d).astype(f32)
+
+    x = a.astype(f32)
+    if eps is not None:
+        lo = to_dtype(eps)
+        x = _logit_clamp(x, lo, to_dtype(1 - lo))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.log(to_dtype(x / to_dtype(1 - x))).astype(d)
 
 
 logit_p = unary("logit", _logit_kernel)
