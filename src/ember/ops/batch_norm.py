@@ -136,7 +136,10 @@ def _batch_norm_kernel(x, weight, bias, *, eps, mixed=False, sq_rows=None):
 
         var_sum = _chunked_sums(n, 3 * per, centre).astype(x3.dtype)
     w = None if weight is None else weight.astype(work.dtype, copy=False)
-    if low and not mixed:
+    half = low and not mixed and dtype == np.float16
+    if half:  # (float16 keeps float statistics; only the normalisation reads them rounded)
+        var = var_sum / t(count)
+    elif low and not mixed:
         mean, var_sum = mean.astype(dtype).astype(t), var_sum.astype(dtype)
         var = (var_sum / dtype.type(count)).astype(t)
     else:
@@ -150,7 +153,7 @@ def _batch_norm_kernel(x, weight, bias, *, eps, mixed=False, sq_rows=None):
     if low and not mixed:  # from the rounded statistics, and beta not fused
         rstd = rstd.astype(dtype).astype(t)
         alpha = rstd if w is None else rstd * w
-        beta = b - mean * alpha
+        beta = b - (mean.astype(dtype).astype(t) if half else mean) * alpha
     else:
         beta = fma(-mean, alpha, b)
     if rows is not None:
@@ -166,7 +169,7 @@ def _batch_norm_kernel(x, weight, bias, *, eps, mixed=False, sq_rows=None):
 
         over_batch(n, 2 * per, 4 * per * n, normalise)
         out, xhat = out.reshape(x.shape), xhat.reshape(x.shape)
-    stats = np.float32 if mixed else dtype
+    stats = np.float32 if mixed or half else dtype
     return (out.astype(dtype, copy=False), xhat.astype(dtype, copy=False),
             mean.astype(stats, copy=False), var_sum.astype(stats, copy=False),
             rstd.astype(dtype, copy=False))
@@ -180,7 +183,7 @@ def _rows_back(a: np.ndarray, shape: tuple) -> np.ndarray:
 
 
 def _batch_norm_meta(x, weight, bias, *, eps, mixed=False):
-    stat = ((x._shape[1],), dt.float32 if mixed else x._dtype)
+    stat = ((x._shape[1],), dt.float32 if mixed or x._dtype is dt.float16 else x._dtype)
     return (x._shape, x._dtype), (x._shape, x._dtype), stat, stat, ((x._shape[1],), x._dtype)
 
 
@@ -278,6 +281,8 @@ def _batch_norm_vjp(g_all, out, x, weight, bias, *, needs, eps, mixed=False):
     # arrive as None when no path reached them.
     g, g_xhat, g_mean, g_var_sum, g_rstd = g_all
     _, xhat, mean, _, rstd = out
+    if not mixed and mean._dtype is not x._dtype:  # (float16's mean, as its kernel saves it)
+        mean = mean.to(x._dtype)
     if g is None:
         g = zeros_like(xhat)
     # The statistics reach the caller only detached (running averages); xhat and rstd
@@ -470,16 +475,18 @@ def _update_stats_kernel(running, stat, *, momentum, count, wide=True):
     """PyTorch's update of a running statistic, in its roundings, in `running`'s memory.
 
     count == 0, the mean: running = m stat + (1 - m) running, each operation rounded to the
-    buffer's dtype (m is the momentum at that dtype). Otherwise the variance from its sum of
-    squared deviations: unbiased = stat / (count - 1) at the buffer's dtype, then
+    buffer's dtype (m is the momentum at that dtype), or to the statistic's where it is
+    wider (a float16 input's float statistics in float16 buffers). Otherwise the variance
+    from its sum of squared deviations: unbiased = stat / (count - 1) at the buffer's dtype, then
     m unbiased + (1 - m) running with that first product and the sum in the accumulating type
     (double with `wide`, PyTorch's for float and double inputs; float for 16-bit ones)."""
-    t = running.dtype.type
+    wider = stat.dtype.itemsize > running.dtype.itemsize  # (float16's float statistics)
+    t = stat.dtype.type if wider else running.dtype.type
     m = t(momentum)
     keep = t(1) - m
-    stat = stat.astype(running.dtype, copy=False)
+    stat = stat.astype(t, copy=False)
     if count == 0:
-        new = m * stat + keep * running
+        new = m * stat + keep * running.astype(t, copy=False)
     else:
         acc = np.float64 if wide else np.float32
         unbiased = (stat / t(count - 1)).astype(acc)
