@@ -215,3 +215,23 @@ def test_the_protocol_comes_off_again_and_back_on(tmp_path):
     out = with_server("ember").run_code(textwrap.dedent(code), cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "(True, 'A', False) (True, True, True, 'Tensor') L"
+
+
+def test_warnings_name_the_callers_line_with_the_protocol_on(tmp_path):
+    """A warning raised inside an op names the line that called it, also when the call went
+    through the protocol's wrapper, which adds a frame (all three named _torch_function.py
+    while ember's warnings counted a fixed number of frames)."""
+    code = """
+        import warnings, torch
+        class Tagged(torch.Tensor):
+            pass
+        x = torch.ones(3)
+        warnings.simplefilter("always")
+        with warnings.catch_warnings(record=True) as caught:
+            torch.tensor(x)
+            x.T
+            x.storage()
+        print([(w.lineno, w.category.__name__) for w in caught])
+    """
+    outs = [_run(lib, code, tmp_path) for lib in ("ember.run", "torch")]
+    assert outs[0] == outs[1]

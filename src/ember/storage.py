@@ -26,8 +26,9 @@ Storage.__module__ = __name__
 _warned = False
 
 
-def warn_typed_storage_removal(stacklevel: int = 3) -> None:
-    """PyTorch's one-time deprecation warning for TypedStorage (once per process)."""
+def warn_typed_storage_removal() -> None:
+    """PyTorch's one-time deprecation warning for TypedStorage (once per process), at the
+    user's line."""
     global _warned
     if _warned:
         return
@@ -36,7 +37,7 @@ def warn_typed_storage_removal(stacklevel: int = 3) -> None:
         "TypedStorage is deprecated. It will be removed in the future and UntypedStorage "
         "will be the only storage class. This should only matter to you if you are using "
         "storages directly.  To access UntypedStorage directly, use tensor.untyped_storage() "
-        "instead of tensor.storage()", UserWarning, stacklevel=stacklevel)
+        "instead of tensor.storage()", UserWarning, stacklevel=user_stacklevel())
 
 
 
@@ -258,7 +259,7 @@ def is_storage(obj) -> bool:
 
 def typed_storage_of(t) -> TypedStorage:
     """`Tensor.storage()`: the tensor's whole storage read as its dtype."""
-    warn_typed_storage_removal(stacklevel=user_stacklevel())
+    warn_typed_storage_removal()
     if t.is_sparse:
         raise NotImplementedError(f"Cannot access storage of {type(t).__name__}")
     return TypedStorage(wrap_storage=t.untyped_storage(), dtype=t.dtype, _internal=True)
