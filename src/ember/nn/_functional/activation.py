@@ -42,6 +42,7 @@ from ...ops.activation import (
     threshold,
     threshold_,
 )
+from ...ops.glu import glu_halves
 from ...ops.registry import rename_node, saves
 from ...ops.softmax import implicit_softmax_dim
 from ...ops.unary import check_tensor
@@ -116,6 +117,8 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
         d = dim % input.dim()
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {n}")
     a, b = input.chunk(2, dim)
+    if input.dtype in (E.float16, E.bfloat16):  # (PyTorch's kernels: in float, rounded once)
+        return saves(glu_halves(a, b), input)
     return _named(saves(a * b.sigmoid(), input), "GluBackward0")
 
 
