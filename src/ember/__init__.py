@@ -144,6 +144,7 @@ from .random import (  # noqa: E402
 )
 from .serialization import load, save  # noqa: E402
 from ._errors import OutOfMemoryError  # noqa: E402
+from ._asserts import _assert  # noqa: E402
 from .utils.dlpack import to_dlpack  # noqa: E402
 from ._device_module import get_device_module  # noqa: E402
 
