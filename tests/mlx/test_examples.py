@@ -131,6 +131,11 @@ RTOL = {
     # printed to 4 decimals (every value identical on this machine); the rest (memory byte
     # counts, trace counts, stream indices, messages) is exact on both sides
     "lazy_streams.py": 1e-4,
+    # 30 + 30 Adam steps through RK4 (neural ODE), 40 through second derivatives (PINN) and
+    # 60 on the GP's likelihood sum float32 (matmuls, LAPACK factorisations, FFTs) in
+    # another order than MLX's; printed to 4 decimals, the few values that moved did so by
+    # one unit of the last digit (and an ord=0.5 norm, a power of a sum, by 6e-6 relative)
+    "scientific_ml.py": 1e-4,
 }
 PROGRAMS = sorted(p.name for p in EXAMPLES.glob("*.py"))
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d*)?(?:e[+-]?\d+)?|nan|-?inf")

@@ -92,6 +92,8 @@ def make_lazy(session, value, dtype, base: Tensor | None, vc) -> LazyTensor:
 def become(t: LazyTensor, arr: np.ndarray) -> None:
     """Turn lazy `t` into an ordinary tensor holding `arr` (a kernel's result), or, for a
     view, a view of its base's storage at `arr`'s place in it."""
+    # (a NumPy kernel of 0-d operands may give a NumPy scalar: a tensor holds an ndarray)
+    arr = np.asarray(arr)
     base = t._base
     t.__dict__.pop("_lazy_session", None)
     t.__dict__.pop("_lazy_value", None)

@@ -374,6 +374,9 @@ class _Compiled:
         self.inputs = inputs
         self.outputs = outputs
         self.shapeless = shapeless
+        # (MLX's compile refuses a shapeless graph of ops that cannot say their output
+        # shapes; its export_function writes one, and refuses it when it is called)
+        self.refuse = True
         self.programs: dict = {}  # graph key -> program (shared by this function's traces)
         self.traces = 0  # how many times `fun` was traced (ember's own: for tests, tools)
         weakref.finalize(self, _erase, id(fun))
@@ -401,6 +404,8 @@ class _Compiled:
         key = (tuple(constants), tuple(
             (a.ndim, None if self.shapeless else a.shape, a._dtype) for a in arrays + state))
         plan = self.plans.get(key)
+        if isinstance(plan, str):  # (a refused shapeless trace: its message)
+            raise _shapes.refusal(plan)
         if plan is not None and self.shapeless and plan is not _EAGER:
             plan = self._at_shapes(plan, args, kwargs, arrays, state)
         if plan is _EAGER:
@@ -440,7 +445,12 @@ class _Compiled:
         return again
 
     def _trace(self, key, args, kwargs, arrays: list, state: list):
-        plan, result = self._record(args, kwargs, arrays, state)
+        try:
+            plan, result = self._record(args, kwargs, arrays, state)
+        except ValueError as e:
+            if _shapes.is_refusal(e):
+                self.plans[key] = str(e)
+            raise
         self.plans[key] = plan
         return result
 
@@ -467,7 +477,7 @@ class _Compiled:
             lambda x: next(it) if isinstance(x, array) else x, (tuple(args), kwargs))
         if self.inputs is not None:
             _state_fill(self.inputs, traced[len(arrays):])
-        collecting = _shapes.start() if self.shapeless else None
+        collecting = _shapes.start(self.refuse) if self.shapeless else None
         log = _shapes.ShapeReads(reads) if self.shapeless else contextlib.nullcontext()
         _tracing.depth += 1
         push(session)

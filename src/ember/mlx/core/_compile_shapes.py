@@ -51,18 +51,57 @@ def shape_derived(x):
     return x
 
 
-def start() -> list | None:
-    """Begin collecting `shape_derived` tensors for a trace; the previous collector back."""
+class _Refusals:
+    """What a shapeless trace found that MLX refuses, and the exception being handled
+    around it when it began (so `finish` can tell an ending trace's own error from it)."""
+
+    def __init__(self, refuse: bool = True) -> None:
+        self.refuse = refuse
+        self.outer = sys.exc_info()[1]
+        self.primitive: str | None = None
+
+
+def no_output_shapes(primitive: str) -> None:
+    """Note an op whose MLX primitive cannot say its output shapes from its inputs' (Slice,
+    FFT, RandomBits, the factorisations...) in the shapeless `mx.compile` trace running:
+    MLX refuses such a graph once traced, naming its first such primitive (`finish`)."""
+    held = _made.held
+    if held is not None and held[0].primitive is None:
+        held[0].primitive = primitive
+
+
+def start(refuse: bool = True) -> list | None:
+    """Begin collecting `shape_derived` tensors for a trace (refusing at its end what MLX
+    cannot give output shapes for, if `refuse`); the previous collector back."""
     prev = _made.held
-    _made.held = []
+    _made.held = [_Refusals(refuse)]
     return prev
 
 
 def finish(prev: list | None) -> set:
-    """The ids of the tensors collected since `start` (the collector `prev` restored)."""
-    held = _made.held or []
+    """The ids of the tensors collected since `start` (the collector `prev` restored).
+    A trace that ended without an error of its own but holds an op MLX cannot give output
+    shapes for raises MLX's ValueError here."""
+    refusals, *held = _made.held or [_Refusals()]
     _made.held = prev
+    if refusals.refuse and refusals.primitive is not None and (
+            sys.exc_info()[1] is refusals.outer):
+        raise refusal(f"[Primitive::output_shapes] {refusals.primitive} cannot infer output "
+                      "shapes.")
     return {id(t) for t in held}
+
+
+def refusal(message: str) -> ValueError:
+    """MLX's ValueError for a refused shapeless graph, marked (`is_refusal`) so the compile
+    cache can keep it: MLX caches the trace and refuses each later call without running
+    the function again (so its draws take no more keys)."""
+    error = ValueError(message)
+    error.shapeless_refusal = True
+    return error
+
+
+def is_refusal(error: BaseException) -> bool:
+    return getattr(error, "shapeless_refusal", False)
 
 
 def is_bound(plan) -> bool:

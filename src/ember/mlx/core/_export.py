@@ -272,6 +272,7 @@ def _plan(fun: Callable, inputs: list, npos: int, keys: list, shapeless: bool):
     """`fun` traced on `inputs` by `mx.compile`'s machinery: its replayable plan."""
     _lazy.evaluate("mx.compile")
     compiled = _Compiled(_flat_fun(fun, npos, keys), None, None, shapeless)
+    compiled.refuse = False  # (MLX exports what its shapeless compile refuses)
     key = ("export",)
     compiled._trace(key, tuple(inputs), {}, inputs, [])
     plan = compiled.plans[key]

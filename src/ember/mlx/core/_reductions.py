@@ -155,7 +155,10 @@ def var(a, /, axis=None, keepdims: bool = False, ddof: int = 0, *, correction=No
     n = math.prod(a.shape[d] for d in dims)
     if ddof == 0:
         return _times_inverse(total, n)
-    count = shape_derived(E.full((), float(builtins.max(n - ddof, 0)), dtype=dtype.carrier))
+    # NOTE: MLX makes n an array of the result's dtype before taking ddof off, so in
+    # bfloat16 257 elements count as 256 and ddof=1 divides by 255
+    count = shape_derived(E.full((), float(n), dtype=dtype.carrier))
+    count = (count - float(ddof)).clamp_min(0.0)
     return _wrap(total._t / count, dtype)
 
 

@@ -366,17 +366,61 @@ def _vjp(fun: Callable, primals: list, cotangents: list) -> tuple:
         box["outs"] = outs
         return tuple(o._t for o in outs)
 
-    outs_t, pull = _func.vjp(inner, *[p._t.detach() for p in prim])
+    w = _lazy.recording()
+    if w is not None and _depth.n > 0 and any(c._t.requires_grad for c in cots):
+        # (inside another reverse pass, cotangents on its graph: the pullback runs on the
+        # tape, so the outer gradient reaches them through it, as MLX's does)
+        return _vjp_on_tape(w, inner, prim, cots, box)
+    # (primals not cut from an outer pass's graph: `grad` of a vjp is a second derivative)
+    outs_t, pull = _func.vjp(inner, *[p._t for p in prim])
     outs = box["outs"]
+    _check_cotangents(outs, cots)
+    grads = pull(tuple(_first_cotangents(outs, cots)))
+    # (inside another reverse pass the outputs stay on its graph, as the gradients do:
+    # an outer `grad` differentiates through both, as MLX's does)
+    nested = _depth.n > 0
+    return ([_wrap(t if nested else t.detach(), o._dtype) for t, o in zip(outs_t, outs)],
+            [_wrap(g, p._dtype) for g, p in zip(grads, prim)])
+
+
+def _check_cotangents(outs: list, cots: list) -> None:
     for o, c in zip(outs, cots):
         if o.shape != c.shape:
             raise _cotangent_mismatch(o.shape, c.shape, alone=len(outs) == 1)
     if len(cots) < len(outs):  # (MLX leaves cotangents past the outputs unread)
         raise ValueError(f"[vjp] Number of outputs to compute gradients for ({len(outs)}) "
                          f"does not match number of cotangents ({len(cots)}).")
-    grads = pull(tuple(c._t.to(o._t.dtype) for c, o in zip(cots, outs)))
-    return ([_wrap(t.detach(), o._dtype) for t, o in zip(outs_t, outs)],
+
+
+def _vjp_on_tape(w, inner: Callable, prim: list, cots: list, box: dict) -> tuple:
+    """`_vjp` by autograd's tape of the session `w`, graphs kept (create_graph)."""
+    with _lazy.inside(w), E.enable_grad():
+        leaves = [p._t if p._t.requires_grad else p._t.detach().requires_grad_()
+                  for p in prim]
+        outs_t = inner(*leaves)
+        outs = box["outs"]
+        _check_cotangents(outs, cots)
+        pairs = [(o, c) for o, c in zip(outs_t, _first_cotangents(outs, cots))
+                 if o.requires_grad]
+        grads = (E.autograd.grad([o for o, _ in pairs], leaves, [c for _, c in pairs],
+                                 allow_unused=True, create_graph=True)
+                 if pairs else [None] * len(leaves))
+    grads = [E.zeros_like(x) if g is None else g for g, x in zip(grads, leaves)]
+    return ([_wrap(t, o._dtype) for t, o in zip(outs_t, outs)],
             [_wrap(g, p._dtype) for g, p in zip(grads, prim)])
+
+
+def _first_cotangents(outs: list, cots: list) -> list:
+    """The cotangent tensors to pull back: an array returned more than once takes the
+    cotangent of its first place only (MLX keys cotangents by array and keeps the first one
+    inserted), so the later places get zeros instead of adding up."""
+    seen: list = []
+    tensors = []
+    for o, c in zip(outs, cots):
+        t = c._t.to(o._t.dtype)
+        tensors.append(E.zeros_like(t) if any(o is s for s in seen) else t)
+        seen.append(o)
+    return tensors
 
 
 def jvp(fun: Callable, primals: list, tangents: list) -> tuple:
@@ -398,7 +442,7 @@ def _jvp(fun: Callable, primals: list, tangents: list) -> tuple:
         box["outs"] = outs
         return tuple(o._t for o in outs)
 
-    outs_t, tan_t = _func.jvp(inner, tuple(p._t.detach() for p in prim),
+    outs_t, tan_t = _func.jvp(inner, tuple(p._t for p in prim),
                               tuple(t._t.to(p._t.dtype) for t, p in zip(tans, prim)))
     outs = box["outs"]
     return ([_wrap(t, o._dtype) for t, o in zip(outs_t, outs)],

@@ -19,6 +19,7 @@ import ember as E
 from . import _dtypes as D
 from . import _ops as O
 from ._array import _wrap, array, cast
+from ._compile_shapes import no_output_shapes
 from ._fft_binding import bound
 from ._padding import pad
 
@@ -58,6 +59,9 @@ def _transform(a: array, n, axes, real: bool, inverse: bool, norm: str) -> array
         in_shape[ax] = size
     if real and inverse:
         in_shape[valid[-1]] = n[-1] // 2 + 1
+    # (MLX slices a longer input, zero-pads a shorter one by a slice update; its Slice and
+    # FFT primitives are refused by a shapeless compile)
+    no_output_shapes("Slice" if any(w < h for h, w in zip(a.shape, in_shape)) else "FFT")
     in_dt = D.float32 if real and not inverse else D.complex64
     t = cast(a._t, a._dtype, in_dt)
     for ax, (have, want) in enumerate(zip(a.shape, in_shape)):
@@ -206,6 +210,11 @@ def _shift(name: str, a, axes, inverse: bool) -> array:
         if not 0 <= axis < a.ndim:
             raise IndexError(f"[{name}] Invalid axis {ax} for array with {a.ndim} dimensions.")
         shifts.append(-(a.shape[axis] // 2) if inverse else a.shape[axis] // 2)
+    # (MLX rolls axis by axis, empty ones skipped: by a Split, or by Slices where the shift
+    # is a whole turn)
+    rolled = [(s, a.shape[ax]) for s, ax in zip(shifts, axes) if a.shape[ax]]
+    if rolled:
+        no_output_shapes("Slice" if rolled[0][0] % rolled[0][1] == 0 else "Split")
     return _wrap(E.roll(a._t, shifts, axes), a._dtype)
 
 

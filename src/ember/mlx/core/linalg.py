@@ -22,6 +22,7 @@ from ember.ops.registry import apply
 from . import _dtypes as D
 from . import _ops as O
 from ._array import _wrap, array, cast
+from ._compile_shapes import no_output_shapes as _no_output_shapes
 from ._tracers import is_vmap_tracer
 
 _INF = math.inf
@@ -137,7 +138,9 @@ def norm(a, /, ord=None, axis=None, keepdims: bool = False) -> array:
 
 # NOTE: MLX 0.32.4 has no vmap rule for its QR and LU primitives (solve factors by LU), and
 # the rule of its Inverse primitive drops the triangular flag: under a vmap over the
-# matrix, tri_inv (so solve_triangular and cholesky_inv) inverts the whole matrix.
+# matrix, tri_inv (so solve_triangular and cholesky_inv) inverts the whole matrix. Only
+# Eigh and Eig of its factorisations can say their output shapes: the others
+# (`_no_output_shapes`) are refused inside a shapeless `mx.compile`.
 
 def _no_vmap_rule(a: array, primitive: str) -> None:
     if is_vmap_tracer(a._t):
@@ -150,6 +153,7 @@ def qr(a, /) -> tuple:
     _check_float(a, "[linalg::qr]")
     _check_matrix(a, "[linalg::qr]")
     _no_vmap_rule(a, "QRF")
+    _no_output_shapes("QRF")
     q, r = E.linalg.qr(a._t, mode="reduced")
     return _wrap(q, a._dtype), _wrap(r, a._dtype)
 
@@ -159,6 +163,7 @@ def svd(a, /, compute_uv: bool = True):
     a = _arr(a)
     _check_float(a, "[linalg::svd]", complex_ok=True)
     _check_matrix(a, "[linalg::svd]", "Input array")
+    _no_output_shapes("SVD")
     s_dt = D.float32 if a._dtype is D.complex64 else a._dtype
     if not compute_uv:
         return _wrap(E.linalg.svdvals(a._t).to(s_dt.carrier), s_dt)
@@ -222,6 +227,7 @@ def inv(a, /) -> array:
     """The inverse of each square matrix; a singular one raises MLX's RuntimeError."""
     a = _arr(a)
     _check_inv(a)
+    _no_output_shapes("Inverse")
     mats = _matrices(a)
     _raise_lu_failure(mats)
     if np.isnan(mats).any():
@@ -234,6 +240,7 @@ def tri_inv(a, /, upper: bool = False) -> array:
     triangle is not read. A zero on the diagonal raises MLX's RuntimeError."""
     a = _arr(a)
     _check_inv(a)
+    _no_output_shapes("Inverse")
     if is_vmap_tracer(a._t):
         return inv(a)
     if a.size:
@@ -254,6 +261,7 @@ def cholesky(a, /, upper: bool = False) -> array:
     _check_matrix(a, "[linalg::cholesky]")
     _check_square(a, "[linalg::cholesky] Cholesky decomposition is only defined for square "
                      "matrices.")
+    _no_output_shapes("Cholesky")
     return _wrap(apply(cholesky_p, a._t, upper=bool(upper), partial="reference"), a._dtype)
 
 
@@ -310,12 +318,18 @@ def eigvals(a, /) -> array:
     return _wrap(E.linalg.eigvals(a._t).to(E.complex64), D.complex64)
 
 
+def _triangle(uplo: str) -> str:
+    """The triangle MLX reads: the lower one when `UPLO` starts with "L", else the upper
+    one (MLX validates nothing more: "l", "X" and "" all mean upper)."""
+    return "L" if uplo[:1] == "L" else "U"
+
+
 def eigh(a, /, UPLO: str = "L") -> tuple:  # noqa: N803  (MLX's name)
     """Eigenvalues (ascending) and eigenvectors of symmetric (Hermitian) matrices, from
     the `UPLO` triangle."""
     a = _arr(a)
     _eig_checks(a, "[linalg::eigh]")
-    w, v = E.linalg.eigh(a._t, UPLO=UPLO)
+    w, v = E.linalg.eigh(a._t, UPLO=_triangle(UPLO))
     w_dt = D.float32 if a._dtype is D.complex64 else a._dtype
     return _wrap(w.to(w_dt.carrier), w_dt), _wrap(v, a._dtype)
 
@@ -325,7 +339,7 @@ def eigvalsh(a, /, UPLO: str = "L") -> array:  # noqa: N803
     a = _arr(a)
     _eig_checks(a, "[linalg::eigvalsh]")
     w_dt = D.float32 if a._dtype is D.complex64 else a._dtype
-    return _wrap(E.linalg.eigvalsh(a._t, UPLO=UPLO).to(w_dt.carrier), w_dt)
+    return _wrap(E.linalg.eigvalsh(a._t, UPLO=_triangle(UPLO)).to(w_dt.carrier), w_dt)
 
 
 def _lu_checks(a: array, prefix: str) -> None:
@@ -338,6 +352,7 @@ def lu_factor(a, /) -> tuple:
     a = _arr(a)
     _lu_checks(a, "[linalg::lu_factor]")
     _no_vmap_rule(a, "LUF")
+    _no_output_shapes("LUF")
     packed, piv = E.linalg.lu_factor(a._t)
     return _wrap(packed, a._dtype), _wrap((piv - 1).to(E.int64), D.uint32)
 
@@ -348,6 +363,7 @@ def lu(a, /) -> tuple:
     a = _arr(a)
     _lu_checks(a, "[linalg::lu]")
     _no_vmap_rule(a, "LUF")
+    _no_output_shapes("LUF")
     perm, low, up = E.linalg.lu(a._t)
     # a = P @ L @ U, so row i of a is row argmax(P[i]) of L @ U
     rows = E.argmax(perm, dim=-1)
@@ -384,16 +400,32 @@ def solve(a, b, /) -> array:
     """x with a @ x = b (b a vector when 1-D, else a stack of matrices)."""
     a, b = _arr(a), _arr(b)
     _check_solve(a, b, "[linalg::solve]")
+    _check_permutable(a, b)
     _no_vmap_rule(a, "LUF")
+    _no_output_shapes("LUF")
     dt = D.promote_types(a._dtype, b._dtype)
     ta, tb = cast(a._t, a._dtype, dt), cast(b._t, b._dtype, dt)
     if a.size:
         # MLX solves by its LU, then tri_inv of L (unit diagonal) and of U
         _raise_tri_failure(_matrices(lu(a)[2]).diagonal(axis1=-2, axis2=-1))
-    if 1 < tb.dim() < ta.dim():
-        # NOTE: a leading 1 keeps b a matrix where torch's rule would read a batch of vectors
-        tb = tb.reshape((1,) * (ta.dim() - tb.dim()) + tuple(tb.shape))
     return _wrap(E.linalg.solve(ta, tb), dt)
+
+
+def _check_permutable(a: array, b: array) -> None:
+    """MLX permutes b's rows by a's LU pivots with `take_along_axis`, which broadcasts no
+    dimensions in: b is a vector only beside one matrix, and a stack of matrices needs as
+    many dimensions as a, its batch broadcasting with a's."""
+    index_ndim = a.ndim - 1 if b.ndim == 1 else a.ndim
+    if index_ndim != b.ndim:
+        raise ValueError(f"[take_along_axis] Indices of dimension {index_ndim} does not match "
+                         f"array of dimension {b.ndim}.")
+    if b.ndim == 1:
+        return
+    rest, index_rest = (*b.shape[:-2], b.shape[-1]), (*a.shape[:-2], 1)
+    for m, n in zip(rest, index_rest):
+        if m != n and 1 not in (m, n):
+            raise ValueError(f"[broadcast_shapes] Shapes {_shape(rest)} and "
+                             f"{_shape(index_rest)} cannot be broadcast.")
 
 
 def solve_triangular(a, b, /, *, upper: bool = False) -> array:

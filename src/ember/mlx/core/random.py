@@ -25,6 +25,7 @@ import numpy as np
 from . import _threefry as _tf
 from ._array import array, array_from_numpy, numpy_of
 from ._binding import bad_call
+from ._compile_shapes import no_output_shapes
 from ._device import check_stream, first_op
 from ._dtypes import Dtype, bool_, float32, int32, uint8, uint16, uint32
 from ._shapes import broadcast_shapes
@@ -230,9 +231,12 @@ def _key(k, fn: str) -> np.ndarray:
     it; the functions below call this first for the same reason.
     """
     if k is None:
-        return _next_key()
+        k = _next_key()
+        no_output_shapes("RandomBits")  # (every draw starts from MLX's RandomBits)
+        return k
     if not isinstance(k, array):
         raise _bad_call(fn, None, k)
+    no_output_shapes("RandomBits")
     return numpy_of(k)
 
 
@@ -277,6 +281,7 @@ def split(key: array, num: int = 2, stream=None) -> array:
         raise _bad_call("split", None, key)
     num = _int(num, "split", -(2**31), 2**31 - 1)
     check_stream(stream)
+    no_output_shapes("RandomBits")
     return _out(_tf.split(numpy_of(key), num), uint32)
 
 
