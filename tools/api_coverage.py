@@ -42,7 +42,7 @@ DELIBERATE = [
     (r"\.nested|nested_tensor|to_padded_tensor", "nested tensors: out of scope"),
     (r"\.(names|rename|rename_|refine_names|align_to|align_as|has_names)$",
      "named tensors: deprecated in PyTorch"),
-    (r"\.(jit|_jit|fx|export|_dynamo|_inductor|compiler|onnx|package|ao|mtia"
+    (r"\.(jit|_jit|export|_dynamo|_inductor|compiler|onnx|package|ao|mtia"
      r"|_library|_higher_order_ops|_prims|_refs|_decomp|_subclasses|_functorch"
      r"|masked|sym_|Sym|_sym)", "compiler, export and tracing internals"),
     (r"\.(lstsq|symeig|eig|solve|lu|matrix_rank|chain_matmul|reinforce|volatile)$",
