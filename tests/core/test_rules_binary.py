@@ -13,6 +13,7 @@ from ember._core import BY_LOOP, MISSING, batch_rules, bind, jvp_rule, rule_para
 from ember.ops import fake_quant_learnable
 from ember.ops._pair_norms import c_pow
 from ember.ops.binary import COMPARISONS, binary_p, compare_p, div_wide_fn, mul_wide_fn
+from ember.ops.glu import glu_fn
 from ember.ops.logical_bitwise import _BITWISE, bitwise_p
 from ember.ops.registry import apply
 from ember.ops.ternary import ternary_p
@@ -166,6 +167,21 @@ def test_functions_differentiable_in_their_second_input_only(name):
         rule(pargs, (ember.ones_like(pargs[0]), None), out, **rule_params(prim, params))
 
 
+# Bound only for float16 / bfloat16 GLU, which has no forward mode in PyTorch (its rule
+# refuses, as there); its batch rule is the family's, checked here in float64.
+NO_FORWARD_MODE = {"glu": (lambda a, b: apply(binary_p, a, b, fn=glu_fn), (X, Z))}
+
+
+@pytest.mark.parametrize("name", NO_FORWARD_MODE)
+def test_functions_without_forward_mode_refuse_it_and_batch_as_a_loop(name):
+    fn, args = NO_FORWARD_MODE[name]
+    assert check_batch(fn, *args) == 1
+    ((prim, pargs, params),) = primitive_calls(fn, *args)
+    rule = jvp_rule(prim, params)
+    with pytest.raises(NotImplementedError, match="not implemented"):
+        rule(pargs, tuple(ember.ones_like(a) for a in pargs), None, **rule_params(prim, params))
+
+
 def _members():
     return [(fam, m) for fam in (binary_p, ternary_p) for m in fam.members.values()]
 
@@ -177,7 +193,7 @@ def test_every_function_of_the_area_has_a_jvp_and_a_batch_rule():
     for prim in (compare_p, bitwise_p):
         assert jvp_rule(prim, {}) is None  # marked not differentiable
         assert batch_rules.get(prim, MISSING) not in (MISSING, BY_LOOP)
-    assert len(binary_p.members) == 48 and len(ternary_p.members) == 15
+    assert len(binary_p.members) == 49 and len(ternary_p.members) == 15
     assert set(COMPARISONS) == {"eq", "ne", "lt", "le", "gt", "ge", "logical_and",
                                 "logical_or", "logical_xor", "isclose"}
     assert set(_BITWISE) == {"and", "or", "xor", "left_shift", "right_shift", "gcd", "lcm"}
@@ -185,7 +201,7 @@ def test_every_function_of_the_area_has_a_jvp_and_a_batch_rule():
 
 def test_the_cases_reach_every_function_of_the_area():
     reached = set()
-    for fn, args, _, _ in CASES.values():
+    for fn, args in [c[:2] for c in CASES.values()] + list(NO_FORWARD_MODE.values()):
         for prim, _, params in primitive_calls(fn, *args):
             reached.add(params.get("fn") or (prim, params.get("op")))
     for _, m in _members():

@@ -16,8 +16,9 @@ _F32 = np.dtype(np.float32)
 
 
 def _glu_kernel(a, b):
+    work = _F32 if a.dtype.itemsize == 2 else a.dtype  # (16-bit halves in float)
     with np.errstate(over="ignore"):
-        out = a.astype(_F32) * (1 / (1 + np.exp(-b.astype(_F32))))
+        out = a.astype(work) * (1 / (1 + np.exp(-b.astype(work))))
     return out.astype(a.dtype)
 
 
