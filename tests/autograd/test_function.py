@@ -1,5 +1,7 @@
 """Custom ops with ember.autograd.Function, each written once and run in ember and torch."""
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -577,3 +579,48 @@ def test_a_full_backward_hooked_modules_output_may_not_be_written_in_place():
         out.clone().add_(1)  # (the fix the message suggests)
     assert msgs[0] == msgs[1]
     assert msgs[0].startswith("Output 0 of BackwardHookFunction is a view")
+
+
+def _bad_backward_result(lib, value):
+    class ReturnsOther(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return value
+
+    try:
+        ReturnsOther.apply(lib.ones(2, requires_grad=True)).sum().backward()
+    except Exception as e:  # noqa: BLE001 (the type and words are what is compared)
+        return type(e).__name__, str(e)
+    return None
+
+
+@pytest.mark.parametrize("value", [1, 2.5, [1.0, 2.0], "g"])
+def test_backward_returning_a_non_tensor_raises_torchs_error(value):
+    assert _bad_backward_result(ember, value) == _bad_backward_result(torch, value)
+
+
+def test_mark_dirty_of_a_non_input_warns_as_torch():
+    for lib in (ember, torch):
+        class DirtyOutput(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                y = x * 2
+                ctx.mark_dirty(y)
+                return y
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            y = DirtyOutput.apply(lib.ones(2, requires_grad=True))
+        texts = [str(w.message) for w in caught]
+        assert any(t.startswith("ctx.mark_dirty() received a tensor that was not an input. "
+                                "Only input Tensors that have been mutated should be passed "
+                                "to ctx.mark_dirty().") for t in texts), (lib, texts)
+        assert y.requires_grad

@@ -349,3 +349,182 @@ def test_complex_inputs_in_fast_or_forward_mode_refuse():
     with pytest.raises(NotImplementedError, match="backward mode"):
         ember.autograd.gradcheck(lambda t: (t * t).real, (_complex_input(ember),),
                                  check_forward_ad=True)
+
+
+def _both(build):
+    """build(lib) for ember and torch: each lib's result, or its exception's (type, text)."""
+    out = []
+    for lib in (ember, torch):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                out.append(build(lib))
+            except Exception as e:  # noqa: BLE001 (the comparison is the point)
+                out.append((type(e).__name__, str(e).split("\n")[0]))
+    return out
+
+
+def _deq_like(lib, log):
+    """A function with state, as the implicit-layers tutorial writes one: each call hooks its
+    output with a hook that removes `self.hook` (the LAST call's handle) and records calls."""
+    state = {}
+
+    def fn(x):
+        log.append("call")
+        z = x.tanh() * 2
+        def hook(g):
+            log.append("hook")
+            state["hook"].remove()
+            return g * 3
+        state["hook"] = z.register_hook(hook)
+        return z
+
+    return fn
+
+
+def test_backward_runs_on_the_first_calls_outputs_as_in_torch():
+    # torch differentiates the outputs of its first call of func (after all the finite
+    # differences): the hook removal above then removes a stale handle and the check fails
+    # consistently; a fresh call for the backward would make every row after the first
+    # unhooked.
+    logs = {}
+
+    def build(lib):
+        log = logs.setdefault(lib.__name__, [])
+        x = lib.tensor([0.3, -0.2, 0.5], dtype=lib.float64, requires_grad=True)
+        return lib.autograd.gradcheck(_deq_like(lib, log), (x,), raise_exception=False,
+                                      check_undefined_grad=False)
+
+    got = _both(build)
+    assert got[0] == got[1]
+    assert logs["ember"] == logs["torch"]
+
+
+def test_func_runs_minus_then_plus_as_torchs_finite_differences():
+    seen = {}
+
+    def build(lib):
+        log = seen.setdefault(lib.__name__, [])
+
+        def fn(x):
+            log.append(round(float(x.detach()[0]), 9))
+            return x * x
+
+        x = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        return lib.autograd.gradcheck(fn, (x,), eps=1e-3)
+
+    assert _both(build) == [True, True]
+    assert seen["ember"] == seen["torch"]
+
+
+def _scale_ignoring_grad(lib):
+    class Ones(lib.autograd.Function):
+        """Backward of x.sum() that forgets to multiply by grad_output: the Jacobian rows
+        (all ones) are right, the zero-grad_output check is not."""
+
+        @staticmethod
+        def forward(ctx, x):
+            return x.sum()
+
+        @staticmethod
+        def backward(ctx, g):
+            return lib.ones(3, dtype=lib.float64)
+
+    return Ones
+
+
+def _none_unsafe(lib, returns_ones=False):
+    class NoneUnsafe(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.set_materialize_grads(False)
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            if returns_ones:
+                return g * 2 if g is not None else lib.ones(3, dtype=lib.float64)
+            return g * 2  # (None * 2 when the gradient is undefined)
+
+    return NoneUnsafe
+
+
+@pytest.mark.parametrize("case", ["ignores_grad", "none_typeerror", "none_to_ones",
+                                  "none_off", "two_outputs"])
+@pytest.mark.parametrize("raise_exception", [True, False])
+def test_grad_output_and_undefined_grad_checks_as_torchs(case, raise_exception):
+    def build(lib):
+        x = lib.tensor([0.3, -0.2, 0.5], dtype=lib.float64, requires_grad=True)
+        kw = {"raise_exception": raise_exception}
+        if case == "ignores_grad":
+            fn = _scale_ignoring_grad(lib).apply
+        elif case == "none_typeerror":
+            fn = _none_unsafe(lib).apply
+        elif case == "none_to_ones":
+            fn = _none_unsafe(lib, returns_ones=True).apply
+        elif case == "none_off":
+            fn = _none_unsafe(lib).apply
+            kw["check_undefined_grad"] = False
+        else:
+            def fn(t):
+                return t.sin(), _none_unsafe(lib, returns_ones=True).apply(t)
+        return lib.autograd.gradcheck(fn, (x,), **kw)
+
+    got = _both(build)
+    assert got[0] == got[1]
+
+
+def _noisy_wrong(lib):
+    class NoisyWrong(lib.autograd.Function):
+        """A wrong backward that is also not reentrant (it counts its calls)."""
+
+        calls = 0
+
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            NoisyWrong.calls += 1
+            return g * (3 + NoisyWrong.calls)
+
+    return NoisyWrong
+
+
+@pytest.mark.parametrize("case", ["nondiff_first_input", "reentrance_before_mismatch",
+                                  "second_output"])
+def test_failure_order_and_indices_are_torchs(case):
+    # torch checks reentrance before the Jacobians, per differentiable output, and numbers
+    # outputs and inputs among the differentiable ones
+    def build(lib):
+        w = lib.tensor([0.3, -0.2], dtype=lib.float64, requires_grad=True)
+        c = lib.tensor([1.0, 2.0], dtype=lib.float64)
+        if case == "nondiff_first_input":
+            return lib.autograd.gradcheck(lambda a, b: WrongBackward_for(lib).apply(a * b),
+                                          (c, w))
+        if case == "reentrance_before_mismatch":
+            return lib.autograd.gradcheck(_noisy_wrong(lib).apply, (w,))
+        return lib.autograd.gradcheck(
+            lambda a: (a.sin(), (a * 2).detach(), WrongBackward_for(lib).apply(a)), (w,))
+
+    got = _both(build)
+    assert got[0] == got[1]
+    assert got[0][0] == "GradcheckError"
+
+
+def WrongBackward_for(lib):
+    return WrongBackward if lib is ember else _torch_wrong_backward()
+
+
+def _torch_wrong_backward():
+    class WrongBackward(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 3
+
+    return WrongBackward

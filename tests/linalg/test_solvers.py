@@ -554,3 +554,47 @@ def test_lstsq_residuals_differentiate_under_torchs_node(driver):
                                  driver=driver).residuals.grad_fn).__name__
              for m in (ember, torch)]
     assert names[0] == names[1]
+
+
+@pytest.mark.parametrize("driver", [None, "gelsy", "gelsd"])
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_lstsq_empty_residuals_belong_to_the_node_like_torchs(driver, dtype):
+    # gelsy (and a square A) gives no residuals: torch's empty tensor still comes out of
+    # LinalgLstsqBackward0 (requires_grad, real dtype), so print(r) shows its grad_fn
+    a, b = rand_array((2, 4, 3), dtype), rand_array((2, 4, 2), dtype, seed=1)
+    if driver == "gelsd":
+        a = a[:, :3]
+        b = b[:, :3]
+    got = []
+    for m in (ember, torch):
+        r = m.linalg.lstsq(m.tensor(a, requires_grad=True), m.tensor(b), driver=driver)
+        assert tuple(r.residuals.shape) == (0,)
+        got.append((r.residuals.requires_grad, type(r.residuals.grad_fn).__name__,
+                    str(r.residuals.dtype).split(".")[-1],
+                    repr(r.residuals).replace("ember.", "torch.")))
+    assert got[0] == got[1]
+    r = ember.linalg.lstsq(ember.tensor(a), ember.tensor(b), driver=driver).residuals
+    assert not r.requires_grad and r.grad_fn is None
+
+
+@pytest.mark.parametrize("driver", [None, "gels", "gelsd", "gelss"])
+def test_lstsq_under_vmap_and_nested_vmap_matches_torch(driver):
+    # rank and singular values are worked on the whole batch's values, as torch's batched
+    # LAPACK call sees them (they used to read a BatchedTensor's storage and fail)
+    a, b = rand_array((2, 5, 4, 3), np.float64), rand_array((2, 5, 4, 2), np.float64, seed=1)
+    got = []
+    for m in (ember, torch):
+        def f(x, y, m=m):
+            return tuple(m.linalg.lstsq(x, y, driver=driver))
+
+        one = m.func.vmap(f)(m.tensor(a[0]), m.tensor(b[0]))
+        two = m.func.vmap(m.func.vmap(f))(m.tensor(a), m.tensor(b))
+        moved = m.func.vmap(f, in_dims=(2, None))(m.tensor(a[0]).permute(1, 2, 0),
+                                                 m.tensor(b[0, 0]))
+        got.append([[tuple(t.shape) for t in r] + [r[2].tolist()] for r in (one, two, moved)]
+                   + [[t.numpy() for t in r] for r in (one, two, moved)])
+    assert got[0][:3] == got[1][:3]
+    for ours, theirs in zip(got[0][3:], got[1][3:]):
+        for o, t in zip(ours, theirs):
+            # LAPACK's SVD/QR in another order: a few float64 ulps
+            np.testing.assert_allclose(o, t, rtol=1e-12, atol=1e-12)

@@ -116,3 +116,46 @@ def test_legacy_hook_can_replace_the_nodes_grad_inputs_and_kinds_do_not_mix():
         m2.register_full_backward_hook(lambda *a: None)
         with pytest.raises(RuntimeError, match="Please use only one of them"):
             m2.register_backward_hook(lambda *a: None)
+
+
+def _ignored_input_record(lib, case):
+    """A module's full backward hook when a gradient never reaches one of its inputs (the
+    module ignores it) or none reaches its output (a custom Function passes None on)."""
+    class Kill(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, g):
+            return None
+
+    class Ignores(lib.nn.Module):
+        def forward(self, x, y):
+            return x * 2
+
+    def show(gs):
+        return [None if g is None else g.tolist() for g in gs]
+
+    log = []
+    x = lib.ones(2, requires_grad=True)
+    y = lib.ones(2, requires_grad=True)
+    m = Ignores() if case == "ignored_input" else lib.nn.Linear(2, 2)
+    m.register_full_backward_pre_hook(lambda mod, gout: log.append(("pre", show(gout))))
+    m.register_full_backward_hook(lambda mod, gin, gout: log.append((show(gin), show(gout))))
+    if case == "ignored_input":
+        m(x, y).sum().backward()
+    else:
+        Kill.apply(m(x)).sum().backward()
+    log.append(show([x.grad, y.grad]))
+    if case != "ignored_input":
+        log.append(m.weight.grad is None)
+    return log
+
+
+@pytest.mark.parametrize("case", ["ignored_input", "no_output_gradient"])
+def test_full_backward_hook_materializes_input_grads_as_torch(case):
+    # torch's identity node before the module materializes zeros for an input gradient
+    # that never arrived (grad_input and .grad get zeros); the node after it passes on
+    # None as it came (the weight's .grad stays None)
+    assert _ignored_input_record(ember, case) == _ignored_input_record(torch, case)

@@ -63,6 +63,19 @@ def version_error(t, expected: int, node=None, output_nr: int = 0) -> RuntimeErr
     )
 
 
+def _current_fn(t):
+    """`t.grad_fn` as PyTorch reads it for the message: a view whose base was since changed
+    in place gets its regenerated node (AsStridedBackward0), as `t.grad_fn` would give."""
+    fn = t._grad_fn
+    if fn is not None and t._base is not None:
+        from .graph import edge_of
+
+        fresh = edge_of(t)[0]
+        if fresh.__class__ is not AccumulateGrad:
+            fn = fresh
+    return fn
+
+
 def _unpack(node: Node, create_graph: bool):
     """The node's saved inputs and output, checked against their versions at save time."""
     saved = node._saved
@@ -81,7 +94,7 @@ def _unpack(node: Node, create_graph: bool):
         if i < n:
             s = saved[i]
             if s._vc[0] != v:
-                fn = s._grad_fn
+                fn = _current_fn(s)
                 raise version_error(s, v, fn, s.output_nr if fn is not None else 0)
         else:
             s = out[i - n] if isinstance(out, tuple) else out
@@ -96,7 +109,7 @@ def _unpack(node: Node, create_graph: bool):
             if s._vc[0] != v:
                 if nr is not None:  # one of this node's outputs
                     raise version_error(s, v, node, nr)
-                fn = s._grad_fn
+                fn = _current_fn(s)
                 raise version_error(s, v, fn, s.output_nr if fn is not None else 0)
     if out is not None and create_graph:
         out = _reattach(node, out)
@@ -493,7 +506,8 @@ def _run_task(roots, root_grads, retain_graph, create_graph, capture, accumulate
                     if key in capture and g is not None:
                         captured[key] = g if key not in captured else _sum(captured[key], g)
                         owned.discard(node)
-            if (needed is not None and node not in needed) or not _any_grad(grads) \
+            if (needed is not None and node not in needed) \
+                    or (not _any_grad(grads) and not _runs_undefined(node)) \
                     or (not accumulate_leaves and node.__class__ is AccumulateGrad):
                 _route(node, None, (), buffers, deps, ready, owned, order)
             elif node.__class__ is AccumulateGrad and node._pre_hooks is None \
@@ -566,6 +580,17 @@ def _has_hooks(leaf) -> bool:
     return ag is not None and bool(ag.hooks)
 
 
+def _runs_undefined(node) -> bool:
+    """Whether `node` runs although no gradient reached it (all None, "undefined" in
+    PyTorch): a custom Function's node does (its backward sees zeros, or None without
+    materialized grads), and a node with pre- or post-hooks does (they see None); a
+    built-in VJP's result would be None, so the others are skipped."""
+    if node.__class__ is AccumulateGrad:
+        return False
+    return getattr(node, "_fn_cls", None) is not None or node._pre_hooks is not None \
+        or node._post_hooks is not None
+
+
 def _any_grad(grads: list) -> bool:
     for g in grads:  # (not `list.count`: Tensor == is elementwise)
         if g is not None:
@@ -588,7 +613,10 @@ def _call(node: Node, grads: list, create_graph: bool) -> list:
             r = fn(tuple(grads))
             if r is not None:
                 grads = list(r)
-    in_grads = node.apply(grads + rest, create_graph)
+    if _any_grad(grads) or getattr(node, "_fn_cls", None) is not None:
+        in_grads = node.apply(grads + rest, create_graph)
+    else:  # (a built-in VJP of no gradient at all: None for every input)
+        in_grads = [None] * len(node._edges)
     if node._post_hooks:
         for fn in list(node._post_hooks.values()):
             r = fn(tuple(in_grads), tuple(grads))
@@ -615,9 +643,10 @@ def _in_ranges(recorder, node: Node, grads: list, fn, *args):
 
 def _tensor_pre_hooks(node: Node, grads: list) -> list:
     """Tensor hooks on the node's outputs (or on a leaf), then retained grads."""
+    # NOTE: as in PyTorch, a hook runs for a gradient that never arrived too, and sees None
     if isinstance(node, AccumulateGrad):
         ag = node.variable._ag
-        if ag is not None and ag.hooks and grads[0] is not None:
+        if ag is not None and ag.hooks:
             for fn in list(ag.hooks.values()):
                 r = fn(grads[0])
                 if r is not None:
@@ -627,12 +656,11 @@ def _tensor_pre_hooks(node: Node, grads: list) -> list:
     hooks = node._tensor_hooks
     if hooks:
         for nr, fn in list(hooks.values()):
-            if grads[nr] is not None:
-                r = fn(grads[nr])
-                if r is not None:
-                    _check_hook_result(grads[nr], r, fn)
-                    grads = list(grads)
-                    grads[nr] = r
+            r = fn(grads[nr])
+            if r is not None:
+                _check_hook_result(grads[nr], r, fn)
+                grads = list(grads)
+                grads[nr] = r
     if node._retained:
         for nr, ref in node._retained:
             t = ref()
@@ -650,6 +678,8 @@ def _tensor_pre_hooks(node: Node, grads: list) -> list:
 
 def _check_hook_result(old, new, hook) -> None:
     """A tensor hook may replace a gradient only by a tensor of the same type and size."""
+    if old is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
     if not isinstance(new, T.Tensor):
         raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
     name = getattr(hook, "__name__", "<unknown>")

@@ -155,9 +155,8 @@ class FunctionNode(Node, FunctionCtx):
             if not need or g is None:
                 result.append(None)
                 continue
-            if not isinstance(g, T.Tensor):
-                raise TypeError(f"function {self.name()} returned a {type(g).__name__} as the "
-                                f"gradient at position {i + 1}; expected a Tensor or None")
+            if not isinstance(g, T.Tensor):  # (PyTorch's words: a RuntimeError)
+                raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
             shape, dtype = self._in_meta[i]
             if g._shape != shape:
                 try:
@@ -332,6 +331,9 @@ def _attach(node: FunctionNode, args, outputs) -> tuple:
     dirty = {id(t) for t in node._dirty}
     non_diff = {id(t) for t in node._non_diff}
     inputs = {id(a) for a in args if isinstance(a, T.Tensor)}
+    if any(id(t) not in inputs for t in node._dirty):
+        warn_at_user("ctx.mark_dirty() received a tensor that was not an input. Only input "
+                     "Tensors that have been mutated should be passed to ctx.mark_dirty().")
     node._vv = None
     out_list, out_meta = [], []
     for nr, o in enumerate(outputs):

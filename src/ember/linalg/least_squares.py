@@ -250,6 +250,13 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None) -> LstsqResult:
             from ..ops.registry import rename_node
 
             rename_node(residuals._grad_fn, "LinalgLstsqBackward0")
+    elif x._grad_fn is not None:
+        # NOTE: PyTorch's empty residuals are an output of its differentiable node too
+        # (requires_grad, grad_fn=LinalgLstsqBackward0): an empty real view of the solution
+        from ..ops.registry import rename_node
+
+        residuals = x.reshape(-1)[:0].abs()
+        rename_node(residuals._grad_fn, "LinalgLstsqBackward0")
     else:
         residuals = _empty((0,), real, A.device)
     return LstsqResult(x, residuals, rank, sv)
@@ -269,6 +276,8 @@ def _rank_and_sv(A: Tensor, batch, rcond: float, driver: str):
     only: no op enters a graph or a transform."""
     from ..ops.creation import tensor
 
+    if A._is_wrapper:
+        return _rank_and_sv_batched(A, batch, rcond, driver)
     real = A._dtype.to_real()
     k = min(A._shape[-2:])
     dev = A.device
@@ -285,3 +294,28 @@ def _rank_and_sv(A: Tensor, batch, rcond: float, driver: str):
     sv = tensor(np.ascontiguousarray(s)) if driver in ("gelsd", "gelss") else _empty(
         (0,), real, dev)
     return rank, sv, driver == "gels" or bool((count == A._shape[-1]).all())
+
+
+def _rank_and_sv_batched(A: Tensor, batch, rcond: float, driver: str):
+    """_rank_and_sv inside vmap: on the whole batch's values (each level's batch axis moved
+    to the front), as PyTorch's batched LAPACK call sees them, then batched again."""
+    # NOTE: reaches up to ember.func for `batched` (a vmap level's wrapper): the values of
+    # a BatchedTensor are only reachable there
+    from ..func._vmap import batched
+
+    levels = []
+    while A._is_wrapper:
+        levels.append(A._level)
+        A = A._value.movedim(A._bdim, 0)
+    rank, sv, full_rank = _rank_and_sv(A, tuple(A._shape[:len(levels)]) + tuple(batch), rcond,
+                                       driver)
+
+    def rewrap(t: Tensor) -> Tensor:
+        if t.numel() == 0 and t.ndim == 1:  # (an empty placeholder is the same everywhere)
+            return t
+        for level in reversed(levels):
+            t = batched(t, 0, level)
+        return t
+
+    return rewrap(rank), rewrap(sv), full_rank
+

@@ -2,7 +2,7 @@
 
 A full backward hook needs the gradients of a module's inputs and outputs at once.
 The module's tensor inputs (and its outputs) are routed through one identity node
-each; the output node's pre-hook sees the output gradients, the input node's
+each; the output node's post-hook sees the output gradients, the input node's
 post-hook sees the input gradients and calls `hook(module, grad_input, grad_output)`.
 """
 
@@ -36,7 +36,9 @@ class BackwardHookFunction(Function):
 
     @staticmethod
     def forward(ctx, *args):
-        ctx.set_materialize_grads(False)
+        # NOTE: grads are materialized, as in PyTorch: an input whose gradient never arrived
+        # (the module ignores it) gets zeros, in grad_input and in its .grad. The output
+        # node's post-hook hands on what actually arrived (None stays None).
         # (returned as-is: each output is a view of its input, as in PyTorch, so writing
         # one in place is refused as a custom Function's view)
         return args if len(args) > 1 else args[0]
@@ -49,9 +51,10 @@ class BackwardHookFunction(Function):
 class _BackwardHook:
     """Routes a module's inputs and outputs through identity nodes to call backward hooks.
 
-    The output node's pre-hook sees the gradients of the outputs (running the
-    backward pre-hooks, which may replace them); the input node's post-hook sees
-    the gradients of the inputs and calls `hook(module, grad_input, grad_output)`.
+    The output node's post-hook sees the gradients that reached the outputs (running
+    the backward pre-hooks, which may replace them) and passes them on in place of what
+    the node computed; the input node's post-hook sees the gradients of the inputs and
+    calls `hook(module, grad_input, grad_output)`.
     """
 
     def __init__(self, module: Module) -> None:
@@ -77,11 +80,11 @@ class _BackwardHook:
 
     def setup_input(self, args: tuple) -> tuple:
         def on_node(node, idx, n):
-            def post(grad_inputs, grad_outputs):
+            def post(grad_inputs, _grad_outputs):
                 self.input_ran = True
                 full = [None] * n
-                for j, i in enumerate(idx):
-                    full[i] = grad_outputs[j]
+                for j, i in enumerate(idx):  # (what the identity node gave: materialized)
+                    full[i] = grad_inputs[j]
                 res = self._run_hooks(tuple(full))
                 if res is None:
                     return None
@@ -96,7 +99,7 @@ class _BackwardHook:
 
     def setup_output(self, result):
         def on_node(node, idx, n):
-            def pre(grads):
+            def post(_grad_inputs, grads):
                 full = [None] * n
                 for j, i in enumerate(idx):
                     full[i] = grads[j]
@@ -110,7 +113,7 @@ class _BackwardHook:
                     self._run_output_only_hooks()
                 return tuple(full[i] for i in idx)
 
-            node.register_prehook(pre)
+            node.register_hook(post)
 
         new, _ = self._wrap(result, on_node)
         return new
