@@ -55,6 +55,9 @@ LATE_BINDINGS = {
                                                    "name for the profiler, loaded on use",
     ("ember.ops", "ember._aten"): "torch.ops.aten, PyTorch's path for the ATen namespace "
                                   "(compositions over the API), built on first access",
+    ("ember.linalg.least_squares", "ember.func._vmap"): "lstsq's rank and singular values "
+        "under vmap: computed once on the whole batch's values (as PyTorch's batched LAPACK "
+        "call) and wrapped again at each vmap level",
 }
 
 
