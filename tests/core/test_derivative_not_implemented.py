@@ -10,6 +10,8 @@ import torch
 
 import ember
 
+pytestmark = pytest.mark.filterwarnings("ignore:The reduce argument of torch.scatter")
+
 OPS = {
     "heaviside": lambda m, w: m.heaviside(w, w.detach()[:1].expand(4)),
     "heaviside both": lambda m, w: m.heaviside(w, w),
@@ -20,7 +22,21 @@ OPS = {
     "bincount weights": lambda m, w: m.bincount(m.tensor([0, 1, 1, 3]), weights=w),
     "floor_divide": lambda m, w: m.floor_divide(w, 2.0),
     "tensor // tensor": lambda m, w: w // (w.detach() + 5),
+    # in-place forms: PyTorch's refusal names the in-place overload (aten::floor_divide_)
+    "floor_divide_": lambda m, w: w.clone().floor_divide_(2.0),
+    "heaviside_": lambda m, w: w.clone().heaviside_(w.detach()),
+    "fmod_ via //=": lambda m, w: _ifloordiv(w.clone(), 3.0),
+    # scatter's deprecated reduce= overloads (aten::scatter.reduce / .value_reduce)
+    "scatter reduce=add": lambda m, w: w.clone().scatter(0, m.tensor([0, 0]), w[1:3],
+                                                         reduce="add"),
+    "scatter_ reduce=multiply": lambda m, w: w.clone().scatter_(0, m.tensor([1, 3]), 2.0,
+                                                                reduce="multiply"),
 }
+
+
+def _ifloordiv(t, v):
+    t //= v
+    return t
 
 
 def _node(m, op):

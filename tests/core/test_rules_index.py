@@ -14,6 +14,8 @@ from ember.ops import index, index_ops, setitem
 from ember.ops.index_key import TENSOR_SLOT
 
 RNG = np.random.default_rng(7)
+# (the scatter reduce= cases call PyTorch's deprecated overload on purpose)
+pytestmark = pytest.mark.filterwarnings("ignore:The reduce argument of torch.scatter")
 
 
 def f64(*shape):
@@ -74,6 +76,11 @@ CASES = [
     ("scatter a bigger src", lambda x, s: x.scatter(1, i64([[4], [0]]), s), (X, V), 1, 1),
     ("scatter value", lambda x: x.scatter(0, PERM, 1.5), (X,), 1, 1),
     ("scatter_add", lambda x, s: x.scatter_add(0, IDX2, s), (X, f64(3, 5)), 1, 1),
+    # (the deprecated reduce= overloads: no derivative in PyTorch, so the jvp rule refuses)
+    ("scatter reduce=add", lambda x, s: x.scatter(0, IDX2, s, reduce="add"),
+     (X, f64(3, 5)), 1, 1),
+    ("scatter value reduce=multiply", lambda x: x.scatter(0, IDX2, 1.5, reduce="multiply"),
+     (X,), 1, 1),
     ("scatter into zeros", lambda s: index.scatter_into_zeros((4, 5), 0, PERM, s),
      (f64(3, 5),), 1, 1),
     ("scatter of 0-d", lambda x, s: x.scatter_add(0, i64(0), s), (f64(), f64()), 1, 1),
@@ -135,8 +142,8 @@ def test_the_area_has_ten_primitives_each_with_a_jvp_and_a_batch_entry():
             params = {} if fn is None else {"fn": fn}
             assert jvp_rule(p, params) is not MISSING, f"{p.name} {params} has no jvp entry"
         assert batch_rules.get(p, MISSING) is not MISSING, f"{p.name} has no batch entry"
-    assert sorted(index.scatter_p.members) == ["scatter", "scatter_add", "scatter_reduce",
-                                               "scatter_value"]
+    assert sorted(index.scatter_p.members) == ["scatter", "scatter_add", "scatter_legacy",
+                                               "scatter_reduce", "scatter_value"]
     loops = sorted(p.name for p in AREA_PRIMITIVES if batch_rules[p] is BY_LOOP)
     assert loops == ["masked_select", "nonzero", "setitem"]
 

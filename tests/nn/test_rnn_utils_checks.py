@@ -32,3 +32,17 @@ def test_pack_padded_sequence_of_a_1d_input(batch_first):
     msg = same_message(lambda L: L.nn.utils.rnn.pack_padded_sequence(
         L.ones(5), L.tensor([5]), batch_first=batch_first), IndexError)
     assert msg.startswith("Dimension out of range")
+
+
+@pytest.mark.parametrize("batched", ["first", "second"])
+def test_pad_sequence_has_no_batching_rule(batched):
+    # torch's aten::pad_sequence has no vmap rule and no fallback: vmap refuses it
+    def call(L):
+        def f(v):
+            other = L.ones(2) if batched == "first" else v[:2]
+            items = [v, other] if batched == "first" else [L.ones(4), other]
+            return L.nn.utils.rnn.pad_sequence(items, batch_first=True)
+
+        return L.func.vmap(f)(L.ones(3, 4))
+
+    same_message(call)

@@ -6,7 +6,7 @@ import torch
 
 import ember
 
-REDUCES = ["sum", "mean", "max", "min", "prod"]
+REDUCES = ["sum", "mean", "max", "min", "prod", "amax", "amin"]
 
 
 def E(t, grad=False):
@@ -84,3 +84,35 @@ def test_bad_reduce_and_dtype():
         with pytest.raises(exc) as got:
             ember.segment_reduce(E(args[0]), args[1], lengths=ember.tensor([6]))
         assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("reduce", ["sum", "mean", "prod"])
+@pytest.mark.parametrize("initial", [None, 0.3, -2.5])
+def test_rounding_follows_the_kernel_order(dtype, reduce, initial):
+    # PyTorch's kernel starts at `initial` and rounds every step to the dtype: with long
+    # segments any other order or a wider accumulator moves the last bits
+    g = torch.Generator().manual_seed(3)
+    x = torch.randn(200, generator=g) * 100
+    x = (1 + x / 1000) if reduce == "prod" else x
+    lens = torch.tensor([50, 0, 70, 80])
+    t = torch.segment_reduce(x.to(getattr(torch, dtype)), reduce, lengths=lens, initial=initial)
+    e = ember.segment_reduce(E(x).to(getattr(ember, dtype)), reduce, lengths=E(lens),
+                             initial=initial)
+    # NOTE: same additions in the same order, each correctly rounded: bit-equal (an empty
+    # segment's mean is NaN in both)
+    np.testing.assert_array_equal(e.float().numpy(), t.float().numpy())
+
+
+@pytest.mark.parametrize("reduce", ["max", "min"])
+@pytest.mark.parametrize("initial", [2.0, 0.0, -1.0])
+def test_a_tie_with_initial_leaves_the_gradient_to_the_elements(reduce, initial):
+    _compare(torch.tensor([1.0, 2.0, 2.0, 0.0, 3.0, -1.0], dtype=torch.float64), reduce,
+             lengths=torch.tensor([3, 0, 1, 2]), initial=initial)
+
+
+def test_initial_that_overflows_the_dtype():
+    for lib in (torch, ember):
+        with pytest.raises(RuntimeError, match="cannot be converted to type c10::Half"):
+            lib.segment_reduce(lib.ones(4, dtype=lib.float16), "sum",
+                               lengths=lib.tensor([2, 2]), initial=1e5)

@@ -215,15 +215,25 @@ def derivative_not_implemented(prim: Primitive, aten: str | Callable[[dict], str
     def name(params) -> str:
         return aten(params) if callable(aten) else aten
 
-    def vjp(g, out, *inputs, **params):
-        raise RuntimeError(f"derivative for aten::{name(params)} is not implemented")
+    def vjp(g, out, *inputs, _inplace=False, **params):
+        # (`_inplace`: set on the node by an in-place call, whose ATen overload ends in _)
+        raise RuntimeError(f"derivative for aten::{name(params)}{'_' * _inplace} is not "
+                           f"implemented")
 
-    def jvp(primals, tangents, out, **params):
-        raise NotImplementedError(
-            f"Trying to use forward AD with aten::{name(params)} that does not support it.")
+    def jvp(primals, tangents, out, _inplace=False, **params):
+        raise NotImplementedError(f"Trying to use forward AD with aten::{name(params)}"
+                                  f"{'_' * _inplace} that does not support it.")
 
     _refuse_derivatives(prim, "NotImplemented", vjp, jvp, aten if isinstance(aten, str)
                         else prim.name, differentiable)
+
+
+def mark_inplace(node) -> None:
+    """Tell a node of `derivative_not_implemented` that an in-place call made it: PyTorch's
+    refusal then names the in-place overload ("derivative for aten::floor_divide_ ...")."""
+    if node is not None and node.__class__.__name__ == "NotImplemented" and \
+            isinstance(getattr(node, "_params", None), dict):
+        node._params = {**node._params, "_inplace": True}
 
 
 def derivative_not_defined(prim: Primitive, aten: Callable[[dict], str],

@@ -112,7 +112,7 @@ class JVPInterpreter(Interpreter):
         self._attach(out, self._rule_tangents(prim, args, tangents, out, params))
         return out
 
-    def _rule_tangents(self, prim, args, tangents, out, params):
+    def _rule_tangents(self, prim, args, tangents, out, params, inplace: bool = False):
         rule = jvp_rule(prim, params)
         if rule is None:
             return None  # not differentiable: the outputs carry no tangent
@@ -123,7 +123,10 @@ class JVPInterpreter(Interpreter):
             from .jvp_from_vjp import jvp_from_vjp
 
             return self.below(jvp_from_vjp, prim, args, tuple(tangents), params)
-        return self.below(rule, args, tuple(tangents), out, **rule_params(prim, params))
+        rparams = rule_params(prim, params)
+        if inplace and getattr(rule, "not_implemented", None):  # (its words name `op_`)
+            rparams = {**rparams, "_inplace": True}
+        return self.below(rule, args, tuple(tangents), out, **rparams)
 
     def _attach(self, out, t_out) -> None:
         if t_out is None:  # no tangent, said explicitly: an alias of the input (detach)
@@ -172,7 +175,7 @@ class JVPInterpreter(Interpreter):
 
         base = prim.base
         result = self.below(bind, base, *args, **params)
-        t_out = self._rule_tangents(base, args, tangents, result, params)
+        t_out = self._rule_tangents(base, args, tangents, result, params, inplace=True)
         self_ = self.lower(prim, args, params)
         if t_out is not None and t_out._dtype is not self_._dtype:
             t_out = self.below(t_out.to, self_._dtype)

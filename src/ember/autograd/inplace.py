@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from .. import _tensor as T
 from .._core import vjp_rules
+from .._core.primitive import mark_inplace
 from . import grad_mode
 from .graph import record, refresh_view, take_node
 
@@ -36,6 +37,7 @@ def inplace_with_grad(prim, self, args, params):
     if result._dtype is not self._dtype:
         result = result.to(self._dtype)
     node = result._grad_fn
+    mark_inplace(node)
     if node is not None and node._saved:
         _protect_saved(node, self, clone)
     if self.device.type != "meta":

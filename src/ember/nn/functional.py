@@ -10,6 +10,7 @@ from ._functional.activation import *  # noqa: F403
 from ._functional.activation import __all__ as _act
 from ._functional.attention import *  # noqa: F403
 from ._functional.attention import __all__ as _attention
+from ._functional.attention import _canonical_mask, _none_or_dtype  # noqa: F401
 from ._functional.bilinear import *  # noqa: F403
 from ._functional.bilinear import __all__ as _bilinear
 from ._functional.embedding import *  # noqa: F403

@@ -231,17 +231,25 @@ def heaviside(input: Tensor, values: Tensor, *, out=None) -> Tensor:
     return write_out(_heaviside(input, values), out)
 
 
-def _heaviside(input: Tensor, values: Tensor) -> Tensor:
+def heaviside_(self: Tensor, values: Tensor) -> Tensor:
+    """In place through the primitive's in-place form: one `NotImplemented` node on `self`'s
+    history, whose refusal names aten::heaviside_, as PyTorch's."""
+    return _heaviside(self, values, inplace=True)
+
+
+def _heaviside(input: Tensor, values: Tensor, inplace: bool = False) -> Tensor:
     from .._view import broadcast_shapes
     from .special_ops import heaviside_values
 
+    if inplace:  # (the method's words: `values` is its first argument)
+        _tensors("heaviside_", values=(1, values))
     _tensors("heaviside", input=(1, input), values=(2, values))
     broadcast_shapes(input.shape, values.shape)
     if input.dtype.is_complex or values.dtype.is_complex:
         raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     if input.dtype is not values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
-    return heaviside_values(input, values)
+    return heaviside_values(input, values, inplace)
 
 
 def positive(input: Tensor) -> Tensor:
@@ -280,9 +288,9 @@ def _written_into_self(fn):
 TENSOR_METHODS = {
     "deg2rad": deg2rad, "rad2deg": rad2deg, "logaddexp": logaddexp, "logaddexp2": logaddexp2,
     "xlogy": xlogy, "signbit": signbit, "copysign": copysign, "sinc": sinc,
-    "heaviside": heaviside, "positive": positive,
+    "heaviside": heaviside, "heaviside_": heaviside_, "positive": positive,
     **{f.__name__ + "_": _written_into_self(f)
-       for f in (deg2rad, rad2deg, xlogy, copysign, sinc, heaviside)},
+       for f in (deg2rad, rad2deg, xlogy, copysign, sinc)},
 }
 
 __all__ = ["deg2rad", "rad2deg", "logaddexp", "logaddexp2", "xlogy", "signbit", "copysign",

@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._tensor import Tensor
+from .._user_warnings import warn_at_user
 from .._view import wrap_dim
 from ._common import checked_type_name, type_name
 
@@ -156,8 +157,10 @@ def index_add(x: Tensor, dim: int, index: Tensor, source: Tensor, alpha=1) -> in
 _INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
 
 
-def index_reduce(x: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str) -> int:
-    """index_reduce_'s checks, in PyTorch's order and words; the wrapped dim."""
+def index_reduce(x: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str,
+                 include_self: bool = True) -> int:
+    """index_reduce_'s checks, in PyTorch's order and words, then its beta warning and its
+    kernels' dtype refusal; the wrapped dim."""
     if reduce not in _INDEX_REDUCTIONS:
         raise RuntimeError("index_reduce(): Expected reduce to be one of prod, mean, amax or "
                            f"amin but got {reduce}.")
@@ -168,7 +171,16 @@ def index_reduce(x: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str
     if source.ndim == 0 and n != 1 or source.ndim and d >= source.ndim:
         raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
     _source_fits("index_reduce_", x, source, d, n)
-    if first_outside(index, 0, x._shape[d] if x.ndim else 1) is not None:
+    warn_at_user("index_reduce() is in beta and the API may change at any time.", once=True)
+    # (then its kernels: a dispatch over real dtypes, and bounds checked in each one's words)
+    if x._dtype is dt.bool_ or x._dtype.is_complex:
+        kernel = "index_func_" if include_self else "index_reduce_func_exclude_input_init"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{type_name(x._dtype)}\'')
+    size = x._shape[d] if x.ndim else 1
+    bad = None if include_self else first_outside(index, -size, size)  # (its first pass)
+    if bad is not None:
+        raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {size}")
+    if first_outside(index, 0, size) is not None:
         raise IndexError("index out of range in self")
     return d
 

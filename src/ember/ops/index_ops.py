@@ -72,6 +72,7 @@ from .registry import (
     overlapping,
     saves,
 )
+from .scatter_legacy import scatter_legacy_fn
 from .setitem import setitem_p
 from .ternary import where
 
@@ -262,11 +263,10 @@ def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     return apply_(index_copy_p, self, index, source, dim=d)
 
 
-def _index_reduce_args(x: Tensor, dim, index: Tensor, source: Tensor, reduce: str):
+def _index_reduce_args(x: Tensor, dim, index: Tensor, source: Tensor, reduce: str, incl):
     """scatter_reduce's arguments for index_reduce: the index laid along `dim` of `source`
     (each slice of source reduced into the slice of x its index names)."""
-    d = checks.index_reduce(x, dim, index, source, reduce)
-    warn_at_user("index_reduce() is in beta and the API may change at any time.", once=True)
+    d = checks.index_reduce(x, dim, index, source, reduce, bool(incl))
     shape = [1] * source.ndim
     if source.ndim:
         shape[d] = -1
@@ -277,7 +277,7 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
                  include_self: bool = True, out=None) -> Tensor:
     """`input` with each slice of `source` along `dim` reduced (prod, mean, amax, amin) into
     the slice its `index` names; `include_self` counts the input's own values in."""
-    d, idx = _index_reduce_args(input, dim, index, source, reduce)
+    d, idx = _index_reduce_args(input, dim, index, source, reduce, include_self)
     _scatter_reduce_args(input, d, idx, source, reduce)
     return write_exact(apply(scatter_p, input, idx, source, fn=scatter_reduce_fn, dim=d,
                            reduce=reduce, include_self=bool(include_self), wide=False), out)
@@ -286,7 +286,7 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
 def index_reduce_(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
                   include_self: bool = True) -> Tensor:
     """In-place `index_reduce`."""
-    d, idx = _index_reduce_args(self, dim, index, source, reduce)
+    d, idx = _index_reduce_args(self, dim, index, source, reduce, include_self)
     _scatter_reduce_args(self, d, idx, source, reduce)
     return apply_(scatter_p, self, idx, source, fn=scatter_reduce_fn, dim=d, reduce=reduce,
                   include_self=bool(include_self), wide=False)
@@ -489,8 +489,7 @@ def _scatter(x, dim, index, src, value, reduce, run):
             raise RuntimeError("reduce argument must be either add or multiply.")
         if not isinstance(src, Tensor):
             src = _fill_value(src, x._dtype, "scatter")
-        return run(scatter_p, x, index, src, fn=scatter_reduce_fn, dim=d,
-                   reduce="sum" if reduce == "add" else "prod", include_self=True)
+        return run(scatter_p, x, index, src, fn=scatter_legacy_fn, dim=d, reduce=reduce)
     if isinstance(src, Tensor):
         return run(scatter_p, x, index, src, fn=scatter_fn, dim=d)
     return run(scatter_p, x, index, _fill_value(src, x._dtype, "scatter"), fn=scatter_value_fn,
@@ -591,8 +590,9 @@ def _check_mask(name: str, mask) -> None:
     if not isinstance(mask, Tensor):
         raise TypeError(f"{name}(): argument 'mask' must be Tensor, not {type(mask).__name__}")
     if mask._dtype is not dt.bool_:
+        # (masked_fill names the dtype's C type, "float"; masked_scatter its ScalarType, "Float")
         raise RuntimeError(f"{name} only supports boolean masks, but got mask with dtype "
-                           f"{c_type_name(mask._dtype)}")
+                           f"{(type_name if 'scatter' in name else c_type_name)(mask._dtype)}")
 
 
 @method_aware
@@ -793,7 +793,6 @@ TENSOR_METHODS = {
 }
 
 __all__ = [
-    "index_select", "index_add", "index_copy", "index_fill", "index_reduce", "scatter",
-    "scatter_add",
-    "scatter_reduce", "masked_fill", "masked_select", "masked_scatter", "take", "put",
+    "index_select", "index_add", "index_copy", "index_fill", "index_reduce", "scatter", "take",
+    "scatter_add", "scatter_reduce", "masked_fill", "masked_select", "masked_scatter", "put",
 ]

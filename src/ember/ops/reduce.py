@@ -33,7 +33,7 @@ from .._view import numel, wrap_dim, wrap_dims
 from ..amp.autocast_mode import autocast_op
 from ..native import calls
 from ._batching import front
-from ._common import along, c_type_name, type_name, write_exact, write_out
+from ._common import along, c_type_name, cast_input, type_name, write_exact, write_out
 from ._out_checks import _exact_namedtuple, check_same_as_input
 from ._return_types import as_namedtuple, return_type  # noqa: F401 (imported from here)
 from ._size_args import dims_one_by_one
@@ -260,7 +260,7 @@ def _cast_for_sum(x: Tensor, dtype, out=None) -> Tensor:
                                f"got {c_type_name(out._dtype)} instead")
         dtype = out._dtype
     d = dtype if dtype is not None else (dt.int64 if x._dtype._kind < 2 else x._dtype)
-    return x if x._dtype is d else x.to(d)
+    return x if x._dtype is d else cast_input(x, d)
 
 
 def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:

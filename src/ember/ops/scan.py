@@ -142,14 +142,16 @@ def _scan_input(input: Tensor, dtype, out, name: str) -> Tensor:
     """`input` cast to the dtype cumsum / cumprod run in: `dtype`, else `out`'s (PyTorch
     casts the input to it, so cumsum of floats into a long `out` sums truncated values),
     else int64 for ints and bool. PyTorch has no bool kernel for either scan."""
+    if dtype is not None:  # (a bool `dtype` is refused before autograd refuses its result)
+        _refuse_bool(input, name, dtype)
     x = _cast_for_sum(input, dtype, out)
     _refuse_bool(x, name)
     return x
 
 
-def _refuse_bool(x: Tensor, name: str) -> None:
+def _refuse_bool(x: Tensor, name: str, dtype=None) -> None:
     # NOTE: PyTorch returns a 0-d or empty input before reaching its kernel dispatch.
-    if x._dtype is dt.bool_ and x.ndim and x.numel():
+    if (dtype or x._dtype) is dt.bool_ and x.ndim and x.numel():
         raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
 
 

@@ -10,9 +10,10 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._common import type_name
-from .binary_math import maximum, minimum
 from .creation import from_numpy, full
-from .registry import rename_node
+from .index import scatter_p
+from .index_ops import scatter_reduce_fn
+from .registry import apply, rename_node
 from .ternary import where
 
 __all__ = ["segment_reduce"]
@@ -58,6 +59,8 @@ def segment_reduce(data: Tensor, reduce: str, *, lengths: Tensor | None = None,
     """Reduce each segment of `data` along `axis` (segments of `lengths`, or between
     consecutive `offsets`); `initial` joins every segment (an empty one is `initial`, else
     0 / 1 / nan / -inf / inf for sum / prod / mean / max / min)."""
+    # NOTE: torch's reduction parser takes "amax"/"amin" as the names of max/min too.
+    reduce = {"amax": "max", "amin": "min"}.get(reduce, reduce)
     if reduce not in _REDUCE:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce}")
@@ -81,26 +84,27 @@ def segment_reduce(data: Tensor, reduce: str, *, lengths: Tensor | None = None,
     index = index.expand(data.shape)
     shape = lead + (S + 1,) + tuple(data.shape[axis + 1:])
     kind = "sum" if reduce == "mean" else reduce
-    base = full(shape, _EMPTY[kind], dtype=data.dtype)
-    out = base.scatter_reduce(axis, index, data, _REDUCE[kind], include_self=False)
+    # NOTE: PyTorch's kernel starts each segment at `initial` (else the identity) and adds
+    # or multiplies its elements in order, rounding every step to the data's dtype (float16
+    # too): the scatter seeds its target with `initial` and does not widen. A max / min
+    # takes `initial` in afterwards (the same value), so ties with it take no gradient.
+    seeded = initial is not None and kind in ("sum", "prod")
+    base = full(shape, initial if seeded else _EMPTY[kind], dtype=data.dtype)
+    out = apply(scatter_p, base, index, data, fn=scatter_reduce_fn, dim=axis,
+                reduce=_REDUCE[kind], include_self=seeded, wide=False)
     out = out.narrow(axis, 0, S)
     if reduce == "mean":
         count = (ids[..., None] == np.arange(S)).sum(-2)  # (*lead, S)
         count = from_numpy(np.broadcast_to(count, lead + (S,)).reshape(lead + (S,) + tail)
                              .astype(np.float64)).to(data.dtype)
+        out = out / count
         if initial is not None:
-            out = where(count > 0, (out + initial) / count, full((), initial,
-                                                                      dtype=data.dtype))
-        else:
-            out = out / count
-    elif initial is not None:
-        if reduce == "sum":
-            out = out + initial
-        elif reduce == "prod":
-            out = out * initial
-        else:
-            pick = maximum if reduce == "max" else minimum
-            out = pick(out, full((), initial, dtype=data.dtype))
+            out = where(count > 0, out, full((), initial, dtype=data.dtype))
+    elif initial is not None and not seeded:
+        # (`where`, not maximum: a tie with `initial` leaves the gradient to the elements, and
+        # a NaN element stays NaN)
+        init = full((), initial, dtype=data.dtype)
+        out = where(out < init if reduce == "max" else out > init, init, out)
     if out.grad_fn is not None:
         rename_node(out.grad_fn, "SegmentReduceBackward0")
     return out

@@ -590,9 +590,10 @@ def igammac_(self: Tensor, other: Tensor) -> Tensor:
     return _igamma_inplace(igammac_fn, "igammac_", self, other)
 
 
-def heaviside_values(input: Tensor, values: Tensor) -> Tensor:
-    """heaviside's kernel (checks are the caller's): `values` at 0, else 0 or 1."""
-    return apply(binary_p, input, values, fn=heaviside_fn)
+def heaviside_values(input: Tensor, values: Tensor, inplace: bool = False) -> Tensor:
+    """heaviside's kernel (checks are the caller's): `values` at 0, else 0 or 1; written
+    into `input` with `inplace`."""
+    return (apply_ if inplace else apply)(binary_p, input, values, fn=heaviside_fn)
 
 
 TENSOR_METHODS = {

@@ -39,6 +39,33 @@ def canonical_mask(mask: Tensor | None, name: str, dtype, other: Tensor | None =
     return mask
 
 
+def _canonical_mask(mask: Tensor | None, mask_name: str, other_type, other_name: str,
+                    target_type, check_other: bool = True) -> Tensor | None:
+    """PyTorch's private helper under its own name and signature (layers copied from
+    torch.nn call it): a bool mask as an additive `target_type` mask (-inf where True), a
+    float mask unchanged; warns when `other_type` (a second mask's dtype) differs."""
+    if mask is None:
+        return None
+    is_float = mask.dtype.is_floating_point
+    if mask.dtype is not E.bool and not is_float:
+        raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+    if check_other and other_type is not None and mask.dtype is not other_type:
+        warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use "
+                      "same type for both instead.", stacklevel=2)
+    if is_float:
+        return mask
+    return E.zeros_like(mask, dtype=target_type).masked_fill_(mask, float("-inf"))
+
+
+def _none_or_dtype(input: Tensor | None):
+    """`input`'s dtype, or None for None (PyTorch's private helper, for `_canonical_mask`)."""
+    if input is None:
+        return None
+    if isinstance(input, Tensor):
+        return input.dtype
+    raise RuntimeError("input to _none_or_dtype() must be None or torch.Tensor")
+
+
 def fused_masks(attn_mask: Tensor | None, key_padding_mask: Tensor | None, query: Tensor,
                 num_heads: int) -> tuple[Tensor | None, Tensor | None]:
     """The masks PyTorch's fused inference kernels see, as boolean (attn_mask, key_padding_mask).

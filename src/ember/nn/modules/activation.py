@@ -392,6 +392,25 @@ class MultiheadAttention(Module):
                                     attn_mask, average_attn_weights, is_causal and not fused)
         return out, (weights if need_weights else None)
 
+    def merge_masks(self, attn_mask: Tensor | None, key_padding_mask: Tensor | None,
+                    query: Tensor) -> tuple[Tensor | None, int | None]:
+        """The one mask PyTorch's fused kernel takes for a batch-first (N, L, E) `query`, and
+        its type: the (N, L) padding mask alone (type 1), or the attention mask viewed as
+        (N, H, L, L) plus the padding mask viewed as (N, 1, 1, L) (type 2); (None, None)
+        without masks. Bool masks add as a logical or, float masks as numbers."""
+        merged, kind = key_padding_mask, (None if key_padding_mask is None else 1)
+        if attn_mask is not None:
+            n, length, _ = query.shape
+            if attn_mask.dim() == 3:
+                merged = attn_mask.view(n, -1, length, length)
+            else:
+                merged = attn_mask.view(1, 1, length, length).expand(n, self.num_heads, -1, -1)
+            if key_padding_mask is not None:
+                merged = merged + key_padding_mask.view(n, 1, 1, length).expand(
+                    -1, self.num_heads, -1, -1)
+            kind = 2
+        return merged, kind
+
     def _fused_path(self, query, key, value, key_padding_mask, attn_mask) -> bool:
         """Whether PyTorch would run this call through `_native_multi_head_attention`."""
         if any(m is not None and m.dtype.is_floating_point

@@ -214,6 +214,33 @@ def _clones(module: Module, n: int) -> ModuleList:
     return ModuleList([copy.deepcopy(module) for _ in range(n)])
 
 
+# PyTorch's module-level helpers under their own names and signatures: code that copies
+# torch's layers (DETR and its kind) imports them from torch.nn.modules.transformer.
+def _get_clones(module: Module, N: int) -> ModuleList:
+    return _clones(module, N)
+
+
+def _get_activation_fn(activation: str):
+    if isinstance(activation, str):
+        return _activation(activation)
+    raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+
+
+def _get_seq_len(src: Tensor, batch_first: bool) -> int | None:
+    return None if src.is_nested else _seq_len(src, batch_first)
+
+
+def _detect_is_causal_mask(mask: Tensor | None, is_causal: bool | None = None,
+                           size: int | None = None) -> bool:
+    if size is None and mask is not None:
+        size = mask.size(-2)
+    return _detect_is_causal(mask, is_causal, size)
+
+
+def _generate_square_subsequent_mask(sz: int, device=None, dtype=None) -> Tensor:
+    return Transformer.generate_square_subsequent_mask(sz, device=device, dtype=dtype)
+
+
 def _why_not_nested(layer) -> str:
     """PyTorch's reason for not converting an encoder's input to a nested tensor ("" if none)."""
     name = "encoder_layer"

@@ -189,6 +189,9 @@ def pad_sequence(sequences, batch_first: bool = False, padding_value: float = 0.
         raise RuntimeError("pad_sequence: Expected iterable for input sequences, but got arg of "
                            f"type: {type(sequences)}")
     sequences = tuple(sequences)
+    if any(isinstance(t, Tensor) and t._is_wrapper for t in sequences):  # (under vmap)
+        raise RuntimeError("Batching rule not implemented for aten::pad_sequence. We could not "
+                           "generate a fallback.")
     if not sequences:
         raise RuntimeError("received an empty list of sequences")
     if padding_side not in ("left", "right"):
