@@ -211,3 +211,44 @@ def test_set_grad_enabled_repr_names_torchs_class():
         want = repr(torch.set_grad_enabled(mode))
         got = repr(ember.set_grad_enabled(mode))
         assert got == want.replace("torch.", f"{_names.prefix}.", 1)
+
+
+def _grad_modes_in_inference(L, inner):
+    """What the grad modes report, and whether ops record, inside inference_mode."""
+    x = L.ones(2, requires_grad=True)
+    seen = []
+    with L.inference_mode():
+        with inner(L):
+            a = L.ones(2, requires_grad=True)
+            seen.append((L.is_grad_enabled(), (a * 2).requires_grad, (x * 2).requires_grad,
+                         (a * 2).is_inference()))
+            with L.no_grad():
+                seen.append(L.is_grad_enabled())
+            seen.append(L.is_grad_enabled())
+        seen.append((L.is_grad_enabled(), L.is_inference_mode_enabled()))
+    seen.append((L.is_grad_enabled(), (x * 2).requires_grad))
+    return seen
+
+
+INNER_MODES = {"enable_grad": lambda L: L.enable_grad(), "no_grad": lambda L: L.no_grad(),
+               "set_true": lambda L: L.set_grad_enabled(True),
+               "set_false": lambda L: L.set_grad_enabled(False)}
+
+
+@pytest.mark.parametrize("inner", INNER_MODES.values(), ids=INNER_MODES.keys())
+def test_grad_modes_inside_inference_mode_switch_the_flag_not_the_recording(inner):
+    # enable_grad inside inference_mode reports grad mode on, yet nothing records: the
+    # results are inference tensors without requires_grad, as PyTorch's InferenceMode
+    assert _grad_modes_in_inference(ember, inner) == _grad_modes_in_inference(torch, inner)
+
+
+def test_enable_grad_decorator_inside_inference_mode():
+    def run(L):
+        @L.enable_grad()
+        def f(x):
+            return L.is_grad_enabled(), (x * 2).requires_grad
+
+        with L.inference_mode():
+            return f(L.ones(2, requires_grad=True))
+
+    assert run(ember) == run(torch) == (True, False)

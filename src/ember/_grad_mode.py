@@ -12,16 +12,34 @@ import threading
 
 
 class _State(threading.local):
+    """`enabled`: whether ops record (what every op reads); `inference`: inference mode.
+
+    NOTE: in inference mode nothing records, whatever the grad mode: PyTorch's
+    InferenceMode leaves autograd out of dispatch, while `enable_grad` inside it still
+    switches what `is_grad_enabled()` reports. There `enabled` stays False and the grad
+    modes switch `inference_grad` instead."""
+
     def __init__(self) -> None:
         self.enabled = True
         self.inference = False
+        self.inference_grad = False
 
 
 state = _State()
 
 
 def is_grad_enabled() -> bool:
-    return state.enabled
+    return state.inference_grad if state.inference else state.enabled
+
+
+def _set(flag: bool) -> bool:
+    """Switch grad mode to `flag`; the mode it was in."""
+    prev = is_grad_enabled()
+    if state.inference:
+        state.inference_grad = flag
+    else:
+        state.enabled = flag
+    return prev
 
 
 def is_inference_mode_enabled() -> bool:
@@ -86,11 +104,10 @@ class no_grad(_Mode):
         self.prev = True
 
     def __enter__(self) -> None:
-        self.prev = state.enabled
-        state.enabled = False
+        self.prev = _set(False)
 
     def __exit__(self, *exc) -> None:
-        state.enabled = self.prev
+        _set(self.prev)
 
 
 class enable_grad(_Mode):
@@ -107,11 +124,10 @@ class enable_grad(_Mode):
         self.prev = False
 
     def __enter__(self) -> None:
-        self.prev = state.enabled
-        state.enabled = True
+        self.prev = _set(True)
 
     def __exit__(self, *exc) -> None:
-        state.enabled = self.prev
+        _set(self.prev)
 
 
 class set_grad_enabled(_Mode):
@@ -121,9 +137,8 @@ class set_grad_enabled(_Mode):
         if not isinstance(mode, bool):  # (PyTorch refuses 0/1 too, before switching)
             raise TypeError("set_grad_enabled(): argument 'enabled' (position 1) must be bool, "
                             f"not {type(mode).__name__}")
-        self.prev = state.enabled
         self.mode = mode
-        state.enabled = self.mode
+        self.prev = _set(mode)
 
     def __repr__(self) -> str:
         from . import _names
@@ -132,14 +147,14 @@ class set_grad_enabled(_Mode):
 
     def __call__(self, fn=None):
         # Used as a decorator, constructing it must not leave the mode switched.
-        state.enabled = self.prev
+        _set(self.prev)
         return super().__call__(fn)
 
     def __enter__(self) -> None:
-        state.enabled = self.mode
+        _set(self.mode)
 
     def __exit__(self, *exc) -> None:
-        state.enabled = self.prev
+        _set(self.prev)
 
     def clone(self):
         return self.__class__(self.mode)
@@ -157,17 +172,18 @@ class inference_mode(_Mode):
 
     def __init__(self, mode: bool = True) -> None:
         self.mode = bool(mode)
-        self.prev = (True, False)
+        self.prev = (True, False, False)
 
     def __enter__(self) -> None:
-        self.prev = (state.enabled, state.inference)
+        self.prev = (state.enabled, state.inference, state.inference_grad)
         # NOTE: as PyTorch's InferenceMode guard, the mode sets grad mode to its opposite:
         # `inference_mode(False)` turns gradients on, even inside `no_grad`.
         state.enabled = not self.mode
         state.inference = self.mode
+        state.inference_grad = False
 
     def __exit__(self, *exc) -> None:
-        state.enabled, state.inference = self.prev
+        state.enabled, state.inference, state.inference_grad = self.prev
 
     def clone(self):
         return self.__class__(self.mode)

@@ -59,3 +59,18 @@ def test_scalar_parameters_take_the_default_dtype():
                 torch.distributions.Normal(0.5, 2.0).log_prob(torch.tensor(1.0)))
     d = Normal(ember.tensor([0.0], dtype=ember.float64), 1.0)
     assert d.scale.dtype is ember.float64
+
+
+@pytest.mark.parametrize("make", [
+    lambda D: D.Normal(0.0, 1.0), lambda D: D.Cauchy(0.0, 1.0), lambda D: D.Exponential(1.0),
+    lambda D: D.HalfNormal(1.0), lambda D: D.LogNormal(0.0, 1.0),
+])
+@pytest.mark.parametrize("value", [0.5, 1])
+def test_icdf_of_a_python_number_is_refused_as_torch(make, value):
+    # torch's icdf calls the function form (torch.erfinv / tan / log1p) on the number
+    msgs = []
+    for L in (ember, torch):
+        with pytest.raises(TypeError) as e:
+            make(L.distributions).icdf(value)
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]

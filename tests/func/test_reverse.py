@@ -54,3 +54,33 @@ def test_no_grad_around_the_transform_drops_the_graph(L):
     with L.no_grad():
         j = L.func.jacrev(lambda v: L.tanh(v @ w))(L.tensor(X[0]))
     assert not j.requires_grad
+
+
+def _graph_flags(L):
+    """requires_grad of what grad_and_value / vjp hand back, output by output: each keeps a
+    graph only if it reaches a tensor requiring grad from outside the call."""
+    L.manual_seed(0)
+    w = L.randn(3, requires_grad=True)
+    wd = w.detach()
+    x = L.randn(3)
+    F = L.func
+
+    def flags(tree):
+        return [t.requires_grad for t in L.utils._pytree.tree_flatten(tree)[0]]
+
+    out = []
+    out += flags(F.grad(lambda t: ((t * w).sum(), (t * 2).sum()), has_aux=True)(x))
+    out += flags(F.grad_and_value(lambda t: ((t * wd).sum(), (t * 2, (t * w).sum())),
+                                  has_aux=True)(x))
+    out += flags(F.vjp(lambda t: (t * w, t * 2, t.sin()), x)[0])
+    out += flags(F.vjp(lambda t: ((t * 2).sum(), (t * w, t.exp())), x, has_aux=True)[2])
+    out += flags(F.vmap(F.grad_and_value(lambda t: (t * wd).sum()))(x.expand(2, 3)))
+    out += flags(F.vmap(F.grad(lambda t: ((t * wd).sum(), t.cos()), has_aux=True))(
+        x.expand(2, 3)))
+    return out
+
+
+def test_results_keep_a_graph_only_where_they_reach_an_outer_one():
+    # grad(f, has_aux=True)(x) with f closing over a parameter w: the gradient and value
+    # depend on w and stay in its graph; an aux computed from x alone is a plain tensor
+    assert _graph_flags(ember) == _graph_flags(torch)

@@ -378,3 +378,41 @@ def test_kl_div_refuses_integer_bool_and_complex_operands_as_torch(reduction):
                 except (RuntimeError, ValueError) as e:
                     got.append((type(e).__name__, str(e)))
         assert got[0] == got[1], (da, db)
+
+
+# 'elementwise_mean' is 'mean' under its old name for the losses PyTorch reads into its
+# reduction enum (with the deprecation warning); poisson_nll_loss checks the name itself
+ELEMENTWISE_MEAN = {
+    "mse_loss": lambda L, F, x, y: F.mse_loss(x, y, reduction="elementwise_mean"),
+    "huber_loss": lambda L, F, x, y: F.huber_loss(x, y, reduction="elementwise_mean"),
+    "kl_div": lambda L, F, x, y: F.kl_div(x.log(), y, reduction="elementwise_mean"),
+    "nll_loss": lambda L, F, x, y: F.nll_loss(x, L.tensor([0, 2]), reduction="elementwise_mean"),
+    "bce": lambda L, F, x, y: F.binary_cross_entropy(x, y, reduction="elementwise_mean"),
+    "margin": lambda L, F, x, y: F.multi_margin_loss(x, L.tensor([1, 0]),
+                                                     reduction="elementwise_mean"),
+    "ctc": lambda L, F, x, y: F.ctc_loss(x.log().reshape(2, 1, 3), L.tensor([[1]]),
+                                         L.tensor([2]), L.tensor([1]),
+                                         reduction="elementwise_mean"),
+    "module": lambda L, F, x, y: L.nn.L1Loss(reduction="elementwise_mean")(x, y),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ELEMENTWISE_MEAN))
+def test_elementwise_mean_is_the_deprecated_name_of_mean(name):
+    import warnings
+
+    x, y = rand_array((2, 3), low=0.1, high=0.9), rand_array((2, 3), seed=1, low=0.1, high=0.9)
+    got = []
+    for L in (ember, torch):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            got.append(ELEMENTWISE_MEAN[name](L, L.nn.functional, L.tensor(x), L.tensor(y)))
+        assert [str(m.message) for m in w] == [
+            "reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead."]
+    assert_same(*got)
+
+
+def test_poisson_nll_loss_refuses_elementwise_mean():
+    for L in (ember, torch):
+        with pytest.raises(ValueError, match="^elementwise_mean is not a valid value for red"):
+            L.nn.functional.poisson_nll_loss(L.ones(2), L.ones(2), reduction="elementwise_mean")

@@ -405,6 +405,59 @@ def test_errors_match_torch(call):
     assert type(ee.value) is type(te.value), f"{ee.value!r} vs {te.value!r}"
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "complex64"])
+@pytest.mark.parametrize("bounds", [(0, float("inf")), (float("-inf"), 0), (float("nan"), 1),
+                                    (0, float("nan")), (-1e39, 0), (0, 1e39), (-3e38, 3e38),
+                                    (1e5, 1e5 + 1), (2, 1)])
+def test_uniform_bounds_are_checked_against_the_dtype_first(dtype, bounds):
+    # each bound within the real dtype's finite range (inf, nan and 1e5 for float16 refused,
+    # naming the C++ type), then from <= to, then to - from finite; else a draw
+    def call(L):
+        return L.empty(3, dtype=getattr(L, dtype)).uniform_(*bounds)
+
+    try:
+        call(torch)
+    except RuntimeError:
+        same_message(call)
+    else:
+        assert call(ember).shape == (3,)
+
+
+def test_normal_std_nan_is_refused_and_log_normal_overflows_to_inf(recwarn):
+    nan = float("nan")
+    same_message(lambda L: L.normal(L.zeros(3), L.tensor([1.0, nan, 1.0])))
+    same_message(lambda L: L.empty(2).normal_(0, nan))
+    for d in ("float32", "float64", "float16"):
+        # exp of a huge normal sample is inf (C's exp), with no NumPy warning on the way
+        for lib in (ember, torch):
+            lib.manual_seed(0)
+        e = ember.empty(4, dtype=getattr(ember, d)).log_normal_(1e6, 1)
+        t = torch.empty(4, dtype=getattr(torch, d)).log_normal_(1e6, 1)
+        assert_same(e, t)
+    for lib in (ember, torch):
+        lib.manual_seed(0)
+    assert_same(ember.empty(20).normal_(float("inf"), 1), torch.empty(20).normal_(float("inf"), 1))
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+@pytest.mark.parametrize("fill", [
+    lambda x: x.uniform_(), lambda x: x.normal_(), lambda x: x.exponential_(),
+    lambda x: x.cauchy_(), lambda x: x.log_normal_(), lambda x: x.geometric_(0.5),
+    lambda x: x.random_(), lambda x: x.bernoulli_(0.5), lambda x: x.bernoulli_(x.detach()),
+    lambda x: x[:2].normal_(),
+])
+def test_a_refused_random_fill_draws_nothing(fill):
+    # a leaf that requires grad (or a view of one) is refused before the kernel runs, so
+    # the generator is left where it was, as in PyTorch
+    for L in (ember, torch):
+        L.manual_seed(0)
+        x = L.rand(3, requires_grad=True)
+        state = L.get_rng_state()
+        with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+            fill(x)
+        assert L.get_rng_state().equal(state)
+
+
 def test_generator_argument_type_is_checked():
     with pytest.raises(TypeError, match="Generator"):
         ember.rand(2, generator=3)

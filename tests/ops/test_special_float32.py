@@ -114,6 +114,23 @@ def test_both_builds_by_hand():
     assert ember.polygamma(1, x).item() == 0.9332448244094849
 
 
+def test_float64_trigamma_is_torchs_series_bit_for_bit():
+    # torch's float64 trigamma is its own short series (~1e-10 relative: 4.934802202073678
+    # at 1/2, not pi^2/2), and its reflection makes a pole a huge finite value (-1 ->
+    # 6.58e32); ember replays it, FMAs as the build under test contracts them
+    x = np.concatenate([X.astype(np.float64), [0.5, -1.0, 1e-300, 1e17, -2.5]])
+    for e, t in ((ember.polygamma(1, ember.tensor(x)), torch.polygamma(1, torch.tensor(x))),
+                 (ember.special.polygamma(1, ember.tensor(x[:50])),
+                  torch.special.polygamma(1, torch.tensor(x[:50])))):
+        a, b = e.numpy(), t.numpy()
+        assert ((a.view(np.uint64) == b.view(np.uint64)) | (np.isnan(a) & np.isnan(b))).all()
+    pos = np.abs(x[:500]) + 0.1  # digamma's gradient is trigamma
+    xe, xt = ember.tensor(pos, requires_grad=True), torch.tensor(pos, requires_grad=True)
+    (ge,) = ember.autograd.grad(ember.digamma(xe).sum(), xe)
+    (gt,) = torch.autograd.grad(torch.digamma(xt).sum(), xt)
+    assert ge.numpy().tobytes() == gt.numpy().tobytes()
+
+
 def test_float64_unchanged_path():
     """float64 still goes through the float64 kernels (within an ulp of torch's)."""
     x = X.astype(np.float64)

@@ -323,6 +323,16 @@ def test_renorm_matches_torch(dtype, p):
         assert_same(e.renorm_(p, dim, maxnorm), t.renorm_(p, dim, maxnorm))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_renorm_factor_is_one_correctly_rounded_division(dtype):
+    # integer rows: the 2-norm is one correctly rounded sqrt, so torch's kernel
+    # (maxnorm / (norm + 1e-7), then the product) is matched bit for bit; a reciprocal
+    # times maxnorm lands an ulp away (-3.4020690409025622 vs ...627 in float64)
+    e = (ember.arange(12, dtype=getattr(ember, dtype)).reshape(3, 4) - 5).renorm(2, 0, 5)
+    t = (torch.arange(12, dtype=getattr(torch, dtype)).reshape(3, 4) - 5).renorm(2, 0, 5)
+    assert e.tolist() == t.tolist()
+
+
 def test_renorm_gradients_match_torch_and_finite_differences():
     x = np.random.default_rng(1).standard_normal((3, 4))
     for p in (2, 1.5, float("inf")):

@@ -41,3 +41,61 @@ def test_uint8_condition_warns_once_per_process_as_torch():
         "print(r.tolist(), [str(x.message).split(' (Triggered')[0] for x in w])\n")
     outs = [with_server(m).run_code(script.format(m=m)).stdout for m in ("torch", "ember")]
     assert outs[0] == outs[1] and "uint8 condition" in outs[0]
+
+
+# a number bound beside a tensor one fits no overload of clamp (as the positional call reads;
+# a keyword call's "got (...)" lists its keywords, which ember cannot tell from positions);
+# clamp_min / clamp_max take no None bound. Method forms print their notes: every argument
+# is marked where it meets a piece with a default, "(!float!, !Tensor!)".
+MIXED = [
+    lambda m, x, t: m.clamp(x, 0.0, t),
+    lambda m, x, t: m.clamp(x, t, 1.0),
+    lambda m, x, t: m.clip(x, 0.0, t),
+    lambda m, x, t: m.clamp(x, 0.0, t, out=m.empty(3)),
+    lambda m, x, t: x.clamp(0.0, t),
+    lambda m, x, t: x.clamp_(0.0, t),
+    lambda m, x, t: x.clip(t, 1),
+    lambda m, x, t: x.clip_(t, 1),
+    lambda m, x, t: x.clamp(t, "a"),
+    lambda m, x, t: x.clamp("a", 1.0),
+    lambda m, x, t: x.lerp(t, "a"),
+    lambda m, x, t: m.clamp_min(x, None),
+    lambda m, x, t: m.clamp_max(x, None, out=t),
+    lambda m, x, t: x.clamp_max(None),
+    lambda m, x, t: x.clamp_min_(None),
+]
+
+
+@pytest.mark.parametrize("i", range(len(MIXED)))
+def test_bound_types_refused_in_the_parsers_words(i):
+    def call(m):
+        return MIXED[i](m, m.zeros(3), m.ones(3))
+
+    same_message(call, TypeError)
+
+
+# Tensor.where(condition, other): its own printed overloads, typed one place early
+WHERE_METHOD = [
+    lambda m, x: x.where(x > 0, "a"),
+    lambda m, x: x.where("a", 1.0),
+    lambda m, x: x.where(x > 0, [1]),
+    lambda m, x: x.where(x > 0, None),
+    lambda m, x: x.where(x > 0),
+    lambda m, x: x.where(x > 0, x, x),
+    lambda m, x: x.where(cond=x > 0, other=x),
+    lambda m, x: x.where(),
+]
+
+
+@pytest.mark.parametrize("i", range(len(WHERE_METHOD)))
+def test_where_method_refusals_in_the_parsers_words(i):
+    same_message(lambda m: WHERE_METHOD[i](m, m.tensor([-1.0, 0.5, 2.0])), TypeError)
+
+
+def test_where_method_takes_keywords_and_numbers():
+    from helpers import same_result
+
+    for call in (lambda m, x: x.where(condition=x > 0, other=m.zeros(3)),
+                 lambda m, x: x.where(x > 0, other=2), lambda m, x: x.where(x > 0, True),
+                 lambda m, x: x.where(x > 0, m.tensor(5))):
+        same_result(lambda m, call=call: call(m, m.tensor([-1.0, 0.5, 2.0])))

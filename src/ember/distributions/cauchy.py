@@ -8,6 +8,7 @@ import math
 
 from .._tensor import Size, Tensor
 from ..ops.creation import empty, full
+from ..ops.unary_math import tan
 from . import constraints
 from .distribution import Distribution
 from .utils import broadcast_all
@@ -58,7 +59,7 @@ class Cauchy(Distribution):
         return ((value - self.loc) / self.scale).atan() / math.pi + 0.5
 
     def icdf(self, value: Tensor) -> Tensor:
-        return (math.pi * (value - 0.5)).tan() * self.scale + self.loc
+        return tan(math.pi * (value - 0.5)) * self.scale + self.loc  # (a number: TypeError)
 
     def entropy(self) -> Tensor:
         return math.log(4 * math.pi) + self.scale.log()

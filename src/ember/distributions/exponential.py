@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .._tensor import Size, Tensor
 from ..ops.creation import empty, zeros_like
+from ..ops.unary_math import log1p
 from . import constraints
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all
@@ -57,7 +58,7 @@ class Exponential(ExponentialFamily):
         return 1 - (-self.rate * value).exp()
 
     def icdf(self, value: Tensor) -> Tensor:
-        return -(-value).log1p() / self.rate
+        return -log1p(-value) / self.rate  # (a number: TypeError, as in torch)
 
     def entropy(self) -> Tensor:
         return 1.0 - self.rate.log()

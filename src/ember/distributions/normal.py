@@ -8,6 +8,7 @@ from .. import _grad_mode
 from .._tensor import Size, Tensor
 from ..ops.creation import empty
 from ..ops.random_ops import normal
+from ..ops.unary_math import erfinv
 from . import constraints
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all
@@ -68,7 +69,8 @@ class Normal(ExponentialFamily):
         return 0.5 * (1 + ((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)).erf())
 
     def icdf(self, value: Tensor) -> Tensor:
-        return self.loc + self.scale * (2 * value - 1).erfinv() * math.sqrt(2)
+        # (the function form: a Python number is refused in the parser's words, as in torch)
+        return self.loc + self.scale * erfinv(2 * value - 1) * math.sqrt(2)
 
     def entropy(self) -> Tensor:
         return 0.5 + 0.5 * math.log(2 * math.pi) + self.scale.log()

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from .. import _grad_mode as grad_mode
 from .._core import current_interpreter
-from .._core.dispatch import transform_active
+from .._core.dispatch import forward_mode_active
 from .._tensor import Tensor
 from ..autograd.engine import grad as _engine_grad
 from ..autograd.function import reverse_transforms_open
@@ -110,10 +110,10 @@ def _fresh_front(x, levels: list):
 
 
 def _release(t, keep: bool):
-    """A result handed back to the caller: without graph unless `keep`. Under another
-    transform's interpreter (vmap, jvp) it is left as it is: `detach` would also drop what
-    that transform attached (a tangent)."""
-    if keep or not isinstance(t, Tensor) or not t.requires_grad or transform_active():
+    """A result handed back to the caller: without graph unless `keep`. Under a forward-mode
+    interpreter (jvp) it is left as it is: `detach` would also drop the tangent it carries;
+    under vmap alone it is detached, batched as it is (torch.func's value and aux)."""
+    if keep or not isinstance(t, Tensor) or not t.requires_grad or forward_mode_active():
         return t
     return t.detach()
 
@@ -301,7 +301,7 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
             _depth[0] -= 1
     out_leaves, out_spec = tree_flatten(out)
     _check_shared(shared, out_leaves)
-    keep = keep or _outer_graph(out_leaves, ins)
+    keep_in, keep = keep, keep or _outer_graph(out_leaves, ins)
     for o in out_leaves:
         if not isinstance(o, Tensor):
             raise RuntimeError(f"vjp(f, *primals): expected f(*primals) to return only "
@@ -321,10 +321,13 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
             gs = _gradients(out_leaves, ins, ct_leaves, retain=retain_graph, keep=keep)
         return tree_unflatten([_release(g, keep) for g in gs], spec)
 
-    result = tree_unflatten([_release(o, keep) for o in out_leaves], out_spec)
+    # (each output, and each aux, keeps a graph only if it reaches one outside this call)
+    result = tree_unflatten([_release(o, keep_in or _outer_graph([o], ins))
+                             for o in out_leaves], out_spec)
     if not has_aux:
         return result, vjp_fn
-    return result, vjp_fn, tree_map(lambda a: _release(a, keep), aux)
+    return result, vjp_fn, tree_map(lambda a: _release(a, keep_in or _outer_graph([a], ins)),
+                                    aux)
 
 
 def _argnums_inputs(args: tuple, argnums) -> tuple:
@@ -378,6 +381,7 @@ def grad_and_value(func: Callable, argnums=0, has_aux: bool = False) -> Callable
                                        f"outputs but got {out.dtype}")
                 _check_shared(shared, [out])
                 ins = [x for i in which for x in fresh[i]]
+                keep_aux = keep
                 keep = keep or _outer_graph([out], ins)
                 gs = _gradients([out], ins, [ones_like(out)], retain=False, keep=keep)
             finally:
@@ -387,8 +391,9 @@ def grad_and_value(func: Callable, argnums=0, has_aux: bool = False) -> Callable
                       for i in which)
         grads = grads[0] if isinstance(argnums, int) else grads
         value = _release(out, keep)
-        if has_aux:
-            return grads, (value, tree_map(lambda a: _release(a, keep), aux))
+        if has_aux:  # (each aux keeps a graph only if it reaches one outside this call)
+            return grads, (value, tree_map(
+                lambda a: _release(a, keep_aux or _outer_graph([a], ins)), aux))
         return grads, value
 
     return wrapper

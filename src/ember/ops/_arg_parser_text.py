@@ -90,17 +90,21 @@ def _note(signature: str, args: tuple, kwargs: dict, accepts: dict,
     pieces = signature[1:-1].split(", ")
     if len(args) + len(kwargs) != len(pieces):
         return ""
-    if typed_by is not None:
-        pieces = typed_by[1:-1].split(", ")
-    if kwargs:
+    if kwargs:  # (named by the printed overload's own parameters)
         tail = [p.split(" ")[-1] for p in pieces][max(0, len(pieces) - len(kwargs)):]
         wrong = [k for k in keyword_order(kwargs) if k not in tail]
         return ("      didn't match because some of the keywords were incorrect: "
                 f"{', '.join(wrong)}\n")
+    if typed_by is not None:
+        pieces = typed_by[1:-1].split(", ")
+    # NOTE: torch's note reads a piece's type as the text before its last space, so a
+    # piece with a default ("Tensor min = None") has no type it knows; when an argument
+    # meets one, none fits: `x.clamp(t, "a")` marks both, "(!Tensor!, !str!)"
+    typeless = any(" = " in p for p in pieces[:len(args)])
     descs = []
     for arg, piece in zip(args, pieces):
         desc = tp_name(arg)
-        fits = desc in accepts.get(piece.split(" ")[0], ())
+        fits = not typeless and desc in accepts.get(piece.split(" ")[0], ())
         descs.append(desc if fits else f"!{_described(arg)}!")
     return ("      didn't match because some of the arguments have invalid types: "
             f"({', '.join(descs)})\n")

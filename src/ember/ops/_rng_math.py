@@ -296,6 +296,17 @@ def libm_log1p(x: np.ndarray) -> np.ndarray:
     return _map(math.log1p, x)
 
 
+def _exp(v: float) -> float:
+    try:
+        return math.exp(v)
+    except OverflowError:  # (C's exp gives inf past its range)
+        return math.inf
+
+
+def libm_exp(x: np.ndarray) -> np.ndarray:
+    return _map(_exp, x)
+
+
 _TRIG_OK: list[bool] = []
 
 

@@ -30,7 +30,7 @@ from .random_ops import (
     drawn_from,
     sample_p,
 )
-from .registry import Member, apply, apply_, check_inplace, nondifferentiable
+from .registry import Member, apply, apply_, check_grad_write, check_inplace, nondifferentiable
 
 f32, f64 = np.float32, np.float64
 
@@ -79,6 +79,9 @@ def _bernoulli_tensor_(self: Tensor, g, p: Tensor) -> Tensor:
     if not p._dtype.is_floating_point:
         raise NotImplementedError(
             f'"bernoulli_tensor_cpu_p_" not implemented for \'{type_name(p._dtype)}\'')
+    # (a leaf's refusal comes before the draw, which it spares, as in PyTorch; an inference
+    # tensor's after it: PyTorch even writes that one before refusing)
+    check_grad_write(self)
     if self.device.type == "meta":
         check_inplace(self)
         return self

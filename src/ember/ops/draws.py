@@ -53,7 +53,8 @@ def _eval_draw(prim, args: tuple, params: dict) -> Tensor:
     (memory order), laid out as a new CPU tensor of the draw's shape and strides."""
     shape, stride, contiguous = _draw_layout(args, params)
     d = params["dtype"]
-    flat = params["make"](numel(shape), contiguous)
+    with np.errstate(all="ignore"):  # (inf/nan parameters give inf/nan silently, as in C)
+        flat = params["make"](numel(shape), contiguous)
     if d.is_complex and flat.dtype != d.np:
         flat = np.ascontiguousarray(flat).view(d.np)
     shape = tuple(shape)

@@ -54,6 +54,7 @@ from .registry import (
     apply,
     apply_,
     batch_by_loop,
+    check_grad_write,
     check_inplace,
     defjvp,
     deflinear,
@@ -200,6 +201,9 @@ def _check_no_overlap(shape, stride) -> None:
 def _inplace(self: Tensor, grad_name: str, make) -> Tensor:
     """Fill `self` with `make(n, contiguous)` (values in memory order, self's dtype or,
     for complex self, its real dtype with 2n values)."""
+    # (a leaf's refusal comes before the draw, which it spares, as in PyTorch; an inference
+    # tensor's after it: PyTorch even writes that one before refusing)
+    check_grad_write(self)
     if self.device.type == "meta":
         check_inplace(self)
         return self
@@ -212,6 +216,12 @@ def _inplace(self: Tensor, grad_name: str, make) -> Tensor:
 # --- uniform ---------------------------------------------------------------------
 
 def _check_uniform(d: dt.dtype, a: float, b: float) -> None:
+    """PyTorch's checks, in its order: each bound within the (real) dtype's finite range
+    (so inf and nan are refused), then from <= to, then to - from representable."""
+    hi = _FLOAT_MAX[_real(d).name]
+    for name, v in (("from", a), ("to", b)):
+        if not -hi <= v <= hi:
+            raise RuntimeError(f"{name} is out of bounds for {_CPP_NAMES[_real(d).name]}")
     if not a <= b:
         raise RuntimeError(
             f"uniform_ expects to return a [from, to) range, but found from={_fmt(a)} > "
@@ -350,7 +360,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
 
 
 def _std_check_kernel(std):
-    if np.any(std < 0):
+    if not np.all(std >= 0):  # (a nan std is refused too, as PyTorch's `std >= 0` check)
         raise RuntimeError("normal expects all elements of std >= 0.0")
     return std.copy()
 
@@ -588,7 +598,7 @@ def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *,
     g = _gen(generator, "log_normal_")
     d = self._dtype
     return _inplace(self, "LogNormalBackward0", lambda n, c: K.to_dtype(
-        M._map(math.exp, K.normal_serial(g, n, float(mean), float(std))), d))
+        M.libm_exp(K.normal_serial(g, n, float(mean), float(std))), d))
 
 
 def geometric_(self: Tensor, p: float, *, generator=None) -> Tensor:

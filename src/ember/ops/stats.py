@@ -222,6 +222,7 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *, out=None) -> Te
     maxnorm / (norm + 1e-7), for 16-bit floats the norm taken in float32 and the factor
     rounded to the input's dtype, as PyTorch does."""
     from .._view import wrap_dim
+    from .binary import div
     from .ternary import where
 
     if p <= 0:
@@ -235,7 +236,10 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *, out=None) -> Te
     wide = dt.float32 if input._dtype in (dt.float16, dt.bfloat16) else None
     dims = [i for i in range(input.ndim) if i != d]
     norm = vector_norm(input, p, dims, True, dtype=wide)
-    factor = where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
+    # NOTE: PyTorch's kernel divides maxnorm by the norm (one rounding), where the Python
+    # `maxnorm / tensor` takes a reciprocal then multiplies (two), an ulp apart
+    scale = div(norm.new_full((), maxnorm), norm + 1e-7)
+    factor = where(norm > maxnorm, scale, 1.0)
     if wide is not None:  # (the factor is rounded to the input's dtype before the product)
         factor = factor.to(input._dtype)
     return write_out(_named(input * factor, "RenormBackward0"), out)

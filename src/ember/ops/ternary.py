@@ -3,6 +3,8 @@ primitive (the `ternary` family), with their derivatives."""
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from .. import _dtype as dt
@@ -13,7 +15,13 @@ from .._tensor import Tensor
 from .._user_warnings import warn_at_user
 from .._view import broadcast_shapes
 from . import _multiply_add as multiply_add
-from ._arg_parser_text import called_as_method, method_aware, operand_error, tp_name
+from ._arg_parser_text import (
+    called_as_method,
+    invalid_combination,
+    method_aware,
+    operand_error,
+    tp_name,
+)
 from ._common import (
     OperandTypeError,
     binary_operands,
@@ -250,8 +258,7 @@ def _clamp_args(input: Tensor, min, max, name: str = "clamp"):
         raise RuntimeError(f"torch.{name}: At least one of 'min' or 'max' must not be None")
     if (isinstance(min, Tensor) or isinstance(max, Tensor)) and not (
             min is None or max is None or isinstance(min, Tensor) and isinstance(max, Tensor)):
-        raise TypeError(f"{name}() received an invalid combination of arguments: min and max "
-                        "must both be Tensors or both be numbers")
+        raise OperandTypeError(f"{name}: min and max must both be Tensors or both numbers")
     bounds = [b for b in (min, max) if b is not None]
     for b in bounds:
         if b.__class__ is int:
@@ -292,7 +299,14 @@ def clamp(input: Tensor, min=None, max=None, *, out=None) -> Tensor:
         raise _clamp_words("clamp", input, min, max, out, called_as_method()) from None
 
 
+def _one_sided(min, max, side: str | None) -> None:
+    """clamp_min / clamp_max take no None bound (their overloads have no default)."""
+    if side is not None and (min if side == "min" else max) is None:
+        raise OperandTypeError(f"clamp_{side}: the bound is None")
+
+
 def _clamp(input: Tensor, min, max, out, side: str | None = None) -> Tensor:
+    _one_sided(min, max, side)
     x, lo, hi, d = _clamp_args(input, min, max)
     if out is not None:
         if isinstance(out, Tensor) and out._dtype is not d and out is not input and not (
@@ -339,6 +353,7 @@ def clamp_(self: Tensor, min=None, max=None) -> Tensor:
 
 
 def _clamp_(self: Tensor, min, max, side: str | None = None) -> Tensor:
+    _one_sided(min, max, side)
     bounds = [b for b in (min, max) if b is not None]
     if bounds and all(isinstance(b, Tensor) for b in bounds):
         # (the in-place result's shape is checked before any dtype, as PyTorch does)
@@ -357,7 +372,8 @@ def clamp_min(input: Tensor, min, *, out=None) -> Tensor:
     try:
         return _clamp(input, min, None, out, "min")
     except OperandTypeError:
-        raise operand_error("clamp_min", (input, min), method=called_as_method()) from None
+        raise operand_error("clamp_min", (input, min), {"out": out},
+                            method=called_as_method()) from None
 
 
 @method_aware
@@ -365,7 +381,8 @@ def clamp_max(input: Tensor, max, *, out=None) -> Tensor:
     try:
         return _clamp(input, None, max, out, "max")
     except OperandTypeError:
-        raise operand_error("clamp_max", (input, max), method=called_as_method()) from None
+        raise operand_error("clamp_max", (input, max), {"out": out},
+                            method=called_as_method()) from None
 
 
 def clamp_min_(self: Tensor, min) -> Tensor:
@@ -598,8 +615,26 @@ def _inplace_check(self: Tensor, promoted: Tensor) -> None:
                            f"desired output type {type_name(self._dtype)}")
 
 
+# Tensor.where's overloads as torch's parser prints them, and the function's it types their
+# arguments by (one place early: see `operand_error`)
+_WHERE_METHOD = ("(Tensor condition, Tensor other)", "(Tensor condition, Number other)")
+_WHERE_TYPED = ("(Tensor condition, Tensor input, Tensor other, *, Tensor out = None)",
+                "(Tensor condition, Tensor input, Number other)")
+
+
+def _where_method(self: Tensor, *args, **kwargs) -> Tensor:
+    """`self.where(condition, other)`: `where(condition, self, other)`; a call that fits
+    neither overload is refused in the parser's words."""
+    bound = dict(zip(("condition", "other"), args), **kwargs)
+    cond, other = bound.get("condition"), bound.get("other")
+    if len(args) > 2 or set(bound) != {"condition", "other"} or not isinstance(cond, Tensor) \
+            or not isinstance(other, (Tensor, numbers.Number)):
+        raise invalid_combination("where", _WHERE_METHOD, args, kwargs, typed_by=_WHERE_TYPED)
+    return where(cond, self, other)
+
+
 TENSOR_METHODS = {
-    "where": lambda self, condition, other: where(condition, self, other),
+    "where": _where_method,
     "clamp": clamp, "clamp_": clamp_, "clip": clip, "clip_": clip_, "clamp_min": clamp_min,
     "clamp_min_": clamp_min_, "clamp_max": clamp_max, "clamp_max_": clamp_max_,
     "lerp": lerp, "lerp_": lerp_, "addcmul": addcmul, "addcmul_": addcmul_,

@@ -36,10 +36,21 @@ _REDUCTIONS = ("none", "mean", "sum")
 
 def _legacy_reduction(size_average, reduce, reduction: str) -> str:
     if size_average is None and reduce is None:
-        if reduction not in _REDUCTIONS:
-            raise ValueError(f"{reduction} is not a valid value for reduction")
-        return reduction
+        return _reduction_name(reduction)
     return _legacy_string(size_average, reduce)
+
+
+def _reduction_name(reduction: str) -> str:
+    """`reduction` as PyTorch's losses read it into their enum: 'elementwise_mean' is the
+    old name of 'mean' (with PyTorch's deprecation warning), anything else unknown refused."""
+    if reduction == "elementwise_mean":
+        # (from one line of ember's own, as PyTorch's: once per process by default)
+        warnings.warn("reduction='elementwise_mean' is deprecated. Please use "
+                      "reduction='mean' instead.", stacklevel=1)
+        return "mean"
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
 
 
 def _legacy_string(size_average, reduce) -> str:
@@ -444,8 +455,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
                weight: Tensor | None = None) -> Tensor:
     """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta)."""
     input, target, weight = cast_for("fp32", input, target, weight)
-    if reduction not in _REDUCTIONS:
-        raise ValueError(f"{reduction} is not a valid value for reduction")
+    reduction = _reduction_name(reduction)
     _check_target_size(input, target, "huber_loss")
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
@@ -476,8 +486,8 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
                       "support size.'batchmean' divides only by the batch size, and aligns with "
                       "the KL div math definition.'mean' will be changed to behave the same as "
                       "'batchmean' in the next major release.", stacklevel=user_stacklevel())
-    if reduction != "batchmean" and reduction not in _REDUCTIONS:
-        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if reduction != "batchmean":
+        reduction = _reduction_name(reduction)
     if input.__class__ is not Tensor or target.__class__ is not Tensor:
         check_tensors("kl_div", ("input", 1, input), ("target", 2, target))
     _kl_div_dtypes(input, target)
@@ -512,6 +522,9 @@ def _xlogx(t: Tensor) -> Tensor:
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
                      size_average=None, eps: float = 1e-8, reduce=None,
                      reduction: str = "mean") -> Tensor:
+    if size_average is None and reduce is None and reduction not in _REDUCTIONS:
+        # (PyTorch checks the name itself here: no 'elementwise_mean')
+        raise ValueError(f"{reduction} is not a valid value for reduction")
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if input.__class__ is not Tensor or target.__class__ is not Tensor:
         check_tensors("poisson_nll_loss", ("input", 1, input), ("target", 2, target))
@@ -711,8 +724,8 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, 
              reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
     """Connectionist temporal classification loss (a primitive with the alpha-beta gradient)."""
     log_probs, = cast_for("fp32", log_probs)
-    return ctc_ops.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction,
-                zero_infinity)
+    return ctc_ops.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
+                            _reduction_name(reduction), zero_infinity)
 
 
 
