@@ -2,6 +2,8 @@
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# The test files whose tests chose a kernel (tests/native_line.py): the NumPy line reruns those
+KERNEL_TRACE := .kernel-trace
 
 .PHONY: demo test lint bench clean
 
@@ -22,8 +24,10 @@ demo: $(VENV)/.demo-installed
 
 test: $(VENV)/.test-installed
 	$(BIN)/ruff check src tests benchmarks examples fuzz tools
-	$(BIN)/python -m pytest -n 2 tests
-	EMBER_KERNELS=numpy $(BIN)/python -m pytest -n 2 tests/ops tests/optim tests/graph tests/nn tests/native tests/mlx
+	rm -rf $(KERNEL_TRACE)
+	EMBER_TEST_KERNEL_TRACE=$(KERNEL_TRACE) $(BIN)/python -m pytest -n 2 tests
+	EMBER_KERNELS=numpy EMBER_TEST_KERNEL_FILES=$(KERNEL_TRACE) \
+		$(BIN)/python -m pytest -n 2 tests/ops tests/optim tests/graph tests/nn tests/native tests/mlx
 	EMBER_MLX_LAZY=0 $(BIN)/python -m pytest -n 2 tests/mlx/core tests/mlx/nn tests/mlx/optimizers
 
 # The benchmarks also need JAX (the anchors beside the compiled rows: benchmarks/anchors.py).

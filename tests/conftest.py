@@ -5,6 +5,11 @@ import pytest
 import torch
 
 import ember
+import native_line
+
+
+def pytest_configure(config):
+    native_line.configure(config)
 
 
 @pytest.fixture(autouse=True)

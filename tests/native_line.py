@@ -1,0 +1,108 @@
+"""Which test files the NumPy-kernel line of `make test` must run again.
+
+`make test` runs the suite with native kernels, then the kernel-bearing directories a second
+time with `EMBER_KERNELS=numpy`, so that every test touching a native kernel also passes on
+the NumPy reference path. A test that never asks which kernels are on runs the same code both
+times; running it twice checks nothing new. So the first line records, per test file, whether
+any of its tests read the kernel mode (every native kernel, chooser and compiled graph reads
+it before running native code), and the second line runs those files only.
+
+- `EMBER_TEST_KERNEL_TRACE=<dir>` (the first line): each worker writes the files whose tests
+  read the mode to `<dir>/<pid>.txt` at its end.
+- `EMBER_TEST_KERNEL_FILES=<dir>` (the second line): keep the files listed there, every file
+  under `tests/native` and `tests/graph` (written to run twice), and every file that starts
+  other processes (what a child reads is not counted). Where the folder holds no record (the
+  line run on its own), nothing is deselected.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+TRACE_ENV = "EMBER_TEST_KERNEL_TRACE"
+FILES_ENV = "EMBER_TEST_KERNEL_FILES"
+_ALWAYS = ("tests/native/", "tests/graph/")
+_SPAWNS = re.compile(r"subprocess|fresh_process|multiprocessing|os\.fork|Popen")
+
+
+class _CountingState(dict):
+    """The kernel module's state dict, counting every read of the mode."""
+
+    reads = 0
+
+    def __getitem__(self, key):
+        _CountingState.reads += 1
+        return dict.__getitem__(self, key)
+
+    def get(self, key, default=None):
+        _CountingState.reads += 1
+        return dict.get(self, key, default)
+
+
+def _relative(path: Path, root: Path) -> str:
+    return path.resolve().relative_to(root).as_posix()
+
+
+class Recorder:
+    """Records the test files in which some test read the kernel mode."""
+
+    def __init__(self, folder: str, root: Path):
+        from ember.native import kernels
+
+        kernels._state = _CountingState(kernels._state)
+        self.folder, self.root, self.files = Path(folder), root, set()
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item):
+        before = _CountingState.reads
+        yield
+        if _CountingState.reads != before:
+            self.files.add(_relative(item.path, self.root))
+
+    def pytest_sessionfinish(self, session):
+        self.folder.mkdir(parents=True, exist_ok=True)
+        lines = "".join(f + "\n" for f in sorted(self.files))
+        (self.folder / f"{os.getpid()}.txt").write_text(lines)
+
+
+def _spawns(path: Path, seen: dict) -> bool:
+    if path not in seen:
+        seen[path] = bool(_SPAWNS.search(path.read_text(errors="replace")))
+    return seen[path]
+
+
+class Selector:
+    """Deselects the test files the native line found no kernel choice in."""
+
+    def __init__(self, folder: str, root: Path):
+        records = sorted(Path(folder).glob("*.txt")) if Path(folder).is_dir() else []
+        self.root = root
+        self.files = None if not records else \
+            {line for r in records for line in r.read_text().split() if line}
+
+    def pytest_collection_modifyitems(self, config, items):
+        if self.files is None:
+            return
+        keep, drop, seen = [], [], {}
+        for item in items:
+            rel = _relative(item.path, self.root)
+            if rel in self.files or rel.startswith(_ALWAYS) or _spawns(item.path, seen):
+                keep.append(item)
+            else:
+                drop.append(item)
+        if drop:
+            config.hook.pytest_deselected(items=drop)
+            items[:] = keep
+
+
+def configure(config) -> None:
+    """Register the recorder or the selector that the environment asks for."""
+    root = Path(config.rootpath).resolve()
+    if os.environ.get(TRACE_ENV):
+        config.pluginmanager.register(Recorder(os.environ[TRACE_ENV], root), "kernel-trace")
+    if os.environ.get(FILES_ENV):
+        config.pluginmanager.register(Selector(os.environ[FILES_ENV], root), "kernel-files")
