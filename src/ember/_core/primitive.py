@@ -108,14 +108,17 @@ class VJPRule:
     """
 
     __slots__ = ("fns", "reads", "save_output", "wanted", "joint", "in_shape", "cache_output",
-                 "optional")
+                 "optional", "metadata")
 
     def __init__(self, fns, reads, save_output: bool | tuple, joint: Callable | None = None,
                  in_shape: bool | int = False, cache_output: bool = False,
-                 optional: int = 0) -> None:
+                 optional: int = 0, metadata: tuple | None = None) -> None:
         self.fns = fns
         self.optional = optional  # how many trailing inputs a call may leave out (a bias)
         self.reads = reads
+        # per rule, the input positions it reads the shape and strides of only (not saved:
+        # the node keeps a `graph.Metadata` of each, which no in-place op can make stale)
+        self.metadata = metadata
         self.save_output = save_output or cache_output
         self.wanted: dict = {}  # which inputs are needed -> the positions to save (a cache)
         self.joint = joint  # one function for all inputs (see defvjp_joint), or None
@@ -125,7 +128,8 @@ class VJPRule:
 
 
 def defvjp(prim: Primitive, *fns: Callable | None, reads=None, save_output: bool | tuple = False,
-           in_shape: bool | int = False, cache_output: bool = False, optional: int = 0):
+           in_shape: bool | int = False, cache_output: bool = False, optional: int = 0,
+           metadata=None):
     """Register the VJP of `prim`: `fns[i](g, out, *inputs, **params)` is input i's gradient.
 
     A None entry marks an input that is not differentiable. `reads` (a tuple per
@@ -137,13 +141,16 @@ def defvjp(prim: Primitive, *fns: Callable | None, reads=None, save_output: bool
     `cache_output` (a single output), `out` is a shortcut the rules may be given as None
     (see `VJPRule`). `optional`: how many trailing inputs a call may leave out (a
     convolution's bias); the rules of the inputs present are given only those.
+    `metadata` (a tuple per input of input positions): inputs whose shape and strides alone
+    the rule reads, as PyTorch's nodes keep `self_sym_sizes` / `self_sym_strides` rather than
+    the tensor; where the rule does not also read their values they are not saved.
     """
     n = len(fns)
     if reads is None:
         reads = tuple(tuple(range(n)) for _ in range(n))
     _put(vjp_rules, prim, VJPRule(fns, tuple(tuple(r) for r in reads), save_output,
                                   in_shape=in_shape, cache_output=cache_output,
-                                  optional=optional))
+                                  optional=optional, metadata=metadata))
 
 
 def defvjp_joint(prim: Primitive, fn: Callable, differentiable, *, reads=None,

@@ -21,6 +21,7 @@ from .._core import MISSING, Family, rule_params, set_autograd
 from . import grad_mode
 from . import saved_attrs as _saved_attrs
 from . import saved_hooks as _saved_hooks
+from .saved_attrs import Metadata
 from .saved_hooks import (  # noqa: F401  (torch.autograd.graph's names)
     allow_mutation_on_saved_tensors,
     disable_saved_tensors_hooks,
@@ -540,6 +541,7 @@ def _save(node, prim, rule, args, needs, out, multi) -> None:
     Tensor = T.Tensor
     saved = list(args)
     versions = []
+    shapes_only = rule.metadata and _metadata_wanted(rule, needs)
     for i, a in enumerate(args):
         if a.__class__ is Tensor or isinstance(a, Tensor):
             if i in want:
@@ -548,7 +550,7 @@ def _save(node, prim, rule, args, needs, out, multi) -> None:
                     raise _inference_save_error()
                 versions.append(vc[0])
             else:
-                saved[i] = None
+                saved[i] = Metadata(a) if shapes_only and i in shapes_only else None
                 versions.append(None)
         else:
             versions.append(None)
@@ -589,6 +591,15 @@ def _pack_saved(node, out, multi) -> None:
                        for o, k in zip(outs, kept))
         node._out = packed if multi else packed[0]
     node._packed = True
+
+
+def _metadata_wanted(rule, needs) -> frozenset:
+    key = ("metadata", needs)
+    got = rule.wanted.get(key)
+    if got is None:
+        got = rule.wanted[key] = frozenset(
+            j for i, need in enumerate(needs) if need for j in rule.metadata[i])
+    return got
 
 
 def _wanted(prim, rule, args, needs) -> frozenset:

@@ -246,6 +246,34 @@ class SavedTensor:
         node._packed = True
 
 
+class Metadata:
+    """What a node keeps of an input whose shape and strides alone its rule reads (the
+    `metadata` positions of `defvjp`): the input itself is not saved, so an in-place op on it
+    since cannot fail the backward, and saved-tensor hooks never see it."""
+
+    __slots__ = ("_shape", "_stride")
+
+    def __init__(self, t) -> None:
+        self._shape = t._shape
+        self._stride = t._stride
+
+    @property
+    def shape(self):
+        return self._shape
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    # (equal by value: a compiled backward's fingerprint of a step compares what nodes saved)
+    def __eq__(self, other) -> bool:
+        return other.__class__ is Metadata and other._shape == self._shape \
+            and other._stride == self._stride
+
+    def __hash__(self) -> int:
+        return hash((tuple(self._shape), self._stride))
+
+
 def _resolve(node: Node, source: str):
     kind = source[0]
     if kind == "p":
@@ -266,6 +294,8 @@ def _resolve(node: Node, source: str):
             _freed()
         i = int(source[1:])
         value = saved[i] if i < len(saved) else None
+        if value.__class__ is Metadata:  # (its shape kept, the tensor not saved)
+            return None
         if kind == "a" and isinstance(value, bool | int | float | complex):
             return _wrapped(value)
         return value

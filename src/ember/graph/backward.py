@@ -29,6 +29,7 @@ from .._tensor import layout_strides
 from ..autograd import graph as _ag
 from ..autograd.engine import _unpack
 from ..autograd.graph import AccumulateGrad
+from ..autograd.saved_attrs import Metadata
 from .ir import RUNTIME_SCALARS, Node, Scalar, Value, same_const, same_params
 from .lazy import LazyTensor, make_lazy
 
@@ -115,7 +116,8 @@ def walk(session, roots, root_grads):
         for s in node._saved:
             if s is None or not isinstance(s, _ag.T.Tensor):
                 # (a number the rule reads: a new value must not replay the old one)
-                saved.append(s if s.__class__ in RUNTIME_SCALARS else None)
+                saved.append(s if s.__class__ in RUNTIME_SCALARS or s.__class__ is Metadata
+                             else None)
                 continue
             r = _ref(session, s) or _real(s, reals, real_list)
             if r is None:

@@ -172,8 +172,8 @@ _RANK_NAMES = {(1, 1): "DotBackward0", (2, 1): "MvBackward0"}
 # mm, bmm, mv, dot and matmul are one product (one np.matmul); the node name follows the
 # ranks. vdot is the same product with the first operand conjugated (`conj=True`).
 matmul_p = Primitive("matmul", _matmul_kernel, _matmul_meta, grad_name=_product_name)
-# Each rule also looks at the other operand's ndim, so both are saved.
-defvjp(matmul_p, _grad_a, _grad_b, reads=((0, 1), (0, 1)))
+# Each rule reads the other operand, and its own one's shape and strides (MmBackward0's)
+defvjp(matmul_p, _grad_a, _grad_b, reads=((1,), (0,)), metadata=((0,), (1,)))
 
 
 def _matmul_jvp(primals, tangents, out, conj=False):
@@ -495,7 +495,7 @@ defvjp(
         _addmm_grad1(g, m2, batch_sum), alpha),
     lambda g, out, inp, m1, m2, *, beta, alpha, batch_sum=False: _scaled(
         _addmm_grad2(g, m1, m2, batch_sum), alpha),
-    reads=((), (2,), (1, 2)),
+    reads=((), (2,), (1,)), metadata=((), (), (2,)),
 )
 
 
