@@ -4,7 +4,7 @@
 storages, broadcasting, a tape-based autograd engine, and nn / optim / data on top.
 """
 
-from . import _dtype
+from . import _dtype, _public_names
 from ._device import device
 from ._dtype import (
     can_cast,
@@ -179,3 +179,5 @@ __version__ = "0.1.0"
 
 # (last: from here on, `range` in this module is torch.range, not the builtin)
 globals()["range"] = _with_aliases(_creation.range_, "range")
+_public_names.name_as_published(globals(), {"to_dlpack": "_to_dlpack"})
+_public_names.name_as_published(Tensor)

@@ -5,6 +5,7 @@ pooling from `ember.ops.conv` / `ember.ops.pooling`, and the composites live in
 `ember.nn._functional` (one file per family). Nothing here has a VJP of its own.
 """
 
+from .. import _public_names
 from . import grad  # noqa: F401  (torch.nn.functional.grad is torch.nn.grad)
 from ._functional.activation import *  # noqa: F403
 from ._functional.activation import __all__ as _act
@@ -39,3 +40,8 @@ def __getattr__(name: str):
     from ..compat import missing
 
     raise missing(__name__, name)
+
+
+# (PyTorch's own names for two of these: the builtin log_sigmoid and the Python _threshold)
+_public_names.name_as_published(globals(), {"logsigmoid": "log_sigmoid",
+                                            "threshold": "_threshold"})
