@@ -26,10 +26,12 @@ def _renamed(fn: types.FunctionType, name: str, owner: str | None) -> types.Func
     return copy
 
 
-def name_as_published(owner, names: dict | None = None) -> None:
+def name_as_published(owner, names: dict | None = None, own: tuple = ()) -> None:
     """Rename (as copies) the public functions of `owner` (a module's globals or a class)
     whose `__name__` is not the name they are published under, or `names[name]` where
-    PyTorch's own function carries another (`F.logsigmoid` is `log_sigmoid`)."""
+    PyTorch's own function carries another (`F.logsigmoid` is `log_sigmoid`). The functions
+    named in `own`, which ember shares with another namespace where PyTorch has two
+    functions (`F.celu` and `torch.celu`), get a copy of this module's."""
     space = owner if isinstance(owner, dict) else vars(owner)
     cls = None if isinstance(owner, dict) else owner.__qualname__
     names = names or {}
@@ -37,7 +39,10 @@ def name_as_published(owner, names: dict | None = None) -> None:
         if name.startswith("_") or type(obj) is not types.FunctionType:
             continue
         want = names.get(name, name)
-        if obj.__name__ != want:
+        if name in own:
+            owner[name] = _renamed(obj, want, None)
+            owner[name].__module__ = owner["__name__"]
+        elif obj.__name__ != want:
             if cls is None:
                 owner[name] = _renamed(obj, want, None)
             else:

@@ -353,3 +353,23 @@ def _shapes_constant(L):
 
 def test_param_shapes_constant_matches_torch():
     assert _shapes_constant(ember) == _shapes_constant(torch)
+
+
+def test_aliases_and_functional_twins_are_recorded_under_the_name_called():
+    """torch.absolute / torch.arccos / F.celu / F.threshold are functions of their own in
+    torch, and fx records each under the name the program called (ember published one
+    function under two names, and recorded torch.abs / torch.celu)."""
+    import textwrap
+
+    from fresh_process import with_server
+
+    code = textwrap.dedent("""
+        import torch, torch.nn.functional as F
+        def f(x):
+            return (torch.absolute(x) + torch.arccos(x.clamp(-1, 1)) + F.celu(x)
+                    + F.selu(x) + F.threshold(x, 0.1, 0.0) + x.float().arctan())
+        print(torch.fx.symbolic_trace(f).code)
+    """)
+    outs = [with_server(lib).run_code(code) for lib in ("torch", "ember.run")]
+    assert [o.returncode for o in outs] == [0, 0], outs[1].stderr
+    assert outs[0].stdout == outs[1].stdout

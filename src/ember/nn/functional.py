@@ -42,6 +42,7 @@ def __getattr__(name: str):
     raise missing(__name__, name)
 
 
-# (PyTorch's own names for two of these: the builtin log_sigmoid and the Python _threshold)
+# (PyTorch's own names for two of these: the builtin log_sigmoid and the Python _threshold;
+# and its F.celu and F.selu are Python functions of their own beside torch.celu / selu)
 _public_names.name_as_published(globals(), {"logsigmoid": "log_sigmoid",
-                                            "threshold": "_threshold"})
+                                            "threshold": "_threshold"}, own=("celu", "selu"))
