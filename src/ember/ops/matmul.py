@@ -495,7 +495,7 @@ defvjp(
         _addmm_grad1(g, m2, batch_sum), alpha),
     lambda g, out, inp, m1, m2, *, beta, alpha, batch_sum=False: _scaled(
         _addmm_grad2(g, m1, m2, batch_sum), alpha),
-    reads=((), (2,), (1,)), metadata=((), (), (2,)),
+    reads=((), (2,), (1, 2)),
 )
 
 

@@ -20,3 +20,6 @@ def to_dlpack(tensor: Tensor):
     # NOTE: unlike `Tensor.__dlpack__`, PyTorch's to_dlpack exports a tensor that requires
     # grad (the capsule carries memory, not the graph).
     return tensor.detach().__dlpack__()
+
+
+to_dlpack.__name__ = "_to_dlpack"  # (PyTorch's: the name of the binding it publishes)
