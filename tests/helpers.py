@@ -463,3 +463,18 @@ def graph_outline(t, depth: int) -> list:
                     len(fn.next_functions)))
         stack.extend((f, d - 1) for f, _ in reversed(fn.next_functions))
     return out
+
+
+def gradient_killer(lib):
+    """A custom Function of `lib` that passes its input through and whose backward returns
+    None: the gradient behind it never arrives (engine and hook tests of that case)."""
+    class Kill(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, g):
+            return None
+
+    return Kill

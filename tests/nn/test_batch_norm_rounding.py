@@ -132,39 +132,29 @@ def test_16_bit_input_beside_float_parameters_keeps_float_statistics(shape, dtyp
                "torch sums 16-bit inputs in float lanes")
 
 
-@pytest.mark.parametrize("shape", [(64, 40), (16, 24, 5, 5)], ids=str)
-def test_bfloat16_module_rounds_its_statistics_as_torch(shape):
-    """A bfloat16 module: PyTorch holds mean, variance sum and 1/std in bfloat16 and forms
-    the scale and shift from those, in float (the shift not fused)."""
-    tm, em = _modules(shape[1], len(shape), 0.1, "bfloat16")
-    got, want = _steps(tm, em, shape, dtype="bfloat16")
-    assert got.dtype == em.running_var.dtype == ember.bfloat16
-    _same(got, want, "torch's scalar build rounds the multiply-add twice")
-    np.testing.assert_array_equal(em.running_mean.float().numpy(),
-                                  tm.running_mean.float().numpy())
-    np.testing.assert_array_equal(em.running_var.float().numpy(),
-                                  tm.running_var.float().numpy())
-
-
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
 @pytest.mark.parametrize("shape", [(64, 40), (16, 24, 5, 5), (8, 3, 33)], ids=str)
-def test_float16_module_keeps_float_statistics_as_torch(shape):
-    """A float16 module: unlike bfloat16, PyTorch keeps the batch mean and variance sum in
-    float (the running buffers move by float amounts, 1/std comes from the float variance)
-    and normalises with the mean and 1/std rounded to float16. ember rounded the variance
-    sum first: a third of a (2, 3, 9, 9) batch's outputs were an ulp off, and the running
-    buffers moved by float16-rounded products."""
-    tm, em = _modules(shape[1], len(shape), 0.1, "float16")
-    got, want = _steps(tm, em, shape, dtype="float16")
-    assert got.dtype == em.running_var.dtype == ember.float16
+def test_16_bit_module_rounds_its_statistics_as_torch(shape, dtype):
+    """A 16-bit module. bfloat16: PyTorch holds mean, variance sum and 1/std in bfloat16 and
+    forms the scale and shift from those, in float (the shift not fused). float16: it keeps
+    the batch mean and variance sum in float (the running buffers move by float amounts,
+    1/std comes from the float variance) and normalises with the mean and 1/std rounded to
+    float16; ember rounded float16's variance sum first (a third of a (2, 3, 9, 9) batch's
+    outputs an ulp off, the running buffers moved by float16-rounded products)."""
+    d = getattr(ember, dtype)
+    tm, em = _modules(shape[1], len(shape), 0.1, dtype)
+    got, want = _steps(tm, em, shape, dtype=dtype)
+    assert got.dtype == em.running_var.dtype == d
     _same(got, want, "torch's scalar build rounds the multiply-add twice")
     np.testing.assert_array_equal(em.running_mean.float().numpy(),
                                   tm.running_mean.float().numpy())
     np.testing.assert_array_equal(em.running_var.float().numpy(),
                                   tm.running_var.float().numpy())
     g = rand_array(shape, seed=7)
-    xs = [lib.tensor(rand_array(shape, seed=8)).half().requires_grad_() for lib in (torch, ember)]
+    xs = [lib.tensor(rand_array(shape, seed=8)).to(getattr(lib, dtype)).requires_grad_()
+          for lib in (torch, ember)]
     for m, x, lib in ((tm, xs[0], torch), (em, xs[1], ember)):
-        m(x).backward(lib.tensor(g).half())
+        m(x).backward(lib.tensor(g).to(getattr(lib, dtype)))
     _same(xs[1].grad, xs[0].grad, "torch's scalar build rounds the multiply-add twice")
 
 

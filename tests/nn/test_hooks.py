@@ -5,6 +5,8 @@ import torch
 
 import ember
 
+from helpers import gradient_killer
+
 
 @pytest.mark.parametrize("kind", ["forward", "forward_pre", "full_backward",
                                   "full_backward_pre"])
@@ -121,14 +123,7 @@ def test_legacy_hook_can_replace_the_nodes_grad_inputs_and_kinds_do_not_mix():
 def _ignored_input_record(lib, case):
     """A module's full backward hook when a gradient never reaches one of its inputs (the
     module ignores it) or none reaches its output (a custom Function passes None on)."""
-    class Kill(lib.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            return x.clone()
-
-        @staticmethod
-        def backward(ctx, g):
-            return None
+    Kill = gradient_killer(lib)
 
     class Ignores(lib.nn.Module):
         def forward(self, x, y):
