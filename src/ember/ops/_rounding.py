@@ -32,6 +32,13 @@ def rounded(x, d: dt.dtype):
         return _as_float(x, d)
 
 
+def in_16(x, d) -> np.ndarray:
+    """float32 values rounded to the 16-bit NumPy dtype `d` and read back as float32: one
+    operation of a kernel that computes in the 16-bit dtype itself (each of its C++ operators
+    converts to float, computes, and rounds back)."""
+    return np.asarray(x, np.float32).astype(d).astype(np.float32)
+
+
 def wide(x) -> np.float32:
     """A real number at the float32 precision mul and div read it with (+-inf out of its
     range, as PyTorch's cast gives)."""

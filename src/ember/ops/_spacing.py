@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from ._fma import fma
+from ._rounding import in_16
 from ._scalar_value import scalar_value
 
 
@@ -51,15 +52,11 @@ def _integer_points(lo, hi, steps: int, d) -> np.ndarray:
 
 
 def _half_points(lo, hi, steps: int, d) -> np.ndarray:
-    f32 = np.float32
-
-    def rounded(x):
-        return np.asarray(x, f32).astype(d.np).astype(f32)
-
+    f32, t = np.float32, d.np
     lo, hi, i = f32(lo), f32(hi), np.arange(steps)
     up = i < steps // 2
-    step = rounded(rounded(hi - lo) / rounded(steps - 1))
-    moved = rounded(step * rounded(np.where(up, i, steps - 1 - i).astype(f32)))
+    step = in_16(in_16(hi - lo, t) / in_16(steps - 1, t), t)
+    moved = in_16(step * in_16(np.where(up, i, steps - 1 - i).astype(f32), t), t)
     return np.where(up, lo + moved, hi - moved).astype(d.np)
 
 

@@ -23,6 +23,7 @@ import math
 
 import numpy as np
 
+from ._rounding import in_16
 from ._special_float32 import digamma32, entr32, trigamma32
 from .unary_math import _ERFCX, _erfc64, _erfinv64, _ev
 
@@ -259,15 +260,11 @@ def _mvlgamma32(x, dtype, p=1):
     if dtype == np.float32:
         return _mvlgamma64(x.astype(np.float64), p)
     f32 = np.float32
-
-    def rounded(v):
-        return np.asarray(v, f32).astype(dtype).astype(f32)
-
     acc = np.zeros(x.shape, f32)
     for i in range(p):
-        arg = rounded(x + f32(-(p - 1) / 2 + i / 2))
-        acc = acc + rounded(_lgamma64(arg.astype(np.float64)))
-    return rounded(acc) + rounded((p * (p - 1)) * math.log(math.pi) * 0.25)
+        arg = in_16(x + f32(-(p - 1) / 2 + i / 2), dtype)
+        acc = acc + in_16(_lgamma64(arg.astype(np.float64)), dtype)
+    return in_16(acc, dtype) + in_16((p * (p - 1)) * math.log(math.pi) * 0.25, dtype)
 
 
 _mvlgamma64.float32 = _mvlgamma32

@@ -21,6 +21,7 @@ from ._pointwise import (
     shaped,
     tangent_sum,
 )
+from ._rounding import in_16
 from ._scalar_value import _python_number, integer_operand
 from .binary import (
     _F32,
@@ -119,7 +120,7 @@ def _bfloat16_power(a, e):
     vector operators, each product and quotient rounded to bfloat16 (a quarter of the
     cubes differ from the cube rounded once)."""
     f = a.astype(_F32)
-    square = (f * f).astype(_BF16).astype(_F32)
+    square = in_16(f * f, _BF16)
     with np.errstate(divide="ignore", over="ignore"):
         return (square * f if e == 3 else 1 / square).astype(_BF16)
 

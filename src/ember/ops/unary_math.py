@@ -22,6 +22,7 @@ from ..native import calls
 from . import _complex_math
 from ._common import same_meta, type_name, write_out
 from ._in_float64 import _via64
+from ._rounding import in_16
 from .power import pow as _pow
 from .registry import apply, deflower, defvjp, nondifferentiable
 from .unary import (
@@ -193,17 +194,13 @@ def _logit_clamp(x, lo, hi):
 def _logit_16(a, eps):
     """float16 / bfloat16 logit as PyTorch's kernel computes it: the bounds, `1 - x`, the
     quotient and the log each rounded to the dtype (its vector ops round per op)."""
-    d, f32 = a.dtype, np.float32
-
-    def to_dtype(v):
-        return np.asarray(v, f32).astype(d).astype(f32)
-
-    x = a.astype(f32)
+    d = a.dtype
+    x = a.astype(np.float32)
     if eps is not None:
-        lo = to_dtype(eps)
-        x = _logit_clamp(x, lo, to_dtype(1 - lo))
+        lo = in_16(eps, d)
+        x = _logit_clamp(x, lo, in_16(1 - lo, d))
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.log(to_dtype(x / to_dtype(1 - x))).astype(d)
+        return np.log(in_16(x / in_16(1 - x, d), d)).astype(d)
 
 
 logit_p = unary("logit", _logit_kernel)
