@@ -11,6 +11,11 @@ that for ember, per program on these machines).
 
     with_server("torch", env).run_path(path)  ->  Result(returncode, stdout, stderr)
     with_server("ember.run", env).run_code(code)
+    call_in_child(__file__, "_checks")  ->  what _checks() returned, through JSON
+
+`call_in_child` is for tests whose cost grows with the objects alive (walks of
+`gc.get_objects()`, full collections): a test worker holds a million objects or more after
+thousands of tests, a child of the server a fraction of that.
 """
 
 from __future__ import annotations
@@ -124,10 +129,31 @@ _servers: dict = {}
 def with_server(lib: str, env: dict | None = None) -> Server:
     """The server for `lib` ("torch", "ember", "ember.run") and `env` in this process,
     started on first use and kept until exit."""
+    if env is not None:  # (pytest names the running test here: not part of a server's key)
+        env = {k: v for k, v in env.items() if k != "PYTEST_CURRENT_TEST"}
     key = (lib, tuple(sorted((env or {}).items())))
     if key not in _servers:
         _servers[key] = Server(lib, env)
     return _servers[key]
+
+
+_CALL = """
+import importlib.util, json, sys
+sys.path.insert(0, {tests!r})
+spec = importlib.util.spec_from_file_location("_in_child", {path!r})
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+print(json.dumps(getattr(module, {name!r})()))
+"""
+
+
+def call_in_child(path: str, name: str, lib: str = "ember", timeout: int = 300):
+    """`name()` of the module at `path` (a test file), called in a fresh child of `lib`'s
+    server; its return value through JSON. Fails with the child's traceback if it raised."""
+    code = _CALL.format(tests=str(Path(__file__).parent), path=str(path), name=name)
+    proc = with_server(lib).run_code(code, timeout=timeout)
+    assert proc.returncode == 0, f"{name}() in a child:\n{proc.stderr}"
+    return json.loads(proc.stdout.splitlines()[-1])
 
 
 @atexit.register

@@ -2,7 +2,7 @@
 
 Every `Tensor` method ending in `_` is swept (the list is read off `ember.Tensor`; the few
 that are not data kernels are in `SKIP` with the reason) over views with element steps
-1-8, storage offsets, columns, transposes and 3-D slices, for every dtype the op accepts.
+1-4 and 8, storage offsets, columns, transposes and 3-D slices, for every dtype the op accepts.
 Each result is compared with the same op in place on a contiguous copy (bit for bit) and
 with the out-of-place op on a contiguous copy cast to the view's dtype; the elements of the
 base tensor outside the view must keep their values.
@@ -136,7 +136,9 @@ def _methods() -> list[str]:
 def _layouts():
     """(id, base shape, a function taking the base to a view of it)."""
     out = []
-    for step in range(1, 9):
+    # steps 1 to 4 and 8: each element size's own step (the step NumPy 2.2-2.4 mis-handles,
+    # below), and 3 for an odd one; 5 to 7 ran the same code as 3 (taken out for time)
+    for step in (1, 2, 3, 4, 8):
         offset = step % 4
         out.append((f"step{step}-off{offset}", (offset + 5 * step + 2,),
                     lambda b, o=offset, s=step: b[o::s][:5]))

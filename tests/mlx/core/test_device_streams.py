@@ -3,29 +3,26 @@ is_available, the streams (new, thread-unsafe, thread-local, cleared), their def
 thread, and `mx.stream` / StreamContext.
 
 Stream indices count every stream the process has made, so each case runs as one script
-in a fresh interpreter, once with `mx` bound to ember's face and once to MLX; the scripts
+in a fresh process (a child forked from a server that imported the library and ran nothing:
+tests/fresh_process.py), once with `mx` bound to ember's face and once to MLX; the scripts
 record each step's value (its repr) or exception (type and message), and the two records
 must be equal.
 """
 
 import os
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
 import ember.mlx.core as mx
+from fresh_process import with_server
 
 pytest.importorskip("mlx.core")
 
 _RUNNER = """
 import os, sys, threading
 import numpy as np
-if sys.argv[1] == "mlx":
-    import mlx.core as mx
-else:
-    import ember.mlx.core as mx
+import {library} as mx
 record = []
 def t(f, show=repr):
     try:
@@ -47,9 +44,11 @@ os._exit(0)  # (MLX's stream threads can abort a normal exit)
 
 
 def _record(body: str, which: str, prelude: str = "mx.eval(mx.array(1.0) + 1)") -> list:
-    script = _RUNNER.replace("{prelude}", prelude).replace("{body}", textwrap.dedent(body))
-    run = subprocess.run([sys.executable, "-c", script, which], capture_output=True,
-                         text=True, timeout=120, env={**os.environ, "PYTHONHASHSEED": "0"})
+    library = "mlx.core" if which == "mlx" else "ember.mlx.core"
+    script = (_RUNNER.replace("{library}", library).replace("{prelude}", prelude)
+              .replace("{body}", textwrap.dedent(body)))
+    run = with_server(library, {**os.environ, "PYTHONHASHSEED": "0"}).run_code(script,
+                                                                             timeout=120)
     assert run.returncode == 0, run.stderr
     return eval(run.stdout)  # noqa: S307  (the repr of a list of string pairs)
 

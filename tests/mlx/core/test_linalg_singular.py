@@ -6,6 +6,7 @@ first exactly-zero diagonal element. The outcomes compare as exception type and 
 the non-raising results compare as `tolist()` (exact: pivots and reciprocals of small
 integers, or NaN, which `tolist` shows on both sides)."""
 
+import functools
 import json
 import math
 import os
@@ -20,25 +21,41 @@ mlx = pytest.importorskip("mlx.core")
 
 # MLX's side runs in a forked child with a time limit: a LAPACK failure raised inside MLX's
 # CPU stream can leave its evaluation waiting for ever (seen once in a full run), which
-# must not hang the suite
+# must not hang the suite. One child computes every case of this file (a child per case
+# cost a quarter of a second each); only if it fails does each case get a child of its own.
 _MLX_SIDE = """
 import json, sys
 sys.path.insert(0, {tests!r})
 import mlx.core as mx
 from mlx_oracle import outcome
 show = lambda r: r if isinstance(r, list) else r.tolist()
-print(json.dumps(outcome({expr!r}, mx, {setup!r}, show)))
+print(json.dumps([outcome(expr, mx, setup, show) for expr, setup in {cases!r}]))
 """
 
 
-def _mlx_outcome(expr: str, setup: str) -> tuple:
+def _mlx_run(cases: list, timeout: int):
     tests = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    got = with_server("mlx.core").run_code(
-        _MLX_SIDE.format(tests=tests, expr=expr, setup=setup), timeout=60)
+    return with_server("mlx.core").run_code(
+        _MLX_SIDE.format(tests=tests, cases=cases), timeout=timeout)
+
+
+@functools.cache
+def _mlx_all() -> dict:
+    """MLX's outcome of every case in this file, from one child ({} if it failed)."""
+    got = _mlx_run(ALL_CASES, timeout=180)
+    if got.returncode != 0:
+        return {}
+    return {case: tuple(o) for case, o in zip(ALL_CASES, json.loads(got.stdout))}
+
+
+def _mlx_outcome(expr: str, setup: str) -> tuple:
+    if (expr, setup) in _mlx_all():
+        return _mlx_all()[(expr, setup)]
+    got = _mlx_run([(expr, setup)], timeout=60)
     if got.returncode != 0:
         pytest.skip(f"MLX itself did not finish {expr} (exit {got.returncode}): "
                     f"{got.stderr[-200:]}")
-    kind, value = json.loads(got.stdout)
+    kind, value = json.loads(got.stdout)[0]
     return kind, value
 
 SINGULAR = [
@@ -90,14 +107,17 @@ def test_singular_matrices_fail_as_mlx_does(call, matrix):
     _same(call, f"m = mx.array({matrix})")
 
 
-@pytest.mark.parametrize("expr", [
+NAN_AND_REGULAR = [
     "mx.linalg.inv(mx.array([[float('nan'), 1.0], [1.0, 1.0]]), stream=mx.cpu)",
     "mx.linalg.inv(mx.stack([mx.eye(2), mx.array([[float('nan'), 1.0], [1.0, 1.0]])]),"
     " stream=mx.cpu)",
     "mx.linalg.inv(mx.array([[2.0, 0.0], [0.0, 4.0]]), stream=mx.cpu)",
     "mx.linalg.tri_inv(mx.array([[2.0, 0.0], [1.0, 4.0]]), stream=mx.cpu)",
     "mx.linalg.solve(mx.array([[2.0, 1.0], [0.0, 4.0]]), mx.array([1.0, 2.0]), stream=mx.cpu)",
-])
+]
+
+
+@pytest.mark.parametrize("expr", NAN_AND_REGULAR)
 def test_nan_and_regular_matrices(expr):
     _same(expr, "")
 
@@ -135,16 +155,28 @@ BATCHES = {
 def test_vmapped_over_the_matrix_as_mlx(call, batch, in_axes):
     # MLX 0.32.4 has no vmap rule for QR / LU (solve too), and its Inverse rule drops the
     # triangular flag: tri_inv and what uses it invert the whole matrix under vmap
+    _same(*_vmapped(call, batch, in_axes))
+
+
+def _vmapped(call: str, batch: str, in_axes: int) -> tuple[str, str]:
     setup = (f"b = mx.array({BATCHES[batch]}); b = mx.moveaxis(b, 0, {in_axes});"
              f"fn = lambda m: {call};"
              "flat = lambda r: [flat(x) for x in r] if isinstance(r, (list, tuple)) "
              "else mx.round(r.astype(mx.float32), 4).tolist()")
-    _same(f"flat(mx.vmap(fn, in_axes={in_axes})(b))", setup)
+    return f"flat(mx.vmap(fn, in_axes={in_axes})(b))", setup
+
+
+# the outer vmapped axis first, then the inner one: MLX's kernel sees the whole stack
+NESTED = ("fn(b)", "b = mx.stack([mx.stack([mx.eye(2), mx.array([[0.0, 1.0], [0.0, 1.0]])]),"
+          " mx.stack([mx.zeros((2, 2)), mx.eye(2)])]);"
+          "fn = mx.vmap(mx.vmap(lambda m: mx.linalg.inv(m, stream=mx.cpu)), in_axes=1)")
 
 
 def test_nested_vmap_reports_the_first_failing_matrix():
-    # the outer vmapped axis first, then the inner one: MLX's kernel sees the whole stack
-    setup = ("b = mx.stack([mx.stack([mx.eye(2), mx.array([[0.0, 1.0], [0.0, 1.0]])]),"
-             " mx.stack([mx.zeros((2, 2)), mx.eye(2)])]);"
-             "fn = mx.vmap(mx.vmap(lambda m: mx.linalg.inv(m, stream=mx.cpu)), in_axes=1)")
-    _same("fn(b)", setup)
+    _same(*NESTED)
+
+
+ALL_CASES = ([(call, f"m = mx.array({m})") for m in SINGULAR for call in CALLS]
+             + [(expr, "") for expr in NAN_AND_REGULAR]
+             + [_vmapped(c, b, a) for c in VMAPPED for b in BATCHES for a in (0, 2)]
+             + [NESTED])

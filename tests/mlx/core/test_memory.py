@@ -1,13 +1,19 @@
 """MLX's memory functions against MLX 0.32.4 in-process: how active memory grows by the
 bytes of evaluated arrays (shared buffers counted once), the limits' setters (defaults,
-return values, what their bindings refuse), and the cache that ember does not keep."""
+return values, what their bindings refuse), and the cache that ember does not keep.
 
+ember's sides of the measuring cases run in one fresh child (`_ember_side`,
+tests/fresh_process.py's `call_in_child`): ember's active memory walks the live objects,
+which takes a second in a test worker's heap and a fraction of that in a child."""
+
+import functools
 import os
 
 import numpy as np
 import pytest
 
 import ember.mlx.core as mx
+from fresh_process import call_in_child, with_server
 
 mlx = pytest.importorskip("mlx.core")
 
@@ -47,7 +53,7 @@ CASES = {
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_active_memory_grows_by_the_evaluated_bytes(case):
     # (exact byte counts on both sides: MLX's allocator counts each buffer's size)
-    assert _grown(mx, CASES[case]) == _grown(mlx, CASES[case])
+    assert _ember()["grown"][case] == list(_grown(mlx, CASES[case]))
 
 
 def _views(m) -> list:
@@ -68,7 +74,7 @@ def _views(m) -> list:
 
 
 def test_views_share_their_base_buffer():
-    assert _views(mx) == _views(mlx) == [0, 0, -1048576]
+    assert _ember()["views"] == _views(mlx) == [0, 0, -1048576]
 
 
 def _writes(m) -> list:
@@ -86,18 +92,21 @@ def _writes(m) -> list:
 
 
 def test_in_place_updates_replace_the_buffer():
-    assert _writes(mx) == _writes(mlx) == [0, 0]
+    assert _ember()["writes"] == _writes(mlx) == [0, 0]
+
+
+def _peak_and_cache(m) -> list:
+    keep = m.ones((128, 128))
+    m.eval(keep)
+    out = [m.get_peak_memory() >= m.get_active_memory() >= keep.nbytes]
+    m.clear_cache()
+    out += [m.get_cache_memory(), m.reset_peak_memory(), m.clear_cache(),
+            type(m.get_peak_memory()).__name__]
+    return out
 
 
 def test_peak_and_cache():
-    for m in (mx, mlx):
-        keep = m.ones((128, 128))
-        m.eval(keep)
-        assert m.get_peak_memory() >= m.get_active_memory() >= keep.nbytes
-        m.clear_cache()
-        assert m.get_cache_memory() == 0
-        assert m.reset_peak_memory() is None and m.clear_cache() is None
-        assert isinstance(m.get_peak_memory(), int)
+    assert _ember()["peak and cache"] == _peak_and_cache(mlx) == [True, 0, None, None, "int"]
 
 
 def test_limit_setters_return_the_limit_before():
@@ -110,15 +119,11 @@ def test_limit_setters_return_the_limit_before():
 
 
 def test_default_limits_are_mlx_cpu_allocators():
-    # 0.8 of the machine's memory, and a 32 MiB cache (MLX's CommonAllocator)
+    # 0.8 of the machine's memory, and a 32 MiB cache (MLX's CommonAllocator), in a fresh
+    # process (a child of a server that imported the library: tests/fresh_process.py)
     physical = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    script = ("import {m} as mx; a = mx.get_memory_limit(); b = mx.set_cache_limit(0); "
-              "print(a, b)")
-    import subprocess
-    import sys
-
-    outs = [subprocess.run([sys.executable, "-c", script.format(m=name)], capture_output=True,
-                           text=True, timeout=120, check=True).stdout.split()
+    script = "import {m} as mx; a = mx.get_memory_limit(); b = mx.set_cache_limit(0); print(a, b)"
+    outs = [with_server(name).run_code(script.format(m=name), timeout=120).stdout.split()
             for name in ("ember.mlx.core", "mlx.core")]
     assert outs[0] == outs[1] == [str(int(0.8 * physical)), str(32 << 20)]
 
@@ -175,4 +180,16 @@ def _peaks(m) -> list:
 def test_peak_reads_zero_after_a_reset_until_an_allocation():
     # (ember samples the peak at each memory call: a lower bound of MLX's, which sees every
     # allocation; what both must show is the reset and a bracketed array)
-    assert _peaks(mx) == _peaks(mlx) == [0, True, 0, True, True, True]
+    assert _ember()["peaks"] == _peaks(mlx) == [0, True, 0, True, True, True]
+
+
+def _ember_side() -> dict:
+    """ember's side of every measuring case, in the order a test process would run them."""
+    return {"grown": {case: _grown(mx, make) for case, make in sorted(CASES.items())},
+            "views": _views(mx), "writes": _writes(mx), "peak and cache": _peak_and_cache(mx),
+            "peaks": _peaks(mx)}
+
+
+@functools.cache
+def _ember() -> dict:
+    return call_in_child(__file__, "_ember_side")

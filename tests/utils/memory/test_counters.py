@@ -1,6 +1,9 @@
 """ember.utils.memory: bytes held by CPU tensors, each buffer once, and the peak since
 reset_peak, checked against the sizes the tensors declare and against a walk of the live
-tensors; torch.cuda's functions keep the CPU-only build's answers."""
+tensors; torch.cuda's functions keep the CPU-only build's answers.
+
+The counting cases run in a fresh child (tests/fresh_process.py: `call_in_child`): their
+walks of the live objects and full collections take seconds in a test worker's heap."""
 
 import gc
 
@@ -9,20 +12,18 @@ import pytest
 import torch
 
 import ember
-from ember import _memory
 from ember.utils import memory
+from fresh_process import call_in_child
 
 
-@pytest.fixture
-def measuring():
-    """reset_peak's tracker, stopped again after the test (it stays on in a program)."""
-    yield
-    if memory.counters._measuring[0]:
-        _memory.tracker.stop()
-        memory.counters._measuring[0] = False
+@pytest.mark.parametrize("case", ["allocated_counts_new_tensors_once",
+                                  "peak_follows_allocations_and_frees",
+                                  "tracked_count_agrees_with_a_walk_of_live_tensors"])
+def test_counters(case):
+    assert call_in_child(__file__, "_" + case) == "checked"
 
 
-def test_allocated_counts_new_tensors_once():
+def _allocated_counts_new_tensors_once():
     gc.collect()
     before = memory.allocated()
     x = ember.ones(1000)  # 4000 bytes
@@ -33,9 +34,10 @@ def test_allocated_counts_new_tensors_once():
     del x, y, z, w
     gc.collect()
     assert memory.allocated() == before
+    return "checked"
 
 
-def test_peak_follows_allocations_and_frees(measuring):
+def _peak_follows_allocations_and_frees():
     gc.collect()
     memory.reset_peak()
     base = memory.allocated()
@@ -51,9 +53,10 @@ def test_peak_follows_allocations_and_frees(measuring):
     assert memory.max_allocated() == base + 8000
     memory.reset_peak()
     assert memory.max_allocated() == base
+    return "checked"
 
 
-def test_tracked_count_agrees_with_a_walk_of_live_tensors(measuring):
+def _tracked_count_agrees_with_a_walk_of_live_tensors():
     memory.reset_peak()
     model = ember.nn.Sequential(ember.nn.Linear(8, 16), ember.nn.ReLU(), ember.nn.Linear(16, 2))
     loss = model(ember.randn(4, 8)).sum()
@@ -63,6 +66,7 @@ def test_tracked_count_agrees_with_a_walk_of_live_tensors(measuring):
     gc.collect()
     assert memory.allocated() == sum(a.nbytes for a in memory.live_buffers())
     assert memory.max_allocated() >= memory.allocated()
+    return "checked"
 
 
 def test_torch_cuda_memory_stays_the_cpu_builds():
