@@ -516,13 +516,7 @@ def _compare(name, where, only=None):
 # PyTorch saves a tensor only for the gradients that read it (`mul` keeps `other` for
 # `self`'s gradient, and not when only `other` needs one); ember's `reads` say the same.
 # Where ember keeps more, each with its reason:
-_ADDMM = ("the addmm family's rule for mat2 reads mat2's layout (which way its gradient is "
-          "laid out), so the node keeps mat2 where PyTorch keeps mat1 alone (the matmul "
-          "family keeps its own operand's shape and strides only: a nested checkpoint's "
-          "replay still counts on the addmm family saving both)")
 KNOWN_PARTIAL = {
-    **{(n, 2, "in2"): _ADDMM for n in ("addmm", "addmv", "baddbmm", "addr")},
-    ("linear", 1, "in1"): _ADDMM,
     ("kron", 0, "in1"): KNOWN[("kron", "in0")],
     ("kron", 1, "in0"): KNOWN[("kron", "in0")],
 }

@@ -22,9 +22,14 @@ from ._common import type_name, write_out
 from ._parallel import blas
 from .inplace_movement import rename_inplace_node
 from .matmul_checks import (
+    _addmm_dtypes,
     _batch_mismatch,
+    _batch_shapes,
+    _check_batches,
+    _check_expand,
     _check_matmul,
     _check_operands,
+    _check_scalars,
     _check_vectors,
     _cname,
     _inner_mismatch,
@@ -495,7 +500,10 @@ defvjp(
         _addmm_grad1(g, m2, batch_sum), alpha),
     lambda g, out, inp, m1, m2, *, beta, alpha, batch_sum=False: _scaled(
         _addmm_grad2(g, m1, m2, batch_sum), alpha),
-    reads=((), (2,), (1, 2)),
+    # mat1's gradient reads mat2; mat2's reads mat1, and mat2's shape and strides only (which
+    # way its gradient is laid out): as AddmmBackward0, the node keeps mat2 only when mat1
+    # wants a gradient (and the operands' shapes alone when only the input does)
+    reads=((), (2,), (1,)), metadata=((1, 2), (), (2,)),
 )
 
 
@@ -556,43 +564,6 @@ def _addmm_batch(args, dims, *, beta, alpha, batch_sum=False):
 
 defjvp(addmm_p, _addmm_jvp)
 defbatch(addmm_p, _addmm_batch)
-
-
-def _check_scalars(dtype: dt.dtype, beta, alpha) -> None:
-    for v in (beta, alpha):
-        if isinstance(v, complex) and not dtype.is_complex:
-            raise RuntimeError(f"value cannot be converted to type {_cname_d(dtype)} without "
-                               "overflow")
-
-
-def _cname_d(d: dt.dtype) -> str:
-    return {"float32": "float", "float64": "double"}.get(d.name, d.name)
-
-
-def _check_expand(inp: Tensor, shape) -> None:
-    """`inp` must broadcast *to* `shape` (it is expanded, never the other way)."""
-    if inp._shape == shape or inp._shape == shape[-1:]:  # a full input, or a bias row
-        return
-    ok = inp.ndim <= len(shape) and all(
-        s in (1, n) for s, n in zip(inp._shape[::-1], shape[::-1]))
-    if not ok:
-        lead = len(shape) - inp.ndim
-        bad = next((i for i, (s, n) in enumerate(zip(inp._shape, shape[lead:]))
-                    if s not in (1, n)), 0)
-        raise RuntimeError(
-            f"The expanded size of the tensor ({shape[bad + lead]}) must match the existing size "
-            f"({inp._shape[bad]}) at non-singleton dimension {bad + lead}.  Target sizes: "
-            f"{list(shape)}.  Tensor sizes: {list(inp._shape)}"
-        )
-
-
-def _addmm_dtypes(inp: Tensor, m1: Tensor, m2: Tensor) -> None:
-    """addmm's (and addbmm's) dtype checks, in PyTorch's order: self against mat2, then
-    mat1 against mat2."""
-    for name, t in (("self", inp), ("mat1", m1)):
-        if t._dtype is not m2._dtype:
-            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
-                               f"{type_name(t._dtype)} and {type_name(m2._dtype)}")
 
 
 def _run_addprod(inp, m1, m2, beta, alpha, out, inplace: bool, shape=None, **params):
@@ -676,17 +647,6 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1, out=None)
 
 def addmv_(self: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor:
     return _addmv(self, mat, vec, beta, alpha, None, True)
-
-
-def _check_batches(b1: Tensor, b2: Tensor) -> None:
-    if b1.ndim != 3 or b2.ndim != 3:
-        raise RuntimeError("batch1 must be a 3D tensor" if b1.ndim != 3 else
-                           "batch2 must be a 3D tensor")
-
-
-def _batch_shapes(b1: Tensor, b2: Tensor) -> None:
-    if b1._shape[0] != b2._shape[0] or b1._shape[2] != b2._shape[1]:
-        raise _batch_mismatch(b1._shape[0], b1._shape[2], b2._shape)
 
 
 def _baddbmm(input, batch1, batch2, beta, alpha, out, inplace):

@@ -1,6 +1,7 @@
 """The matrix products' argument checks, with PyTorch's messages: operand types and ranks,
-dtypes (per the kernel the ranks pick: dot, mv, mm or bmm), and the size mismatches worded as
-the product PyTorch folds the operands into reports them."""
+dtypes (per the kernel the ranks pick: dot, mv, mm or bmm), the size mismatches worded as
+the product PyTorch folds the operands into reports them, and the fused add* family's checks
+(scalars, dtypes, batches, the input's broadcast)."""
 
 from __future__ import annotations
 
@@ -219,3 +220,53 @@ def vmap_addprod(inp: Tensor, product: Tensor, beta, alpha, addmm: bool = False)
     if alpha != 1:
         product = alpha * product
     return product if beta == 0 else beta * inp + product
+
+
+# --- the fused add* family (addmm addmv baddbmm addbmm addr) ----------------------------
+
+def _check_scalars(dtype: dt.dtype, beta, alpha) -> None:
+    for v in (beta, alpha):
+        if isinstance(v, complex) and not dtype.is_complex:
+            raise RuntimeError(f"value cannot be converted to type {_cname_d(dtype)} without "
+                               "overflow")
+
+
+def _cname_d(d: dt.dtype) -> str:
+    return {"float32": "float", "float64": "double"}.get(d.name, d.name)
+
+
+def _check_expand(inp: Tensor, shape) -> None:
+    """`inp` must broadcast *to* `shape` (it is expanded, never the other way)."""
+    if inp._shape == shape or inp._shape == shape[-1:]:  # a full input, or a bias row
+        return
+    ok = inp.ndim <= len(shape) and all(
+        s in (1, n) for s, n in zip(inp._shape[::-1], shape[::-1]))
+    if not ok:
+        lead = len(shape) - inp.ndim
+        bad = next((i for i, (s, n) in enumerate(zip(inp._shape, shape[lead:]))
+                    if s not in (1, n)), 0)
+        raise RuntimeError(
+            f"The expanded size of the tensor ({shape[bad + lead]}) must match the existing size "
+            f"({inp._shape[bad]}) at non-singleton dimension {bad + lead}.  Target sizes: "
+            f"{list(shape)}.  Tensor sizes: {list(inp._shape)}"
+        )
+
+
+def _addmm_dtypes(inp: Tensor, m1: Tensor, m2: Tensor) -> None:
+    """addmm's (and addbmm's) dtype checks, in PyTorch's order: self against mat2, then
+    mat1 against mat2."""
+    for name, t in (("self", inp), ("mat1", m1)):
+        if t._dtype is not m2._dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
+                               f"{type_name(t._dtype)} and {type_name(m2._dtype)}")
+
+
+def _check_batches(b1: Tensor, b2: Tensor) -> None:
+    if b1.ndim != 3 or b2.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor" if b1.ndim != 3 else
+                           "batch2 must be a 3D tensor")
+
+
+def _batch_shapes(b1: Tensor, b2: Tensor) -> None:
+    if b1._shape[0] != b2._shape[0] or b1._shape[2] != b2._shape[1]:
+        raise _batch_mismatch(b1._shape[0], b1._shape[2], b2._shape)

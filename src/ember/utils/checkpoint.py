@@ -58,7 +58,7 @@ def set_checkpoint_debug_enabled(enabled: bool | None):
 @contextlib.contextmanager
 def set_checkpoint_early_stop(enable: bool):
     """Whether non-reentrant checkpoint stops recomputing once it has what backward needs
-    (ember always replays the whole block, so this only records the setting)."""
+    (overrides the `early_stop` argument of the checkpoints made in the block)."""
     global _enable_checkpoint_early_stop
     prev, _enable_checkpoint_early_stop = _enable_checkpoint_early_stop, enable
     try:
@@ -281,10 +281,14 @@ class _Frame:
         self.autocast = {"enabled": _amp.is_autocast_enabled("cpu"),
                          "dtype": _amp.get_autocast_dtype("cpu"),
                          "cache_enabled": _amp.is_autocast_cache_enabled()}
-        # the inputs, packed by the user's hooks when active, with their versions
+        # the inputs, packed by the hooks active outside the block (the user's, or an
+        # enclosing checkpoint's), with their versions and whether they required grad: what
+        # an unpack hook gives back may be detached, and the replay must still see an input
+        # that requires grad as one (as PyTorch's saved variables keep requires_grad)
         hooked = _saved_hooks.active()
         self.inputs = [(_saved_hooks.pack((a,))[0] if hooked else a, a._version)
                        if isinstance(a, Tensor) else (a, None) for a in args]
+        self.input_grads = [isinstance(a, Tensor) and a.requires_grad for a in args]
         self.metas: list = []  # one per slot: the saved tensor's metadata (None: not checked)
         # one per slot: where the saved tensor sits in the forward graph (its grad_fn and
         # output number, or the leaf itself), so a double backward can flow through it
@@ -334,8 +338,8 @@ class _Frame:
         """Run the block again and keep what its ops save, slot by slot."""
         from ..random import fork_rng, set_rng_state
 
-        inputs = [a.detach().requires_grad_(a.requires_grad) if isinstance(a, Tensor) else a
-                  for a in self.get_inputs()]
+        inputs = [a.detach().requires_grad_(need) if isinstance(a, Tensor) else a
+                  for a, need in zip(self.get_inputs(), self.input_grads)]
         values: list = []
         n = len(self.metas)
 
