@@ -4,8 +4,6 @@ files PyTorch's writer makes for the same calls."""
 import glob
 import io
 import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
@@ -18,6 +16,7 @@ from tensorboard.plugins.hparams import plugin_data_pb2
 
 import ember
 from ember.utils.tensorboard import SummaryWriter
+from fresh_process import with_server
 
 
 def read(log_dir):
@@ -286,6 +285,6 @@ def test_missing_tensorboard_raises_what_pytorch_raises():
         print(errors)
         assert errors[0] == errors[1] == ("ModuleNotFoundError", "No module named 'tensorboard'")
         """)
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         timeout=120)
+    # (in a fresh child of a server that imported torch alone: tests/fresh_process.py)
+    out = with_server("torch").run_code(script, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
