@@ -60,3 +60,27 @@ class _null:
 
     def __exit__(self, *exc):
         return False
+
+
+OUT_CALLS = {
+    "sum": lambda L, x, out: L.sum(x, 1, out=out),
+    "nansum": lambda L, x, out: L.nansum(x, 1, out=out),
+    "prod": lambda L, x, out: L.prod(x, 1, out=out),
+    "cumsum": lambda L, x, out: L.cumsum(x, 0, out=out),
+}
+
+
+@pytest.mark.parametrize("dtype", ["int64", "float64"])
+@pytest.mark.parametrize("name", OUT_CALLS)
+def test_an_out_of_another_dtype_is_refused_as_out_before_the_dtype(name, dtype):
+    # PyTorch refuses `out=` under autograd before it looks at the dtype `out` asks for
+    msgs = []
+    for L in (torch, ember):
+        x = L.tensor(VALUES, requires_grad=True)
+        out = L.empty(0, dtype=getattr(L, dtype))
+        with pytest.raises(RuntimeError) as err:
+            OUT_CALLS[name](L, x, out)
+        msgs.append(str(err.value))
+    assert msgs[0] == msgs[1] == (f"{name}(): functions with out=... arguments don't support "
+                                  "automatic differentiation, but one of the arguments "
+                                  "requires grad.")

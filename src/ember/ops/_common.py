@@ -271,10 +271,13 @@ def reduced_float(np_dtype) -> bool:
     return np_dtype.itemsize == 2 and np_dtype.kind in "fV" or np_dtype == dt.bfloat16.np
 
 
-def cast_input(x: Tensor, d: dt.dtype) -> Tensor:
+def cast_input(x: Tensor, d: dt.dtype, out=None) -> Tensor:
     """`x.to(d)` for an op that casts its input first (sum / prod / cumsum with `dtype=`).
     PyTorch records the op itself in the graph, and autograd refuses a result of an integer
-    or bool dtype; a plain cast would quietly drop the graph instead."""
+    or bool dtype; a plain cast would quietly drop the graph instead. An `out=` call is
+    refused first (PyTorch checks `out=` before the dtype)."""
+    if out is not None:
+        refuse_out_grad(x, out)
     if d._kind < 2 and x._requires_grad and _grad_state.enabled:
         raise RuntimeError(f"Autograd not support dtype: {type_name(d)}")
     return x.to(d)

@@ -260,7 +260,7 @@ def _cast_for_sum(x: Tensor, dtype, out=None) -> Tensor:
                                f"got {c_type_name(out._dtype)} instead")
         dtype = out._dtype
     d = dtype if dtype is not None else (dt.int64 if x._dtype._kind < 2 else x._dtype)
-    return x if x._dtype is d else cast_input(x, d)
+    return x if x._dtype is d else cast_input(x, d, out)
 
 
 def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
