@@ -488,6 +488,19 @@ def test_float_arange_rounds_as_torchs_vectorized_kernel(seed):
                                   torch.arange(0, 1.0001, 0.05).numpy())
 
 
+@pytest.mark.parametrize("step", [1.0, -0.5, 0.375, 3.0, 2.0 ** -20, 12345.0])
+def test_float_arange_with_steps_whose_products_are_exact(step):
+    # (ember skips the emulated fma where every step * i is exact in double: the same bits,
+    # from any start, in every chunk and vector of torch's loop)
+    rng = np.random.default_rng(int(abs(step) * 1000) % 97)
+    for start, n in ((float(rng.normal() * 10), 77), (0.1, 70001), (-3.0, 5)):
+        end = start + step * (n - 0.5)
+        for name in ("float32", "float64"):
+            e = ember.arange(start, end, step, dtype=getattr(ember, name))
+            t = torch.arange(start, end, step, dtype=getattr(torch, name))
+            np.testing.assert_array_equal(e.numpy(), t.numpy())
+
+
 def test_arange_with_integer_dtypes_reads_float_bounds_as_torch():
     """An integer arange truncates its start and step toward zero and (int64) counts from
     the truncated bounds: arange(0, 5, 1.5, dtype=int64) is [0, 1, 2, 3, 4]; a step that
