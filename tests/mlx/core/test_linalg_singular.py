@@ -20,16 +20,18 @@ from mlx_oracle import outcome
 mlx = pytest.importorskip("mlx.core")
 
 # MLX's side runs in a forked child with a time limit: a LAPACK failure raised inside MLX's
-# CPU stream can leave its evaluation waiting for ever (seen once in a full run), which
-# must not hang the suite. One child computes every case of this file (a child per case
-# cost a quarter of a second each); only if it fails does each case get a child of its own.
+# CPU stream can leave its evaluation waiting for ever (seen in full runs under load), which
+# must not hang the suite. One child computes the cases of this file in turn, printing each
+# outcome as it comes (a child per case cost a quarter of a second each); a case that does
+# not finish is left to a child of its own (`_mlx_outcome`), and the rest go on in a new one.
 _MLX_SIDE = """
 import json, sys
 sys.path.insert(0, {tests!r})
 import mlx.core as mx
 from mlx_oracle import outcome
 show = lambda r: r if isinstance(r, list) else r.tolist()
-print(json.dumps([outcome(expr, mx, setup, show) for expr, setup in {cases!r}]))
+for expr, setup in {cases!r}:
+    print(json.dumps(outcome(expr, mx, setup, show)), flush=True)
 """
 
 
@@ -41,11 +43,16 @@ def _mlx_run(cases: list, timeout: int):
 
 @functools.cache
 def _mlx_all() -> dict:
-    """MLX's outcome of every case in this file, from one child ({} if it failed)."""
-    got = _mlx_run(ALL_CASES, timeout=180)
-    if got.returncode != 0:
-        return {}
-    return {case: tuple(o) for case, o in zip(ALL_CASES, json.loads(got.stdout))}
+    """MLX's outcome of every case in this file that finished in a shared child."""
+    done, todo = {}, list(ALL_CASES)
+    while todo:
+        got = _mlx_run(todo, timeout=30)
+        lines = got.stdout.splitlines()
+        done.update((case, tuple(json.loads(line))) for case, line in zip(todo, lines))
+        if got.returncode == 0:
+            break
+        todo = todo[len(lines) + 1:]  # (past the case that did not finish)
+    return done
 
 
 def _mlx_outcome(expr: str, setup: str) -> tuple:
@@ -55,7 +62,7 @@ def _mlx_outcome(expr: str, setup: str) -> tuple:
     if got.returncode != 0:
         pytest.skip(f"MLX itself did not finish {expr} (exit {got.returncode}): "
                     f"{got.stderr[-200:]}")
-    kind, value = json.loads(got.stdout)[0]
+    kind, value = json.loads(got.stdout)
     return kind, value
 
 SINGULAR = [
