@@ -98,6 +98,7 @@ CASES = [
     ("kthvalue", lambda x: x.kthvalue(2, 2), (X,), 1),
     ("sort", lambda s: s.sort(1, descending=True), (S,), 1),
     ("sort_0d", lambda z: z.sort(), (Z,), 1),
+    ("sort_stable", lambda s: s.sort(stable=True, dim=0, descending=True), (S,), 1),
     ("topk", lambda x: x.topk(2, 1), (X,), 1),
     ("topk_smallest", lambda x: x.topk(3, 0, largest=False), (X,), 1),
     ("cummax", lambda s: s.cummax(1), (S,), 1),

@@ -55,7 +55,7 @@ CASES = [
     _r("cummax", lambda m, x: tuple(m.cummax(x, 1))),
     _r("cummin", lambda m, x: tuple(m.cummin(x, 0))),
     _r("sort", lambda m, x: tuple(x.sort(1)) + tuple(m.sort(x, 0, descending=True))
-       + (m.argsort(x, 1), m.msort(x))),
+       + (m.argsort(x, 1), m.msort(x)) + tuple(m.sort(x, stable=True, dim=1))),
     _r("topk", lambda m, x: tuple(x.topk(2, 1)) + tuple(m.topk(x, 2, 0, largest=False))),
     _r("kthvalue", lambda m, x: tuple(m.kthvalue(x, 2, 1))),
     _r("median_dim", lambda m, x: tuple(x.median(1))),

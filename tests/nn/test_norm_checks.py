@@ -1,6 +1,6 @@
 """group_norm's and instance_norm's checks of their weight and bias, rms_norm's checks of
-its operands, and batch_norm's refusal of running statistics that require grad, against
-torch's words.
+its operands, batch_norm's refusal of running statistics that require grad, and the
+operand dtypes batch_norm's and instance_norm's CPU kernel takes, against torch's words.
 
 # NOTE: until nn/_functional/layers.py calls these checks, the tests compare the checks'
 # errors with the ones torch's functional raises for the same arguments.
@@ -231,3 +231,67 @@ def test_instance_norm_and_module_name_the_running_mean():
     assert torch_error(lambda: module_call(ember)) == torch_error(lambda: module_call(torch))
     with pytest.raises(RuntimeError, match="should contain 3 elements not 5"):  # sizes first
         EF.batch_norm(ember.ones(4, 3), ember.zeros(5, requires_grad=True), ember.ones(3))
+
+
+# --- batch_norm's and instance_norm's dtypes: the CPU kernel's "mixed dtype" rules ----------
+
+BN_DTYPES = [  # (input, weight, bias, running statistics): None for no tensor
+    ("float32", "float64", "float64", "float64"), ("float32", None, None, "float64"),
+    ("float32", "float32", "float64", "bfloat16"), ("float32", "float32", None, "float64"),
+    ("float32", None, "bfloat16", "float32"), ("float64", "float32", "float32", "float32"),
+    ("float64", "float32", "float32", "float64"), ("float64", "float64", "float64", "float32"),
+    ("bfloat16", "float32", "float32", "float32"), ("bfloat16", "float32", "float32", "float64"),
+    ("float16", None, None, "float32"), ("bfloat16", "bfloat16", "bfloat16", "float32"),
+    ("float16", "bfloat16", None, None), ("float16", "float32", "float16", None),
+]
+
+
+def _bn_call(dtypes, training, instance=False):
+    x_d, w_d, b_d, s_d = dtypes
+
+    def call(L):
+        def vec(d, v):
+            return None if d is None else L.full((3,), v, dtype=getattr(L, d))
+        x = (L.arange(24.0).reshape(4, 3, 2) % 5).to(getattr(L, x_d))
+        if instance:
+            return L.nn.functional.instance_norm(x, vec(s_d, 0.5), vec(s_d, 2.0), vec(w_d, 1.5),
+                                                 vec(b_d, 0.25), use_input_stats=training)
+        return L.nn.functional.batch_norm(x, vec(s_d, 0.5), vec(s_d, 2.0), vec(w_d, 1.5),
+                                          vec(b_d, 0.25), training=training)
+    return call
+
+
+@pytest.mark.parametrize("instance", [False, True], ids=["batch_norm", "instance_norm"])
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("dtypes", BN_DTYPES, ids=str)
+def test_batch_norm_operand_dtypes_as_torch(dtypes, training, instance):
+    """Regression: batch_norm and instance_norm normalised a float32 input with float64
+    parameters or statistics (BatchNorm1d(...).double() fed float32 data), where torch
+    refuses; instance_norm of a bfloat16 input with float32 affine returned float32."""
+    if dtypes[3] is None and not training:
+        return
+    call = _bn_call(dtypes, training, instance)
+    try:
+        want = call(torch)
+    except RuntimeError as exc:
+        assert torch_error(lambda: call(ember)) == str(exc)
+    else:
+        # (16-bit results: a last-bit rounding apart at most; the dtype compared exactly)
+        assert_same(call(ember), want, rtol=1e-2, atol=1e-2)
+
+
+def test_instance_norm_runs_one_batch_norm_as_torch():
+    """Regression: instance_norm applied its affine after the batch norm (AddBackward0);
+    torch runs one batch_norm with the affine repeated per sample, under a view."""
+    def call(L):
+        x = (L.arange(24.0).reshape(2, 3, 4) % 5).requires_grad_()
+        w = L.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        b = L.tensor([0.5, 0.0, -1.0], requires_grad=True)
+        y = L.nn.functional.instance_norm(x, weight=w, bias=b)
+        (y * L.arange(24.0).reshape(2, 3, 4).cos()).sum().backward()
+        return y, x.grad, w.grad, b.grad, y.grad_fn.name(), y.grad_fn.next_functions[0][0].name()
+
+    got, want = call(ember), call(torch)
+    assert got[4:] == want[4:] == ("ViewBackward0", "NativeBatchNormBackward0")
+    for g, w in zip(got[:4], want[:4]):  # (a reduction over 4 values: a few float32 ulp)
+        assert_same(g, w, rtol=1e-5, atol=1e-6)

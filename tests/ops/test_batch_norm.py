@@ -126,3 +126,32 @@ def test_the_fused_backward_kernel_has_a_gradient_in_each_input(affine):
     check_grads(lambda g, xhat, r, *w: _weighted_sum(
         bind(batch_norm_backward_p, g, xhat, r, w[0] if w else None, xhat / r.reshape(1, -1, 1),
              ember.zeros(3, dtype=xhat.dtype)), 1), *arrays)
+
+
+def _norm_inputs(lib):
+    g = lib.Generator().manual_seed(0)
+    return {"t2": lib.randn(3, 10, generator=g).t(),
+            "t2_step": lib.randn(3, 10, generator=g).t()[::2],
+            "perm3": lib.randn(4, 5, 3, generator=g).permute(0, 2, 1),
+            "cl": lib.randn(2, 3, 4, 5, generator=g).contiguous(memory_format=lib.channels_last),
+            "perm4": lib.randn(2, 4, 5, 3, generator=g).permute(0, 3, 2, 1)}
+
+
+@pytest.mark.parametrize("training", [True, False], ids=["train", "eval"])
+def test_norm_results_are_row_major_or_channels_last_as_torch(training):
+    """Regression: batch_norm of a transposed (N, C) input (training) and of a permuted one
+    (eval), and group_norm of a permuted input, kept the input's layout; torch gives its
+    `suggest_memory_format` (row-major, or channels-last for a channels-last batch)."""
+    def calls(L):
+        out = []
+        for x in _norm_inputs(L).values():
+            c = x.shape[1]
+            rm, rv = L.zeros(c), L.ones(c)
+            out.append(L.nn.functional.batch_norm(x, rm, rv, L.ones(c), L.zeros(c),
+                                                  training=training))
+            out.append(L.nn.functional.group_norm(x, 3))
+        return out
+
+    for got, want in zip(calls(ember), calls(torch)):
+        assert got.stride() == want.stride()
+        assert_same(got, want, rtol=1e-5, atol=1e-5)  # (per-channel sums: a few ulp apart)

@@ -56,3 +56,16 @@ def test_pool_sample_gradient_flows_back_in_layout():
     (sample * ember.arange(3.0).reshape(3, 1, 1, 1)).sum().backward()
     # row 2 was picked twice (weights 0 and 1), row 0 once (weight 2)
     assert pool.grad[:, 0, 0, 0].tolist() == [2.0, 0.0, 1.0, 0.0]
+
+
+def test_gather_result_is_row_major_whatever_the_index_layout():
+    """Regression: gather (and take_along_dim, which runs it) laid its result out as the
+    index (a transposed index gave a transposed result); torch allocates it row-major."""
+    def calls(L):
+        x = L.arange(12.0).reshape(3, 4)
+        idx = L.tensor([[2, 1, 0], [0, 1, 3]]).t()
+        return [x.gather(1, idx), L.take_along_dim(x, idx, 1),
+                x.t().gather(0, L.zeros(3, 4, dtype=L.long).t())]
+
+    for got, want in zip(calls(ember), calls(torch)):
+        assert got.stride() == want.stride() and got.tolist() == want.tolist()

@@ -501,3 +501,27 @@ def test_roll_of_channels_last_keeps_its_gradient():
     ember.roll(e, (1, -2), (1, 3)).backward(ember.tensor(g))
     torch.roll(t, (1, -2), (1, 3)).backward(torch.tensor(g))
     assert_same(e.grad, t.grad, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("src,out", [("float32", "int64"), ("int64", "bool"),
+                                     ("complex64", "float32"), ("float64", "float32"),
+                                     ("int32", "uint8")])
+@pytest.mark.parametrize("fn", ["cat", "concat", "stack", "hstack", "vstack", "dstack",
+                                "column_stack"])
+def test_join_out_of_a_lower_category_is_torchs_type_error(fn, src, out):
+    """Regression: cat(..., out=) into an integer `out` from float inputs raised the
+    pointwise ops' RuntimeError ("result type Float can't be cast ..."); torch's cat kernel
+    (which stack and the h/v/d/column forms run) raises a TypeError in its own words."""
+    def call(L):
+        o = L.empty(0, dtype=getattr(L, out))
+        return getattr(L, fn)([L.ones(2, dtype=getattr(L, src))] * 2, out=o)
+
+    try:
+        want = call(torch)
+    except TypeError as exc:
+        with pytest.raises(TypeError) as got:
+            call(ember)
+        assert str(got.value) == str(exc)
+    else:
+        got = call(ember)
+        assert got.dtype == getattr(ember, out) and got.tolist() == want.tolist()

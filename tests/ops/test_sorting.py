@@ -611,3 +611,28 @@ def test_argsort_and_topk_write_into_out():
 ])
 def test_sort_out_that_is_no_pair_fits_no_overload(call):
     same_message(call, TypeError)
+
+
+def test_sort_stable_overload_node_and_keyword_only_stable():
+    """Regression: torch picks sort's `stable` overload whenever `stable=` is passed (even
+    as None or False) and records SortBackward1; ember recorded SortBackward0. `stable` is
+    keyword-only in sort and argsort, as torch's parser has it."""
+    x_t = torch.tensor([3.0, 1.0, 3.0, 2.0, 1.0], requires_grad=True)
+    x_e = ember.tensor([3.0, 1.0, 3.0, 2.0, 1.0], requires_grad=True)
+    calls = [{}, {"stable": True}, {"stable": False, "descending": True}, {"stable": None},
+             {"stable": True, "dim": 0, "descending": True}]
+    for kw in calls:
+        got, want = ember.sort(x_e, **kw), torch.sort(x_t, **kw)
+        assert got.values.grad_fn.name() == want.values.grad_fn.name(), kw
+        assert got.indices.tolist() == want.indices.tolist() or not kw.get("stable"), kw
+        node = x_e.sort(**kw).values.grad_fn
+        assert node.name() == want.values.grad_fn.name()
+        assert node._saved_indices.tolist() == want.values.grad_fn._saved_indices.tolist() \
+            or not kw.get("stable")
+    (ember.sort(x_e, stable=True, descending=True).values * ember.arange(5.0)).sum().backward()
+    (torch.sort(x_t, stable=True, descending=True).values * torch.arange(5.0)).sum().backward()
+    assert x_e.grad.tolist() == x_t.grad.tolist()
+    for lib, x in ((torch, x_t), (ember, x_e)):
+        for fn in (lib.sort, lib.argsort, lib.Tensor.sort, lib.Tensor.argsort):
+            with pytest.raises(TypeError):
+                fn(x, 0, True, True)

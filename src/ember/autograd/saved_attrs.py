@@ -104,6 +104,7 @@ _TABLE_SPEC = {
     "ModeBackward0": "dim=p.dim indices=r1 keepdim=p.keepdim " + _SIZES,
     "KthvalueBackward0": "dim=p.dim indices=r1 keepdim=p.keepdim " + _SIZES,
     "SortBackward0": "dim=p.dim indices=r1 " + _SIZES,
+    "SortBackward1": "dim=p.dim indices=r1 " + _SIZES,
     "TopkBackward0": "dim=p.dim indices=r1 " + _SIZES,
     "AmaxBackward0": "dim=p.dims keepdim=p.keepdim result=r self=a0",
     "AminBackward0": "dim=p.dims keepdim=p.keepdim result=r self=a0",

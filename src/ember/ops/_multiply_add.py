@@ -16,6 +16,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..native import calls
+from ._common import laid_out
 from ._fma import fma
 from ._inplace_kernel import disjoint_or_same
 
@@ -150,6 +151,15 @@ def _dense(*arrays) -> list | None:
     return [np.ascontiguousarray(np.broadcast_to(a, shape)) for a in arrays]
 
 
+def _laid_as_numpy(originals, dense, res):
+    """`res` of the C kernel laid out as the NumPy twin (and PyTorch's TensorIterator) lay
+    it out, where `_dense` had to broadcast or copy the operands: the C kernel writes
+    row-major, where `bias + x` of a channels-last or transposed `x` keeps x's layout."""
+    if all(d is o for d, o in zip(dense, originals)):
+        return res
+    return laid_out([(a.shape, a.strides) for a in originals if a.__class__ is np.ndarray], res)
+
+
 def _spread(b, like):
     """A number `b` (add's `other` beside `alpha=`) as an array of `like`'s dtype and shape,
     so the C kernel takes it as it takes a tensor; arrays as they are."""
@@ -164,10 +174,12 @@ def scaled_add_native(lib, a, b, alpha, negate: bool = False):
     if not isinstance(b, np.ndarray) and isinstance(a, np.ndarray) and \
             (p := _exact_product(b, -alpha if negate else alpha, a.dtype)) is not None:
         return np.add(a, p)  # (one rounding, as the fused form: no C call needed)
-    dense = _dense(a, _spread(b, a))
+    ops = (a, _spread(b, a))
+    dense = _dense(*ops)
     if dense is None:
         return NotImplemented
-    return _native(lib, "scaled_add", *dense, None, -alpha if negate else alpha)
+    return _laid_as_numpy(ops, dense, _native(lib, "scaled_add", *dense, None,
+                                              -alpha if negate else alpha))
 
 
 def scaled_add_into_native(lib, dst, b, alpha, negate: bool = False) -> bool:
@@ -189,7 +201,7 @@ def addcmul_native(lib, x, t1, t2, value=1):
     dense = _dense(x, t1, t2)
     if dense is None or isinstance(value, complex):
         return NotImplemented
-    return _native(lib, "addcmul", *dense, value)
+    return _laid_as_numpy((x, t1, t2), dense, _native(lib, "addcmul", *dense, value))
 
 
 def lerp_native(lib, start, end, weight):
@@ -198,8 +210,8 @@ def lerp_native(lib, start, end, weight):
         dense = _dense(start, end, weight)
         if dense is None:
             return NotImplemented
-        return _native(lib, "lerp", *dense, 0.0)
+        return _laid_as_numpy((start, end, weight), dense, _native(lib, "lerp", *dense, 0.0))
     dense = _dense(start, end)
     if dense is None or isinstance(weight, complex):
         return NotImplemented
-    return _native(lib, "lerp", *dense, None, float(weight))
+    return _laid_as_numpy((start, end), dense, _native(lib, "lerp", *dense, None, float(weight)))

@@ -176,9 +176,10 @@ def _batch_norm_kernel(x, weight, bias, *, eps, mixed=False, sq_rows=None):
 
 
 def _rows_back(a: np.ndarray, shape: tuple) -> np.ndarray:
-    """(rows, C) results back in `shape`: channels-last strides for a 4-d (5-d) shape."""
+    """(rows, C) results back in `shape`: channels-last strides for a 4-d (5-d) shape,
+    row-major for (N, C) (as PyTorch's result, whatever the input's layout)."""
     if len(shape) <= 2:
-        return a.reshape(shape)
+        return np.ascontiguousarray(a.reshape(shape))
     return np.moveaxis(a.reshape((shape[0],) + shape[2:] + (shape[1],)), -1, 1)
 
 

@@ -437,7 +437,8 @@ def _gather_kernel(a, idx, *, dim):
     if idx.shape != a.shape:
         # take_along_axis wants equal sizes off `dim`; gather reads only the first ones.
         a = a[tuple(slice(0, n) if i != dim else slice(None) for i, n in enumerate(idx.shape))]
-    return np.take_along_axis(a, idx, axis=dim)
+    # (row-major whatever the index's layout, as PyTorch's gather allocates its result)
+    return np.ascontiguousarray(np.take_along_axis(a, idx, axis=dim))
 
 
 gather_p = Primitive("gather", _gather_kernel,

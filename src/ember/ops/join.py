@@ -25,7 +25,7 @@ from . import movement
 from ._arg_parser_text import called_as_method, method_aware, tp_name
 from ._aten_text import aten_text
 from ._batching import batch_size, batched
-from ._common import layout_like, type_name, write_out
+from ._common import layout_like, refuse_out_grad, type_name, write_out
 from ._size_args import REQUIRED, int_list, keyword_list
 from .registry import Primitive, apply, bind, defbatch, deflinear, defvjp, defvjp_variadic
 from .views import move_to_front, unsqueeze, view_p
@@ -147,7 +147,17 @@ def _cat(name: str, tensors, dim: int, out) -> Tensor:
     cl = nd == 4 and all(not t.is_contiguous() and is_channels_last(t._shape, t.stride())
                          for t in kept)
     r = apply(cat_p, *kept, dim=d, sizes=sizes, dtype=dtype, channels_last=cl)
-    return r if out is None else write_out(r, out, tuple(kept))
+    return r if out is None else _write_joined(r, out, tuple(kept))
+
+
+def _write_joined(result: Tensor, out, inputs: tuple) -> Tensor:
+    """`write_out` for cat and stack, whose kernel refuses an `out` of a lower category than
+    the inputs (float into int) with a TypeError, not the pointwise ops' RuntimeError."""
+    refuse_out_grad(result, out)  # (first, as in PyTorch)
+    if isinstance(out, Tensor) and not dt.can_cast(result._dtype, out._dtype):
+        raise TypeError("torch.cat(): input types can't be cast to the desired output type "
+                        f"{type_name(out._dtype)}")
+    return write_out(result, out, inputs)
 
 
 def concatenate(tensors, dim: int = 0, out=None) -> Tensor:
@@ -189,8 +199,8 @@ def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
                                f"{list(first._shape)} at entry 0 and {list(t._shape)} at entry "
                                f"{i}")
-    return write_out(apply(stack_p, *tensors, dim=d, dtype=_common_dtype(tensors)), out,
-                     tuple(tensors))
+    r = apply(stack_p, *tensors, dim=d, dtype=_common_dtype(tensors))
+    return r if out is None else _write_joined(r, out, tuple(tensors))
 
 
 def _atleast(t: Tensor, n: int) -> Tensor:

@@ -153,19 +153,35 @@ def _sort_vjp(g, out, x, *, dim, descending, stable):
 
 
 SORT = picker("sort", _sort_kernel, _sort_meta, _sort_vjp)
+# (PyTorch's `sort.stable` overload, taken whenever `stable=` is passed, even as None or
+# False, records its own node class)
+SORT_STABLE = picker("sort_stable", _sort_kernel, _sort_meta, _sort_vjp, "SortBackward1")
 
 
-def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool | None = False,
-         *, out=None):
+class _Unset:
+    """`stable`'s default: PyTorch picks its overload by whether `stable=` was passed."""
+
+    def __repr__(self) -> str:
+        return "<not given>"
+
+
+_NOT_GIVEN = _Unset()
+
+
+def sort(input: Tensor, dim: int = -1, descending: bool = False, *,
+         stable: bool | None = _NOT_GIVEN, out=None):  # type: ignore[assignment]
     """(values, indices) sorted along `dim`; `stable` keeps equal values in their order
-    (otherwise, as in PyTorch, the order of ties is unspecified)."""
+    (otherwise, as in PyTorch, the order of ties is unspecified). As in PyTorch, `stable`
+    is keyword-only."""
+    given = stable is not _NOT_GIVEN
+    stable = bool(stable) if given else False
     if out is not None and not isinstance(out, (tuple, list)):
         raise _sort_out_error(input, dim, descending, stable, out)
     check_out_tuple(out, "sort")
     _check_sortable(input)
     d = wrap_dim(dim, max(input.ndim, 1))
-    r = sort_result(*apply(pick_p, input, fn=SORT, dim=d, descending=bool(descending),
-                           stable=bool(stable)))
+    r = sort_result(*apply(pick_p, input, fn=SORT_STABLE if given else SORT, dim=d,
+                           descending=bool(descending), stable=stable))
     return write_exact(r, out) if out is not None else r
 
 
@@ -187,11 +203,12 @@ def _sort_out_error(input, dim, descending, stable, out) -> TypeError:
     return invalid_combination("sort", _SORT_SIGNATURES, args, flags)
 
 
-def argsort(input: Tensor, dim: int = -1, descending: bool = False,
-            stable: bool = False, *, out=None) -> Tensor:
-    """The indices that sort `input` along `dim` (into `out`, which must be int64)."""
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, *,
+            stable: bool = False, out=None) -> Tensor:
+    """The indices that sort `input` along `dim` (into `out`, which must be int64);
+    `stable` is keyword-only, as in PyTorch."""
     with grad_mode.no_grad():
-        return write_exact(sort(input, dim, descending, stable).indices, out)
+        return write_exact(sort(input, dim, descending, stable=bool(stable)).indices, out)
 
 
 def msort(input: Tensor, *, out=None) -> Tensor:

@@ -32,6 +32,7 @@ from ..attention import SDPBackend, choose_cpu_backend
 from ..attention.bias import CausalBias
 from .norm_checks import (
     check_affine_dtypes,
+    check_batch_norm_dtypes,
     check_group_norm_affine,
     check_instance_norm_affine,
     check_norm_kernel_dtypes,
@@ -314,6 +315,9 @@ def _group_norm(input: Tensor, num_groups: int, weight: Tensor | None, bias: Ten
         out = out * weight.reshape(view)
     if bias is not None:
         out = out + bias.reshape(view)
+    fmt = _suggested_format(input)  # (PyTorch's result: row-major or channels-last only)
+    if not out.is_contiguous(memory_format=fmt):
+        out = out.contiguous(memory_format=fmt)
     if out._grad_fn is not None:  # PyTorch runs this as its one group-norm kernel
         rename_node(out._grad_fn, "NativeGroupNormBackward0")
     return saves(out, input, weight)  # (PyTorch's native_group_norm node keeps these)
@@ -338,6 +342,7 @@ def _batch_norm_checks(input, running_mean, running_var, weight, bias, training)
     if not input.dtype.is_floating_point:  # (complex inputs included)
         raise NotImplementedError(f"\"batch_norm\" not implemented for "
                                   f"'{type_name(input.dtype)}'")
+    check_batch_norm_dtypes(input, weight, bias, running_mean, running_var, training)
 
 
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
@@ -390,12 +395,24 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     shift = -running_mean * scale if bias is None else \
         E.addcmul(bias, running_mean, scale, value=-1)
     out = E.addcmul(shift.reshape(view), input, scale.reshape(view))
+    fmt = _suggested_format(input)  # (PyTorch's result: row-major or channels-last only)
+    if not out.is_contiguous(memory_format=fmt):
+        out = out.contiguous(memory_format=fmt)
     if out.dtype != input.dtype:  # (16-bit input, float32 statistics: computed in float32,
         out = out.to(input.dtype)  # rounded once to the input's dtype, as PyTorch's kernel)
     if out._grad_fn is not None:  # PyTorch runs this as its one batch-norm kernel
         rename_node(out._grad_fn, "NativeBatchNormBackward0")
     # (what PyTorch's native_batch_norm saves: an in-place op on one refuses backward)
     return saves(out, input, weight, running_mean, running_var)
+
+
+def _suggested_format(x: Tensor):
+    """PyTorch's `suggest_memory_format`: channels-last for a 4-d (5-d) tensor laid out so
+    (and not also row-major), else row-major."""
+    fmt = {4: E.channels_last, 5: E.channels_last_3d}.get(x.dim())
+    if fmt is not None and not x.is_contiguous() and x.is_contiguous(memory_format=fmt):
+        return fmt
+    return E.contiguous_format
 
 
 def instance_norm(input: Tensor, running_mean: Tensor | None = None,
@@ -414,20 +431,20 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
                          f"size {input.shape}")
     check_instance_norm_affine(input, weight, bias, repeated=False)
     n, c = input.shape[:2]
+    # NOTE: as PyTorch, one batch_norm over (1, N * C, ...) with the statistics and the
+    # affine repeated per sample: its checks, its mixed 16-bit / float32 kernel (one
+    # rounding), and its node under the final view. The repeated statistics take the
+    # weight's dtype (the input's without one), so theirs is never refused.
     x = input.reshape((1, n * c) + tuple(input.shape[2:]))
-    rm = running_mean.repeat(n) if running_mean is not None else None
-    rv = running_var.repeat(n) if running_var is not None else None
-    out = batch_norm(x, rm, rv, None, None, use_input_stats, momentum, eps).reshape(input.shape)
-    check_instance_norm_affine(input, weight, bias, repeated=True)
+    stats_dtype = input.dtype if weight is None else weight.dtype
+    rm, rv = (t.repeat(n).to(stats_dtype) if t is not None else None
+              for t in (running_mean, running_var))
+    w, b = (t.repeat(n) if t is not None else None for t in (weight, bias))
+    out = batch_norm(x, rm, rv, w, b, use_input_stats, momentum, eps).reshape(input.shape)
     if running_mean is not None and use_input_stats:
         with E.no_grad():
             running_mean.copy_(rm.reshape(n, c).mean(0))
             running_var.copy_(rv.reshape(n, c).mean(0))
-    view = (-1,) + (1,) * (input.dim() - 2)
-    if weight is not None:
-        out = out * weight.reshape(view)
-    if bias is not None:
-        out = out + bias.reshape(view)
     return out
 
 

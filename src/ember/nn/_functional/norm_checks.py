@@ -3,7 +3,8 @@ operands, in its order and words (a wrong affine would otherwise broadcast, or f
 broadcasting message).
 
 layer_norm's shapes are the op's own (ops/layer_norm.py), batch_norm's sit with batch_norm;
-layer_norm's and group_norm's dtypes (their CPU kernels' "mixed dtype" rules) are here.
+the dtypes of layer_norm's, group_norm's and batch_norm's operands (their CPU kernels'
+"mixed dtype" rules) are here.
 """
 
 from __future__ import annotations
@@ -114,3 +115,26 @@ def check_norm_kernel_dtypes(input: Tensor, kernel: str, weight: Tensor | None,
             and bias.dtype is not input.dtype:
         raise RuntimeError(f"expected scalar type {type_name(input.dtype)} but found "
                            f"{type_name(bias.dtype)}")
+
+
+def check_batch_norm_dtypes(input: Tensor, weight: Tensor | None, bias: Tensor | None,
+                            running_mean: Tensor | None, running_var: Tensor | None,
+                            training: bool) -> None:
+    """batch_norm's CPU kernel (and instance_norm's, which runs it) takes operands of the
+    input's dtype, or float32 ones beside a float16 / bfloat16 input ("mixed" mode, chosen
+    when the first operand given among weight, bias and the statistics has another dtype
+    than the input). Otherwise the first operand of another dtype is named, the statistics
+    read before the affine in training and after it in evaluation."""
+    params = (weight, bias, running_mean, running_var)
+    first = next((t for t in params if t is not None), None)
+    if first is None or first.dtype is input.dtype:
+        order = (running_mean, running_var, weight, bias) if training else params
+        for t in order:
+            if t is not None and t.dtype is not input.dtype:
+                raise RuntimeError(f"expected scalar type {type_name(input.dtype)} but found "
+                                   f"{type_name(t.dtype)}")
+        return
+    if any(t is not None and t.dtype is not dt.float32 for t in params):
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if input.dtype not in (dt.float16, dt.bfloat16):
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
