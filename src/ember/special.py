@@ -52,12 +52,14 @@ from .ops.special_ops import igamma as gammainc
 from .ops.special_ops import igammac as gammaincc
 from .ops.special_ops import lgamma as gammaln
 from .ops.special_ops import mvlgamma as multigammaln
+from .ops.unary_math import round_decimals as _round_decimals
 
 expit = sigmoid
 
 
 def round(input: Tensor, *, decimals: int = 0, out=None) -> Tensor:  # noqa: A001
     """torch.special.round: always the decimals form of round (so integers are refused)."""
+    _round_decimals(input, decimals, "special_round")
     return _round(input, decimals=decimals, out=out)
 
 

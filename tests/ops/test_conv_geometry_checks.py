@@ -1,6 +1,6 @@
 """A convolution's geometry refused as PyTorch refuses it (negative padding and output
 padding, non-positive strides, negative and zero dilations, a transposed output smaller
-than one, weights of the wrong rank), in its words and order; and the node names of a
+than one, inputs and weights of the wrong rank), in its words and order; and the node names of a
 transposed convolution's gradients of gradients."""
 
 from __future__ import annotations
@@ -75,6 +75,15 @@ def test_weight_of_the_wrong_rank(name, x, w, kw):
     same_message(_call(name, x, w, **kw))
 
 
+@pytest.mark.parametrize("name, x", [("conv_transpose1d", (2,)), ("conv_transpose2d", (2, 4)),
+                                     ("conv_transpose3d", (1, 1, 1, 1, 2, 2)),
+                                     ("conv2d", (2, 4))])
+def test_an_input_of_the_wrong_rank_names_the_op(name, x):
+    nd = int(name[-2])
+    w = ((2, 3) if "transpose" in name else (3, 2)) + (3,) * nd
+    same_message(_call(name, x, w))
+
+
 @pytest.mark.parametrize("kw", [dict(stride=3, padding=2, output_padding=1, dilation=2, groups=2),
                                 dict(stride=1, dilation=4)])
 def test_transposed_double_backward_nodes_and_values(kw):
@@ -104,3 +113,27 @@ def test_transposed_double_backward_nodes_and_values(kw):
 ])
 def test_non_tensor_operands_refused_in_torch_words(call):
     assert same_message(call, TypeError)
+
+
+# (name, input, weight, kwargs, dtype): each kernel PyTorch would pick refuses a zero-length
+# side in its own words (oneDNN's for a large float32 one), the dilated and transposed ones
+# before their dtype checks
+ZERO_KERNELS = [
+    ("conv2d", (1, 2, 4, 4), (3, 2, 0, 2), {}, "float32"),
+    ("conv1d", (1, 2, 4), (3, 2, 0), {}, "float64"),
+    ("conv3d", (1, 2, 4, 4, 4), (3, 2, 1, 0, 1), {}, "float32"),
+    ("conv2d", (2, 16, 8, 8), (16, 16, 0, 3), {}, "float32"),
+    ("conv1d", (1, 2, 4), (3, 2, 0), dict(dilation=2), "int32"),
+    ("conv_transpose2d", (1, 2, 4, 4), (2, 3, 0, 2), dict(stride=2, output_padding=1), "int32"),
+    ("conv_transpose3d", (1, 2, 4, 4, 4), (2, 3, 0, 1, 1), {}, "complex64"),
+    ("conv2d", (1, 2, 1, 1), (3, 2, 0, 5), {}, "float32"),  # (the input is smaller first)
+]
+
+
+@pytest.mark.parametrize("name, x, w, kw, dtype", ZERO_KERNELS, ids=str)
+def test_a_zero_length_kernel_refused_in_the_words_of_the_kernel_torch_picks(name, x, w, kw,
+                                                                               dtype):
+    def call(L):
+        d = getattr(L, dtype)
+        return getattr(L.nn.functional, name)(L.ones(*x, dtype=d), L.ones(*w, dtype=d), **kw)
+    same_message(call)

@@ -10,7 +10,7 @@ import torch
 import ember
 from ops._elementwise import Spec, make, same_outcome, unary_tests
 
-from helpers import assert_same, same_error
+from helpers import assert_same, same_error, same_message
 
 POS = ((0.1, 3.0),)
 UNIT = ((-0.9, 0.9),)
@@ -363,3 +363,26 @@ def test_nan_to_num_takes_none_for_every_replacement():
     assert_same(ember.nan_to_num(e, None, None, None), torch.nan_to_num(t, None, None, None))
     assert_same(e.nan_to_num(nan=None, posinf=3.0), t.nan_to_num(nan=None, posinf=3.0))
     assert_same(e.clone().nan_to_num_(None), t.clone().nan_to_num_(None))
+
+
+ROUND_FORMS = {
+    "function": lambda L, x, d: L.round(x, decimals=d),
+    "function out": lambda L, x, d: L.round(x, decimals=d, out=L.empty(2)),
+    "method": lambda L, x, d: x.round(decimals=d),
+    "in place": lambda L, x, d: x.clone().round_(decimals=d),
+    "special": lambda L, x, d: L.special.round(x, decimals=d),
+}
+
+
+@pytest.mark.parametrize("form", ROUND_FORMS)
+def test_round_decimals_read_as_torchs_parser_reads_an_int(form):
+    call = ROUND_FORMS[form]
+    for d in (np.int64(1), np.int32(-1), "tensor"):  # (taken: NumPy and 0-d integer tensors)
+        got = [call(L, L.tensor([1.26, 35.0]), L.tensor(1) if d == "tensor" else d)
+               for L in (ember, torch)]
+        np.testing.assert_array_equal(got[0].numpy(), got[1].numpy())
+    for d in (True, 1.0, "tensor", "tensors"):  # (refused, in the words of each form)
+        def refused(L, d=d):
+            bad = {"tensor": L.tensor(1.0), "tensors": L.tensor([1, 2])}.get(d, d)
+            return call(L, L.tensor([1.26, 35.0]), bad)
+        same_message(refused, TypeError)

@@ -95,16 +95,15 @@ def _note(signature: str, args: tuple, kwargs: dict, accepts: dict,
         wrong = [k for k in keyword_order(kwargs) if k not in tail]
         return ("      didn't match because some of the keywords were incorrect: "
                 f"{', '.join(wrong)}\n")
-    if typed_by is not None:
-        pieces = typed_by[1:-1].split(", ")
-    # NOTE: torch's note reads a piece's type as the text before its last space, so a
-    # piece with a default ("Tensor min = None") has no type it knows; when an argument
-    # meets one, none fits: `x.clamp(t, "a")` marks both, "(!Tensor!, !str!)"
-    typeless = any(" = " in p for p in pieces[:len(args)])
+    typed = pieces if typed_by is None else typed_by[1:-1].split(", ")
+    # NOTE: torch's note reads a printed piece's type as the text before its last space,
+    # so a piece with a default ("Tensor min = None") has no type it knows and no argument
+    # fits it: `x.clamp(t, "a")` marks both, "(!Tensor!, !str!)", while conv2d's call from
+    # a module marks all but its input, "(Tensor, !Parameter!, !Parameter!, ...)"
     descs = []
-    for arg, piece in zip(args, pieces):
+    for arg, piece, kind in zip(args, pieces, typed):
         desc = tp_name(arg)
-        fits = not typeless and desc in accepts.get(piece.split(" ")[0], ())
+        fits = " = " not in piece and desc in accepts.get(kind.split(" ")[0], ())
         descs.append(desc if fits else f"!{_described(arg)}!")
     return ("      didn't match because some of the arguments have invalid types: "
             f"({', '.join(descs)})\n")

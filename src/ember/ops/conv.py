@@ -30,6 +30,7 @@ from . import _conv_native as N
 from ._arg_parser_text import invalid_combination, not_tensor
 from ._batching import batch_size, batched
 from ._common import c_type_name, checked_type_name, type_name
+from ._conv_args import given, read_geometry
 from .reduce import sum_to_size
 from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp, defvjp_joint, rename_node
 
@@ -389,8 +390,9 @@ def _check(x: Tensor, w: Tensor, nd: int, groups: int, transposed: bool,
     (not for transposed ones), the signs of the geometry, channels, the bias's size. The
     weight's dtype comes after the size checks (`_check_dtypes`)."""
     if x.ndim not in (nd + 1, nd + 2):
+        name = f"conv_transpose{nd}d" if transposed else f"conv{nd}d"
         raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to "
-                           f"conv{nd}d, but got input of size: {list(x.shape)}")
+                           f"{name}, but got input of size: {list(x.shape)}")
     if w.ndim != nd + 2:
         _weight_rank_error(x, w, nd, transposed, padding, stride, dilation, output_padding)
     _padding_string_check(padding, stride, nd)
@@ -525,24 +527,20 @@ _CONV_OVERLOADS = tuple(
 
 def _refuse_operands(nd: int, args: tuple) -> None:
     """The parser's TypeError for a convolution given a non-tensor operand, listing the
-    arguments given: all seven from a module (its sizes are tuples), else without the
-    trailing ones at their defaults, as a functional call spells them."""
+    arguments given (`given`)."""
     if isinstance(args[0], Tensor) and isinstance(args[1], Tensor) and \
             (args[2] is None or isinstance(args[2], Tensor)):
         return
-    n = len(args)
-    if not any(type(a) is tuple for a in args[3:6]):
-        defaults = (None, 1, 0, 1, 1)
-        while n > 2 and (args[n - 1] is defaults[n - 3] or (
-                type(args[n - 1]) is int and args[n - 1] == defaults[n - 3])):
-            n -= 1
     # ("int groups" is a SymInt in the schema, which the parser's note never finds a fit for)
-    raise invalid_combination(f"conv{nd}d", _CONV_OVERLOADS, args[:n], {}, {"int": ()})
+    raise invalid_combination(f"conv{nd}d", _CONV_OVERLOADS, given(args), {}, {"int": ()})
 
 
 def _conv_nd(nd: int, input, weight, bias, stride, padding, dilation, groups) -> Tensor:
     if input.__class__ is not Tensor or weight.__class__ is not Tensor:
         _refuse_operands(nd, (input, weight, bias, stride, padding, dilation, groups))
+    g = read_geometry(f"conv{nd}d", _CONV_OVERLOADS, (input, weight, bias),
+                      dict(stride=stride, padding=padding, dilation=dilation, groups=groups))
+    stride, padding, dilation, groups = g["stride"], g["padding"], g["dilation"], g["groups"]
     input, weight, bias = cast_for("lower", input, weight, bias)
     _check(input, weight, nd, groups, False, bias, padding, stride, dilation)
     unbatched = input.ndim == nd + 1
@@ -559,13 +557,16 @@ def _conv_nd(nd: int, input, weight, bias, stride, padding, dilation, groups) ->
                 f"Kernel size: ({' x '.join(str(s) for s in reach)}). Kernel size "
                 "can't be greater than actual input size")
     _zero_dilation(nd, dilation, False)
-    _check_dtypes(x, weight, bias, nd, False,
-                  _runs_onednn(x, weight, stride, dilation, groups))
+    onednn = _runs_onednn(x, weight, stride, dilation, groups)
+    _check_dtypes(x, weight, bias, nd, False, onednn)
+    if max(dilation) > 1 and not x.dtype.is_complex:  # (the dilated kernel: shapes first)
+        _zero_kernel(x, weight, nd, dilation, False, onednn)
     _refuse_kernel_dtype(x, nd, dilation)
     if x.dtype.is_complex:  # (an unbatched input: batched first, as PyTorch)
         out = _complex_conv(lambda i, k, b: _conv_nd(nd, i, k, b, stride, padding, dilation,
                                                      groups), x, weight, bias)
         return out.squeeze(0) if unbatched else out
+    _zero_kernel(x, weight, nd, dilation, False, onednn)
     operands = (x, weight) if bias is None else (x, weight, bias)
     out = apply(conv_p, *operands, stride=stride, padding=pads, dilation=dilation,
                 groups=groups)
@@ -601,6 +602,32 @@ def _refuse_kernel_dtype(x: Tensor, nd: int, dilation: tuple) -> None:
     raise NotImplementedError(f'"{kernel}" not implemented for \'{type_name(x.dtype)}\'')
 
 
+def _zero_kernel(x: Tensor, w: Tensor, nd: int, dilation: tuple, transposed: bool,
+                 onednn: bool) -> None:
+    """A kernel with a zero-length side refused by the kernel PyTorch would run, in its
+    words (a 1-d convolution runs as a 2-d one of height one)."""
+    k = tuple(w.shape[2:])
+    if min(k) > 0 or x.numel() == 0:
+        return
+    if onednn:
+        kind = "deconvolution" if transposed else "convolution"
+        raise RuntimeError(f"could not create a primitive descriptor for the {kind} forward "
+                           "propagation primitive. Run workload with environment variable "
+                           "ONEDNN_VERBOSE=all to get additional diagnostic information.")
+    if transposed and nd == 3:
+        raise RuntimeError("non-empty 5D (n_output_plane x n_input_plane x kernel_depth x "
+                           "kernel_height x kernel_width) tensor expected for weight, but got: "
+                           f"{list(w.shape)}")
+    k = (1,) * (nd == 1) + k
+    if max(dilation) > 1 and not transposed:
+        raise RuntimeError(f"kernel size should be greater than zero, but got {list(k)}")
+    if nd == 3:
+        raise RuntimeError("kernel size should be greater than zero, but got: "
+                           f"{' x '.join(map(str, k))} (TxHxW)")
+    raise RuntimeError("kernel size should be greater than zero, but got kernel_height: "
+                       f"{k[0]} kernel_width: {k[1]}")
+
+
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
            dilation=1, groups: int = 1) -> Tensor:
     """1-d cross-correlation over (N, C, L) inputs."""
@@ -624,6 +651,11 @@ def _conv_transpose_nd(nd: int, input, weight, bias, stride, padding, output_pad
     for pos, (arg, x) in enumerate((("input", input), ("weight", weight), ("bias", bias))):
         if not isinstance(x, Tensor) and not (x is None and arg == "bias"):
             raise not_tensor(f"conv_transpose{nd}d", arg, pos + 1, x)
+    g = read_geometry(f"conv_transpose{nd}d", None, (input, weight, bias),
+                      dict(stride=stride, padding=padding, output_padding=output_padding,
+                           groups=groups, dilation=dilation))
+    stride, padding, output_padding = g["stride"], g["padding"], g["output_padding"]
+    groups, dilation = g["groups"], g["dilation"]
     input, weight, bias = cast_for("lower", input, weight, bias)
     _check(input, weight, nd, groups, True, bias, padding, stride, dilation, output_padding)
     unbatched = input.ndim == nd + 1
@@ -646,12 +678,13 @@ def _conv_transpose_nd(nd: int, input, weight, bias, stride, padding, output_pad
             f"Calculated output size per channel: ({' x '.join(map(str, lead + size))}). "
             "Output size is too small")
     big_opad = any(opad[i] >= stride[i] for i in range(nd))
-    _check_dtypes(x, weight, bias, nd, True,
-                  _runs_onednn(x, weight, stride, dilation, groups, big_opad))
+    onednn = _runs_onednn(x, weight, stride, dilation, groups, big_opad)
+    _check_dtypes(x, weight, bias, nd, True, onednn)
     if x.dtype.is_complex:
         out = _complex_conv(lambda i, k, b: _conv_transpose_nd(
             nd, i, k, b, stride, padding, output_padding, groups, dilation), x, weight, bias)
         return out.squeeze(0) if unbatched else out
+    _zero_kernel(x, weight, nd, dilation, True, onednn)  # (checked before the dtype)
     if x.dtype._kind <= 1 and x.dtype is not dt.int64 and x.numel():  # (empty: no kernel)
         # (ATen's transposed kernels are built for floating, complex and int64 only)
         raise NotImplementedError(f'"slow_conv_transpose{max(nd, 2)}d_out_cpu" not '

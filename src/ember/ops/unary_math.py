@@ -20,9 +20,11 @@ from .. import native
 from .._tensor import Tensor
 from ..native import calls
 from . import _complex_math
+from ._arg_parser_text import called_as_method, invalid_combination, method_aware, tp_name
 from ._common import same_meta, type_name, write_out
 from ._in_float64 import _via64
 from ._rounding import in_16
+from ._size_args import _is_index
 from .power import pow as _pow
 from .registry import apply, deflower, defvjp, nondifferentiable
 from .unary import (
@@ -576,30 +578,38 @@ def logit_(self: Tensor, eps: float | None = None) -> Tensor:
     return _logit_(self, eps=eps)
 
 
-def _round_decimals_check(x: Tensor, decimals: int | None) -> int:
-    """The number of decimals; as in PyTorch, passing `decimals` at all (even 0) selects the
-    floating-point kernel, which integer tensors do not have."""
-    check_tensor(x, "round")
+_ROUND_OVERLOADS = ("(Tensor input, *, Tensor out = None)",
+                    "(Tensor input, *, int decimals, Tensor out = None)")
+
+
+def round_decimals(x: Tensor, decimals, name: str = "round", method: bool = True,
+                   out=None) -> int:
+    """The number of decimals, read as torch's parser reads an int (a NumPy or one-element
+    integer tensor too, never a bool); as in PyTorch, passing `decimals` at all (even 0)
+    selects the floating-point kernel, which integer tensors do not have."""
+    check_tensor(x, name)
     if decimals is None:
         return 0
-    if not isinstance(decimals, int):
-        raise TypeError(f"round(): argument 'decimals' must be int, not "
-                        f"{type(decimals).__name__}")
+    if not _is_index(decimals, bool_ok=False):
+        if not method and out is None:  # (both overloads fit two arguments: none is named)
+            raise invalid_combination(name, _ROUND_OVERLOADS, (x,), {"decimals": decimals})
+        raise TypeError(f"{name}(): argument 'decimals' must be int, not {tp_name(decimals)}")
     if x._dtype._kind == INT_K:
         kernel = "round_vml_cpu" if decimals == 0 else "round_cpu"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_name(x._dtype)}'")
-    return int(decimals)
+    return int(decimals.item()) if isinstance(decimals, Tensor) else int(decimals)
 
 
+@method_aware
 def round(input: Tensor, *, decimals: int | None = None, out=None) -> Tensor:  # noqa: A001
     """Round half to even, to `decimals` decimal places (negative: to tens, hundreds ...)."""
-    d = _round_decimals_check(input, decimals)
+    d = round_decimals(input, decimals, "round", called_as_method(), out)
     # (passing `decimals` at all, even 0, selects PyTorch's second overload: RoundBackward1)
     return (_round if decimals is None else _round_d)(input, decimals=d, out=out)
 
 
 def round_(self: Tensor, *, decimals: int | None = None) -> Tensor:
-    d = _round_decimals_check(self, decimals)
+    d = round_decimals(self, decimals, "round_")
     return (_round_ if decimals is None else _round_d_)(self, decimals=d)
 
 

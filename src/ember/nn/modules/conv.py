@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 from ... import ops
 from ..._tensor import Tensor
@@ -14,7 +15,8 @@ from .module import Module
 
 def _ntuple(n: int):
     def parse(x) -> tuple:
-        if isinstance(x, (list, tuple)):
+        # (PyTorch's rule: any iterable, a NumPy array or a range too, gives its elements)
+        if isinstance(x, Iterable):
             return tuple(x)
         return (x,) * n
 
@@ -166,29 +168,35 @@ class _ConvTransposeNd(_ConvNd):
                          t(dilation), True, t(output_padding), groups, bias, padding_mode,
                          device, dtype)
 
-    def _output_padding(self, input: Tensor, output_size) -> tuple:
-        """The output padding that gives `output_size`: PyTorch's checks and words."""
+    def _output_padding(self, input: Tensor, output_size, stride, padding, kernel_size,
+                        num_spatial_dims: int, dilation=None) -> list:
+        """The output padding that gives `output_size`: PyTorch's signature (subclasses that
+        write their own forward call it with their geometry), checks and words."""
         if output_size is None:
-            return self.output_padding
-        nd = self._nd
+            return _ntuple(1)(self.output_padding)
+        nd = num_spatial_dims
         lead = 2 if input.dim() == nd + 2 else 1
         if len(output_size) == lead + nd:
             output_size = output_size[lead:]
         if len(output_size) != nd:
             raise ValueError(f"ConvTranspose{nd}D: for {input.dim()}D input, output_size must "
                              f"have {nd} or {lead + nd} elements (got {len(output_size)})")
-        smallest = [(input.shape[lead + d] - 1) * self.stride[d] - 2 * self.padding[d]
-                    + self.dilation[d] * (self.kernel_size[d] - 1) + 1 for d in range(nd)]
-        largest = [smallest[d] + self.stride[d] - 1 for d in range(nd)]
+        dilation = dilation if dilation is not None else (1,) * nd
+        smallest = [(input.size(lead + d) - 1) * stride[d] - 2 * padding[d]
+                    + dilation[d] * (kernel_size[d] - 1) + 1 for d in range(nd)]
+        largest = [smallest[d] + stride[d] - 1 for d in range(nd)]
         for d in range(nd):
             if not smallest[d] <= output_size[d] <= largest[d]:
                 raise ValueError(f"requested an output size of {output_size}, but valid sizes "
                                  f"range from {smallest} to {largest} (for an input of "
-                                 f"{input.shape[2:]})")
-        return tuple(output_size[d] - smallest[d] for d in range(nd))
+                                 f"{input.size()[2:]})")
+        return [output_size[d] - smallest[d] for d in range(nd)]
 
     def forward(self, input: Tensor, output_size=None) -> Tensor:
-        opad = self._output_padding(input, output_size)
+        if self.padding_mode != "zeros":
+            raise ValueError(f"Only `zeros` padding mode is supported for ConvTranspose{self._nd}d")
+        opad = self._output_padding(input, output_size, self.stride, self.padding,
+                                    self.kernel_size, self._nd, self.dilation)
         return type(self)._fn(input, self.weight, self.bias, self.stride, self.padding, opad,
                               self.groups, self.dilation)
 
