@@ -136,6 +136,11 @@ RTOL = {
     # another order than MLX's; printed to 4 decimals, the few values that moved did so by
     # one unit of the last digit (and an ord=0.5 norm, a power of a sum, by 6e-6 relative)
     "scientific_ml.py": 1e-4,
+    # 16 AdamW steps through the log-mel front end (FFTs, a mel matmul), convolutions,
+    # attention and LayerNorms sum float32 in another order than MLX's; printed to 4
+    # decimals, every value identical on this machine; greedy decoding's top-2 logit gaps
+    # are above 0.4 (the training accuracies' above 3e-4), so no argmax can flip
+    "speech_encoder_decoder.py": 1e-4,
 }
 PROGRAMS = sorted(p.name for p in EXAMPLES.glob("*.py"))
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d*)?(?:e[+-]?\d+)?|nan|-?inf")

@@ -118,8 +118,8 @@ class array:
         return float(self.item())
 
     def __index__(self) -> int:
-        if self._dtype.kind not in "biu":
-            raise TypeError("only integer arrays can be converted to an index")
+        if self._dtype.kind not in "iu" or self.ndim:  # (MLX: no bool, no size-1 vector)
+            raise TypeError("Only 0-dimensional integer arrays can be converted to an index.")
         return int(self.item())
 
     def __repr__(self) -> str:

@@ -2,8 +2,8 @@
 
 A binding refuses a call (its TypeError, `_binding.bad_call`) when a value does not
 convert to its parameter's type, before MLX's own checks run. Measured on mlx 0.32.4:
-an `int` takes anything with `__index__` but a float (ints, bools, NumPy integers, an
-integer array of one element); a `float` takes numbers and one-element arrays, not
+an `int` takes anything with `__index__` but a float (ints, bools, NumPy integers, a
+0-d integer array); a `float` takes numbers and one-element arrays, not
 strings or None; a `bool` takes True and False only (not 1, not `np.True_`); a
 `Sequence[int]` takes a list, tuple, range, NumPy or MLX integer array, not a string or
 a dict, and each element must be an `int`.
@@ -149,6 +149,7 @@ CONVERT: dict[str, Callable] = {
     "int | Sequence[int] | tuple[Sequence[int], Sequence[int]]": _either(
         _int_or_refused, _ints_or_refused, _int_seq_pair),
     "str": _str_or_refused,
+    "scalar": _float_or_refused,  # (a double: `linspace`'s bounds)
     # (as methods' signatures spell them)
     "int | collections.abc.Sequence[int] | None": _either(_none, _int_or_refused,
                                                           _ints_or_refused),
@@ -173,6 +174,7 @@ AS_IS: dict[str, frozenset] = {
     "int | tuple[int, int, int]": frozenset({int}),
     "int | Sequence[int] | tuple[Sequence[int], Sequence[int]]": frozenset({int}),
     "str": frozenset({str}),
+    "scalar": frozenset({int, float}),
     "int | collections.abc.Sequence[int] | None": frozenset({int, _NONE}),
     "int | tuple[int, ...]": frozenset({int}),
 }

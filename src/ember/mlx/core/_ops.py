@@ -23,6 +23,7 @@ from . import _gather_checks as GC
 from . import _join_checks as JC
 from . import _product_checks as PC
 from . import _saturating as S
+from ._arange_args import bind_arange
 from ._arithmetic import (
     mlx_floor_divide,
     mlx_power,
@@ -725,23 +726,15 @@ def array_from_np(a: np.ndarray, dtype: Dtype) -> array:
     return array_from_numpy(a.astype(dtype.np) if dtype.kind != "u" or True else a, dtype)
 
 
-def arange(*args, dtype: Dtype | None = None, stream=None, **kw) -> array:
+def arange(*args, **kw) -> array:
     """`arange(stop[, step][, dtype])`, `arange(start, stop[, step][, dtype])`: in the
     dtype of the bounds given (int32, int64 past its range, float32; bool refused) unless
     one is named. Filled as MLX's CPU kernel fills it: the first value and the step
     taken in the dtype (the step as T(start + step) - T(start)), then the step added
     over and over in the dtype, so float steps gather rounding (`arange(0, 2, 0.1)[7]`
     is 0.70000005) and an integer dtype truncates a float step first."""
-    names = ("start", "stop", "step", "dtype")  # (MLX's two signatures)
-    if len(args) < 2 and "stop" not in kw or len(args) == 3 and isinstance(args[2], Dtype):
-        names = ("stop", "step", "dtype")
-    given = dict(zip(names, args), **kw)
-    dtype = given.pop("dtype", None) or dtype
-    if given.get("stop", 0) is None:  # (`arange(stop, None, step)`)
-        given["stop"] = given.pop("start")
-    if "stop" not in given:
-        raise TypeError("arange(): incompatible function arguments.")
-    bounds = [given[k] for k in ("start", "stop", "step") if given.get(k) is not None]
+    start, stop, step, dtype = bind_arange(args, kw)  # (MLX's two overloads)
+    bounds = [v for v in (start, stop, step) if v is not None]
     if dtype is None:
         if builtins.all(isinstance(v, bool) for v in bounds):
             dtype = D.bool_
@@ -752,8 +745,8 @@ def arange(*args, dtype: Dtype | None = None, stream=None, **kw) -> array:
             dtype = D.float32
     if dtype is D.bool_:
         raise ValueError("bool not supported for arange.")
-    start, stop = float(given.get("start") or 0), float(given["stop"])
-    step = 1.0 if given.get("step") is None else float(given["step"])
+    start, stop = float(start or 0), float(stop)
+    step = 1.0 if step is None else float(step)
     if builtins.any(math.isnan(v) for v in (start, stop, step)) or \
             math.isinf(start) or math.isinf(stop):
         raise ValueError("[arange] Cannot compute length.")
@@ -778,11 +771,23 @@ def arange(*args, dtype: Dtype | None = None, stream=None, **kw) -> array:
     return array_from_np(values, dtype)
 
 
-def linspace(start, stop, num: int = 50, dtype: Dtype = D.float32, *, stream=None) -> array:
+arange.binds_stream = True  # (`bind_arange` refuses a `stream=` of a wrong type)
+
+
+def linspace(start, stop, num: int = 50, endpoint: bool = True, dtype: Dtype | None = D.float32,
+             stream=None) -> array:
+    """`num` values from `start` to `stop` (included unless not `endpoint`), as MLX works
+    them: in float32 (float64 for a float64 result), (1 - t) * start + t * stop at
+    t = i / (num - 1) (i / num without the endpoint; one value is `start`), then cast to
+    `dtype` as C casts (an integer dtype truncates)."""
     if num < 0:
         raise ValueError(f"[linspace] number of samples, {num}, must be non-negative.")
-    return _wrap(E.linspace(float(start), float(stop), num, dtype=E.float64).to(dtype.carrier),
-                 dtype)
+    dtype = dtype or D.float32
+    f = np.float64 if dtype is D.float64 else np.float32
+    with np.errstate(all="ignore"):  # (infinite bounds give what the kernels give)
+        t = np.arange(num, dtype=f) / f(num - 1 if endpoint else num)
+        values = (f(1) - t) * f(start) + t * f(stop) if num != 1 else np.array([start], f)
+        return array_from_np(D.c_cast(values, dtype.np), dtype)
 
 
 def astype(a, /, dtype: Dtype, *, stream=None) -> array:

@@ -13,6 +13,7 @@ from . import _dtypes as D
 from . import _ops as O
 from ._array import _wrap, array, as_array, cast
 from ._errors import check_broadcast
+from ._tracers import is_vmap_tracer
 
 _arr = as_array  # (the conversion every op's array operands share)
 
@@ -143,12 +144,16 @@ def contiguous(a, /, allow_col_major: bool = False) -> array:
 def as_strided(a, /, shape=None, strides=None, offset: int = 0) -> array:
     """A view with the given shape and element strides into `a` read as row-contiguous."""
     a = _arr(a)
+    if is_vmap_tracer(a._t):  # (MLX's AsStrided primitive has no vmap rule)
+        raise ValueError("[Primitive::vmap] Not implemented for AsStrided.")
     shape = a.shape if shape is None else tuple(shape)
     if strides is None:
         strides, step = [], 1
         for s in reversed(shape):
             strides.insert(0, step)
             step *= s
+    if any(s < 0 for s in shape):
+        raise ValueError("[as_strided] Negative dimensions not allowed.")
     flat = a._t.contiguous().reshape(-1)
     strides = tuple(strides)
     if min(strides, default=0) >= 0:

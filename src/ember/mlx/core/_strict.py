@@ -26,7 +26,7 @@ from ._array import array
 from ._binding import bad_call
 from ._device import check_stream, is_stream_or_device
 from ._dtypes import Dtype
-from ._nb_types import AS_IS, CONVERT, REFUSED
+from ._nb_types import AS_IS, CONVERT, REFUSED, as_int
 from ._padding import pad_width_binds
 
 _ONE, _TWO, _THREE = (0,), (0, 1), (0, 1, 2)  # the positions that must be arrays
@@ -34,8 +34,12 @@ _LIST = "list"  # the first argument: a list (or tuple) of arrays
 _TAKE = "take"  # an array, then an array or an int
 _PAD = "pad"  # an array, then a pad_width of the binding's types (`_padding.pad_width_binds`)
 _UNIQUE = "unique"  # an array, then an int size
+_STRIDED = "as_strided"  # an array, then shape, strides and an offset that is no negative
+_LINSPACE = "linspace"  # two scalars, then an int32 num, no None (whatever the text says)
 
 _STREAM = "*, stream: StreamOrDevice = None) -> array"
+_STREAM_SPELT = ("*, stream: mlx.core.Stream | mlx.core.ThreadLocalStream | mlx.core.Device | "
+                 "mlx.core.DeviceType | None = None) -> mlx.core.array")
 # creation functions whose binding takes the shape as it is and casts it later: a shape of
 # other types fails in C++'s cast (`zeros(3.0)`, `ones((2, 2.0))`), not in nanobind
 _BAD_CAST = ("zeros", "ones", "full")
@@ -138,7 +142,7 @@ _SIGNATURES = {
         'bool = False, {S}'),
     "norm": (_ONE, 'a: array, /, ord: None | int | float | str = None, axis: None | '
         'int | list[int] = None, keepdims: bool = False, {S}'),
-    "as_strided": (_ONE, 'a: array, /, shape: Sequence[int] | None = None, strides: '
+    "as_strided": (_STRIDED, 'a: array, /, shape: Sequence[int] | None = None, strides: '
         'Sequence[int] | None = None, offset: int = 0, {S}'),
     "hadamard_transform": (_ONE, 'a: array, scale: float | None = None, stream: StreamOrDevice = '
         'None) -> array'),
@@ -147,6 +151,13 @@ _SIGNATURES = {
     "unique": (_UNIQUE, 'a: array, /, size: int, return_index: bool = False, return_inverse: '
         'bool = False, return_counts: bool = False, fill_value: scalar | array | None = None, '
         '*, stream: StreamOrDevice = None) -> array | tuple[array, ...]'),
+    # (two of the windows' bindings print the stream's type spelt out)
+    "hanning": ((), f"M: int, {_STREAM_SPELT}"),
+    "hamming": ((), 'M: int, {S}'),
+    "blackman": ((), 'M: int, {S}'),
+    "bartlett": ((), f"M: int, {_STREAM_SPELT}"),
+    "linspace": (_LINSPACE, 'start: scalar, stop: scalar, num: int | None = 50, endpoint: bool = '
+        'True, dtype: Dtype | None = float32, stream: StreamOrDevice = None) -> array'),
     "zeros": ((), 'shape: int | Sequence[int], dtype: Dtype | None = float32, {S}'),
     "ones": ((), 'shape: int | Sequence[int], dtype: Dtype | None = float32, {S}'),
     "full": ((), 'shape: int | Sequence[int], vals: scalar | array, dtype: Dtype | None = '
@@ -194,6 +205,12 @@ def _refused(where, args: tuple, kwargs: dict) -> bool:
         except TypeError:
             return True
         return not isinstance(args[0], array)
+    if where == _STRIDED:  # (the offset binds as C++'s size_t, which takes no negative int)
+        offset = as_int(args[3] if len(args) > 3 else kwargs.get("offset", 0))
+        return not isinstance(args[0], array) or offset is not None and offset < 0
+    if where == _LINSPACE:  # (num binds as a C int: no None, nothing past int32)
+        num = as_int(args[2] if len(args) > 2 else kwargs.get("num", 50))
+        return num is None or not -(2**31) <= num < 2**31
     if where == _TAKE:
         return not isinstance(args[0], array) or (
             len(args) > 1 and not isinstance(args[1], array | int))

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 import ember as E
 
 from . import _dtypes as D
@@ -107,6 +109,8 @@ def rope(a: array, dims: int, *, traditional: bool, base: float | None, scale: f
     positions `offset + arange(L)` times `scale`; an offset vector gives each of the B
     entries its own. `traditional` rotates consecutive pairs (x0, x1), (x2, x3), ...;
     otherwise the two halves of the `dims` features."""
+    if isinstance(offset, np.generic | np.ndarray):  # (MLX's binding makes an array of it)
+        offset = array(offset)
     check_rope(a, dims, traditional, base, scale, offset, freqs)
     L = a.shape[-2]
     half = dims // 2

@@ -210,9 +210,20 @@ def _int(value, fn: str, lo: int | None = None, hi: int | None = None) -> int:
 
 
 def _shape(shape, fn: str) -> tuple[int, ...]:
+    """A `Sequence[int]` as nanobind takes it (an integer vector of MLX's too), each size
+    an int32 (past it: the OverflowError of nanobind's int conversion)."""
+    if isinstance(shape, array):
+        if shape.ndim != 1 or shape.dtype.kind not in "iu":
+            raise _bad_call(fn, None, shape)
+        shape = shape.tolist()
     if isinstance(shape, (str, bytes)) or not isinstance(shape, (Sequence, np.ndarray)):
         raise _bad_call(fn, None, shape)
-    return tuple(_int(d, fn, -(2**31), 2**31 - 1) for d in shape)
+    out = tuple(_int(d, fn) for d in shape)
+    for d in out:
+        if not -(2**31) <= d < 2**31:
+            raise OverflowError(f"Integer value {d} is outside the supported range "
+                                "[-2147483648, 2147483647].")
+    return out
 
 
 def _dtype(dtype, default: Dtype, fn: str) -> Dtype:

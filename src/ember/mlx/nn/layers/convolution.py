@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 
 from ... import core as mx
-from ...core import _conv, random
 from .base import Module
 
 # NOTE: each public layer spells out its own __init__ (a call of the shared one) so that a
@@ -18,6 +17,23 @@ from .base import Module
 
 def _tuple(v, nd: int):
     return v if nd == 1 or not isinstance(v, int) else (v,) * nd
+
+
+def _draw_weight(nd: int, in_channels: int, out_channels: int, kernel_size,
+                groups: int = 1) -> mx.array:
+    """A layer's weight (out, *kernel, in / groups) from U(-s, s), s = 1/sqrt(fan_in).
+
+    NOTE: as MLX's layer code does, a 1-d layer takes its arguments as they are (a tuple
+    kernel fails in the fan-in's arithmetic, a tuple stride in `mx.conv1d`'s binding);
+    the 2-d and 3-d layers have made an int a tuple and read the kernel's first `nd`
+    sizes for the fan-in (a shorter tuple: IndexError)."""
+    kernel = (kernel_size,) if nd == 1 else kernel_size
+    fan_in = in_channels // groups
+    for i in range(nd):
+        fan_in = fan_in * kernel[i]
+    scale = math.sqrt(1 / fan_in)
+    return mx.random.uniform(low=-scale, high=scale,
+                             shape=(out_channels, *kernel, in_channels // groups))
 
 
 class _ConvNd(Module):
@@ -30,14 +46,13 @@ class _ConvNd(Module):
             raise ValueError(f"The number of input channels ({in_channels}) must be "
                              f"divisible by the number of groups ({groups})")
         nd = self._nd
-        kernel = (kernel_size,) * nd if isinstance(kernel_size, int) else tuple(kernel_size)
-        k = math.sqrt(1 / (in_channels // groups * math.prod(kernel)))
-        self.weight = random.uniform(-k, k, (out_channels, *kernel, in_channels // groups))
+        kernel_size, stride, padding = (_tuple(v, nd) for v in (kernel_size, stride, padding))
+        self.weight = _draw_weight(nd, in_channels, out_channels, kernel_size, groups)
         if bias:
             self.bias = mx.zeros((out_channels,))
-        self.padding = _tuple(padding, nd)
+        self.padding = padding
         self.dilation = dilation
-        self.stride = _tuple(stride, nd)
+        self.stride = stride
         self.groups = groups
 
     def _kernel_repr(self):
@@ -51,8 +66,12 @@ class _ConvNd(Module):
                 f"bias={'bias' in self}")
 
     def __call__(self, x: mx.array) -> mx.array:
-        conv = (_conv.conv1d, _conv.conv2d, _conv.conv3d)[self._nd - 1]
-        y = conv(x, self.weight, self.stride, self.padding, self.dilation, self.groups)
+        # (the public functions: their bindings refuse what MLX's refuse)
+        if self._nd == 3:
+            y = mx.conv3d(x, self.weight, self.stride, self.padding, self.dilation)
+        else:
+            conv = mx.conv1d if self._nd == 1 else mx.conv2d
+            y = conv(x, self.weight, self.stride, self.padding, self.dilation, self.groups)
         return y + self.bias if "bias" in self else y
 
 

@@ -5,12 +5,9 @@ paths (`mlx.nn.layers.convolution_transpose.ConvTranspose2d`) print as MLX's."""
 
 from __future__ import annotations
 
-import math
-
 from ... import core as mx
-from ...core import _conv, random
 from .base import Module
-from .convolution import _tuple
+from .convolution import _draw_weight, _tuple
 
 # NOTE: each public layer spells out its own __init__ (a call of the shared one) so that a
 # wrong argument's TypeError names the layer, as MLX's does.
@@ -23,15 +20,15 @@ class _ConvTransposeNd(Module):
                  padding=0, dilation=1, output_padding=0, bias: bool = True) -> None:
         super().__init__()
         nd = self._nd
-        kernel = (kernel_size,) * nd if isinstance(kernel_size, int) else tuple(kernel_size)
-        k = math.sqrt(1 / (in_channels * math.prod(kernel)))
-        self.weight = random.uniform(-k, k, (out_channels, *kernel, in_channels))
+        kernel_size, stride, padding, output_padding = (
+            _tuple(v, nd) for v in (kernel_size, stride, padding, output_padding))
+        self.weight = _draw_weight(nd, in_channels, out_channels, kernel_size)
         if bias:
             self.bias = mx.zeros((out_channels,))
-        self.padding = _tuple(padding, nd)
-        self.stride = _tuple(stride, nd)
+        self.padding = padding
+        self.stride = stride
         self.dilation = dilation
-        self.output_padding = _tuple(output_padding, nd)
+        self.output_padding = output_padding
 
     def _extra_repr(self) -> str:
         kernel = self.weight.shape[1] if self._nd == 1 else self.weight.shape[1:-1]
@@ -40,8 +37,8 @@ class _ConvTransposeNd(Module):
                 f"output_padding={self.output_padding}, bias={'bias' in self}")
 
     def __call__(self, x: mx.array) -> mx.array:
-        conv = (_conv.conv_transpose1d, _conv.conv_transpose2d,
-                _conv.conv_transpose3d)[self._nd - 1]
+        conv = (mx.conv_transpose1d, mx.conv_transpose2d,  # (their bindings' checks too)
+                mx.conv_transpose3d)[self._nd - 1]
         y = conv(x, self.weight, self.stride, self.padding, self.dilation,
                  self.output_padding)
         return y + self.bias if "bias" in self else y
