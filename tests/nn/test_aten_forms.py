@@ -243,3 +243,18 @@ def test_top_level_losses_leave_reduction_out_as_torch_does(name):
         got.append(_DEFAULT_REDUCTION[name](m, a, b))
     assert tuple(got[0].shape) == tuple(got[1].shape)
     np.testing.assert_allclose(got[0].numpy(), got[1].numpy(), rtol=1e-6, atol=1e-7)
+
+
+def test_top_level_adaptive_max_pool1d_returns_values_and_indices():
+    """torch.adaptive_max_pool1d is ATen's op: always (values, indices), no return_indices."""
+    import torch
+
+    x = np.array([[0.5, -1.0, 2.0, 0.25, 3.0, -2.0, 1.0]], dtype=np.float32)
+    got, want = ember.adaptive_max_pool1d(ember.tensor(x), 3), \
+        torch.adaptive_max_pool1d(torch.tensor(x), 3)
+    assert type(got) is tuple and type(want) is tuple
+    for g, w in zip(got, want):
+        assert str(g.dtype).replace("ember", "torch") == str(w.dtype)
+        np.testing.assert_array_equal(g.numpy(), w.numpy())  # (maxima and indices: exact)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'return_indices'"):
+        ember.adaptive_max_pool1d(ember.tensor(x), 3, return_indices=True)

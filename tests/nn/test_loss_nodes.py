@@ -172,3 +172,27 @@ def test_hinge_embedding_integer_input_keeps_its_dtype(reduction, target):
 def test_hinge_embedding_bool_input_is_refused():
     _raises_alike(lambda F, lib, *rest: F.hinge_embedding_loss(lib.tensor([True, False]),
                                                                lib.tensor([1, -1])))
+
+
+def _names(node, depth: int) -> list:
+    """The node's name and, to `depth` levels, its inputs' (None for an input without one)."""
+    if node is None:
+        return [None]
+    if depth == 0:
+        return [node.name()]
+    return [node.name()] + [_names(n, depth - 1) for n, _ in node.next_functions]
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_label_smoothing_ends_in_torchs_scalar_products(reduction, weighted):
+    # PyTorch's C++ mixes the two parts as `(1 - s) * nll + smooth * (s / n)`: each product
+    # by a double is the Scalar overload's node, MulBackward1
+    got = []
+    for lib in (torch, ember):
+        x, *_, w = _data(lib)
+        out = lib.nn.functional.cross_entropy(x, lib.tensor([1, 0, 4, 2]), reduction=reduction,
+                                              weight=w if weighted else None,
+                                              label_smoothing=0.2)
+        got.append(_names(out.grad_fn, 2))
+    assert got[0] == got[1]

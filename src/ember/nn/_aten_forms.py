@@ -20,7 +20,8 @@ from ._rnn_forms import __all__ as _rnn_cells
 from .utils.weight_norm import _weight_norm, norm_except_dim
 
 __all__ = ["embedding", "embedding_renorm_", "bilinear", "dropout", "layer_norm", "group_norm",
-           "rms_norm", "cosine_similarity", "pairwise_distance", "_weight_norm", "norm_except_dim"]
+           "rms_norm", "cosine_similarity", "pairwise_distance", "_weight_norm", "norm_except_dim",
+           "adaptive_max_pool1d"]
 
 bilinear = F.bilinear
 cosine_similarity = F.cosine_similarity
@@ -31,6 +32,12 @@ rms_norm = F.rms_norm
 def dropout(input: Tensor, p: float, train: bool) -> Tensor:
     """`nn.functional.dropout` with `train` required."""
     return F.dropout(input, p, train)
+
+
+def adaptive_max_pool1d(input: Tensor, output_size) -> tuple[Tensor, Tensor]:
+    """`nn.functional.adaptive_max_pool1d` returning the indices too, always (ATen's op has
+    no `return_indices`)."""
+    return F.adaptive_max_pool1d(input, output_size, return_indices=True)
 
 
 def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,

@@ -4,6 +4,7 @@ bins, and PyTorch's checks of an adaptive pooling's sizes."""
 from __future__ import annotations
 
 from .._tensor import Tensor
+from ._size_args import int_list
 
 
 def pool_out(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
@@ -55,7 +56,10 @@ def adaptive_checks(kind: str, nd: int, input: Tensor, sizes: tuple) -> None:
         shown = ", ".join(str(s) for s in sizes[:2]) + "".join(f",{s}" for s in sizes[2:])
         raise RuntimeError(f"{name}: elements of output_size must be greater than or equal "
                            f"to 0 but received {{{shown}}}")
-    for d in range(input.ndim - nd, input.ndim):
+    # (2-d average pooling looks at the two pooled dims only; the others at every dim but
+    # the first, a batched input's channels and an unbatched input's pooled dims too)
+    first = input.ndim - 2 if kind == "avg" and nd == 2 else 1
+    for d in range(first, input.ndim):
         if input.shape[d] == 0:
             raise RuntimeError(
                 f"{name}(): Expected input to have non-zero size for non-batch dimensions, but "
@@ -82,6 +86,48 @@ def _wrong_dims(kind: str, nd: int, input: Tensor) -> None:
                        "input")
 
 
+def adaptive_1d_size(kind: str, input: Tensor, output_size) -> int:
+    """The one output size of a 1-d adaptive pooling after PyTorch's checks, in its order and
+    words: the parser's reading of its int[1] (a lone int or a sequence of ints), the input's
+    two or three dims, exactly one size, and (max) no empty dim but the first. The rest is
+    checked by the 2-d pooling it runs on the input unsqueezed."""
+    name = f"adaptive_{kind}_pool1d"
+    sizes = int_list((output_size,), name, "output_size", 2, method=False, lone_int=True)
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional "
+                           f"tensor for argument #1 'self' (while checking arguments for {name})")
+    if len(sizes) != 1:
+        raise RuntimeError(f"{name}() argument 'output_size' should contain one int (got "
+                           f"{len(sizes)})")
+    for d in range(1, input.ndim if kind == "max" else 1):
+        if input.shape[d] == 0:
+            raise RuntimeError(
+                f"{name}(): Expected input to have non-zero size for non-batch dimensions, but "
+                f"input has sizes {list(input.shape)} with dimension {d} being empty")
+    return sizes[0]
+
+
+def _empty_dims(kind: str, nd: int, input: Tensor) -> None:
+    """PyTorch's refusal of an empty dim other than a batched input's batch dim, in each
+    kernel's words (1-d average pooling runs the 2-d kernel on the input unsqueezed)."""
+    first = 1 if input.ndim == nd + 2 else 0
+    if all(input.shape[d] for d in range(first, input.ndim)):
+        return
+    shape = list(input.shape)
+    if nd == 3:
+        # NOTE: PyTorch prints the empty dim's size (always 0) where it means its index
+        fn = "avg_pool3d()" if kind == "avg" else "max_pool3d_with_indices_out_cpu_template()"
+        raise RuntimeError(f"{fn}: Expected input's non-batch dimensions to have positive "
+                           f"length, but input has a shape of {shape} and non-batch dimension "
+                           "0 has length zero!")
+    if kind == "avg" and nd == 1:
+        shape.insert(len(shape) - 1, 1)
+    own = kind == "max" and nd == 1  # (max_pool1d's own check; else the 2-d kernel's)
+    raise RuntimeError(f"{'max_pool1d: Expected 2D or 3D' if own else 'Expected 3D or 4D'} "
+                       f"(batch mode) tensor with optional 0 dim batch size for input, but "
+                       f"got:{shape}")
+
+
 def window_args(kind: str, nd: int, input: Tensor, kernel_size, stride, padding,
                 dilation=1) -> tuple:
     """(kernel, stride, padding, dilation) of an nd pooling ("avg" or "max") as tuples,
@@ -96,6 +142,8 @@ def window_args(kind: str, nd: int, input: Tensor, kernel_size, stride, padding,
     late = kind == "avg" and nd == 2 and input.ndim > nd + 2
     if input.ndim not in (nd + 1, nd + 2) and not late:
         _wrong_dims(kind, nd, input)
+    if kind == "max" and nd == 1:  # (max_pool1d refuses empty dims with its dims check)
+        _empty_dims(kind, nd, input)
     if kind == "max" and nd == 1:  # (max_pool1d has checks of its own)
         for what, v, least in (("kernel_size", kernel[0], 1), ("stride", stride[0], 1),
                                ("padding", padding[0], 0), ("dilation", dilation[0], 1)):
@@ -127,4 +175,5 @@ def window_args(kind: str, nd: int, input: Tensor, kernel_size, stride, padding,
                                f"{dilation[i]}")
     if late:
         _wrong_dims(kind, nd, input)
+    _empty_dims(kind, nd, input)
     return kernel, stride, padding, dilation

@@ -30,8 +30,15 @@ from .. import _dtype as dt
 from .._tensor import Tensor
 from ..amp.autocast_mode import autocast_op
 from ._common import type_name
-from ._pool_shapes import adaptive_checks, adaptive_sizes, bins, pool_out, window_args
-from .conv import channels_last_like, conv_p
+from ._pool_shapes import (
+    adaptive_1d_size,
+    adaptive_checks,
+    adaptive_sizes,
+    bins,
+    pool_out,
+    window_args,
+)
+from .conv import as_channels_last, channels_last_like, conv_p
 from .nn_ops import keep_channels_last
 from .registry import apply, rename_node, saves
 from .unary import check_tensor, touch_then_check
@@ -170,8 +177,21 @@ def avg_pool_nd(nd: int, input: Tensor, kernel_size, stride=None, padding=0,
 def _keep_channels_last(nd: int, input: Tensor, out: Tensor, node: str) -> Tensor:
     # NOTE: PyTorch's CPU 2-d average pooling (plain and adaptive) allocates its result in
     # `input.suggest_memory_format()`, so a channels-last image stays channels-last; its
-    # 3-d kernels return row-major results whatever the input's layout.
+    # 3-d kernels return row-major results whatever the input's layout. 1-d pooling is the
+    # 2-d kernel's on the input unsqueezed, then squeezed (see `channels_last_1d`).
+    if nd == 1:
+        return as_channels_last(out, "SqueezeBackward1") if channels_last_1d(input) else out
     return keep_channels_last(input, out, node) if nd == 2 else out
+
+
+def channels_last_1d(input: Tensor) -> bool:
+    """Whether PyTorch's 1-d pooling of `input` comes back with its channel dim innermost:
+    it runs the 2-d kernel on `input.unsqueeze(-2)`, whose result keeps that 4-d tensor's
+    format, so an (N, C, L) transposed from (N, L, C) pools to (N, C, L') of strides
+    (L'C, 1, C)."""
+    if input.ndim != 3 or input._is_wrapper:  # (inside vmap the batch keeps its layout)
+        return False
+    return channels_last_like(input.detach().unsqueeze(-2))
 
 
 def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
@@ -249,23 +269,32 @@ def adaptive_avg_pool_nd(nd: int, input: Tensor, output_size) -> Tensor:
     if input.__class__ is not Tensor:  # (torch's Python reads input.size() for 2-d and up)
         touch_then_check(input, "size", f"adaptive_avg_pool{nd}d") if nd > 1 else \
             check_tensor(input, "adaptive_avg_pool1d")
-    sizes = adaptive_sizes(nd, input, output_size)
-    if nd > 1:
-        adaptive_checks("avg", nd, input, sizes)
-    elif input.ndim not in (2, 3):
-        raise RuntimeError(f"adaptive_avg_pool1d(): Expected 2D or 3D tensor, but got "
-                           f"{list(input.shape)}")
-    sp = input.shape[-nd:]
-    sizes = tuple(sp[i] if sizes[i] is None else sizes[i] for i in range(nd))
-    if all(s == 1 for s in sizes):
-        # one cell per plane is the mean, as PyTorch computes it (its grad_fn, its dtype
-        # errors, nan over an empty plane; it saves nothing); a channels-last (-3d) input
-        # gets the mean restrided in place to that format (node AsStridedBackward1)
-        out = input.mean(tuple(range(-nd, 0)), keepdim=True)
+    if nd == 1:
+        sizes = (adaptive_1d_size("avg", input, output_size),)
+    else:
+        sizes = adaptive_sizes(nd, input, output_size)
+    if nd == 1 and sizes[0] == 1:  # (the 2-d shortcut below, on the input unsqueezed)
+        return adaptive_avg_pool_nd(2, input.unsqueeze(-2), 1).squeeze(-2)
+    if all(s == 1 for s in sizes) and len(sizes) == nd:
+        # one cell per plane is the mean, as PyTorch computes it before any check of the
+        # input (its grad_fn, its dtype errors, nan over an empty plane, any number of dims;
+        # it saves nothing); a channels-last (-3d) input gets the mean restrided in place to
+        # that format (node AsStridedBackward1)
+        out = input.mean(tuple(range(-1, -nd - 1, -1)), keepdim=True)  # (torch's order)
         if nd > 1 and input.ndim == nd + 2 and channels_last_like(input):
             n, c = input.shape[:2]
             out.as_strided_(out.shape, (c, 1) + (c,) * nd)
         return out
+    if nd > 1:
+        adaptive_checks("avg", nd, input, sizes)
+    elif sizes[0] < 0 or input.shape[-1] == 0:  # (the 2-d kernel's refusals: it runs that)
+        if sizes[0] < 0:
+            raise RuntimeError("adaptive_avg_pool2d: elements of output_size must be greater "
+                               f"than or equal to 0 but received {{1, {sizes[0]}}}")
+        shape = list(input.shape[:-1]) + [1, 0]
+        raise RuntimeError("adaptive_avg_pool2d(): Expected input to have non-zero size for "
+                           f"non-batch dimensions, but input has sizes {shape} with dimension "
+                           f"{input.ndim} being empty")
     if not input.dtype.is_floating_point or input.dtype.is_complex:
         kname = "adaptive_avg_pool3d_cpu" if nd == 3 else "adaptive_avg_pool2d" + (
             "_channels_last" if channels_last_like(input) else "")  # (its kernel's name)

@@ -19,6 +19,7 @@ from . import _rng_native as R
 from ._common import check_failed, type_name
 from .draws import draw_like, like_strides
 from .fill import fill_p
+from .movement import check_expand
 from .random_ops import (
     _DRAWS,
     _check_no_overlap,
@@ -76,15 +77,18 @@ def _valid_before_fault(self: Tensor, p: Tensor) -> int | None:
 
 
 def _bernoulli_tensor_(self: Tensor, g, p: Tensor) -> Tensor:
-    if not p._dtype.is_floating_point:
-        raise NotImplementedError(
-            f'"bernoulli_tensor_cpu_p_" not implemented for \'{type_name(p._dtype)}\'')
-    # (a leaf's refusal comes before the draw, which it spares, as in PyTorch; an inference
-    # tensor's after it: PyTorch even writes that one before refusing)
+    # (a leaf's refusal comes first, sparing the draw, as in PyTorch; an inference tensor's
+    # after it: PyTorch even writes that one before refusing. On meta nothing else is
+    # checked; on the CPU p is expanded to self (that op's refusal, in its words), then its
+    # dtype checked)
     check_grad_write(self)
     if self.device.type == "meta":
         check_inplace(self)
         return self
+    check_expand(p, self._shape)
+    if not p._dtype.is_floating_point:
+        raise NotImplementedError(
+            f'"bernoulli_tensor_cpu_p_" not implemented for \'{type_name(p._dtype)}\'')
     _check_no_overlap(self._shape, self.stride())
     ud = dt.float64 if p._dtype is dt.float64 else dt.float32
     before = g._state_bytes()  # (the kernel reads p after the draw; see the except)
@@ -109,16 +113,9 @@ def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
     g = _gen(generator, "bernoulli_")
     d = self._dtype
     if d.is_complex:
-        raise NotImplementedError(
-            f'"bernoulli_scalar_cpu_" not implemented for \'{type_name(d)}\'')
+        kname = "bernoulli_tensor_cpu_self_" if isinstance(p, Tensor) else "bernoulli_scalar_cpu_"
+        raise NotImplementedError(f'"{kname}" not implemented for \'{type_name(d)}\'')
     if isinstance(p, Tensor):
-        from .._view import broadcast_shapes
-
-        if broadcast_shapes(self._shape, p._shape) != self._shape:
-            raise RuntimeError(
-                f"The size of tensor a ({p._shape}) must match the size of tensor b "
-                f"({self._shape})"
-            )
         return _bernoulli_tensor_(self, g, p)
     p = float(p)
     _check_p(p)

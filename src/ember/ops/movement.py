@@ -394,6 +394,15 @@ def _movedim(x: Tensor, source, destination) -> Tensor:
     return permute(x, tuple(order))
 
 
+def check_expand(x: Tensor, size: tuple) -> None:
+    """PyTorch's refusals of `x.expand(size)`, raised without making the view."""
+    if len(size) < x.ndim:  # (PyTorch names the tensor's type and shape in this one)
+        raise RuntimeError(f"expand({x.type()}{{{list(x._shape)}}}, size={list(size)}): the "
+                           f"number of sizes provided ({len(size)}) must be greater or equal "
+                           f"to the number of dimensions in the tensor ({x.ndim})")
+    expand_strides(x._shape, x.stride(), size)
+
+
 @method_aware
 def expand(x: Tensor, *size, **kwargs) -> Tensor:
     """A view with size-1 dims repeated (stride 0) and new leading dims; -1 keeps a size."""
@@ -401,11 +410,7 @@ def expand(x: Tensor, *size, **kwargs) -> Tensor:
         kwargs.pop("implicit", None)  # (torch's flag for the expands autograd inserts: no-op)
         size = _size_args.keyword_list(size, kwargs, "expand", "size") if kwargs else size
     size = _shape_args(size, "expand", "size")
-    if len(size) < x.ndim:  # (PyTorch names the tensor's type and shape in this one)
-        raise RuntimeError(f"expand({x.type()}{{{list(x._shape)}}}, size={list(size)}): the "
-                           f"number of sizes provided ({len(size)}) must be greater or equal "
-                           f"to the number of dimensions in the tensor ({x.ndim})")
-    expand_strides(x._shape, x.stride(), size)  # PyTorch's errors for a bad size
+    check_expand(x, size)
     full = tuple(x._shape[i - (len(size) - x.ndim)] if s == -1 else s for i, s in enumerate(size))
     return bind(view_p, x, fn=V_EXPAND, size=full)
 

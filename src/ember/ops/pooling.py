@@ -17,13 +17,21 @@ import itertools
 import numpy as np
 
 from .. import _dtype as dt
+from .. import _grad_mode as grad_mode
 from .. import native
 from .._tensor import Tensor
 from ..amp.autocast_mode import autocast_op
 from ._batching import batch_size, batched, front
 from ._common import type_name
 from ._pool_native import adaptive_max_pool_native, max_pool_backward_native, max_pool_native
-from ._pool_shapes import adaptive_checks, adaptive_sizes, bins, pool_out, window_args
+from ._pool_shapes import (
+    adaptive_1d_size,
+    adaptive_checks,
+    adaptive_sizes,
+    bins,
+    pool_out,
+    window_args,
+)
 from .avg_pool import (  # noqa: F401  (this module's public names)
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
@@ -33,6 +41,7 @@ from .avg_pool import (  # noqa: F401  (this module's public names)
     avg_pool2d,
     avg_pool3d,
     avg_pool_nd,
+    channels_last_1d,
 )
 from .conv import as_channels_last, channels_last_like
 from .registry import Primitive, apply, bind, defbatch, defjvp, defvjp, rename_node
@@ -62,7 +71,13 @@ def _max_pool_kernel(x, *, kernel, stride, padding, dilation, ceil_mode):
     views = [work[(Ellipsis,) + tuple(
         slice(tap[i] * dilation[i], tap[i] * dilation[i] + (out[i] - 1) * stride[i] + 1,
               stride[i]) for i in range(nd))] for tap in taps]
-    values = views[0].copy() if len(views) == 1 else np.maximum(views[0], views[1])
+    # (row-major whatever the input's layout, as the native kernel writes: the caller lays
+    # the result out as PyTorch's kernel would)
+    values = np.empty(views[0].shape, work.dtype)
+    if len(views) == 1:
+        np.copyto(values, views[0])
+    else:
+        np.maximum(views[0], views[1], out=values)
     for view in views[2:]:
         np.maximum(values, view, out=values)
     # The winner: PyTorch's kernel keeps the first of equal maxima and the last NaN. So
@@ -233,9 +248,16 @@ def max_pool_nd(nd: int, input: Tensor, kernel_size, stride=None, padding=0, dil
                                   f"'{type_name(input.dtype)}'")
     values, index = apply(max_pool_p, input, kernel=kernel, stride=stride, padding=padding,
                           dilation=dilation, ceil_mode=ceil_mode)
-    # (PyTorch's 2-d and 3-d kernels write channels-last (-3d) results for such inputs)
+    # (PyTorch's 2-d and 3-d kernels write channels-last (-3d) results for such inputs; 1-d
+    # pooling runs the 2-d kernel, unsqueezed, where it needs the indices: for them, or for
+    # a gradient; else a 1-d kernel of its own that writes contiguous results)
+    if nd == 1:
+        layout = (return_indices or input.requires_grad and grad_mode.state.enabled) and \
+            channels_last_1d(input)
+    else:
+        layout = input.ndim == nd + 2 and channels_last_like(input)
     return _laid_out(values, index, return_indices, "SqueezeBackward1" if nd == 1 else None,
-                     nd > 1 and input.ndim == nd + 2 and channels_last_like(input))
+                     layout)
 
 
 def _check_output_size(nd: int, input: Tensor, kernel, stride, padding, dilation,
@@ -383,12 +405,20 @@ def adaptive_max_pool_nd(nd: int, input: Tensor, output_size, return_indices: bo
         # (PyTorch's adaptive 3-d kernel writes contiguous results whatever the input)
         return _laid_out(values, index, return_indices, None,
                          nd == 2 and input.ndim == 4 and channels_last_like(input))
-    sizes = (output_size,) if isinstance(output_size, int) else tuple(output_size)
+    sizes = (adaptive_1d_size("max", input, output_size),)
+    if not (input.dtype.is_floating_point and not input.dtype.is_complex):
+        # (the 2-d kernel it runs refuses the dtype)
+        raise NotImplementedError(f'"adaptive_max_pool2d" not implemented for '
+                                  f"'{type_name(input.dtype)}'")
     sp = input.shape[-nd:]
-    sizes = tuple(sp[i] if sizes[i] is None else sizes[i] for i in range(nd))
+    if input.numel() == 0 or sizes[0] <= 0:
+        # (no channels of an unbatched input, or no bins: the 2-d kernel's result or refusal)
+        out = adaptive_max_pool_nd(2, input.unsqueeze(-2), (1,) + sizes, return_indices)
+        return tuple(t.squeeze(-2) for t in out) if return_indices else out.squeeze(-2)
     if all(sizes[i] and sp[i] % sizes[i] == 0 for i in range(nd)):
         k = tuple(sp[i] // sizes[i] for i in range(nd))
-        return max_pool_nd(nd, input, k, k, 0, 1, False, return_indices)
+        v, i = max_pool_nd(nd, input, k, k, 0, 1, False, True)
+        return _laid_out(v, i, return_indices, None, channels_last_1d(input))
     vals, idxs = [], []  # (one pooling per bin; the node renamed as max_pool1d's)
     for o in range(sizes[0]):
         start = (o * sp[0]) // sizes[0]
@@ -398,7 +428,7 @@ def adaptive_max_pool_nd(nd: int, input: Tensor, output_size, return_indices: bo
         vals.append(v)
         idxs.append(i + start)
     v, i = cat(vals, -1), cat(idxs, -1)
-    return _laid_out(v, i, return_indices, "SqueezeBackward1", False)
+    return _laid_out(v, i, return_indices, "SqueezeBackward1", channels_last_1d(input))
 
 
 def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False):

@@ -250,7 +250,11 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
             smooth = smooth.sum() / ignore.logical_not().sum()
     elif reduction == "sum":
         smooth = smooth.sum()
-    return (1 - label_smoothing) * nll + smooth * (label_smoothing / n_classes)
+    kept, spread = (1 - label_smoothing) * nll, smooth * (label_smoothing / n_classes)
+    for part in (kept, spread):  # (PyTorch's C++ `tensor * double`: the Scalar overload's)
+        if part.grad_fn is not None:
+            rename_node(part.grad_fn, "MulBackward1")
+    return kept + spread
 
 
 def _cross_entropy_probs(input, target, weight, reduction, label_smoothing, class_dim):
