@@ -74,3 +74,19 @@ def test_saved_attributes_read_none_where_torchs_do(linear):
     for need in itertools.product([False, True], repeat=3):
         if any(need):
             assert _attributes(ember, need, linear) == _attributes(torch, need, linear), need
+
+
+def _saved(m, name: str, need: tuple) -> list:
+    """Every `_saved_*` attribute of the node, shapes for tensors."""
+    ts = [m.ones(*s, dtype=m.float64).requires_grad_(r) for s, r in zip(CASES[name], need)]
+    node = getattr(m, name)(*ts, beta=0.5, alpha=2).grad_fn
+    return [(a, tuple(v.shape) if hasattr(v, "shape") else v)
+            for a in sorted(dir(node)) if a.startswith("_saved_") for v in [getattr(node, a)]]
+
+
+@pytest.mark.parametrize("name", ["addmv", "baddbmm", "addbmm", "addr"])
+def test_the_other_products_saved_attributes_as_torchs(name):
+    # (addbmm keeps three of its operands' sizes, as PyTorch's `*_sym_argsize_*`)
+    for need in itertools.product([False, True], repeat=3):
+        if any(need):
+            assert _saved(ember, name, need) == _saved(torch, name, need), need

@@ -126,6 +126,11 @@ _TABLE_SPEC = {
     "AddmmBackward0": "alpha=p.alpha|1 beta=p.beta|1 mat1=a1 mat1_sym_sizes=sz1 mat2=a2 "
                       "mat2_sym_sizes=sz2",
     "AddmvBackward0": "alpha=p.alpha|1 beta=p.beta|1 mat=a1 vec=a2",
+    "AddbmmBackward0": "alpha=p.alpha|1 batch1=a1 batch1_sym_argsize_0=sz1.0 "
+                       "batch1_sym_argsize_1=sz1.1 batch2=a2 batch2_sym_argsize_2=sz2.2 "
+                       "beta=p.beta|1",
+    "BaddbmmBackward0": "alpha=p.alpha|1 batch1=a1 batch2=a2 beta=p.beta|1",
+    "AddrBackward0": "alpha=p.alpha|1 beta=p.beta|1 vec1=a1 vec2=a2",
     "LinalgCrossBackward0": "dim=p.dim other=a1 self=a0",
     "TraceBackward0": _SIZES,
     # views and copies
@@ -301,7 +306,9 @@ def _resolve(node: Node, source: str):
             return _wrapped(value)
         return value
     if kind != "r":
-        return _shape_fact(node, source)
+        source, _, dim = source.partition(".")  # (`szN.D`: one size of input N)
+        fact = _shape_fact(node, source)
+        return fact[int(dim)] if dim and fact is not None else fact
     # an output: `r` (the only or first one) or `rN`
     out = node._out
     if out is None and node._saved is None:
@@ -312,7 +319,8 @@ def _resolve(node: Node, source: str):
 
 
 def _shape_fact(node: Node, source: str):
-    """`szN` / `numel0` / `ndN`: what PyTorch keeps of input N's shape."""
+    """`szN` / `numel0` / `ndN`: what PyTorch keeps of input N's shape (`szN.D`, one size of
+    it, is read by `_resolve`)."""
     i = int(source[-1])
     meta = node._in_meta[i] if node._in_meta and i < len(node._in_meta) else None
     saved = node._saved[i] if node._saved is not None and i < len(node._saved) else None
