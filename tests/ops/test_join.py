@@ -261,7 +261,7 @@ def test_fliplr_flipud_and_errors():
 
 
 @pytest.mark.parametrize("shifts, dims", [(1, 0), (-2, 1), ((1, 2), (0, 1)), (5, None),
-                                          ((3,), (-1,))])
+                                          ((3,), (-1,)), ([4], [])])  # (no dims: flattened)
 def test_roll_values_and_grads(shifts, dims):
     check_op(lambda x: x.roll(shifts, dims), lambda x: x.roll(shifts, dims),
              rand_array((3, 4), np.float64))
@@ -272,6 +272,13 @@ def test_roll_values_and_grads(shifts, dims):
 def test_roll_errors():
     raises_like_torch(RuntimeError, lambda lib, c: lib.roll(lib.zeros(2, 3), (1, 2)))
     raises_like_torch(RuntimeError, lambda lib, c: lib.roll(lib.zeros(2, 3), (1, 2), (0,)))
+    for shifts, dims in (((), None), ((), ()), ([], 0), ((1, 2), [])):
+        messages = []
+        for lib in (torch, ember):
+            with pytest.raises(RuntimeError) as info:
+                lib.roll(lib.zeros(2, 3), shifts, dims)
+            messages.append(str(info.value))
+        assert messages[0] == messages[1], (shifts, dims)
 
 
 @pytest.mark.parametrize("k", [-1, 0, 1, 2, 3, 6])

@@ -522,7 +522,9 @@ def roll(input: Tensor, shifts=REQUIRED, dims=None) -> Tensor:
                             lone_int=True)
         dims_t = None if dims is None else int_list((dims,), "roll", "dims", at + 1,
                                                     method=at == 1, lone_int=True)
-    if dims is None:
+    if not shifts_t:
+        raise RuntimeError("`shifts` required")
+    if dims is None or not dims_t:  # (no dims, as an empty list: the flattened tensor)
         if len(shifts_t) != 1:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts_t)}, "
                                "dims:0")
