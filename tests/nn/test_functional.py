@@ -403,3 +403,27 @@ def test_batch_norm_of_rows_is_torchs_bits_at_the_same_thread_count(shape, threa
         np.testing.assert_array_equal(got, want)
     else:
         assert_ulp(got, want, 8, "torch's scalar build rounds the multiply-adds twice")
+
+
+def _node_chain(t) -> list[str]:
+    names, node = [], t.grad_fn
+    while node is not None:
+        names.append(node.name())
+        node = next((n for n, _ in node.next_functions if n is not None), None)
+    return names
+
+
+@pytest.mark.parametrize("permuted", [False, True])
+def test_rms_norm_returns_a_contiguous_result_as_torch(permuted):
+    # (PyTorch's composite ends in .contiguous(): a clone node for an input in another layout)
+    x = rand_array((4, 6, 5), np.float32)
+    out = []
+    for lib in (torch, ember):
+        t = lib.tensor(x)
+        t = (t.permute(0, 2, 1) if permuted else t).requires_grad_()
+        n = 5 if not permuted else 6
+        r = lib.nn.RMSNorm(n)(t)
+        out.append((r.stride(), _node_chain(r)[:-1]))
+        np.testing.assert_array_equal(  # (the module is the function: the same bits)
+            r.detach().numpy(), lib.nn.functional.rms_norm(t, (n,), lib.ones(n)).detach().numpy())
+    assert out[0] == out[1]

@@ -270,7 +270,9 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
                       optional=("weight",))
     shape = normalized_shape_arg("rms_norm", normalized_shape)
     check_rms_norm_inputs(input, shape, weight)
-    return _rms_norm(input, shape, weight, eps)
+    # (PyTorch's composite returns its result made contiguous: a clone, in the graph too,
+    # for an input in another layout)
+    return _rms_norm(input, shape, weight, eps).contiguous()
 
 
 @_in_float32
