@@ -45,7 +45,7 @@ DELIBERATE = [
     (r"\.(jit|_jit|export|_dynamo|_inductor|compiler|onnx|package|ao|mtia"
      r"|_library|_higher_order_ops|_prims|_refs|_decomp|_subclasses|_functorch"
      r"|sym_|Sym|_sym)", "compiler, export and tracing internals"),
-    (r"\.(lstsq|symeig|eig|solve|lu|matrix_rank|chain_matmul|reinforce|volatile)$",
+    (r"\.(lstsq|symeig|eig|solve|lu|matrix_rank|reinforce|volatile)$",
      "removed or deprecated in PyTorch 2 (raise there too)"),
     (r"\.(float8_\w+|float4_\w+|complex32|chalf|uint(1|2|3|4|5|6|7|16|32|64)|int[1-7]|bits\w+)$",
      "dtypes ember does not have (float8/float4, sub-byte, wide unsigned, complex32)"),

@@ -85,6 +85,7 @@ globals().update(_function_forms.install())
 from . import cuda, random  # noqa: E402
 from . import fft, linalg  # noqa: E402
 from .linalg.lowrank import pca_lowrank, svd_lowrank  # noqa: E402
+from .linalg.products import chain_matmul  # noqa: E402
 from . import nn  # noqa: E402
 from .nn import _aten_forms  # noqa: E402
 
