@@ -349,9 +349,8 @@ def test_bessel_family(name):
     if name.startswith("modified"):
         x = x[np.abs(np.nan_to_num(x)) < 700]
     fe, ft = getattr(ember.special, name), getattr(torch.special, name)
-    # torch's float64 J0 / J1 are good to ~3e-7 (absolute) on [5, 8], ~1e-8 elsewhere below
-    # 25; ember's to round-off (see test_bessel_j_by_hand)
-    atol = 5e-7 if name in ("bessel_j0", "bessel_j1") else 1e-15
+    # (ember follows torch's own algorithms: bit for bit, tests/ops/test_cephes_bessel.py)
+    atol = 1e-15
     check_op(fe, ft, x, grad=False, rtol=1e-13, atol=atol)
     check_op(fe, ft, x.astype(np.float32), grad=False, rtol=2e-6, atol=max(atol, 1e-6))
     check_op(fe, ft, np.array([0, 1, 2, 3]), grad=False, rtol=1e-6)  # int -> float32
@@ -360,28 +359,24 @@ def test_bessel_family(name):
 
 
 def test_bessel_j_by_hand():
-    # tabulated values (Abramowitz & Stegun, table 9.1)
+    # tabulated values (Abramowitz & Stegun, table 9.1); ember follows PyTorch's Cephes
+    # rational fits (bit for bit: tests/ops/test_cephes_bessel.py), good to ~1e-10 here
     x = ember.tensor([1.0, 10.0], dtype=ember.float64)
     np.testing.assert_allclose(ember.special.bessel_j0(x).numpy(),
-                               [0.7651976865579666, -0.2459357644513483], rtol=4e-16)
+                               [0.7651976865579666, -0.2459357644513483], rtol=2e-9)
     np.testing.assert_allclose(ember.special.bessel_j1(x).numpy(),
-                               [0.4400505857449335, 0.04347274616886144], rtol=4e-16,
-                               atol=1e-16)
+                               [0.4400505857449335, 0.04347274616886144], rtol=2e-8)
     # J0 and J1 at their first zeros, and the Wronskian-free identity J0' = -J1 (numerically)
     z = ember.tensor([2.404825557695773, 3.8317059702075125], dtype=ember.float64)
     assert abs(ember.special.bessel_j0(z)[0].item()) < 1e-15
     assert abs(ember.special.bessel_j1(z)[1].item()) < 1e-15
-    x = np.array([0.3, 1.7, 5.0, 19.0, 31.0])
+    # (not across 5, where PyTorch's two fits meet with a ~1e-7 jump)
+    x = np.array([0.3, 1.7, 5.5, 19.0, 31.0])
     h = 1e-6
     d = (ember.special.bessel_j0(ember.tensor(x + h)) -
          ember.special.bessel_j0(ember.tensor(x - h))) / (2 * h)
     np.testing.assert_allclose(d.numpy(), -ember.special.bessel_j1(ember.tensor(x)).numpy(),
-                               atol=1e-9)
-    # far out, where torch's phase has lost its digits: J0(x) ~ sqrt(2/(pi x)) cos(x - pi/4)
-    big = 1e20
-    ref = math.sqrt(2 / (math.pi * big)) * (math.cos(big) + math.sin(big)) / math.sqrt(2)
-    got = ember.special.bessel_j0(ember.tensor([big], dtype=ember.float64)).item()
-    assert math.isclose(got, ref, rel_tol=1e-12)
+                               atol=1e-6)
 
 
 def test_mvlgamma_node_and_gradient():

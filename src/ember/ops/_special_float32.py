@@ -10,6 +10,8 @@ evidential learning, predictive entropy) then print other last digits than PyTor
 These kernels take the same float32 steps in the same order, so float32 (and float16 /
 bfloat16, which PyTorch computes in float32) results match PyTorch's bit for bit. Each one
 is attached to its float64 kernel as `.float32`, which `_via64` prefers for those dtypes.
+digamma's kernel runs the same steps in float64 for float64 (PyTorch's calc_digamma(double):
+its cancellation near the root is thousands of ulps from the true value too).
 
 PyTorch's AVX2 and AVX512 builds contract the series' multiply-adds into FMAs (its scalar
 'default' build does not): `ember.random.get_kernel_profile()` picks which to reproduce.
@@ -24,17 +26,17 @@ import math
 
 import numpy as np
 
+from ._cephes_bessel import libm
 from ._fma import fma
 from ._rng_kernels import avx2
 from ._rng_math import libm_f32
 
 _F32 = np.float32
-_PSI_10 = _F32(2.25175258906672110764)  # digamma(10)
-# Cephes' asymptotic series coefficients, highest power first, rounded to float32
-_DIGAMMA_A = [_F32(c) for c in (8.33333333333333333333e-2, -2.10927960927960927961e-2,
-                                 7.57575757575757575758e-3, -4.16666666666666666667e-3,
-                                 3.96825396825396825397e-3, -8.33333333333333333333e-3,
-                                 8.33333333333333333333e-2)]
+_PSI_10 = 2.25175258906672110764  # digamma(10)
+# Cephes' asymptotic series coefficients, highest power first
+_DIGAMMA_A = (8.33333333333333333333e-2, -2.10927960927960927961e-2, 7.57575757575757575758e-3,
+              -4.16666666666666666667e-3, 3.96825396825396825397e-3,
+              -8.33333333333333333333e-3, 8.33333333333333333333e-2)
 _PI_F = _F32(math.pi)
 
 
@@ -51,42 +53,49 @@ def _sinf(x: np.ndarray) -> np.ndarray:
 
 
 def _digamma_nonneg(x: np.ndarray) -> np.ndarray:
-    """calc_digamma(float) for x > 0 (and +inf, NaN): recurrence up to 10, then the series."""
+    """calc_digamma for x > 0 (and +inf, NaN), in x's dtype: recurrence up to 10, then the
+    series."""
+    t = x.dtype.type
     x = x.copy()
     result = np.zeros_like(x)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        for _ in range(12):  # x in (0, 10) reaches 10 within 10 steps (float32 sums)
+        for _ in range(12):  # x in (0, 10) reaches 10 within 10 steps (rounded sums)
             m = x < 10
             if not m.any():
                 break
-            result[m] -= _F32(1) / x[m]
-            x[m] += _F32(1)
-        z = _F32(1) / (x * x)
+            result[m] -= t(1) / x[m]
+            x[m] += t(1)
+        z = t(1) / (x * x)
         poly = np.zeros_like(x)
         fused = avx2()
         for a in _DIGAMMA_A:
-            poly = fma(poly, z, np.full_like(z, a)) if fused else poly * z + a
-        y = np.where(x < _F32(1e17), z * poly, _F32(0))
-        out = result + _logf(x) - _F32(0.5) / x - y
+            poly = fma(poly, z, np.full_like(z, t(a))) if fused else poly * z + t(a)
+        y = np.where(x < t(1e17), z * poly, t(0))
+        out = result + (_logf(x) if t is _F32 else libm("log", x)) - t(0.5) / x - y
     ten = x == 10
-    out[ten] = result[ten] + _PSI_10
+    out[ten] = result[ten] + t(_PSI_10)
     return out
 
 
 def digamma32(x: np.ndarray, dtype=None) -> np.ndarray:
-    """PyTorch's float32 digamma: reflection below 0, poles at 0 and the negative integers."""
-    x = np.asarray(x, _F32)
+    """PyTorch's digamma (calc_digamma) in x's dtype, float32 or float64: reflection below 0,
+    poles at 0 and the negative integers."""
+    x = np.asarray(x)
+    if x.dtype != np.float64:
+        x = x.astype(_F32)
+    t = x.dtype.type
     neg = x < 0
-    out = _digamma_nonneg(np.where(neg, _F32(1) - x, x))
+    out = _digamma_nonneg(np.where(neg, t(1) - x, x))
     if neg.any():
         xn = x[neg].astype(np.float64)
         r = xn - np.trunc(xn)  # std::modf's fraction, exact
         with np.errstate(divide="ignore", invalid="ignore"):
-            corr = np.pi / np.tan(np.pi * r)  # (in float64, as PyTorch; 0 at the poles)
-            out[neg] = out[neg] - corr.astype(_F32)
+            # (in float64 with the C library's tan, as PyTorch; 0 at the poles)
+            corr = np.pi / libm("tan", np.pi * r)
+            out[neg] = out[neg] - corr.astype(t)
         out[neg & (x == np.trunc(x))] = np.nan
     zero = x == 0
-    out[zero] = np.copysign(_F32(np.inf), -x[zero])
+    out[zero] = np.copysign(t(np.inf), -x[zero])
     return out
 
 

@@ -4,17 +4,15 @@ NumPy has none of these, so each kernel is built here from the math, in float64 
 rounds once at the end; float16 / bfloat16 go through float32 as the other unary ops do):
 
 - Hurwitz zeta: direct sum until the shift passes a threshold, then the Euler-Maclaurin
-  tail with Bernoulli numbers; negative q by a reflection onto (0, 1). polygamma(n >= 1)
-  is (-1)^(n+1) n! zeta(n+1, x).
+  tail with Bernoulli numbers; negative q by a reflection onto (0, 1). It gives lgamma's
+  series coefficients; the zeta and polygamma ops use PyTorch's own (`_cephes_zeta.py`).
 - lgamma: the Taylor series of lgamma(1+z) (coefficients zeta(k)/k) on [0.5, 2.5), which
   keeps the roots at 1 and 2 exact in relative terms; upward recurrence below, downward
   products up to 10, Stirling's series beyond; reflection for negative x.
-- digamma: recurrence up to 10 and the asymptotic series; reflection for negative x.
-- I0/I1: the power series (all terms positive) up to 20, Hankel's asymptotic series beyond.
-- J0/J1: the power series below 2, Miller's backward recurrence up to 25, Hankel's
-  expansion beyond with the phase taken from cos x and sin x (no rounded shift).
-- ndtri: erfinv in the middle, Newton steps on log_ndtr in the tails.
-- gammainc: the power series below x = a + 1, Legendre's continued fraction above.
+- digamma: PyTorch's Cephes steps in the input's dtype (`_special_float32.py`).
+
+The Bessel functions, Airy Ai, ndtri, erfcx, log_ndtr and gammainc follow PyTorch's
+algorithms in the input's dtype instead (`_cephes_*.py`).
 """
 
 from __future__ import annotations
@@ -23,13 +21,13 @@ import math
 
 import numpy as np
 
+from ._cephes_bessel import libm
+from ._cephes_zeta import polygamma_high
 from ._rounding import in_16
 from ._special_float32 import digamma32, entr32, trigamma32
-from .unary_math import _ERFCX, _erfc64, _erfinv64, _ev
 
 _F64 = np.dtype(np.float64)
-_SQRT2, _SQRTPI, _LOG2PI = math.sqrt(2.0), math.sqrt(math.pi), math.log(2 * math.pi)
-_SQRT1_2 = math.sqrt(0.5)  # x * sqrt(1/2) rounds as PyTorch's x / sqrt(2) does
+_SQRTPI, _LOG2PI = math.sqrt(math.pi), math.log(2 * math.pi)
 _EULER = 0.5772156649015329
 # Bernoulli numbers B_2, B_4, ..., B_28 (exact fractions).
 _B2K = [1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510,
@@ -155,33 +153,8 @@ def _lgamma64(x):
 
 
 def _digamma64(x):
-    out = np.empty_like(x)
-    refl = x < 0
-    xr = x[refl]
-    # psi(x) = psi(1 - x) - pi / tan(pi x); the tangent has period 1, so reduce first.
-    with np.errstate(divide="ignore", invalid="ignore"):
-        corr = math.pi / np.tan(math.pi * (xr - np.round(xr)))
-    y = np.where(refl, 1 - x, x)
-    acc = np.zeros_like(x)
-    for _ in range(10):  # psi(y) = psi(y + 1) - 1 / y, up to y >= 10
-        m = y < 10
-        if not m.any():
-            break
-        acc[m] -= 1 / y[m]
-        y[m] += 1
-    inv2 = 1 / (y * y)
-    ser = np.zeros_like(y)
-    for k in range(10, 0, -1):
-        ser = ser * inv2 + _B2K[k - 1] / (2 * k)
-    with np.errstate(invalid="ignore"):
-        out = acc + np.log(y) - 0.5 / y - ser * inv2
-        out[refl] -= corr
-    out[(x == np.floor(x)) & (x < 0)] = np.nan  # poles at negative integers; -inf too
-    zero = x == 0
-    out[zero] = np.copysign(np.inf, -x[zero])
-    out[np.isposinf(x)] = np.inf
-    out[np.isnan(x)] = np.nan
-    return out
+    """PyTorch's calc_digamma(double), step for step (`_special_float32.digamma32`)."""
+    return digamma32(x)
 
 
 def _trigamma64(x: np.ndarray) -> np.ndarray:
@@ -226,18 +199,17 @@ def _polygamma64(x, n=0):
         return _digamma64(x)
     if n == 1:
         return _trigamma64(x)
-    with np.errstate(over="ignore", invalid="ignore"):
-        return (-1.0) ** (n + 1) * math.factorial(n) * _zeta64(n + 1.0, x)
+    return polygamma_high(x, n)
 
 
 def _polygamma32(x, n=0, dtype=None):
-    """PyTorch's float32 kernels for n = 0 (digamma) and n = 1 (trigamma); higher orders
-    through float64 (PyTorch's float32 Hurwitz zeta is close to the rounded float64 one)."""
+    """PyTorch's float32 kernels: n = 0 (digamma), n = 1 (trigamma), higher orders through
+    its zeta (`_cephes_zeta`)."""
     if n == 0:
         return digamma32(x)
     if n == 1:
         return trigamma32(x)
-    return _polygamma64(x.astype(np.float64), n).astype(np.float32)
+    return polygamma_high(x, n)
 
 
 _digamma64.float32 = digamma32  # (picked by `_via64` for float32 / float16 / bfloat16)
@@ -270,216 +242,11 @@ def _mvlgamma32(x, dtype, p=1):
 _mvlgamma64.float32 = _mvlgamma32
 
 
-def _bessel_i(x, nu: int, scaled: bool):
-    """I_nu(x) (nu = 0 or 1), times exp(-|x|) when `scaled`."""
-    ax = np.abs(x)
-    out = np.empty_like(x)
-    small = ax <= 20
-    xs = ax[small]
-    t = xs * xs / 4
-    term = np.ones_like(xs) if nu == 0 else xs / 2
-    acc = term.copy()
-    for k in range(1, 50):  # sum (x/2)^(2k + nu) / (k! (k + nu)!)
-        term = term * t / (k * (k + nu))
-        acc += term
-    out[small] = acc * np.exp(-xs) if scaled else acc
-    big = ~small & ~np.isnan(x)
-    xb = ax[big]
-    mu = 4.0 * nu * nu
-    term = np.ones_like(xb)
-    acc = term.copy()
-    for k in range(1, 30):  # Hankel: prod_j (mu - (2j-1)^2) / (k! (8x)^k), alternating
-        term = -term * (mu - (2 * k - 1) ** 2) / (8 * k * xb)
-        acc += term
-    with np.errstate(over="ignore", invalid="ignore"):
-        root = np.sqrt(2 * math.pi * xb)
-        if scaled:
-            out[big] = acc / root
-        else:  # exp(x/2) twice, so the result overflows only where I_nu itself does
-            h = np.exp(xb / 2)
-            out[big] = h * (h * acc / root)
-            out[np.isinf(x)] = np.nan  # (PyTorch's value at +-inf)
-    out[np.isnan(x)] = np.nan
-    # (I1 is odd; at -0 it is +0, as PyTorch's sign test x < 0 leaves it)
-    return np.where(x < 0, -out, out) if nu == 1 else out
-
-
-def _i0(x):
-    return _bessel_i(x, 0, False)
-
-
-def _i0e(x):
-    return _bessel_i(x, 0, True)
-
-
-def _i1(x):
-    return _bessel_i(x, 1, False)
-
-
-def _i1e(x):
-    return _bessel_i(x, 1, True)
-
-
-def _bessel_j(x, nu: int):
-    """J_nu(x) for nu = 0 or 1: power series below 2, Miller's backward recurrence
-    (normalised by J0 + 2 J2 + 2 J4 + ... = 1) up to 25, Hankel's expansion beyond."""
-    ax = np.abs(x)
-    out = np.empty_like(x)
-    r = ax < 2
-    xs = ax[r]
-    t = -xs * xs / 4
-    term = np.ones_like(xs) if nu == 0 else xs / 2
-    acc = term.copy()
-    for k in range(1, 25):  # sum (-1)^k (x/2)^(2k + nu) / (k! (k + nu)!), terms below 1
-        term = term * t / (k * (k + nu))
-        acc += term
-    out[r] = acc
-    r = (ax >= 2) & (ax < 25)
-    xm = ax[r]
-    nxt, cur = np.zeros_like(xm), np.full_like(xm, 1e-30)
-    norm, j1 = np.zeros_like(xm), None
-    top = 80  # J_80(25) ~ 1e-32: far below round-off
-    for n in range(top, 0, -1):  # J_{n-1} = (2n / x) J_n - J_{n+1}
-        prev = 2 * n / xm * cur - nxt
-        nxt, cur = cur, prev
-        if (n - 1) % 2 == 0 and n - 1 > 0:
-            norm += 2 * cur
-        if n - 1 == 1:
-            j1 = cur
-    j0 = cur
-    norm += j0
-    out[r] = (j0 if nu == 0 else j1) / norm
-    r = ax >= 25
-    xb = ax[r]
-    mu = 4.0 * nu * nu
-    p_, q_ = np.ones_like(xb), np.zeros_like(xb)
-    term = np.ones_like(xb)
-    for k in range(1, 40):  # a_k(nu) / x^k: even k to P, odd k to Q, alternating in pairs
-        term = term * (mu - (2 * k - 1) ** 2) / (8 * k * xb)
-        if k % 2:
-            q_ += term if k % 4 == 1 else -term
-        else:
-            p_ += -term if k % 4 == 2 else term
-    c, sn = np.cos(xb), np.sin(xb)
-    # cos / sin of x - (2 nu + 1) pi / 4 from those of x (no rounding of the shift)
-    if nu == 0:
-        cs, ss = (c + sn), (sn - c)
-    else:
-        cs, ss = (sn - c), -(sn + c)
-    with np.errstate(invalid="ignore"):
-        out[r] = np.sqrt(1 / (math.pi * xb)) * (p_ * cs - q_ * ss)
-    out[np.isinf(x)] = np.nan  # (PyTorch's value at +-inf)
-    out[np.isnan(x)] = np.nan
-    return np.where(x < 0, -out, out) if nu == 1 else out  # (J1 is odd)
-
-
-def _j0(x):
-    return _bessel_j(x, 0)
-
-
-def _j1(x):
-    return _bessel_j(x, 1)
-
-
-def _spherical_j0(x):
-    small = np.abs(x) < 0.5
-    with np.errstate(invalid="ignore"):
-        xs = np.where(small, 1.0, x)
-        out = np.sin(xs) / xs
-    x2 = np.where(small, x * x, 0.0)  # sin(x)/x = 1 - x^2/3! + x^4/5! - ... for |x| < 0.5
-    term, acc = np.ones_like(x), np.ones_like(x)
-    for k in range(1, 10):
-        term = -term * x2 / ((2 * k) * (2 * k + 1))
-        acc += term
-    out = np.where(small, acc, out)
-    return np.where(np.isinf(x), 0.0, out)
-
-
-def _exp_sq(x):
-    """exp(x*x) with x*x split exactly, so its rounding is not magnified by exp."""
-    t = x * 134217729.0
-    hi = t - (t - x)
-    lo = x - hi
-    with np.errstate(over="ignore"):
-        return np.exp(hi * hi) * np.exp(lo * (x + hi))
-
-
-def _erfcx_pos(x):
-    """exp(x^2) erfc(x) for x >= 0.5: the Chebyshev fits, then the asymptotic series."""
-    out = np.empty_like(x)
-    for f in _ERFCX:
-        m = (x >= f[1]) & (x < f[2])
-        out[m] = _ev(f, x[m])
-    m = x >= 8.0
-    big = x[m]
-    with np.errstate(over="ignore"):
-        z = 1 / (2 * big * big)
-    s = np.ones_like(big)
-    for n in range(22, 0, -1):  # sum (-1)^n (2n-1)!! z^n
-        s = 1 - (2 * n - 1) * z * s
-    out[m] = s / (big * _SQRTPI)
-    return out
-
-
-def _erfcx64(x):
-    out = np.empty_like(x)
-    pos = x >= 0.5
-    out[pos] = _erfcx_pos(x[pos])
-    mid = (x > -0.5) & (x < 0.5)
-    out[mid] = np.exp(x[mid] * x[mid]) * _erfc64(x[mid])
-    neg = x <= -0.5
-    xn = x[neg]
-    with np.errstate(over="ignore", invalid="ignore"):
-        out[neg] = np.where(xn < -26.7, np.inf, 2 * _exp_sq(xn) - _erfcx_pos(-xn))
-    out[np.isnan(x)] = np.nan
-    return out
-
-
-def _ndtr64(x):
-    return 0.5 * _erfc64(-x * _SQRT1_2)
-
-
-def _log_ndtr64(x):
-    t = x * _SQRT1_2
-    out = np.empty_like(x)
-    low = x < -1
-    with np.errstate(divide="ignore", over="ignore"):
-        out[low] = np.log(_erfcx64(-t[low]) / 2) - t[low] * t[low]
-    out[~low] = np.log1p(-0.5 * _erfc64(t[~low]))
-    out[np.isneginf(x)] = -np.inf
-    return out
-
-
-def _ndtri64(p):
-    out = np.full(p.shape, np.nan)
-    mid = (p >= 0.25) & (p <= 0.75)
-    out[mid] = _SQRT2 * _erfinv64(2 * p[mid] - 1)
-    tail = ((p > 0) & (p < 0.25)) | ((p > 0.75) & (p < 1))
-    pt = p[tail]
-    q = np.where(pt < 0.5, pt, 1 - pt)  # exact: 1 - p for p > 0.75
-    lq = np.log(q)
-    # start from the tail asymptote log q ~ -x^2/2 - log|x| - log(2 pi)/2; Newton on the
-    # concave, increasing log_ndtr converges from either side (from the right it steps left)
-    t2 = -2 * lq
-    x = -np.sqrt(np.maximum(t2 - np.log(t2) - _LOG2PI, 0.25 * t2))
-    live = np.arange(x.size)  # the elements still moving
-    for _ in range(10):
-        xl, ql = x[live], lq[live]
-        ln = _log_ndtr64(xl)
-        step = (ln - ql) / np.exp(-xl * xl / 2 - ln - 0.5 * _LOG2PI)
-        x[live] = xl - step
-        live = live[np.abs(step) > 1e-15 * np.abs(xl)]
-        if live.size == 0:
-            break
-    out[tail] = np.where(pt < 0.5, x, -x)
-    out[p == 0] = -np.inf
-    out[p == 1] = np.inf
-    return out
-
-
 def _entr64(x):
+    """-x log(x) with the C library's log, as PyTorch's scalar kernel (NumPy's log differs
+    from it in the last bit of some values)."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = -x * np.log(x)
+        out = -x * libm("log", x)
     out[x == 0] = 0.0
     out[x < 0] = -np.inf
     return out
@@ -488,70 +255,13 @@ def _entr64(x):
 _entr64.float32 = entr32
 
 
-def _xlog1py64(x, y):
+def _xlog1py64(x, y, dtype=None):
+    """x * log1p(y) in the operands' dtype (float32 with the C library's log1pf, as
+    PyTorch's scalar kernel), 0 where x is 0 unless y is NaN."""
+    x, y = np.broadcast_arrays(x, y)
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = x * np.log1p(y)
-    return np.where((x == 0) & ~np.isnan(y), 0.0, out)
+        out = x * libm("log1p", np.ascontiguousarray(y))
+    return np.where((x == 0) & ~np.isnan(y), x.dtype.type(0), out)
 
 
-def _igam_prefix(a, x):
-    """x^a e^-x / Gamma(a), through logs."""
-    with np.errstate(divide="ignore"):
-        return np.exp(a * np.log(x) - x - _lgamma64(a))
-
-
-def _igam64(a, x, upper: bool = False):
-    """P(a, x) (or Q = 1 - P when `upper`), with PyTorch's domain rules."""
-    a, x = np.broadcast_arrays(np.asarray(a, _F64), np.asarray(x, _F64))
-    out = np.full(a.shape, np.nan)
-    ok = (a > 0) & (x > 0) & np.isfinite(a) & np.isfinite(x)
-    av, xv = a[ok], x[ok]
-    ser = xv < av + 1
-    p = np.empty_like(av)
-    # Series: P = x^a e^-x / Gamma(a+1) * sum_n x^n / ((a+1)...(a+n)).
-    sa, sx = av[ser], xv[ser]
-    term = np.ones_like(sa)
-    acc = term.copy()
-    for n in range(1, 2000):
-        term = term * sx / (sa + n)
-        acc += term
-        if np.all(term < acc * 1e-17):
-            break
-    p_ser = _igam_prefix(sa, sx) / sa * acc
-    # Continued fraction (modified Lentz): Q = x^a e^-x / Gamma(a) / (x + 1 - a - ...).
-    ca, cx = av[~ser], xv[~ser]
-    tiny = 1e-300
-    b = cx + 1 - ca
-    c = np.full_like(ca, 1 / tiny)
-    d = 1 / b
-    h = d.copy()
-    for i in range(1, 2000):
-        an = -i * (i - ca)
-        b = b + 2
-        d = an * d + b
-        d = np.where(np.abs(d) < tiny, tiny, d)
-        c = b + an / c
-        c = np.where(np.abs(c) < tiny, tiny, c)
-        d = 1 / d
-        delta = d * c
-        h = h * delta
-        if np.all(np.abs(delta - 1) < 1e-16):
-            break
-    q_cf = _igam_prefix(ca, cx) * h
-    if upper:
-        p[ser], p[~ser] = 1 - p_ser, q_cf
-    else:
-        p[ser], p[~ser] = p_ser, 1 - q_cf
-    out[ok] = p
-    lo, hi = (1.0, 0.0) if upper else (0.0, 1.0)
-    # (PyTorch decides x = 0 and x = inf before it looks at a NaN a)
-    zero_x = (x == 0) & ((a > 0) | np.isnan(a))
-    out[zero_x] = lo
-    out[(a == 0) & (x > 0)] = hi
-    out[np.isposinf(x) & (((a >= 0) & np.isfinite(a)) | np.isnan(a))] = hi
-    out[np.isposinf(a) & ~(x < 0) & ~np.isinf(x)] = lo  # (a NaN x too, as PyTorch)
-    return out
-
-
-def _igamc64(a, x):
-    return _igam64(a, x, upper=True)
+_xlog1py64.float32 = _xlog1py64

@@ -3,10 +3,11 @@ regularised incomplete gamma), Bessel J0/J1/Y0/Y1, modified Bessel I0/I1/K0/K1 (
 exp-scaled), spherical j0, Airy Ai, the normal distribution (ndtr, ndtri, log_ndtr), erfcx,
 xlog1py and entr; and heaviside's primitive (so that its backward refuses, as PyTorch's does).
 
-The float64 kernels, built from the math because NumPy has none of these, are in
-`_special_math.py` and `_bessel_math.py`. Each one-input function is a member of the `unary`
-family (`unary.py`), each two-input one a primitive; the VJP (written in ember ops, so it
-differentiates again) and the JVP are beside each.
+The kernels, built from the math because NumPy has none of these, are in `_special_math.py`
+(float64, rounded once) and, where they replay PyTorch's Cephes algorithms in the input's
+dtype, `_cephes_bessel*.py`, `_cephes_airy.py` and `_cephes_igamma.py`. Each one-input
+function is a member of the `unary` family (`unary.py`), each two-input one a primitive;
+the VJP (written in ember ops, so it differentiates again) and the JVP are beside each.
 """
 
 from __future__ import annotations
@@ -18,7 +19,13 @@ import numpy as np
 from .. import _dtype as dt
 from .. import _grad_mode as grad_mode
 from .._tensor import Tensor
-from ._bessel_math import _airy_ai, _k0, _k0e, _k1, _k1e, _y0, _y1
+from . import _cephes_airy as cephes_airy
+from . import _cephes_bessel as cephes
+from . import _cephes_bessel_jy as cephes_jy
+from . import _cephes_bessel_k as cephes_k
+from . import _cephes_erfcx as cephes_erfcx
+from . import _cephes_igamma as cephes_igamma
+from . import _cephes_zeta as cephes_zeta
 from ._common import binary_operands, type_name, write_out
 from ._in_float64 import _via64
 from ._pointwise import shaped, tangent_sum
@@ -26,23 +33,10 @@ from ._special_math import (
     _SQRTPI,
     _digamma64,
     _entr64,
-    _erfcx64,
-    _i0,
-    _i0e,
-    _i1,
-    _i1e,
-    _igam64,
-    _igamc64,
-    _j0,
-    _j1,
     _lgamma64,
-    _log_ndtr64,
     _mvlgamma64,
-    _ndtri64,
     _polygamma64,
-    _spherical_j0,
     _xlog1py64,
-    _zeta64,
 )
 from .binary import binary_p, member
 from .registry import (
@@ -95,31 +89,10 @@ defjvp1(mvlgamma_p, _mvlgamma_grad)
 
 # --- modified Bessel functions I0, I1 ---------------------------------------------------
 
-def _exp_overflow(kernel, odd: bool):
-    """I0 or I1 with PyTorch's overflow: it multiplies by exp(|x|) in the precision it
-    computes in (float32 for float32 and the 16-bit floats, float64 for float64), so the
-    result is +-inf from where that exp overflows (|x| > 88.72 in float32), though the
-    function is finite a little further (89.4)."""
-    def k(a):
-        out = kernel(a)
-        if a.dtype.kind in "biuc":  # (bfloat16's kind is "V")
-            return out
-        w = np.abs(a.astype(np.float64 if a.dtype.itemsize == 8 else np.float32))
-        with np.errstate(over="ignore"):
-            over = np.isinf(np.exp(w)) & np.isfinite(w)  # (+-inf itself: NaN, as before)
-        if not over.any():
-            return out
-        inf = np.where(a < 0, -np.inf, np.inf) if odd else np.inf
-        return np.where(over, inf, out).astype(out.dtype)
-
-    k.__name__ = kernel.__name__
-    return k
-
-
-i0_p = unary("i0", _exp_overflow(_via64(_i0), False))
-i0e_p = unary("special_i0e", _via64(_i0e), grad_name="SpecialI0EBackward0")
-i1_p = unary("special_i1", _exp_overflow(_via64(_i1), True), grad_name="SpecialI1Backward0")
-i1e_p = unary("special_i1e", _via64(_i1e), grad_name="SpecialI1EBackward0")
+i0_p = unary("i0", _via64(cephes.i0))
+i0e_p = unary("special_i0e", _via64(cephes.i0e), grad_name="SpecialI0EBackward0")
+i1_p = unary("special_i1", _via64(cephes.i1), grad_name="SpecialI1Backward0")
+i1e_p = unary("special_i1e", _via64(cephes.i1e), grad_name="SpecialI1EBackward0")
 
 
 def _where(cond, a, b):
@@ -163,42 +136,26 @@ def _nondiff(name: str, fn) -> Member:
     return prim
 
 
-bessel_j0_p = _nondiff("special_bessel_j0", _j0)
-bessel_j1_p = _nondiff("special_bessel_j1", _j1)
-modified_bessel_i0_p = _nondiff("special_modified_bessel_i0", _i0)
-modified_bessel_i1_p = _nondiff("special_modified_bessel_i1", _i1)
-spherical_bessel_j0_p = _nondiff("special_spherical_bessel_j0", _spherical_j0)
-bessel_y0_p = _nondiff("special_bessel_y0", _y0)
-bessel_y1_p = _nondiff("special_bessel_y1", _y1)
-modified_bessel_k0_p = _nondiff("special_modified_bessel_k0", _k0)
-modified_bessel_k1_p = _nondiff("special_modified_bessel_k1", _k1)
-scaled_modified_bessel_k0_p = _nondiff("special_scaled_modified_bessel_k0", _k0e)
-scaled_modified_bessel_k1_p = _nondiff("special_scaled_modified_bessel_k1", _k1e)
+bessel_j0_p = _nondiff("special_bessel_j0", cephes_jy.j0)
+bessel_j1_p = _nondiff("special_bessel_j1", cephes_jy.j1)
+modified_bessel_i0_p = _nondiff("special_modified_bessel_i0", cephes.modified_i0)
+modified_bessel_i1_p = _nondiff("special_modified_bessel_i1", cephes.modified_i1)
+spherical_bessel_j0_p = _nondiff("special_spherical_bessel_j0", cephes_jy.spherical_j0)
+bessel_y0_p = _nondiff("special_bessel_y0", cephes_jy.y0)
+bessel_y1_p = _nondiff("special_bessel_y1", cephes_jy.y1)
+modified_bessel_k0_p = _nondiff("special_modified_bessel_k0", cephes_k.k0)
+modified_bessel_k1_p = _nondiff("special_modified_bessel_k1", cephes_k.k1)
+scaled_modified_bessel_k0_p = _nondiff("special_scaled_modified_bessel_k0", cephes_k.k0e)
+scaled_modified_bessel_k1_p = _nondiff("special_scaled_modified_bessel_k1", cephes_k.k1e)
 
 
-def _airy_flush(kernel):
-    """Ai with PyTorch's underflow: it divides by 2 x^(1/4) exp(2/3 x^(3/2)) in the
-    precision it computes in, so the result is 0 from where that overflows (x > 25.9 in
-    float32), though Ai is a (subnormal) float a little further."""
-    def k(a):
-        out = kernel(a)
-        w = a.astype(np.float64 if a.dtype.itemsize == 8 else np.float32)
-        with np.errstate(over="ignore", invalid="ignore"):
-            big = 2 * np.sqrt(np.sqrt(w)) * np.exp(2 * w * np.sqrt(w) / 3)
-            over = np.isinf(big) & np.isfinite(w)
-        return np.where(over, 0, out).astype(out.dtype) if over.any() else out
-
-    k.__name__ = kernel.__name__
-    return k
-
-
-airy_ai_p = unary("special_airy_ai", _airy_flush(_via64(_airy_ai)))
+airy_ai_p = unary("special_airy_ai", _via64(cephes_airy.airy_ai))
 nondifferentiable(airy_ai_p)
 
 
 # --- erfcx and the normal distribution -----------------------------------------------------
 
-erfcx_p = unary("special_erfcx", _via64(_erfcx64), grad_name="SpecialErfcxBackward0")
+erfcx_p = unary("special_erfcx", _via64(cephes_erfcx.erfcx), grad_name="SpecialErfcxBackward0")
 _erf_kernel = _via64(_erf64)
 _F32 = np.dtype(np.float32)
 _SQRT1_2 = math.sqrt(0.5)  # M_SQRT1_2, correctly rounded
@@ -219,8 +176,8 @@ def _ndtr_kernel(a: np.ndarray) -> np.ndarray:
 
 
 ndtr_p = unary("special_ndtr", _ndtr_kernel, grad_name="MulBackward1")
-ndtri_p = unary("special_ndtri", _via64(_ndtri64), grad_name="SpecialNdtriBackward0")
-log_ndtr_p = unary("special_log_ndtr", _via64(_log_ndtr64),
+ndtri_p = unary("special_ndtri", _via64(cephes.ndtri), grad_name="SpecialNdtriBackward0")
+log_ndtr_p = unary("special_log_ndtr", _via64(cephes_erfcx.log_ndtr),
                    grad_name="SpecialLogNdtrBackward0")
 _INV_SQRT2PI = 1 / math.sqrt(2 * math.pi)
 _NORMAL_GRADS = (
@@ -325,7 +282,7 @@ def _second_only(what: str, d_second):
     return jvp
 
 
-zeta_fn = _binary("special_zeta", _zeta64, "SpecialZetaBackward0")
+zeta_fn = _binary("special_zeta", cephes_zeta.zeta, "SpecialZetaBackward0")
 defvjp(zeta_fn, _no_derivative("zeta"),
        lambda g, out, s, q: g * -s * apply(binary_p, s + 1, q, fn=zeta_fn))
 defjvp(zeta_fn, _second_only("zeta", lambda s, q: -s * apply(binary_p, s + 1, q, fn=zeta_fn)))
@@ -338,8 +295,8 @@ def _igam_density(a, x):
     return ((a - 1) * x.log() - x - a.lgamma()).exp()
 
 
-igamma_fn = _binary("igamma", _igam64, "IgammaBackward0")
-igammac_fn = _binary("igammac", _igamc64, "IgammacBackward0")
+igamma_fn = member("igamma", cephes_igamma.igamma, "IgammaBackward0")
+igammac_fn = member("igammac", cephes_igamma.igammac, "IgammacBackward0")
 defvjp(igamma_fn, _no_derivative("igamma: input"),
        lambda g, out, a, x: g * _igam_density(a, x))
 defvjp(igammac_fn, _no_derivative("igammac: input"),
