@@ -3,6 +3,8 @@ softshrink, rrelu): the graph node users see as grad_fn carries PyTorch's name (
 node's too), and values and gradients match; rrelu's in-place form keeps the gradient through
 the slopes it drew."""
 
+import math
+
 import numpy as np
 import pytest
 import torch
@@ -64,3 +66,37 @@ def test_glu_odd_halving_dimension_refused_in_torch_words():
         with pytest.raises(RuntimeError, match="Halving dimension must be even, but dimension "
                                                "1 is size 5"):
             m.nn.functional.glu(m.ones(2, 5))
+
+
+# The shrinks' and rrelu's number arguments, read as PyTorch reads them: hardshrink's lambd as
+# the input's C type (after its float-only dtype check), softshrink's and rrelu's as doubles
+# (before it); softshrink's lambd must lie in [0, the dtype's largest] (NaN too).
+SHRINK_REFUSALS = {
+    "hardshrink int": lambda m, x: m.nn.functional.hardshrink(x.long()),
+    "hardshrink beyond half": lambda m, x: m.nn.functional.hardshrink(x.half(), 1e6),
+    "hardshrink complex": lambda m, x: m.nn.functional.hardshrink(x.double(), 1j),
+    "softshrink bool": lambda m, x: m.nn.functional.softshrink(x.bool()),
+    "softshrink complex into int": lambda m, x: m.nn.functional.softshrink(x.int(), 2j),
+    "softshrink negative": lambda m, x: m.nn.functional.softshrink(x, -0.5),
+    "softshrink beyond half": lambda m, x: m.nn.functional.softshrink(x.half(), 70000.0),
+    "softshrink nan bfloat16": lambda m, x: m.nn.functional.softshrink(x.bfloat16(), math.nan),
+    "softshrink inf double": lambda m, x: m.nn.functional.softshrink(x.double(), math.inf),
+    "rrelu complex": lambda m, x: m.nn.functional.rrelu(x, 1j, 0.5),
+}
+
+
+@pytest.mark.parametrize("name", SHRINK_REFUSALS)
+def test_shrink_number_arguments_are_refused_as_torch(name):
+    msgs = []
+    for m in (ember, torch):
+        with pytest.raises((RuntimeError, NotImplementedError)) as info:
+            SHRINK_REFUSALS[name](m, m.tensor(A))
+        msgs.append((info.type, str(info.value)))
+    assert msgs[0] == msgs[1]
+
+
+def test_shrinks_take_a_complex_number_with_no_imaginary_part():
+    got = [(m.nn.functional.hardshrink(m.tensor(A), 0.5 + 0j).tolist(),
+            m.nn.functional.softshrink(m.tensor(A).half(), 0.25 + 0j).tolist())
+           for m in (ember, torch)]
+    assert got[0] == got[1]

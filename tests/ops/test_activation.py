@@ -333,3 +333,30 @@ def test_16_bit_limits_and_values_convert_as_a_scalar(dtype, call):
     vals = [1.0, 1.0078125, -1.0, 0.5, 1.0009765625, -1.0009765625, 0.125, -2.0]
     got, want = (call(L, L.tensor(vals).to(getattr(L, dtype)), v) for L in (ember, torch))
     assert got.float().tolist() == want.float().tolist()
+
+
+# A complex slope / alpha / beta beside a real tensor, or one beyond float32's range:
+# refused in c10's words, naming the C type the kernel reads it as (float for 16-bit
+# floats; celu reads a double first); with a zero imaginary part it is the real number.
+COMPLEX_PARAM = {
+    "leaky_relu": lambda m, x: m.nn.functional.leaky_relu(x, 1j),
+    "leaky_relu_ f16": lambda m, x: m.nn.functional.leaky_relu_(x.half(), 0.2 + 1j),
+    "softplus beta f64": lambda m, x: m.nn.functional.softplus(x.double(), beta=2j),
+    "softplus threshold": lambda m, x: m.nn.functional.softplus(x, threshold=1j),
+    "elu": lambda m, x: m.nn.functional.elu(x.bfloat16(), alpha=1j),
+    "celu": lambda m, x: m.nn.functional.celu(x, alpha=1j),
+    "leaky_relu beyond float": lambda m, x: m.nn.functional.leaky_relu(x.half(), 1e300),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPLEX_PARAM))
+def test_complex_parameter_is_refused_as_torch(name):
+    same_message(lambda m: COMPLEX_PARAM[name](m, m.tensor([-1.0, 2.0])))
+
+
+def test_complex_parameter_with_zero_imaginary_part_is_its_real_part():
+    got = [(L.nn.functional.leaky_relu(L.tensor([-1.0, 2.0]), 0.5 + 0j).tolist(),
+            L.nn.functional.elu(L.tensor([-0.0, 2.0]), alpha=2 + 0j).tolist(),
+            L.nn.functional.celu(L.tensor([-0.0, 2.0]), alpha=2 + 0j).tolist())
+           for L in (ember, torch)]
+    assert got[0] == got[1]

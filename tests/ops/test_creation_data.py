@@ -333,3 +333,27 @@ def test_a_list_of_arrays_warns_once_at_the_callers_line_as_torch():
         got.append([line.split(" (Triggered")[0] for line in err.splitlines()
                     if "extremely slow" in line])
     assert got[0] == got[1] and len(got[0]) == 1 and got[0][0].startswith("<string>:5:")
+
+
+# A NumPy array's strides survive the copy `tensor` makes, as in PyTorch (which copies
+# through from_numpy): NumPy's strides of size-1 dims too, which decide whether a (N, C, 1, 1)
+# later reads as channels-last.
+STRIDED_ARRAYS = {
+    "size-1 dims of a transposed copy": lambda: np.ascontiguousarray(
+        np.arange(8.0, dtype=np.float32).reshape(2, 4, 1, 1).transpose(0, 2, 3, 1)),
+    "its permuted view": lambda: np.ascontiguousarray(
+        np.arange(8.0).reshape(2, 4, 1, 1).transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2),
+    "transposed": lambda: np.arange(6.0).reshape(2, 3).T,
+    "sliced, not dense": lambda: np.arange(12.0).reshape(3, 4).T[::2],
+    "size-1 slice": lambda: np.ones((3, 1, 2))[:, :, :1],
+}
+
+
+@pytest.mark.parametrize("name", STRIDED_ARRAYS)
+@pytest.mark.parametrize("dtype", [None, "float64", "float16"])
+def test_tensor_keeps_a_numpy_arrays_strides_as_torch(name, dtype):
+    got = []
+    for L in (ember, torch):
+        t = L.tensor(STRIDED_ARRAYS[name](), dtype=dtype and getattr(L, dtype))
+        got.append((t.stride(), t.is_contiguous(), t._base is None, t.tolist()))
+    assert got[0] == got[1]

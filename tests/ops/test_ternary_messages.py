@@ -5,7 +5,9 @@ where's out= overload taking tensors only, and its once-per-process uint8 warnin
 from __future__ import annotations
 
 import pytest
+import torch
 
+import ember
 from fresh_process import with_server
 
 from helpers import same_error, same_message
@@ -99,3 +101,37 @@ def test_where_method_takes_keywords_and_numbers():
                  lambda m, x: x.where(x > 0, other=2), lambda m, x: x.where(x > 0, True),
                  lambda m, x: x.where(x > 0, m.tensor(5))):
         same_result(lambda m, call=call: call(m, m.tensor([-1.0, 0.5, 2.0])))
+
+
+# A complex number where lerp's weight or addcmul's / addcdiv's value meets real tensors, or
+# one beyond the range of the type the kernel computes in: refused in c10's words, naming
+# that C type (float for float16); with a zero imaginary part it is the real number
+# (truncated for integer tensors).
+COMPLEX_NUMBER = {
+    "lerp": lambda m, x: m.lerp(x, x * 2, 0.5j),
+    "lerp_ f16": lambda m, x: x.half().lerp_(x.half(), 1 + 2j),
+    "lerp f64": lambda m, x: x.double().lerp(x.double(), -1j),
+    "addcmul": lambda m, x: m.addcmul(x, x, x, value=1j),
+    "addcdiv_ f64": lambda m, x: x.double().addcdiv_(x.double(), x.double() + 1, value=2j),
+    "addcmul int": lambda m, x: m.addcmul(x.long(), x.long(), x.long(), value=0.5j),
+    # (a finite number beyond the type the kernel computes in: float32 for float16)
+    "lerp beyond float": lambda m, x: m.lerp(x.half(), x.half(), 1e300),
+    "addcmul beyond int": lambda m, x: m.addcmul(x.int(), x.int(), x.int(), value=2 ** 40),
+    "addcdiv beyond float": lambda m, x: m.addcdiv(x, x, x + 1, value=-1e39),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPLEX_NUMBER))
+def test_complex_number_into_a_real_kernel_is_refused_as_torch(name):
+    same_message(lambda m: COMPLEX_NUMBER[name](m, m.arange(3.0)))
+
+
+def test_complex_number_with_zero_imaginary_part_is_its_real_part():
+    got = []
+    for m in (ember, torch):
+        x = m.arange(3.0)
+        got.append((m.lerp(x, x * 2 + 1, 0.25 + 0j).tolist(),
+                    m.lerp(x.half(), x.half() + 1, 0.5 + 0j).tolist(),
+                    m.addcmul(x.long(), x.long(), x.long(), value=2 + 0j).tolist(),
+                    x.clone().addcdiv_(x, x + 1, value=-2 + 0j).tolist()))
+    assert got[0] == got[1]

@@ -154,3 +154,26 @@ def kernel_number(value, np_dtype: np.dtype) -> np.ndarray:
         with np.errstate(over="ignore"):
             return np.asarray(np.float32(value)).astype(np_dtype)
     return np.asarray(value).astype(np_dtype)
+
+
+def real_operand(value, d: dt.dtype):
+    """A number argument (lerp's weight, addcmul's value, an activation's slope) as the kernel
+    of a real dtype `d` reads it, in the type it computes in (float for 16-bit floats):
+    RuntimeError, as c10's Scalar conversion gives, for a complex number with an imaginary
+    part or a finite one beyond that type's range; else a complex one's real part (truncated
+    for an integer `d`)."""
+    cls = value.__class__
+    if d.is_complex or cls not in (int, float, complex):
+        return value
+    opmath = dt.float32 if d._kind == 2 and d.itemsize < 4 else d
+    if cls is complex:
+        if value.imag:
+            raise _overflow(opmath)
+        value = int(value.real) if d._kind < 2 else value.real
+    if d._kind == 2 and math.isfinite(value) and abs(value) > _FLOAT_MAX[opmath]:
+        raise _overflow(opmath)
+    if d._kind == 1:
+        lo, hi = _INT_RANGE[d]  # (an unsigned type takes negatives down to -max: they wrap)
+        if not (math.isfinite(value) and (-hi if lo == 0 else lo) <= value <= hi):
+            raise _overflow(d)
+    return value

@@ -26,7 +26,7 @@ from ..native import calls
 from ._batching import front
 from ._common import bounded, same_meta
 from ._parallel import elementwise
-from ._scalar_value import kernel_number, scalar_value
+from ._scalar_value import kernel_number, real_operand, scalar_value
 from .registry import Family, Member, apply, apply_, bind, defbatch, defjvp, deflower, defvjp
 from .unary import (
     BOOL_K,
@@ -60,9 +60,8 @@ def _run(prim: Member, input: Tensor, inplace: bool, reject, kname: str, fname="
     check_tensor(input, (fname or prim.name) + "_" * bool(inplace))
     if input._dtype._kind in reject:
         raise not_implemented(kname, input._dtype)
-    if inplace:
-        return apply_(unary_p, input, fn=prim, **params)
-    return apply(unary_p, input, fn=prim, **params)
+    params = {k: real_operand(v, input._dtype) for k, v in params.items()}  # (a complex slope)
+    return (apply_ if inplace else apply)(unary_p, input, fn=prim, **params)
 
 
 # --- the derivative kernels: one family of elementwise maps of (g, x[, y]) -----------------
@@ -704,6 +703,7 @@ def selu_(input: Tensor) -> Tensor:
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
     _number(alpha, "celu", "alpha", 2)
+    alpha = real_operand(alpha, dt.float64)  # (celu reads alpha as a double first)
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError")
     return _run(celu_p, input, inplace, _FLOAT_ONLY, "elu_cpu", alpha=alpha, scale=1.0,

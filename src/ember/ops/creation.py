@@ -359,7 +359,10 @@ def from_data(data, dtype: dt.dtype | None, device, copy: bool) -> Tensor:
             if not copy and d.np == data.dtype and as_device(device).type == "cpu":
                 return from_numpy(data)
             # keeps a permuted array's memory order, as PyTorch does
-            return _place(cast_array(np.array(data, copy=True, order="K"), d), d, device, False)
+            arr = cast_array(np.array(data, copy=True, order="K"), d)
+            if as_device(device).type == "cpu" and arr.flags.c_contiguous and arr.size:
+                return _with_size_one_strides(arr, data, d)
+            return _place(arr, d, device, False)
         if hasattr(data, "__dlpack__"):
             shared = from_dlpack(data)
             t = shared.to(device=device, dtype=dtype) if dtype is not None or \
@@ -377,6 +380,17 @@ def from_data(data, dtype: dt.dtype | None, device, copy: bool) -> Tensor:
         return _place(np.empty(shape, d.np), d, device, False)
     return _place(values_array(nested_values(data, shape, d, plain_rows), shape, d), d, device,
                   False)
+
+
+def _with_size_one_strides(arr: np.ndarray, src: np.ndarray, d: dt.dtype) -> Tensor:
+    """Copy `arr` of `src` keeping `src`'s size-1 strides, as PyTorch's from_numpy copy does."""
+    want = tuple(s // src.itemsize for s in src.strides)
+    if any(s % src.itemsize or s < 0 or n > 1 and w != c for s, n, w, c in zip(
+            src.strides, arr.shape, want, contiguous_strides(arr.shape))):
+        return _wrap(arr, d)
+    t = _make(Storage(arr.reshape(-1), arr.nbytes, CPU), arr.shape, want, 0, d)
+    t._np = np.lib.stride_tricks.as_strided(arr, arr.shape, [w * arr.itemsize for w in want])
+    return t
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:

@@ -38,7 +38,13 @@ from ._common import (
 )
 from ._dynamic_shape import refuse_batched
 from ._pointwise import batch_pointwise, shaped, tangent_sum
-from ._scalar_value import _python_number, integer_operand, scalar_value, uint64_promotion
+from ._scalar_value import (
+    _python_number,
+    integer_operand,
+    real_operand,
+    scalar_value,
+    uint64_promotion,
+)
 from .binary import not_implemented
 from .registry import Family, Member, apply, apply_, defbatch, defjvp, defvjp
 
@@ -474,6 +480,8 @@ def _lerp_operands(input: Tensor, end: Tensor, weight):
     and a 0-d weight tensor takes part in type promotion as a 0-d operand does (a float64
     or int64 one beside float32 tensors computes in float32, a complex one in complex)."""
     _lerp_checks(input, end, weight)
+    if not isinstance(weight, Tensor):
+        weight = real_operand(weight, input._dtype)
     if _zero_dim(weight) and weight._dtype is not input._dtype:
         d = dt.result_type(input, end, weight)
         return _cast_all(d, input, end, weight)
@@ -578,6 +586,7 @@ def _addc_operands(input, tensor1, tensor2, value, div: bool):
     d = dt.result_type(input, tensor1, tensor2)
     if d is dt.bool_:
         raise not_implemented(f"{'addcdiv' if div else 'addcmul'}_cpu_out", d)
+    value = real_operand(value, d)
     if d._kind < 2 and isinstance(value, float):
         value = int(value)
     return _cast_all(d, input, tensor1, tensor2), value

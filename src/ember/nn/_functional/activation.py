@@ -11,11 +11,13 @@ import warnings
 
 import ember as E
 
+from ... import _dtype as dt
 from ..._tensor import Tensor
 from ..._user_warnings import user_stacklevel
 from ...amp.autocast_mode import autocast_op
 from ...ops._arg_parser_text import tp_name
 from ...ops._common import type_name
+from ...ops._scalar_value import real_operand, scalar_value
 from ...ops.activation import (
     celu,
     celu_,
@@ -143,8 +145,15 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
                   "PreluKernelBackward0")
 
 
+def _float_only(input: Tensor, kernel: str) -> None:
+    if not input.is_floating_point():
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{type_name(input.dtype)}\'')
+
+
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     check_tensor(input, "hardshrink")
+    _float_only(input, "hardshrink_cpu")
+    lambd = float(scalar_value(lambd, input.dtype))  # (the kernel reads it as the input's type)
     # (PyTorch's node saves the input: an in-place op on it refuses backward)
     return _named(saves(E.where((input >= -lambd) & (input <= lambd), 0.0, input), input),
                   "HardshrinkBackward0")
@@ -152,8 +161,12 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     check_tensor(input, "softshrink")
-    if lambd < 0:
-        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+    lambd = float(real_operand(lambd, dt.float64))  # (read as a double first, then checked)
+    _float_only(input, "softshrink_check")
+    top = float(E.finfo(input.dtype).max)
+    if not 0 <= lambd <= top:  # (NaN too; the bounds printed as C++ prints a double)
+        raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype "
+                           f"{type_name(input.dtype)}, but found {lambd:g}")
     return _named(saves(E.where(input > lambd, input - lambd,
                                 E.where(input < -lambd, input + lambd, 0.0)), input),
                   "SoftshrinkBackward0")
@@ -167,6 +180,7 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     draws none and passes through), between bounds and into a slope rounded to the compute
     dtype (float for 16-bit inputs). The gradient is the slope drawn (1 elsewhere)."""
     check_tensor(input, "rrelu_" if inplace else "rrelu")
+    lower, upper = (real_operand(v, dt.float64) for v in (lower, upper))  # (read as doubles)
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:
