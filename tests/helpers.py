@@ -21,6 +21,7 @@ from contextlib import contextmanager
 
 import ml_dtypes
 import numpy as np
+import pytest
 import torch
 
 import ember
@@ -215,6 +216,21 @@ _ULP_DTYPES = (np.float16, ml_dtypes.bfloat16, np.float32, np.float64)
 # build, ATEN_CPU_CAPABILITY=default, rounds twice. A comparison with such a kernel may be
 # bitwise when this is True and needs its ulps when it is not.
 TORCH_VECTOR_KERNELS = torch.backends.cpu.get_cpu_capability() in ("AVX2", "AVX512")
+
+
+@pytest.fixture(params=["avx2", "default"])
+def each_kernel_profile(request):
+    """Runs a test under each of ember's kernel profiles (`ember.random.set_kernel_profile`)
+    where torch runs that build on this CPU (the other is skipped): a module takes it with
+    `pytestmark = pytest.mark.usefixtures("each_kernel_profile")` and imports it."""
+    from ember.random import get_kernel_profile, set_kernel_profile
+
+    if (request.param == "avx2") != TORCH_VECTOR_KERNELS:
+        pytest.skip("torch runs the other build on this CPU")
+    before = get_kernel_profile()
+    set_kernel_profile(request.param)
+    yield
+    set_kernel_profile(before)
 
 
 @functools.cache

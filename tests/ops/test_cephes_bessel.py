@@ -14,9 +14,8 @@ import pytest
 import torch
 
 import ember
-from ember.random import get_kernel_profile, set_kernel_profile
 
-from helpers import TORCH_VECTOR_KERNELS
+from helpers import each_kernel_profile  # noqa: F401  (the fixture, used by pytestmark)
 
 
 def _inputs() -> np.ndarray:
@@ -42,15 +41,7 @@ JY = ["bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0",
       "spherical_bessel_j0"]
 
 
-@pytest.fixture(autouse=True, params=["avx2", "default"])
-def _profile(request):
-    """Each kernel profile, against torch where torch runs that build here."""
-    if (request.param == "avx2") != TORCH_VECTOR_KERNELS:
-        pytest.skip("torch runs the other build on this CPU")
-    before = get_kernel_profile()
-    set_kernel_profile(request.param)
-    yield
-    set_kernel_profile(before)
+pytestmark = pytest.mark.usefixtures("each_kernel_profile")
 
 
 def _same_bits(e: ember.Tensor, t: torch.Tensor, x: np.ndarray) -> None:

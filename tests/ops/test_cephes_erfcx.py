@@ -11,9 +11,8 @@ import pytest
 import torch
 
 import ember
-from ember.random import get_kernel_profile, set_kernel_profile
 
-from helpers import TORCH_VECTOR_KERNELS
+from helpers import each_kernel_profile  # noqa: F401  (the fixture, used by pytestmark)
 
 
 def _inputs() -> np.ndarray:
@@ -30,14 +29,7 @@ def _inputs() -> np.ndarray:
 X = _inputs()
 
 
-@pytest.fixture(autouse=True, params=["avx2", "default"])
-def _profile(request):
-    if (request.param == "avx2") != TORCH_VECTOR_KERNELS:
-        pytest.skip("torch runs the other build on this CPU")
-    before = get_kernel_profile()
-    set_kernel_profile(request.param)
-    yield
-    set_kernel_profile(before)
+pytestmark = pytest.mark.usefixtures("each_kernel_profile")
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

@@ -13,9 +13,8 @@ import pytest
 import torch
 
 import ember
-from ember.random import get_kernel_profile, set_kernel_profile
 
-from helpers import TORCH_VECTOR_KERNELS
+from helpers import each_kernel_profile  # noqa: F401  (the fixture, used by pytestmark)
 
 
 def _pairs(n: int, seed: int):
@@ -33,14 +32,7 @@ def _pairs(n: int, seed: int):
     return a[p], x[p]
 
 
-@pytest.fixture(autouse=True, params=["avx2", "default"])
-def _profile(request):
-    if (request.param == "avx2") != TORCH_VECTOR_KERNELS:
-        pytest.skip("torch runs the other build on this CPU")
-    before = get_kernel_profile()
-    set_kernel_profile(request.param)
-    yield
-    set_kernel_profile(before)
+pytestmark = pytest.mark.usefixtures("each_kernel_profile")
 
 
 def _same_bits(e: ember.Tensor, t: torch.Tensor) -> None:
