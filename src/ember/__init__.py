@@ -85,7 +85,6 @@ globals().update(_function_forms.install())
 from . import cuda, random  # noqa: E402
 from . import fft, linalg  # noqa: E402
 from .linalg.lowrank import pca_lowrank, svd_lowrank  # noqa: E402
-from .linalg.products import chain_matmul  # noqa: E402
 from . import nn  # noqa: E402
 from .nn import _aten_forms  # noqa: E402
 
@@ -177,6 +176,8 @@ def __getattr__(name: str):
 
 
 __version__ = "0.1.0"
+
+from .functional import chain_matmul  # noqa: E402  (torch.functional's own: deprecated, kept)
 
 # (last: from here on, `range` in this module is torch.range, not the builtin)
 globals()["range"] = _with_aliases(_creation.range_, "range")

@@ -7,8 +7,6 @@ function defined here is the deprecated `chain_matmul`, kept for old programs.
 
 from __future__ import annotations
 
-import warnings
-
 # (the package's own names: `import ember.functional` always runs ember/__init__ first)
 from . import (
     atleast_1d,
@@ -33,7 +31,7 @@ from . import (
 )
 from . import linalg as _linalg
 from ._tensor import Tensor
-from ._user_warnings import user_stacklevel
+from ._user_warnings import warn_at_user
 from .linalg.lowrank import pca_lowrank, svd_lowrank
 from .ops._arg_parser_text import tp_name
 
@@ -51,7 +49,7 @@ _DEPRECATED = ("torch.chain_matmul is deprecated and will be removed in a future
 
 def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor:
     """The product of two or more 2-D tensors (deprecated: `linalg.multi_dot` takes a list)."""
-    warnings.warn(_DEPRECATED, UserWarning, stacklevel=user_stacklevel())
+    warn_at_user(_DEPRECATED, once=True)  # (PyTorch warns once a process)
     if not matrices:
         raise RuntimeError("chain_matmul(): Expected one or more matrices")
     for i, m in enumerate(matrices):

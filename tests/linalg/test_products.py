@@ -191,27 +191,3 @@ def test_multi_dot_result_is_a_view_as_torchs(shapes):
     t = TL.multi_dot([torch.tensor(a, requires_grad=True) for a in arrays])
     assert type(e.grad_fn).__name__ == type(t.grad_fn).__name__
 
-
-@pytest.mark.parametrize("case", ["four", "two"])
-def test_chain_matmul_is_multi_dot_of_its_arguments(case):
-    # (torch.chain_matmul: deprecated in PyTorch, still there, with a warning)
-    arrays = [rand_array(s, np.float64, seed=i) for i, s in enumerate(MULTI[case])]
-    check_op(lambda *x: ember.chain_matmul(*x), lambda *x: torch.chain_matmul(*x), *arrays)
-
-
-def test_chain_matmul_of_one_matrix_copies_it_and_refuses_vectors():
-    x = ember.ones(2, 3, requires_grad=True)
-    y = ember.chain_matmul(x)
-    assert y is not x and y.grad_fn.name() == "CloneBackward0"
-    for args in ([(3,), (3,)], [], [(2, 3), (2, 2)]):
-        same_message(lambda lib, a=args: lib.chain_matmul(*[lib.ones(s) for s in a]))
-
-
-def test_chain_matmul_warns_once_a_process():
-    from ember import _user_warnings
-
-    _user_warnings._warned_once.discard(ember.linalg.products._CHAIN_MATMUL_DEPRECATED)
-    with pytest.warns(UserWarning, match="deprecated") as caught:
-        ember.chain_matmul(ember.ones(1, 1))
-        ember.chain_matmul(ember.ones(1, 1))
-    assert len(caught) == 1

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from .. import _dtype as dt
 from .._tensor import Tensor
-from .._user_warnings import warn_at_user
 from ..amp.autocast_mode import autocast_op
 from ..ops._common import c_type_name, type_name, write_exact, write_out
 from ..ops.linalg_ops import linalg_cross as cross
@@ -103,26 +102,6 @@ def multi_dot(tensors, *, out=None) -> Tensor:
         raise RuntimeError(f"multi_dot(): expected out tensor to have dtype "
                            f"{c_type_name(res._dtype)} but got {c_type_name(out._dtype)}")
     return write_out(res, out)
-
-
-_CHAIN_MATMUL_DEPRECATED = (
-    "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
-    "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than "
-    "multiple parameters.")
-
-
-def chain_matmul(*matrices: Tensor, out=None) -> Tensor:
-    """The product of 2-D matrices (`torch.chain_matmul`, deprecated in PyTorch for
-    `linalg.multi_dot`, which it calls; it warns once a process): one matrix is copied."""
-    warn_at_user(_CHAIN_MATMUL_DEPRECATED, once=True)
-    if not matrices:
-        raise RuntimeError("chain_matmul(): Expected one or more matrices")
-    for m in matrices:
-        if m.ndim != 2:
-            raise RuntimeError(f"Tensor dimension is {m.ndim}, expected 2 instead.")
-    if len(matrices) == 1:
-        return write_out(matrices[0].clone(), out)
-    return multi_dot(matrices, out=out)
 
 
 @autocast_op("linalg_vecdot")

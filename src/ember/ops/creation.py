@@ -383,13 +383,13 @@ def from_data(data, dtype: dt.dtype | None, device, copy: bool) -> Tensor:
 
 
 def _with_size_one_strides(arr: np.ndarray, src: np.ndarray, d: dt.dtype) -> Tensor:
-    """Copy `arr` of `src` keeping `src`'s size-1 strides, as PyTorch's from_numpy copy does."""
-    want = tuple(s // src.itemsize for s in src.strides)
-    if any(s % src.itemsize or s < 0 or n > 1 and w != c for s, n, w, c in zip(
-            src.strides, arr.shape, want, contiguous_strides(arr.shape))):
+    """`arr` (a copy of `src`) with `src`'s size-1 strides, as PyTorch's copy keeps them."""
+    want, rows = tuple(s // src.itemsize for s in src.strides), contiguous_strides(arr.shape)
+    if want == rows or any(s % src.itemsize or s < 0 or n > 1 and w != c for s, n, w, c in zip(
+            src.strides, arr.shape, want, rows)):
         return _wrap(arr, d)
     t = _make(Storage(arr.reshape(-1), arr.nbytes, CPU), arr.shape, want, 0, d)
-    t._np = np.lib.stride_tricks.as_strided(arr, arr.shape, [w * arr.itemsize for w in want])
+    t._np = np.ndarray(arr.shape, arr.dtype, arr, strides=[w * arr.itemsize for w in want])
     return t
 
 
