@@ -16,8 +16,7 @@ import math
 
 import numpy as np
 
-from ._cephes_bessel import _dtype_kernel, libm
-from ._cephes_bessel_jy import _poly
+from ._cephes_bessel import _dtype_kernel, _polevl, libm
 from ._fma import fma
 from ._rng_kernels import avx2
 
@@ -54,8 +53,8 @@ def _negative(x: np.ndarray, fused: bool) -> np.ndarray:
     root = np.sqrt(-x)
     z = t_(1) / (t_(-2) * x * root / t_(3))
     zz = z * z
-    afn, afd = _poly(zz, _AFN, fused), _poly(zz, _AFD, fused)
-    agn, agd = _poly(zz, _AGN, fused), _poly(zz, _AGD, fused)
+    afn, afd = _polevl(zz, _AFN, fused), _polevl(zz, _AFD, fused)
+    agn, agd = _polevl(zz, _AGN, fused), _polevl(zz, _AGD, fused)
     t = t_(-2) * x * root / t_(3) + t_(0.25) * t_(math.pi)
     s, c = libm("sin", t), libm("cos", t)
     a, b = t_(1) + zz * afn / afd, z * agn / agd
@@ -68,7 +67,7 @@ def _positive(x: np.ndarray, fused: bool) -> np.ndarray:
     t = x.dtype.type
     zeta = t(2) * x * np.sqrt(x) / t(3)
     w = t(1) / zeta
-    an, ad = _poly(w, _AN, fused), _poly(w, _AD, fused)
+    an, ad = _polevl(w, _AN, fused), _polevl(w, _AD, fused)
     return t(_RSQRT_PI) * (an / ad) / (t(2) * np.sqrt(np.sqrt(x)) * libm("exp", zeta))
 
 

@@ -193,6 +193,7 @@ def _chbevl(x: np.ndarray, table, fused: bool) -> np.ndarray:
 
 
 def _polevl(x: np.ndarray, table, fused: bool) -> np.ndarray:
+    """r = r * x + c over the table (Horner), fused as PyTorch's contracted build does."""
     t = x.dtype.type
     r = np.zeros_like(x)
     for c in table:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._cephes_bessel import _dtype_kernel, libm
+from ._cephes_bessel import _dtype_kernel, _polevl, libm
 from ._fma import fma
 from ._rng_kernels import avx2
 
@@ -76,15 +76,6 @@ _J0_Z1, _J0_Z2 = 5.78318596294678452118, 30.4712623436620863991  # squares of J0
 _J1_Z1, _J1_Z2 = 14.6819706421238932572, 49.2184563216946036703  # and of J1's
 
 
-def _poly(w: np.ndarray, table, fused: bool) -> np.ndarray:
-    """r = r * w + c over the table (Horner), fused as PyTorch's contracted build does."""
-    t = w.dtype.type
-    r = np.zeros_like(w)
-    for c in table:
-        r = fma(r, w, np.full_like(w, t(c))) if fused else r * w + t(c)
-    return r
-
-
 def _hankel(x: np.ndarray, nu: int, second: bool, fused: bool) -> np.ndarray:
     """J_nu or (`second`) Y_nu for x > 5: sqrt(2 / (pi x)) (P cos(x - phase) - 5/x Q sin(...))
     (for Y, P sin + 5/x Q cos), P and Q rational in 25 / x^2."""
@@ -92,7 +83,7 @@ def _hankel(x: np.ndarray, nu: int, second: bool, fused: bool) -> np.ndarray:
     tabs = (_J0_PP, _J0_PQ, _J0_QP, _J0_QQ) if nu == 0 else (_J1_PP, _J1_PQ, _J1_QP, _J1_QQ)
     with np.errstate(all="ignore"):
         w = t(25) / (x * x) if nu == 0 else t(5) / x * (t(5) / x)
-        pp, pq, qp, qq = (_poly(w, tab, fused) for tab in tabs)
+        pp, pq, qp, qq = (_polevl(w, tab, fused) for tab in tabs)
         phase = x - t(_PI_4 if nu == 0 else _3PI_4)
         c, s = libm("cos", phase), libm("sin", phase)
         a, b = (s, c) if second else (c, -s)
@@ -106,8 +97,8 @@ def _j_small(x: np.ndarray, nu: int, fused: bool) -> np.ndarray:
     """J0 / J1 for 0 <= x <= 5: (x^2 - z1)(x^2 - z2) R(x^2) (times x for J1)."""
     t = x.dtype.type
     xx = x * x
-    rp = _poly(xx, _J0_RP if nu == 0 else _J1_RP, fused)
-    rq = _poly(xx, _J0_RQ if nu == 0 else _J1_RQ, fused)
+    rp = _polevl(xx, _J0_RP if nu == 0 else _J1_RP, fused)
+    rq = _polevl(xx, _J0_RQ if nu == 0 else _J1_RQ, fused)
     if nu == 0:
         out = (xx - t(_J0_Z1)) * (xx - t(_J0_Z2)) * rp / rq
         tiny = x < t(1e-5)
@@ -134,8 +125,8 @@ def _y(x: np.ndarray, nu: int) -> np.ndarray:
     with np.errstate(all="ignore"):
         xs = x[small]
         xx = xs * xs
-        yp = _poly(xx, _Y0_YP if nu == 0 else _Y1_YP, fused)
-        yq = _poly(xx, _Y0_YQ if nu == 0 else _Y1_YQ, fused)
+        yp = _polevl(xx, _Y0_YP if nu == 0 else _Y1_YP, fused)
+        yq = _polevl(xx, _Y0_YQ if nu == 0 else _Y1_YQ, fused)
         lg = libm("log", xs)
         j = _j_small(xs, nu, fused)
         if nu == 0:  # R + (2/pi log x) J0
