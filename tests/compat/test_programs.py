@@ -52,9 +52,15 @@ TOLERANT = {
     "dcgan_step": (1e-2, "40 adversarial steps amplify the last bits of convolutions "
                          "(torch's oneDNN and MKL kernels depend on the CPU): the printed "
                          "samples moved by up to 1.3e-3 under another kernel build"),
+    "adversarial_robustness": (1e-3, "TRADES' inner steps follow sign() of a KL gradient that "
+                                     "is a difference of nearly equal probabilities: the float32 "
+                                     "products' accumulation order (torch's kernels depend on the "
+                                     "CPU) moves it by 2e-4 relative, enough to flip a few signs; "
+                                     "on an Intel Xeon the printed TRADES losses moved by 2e-4 "
+                                     "and the KL by 5e-5"),
 }
 # program -> absolute tolerance, for printed values near zero (the reason is in TOLERANT)
-NEAR_ZERO = {"dcgan_step": 4e-3}
+NEAR_ZERO = {"dcgan_step": 4e-3, "adversarial_robustness": 1e-4}
 
 # Single-threaded BLAS/OpenMP: results that do not depend on the thread count, and
 # no oversubscription when the suite runs tests in parallel.

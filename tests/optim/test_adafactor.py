@@ -40,9 +40,10 @@ def test_trajectory_and_state_match_torch(kwargs):
     pe, oe = _run(ember, kwargs)
     pt, ot = _run(torch, kwargs)
     # float32 norms and means reduce in another order than torch's kernels, and the relative
-    # step multiplies the parameter's RMS: a few ulps over 30 steps
+    # step multiplies the parameter's RMS: a few ulps over 30 steps (torch's order follows
+    # the CPU's vector width: up to 4.7e-6 relative on an Intel Xeon with AVX-512)
     for a, b in zip(pe, pt):
-        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=2e-6,
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-5,
                                    atol=2e-6)
     se, st = oe.state_dict(), ot.state_dict()
     assert se["param_groups"] == st["param_groups"]
