@@ -142,6 +142,12 @@ RTOL = {
     # are above 0.4 (the training accuracies' above 3e-4), so no argmax can flip
     "speech_encoder_decoder.py": 1e-4,
 }
+# Looser on the NumPy reference path (`EMBER_KERNELS=numpy`, the second line of `make
+# test`), where the kernels sum in NumPy's and its BLAS's order, not the native kernels':
+# segmentation's running variance grows 30-fold over its 12 SGD steps, which carried that
+# to 1.5e-4 by step 11 on an Intel Xeon, and its test-time argmax masks then moved a few
+# pixels (IoU 0.5247 against MLX's 0.5202, pixel accuracy 0.8906 against 0.8896)
+RTOL_NUMPY_PATH = {"segmentation.py": 1e-2}
 PROGRAMS = sorted(p.name for p in EXAMPLES.glob("*.py"))
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d*)?(?:e[+-]?\d+)?|nan|-?inf")
 
@@ -190,8 +196,11 @@ def test_example_prints_what_mlx_prints(program, tmp_path):
     stored = EXAMPLES / program.replace(".py", f".mlx-{MLX_VERSION}.out")
     theirs = stored.read_text().splitlines()
     assert len(ours) == len(theirs), (ours, theirs)
+    rtol = RTOL[program]
+    if os.environ.get("EMBER_KERNELS", "").strip().lower() == "numpy":
+        rtol = RTOL_NUMPY_PATH.get(program, rtol)
     for i, (a, b) in enumerate(zip(ours, theirs)):
-        assert _same_line(a, b, RTOL[program]), (i, a, b)
+        assert _same_line(a, b, rtol), (i, a, b)
 
 
 @pytest.mark.parametrize("program", PROGRAMS)
