@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ._listing import listing
 from .core import _trees
 
 tree_map = _trees.tree_map
@@ -130,3 +131,6 @@ def tree_merge(tree_a, tree_b, merge_fn: Callable | None = None):
         raise ValueError("Trees contain elements at the same locations but no merge "
                          "function was provided")
     return merge_fn(a, b)
+
+
+__dir__ = listing(globals(), ("Any", "Callable", "tree_map"))  # (MLX lists these too)

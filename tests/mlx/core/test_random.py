@@ -185,17 +185,6 @@ def test_array_arguments():
     )
 
 
-def test_bits_is_the_raw_source_of_uniform():
-    # `bits` is C++-only in MLX; uniform divides its words by float32(2**32 - 1).
-    k = mxr.key(31)
-    raw = mxr.bits((5,), key=k)
-    assert raw.dtype == mx.uint32
-    u = np.minimum(np.asarray(raw).astype(np.float32) / np.float32(2**32), np.float32(1 - 2**-24))
-    assert np.array_equal(u, np.asarray(mxr.uniform(shape=(5,), key=k)))
-    assert mxr.bits((3,), 1, key=k).dtype == mx.uint8
-    assert mxr.bits((3,), 2, key=k).dtype == mx.uint16
-
-
 # Calls that MLX rejects: (source of the call, with `m` for the module under test).
 ERRORS = [
     "m.random.uniform(shape=(2,), dtype=m.int32, key=m.random.key(0))",

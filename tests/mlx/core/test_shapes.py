@@ -144,3 +144,35 @@ MORE = [
 @pytest.mark.parametrize("expr", MORE)
 def test_roll_split_transpose_as_mlx(expr):
     assert _run(expr, mx) == _run(expr, mlx), expr
+
+
+# as_strided of views: strides and offset count from the view's first element, over its
+# row-major flattening (a copy where its axes do not collapse to one stride); a view
+# that flattens to a strided one (a stepped slice, a column, a broadcast scalar) is
+# refused. (Past the view's own elements MLX reads what memory follows: not compared.)
+STRIDED_VIEWS = [
+    "mx.as_strided(mx.arange(12).reshape(3, 4)[1:], (4,), (1,), 2)",
+    "mx.as_strided(mx.arange(12).reshape(3, 4)[:1], (8,), (1,))",
+    "mx.as_strided(mx.arange(12)[2:4], (4,), (1,))",
+    "mx.as_strided(mx.arange(12).reshape(3, 4)[:, 1:], (3,), (4,))",
+    "mx.as_strided(mx.arange(12).reshape(3, 4).T, (3,), (4,))",
+    "mx.as_strided(mx.broadcast_to(mx.arange(3), (2, 3)), (6,), (1,))",
+    "mx.as_strided(mx.arange(12).reshape(3, 4)[::2], (4,), (1,))",
+    "mx.as_strided(mx.arange(6).reshape(2, 3).swapaxes(0, 1)[1:], (3,), (1,))",
+    "mx.as_strided(mx.arange(8).reshape(2, 2, 2).transpose(1, 0, 2)[0], (4,), (1,))",
+    "mx.as_strided(mx.arange(12)[::2][:1], (2,), (1,))",
+    "mx.as_strided(mx.arange(8).reshape(2, 4)[:, ::2].T[0], (2,), (1,))",  # (one int: a copy)
+    "mx.as_strided(mx.arange(12)[4:], (3,), (-1,), 2)",
+    "mx.as_strided(mx.arange(12)[::2], (3,), (2,))",
+    "mx.as_strided(mx.arange(12)[::2], (0,), (1,))",
+    "mx.as_strided(mx.arange(24).reshape(2, 12)[:, ::2], (4,), (1,))",
+    "mx.as_strided(mx.arange(12)[::2].reshape(2, 3), (4,), (1,))",
+    "mx.as_strided(mx.broadcast_to(mx.array(5), (4,)), (2,), (1,))",
+    "mx.as_strided(mx.arange(12).reshape(3, 4)[:, 1], (3,), (1,))",
+    "mx.as_strided(mx.arange(12).reshape(3, 4)[:, 1:2], (3,), (1,))",
+]
+
+
+def test_as_strided_of_views_as_mlx():
+    wrong = [(e, _run(e, mx), _run(e, mlx)) for e in STRIDED_VIEWS if _run(e, mx) != _run(e, mlx)]
+    assert wrong == []

@@ -35,7 +35,6 @@ from ._device import (
     Stream,
     StreamContext,
     ThreadLocalStream,
-    check_stream,
     clear_streams,
     cpu,
     cuda,
@@ -54,6 +53,7 @@ from ._device import (
     stream,
     synchronize,
 )
+from ._device import check_stream as _check_stream
 from ._dtypes import (
     Dtype,
     DtypeCategory,
@@ -92,7 +92,7 @@ from ._info import (
 from ._io import load, save, save_gguf, save_safetensors, savez, savez_compressed
 from ._lazy import graph_size
 from ._printing import PrintOptions, get_printoptions, printoptions, set_printoptions
-from ._strict import strict
+from ._strict import strict as _binding_check
 from ._transforms import grad, jvp, value_and_grad, vjp, vmap
 
 _methods.install()
@@ -101,7 +101,7 @@ _methods.install()
 def _on_cpu(fn):
     """`fn`, recorded lazily (`_lazy`), refusing `stream=mx.gpu` as MLX's CPU build does
     and what MLX's binding refuses where it takes arrays only (`_strict`)."""
-    return _lazy.lazy(strict(getattr(fn, "__wrapped__", fn)), check_stream)
+    return _lazy.lazy(_binding_check(getattr(fn, "__wrapped__", fn)), _check_stream)
 
 
 for _module in (_ops, _reductions, _cpu_math, _elementwise, _shapes, _sequences, _products,

@@ -26,6 +26,7 @@ def index_of(idx, shape, op: str = "gather") -> tuple:
     negative step reads its axis flipped, with a positive step (ember's tensors refuse
     negative steps, as PyTorch's do), so the slice stays a view of one axis among the other
     indices."""
+    _check_widths(idx if idx.__class__ is tuple else (idx,))
     if idx.__class__ is tuple:
         _check_parts(idx, len(shape))
         if op == "gather" and any(isinstance(p, A.array) and p._dtype is D.bool_ for p in idx):
@@ -49,6 +50,25 @@ def index_of(idx, shape, op: str = "gather") -> tuple:
 
 
 _PLAIN_INDICES = frozenset((int, slice, type(None), type(Ellipsis)))
+
+
+def _check_widths(parts: tuple) -> None:
+    """MLX's binding reads an int index and a slice's bounds as C++ int64s, then checks
+    each fits in 32 bits (what fits in neither fails its cast)."""
+    for p in parts:
+        if p.__class__ is slice:
+            for v in (p.start, p.stop, p.step):
+                if isinstance(v, int | np.integer) and not -(2**31) <= v < 2**31:
+                    _refuse_width(int(v))
+        elif isinstance(p, int | np.integer) and not -(2**31) <= p < 2**31:
+            _refuse_width(int(p))
+
+
+def _refuse_width(v: int) -> None:
+    """MLX's error for an index `v` outside int32."""
+    if not -(2**63) <= v < 2**63:
+        raise RuntimeError("std::bad_cast")
+    raise ValueError("Slice indices must be 32-bit integers.")
 
 
 def _check_parts(parts: tuple, ndim: int) -> None:

@@ -4,7 +4,9 @@ A method binds as nanobind binds it (`_strict.bound_as`): `x.sum(axis=1.0)`,
 `x.flatten(0.0)`, `x.astype("float32")`, `x.sum(stream=3)` are refused with the method's
 own signature text (it differs from the function's: `self` first, no `/`, the types
 spelt out), measured on mlx 0.32.4. `reshape` and `transpose` take `*shape` / `*axes`,
-which MLX casts after binding: what is not an `int` there fails as `std::bad_cast`.
+which MLX casts after binding: what is not an `int` there fails as `std::bad_cast`, and
+so does an axis outside int32 or a shape outside int64 (a shape outside int32 raises the
+OverflowError of MLX's `Shape`, `_nb_types`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Callable
 
 from ._binding import bad_call
 from ._device import check_stream, is_stream_or_device
-from ._nb_types import REFUSED, _ints_or_refused
+from ._nb_types import REFUSED, SHAPE, _ints_or_refused
 from ._strict import bound_as
 
 _S = ("stream: mlx.core.Stream | mlx.core.ThreadLocalStream | mlx.core.Device | "
@@ -66,6 +68,8 @@ def _star(name: str, star: str, fn: Callable) -> Callable:
     """`fn(self, values)` as MLX's `name(self, *star, stream)`: one argument that is not
     an int is the whole sequence; several must each be an `int`."""
     signature = f"{name}(self, *{star}, {_S}) -> mlx.core.array"
+    # a shape binds as MLX's `Shape` (int32, its OverflowError past it), axes as C++ ints
+    convert = SHAPE["Sequence[int]"] if star == "shape" else _ints_or_refused
 
     def bound(self, *args, **kwargs):
         if kwargs:
@@ -75,13 +79,16 @@ def _star(name: str, star: str, fn: Callable) -> Callable:
                 raise bad_call(name, signature, (self, *args), kwargs)
             check_stream(stream)
         if len(args) == 1 and args[0].__class__ is not int:
-            values = _ints_or_refused(args[0])
+            values = convert(args[0])
             if values is REFUSED:
                 raise RuntimeError("std::bad_cast")
             return fn(self, tuple(values))
         for a in args:
             if a.__class__ is not int:
                 raise RuntimeError("std::bad_cast")
+        # (the first is cast to a C++ int on its own, to tell the two forms apart)
+        if args and not -(2**31) <= args[0] < 2**31 or convert(args) is REFUSED:
+            raise RuntimeError("std::bad_cast")
         return fn(self, args)
     bound.__name__ = bound.__qualname__ = name
     return bound

@@ -76,18 +76,24 @@ def _is_sequence(v) -> bool:
     return True
 
 
+def _binds_int(v) -> bool:
+    """Whether the binding takes `v` as a C++ int: an int within int32."""
+    return _is_int(v) and -(2**31) <= operator.index(v) < 2**31
+
+
 def pad_width_binds(pw) -> bool:
     """Whether `pw` has one of the types MLX's `pad` binding takes for `pad_width`: int,
-    tuple[int], tuple[int, int] or list[tuple[int, int]] (any sequences; others end in
-    nanobind's TypeError naming the signature, as `_strict` raises)."""
+    tuple[int], tuple[int, int] or list[tuple[int, int]] (any sequences, C++ ints; others
+    end in nanobind's TypeError naming the signature, as `_strict` raises)."""
     if _is_int(pw):
-        return True
+        return _binds_int(pw)
     if not _is_sequence(pw):
         return False
     items = list(pw)
-    if len(items) in (1, 2) and builtins.all(_is_int(v) for v in items):
+    if len(items) in (1, 2) and builtins.all(_binds_int(v) for v in items):
         return True
-    return builtins.all(_is_sequence(p) and len(p) == 2 and builtins.all(_is_int(v) for v in p)
+    return builtins.all(_is_sequence(p) and len(p) == 2 and builtins.all(_binds_int(v)
+                                                                          for v in p)
                         for p in items)
 
 

@@ -141,11 +141,30 @@ def contiguous(a, /, allow_col_major: bool = False) -> array:
     return _wrap(a._t.contiguous(), a._dtype)
 
 
+def _flat_stride(t: E.Tensor) -> int:
+    """The one stride of `t`'s elements in row-major order where its axes collapse to one
+    (as MLX's flatten makes a view of them), else 1 (MLX's flatten copies them)."""
+    dims = [(n, st) for n, st in zip(t.shape, t.stride(), strict=True) if n != 1]
+    for (_, outer), (n, inner) in zip(dims, dims[1:]):
+        if outer != inner * n:
+            return 1
+    return dims[-1][1] if dims else 1
+
+
 def as_strided(a, /, shape=None, strides=None, offset: int = 0) -> array:
-    """A view with the given shape and element strides into `a` read as row-contiguous."""
+    """A view with the given shape and element strides into `a`, counted from its first
+    element in row-major order.
+
+    NOTE: MLX flattens `a` first, a view where its axes collapse to one stride (else a
+    row-major copy), and refuses a flat view that is not row-contiguous (a stepped slice,
+    a column, a broadcast scalar). Past `a`'s own elements MLX reads whatever memory
+    follows (its parent's, for a slice); ember reads the parent's storage where `a` shares
+    it, and refuses the rest."""
     a = _arr(a)
     if is_vmap_tracer(a._t):  # (MLX's AsStrided primitive has no vmap rule)
         raise ValueError("[Primitive::vmap] Not implemented for AsStrided.")
+    if a.size > 1 and _flat_stride(a._t) != 1:
+        raise RuntimeError("AsStrided must be used with row contiguous arrays only.")
     shape = a.shape if shape is None else tuple(shape)
     if strides is None:
         strides, step = [], 1

@@ -26,7 +26,7 @@ from ._array import array
 from ._binding import bad_call
 from ._device import check_stream, is_stream_or_device
 from ._dtypes import Dtype
-from ._nb_types import AS_IS, CONVERT, REFUSED, as_int
+from ._nb_types import AS_IS, CONVERT, REFUSED, SHAPE, WIDE, as_int
 from ._padding import pad_width_binds
 
 _ONE, _TWO, _THREE = (0,), (0, 1), (0, 1, 2)  # the positions that must be arrays
@@ -129,6 +129,18 @@ _SIGNATURES = {
         'dtype: Dtype | None = None, {S}'),
     "roll": (_ONE, 'a: array, shift: int | tuple[int], axis: None | int | tuple[int] = '
         'None, /, {S}'),
+    "round": ((), 'a: array, /, decimals: int = 0, stream: StreamOrDevice = None) -> array'),
+    "quantize": (_ONE, "w: array, /, group_size: int | None = None, bits: int | None = None, "
+        "mode: str = 'affine', *, global_scale: array | None = None, stream: StreamOrDevice "
+        "= None) -> tuple[array, array, array]"),
+    "dequantize": (_TWO, "w: array, /, scales: array, biases: array | None = None, group_size: "
+        "int | None = None, bits: int | None = None, mode: str = 'affine', global_scale: "
+        "array | None = None, dtype: Dtype | None = None, {S}"),
+    "permute_dims": (_ONE, 'a: array, /, axes: Sequence[int] | None = None, {S}'),
+    "slice": (_TWO, 'a: array, start_indices: array, axes: Sequence[int], slice_size: '
+        'Sequence[int], {S}'),
+    "slice_update": (_THREE, 'a: array, update: array, start_indices: array, axes: '
+        'Sequence[int], {S}'),
     "flip": (_ONE, 'a: array, /, axis: None | int | Sequence[int] = None, {S}'),
     "astype": (_ONE, 'a: array, dtype: Dtype, /, {S}'),
     "trunc": (_ONE, 'a: array, /, {S}'),
@@ -279,6 +291,18 @@ def binding_text(name: str) -> str:
     return f"{name}({_SIGNATURES[name][1].replace('{S}', _STREAM)}"
 
 
+def _conversion(name: str, param: inspect.Parameter) -> tuple[frozenset, Callable]:
+    """(the classes taken as they are, the conversion) of the binding `name`'s typed
+    parameter `param`: a shape and `as_strided`'s wide integers by their own rules
+    (`_nb_types.SHAPE`, `WIDE`), the rest by their annotation."""
+    wide = WIDE.get((name, param.name))
+    if wide is not None:
+        return frozenset(), wide
+    if param.name in ("shape", "slice_size") and param.annotation in SHAPE:
+        return frozenset(), SHAPE[param.annotation]
+    return AS_IS[param.annotation], CONVERT[param.annotation]
+
+
 def bound_as(fn: Callable, where, signature: str, fallback: bool = True) -> Callable:
     """`fn` behind the binding `signature` (its text as MLX's TypeError prints it, name
     first): `where` says which arguments must be arrays (`_ONE`, ...; `()`: none checked),
@@ -302,8 +326,8 @@ def bound_as(fn: Callable, where, signature: str, fallback: bool = True) -> Call
         most, names = most - 1, names[:stream_at]
     plans: dict = {}  # (positional count, keyword names) -> `_plan`'s answer
     # the values nanobind converts (`_nb_types`), by position and by keyword
-    typed = {p.name: (AS_IS[p.annotation], CONVERT[p.annotation])
-             for p in binding.parameters.values() if p.annotation in CONVERT}
+    typed = {p.name: _conversion(name, p) for p in binding.parameters.values()
+             if p.annotation in CONVERT}
     typed_at = tuple((i, *typed[n]) for i, n in enumerate(names) if n in typed)
 
     def rebind(args: tuple, kwargs: dict) -> tuple[tuple, dict]:

@@ -45,6 +45,7 @@ import ember as E
 from ..._core.dispatch import transform_active
 from ..._core.primitive import defbatch
 from ...distributed import _mpi
+from .._listing import listing
 from ._array import _wrap, array, array_from_numpy, numpy_of
 from ._device import check_stream
 from ._dtypes import Dtype
@@ -403,3 +404,6 @@ def recv_like(x: array, src: int, *, group: Group | None = None, stream=None) ->
     """`recv` of an array shaped and typed like `x`."""
     x = _input(x, "recv_like", group, stream)
     return recv(x.shape, x.dtype, src, group=group, stream=stream)
+
+
+__dir__ = listing(globals(), __all__)

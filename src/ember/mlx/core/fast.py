@@ -12,6 +12,7 @@ import numpy as np
 
 import ember as E
 
+from .._listing import listing
 from . import _dtypes as D
 from . import _ops as ops
 from ._array import _wrap, array
@@ -237,3 +238,6 @@ def gated_delta_update(q: array, k: array, v: array, gamma: array, beta: array,
     (see `_gated_delta`)."""
     check_stream(stream)  # NOTE: unlike the other kernels, MLX names the stream first here
     return _gated_delta_update(q, k, v, gamma, beta, initial_state, mask)
+
+
+__dir__ = listing(globals(), ("cuda_kernel", "metal_kernel", "precompiled_cuda_kernel"))

@@ -16,6 +16,7 @@ import numpy as np
 
 import ember as E
 
+from .._listing import listing
 from . import _dtypes as D
 from . import _ops as O
 from ._array import _wrap, array, cast
@@ -418,3 +419,6 @@ def istft(stft_matrix, n_fft: int | None = None, hop_length: int | None = None,
 __all__ = ["fft", "fft2", "fftfreq", "fftn", "fftshift", "ifft", "ifft2", "ifftn",
            "ifftshift", "irfft", "irfft2", "irfftn", "istft", "rfft", "rfft2", "rfftfreq",
            "rfftn", "stft"]
+
+
+__dir__ = listing(globals(), __all__)

@@ -19,6 +19,7 @@ from ember.linalg.decompositions import cholesky_p
 from ember.linalg.solvers import _zero_pivot
 from ember.ops.registry import apply
 
+from .._listing import listing
 from . import _dtypes as D
 from . import _ops as O
 from ._array import _wrap, array, cast
@@ -523,3 +524,6 @@ def cross(a, b, /, axis: int = -1) -> array:
 __all__ = ["cholesky", "cholesky_inv", "cross", "det", "eig", "eigh", "eigvals", "eigvalsh",
            "inv", "lu", "lu_factor", "norm", "pinv", "qr", "slogdet", "solve",
            "solve_triangular", "svd", "tri_inv"]
+
+
+__dir__ = listing(globals(), __all__)

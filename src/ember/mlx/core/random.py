@@ -22,17 +22,17 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .._listing import listing
 from . import _threefry as _tf
 from ._array import array, array_from_numpy, numpy_of
 from ._binding import bad_call
 from ._compile_shapes import no_output_shapes
 from ._device import check_stream, first_op
-from ._dtypes import Dtype, bool_, float32, int32, uint8, uint16, uint32
+from ._dtypes import Dtype, bool_, float32, int32, uint32
 from ._shapes import broadcast_shapes
 
 __all__ = [
     "bernoulli",
-    "bits",
     "categorical",
     "gumbel",
     "key",
@@ -119,8 +119,6 @@ _SIGNATURES = {
     "seed": "seed(seed: int) -> None",
     "key": "key(seed: int) -> mlx.core.array",
     "split": "split(key: array, num: int = 2, stream: StreamOrDevice = None) -> array",
-    "bits": "bits(shape: Sequence[int], width: int = 4, key: array | None = None, "
-    "stream: StreamOrDevice = None) -> array",
     "uniform": "uniform(low: scalar | array = 0, high: scalar | array = 1, "
     "shape: Sequence[int] = [], dtype: Dtype | None = float32, key: array | None = None, "
     "stream: StreamOrDevice = None) -> array",
@@ -218,7 +216,7 @@ def _shape(shape, fn: str) -> tuple[int, ...]:
         shape = shape.tolist()
     if isinstance(shape, (str, bytes)) or not isinstance(shape, (Sequence, np.ndarray)):
         raise _bad_call(fn, None, shape)
-    out = tuple(_int(d, fn) for d in shape)
+    out = tuple(_int(d, fn, -(2**63), 2**63 - 1) for d in shape)
     for d in out:
         if not -(2**31) <= d < 2**31:
             raise OverflowError(f"Integer value {d} is outside the supported range "
@@ -294,23 +292,6 @@ def split(key: array, num: int = 2, stream=None) -> array:
     check_stream(stream)
     no_output_shapes("RandomBits")
     return _out(_tf.split(numpy_of(key), num), uint32)
-
-
-_BITS_DTYPES = {4: uint32, 2: uint16, 1: uint8}
-
-
-@_binding
-def bits(shape: Sequence[int], width: int = 4, key: array | None = None, stream=None) -> array:
-    """Raw random bits (uint32, uint16 or uint8 for ``width`` 4, 2, 1).
-
-    Not in MLX's Python API: this is the C++ ``mlx::core::random::bits`` that every
-    sampler starts from, exposed for tests and for code ported from C++.
-    """
-    shape = _shape(shape, "bits")
-    width = _int(width, "bits")
-    k = _key(key, "bits")
-    check_stream(stream)
-    return _out(_tf.bits(k, shape, width), _BITS_DTYPES.get(width, uint32))
 
 
 @_binding
@@ -438,6 +419,8 @@ def permutation(x, axis: int = 0, key: array | None = None, stream=None) -> arra
     check_stream(stream)
     if isinstance(x, array):
         return _out(_tf.permutation(k, numpy_of(x), axis), x.dtype)
+    if not -(2**31) <= x < 2**31:  # (the binding casts `x` to a C++ int)
+        raise RuntimeError("std::bad_cast")
     return _out(_tf.permutation(k, int(x)), uint32)
 
 
@@ -501,3 +484,6 @@ def multivariate_normal(
     z = np.asarray(_tf.normal(k, (*batch, n), np.float32))
     scaled = np.matmul(z[..., None, :], root)[..., 0, :]
     return mean + _out(scaled, float32)
+
+
+__dir__ = listing(globals(), __all__)

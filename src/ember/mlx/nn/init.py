@@ -10,6 +10,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import core as mx
+from .._listing import listing
 from ..core import random
 
 Initializer = Callable[..., mx.array]
@@ -116,3 +117,6 @@ def orthogonal(gain: float = 1.0, dtype: mx.Dtype = mx.float32) -> Initializer:
         q = q * np.sign(np.diag(r))
         return (mx.array(q[:rows, :cols]) * gain).astype(dtype)
     return initializer
+
+
+__dir__ = listing(globals(), ("Callable", "math", "mx"))  # (MLX lists these too)

@@ -10,6 +10,7 @@ from typing import Literal, get_args
 import ember as E
 
 from .. import core as mx
+from .._listing import listing
 from ..core._array import _wrap
 
 Reduction = Literal["none", "mean", "sum"]
@@ -217,3 +218,7 @@ def margin_ranking_loss(inputs1: mx.array, inputs2: mx.array, targets: mx.array,
             f"inputs1.shape={inputs1.shape}, inputs2.shape={inputs2.shape}, and "
             f"targets.shape={targets.shape}.")
     return _reduce(mx.maximum(0, -targets * (inputs1 - inputs2) + margin), reduction)
+
+
+# (MLX lists these imports too)
+__dir__ = listing(globals(), ("Literal", "Reduction", "get_args", "math", "mx"))

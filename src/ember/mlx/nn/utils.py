@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import core as mx
+from .._listing import listing
 from ..utils import tree_flatten, tree_map, tree_unflatten
 from .layers.base import Module
 
@@ -86,3 +87,7 @@ def average_gradients(gradients: Any, group: mx.distributed.Group | None = None,
             out.extend(p.reshape(a.shape) for p, a in zip(parts, batch))
             batch, nbytes = [], 0
     return tree_unflatten([(k, g) for (k, _), g in zip(flat, out)])
+
+
+__dir__ = listing(globals(), ("Any", "Callable", "Module", "mx", "tree_flatten", "tree_map",
+                                 "tree_unflatten"))  # (MLX lists these too)

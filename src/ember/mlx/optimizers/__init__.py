@@ -8,6 +8,7 @@
 import math
 
 from .. import core as mx
+from .._listing import listing
 from ..nn import Module
 from ..utils import tree_flatten, tree_map, tree_merge, tree_reduce, tree_unflatten
 from . import _memo, optimizers, schedulers
@@ -32,3 +33,9 @@ __all__ = ["Optimizer", "MultiOptimizer", "SGD", "Lion", "Adam", "AdamW", "Adama
            "RMSprop", "Adagrad", "AdaDelta", "Adafactor", "Muon",
            "clip_grad_norm", "cosine_decay",
            "exponential_decay", "step_decay", "linear_schedule", "join_schedules"]
+
+# MLX's package has the submodules `optimizers` and `schedulers` (ember's optimizers live in
+# modules of their own), and lists these imports too
+__dir__ = listing(globals(), (*__all__, "optimizers", "schedulers", "math", "mx", "Module",
+                              "tree_flatten", "tree_map", "tree_merge", "tree_reduce",
+                              "tree_unflatten"))
