@@ -2,7 +2,7 @@
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-# The test files whose tests chose a kernel (tests/native_line.py): the NumPy line reruns those
+# The tests that chose a kernel (tests/native_line.py): the NumPy line reruns those
 KERNEL_TRACE := .kernel-trace
 
 .PHONY: demo test lint bench clean

@@ -1,18 +1,19 @@
-"""Which test files the NumPy-kernel line of `make test` must run again.
+"""Which tests the NumPy-kernel line of `make test` must run again.
 
 `make test` runs the suite with native kernels, then the kernel-bearing directories a second
 time with `EMBER_KERNELS=numpy`, so that every test touching a native kernel also passes on
 the NumPy reference path. A test that never asks which kernels are on runs the same code both
-times; running it twice checks nothing new. So the first line records, per test file, whether
-any of its tests read the kernel mode (every native kernel, chooser and compiled graph reads
-it before running native code), and the second line runs those files only.
+times; running it twice checks nothing new. So the first line records which tests read the
+kernel mode (every native kernel, chooser and compiled graph reads it before running native
+code), and the second line runs those tests only (a test's fixtures are set up inside it, so
+what a fixture computes counts for the tests that use it first).
 
-- `EMBER_TEST_KERNEL_TRACE=<dir>` (the first line): each worker writes the files whose tests
-  read the mode to `<dir>/<pid>.txt` at its end.
-- `EMBER_TEST_KERNEL_FILES=<dir>` (the second line): keep the files listed there, every file
-  under `tests/native` and `tests/graph` (written to run twice), and every file that starts
-  other processes (what a child reads is not counted). Where the folder holds no record (the
-  line run on its own), nothing is deselected.
+- `EMBER_TEST_KERNEL_TRACE=<dir>` (the first line): each worker writes the ids of the tests
+  that read the mode to `<dir>/<pid>.txt` at its end, one per line.
+- `EMBER_TEST_KERNEL_FILES=<dir>` (the second line): keep the tests listed there, every test
+  under `tests/native` and `tests/graph` (written to run twice), and every test in a file that
+  starts other processes (what a child reads is not counted). Where the folder holds no
+  record (the line run on its own), nothing is deselected.
 """
 
 from __future__ import annotations
@@ -48,24 +49,24 @@ def _relative(path: Path, root: Path) -> str:
 
 
 class Recorder:
-    """Records the test files in which some test read the kernel mode."""
+    """Records the tests that read the kernel mode."""
 
-    def __init__(self, folder: str, root: Path):
+    def __init__(self, folder: str):
         from ember.native import kernels
 
         kernels._state = _CountingState(kernels._state)
-        self.folder, self.root, self.files = Path(folder), root, set()
+        self.folder, self.tests = Path(folder), set()
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item):
         before = _CountingState.reads
         yield
         if _CountingState.reads != before:
-            self.files.add(_relative(item.path, self.root))
+            self.tests.add(item.nodeid)
 
     def pytest_sessionfinish(self, session):
         self.folder.mkdir(parents=True, exist_ok=True)
-        lines = "".join(f + "\n" for f in sorted(self.files))
+        lines = "".join(t + "\n" for t in sorted(self.tests))
         (self.folder / f"{os.getpid()}.txt").write_text(lines)
 
 
@@ -76,21 +77,22 @@ def _spawns(path: Path, seen: dict) -> bool:
 
 
 class Selector:
-    """Deselects the test files the native line found no kernel choice in."""
+    """Deselects the tests the native line found making no kernel choice."""
 
     def __init__(self, folder: str, root: Path):
         records = sorted(Path(folder).glob("*.txt")) if Path(folder).is_dir() else []
         self.root = root
-        self.files = None if not records else \
-            {line for r in records for line in r.read_text().split() if line}
+        self.tests = None if not records else \
+            {line for r in records for line in r.read_text().splitlines() if line}
 
     def pytest_collection_modifyitems(self, config, items):
-        if self.files is None:
+        if self.tests is None:
             return
         keep, drop, seen = [], [], {}
         for item in items:
             rel = _relative(item.path, self.root)
-            if rel in self.files or rel.startswith(_ALWAYS) or _spawns(item.path, seen):
+            if item.nodeid in self.tests or rel.startswith(_ALWAYS) \
+                    or _spawns(item.path, seen):
                 keep.append(item)
             else:
                 drop.append(item)
@@ -103,6 +105,6 @@ def configure(config) -> None:
     """Register the recorder or the selector that the environment asks for."""
     root = Path(config.rootpath).resolve()
     if os.environ.get(TRACE_ENV):
-        config.pluginmanager.register(Recorder(os.environ[TRACE_ENV], root), "kernel-trace")
+        config.pluginmanager.register(Recorder(os.environ[TRACE_ENV]), "kernel-trace")
     if os.environ.get(FILES_ENV):
         config.pluginmanager.register(Selector(os.environ[FILES_ENV], root), "kernel-files")
